@@ -1,0 +1,788 @@
+//! Semantic checks on the model read from the map: names, overlaps, widths, references,
+//! address windows and the port names the CSR block will derive. Every check reports and
+//! continues, so one run shows every problem.
+
+use std::collections::HashMap;
+
+use crate::diag::Sink;
+use crate::model::*;
+use crate::source::Span;
+
+/// Smallest address width the CSR decoder accepts.
+const MIN_ADDRESS_WIDTH: u32 = 4;
+/// AXI4-Lite addresses on the buses we target are at most 32 bits.
+const MAX_ADDRESS_WIDTH: u32 = 32;
+
+pub(crate) fn check(sink: &mut Sink, map: &mut RegMap) {
+    let mut c = Checker { sink };
+    c.parameters(map);
+    c.enums(map);
+    c.groups(map);
+    c.registers(map);
+    c.layout(map);
+    c.interrupts(map);
+    c.address_width(map);
+    c.ports(map);
+    c.memories(map);
+    c.spaces(map);
+}
+
+struct Checker<'s> {
+    sink: &'s mut Sink,
+}
+
+fn bits_of(v: u64) -> u32 {
+    64 - v.leading_zeros()
+}
+
+fn fits(value: u64, width: u32) -> bool {
+    width >= 64 || value >> width == 0
+}
+
+impl Checker<'_> {
+    /// Reports every name that appears twice among `names` (what: "register", …).
+    fn unique<'a>(&mut self, names: impl IntoIterator<Item = &'a Name>, what: &str, scope: &str) {
+        let mut seen: HashMap<&str, Span> = HashMap::new();
+        for n in names {
+            if let Some(first) = seen.get(n.text.as_str()) {
+                let first = *first;
+                self.sink
+                    .error(
+                        "regmap::duplicate_name",
+                        n.span,
+                        format!("{what} `{}` is defined twice {scope}", n.text),
+                        "defined again here",
+                    )
+                    .related(first, "first defined here")
+                    .help(format!("rename one of them; {what} names must be unique {scope}"));
+            } else {
+                seen.insert(&n.text, n.span);
+            }
+        }
+    }
+
+    fn parameters(&mut self, map: &RegMap) {
+        self.unique(map.parameters.iter().map(|p| &p.name), "parameter", "in the map");
+        for p in &map.parameters {
+            if p.min > p.max {
+                self.sink
+                    .error(
+                        "regmap::parameter_range",
+                        p.name.span,
+                        format!("parameter `{}` has min {} above max {}", p.name, p.min, p.max),
+                        "empty range",
+                    )
+                    .help("swap min and max");
+            } else if p.default < p.min || p.default > p.max {
+                self.sink
+                    .error(
+                        "regmap::parameter_range",
+                        p.name.span,
+                        format!(
+                            "parameter `{}` defaults to {} outside its range {}..={}",
+                            p.name, p.default, p.min, p.max
+                        ),
+                        "default out of range",
+                    )
+                    .help("move the default into [min, max] or widen the range");
+            } else if p.min == 0 {
+                // A zero count would make a generate loop empty and a packed port [-1:0].
+                self.sink
+                    .error(
+                        "regmap::parameter_range",
+                        p.name.span,
+                        format!("parameter `{}` may be 0", p.name),
+                        "min is 0",
+                    )
+                    .help("counts and depths start at 1; set `min: 1`");
+            }
+        }
+    }
+
+    fn enums(&mut self, map: &RegMap) {
+        self.unique(map.enums.iter().map(|e| &e.name), "enum", "in the map");
+        for e in &map.enums {
+            if e.values.is_empty() {
+                self.sink
+                    .error("regmap::empty", e.name.span, format!("enum `{}` has no values", e.name), "empty enum")
+                    .help("list at least one `{ name: VALUE, value: N }`, or remove the enum");
+            }
+            let scope = format!("in enum `{}`", e.name);
+            self.unique(e.values.iter().map(|v| &v.name), "enum value", &scope);
+            let mut seen: HashMap<u64, Span> = HashMap::new();
+            for v in &e.values {
+                if let Some(first) = seen.get(&v.value) {
+                    let first = *first;
+                    self.sink
+                        .error(
+                            "regmap::duplicate_enum_value",
+                            v.value_span,
+                            format!("value {} appears twice in enum `{}`", v.value, e.name),
+                            "repeated value",
+                        )
+                        .related(first, "first used here")
+                        .help("each enum value needs its own encoding");
+                } else {
+                    seen.insert(v.value, v.value_span);
+                }
+            }
+        }
+    }
+
+    fn resolve_count(&mut self, map: &RegMap, count: &Count) -> Option<u64> {
+        match count {
+            Count::Fixed(0) => None,
+            Count::Fixed(n) => Some(*n),
+            Count::Param(name) => match map.parameter(name) {
+                Some(p) => Some(p.max),
+                None => {
+                    let known: Vec<&str> = map.parameters.iter().map(|p| p.name.text.as_str()).collect();
+                    let help = match crate::names::closest(name, &known) {
+                        Some(c) => format!("did you mean `{c}`?"),
+                        None if known.is_empty() => "declare it under `parameters:` with default, min and max".into(),
+                        None => format!("declared parameters: {}", known.join(", ")),
+                    };
+                    self.sink
+                        .error(
+                            "regmap::unknown_parameter",
+                            name.span,
+                            format!("unknown parameter `{name}`"),
+                            "not declared",
+                        )
+                        .help(help);
+                    None
+                }
+            },
+        }
+    }
+
+    fn groups(&mut self, map: &mut RegMap) {
+        let snapshot = map.clone();
+        for item in &mut map.items {
+            let Item::Group(g) = item else { continue };
+            if g.count == Count::Fixed(0) {
+                self.sink
+                    .error("regmap::parameter_range", g.name.span, format!("group `{}` has count 0", g.name), "empty array")
+                    .help("an array needs at least one element");
+            }
+            let max = self.resolve_count(&snapshot, &g.count).unwrap_or(0);
+            g.max_count = max;
+            let span_end = g.registers.iter().map(|r| r.offset + r.bytes()).max().unwrap_or(0);
+            if !g.stride.is_power_of_two() || g.stride < 4 {
+                self.sink
+                    .error(
+                        "regmap::bad_stride",
+                        g.name.span,
+                        format!("group `{}` has stride {:#x}, not a power of two", g.name, g.stride),
+                        "stride",
+                    )
+                    .help(format!(
+                        "use {:#x}; element index decoding takes address bits, so strides are powers of two",
+                        span_end.max(4).next_power_of_two()
+                    ));
+            } else if span_end > g.stride {
+                let last = g
+                    .registers
+                    .iter()
+                    .max_by_key(|r| r.offset + r.bytes())
+                    .map(|r| r.offset_span)
+                    .unwrap_or(g.name.span);
+                self.sink
+                    .error(
+                        "regmap::bad_stride",
+                        g.name.span,
+                        format!(
+                            "group `{}` holds registers up to byte {:#x} but its stride is {:#x}",
+                            g.name, span_end, g.stride
+                        ),
+                        "stride too small",
+                    )
+                    .related(last, "this register ends past the stride")
+                    .help(format!("use a stride of at least {:#x}", span_end.next_power_of_two()));
+            }
+            let needed = g.stride.saturating_mul(max.max(1));
+            if g.window == 0 {
+                g.window = needed.next_power_of_two();
+            } else if !g.window.is_power_of_two() {
+                self.sink
+                    .error(
+                        "regmap::bad_window",
+                        g.name.span,
+                        format!("group `{}` has window {:#x}, not a power of two", g.name, g.window),
+                        "window",
+                    )
+                    .help(format!("use {:#x}", g.window.next_power_of_two()));
+            } else if needed > g.window {
+                let at = match &g.count {
+                    Count::Param(n) => n.span,
+                    Count::Fixed(_) => g.name.span,
+                };
+                self.sink
+                    .error(
+                        "regmap::array_overrun",
+                        at,
+                        format!(
+                            "group `{}`: {} elements × stride {:#x} = {:#x} bytes overrun its {:#x}-byte window",
+                            g.name, max, g.stride, needed, g.window
+                        ),
+                        "up to this many elements",
+                    )
+                    .help(format!(
+                        "grow the window to {:#x}, shrink the stride, or lower the count's max",
+                        needed.next_power_of_two()
+                    ));
+            }
+            if g.window.is_power_of_two() && g.offset % g.window != 0 {
+                self.sink
+                    .error(
+                        "regmap::misaligned",
+                        g.offset_span,
+                        format!(
+                            "group `{}` at {:#x} is not aligned to its {:#x}-byte window",
+                            g.name, g.offset, g.window
+                        ),
+                        "misaligned",
+                    )
+                    .help(format!(
+                        "move it to {:#x}; windows are decoded from the upper address bits",
+                        g.offset.next_multiple_of(g.window)
+                    ));
+            }
+        }
+    }
+
+    fn registers(&mut self, map: &RegMap) {
+        let top: Vec<&Name> = map
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Register(r) => &r.name,
+                Item::Group(g) => &g.name,
+            })
+            .collect();
+        self.unique(top, "register or group", "at the top level of the map");
+        for item in &map.items {
+            match item {
+                Item::Register(r) => self.register(map, r),
+                Item::Group(g) => {
+                    let scope = format!("in group `{}`", g.name);
+                    self.unique(g.registers.iter().map(|r| &r.name), "register", &scope);
+                    for r in &g.registers {
+                        self.register(map, r);
+                    }
+                    self.overlaps(g.registers.iter().map(|r| (r.offset, r.bytes(), r.offset_span, &r.name)), &scope);
+                }
+            }
+        }
+    }
+
+    fn register(&mut self, map: &RegMap, r: &Register) {
+        if r.offset % r.bytes() != 0 {
+            self.sink
+                .error(
+                    "regmap::misaligned",
+                    r.offset_span,
+                    format!(
+                        "{}-bit register `{}` at {:#x} is not {}-byte aligned",
+                        r.width,
+                        r.name,
+                        r.offset,
+                        r.bytes()
+                    ),
+                    "misaligned",
+                )
+                .help(format!(
+                    "move it to {:#x} or {:#x}",
+                    r.offset - r.offset % r.bytes(),
+                    r.offset.next_multiple_of(r.bytes())
+                ));
+        }
+        self.unique(r.fields.iter().map(|f| &f.name), "field", &format!("in register `{}`", r.name));
+        for f in &r.fields {
+            self.field(map, r, f);
+        }
+        // Field overlaps, pairwise in map order.
+        for (i, f) in r.fields.iter().enumerate() {
+            if f.msb >= r.width {
+                continue;
+            }
+            if let Some(prev) = r.fields[..i]
+                .iter()
+                .find(|p| p.msb < r.width && p.lsb <= f.msb && f.lsb <= p.msb)
+            {
+                self.sink
+                    .error(
+                        "regmap::field_overlap",
+                        f.bits_span,
+                        format!(
+                            "field `{}` [{}:{}] overlaps field `{}` [{}:{}] in register `{}`",
+                            f.name, f.msb, f.lsb, prev.name, prev.msb, prev.lsb, r.name
+                        ),
+                        "overlapping bits",
+                    )
+                    .related(prev.bits_span, format!("`{}` uses these bits", prev.name))
+                    .help(free_bits_hint(r, f.width()));
+            }
+        }
+    }
+
+    fn field(&mut self, map: &RegMap, r: &Register, f: &Field) {
+        if f.msb >= r.width {
+            self.sink
+                .error(
+                    "regmap::field_past_width",
+                    f.bits_span,
+                    format!(
+                        "field `{}` [{}:{}] does not fit the {}-bit register `{}`",
+                        f.name, f.msb, f.lsb, r.width, r.name
+                    ),
+                    format!("bit {} is past bit {}", f.msb, r.width - 1),
+                )
+                .help(if r.width == 32 {
+                    "move the field below bit 32, or make the register `width: 64`".to_string()
+                } else {
+                    "move the field below bit 64 or split it over two registers".to_string()
+                });
+            return;
+        }
+        if !fits(f.reset, f.width()) {
+            self.sink
+                .error(
+                    "regmap::reset_too_wide",
+                    f.name.span,
+                    format!(
+                        "reset value {:#x} of field `{}` needs {} bits; the field has {}",
+                        f.reset,
+                        f.name,
+                        bits_of(f.reset),
+                        f.width()
+                    ),
+                    "reset does not fit",
+                )
+                .help(format!(
+                    "the largest reset for a {}-bit field is {:#x}; widen the field or fix the value",
+                    f.width(),
+                    if f.width() >= 64 { u64::MAX } else { (1u64 << f.width()) - 1 }
+                ));
+        }
+        if f.reset != 0 && !f.is_stored() {
+            self.sink
+                .error(
+                    "regmap::reset_without_storage",
+                    f.name.span,
+                    format!("field `{}` is read-only and driven by hardware; it has no flop to reset", f.name),
+                    "`reset` on a hardware-driven field",
+                )
+                .help("remove `reset`, or give the field storage with hw_write/hw_set/hw_clear/counter");
+        }
+        if f.hw.any() && matches!(f.access, Access::Wo | Access::Wp) {
+            let prop = if f.hw.write {
+                "hw_write"
+            } else if f.hw.set {
+                "hw_set"
+            } else if f.hw.clear {
+                "hw_clear"
+            } else {
+                "counter"
+            };
+            self.sink
+                .error(
+                    "regmap::hw_property_not_allowed",
+                    f.name.span,
+                    format!(
+                        "field `{}` is `{}`, which cannot take `{prop}`",
+                        f.name,
+                        f.access.as_str()
+                    ),
+                    format!("{} field", f.access.as_str()),
+                )
+                .help("software cannot read a wo/wp field, so hardware changes to it are invisible; use rw, ro, w1c, rc or another readable access type");
+        }
+        if f.hw.write && f.hw.counter.is_some() {
+            self.sink
+                .error(
+                    "regmap::hw_property_not_allowed",
+                    f.name.span,
+                    format!("field `{}` is both hardware-written and a counter", f.name),
+                    "hw_write with counter",
+                )
+                .help("a counter owns its value; drop hw_write or make it two fields");
+        }
+        if let Some(c) = &f.hw.counter {
+            if c.step_width == 0 || c.step_width > f.width() {
+                self.sink
+                    .error(
+                        "regmap::hw_property_not_allowed",
+                        f.name.span,
+                        format!(
+                            "counter `{}` has step_width {}; it must be 1..={}",
+                            f.name,
+                            c.step_width,
+                            f.width()
+                        ),
+                        "bad step_width",
+                    )
+                    .help("the increment input cannot be wider than the counter");
+            }
+        }
+        if let Some(en) = &f.enumeration {
+            self.enum_ref(map, en, f.width(), f.name.span);
+        }
+    }
+
+    /// Checks that `en` names an enum whose values fit `width` bits.
+    fn enum_ref(&mut self, map: &RegMap, en: &Name, width: u32, field_span: Span) {
+        match map.enumeration(en) {
+            None => {
+                let known: Vec<&str> = map.enums.iter().map(|e| e.name.text.as_str()).collect();
+                let help = match crate::names::closest(en, &known) {
+                    Some(c) => format!("did you mean `{c}`?"),
+                    None if known.is_empty() => "declare it under `enums:`".into(),
+                    None => format!("declared enums: {}", known.join(", ")),
+                };
+                self.sink
+                    .error("regmap::unknown_enum", en.span, format!("unknown enum `{en}`"), "not declared")
+                    .help(help);
+            }
+            Some(e) => {
+                for v in &e.values {
+                    if !fits(v.value, width) {
+                        self.sink
+                            .error(
+                                "regmap::enum_value_too_wide",
+                                v.value_span,
+                                format!(
+                                    "enum value {} = {} does not fit the {}-bit field that uses enum `{}`",
+                                    v.name, v.value, width, e.name
+                                ),
+                                format!("needs {} bits", bits_of(v.value)),
+                            )
+                            .related(field_span, format!("{width}-bit field"))
+                            .help(format!("widen the field to {} bits or renumber the value", bits_of(v.value)));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reports overlapping byte ranges among `(offset, size, span, name)`.
+    fn overlaps<'a>(&mut self, ranges: impl IntoIterator<Item = (u64, u64, Span, &'a Name)>, scope: &str) {
+        let mut v: Vec<(u64, u64, Span, &Name)> = ranges.into_iter().collect();
+        // Report against the earlier-written item, whatever the address order.
+        let order: HashMap<Span, usize> = v.iter().enumerate().map(|(i, r)| (r.2, i)).collect();
+        v.sort_by_key(|r| (r.0, order[&r.2]));
+        let mut open: Option<(u64, u64, Span, &Name)> = None;
+        for r in v {
+            if let Some(o) = open {
+                if r.0 < o.0 + o.1 {
+                    let (first, second) = if order[&o.2] <= order[&r.2] { (o, r) } else { (r, o) };
+                    self.sink
+                        .error(
+                            "regmap::register_overlap",
+                            second.2,
+                            format!(
+                                "`{}` at {:#x}..{:#x} overlaps `{}` at {:#x}..{:#x} {scope}",
+                                second.3,
+                                second.0,
+                                second.0 + second.1,
+                                first.3,
+                                first.0,
+                                first.0 + first.1
+                            ),
+                            "overlapping addresses",
+                        )
+                        .related(first.2, format!("`{}` is here", first.3))
+                        .help("move one of them to a free offset");
+                    if r.0 + r.1 <= o.0 + o.1 {
+                        continue;
+                    }
+                }
+            }
+            open = Some(r);
+        }
+    }
+
+    fn layout(&mut self, map: &RegMap) {
+        let ranges = map.items.iter().map(|i| match i {
+            Item::Register(r) => (r.offset, r.bytes(), r.offset_span, &r.name),
+            Item::Group(g) => (g.offset, g.window.max(1), g.offset_span, &g.name),
+        });
+        self.overlaps(ranges, "in the CSR address map");
+    }
+
+    fn interrupts(&mut self, map: &RegMap) {
+        let scopes: Vec<&[Register]> = map
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Group(g) => Some(&g.registers[..]),
+                Item::Register(_) => None,
+            })
+            .collect();
+        let top: Vec<Register> = map
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Register(r) => Some(r.clone()),
+                Item::Group(_) => None,
+            })
+            .collect();
+        for regs in std::iter::once(&top[..]).chain(scopes) {
+            for r in regs {
+                let Some(en) = &r.interrupt_enable else { continue };
+                let Some(enable) = regs.iter().find(|e| e.name.text == en.text) else {
+                    let names: Vec<&str> = regs.iter().map(|e| e.name.text.as_str()).collect();
+                    let help = match crate::names::closest(en, &names) {
+                        Some(c) => format!("did you mean `{c}`? The enable register must be in the same group"),
+                        None => "declare an enable register with the same fields in the same scope".into(),
+                    };
+                    self.sink
+                        .error(
+                            "regmap::interrupt_mismatch",
+                            en.span,
+                            format!("interrupt enable register `{en}` of `{}` does not exist here", r.name),
+                            "no such register",
+                        )
+                        .help(help);
+                    continue;
+                };
+                for f in &r.fields {
+                    match enable.fields.iter().find(|e| e.name.text == f.name.text) {
+                        None => {
+                            self.sink
+                                .error(
+                                    "regmap::interrupt_mismatch",
+                                    f.name.span,
+                                    format!(
+                                        "interrupt status field `{}` has no enable field of that name in `{}`",
+                                        f.name, enable.name
+                                    ),
+                                    "no matching enable",
+                                )
+                                .related(enable.name.span, "enable register")
+                                .help(format!("add `{{ name: {}, bits: ... , access: rw }}` to `{}`", f.name, enable.name));
+                        }
+                        Some(e) if e.width() != f.width() => {
+                            self.sink
+                                .error(
+                                    "regmap::interrupt_mismatch",
+                                    f.bits_span,
+                                    format!(
+                                        "interrupt status field `{}` is {} bits but its enable is {}",
+                                        f.name,
+                                        f.width(),
+                                        e.width()
+                                    ),
+                                    "width differs",
+                                )
+                                .related(e.bits_span, "enable field")
+                                .help("give the status and enable fields the same width");
+                        }
+                        Some(_) => {}
+                    }
+                    if !f.access.sw_reads() {
+                        self.sink
+                            .error(
+                                "regmap::interrupt_mismatch",
+                                f.name.span,
+                                format!("interrupt status field `{}` is not readable", f.name),
+                                "unreadable status",
+                            )
+                            .help("status bits are usually `w1c` with `hw_set: true`");
+                    }
+                }
+            }
+        }
+    }
+
+    fn address_width(&mut self, map: &mut RegMap) {
+        let end = map
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Register(r) => r.offset + r.bytes(),
+                Item::Group(g) => g.offset + g.window,
+            })
+            .max()
+            .unwrap_or(0);
+        let needed = bits_of(end.saturating_sub(1)).max(MIN_ADDRESS_WIDTH);
+        if needed > MAX_ADDRESS_WIDTH {
+            self.sink
+                .error(
+                    "regmap::address_width",
+                    map.block.span,
+                    format!("the map spans {end:#x} bytes, more than a 32-bit AXI4-Lite address reaches"),
+                    "map too large",
+                )
+                .help("shrink the offsets or array windows");
+            return;
+        }
+        if map.address_width == 0 {
+            map.address_width = needed;
+        } else if map.address_width < needed || map.address_width > MAX_ADDRESS_WIDTH {
+            self.sink
+                .error(
+                    "regmap::address_width",
+                    map.block.span,
+                    format!(
+                        "address_width {} cannot address the map, which needs {} bits (ends at {:#x})",
+                        map.address_width, needed, end
+                    ),
+                    "declared here",
+                )
+                .help(format!("set `address_width: {needed}` or remove it to use the smallest width"));
+        }
+    }
+
+    fn ports(&mut self, map: &RegMap) {
+        const FIXED: &[&str] = &["clk", "rst", "rst_n", "irq_o"];
+        let mut seen: HashMap<String, Span> = HashMap::new();
+        for (g, r) in map.registers() {
+            for f in &r.fields {
+                for (port, _, _) in field_ports(g, r, f) {
+                    if FIXED.contains(&port.as_str()) || port.starts_with("s_axil_") {
+                        self.sink
+                            .error(
+                                "regmap::port_collision",
+                                f.name.span,
+                                format!("field `{}` would get port `{port}`, a fixed port of the CSR block", f.name),
+                                "reserved port name",
+                            )
+                            .help("rename the register or field");
+                    } else if let Some(first) = seen.get(&port) {
+                        let first = *first;
+                        self.sink
+                            .error(
+                                "regmap::port_collision",
+                                f.name.span,
+                                format!("field `{}` would get port `{port}`, which another field already has", f.name),
+                                "same port name",
+                            )
+                            .related(first, "that field")
+                            .help("rename one field or register so `<register>_<field>` differs");
+                    } else {
+                        seen.insert(port, f.name.span);
+                    }
+                }
+            }
+        }
+    }
+
+    fn memories(&mut self, map: &RegMap) {
+        self.unique(map.memories.iter().map(|m| &m.name), "memory", "in the map");
+        for m in &map.memories {
+            if let Count::Param(_) = m.depth {
+                self.resolve_count(map, &m.depth);
+            } else if m.depth == Count::Fixed(0) {
+                self.sink
+                    .error("regmap::parameter_range", m.name.span, format!("memory `{}` has depth 0", m.name), "empty memory")
+                    .help("a memory needs at least one word");
+            }
+            self.mem_fields(map, &m.fields, m.width, &format!("memory `{}`", m.name));
+        }
+    }
+
+    fn mem_fields(&mut self, map: &RegMap, fields: &[MemField], width: u32, owner: &str) {
+        self.unique(fields.iter().map(|f| &f.name), "field", &format!("in {owner}"));
+        for (i, f) in fields.iter().enumerate() {
+            if f.msb >= width {
+                self.sink
+                    .error(
+                        "regmap::field_past_width",
+                        f.name.span,
+                        format!("field `{}` [{}:{}] does not fit the {width}-bit word of {owner}", f.name, f.msb, f.lsb),
+                        format!("bit {} is past bit {}", f.msb, width - 1),
+                    )
+                    .help("widen the word or move the field");
+                continue;
+            }
+            if let Some(prev) = fields[..i].iter().find(|p| p.msb < width && p.lsb <= f.msb && f.lsb <= p.msb) {
+                self.sink
+                    .error(
+                        "regmap::field_overlap",
+                        f.name.span,
+                        format!("field `{}` [{}:{}] overlaps field `{}` [{}:{}] in {owner}", f.name, f.msb, f.lsb, prev.name, prev.msb, prev.lsb),
+                        "overlapping bits",
+                    )
+                    .related(prev.name.span, format!("`{}`", prev.name))
+                    .help("move one of the fields to free bits");
+            }
+            if let Some(en) = &f.enumeration {
+                self.enum_ref(map, en, f.width(), f.name.span);
+            }
+        }
+    }
+
+    fn spaces(&mut self, map: &RegMap) {
+        self.unique(map.spaces.iter().map(|s| &s.name), "space", "in the map");
+        for s in &map.spaces {
+            if !s.size.is_power_of_two() {
+                self.sink
+                    .error("regmap::bad_window", s.name.span, format!("space `{}` has size {:#x}, not a power of two", s.name, s.size), "size")
+                    .help(format!("use {:#x}", s.size.next_power_of_two()));
+            }
+            let scope = format!("in space `{}`", s.name);
+            self.unique(s.windows.iter().map(|w| &w.name), "window", &scope);
+            for w in &s.windows {
+                if w.size == 0 || w.offset.saturating_add(w.size) > s.size {
+                    self.sink
+                        .error(
+                            "regmap::window_outside",
+                            w.name.span,
+                            format!(
+                                "window `{}` at {:#x}..{:#x} does not lie inside the {:#x}-byte space `{}`",
+                                w.name,
+                                w.offset,
+                                w.offset.saturating_add(w.size),
+                                s.size,
+                                s.name
+                            ),
+                            "outside the space",
+                        )
+                        .help("move or shrink the window, or grow the space");
+                }
+                let bits = (w.size.min(8) * 8) as u32;
+                self.mem_fields(map, &w.fields, bits.max(1), &format!("window `{}`", w.name));
+            }
+            let mut v: Vec<&Window> = s.windows.iter().collect();
+            v.sort_by_key(|w| w.offset);
+            for pair in v.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                if b.offset < a.offset + a.size {
+                    self.sink
+                        .error(
+                            "regmap::window_overlap",
+                            b.name.span,
+                            format!(
+                                "window `{}` at {:#x} overlaps window `{}` at {:#x}..{:#x}",
+                                b.name,
+                                b.offset,
+                                a.name,
+                                a.offset,
+                                a.offset + a.size
+                            ),
+                            "overlapping window",
+                        )
+                        .related(a.name.span, format!("`{}`", a.name))
+                        .help("move one of the windows to free space");
+                }
+            }
+        }
+    }
+}
+
+/// Suggests free bit positions for a field of `width` bits in `r`.
+fn free_bits_hint(r: &Register, width: u32) -> String {
+    let used: u64 = r.fields.iter().filter(|f| f.msb < r.width).fold(0, |m, f| m | f.mask());
+    for lsb in 0..=(r.width - width.min(r.width)) {
+        let mask = if width >= 64 { u64::MAX } else { ((1u64 << width) - 1) << lsb };
+        if used & mask == 0 {
+            return if width == 1 {
+                format!("bit {lsb} is free")
+            } else {
+                format!("bits \"{}:{}\" are free", lsb + width - 1, lsb)
+            };
+        }
+    }
+    "the register has no room left; move the field to another register".into()
+}

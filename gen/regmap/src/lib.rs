@@ -1,0 +1,89 @@
+#![doc = svgbobdoc::transform!(
+//! The rdmagen register-map language: YAML with source positions in, a validated model out.
+//!
+//! ```svgbob
+//!  "map.yaml" --> +-----------+   tree with    +----------+  model  +-----------+
+//!                 | load_yaml |--positions--->|   read   |-------->|   check   |
+//!                 +-----------+   (spans)      +----------+         +-----------+
+//!                       |                           |                     |
+//!                       v                           v                     v
+//!                  +-------------------------------------------------------------+
+//!                  |   Sink: every problem, with code, span, related span, help  |
+//!                  +-------------------------------------------------------------+
+//!                                               |
+//!                          no problems?  ---> RegMap (infallible to lower)
+//! ```
+//!
+//! [`load`] and [`parse`] return either a [`RegMap`] that every generator can lower without
+//! failing, or [`Diagnostics`] holding every problem in the map at once.
+)]
+
+mod check;
+mod diag;
+mod model;
+mod names;
+mod parse;
+mod read;
+mod source;
+
+pub use diag::{Diag, Diagnostics};
+pub use model::*;
+pub use names::{is_reserved, RESERVED};
+pub use source::{Source, Span};
+
+use diag::Sink;
+
+/// Validates map text. `file` is the name shown in diagnostics and in generated headers.
+pub fn parse(file: &str, text: &str) -> Result<RegMap, Diagnostics> {
+    let mut sink = Sink::new(Source::new(file, text));
+    let Some(root) = parse::load_yaml(&mut sink) else {
+        return Err(sink.finish());
+    };
+    let mut map = parse::Parser { sink: &mut sink }.read_map(&root, file);
+    check::check(&mut sink, &mut map);
+    let diags = sink.finish();
+    if diags.is_empty() {
+        Ok(map)
+    } else {
+        Err(diags)
+    }
+}
+
+/// Errors of [`load`]: the file could not be read, or the map is invalid.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Invalid(Diagnostics),
+}
+
+/// Reads and validates a map file.
+pub fn load(path: &std::path::Path) -> Result<RegMap, LoadError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            // Report as a map problem so the user gets a position, not an I/O error.
+            let valid = e.utf8_error().valid_up_to();
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let mut sink = Sink::new(Source::new(&shown, text));
+            sink.error(
+                "regmap::yaml_syntax",
+                Span::new(valid, 1),
+                "the map is not valid UTF-8",
+                "invalid byte",
+            )
+            .help("save the file as UTF-8");
+            return Err(LoadError::Invalid(sink.finish()));
+        }
+    };
+    parse(&shown, &text).map_err(LoadError::Invalid)
+}
