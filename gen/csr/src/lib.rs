@@ -1,0 +1,1016 @@
+#![doc = svgbobdoc::transform!(
+//! The CSR block generator: a validated register map in, one AXI4-Lite slave module out.
+//!
+//! ```svgbob
+//!            AXI4-Lite                        +-----------------------------+
+//!  AW+W ---> wr_en ---> write decode -------->| field next-state, map order |---> "*_o" ports
+//!                       (case on address,     | SW write / read effect,     |
+//!                        group windows)       | then HW load/clear/set/count|<--- "*_i" ports
+//!  B  <---- bvalid_q, bresp_q                 +-----------------------------+
+//!  AR ---> rd_en ---> read decode + mux ----> rvalid_q, rdata_q, rresp_q ---> R
+//!                      64-bit: latch high half      groups: generate loop per element
+//! ```
+//!
+//! The generated module has one `always @*` for the decode and the top-level fields (defaults
+//! first), one flop block (`reset` then `q <= d`), and one generate loop per register group
+//! whose bound is a module parameter, so its size does not grow with the element count.
+)]
+
+use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
+use verilog_ast::{
+    BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
+    UnOp,
+};
+
+/// Generator settings that are not part of the map.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub reset: ResetStyle,
+    /// Name and version of the generator, written into the file header.
+    pub generator: String,
+}
+
+/// The module name of a map's CSR block.
+pub fn module_name(map: &RegMap) -> String {
+    format!("{}_csr", map.block)
+}
+
+const RESP_OKAY: u128 = 0b00;
+const RESP_SLVERR: u128 = 0b10;
+const RESP_DECERR: u128 = 0b11;
+
+/// Lowers a validated map to the CSR module. Infallible: validation already rejected every map
+/// this could not lower.
+pub fn generate(map: &RegMap, opts: &Options) -> Module {
+    let mut g = Gen::new(map, opts);
+    g.build();
+    g.finish()
+}
+
+fn id(s: impl Into<String>) -> Expr {
+    Expr::id(s)
+}
+
+fn bit1(v: bool) -> Expr {
+    Expr::num(1, u128::from(v))
+}
+
+fn resp(v: u128) -> Expr {
+    Expr::num(2, v)
+}
+
+fn log2(v: u64) -> u32 {
+    63 - v.leading_zeros()
+}
+
+/// `{{8{s[3]}}, …, {8{s[0]}}}`: a bit mask from byte strobes.
+fn strobe_mask(strb: &str, lanes: u32) -> Expr {
+    Expr::concat(
+        (0..lanes)
+            .rev()
+            .map(|l| Expr::repl(Expr::int(8), id(strb).bits(l, l)))
+            .collect(),
+    )
+}
+
+/// Where a register lives: at the top level, or in element `i` of a group.
+#[derive(Clone, Copy)]
+struct Scope<'a> {
+    group: Option<&'a Group>,
+}
+
+impl Scope<'_> {
+    fn prefix(&self, reg: &Register) -> String {
+        match self.group {
+            Some(g) => format!("{}_{}", g.name, reg.name),
+            None => reg.name.to_string(),
+        }
+    }
+    /// A port of this scope: the whole port at the top level, element `i`'s slice in a group.
+    fn port(&self, name: &str, width: u32) -> Expr {
+        match self.group {
+            None => id(name),
+            Some(_) if width == 1 => id(name).index(id("i")),
+            Some(_) => id(name).part(Expr::mul(id("i"), Expr::int(i64::from(width))), Expr::int(i64::from(width))),
+        }
+    }
+}
+
+struct Gen<'a> {
+    map: &'a RegMap,
+    opts: &'a Options,
+    aw: u32,
+    has64: bool,
+    ports: Vec<PortItem>,
+    /// Declarations of the module scope, in order.
+    decls: Vec<V>,
+    /// Continuous assignments of the module scope.
+    assigns: Vec<V>,
+    comb: Vec<Stmt>,
+    flops: Vec<Flop>,
+    /// Generate loops, one per group.
+    generates: Vec<V>,
+    irq_terms: Vec<Expr>,
+    localparams: Vec<V>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(map: &'a RegMap, opts: &'a Options) -> Self {
+        let has64 = map.registers().any(|(_, r)| r.width == 64);
+        Gen {
+            map,
+            opts,
+            aw: map.address_width,
+            has64,
+            ports: Vec::new(),
+            decls: Vec::new(),
+            assigns: Vec::new(),
+            comb: Vec::new(),
+            flops: Vec::new(),
+            generates: Vec::new(),
+            irq_terms: Vec::new(),
+            localparams: Vec::new(),
+        }
+    }
+
+    fn addr_lit(&self, v: u64) -> Expr {
+        Expr::num(self.aw, u128::from(v))
+    }
+
+    fn reg(&mut self, name: impl Into<String>, width: u32, comment: Option<String>) {
+        let mut d = Decl::reg(name, Range::bits(width));
+        d.comment = comment;
+        self.decls.push(V::Decl(d));
+    }
+
+    /// A flop pair `name_q`/`name_d` reset to `reset`.
+    fn state(&mut self, name: &str, width: u32, reset: Expr, comment: Option<String>) {
+        self.reg(format!("{name}_q"), width, comment);
+        self.reg(format!("{name}_d"), width, None);
+        self.flops.push(Flop {
+            q: id(format!("{name}_q")),
+            d: id(format!("{name}_d")),
+            reset: Some(reset),
+        });
+    }
+
+    fn build(&mut self) {
+        self.bus_ports();
+        self.hw_ports();
+        self.bus_logic();
+        for item in &self.map.items {
+            if let Item::Group(g) = item {
+                self.group(g);
+            }
+        }
+        self.top_fields();
+        self.irq();
+        self.unused();
+    }
+
+    fn bus_ports(&mut self) {
+        let aw = Range::bits(self.aw);
+        let p = &mut self.ports;
+        p.push(PortItem::Banner("Clock and reset".into()));
+        p.push(PortItem::Port(Port::input("clk", None)));
+        let rst = self.opts.reset;
+        let rst_comment = match rst {
+            ResetStyle::SyncHigh => "synchronous, active high",
+            ResetStyle::AsyncLow => "asynchronous assert, active low",
+        };
+        p.push(PortItem::Port(Port::input(rst.port_name(), None).comment(rst_comment)));
+        p.push(PortItem::Banner("AXI4-Lite slave (32-bit data)".into()));
+        let ins = |n: &str, r: Option<Range>| PortItem::Port(Port::input(format!("s_axil_{n}"), r));
+        let outs = |n: &str, r: Option<Range>| PortItem::Port(Port::output(format!("s_axil_{n}"), r));
+        p.push(ins("awaddr", aw.clone()));
+        p.push(ins("awprot", Range::bits(3)));
+        p.push(ins("awvalid", None));
+        p.push(outs("awready", None));
+        p.push(ins("wdata", Range::bits(32)));
+        p.push(ins("wstrb", Range::bits(4)));
+        p.push(ins("wvalid", None));
+        p.push(outs("wready", None));
+        p.push(outs("bresp", Range::bits(2)));
+        p.push(outs("bvalid", None));
+        p.push(ins("bready", None));
+        p.push(ins("araddr", aw));
+        p.push(ins("arprot", Range::bits(3)));
+        p.push(ins("arvalid", None));
+        p.push(outs("arready", None));
+        p.push(outs("rdata", Range::bits(32)));
+        p.push(outs("rresp", Range::bits(2)));
+        p.push(outs("rvalid", None));
+        p.push(ins("rready", None));
+    }
+
+    fn count_expr(g: &Group) -> Expr {
+        match &g.count {
+            Count::Fixed(n) => Expr::int(*n as i64),
+            Count::Param(p) => id(p.text.clone()),
+        }
+    }
+
+    fn hw_ports(&mut self) {
+        for (g, r) in self.map.registers() {
+            let title = match g {
+                Some(g) => format!("{}[].{} @ {:#05x} + i * {:#x}", g.name, r.name, g.offset + r.offset, g.stride),
+                None => format!("{} @ {:#05x}", r.name, r.offset),
+            };
+            let banner = if r.description.is_empty() {
+                title
+            } else {
+                wrap(&format!("{title}: {}", r.description), 94).join("\n")
+            };
+            self.ports.push(PortItem::Banner(banner));
+            for f in &r.fields {
+                for (name, out, w) in field_ports(g, r, f) {
+                    let range = match g {
+                        None => Range::bits(w),
+                        Some(g) => Some(Range::width(Expr::mul(Self::count_expr(g), Expr::int(i64::from(w))))),
+                    };
+                    let port = if out { Port::output(name, range) } else { Port::input(name, range) };
+                    let port = if name_is_value(&port.name) {
+                        port.comment(format!("[{}] {}", bits_text(f), f.access.as_str()))
+                    } else {
+                        port
+                    };
+                    self.ports.push(PortItem::Port(port));
+                }
+            }
+        }
+        if self.map.registers().any(|(_, r)| r.interrupt_enable.is_some()) {
+            self.ports.push(PortItem::Banner("Interrupt".into()));
+            self.ports.push(PortItem::Port(
+                Port::output("irq_o", None).comment("OR of every enabled interrupt status bit"),
+            ));
+        }
+    }
+
+    /// Handshakes, address decode, response and read-data registers, 64-bit shadows.
+    fn bus_logic(&mut self) {
+        let aw = self.aw;
+        let live = self.opts.reset.released();
+        self.localparams.push(V::Comment(vec!["AXI response codes".into()]));
+        for (n, v) in [("RESP_OKAY", RESP_OKAY), ("RESP_SLVERR", RESP_SLVERR), ("RESP_DECERR", RESP_DECERR)] {
+            self.localparams.push(V::LocalParam { name: n.into(), range: Range::bits(2), value: resp(v), comment: None });
+        }
+        self.localparams.push(V::Comment(vec!["Register byte addresses".into()]));
+        for item in &self.map.items {
+            match item {
+                Item::Register(r) => {
+                    let n = r.name.to_uppercase();
+                    self.localparams.push(V::LocalParam { name: format!("ADDR_{n}"), range: Range::bits(aw), value: self.addr_lit(r.offset), comment: None });
+                    if r.width == 64 {
+                        self.localparams.push(V::LocalParam { name: format!("ADDR_{n}_HI"), range: Range::bits(aw), value: self.addr_lit(r.offset + 4), comment: None });
+                    }
+                }
+                Item::Group(_) => {}
+            }
+        }
+
+        // Handshakes: a write needs address and data together and room for the response.
+        self.decls.push(V::Decl(Decl::wire("wr_en", None).comment("a write is accepted this cycle")));
+        self.assigns.push(V::Assign(
+            id("wr_en"),
+            Expr::all(vec![
+                live.clone(),
+                id("s_axil_awvalid"),
+                id("s_axil_wvalid"),
+                Expr::or(Expr::not(id("bvalid_q")), id("s_axil_bready")),
+            ]),
+        ));
+        self.decls.push(V::Decl(Decl::wire("rd_en", None).comment("a read is accepted this cycle")));
+        self.assigns.push(V::Assign(
+            id("rd_en"),
+            Expr::all(vec![live, id("s_axil_arvalid"), Expr::or(Expr::not(id("rvalid_q")), id("s_axil_rready"))]),
+        ));
+        let word = |a: &str| Expr::concat(vec![id(a).slice(Expr::int(i64::from(aw) - 1), Expr::int(2)), Expr::num(2, 0)]);
+        self.decls.push(V::Decl(Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address")));
+        self.assigns.push(V::Assign(id("wr_addr"), word("s_axil_awaddr")));
+        self.decls.push(V::Decl(Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address")));
+        self.assigns.push(V::Assign(id("rd_addr"), word("s_axil_araddr")));
+        self.decls.push(V::Decl(Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask")));
+        self.assigns.push(V::Assign(id("wr_mask"), strobe_mask("s_axil_wstrb", 4)));
+
+        self.state("bvalid", 1, bit1(false), None);
+        self.state("bresp", 2, resp(RESP_OKAY), None);
+        self.state("rvalid", 1, bit1(false), None);
+        self.state("rresp", 2, resp(RESP_OKAY), None);
+        self.state("rdata", 32, Expr::zero(32), None);
+        self.reg("wr_resp", 2, Some("response of the write being accepted".into()));
+        self.reg("rd_resp", 2, Some("response of the read being accepted".into()));
+        self.reg("rd_data", 32, Some("data of the read being accepted".into()));
+        if self.has64 {
+            self.state("wr_lo", 32, Expr::zero(32), Some("64-bit write shadow: low-half data".into()));
+            self.state("wr_lo_strb", 4, Expr::zero(4), Some("64-bit write shadow: low-half strobes".into()));
+            self.state("rd_hi", 32, Expr::zero(32), Some("64-bit read shadow: high half latched by a low-half read".into()));
+            self.reg("wr_lo_store", 1, Some("the write addresses the low half of a 64-bit register".into()));
+            self.reg("rd_latch", 1, Some("the read addresses the low half of a 64-bit register".into()));
+            self.reg("rd_hi_next", 32, Some("high half to latch with it".into()));
+            self.decls.push(V::Decl(Decl::wire("wr_data64", Range::bits(64)).comment("a high-half write commits {data, shadow}")));
+            self.assigns.push(V::Assign(id("wr_data64"), Expr::concat(vec![id("s_axil_wdata"), id("wr_lo_q")])));
+            self.decls.push(V::Decl(Decl::wire("wr_mask64", Range::bits(64))));
+            self.assigns.push(V::Assign(id("wr_mask64"), Expr::concat(vec![id("wr_mask"), strobe_mask("wr_lo_strb_q", 4)])));
+        }
+        for (n, e) in [
+            ("awready", id("wr_en")),
+            ("wready", id("wr_en")),
+            ("bvalid", id("bvalid_q")),
+            ("bresp", id("bresp_q")),
+            ("arready", id("rd_en")),
+            ("rvalid", id("rvalid_q")),
+            ("rdata", id("rdata_q")),
+            ("rresp", id("rresp_q")),
+        ] {
+            self.assigns.push(V::Assign(id(format!("s_axil_{n}")), e));
+        }
+
+        // Select signals of every register, set by the decode below.
+        let mut wsel = Vec::new();
+        let mut rsel = Vec::new();
+        for (g, r) in self.map.registers() {
+            let p = Scope { group: g }.prefix(r);
+            if r.is_writable() {
+                wsel.push(format!("{p}_wsel"));
+            }
+            if needs_rsel(r) {
+                rsel.push(format!("{p}_rsel"));
+            }
+        }
+        for s in wsel.iter().chain(&rsel) {
+            self.reg(s.clone(), 1, None);
+        }
+
+        let c = &mut Vec::new();
+        c.push(Stmt::Comment("Write decode: the register a write selects and its response".into()));
+        c.push(Stmt::assign(id("wr_resp"), id("RESP_DECERR")));
+        for s in &wsel {
+            c.push(Stmt::assign(id(s.clone()), bit1(false)));
+        }
+        if self.has64 {
+            c.push(Stmt::assign(id("wr_lo_store"), bit1(false)));
+        }
+        let mut arms = Vec::new();
+        for item in &self.map.items {
+            let Item::Register(r) = item else { continue };
+            let n = r.name.to_uppercase();
+            let ok = r.is_writable();
+            let mut hit = vec![Stmt::assign(id("wr_resp"), id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }))];
+            if r.width == 64 {
+                if ok {
+                    arms.push((vec![id(format!("ADDR_{n}"))], vec![hit[0].clone(), Stmt::assign(id("wr_lo_store"), bit1(true))]));
+                    hit.push(Stmt::assign(id(format!("{}_wsel", r.name)), bit1(true)));
+                } else {
+                    arms.push((vec![id(format!("ADDR_{n}"))], hit.clone()));
+                }
+                arms.push((vec![id(format!("ADDR_{n}_HI"))], hit));
+            } else {
+                if ok {
+                    hit.push(Stmt::assign(id(format!("{}_wsel", r.name)), bit1(true)));
+                }
+                arms.push((vec![id(format!("ADDR_{n}"))], hit));
+            }
+        }
+        if !arms.is_empty() {
+            c.push(Stmt::Case { subject: id("wr_addr"), arms, default: vec![] });
+        }
+        for item in &self.map.items {
+            if let Item::Group(g) = item {
+                c.extend(self.group_decode(g, true));
+            }
+        }
+
+        c.push(Stmt::Comment("Read decode: the response, the data and the 64-bit high-half latch".into()));
+        c.push(Stmt::assign(id("rd_resp"), id("RESP_DECERR")));
+        c.push(Stmt::assign(id("rd_data"), Expr::zero(32)));
+        for s in &rsel {
+            c.push(Stmt::assign(id(s.clone()), bit1(false)));
+        }
+        if self.has64 {
+            c.push(Stmt::assign(id("rd_latch"), bit1(false)));
+            c.push(Stmt::assign(id("rd_hi_next"), Expr::zero(32)));
+        }
+        let mut arms = Vec::new();
+        for item in &self.map.items {
+            let Item::Register(r) = item else { continue };
+            let n = r.name.to_uppercase();
+            let scope = Scope { group: None };
+            if !r.is_readable() {
+                arms.push((vec![id(format!("ADDR_{n}"))], vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))]));
+                if r.width == 64 {
+                    arms.push((vec![id(format!("ADDR_{n}_HI"))], vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))]));
+                }
+                continue;
+            }
+            let mut hit = vec![
+                Stmt::assign(id("rd_resp"), id("RESP_OKAY")),
+                Stmt::assign(id("rd_data"), read_value(scope, r, 0, 31)),
+            ];
+            if needs_rsel(r) {
+                hit.push(Stmt::assign(id(format!("{}_rsel", r.name)), bit1(true)));
+            }
+            if r.width == 64 {
+                hit.push(Stmt::assign(id("rd_latch"), bit1(true)));
+                hit.push(Stmt::assign(id("rd_hi_next"), read_value(scope, r, 32, 63)));
+                arms.push((vec![id(format!("ADDR_{n}"))], hit));
+                arms.push((
+                    vec![id(format!("ADDR_{n}_HI"))],
+                    vec![Stmt::assign(id("rd_resp"), id("RESP_OKAY")), Stmt::assign(id("rd_data"), id("rd_hi_q"))],
+                ));
+            } else {
+                arms.push((vec![id(format!("ADDR_{n}"))], hit));
+            }
+        }
+        if !arms.is_empty() {
+            c.push(Stmt::Case { subject: id("rd_addr"), arms, default: vec![] });
+        }
+        for item in &self.map.items {
+            if let Item::Group(g) = item {
+                c.extend(self.group_decode(g, false));
+            }
+        }
+
+        c.push(Stmt::Comment("Response channels: hold until taken; a new transfer replaces a taken one".into()));
+        c.push(Stmt::assign(id("bvalid_d"), Expr::and(id("bvalid_q"), Expr::not(id("s_axil_bready")))));
+        c.push(Stmt::assign(id("bresp_d"), id("bresp_q")));
+        c.push(Stmt::if_(
+            id("wr_en"),
+            vec![Stmt::assign(id("bvalid_d"), bit1(true)), Stmt::assign(id("bresp_d"), id("wr_resp"))],
+        ));
+        c.push(Stmt::assign(id("rvalid_d"), Expr::and(id("rvalid_q"), Expr::not(id("s_axil_rready")))));
+        c.push(Stmt::assign(id("rresp_d"), id("rresp_q")));
+        c.push(Stmt::assign(id("rdata_d"), id("rdata_q")));
+        c.push(Stmt::if_(
+            id("rd_en"),
+            vec![
+                Stmt::assign(id("rvalid_d"), bit1(true)),
+                Stmt::assign(id("rresp_d"), id("rd_resp")),
+                Stmt::assign(id("rdata_d"), id("rd_data")),
+            ],
+        ));
+        if self.has64 {
+            c.push(Stmt::Comment("64-bit shadows".into()));
+            c.push(Stmt::assign(id("wr_lo_d"), id("wr_lo_q")));
+            c.push(Stmt::assign(id("wr_lo_strb_d"), id("wr_lo_strb_q")));
+            c.push(Stmt::if_(
+                Expr::and(id("wr_en"), id("wr_lo_store")),
+                vec![
+                    Stmt::assign(id("wr_lo_d"), id("s_axil_wdata")),
+                    Stmt::assign(id("wr_lo_strb_d"), id("s_axil_wstrb")),
+                ],
+            ));
+            c.push(Stmt::assign(id("rd_hi_d"), id("rd_hi_q")));
+            c.push(Stmt::if_(Expr::and(id("rd_en"), id("rd_latch")), vec![Stmt::assign(id("rd_hi_d"), id("rd_hi_next"))]));
+        }
+        self.comb.append(c);
+    }
+
+    /// Window, element index and offset wires of a group, and its decode statements.
+    fn group_decode(&mut self, g: &Group, write: bool) -> Vec<Stmt> {
+        let (d, addr, en_sel) = if write { ("w", "s_axil_awaddr", "wsel") } else { ("r", "s_axil_araddr", "rsel") };
+        let aw = self.aw;
+        let wb = log2(g.window);
+        let sb = log2(g.stride);
+        let win = format!("{}_{d}win", g.name);
+        let idx = format!("{}_{d}idx", g.name);
+        let off = format!("{}_{d}off", g.name);
+        let win_e = if wb >= aw {
+            bit1(true)
+        } else {
+            Expr::eq(
+                id(addr).slice(Expr::int(i64::from(aw) - 1), Expr::int(i64::from(wb))),
+                Expr::num(aw - wb, u128::from(g.offset >> wb)),
+            )
+        };
+        self.decls.push(V::Decl(Decl::wire(win.clone(), None).comment(format!(
+            "{} the {} window {:#x}..{:#x}",
+            if write { "write in" } else { "read in" },
+            g.name,
+            g.offset,
+            g.offset + g.window
+        ))));
+        self.assigns.push(V::Assign(id(win.clone()), win_e));
+        let idx_e = if wb > sb {
+            let bits = id(addr).slice(Expr::int(i64::from(wb) - 1), Expr::int(i64::from(sb)));
+            if wb - sb < 32 {
+                Expr::concat(vec![Expr::zero(32 - (wb - sb)), bits])
+            } else {
+                bits
+            }
+        } else {
+            Expr::zero(32)
+        };
+        self.decls.push(V::Decl(Decl::wire(idx.clone(), Range::bits(32)).comment("element index")));
+        self.assigns.push(V::Assign(id(idx.clone()), idx_e));
+        let has_off = sb > 2;
+        if has_off {
+            self.decls.push(V::Decl(Decl::wire(off.clone(), Range::bits(sb)).comment("byte offset in the element")));
+            self.assigns.push(V::Assign(
+                id(off.clone()),
+                Expr::concat(vec![id(addr).slice(Expr::int(i64::from(sb) - 1), Expr::int(2)), Expr::num(2, 0)]),
+            ));
+        }
+        let resp_var = if write { "wr_resp" } else { "rd_resp" };
+        let mut arms = Vec::new();
+        for r in &g.registers {
+            let p = format!("{}_{}", g.name, r.name);
+            let lo = Expr::num(sb.max(1), u128::from(r.offset));
+            let hi = Expr::num(sb.max(1), u128::from(r.offset + 4));
+            let ok = if write { r.is_writable() } else { r.is_readable() };
+            let resp_stmt = Stmt::assign(id(resp_var), id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }));
+            let sel_needed = if write { r.is_writable() } else { needs_rsel(r) };
+            let mut hit = vec![resp_stmt.clone()];
+            let width = i64::from(r.width);
+            let base = Expr::mul(id(idx.clone()), Expr::int(width));
+            if write {
+                if r.width == 64 && ok {
+                    arms.push((vec![lo.clone()], vec![resp_stmt.clone(), Stmt::assign(id("wr_lo_store"), bit1(true))]));
+                }
+                if sel_needed {
+                    hit.push(Stmt::assign(id(format!("{p}_{en_sel}")), bit1(true)));
+                }
+                if r.width == 64 {
+                    if !ok {
+                        arms.push((vec![lo.clone()], vec![resp_stmt.clone()]));
+                    }
+                    arms.push((vec![hi.clone()], hit));
+                } else {
+                    arms.push((vec![lo.clone()], hit));
+                }
+            } else if !ok {
+                arms.push((vec![lo.clone()], hit.clone()));
+                if r.width == 64 {
+                    arms.push((vec![hi.clone()], hit));
+                }
+            } else {
+                let value = format!("{p}_rvalue");
+                hit.push(Stmt::assign(id("rd_data"), id(value.clone()).part(base.clone(), Expr::int(32))));
+                if sel_needed {
+                    hit.push(Stmt::assign(id(format!("{p}_{en_sel}")), bit1(true)));
+                }
+                if r.width == 64 {
+                    hit.push(Stmt::assign(id("rd_latch"), bit1(true)));
+                    hit.push(Stmt::assign(
+                        id("rd_hi_next"),
+                        id(value).part(Expr::add(base, Expr::int(32)), Expr::int(32)),
+                    ));
+                    arms.push((vec![lo.clone()], hit));
+                    arms.push((
+                        vec![hi.clone()],
+                        vec![resp_stmt.clone(), Stmt::assign(id("rd_data"), id("rd_hi_q"))],
+                    ));
+                } else {
+                    arms.push((vec![lo.clone()], hit));
+                }
+            }
+        }
+        let inner = if has_off {
+            vec![Stmt::Case { subject: id(off), arms, default: vec![] }]
+        } else {
+            arms.into_iter().next().map(|(_, s)| s).unwrap_or_default()
+        };
+        vec![Stmt::if_(Expr::and(id(win), Expr::lt(id(idx), Self::count_expr(g))), inner)]
+    }
+
+    fn top_fields(&mut self) {
+        let regs: Vec<&Register> = self
+            .map
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::Register(r) => Some(r),
+                Item::Group(_) => None,
+            })
+            .collect();
+        let scope = Scope { group: None };
+        let mut body = FieldCode::default();
+        for r in regs {
+            let swe = Expr::and(id("wr_en"), id(format!("{}_wsel", r.name)));
+            let sre = Expr::and(id("rd_en"), id(format!("{}_rsel", r.name)));
+            for f in &r.fields {
+                field_logic(scope, r, f, &swe, &sre, &mut body);
+            }
+            if let Some(en) = &r.interrupt_enable {
+                self.irq_terms.extend(irq_terms(scope, r, en, &self.map.items));
+            }
+        }
+        self.decls.extend(body.decls);
+        self.comb.extend(body.comb);
+        self.flops.extend(body.flops);
+        self.assigns.extend(body.assigns);
+    }
+
+    fn group(&mut self, g: &Group) {
+        let scope = Scope { group: Some(g) };
+        let count = Self::count_expr(g);
+        let mut body = FieldCode::default();
+        let mut irq = Vec::new();
+        for r in &g.registers {
+            let p = scope.prefix(r);
+            let elem = |d: &str| Expr::eq(id(format!("{}_{d}idx", g.name)), id("i"));
+            let swe = Expr::all(vec![id("wr_en"), id(format!("{p}_wsel")), elem("w")]);
+            let sre = Expr::all(vec![id("rd_en"), id(format!("{p}_rsel")), elem("r")]);
+            for f in &r.fields {
+                field_logic(scope, r, f, &swe, &sre, &mut body);
+            }
+            if r.is_readable() {
+                // Element i's read value, packed for the read mux.
+                let value = format!("{p}_rvalue");
+                let w = i64::from(r.width);
+                self.decls.push(V::Decl(Decl::wire(value.clone(), Some(Range::width(Expr::mul(count.clone(), Expr::int(w)))))));
+                body.assigns.push(V::Assign(
+                    id(value).part(Expr::mul(id("i"), Expr::int(w)), Expr::int(w)),
+                    read_value(scope, r, 0, r.width - 1),
+                ));
+            }
+            if let Some(en) = &r.interrupt_enable {
+                let items: Vec<Item> = g.registers.iter().cloned().map(Item::Register).collect();
+                irq.extend(irq_terms(scope, r, en, &items));
+            }
+        }
+        if !irq.is_empty() {
+            let name = format!("{}_irq", g.name);
+            self.decls.push(V::Decl(Decl::wire(name.clone(), Some(Range::width(count.clone()))).comment("per element")));
+            body.assigns.push(V::Assign(id(name.clone()).index(id("i")), or_reduce(irq)));
+            self.irq_terms.push(id(name));
+        }
+        let mut items = vec![V::Comment(vec![format!(
+            "Element i of {} at {:#x} + i * {:#x}{}",
+            g.name,
+            g.offset,
+            g.stride,
+            if g.description.is_empty() { String::new() } else { format!(": {}", g.description) }
+        )])];
+        items.extend(body.decls);
+        items.extend(body.assigns);
+        if !body.comb.is_empty() {
+            items.push(V::Comb(body.comb));
+        }
+        if !body.flops.is_empty() {
+            items.push(V::Flops(body.flops));
+        }
+        self.generates.push(V::GenFor { var: "i".into(), to: count, label: format!("g_{}", g.name), items });
+    }
+
+    fn irq(&mut self) {
+        if self.irq_terms.is_empty() {
+            return;
+        }
+        let terms = std::mem::take(&mut self.irq_terms);
+        self.assigns.push(V::Assign(id("irq_o"), or_reduce(terms)));
+    }
+
+    /// Inputs whose bits the block does not use, named so `verilator -Wall` knows it is
+    /// deliberate: protection bits, the address byte offset, and write data/strobe bits that
+    /// fall in reserved bit positions.
+    fn unused(&mut self) {
+        let mut v = vec![
+            id("s_axil_awprot"),
+            id("s_axil_arprot"),
+            id("s_axil_awaddr").slice(Expr::int(1), Expr::int(0)),
+            id("s_axil_araddr").slice(Expr::int(1), Expr::int(0)),
+            id("s_axil_wdata"),
+            id("wr_mask"),
+        ];
+        if self.has64 {
+            v.push(id("wr_data64"));
+            v.push(id("wr_mask64"));
+        }
+        self.decls.push(V::Decl(Decl::wire("unused_ok", None).comment("deliberately unused bits (see below)")));
+        self.assigns.push(V::Assign(id("unused_ok"), Expr::un(UnOp::RedXor, Expr::concat(v))));
+    }
+
+    fn finish(self) -> Module {
+        let map = self.map;
+        let mut header = vec![
+            format!("{}: AXI4-Lite control and status registers of block `{}`.", module_name(map), map.block),
+            String::new(),
+            format!("Generated by {} from {} (map version {}).", self.opts.generator, map.file, map.version),
+            "Do not edit: change the map and run `make rtl`.".into(),
+        ];
+        if !map.description.is_empty() {
+            header.push(String::new());
+            header.extend(wrap(&map.description, 96));
+        }
+        header.push(String::new());
+        header.extend(
+            [
+                "Bus: 32-bit AXI4-Lite; WSTRB byte lanes are honoured. Responses: OKAY; SLVERR for a",
+                "write to a register with no writable field or a read of one with no readable field;",
+                "DECERR for an address that holds no register. 64-bit registers: reading the low half",
+                "latches the high half; writing the high half commits both halves (one shared shadow).",
+                "Field update order per cycle: software write or read effect, then hardware load,",
+                "clear, set and count; so hardware wins and no event is lost.",
+            ]
+            .map(String::from),
+        );
+        header.push(String::new());
+        header.extend(register_table(map));
+
+        let mut params = Vec::new();
+        let mut checks = Vec::new();
+        for p in &map.parameters {
+            let used = map.items.iter().any(|i| matches!(i, Item::Group(g) if matches!(&g.count, Count::Param(n) if n.text == p.name.text)));
+            if !used {
+                continue;
+            }
+            params.push(Param {
+                name: p.name.to_string(),
+                default: Expr::int(p.default as i64),
+                comment: Some(format!(
+                    "{}{}range {}..{}",
+                    p.description.trim_end_matches('.'),
+                    if p.description.is_empty() { "" } else { "; " },
+                    p.min,
+                    p.max
+                )),
+            });
+            checks.push(Stmt::if_(
+                Expr::or(
+                    Expr::lt(id(p.name.to_string()), Expr::int(p.min as i64)),
+                    Expr::bin(BinOp::Gt, id(p.name.to_string()), Expr::int(p.max as i64)),
+                ),
+                vec![
+                    Stmt::SysCall(
+                        "$display".into(),
+                        vec![
+                            Expr::str(format!("%m: {} = %0d is outside {}..{}", p.name, p.min, p.max)),
+                            id(p.name.to_string()),
+                        ],
+                    ),
+                    Stmt::SysCall("$finish".into(), vec![]),
+                ],
+            ));
+        }
+
+        let mut items = Vec::new();
+        if !checks.is_empty() {
+            items.push(V::Comment(vec!["Parameter range checks (simulation and lint only)".into()]));
+            items.push(V::SimInitial(checks));
+            items.push(V::Blank);
+        }
+        items.extend(self.localparams);
+        items.push(V::Blank);
+        items.extend(self.decls);
+        items.push(V::Blank);
+        items.extend(self.assigns);
+        items.push(V::Blank);
+        items.push(V::Comb(self.comb));
+        items.push(V::Blank);
+        items.push(V::Flops(self.flops));
+        if !self.generates.is_empty() {
+            items.push(V::Blank);
+            items.push(V::Decl(Decl::new(verilog_ast::Kind::Genvar, "i", None)));
+        }
+        for g in self.generates {
+            items.push(V::Blank);
+            items.push(g);
+        }
+        Module { name: module_name(map), header, params, ports: self.ports, items, reset: self.opts.reset }
+    }
+}
+
+fn name_is_value(port: &str) -> bool {
+    port.ends_with("_o") || port.ends_with("_i") && !port.ends_with("_we_i") && !port.ends_with("_d_i")
+        && !port.ends_with("_set_i") && !port.ends_with("_clr_i") && !port.ends_with("_incr_i")
+}
+
+fn bits_text(f: &Field) -> String {
+    if f.msb == f.lsb {
+        f.lsb.to_string()
+    } else {
+        format!("{}:{}", f.msb, f.lsb)
+    }
+}
+
+fn needs_rsel(r: &Register) -> bool {
+    r.fields.iter().any(|f| matches!(f.access, Access::Rc | Access::Rs))
+}
+
+/// The value software reads from bits `lo..=hi` of `r`: fields in bit order, reserved bits 0.
+fn read_value(scope: Scope, r: &Register, lo: u32, hi: u32) -> Expr {
+    let mut fields: Vec<&Field> = r.fields.iter().filter(|f| f.msb >= lo && f.lsb <= hi).collect();
+    fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
+    let mut parts = Vec::new();
+    let mut next = hi + 1; // one past the next bit to fill, counting down
+    for f in fields {
+        let top = f.msb.min(hi);
+        let bot = f.lsb.max(lo);
+        if top + 1 < next {
+            parts.push(Expr::zero(next - top - 1));
+        }
+        let value = field_value(scope, r, f);
+        let sliced = if top == f.msb && bot == f.lsb {
+            value
+        } else {
+            value.bits(top - f.lsb, bot - f.lsb)
+        };
+        parts.push(sliced);
+        next = bot;
+    }
+    if next > lo {
+        parts.push(Expr::zero(next - lo));
+    }
+    if parts.len() == 1 {
+        parts.pop().unwrap_or_else(|| Expr::zero(hi - lo + 1))
+    } else {
+        Expr::concat(parts)
+    }
+}
+
+/// What a field contributes to a read.
+fn field_value(scope: Scope, r: &Register, f: &Field) -> Expr {
+    let p = format!("{}_{}", scope.prefix(r), f.name);
+    if !f.access.sw_reads() {
+        Expr::zero(f.width())
+    } else if f.is_stored() {
+        id(format!("{p}_q"))
+    } else {
+        scope.port(&format!("{p}_i"), f.width())
+    }
+}
+
+/// `status & enable` of every field of an interrupt status register.
+fn irq_terms(scope: Scope, r: &Register, enable: &str, items: &[Item]) -> Vec<Expr> {
+    let en = items.iter().find_map(|i| match i {
+        Item::Register(e) if e.name.text == enable => Some(e),
+        _ => None,
+    });
+    let Some(en) = en else { return Vec::new() };
+    r.fields
+        .iter()
+        .filter_map(|f| {
+            let ef = en.fields.iter().find(|e| e.name.text == f.name.text)?;
+            Some(Expr::band(field_value(scope, r, f), field_value(scope, en, ef)))
+        })
+        .collect()
+}
+
+/// `|{a, b, ...}`, or the single operand's reduction.
+fn or_reduce(mut terms: Vec<Expr>) -> Expr {
+    if terms.len() == 1 {
+        Expr::un(UnOp::RedOr, terms.pop().unwrap_or_else(|| bit1(false)))
+    } else {
+        Expr::un(UnOp::RedOr, Expr::concat(terms))
+    }
+}
+
+#[derive(Default)]
+struct FieldCode {
+    decls: Vec<V>,
+    assigns: Vec<V>,
+    comb: Vec<Stmt>,
+    flops: Vec<Flop>,
+}
+
+/// Storage, next-state logic and ports of one field, in the one documented order.
+fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, out: &mut FieldCode) {
+    if !f.is_stored() {
+        return;
+    }
+    let w = f.width();
+    let p = format!("{}_{}", scope.prefix(r), f.name);
+    let q = id(format!("{p}_q"));
+    let d = id(format!("{p}_d"));
+    let port = |suffix: &str, width: u32| scope.port(&format!("{p}_{suffix}"), width);
+    let mut comment = format!("{}.{} [{}] {}", r.name, f.name, bits_text(f), f.access.as_str());
+    if !f.description.is_empty() {
+        comment.push_str(": ");
+        comment.push_str(&f.description);
+    }
+    out.decls.push(V::Decl(Decl::reg(format!("{p}_q"), Range::bits(w))));
+    out.decls.push(V::Decl(Decl::reg(format!("{p}_d"), Range::bits(w))));
+    out.flops.push(Flop { q: q.clone(), d: d.clone(), reset: Some(Expr::num(w, u128::from(f.reset))) });
+    out.assigns.push(V::Assign(port("o", w), q.clone()));
+
+    let (data, mask) = if r.width == 64 { ("wr_data64", "wr_mask64") } else { ("s_axil_wdata", "wr_mask") };
+    let wd = id(data).bits(f.msb, f.lsb);
+    let wm = id(mask).bits(f.msb, f.lsb);
+    let c = &mut out.comb;
+    c.push(Stmt::Comment(truncate(&comment, 96)));
+    // 1. software
+    match f.access {
+        Access::Wp => {
+            c.push(Stmt::assign(d.clone(), Expr::zero(w)));
+            c.push(Stmt::if_(swe.clone(), vec![Stmt::assign(d.clone(), Expr::band(wd.clone(), wm.clone()))]));
+            if w > 1 {
+                let sq = format!("{p}_stb_q");
+                let sd = format!("{p}_stb_d");
+                out.decls.push(V::Decl(Decl::reg(sq.clone(), None)));
+                out.decls.push(V::Decl(Decl::reg(sd.clone(), None)));
+                out.flops.push(Flop { q: id(sq.clone()), d: id(sd.clone()), reset: Some(bit1(false)) });
+                out.assigns.push(V::Assign(port("stb_o", 1), id(sq)));
+                c.push(Stmt::assign(id(sd.clone()), Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm.clone()))));
+            }
+        }
+        _ => {
+            c.push(Stmt::assign(d.clone(), q.clone()));
+            let write = match f.access {
+                Access::Rw | Access::Wo => Some(Expr::bor(
+                    Expr::band(d.clone(), Expr::bitnot(wm.clone())),
+                    Expr::band(wd.clone(), wm.clone()),
+                )),
+                Access::W1c => Some(Expr::band(d.clone(), Expr::bitnot(Expr::band(wd.clone(), wm.clone())))),
+                Access::W1s => Some(Expr::bor(d.clone(), Expr::band(wd.clone(), wm.clone()))),
+                Access::W0c => Some(Expr::band(d.clone(), Expr::bor(wd.clone(), Expr::bitnot(wm.clone())))),
+                _ => None,
+            };
+            if let Some(e) = write {
+                c.push(Stmt::if_(swe.clone(), vec![Stmt::assign(d.clone(), e)]));
+            }
+            match f.access {
+                Access::Rc => c.push(Stmt::if_(sre.clone(), vec![Stmt::assign(d.clone(), Expr::zero(w))])),
+                Access::Rs => c.push(Stmt::if_(sre.clone(), vec![Stmt::assign(d.clone(), Expr::ones(w))])),
+                _ => {}
+            }
+        }
+    }
+    // 2-5. hardware: load, clear, set, count
+    if f.hw.write {
+        c.push(Stmt::if_(port("we_i", 1), vec![Stmt::assign(d.clone(), port("d_i", w))]));
+    }
+    if f.hw.clear {
+        c.push(Stmt::assign(d.clone(), Expr::band(d.clone(), Expr::bitnot(port("clr_i", w)))));
+    }
+    if f.hw.set {
+        c.push(Stmt::assign(d.clone(), Expr::bor(d.clone(), port("set_i", w))));
+    }
+    if let Some(cnt) = &f.hw.counter {
+        let sw = cnt.step_width;
+        let incr = port("incr_i", sw);
+        let widened = |total: u32| {
+            if total > sw {
+                Expr::concat(vec![Expr::zero(total - sw), incr.clone()])
+            } else {
+                incr.clone()
+            }
+        };
+        if cnt.saturate {
+            let sum = format!("{p}_sum");
+            out.decls.push(V::Decl(Decl::reg(sum.clone(), Some(Range::width(Expr::int(i64::from(w) + 1)))).comment("count with carry")));
+            c.push(Stmt::assign(id(sum.clone()), Expr::add(Expr::concat(vec![Expr::zero(1), d.clone()]), widened(w + 1))));
+            c.push(Stmt::assign(
+                d.clone(),
+                Expr::ternary(id(sum.clone()).index(Expr::int(i64::from(w))), Expr::ones(w), id(sum).bits(w - 1, 0)),
+            ));
+        } else {
+            c.push(Stmt::assign(d.clone(), Expr::add(d.clone(), widened(w))));
+        }
+    }
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(n - 3).collect();
+        format!("{t}...")
+    }
+}
+
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.len() + 1 + word.len() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
+/// The register table in the file header: offset, register, bits, field, access, reset.
+fn register_table(map: &RegMap) -> Vec<String> {
+    let mut rows = vec![("offset".to_string(), "register".to_string(), "bits".to_string(), "field".to_string(), "access".to_string(), "reset".to_string())];
+    for (g, r) in map.registers() {
+        let (off, name) = match g {
+            Some(g) => (format!("{:#06x}+i*{:#x}", g.offset + r.offset, g.stride), format!("{}[i].{}", g.name, r.name)),
+            None => (format!("{:#06x}", r.offset), r.name.to_string()),
+        };
+        let mut fields: Vec<&Field> = r.fields.iter().collect();
+        fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
+        for (k, f) in fields.iter().enumerate() {
+            let mut access = f.access.as_str().to_string();
+            for (on, tag) in [(f.hw.write, "+hw_write"), (f.hw.clear, "+hw_clear"), (f.hw.set, "+hw_set"), (f.hw.counter.is_some(), "+counter")] {
+                if on {
+                    access.push_str(tag);
+                }
+            }
+            let reset = if f.is_stored() { format!("{:#x}", f.reset) } else { "-".into() };
+            let (o, n) = if k == 0 { (off.clone(), name.clone()) } else { (String::new(), String::new()) };
+            rows.push((o, n, bits_text(f), f.name.to_string(), access, reset));
+        }
+    }
+    let w = |sel: fn(&(String, String, String, String, String, String)) -> &String| rows.iter().map(|r| sel(r).len()).max().unwrap_or(0);
+    let (w0, w1, w2, w3, w4) = (w(|r| &r.0), w(|r| &r.1), w(|r| &r.2), w(|r| &r.3), w(|r| &r.4));
+    rows.iter()
+        .map(|r| format!("{:<w0$}  {:<w1$}  {:>w2$}  {:<w3$}  {:<w4$}  {}", r.0, r.1, r.2, r.3, r.4, r.5).trim_end().to_string())
+        .collect()
+}

@@ -1,0 +1,270 @@
+#![doc = svgbobdoc::transform!(
+//! A typed Verilog-2005 syntax tree and its one printer.
+//!
+//! Generators build a [`Module`] and call [`Module::print`]; no generator writes Verilog text
+//! itself. The tree covers exactly what synthesizable, hand-written-looking RTL needs: ANSI
+//! ports grouped under banner comments, declarations, continuous assignments, one
+//! combinational block with defaults first, trivial flops (`reset` then `q <= d`), generate
+//! loops and simulation-only parameter checks.
+//!
+//! ```svgbob
+//!  generator --> Module { params, ports, items } --> print() --> "module.v"
+//!                          |                           |
+//!                          +-- Item: Decl, Assign,     +-- column alignment of
+//!                              Comb, Flops, GenFor,        port and declaration runs,
+//!                              Initial, Comment            minimal parentheses
+//! ```
+)]
+
+mod expr;
+mod print;
+
+pub use expr::*;
+
+/// Reset style of every flop in a module: one project-wide setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResetStyle {
+    /// `rst`, active high, sampled on the clock edge.
+    SyncHigh,
+    /// `rst_n`, active low, asynchronous assertion.
+    AsyncLow,
+}
+
+impl ResetStyle {
+    pub fn port_name(self) -> &'static str {
+        match self {
+            ResetStyle::SyncHigh => "rst",
+            ResetStyle::AsyncLow => "rst_n",
+        }
+    }
+    /// The expression that is true while reset is asserted.
+    /// The expression that is true when reset is released.
+    pub fn released(self) -> Expr {
+        match self {
+            ResetStyle::SyncHigh => Expr::not(Expr::id("rst")),
+            ResetStyle::AsyncLow => Expr::id("rst_n"),
+        }
+    }
+    pub fn asserted(self) -> Expr {
+        match self {
+            ResetStyle::SyncHigh => Expr::id("rst"),
+            ResetStyle::AsyncLow => Expr::not(Expr::id("rst_n")),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    Input,
+    Output,
+}
+
+/// Net or variable kind of a declaration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Wire,
+    Reg,
+    Integer,
+    Genvar,
+}
+
+/// `[msb:lsb]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Range {
+    pub msb: Expr,
+    pub lsb: Expr,
+}
+
+impl Range {
+    /// `[width-1:0]` for a constant width; `None` for one bit.
+    pub fn bits(width: u32) -> Option<Range> {
+        (width > 1).then(|| Range {
+            msb: Expr::int(i64::from(width) - 1),
+            lsb: Expr::int(0),
+        })
+    }
+    /// `[width_expr-1:0]`, simplified when `width_expr` is a constant.
+    pub fn width(width: Expr) -> Range {
+        Range {
+            msb: Expr::sub(width, Expr::int(1)),
+            lsb: Expr::int(0),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub default: Expr,
+    pub comment: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Port {
+    pub dir: Dir,
+    pub kind: Kind,
+    pub range: Option<Range>,
+    pub name: String,
+    pub comment: Option<String>,
+}
+
+impl Port {
+    pub fn input(name: impl Into<String>, range: Option<Range>) -> Self {
+        Port {
+            dir: Dir::Input,
+            kind: Kind::Wire,
+            range,
+            name: name.into(),
+            comment: None,
+        }
+    }
+    pub fn output(name: impl Into<String>, range: Option<Range>) -> Self {
+        Port {
+            dir: Dir::Output,
+            kind: Kind::Wire,
+            range,
+            name: name.into(),
+            comment: None,
+        }
+    }
+    pub fn comment(mut self, c: impl Into<String>) -> Self {
+        self.comment = Some(c.into());
+        self
+    }
+}
+
+/// An entry of the port list: a port or a banner comment heading a group of ports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PortItem {
+    Banner(String),
+    Port(Port),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decl {
+    pub kind: Kind,
+    pub range: Option<Range>,
+    pub name: String,
+    /// Unpacked dimension, for memories: `reg [7:0] mem [0:DEPTH-1]`.
+    pub array: Option<Range>,
+    pub comment: Option<String>,
+}
+
+impl Decl {
+    pub fn new(kind: Kind, name: impl Into<String>, range: Option<Range>) -> Self {
+        Decl {
+            kind,
+            range,
+            name: name.into(),
+            array: None,
+            comment: None,
+        }
+    }
+    pub fn wire(name: impl Into<String>, range: Option<Range>) -> Self {
+        Decl::new(Kind::Wire, name, range)
+    }
+    pub fn reg(name: impl Into<String>, range: Option<Range>) -> Self {
+        Decl::new(Kind::Reg, name, range)
+    }
+    pub fn comment(mut self, c: impl Into<String>) -> Self {
+        self.comment = Some(c.into());
+        self
+    }
+}
+
+/// One flop of a [`Item::Flops`] block: `q <= reset` in reset, else `q <= d`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flop {
+    pub q: Expr,
+    pub d: Expr,
+    /// `None`: the flop is not reset (datapath); it still loads `d` every cycle.
+    pub reset: Option<Expr>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `lhs = rhs;`
+    Assign(Expr, Expr),
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+    },
+    Case {
+        subject: Expr,
+        arms: Vec<(Vec<Expr>, Vec<Stmt>)>,
+        default: Vec<Stmt>,
+    },
+    /// `for (var = from; var < to; var = var + 1)`.
+    For {
+        var: String,
+        from: Expr,
+        to: Expr,
+        body: Vec<Stmt>,
+    },
+    /// A system task call such as `$display("...")` or `$finish`.
+    SysCall(String, Vec<Expr>),
+    Comment(String),
+}
+
+impl Stmt {
+    pub fn assign(lhs: Expr, rhs: Expr) -> Stmt {
+        Stmt::Assign(lhs, rhs)
+    }
+    pub fn if_(cond: Expr, then: Vec<Stmt>) -> Stmt {
+        Stmt::If {
+            cond,
+            then,
+            els: Vec::new(),
+        }
+    }
+    pub fn if_else(cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
+        Stmt::If { cond, then, els }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Blank,
+    /// One or more `//` comment lines.
+    Comment(Vec<String>),
+    Decl(Decl),
+    LocalParam {
+        name: String,
+        range: Option<Range>,
+        value: Expr,
+        comment: Option<String>,
+    },
+    /// `assign lhs = rhs;`
+    Assign(Expr, Expr),
+    /// `always @*` with the statements in order (defaults first, by convention).
+    Comb(Vec<Stmt>),
+    /// Flops on `clk` with the module's reset style. Unreset flops get their own block.
+    Flops(Vec<Flop>),
+    /// `generate for (genvar ...) begin : label ... end`.
+    GenFor {
+        var: String,
+        to: Expr,
+        label: String,
+        items: Vec<Item>,
+    },
+    /// `initial` block, wrapped in `ifndef SYNTHESIS`: elaboration-time checks.
+    SimInitial(Vec<Stmt>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    pub name: String,
+    /// Comment lines printed before `module` (after `default_nettype`), without `// `.
+    pub header: Vec<String>,
+    pub params: Vec<Param>,
+    pub ports: Vec<PortItem>,
+    pub items: Vec<Item>,
+    pub reset: ResetStyle,
+}
+
+impl Module {
+    pub fn print(&self) -> String {
+        print::module(self)
+    }
+}
