@@ -12,7 +12,11 @@ use rdmagen_regmap::{LoadError, RegMap};
 use verilog_ast::ResetStyle;
 
 #[derive(Parser)]
-#[command(name = "rdmagen", version, about = "Register maps to Verilog for RDMA NIC hardware")]
+#[command(
+    name = "rdmagen",
+    version,
+    about = "Register maps to Verilog for RDMA NIC hardware"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -100,11 +104,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             for m in &loaded {
                 let regs = m.registers().count();
-                println!("{}: ok (block {}, version {}, {} registers)", m.file, m.block, m.version, regs);
+                println!(
+                    "{}: ok (block {}, version {}, {} registers)",
+                    m.file, m.block, m.version, regs
+                );
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Csr { maps, out, reset, format } => {
+        Command::Csr {
+            maps,
+            out,
+            reset,
+            format,
+        } => {
             let Some(loaded) = load_all(&maps, format)? else {
                 return Ok(ExitCode::from(1));
             };
@@ -115,7 +127,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 },
                 generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
             };
-            std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
             for m in &loaded {
                 let module = rdmagen_csr::generate(m, &opts);
                 let path = out.join(format!("{}.v", module.name));

@@ -91,7 +91,10 @@ impl Scope<'_> {
         match self.group {
             None => id(name),
             Some(_) if width == 1 => id(name).index(id("i")),
-            Some(_) => id(name).part(Expr::mul(id("i"), Expr::int(i64::from(width))), Expr::int(i64::from(width))),
+            Some(_) => id(name).part(
+                Expr::times(id("i"), Expr::int(i64::from(width))),
+                Expr::int(i64::from(width)),
+            ),
         }
     }
 }
@@ -178,10 +181,13 @@ impl<'a> Gen<'a> {
             ResetStyle::SyncHigh => "synchronous, active high",
             ResetStyle::AsyncLow => "asynchronous assert, active low",
         };
-        p.push(PortItem::Port(Port::input(rst.port_name(), None).comment(rst_comment)));
+        p.push(PortItem::Port(
+            Port::input(rst.port_name(), None).comment(rst_comment),
+        ));
         p.push(PortItem::Banner("AXI4-Lite slave (32-bit data)".into()));
         let ins = |n: &str, r: Option<Range>| PortItem::Port(Port::input(format!("s_axil_{n}"), r));
-        let outs = |n: &str, r: Option<Range>| PortItem::Port(Port::output(format!("s_axil_{n}"), r));
+        let outs =
+            |n: &str, r: Option<Range>| PortItem::Port(Port::output(format!("s_axil_{n}"), r));
         p.push(ins("awaddr", aw.clone()));
         p.push(ins("awprot", Range::bits(3)));
         p.push(ins("awvalid", None));
@@ -213,7 +219,13 @@ impl<'a> Gen<'a> {
     fn hw_ports(&mut self) {
         for (g, r) in self.map.registers() {
             let title = match g {
-                Some(g) => format!("{}[].{} @ {:#05x} + i * {:#x}", g.name, r.name, g.offset + r.offset, g.stride),
+                Some(g) => format!(
+                    "{}[].{} @ {:#05x} + i * {:#x}",
+                    g.name,
+                    r.name,
+                    g.offset + r.offset,
+                    g.stride
+                ),
                 None => format!("{} @ {:#05x}", r.name, r.offset),
             };
             let banner = if r.description.is_empty() {
@@ -226,9 +238,16 @@ impl<'a> Gen<'a> {
                 for (name, out, w) in field_ports(g, r, f) {
                     let range = match g {
                         None => Range::bits(w),
-                        Some(g) => Some(Range::width(Expr::mul(Self::count_expr(g), Expr::int(i64::from(w))))),
+                        Some(g) => Some(Range::width(Expr::times(
+                            Self::count_expr(g),
+                            Expr::int(i64::from(w)),
+                        ))),
                     };
-                    let port = if out { Port::output(name, range) } else { Port::input(name, range) };
+                    let port = if out {
+                        Port::output(name, range)
+                    } else {
+                        Port::input(name, range)
+                    };
                     let port = if name_is_value(&port.name) {
                         port.comment(format!("[{}] {}", bits_text(f), f.access.as_str()))
                     } else {
@@ -238,7 +257,11 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        if self.map.registers().any(|(_, r)| r.interrupt_enable.is_some()) {
+        if self
+            .map
+            .registers()
+            .any(|(_, r)| r.interrupt_enable.is_some())
+        {
             self.ports.push(PortItem::Banner("Interrupt".into()));
             self.ports.push(PortItem::Port(
                 Port::output("irq_o", None).comment("OR of every enabled interrupt status bit"),
@@ -250,18 +273,39 @@ impl<'a> Gen<'a> {
     fn bus_logic(&mut self) {
         let aw = self.aw;
         let live = self.opts.reset.released();
-        self.localparams.push(V::Comment(vec!["AXI response codes".into()]));
-        for (n, v) in [("RESP_OKAY", RESP_OKAY), ("RESP_SLVERR", RESP_SLVERR), ("RESP_DECERR", RESP_DECERR)] {
-            self.localparams.push(V::LocalParam { name: n.into(), range: Range::bits(2), value: resp(v), comment: None });
+        self.localparams
+            .push(V::Comment(vec!["AXI response codes".into()]));
+        for (n, v) in [
+            ("RESP_OKAY", RESP_OKAY),
+            ("RESP_SLVERR", RESP_SLVERR),
+            ("RESP_DECERR", RESP_DECERR),
+        ] {
+            self.localparams.push(V::LocalParam {
+                name: n.into(),
+                range: Range::bits(2),
+                value: resp(v),
+                comment: None,
+            });
         }
-        self.localparams.push(V::Comment(vec!["Register byte addresses".into()]));
+        self.localparams
+            .push(V::Comment(vec!["Register byte addresses".into()]));
         for item in &self.map.items {
             match item {
                 Item::Register(r) => {
                     let n = r.name.to_uppercase();
-                    self.localparams.push(V::LocalParam { name: format!("ADDR_{n}"), range: Range::bits(aw), value: self.addr_lit(r.offset), comment: None });
+                    self.localparams.push(V::LocalParam {
+                        name: format!("ADDR_{n}"),
+                        range: Range::bits(aw),
+                        value: self.addr_lit(r.offset),
+                        comment: None,
+                    });
                     if r.width == 64 {
-                        self.localparams.push(V::LocalParam { name: format!("ADDR_{n}_HI"), range: Range::bits(aw), value: self.addr_lit(r.offset + 4), comment: None });
+                        self.localparams.push(V::LocalParam {
+                            name: format!("ADDR_{n}_HI"),
+                            range: Range::bits(aw),
+                            value: self.addr_lit(r.offset + 4),
+                            comment: None,
+                        });
                     }
                 }
                 Item::Group(_) => {}
@@ -269,48 +313,115 @@ impl<'a> Gen<'a> {
         }
 
         // Handshakes: a write needs address and data together and room for the response.
-        self.decls.push(V::Decl(Decl::wire("wr_en", None).comment("a write is accepted this cycle")));
+        self.decls.push(V::Decl(
+            Decl::wire("wr_en", None).comment("a write is accepted this cycle"),
+        ));
         self.assigns.push(V::Assign(
             id("wr_en"),
             Expr::all(vec![
                 live.clone(),
                 id("s_axil_awvalid"),
                 id("s_axil_wvalid"),
-                Expr::or(Expr::not(id("bvalid_q")), id("s_axil_bready")),
+                Expr::or(Expr::lnot(id("bvalid_q")), id("s_axil_bready")),
             ]),
         ));
-        self.decls.push(V::Decl(Decl::wire("rd_en", None).comment("a read is accepted this cycle")));
+        self.decls.push(V::Decl(
+            Decl::wire("rd_en", None).comment("a read is accepted this cycle"),
+        ));
         self.assigns.push(V::Assign(
             id("rd_en"),
-            Expr::all(vec![live, id("s_axil_arvalid"), Expr::or(Expr::not(id("rvalid_q")), id("s_axil_rready"))]),
+            Expr::all(vec![
+                live,
+                id("s_axil_arvalid"),
+                Expr::or(Expr::lnot(id("rvalid_q")), id("s_axil_rready")),
+            ]),
         ));
-        let word = |a: &str| Expr::concat(vec![id(a).slice(Expr::int(i64::from(aw) - 1), Expr::int(2)), Expr::num(2, 0)]);
-        self.decls.push(V::Decl(Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address")));
-        self.assigns.push(V::Assign(id("wr_addr"), word("s_axil_awaddr")));
-        self.decls.push(V::Decl(Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address")));
-        self.assigns.push(V::Assign(id("rd_addr"), word("s_axil_araddr")));
-        self.decls.push(V::Decl(Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask")));
-        self.assigns.push(V::Assign(id("wr_mask"), strobe_mask("s_axil_wstrb", 4)));
+        let word = |a: &str| {
+            Expr::concat(vec![
+                id(a).slice(Expr::int(i64::from(aw) - 1), Expr::int(2)),
+                Expr::num(2, 0),
+            ])
+        };
+        self.decls.push(V::Decl(
+            Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address"),
+        ));
+        self.assigns
+            .push(V::Assign(id("wr_addr"), word("s_axil_awaddr")));
+        self.decls.push(V::Decl(
+            Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"),
+        ));
+        self.assigns
+            .push(V::Assign(id("rd_addr"), word("s_axil_araddr")));
+        self.decls.push(V::Decl(
+            Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask"),
+        ));
+        self.assigns
+            .push(V::Assign(id("wr_mask"), strobe_mask("s_axil_wstrb", 4)));
 
         self.state("bvalid", 1, bit1(false), None);
         self.state("bresp", 2, resp(RESP_OKAY), None);
         self.state("rvalid", 1, bit1(false), None);
         self.state("rresp", 2, resp(RESP_OKAY), None);
         self.state("rdata", 32, Expr::zero(32), None);
-        self.reg("wr_resp", 2, Some("response of the write being accepted".into()));
-        self.reg("rd_resp", 2, Some("response of the read being accepted".into()));
-        self.reg("rd_data", 32, Some("data of the read being accepted".into()));
+        self.reg(
+            "wr_resp",
+            2,
+            Some("response of the write being accepted".into()),
+        );
+        self.reg(
+            "rd_resp",
+            2,
+            Some("response of the read being accepted".into()),
+        );
+        self.reg(
+            "rd_data",
+            32,
+            Some("data of the read being accepted".into()),
+        );
         if self.has64 {
-            self.state("wr_lo", 32, Expr::zero(32), Some("64-bit write shadow: low-half data".into()));
-            self.state("wr_lo_strb", 4, Expr::zero(4), Some("64-bit write shadow: low-half strobes".into()));
-            self.state("rd_hi", 32, Expr::zero(32), Some("64-bit read shadow: high half latched by a low-half read".into()));
-            self.reg("wr_lo_store", 1, Some("the write addresses the low half of a 64-bit register".into()));
-            self.reg("rd_latch", 1, Some("the read addresses the low half of a 64-bit register".into()));
+            self.state(
+                "wr_lo",
+                32,
+                Expr::zero(32),
+                Some("64-bit write shadow: low-half data".into()),
+            );
+            self.state(
+                "wr_lo_strb",
+                4,
+                Expr::zero(4),
+                Some("64-bit write shadow: low-half strobes".into()),
+            );
+            self.state(
+                "rd_hi",
+                32,
+                Expr::zero(32),
+                Some("64-bit read shadow: high half latched by a low-half read".into()),
+            );
+            self.reg(
+                "wr_lo_store",
+                1,
+                Some("the write addresses the low half of a 64-bit register".into()),
+            );
+            self.reg(
+                "rd_latch",
+                1,
+                Some("the read addresses the low half of a 64-bit register".into()),
+            );
             self.reg("rd_hi_next", 32, Some("high half to latch with it".into()));
-            self.decls.push(V::Decl(Decl::wire("wr_data64", Range::bits(64)).comment("a high-half write commits {data, shadow}")));
-            self.assigns.push(V::Assign(id("wr_data64"), Expr::concat(vec![id("s_axil_wdata"), id("wr_lo_q")])));
-            self.decls.push(V::Decl(Decl::wire("wr_mask64", Range::bits(64))));
-            self.assigns.push(V::Assign(id("wr_mask64"), Expr::concat(vec![id("wr_mask"), strobe_mask("wr_lo_strb_q", 4)])));
+            self.decls.push(V::Decl(
+                Decl::wire("wr_data64", Range::bits(64))
+                    .comment("a high-half write commits {data, shadow}"),
+            ));
+            self.assigns.push(V::Assign(
+                id("wr_data64"),
+                Expr::concat(vec![id("s_axil_wdata"), id("wr_lo_q")]),
+            ));
+            self.decls
+                .push(V::Decl(Decl::wire("wr_mask64", Range::bits(64))));
+            self.assigns.push(V::Assign(
+                id("wr_mask64"),
+                Expr::concat(vec![id("wr_mask"), strobe_mask("wr_lo_strb_q", 4)]),
+            ));
         }
         for (n, e) in [
             ("awready", id("wr_en")),
@@ -342,7 +453,9 @@ impl<'a> Gen<'a> {
         }
 
         let c = &mut Vec::new();
-        c.push(Stmt::Comment("Write decode: the register a write selects and its response".into()));
+        c.push(Stmt::Comment(
+            "Write decode: the register a write selects and its response".into(),
+        ));
         c.push(Stmt::assign(id("wr_resp"), id("RESP_DECERR")));
         for s in &wsel {
             c.push(Stmt::assign(id(s.clone()), bit1(false)));
@@ -355,10 +468,16 @@ impl<'a> Gen<'a> {
             let Item::Register(r) = item else { continue };
             let n = r.name.to_uppercase();
             let ok = r.is_writable();
-            let mut hit = vec![Stmt::assign(id("wr_resp"), id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }))];
+            let mut hit = vec![Stmt::assign(
+                id("wr_resp"),
+                id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }),
+            )];
             if r.width == 64 {
                 if ok {
-                    arms.push((vec![id(format!("ADDR_{n}"))], vec![hit[0].clone(), Stmt::assign(id("wr_lo_store"), bit1(true))]));
+                    arms.push((
+                        vec![id(format!("ADDR_{n}"))],
+                        vec![hit[0].clone(), Stmt::assign(id("wr_lo_store"), bit1(true))],
+                    ));
                     hit.push(Stmt::assign(id(format!("{}_wsel", r.name)), bit1(true)));
                 } else {
                     arms.push((vec![id(format!("ADDR_{n}"))], hit.clone()));
@@ -372,7 +491,11 @@ impl<'a> Gen<'a> {
             }
         }
         if !arms.is_empty() {
-            c.push(Stmt::Case { subject: id("wr_addr"), arms, default: vec![] });
+            c.push(Stmt::Case {
+                subject: id("wr_addr"),
+                arms,
+                default: vec![],
+            });
         }
         for item in &self.map.items {
             if let Item::Group(g) = item {
@@ -380,7 +503,9 @@ impl<'a> Gen<'a> {
             }
         }
 
-        c.push(Stmt::Comment("Read decode: the response, the data and the 64-bit high-half latch".into()));
+        c.push(Stmt::Comment(
+            "Read decode: the response, the data and the 64-bit high-half latch".into(),
+        ));
         c.push(Stmt::assign(id("rd_resp"), id("RESP_DECERR")));
         c.push(Stmt::assign(id("rd_data"), Expr::zero(32)));
         for s in &rsel {
@@ -396,9 +521,15 @@ impl<'a> Gen<'a> {
             let n = r.name.to_uppercase();
             let scope = Scope { group: None };
             if !r.is_readable() {
-                arms.push((vec![id(format!("ADDR_{n}"))], vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))]));
+                arms.push((
+                    vec![id(format!("ADDR_{n}"))],
+                    vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))],
+                ));
                 if r.width == 64 {
-                    arms.push((vec![id(format!("ADDR_{n}_HI"))], vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))]));
+                    arms.push((
+                        vec![id(format!("ADDR_{n}_HI"))],
+                        vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))],
+                    ));
                 }
                 continue;
             }
@@ -415,14 +546,21 @@ impl<'a> Gen<'a> {
                 arms.push((vec![id(format!("ADDR_{n}"))], hit));
                 arms.push((
                     vec![id(format!("ADDR_{n}_HI"))],
-                    vec![Stmt::assign(id("rd_resp"), id("RESP_OKAY")), Stmt::assign(id("rd_data"), id("rd_hi_q"))],
+                    vec![
+                        Stmt::assign(id("rd_resp"), id("RESP_OKAY")),
+                        Stmt::assign(id("rd_data"), id("rd_hi_q")),
+                    ],
                 ));
             } else {
                 arms.push((vec![id(format!("ADDR_{n}"))], hit));
             }
         }
         if !arms.is_empty() {
-            c.push(Stmt::Case { subject: id("rd_addr"), arms, default: vec![] });
+            c.push(Stmt::Case {
+                subject: id("rd_addr"),
+                arms,
+                default: vec![],
+            });
         }
         for item in &self.map.items {
             if let Item::Group(g) = item {
@@ -430,14 +568,25 @@ impl<'a> Gen<'a> {
             }
         }
 
-        c.push(Stmt::Comment("Response channels: hold until taken; a new transfer replaces a taken one".into()));
-        c.push(Stmt::assign(id("bvalid_d"), Expr::and(id("bvalid_q"), Expr::not(id("s_axil_bready")))));
+        c.push(Stmt::Comment(
+            "Response channels: hold until taken; a new transfer replaces a taken one".into(),
+        ));
+        c.push(Stmt::assign(
+            id("bvalid_d"),
+            Expr::and(id("bvalid_q"), Expr::lnot(id("s_axil_bready"))),
+        ));
         c.push(Stmt::assign(id("bresp_d"), id("bresp_q")));
         c.push(Stmt::if_(
             id("wr_en"),
-            vec![Stmt::assign(id("bvalid_d"), bit1(true)), Stmt::assign(id("bresp_d"), id("wr_resp"))],
+            vec![
+                Stmt::assign(id("bvalid_d"), bit1(true)),
+                Stmt::assign(id("bresp_d"), id("wr_resp")),
+            ],
         ));
-        c.push(Stmt::assign(id("rvalid_d"), Expr::and(id("rvalid_q"), Expr::not(id("s_axil_rready")))));
+        c.push(Stmt::assign(
+            id("rvalid_d"),
+            Expr::and(id("rvalid_q"), Expr::lnot(id("s_axil_rready"))),
+        ));
         c.push(Stmt::assign(id("rresp_d"), id("rresp_q")));
         c.push(Stmt::assign(id("rdata_d"), id("rdata_q")));
         c.push(Stmt::if_(
@@ -460,14 +609,21 @@ impl<'a> Gen<'a> {
                 ],
             ));
             c.push(Stmt::assign(id("rd_hi_d"), id("rd_hi_q")));
-            c.push(Stmt::if_(Expr::and(id("rd_en"), id("rd_latch")), vec![Stmt::assign(id("rd_hi_d"), id("rd_hi_next"))]));
+            c.push(Stmt::if_(
+                Expr::and(id("rd_en"), id("rd_latch")),
+                vec![Stmt::assign(id("rd_hi_d"), id("rd_hi_next"))],
+            ));
         }
         self.comb.append(c);
     }
 
     /// Window, element index and offset wires of a group, and its decode statements.
     fn group_decode(&mut self, g: &Group, write: bool) -> Vec<Stmt> {
-        let (d, addr, en_sel) = if write { ("w", "s_axil_awaddr", "wsel") } else { ("r", "s_axil_araddr", "rsel") };
+        let (d, addr, en_sel) = if write {
+            ("w", "s_axil_awaddr", "wsel")
+        } else {
+            ("r", "s_axil_araddr", "rsel")
+        };
         let aw = self.aw;
         let wb = log2(g.window);
         let sb = log2(g.stride);
@@ -482,13 +638,14 @@ impl<'a> Gen<'a> {
                 Expr::num(aw - wb, u128::from(g.offset >> wb)),
             )
         };
-        self.decls.push(V::Decl(Decl::wire(win.clone(), None).comment(format!(
-            "{} the {} window {:#x}..{:#x}",
-            if write { "write in" } else { "read in" },
-            g.name,
-            g.offset,
-            g.offset + g.window
-        ))));
+        self.decls
+            .push(V::Decl(Decl::wire(win.clone(), None).comment(format!(
+                "{} the {} window {:#x}..{:#x}",
+                if write { "write in" } else { "read in" },
+                g.name,
+                g.offset,
+                g.offset + g.window
+            ))));
         self.assigns.push(V::Assign(id(win.clone()), win_e));
         let idx_e = if wb > sb {
             let bits = id(addr).slice(Expr::int(i64::from(wb) - 1), Expr::int(i64::from(sb)));
@@ -500,14 +657,21 @@ impl<'a> Gen<'a> {
         } else {
             Expr::zero(32)
         };
-        self.decls.push(V::Decl(Decl::wire(idx.clone(), Range::bits(32)).comment("element index")));
+        self.decls.push(V::Decl(
+            Decl::wire(idx.clone(), Range::bits(32)).comment("element index"),
+        ));
         self.assigns.push(V::Assign(id(idx.clone()), idx_e));
         let has_off = sb > 2;
         if has_off {
-            self.decls.push(V::Decl(Decl::wire(off.clone(), Range::bits(sb)).comment("byte offset in the element")));
+            self.decls.push(V::Decl(
+                Decl::wire(off.clone(), Range::bits(sb)).comment("byte offset in the element"),
+            ));
             self.assigns.push(V::Assign(
                 id(off.clone()),
-                Expr::concat(vec![id(addr).slice(Expr::int(i64::from(sb) - 1), Expr::int(2)), Expr::num(2, 0)]),
+                Expr::concat(vec![
+                    id(addr).slice(Expr::int(i64::from(sb) - 1), Expr::int(2)),
+                    Expr::num(2, 0),
+                ]),
             ));
         }
         let resp_var = if write { "wr_resp" } else { "rd_resp" };
@@ -516,15 +680,32 @@ impl<'a> Gen<'a> {
             let p = format!("{}_{}", g.name, r.name);
             let lo = Expr::num(sb.max(1), u128::from(r.offset));
             let hi = Expr::num(sb.max(1), u128::from(r.offset + 4));
-            let ok = if write { r.is_writable() } else { r.is_readable() };
-            let resp_stmt = Stmt::assign(id(resp_var), id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }));
-            let sel_needed = if write { r.is_writable() } else { needs_rsel(r) };
+            let ok = if write {
+                r.is_writable()
+            } else {
+                r.is_readable()
+            };
+            let resp_stmt = Stmt::assign(
+                id(resp_var),
+                id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }),
+            );
+            let sel_needed = if write {
+                r.is_writable()
+            } else {
+                needs_rsel(r)
+            };
             let mut hit = vec![resp_stmt.clone()];
             let width = i64::from(r.width);
-            let base = Expr::mul(id(idx.clone()), Expr::int(width));
+            let base = Expr::times(id(idx.clone()), Expr::int(width));
             if write {
                 if r.width == 64 && ok {
-                    arms.push((vec![lo.clone()], vec![resp_stmt.clone(), Stmt::assign(id("wr_lo_store"), bit1(true))]));
+                    arms.push((
+                        vec![lo.clone()],
+                        vec![
+                            resp_stmt.clone(),
+                            Stmt::assign(id("wr_lo_store"), bit1(true)),
+                        ],
+                    ));
                 }
                 if sel_needed {
                     hit.push(Stmt::assign(id(format!("{p}_{en_sel}")), bit1(true)));
@@ -544,7 +725,10 @@ impl<'a> Gen<'a> {
                 }
             } else {
                 let value = format!("{p}_rvalue");
-                hit.push(Stmt::assign(id("rd_data"), id(value.clone()).part(base.clone(), Expr::int(32))));
+                hit.push(Stmt::assign(
+                    id("rd_data"),
+                    id(value.clone()).part(base.clone(), Expr::int(32)),
+                ));
                 if sel_needed {
                     hit.push(Stmt::assign(id(format!("{p}_{en_sel}")), bit1(true)));
                 }
@@ -552,12 +736,15 @@ impl<'a> Gen<'a> {
                     hit.push(Stmt::assign(id("rd_latch"), bit1(true)));
                     hit.push(Stmt::assign(
                         id("rd_hi_next"),
-                        id(value).part(Expr::add(base, Expr::int(32)), Expr::int(32)),
+                        id(value).part(Expr::plus(base, Expr::int(32)), Expr::int(32)),
                     ));
                     arms.push((vec![lo.clone()], hit));
                     arms.push((
                         vec![hi.clone()],
-                        vec![resp_stmt.clone(), Stmt::assign(id("rd_data"), id("rd_hi_q"))],
+                        vec![
+                            resp_stmt.clone(),
+                            Stmt::assign(id("rd_data"), id("rd_hi_q")),
+                        ],
                     ));
                 } else {
                     arms.push((vec![lo.clone()], hit));
@@ -565,11 +752,18 @@ impl<'a> Gen<'a> {
             }
         }
         let inner = if has_off {
-            vec![Stmt::Case { subject: id(off), arms, default: vec![] }]
+            vec![Stmt::Case {
+                subject: id(off),
+                arms,
+                default: vec![],
+            }]
         } else {
             arms.into_iter().next().map(|(_, s)| s).unwrap_or_default()
         };
-        vec![Stmt::if_(Expr::and(id(win), Expr::lt(id(idx), Self::count_expr(g))), inner)]
+        vec![Stmt::if_(
+            Expr::and(id(win), Expr::lt(id(idx), Self::count_expr(g))),
+            inner,
+        )]
     }
 
     fn top_fields(&mut self) {
@@ -591,7 +785,8 @@ impl<'a> Gen<'a> {
                 field_logic(scope, r, f, &swe, &sre, &mut body);
             }
             if let Some(en) = &r.interrupt_enable {
-                self.irq_terms.extend(irq_terms(scope, r, en, &self.map.items));
+                self.irq_terms
+                    .extend(irq_terms(scope, r, en, &self.map.items));
             }
         }
         self.decls.extend(body.decls);
@@ -617,9 +812,12 @@ impl<'a> Gen<'a> {
                 // Element i's read value, packed for the read mux.
                 let value = format!("{p}_rvalue");
                 let w = i64::from(r.width);
-                self.decls.push(V::Decl(Decl::wire(value.clone(), Some(Range::width(Expr::mul(count.clone(), Expr::int(w)))))));
+                self.decls.push(V::Decl(Decl::wire(
+                    value.clone(),
+                    Some(Range::width(Expr::times(count.clone(), Expr::int(w)))),
+                )));
                 body.assigns.push(V::Assign(
-                    id(value).part(Expr::mul(id("i"), Expr::int(w)), Expr::int(w)),
+                    id(value).part(Expr::times(id("i"), Expr::int(w)), Expr::int(w)),
                     read_value(scope, r, 0, r.width - 1),
                 ));
             }
@@ -630,8 +828,11 @@ impl<'a> Gen<'a> {
         }
         if !irq.is_empty() {
             let name = format!("{}_irq", g.name);
-            self.decls.push(V::Decl(Decl::wire(name.clone(), Some(Range::width(count.clone()))).comment("per element")));
-            body.assigns.push(V::Assign(id(name.clone()).index(id("i")), or_reduce(irq)));
+            self.decls.push(V::Decl(
+                Decl::wire(name.clone(), Some(Range::width(count.clone()))).comment("per element"),
+            ));
+            body.assigns
+                .push(V::Assign(id(name.clone()).index(id("i")), or_reduce(irq)));
             self.irq_terms.push(id(name));
         }
         let mut items = vec![V::Comment(vec![format!(
@@ -639,7 +840,11 @@ impl<'a> Gen<'a> {
             g.name,
             g.offset,
             g.stride,
-            if g.description.is_empty() { String::new() } else { format!(": {}", g.description) }
+            if g.description.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", g.description)
+            }
         )])];
         items.extend(body.decls);
         items.extend(body.assigns);
@@ -649,7 +854,12 @@ impl<'a> Gen<'a> {
         if !body.flops.is_empty() {
             items.push(V::Flops(body.flops));
         }
-        self.generates.push(V::GenFor { var: "i".into(), to: count, label: format!("g_{}", g.name), items });
+        self.generates.push(V::GenFor {
+            var: "i".into(),
+            to: count,
+            label: format!("g_{}", g.name),
+            items,
+        });
     }
 
     fn irq(&mut self) {
@@ -676,16 +886,28 @@ impl<'a> Gen<'a> {
             v.push(id("wr_data64"));
             v.push(id("wr_mask64"));
         }
-        self.decls.push(V::Decl(Decl::wire("unused_ok", None).comment("deliberately unused bits (see below)")));
-        self.assigns.push(V::Assign(id("unused_ok"), Expr::un(UnOp::RedXor, Expr::concat(v))));
+        self.decls.push(V::Decl(
+            Decl::wire("unused_ok", None).comment("deliberately unused bits (see below)"),
+        ));
+        self.assigns.push(V::Assign(
+            id("unused_ok"),
+            Expr::un(UnOp::RedXor, Expr::concat(v)),
+        ));
     }
 
     fn finish(self) -> Module {
         let map = self.map;
         let mut header = vec![
-            format!("{}: AXI4-Lite control and status registers of block `{}`.", module_name(map), map.block),
+            format!(
+                "{}: AXI4-Lite control and status registers of block `{}`.",
+                module_name(map),
+                map.block
+            ),
             String::new(),
-            format!("Generated by {} from {} (map version {}).", self.opts.generator, map.file, map.version),
+            format!(
+                "Generated by {} from {} (map version {}).",
+                self.opts.generator, map.file, map.version
+            ),
             "Do not edit: change the map and run `make rtl`.".into(),
         ];
         if !map.description.is_empty() {
@@ -734,7 +956,10 @@ impl<'a> Gen<'a> {
                     Stmt::SysCall(
                         "$display".into(),
                         vec![
-                            Expr::str(format!("%m: {} = %0d is outside {}..{}", p.name, p.min, p.max)),
+                            Expr::str(format!(
+                                "%m: {} = %0d is outside {}..{}",
+                                p.name, p.min, p.max
+                            )),
                             id(p.name.to_string()),
                         ],
                     ),
@@ -745,7 +970,9 @@ impl<'a> Gen<'a> {
 
         let mut items = Vec::new();
         if !checks.is_empty() {
-            items.push(V::Comment(vec!["Parameter range checks (simulation and lint only)".into()]));
+            items.push(V::Comment(vec![
+                "Parameter range checks (simulation and lint only)".into(),
+            ]));
             items.push(V::SimInitial(checks));
             items.push(V::Blank);
         }
@@ -766,13 +993,25 @@ impl<'a> Gen<'a> {
             items.push(V::Blank);
             items.push(g);
         }
-        Module { name: module_name(map), header, params, ports: self.ports, items, reset: self.opts.reset }
+        Module {
+            name: module_name(map),
+            header,
+            params,
+            ports: self.ports,
+            items,
+            reset: self.opts.reset,
+        }
     }
 }
 
 fn name_is_value(port: &str) -> bool {
-    port.ends_with("_o") || port.ends_with("_i") && !port.ends_with("_we_i") && !port.ends_with("_d_i")
-        && !port.ends_with("_set_i") && !port.ends_with("_clr_i") && !port.ends_with("_incr_i")
+    port.ends_with("_o")
+        || port.ends_with("_i")
+            && !port.ends_with("_we_i")
+            && !port.ends_with("_d_i")
+            && !port.ends_with("_set_i")
+            && !port.ends_with("_clr_i")
+            && !port.ends_with("_incr_i")
 }
 
 fn bits_text(f: &Field) -> String {
@@ -784,12 +1023,18 @@ fn bits_text(f: &Field) -> String {
 }
 
 fn needs_rsel(r: &Register) -> bool {
-    r.fields.iter().any(|f| matches!(f.access, Access::Rc | Access::Rs))
+    r.fields
+        .iter()
+        .any(|f| matches!(f.access, Access::Rc | Access::Rs))
 }
 
 /// The value software reads from bits `lo..=hi` of `r`: fields in bit order, reserved bits 0.
 fn read_value(scope: Scope, r: &Register, lo: u32, hi: u32) -> Expr {
-    let mut fields: Vec<&Field> = r.fields.iter().filter(|f| f.msb >= lo && f.lsb <= hi).collect();
+    let mut fields: Vec<&Field> = r
+        .fields
+        .iter()
+        .filter(|f| f.msb >= lo && f.lsb <= hi)
+        .collect();
     fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
     let mut parts = Vec::new();
     let mut next = hi + 1; // one past the next bit to fill, counting down
@@ -841,7 +1086,10 @@ fn irq_terms(scope: Scope, r: &Register, enable: &str, items: &[Item]) -> Vec<Ex
         .iter()
         .filter_map(|f| {
             let ef = en.fields.iter().find(|e| e.name.text == f.name.text)?;
-            Some(Expr::band(field_value(scope, r, f), field_value(scope, en, ef)))
+            Some(Expr::band(
+                field_value(scope, r, f),
+                field_value(scope, en, ef),
+            ))
         })
         .collect()
 }
@@ -873,17 +1121,33 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     let q = id(format!("{p}_q"));
     let d = id(format!("{p}_d"));
     let port = |suffix: &str, width: u32| scope.port(&format!("{p}_{suffix}"), width);
-    let mut comment = format!("{}.{} [{}] {}", r.name, f.name, bits_text(f), f.access.as_str());
+    let mut comment = format!(
+        "{}.{} [{}] {}",
+        r.name,
+        f.name,
+        bits_text(f),
+        f.access.as_str()
+    );
     if !f.description.is_empty() {
         comment.push_str(": ");
         comment.push_str(&f.description);
     }
-    out.decls.push(V::Decl(Decl::reg(format!("{p}_q"), Range::bits(w))));
-    out.decls.push(V::Decl(Decl::reg(format!("{p}_d"), Range::bits(w))));
-    out.flops.push(Flop { q: q.clone(), d: d.clone(), reset: Some(Expr::num(w, u128::from(f.reset))) });
+    out.decls
+        .push(V::Decl(Decl::reg(format!("{p}_q"), Range::bits(w))));
+    out.decls
+        .push(V::Decl(Decl::reg(format!("{p}_d"), Range::bits(w))));
+    out.flops.push(Flop {
+        q: q.clone(),
+        d: d.clone(),
+        reset: Some(Expr::num(w, u128::from(f.reset))),
+    });
     out.assigns.push(V::Assign(port("o", w), q.clone()));
 
-    let (data, mask) = if r.width == 64 { ("wr_data64", "wr_mask64") } else { ("s_axil_wdata", "wr_mask") };
+    let (data, mask) = if r.width == 64 {
+        ("wr_data64", "wr_mask64")
+    } else {
+        ("s_axil_wdata", "wr_mask")
+    };
     let wd = id(data).bits(f.msb, f.lsb);
     let wm = id(mask).bits(f.msb, f.lsb);
     let c = &mut out.comb;
@@ -892,15 +1156,25 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     match f.access {
         Access::Wp => {
             c.push(Stmt::assign(d.clone(), Expr::zero(w)));
-            c.push(Stmt::if_(swe.clone(), vec![Stmt::assign(d.clone(), Expr::band(wd.clone(), wm.clone()))]));
+            c.push(Stmt::if_(
+                swe.clone(),
+                vec![Stmt::assign(d.clone(), Expr::band(wd.clone(), wm.clone()))],
+            ));
             if w > 1 {
                 let sq = format!("{p}_stb_q");
                 let sd = format!("{p}_stb_d");
                 out.decls.push(V::Decl(Decl::reg(sq.clone(), None)));
                 out.decls.push(V::Decl(Decl::reg(sd.clone(), None)));
-                out.flops.push(Flop { q: id(sq.clone()), d: id(sd.clone()), reset: Some(bit1(false)) });
+                out.flops.push(Flop {
+                    q: id(sq.clone()),
+                    d: id(sd.clone()),
+                    reset: Some(bit1(false)),
+                });
                 out.assigns.push(V::Assign(port("stb_o", 1), id(sq)));
-                c.push(Stmt::assign(id(sd.clone()), Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm.clone()))));
+                c.push(Stmt::assign(
+                    id(sd.clone()),
+                    Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm.clone())),
+                ));
             }
         }
         _ => {
@@ -910,30 +1184,51 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                     Expr::band(d.clone(), Expr::bitnot(wm.clone())),
                     Expr::band(wd.clone(), wm.clone()),
                 )),
-                Access::W1c => Some(Expr::band(d.clone(), Expr::bitnot(Expr::band(wd.clone(), wm.clone())))),
+                Access::W1c => Some(Expr::band(
+                    d.clone(),
+                    Expr::bitnot(Expr::band(wd.clone(), wm.clone())),
+                )),
                 Access::W1s => Some(Expr::bor(d.clone(), Expr::band(wd.clone(), wm.clone()))),
-                Access::W0c => Some(Expr::band(d.clone(), Expr::bor(wd.clone(), Expr::bitnot(wm.clone())))),
+                Access::W0c => Some(Expr::band(
+                    d.clone(),
+                    Expr::bor(wd.clone(), Expr::bitnot(wm.clone())),
+                )),
                 _ => None,
             };
             if let Some(e) = write {
                 c.push(Stmt::if_(swe.clone(), vec![Stmt::assign(d.clone(), e)]));
             }
             match f.access {
-                Access::Rc => c.push(Stmt::if_(sre.clone(), vec![Stmt::assign(d.clone(), Expr::zero(w))])),
-                Access::Rs => c.push(Stmt::if_(sre.clone(), vec![Stmt::assign(d.clone(), Expr::ones(w))])),
+                Access::Rc => c.push(Stmt::if_(
+                    sre.clone(),
+                    vec![Stmt::assign(d.clone(), Expr::zero(w))],
+                )),
+                Access::Rs => c.push(Stmt::if_(
+                    sre.clone(),
+                    vec![Stmt::assign(d.clone(), Expr::ones(w))],
+                )),
                 _ => {}
             }
         }
     }
     // 2-5. hardware: load, clear, set, count
     if f.hw.write {
-        c.push(Stmt::if_(port("we_i", 1), vec![Stmt::assign(d.clone(), port("d_i", w))]));
+        c.push(Stmt::if_(
+            port("we_i", 1),
+            vec![Stmt::assign(d.clone(), port("d_i", w))],
+        ));
     }
     if f.hw.clear {
-        c.push(Stmt::assign(d.clone(), Expr::band(d.clone(), Expr::bitnot(port("clr_i", w)))));
+        c.push(Stmt::assign(
+            d.clone(),
+            Expr::band(d.clone(), Expr::bitnot(port("clr_i", w))),
+        ));
     }
     if f.hw.set {
-        c.push(Stmt::assign(d.clone(), Expr::bor(d.clone(), port("set_i", w))));
+        c.push(Stmt::assign(
+            d.clone(),
+            Expr::bor(d.clone(), port("set_i", w)),
+        ));
     }
     if let Some(cnt) = &f.hw.counter {
         let sw = cnt.step_width;
@@ -947,14 +1242,24 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         };
         if cnt.saturate {
             let sum = format!("{p}_sum");
-            out.decls.push(V::Decl(Decl::reg(sum.clone(), Some(Range::width(Expr::int(i64::from(w) + 1)))).comment("count with carry")));
-            c.push(Stmt::assign(id(sum.clone()), Expr::add(Expr::concat(vec![Expr::zero(1), d.clone()]), widened(w + 1))));
+            out.decls.push(V::Decl(
+                Decl::reg(sum.clone(), Some(Range::width(Expr::int(i64::from(w) + 1))))
+                    .comment("count with carry"),
+            ));
+            c.push(Stmt::assign(
+                id(sum.clone()),
+                Expr::plus(Expr::concat(vec![Expr::zero(1), d.clone()]), widened(w + 1)),
+            ));
             c.push(Stmt::assign(
                 d.clone(),
-                Expr::ternary(id(sum.clone()).index(Expr::int(i64::from(w))), Expr::ones(w), id(sum).bits(w - 1, 0)),
+                Expr::ternary(
+                    id(sum.clone()).index(Expr::int(i64::from(w))),
+                    Expr::ones(w),
+                    id(sum).bits(w - 1, 0),
+                ),
             ));
         } else {
-            c.push(Stmt::assign(d.clone(), Expr::add(d.clone(), widened(w))));
+            c.push(Stmt::assign(d.clone(), Expr::plus(d.clone(), widened(w))));
         }
     }
 }
@@ -988,29 +1293,64 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// The register table in the file header: offset, register, bits, field, access, reset.
 fn register_table(map: &RegMap) -> Vec<String> {
-    let mut rows = vec![("offset".to_string(), "register".to_string(), "bits".to_string(), "field".to_string(), "access".to_string(), "reset".to_string())];
+    let mut rows: Vec<[String; 6]> =
+        vec![["offset", "register", "bits", "field", "access", "reset"].map(String::from)];
     for (g, r) in map.registers() {
         let (off, name) = match g {
-            Some(g) => (format!("{:#06x}+i*{:#x}", g.offset + r.offset, g.stride), format!("{}[i].{}", g.name, r.name)),
+            Some(g) => (
+                format!("{:#06x}+i*{:#x}", g.offset + r.offset, g.stride),
+                format!("{}[i].{}", g.name, r.name),
+            ),
             None => (format!("{:#06x}", r.offset), r.name.to_string()),
         };
         let mut fields: Vec<&Field> = r.fields.iter().collect();
         fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
         for (k, f) in fields.iter().enumerate() {
             let mut access = f.access.as_str().to_string();
-            for (on, tag) in [(f.hw.write, "+hw_write"), (f.hw.clear, "+hw_clear"), (f.hw.set, "+hw_set"), (f.hw.counter.is_some(), "+counter")] {
+            for (on, tag) in [
+                (f.hw.write, "+hw_write"),
+                (f.hw.clear, "+hw_clear"),
+                (f.hw.set, "+hw_set"),
+                (f.hw.counter.is_some(), "+counter"),
+            ] {
                 if on {
                     access.push_str(tag);
                 }
             }
-            let reset = if f.is_stored() { format!("{:#x}", f.reset) } else { "-".into() };
-            let (o, n) = if k == 0 { (off.clone(), name.clone()) } else { (String::new(), String::new()) };
-            rows.push((o, n, bits_text(f), f.name.to_string(), access, reset));
+            let reset = if f.is_stored() {
+                format!("{:#x}", f.reset)
+            } else {
+                "-".into()
+            };
+            let (o, n) = if k == 0 {
+                (off.clone(), name.clone())
+            } else {
+                (String::new(), String::new())
+            };
+            rows.push([o, n, bits_text(f), f.name.to_string(), access, reset]);
         }
     }
-    let w = |sel: fn(&(String, String, String, String, String, String)) -> &String| rows.iter().map(|r| sel(r).len()).max().unwrap_or(0);
-    let (w0, w1, w2, w3, w4) = (w(|r| &r.0), w(|r| &r.1), w(|r| &r.2), w(|r| &r.3), w(|r| &r.4));
+    let w: Vec<usize> = (0..6)
+        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .collect();
     rows.iter()
-        .map(|r| format!("{:<w0$}  {:<w1$}  {:>w2$}  {:<w3$}  {:<w4$}  {}", r.0, r.1, r.2, r.3, r.4, r.5).trim_end().to_string())
+        .map(|r| {
+            format!(
+                "{:<w0$}  {:<w1$}  {:>w2$}  {:<w3$}  {:<w4$}  {}",
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                w0 = w[0],
+                w1 = w[1],
+                w2 = w[2],
+                w3 = w[3],
+                w4 = w[4]
+            )
+            .trim_end()
+            .to_string()
+        })
         .collect()
 }

@@ -54,7 +54,9 @@ impl Checker<'_> {
                         "defined again here",
                     )
                     .related(first, "first defined here")
-                    .help(format!("rename one of them; {what} names must be unique {scope}"));
+                    .help(format!(
+                        "rename one of them; {what} names must be unique {scope}"
+                    ));
             } else {
                 seen.insert(&n.text, n.span);
             }
@@ -62,14 +64,21 @@ impl Checker<'_> {
     }
 
     fn parameters(&mut self, map: &RegMap) {
-        self.unique(map.parameters.iter().map(|p| &p.name), "parameter", "in the map");
+        self.unique(
+            map.parameters.iter().map(|p| &p.name),
+            "parameter",
+            "in the map",
+        );
         for p in &map.parameters {
             if p.min > p.max {
                 self.sink
                     .error(
                         "regmap::parameter_range",
                         p.name.span,
-                        format!("parameter `{}` has min {} above max {}", p.name, p.min, p.max),
+                        format!(
+                            "parameter `{}` has min {} above max {}",
+                            p.name, p.min, p.max
+                        ),
                         "empty range",
                     )
                     .help("swap min and max");
@@ -104,7 +113,12 @@ impl Checker<'_> {
         for e in &map.enums {
             if e.values.is_empty() {
                 self.sink
-                    .error("regmap::empty", e.name.span, format!("enum `{}` has no values", e.name), "empty enum")
+                    .error(
+                        "regmap::empty",
+                        e.name.span,
+                        format!("enum `{}` has no values", e.name),
+                        "empty enum",
+                    )
                     .help("list at least one `{ name: VALUE, value: N }`, or remove the enum");
             }
             let scope = format!("in enum `{}`", e.name);
@@ -136,10 +150,16 @@ impl Checker<'_> {
             Count::Param(name) => match map.parameter(name) {
                 Some(p) => Some(p.max),
                 None => {
-                    let known: Vec<&str> = map.parameters.iter().map(|p| p.name.text.as_str()).collect();
+                    let known: Vec<&str> = map
+                        .parameters
+                        .iter()
+                        .map(|p| p.name.text.as_str())
+                        .collect();
                     let help = match crate::names::closest(name, &known) {
                         Some(c) => format!("did you mean `{c}`?"),
-                        None if known.is_empty() => "declare it under `parameters:` with default, min and max".into(),
+                        None if known.is_empty() => {
+                            "declare it under `parameters:` with default, min and max".into()
+                        }
                         None => format!("declared parameters: {}", known.join(", ")),
                     };
                     self.sink
@@ -162,12 +182,22 @@ impl Checker<'_> {
             let Item::Group(g) = item else { continue };
             if g.count == Count::Fixed(0) {
                 self.sink
-                    .error("regmap::parameter_range", g.name.span, format!("group `{}` has count 0", g.name), "empty array")
+                    .error(
+                        "regmap::parameter_range",
+                        g.name.span,
+                        format!("group `{}` has count 0", g.name),
+                        "empty array",
+                    )
                     .help("an array needs at least one element");
             }
             let max = self.resolve_count(&snapshot, &g.count).unwrap_or(0);
             g.max_count = max;
-            let span_end = g.registers.iter().map(|r| r.offset + r.bytes()).max().unwrap_or(0);
+            let span_end = g
+                .registers
+                .iter()
+                .map(|r| r.offset + r.bytes())
+                .max()
+                .unwrap_or(0);
             if !g.stride.is_power_of_two() || g.stride < 4 {
                 self.sink
                     .error(
@@ -198,7 +228,10 @@ impl Checker<'_> {
                         "stride too small",
                     )
                     .related(last, "this register ends past the stride")
-                    .help(format!("use a stride of at least {:#x}", span_end.next_power_of_two()));
+                    .help(format!(
+                        "use a stride of at least {:#x}",
+                        span_end.next_power_of_two()
+                    ));
             }
             let needed = g.stride.saturating_mul(max.max(1));
             if g.window == 0 {
@@ -208,7 +241,10 @@ impl Checker<'_> {
                     .error(
                         "regmap::bad_window",
                         g.name.span,
-                        format!("group `{}` has window {:#x}, not a power of two", g.name, g.window),
+                        format!(
+                            "group `{}` has window {:#x}, not a power of two",
+                            g.name, g.window
+                        ),
                         "window",
                     )
                     .help(format!("use {:#x}", g.window.next_power_of_two()));
@@ -270,7 +306,12 @@ impl Checker<'_> {
                     for r in &g.registers {
                         self.register(map, r);
                     }
-                    self.overlaps(g.registers.iter().map(|r| (r.offset, r.bytes(), r.offset_span, &r.name)), &scope);
+                    self.overlaps(
+                        g.registers
+                            .iter()
+                            .map(|r| (r.offset, r.bytes(), r.offset_span, &r.name)),
+                        &scope,
+                    );
                 }
             }
         }
@@ -297,7 +338,11 @@ impl Checker<'_> {
                     r.offset.next_multiple_of(r.bytes())
                 ));
         }
-        self.unique(r.fields.iter().map(|f| &f.name), "field", &format!("in register `{}`", r.name));
+        self.unique(
+            r.fields.iter().map(|f| &f.name),
+            "field",
+            &format!("in register `{}`", r.name),
+        );
         for f in &r.fields {
             self.field(map, r, f);
         }
@@ -441,7 +486,12 @@ impl Checker<'_> {
                     None => format!("declared enums: {}", known.join(", ")),
                 };
                 self.sink
-                    .error("regmap::unknown_enum", en.span, format!("unknown enum `{en}`"), "not declared")
+                    .error(
+                        "regmap::unknown_enum",
+                        en.span,
+                        format!("unknown enum `{en}`"),
+                        "not declared",
+                    )
                     .help(help);
             }
             Some(e) => {
@@ -466,7 +516,11 @@ impl Checker<'_> {
     }
 
     /// Reports overlapping byte ranges among `(offset, size, span, name)`.
-    fn overlaps<'a>(&mut self, ranges: impl IntoIterator<Item = (u64, u64, Span, &'a Name)>, scope: &str) {
+    fn overlaps<'a>(
+        &mut self,
+        ranges: impl IntoIterator<Item = (u64, u64, Span, &'a Name)>,
+        scope: &str,
+    ) {
         let mut v: Vec<(u64, u64, Span, &Name)> = ranges.into_iter().collect();
         // Report against the earlier-written item, whatever the address order.
         let order: HashMap<Span, usize> = v.iter().enumerate().map(|(i, r)| (r.2, i)).collect();
@@ -475,7 +529,11 @@ impl Checker<'_> {
         for r in v {
             if let Some(o) = open {
                 if r.0 < o.0 + o.1 {
-                    let (first, second) = if order[&o.2] <= order[&r.2] { (o, r) } else { (r, o) };
+                    let (first, second) = if order[&o.2] <= order[&r.2] {
+                        (o, r)
+                    } else {
+                        (r, o)
+                    };
                     self.sink
                         .error(
                             "regmap::register_overlap",
@@ -529,18 +587,26 @@ impl Checker<'_> {
             .collect();
         for regs in std::iter::once(&top[..]).chain(scopes) {
             for r in regs {
-                let Some(en) = &r.interrupt_enable else { continue };
+                let Some(en) = &r.interrupt_enable else {
+                    continue;
+                };
                 let Some(enable) = regs.iter().find(|e| e.name.text == en.text) else {
                     let names: Vec<&str> = regs.iter().map(|e| e.name.text.as_str()).collect();
                     let help = match crate::names::closest(en, &names) {
-                        Some(c) => format!("did you mean `{c}`? The enable register must be in the same group"),
-                        None => "declare an enable register with the same fields in the same scope".into(),
+                        Some(c) => format!(
+                            "did you mean `{c}`? The enable register must be in the same group"
+                        ),
+                        None => "declare an enable register with the same fields in the same scope"
+                            .into(),
                     };
                     self.sink
                         .error(
                             "regmap::interrupt_mismatch",
                             en.span,
-                            format!("interrupt enable register `{en}` of `{}` does not exist here", r.name),
+                            format!(
+                                "interrupt enable register `{en}` of `{}` does not exist here",
+                                r.name
+                            ),
                             "no such register",
                         )
                         .help(help);
@@ -675,7 +741,12 @@ impl Checker<'_> {
                 self.resolve_count(map, &m.depth);
             } else if m.depth == Count::Fixed(0) {
                 self.sink
-                    .error("regmap::parameter_range", m.name.span, format!("memory `{}` has depth 0", m.name), "empty memory")
+                    .error(
+                        "regmap::parameter_range",
+                        m.name.span,
+                        format!("memory `{}` has depth 0", m.name),
+                        "empty memory",
+                    )
                     .help("a memory needs at least one word");
             }
             self.mem_fields(map, &m.fields, m.width, &format!("memory `{}`", m.name));
@@ -683,25 +754,38 @@ impl Checker<'_> {
     }
 
     fn mem_fields(&mut self, map: &RegMap, fields: &[MemField], width: u32, owner: &str) {
-        self.unique(fields.iter().map(|f| &f.name), "field", &format!("in {owner}"));
+        self.unique(
+            fields.iter().map(|f| &f.name),
+            "field",
+            &format!("in {owner}"),
+        );
         for (i, f) in fields.iter().enumerate() {
             if f.msb >= width {
                 self.sink
                     .error(
                         "regmap::field_past_width",
                         f.name.span,
-                        format!("field `{}` [{}:{}] does not fit the {width}-bit word of {owner}", f.name, f.msb, f.lsb),
+                        format!(
+                            "field `{}` [{}:{}] does not fit the {width}-bit word of {owner}",
+                            f.name, f.msb, f.lsb
+                        ),
                         format!("bit {} is past bit {}", f.msb, width - 1),
                     )
                     .help("widen the word or move the field");
                 continue;
             }
-            if let Some(prev) = fields[..i].iter().find(|p| p.msb < width && p.lsb <= f.msb && f.lsb <= p.msb) {
+            if let Some(prev) = fields[..i]
+                .iter()
+                .find(|p| p.msb < width && p.lsb <= f.msb && f.lsb <= p.msb)
+            {
                 self.sink
                     .error(
                         "regmap::field_overlap",
                         f.name.span,
-                        format!("field `{}` [{}:{}] overlaps field `{}` [{}:{}] in {owner}", f.name, f.msb, f.lsb, prev.name, prev.msb, prev.lsb),
+                        format!(
+                            "field `{}` [{}:{}] overlaps field `{}` [{}:{}] in {owner}",
+                            f.name, f.msb, f.lsb, prev.name, prev.msb, prev.lsb
+                        ),
                         "overlapping bits",
                     )
                     .related(prev.name.span, format!("`{}`", prev.name))
@@ -718,7 +802,15 @@ impl Checker<'_> {
         for s in &map.spaces {
             if !s.size.is_power_of_two() {
                 self.sink
-                    .error("regmap::bad_window", s.name.span, format!("space `{}` has size {:#x}, not a power of two", s.name, s.size), "size")
+                    .error(
+                        "regmap::bad_window",
+                        s.name.span,
+                        format!(
+                            "space `{}` has size {:#x}, not a power of two",
+                            s.name, s.size
+                        ),
+                        "size",
+                    )
                     .help(format!("use {:#x}", s.size.next_power_of_two()));
             }
             let scope = format!("in space `{}`", s.name);
@@ -773,9 +865,17 @@ impl Checker<'_> {
 
 /// Suggests free bit positions for a field of `width` bits in `r`.
 fn free_bits_hint(r: &Register, width: u32) -> String {
-    let used: u64 = r.fields.iter().filter(|f| f.msb < r.width).fold(0, |m, f| m | f.mask());
+    let used: u64 = r
+        .fields
+        .iter()
+        .filter(|f| f.msb < r.width)
+        .fold(0, |m, f| m | f.mask());
     for lsb in 0..=(r.width - width.min(r.width)) {
-        let mask = if width >= 64 { u64::MAX } else { ((1u64 << width) - 1) << lsb };
+        let mask = if width >= 64 {
+            u64::MAX
+        } else {
+            ((1u64 << width) - 1) << lsb
+        };
         if used & mask == 0 {
             return if width == 1 {
                 format!("bit {lsb} is free")

@@ -47,8 +47,7 @@ impl Diagnostic for Diag {
         Some(&*self.src)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let primary =
-            LabeledSpan::new_primary_with_span(Some(self.label.clone()), self.span);
+        let primary = LabeledSpan::new_primary_with_span(Some(self.label.clone()), self.span);
         let related = self
             .related
             .iter()

@@ -316,12 +316,14 @@ impl RegMap {
     }
     /// Every register with its group (if any), in map order.
     pub fn registers(&self) -> impl Iterator<Item = (Option<&Group>, &Register)> {
-        self.items.iter().flat_map(|item| -> Box<dyn Iterator<Item = _>> {
-            match item {
-                Item::Register(r) => Box::new(std::iter::once((None, r))),
-                Item::Group(g) => Box::new(g.registers.iter().map(move |r| (Some(g), r))),
-            }
-        })
+        self.items
+            .iter()
+            .flat_map(|item| -> Box<dyn Iterator<Item = _>> {
+                match item {
+                    Item::Register(r) => Box::new(std::iter::once((None, r))),
+                    Item::Group(g) => Box::new(g.registers.iter().map(move |r| (Some(g), r))),
+                }
+            })
     }
 }
 
@@ -336,7 +338,11 @@ pub fn field_port_prefix(group: Option<&Group>, reg: &Register, field: &Field) -
 
 /// The hardware ports a field gets in the CSR block, with their direction (true = output)
 /// and width in bits per element.
-pub fn field_ports(group: Option<&Group>, reg: &Register, field: &Field) -> Vec<(String, bool, u32)> {
+pub fn field_ports(
+    group: Option<&Group>,
+    reg: &Register,
+    field: &Field,
+) -> Vec<(String, bool, u32)> {
     let p = field_port_prefix(group, reg, field);
     let w = field.width();
     let mut v = Vec::new();

@@ -23,16 +23,20 @@ pub(crate) fn load_yaml(sink: &mut Sink) -> Option<Node> {
             .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
     {
         let span = Span::new(0, 0);
-        sink.error("regmap::missing_key", span, "the map is empty", "no content")
-            .help("a map needs at least `block`, `version` and `registers`; see docs/regmap-format.md");
+        sink.error(
+            "regmap::missing_key",
+            span,
+            "the map is empty",
+            "no content",
+        )
+        .help("a map needs at least `block`, `version` and `registers`; see docs/regmap-format.md");
         return None;
     }
     let options = LoaderOptions::default().error_on_duplicate_keys(true);
     // The YAML library asserts on states it considers impossible; a user file must never turn
     // into a panic, so any panic is reported as a syntax error at the start of the file.
-    let result = std::panic::catch_unwind(|| {
-        marked_yaml::parse_yaml_with_options(0, &*text, options)
-    });
+    let result =
+        std::panic::catch_unwind(|| marked_yaml::parse_yaml_with_options(0, &*text, options));
     match result {
         Ok(Ok(node)) => Some(node),
         Ok(Err(e)) => {
@@ -272,7 +276,10 @@ impl Parser<'_> {
                     .error(
                         "regmap::wrong_type",
                         span,
-                        format!("{what} must be a non-negative integer, found `{}`", s.as_str()),
+                        format!(
+                            "{what} must be a non-negative integer, found `{}`",
+                            s.as_str()
+                        ),
                         "not an integer",
                     )
                     .help("write decimal (16), hex (0x10) or binary (0b1_0000); at most 64 bits");
@@ -316,7 +323,13 @@ impl Parser<'_> {
     }
 
     /// Reads and checks the `name` key of `m`.
-    pub fn name(&mut self, m: &MarkedMappingNode, key: &str, kind: NameKind, what: &str) -> Option<Name> {
+    pub fn name(
+        &mut self,
+        m: &MarkedMappingNode,
+        key: &str,
+        kind: NameKind,
+        what: &str,
+    ) -> Option<Name> {
         let n = m.get_node(key)?;
         let text = self.string(n, &format!("the {what} name"))?;
         let span = self.span_of(n);
@@ -327,14 +340,18 @@ impl Parser<'_> {
     pub fn check_name(&mut self, text: &str, span: Span, kind: NameKind, what: &str) {
         if let Some(problem) = name_problem(text, kind) {
             let help = match kind {
-                NameKind::Snake => format!(
-                    "use snake_case, e.g. `{}`",
-                    to_snake(text)
-                ),
-                NameKind::Upper => format!("use UPPER_CASE, e.g. `{}`", to_snake(text).to_uppercase()),
+                NameKind::Snake => format!("use snake_case, e.g. `{}`", to_snake(text)),
+                NameKind::Upper => {
+                    format!("use UPPER_CASE, e.g. `{}`", to_snake(text).to_uppercase())
+                }
             };
             self.sink
-                .error("regmap::bad_name", span, format!("bad {what} name: {problem}"), "bad name")
+                .error(
+                    "regmap::bad_name",
+                    span,
+                    format!("bad {what} name: {problem}"),
+                    "bad name",
+                )
                 .help(help);
         } else if is_reserved(text) {
             self.sink
@@ -355,7 +372,12 @@ impl Parser<'_> {
         let s = match n.as_scalar() {
             Some(s) => s.as_str().to_string(),
             None => {
-                self.wrong_type(n, "`bits`", "a bit number or \"msb:lsb\"", "write bits: 3 or bits: \"7:0\"");
+                self.wrong_type(
+                    n,
+                    "`bits`",
+                    "a bit number or \"msb:lsb\"",
+                    "write bits: 3 or bits: \"7:0\"",
+                );
                 return None;
             }
         };
@@ -424,7 +446,11 @@ fn to_snake(s: &str) -> String {
         }
     }
     let trimmed = out.trim_matches('_').to_string();
-    let collapsed = trimmed.split('_').filter(|p| !p.is_empty()).collect::<Vec<_>>().join("_");
+    let collapsed = trimmed
+        .split('_')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
     if collapsed.starts_with(|c: char| c.is_ascii_digit()) || collapsed.is_empty() {
         format!("r_{collapsed}")
     } else {

@@ -11,17 +11,39 @@ use crate::parse::Parser;
 use crate::source::Span;
 
 const TOP_KEYS: &[&str] = &[
-    "block", "version", "description", "address_width", "parameters", "enums", "registers",
-    "memories", "spaces",
+    "block",
+    "version",
+    "description",
+    "address_width",
+    "parameters",
+    "enums",
+    "registers",
+    "memories",
+    "spaces",
 ];
 const PARAM_KEYS: &[&str] = &["name", "default", "min", "max", "description"];
 const ENUM_KEYS: &[&str] = &["name", "description", "values"];
 const ENUM_VALUE_KEYS: &[&str] = &["name", "value", "description"];
-const REG_KEYS: &[&str] = &["name", "offset", "width", "description", "fields", "interrupt"];
+const REG_KEYS: &[&str] = &[
+    "name",
+    "offset",
+    "width",
+    "description",
+    "fields",
+    "interrupt",
+];
 const GROUP_KEYS: &[&str] = &["name", "offset", "description", "array", "registers"];
 const ARRAY_KEYS: &[&str] = &["count", "stride", "window"];
 const FIELD_KEYS: &[&str] = &[
-    "name", "bits", "access", "reset", "description", "enum", "hw_write", "hw_set", "hw_clear",
+    "name",
+    "bits",
+    "access",
+    "reset",
+    "description",
+    "enum",
+    "hw_write",
+    "hw_set",
+    "hw_clear",
     "counter",
 ];
 const COUNTER_KEYS: &[&str] = &["step_width", "saturate"];
@@ -29,7 +51,13 @@ const MEM_KEYS: &[&str] = &["name", "description", "depth", "width", "fields"];
 const MEM_FIELD_KEYS: &[&str] = &["name", "bits", "description", "enum"];
 const SPACE_KEYS: &[&str] = &["name", "size", "description", "windows"];
 const WINDOW_KEYS: &[&str] = &[
-    "name", "offset", "size", "access", "byte_order", "description", "fields",
+    "name",
+    "offset",
+    "size",
+    "access",
+    "byte_order",
+    "description",
+    "fields",
 ];
 
 impl Parser<'_> {
@@ -137,7 +165,12 @@ impl Parser<'_> {
 
     fn parameter(&mut self, n: &Node) -> Option<Parameter> {
         let m = self.as_map(n, "a parameter")?;
-        self.check_keys(m, PARAM_KEYS, &["name", "default", "min", "max"], "parameter");
+        self.check_keys(
+            m,
+            PARAM_KEYS,
+            &["name", "default", "min", "max"],
+            "parameter",
+        );
         let name = self.name(m, "name", NameKind::Upper, "parameter");
         let default = m.get_node("default").and_then(|n| self.int(n, "`default`"));
         let min = m.get_node("min").and_then(|n| self.int(n, "`min`"));
@@ -266,7 +299,12 @@ impl Parser<'_> {
     }
 
     fn group(&mut self, m: &MarkedMappingNode) -> Option<Group> {
-        self.check_keys(m, GROUP_KEYS, &["name", "offset", "array", "registers"], "register group");
+        self.check_keys(
+            m,
+            GROUP_KEYS,
+            &["name", "offset", "array", "registers"],
+            "register group",
+        );
         let name = self.name(m, "name", NameKind::Snake, "group");
         let offset = self.offset(m);
         let description = self.description(m);
@@ -448,7 +486,12 @@ impl Parser<'_> {
             } else {
                 let span = self.span_of(w);
                 self.sink
-                    .error("regmap::bad_width", span, format!("memory width {v} is out of range"), "not 1..=4096")
+                    .error(
+                        "regmap::bad_width",
+                        span,
+                        format!("memory width {v} is out of range"),
+                        "not 1..=4096",
+                    )
                     .help("memory words are 1 to 4096 bits wide");
                 None
             }
@@ -490,7 +533,12 @@ impl Parser<'_> {
 
     fn window(&mut self, n: &Node) -> Option<Window> {
         let m = self.as_map(n, "a window")?;
-        self.check_keys(m, WINDOW_KEYS, &["name", "offset", "size", "access"], "window");
+        self.check_keys(
+            m,
+            WINDOW_KEYS,
+            &["name", "offset", "size", "access"],
+            "window",
+        );
         let name = self.name(m, "name", NameKind::Snake, "window");
         let offset = m.get_node("offset").and_then(|o| self.int(o, "`offset`"));
         let size = m.get_node("size").and_then(|s| self.int(s, "`size`"));

@@ -41,12 +41,20 @@ fn bad_maps_are_rejected_with_their_codes() {
             }
         }
         for d in &diags.items {
-            assert!(d.help.is_some(), "{name}: diagnostic {} has no hint", d.code);
+            assert!(
+                d.help.is_some(),
+                "{name}: diagnostic {} has no hint",
+                d.code
+            );
         }
         let rendered = format!("{}\n{}", diags.render_short(), diags.render(false));
         insta::with_settings!({ snapshot_path => "snapshots", prepend_module_to_snapshot => false }, {
             insta::assert_snapshot!(name.trim_end_matches(".yaml").to_string(), rendered);
         });
     }
-    assert!(failures.is_empty(), "corpus failures:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "corpus failures:\n{}",
+        failures.join("\n")
+    );
 }

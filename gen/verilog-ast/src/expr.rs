@@ -67,7 +67,13 @@ impl BinOp {
     pub(crate) fn associative(self) -> bool {
         matches!(
             self,
-            BinOp::Add | BinOp::Mul | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor | BinOp::And | BinOp::Or
+            BinOp::Add
+                | BinOp::Mul
+                | BinOp::BitAnd
+                | BinOp::BitOr
+                | BinOp::BitXor
+                | BinOp::And
+                | BinOp::Or
         )
     }
 }
@@ -125,7 +131,11 @@ impl Expr {
         }
     }
     pub fn ones(width: u32) -> Expr {
-        let v = if width >= 128 { u128::MAX } else { (1u128 << width) - 1 };
+        let v = if width >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << width) - 1
+        };
         Expr::num(width, v)
     }
     pub fn str(s: impl Into<String>) -> Expr {
@@ -157,7 +167,7 @@ impl Expr {
     pub fn un(op: UnOp, x: Expr) -> Expr {
         Expr::Unary(op, Box::new(x))
     }
-    pub fn not(x: Expr) -> Expr {
+    pub fn lnot(x: Expr) -> Expr {
         Expr::un(UnOp::Not, x)
     }
     pub fn bitnot(x: Expr) -> Expr {
@@ -184,18 +194,18 @@ impl Expr {
     pub fn lt(a: Expr, b: Expr) -> Expr {
         Expr::bin(BinOp::Lt, a, b)
     }
-    pub fn add(a: Expr, b: Expr) -> Expr {
+    pub fn plus(a: Expr, b: Expr) -> Expr {
         Expr::bin(BinOp::Add, a, b)
     }
     /// `a - b`, folded when both are constants.
-    pub fn sub(a: Expr, b: Expr) -> Expr {
+    pub fn minus(a: Expr, b: Expr) -> Expr {
         match (&a, &b) {
             (Expr::Int(x), Expr::Int(y)) => Expr::Int(x - y),
             _ => Expr::bin(BinOp::Sub, a, b),
         }
     }
     /// `a * b`, folded when both are constants and dropped when one side is 1.
-    pub fn mul(a: Expr, b: Expr) -> Expr {
+    pub fn times(a: Expr, b: Expr) -> Expr {
         match (&a, &b) {
             (Expr::Int(x), Expr::Int(y)) => Expr::Int(x * y),
             (Expr::Int(1), _) => b,

@@ -41,14 +41,14 @@ impl ResetStyle {
     /// The expression that is true when reset is released.
     pub fn released(self) -> Expr {
         match self {
-            ResetStyle::SyncHigh => Expr::not(Expr::id("rst")),
+            ResetStyle::SyncHigh => Expr::lnot(Expr::id("rst")),
             ResetStyle::AsyncLow => Expr::id("rst_n"),
         }
     }
     pub fn asserted(self) -> Expr {
         match self {
             ResetStyle::SyncHigh => Expr::id("rst"),
-            ResetStyle::AsyncLow => Expr::not(Expr::id("rst_n")),
+            ResetStyle::AsyncLow => Expr::lnot(Expr::id("rst_n")),
         }
     }
 }
@@ -86,7 +86,7 @@ impl Range {
     /// `[width_expr-1:0]`, simplified when `width_expr` is a constant.
     pub fn width(width: Expr) -> Range {
         Range {
-            msb: Expr::sub(width, Expr::int(1)),
+            msb: Expr::minus(width, Expr::int(1)),
             lsb: Expr::int(0),
         }
     }

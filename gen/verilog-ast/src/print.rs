@@ -30,7 +30,14 @@ pub(crate) fn module(m: &Module) -> String {
                 p.line(1, &comment_line(c));
             }
             let sep = if i + 1 < m.params.len() { "," } else { "" };
-            p.line(1, &format!("parameter integer {} = {}{sep}", prm.name, expr(&prm.default)));
+            p.line(
+                1,
+                &format!(
+                    "parameter integer {} = {}{sep}",
+                    prm.name,
+                    expr(&prm.default)
+                ),
+            );
         }
         p.line(0, ") (");
     }
@@ -155,11 +162,22 @@ impl Printer {
             })
             .collect();
         let kw = decls.iter().map(|d| kind(d.kind).len()).max().unwrap_or(0);
-        let rw = decls.iter().map(|d| range(&d.range).len()).max().unwrap_or(0);
+        let rw = decls
+            .iter()
+            .map(|d| range(&d.range).len())
+            .max()
+            .unwrap_or(0);
         let nw = decls
             .iter()
             .filter(|d| d.comment.is_some())
-            .map(|d| d.name.len() + d.array.as_ref().map(|a| range(&Some(a.clone())).len() + 1).unwrap_or(0) + 1)
+            .map(|d| {
+                d.name.len()
+                    + d.array
+                        .as_ref()
+                        .map(|a| range(&Some(a.clone())).len() + 1)
+                        .unwrap_or(0)
+                    + 1
+            })
             .max()
             .unwrap_or(0);
         for d in decls {
@@ -196,7 +214,11 @@ impl Printer {
                 value,
                 comment,
             } => {
-                let ty = if r.is_some() { range(r) } else { "integer".to_string() };
+                let ty = if r.is_some() {
+                    range(r)
+                } else {
+                    "integer".to_string()
+                };
                 let text = format!("localparam {ty} {name} = {};", expr(value));
                 match comment {
                     Some(c) => self.line(indent, &format!("{text}  // {c}")),
@@ -216,7 +238,13 @@ impl Printer {
                 label,
                 items,
             } => {
-                self.line(indent, &format!("for ({var} = 0; {var} < {}; {var} = {var} + 1) begin : {label}", expr(to)));
+                self.line(
+                    indent,
+                    &format!(
+                        "for ({var} = 0; {var} < {}; {var} = {var} + 1) begin : {label}",
+                        expr(to)
+                    ),
+                );
                 self.items(indent + 1, items);
                 self.line(indent, "end");
             }
@@ -231,7 +259,8 @@ impl Printer {
     }
 
     fn flops(&mut self, indent: usize, flops: &[Flop]) {
-        let (reset, plain): (Vec<&Flop>, Vec<&Flop>) = flops.iter().partition(|f| f.reset.is_some());
+        let (reset, plain): (Vec<&Flop>, Vec<&Flop>) =
+            flops.iter().partition(|f| f.reset.is_some());
         if !reset.is_empty() {
             let (sens, cond) = match self.reset {
                 ResetStyle::SyncHigh => ("posedge clk", "rst".to_string()),
@@ -277,10 +306,19 @@ impl Printer {
                     self.line(indent, &format!("{name}({});", a.join(", ")));
                 }
             }
-            Stmt::For { var, from, to, body } => {
+            Stmt::For {
+                var,
+                from,
+                to,
+                body,
+            } => {
                 self.line(
                     indent,
-                    &format!("for ({var} = {}; {var} < {}; {var} = {var} + 1) begin", expr(from), expr(to)),
+                    &format!(
+                        "for ({var} = {}; {var} < {}; {var} = {var} + 1) begin",
+                        expr(from),
+                        expr(to)
+                    ),
                 );
                 self.stmts(indent + 1, body);
                 self.line(indent, "end");
@@ -295,7 +333,11 @@ impl Printer {
                             self.line(indent, "end");
                             break;
                         }
-                        [Stmt::If { cond, then, els: next }] => {
+                        [Stmt::If {
+                            cond,
+                            then,
+                            els: next,
+                        }] => {
                             self.line(indent, &format!("end else if ({}) begin", expr(cond)));
                             self.stmts(indent + 1, then);
                             els = next;
@@ -309,7 +351,11 @@ impl Printer {
                     }
                 }
             }
-            Stmt::Case { subject, arms, default } => {
+            Stmt::Case {
+                subject,
+                arms,
+                default,
+            } => {
                 self.line(indent, &format!("case ({})", expr(subject)));
                 for (labels, body) in arms {
                     let l: Vec<String> = labels.iter().map(expr).collect();
@@ -324,7 +370,9 @@ impl Printer {
     fn arm(&mut self, indent: usize, label: &str, body: &[Stmt]) {
         match body {
             [] => self.line(indent, &format!("{label}: ;")),
-            [Stmt::Assign(l, r)] => self.line(indent, &format!("{label}: {} = {};", expr(l), expr(r))),
+            [Stmt::Assign(l, r)] => {
+                self.line(indent, &format!("{label}: {} = {};", expr(l), expr(r)))
+            }
             _ => {
                 self.line(indent, &format!("{label}: begin"));
                 self.stmts(indent + 1, body);
@@ -337,7 +385,10 @@ impl Printer {
 fn literal(width: u32, value: u128, base: Base) -> String {
     match base {
         Base::Bin => format!("{width}'b{value:0w$b}", w = width.min(128) as usize),
-        Base::Hex => format!("{width}'h{value:0w$x}", w = width.div_ceil(4).min(32) as usize),
+        Base::Hex => format!(
+            "{width}'h{value:0w$x}",
+            w = width.div_ceil(4).min(32) as usize
+        ),
         Base::Dec => format!("{width}'d{value}"),
     }
 }
@@ -399,7 +450,10 @@ fn operand_t(e: &Expr) -> String {
 }
 
 fn is_compare(op: BinOp) -> bool {
-    matches!(op, BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+    matches!(
+        op,
+        BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::Eq | BinOp::Ne
+    )
 }
 
 /// A binary operand, parenthesized unless the reading is unambiguous to a human: the same
