@@ -1,3 +1,4 @@
+SHELL := /bin/bash
 # rdmagen: `make rtl` regenerates rtl/ from register-maps/; `make test` installs what is missing
 # and runs every check. See README.md.
 
@@ -7,7 +8,7 @@ RESET   ?= sync-high
 MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
-.PHONY: all rtl test setup fmt-check clippy cargo-test regen-check lint-rtl lint-rtl-async
+.PHONY: all rtl test setup fmt-check clippy doc cargo-test regen-check lint-rtl lint-rtl-async
 
 all: rtl
 
@@ -23,23 +24,28 @@ fmt-check:
 clippy:
 	$(CARGO) clippy --workspace --all-targets -q -- -D warnings
 
+# Rustdoc with the svgbob architecture diagrams rendered; warnings are errors.
+doc:
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps -q
+
 cargo-test:
-	$(CARGO) test --workspace
+	@mkdir -p target
+	set -o pipefail; $(CARGO) test --workspace 2>&1 | tee target/cargo-test.log
 
 regen-check: rtl
 	scripts/regen-check.sh
 
 lint-rtl: regen-check
-	scripts/check-rtl.sh rtl/*.v
+	set -o pipefail; scripts/check-rtl.sh rtl/*.v | tee target/rtl-check.log
 
 # The other reset style, generated outside rtl/ and held to the same checks.
 lint-rtl-async:
 	rm -rf target/rtl-async-low
 	$(RDMAGEN) csr $(MAPS) -o target/rtl-async-low --reset async-low
-	scripts/check-rtl.sh target/rtl-async-low/*.v
+	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
 test: setup
-	$(MAKE) fmt-check clippy
+	$(MAKE) fmt-check clippy doc
 	$(MAKE) cargo-test
 	$(MAKE) lint-rtl lint-rtl-async
-	@echo "make test: all checks passed"
+	@scripts/summary.sh target/cargo-test.log target/rtl-check.log target/rtl-check-async.log

@@ -1,0 +1,138 @@
+//! The command line's contract: exit codes, all-or-nothing output, diagnostics on stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn rdmagen() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rdmagen"))
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+const MAPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps");
+const BAD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../regmap/tests/bad");
+
+#[test]
+fn check_accepts_every_committed_map() {
+    let maps: Vec<PathBuf> = std::fs::read_dir(MAPS)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    assert!(maps.len() >= 6);
+    let out = rdmagen().arg("check").args(&maps).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn check_rejects_a_bad_map_with_exit_1_and_positions() {
+    let out = rdmagen()
+        .args(["check", "--format", "short"])
+        .arg(format!("{BAD}/44_multi_register_errors.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    // Every problem, each on its own line with file:line:col and a code.
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains(": error[regmap::"))
+            .count(),
+        5,
+        "{err}"
+    );
+    assert!(
+        err.contains("44_multi_register_errors.yaml:9:34: error[regmap::field_overlap]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn one_bad_map_means_no_output_at_all() {
+    let dir = scratch("no-partial-output");
+    let out = rdmagen()
+        .arg("csr")
+        .arg(format!("{MAPS}/example.yaml"))
+        .arg(format!("{BAD}/15_field_overlap.yaml"))
+        .arg("-o")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "files were written"
+    );
+}
+
+#[test]
+fn every_bad_map_fails_without_panicking() {
+    for entry in std::fs::read_dir(BAD).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let out = rdmagen().arg("check").arg(&path).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", path.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{}: {err}", path.display());
+    }
+}
+
+#[test]
+fn missing_file_is_an_io_error_with_exit_2() {
+    let out = rdmagen()
+        .args(["check", "no/such/map.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/map.yaml"));
+}
+
+#[test]
+fn csr_output_does_not_grow_with_the_array_count() {
+    // The same map with NUM_VF up to 4 and up to 256: the module differs only in the parameter's
+    // documented range, window size and address bits, never in length.
+    let dir = scratch("array-size");
+    let text = |max: u32| {
+        format!(
+            "block: growth\nversion: 1.0.0\nparameters:\n  - {{ name: NUM_VF, default: 4, min: 1, max: {max} }}\n\
+             registers:\n  - name: ctrl\n    offset: 0x0\n    fields: [{{ name: enable, bits: 0, access: rw }}]\n\
+             \x20 - name: vf\n    offset: 0x4000\n    array: {{ count: NUM_VF, stride: 0x10 }}\n    registers:\n\
+             \x20     - name: cfg\n        offset: 0x0\n        fields: [{{ name: enable, bits: 0, access: rw }}]\n"
+        )
+    };
+    let mut lines = Vec::new();
+    for max in [4u32, 256] {
+        let map = dir.join(format!("growth{max}.yaml"));
+        std::fs::write(&map, text(max)).unwrap();
+        let out_dir = dir.join(format!("out{max}"));
+        let out = rdmagen()
+            .arg("csr")
+            .arg(&map)
+            .arg("-o")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v = std::fs::read_to_string(out_dir.join("growth_csr.v")).unwrap();
+        assert!(v.contains("for (i = 0; i < NUM_VF; i = i + 1) begin : g_vf"));
+        lines.push(v.lines().count());
+    }
+    assert_eq!(lines[0], lines[1]);
+}
