@@ -439,7 +439,9 @@ module example_csr #(
     if (wr_en && ctrl_wsel) begin
       ctrl_mode_d = (ctrl_mode_d & ~wr_mask[3:1]) | (s_axil_wdata[3:1] & wr_mask[3:1]);
     end
-    // ctrl.soft_reset [31] wp: Write 1 to reset the datapath FIFOs and state machines: the block dr...
+    // ctrl.soft_reset [31] wp: Write 1 to reset the datapath FIFOs and state machines: the block
+    // drives `ctrl_soft_reset_o` high for exactly one clock cycle. CSR contents are kept. Reads as
+    // 0.
     ctrl_soft_reset_d = 1'b0;
     if (wr_en && ctrl_wsel) begin
       ctrl_soft_reset_d = s_axil_wdata[31] & wr_mask[31];
@@ -477,32 +479,41 @@ module example_csr #(
     if (wr_en && int_en_wsel) begin
       int_en_error_d = (int_en_error_d & ~wr_mask[2]) | (s_axil_wdata[2] & wr_mask[2]);
     end
-    // pkt_count.count [31:0] rc: Frames received since the last read. Reading returns the count and...
+    // pkt_count.count [31:0] rc: Frames received since the last read. Reading returns the count
+    // and clears it; a frame counted in the same cycle as the read is kept (the counter restarts
+    // at 1). Saturates at 0xFFFF_FFFF.
     pkt_count_count_d = pkt_count_count_q;
     if (rd_en && pkt_count_rsel) begin
       pkt_count_count_d = 32'd0;
     end
     pkt_count_count_sum = {1'b0, pkt_count_count_d} + {32'd0, pkt_count_count_incr_i};
     pkt_count_count_d = pkt_count_count_sum[32] ? 32'hffffffff : pkt_count_count_sum[31:0];
-    // events.retrain [0] w1s: Write 1 to request a link retrain on every port. Hardware clears the ...
+    // events.retrain [0] w1s: Write 1 to request a link retrain on every port. Hardware clears the
+    // bit when the retrain has finished. Writing 0 has no effect.
     events_retrain_d = events_retrain_q;
     if (wr_en && events_wsel) begin
       events_retrain_d = events_retrain_d | (s_axil_wdata[0] & wr_mask[0]);
     end
     events_retrain_d = events_retrain_d & ~events_retrain_clr_i;
-    // events.link_seen [1] w0c: Sticky: hardware sets it whenever a link comes up. Write 0 to clear...
+    // events.link_seen [1] w0c: Sticky: hardware sets it whenever a link comes up. Write 0 to
+    // clear it; writing 1 has no effect.
     events_link_seen_d = events_link_seen_q;
     if (wr_en && events_wsel) begin
       events_link_seen_d = events_link_seen_d & (s_axil_wdata[1] | ~wr_mask[1]);
     end
     events_link_seen_d = events_link_seen_d | events_link_seen_set_i;
-    // events.lock [8] rs: Hardware semaphore for the shared PHY management bus. A read returns the ...
+    // events.lock [8] rs: Hardware semaphore for the shared PHY management bus. A read returns the
+    // current value and then sets the bit: reading 0 means the reader now owns the bus, reading 1
+    // means someone else does. The MDIO engine clears the bit when the owner's transaction
+    // completes. Writes are ignored.
     events_lock_d = events_lock_q;
     if (rd_en && events_rsel) begin
       events_lock_d = 1'b1;
     end
     events_lock_d = events_lock_d & ~events_lock_clr_i;
-    // tx_tail.index [15:0] wo: Producer index of the transmit descriptor ring. Software writes the ...
+    // tx_tail.index [15:0] wo: Producer index of the transmit descriptor ring. Software writes the
+    // index of the next free descriptor; the DMA engine reads it from `tx_tail_index_o`. Reads
+    // return 0.
     tx_tail_index_d = tx_tail_index_q;
     if (wr_en && tx_tail_wsel) begin
       tx_tail_index_d = (tx_tail_index_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
@@ -603,12 +614,14 @@ module example_csr #(
       if (wr_en && port_cfg_wsel && port_widx == i) begin
         port_cfg_promisc_d = (port_cfg_promisc_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
       end
-      // link.speed [1:0] ro: Speed negotiated at the last link-up. Hardware loads it when the link tr...
+      // link.speed [1:0] ro: Speed negotiated at the last link-up. Hardware loads it when the link
+      // trains; it keeps its value while the link is down.
       port_link_speed_d = port_link_speed_q;
       if (port_link_speed_we_i[i]) begin
         port_link_speed_d = port_link_speed_d_i[i * 2 +: 2];
       end
-      // link.errors [31:16] ro: Frames received with a bad FCS on this port since reset. Saturates at...
+      // link.errors [31:16] ro: Frames received with a bad FCS on this port since reset. Saturates
+      // at 0xFFFF.
       port_link_errors_d = port_link_errors_q;
       port_link_errors_sum = {1'b0, port_link_errors_d} + {16'd0, port_link_errors_incr_i[i]};
       port_link_errors_d = port_link_errors_sum[16] ? 16'hffff : port_link_errors_sum[15:0];

@@ -398,7 +398,8 @@ module qpc_csr (
       rresp_d = rd_resp;
       rdata_d = rd_data;
     end
-    // ctrl.clear [0] wp: Write 1 to clear both context RAMs (every QP and MKey becomes invalid). Th...
+    // ctrl.clear [0] wp: Write 1 to clear both context RAMs (every QP and MKey becomes invalid).
+    // The sequence also runs once after reset; status.clear_busy is 1 while it runs. Reads as 0.
     ctrl_clear_d = 1'b0;
     if (wr_en && ctrl_wsel) begin
       ctrl_clear_d = s_axil_wdata[0] & wr_mask[0];
@@ -408,12 +409,14 @@ module qpc_csr (
     if (wr_en && cmd_ctrl_wsel) begin
       cmd_ctrl_opcode_d = (cmd_ctrl_opcode_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
     end
-    // cmd_ctrl.go [31] wp: Write 1 to start the command in `opcode` (the opcode written in the same...
+    // cmd_ctrl.go [31] wp: Write 1 to start the command in `opcode` (the opcode written in the
+    // same write counts). Ignored while cmd_status.busy is 1. Reads as 0.
     cmd_ctrl_go_d = 1'b0;
     if (wr_en && cmd_ctrl_wsel) begin
       cmd_ctrl_go_d = s_axil_wdata[31] & wr_mask[31];
     end
-    // cmd_target.index [23:0] rw: Local QPN within the VF's partition for QP commands (must be belo...
+    // cmd_target.index [23:0] rw: Local QPN within the VF's partition for QP commands (must be
+    // below QPS_PER_VF), or MKey index (r_key[31:8]) for MKey commands.
     cmd_target_index_d = cmd_target_index_q;
     if (wr_en && cmd_target_wsel) begin
       cmd_target_index_d = (cmd_target_index_d & ~wr_mask[23:0]) | (s_axil_wdata[23:0] & wr_mask[23:0]);
@@ -423,12 +426,14 @@ module qpc_csr (
     if (wr_en && cmd_target_wsel) begin
       cmd_target_vf_d = (cmd_target_vf_d & ~wr_mask[31:24]) | (s_axil_wdata[31:24] & wr_mask[31:24]);
     end
-    // cmd_status.status [15:8] ro: Completion status of the last command; loaded when it completes.
+    // cmd_status.status [15:8] ro: Completion status of the last command; loaded when it
+    // completes.
     cmd_status_status_d = cmd_status_status_q;
     if (cmd_status_status_we_i) begin
       cmd_status_status_d = cmd_status_status_d_i;
     end
-    // cmd_status.prev_state [19:16] ro: For QP commands, the QP's state before the command (RST for...
+    // cmd_status.prev_state [19:16] ro: For QP commands, the QP's state before the command (RST
+    // for CREATE_QP); loaded when the command completes.
     cmd_status_prev_state_d = cmd_status_prev_state_q;
     if (cmd_status_prev_state_we_i) begin
       cmd_status_prev_state_d = cmd_status_prev_state_d_i;

@@ -700,7 +700,9 @@ module rx_parser_csr (
     if (rd_en && rd_latch) begin
       rd_hi_d = rd_hi_next;
     end
-    // ctrl.icrc_check_en [0] rw: Check the ICRC (IBTA Annex A17, masked fields as in rxe). A mismat...
+    // ctrl.icrc_check_en [0] rw: Check the ICRC (IBTA Annex A17, masked fields as in rxe). A
+    // mismatch drops the frame silently and counts it in drop_bad_icrc; it never causes a NAK.
+    // While 0 the ICRC is not checked.
     ctrl_icrc_check_en_d = ctrl_icrc_check_en_q;
     if (wr_en && ctrl_wsel) begin
       ctrl_icrc_check_en_d = (ctrl_icrc_check_en_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
@@ -710,12 +712,15 @@ module rx_parser_csr (
     if (wr_en && ctrl_wsel) begin
       ctrl_ipv6_en_d = (ctrl_ipv6_en_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
     end
-    // ctrl.cnp_event_en [2] rw: Raise the CNP-received event to the DCQCN reaction point for every ...
+    // ctrl.cnp_event_en [2] rw: Raise the CNP-received event to the DCQCN reaction point for every
+    // accepted CNP (BTH opcode 0x81). Accepted CNPs are counted in event_cnp_received either way.
     ctrl_cnp_event_en_d = ctrl_cnp_event_en_q;
     if (wr_en && ctrl_wsel) begin
       ctrl_cnp_event_en_d = (ctrl_cnp_event_en_d & ~wr_mask[2]) | (s_axil_wdata[2] & wr_mask[2]);
     end
-    // ctrl.ce_event_en [3] rw: Raise the CE-marked event to the notification point for accepted fra...
+    // ctrl.ce_event_en [3] rw: Raise the CE-marked event to the notification point for accepted
+    // frames whose IP ECN field is 11, at most one per QP per min_time_between_cnps. CE-marked
+    // frames are counted in event_ce_marked either way.
     ctrl_ce_event_en_d = ctrl_ce_event_en_q;
     if (wr_en && ctrl_wsel) begin
       ctrl_ce_event_en_d = (ctrl_ce_event_en_d & ~wr_mask[3]) | (s_axil_wdata[3] & wr_mask[3]);
@@ -725,12 +730,16 @@ module rx_parser_csr (
     if (wr_en && udp_dport_wsel) begin
       udp_dport_value_d = (udp_dport_value_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
     end
-    // p_key.value [15:0] rw: P_Key compared with BTH.P_Key as in IBTA/rxe: the low 15 bits must be ...
+    // p_key.value [15:0] rw: P_Key compared with BTH.P_Key as in IBTA/rxe: the low 15 bits must be
+    // equal and non-zero, and at least one of the two keys must have bit 15 (full membership) set.
+    // The default 0xFFFF is the default full-member key.
     p_key_value_d = p_key_value_q;
     if (wr_en && p_key_wsel) begin
       p_key_value_d = (p_key_value_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
     end
-    // min_time_between_cnps.value [15:0] rw: Minimum time between two CE-marked events for the same...
+    // min_time_between_cnps.value [15:0] rw: Minimum time between two CE-marked events for the
+    // same QP, in microseconds (mlx5 min_time_between_cnps; default 4). 0 raises an event for
+    // every CE-marked frame.
     min_time_between_cnps_value_d = min_time_between_cnps_value_q;
     if (wr_en && min_time_between_cnps_wsel) begin
       min_time_between_cnps_value_d = (min_time_between_cnps_value_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);

@@ -605,22 +605,30 @@ module uar_csr #(
     if (rd_en && rd_latch) begin
       rd_hi_d = rd_hi_next;
     end
-    // ctrl.enable [0] rw: Accept UAR writes. While 0 every write is dropped and counted in `drop_di...
+    // ctrl.enable [0] rw: Accept UAR writes. While 0 every write is dropped and counted in
+    // `drop_disabled`.
     ctrl_enable_d = ctrl_enable_q;
     if (wr_en && ctrl_wsel) begin
       ctrl_enable_d = (ctrl_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
     end
-    // ctrl.bf_enable [1] rw: Accept whole-WQE BlueFlame writes. While 0, BlueFlame writes longer th...
+    // ctrl.bf_enable [1] rw: Accept whole-WQE BlueFlame writes. While 0, BlueFlame writes longer
+    // than 8 bytes are dropped and counted in `drop_unmapped`; 8-byte doorbells to the BlueFlame
+    // window are still accepted.
     ctrl_bf_enable_d = ctrl_bf_enable_q;
     if (wr_en && ctrl_wsel) begin
       ctrl_bf_enable_d = (ctrl_bf_enable_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
     end
-    // page_cfg.active_pages [4:0] rw: Number of UAR pages each VF may use, 1 to PAGES_PER_VF. A wri...
+    // page_cfg.active_pages [4:0] rw: Number of UAR pages each VF may use, 1 to PAGES_PER_VF. A
+    // write to a page index at or beyond this value is dropped and counted in `drop_unmapped`.
+    // Values 0 and above PAGES_PER_VF act as PAGES_PER_VF.
     page_cfg_active_pages_d = page_cfg_active_pages_q;
     if (wr_en && page_cfg_wsel) begin
       page_cfg_active_pages_d = (page_cfg_active_pages_d & ~wr_mask[4:0]) | (s_axil_wdata[4:0] & wr_mask[4:0]);
     end
-    // page_cfg.pf_only_mask [31:16] rw: Bit i set makes page index i of every function PF-only (the...
+    // page_cfg.pf_only_mask [31:16] rw: Bit i set makes page index i of every function PF-only
+    // (the article's BAR4 rule): a VF's write to it is dropped, counted in `drop_pf_only` and
+    // answered with an AXI error; the PF's writes are accepted. Bits at or above PAGES_PER_VF have
+    // no effect.
     page_cfg_pf_only_mask_d = page_cfg_pf_only_mask_q;
     if (wr_en && page_cfg_wsel) begin
       page_cfg_pf_only_mask_d = (page_cfg_pf_only_mask_d & ~wr_mask[31:16]) | (s_axil_wdata[31:16] & wr_mask[31:16]);
@@ -631,7 +639,8 @@ module uar_csr #(
       int_status_not_owner_d = int_status_not_owner_d & ~(s_axil_wdata[0] & wr_mask[0]);
     end
     int_status_not_owner_d = int_status_not_owner_d | int_status_not_owner_set_i;
-    // int_status.wrong_page [1] w1c: A doorbell came through a UAR page other than its QP's uar_page.
+    // int_status.wrong_page [1] w1c: A doorbell came through a UAR page other than its QP's
+    // uar_page.
     int_status_wrong_page_d = int_status_wrong_page_q;
     if (wr_en && int_status_wsel) begin
       int_status_wrong_page_d = int_status_wrong_page_d & ~(s_axil_wdata[1] & wr_mask[1]);
@@ -717,19 +726,22 @@ module uar_csr #(
     if (last_drop_vf_we_i) begin
       last_drop_vf_d = last_drop_vf_d_i;
     end
-    // last_drop_qpn.qpn [23:0] ro: QPN carried by the dropped doorbell; 0 when the write was droppe...
+    // last_drop_qpn.qpn [23:0] ro: QPN carried by the dropped doorbell; 0 when the write was
+    // dropped before a QPN could be decoded (unmapped, PF-only, torn, disabled).
     last_drop_qpn_qpn_d = last_drop_qpn_qpn_q;
     if (last_drop_qpn_qpn_we_i) begin
       last_drop_qpn_qpn_d = last_drop_qpn_qpn_d_i;
     end
-    // db_accepted.count [63:0] rc: 8-byte doorbells (to the doorbell or the BlueFlame window) that ...
+    // db_accepted.count [63:0] rc: 8-byte doorbells (to the doorbell or the BlueFlame window) that
+    // passed every check and produced a WQE-fetch request.
     db_accepted_count_d = db_accepted_count_q;
     if (rd_en && db_accepted_rsel) begin
       db_accepted_count_d = 64'd0;
     end
     db_accepted_count_sum = {1'b0, db_accepted_count_d} + {64'd0, db_accepted_count_incr_i};
     db_accepted_count_d = db_accepted_count_sum[64] ? 64'hffffffffffffffff : db_accepted_count_sum[63:0];
-    // bf_accepted.count [63:0] rc: Whole-WQE BlueFlame writes that passed every check and were push...
+    // bf_accepted.count [63:0] rc: Whole-WQE BlueFlame writes that passed every check and were
+    // pushed to the send engine.
     bf_accepted_count_d = bf_accepted_count_q;
     if (rd_en && bf_accepted_rsel) begin
       bf_accepted_count_d = 64'd0;
@@ -890,7 +902,8 @@ module uar_csr #(
     assign vf_drops_count_o[i * 32 +: 32] = vf_drops_count_q;
     assign vf_drops_rvalue[i * 32 +: 32] = vf_drops_count_q;
     always @* begin
-      // ctrl.enable [0] rw: Accept UAR writes from this VF. While 0 its writes are dropped and counte...
+      // ctrl.enable [0] rw: Accept UAR writes from this VF. While 0 its writes are dropped and
+      // counted in `drop_disabled` and in this VF's `drops`.
       vf_ctrl_enable_d = vf_ctrl_enable_q;
       if (wr_en && vf_ctrl_wsel && vf_widx == i) begin
         vf_ctrl_enable_d = (vf_ctrl_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);

@@ -1151,7 +1151,7 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     let wd = id(data).bits(f.msb, f.lsb);
     let wm = id(mask).bits(f.msb, f.lsb);
     let c = &mut out.comb;
-    c.push(Stmt::Comment(truncate(&comment, 96)));
+    c.extend(wrap(&comment, 92).into_iter().map(Stmt::Comment));
     // 1. software
     match f.access {
         Access::Wp => {
@@ -1261,15 +1261,6 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         } else {
             c.push(Stmt::assign(d.clone(), Expr::plus(d.clone(), widened(w))));
         }
-    }
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let t: String = s.chars().take(n - 3).collect();
-        format!("{t}...")
     }
 }
 
