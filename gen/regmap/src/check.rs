@@ -249,10 +249,7 @@ impl Checker<'_> {
                     )
                     .help(format!("use {:#x}", g.window.next_power_of_two()));
             } else if needed > g.window {
-                let at = match &g.count {
-                    Count::Param(n) => n.span,
-                    Count::Fixed(_) => g.name.span,
-                };
+                let at = g.count_span;
                 self.sink
                     .error(
                         "regmap::array_overrun",

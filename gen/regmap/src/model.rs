@@ -125,6 +125,8 @@ pub struct Group {
     pub offset_span: Span,
     pub description: String,
     pub count: Count,
+    /// Where the map wrote the count.
+    pub count_span: Span,
     /// The largest count the group can have (the parameter's `max` for a parameter count).
     pub max_count: u64,
     pub stride: u64,

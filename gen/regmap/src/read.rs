@@ -309,12 +309,14 @@ impl Parser<'_> {
         let offset = self.offset(m);
         let description = self.description(m);
         let mut count = None;
+        let mut count_span = Span::default();
         let mut stride = None;
         let mut window = None;
         if let Some(an) = m.get_node("array") {
             if let Some(am) = self.as_map(an, "`array`") {
                 self.check_keys(am, ARRAY_KEYS, &["count", "stride"], "`array`");
                 if let Some(cn) = am.get_node("count") {
+                    count_span = self.span_of(cn);
                     count = self.count(cn, "`count`");
                 }
                 stride = am.get_node("stride").and_then(|n| self.int(n, "`stride`"));
@@ -348,6 +350,7 @@ impl Parser<'_> {
             offset_span,
             description,
             count: count?,
+            count_span,
             max_count: 0,
             stride: stride?,
             window: window.unwrap_or(0),
