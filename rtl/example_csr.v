@@ -588,15 +588,17 @@ module example_csr #(
 
   for (i = 0; i < NUM_PORTS; i = i + 1) begin : g_port
     // Element i of port at 0x100 + i * 0x10: Per-port registers, one element per port.
-    reg        port_cfg_enable_q;
-    reg        port_cfg_enable_d;
-    reg        port_cfg_promisc_q;
-    reg        port_cfg_promisc_d;
-    reg [1:0]  port_link_speed_q;
-    reg [1:0]  port_link_speed_d;
-    reg [15:0] port_link_errors_q;
-    reg [15:0] port_link_errors_d;
-    reg [16:0] port_link_errors_sum;  // count with carry
+    wire        port_cfg_swe;          // software writes this element's register
+    reg         port_cfg_enable_q;
+    reg         port_cfg_enable_d;
+    reg         port_cfg_promisc_q;
+    reg         port_cfg_promisc_d;
+    reg  [1:0]  port_link_speed_q;
+    reg  [1:0]  port_link_speed_d;
+    reg  [15:0] port_link_errors_q;
+    reg  [15:0] port_link_errors_d;
+    reg  [16:0] port_link_errors_sum;  // count with carry
+    assign port_cfg_swe = wr_en && port_cfg_wsel && port_widx == i;
     assign port_cfg_enable_o[i] = port_cfg_enable_q;
     assign port_cfg_promisc_o[i] = port_cfg_promisc_q;
     assign port_cfg_rvalue[i * 32 +: 32] = {30'd0, port_cfg_promisc_q, port_cfg_enable_q};
@@ -606,12 +608,12 @@ module example_csr #(
     always @* begin
       // cfg.enable [0] rw: Enables the port's MAC. 0 holds the MAC in reset.
       port_cfg_enable_d = port_cfg_enable_q;
-      if (wr_en && port_cfg_wsel && port_widx == i) begin
+      if (port_cfg_swe) begin
         port_cfg_enable_d = (port_cfg_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
       end
       // cfg.promisc [1] rw: Accept frames for any destination MAC address.
       port_cfg_promisc_d = port_cfg_promisc_q;
-      if (wr_en && port_cfg_wsel && port_widx == i) begin
+      if (port_cfg_swe) begin
         port_cfg_promisc_d = (port_cfg_promisc_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
       end
       // link.speed [1:0] ro: Speed negotiated at the last link-up. Hardware loads it when the link

@@ -549,14 +549,16 @@ module qpc_csr (
 
   for (i = 0; i < 12; i = i + 1) begin : g_mailbox
     // Element i of mailbox at 0x80 + i * 0x4: Command mailbox: one context word as 32-bit dwords, dword i = word bits [32i+31:32i] of the `qpc` memory layout (dwords 0-5 of the `mkey` layout for MKey commands). Software fills it before CREATE and modify commands; QUERY commands load it. On CREATE and modify, state, valid and nak_sent in the mailbox are ignored: hardware sets them.
-    reg [31:0] mailbox_data_value_q;
-    reg [31:0] mailbox_data_value_d;
+    wire        mailbox_data_swe;  // software writes this element's register
+    reg  [31:0] mailbox_data_value_q;
+    reg  [31:0] mailbox_data_value_d;
+    assign mailbox_data_swe = wr_en && mailbox_data_wsel && mailbox_widx == i;
     assign mailbox_data_value_o[i * 32 +: 32] = mailbox_data_value_q;
     assign mailbox_data_rvalue[i * 32 +: 32] = mailbox_data_value_q;
     always @* begin
       // data.value [31:0] rw: Dword of the context word; QUERY_QP and QUERY_MKEY load it.
       mailbox_data_value_d = mailbox_data_value_q;
-      if (wr_en && mailbox_data_wsel && mailbox_widx == i) begin
+      if (mailbox_data_swe) begin
         mailbox_data_value_d = (mailbox_data_value_d & ~wr_mask[31:0]) | (s_axil_wdata[31:0] & wr_mask[31:0]);
       end
       if (mailbox_data_value_we_i[i]) begin

@@ -944,37 +944,43 @@ module uar_mlx5_csr #(
 
   for (i = 0; i < NUM_VF; i = i + 1) begin : g_vf
     // Element i of vf at 0x1000 + i * 0x10: Per-VF UAR control and statistics, one element per VF.
-    reg        vf_ctrl_enable_q;
-    reg        vf_ctrl_enable_d;
-    reg [31:0] vf_doorbells_count_q;
-    reg [31:0] vf_doorbells_count_d;
-    reg [32:0] vf_doorbells_count_sum;  // count with carry
-    reg [31:0] vf_drops_count_q;
-    reg [31:0] vf_drops_count_d;
-    reg [32:0] vf_drops_count_sum;      // count with carry
+    wire        vf_ctrl_swe;             // software writes this element's register
+    reg         vf_ctrl_enable_q;
+    reg         vf_ctrl_enable_d;
+    wire        vf_doorbells_sre;        // software reads this element's register
+    reg  [31:0] vf_doorbells_count_q;
+    reg  [31:0] vf_doorbells_count_d;
+    reg  [32:0] vf_doorbells_count_sum;  // count with carry
+    wire        vf_drops_sre;            // software reads this element's register
+    reg  [31:0] vf_drops_count_q;
+    reg  [31:0] vf_drops_count_d;
+    reg  [32:0] vf_drops_count_sum;      // count with carry
+    assign vf_ctrl_swe = wr_en && vf_ctrl_wsel && vf_widx == i;
     assign vf_ctrl_enable_o[i] = vf_ctrl_enable_q;
     assign vf_ctrl_rvalue[i * 32 +: 32] = {31'd0, vf_ctrl_enable_q};
+    assign vf_doorbells_sre = rd_en && vf_doorbells_rsel && vf_ridx == i;
     assign vf_doorbells_count_o[i * 32 +: 32] = vf_doorbells_count_q;
     assign vf_doorbells_rvalue[i * 32 +: 32] = vf_doorbells_count_q;
+    assign vf_drops_sre = rd_en && vf_drops_rsel && vf_ridx == i;
     assign vf_drops_count_o[i * 32 +: 32] = vf_drops_count_q;
     assign vf_drops_rvalue[i * 32 +: 32] = vf_drops_count_q;
     always @* begin
       // ctrl.enable [0] rw: Accept UAR writes from this VF. While 0 its writes are dropped and
       // counted in `drop_disabled` and in this VF's `drops`.
       vf_ctrl_enable_d = vf_ctrl_enable_q;
-      if (wr_en && vf_ctrl_wsel && vf_widx == i) begin
+      if (vf_ctrl_swe) begin
         vf_ctrl_enable_d = (vf_ctrl_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
       end
       // doorbells.count [31:0] rc: Accepted count; saturates at 0xFFFF_FFFF.
       vf_doorbells_count_d = vf_doorbells_count_q;
-      if (rd_en && vf_doorbells_rsel && vf_ridx == i) begin
+      if (vf_doorbells_sre) begin
         vf_doorbells_count_d = 32'd0;
       end
       vf_doorbells_count_sum = {1'b0, vf_doorbells_count_d} + {32'd0, vf_doorbells_count_incr_i[i]};
       vf_doorbells_count_d = vf_doorbells_count_sum[32] ? 32'hffffffff : vf_doorbells_count_sum[31:0];
       // drops.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
       vf_drops_count_d = vf_drops_count_q;
-      if (rd_en && vf_drops_rsel && vf_ridx == i) begin
+      if (vf_drops_sre) begin
         vf_drops_count_d = 32'd0;
       end
       vf_drops_count_sum = {1'b0, vf_drops_count_d} + {32'd0, vf_drops_count_incr_i[i]};

@@ -803,8 +803,29 @@ impl<'a> Gen<'a> {
         for r in &g.registers {
             let p = scope.prefix(r);
             let elem = |d: &str| Expr::eq(id(format!("{}_{d}idx", g.name)), id("i"));
-            let swe = Expr::all(vec![id("wr_en"), id(format!("{p}_wsel")), elem("w")]);
-            let sre = Expr::all(vec![id("rd_en"), id(format!("{p}_rsel")), elem("r")]);
+            // One software-access strobe per register of the element, shared by its fields.
+            let mut strobe = |name: String, needed: bool, e: Expr, what: &str| {
+                if !needed {
+                    return e;
+                }
+                body.decls.push(V::Decl(
+                    Decl::wire(name.clone(), None).comment(what.to_string()),
+                ));
+                body.assigns.push(V::Assign(id(name.clone()), e));
+                id(name)
+            };
+            let swe = strobe(
+                format!("{p}_swe"),
+                r.is_writable(),
+                Expr::all(vec![id("wr_en"), id(format!("{p}_wsel")), elem("w")]),
+                "software writes this element's register",
+            );
+            let sre = strobe(
+                format!("{p}_sre"),
+                needs_rsel(r),
+                Expr::all(vec![id("rd_en"), id(format!("{p}_rsel")), elem("r")]),
+                "software reads this element's register",
+            );
             for f in &r.fields {
                 field_logic(scope, r, f, &swe, &sre, &mut body);
             }
