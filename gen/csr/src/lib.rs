@@ -235,7 +235,8 @@ impl<'a> Gen<'a> {
             };
             self.ports.push(PortItem::Banner(banner));
             for f in &r.fields {
-                for (name, out, w) in field_ports(g, r, f) {
+                // `field_ports` lists the value port (`_o`, or `_i` without storage) first.
+                for (k, (name, out, w)) in field_ports(g, r, f).into_iter().enumerate() {
                     let range = match g {
                         None => Range::bits(w),
                         Some(g) => Some(Range::width(Expr::times(
@@ -248,7 +249,7 @@ impl<'a> Gen<'a> {
                     } else {
                         Port::input(name, range)
                     };
-                    let port = if name_is_value(&port.name) {
+                    let port = if k == 0 {
                         port.comment(format!("[{}] {}", bits_text(f), f.access.as_str()))
                     } else {
                         port
@@ -767,26 +768,17 @@ impl<'a> Gen<'a> {
     }
 
     fn top_fields(&mut self) {
-        let regs: Vec<&Register> = self
-            .map
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Register(r) => Some(r),
-                Item::Group(_) => None,
-            })
-            .collect();
+        let regs: Vec<&Register> = self.map.top_registers().collect();
         let scope = Scope { group: None };
         let mut body = FieldCode::default();
-        for r in regs {
+        for &r in &regs {
             let swe = Expr::and(id("wr_en"), id(format!("{}_wsel", r.name)));
             let sre = Expr::and(id("rd_en"), id(format!("{}_rsel", r.name)));
             for f in &r.fields {
                 field_logic(scope, r, f, &swe, &sre, &mut body);
             }
             if let Some(en) = &r.interrupt_enable {
-                self.irq_terms
-                    .extend(irq_terms(scope, r, en, &self.map.items));
+                self.irq_terms.extend(irq_terms(scope, r, en, &regs));
             }
         }
         self.decls.extend(body.decls);
@@ -800,6 +792,7 @@ impl<'a> Gen<'a> {
         let count = Self::count_expr(g);
         let mut body = FieldCode::default();
         let mut irq = Vec::new();
+        let scope_regs: Vec<&Register> = g.registers.iter().collect();
         for r in &g.registers {
             let p = scope.prefix(r);
             let elem = |d: &str| Expr::eq(id(format!("{}_{d}idx", g.name)), id("i"));
@@ -843,8 +836,7 @@ impl<'a> Gen<'a> {
                 ));
             }
             if let Some(en) = &r.interrupt_enable {
-                let items: Vec<Item> = g.registers.iter().cloned().map(Item::Register).collect();
-                irq.extend(irq_terms(scope, r, en, &items));
+                irq.extend(irq_terms(scope, r, en, &scope_regs));
             }
         }
         if !irq.is_empty() {
@@ -1025,16 +1017,6 @@ impl<'a> Gen<'a> {
     }
 }
 
-fn name_is_value(port: &str) -> bool {
-    port.ends_with("_o")
-        || port.ends_with("_i")
-            && !port.ends_with("_we_i")
-            && !port.ends_with("_d_i")
-            && !port.ends_with("_set_i")
-            && !port.ends_with("_clr_i")
-            && !port.ends_with("_incr_i")
-}
-
 fn bits_text(f: &Field) -> String {
     if f.msb == f.lsb {
         f.lsb.to_string()
@@ -1097,12 +1079,11 @@ fn field_value(scope: Scope, r: &Register, f: &Field) -> Expr {
 }
 
 /// `status & enable` of every field of an interrupt status register.
-fn irq_terms(scope: Scope, r: &Register, enable: &str, items: &[Item]) -> Vec<Expr> {
-    let en = items.iter().find_map(|i| match i {
-        Item::Register(e) if e.name.text == enable => Some(e),
-        _ => None,
-    });
-    let Some(en) = en else { return Vec::new() };
+/// `regs` are the registers of the status register's scope, where validation found the enable.
+fn irq_terms(scope: Scope, r: &Register, enable: &str, regs: &[&Register]) -> Vec<Expr> {
+    let Some(en) = regs.iter().find(|e| e.name.text == enable) else {
+        return Vec::new();
+    };
     r.fields
         .iter()
         .filter_map(|f| {

@@ -177,8 +177,16 @@ impl Checker<'_> {
     }
 
     fn groups(&mut self, map: &mut RegMap) {
-        let snapshot = map.clone();
-        for item in &mut map.items {
+        // Counts resolve against the parameters first, so the groups can then be updated in place.
+        let maxes: Vec<u64> = map
+            .items
+            .iter()
+            .map(|i| match i {
+                Item::Group(g) => self.resolve_count(map, &g.count).unwrap_or(0),
+                Item::Register(_) => 0,
+            })
+            .collect();
+        for (item, max) in map.items.iter_mut().zip(maxes) {
             let Item::Group(g) = item else { continue };
             if g.count == Count::Fixed(0) {
                 self.sink
@@ -190,7 +198,6 @@ impl Checker<'_> {
                     )
                     .help("an array needs at least one element");
             }
-            let max = self.resolve_count(&snapshot, &g.count).unwrap_or(0);
             g.max_count = max;
             let span_end = g
                 .registers
@@ -566,23 +573,13 @@ impl Checker<'_> {
     }
 
     fn interrupts(&mut self, map: &RegMap) {
-        let scopes: Vec<&[Register]> = map
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Group(g) => Some(&g.registers[..]),
-                Item::Register(_) => None,
-            })
-            .collect();
-        let top: Vec<Register> = map
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Register(r) => Some(r.clone()),
-                Item::Group(_) => None,
-            })
-            .collect();
-        for regs in std::iter::once(&top[..]).chain(scopes) {
+        // Status and enable registers pair up within one scope: the top level or one group.
+        let mut scopes: Vec<Vec<&Register>> = vec![map.top_registers().collect()];
+        scopes.extend(map.items.iter().filter_map(|i| match i {
+            Item::Group(g) => Some(g.registers.iter().collect()),
+            Item::Register(_) => None,
+        }));
+        for regs in &scopes {
             for r in regs {
                 let Some(en) = &r.interrupt_enable else {
                     continue;

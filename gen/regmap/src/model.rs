@@ -316,6 +316,13 @@ impl RegMap {
     pub fn space(&self, name: &str) -> Option<&Space> {
         self.spaces.iter().find(|s| s.name.text == name)
     }
+    /// Registers outside groups, in map order.
+    pub fn top_registers(&self) -> impl Iterator<Item = &Register> {
+        self.items.iter().filter_map(|i| match i {
+            Item::Register(r) => Some(r),
+            Item::Group(_) => None,
+        })
+    }
     /// Every register with its group (if any), in map order.
     pub fn registers(&self) -> impl Iterator<Item = (Option<&Group>, &Register)> {
         self.items
