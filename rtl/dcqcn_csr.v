@@ -209,45 +209,45 @@ module dcqcn_csr (
   input  wire        rp_state_cnp_seen_i                      // [31] ro
 );
   // AXI response codes
-  localparam [1:0] RESP_OKAY = 2'b00;
+  localparam [1:0] RESP_OKAY   = 2'b00;
   localparam [1:0] RESP_SLVERR = 2'b10;
   localparam [1:0] RESP_DECERR = 2'b11;
-  // Register byte addresses
-  localparam [10:0] ADDR_CTRL = 11'h000;
-  localparam [10:0] ADDR_STATUS = 11'h004;
-  localparam [10:0] ADDR_MODE = 11'h008;
-  localparam [10:0] ADDR_CLK_PER_US = 11'h00c;
-  localparam [10:0] ADDR_LINE_RATE = 11'h010;
-  localparam [10:0] ADDR_SHAPER_BURST = 11'h014;
-  localparam [10:0] ADDR_RPG_TIME_RESET = 11'h100;
-  localparam [10:0] ADDR_RPG_BYTE_RESET = 11'h104;
-  localparam [10:0] ADDR_RPG_THRESHOLD = 11'h108;
-  localparam [10:0] ADDR_RPG_MAX_RATE = 11'h10c;
-  localparam [10:0] ADDR_RPG_AI_RATE = 11'h110;
-  localparam [10:0] ADDR_RPG_HAI_RATE = 11'h114;
-  localparam [10:0] ADDR_RPG_GD = 11'h118;
-  localparam [10:0] ADDR_RPG_MIN_DEC_FAC = 11'h11c;
-  localparam [10:0] ADDR_RPG_MIN_RATE = 11'h120;
-  localparam [10:0] ADDR_RATE_TO_SET_ON_FIRST_CNP = 11'h124;
-  localparam [10:0] ADDR_DCE_TCP_G = 11'h128;
-  localparam [10:0] ADDR_DCE_TCP_RTT = 11'h12c;
-  localparam [10:0] ADDR_RATE_REDUCE_MONITOR_PERIOD = 11'h130;
-  localparam [10:0] ADDR_INITIAL_ALPHA_VALUE = 11'h134;
-  localparam [10:0] ADDR_CLAMP_TGT_RATE = 11'h138;
+  // Register byte addresses, and offsets inside group elements
+  localparam [10:0] ADDR_CTRL                          = 11'h000;
+  localparam [10:0] ADDR_STATUS                        = 11'h004;
+  localparam [10:0] ADDR_MODE                          = 11'h008;
+  localparam [10:0] ADDR_CLK_PER_US                    = 11'h00c;
+  localparam [10:0] ADDR_LINE_RATE                     = 11'h010;
+  localparam [10:0] ADDR_SHAPER_BURST                  = 11'h014;
+  localparam [10:0] ADDR_RPG_TIME_RESET                = 11'h100;
+  localparam [10:0] ADDR_RPG_BYTE_RESET                = 11'h104;
+  localparam [10:0] ADDR_RPG_THRESHOLD                 = 11'h108;
+  localparam [10:0] ADDR_RPG_MAX_RATE                  = 11'h10c;
+  localparam [10:0] ADDR_RPG_AI_RATE                   = 11'h110;
+  localparam [10:0] ADDR_RPG_HAI_RATE                  = 11'h114;
+  localparam [10:0] ADDR_RPG_GD                        = 11'h118;
+  localparam [10:0] ADDR_RPG_MIN_DEC_FAC               = 11'h11c;
+  localparam [10:0] ADDR_RPG_MIN_RATE                  = 11'h120;
+  localparam [10:0] ADDR_RATE_TO_SET_ON_FIRST_CNP      = 11'h124;
+  localparam [10:0] ADDR_DCE_TCP_G                     = 11'h128;
+  localparam [10:0] ADDR_DCE_TCP_RTT                   = 11'h12c;
+  localparam [10:0] ADDR_RATE_REDUCE_MONITOR_PERIOD    = 11'h130;
+  localparam [10:0] ADDR_INITIAL_ALPHA_VALUE           = 11'h134;
+  localparam [10:0] ADDR_CLAMP_TGT_RATE                = 11'h138;
   localparam [10:0] ADDR_CLAMP_TGT_RATE_AFTER_TIME_INC = 11'h13c;
-  localparam [10:0] ADDR_MIN_TIME_BETWEEN_CNPS = 11'h180;
-  localparam [10:0] ADDR_CNP_DSCP = 11'h184;
-  localparam [10:0] ADDR_CNP_802P_PRIO = 11'h188;
-  localparam [10:0] ADDR_RP_CNPS = 11'h200;
-  localparam [10:0] ADDR_RP_RATE_CUTS = 11'h204;
-  localparam [10:0] ADDR_NP_CNPS_SENT = 11'h208;
-  localparam [10:0] ADDR_SHAPER_DEFERRALS = 11'h20c;
-  localparam [10:0] ADDR_RP_FLOW_SEL = 11'h3f0;
-  localparam [10:0] ADDR_RP_RATE = 11'h400;
-  localparam [10:0] ADDR_RP_TARGET = 11'h480;
-  localparam [10:0] ADDR_RP_CURRENT = 11'h4c0;
-  localparam [10:0] ADDR_RP_TIMER = 11'h500;
-  localparam [10:0] ADDR_RP_STATE = 11'h504;
+  localparam [10:0] ADDR_MIN_TIME_BETWEEN_CNPS         = 11'h180;
+  localparam [10:0] ADDR_CNP_DSCP                      = 11'h184;
+  localparam [10:0] ADDR_CNP_802P_PRIO                 = 11'h188;
+  localparam [10:0] ADDR_RP_CNPS                       = 11'h200;
+  localparam [10:0] ADDR_RP_RATE_CUTS                  = 11'h204;
+  localparam [10:0] ADDR_NP_CNPS_SENT                  = 11'h208;
+  localparam [10:0] ADDR_SHAPER_DEFERRALS              = 11'h20c;
+  localparam [10:0] ADDR_RP_FLOW_SEL                   = 11'h3f0;
+  localparam [10:0] ADDR_RP_RATE                       = 11'h400;
+  localparam [10:0] ADDR_RP_TARGET                     = 11'h480;
+  localparam [10:0] ADDR_RP_CURRENT                    = 11'h4c0;
+  localparam [10:0] ADDR_RP_TIMER                      = 11'h500;
+  localparam [10:0] ADDR_RP_STATE                      = 11'h504;
 
   wire        wr_en;                       // a write is accepted this cycle
   wire        rd_en;                       // a read is accepted this cycle
@@ -561,7 +561,7 @@ module dcqcn_csr (
     case (rd_addr)
       ADDR_CTRL: begin
         rd_resp = RESP_OKAY;
-        rd_data = {1'b0, 29'd0, ctrl_np_enable_q, ctrl_rp_enable_q};
+        rd_data = {30'd0, ctrl_np_enable_q, ctrl_rp_enable_q};
       end
       ADDR_STATUS: begin
         rd_resp = RESP_OKAY;

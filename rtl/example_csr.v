@@ -143,20 +143,22 @@ module example_csr #(
 `endif
 
   // AXI response codes
-  localparam [1:0] RESP_OKAY = 2'b00;
+  localparam [1:0] RESP_OKAY   = 2'b00;
   localparam [1:0] RESP_SLVERR = 2'b10;
   localparam [1:0] RESP_DECERR = 2'b11;
-  // Register byte addresses
-  localparam [8:0] ADDR_CTRL = 9'h000;
-  localparam [8:0] ADDR_STATUS = 9'h004;
-  localparam [8:0] ADDR_INT_STATUS = 9'h008;
-  localparam [8:0] ADDR_INT_EN = 9'h00c;
-  localparam [8:0] ADDR_PKT_COUNT = 9'h010;
-  localparam [8:0] ADDR_EVENTS = 9'h014;
-  localparam [8:0] ADDR_TX_TAIL = 9'h018;
-  localparam [8:0] ADDR_SCRATCH = 9'h01c;
-  localparam [8:0] ADDR_BASE_ADDR = 9'h020;
+  // Register byte addresses, and offsets inside group elements
+  localparam [8:0] ADDR_CTRL         = 9'h000;
+  localparam [8:0] ADDR_STATUS       = 9'h004;
+  localparam [8:0] ADDR_INT_STATUS   = 9'h008;
+  localparam [8:0] ADDR_INT_EN       = 9'h00c;
+  localparam [8:0] ADDR_PKT_COUNT    = 9'h010;
+  localparam [8:0] ADDR_EVENTS       = 9'h014;
+  localparam [8:0] ADDR_TX_TAIL      = 9'h018;
+  localparam [8:0] ADDR_SCRATCH      = 9'h01c;
+  localparam [8:0] ADDR_BASE_ADDR    = 9'h020;
   localparam [8:0] ADDR_BASE_ADDR_HI = 9'h024;
+  localparam [3:0] OFF_PORT_CFG      = 4'b0000;
+  localparam [3:0] OFF_PORT_LINK     = 4'b0100;
 
   wire                    wr_en;                // a write is accepted this cycle
   wire                    rd_en;                // a read is accepted this cycle
@@ -331,11 +333,11 @@ module example_csr #(
     endcase
     if (port_wwin && port_widx < NUM_PORTS) begin
       case (port_woff)
-        4'b0000: begin
+        OFF_PORT_CFG: begin
           wr_resp = RESP_OKAY;
           port_cfg_wsel = 1'b1;
         end
-        4'b0100: wr_resp = RESP_SLVERR;
+        OFF_PORT_LINK: wr_resp = RESP_SLVERR;
         default: ;
       endcase
     end
@@ -349,7 +351,7 @@ module example_csr #(
     case (rd_addr)
       ADDR_CTRL: begin
         rd_resp = RESP_OKAY;
-        rd_data = {1'b0, 27'd0, ctrl_mode_q, ctrl_enable_q};
+        rd_data = {28'd0, ctrl_mode_q, ctrl_enable_q};
       end
       ADDR_STATUS: begin
         rd_resp = RESP_OKAY;
@@ -392,11 +394,11 @@ module example_csr #(
     endcase
     if (port_rwin && port_ridx < NUM_PORTS) begin
       case (port_roff)
-        4'b0000: begin
+        OFF_PORT_CFG: begin
           rd_resp = RESP_OKAY;
           rd_data = port_cfg_rvalue[port_ridx * 32 +: 32];
         end
-        4'b0100: begin
+        OFF_PORT_LINK: begin
           rd_resp = RESP_OKAY;
           rd_data = port_link_rvalue[port_ridx * 32 +: 32];
         end

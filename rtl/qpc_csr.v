@@ -143,23 +143,23 @@ module qpc_csr (
   output wire         irq_o                          // OR of every enabled interrupt status bit
 );
   // AXI response codes
-  localparam [1:0] RESP_OKAY = 2'b00;
+  localparam [1:0] RESP_OKAY   = 2'b00;
   localparam [1:0] RESP_SLVERR = 2'b10;
   localparam [1:0] RESP_DECERR = 2'b11;
-  // Register byte addresses
-  localparam [7:0] ADDR_CTRL = 8'h00;
-  localparam [7:0] ADDR_STATUS = 8'h04;
-  localparam [7:0] ADDR_GEOMETRY = 8'h08;
-  localparam [7:0] ADDR_CMD_CTRL = 8'h10;
-  localparam [7:0] ADDR_CMD_TARGET = 8'h14;
-  localparam [7:0] ADDR_CMD_STATUS = 8'h18;
-  localparam [7:0] ADDR_INT_STATUS = 8'h1c;
-  localparam [7:0] ADDR_INT_EN = 8'h20;
-  localparam [7:0] ADDR_ILLEGAL_TRANSITIONS = 8'h30;
-  localparam [7:0] ADDR_CMD_ERRORS = 8'h34;
-  localparam [7:0] ADDR_PD_MISMATCHES = 8'h38;
+  // Register byte addresses, and offsets inside group elements
+  localparam [7:0] ADDR_CTRL                 = 8'h00;
+  localparam [7:0] ADDR_STATUS               = 8'h04;
+  localparam [7:0] ADDR_GEOMETRY             = 8'h08;
+  localparam [7:0] ADDR_CMD_CTRL             = 8'h10;
+  localparam [7:0] ADDR_CMD_TARGET           = 8'h14;
+  localparam [7:0] ADDR_CMD_STATUS           = 8'h18;
+  localparam [7:0] ADDR_INT_STATUS           = 8'h1c;
+  localparam [7:0] ADDR_INT_EN               = 8'h20;
+  localparam [7:0] ADDR_ILLEGAL_TRANSITIONS  = 8'h30;
+  localparam [7:0] ADDR_CMD_ERRORS           = 8'h34;
+  localparam [7:0] ADDR_PD_MISMATCHES        = 8'h38;
   localparam [7:0] ADDR_PARTITION_VIOLATIONS = 8'h3c;
-  localparam [7:0] ADDR_PORT_COLLISIONS = 8'h40;
+  localparam [7:0] ADDR_PORT_COLLISIONS      = 8'h40;
 
   wire         wr_en;                           // a write is accepted this cycle
   wire         rd_en;                           // a read is accepted this cycle
@@ -334,7 +334,7 @@ module qpc_csr (
       end
       ADDR_CMD_CTRL: begin
         rd_resp = RESP_OKAY;
-        rd_data = {1'b0, 15'd0, cmd_ctrl_opcode_q};
+        rd_data = {16'd0, cmd_ctrl_opcode_q};
       end
       ADDR_CMD_TARGET: begin
         rd_resp = RESP_OKAY;

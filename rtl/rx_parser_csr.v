@@ -215,40 +215,40 @@ module rx_parser_csr (
   input  wire        event_ce_marked_count_incr_i
 );
   // AXI response codes
-  localparam [1:0] RESP_OKAY = 2'b00;
+  localparam [1:0] RESP_OKAY   = 2'b00;
   localparam [1:0] RESP_SLVERR = 2'b10;
   localparam [1:0] RESP_DECERR = 2'b11;
-  // Register byte addresses
-  localparam [8:0] ADDR_CTRL = 9'h000;
-  localparam [8:0] ADDR_UDP_DPORT = 9'h004;
-  localparam [8:0] ADDR_P_KEY = 9'h008;
-  localparam [8:0] ADDR_MIN_TIME_BETWEEN_CNPS = 9'h00c;
-  localparam [8:0] ADDR_LAST_DROP = 9'h010;
-  localparam [8:0] ADDR_LAST_DROP_QPN = 9'h014;
-  localparam [8:0] ADDR_FRAMES_SEEN = 9'h100;
-  localparam [8:0] ADDR_FRAMES_SEEN_HI = 9'h104;
-  localparam [8:0] ADDR_VERDICT_ACCEPT = 9'h108;
-  localparam [8:0] ADDR_VERDICT_ACCEPT_HI = 9'h10c;
-  localparam [8:0] ADDR_VERDICT_DUPLICATE = 9'h110;
-  localparam [8:0] ADDR_VERDICT_NAK_PSN_SEQ = 9'h114;
+  // Register byte addresses, and offsets inside group elements
+  localparam [8:0] ADDR_CTRL                      = 9'h000;
+  localparam [8:0] ADDR_UDP_DPORT                 = 9'h004;
+  localparam [8:0] ADDR_P_KEY                     = 9'h008;
+  localparam [8:0] ADDR_MIN_TIME_BETWEEN_CNPS     = 9'h00c;
+  localparam [8:0] ADDR_LAST_DROP                 = 9'h010;
+  localparam [8:0] ADDR_LAST_DROP_QPN             = 9'h014;
+  localparam [8:0] ADDR_FRAMES_SEEN               = 9'h100;
+  localparam [8:0] ADDR_FRAMES_SEEN_HI            = 9'h104;
+  localparam [8:0] ADDR_VERDICT_ACCEPT            = 9'h108;
+  localparam [8:0] ADDR_VERDICT_ACCEPT_HI         = 9'h10c;
+  localparam [8:0] ADDR_VERDICT_DUPLICATE         = 9'h110;
+  localparam [8:0] ADDR_VERDICT_NAK_PSN_SEQ       = 9'h114;
   localparam [8:0] ADDR_VERDICT_NAK_REMOTE_ACCESS = 9'h118;
-  localparam [8:0] ADDR_DROP_NOT_ROCE = 9'h120;
-  localparam [8:0] ADDR_DROP_BAD_FCS = 9'h124;
-  localparam [8:0] ADDR_DROP_BAD_IP_CHECKSUM = 9'h128;
-  localparam [8:0] ADDR_DROP_FRAGMENT = 9'h12c;
-  localparam [8:0] ADDR_DROP_BAD_ICRC = 9'h130;
-  localparam [8:0] ADDR_DROP_TVER = 9'h134;
-  localparam [8:0] ADDR_DROP_P_KEY = 9'h138;
-  localparam [8:0] ADDR_DROP_QPN0 = 9'h13c;
-  localparam [8:0] ADDR_DROP_UNKNOWN_QP = 9'h140;
-  localparam [8:0] ADDR_DROP_WRONG_VF = 9'h144;
-  localparam [8:0] ADDR_DROP_STATE = 9'h148;
-  localparam [8:0] ADDR_DROP_TRANSPORT_MISMATCH = 9'h14c;
-  localparam [8:0] ADDR_DROP_TRUNCATED = 9'h150;
-  localparam [8:0] ADDR_DROP_PSN_SEQ = 9'h154;
-  localparam [8:0] ADDR_DROP_BAD_OPCODE = 9'h158;
-  localparam [8:0] ADDR_EVENT_CNP_RECEIVED = 9'h180;
-  localparam [8:0] ADDR_EVENT_CE_MARKED = 9'h184;
+  localparam [8:0] ADDR_DROP_NOT_ROCE             = 9'h120;
+  localparam [8:0] ADDR_DROP_BAD_FCS              = 9'h124;
+  localparam [8:0] ADDR_DROP_BAD_IP_CHECKSUM      = 9'h128;
+  localparam [8:0] ADDR_DROP_FRAGMENT             = 9'h12c;
+  localparam [8:0] ADDR_DROP_BAD_ICRC             = 9'h130;
+  localparam [8:0] ADDR_DROP_TVER                 = 9'h134;
+  localparam [8:0] ADDR_DROP_P_KEY                = 9'h138;
+  localparam [8:0] ADDR_DROP_QPN0                 = 9'h13c;
+  localparam [8:0] ADDR_DROP_UNKNOWN_QP           = 9'h140;
+  localparam [8:0] ADDR_DROP_WRONG_VF             = 9'h144;
+  localparam [8:0] ADDR_DROP_STATE                = 9'h148;
+  localparam [8:0] ADDR_DROP_TRANSPORT_MISMATCH   = 9'h14c;
+  localparam [8:0] ADDR_DROP_TRUNCATED            = 9'h150;
+  localparam [8:0] ADDR_DROP_PSN_SEQ              = 9'h154;
+  localparam [8:0] ADDR_DROP_BAD_OPCODE           = 9'h158;
+  localparam [8:0] ADDR_EVENT_CNP_RECEIVED        = 9'h180;
+  localparam [8:0] ADDR_EVENT_CE_MARKED           = 9'h184;
 
   wire        wr_en;                                // a write is accepted this cycle
   wire        rd_en;                                // a read is accepted this cycle

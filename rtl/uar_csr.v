@@ -204,27 +204,30 @@ module uar_csr #(
 `endif
 
   // AXI response codes
-  localparam [1:0] RESP_OKAY = 2'b00;
+  localparam [1:0] RESP_OKAY   = 2'b00;
   localparam [1:0] RESP_SLVERR = 2'b10;
   localparam [1:0] RESP_DECERR = 2'b11;
-  // Register byte addresses
-  localparam [12:0] ADDR_CTRL = 13'h0000;
-  localparam [12:0] ADDR_PAGE_CFG = 13'h0004;
-  localparam [12:0] ADDR_INT_STATUS = 13'h0010;
-  localparam [12:0] ADDR_INT_EN = 13'h0014;
-  localparam [12:0] ADDR_LAST_DROP = 13'h0018;
-  localparam [12:0] ADDR_LAST_DROP_QPN = 13'h001c;
-  localparam [12:0] ADDR_DB_ACCEPTED = 13'h0020;
-  localparam [12:0] ADDR_DB_ACCEPTED_HI = 13'h0024;
-  localparam [12:0] ADDR_BF_ACCEPTED = 13'h0028;
-  localparam [12:0] ADDR_BF_ACCEPTED_HI = 13'h002c;
-  localparam [12:0] ADDR_DROP_NOT_OWNER = 13'h0030;
+  // Register byte addresses, and offsets inside group elements
+  localparam [12:0] ADDR_CTRL            = 13'h0000;
+  localparam [12:0] ADDR_PAGE_CFG        = 13'h0004;
+  localparam [12:0] ADDR_INT_STATUS      = 13'h0010;
+  localparam [12:0] ADDR_INT_EN          = 13'h0014;
+  localparam [12:0] ADDR_LAST_DROP       = 13'h0018;
+  localparam [12:0] ADDR_LAST_DROP_QPN   = 13'h001c;
+  localparam [12:0] ADDR_DB_ACCEPTED     = 13'h0020;
+  localparam [12:0] ADDR_DB_ACCEPTED_HI  = 13'h0024;
+  localparam [12:0] ADDR_BF_ACCEPTED     = 13'h0028;
+  localparam [12:0] ADDR_BF_ACCEPTED_HI  = 13'h002c;
+  localparam [12:0] ADDR_DROP_NOT_OWNER  = 13'h0030;
   localparam [12:0] ADDR_DROP_WRONG_PAGE = 13'h0034;
-  localparam [12:0] ADDR_DROP_QP_STATE = 13'h0038;
-  localparam [12:0] ADDR_DROP_UNMAPPED = 13'h003c;
-  localparam [12:0] ADDR_DROP_PF_ONLY = 13'h0040;
-  localparam [12:0] ADDR_DROP_TORN = 13'h0044;
-  localparam [12:0] ADDR_DROP_DISABLED = 13'h0048;
+  localparam [12:0] ADDR_DROP_QP_STATE   = 13'h0038;
+  localparam [12:0] ADDR_DROP_UNMAPPED   = 13'h003c;
+  localparam [12:0] ADDR_DROP_PF_ONLY    = 13'h0040;
+  localparam [12:0] ADDR_DROP_TORN       = 13'h0044;
+  localparam [12:0] ADDR_DROP_DISABLED   = 13'h0048;
+  localparam [3:0]  OFF_VF_CTRL          = 4'b0000;
+  localparam [3:0]  OFF_VF_DOORBELLS     = 4'b0100;
+  localparam [3:0]  OFF_VF_DROPS         = 4'b1000;
 
   wire                 wr_en;                      // a write is accepted this cycle
   wire                 rd_en;                      // a read is accepted this cycle
@@ -451,12 +454,12 @@ module uar_csr #(
     endcase
     if (vf_wwin && vf_widx < NUM_VF) begin
       case (vf_woff)
-        4'b0000: begin
+        OFF_VF_CTRL: begin
           wr_resp = RESP_OKAY;
           vf_ctrl_wsel = 1'b1;
         end
-        4'b0100: wr_resp = RESP_SLVERR;
-        4'b1000: wr_resp = RESP_SLVERR;
+        OFF_VF_DOORBELLS: wr_resp = RESP_SLVERR;
+        OFF_VF_DROPS: wr_resp = RESP_SLVERR;
         default: ;
       endcase
     end
@@ -562,16 +565,16 @@ module uar_csr #(
     endcase
     if (vf_rwin && vf_ridx < NUM_VF) begin
       case (vf_roff)
-        4'b0000: begin
+        OFF_VF_CTRL: begin
           rd_resp = RESP_OKAY;
           rd_data = vf_ctrl_rvalue[vf_ridx * 32 +: 32];
         end
-        4'b0100: begin
+        OFF_VF_DOORBELLS: begin
           rd_resp = RESP_OKAY;
           rd_data = vf_doorbells_rvalue[vf_ridx * 32 +: 32];
           vf_doorbells_rsel = 1'b1;
         end
-        4'b1000: begin
+        OFF_VF_DROPS: begin
           rd_resp = RESP_OKAY;
           rd_data = vf_drops_rvalue[vf_ridx * 32 +: 32];
           vf_drops_rsel = 1'b1;

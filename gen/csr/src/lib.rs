@@ -288,8 +288,9 @@ impl<'a> Gen<'a> {
                 comment: None,
             });
         }
-        self.localparams
-            .push(V::Comment(vec!["Register byte addresses".into()]));
+        self.localparams.push(V::Comment(vec![
+            "Register byte addresses, and offsets inside group elements".into(),
+        ]));
         for item in &self.map.items {
             match item {
                 Item::Register(r) => {
@@ -307,6 +308,25 @@ impl<'a> Gen<'a> {
                             value: self.addr_lit(r.offset + 4),
                             comment: None,
                         });
+                    }
+                }
+                // Offsets inside an element, when the stride holds more than one word.
+                Item::Group(g) if g.stride > 4 => {
+                    let sb = log2(g.stride);
+                    for r in &g.registers {
+                        let n = format!("OFF_{}_{}", g.name.to_uppercase(), r.name.to_uppercase());
+                        let mut halves = vec![(n.clone(), r.offset)];
+                        if r.width == 64 {
+                            halves.push((format!("{n}_HI"), r.offset + 4));
+                        }
+                        for (name, v) in halves {
+                            self.localparams.push(V::LocalParam {
+                                name,
+                                range: Range::bits(sb),
+                                value: Expr::num(sb, u128::from(v)),
+                                comment: None,
+                            });
+                        }
                     }
                 }
                 Item::Group(_) => {}
@@ -679,8 +699,9 @@ impl<'a> Gen<'a> {
         let mut arms = Vec::new();
         for r in &g.registers {
             let p = format!("{}_{}", g.name, r.name);
-            let lo = Expr::num(sb.max(1), u128::from(r.offset));
-            let hi = Expr::num(sb.max(1), u128::from(r.offset + 4));
+            let off = format!("OFF_{}_{}", g.name.to_uppercase(), r.name.to_uppercase());
+            let lo = id(off.clone());
+            let hi = id(format!("{off}_HI"));
             let ok = if write {
                 r.is_writable()
             } else {
@@ -1036,7 +1057,8 @@ fn read_value(scope: Scope, r: &Register, lo: u32, hi: u32) -> Expr {
     let mut fields: Vec<&Field> = r
         .fields
         .iter()
-        .filter(|f| f.msb >= lo && f.lsb <= hi)
+        // Write-only fields read as 0, so they are gaps like reserved bits.
+        .filter(|f| f.access.sw_reads() && f.msb >= lo && f.lsb <= hi)
         .collect();
     fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
     let mut parts = Vec::new();

@@ -148,8 +148,48 @@ impl Printer {
                 self.decls(indent, &items[start..i]);
                 continue;
             }
+            if let Item::LocalParam { .. } = items[i] {
+                // So is a run of localparams.
+                let start = i;
+                while i < items.len() && matches!(items[i], Item::LocalParam { .. }) {
+                    i += 1;
+                }
+                self.localparams(indent, &items[start..i]);
+                continue;
+            }
             self.item(indent, &items[i]);
             i += 1;
+        }
+    }
+
+    fn localparams(&mut self, indent: usize, run: &[Item]) {
+        let rows: Vec<(String, String, String, &Option<String>)> = run
+            .iter()
+            .filter_map(|p| match p {
+                Item::LocalParam {
+                    name,
+                    range: r,
+                    value,
+                    comment,
+                } => {
+                    let ty = if r.is_some() {
+                        range(r)
+                    } else {
+                        "integer".to_string()
+                    };
+                    Some((ty, name.clone(), expr(value), comment))
+                }
+                _ => None,
+            })
+            .collect();
+        let tw = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+        let nw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
+        for (ty, name, value, comment) in rows {
+            let text = format!("localparam {ty:<tw$} {name:<nw$} = {value};");
+            match comment {
+                Some(c) => self.line(indent, &format!("{text}  // {c}")),
+                None => self.line(indent, &text),
+            }
         }
     }
 
@@ -208,23 +248,7 @@ impl Printer {
                 }
             }
             Item::Decl(_) => self.decls(indent, std::slice::from_ref(item)),
-            Item::LocalParam {
-                name,
-                range: r,
-                value,
-                comment,
-            } => {
-                let ty = if r.is_some() {
-                    range(r)
-                } else {
-                    "integer".to_string()
-                };
-                let text = format!("localparam {ty} {name} = {};", expr(value));
-                match comment {
-                    Some(c) => self.line(indent, &format!("{text}  // {c}")),
-                    None => self.line(indent, &text),
-                }
-            }
+            Item::LocalParam { .. } => self.localparams(indent, std::slice::from_ref(item)),
             Item::Assign(l, r) => self.line(indent, &format!("assign {} = {};", expr(l), expr(r))),
             Item::Comb(stmts) => {
                 self.line(indent, "always @* begin");
