@@ -1,0 +1,766 @@
+//! Reference model of a CSR block: every register, access type, hardware property, array,
+//! 64-bit register and interrupt of a validated map, cycle by cycle.
+//!
+//! Written from `docs/regmap-format.md`:
+//!
+//! - responses: OKAY; SLVERR for a write to a register without writable fields or a read of
+//!   one without readable fields; DECERR where no register is (gaps, array elements ≥ count);
+//! - a write's byte lanes follow WSTRB; the access type decides what a written 1 or 0 does;
+//! - 64-bit registers: a low-half read returns bits 31:0 and latches 63:32 into the one shared
+//!   read shadow, a high-half read returns the shadow; a low-half write stores data and
+//!   strobes in the one shared write shadow, a high-half write commits all 64 bits;
+//! - within a cycle: software write (or `rc`/`rs` read effect), then hardware load, clear,
+//!   set, count; counters saturate unless told not to;
+//! - `wp` drives the written value for exactly one cycle (and `_stb_o` when wider than a bit);
+//! - `irq_o` is the OR of `status & enable` over interrupt registers and array elements.
+//!
+//! Hardware ports are packed per array: element `i` of a `w`-bit field at bits `[i*w +: w]`.
+
+use std::collections::HashMap;
+
+use rdmagen_regmap::{field_port_prefix, Access, Count, Item, RegMap};
+
+use crate::bits;
+
+pub const OKAY: u8 = 0;
+pub const SLVERR: u8 = 2;
+pub const DECERR: u8 = 3;
+
+/// What a hardware input port does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HwKind {
+    /// `_i`: the live value of an unstored `ro` field.
+    Input,
+    /// `_we_i`: load enable.
+    LoadEnable,
+    /// `_d_i`: load data.
+    LoadData,
+    /// `_clr_i`: bits to clear.
+    Clear,
+    /// `_set_i`: bits to set.
+    Set,
+    /// `_incr_i`: amount to add.
+    Increment,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HwPort {
+    pub name: String,
+    pub kind: HwKind,
+    /// Bits per array element.
+    pub width: u32,
+    /// Array elements (1 outside groups).
+    pub count: u32,
+    field: usize,
+}
+
+impl HwPort {
+    pub fn total_width(&self) -> u32 {
+        self.width * self.count
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OutKind {
+    Value,
+    Strobe,
+    Irq,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutPort {
+    pub name: String,
+    pub width: u32,
+    kind: OutKind,
+    field: usize,
+}
+
+#[derive(Clone, Debug)]
+struct FieldDef {
+    reg: usize,
+    name: String,
+    msb: u32,
+    lsb: u32,
+    access: Access,
+    reset: u64,
+    stored: bool,
+    load: bool,
+    clear: bool,
+    set: bool,
+    counter: Option<(u32, bool)>,
+    /// Index of the `_i` port for unstored fields.
+    input_port: Option<usize>,
+    /// Indices of the load-enable, load-data, clear, set and increment ports.
+    ports: [Option<usize>; 5],
+}
+
+impl FieldDef {
+    fn width(&self) -> u32 {
+        self.msb - self.lsb + 1
+    }
+    fn mask(&self) -> u64 {
+        bits::ones(self.width())
+    }
+}
+
+/// One register of the map, with its array shape.
+#[derive(Clone, Debug)]
+pub struct RegDef {
+    pub name: String,
+    pub group: Option<String>,
+    /// Address of element 0.
+    pub base: u64,
+    pub stride: u64,
+    pub count: u32,
+    pub wide: bool,
+    pub readable: bool,
+    pub writable: bool,
+    fields: Vec<usize>,
+    /// (status field, enable field) pairs when this is an interrupt status register.
+    irq: Vec<(usize, usize)>,
+}
+
+impl RegDef {
+    /// Byte addresses of every element (and the high half of 64-bit registers).
+    pub fn addresses(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..u64::from(self.count)).flat_map(move |i| {
+            let a = self.base + i * self.stride;
+            let halves = if self.wide { 2 } else { 1 };
+            (0..halves).map(move |h| a + 4 * h)
+        })
+    }
+}
+
+/// Where a word address lands.
+#[derive(Clone, Copy, Debug)]
+struct Hit {
+    reg: usize,
+    elem: u32,
+    high: bool,
+}
+
+/// The accepted transfers and hardware inputs of one cycle.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Bus {
+    pub write: Option<(u64, u64, u8)>,
+    pub read: Option<u64>,
+}
+
+#[derive(Clone, Debug)]
+pub struct CsrModel {
+    address_width: u32,
+    regs: Vec<RegDef>,
+    fields: Vec<FieldDef>,
+    decode: HashMap<u64, Hit>,
+    hw_ports: Vec<HwPort>,
+    out_ports: Vec<OutPort>,
+    /// Per field, per element: the stored value (or the live input value, for `_i` fields).
+    value: Vec<Vec<u64>>,
+    /// Per `wp` field, per element: this cycle's pulse and strobe.
+    pulse: Vec<Vec<u64>>,
+    strobe: Vec<Vec<bool>>,
+    wr_lo: u32,
+    wr_lo_strb: u8,
+    rd_hi: u32,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum ModelError {
+    /// A group's count names a parameter that has no value.
+    MissingParameter(String),
+    CountOutOfRange { group: String, count: u64 },
+}
+
+impl std::fmt::Display for ModelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ModelError::MissingParameter(p) => write!(f, "no value for parameter `{p}`"),
+            ModelError::CountOutOfRange { group, count } => {
+                write!(f, "group `{group}`: count {count} is outside the map's range")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+impl CsrModel {
+    /// A model of `map`'s CSR block with parameter values `params` (others: their defaults).
+    pub fn new(map: &RegMap, params: &[(&str, i64)]) -> Result<CsrModel, ModelError> {
+        let mut m = CsrModel {
+            address_width: map.address_width,
+            regs: Vec::new(),
+            fields: Vec::new(),
+            decode: HashMap::new(),
+            hw_ports: Vec::new(),
+            out_ports: Vec::new(),
+            value: Vec::new(),
+            pulse: Vec::new(),
+            strobe: Vec::new(),
+            wr_lo: 0,
+            wr_lo_strb: 0,
+            rd_hi: 0,
+        };
+        for item in &map.items {
+            let (group, regs, base, stride, count) = match item {
+                Item::Register(r) => (None, std::slice::from_ref(r), 0, 0, 1),
+                Item::Group(g) => {
+                    let count = match &g.count {
+                        Count::Fixed(n) => *n,
+                        Count::Param(p) => match params.iter().find(|(n, _)| *n == p.text) {
+                            Some((_, v)) => u64::try_from(*v).unwrap_or(0),
+                            None => map
+                                .parameter(p)
+                                .map(|p| p.default)
+                                .ok_or_else(|| ModelError::MissingParameter(p.text.clone()))?,
+                        },
+                    };
+                    if count == 0 || count > g.max_count {
+                        return Err(ModelError::CountOutOfRange {
+                            group: g.name.text.clone(),
+                            count,
+                        });
+                    }
+                    (Some(g), &g.registers[..], g.offset, g.stride, count as u32)
+                }
+            };
+            for r in regs {
+                let ri = m.regs.len();
+                let mut def = RegDef {
+                    name: r.name.text.clone(),
+                    group: group.map(|g| g.name.text.clone()),
+                    base: base + r.offset,
+                    stride,
+                    count,
+                    wide: r.width == 64,
+                    readable: r.fields.iter().any(|f| reads(f.access)),
+                    writable: r.fields.iter().any(|f| writes(f.access)),
+                    fields: Vec::new(),
+                    irq: Vec::new(),
+                };
+                for f in &r.fields {
+                    let fi = m.fields.len();
+                    let stored = f.access != Access::Ro || f.hw.any();
+                    let prefix = field_port_prefix(group, r, f);
+                    let w = f.width();
+                    let port = |m: &mut CsrModel, suffix: &str, kind: HwKind, width: u32| {
+                        m.hw_ports.push(HwPort {
+                            name: format!("{prefix}_{suffix}"),
+                            kind,
+                            width,
+                            count,
+                            field: fi,
+                        });
+                        m.hw_ports.len() - 1
+                    };
+                    let mut input_port = None;
+                    if stored {
+                        m.out_ports.push(OutPort {
+                            name: format!("{prefix}_o"),
+                            width: w * count,
+                            kind: OutKind::Value,
+                            field: fi,
+                        });
+                        if f.access == Access::Wp && w > 1 {
+                            m.out_ports.push(OutPort {
+                                name: format!("{prefix}_stb_o"),
+                                width: count,
+                                kind: OutKind::Strobe,
+                                field: fi,
+                            });
+                        }
+                        if f.hw.write {
+                            port(&mut m, "we_i", HwKind::LoadEnable, 1);
+                            port(&mut m, "d_i", HwKind::LoadData, w);
+                        }
+                        if f.hw.clear {
+                            port(&mut m, "clr_i", HwKind::Clear, w);
+                        }
+                        if f.hw.set {
+                            port(&mut m, "set_i", HwKind::Set, w);
+                        }
+                        if let Some(c) = &f.hw.counter {
+                            port(&mut m, "incr_i", HwKind::Increment, c.step_width);
+                        }
+                    } else {
+                        input_port = Some(port(&mut m, "i", HwKind::Input, w));
+                    }
+                    m.fields.push(FieldDef {
+                        reg: ri,
+                        name: f.name.text.clone(),
+                        msb: f.msb,
+                        lsb: f.lsb,
+                        access: f.access,
+                        reset: f.reset,
+                        stored,
+                        load: f.hw.write,
+                        clear: f.hw.clear,
+                        set: f.hw.set,
+                        counter: f.hw.counter.as_ref().map(|c| (c.step_width, c.saturate)),
+                        input_port,
+                        ports: [HwKind::LoadEnable, HwKind::LoadData, HwKind::Clear, HwKind::Set, HwKind::Increment]
+                            .map(|k| m.hw_ports.iter().position(|p| p.field == fi && p.kind == k)),
+                    });
+                    def.fields.push(fi);
+                }
+                m.regs.push(def);
+            }
+        }
+        // Interrupt pairs: the enable register lives in the same scope (top level or group).
+        for item in &map.items {
+            let regs: Vec<&rdmagen_regmap::Register> = match item {
+                Item::Register(r) => vec![r],
+                Item::Group(g) => g.registers.iter().collect(),
+            };
+            let group = match item {
+                Item::Group(g) => Some(g.name.text.clone()),
+                Item::Register(_) => None,
+            };
+            for r in &regs {
+                let Some(en) = &r.interrupt_enable else {
+                    continue;
+                };
+                let find = |name: &str| {
+                    m.regs
+                        .iter()
+                        .position(|d| d.name == name && d.group == group)
+                };
+                let (Some(si), Some(ei)) = (find(&r.name), find(en)) else {
+                    continue;
+                };
+                let pairs: Vec<(usize, usize)> = m.regs[si]
+                    .fields
+                    .iter()
+                    .filter_map(|&sf| {
+                        let e = m.regs[ei]
+                            .fields
+                            .iter()
+                            .copied()
+                            .find(|&ef| m.fields[ef].name == m.fields[sf].name)?;
+                        Some((sf, e))
+                    })
+                    .collect();
+                m.regs[si].irq = pairs;
+            }
+        }
+        if m.regs.iter().any(|r| !r.irq.is_empty()) {
+            m.out_ports.push(OutPort {
+                name: "irq_o".into(),
+                width: 1,
+                kind: OutKind::Irq,
+                field: 0,
+            });
+        }
+        for (ri, r) in m.regs.iter().enumerate() {
+            for elem in 0..r.count {
+                let a = r.base + u64::from(elem) * r.stride;
+                m.decode.insert(
+                    a,
+                    Hit {
+                        reg: ri,
+                        elem,
+                        high: false,
+                    },
+                );
+                if r.wide {
+                    m.decode.insert(
+                        a + 4,
+                        Hit {
+                            reg: ri,
+                            elem,
+                            high: true,
+                        },
+                    );
+                }
+            }
+        }
+        m.value = m
+            .fields
+            .iter()
+            .map(|f| vec![0; m.regs[f.reg].count as usize])
+            .collect();
+        m.pulse = m.value.clone();
+        m.strobe = m
+            .fields
+            .iter()
+            .map(|f| vec![false; m.regs[f.reg].count as usize])
+            .collect();
+        m.reset();
+        Ok(m)
+    }
+
+    /// The state right after reset.
+    pub fn reset(&mut self) {
+        for (fi, f) in self.fields.iter().enumerate() {
+            let v = if f.stored { f.reset } else { 0 };
+            self.value[fi].fill(v);
+            self.pulse[fi].fill(0);
+            self.strobe[fi].fill(false);
+        }
+        self.wr_lo = 0;
+        self.wr_lo_strb = 0;
+        self.rd_hi = 0;
+    }
+
+    pub fn address_width(&self) -> u32 {
+        self.address_width
+    }
+    pub fn registers(&self) -> &[RegDef] {
+        &self.regs
+    }
+    pub fn hw_ports(&self) -> &[HwPort] {
+        &self.hw_ports
+    }
+    pub fn out_ports(&self) -> &[OutPort] {
+        &self.out_ports
+    }
+
+    fn hit(&self, addr: u64) -> Option<Hit> {
+        let a = addr & bits::ones(self.address_width) & !3;
+        self.decode.get(&a).copied()
+    }
+
+    /// The value software reads from a field (0 for write-only ones).
+    fn visible(&self, fi: usize, elem: u32) -> u64 {
+        if reads(self.fields[fi].access) {
+            self.value[fi][elem as usize]
+        } else {
+            0
+        }
+    }
+
+    fn reg_value(&self, reg: usize, elem: u32) -> u64 {
+        self.regs[reg].fields.iter().fold(0u64, |v, &fi| {
+            v | self.visible(fi, elem) << self.fields[fi].lsb
+        })
+    }
+
+    /// One clock cycle: the transfers the slave accepts in it and the hardware inputs driven
+    /// in it (packed, aligned with [`Self::hw_ports`]). Returns the write response and the
+    /// read data and response those transfers will get.
+    pub fn cycle(&mut self, bus: Bus, hw: &[Vec<u32>]) -> (Option<u8>, Option<(u64, u8)>) {
+        // Live inputs first: a read in this cycle returns them.
+        for (fi, f) in self.fields.iter().enumerate() {
+            if let Some(p) = f.input_port {
+                let w = f.width();
+                for e in 0..self.regs[f.reg].count {
+                    self.value[fi][e as usize] = bits::get(&hw[p], e * w, w);
+                }
+            }
+        }
+
+        let mut read_resp = None;
+        let mut read_hit = None;
+        let mut latch = None;
+        if let Some(addr) = bus.read {
+            read_resp = Some(match self.hit(addr) {
+                None => (0, DECERR),
+                Some(h) if !self.regs[h.reg].readable => (0, SLVERR),
+                Some(h) if h.high => (u64::from(self.rd_hi), OKAY),
+                Some(h) => {
+                    let v = self.reg_value(h.reg, h.elem);
+                    read_hit = Some(h);
+                    if self.regs[h.reg].wide {
+                        latch = Some((v >> 32) as u32);
+                    }
+                    (v & 0xffff_ffff, OKAY)
+                }
+            });
+        }
+
+        let mut write_resp = None;
+        // (register, element, data, byte-mask) of a committing write.
+        let mut commit = None;
+        let mut store_lo = None;
+        if let Some((addr, data, strb)) = bus.write {
+            let data = data & 0xffff_ffff;
+            let strb = strb & 0xf;
+            write_resp = Some(match self.hit(addr) {
+                None => DECERR,
+                Some(h) if !self.regs[h.reg].writable => SLVERR,
+                Some(h) if self.regs[h.reg].wide && !h.high => {
+                    store_lo = Some((data as u32, strb));
+                    OKAY
+                }
+                Some(h) if h.high => {
+                    let d = data << 32 | u64::from(self.wr_lo);
+                    let m = lane_mask(strb) << 32 | lane_mask(self.wr_lo_strb);
+                    commit = Some((h, d, m));
+                    OKAY
+                }
+                Some(h) => {
+                    commit = Some((h, data, lane_mask(strb)));
+                    OKAY
+                }
+            });
+        }
+
+        for fi in 0..self.fields.len() {
+            let f = &self.fields[fi];
+            if !f.stored {
+                continue;
+            }
+            let (w, mask, count) = (f.width(), f.mask(), self.regs[f.reg].count);
+            for e in 0..count {
+                let ei = e as usize;
+                let q = self.value[fi][ei];
+                let mut d = if f.access == Access::Wp { 0 } else { q };
+                let mut stb = false;
+                // 1. software
+                if let Some((h, data, m)) = commit {
+                    if h.reg == f.reg && h.elem == e {
+                        let wd = data >> f.lsb & mask;
+                        let wm = m >> f.lsb & mask;
+                        d = match f.access {
+                            Access::Rw | Access::Wo => d & !wm | wd & wm,
+                            Access::W1c => d & !(wd & wm),
+                            Access::W1s => d | wd & wm,
+                            Access::W0c => d & (wd | !wm),
+                            Access::Wp => {
+                                stb = wm != 0;
+                                wd & wm
+                            }
+                            Access::Ro | Access::Rc | Access::Rs => d,
+                        };
+                    }
+                }
+                if let Some(h) = read_hit {
+                    if h.reg == f.reg && h.elem == e {
+                        match f.access {
+                            Access::Rc => d = 0,
+                            Access::Rs => d = mask,
+                            _ => {}
+                        }
+                    }
+                }
+                // 2-5. hardware: load, clear, set, count
+                let port_val = |slot: usize, width: u32| {
+                    f.ports[slot].map_or(0, |p| bits::get(&hw[p], e * width, width))
+                };
+                if f.load && port_val(0, 1) != 0 {
+                    d = port_val(1, w);
+                }
+                if f.clear {
+                    d &= !port_val(2, w);
+                }
+                if f.set {
+                    d |= port_val(3, w);
+                }
+                if let Some((step, saturate)) = f.counter {
+                    let sum = u128::from(d) + u128::from(port_val(4, step));
+                    d = if sum > u128::from(mask) {
+                        if saturate {
+                            mask
+                        } else {
+                            (sum & u128::from(mask)) as u64
+                        }
+                    } else {
+                        sum as u64
+                    };
+                }
+                if f.access == Access::Wp {
+                    self.pulse[fi][ei] = d;
+                    self.strobe[fi][ei] = stb;
+                }
+                self.value[fi][ei] = d & mask;
+            }
+        }
+        if let Some((data, strb)) = store_lo {
+            self.wr_lo = data;
+            self.wr_lo_strb = strb;
+        }
+        if let Some(hi) = latch {
+            self.rd_hi = hi;
+        }
+        (write_resp, read_resp)
+    }
+
+    /// The value of output port `i` (after the cycle's clock edge), packed into `out`.
+    pub fn output(&self, i: usize, out: &mut [u32]) {
+        let p = &self.out_ports[i];
+        out.fill(0);
+        match p.kind {
+            OutKind::Value => {
+                let f = &self.fields[p.field];
+                let w = f.width();
+                for e in 0..self.regs[f.reg].count {
+                    let v = if f.access == Access::Wp {
+                        self.pulse[p.field][e as usize]
+                    } else {
+                        self.value[p.field][e as usize]
+                    };
+                    bits::set(out, e * w, w, v);
+                }
+            }
+            OutKind::Strobe => {
+                for (e, s) in self.strobe[p.field].iter().enumerate() {
+                    bits::set(out, e as u32, 1, u64::from(*s));
+                }
+            }
+            OutKind::Irq => out[0] = u32::from(self.irq()),
+        }
+    }
+
+    /// `irq_o`.
+    pub fn irq(&self) -> bool {
+        self.regs.iter().any(|r| {
+            (0..r.count).any(|e| {
+                r.irq
+                    .iter()
+                    .any(|&(s, en)| self.visible(s, e) & self.visible(en, e) != 0)
+            })
+        })
+    }
+
+    /// The value of field `field` of register `reg` (element `elem`), for diagnostics.
+    pub fn field_value(&self, reg: &str, field: &str, elem: u32) -> Option<u64> {
+        let fi = self
+            .fields
+            .iter()
+            .position(|f| self.regs[f.reg].name == reg && f.name == field)?;
+        self.value[fi].get(elem as usize).copied()
+    }
+}
+
+fn reads(a: Access) -> bool {
+    !matches!(a, Access::Wo | Access::Wp)
+}
+
+fn writes(a: Access) -> bool {
+    !matches!(a, Access::Ro | Access::Rc | Access::Rs)
+}
+
+/// WSTRB → bit mask of a 32-bit word.
+fn lane_mask(strb: u8) -> u64 {
+    (0..4).fold(0u64, |m, b| {
+        if strb >> b & 1 == 1 {
+            m | 0xff << (8 * b)
+        } else {
+            m
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn example() -> CsrModel {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps/example.yaml");
+        let map = rdmagen_regmap::load(std::path::Path::new(path)).expect("example map");
+        CsrModel::new(&map, &[("NUM_PORTS", 2)]).unwrap()
+    }
+
+    fn hw(m: &CsrModel) -> Vec<Vec<u32>> {
+        m.hw_ports()
+            .iter()
+            .map(|p| vec![0; bits::words(p.total_width())])
+            .collect()
+    }
+
+    fn port(m: &CsrModel, name: &str) -> usize {
+        m.hw_ports().iter().position(|p| p.name == name).unwrap()
+    }
+
+    #[test]
+    fn responses_follow_the_map() {
+        let mut m = example();
+        let h = hw(&m);
+        let w = |m: &mut CsrModel, a, d, s| {
+            m.cycle(
+                Bus {
+                    write: Some((a, d, s)),
+                    read: None,
+                },
+                &h,
+            )
+            .0
+        };
+        let r = |m: &mut CsrModel, a| {
+            m.cycle(
+                Bus {
+                    write: None,
+                    read: Some(a),
+                },
+                &h,
+            )
+            .1
+            .unwrap()
+        };
+        assert_eq!(w(&mut m, 0x1c, 0x1234_5678, 0b0101), Some(OKAY));
+        assert_eq!(r(&mut m, 0x1c), (0x0034_0078, OKAY));
+        assert_eq!(w(&mut m, 0x04, 1, 0xf), Some(SLVERR), "status has no writable field");
+        assert_eq!(r(&mut m, 0x18), (0, SLVERR), "tx_tail is write-only");
+        assert_eq!(r(&mut m, 0x3c), (0, DECERR));
+        // Port array: element 1 exists, element 2 does not (NUM_PORTS = 2).
+        assert_eq!(r(&mut m, 0x110), (1, OKAY), "port[1].cfg.enable resets to 1");
+        assert_eq!(r(&mut m, 0x120), (0, DECERR));
+        // 64-bit: low write alone changes nothing; high write commits both halves.
+        assert_eq!(w(&mut m, 0x20, 0xaaaa_0001, 0xf), Some(OKAY));
+        assert_eq!(m.field_value("base_addr", "addr", 0), Some(0));
+        assert_eq!(w(&mut m, 0x24, 0x5, 0xf), Some(OKAY));
+        assert_eq!(m.field_value("base_addr", "addr", 0), Some(0x5_aaaa_0001));
+        assert_eq!(r(&mut m, 0x20), (0xaaaa_0001, OKAY));
+        assert_eq!(r(&mut m, 0x24), (0x5, OKAY));
+    }
+
+    #[test]
+    fn hardware_wins_within_a_cycle() {
+        let mut m = example();
+        let mut h = hw(&m);
+        let set = port(&m, "int_status_rx_done_set_i");
+        h[set][0] = 1;
+        m.cycle(Bus::default(), &h);
+        assert_eq!(m.field_value("int_status", "rx_done", 0), Some(1));
+        // Software clears while hardware sets again: stays set.
+        let write = Some((0x08, 1, 0xf));
+        m.cycle(Bus { write, read: None }, &h);
+        assert_eq!(m.field_value("int_status", "rx_done", 0), Some(1));
+        h[set][0] = 0;
+        m.cycle(Bus { write, read: None }, &h);
+        assert_eq!(m.field_value("int_status", "rx_done", 0), Some(0));
+        // A counter read-to-clear in the cycle it counts restarts at the increment.
+        let inc = port(&m, "pkt_count_count_incr_i");
+        h[inc][0] = 1;
+        for _ in 0..3 {
+            m.cycle(Bus::default(), &h);
+        }
+        let (_, rd) = m.cycle(
+            Bus {
+                write: None,
+                read: Some(0x10),
+            },
+            &h,
+        );
+        assert_eq!(rd, Some((3, OKAY)));
+        assert_eq!(m.field_value("pkt_count", "count", 0), Some(1));
+    }
+
+    #[test]
+    fn interrupts_need_status_and_enable() {
+        let mut m = example();
+        let mut h = hw(&m);
+        h[port(&m, "int_status_error_set_i")][0] = 1;
+        m.cycle(Bus::default(), &h);
+        assert!(!m.irq());
+        h[port(&m, "int_status_error_set_i")][0] = 0;
+        m.cycle(
+            Bus {
+                write: Some((0x0c, 0b100, 0xf)),
+                read: None,
+            },
+            &h,
+        );
+        assert!(m.irq());
+    }
+
+    #[test]
+    fn counts_outside_the_map_range_are_refused() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps/example.yaml");
+        let map = rdmagen_regmap::load(std::path::Path::new(path)).unwrap();
+        assert!(matches!(
+            CsrModel::new(&map, &[("NUM_PORTS", 9)]),
+            Err(ModelError::CountOutOfRange { .. })
+        ));
+    }
+}

