@@ -7,16 +7,53 @@ use rdmagen_csr::{generate, Options};
 use verilog_ast::ResetStyle;
 
 /// (binding id, map file, reset style, parameter overrides)
-const VARIANTS: &[(&str, &str, ResetStyle, &[(&str, i64)])] = &[
-    ("example_sync_p4", "example.yaml", ResetStyle::SyncHigh, &[("NUM_PORTS", 4)]),
-    ("example_async_p1", "example.yaml", ResetStyle::AsyncLow, &[("NUM_PORTS", 1)]),
-    ("example_async_p8", "example.yaml", ResetStyle::AsyncLow, &[("NUM_PORTS", 8)]),
+type Variant = (
+    &'static str,
+    &'static str,
+    ResetStyle,
+    &'static [(&'static str, i64)],
+);
+
+const VARIANTS: &[Variant] = &[
+    (
+        "example_sync_p4",
+        "example.yaml",
+        ResetStyle::SyncHigh,
+        &[("NUM_PORTS", 4)],
+    ),
+    (
+        "example_async_p1",
+        "example.yaml",
+        ResetStyle::AsyncLow,
+        &[("NUM_PORTS", 1)],
+    ),
+    (
+        "example_async_p8",
+        "example.yaml",
+        ResetStyle::AsyncLow,
+        &[("NUM_PORTS", 8)],
+    ),
     ("qpc_sync", "qpc.yaml", ResetStyle::SyncHigh, &[]),
     ("qpc_async", "qpc.yaml", ResetStyle::AsyncLow, &[]),
-    ("rx_parser_sync", "rx_parser.yaml", ResetStyle::SyncHigh, &[]),
+    (
+        "rx_parser_sync",
+        "rx_parser.yaml",
+        ResetStyle::SyncHigh,
+        &[],
+    ),
     ("dcqcn_async", "dcqcn.yaml", ResetStyle::AsyncLow, &[]),
-    ("uar_sync_vf4", "uar.yaml", ResetStyle::SyncHigh, &[("NUM_VF", 4)]),
-    ("uar_mlx5_async_vf2", "uar-mlx5.yaml", ResetStyle::AsyncLow, &[("NUM_VF", 2)]),
+    (
+        "uar_sync_vf4",
+        "uar.yaml",
+        ResetStyle::SyncHigh,
+        &[("NUM_VF", 4)],
+    ),
+    (
+        "uar_mlx5_async_vf2",
+        "uar-mlx5.yaml",
+        ResetStyle::AsyncLow,
+        &[("NUM_VF", 2)],
+    ),
 ];
 
 fn main() {
@@ -48,7 +85,8 @@ fn run() -> Result<(), String> {
                 generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
             },
         );
-        let binding = rdmagen_vlbind::bind(&module, id, params).map_err(|e| format!("{id}: {e}"))?;
+        let binding =
+            rdmagen_vlbind::bind(&module, id, params).map_err(|e| format!("{id}: {e}"))?;
         models.add(binding, module.print());
         table.push_str(&format!("    (\"{id}\", \"{file}\"),\n"));
     }

@@ -322,7 +322,7 @@ impl Checker<'_> {
     }
 
     fn register(&mut self, map: &RegMap, r: &Register) {
-        if r.offset % r.bytes() != 0 {
+        if !r.offset.is_multiple_of(r.bytes()) {
             self.sink
                 .error(
                     "regmap::misaligned",

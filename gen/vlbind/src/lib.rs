@@ -278,7 +278,8 @@ fn find_bundles(ports: &[BoundPort]) -> Vec<Bundle> {
     let mut out = Vec::new();
     for p in ports {
         if let Some(prefix) = p.name.strip_suffix("awaddr") {
-            let all = |set: &[(&str, Dir)]| set.iter().all(|(s, d)| has(&format!("{prefix}{s}"), *d));
+            let all =
+                |set: &[(&str, Dir)]| set.iter().all(|(s, d)| has(&format!("{prefix}{s}"), *d));
             if all(AXI4_WRITE) {
                 out.push(Bundle {
                     kind: BundleKind::Axi4WriteSlave,
@@ -296,8 +297,7 @@ fn find_bundles(ports: &[BoundPort]) -> Vec<Bundle> {
                 Dir::Input => Dir::Output,
                 Dir::Output => Dir::Input,
             };
-            if has(&format!("{prefix}tdata"), p.dir) && has(&format!("{prefix}tready"), opposite)
-            {
+            if has(&format!("{prefix}tdata"), p.dir) && has(&format!("{prefix}tready"), opposite) {
                 out.push(Bundle {
                     kind: match p.dir {
                         Dir::Input => BundleKind::AxisIn,
@@ -378,7 +378,9 @@ impl Binding {
         let _ = writeln!(s, "  std::unique_ptr<{v}> top;");
         s.push_str("  std::unique_ptr<VerilatedFstC> fst;\n");
         s.push_str("  uint64_t half = 0;  // half clock periods since construction: trace time\n");
-        s.push_str("  uint64_t dumped = ~0ull;  // time of the last dump: one dump per time step\n");
+        s.push_str(
+            "  uint64_t dumped = ~0ull;  // time of the last dump: one dump per time step\n",
+        );
         s.push_str("};\n}  // namespace\n\n");
         s.push_str("// Field order and types match the Rust #[repr(C)] table.\n");
         let _ = writeln!(s, "struct {} {{", self.sym("ptrs"));
@@ -391,7 +393,12 @@ impl Binding {
         s.push_str("  i->ctx->traceEverOn(true);\n");
         let _ = writeln!(s, "  i->top.reset(new {v}(i->ctx.get(), \"TOP\"));");
         s.push_str("  return i;\n}\n\n");
-        let _ = writeln!(s, "void {}(void* p, {}* o) {{", self.sym("ports"), self.sym("ptrs"));
+        let _ = writeln!(
+            s,
+            "void {}(void* p, {}* o) {{",
+            self.sym("ports"),
+            self.sym("ptrs")
+        );
         let _ = writeln!(s, "  {v}& t = *static_cast<Inst*>(p)->top;");
         for p in &self.ports {
             match p.storage() {
@@ -406,18 +413,28 @@ impl Binding {
         s.push_str("}\n\n");
         let _ = writeln!(s, "void {}(void* p) {{", self.sym("eval"));
         s.push_str("  Inst* i = static_cast<Inst*>(p);\n  i->top->eval();\n");
-        s.push_str("  if (i->fst && i->dumped != i->half) i->fst->dump(i->dumped = i->half);\n}\n\n");
-        s.push_str("// Rising edge, then clk back to 0 without an eval: the next eval (after the\n");
+        s.push_str(
+            "  if (i->fst && i->dumped != i->half) i->fst->dump(i->dumped = i->half);\n}\n\n",
+        );
+        s.push_str(
+            "// Rising edge, then clk back to 0 without an eval: the next eval (after the\n",
+        );
         s.push_str("// testbench drives new inputs) settles both.\n");
         let _ = writeln!(s, "void {}(void* p) {{", self.sym("tick"));
         s.push_str("  Inst* i = static_cast<Inst*>(p);\n  i->top->clk = 1;\n");
         s.push_str("  i->ctx->time(++i->half);\n  i->top->eval();\n");
         s.push_str("  if (i->fst) i->fst->dump(i->dumped = i->half);\n");
         s.push_str("  i->top->clk = 0;\n  i->ctx->time(++i->half);\n}\n\n");
-        let _ = writeln!(s, "int {}(void* p, const char* path) {{", self.sym("trace_open"));
+        let _ = writeln!(
+            s,
+            "int {}(void* p, const char* path) {{",
+            self.sym("trace_open")
+        );
         s.push_str("  Inst* i = static_cast<Inst*>(p);\n  if (i->fst) return -1;\n");
         s.push_str("  i->fst.reset(new VerilatedFstC);\n  i->top->trace(i->fst.get(), 99);\n");
-        s.push_str("  i->fst->open(path);\n  if (!i->fst->isOpen()) { i->fst.reset(); return -1; }\n");
+        s.push_str(
+            "  i->fst->open(path);\n  if (!i->fst->isOpen()) { i->fst.reset(); return -1; }\n",
+        );
         s.push_str("  return 0;\n}\n\n");
         let _ = writeln!(s, "void {}(void* p) {{", self.sym("trace_close"));
         s.push_str("  Inst* i = static_cast<Inst*>(p);\n");
@@ -449,7 +466,11 @@ impl Binding {
         }
         s.push_str("}\n\n");
         s.push_str("extern \"C\" {\n");
-        let _ = writeln!(s, "    fn {}() -> *mut ::core::ffi::c_void;", self.sym("new"));
+        let _ = writeln!(
+            s,
+            "    fn {}() -> *mut ::core::ffi::c_void;",
+            self.sym("new")
+        );
         let _ = writeln!(
             s,
             "    fn {}(m: *mut ::core::ffi::c_void, out: *mut {ptrs_ty});",
@@ -476,10 +497,10 @@ impl Binding {
         for p in &self.ports {
             let dir = if p.is_input() { "input" } else { "output" };
             let doc = match &p.comment {
-                Some(c) => format!("{dir}, {} bit(s): {c}", p.width),
+                Some(c) => format!("{dir}, {} bit(s): `{}`", p.width, c.replace('`', "'")),
                 None => format!("{dir}, {} bit(s)", p.width),
             };
-            let _ = writeln!(s, "    /// {}", doc.replace('`', "'"));
+            let _ = writeln!(s, "    /// {doc}");
             let _ = writeln!(s, "    pub {}: {},", p.name, handle_type(p));
         }
         s.push_str("}\n\n");
@@ -503,7 +524,10 @@ impl Binding {
             "        let raw = ::core::ptr::NonNull::new(unsafe {{ {}() }}).expect(\"Verilated model allocation\");",
             self.sym("new")
         );
-        let _ = writeln!(s, "        let mut t = ::core::mem::MaybeUninit::<{ptrs_ty}>::uninit();");
+        let _ = writeln!(
+            s,
+            "        let mut t = ::core::mem::MaybeUninit::<{ptrs_ty}>::uninit();"
+        );
         let _ = writeln!(
             s,
             "        // SAFETY: the shim fills every field of the table with a pointer into the model."
@@ -589,7 +613,11 @@ impl Binding {
             "    fn set_reset(&mut self, asserted: bool) {{\n        self.p.{rst}.set_bool({level});\n    }}"
         );
         s.push_str("    fn zero_inputs(&mut self) {\n");
-        for p in self.ports.iter().filter(|p| p.is_input() && p.name != "clk") {
+        for p in self
+            .ports
+            .iter()
+            .filter(|p| p.is_input() && p.name != "clk")
+        {
             let _ = writeln!(s, "        self.p.{}.clear();", p.name);
         }
         s.push_str("    }\n");
@@ -657,7 +685,10 @@ impl Binding {
         };
         match b.kind {
             BundleKind::AxiLiteSlave => {
-                let _ = writeln!(s, "impl ::rdmagen_harness::axil::AxiLitePins for {view}<'_> {{");
+                let _ = writeln!(
+                    s,
+                    "impl ::rdmagen_harness::axil::AxiLitePins for {view}<'_> {{"
+                );
                 let _ = writeln!(
                     s,
                     "    fn data_bytes(&self) -> usize {{\n        {}\n    }}",
@@ -712,18 +743,25 @@ impl Binding {
                     "    fn data_bytes(&self) -> usize {{\n        {}\n    }}",
                     width("wdata") / 8
                 );
-                s.push_str("    fn set_aw(&self, valid: bool, aw: &::rdmagen_harness::axi4::AwBeat) {\n");
+                s.push_str(
+                    "    fn set_aw(&self, valid: bool, aw: &::rdmagen_harness::axi4::AwBeat) {\n",
+                );
                 let _ = writeln!(s, "        self.0.{pre}awvalid.set_bool(valid);");
                 let _ = writeln!(s, "        self.0.{pre}awaddr.set_u64(aw.addr);");
                 let _ = writeln!(s, "        self.0.{pre}awlen.set_u64(u64::from(aw.len));");
                 let _ = writeln!(s, "        self.0.{pre}awsize.set_u64(u64::from(aw.size));");
-                let _ = writeln!(s, "        self.0.{pre}awburst.set_u64(u64::from(aw.burst));");
+                let _ = writeln!(
+                    s,
+                    "        self.0.{pre}awburst.set_u64(u64::from(aw.burst));"
+                );
                 opt_set(&mut s, "awid", "u64::from(aw.id)");
                 opt_set(&mut s, "awprot", "0");
                 opt_set(&mut s, "awcache", "0");
                 opt_set(&mut s, "awlock", "0");
                 s.push_str("    }\n");
-                s.push_str("    fn set_w(&self, valid: bool, data: &[u32], strb: u128, last: bool) {\n");
+                s.push_str(
+                    "    fn set_w(&self, valid: bool, data: &[u32], strb: u128, last: bool) {\n",
+                );
                 let _ = writeln!(s, "        self.0.{pre}wvalid.set_bool(valid);");
                 let _ = writeln!(s, "        self.0.{pre}wdata.set_words(data);");
                 let _ = writeln!(s, "        self.0.{pre}wstrb.set_u128(strb);");
@@ -751,7 +789,10 @@ impl Binding {
                 s.push_str("}\n");
             }
             BundleKind::AxisIn => {
-                let _ = writeln!(s, "impl ::rdmagen_harness::axis::AxisInPins for {view}<'_> {{");
+                let _ = writeln!(
+                    s,
+                    "impl ::rdmagen_harness::axis::AxisInPins for {view}<'_> {{"
+                );
                 let _ = writeln!(
                     s,
                     "    fn data_bytes(&self) -> usize {{\n        {}\n    }}",
@@ -777,7 +818,10 @@ impl Binding {
                 s.push_str("}\n");
             }
             BundleKind::AxisOut => {
-                let _ = writeln!(s, "impl ::rdmagen_harness::axis::AxisOutPins for {view}<'_> {{");
+                let _ = writeln!(
+                    s,
+                    "impl ::rdmagen_harness::axis::AxisOutPins for {view}<'_> {{"
+                );
                 let _ = writeln!(
                     s,
                     "    fn data_bytes(&self) -> usize {{\n        {}\n    }}",
@@ -891,7 +935,10 @@ mod tests {
         assert_eq!(p.width, 120);
         assert_eq!(p.storage(), Storage::Wide(4));
         let d = bind(&module(), "blk_b", &[]).unwrap();
-        assert_eq!(d.ports.iter().find(|p| p.name == "vf_en_o").unwrap().width, 12);
+        assert_eq!(
+            d.ports.iter().find(|p| p.name == "vf_en_o").unwrap().width,
+            12
+        );
         assert_eq!(d.verilator_param_args(), vec!["-GNUM_VF=4".to_string()]);
     }
 

@@ -86,7 +86,11 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 || model.hw_ports().iter().any(|h| h.name == p.name)
                 || model.out_ports().iter().any(|o| o.name == p.name);
             if !known {
-                return Err(format!("{}: RTL port `{}` is not in the model", M::VARIANT, p.name));
+                return Err(format!(
+                    "{}: RTL port `{}` is not in the model",
+                    M::VARIANT,
+                    p.name
+                ));
             }
         }
         let hw = model
@@ -309,7 +313,13 @@ fn trace<M: Model + HasAxiLite>(map: &RegMap, case: &Case, fst: &Path) -> Result
 }
 
 /// Saves the case, reruns it with a waveform, and panics with the rerun command.
-fn report<M: Model + HasAxiLite>(map: &RegMap, test: &str, layout: &Layout, case: &Case, why: &str) -> ! {
+fn report<M: Model + HasAxiLite>(
+    map: &RegMap,
+    test: &str,
+    layout: &Layout,
+    case: &Case,
+    why: &str,
+) -> ! {
     let dir = failure_dir();
     let case_path = dir.join(format!("{}.case", M::VARIANT));
     let fst = dir.join(format!("{}.fst", M::VARIANT));
@@ -335,7 +345,11 @@ pub fn replay<M: Model + HasAxiLite>(test: &str, text: &str) {
     let mut b = Bench::<M>::new(&map).unwrap_or_else(|e| panic!("{e}"));
     let layout = b.layout();
     let (variant, case) = Case::parse(text, &layout).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(variant, M::VARIANT, "the case was recorded on another variant");
+    assert_eq!(
+        variant,
+        M::VARIANT,
+        "the case was recorded on another variant"
+    );
     if let Err(f) = b.run(&case) {
         report::<M>(&map, test, &layout, &case, &f.to_string());
     }
@@ -379,7 +393,9 @@ pub fn check<M: Model + HasAxiLite>(test: &str, cases: u32) {
             let cycles = bench.borrow().total_cycles;
             eprintln!("{}: {cases} cases, {cycles} cycles", M::VARIANT);
         }
-        Err(TestError::Fail(why, case)) => report::<M>(&map, test, &layout, &case, &why.to_string()),
+        Err(TestError::Fail(why, case)) => {
+            report::<M>(&map, test, &layout, &case, &why.to_string())
+        }
         Err(TestError::Abort(why)) => panic!("{}: proptest aborted: {why}", M::VARIANT),
     }
 }

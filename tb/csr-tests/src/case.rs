@@ -178,7 +178,9 @@ impl Case {
         );
         for op in &self.ops {
             let line = match op {
-                Op::Write { addr, data, strb } => format!("write {addr:#05x} {data:#010x} {strb:#x}"),
+                Op::Write { addr, data, strb } => {
+                    format!("write {addr:#05x} {data:#010x} {strb:#x}")
+                }
                 Op::Read { addr } => format!("read {addr:#05x}"),
                 Op::Hw {
                     port,
@@ -221,7 +223,11 @@ impl Case {
                         let (ch, p) = item.split_once('=').ok_or_else(|| err("bad timing"))?;
                         let (pct, run) = p.split_once('/').ok_or_else(|| err("bad timing"))?;
                         let prof = Profile::new(num(pct)? as u8, num(run)? as u8);
-                        let prof = if prof.percent == 0 { Profile::NONE } else { prof };
+                        let prof = if prof.percent == 0 {
+                            Profile::NONE
+                        } else {
+                            prof
+                        };
                         match ch {
                             "aw" => case.timing.aw = prof,
                             "w" => case.timing.w = prof,

@@ -60,7 +60,9 @@ impl std::fmt::Display for BurstError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             BurstError::Empty => write!(f, "empty write"),
-            BurstError::TooLong { beats } => write!(f, "{beats} beats: an INCR burst has at most 256"),
+            BurstError::TooLong { beats } => {
+                write!(f, "{beats} beats: an INCR burst has at most 256")
+            }
             BurstError::Crosses4K { addr, len } => {
                 write!(f, "{len} bytes at {addr:#x} cross a 4 KiB boundary")
             }
@@ -142,17 +144,17 @@ impl Axi4WriteMaster {
     }
 
     pub fn drive(&mut self, pins: &impl Axi4WritePins) {
-        self.aw_valid = !self.aw_queue.is_empty() && (self.aw_valid || !self.stalls[0].next());
+        self.aw_valid = !self.aw_queue.is_empty() && (self.aw_valid || !self.stalls[0].hold());
         match (self.aw_valid, self.aw_queue.front()) {
             (true, Some((_, aw))) => pins.set_aw(true, aw),
             _ => pins.set_aw(false, &AwBeat::default()),
         }
-        self.w_valid = !self.w_queue.is_empty() && (self.w_valid || !self.stalls[1].next());
+        self.w_valid = !self.w_queue.is_empty() && (self.w_valid || !self.stalls[1].hold());
         match (self.w_valid, self.w_queue.front()) {
             (true, Some((_, _, w))) => pins.set_w(true, &w.data, w.strb, w.last),
             _ => pins.set_w(false, &[], 0, false),
         }
-        self.bready = !self.stalls[2].next();
+        self.bready = !self.stalls[2].hold();
         pins.set_bready(self.bready);
     }
 
@@ -173,8 +175,9 @@ impl Axi4WriteMaster {
         let b = pins.b();
         if let Some(held) = self.b_held {
             if b != Some(held) {
-                self.violations
-                    .push(format!("B changed from {held:?} to {b:?} while BREADY was low"));
+                self.violations.push(format!(
+                    "B changed from {held:?} to {b:?} while BREADY was low"
+                ));
             }
         }
         self.b_held = None;
@@ -254,13 +257,16 @@ mod tests {
         let (aw, beats) = incr_burst(8, 0x1003, &[1, 2, 3, 4, 5, 6, 7]).unwrap();
         assert_eq!((aw.len, aw.size, aw.burst), (1, 3, 1));
         assert_eq!(beats[0].strb, 0xf8);
-        assert_eq!(beats[0].data, vec![0x0100_0000, 0x0403_0200]);
+        assert_eq!(beats[0].data, vec![0x0100_0000, 0x0504_0302]);
         assert_eq!(beats[1].strb, 0x03);
         assert_eq!(beats[1].data, vec![0x0706, 0]);
         assert!(beats[1].last && !beats[0].last);
         assert_eq!(
             incr_burst(8, 0xffc, &[0; 8]),
-            Err(BurstError::Crosses4K { addr: 0xffc, len: 8 })
+            Err(BurstError::Crosses4K {
+                addr: 0xffc,
+                len: 8
+            })
         );
         assert_eq!(incr_burst(8, 0, &[]), Err(BurstError::Empty));
     }
@@ -305,6 +311,8 @@ mod tests {
 
     impl Slave {
         fn tick(&self) {
+            // Handshakes as the master saw them, before any state changes.
+            let aw_fire = self.awvalid.get() && self.awready();
             if self.b.get().is_some() && self.bready.get() {
                 self.b.set(None);
                 self.busy.set(false);
@@ -315,7 +323,8 @@ mod tests {
                 let mut mem = self.mem.borrow_mut();
                 for lane in 0..8 {
                     if w.2 >> lane & 1 == 1 {
-                        mem[(base + lane) as usize] = (w.1[lane as usize / 4] >> (8 * (lane % 4))) as u8;
+                        mem[(base + lane) as usize] =
+                            (w.1[lane as usize / 4] >> (8 * (lane % 4))) as u8;
                     }
                 }
                 if w.3 {
@@ -324,7 +333,7 @@ mod tests {
                 } else {
                     self.cur.set(Some((aw, i + 1)));
                 }
-            } else if self.awvalid.get() && self.awready() {
+            } else if aw_fire {
                 self.cur.set(self.aw.get().map(|a| (a, 0)));
                 self.busy.set(true);
             }
@@ -356,7 +365,12 @@ mod tests {
             }
             assert!(m.is_idle(), "seed {seed}");
             assert_eq!(*s.mem.borrow(), expect);
-            assert_eq!(ev.iter().filter(|e| matches!(e, Event::WriteDone { .. })).count(), 30);
+            assert_eq!(
+                ev.iter()
+                    .filter(|e| matches!(e, Event::WriteDone { .. }))
+                    .count(),
+                30
+            );
             assert!(m.violations().is_empty());
         }
     }

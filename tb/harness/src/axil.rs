@@ -41,9 +41,19 @@ pub enum Event {
         strb: u8,
     },
     /// AR handshake in this cycle.
-    ReadAccepted { tag: u64, addr: u64 },
-    WriteDone { tag: u64, resp: u8 },
-    ReadDone { tag: u64, data: u64, resp: u8 },
+    ReadAccepted {
+        tag: u64,
+        addr: u64,
+    },
+    WriteDone {
+        tag: u64,
+        resp: u8,
+    },
+    ReadDone {
+        tag: u64,
+        data: u64,
+        resp: u8,
+    },
 }
 
 /// Idle and backpressure of each channel.
@@ -162,11 +172,11 @@ impl AxiLiteMaster {
         // A valid, once raised, stays up until its handshake.
         let head = self.writes.front();
         self.aw_valid = match head {
-            Some(_) if !self.aw_done => self.aw_valid || !self.stalls[0].next(),
+            Some(_) if !self.aw_done => self.aw_valid || !self.stalls[0].hold(),
             _ => false,
         };
         self.w_valid = match head {
-            Some(_) if !self.w_done => self.w_valid || !self.stalls[1].next(),
+            Some(_) if !self.w_done => self.w_valid || !self.stalls[1].hold(),
             _ => false,
         };
         let (addr, data, strb) = head.map_or((0, 0, 0), |w| (w.addr, w.data, w.strb));
@@ -177,13 +187,13 @@ impl AxiLiteMaster {
             pins.set_w(false, 0, 0);
         }
         self.ar_valid = match self.reads.front() {
-            Some(_) => self.ar_valid || !self.stalls[2].next(),
+            Some(_) => self.ar_valid || !self.stalls[2].hold(),
             None => false,
         };
         let ar = self.reads.front().map_or(0, |r| r.1);
         pins.set_ar(self.ar_valid, if self.ar_valid { ar } else { 0 });
-        self.bready = !self.stalls[3].next();
-        self.rready = !self.stalls[4].next();
+        self.bready = !self.stalls[3].hold();
+        self.rready = !self.stalls[4].hold();
         pins.set_bready(self.bready);
         pins.set_rready(self.rready);
     }
@@ -222,8 +232,9 @@ impl AxiLiteMaster {
         let b = pins.b();
         if let Some(held) = self.b_held {
             if b != Some(held) {
-                self.violations
-                    .push(format!("B changed from {held} to {b:?} while BREADY was low"));
+                self.violations.push(format!(
+                    "B changed from {held} to {b:?} while BREADY was low"
+                ));
             }
         }
         self.b_held = None;
@@ -240,8 +251,9 @@ impl AxiLiteMaster {
         let r = pins.r();
         if let Some(held) = self.r_held {
             if r != Some(held) {
-                self.violations
-                    .push(format!("R changed from {held:?} to {r:?} while RREADY was low"));
+                self.violations.push(format!(
+                    "R changed from {held:?} to {r:?} while RREADY was low"
+                ));
             }
         }
         self.r_held = None;
@@ -320,7 +332,9 @@ mod tests {
             self.bvalid.get().then(|| self.bresp.get())
         }
         fn r(&self) -> Option<(u64, u8)> {
-            self.rvalid.get().then(|| (self.rdata.get(), self.rresp.get()))
+            self.rvalid
+                .get()
+                .then(|| (self.rdata.get(), self.rresp.get()))
         }
     }
 
@@ -344,7 +358,8 @@ mod tests {
                     let mut v = m.get();
                     for b in 0..4 {
                         if self.wstrb.get() >> b & 1 == 1 {
-                            v = v & !(0xff << (8 * b)) | (self.wdata.get() as u32) & (0xff << (8 * b));
+                            v = v & !(0xff << (8 * b))
+                                | (self.wdata.get() as u32) & (0xff << (8 * b));
                         }
                     }
                     m.set(v);
@@ -353,7 +368,8 @@ mod tests {
             if rd {
                 let i = (self.araddr.get() / 4) as usize;
                 self.rvalid.set(true);
-                self.rdata.set(self.mem.get(i).map_or(0, |m| u64::from(m.get())));
+                self.rdata
+                    .set(self.mem.get(i).map_or(0, |m| u64::from(m.get())));
                 self.rresp.set(if i < 16 { OKAY } else { DECERR });
             }
         }

@@ -121,7 +121,7 @@ impl AxisSource {
         self.queue.len()
     }
     pub fn drive(&mut self, pins: &impl AxisInPins) {
-        self.valid = !self.queue.is_empty() && (self.valid || !self.idle.next());
+        self.valid = !self.queue.is_empty() && (self.valid || !self.idle.hold());
         match (self.valid, self.queue.front()) {
             (true, Some((_, b))) => pins.set_beat(true, b),
             _ => pins.set_beat(false, &Beat::empty(self.data_bytes)),
@@ -173,7 +173,7 @@ impl AxisSink {
         }
     }
     pub fn drive(&mut self, pins: &impl AxisOutPins) {
-        self.ready = !self.backpressure.next();
+        self.ready = !self.backpressure.hold();
         pins.set_ready(self.ready);
     }
     /// Returns `true` when a beat was taken in this cycle.
@@ -186,8 +186,10 @@ impl AxisSink {
             if !valid {
                 self.violations.push("TVALID dropped before TREADY".into());
             } else if h != self.scratch {
-                self.violations
-                    .push(format!("beat changed while TREADY was low: {h:?} -> {:?}", self.scratch));
+                self.violations.push(format!(
+                    "beat changed while TREADY was low: {h:?} -> {:?}",
+                    self.scratch
+                ));
             }
         }
         if !valid {

@@ -69,7 +69,10 @@ pub trait Model {
     fn port(&self, name: &str) -> Option<DynPort<'_>>;
 
     fn param(name: &str) -> Option<i64> {
-        Self::PARAMS.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+        Self::PARAMS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
     }
 
     /// Inputs to 0, reset asserted for `cycles` edges, then released: the state of a fresh

@@ -93,7 +93,12 @@ impl<T: Word> In<T> {
         unsafe { self.ptr.read() }
     }
     pub fn dynamic(&self) -> DynPort<'_> {
-        DynPort::new(self.ptr.cast(), std::mem::size_of::<T>(), self.mask.count_ones(), true)
+        DynPort::new(
+            self.ptr.cast(),
+            std::mem::size_of::<T>(),
+            self.mask.count_ones(),
+            true,
+        )
     }
 }
 
@@ -143,7 +148,12 @@ impl<T: Word> Out<T> {
         }
     }
     pub fn dynamic(&self) -> DynPort<'_> {
-        DynPort::new(self.ptr.cast_mut().cast(), std::mem::size_of::<T>(), self.width, false)
+        DynPort::new(
+            self.ptr.cast_mut().cast(),
+            std::mem::size_of::<T>(),
+            self.width,
+            false,
+        )
     }
 }
 
@@ -189,7 +199,12 @@ impl<const N: usize> InWide<N> {
         self.set_words(&[v as u32, (v >> 32) as u32]);
     }
     pub fn set_u128(&self, v: u128) {
-        self.set_words(&[v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32]);
+        self.set_words(&[
+            v as u32,
+            (v >> 32) as u32,
+            (v >> 64) as u32,
+            (v >> 96) as u32,
+        ]);
     }
     pub fn set_bool(&self, v: bool) {
         self.set_u64(u64::from(v));
@@ -325,7 +340,7 @@ impl DynPort<'_> {
         let n = self.words();
         let word = |i: usize| {
             let w = v.get(i).copied().unwrap_or(0);
-            if i + 1 == n && self.width % 32 != 0 {
+            if i + 1 == n && !self.width.is_multiple_of(32) {
                 w & ((1u32 << (self.width % 32)) - 1)
             } else {
                 w

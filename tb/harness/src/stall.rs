@@ -50,7 +50,7 @@ impl Stall {
     }
     /// `true`: stall this cycle.
     #[inline]
-    pub fn next(&mut self) -> bool {
+    pub fn hold(&mut self) -> bool {
         if self.run_left > 0 {
             self.run_left -= 1;
             return true;
@@ -85,16 +85,19 @@ mod tests {
     #[test]
     fn never_stalls_without_a_profile() {
         let mut s = Stall::never();
-        assert!((0..1000).all(|_| !s.next()));
+        assert!((0..1000).all(|_| !s.hold()));
     }
 
     #[test]
     fn stall_rate_follows_the_profile() {
         let mut s = Stall::new(7, Profile::new(30, 1));
-        let n = (0..100_000).filter(|_| s.next()).count();
+        let n = (0..100_000).filter(|_| s.hold()).count();
         assert!((27_000..33_000).contains(&n), "{n}");
         let mut a = Stall::new(9, Profile::new(50, 4));
         let mut b = Stall::new(9, Profile::new(50, 4));
-        assert!((0..1000).all(|_| a.next() == b.next()), "same seed, same decisions");
+        assert!(
+            (0..1000).all(|_| a.hold() == b.hold()),
+            "same seed, same decisions"
+        );
     }
 }

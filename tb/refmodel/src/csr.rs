@@ -168,7 +168,10 @@ pub struct CsrModel {
 pub enum ModelError {
     /// A group's count names a parameter that has no value.
     MissingParameter(String),
-    CountOutOfRange { group: String, count: u64 },
+    CountOutOfRange {
+        group: String,
+        count: u64,
+    },
 }
 
 impl std::fmt::Display for ModelError {
@@ -176,7 +179,10 @@ impl std::fmt::Display for ModelError {
         match self {
             ModelError::MissingParameter(p) => write!(f, "no value for parameter `{p}`"),
             ModelError::CountOutOfRange { group, count } => {
-                write!(f, "group `{group}`: count {count} is outside the map's range")
+                write!(
+                    f,
+                    "group `{group}`: count {count} is outside the map's range"
+                )
             }
         }
     }
@@ -298,8 +304,14 @@ impl CsrModel {
                         set: f.hw.set,
                         counter: f.hw.counter.as_ref().map(|c| (c.step_width, c.saturate)),
                         input_port,
-                        ports: [HwKind::LoadEnable, HwKind::LoadData, HwKind::Clear, HwKind::Set, HwKind::Increment]
-                            .map(|k| m.hw_ports.iter().position(|p| p.field == fi && p.kind == k)),
+                        ports: [
+                            HwKind::LoadEnable,
+                            HwKind::LoadData,
+                            HwKind::Clear,
+                            HwKind::Set,
+                            HwKind::Increment,
+                        ]
+                        .map(|k| m.hw_ports.iter().position(|p| p.field == fi && p.kind == k)),
                     });
                     def.fields.push(fi);
                 }
@@ -646,7 +658,10 @@ mod tests {
     use super::*;
 
     fn example() -> CsrModel {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps/example.yaml");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../register-maps/example.yaml"
+        );
         let map = rdmagen_regmap::load(std::path::Path::new(path)).expect("example map");
         CsrModel::new(&map, &[("NUM_PORTS", 2)]).unwrap()
     }
@@ -689,11 +704,19 @@ mod tests {
         };
         assert_eq!(w(&mut m, 0x1c, 0x1234_5678, 0b0101), Some(OKAY));
         assert_eq!(r(&mut m, 0x1c), (0x0034_0078, OKAY));
-        assert_eq!(w(&mut m, 0x04, 1, 0xf), Some(SLVERR), "status has no writable field");
+        assert_eq!(
+            w(&mut m, 0x04, 1, 0xf),
+            Some(SLVERR),
+            "status has no writable field"
+        );
         assert_eq!(r(&mut m, 0x18), (0, SLVERR), "tx_tail is write-only");
         assert_eq!(r(&mut m, 0x3c), (0, DECERR));
         // Port array: element 1 exists, element 2 does not (NUM_PORTS = 2).
-        assert_eq!(r(&mut m, 0x110), (1, OKAY), "port[1].cfg.enable resets to 1");
+        assert_eq!(
+            r(&mut m, 0x110),
+            (1, OKAY),
+            "port[1].cfg.enable resets to 1"
+        );
         assert_eq!(r(&mut m, 0x120), (0, DECERR));
         // 64-bit: low write alone changes nothing; high write commits both halves.
         assert_eq!(w(&mut m, 0x20, 0xaaaa_0001, 0xf), Some(OKAY));
@@ -756,7 +779,10 @@ mod tests {
 
     #[test]
     fn counts_outside_the_map_range_are_refused() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps/example.yaml");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../register-maps/example.yaml"
+        );
         let map = rdmagen_regmap::load(std::path::Path::new(path)).unwrap();
         assert!(matches!(
             CsrModel::new(&map, &[("NUM_PORTS", 9)]),

@@ -159,7 +159,11 @@ pub fn build_runtime(vl: &Verilator) -> Result<(), String> {
     let out = out_dir()?;
     let inc = vl.include();
     let mut b = vl.cc();
-    for f in ["verilated.cpp", "verilated_threads.cpp", "verilated_fst_c.cpp"] {
+    for f in [
+        "verilated.cpp",
+        "verilated_threads.cpp",
+        "verilated_fst_c.cpp",
+    ] {
         b.file(inc.join(f));
     }
     b.out_dir(&out);
