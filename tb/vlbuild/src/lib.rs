@@ -32,6 +32,8 @@ pub struct Verilator {
     pub root: PathBuf,
     /// As written in `verilated_config.h`, e.g. `5.006`.
     pub version: String,
+    /// Where `libverilated_rt.a` is, once built.
+    pub lib_dir: Option<PathBuf>,
 }
 
 impl Verilator {
@@ -76,7 +78,12 @@ impl Verilator {
                 ))
             }
         }
-        Ok(Verilator { bin, root, version })
+        Ok(Verilator {
+            bin,
+            root,
+            version,
+            lib_dir: None,
+        })
     }
 
     /// The Verilator `rdmagen-harness` was built with, from its `links` metadata.
@@ -89,6 +96,7 @@ impl Verilator {
             bin: PathBuf::from(get("BIN")?),
             root: PathBuf::from(get("ROOT")?),
             version: get("VERSION")?,
+            lib_dir: Some(PathBuf::from(get("LIB_DIR")?)),
         })
     }
 
@@ -180,6 +188,7 @@ pub fn build_runtime(vl: &Verilator) -> Result<(), String> {
     println!("cargo:root={}", vl.root.display());
     println!("cargo:bin={}", vl.bin.display());
     println!("cargo:version={}", vl.version);
+    println!("cargo:lib_dir={}", out.display());
     println!("cargo:rustc-env=RDMAGEN_VERILATOR_VERSION={}", vl.version);
     Ok(())
 }
@@ -205,7 +214,7 @@ impl Models {
 
     /// Verilates and compiles every model not already built from the same inputs, then writes
     /// `$OUT_DIR/models.rs` with every binding.
-    pub fn build(self) -> Result<(), String> {
+    pub fn build(&self) -> Result<(), String> {
         let out = out_dir()?;
         let mut rust = String::new();
         for (b, verilog) in &self.items {
@@ -215,6 +224,48 @@ impl Models {
         }
         write_if_changed(&out.join("models.rs"), &rust)?;
         Ok(())
+    }
+}
+
+impl Models {
+    /// Links a plain C++ program (`main` in `source`) against model `id` and the runtime,
+    /// with the same compiler flags as the models: the baseline the Rust harness is measured
+    /// against. Returns the executable's path.
+    pub fn cpp_program(&self, id: &str, source: &Path, exe: &str) -> Result<PathBuf, String> {
+        let out = out_dir()?;
+        let (b, _) = self
+            .items
+            .iter()
+            .find(|(b, _)| b.id == id)
+            .ok_or_else(|| format!("no model `{id}`"))?;
+        let lib_dir = self
+            .vl
+            .lib_dir
+            .clone()
+            .ok_or("the Verilator runtime location is unknown (use Verilator::from_harness)")?;
+        let path = out.join(exe);
+        let compiler = self.vl.cc().get_compiler();
+        let mut cmd = compiler.to_command();
+        cmd.arg("-o")
+            .arg(&path)
+            .arg(source)
+            .arg(format!("-I{}", out.join(&b.id).join("vobj").display()))
+            .arg(out.join(format!("libvmodel_{}.a", b.id)))
+            .arg(lib_dir.join("libverilated_rt.a"))
+            .args(["-lz", "-latomic", "-lpthread"]);
+        if !self.vl.bundles_lz4() {
+            cmd.arg("-llz4");
+        }
+        let res = cmd
+            .output()
+            .map_err(|e| format!("cannot run the C++ compiler: {e}"))?;
+        if !res.status.success() {
+            return Err(format!(
+                "linking {exe} failed:\n{}",
+                String::from_utf8_lossy(&res.stderr)
+            ));
+        }
+        Ok(path)
     }
 }
 
