@@ -36,7 +36,24 @@ pub struct ModulePort {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PortWidth {
     Bits(u32),
-    PerElement { count: Count, bits: u32 },
+    PerElement { count: ElementCount, bits: u32 },
+}
+
+/// A group's element count as the module writes it. Unlike [`Count`] it carries no source
+/// position, so two maps' interfaces compare equal when their modules are the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ElementCount {
+    Fixed(u64),
+    Parameter(String),
+}
+
+impl From<&Count> for ElementCount {
+    fn from(c: &Count) -> Self {
+        match c {
+            Count::Fixed(n) => ElementCount::Fixed(*n),
+            Count::Param(p) => ElementCount::Parameter(p.text.clone()),
+        }
+    }
 }
 
 impl std::fmt::Display for PortWidth {
@@ -44,11 +61,11 @@ impl std::fmt::Display for PortWidth {
         match self {
             PortWidth::Bits(w) => write!(f, "{w}"),
             PortWidth::PerElement {
-                count: Count::Fixed(n),
+                count: ElementCount::Fixed(n),
                 bits,
             } => write!(f, "{n}*{bits}"),
             PortWidth::PerElement {
-                count: Count::Param(p),
+                count: ElementCount::Parameter(p),
                 bits,
             } => write!(f, "{p}*{bits}"),
         }
@@ -86,7 +103,7 @@ pub(crate) fn field_port_width(group: Option<&Group>, bits: u32) -> PortWidth {
     match group {
         None => PortWidth::Bits(bits),
         Some(g) => PortWidth::PerElement {
-            count: g.count.clone(),
+            count: (&g.count).into(),
             bits,
         },
     }

@@ -18,7 +18,7 @@
 
 mod interface;
 
-pub use interface::{interface, Interface, ModuleParameter, ModulePort, PortWidth};
+pub use interface::{interface, ElementCount, Interface, ModuleParameter, ModulePort, PortWidth};
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
 use verilog_ast::{
@@ -82,17 +82,12 @@ fn port_range(w: &PortWidth) -> Option<Range> {
     match w {
         PortWidth::Bits(bits) => Range::bits(*bits),
         PortWidth::PerElement { count, bits } => Some(Range::width(Expr::times(
-            count_value(count),
+            match count {
+                ElementCount::Fixed(n) => Expr::int(*n as i64),
+                ElementCount::Parameter(p) => id(p.clone()),
+            },
             Expr::int(i64::from(*bits)),
         ))),
-    }
-}
-
-/// A group's element count: a number or the parameter's name.
-fn count_value(count: &Count) -> Expr {
-    match count {
-        Count::Fixed(n) => Expr::int(*n as i64),
-        Count::Param(p) => id(p.text.clone()),
     }
 }
 
@@ -218,7 +213,10 @@ impl<'a> Gen<'a> {
     }
 
     fn count_expr(g: &Group) -> Expr {
-        count_value(&g.count)
+        match &g.count {
+            Count::Fixed(n) => Expr::int(*n as i64),
+            Count::Param(p) => id(p.text.clone()),
+        }
     }
 
     fn hw_ports(&mut self) {

@@ -1,8 +1,7 @@
 //! `interface()` must describe exactly the module `generate()` writes: same parameters and the
 //! same ports in the same order, direction and declared range, for every committed map.
 
-use rdmagen_csr::{interface, Options, PortWidth};
-use rdmagen_regmap::Count;
+use rdmagen_csr::{interface, ElementCount, Options, PortWidth};
 use verilog_ast::{Dir, Expr, PortItem, Range, ResetStyle};
 
 fn declared_range(w: &PortWidth) -> Option<Range> {
@@ -10,8 +9,8 @@ fn declared_range(w: &PortWidth) -> Option<Range> {
         PortWidth::Bits(b) => Range::bits(*b),
         PortWidth::PerElement { count, bits } => {
             let n = match count {
-                Count::Fixed(n) => Expr::int(*n as i64),
-                Count::Param(p) => Expr::id(p.text.clone()),
+                ElementCount::Fixed(n) => Expr::int(*n as i64),
+                ElementCount::Parameter(p) => Expr::id(p.clone()),
             };
             Some(Range::width(Expr::times(n, Expr::int(i64::from(*bits)))))
         }

@@ -119,6 +119,11 @@ fn hex(v: u64) -> String {
     format!("{v:#x}")
 }
 
+/// Counts compare by what they say, not where the map said it.
+fn same_count(a: &Count, b: &Count) -> bool {
+    count_text(a) == count_text(b)
+}
+
 fn count_text(c: &Count) -> String {
     match c {
         Count::Fixed(n) => n.to_string(),
@@ -226,15 +231,14 @@ struct Differ<'a> {
 }
 
 impl Differ<'_> {
-    #[allow(clippy::too_many_arguments)]
+    /// Records a change; `old` and `new` are the values before and after, where there are.
     fn push(
         &mut self,
         class: Class,
         kind: &'static str,
         path: impl Into<String>,
         message: impl Into<String>,
-        old: Option<String>,
-        new: Option<String>,
+        (old, new): (Option<String>, Option<String>),
         span: Span,
     ) {
         self.changes.push(Change {
@@ -255,11 +259,10 @@ impl Differ<'_> {
         kind: &'static str,
         path: &str,
         message: &str,
-        old: String,
-        new: String,
+        (old, new): (String, String),
         span: Span,
     ) {
-        self.push(class, kind, path, message, Some(old), Some(new), span);
+        self.push(class, kind, path, message, (Some(old), Some(new)), span);
     }
 
     fn description(&mut self, path: &str, old: &str, new: &str, span: Span) {
@@ -269,8 +272,7 @@ impl Differ<'_> {
                 "description",
                 path,
                 "description changed",
-                None,
-                None,
+                (None, None),
                 span,
             );
         }
@@ -287,8 +289,7 @@ impl Differ<'_> {
                 "block-renamed",
                 "block",
                 "block renamed (every generated name changes)",
-                old.block.to_string(),
-                new.block.to_string(),
+                (old.block.to_string(), new.block.to_string()),
                 new.block.span,
             );
         }
@@ -318,8 +319,7 @@ impl Differ<'_> {
                     "enum-renamed",
                     &path,
                     "enum renamed",
-                    oe.name.to_string(),
-                    ne.name.to_string(),
+                    (oe.name.to_string(), ne.name.to_string()),
                     ne.name.span,
                 );
             }
@@ -335,8 +335,7 @@ impl Differ<'_> {
                         "enum-value-renamed",
                         &vpath,
                         "enum value renamed",
-                        a.name.to_string(),
-                        b.name.to_string(),
+                        (a.name.to_string(), b.name.to_string()),
                         b.name.span,
                     );
                 }
@@ -346,8 +345,7 @@ impl Differ<'_> {
                         "enum-value-changed",
                         &vpath,
                         "enum value changed",
-                        a.value.to_string(),
-                        b.value.to_string(),
+                        (a.value.to_string(), b.value.to_string()),
                         b.value_span,
                     );
                 }
@@ -359,8 +357,7 @@ impl Differ<'_> {
                     "enum-value-removed",
                     format!("enum {}.{}", ne.name, a.name),
                     "enum value removed",
-                    Some(a.value.to_string()),
-                    None,
+                    (Some(a.value.to_string()), None),
                     ne.name.span,
                 );
             }
@@ -370,8 +367,7 @@ impl Differ<'_> {
                     "enum-value-added",
                     format!("enum {}.{}", ne.name, b.name),
                     "enum value added",
-                    None,
-                    Some(b.value.to_string()),
+                    (None, Some(b.value.to_string())),
                     b.name.span,
                 );
             }
@@ -383,8 +379,7 @@ impl Differ<'_> {
                 "enum-removed",
                 format!("enum {}", oe.name),
                 "enum removed",
-                None,
-                None,
+                (None, None),
                 span,
             );
         }
@@ -394,8 +389,7 @@ impl Differ<'_> {
                 "enum-added",
                 format!("enum {}", ne.name),
                 "enum added",
-                None,
-                None,
+                (None, None),
                 ne.name.span,
             );
         }
@@ -414,8 +408,7 @@ impl Differ<'_> {
                     "parameter-default",
                     &path,
                     "parameter default changed",
-                    op.default.to_string(),
-                    np.default.to_string(),
+                    (op.default.to_string(), np.default.to_string()),
                     np.name.span,
                 );
             }
@@ -434,8 +427,10 @@ impl Differ<'_> {
                     } else {
                         "parameter range widened"
                     },
-                    format!("{}..{}", op.min, op.max),
-                    format!("{}..{}", np.min, np.max),
+                    (
+                        format!("{}..{}", op.min, op.max),
+                        format!("{}..{}", np.min, np.max),
+                    ),
                     np.name.span,
                 );
             }
@@ -448,8 +443,7 @@ impl Differ<'_> {
                 "parameter-removed",
                 format!("parameter {}", op.name),
                 "parameter removed",
-                Some(op.default.to_string()),
-                None,
+                (Some(op.default.to_string()), None),
                 span,
             );
         }
@@ -459,8 +453,7 @@ impl Differ<'_> {
                 "parameter-added",
                 format!("parameter {}", np.name),
                 "parameter added",
-                None,
-                Some(np.default.to_string()),
+                (None, Some(np.default.to_string())),
                 np.name.span,
             );
         }
@@ -489,8 +482,7 @@ impl Differ<'_> {
                 "group-removed",
                 og.name.to_string(),
                 "register array removed",
-                Some(hex(og.offset)),
-                None,
+                (Some(hex(og.offset)), None),
                 block,
             );
         }
@@ -509,8 +501,7 @@ impl Differ<'_> {
                 } else {
                     "register array added over addresses the old map used"
                 },
-                None,
-                Some(hex(ng.offset)),
+                (None, Some(hex(ng.offset))),
                 ng.name.span,
             );
         }
@@ -525,8 +516,7 @@ impl Differ<'_> {
                 "group-renamed",
                 &path,
                 "register array renamed",
-                og.name.to_string(),
-                ng.name.to_string(),
+                (og.name.to_string(), ng.name.to_string()),
                 ng.name.span,
             );
         }
@@ -536,8 +526,7 @@ impl Differ<'_> {
                 "group-moved",
                 &path,
                 "register array moved",
-                hex(og.offset),
-                hex(ng.offset),
+                (hex(og.offset), hex(ng.offset)),
                 ng.offset_span,
             );
         }
@@ -547,19 +536,17 @@ impl Differ<'_> {
                 "group-stride",
                 &path,
                 "array stride changed",
-                hex(og.stride),
-                hex(ng.stride),
+                (hex(og.stride), hex(ng.stride)),
                 ng.name.span,
             );
         }
-        if og.count != ng.count {
+        if !same_count(&og.count, &ng.count) {
             self.changed(
                 Class::BreakingSoftware,
                 "group-count",
                 &path,
                 "array count changed",
-                count_text(&og.count),
-                count_text(&ng.count),
+                (count_text(&og.count), count_text(&ng.count)),
                 ng.count_span,
             );
         }
@@ -587,8 +574,7 @@ impl Differ<'_> {
                 } else {
                     "array window changed"
                 },
-                hex(og.window),
-                hex(ng.window),
+                (hex(og.window), hex(ng.window)),
                 ng.name.span,
             );
         }
@@ -633,8 +619,7 @@ impl Differ<'_> {
                     "register-renamed",
                     &path,
                     "register renamed",
-                    scope(or),
-                    path.clone(),
+                    (scope(or), path.clone()),
                     nr.name.span,
                 );
             }
@@ -644,8 +629,7 @@ impl Differ<'_> {
                     "register-moved",
                     &path,
                     "register moved",
-                    hex(or.offset),
-                    hex(nr.offset),
+                    (hex(or.offset), hex(nr.offset)),
                     nr.offset_span,
                 );
             }
@@ -655,8 +639,7 @@ impl Differ<'_> {
                     "register-width",
                     &path,
                     "register width changed (a different access sequence)",
-                    or.width.to_string(),
-                    nr.width.to_string(),
+                    (or.width.to_string(), nr.width.to_string()),
                     nr.name.span,
                 );
             }
@@ -675,8 +658,10 @@ impl Differ<'_> {
                     "register-interrupt",
                     &path,
                     "interrupt enable register changed",
-                    show(or.interrupt_enable.as_ref().map(|e| e.to_string())),
-                    show(new_enable),
+                    (
+                        show(or.interrupt_enable.as_ref().map(|e| e.to_string())),
+                        show(new_enable),
+                    ),
                     nr.name.span,
                 );
             }
@@ -689,8 +674,7 @@ impl Differ<'_> {
                 "register-removed",
                 scope(or),
                 "register removed",
-                Some(hex(or.offset)),
-                None,
+                (Some(hex(or.offset)), None),
                 scope_span,
             );
         }
@@ -709,8 +693,7 @@ impl Differ<'_> {
                 } else {
                     "register added at an address the old map used"
                 },
-                None,
-                Some(hex(nr.offset)),
+                (None, Some(hex(nr.offset))),
                 nr.name.span,
             );
         }
@@ -738,8 +721,7 @@ impl Differ<'_> {
                     "field-access",
                     &fpath,
                     "access type changed",
-                    of.access.as_str().into(),
-                    nf.access.as_str().into(),
+                    (of.access.as_str().into(), nf.access.as_str().into()),
                     nf.name.span,
                 );
             }
@@ -749,8 +731,7 @@ impl Differ<'_> {
                     "field-reset",
                     &fpath,
                     "reset value changed",
-                    hex(of.reset),
-                    hex(nf.reset),
+                    (hex(of.reset), hex(nf.reset)),
                     nf.name.span,
                 );
             }
@@ -764,8 +745,7 @@ impl Differ<'_> {
                         "field-counter",
                         &fpath,
                         "counter overflow behaviour changed",
-                        text(a),
-                        text(b),
+                        (text(a), text(b)),
                         nf.name.span,
                     );
                 }
@@ -798,8 +778,7 @@ impl Differ<'_> {
                     "field-renamed",
                     &fpath,
                     "field renamed",
-                    format!("{path}.{}", of.name()),
-                    fpath.clone(),
+                    (format!("{path}.{}", of.name()), fpath.clone()),
                     nf.name().span,
                 );
             }
@@ -810,8 +789,7 @@ impl Differ<'_> {
                     "field-moved",
                     &fpath,
                     "field moved",
-                    ob,
-                    nb,
+                    (ob, nb),
                     nf.bits_span(),
                 );
             } else if nf.msb() < of.msb() {
@@ -820,8 +798,7 @@ impl Differ<'_> {
                     "field-narrowed",
                     &fpath,
                     "field narrowed",
-                    ob,
-                    nb,
+                    (ob, nb),
                     nf.bits_span(),
                 );
             } else if nf.msb() > of.msb() {
@@ -840,8 +817,7 @@ impl Differ<'_> {
                     } else {
                         "field widened over bits another field used"
                     },
-                    ob,
-                    nb,
+                    (ob, nb),
                     nf.bits_span(),
                 );
             }
@@ -866,8 +842,7 @@ impl Differ<'_> {
                     "field-enum",
                     &fpath,
                     "field enum changed",
-                    show(of.enumeration()),
-                    show(nf.enumeration()),
+                    (show(of.enumeration()), show(nf.enumeration())),
                     nf.name().span,
                 );
             }
@@ -879,8 +854,7 @@ impl Differ<'_> {
                 "field-removed",
                 format!("{path}.{}", of.name()),
                 "field removed",
-                Some(bits(of.msb(), of.lsb())),
-                None,
+                (Some(bits(of.msb(), of.lsb())), None),
                 parent_span,
             );
         }
@@ -900,8 +874,7 @@ impl Differ<'_> {
                 } else {
                     "field added in bits the old map used"
                 },
-                None,
-                Some(bits(nf.msb(), nf.lsb())),
+                (None, Some(bits(nf.msb(), nf.lsb()))),
                 nf.bits_span(),
             );
         }
@@ -914,14 +887,13 @@ impl Differ<'_> {
         let m = match_items(&o, &n, |x| &x.name, |x| x.name.text.clone());
         for (om, nm) in m.pairs {
             let path = format!("memory {}", nm.name);
-            if om.depth != nm.depth {
+            if !same_count(&om.depth, &nm.depth) {
                 self.changed(
                     Class::BreakingSoftware,
                     "memory-depth",
                     &path,
                     "memory depth changed",
-                    count_text(&om.depth),
-                    count_text(&nm.depth),
+                    (count_text(&om.depth), count_text(&nm.depth)),
                     nm.name.span,
                 );
             }
@@ -931,8 +903,7 @@ impl Differ<'_> {
                     "memory-width",
                     &path,
                     "memory word width changed",
-                    om.width.to_string(),
-                    nm.width.to_string(),
+                    (om.width.to_string(), nm.width.to_string()),
                     nm.name.span,
                 );
             }
@@ -946,8 +917,7 @@ impl Differ<'_> {
                 "memory-removed",
                 format!("memory {}", om.name),
                 "memory removed",
-                None,
-                None,
+                (None, None),
                 span,
             );
         }
@@ -957,8 +927,7 @@ impl Differ<'_> {
                 "memory-added",
                 format!("memory {}", nm.name),
                 "memory added",
-                None,
-                None,
+                (None, None),
                 nm.name.span,
             );
         }
@@ -976,8 +945,7 @@ impl Differ<'_> {
                     "space-size",
                     &path,
                     "space size changed",
-                    hex(os.size),
-                    hex(ns.size),
+                    (hex(os.size), hex(ns.size)),
                     ns.name.span,
                 );
             }
@@ -994,8 +962,7 @@ impl Differ<'_> {
                             kind,
                             &wpath,
                             message,
-                            old,
-                            new,
+                            (old, new),
                             b.name.span,
                         );
                     }
@@ -1034,8 +1001,7 @@ impl Differ<'_> {
                     "window-removed",
                     format!("{path}.{}", a.name),
                     "window removed",
-                    Some(hex(a.offset)),
-                    None,
+                    (Some(hex(a.offset)), None),
                     ns.name.span,
                 );
             }
@@ -1059,8 +1025,7 @@ impl Differ<'_> {
                     } else {
                         "window added over bytes the old map used"
                     },
-                    None,
-                    Some(hex(b.offset)),
+                    (None, Some(hex(b.offset))),
                     b.name.span,
                 );
             }
@@ -1072,8 +1037,7 @@ impl Differ<'_> {
                 "space-removed",
                 format!("space {}", os.name),
                 "space removed",
-                None,
-                None,
+                (None, None),
                 span,
             );
         }
@@ -1083,8 +1047,7 @@ impl Differ<'_> {
                 "space-added",
                 format!("space {}", ns.name),
                 "space added",
-                None,
-                None,
+                (None, None),
                 ns.name.span,
             );
         }
