@@ -66,11 +66,8 @@ fn match_items<'a, T, K: PartialEq>(
         if partner[ni].is_some() {
             continue;
         }
-        let renamed = (0..old.len()).find(|&oi| {
-            !old_used[oi]
-                && position(old[oi]) == position(n)
-                && !new.iter().any(|other| name(other) == name(old[oi]))
-        });
+        // An unused old item has no namesake in the new list, so it cannot be claimed twice.
+        let renamed = (0..old.len()).find(|&oi| !old_used[oi] && position(old[oi]) == position(n));
         if let Some(oi) = renamed {
             old_used[oi] = true;
             partner[ni] = Some(oi);
