@@ -102,14 +102,9 @@ fn bits(msb: u32, lsb: u32) -> String {
     }
 }
 
-fn mask(msb: u32, lsb: u32) -> u64 {
-    let width = msb - lsb + 1;
-    let ones = if width >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << width) - 1
-    };
-    ones << lsb
+/// Do bit ranges `[msb:lsb]` overlap? Ranges, not masks: memory words are up to 4096 bits wide.
+fn overlaps((msb_a, lsb_a): (u32, u32), (msb_b, lsb_b): (u32, u32)) -> bool {
+    lsb_a <= msb_b && lsb_b <= msb_a
 }
 
 fn hex(v: u64) -> String {
@@ -762,10 +757,11 @@ impl Differ<'_> {
         let o: Vec<&T> = old.iter().collect();
         let n: Vec<&T> = new.iter().collect();
         let m = match_items(&o, &n, |f| f.name(), |f| (f.msb(), f.lsb()));
-        let old_bits = |except: Option<&str>| {
+        // Is the bit range free in the old layout, apart from the field named `except`?
+        let reserved_in_old = |range: (u32, u32), except: Option<&str>| {
             old.iter()
                 .filter(|f| Some(f.name().text.as_str()) != except)
-                .fold(0u64, |acc, f| acc | mask(f.msb(), f.lsb()))
+                .all(|f| !overlaps((f.msb(), f.lsb()), range))
         };
         for &(of, nf) in &m.pairs {
             let fpath = format!("{path}.{}", nf.name());
@@ -799,8 +795,8 @@ impl Differ<'_> {
                     nf.bits_span(),
                 );
             } else if nf.msb() > of.msb() {
-                let grown = mask(nf.msb(), nf.lsb()) & !mask(of.msb(), of.lsb());
-                let into_reserved = grown & old_bits(Some(&of.name().text)) == 0;
+                let grown = (nf.msb(), of.msb() + 1);
+                let into_reserved = reserved_in_old(grown, Some(&of.name().text));
                 self.changed(
                     if into_reserved {
                         Class::Compatible
@@ -855,9 +851,8 @@ impl Differ<'_> {
                 parent_span,
             );
         }
-        let all_old = old_bits(None);
         for nf in m.added {
-            let reserved = mask(nf.msb(), nf.lsb()) & all_old == 0;
+            let reserved = reserved_in_old((nf.msb(), nf.lsb()), None);
             self.push(
                 if reserved {
                     Class::Compatible

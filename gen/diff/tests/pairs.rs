@@ -264,3 +264,21 @@ fn output_is_deterministic() {
         }
     }
 }
+
+#[test]
+fn every_committed_map_is_unchanged_against_itself() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../register-maps");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let map = rdmagen_regmap::parse("map.yaml", &text).unwrap();
+        let r = Report::new(&map, &map, &text);
+        assert!(r.changes.is_empty(), "{}: {:?}", path.display(), r.changes);
+        seen += 1;
+    }
+    assert!(seen >= 6);
+}
