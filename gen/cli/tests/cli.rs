@@ -10,6 +10,8 @@ fn rdmagen() -> Command {
 /// A fresh directory of this test alone, removed when dropped: tests run in any order, in
 /// parallel, or split across CI runners, and never see each other's files.
 fn scratch(name: &str) -> tempfile::TempDir {
+    // Cargo creates the directory when it builds the test, but a clean-up may have removed it.
+    std::fs::create_dir_all(env!("CARGO_TARGET_TMPDIR")).unwrap();
     tempfile::Builder::new()
         .prefix(&format!("{name}-"))
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))

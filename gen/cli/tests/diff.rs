@@ -120,6 +120,8 @@ fn git(dir: &Path, args: &[&str]) {
 
 #[test]
 fn old_map_from_git() {
+    // Cargo creates the directory when it builds the test, but a clean-up may have removed it.
+    std::fs::create_dir_all(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let repo = tempfile::Builder::new()
         .prefix("diff-git-")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
