@@ -8,7 +8,7 @@ RESET   ?= sync-high
 MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
-.PHONY: all rtl test setup fmt-check clippy doc cargo-test regen-check lint-rtl lint-rtl-async
+.PHONY: all rtl test setup fmt-check clippy doc cargo-test regen-check lint-rtl lint-rtl-async regress
 
 all: rtl
 
@@ -44,8 +44,15 @@ lint-rtl-async:
 	$(RDMAGEN) csr $(MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
+# Per map: regeneration, RTL checks and compatibility with the base revision, as one table
+# (scripts/regress.sh; docs/diff.md).
+regress:
+	@mkdir -p target
+	set -o pipefail; RESET=$(RESET) CARGO=$(CARGO) scripts/regress.sh $(MAPS) | tee target/regress.log
+
 test: setup
 	$(MAKE) fmt-check clippy doc
 	$(MAKE) cargo-test
 	$(MAKE) lint-rtl lint-rtl-async
-	@scripts/summary.sh target/cargo-test.log target/rtl-check.log target/rtl-check-async.log
+	$(MAKE) regress
+	@scripts/summary.sh target/cargo-test.log target/regress.log target/rtl-check.log target/rtl-check-async.log

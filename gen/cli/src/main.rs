@@ -1,6 +1,8 @@
 //! `rdmagen`: validate register maps and generate the CSR RTL.
 //!
 //! Exit codes: 0 success, 1 a map is invalid (diagnostics on stderr), 2 usage or I/O error.
+//! `diff` has its own: 0 compatible, 1 breaking (or, with `--check-version`, a breaking change
+//! without the version bump it needs), 2 error (see docs/diff.md).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -45,6 +47,28 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Classify every change between two versions of a map: breaking for software, breaking
+    /// for hardware, or compatible; suggest the version bump.
+    Diff {
+        /// The old map: a file, or `git:REV:PATH` to read it with `git show REV:PATH`.
+        old: String,
+        /// The new map file.
+        new: PathBuf,
+        #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+        format: DiffFormat,
+        /// Fail (exit 1) only when a breaking change came without the version bump it needs.
+        #[arg(long)]
+        check_version: bool,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum DiffFormat {
+    /// One line per change, then a summary and the version verdict.
+    Text,
+    Json,
+    /// SARIF 2.1.0, results at the new map's file:line:col.
+    Sarif,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -65,6 +89,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
+        // Every subcommand, `diff` included, uses 2 for usage and I/O errors.
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
@@ -135,6 +160,88 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 write_if_changed(&path, &module.print())?;
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Diff {
+            old,
+            new,
+            format,
+            check_version,
+        } => diff(&old, &new, format, check_version),
+    }
+}
+
+/// Exit code of `diff` on an error, so a script can tell "breaking" (1) from "could not compare".
+const DIFF_ERROR: u8 = 2;
+
+fn diff(old: &str, new: &Path, format: DiffFormat, check_version: bool) -> Result<ExitCode> {
+    let old_text = read_map_text(old)?;
+    let new_name = new.display().to_string();
+    let new_text =
+        std::fs::read_to_string(new).with_context(|| format!("cannot read {new_name}"))?;
+    let (Some(old_map), Some(new_map)) = (
+        parse_or_report(old, &old_text),
+        parse_or_report(&new_name, &new_text),
+    ) else {
+        return Ok(ExitCode::from(DIFF_ERROR));
+    };
+    let report = rdmagen_diff::Report::new(&old_map, &new_map, &new_text);
+    print!(
+        "{}",
+        report.render(match format {
+            DiffFormat::Text => rdmagen_diff::Format::Text,
+            DiffFormat::Json => rdmagen_diff::Format::Json,
+            DiffFormat::Sarif => rdmagen_diff::Format::Sarif,
+        })
+    );
+    if check_version {
+        if let Some(error) = report.version_error() {
+            eprintln!("error: {error}");
+            return Ok(ExitCode::from(1));
+        }
+        if let Some(warning) = report.version_warning() {
+            eprintln!("warning: {warning}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    Ok(if report.is_breaking() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The text of a map given as a file or as `git:REV:PATH`.
+fn read_map_text(spec: &str) -> Result<String> {
+    let Some(rest) = spec.strip_prefix("git:") else {
+        return std::fs::read_to_string(spec).with_context(|| format!("cannot read {spec}"));
+    };
+    let Some((rev, path)) = rest.split_once(':') else {
+        anyhow::bail!(
+            "`{spec}`: expected git:REV:PATH, for example git:HEAD~1:register-maps/qpc.yaml"
+        );
+    };
+    let out = std::process::Command::new("git")
+        .arg("show")
+        .arg(format!("{rev}:{path}"))
+        .output()
+        .context("cannot run git")?;
+    if !out.status.success() {
+        anyhow::bail!(
+            "`git show {rev}:{path}` failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    String::from_utf8(out.stdout).with_context(|| format!("{spec} is not UTF-8"))
+}
+
+/// Validates a map; prints its diagnostics and returns `None` when it is invalid.
+fn parse_or_report(name: &str, text: &str) -> Option<RegMap> {
+    match rdmagen_regmap::parse(name, text) {
+        Ok(m) => Some(m),
+        Err(d) => {
+            let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            eprint!("{}", d.render(color));
+            None
         }
     }
 }

@@ -1,17 +1,21 @@
 //! The command line's contract: exit codes, all-or-nothing output, diagnostics on stderr.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn rdmagen() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rdmagen"))
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh directory of this test alone, removed when dropped: tests run in any order, in
+/// parallel, or split across CI runners, and never see each other's files.
+fn scratch(name: &str) -> tempfile::TempDir {
+    // Cargo creates the directory when it builds the test, but a clean-up may have removed it.
+    std::fs::create_dir_all(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    tempfile::Builder::new()
+        .prefix(&format!("{name}-"))
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap()
 }
 
 const MAPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps");
@@ -59,18 +63,19 @@ fn check_rejects_a_bad_map_with_exit_1_and_positions() {
 
 #[test]
 fn one_bad_map_means_no_output_at_all() {
-    let dir = scratch("no-partial-output");
+    let scratch = scratch("no-partial-output");
+    let dir = scratch.path();
     let out = rdmagen()
         .arg("csr")
         .arg(format!("{MAPS}/example.yaml"))
         .arg(format!("{BAD}/15_field_overlap.yaml"))
         .arg("-o")
-        .arg(&dir)
+        .arg(dir)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        std::fs::read_dir(&dir).unwrap().count(),
+        std::fs::read_dir(dir).unwrap().count(),
         0,
         "files were written"
     );
@@ -104,7 +109,8 @@ fn missing_file_is_an_io_error_with_exit_2() {
 fn csr_output_does_not_grow_with_the_array_count() {
     // The same map with NUM_VF up to 4 and up to 256: the module differs only in the parameter's
     // documented range, window size and address bits, never in length.
-    let dir = scratch("array-size");
+    let scratch = scratch("array-size");
+    let dir = scratch.path();
     let text = |max: u32| {
         format!(
             "block: growth\nversion: 1.0.0\nparameters:\n  - {{ name: NUM_VF, default: 4, min: 1, max: {max} }}\n\

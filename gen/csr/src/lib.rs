@@ -16,6 +16,10 @@
 //! whose bound is a module parameter, so its size does not grow with the element count.
 )]
 
+mod interface;
+
+pub use interface::{interface, ElementCount, Interface, ModuleParameter, ModulePort, PortWidth};
+
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
 use verilog_ast::{
     BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
@@ -71,6 +75,20 @@ fn strobe_mask(strb: &str, lanes: u32) -> Expr {
             .map(|l| Expr::repl(Expr::int(8), id(strb).bits(l, l)))
             .collect(),
     )
+}
+
+/// The declared range of a port of width `w` (`None` for one bit).
+fn port_range(w: &PortWidth) -> Option<Range> {
+    match w {
+        PortWidth::Bits(bits) => Range::bits(*bits),
+        PortWidth::PerElement { count, bits } => Some(Range::width(Expr::times(
+            match count {
+                ElementCount::Fixed(n) => Expr::int(*n as i64),
+                ElementCount::Parameter(p) => id(p.clone()),
+            },
+            Expr::int(i64::from(*bits)),
+        ))),
+    }
 }
 
 /// Where a register lives: at the top level, or in element `i` of a group.
@@ -172,7 +190,6 @@ impl<'a> Gen<'a> {
     }
 
     fn bus_ports(&mut self) {
-        let aw = Range::bits(self.aw);
         let p = &mut self.ports;
         p.push(PortItem::Banner("Clock and reset".into()));
         p.push(PortItem::Port(Port::input("clk", None)));
@@ -185,28 +202,14 @@ impl<'a> Gen<'a> {
             Port::input(rst.port_name(), None).comment(rst_comment),
         ));
         p.push(PortItem::Banner("AXI4-Lite slave (32-bit data)".into()));
-        let ins = |n: &str, r: Option<Range>| PortItem::Port(Port::input(format!("s_axil_{n}"), r));
-        let outs =
-            |n: &str, r: Option<Range>| PortItem::Port(Port::output(format!("s_axil_{n}"), r));
-        p.push(ins("awaddr", aw.clone()));
-        p.push(ins("awprot", Range::bits(3)));
-        p.push(ins("awvalid", None));
-        p.push(outs("awready", None));
-        p.push(ins("wdata", Range::bits(32)));
-        p.push(ins("wstrb", Range::bits(4)));
-        p.push(ins("wvalid", None));
-        p.push(outs("wready", None));
-        p.push(outs("bresp", Range::bits(2)));
-        p.push(outs("bvalid", None));
-        p.push(ins("bready", None));
-        p.push(ins("araddr", aw));
-        p.push(ins("arprot", Range::bits(3)));
-        p.push(ins("arvalid", None));
-        p.push(outs("arready", None));
-        p.push(outs("rdata", Range::bits(32)));
-        p.push(outs("rresp", Range::bits(2)));
-        p.push(outs("rvalid", None));
-        p.push(ins("rready", None));
+        for (suffix, output, w) in interface::axi_ports(self.aw) {
+            let name = format!("s_axil_{suffix}");
+            p.push(PortItem::Port(if output {
+                Port::output(name, Range::bits(w))
+            } else {
+                Port::input(name, Range::bits(w))
+            }));
+        }
     }
 
     fn count_expr(g: &Group) -> Expr {
@@ -237,13 +240,7 @@ impl<'a> Gen<'a> {
             for f in &r.fields {
                 // `field_ports` lists the value port (`_o`, or `_i` without storage) first.
                 for (k, (name, out, w)) in field_ports(g, r, f).into_iter().enumerate() {
-                    let range = match g {
-                        None => Range::bits(w),
-                        Some(g) => Some(Range::width(Expr::times(
-                            Self::count_expr(g),
-                            Expr::int(i64::from(w)),
-                        ))),
-                    };
+                    let range = port_range(&interface::field_port_width(g, w));
                     let port = if out {
                         Port::output(name, range)
                     } else {
@@ -258,11 +255,7 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        if self
-            .map
-            .registers()
-            .any(|(_, r)| r.interrupt_enable.is_some())
-        {
+        if interface::has_interrupts(self.map) {
             self.ports.push(PortItem::Banner("Interrupt".into()));
             self.ports.push(PortItem::Port(
                 Port::output("irq_o", None).comment("OR of every enabled interrupt status bit"),
@@ -965,11 +958,7 @@ impl<'a> Gen<'a> {
 
         let mut params = Vec::new();
         let mut checks = Vec::new();
-        for p in &map.parameters {
-            let used = map.items.iter().any(|i| matches!(i, Item::Group(g) if matches!(&g.count, Count::Param(n) if n.text == p.name.text)));
-            if !used {
-                continue;
-            }
+        for p in interface::module_parameters(map) {
             params.push(Param {
                 name: p.name.to_string(),
                 default: Expr::int(p.default as i64),

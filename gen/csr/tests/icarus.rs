@@ -19,8 +19,15 @@ fn run_bench(reset: ResetStyle, tag: &str) {
         reset,
         generator: "rdmagen test".into(),
     };
-    let out = root.join("target/sim-csr").join(tag);
-    std::fs::create_dir_all(&out).unwrap();
+    // A directory of this run alone (tests may run in parallel or in several processes); kept
+    // when the bench fails so the rerun command below works, removed when it passes.
+    let parent = root.join("target/sim-csr");
+    std::fs::create_dir_all(&parent).unwrap();
+    let out = tempfile::Builder::new()
+        .prefix(&format!("{tag}-"))
+        .tempdir_in(&parent)
+        .unwrap()
+        .keep();
     let rtl = out.join("example_csr.v");
     std::fs::write(&rtl, rdmagen_csr::generate(&map, &opts).print()).unwrap();
     let vvp = out.join("tb.vvp");
@@ -55,6 +62,7 @@ fn run_bench(reset: ResetStyle, tag: &str) {
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     assert!(passed >= 70, "{tag}: only {passed} checks ran");
+    let _ = std::fs::remove_dir_all(&out);
 }
 
 #[test]

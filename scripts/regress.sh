@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Regression over every committed map, one table row each:
+#   map      the map file
+#   outputs  validates, regenerates into a temporary directory, byte-compares with rtl/
+#   lint     verilator --lint-only -Wall and iverilog -g2005 (scripts/check-rtl.sh)
+#   synth    yosys synth, no latches (scripts/check-rtl.sh)
+#   sim      the CSR property test of the map: "–" until csr_property_test_cmd names one
+#   compat   rdmagen diff --check-version against the map at the base revision: the merge base
+#            with origin/main, or HEAD~1 when that is HEAD itself or there is no origin/main;
+#            "new" when the map did not exist there, "no base" without history (a shallow clone)
+# Usage: scripts/regress.sh [MAP.yaml...]   (default: register-maps/*.yaml)
+# Environment: RESET (sync-high or async-low, as `make rtl`), CARGO, CARGO_TARGET_DIR.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+RESET=${RESET:-sync-high}
+CARGO=${CARGO:-cargo}
+if [ $# -gt 0 ]; then maps=("$@"); else maps=(register-maps/*.yaml); fi
+
+# The hook for the Verilator harness: print the command that runs the CSR property test of map
+# $1 (exit 0 = pass), or nothing when there is none yet. The sim column shows "–" until then.
+csr_property_test_cmd() {
+  :
+}
+
+$CARGO build -q -p rdmagen || { echo "regress: cannot build rdmagen"; exit 1; }
+rdmagen=${CARGO_TARGET_DIR:-target}/debug/rdmagen
+
+base=""
+base_name="no base"
+head=$(git rev-parse -q --verify HEAD 2>/dev/null || true)
+if [ -n "$head" ] && git rev-parse -q --verify origin/main >/dev/null 2>&1; then
+  mb=$(git merge-base HEAD origin/main 2>/dev/null || true)
+  if [ -n "$mb" ] && [ "$mb" != "$head" ]; then
+    base=$mb
+    base_name="merge base with origin/main ($(git rev-parse --short "$mb"))"
+  fi
+fi
+if [ -z "$base" ] && git rev-parse -q --verify 'HEAD~1^{commit}' >/dev/null 2>&1; then
+  base=$(git rev-parse 'HEAD~1')
+  base_name="HEAD~1 ($(git rev-parse --short "$base"))"
+fi
+echo "regress: ${#maps[@]} maps, reset style $RESET, compatibility base: $base_name"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Pads a cell to a width in characters ("–" is one character but three bytes, which printf
+# would count).
+cell() {
+  local text=$1 width=$2 plain=${1//–/-}
+  printf '%s%*s' "$text" $((width - ${#plain})) ''
+}
+row() {
+  echo "$(cell "$1" 28) $(cell "$2" 8) $(cell "$3" 6) $(cell "$4" 6) $(cell "$5" 5) $6"
+}
+
+rows=()
+passed=0
+failed=0
+for map in "${maps[@]}"; do
+  name=$(basename "$map" .yaml)
+  out="$work/$name"
+  mkdir -p "$out"
+  outputs="FAIL" lint="–" synth="–" sim="–" compat="–"
+  ok=1
+
+  if ! "$rdmagen" check --format short "$map" >"$out/check.log" 2>&1; then
+    echo "FAIL $map: invalid map"; sed 's/^/    /' "$out/check.log" | head -20
+    outputs="invalid"; ok=0
+  elif ! "$rdmagen" csr "$map" -o "$out/rtl" --reset "$RESET" >"$out/csr.log" 2>&1; then
+    echo "FAIL $map: generation failed"; sed 's/^/    /' "$out/csr.log" | head -20
+    ok=0
+  else
+    outputs="ok"
+    for f in "$out"/rtl/*.v; do
+      committed="rtl/$(basename "$f")"
+      if [ ! -f "$committed" ]; then
+        echo "FAIL $map: $committed is not committed (run 'make rtl')"; outputs="DIFF"; ok=0
+      elif ! cmp -s "$f" "$committed"; then
+        echo "FAIL $map: $committed differs from what the generator writes (run 'make rtl'):"
+        diff -u "$committed" "$f" | head -30 | sed 's/^/    /'
+        outputs="DIFF"; ok=0
+      fi
+    done
+
+    scripts/check-rtl.sh "$out"/rtl/*.v >"$out/rtl-check.log" 2>&1
+    lint="ok" synth="ok"
+    if grep -qE '^FAIL (lint|iverilog)' "$out/rtl-check.log"; then lint="FAIL"; ok=0; fi
+    if grep -qE '^FAIL (yosys|latch)' "$out/rtl-check.log"; then synth="FAIL"; ok=0; fi
+    if [ "$lint" = FAIL ] || [ "$synth" = FAIL ]; then
+      echo "FAIL $map: RTL checks"; sed 's/^/    /' "$out/rtl-check.log" | head -40
+    fi
+
+    cmd=$(csr_property_test_cmd "$map")
+    if [ -n "$cmd" ]; then
+      if bash -c "$cmd" >"$out/sim.log" 2>&1; then sim="ok"; else
+        sim="FAIL"; ok=0
+        echo "FAIL $map: CSR property test: $cmd"; tail -20 "$out/sim.log" | sed 's/^/    /'
+      fi
+    fi
+  fi
+
+  if [ -z "$base" ]; then
+    compat="no base"
+  elif ! git cat-file -e "$base:$map" 2>/dev/null; then
+    compat="new"
+  elif "$rdmagen" diff --check-version "git:$base:$map" "$map" >"$out/diff.log" 2>&1; then
+    bump=$(sed -n 's/.*suggested bump \([a-z]*\).*/\1/p' "$out/diff.log" | tail -1)
+    compat="ok${bump:+ ($bump)}"
+  else
+    compat="FAIL"; ok=0
+    echo "FAIL $map: compatibility with $base_name"; sed 's/^/    /' "$out/diff.log" | head -30
+  fi
+
+  if [ $ok -eq 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+  rows+=("$(row "$map" "$outputs" "$lint" "$synth" "$sim" "$compat")")
+done
+
+echo
+row map outputs lint synth sim compat
+for row in "${rows[@]}"; do echo "$row"; done
+echo "regress: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
