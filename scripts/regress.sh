@@ -4,7 +4,7 @@
 #   outputs  validates, regenerates into a temporary directory, byte-compares with rtl/
 #   lint     verilator --lint-only -Wall and iverilog -g2005 (scripts/check-rtl.sh)
 #   synth    yosys synth, no latches (scripts/check-rtl.sh)
-#   sim      the CSR property test of the map: "–" until csr_property_test_cmd names one
+#   sim      the CSR property tests of the map's variants in tb/csr-tests/variants.txt ("–" if none)
 #   compat   rdmagen diff --check-version against the map at the base revision: the merge base
 #            with origin/main, or HEAD~1 when that is HEAD itself or there is no origin/main;
 #            "new" when the map did not exist there, "no base" without history (a shallow clone)
@@ -17,10 +17,14 @@ RESET=${RESET:-sync-high}
 CARGO=${CARGO:-cargo}
 if [ $# -gt 0 ]; then maps=("$@"); else maps=(register-maps/*.yaml); fi
 
-# The hook for the Verilator harness: print the command that runs the CSR property test of map
-# $1 (exit 0 = pass), or nothing when there is none yet. The sim column shows "–" until then.
+# The command that runs the CSR property tests of map $1 (exit 0 = pass): its variants in
+# tb/csr-tests/variants.txt. Nothing when the map has none; the sim column then shows "–".
 csr_property_test_cmd() {
-  :
+  local ids
+  ids=$(awk -v map="$(basename "$1")" '!/^#/ && $2 == map { printf "%s ", $1 }' tb/csr-tests/variants.txt)
+  if [ -n "$ids" ]; then
+    echo "$CARGO test -q -p rdmagen-csr-tests --test csr_props -- --exact $ids"
+  fi
 }
 
 $CARGO build -q -p rdmagen || { echo "regress: cannot build rdmagen"; exit 1; }

@@ -6,55 +6,48 @@ use std::path::PathBuf;
 use rdmagen_csr::{generate, Options};
 use verilog_ast::ResetStyle;
 
-/// (binding id, map file, reset style, parameter overrides)
-type Variant = (
-    &'static str,
-    &'static str,
-    ResetStyle,
-    &'static [(&'static str, i64)],
-);
+/// One line of `variants.txt`.
+struct Variant {
+    id: String,
+    map: String,
+    reset: ResetStyle,
+    params: Vec<(String, i64)>,
+}
 
-const VARIANTS: &[Variant] = &[
-    (
-        "example_sync_p4",
-        "example.yaml",
-        ResetStyle::SyncHigh,
-        &[("NUM_PORTS", 4)],
-    ),
-    (
-        "example_async_p1",
-        "example.yaml",
-        ResetStyle::AsyncLow,
-        &[("NUM_PORTS", 1)],
-    ),
-    (
-        "example_async_p8",
-        "example.yaml",
-        ResetStyle::AsyncLow,
-        &[("NUM_PORTS", 8)],
-    ),
-    ("qpc_sync", "qpc.yaml", ResetStyle::SyncHigh, &[]),
-    ("qpc_async", "qpc.yaml", ResetStyle::AsyncLow, &[]),
-    (
-        "rx_parser_sync",
-        "rx_parser.yaml",
-        ResetStyle::SyncHigh,
-        &[],
-    ),
-    ("dcqcn_async", "dcqcn.yaml", ResetStyle::AsyncLow, &[]),
-    (
-        "uar_sync_vf4",
-        "uar.yaml",
-        ResetStyle::SyncHigh,
-        &[("NUM_VF", 4)],
-    ),
-    (
-        "uar_mlx5_async_vf2",
-        "uar-mlx5.yaml",
-        ResetStyle::AsyncLow,
-        &[("NUM_VF", 2)],
-    ),
-];
+fn variants(text: &str) -> Result<Vec<Variant>, String> {
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let err = |what: &str| format!("variants.txt:{}: {what}", n + 1);
+        let mut words = line.split_whitespace();
+        let (Some(id), Some(map), Some(reset)) = (words.next(), words.next(), words.next()) else {
+            return Err(err("expected `id map reset [NAME=VALUE...]`"));
+        };
+        let reset = match reset {
+            "sync-high" => ResetStyle::SyncHigh,
+            "async-low" => ResetStyle::AsyncLow,
+            _ => return Err(err("reset is sync-high or async-low")),
+        };
+        let params = words
+            .map(|w| {
+                let (k, v) = w
+                    .split_once('=')
+                    .ok_or_else(|| err("expected NAME=VALUE"))?;
+                Ok((k.to_string(), v.parse().map_err(|_| err("bad value"))?))
+            })
+            .collect::<Result<_, String>>()?;
+        out.push(Variant {
+            id: id.to_string(),
+            map: map.to_string(),
+            reset,
+            params,
+        });
+    }
+    Ok(out)
+}
 
 fn main() {
     if let Err(e) = run() {
@@ -76,13 +69,19 @@ fn run() -> Result<(), String> {
     let wanted = |id: &str| {
         id == "example_sync_p4" || only.as_ref().is_none_or(|o| o.iter().any(|v| v == id))
     };
+    let list = manifest.join("variants.txt");
+    println!("cargo:rerun-if-changed={}", list.display());
+    let all =
+        variants(&std::fs::read_to_string(&list).map_err(|e| format!("{}: {e}", list.display()))?)?;
     let vl = rdmagen_vlbuild::Verilator::from_harness()?;
     let mut models = rdmagen_vlbuild::Models::new(vl);
     let mut table = String::from(
         "/// Map file of every model variant, for the reference model.\npub const VARIANT_MAPS: &[(&str, &str)] = &[\n",
     );
     let mut tests = String::new();
-    for (id, file, reset, params) in VARIANTS.iter().filter(|v| wanted(v.0)) {
+    for v in all.iter().filter(|v| wanted(&v.id)) {
+        let (id, file) = (&v.id, &v.map);
+        let params: Vec<(&str, i64)> = v.params.iter().map(|(k, x)| (k.as_str(), *x)).collect();
         let path = maps.join(file);
         println!("cargo:rerun-if-changed={}", path.display());
         let map = rdmagen_regmap::load(&path).map_err(|e| match e {
@@ -92,12 +91,12 @@ fn run() -> Result<(), String> {
         let module = generate(
             &map,
             &Options {
-                reset: *reset,
+                reset: v.reset,
                 generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
             },
         );
         let binding =
-            rdmagen_vlbind::bind(&module, id, params).map_err(|e| format!("{id}: {e}"))?;
+            rdmagen_vlbind::bind(&module, id, &params).map_err(|e| format!("{id}: {e}"))?;
         models.add(binding, module.print());
         table.push_str(&format!("    (\"{id}\", \"{file}\"),\n"));
         tests.push_str(&format!(
@@ -128,7 +127,7 @@ fn run() -> Result<(), String> {
             .ok_or_else(|| format!("{}: no `variant` line", path.display()))?
             .trim()
             .to_string();
-        if !VARIANTS.iter().any(|v| v.0 == variant) {
+        if !all.iter().any(|v| v.id == variant) {
             return Err(format!("{}: unknown variant `{variant}`", path.display()));
         }
         if wanted(&variant) {
