@@ -13,8 +13,12 @@ RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 all: rtl
 
+# Maps whose block generators run besides the CSR generator.
+QPC_MAPS := register-maps/qpc.yaml
+
 rtl:
 	$(RDMAGEN) csr $(MAPS) -o rtl --reset $(RESET)
+	$(RDMAGEN) qpc $(QPC_MAPS) -o rtl --reset $(RESET)
 
 setup:
 	scripts/setup.sh
@@ -60,6 +64,7 @@ lint-rtl: regen-check
 lint-rtl-async:
 	rm -rf target/rtl-async-low
 	$(RDMAGEN) csr $(MAPS) -o target/rtl-async-low --reset async-low
+	$(RDMAGEN) qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
 # Per map: regeneration, RTL checks and compatibility with the base revision, as one table

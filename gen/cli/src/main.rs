@@ -34,6 +34,19 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Generate the QPC block (`<block>.v`: context RAMs, command engine, lookup ports) of a
+    /// map with a `qpc` memory, such as register-maps/qpc.yaml.
+    Qpc {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(short, long, default_value = "rtl")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
+        reset: Reset,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Generate the AXI4-Lite CSR block (`<block>_csr.v`) of each map.
     Csr {
         #[arg(required = true)]
@@ -156,6 +169,41 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for m in &loaded {
                 let module = rdmagen_csr::generate(m, &opts);
+                let path = out.join(format!("{}.v", module.name));
+                write_if_changed(&path, &module.print())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Qpc {
+            maps,
+            out,
+            reset,
+            format,
+        } => {
+            let Some(loaded) = load_all(&maps, format)? else {
+                return Ok(ExitCode::from(1));
+            };
+            let opts = rdmagen_qpc::Options {
+                reset: match reset {
+                    Reset::SyncHigh => ResetStyle::SyncHigh,
+                    Reset::AsyncLow => ResetStyle::AsyncLow,
+                },
+                generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
+            };
+            // Lower every map before writing anything: all or nothing.
+            let mut modules = Vec::new();
+            for m in &loaded {
+                match rdmagen_qpc::generate(m, &opts) {
+                    Ok(module) => modules.push(module),
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", m.file);
+                        return Ok(ExitCode::from(1));
+                    }
+                }
+            }
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            for module in &modules {
                 let path = out.join(format!("{}.v", module.name));
                 write_if_changed(&path, &module.print())?;
             }

@@ -101,6 +101,8 @@ pub enum Expr {
     Unary(UnOp, Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     Ternary(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// A system function call such as `$clog2(DEPTH)`.
+    Call(String, Vec<Expr>),
 }
 
 impl Expr {

@@ -250,6 +250,21 @@ pub enum Item {
     },
     /// `initial` block, wrapped in `ifndef SYNTHESIS`: elaboration-time checks.
     SimInitial(Vec<Stmt>),
+    /// A RAM write port: `always @(posedge clk) if (en) mem[addr] <= data;` (no reset: RAMs
+    /// are cleared by an explicit sequence).
+    MemWrite {
+        mem: String,
+        en: Expr,
+        addr: Expr,
+        data: Expr,
+    },
+    /// A submodule instance with named parameter overrides and port connections.
+    Instance {
+        module: String,
+        name: String,
+        params: Vec<(String, Expr)>,
+        ports: Vec<(String, Expr)>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -272,6 +272,50 @@ impl Printer {
                 self.items(indent + 1, items);
                 self.line(indent, "end");
             }
+            Item::MemWrite {
+                mem,
+                en,
+                addr,
+                data,
+            } => {
+                self.line(indent, "always @(posedge clk) begin");
+                self.line(
+                    indent + 1,
+                    &format!("if ({}) {mem}[{}] <= {};", expr(en), expr(addr), expr(data)),
+                );
+                self.line(indent, "end");
+            }
+            Item::Instance {
+                module,
+                name,
+                params,
+                ports,
+            } => {
+                let align = |list: &[(String, Expr)]| -> Vec<String> {
+                    let w = list.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+                    let n = list.len();
+                    list.iter()
+                        .enumerate()
+                        .map(|(i, (k, v))| {
+                            let sep = if i + 1 < n { "," } else { "" };
+                            format!(".{k:<w$} ({}){sep}", expr(v))
+                        })
+                        .collect()
+                };
+                if params.is_empty() {
+                    self.line(indent, &format!("{module} {name} ("));
+                } else {
+                    self.line(indent, &format!("{module} #("));
+                    for l in align(params) {
+                        self.line(indent + 1, &l);
+                    }
+                    self.line(indent, &format!(") {name} ("));
+                }
+                for l in align(ports) {
+                    self.line(indent + 1, &l);
+                }
+                self.line(indent, ");");
+            }
             Item::SimInitial(stmts) => {
                 self.line(0, "`ifndef SYNTHESIS");
                 self.line(indent, "initial begin");
@@ -446,6 +490,10 @@ pub fn expr(e: &Expr) -> String {
             let l = child(*op, a, false);
             let r = child(*op, b, true);
             format!("{l} {} {r}", op.text())
+        }
+        Expr::Call(name, args) => {
+            let v: Vec<String> = args.iter().map(expr).collect();
+            format!("{name}({})", v.join(", "))
         }
         Expr::Ternary(c, t, f) => {
             let c = match **c {

@@ -1,0 +1,1680 @@
+//! The QPC block: queue-pair context RAM partitioned per SR-IOV VF.
+//!
+//! Generated from a map with a `qpc` memory (the context word layout), the `qp_state`,
+//! `service_type` and `qpc_cmd_op` enums and the command registers of `register-maps/qpc.yaml`;
+//! its CSR block (`<block>_csr`) is instantiated inside.
+//!
+//! - Context address: `vf * QPS_PER_VF + local QPN`. A QPN is global: bits 19:12 name the
+//!   owning VF, bits 11:0 the local QPN, bits 23:20 are zero. A request whose QPN belongs to
+//!   another VF, or lies outside the partition, is refused and counted.
+//! - Each lookup port (doorbell check, WQE check, RX lookup) reads its own replica RAM holding
+//!   only the fields it needs, so all three run every cycle. The command engine writes every
+//!   replica at once; the RX port writes back ePSN and NAK-sent into their own RAM.
+//! - Lookups: request valid/ready, response valid/ready, two-stage pipeline: the response
+//!   comes 2 cycles after the request is accepted when the response side is ready, and a
+//!   lookup sees every write made before the cycle it was accepted in (writes in the same
+//!   cycle are not seen: read-first).
+//! - Commands (CSR mailbox, `cmd_ctrl.go`): the context write happens 2 cycles after the
+//!   cycle `go` is seen (3 after the AXI write is accepted); `cmd_status.busy` covers it.
+//! - Clear: after reset and on `ctrl.clear`, one context per cycle is zeroed; meanwhile
+//!   commands complete with RES_BUSY, lookups answer "invalid" and write-backs wait.
+
+use rdmagen_regmap::{Memory, RegMap};
+use verilog_ast::{
+    BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
+};
+
+pub struct Options {
+    pub reset: ResetStyle,
+    pub generator: String,
+}
+
+/// What a map lacks for this generator (names the element).
+#[derive(Debug, PartialEq, Eq)]
+pub struct QpcError(pub String);
+
+impl std::fmt::Display for QpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for QpcError {}
+
+/// Doorbell-check refusal reasons (`db_rsp_reason`).
+pub const DB_REASONS: [(&str, u32, &str); 5] = [
+    ("OK", 0, "the doorbell may fetch"),
+    ("PARTITION", 1, "QPN outside the requesting VF's partition"),
+    ("INVALID", 2, "no such QP (or the RAMs are being cleared)"),
+    (
+        "WRONG_PAGE",
+        3,
+        "the doorbell came through another UAR page than the QP's uar_page",
+    ),
+    ("NOT_RTS", 4, "the QP is not in RTS"),
+];
+
+/// WQE-check outcomes (`wqe_rsp_status`).
+pub const WQE_STATUS: [(&str, u32, &str); 4] = [
+    ("EXECUTE", 0, "RTS and the PDs match: run the WQE"),
+    (
+        "FLUSH",
+        1,
+        "the QP is in ERR: complete the WQE with a flush error",
+    ),
+    (
+        "LOC_PROT",
+        2,
+        "PD mismatch: complete with a local protection error",
+    ),
+    (
+        "REFUSED",
+        3,
+        "outside the partition, no such QP, or a state that runs no send WQE",
+    ),
+];
+
+fn id(s: impl Into<String>) -> Expr {
+    Expr::id(s)
+}
+fn b1(v: bool) -> Expr {
+    Expr::num(1, u128::from(v))
+}
+fn n(w: u32, v: u64) -> Expr {
+    Expr::num(w, u128::from(v))
+}
+
+/// A field of the context word.
+#[derive(Clone, Copy, Debug)]
+struct F {
+    msb: u32,
+    lsb: u32,
+}
+
+impl F {
+    fn w(self) -> u32 {
+        self.msb - self.lsb + 1
+    }
+    fn of(self, word: &str) -> Expr {
+        id(word).bits(self.msb, self.lsb)
+    }
+}
+
+struct Fields {
+    width: u32,
+    valid: F,
+    state: F,
+    st: F,
+    pd: F,
+    uar_page: F,
+    mtu: F,
+    rre: F,
+    rwe: F,
+    rae: F,
+    cqn_snd: F,
+    epsn: F,
+    nak: F,
+}
+
+fn mem_fields(m: &Memory) -> Result<Fields, QpcError> {
+    let get = |name: &str| -> Result<F, QpcError> {
+        m.fields
+            .iter()
+            .find(|f| f.name.text == name)
+            .map(|f| F {
+                msb: f.msb,
+                lsb: f.lsb,
+            })
+            .ok_or_else(|| QpcError(format!("memory `{}` has no field `{name}`", m.name)))
+    };
+    Ok(Fields {
+        width: m.width,
+        valid: get("valid")?,
+        state: get("state")?,
+        st: get("st")?,
+        pd: get("pd")?,
+        uar_page: get("uar_page")?,
+        mtu: get("mtu")?,
+        rre: get("rre")?,
+        rwe: get("rwe")?,
+        rae: get("rae")?,
+        cqn_snd: get("cqn_snd")?,
+        epsn: get("next_rcv_psn")?,
+        nak: get("nak_sent")?,
+    })
+}
+
+fn enum_value(map: &RegMap, e: &str, name: &str) -> Result<u64, QpcError> {
+    map.enumeration(e)
+        .ok_or_else(|| QpcError(format!("the map has no enum `{e}`")))?
+        .values
+        .iter()
+        .find(|v| v.name.text == name)
+        .map(|v| v.value)
+        .ok_or_else(|| QpcError(format!("enum `{e}` has no value `{name}`")))
+}
+
+/// What a command does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CmdKind {
+    Create,
+    Destroy,
+    /// Load the mailbox, moving from `from` (any when `None`) to `to`.
+    Load,
+    /// Change the state only.
+    StateOnly,
+    Query,
+}
+
+/// (opcode name, kind, from state, to state) — the legal IB transitions.
+const COMMANDS: [(&str, CmdKind, Option<&str>, &str); 13] = [
+    ("CREATE_QP", CmdKind::Create, None, "RST"),
+    ("DESTROY_QP", CmdKind::Destroy, None, "RST"),
+    ("RST2INIT_QP", CmdKind::Load, Some("RST"), "INIT"),
+    ("INIT2INIT_QP", CmdKind::Load, Some("INIT"), "INIT"),
+    ("INIT2RTR_QP", CmdKind::Load, Some("INIT"), "RTR"),
+    ("RTR2RTS_QP", CmdKind::Load, Some("RTR"), "RTS"),
+    ("RTS2RTS_QP", CmdKind::Load, Some("RTS"), "RTS"),
+    ("SQERR2RTS_QP", CmdKind::Load, Some("SQER"), "RTS"),
+    ("SQD_RTS_QP", CmdKind::Load, Some("SQD"), "RTS"),
+    ("RTS2SQD_QP", CmdKind::StateOnly, Some("RTS"), "SQD"),
+    ("TO_ERR_QP", CmdKind::StateOnly, None, "ERR"),
+    ("TO_RST_QP", CmdKind::StateOnly, None, "RST"),
+    ("QUERY_QP", CmdKind::Query, None, "RST"),
+];
+
+/// One resolved command of [`COMMANDS`].
+pub struct Command {
+    pub name: &'static str,
+    pub opcode: u64,
+    pub kind_code: u8,
+    pub from: Option<u64>,
+    pub to: u64,
+}
+
+/// The commands with their opcode and state values from the map (for the reference model).
+pub fn commands(map: &RegMap) -> Result<Vec<Command>, QpcError> {
+    COMMANDS
+        .iter()
+        .map(|(name, kind, from, to)| {
+            Ok(Command {
+                name,
+                opcode: enum_value(map, "qpc_cmd_op", name)?,
+                kind_code: *kind as u8,
+                from: from.map(|s| enum_value(map, "qp_state", s)).transpose()?,
+                to: enum_value(map, "qp_state", to)?,
+            })
+        })
+        .collect()
+}
+
+/// The module name: `<block>` (the CSR block inside is `<block>_csr`).
+pub fn module_name(map: &RegMap) -> String {
+    map.block.text.clone()
+}
+
+struct Gen {
+    ports: Vec<PortItem>,
+    lp: Vec<V>,
+    decls: Vec<V>,
+    assigns: Vec<V>,
+    comb: Vec<Stmt>,
+    flops: Vec<Flop>,
+    mems: Vec<V>,
+    inst: Vec<V>,
+}
+
+impl Gen {
+    fn wire(&mut self, name: &str, w: u32, value: Expr, comment: Option<&str>) {
+        let mut d = Decl::wire(name, Range::bits(w));
+        d.comment = comment.map(str::to_string);
+        self.decls.push(V::Decl(d));
+        self.assigns.push(V::Assign(id(name), value));
+    }
+    fn wire_r(&mut self, name: &str, r: Range, value: Expr) {
+        self.decls.push(V::Decl(Decl::wire(name, Some(r))));
+        self.assigns.push(V::Assign(id(name), value));
+    }
+    fn reg(&mut self, name: &str, w: u32) {
+        self.decls.push(V::Decl(Decl::reg(name, Range::bits(w))));
+    }
+    /// `name_q` / `name_d` flop pair with a reset value.
+    fn state(&mut self, name: &str, w: u32, reset: Expr) {
+        self.reg(&format!("{name}_q"), w);
+        self.reg(&format!("{name}_d"), w);
+        self.flops.push(Flop {
+            q: id(format!("{name}_q")),
+            d: id(format!("{name}_d")),
+            reset: Some(reset),
+        });
+    }
+    /// An unreset datapath flop `name_q <= name_d`.
+    fn data(&mut self, name: &str, w: u32) {
+        self.reg(&format!("{name}_q"), w);
+        self.reg(&format!("{name}_d"), w);
+        self.flops.push(Flop {
+            q: id(format!("{name}_q")),
+            d: id(format!("{name}_d")),
+            reset: None,
+        });
+    }
+    fn input(&mut self, name: &str, w: u32, c: &str) {
+        self.ports
+            .push(PortItem::Port(Port::input(name, Range::bits(w)).comment(c)));
+    }
+    fn output(&mut self, name: &str, w: u32, c: &str) {
+        self.ports.push(PortItem::Port(
+            Port::output(name, Range::bits(w)).comment(c),
+        ));
+    }
+}
+
+/// A replica RAM: its name and the context fields it holds, least significant first.
+struct Replica {
+    name: &'static str,
+    fields: Vec<(&'static str, F)>,
+}
+
+impl Replica {
+    fn width(&self) -> u32 {
+        self.fields.iter().map(|(_, f)| f.w()).sum()
+    }
+    /// The replica word taken from a full context word `word`.
+    fn pack(&self, word: &str) -> Expr {
+        Expr::concat(self.fields.iter().rev().map(|(_, f)| f.of(word)).collect())
+    }
+    /// Field `name` of a replica word held in `reg`.
+    fn get(&self, reg: &str, name: &str) -> Expr {
+        let mut lsb = 0;
+        for (n, f) in &self.fields {
+            if *n == name {
+                return id(reg).bits(lsb + f.w() - 1, lsb);
+            }
+            lsb += f.w();
+        }
+        unreachable!("replica {} has no field {name}", self.name)
+    }
+}
+
+/// `word` with the given fields replaced, as one concatenation from the top bit down.
+fn replace(word: &str, width: u32, mut with: Vec<(F, Expr)>) -> Expr {
+    with.sort_by_key(|(f, _)| std::cmp::Reverse(f.lsb));
+    let mut parts = Vec::new();
+    let mut top = width;
+    for (f, e) in with {
+        if f.msb + 1 < top {
+            parts.push(id(word).bits(top - 1, f.msb + 1));
+        }
+        parts.push(e);
+        top = f.lsb;
+    }
+    if top > 0 {
+        parts.push(id(word).bits(top - 1, 0));
+    }
+    Expr::concat(parts)
+}
+
+/// Lowers the QPC block.
+pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
+    let mem = map
+        .memory("qpc")
+        .ok_or_else(|| QpcError("the map has no memory `qpc`".into()))?;
+    let f = mem_fields(mem)?;
+    let csr = rdmagen_csr::generate(
+        map,
+        &rdmagen_csr::Options {
+            reset: opts.reset,
+            generator: opts.generator.clone(),
+        },
+    );
+    let rts = enum_value(map, "qp_state", "RTS")?;
+    let err_state = enum_value(map, "qp_state", "ERR")?;
+    let st_values: Vec<u64> = map
+        .enumeration("service_type")
+        .ok_or_else(|| QpcError("the map has no enum `service_type`".into()))?
+        .values
+        .iter()
+        .map(|v| v.value)
+        .collect();
+    let status = |name: &str| enum_value(map, "qpc_cmd_status", name);
+    let (ok, bad_op, bad_param, bad_res, res_busy, bad_state, bad_index) = (
+        status("OK")?,
+        status("BAD_OP")?,
+        status("BAD_PARAM")?,
+        status("BAD_RES")?,
+        status("RES_BUSY")?,
+        status("BAD_RES_STATE")?,
+        status("BAD_INDEX")?,
+    );
+    let cmds = commands(map)?;
+    for p in ["NUM_VF", "QPS_PER_VF"] {
+        map.parameter(p)
+            .ok_or_else(|| QpcError(format!("the map has no parameter `{p}`")))?;
+    }
+    let param = |p: &str| map.parameter(p).map(|p| p.default).unwrap_or(1);
+
+    let mut g = Gen {
+        ports: Vec::new(),
+        lp: Vec::new(),
+        decls: Vec::new(),
+        assigns: Vec::new(),
+        comb: Vec::new(),
+        flops: Vec::new(),
+        mems: Vec::new(),
+        inst: Vec::new(),
+    };
+    let rst = opts.reset;
+
+    // ---- ports
+    g.ports.push(PortItem::Banner("Clock and reset".into()));
+    g.ports.push(PortItem::Port(Port::input("clk", None)));
+    g.ports
+        .push(PortItem::Port(Port::input(rst.port_name(), None).comment(
+            match rst {
+                ResetStyle::SyncHigh => "synchronous, active high",
+                ResetStyle::AsyncLow => "asynchronous assert, active low",
+            },
+        )));
+    g.ports.push(PortItem::Banner(
+        "AXI4-Lite slave of the CSR block (commands, counters)".into(),
+    ));
+    for item in &csr.ports {
+        if let PortItem::Port(p) = item {
+            if p.name.starts_with("s_axil_") {
+                g.ports.push(PortItem::Port(Port {
+                    comment: None,
+                    ..p.clone()
+                }));
+            }
+        }
+    }
+    let lookup = |g: &mut Gen, p: &str, what: &str, extra_req: &[(&str, u32, &str)]| {
+        g.ports.push(PortItem::Banner(format!(
+            "{what}: request, answered 2 cycles after acceptance when the response side is ready"
+        )));
+        g.input(&format!("{p}_req_valid"), 1, "");
+        g.output(&format!("{p}_req_ready"), 1, "");
+        g.input(&format!("{p}_req_vf"), 8, "requesting function");
+        g.input(
+            &format!("{p}_req_qpn"),
+            24,
+            "global QPN: {4'b0, owning VF[7:0], local QPN[11:0]}",
+        );
+        for (name, w, c) in extra_req {
+            g.input(&format!("{p}_req_{name}"), *w, c);
+        }
+        g.input(&format!("{p}_req_user"), 32, "returned with the response");
+    };
+    lookup(
+        &mut g,
+        "db",
+        "Doorbell check (UAR)",
+        &[("page", 24, "UAR page the doorbell came through")],
+    );
+    g.output("db_rsp_valid", 1, "");
+    g.input("db_rsp_ready", 1, "");
+    g.output("db_rsp_ok", 1, "the doorbell may fetch its WQE");
+    g.output(
+        "db_rsp_reason",
+        3,
+        "0 OK, 1 PARTITION, 2 INVALID, 3 WRONG_PAGE, 4 NOT_RTS",
+    );
+    g.output("db_rsp_vf", 8, "");
+    g.output("db_rsp_qpn", 24, "");
+    g.output("db_rsp_user", 32, "");
+    lookup(
+        &mut g,
+        "wqe",
+        "WQE check (send engine)",
+        &[("pd", 24, "protection domain of the WQE's memory keys")],
+    );
+    g.output("wqe_rsp_valid", 1, "");
+    g.input("wqe_rsp_ready", 1, "");
+    g.output(
+        "wqe_rsp_status",
+        2,
+        "0 EXECUTE, 1 FLUSH (ERR), 2 LOC_PROT (PD mismatch), 3 REFUSED",
+    );
+    g.output("wqe_rsp_cqn", 24, "send CQ for the completion");
+    g.output("wqe_rsp_vf", 8, "");
+    g.output("wqe_rsp_qpn", 24, "");
+    g.output("wqe_rsp_user", 32, "");
+    lookup(&mut g, "rx", "RX lookup (parser)", &[]);
+    g.output("rx_rsp_valid", 1, "");
+    g.input("rx_rsp_ready", 1, "");
+    g.output("rx_rsp_ok", 1, "the QP exists in the requester's partition");
+    for (name, w) in [
+        ("state", f.state.w()),
+        ("st", f.st.w()),
+        ("pd", f.pd.w()),
+        ("epsn", f.epsn.w()),
+        ("nak_sent", 1),
+        ("rre", 1),
+        ("rwe", 1),
+        ("rae", 1),
+    ] {
+        g.output(&format!("rx_rsp_{name}"), w, "0 unless ok");
+    }
+    g.output("rx_rsp_vf", 8, "");
+    g.output("rx_rsp_qpn", 24, "");
+    g.output("rx_rsp_user", 32, "");
+    g.ports.push(PortItem::Banner(
+        "RX write-back: the parser's new ePSN and NAK-sent flag".into(),
+    ));
+    g.input("rx_wb_valid", 1, "");
+    g.output("rx_wb_ready", 1, "low while a command or the clear writes");
+    g.input("rx_wb_vf", 8, "");
+    g.input("rx_wb_qpn", 24, "");
+    g.input("rx_wb_epsn", f.epsn.w(), "");
+    g.input("rx_wb_nak_sent", 1, "");
+    g.ports.push(PortItem::Banner("Interrupt".into()));
+    g.ports.push(PortItem::Port(
+        Port::output("irq_o", None).comment("from the CSR block: command done / error"),
+    ));
+
+    // ---- geometry
+    g.lp.push(V::Comment(vec!["Context RAM geometry".into()]));
+    g.lp.push(V::LocalParam {
+        name: "DEPTH".into(),
+        range: None,
+        value: Expr::times(id("NUM_VF"), id("QPS_PER_VF")),
+        comment: Some("contexts: one per (VF, local QPN)".into()),
+    });
+    g.lp.push(V::LocalParam {
+        name: "AW".into(),
+        range: None,
+        value: Expr::ternary(
+            Expr::bin(BinOp::Gt, id("DEPTH"), Expr::int(1)),
+            Expr::Call("$clog2".into(), vec![id("DEPTH")]),
+            Expr::int(1),
+        ),
+        comment: Some("context address bits".into()),
+    });
+    g.lp.push(V::LocalParam {
+        name: "LAST".into(),
+        range: None,
+        value: Expr::minus(id("DEPTH"), Expr::int(1)),
+        comment: Some("address of the last context".into()),
+    });
+    g.lp.push(V::LocalParam {
+        name: "GEO_NUM_VF".into(),
+        range: Range::bits(9),
+        value: id("NUM_VF").bits(8, 0),
+        comment: None,
+    });
+    g.lp.push(V::LocalParam {
+        name: "GEO_QPS_PER_VF".into(),
+        range: Range::bits(13),
+        value: id("QPS_PER_VF").bits(12, 0),
+        comment: None,
+    });
+    let addr_r = || Range::width(id("AW"));
+
+    // ---- CSR block instance: hardware ports become wires of the same name.
+    let mut conns = Vec::new();
+    for item in &csr.ports {
+        let PortItem::Port(p) = item else { continue };
+        let top_level = p.name == "clk"
+            || p.name == rst.port_name()
+            || p.name.starts_with("s_axil_")
+            || p.name == "irq_o";
+        if !top_level {
+            let mut d = Decl::wire(format!("csr_{}", p.name), p.range.clone());
+            d.comment = None;
+            g.decls.push(V::Decl(d));
+        }
+        let target = if top_level {
+            id(p.name.clone())
+        } else {
+            id(format!("csr_{}", p.name))
+        };
+        conns.push((p.name.clone(), target));
+    }
+    g.inst.push(V::Comment(vec![
+        "The CSR block: commands, status, counters and the mailbox.".into(),
+    ]));
+    g.inst.push(V::Instance {
+        module: csr.name.clone(),
+        name: "u_csr".into(),
+        params: Vec::new(),
+        ports: conns,
+    });
+
+    // ---- replicas
+    let db_rep = Replica {
+        name: "db",
+        fields: vec![
+            ("uar_page", f.uar_page),
+            ("state", f.state),
+            ("valid", f.valid),
+        ],
+    };
+    let wqe_rep = Replica {
+        name: "wqe",
+        fields: vec![
+            ("cqn_snd", f.cqn_snd),
+            ("pd", f.pd),
+            ("state", f.state),
+            ("valid", f.valid),
+        ],
+    };
+    let rx_rep = Replica {
+        name: "rx",
+        fields: vec![
+            ("rae", f.rae),
+            ("rwe", f.rwe),
+            ("rre", f.rre),
+            ("pd", f.pd),
+            ("st", f.st),
+            ("state", f.state),
+            ("valid", f.valid),
+        ],
+    };
+    let psn_w = f.epsn.w() + 1;
+    for (name, w, what) in [
+        (
+            "ctx_mem",
+            f.width,
+            "full context words, written by commands",
+        ),
+        (
+            "db_mem",
+            db_rep.width(),
+            "doorbell-check replica: uar_page, state, valid",
+        ),
+        (
+            "wqe_mem",
+            wqe_rep.width(),
+            "WQE-check replica: cqn_snd, pd, state, valid",
+        ),
+        (
+            "rx_mem",
+            rx_rep.width(),
+            "RX replica: access flags, pd, st, state, valid",
+        ),
+        (
+            "psn_mem",
+            psn_w,
+            "{nak_sent, ePSN}: written by commands and the RX write-back",
+        ),
+    ] {
+        let mut d = Decl::reg(name, Range::bits(w));
+        d.array = Some(Range {
+            msb: Expr::int(0),
+            lsb: Expr::minus(id("DEPTH"), Expr::int(1)),
+        });
+        d.comment = Some(what.into());
+        g.decls.push(V::Decl(d));
+    }
+
+    // ---- clear sequencer
+    g.state("clr_busy", 1, b1(true));
+    g.state("clr_addr", 0, Expr::zero(1));
+    // (width fixed below: AW bits; declared through the AW localparam)
+    g.decls.pop();
+    g.decls.pop();
+    g.decls
+        .push(V::Decl(Decl::reg("clr_addr_q", Some(addr_r()))));
+    g.decls
+        .push(V::Decl(Decl::reg("clr_addr_d", Some(addr_r()))));
+    if let Some(fl) = g.flops.last_mut() {
+        fl.reset = Some(Expr::zero(1));
+        fl.reset = Some(Expr::Repl(Box::new(id("AW")), Box::new(b1(false))));
+    }
+    let c = &mut g.comb;
+    c.push(Stmt::Comment(
+        "Clear: one context per cycle from address 0; restarts on ctrl.clear".into(),
+    ));
+    c.push(Stmt::assign(id("clr_busy_d"), id("clr_busy_q")));
+    c.push(Stmt::assign(id("clr_addr_d"), id("clr_addr_q")));
+    c.push(Stmt::if_else(
+        id("csr_ctrl_clear_o"),
+        vec![
+            Stmt::assign(id("clr_busy_d"), b1(true)),
+            Stmt::assign(
+                id("clr_addr_d"),
+                Expr::Repl(Box::new(id("AW")), Box::new(b1(false))),
+            ),
+        ],
+        vec![Stmt::if_(
+            id("clr_busy_q"),
+            vec![
+                Stmt::assign(
+                    id("clr_addr_d"),
+                    Expr::plus(
+                        id("clr_addr_q"),
+                        Expr::concat(vec![
+                            Expr::Repl(
+                                Box::new(Expr::minus(id("AW"), Expr::int(1))),
+                                Box::new(b1(false)),
+                            ),
+                            b1(true),
+                        ]),
+                    ),
+                ),
+                Stmt::if_(
+                    Expr::eq(
+                        id("clr_addr_q"),
+                        id("LAST").slice(Expr::minus(id("AW"), Expr::int(1)), Expr::int(0)),
+                    ),
+                    vec![Stmt::assign(id("clr_busy_d"), b1(false))],
+                ),
+            ],
+        )],
+    ));
+
+    // ---- partition check and address of a (vf, qpn) pair
+    let part = |g: &mut Gen, p: &str, vf: &str, qpn: &str| {
+        g.wire(
+            &format!("{p}_inpart"),
+            1,
+            Expr::all(vec![
+                Expr::eq(id(qpn).bits(23, 20), n(4, 0)),
+                Expr::eq(id(qpn).bits(19, 12), id(vf)),
+                Expr::lt(Expr::concat(vec![n(1, 0), id(vf)]), id("GEO_NUM_VF")),
+                Expr::lt(
+                    Expr::concat(vec![n(1, 0), id(qpn).bits(11, 0)]),
+                    id("GEO_QPS_PER_VF"),
+                ),
+            ]),
+            Some("the QPN lies in the requesting VF's partition"),
+        );
+        g.wire_r(
+            &format!("{p}_index"),
+            Range::bits(32).expect("32 bits"),
+            Expr::plus(
+                Expr::times(Expr::concat(vec![n(24, 0), id(vf)]), id("QPS_PER_VF")),
+                Expr::concat(vec![n(20, 0), id(qpn).bits(11, 0)]),
+            ),
+        );
+        g.wire_r(
+            &format!("{p}_addr"),
+            addr_r(),
+            Expr::ternary(
+                id(format!("{p}_inpart")),
+                id(format!("{p}_index")).slice(Expr::minus(id("AW"), Expr::int(1)), Expr::int(0)),
+                Expr::Repl(Box::new(id("AW")), Box::new(b1(false))),
+            ),
+        );
+    };
+
+    // ---- lookup pipelines
+    let pipeline = |g: &mut Gen, p: &str, rep: &Replica, extra: &[(&str, u32)]| {
+        part(g, p, &format!("{p}_req_vf"), &format!("{p}_req_qpn"));
+        g.wire(
+            &format!("{p}_adv"),
+            1,
+            Expr::or(
+                Expr::lnot(id(format!("{p}_rsp_valid_q"))),
+                id(format!("{p}_rsp_ready")),
+            ),
+            Some("the pipeline moves this cycle"),
+        );
+        g.wire(
+            &format!("{p}_take"),
+            1,
+            Expr::and(id(format!("{p}_req_valid")), id(format!("{p}_adv"))),
+            Some("a request is accepted this cycle"),
+        );
+        g.assigns.push(V::Assign(
+            id(format!("{p}_req_ready")),
+            id(format!("{p}_adv")),
+        ));
+        // Stage 1: the request and the replica word read at acceptance.
+        g.state(&format!("{p}_s1_valid"), 1, b1(false));
+        let mut s1 = vec![
+            ("vf", 8u32),
+            ("qpn", 24),
+            ("user", 32),
+            ("inpart", 1),
+            ("clear", 1),
+        ];
+        s1.extend_from_slice(extra);
+        for (name, w) in &s1 {
+            g.data(&format!("{p}_s1_{name}"), *w);
+        }
+        // The replica read: a RAM read port with enable (read-first), outside `always @*`.
+        g.reg(&format!("{p}_word_q"), rep.width());
+        g.flops.push(Flop {
+            q: id(format!("{p}_word_q")),
+            d: Expr::ternary(
+                id(format!("{p}_adv")),
+                id(format!("{}_mem", rep.name)).index(id(format!("{p}_addr"))),
+                id(format!("{p}_word_q")),
+            ),
+            reset: None,
+        });
+        let c = &mut g.comb;
+        c.push(Stmt::Comment(format!(
+            "{p}: stage 1 takes the request and reads the {} replica",
+            rep.name
+        )));
+        c.push(Stmt::assign(
+            id(format!("{p}_s1_valid_d")),
+            id(format!("{p}_s1_valid_q")),
+        ));
+        for (name, _) in &s1 {
+            c.push(Stmt::assign(
+                id(format!("{p}_s1_{name}_d")),
+                id(format!("{p}_s1_{name}_q")),
+            ));
+        }
+        let mut load = vec![Stmt::assign(
+            id(format!("{p}_s1_valid_d")),
+            id(format!("{p}_req_valid")),
+        )];
+        for (name, _) in &s1 {
+            let src = match *name {
+                "inpart" => id(format!("{p}_inpart")),
+                "clear" => id("clr_busy_q"),
+                other => id(format!("{p}_req_{other}")),
+            };
+            load.push(Stmt::assign(id(format!("{p}_s1_{name}_d")), src));
+        }
+        c.push(Stmt::if_(id(format!("{p}_adv")), load));
+    };
+
+    pipeline(&mut g, "db", &db_rep, &[("page", 24)]);
+    pipeline(&mut g, "wqe", &wqe_rep, &[("pd", 24)]);
+    pipeline(&mut g, "rx", &rx_rep, &[]);
+    // The RX port also reads {nak_sent, ePSN}.
+    g.reg("rx_psn_q", psn_w);
+    g.flops.push(Flop {
+        q: id("rx_psn_q"),
+        d: Expr::ternary(
+            id("rx_adv"),
+            id("psn_mem").index(id("rx_addr")),
+            id("rx_psn_q"),
+        ),
+        reset: None,
+    });
+
+    // Stage 2: responses.
+    let exists = |p: &str, rep: &Replica| {
+        Expr::all(vec![
+            id(format!("{p}_s1_inpart_q")),
+            Expr::lnot(id(format!("{p}_s1_clear_q"))),
+            rep.get(&format!("{p}_word_q"), "valid"),
+        ])
+    };
+    let resp_regs = |g: &mut Gen, p: &str, fields: &[(&str, u32)]| {
+        g.state(&format!("{p}_rsp_valid"), 1, b1(false));
+        for (name, w) in fields {
+            g.data(&format!("{p}_rsp_{name}"), *w);
+            g.assigns.push(V::Assign(
+                id(format!("{p}_rsp_{name}")),
+                id(format!("{p}_rsp_{name}_q")),
+            ));
+        }
+        g.assigns.push(V::Assign(
+            id(format!("{p}_rsp_valid")),
+            id(format!("{p}_rsp_valid_q")),
+        ));
+        let c = &mut g.comb;
+        c.push(Stmt::Comment(format!(
+            "{p}: stage 2 registers the response"
+        )));
+        c.push(Stmt::assign(
+            id(format!("{p}_rsp_valid_d")),
+            Expr::and(
+                id(format!("{p}_rsp_valid_q")),
+                Expr::lnot(id(format!("{p}_rsp_ready"))),
+            ),
+        ));
+        for (name, _) in fields {
+            c.push(Stmt::assign(
+                id(format!("{p}_rsp_{name}_d")),
+                id(format!("{p}_rsp_{name}_q")),
+            ));
+        }
+    };
+    // db
+    resp_regs(
+        &mut g,
+        "db",
+        &[
+            ("ok", 1),
+            ("reason", 3),
+            ("vf", 8),
+            ("qpn", 24),
+            ("user", 32),
+        ],
+    );
+    g.wire(
+        "db_reason",
+        3,
+        Expr::ternary(
+            Expr::lnot(id("db_s1_inpart_q")),
+            n(3, 1),
+            Expr::ternary(
+                Expr::lnot(exists("db", &db_rep)),
+                n(3, 2),
+                Expr::ternary(
+                    Expr::bin(
+                        BinOp::Ne,
+                        db_rep.get("db_word_q", "uar_page"),
+                        id("db_s1_page_q"),
+                    ),
+                    n(3, 3),
+                    Expr::ternary(
+                        Expr::bin(
+                            BinOp::Ne,
+                            db_rep.get("db_word_q", "state"),
+                            n(f.state.w(), rts),
+                        ),
+                        n(3, 4),
+                        n(3, 0),
+                    ),
+                ),
+            ),
+        ),
+        Some("first failing check, in order: partition, existence, page, state"),
+    );
+    let mut load = vec![
+        Stmt::assign(id("db_rsp_valid_d"), id("db_s1_valid_q")),
+        Stmt::assign(id("db_rsp_ok_d"), Expr::eq(id("db_reason"), n(3, 0))),
+        Stmt::assign(id("db_rsp_reason_d"), id("db_reason")),
+    ];
+    for x in ["vf", "qpn", "user"] {
+        load.push(Stmt::assign(
+            id(format!("db_rsp_{x}_d")),
+            id(format!("db_s1_{x}_q")),
+        ));
+    }
+    g.comb.push(Stmt::if_(id("db_adv"), load));
+    // wqe
+    resp_regs(
+        &mut g,
+        "wqe",
+        &[
+            ("status", 2),
+            ("cqn", 24),
+            ("vf", 8),
+            ("qpn", 24),
+            ("user", 32),
+        ],
+    );
+    let wstate = wqe_rep.get("wqe_word_q", "state");
+    g.wire(
+        "wqe_status",
+        2,
+        Expr::ternary(
+            Expr::lnot(exists("wqe", &wqe_rep)),
+            n(2, 3),
+            Expr::ternary(
+                Expr::eq(wstate.clone(), n(f.state.w(), err_state)),
+                n(2, 1),
+                Expr::ternary(
+                    Expr::bin(BinOp::Ne, wstate, n(f.state.w(), rts)),
+                    n(2, 3),
+                    Expr::ternary(
+                        Expr::bin(
+                            BinOp::Ne,
+                            wqe_rep.get("wqe_word_q", "pd"),
+                            id("wqe_s1_pd_q"),
+                        ),
+                        n(2, 2),
+                        n(2, 0),
+                    ),
+                ),
+            ),
+        ),
+        Some("refused, flush (ERR), refused (not RTS), PD mismatch, execute"),
+    );
+    let mut load = vec![
+        Stmt::assign(id("wqe_rsp_valid_d"), id("wqe_s1_valid_q")),
+        Stmt::assign(id("wqe_rsp_status_d"), id("wqe_status")),
+        Stmt::assign(
+            id("wqe_rsp_cqn_d"),
+            Expr::ternary(
+                exists("wqe", &wqe_rep),
+                wqe_rep.get("wqe_word_q", "cqn_snd"),
+                Expr::zero(24),
+            ),
+        ),
+    ];
+    for x in ["vf", "qpn", "user"] {
+        load.push(Stmt::assign(
+            id(format!("wqe_rsp_{x}_d")),
+            id(format!("wqe_s1_{x}_q")),
+        ));
+    }
+    g.comb.push(Stmt::if_(id("wqe_adv"), load));
+    // rx
+    let rx_fields: Vec<(&str, u32)> = vec![
+        ("ok", 1),
+        ("state", f.state.w()),
+        ("st", f.st.w()),
+        ("pd", f.pd.w()),
+        ("epsn", f.epsn.w()),
+        ("nak_sent", 1),
+        ("rre", 1),
+        ("rwe", 1),
+        ("rae", 1),
+        ("vf", 8),
+        ("qpn", 24),
+        ("user", 32),
+    ];
+    resp_regs(&mut g, "rx", &rx_fields);
+    g.wire(
+        "rx_ok",
+        1,
+        exists("rx", &rx_rep),
+        Some("the QP exists in the partition"),
+    );
+    let mut load = vec![
+        Stmt::assign(id("rx_rsp_valid_d"), id("rx_s1_valid_q")),
+        Stmt::assign(id("rx_rsp_ok_d"), id("rx_ok")),
+    ];
+    for (name, w) in &rx_fields[1..9] {
+        let v = match *name {
+            "epsn" => id("rx_psn_q").bits(f.epsn.w() - 1, 0),
+            "nak_sent" => id("rx_psn_q").bits(f.epsn.w(), f.epsn.w()),
+            other => rx_rep.get("rx_word_q", other),
+        };
+        load.push(Stmt::assign(
+            id(format!("rx_rsp_{name}_d")),
+            Expr::ternary(id("rx_ok"), v, Expr::zero(*w)),
+        ));
+    }
+    for x in ["vf", "qpn", "user"] {
+        load.push(Stmt::assign(
+            id(format!("rx_rsp_{x}_d")),
+            id(format!("rx_s1_{x}_q")),
+        ));
+    }
+    g.comb.push(Stmt::if_(id("rx_adv"), load));
+
+    // ---- RX write-back
+    part(&mut g, "wb", "rx_wb_vf", "rx_wb_qpn");
+    g.wire(
+        "wb_take",
+        1,
+        Expr::and(id("rx_wb_valid"), id("rx_wb_ready")),
+        Some("a write-back is accepted this cycle"),
+    );
+    g.assigns.push(V::Assign(
+        id("rx_wb_ready"),
+        Expr::and(Expr::lnot(id("clr_busy_q")), Expr::lnot(id("cmd_psn_we"))),
+    ));
+
+    // ---- command engine
+    g.lp.push(V::Comment(vec!["Command engine states".into()]));
+    for (name, v) in [("CMD_IDLE", 0), ("CMD_READ", 1), ("CMD_EXEC", 2)] {
+        g.lp.push(V::LocalParam {
+            name: name.into(),
+            range: Range::bits(2),
+            value: n(2, v),
+            comment: None,
+        });
+    }
+    g.lp.push(V::Comment(vec![
+        "Command kinds (what the opcode does to the context)".into(),
+    ]));
+    let kinds = [
+        ("KIND_NONE", 7u64),
+        ("KIND_CREATE", CmdKind::Create as u64),
+        ("KIND_DESTROY", CmdKind::Destroy as u64),
+        ("KIND_LOAD", CmdKind::Load as u64),
+        ("KIND_STATE", CmdKind::StateOnly as u64),
+        ("KIND_QUERY", CmdKind::Query as u64),
+    ];
+    for (name, v) in kinds {
+        g.lp.push(V::LocalParam {
+            name: name.into(),
+            range: Range::bits(3),
+            value: n(3, v),
+            comment: None,
+        });
+    }
+    let sw = f.state.w();
+    g.state("cmd_fsm", 2, id("CMD_IDLE"));
+    g.state("cmd_kind", 3, id("KIND_NONE"));
+    g.state("cmd_from", sw + 1, Expr::zero(sw + 1));
+    g.state("cmd_to", sw, Expr::zero(sw));
+    g.state("cmd_pre", 8, n(8, ok));
+    g.state("cmd_addr", 0, Expr::zero(1));
+    g.decls.pop();
+    g.decls.pop();
+    g.decls
+        .push(V::Decl(Decl::reg("cmd_addr_q", Some(addr_r()))));
+    g.decls
+        .push(V::Decl(Decl::reg("cmd_addr_d", Some(addr_r()))));
+    if let Some(fl) = g.flops.last_mut() {
+        fl.reset = Some(Expr::Repl(Box::new(id("AW")), Box::new(b1(false))));
+    }
+    // The engine's read port: every cycle, from cmd_addr_q.
+    g.reg("cmd_ctx_q", f.width);
+    g.reg("cmd_psn_q", psn_w);
+    g.flops.push(Flop {
+        q: id("cmd_ctx_q"),
+        d: id("ctx_mem").index(id("cmd_addr_q")),
+        reset: None,
+    });
+    g.flops.push(Flop {
+        q: id("cmd_psn_q"),
+        d: id("psn_mem").index(id("cmd_addr_q")),
+        reset: None,
+    });
+    part(&mut g, "cmd", "csr_cmd_target_vf_o", "cmd_qpn");
+    // cmd_qpn: the target as a global QPN of the target VF.
+    g.wire(
+        "cmd_qpn",
+        24,
+        Expr::concat(vec![
+            n(4, 0),
+            id("csr_cmd_target_vf_o"),
+            id("csr_cmd_target_index_o").bits(11, 0),
+        ]),
+        Some("cmd_target as a global QPN"),
+    );
+    g.wire(
+        "cmd_index_ok",
+        1,
+        Expr::eq(id("csr_cmd_target_index_o").bits(23, 12), n(12, 0)),
+        Some("index fits the 12-bit local QPN"),
+    );
+
+    // Opcode decode: kind, source state (bit sw = any), destination.
+    let mut arms = Vec::new();
+    for c in &cmds {
+        let from = match c.from {
+            Some(s) => n(sw + 1, s),
+            None => n(sw + 1, 1 << sw),
+        };
+        arms.push((
+            vec![n(16, c.opcode)],
+            vec![
+                Stmt::assign(id("op_kind"), n(3, u64::from(c.kind_code))),
+                Stmt::assign(id("op_from"), from),
+                Stmt::assign(id("op_to"), n(sw, c.to)),
+            ],
+        ));
+    }
+    g.reg("op_kind", 3);
+    g.reg("op_from", sw + 1);
+    g.reg("op_to", sw);
+    let c = &mut g.comb;
+    c.push(Stmt::Comment(
+        "Command opcodes: what each does; anything else (MKey commands included) is BAD_OP".into(),
+    ));
+    c.push(Stmt::assign(id("op_kind"), id("KIND_NONE")));
+    c.push(Stmt::assign(id("op_from"), Expr::zero(sw + 1)));
+    c.push(Stmt::assign(id("op_to"), Expr::zero(sw)));
+    c.push(Stmt::Case {
+        subject: id("csr_cmd_ctrl_opcode_o"),
+        arms,
+        default: vec![],
+    });
+
+    // Parameter checks of a mailbox word: service type from the map's enum, MTU 1..5.
+    let mb = "csr_mailbox_data_value_o";
+    let st_ok = Expr::any_of(
+        st_values
+            .iter()
+            .map(|v| Expr::eq(f.st.of(mb), n(f.st.w(), *v)))
+            .collect(),
+        b1(false),
+    );
+    let mtu_ok = Expr::and(
+        Expr::bin(BinOp::Ge, f.mtu.of(mb), n(f.mtu.w(), 1)),
+        Expr::bin(BinOp::Le, f.mtu.of(mb), n(f.mtu.w(), 5)),
+    );
+    g.wire(
+        "mb_params_ok",
+        1,
+        Expr::and(st_ok, mtu_ok),
+        Some("mailbox service type is one of the map's and MTU is 1..5"),
+    );
+    // The context word a command writes.
+    let new_word = |state: Expr, valid: bool| {
+        replace(
+            mb,
+            f.width,
+            vec![
+                (f.state, state),
+                (f.valid, b1(valid)),
+                (f.nak, b1(false)),
+                (f.epsn, f.epsn.of(mb)),
+            ],
+        )
+    };
+    g.wire_r(
+        "cmd_load_word",
+        Range::bits(f.width).expect("wide"),
+        new_word(id("cmd_to_q"), true),
+    );
+    g.wire_r(
+        "cmd_state_word",
+        Range::bits(f.width).expect("wide"),
+        replace("cmd_ctx_q", f.width, vec![(f.state, id("cmd_to_q"))]),
+    );
+    g.wire_r(
+        "cmd_query_word",
+        Range::bits(f.width).expect("wide"),
+        replace(
+            "cmd_ctx_q",
+            f.width,
+            vec![
+                (f.nak, id("cmd_psn_q").bits(f.epsn.w(), f.epsn.w())),
+                (f.epsn, id("cmd_psn_q").bits(f.epsn.w() - 1, 0)),
+            ],
+        ),
+    );
+    let cur_valid = f.valid.of("cmd_ctx_q");
+    let cur_state = f.state.of("cmd_ctx_q");
+
+    for (name, w) in [
+        ("cmd_status", 8),
+        ("cmd_ctx_we", 1),
+        ("cmd_psn_we", 1),
+        ("cmd_query", 1),
+        ("cmd_done", 1),
+        ("cmd_illegal", 1),
+    ] {
+        g.reg(name, w);
+    }
+    g.reg("cmd_word", f.width);
+    g.reg("cmd_psn", psn_w);
+    let exec = vec![
+        Stmt::assign(id("cmd_done"), b1(true)),
+        Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE")),
+        Stmt::if_else(
+            Expr::bin(BinOp::Ne, id("cmd_pre_q"), n(8, ok)),
+            vec![Stmt::assign(id("cmd_status"), id("cmd_pre_q"))],
+            vec![Stmt::if_else(
+                id("clr_busy_q"),
+                vec![Stmt::assign(id("cmd_status"), n(8, res_busy))],
+                vec![Stmt::Case {
+                    subject: id("cmd_kind_q"),
+                    arms: vec![
+                        (
+                            vec![id("KIND_CREATE")],
+                            vec![Stmt::if_else(
+                                cur_valid.clone(),
+                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                                vec![Stmt::if_else(
+                                    id("mb_params_ok"),
+                                    vec![
+                                        Stmt::assign(id("cmd_word"), id("cmd_load_word")),
+                                        Stmt::assign(id("cmd_ctx_we"), b1(true)),
+                                        Stmt::assign(id("cmd_psn_we"), b1(true)),
+                                    ],
+                                    vec![Stmt::assign(id("cmd_status"), n(8, bad_param))],
+                                )],
+                            )],
+                        ),
+                        (
+                            vec![id("KIND_DESTROY")],
+                            vec![Stmt::if_else(
+                                cur_valid.clone(),
+                                vec![
+                                    Stmt::assign(id("cmd_word"), Expr::zero(f.width)),
+                                    Stmt::assign(id("cmd_ctx_we"), b1(true)),
+                                    Stmt::assign(id("cmd_psn_we"), b1(true)),
+                                ],
+                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                            )],
+                        ),
+                        (
+                            vec![id("KIND_LOAD"), id("KIND_STATE")],
+                            vec![Stmt::if_else(
+                                Expr::lnot(cur_valid.clone()),
+                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                                vec![Stmt::if_else(
+                                    Expr::and(
+                                        Expr::lnot(id("cmd_from_q").bits(sw, sw)),
+                                        Expr::bin(
+                                            BinOp::Ne,
+                                            id("cmd_from_q").bits(sw - 1, 0),
+                                            cur_state.clone(),
+                                        ),
+                                    ),
+                                    vec![
+                                        Stmt::assign(id("cmd_status"), n(8, bad_state)),
+                                        Stmt::assign(id("cmd_illegal"), b1(true)),
+                                    ],
+                                    vec![Stmt::if_else(
+                                        Expr::eq(id("cmd_kind_q"), id("KIND_STATE")),
+                                        vec![
+                                            Stmt::assign(id("cmd_word"), id("cmd_state_word")),
+                                            Stmt::assign(id("cmd_ctx_we"), b1(true)),
+                                            Stmt::Comment(
+                                                "TO_RST also forgets the receive PSN state".into(),
+                                            ),
+                                            Stmt::assign(
+                                                id("cmd_psn_we"),
+                                                Expr::eq(id("cmd_to_q"), n(sw, 0)),
+                                            ),
+                                        ],
+                                        vec![Stmt::if_else(
+                                            id("mb_params_ok"),
+                                            vec![
+                                                Stmt::assign(id("cmd_word"), id("cmd_load_word")),
+                                                Stmt::assign(id("cmd_ctx_we"), b1(true)),
+                                                Stmt::assign(id("cmd_psn_we"), b1(true)),
+                                            ],
+                                            vec![Stmt::assign(id("cmd_status"), n(8, bad_param))],
+                                        )],
+                                    )],
+                                )],
+                            )],
+                        ),
+                        (
+                            vec![id("KIND_QUERY")],
+                            vec![Stmt::if_else(
+                                cur_valid.clone(),
+                                vec![Stmt::assign(id("cmd_query"), b1(true))],
+                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                            )],
+                        ),
+                    ],
+                    default: vec![Stmt::assign(id("cmd_status"), n(8, bad_op))],
+                }],
+            )],
+        ),
+    ];
+    let c = &mut g.comb;
+    c.push(Stmt::Comment(
+        "Command engine: IDLE sees go, READ waits for the context, EXEC checks and writes".into(),
+    ));
+    for (name, v) in [
+        ("cmd_fsm_d", id("cmd_fsm_q")),
+        ("cmd_kind_d", id("cmd_kind_q")),
+        ("cmd_from_d", id("cmd_from_q")),
+        ("cmd_to_d", id("cmd_to_q")),
+        ("cmd_pre_d", id("cmd_pre_q")),
+        ("cmd_addr_d", id("cmd_addr_q")),
+        ("cmd_status", n(8, ok)),
+        ("cmd_ctx_we", b1(false)),
+        ("cmd_psn_we", b1(false)),
+        ("cmd_query", b1(false)),
+        ("cmd_done", b1(false)),
+        ("cmd_illegal", b1(false)),
+        ("cmd_word", Expr::zero(f.width)),
+    ] {
+        c.push(Stmt::assign(id(name), v));
+    }
+    c.push(Stmt::Comment(
+        "ePSN from the loaded word; state-only commands (TO_RST) zero it".into(),
+    ));
+    c.push(Stmt::assign(
+        id("cmd_psn"),
+        Expr::ternary(
+            Expr::eq(id("cmd_kind_q"), id("KIND_STATE")),
+            Expr::zero(psn_w),
+            Expr::concat(vec![b1(false), f.epsn.of("cmd_word")]),
+        ),
+    ));
+    c.push(Stmt::Case {
+        subject: id("cmd_fsm_q"),
+        arms: vec![
+            (
+                vec![id("CMD_IDLE")],
+                vec![Stmt::if_(
+                    id("csr_cmd_ctrl_go_o"),
+                    vec![
+                        Stmt::assign(id("cmd_fsm_d"), id("CMD_READ")),
+                        Stmt::assign(id("cmd_kind_d"), id("op_kind")),
+                        Stmt::assign(id("cmd_from_d"), id("op_from")),
+                        Stmt::assign(id("cmd_to_d"), id("op_to")),
+                        Stmt::assign(id("cmd_addr_d"), id("cmd_addr")),
+                        Stmt::assign(
+                            id("cmd_pre_d"),
+                            Expr::ternary(
+                                Expr::eq(id("op_kind"), id("KIND_NONE")),
+                                n(8, bad_op),
+                                Expr::ternary(
+                                    Expr::and(id("cmd_inpart"), id("cmd_index_ok")),
+                                    n(8, ok),
+                                    n(8, bad_index),
+                                ),
+                            ),
+                        ),
+                    ],
+                )],
+            ),
+            (
+                vec![id("CMD_READ")],
+                vec![Stmt::assign(id("cmd_fsm_d"), id("CMD_EXEC"))],
+            ),
+            (vec![id("CMD_EXEC")], exec),
+        ],
+        default: vec![Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE"))],
+    });
+
+    // ---- RAM writes: the clear, then commands; the RX write-back when neither writes.
+    g.wire(
+        "ram_we",
+        1,
+        Expr::or(id("clr_busy_q"), id("cmd_ctx_we")),
+        Some("the clear or a command writes every replica"),
+    );
+    g.wire_r(
+        "ram_addr",
+        addr_r(),
+        Expr::ternary(id("clr_busy_q"), id("clr_addr_q"), id("cmd_addr_q")),
+    );
+    g.wire_r(
+        "ram_word",
+        Range::bits(f.width).expect("wide"),
+        Expr::ternary(id("clr_busy_q"), Expr::zero(f.width), id("cmd_word")),
+    );
+    for (mem, rep) in [
+        ("db_mem", &db_rep),
+        ("wqe_mem", &wqe_rep),
+        ("rx_mem", &rx_rep),
+    ] {
+        g.mems.push(V::MemWrite {
+            mem: mem.into(),
+            en: id("ram_we"),
+            addr: id("ram_addr"),
+            data: rep.pack("ram_word"),
+        });
+    }
+    g.mems.push(V::MemWrite {
+        mem: "ctx_mem".into(),
+        en: id("ram_we"),
+        addr: id("ram_addr"),
+        data: id("ram_word"),
+    });
+    g.wire(
+        "psn_we",
+        1,
+        Expr::or(
+            Expr::or(id("clr_busy_q"), id("cmd_psn_we")),
+            Expr::and(id("wb_take"), id("wb_inpart")),
+        ),
+        None,
+    );
+    g.wire_r(
+        "psn_addr",
+        addr_r(),
+        Expr::ternary(
+            id("clr_busy_q"),
+            id("clr_addr_q"),
+            Expr::ternary(id("cmd_psn_we"), id("cmd_addr_q"), id("wb_addr")),
+        ),
+    );
+    g.wire(
+        "psn_word",
+        psn_w,
+        Expr::ternary(
+            id("clr_busy_q"),
+            Expr::zero(psn_w),
+            Expr::ternary(
+                id("cmd_psn_we"),
+                id("cmd_psn"),
+                Expr::concat(vec![id("rx_wb_nak_sent"), id("rx_wb_epsn")]),
+            ),
+        ),
+        None,
+    );
+    g.mems.push(V::MemWrite {
+        mem: "psn_mem".into(),
+        en: id("psn_we"),
+        addr: id("psn_addr"),
+        data: id("psn_word"),
+    });
+
+    // ---- CSR hardware inputs
+    let hw = [
+        ("csr_status_clear_busy_i", id("clr_busy_q")),
+        ("csr_geometry_num_vf_i", id("GEO_NUM_VF")),
+        ("csr_geometry_qps_per_vf_i", id("GEO_QPS_PER_VF")),
+        (
+            "csr_cmd_status_busy_i",
+            Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_IDLE")),
+        ),
+        ("csr_cmd_status_status_we_i", id("cmd_done")),
+        ("csr_cmd_status_status_d_i", id("cmd_status")),
+        ("csr_cmd_status_prev_state_we_i", id("cmd_done")),
+        (
+            "csr_cmd_status_prev_state_d_i",
+            Expr::ternary(
+                Expr::all(vec![
+                    Expr::eq(id("cmd_pre_q"), n(8, ok)),
+                    Expr::lnot(id("clr_busy_q")),
+                    f.valid.of("cmd_ctx_q"),
+                ]),
+                cur_state,
+                Expr::zero(sw),
+            ),
+        ),
+        ("csr_int_status_cmd_done_set_i", id("cmd_done")),
+        (
+            "csr_int_status_cmd_error_set_i",
+            Expr::and(
+                id("cmd_done"),
+                Expr::bin(BinOp::Ne, id("cmd_status"), n(8, ok)),
+            ),
+        ),
+        ("csr_illegal_transitions_count_incr_i", id("cmd_illegal")),
+        (
+            "csr_cmd_errors_count_incr_i",
+            Expr::and(
+                id("cmd_done"),
+                Expr::bin(BinOp::Ne, id("cmd_status"), n(8, ok)),
+            ),
+        ),
+        (
+            "csr_pd_mismatches_count_incr_i",
+            Expr::all(vec![
+                id("wqe_adv"),
+                id("wqe_s1_valid_q"),
+                Expr::eq(id("wqe_status"), n(2, 2)),
+            ]),
+        ),
+        (
+            "csr_partition_violations_count_incr_i",
+            Expr::plus(
+                Expr::plus(
+                    Expr::concat(vec![
+                        n(2, 0),
+                        Expr::and(id("db_take"), Expr::lnot(id("db_inpart"))),
+                    ]),
+                    Expr::concat(vec![
+                        n(2, 0),
+                        Expr::and(id("wqe_take"), Expr::lnot(id("wqe_inpart"))),
+                    ]),
+                ),
+                Expr::plus(
+                    Expr::plus(
+                        Expr::concat(vec![
+                            n(2, 0),
+                            Expr::and(id("rx_take"), Expr::lnot(id("rx_inpart"))),
+                        ]),
+                        Expr::concat(vec![
+                            n(2, 0),
+                            Expr::and(id("wb_take"), Expr::lnot(id("wb_inpart"))),
+                        ]),
+                    ),
+                    Expr::concat(vec![
+                        n(2, 0),
+                        Expr::all(vec![
+                            Expr::eq(id("cmd_fsm_q"), id("CMD_IDLE")),
+                            id("csr_cmd_ctrl_go_o"),
+                            Expr::lnot(Expr::and(id("cmd_inpart"), id("cmd_index_ok"))),
+                        ]),
+                    ]),
+                ),
+            ),
+        ),
+        (
+            "csr_port_collisions_count_incr_i",
+            Expr::all(vec![
+                id("db_take"),
+                id("rx_take"),
+                id("db_inpart"),
+                id("rx_inpart"),
+                Expr::eq(id("db_addr"), id("rx_addr")),
+            ]),
+        ),
+        (
+            "csr_mailbox_data_value_we_i",
+            Expr::repl(Expr::int(12), id("cmd_query")),
+        ),
+        ("csr_mailbox_data_value_d_i", id("cmd_query_word")),
+    ];
+    for (name, e) in hw {
+        g.assigns.push(V::Assign(id(name), e));
+    }
+
+    // CSR outputs the block does not consume (software-only registers), and the upper bits
+    // of the 32-bit index arithmetic.
+    let used = [
+        "ctrl_clear_o",
+        "cmd_ctrl_opcode_o",
+        "cmd_ctrl_go_o",
+        "cmd_target_index_o",
+        "cmd_target_vf_o",
+        "mailbox_data_value_o",
+        "irq_o",
+    ];
+    let mut unused: Vec<Expr> = csr
+        .ports
+        .iter()
+        .filter_map(|p| match p {
+            PortItem::Port(p)
+                if p.dir == verilog_ast::Dir::Output
+                    && !p.name.starts_with("s_axil_")
+                    && !used.contains(&p.name.as_str()) =>
+            {
+                Some(id(format!("csr_{}", p.name)))
+            }
+            _ => None,
+        })
+        .collect();
+    for p in ["db", "wqe", "rx", "wb", "cmd"] {
+        unused.push(id(format!("{p}_index")));
+    }
+    // Hardware sets state, valid and nak_sent; the mailbox's copies are ignored.
+    for fl in [f.valid, f.nak, f.state] {
+        unused.push(fl.of(mb));
+    }
+    g.wire(
+        "unused_ok",
+        1,
+        Expr::un(verilog_ast::UnOp::RedXor, Expr::concat(unused)),
+        Some("deliberately unused: software-only CSR outputs, index arithmetic"),
+    );
+
+    // ---- assemble
+    let mut items = Vec::new();
+    items.push(V::Comment(vec![
+        "Parameter range checks (simulation and lint only)".into(),
+    ]));
+    let num_vf = map.parameter("NUM_VF").expect("checked");
+    let qps = map.parameter("QPS_PER_VF").expect("checked");
+    let range_check = |p: &rdmagen_regmap::Parameter| {
+        Stmt::if_(
+            Expr::or(
+                Expr::lt(id(p.name.text.clone()), Expr::int(p.min as i64)),
+                Expr::bin(BinOp::Gt, id(p.name.text.clone()), Expr::int(p.max as i64)),
+            ),
+            vec![
+                Stmt::SysCall(
+                    "$display".into(),
+                    vec![
+                        Expr::str(format!(
+                            "%m: {} = %0d is outside {}..{}",
+                            p.name, p.min, p.max
+                        )),
+                        id(p.name.text.clone()),
+                    ],
+                ),
+                Stmt::SysCall("$finish".into(), vec![]),
+            ],
+        )
+    };
+    items.push(V::SimInitial(vec![range_check(num_vf), range_check(qps)]));
+    items.push(V::Blank);
+    items.extend(g.lp);
+    items.push(V::Blank);
+    items.extend(g.decls);
+    items.push(V::Blank);
+    items.extend(g.inst);
+    items.push(V::Blank);
+    items.extend(g.assigns);
+    items.push(V::Blank);
+    items.push(V::Comb(g.comb));
+    items.push(V::Blank);
+    items.push(V::Flops(g.flops));
+    items.push(V::Blank);
+    items.push(V::Comment(vec![
+        "Context RAMs: one write port each; the replicas take every command write".into(),
+    ]));
+    items.extend(g.mems);
+
+    let mut header = vec![
+        format!(
+            "{}: queue-pair context RAM of block `{}`, partitioned per SR-IOV VF.",
+            module_name(map),
+            map.block
+        ),
+        String::new(),
+        format!(
+            "Generated by {} from {} (map version {}).",
+            opts.generator, map.file, map.version
+        ),
+        "Do not edit: change the map and run `make rtl`.".into(),
+        String::new(),
+        "Context address = vf * QPS_PER_VF + local QPN. QPN format (24 bits):".into(),
+        "  [23:20] 0   [19:12] owning VF   [11:0] local QPN".into(),
+        "cmd_status.prev_state: the target's state before the command if it existed, else RST."
+            .into(),
+        "A request whose QPN names another VF or lies outside the partition is refused and".into(),
+        "counted in partition_violations; it reads and writes no context.".into(),
+        String::new(),
+        "Lookup ports (doorbell check, WQE check, RX lookup) each read a replica RAM of the".into(),
+        "fields they need, so all three run every cycle. Response 2 cycles after acceptance;"
+            .into(),
+        "a lookup sees the writes of earlier cycles, not of its own (read-first). When the".into(),
+        "doorbell and RX ports take the same QP in one cycle both are served from the same".into(),
+        "state and port_collisions counts the cycle.".into(),
+        String::new(),
+        "doorbell check     reason".into(),
+    ];
+    for (name, v, what) in DB_REASONS {
+        header.push(format!("  {v} {name:<12} {what}"));
+    }
+    header.push("WQE check          status".into());
+    for (name, v, what) in WQE_STATUS {
+        header.push(format!("  {v} {name:<12} {what}"));
+    }
+    header.push(String::new());
+    header.push("Commands (cmd_ctrl.opcode, legal source state -> destination):".into());
+    for (name, kind, from, to) in COMMANDS {
+        let what = match kind {
+            CmdKind::Create => "needs a free context; loads the mailbox".to_string(),
+            CmdKind::Destroy => "zeroes the context (any state)".to_string(),
+            CmdKind::Load => format!("{} -> {to}, loads the mailbox", from.unwrap_or("any")),
+            CmdKind::StateOnly => format!("{} -> {to}, state only", from.unwrap_or("any")),
+            CmdKind::Query => "copies the context to the mailbox".to_string(),
+        };
+        header.push(format!("  {name:<14} {what}"));
+    }
+    header.push(
+        "The context write happens 2 cycles after cmd_ctrl.go is seen (cmd_status.busy).".into(),
+    );
+
+    Ok(Module {
+        name: module_name(map),
+        header,
+        params: vec![
+            Param {
+                name: "NUM_VF".into(),
+                default: Expr::int(param("NUM_VF") as i64),
+                comment: Some(format!("SR-IOV VFs; range {}..{}", num_vf.min, num_vf.max)),
+            },
+            Param {
+                name: "QPS_PER_VF".into(),
+                default: Expr::int(param("QPS_PER_VF") as i64),
+                comment: Some(format!("QPs per VF; range {}..{}", qps.min, qps.max)),
+            },
+        ],
+        ports: g.ports,
+        items,
+        reset: opts.reset,
+    })
+}
