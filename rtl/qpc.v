@@ -725,8 +725,6 @@ module qpc #(
     cmd_done = 1'b0;
     cmd_illegal = 1'b0;
     cmd_word = 384'd0;
-    // ePSN from the loaded word; state-only commands (TO_RST) zero it
-    cmd_psn = cmd_kind_q == KIND_STATE ? 25'd0 : {1'b0, cmd_word[247:224]};
     case (cmd_fsm_q)
       CMD_IDLE: begin
         if (csr_cmd_ctrl_go_o) begin
@@ -800,6 +798,8 @@ module qpc #(
       end
       default: cmd_fsm_d = CMD_IDLE;
     endcase
+    // ePSN from the loaded word; state-only commands (TO_RST) zero it
+    cmd_psn = cmd_kind_q == KIND_STATE ? 25'd0 : {1'b0, cmd_word[247:224]};
   end
 
   always @(posedge clk) begin

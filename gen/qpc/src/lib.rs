@@ -183,7 +183,7 @@ const COMMANDS: [(&str, CmdKind, Option<&str>, &str); 13] = [
     ("QUERY_QP", CmdKind::Query, None, "RST"),
 ];
 
-/// One resolved command of [`COMMANDS`].
+/// One command of the transition table, with its opcode and states from the map.
 pub struct Command {
     pub name: &'static str,
     pub opcode: u64,
@@ -1295,17 +1295,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     ] {
         c.push(Stmt::assign(id(name), v));
     }
-    c.push(Stmt::Comment(
-        "ePSN from the loaded word; state-only commands (TO_RST) zero it".into(),
-    ));
-    c.push(Stmt::assign(
-        id("cmd_psn"),
-        Expr::ternary(
-            Expr::eq(id("cmd_kind_q"), id("KIND_STATE")),
-            Expr::zero(psn_w),
-            Expr::concat(vec![b1(false), f.epsn.of("cmd_word")]),
-        ),
-    ));
     c.push(Stmt::Case {
         subject: id("cmd_fsm_q"),
         arms: vec![
@@ -1343,6 +1332,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         default: vec![Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE"))],
     });
 
+    g.comb.push(Stmt::Comment(
+        "ePSN from the loaded word; state-only commands (TO_RST) zero it".into(),
+    ));
+    g.comb.push(Stmt::assign(
+        id("cmd_psn"),
+        Expr::ternary(
+            Expr::eq(id("cmd_kind_q"), id("KIND_STATE")),
+            Expr::zero(psn_w),
+            Expr::concat(vec![b1(false), f.epsn.of("cmd_word")]),
+        ),
+    ));
     // ---- RAM writes: the clear, then commands; the RX write-back when neither writes.
     g.wire(
         "ram_we",

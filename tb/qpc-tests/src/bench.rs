@@ -1,0 +1,635 @@
+//! The Verilated QPC block next to `rdmagen_refmodel::qpc`, cycle by cycle: random QP life
+//! cycles through the command mailbox, lookups on the three ports and write-backs from any VF
+//! (hostile ones included), each port with random idle and backpressure.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::Path;
+
+use proptest::prelude::*;
+use rdmagen_harness::axil::{AxiLiteMaster, Event, Timing};
+use rdmagen_harness::stall::{split_seed, Profile, Stall};
+use rdmagen_harness::{HasAxiLite, Model, RawPort};
+use rdmagen_refmodel::qpc::{
+    addr, set, CycleIn, DbRsp, QpcModel, Req, RxRsp, Wb, WqeRsp, COMMANDS,
+};
+
+/// Mailbox contents of a create or modify command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ctx {
+    pub st: u32,
+    pub pd: u32,
+    pub page: u32,
+    pub epsn: u32,
+    pub mtu: u32,
+    pub flags: u32,
+    pub cqn: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// One command: opcode (from the table, or any 16-bit value), target, mailbox.
+    Cmd {
+        opcode: u16,
+        vf: u32,
+        index: u32,
+        ctx: Ctx,
+    },
+    /// CREATE then the legal modifies up to `steps` (1 INIT, 2 RTR, 3 RTS).
+    Bringup {
+        vf: u32,
+        local: u32,
+        steps: u8,
+        ctx: Ctx,
+    },
+    Db {
+        vf: u8,
+        qpn: u32,
+        page: u32,
+        user: u32,
+    },
+    Wqe {
+        vf: u8,
+        qpn: u32,
+        pd: u32,
+        user: u32,
+    },
+    Rx {
+        vf: u8,
+        qpn: u32,
+        user: u32,
+    },
+    Wb {
+        vf: u8,
+        qpn: u32,
+        epsn: u32,
+        nak: bool,
+    },
+    /// ctrl.clear.
+    Clear,
+    Idle(u8),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub seed: u64,
+    pub stall: Profile,
+    pub ops: Vec<Op>,
+}
+
+/// A valid/ready source: keeps `valid` and the payload until taken.
+struct Src<T> {
+    queue: VecDeque<T>,
+    valid: bool,
+    idle: Stall,
+}
+
+impl<T: Copy> Src<T> {
+    fn new(seed: u64, p: Profile) -> Self {
+        Src {
+            queue: VecDeque::new(),
+            valid: false,
+            idle: Stall::new(seed, p),
+        }
+    }
+    fn drive(&mut self) -> Option<T> {
+        self.valid = !self.queue.is_empty() && (self.valid || !self.idle.hold());
+        if self.valid {
+            self.queue.front().copied()
+        } else {
+            None
+        }
+    }
+    fn take(&mut self, ready: bool) -> Option<T> {
+        if self.valid && ready {
+            self.valid = false;
+            self.queue.pop_front()
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub cycle: u64,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cycle {}: {}", self.cycle, self.message)
+    }
+}
+
+pub struct Bench<M: Model + HasAxiLite> {
+    model: QpcModel,
+    pins: HashMap<&'static str, RawPort>,
+    cycle: u64,
+    pub total_cycles: u64,
+    /// Requests and responses checked over the bench's life.
+    pub lookups: u64,
+    pub hostile: u64,
+    dut: M,
+}
+
+fn map() -> rdmagen_regmap::RegMap {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../register-maps/qpc.yaml");
+    rdmagen_regmap::load(&p).unwrap_or_else(|e| panic!("{e}"))
+}
+
+impl<M: Model + HasAxiLite> Bench<M> {
+    pub fn new() -> Self {
+        let dut = M::create();
+        let p = |n: &str| M::param(n).unwrap_or_else(|| panic!("no parameter {n}")) as u32;
+        let model = QpcModel::new(&map(), p("NUM_VF"), p("QPS_PER_VF")).expect("qpc map");
+        let pins = M::PORTS
+            .iter()
+            .map(|info| {
+                // SAFETY: the bench owns the model and drops the handles with it.
+                let raw = unsafe { dut.port(info.name).expect("listed port").detach() };
+                (info.name, raw)
+            })
+            .collect();
+        Bench {
+            model,
+            pins,
+            cycle: 0,
+            total_cycles: 0,
+            lookups: 0,
+            hostile: 0,
+            dut,
+        }
+    }
+
+    pub fn model(&self) -> &QpcModel {
+        &self.model
+    }
+
+    /// Starts an FST waveform of this (fresh) bench's model.
+    pub fn dut_trace(&mut self, path: &Path) -> std::io::Result<()> {
+        self.dut.trace_open(path)
+    }
+
+    fn set(&self, name: &str, v: u64) {
+        let p = self
+            .pins
+            .get(name)
+            .unwrap_or_else(|| panic!("no port {name}"));
+        // SAFETY: see `new`.
+        unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
+    }
+
+    fn get(&self, name: &str) -> u64 {
+        let p = self
+            .pins
+            .get(name)
+            .unwrap_or_else(|| panic!("no port {name}"));
+        let mut w = [0u32; 2];
+        // SAFETY: see `new`.
+        unsafe { p.get() }.read(&mut w);
+        u64::from(w[0]) | u64::from(w[1]) << 32
+    }
+
+    fn fail<T>(&self, message: String) -> Result<T, Failure> {
+        Err(Failure {
+            cycle: self.cycle,
+            message,
+        })
+    }
+
+    /// Runs one case from reset.
+    pub fn run(&mut self, case: &Case) -> Result<(), Failure> {
+        self.dut.reset(2);
+        self.model.reset();
+        self.cycle = 0;
+        let mut r = Run::new(case.seed, case.stall);
+        // Let the clear sequence finish first, so most lookups meet real contexts; the
+        // `Clear` op exercises lookups during a clear.
+        while self.model.clearing() {
+            self.step(&mut r)?;
+        }
+        for op in &case.ops {
+            self.op(&mut r, op)?;
+        }
+        let start = self.cycle;
+        while !r.quiet() || self.model.busy() {
+            if self.cycle - start > 100_000 {
+                return self.fail("the block stopped answering".into());
+            }
+            self.step(&mut r)?;
+        }
+        // Counters, once quiet.
+        for a in [
+            addr::ILLEGAL,
+            addr::CMD_ERRORS,
+            addr::PD_MISMATCHES,
+            addr::PARTITION,
+            addr::COLLISIONS,
+            addr::CMD_STATUS,
+        ] {
+            r.axil.read(a);
+        }
+        while !r.quiet() {
+            self.step(&mut r)?;
+        }
+        Ok(())
+    }
+
+    fn command(
+        &mut self,
+        r: &mut Run,
+        opcode: u16,
+        vf: u32,
+        index: u32,
+        ctx: &Ctx,
+    ) -> Result<(), Failure> {
+        let l = self.model.layout().clone();
+        let mut w = vec![0u32; 12];
+        set(&mut w, l.st, ctx.st);
+        set(&mut w, l.pd, ctx.pd);
+        set(&mut w, l.uar_page, ctx.page);
+        set(&mut w, l.epsn, ctx.epsn);
+        set(&mut w, l.mtu, ctx.mtu);
+        set(&mut w, l.rre, ctx.flags & 1);
+        set(&mut w, l.rwe, ctx.flags >> 1 & 1);
+        set(&mut w, l.rae, ctx.flags >> 2 & 1);
+        set(&mut w, l.cqn_snd, ctx.cqn);
+        // Junk where hardware decides: it must be ignored.
+        set(&mut w, l.valid, ctx.flags >> 3 & 1);
+        set(&mut w, l.state, ctx.flags >> 4 & 0xf);
+        for (i, d) in w.iter().enumerate() {
+            r.axil
+                .write(addr::MAILBOX + 4 * i as u64, u64::from(*d), 0xf);
+        }
+        r.axil
+            .write(addr::CMD_TARGET, u64::from(vf << 24 | index), 0xf);
+        r.axil.write(
+            addr::CMD_CTRL,
+            u64::from(1u32 << 31 | u32::from(opcode)),
+            0xf,
+        );
+        // Wait for the engine, then read the status (and the mailbox of a query).
+        let start = self.cycle;
+        while !r.axil.is_idle() || self.model.busy() || self.cycle - start < 4 {
+            if self.cycle - start > 10_000 {
+                return self.fail("a command never completed".into());
+            }
+            self.step(r)?;
+        }
+        r.axil.read(addr::CMD_STATUS);
+        if opcode == 0x50B {
+            for i in 0..12 {
+                r.axil.read(addr::MAILBOX + 4 * i);
+            }
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, r: &mut Run, op: &Op) -> Result<(), Failure> {
+        match op {
+            Op::Cmd {
+                opcode,
+                vf,
+                index,
+                ctx,
+            } => self.command(r, *opcode, *vf, *index, ctx)?,
+            Op::Bringup {
+                vf,
+                local,
+                steps,
+                ctx,
+            } => {
+                for op in [0x500u16, 0x502, 0x503, 0x504]
+                    .iter()
+                    .take(1 + *steps as usize)
+                {
+                    self.command(r, *op, *vf, *local, ctx)?;
+                }
+            }
+            Op::Db {
+                vf,
+                qpn,
+                page,
+                user,
+            } => r.db.queue.push_back(Req {
+                vf: *vf,
+                qpn: *qpn,
+                arg: *page,
+                user: *user,
+            }),
+            Op::Wqe { vf, qpn, pd, user } => r.wqe.queue.push_back(Req {
+                vf: *vf,
+                qpn: *qpn,
+                arg: *pd,
+                user: *user,
+            }),
+            Op::Rx { vf, qpn, user } => r.rx.queue.push_back(Req {
+                vf: *vf,
+                qpn: *qpn,
+                arg: 0,
+                user: *user,
+            }),
+            Op::Wb { vf, qpn, epsn, nak } => r.wb.queue.push_back(Wb {
+                vf: *vf,
+                qpn: *qpn,
+                epsn: *epsn,
+                nak_sent: *nak,
+            }),
+            Op::Clear => {
+                r.axil.write(addr::CTRL, 1, 0xf);
+            }
+            Op::Idle(n) => {
+                for _ in 0..*n {
+                    self.step(r)?;
+                }
+            }
+        }
+        // Requests queue up; run a cycle so traffic overlaps the next operation.
+        self.step(r)
+    }
+
+    fn step(&mut self, r: &mut Run) -> Result<(), Failure> {
+        // 1. drive
+        let drive_req = |b: &Self, p: &str, q: Option<Req>, arg: Option<&str>| {
+            b.set(&format!("{p}_req_valid"), u64::from(q.is_some()));
+            let q = q.unwrap_or_default();
+            b.set(&format!("{p}_req_vf"), u64::from(q.vf));
+            b.set(&format!("{p}_req_qpn"), u64::from(q.qpn));
+            b.set(&format!("{p}_req_user"), u64::from(q.user));
+            if let Some(a) = arg {
+                b.set(a, u64::from(q.arg));
+            }
+        };
+        let db = r.db.drive();
+        let wqe = r.wqe.drive();
+        let rx = r.rx.drive();
+        drive_req(self, "db", db, Some("db_req_page"));
+        drive_req(self, "wqe", wqe, Some("wqe_req_pd"));
+        drive_req(self, "rx", rx, None);
+        let wb = r.wb.drive();
+        let w = wb.unwrap_or_default();
+        self.set("rx_wb_valid", u64::from(wb.is_some()));
+        self.set("rx_wb_vf", u64::from(w.vf));
+        self.set("rx_wb_qpn", u64::from(w.qpn));
+        self.set("rx_wb_epsn", u64::from(w.epsn));
+        self.set("rx_wb_nak_sent", u64::from(w.nak_sent));
+        let ready: Vec<bool> = r.rsp_stall.iter_mut().map(|s| !s.hold()).collect();
+        self.set("db_rsp_ready", u64::from(ready[0]));
+        self.set("wqe_rsp_ready", u64::from(ready[1]));
+        self.set("rx_rsp_ready", u64::from(ready[2]));
+        r.axil.drive(&self.dut.axil());
+        // 2. settle
+        self.dut.eval();
+        // 3. handshakes
+        r.events.clear();
+        r.axil.observe(&self.dut.axil(), &mut r.events);
+        let wb_ready = self.get("rx_wb_ready") == 1;
+        if wb.is_some() && wb_ready != self.model.wb_ready() {
+            return self.fail(format!(
+                "rx_wb_ready is {wb_ready}, the model expects {}",
+                self.model.wb_ready()
+            ));
+        }
+        let mut inp = CycleIn {
+            db: r.db.take(self.get("db_req_ready") == 1),
+            wqe: r.wqe.take(self.get("wqe_req_ready") == 1),
+            rx: r.rx.take(self.get("rx_req_ready") == 1),
+            wb: r.wb.take(wb_ready),
+            ..CycleIn::default()
+        };
+        for e in &r.events {
+            match *e {
+                Event::WriteAccepted { addr, data, .. } => {
+                    inp.csr_write = Some((addr, data as u32))
+                }
+                Event::ReadAccepted { tag, addr } => {
+                    inp.csr_read = Some(addr);
+                    r.read_tag.insert(tag, addr);
+                }
+                _ => {}
+            }
+        }
+        for q in [inp.db, inp.wqe, inp.rx].into_iter().flatten() {
+            self.lookups += 1;
+            self.hostile += u64::from(self.model.address(q.vf, q.qpn).is_none());
+        }
+        let out = self.model.cycle(&inp);
+        let now = self.cycle;
+        if let Some(x) = out.db {
+            r.db_want.push_back((now, x));
+        }
+        if let Some(x) = out.wqe {
+            r.wqe_want.push_back((now, x));
+        }
+        if let Some(x) = out.rx {
+            r.rx_want.push_back((now, x));
+        }
+        if let (Some(v), Some(tag)) = (
+            out.csr_read,
+            r.events.iter().find_map(|e| match e {
+                Event::ReadAccepted { tag, .. } => Some(*tag),
+                _ => None,
+            }),
+        ) {
+            r.read_want.insert(tag, v);
+        }
+        // Responses taken this cycle.
+        if ready[0] && self.get("db_rsp_valid") == 1 {
+            let got = DbRsp {
+                ok: self.get("db_rsp_ok") == 1,
+                reason: self.get("db_rsp_reason") as u8,
+                vf: self.get("db_rsp_vf") as u8,
+                qpn: self.get("db_rsp_qpn") as u32,
+                user: self.get("db_rsp_user") as u32,
+            };
+            self.check("doorbell check", &mut r.db_want, got)?;
+        }
+        if ready[1] && self.get("wqe_rsp_valid") == 1 {
+            let got = WqeRsp {
+                status: self.get("wqe_rsp_status") as u8,
+                cqn: self.get("wqe_rsp_cqn") as u32,
+                vf: self.get("wqe_rsp_vf") as u8,
+                qpn: self.get("wqe_rsp_qpn") as u32,
+                user: self.get("wqe_rsp_user") as u32,
+            };
+            self.check("WQE check", &mut r.wqe_want, got)?;
+        }
+        if ready[2] && self.get("rx_rsp_valid") == 1 {
+            let got = RxRsp {
+                ok: self.get("rx_rsp_ok") == 1,
+                state: self.get("rx_rsp_state") as u32,
+                st: self.get("rx_rsp_st") as u32,
+                pd: self.get("rx_rsp_pd") as u32,
+                epsn: self.get("rx_rsp_epsn") as u32,
+                nak_sent: self.get("rx_rsp_nak_sent") == 1,
+                rre: self.get("rx_rsp_rre") == 1,
+                rwe: self.get("rx_rsp_rwe") == 1,
+                rae: self.get("rx_rsp_rae") == 1,
+                vf: self.get("rx_rsp_vf") as u8,
+                qpn: self.get("rx_rsp_qpn") as u32,
+                user: self.get("rx_rsp_user") as u32,
+            };
+            self.check("RX lookup", &mut r.rx_want, got)?;
+        }
+        for e in &r.events {
+            if let Event::ReadDone { tag, data, resp } = *e {
+                let a = r.read_tag.remove(&tag).unwrap_or(0);
+                let want = r.read_want.remove(&tag);
+                if resp != 0 || want != Some(data as u32) {
+                    return self.fail(format!(
+                        "CSR read {a:#05x}: RTL {data:#010x} (resp {resp}), model {want:x?}"
+                    ));
+                }
+            }
+        }
+        if let Some(v) = r.axil.violations().first() {
+            return self.fail(format!("AXI4-Lite: {v}"));
+        }
+        // 4. edge
+        self.dut.tick();
+        self.cycle += 1;
+        self.total_cycles += 1;
+        Ok(())
+    }
+
+    fn check<T: PartialEq + std::fmt::Debug>(
+        &self,
+        port: &str,
+        want: &mut VecDeque<(u64, T)>,
+        got: T,
+    ) -> Result<(), Failure> {
+        match want.pop_front() {
+            None => self.fail(format!(
+                "{port}: response {got:?} with no request outstanding"
+            )),
+            Some((at, w)) if w != got => self.fail(format!(
+                "{port} (request accepted at cycle {at}): RTL {got:?}, model {w:?}"
+            )),
+            Some((at, _)) if self.cycle < at + 2 => self.fail(format!(
+                "{port}: response after {} cycles, the pipeline takes 2",
+                self.cycle - at
+            )),
+            Some(_) => Ok(()),
+        }
+    }
+}
+
+impl<M: Model + HasAxiLite> Default for Bench<M> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Drivers and expectations of one case.
+struct Run {
+    axil: AxiLiteMaster,
+    db: Src<Req>,
+    wqe: Src<Req>,
+    rx: Src<Req>,
+    wb: Src<Wb>,
+    rsp_stall: [Stall; 3],
+    events: Vec<Event>,
+    db_want: VecDeque<(u64, DbRsp)>,
+    wqe_want: VecDeque<(u64, WqeRsp)>,
+    rx_want: VecDeque<(u64, RxRsp)>,
+    read_tag: HashMap<u64, u64>,
+    read_want: HashMap<u64, u32>,
+}
+
+impl Run {
+    fn new(seed: u64, p: Profile) -> Run {
+        let s = |i| split_seed(seed, i);
+        Run {
+            axil: AxiLiteMaster::new(s(1), Timing::uniform(p)),
+            db: Src::new(s(2), p),
+            wqe: Src::new(s(3), p),
+            rx: Src::new(s(4), p),
+            wb: Src::new(s(5), p),
+            rsp_stall: [
+                Stall::new(s(6), p),
+                Stall::new(s(7), p),
+                Stall::new(s(8), p),
+            ],
+            events: Vec::new(),
+            db_want: VecDeque::new(),
+            wqe_want: VecDeque::new(),
+            rx_want: VecDeque::new(),
+            read_tag: HashMap::new(),
+            read_want: HashMap::new(),
+        }
+    }
+    fn quiet(&self) -> bool {
+        self.axil.is_idle()
+            && self.db.queue.is_empty()
+            && self.wqe.queue.is_empty()
+            && self.rx.queue.is_empty()
+            && self.wb.queue.is_empty()
+            && self.db_want.is_empty()
+            && self.wqe_want.is_empty()
+            && self.rx_want.is_empty()
+    }
+}
+
+/// Random cases for a block with `vfs` VFs of `qps` QPs: a few QPs in a few VFs so that
+/// commands, lookups and write-backs keep meeting each other; QPNs from the right VF, from
+/// another VF, beyond the partition, or junk.
+pub fn strategy(vfs: u32, qps: u32, max_ops: usize) -> impl Strategy<Value = Case> {
+    let vf = 0..vfs.min(3);
+    let local = 0..qps.min(4);
+    let ctx = (
+        prop_oneof![4 => Just(0u32), 1 => 0u32..16],
+        0u32..3,
+        0u32..3,
+        any::<u32>().prop_map(|v| v & 0xff_ffff),
+        prop_oneof![4 => 1u32..=5, 1 => 0u32..8],
+        0u32..256,
+        0u32..4,
+    )
+        .prop_map(|(st, pd, page, epsn, mtu, flags, cqn)| Ctx {
+            st,
+            pd,
+            page,
+            epsn,
+            mtu,
+            flags,
+            cqn,
+        });
+    // (requesting VF, QPN): mostly the VF's own QPs, else another VF's, beyond the
+    // partition, or junk in the high bits.
+    let target = (vf.clone(), local.clone(), 0u32..8).prop_map(move |(v, l, k)| {
+        let qpn = match k {
+            0 => (v + 1) << 12 | l,
+            1 => v << 12 | (qps + l),
+            2 => 0xf0_0000 | v << 12 | l,
+            _ => v << 12 | l,
+        };
+        (v as u8, qpn)
+    });
+    let opcodes: Vec<u16> = COMMANDS
+        .iter()
+        .map(|c| c.1)
+        .chain([0x200, 0x000, 0x7ff])
+        .collect();
+    let op = prop_oneof![
+        3 => (proptest::sample::select(opcodes), vf.clone(), prop_oneof![4 => local.clone(), 1 => 0u32..0x2000], ctx.clone())
+            .prop_map(|(opcode, vf, index, ctx)| Op::Cmd { opcode, vf, index, ctx }),
+        2 => (vf, local, 0u8..4, ctx)
+            .prop_map(|(vf, local, steps, ctx)| Op::Bringup { vf, local, steps, ctx }),
+        4 => (target.clone(), 0u32..3, any::<u32>())
+            .prop_map(|((vf, qpn), page, user)| Op::Db { vf, qpn, page, user }),
+        3 => (target.clone(), 0u32..3, any::<u32>())
+            .prop_map(|((vf, qpn), pd, user)| Op::Wqe { vf, qpn, pd, user }),
+        3 => (target.clone(), any::<u32>())
+            .prop_map(|((vf, qpn), user)| Op::Rx { vf, qpn, user }),
+        2 => (target, any::<u32>(), any::<bool>())
+            .prop_map(|((vf, qpn), epsn, nak)| Op::Wb { vf, qpn, epsn: epsn & 0xff_ffff, nak }),
+        1 => (1u8..20).prop_map(Op::Idle),
+        1 => Just(Op::Clear),
+    ];
+    let stall = prop_oneof![
+        2 => Just(Profile::NONE),
+        3 => (0u8..=60, 1u8..=5).prop_map(|(p, r)| Profile::new(p, r)),
+    ];
+    (any::<u64>(), stall, prop::collection::vec(op, 1..max_ops))
+        .prop_map(|(seed, stall, ops)| Case { seed, stall, ops })
+}

@@ -1,0 +1,697 @@
+//! Reference model of the QPC block (queue-pair context RAM partitioned per SR-IOV VF),
+//! cycle by cycle, written from SPEC §4, FACTS §1 and the block's documented contract:
+//!
+//! - context address `vf * QPS_PER_VF + local`; a QPN is `{4'b0, owning VF, local[11:0]}` and
+//!   a request whose QPN names another VF or lies outside the partition is refused;
+//! - a lookup sees the state before the cycle it is accepted in (read-first);
+//! - a command whose `go` is seen at cycle g reads its context during g+1 and writes at the
+//!   end of g+2, using the mailbox as it is in cycle g+2;
+//! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
+//!   answer "invalid", commands complete with RES_BUSY and write-backs wait.
+//!
+//! The software side is modelled for full-word writes of the command registers only; the CSR
+//! block itself is verified on its own by the CSR property tests. Counters are exact once the
+//! block is quiet (the RTL counts a PD mismatch when the response is registered, this model
+//! when the request is accepted).
+
+use rdmagen_regmap::RegMap;
+
+/// Statuses (mlx5 MLX5_CMD_STAT_* values, as in the map).
+pub mod status {
+    pub const OK: u8 = 0x00;
+    pub const BAD_OP: u8 = 0x02;
+    pub const BAD_PARAM: u8 = 0x03;
+    pub const BAD_RES: u8 = 0x05;
+    pub const RES_BUSY: u8 = 0x06;
+    pub const BAD_RES_STATE: u8 = 0x09;
+    pub const BAD_INDEX: u8 = 0x0A;
+}
+
+/// mlx5 QP states.
+pub mod state {
+    pub const RST: u32 = 0;
+    pub const INIT: u32 = 1;
+    pub const RTR: u32 = 2;
+    pub const RTS: u32 = 3;
+    pub const SQER: u32 = 4;
+    pub const SQD: u32 = 5;
+    pub const ERR: u32 = 6;
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Create,
+    Destroy,
+    Load,
+    StateOnly,
+    Query,
+}
+
+/// The QP commands: (name, opcode, kind, from-state (None = any), to-state), per IBTA's QP
+/// state machine and the mlx5 opcodes.
+pub const COMMANDS: [(&str, u16, Kind, Option<u32>, u32); 13] = [
+    ("CREATE_QP", 0x500, Kind::Create, None, state::RST),
+    ("DESTROY_QP", 0x501, Kind::Destroy, None, state::RST),
+    (
+        "RST2INIT_QP",
+        0x502,
+        Kind::Load,
+        Some(state::RST),
+        state::INIT,
+    ),
+    (
+        "INIT2RTR_QP",
+        0x503,
+        Kind::Load,
+        Some(state::INIT),
+        state::RTR,
+    ),
+    (
+        "RTR2RTS_QP",
+        0x504,
+        Kind::Load,
+        Some(state::RTR),
+        state::RTS,
+    ),
+    (
+        "RTS2RTS_QP",
+        0x505,
+        Kind::Load,
+        Some(state::RTS),
+        state::RTS,
+    ),
+    (
+        "SQERR2RTS_QP",
+        0x506,
+        Kind::Load,
+        Some(state::SQER),
+        state::RTS,
+    ),
+    ("TO_ERR_QP", 0x507, Kind::StateOnly, None, state::ERR),
+    (
+        "RTS2SQD_QP",
+        0x508,
+        Kind::StateOnly,
+        Some(state::RTS),
+        state::SQD,
+    ),
+    ("TO_RST_QP", 0x50A, Kind::StateOnly, None, state::RST),
+    ("QUERY_QP", 0x50B, Kind::Query, None, state::RST),
+    (
+        "SQD_RTS_QP",
+        0x50C,
+        Kind::Load,
+        Some(state::SQD),
+        state::RTS,
+    ),
+    (
+        "INIT2INIT_QP",
+        0x50E,
+        Kind::Load,
+        Some(state::INIT),
+        state::INIT,
+    ),
+];
+
+/// CSR byte addresses the model understands.
+pub mod addr {
+    pub const CTRL: u64 = 0x000;
+    pub const CMD_CTRL: u64 = 0x010;
+    pub const CMD_TARGET: u64 = 0x014;
+    pub const CMD_STATUS: u64 = 0x018;
+    pub const ILLEGAL: u64 = 0x030;
+    pub const CMD_ERRORS: u64 = 0x034;
+    pub const PD_MISMATCHES: u64 = 0x038;
+    pub const PARTITION: u64 = 0x03C;
+    pub const COLLISIONS: u64 = 0x040;
+    pub const MAILBOX: u64 = 0x080;
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Bits {
+    pub msb: u32,
+    pub lsb: u32,
+}
+
+/// Context word fields, from the map's `qpc` memory.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    pub width: u32,
+    pub valid: Bits,
+    pub state: Bits,
+    pub st: Bits,
+    pub pd: Bits,
+    pub uar_page: Bits,
+    pub mtu: Bits,
+    pub rre: Bits,
+    pub rwe: Bits,
+    pub rae: Bits,
+    pub cqn_snd: Bits,
+    pub epsn: Bits,
+    pub nak: Bits,
+    pub service_types: Vec<u32>,
+}
+
+impl Layout {
+    pub fn of(map: &RegMap) -> Result<Layout, String> {
+        let m = map.memory("qpc").ok_or("the map has no `qpc` memory")?;
+        let get = |n: &str| {
+            m.fields
+                .iter()
+                .find(|f| f.name.text == n)
+                .map(|f| Bits {
+                    msb: f.msb,
+                    lsb: f.lsb,
+                })
+                .ok_or(format!("no field `{n}`"))
+        };
+        Ok(Layout {
+            width: m.width,
+            valid: get("valid")?,
+            state: get("state")?,
+            st: get("st")?,
+            pd: get("pd")?,
+            uar_page: get("uar_page")?,
+            mtu: get("mtu")?,
+            rre: get("rre")?,
+            rwe: get("rwe")?,
+            rae: get("rae")?,
+            cqn_snd: get("cqn_snd")?,
+            epsn: get("next_rcv_psn")?,
+            nak: get("nak_sent")?,
+            service_types: map
+                .enumeration("service_type")
+                .ok_or("no enum `service_type`")?
+                .values
+                .iter()
+                .map(|v| v.value as u32)
+                .collect(),
+        })
+    }
+}
+
+/// A context word: 32-bit dwords, least significant first.
+pub type Word = Vec<u32>;
+
+/// A write of one cycle: address, new context word, new {ePSN, NAK-sent}.
+type RamWrite = (usize, Option<Word>, Option<(u32, bool)>);
+
+pub fn get(w: &[u32], b: Bits) -> u32 {
+    crate::bits::get(w, b.lsb, b.msb - b.lsb + 1) as u32
+}
+
+pub fn set(w: &mut [u32], b: Bits, v: u32) {
+    crate::bits::set(w, b.lsb, b.msb - b.lsb + 1, u64::from(v));
+}
+
+/// A lookup request as the port accepts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Req {
+    pub vf: u8,
+    pub qpn: u32,
+    /// `db_req_page` or `wqe_req_pd`; unused for RX.
+    pub arg: u32,
+    pub user: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DbRsp {
+    pub ok: bool,
+    pub reason: u8,
+    pub vf: u8,
+    pub qpn: u32,
+    pub user: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WqeRsp {
+    pub status: u8,
+    pub cqn: u32,
+    pub vf: u8,
+    pub qpn: u32,
+    pub user: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RxRsp {
+    pub ok: bool,
+    pub state: u32,
+    pub st: u32,
+    pub pd: u32,
+    pub epsn: u32,
+    pub nak_sent: bool,
+    pub rre: bool,
+    pub rwe: bool,
+    pub rae: bool,
+    pub vf: u8,
+    pub qpn: u32,
+    pub user: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Wb {
+    pub vf: u8,
+    pub qpn: u32,
+    pub epsn: u32,
+    pub nak_sent: bool,
+}
+
+/// What the block is given in one cycle (requests only when accepted).
+#[derive(Clone, Debug, Default)]
+pub struct CycleIn {
+    pub db: Option<Req>,
+    pub wqe: Option<Req>,
+    pub rx: Option<Req>,
+    pub wb: Option<Wb>,
+    /// An AXI write accepted this cycle (full strobes).
+    pub csr_write: Option<(u64, u32)>,
+    /// An AXI read accepted this cycle.
+    pub csr_read: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct CycleOut {
+    pub db: Option<DbRsp>,
+    pub wqe: Option<WqeRsp>,
+    pub rx: Option<RxRsp>,
+    pub csr_read: Option<u32>,
+    /// (status, prev_state) when a command completed this cycle.
+    pub done: Option<(u8, u32)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fsm {
+    Idle,
+    Read,
+    Exec,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub illegal: u32,
+    pub cmd_errors: u32,
+    pub pd_mismatches: u32,
+    pub partition: u32,
+    pub collisions: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct QpcModel {
+    pub num_vf: u32,
+    pub qps: u32,
+    layout: Layout,
+    ctx: Vec<Word>,
+    psn: Vec<(u32, bool)>,
+    clearing: Option<usize>,
+    clear_pulse: bool,
+    go_pulse: bool,
+    opcode: u16,
+    target: u32,
+    mailbox: Vec<u32>,
+    fsm: Fsm,
+    cmd: Option<(Kind, Option<u32>, u32)>,
+    cmd_addr: usize,
+    cmd_pre: u8,
+    snap: (Word, (u32, bool)),
+    last_status: u8,
+    last_prev: u32,
+    pub counters: Counters,
+}
+
+impl QpcModel {
+    pub fn new(map: &RegMap, num_vf: u32, qps: u32) -> Result<QpcModel, String> {
+        let layout = Layout::of(map)?;
+        let words = layout.width.div_ceil(32) as usize;
+        let depth = (num_vf * qps) as usize;
+        let mut m = QpcModel {
+            num_vf,
+            qps,
+            ctx: vec![vec![0; words]; depth],
+            psn: vec![(0, false); depth],
+            clearing: Some(0),
+            clear_pulse: false,
+            go_pulse: false,
+            opcode: 0,
+            target: 0,
+            mailbox: vec![0; 12],
+            fsm: Fsm::Idle,
+            cmd: None,
+            cmd_addr: 0,
+            cmd_pre: status::OK,
+            snap: (vec![0; words], (0, false)),
+            last_status: 0,
+            last_prev: 0,
+            counters: Counters::default(),
+            layout,
+        };
+        m.reset();
+        Ok(m)
+    }
+
+    /// The state right after reset: the clear sequence starts (RAM contents are not reset,
+    /// but every lookup answers "invalid" until the clear has zeroed them).
+    pub fn reset(&mut self) {
+        self.clearing = Some(0);
+        self.clear_pulse = false;
+        self.go_pulse = false;
+        self.opcode = 0;
+        self.target = 0;
+        self.mailbox.fill(0);
+        self.fsm = Fsm::Idle;
+        self.cmd = None;
+        self.cmd_addr = 0;
+        self.cmd_pre = status::OK;
+        self.last_status = 0;
+        self.last_prev = 0;
+        self.counters = Counters::default();
+    }
+
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+    pub fn depth(&self) -> usize {
+        self.ctx.len()
+    }
+    pub fn clearing(&self) -> bool {
+        self.clearing.is_some()
+    }
+    pub fn busy(&self) -> bool {
+        self.fsm != Fsm::Idle
+    }
+    /// The context word and receive PSN state of (vf, local QPN), for checks.
+    pub fn context(&self, vf: u32, local: u32) -> (&[u32], (u32, bool)) {
+        let a = (vf * self.qps + local) as usize;
+        (&self.ctx[a], self.psn[a])
+    }
+
+    /// The context address of a global QPN requested by `vf`, if it is in `vf`'s partition.
+    pub fn address(&self, vf: u8, qpn: u32) -> Option<usize> {
+        let local = qpn & 0xfff;
+        let inpart = qpn >> 20 == 0
+            && (qpn >> 12) & 0xff == u32::from(vf)
+            && u32::from(vf) < self.num_vf
+            && local < self.qps;
+        inpart.then(|| (u32::from(vf) * self.qps + local) as usize)
+    }
+
+    fn exists(&self, a: Option<usize>) -> Option<&Word> {
+        let w = &self.ctx[a?];
+        (self.clearing.is_none() && get(w, self.layout.valid) == 1).then_some(w)
+    }
+
+    /// Whether the RX write-back is ready in this cycle (before `cycle` is called).
+    pub fn wb_ready(&self) -> bool {
+        self.clearing.is_none() && !self.exec_outcome().2
+    }
+
+    /// The EXEC decision: (status, context write, psn write, query, new word, new psn).
+    fn exec_outcome(&self) -> (u8, Option<Word>, bool, bool, (u32, bool)) {
+        if self.fsm != Fsm::Exec {
+            return (status::OK, None, false, false, (0, false));
+        }
+        let l = &self.layout;
+        let (cur, _) = &self.snap;
+        let valid = get(cur, l.valid) == 1;
+        let mb_ok = {
+            let st = get(&self.mailbox, l.st);
+            let mtu = get(&self.mailbox, l.mtu);
+            l.service_types.contains(&st) && (1..=5).contains(&mtu)
+        };
+        let load = |to: u32| {
+            let mut w = self.mailbox.clone();
+            set(&mut w, l.state, to);
+            set(&mut w, l.valid, 1);
+            set(&mut w, l.nak, 0);
+            w
+        };
+        let none = (0, false);
+        let fail = |st: u8| (st, None, false, false, none);
+        if self.cmd_pre != status::OK {
+            return fail(self.cmd_pre);
+        }
+        if self.clearing.is_some() {
+            return fail(status::RES_BUSY);
+        }
+        let Some((kind, from, to)) = self.cmd else {
+            return fail(status::BAD_OP);
+        };
+        let loaded = |to: u32| {
+            let w = load(to);
+            let p = (get(&w, l.epsn), false);
+            (status::OK, Some(w), true, false, p)
+        };
+        match kind {
+            Kind::Create if valid => fail(status::BAD_RES),
+            Kind::Create if mb_ok => loaded(to),
+            Kind::Create => fail(status::BAD_PARAM),
+            Kind::Destroy if valid => (status::OK, Some(vec![0; cur.len()]), true, false, none),
+            Kind::Destroy => fail(status::BAD_RES),
+            Kind::Query if valid => (status::OK, None, false, true, none),
+            Kind::Query => fail(status::BAD_RES),
+            Kind::Load | Kind::StateOnly if !valid => fail(status::BAD_RES),
+            Kind::Load | Kind::StateOnly if from.is_some_and(|f| f != get(cur, l.state)) => {
+                fail(status::BAD_RES_STATE)
+            }
+            Kind::StateOnly => {
+                let mut w = cur.clone();
+                set(&mut w, l.state, to);
+                (status::OK, Some(w), to == state::RST, false, none)
+            }
+            Kind::Load if mb_ok => loaded(to),
+            Kind::Load => fail(status::BAD_PARAM),
+        }
+    }
+
+    /// One clock cycle.
+    pub fn cycle(&mut self, inp: &CycleIn) -> CycleOut {
+        let l = self.layout.clone();
+        let mut out = CycleOut::default();
+        let mut partition = 0u32;
+
+        // Lookups see the state before this cycle's writes.
+        let clearing = self.clearing.is_some();
+        if let Some(r) = inp.db {
+            let a = self.address(r.vf, r.qpn);
+            let reason = match (a, self.exists(a)) {
+                (None, _) => 1,
+                (_, None) => 2,
+                (_, Some(w)) if get(w, l.uar_page) != r.arg => 3,
+                (_, Some(w)) if get(w, l.state) != state::RTS => 4,
+                _ => 0,
+            };
+            partition += u32::from(a.is_none());
+            out.db = Some(DbRsp {
+                ok: reason == 0,
+                reason,
+                vf: r.vf,
+                qpn: r.qpn,
+                user: r.user,
+            });
+        }
+        if let Some(r) = inp.wqe {
+            let a = self.address(r.vf, r.qpn);
+            let (status, cqn) = match self.exists(a) {
+                None => (3, 0),
+                Some(w) => {
+                    let s = get(w, l.state);
+                    let st = if s == state::ERR {
+                        1
+                    } else if s != state::RTS {
+                        3
+                    } else if get(w, l.pd) != r.arg {
+                        2
+                    } else {
+                        0
+                    };
+                    (st, get(w, l.cqn_snd))
+                }
+            };
+            partition += u32::from(a.is_none());
+            self.counters.pd_mismatches += u32::from(status == 2);
+            out.wqe = Some(WqeRsp {
+                status,
+                cqn,
+                vf: r.vf,
+                qpn: r.qpn,
+                user: r.user,
+            });
+        }
+        if let Some(r) = inp.rx {
+            let a = self.address(r.vf, r.qpn);
+            partition += u32::from(a.is_none());
+            let mut rsp = RxRsp {
+                vf: r.vf,
+                qpn: r.qpn,
+                user: r.user,
+                ..RxRsp::default()
+            };
+            if let Some(w) = self.exists(a) {
+                let (epsn, nak) = self.psn[a.unwrap_or(0)];
+                rsp.ok = true;
+                rsp.state = get(w, l.state);
+                rsp.st = get(w, l.st);
+                rsp.pd = get(w, l.pd);
+                rsp.epsn = epsn;
+                rsp.nak_sent = nak;
+                rsp.rre = get(w, l.rre) == 1;
+                rsp.rwe = get(w, l.rwe) == 1;
+                rsp.rae = get(w, l.rae) == 1;
+            }
+            out.rx = Some(rsp);
+        }
+        if let (Some(d), Some(r)) = (inp.db, inp.rx) {
+            let (a, b) = (self.address(d.vf, d.qpn), self.address(r.vf, r.qpn));
+            if a.is_some() && a == b {
+                self.counters.collisions += 1;
+            }
+        }
+        let _ = clearing;
+
+        // Software reads: the value before this cycle; counters clear on read.
+        if let Some(a) = inp.csr_read {
+            out.csr_read = Some(self.csr_value(a));
+            let c = &mut self.counters;
+            match a & !3 {
+                addr::ILLEGAL => c.illegal = 0,
+                addr::CMD_ERRORS => c.cmd_errors = 0,
+                addr::PD_MISMATCHES => c.pd_mismatches = 0,
+                addr::PARTITION => c.partition = 0,
+                addr::COLLISIONS => c.collisions = 0,
+                _ => {}
+            }
+        }
+
+        // The command engine.
+        let (st, ctx_w, psn_w, query, new_psn) = self.exec_outcome();
+        let mut writes: Vec<RamWrite> = Vec::new();
+        match self.fsm {
+            Fsm::Idle => {
+                if self.go_pulse {
+                    let vf = self.target >> 24;
+                    let index = self.target & 0xff_ffff;
+                    let qpn = vf << 12 | (index & 0xfff);
+                    let a = self.address(vf as u8, qpn).filter(|_| index >> 12 == 0);
+                    let cmd = COMMANDS
+                        .iter()
+                        .find(|c| c.1 == self.opcode)
+                        .map(|c| (c.2, c.3, c.4));
+                    self.cmd = cmd;
+                    self.cmd_addr = a.unwrap_or(0);
+                    self.cmd_pre = match (cmd, a) {
+                        (None, _) => status::BAD_OP,
+                        (_, None) => status::BAD_INDEX,
+                        _ => status::OK,
+                    };
+                    partition += u32::from(a.is_none());
+                    self.fsm = Fsm::Read;
+                }
+            }
+            Fsm::Read => {
+                // The engine's read port: the context as it is before this cycle's writes.
+                self.snap = (self.ctx[self.cmd_addr].clone(), self.psn[self.cmd_addr]);
+                self.fsm = Fsm::Exec;
+            }
+            Fsm::Exec => {
+                let valid = get(&self.snap.0, l.valid) == 1;
+                let prev = if self.cmd_pre == status::OK && self.clearing.is_none() && valid {
+                    get(&self.snap.0, l.state)
+                } else {
+                    0
+                };
+                out.done = Some((st, prev));
+                self.last_status = st;
+                self.last_prev = prev;
+                if st != status::OK {
+                    self.counters.cmd_errors += 1;
+                }
+                if st == status::BAD_RES_STATE {
+                    self.counters.illegal += 1;
+                }
+                writes.push((self.cmd_addr, ctx_w, psn_w.then_some(new_psn)));
+                self.fsm = Fsm::Idle;
+            }
+        }
+        let mut mailbox_load = None;
+        if query {
+            let mut w = self.snap.0.clone();
+            set(&mut w, l.epsn, self.snap.1 .0);
+            set(&mut w, l.nak, u32::from(self.snap.1 .1));
+            mailbox_load = Some(w);
+        }
+
+        // RX write-back (the caller passes it only when `wb_ready()` said so).
+        if let Some(wb) = inp.wb {
+            match self.address(wb.vf, wb.qpn) {
+                Some(a) => writes.push((a, None, Some((wb.epsn, wb.nak_sent)))),
+                None => partition += 1,
+            }
+        }
+        self.counters.partition += partition;
+
+        // The clear writes zero; it and the commands never overlap the write-back.
+        if let Some(a) = self.clearing {
+            self.ctx[a].fill(0);
+            self.psn[a] = (0, false);
+        }
+        for (a, w, p) in writes {
+            if let Some(w) = w {
+                self.ctx[a] = w;
+            }
+            if let Some(p) = p {
+                self.psn[a] = p;
+            }
+        }
+        self.clearing = if self.clear_pulse {
+            Some(0)
+        } else {
+            match self.clearing {
+                Some(a) if a + 1 < self.ctx.len() => Some(a + 1),
+                _ => None,
+            }
+        };
+
+        // Software writes land at the end of the cycle; `go` and `clear` pulse next cycle.
+        self.go_pulse = false;
+        self.clear_pulse = false;
+        if let Some((a, d)) = inp.csr_write {
+            match a & !3 {
+                addr::CTRL => self.clear_pulse = d & 1 == 1,
+                addr::CMD_CTRL => {
+                    self.opcode = d as u16;
+                    self.go_pulse = d >> 31 == 1;
+                }
+                addr::CMD_TARGET => self.target = d,
+                a if (addr::MAILBOX..addr::MAILBOX + 48).contains(&a) => {
+                    self.mailbox[((a - addr::MAILBOX) / 4) as usize] = d;
+                }
+                _ => {}
+            }
+        }
+        // Hardware loads the mailbox after software (hardware wins).
+        if let Some(w) = mailbox_load {
+            self.mailbox.copy_from_slice(&w[..12]);
+        }
+        out
+    }
+
+    /// What a read of CSR `a` returns (the registers this model covers).
+    pub fn csr_value(&self, a: u64) -> u32 {
+        let c = &self.counters;
+        match a & !3 {
+            addr::CMD_CTRL => u32::from(self.opcode),
+            addr::CMD_TARGET => self.target,
+            addr::CMD_STATUS => {
+                u32::from(self.busy()) | u32::from(self.last_status) << 8 | self.last_prev << 16
+            }
+            addr::ILLEGAL => c.illegal,
+            addr::CMD_ERRORS => c.cmd_errors,
+            addr::PD_MISMATCHES => c.pd_mismatches,
+            addr::PARTITION => c.partition,
+            addr::COLLISIONS => c.collisions,
+            a if (addr::MAILBOX..addr::MAILBOX + 48).contains(&a) => {
+                self.mailbox[((a - addr::MAILBOX) / 4) as usize]
+            }
+            _ => 0,
+        }
+    }
+}
