@@ -12,8 +12,10 @@ RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 all: rtl
 
+# Every generated output: CSR RTL (rtl/), C headers (sw/include/), the register reference
+# (docs/regs/), SystemRDL and JSON exports (export/). All committed; CI diffs them.
 rtl:
-	$(RDMAGEN) csr $(MAPS) -o rtl --reset $(RESET)
+	$(RDMAGEN) all $(MAPS) --rtl rtl --include sw/include --docs docs/regs --export export --reset $(RESET)
 
 setup:
 	scripts/setup.sh

@@ -1,4 +1,8 @@
-//! `rdmagen`: validate register maps and generate the CSR RTL.
+//! `rdmagen`: validate register maps and generate the CSR RTL, C headers, the Markdown/SVG
+//! register reference, SystemRDL and JSON.
+//!
+//! Every generating command is all-or-nothing: all maps are validated and every output is
+//! produced in memory before the first file is written, and unchanged files are left alone.
 //!
 //! Exit codes: 0 success, 1 a map is invalid (diagnostics on stderr), 2 usage or I/O error.
 
@@ -45,6 +49,79 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Generate the C header (`<block>.h`) of each map.
+    Header {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "sw/include")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the Markdown register reference (`<block>.md`, `<block>/<register>.svg`).
+    Docs {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "docs/regs")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the SystemRDL 2.0 export (`<block>.rdl`) of each map.
+    Rdl {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "export")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the JSON dump of the validated model (`<block>.json`) of each map.
+    Json {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "export")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate every output of each map: CSR RTL, C header, register reference, SystemRDL, JSON.
+    All {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        /// Directory of the CSR RTL.
+        #[arg(long, default_value = "rtl")]
+        rtl: PathBuf,
+        /// Directory of the C headers.
+        #[arg(long, default_value = "sw/include")]
+        include: PathBuf,
+        /// Directory of the register reference.
+        #[arg(long, default_value = "docs/regs")]
+        docs: PathBuf,
+        /// Directory of the SystemRDL and JSON exports.
+        #[arg(long, default_value = "export")]
+        export: PathBuf,
+        #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
+        reset: Reset,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+/// Where each kind of output goes; `None` skips it.
+#[derive(Default)]
+struct Targets {
+    rtl: Option<(PathBuf, ResetStyle)>,
+    header: Option<PathBuf>,
+    docs: Option<PathBuf>,
+    rdl: Option<PathBuf>,
+    json: Option<PathBuf>,
+}
+
+/// One file to write, and the directory whose stale pictures it replaces.
+struct Planned {
+    path: PathBuf,
+    text: String,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -116,27 +193,177 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out,
             reset,
             format,
-        } => {
-            let Some(loaded) = load_all(&maps, format)? else {
-                return Ok(ExitCode::from(1));
+        } => generate(
+            &maps,
+            format,
+            &Targets {
+                rtl: Some((out, reset_style(reset))),
+                ..Targets::default()
+            },
+        ),
+        Command::Header { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                header: Some(out),
+                ..Targets::default()
+            },
+        ),
+        Command::Docs { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                docs: Some(out),
+                ..Targets::default()
+            },
+        ),
+        Command::Rdl { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                rdl: Some(out),
+                ..Targets::default()
+            },
+        ),
+        Command::Json { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                json: Some(out),
+                ..Targets::default()
+            },
+        ),
+        Command::All {
+            maps,
+            rtl,
+            include,
+            docs,
+            export,
+            reset,
+            format,
+        } => generate(
+            &maps,
+            format,
+            &Targets {
+                rtl: Some((rtl, reset_style(reset))),
+                header: Some(include),
+                docs: Some(docs),
+                rdl: Some(export.clone()),
+                json: Some(export),
+            },
+        ),
+    }
+}
+
+fn reset_style(reset: Reset) -> ResetStyle {
+    match reset {
+        Reset::SyncHigh => ResetStyle::SyncHigh,
+        Reset::AsyncLow => ResetStyle::AsyncLow,
+    }
+}
+
+fn generator() -> String {
+    format!("rdmagen {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Validates every map, produces every requested output in memory, and only then writes.
+fn generate(paths: &[PathBuf], format: Format, targets: &Targets) -> Result<ExitCode> {
+    let Some(loaded) = load_all(paths, format)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let opts = rdmagen_outputs::Options {
+        generator: generator(),
+    };
+    let mut files = Vec::new();
+    // Picture directories the docs own: pictures there that no map produces are removed.
+    let mut picture_dirs = Vec::new();
+    let mut failed = false;
+    for m in &loaded {
+        if let Some((dir, reset)) = &targets.rtl {
+            let csr = rdmagen_csr::Options {
+                reset: *reset,
+                generator: generator(),
             };
-            let opts = rdmagen_csr::Options {
-                reset: match reset {
-                    Reset::SyncHigh => ResetStyle::SyncHigh,
-                    Reset::AsyncLow => ResetStyle::AsyncLow,
-                },
-                generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
-            };
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
-            for m in &loaded {
-                let module = rdmagen_csr::generate(m, &opts);
-                let path = out.join(format!("{}.v", module.name));
-                write_if_changed(&path, &module.print())?;
+            let module = rdmagen_csr::generate(m, &csr);
+            files.push(Planned {
+                path: dir.join(format!("{}.v", module.name)),
+                text: module.print(),
+            });
+        }
+        if let Some(dir) = &targets.header {
+            match rdmagen_outputs::c_header::generate(m, &opts) {
+                Ok(text) => files.push(Planned {
+                    path: dir.join(rdmagen_outputs::c_header::file_name(m)),
+                    text,
+                }),
+                Err(clash) => {
+                    eprintln!("error: {}: {clash}", m.file);
+                    failed = true;
+                }
             }
-            Ok(ExitCode::SUCCESS)
+        }
+        if let Some(dir) = &targets.docs {
+            let doc = rdmagen_outputs::markdown::generate(m, &opts);
+            files.push(Planned {
+                path: dir.join(format!("{}.md", m.block)),
+                text: doc.markdown,
+            });
+            let pictures = dir.join(&doc.picture_dir);
+            for (name, svg) in doc.pictures {
+                files.push(Planned {
+                    path: pictures.join(name),
+                    text: svg,
+                });
+            }
+            picture_dirs.push(pictures);
+        }
+        if let Some(dir) = &targets.rdl {
+            files.push(Planned {
+                path: dir.join(format!("{}.rdl", m.block)),
+                text: rdmagen_outputs::systemrdl::generate(m, &opts),
+            });
+        }
+        if let Some(dir) = &targets.json {
+            files.push(Planned {
+                path: dir.join(format!("{}.json", m.block)),
+                text: rdmagen_outputs::json::generate(m, &opts),
+            });
         }
     }
+    if failed {
+        return Ok(ExitCode::from(1));
+    }
+    write_all(&files, &picture_dirs)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Creates the directories, writes every changed file, and removes `.svg` files in the picture
+/// directories that this run did not produce (a renamed register leaves no stale picture).
+fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
+    let mut dirs: Vec<&Path> = files.iter().filter_map(|f| f.path.parent()).collect();
+    dirs.sort();
+    dirs.dedup();
+    for d in dirs {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
+    for f in files {
+        write_if_changed(&f.path, &f.text)?;
+    }
+    let produced: std::collections::HashSet<&Path> =
+        files.iter().map(|f| f.path.as_path()).collect();
+    for dir in picture_dirs {
+        let entries =
+            std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "svg") && !produced.contains(path.as_path())
+            {
+                std::fs::remove_file(&path)
+                    .with_context(|| format!("cannot remove {}", path.display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Writes through a temporary file and a rename, so a reader never sees half a file, and leaves
@@ -145,7 +372,9 @@ fn write_if_changed(path: &Path, text: &str) -> Result<()> {
     if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
         return Ok(());
     }
-    let tmp = path.with_extension("v.tmp");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
