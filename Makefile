@@ -8,7 +8,8 @@ RESET   ?= sync-high
 MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
-.PHONY: all rtl test setup fmt-check clippy doc cargo-test regen-check lint-rtl lint-rtl-async
+.PHONY: all rtl test setup fmt-check clippy doc cargo-test regen-check lint-rtl lint-rtl-async \
+	check-headers check-rdl check-svg bench
 
 all: rtl
 
@@ -46,8 +47,25 @@ lint-rtl-async:
 	$(RDMAGEN) csr $(MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
+# The generated C headers compiled as C11 and C++17 with warnings as errors.
+check-headers: regen-check
+	set -o pipefail; scripts/check-headers.sh sw/include/*.h | tee target/header-check.log
+
+# The SystemRDL exports elaborated by systemrdl-compiler and compared with the JSON exports.
+check-rdl: regen-check
+	set -o pipefail; .venv/bin/python scripts/check-rdl.py export/*.rdl | tee target/rdl-check.log
+
+# One register picture per map rendered to PNG (well-formedness of all: cargo test).
+check-svg: regen-check
+	set -o pipefail; scripts/check-svg.sh docs/regs | tee target/svg-check.log
+
+# Wall time and peak memory of `rdmagen all` on generated 4096- and 65536-register maps.
+bench:
+	scripts/bench-gen.sh
+
 test: setup
 	$(MAKE) fmt-check clippy doc
 	$(MAKE) cargo-test
-	$(MAKE) lint-rtl lint-rtl-async
-	@scripts/summary.sh target/cargo-test.log target/rtl-check.log target/rtl-check-async.log
+	$(MAKE) lint-rtl lint-rtl-async check-headers check-rdl check-svg
+	@scripts/summary.sh target/cargo-test.log target/rtl-check.log target/rtl-check-async.log \
+		target/header-check.log target/rdl-check.log target/svg-check.log

@@ -356,8 +356,7 @@ fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
             std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
         for entry in entries {
             let path = entry?.path();
-            if path.extension().is_some_and(|e| e == "svg") && !produced.contains(path.as_path())
-            {
+            if path.extension().is_some_and(|e| e == "svg") && !produced.contains(path.as_path()) {
                 std::fs::remove_file(&path)
                     .with_context(|| format!("cannot remove {}", path.display()))?;
             }

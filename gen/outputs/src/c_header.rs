@@ -179,7 +179,9 @@ impl Header {
         let _ = writeln!(o, " *");
         for line in [
             format!("Naming: {b}_<REG>_OFFSET is a register's byte offset in the CSR block and"),
-            format!("{b}_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0)."),
+            format!(
+                "{b}_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0)."
+            ),
             format!("{b}_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)"),
             "describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in".into(),
             format!("element i is {b}_<GROUP>_<REG>_OFFSET(i), for i below {b}_<GROUP>_COUNT_MAX."),
@@ -215,7 +217,10 @@ impl Header {
     fn parameters(&mut self, map: &RegMap) {
         for p in &map.parameters {
             let _ = writeln!(self.out);
-            comment(&mut self.out, &format!("Parameter {}: {}", p.name, p.description));
+            comment(
+                &mut self.out,
+                &format!("Parameter {}: {}", p.name, p.description),
+            );
             for (suffix, value) in [("DEFAULT", p.default), ("MIN", p.min), ("MAX", p.max)] {
                 let name = self.name(&[&p.name, suffix]);
                 self.define(&name, &format!("{value}u"));
@@ -351,9 +356,7 @@ impl Header {
             );
         }
         self.assert(
-            &format!(
-                "({name}_MASK >> {name}_SHIFT) == ((1ull << ({name}_WIDTH - 1u)) * 2u - 1u)"
-            ),
+            &format!("({name}_MASK >> {name}_SHIFT) == ((1ull << ({name}_WIDTH - 1u)) * 2u - 1u)"),
             &format!("{reg_path}.{} mask matches its width", f.name),
         );
     }
@@ -447,7 +450,10 @@ impl Header {
 
         for pair in spans.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
-            self.assert(&format!("{} <= {}", a.3, b.2), &format!("{} ends before {}", a.1, b.1));
+            self.assert(
+                &format!("{} <= {}", a.3, b.2),
+                &format!("{} ends before {}", a.1, b.1),
+            );
         }
         if let Some(last) = spans.last() {
             let aw = self.name(&["ADDRESS_WIDTH"]);

@@ -62,11 +62,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     for p in &placed {
         let offset = match p.group {
             None => format!("`{}`", hex(p.offset, digits)),
-            Some(g) => format!(
-                "`{} + i × {}`",
-                hex(p.offset, digits),
-                hex(g.stride, 1)
-            ),
+            Some(g) => format!("`{} + i × {}`", hex(p.offset, digits), hex(g.stride, 1)),
         };
         let _ = writeln!(
             md,
@@ -444,7 +440,7 @@ fn segments(reg: &Register, hi: u32, lo: u32) -> Vec<Segment<'_>> {
             field: Some(f),
         })
         .collect();
-    in_row.sort_by(|a, b| b.msb.cmp(&a.msb));
+    in_row.sort_by_key(|s| std::cmp::Reverse(s.msb));
     let mut out = Vec::with_capacity(in_row.len() * 2 + 1);
     let mut next = i64::from(hi);
     for s in in_row {
@@ -525,7 +521,10 @@ pub fn register_picture(p: &Placed<'_>) -> Svg {
                 continue;
             };
             let access = access_label(f);
-            let reset = format!("reset {}", reset_label(f));
+            let reset = match field_reset(f) {
+                Some(r) => format!("reset {}", hex(r, 1)),
+                None => "hw-driven".to_string(),
+            };
             // A field split over two rows names the slice each row holds.
             let name = if (s.msb, s.lsb) == (f.msb, f.lsb) {
                 f.name.text.clone()
@@ -575,7 +574,7 @@ pub fn register_picture(p: &Placed<'_>) -> Svg {
             }
         }
         // Call-outs: the rightmost box gets the shortest leader, so no leader crosses a label.
-        callouts.sort_by(|a, b| b.0.cmp(&a.0));
+        callouts.sort_by_key(|c| std::cmp::Reverse(c.0));
         let bottom = top + BOX;
         for (depth, (cx, text)) in callouts.iter().enumerate() {
             let ly = bottom + 12 + depth as i32 * LABEL_STEP;

@@ -298,13 +298,7 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     for p in props {
         let _ = writeln!(o, "{indent}        {p};");
     }
-    let _ = write!(
-        o,
-        "{indent}    }} {}[{}:{}]",
-        ident(&f.name),
-        f.msb,
-        f.lsb
-    );
+    let _ = write!(o, "{indent}    }} {}[{}:{}]", ident(&f.name), f.msb, f.lsb);
     if let Some(reset) = field_reset(f) {
         let _ = write!(o, " = {}", hex(reset, 1));
     }
