@@ -118,7 +118,7 @@ struct Targets {
     json: Option<PathBuf>,
 }
 
-/// One file to write, and the directory whose stale pictures it replaces.
+/// One file to write.
 struct Planned {
     path: PathBuf,
     text: String,
@@ -279,55 +279,15 @@ fn generate(paths: &[PathBuf], format: Format, targets: &Targets) -> Result<Exit
     let mut picture_dirs = Vec::new();
     let mut failed = false;
     for m in &loaded {
-        if let Some((dir, reset)) = &targets.rtl {
-            let csr = rdmagen_csr::Options {
-                reset: *reset,
-                generator: generator(),
-            };
-            let module = rdmagen_csr::generate(m, &csr);
-            files.push(Planned {
-                path: dir.join(format!("{}.v", module.name)),
-                text: module.print(),
-            });
-        }
-        if let Some(dir) = &targets.header {
-            match rdmagen_outputs::c_header::generate(m, &opts) {
-                Ok(text) => files.push(Planned {
-                    path: dir.join(rdmagen_outputs::c_header::file_name(m)),
-                    text,
-                }),
-                Err(clash) => {
-                    eprintln!("error: {}: {clash}", m.file);
-                    failed = true;
-                }
+        match map_outputs(m, targets, &opts)? {
+            Ok((planned, pictures)) => {
+                files.extend(planned);
+                picture_dirs.extend(pictures);
             }
-        }
-        if let Some(dir) = &targets.docs {
-            let doc = rdmagen_outputs::markdown::generate(m, &opts);
-            files.push(Planned {
-                path: dir.join(format!("{}.md", m.block)),
-                text: doc.markdown,
-            });
-            let pictures = dir.join(&doc.picture_dir);
-            for (name, svg) in doc.pictures {
-                files.push(Planned {
-                    path: pictures.join(name),
-                    text: svg,
-                });
+            Err(message) => {
+                eprintln!("error: {}: {message}", m.file);
+                failed = true;
             }
-            picture_dirs.push(pictures);
-        }
-        if let Some(dir) = &targets.rdl {
-            files.push(Planned {
-                path: dir.join(format!("{}.rdl", m.block)),
-                text: rdmagen_outputs::systemrdl::generate(m, &opts),
-            });
-        }
-        if let Some(dir) = &targets.json {
-            files.push(Planned {
-                path: dir.join(format!("{}.json", m.block)),
-                text: rdmagen_outputs::json::generate(m, &opts),
-            });
         }
     }
     if failed {
@@ -335,6 +295,94 @@ fn generate(paths: &[PathBuf], format: Format, targets: &Targets) -> Result<Exit
     }
     write_all(&files, &picture_dirs)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every requested output of one map, each kind generated on its own thread (they only read
+/// the map) and gathered in a fixed order. The inner error is a map the C header cannot name.
+#[allow(clippy::type_complexity)]
+fn map_outputs(
+    m: &RegMap,
+    targets: &Targets,
+    opts: &rdmagen_outputs::Options,
+) -> Result<Result<(Vec<Planned>, Option<PathBuf>), String>> {
+    use rdmagen_outputs::{c_header, json, markdown, systemrdl};
+    let joined = std::thread::scope(|s| {
+        let rtl = targets.rtl.as_ref().map(|(dir, reset)| {
+            s.spawn(move || {
+                let csr = rdmagen_csr::Options {
+                    reset: *reset,
+                    generator: generator(),
+                };
+                let module = rdmagen_csr::generate(m, &csr);
+                Planned {
+                    path: dir.join(format!("{}.v", module.name)),
+                    text: module.print(),
+                }
+            })
+        });
+        let header = targets.header.as_ref().map(|dir| {
+            s.spawn(move || {
+                c_header::generate(m, opts).map(|text| Planned {
+                    path: dir.join(c_header::file_name(m)),
+                    text,
+                })
+            })
+        });
+        let docs = targets.docs.as_ref().map(|dir| {
+            s.spawn(move || {
+                let doc = markdown::generate(m, opts);
+                let pictures = dir.join(&doc.picture_dir);
+                let mut planned = Vec::with_capacity(doc.pictures.len() + 1);
+                planned.push(Planned {
+                    path: dir.join(format!("{}.md", m.block)),
+                    text: doc.markdown,
+                });
+                planned.extend(doc.pictures.into_iter().map(|(name, svg)| Planned {
+                    path: pictures.join(name),
+                    text: svg,
+                }));
+                (planned, pictures)
+            })
+        });
+        let rdl = targets.rdl.as_ref().map(|dir| {
+            s.spawn(move || Planned {
+                path: dir.join(systemrdl::file_name(m)),
+                text: systemrdl::generate(m, opts),
+            })
+        });
+        let json = targets.json.as_ref().map(|dir| {
+            s.spawn(move || Planned {
+                path: dir.join(format!("{}.json", m.block)),
+                text: json::generate(m, opts),
+            })
+        });
+        let panicked = || anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
+        let mut files = Vec::new();
+        let mut picture_dir = None;
+        let mut clash = None;
+        if let Some(t) = rtl {
+            files.push(t.join().map_err(|_| panicked())?);
+        }
+        if let Some(t) = header {
+            match t.join().map_err(|_| panicked())? {
+                Ok(p) => files.push(p),
+                Err(e) => clash = Some(e.to_string()),
+            }
+        }
+        if let Some(t) = docs {
+            let (planned, dir) = t.join().map_err(|_| panicked())?;
+            files.extend(planned);
+            picture_dir = Some(dir);
+        }
+        for t in [rdl, json].into_iter().flatten() {
+            files.push(t.join().map_err(|_| panicked())?);
+        }
+        anyhow::Ok(match clash {
+            Some(message) => Err(message),
+            None => Ok((files, picture_dir)),
+        })
+    })?;
+    Ok(joined)
 }
 
 /// Creates the directories, writes every changed file, and removes `.svg` files in the picture
@@ -346,9 +394,28 @@ fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
     for d in dirs {
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
     }
-    for f in files {
-        write_if_changed(&f.path, &f.text)?;
-    }
+    // Thousands of small files (one picture per register) are bound by system calls, so they
+    // are written from a few threads; which thread writes which file does not matter.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let chunk = files.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || -> Result<()> {
+                    for f in part {
+                        write_if_changed(&f.path, &f.text)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join()
+                .map_err(|_| anyhow::anyhow!("a writer thread failed unexpectedly"))??;
+        }
+        anyhow::Ok(())
+    })?;
     let produced: std::collections::HashSet<&Path> =
         files.iter().map(|f| f.path.as_path()).collect();
     for dir in picture_dirs {
