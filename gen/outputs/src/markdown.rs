@@ -41,8 +41,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     let _ = writeln!(
         md,
         "Block `{}`, map version {}, from `{}`. CSR bus: 32-bit AXI4-Lite, {} address bits. \
-         Also generated from this map: the C header `sw/include/{}.h`, the SystemRDL and JSON \
-         exports `export/{}.rdl` and `export/{}.json`.\n",
+         Also generated from this map (default layout of `rdmagen all`): the C header \
+         `sw/include/{}.h`, the SystemRDL and JSON exports `export/{}.rdl` and \
+         `export/{}.json`.\n",
         map.block,
         map.version,
         source_name(map),
@@ -102,14 +103,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     let _ = writeln!(md, "## Registers\n");
     let _ = writeln!(
         md,
-        "Access types: {}. Hardware properties are listed after `+`; within one cycle the \
-         software write comes first, then hardware load, clear, set and count.\n",
-        Access::ALL
-            .iter()
-            .map(|a| format!("`{}` {}", a.as_str(), a.describe()))
-            .collect::<Vec<_>>()
-            .join(", ")
+        "Hardware properties follow the access type after `+`. Within one cycle the software \
+         write (or read effect) comes first, then hardware load, clear, set and count, so \
+         hardware wins and no event is lost.\n"
     );
+    let _ = writeln!(md, "| access | meaning |");
+    let _ = writeln!(md, "|---|---|");
+    for a in Access::ALL {
+        let _ = writeln!(md, "| `{}` | {} |", a.as_str(), a.describe());
+    }
+    let _ = writeln!(md);
     let mut current_group = None;
     for p in &placed {
         if let Some(g) = p.group {
@@ -217,7 +220,9 @@ fn reset_label(f: &Field) -> String {
 fn register_section(md: &mut String, map: &RegMap, p: &Placed<'_>, digits: usize, file: &str) {
     let r = p.reg;
     let _ = writeln!(md, "<a id=\"{}\"></a>\n", anchor(p));
-    let _ = writeln!(md, "#### `{}`\n", p.dotted_name());
+    // Under `## Registers` at the top level, under `### Array` inside a group.
+    let level = if p.group.is_some() { "####" } else { "###" };
+    let _ = writeln!(md, "{level} `{}`\n", p.dotted_name());
     let offset = match p.group {
         None => hex(p.offset, digits),
         Some(g) => format!("{} + i × {}", hex(p.offset, digits), hex(g.stride, 1)),
