@@ -15,14 +15,14 @@ bin=target/release/rdmagen
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# Runs `rdmagen all MAP` into $out once, prints "wall_ms peak_kb".
+# Runs `rdmagen all MAP` into $out once, prints "wall_ms peak_kb cpu_ms" (cpu: user + system).
 one() {
   local map=$1 out=$2 t0 t1
   t0=$(date +%s%N)
-  /usr/bin/time -f "%M" -o "$dir/time.txt" "$bin" all "$map" --rtl "$out/rtl" \
+  /usr/bin/time -f "%M %U %S" -o "$dir/time.txt" "$bin" all "$map" --rtl "$out/rtl" \
     --include "$out/include" --docs "$out/docs" --export "$out/export" >/dev/null
   t1=$(date +%s%N)
-  echo "$(( (t1 - t0) / 1000000 )) $(tail -1 "$dir/time.txt")"
+  echo "$(( (t1 - t0) / 1000000 )) $(tail -1 "$dir/time.txt" | awk '{ printf "%d %d", $1, ($2 + $3) * 1000 }')"
 }
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -33,18 +33,22 @@ for spec in "256 flat" "4096 flat" "256 array" "4096 array"; do
   scripts/gen-bench-map.py "$1" "$2" >"$map"
   regs=$("$bin" check "$map" | sed -E 's/.*, ([0-9]+) registers\)/\1/')
   for mode in fresh unchanged; do
+    rm -rf "$dir"/out_*
     out="$dir/out_$2_$1"
-    rm -rf "$out"
     [ "$mode" = unchanged ] && one "$map" "$out" >/dev/null
     : >"$dir/samples.txt"
-    for _ in $(seq $runs); do
-      [ "$mode" = fresh ] && rm -rf "$out"
+    for run in $(seq $runs); do
+      # A new directory per fresh run: deleting thousands of files just before a run makes
+      # the file system slow down the next one, which is not the generator's cost.
+      [ "$mode" = fresh ] && out="$dir/out_$2_$1_$run"
       one "$map" "$out" >>"$dir/samples.txt"
     done
     wall=$(awk '{ print $1 }' "$dir/samples.txt" | median)
     mem=$(awk '{ print $2 }' "$dir/samples.txt" | median)
+    cpu=$(awk '{ print $3 }' "$dir/samples.txt" | median)
     files=$(find "$out" -type f | wc -l)
-    row="| $1 VFs x 16, $2 | $regs | $mode | $files | $wall | $((mem / 1024)) |"
+    row="| $1 VFs x 16, $2 | $regs | $mode | $files | $wall | $cpu | $((mem / 1024)) |"
+    rm -rf "$dir"/out_*
     echo "$row"
     rows+=("$row")
   done
@@ -61,7 +65,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "target/release/rdmagen all MAP --rtl OUT/rtl --include OUT/include --docs OUT/docs --export OUT/export"
   echo '```'
   echo
-  echo "timed with \`date +%s%N\` around \`/usr/bin/time -f %M\` (peak resident memory). *fresh*: the"
+  echo "timed with \`date +%s%N\` around \`/usr/bin/time -f '%M %U %S'\` (peak resident memory; CPU is"
+  echo "user + system time, 10 ms resolution, less sensitive than wall time to other load). *fresh*: the"
   echo "output directory is removed before each run, so every file is written; *unchanged*: the"
   echo "outputs already exist and match, so each file is read and compared and none is written."
   echo "Maps: \`scripts/gen-bench-map.py VFS flat|array\` (16 registers per VF with every access type,"
@@ -69,8 +74,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo
   echo "Machine: $(nproc) CPUs, $cpu; load average before the run: $load_before."
   echo
-  echo "| map | registers | outputs | files | wall ms | peak MiB |"
-  echo "|---|---|---|---|---|---|"
+  echo "| map | registers | outputs | files | wall ms | CPU ms | peak MiB |"
+  echo "|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
 } >docs/BENCHMARKS.md.tmp
 if [ -f docs/BENCHMARKS.notes.md ]; then
