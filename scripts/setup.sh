@@ -4,6 +4,7 @@
 # packages; systemrdl-compiler from PyPI into .venv (SystemRDL export check); and the Rust
 # components rustfmt and clippy. Safe to run repeatedly; quiet when nothing is missing.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 need=()
 command -v verilator >/dev/null || need+=(verilator)

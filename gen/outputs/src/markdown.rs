@@ -8,7 +8,7 @@ use std::fmt::Write;
 
 use rdmagen_regmap::{Access, ByteOrder, Count, Field, MemField, RegMap, Register};
 
-use crate::svg::{Anchor, Element, Svg};
+use crate::svg::{Anchor, Element, Svg, TextStyle};
 use crate::{
     bit_range, field_reset, hex, offset_digits, placed_registers, register_reset, source_name,
     Options, Placed,
@@ -485,19 +485,27 @@ pub fn register_picture(p: &Placed<'_>) -> Svg {
     let mut right = LEFT + row_width + 8;
     for (hi, lo) in rows {
         let top = y + NUMBERS;
-        // Bit numbers.
-        for bit in (lo..=hi).rev() {
-            let x = LEFT + (hi - bit) as i32 * CELL + CELL / 2;
-            elements.push(Element::Text {
-                x,
-                y: y + 12,
-                size: 10,
-                anchor: Anchor::Middle,
-                bold: false,
-                fill: "#555555",
-                text: bit.to_string(),
-            });
-        }
+        // Bit numbers, one style for the row.
+        let numbers = TextStyle {
+            size: 10,
+            anchor: Anchor::Middle,
+            fill: "#555555",
+        };
+        elements.push(Element::Group {
+            style: numbers,
+            children: (lo..=hi)
+                .rev()
+                .map(|bit| Element::Text {
+                    x: LEFT + (hi - bit) as i32 * CELL + CELL / 2,
+                    y: y + 12,
+                    size: numbers.size,
+                    anchor: numbers.anchor,
+                    bold: false,
+                    fill: numbers.fill,
+                    text: bit.to_string(),
+                })
+                .collect(),
+        });
         let mut callouts: Vec<(i32, String)> = Vec::new();
         for s in segments(reg, hi, lo) {
             let x = LEFT + (hi - s.msb) as i32 * CELL;

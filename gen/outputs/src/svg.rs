@@ -51,7 +51,28 @@ pub enum Element {
         fill: &'static str,
         text: String,
     },
+    /// Elements sharing text style: the style is written once on the group, and texts inside
+    /// repeat only what differs (32 bit numbers a row would otherwise triple the file).
+    Group {
+        style: TextStyle,
+        children: Vec<Element>,
+    },
 }
+
+/// Text attributes inherited by the elements inside a [`Element::Group`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextStyle {
+    pub size: u32,
+    pub anchor: Anchor,
+    pub fill: &'static str,
+}
+
+/// What the root `<svg>` element sets.
+const ROOT_STYLE: TextStyle = TextStyle {
+    size: 12,
+    anchor: Anchor::Start,
+    fill: "#000000",
+};
 
 /// A picture of `width` × `height` pixels.
 #[derive(Clone, Debug)]
@@ -134,9 +155,10 @@ impl Svg {
         let _ = writeln!(
             o,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \
-             viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" role=\"img\">",
+             viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"{size}\" role=\"img\">",
             w = self.width,
-            h = self.height
+            h = self.height,
+            size = ROOT_STYLE.size
         );
         o.push_str("<title>");
         escape(&self.title, &mut o);
@@ -147,65 +169,93 @@ impl Svg {
             self.width, self.height
         );
         for e in &self.elements {
-            match e {
-                Element::Rect {
-                    x,
-                    y,
-                    width,
-                    height,
-                    fill,
-                    stroke,
-                    title,
-                } => {
-                    let _ = write!(
-                        o,
-                        "<rect x=\"{x}\" y=\"{y}\" width=\"{width}\" height=\"{height}\" \
-                         fill=\"{fill}\" stroke=\"{stroke}\""
-                    );
-                    match title {
-                        Some(t) => {
-                            o.push_str("><title>");
-                            escape(t, &mut o);
-                            o.push_str("</title></rect>\n");
-                        }
-                        None => o.push_str("/>\n"),
-                    }
-                }
-                Element::Line {
-                    x1,
-                    y1,
-                    x2,
-                    y2,
-                    stroke,
-                } => {
-                    let _ = writeln!(
-                        o,
-                        "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"{stroke}\"/>"
-                    );
-                }
-                Element::Text {
-                    x,
-                    y,
-                    size,
-                    anchor,
-                    bold,
-                    fill,
-                    text,
-                } => {
-                    let _ = write!(
-                        o,
-                        "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" text-anchor=\"{}\" \
-                         fill=\"{fill}\"{}>",
-                        anchor.as_str(),
-                        if *bold { " font-weight=\"bold\"" } else { "" }
-                    );
-                    escape(text, &mut o);
-                    o.push_str("</text>\n");
-                }
-            }
+            render_element(e, ROOT_STYLE, &mut o);
         }
         o.push_str("</svg>\n");
         o
+    }
+}
+
+/// Text style attributes that differ from the inherited `style`.
+fn style_attributes(o: &mut String, size: u32, anchor: Anchor, fill: &str, inherited: TextStyle) {
+    if size != inherited.size {
+        let _ = write!(o, " font-size=\"{size}\"");
+    }
+    if anchor != inherited.anchor {
+        let _ = write!(o, " text-anchor=\"{}\"", anchor.as_str());
+    }
+    if fill != inherited.fill {
+        let _ = write!(o, " fill=\"{fill}\"");
+    }
+}
+
+fn render_element(e: &Element, style: TextStyle, o: &mut String) {
+    match e {
+        Element::Rect {
+            x,
+            y,
+            width,
+            height,
+            fill,
+            stroke,
+            title,
+        } => {
+            let _ = write!(
+                o,
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{width}\" height=\"{height}\" \
+                 fill=\"{fill}\" stroke=\"{stroke}\""
+            );
+            match title {
+                Some(t) => {
+                    o.push_str("><title>");
+                    escape(t, o);
+                    o.push_str("</title></rect>\n");
+                }
+                None => o.push_str("/>\n"),
+            }
+        }
+        Element::Line {
+            x1,
+            y1,
+            x2,
+            y2,
+            stroke,
+        } => {
+            let _ = writeln!(
+                o,
+                "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"{stroke}\"/>"
+            );
+        }
+        Element::Text {
+            x,
+            y,
+            size,
+            anchor,
+            bold,
+            fill,
+            text,
+        } => {
+            let _ = write!(o, "<text x=\"{x}\" y=\"{y}\"");
+            style_attributes(o, *size, *anchor, fill, style);
+            if *bold {
+                o.push_str(" font-weight=\"bold\"");
+            }
+            o.push('>');
+            escape(text, o);
+            o.push_str("</text>\n");
+        }
+        Element::Group {
+            style: group,
+            children,
+        } => {
+            o.push_str("<g");
+            style_attributes(o, group.size, group.anchor, group.fill, style);
+            o.push_str(">\n");
+            for child in children {
+                render_element(child, *group, o);
+            }
+            o.push_str("</g>\n");
+        }
     }
 }
 
@@ -220,5 +270,31 @@ mod tests {
         let out = s.render();
         assert!(out.contains("<title>a&lt;b</title>"));
         assert!(out.contains(">x &amp; &quot;y&quot; &lt;z&gt;</text>"));
+    }
+
+    #[test]
+    fn group_style_is_written_once() {
+        let mut s = Svg::new(10, 10, "t");
+        let style = TextStyle {
+            size: 10,
+            anchor: Anchor::Middle,
+            fill: "#555555",
+        };
+        s.push(Element::Group {
+            style,
+            children: vec![Element::Text {
+                x: 1,
+                y: 2,
+                size: 10,
+                anchor: Anchor::Middle,
+                bold: false,
+                fill: "#555555",
+                text: "31".into(),
+            }],
+        });
+        let out = s.render();
+        assert!(out.contains(
+            "<g font-size=\"10\" text-anchor=\"middle\" fill=\"#555555\">\n<text x=\"1\" y=\"2\">31</text>\n</g>"
+        ));
     }
 }
