@@ -66,8 +66,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo '```'
   echo
   echo "timed with \`date +%s%N\` around \`/usr/bin/time -f '%M %U %S'\` (peak resident memory; CPU is"
-  echo "user + system time, 10 ms resolution, less sensitive than wall time to other load). *fresh*: the"
-  echo "output directory is removed before each run, so every file is written; *unchanged*: the"
+  echo "user + system time, 10 ms resolution, less sensitive than wall time to other load). *fresh*:"
+  echo "each run writes into a new, empty output directory, so every file is written; *unchanged*: the"
   echo "outputs already exist and match, so each file is read and compared and none is written."
   echo "Maps: \`scripts/gen-bench-map.py VFS flat|array\` (16 registers per VF with every access type,"
   echo "interrupt pairs, counters and an enum, plus one global register)."
