@@ -145,7 +145,8 @@ impl Header {
         let _ = writeln!(self.out, "#define {name} {value}");
     }
 
-    fn assert(&mut self, cond: &str, what: &str) {
+    /// Takes format arguments, so the many checks of a big map cost no temporary strings.
+    fn assert(&mut self, cond: std::fmt::Arguments<'_>, what: std::fmt::Arguments<'_>) {
         let _ = writeln!(
             self.asserts,
             "{}_STATIC_ASSERT({cond}, \"{what}\");",
@@ -299,8 +300,8 @@ impl Header {
             Some(_) => format!("{reg_name}_ELEMENT_OFFSET"),
         };
         self.assert(
-            &format!("{offset} % {}u == 0u", r.bytes()),
-            &format!("{what} is aligned"),
+            format_args!("{offset} % {}u == 0u", r.bytes()),
+            format_args!("{what} is aligned"),
         );
         if r.fields.len() > 1 {
             let masks: Vec<String> = r
@@ -309,8 +310,8 @@ impl Header {
                 .map(|f| format!("{reg_name}_{}_MASK", f.name.to_uppercase()))
                 .collect();
             self.assert(
-                &format!("({}) == ({})", masks.join(" | "), masks.join(" + ")),
-                &format!("{what} fields do not overlap"),
+                format_args!("({}) == ({})", masks.join(" | "), masks.join(" + ")),
+                format_args!("{what} fields do not overlap"),
             );
         }
         let resets: Vec<String> = r
@@ -324,8 +325,8 @@ impl Header {
             .collect();
         if !resets.is_empty() {
             self.assert(
-                &format!("{reg_name}_RESET_VALUE == ({})", resets.join(" | ")),
-                &format!("{what} reset value is its fields' resets"),
+                format_args!("{reg_name}_RESET_VALUE == ({})", resets.join(" | ")),
+                format_args!("{what} reset value is its fields' resets"),
             );
         }
     }
@@ -351,13 +352,15 @@ impl Header {
         if let Some(reset) = field_reset(f) {
             self.define(&format!("{name}_RESET"), &lit(reset, wide));
             self.assert(
-                &format!("({name}_RESET & ~({name}_MASK >> {name}_SHIFT)) == 0u"),
-                &format!("{reg_path}.{} reset fits the field", f.name),
+                format_args!("({name}_RESET & ~({name}_MASK >> {name}_SHIFT)) == 0u"),
+                format_args!("{reg_path}.{} reset fits the field", f.name),
             );
         }
         self.assert(
-            &format!("({name}_MASK >> {name}_SHIFT) == ((1ull << ({name}_WIDTH - 1u)) * 2u - 1u)"),
-            &format!("{reg_path}.{} mask matches its width", f.name),
+            format_args!(
+                "({name}_MASK >> {name}_SHIFT) == ((1ull << ({name}_WIDTH - 1u)) * 2u - 1u)"
+            ),
+            format_args!("{reg_path}.{} mask matches its width", f.name),
         );
     }
 
@@ -384,19 +387,19 @@ impl Header {
             self.define(&format!("{gname}_COUNT"), &format!("{n}u"));
         }
         self.assert(
-            &format!("{gname}_COUNT_MAX * {gname}_STRIDE <= {gname}_WINDOW"),
-            &format!("{} elements fit the window", g.name),
+            format_args!("{gname}_COUNT_MAX * {gname}_STRIDE <= {gname}_WINDOW"),
+            format_args!("{} elements fit the window", g.name),
         );
         self.assert(
-            &format!("{gname}_OFFSET % {gname}_WINDOW == 0u"),
-            &format!("{} is aligned to its window", g.name),
+            format_args!("{gname}_OFFSET % {gname}_WINDOW == 0u"),
+            format_args!("{} is aligned to its window", g.name),
         );
         for r in &g.registers {
             self.register(r, Some(g));
             let rname = format!("{gname}_{}", r.name.to_uppercase());
             self.assert(
-                &format!("{rname}_ELEMENT_OFFSET + {}u <= {gname}_STRIDE", r.bytes()),
-                &format!("{}.{} fits the stride", g.name, r.name),
+                format_args!("{rname}_ELEMENT_OFFSET + {}u <= {gname}_STRIDE", r.bytes()),
+                format_args!("{}.{} fits the stride", g.name, r.name),
             );
         }
         // Registers within an element, in address order, do not overlap.
@@ -405,13 +408,13 @@ impl Header {
         for pair in order.windows(2) {
             let (a, b) = (pair[0], pair[1]);
             self.assert(
-                &format!(
+                format_args!(
                     "{gname}_{}_ELEMENT_OFFSET + {}u <= {gname}_{}_ELEMENT_OFFSET",
                     a.name.to_uppercase(),
                     a.bytes(),
                     b.name.to_uppercase()
                 ),
-                &format!("{}.{} ends before {}.{}", g.name, a.name, g.name, b.name),
+                format_args!("{}.{} ends before {}.{}", g.name, a.name, g.name, b.name),
             );
         }
     }
@@ -451,15 +454,15 @@ impl Header {
         for pair in spans.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
             self.assert(
-                &format!("{} <= {}", a.3, b.2),
-                &format!("{} ends before {}", a.1, b.1),
+                format_args!("{} <= {}", a.3, b.2),
+                format_args!("{} ends before {}", a.1, b.1),
             );
         }
         if let Some(last) = spans.last() {
             let aw = self.name(&["ADDRESS_WIDTH"]);
             self.assert(
-                &format!("(uint64_t)({}) <= (1ull << {aw})", last.3),
-                &format!("{} is inside the address width", last.1),
+                format_args!("(uint64_t)({}) <= (1ull << {aw})", last.3),
+                format_args!("{} is inside the address width", last.1),
             );
         }
     }
@@ -547,8 +550,8 @@ impl Header {
                 self.define(&format!("{wname}_OFFSET"), &lit(w.offset, false));
                 self.define(&format!("{wname}_SIZE"), &lit(w.size, false));
                 self.assert(
-                    &format!("{wname}_OFFSET + {wname}_SIZE <= {sname}_SIZE"),
-                    &format!("{}.{} is inside the space", s.name, w.name),
+                    format_args!("{wname}_OFFSET + {wname}_SIZE <= {sname}_SIZE"),
+                    format_args!("{}.{} is inside the space", s.name, w.name),
                 );
                 self.mem_fields(&wname, &w.fields, true);
             }
