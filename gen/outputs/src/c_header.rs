@@ -1,0 +1,573 @@
+//! The C header of a map: one `#define` per offset, mask, shift, width and reset, enum values,
+//! array strides with element-offset macros and inline functions, and `static_assert`s that
+//! re-check the layout at compile time. It compiles as C11 and as C++17 with all warnings as
+//! errors, and nests in `extern "C"`.
+//!
+//! Naming (all upper case, prefixed by the block): `<B>_<REG>_OFFSET`, `<B>_<REG>_RESET_VALUE`,
+//! `<B>_<REG>_<FIELD>_{SHIFT,MASK,WIDTH,RESET}`; register-level suffixes never end in a
+//! field-level one, so they cannot meet. Other clashes (a group register `a.b` beside a
+//! register `a_b`) are reported by [`generate`] instead of producing a header that redefines
+//! a macro.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use rdmagen_regmap::{Count, Field, Group, Item, MemField, RegMap, Register};
+
+use crate::{field_reset, hex, register_reset, source_name, Options};
+
+/// Macro names a map would define twice.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameClash {
+    pub names: Vec<String>,
+}
+
+impl std::fmt::Display for NameClash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the C header would define {} twice; rename one of the registers, fields, enums, \
+             memories or spaces that produce it",
+            self.names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+impl std::error::Error for NameClash {}
+
+/// The header's file name: `<block>.h`.
+pub fn file_name(map: &RegMap) -> String {
+    format!("{}.h", map.block)
+}
+
+/// The header text, or the macro names that would clash.
+pub fn generate(map: &RegMap, opts: &Options) -> Result<String, NameClash> {
+    let mut h = Header {
+        block: map.block.to_uppercase(),
+        out: String::with_capacity(4096 + 2048 * map.items.len()),
+        asserts: String::new(),
+        defined: HashSet::new(),
+        clashes: Vec::new(),
+    };
+    h.prologue(map, opts);
+    h.parameters(map);
+    h.enums(map);
+    for item in &map.items {
+        match item {
+            Item::Register(r) => h.register(r, None),
+            Item::Group(g) => h.group(g),
+        }
+    }
+    h.memories(map);
+    h.spaces(map);
+    h.layout_asserts(map);
+    h.epilogue();
+    if h.clashes.is_empty() {
+        Ok(h.out)
+    } else {
+        h.clashes.sort();
+        h.clashes.dedup();
+        Err(NameClash { names: h.clashes })
+    }
+}
+
+struct Header {
+    /// Upper-case block name, the prefix of every macro.
+    block: String,
+    out: String,
+    /// `static_assert`s, written after every definition so the definitions read as a table.
+    asserts: String,
+    defined: HashSet<String>,
+    clashes: Vec<String>,
+}
+
+/// An unsigned literal: `u` when it fits 32 bits, `ull` otherwise or when `wide`.
+fn lit(value: u64, wide: bool) -> String {
+    if wide || value > u64::from(u32::MAX) {
+        format!("{}ull", hex(value, 1))
+    } else {
+        format!("{}u", hex(value, 1))
+    }
+}
+
+/// Text safe inside a `/* */` comment.
+fn comment_safe(text: &str) -> String {
+    text.replace("*/", "* /")
+}
+
+/// `text` as one `/* … */` comment wrapped at 100 columns.
+fn comment(out: &mut String, text: &str) {
+    let mut lines = String::new();
+    wrap_comment(&mut lines, " * ", text);
+    let body = lines.trim_end_matches('\n');
+    let body = body.strip_prefix(" * ").unwrap_or(body);
+    let _ = writeln!(out, "/* {body} */");
+}
+
+/// Wraps `text` into comment lines of at most 100 columns, each starting with `lead`.
+fn wrap_comment(out: &mut String, lead: &str, text: &str) {
+    let text = comment_safe(text);
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && lead.len() + line.len() + 1 + word.len() > 100 {
+            let _ = writeln!(out, "{lead}{line}");
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        let _ = writeln!(out, "{lead}{line}");
+    }
+}
+
+impl Header {
+    /// `<BLOCK>_<PARTS…>` upper-cased.
+    fn name(&self, parts: &[&str]) -> String {
+        let mut n = self.block.clone();
+        for p in parts {
+            n.push('_');
+            n.push_str(&p.to_uppercase());
+        }
+        n
+    }
+
+    fn define(&mut self, name: &str, value: &str) {
+        if !self.defined.insert(name.to_string()) {
+            self.clashes.push(name.to_string());
+        }
+        let _ = writeln!(self.out, "#define {name} {value}");
+    }
+
+    /// Takes format arguments, so the many checks of a big map cost no temporary strings.
+    fn assert(&mut self, cond: std::fmt::Arguments<'_>, what: std::fmt::Arguments<'_>) {
+        let _ = writeln!(
+            self.asserts,
+            "{}_STATIC_ASSERT({cond}, \"{what}\");",
+            self.block
+        );
+    }
+
+    fn prologue(&mut self, map: &RegMap, opts: &Options) {
+        let guard = format!("{}_REGS_H", self.block);
+        let b = &self.block;
+        let o = &mut self.out;
+        let _ = writeln!(
+            o,
+            "/* {}: registers of block `{}`, map version {}.",
+            file_name(map),
+            map.block,
+            map.version
+        );
+        let _ = writeln!(o, " *");
+        let _ = writeln!(
+            o,
+            " * Generated by {} from {}.",
+            opts.generator,
+            comment_safe(source_name(map))
+        );
+        let _ = writeln!(o, " * Do not edit: change the map and run `make rtl`.");
+        if !map.description.is_empty() {
+            let _ = writeln!(o, " *");
+            wrap_comment(o, " * ", &map.description);
+        }
+        let _ = writeln!(o, " *");
+        for line in [
+            format!("Naming: {b}_<REG>_OFFSET is a register's byte offset in the CSR block and"),
+            format!(
+                "{b}_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0)."
+            ),
+            format!("{b}_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)"),
+            "describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in".into(),
+            format!("element i is {b}_<GROUP>_<REG>_OFFSET(i), for i below {b}_<GROUP>_COUNT_MAX."),
+        ] {
+            let _ = writeln!(o, " * {line}");
+        }
+        let _ = writeln!(o, " */");
+        let _ = writeln!(o, "#ifndef {guard}\n#define {guard}\n");
+        let _ = writeln!(o, "#include <stdint.h>\n");
+        let _ = writeln!(o, "#ifdef __cplusplus");
+        let _ = writeln!(o, "extern \"C\" {{");
+        let _ = writeln!(
+            o,
+            "#define {b}_STATIC_ASSERT(cond, msg) static_assert(cond, msg)"
+        );
+        let _ = writeln!(o, "#else");
+        let _ = writeln!(
+            o,
+            "#define {b}_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)"
+        );
+        let _ = writeln!(o, "#endif\n");
+        self.defined.insert(format!("{b}_STATIC_ASSERT"));
+        self.defined.insert(guard);
+        let v = map.version;
+        for (part, value) in [("MAJOR", v.major), ("MINOR", v.minor), ("PATCH", v.patch)] {
+            let name = self.name(&["VERSION", part]);
+            self.define(&name, &format!("{value}u"));
+        }
+        let name = self.name(&["ADDRESS_WIDTH"]);
+        self.define(&name, &format!("{}u", map.address_width));
+    }
+
+    fn parameters(&mut self, map: &RegMap) {
+        for p in &map.parameters {
+            let _ = writeln!(self.out);
+            comment(
+                &mut self.out,
+                &format!("Parameter {}: {}", p.name, p.description),
+            );
+            for (suffix, value) in [("DEFAULT", p.default), ("MIN", p.min), ("MAX", p.max)] {
+                let name = self.name(&[&p.name, suffix]);
+                self.define(&name, &format!("{value}u"));
+            }
+        }
+    }
+
+    fn enums(&mut self, map: &RegMap) {
+        for e in &map.enums {
+            let _ = writeln!(self.out);
+            let text = if e.description.is_empty() {
+                format!("Enum {}.", e.name)
+            } else {
+                format!("Enum {}: {}", e.name, e.description)
+            };
+            comment(&mut self.out, &text);
+            for v in &e.values {
+                let name = self.name(&[&e.name, &v.name]);
+                self.define(&name, &lit(v.value, false));
+            }
+        }
+    }
+
+    /// A register's macros; `group` prefixes the names and makes the offset relative.
+    fn register(&mut self, r: &Register, group: Option<&Group>) {
+        let wide = r.width == 64;
+        let mut path: Vec<&str> = group.map(|g| g.name.text.as_str()).into_iter().collect();
+        path.push(&r.name);
+        let _ = writeln!(self.out);
+        let where_ = match group {
+            Some(g) => format!(
+                "{}.{} (element offset {}, {}-bit)",
+                g.name,
+                r.name,
+                hex(r.offset, 3),
+                r.width
+            ),
+            None => format!("{} ({}, {}-bit)", r.name, hex(r.offset, 3), r.width),
+        };
+        let text = if r.description.is_empty() {
+            where_
+        } else {
+            format!("{where_}: {}", r.description)
+        };
+        comment(&mut self.out, &text);
+        let reg_name = self.name(&path);
+        match group {
+            None => self.define(&format!("{reg_name}_OFFSET"), &lit(r.offset, false)),
+            Some(g) => {
+                let group_name = self.name(&[&g.name]);
+                self.define(&format!("{reg_name}_ELEMENT_OFFSET"), &lit(r.offset, false));
+                self.define(
+                    &format!("{reg_name}_OFFSET(i)"),
+                    &format!(
+                        "({group_name}_OFFSET + (i) * {group_name}_STRIDE + {reg_name}_ELEMENT_OFFSET)"
+                    ),
+                );
+                let func = reg_name.to_lowercase();
+                let _ = writeln!(
+                    self.out,
+                    "static inline uint32_t {func}_offset(uint32_t i) {{ return {reg_name}_OFFSET(i); }}"
+                );
+            }
+        }
+        self.define(
+            &format!("{reg_name}_RESET_VALUE"),
+            &lit(register_reset(r), wide),
+        );
+        let what = path.join(".");
+        for f in &r.fields {
+            self.field(&reg_name, &what, f, wide);
+        }
+        // Register-level checks: aligned, fields disjoint, reset is the fields' resets.
+        let offset = match group {
+            None => format!("{reg_name}_OFFSET"),
+            Some(_) => format!("{reg_name}_ELEMENT_OFFSET"),
+        };
+        self.assert(
+            format_args!("{offset} % {}u == 0u", r.bytes()),
+            format_args!("{what} is aligned"),
+        );
+        if r.fields.len() > 1 {
+            let masks: Vec<String> = r
+                .fields
+                .iter()
+                .map(|f| format!("{reg_name}_{}_MASK", f.name.to_uppercase()))
+                .collect();
+            self.assert(
+                format_args!("({}) == ({})", masks.join(" | "), masks.join(" + ")),
+                format_args!("{what} fields do not overlap"),
+            );
+        }
+        let resets: Vec<String> = r
+            .fields
+            .iter()
+            .filter(|f| field_reset(f).is_some())
+            .map(|f| {
+                let fname = format!("{reg_name}_{}", f.name.to_uppercase());
+                format!("((uint64_t){fname}_RESET << {fname}_SHIFT)")
+            })
+            .collect();
+        if !resets.is_empty() {
+            self.assert(
+                format_args!("{reg_name}_RESET_VALUE == ({})", resets.join(" | ")),
+                format_args!("{what} reset value is its fields' resets"),
+            );
+        }
+    }
+
+    fn field(&mut self, reg_name: &str, reg_path: &str, f: &Field, wide: bool) {
+        let name = format!("{reg_name}_{}", f.name.to_uppercase());
+        let mut text = format!(
+            "{} [{}] {}",
+            f.name,
+            crate::bit_range(f.msb, f.lsb),
+            f.access.as_str()
+        );
+        if let Some(e) = &f.enumeration {
+            let _ = write!(text, ", enum {e}");
+        }
+        if !f.description.is_empty() {
+            let _ = write!(text, ": {}", f.description);
+        }
+        comment(&mut self.out, &text);
+        self.define(&format!("{name}_SHIFT"), &format!("{}u", f.lsb));
+        self.define(&format!("{name}_WIDTH"), &format!("{}u", f.width()));
+        self.define(&format!("{name}_MASK"), &lit(f.mask(), wide));
+        if let Some(reset) = field_reset(f) {
+            self.define(&format!("{name}_RESET"), &lit(reset, wide));
+            self.assert(
+                format_args!("({name}_RESET & ~({name}_MASK >> {name}_SHIFT)) == 0u"),
+                format_args!("{reg_path}.{} reset fits the field", f.name),
+            );
+        }
+        self.assert(
+            format_args!(
+                "({name}_MASK >> {name}_SHIFT) == ((1ull << ({name}_WIDTH - 1u)) * 2u - 1u)"
+            ),
+            format_args!("{reg_path}.{} mask matches its width", f.name),
+        );
+    }
+
+    fn group(&mut self, g: &Group) {
+        let _ = writeln!(self.out);
+        let count = match &g.count {
+            Count::Fixed(n) => format!("{n} elements"),
+            Count::Param(p) => format!("{p} elements, at most {}", g.max_count),
+        };
+        let text = format!(
+            "Array {} ({count}, stride {}){}{}",
+            g.name,
+            hex(g.stride, 1),
+            if g.description.is_empty() { "." } else { ": " },
+            g.description
+        );
+        comment(&mut self.out, &text);
+        let gname = self.name(&[&g.name]);
+        self.define(&format!("{gname}_OFFSET"), &lit(g.offset, false));
+        self.define(&format!("{gname}_STRIDE"), &lit(g.stride, false));
+        self.define(&format!("{gname}_WINDOW"), &lit(g.window, false));
+        self.define(&format!("{gname}_COUNT_MAX"), &format!("{}u", g.max_count));
+        if let Count::Fixed(n) = g.count {
+            self.define(&format!("{gname}_COUNT"), &format!("{n}u"));
+        }
+        self.assert(
+            format_args!("{gname}_COUNT_MAX * {gname}_STRIDE <= {gname}_WINDOW"),
+            format_args!("{} elements fit the window", g.name),
+        );
+        self.assert(
+            format_args!("{gname}_OFFSET % {gname}_WINDOW == 0u"),
+            format_args!("{} is aligned to its window", g.name),
+        );
+        for r in &g.registers {
+            self.register(r, Some(g));
+            let rname = format!("{gname}_{}", r.name.to_uppercase());
+            self.assert(
+                format_args!("{rname}_ELEMENT_OFFSET + {}u <= {gname}_STRIDE", r.bytes()),
+                format_args!("{}.{} fits the stride", g.name, r.name),
+            );
+        }
+        // Registers within an element, in address order, do not overlap.
+        let mut order: Vec<&Register> = g.registers.iter().collect();
+        order.sort_by_key(|r| r.offset);
+        for pair in order.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            self.assert(
+                format_args!(
+                    "{gname}_{}_ELEMENT_OFFSET + {}u <= {gname}_{}_ELEMENT_OFFSET",
+                    a.name.to_uppercase(),
+                    a.bytes(),
+                    b.name.to_uppercase()
+                ),
+                format_args!("{}.{} ends before {}.{}", g.name, a.name, g.name, b.name),
+            );
+        }
+    }
+
+    /// Top-level registers and array windows, in address order, do not overlap and fit the
+    /// address width.
+    fn layout_asserts(&mut self, map: &RegMap) {
+        let mut spans: Vec<(u64, String, String, String)> = map
+            .items
+            .iter()
+            .map(|item| match item {
+                Item::Register(r) => {
+                    let n = self.name(&[&r.name]);
+                    (
+                        r.offset,
+                        r.name.text.clone(),
+                        format!("{n}_OFFSET"),
+                        format!("{n}_OFFSET + {}u", r.bytes()),
+                    )
+                }
+                Item::Group(g) => {
+                    let n = self.name(&[&g.name]);
+                    (
+                        g.offset,
+                        g.name.text.clone(),
+                        format!("{n}_OFFSET"),
+                        format!("{n}_OFFSET + {n}_WINDOW"),
+                    )
+                }
+            })
+            .collect();
+        if spans.is_empty() {
+            return;
+        }
+        spans.sort_by_key(|s| s.0);
+
+        for pair in spans.windows(2) {
+            let (a, b) = (&pair[0], &pair[1]);
+            self.assert(
+                format_args!("{} <= {}", a.3, b.2),
+                format_args!("{} ends before {}", a.1, b.1),
+            );
+        }
+        if let Some(last) = spans.last() {
+            let aw = self.name(&["ADDRESS_WIDTH"]);
+            self.assert(
+                format_args!("(uint64_t)({}) <= (1ull << {aw})", last.3),
+                format_args!("{} is inside the address width", last.1),
+            );
+        }
+    }
+
+    fn mem_fields(&mut self, prefix: &str, fields: &[MemField], masks: bool) {
+        for f in fields {
+            let name = format!("{prefix}_{}", f.name.to_uppercase());
+            let mut text = format!("{} [{}]", f.name, crate::bit_range(f.msb, f.lsb));
+            if let Some(e) = &f.enumeration {
+                let _ = write!(text, ", enum {e}");
+            }
+            if !f.description.is_empty() {
+                let _ = write!(text, ": {}", f.description);
+            }
+            comment(&mut self.out, &text);
+            self.define(&format!("{name}_SHIFT"), &format!("{}u", f.lsb));
+            self.define(&format!("{name}_WIDTH"), &format!("{}u", f.width()));
+            if masks {
+                let mask = if f.width() >= 64 {
+                    u64::MAX
+                } else {
+                    ((1u64 << f.width()) - 1) << f.lsb
+                };
+                self.define(&format!("{name}_MASK"), &lit(mask, true));
+            }
+        }
+    }
+
+    fn memories(&mut self, map: &RegMap) {
+        for m in &map.memories {
+            let _ = writeln!(self.out);
+            let text = format!(
+                "Memory {} ({}-bit words; SHIFT is the bit index in the word){}{}",
+                m.name,
+                m.width,
+                if m.description.is_empty() { "." } else { ": " },
+                m.description
+            );
+            comment(&mut self.out, &text);
+            let mname = self.name(&[&m.name]);
+            self.define(&format!("{mname}_WORD_BITS"), &format!("{}u", m.width));
+            match &m.depth {
+                Count::Fixed(n) => self.define(&format!("{mname}_DEPTH"), &format!("{n}u")),
+                Count::Param(p) => {
+                    let max = map.parameter(p).map_or(0, |p| p.max);
+                    self.define(&format!("{mname}_DEPTH_MAX"), &format!("{max}u"));
+                }
+            }
+            self.mem_fields(&mname, &m.fields, false);
+        }
+    }
+
+    fn spaces(&mut self, map: &RegMap) {
+        for s in &map.spaces {
+            let _ = writeln!(self.out);
+            let text = format!(
+                "Space {} ({} bytes){}{}",
+                s.name,
+                hex(s.size, 1),
+                if s.description.is_empty() { "." } else { ": " },
+                s.description
+            );
+            comment(&mut self.out, &text);
+            let sname = self.name(&[&s.name]);
+            self.define(&format!("{sname}_SIZE"), &lit(s.size, false));
+            for w in &s.windows {
+                let wname = format!("{sname}_{}", w.name.to_uppercase());
+                let order = match w.byte_order {
+                    rdmagen_regmap::ByteOrder::Little => "little-endian",
+                    rdmagen_regmap::ByteOrder::Big => "big-endian",
+                };
+                let text = format!(
+                    "Window {}.{} ({} bytes, {}, {}; fields of its first {} bytes read as one \
+                     {order} integer){}{}",
+                    s.name,
+                    w.name,
+                    w.size,
+                    w.access.as_str(),
+                    order,
+                    w.size.min(8),
+                    if w.description.is_empty() { "." } else { ": " },
+                    w.description
+                );
+                comment(&mut self.out, &text);
+                self.define(&format!("{wname}_OFFSET"), &lit(w.offset, false));
+                self.define(&format!("{wname}_SIZE"), &lit(w.size, false));
+                self.assert(
+                    format_args!("{wname}_OFFSET + {wname}_SIZE <= {sname}_SIZE"),
+                    format_args!("{}.{} is inside the space", s.name, w.name),
+                );
+                self.mem_fields(&wname, &w.fields, true);
+            }
+        }
+    }
+
+    fn epilogue(&mut self) {
+        let _ = writeln!(
+            self.out,
+            "\n/* Layout checks: the compiler re-checks what rdmagen validated. */"
+        );
+        self.out.push_str(&self.asserts);
+        let _ = writeln!(
+            self.out,
+            "\n#ifdef __cplusplus\n}} /* extern \"C\" */\n#endif\n\n#endif /* {}_REGS_H */",
+            self.block
+        );
+    }
+}

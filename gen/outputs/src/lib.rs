@@ -1,0 +1,122 @@
+//! Software-facing outputs of a validated register map, each a pure function of the map:
+//!
+//! - [`c_header`]: a C11/C++17 header of offsets, masks, shifts, resets, enums and array strides,
+//!   with `static_assert`s on the layout;
+//! - [`markdown`]: a Markdown register reference with one [`svg`] bit-field picture per register;
+//! - [`systemrdl`]: a SystemRDL 2.0 `addrmap` for other register tools;
+//! - [`json`]: the validated model as JSON (schema in `docs/json-schema.md`).
+//!
+//! Every output is deterministic, in map order, and names the map by the path it was given
+//! (never an absolute path), so regenerating on another machine gives the same bytes.
+
+pub mod c_header;
+pub mod json;
+pub mod markdown;
+pub mod svg;
+pub mod systemrdl;
+
+use rdmagen_regmap::{Field, Group, Item, RegMap, Register};
+
+/// Generator settings that are not part of the map.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Name and version of the generator, written into every file header.
+    pub generator: String,
+}
+
+/// The map's path as written into outputs: as given when relative, the bare file name when
+/// absolute, so no output depends on where the checkout lives.
+pub fn source_name(map: &RegMap) -> &str {
+    let path = std::path::Path::new(&map.file);
+    if path.is_absolute() {
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(&map.file)
+    } else {
+        &map.file
+    }
+}
+
+/// A register with where it sits: its group (if any) and the absolute byte offset of its
+/// first instance (element 0 for a group register).
+#[derive(Clone, Copy, Debug)]
+pub struct Placed<'a> {
+    pub group: Option<&'a Group>,
+    pub reg: &'a Register,
+    pub offset: u64,
+}
+
+impl Placed<'_> {
+    /// `reg` at the top level, `group_reg` inside a group: unique within the map, because the
+    /// hardware port names derived the same way are checked to be unique.
+    pub fn flat_name(&self) -> String {
+        match self.group {
+            Some(g) => format!("{}_{}", g.name, self.reg.name),
+            None => self.reg.name.text.clone(),
+        }
+    }
+    /// `reg` or `group.reg`, as a reader writes it.
+    pub fn dotted_name(&self) -> String {
+        match self.group {
+            Some(g) => format!("{}.{}", g.name, self.reg.name),
+            None => self.reg.name.text.clone(),
+        }
+    }
+}
+
+/// Every register in map order with its absolute offset.
+pub fn placed_registers(map: &RegMap) -> impl Iterator<Item = Placed<'_>> {
+    map.items
+        .iter()
+        .flat_map(|item| -> Box<dyn Iterator<Item = Placed<'_>>> {
+            match item {
+                Item::Register(reg) => Box::new(std::iter::once(Placed {
+                    group: None,
+                    reg,
+                    offset: reg.offset,
+                })),
+                Item::Group(g) => Box::new(g.registers.iter().map(move |reg| Placed {
+                    group: Some(g),
+                    reg,
+                    offset: g.offset + reg.offset,
+                })),
+            }
+        })
+}
+
+/// The reset value of a field, or `None` for a hardware-driven `ro` field (no flop to reset).
+pub fn field_reset(field: &Field) -> Option<u64> {
+    field.is_stored().then_some(field.reset)
+}
+
+/// The value a register reads after reset, counting hardware-driven fields as 0.
+pub fn register_reset(reg: &Register) -> u64 {
+    reg.fields
+        .iter()
+        .filter_map(|f| field_reset(f).map(|r| r << f.lsb))
+        .fold(0, |acc, r| acc | r)
+}
+
+/// Bits of a register covered by fields.
+pub fn register_mask(reg: &Register) -> u64 {
+    reg.fields.iter().fold(0, |acc, f| acc | f.mask())
+}
+
+/// `0x` and at least `digits` hex digits.
+pub fn hex(value: u64, digits: usize) -> String {
+    format!("0x{value:0digits$x}")
+}
+
+/// `msb:lsb`, or the bit alone for a one-bit field.
+pub fn bit_range(msb: u32, lsb: u32) -> String {
+    if msb == lsb {
+        msb.to_string()
+    } else {
+        format!("{msb}:{lsb}")
+    }
+}
+
+/// Hex digits that show every offset of the map (at least 3).
+pub fn offset_digits(map: &RegMap) -> usize {
+    (map.address_width as usize).div_ceil(4).max(3)
+}

@@ -1,0 +1,156 @@
+//! Snapshots of every output of the example map, and checks over every committed map: each SVG
+//! is well-formed XML, every output is deterministic and free of absolute paths.
+
+use std::path::{Path, PathBuf};
+
+use rdmagen_outputs::{c_header, json, markdown, systemrdl, Options};
+use rdmagen_regmap::RegMap;
+
+const MAPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps");
+
+fn opts() -> Options {
+    Options {
+        generator: "rdmagen test".into(),
+    }
+}
+
+/// Loads a map under the relative name `make rtl` gives it, as the committed outputs do.
+fn load(name: &str) -> RegMap {
+    let path = Path::new(MAPS).join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    rdmagen_regmap::parse(&format!("register-maps/{name}"), &text).unwrap()
+}
+
+fn all_maps() -> Vec<RegMap> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(MAPS)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    names.sort();
+    assert!(names.len() >= 6);
+    names
+        .iter()
+        .map(|p| load(p.file_name().unwrap().to_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn example_header() {
+    insta::assert_snapshot!(c_header::generate(&load("example.yaml"), &opts()).unwrap());
+}
+
+#[test]
+fn example_markdown() {
+    insta::assert_snapshot!(markdown::generate(&load("example.yaml"), &opts()).markdown);
+}
+
+#[test]
+fn example_pictures() {
+    let doc = markdown::generate(&load("example.yaml"), &opts());
+    assert_eq!(doc.picture_dir, "example");
+    let names: Vec<&str> = doc.pictures.iter().map(|(n, _)| n.as_str()).collect();
+    insta::assert_snapshot!(names.join("\n"));
+    for (name, svg) in &doc.pictures {
+        if name == "ctrl.svg" || name == "base_addr.svg" {
+            insta::assert_snapshot!(name.as_str(), svg);
+        }
+    }
+}
+
+#[test]
+fn example_systemrdl() {
+    insta::assert_snapshot!(systemrdl::generate(&load("example.yaml"), &opts()));
+}
+
+#[test]
+fn example_json() {
+    insta::assert_snapshot!(json::generate(&load("example.yaml"), &opts()));
+}
+
+#[test]
+fn every_picture_is_well_formed_svg() {
+    let mut count = 0;
+    for map in all_maps() {
+        let doc = markdown::generate(&map, &opts());
+        assert_eq!(
+            doc.pictures.len(),
+            map.registers().count(),
+            "one picture per register of {}",
+            map.block
+        );
+        for (name, svg) in &doc.pictures {
+            let xml = roxmltree::Document::parse(svg)
+                .unwrap_or_else(|e| panic!("{}/{name}: {e}", map.block));
+            let root = xml.root_element();
+            assert_eq!(root.tag_name().name(), "svg", "{}/{name}", map.block);
+            assert_eq!(
+                root.tag_name().namespace(),
+                Some("http://www.w3.org/2000/svg")
+            );
+            let width: i32 = root.attribute("width").unwrap().parse().unwrap();
+            let height: i32 = root.attribute("height").unwrap().parse().unwrap();
+            assert!(width > 0 && height > 0, "{}/{name}", map.block);
+            // Every drawn element lies inside the picture.
+            for node in xml.descendants().filter(|n| n.is_element()) {
+                for (attr, limit) in [("x", width), ("x2", width), ("y", height), ("y2", height)] {
+                    if let Some(v) = node.attribute(attr) {
+                        let v: i32 = v.parse().unwrap();
+                        assert!((0..=limit).contains(&v), "{}/{name}: {attr}={v}", map.block);
+                    }
+                }
+            }
+            count += 1;
+        }
+    }
+    assert!(count > 100);
+}
+
+#[test]
+fn json_is_valid_and_matches_the_model() {
+    for map in all_maps() {
+        let text = json::generate(&map, &opts());
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["schema"], json::SCHEMA);
+        assert_eq!(v["block"], map.block.text.as_str());
+        assert_eq!(v["items"].as_array().unwrap().len(), map.items.len());
+    }
+}
+
+#[test]
+fn outputs_are_deterministic_and_name_no_absolute_path() {
+    let abs = Path::new(MAPS).join("example.yaml").canonicalize().unwrap();
+    let text = std::fs::read_to_string(&abs).unwrap();
+    let abs_name = abs.display().to_string();
+    let map = rdmagen_regmap::parse(&abs_name, &text).unwrap();
+    let doc = markdown::generate(&map, &opts());
+    let outputs = [
+        c_header::generate(&map, &opts()).unwrap(),
+        doc.markdown.clone(),
+        systemrdl::generate(&map, &opts()),
+        json::generate(&map, &opts()),
+    ];
+    for out in &outputs {
+        assert!(!out.contains(&abs_name), "absolute path in output");
+        assert!(out.contains("example.yaml"));
+    }
+    let again = markdown::generate(&map, &opts());
+    assert_eq!(doc.markdown, again.markdown);
+    assert_eq!(doc.pictures, again.pictures);
+}
+
+#[test]
+fn c_name_clash_is_reported_not_emitted() {
+    // A group register `port.cfg` and a register `port_cfg` would both define
+    // EXAMPLE_PORT_CFG_*; the header generator refuses instead of writing a broken header.
+    let text = "block: clash\nversion: 1.0.0\nregisters:\n\
+                \x20 - name: port_cfg\n    offset: 0x0\n    fields: [{ name: a, bits: 0, access: rw }]\n\
+                \x20 - name: port\n    offset: 0x10\n    array: { count: 2, stride: 0x4 }\n    registers:\n\
+                \x20     - name: cfg\n        offset: 0x0\n        fields: [{ name: b, bits: 0, access: rw }]\n";
+    let map = rdmagen_regmap::parse("clash.yaml", text).unwrap();
+    let err = c_header::generate(&map, &opts()).unwrap_err();
+    assert!(
+        err.names.iter().any(|n| n.starts_with("CLASH_PORT_CFG")),
+        "{err}"
+    );
+}

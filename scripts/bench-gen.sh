@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# `make bench`: whole-process wall time and peak memory of `rdmagen all` (release build) on
+# generated NIC-scale maps — 256 VFs x 16 registers written flat (4096 distinct registers) and
+# 4096 VFs x 16 (65536), plus the same as one parameterised array — median of 5 runs each, into
+# fresh output directories and again over unchanged outputs. Writes docs/BENCHMARKS.md.
+# The maps come from scripts/gen-bench-map.py and are not committed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=5
+dir=target/bench
+mkdir -p "$dir"
+cargo build -q --release -p rdmagen
+bin=target/release/rdmagen
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time missing; run scripts/setup.sh" >&2; exit 1; }
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# Runs `rdmagen all MAP` into $out once, prints "wall_ms peak_kb cpu_ms" (cpu: user + system).
+one() {
+  local map=$1 out=$2 t0 t1
+  t0=$(date +%s%N)
+  /usr/bin/time -f "%M %U %S" -o "$dir/time.txt" "$bin" all "$map" --rtl "$out/rtl" \
+    --include "$out/include" --docs "$out/docs" --export "$out/export" >/dev/null
+  t1=$(date +%s%N)
+  echo "$(( (t1 - t0) / 1000000 )) $(tail -1 "$dir/time.txt" | awk '{ printf "%d %d", $1, ($2 + $3) * 1000 }')"
+}
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+rows=()
+for spec in "256 flat" "4096 flat" "256 array" "4096 array"; do
+  set -- $spec
+  map="$dir/$2_$1.yaml"
+  scripts/gen-bench-map.py "$1" "$2" >"$map"
+  regs=$("$bin" check "$map" | sed -E 's/.*, ([0-9]+) registers\)/\1/')
+  for mode in fresh unchanged; do
+    rm -rf "$dir"/out_*
+    out="$dir/out_$2_$1"
+    [ "$mode" = unchanged ] && one "$map" "$out" >/dev/null
+    : >"$dir/samples.txt"
+    for run in $(seq $runs); do
+      # A new directory per fresh run: deleting thousands of files just before a run makes
+      # the file system slow down the next one, which is not the generator's cost.
+      [ "$mode" = fresh ] && out="$dir/out_$2_$1_$run"
+      one "$map" "$out" >>"$dir/samples.txt"
+    done
+    wall=$(awk '{ print $1 }' "$dir/samples.txt" | median)
+    mem=$(awk '{ print $2 }' "$dir/samples.txt" | median)
+    cpu=$(awk '{ print $3 }' "$dir/samples.txt" | median)
+    files=$(find "$out" -type f | wc -l)
+    row="| $1 VFs x 16, $2 | $regs | $mode | $files | $wall | $cpu | $((mem / 1024)) |"
+    rm -rf "$dir"/out_*
+    echo "$row"
+    rows+=("$row")
+  done
+done
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+{
+  echo "# Generator benchmarks"
+  echo
+  echo "Written by \`make bench\` (scripts/bench-gen.sh); rerun it to refresh. Each row is the median"
+  echo "of $runs whole-process runs of"
+  echo
+  echo '```sh'
+  echo "target/release/rdmagen all MAP --rtl OUT/rtl --include OUT/include --docs OUT/docs --export OUT/export"
+  echo '```'
+  echo
+  echo "timed with \`date +%s%N\` around \`/usr/bin/time -f '%M %U %S'\` (peak resident memory; CPU is"
+  echo "user + system time, 10 ms resolution, less sensitive than wall time to other load). *fresh*:"
+  echo "each run writes into a new, empty output directory, so every file is written; *unchanged*: the"
+  echo "outputs already exist and match, so each file is read and compared and none is written."
+  echo "Maps: \`scripts/gen-bench-map.py VFS flat|array\` (16 registers per VF with every access type,"
+  echo "interrupt pairs, counters and an enum, plus one global register)."
+  echo
+  echo "Machine: $(nproc) CPUs, $cpu; load average before the run: $load_before."
+  echo
+  echo "| map | registers | outputs | files | wall ms | CPU ms | peak MiB |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+} >docs/BENCHMARKS.md.tmp
+if [ -f docs/BENCHMARKS.notes.md ]; then
+  { echo; cat docs/BENCHMARKS.notes.md; } >>docs/BENCHMARKS.md.tmp
+fi
+mv docs/BENCHMARKS.md.tmp docs/BENCHMARKS.md
+echo "bench: wrote docs/BENCHMARKS.md"

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Compiles and elaborates every SystemRDL export with systemrdl-compiler and compares it with
+the JSON export of the same map: register paths, absolute addresses (every array element up to
+the maximum count), field bit ranges, reset values, software access and read/write side
+effects. A wrong export fails.
+
+Usage: scripts/check-rdl.py export/*.rdl   (export/<block>.json must sit beside each .rdl)
+Prints one `ok`/`FAIL` line per file and a closing `systemrdl: N passed, N failed` line; exits 1
+on any failure.
+"""
+import json
+import sys
+from pathlib import Path
+
+from systemrdl import RDLCompileError, RDLCompiler
+from systemrdl.node import RegNode
+
+# Our access type -> (sw, onwrite, onread) as systemrdl-compiler reports them.
+ACCESS = {
+    "rw": ("rw", None, None),
+    "ro": ("r", None, None),
+    "wo": ("w", None, None),
+    "w1c": ("rw", "woclr", None),
+    "w1s": ("rw", "woset", None),
+    "w0c": ("rw", "wzc", None),
+    "rc": ("r", None, "rclr"),
+    "rs": ("r", None, "rset"),
+    "wp": ("w", None, None),
+}
+
+
+def expected(model):
+    """{register path: (address, {field: (msb, lsb, reset, sw, onwrite, onread)})}"""
+    regs = {}
+    block = model["block"]
+
+    def fields(reg):
+        return {
+            f["name"]: (f["msb"], f["lsb"], f["reset"]) + ACCESS[f["access"]]
+            for f in reg["fields"]
+        }
+
+    for item in model["items"]:
+        if item["kind"] == "register":
+            regs[f"{block}.{item['name']}"] = (item["offset"], fields(item))
+        else:
+            for i in range(item["max_count"]):
+                base = item["offset"] + i * item["stride"]
+                for reg in item["registers"]:
+                    path = f"{block}.{item['name']}[{i}].{reg['name']}"
+                    regs[path] = (base + reg["offset"], fields(reg))
+    return regs
+
+
+def enum_name(value):
+    return None if value is None else value.name
+
+
+def actual(root):
+    regs = {}
+    for node in root.descendants(unroll=True):
+        if not isinstance(node, RegNode):
+            continue
+        fields = {}
+        for f in node.fields():
+            fields[f.inst_name] = (
+                f.msb,
+                f.lsb,
+                f.get_property("reset"),
+                enum_name(f.get_property("sw")),
+                enum_name(f.get_property("onwrite")),
+                enum_name(f.get_property("onread")),
+            )
+        regs[node.get_path()] = (node.absolute_address, fields)
+    return regs
+
+
+def compare(want, got):
+    problems = []
+    for path in sorted(set(want) | set(got)):
+        if path not in got:
+            problems.append(f"{path}: missing from the SystemRDL export")
+        elif path not in want:
+            problems.append(f"{path}: not in the JSON export")
+        elif want[path] != got[path]:
+            (wa, wf), (ga, gf) = want[path], got[path]
+            if wa != ga:
+                problems.append(f"{path}: address {ga:#x}, expected {wa:#x}")
+            for name in sorted(set(wf) | set(gf)):
+                if wf.get(name) != gf.get(name):
+                    problems.append(
+                        f"{path}.{name}: (msb, lsb, reset, sw, onwrite, onread) = "
+                        f"{gf.get(name)}, expected {wf.get(name)}"
+                    )
+    return problems
+
+
+def main(paths):
+    passed = failed = 0
+    for rdl in paths:
+        rdl = Path(rdl)
+        model = json.loads(rdl.with_suffix(".json").read_text())
+        compiler = RDLCompiler()
+        try:
+            compiler.compile_file(str(rdl))
+            root = compiler.elaborate().top
+        except RDLCompileError:
+            print(f"FAIL {rdl}: systemrdl-compiler rejected it (messages above)")
+            failed += 1
+            continue
+        want = expected(model)
+        problems = compare(want, actual(root))
+        if problems:
+            print(f"FAIL {rdl}: {len(problems)} differences from {rdl.with_suffix('.json')}")
+            for p in problems[:20]:
+                print(f"    {p}")
+            failed += 1
+        else:
+            nfields = sum(len(f) for _, f in want.values())
+            print(
+                f"ok   {rdl} (systemrdl-compiler elaborated; {len(want)} registers, "
+                f"{nfields} fields match the JSON export)"
+            )
+            passed += 1
+    print(f"systemrdl: {passed} passed, {failed} failed")
+    return 1 if failed or not paths else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
