@@ -1,6 +1,6 @@
 //! The command line's contract: exit codes, all-or-nothing output, diagnostics on stderr.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn rdmagen() -> Command {
@@ -145,7 +145,8 @@ fn csr_output_does_not_grow_with_the_array_count() {
 
 #[test]
 fn all_writes_every_output_and_removes_stale_pictures() {
-    let dir = scratch("all-outputs");
+    let scratch = scratch("all-outputs");
+    let dir = scratch.path();
     let run = || {
         rdmagen()
             .arg("all")
@@ -207,7 +208,8 @@ fn all_writes_every_output_and_removes_stale_pictures() {
 
 #[test]
 fn all_with_one_bad_map_writes_nothing() {
-    let dir = scratch("all-no-partial-output");
+    let scratch = scratch("all-no-partial-output");
+    let dir = scratch.path();
     let out = rdmagen()
         .arg("all")
         .arg(format!("{MAPS}/example.yaml"))
@@ -224,7 +226,7 @@ fn all_with_one_bad_map_writes_nothing() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
-        std::fs::read_dir(&dir).unwrap().count(),
+        std::fs::read_dir(dir).unwrap().count(),
         0,
         "files were written"
     );
@@ -232,7 +234,8 @@ fn all_with_one_bad_map_writes_nothing() {
 
 #[test]
 fn header_name_clash_fails_with_exit_1_and_writes_nothing() {
-    let dir = scratch("header-clash");
+    let scratch = scratch("header-clash");
+    let dir = scratch.path();
     let map = dir.join("clash.yaml");
     std::fs::write(
         &map,
