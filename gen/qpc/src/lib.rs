@@ -388,7 +388,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             }
         }
     }
-    let lookup = |g: &mut Gen, p: &str, what: &str, extra_req: &[(&str, u32, &str)]| {
+    // A lookup port: request (valid/ready, vf, qpn, extra fields, user) and response
+    // (valid/ready, result fields, the request's vf/qpn/user).
+    type Fields<'a> = &'a [(&'a str, u32, &'a str)];
+    let lookup = |g: &mut Gen, p: &str, what: &str, req: Fields, rsp: Fields| {
         g.ports.push(PortItem::Banner(format!(
             "{what}: request, answered 2 cycles after acceptance when the response side is ready"
         )));
@@ -400,64 +403,65 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             24,
             "global QPN: {4'b0, owning VF[7:0], local QPN[11:0]}",
         );
-        for (name, w, c) in extra_req {
+        for (name, w, c) in req {
             g.input(&format!("{p}_req_{name}"), *w, c);
         }
         g.input(&format!("{p}_req_user"), 32, "returned with the response");
+        g.output(&format!("{p}_rsp_valid"), 1, "");
+        g.input(&format!("{p}_rsp_ready"), 1, "");
+        for (name, w, c) in rsp {
+            g.output(&format!("{p}_rsp_{name}"), *w, c);
+        }
+        for (name, w) in [("vf", 8), ("qpn", 24), ("user", 32)] {
+            g.output(&format!("{p}_rsp_{name}"), w, "");
+        }
     };
     lookup(
         &mut g,
         "db",
         "Doorbell check (UAR)",
         &[("page", 24, "UAR page the doorbell came through")],
+        &[
+            ("ok", 1, "the doorbell may fetch its WQE"),
+            (
+                "reason",
+                3,
+                "0 OK, 1 PARTITION, 2 INVALID, 3 WRONG_PAGE, 4 NOT_RTS",
+            ),
+        ],
     );
-    g.output("db_rsp_valid", 1, "");
-    g.input("db_rsp_ready", 1, "");
-    g.output("db_rsp_ok", 1, "the doorbell may fetch its WQE");
-    g.output(
-        "db_rsp_reason",
-        3,
-        "0 OK, 1 PARTITION, 2 INVALID, 3 WRONG_PAGE, 4 NOT_RTS",
-    );
-    g.output("db_rsp_vf", 8, "");
-    g.output("db_rsp_qpn", 24, "");
-    g.output("db_rsp_user", 32, "");
     lookup(
         &mut g,
         "wqe",
         "WQE check (send engine)",
         &[("pd", 24, "protection domain of the WQE's memory keys")],
+        &[
+            (
+                "status",
+                2,
+                "0 EXECUTE, 1 FLUSH (ERR), 2 LOC_PROT (PD mismatch), 3 REFUSED",
+            ),
+            ("cqn", 24, "send CQ for the completion"),
+        ],
     );
-    g.output("wqe_rsp_valid", 1, "");
-    g.input("wqe_rsp_ready", 1, "");
-    g.output(
-        "wqe_rsp_status",
-        2,
-        "0 EXECUTE, 1 FLUSH (ERR), 2 LOC_PROT (PD mismatch), 3 REFUSED",
+    let ok_only = "0 unless ok";
+    lookup(
+        &mut g,
+        "rx",
+        "RX lookup (parser)",
+        &[],
+        &[
+            ("ok", 1, "the QP exists in the requester's partition"),
+            ("state", f.state.w(), ok_only),
+            ("st", f.st.w(), ok_only),
+            ("pd", f.pd.w(), ok_only),
+            ("epsn", f.epsn.w(), ok_only),
+            ("nak_sent", 1, ok_only),
+            ("rre", 1, ok_only),
+            ("rwe", 1, ok_only),
+            ("rae", 1, ok_only),
+        ],
     );
-    g.output("wqe_rsp_cqn", 24, "send CQ for the completion");
-    g.output("wqe_rsp_vf", 8, "");
-    g.output("wqe_rsp_qpn", 24, "");
-    g.output("wqe_rsp_user", 32, "");
-    lookup(&mut g, "rx", "RX lookup (parser)", &[]);
-    g.output("rx_rsp_valid", 1, "");
-    g.input("rx_rsp_ready", 1, "");
-    g.output("rx_rsp_ok", 1, "the QP exists in the requester's partition");
-    for (name, w) in [
-        ("state", f.state.w()),
-        ("st", f.st.w()),
-        ("pd", f.pd.w()),
-        ("epsn", f.epsn.w()),
-        ("nak_sent", 1),
-        ("rre", 1),
-        ("rwe", 1),
-        ("rae", 1),
-    ] {
-        g.output(&format!("rx_rsp_{name}"), w, "0 unless ok");
-    }
-    g.output("rx_rsp_vf", 8, "");
-    g.output("rx_rsp_qpn", 24, "");
-    g.output("rx_rsp_user", 32, "");
     g.ports.push(PortItem::Banner(
         "RX write-back: the parser's new ePSN and NAK-sent flag".into(),
     ));
