@@ -15,6 +15,7 @@ all: rtl
 
 rtl:
 	$(RDMAGEN) csr $(MAPS) -o rtl --reset $(RESET)
+	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o rtl --reset $(RESET)
 
 setup:
 	scripts/setup.sh
@@ -60,6 +61,7 @@ lint-rtl: regen-check
 lint-rtl-async:
 	rm -rf target/rtl-async-low
 	$(RDMAGEN) csr $(MAPS) -o target/rtl-async-low --reset async-low
+	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
 # Per map: regeneration, RTL checks and compatibility with the base revision, as one table

@@ -1,4 +1,4 @@
-//! `rdmagen`: validate register maps and generate the CSR RTL.
+//! `rdmagen`: validate register maps and generate the CSR RTL and the DCQCN engine.
 //!
 //! Exit codes: 0 success, 1 a map is invalid (diagnostics on stderr), 2 usage or I/O error.
 //! `diff` has its own: 0 compatible, 1 breaking (or, with `--check-version`, a breaking change
@@ -42,6 +42,17 @@ enum Command {
         #[arg(short, long, default_value = "rtl")]
         out: PathBuf,
         /// Reset style of every flop: the project-wide setting.
+        #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
+        reset: Reset,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the DCQCN reaction-point engine (`dcqcn_rp.v`) from the dcqcn map.
+    Dcqcn {
+        map: PathBuf,
+        /// Output directory.
+        #[arg(short, long, default_value = "rtl")]
+        out: PathBuf,
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
         #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -146,10 +157,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 return Ok(ExitCode::from(1));
             };
             let opts = rdmagen_csr::Options {
-                reset: match reset {
-                    Reset::SyncHigh => ResetStyle::SyncHigh,
-                    Reset::AsyncLow => ResetStyle::AsyncLow,
-                },
+                reset: reset_style(reset),
                 generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
             };
             std::fs::create_dir_all(&out)
@@ -161,12 +169,44 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Command::Dcqcn {
+            map,
+            out,
+            reset,
+            format,
+        } => {
+            let Some(loaded) = load_all(std::slice::from_ref(&map), format)? else {
+                return Ok(ExitCode::from(1));
+            };
+            let opts = rdmagen_dcqcn::Options {
+                reset: reset_style(reset),
+                generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
+            };
+            let module = match rdmagen_dcqcn::generate(&loaded[0], &opts) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Diff {
             old,
             new,
             format,
             check_version,
         } => diff(&old, &new, format, check_version),
+    }
+}
+
+fn reset_style(reset: Reset) -> ResetStyle {
+    match reset {
+        Reset::SyncHigh => ResetStyle::SyncHigh,
+        Reset::AsyncLow => ResetStyle::AsyncLow,
     }
 }
 

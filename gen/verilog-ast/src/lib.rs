@@ -250,6 +250,14 @@ pub enum Item {
     },
     /// `initial` block, wrapped in `ifndef SYNTHESIS`: elaboration-time checks.
     SimInitial(Vec<Stmt>),
+    /// The write port of a RAM (an array [`Decl`]): `if (enable) mem[addr] <= data;` on `clk`,
+    /// never reset, so synthesis infers block RAM.
+    MemWrite {
+        mem: String,
+        enable: Expr,
+        addr: Expr,
+        data: Expr,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

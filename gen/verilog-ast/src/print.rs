@@ -256,6 +256,21 @@ impl Printer {
                 self.line(indent, "end");
             }
             Item::Flops(flops) => self.flops(indent, flops),
+            Item::MemWrite {
+                mem,
+                enable,
+                addr,
+                data,
+            } => {
+                self.line(indent, "always @(posedge clk) begin");
+                self.line(indent + 1, &format!("if ({}) begin", expr(enable)));
+                self.line(
+                    indent + 2,
+                    &format!("{mem}[{}] <= {};", expr(addr), expr(data)),
+                );
+                self.line(indent + 1, "end");
+                self.line(indent, "end");
+            }
             Item::GenFor {
                 var,
                 to,
