@@ -7,3 +7,4 @@
 
 pub mod bits;
 pub mod csr;
+pub mod dcqcn;
