@@ -21,10 +21,10 @@ for f in "$@"; do
   if ! iverilog -g2005 -Wall -o /dev/null "$f" "${deps[@]}" >"$log/iv" 2>&1 || [ -s "$log/iv" ]; then
     echo "FAIL iverilog $f"; sed 's/^/    /' "$log/iv" | head -40; fail=1
   fi
-  # Blocks with context RAMs keep them as memory cells (a RAM macro or BRAM in a real flow):
-  # mapping 512 x 384-bit words to flip-flops would only measure Yosys.
+  # Blocks with RAMs (context RAMs, per-flow state) keep them as memory cells, as a RAM macro or
+  # block RAM would take them: mapping them to flip-flops would only measure Yosys.
   flow="synth -top $top"
-  if grep -q '_mem \[0:' "$f"; then
+  if grep -qE '\] *[a-z_0-9]+ \[0:' "$f"; then
     flow="synth -top $top -run begin:fine; opt -fast -full; techmap; opt -fast; abc; opt -fast; clean"
   fi
   if ! yosys -l "$log/ys" -p "read_verilog $f ${deps[*]}; $flow; check -assert; select -assert-none t:\$_DLATCH* t:\$dlatch* t:\$adlatch*; stat" >/dev/null 2>&1; then

@@ -1,5 +1,5 @@
 //! `rdmagen`: validate register maps and generate the CSR RTL, C headers, the Markdown/SVG
-//! register reference, SystemRDL and JSON.
+//! register reference, SystemRDL and JSON, and the QPC and DCQCN blocks.
 //!
 //! Every generating command is all-or-nothing: all maps are validated and every output is
 //! produced in memory before the first file is written, and unchanged files are left alone.
@@ -59,6 +59,17 @@ enum Command {
         #[arg(short, long, default_value = "rtl")]
         out: PathBuf,
         /// Reset style of every flop: the project-wide setting.
+        #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
+        reset: Reset,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the DCQCN reaction-point engine (`dcqcn_rp.v`) from the dcqcn map.
+    Dcqcn {
+        map: PathBuf,
+        /// Output directory.
+        #[arg(short, long, default_value = "rtl")]
+        out: PathBuf,
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
         #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -323,6 +334,31 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 let path = out.join(format!("{}.v", module.name));
                 write_if_changed(&path, &module.print())?;
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Dcqcn {
+            map,
+            out,
+            reset,
+            format,
+        } => {
+            let Some(loaded) = load_all(std::slice::from_ref(&map), format)? else {
+                return Ok(ExitCode::from(1));
+            };
+            let opts = rdmagen_dcqcn::Options {
+                reset: reset_style(reset),
+                generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
+            };
+            let module = match rdmagen_dcqcn::generate(&loaded[0], &opts) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Diff {

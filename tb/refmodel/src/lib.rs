@@ -7,4 +7,5 @@
 
 pub mod bits;
 pub mod csr;
+pub mod dcqcn;
 pub mod qpc;

@@ -1,0 +1,1345 @@
+//! The DCQCN reaction-point engine generator: `register-maps/dcqcn.yaml` in, `dcqcn_rp.v` out.
+//!
+//! The engine keeps every flow's DCQCN state in one RAM word and runs one shared sequential
+//! datapath over it. A flow's periodic timers (alpha update every `dce_tcp_rtt` µs, cut check
+//! every `rate_reduce_monitor_period` µs, rate increase every `rpg_time_reset` µs after a cut)
+//! are kept as per-flow absolute deadlines in microseconds and are *caught up lazily* when an
+//! event touches the flow: the engine applies the due periods one per cycle, earliest deadline
+//! first (alpha before cut before increase at the same microsecond), exactly as if each period
+//! had fired on time. Periods that can no longer change anything but their own deadline (alpha
+//! 0 with no CNP pending, no cut pending, a recovered rate) are skipped with a 32-cycle binary
+//! jump, so the work per event is bounded however long the flow was idle (see [`CATCH_UP_BOUND`]).
+//!
+//! Number formats (documented in the generated header too):
+//!
+//! | quantity | format |
+//! |---|---|
+//! | Rc, Rt | 28 bits: Mb/s with 8 fractional bits (20 integer bits reach 1,048,575 Mb/s) |
+//! | alpha | 25 bits: 24 fractional bits, 1.0 = `0x100_0000` |
+//! | tokens | 35 bits: bits with 8 fractional bits (burst bytes × 2048) |
+//! | time | 32-bit microsecond counter from a prescaler of `clk_per_us.cycles` clocks |
+//!
+//! The parameter CSRs are input ports named after the map's fields (`<register>_<field>_i`),
+//! so they connect one-to-one to the `_o` ports of `dcqcn_csr`; the statistics counters'
+//! `_incr_i` inputs are driven by `<register>_<field>_incr_o` pulses here.
+
+use rdmagen_regmap::RegMap;
+use verilog_ast::{
+    BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
+    UnOp,
+};
+
+/// Generator settings that are not part of the map.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub reset: ResetStyle,
+    /// Name and version of the generator, written into the file header.
+    pub generator: String,
+}
+
+/// The module name of the engine.
+pub const MODULE: &str = "dcqcn_rp";
+
+/// Cycles of catch-up work per event beyond the state-changing steps: at most three skip
+/// phases (one per timer) of 33 cycles each. The state-changing steps are bounded by the
+/// parameters: alpha decays to 0 in at most about 11,000 steps (G = 1023), the increase timer
+/// reaches its fixed point after at most `rpg_threshold` + 30 + line rate / `rpg_hai_rate`
+/// steps, and at most one cut step consumes a pending CNP.
+pub const CATCH_UP_BOUND: u32 = 3 * 33;
+
+/// One field of the per-flow state word, least significant first.
+pub const STATE_FIELDS: &[(&str, u32)] = &[
+    ("seen", 1),
+    ("acnp", 1),
+    ("dcnp", 1),
+    ("incon", 1),
+    ("tokv", 1),
+    ("npv", 1),
+    ("alpha", 25),
+    ("rc", 28),
+    ("rt", 28),
+    ("tc", 16),
+    ("a_next", 32),
+    ("d_next", 32),
+    ("i_next", 32),
+    ("tokens", 35),
+    ("tok_us", 32),
+    ("np_last", 32),
+];
+
+/// Event kinds on `s_evt_kind`.
+pub const KIND_CNP: u128 = 0;
+pub const KIND_TX: u128 = 1;
+pub const KIND_CE: u128 = 2;
+pub const KIND_READ: u128 = 3;
+
+/// Map fields the engine reads, with the width its arithmetic is built for.
+const CONFIG: &[(&str, &str, u32)] = &[
+    ("ctrl", "rp_enable", 1),
+    ("ctrl", "np_enable", 1),
+    ("ctrl", "flow_clear", 1),
+    ("clk_per_us", "cycles", 12),
+    ("line_rate", "value", 20),
+    ("shaper_burst", "value", 24),
+    ("rpg_time_reset", "value", 17),
+    ("rpg_threshold", "value", 5),
+    ("rpg_max_rate", "value", 20),
+    ("rpg_ai_rate", "value", 20),
+    ("rpg_hai_rate", "value", 20),
+    ("rpg_gd", "value", 4),
+    ("rpg_min_dec_fac", "value", 7),
+    ("rpg_min_rate", "value", 20),
+    ("rate_to_set_on_first_cnp", "value", 20),
+    ("dce_tcp_g", "value", 10),
+    ("dce_tcp_rtt", "value", 17),
+    ("rate_reduce_monitor_period", "value", 17),
+    ("initial_alpha_value", "value", 10),
+    ("clamp_tgt_rate", "enable", 1),
+    ("clamp_tgt_rate_after_time_inc", "enable", 1),
+    ("min_time_between_cnps", "value", 16),
+];
+
+/// Status and statistics fields the engine drives.
+const STATUS: &[(&str, &str, u32)] = &[
+    ("status", "clear_busy", 1),
+    ("rp_cnps", "count", 32),
+    ("rp_rate_cuts", "count", 32),
+    ("np_cnps_sent", "count", 32),
+    ("shaper_deferrals", "count", 32),
+];
+
+/// Total width of the per-flow state word.
+pub fn state_width() -> u32 {
+    STATE_FIELDS.iter().map(|(_, w)| w).sum()
+}
+
+/// Checks that the map has every field the engine reads or drives, with the widths its
+/// arithmetic assumes; an error names the first mismatch.
+pub fn check_map(map: &RegMap) -> Result<(), String> {
+    for &(reg, field, width) in CONFIG.iter().chain(STATUS) {
+        let r = map
+            .registers()
+            .map(|(_, r)| r)
+            .find(|r| r.name.text == reg)
+            .ok_or_else(|| format!("{}: the DCQCN engine needs register `{reg}`", map.file))?;
+        let f = r
+            .fields
+            .iter()
+            .find(|f| f.name.text == field)
+            .ok_or_else(|| format!("{}: the DCQCN engine needs field `{reg}.{field}`", map.file))?;
+        if f.width() != width {
+            return Err(format!(
+                "{}: field `{reg}.{field}` is {} bits; the DCQCN engine is built for {width}",
+                map.file,
+                f.width()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn id(s: &str) -> Expr {
+    Expr::id(s)
+}
+fn d(w: u32, v: u128) -> Expr {
+    Expr::dec(w, v)
+}
+fn b1(v: bool) -> Expr {
+    Expr::num(1, u128::from(v))
+}
+fn add(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Add, a, b)
+}
+fn sub(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Sub, a, b)
+}
+fn mul(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Mul, a, b)
+}
+fn gt(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Gt, a, b)
+}
+fn ge(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Ge, a, b)
+}
+fn ne(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Ne, a, b)
+}
+fn eq(a: Expr, b: Expr) -> Expr {
+    Expr::eq(a, b)
+}
+fn not(a: Expr) -> Expr {
+    Expr::lnot(a)
+}
+fn and(items: Vec<Expr>) -> Expr {
+    Expr::all(items)
+}
+fn or(a: Expr, b: Expr) -> Expr {
+    Expr::or(a, b)
+}
+fn tern(c: Expr, t: Expr, f: Expr) -> Expr {
+    Expr::ternary(c, t, f)
+}
+/// `{pad'd0, x}`.
+fn zext(x: Expr, pad: u32) -> Expr {
+    Expr::concat(vec![d(pad, 0), x])
+}
+/// `{x, pad'd0}`.
+fn shl_const(x: Expr, pad: u32) -> Expr {
+    Expr::concat(vec![x, d(pad, 0)])
+}
+fn set(l: &str, r: Expr) -> Stmt {
+    Stmt::assign(id(l), r)
+}
+fn bits(w: u32) -> Option<Range> {
+    Range::bits(w)
+}
+fn cfg(reg: &str, field: &str) -> Expr {
+    id(&format!("{reg}_{field}_i"))
+}
+
+/// Lowers the dcqcn map to the engine module. The map must pass [`check_map`].
+pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
+    check_map(map)?;
+    let sw = state_width();
+    let reset = opts.reset;
+
+    // ------------------------------------------------------------------ header
+    let mut header = vec![
+        format!(
+            "{MODULE}: DCQCN reaction point, token-bucket shaper and CNP pacer of block `{}`.",
+            map.block
+        ),
+        String::new(),
+        format!(
+            "Generated by {} from {} (map version {}).",
+            opts.generator, map.file, map.version
+        ),
+        "Do not edit: change the map or the generator and run `make rtl`.".into(),
+        String::new(),
+    ];
+    header.extend(
+        [
+            "One engine serves 2**FLOW_BITS flows. Each flow's state is one word of state_ram; an",
+            "event (CNP, send request, CE-marked arrival, read-back) reads the word, catches the",
+            "flow's timers up to now, applies the event, writes the word back and answers on the",
+            "response channel. mlx5 mode (the HPCC ns-3 \"Mellanox DCQCN\" model):",
+            "  first CNP   alpha = initial_alpha_value; Rc = Rt = rate_to_set_on_first_cnp (or the",
+            "              line rate, and then a cut is pending); alpha and cut timers start now",
+            "  CNP         marks a CNP for the next alpha update and the next cut check",
+            "  every dce_tcp_rtt us    alpha = G*alpha/1024 (+ (1024-G)/1024 if a CNP was marked)",
+            "  every rate_reduce_monitor_period us, if a CNP was marked: Rt = Rc when clamping",
+            "              applies; Rc -= Rc*alpha >> (rpg_gd+14), kept >= rpg_min_dec_fac % of Rc",
+            "              (x 655/65536) and >= rpg_min_rate; stage = 0; increase timer restarts",
+            "  every rpg_time_reset us after a cut: stage < F: Rc = (Rc+Rt+1)/2; stage = F: Rt +=",
+            "              rpg_ai_rate; stage > F: Rt += rpg_hai_rate (Rt capped at the line rate",
+            "              or rpg_max_rate), then Rc = (Rc+Rt+1)/2; stage += 1",
+            "Timers fire in deadline order, alpha before cut before increase in the same",
+            "microsecond, and before an event arriving in that microsecond. Periods that change",
+            "nothing but their own deadline are skipped by a 32-cycle binary jump.",
+            "",
+            "Formats: Rc and Rt in Mb/s with 8 fractional bits (28 bits); alpha with 24 fractional",
+            "bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the",
+            "flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)",
+            "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes; time in",
+            "microseconds (32 bits: a flow must be touched at least every 2**31 us).",
+            "Parameters are read while an event is processed: change them between events.",
+            "Not yet implemented: mode.algorithm (PAPER), rpg_byte_reset (byte counter).",
+        ]
+        .map(String::from),
+    );
+
+    // ------------------------------------------------------------------- ports
+    let flow_range = Some(Range::width(id("FLOW_BITS")));
+    let mut ports = vec![
+        PortItem::Banner("Clock and reset".into()),
+        PortItem::Port(Port::input("clk", None)),
+        PortItem::Port(Port::input(reset.port_name(), None).comment(match reset {
+            ResetStyle::SyncHigh => "synchronous, active high",
+            ResetStyle::AsyncLow => "asynchronous assert, active low",
+        })),
+        PortItem::Banner("Parameters: the _o ports of dcqcn_csr".into()),
+    ];
+    for &(reg, field, width) in CONFIG {
+        ports.push(PortItem::Port(Port::input(
+            format!("{reg}_{field}_i"),
+            bits(width),
+        )));
+    }
+    ports.push(PortItem::Banner(
+        "Status and statistics: to the _i and _incr_i ports of dcqcn_csr".into(),
+    ));
+    ports.push(PortItem::Port(
+        Port::output("status_clear_busy_o", None).comment("state RAM clear running"),
+    ));
+    for reg in [
+        "rp_cnps",
+        "rp_rate_cuts",
+        "np_cnps_sent",
+        "shaper_deferrals",
+    ] {
+        ports.push(PortItem::Port(
+            Port::output(format!("{reg}_count_incr_o"), None).comment("one-cycle pulse per event"),
+        ));
+    }
+    ports.push(PortItem::Banner(
+        "Events in: kind 0 CNP, 1 send request of bytes, 2 CE-marked arrival, 3 read-back".into(),
+    ));
+    ports.push(PortItem::Port(Port::input("s_evt_valid", None)));
+    ports.push(PortItem::Port(Port::output("s_evt_ready", None)));
+    ports.push(PortItem::Port(Port::input("s_evt_kind", bits(2))));
+    ports.push(PortItem::Port(Port::input(
+        "s_evt_flow",
+        flow_range.clone(),
+    )));
+    ports.push(PortItem::Port(
+        Port::input("s_evt_bytes", bits(16)).comment("send request size"),
+    ));
+    ports.push(PortItem::Banner(
+        "Responses out: one per event, in order, with the flow's state after it".into(),
+    ));
+    ports.push(PortItem::Port(Port::output("m_rsp_valid", None)));
+    ports.push(PortItem::Port(Port::input("m_rsp_ready", None)));
+    ports.push(PortItem::Port(Port::output("m_rsp_kind", bits(2))));
+    ports.push(PortItem::Port(Port::output(
+        "m_rsp_flow",
+        flow_range.clone(),
+    )));
+    ports.push(PortItem::Port(
+        Port::output("m_rsp_flag", None).comment("send granted (kind 1) or send a CNP (kind 2)"),
+    ));
+    ports.push(PortItem::Port(
+        Port::output("m_rsp_seen", None).comment("the flow has received a CNP"),
+    ));
+    ports.push(PortItem::Port(
+        Port::output("m_rsp_rc", bits(28)).comment("Rc, Mb/s with 8 fractional bits"),
+    ));
+    ports.push(PortItem::Port(
+        Port::output("m_rsp_rt", bits(28)).comment("Rt, Mb/s with 8 fractional bits"),
+    ));
+    ports.push(PortItem::Port(
+        Port::output("m_rsp_alpha", bits(25)).comment("alpha, 24 fractional bits"),
+    ));
+    ports.push(PortItem::Port(
+        Port::output("m_rsp_timer_count", bits(16)).comment("increase events since the last cut"),
+    ));
+    ports.push(PortItem::Port(
+        Port::output("m_rsp_time_us", bits(32)).comment("microsecond the event was taken"),
+    ));
+
+    // ---------------------------------------------------------------- items
+    let mut items = Vec::new();
+    items.push(V::Comment(vec![
+        "Parameter range checks (simulation and lint only)".into(),
+    ]));
+    items.push(V::SimInitial(vec![Stmt::if_(
+        or(
+            Expr::lt(id("FLOW_BITS"), Expr::int(2)),
+            gt(id("FLOW_BITS"), Expr::int(16)),
+        ),
+        vec![
+            Stmt::SysCall(
+                "$display".into(),
+                vec![
+                    Expr::str("%m: FLOW_BITS = %0d is outside 2..16"),
+                    id("FLOW_BITS"),
+                ],
+            ),
+            Stmt::SysCall("$finish".into(), vec![]),
+        ],
+    )]));
+    items.push(V::Blank);
+    let states = [
+        ("S_CLEAR", 0, "writing zero state to every flow"),
+        ("S_IDLE", 1, "waiting for an event"),
+        ("S_READ", 2, "state word arriving from the RAM"),
+        (
+            "S_STEP",
+            3,
+            "one due timer period per cycle, then the event",
+        ),
+        ("S_SKIP", 4, "binary jump over periods that change nothing"),
+        ("S_RESP", 5, "response held until taken"),
+    ];
+    for (name, v, c) in states {
+        items.push(V::LocalParam {
+            name: name.into(),
+            range: bits(3),
+            value: Expr::num(3, v),
+            comment: Some(c.into()),
+        });
+    }
+    for (name, v, c) in [
+        ("K_CNP", KIND_CNP, "CNP for this flow (reaction point)"),
+        ("K_TX", KIND_TX, "send request (shaper)"),
+        ("K_CE", KIND_CE, "CE-marked arrival (notification point)"),
+        ("K_READ", KIND_READ, "read-back only"),
+    ] {
+        items.push(V::LocalParam {
+            name: name.into(),
+            range: bits(2),
+            value: Expr::num(2, v),
+            comment: Some(c.into()),
+        });
+    }
+    items.push(V::LocalParam {
+        name: "STATE_W".into(),
+        range: None,
+        value: Expr::int(i64::from(sw)),
+        comment: Some("per-flow state word".into()),
+    });
+    items.push(V::Blank);
+
+    // Registers.
+    let regs: &[(&str, u32, &str)] = &[
+        ("state", 3, "engine state"),
+        ("clear_pend", 1, "a state RAM clear is requested"),
+        ("clr_addr", 0, "next flow to clear"),
+        ("pre_cnt", 12, "microsecond prescaler"),
+        ("now_us", 32, "microseconds since reset"),
+        ("ev_kind", 2, "event being processed"),
+        ("ev_flow", 0, ""),
+        ("ev_bytes", 16, ""),
+        ("ev_now", 32, "microsecond the event was taken"),
+        ("skip_a", 1, "jumping the alpha timer"),
+        ("skip_d", 1, "jumping the cut timer"),
+        ("skip_i", 1, "jumping the increase timer"),
+        ("skip_j", 5, "jump of 2**skip_j periods tried this cycle"),
+        ("rsp_kind", 2, "response"),
+        ("rsp_flow", 0, ""),
+        ("rsp_flag", 1, ""),
+        ("rsp_seen", 1, ""),
+        ("rsp_rc", 28, ""),
+        ("rsp_rt", 28, ""),
+        ("rsp_alpha", 25, ""),
+        ("rsp_tc", 16, ""),
+        ("rsp_time", 32, ""),
+        ("stat_cnp", 1, "statistics pulses"),
+        ("stat_cut", 1, ""),
+        ("stat_np", 1, ""),
+        ("stat_defer", 1, ""),
+    ];
+    items.push(V::Comment(vec!["Control and response registers".into()]));
+    let reg_range = |w: u32| if w == 0 { flow_range.clone() } else { bits(w) };
+    for (name, w, c) in regs {
+        for suffix in ["_q", "_d"] {
+            let mut decl = Decl::reg(format!("{name}{suffix}"), reg_range(*w));
+            if suffix == "_q" && !c.is_empty() {
+                decl = decl.comment(*c);
+            }
+            items.push(V::Decl(decl));
+        }
+    }
+    items.push(V::Blank);
+    items.push(V::Comment(vec![
+        "Working copy of the flow's state word (fields of state_ram, least significant first)"
+            .into(),
+    ]));
+    for &(f, w) in STATE_FIELDS {
+        items.push(V::Decl(Decl::reg(format!("w_{f}_q"), bits(w))));
+        items.push(V::Decl(Decl::reg(format!("w_{f}_d"), bits(w))));
+    }
+    items.push(V::Blank);
+    items.push(V::Comment(vec![
+        "Per-flow state RAM: no reset, cleared by the S_CLEAR sequence (after reset and on".into(),
+        "ctrl.flow_clear). An all-zero word is a flow that has seen no CNP.".into(),
+    ]));
+    let mut ram = Decl::reg("state_ram", Some(Range::width(id("STATE_W"))));
+    ram.array = Some(Range {
+        msb: Expr::int(0),
+        lsb: sub(
+            Expr::bin(BinOp::Shl, Expr::int(1), id("FLOW_BITS")),
+            Expr::int(1),
+        ),
+    });
+    items.push(V::Decl(ram));
+    items.push(V::Decl(Decl::reg(
+        "ram_rdata_q",
+        Some(Range::width(id("STATE_W"))),
+    )));
+    items.push(V::Decl(Decl::reg("ram_raddr", flow_range.clone())));
+    items.push(V::Decl(Decl::reg("ram_we", None)));
+    items.push(V::Decl(Decl::reg("ram_waddr", flow_range.clone())));
+    items.push(V::Decl(Decl::reg(
+        "ram_wdata",
+        Some(Range::width(id("STATE_W"))),
+    )));
+    items.push(V::Blank);
+
+    // Unpacked RAM output.
+    items.push(V::Comment(vec![
+        "Fields of the word read from the RAM".into()
+    ]));
+    let mut lsb = 0;
+    let mut rd_assigns = Vec::new();
+    for &(f, w) in STATE_FIELDS {
+        items.push(V::Decl(Decl::wire(format!("rd_{f}"), bits(w))));
+        rd_assigns.push(V::Assign(
+            id(&format!("rd_{f}")),
+            id("ram_rdata_q").bits(lsb + w - 1, lsb),
+        ));
+        lsb += w;
+    }
+    items.extend(rd_assigns);
+    items.push(V::Blank);
+
+    // Combinational datapath, as named wires.
+    let mut wires: Vec<(String, u32, Expr, &str)> = Vec::new();
+    let rc = || id("w_rc_q");
+    let rt = || id("w_rt_q");
+    let tc = || id("w_tc_q");
+    let now = || id("ev_now_q");
+    wires.push((
+        "rmax_rate".into(),
+        20,
+        tern(
+            ne(cfg("rpg_max_rate", "value"), d(20, 0)),
+            cfg("rpg_max_rate", "value"),
+            cfg("line_rate", "value"),
+        ),
+        "rate cap, Mb/s",
+    ));
+    wires.push(("rmax_fx".into(), 28, shl_const(id("rmax_rate"), 8), ""));
+    wires.push((
+        "min_fx".into(),
+        28,
+        shl_const(cfg("rpg_min_rate", "value"), 8),
+        "",
+    ));
+    wires.push((
+        "first_fx".into(),
+        28,
+        shl_const(cfg("rate_to_set_on_first_cnp", "value"), 8),
+        "",
+    ));
+    for (name, reg) in [
+        ("k_period", "dce_tcp_rtt"),
+        ("d_period", "rate_reduce_monitor_period"),
+        ("t_period", "rpg_time_reset"),
+    ] {
+        wires.push((
+            name.into(),
+            17,
+            tern(eq(cfg(reg, "value"), d(17, 0)), d(17, 1), cfg(reg, "value")),
+            "period in us; 0 acts as 1",
+        ));
+    }
+    // Timers.
+    for (x, next) in [
+        ("a", "w_a_next_q"),
+        ("d", "w_d_next_q"),
+        ("i", "w_i_next_q"),
+    ] {
+        wires.push((
+            format!("{x}_elapsed"),
+            32,
+            sub(now(), id(next)),
+            "now minus deadline",
+        ));
+    }
+    wires.push((
+        "a_due".into(),
+        1,
+        and(vec![id("w_seen_q"), not(id("a_elapsed").bits(31, 31))]),
+        "deadline reached",
+    ));
+    wires.push((
+        "d_due".into(),
+        1,
+        and(vec![id("w_seen_q"), not(id("d_elapsed").bits(31, 31))]),
+        "",
+    ));
+    wires.push((
+        "i_due".into(),
+        1,
+        and(vec![
+            id("w_seen_q"),
+            id("w_incon_q"),
+            not(id("i_elapsed").bits(31, 31)),
+        ]),
+        "",
+    ));
+    for (n, a, b) in [
+        ("a_minus_d", "w_a_next_q", "w_d_next_q"),
+        ("a_minus_i", "w_a_next_q", "w_i_next_q"),
+        ("d_minus_i", "w_d_next_q", "w_i_next_q"),
+    ] {
+        wires.push((n.into(), 32, sub(id(a), id(b)), ""));
+    }
+    let le = |n: &str| or(id(n).bits(31, 31), eq(id(n), d(32, 0)));
+    wires.push((
+        "pick_a".into(),
+        1,
+        and(vec![
+            id("a_due"),
+            or(not(id("d_due")), le("a_minus_d")),
+            or(not(id("i_due")), le("a_minus_i")),
+        ]),
+        "earliest due period: alpha",
+    ));
+    wires.push((
+        "pick_d".into(),
+        1,
+        and(vec![
+            not(id("pick_a")),
+            id("d_due"),
+            or(not(id("i_due")), le("d_minus_i")),
+        ]),
+        "cut check",
+    ));
+    wires.push((
+        "pick_i".into(),
+        1,
+        and(vec![not(id("pick_a")), not(id("pick_d")), id("i_due")]),
+        "rate increase",
+    ));
+    // Alpha.
+    wires.push((
+        "alpha_prod".into(),
+        35,
+        mul(
+            zext(cfg("dce_tcp_g", "value"), 25),
+            zext(id("w_alpha_q"), 10),
+        ),
+        "G * alpha",
+    ));
+    wires.push((
+        "alpha_gain".into(),
+        11,
+        sub(d(11, 1024), zext(cfg("dce_tcp_g", "value"), 1)),
+        "1024 - G",
+    ));
+    wires.push((
+        "alpha_step".into(),
+        25,
+        add(
+            id("alpha_prod").bits(34, 10),
+            tern(id("w_acnp_q"), shl_const(id("alpha_gain"), 14), d(25, 0)),
+        ),
+        "alpha after one period",
+    ));
+    // Cut.
+    wires.push((
+        "clamp".into(),
+        1,
+        or(
+            cfg("clamp_tgt_rate", "enable"),
+            and(vec![
+                cfg("clamp_tgt_rate_after_time_inc", "enable"),
+                ne(tc(), d(16, 0)),
+            ]),
+        ),
+        "Rt = Rc on this cut",
+    ));
+    wires.push((
+        "cut_prod".into(),
+        53,
+        mul(zext(rc(), 25), zext(id("w_alpha_q"), 28)),
+        "Rc * alpha",
+    ));
+    wires.push((
+        "cut_shift".into(),
+        5,
+        add(zext(cfg("rpg_gd", "value"), 1), d(5, 14)),
+        "",
+    ));
+    wires.push((
+        "cut_amount".into(),
+        53,
+        Expr::bin(BinOp::Shr, id("cut_prod"), id("cut_shift")),
+        "",
+    ));
+    wires.push((
+        "cut_rate".into(),
+        28,
+        tern(
+            gt(id("cut_amount"), zext(rc(), 25)),
+            d(28, 0),
+            sub(rc(), id("cut_amount").bits(27, 0)),
+        ),
+        "",
+    ));
+    wires.push((
+        "keep_prod".into(),
+        45,
+        mul(
+            mul(zext(rc(), 17), zext(cfg("rpg_min_dec_fac", "value"), 38)),
+            d(45, 655),
+        ),
+        "Rc * fac * 655 (655/65536 ~ 1/100)",
+    ));
+    wires.push((
+        "cut_keep".into(),
+        29,
+        tern(
+            gt(id("keep_prod").bits(44, 16), zext(id("cut_rate"), 1)),
+            id("keep_prod").bits(44, 16),
+            zext(id("cut_rate"), 1),
+        ),
+        "",
+    ));
+    wires.push((
+        "cut_floor".into(),
+        29,
+        tern(
+            gt(zext(id("min_fx"), 1), id("cut_keep")),
+            zext(id("min_fx"), 1),
+            id("cut_keep"),
+        ),
+        "",
+    ));
+    wires.push((
+        "cut_new".into(),
+        28,
+        tern(
+            gt(id("cut_floor"), zext(rc(), 1)),
+            rc(),
+            id("cut_floor").bits(27, 0),
+        ),
+        "Rc after the cut, never above Rc",
+    ));
+    // Increase.
+    for (name, step) in [("rt_ai", "rpg_ai_rate"), ("rt_hai", "rpg_hai_rate")] {
+        let sum = format!("{name}_sum");
+        wires.push((
+            sum.clone(),
+            29,
+            add(zext(rt(), 1), zext(shl_const(cfg(step, "value"), 8), 1)),
+            "",
+        ));
+        wires.push((
+            name.into(),
+            28,
+            tern(
+                gt(id(&sum), zext(id("rmax_fx"), 1)),
+                id("rmax_fx"),
+                id(&sum).bits(27, 0),
+            ),
+            "",
+        ));
+    }
+    wires.push((
+        "threshold".into(),
+        16,
+        zext(cfg("rpg_threshold", "value"), 11),
+        "F",
+    ));
+    wires.push((
+        "rt_inc".into(),
+        28,
+        tern(
+            Expr::lt(tc(), id("threshold")),
+            rt(),
+            tern(eq(tc(), id("threshold")), id("rt_ai"), id("rt_hai")),
+        ),
+        "Rt after an increase event",
+    ));
+    wires.push((
+        "rc_inc_sum".into(),
+        29,
+        add(add(zext(rc(), 1), zext(id("rt_inc"), 1)), d(29, 1)),
+        "",
+    ));
+    wires.push(("rc_inc".into(), 28, id("rc_inc_sum").bits(28, 1), ""));
+    wires.push((
+        "tc_inc".into(),
+        16,
+        tern(eq(tc(), Expr::num(16, 0xffff)), tc(), add(tc(), d(16, 1))),
+        "",
+    ));
+    // Skips.
+    wires.push((
+        "a_still".into(),
+        1,
+        and(vec![eq(id("w_alpha_q"), d(25, 0)), not(id("w_acnp_q"))]),
+        "alpha periods change nothing",
+    ));
+    wires.push((
+        "i_still".into(),
+        1,
+        and(vec![
+            not(id("w_dcnp_q")),
+            eq(rc(), rt()),
+            gt(tc(), id("threshold")),
+            eq(id("rt_hai"), rt()),
+        ]),
+        "increase periods only count",
+    ));
+    for (x, still, period) in [
+        ("a", id("a_still"), "k_period"),
+        ("d", not(id("w_dcnp_q")), "d_period"),
+        ("i", id("i_still"), "t_period"),
+    ] {
+        let (go, jump, fits) = (
+            format!("{x}_skip"),
+            format!("{x}_jump"),
+            format!("{x}_fits"),
+        );
+        let el = format!("{x}_elapsed");
+        wires.push((
+            go,
+            1,
+            and(vec![
+                id(&format!("{x}_due")),
+                still,
+                ge(id(&el), zext(id(period), 15)),
+            ]),
+            "two or more idle periods due",
+        ));
+        wires.push((
+            jump.clone(),
+            48,
+            Expr::bin(BinOp::Shl, zext(id(period), 31), id("skip_j_q")),
+            "",
+        ));
+        wires.push((
+            fits,
+            1,
+            Expr::bin(BinOp::Le, id(&jump), zext(id(&el), 16)),
+            "",
+        ));
+    }
+    wires.push((
+        "tc_skip_sum".into(),
+        32,
+        add(
+            zext(tc(), 16),
+            Expr::bin(BinOp::Shl, d(32, 1), id("skip_j_q")),
+        ),
+        "",
+    ));
+    wires.push((
+        "tc_skip".into(),
+        16,
+        tern(
+            Expr::un(UnOp::RedOr, id("tc_skip_sum").bits(31, 16)),
+            Expr::num(16, 0xffff),
+            id("tc_skip_sum").bits(15, 0),
+        ),
+        "",
+    ));
+    // Shaper accrual, on the word read from the RAM.
+    wires.push(("tok_elapsed".into(), 32, sub(now(), id("rd_tok_us")), ""));
+    wires.push((
+        "tok_span".into(),
+        20,
+        tern(
+            gt(id("tok_elapsed"), d(32, 0xf_ffff)),
+            Expr::num(20, 0xf_ffff),
+            id("tok_elapsed").bits(19, 0),
+        ),
+        "us of accrual, at most 2**20 - 1",
+    ));
+    wires.push((
+        "tok_rate".into(),
+        28,
+        tern(
+            and(vec![id("rd_seen"), cfg("ctrl", "rp_enable")]),
+            id("rd_rc"),
+            id("rmax_fx"),
+        ),
+        "",
+    ));
+    wires.push((
+        "tok_gain".into(),
+        48,
+        mul(zext(id("tok_rate"), 20), zext(id("tok_span"), 28)),
+        "",
+    ));
+    wires.push((
+        "tok_sum".into(),
+        49,
+        add(zext(id("rd_tokens"), 14), zext(id("tok_gain"), 1)),
+        "",
+    ));
+    wires.push((
+        "tok_cap".into(),
+        35,
+        shl_const(cfg("shaper_burst", "value"), 11),
+        "burst in 1/256 bits",
+    ));
+    wires.push((
+        "tok_fill".into(),
+        35,
+        tern(
+            or(
+                not(id("rd_tokv")),
+                gt(id("tok_sum"), zext(id("tok_cap"), 14)),
+            ),
+            id("tok_cap"),
+            id("tok_sum").bits(34, 0),
+        ),
+        "tokens after accrual",
+    ));
+    // Events.
+    wires.push((
+        "tx_need".into(),
+        35,
+        zext(shl_const(id("ev_bytes_q"), 11), 8),
+        "",
+    ));
+    wires.push((
+        "tx_grant".into(),
+        1,
+        ge(id("w_tokens_q"), id("tx_need")),
+        "",
+    ));
+    wires.push(("np_gap".into(), 32, sub(now(), id("w_np_last_q")), ""));
+    wires.push((
+        "np_send".into(),
+        1,
+        and(vec![
+            cfg("ctrl", "np_enable"),
+            or(
+                not(id("w_npv_q")),
+                ge(
+                    id("np_gap"),
+                    zext(cfg("min_time_between_cnps", "value"), 16),
+                ),
+            ),
+        ]),
+        "CNP allowed",
+    ));
+    wires.push((
+        "first_lo".into(),
+        28,
+        tern(
+            Expr::lt(id("first_fx"), id("min_fx")),
+            id("min_fx"),
+            id("first_fx"),
+        ),
+        "",
+    ));
+    wires.push((
+        "first_rate".into(),
+        28,
+        tern(
+            eq(id("first_fx"), d(28, 0)),
+            id("rmax_fx"),
+            tern(
+                gt(id("first_lo"), id("rmax_fx")),
+                id("rmax_fx"),
+                id("first_lo"),
+            ),
+        ),
+        "Rc and Rt on the first CNP",
+    ));
+    wires.push((
+        "tick".into(),
+        1,
+        and(vec![
+            ne(cfg("clk_per_us", "cycles"), d(12, 0)),
+            ge(
+                add(zext(id("pre_cnt_q"), 1), d(13, 1)),
+                zext(cfg("clk_per_us", "cycles"), 1),
+            ),
+        ]),
+        "a microsecond ends",
+    ));
+
+    // Products and sums keep every bit; the fixed-point scaling drops low bits.
+    let dropped = ["alpha_prod", "keep_prod", "rc_inc_sum"];
+    items.push(V::Comment(vec!["Datapath".into()]));
+    let mut decls = Vec::new();
+    let mut lint = Vec::new();
+    for (name, w, _, c) in &wires {
+        let mut decl = Decl::wire(name.clone(), bits(*w));
+        if !c.is_empty() {
+            decl = decl.comment(*c);
+        }
+        if dropped.contains(&name.as_str()) {
+            lint.push(V::Decl(decl));
+        } else {
+            decls.push(V::Decl(decl));
+        }
+    }
+    items.extend(decls);
+    items.push(V::Comment(vec![
+        "Fixed-point scaling drops the low bits of these products and sums by design.".into(),
+        "verilator lint_off UNUSED".into(),
+    ]));
+    items.extend(lint);
+    items.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));
+    items.push(V::Blank);
+    for (name, _, e, _) in wires {
+        items.push(V::Assign(id(&name), e));
+    }
+    items.push(V::Blank);
+    items.push(V::Assign(
+        id("s_evt_ready"),
+        and(vec![
+            eq(id("state_q"), id("S_IDLE")),
+            not(id("clear_pend_q")),
+        ]),
+    ));
+    items.push(V::Assign(
+        id("m_rsp_valid"),
+        eq(id("state_q"), id("S_RESP")),
+    ));
+    for (p, r) in [
+        ("m_rsp_kind", "rsp_kind_q"),
+        ("m_rsp_flow", "rsp_flow_q"),
+        ("m_rsp_flag", "rsp_flag_q"),
+        ("m_rsp_seen", "rsp_seen_q"),
+        ("m_rsp_rc", "rsp_rc_q"),
+        ("m_rsp_rt", "rsp_rt_q"),
+        ("m_rsp_alpha", "rsp_alpha_q"),
+        ("m_rsp_timer_count", "rsp_tc_q"),
+        ("m_rsp_time_us", "rsp_time_q"),
+        ("rp_cnps_count_incr_o", "stat_cnp_q"),
+        ("rp_rate_cuts_count_incr_o", "stat_cut_q"),
+        ("np_cnps_sent_count_incr_o", "stat_np_q"),
+        ("shaper_deferrals_count_incr_o", "stat_defer_q"),
+    ] {
+        items.push(V::Assign(id(p), id(r)));
+    }
+    items.push(V::Assign(
+        id("status_clear_busy_o"),
+        or(eq(id("state_q"), id("S_CLEAR")), id("clear_pend_q")),
+    ));
+    items.push(V::Blank);
+
+    // ------------------------------------------------------------ always @*
+    let mut c = vec![Stmt::Comment("Defaults: hold".into())];
+    for (name, _, _) in regs {
+        c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
+    }
+    for &(f, _) in STATE_FIELDS {
+        c.push(set(&format!("w_{f}_d"), id(&format!("w_{f}_q"))));
+    }
+    c.push(set(
+        "clear_pend_d",
+        or(id("clear_pend_q"), cfg("ctrl", "flow_clear")),
+    ));
+    for s in ["stat_cnp", "stat_cut", "stat_np", "stat_defer"] {
+        c.push(set(&format!("{s}_d"), b1(false)));
+    }
+    c.push(set("ram_raddr", id("s_evt_flow")));
+    c.push(set("ram_we", b1(false)));
+    c.push(set("ram_waddr", id("ev_flow_q")));
+    c.push(Stmt::Comment("Microsecond time base".into()));
+    c.push(Stmt::if_else(
+        id("tick"),
+        vec![
+            set("pre_cnt_d", d(12, 0)),
+            set("now_us_d", add(id("now_us_q"), d(32, 1))),
+        ],
+        vec![Stmt::if_(
+            ne(cfg("clk_per_us", "cycles"), d(12, 0)),
+            vec![set("pre_cnt_d", add(id("pre_cnt_q"), d(12, 1)))],
+        )],
+    ));
+
+    let arm_clear = vec![
+        set("ram_we", b1(true)),
+        set("ram_waddr", id("clr_addr_q")),
+        set("clr_addr_d", add(id("clr_addr_q"), zext_flow(1))),
+        Stmt::if_(
+            eq(id("clr_addr_q"), Expr::bitnot(zero_flow())),
+            vec![set("state_d", id("S_IDLE"))],
+        ),
+    ];
+    let arm_idle = vec![Stmt::if_else(
+        id("clear_pend_q"),
+        vec![
+            set("state_d", id("S_CLEAR")),
+            set("clear_pend_d", cfg("ctrl", "flow_clear")),
+            set("clr_addr_d", zero_flow()),
+        ],
+        vec![Stmt::if_(
+            id("s_evt_valid"),
+            vec![
+                set("ev_kind_d", id("s_evt_kind")),
+                set("ev_flow_d", id("s_evt_flow")),
+                set("ev_bytes_d", id("s_evt_bytes")),
+                set("ev_now_d", id("now_us_q")),
+                set("state_d", id("S_READ")),
+            ],
+        )],
+    )];
+    let mut arm_read = Vec::new();
+    for &(f, _) in STATE_FIELDS {
+        arm_read.push(set(&format!("w_{f}_d"), id(&format!("rd_{f}"))));
+    }
+    arm_read.push(Stmt::Comment(
+        "Tokens accrue at the rate of the flow's last touch".into(),
+    ));
+    arm_read.push(set("w_tokens_d", id("tok_fill")));
+    arm_read.push(set("w_tokv_d", b1(true)));
+    arm_read.push(set("w_tok_us_d", now()));
+    arm_read.push(set("state_d", id("S_STEP")));
+
+    let first_cnp = vec![
+        set("w_seen_d", b1(true)),
+        set(
+            "w_alpha_d",
+            zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
+        ),
+        set("w_rc_d", id("first_rate")),
+        set("w_rt_d", id("first_rate")),
+        set("w_acnp_d", b1(false)),
+        set("w_dcnp_d", eq(id("first_fx"), d(28, 0))),
+        set("w_incon_d", b1(false)),
+        set("w_tc_d", d(16, 0)),
+        set("w_a_next_d", add(now(), zext(id("k_period"), 15))),
+        set("w_d_next_d", add(now(), zext(id("d_period"), 15))),
+    ];
+    let event = Stmt::Case {
+        subject: id("ev_kind_q"),
+        arms: vec![
+            (
+                vec![id("K_CNP")],
+                vec![Stmt::if_(
+                    cfg("ctrl", "rp_enable"),
+                    vec![
+                        set("stat_cnp_d", b1(true)),
+                        Stmt::if_else(
+                            id("w_seen_q"),
+                            vec![set("w_acnp_d", b1(true)), set("w_dcnp_d", b1(true))],
+                            first_cnp,
+                        ),
+                    ],
+                )],
+            ),
+            (
+                vec![id("K_TX")],
+                vec![Stmt::if_else(
+                    id("tx_grant"),
+                    vec![
+                        set("w_tokens_d", sub(id("w_tokens_q"), id("tx_need"))),
+                        set("rsp_flag_d", b1(true)),
+                    ],
+                    vec![set("stat_defer_d", b1(true))],
+                )],
+            ),
+            (
+                vec![id("K_CE")],
+                vec![Stmt::if_(
+                    id("np_send"),
+                    vec![
+                        set("w_npv_d", b1(true)),
+                        set("w_np_last_d", now()),
+                        set("rsp_flag_d", b1(true)),
+                        set("stat_np_d", b1(true)),
+                    ],
+                )],
+            ),
+            (vec![id("K_READ")], vec![]),
+        ],
+        default: vec![],
+    };
+    let finish = vec![
+        Stmt::Comment("No period due: apply the event, write back, respond".into()),
+        set("rsp_flag_d", b1(false)),
+        event,
+        set("ram_we", b1(true)),
+        set("rsp_kind_d", id("ev_kind_q")),
+        set("rsp_flow_d", id("ev_flow_q")),
+        set("rsp_time_d", now()),
+        set("rsp_seen_d", id("w_seen_d")),
+        set(
+            "rsp_rc_d",
+            tern(id("w_seen_d"), id("w_rc_d"), id("rmax_fx")),
+        ),
+        set(
+            "rsp_rt_d",
+            tern(id("w_seen_d"), id("w_rt_d"), id("rmax_fx")),
+        ),
+        set("rsp_alpha_d", id("w_alpha_d")),
+        set("rsp_tc_d", id("w_tc_d")),
+        set("state_d", id("S_RESP")),
+    ];
+    let step_cut = vec![
+        set(
+            "w_d_next_d",
+            add(id("w_d_next_q"), zext(id("d_period"), 15)),
+        ),
+        Stmt::if_(
+            id("w_dcnp_q"),
+            vec![
+                Stmt::if_(id("clamp"), vec![set("w_rt_d", rc())]),
+                set("w_rc_d", id("cut_new")),
+                set("w_tc_d", d(16, 0)),
+                set("w_incon_d", b1(true)),
+                set(
+                    "w_i_next_d",
+                    add(id("w_d_next_q"), zext(id("t_period"), 15)),
+                ),
+                set("w_dcnp_d", b1(false)),
+                set("stat_cut_d", b1(true)),
+            ],
+        ),
+    ];
+    let arm_step = vec![Stmt::if_else(
+        Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
+        vec![
+            set("skip_a_d", id("a_skip")),
+            set("skip_d_d", id("d_skip")),
+            set("skip_i_d", id("i_skip")),
+            set("skip_j_d", d(5, 31)),
+            set("state_d", id("S_SKIP")),
+        ],
+        vec![Stmt::if_else(
+            id("pick_a"),
+            vec![
+                set("w_alpha_d", id("alpha_step")),
+                set("w_acnp_d", b1(false)),
+                set(
+                    "w_a_next_d",
+                    add(id("w_a_next_q"), zext(id("k_period"), 15)),
+                ),
+            ],
+            vec![Stmt::if_else(
+                id("pick_d"),
+                step_cut,
+                vec![Stmt::if_else(
+                    id("pick_i"),
+                    vec![
+                        set("w_rt_d", id("rt_inc")),
+                        set("w_rc_d", id("rc_inc")),
+                        set("w_tc_d", id("tc_inc")),
+                        set(
+                            "w_i_next_d",
+                            add(id("w_i_next_q"), zext(id("t_period"), 15)),
+                        ),
+                    ],
+                    finish,
+                )],
+            )],
+        )],
+    )];
+    let arm_skip = vec![
+        Stmt::if_(
+            and(vec![id("skip_a_q"), id("a_fits")]),
+            vec![set(
+                "w_a_next_d",
+                add(id("w_a_next_q"), id("a_jump").bits(31, 0)),
+            )],
+        ),
+        Stmt::if_(
+            and(vec![id("skip_d_q"), id("d_fits")]),
+            vec![set(
+                "w_d_next_d",
+                add(id("w_d_next_q"), id("d_jump").bits(31, 0)),
+            )],
+        ),
+        Stmt::if_(
+            and(vec![id("skip_i_q"), id("i_fits")]),
+            vec![
+                set(
+                    "w_i_next_d",
+                    add(id("w_i_next_q"), id("i_jump").bits(31, 0)),
+                ),
+                set("w_tc_d", id("tc_skip")),
+            ],
+        ),
+        set("skip_j_d", sub(id("skip_j_q"), d(5, 1))),
+        Stmt::if_(
+            eq(id("skip_j_q"), d(5, 0)),
+            vec![set("state_d", id("S_STEP"))],
+        ),
+    ];
+    let arm_resp = vec![Stmt::if_(
+        id("m_rsp_ready"),
+        vec![set("state_d", id("S_IDLE"))],
+    )];
+    c.push(Stmt::Case {
+        subject: id("state_q"),
+        arms: vec![
+            (vec![id("S_CLEAR")], arm_clear),
+            (vec![id("S_IDLE")], arm_idle),
+            (vec![id("S_READ")], arm_read),
+            (vec![id("S_STEP")], arm_step),
+            (vec![id("S_SKIP")], arm_skip),
+            (vec![id("S_RESP")], arm_resp),
+        ],
+        default: vec![set("state_d", id("S_IDLE"))],
+    });
+    c.push(Stmt::Comment(
+        "Write data: zero while clearing, else the working state after this cycle".into(),
+    ));
+    let packed = Expr::concat(
+        STATE_FIELDS
+            .iter()
+            .rev()
+            .map(|(f, _)| id(&format!("w_{f}_d")))
+            .collect(),
+    );
+    c.push(set(
+        "ram_wdata",
+        tern(
+            eq(id("state_q"), id("S_CLEAR")),
+            Expr::repl(id("STATE_W"), b1(false)),
+            packed,
+        ),
+    ));
+    items.push(V::Comb(c));
+    items.push(V::Blank);
+
+    // ------------------------------------------------------------------ flops
+    let mut flops = Vec::new();
+    let datapath = [
+        "ev_kind", "ev_flow", "ev_bytes", "ev_now", "skip_a", "skip_d", "skip_i", "skip_j",
+    ];
+    for (name, w, _) in regs {
+        let reset_value = if datapath.contains(name) {
+            None
+        } else if *name == "state" {
+            Some(id("S_CLEAR"))
+        } else if *w == 0 {
+            Some(zero_flow())
+        } else {
+            Some(Expr::zero(*w))
+        };
+        flops.push(Flop {
+            q: id(&format!("{name}_q")),
+            d: id(&format!("{name}_d")),
+            reset: reset_value,
+        });
+    }
+    for &(f, _) in STATE_FIELDS {
+        flops.push(Flop {
+            q: id(&format!("w_{f}_q")),
+            d: id(&format!("w_{f}_d")),
+            reset: None,
+        });
+    }
+    flops.push(Flop {
+        q: id("ram_rdata_q"),
+        d: id("state_ram").index(id("ram_raddr")),
+        reset: None,
+    });
+    items.push(V::Flops(flops));
+    items.push(V::Blank);
+    items.push(V::MemWrite {
+        mem: "state_ram".into(),
+        en: id("ram_we"),
+        addr: id("ram_waddr"),
+        data: id("ram_wdata"),
+    });
+
+    Ok(Module {
+        name: MODULE.into(),
+        header,
+        params: vec![Param {
+            name: "FLOW_BITS".into(),
+            default: Expr::int(10),
+            comment: Some("Flow index width: 2**FLOW_BITS flows, 2 to 16 (65,536 flows)".into()),
+        }],
+        ports,
+        items,
+        reset,
+    })
+}
+
+/// `{(FLOW_BITS-1){1'b0}, 1'b1}`-style constant `v` at the flow width.
+fn zext_flow(v: u128) -> Expr {
+    Expr::concat(vec![
+        Expr::repl(sub(id("FLOW_BITS"), Expr::int(1)), b1(false)),
+        b1(v != 0),
+    ])
+}
+
+fn zero_flow() -> Expr {
+    Expr::repl(id("FLOW_BITS"), b1(false))
+}

@@ -1,0 +1,476 @@
+//! One Verilated DCQCN engine next to the reference model, driven cycle by cycle.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+
+use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
+use rdmagen_harness::stall::{split_seed, Stall};
+use rdmagen_harness::{Model, RawPort};
+use rdmagen_refmodel::dcqcn::{Engine, Kind, Outcome, Params, Prescaler, Response, Stats};
+
+use crate::case::{fields, strategy, Case, Op};
+
+/// A disagreement between the RTL and the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub cycle: u64,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cycle {}: {}", self.cycle, self.message)
+    }
+}
+
+/// Cycles without progress before the bench calls it a hang (the catch-up of one event is
+/// bounded by about 11,000 alpha steps plus the increase steps plus 99 skip cycles).
+const HANG_LIMIT: u64 = 400_000;
+
+/// The port a parameter field drives.
+fn param_port(field: &str) -> String {
+    match field {
+        "rp_enable" | "np_enable" => format!("ctrl_{field}_i"),
+        "clk_per_us" => "clk_per_us_cycles_i".into(),
+        "clamp_tgt_rate" | "clamp_tgt_rate_after_time_inc" => format!("{field}_enable_i"),
+        _ => format!("{field}_value_i"),
+    }
+}
+
+struct Expect {
+    out: Outcome,
+    accepted: u64,
+    seen_valid: bool,
+}
+
+struct Ports {
+    params: Vec<RawPort>,
+    clear: RawPort,
+    evt_valid: RawPort,
+    evt_ready: RawPort,
+    evt_kind: RawPort,
+    evt_flow: RawPort,
+    evt_bytes: RawPort,
+    rsp_valid: RawPort,
+    rsp_ready: RawPort,
+    rsp: [RawPort; 9],
+    stats: [RawPort; 4],
+    busy: RawPort,
+}
+
+pub struct Bench<M: Model> {
+    ports: Ports,
+    pub model: Engine,
+    pre: Prescaler,
+    cycle: u64,
+    /// Cycles run over the life of the bench.
+    pub total_cycles: u64,
+    /// Events accepted over the life of the bench.
+    pub total_events: u64,
+    /// Cycles from the first event accepted to the last response taken, in the last case.
+    pub busy_span: u64,
+    // Last: the ports above point into it.
+    dut: M,
+}
+
+fn rd(p: &RawPort) -> u64 {
+    let mut w = [0u32; 2];
+    // SAFETY: the bench owns the model the port points into.
+    unsafe { p.get() }.read(&mut w);
+    u64::from(w[0]) | u64::from(w[1]) << 32
+}
+
+fn wr(p: &RawPort, v: u64) {
+    // SAFETY: as above.
+    unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
+}
+
+impl<M: Model> Bench<M> {
+    pub fn flows() -> u32 {
+        1 << M::param("FLOW_BITS").unwrap_or(10)
+    }
+
+    pub fn new() -> Result<Self, String> {
+        let dut = M::create();
+        let get = |name: &str| -> Result<RawPort, String> {
+            let p = dut
+                .port(name)
+                .ok_or_else(|| format!("{}: the RTL has no port `{name}`", M::VARIANT))?;
+            // SAFETY: the bench owns `dut` and drops the ports with it.
+            Ok(unsafe { p.detach() })
+        };
+        let params = fields(&Params::default())
+            .iter()
+            .map(|(f, _)| get(&param_port(f)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let rsp = [
+            "m_rsp_kind",
+            "m_rsp_flow",
+            "m_rsp_flag",
+            "m_rsp_seen",
+            "m_rsp_rc",
+            "m_rsp_rt",
+            "m_rsp_alpha",
+            "m_rsp_timer_count",
+            "m_rsp_time_us",
+        ]
+        .map(get);
+        let stats = [
+            "rp_cnps_count_incr_o",
+            "rp_rate_cuts_count_incr_o",
+            "np_cnps_sent_count_incr_o",
+            "shaper_deferrals_count_incr_o",
+        ]
+        .map(get);
+        let ports = Ports {
+            params,
+            clear: get("ctrl_flow_clear_i")?,
+            evt_valid: get("s_evt_valid")?,
+            evt_ready: get("s_evt_ready")?,
+            evt_kind: get("s_evt_kind")?,
+            evt_flow: get("s_evt_flow")?,
+            evt_bytes: get("s_evt_bytes")?,
+            rsp_valid: get("m_rsp_valid")?,
+            rsp_ready: get("m_rsp_ready")?,
+            rsp: rsp
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()?
+                .try_into()
+                .map_err(|_| "ports")?,
+            stats: stats
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()?
+                .try_into()
+                .map_err(|_| "ports")?,
+            busy: get("status_clear_busy_o")?,
+        };
+        Ok(Bench {
+            ports,
+            model: Engine::new(Self::flows() as usize),
+            pre: Prescaler::default(),
+            cycle: 0,
+            total_cycles: 0,
+            total_events: 0,
+            busy_span: 0,
+            dut,
+        })
+    }
+
+    pub fn dut_mut(&mut self) -> &mut M {
+        &mut self.dut
+    }
+
+    fn fail<T>(&self, message: String) -> Result<T, Failure> {
+        Err(Failure {
+            cycle: self.cycle,
+            message,
+        })
+    }
+
+    fn drive_params(&self, p: &Params) {
+        for (port, (_, v)) in self.ports.params.iter().zip(fields(p)) {
+            wr(port, u64::from(v));
+        }
+    }
+
+    fn response(&self) -> Response {
+        let v: Vec<u64> = self.ports.rsp.iter().map(rd).collect();
+        Response {
+            kind: v[0] as u32,
+            flow: v[1] as u32,
+            flag: v[2] != 0,
+            seen: v[3] != 0,
+            rc: v[4] as u32,
+            rt: v[5] as u32,
+            alpha: v[6] as u32,
+            timer_count: v[7] as u32,
+            time_us: v[8] as u32,
+        }
+    }
+
+    /// Runs one case from reset. Returns the model's statistics totals.
+    pub fn run(&mut self, case: &Case) -> Result<Stats, Failure> {
+        self.dut.reset(2);
+        self.model.clear();
+        self.pre = Prescaler::default();
+        self.cycle = 0;
+        let mut params = case.params.clone();
+        let mut evt_idle = Stall::new(split_seed(case.seed, 1), case.evt);
+        let mut rsp_stall = Stall::new(split_seed(case.seed, 2), case.rsp);
+        let mut ops: VecDeque<Op> = case.ops.iter().cloned().collect();
+        let mut expect: VecDeque<Expect> = VecDeque::new();
+        let mut want_stats = Stats::default();
+        let mut got_stats = Stats::default();
+        let mut idle_left: Option<u32> = None;
+        let mut last_progress = 0u64;
+        let mut drain = 3u32;
+        let mut first_accept: Option<u64> = None;
+        loop {
+            // Inputs.
+            self.drive_params(&params);
+            wr(&self.ports.clear, 0);
+            wr(&self.ports.evt_valid, 0);
+            let mut offered: Option<(Kind, u32, u32)> = None;
+            let quiet = expect.is_empty();
+            match ops.front().cloned() {
+                Some(Op::Event { kind, flow, bytes }) => {
+                    if !evt_idle.hold() {
+                        offered = Some((kind, flow, bytes));
+                        wr(&self.ports.evt_valid, 1);
+                        wr(&self.ports.evt_kind, kind as u64);
+                        wr(&self.ports.evt_flow, u64::from(flow));
+                        wr(&self.ports.evt_bytes, u64::from(bytes));
+                    }
+                }
+                Some(Op::Idle(n)) => {
+                    let left = idle_left.get_or_insert(n);
+                    if *left == 0 {
+                        idle_left = None;
+                        ops.pop_front();
+                    } else {
+                        *left -= 1;
+                    }
+                }
+                Some(Op::Params(p)) if quiet => {
+                    params = p;
+                    self.drive_params(&params);
+                    ops.pop_front();
+                    last_progress = self.cycle;
+                }
+                Some(Op::Clear) if quiet => {
+                    wr(&self.ports.clear, 1);
+                    self.model.clear();
+                    ops.pop_front();
+                    last_progress = self.cycle;
+                }
+                Some(_) => {}
+                None => {
+                    if quiet {
+                        if drain == 0 {
+                            break;
+                        }
+                        drain -= 1;
+                    }
+                }
+            }
+            let ready = !rsp_stall.hold();
+            wr(&self.ports.rsp_ready, u64::from(ready));
+            self.dut.eval();
+            // Handshakes.
+            if let Some((kind, flow, bytes)) = offered {
+                if rd(&self.ports.evt_ready) != 0 {
+                    let out = self
+                        .model
+                        .event(&params, kind, flow, bytes, self.pre.now_us);
+                    want_stats += out.stats;
+                    expect.push_back(Expect {
+                        out,
+                        accepted: self.cycle,
+                        seen_valid: false,
+                    });
+                    ops.pop_front();
+                    first_accept.get_or_insert(self.cycle);
+                    self.total_events += 1;
+                    last_progress = self.cycle;
+                }
+            }
+            if rd(&self.ports.rsp_valid) != 0 {
+                let Some(e) = expect.front_mut() else {
+                    return self.fail("response with no event outstanding".into());
+                };
+                if !e.seen_valid {
+                    e.seen_valid = true;
+                    let want = e.accepted + 2 + u64::from(e.out.cycles);
+                    if self.cycle != want {
+                        return self.fail(format!(
+                            "response to the event accepted at cycle {} came at cycle {}, the model expects cycle {want} ({} catch-up steps, {} skips)",
+                            e.accepted, self.cycle, e.out.steps, e.out.skips
+                        ));
+                    }
+                }
+                if ready {
+                    let got = self.response();
+                    let want = e.out.rsp;
+                    if got != want {
+                        return self.fail(format!("response:\n  RTL   {got:?}\n  model {want:?}"));
+                    }
+                    if want.alpha > 1 << 24 {
+                        return self.fail(format!("alpha {:#x} above 1.0", want.alpha));
+                    }
+                    expect.pop_front();
+                    last_progress = self.cycle;
+                    self.busy_span = self.cycle + 1 - first_accept.unwrap_or(self.cycle);
+                }
+            }
+            let s: Vec<u64> = self.ports.stats.iter().map(rd).collect();
+            got_stats += Stats {
+                rp_cnps: s[0],
+                rate_cuts: s[1],
+                np_cnps: s[2],
+                deferrals: s[3],
+            };
+            if self.cycle - last_progress > HANG_LIMIT {
+                return self.fail(format!(
+                    "no progress for {HANG_LIMIT} cycles ({} responses outstanding, clear busy {})",
+                    expect.len(),
+                    rd(&self.ports.busy)
+                ));
+            }
+            self.dut.tick();
+            self.pre.tick(params.clk_per_us);
+            self.cycle += 1;
+            self.total_cycles += 1;
+        }
+        if got_stats != want_stats {
+            return self.fail(format!(
+                "statistics pulses: RTL {got_stats:?}, model {want_stats:?}"
+            ));
+        }
+        Ok(want_stats)
+    }
+
+    /// Back-to-back events on `flows` distinct flows with no idle and no backpressure, after
+    /// every flow has seen a CNP: returns (events, cycles from the first event taken to the
+    /// last response taken).
+    pub fn throughput(&mut self, flows: u32, events: u32) -> Result<(u64, u64), Failure> {
+        let flows = flows.min(Self::flows());
+        let p = Params {
+            clk_per_us: 500,
+            ..Params::default()
+        };
+        let mut ops = Vec::new();
+        for f in 0..flows {
+            ops.push(Op::Event {
+                kind: Kind::Cnp,
+                flow: f * (Self::flows() / flows),
+                bytes: 0,
+            });
+        }
+        let warm = Case {
+            seed: 0,
+            params: p.clone(),
+            evt: Default::default(),
+            rsp: Default::default(),
+            ops: ops.clone(),
+        };
+        self.run(&warm)?;
+        let mut ops = Vec::new();
+        for i in 0..events {
+            ops.push(Op::Event {
+                kind: if i % 2 == 0 { Kind::Tx } else { Kind::Cnp },
+                flow: (i % flows) * (Self::flows() / flows),
+                bytes: 1500,
+            });
+        }
+        let case = Case {
+            seed: 0,
+            params: p,
+            evt: Default::default(),
+            rsp: Default::default(),
+            ops,
+        };
+        let e0 = self.total_events;
+        self.run(&case)?;
+        Ok((self.total_events - e0, self.busy_span))
+    }
+}
+
+/// Where failing cases and their waveforms go: `target/tb-failures/`.
+pub fn failure_dir() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/tb-failures");
+    let _ = std::fs::create_dir_all(&root);
+    root.canonicalize().unwrap_or(root)
+}
+
+fn trace<M: Model>(case: &Case, fst: &Path) -> Result<Stats, Failure> {
+    let mut b = Bench::<M>::new().map_err(|message| Failure { cycle: 0, message })?;
+    if let Err(e) = b.dut.trace_open(fst) {
+        eprintln!("warning: {e}");
+    }
+    let r = b.run(case);
+    b.dut.trace_close();
+    r
+}
+
+fn report<M: Model>(test: &str, case: &Case, why: &str) -> ! {
+    let dir = failure_dir();
+    let case_path = dir.join(format!("{}.case", M::VARIANT));
+    let fst = dir.join(format!("{}.fst", M::VARIANT));
+    let text = case.to_text(M::VARIANT);
+    let _ = std::fs::write(&case_path, &text);
+    let traced = trace::<M>(case, &fst);
+    panic!(
+        "{variant}: {why}\n\nminimal case ({n} ops), saved to {case}:\n{text}\nreplayed with a waveform: {replay}\n  waveform: {fst}\n  rerun:    RDMAGEN_CASE={case} cargo test -p rdmagen-dcqcn-tests --test dcqcn_props -- --exact {test}\n",
+        variant = M::VARIANT,
+        n = case.ops.len(),
+        case = case_path.display(),
+        replay = match traced {
+            Ok(_) => "passed (the failure depends on state before reset?)".to_string(),
+            Err(f) => format!("fails again at {f}"),
+        },
+        fst = fst.display(),
+    );
+}
+
+/// Runs a saved case (a committed regression or a `RDMAGEN_CASE` file).
+pub fn replay<M: Model>(test: &str, text: &str) {
+    let (variant, case) = Case::parse(text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        variant,
+        M::VARIANT,
+        "the case was recorded on another variant"
+    );
+    let mut b = Bench::<M>::new().unwrap_or_else(|e| panic!("{e}"));
+    if let Err(f) = b.run(&case) {
+        report::<M>(test, &case, &f.to_string());
+    }
+}
+
+/// The property test of one variant: `cases` random cases on one reused model.
+///
+/// With `RDMAGEN_CASE=path` set, runs only that saved case instead.
+pub fn check<M: Model>(test: &str, cases: u32) {
+    if let Ok(path) = std::env::var("RDMAGEN_CASE") {
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        return replay::<M>(test, &text);
+    }
+    let bench = Bench::<M>::new().unwrap_or_else(|e| panic!("{e}"));
+    let flows = Bench::<M>::flows();
+    let bench = RefCell::new(bench);
+    let persistence: &'static str = Box::leak(
+        format!(
+            "{}/proptest-regressions/{}.txt",
+            env!("CARGO_MANIFEST_DIR"),
+            M::VARIANT
+        )
+        .into_boxed_str(),
+    );
+    let config = Config {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(persistence))),
+        max_shrink_iters: 2048,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new(config);
+    let result = runner.run(&strategy(flows, 60), |case| {
+        bench
+            .borrow_mut()
+            .run(&case)
+            .map(|_| ())
+            .map_err(|f| TestCaseError::fail(f.to_string()))
+    });
+    match result {
+        Ok(()) => {
+            let b = bench.borrow();
+            eprintln!(
+                "{}: {cases} cases, {} events, {} cycles",
+                M::VARIANT,
+                b.total_events,
+                b.total_cycles
+            );
+        }
+        Err(TestError::Fail(why, case)) => report::<M>(test, &case, &why.to_string()),
+        Err(TestError::Abort(why)) => panic!("{}: proptest aborted: {why}", M::VARIANT),
+    }
+}

@@ -1,0 +1,538 @@
+//! Reference model of the DCQCN reaction-point engine (`dcqcn_rp`, from `rdmagen-dcqcn`).
+//!
+//! [`Engine`] is bit-exact with the RTL: the same fixed-point formats, the same lazy timer
+//! catch-up (one due period per step, earliest deadline first, alpha before cut before
+//! increase), the same skip over periods that change nothing, and it counts the cycles the
+//! RTL spends on each event. [`Eager`] fires every period of every flow at its microsecond,
+//! as a simulator with one timer per flow would; tests check that both give the same state.
+//!
+//! Formats: Rc and Rt in Mb/s with 8 fractional bits; alpha with 24 fractional bits (1.0 =
+//! `1 << 24`); tokens in bits with 8 fractional bits; time in microseconds (u32, wrapping).
+
+/// Engine parameters: the dcqcn map's CSR fields, in the map's units.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    pub rp_enable: bool,
+    pub np_enable: bool,
+    pub clk_per_us: u32,
+    pub line_rate: u32,
+    pub shaper_burst: u32,
+    pub rpg_time_reset: u32,
+    pub rpg_threshold: u32,
+    pub rpg_max_rate: u32,
+    pub rpg_ai_rate: u32,
+    pub rpg_hai_rate: u32,
+    pub rpg_gd: u32,
+    pub rpg_min_dec_fac: u32,
+    pub rpg_min_rate: u32,
+    pub rate_to_set_on_first_cnp: u32,
+    pub dce_tcp_g: u32,
+    pub dce_tcp_rtt: u32,
+    pub rate_reduce_monitor_period: u32,
+    pub initial_alpha_value: u32,
+    pub clamp_tgt_rate: bool,
+    pub clamp_tgt_rate_after_time_inc: bool,
+    pub min_time_between_cnps: u32,
+}
+
+impl Default for Params {
+    /// The map's reset values: the mlx5 defaults (FACTS §5), 250 MHz, 100 Gb/s.
+    fn default() -> Self {
+        Params {
+            rp_enable: true,
+            np_enable: true,
+            clk_per_us: 250,
+            line_rate: 100_000,
+            shaper_burst: 16384,
+            rpg_time_reset: 300,
+            rpg_threshold: 1,
+            rpg_max_rate: 0,
+            rpg_ai_rate: 5,
+            rpg_hai_rate: 50,
+            rpg_gd: 11,
+            rpg_min_dec_fac: 50,
+            rpg_min_rate: 1,
+            rate_to_set_on_first_cnp: 0,
+            dce_tcp_g: 1019,
+            dce_tcp_rtt: 1,
+            rate_reduce_monitor_period: 4,
+            initial_alpha_value: 1023,
+            clamp_tgt_rate: false,
+            clamp_tgt_rate_after_time_inc: true,
+            min_time_between_cnps: 4,
+        }
+    }
+}
+
+impl Params {
+    /// Every field masked to its CSR width, as the RTL sees it.
+    pub fn masked(&self) -> Params {
+        let m = |v: u32, w: u32| v & ((1u32 << w) - 1);
+        Params {
+            clk_per_us: m(self.clk_per_us, 12),
+            line_rate: m(self.line_rate, 20),
+            shaper_burst: m(self.shaper_burst, 24),
+            rpg_time_reset: m(self.rpg_time_reset, 17),
+            rpg_threshold: m(self.rpg_threshold, 5),
+            rpg_max_rate: m(self.rpg_max_rate, 20),
+            rpg_ai_rate: m(self.rpg_ai_rate, 20),
+            rpg_hai_rate: m(self.rpg_hai_rate, 20),
+            rpg_gd: m(self.rpg_gd, 4),
+            rpg_min_dec_fac: m(self.rpg_min_dec_fac, 7),
+            rpg_min_rate: m(self.rpg_min_rate, 20),
+            rate_to_set_on_first_cnp: m(self.rate_to_set_on_first_cnp, 20),
+            dce_tcp_g: m(self.dce_tcp_g, 10),
+            dce_tcp_rtt: m(self.dce_tcp_rtt, 17),
+            rate_reduce_monitor_period: m(self.rate_reduce_monitor_period, 17),
+            initial_alpha_value: m(self.initial_alpha_value, 10),
+            min_time_between_cnps: m(self.min_time_between_cnps, 16),
+            ..self.clone()
+        }
+    }
+    /// The rate cap in fixed point: `rpg_max_rate`, or the line rate when it is 0.
+    pub fn rmax_fx(&self) -> u32 {
+        let r = if self.rpg_max_rate != 0 {
+            self.rpg_max_rate
+        } else {
+            self.line_rate
+        };
+        r << 8
+    }
+    pub fn min_fx(&self) -> u32 {
+        self.rpg_min_rate << 8
+    }
+    fn period(v: u32) -> u32 {
+        v.max(1)
+    }
+    fn first_rate(&self) -> u32 {
+        let first = self.rate_to_set_on_first_cnp << 8;
+        if first == 0 {
+            self.rmax_fx()
+        } else {
+            first.max(self.min_fx()).min(self.rmax_fx())
+        }
+    }
+}
+
+/// Event kinds (`s_evt_kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Cnp = 0,
+    Tx = 1,
+    Ce = 2,
+    Read = 3,
+}
+
+impl Kind {
+    pub fn from_bits(v: u32) -> Kind {
+        match v & 3 {
+            0 => Kind::Cnp,
+            1 => Kind::Tx,
+            2 => Kind::Ce,
+            _ => Kind::Read,
+        }
+    }
+}
+
+/// One flow's state word. The all-zero word is a flow that has seen no CNP.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Flow {
+    pub seen: bool,
+    pub acnp: bool,
+    pub dcnp: bool,
+    pub incon: bool,
+    pub tokv: bool,
+    pub npv: bool,
+    pub alpha: u32,
+    pub rc: u32,
+    pub rt: u32,
+    pub tc: u32,
+    pub a_next: u32,
+    pub d_next: u32,
+    pub i_next: u32,
+    pub tokens: u64,
+    pub tok_us: u32,
+    pub np_last: u32,
+}
+
+/// The answer to one event, as on the response channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Response {
+    pub kind: u32,
+    pub flow: u32,
+    /// Send granted (Tx) or CNP to send (Ce).
+    pub flag: bool,
+    pub seen: bool,
+    pub rc: u32,
+    pub rt: u32,
+    pub alpha: u32,
+    pub timer_count: u32,
+    pub time_us: u32,
+}
+
+/// Statistics pulses one event produced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    pub rp_cnps: u64,
+    pub rate_cuts: u64,
+    pub np_cnps: u64,
+    pub deferrals: u64,
+}
+
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.rp_cnps += o.rp_cnps;
+        self.rate_cuts += o.rate_cuts;
+        self.np_cnps += o.np_cnps;
+        self.deferrals += o.deferrals;
+    }
+}
+
+fn due(now: u32, next: u32) -> bool {
+    now.wrapping_sub(next) & 0x8000_0000 == 0
+}
+fn le(a: u32, b: u32) -> bool {
+    let d = a.wrapping_sub(b);
+    d & 0x8000_0000 != 0 || d == 0
+}
+
+/// One alpha period.
+pub fn alpha_step(p: &Params, f: &mut Flow) {
+    let prod = u64::from(p.dce_tcp_g) * u64::from(f.alpha);
+    let gain = if f.acnp {
+        (1024 - p.dce_tcp_g) << 14
+    } else {
+        0
+    };
+    f.alpha = ((prod >> 10) as u32 + gain) & 0x1ff_ffff;
+    f.acnp = false;
+    f.a_next = f.a_next.wrapping_add(Params::period(p.dce_tcp_rtt));
+}
+
+/// Rc after a cut of `rc` by `alpha` (never above `rc`).
+pub fn cut_rate(p: &Params, rc: u32, alpha: u32) -> u32 {
+    let prod = u64::from(rc) * u64::from(alpha);
+    let amount = prod >> (p.rpg_gd + 14);
+    let cut = if amount > u64::from(rc) {
+        0
+    } else {
+        rc - amount as u32
+    };
+    let keep = ((u64::from(rc) * u64::from(p.rpg_min_dec_fac) * 655) >> 16) as u32;
+    let v = cut.max(keep).max(p.min_fx());
+    v.min(rc)
+}
+
+/// One cut-check period. Returns whether it cut.
+pub fn cut_step(p: &Params, f: &mut Flow) -> bool {
+    let at = f.d_next;
+    f.d_next = at.wrapping_add(Params::period(p.rate_reduce_monitor_period));
+    if !f.dcnp {
+        return false;
+    }
+    let clamp = p.clamp_tgt_rate || (p.clamp_tgt_rate_after_time_inc && f.tc != 0);
+    let new = cut_rate(p, f.rc, f.alpha);
+    if clamp {
+        f.rt = f.rc;
+    }
+    f.rc = new;
+    f.tc = 0;
+    f.incon = true;
+    f.i_next = at.wrapping_add(Params::period(p.rpg_time_reset));
+    f.dcnp = false;
+    true
+}
+
+fn rt_after(p: &Params, rt: u32, tc: u32) -> u32 {
+    let cap = |step: u32| (rt + (step << 8)).min(p.rmax_fx());
+    if tc < p.rpg_threshold {
+        rt
+    } else if tc == p.rpg_threshold {
+        cap(p.rpg_ai_rate)
+    } else {
+        cap(p.rpg_hai_rate)
+    }
+}
+
+/// One rate-increase period.
+pub fn increase_step(p: &Params, f: &mut Flow) {
+    let rt = rt_after(p, f.rt, f.tc);
+    f.rc = (f.rc + rt + 1) >> 1;
+    f.rt = rt;
+    f.tc = (f.tc + 1).min(0xffff);
+    f.i_next = f.i_next.wrapping_add(Params::period(p.rpg_time_reset));
+}
+
+/// Which period is due first at `now` (alpha, cut, increase), if any.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Due {
+    Alpha,
+    Cut,
+    Increase,
+}
+
+fn first_due(f: &Flow, now: u32) -> Option<Due> {
+    let a = f.seen && due(now, f.a_next);
+    let d = f.seen && due(now, f.d_next);
+    let i = f.seen && f.incon && due(now, f.i_next);
+    if a && (!d || le(f.a_next, f.d_next)) && (!i || le(f.a_next, f.i_next)) {
+        Some(Due::Alpha)
+    } else if d && (!i || le(f.d_next, f.i_next)) {
+        Some(Due::Cut)
+    } else if i {
+        Some(Due::Increase)
+    } else {
+        None
+    }
+}
+
+/// Token accrual when a flow is touched at `now`, at the rate stored at its last touch.
+fn accrue(p: &Params, f: &mut Flow, touch_rc: u32, now: u32) {
+    let cap = u64::from(p.shaper_burst) << 11;
+    let rate = if f.seen && p.rp_enable {
+        touch_rc
+    } else {
+        p.rmax_fx()
+    };
+    let span = now.wrapping_sub(f.tok_us).min(0xf_ffff);
+    let sum = f.tokens + u64::from(rate) * u64::from(span);
+    f.tokens = if !f.tokv || sum > cap { cap } else { sum };
+    f.tokv = true;
+    f.tok_us = now;
+}
+
+/// Applies the event itself (after catch-up) and builds the response.
+fn apply(
+    p: &Params,
+    f: &mut Flow,
+    kind: Kind,
+    flow: u32,
+    bytes: u32,
+    now: u32,
+) -> (Response, Stats) {
+    let mut st = Stats::default();
+    let mut flag = false;
+    match kind {
+        Kind::Cnp => {
+            if p.rp_enable {
+                st.rp_cnps = 1;
+                if f.seen {
+                    f.acnp = true;
+                    f.dcnp = true;
+                } else {
+                    f.seen = true;
+                    f.alpha = p.initial_alpha_value << 14;
+                    f.rc = p.first_rate();
+                    f.rt = f.rc;
+                    f.acnp = false;
+                    f.dcnp = p.rate_to_set_on_first_cnp == 0;
+                    f.incon = false;
+                    f.tc = 0;
+                    f.a_next = now.wrapping_add(Params::period(p.dce_tcp_rtt));
+                    f.d_next = now.wrapping_add(Params::period(p.rate_reduce_monitor_period));
+                }
+            }
+        }
+        Kind::Tx => {
+            let need = u64::from(bytes & 0xffff) << 11;
+            if f.tokens >= need {
+                f.tokens -= need;
+                flag = true;
+            } else {
+                st.deferrals = 1;
+            }
+        }
+        Kind::Ce => {
+            let gap = now.wrapping_sub(f.np_last);
+            if p.np_enable && (!f.npv || gap >= p.min_time_between_cnps) {
+                f.npv = true;
+                f.np_last = now;
+                flag = true;
+                st.np_cnps = 1;
+            }
+        }
+        Kind::Read => {}
+    }
+    let rsp = Response {
+        kind: kind as u32,
+        flow,
+        flag,
+        seen: f.seen,
+        rc: if f.seen { f.rc } else { p.rmax_fx() },
+        rt: if f.seen { f.rt } else { p.rmax_fx() },
+        alpha: f.alpha,
+        timer_count: f.tc,
+        time_us: now,
+    };
+    (rsp, st)
+}
+
+/// What one event did in the lazy engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub rsp: Response,
+    pub stats: Stats,
+    /// Cycles in the catch-up and apply states (the RTL's S_STEP and S_SKIP): the response is
+    /// valid this many cycles after the cycle following acceptance plus one.
+    pub cycles: u32,
+    /// Timer periods applied one by one.
+    pub steps: u32,
+    /// Skip phases (33 cycles each).
+    pub skips: u32,
+}
+
+/// The lazy engine, bit-exact and cycle-exact with `dcqcn_rp`.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pub flows: Vec<Flow>,
+}
+
+impl Engine {
+    pub fn new(flows: usize) -> Engine {
+        Engine {
+            flows: vec![Flow::default(); flows],
+        }
+    }
+    /// Every flow back to the all-zero word (`ctrl.flow_clear`).
+    pub fn clear(&mut self) {
+        self.flows.fill(Flow::default());
+    }
+
+    /// Processes one event taken at microsecond `now`.
+    pub fn event(&mut self, p: &Params, kind: Kind, flow: u32, bytes: u32, now: u32) -> Outcome {
+        let p = &p.masked();
+        let n = self.flows.len();
+        let f = &mut self.flows[flow as usize % n];
+        let rc = f.rc;
+        accrue(p, f, rc, now);
+        let (mut cycles, mut steps, mut skips) = (0, 0, 0);
+        let mut stats = Stats::default();
+        loop {
+            let thr = p.rpg_threshold;
+            let el = |next: u32| now.wrapping_sub(next);
+            let a_due = f.seen && due(now, f.a_next);
+            let d_due = f.seen && due(now, f.d_next);
+            let i_due = f.seen && f.incon && due(now, f.i_next);
+            let k = Params::period(p.dce_tcp_rtt);
+            let dp = Params::period(p.rate_reduce_monitor_period);
+            let t = Params::period(p.rpg_time_reset);
+            let a_skip = a_due && f.alpha == 0 && !f.acnp && el(f.a_next) >= k;
+            let d_skip = d_due && !f.dcnp && el(f.d_next) >= dp;
+            let i_still = !f.dcnp && f.rc == f.rt && f.tc > thr && rt_after(p, f.rt, f.tc) == f.rt;
+            let i_skip = i_due && i_still && el(f.i_next) >= t;
+            cycles += 1;
+            if a_skip || d_skip || i_skip {
+                skips += 1;
+                cycles += 32;
+                for j in (0..32).rev() {
+                    let jump = |per: u32| u64::from(per) << j;
+                    if a_skip && jump(k) <= u64::from(el(f.a_next)) {
+                        f.a_next = f.a_next.wrapping_add(jump(k) as u32);
+                    }
+                    if d_skip && jump(dp) <= u64::from(el(f.d_next)) {
+                        f.d_next = f.d_next.wrapping_add(jump(dp) as u32);
+                    }
+                    if i_skip && jump(t) <= u64::from(el(f.i_next)) {
+                        f.i_next = f.i_next.wrapping_add(jump(t) as u32);
+                        f.tc = (u64::from(f.tc) + (1u64 << j)).min(0xffff) as u32;
+                    }
+                }
+                continue;
+            }
+            match first_due(f, now) {
+                Some(Due::Alpha) => alpha_step(p, f),
+                Some(Due::Cut) => {
+                    if cut_step(p, f) {
+                        stats.rate_cuts += 1;
+                    }
+                }
+                Some(Due::Increase) => increase_step(p, f),
+                None => {
+                    let (rsp, st) = apply(p, f, kind, flow, bytes, now);
+                    stats += st;
+                    return Outcome {
+                        rsp,
+                        stats,
+                        cycles,
+                        steps,
+                        skips,
+                    };
+                }
+            }
+            steps += 1;
+        }
+    }
+}
+
+/// The every-period-fires model: all flows' timers advance at every microsecond.
+#[derive(Clone, Debug)]
+pub struct Eager {
+    pub flows: Vec<Flow>,
+    /// Rc at each flow's last touch: the shaper's rate until the next touch.
+    touch_rc: Vec<u32>,
+    now: u32,
+}
+
+impl Eager {
+    pub fn new(flows: usize) -> Eager {
+        Eager {
+            flows: vec![Flow::default(); flows],
+            touch_rc: vec![0; flows],
+            now: 0,
+        }
+    }
+    /// Fires every period due in microseconds `self.now + 1 ..= now`, in time order.
+    pub fn advance_to(&mut self, p: &Params, now: u32) {
+        let p = &p.masked();
+        while self.now != now {
+            self.now = self.now.wrapping_add(1);
+            let t = self.now;
+            for f in &mut self.flows {
+                if !f.seen {
+                    continue;
+                }
+                if f.a_next == t {
+                    alpha_step(p, f);
+                }
+                if f.d_next == t {
+                    cut_step(p, f);
+                }
+                if f.incon && f.i_next == t {
+                    increase_step(p, f);
+                }
+            }
+        }
+    }
+    /// An event at the current time (after [`Eager::advance_to`]).
+    pub fn event(&mut self, p: &Params, kind: Kind, flow: u32, bytes: u32) -> Response {
+        let p = &p.masked();
+        let n = self.flows.len();
+        let i = flow as usize % n;
+        let now = self.now;
+        let f = &mut self.flows[i];
+        accrue(p, f, self.touch_rc[i], now);
+        debug_assert!(first_due(f, now).is_none(), "a period was not fired");
+        let (rsp, _) = apply(p, f, kind, flow, bytes, now);
+        self.touch_rc[i] = f.rc;
+        rsp
+    }
+}
+
+/// The microsecond prescaler: `tick` once per clock cycle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Prescaler {
+    pub count: u32,
+    pub now_us: u32,
+}
+
+impl Prescaler {
+    pub fn tick(&mut self, clk_per_us: u32) {
+        let cpu = clk_per_us & 0xfff;
+        if cpu != 0 && self.count + 1 >= cpu {
+            self.count = 0;
+            self.now_us = self.now_us.wrapping_add(1);
+        } else if cpu != 0 {
+            self.count = (self.count + 1) & 0xfff;
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Properties of the DCQCN reference model alone: the lazy catch-up gives bit-identical state
+//! to firing every period, the DCQCN invariants hold, flows never affect each other, and the
+//! shaper's long-run throughput equals Rc.
+
+use proptest::prelude::*;
+use rdmagen_refmodel::dcqcn::{Eager, Engine, Kind, Params};
+
+const FLOWS: usize = 4;
+
+#[derive(Clone, Debug)]
+enum Op {
+    /// An event `gap` microseconds after the previous one.
+    Event {
+        gap: u32,
+        kind: Kind,
+        flow: u32,
+        bytes: u32,
+    },
+}
+
+fn kind() -> impl Strategy<Value = Kind> {
+    prop_oneof![
+        4 => Just(Kind::Cnp),
+        3 => Just(Kind::Tx),
+        1 => Just(Kind::Ce),
+        1 => Just(Kind::Read),
+    ]
+}
+
+fn gap() -> impl Strategy<Value = u32> {
+    prop_oneof![
+        4 => 0u32..3,
+        3 => 0u32..40,
+        1 => 0u32..3000,
+    ]
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+    prop::collection::vec(
+        (gap(), kind(), 0..FLOWS as u32, 0u32..9000).prop_map(|(gap, kind, flow, bytes)| {
+            Op::Event {
+                gap,
+                kind,
+                flow,
+                bytes,
+            }
+        }),
+        1..80,
+    )
+}
+
+/// Parameter sets with short periods, so a case crosses many of them.
+fn params() -> impl Strategy<Value = Params> {
+    (
+        (1u32..8, 1u32..12, 1u32..40, 0u32..6),
+        (0u32..200, 0u32..500, 0u32..=1023, 0u32..=1023),
+        (9u32..14, 0u32..=100, 0u32..50, any::<bool>(), any::<bool>()),
+        (
+            prop_oneof![Just(0u32), 1u32..3000],
+            1000u32..400_000,
+            0u32..10,
+        ),
+    )
+        .prop_map(
+            |(
+                (rtt, rrmp, trst, thr),
+                (ai, hai, g, ia),
+                (gd, fac, minr, c1, c2),
+                (first, line, mtc),
+            )| {
+                Params {
+                    dce_tcp_rtt: rtt,
+                    rate_reduce_monitor_period: rrmp,
+                    rpg_time_reset: trst,
+                    rpg_threshold: thr,
+                    rpg_ai_rate: ai,
+                    rpg_hai_rate: hai,
+                    dce_tcp_g: g,
+                    initial_alpha_value: ia,
+                    rpg_gd: gd,
+                    rpg_min_dec_fac: fac,
+                    rpg_min_rate: minr,
+                    clamp_tgt_rate: c1,
+                    clamp_tgt_rate_after_time_inc: c2,
+                    rate_to_set_on_first_cnp: first,
+                    line_rate: line,
+                    min_time_between_cnps: mtc,
+                    ..Params::default()
+                }
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Lazy catch-up on touch == every period fired on time, for every flow, after every event.
+    #[test]
+    fn lazy_equals_eager(p in params(), ops in ops()) {
+        let mut lazy = Engine::new(FLOWS);
+        let mut eager = Eager::new(FLOWS);
+        let mut now = 0u32;
+        for Op::Event { gap, kind, flow, bytes } in ops {
+            now += gap;
+            eager.advance_to(&p, now);
+            let want = eager.event(&p, kind, flow, bytes);
+            let got = lazy.event(&p, kind, flow, bytes, now);
+            prop_assert_eq!(got.rsp, want);
+            prop_assert_eq!(&lazy.flows[flow as usize], &eager.flows[flow as usize]);
+        }
+        // Touch every flow at a later time: all timers caught up must match.
+        now += 5000;
+        eager.advance_to(&p, now);
+        for f in 0..FLOWS as u32 {
+            let want = eager.event(&p, Kind::Read, f, 0);
+            let got = lazy.event(&p, Kind::Read, f, 0, now);
+            prop_assert_eq!(got.rsp, want);
+        }
+        prop_assert_eq!(lazy.flows, eager.flows);
+    }
+
+    /// Rc within [min, cap]; alpha within [0, 1]; a cut never raises Rc; without a cut Rc
+    /// never falls; cycles per event within the documented bound.
+    #[test]
+    fn invariants(p in params(), ops in ops()) {
+        let p = Params { rpg_min_rate: p.rpg_min_rate.min(p.line_rate), ..p };
+        let mut e = Engine::new(FLOWS);
+        let mut now = 0u32;
+        for Op::Event { gap, kind, flow, bytes } in ops {
+            now += gap;
+            let before = e.flows[flow as usize];
+            let out = e.event(&p, kind, flow, bytes, now);
+            let r = out.rsp;
+            prop_assert!(r.alpha <= 1 << 24);
+            prop_assert!(r.rc <= p.rmax_fx() && r.rt <= p.rmax_fx());
+            prop_assert!(r.rc >= p.min_fx(), "rc {} below min {}", r.rc, p.min_fx());
+            prop_assert!(r.rc <= r.rt || !r.seen);
+            if before.seen && out.stats.rate_cuts == 0 {
+                prop_assert!(r.rc >= before.rc, "rc fell without a cut");
+            }
+            if before.seen && kind == Kind::Cnp {
+                // The CNP itself never raises Rc: the state after catch-up alone is the same.
+                let mut probe = Engine { flows: vec![before] };
+                let read = probe.event(&p, Kind::Read, 0, 0, now);
+                prop_assert!(r.rc <= read.rsp.rc);
+            }
+            prop_assert!(out.skips <= 3);
+        }
+    }
+
+    /// A flow's answers do not depend on what other flows do.
+    #[test]
+    fn flows_independent(p in params(), ops in ops()) {
+        let mut all = Engine::new(FLOWS);
+        let mut only = Engine::new(FLOWS);
+        let mut now = 0u32;
+        for Op::Event { gap, kind, flow, bytes } in ops {
+            now += gap;
+            let a = all.event(&p, kind, flow, bytes, now);
+            if flow == 0 {
+                let b = only.event(&p, kind, flow, bytes, now);
+                prop_assert_eq!(a.rsp, b.rsp);
+            }
+        }
+    }
+}
+
+/// One CNP at t = 0 on a 100 Gb/s line with the mlx5 defaults: cut to about 51% at 4 µs,
+/// then recovery toward the line rate.
+#[test]
+fn one_cnp_trajectory() {
+    let p = Params::default();
+    let mut e = Engine::new(1);
+    e.event(&p, Kind::Cnp, 0, 0, 0);
+    let at = |e: &mut Engine, t: u32| e.event(&p, Kind::Read, 0, 0, t).rsp;
+    assert_eq!(at(&mut e, 3).rc, 100_000 << 8);
+    let cut = at(&mut e, 4).rc >> 8;
+    // alpha decayed for 4 µs (1023/1024 × (1019/1024)^4 ≈ 0.98) before the cut check.
+    assert!((50_900..51_100).contains(&cut), "cut to {cut} Mb/s");
+    let later = at(&mut e, 304).rc >> 8;
+    assert!(later > cut, "recovered to {later}");
+    let much_later = at(&mut e, 4_000_000).rc >> 8;
+    assert_eq!(much_later, 100_000);
+}
+
+/// The shaper's long-run throughput equals Rc within 0.5%: a sender asking for 1500 bytes
+/// every microsecond at rates below what it asks for.
+#[test]
+fn shaper_throughput_matches_rc() {
+    for (line, rate) in [(100_000u32, 2_000u32), (100_000, 7_777), (400_000, 10_000)] {
+        let p = Params {
+            line_rate: line,
+            rate_to_set_on_first_cnp: rate,
+            rpg_time_reset: 100_000_000,
+            ..Params::default()
+        };
+        let mut e = Engine::new(1);
+        e.event(&p, Kind::Cnp, 0, 0, 0);
+        let mut bytes = 0u64;
+        let span = 20_000u32;
+        for t in 1..=span {
+            // Several requests per microsecond: the shaper, not the sender, limits.
+            for _ in 0..4 {
+                if e.event(&p, Kind::Tx, 0, 1500, t).rsp.flag {
+                    bytes += 1500;
+                }
+            }
+        }
+        let rc = e.flows[0].rc as f64 / 256.0;
+        let want = rc * f64::from(span) / 8.0;
+        let err = (bytes as f64 - want).abs() / want;
+        assert!(
+            err < 0.005,
+            "rate {rc} Mb/s: {bytes} bytes vs {want:.0}: {err:.4}"
+        );
+    }
+}
