@@ -78,12 +78,10 @@ fn parallel_threads_run_their_own_models() {
             std::thread::spawn(move || {
                 let mut dut = [ExampleSyncP4::new()];
                 dut[0].reset(2);
-                (0..200u32)
-                    .map(|i| {
-                        let v = t << 24 | i;
-                        write_then_read(&mut dut, &[v], u64::from(t * 1000 + i))[0] == u64::from(v)
-                    })
-                    .all(|ok| ok)
+                (0..200u32).all(|i| {
+                    let v = t << 24 | i;
+                    write_then_read(&mut dut, &[v], u64::from(t * 1000 + i))[0] == u64::from(v)
+                })
             })
         })
         .collect();
