@@ -44,8 +44,8 @@ fn one_cnp_at_t0_mlx5_defaults() {
     let rc = |t: u32| {
         b.responses
             .iter()
-            .filter(|r| r.time_us <= t0 + t)
-            .last()
+            .rev()
+            .find(|r| r.time_us <= t0 + t)
             .map(|r| f64::from(r.rc) / 256.0)
             .unwrap_or(0.0)
     };
