@@ -403,9 +403,8 @@ module dcqcn_rp #(
   assign status_clear_busy_o = state_q == S_CLEAR || clear_pend_q;
 
   always @* begin
-    // Defaults: hold
+    // Defaults: hold; statistics pulses off
     state_d = state_q;
-    clear_pend_d = clear_pend_q;
     clr_addr_d = clr_addr_q;
     pre_cnt_d = pre_cnt_q;
     now_us_d = now_us_q;
@@ -426,10 +425,6 @@ module dcqcn_rp #(
     rsp_alpha_d = rsp_alpha_q;
     rsp_tc_d = rsp_tc_q;
     rsp_time_d = rsp_time_q;
-    stat_cnp_d = stat_cnp_q;
-    stat_cut_d = stat_cut_q;
-    stat_np_d = stat_np_q;
-    stat_defer_d = stat_defer_q;
     w_seen_d = w_seen_q;
     w_acnp_d = w_acnp_q;
     w_dcnp_d = w_dcnp_q;

@@ -1000,9 +1000,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     items.push(V::Blank);
 
     // ------------------------------------------------------------ always @*
-    let mut c = vec![Stmt::Comment("Defaults: hold".into())];
+    let mut c = vec![Stmt::Comment(
+        "Defaults: hold; statistics pulses off".into(),
+    )];
+    let pulses = ["stat_cnp", "stat_cut", "stat_np", "stat_defer"];
     for (name, _, _) in regs {
-        c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
+        if *name != "clear_pend" && !pulses.contains(name) {
+            c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
+        }
     }
     for &(f, _) in STATE_FIELDS {
         c.push(set(&format!("w_{f}_d"), id(&format!("w_{f}_q"))));
@@ -1011,7 +1016,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "clear_pend_d",
         or(id("clear_pend_q"), cfg("ctrl", "flow_clear")),
     ));
-    for s in ["stat_cnp", "stat_cut", "stat_np", "stat_defer"] {
+    for s in pulses {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
     c.push(set("ram_raddr", id("s_evt_flow")));

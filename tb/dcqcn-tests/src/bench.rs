@@ -70,6 +70,8 @@ pub struct Bench<M: Model> {
     pub total_events: u64,
     /// Cycles from the first event accepted to the last response taken, in the last case.
     pub busy_span: u64,
+    /// The responses of the last case, as the RTL gave them (equal to the model's).
+    pub responses: Vec<Response>,
     // Last: the ports above point into it.
     dut: M,
 }
@@ -153,6 +155,7 @@ impl<M: Model> Bench<M> {
             total_cycles: 0,
             total_events: 0,
             busy_span: 0,
+            responses: Vec::new(),
             dut,
         })
     }
@@ -195,6 +198,7 @@ impl<M: Model> Bench<M> {
         self.model.clear();
         self.pre = Prescaler::default();
         self.cycle = 0;
+        self.responses.clear();
         let mut params = case.params.clone();
         let mut evt_idle = Stall::new(split_seed(case.seed, 1), case.evt);
         let mut rsp_stall = Stall::new(split_seed(case.seed, 2), case.rsp);
@@ -299,6 +303,7 @@ impl<M: Model> Bench<M> {
                         return self.fail(format!("alpha {:#x} above 1.0", want.alpha));
                     }
                     expect.pop_front();
+                    self.responses.push(got);
                     last_progress = self.cycle;
                     self.busy_span = self.cycle + 1 - first_accept.unwrap_or(self.cycle);
                 }
