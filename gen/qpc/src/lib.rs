@@ -248,6 +248,20 @@ impl Gen {
             reset: Some(reset),
         });
     }
+    /// A flop pair whose width is a range expression (such as `[AW-1:0]`).
+    fn state_r(&mut self, name: &str, range: Range, reset: Expr) {
+        for suffix in ["q", "d"] {
+            self.decls.push(V::Decl(Decl::reg(
+                format!("{name}_{suffix}"),
+                Some(range.clone()),
+            )));
+        }
+        self.flops.push(Flop {
+            q: id(format!("{name}_q")),
+            d: id(format!("{name}_d")),
+            reset: Some(reset),
+        });
+    }
     /// An unreset datapath flop `name_q <= name_d`.
     fn data(&mut self, name: &str, w: u32) {
         self.reg(&format!("{name}_q"), w);
@@ -613,18 +627,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
 
     // ---- clear sequencer
     g.state("clr_busy", 1, b1(true));
-    g.state("clr_addr", 0, Expr::zero(1));
-    // (width fixed below: AW bits; declared through the AW localparam)
-    g.decls.pop();
-    g.decls.pop();
-    g.decls
-        .push(V::Decl(Decl::reg("clr_addr_q", Some(addr_r()))));
-    g.decls
-        .push(V::Decl(Decl::reg("clr_addr_d", Some(addr_r()))));
-    if let Some(fl) = g.flops.last_mut() {
-        fl.reset = Some(Expr::zero(1));
-        fl.reset = Some(Expr::Repl(Box::new(id("AW")), Box::new(b1(false))));
-    }
+    let zero_aw = || Expr::Repl(Box::new(id("AW")), Box::new(b1(false)));
+    g.state_r("clr_addr", addr_r(), zero_aw());
     let c = &mut g.comb;
     c.push(Stmt::Comment(
         "Clear: one context per cycle from address 0; restarts on ctrl.clear".into(),
@@ -635,10 +639,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         id("csr_ctrl_clear_o"),
         vec![
             Stmt::assign(id("clr_busy_d"), b1(true)),
-            Stmt::assign(
-                id("clr_addr_d"),
-                Expr::Repl(Box::new(id("AW")), Box::new(b1(false))),
-            ),
+            Stmt::assign(id("clr_addr_d"), zero_aw()),
         ],
         vec![Stmt::if_(
             id("clr_busy_q"),
@@ -697,7 +698,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::ternary(
                 id(format!("{p}_inpart")),
                 id(format!("{p}_index")).slice(Expr::minus(id("AW"), Expr::int(1)), Expr::int(0)),
-                Expr::Repl(Box::new(id("AW")), Box::new(b1(false))),
+                zero_aw(),
             ),
         );
     };
@@ -1037,16 +1038,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.state("cmd_from", sw + 1, Expr::zero(sw + 1));
     g.state("cmd_to", sw, Expr::zero(sw));
     g.state("cmd_pre", 8, n(8, ok));
-    g.state("cmd_addr", 0, Expr::zero(1));
-    g.decls.pop();
-    g.decls.pop();
-    g.decls
-        .push(V::Decl(Decl::reg("cmd_addr_q", Some(addr_r()))));
-    g.decls
-        .push(V::Decl(Decl::reg("cmd_addr_d", Some(addr_r()))));
-    if let Some(fl) = g.flops.last_mut() {
-        fl.reset = Some(Expr::Repl(Box::new(id("AW")), Box::new(b1(false))));
-    }
+    g.state_r("cmd_addr", addr_r(), zero_aw());
     // The engine's read port: every cycle, from cmd_addr_q.
     g.reg("cmd_ctx_q", f.width);
     g.reg("cmd_psn_q", psn_w);

@@ -350,12 +350,13 @@ impl<M: Model + HasAxiLite> Bench<M> {
 
     fn step(&mut self, r: &mut Run) -> Result<(), Failure> {
         // 1. drive
-        let drive_req = |b: &Self, p: &str, q: Option<Req>, arg: Option<&str>| {
-            b.set(&format!("{p}_req_valid"), u64::from(q.is_some()));
+        // Port names are literals: this runs every cycle.
+        let drive_req = |b: &Self, names: [&str; 4], q: Option<Req>, arg: Option<&str>| {
+            b.set(names[0], u64::from(q.is_some()));
             let q = q.unwrap_or_default();
-            b.set(&format!("{p}_req_vf"), u64::from(q.vf));
-            b.set(&format!("{p}_req_qpn"), u64::from(q.qpn));
-            b.set(&format!("{p}_req_user"), u64::from(q.user));
+            b.set(names[1], u64::from(q.vf));
+            b.set(names[2], u64::from(q.qpn));
+            b.set(names[3], u64::from(q.user));
             if let Some(a) = arg {
                 b.set(a, u64::from(q.arg));
             }
@@ -363,9 +364,24 @@ impl<M: Model + HasAxiLite> Bench<M> {
         let db = r.db.drive();
         let wqe = r.wqe.drive();
         let rx = r.rx.drive();
-        drive_req(self, "db", db, Some("db_req_page"));
-        drive_req(self, "wqe", wqe, Some("wqe_req_pd"));
-        drive_req(self, "rx", rx, None);
+        drive_req(
+            self,
+            ["db_req_valid", "db_req_vf", "db_req_qpn", "db_req_user"],
+            db,
+            Some("db_req_page"),
+        );
+        drive_req(
+            self,
+            ["wqe_req_valid", "wqe_req_vf", "wqe_req_qpn", "wqe_req_user"],
+            wqe,
+            Some("wqe_req_pd"),
+        );
+        drive_req(
+            self,
+            ["rx_req_valid", "rx_req_vf", "rx_req_qpn", "rx_req_user"],
+            rx,
+            None,
+        );
         let wb = r.wb.drive();
         let w = wb.unwrap_or_default();
         self.set("rx_wb_valid", u64::from(wb.is_some()));

@@ -469,7 +469,6 @@ impl QpcModel {
         let mut partition = 0u32;
 
         // Lookups see the state before this cycle's writes.
-        let clearing = self.clearing.is_some();
         if let Some(r) = inp.db {
             let a = self.address(r.vf, r.qpn);
             let reason = match (a, self.exists(a)) {
@@ -545,7 +544,6 @@ impl QpcModel {
                 self.counters.collisions += 1;
             }
         }
-        let _ = clearing;
 
         // Software reads: the value before this cycle; counters clear on read.
         if let Some(a) = inp.csr_read {
