@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use verilog_ast::ResetStyle;
 
-/// (binding id, reset style, NUM_VF, QPS_PER_VF)
-const VARIANTS: &[(&str, ResetStyle, i64, i64)] = &[
-    ("qpc_v4_q16", ResetStyle::SyncHigh, 4, 16),
-    ("qpc_v256_q64", ResetStyle::AsyncLow, 256, 64),
+/// (binding id, reset style, NUM_VF, QPS_PER_VF, NUM_MKEYS)
+const VARIANTS: &[(&str, ResetStyle, i64, i64, i64)] = &[
+    ("qpc_v4_q16", ResetStyle::SyncHigh, 4, 16, 16),
+    ("qpc_v256_q64", ResetStyle::AsyncLow, 256, 64, 4096),
 ];
 
 fn main() {
@@ -28,7 +28,7 @@ fn run() -> Result<(), String> {
     })?;
     let generator = format!("rdmagen {}", env!("CARGO_PKG_VERSION"));
     let mut models = rdmagen_vlbuild::Models::new(rdmagen_vlbuild::Verilator::from_harness()?);
-    for (id, reset, vfs, qps) in VARIANTS {
+    for (id, reset, vfs, qps, mkeys) in VARIANTS {
         let top = rdmagen_qpc::generate(
             &map,
             &rdmagen_qpc::Options {
@@ -44,8 +44,16 @@ fn run() -> Result<(), String> {
                 generator: generator.clone(),
             },
         );
-        let binding = rdmagen_vlbind::bind(&top, id, &[("NUM_VF", *vfs), ("QPS_PER_VF", *qps)])
-            .map_err(|e| format!("{id}: {e}"))?;
+        let binding = rdmagen_vlbind::bind(
+            &top,
+            id,
+            &[
+                ("NUM_VF", *vfs),
+                ("QPS_PER_VF", *qps),
+                ("NUM_MKEYS", *mkeys),
+            ],
+        )
+        .map_err(|e| format!("{id}: {e}"))?;
         // One Verilog text: the block and the CSR block it instantiates.
         models.add(binding, format!("{}\n{}", top.print(), csr.print()));
     }

@@ -74,6 +74,34 @@ pub const WQE_STATUS: [(&str, u32, &str); 4] = [
     ),
 ];
 
+/// R_Key check outcomes (`mk_rsp_reason`), in the order they are tested.
+pub const MK_REASONS: [(&str, u32, &str); 5] = [
+    (
+        "OK",
+        0,
+        "the access is allowed (also any zero-length access: IBA C9-88)",
+    ),
+    (
+        "INVALID",
+        1,
+        "index beyond NUM_MKEYS, no such key, variant byte or owning VF differs",
+    ),
+    ("PD", 2, "the key's PD differs from the requesting QP's"),
+    ("ACCESS", 3, "a requested remote right is not granted"),
+    ("RANGE", 4, "[va, va+len) is not inside the key's region"),
+];
+
+/// MKey commands: (opcode name in `qpc_cmd_op`, kind code in the engine).
+const MK_COMMANDS: [(&str, u64); 3] = [
+    ("CREATE_MKEY", KIND_MK_CREATE),
+    ("DESTROY_MKEY", KIND_MK_DESTROY),
+    ("QUERY_MKEY", KIND_MK_QUERY),
+];
+const KIND_MK_CREATE: u64 = 5;
+const KIND_MK_DESTROY: u64 = 6;
+const KIND_MK_QUERY: u64 = 7;
+const KIND_NONE: u64 = 15;
+
 fn id(s: impl Into<String>) -> Expr {
     Expr::id(s)
 }
@@ -141,6 +169,45 @@ fn mem_fields(m: &Memory) -> Result<Fields, QpcError> {
         cqn_snd: get("cqn_snd")?,
         epsn: get("next_rcv_psn")?,
         nak: get("nak_sent")?,
+    })
+}
+
+/// Fields of the memory-key word.
+struct MkFields {
+    width: u32,
+    valid: F,
+    vf: F,
+    remote_read: F,
+    remote_write: F,
+    remote_atomic: F,
+    pd: F,
+    key: F,
+    va: F,
+    length: F,
+}
+
+fn mk_fields(m: &Memory) -> Result<MkFields, QpcError> {
+    let get = |name: &str| -> Result<F, QpcError> {
+        m.fields
+            .iter()
+            .find(|f| f.name.text == name)
+            .map(|f| F {
+                msb: f.msb,
+                lsb: f.lsb,
+            })
+            .ok_or_else(|| QpcError(format!("memory `{}` has no field `{name}`", m.name)))
+    };
+    Ok(MkFields {
+        width: m.width,
+        valid: get("valid")?,
+        vf: get("vf")?,
+        remote_read: get("remote_read")?,
+        remote_write: get("remote_write")?,
+        remote_atomic: get("remote_atomic")?,
+        pd: get("pd")?,
+        key: get("key")?,
+        va: get("va")?,
+        length: get("length")?,
     })
 }
 
@@ -273,13 +340,14 @@ impl Gen {
         });
     }
     fn input(&mut self, name: &str, w: u32, c: &str) {
+        let p = Port::input(name, Range::bits(w));
         self.ports
-            .push(PortItem::Port(Port::input(name, Range::bits(w)).comment(c)));
+            .push(PortItem::Port(if c.is_empty() { p } else { p.comment(c) }));
     }
     fn output(&mut self, name: &str, w: u32, c: &str) {
-        self.ports.push(PortItem::Port(
-            Port::output(name, Range::bits(w)).comment(c),
-        ));
+        let p = Port::output(name, Range::bits(w));
+        self.ports
+            .push(PortItem::Port(if c.is_empty() { p } else { p.comment(c) }));
     }
 }
 
@@ -361,7 +429,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         status("BAD_INDEX")?,
     );
     let cmds = commands(map)?;
-    for p in ["NUM_VF", "QPS_PER_VF"] {
+    let mkm = map
+        .memory("mkey")
+        .ok_or_else(|| QpcError("the map has no memory `mkey`".into()))?;
+    let mkf = mk_fields(mkm)?;
+    let mk_ops = MK_COMMANDS
+        .iter()
+        .map(|(name, kind)| Ok((enum_value(map, "qpc_cmd_op", name)?, *kind)))
+        .collect::<Result<Vec<_>, QpcError>>()?;
+    for p in ["NUM_VF", "QPS_PER_VF", "NUM_MKEYS"] {
         map.parameter(p)
             .ok_or_else(|| QpcError(format!("the map has no parameter `{p}`")))?;
     }
@@ -485,6 +561,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.input("rx_wb_qpn", 24, "");
     g.input("rx_wb_epsn", f.epsn.w(), "");
     g.input("rx_wb_nak_sent", 1, "");
+    g.ports.push(PortItem::Banner(
+        "R_Key check (RX parser, RETH): answered 2 cycles after acceptance when ready".into(),
+    ));
+    g.input("mk_req_valid", 1, "");
+    g.output("mk_req_ready", 1, "");
+    g.input("mk_req_vf", 8, "VF of the QP the request arrived on");
+    g.input("mk_req_pd", 24, "PD of that QP");
+    g.input(
+        "mk_req_rkey",
+        32,
+        "R_Key: [31:8] table index, [7:0] variant byte",
+    );
+    g.input("mk_req_va", 64, "first byte of the access");
+    g.input("mk_req_len", 32, "DMA length in bytes; 0 is always allowed");
+    g.input(
+        "mk_req_access",
+        3,
+        "rights needed: [0] remote read, [1] remote write, [2] remote atomic",
+    );
+    g.input("mk_req_user", 32, "returned with the response");
+    g.output("mk_rsp_valid", 1, "");
+    g.input("mk_rsp_ready", 1, "");
+    g.output("mk_rsp_ok", 1, "the access is allowed");
+    g.output(
+        "mk_rsp_reason",
+        3,
+        "0 OK, 1 INVALID, 2 PD, 3 ACCESS, 4 RANGE",
+    );
+    g.output("mk_rsp_vf", 8, "");
+    g.output("mk_rsp_rkey", 32, "");
+    g.output("mk_rsp_user", 32, "");
     g.ports.push(PortItem::Banner("Interrupt".into()));
     g.ports.push(PortItem::Port(
         Port::output("irq_o", None).comment("from the CSR block: command done / error"),
@@ -526,7 +633,32 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         value: id("QPS_PER_VF").bits(12, 0),
         comment: None,
     });
+    g.lp.push(V::Comment(vec!["Memory-key table geometry".into()]));
+    g.lp.push(V::LocalParam {
+        name: "MK_AW".into(),
+        range: None,
+        value: Expr::ternary(
+            Expr::bin(BinOp::Gt, id("NUM_MKEYS"), Expr::int(1)),
+            Expr::Call("$clog2".into(), vec![id("NUM_MKEYS")]),
+            Expr::int(1),
+        ),
+        comment: Some("MKey index bits used to address the table".into()),
+    });
+    g.lp.push(V::LocalParam {
+        name: "MK_LAST".into(),
+        range: None,
+        value: Expr::minus(id("NUM_MKEYS"), Expr::int(1)),
+        comment: Some("index of the last MKey".into()),
+    });
+    g.lp.push(V::LocalParam {
+        name: "GEO_NUM_MKEYS".into(),
+        range: Range::bits(13),
+        value: id("NUM_MKEYS").bits(12, 0),
+        comment: None,
+    });
     let addr_r = || Range::width(id("AW"));
+    let mk_addr_r = || Range::width(id("MK_AW"));
+    let zero_mk = || Expr::Repl(Box::new(id("MK_AW")), Box::new(b1(false)));
 
     // ---- CSR block instance: hardware ports become wires of the same name.
     let mut conns = Vec::new();
@@ -625,6 +757,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         g.decls.push(V::Decl(d));
     }
 
+    {
+        let mut d = Decl::reg("mkey_mem", Range::bits(mkf.width));
+        d.array = Some(Range {
+            msb: Expr::int(0),
+            lsb: Expr::minus(id("NUM_MKEYS"), Expr::int(1)),
+        });
+        d.comment = Some("memory-key table, written by MKey commands".into());
+        g.decls.push(V::Decl(d));
+    }
+
     // ---- clear sequencer
     g.state("clr_busy", 1, b1(true));
     let zero_aw = || Expr::Repl(Box::new(id("AW")), Box::new(b1(false)));
@@ -667,6 +809,53 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ],
         )],
     ));
+
+    g.state("mk_clr_busy", 1, b1(true));
+    g.state_r("mk_clr_addr", mk_addr_r(), zero_mk());
+    let c = &mut g.comb;
+    c.push(Stmt::Comment(
+        "The memory-key table clears alongside, one key per cycle".into(),
+    ));
+    c.push(Stmt::assign(id("mk_clr_busy_d"), id("mk_clr_busy_q")));
+    c.push(Stmt::assign(id("mk_clr_addr_d"), id("mk_clr_addr_q")));
+    c.push(Stmt::if_else(
+        id("csr_ctrl_clear_o"),
+        vec![
+            Stmt::assign(id("mk_clr_busy_d"), b1(true)),
+            Stmt::assign(id("mk_clr_addr_d"), zero_mk()),
+        ],
+        vec![Stmt::if_(
+            id("mk_clr_busy_q"),
+            vec![
+                Stmt::assign(
+                    id("mk_clr_addr_d"),
+                    Expr::plus(
+                        id("mk_clr_addr_q"),
+                        Expr::concat(vec![
+                            Expr::Repl(
+                                Box::new(Expr::minus(id("MK_AW"), Expr::int(1))),
+                                Box::new(b1(false)),
+                            ),
+                            b1(true),
+                        ]),
+                    ),
+                ),
+                Stmt::if_(
+                    Expr::eq(
+                        id("mk_clr_addr_q"),
+                        id("MK_LAST").slice(Expr::minus(id("MK_AW"), Expr::int(1)), Expr::int(0)),
+                    ),
+                    vec![Stmt::assign(id("mk_clr_busy_d"), b1(false))],
+                ),
+            ],
+        )],
+    ));
+    g.wire(
+        "clearing",
+        1,
+        Expr::or(id("clr_busy_q"), id("mk_clr_busy_q")),
+        Some("either clear sequence runs: commands complete with RES_BUSY"),
+    );
 
     // ---- partition check and address of a (vf, qpn) pair
     let part = |g: &mut Gen, p: &str, vf: &str, qpn: &str| {
@@ -990,6 +1179,171 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     }
     g.comb.push(Stmt::if_(id("rx_adv"), load));
 
+    // ---- R_Key check: stage 1 reads the key, stage 2 checks it against the request.
+    g.wire(
+        "mk_inrange",
+        1,
+        Expr::and(
+            Expr::eq(id("mk_req_rkey").bits(31, 21), n(11, 0)),
+            Expr::lt(id("mk_req_rkey").bits(20, 8), id("GEO_NUM_MKEYS")),
+        ),
+        Some("the R_Key's index lies inside the table"),
+    );
+    g.wire_r(
+        "mk_addr",
+        mk_addr_r(),
+        Expr::ternary(
+            id("mk_inrange"),
+            id("mk_req_rkey").slice(Expr::plus(id("MK_AW"), Expr::int(7)), Expr::int(8)),
+            zero_mk(),
+        ),
+    );
+    g.wire(
+        "mk_adv",
+        1,
+        Expr::or(Expr::lnot(id("mk_rsp_valid_q")), id("mk_rsp_ready")),
+        Some("the pipeline moves this cycle"),
+    );
+    g.assigns.push(V::Assign(id("mk_req_ready"), id("mk_adv")));
+    g.state("mk_s1_valid", 1, b1(false));
+    let mk_s1: [(&str, u32); 9] = [
+        ("vf", 8),
+        ("pd", 24),
+        ("rkey", 32),
+        ("va", 64),
+        ("len", 32),
+        ("access", 3),
+        ("user", 32),
+        ("inrange", 1),
+        ("clear", 1),
+    ];
+    for (name, w) in mk_s1 {
+        g.data(&format!("mk_s1_{name}"), w);
+    }
+    g.reg("mk_word_q", mkf.width);
+    g.flops.push(Flop {
+        q: id("mk_word_q"),
+        d: Expr::ternary(
+            id("mk_adv"),
+            id("mkey_mem").index(id("mk_addr")),
+            id("mk_word_q"),
+        ),
+        reset: None,
+    });
+    let c = &mut g.comb;
+    c.push(Stmt::Comment(
+        "mk: stage 1 takes the request and reads the key".into(),
+    ));
+    c.push(Stmt::assign(id("mk_s1_valid_d"), id("mk_s1_valid_q")));
+    for (name, _) in mk_s1 {
+        c.push(Stmt::assign(
+            id(format!("mk_s1_{name}_d")),
+            id(format!("mk_s1_{name}_q")),
+        ));
+    }
+    let mut load = vec![Stmt::assign(id("mk_s1_valid_d"), id("mk_req_valid"))];
+    for (name, _) in mk_s1 {
+        let src = match name {
+            "inrange" => id("mk_inrange"),
+            "clear" => id("mk_clr_busy_q"),
+            other => id(format!("mk_req_{other}")),
+        };
+        load.push(Stmt::assign(id(format!("mk_s1_{name}_d")), src));
+    }
+    c.push(Stmt::if_(id("mk_adv"), load));
+    resp_regs(
+        &mut g,
+        "mk",
+        &[
+            ("ok", 1),
+            ("reason", 3),
+            ("vf", 8),
+            ("rkey", 32),
+            ("user", 32),
+        ],
+    );
+    let key = |f: F| f.of("mk_word_q");
+    g.wire(
+        "mk_found",
+        1,
+        Expr::all(vec![
+            id("mk_s1_inrange_q"),
+            Expr::lnot(id("mk_s1_clear_q")),
+            key(mkf.valid),
+            Expr::eq(key(mkf.key), id("mk_s1_rkey_q").bits(7, 0)),
+            Expr::eq(key(mkf.vf), id("mk_s1_vf_q")),
+        ]),
+        Some("a valid key of the requesting VF with this variant byte"),
+    );
+    g.wire(
+        "mk_rights_ok",
+        1,
+        Expr::eq(
+            Expr::band(
+                id("mk_s1_access_q"),
+                Expr::bitnot(Expr::concat(vec![
+                    key(mkf.remote_atomic),
+                    key(mkf.remote_write),
+                    key(mkf.remote_read),
+                ])),
+            ),
+            n(3, 0),
+        ),
+        Some("every requested right is granted"),
+    );
+    // 65-bit sums: a region or an access that ends past 2^64 must not wrap.
+    let wide = |e: Expr, w: u32| Expr::concat(vec![n(65 - w, 0), e]);
+    g.wire(
+        "mk_range_ok",
+        1,
+        Expr::and(
+            Expr::bin(BinOp::Ge, id("mk_s1_va_q"), key(mkf.va)),
+            Expr::bin(
+                BinOp::Le,
+                Expr::plus(wide(id("mk_s1_va_q"), 64), wide(id("mk_s1_len_q"), 32)),
+                Expr::plus(
+                    wide(key(mkf.va), mkf.va.w()),
+                    wide(key(mkf.length), mkf.length.w()),
+                ),
+            ),
+        ),
+        Some("[va, va+len) lies inside [key.va, key.va+key.length), without wrapping"),
+    );
+    g.wire(
+        "mk_reason",
+        3,
+        Expr::ternary(
+            Expr::eq(id("mk_s1_len_q"), n(32, 0)),
+            n(3, 0),
+            Expr::ternary(
+                Expr::lnot(id("mk_found")),
+                n(3, 1),
+                Expr::ternary(
+                    Expr::bin(BinOp::Ne, key(mkf.pd), id("mk_s1_pd_q")),
+                    n(3, 2),
+                    Expr::ternary(
+                        Expr::lnot(id("mk_rights_ok")),
+                        n(3, 3),
+                        Expr::ternary(Expr::lnot(id("mk_range_ok")), n(3, 4), n(3, 0)),
+                    ),
+                ),
+            ),
+        ),
+        Some("zero length passes unchecked (IBA C9-88); else the first failing check"),
+    );
+    let mut load = vec![
+        Stmt::assign(id("mk_rsp_valid_d"), id("mk_s1_valid_q")),
+        Stmt::assign(id("mk_rsp_ok_d"), Expr::eq(id("mk_reason"), n(3, 0))),
+        Stmt::assign(id("mk_rsp_reason_d"), id("mk_reason")),
+    ];
+    for x in ["vf", "rkey", "user"] {
+        load.push(Stmt::assign(
+            id(format!("mk_rsp_{x}_d")),
+            id(format!("mk_s1_{x}_q")),
+        ));
+    }
+    g.comb.push(Stmt::if_(id("mk_adv"), load));
+
     // ---- RX write-back
     part(&mut g, "wb", "rx_wb_vf", "rx_wb_qpn");
     g.wire(
@@ -1017,24 +1371,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         "Command kinds (what the opcode does to the context)".into(),
     ]));
     let kinds = [
-        ("KIND_NONE", 7u64),
+        ("KIND_NONE", KIND_NONE),
         ("KIND_CREATE", CmdKind::Create as u64),
         ("KIND_DESTROY", CmdKind::Destroy as u64),
         ("KIND_LOAD", CmdKind::Load as u64),
         ("KIND_STATE", CmdKind::StateOnly as u64),
         ("KIND_QUERY", CmdKind::Query as u64),
+        ("KIND_MK_CREATE", KIND_MK_CREATE),
+        ("KIND_MK_DESTROY", KIND_MK_DESTROY),
+        ("KIND_MK_QUERY", KIND_MK_QUERY),
     ];
     for (name, v) in kinds {
         g.lp.push(V::LocalParam {
             name: name.into(),
-            range: Range::bits(3),
-            value: n(3, v),
+            range: Range::bits(4),
+            value: n(4, v),
             comment: None,
         });
     }
     let sw = f.state.w();
     g.state("cmd_fsm", 2, id("CMD_IDLE"));
-    g.state("cmd_kind", 3, id("KIND_NONE"));
+    g.state("cmd_kind", 4, id("KIND_NONE"));
+    g.state("cmd_vf", 8, n(8, 0));
+    g.state_r("cmd_mk_addr", mk_addr_r(), zero_mk());
     g.state("cmd_from", sw + 1, Expr::zero(sw + 1));
     g.state("cmd_to", sw, Expr::zero(sw));
     g.state("cmd_pre", 8, n(8, ok));
@@ -1050,6 +1409,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.flops.push(Flop {
         q: id("cmd_psn_q"),
         d: id("psn_mem").index(id("cmd_addr_q")),
+        reset: None,
+    });
+    g.reg("cmd_mk_q", mkf.width);
+    g.flops.push(Flop {
+        q: id("cmd_mk_q"),
+        d: id("mkey_mem").index(id("cmd_mk_addr_q")),
         reset: None,
     });
     part(&mut g, "cmd", "csr_cmd_target_vf_o", "cmd_qpn");
@@ -1070,6 +1435,54 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::eq(id("csr_cmd_target_index_o").bits(23, 12), n(12, 0)),
         Some("index fits the 12-bit local QPN"),
     );
+    let tgt_index = || id("csr_cmd_target_index_o");
+    g.wire(
+        "cmd_mk_ok",
+        1,
+        Expr::all(vec![
+            Expr::lt(
+                Expr::concat(vec![n(1, 0), id("csr_cmd_target_vf_o")]),
+                id("GEO_NUM_VF"),
+            ),
+            Expr::eq(tgt_index().bits(23, 13), n(11, 0)),
+            Expr::lt(tgt_index().bits(12, 0), id("GEO_NUM_MKEYS")),
+        ]),
+        Some("an MKey command's vf and index lie inside the block"),
+    );
+    let is_mk = |k: &str| {
+        Expr::any_of(
+            ["KIND_MK_CREATE", "KIND_MK_DESTROY", "KIND_MK_QUERY"]
+                .iter()
+                .map(|m| Expr::eq(id(k), id(*m)))
+                .collect(),
+            b1(false),
+        )
+    };
+    // From the opcode, not from `op_kind`: that is decoded in the `always @*` block, and a
+    // wire read back there would make a combinational loop for the simulator.
+    g.wire(
+        "op_is_mk",
+        1,
+        Expr::any_of(
+            mk_ops
+                .iter()
+                .map(|(op, _)| Expr::eq(id("csr_cmd_ctrl_opcode_o"), n(16, *op)))
+                .collect(),
+            b1(false),
+        ),
+        Some("the opcode is an MKey command"),
+    );
+    g.wire("cmd_is_mk", 1, is_mk("cmd_kind_q"), None);
+    g.wire(
+        "cmd_target_ok",
+        1,
+        Expr::ternary(
+            id("op_is_mk"),
+            id("cmd_mk_ok"),
+            Expr::and(id("cmd_inpart"), id("cmd_index_ok")),
+        ),
+        Some("the target names a context of the block (else BAD_INDEX)"),
+    );
 
     // Opcode decode: kind, source state (bit sw = any), destination.
     let mut arms = Vec::new();
@@ -1081,18 +1494,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         arms.push((
             vec![n(16, c.opcode)],
             vec![
-                Stmt::assign(id("op_kind"), n(3, u64::from(c.kind_code))),
+                Stmt::assign(id("op_kind"), n(4, u64::from(c.kind_code))),
                 Stmt::assign(id("op_from"), from),
                 Stmt::assign(id("op_to"), n(sw, c.to)),
             ],
         ));
     }
-    g.reg("op_kind", 3);
+    for (opcode, kind) in &mk_ops {
+        arms.push((
+            vec![n(16, *opcode)],
+            vec![
+                Stmt::assign(id("op_kind"), n(4, *kind)),
+                Stmt::assign(id("op_from"), Expr::zero(sw + 1)),
+                Stmt::assign(id("op_to"), Expr::zero(sw)),
+            ],
+        ));
+    }
+    g.reg("op_kind", 4);
     g.reg("op_from", sw + 1);
     g.reg("op_to", sw);
     let c = &mut g.comb;
     c.push(Stmt::Comment(
-        "Command opcodes: what each does; anything else (MKey commands included) is BAD_OP".into(),
+        "Command opcodes: what each does; anything else is BAD_OP".into(),
     ));
     c.push(Stmt::assign(id("op_kind"), id("KIND_NONE")));
     c.push(Stmt::assign(id("op_from"), Expr::zero(sw + 1)));
@@ -1157,6 +1580,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ],
         ),
     );
+    g.wire_r(
+        "cmd_mk_load_word",
+        Range::bits(mkf.width).expect("wide"),
+        replace(
+            mb,
+            mkf.width,
+            vec![(mkf.valid, b1(true)), (mkf.vf, id("cmd_vf_q"))],
+        ),
+    );
+    g.wire(
+        "cmd_mk_exists",
+        1,
+        Expr::and(
+            mkf.valid.of("cmd_mk_q"),
+            Expr::eq(mkf.vf.of("cmd_mk_q"), id("cmd_vf_q")),
+        ),
+        Some("the targeted key exists and belongs to the command's VF"),
+    );
     let cur_valid = f.valid.of("cmd_ctx_q");
     let cur_state = f.state.of("cmd_ctx_q");
 
@@ -1165,12 +1606,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("cmd_ctx_we", 1),
         ("cmd_psn_we", 1),
         ("cmd_query", 1),
+        ("cmd_mk_we", 1),
+        ("cmd_mk_query", 1),
         ("cmd_done", 1),
         ("cmd_illegal", 1),
     ] {
         g.reg(name, w);
     }
     g.reg("cmd_word", f.width);
+    g.reg("cmd_mk_word", mkf.width);
     g.reg("cmd_psn", psn_w);
     let exec = vec![
         Stmt::assign(id("cmd_done"), b1(true)),
@@ -1179,7 +1623,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::bin(BinOp::Ne, id("cmd_pre_q"), n(8, ok)),
             vec![Stmt::assign(id("cmd_status"), id("cmd_pre_q"))],
             vec![Stmt::if_else(
-                id("clr_busy_q"),
+                id("clearing"),
                 vec![Stmt::assign(id("cmd_status"), n(8, res_busy))],
                 vec![Stmt::Case {
                     subject: id("cmd_kind_q"),
@@ -1264,6 +1708,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                                 vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
                             )],
                         ),
+                        (
+                            vec![id("KIND_MK_CREATE")],
+                            vec![Stmt::if_else(
+                                mkf.valid.of("cmd_mk_q"),
+                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                                vec![
+                                    Stmt::assign(id("cmd_mk_word"), id("cmd_mk_load_word")),
+                                    Stmt::assign(id("cmd_mk_we"), b1(true)),
+                                ],
+                            )],
+                        ),
+                        (
+                            vec![id("KIND_MK_DESTROY")],
+                            vec![Stmt::if_else(
+                                id("cmd_mk_exists"),
+                                vec![Stmt::assign(id("cmd_mk_we"), b1(true))],
+                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                            )],
+                        ),
+                        (
+                            vec![id("KIND_MK_QUERY")],
+                            vec![Stmt::if_else(
+                                id("cmd_mk_exists"),
+                                vec![Stmt::assign(id("cmd_mk_query"), b1(true))],
+                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                            )],
+                        ),
                     ],
                     default: vec![Stmt::assign(id("cmd_status"), n(8, bad_op))],
                 }],
@@ -1279,15 +1750,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("cmd_kind_d", id("cmd_kind_q")),
         ("cmd_from_d", id("cmd_from_q")),
         ("cmd_to_d", id("cmd_to_q")),
+        ("cmd_vf_d", id("cmd_vf_q")),
+        ("cmd_mk_addr_d", id("cmd_mk_addr_q")),
         ("cmd_pre_d", id("cmd_pre_q")),
         ("cmd_addr_d", id("cmd_addr_q")),
         ("cmd_status", n(8, ok)),
         ("cmd_ctx_we", b1(false)),
         ("cmd_psn_we", b1(false)),
         ("cmd_query", b1(false)),
+        ("cmd_mk_we", b1(false)),
+        ("cmd_mk_query", b1(false)),
         ("cmd_done", b1(false)),
         ("cmd_illegal", b1(false)),
         ("cmd_word", Expr::zero(f.width)),
+        ("cmd_mk_word", Expr::zero(mkf.width)),
     ] {
         c.push(Stmt::assign(id(name), v));
     }
@@ -1304,16 +1780,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                         Stmt::assign(id("cmd_from_d"), id("op_from")),
                         Stmt::assign(id("cmd_to_d"), id("op_to")),
                         Stmt::assign(id("cmd_addr_d"), id("cmd_addr")),
+                        Stmt::assign(id("cmd_vf_d"), id("csr_cmd_target_vf_o")),
+                        Stmt::assign(
+                            id("cmd_mk_addr_d"),
+                            Expr::ternary(
+                                id("cmd_mk_ok"),
+                                tgt_index()
+                                    .slice(Expr::minus(id("MK_AW"), Expr::int(1)), Expr::int(0)),
+                                zero_mk(),
+                            ),
+                        ),
                         Stmt::assign(
                             id("cmd_pre_d"),
                             Expr::ternary(
                                 Expr::eq(id("op_kind"), id("KIND_NONE")),
                                 n(8, bad_op),
-                                Expr::ternary(
-                                    Expr::and(id("cmd_inpart"), id("cmd_index_ok")),
-                                    n(8, ok),
-                                    n(8, bad_index),
-                                ),
+                                Expr::ternary(id("cmd_target_ok"), n(8, ok), n(8, bad_index)),
                             ),
                         ),
                     ],
@@ -1406,6 +1888,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
         None,
     );
+    g.wire(
+        "mk_we",
+        1,
+        Expr::or(id("mk_clr_busy_q"), id("cmd_mk_we")),
+        Some("the clear or an MKey command writes the key table"),
+    );
+    g.wire_r(
+        "mk_wr_addr",
+        mk_addr_r(),
+        Expr::ternary(
+            id("mk_clr_busy_q"),
+            id("mk_clr_addr_q"),
+            id("cmd_mk_addr_q"),
+        ),
+    );
+    g.mems.push(V::MemWrite {
+        mem: "mkey_mem".into(),
+        en: id("mk_we"),
+        addr: id("mk_wr_addr"),
+        data: Expr::ternary(
+            id("mk_clr_busy_q"),
+            Expr::zero(mkf.width),
+            id("cmd_mk_word"),
+        ),
+    });
     g.mems.push(V::MemWrite {
         mem: "psn_mem".into(),
         en: id("psn_we"),
@@ -1415,7 +1922,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
 
     // ---- CSR hardware inputs
     let hw = [
-        ("csr_status_clear_busy_i", id("clr_busy_q")),
+        ("csr_status_clear_busy_i", id("clearing")),
+        ("csr_mkey_geometry_num_mkeys_i", id("GEO_NUM_MKEYS")),
         ("csr_geometry_num_vf_i", id("GEO_NUM_VF")),
         ("csr_geometry_qps_per_vf_i", id("GEO_QPS_PER_VF")),
         (
@@ -1430,7 +1938,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::ternary(
                 Expr::all(vec![
                     Expr::eq(id("cmd_pre_q"), n(8, ok)),
-                    Expr::lnot(id("clr_busy_q")),
+                    Expr::lnot(id("clearing")),
+                    Expr::lnot(id("cmd_is_mk")),
                     f.valid.of("cmd_ctx_q"),
                 ]),
                 cur_state,
@@ -1490,7 +1999,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                         Expr::all(vec![
                             Expr::eq(id("cmd_fsm_q"), id("CMD_IDLE")),
                             id("csr_cmd_ctrl_go_o"),
-                            Expr::lnot(Expr::and(id("cmd_inpart"), id("cmd_index_ok"))),
+                            Expr::ternary(
+                                id("op_is_mk"),
+                                Expr::lnot(Expr::lt(
+                                    Expr::concat(vec![n(1, 0), id("csr_cmd_target_vf_o")]),
+                                    id("GEO_NUM_VF"),
+                                )),
+                                Expr::lnot(Expr::and(id("cmd_inpart"), id("cmd_index_ok"))),
+                            ),
                         ]),
                     ]),
                 ),
@@ -1507,10 +2023,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ]),
         ),
         (
-            "csr_mailbox_data_value_we_i",
-            Expr::repl(Expr::int(12), id("cmd_query")),
+            "csr_rkey_violations_count_incr_i",
+            Expr::all(vec![
+                id("mk_adv"),
+                id("mk_s1_valid_q"),
+                Expr::bin(BinOp::Ne, id("mk_reason"), n(3, 0)),
+            ]),
         ),
-        ("csr_mailbox_data_value_d_i", id("cmd_query_word")),
+        (
+            "csr_mailbox_data_value_we_i",
+            Expr::concat(vec![
+                Expr::repl(Expr::int(6), id("cmd_query")),
+                Expr::repl(Expr::int(6), Expr::or(id("cmd_query"), id("cmd_mk_query"))),
+            ]),
+        ),
+        (
+            "csr_mailbox_data_value_d_i",
+            Expr::ternary(
+                id("cmd_mk_query"),
+                Expr::concat(vec![Expr::zero(f.width - mkf.width), id("cmd_mk_q")]),
+                id("cmd_query_word"),
+            ),
+        ),
     ];
     for (name, e) in hw {
         g.assigns.push(V::Assign(id(name), e));
@@ -1544,6 +2078,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     for p in ["db", "wqe", "rx", "wb", "cmd"] {
         unused.push(id(format!("{p}_index")));
     }
+    // The local access rights and reserved bits of a key take no part in the R_Key check.
+    unused.push(id("mk_word_q"));
     // Hardware sets state, valid and nak_sent; the mailbox's copies are ignored.
     for fl in [f.valid, f.nak, f.state] {
         unused.push(fl.of(mb));
@@ -1562,6 +2098,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     ]));
     let num_vf = map.parameter("NUM_VF").expect("checked");
     let qps = map.parameter("QPS_PER_VF").expect("checked");
+    let mkeys = map.parameter("NUM_MKEYS").expect("checked");
     let range_check = |p: &rdmagen_regmap::Parameter| {
         Stmt::if_(
             Expr::or(
@@ -1583,7 +2120,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ],
         )
     };
-    items.push(V::SimInitial(vec![range_check(num_vf), range_check(qps)]));
+    items.push(V::SimInitial(vec![
+        range_check(num_vf),
+        range_check(qps),
+        range_check(mkeys),
+    ]));
     items.push(V::Blank);
     items.extend(g.lp);
     items.push(V::Blank);
@@ -1638,6 +2179,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     for (name, v, what) in WQE_STATUS {
         header.push(format!("  {v} {name:<12} {what}"));
     }
+    header.push("R_Key check        reason".into());
+    for (name, v, what) in MK_REASONS {
+        header.push(format!("  {v} {name:<12} {what}"));
+    }
     header.push(String::new());
     header.push("Commands (cmd_ctrl.opcode, legal source state -> destination):".into());
     for (name, kind, from, to) in COMMANDS {
@@ -1647,6 +2192,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             CmdKind::Load => format!("{} -> {to}, loads the mailbox", from.unwrap_or("any")),
             CmdKind::StateOnly => format!("{} -> {to}, state only", from.unwrap_or("any")),
             CmdKind::Query => "copies the context to the mailbox".to_string(),
+        };
+        header.push(format!("  {name:<14} {what}"));
+    }
+    for (name, _) in MK_COMMANDS {
+        let what = match name {
+            "CREATE_MKEY" => "needs a free key; loads mailbox dwords 0-5, owner = cmd_target.vf",
+            "DESTROY_MKEY" => "zeroes the key (it must belong to cmd_target.vf)",
+            _ => "copies the key to mailbox dwords 0-5 (it must belong to cmd_target.vf)",
         };
         header.push(format!("  {name:<14} {what}"));
     }
@@ -1667,6 +2220,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 name: "QPS_PER_VF".into(),
                 default: Expr::int(param("QPS_PER_VF") as i64),
                 comment: Some(format!("QPs per VF; range {}..{}", qps.min, qps.max)),
+            },
+            Param {
+                name: "NUM_MKEYS".into(),
+                default: Expr::int(param("NUM_MKEYS") as i64),
+                comment: Some(format!(
+                    "memory keys, shared by all VFs; range {}..{}",
+                    mkeys.min, mkeys.max
+                )),
             },
         ],
         ports: g.ports,

@@ -10,7 +10,8 @@ use rdmagen_harness::axil::{AxiLiteMaster, Event, Timing};
 use rdmagen_harness::stall::{split_seed, Profile, Stall};
 use rdmagen_harness::{HasAxiLite, Model, RawPort};
 use rdmagen_refmodel::qpc::{
-    addr, set, CycleIn, DbRsp, QpcModel, Req, RxRsp, Wb, WqeRsp, COMMANDS,
+    addr, set, set64, CycleIn, DbRsp, MkReq, MkRsp, QpcModel, Req, RxRsp, Wb, WqeRsp, COMMANDS,
+    MK_COMMANDS,
 };
 
 /// Mailbox contents of a create or modify command.
@@ -23,6 +24,19 @@ pub struct Ctx {
     pub mtu: u32,
     pub flags: u32,
     pub cqn: u32,
+}
+
+/// Mailbox contents of CREATE_MKEY.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Key {
+    pub pd: u32,
+    pub key: u32,
+    pub va: u64,
+    pub length: u64,
+    /// Access bits 13:9 of the word (remote atomic, write, read; local write, read).
+    pub rights: u32,
+    /// Junk in the valid and vf fields, which hardware sets.
+    pub junk: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +77,24 @@ pub enum Op {
         qpn: u32,
         epsn: u32,
         nak: bool,
+    },
+    /// An MKey command: opcode, target, key fields for the mailbox.
+    MkCmd {
+        opcode: u16,
+        vf: u32,
+        index: u32,
+        key: Key,
+    },
+    /// An R_Key check.
+    Mk(MkReq),
+    /// An R_Key check aimed at the key at `index` as it is when the op runs (its VF, PD and
+    /// variant byte), at an edge of its region: 0 first byte, 1 last 8 bytes, 2 one byte
+    /// past the end, 3 one byte before the start, 4 the whole region, 5 zero length.
+    MkProbe {
+        index: u32,
+        edge: u8,
+        access: u8,
+        user: u32,
     },
     /// ctrl.clear.
     Clear,
@@ -129,6 +161,8 @@ pub struct Bench<M: Model + HasAxiLite> {
     /// Requests and responses checked over the bench's life.
     pub lookups: u64,
     pub hostile: u64,
+    /// R_Key checks compared.
+    pub rkey_checks: u64,
     dut: M,
 }
 
@@ -141,7 +175,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
     pub fn new() -> Self {
         let dut = M::create();
         let p = |n: &str| M::param(n).unwrap_or_else(|| panic!("no parameter {n}")) as u32;
-        let model = QpcModel::new(&map(), p("NUM_VF"), p("QPS_PER_VF")).expect("qpc map");
+        let model =
+            QpcModel::new(&map(), p("NUM_VF"), p("QPS_PER_VF"), p("NUM_MKEYS")).expect("qpc map");
         let pins = M::PORTS
             .iter()
             .map(|info| {
@@ -157,6 +192,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             total_cycles: 0,
             lookups: 0,
             hostile: 0,
+            rkey_checks: 0,
             dut,
         }
     }
@@ -225,6 +261,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             addr::PD_MISMATCHES,
             addr::PARTITION,
             addr::COLLISIONS,
+            addr::RKEY_VIOLATIONS,
             addr::CMD_STATUS,
         ] {
             r.axil.read(a);
@@ -257,6 +294,39 @@ impl<M: Model + HasAxiLite> Bench<M> {
         // Junk where hardware decides: it must be ignored.
         set(&mut w, l.valid, ctx.flags >> 3 & 1);
         set(&mut w, l.state, ctx.flags >> 4 & 0xf);
+        self.run_command(r, opcode, vf, index, &w)
+    }
+
+    fn mk_command(
+        &mut self,
+        r: &mut Run,
+        opcode: u16,
+        vf: u32,
+        index: u32,
+        key: &Key,
+    ) -> Result<(), Failure> {
+        let l = self.model.mk_layout().clone();
+        let mut w = vec![0u32; 6];
+        set(&mut w, l.pd, key.pd);
+        set(&mut w, l.key, key.key);
+        set64(&mut w, l.va, key.va);
+        set64(&mut w, l.length, key.length);
+        w[0] |= (key.rights & 0x1f) << 9;
+        set(&mut w, l.valid, key.junk & 1);
+        set(&mut w, l.vf, key.junk >> 1 & 0xff);
+        self.run_command(r, opcode, vf, index, &w)
+    }
+
+    /// Fills the mailbox with `w`, starts `opcode` on (vf, index), waits for it and reads the
+    /// status (and the mailbox after a query).
+    fn run_command(
+        &mut self,
+        r: &mut Run,
+        opcode: u16,
+        vf: u32,
+        index: u32,
+        w: &[u32],
+    ) -> Result<(), Failure> {
         for (i, d) in w.iter().enumerate() {
             r.axil
                 .write(addr::MAILBOX + 4 * i as u64, u64::from(*d), 0xf);
@@ -277,7 +347,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             self.step(r)?;
         }
         r.axil.read(addr::CMD_STATUS);
-        if opcode == 0x50B {
+        if opcode == 0x50B || opcode == 0x201 {
             for i in 0..12 {
                 r.axil.read(addr::MAILBOX + 4 * i);
             }
@@ -335,6 +405,46 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 epsn: *epsn,
                 nak_sent: *nak,
             }),
+            Op::MkCmd {
+                opcode,
+                vf,
+                index,
+                key,
+            } => self.mk_command(r, *opcode, *vf, *index, key)?,
+            Op::Mk(q) => r.mk.queue.push_back(*q),
+            Op::MkProbe {
+                index,
+                edge,
+                access,
+                user,
+            } => {
+                let l = self.model.mk_layout().clone();
+                let i = index % self.model.num_mkeys;
+                let w = self.model.mkey(i).to_vec();
+                let g = |b| rdmagen_refmodel::qpc::get(&w, b);
+                let (va, length) = (
+                    rdmagen_refmodel::qpc::get64(&w, l.va),
+                    rdmagen_refmodel::qpc::get64(&w, l.length),
+                );
+                let len32 = length.min(u64::from(u32::MAX));
+                let (va, len) = match edge {
+                    0 => (va, 1),
+                    1 => (va.wrapping_add(length).wrapping_sub(8), 8),
+                    2 => (va.wrapping_add(length).wrapping_sub(7), 8),
+                    3 => (va.wrapping_sub(1), 1),
+                    4 => (va, len32),
+                    _ => (va, 0),
+                };
+                r.mk.queue.push_back(MkReq {
+                    vf: g(l.vf) as u8,
+                    pd: g(l.pd),
+                    rkey: i << 8 | g(l.key),
+                    va,
+                    len: len as u32,
+                    access: *access,
+                    user: *user,
+                });
+            }
             Op::Clear => {
                 r.axil.write(addr::CTRL, 1, 0xf);
             }
@@ -389,10 +499,21 @@ impl<M: Model + HasAxiLite> Bench<M> {
         self.set("rx_wb_qpn", u64::from(w.qpn));
         self.set("rx_wb_epsn", u64::from(w.epsn));
         self.set("rx_wb_nak_sent", u64::from(w.nak_sent));
+        let mk = r.mk.drive();
+        let q = mk.unwrap_or_default();
+        self.set("mk_req_valid", u64::from(mk.is_some()));
+        self.set("mk_req_vf", u64::from(q.vf));
+        self.set("mk_req_pd", u64::from(q.pd));
+        self.set("mk_req_rkey", u64::from(q.rkey));
+        self.set("mk_req_va", q.va);
+        self.set("mk_req_len", u64::from(q.len));
+        self.set("mk_req_access", u64::from(q.access));
+        self.set("mk_req_user", u64::from(q.user));
         let ready: Vec<bool> = r.rsp_stall.iter_mut().map(|s| !s.hold()).collect();
         self.set("db_rsp_ready", u64::from(ready[0]));
         self.set("wqe_rsp_ready", u64::from(ready[1]));
         self.set("rx_rsp_ready", u64::from(ready[2]));
+        self.set("mk_rsp_ready", u64::from(ready[3]));
         r.axil.drive(&self.dut.axil());
         // 2. settle
         self.dut.eval();
@@ -411,6 +532,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             wqe: r.wqe.take(self.get("wqe_req_ready") == 1),
             rx: r.rx.take(self.get("rx_req_ready") == 1),
             wb: r.wb.take(wb_ready),
+            mk: r.mk.take(self.get("mk_req_ready") == 1),
             ..CycleIn::default()
         };
         for e in &r.events {
@@ -439,6 +561,10 @@ impl<M: Model + HasAxiLite> Bench<M> {
         }
         if let Some(x) = out.rx {
             r.rx_want.push_back((now, x));
+        }
+        if let Some(x) = out.mk {
+            self.rkey_checks += 1;
+            r.mk_want.push_back((now, x));
         }
         if let (Some(v), Some(tag)) = (
             out.csr_read,
@@ -486,6 +612,16 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 user: self.get("rx_rsp_user") as u32,
             };
             self.check("RX lookup", &mut r.rx_want, got)?;
+        }
+        if ready[3] && self.get("mk_rsp_valid") == 1 {
+            let got = MkRsp {
+                ok: self.get("mk_rsp_ok") == 1,
+                reason: self.get("mk_rsp_reason") as u8,
+                vf: self.get("mk_rsp_vf") as u8,
+                rkey: self.get("mk_rsp_rkey") as u32,
+                user: self.get("mk_rsp_user") as u32,
+            };
+            self.check("R_Key check", &mut r.mk_want, got)?;
         }
         for e in &r.events {
             if let Event::ReadDone { tag, data, resp } = *e {
@@ -543,11 +679,13 @@ struct Run {
     wqe: Src<Req>,
     rx: Src<Req>,
     wb: Src<Wb>,
-    rsp_stall: [Stall; 3],
+    mk: Src<MkReq>,
+    rsp_stall: [Stall; 4],
     events: Vec<Event>,
     db_want: VecDeque<(u64, DbRsp)>,
     wqe_want: VecDeque<(u64, WqeRsp)>,
     rx_want: VecDeque<(u64, RxRsp)>,
+    mk_want: VecDeque<(u64, MkRsp)>,
     read_tag: HashMap<u64, u64>,
     read_want: HashMap<u64, u32>,
 }
@@ -561,15 +699,18 @@ impl Run {
             wqe: Src::new(s(3), p),
             rx: Src::new(s(4), p),
             wb: Src::new(s(5), p),
+            mk: Src::new(s(9), p),
             rsp_stall: [
                 Stall::new(s(6), p),
                 Stall::new(s(7), p),
                 Stall::new(s(8), p),
+                Stall::new(s(10), p),
             ],
             events: Vec::new(),
             db_want: VecDeque::new(),
             wqe_want: VecDeque::new(),
             rx_want: VecDeque::new(),
+            mk_want: VecDeque::new(),
             read_tag: HashMap::new(),
             read_want: HashMap::new(),
         }
@@ -580,6 +721,8 @@ impl Run {
             && self.wqe.queue.is_empty()
             && self.rx.queue.is_empty()
             && self.wb.queue.is_empty()
+            && self.mk.queue.is_empty()
+            && self.mk_want.is_empty()
             && self.db_want.is_empty()
             && self.wqe_want.is_empty()
             && self.rx_want.is_empty()
@@ -589,7 +732,7 @@ impl Run {
 /// Random cases for a block with `vfs` VFs of `qps` QPs: a few QPs in a few VFs so that
 /// commands, lookups and write-backs keep meeting each other; QPNs from the right VF, from
 /// another VF, beyond the partition, or junk.
-pub fn strategy(vfs: u32, qps: u32, max_ops: usize) -> impl Strategy<Value = Case> {
+pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy<Value = Case> {
     let vf = 0..vfs.min(3);
     let local = 0..qps.min(4);
     let ctx = (
@@ -641,6 +784,76 @@ pub fn strategy(vfs: u32, qps: u32, max_ops: usize) -> impl Strategy<Value = Cas
             .prop_map(|((vf, qpn), epsn, nak)| Op::Wb { vf, qpn, epsn: epsn & 0xff_ffff, nak }),
         1 => (1u8..20).prop_map(Op::Idle),
         1 => Just(Op::Clear),
+    ];
+    // Memory keys: a few indexes, variant bytes, PDs and regions (one ending at 2^64), so
+    // that checks hit, miss by one field, or straddle a region's edges.
+    const BASES: [u64; 4] = [0, 0x1000, 0x7f00_0000_0000, u64::MAX - 0xfff];
+    const LENGTHS: [u64; 4] = [0, 0x100, 0x1000, u64::MAX];
+    let mk_index = prop_oneof![6 => 0u32..mkeys.min(3), 1 => mkeys..mkeys + 2, 1 => 0u32..0x2000];
+    let mk_vf = prop_oneof![6 => 0u32..vfs.min(3), 1 => Just(vfs.min(255))];
+    let key = (
+        0u32..3,
+        0u32..3,
+        proptest::sample::select(BASES.to_vec()),
+        proptest::sample::select(LENGTHS.to_vec()),
+        0u32..32,
+        0u32..512,
+    )
+        .prop_map(|(pd, key, va, length, rights, junk)| Key {
+            pd,
+            key,
+            va,
+            length,
+            rights,
+            junk,
+        });
+    let mk_ops: Vec<u16> = MK_COMMANDS.iter().map(|c| c.1).collect();
+    let mk_cmd = (
+        proptest::sample::select(mk_ops),
+        mk_vf.clone(),
+        mk_index.clone(),
+        key,
+    )
+        .prop_map(|(opcode, vf, index, key)| Op::MkCmd {
+            opcode,
+            vf,
+            index,
+            key,
+        });
+    let offsets: [u64; 7] = [u64::MAX - 7, 0, 8, 0xf8, 0x100, 0xff8, 0x1000];
+    let mk_check = (
+        (mk_vf, 0u32..3, mk_index, 0u32..3),
+        proptest::sample::select(BASES.to_vec()),
+        proptest::sample::select(offsets.to_vec()),
+        prop_oneof![Just(0u32), Just(1), Just(8), Just(0x100), Just(u32::MAX)],
+        0u8..8,
+        any::<u32>(),
+    )
+        .prop_map(|((vf, pd, index, kb), base, off, len, access, user)| {
+            Op::Mk(MkReq {
+                vf: vf as u8,
+                pd,
+                rkey: index << 8 | kb,
+                va: base.wrapping_add(off),
+                len,
+                access,
+                user,
+            })
+        });
+    let mk_probe =
+        (0u32..3, 0u8..6, 0u8..8, any::<u32>()).prop_map(|(index, edge, access, user)| {
+            Op::MkProbe {
+                index,
+                edge,
+                access,
+                user,
+            }
+        });
+    let op = prop_oneof![
+        10 => op,
+        2 => mk_cmd,
+        1 => mk_check,
+        2 => mk_probe,
     ];
     let stall = prop_oneof![
         2 => Just(Profile::NONE),

@@ -22,7 +22,10 @@ fn cases() -> u32 {
 
 fn check<M: Model + HasAxiLite>(test: &str) {
     let bench = RefCell::new(Bench::<M>::new());
-    let (vfs, qps) = (bench.borrow().model().num_vf, bench.borrow().model().qps);
+    let (vfs, qps, mkeys) = {
+        let b = bench.borrow();
+        (b.model().num_vf, b.model().qps, b.model().num_mkeys)
+    };
     let persistence: &'static str = Box::leak(
         format!(
             "{}/proptest-regressions/{}.txt",
@@ -36,7 +39,7 @@ fn check<M: Model + HasAxiLite>(test: &str) {
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(persistence))),
         ..Config::default()
     });
-    let result = runner.run(&strategy(vfs, qps, 60), |case| {
+    let result = runner.run(&strategy(vfs, qps, mkeys, 60), |case| {
         bench
             .borrow_mut()
             .run(&case)
@@ -46,12 +49,13 @@ fn check<M: Model + HasAxiLite>(test: &str) {
         Ok(()) => {
             let b = bench.borrow();
             eprintln!(
-                "{}: {} cases, {} cycles, {} lookups ({} outside the requester's partition)",
+                "{}: {} cases, {} cycles, {} lookups ({} outside the requester's partition), {} R_Key checks",
                 M::VARIANT,
                 cases(),
                 b.total_cycles,
                 b.lookups,
-                b.hostile
+                b.hostile,
+                b.rkey_checks
             );
         }
         Err(TestError::Fail(why, case)) => {

@@ -9,6 +9,11 @@
 //! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
 //!   answer "invalid", commands complete with RES_BUSY and write-backs wait.
 //!
+//! - the memory-key table (`NUM_MKEYS` keys shared by all VFs, each naming its owner) is
+//!   cleared alongside, one key per cycle; the R_Key check port answers like a lookup port:
+//!   a zero-length access passes unchecked (IBA C9-88), else the first failing check of
+//!   existence (index, valid, variant byte, owning VF), PD, access rights, range.
+//!
 //! The software side is modelled for full-word writes of the command registers only; the CSR
 //! block itself is verified on its own by the CSR property tests. Counters are exact once the
 //! block is quiet (the RTL counts a PD mismatch when the response is registered, this model
@@ -45,6 +50,25 @@ pub enum Kind {
     Load,
     StateOnly,
     Query,
+    MkCreate,
+    MkDestroy,
+    MkQuery,
+}
+
+/// The MKey commands: (name, opcode, kind).
+pub const MK_COMMANDS: [(&str, u16, Kind); 3] = [
+    ("CREATE_MKEY", 0x200, Kind::MkCreate),
+    ("QUERY_MKEY", 0x201, Kind::MkQuery),
+    ("DESTROY_MKEY", 0x202, Kind::MkDestroy),
+];
+
+/// R_Key check reasons (`mk_rsp_reason`).
+pub mod mk_reason {
+    pub const OK: u8 = 0;
+    pub const INVALID: u8 = 1;
+    pub const PD: u8 = 2;
+    pub const ACCESS: u8 = 3;
+    pub const RANGE: u8 = 4;
 }
 
 /// The QP commands: (name, opcode, kind, from-state (None = any), to-state), per IBTA's QP
@@ -124,6 +148,7 @@ pub mod addr {
     pub const PD_MISMATCHES: u64 = 0x038;
     pub const PARTITION: u64 = 0x03C;
     pub const COLLISIONS: u64 = 0x040;
+    pub const RKEY_VIOLATIONS: u64 = 0x044;
     pub const MAILBOX: u64 = 0x080;
 }
 
@@ -190,6 +215,49 @@ impl Layout {
     }
 }
 
+/// Memory-key word fields, from the map's `mkey` memory.
+#[derive(Clone, Debug)]
+pub struct MkLayout {
+    pub width: u32,
+    pub valid: Bits,
+    pub vf: Bits,
+    pub remote_read: Bits,
+    pub remote_write: Bits,
+    pub remote_atomic: Bits,
+    pub pd: Bits,
+    pub key: Bits,
+    pub va: Bits,
+    pub length: Bits,
+}
+
+impl MkLayout {
+    pub fn of(map: &RegMap) -> Result<MkLayout, String> {
+        let m = map.memory("mkey").ok_or("the map has no `mkey` memory")?;
+        let get = |n: &str| {
+            m.fields
+                .iter()
+                .find(|f| f.name.text == n)
+                .map(|f| Bits {
+                    msb: f.msb,
+                    lsb: f.lsb,
+                })
+                .ok_or(format!("no mkey field `{n}`"))
+        };
+        Ok(MkLayout {
+            width: m.width,
+            valid: get("valid")?,
+            vf: get("vf")?,
+            remote_read: get("remote_read")?,
+            remote_write: get("remote_write")?,
+            remote_atomic: get("remote_atomic")?,
+            pd: get("pd")?,
+            key: get("key")?,
+            va: get("va")?,
+            length: get("length")?,
+        })
+    }
+}
+
 /// A context word: 32-bit dwords, least significant first.
 pub type Word = Vec<u32>;
 
@@ -202,6 +270,37 @@ pub fn get(w: &[u32], b: Bits) -> u32 {
 
 pub fn set(w: &mut [u32], b: Bits, v: u32) {
     crate::bits::set(w, b.lsb, b.msb - b.lsb + 1, u64::from(v));
+}
+
+/// A field of up to 64 bits.
+pub fn get64(w: &[u32], b: Bits) -> u64 {
+    crate::bits::get(w, b.lsb, b.msb - b.lsb + 1)
+}
+
+pub fn set64(w: &mut [u32], b: Bits, v: u64) {
+    crate::bits::set(w, b.lsb, b.msb - b.lsb + 1, v);
+}
+
+/// An R_Key check as the `mk` port accepts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct MkReq {
+    pub vf: u8,
+    pub pd: u32,
+    pub rkey: u32,
+    pub va: u64,
+    pub len: u32,
+    /// [0] remote read, [1] remote write, [2] remote atomic.
+    pub access: u8,
+    pub user: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MkRsp {
+    pub ok: bool,
+    pub reason: u8,
+    pub vf: u8,
+    pub rkey: u32,
+    pub user: u32,
 }
 
 /// A lookup request as the port accepts it.
@@ -263,6 +362,7 @@ pub struct CycleIn {
     pub wqe: Option<Req>,
     pub rx: Option<Req>,
     pub wb: Option<Wb>,
+    pub mk: Option<MkReq>,
     /// An AXI write accepted this cycle (full strobes).
     pub csr_write: Option<(u64, u32)>,
     /// An AXI read accepted this cycle.
@@ -274,6 +374,7 @@ pub struct CycleOut {
     pub db: Option<DbRsp>,
     pub wqe: Option<WqeRsp>,
     pub rx: Option<RxRsp>,
+    pub mk: Option<MkRsp>,
     pub csr_read: Option<u32>,
     /// (status, prev_state) when a command completed this cycle.
     pub done: Option<(u8, u32)>,
@@ -293,16 +394,46 @@ pub struct Counters {
     pub pd_mismatches: u32,
     pub partition: u32,
     pub collisions: u32,
+    pub rkey_violations: u32,
+}
+
+/// What the EXEC cycle of a command does.
+struct Exec {
+    status: u8,
+    ctx: Option<Word>,
+    psn_we: bool,
+    query: bool,
+    psn: (u32, bool),
+    mk: Option<Word>,
+    mk_query: bool,
+}
+
+impl Exec {
+    fn fail(status: u8) -> Exec {
+        Exec {
+            status,
+            ctx: None,
+            psn_we: false,
+            query: false,
+            psn: (0, false),
+            mk: None,
+            mk_query: false,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct QpcModel {
     pub num_vf: u32,
     pub qps: u32,
+    pub num_mkeys: u32,
     layout: Layout,
+    mk_layout: MkLayout,
     ctx: Vec<Word>,
     psn: Vec<(u32, bool)>,
+    mkeys: Vec<Word>,
     clearing: Option<usize>,
+    mk_clearing: Option<usize>,
     clear_pulse: bool,
     go_pulse: bool,
     opcode: u16,
@@ -311,24 +442,32 @@ pub struct QpcModel {
     fsm: Fsm,
     cmd: Option<(Kind, Option<u32>, u32)>,
     cmd_addr: usize,
+    cmd_vf: u32,
+    cmd_mk_addr: usize,
     cmd_pre: u8,
     snap: (Word, (u32, bool)),
+    snap_mk: Word,
     last_status: u8,
     last_prev: u32,
     pub counters: Counters,
 }
 
 impl QpcModel {
-    pub fn new(map: &RegMap, num_vf: u32, qps: u32) -> Result<QpcModel, String> {
+    pub fn new(map: &RegMap, num_vf: u32, qps: u32, num_mkeys: u32) -> Result<QpcModel, String> {
         let layout = Layout::of(map)?;
+        let mk_layout = MkLayout::of(map)?;
         let words = layout.width.div_ceil(32) as usize;
+        let mk_words = mk_layout.width.div_ceil(32) as usize;
         let depth = (num_vf * qps) as usize;
         let mut m = QpcModel {
             num_vf,
             qps,
+            num_mkeys,
             ctx: vec![vec![0; words]; depth],
             psn: vec![(0, false); depth],
+            mkeys: vec![vec![0; mk_words]; num_mkeys as usize],
             clearing: Some(0),
+            mk_clearing: Some(0),
             clear_pulse: false,
             go_pulse: false,
             opcode: 0,
@@ -337,12 +476,16 @@ impl QpcModel {
             fsm: Fsm::Idle,
             cmd: None,
             cmd_addr: 0,
+            cmd_vf: 0,
+            cmd_mk_addr: 0,
             cmd_pre: status::OK,
             snap: (vec![0; words], (0, false)),
+            snap_mk: vec![0; mk_words],
             last_status: 0,
             last_prev: 0,
             counters: Counters::default(),
             layout,
+            mk_layout,
         };
         m.reset();
         Ok(m)
@@ -352,6 +495,7 @@ impl QpcModel {
     /// but every lookup answers "invalid" until the clear has zeroed them).
     pub fn reset(&mut self) {
         self.clearing = Some(0);
+        self.mk_clearing = Some(0);
         self.clear_pulse = false;
         self.go_pulse = false;
         self.opcode = 0;
@@ -369,11 +513,19 @@ impl QpcModel {
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
+    pub fn mk_layout(&self) -> &MkLayout {
+        &self.mk_layout
+    }
+    /// The memory-key word at `index`, for checks.
+    pub fn mkey(&self, index: u32) -> &[u32] {
+        &self.mkeys[index as usize]
+    }
     pub fn depth(&self) -> usize {
         self.ctx.len()
     }
+    /// Either clear sequence (contexts or keys) is running.
     pub fn clearing(&self) -> bool {
-        self.clearing.is_some()
+        self.clearing.is_some() || self.mk_clearing.is_some()
     }
     pub fn busy(&self) -> bool {
         self.fsm != Fsm::Idle
@@ -401,13 +553,43 @@ impl QpcModel {
 
     /// Whether the RX write-back is ready in this cycle (before `cycle` is called).
     pub fn wb_ready(&self) -> bool {
-        self.clearing.is_none() && !self.exec_outcome().2
+        self.clearing.is_none() && !self.exec_outcome().psn_we
     }
 
-    /// The EXEC decision: (status, context write, psn write, query, new word, new psn).
-    fn exec_outcome(&self) -> (u8, Option<Word>, bool, bool, (u32, bool)) {
+    /// The R_Key check of `r` against the key table as it is now.
+    pub fn rkey_check(&self, r: &MkReq) -> u8 {
+        if r.len == 0 {
+            return mk_reason::OK;
+        }
+        let l = &self.mk_layout;
+        let index = r.rkey >> 8;
+        let Some(w) = self.mkeys.get(index as usize).filter(|w| {
+            self.mk_clearing.is_none()
+                && get(w, l.valid) == 1
+                && get(w, l.key) == r.rkey & 0xff
+                && get(w, l.vf) == u32::from(r.vf)
+        }) else {
+            return mk_reason::INVALID;
+        };
+        let granted =
+            get(w, l.remote_read) | get(w, l.remote_write) << 1 | get(w, l.remote_atomic) << 2;
+        let (va, len) = (u128::from(get64(w, l.va)), u128::from(get64(w, l.length)));
+        let (rva, rlen) = (u128::from(r.va), u128::from(r.len));
+        if get(w, l.pd) != r.pd {
+            mk_reason::PD
+        } else if u32::from(r.access) & !granted != 0 {
+            mk_reason::ACCESS
+        } else if rva < va || rva + rlen > va + len {
+            mk_reason::RANGE
+        } else {
+            mk_reason::OK
+        }
+    }
+
+    /// The EXEC decision of the command in flight (a no-op outside EXEC).
+    fn exec_outcome(&self) -> Exec {
         if self.fsm != Fsm::Exec {
-            return (status::OK, None, false, false, (0, false));
+            return Exec::fail(status::OK);
         }
         let l = &self.layout;
         let (cur, _) = &self.snap;
@@ -424,41 +606,71 @@ impl QpcModel {
             set(&mut w, l.nak, 0);
             w
         };
-        let none = (0, false);
-        let fail = |st: u8| (st, None, false, false, none);
         if self.cmd_pre != status::OK {
-            return fail(self.cmd_pre);
+            return Exec::fail(self.cmd_pre);
         }
-        if self.clearing.is_some() {
-            return fail(status::RES_BUSY);
+        if self.clearing() {
+            return Exec::fail(status::RES_BUSY);
         }
         let Some((kind, from, to)) = self.cmd else {
-            return fail(status::BAD_OP);
+            return Exec::fail(status::BAD_OP);
         };
+        let ok = Exec::fail(status::OK);
         let loaded = |to: u32| {
             let w = load(to);
-            let p = (get(&w, l.epsn), false);
-            (status::OK, Some(w), true, false, p)
+            Exec {
+                psn: (get(&w, l.epsn), false),
+                ctx: Some(w),
+                psn_we: true,
+                ..Exec::fail(status::OK)
+            }
         };
+        let ml = &self.mk_layout;
+        let mk_valid = get(&self.snap_mk, ml.valid) == 1;
+        let mk_exists = mk_valid && get(&self.snap_mk, ml.vf) == self.cmd_vf;
         match kind {
-            Kind::Create if valid => fail(status::BAD_RES),
+            Kind::Create if valid => Exec::fail(status::BAD_RES),
             Kind::Create if mb_ok => loaded(to),
-            Kind::Create => fail(status::BAD_PARAM),
-            Kind::Destroy if valid => (status::OK, Some(vec![0; cur.len()]), true, false, none),
-            Kind::Destroy => fail(status::BAD_RES),
-            Kind::Query if valid => (status::OK, None, false, true, none),
-            Kind::Query => fail(status::BAD_RES),
-            Kind::Load | Kind::StateOnly if !valid => fail(status::BAD_RES),
+            Kind::Create => Exec::fail(status::BAD_PARAM),
+            Kind::Destroy if valid => Exec {
+                ctx: Some(vec![0; cur.len()]),
+                psn_we: true,
+                ..ok
+            },
+            Kind::Destroy => Exec::fail(status::BAD_RES),
+            Kind::Query if valid => Exec { query: true, ..ok },
+            Kind::Query => Exec::fail(status::BAD_RES),
+            Kind::Load | Kind::StateOnly if !valid => Exec::fail(status::BAD_RES),
             Kind::Load | Kind::StateOnly if from.is_some_and(|f| f != get(cur, l.state)) => {
-                fail(status::BAD_RES_STATE)
+                Exec::fail(status::BAD_RES_STATE)
             }
             Kind::StateOnly => {
                 let mut w = cur.clone();
                 set(&mut w, l.state, to);
-                (status::OK, Some(w), to == state::RST, false, none)
+                Exec {
+                    ctx: Some(w),
+                    psn_we: to == state::RST,
+                    ..ok
+                }
             }
             Kind::Load if mb_ok => loaded(to),
-            Kind::Load => fail(status::BAD_PARAM),
+            Kind::Load => Exec::fail(status::BAD_PARAM),
+            Kind::MkCreate if mk_valid => Exec::fail(status::BAD_RES),
+            Kind::MkCreate => {
+                let mut w = self.mailbox[..self.snap_mk.len()].to_vec();
+                set(&mut w, ml.valid, 1);
+                set(&mut w, ml.vf, self.cmd_vf);
+                Exec { mk: Some(w), ..ok }
+            }
+            Kind::MkDestroy if mk_exists => Exec {
+                mk: Some(vec![0; self.snap_mk.len()]),
+                ..ok
+            },
+            Kind::MkQuery if mk_exists => Exec {
+                mk_query: true,
+                ..ok
+            },
+            Kind::MkDestroy | Kind::MkQuery => Exec::fail(status::BAD_RES),
         }
     }
 
@@ -538,6 +750,17 @@ impl QpcModel {
             }
             out.rx = Some(rsp);
         }
+        if let Some(r) = inp.mk {
+            let reason = self.rkey_check(&r);
+            self.counters.rkey_violations += u32::from(reason != mk_reason::OK);
+            out.mk = Some(MkRsp {
+                ok: reason == mk_reason::OK,
+                reason,
+                vf: r.vf,
+                rkey: r.rkey,
+                user: r.user,
+            });
+        }
         if let (Some(d), Some(r)) = (inp.db, inp.rx) {
             let (a, b) = (self.address(d.vf, d.qpn), self.address(r.vf, r.qpn));
             if a.is_some() && a == b {
@@ -555,13 +778,16 @@ impl QpcModel {
                 addr::PD_MISMATCHES => c.pd_mismatches = 0,
                 addr::PARTITION => c.partition = 0,
                 addr::COLLISIONS => c.collisions = 0,
+                addr::RKEY_VIOLATIONS => c.rkey_violations = 0,
                 _ => {}
             }
         }
 
         // The command engine.
-        let (st, ctx_w, psn_w, query, new_psn) = self.exec_outcome();
+        let ex = self.exec_outcome();
+        let st = ex.status;
         let mut writes: Vec<RamWrite> = Vec::new();
+        let mut mk_write = None;
         match self.fsm {
             Fsm::Idle => {
                 if self.go_pulse {
@@ -572,26 +798,46 @@ impl QpcModel {
                     let cmd = COMMANDS
                         .iter()
                         .find(|c| c.1 == self.opcode)
-                        .map(|c| (c.2, c.3, c.4));
+                        .map(|c| (c.2, c.3, c.4))
+                        .or_else(|| {
+                            MK_COMMANDS
+                                .iter()
+                                .find(|c| c.1 == self.opcode)
+                                .map(|c| (c.2, None, state::RST))
+                        });
+                    let is_mk = matches!(
+                        cmd,
+                        Some((Kind::MkCreate | Kind::MkDestroy | Kind::MkQuery, _, _))
+                    );
+                    let vf_ok = vf < self.num_vf;
+                    let mk_ok = vf_ok && index < self.num_mkeys;
                     self.cmd = cmd;
                     self.cmd_addr = a.unwrap_or(0);
-                    self.cmd_pre = match (cmd, a) {
+                    self.cmd_vf = vf;
+                    self.cmd_mk_addr = if mk_ok { index as usize } else { 0 };
+                    self.cmd_pre = match (cmd, is_mk) {
                         (None, _) => status::BAD_OP,
-                        (_, None) => status::BAD_INDEX,
+                        (_, true) if !mk_ok => status::BAD_INDEX,
+                        (_, false) if a.is_none() => status::BAD_INDEX,
                         _ => status::OK,
                     };
-                    partition += u32::from(a.is_none());
+                    partition += u32::from(if is_mk { !vf_ok } else { a.is_none() });
                     self.fsm = Fsm::Read;
                 }
             }
             Fsm::Read => {
                 // The engine's read port: the context as it is before this cycle's writes.
                 self.snap = (self.ctx[self.cmd_addr].clone(), self.psn[self.cmd_addr]);
+                self.snap_mk = self.mkeys[self.cmd_mk_addr].clone();
                 self.fsm = Fsm::Exec;
             }
             Fsm::Exec => {
                 let valid = get(&self.snap.0, l.valid) == 1;
-                let prev = if self.cmd_pre == status::OK && self.clearing.is_none() && valid {
+                let is_mk = matches!(
+                    self.cmd,
+                    Some((Kind::MkCreate | Kind::MkDestroy | Kind::MkQuery, _, _))
+                );
+                let prev = if self.cmd_pre == status::OK && !self.clearing() && valid && !is_mk {
                     get(&self.snap.0, l.state)
                 } else {
                     0
@@ -605,16 +851,21 @@ impl QpcModel {
                 if st == status::BAD_RES_STATE {
                     self.counters.illegal += 1;
                 }
-                writes.push((self.cmd_addr, ctx_w, psn_w.then_some(new_psn)));
+                writes.push((self.cmd_addr, ex.ctx, ex.psn_we.then_some(ex.psn)));
+                mk_write = ex.mk.map(|w| (self.cmd_mk_addr, w));
                 self.fsm = Fsm::Idle;
             }
         }
         let mut mailbox_load = None;
-        if query {
+        if ex.query {
             let mut w = self.snap.0.clone();
             set(&mut w, l.epsn, self.snap.1 .0);
             set(&mut w, l.nak, u32::from(self.snap.1 .1));
             mailbox_load = Some(w);
+        }
+        let mut mailbox_mk_load = None;
+        if ex.mk_query {
+            mailbox_mk_load = Some(self.snap_mk.clone());
         }
 
         // RX write-back (the caller passes it only when `wb_ready()` said so).
@@ -631,6 +882,12 @@ impl QpcModel {
             self.ctx[a].fill(0);
             self.psn[a] = (0, false);
         }
+        if let Some(a) = self.mk_clearing {
+            self.mkeys[a].fill(0);
+        }
+        if let Some((a, w)) = mk_write {
+            self.mkeys[a] = w;
+        }
         for (a, w, p) in writes {
             if let Some(w) = w {
                 self.ctx[a] = w;
@@ -639,13 +896,19 @@ impl QpcModel {
                 self.psn[a] = p;
             }
         }
+        let advance = |c: Option<usize>, depth: usize| match c {
+            Some(a) if a + 1 < depth => Some(a + 1),
+            _ => None,
+        };
         self.clearing = if self.clear_pulse {
             Some(0)
         } else {
-            match self.clearing {
-                Some(a) if a + 1 < self.ctx.len() => Some(a + 1),
-                _ => None,
-            }
+            advance(self.clearing, self.ctx.len())
+        };
+        self.mk_clearing = if self.clear_pulse {
+            Some(0)
+        } else {
+            advance(self.mk_clearing, self.mkeys.len())
         };
 
         // Software writes land at the end of the cycle; `go` and `clear` pulse next cycle.
@@ -669,6 +932,9 @@ impl QpcModel {
         if let Some(w) = mailbox_load {
             self.mailbox.copy_from_slice(&w[..12]);
         }
+        if let Some(w) = mailbox_mk_load {
+            self.mailbox[..w.len()].copy_from_slice(&w);
+        }
         out
     }
 
@@ -686,6 +952,7 @@ impl QpcModel {
             addr::PD_MISMATCHES => c.pd_mismatches,
             addr::PARTITION => c.partition,
             addr::COLLISIONS => c.collisions,
+            addr::RKEY_VIOLATIONS => c.rkey_violations,
             a if (addr::MAILBOX..addr::MAILBOX + 48).contains(&a) => {
                 self.mailbox[((a - addr::MAILBOX) / 4) as usize]
             }
