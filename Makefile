@@ -9,7 +9,7 @@ MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
-	lint-rtl-async regress check-headers check-rdl check-svg bench bench-gen bench-harness
+	lint-rtl-async regress check-headers check-rdl check-svg bench bench-gen bench-harness bench-hw
 
 all: rtl
 
@@ -90,7 +90,14 @@ check-svg: regen-check
 bench-gen:
 	scripts/bench-gen.sh
 
-bench: bench-gen bench-harness
+# Yosys synth_xilinx (UltraScale+) and generic synth of every block at two parameter sets:
+# LUT/FF/RAM counts and the deepest LUT path (scripts/bench-hw.py; docs/BENCHMARKS.hw.md).
+bench-hw:
+	scripts/bench-hw.py
+	scripts/bench-report.sh
+
+# docs/BENCHMARKS.md: assembled from the sections each benchmark writes (scripts/bench-report.sh).
+bench: bench-gen bench-harness bench-hw
 
 test: setup
 	$(MAKE) fmt-check clippy doc

@@ -2,7 +2,8 @@
 # `make bench`: whole-process wall time and peak memory of `rdmagen all` (release build) on
 # generated NIC-scale maps — 256 VFs x 16 registers written flat (4096 distinct registers) and
 # 4096 VFs x 16 (65536), plus the same as one parameterised array — median of 5 runs each, into
-# fresh output directories and again over unchanged outputs. Writes docs/BENCHMARKS.md.
+# fresh output directories and again over unchanged outputs. Writes docs/BENCHMARKS.gen.md, then
+# scripts/bench-report.sh assembles docs/BENCHMARKS.md.
 # The maps come from scripts/gen-bench-map.py and are not committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -77,13 +78,6 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "| map | registers | outputs | files | wall ms | CPU ms | peak MiB |"
   echo "|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
-} >docs/BENCHMARKS.md.tmp
-if [ -f docs/BENCHMARKS.notes.md ]; then
-  { echo; cat docs/BENCHMARKS.notes.md; } >>docs/BENCHMARKS.md.tmp
-fi
-# The harness section, written by scripts/bench-harness.sh.
-if [ -f docs/BENCHMARKS.harness.md ]; then
-  { echo; cat docs/BENCHMARKS.harness.md; } >>docs/BENCHMARKS.md.tmp
-fi
-mv docs/BENCHMARKS.md.tmp docs/BENCHMARKS.md
-echo "bench: wrote docs/BENCHMARKS.md"
+} >docs/BENCHMARKS.gen.md
+echo "bench: wrote docs/BENCHMARKS.gen.md"
+scripts/bench-report.sh

@@ -54,12 +54,5 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo '```'
 } >docs/BENCHMARKS.harness.md
 
-# Replace (or add) the harness section of docs/BENCHMARKS.md.
-if [ -f docs/BENCHMARKS.md ]; then
-  awk '/^# Harness benchmarks$/ { exit } { print }' docs/BENCHMARKS.md >"$out/head.md"
-  sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$out/head.md" >"$out/head2.md"
-  { cat "$out/head2.md"; echo; cat docs/BENCHMARKS.harness.md; } >docs/BENCHMARKS.md
-else
-  cp docs/BENCHMARKS.harness.md docs/BENCHMARKS.md
-fi
-echo "bench: wrote docs/BENCHMARKS.harness.md and the harness section of docs/BENCHMARKS.md"
+echo "bench: wrote docs/BENCHMARKS.harness.md"
+scripts/bench-report.sh

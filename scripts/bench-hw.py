@@ -1,0 +1,281 @@
+#!/usr/bin/env python3
+"""`make bench-hw`: hardware quality of every generated block at two parameter sets.
+
+For each row of DESIGNS, Yosys maps the committed RTL (rtl/) for a Xilinx UltraScale+ part
+(`synth_xilinx -family xcup -flatten -noiopad`) and reports LUTs, flip-flops, LUT RAM, block RAM
+(RAMB36 equivalents) and the longest register-to-register path; generic `synth` gives the
+technology-independent cell count. Writes docs/BENCHMARKS.hw.md and docs/BENCHMARKS.hw.json.
+
+Deepest path: computed here from the mapped netlist (`write_json`): the path between
+flip-flops, block RAMs and ports with the most LUT levels (LUT1-6 and LUT-RAM reads count 1;
+MUXF7/8/9 and CARRY4/CARRY8 stages on the same path are reported apart: a MUXF widens a LUT
+level and a carry stage is a dedicated fast chain). Yosys's `ltp` counts every cell alike, so
+a long carry chain would hide a deeper LUT path. Target of issue 9: at most 6 LUT levels.
+
+Usage: scripts/bench-hw.py [--only SUBSTRING] [--jobs N]
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# (label, top module, files under rtl/, parameters)
+DESIGNS = [
+    ("example_csr, 1 port", "example_csr", ["example_csr.v"], {"NUM_PORTS": 1}),
+    ("example_csr, 8 ports", "example_csr", ["example_csr.v"], {"NUM_PORTS": 8}),
+    ("qpc_csr", "qpc_csr", ["qpc_csr.v"], {}),
+    ("rx_parser_csr", "rx_parser_csr", ["rx_parser_csr.v"], {}),
+    ("dcqcn_csr", "dcqcn_csr", ["dcqcn_csr.v"], {}),
+    ("uar_csr, 8 VFs", "uar_csr", ["uar_csr.v"], {"NUM_VF": 8}),
+    ("uar_csr, 256 VFs", "uar_csr", ["uar_csr.v"], {"NUM_VF": 256}),
+    ("uar_mlx5_csr", "uar_mlx5_csr", ["uar_mlx5_csr.v"], {}),
+    (
+        "qpc, 4 VFs x 16 QPs, 16 keys",
+        "qpc",
+        ["qpc.v", "qpc_csr.v"],
+        {"NUM_VF": 4, "QPS_PER_VF": 16, "NUM_MKEYS": 16},
+    ),
+    (
+        "qpc, 256 VFs x 64 QPs, 4096 keys",
+        "qpc",
+        ["qpc.v", "qpc_csr.v"],
+        {"NUM_VF": 256, "QPS_PER_VF": 64, "NUM_MKEYS": 4096},
+    ),
+    ("dcqcn_rp, 1024 flows", "dcqcn_rp", ["dcqcn_rp.v", "dcqcn_csr.v"], {"FLOW_BITS": 10}),
+    ("dcqcn_rp, 65536 flows", "dcqcn_rp", ["dcqcn_rp.v", "dcqcn_csr.v"], {"FLOW_BITS": 16}),
+]
+
+LUT_TYPES = ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6")
+MUXF_TYPES = ("MUXF7", "MUXF8", "MUXF9")
+CARRY_TYPES = ("CARRY4", "CARRY8")
+FF_TYPES = ("FDRE", "FDSE", "FDCE", "FDPE")
+
+
+def stat_counts(text):
+    """Cell type -> count from a Yosys `stat` report."""
+    counts = {}
+    for m in re.finditer(r"^\s+(\S+)\s+(\d+)\s*$", text, re.M):
+        counts[m.group(1)] = counts.get(m.group(1), 0) + int(m.group(2))
+    return counts
+
+
+def bram36(counts):
+    """Block RAM in RAMB36 equivalents (a RAMB18 is half of one)."""
+    full = sum(v for k, v in counts.items() if k.startswith("RAMB36"))
+    half = sum(v for k, v in counts.items() if k.startswith("RAMB18"))
+    return full + half / 2
+
+
+def lut_depth(netlist, top):
+    """Deepest path in LUT levels between sequential elements and ports, from a Yosys JSON
+    netlist: LUT1-6 and LUT RAM reads count 1, MUXF7/8/9 and carry stages 0 (they are counted
+    apart along the same path). Returns (LUT levels, MUXF, carry stages, driving signal)."""
+    mod = netlist["modules"][top]
+    names = {}
+    for name, net in mod["netnames"].items():
+        for b in net["bits"]:
+            if isinstance(b, int) and (b not in names or name[0] != "$"):
+                names[b] = name
+    driver, inputs = {}, {}
+    for cname, c in mod["cells"].items():
+        t = c["type"]
+        seq = t.startswith(("FD", "RAMB"))
+        ins = []
+        for port, bits in c["connections"].items():
+            d = c["port_directions"].get(port)
+            if d == "output":
+                for b in bits:
+                    if isinstance(b, int):
+                        driver[b] = cname
+            elif not seq and d == "input":
+                ins.extend(b for b in bits if isinstance(b, int))
+        inputs[cname] = (t, seq, ins)
+    memo = {}
+
+    def weight(t):
+        if t.startswith("LUT") or (t.startswith("RAM") and not t.startswith("RAMB")):
+            return (1, 0, 0)
+        if t.startswith("MUXF"):
+            return (0, 1, 0)
+        if t.startswith("CARRY"):
+            return (0, 0, 1)
+        return (0, 0, 0)
+
+    def cell_depth(root):
+        # Iterative post-order walk: carry chains are thousands of cells long.
+        stack = [(root, False)]
+        while stack:
+            cname, done = stack.pop()
+            if cname in memo:
+                continue
+            t, seq, ins = inputs[cname]
+            if seq:
+                memo[cname] = (0, 0, 0, cname)
+                continue
+            preds = [driver[b] for b in ins if b in driver]
+            if not done:
+                stack.append((cname, True))
+                stack.extend((p, False) for p in preds if p not in memo)
+                continue
+            best = None
+            for b in ins:
+                p = driver.get(b)
+                if p is None or inputs[p][1]:
+                    cand = (0, 0, 0, names.get(b, str(b)))
+                else:
+                    cand = memo.get(p, (0, 0, 0, None))
+                if best is None or cand[:3] > best[:3]:
+                    best = cand
+            best = best or (0, 0, 0, "constant")
+            w = weight(t)
+            memo[cname] = (best[0] + w[0], best[1] + w[1], best[2] + w[2], best[3])
+        return memo[root]
+
+    deepest, end = (0, 0, 0, ""), ""
+    for cname, (t, seq, ins) in inputs.items():
+        if seq:
+            # A path ends at a sequential cell's inputs.
+            for b in inputs_of_seq(mod["cells"][cname]):
+                p = driver.get(b)
+                if p is not None and not inputs[p][1]:
+                    d = cell_depth(p)
+                    if d[:3] > deepest[:3]:
+                        deepest, end = d, names.get(b, str(b))
+    for name, port in mod["ports"].items():
+        if port["direction"] == "output":
+            for b in port["bits"]:
+                p = driver.get(b) if isinstance(b, int) else None
+                if p is not None and not inputs[p][1]:
+                    d = cell_depth(p)
+                    if d[:3] > deepest[:3]:
+                        deepest, end = d, name
+    return deepest[0], deepest[1], deepest[2], f"{deepest[3]} -> {end}"
+
+
+def inputs_of_seq(cell):
+    return [
+        b
+        for port, bits in cell["connections"].items()
+        if cell["port_directions"].get(port) == "input"
+        for b in bits
+        if isinstance(b, int)
+    ]
+
+
+def run_one(label, top, files, params):
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = " ".join(os.path.join(ROOT, "rtl", f) for f in files)
+        chparam = ""
+        if params:
+            sets = " ".join(f"-set {k} {v}" for k, v in params.items())
+            chparam = f"chparam {sets} {top}; "
+        out = {k: os.path.join(tmp, k + ".txt") for k in ("stat", "gen")}
+        netlist_path = os.path.join(tmp, "netlist.json")
+        script = (
+            f"read_verilog {paths}; {chparam}"
+            f"synth_xilinx -family xcup -top {top} -flatten -noiopad; "
+            f"tee -q -o {out['stat']} stat; "
+            f"write_json {netlist_path}; "
+            "design -reset; "
+            f"read_verilog {paths}; {chparam}"
+            f"synth -top {top} -flatten; "
+            f"tee -q -o {out['gen']} stat"
+        )
+        t0 = time.time()
+        proc = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True)
+        secs = time.time() - t0
+        if proc.returncode != 0:
+            return {"label": label, "error": (proc.stderr or proc.stdout).strip()[-400:]}
+        read = lambda k: open(out[k]).read()
+        xc = stat_counts(read("stat"))
+        gen = stat_counts(read("gen"))
+        with open(netlist_path) as f:
+            lut_levels, muxf_levels, carry_stages, path = lut_depth(json.load(f), top)
+        return {
+            "label": label,
+            "top": top,
+            "params": params,
+            "luts": sum(xc.get(t, 0) for t in LUT_TYPES),
+            "ffs": sum(xc.get(t, 0) for t in FF_TYPES),
+            "lutram": sum(v for k, v in xc.items() if k.startswith("RAM") and not k.startswith("RAMB")),
+            "bram36": bram36(xc),
+            "carry": sum(xc.get(t, 0) for t in CARRY_TYPES),
+            "lut_levels": lut_levels,
+            "muxf_levels": muxf_levels,
+            "carry_stages": carry_stages,
+            "path": path,
+            "generic_cells": gen.get("Number of cells:", None) or sum(
+                v for k, v in gen.items() if k.startswith("$")
+            ),
+            "yosys_s": round(secs, 1),
+        }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+    designs = [d for d in DESIGNS if args.only in d[0]]
+    missing = [f for d in designs for f in d[2] if not os.path.exists(os.path.join(ROOT, "rtl", f))]
+    if missing:
+        sys.exit(f"bench-hw: missing RTL {missing}; run `make rtl`")
+    version = subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        rows = list(pool.map(lambda d: run_one(*d), designs))
+    failed = [r for r in rows if "error" in r]
+    for r in failed:
+        print(f"FAIL {r['label']}: {r['error']}", file=sys.stderr)
+    cpu = ""
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    md = [
+        "# Hardware benchmarks",
+        "",
+        "Written by `make bench-hw` (`scripts/bench-hw.py`); rerun it to refresh. Every row maps the",
+        "committed RTL of `rtl/` with the parameters shown:",
+        "",
+        "```sh",
+        "yosys -p 'read_verilog FILES; chparam -set P V TOP; synth_xilinx -family xcup -top TOP -flatten -noiopad; stat; write_json N.json'",
+        "yosys -p 'read_verilog FILES; chparam -set P V TOP; synth -top TOP -flatten; stat'",
+        "```",
+        "",
+        f"{version}; machine: {os.cpu_count()} CPUs, {cpu}. *LUT levels*: LUTs on the deepest",
+        "combinational path between flip-flops, block RAMs and ports (computed from the mapped",
+        "netlist by the script); MUXF7/8/9 and CARRY4/8 stages on that path are listed apart.",
+        "BRAM counts RAMB36 equivalents. Target (issue 9): at most 6 LUT levels on every path.",
+        "",
+        "| block | LUTs | FFs | LUT RAM | BRAM36 | carry cells | deepest path: LUT levels (+ MUXF, carry on it) | from -> to | generic `synth` cells | yosys s |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            md.append(f"| {r['label']} | failed: see `make bench-hw` | | | | | | | | |")
+            continue
+        flag = "" if r["lut_levels"] + r["muxf_levels"] <= 6 else " **over 6**"
+        md.append(
+            f"| {r['label']} | {r['luts']} | {r['ffs']} | {r['lutram']} | {r['bram36']:g} | {r['carry']} "
+            f"| {r['lut_levels']} + {r['muxf_levels']} MUXF + {r['carry_stages']} carry{flag} "
+            f"| `{r['path']}` | {r['generic_cells']} | {r['yosys_s']} |"
+        )
+    with open(os.path.join(ROOT, "docs", "BENCHMARKS.hw.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    with open(os.path.join(ROOT, "docs", "BENCHMARKS.hw.json"), "w") as f:
+        json.dump({"yosys": version, "rows": rows}, f, indent=1)
+        f.write("\n")
+    print("\n".join(md))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
