@@ -9,7 +9,7 @@ MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
-	lint-rtl-async regress check-headers check-rdl check-svg bench bench-gen bench-harness bench-hw
+	lint-rtl-async regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness bench-hw
 
 all: rtl
 
@@ -96,8 +96,14 @@ bench-hw:
 	scripts/bench-hw.py
 	scripts/bench-report.sh
 
+# rdmagen next to PeakRDL-regblock and Corsair (installed into .venv by the script only) on the
+# same maps, with the time-against-size chart docs/img/gen-time.svg (scripts/bench-peers.py).
+bench-peers:
+	scripts/bench-peers.py
+	scripts/bench-report.sh
+
 # docs/BENCHMARKS.md: assembled from the sections each benchmark writes (scripts/bench-report.sh).
-bench: bench-gen bench-harness bench-hw
+bench: bench-gen bench-peers bench-harness bench-hw
 
 test: setup
 	$(MAKE) fmt-check clippy doc
