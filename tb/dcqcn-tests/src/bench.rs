@@ -29,7 +29,7 @@ impl std::fmt::Display for Failure {
 const HANG_LIMIT: u64 = 400_000;
 
 /// The port a parameter field drives.
-fn param_port(field: &str) -> String {
+pub fn param_port(field: &str) -> String {
     match field {
         "rp_enable" | "np_enable" => format!("ctrl_{field}_i"),
         "clk_per_us" => "clk_per_us_cycles_i".into(),
