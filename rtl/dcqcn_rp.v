@@ -24,8 +24,9 @@
 // Formats: Rc and Rt in Mb/s with 8 fractional bits (28 bits); alpha with 24 fractional
 // bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the
 // flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)
-// for up to 2**20 - 1 us per touch and capped at shaper_burst bytes; time in
-// microseconds (32 bits: a flow must be touched at least every 2**31 us).
+// for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of
+// tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
+// a flow must be touched at least every 2**31 us).
 // Parameters are read while an event is processed: change them between events.
 // Not yet implemented: mode.algorithm (PAPER), rpg_byte_reset (byte counter).
 
@@ -246,70 +247,71 @@ module dcqcn_rp #(
   assign rd_np_last = ram_rdata_q[297:266];
 
   // Datapath
-  wire [19:0] rmax_rate;   // rate cap, Mb/s
+  wire [19:0] rmax_rate;    // rate cap, Mb/s
   wire [27:0] rmax_fx;
   wire [27:0] min_fx;
   wire [27:0] first_fx;
-  wire [16:0] k_period;    // period in us; 0 acts as 1
-  wire [16:0] d_period;    // period in us; 0 acts as 1
-  wire [16:0] t_period;    // period in us; 0 acts as 1
-  wire [31:0] a_elapsed;   // now minus deadline
-  wire [31:0] d_elapsed;   // now minus deadline
-  wire [31:0] i_elapsed;   // now minus deadline
-  wire        a_due;       // deadline reached
+  wire [16:0] k_period;     // period in us; 0 acts as 1
+  wire [16:0] d_period;     // period in us; 0 acts as 1
+  wire [16:0] t_period;     // period in us; 0 acts as 1
+  wire [31:0] a_elapsed;    // now minus deadline
+  wire [31:0] d_elapsed;    // now minus deadline
+  wire [31:0] i_elapsed;    // now minus deadline
+  wire        a_due;        // deadline reached
   wire        d_due;
   wire        i_due;
   wire [31:0] a_minus_d;
   wire [31:0] a_minus_i;
   wire [31:0] d_minus_i;
-  wire        pick_a;      // earliest due period: alpha
-  wire        pick_d;      // cut check
-  wire        pick_i;      // rate increase
-  wire [10:0] alpha_gain;  // 1024 - G
-  wire [24:0] alpha_step;  // alpha after one period
-  wire        clamp;       // Rt = Rc on this cut
-  wire [52:0] cut_prod;    // Rc * alpha
+  wire        pick_a;       // earliest due period: alpha
+  wire        pick_d;       // cut check
+  wire        pick_i;       // rate increase
+  wire [10:0] alpha_gain;   // 1024 - G
+  wire [24:0] alpha_step;   // alpha after one period
+  wire        clamp;        // Rt = Rc on this cut
+  wire [52:0] cut_prod;     // Rc * alpha
   wire [4:0]  cut_shift;
   wire [52:0] cut_amount;
   wire [27:0] cut_rate;
   wire [28:0] cut_keep;
   wire [28:0] cut_floor;
-  wire [27:0] cut_new;     // Rc after the cut, never above Rc
+  wire [27:0] cut_new;      // Rc after the cut, never above Rc
   wire [28:0] rt_ai_sum;
   wire [27:0] rt_ai;
   wire [28:0] rt_hai_sum;
   wire [27:0] rt_hai;
-  wire [15:0] threshold;   // F
-  wire [27:0] rt_inc;      // Rt after an increase event
+  wire [15:0] threshold;    // F
+  wire [27:0] rt_inc;       // Rt after an increase event
   wire [27:0] rc_inc;
   wire [15:0] tc_inc;
-  wire        a_still;     // alpha periods change nothing
-  wire        i_still;     // increase periods only count
-  wire        a_skip;      // two or more idle periods due
+  wire        a_still;      // alpha periods change nothing
+  wire        i_still;      // increase periods only count
+  wire        a_skip;       // two or more idle periods due
   wire [47:0] a_jump;
   wire        a_fits;
-  wire        d_skip;      // two or more idle periods due
+  wire        d_skip;       // two or more idle periods due
   wire [47:0] d_jump;
   wire        d_fits;
-  wire        i_skip;      // two or more idle periods due
+  wire        i_skip;       // two or more idle periods due
   wire [47:0] i_jump;
   wire        i_fits;
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
-  wire [19:0] tok_span;    // us of accrual, at most 2**20 - 1
+  wire [19:0] tok_span;     // us of accrual, at most 2**20 - 1
   wire [27:0] tok_rate;
   wire [47:0] tok_gain;
   wire [48:0] tok_sum;
-  wire [34:0] tok_cap;     // burst in 1/256 bits
-  wire [34:0] tok_fill;    // tokens after accrual
+  wire [35:0] tok_cap_sum;  // burst in 1/256 bits plus one microsecond at the rate
+  wire [34:0] tok_cap;      // tokens arrive in one-microsecond quanta: the bucket holds one more
+  wire [34:0] tok_fill;     // tokens after accrual
   wire [34:0] tx_need;
   wire        tx_grant;
   wire [31:0] np_gap;
-  wire        np_send;     // CNP allowed
+  wire        np_send;      // CNP allowed
   wire [27:0] first_lo;
-  wire [27:0] first_rate;  // Rc and Rt on the first CNP
-  wire        tick;        // a microsecond ends
+  wire [27:0] first_rate;   // Rc and Rt on the first CNP
+  wire        tick;         // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [34:0] alpha_prod;  // G * alpha
@@ -375,7 +377,8 @@ module dcqcn_rp #(
   assign tok_rate = rd_seen && ctrl_rp_enable_i ? rd_rc : rmax_fx;
   assign tok_gain = {20'd0, tok_rate} * {28'd0, tok_span};
   assign tok_sum = {14'd0, rd_tokens} + {1'd0, tok_gain};
-  assign tok_cap = {shaper_burst_value_i, 11'd0};
+  assign tok_cap_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, tok_rate};
+  assign tok_cap = tok_cap_sum[35] ? 35'h7ffffffff : tok_cap_sum[34:0];
   assign tok_fill = !rd_tokv || tok_sum > {14'd0, tok_cap} ? tok_cap : tok_sum[34:0];
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign tx_grant = w_tokens_q >= tx_need;

@@ -241,8 +241,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "Formats: Rc and Rt in Mb/s with 8 fractional bits (28 bits); alpha with 24 fractional",
             "bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the",
             "flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)",
-            "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes; time in",
-            "microseconds (32 bits: a flow must be touched at least every 2**31 us).",
+            "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of",
+            "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
+            "a flow must be touched at least every 2**31 us).",
             "Parameters are read while an event is processed: change them between events.",
             "Not yet implemented: mode.algorithm (PAPER), rpg_byte_reset (byte counter).",
         ]
@@ -853,10 +854,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     wires.push((
+        "tok_cap_sum".into(),
+        36,
+        add(
+            zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
+            zext(id("tok_rate"), 8),
+        ),
+        "burst in 1/256 bits plus one microsecond at the rate",
+    ));
+    wires.push((
         "tok_cap".into(),
         35,
-        shl_const(cfg("shaper_burst", "value"), 11),
-        "burst in 1/256 bits",
+        tern(
+            id("tok_cap_sum").bits(35, 35),
+            Expr::num(35, (1 << 35) - 1),
+            id("tok_cap_sum").bits(34, 0),
+        ),
+        "tokens arrive in one-microsecond quanta: the bucket holds one more",
     ));
     wires.push((
         "tok_fill".into(),

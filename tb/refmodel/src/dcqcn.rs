@@ -287,13 +287,17 @@ fn first_due(f: &Flow, now: u32) -> Option<Due> {
 }
 
 /// Token accrual when a flow is touched at `now`, at the rate stored at its last touch.
+///
+/// Tokens arrive in one-microsecond quanta, so the bucket holds the burst plus one microsecond
+/// of tokens at the rate: otherwise a burst smaller than a microsecond's worth (16 KB is 1.3 µs
+/// at 100 Gb/s) would cap the throughput below the rate.
 fn accrue(p: &Params, f: &mut Flow, touch_rc: u32, now: u32) {
-    let cap = u64::from(p.shaper_burst) << 11;
     let rate = if f.seen && p.rp_enable {
         touch_rc
     } else {
         p.rmax_fx()
     };
+    let cap = ((u64::from(p.shaper_burst) << 11) + u64::from(rate)).min((1 << 35) - 1);
     let span = now.wrapping_sub(f.tok_us).min(0xf_ffff);
     let sum = f.tokens + u64::from(rate) * u64::from(span);
     f.tokens = if !f.tokv || sum > cap { cap } else { sum };
