@@ -32,6 +32,7 @@ const HANG_LIMIT: u64 = 400_000;
 pub fn param_port(field: &str) -> String {
     match field {
         "rp_enable" | "np_enable" => format!("ctrl_{field}_i"),
+        "algorithm" => "mode_algorithm_i".into(),
         "clk_per_us" => "clk_per_us_cycles_i".into(),
         "clamp_tgt_rate" | "clamp_tgt_rate_after_time_inc" => format!("{field}_enable_i"),
         _ => format!("{field}_value_i"),

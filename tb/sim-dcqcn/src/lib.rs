@@ -55,7 +55,8 @@ pub fn sim(o: &Options) -> Result<String, String> {
     std::fs::write(o.out, csv).map_err(|e| format!("{}: {e}", o.out.display()))?;
     if let Some(svg) = o.plot {
         let title = format!(
-            "DCQCN (mlx5 mode) from the RTL: {} on {}",
+            "DCQCN ({} mode) from the RTL: {} on {}",
+            if params.paper { "PAPER" } else { "mlx5" },
             o.events.file_name().unwrap_or_default().to_string_lossy(),
             o.params.file_name().unwrap_or_default().to_string_lossy()
         );

@@ -28,8 +28,7 @@ const KEYS: &[Key] = &[
     key("line_rate_mbps", 20, |p, v| p.line_rate = v),
     key("clock_mhz", 12, |p, v| p.clk_per_us = v),
     key("rpg_time_reset", 17, |p, v| p.rpg_time_reset = v),
-    // The byte counter is not built yet: only 0 (disabled) is accepted, below.
-    key("rpg_byte_reset", 24, |_, _| ()),
+    key("rpg_byte_reset", 24, |p, v| p.rpg_byte_reset = v),
     key("rpg_threshold", 5, |p, v| p.rpg_threshold = v),
     key("rpg_max_rate", 20, |p, v| p.rpg_max_rate = v),
     key("rpg_ai_rate", 20, |p, v| p.rpg_ai_rate = v),
@@ -96,15 +95,11 @@ pub fn parse(file: &str, text: &str) -> Result<Params, String> {
             .as_str()
             .trim();
         if name == "mode" {
-            match value {
-                "mlx5" => {}
-                "paper" => {
-                    return Err(at(
-                        "mode `paper`: the engine has only mlx5 mode so far".into()
-                    ))
-                }
+            p.paper = match value {
+                "mlx5" => false,
+                "paper" => true,
                 _ => return Err(at(format!("mode `{value}`: expected `mlx5` or `paper`"))),
-            }
+            };
             continue;
         }
         let Some(key) = KEYS.iter().find(|k| k.name == name) else {
@@ -127,12 +122,6 @@ pub fn parse(file: &str, text: &str) -> Result<Params, String> {
                 "`{name}: {n}` does not fit its CSR field (at most {})",
                 key.max
             )));
-        }
-        if name == "rpg_byte_reset" && n != 0 {
-            return Err(at(
-                "`rpg_byte_reset`: the byte counter is not built yet, only 0 (disabled) is accepted"
-                    .into(),
-            ));
         }
         (key.set)(&mut p, n);
     }
@@ -164,6 +153,8 @@ mod tests {
         assert_eq!(p.line_rate, 25000);
         assert_eq!(p.clk_per_us, 500);
         assert_eq!(p.rpg_time_reset, Params::default().rpg_time_reset);
+        assert!(!p.paper);
+        assert!(parse("p.yaml", "mode: paper\n").unwrap().paper);
     }
 
     #[test]

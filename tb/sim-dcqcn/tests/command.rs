@@ -117,37 +117,52 @@ fn shipped_one_cnp_matches_the_model() {
     }
 }
 
-#[test]
-fn cnp_bursts_and_sends_on_three_flows_match_the_model() {
-    let pf = scratch("burst.yaml");
-    std::fs::write(
-        &pf,
-        "mode: mlx5\nline_rate_mbps: 25000\nclock_mhz: 500\nrpg_time_reset: 20\nrate_reduce_monitor_period: 3\nshaper_burst: 3000\n",
-    )
-    .unwrap();
+/// CNPs and sends a few µs apart on three flows, at varied points inside the microsecond,
+/// with quiet stretches; spaced so the 4-cycle engine is never still busy at the next one.
+/// Runs `yaml` on them and compares every row with the model.
+fn three_flows(name: &str, yaml: &str, every_tx: u64) {
+    let pf = scratch(&format!("{name}.yaml"));
+    std::fs::write(&pf, yaml).unwrap();
     let mut text = String::from("t_ns,flow,event,bytes\n");
-    // CNPs and sends a few µs apart on three flows, at varied points inside the microsecond,
-    // with quiet stretches; spaced so the 4-cycle engine is never still busy at the next one.
     for i in 0..80u64 {
         let flow = [7u32, 300, 65535][(i % 3) as usize];
-        let kind = if i % 4 == 1 { "tx" } else { "cnp" };
+        let kind = if i % every_tx != 0 { "tx" } else { "cnp" };
         text.push_str(&format!(
-            "{},{flow},{kind},1500\n",
+            "{},{flow},{kind},9000\n",
             i * 3000 + (i * i * 37) % 900 + 50 + 90_000 * (i / 20)
         ));
     }
-    let ef = scratch("burst.csv");
+    let ef = scratch(&format!("{name}.csv"));
     std::fs::write(&ef, &text).unwrap();
+    let out = scratch(&format!("{name}_t.csv"));
     let csv = run(
         &pf,
         &ef,
         &["--sample-us", "7", "--until-us", "1200"],
-        &scratch("burst_t.csv"),
+        &out,
         None,
     );
-    let p = params::parse("burst.yaml", &std::fs::read_to_string(&pf).unwrap()).unwrap();
-    let evs = events::parse("burst.csv", &text, 1 << 16).unwrap();
+    let p = params::parse("p.yaml", yaml).unwrap();
+    let evs = events::parse("e.csv", &text, 1 << 16).unwrap();
     check(&csv, &model_rows(&p, &evs, 7, 1200));
+}
+
+#[test]
+fn cnp_bursts_and_sends_on_three_flows_match_the_model() {
+    three_flows(
+        "mlx5",
+        "mode: mlx5\nline_rate_mbps: 25000\nclock_mhz: 500\nrpg_time_reset: 20\nrate_reduce_monitor_period: 3\nrpg_byte_reset: 0\nshaper_burst: 20000\n",
+        4,
+    );
+}
+
+#[test]
+fn paper_mode_with_the_byte_counter_matches_the_model() {
+    three_flows(
+        "paper",
+        "mode: paper\nline_rate_mbps: 40000\nclock_mhz: 500\nrpg_time_reset: 25\nrpg_byte_reset: 20000\nrpg_threshold: 2\nrpg_ai_rate: 40\nrpg_hai_rate: 100\ndce_tcp_g: 1020\ndce_tcp_rtt: 10\nshaper_burst: 20000\n",
+        5,
+    );
 }
 
 #[test]
