@@ -337,11 +337,17 @@ impl<M: Model> Bench<M> {
     }
 
     /// Back-to-back events on `flows` distinct flows with no idle and no backpressure, after
-    /// every flow has seen a CNP: returns (events, cycles from the first event taken to the
+    /// every flow has seen a CNP, in mlx5 or PAPER mode: returns (events, cycles from the first event taken to the
     /// last response taken).
-    pub fn throughput(&mut self, flows: u32, events: u32) -> Result<(u64, u64), Failure> {
+    pub fn throughput(
+        &mut self,
+        flows: u32,
+        events: u32,
+        paper: bool,
+    ) -> Result<(u64, u64), Failure> {
         let flows = flows.min(Self::flows());
         let p = Params {
+            paper,
             clk_per_us: 500,
             ..Params::default()
         };
