@@ -130,6 +130,7 @@ enum Command {
     #[command(disable_help_flag = true)]
     Sim {
         /// The block: `dcqcn`.
+        #[arg(allow_hyphen_values = true)]
         block: String,
         /// The simulator's arguments (`rdmagen sim dcqcn --help` lists them).
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
@@ -385,6 +386,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// `rdmagen sim <block> ...`: runs `rdmagen-sim-<block>` from this executable's directory (or
 /// the PATH) with the same arguments, and passes its exit code on.
 fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
+    if block == "-h" || block == "--help" {
+        println!("Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: dcqcn)\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.");
+        return Ok(ExitCode::SUCCESS);
+    }
     let name = format!("rdmagen-sim-{block}{}", std::env::consts::EXE_SUFFIX);
     let beside = std::env::current_exe()
         .ok()

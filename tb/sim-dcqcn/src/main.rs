@@ -10,7 +10,7 @@ use clap::Parser;
 /// DCQCN trajectory from the Verilated dcqcn_rp engine: Rc, Rt and alpha of every flow named
 /// in the events, sampled every N µs.
 #[derive(Parser)]
-#[command(name = "rdmagen sim dcqcn", version)]
+#[command(name = "rdmagen sim dcqcn", bin_name = "rdmagen sim dcqcn", version)]
 struct Args {
     /// Parameters (YAML): the mlx5 names plus `mode`, `line_rate_mbps`, `clock_mhz`.
     #[arg(long)]
