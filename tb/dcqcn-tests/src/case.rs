@@ -227,7 +227,11 @@ impl Case {
 /// mlx5 or PAPER mode, the byte counter off or firing every few sends.
 pub fn params() -> impl Strategy<Value = Params> {
     (
-        (any::<bool>(), prop_oneof![Just(0u32), 1u32..20_000]),
+        (
+            any::<bool>(),
+            // Sizes the send requests below also use, so sums land exactly on the threshold.
+            prop_oneof![Just(0u32), Just(1500), Just(3000), Just(4096), 1u32..20_000],
+        ),
         (1u32..6, 1u32..8, 1u32..12, 1u32..40, 0u32..6),
         (0u32..200, 0u32..500, 0u32..=1023, 0u32..=1023),
         (9u32..14, 0u32..=100, 0u32..50, any::<bool>(), any::<bool>()),
@@ -299,7 +303,7 @@ pub fn strategy(flows: u32, max_groups: usize) -> impl Strategy<Value = Case> {
     let one = |op: Op| vec![op];
     let group = prop_oneof![
         6 => flow(flows).prop_map(move |flow| one(Op::Event { kind: Kind::Cnp, flow, bytes: 0 })),
-        5 => (flow(flows), 0u32..9000)
+        5 => (flow(flows), prop_oneof![Just(1500u32), Just(4096), 0u32..9000])
             .prop_map(move |(flow, bytes)| one(Op::Event { kind: Kind::Tx, flow, bytes })),
         2 => flow(flows).prop_map(move |flow| one(Op::Event { kind: Kind::Ce, flow, bytes: 0 })),
         2 => flow(flows).prop_map(move |flow| one(Op::Event { kind: Kind::Read, flow, bytes: 0 })),
