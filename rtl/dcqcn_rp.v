@@ -24,10 +24,19 @@
 // Formats: Rc and Rt in Mb/s with 8 fractional bits (28 bits); alpha with 24 fractional
 // bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the
 // flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)
-// for up to 2**20 - 1 us per touch and capped at shaper_burst bytes; time in
-// microseconds (32 bits: a flow must be touched at least every 2**31 us).
+// for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of
+// tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
+// a flow must be touched at least every 2**31 us).
 // Parameters are read while an event is processed: change them between events.
-// Not yet implemented: mode.algorithm (PAPER), rpg_byte_reset (byte counter).
+// Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
+// from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
+// (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
+// mlx5 stage = max(tc, bc). PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each
+// CNP cuts at once (the first from the cap with initial_alpha_value): Rt = Rc, Rc -=
+// Rc*alpha >> (rpg_gd+14) (>= rpg_min_rate), then alpha = G*alpha/1024 + (1024-G)/1024
+// and the alpha timer, counts and increase timer restart; the alpha timer only decays;
+// no cut timer. Increase: both counts < F fast recovery; both > F hyper, Rt += (min -
+// F) * rpg_hai_rate; else additive. Change the mode only with a flow clear.
 
 `resetall
 `timescale 1ns / 1ps
@@ -45,10 +54,12 @@ module dcqcn_rp #(
   input  wire                 ctrl_rp_enable_i,
   input  wire                 ctrl_np_enable_i,
   input  wire                 ctrl_flow_clear_i,
+  input  wire                 mode_algorithm_i,
   input  wire [11:0]          clk_per_us_cycles_i,
   input  wire [19:0]          line_rate_value_i,
   input  wire [23:0]          shaper_burst_value_i,
   input  wire [16:0]          rpg_time_reset_value_i,
+  input  wire [23:0]          rpg_byte_reset_value_i,
   input  wire [4:0]           rpg_threshold_value_i,
   input  wire [19:0]          rpg_max_rate_value_i,
   input  wire [19:0]          rpg_ai_rate_value_i,
@@ -112,7 +123,7 @@ module dcqcn_rp #(
   localparam [1:0]   K_TX    = 2'b01;  // send request (shaper)
   localparam [1:0]   K_CE    = 2'b10;  // CE-marked arrival (notification point)
   localparam [1:0]   K_READ  = 2'b11;  // read-back only
-  localparam integer STATE_W = 298;  // per-flow state word
+  localparam integer STATE_W = 338;  // per-flow state word
 
   // Control and response registers
   reg [2:0]           state_q;       // engine state
@@ -189,6 +200,10 @@ module dcqcn_rp #(
   reg [27:0] w_rt_d;
   reg [15:0] w_tc_q;
   reg [15:0] w_tc_d;
+  reg [15:0] w_bc_q;
+  reg [15:0] w_bc_d;
+  reg [23:0] w_bacc_q;
+  reg [23:0] w_bacc_d;
   reg [31:0] w_a_next_q;
   reg [31:0] w_a_next_d;
   reg [31:0] w_d_next_q;
@@ -222,6 +237,8 @@ module dcqcn_rp #(
   wire [27:0] rd_rc;
   wire [27:0] rd_rt;
   wire [15:0] rd_tc;
+  wire [15:0] rd_bc;
+  wire [23:0] rd_bacc;
   wire [31:0] rd_a_next;
   wire [31:0] rd_d_next;
   wire [31:0] rd_i_next;
@@ -238,78 +255,98 @@ module dcqcn_rp #(
   assign rd_rc = ram_rdata_q[58:31];
   assign rd_rt = ram_rdata_q[86:59];
   assign rd_tc = ram_rdata_q[102:87];
-  assign rd_a_next = ram_rdata_q[134:103];
-  assign rd_d_next = ram_rdata_q[166:135];
-  assign rd_i_next = ram_rdata_q[198:167];
-  assign rd_tokens = ram_rdata_q[233:199];
-  assign rd_tok_us = ram_rdata_q[265:234];
-  assign rd_np_last = ram_rdata_q[297:266];
+  assign rd_bc = ram_rdata_q[118:103];
+  assign rd_bacc = ram_rdata_q[142:119];
+  assign rd_a_next = ram_rdata_q[174:143];
+  assign rd_d_next = ram_rdata_q[206:175];
+  assign rd_i_next = ram_rdata_q[238:207];
+  assign rd_tokens = ram_rdata_q[273:239];
+  assign rd_tok_us = ram_rdata_q[305:274];
+  assign rd_np_last = ram_rdata_q[337:306];
 
   // Datapath
-  wire [19:0] rmax_rate;   // rate cap, Mb/s
+  wire [19:0] rmax_rate;    // rate cap, Mb/s
   wire [27:0] rmax_fx;
   wire [27:0] min_fx;
   wire [27:0] first_fx;
-  wire [16:0] k_period;    // period in us; 0 acts as 1
-  wire [16:0] d_period;    // period in us; 0 acts as 1
-  wire [16:0] t_period;    // period in us; 0 acts as 1
-  wire [31:0] a_elapsed;   // now minus deadline
-  wire [31:0] d_elapsed;   // now minus deadline
-  wire [31:0] i_elapsed;   // now minus deadline
-  wire        a_due;       // deadline reached
+  wire [16:0] k_period;     // period in us; 0 acts as 1
+  wire [16:0] d_period;     // period in us; 0 acts as 1
+  wire [16:0] t_period;     // period in us; 0 acts as 1
+  wire [31:0] a_elapsed;    // now minus deadline
+  wire [31:0] d_elapsed;    // now minus deadline
+  wire [31:0] i_elapsed;    // now minus deadline
+  wire        a_due;        // deadline reached
+  wire        paper;        // PAPER mode: CNPs cut at once, no cut timer
   wire        d_due;
   wire        i_due;
   wire [31:0] a_minus_d;
   wire [31:0] a_minus_i;
   wire [31:0] d_minus_i;
-  wire        pick_a;      // earliest due period: alpha
-  wire        pick_d;      // cut check
-  wire        pick_i;      // rate increase
-  wire [10:0] alpha_gain;  // 1024 - G
-  wire [24:0] alpha_step;  // alpha after one period
-  wire        clamp;       // Rt = Rc on this cut
-  wire [52:0] cut_prod;    // Rc * alpha
+  wire        pick_a;       // earliest due period: alpha
+  wire        pick_d;       // cut check
+  wire        pick_i;       // rate increase
+  wire        paper_first;  // PAPER first CNP: cut from the cap with the initial alpha
+  wire [24:0] alpha_in;
+  wire [10:0] alpha_gain;   // 1024 - G
+  wire [24:0] alpha_step;   // alpha after one period
+  wire [24:0] alpha_cnp;    // alpha after a PAPER CNP
+  wire        clamp;        // Rt = Rc on this cut
+  wire [27:0] cut_rc;       // Rc before the cut
+  wire [52:0] cut_prod;     // Rc * alpha
   wire [4:0]  cut_shift;
   wire [52:0] cut_amount;
   wire [27:0] cut_rate;
-  wire [28:0] cut_keep;
+  wire [28:0] cut_keep;     // at least rpg_min_dec_fac % of Rc (mlx5 only)
   wire [28:0] cut_floor;
-  wire [27:0] cut_new;     // Rc after the cut, never above Rc
+  wire [27:0] cut_new;      // Rc after the cut, never above Rc
   wire [28:0] rt_ai_sum;
   wire [27:0] rt_ai;
   wire [28:0] rt_hai_sum;
   wire [27:0] rt_hai;
-  wire [15:0] threshold;   // F
-  wire [27:0] rt_inc;      // Rt after an increase event
+  wire [15:0] threshold;    // F
+  wire        byte_en;      // byte counter enabled
+  wire [15:0] cnt_hi;       // larger of the timer and byte counts (the mlx5 stage)
+  wire [15:0] cnt_lo;       // smaller of the two (the timer count alone without the byte counter)
+  wire [15:0] hyper_i;      // PAPER hyper-increase multiplier
+  wire [35:0] phai_prod;
+  wire [44:0] rt_phai_sum;
+  wire [27:0] rt_phai;
+  wire [27:0] rt_inc;       // Rt after an increase event
   wire [27:0] rc_inc;
   wire [15:0] tc_inc;
-  wire        a_still;     // alpha periods change nothing
-  wire        i_still;     // increase periods only count
-  wire        a_skip;      // two or more idle periods due
+  wire [15:0] bc_inc;
+  wire        a_still;      // alpha periods change nothing
+  wire        i_flat;       // no further stage moves Rt
+  wire        i_still;      // increase periods only count
+  wire        a_skip;       // two or more idle periods due
   wire [47:0] a_jump;
   wire        a_fits;
-  wire        d_skip;      // two or more idle periods due
+  wire        d_skip;       // two or more idle periods due
   wire [47:0] d_jump;
   wire        d_fits;
-  wire        i_skip;      // two or more idle periods due
+  wire        i_skip;       // two or more idle periods due
   wire [47:0] i_jump;
   wire        i_fits;
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
-  wire [19:0] tok_span;    // us of accrual, at most 2**20 - 1
+  wire [19:0] tok_span;     // us of accrual, at most 2**20 - 1
   wire [27:0] tok_rate;
   wire [47:0] tok_gain;
   wire [48:0] tok_sum;
-  wire [34:0] tok_cap;     // burst in 1/256 bits
-  wire [34:0] tok_fill;    // tokens after accrual
+  wire [35:0] tok_cap_sum;  // burst in 1/256 bits plus one microsecond at the rate
+  wire [34:0] tok_cap;      // tokens arrive in one-microsecond quanta: the bucket holds one more
+  wire [34:0] tok_fill;     // tokens after accrual
   wire [34:0] tx_need;
   wire        tx_grant;
+  wire        byte_on;      // the byte counter runs while the rate recovers
+  wire [24:0] byte_sum;
+  wire        byte_fire;    // a byte-counter increase event
   wire [31:0] np_gap;
-  wire        np_send;     // CNP allowed
+  wire        np_send;      // CNP allowed
   wire [27:0] first_lo;
-  wire [27:0] first_rate;  // Rc and Rt on the first CNP
-  wire        tick;        // a microsecond ends
+  wire [27:0] first_rate;   // Rc and Rt on the first CNP
+  wire        tick;         // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [34:0] alpha_prod;  // G * alpha
@@ -328,7 +365,8 @@ module dcqcn_rp #(
   assign d_elapsed = ev_now_q - w_d_next_q;
   assign i_elapsed = ev_now_q - w_i_next_q;
   assign a_due = w_seen_q && !a_elapsed[31];
-  assign d_due = w_seen_q && !d_elapsed[31];
+  assign paper = mode_algorithm_i;
+  assign d_due = w_seen_q && !paper && !d_elapsed[31];
   assign i_due = w_seen_q && w_incon_q && !i_elapsed[31];
   assign a_minus_d = w_a_next_q - w_d_next_q;
   assign a_minus_i = w_a_next_q - w_i_next_q;
@@ -336,29 +374,42 @@ module dcqcn_rp #(
   assign pick_a = a_due && (!d_due || a_minus_d[31] || a_minus_d == 32'd0) && (!i_due || a_minus_i[31] || a_minus_i == 32'd0);
   assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || d_minus_i == 32'd0);
   assign pick_i = !pick_a && !pick_d && i_due;
-  assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, w_alpha_q};
+  assign paper_first = paper && !w_seen_q;
+  assign alpha_in = paper_first ? {1'd0, {initial_alpha_value_value_i, 14'd0}} : w_alpha_q;
+  assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in};
   assign alpha_gain = 11'd1024 - {1'd0, dce_tcp_g_value_i};
   assign alpha_step = alpha_prod[34:10] + (w_acnp_q ? {alpha_gain, 14'd0} : 25'd0);
+  assign alpha_cnp = alpha_prod[34:10] + {alpha_gain, 14'd0};
   assign clamp = clamp_tgt_rate_enable_i || (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
-  assign cut_prod = {25'd0, w_rc_q} * {28'd0, w_alpha_q};
+  assign cut_rc = paper_first ? rmax_fx : w_rc_q;
+  assign cut_prod = {25'd0, cut_rc} * {28'd0, alpha_in};
   assign cut_shift = {1'd0, rpg_gd_value_i} + 5'd14;
   assign cut_amount = cut_prod >> cut_shift;
-  assign cut_rate = cut_amount > {25'd0, w_rc_q} ? 28'd0 : w_rc_q - cut_amount[27:0];
+  assign cut_rate = cut_amount > {25'd0, cut_rc} ? 28'd0 : cut_rc - cut_amount[27:0];
   assign keep_prod = {17'd0, w_rc_q} * {38'd0, rpg_min_dec_fac_value_i} * 45'd655;
-  assign cut_keep = keep_prod[44:16] > {1'd0, cut_rate} ? keep_prod[44:16] : {1'd0, cut_rate};
+  assign cut_keep = !paper && keep_prod[44:16] > {1'd0, cut_rate} ? keep_prod[44:16] : {1'd0, cut_rate};
   assign cut_floor = {1'd0, min_fx} > cut_keep ? {1'd0, min_fx} : cut_keep;
-  assign cut_new = cut_floor > {1'd0, w_rc_q} ? w_rc_q : cut_floor[27:0];
+  assign cut_new = cut_floor > {1'd0, cut_rc} ? cut_rc : cut_floor[27:0];
   assign rt_ai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_ai_rate_value_i, 8'd0}};
   assign rt_ai = rt_ai_sum > {1'd0, rmax_fx} ? rmax_fx : rt_ai_sum[27:0];
   assign rt_hai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_hai_rate_value_i, 8'd0}};
   assign rt_hai = rt_hai_sum > {1'd0, rmax_fx} ? rmax_fx : rt_hai_sum[27:0];
   assign threshold = {11'd0, rpg_threshold_value_i};
-  assign rt_inc = w_tc_q < threshold ? w_rt_q : w_tc_q == threshold ? rt_ai : rt_hai;
+  assign byte_en = rpg_byte_reset_value_i != 24'd0;
+  assign cnt_hi = byte_en && w_bc_q > w_tc_q ? w_bc_q : w_tc_q;
+  assign cnt_lo = byte_en && w_bc_q < w_tc_q ? w_bc_q : w_tc_q;
+  assign hyper_i = cnt_lo - threshold;
+  assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
+  assign rt_phai_sum = {17'd0, w_rt_q} + {1'd0, {phai_prod, 8'd0}};
+  assign rt_phai = rt_phai_sum > {17'd0, rmax_fx} ? rmax_fx : rt_phai_sum[27:0];
+  assign rt_inc = cnt_hi < threshold ? w_rt_q : paper ? (cnt_lo > threshold ? rt_phai : rt_ai) : cnt_hi == threshold ? rt_ai : rt_hai;
   assign rc_inc_sum = {1'd0, w_rc_q} + {1'd0, rt_inc} + 29'd1;
   assign rc_inc = rc_inc_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
+  assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
-  assign i_still = !w_dcnp_q && w_rc_q == w_rt_q && w_tc_q > threshold && rt_hai == w_rt_q;
+  assign i_flat = paper ? w_rt_q == rmax_fx || (rpg_hai_rate_value_i == 20'd0 && (rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold)) : cnt_hi > threshold && rt_hai == w_rt_q;
+  assign i_still = !w_dcnp_q && w_rc_q == w_rt_q && i_flat;
   assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period};
   assign a_jump = {31'd0, k_period} << skip_j_q;
   assign a_fits = a_jump <= {16'd0, a_elapsed};
@@ -375,10 +426,14 @@ module dcqcn_rp #(
   assign tok_rate = rd_seen && ctrl_rp_enable_i ? rd_rc : rmax_fx;
   assign tok_gain = {20'd0, tok_rate} * {28'd0, tok_span};
   assign tok_sum = {14'd0, rd_tokens} + {1'd0, tok_gain};
-  assign tok_cap = {shaper_burst_value_i, 11'd0};
+  assign tok_cap_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, tok_rate};
+  assign tok_cap = tok_cap_sum[35] ? 35'h7ffffffff : tok_cap_sum[34:0];
   assign tok_fill = !rd_tokv || tok_sum > {14'd0, tok_cap} ? tok_cap : tok_sum[34:0];
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign tx_grant = w_tokens_q >= tx_need;
+  assign byte_on = w_seen_q && w_incon_q && byte_en;
+  assign byte_sum = {1'd0, w_bacc_q} + {9'd0, ev_bytes_q};
+  assign byte_fire = byte_sum >= {1'd0, rpg_byte_reset_value_i};
   assign np_gap = ev_now_q - w_np_last_q;
   assign np_send = ctrl_np_enable_i && (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
   assign first_lo = first_fx < min_fx ? min_fx : first_fx;
@@ -435,6 +490,8 @@ module dcqcn_rp #(
     w_rc_d = w_rc_q;
     w_rt_d = w_rt_q;
     w_tc_d = w_tc_q;
+    w_bc_d = w_bc_q;
+    w_bacc_d = w_bacc_q;
     w_a_next_d = w_a_next_q;
     w_d_next_d = w_d_next_q;
     w_i_next_d = w_i_next_q;
@@ -489,6 +546,8 @@ module dcqcn_rp #(
         w_rc_d = rd_rc;
         w_rt_d = rd_rt;
         w_tc_d = rd_tc;
+        w_bc_d = rd_bc;
+        w_bacc_d = rd_bacc;
         w_a_next_d = rd_a_next;
         w_d_next_d = rd_d_next;
         w_i_next_d = rd_i_next;
@@ -520,6 +579,8 @@ module dcqcn_rp #(
             end
             w_rc_d = cut_new;
             w_tc_d = 16'd0;
+            w_bc_d = 16'd0;
+            w_bacc_d = 24'd0;
             w_incon_d = 1'b1;
             w_i_next_d = w_d_next_q + {15'd0, t_period};
             w_dcnp_d = 1'b0;
@@ -536,21 +597,43 @@ module dcqcn_rp #(
           case (ev_kind_q)
             K_CNP: begin
               if (ctrl_rp_enable_i) begin
-                stat_cnp_d = 1'b1;
-                if (w_seen_q) begin
-                  w_acnp_d = 1'b1;
-                  w_dcnp_d = 1'b1;
-                end else begin
+                if (paper) begin
+                  stat_cnp_d = 1'b1;
+                  stat_cut_d = 1'b1;
                   w_seen_d = 1'b1;
-                  w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
-                  w_rc_d = first_rate;
-                  w_rt_d = first_rate;
+                  if (!w_seen_q) begin
+                    w_d_next_d = ev_now_q + {15'd0, d_period};
+                  end
+                  w_rt_d = cut_rc;
+                  w_rc_d = cut_new;
+                  w_alpha_d = alpha_cnp;
                   w_acnp_d = 1'b0;
-                  w_dcnp_d = first_fx == 28'd0;
-                  w_incon_d = 1'b0;
-                  w_tc_d = 16'd0;
+                  w_dcnp_d = 1'b0;
                   w_a_next_d = ev_now_q + {15'd0, k_period};
-                  w_d_next_d = ev_now_q + {15'd0, d_period};
+                  w_tc_d = 16'd0;
+                  w_bc_d = 16'd0;
+                  w_bacc_d = 24'd0;
+                  w_incon_d = 1'b1;
+                  w_i_next_d = ev_now_q + {15'd0, t_period};
+                end else begin
+                  stat_cnp_d = 1'b1;
+                  if (w_seen_q) begin
+                    w_acnp_d = 1'b1;
+                    w_dcnp_d = 1'b1;
+                  end else begin
+                    w_seen_d = 1'b1;
+                    w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
+                    w_rc_d = first_rate;
+                    w_rt_d = first_rate;
+                    w_acnp_d = 1'b0;
+                    w_dcnp_d = first_fx == 28'd0;
+                    w_incon_d = 1'b0;
+                    w_tc_d = 16'd0;
+                    w_bc_d = 16'd0;
+                    w_bacc_d = 24'd0;
+                    w_a_next_d = ev_now_q + {15'd0, k_period};
+                    w_d_next_d = ev_now_q + {15'd0, d_period};
+                  end
                 end
               end
             end
@@ -558,6 +641,16 @@ module dcqcn_rp #(
               if (tx_grant) begin
                 w_tokens_d = w_tokens_q - tx_need;
                 rsp_flag_d = 1'b1;
+                if (byte_on) begin
+                  if (byte_fire) begin
+                    w_rt_d = rt_inc;
+                    w_rc_d = rc_inc;
+                    w_bc_d = bc_inc;
+                    w_bacc_d = 24'd0;
+                  end else begin
+                    w_bacc_d = byte_sum[23:0];
+                  end
+                end
               end else begin
                 stat_defer_d = 1'b1;
               end
@@ -609,7 +702,7 @@ module dcqcn_rp #(
       default: state_d = S_IDLE;
     endcase
     // Write data: zero while clearing, else the working state after this cycle
-    ram_wdata = state_q == S_CLEAR ? {STATE_W{1'b0}} : {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
+    ram_wdata = state_q == S_CLEAR ? {STATE_W{1'b0}} : {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d, w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
   end
 
   always @(posedge clk) begin
@@ -672,6 +765,8 @@ module dcqcn_rp #(
     w_rc_q <= w_rc_d;
     w_rt_q <= w_rt_d;
     w_tc_q <= w_tc_d;
+    w_bc_q <= w_bc_d;
+    w_bacc_q <= w_bacc_d;
     w_a_next_q <= w_a_next_d;
     w_d_next_q <= w_d_next_d;
     w_i_next_q <= w_i_next_d;

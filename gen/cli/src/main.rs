@@ -124,6 +124,18 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Run a Verilated block on a scenario: `rdmagen sim dcqcn --params P.yaml --events E.csv
+    /// --out T.csv [--plot T.svg]`. Runs the `rdmagen-sim-<block>` binary next to this one
+    /// (`cargo build -p rdmagen-sim-<block>`; it needs Verilator, the generator does not).
+    #[command(disable_help_flag = true)]
+    Sim {
+        /// The block: `dcqcn`.
+        #[arg(allow_hyphen_values = true)]
+        block: String,
+        /// The simulator's arguments (`rdmagen sim dcqcn --help` lists them).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Generate every output of each map: CSR RTL, C header, register reference, SystemRDL, JSON.
     All {
         #[arg(required = true)]
@@ -367,7 +379,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             check_version,
         } => diff(&old, &new, format, check_version),
+        Command::Sim { block, args } => sim(&block, &args),
     }
+}
+
+/// `rdmagen sim <block> ...`: runs `rdmagen-sim-<block>` from this executable's directory (or
+/// the PATH) with the same arguments, and passes its exit code on.
+fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
+    if block == "-h" || block == "--help" {
+        println!("Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: dcqcn)\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let name = format!("rdmagen-sim-{block}{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.join(&name)))
+        .filter(|p| p.is_file());
+    let program = beside.unwrap_or_else(|| PathBuf::from(&name));
+    let status = match std::process::Command::new(&program).args(args).status() {
+        Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
+            "no simulator for `{block}`: `{name}` is not built (run `cargo build -p rdmagen-sim-{block}`; it needs Verilator)"
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot run {}", program.display())),
+    };
+    Ok(ExitCode::from(
+        status.code().unwrap_or(2).clamp(0, 255) as u8
+    ))
 }
 
 fn reset_style(reset: Reset) -> ResetStyle {

@@ -257,3 +257,19 @@ fn header_name_clash_fails_with_exit_1_and_writes_nothing() {
     assert!(err.contains("CLASH_PORT_CFG"), "{err}");
     assert!(!dir.join("include").exists());
 }
+
+/// `rdmagen sim <block>` runs `rdmagen-sim-<block>`; a block with no simulator is a usage error
+/// that says how to build one.
+#[test]
+fn sim_without_a_simulator_says_how_to_build_it() {
+    let out = rdmagen()
+        .args(["sim", "no_such_block", "--out", "x.csv"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cargo build -p rdmagen-sim-no_such_block"),
+        "{err}"
+    );
+}

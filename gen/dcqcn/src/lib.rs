@@ -59,6 +59,8 @@ pub const STATE_FIELDS: &[(&str, u32)] = &[
     ("rc", 28),
     ("rt", 28),
     ("tc", 16),
+    ("bc", 16),
+    ("bacc", 24),
     ("a_next", 32),
     ("d_next", 32),
     ("i_next", 32),
@@ -78,10 +80,12 @@ const CONFIG: &[(&str, &str, u32)] = &[
     ("ctrl", "rp_enable", 1),
     ("ctrl", "np_enable", 1),
     ("ctrl", "flow_clear", 1),
+    ("mode", "algorithm", 1),
     ("clk_per_us", "cycles", 12),
     ("line_rate", "value", 20),
     ("shaper_burst", "value", 24),
     ("rpg_time_reset", "value", 17),
+    ("rpg_byte_reset", "value", 24),
     ("rpg_threshold", "value", 5),
     ("rpg_max_rate", "value", 20),
     ("rpg_ai_rate", "value", 20),
@@ -241,10 +245,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "Formats: Rc and Rt in Mb/s with 8 fractional bits (28 bits); alpha with 24 fractional",
             "bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the",
             "flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)",
-            "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes; time in",
-            "microseconds (32 bits: a flow must be touched at least every 2**31 us).",
+            "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of",
+            "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
+            "a flow must be touched at least every 2**31 us).",
             "Parameters are read while an event is processed: change them between events.",
-            "Not yet implemented: mode.algorithm (PAPER), rpg_byte_reset (byte counter).",
+            "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
+            "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
+            "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
+            "mlx5 stage = max(tc, bc). PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each",
+            "CNP cuts at once (the first from the cap with initial_alpha_value): Rt = Rc, Rc -=",
+            "Rc*alpha >> (rpg_gd+14) (>= rpg_min_rate), then alpha = G*alpha/1024 + (1024-G)/1024",
+            "and the alpha timer, counts and increase timer restart; the alpha timer only decays;",
+            "no cut timer. Increase: both counts < F fast recovery; both > F hyper, Rt += (min -",
+            "F) * rpg_hai_rate; else additive. Change the mode only with a flow clear.",
         ]
         .map(String::from),
     );
@@ -544,9 +557,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "deadline reached",
     ));
     wires.push((
+        "paper".into(),
+        1,
+        cfg("mode", "algorithm"),
+        "PAPER mode: CNPs cut at once, no cut timer",
+    ));
+    wires.push((
         "d_due".into(),
         1,
-        and(vec![id("w_seen_q"), not(id("d_elapsed").bits(31, 31))]),
+        and(vec![
+            id("w_seen_q"),
+            not(id("paper")),
+            not(id("d_elapsed").bits(31, 31)),
+        ]),
         "",
     ));
     wires.push((
@@ -595,11 +618,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     // Alpha.
     wires.push((
+        "paper_first".into(),
+        1,
+        and(vec![id("paper"), not(id("w_seen_q"))]),
+        "PAPER first CNP: cut from the cap with the initial alpha",
+    ));
+    wires.push((
+        "alpha_in".into(),
+        25,
+        tern(
+            id("paper_first"),
+            zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
+            id("w_alpha_q"),
+        ),
+        "",
+    ));
+    wires.push((
         "alpha_prod".into(),
         35,
         mul(
             zext(cfg("dce_tcp_g", "value"), 25),
-            zext(id("w_alpha_q"), 10),
+            zext(id("alpha_in"), 10),
         ),
         "G * alpha",
     ));
@@ -618,6 +657,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "alpha after one period",
     ));
+    wires.push((
+        "alpha_cnp".into(),
+        25,
+        add(
+            id("alpha_prod").bits(34, 10),
+            shl_const(id("alpha_gain"), 14),
+        ),
+        "alpha after a PAPER CNP",
+    ));
     // Cut.
     wires.push((
         "clamp".into(),
@@ -632,9 +680,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Rt = Rc on this cut",
     ));
     wires.push((
+        "cut_rc".into(),
+        28,
+        tern(id("paper_first"), id("rmax_fx"), rc()),
+        "Rc before the cut",
+    ));
+    wires.push((
         "cut_prod".into(),
         53,
-        mul(zext(rc(), 25), zext(id("w_alpha_q"), 28)),
+        mul(zext(id("cut_rc"), 25), zext(id("alpha_in"), 28)),
         "Rc * alpha",
     ));
     wires.push((
@@ -653,9 +707,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cut_rate".into(),
         28,
         tern(
-            gt(id("cut_amount"), zext(rc(), 25)),
+            gt(id("cut_amount"), zext(id("cut_rc"), 25)),
             d(28, 0),
-            sub(rc(), id("cut_amount").bits(27, 0)),
+            sub(id("cut_rc"), id("cut_amount").bits(27, 0)),
         ),
         "",
     ));
@@ -672,11 +726,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cut_keep".into(),
         29,
         tern(
-            gt(id("keep_prod").bits(44, 16), zext(id("cut_rate"), 1)),
+            and(vec![
+                not(id("paper")),
+                gt(id("keep_prod").bits(44, 16), zext(id("cut_rate"), 1)),
+            ]),
             id("keep_prod").bits(44, 16),
             zext(id("cut_rate"), 1),
         ),
-        "",
+        "at least rpg_min_dec_fac % of Rc (mlx5 only)",
     ));
     wires.push((
         "cut_floor".into(),
@@ -692,8 +749,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cut_new".into(),
         28,
         tern(
-            gt(id("cut_floor"), zext(rc(), 1)),
-            rc(),
+            gt(id("cut_floor"), zext(id("cut_rc"), 1)),
+            id("cut_rc"),
             id("cut_floor").bits(27, 0),
         ),
         "Rc after the cut, never above Rc",
@@ -725,12 +782,77 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "F",
     ));
     wires.push((
+        "byte_en".into(),
+        1,
+        ne(cfg("rpg_byte_reset", "value"), d(24, 0)),
+        "byte counter enabled",
+    ));
+    wires.push((
+        "cnt_hi".into(),
+        16,
+        tern(
+            and(vec![id("byte_en"), gt(id("w_bc_q"), tc())]),
+            id("w_bc_q"),
+            tc(),
+        ),
+        "larger of the timer and byte counts (the mlx5 stage)",
+    ));
+    wires.push((
+        "cnt_lo".into(),
+        16,
+        tern(
+            and(vec![id("byte_en"), Expr::lt(id("w_bc_q"), tc())]),
+            id("w_bc_q"),
+            tc(),
+        ),
+        "smaller of the two (the timer count alone without the byte counter)",
+    ));
+    wires.push((
+        "hyper_i".into(),
+        16,
+        sub(id("cnt_lo"), id("threshold")),
+        "PAPER hyper-increase multiplier",
+    ));
+    wires.push((
+        "phai_prod".into(),
+        36,
+        mul(
+            zext(id("hyper_i"), 20),
+            zext(cfg("rpg_hai_rate", "value"), 16),
+        ),
+        "",
+    ));
+    wires.push((
+        "rt_phai_sum".into(),
+        45,
+        add(zext(rt(), 17), zext(shl_const(id("phai_prod"), 8), 1)),
+        "",
+    ));
+    wires.push((
+        "rt_phai".into(),
+        28,
+        tern(
+            gt(id("rt_phai_sum"), zext(id("rmax_fx"), 17)),
+            id("rmax_fx"),
+            id("rt_phai_sum").bits(27, 0),
+        ),
+        "",
+    ));
+    wires.push((
         "rt_inc".into(),
         28,
         tern(
-            Expr::lt(tc(), id("threshold")),
+            Expr::lt(id("cnt_hi"), id("threshold")),
             rt(),
-            tern(eq(tc(), id("threshold")), id("rt_ai"), id("rt_hai")),
+            tern(
+                id("paper"),
+                tern(
+                    gt(id("cnt_lo"), id("threshold")),
+                    id("rt_phai"),
+                    id("rt_ai"),
+                ),
+                tern(eq(id("cnt_hi"), id("threshold")), id("rt_ai"), id("rt_hai")),
+            ),
         ),
         "Rt after an increase event",
     ));
@@ -747,6 +869,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(eq(tc(), Expr::num(16, 0xffff)), tc(), add(tc(), d(16, 1))),
         "",
     ));
+    wires.push((
+        "bc_inc".into(),
+        16,
+        tern(
+            eq(id("w_bc_q"), Expr::num(16, 0xffff)),
+            id("w_bc_q"),
+            add(id("w_bc_q"), d(16, 1)),
+        ),
+        "",
+    ));
     // Skips.
     wires.push((
         "a_still".into(),
@@ -755,14 +887,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "alpha periods change nothing",
     ));
     wires.push((
+        "i_flat".into(),
+        1,
+        tern(
+            id("paper"),
+            or(
+                eq(rt(), id("rmax_fx")),
+                and(vec![
+                    eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
+                    or(
+                        eq(cfg("rpg_ai_rate", "value"), d(20, 0)),
+                        gt(id("cnt_lo"), id("threshold")),
+                    ),
+                ]),
+            ),
+            and(vec![
+                gt(id("cnt_hi"), id("threshold")),
+                eq(id("rt_hai"), rt()),
+            ]),
+        ),
+        "no further stage moves Rt",
+    ));
+    wires.push((
         "i_still".into(),
         1,
-        and(vec![
-            not(id("w_dcnp_q")),
-            eq(rc(), rt()),
-            gt(tc(), id("threshold")),
-            eq(id("rt_hai"), rt()),
-        ]),
+        and(vec![not(id("w_dcnp_q")), eq(rc(), rt()), id("i_flat")]),
         "increase periods only count",
     ));
     for (x, still, period) in [
@@ -853,10 +1002,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     wires.push((
+        "tok_cap_sum".into(),
+        36,
+        add(
+            zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
+            zext(id("tok_rate"), 8),
+        ),
+        "burst in 1/256 bits plus one microsecond at the rate",
+    ));
+    wires.push((
         "tok_cap".into(),
         35,
-        shl_const(cfg("shaper_burst", "value"), 11),
-        "burst in 1/256 bits",
+        tern(
+            id("tok_cap_sum").bits(35, 35),
+            Expr::num(35, (1 << 35) - 1),
+            id("tok_cap_sum").bits(34, 0),
+        ),
+        "tokens arrive in one-microsecond quanta: the bucket holds one more",
     ));
     wires.push((
         "tok_fill".into(),
@@ -883,6 +1045,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         ge(id("w_tokens_q"), id("tx_need")),
         "",
+    ));
+    wires.push((
+        "byte_on".into(),
+        1,
+        and(vec![id("w_seen_q"), id("w_incon_q"), id("byte_en")]),
+        "the byte counter runs while the rate recovers",
+    ));
+    wires.push((
+        "byte_sum".into(),
+        25,
+        add(zext(id("w_bacc_q"), 1), zext(id("ev_bytes_q"), 9)),
+        "",
+    ));
+    wires.push((
+        "byte_fire".into(),
+        1,
+        ge(id("byte_sum"), zext(cfg("rpg_byte_reset", "value"), 1)),
+        "a byte-counter increase event",
     ));
     wires.push(("np_gap".into(), 32, sub(now(), id("w_np_last_q")), ""));
     wires.push((
@@ -1086,8 +1266,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("w_dcnp_d", eq(id("first_fx"), d(28, 0))),
         set("w_incon_d", b1(false)),
         set("w_tc_d", d(16, 0)),
+        set("w_bc_d", d(16, 0)),
+        set("w_bacc_d", d(24, 0)),
         set("w_a_next_d", add(now(), zext(id("k_period"), 15))),
         set("w_d_next_d", add(now(), zext(id("d_period"), 15))),
+    ];
+    let paper_cnp = vec![
+        set("stat_cnp_d", b1(true)),
+        set("stat_cut_d", b1(true)),
+        set("w_seen_d", b1(true)),
+        Stmt::if_(
+            not(id("w_seen_q")),
+            vec![set("w_d_next_d", add(now(), zext(id("d_period"), 15)))],
+        ),
+        set("w_rt_d", id("cut_rc")),
+        set("w_rc_d", id("cut_new")),
+        set("w_alpha_d", id("alpha_cnp")),
+        set("w_acnp_d", b1(false)),
+        set("w_dcnp_d", b1(false)),
+        set("w_a_next_d", add(now(), zext(id("k_period"), 15))),
+        set("w_tc_d", d(16, 0)),
+        set("w_bc_d", d(16, 0)),
+        set("w_bacc_d", d(24, 0)),
+        set("w_incon_d", b1(true)),
+        set("w_i_next_d", add(now(), zext(id("t_period"), 15))),
     ];
     let event = Stmt::Case {
         subject: id("ev_kind_q"),
@@ -1096,14 +1298,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 vec![id("K_CNP")],
                 vec![Stmt::if_(
                     cfg("ctrl", "rp_enable"),
-                    vec![
-                        set("stat_cnp_d", b1(true)),
-                        Stmt::if_else(
-                            id("w_seen_q"),
-                            vec![set("w_acnp_d", b1(true)), set("w_dcnp_d", b1(true))],
-                            first_cnp,
-                        ),
-                    ],
+                    vec![Stmt::if_else(
+                        id("paper"),
+                        paper_cnp,
+                        vec![
+                            set("stat_cnp_d", b1(true)),
+                            Stmt::if_else(
+                                id("w_seen_q"),
+                                vec![set("w_acnp_d", b1(true)), set("w_dcnp_d", b1(true))],
+                                first_cnp,
+                            ),
+                        ],
+                    )],
                 )],
             ),
             (
@@ -1113,6 +1319,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     vec![
                         set("w_tokens_d", sub(id("w_tokens_q"), id("tx_need"))),
                         set("rsp_flag_d", b1(true)),
+                        Stmt::if_(
+                            id("byte_on"),
+                            vec![Stmt::if_else(
+                                id("byte_fire"),
+                                vec![
+                                    set("w_rt_d", id("rt_inc")),
+                                    set("w_rc_d", id("rc_inc")),
+                                    set("w_bc_d", id("bc_inc")),
+                                    set("w_bacc_d", d(24, 0)),
+                                ],
+                                vec![set("w_bacc_d", id("byte_sum").bits(23, 0))],
+                            )],
+                        ),
                     ],
                     vec![set("stat_defer_d", b1(true))],
                 )],
@@ -1165,6 +1384,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 Stmt::if_(id("clamp"), vec![set("w_rt_d", rc())]),
                 set("w_rc_d", id("cut_new")),
                 set("w_tc_d", d(16, 0)),
+                set("w_bc_d", d(16, 0)),
+                set("w_bacc_d", d(24, 0)),
                 set("w_incon_d", b1(true)),
                 set(
                     "w_i_next_d",

@@ -29,9 +29,10 @@ impl std::fmt::Display for Failure {
 const HANG_LIMIT: u64 = 400_000;
 
 /// The port a parameter field drives.
-fn param_port(field: &str) -> String {
+pub fn param_port(field: &str) -> String {
     match field {
         "rp_enable" | "np_enable" => format!("ctrl_{field}_i"),
+        "algorithm" => "mode_algorithm_i".into(),
         "clk_per_us" => "clk_per_us_cycles_i".into(),
         "clamp_tgt_rate" | "clamp_tgt_rate_after_time_inc" => format!("{field}_enable_i"),
         _ => format!("{field}_value_i"),
@@ -336,11 +337,17 @@ impl<M: Model> Bench<M> {
     }
 
     /// Back-to-back events on `flows` distinct flows with no idle and no backpressure, after
-    /// every flow has seen a CNP: returns (events, cycles from the first event taken to the
+    /// every flow has seen a CNP, in mlx5 or PAPER mode: returns (events, cycles from the first event taken to the
     /// last response taken).
-    pub fn throughput(&mut self, flows: u32, events: u32) -> Result<(u64, u64), Failure> {
+    pub fn throughput(
+        &mut self,
+        flows: u32,
+        events: u32,
+        paper: bool,
+    ) -> Result<(u64, u64), Failure> {
         let flows = flows.min(Self::flows());
         let p = Params {
+            paper,
             clk_per_us: 500,
             ..Params::default()
         };

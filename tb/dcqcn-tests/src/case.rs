@@ -31,12 +31,14 @@ pub struct Case {
 /// Parameter fields by name, in the order of the text form.
 pub fn fields(p: &Params) -> Vec<(&'static str, u32)> {
     vec![
+        ("algorithm", u32::from(p.paper)),
         ("rp_enable", u32::from(p.rp_enable)),
         ("np_enable", u32::from(p.np_enable)),
         ("clk_per_us", p.clk_per_us),
         ("line_rate", p.line_rate),
         ("shaper_burst", p.shaper_burst),
         ("rpg_time_reset", p.rpg_time_reset),
+        ("rpg_byte_reset", p.rpg_byte_reset),
         ("rpg_threshold", p.rpg_threshold),
         ("rpg_max_rate", p.rpg_max_rate),
         ("rpg_ai_rate", p.rpg_ai_rate),
@@ -60,12 +62,14 @@ pub fn fields(p: &Params) -> Vec<(&'static str, u32)> {
 
 fn set_field(p: &mut Params, name: &str, v: u32) -> Result<(), String> {
     match name {
+        "algorithm" => p.paper = v != 0,
         "rp_enable" => p.rp_enable = v != 0,
         "np_enable" => p.np_enable = v != 0,
         "clk_per_us" => p.clk_per_us = v,
         "line_rate" => p.line_rate = v,
         "shaper_burst" => p.shaper_burst = v,
         "rpg_time_reset" => p.rpg_time_reset = v,
+        "rpg_byte_reset" => p.rpg_byte_reset = v,
         "rpg_threshold" => p.rpg_threshold = v,
         "rpg_max_rate" => p.rpg_max_rate = v,
         "rpg_ai_rate" => p.rpg_ai_rate = v,
@@ -219,9 +223,15 @@ impl Case {
     }
 }
 
-/// Parameter sets with short periods and a fast microsecond, so cases cross many periods.
+/// Parameter sets with short periods and a fast microsecond, so cases cross many periods;
+/// mlx5 or PAPER mode, the byte counter off or firing every few sends.
 pub fn params() -> impl Strategy<Value = Params> {
     (
+        (
+            any::<bool>(),
+            // Sizes the send requests below also use, so sums land exactly on the threshold.
+            prop_oneof![Just(0u32), Just(1500), Just(3000), Just(4096), 1u32..20_000],
+        ),
         (1u32..6, 1u32..8, 1u32..12, 1u32..40, 0u32..6),
         (0u32..200, 0u32..500, 0u32..=1023, 0u32..=1023),
         (9u32..14, 0u32..=100, 0u32..50, any::<bool>(), any::<bool>()),
@@ -238,12 +248,15 @@ pub fn params() -> impl Strategy<Value = Params> {
     )
         .prop_map(
             |(
+                (paper, byte_reset),
                 (cpu, rtt, rrmp, trst, thr),
                 (ai, hai, g, ia),
                 (gd, fac, minr, c1, c2),
                 (first, line, mtc, maxr),
                 (burst, en),
             )| Params {
+                paper,
+                rpg_byte_reset: byte_reset,
                 clk_per_us: cpu,
                 dce_tcp_rtt: rtt,
                 rate_reduce_monitor_period: rrmp,
@@ -290,7 +303,7 @@ pub fn strategy(flows: u32, max_groups: usize) -> impl Strategy<Value = Case> {
     let one = |op: Op| vec![op];
     let group = prop_oneof![
         6 => flow(flows).prop_map(move |flow| one(Op::Event { kind: Kind::Cnp, flow, bytes: 0 })),
-        5 => (flow(flows), 0u32..9000)
+        5 => (flow(flows), prop_oneof![Just(1500u32), Just(4096), 0u32..9000])
             .prop_map(move |(flow, bytes)| one(Op::Event { kind: Kind::Tx, flow, bytes })),
         2 => flow(flows).prop_map(move |flow| one(Op::Event { kind: Kind::Ce, flow, bytes: 0 })),
         2 => flow(flows).prop_map(move |flow| one(Op::Event { kind: Kind::Read, flow, bytes: 0 })),
@@ -311,6 +324,13 @@ pub fn strategy(flows: u32, max_groups: usize) -> impl Strategy<Value = Case> {
     )
         .prop_map(|(seed, params, evt, rsp, groups, clear)| {
             let mut ops: Vec<Op> = groups.into_iter().flatten().collect();
+            // The mode stays as the case starts: changing it needs a flow clear (the cut timer
+            // does not run in PAPER mode).
+            for op in &mut ops {
+                if let Op::Params(p) = op {
+                    p.paper = params.paper;
+                }
+            }
             if clear {
                 let at = (seed as usize) % (ops.len() + 1);
                 ops.insert(at, Op::Clear);

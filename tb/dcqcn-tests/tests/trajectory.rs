@@ -66,3 +66,74 @@ fn one_cnp_at_t0_mlx5_defaults() {
     assert!(rc(350) > cut);
     assert!(rc(3000) > rc(1000));
 }
+
+/// PAPER mode (Zhu et al. 2015 parameters on a 40 Gb/s line): the CNP at t = 0 cuts at once
+/// to about half, Rt keeps the old rate, and every 55 µs a fast-recovery step halves the gap.
+#[test]
+fn one_cnp_at_t0_paper() {
+    let params = Params {
+        paper: true,
+        clk_per_us: 4,
+        line_rate: 40_000,
+        rpg_time_reset: 55,
+        rpg_byte_reset: 10_485_760,
+        rpg_threshold: 5,
+        rpg_ai_rate: 40,
+        rpg_hai_rate: 100,
+        dce_tcp_g: 1020,
+        dce_tcp_rtt: 55,
+        ..Params::default()
+    };
+    let mut ops = vec![Op::Event {
+        kind: Kind::Cnp,
+        flow: 2,
+        bytes: 0,
+    }];
+    for _ in 0..100 {
+        ops.push(Op::Idle(5 * 4 - 4));
+        ops.push(Op::Event {
+            kind: Kind::Read,
+            flow: 2,
+            bytes: 0,
+        });
+    }
+    let case = Case {
+        seed: 1,
+        params,
+        evt: Profile::NONE,
+        rsp: Profile::NONE,
+        ops,
+    };
+    let mut b = Bench::<DcqcnRpF16>::new().unwrap_or_else(|e| panic!("{e}"));
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    let t0 = b.responses[0].time_us;
+    let at = |t: u32| {
+        *b.responses
+            .iter()
+            .rev()
+            .find(|r| r.time_us <= t0 + t)
+            .expect("a response")
+    };
+    let mbps = |v: u32| f64::from(v) / 256.0;
+    // Cut at once by alpha/2 with alpha = 1023/1024; Rt keeps the line rate.
+    let cut = mbps(at(0).rc);
+    assert!((20_000.0..20_030.0).contains(&cut), "cut to {cut}");
+    assert_eq!(mbps(at(0).rt), 40_000.0);
+    // alpha took the CNP's gain: (1020/1024) * 1023/1024 + 4/1024.
+    let alpha = f64::from(at(0).alpha) / f64::from(1u32 << 24);
+    assert!((alpha - (1020.0 * 1023.0 / 1024.0 + 4.0) / 1024.0).abs() < 1e-6);
+    // (Read-backs come a little over 5 µs apart: look a few µs past each period.)
+    assert_eq!(at(50).rc, at(0).rc);
+    // Fast recovery: each 55 µs period halves the gap to Rt.
+    let gap = |t: u32| 40_000.0 - mbps(at(t).rc);
+    assert!(
+        (gap(65) - gap(0) / 2.0).abs() < 1.0,
+        "{} {}",
+        gap(65),
+        gap(0)
+    );
+    assert!((gap(120) - gap(0) / 4.0).abs() < 1.0);
+    // alpha decays every 55 µs without CNPs.
+    assert!(at(65).alpha < at(0).alpha);
+    assert_eq!(at(65).timer_count, 1);
+}

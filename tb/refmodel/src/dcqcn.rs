@@ -12,12 +12,17 @@
 /// Engine parameters: the dcqcn map's CSR fields, in the map's units.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Params {
+    /// `mode.algorithm`: PAPER (Zhu et al. 2015) instead of mlx5. Change it only with a flow
+    /// clear: the cut timer does not run in PAPER mode.
+    pub paper: bool,
     pub rp_enable: bool,
     pub np_enable: bool,
     pub clk_per_us: u32,
     pub line_rate: u32,
     pub shaper_burst: u32,
     pub rpg_time_reset: u32,
+    /// Bytes granted between byte-counter increase events; 0 disables the byte counter.
+    pub rpg_byte_reset: u32,
     pub rpg_threshold: u32,
     pub rpg_max_rate: u32,
     pub rpg_ai_rate: u32,
@@ -39,12 +44,14 @@ impl Default for Params {
     /// The map's reset values: the mlx5 defaults (FACTS §5), 250 MHz, 100 Gb/s.
     fn default() -> Self {
         Params {
+            paper: false,
             rp_enable: true,
             np_enable: true,
             clk_per_us: 250,
             line_rate: 100_000,
             shaper_burst: 16384,
             rpg_time_reset: 300,
+            rpg_byte_reset: 32767,
             rpg_threshold: 1,
             rpg_max_rate: 0,
             rpg_ai_rate: 5,
@@ -73,6 +80,7 @@ impl Params {
             line_rate: m(self.line_rate, 20),
             shaper_burst: m(self.shaper_burst, 24),
             rpg_time_reset: m(self.rpg_time_reset, 17),
+            rpg_byte_reset: m(self.rpg_byte_reset, 24),
             rpg_threshold: m(self.rpg_threshold, 5),
             rpg_max_rate: m(self.rpg_max_rate, 20),
             rpg_ai_rate: m(self.rpg_ai_rate, 20),
@@ -147,6 +155,10 @@ pub struct Flow {
     pub rc: u32,
     pub rt: u32,
     pub tc: u32,
+    /// Byte-counter increase events since the last cut (saturating at 0xFFFF).
+    pub bc: u32,
+    /// Bytes granted since the last byte-counter event or cut (below `rpg_byte_reset`).
+    pub bacc: u32,
     pub a_next: u32,
     pub d_next: u32,
     pub i_next: u32,
@@ -196,20 +208,22 @@ fn le(a: u32, b: u32) -> bool {
     d & 0x8000_0000 != 0 || d == 0
 }
 
+/// alpha = G·alpha/1024, plus (1024 − G)/1024 when a CNP counts.
+fn alpha_next(p: &Params, alpha: u32, cnp: bool) -> u32 {
+    let prod = u64::from(p.dce_tcp_g) * u64::from(alpha);
+    let gain = if cnp { (1024 - p.dce_tcp_g) << 14 } else { 0 };
+    ((prod >> 10) as u32 + gain) & 0x1ff_ffff
+}
+
 /// One alpha period.
 pub fn alpha_step(p: &Params, f: &mut Flow) {
-    let prod = u64::from(p.dce_tcp_g) * u64::from(f.alpha);
-    let gain = if f.acnp {
-        (1024 - p.dce_tcp_g) << 14
-    } else {
-        0
-    };
-    f.alpha = ((prod >> 10) as u32 + gain) & 0x1ff_ffff;
+    f.alpha = alpha_next(p, f.alpha, f.acnp);
     f.acnp = false;
     f.a_next = f.a_next.wrapping_add(Params::period(p.dce_tcp_rtt));
 }
 
-/// Rc after a cut of `rc` by `alpha` (never above `rc`).
+/// Rc after a cut of `rc` by `alpha` (never above `rc`). PAPER mode ignores
+/// `rpg_min_dec_fac`.
 pub fn cut_rate(p: &Params, rc: u32, alpha: u32) -> u32 {
     let prod = u64::from(rc) * u64::from(alpha);
     let amount = prod >> (p.rpg_gd + 14);
@@ -218,7 +232,11 @@ pub fn cut_rate(p: &Params, rc: u32, alpha: u32) -> u32 {
     } else {
         rc - amount as u32
     };
-    let keep = ((u64::from(rc) * u64::from(p.rpg_min_dec_fac) * 655) >> 16) as u32;
+    let keep = if p.paper {
+        0
+    } else {
+        ((u64::from(rc) * u64::from(p.rpg_min_dec_fac) * 655) >> 16) as u32
+    };
     let v = cut.max(keep).max(p.min_fx());
     v.min(rc)
 }
@@ -237,28 +255,71 @@ pub fn cut_step(p: &Params, f: &mut Flow) -> bool {
     }
     f.rc = new;
     f.tc = 0;
+    f.bc = 0;
+    f.bacc = 0;
     f.incon = true;
     f.i_next = at.wrapping_add(Params::period(p.rpg_time_reset));
     f.dcnp = false;
     true
 }
 
-fn rt_after(p: &Params, rt: u32, tc: u32) -> u32 {
-    let cap = |step: u32| (rt + (step << 8)).min(p.rmax_fx());
-    if tc < p.rpg_threshold {
-        rt
-    } else if tc == p.rpg_threshold {
-        cap(p.rpg_ai_rate)
+/// The stage counts (larger, smaller) of the timer and byte counts; the byte count only
+/// while the byte counter is enabled.
+fn counts(p: &Params, f: &Flow) -> (u32, u32) {
+    if p.rpg_byte_reset != 0 {
+        (f.tc.max(f.bc), f.tc.min(f.bc))
     } else {
-        cap(p.rpg_hai_rate)
+        (f.tc, f.tc)
     }
+}
+
+/// Rt after an increase event in the flow's current stage.
+///
+/// mlx5: stage = the larger count; below F fast recovery, at F additive (`rpg_ai_rate`), above
+/// F hyper (`rpg_hai_rate`). PAPER: both counts below F fast recovery, both above F hyper
+/// with i × `rpg_hai_rate`, i = smaller count − F, else additive.
+fn rt_after(p: &Params, f: &Flow) -> u32 {
+    let rt = f.rt;
+    let cap = |step: u64| (u64::from(rt) + (step << 8)).min(u64::from(p.rmax_fx())) as u32;
+    let thr = p.rpg_threshold;
+    let (hi, lo) = counts(p, f);
+    if hi < thr {
+        rt
+    } else if p.paper {
+        if lo > thr {
+            cap(u64::from(lo - thr) * u64::from(p.rpg_hai_rate))
+        } else {
+            cap(u64::from(p.rpg_ai_rate))
+        }
+    } else if hi == thr {
+        cap(u64::from(p.rpg_ai_rate))
+    } else {
+        cap(u64::from(p.rpg_hai_rate))
+    }
+}
+
+/// Rt and Rc after an increase event (timer or byte counter).
+fn raise(p: &Params, f: &mut Flow) {
+    let rt = rt_after(p, f);
+    f.rc = (f.rc + rt + 1) >> 1;
+    f.rt = rt;
+}
+
+/// Whether every further increase period leaves Rc and Rt alone (only the timer count moves).
+fn increase_still(p: &Params, f: &Flow) -> bool {
+    let (hi, lo) = counts(p, f);
+    let thr = p.rpg_threshold;
+    let flat = if p.paper {
+        f.rt == p.rmax_fx() || (p.rpg_hai_rate == 0 && (p.rpg_ai_rate == 0 || lo > thr))
+    } else {
+        hi > thr && rt_after(p, f) == f.rt
+    };
+    !f.dcnp && f.rc == f.rt && flat
 }
 
 /// One rate-increase period.
 pub fn increase_step(p: &Params, f: &mut Flow) {
-    let rt = rt_after(p, f.rt, f.tc);
-    f.rc = (f.rc + rt + 1) >> 1;
-    f.rt = rt;
+    raise(p, f);
     f.tc = (f.tc + 1).min(0xffff);
     f.i_next = f.i_next.wrapping_add(Params::period(p.rpg_time_reset));
 }
@@ -271,9 +332,9 @@ enum Due {
     Increase,
 }
 
-fn first_due(f: &Flow, now: u32) -> Option<Due> {
+fn first_due(p: &Params, f: &Flow, now: u32) -> Option<Due> {
     let a = f.seen && due(now, f.a_next);
-    let d = f.seen && due(now, f.d_next);
+    let d = f.seen && !p.paper && due(now, f.d_next);
     let i = f.seen && f.incon && due(now, f.i_next);
     if a && (!d || le(f.a_next, f.d_next)) && (!i || le(f.a_next, f.i_next)) {
         Some(Due::Alpha)
@@ -287,13 +348,17 @@ fn first_due(f: &Flow, now: u32) -> Option<Due> {
 }
 
 /// Token accrual when a flow is touched at `now`, at the rate stored at its last touch.
+///
+/// Tokens arrive in one-microsecond quanta, so the bucket holds the burst plus one microsecond
+/// of tokens at the rate: otherwise a burst smaller than a microsecond's worth (16 KB is 1.3 µs
+/// at 100 Gb/s) would cap the throughput below the rate.
 fn accrue(p: &Params, f: &mut Flow, touch_rc: u32, now: u32) {
-    let cap = u64::from(p.shaper_burst) << 11;
     let rate = if f.seen && p.rp_enable {
         touch_rc
     } else {
         p.rmax_fx()
     };
+    let cap = ((u64::from(p.shaper_burst) << 11) + u64::from(rate)).min((1 << 35) - 1);
     let span = now.wrapping_sub(f.tok_us).min(0xf_ffff);
     let sum = f.tokens + u64::from(rate) * u64::from(span);
     f.tokens = if !f.tokv || sum > cap { cap } else { sum };
@@ -314,7 +379,29 @@ fn apply(
     let mut flag = false;
     match kind {
         Kind::Cnp => {
-            if p.rp_enable {
+            if p.rp_enable && p.paper {
+                // PAPER: every CNP cuts now (the first one from the cap, with the initial
+                // alpha), Rt = Rc, then alpha takes the CNP's gain and its timer restarts.
+                st.rp_cnps = 1;
+                st.rate_cuts = 1;
+                if !f.seen {
+                    f.seen = true;
+                    f.alpha = p.initial_alpha_value << 14;
+                    f.rc = p.rmax_fx();
+                    f.d_next = now.wrapping_add(Params::period(p.rate_reduce_monitor_period));
+                }
+                f.rt = f.rc;
+                f.rc = cut_rate(p, f.rc, f.alpha);
+                f.alpha = alpha_next(p, f.alpha, true);
+                f.acnp = false;
+                f.dcnp = false;
+                f.a_next = now.wrapping_add(Params::period(p.dce_tcp_rtt));
+                f.tc = 0;
+                f.bc = 0;
+                f.bacc = 0;
+                f.incon = true;
+                f.i_next = now.wrapping_add(Params::period(p.rpg_time_reset));
+            } else if p.rp_enable {
                 st.rp_cnps = 1;
                 if f.seen {
                     f.acnp = true;
@@ -328,6 +415,8 @@ fn apply(
                     f.dcnp = p.rate_to_set_on_first_cnp == 0;
                     f.incon = false;
                     f.tc = 0;
+                    f.bc = 0;
+                    f.bacc = 0;
                     f.a_next = now.wrapping_add(Params::period(p.dce_tcp_rtt));
                     f.d_next = now.wrapping_add(Params::period(p.rate_reduce_monitor_period));
                 }
@@ -338,6 +427,17 @@ fn apply(
             if f.tokens >= need {
                 f.tokens -= need;
                 flag = true;
+                // The byte counter counts granted bytes while the rate recovers from a cut.
+                if f.seen && f.incon && p.rpg_byte_reset != 0 {
+                    let sum = f.bacc + (bytes & 0xffff);
+                    if sum >= p.rpg_byte_reset {
+                        raise(p, f);
+                        f.bc = (f.bc + 1).min(0xffff);
+                        f.bacc = 0;
+                    } else {
+                        f.bacc = sum;
+                    }
+                }
             } else {
                 st.deferrals = 1;
             }
@@ -408,17 +508,16 @@ impl Engine {
         let (mut cycles, mut steps, mut skips) = (0, 0, 0);
         let mut stats = Stats::default();
         loop {
-            let thr = p.rpg_threshold;
             let el = |next: u32| now.wrapping_sub(next);
             let a_due = f.seen && due(now, f.a_next);
-            let d_due = f.seen && due(now, f.d_next);
+            let d_due = f.seen && !p.paper && due(now, f.d_next);
             let i_due = f.seen && f.incon && due(now, f.i_next);
             let k = Params::period(p.dce_tcp_rtt);
             let dp = Params::period(p.rate_reduce_monitor_period);
             let t = Params::period(p.rpg_time_reset);
             let a_skip = a_due && f.alpha == 0 && !f.acnp && el(f.a_next) >= k;
             let d_skip = d_due && !f.dcnp && el(f.d_next) >= dp;
-            let i_still = !f.dcnp && f.rc == f.rt && f.tc > thr && rt_after(p, f.rt, f.tc) == f.rt;
+            let i_still = increase_still(p, f);
             let i_skip = i_due && i_still && el(f.i_next) >= t;
             cycles += 1;
             if a_skip || d_skip || i_skip {
@@ -439,7 +538,7 @@ impl Engine {
                 }
                 continue;
             }
-            match first_due(f, now) {
+            match first_due(p, f, now) {
                 Some(Due::Alpha) => alpha_step(p, f),
                 Some(Due::Cut) => {
                     if cut_step(p, f) {
@@ -494,7 +593,7 @@ impl Eager {
                 if f.a_next == t {
                     alpha_step(p, f);
                 }
-                if f.d_next == t {
+                if !p.paper && f.d_next == t {
                     cut_step(p, f);
                 }
                 if f.incon && f.i_next == t {
@@ -511,7 +610,7 @@ impl Eager {
         let now = self.now;
         let f = &mut self.flows[i];
         accrue(p, f, self.touch_rc[i], now);
-        debug_assert!(first_due(f, now).is_none(), "a period was not fired");
+        debug_assert!(first_due(p, f, now).is_none(), "a period was not fired");
         let (rsp, _) = apply(p, f, kind, flow, bytes, now);
         self.touch_rc[i] = f.rc;
         rsp

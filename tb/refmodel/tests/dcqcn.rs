@@ -49,9 +49,11 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     )
 }
 
-/// Parameter sets with short periods, so a case crosses many of them.
-fn params() -> impl Strategy<Value = Params> {
+/// Parameter sets with short periods, so a case crosses many of them, in mlx5 or PAPER mode,
+/// with the byte counter off or firing every few sends.
+fn params(paper: bool) -> impl Strategy<Value = Params> {
     (
+        prop_oneof![Just(0u32), 1u32..20_000],
         (1u32..8, 1u32..12, 1u32..40, 0u32..6),
         (0u32..200, 0u32..500, 0u32..=1023, 0u32..=1023),
         (9u32..14, 0u32..=100, 0u32..50, any::<bool>(), any::<bool>()),
@@ -62,13 +64,16 @@ fn params() -> impl Strategy<Value = Params> {
         ),
     )
         .prop_map(
-            |(
+            move |(
+                byte_reset,
                 (rtt, rrmp, trst, thr),
                 (ai, hai, g, ia),
                 (gd, fac, minr, c1, c2),
                 (first, line, mtc),
             )| {
                 Params {
+                    paper,
+                    rpg_byte_reset: byte_reset,
                     dce_tcp_rtt: rtt,
                     rate_reduce_monitor_period: rrmp,
                     rpg_time_reset: trst,
@@ -96,7 +101,7 @@ proptest! {
 
     /// Lazy catch-up on touch == every period fired on time, for every flow, after every event.
     #[test]
-    fn lazy_equals_eager(p in params(), ops in ops()) {
+    fn lazy_equals_eager(p in prop_oneof![params(false), params(true)], ops in ops()) {
         let mut lazy = Engine::new(FLOWS);
         let mut eager = Eager::new(FLOWS);
         let mut now = 0u32;
@@ -122,7 +127,7 @@ proptest! {
     /// Rc within [min, cap]; alpha within [0, 1]; a cut never raises Rc; without a cut Rc
     /// never falls; cycles per event within the documented bound.
     #[test]
-    fn invariants(p in params(), ops in ops()) {
+    fn invariants(p in prop_oneof![params(false), params(true)], ops in ops()) {
         let p = Params { rpg_min_rate: p.rpg_min_rate.min(p.line_rate), ..p };
         let mut e = Engine::new(FLOWS);
         let mut now = 0u32;
@@ -150,7 +155,7 @@ proptest! {
 
     /// A flow's answers do not depend on what other flows do.
     #[test]
-    fn flows_independent(p in params(), ops in ops()) {
+    fn flows_independent(p in prop_oneof![params(false), params(true)], ops in ops()) {
         let mut all = Engine::new(FLOWS);
         let mut only = Engine::new(FLOWS);
         let mut now = 0u32;
