@@ -22,7 +22,7 @@ pub fn int_to_words(v: &Bound<'_, PyAny>, width: u32, what: &str) -> PyResult<Ve
         words[i / 4] |= u32::from(*b) << (8 * (i % 4));
     }
     // Bits above `width` inside the last byte.
-    if width % 8 != 0 && u32::from(bytes[nbytes - 1]) >> (width % 8) != 0 {
+    if !width.is_multiple_of(8) && u32::from(bytes[nbytes - 1]) >> (width % 8) != 0 {
         return Err(too_wide());
     }
     Ok(words)
@@ -34,6 +34,9 @@ pub fn words_to_int<'py>(py: Python<'py>, words: &[u32]) -> PyResult<Bound<'py, 
     py.get_type::<PyInt>()
         .call_method1("from_bytes", (PyBytes::new(py, &bytes), "little"))
 }
+
+/// (write response, (read data, read response)) of one cycle, each when a transfer was accepted.
+type Responses = (Option<u8>, Option<(u64, u8)>);
 
 fn kind_name(k: HwKind) -> &'static str {
     match k {
@@ -158,7 +161,7 @@ impl PyCsrModel {
         write: Option<(u64, u64, u8)>,
         read: Option<u64>,
         inputs: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<(Option<u8>, Option<(u64, u8)>)> {
+    ) -> PyResult<Responses> {
         if let Some(d) = inputs {
             for (k, v) in d.iter() {
                 let name: String = k.extract()?;

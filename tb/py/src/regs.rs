@@ -288,7 +288,7 @@ impl PyRegister {
     }
     /// A register value from field values; fields not named keep `value`'s bits (default:
     /// the reset value). Raises KeyError for an unknown field, ValueError for a too-wide one.
-    #[pyo3(signature = (value = None, **fields))]
+    #[pyo3(signature = (value = None, /, **fields))]
     fn pack(&self, value: Option<u64>, fields: Option<&Bound<'_, PyDict>>) -> PyResult<u64> {
         let base = self.check_value(value.unwrap_or_else(|| self.reset()))?;
         self.replace(base, fields)
@@ -311,7 +311,7 @@ impl PyRegister {
     /// value read. Unnamed fields get the value that leaves them as they are: their read
     /// value for rw, 0 for w1c/w1s/wp, all ones for w0c. A `wo` field reads as 0, so it
     /// is written 0 unless named.
-    #[pyo3(signature = (old, **fields))]
+    #[pyo3(signature = (old, /, **fields))]
     fn modify_value(&self, old: u64, fields: Option<&Bound<'_, PyDict>>) -> PyResult<u64> {
         let old = self.check_value(old)?;
         let neutral = self.fields.iter().fold(0u64, |v, f| {

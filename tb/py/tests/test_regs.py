@@ -189,3 +189,17 @@ def test_axil_bus_strobes():
         asyncio.run(write(0x10, 0, 0b0101))
     with pytest.raises(rdmagen.BusError, match="DECERR"):
         asyncio.run(read(0x40))
+
+
+def test_field_names_that_are_argument_names():
+    # qpc's cmd_target has a field named `index`: it goes in `fields=`.
+    qpc = rdmagen.RegMap.builtin("qpc")
+    tgt = next(r for r in qpc.registers() if "index" in [f.name for f in r.fields])
+    bus = FakeBus(qpc)
+    regs = rdmagen.Registers(qpc, bus.read, bus.write)
+    regs.write(tgt.path, fields={"index": 5})
+    assert regs.read_field(tgt.path, "index") == 5
+    assert tgt.pack(0, index=3) == tgt.pack(0, **{"index": 3})
+    other = next(f.name for f in tgt.fields if f.name != "index")
+    with pytest.raises(TypeError, match="twice"):
+        regs.modify(tgt.path, fields={other: 1}, **{other: 0})

@@ -60,6 +60,15 @@ class BusError(Exception):
         self.op, self.address, self.resp = op, address, resp
 
 
+def _merge(fields: Mapping[str, int] | None, kw: Mapping[str, int]) -> dict[str, int]:
+    both = dict(fields or {})
+    for k, v in kw.items():
+        if k in both:
+            raise TypeError(f"field `{k}` given twice")
+        both[k] = v
+    return both
+
+
 class _Base:
     def __init__(self, regmap: RegMap, params: Mapping[str, int] | None = None):
         self.regmap = regmap
@@ -121,20 +130,27 @@ class Registers(_Base):
         self,
         path: str,
         value: int | None = None,
+        /,
         index: int = 0,
         strobe: int | None = None,
-        **fields: int,
+        fields: Mapping[str, int] | None = None,
+        **kw: int,
     ) -> None:
-        """Writes ``value`` (default: the reset value) with ``fields`` replaced."""
+        """Writes ``value`` (default: the reset value) with the named fields replaced.
+        Fields are keyword arguments; one named ``index``, ``strobe`` or ``fields`` goes in
+        the ``fields`` dict instead."""
         reg = self.register(path)
-        for a, d, s in reg.write_plan(reg.pack(value, **fields), index, strobe):
+        for a, d, s in reg.write_plan(reg.pack(value, **_merge(fields, kw)), index, strobe):
             self._write(a, d, s)
 
-    def modify(self, path: str, index: int = 0, **fields: int) -> int:
-        """Read-modify-write that changes only ``fields``: other rw fields keep their value,
-        w1c/w1s/w0c/wp fields are written so they do not change. Returns the value written."""
+    def modify(
+        self, path: str, /, index: int = 0, fields: Mapping[str, int] | None = None, **kw: int
+    ) -> int:
+        """Read-modify-write that changes only the named fields: other rw fields keep their
+        value, w1c/w1s/w0c/wp fields are written so they do not change. Returns the value
+        written. Fields as in :meth:`write`."""
         reg = self._rmw_register(path)
-        new = reg.modify_value(self.read(path, index), **fields)
+        new = reg.modify_value(self.read(path, index), **_merge(fields, kw))
         for a, d, s in reg.write_plan(new, index):
             self._write(a, d, s)
         return new
@@ -168,17 +184,21 @@ class AsyncRegisters(_Base):
         self,
         path: str,
         value: int | None = None,
+        /,
         index: int = 0,
         strobe: int | None = None,
-        **fields: int,
+        fields: Mapping[str, int] | None = None,
+        **kw: int,
     ) -> None:
         reg = self.register(path)
-        for a, d, s in reg.write_plan(reg.pack(value, **fields), index, strobe):
+        for a, d, s in reg.write_plan(reg.pack(value, **_merge(fields, kw)), index, strobe):
             await self._write(a, d, s)
 
-    async def modify(self, path: str, index: int = 0, **fields: int) -> int:
+    async def modify(
+        self, path: str, /, index: int = 0, fields: Mapping[str, int] | None = None, **kw: int
+    ) -> int:
         reg = self._rmw_register(path)
-        new = reg.modify_value(await self.read(path, index), **fields)
+        new = reg.modify_value(await self.read(path, index), **_merge(fields, kw))
         for a, d, s in reg.write_plan(new, index):
             await self._write(a, d, s)
         return new
