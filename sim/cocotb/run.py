@@ -28,7 +28,10 @@ BENCHES = {
     "example_csr_p3": ("example_csr", ["example_csr.v"], "csr", "test_csr",
                        {"RDMAGEN_MAP": "example", "RDMAGEN_PARAMS": "NUM_PORTS=3"}, {"NUM_PORTS": 3}),
     "qpc_csr": ("qpc_csr", ["qpc_csr.v"], "csr", "test_csr", {"RDMAGEN_MAP": "qpc"}, {}),
+    # Not run by default: the speed benchmark of scripts/bench-cocotb.sh.
+    "speed_example_csr": ("example_csr", ["example_csr.v"], "speed", "test_speed", {}, {"NUM_PORTS": 4}),
 }
+DEFAULT = [b for b in BENCHES if not b.startswith("speed_")]
 
 
 def main() -> int:
@@ -44,7 +47,7 @@ def main() -> int:
         # The wrapper directory first: cocotb's runner takes `verilator` from PATH.
         os.environ["PATH"] = f"{ROOT / 'scripts' / 'cocotb-verilator'}{os.pathsep}{env['PATH']}"
     passed = failed = 0
-    for name in args.bench or sorted(BENCHES):
+    for name in args.bench or DEFAULT:
         top, sources, subdir, module, bench_env, parameters = BENCHES[name]
         # RTL from elsewhere (a mutant, the other reset style) builds apart from rtl/'s.
         tag = "" if args.rtl.resolve() == RTL else "-" + args.rtl.resolve().name

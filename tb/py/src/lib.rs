@@ -1,14 +1,14 @@
 //! Python bindings of rdmagen, imported as `rdmagen` (this crate is `rdmagen._native`; the
 //! pure-Python half in `python/rdmagen` adds the bus drivers and re-exports everything).
 //!
-//! - the register access layer for every map: [`regs`] (validated maps, registers, fields,
+//! - the register access layer for every map: `regs` (validated maps, registers, fields,
 //!   bus plans for read, write and read-modify-write);
-//! - the reference models as scoreboards: [`csr`] (CSR block), [`qpc`] (QPC block),
-//!   [`dcqcn`] (DCQCN reaction point, lazy and eager).
+//! - the reference models as scoreboards: `csr` (CSR block), `qpc` (QPC block),
+//!   `dcqcn` (DCQCN reaction point, lazy and eager).
 //!
 //! It links no Verilator and no simulator: benches drive the RTL (cocotb) and ask the models
 //! what it must do. The RoCEv2 packet builder/parser is bound here once `tb/refmodel` has it:
-//! add a module next to these and register it in [`_native`].
+//! add a module next to these and register it in `_native`.
 
 mod csr;
 mod dcqcn;
