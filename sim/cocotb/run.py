@@ -28,6 +28,8 @@ BENCHES = {
     "example_csr_p3": ("example_csr", ["example_csr.v"], "csr", "test_csr",
                        {"RDMAGEN_MAP": "example", "RDMAGEN_PARAMS": "NUM_PORTS=3"}, {"NUM_PORTS": 3}),
     "qpc_csr": ("qpc_csr", ["qpc_csr.v"], "csr", "test_csr", {"RDMAGEN_MAP": "qpc"}, {}),
+    "qpc_v4_q16": ("qpc", ["qpc.v", "qpc_csr.v"], "qpc", "test_qpc",
+                   {"RDMAGEN_PARAMS": "NUM_VF=4,QPS_PER_VF=16"}, {"NUM_VF": 4, "QPS_PER_VF": 16}),
     # Not run by default: the speed benchmark of scripts/bench-cocotb.sh.
     "speed_example_csr": ("example_csr", ["example_csr.v"], "speed", "test_speed", {}, {"NUM_PORTS": 4}),
 }

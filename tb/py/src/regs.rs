@@ -525,6 +525,20 @@ impl PyRegMap {
         }
         Ok(d)
     }
+    /// The map's enumerations: {enum name: {value name: value}}.
+    #[getter]
+    fn enums<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for e in &self.map.enums {
+            let v: Vec<(String, u64)> = e
+                .values
+                .iter()
+                .map(|v| (v.name.text.clone(), v.value))
+                .collect();
+            d.set_item(&e.name.text, pairs(py, &v)?)?;
+        }
+        Ok(d)
+    }
     /// Every register in map order, arrays sized by `params` (others: their defaults).
     #[pyo3(signature = (params = None))]
     fn registers(&self, params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<PyRegister>> {

@@ -203,3 +203,8 @@ def test_field_names_that_are_argument_names():
     other = next(f.name for f in tgt.fields if f.name != "index")
     with pytest.raises(TypeError, match="twice"):
         regs.modify(tgt.path, fields={other: 1}, **{other: 0})
+
+
+def test_enums():
+    qpc = rdmagen.RegMap.builtin("qpc")
+    assert qpc.enums["service_type"]["RC"] == 0
