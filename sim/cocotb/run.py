@@ -69,10 +69,12 @@ def main() -> int:
         results = runner.test(
             test_module=module,
             hdl_toplevel=top,
+            # The runner imports the module from test_dir; results go to the build directory.
             test_dir=ROOT / "sim" / "cocotb" / subdir,
+            results_xml=str(build / "results.xml"),
             build_dir=build,
             seed=args.seed,
-            extra_env={**bench_env, "PYTHONPATH": str(ROOT / "sim" / "cocotb" / subdir)},
+            extra_env=bench_env,
             log_file=build / "test.log",
         )
         n, fails = get_results(results)
