@@ -59,6 +59,23 @@ def test_csr_model_wide_array_input():
     assert data == 3
 
 
+def qpc_command(q, opcode, vf, local, fields):
+    """Runs one mlx5 command through the model's CSR port; returns (status, prev state)."""
+    word = 0
+    for name, value in fields.items():
+        msb, lsb = q.layout[name]
+        word |= value << lsb
+    for i in range(12):
+        q.cycle(csr_write=(0x80 + 4 * i, word >> (32 * i) & 0xFFFFFFFF))
+    q.cycle(csr_write=(0x14, vf << 24 | local))
+    q.cycle(csr_write=(0x10, 1 << 31 | opcode))
+    for _ in range(10):
+        out = q.cycle()
+        if out["done"] is not None:
+            return out["done"]
+    raise AssertionError("the command never completed")
+
+
 def test_qpc_model_create_and_lookup():
     m = rdmagen.RegMap.builtin("qpc")
     q = rdmagen.QpcModel(m, 2, 4)
@@ -68,10 +85,24 @@ def test_qpc_model_create_and_lookup():
     assert not q.clearing
     assert q.address(1, (1 << 12) | 3) == 7
     assert q.address(0, (1 << 12) | 3) is None
-    out = q.cycle(rx=(0, 2, 0, 0x55))
-    assert out["rx"] is None or out["rx"]["ok"] is False
     ops = dict(rdmagen.qp_commands())
-    assert ops["CREATE_QP"] == 0x500
+    ctx = {"st": 0, "pd": 0x1234, "mtu": 3, "next_rcv_psn": 0x55, "cqn_snd": 9}
+    assert qpc_command(q, ops["CREATE_QP"], 1, 3, ctx) == (0, 0)
+    assert qpc_command(q, ops["CREATE_QP"], 1, 3, ctx)[0] == 0x05  # BAD_RES: exists
+    assert qpc_command(q, ops["RST2INIT_QP"], 1, 3, ctx) == (0, 0)
+    words, (epsn, nak) = q.context(1, 3)
+    assert epsn == 0x55 and not nak
+    # RX lookup: the response comes two cycles after acceptance.
+    outs = [q.cycle(rx=(1, (1 << 12) | 3, 0, 0xAB))] + [q.cycle() for _ in range(3)]
+    rsp = [o["rx"] for o in outs if o["rx"]]
+    assert len(rsp) == 1
+    r = rsp[0]
+    assert (r["ok"], r["state"], r["pd"], r["epsn"], r["user"]) == (True, 1, 0x1234, 0x55, 0xAB)
+    # Another VF asking for it: refused, counted.
+    outs = [q.cycle(db=(0, (1 << 12) | 3, 0, 1))] + [q.cycle() for _ in range(3)]
+    d = [o["db"] for o in outs if o["db"]][0]
+    assert (d["ok"], d["reason"]) == (False, 1)
+    assert q.counters["partition"] == 1
     assert set(q.layout) >= {"valid", "state", "pd", "next_rcv_psn"}
     with pytest.raises(ValueError):
         rdmagen.QpcModel(rdmagen.RegMap.builtin("example"), 1, 1)
