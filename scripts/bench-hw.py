@@ -170,6 +170,18 @@ def inputs_of_seq(cell):
     ]
 
 
+def generic_flow(top, files):
+    """Generic synthesis; blocks with RAM arrays keep them as memory cells (as
+    scripts/check-rtl.sh does): mapping a 16384-word context RAM to flip-flops measures
+    nothing and takes hours."""
+    has_ram = any(
+        re.search(r"\]\s+\w+\s*\[0:", open(os.path.join(ROOT, "rtl", f)).read()) for f in files
+    )
+    if has_ram:
+        return f"synth -top {top} -flatten -run begin:fine; opt -fast -full; techmap; opt -fast; abc; opt -fast; clean"
+    return f"synth -top {top} -flatten"
+
+
 def run_one(label, top, files, params):
     with tempfile.TemporaryDirectory() as tmp:
         paths = " ".join(os.path.join(ROOT, "rtl", f) for f in files)
@@ -186,7 +198,7 @@ def run_one(label, top, files, params):
             f"write_json {netlist_path}; "
             "design -reset; "
             f"read_verilog {paths}; {chparam}"
-            f"synth -top {top} -flatten; "
+            f"{generic_flow(top, files)}; "
             f"tee -q -o {out['gen']} stat"
         )
         t0 = time.time()
@@ -247,7 +259,7 @@ def main():
         "",
         "```sh",
         "yosys -p 'read_verilog FILES; chparam -set P V TOP; synth_xilinx -family xcup -top TOP -flatten -noiopad; stat; write_json N.json'",
-        "yosys -p 'read_verilog FILES; chparam -set P V TOP; synth -top TOP -flatten; stat'",
+        "yosys -p 'read_verilog FILES; chparam -set P V TOP; synth -top TOP -flatten; stat'   # RAM blocks: memories kept, as scripts/check-rtl.sh",
         "```",
         "",
         f"{version}; machine: {os.cpu_count()} CPUs, {cpu}. *LUT levels*: LUTs on the deepest",
