@@ -1567,6 +1567,6 @@ mod tests {
                 assert!(seen.insert(o), "opcode {o:#x} twice");
             }
         }
-        assert_eq!(seen.len(), 23 + 24 + 2 + 1);
+        assert_eq!(seen.len(), 23 + 12 + 2 + 1);
     }
 }
