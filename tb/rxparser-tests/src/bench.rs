@@ -356,10 +356,19 @@ impl<M: Model + HasAxiLite> Bench<M> {
         })
     }
 
+    /// Drives a beat; the bytes it does not keep (and all bytes while `valid` is low) carry
+    /// junk, which the parser must ignore.
     fn drive_beat(&self, valid: bool, b: &Beat) {
         self.set("s_axis_tvalid", u64::from(valid));
         let mut data = b.data.clone();
         data.resize(self.data_bytes.div_ceil(4), 0);
+        for lane in 0..self.data_bytes {
+            if !valid || b.keep >> lane & 1 == 0 {
+                let junk = (self.cycle as u32).wrapping_mul(0x9E37_79B9) >> 8 ^ lane as u32 * 0x3B;
+                let (w, sh) = (lane / 4, 8 * (lane % 4));
+                data[w] = data[w] & !(0xFF << sh) | (junk & 0xFF) << sh;
+            }
+        }
         self.set_words("s_axis_tdata", &data);
         let keep = b.keep;
         self.set_words(
@@ -496,10 +505,13 @@ impl<M: Model + HasAxiLite> Bench<M> {
         // Cycle each frame's tlast beat was taken, by frame index.
         let mut tlast_at: VecDeque<u64> = VecDeque::new();
         let total = want.len();
+        let limit = 1000 + 300 * (queue.len() + total) as u64;
         let mut done = 0usize;
         let start = self.cycle;
         while done < total {
-            if self.cycle - start > 200 + 40 * (queue.len() as u64 + total as u64) * 4 {
+            // Generous: every beat may wait for idle and every verdict for backpressure
+            // (runs of at most 255 cycles each).
+            if self.cycle - start > limit {
                 return self.fail(format!(
                     "hang: {done} of {total} verdicts, {} beats left",
                     queue.len()
