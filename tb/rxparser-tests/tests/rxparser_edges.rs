@@ -86,3 +86,24 @@ fn padding_and_cut_icrc() {
     assert_eq!(t.accept, 1);
     assert_eq!(t.drops.get(&13), Some(&1), "{t:?}");
 }
+
+/// Shrunk from a 53,000-case run at 64 bits: three multi-beat frames (a 383-byte SEND over
+/// IPv4 with options, a UC WRITE first over IPv6 with pad) behind a source idle 57% of the
+/// time in runs of up to 5 cycles. The bench's hang limit was too tight (it counted the
+/// beats still queued); the RTL was right. Kept so the limit stays honest.
+#[test]
+fn long_source_idle_runs() {
+    let frames = [
+        plain(0x00, 15, 0, false),
+        FrameSpec {
+            ip_options: 2,
+            ..plain(0x00, 383, 0, false)
+        },
+        FrameSpec {
+            pad: 2,
+            ..plain(0x26, 337, 0, true)
+        },
+    ];
+    let t = run::<RxParserW64>(&frames, Profile::new(57, 5));
+    assert_eq!(t.accept, 3);
+}
