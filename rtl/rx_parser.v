@@ -35,7 +35,9 @@
 //   TRUNCATED        extension headers + pad beyond the datagram
 //   P_KEY            P_Key: equal low 15 bits, not 0, one full member
 //   QPN0             DestQP 0
-// Not yet here: QPC lookup, PSN window, payload/ACK streams, CE pacer (accepted
+// cnp_*: pulse per accepted CNP; ce_*: pulse per accepted ECN=11 frame (paced per
+// flow by the DCQCN notification point, dcqcn_rp event kind 2).
+// Not yet here: QPC lookup, PSN window, payload and ACK/NAK streams (accepted
 // frames are those passing every check above).
 
 `resetall
@@ -101,7 +103,12 @@ module rx_parser (
   // CNP-received event (to the DCQCN reaction point): one-cycle pulse
   output wire         cnp_valid,          // an accepted CNP, while ctrl.cnp_event_en
   output wire [7:0]   cnp_vf,             // 
-  output wire [23:0]  cnp_qpn             // the QP to slow down
+  output wire [23:0]  cnp_qpn,            // the QP to slow down
+
+  // CE-marked event (to the DCQCN notification point, which paces CNPs): one-cycle pulse
+  output wire         ce_valid,           // an accepted frame with IP ECN = 11, while ctrl.ce_event_en
+  output wire [7:0]   ce_vf,              // 
+  output wire [23:0]  ce_qpn              // the QP the marked frame arrived on
 );
   wire          csr_ctrl_icrc_check_en_o;
   wire          csr_ctrl_ipv6_en_o;
@@ -353,6 +360,12 @@ module rx_parser (
   reg  [7:0]    cnp_vf_d;
   reg  [23:0]   cnp_qpn_q;
   reg  [23:0]   cnp_qpn_d;
+  reg           ce_valid_q;
+  reg           ce_valid_d;
+  reg  [7:0]    ce_vf_q;
+  reg  [7:0]    ce_vf_d;
+  reg  [23:0]   ce_qpn_q;
+  reg  [23:0]   ce_qpn_d;
   wire          unused_ok;     // deliberately unused: software-only CSR outputs, bits no check reads
 
   // The CSR block: configuration, counters, last drop.
@@ -612,6 +625,9 @@ module rx_parser (
   assign cnp_valid = cnp_valid_q;
   assign cnp_vf = cnp_vf_q;
   assign cnp_qpn = cnp_qpn_q;
+  assign ce_valid = ce_valid_q;
+  assign ce_vf = ce_vf_q;
+  assign ce_qpn = ce_qpn_q;
   assign csr_frames_seen_count_incr_i = out_load;
   assign csr_verdict_accept_count_incr_i = out_load && !h_drop;
   assign csr_event_cnp_received_count_incr_i = out_load && !h_drop && h_cnp;
@@ -642,7 +658,7 @@ module rx_parser (
   assign csr_drop_state_count_incr_i = 1'b0;
   assign csr_drop_transport_mismatch_count_incr_i = 1'b0;
   assign csr_drop_psn_seq_count_incr_i = 1'b0;
-  assign unused_ok = ^{csr_ctrl_ce_event_en_o, csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16]};
+  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16]};
 
   always @* begin
     // CRC residue after the ICRC, advanced over the zeroed lanes after it
@@ -1215,6 +1231,9 @@ module rx_parser (
     cnp_valid_d = out_load && !h_drop && h_cnp && csr_ctrl_cnp_event_en_o;
     cnp_vf_d = s1_tuser_q[8:1];
     cnp_qpn_d = h_qpn;
+    ce_valid_d = out_load && !h_drop && h_ecn_ce && csr_ctrl_ce_event_en_o;
+    ce_vf_d = s1_tuser_q[8:1];
+    ce_qpn_d = h_qpn;
   end
 
   always @(posedge clk) begin
@@ -1223,11 +1242,13 @@ module rx_parser (
       s1_valid_q <= 1'b0;
       m_hdr_valid_q <= 1'b0;
       cnp_valid_q <= 1'b0;
+      ce_valid_q <= 1'b0;
     end else begin
       beat_q <= beat_d;
       s1_valid_q <= s1_valid_d;
       m_hdr_valid_q <= m_hdr_valid_d;
       cnp_valid_q <= cnp_valid_d;
+      ce_valid_q <= ce_valid_d;
     end
   end
   always @(posedge clk) begin
@@ -1258,6 +1279,8 @@ module rx_parser (
     out_payload_len_q <= out_payload_len_d;
     cnp_vf_q <= cnp_vf_d;
     cnp_qpn_q <= cnp_qpn_d;
+    ce_vf_q <= ce_vf_d;
+    ce_qpn_q <= ce_qpn_d;
   end
 
 endmodule

@@ -18,9 +18,12 @@
 //!   Backpressure on `m_hdr_ready` stalls the whole pipeline (`s_axis_tready` follows it),
 //!   so a frame is taken per cycle (1.00 beats per cycle) while the sink is ready.
 //!
+//! Events: `cnp_*` pulses for every accepted CNP (to the DCQCN reaction point) and `ce_*`
+//! pulses for every accepted frame with ECN = 11 (to the notification point in
+//! `dcqcn_rp`, event kind 2, which applies `min_time_between_cnps` per flow).
+//!
 //! Not yet in this block: the QPC lookup and PSN window (so a frame that passes every
-//! header check is accepted), the payload stream, the ACK/NAK stream and the CE-marked
-//! event pacer (CE-marked accepted frames are flagged on `m_hdr_ecn_ce` and counted).
+//! header check is accepted), the payload stream and the ACK/NAK stream.
 
 use rdmagen_regmap::RegMap;
 use verilog_ast::{
@@ -545,6 +548,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.output("cnp_valid", 1, "an accepted CNP, while ctrl.cnp_event_en");
     g.output("cnp_vf", 8, "");
     g.output("cnp_qpn", 24, "the QP to slow down");
+    g.ports.push(PortItem::Banner(
+        "CE-marked event (to the DCQCN notification point, which paces CNPs): one-cycle pulse"
+            .into(),
+    ));
+    g.output(
+        "ce_valid",
+        1,
+        "an accepted frame with IP ECN = 11, while ctrl.ce_event_en",
+    );
+    g.output("ce_vf", 8, "");
+    g.output("ce_qpn", 24, "the QP the marked frame arrived on");
 
     // ---- CSR instance: hardware ports become csr_* wires
     let mut conns = Vec::new();
@@ -1390,7 +1404,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb
         .push(Stmt::assign(id("cnp_vf_d"), id("s1_tuser_q").bits(8, 1)));
     g.comb.push(Stmt::assign(id("cnp_qpn_d"), id("h_qpn")));
-    for p in ["cnp_valid", "cnp_vf", "cnp_qpn"] {
+    g.flop("ce_valid", 1, Some(b1(false)));
+    g.flop("ce_vf", 8, None);
+    g.flop("ce_qpn", 24, None);
+    g.comb.push(Stmt::assign(
+        id("ce_valid_d"),
+        Expr::all(vec![
+            accept.clone(),
+            id("h_ecn_ce"),
+            id("csr_ctrl_ce_event_en_o"),
+        ]),
+    ));
+    g.comb
+        .push(Stmt::assign(id("ce_vf_d"), id("s1_tuser_q").bits(8, 1)));
+    g.comb.push(Stmt::assign(id("ce_qpn_d"), id("h_qpn")));
+    for p in [
+        "cnp_valid",
+        "cnp_vf",
+        "cnp_qpn",
+        "ce_valid",
+        "ce_vf",
+        "ce_qpn",
+    ] {
         g.assigns.push(V::Assign(id(p), id(format!("{p}_q"))));
     }
 
@@ -1442,6 +1477,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "ctrl_icrc_check_en_o",
         "ctrl_ipv6_en_o",
         "ctrl_cnp_event_en_o",
+        "ctrl_ce_event_en_o",
         "udp_dport_value_o",
         "p_key_value_o",
     ];
@@ -1522,8 +1558,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         header.push(format!("  {r:<16} {w}"));
     }
     header.push(
-        "Not yet here: QPC lookup, PSN window, payload/ACK streams, CE pacer (accepted".into(),
+        "cnp_*: pulse per accepted CNP; ce_*: pulse per accepted ECN=11 frame (paced per".into(),
     );
+    header.push("flow by the DCQCN notification point, dcqcn_rp event kind 2).".into());
+    header
+        .push("Not yet here: QPC lookup, PSN window, payload and ACK/NAK streams (accepted".into());
     header.push("frames are those passing every check above).".into());
 
     Ok(Module {

@@ -504,6 +504,21 @@ impl<M: Model + HasAxiLite> Bench<M> {
         let mut valid = false;
         // Cycle each frame's tlast beat was taken, by frame index.
         let mut tlast_at: VecDeque<u64> = VecDeque::new();
+        // Events the model expects, in frame order: (vf, qpn).
+        let outcomes: Vec<RxOutcome> = frames
+            .iter()
+            .map(|fr| model.classify(&fr.bytes, fr.bad_fcs, fr.vf))
+            .collect();
+        let accepted_with = |pick: fn(&RxOutcome) -> bool| -> Vec<(u8, u32)> {
+            outcomes
+                .iter()
+                .filter(|o| o.verdict == Verdict::Accept && pick(o))
+                .map(|o| (o.fields.vf, o.fields.qpn))
+                .collect()
+        };
+        let cnp_want = accepted_with(|o| o.fields.cnp);
+        let ce_want = accepted_with(|o| o.fields.ecn_ce);
+        let (mut cnp_got, mut ce_got) = (Vec::new(), Vec::new());
         let total = want.len();
         let limit = 1000 + 300 * (queue.len() + total) as u64;
         let mut done = 0usize;
@@ -541,6 +556,14 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 }
                 valid = false;
             }
+            for (port, got) in [("cnp", &mut cnp_got), ("ce", &mut ce_got)] {
+                if self.get(&format!("{port}_valid")) == 1 {
+                    got.push((
+                        self.get(&format!("{port}_vf")) as u8,
+                        self.get(&format!("{port}_qpn")) as u32,
+                    ));
+                }
+            }
             if self.get("m_hdr_valid") == 1 && ready {
                 let got = self.read_seen();
                 let Some((w, _)) = want.pop_front() else {
@@ -567,6 +590,13 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 done += 1;
             }
             self.tick()?;
+        }
+        // The last verdict's events were shown with it, in its first valid cycle.
+        if cnp_got != cnp_want {
+            return self.fail(format!("CNP events: RTL {cnp_got:x?}, model {cnp_want:x?}"));
+        }
+        if ce_got != ce_want {
+            return self.fail(format!("CE events: RTL {ce_got:x?}, model {ce_want:x?}"));
         }
         self.frames += total as u64;
         // Counters: read each (clear on read) and compare.
