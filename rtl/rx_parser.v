@@ -46,7 +46,7 @@
 
 module rx_parser (
   // Clock and reset
-  input  wire         clk,                // 
+  input  wire         clk,
   input  wire         rst,                // synchronous, active high
 
   // AXI4-Lite CSR slave (the map's registers)
@@ -71,16 +71,16 @@ module rx_parser (
   input  wire         s_axil_rready,
 
   // AXI4-Stream in: Ethernet frames without FCS, 512 bits; byte 0 of a frame in tdata[7:0]; tkeep all ones except on the tlast beat (contiguous from lane 0)
-  input  wire [511:0] s_axis_tdata,       // 
-  input  wire [63:0]  s_axis_tkeep,       // 
-  input  wire         s_axis_tvalid,      // 
-  output wire         s_axis_tready,      // 
-  input  wire         s_axis_tlast,       // 
+  input  wire [511:0] s_axis_tdata,
+  input  wire [63:0]  s_axis_tkeep,
+  input  wire         s_axis_tvalid,
+  output wire         s_axis_tready,
+  input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
   // Header/verdict stream: one per frame, 2 cycles after its tlast beat
-  output wire         m_hdr_valid,        // 
-  input  wire         m_hdr_ready,        // 
+  output wire         m_hdr_valid,
+  input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop
   output wire [4:0]   m_hdr_reason,       // rx_drop_reason when dropped, else 0
   output wire [7:0]   m_hdr_vf,           // from tuser
@@ -102,12 +102,12 @@ module rx_parser (
 
   // CNP-received event (to the DCQCN reaction point): one-cycle pulse
   output wire         cnp_valid,          // an accepted CNP, while ctrl.cnp_event_en
-  output wire [7:0]   cnp_vf,             // 
+  output wire [7:0]   cnp_vf,
   output wire [23:0]  cnp_qpn,            // the QP to slow down
 
   // CE-marked event (to the DCQCN notification point, which paces CNPs): one-cycle pulse
   output wire         ce_valid,           // an accepted frame with IP ECN = 11, while ctrl.ce_event_en
-  output wire [7:0]   ce_vf,              // 
+  output wire [7:0]   ce_vf,
   output wire [23:0]  ce_qpn              // the QP the marked frame arrived on
 );
   wire          csr_ctrl_icrc_check_en_o;

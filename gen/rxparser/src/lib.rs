@@ -310,13 +310,18 @@ impl Gen {
         });
     }
     fn input(&mut self, name: &str, w: u32, c: &str) {
-        self.ports
-            .push(PortItem::Port(Port::input(name, Range::bits(w)).comment(c)));
+        let mut p = Port::input(name, Range::bits(w));
+        if !c.is_empty() {
+            p = p.comment(c);
+        }
+        self.ports.push(PortItem::Port(p));
     }
     fn output(&mut self, name: &str, w: u32, c: &str) {
-        self.ports.push(PortItem::Port(
-            Port::output(name, Range::bits(w)).comment(c),
-        ));
+        let mut p = Port::output(name, Range::bits(w));
+        if !c.is_empty() {
+            p = p.comment(c);
+        }
+        self.ports.push(PortItem::Port(p));
     }
 }
 
