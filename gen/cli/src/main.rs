@@ -51,6 +51,21 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Generate the RoCEv2 RX parser (`<block>.v`: header extraction, checks, datapath
+    /// ICRC, one verdict per frame) of a map shaped like register-maps/rx_parser.yaml.
+    RxParser {
+        map: PathBuf,
+        /// Output directory.
+        #[arg(short, long, default_value = "rtl")]
+        out: PathBuf,
+        /// AXI4-Stream data width in bits: 64, 128, 256, 512 or 1024.
+        #[arg(long, default_value_t = 512)]
+        width: u32,
+        #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
+        reset: Reset,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Generate the AXI4-Lite CSR block (`<block>_csr.v`) of each map.
     Csr {
         #[arg(required = true)]
@@ -365,6 +380,33 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Ok(m) => m,
                 Err(e) => {
                     eprintln!("error: {e}");
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::RxParser {
+            map,
+            out,
+            width,
+            reset,
+            format,
+        } => {
+            let Some(loaded) = load_all(std::slice::from_ref(&map), format)? else {
+                return Ok(ExitCode::from(1));
+            };
+            let opts = rdmagen_rxparser::Options {
+                reset: reset_style(reset),
+                generator: generator(),
+                width,
+            };
+            let module = match rdmagen_rxparser::generate(&loaded[0], &opts) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("error: {}: {e}", loaded[0].file);
                     return Ok(ExitCode::from(1));
                 }
             };

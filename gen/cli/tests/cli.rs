@@ -273,3 +273,39 @@ fn sim_without_a_simulator_says_how_to_build_it() {
         "{err}"
     );
 }
+
+/// `rx-parser` refuses an unsupported width and a map without the parser's registers with
+/// a message and exit code 1, writing nothing.
+#[test]
+fn rx_parser_refuses_bad_width_and_wrong_map() {
+    let dir = scratch("rx-parser");
+    let out_dir = dir.path().join("rtl");
+    for (map, extra) in [
+        ("rx_parser.yaml", vec!["--width", "100"]),
+        ("qpc.yaml", vec![]),
+    ] {
+        let out = rdmagen()
+            .arg("rx-parser")
+            .arg(Path::new(MAPS).join(map))
+            .arg("-o")
+            .arg(&out_dir)
+            .args(&extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{map}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(!out_dir.exists(), "{map}: wrote output");
+    }
+    let ok = rdmagen()
+        .arg("rx-parser")
+        .arg(Path::new(MAPS).join("rx_parser.yaml"))
+        .arg("-o")
+        .arg(&out_dir)
+        .args(["--width", "64"])
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    let v = std::fs::read_to_string(out_dir.join("rx_parser.v")).unwrap();
+    assert!(v.contains("input  wire [63:0]"), "64-bit tdata");
+}

@@ -1,0 +1,1616 @@
+//! The RoCEv2 RX parser block (SPEC §5, FACTS §3–4), generated from a map shaped like
+//! `register-maps/rx_parser.yaml`, whose CSR block (`<block>_csr`) it instantiates.
+//!
+//! Datapath, for an AXI4-Stream of Ethernet frames (no FCS) `DW` bits wide:
+//!
+//! - **Header capture.** The first [`HDR_BYTES`] bytes of a frame are kept in `hdr_q`; the
+//!   current beat is merged in (`view`) so headers that straddle beats decode as soon as
+//!   their last byte arrives.
+//! - **ICRC in the datapath.** Every beat goes through a `DW`-bit-parallel CRC-32 (XOR
+//!   matrices computed here) with the variant fields masked to ones, the bytes before the
+//!   IP header zeroed and the masked-LRH state (0xDEBB20E3) folded into the first four IP
+//!   bytes, so the register starts from 0 on every frame. The bytes after the UDP datagram
+//!   are zeroed too, and in the beat holding the datagram's last byte the register is
+//!   compared with the CRC residue advanced by the number of trailing zero bytes.
+//! - **Verdict.** On the `tlast` beat the header bytes, the frame length, the ICRC result
+//!   and `tuser` move to stage 1; stage 2 decodes and checks them and registers one verdict
+//!   on the `m_hdr_*` stream: [`VERDICT_LATENCY`] cycles after the `tlast` beat is taken.
+//!   Backpressure on `m_hdr_ready` stalls the whole pipeline (`s_axis_tready` follows it),
+//!   so a frame is taken per cycle (1.00 beats per cycle) while the sink is ready.
+//!
+//! Events: `cnp_*` pulses for every accepted CNP (to the DCQCN reaction point) and `ce_*`
+//! pulses for every accepted frame with ECN = 11 (to the notification point in
+//! `dcqcn_rp`, event kind 2, which applies `min_time_between_cnps` per flow).
+//!
+//! Not yet in this block: the QPC lookup and PSN window (so a frame that passes every
+//! header check is accepted), the payload stream and the ACK/NAK stream.
+
+use rdmagen_regmap::RegMap;
+use verilog_ast::{
+    BinOp, Decl, Expr, Flop, Item as V, Module, Port, PortItem, Range, ResetStyle, Stmt, UnOp,
+};
+
+/// Header bytes captured per frame: 2 VLAN tags, a 60-byte IPv4 header, UDP, BTH and the
+/// longest extension header (AtomicETH, 28 bytes) need 130.
+pub const HDR_BYTES: u32 = 136;
+/// Cycles from the cycle the `tlast` beat is taken to the cycle `m_hdr_valid` shows its
+/// verdict, when `m_hdr_ready` was high in between.
+pub const VERDICT_LATENCY: u32 = 2;
+/// Supported data widths in bits.
+pub const WIDTHS: [u32; 5] = [64, 128, 256, 512, 1024];
+
+/// Width of byte positions inside a frame (frames up to 128 KiB).
+const PW: u32 = 17;
+/// Width of a variable byte index into the header capture (`HDR_BYTES * 8` bits).
+const HIDX: u32 = 11;
+
+pub struct Options {
+    pub reset: ResetStyle,
+    pub generator: String,
+    /// `s_axis_tdata` width in bits, one of [`WIDTHS`].
+    pub width: u32,
+}
+
+/// Why a map or an option cannot be lowered (names the element).
+#[derive(Debug, PartialEq, Eq)]
+pub struct RxParserError(pub String);
+
+impl std::fmt::Display for RxParserError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RxParserError {}
+
+/// Supported BTH opcodes and their extension headers (FACTS §3): (first opcode, last
+/// opcode, extension bytes, has RETH, has AtomicETH, has ImmDt or IETH, what).
+const OPCODES: [(u8, u8, u32, bool, bool, bool, &str); 17] = [
+    (
+        0x00,
+        0x02,
+        0,
+        false,
+        false,
+        false,
+        "RC SEND first/middle/last",
+    ),
+    (0x03, 0x03, 4, false, false, true, "RC SEND last+imm: ImmDt"),
+    (0x04, 0x04, 0, false, false, false, "RC SEND only"),
+    (0x05, 0x05, 4, false, false, true, "RC SEND only+imm: ImmDt"),
+    (0x06, 0x06, 16, true, false, false, "RC WRITE first: RETH"),
+    (0x07, 0x08, 0, false, false, false, "RC WRITE middle/last"),
+    (
+        0x09,
+        0x09,
+        4,
+        false,
+        false,
+        true,
+        "RC WRITE last+imm: ImmDt",
+    ),
+    (0x0A, 0x0A, 16, true, false, false, "RC WRITE only: RETH"),
+    (
+        0x0B,
+        0x0B,
+        20,
+        true,
+        false,
+        true,
+        "RC WRITE only+imm: RETH ImmDt",
+    ),
+    (0x0C, 0x0C, 16, true, false, false, "RC READ request: RETH"),
+    (
+        0x0D,
+        0x0D,
+        4,
+        false,
+        false,
+        false,
+        "RC READ response first: AETH",
+    ),
+    (
+        0x0E,
+        0x0E,
+        0,
+        false,
+        false,
+        false,
+        "RC READ response middle",
+    ),
+    (
+        0x0F,
+        0x11,
+        4,
+        false,
+        false,
+        false,
+        "RC READ response last/only, ACK: AETH",
+    ),
+    (
+        0x12,
+        0x12,
+        12,
+        false,
+        false,
+        false,
+        "RC ATOMIC ACK: AETH AtomicAckETH",
+    ),
+    (
+        0x13,
+        0x14,
+        28,
+        false,
+        true,
+        false,
+        "RC compare-swap/fetch-add: AtomicETH",
+    ),
+    (
+        0x16,
+        0x17,
+        4,
+        false,
+        false,
+        true,
+        "RC SEND last/only+invalidate: IETH",
+    ),
+    (
+        0x81,
+        0x81,
+        16,
+        false,
+        false,
+        false,
+        "CNP: 16 reserved bytes",
+    ),
+];
+
+/// UC opcodes are RC's 0x00–0x0B plus 0x20; UD has SEND only (+imm) with a DETH.
+fn opcode_rows() -> Vec<(u8, u8, u32, bool, bool, bool, String)> {
+    let mut rows: Vec<_> = OPCODES
+        .iter()
+        .map(|&(a, b, l, r, at, i, w)| (a, b, l, r, at, i, w.to_string()))
+        .collect();
+    let uc: Vec<_> = rows
+        .iter()
+        .filter(|r| r.1 <= 0x0B)
+        .map(|r| {
+            (
+                r.0 + 0x20,
+                r.1 + 0x20,
+                r.2,
+                r.3,
+                r.4,
+                r.5,
+                r.6.replacen("RC", "UC", 1),
+            )
+        })
+        .collect();
+    rows.extend(uc);
+    rows.push((
+        0x64,
+        0x64,
+        8,
+        false,
+        false,
+        false,
+        "UD SEND only: DETH".into(),
+    ));
+    rows.push((
+        0x65,
+        0x65,
+        12,
+        false,
+        false,
+        true,
+        "UD SEND only+imm: DETH ImmDt".into(),
+    ));
+    rows.sort_by_key(|r| r.0);
+    rows
+}
+
+fn id(s: impl Into<String>) -> Expr {
+    Expr::id(s)
+}
+fn n(w: u32, v: u64) -> Expr {
+    Expr::num(w, u128::from(v))
+}
+fn d(w: u32, v: u64) -> Expr {
+    Expr::dec(w, u128::from(v))
+}
+fn b1(v: bool) -> Expr {
+    Expr::num(1, u128::from(v))
+}
+/// `{zeros, e}` widening `e` from `from` to `to` bits.
+fn zext(e: Expr, from: u32, to: u32) -> Expr {
+    if to == from {
+        e
+    } else {
+        Expr::concat(vec![Expr::zero(to - from), e])
+    }
+}
+/// Byte `j` of a little-endian byte vector (byte 0 first on the wire).
+fn byte(src: &str, j: u32) -> Expr {
+    id(src).bits(8 * j + 7, 8 * j)
+}
+/// `len` bytes from byte `j`, most significant first (network order).
+fn be(src: &str, j: u32, len: u32) -> Expr {
+    Expr::concat((j..j + len).map(|k| byte(src, k)).collect())
+}
+fn ne(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Ne, a, b)
+}
+fn gt(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Gt, a, b)
+}
+fn xor(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::BitXor, a, b)
+}
+fn shl(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Shl, a, b)
+}
+fn clog2(v: u32) -> u32 {
+    32 - (v - 1).leading_zeros()
+}
+
+/// One step of the reflected CRC-32 (polynomial 0xEDB88320) over one byte, from any state:
+/// no initial value and no final XOR, so it is linear in (state, byte).
+fn crc_byte(mut s: u32, b: u8) -> u32 {
+    s ^= u32::from(b);
+    for _ in 0..8 {
+        s = if s & 1 == 1 {
+            s >> 1 ^ 0xEDB8_8320
+        } else {
+            s >> 1
+        };
+    }
+    s
+}
+
+/// The CRC register after `bytes` from state `s`.
+fn crc_bytes(s: u32, bytes: &[u8]) -> u32 {
+    bytes.iter().fold(s, |s, &b| crc_byte(s, b))
+}
+
+/// Register state after a message followed by its own CRC (least significant byte first),
+/// before the final XOR: the same for every message.
+pub const CRC_RESIDUE: u32 = 0xDEBB_20E3;
+/// Register state after the 8 bytes of ones that stand for the masked LRH (FACTS §4).
+pub const LRH_STATE: u32 = 0xDEBB_20E3;
+
+struct Gen {
+    ports: Vec<PortItem>,
+    decls: Vec<V>,
+    assigns: Vec<V>,
+    comb: Vec<Stmt>,
+    flops: Vec<Flop>,
+    inst: Vec<V>,
+}
+
+impl Gen {
+    fn wire(&mut self, name: &str, w: u32, value: Expr) {
+        self.decls.push(V::Decl(Decl::wire(name, Range::bits(w))));
+        self.assigns.push(V::Assign(id(name), value));
+    }
+    fn wire_c(&mut self, name: &str, w: u32, value: Expr, comment: &str) {
+        self.decls
+            .push(V::Decl(Decl::wire(name, Range::bits(w)).comment(comment)));
+        self.assigns.push(V::Assign(id(name), value));
+    }
+    fn reg(&mut self, name: &str, w: u32) {
+        self.decls.push(V::Decl(Decl::reg(name, Range::bits(w))));
+    }
+    fn flop(&mut self, name: &str, w: u32, reset: Option<Expr>) {
+        self.reg(&format!("{name}_q"), w);
+        self.reg(&format!("{name}_d"), w);
+        self.flops.push(Flop {
+            q: id(format!("{name}_q")),
+            d: id(format!("{name}_d")),
+            reset,
+        });
+    }
+    fn input(&mut self, name: &str, w: u32, c: &str) {
+        let mut p = Port::input(name, Range::bits(w));
+        if !c.is_empty() {
+            p = p.comment(c);
+        }
+        self.ports.push(PortItem::Port(p));
+    }
+    fn output(&mut self, name: &str, w: u32, c: &str) {
+        let mut p = Port::output(name, Range::bits(w));
+        if !c.is_empty() {
+            p = p.comment(c);
+        }
+        self.ports.push(PortItem::Port(p));
+    }
+}
+
+fn enum_value(map: &RegMap, e: &str, name: &str) -> Result<u64, RxParserError> {
+    map.enumeration(e)
+        .ok_or_else(|| RxParserError(format!("the map has no enum `{e}`")))?
+        .values
+        .iter()
+        .find(|v| v.name.text == name)
+        .map(|v| v.value)
+        .ok_or_else(|| RxParserError(format!("enum `{e}` has no value `{name}`")))
+}
+
+/// Emits the layer-2/3 position decode of header bytes `src` as wires `{p}_*`: VLAN tags,
+/// ethertype, IP header start, IPv6 flag, IHL and UDP header start.
+fn l3_positions(g: &mut Gen, src: &str, p: &str) {
+    g.wire(
+        &format!("{p}_vlan1"),
+        1,
+        Expr::eq(be(src, 12, 2), n(16, 0x8100)),
+    );
+    g.wire(
+        &format!("{p}_vlan2"),
+        1,
+        Expr::and(
+            id(format!("{p}_vlan1")),
+            Expr::eq(be(src, 16, 2), n(16, 0x8100)),
+        ),
+    );
+    let by_tags = |a: Expr, b: Expr, c: Expr| {
+        Expr::ternary(
+            id(format!("{p}_vlan2")),
+            c,
+            Expr::ternary(id(format!("{p}_vlan1")), b, a),
+        )
+    };
+    g.wire(
+        &format!("{p}_ethertype"),
+        16,
+        by_tags(be(src, 12, 2), be(src, 16, 2), be(src, 20, 2)),
+    );
+    g.wire_c(
+        &format!("{p}_ip"),
+        8,
+        by_tags(d(8, 14), d(8, 18), d(8, 22)),
+        "IP header start",
+    );
+    g.wire(
+        &format!("{p}_ipv6"),
+        1,
+        Expr::eq(id(format!("{p}_ethertype")), n(16, 0x86DD)),
+    );
+    g.wire(
+        &format!("{p}_ihl"),
+        4,
+        by_tags(
+            id(src).bits(14 * 8 + 3, 14 * 8),
+            id(src).bits(18 * 8 + 3, 18 * 8),
+            id(src).bits(22 * 8 + 3, 22 * 8),
+        ),
+    );
+    g.wire_c(
+        &format!("{p}_udp"),
+        8,
+        Expr::ternary(
+            id(format!("{p}_ipv6")),
+            Expr::plus(id(format!("{p}_ip")), d(8, 40)),
+            Expr::plus(
+                id(format!("{p}_ip")),
+                Expr::concat(vec![n(2, 0), id(format!("{p}_ihl")), n(2, 0)]),
+            ),
+        ),
+        "UDP header start",
+    );
+}
+
+/// Lowers the RX parser block.
+pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
+    if !WIDTHS.contains(&opts.width) {
+        return Err(RxParserError(format!(
+            "data width {} is not supported: use one of 64, 128, 256, 512, 1024",
+            opts.width
+        )));
+    }
+    let w8 = opts.width / 8;
+    let dw = opts.width;
+    let lw = clog2(w8);
+    let bw = PW - lw;
+    let hb = HDR_BYTES * 8;
+    let rst = opts.reset;
+    let reason = |name: &str| enum_value(map, "rx_drop_reason", name);
+    let csr = rdmagen_csr::generate(
+        map,
+        &rdmagen_csr::Options {
+            reset: opts.reset,
+            generator: opts.generator.clone(),
+        },
+    );
+    let needed = [
+        "ctrl_icrc_check_en_o",
+        "ctrl_ipv6_en_o",
+        "ctrl_cnp_event_en_o",
+        "udp_dport_value_o",
+        "p_key_value_o",
+        "frames_seen_count_incr_i",
+        "verdict_accept_count_incr_i",
+        "last_drop_reason_we_i",
+        "last_drop_qpn_qpn_we_i",
+        "event_cnp_received_count_incr_i",
+        "event_ce_marked_count_incr_i",
+    ];
+    let csr_port = |name: &str| {
+        csr.ports
+            .iter()
+            .any(|p| matches!(p, PortItem::Port(p) if p.name == name))
+    };
+    for name in needed {
+        if !csr_port(name) {
+            return Err(RxParserError(format!(
+                "the map's CSR block has no port `{name}` (see register-maps/rx_parser.yaml)"
+            )));
+        }
+    }
+    // Drop reasons this block decides, with the map's counter register of each.
+    let reasons: Vec<(&str, &str, u64)> = [
+        ("BAD_FCS", "drop_bad_fcs"),
+        ("TRUNCATED", "drop_truncated"),
+        ("NOT_ROCE", "drop_not_roce"),
+        ("BAD_IP_CHECKSUM", "drop_bad_ip_checksum"),
+        ("FRAGMENT", "drop_fragment"),
+        ("BAD_ICRC", "drop_bad_icrc"),
+        ("TVER", "drop_tver"),
+        ("BAD_OPCODE", "drop_bad_opcode"),
+        ("P_KEY", "drop_p_key"),
+        ("QPN0", "drop_qpn0"),
+    ]
+    .iter()
+    .map(|&(r, c)| Ok((r, c, reason(r)?)))
+    .collect::<Result<_, RxParserError>>()?;
+    for (_, c, _) in &reasons {
+        if !csr_port(&format!("{c}_count_incr_i")) {
+            return Err(RxParserError(format!(
+                "the map has no counter register `{c}`"
+            )));
+        }
+    }
+
+    let mut g = Gen {
+        ports: Vec::new(),
+        decls: Vec::new(),
+        assigns: Vec::new(),
+        comb: Vec::new(),
+        flops: Vec::new(),
+        inst: Vec::new(),
+    };
+
+    // ---- ports
+    g.ports.push(PortItem::Banner("Clock and reset".into()));
+    g.input("clk", 1, "");
+    g.ports
+        .push(PortItem::Port(Port::input(rst.port_name(), None).comment(
+            match rst {
+                ResetStyle::SyncHigh => "synchronous, active high",
+                ResetStyle::AsyncLow => "asynchronous assert, active low",
+            },
+        )));
+    g.ports.push(PortItem::Banner(
+        "AXI4-Lite CSR slave (the map's registers)".into(),
+    ));
+    for item in &csr.ports {
+        if let PortItem::Port(p) = item {
+            if p.name.starts_with("s_axil_") {
+                g.ports.push(PortItem::Port(p.clone()));
+            }
+        }
+    }
+    g.ports.push(PortItem::Banner(format!(
+        "AXI4-Stream in: Ethernet frames without FCS, {dw} bits; byte 0 of a frame in tdata[7:0]; \
+         tkeep all ones except on the tlast beat (contiguous from lane 0)"
+    )));
+    g.input("s_axis_tdata", dw, "");
+    g.input("s_axis_tkeep", w8, "");
+    g.input("s_axis_tvalid", 1, "");
+    g.output("s_axis_tready", 1, "");
+    g.input("s_axis_tlast", 1, "");
+    g.input(
+        "s_axis_tuser",
+        9,
+        "{vf[7:0], bad_fcs}, sampled on the tlast beat",
+    );
+    g.ports.push(PortItem::Banner(format!(
+        "Header/verdict stream: one per frame, {VERDICT_LATENCY} cycles after its tlast beat"
+    )));
+    g.output("m_hdr_valid", 1, "");
+    g.input("m_hdr_ready", 1, "");
+    g.output(
+        "m_hdr_verdict",
+        3,
+        "0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop",
+    );
+    g.output("m_hdr_reason", 5, "rx_drop_reason when dropped, else 0");
+    g.output("m_hdr_vf", 8, "from tuser");
+    g.output(
+        "m_hdr_opcode",
+        8,
+        "BTH opcode (0 if dropped before the BTH)",
+    );
+    g.output("m_hdr_qpn", 24, "BTH DestQP (0 if dropped before the BTH)");
+    g.output("m_hdr_psn", 24, "BTH PSN");
+    g.output("m_hdr_se", 1, "BTH solicited event");
+    g.output("m_hdr_ack_req", 1, "BTH AckReq");
+    g.output("m_hdr_fecn", 1, "BTH FECN");
+    g.output("m_hdr_becn", 1, "BTH BECN");
+    g.output("m_hdr_pad", 2, "BTH PadCnt");
+    g.output("m_hdr_va", 64, "RETH/AtomicETH virtual address, else 0");
+    g.output("m_hdr_rkey", 32, "RETH/AtomicETH R_Key, else 0");
+    g.output("m_hdr_dma_len", 32, "RETH DMA length, else 0");
+    g.output("m_hdr_imm", 32, "ImmDt or IETH, else 0");
+    g.output("m_hdr_ecn_ce", 1, "IP ECN = 11");
+    g.output("m_hdr_cnp", 1, "BTH opcode 0x81");
+    g.output(
+        "m_hdr_payload_len",
+        16,
+        "payload bytes (after the extension headers; pad and ICRC excluded)",
+    );
+    g.ports.push(PortItem::Banner(
+        "CNP-received event (to the DCQCN reaction point): one-cycle pulse".into(),
+    ));
+    g.output("cnp_valid", 1, "an accepted CNP, while ctrl.cnp_event_en");
+    g.output("cnp_vf", 8, "");
+    g.output("cnp_qpn", 24, "the QP to slow down");
+    g.ports.push(PortItem::Banner(
+        "CE-marked event (to the DCQCN notification point, which paces CNPs): one-cycle pulse"
+            .into(),
+    ));
+    g.output(
+        "ce_valid",
+        1,
+        "an accepted frame with IP ECN = 11, while ctrl.ce_event_en",
+    );
+    g.output("ce_vf", 8, "");
+    g.output("ce_qpn", 24, "the QP the marked frame arrived on");
+
+    // ---- CSR instance: hardware ports become csr_* wires
+    let mut conns = Vec::new();
+    for item in &csr.ports {
+        let PortItem::Port(p) = item else { continue };
+        let top = p.name == "clk"
+            || p.name == rst.port_name()
+            || p.name.starts_with("s_axil_")
+            || p.name == "irq_o";
+        if !top {
+            g.decls.push(V::Decl(Decl::wire(
+                format!("csr_{}", p.name),
+                p.range.clone(),
+            )));
+        }
+        conns.push((
+            p.name.clone(),
+            if top {
+                id(p.name.clone())
+            } else {
+                id(format!("csr_{}", p.name))
+            },
+        ));
+    }
+    g.inst.push(V::Comment(vec![
+        "The CSR block: configuration, counters, last drop.".into(),
+    ]));
+    g.inst.push(V::Instance {
+        module: csr.name.clone(),
+        name: "u_csr".into(),
+        params: Vec::new(),
+        ports: conns,
+    });
+
+    // ---- handshake and pipeline enable
+    g.wire_c(
+        "en",
+        1,
+        Expr::or(Expr::lnot(id("m_hdr_valid_q")), id("m_hdr_ready")),
+        "the pipeline moves unless a verdict waits",
+    );
+    g.wire("take", 1, Expr::and(id("s_axis_tvalid"), id("en")));
+    g.assigns.push(V::Assign(id("s_axis_tready"), id("en")));
+
+    // ---- input stage: beat counter, header capture, ICRC
+    g.flop("beat", bw, Some(Expr::zero(bw)));
+    g.flop("hdr", hb, None);
+    g.flop("crc", 32, None);
+    g.flop("crc_ok", 1, None);
+    g.wire_c(
+        "base",
+        PW,
+        Expr::concat(vec![id("beat_q"), Expr::zero(lw)]),
+        "byte position of the beat's lane 0",
+    );
+    // view: the captured header bytes with the current beat's bytes merged in.
+    let mut view = id("hdr_q");
+    for b in (0..HDR_BYTES.div_ceil(w8)).rev() {
+        let lo = b * w8;
+        let hi = (lo + w8).min(HDR_BYTES);
+        let mut parts = Vec::new();
+        if hi < HDR_BYTES {
+            parts.push(id("hdr_q").bits(hb - 1, hi * 8));
+        }
+        parts.push(id("s_axis_tdata").bits((hi - lo) * 8 - 1, 0));
+        if lo > 0 {
+            parts.push(id("hdr_q").bits(lo * 8 - 1, 0));
+        }
+        view = Expr::ternary(
+            Expr::eq(id("beat_q"), d(bw, u64::from(b))),
+            Expr::concat(parts),
+            view,
+        );
+    }
+    g.wire_c(
+        "view",
+        hb,
+        view,
+        "captured header bytes, the current beat merged in",
+    );
+    l3_positions(&mut g, "view", "v");
+    g.wire(
+        "v_udp_len_le",
+        16,
+        id("view").part(
+            Expr::concat(vec![Expr::plus(id("v_udp"), d(8, 4)), n(3, 0)]),
+            Expr::int(16),
+        ),
+    );
+    g.wire(
+        "v_udp_len",
+        16,
+        Expr::concat(vec![
+            id("v_udp_len_le").bits(7, 0),
+            id("v_udp_len_le").bits(15, 8),
+        ]),
+    );
+    let pos = |e: Expr| zext(e, 8, PW);
+    g.wire("v_pip", PW, pos(id("v_ip")));
+    g.wire("v_pudp", PW, pos(id("v_udp")));
+    g.wire_c(
+        "v_pend",
+        PW,
+        Expr::plus(id("v_pudp"), zext(id("v_udp_len"), 16, PW)),
+        "one past the UDP datagram",
+    );
+    g.wire_c(
+        "v_len_ok",
+        1,
+        Expr::bin(BinOp::Ge, id("v_udp_len"), d(16, 24)),
+        "UDP + BTH + ICRC fit (else the frame is dropped as truncated)",
+    );
+    g.wire_c(
+        "v_pzero",
+        PW,
+        Expr::ternary(
+            id("v_len_ok"),
+            id("v_pend"),
+            Expr::plus(id("v_pudp"), d(PW, 24)),
+        ),
+        "bytes from here on are zeroed for the ICRC",
+    );
+    g.wire("v_plast", PW, Expr::minus(id("v_pend"), d(PW, 1)));
+
+    // Byte-shifted patterns and keep masks, each relative to the beat: `rel(x, k)` is
+    // clamp(x - base + k, 0, max) in bytes.
+    let rel = |g: &mut Gen, name: &str, x: &str, k: u32, max: u32| -> u32 {
+        let sw = clog2(max + 1);
+        g.wire(
+            &format!("{name}_diff"),
+            PW + 1,
+            Expr::minus(
+                Expr::plus(zext(id(x), PW, PW + 1), d(PW + 1, u64::from(k))),
+                zext(id("base"), PW, PW + 1),
+            ),
+        );
+        g.wire(
+            name,
+            sw,
+            Expr::ternary(
+                id(format!("{name}_diff")).index(Expr::int(i64::from(PW))),
+                Expr::zero(sw),
+                Expr::ternary(
+                    gt(id(format!("{name}_diff")), d(PW + 1, u64::from(max))),
+                    d(sw, u64::from(max)),
+                    id(format!("{name}_diff")).bits(sw - 1, 0),
+                ),
+            ),
+        );
+        sw
+    };
+    // Pattern of masked bytes from the IP header start (12 bytes) and the UDP header
+    // start (13 bytes), and the LRH state XORed into the first 4 IP bytes.
+    let pat = |bytes: &[(u32, u8)], len: u32| -> u128 {
+        let mut v = 0u128;
+        for &(j, b) in bytes {
+            assert!(j < len);
+            v |= u128::from(b) << (8 * j);
+        }
+        v
+    };
+    let ip4_mask = pat(&[(1, 0xFF), (8, 0xFF), (10, 0xFF), (11, 0xFF)], 12);
+    let ip6_mask = pat(&[(0, 0x0F), (1, 0xFF), (2, 0xFF), (3, 0xFF), (7, 0xFF)], 12);
+    let udp_mask = pat(&[(6, 0xFF), (7, 0xFF), (12, 0xFF)], 13);
+    let lrh = LRH_STATE.to_le_bytes();
+    let lrh_xor = pat(&[(0, lrh[0]), (1, lrh[1]), (2, lrh[2]), (3, lrh[3])], 4);
+    let shifted = |g: &mut Gen, name: &str, anchor: &str, pattern: Expr, len: u32| {
+        let sw = rel(g, &format!("{name}_sh"), anchor, len, w8 + len);
+        let wide = dw + 8 * len;
+        g.wire(
+            &format!("{name}_wide"),
+            wide,
+            shl(
+                zext(pattern, 8 * len, wide),
+                Expr::concat(vec![id(format!("{name}_sh")), n(3, 0)]),
+            ),
+        );
+        let _ = sw;
+        g.wire(name, dw, id(format!("{name}_wide")).bits(wide - 1, 8 * len));
+    };
+    shifted(
+        &mut g,
+        "ipmask",
+        "v_pip",
+        Expr::ternary(
+            id("v_ipv6"),
+            Expr::num(96, ip6_mask),
+            Expr::num(96, ip4_mask),
+        ),
+        12,
+    );
+    shifted(&mut g, "udpmask", "v_pudp", Expr::num(104, udp_mask), 13);
+    shifted(&mut g, "lrhxor", "v_pip", Expr::num(32, lrh_xor), 4);
+    let lo_w = rel(&mut g, "keep_lo", "v_pip", 0, w8);
+    let hi_w = rel(&mut g, "keep_hi", "v_pzero", 0, w8);
+    g.wire_c(
+        "crc_keep",
+        dw,
+        Expr::band(
+            shl(
+                Expr::repl(Expr::int(i64::from(dw)), b1(true)),
+                Expr::concat(vec![id("keep_lo"), n(3, 0)]),
+            ),
+            Expr::bitnot(shl(
+                Expr::repl(Expr::int(i64::from(dw)), b1(true)),
+                Expr::concat(vec![id("keep_hi"), n(3, 0)]),
+            )),
+        ),
+        "lanes from the IP header up to the end of the UDP datagram",
+    );
+    let _ = (lo_w, hi_w);
+    g.wire_c(
+        "crc_lane",
+        dw,
+        Expr::band(
+            xor(
+                Expr::bor(Expr::bor(id("s_axis_tdata"), id("ipmask")), id("udpmask")),
+                id("lrhxor"),
+            ),
+            id("crc_keep"),
+        ),
+        "the beat as the ICRC sees it",
+    );
+    g.wire(
+        "crc_in",
+        32,
+        Expr::ternary(
+            Expr::eq(id("beat_q"), Expr::zero(bw)),
+            Expr::zero(32),
+            id("crc_q"),
+        ),
+    );
+    // The DW-bit-parallel CRC: crc_next = M_s * crc_in ^ M_d * crc_lane over GF(2).
+    let mut state_cols = [0u32; 32];
+    for (j, col) in state_cols.iter_mut().enumerate() {
+        *col = crc_bytes(1 << j, &vec![0u8; w8 as usize]);
+    }
+    let data_cols: Vec<u32> = (0..dw)
+        .map(|m| {
+            let mut bytes = vec![0u8; w8 as usize];
+            bytes[(m / 8) as usize] = 1 << (m % 8);
+            crc_bytes(0, &bytes)
+        })
+        .collect();
+    g.decls
+        .push(V::Decl(Decl::wire("crc_next", Range::bits(32)).comment(
+            format!("CRC-32 register after this beat ({w8} bytes in parallel)"),
+        )));
+    for out in 0..32 {
+        let smask: u32 = (0..32)
+            .filter(|j| state_cols[*j as usize] >> out & 1 == 1)
+            .fold(0, |m, j| m | 1 << j);
+        let mut terms = vec![Expr::un(
+            UnOp::RedXor,
+            Expr::band(id("crc_in"), n(32, u64::from(smask))),
+        )];
+        for chunk in 0..dw.div_ceil(128) {
+            let lo = chunk * 128;
+            let hi = (lo + 128).min(dw);
+            let mut m = 0u128;
+            for bit in lo..hi {
+                if data_cols[bit as usize] >> out & 1 == 1 {
+                    m |= 1 << (bit - lo);
+                }
+            }
+            if m != 0 {
+                terms.push(Expr::un(
+                    UnOp::RedXor,
+                    Expr::band(id("crc_lane").bits(hi - 1, lo), Expr::num(hi - lo, m)),
+                ));
+            }
+        }
+        let e = terms.into_iter().reduce(xor).expect("one term");
+        g.assigns
+            .push(V::Assign(id("crc_next").index(Expr::int(out)), e));
+    }
+    // Residue check in the beat holding the datagram's last byte (the ICRC's last byte).
+    g.wire_c(
+        "crc_end_here",
+        1,
+        Expr::and(
+            id("v_len_ok"),
+            Expr::eq(id("v_plast").bits(PW - 1, lw), id("beat_q")),
+        ),
+        "this beat holds the last ICRC byte",
+    );
+    g.reg("crc_residue", 32);
+    let mut arms = Vec::new();
+    for last in 0..w8 {
+        let mut s = CRC_RESIDUE;
+        for _ in 0..(w8 - 1 - last) {
+            s = crc_byte(s, 0);
+        }
+        arms.push((
+            vec![d(lw, u64::from(last))],
+            vec![Stmt::assign(id("crc_residue"), n(32, u64::from(s)))],
+        ));
+    }
+    g.comb.push(Stmt::Comment(
+        "CRC residue after the ICRC, advanced over the zeroed lanes after it".into(),
+    ));
+    g.comb.push(Stmt::Case {
+        subject: id("v_plast").bits(lw - 1, 0),
+        arms,
+        default: vec![Stmt::assign(id("crc_residue"), Expr::zero(32))],
+    });
+    g.wire(
+        "crc_ok_now",
+        1,
+        Expr::ternary(
+            id("crc_end_here"),
+            Expr::eq(id("crc_next"), id("crc_residue")),
+            Expr::and(ne(id("beat_q"), Expr::zero(bw)), id("crc_ok_q")),
+        ),
+    );
+    // Frame length on the tlast beat (tkeep contiguous from lane 0).
+    g.reg("last_bytes", lw + 1);
+    g.comb
+        .push(Stmt::assign(id("last_bytes"), Expr::zero(lw + 1)));
+    for lane in 0..w8 {
+        g.comb.push(Stmt::if_(
+            id("s_axis_tkeep").index(Expr::int(i64::from(lane))),
+            vec![Stmt::assign(
+                id("last_bytes"),
+                d(lw + 1, u64::from(lane + 1)),
+            )],
+        ));
+    }
+    g.comb.push(Stmt::assign(id("beat_d"), id("beat_q")));
+    g.comb.push(Stmt::assign(id("hdr_d"), id("hdr_q")));
+    g.comb.push(Stmt::assign(id("crc_d"), id("crc_q")));
+    g.comb.push(Stmt::assign(id("crc_ok_d"), id("crc_ok_q")));
+    let beat_max = (1u64 << bw) - 1;
+    g.comb.push(Stmt::if_(
+        id("take"),
+        vec![
+            Stmt::assign(id("hdr_d"), id("view")),
+            Stmt::assign(id("crc_d"), id("crc_next")),
+            Stmt::assign(id("crc_ok_d"), id("crc_ok_now")),
+            Stmt::if_else(
+                id("s_axis_tlast"),
+                vec![Stmt::assign(id("beat_d"), Expr::zero(bw))],
+                vec![Stmt::if_(
+                    ne(id("beat_q"), d(bw, beat_max)),
+                    vec![Stmt::assign(
+                        id("beat_d"),
+                        Expr::plus(id("beat_q"), d(bw, 1)),
+                    )],
+                )],
+            ),
+        ],
+    ));
+
+    // ---- stage 1: the finished frame
+    g.flop("s1_valid", 1, Some(b1(false)));
+    g.flop("s1_hdr", hb, None);
+    g.flop("s1_len", PW, None);
+    g.flop("s1_crc_ok", 1, None);
+    g.flop("s1_tuser", 9, None);
+    g.comb.push(Stmt::Comment(
+        "stage 1: the frame whose tlast beat was taken".into(),
+    ));
+    g.comb
+        .push(Stmt::assign(id("s1_valid_d"), id("s1_valid_q")));
+    g.comb.push(Stmt::assign(id("s1_hdr_d"), id("s1_hdr_q")));
+    g.comb.push(Stmt::assign(id("s1_len_d"), id("s1_len_q")));
+    g.comb
+        .push(Stmt::assign(id("s1_crc_ok_d"), id("s1_crc_ok_q")));
+    g.comb
+        .push(Stmt::assign(id("s1_tuser_d"), id("s1_tuser_q")));
+    g.comb.push(Stmt::if_(
+        id("en"),
+        vec![
+            Stmt::assign(id("s1_valid_d"), Expr::and(id("take"), id("s_axis_tlast"))),
+            Stmt::assign(id("s1_hdr_d"), id("view")),
+            Stmt::assign(
+                id("s1_len_d"),
+                Expr::plus(id("base"), zext(id("last_bytes"), lw + 1, PW)),
+            ),
+            Stmt::assign(id("s1_crc_ok_d"), id("crc_ok_now")),
+            Stmt::assign(id("s1_tuser_d"), id("s_axis_tuser")),
+        ],
+    ));
+
+    // ---- stage 2: decode and check
+    let h = "s1_hdr_q";
+    l3_positions(&mut g, h, "h");
+    g.wire_c(
+        "h_ipw",
+        480,
+        Expr::ternary(
+            id("h_vlan2"),
+            id(h).bits(22 * 8 + 479, 22 * 8),
+            Expr::ternary(
+                id("h_vlan1"),
+                id(h).bits(18 * 8 + 479, 18 * 8),
+                id(h).bits(14 * 8 + 479, 14 * 8),
+            ),
+        ),
+        "60 bytes from the IP header start",
+    );
+    g.wire_c(
+        "h_udpw",
+        320,
+        id(h).part(Expr::concat(vec![id("h_udp"), n(3, 0)]), Expr::int(320)),
+        "40 bytes from the UDP header start",
+    );
+    let _ = HIDX;
+    let ipw = "h_ipw";
+    let uw = "h_udpw";
+    g.wire("h_ver", 4, id(ipw).bits(7, 4));
+    g.wire("h_total", 16, be(ipw, 2, 2));
+    g.wire("h_plen", 16, be(ipw, 4, 2));
+    g.wire("h_ihl4", 6, Expr::concat(vec![id("h_ihl"), n(2, 0)]));
+    // IPv4 header checksum over IHL words.
+    let mut sum_terms = Vec::new();
+    for wi in 0..30u32 {
+        sum_terms.push(Expr::ternary(
+            Expr::lt(
+                d(5, u64::from(wi)),
+                Expr::concat(vec![id("h_ihl"), n(1, 0)]),
+            ),
+            zext(be(ipw, 2 * wi, 2), 16, 21),
+            Expr::zero(21),
+        ));
+    }
+    g.wire_c(
+        "h_csum_sum",
+        21,
+        sum_terms.into_iter().reduce(Expr::plus).expect("terms"),
+        "IPv4 header: sum of its 16-bit words",
+    );
+    g.wire(
+        "h_csum_fold1",
+        17,
+        Expr::plus(
+            zext(id("h_csum_sum").bits(15, 0), 16, 17),
+            zext(id("h_csum_sum").bits(20, 16), 5, 17),
+        ),
+    );
+    g.wire(
+        "h_csum_fold2",
+        17,
+        Expr::plus(
+            zext(id("h_csum_fold1").bits(15, 0), 16, 17),
+            zext(id("h_csum_fold1").index(Expr::int(16)), 1, 17),
+        ),
+    );
+    g.wire(
+        "h_csum_ok",
+        1,
+        Expr::eq(id("h_csum_fold2").bits(15, 0), n(16, 0xFFFF)),
+    );
+    g.wire("h_len", PW, id("s1_len_q"));
+    g.wire("h_pip", PW, pos(id("h_ip")));
+    g.wire("h_pudp", PW, pos(id("h_udp")));
+    g.wire("h_udp_len", 16, be(uw, 4, 2));
+    g.wire("h_opcode", 8, byte(uw, 8));
+    g.wire("h_bth1", 8, byte(uw, 9));
+    g.wire("h_pkey", 16, be(uw, 10, 2));
+    g.wire("h_bth4", 8, byte(uw, 12));
+    g.wire("h_qpn", 24, be(uw, 13, 3));
+    g.wire("h_bth8", 8, byte(uw, 16));
+    g.wire("h_psn", 24, be(uw, 17, 3));
+    // Opcode table.
+    g.reg("h_op_ok", 1);
+    g.reg("h_ext_len", 5);
+    g.reg("h_has_reth", 1);
+    g.reg("h_has_atomic", 1);
+    g.reg("h_has_imm", 1);
+    g.comb.push(Stmt::Comment(
+        "BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)".into(),
+    ));
+    g.comb.push(Stmt::assign(id("h_op_ok"), b1(false)));
+    g.comb.push(Stmt::assign(id("h_ext_len"), Expr::zero(5)));
+    g.comb.push(Stmt::assign(id("h_has_reth"), b1(false)));
+    g.comb.push(Stmt::assign(id("h_has_atomic"), b1(false)));
+    g.comb.push(Stmt::assign(id("h_has_imm"), b1(false)));
+    let mut arms = Vec::new();
+    for (a, b, len, reth, atomic, imm, what) in opcode_rows() {
+        let mut body = vec![Stmt::Comment(what), Stmt::assign(id("h_op_ok"), b1(true))];
+        if len != 0 {
+            body.push(Stmt::assign(id("h_ext_len"), d(5, u64::from(len))));
+        }
+        if reth {
+            body.push(Stmt::assign(id("h_has_reth"), b1(true)));
+        }
+        if atomic {
+            body.push(Stmt::assign(id("h_has_atomic"), b1(true)));
+        }
+        if imm {
+            body.push(Stmt::assign(id("h_has_imm"), b1(true)));
+        }
+        arms.push(((a..=b).map(|o| n(8, u64::from(o))).collect(), body));
+    }
+    g.comb.push(Stmt::Case {
+        subject: id("h_opcode"),
+        arms,
+        default: Vec::new(),
+    });
+    g.wire_c(
+        "h_hdr_end",
+        8,
+        Expr::plus(
+            Expr::plus(id("h_udp"), d(8, 20)),
+            zext(id("h_ext_len"), 5, 8),
+        ),
+        "first payload byte",
+    );
+    g.wire_c(
+        "h_data_end",
+        PW,
+        Expr::minus(
+            Expr::plus(id("h_pudp"), zext(id("h_udp_len"), 16, PW)),
+            d(PW, 4),
+        ),
+        "first ICRC byte",
+    );
+    g.wire("h_pad", 2, id("h_bth1").bits(5, 4));
+    g.wire(
+        "h_payload_end",
+        PW,
+        Expr::minus(id("h_data_end"), zext(id("h_pad"), 2, PW)),
+    );
+    g.wire(
+        "h_ip_payload",
+        16,
+        Expr::ternary(
+            id("h_ipv6"),
+            id("h_plen"),
+            Expr::minus(id("h_total"), zext(id("h_ihl4"), 6, 16)),
+        ),
+    );
+    g.wire(
+        "h_payload_len",
+        PW,
+        Expr::minus(id("h_payload_end"), zext(id("h_hdr_end"), 8, PW)),
+    );
+    // The checks, in the documented order.
+    let plus17 = |x: &str, k: u64| Expr::plus(id(x), d(PW, k));
+    let cfg_pkey = "csr_p_key_value_o";
+    let checks: Vec<(&str, Expr, &str)> = vec![
+        (
+            "BAD_FCS",
+            id("s1_tuser_q").index(Expr::int(0)),
+            "MAC flagged a bad FCS",
+        ),
+        (
+            "TRUNCATED",
+            Expr::or(
+                Expr::or(
+                    Expr::lt(id("h_len"), d(PW, 14)),
+                    Expr::and(id("h_vlan1"), Expr::lt(id("h_len"), d(PW, 18))),
+                ),
+                Expr::and(id("h_vlan2"), Expr::lt(id("h_len"), d(PW, 22))),
+            ),
+            "ends inside Ethernet/VLAN",
+        ),
+        (
+            "NOT_ROCE",
+            Expr::lnot(Expr::or(
+                Expr::eq(id("h_ethertype"), n(16, 0x0800)),
+                Expr::and(id("h_ipv6"), id("csr_ctrl_ipv6_en_o")),
+            )),
+            "neither IPv4 nor (enabled) IPv6",
+        ),
+        (
+            "TRUNCATED",
+            Expr::lt(
+                id("h_len"),
+                Expr::plus(
+                    id("h_pip"),
+                    Expr::ternary(id("h_ipv6"), d(PW, 40), d(PW, 20)),
+                ),
+            ),
+            "ends inside the fixed IP header",
+        ),
+        (
+            "NOT_ROCE",
+            Expr::ternary(
+                id("h_ipv6"),
+                Expr::or(ne(id("h_ver"), d(4, 6)), ne(byte(ipw, 6), d(8, 17))),
+                Expr::or(ne(id("h_ver"), d(4, 4)), Expr::lt(id("h_ihl"), d(4, 5))),
+            ),
+            "IP version/IHL wrong (IPv6: or next header not UDP)",
+        ),
+        (
+            "TRUNCATED",
+            Expr::and(
+                Expr::lnot(id("h_ipv6")),
+                Expr::lt(
+                    id("h_len"),
+                    Expr::plus(id("h_pip"), zext(id("h_ihl4"), 6, PW)),
+                ),
+            ),
+            "ends inside the IPv4 options",
+        ),
+        (
+            "BAD_IP_CHECKSUM",
+            Expr::and(Expr::lnot(id("h_ipv6")), Expr::lnot(id("h_csum_ok"))),
+            "IPv4 header checksum",
+        ),
+        (
+            "FRAGMENT",
+            Expr::and(
+                Expr::lnot(id("h_ipv6")),
+                ne(
+                    Expr::concat(vec![id(ipw).bits(6 * 8 + 5, 6 * 8), byte(ipw, 7)]),
+                    n(14, 0),
+                ),
+            ),
+            "IPv4 MF or fragment offset",
+        ),
+        (
+            "NOT_ROCE",
+            Expr::and(Expr::lnot(id("h_ipv6")), ne(byte(ipw, 9), d(8, 17))),
+            "IPv4 protocol is not UDP",
+        ),
+        (
+            "TRUNCATED",
+            Expr::ternary(
+                id("h_ipv6"),
+                Expr::or(
+                    Expr::lt(id("h_plen"), d(16, 8)),
+                    gt(
+                        Expr::plus(plus17("h_pip", 40), zext(id("h_plen"), 16, PW)),
+                        id("h_len"),
+                    ),
+                ),
+                Expr::or(
+                    Expr::lt(
+                        id("h_total"),
+                        Expr::plus(zext(id("h_ihl4"), 6, 16), d(16, 8)),
+                    ),
+                    gt(
+                        Expr::plus(id("h_pip"), zext(id("h_total"), 16, PW)),
+                        id("h_len"),
+                    ),
+                ),
+            ),
+            "IP length beyond the frame, or no room for UDP",
+        ),
+        (
+            "NOT_ROCE",
+            ne(be(uw, 2, 2), id("csr_udp_dport_value_o")),
+            "UDP destination port",
+        ),
+        (
+            "TRUNCATED",
+            Expr::or(
+                ne(id("h_udp_len"), id("h_ip_payload")),
+                Expr::lt(id("h_udp_len"), d(16, 24)),
+            ),
+            "UDP length disagrees with IP, or no room for BTH + ICRC",
+        ),
+        (
+            "BAD_ICRC",
+            Expr::and(
+                id("csr_ctrl_icrc_check_en_o"),
+                Expr::lnot(id("s1_crc_ok_q")),
+            ),
+            "ICRC mismatch",
+        ),
+        ("TVER", ne(id("h_bth1").bits(3, 0), n(4, 0)), "BTH TVer"),
+        (
+            "BAD_OPCODE",
+            Expr::lnot(id("h_op_ok")),
+            "reserved/unsupported opcode",
+        ),
+        (
+            "TRUNCATED",
+            gt(zext(id("h_hdr_end"), 8, PW), id("h_payload_end")),
+            "extension headers + pad beyond the datagram",
+        ),
+        (
+            "P_KEY",
+            Expr::lnot(Expr::all(vec![
+                ne(id("h_pkey").bits(14, 0), n(15, 0)),
+                Expr::eq(id("h_pkey").bits(14, 0), id(cfg_pkey).bits(14, 0)),
+                Expr::or(
+                    id("h_pkey").index(Expr::int(15)),
+                    id(cfg_pkey).index(Expr::int(15)),
+                ),
+            ])),
+            "P_Key: equal low 15 bits, not 0, one full member",
+        ),
+        ("QPN0", Expr::eq(id("h_qpn"), Expr::zero(24)), "DestQP 0"),
+    ];
+    // Index of the first check after which the BTH has been seen (after the UDP length).
+    let bth_from = checks
+        .iter()
+        .position(|(r, _, _)| *r == "BAD_ICRC")
+        .expect("BAD_ICRC row");
+    for (i, (r, e, w)) in checks.iter().enumerate() {
+        g.wire_c(&format!("h_chk{i}"), 1, e.clone(), &format!("{r}: {w}"));
+        let _ = r;
+    }
+    g.reg("h_drop", 1);
+    g.reg("h_reason", 5);
+    g.reg("h_bth_seen", 1);
+    g.comb.push(Stmt::Comment(
+        "the first failing check names the drop reason".into(),
+    ));
+    let mut chain = vec![
+        Stmt::assign(id("h_drop"), b1(false)),
+        Stmt::assign(id("h_reason"), Expr::zero(5)),
+        Stmt::assign(id("h_bth_seen"), b1(true)),
+    ];
+    for (i, (r, _, _)) in checks.iter().enumerate().rev() {
+        let code = reasons
+            .iter()
+            .find(|(n, _, _)| n == r)
+            .map(|(_, _, c)| *c)
+            .expect("listed");
+        chain = vec![Stmt::if_else(
+            id(format!("h_chk{i}")),
+            vec![
+                Stmt::assign(id("h_drop"), b1(true)),
+                Stmt::assign(id("h_reason"), d(5, code)),
+                Stmt::assign(id("h_bth_seen"), b1(i >= bth_from)),
+            ],
+            chain,
+        )];
+    }
+    g.comb.extend(chain);
+    let accept = Expr::and(id("out_load"), Expr::lnot(id("h_drop")));
+    g.wire_c(
+        "out_load",
+        1,
+        Expr::and(id("en"), id("s1_valid_q")),
+        "stage 2 registers a verdict",
+    );
+    g.wire(
+        "h_ecn_ce",
+        1,
+        Expr::eq(
+            Expr::ternary(id("h_ipv6"), id(ipw).bits(13, 12), id(ipw).bits(9, 8)),
+            n(2, 3),
+        ),
+    );
+    g.wire("h_cnp", 1, Expr::eq(id("h_opcode"), n(8, 0x81)));
+    g.wire(
+        "h_imm",
+        32,
+        Expr::ternary(
+            Expr::eq(id("h_ext_len"), d(5, 20)),
+            be(uw, 36, 4),
+            Expr::ternary(
+                Expr::eq(id("h_ext_len"), d(5, 12)),
+                be(uw, 28, 4),
+                be(uw, 20, 4),
+            ),
+        ),
+    );
+
+    // ---- output registers
+    let outs: Vec<(&str, u32, Expr)> = vec![
+        ("verdict", 3, Expr::ternary(id("h_drop"), d(3, 4), d(3, 0))),
+        ("reason", 5, id("h_reason")),
+        ("vf", 8, id("s1_tuser_q").bits(8, 1)),
+        (
+            "opcode",
+            8,
+            Expr::ternary(id("h_bth_seen"), id("h_opcode"), Expr::zero(8)),
+        ),
+        (
+            "qpn",
+            24,
+            Expr::ternary(id("h_bth_seen"), id("h_qpn"), Expr::zero(24)),
+        ),
+        ("psn", 24, id("h_psn")),
+        ("se", 1, id("h_bth1").index(Expr::int(7))),
+        ("ack_req", 1, id("h_bth8").index(Expr::int(7))),
+        ("fecn", 1, id("h_bth4").index(Expr::int(7))),
+        ("becn", 1, id("h_bth4").index(Expr::int(6))),
+        ("pad", 2, id("h_pad")),
+        (
+            "va",
+            64,
+            Expr::ternary(
+                Expr::or(id("h_has_reth"), id("h_has_atomic")),
+                be(uw, 20, 8),
+                Expr::zero(64),
+            ),
+        ),
+        (
+            "rkey",
+            32,
+            Expr::ternary(
+                Expr::or(id("h_has_reth"), id("h_has_atomic")),
+                be(uw, 28, 4),
+                Expr::zero(32),
+            ),
+        ),
+        (
+            "dma_len",
+            32,
+            Expr::ternary(id("h_has_reth"), be(uw, 32, 4), Expr::zero(32)),
+        ),
+        (
+            "imm",
+            32,
+            Expr::ternary(id("h_has_imm"), id("h_imm"), Expr::zero(32)),
+        ),
+        ("ecn_ce", 1, id("h_ecn_ce")),
+        ("cnp", 1, id("h_cnp")),
+        ("payload_len", 16, id("h_payload_len").bits(15, 0)),
+    ];
+    g.flop("m_hdr_valid", 1, Some(b1(false)));
+    g.assigns
+        .push(V::Assign(id("m_hdr_valid"), id("m_hdr_valid_q")));
+    g.comb
+        .push(Stmt::Comment("stage 2: the verdict register".into()));
+    g.comb
+        .push(Stmt::assign(id("m_hdr_valid_d"), id("m_hdr_valid_q")));
+    let mut load = vec![Stmt::assign(id("m_hdr_valid_d"), id("s1_valid_q"))];
+    for (name, w, e) in &outs {
+        let q = format!("out_{name}");
+        g.flop(&q, *w, None);
+        g.comb
+            .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
+        // A computed expression of a wider width is kept in its own wire.
+        g.wire(&format!("h_out_{name}"), *w, e.clone());
+        load.push(Stmt::assign(
+            id(format!("{q}_d")),
+            id(format!("h_out_{name}")),
+        ));
+        g.assigns
+            .push(V::Assign(id(format!("m_hdr_{name}")), id(format!("{q}_q"))));
+    }
+    g.comb.push(Stmt::if_(id("en"), load));
+    g.flop("cnp_valid", 1, Some(b1(false)));
+    g.flop("cnp_vf", 8, None);
+    g.flop("cnp_qpn", 24, None);
+    g.comb.push(Stmt::assign(
+        id("cnp_valid_d"),
+        Expr::all(vec![
+            accept.clone(),
+            id("h_cnp"),
+            id("csr_ctrl_cnp_event_en_o"),
+        ]),
+    ));
+    g.comb
+        .push(Stmt::assign(id("cnp_vf_d"), id("s1_tuser_q").bits(8, 1)));
+    g.comb.push(Stmt::assign(id("cnp_qpn_d"), id("h_qpn")));
+    g.flop("ce_valid", 1, Some(b1(false)));
+    g.flop("ce_vf", 8, None);
+    g.flop("ce_qpn", 24, None);
+    g.comb.push(Stmt::assign(
+        id("ce_valid_d"),
+        Expr::all(vec![
+            accept.clone(),
+            id("h_ecn_ce"),
+            id("csr_ctrl_ce_event_en_o"),
+        ]),
+    ));
+    g.comb
+        .push(Stmt::assign(id("ce_vf_d"), id("s1_tuser_q").bits(8, 1)));
+    g.comb.push(Stmt::assign(id("ce_qpn_d"), id("h_qpn")));
+    for p in [
+        "cnp_valid",
+        "cnp_vf",
+        "cnp_qpn",
+        "ce_valid",
+        "ce_vf",
+        "ce_qpn",
+    ] {
+        g.assigns.push(V::Assign(id(p), id(format!("{p}_q"))));
+    }
+
+    // ---- CSR hardware inputs
+    let mut hw: Vec<(String, Expr)> = vec![
+        ("frames_seen_count_incr_i".into(), id("out_load")),
+        ("verdict_accept_count_incr_i".into(), accept.clone()),
+        (
+            "event_cnp_received_count_incr_i".into(),
+            Expr::and(accept.clone(), id("h_cnp")),
+        ),
+        (
+            "event_ce_marked_count_incr_i".into(),
+            Expr::and(accept.clone(), id("h_ecn_ce")),
+        ),
+    ];
+    let drop = Expr::and(id("out_load"), id("h_drop"));
+    for (r, c, code) in &reasons {
+        let _ = r;
+        hw.push((
+            format!("{c}_count_incr_i"),
+            Expr::and(drop.clone(), Expr::eq(id("h_reason"), d(5, *code))),
+        ));
+    }
+    for (f, v) in [
+        ("last_drop_reason", id("h_reason")),
+        ("last_drop_vf", id("s1_tuser_q").bits(8, 1)),
+        ("last_drop_opcode", id("h_out_opcode")),
+        ("last_drop_qpn_qpn", id("h_out_qpn")),
+    ] {
+        hw.push((format!("{f}_we_i"), drop.clone()));
+        hw.push((format!("{f}_d_i"), v));
+    }
+    let driven: Vec<String> = hw.iter().map(|(n, _)| n.clone()).collect();
+    // Counters of verdicts that need the QPC (later increments): never incremented yet.
+    for item in &csr.ports {
+        let PortItem::Port(p) = item else { continue };
+        if p.dir == verilog_ast::Dir::Input
+            && p.name.ends_with("_incr_i")
+            && !driven.contains(&p.name)
+        {
+            hw.push((p.name.clone(), b1(false)));
+        }
+    }
+    for (name, e) in hw {
+        g.assigns.push(V::Assign(id(format!("csr_{name}")), e));
+    }
+    let used = [
+        "ctrl_icrc_check_en_o",
+        "ctrl_ipv6_en_o",
+        "ctrl_cnp_event_en_o",
+        "ctrl_ce_event_en_o",
+        "udp_dport_value_o",
+        "p_key_value_o",
+    ];
+    let mut unused: Vec<Expr> = csr
+        .ports
+        .iter()
+        .filter_map(|p| match p {
+            PortItem::Port(p)
+                if p.dir == verilog_ast::Dir::Output
+                    && !p.name.starts_with("s_axil_")
+                    && p.name != "irq_o"
+                    && !used.contains(&p.name.as_str()) =>
+            {
+                Some(id(format!("csr_{}", p.name)))
+            }
+            _ => None,
+        })
+        .collect();
+    for p in [("ipmask", 12), ("udpmask", 13), ("lrhxor", 4)] {
+        unused.push(id(format!("{}_wide", p.0)).bits(8 * p.1 - 1, 0));
+    }
+    unused.extend([
+        id("h_udpw").bits(63, 48),
+        id("h_udpw").bits(15, 0),
+        id("h_csum_fold2").index(Expr::int(16)),
+        id("h_bth1").index(Expr::int(6)),
+        id("h_bth4").bits(5, 0),
+        id("h_bth8").bits(6, 0),
+        id("h_payload_len").index(Expr::int(16)),
+    ]);
+    g.wire_c(
+        "unused_ok",
+        1,
+        Expr::un(UnOp::RedXor, Expr::concat(unused)),
+        "deliberately unused: software-only CSR outputs, bits no check reads",
+    );
+
+    // ---- assemble
+    let mut items = Vec::new();
+    items.extend(g.decls);
+    items.push(V::Blank);
+    items.extend(g.inst);
+    items.push(V::Blank);
+    items.extend(g.assigns);
+    items.push(V::Blank);
+    items.push(V::Comb(g.comb));
+    items.push(V::Blank);
+    items.push(V::Flops(g.flops));
+
+    let mut header = vec![
+        format!(
+            "{}: RoCEv2 receive parser of block `{}`, {dw}-bit AXI4-Stream.",
+            map.block, map.block
+        ),
+        String::new(),
+        format!(
+            "Generated by {} from {} (map version {}).",
+            opts.generator, map.file, map.version
+        ),
+        "Do not edit: change the map or the generator and run `make rtl`.".into(),
+        String::new(),
+        "Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension".into(),
+        "headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered".into(),
+        format!("{VERDICT_LATENCY} cycles after the frame's tlast beat is taken; m_hdr_ready low stalls"),
+        "the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in".into(),
+        "exactly one verdict_* or drop_* counter.".into(),
+        String::new(),
+        "ICRC (IBTA Annex A17): CRC-32 over 8 bytes of ones, then the IP header to the end".into(),
+        "of the pad, with IPv4 TOS/TTL/checksum, IPv6 traffic class/flow label/hop limit,".into(),
+        "the UDP checksum and BTH byte 4 as ones. Here the register starts at 0 per frame,".into(),
+        "lanes before the IP header are zeroed and the state after the ones (0xDEBB20E3) is".into(),
+        "XORed into the first 4 IP bytes; lanes after the datagram are zeroed and the".into(),
+        "residue is compared in the beat holding the ICRC's last byte.".into(),
+        String::new(),
+        "Checks, first failing one wins (reason):".into(),
+    ];
+    for (r, _, w) in &checks {
+        header.push(format!("  {r:<16} {w}"));
+    }
+    header.push(
+        "cnp_*: pulse per accepted CNP; ce_*: pulse per accepted ECN=11 frame (paced per".into(),
+    );
+    header.push("flow by the DCQCN notification point, dcqcn_rp event kind 2).".into());
+    header
+        .push("Not yet here: QPC lookup, PSN window, payload and ACK/NAK streams (accepted".into());
+    header.push("frames are those passing every check above).".into());
+
+    Ok(Module {
+        name: map.block.text.clone(),
+        header,
+        params: Vec::new(),
+        ports: g.ports,
+        items,
+        reset: opts.reset,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lrh_state_and_residue() {
+        assert_eq!(crc_bytes(0xFFFF_FFFF, &[0xFF; 8]), LRH_STATE);
+        // A message followed by its CRC (LSB first) leaves the residue in the register.
+        let msg = b"123456789";
+        let crc = !crc_bytes(0xFFFF_FFFF, msg);
+        assert_eq!(crc, 0xCBF4_3926);
+        let mut all = msg.to_vec();
+        all.extend_from_slice(&crc.to_le_bytes());
+        assert_eq!(crc_bytes(0xFFFF_FFFF, &all), CRC_RESIDUE);
+        // Init folded into the first four bytes, from a zero register.
+        let mut folded = msg.to_vec();
+        for (b, k) in folded.iter_mut().zip(0xFFFF_FFFFu32.to_le_bytes()) {
+            *b ^= k;
+        }
+        assert_eq!(crc_bytes(0, &folded), crc_bytes(0xFFFF_FFFF, msg));
+    }
+
+    #[test]
+    fn opcode_rows_are_disjoint() {
+        let rows = opcode_rows();
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &rows {
+            for o in r.0..=r.1 {
+                assert!(seen.insert(o), "opcode {o:#x} twice");
+            }
+        }
+        assert_eq!(seen.len(), 23 + 12 + 2 + 1);
+    }
+}

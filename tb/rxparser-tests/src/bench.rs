@@ -1,0 +1,813 @@
+//! The Verilated RX parser next to `rdmagen_refmodel::roce::RxParserModel`: random valid
+//! and malformed frames streamed in with random idle, the verdict stream drained under
+//! random backpressure, every verdict compared in order, then every counter read back.
+
+use std::collections::{HashMap, VecDeque};
+
+use proptest::prelude::*;
+use rdmagen_harness::axil::{AxiLiteMaster, Event, Timing};
+use rdmagen_harness::axis::{beats, Beat};
+use rdmagen_harness::stall::{split_seed, Profile, Stall};
+use rdmagen_harness::{HasAxiLite, Model, RawPort};
+use rdmagen_refmodel::roce::{
+    ext_layout, icrc, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome,
+    RxParserModel, Verdict, IPPROTO_UDP,
+};
+
+/// CSR addresses (register-maps/rx_parser.yaml).
+pub mod addr {
+    pub const CTRL: u64 = 0x000;
+    pub const UDP_DPORT: u64 = 0x004;
+    pub const P_KEY: u64 = 0x008;
+    pub const FRAMES_SEEN: u64 = 0x100;
+    pub const VERDICT_ACCEPT: u64 = 0x108;
+    /// drop_* of reason code r is at DROP_BASE + 4 * (r - 1).
+    pub const DROP_BASE: u64 = 0x120;
+    pub const EVENT_CNP: u64 = 0x180;
+    pub const EVENT_CE: u64 = 0x184;
+}
+
+/// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
+/// (the generator's documented `VERDICT_LATENCY`).
+pub const VERDICT_LATENCY: u64 = 2;
+
+/// What is done to a well-formed frame before it is sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mutation {
+    None,
+    /// Keep only the first `n` bytes (n taken modulo the length).
+    Truncate(usize),
+    /// Flip bit `bit` of byte `pos` (modulo the length).
+    Flip {
+        pos: usize,
+        bit: u8,
+    },
+    /// Overwrite byte `pos` (modulo the length) with `value`.
+    Set {
+        pos: usize,
+        value: u8,
+    },
+    /// Append Ethernet padding (ignored by the parser).
+    Pad(usize),
+    /// An IPv4 fragment (MF set, header checksum correct); IPv6 frames stay whole.
+    Fragment,
+    /// Replace the BTH opcode, ICRC recomputed (reserved opcodes must drop as BAD_OPCODE).
+    Opcode(u8),
+}
+
+/// One frame: how to build it, what to do to it, and its `tuser`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FrameSpec {
+    pub opcode: u8,
+    pub vlans: u8,
+    pub ipv6: bool,
+    pub ip_options: u8,
+    pub ecn: u8,
+    pub qpn: u32,
+    pub psn: u32,
+    pub pkey: u16,
+    pub tver: u8,
+    pub pad: u8,
+    pub payload: u16,
+    pub fill: u8,
+    pub mutation: Mutation,
+    pub bad_fcs: bool,
+    pub vf: u8,
+}
+
+impl FrameSpec {
+    /// The frame's bytes.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut p = RocePacket::new_ipv4(self.opcode, self.qpn, self.psn).expect("supported");
+        p.eth.vlans = (0..self.vlans)
+            .map(|i| 0x2000 | u16::from(i) << 4 | 5)
+            .collect();
+        match &mut p.ip {
+            IpHeader::V4(h) => {
+                h.tos = 0x88 | self.ecn;
+                h.options = vec![1; 4 * usize::from(self.ip_options)];
+                h.id = self.psn as u16;
+            }
+            IpHeader::V6(_) => unreachable!("built as IPv4"),
+        }
+        if self.ipv6 {
+            p.ip = IpHeader::V6(Ipv6Header {
+                traffic_class: 0x88 | self.ecn,
+                flow_label: self.psn & 0xF_FFFF,
+                next_header: IPPROTO_UDP,
+                hop_limit: 64,
+                src: [0xFE; 16],
+                dst: [0x20; 16],
+            });
+        }
+        p.bth.pkey = self.pkey;
+        p.bth.tver = self.tver;
+        p.bth.pad_count = self.pad;
+        p.bth.ack_req = self.psn & 1 == 1;
+        p.bth.se = self.psn & 2 == 2;
+        p.bth.fecn = self.psn & 4 == 4;
+        p.payload = (0..self.payload)
+            .map(|i| self.fill.wrapping_add(i as u8))
+            .collect();
+        // Deterministic, non-zero extension header contents.
+        let mut e = p.ext.clone();
+        if let Some(r) = &mut e.reth {
+            r.va = 0x7F00_0000_0000 | u64::from(self.psn);
+            r.rkey = 0x1234_0000 | self.qpn & 0xFFFF;
+            r.dma_len = u32::from(self.payload);
+        }
+        if let Some(a) = &mut e.atomic {
+            a.va = 0x1000 | u64::from(self.qpn);
+            a.rkey = 0xABCD;
+            a.swap_add = 7;
+            a.compare = 9;
+        }
+        if let Some(i) = &mut e.imm {
+            *i = 0xC0DE_0000 | self.psn & 0xFFFF;
+        }
+        if let Some(i) = &mut e.ieth {
+            *i = 0xBEEF_0000 | self.qpn & 0xFFFF;
+        }
+        if let Some(a) = &mut e.aeth {
+            a.syndrome = 0x1F;
+            a.msn = self.psn;
+        }
+        p.ext = e;
+        if let (Mutation::Fragment, IpHeader::V4(h)) = (&self.mutation, &mut p.ip) {
+            h.flags = 1;
+        }
+        let mut f = p.to_bytes().expect("valid spec");
+        match self.mutation {
+            Mutation::None => {}
+            Mutation::Truncate(n) => f.truncate(n % f.len()),
+            Mutation::Flip { pos, bit } => {
+                let i = pos % f.len();
+                f[i] ^= 1 << (bit % 8);
+            }
+            Mutation::Set { pos, value } => {
+                let i = pos % f.len();
+                f[i] = value;
+            }
+            Mutation::Pad(n) => f.resize(f.len() + n, 0),
+            Mutation::Fragment => {}
+            Mutation::Opcode(op) => {
+                let bth = 14
+                    + 4 * usize::from(self.vlans)
+                    + if self.ipv6 {
+                        40
+                    } else {
+                        20 + 4 * usize::from(self.ip_options)
+                    }
+                    + 8;
+                f[bth] = op;
+                let at = f.len() - 4;
+                let crc = icrc(&f).expect("still RoCE-shaped");
+                f[at..].copy_from_slice(&crc.to_le_bytes());
+            }
+        }
+        f
+    }
+
+    /// `tuser`: {vf, bad_fcs}.
+    pub fn tuser(&self) -> u64 {
+        u64::from(self.vf) << 1 | u64::from(self.bad_fcs)
+    }
+}
+
+/// A frame as bytes, with its `tuser`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawFrame {
+    pub bytes: Vec<u8>,
+    pub bad_fcs: bool,
+    pub vf: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub seed: u64,
+    /// Source idle between beats.
+    pub idle: Profile,
+    /// Backpressure on the verdict stream.
+    pub stall: Profile,
+    pub cfg: RxConfig,
+    pub frames: Vec<FrameSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub cycle: u64,
+    pub message: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cycle {}: {}", self.cycle, self.message)
+    }
+}
+
+/// A verdict as the RTL shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub verdict: u8,
+    pub reason: u8,
+    pub vf: u8,
+    pub opcode: u8,
+    pub qpn: u32,
+    pub fields: Option<Accepted>,
+}
+
+/// The fields compared on accepted frames.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Accepted {
+    pub psn: u32,
+    pub se: bool,
+    pub ack_req: bool,
+    pub fecn: bool,
+    pub becn: bool,
+    pub pad: u8,
+    pub va: u64,
+    pub rkey: u32,
+    pub dma_len: u32,
+    pub imm: u32,
+    pub ecn_ce: bool,
+    pub cnp: bool,
+    pub payload_len: u32,
+}
+
+fn expected(o: &RxOutcome) -> Seen {
+    let f = &o.fields;
+    Seen {
+        verdict: o.verdict as u8,
+        reason: o.reason.map_or(0, DropReason::code),
+        vf: f.vf,
+        opcode: f.opcode,
+        qpn: f.qpn,
+        fields: (o.verdict == Verdict::Accept).then(|| Accepted {
+            psn: f.psn,
+            se: f.se,
+            ack_req: f.ack_req,
+            fecn: f.fecn,
+            becn: f.becn,
+            pad: f.pad_count,
+            va: f.va,
+            rkey: f.rkey,
+            dma_len: f.dma_len,
+            imm: f.imm,
+            ecn_ce: f.ecn_ce,
+            cnp: f.cnp,
+            payload_len: f.payload_len,
+        }),
+    }
+}
+
+/// Counts the model expects in the CSR counters.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    pub frames: u64,
+    pub accept: u64,
+    pub drops: HashMap<u8, u64>,
+    pub cnp: u64,
+    pub ce: u64,
+    /// Beats taken, and the cycles the first and the last were taken in.
+    pub beats: u64,
+    pub first_beat: u64,
+    pub last_beat: u64,
+}
+
+pub struct Bench<M: Model + HasAxiLite> {
+    dut: M,
+    pins: HashMap<&'static str, RawPort>,
+    data_bytes: usize,
+    cycle: u64,
+    pub total_cycles: u64,
+    pub frames: u64,
+    pub beats: u64,
+    pub accepted: u64,
+    /// Frames per outcome over the bench's life: 0 = accepted, else the drop reason code.
+    pub reasons: std::collections::BTreeMap<u8, u64>,
+}
+
+impl<M: Model + HasAxiLite> Default for Bench<M> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<M: Model + HasAxiLite> Bench<M> {
+    pub fn new() -> Self {
+        let dut = M::create();
+        let pins: HashMap<&'static str, RawPort> = M::PORTS
+            .iter()
+            .map(|info| {
+                // SAFETY: the bench owns the model and drops the handles with it.
+                let raw = unsafe { dut.port(info.name).expect("listed port").detach() };
+                (info.name, raw)
+            })
+            .collect();
+        let data_bytes = (pins["s_axis_tdata"].width() / 8) as usize;
+        Bench {
+            dut,
+            pins,
+            data_bytes,
+            cycle: 0,
+            total_cycles: 0,
+            frames: 0,
+            beats: 0,
+            accepted: 0,
+            reasons: Default::default(),
+        }
+    }
+
+    pub fn data_bytes(&self) -> usize {
+        self.data_bytes
+    }
+
+    /// Starts an FST waveform of this (fresh) bench's model.
+    pub fn dut_trace(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.dut.trace_open(path)
+    }
+
+    fn pin(&self, name: &str) -> &RawPort {
+        self.pins
+            .get(name)
+            .unwrap_or_else(|| panic!("no port {name}"))
+    }
+
+    fn set_words(&self, name: &str, w: &[u32]) {
+        // SAFETY: see `new`.
+        unsafe { self.pin(name).get() }.write(w);
+    }
+
+    fn set(&self, name: &str, v: u64) {
+        self.set_words(name, &[v as u32, (v >> 32) as u32]);
+    }
+
+    fn get(&self, name: &str) -> u64 {
+        let mut w = [0u32; 2];
+        // SAFETY: see `new`.
+        unsafe { self.pin(name).get() }.read(&mut w);
+        u64::from(w[0]) | u64::from(w[1]) << 32
+    }
+
+    fn fail<T>(&self, message: String) -> Result<T, Failure> {
+        Err(Failure {
+            cycle: self.cycle,
+            message,
+        })
+    }
+
+    /// Drives a beat; the bytes it does not keep (and all bytes while `valid` is low) carry
+    /// junk, which the parser must ignore.
+    fn drive_beat(&self, valid: bool, b: &Beat) {
+        self.set("s_axis_tvalid", u64::from(valid));
+        let mut data = b.data.clone();
+        data.resize(self.data_bytes.div_ceil(4), 0);
+        for lane in 0..self.data_bytes {
+            if !valid || b.keep >> lane & 1 == 0 {
+                let junk = (self.cycle as u32).wrapping_mul(0x9E37_79B9) >> 8 ^ lane as u32 * 0x3B;
+                let (w, sh) = (lane / 4, 8 * (lane % 4));
+                data[w] = data[w] & !(0xFF << sh) | (junk & 0xFF) << sh;
+            }
+        }
+        self.set_words("s_axis_tdata", &data);
+        let keep = b.keep;
+        self.set_words(
+            "s_axis_tkeep",
+            &[
+                keep as u32,
+                (keep >> 32) as u32,
+                (keep >> 64) as u32,
+                (keep >> 96) as u32,
+            ],
+        );
+        self.set("s_axis_tlast", u64::from(b.last));
+        self.set("s_axis_tuser", b.user);
+    }
+
+    fn read_seen(&self) -> Seen {
+        let verdict = self.get("m_hdr_verdict") as u8;
+        Seen {
+            verdict,
+            reason: self.get("m_hdr_reason") as u8,
+            vf: self.get("m_hdr_vf") as u8,
+            opcode: self.get("m_hdr_opcode") as u8,
+            qpn: self.get("m_hdr_qpn") as u32,
+            fields: (verdict == 0).then(|| Accepted {
+                psn: self.get("m_hdr_psn") as u32,
+                se: self.get("m_hdr_se") == 1,
+                ack_req: self.get("m_hdr_ack_req") == 1,
+                fecn: self.get("m_hdr_fecn") == 1,
+                becn: self.get("m_hdr_becn") == 1,
+                pad: self.get("m_hdr_pad") as u8,
+                va: self.get("m_hdr_va"),
+                rkey: self.get("m_hdr_rkey") as u32,
+                dma_len: self.get("m_hdr_dma_len") as u32,
+                imm: self.get("m_hdr_imm") as u32,
+                ecn_ce: self.get("m_hdr_ecn_ce") == 1,
+                cnp: self.get("m_hdr_cnp") == 1,
+                payload_len: self.get("m_hdr_payload_len") as u32,
+            }),
+        }
+    }
+
+    /// Runs one case from reset: configuration through AXI4-Lite, the frames, then every
+    /// counter read back. With `exact_timing`, every verdict must come exactly
+    /// [`VERDICT_LATENCY`] cycles after its tlast beat (only meaningful without backpressure).
+    pub fn run(&mut self, case: &Case) -> Result<Tally, Failure> {
+        self.run_timed(case, false)
+    }
+
+    pub fn run_timed(&mut self, case: &Case, exact_timing: bool) -> Result<Tally, Failure> {
+        let frames: Vec<RawFrame> = case
+            .frames
+            .iter()
+            .map(|s| RawFrame {
+                bytes: s.bytes(),
+                bad_fcs: s.bad_fcs,
+                vf: s.vf,
+            })
+            .collect();
+        self.run_raw(
+            case.seed,
+            case.idle,
+            case.stall,
+            &case.cfg,
+            &frames,
+            exact_timing,
+        )
+    }
+
+    /// Runs any frames (bytes as given) from reset; see [`Bench::run`].
+    pub fn run_raw(
+        &mut self,
+        seed: u64,
+        idle: Profile,
+        stall: Profile,
+        cfg: &RxConfig,
+        frames: &[RawFrame],
+        exact_timing: bool,
+    ) -> Result<Tally, Failure> {
+        self.dut.reset(2);
+        self.cycle = 0;
+        let model = RxParserModel::new(cfg.clone());
+        let mut axil = AxiLiteMaster::new(split_seed(seed, 1), Timing::default());
+        let mut events = Vec::new();
+        axil.write(
+            addr::CTRL,
+            u64::from(cfg.icrc_check) | u64::from(cfg.ipv6) << 1 | 1 << 2 | 1 << 3,
+            0xF,
+        );
+        axil.write(addr::UDP_DPORT, u64::from(cfg.udp_dport), 0xF);
+        axil.write(addr::P_KEY, u64::from(cfg.pkey), 0xF);
+        // Configuration first, then the stream.
+        while !axil.is_idle() {
+            self.drive_beat(false, &Beat::empty(self.data_bytes));
+            self.set("m_hdr_ready", 1);
+            axil.drive(&self.dut.axil());
+            self.dut.eval();
+            events.clear();
+            axil.observe(&self.dut.axil(), &mut events);
+            self.tick()?;
+        }
+        let mut queue: VecDeque<(usize, Beat)> = VecDeque::new();
+        let mut want: VecDeque<(Seen, u64)> = VecDeque::new();
+        let mut tally = Tally::default();
+        for (i, fr) in frames.iter().enumerate() {
+            let f = &fr.bytes;
+            let tuser = u64::from(fr.vf) << 1 | u64::from(fr.bad_fcs);
+            for b in beats(self.data_bytes, f, tuser) {
+                queue.push_back((i, b));
+            }
+            let o = model.classify(f, fr.bad_fcs, fr.vf);
+            tally.frames += 1;
+            match o.verdict {
+                Verdict::Accept => {
+                    tally.accept += 1;
+                    tally.cnp += u64::from(o.fields.cnp);
+                    tally.ce += u64::from(o.fields.ecn_ce);
+                }
+                _ => {
+                    *tally
+                        .drops
+                        .entry(o.reason.map_or(0, DropReason::code))
+                        .or_default() += 1
+                }
+            }
+            *self
+                .reasons
+                .entry(o.reason.map_or(0, DropReason::code))
+                .or_default() += 1;
+            want.push_back((expected(&o), 0));
+        }
+        let mut idle = Stall::new(split_seed(seed, 2), idle);
+        let mut stall = Stall::new(split_seed(seed, 3), stall);
+        let mut valid = false;
+        // Cycle each frame's tlast beat was taken, by frame index.
+        let mut tlast_at: VecDeque<u64> = VecDeque::new();
+        // Events the model expects, in frame order: (vf, qpn).
+        let outcomes: Vec<RxOutcome> = frames
+            .iter()
+            .map(|fr| model.classify(&fr.bytes, fr.bad_fcs, fr.vf))
+            .collect();
+        let accepted_with = |pick: fn(&RxOutcome) -> bool| -> Vec<(u8, u32)> {
+            outcomes
+                .iter()
+                .filter(|o| o.verdict == Verdict::Accept && pick(o))
+                .map(|o| (o.fields.vf, o.fields.qpn))
+                .collect()
+        };
+        let cnp_want = accepted_with(|o| o.fields.cnp);
+        let ce_want = accepted_with(|o| o.fields.ecn_ce);
+        let (mut cnp_got, mut ce_got) = (Vec::new(), Vec::new());
+        let total = want.len();
+        let limit = 1000 + 300 * (queue.len() + total) as u64;
+        let mut done = 0usize;
+        let start = self.cycle;
+        while done < total {
+            // Generous: every beat may wait for idle and every verdict for backpressure
+            // (runs of at most 255 cycles each).
+            if self.cycle - start > limit {
+                return self.fail(format!(
+                    "hang: {done} of {total} verdicts, {} beats left",
+                    queue.len()
+                ));
+            }
+            valid = !queue.is_empty() && (valid || !idle.hold());
+            match (valid, queue.front()) {
+                (true, Some((_, b))) => self.drive_beat(true, b),
+                _ => self.drive_beat(false, &Beat::empty(self.data_bytes)),
+            }
+            let ready = !stall.hold();
+            self.set("m_hdr_ready", u64::from(ready));
+            axil.drive(&self.dut.axil());
+            self.dut.eval();
+            events.clear();
+            axil.observe(&self.dut.axil(), &mut events);
+            if valid && self.get("s_axis_tready") == 1 {
+                let (_, b) = queue.pop_front().expect("valid");
+                self.beats += 1;
+                if tally.beats == 0 {
+                    tally.first_beat = self.cycle;
+                }
+                tally.beats += 1;
+                tally.last_beat = self.cycle;
+                if b.last {
+                    tlast_at.push_back(self.cycle);
+                }
+                valid = false;
+            }
+            for (port, got) in [("cnp", &mut cnp_got), ("ce", &mut ce_got)] {
+                if self.get(&format!("{port}_valid")) == 1 {
+                    got.push((
+                        self.get(&format!("{port}_vf")) as u8,
+                        self.get(&format!("{port}_qpn")) as u32,
+                    ));
+                }
+            }
+            if self.get("m_hdr_valid") == 1 && ready {
+                let got = self.read_seen();
+                let Some((w, _)) = want.pop_front() else {
+                    return self.fail(format!("verdict with no frame: {got:?}"));
+                };
+                let at = tlast_at.pop_front();
+                if got != w {
+                    return self.fail(format!(
+                        "frame {done}: RTL {got:?}\n  model {w:?}\n  bytes {}",
+                        hex(&frames[done].bytes)
+                    ));
+                }
+                match at {
+                    None => return self.fail(format!("frame {done}: verdict before its tlast")),
+                    Some(t) if exact_timing && self.cycle - t != VERDICT_LATENCY => {
+                        return self.fail(format!(
+                            "frame {done}: verdict {} cycles after tlast, documented {VERDICT_LATENCY}",
+                            self.cycle - t
+                        ));
+                    }
+                    _ => {}
+                }
+                self.accepted += u64::from(got.verdict == 0);
+                done += 1;
+            }
+            self.tick()?;
+        }
+        // The last verdict's events were shown with it, in its first valid cycle.
+        if cnp_got != cnp_want {
+            return self.fail(format!("CNP events: RTL {cnp_got:x?}, model {cnp_want:x?}"));
+        }
+        if ce_got != ce_want {
+            return self.fail(format!("CE events: RTL {ce_got:x?}, model {ce_want:x?}"));
+        }
+        self.frames += total as u64;
+        // Counters: read each (clear on read) and compare.
+        let mut reads: Vec<(u64, u64, String)> = vec![
+            (
+                addr::FRAMES_SEEN,
+                tally.frames & 0xFFFF_FFFF,
+                "frames_seen[31:0]".into(),
+            ),
+            (
+                addr::FRAMES_SEEN + 4,
+                tally.frames >> 32,
+                "frames_seen[63:32]".into(),
+            ),
+            (
+                addr::VERDICT_ACCEPT,
+                tally.accept & 0xFFFF_FFFF,
+                "verdict_accept[31:0]".into(),
+            ),
+            (
+                addr::VERDICT_ACCEPT + 4,
+                tally.accept >> 32,
+                "verdict_accept[63:32]".into(),
+            ),
+            (addr::EVENT_CNP, tally.cnp, "event_cnp_received".into()),
+            (addr::EVENT_CE, tally.ce, "event_ce_marked".into()),
+        ];
+        for r in DropReason::ALL {
+            reads.push((
+                addr::DROP_BASE + 4 * u64::from(r.code() - 1),
+                tally.drops.get(&r.code()).copied().unwrap_or(0),
+                format!("drop counter of {r:?}"),
+            ));
+        }
+        let mut tags = HashMap::new();
+        for (a, v, what) in &reads {
+            tags.insert(axil.read(*a), (*v, what.clone()));
+        }
+        let start = self.cycle;
+        while !axil.is_idle() {
+            if self.cycle - start > 10_000 {
+                return self.fail("CSR reads never completed".into());
+            }
+            self.drive_beat(false, &Beat::empty(self.data_bytes));
+            self.set("m_hdr_ready", 1);
+            axil.drive(&self.dut.axil());
+            self.dut.eval();
+            events.clear();
+            axil.observe(&self.dut.axil(), &mut events);
+            for e in &events {
+                if let Event::ReadDone { tag, data, .. } = e {
+                    let (want, what) = &tags[tag];
+                    if data != want {
+                        return self.fail(format!("{what}: RTL {data}, model {want}"));
+                    }
+                }
+            }
+            self.tick()?;
+        }
+        if let Some(v) = axil.violations().first() {
+            return self.fail(format!("AXI4-Lite: {v}"));
+        }
+        Ok(tally)
+    }
+
+    fn tick(&mut self) -> Result<(), Failure> {
+        self.dut.tick();
+        self.cycle += 1;
+        self.total_cycles += 1;
+        Ok(())
+    }
+
+    /// Line rate: `frames` sent back to back with the verdict sink always ready, each
+    /// verdict checked to come exactly [`VERDICT_LATENCY`] cycles after its tlast beat.
+    /// Returns (beats, cycles from the first beat taken to the last, both included).
+    pub fn line_rate(&mut self, frames: &[FrameSpec]) -> Result<(u64, u64), Failure> {
+        let case = Case {
+            seed: 1,
+            idle: Profile::NONE,
+            stall: Profile::NONE,
+            cfg: RxConfig::default(),
+            frames: frames.to_vec(),
+        };
+        let t = self.run_timed(&case, true)?;
+        Ok((t.beats, t.last_beat - t.first_beat + 1))
+    }
+}
+
+pub fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// Supported opcodes (the model's table), CNP included.
+pub fn opcodes() -> Vec<u8> {
+    (0..=255u8).filter(|o| ext_layout(*o).is_some()).collect()
+}
+
+/// Random frames: mostly well formed (every supported opcode, 0–2 VLAN tags, IPv4 with
+/// options or IPv6, PSNs across the 2^24 wrap, payloads that straddle beats), the rest
+/// truncated, bit-flipped, overwritten, padded, with a bad FCS, or with bad BTH fields.
+pub fn frame_strategy(max_payload: u16) -> impl Strategy<Value = FrameSpec> {
+    let mutation = prop_oneof![
+        10 => Just(Mutation::None),
+        2 => any::<usize>().prop_map(Mutation::Truncate),
+        3 => (any::<usize>(), any::<u8>()).prop_map(|(pos, bit)| Mutation::Flip { pos, bit }),
+        1 => (0usize..64, any::<u8>()).prop_map(|(pos, value)| Mutation::Set { pos, value }),
+        1 => (0usize..24, Just(0x81u8)).prop_map(|(pos, value)| Mutation::Set { pos: pos | 12, value }),
+        1 => (1usize..40).prop_map(Mutation::Pad),
+        1 => Just(Mutation::Fragment),
+        1 => any::<u8>().prop_map(Mutation::Opcode),
+    ];
+    let psn = prop_oneof![
+        2 => any::<u32>().prop_map(|v| v & 0xFF_FFFF),
+        1 => (0u32..4).prop_map(|k| 0xFF_FFFF - k),
+        1 => 0u32..4,
+    ];
+    (
+        (
+            proptest::sample::select(opcodes()),
+            prop_oneof![3 => Just(0u8), 1 => 1u8..=2],
+            any::<bool>(),
+            prop_oneof![3 => Just(0u8), 1 => 1u8..=10],
+            0u8..4,
+            prop_oneof![8 => 1u32..0x100, 1 => Just(0u32), 1 => Just(0xFF_FFFFu32)],
+            psn,
+        ),
+        (
+            prop_oneof![6 => Just(0xFFFFu16), 1 => Just(0x7FFF), 1 => any::<u16>()],
+            prop_oneof![8 => Just(0u8), 1 => 1u8..16],
+            0u8..4,
+            prop_oneof![2 => 0u16..16, 2 => 0..=max_payload],
+            any::<u8>(),
+            mutation,
+            prop_oneof![15 => Just(false), 1 => Just(true)],
+            any::<u8>(),
+        ),
+    )
+        .prop_map(
+            |(
+                (opcode, vlans, ipv6, ip_options, ecn, qpn, psn),
+                (pkey, tver, pad, payload, fill, mutation, bad_fcs, vf),
+            )| FrameSpec {
+                opcode,
+                vlans,
+                ipv6,
+                ip_options: if ipv6 { 0 } else { ip_options },
+                ecn,
+                qpn,
+                psn,
+                pkey,
+                tver,
+                pad,
+                payload,
+                fill,
+                mutation,
+                bad_fcs,
+                vf,
+            },
+        )
+}
+
+pub fn strategy(max_frames: usize, max_payload: u16) -> impl Strategy<Value = Case> {
+    let cfg = (
+        prop_oneof![6 => Just(true), 1 => Just(false)],
+        prop_oneof![6 => Just(true), 1 => Just(false)],
+        prop_oneof![6 => Just(4791u16), 1 => Just(4792)],
+        prop_oneof![6 => Just(0xFFFFu16), 1 => Just(0x7FFF), 1 => Just(0x8001)],
+    )
+        .prop_map(|(icrc_check, ipv6, udp_dport, pkey)| RxConfig {
+            icrc_check,
+            ipv6,
+            udp_dport,
+            pkey,
+        });
+    let profile = prop_oneof![
+        2 => Just(Profile::NONE),
+        3 => (0u8..=60, 1u8..=5).prop_map(|(p, r)| Profile::new(p, r)),
+    ];
+    (
+        any::<u64>(),
+        profile.clone(),
+        profile,
+        cfg,
+        prop::collection::vec(frame_strategy(max_payload), 1..max_frames),
+    )
+        .prop_map(|(seed, idle, stall, cfg, frames)| Case {
+            seed,
+            idle,
+            stall,
+            cfg,
+            frames,
+        })
+}
+
+/// A well-formed frame of `opcode` with `payload` bytes (for the line-rate tests).
+pub fn plain(opcode: u8, payload: u16, vlans: u8, ipv6: bool) -> FrameSpec {
+    FrameSpec {
+        opcode,
+        vlans,
+        ipv6,
+        ip_options: 0,
+        ecn: 0,
+        qpn: 0x12,
+        psn: 0xFF_FFFE,
+        pkey: 0xFFFF,
+        tver: 0,
+        pad: 0,
+        payload,
+        fill: 1,
+        mutation: Mutation::None,
+        bad_fcs: false,
+        vf: 3,
+    }
+}
