@@ -9,3 +9,4 @@ pub mod bits;
 pub mod csr;
 pub mod dcqcn;
 pub mod qpc;
+pub mod uar;
