@@ -92,6 +92,13 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Run Verilated blocks on external inputs: `rdmagen sim uar --trace FILE [--map uar|mlx5]`.
+    /// Runs the `rdmagen-sim` binary next to this one (build it with
+    /// `cargo build -p rdmagen-uar-tests --bin rdmagen-sim`), so this tool needs no Verilator.
+    Sim {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        args: Vec<String>,
+    },
     /// Classify every change between two versions of a map: breaking for software, breaking
     /// for hardware, or compatible; suggest the version bump.
     Diff {
@@ -426,6 +433,26 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Sim { args } => {
+            let exe = std::env::current_exe()
+                .ok()
+                .and_then(|p| p.parent().map(|d| d.join("rdmagen-sim")))
+                .filter(|p| p.exists());
+            let Some(exe) = exe else {
+                eprintln!(
+                    "error: `rdmagen sim` needs the rdmagen-sim binary beside rdmagen; build it with \
+                     `cargo build -p rdmagen-uar-tests --bin rdmagen-sim` (it links the Verilated models)"
+                );
+                return Ok(ExitCode::from(1));
+            };
+            let status = std::process::Command::new(&exe)
+                .args(&args)
+                .status()
+                .with_context(|| format!("cannot run {}", exe.display()))?;
+            Ok(ExitCode::from(
+                status.code().unwrap_or(1).clamp(0, 255) as u8
+            ))
         }
         Command::Diff {
             old,

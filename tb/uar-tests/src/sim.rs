@@ -134,18 +134,19 @@ pub fn run<M: Model>(b: &mut Bench<M>, trace: &str) -> Result<Vec<String>, Strin
                 if local >= 4 {
                     return Err(format!("line {line}: local QPN {local}: the sim top has 16 QPs per VF, of which 0..3 are set up by traces"));
                 }
-                let state =
-                    match field(&v, "state", line)?.as_str() {
-                        Some("RST") => 0,
-                        Some("INIT") => 1,
-                        Some("RTR") => 2,
-                        Some("RTS") => 3,
-                        Some("SQD") => 5,
-                        Some("ERR") => 6,
-                        other => return Err(format!(
+                let state = match field(&v, "state", line)?.as_str() {
+                    Some("RST") => 0,
+                    Some("INIT") => 1,
+                    Some("RTR") => 2,
+                    Some("RTS") => 3,
+                    Some("SQD") => 5,
+                    Some("ERR") => 6,
+                    other => {
+                        return Err(format!(
                             "line {line}: state {other:?} is not one of RST INIT RTR RTS SQD ERR"
-                        )),
-                    };
+                        ))
+                    }
+                };
                 b.mailbox_st = match v.get("st").and_then(Value::as_str).unwrap_or("RC") {
                     "RC" => 0,
                     "UC" => 1,
