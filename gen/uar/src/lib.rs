@@ -82,7 +82,7 @@ pub const SEND_DB_FIELDS: [(&str, u32, u32); 5] = [
 fn role_of(w: &Window) -> Result<Role, UarError> {
     let has = |n: &str| w.fields.iter().any(|f| f.name.text == n);
     if w.size > 8 {
-        if w.size % 8 != 0 || w.offset % 8 != 0 || w.size > 256 {
+        if !w.size.is_multiple_of(8) || !w.offset.is_multiple_of(8) || w.size > 256 {
             return Err(UarError(format!(
                 "window `{}`: a BlueFlame window must be 8-byte aligned, a multiple of 8 bytes \
                  and at most 256 bytes",
@@ -92,7 +92,7 @@ fn role_of(w: &Window) -> Result<Role, UarError> {
         return Ok(Role::BlueFlame);
     }
     match w.size {
-        8 if w.offset % 8 == 0 => {
+        8 if w.offset.is_multiple_of(8) => {
             if has("qpn") {
                 for (name, msb, lsb) in SEND_DB_FIELDS {
                     if let Some(f) = w.fields.iter().find(|f| f.name.text == name) {
@@ -110,7 +110,7 @@ fn role_of(w: &Window) -> Result<Role, UarError> {
                 Ok(Role::Forward)
             }
         }
-        4 if w.offset % 4 == 0 => Ok(Role::Forward),
+        4 if w.offset.is_multiple_of(4) => Ok(Role::Forward),
         _ => Err(UarError(format!(
             "window `{}`: size {} at offset {:#x} fits no role (8-byte aligned doorbell, \
              4-byte aligned 32-bit doorbell, or BlueFlame buffer larger than 8 bytes)",
