@@ -16,6 +16,8 @@ all: rtl
 
 # Maps whose block generators run besides the register-map outputs.
 QPC_MAPS := register-maps/qpc.yaml
+# UAR maps: each gives `<block>.v` and `<block>_top.v` (the UAR block checked by the QPC).
+UAR_MAPS := register-maps/uar.yaml register-maps/uar-mlx5.yaml
 
 # Every generated output: CSR RTL (rtl/), C headers (sw/include/), the register reference
 # (docs/regs/), SystemRDL and JSON exports (export/), and the QPC block (rtl/qpc.v). All
@@ -25,6 +27,7 @@ rtl:
 	$(RDMAGEN) qpc $(QPC_MAPS) -o rtl --reset $(RESET)
 	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o rtl --reset $(RESET)
 	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml -o rtl --reset $(RESET)
+	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o rtl --reset $(RESET)
 
 setup:
 	scripts/setup.sh
@@ -89,6 +92,7 @@ lint-rtl-async:
 	$(RDMAGEN) qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o target/rtl-async-low --reset async-low
 	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml -o target/rtl-async-low --reset async-low
+	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
 # Per map: regeneration, RTL checks, CSR property tests and compatibility with the base

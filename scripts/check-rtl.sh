@@ -11,9 +11,17 @@ for f in "$@"; do
   top=$(basename "$f" .v)
   dir=$(dirname "$f")
   # Submodules this file instantiates, from its own directory.
+  # Submodules of submodules too (a top that wires two blocks with their CSR blocks).
   deps=()
-  for m in $(sed -n 's/^ *\([a-z][a-z0-9_]*\) \(#(\|u_[a-z0-9_]* (\).*/\1/p' "$f" | sort -u); do
-    [ "$m" != "$top" ] && [ -f "$dir/$m.v" ] && deps+=("$dir/$m.v")
+  todo=("$f")
+  while [ ${#todo[@]} -gt 0 ]; do
+    cur=${todo[0]}; todo=("${todo[@]:1}")
+    for m in $(sed -n 's/^ *\([a-z][a-z0-9_]*\) \(#(\|u_[a-z0-9_]* (\).*/\1/p' "$cur" | sort -u); do
+      d="$dir/$m.v"
+      if [ "$m" != "$top" ] && [ -f "$d" ] && [[ " ${deps[*]} " != *" $d "* ]]; then
+        deps+=("$d"); todo+=("$d")
+      fi
+    done
   done
   if ! verilator --lint-only -Wall --top-module "$top" "$f" "${deps[@]}" >"$log/lint" 2>&1 || [ -s "$log/lint" ]; then
     echo "FAIL lint    $f"; sed 's/^/    /' "$log/lint" | head -40; fail=1
@@ -24,7 +32,7 @@ for f in "$@"; do
   # Blocks with RAMs (context RAMs, per-flow state) keep them as memory cells, as a RAM macro or
   # block RAM would take them: mapping them to flip-flops would only measure Yosys.
   flow="synth -top $top"
-  if grep -qE '\] *[a-z_0-9]+ \[0:' "$f"; then
+  if grep -qE '\] *[a-z_0-9]+ \[0:' "$f" "${deps[@]}"; then
     flow="synth -top $top -run begin:fine; opt -fast -full; techmap; opt -fast; abc; opt -fast; clean"
   fi
   if ! yosys -l "$log/ys" -p "read_verilog $f ${deps[*]}; $flow; check -assert; select -assert-none t:\$_DLATCH* t:\$dlatch* t:\$adlatch*; stat" >/dev/null 2>&1; then

@@ -90,6 +90,23 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Generate the UAR doorbell/BlueFlame block (`<block>.v`) of each map with a `uar_page`
+    /// space (register-maps/uar.yaml, uar-mlx5.yaml); with `--qpc`, also `<block>_top.v`
+    /// wiring it to that map's QPC block.
+    Uar {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(short, long, default_value = "rtl")]
+        out: PathBuf,
+        /// The QPC map whose block checks the doorbells (writes `<block>_top.v`).
+        #[arg(long)]
+        qpc: Option<PathBuf>,
+        #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
+        reset: Reset,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Classify every change between two versions of a map: breaking for software, breaking
     /// for hardware, or compatible; suggest the version bump.
     Diff {
@@ -140,11 +157,12 @@ enum Command {
         format: Format,
     },
     /// Run a Verilated block on a scenario: `rdmagen sim dcqcn --params P.yaml --events E.csv
-    /// --out T.csv [--plot T.svg]`. Runs the `rdmagen-sim-<block>` binary next to this one
-    /// (`cargo build -p rdmagen-sim-<block>`; it needs Verilator, the generator does not).
+    /// --out T.csv [--plot T.svg]`, `rdmagen sim uar --trace FILE [--map uar|mlx5]`. Runs the
+    /// `rdmagen-sim-<block>` binary next to this one (`cargo build --bin rdmagen-sim-<block>`;
+    /// it needs Verilator, the generator does not).
     #[command(disable_help_flag = true)]
     Sim {
-        /// The block: `dcqcn`.
+        /// The block: `dcqcn` or `uar`.
         #[arg(allow_hyphen_values = true)]
         block: String,
         /// The simulator's arguments (`rdmagen sim dcqcn --help` lists them).
@@ -415,6 +433,55 @@ fn run(cli: Cli) -> Result<ExitCode> {
             write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Uar {
+            maps,
+            out,
+            qpc,
+            reset,
+            format,
+        } => {
+            let Some(loaded) = load_all(&maps, format)? else {
+                return Ok(ExitCode::from(1));
+            };
+            let qpc_map = match &qpc {
+                Some(path) => match load_all(std::slice::from_ref(path), format)? {
+                    Some(mut m) => Some(m.remove(0)),
+                    None => return Ok(ExitCode::from(1)),
+                },
+                None => None,
+            };
+            let opts = rdmagen_uar::Options {
+                reset: reset_style(reset),
+                generator: generator(),
+            };
+            // Lower every map before writing anything: all or nothing.
+            let mut modules = Vec::new();
+            for m in &loaded {
+                let lowered = rdmagen_uar::generate(m, &opts).and_then(|block| {
+                    let top = match &qpc_map {
+                        Some(q) => Some(rdmagen_uar::generate_top(m, q, &opts)?),
+                        None => None,
+                    };
+                    Ok((block, top))
+                });
+                match lowered {
+                    Ok((block, top)) => {
+                        modules.push(block);
+                        modules.extend(top);
+                    }
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", m.file);
+                        return Ok(ExitCode::from(1));
+                    }
+                }
+            }
+            std::fs::create_dir_all(&out)
+                .with_context(|| format!("cannot create {}", out.display()))?;
+            for module in &modules {
+                write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Diff {
             old,
             new,
@@ -429,7 +496,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// the PATH) with the same arguments, and passes its exit code on.
 fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
     if block == "-h" || block == "--help" {
-        println!("Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: dcqcn)\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.");
+        println!("Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: dcqcn, uar)\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.");
         return Ok(ExitCode::SUCCESS);
     }
     let name = format!("rdmagen-sim-{block}{}", std::env::consts::EXE_SUFFIX);
@@ -441,7 +508,7 @@ fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
     let status = match std::process::Command::new(&program).args(args).status() {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
-            "no simulator for `{block}`: `{name}` is not built (run `cargo build -p rdmagen-sim-{block}`; it needs Verilator)"
+            "no simulator for `{block}`: `{name}` is not built (run `cargo build --bin rdmagen-sim-{block}`; it needs Verilator)"
         ),
         Err(e) => return Err(e).with_context(|| format!("cannot run {}", program.display())),
     };

@@ -269,7 +269,7 @@ fn sim_without_a_simulator_says_how_to_build_it() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("cargo build -p rdmagen-sim-no_such_block"),
+        err.contains("cargo build --bin rdmagen-sim-no_such_block"),
         "{err}"
     );
 }

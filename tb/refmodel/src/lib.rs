@@ -10,3 +10,4 @@ pub mod csr;
 pub mod dcqcn;
 pub mod qpc;
 pub mod roce;
+pub mod uar;

@@ -1,0 +1,1983 @@
+//! The UAR block: an AXI4 write slave over the SR-IOV functions' UAR pages (BAR2) that turns
+//! doorbells into WQE-fetch requests and whole-WQE BlueFlame writes into an AXI4-Stream, after
+//! checking the QP through the QPC block's doorbell-check port.
+//!
+//! The page layout comes from the map's `uar_page` space: every window is given a role by its
+//! shape, so the article's layout (`uar.yaml`) and the mlx5 one (`uar-mlx5.yaml`) come from the
+//! same code:
+//!
+//! - **send doorbell**: an 8-byte window with a `qpn` field (the WQE control segment's first
+//!   8 bytes; the field positions must be the mlx5 ABI's).
+//! - **BlueFlame**: a window larger than 8 bytes. An 8-byte write (or a 32-bit pair) at its
+//!   start is a send doorbell; a burst of 2 or more full 8-byte beats from its start is a
+//!   whole WQE.
+//! - **forwarded doorbell**: any other 8- or 4-byte window (the mlx5 CQ and EQ doorbells): its
+//!   big-endian value goes out on the `fwd_*` port with the function and the window number.
+//!
+//! Addressing: `s_axi_awaddr[23:12]` is the page number in the functions' BAR2 aperture; a
+//! function's BAR holds `2^PW` pages (`PW = clog2(PAGES_PER_VF)`, PCIe BARs are powers of two),
+//! so `owner = page >> PW`, `index = page & (2^PW - 1)`. `s_axi_awuser = {pf, vf[7:0]}` is the
+//! requester, as the PCIe core knows it.
+
+use rdmagen_regmap::{RegMap, Window};
+use verilog_ast::{
+    BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
+};
+
+pub struct Options {
+    pub reset: ResetStyle,
+    pub generator: String,
+}
+
+/// What a map lacks for this generator (names the element).
+#[derive(Debug, PartialEq, Eq)]
+pub struct UarError(pub String);
+
+impl std::fmt::Display for UarError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UarError {}
+
+/// The role of a window of the UAR page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    SendDoorbell,
+    BlueFlame,
+    /// Forwarded on `fwd_*`: an 8-byte (pairable) or 4-byte doorbell.
+    Forward,
+}
+
+/// One window of the page with its role, in map order (its index is `fwd_win`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub name: String,
+    pub offset: u64,
+    pub size: u64,
+    pub role: Role,
+}
+
+/// `mon_result` values: what became of each write (one per write, in order; a torn pair gives
+/// a second DROP for the pending half).
+pub const RESULTS: [(&str, u32); 5] = [
+    ("FETCH", 0),
+    ("BLUEFLAME", 1),
+    ("DROP", 2),
+    ("PENDING", 3),
+    ("FORWARD", 4),
+];
+
+/// The send doorbell's fields as rdma-core's mlx5 provider writes them (FACTS §2), as bits of
+/// the big-endian 64-bit value.
+pub const SEND_DB_FIELDS: [(&str, u32, u32); 5] = [
+    ("opmod", 63, 56),
+    ("wqe_index", 55, 40),
+    ("opcode", 39, 32),
+    ("qpn", 31, 8),
+    ("ds", 7, 0),
+];
+
+fn role_of(w: &Window) -> Result<Role, UarError> {
+    let has = |n: &str| w.fields.iter().any(|f| f.name.text == n);
+    if w.size > 8 {
+        if !w.size.is_multiple_of(8) || !w.offset.is_multiple_of(8) || w.size > 256 {
+            return Err(UarError(format!(
+                "window `{}`: a BlueFlame window must be 8-byte aligned, a multiple of 8 bytes \
+                 and at most 256 bytes",
+                w.name
+            )));
+        }
+        return Ok(Role::BlueFlame);
+    }
+    match w.size {
+        8 if w.offset.is_multiple_of(8) => {
+            if has("qpn") {
+                for (name, msb, lsb) in SEND_DB_FIELDS {
+                    if let Some(f) = w.fields.iter().find(|f| f.name.text == name) {
+                        if (f.msb, f.lsb) != (msb, lsb) {
+                            return Err(UarError(format!(
+                                "window `{}`: field `{name}` must be bits {msb}:{lsb} (mlx5 WQE \
+                                 control segment), not {}:{}",
+                                w.name, f.msb, f.lsb
+                            )));
+                        }
+                    }
+                }
+                Ok(Role::SendDoorbell)
+            } else {
+                Ok(Role::Forward)
+            }
+        }
+        4 if w.offset.is_multiple_of(4) => Ok(Role::Forward),
+        _ => Err(UarError(format!(
+            "window `{}`: size {} at offset {:#x} fits no role (8-byte aligned doorbell, \
+             4-byte aligned 32-bit doorbell, or BlueFlame buffer larger than 8 bytes)",
+            w.name, w.size, w.offset
+        ))),
+    }
+}
+
+/// The page layout of a map's `uar_page` space, validated.
+pub fn layout(map: &RegMap) -> Result<Vec<Layout>, UarError> {
+    let space = map
+        .space("uar_page")
+        .ok_or_else(|| UarError("the map has no space `uar_page`".into()))?;
+    if space.size != 0x1000 {
+        return Err(UarError(format!(
+            "space `uar_page` must be 4 KiB (0x1000), not {:#x}",
+            space.size
+        )));
+    }
+    if space.windows.len() > 16 {
+        return Err(UarError("space `uar_page` has more than 16 windows".into()));
+    }
+    let out = space
+        .windows
+        .iter()
+        .map(|w| {
+            Ok(Layout {
+                name: w.name.text.clone(),
+                offset: w.offset,
+                size: w.size,
+                role: role_of(w)?,
+            })
+        })
+        .collect::<Result<Vec<_>, UarError>>()?;
+    if !out
+        .iter()
+        .any(|l| matches!(l.role, Role::SendDoorbell | Role::BlueFlame))
+    {
+        return Err(UarError(
+            "space `uar_page` has no send doorbell or BlueFlame window".into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// Drop reasons from the map's `drop_reason` enum, by name.
+fn reason(map: &RegMap, name: &str) -> Result<u64, UarError> {
+    map.enumeration("drop_reason")
+        .ok_or_else(|| UarError("the map has no enum `drop_reason`".into()))?
+        .values
+        .iter()
+        .find(|v| v.name.text == name)
+        .map(|v| v.value)
+        .ok_or_else(|| UarError(format!("enum `drop_reason` has no value `{name}`")))
+}
+
+/// The drop reasons this block uses, in the map's order of names.
+pub const DROP_REASONS: [&str; 7] = [
+    "NOT_OWNER",
+    "WRONG_PAGE",
+    "QP_STATE",
+    "UNMAPPED",
+    "PF_ONLY",
+    "TORN",
+    "DISABLED",
+];
+
+/// The drop reason values (name, value) of a map.
+pub fn drop_reasons(map: &RegMap) -> Result<Vec<(&'static str, u64)>, UarError> {
+    DROP_REASONS
+        .iter()
+        .map(|n| Ok((*n, reason(map, n)?)))
+        .collect()
+}
+
+/// Whether a forwarded window is counted in `<prefix>_db_forwarded` (prefix = the window
+/// name up to its first `_`): returns that register name.
+pub fn forward_counter(map: &RegMap, window: &str) -> Option<String> {
+    let prefix = window.split('_').next()?;
+    let name = format!("{prefix}_db_forwarded");
+    map.top_registers()
+        .any(|r| r.name.text == name)
+        .then_some(name)
+}
+
+pub fn module_name(map: &RegMap) -> String {
+    map.block.text.clone()
+}
+
+pub fn top_name(map: &RegMap) -> String {
+    format!("{}_top", map.block.text)
+}
+
+fn id(s: impl Into<String>) -> Expr {
+    Expr::id(s)
+}
+fn b1(v: bool) -> Expr {
+    Expr::num(1, u128::from(v))
+}
+fn n(w: u32, v: u64) -> Expr {
+    Expr::num(w, u128::from(v))
+}
+fn ne(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Ne, a, b)
+}
+fn ge(a: Expr, b: Expr) -> Expr {
+    Expr::bin(BinOp::Ge, a, b)
+}
+fn not(a: Expr) -> Expr {
+    Expr::lnot(a)
+}
+fn set(l: &str, r: Expr) -> Stmt {
+    Stmt::assign(id(l), r)
+}
+
+#[derive(Default)]
+struct Gen {
+    ports: Vec<PortItem>,
+    lp: Vec<V>,
+    decls: Vec<V>,
+    assigns: Vec<V>,
+    comb: Vec<Stmt>,
+    flops: Vec<Flop>,
+    mems: Vec<V>,
+    inst: Vec<V>,
+}
+
+impl Gen {
+    fn wire(&mut self, name: &str, w: u32, value: Expr) {
+        self.decls.push(V::Decl(Decl::wire(name, Range::bits(w))));
+        self.assigns.push(V::Assign(id(name), value));
+    }
+    fn wire_c(&mut self, name: &str, w: u32, value: Expr, c: &str) {
+        self.decls
+            .push(V::Decl(Decl::wire(name, Range::bits(w)).comment(c)));
+        self.assigns.push(V::Assign(id(name), value));
+    }
+    fn reg(&mut self, name: &str, r: Option<Range>) {
+        self.decls.push(V::Decl(Decl::reg(name, r)));
+    }
+    /// A `name_q`/`name_d` pair; `reset: None` makes a datapath flop.
+    fn flop_r(&mut self, name: &str, r: Option<Range>, reset: Option<Expr>) {
+        self.reg(&format!("{name}_q"), r.clone());
+        self.reg(&format!("{name}_d"), r);
+        self.flops.push(Flop {
+            q: id(format!("{name}_q")),
+            d: id(format!("{name}_d")),
+            reset,
+        });
+        self.comb
+            .push(set(&format!("{name}_d"), id(format!("{name}_q"))));
+    }
+    fn flop(&mut self, name: &str, w: u32, reset: Option<Expr>) {
+        self.flop_r(name, Range::bits(w), reset);
+    }
+    fn input(&mut self, name: &str, w: u32, c: &str) {
+        self.ports
+            .push(PortItem::Port(Port::input(name, Range::bits(w)).comment(c)));
+    }
+    fn output(&mut self, name: &str, w: u32, c: &str) {
+        self.ports.push(PortItem::Port(
+            Port::output(name, Range::bits(w)).comment(c),
+        ));
+    }
+    fn banner(&mut self, s: &str) {
+        self.ports.push(PortItem::Banner(s.into()));
+    }
+    fn mem(&mut self, name: &str, w: u32, depth: Expr, c: &str) {
+        let mut d = Decl::reg(name, Range::bits(w));
+        d.array = Some(Range {
+            msb: Expr::int(0),
+            lsb: Expr::minus(depth, Expr::int(1)),
+        });
+        d.comment = Some(c.into());
+        self.decls.push(V::Decl(d));
+    }
+}
+
+// Event kinds inside the pipeline.
+const K_DB: u64 = 0;
+const K_BF: u64 = 1;
+const K_FWD: u64 = 2;
+const K_PEND: u64 = 3;
+const K_DROP: u64 = 4;
+
+// Decoded write shapes.
+const D_NONE: u64 = 0;
+const D_DB64: u64 = 1;
+const D_LO: u64 = 2;
+const D_HI: u64 = 3;
+const D_BF: u64 = 4;
+const D_F32: u64 = 5;
+
+/// Fields of an event word, least significant first: (name, width).
+const EV: [(&str, u32); 8] = [
+    ("data", 64),
+    ("len", 5),
+    ("win", 4),
+    ("idx", 4),
+    ("vf", 8),
+    ("pf", 1),
+    ("reason", 3),
+    ("kind", 3),
+];
+const EV_W: u32 = 92;
+
+fn ev_field(reg: &str, name: &str) -> Expr {
+    let mut lsb = 0;
+    for (n, w) in EV {
+        if n == name {
+            return id(reg).bits(lsb + w - 1, lsb);
+        }
+        lsb += w;
+    }
+    unreachable!("event field {name}")
+}
+
+/// The 8 AXI byte lanes as one big-endian value (lane 0 = lowest address = most significant).
+fn byteswap(x: &str) -> Expr {
+    Expr::concat((0..8).map(|i| id(x).bits(i * 8 + 7, i * 8)).collect())
+}
+
+fn clock_ports(g: &mut Gen, rst: ResetStyle) {
+    g.banner("Clock and reset");
+    g.ports.push(PortItem::Port(Port::input("clk", None)));
+    g.ports
+        .push(PortItem::Port(Port::input(rst.port_name(), None).comment(
+            match rst {
+                ResetStyle::SyncHigh => "synchronous, active high",
+                ResetStyle::AsyncLow => "asynchronous assert, active low",
+            },
+        )));
+}
+
+/// (name, width, direction is input, comment) of the AXI4 write slave.
+const AXI: [(&str, u32, bool, &str); 15] = [
+    ("awvalid", 1, true, ""),
+    ("awready", 1, false, ""),
+    (
+        "awaddr",
+        24,
+        true,
+        "[23:12] page in the BAR2 aperture, [11:0] page offset",
+    ),
+    ("awlen", 8, true, "beats - 1"),
+    ("awsize", 3, true, "bytes per beat = 2^awsize"),
+    ("awburst", 2, true, "INCR (01) for BlueFlame bursts"),
+    (
+        "awuser",
+        9,
+        true,
+        "requester: {pf, vf[7:0]} (the PCIe core's function number)",
+    ),
+    ("wvalid", 1, true, ""),
+    ("wready", 1, false, ""),
+    (
+        "wdata",
+        64,
+        true,
+        "byte i of the beat is the byte at address +i",
+    ),
+    ("wstrb", 8, true, ""),
+    (
+        "wlast",
+        1,
+        true,
+        "not used: the beat count comes from awlen",
+    ),
+    ("bvalid", 1, false, ""),
+    ("bready", 1, true, ""),
+    (
+        "bresp",
+        2,
+        false,
+        "OKAY; DECERR unmapped/foreign/inactive; SLVERR PF-only",
+    ),
+];
+
+/// The doorbell-check port (master side of the QPC's `db_*`): (name, width, is output of UAR).
+const DB_PORT: [(&str, u32, bool); 13] = [
+    ("db_req_valid", 1, true),
+    ("db_req_ready", 1, false),
+    ("db_req_vf", 8, true),
+    ("db_req_qpn", 24, true),
+    ("db_req_page", 24, true),
+    ("db_req_user", 32, true),
+    ("db_rsp_valid", 1, false),
+    ("db_rsp_ready", 1, true),
+    ("db_rsp_ok", 1, false),
+    ("db_rsp_reason", 3, false),
+    ("db_rsp_vf", 8, false),
+    ("db_rsp_qpn", 24, false),
+    ("db_rsp_user", 32, false),
+];
+
+/// Output ports: (name, width, is output, comment); `fwd` ones only with forward windows.
+fn out_ports(fwd: bool) -> Vec<(&'static str, u32, bool, &'static str)> {
+    let mut v = vec![
+        ("fetch_valid", 1, true, "WQE-fetch request"),
+        ("fetch_ready", 1, false, ""),
+        ("fetch_vf", 8, true, ""),
+        ("fetch_qpn", 24, true, ""),
+        ("fetch_wqe_index", 16, true, "in 64-byte basic blocks"),
+        ("fetch_ds", 8, true, "WQE size in 16-byte units"),
+        ("fetch_opcode", 8, true, ""),
+        (
+            "m_axis_bf_tvalid",
+            1,
+            true,
+            "BlueFlame WQE, bytes in address order",
+        ),
+        ("m_axis_bf_tready", 1, false, ""),
+        ("m_axis_bf_tdata", 64, true, ""),
+        ("m_axis_bf_tkeep", 8, true, "all ones"),
+        ("m_axis_bf_tlast", 1, true, ""),
+        ("m_axis_bf_tuser", 32, true, "{vf[7:0], qpn[23:0]}"),
+    ];
+    if fwd {
+        v.extend([
+            (
+                "fwd_valid",
+                1,
+                true,
+                "forwarded doorbell (CQ/EQ) with its function",
+            ),
+            ("fwd_ready", 1, false, ""),
+            ("fwd_vf", 8, true, "page owner"),
+            ("fwd_win", 4, true, "window index in the map"),
+            (
+                "fwd_data",
+                64,
+                true,
+                "big-endian value; 4-byte windows in [31:0]",
+            ),
+        ]);
+    }
+    v.extend([
+        (
+            "mon_valid",
+            1,
+            true,
+            "one pulse per retired event (never stalls)",
+        ),
+        (
+            "mon_result",
+            3,
+            true,
+            "0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4 FORWARD",
+        ),
+        ("mon_reason", 3, true, "drop_reason, 0 unless DROP"),
+        ("mon_vf", 8, true, "writing VF (page owner for the PF)"),
+        ("mon_pf", 1, true, "the PF wrote"),
+        ("mon_page", 4, true, "page index within the function"),
+        ("mon_qpn", 24, true, "QPN of a checked doorbell, else 0"),
+    ]);
+    v
+}
+
+/// Lowers the UAR block `<block>` (with its CSR block `<block>_csr` inside).
+pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
+    let lay = layout(map)?;
+    let reasons = drop_reasons(map)?;
+    let r = |name: &str| {
+        reasons
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .expect("listed")
+    };
+    for p in ["NUM_VF", "PAGES_PER_VF"] {
+        map.parameter(p)
+            .ok_or_else(|| UarError(format!("the map has no parameter `{p}`")))?;
+    }
+    let csr = rdmagen_csr::generate(
+        map,
+        &rdmagen_csr::Options {
+            reset: opts.reset,
+            generator: opts.generator.clone(),
+        },
+    );
+    let csr_has = |p: &str| {
+        csr.ports
+            .iter()
+            .any(|i| matches!(i, PortItem::Port(q) if q.name == p))
+    };
+    for needed in [
+        "ctrl_enable_o",
+        "ctrl_bf_enable_o",
+        "page_cfg_active_pages_o",
+        "page_cfg_pf_only_mask_o",
+        "vf_ctrl_enable_o",
+        "db_accepted_count_incr_i",
+        "bf_accepted_count_incr_i",
+        "last_drop_reason_we_i",
+        "last_drop_qpn_qpn_we_i",
+        "vf_doorbells_count_incr_i",
+        "vf_drops_count_incr_i",
+    ] {
+        if !csr_has(needed) {
+            return Err(UarError(format!(
+                "the map's CSR block lacks `{needed}` (see register-maps/uar.yaml)"
+            )));
+        }
+    }
+    for (name, _) in &reasons {
+        let low = name.to_ascii_lowercase();
+        for p in [
+            format!("drop_{low}_count_incr_i"),
+            format!("int_status_{low}_set_i"),
+        ] {
+            if !csr_has(&p) {
+                return Err(UarError(format!("the map's CSR block lacks `{p}`")));
+            }
+        }
+    }
+    let has_fwd = lay.iter().any(|l| l.role == Role::Forward);
+    let rst = opts.reset;
+    let mut g = Gen::default();
+
+    // ---- ports
+    clock_ports(&mut g, rst);
+    g.banner("AXI4-Lite slave of the CSR block (PF BAR0)");
+    for item in &csr.ports {
+        if let PortItem::Port(p) = item {
+            if p.name.starts_with("s_axil_") {
+                g.ports.push(PortItem::Port(Port {
+                    comment: None,
+                    ..p.clone()
+                }));
+            }
+        }
+    }
+    g.banner("AXI4 write slave: the functions' UAR pages (BAR2), 64-bit data");
+    for (name, w, input, c) in AXI {
+        let name = format!("s_axi_{name}");
+        if input {
+            g.input(&name, w, c)
+        } else {
+            g.output(&name, w, c)
+        }
+    }
+    g.banner("Doorbell check: master of the QPC block's db_* port (2-cycle latency)");
+    for (name, w, out) in DB_PORT {
+        if out {
+            g.output(name, w, "")
+        } else {
+            g.input(name, w, "")
+        }
+    }
+    g.banner("Results: fetch requests, BlueFlame WQEs, forwarded doorbells, monitor");
+    for (name, w, out, c) in out_ports(has_fwd) {
+        if out {
+            g.output(name, w, c)
+        } else {
+            g.input(name, w, c)
+        }
+    }
+    g.ports.push(PortItem::Banner("Interrupt".into()));
+    g.ports.push(PortItem::Port(
+        Port::output("irq_o", None).comment("from the CSR block: drop events"),
+    ));
+
+    // ---- geometry
+    g.lp.push(V::Comment(vec!["Geometry".into()]));
+    let lp = |g: &mut Gen, name: &str, range: Option<Range>, value: Expr, c: &str| {
+        g.lp.push(V::LocalParam {
+            name: name.into(),
+            range,
+            value,
+            comment: Some(c.into()),
+        })
+    };
+    lp(
+        &mut g,
+        "PW",
+        None,
+        Expr::ternary(
+            Expr::bin(BinOp::Gt, id("PAGES_PER_VF"), Expr::int(1)),
+            Expr::Call("$clog2".into(), vec![id("PAGES_PER_VF")]),
+            Expr::int(0),
+        ),
+        "page-index bits: a function's BAR2 holds 2^PW pages",
+    );
+    lp(
+        &mut g,
+        "VW",
+        None,
+        Expr::ternary(
+            Expr::bin(BinOp::Gt, id("NUM_VF"), Expr::int(1)),
+            Expr::Call("$clog2".into(), vec![id("NUM_VF")]),
+            Expr::int(1),
+        ),
+        "VF index bits",
+    );
+    lp(
+        &mut g,
+        "GEO_NUM_VF",
+        Range::bits(12),
+        id("NUM_VF").bits(11, 0),
+        "NUM_VF as a 12-bit value",
+    );
+    lp(
+        &mut g,
+        "GEO_PAGES",
+        Range::bits(5),
+        id("PAGES_PER_VF").bits(4, 0),
+        "PAGES_PER_VF as a 5-bit value",
+    );
+    lp(
+        &mut g,
+        "PAGE_MASK",
+        Range::bits(12),
+        Expr::minus(Expr::bin(BinOp::Shl, n(12, 1), id("PW")), n(12, 1)),
+        "page index = page & PAGE_MASK",
+    );
+
+    // ---- CSR block instance
+    let mut conns = Vec::new();
+    for item in &csr.ports {
+        let PortItem::Port(p) = item else { continue };
+        let top_level = p.name == "clk"
+            || p.name == rst.port_name()
+            || p.name.starts_with("s_axil_")
+            || p.name == "irq_o";
+        if !top_level {
+            g.decls.push(V::Decl(Decl::wire(
+                format!("csr_{}", p.name),
+                p.range.clone(),
+            )));
+        }
+        conns.push((
+            p.name.clone(),
+            if top_level {
+                id(p.name.clone())
+            } else {
+                id(format!("csr_{}", p.name))
+            },
+        ));
+    }
+    g.inst.push(V::Comment(vec![
+        "The CSR block: control, drop counters and status.".into(),
+    ]));
+    g.inst.push(V::Instance {
+        module: csr.name.clone(),
+        name: "u_csr".into(),
+        params: vec![("NUM_VF".into(), id("NUM_VF"))],
+        ports: conns,
+    });
+
+    // ---- flops (their `_d = _q` defaults open the always block)
+    g.comb.push(Stmt::Comment("Defaults: hold".into()));
+    g.flop("aw_valid", 1, Some(b1(false)));
+    for (name, w) in [
+        ("addr", 24),
+        ("len", 8),
+        ("size", 3),
+        ("burst", 2),
+        ("user", 9),
+    ] {
+        g.flop(&format!("aw_{name}"), w, None);
+    }
+    g.flop("beat", 8, Some(n(8, 0)));
+    g.flop("full", 1, Some(b1(true)));
+    g.flop("first", 64, None);
+    g.flop("cand", 1, Some(b1(false)));
+    g.flop("b_valid", 1, Some(b1(false)));
+    g.flop("b_resp", 2, Some(n(2, 0)));
+    g.flop_r(
+        "pend_valid",
+        Some(Range::width(id("NUM_VF"))),
+        Some(Expr::repl(id("NUM_VF"), b1(false))),
+    );
+    g.flop("e1_valid", 1, Some(b1(false)));
+    g.flop("e1", EV_W, None);
+    g.flop("q_wr", 2, Some(n(2, 0)));
+    g.flop("q_rd", 2, Some(n(2, 0)));
+    g.flop("q_cnt", 3, Some(n(3, 0)));
+    g.flop("bf_busy", 1, Some(b1(false)));
+    g.flop("drain", 1, Some(b1(false)));
+    g.flop("drain_idx", 5, Some(n(5, 0)));
+    g.flop("drain_last", 5, None);
+    g.flop("drain_user", 32, None);
+    g.mem(
+        "pend_mem",
+        40,
+        id("NUM_VF"),
+        "per VF: pending low half {window, page index, dword}",
+    );
+    g.mem(
+        "bf_mem",
+        64,
+        Expr::int(32),
+        "BlueFlame buffer: one WQE of up to 256 bytes",
+    );
+    g.mem(
+        "q_mem",
+        EV_W,
+        Expr::int(4),
+        "events waiting for their QPC answer, in order",
+    );
+
+    // ---- stage 0: the AXI write, classified at its last beat
+    g.wire(
+        "aw_take",
+        1,
+        Expr::and(id("s_axi_awvalid"), id("s_axi_awready")),
+    );
+    g.wire("aw_page", 12, id("aw_addr_q").bits(23, 12));
+    g.wire("aw_off", 12, id("aw_addr_q").bits(11, 0));
+    g.wire_c(
+        "owner",
+        12,
+        Expr::bin(BinOp::Shr, id("aw_page"), id("PW")),
+        "the function whose BAR holds the page",
+    );
+    g.wire_c(
+        "page_idx",
+        12,
+        Expr::band(id("aw_page"), id("PAGE_MASK")),
+        "page index within that function",
+    );
+    g.wire("r_pf", 1, id("aw_user_q").index(Expr::int(8)));
+    g.wire("r_vf", 8, id("aw_user_q").bits(7, 0));
+    g.decls.push(V::Decl(
+        Decl::wire("slot", Some(Range::width(id("VW"))))
+            .comment("pending-half slot: the page owner"),
+    ));
+    g.assigns.push(V::Assign(
+        id("slot"),
+        id("owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
+    ));
+    g.decls
+        .push(V::Decl(Decl::wire("r_slot", Some(Range::width(id("VW"))))));
+    g.assigns.push(V::Assign(
+        id("r_slot"),
+        id("r_vf").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
+    ));
+    g.wire_c(
+        "r_nofunc",
+        1,
+        Expr::and(
+            not(id("r_pf")),
+            ge(Expr::concat(vec![n(4, 0), id("r_vf")]), id("GEO_NUM_VF")),
+        ),
+        "no such VF",
+    );
+    g.wire(
+        "ev_vf",
+        8,
+        Expr::ternary(id("r_pf"), id("owner").bits(7, 0), id("r_vf")),
+    );
+    g.wire(
+        "eff_pages",
+        5,
+        Expr::ternary(
+            Expr::or(
+                Expr::eq(id("csr_page_cfg_active_pages_o"), n(5, 0)),
+                Expr::bin(
+                    BinOp::Gt,
+                    id("csr_page_cfg_active_pages_o"),
+                    id("GEO_PAGES"),
+                ),
+            ),
+            id("GEO_PAGES"),
+            id("csr_page_cfg_active_pages_o"),
+        ),
+    );
+    g.wire_c(
+        "pf_only_bit",
+        1,
+        Expr::un(
+            verilog_ast::UnOp::RedOr,
+            Expr::band(
+                id("csr_page_cfg_pf_only_mask_o"),
+                Expr::bin(BinOp::Shl, n(16, 1), id("page_idx").bits(3, 0)),
+            ),
+        ),
+        "page_cfg.pf_only_mask bit of the page index",
+    );
+    g.wire_c(
+        "dis",
+        1,
+        Expr::or(
+            not(id("csr_ctrl_enable_o")),
+            Expr::all(vec![
+                not(id("r_pf")),
+                not(id("r_nofunc")),
+                not(id("csr_vf_ctrl_enable_o").index(id("r_slot"))),
+            ]),
+        ),
+        "the block or the writing VF is disabled",
+    );
+    g.wire_c(
+        "outside",
+        1,
+        Expr::any_of(
+            vec![
+                id("r_nofunc"),
+                ge(id("owner"), id("GEO_NUM_VF")),
+                Expr::and(
+                    not(id("r_pf")),
+                    ne(id("owner"), Expr::concat(vec![n(4, 0), id("r_vf")])),
+                ),
+                ge(id("page_idx"), Expr::concat(vec![n(7, 0), id("eff_pages")])),
+            ],
+            b1(false),
+        ),
+        "a page of another function, or an inactive page index",
+    );
+    g.wire(
+        "pre_reason",
+        3,
+        Expr::ternary(
+            id("dis"),
+            n(3, r("DISABLED")),
+            Expr::ternary(
+                id("outside"),
+                n(3, r("UNMAPPED")),
+                Expr::ternary(
+                    Expr::and(not(id("r_pf")), id("pf_only_bit")),
+                    n(3, r("PF_ONLY")),
+                    n(3, 0),
+                ),
+            ),
+        ),
+    );
+    g.wire("pre_ok", 1, Expr::eq(id("pre_reason"), n(3, 0)));
+    g.wire("single", 1, Expr::eq(id("aw_len_q"), n(8, 0)));
+    g.wire(
+        "last",
+        1,
+        Expr::and(id("aw_valid_q"), Expr::eq(id("beat_q"), id("aw_len_q"))),
+    );
+    g.wire("first_beat", 1, Expr::eq(id("beat_q"), n(8, 0)));
+    g.wire("be64", 64, byteswap("s_axi_wdata"));
+    g.wire(
+        "first_be",
+        64,
+        Expr::ternary(id("first_beat"), id("be64"), id("first_q")),
+    );
+    let strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
+    g.wire("full_now", 1, Expr::and(id("full_q"), strb(0xFF)));
+    g.wire(
+        "burst_ok",
+        1,
+        Expr::and(
+            Expr::eq(id("aw_burst_q"), n(2, 1)),
+            Expr::eq(id("aw_size_q"), n(3, 3)),
+        ),
+    );
+    // BlueFlame candidacy is known from AW alone; it claims the buffer at the first beat.
+    let mut cand_terms = Vec::new();
+    for l in lay.iter().filter(|l| l.role == Role::BlueFlame) {
+        cand_terms.push(Expr::all(vec![
+            Expr::eq(id("aw_off"), n(12, l.offset)),
+            Expr::bin(BinOp::Lt, id("aw_len_q"), n(8, l.size / 8)),
+        ]));
+    }
+    g.wire_c(
+        "bf_cand",
+        1,
+        Expr::all(vec![
+            id("pre_ok"),
+            not(id("single")),
+            id("burst_ok"),
+            id("csr_ctrl_bf_enable_o"),
+            Expr::any_of(cand_terms, b1(false)),
+        ]),
+        "a whole-WQE burst from a BlueFlame window start",
+    );
+    g.wire(
+        "owns_buf",
+        1,
+        Expr::ternary(id("first_beat"), id("bf_cand"), id("cand_q")),
+    );
+
+    // Window decode (one window per offset; map order).
+    g.reg("dk", Range::bits(3));
+    g.reg("dwin", Range::bits(4));
+    g.reg("dval", Range::bits(64));
+    let mut dec = vec![
+        Stmt::Comment("Window decode: shape of the write in the window it starts in".into()),
+        set("dk", n(3, D_NONE)),
+        set("dwin", n(4, 0)),
+        set("dval", id("be64")),
+    ];
+    let at8 = |o: u64| Expr::eq(id("aw_off").bits(11, 3), n(9, o >> 3));
+    for (k, l) in lay.iter().enumerate() {
+        let k = k as u64;
+        let win = set("dwin", n(4, k));
+        let halves = |s: &mut Vec<Stmt>| {
+            s.push(Stmt::If {
+                cond: strb(0xFF),
+                then: vec![set("dk", n(3, D_DB64)), win.clone()],
+                els: vec![Stmt::If {
+                    cond: strb(0x0F),
+                    then: vec![set("dk", n(3, D_LO)), win.clone()],
+                    els: vec![Stmt::if_(
+                        strb(0xF0),
+                        vec![set("dk", n(3, D_HI)), win.clone()],
+                    )],
+                }],
+            })
+        };
+        match (l.role, l.size) {
+            (Role::SendDoorbell, _) | (Role::Forward, 8) => {
+                let mut then = Vec::new();
+                halves(&mut then);
+                dec.push(Stmt::if_(Expr::and(id("single"), at8(l.offset)), then));
+            }
+            (Role::Forward, _) => {
+                let lanes = if l.offset % 8 == 4 { 0xF0 } else { 0x0F };
+                let val = if lanes == 0x0F {
+                    id("be64").bits(63, 32)
+                } else {
+                    id("be64").bits(31, 0)
+                };
+                dec.push(Stmt::if_(
+                    Expr::all(vec![id("single"), at8(l.offset), strb(lanes)]),
+                    vec![
+                        set("dk", n(3, D_F32)),
+                        win.clone(),
+                        set("dval", Expr::concat(vec![n(32, 0), val])),
+                    ],
+                ));
+            }
+            (Role::BlueFlame, size) => {
+                let mut then = Vec::new();
+                halves(&mut then);
+                dec.push(Stmt::if_else(
+                    Expr::and(id("single"), at8(l.offset)),
+                    then,
+                    vec![Stmt::if_(
+                        Expr::all(vec![
+                            Expr::eq(id("aw_off"), n(12, l.offset)),
+                            not(id("single")),
+                            id("burst_ok"),
+                            id("full_now"),
+                            Expr::bin(BinOp::Lt, id("aw_len_q"), n(8, size / 8)),
+                            id("owns_buf"),
+                        ]),
+                        vec![set("dk", n(3, D_BF)), win.clone()],
+                    )],
+                ));
+            }
+        }
+    }
+    let fwd_wins: Vec<u64> = lay
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.role == Role::Forward)
+        .map(|(k, _)| k as u64)
+        .collect();
+    let is_fwd_win = |w: Expr| {
+        Expr::any_of(
+            fwd_wins
+                .iter()
+                .map(|k| Expr::eq(w.clone(), n(4, *k)))
+                .collect(),
+            b1(false),
+        )
+    };
+
+    // Pending low halves, one per page owner.
+    g.wire("pe", 40, id("pend_mem").index(id("slot")));
+    g.wire("pv", 1, id("pend_valid_q").index(id("slot")));
+    g.wire_c(
+        "complete",
+        1,
+        Expr::all(vec![
+            id("pv"),
+            Expr::eq(id("dk"), n(3, D_HI)),
+            Expr::eq(id("pe").bits(39, 36), id("dwin")),
+            Expr::eq(id("pe").bits(35, 32), id("page_idx").bits(3, 0)),
+        ]),
+        "the high half that completes the pending pair",
+    );
+    g.wire_c(
+        "tear",
+        1,
+        Expr::all(vec![
+            id("last"),
+            id("pre_ok"),
+            id("pv"),
+            not(id("complete")),
+        ]),
+        "another write breaks the pending pair: drop it first, then take this write",
+    );
+
+    // The event this write (or the tear) makes.
+    for (name, w) in [
+        ("ev_kind", 3),
+        ("ev_reason", 3),
+        ("ev_idx", 4),
+        ("ev_data", 64),
+        ("ev_resp", 2),
+    ] {
+        g.reg(name, Range::bits(w));
+    }
+    let drop = |why: u64| vec![set("ev_kind", n(3, K_DROP)), set("ev_reason", n(3, why))];
+    let db_or_fwd = |data: Expr| {
+        vec![
+            set(
+                "ev_kind",
+                Expr::ternary(is_fwd_win(id("dwin")), n(3, K_FWD), n(3, K_DB)),
+            ),
+            set("ev_data", data),
+        ]
+    };
+    let mut classify = vec![
+        Stmt::Comment("Classification of the write at its last beat".into()),
+        set("ev_kind", n(3, K_DROP)),
+        set("ev_reason", n(3, 0)),
+        set("ev_idx", id("page_idx").bits(3, 0)),
+        set("ev_data", n(64, 0)),
+        set("ev_resp", n(2, 0)),
+    ];
+    let case_dk = Stmt::Case {
+        subject: id("dk"),
+        arms: vec![
+            (vec![n(3, D_DB64)], db_or_fwd(id("first_be"))),
+            (vec![n(3, D_LO)], vec![set("ev_kind", n(3, K_PEND))]),
+            (
+                vec![n(3, D_HI)],
+                vec![Stmt::if_else(
+                    id("complete"),
+                    db_or_fwd(Expr::concat(vec![
+                        id("pe").bits(31, 0),
+                        id("be64").bits(31, 0),
+                    ])),
+                    drop(r("TORN")),
+                )],
+            ),
+            (
+                vec![n(3, D_BF)],
+                vec![set("ev_kind", n(3, K_BF)), set("ev_data", id("first_be"))],
+            ),
+            (
+                vec![n(3, D_F32)],
+                vec![set("ev_kind", n(3, K_FWD)), set("ev_data", id("dval"))],
+            ),
+        ],
+        default: {
+            let mut v = drop(r("UNMAPPED"));
+            v.push(set("ev_resp", n(2, 3)));
+            v
+        },
+    };
+    classify.push(Stmt::if_else(
+        id("tear"),
+        {
+            let mut v = drop(r("TORN"));
+            v.push(set("ev_idx", id("pe").bits(35, 32)));
+            v
+        },
+        vec![Stmt::if_else(
+            not(id("pre_ok")),
+            vec![
+                set("ev_kind", n(3, K_DROP)),
+                set("ev_reason", id("pre_reason")),
+                set(
+                    "ev_resp",
+                    Expr::ternary(
+                        Expr::eq(id("pre_reason"), n(3, r("UNMAPPED"))),
+                        n(2, 3),
+                        Expr::ternary(
+                            Expr::eq(id("pre_reason"), n(3, r("PF_ONLY"))),
+                            n(2, 2),
+                            n(2, 0),
+                        ),
+                    ),
+                ),
+            ],
+            vec![case_dk],
+        )],
+    ));
+
+    // Handshakes.
+    for (name, w) in EV {
+        g.wire(&format!("e1_{name}"), w, ev_field("e1_q", name));
+    }
+    g.wire("q_full", 1, Expr::eq(id("q_cnt_q"), n(3, 4)));
+    g.wire(
+        "e1_chk",
+        1,
+        Expr::or(
+            Expr::eq(id("e1_kind"), n(3, K_DB)),
+            Expr::eq(id("e1_kind"), n(3, K_BF)),
+        ),
+    );
+    g.wire(
+        "e1_adv",
+        1,
+        Expr::all(vec![
+            id("e1_valid_q"),
+            not(id("q_full")),
+            Expr::or(not(id("e1_chk")), id("db_req_ready")),
+        ]),
+    );
+    g.wire("ev_room", 1, Expr::or(not(id("e1_valid_q")), id("e1_adv")));
+    g.wire(
+        "b_free",
+        1,
+        Expr::or(not(id("b_valid_q")), id("s_axi_bready")),
+    );
+    g.wire_c(
+        "bf_block",
+        1,
+        Expr::all(vec![id("first_beat"), id("bf_cand"), id("bf_busy_q")]),
+        "the BlueFlame buffer still holds an earlier WQE",
+    );
+    g.wire(
+        "tear_now",
+        1,
+        Expr::all(vec![id("pre_ok"), id("pv"), not(id("complete"))]),
+    );
+    g.wire(
+        "w_ready",
+        1,
+        Expr::all(vec![
+            id("aw_valid_q"),
+            not(id("bf_block")),
+            Expr::or(
+                ne(id("beat_q"), id("aw_len_q")),
+                Expr::all(vec![id("ev_room"), id("b_free"), not(id("tear_now"))]),
+            ),
+        ]),
+    );
+    g.wire("w_take", 1, Expr::and(id("s_axi_wvalid"), id("w_ready")));
+    g.wire("w_last_take", 1, Expr::and(id("w_take"), id("last")));
+    g.wire_c(
+        "ev_load",
+        1,
+        Expr::all(vec![
+            id("s_axi_wvalid"),
+            id("last"),
+            id("ev_room"),
+            Expr::or(
+                Expr::and(id("tear_now"), not(id("bf_block"))),
+                id("w_ready"),
+            ),
+        ]),
+        "an event enters stage 1: the write's own, or the tear before it",
+    );
+
+    // ---- retire stage: the head of the queue, with the QPC answer when it needs one
+    g.wire("h", EV_W, id("q_mem").index(id("q_rd_q")));
+    g.wire("h_valid", 1, ne(id("q_cnt_q"), n(3, 0)));
+    for (name, w) in EV {
+        g.wire(&format!("h_{name}"), w, ev_field("h", name));
+    }
+    g.wire(
+        "h_chk",
+        1,
+        Expr::or(
+            Expr::eq(id("h_kind"), n(3, K_DB)),
+            Expr::eq(id("h_kind"), n(3, K_BF)),
+        ),
+    );
+    g.wire(
+        "h_fetch",
+        1,
+        Expr::all(vec![
+            id("h_valid"),
+            Expr::eq(id("h_kind"), n(3, K_DB)),
+            id("db_rsp_valid"),
+            id("db_rsp_ok"),
+        ]),
+    );
+    g.wire(
+        "h_bf",
+        1,
+        Expr::all(vec![
+            id("h_valid"),
+            Expr::eq(id("h_kind"), n(3, K_BF)),
+            id("db_rsp_valid"),
+            id("db_rsp_ok"),
+        ]),
+    );
+    g.wire(
+        "h_fwd",
+        1,
+        Expr::and(id("h_valid"), Expr::eq(id("h_kind"), n(3, K_FWD))),
+    );
+    let fwd_ready = if has_fwd { id("fwd_ready") } else { b1(true) };
+    g.wire(
+        "retire",
+        1,
+        Expr::and(
+            id("h_valid"),
+            Expr::ternary(
+                id("h_chk"),
+                Expr::and(
+                    id("db_rsp_valid"),
+                    Expr::or(not(id("h_fetch")), id("fetch_ready")),
+                ),
+                Expr::ternary(id("h_fwd"), fwd_ready.clone(), b1(true)),
+            ),
+        ),
+    );
+    g.wire(
+        "chk_reason",
+        3,
+        Expr::ternary(
+            Expr::eq(id("db_rsp_reason"), n(3, 3)),
+            n(3, r("WRONG_PAGE")),
+            Expr::ternary(
+                Expr::eq(id("db_rsp_reason"), n(3, 4)),
+                n(3, r("QP_STATE")),
+                n(3, r("NOT_OWNER")),
+            ),
+        ),
+    );
+    g.wire(
+        "is_drop",
+        1,
+        Expr::and(
+            id("retire"),
+            Expr::or(
+                Expr::eq(id("h_kind"), n(3, K_DROP)),
+                Expr::and(id("h_chk"), not(id("db_rsp_ok"))),
+            ),
+        ),
+    );
+    g.wire(
+        "drop_reason",
+        3,
+        Expr::ternary(id("h_chk"), id("chk_reason"), id("h_reason")),
+    );
+    g.wire(
+        "accepted",
+        1,
+        Expr::and(id("retire"), Expr::or(id("h_fetch"), id("h_bf"))),
+    );
+    g.wire(
+        "h_qpn",
+        24,
+        Expr::ternary(id("h_chk"), id("h_data").bits(31, 8), n(24, 0)),
+    );
+    g.wire(
+        "drv_vf_ok",
+        1,
+        Expr::bin(
+            BinOp::Lt,
+            Expr::concat(vec![n(4, 0), id("h_vf")]),
+            id("GEO_NUM_VF"),
+        ),
+    );
+    g.wire(
+        "bf_end",
+        1,
+        Expr::all(vec![
+            id("drain_q"),
+            id("m_axis_bf_tready"),
+            Expr::eq(id("drain_idx_q"), id("drain_last_q")),
+        ]),
+    );
+
+    // ---- next state
+    let c = &mut g.comb;
+    c.push(Stmt::Comment(
+        "AW: one burst at a time; the next AW with the last beat".into(),
+    ));
+    c.push(Stmt::if_else(
+        id("aw_take"),
+        vec![
+            set("aw_valid_d", b1(true)),
+            set("aw_addr_d", id("s_axi_awaddr")),
+            set("aw_len_d", id("s_axi_awlen")),
+            set("aw_size_d", id("s_axi_awsize")),
+            set("aw_burst_d", id("s_axi_awburst")),
+            set("aw_user_d", id("s_axi_awuser")),
+        ],
+        vec![Stmt::if_(
+            id("w_last_take"),
+            vec![set("aw_valid_d", b1(false))],
+        )],
+    ));
+    c.push(Stmt::if_else(
+        id("w_last_take"),
+        vec![
+            set("beat_d", n(8, 0)),
+            set("full_d", b1(true)),
+            set("cand_d", b1(false)),
+        ],
+        vec![Stmt::if_(
+            id("w_take"),
+            vec![
+                set("beat_d", Expr::plus(id("beat_q"), n(8, 1))),
+                set("full_d", id("full_now")),
+                set("cand_d", id("owns_buf")),
+                Stmt::if_(id("first_beat"), vec![set("first_d", id("be64"))]),
+            ],
+        )],
+    ));
+    c.push(Stmt::Comment("B: one response per burst".into()));
+    c.push(Stmt::if_else(
+        id("w_last_take"),
+        vec![set("b_valid_d", b1(true)), set("b_resp_d", id("ev_resp"))],
+        vec![Stmt::if_(
+            id("s_axi_bready"),
+            vec![set("b_valid_d", b1(false))],
+        )],
+    ));
+    c.push(Stmt::Comment("Pending halves".into()));
+    c.push(Stmt::if_(
+        id("ev_load"),
+        vec![Stmt::if_else(
+            Expr::or(id("tear"), id("complete")),
+            vec![Stmt::assign(
+                id("pend_valid_d").index(id("slot")),
+                b1(false),
+            )],
+            vec![Stmt::if_(
+                Expr::eq(id("ev_kind"), n(3, K_PEND)),
+                vec![Stmt::assign(id("pend_valid_d").index(id("slot")), b1(true))],
+            )],
+        )],
+    ));
+    c.push(Stmt::Comment(
+        "Stage 1: the event, asking the QPC when it is a doorbell".into(),
+    ));
+    c.push(Stmt::if_else(
+        id("ev_load"),
+        vec![
+            set("e1_valid_d", b1(true)),
+            set(
+                "e1_d",
+                Expr::concat(vec![
+                    id("ev_kind"),
+                    id("ev_reason"),
+                    id("r_pf"),
+                    id("ev_vf"),
+                    id("ev_idx"),
+                    id("dwin"),
+                    id("aw_len_q").bits(4, 0),
+                    id("ev_data"),
+                ]),
+            ),
+        ],
+        vec![Stmt::if_(id("e1_adv"), vec![set("e1_valid_d", b1(false))])],
+    ));
+    c.push(Stmt::Comment(
+        "Queue of events in flight through the QPC check".into(),
+    ));
+    c.push(Stmt::if_(
+        id("e1_adv"),
+        vec![set("q_wr_d", Expr::plus(id("q_wr_q"), n(2, 1)))],
+    ));
+    c.push(Stmt::if_(
+        id("retire"),
+        vec![set("q_rd_d", Expr::plus(id("q_rd_q"), n(2, 1)))],
+    ));
+    c.push(set(
+        "q_cnt_d",
+        Expr::minus(
+            Expr::plus(id("q_cnt_q"), Expr::concat(vec![n(2, 0), id("e1_adv")])),
+            Expr::concat(vec![n(2, 0), id("retire")]),
+        ),
+    ));
+    c.push(Stmt::Comment(
+        "BlueFlame buffer: claimed at the first beat, freed when drained or dropped".into(),
+    ));
+    c.push(Stmt::if_(
+        Expr::all(vec![id("w_take"), id("first_beat"), id("bf_cand")]),
+        vec![set("bf_busy_d", b1(true))],
+    ));
+    c.push(Stmt::if_(
+        Expr::all(vec![
+            id("w_last_take"),
+            id("owns_buf"),
+            ne(id("ev_kind"), n(3, K_BF)),
+        ]),
+        vec![set("bf_busy_d", b1(false))],
+    ));
+    c.push(Stmt::if_(
+        Expr::all(vec![
+            id("retire"),
+            Expr::eq(id("h_kind"), n(3, K_BF)),
+            not(id("db_rsp_ok")),
+        ]),
+        vec![set("bf_busy_d", b1(false))],
+    ));
+    c.push(Stmt::if_else(
+        Expr::and(id("retire"), id("h_bf")),
+        vec![
+            set("drain_d", b1(true)),
+            set("drain_idx_d", n(5, 0)),
+            set("drain_last_d", id("h_len")),
+            set(
+                "drain_user_d",
+                Expr::concat(vec![id("h_vf"), id("h_data").bits(31, 8)]),
+            ),
+        ],
+        vec![Stmt::if_(
+            Expr::and(id("drain_q"), id("m_axis_bf_tready")),
+            vec![Stmt::if_else(
+                id("bf_end"),
+                vec![set("drain_d", b1(false)), set("bf_busy_d", b1(false))],
+                vec![set("drain_idx_d", Expr::plus(id("drain_idx_q"), n(5, 1)))],
+            )],
+        )],
+    ));
+    // Per-VF counter strobes.
+    g.reg("vf_acc", Some(Range::width(id("NUM_VF"))));
+    g.reg("vf_drop", Some(Range::width(id("NUM_VF"))));
+    g.decls
+        .push(V::Decl(Decl::wire("h_slot", Some(Range::width(id("VW"))))));
+    g.assigns.push(V::Assign(
+        id("h_slot"),
+        id("h_vf").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
+    ));
+    let c = &mut g.comb;
+    c.push(Stmt::Comment("Per-VF counters".into()));
+    c.push(set("vf_acc", Expr::repl(id("NUM_VF"), b1(false))));
+    c.push(set("vf_drop", Expr::repl(id("NUM_VF"), b1(false))));
+    c.push(Stmt::if_(
+        Expr::and(id("accepted"), id("drv_vf_ok")),
+        vec![Stmt::assign(id("vf_acc").index(id("h_slot")), b1(true))],
+    ));
+    c.push(Stmt::if_(
+        Expr::and(id("is_drop"), id("drv_vf_ok")),
+        vec![Stmt::assign(id("vf_drop").index(id("h_slot")), b1(true))],
+    ));
+
+    // ---- memories
+    g.mems.push(V::MemWrite {
+        mem: "pend_mem".into(),
+        en: Expr::all(vec![
+            id("ev_load"),
+            not(id("tear")),
+            Expr::eq(id("ev_kind"), n(3, K_PEND)),
+        ]),
+        addr: id("slot"),
+        data: Expr::concat(vec![
+            id("dwin"),
+            id("page_idx").bits(3, 0),
+            id("be64").bits(63, 32),
+        ]),
+    });
+    g.mems.push(V::MemWrite {
+        mem: "bf_mem".into(),
+        en: Expr::all(vec![
+            id("w_take"),
+            id("owns_buf"),
+            Expr::eq(id("beat_q").bits(7, 5), n(3, 0)),
+        ]),
+        addr: id("beat_q").bits(4, 0),
+        data: id("s_axi_wdata"),
+    });
+    g.mems.push(V::MemWrite {
+        mem: "q_mem".into(),
+        en: id("e1_adv"),
+        addr: id("q_wr_q"),
+        data: id("e1_q"),
+    });
+
+    // ---- outputs
+    let out = |g: &mut Gen, name: &str, e: Expr| g.assigns.push(V::Assign(id(name), e));
+    out(
+        &mut g,
+        "s_axi_awready",
+        Expr::or(not(id("aw_valid_q")), id("w_last_take")),
+    );
+    out(&mut g, "s_axi_wready", id("w_ready"));
+    out(&mut g, "s_axi_bvalid", id("b_valid_q"));
+    out(&mut g, "s_axi_bresp", id("b_resp_q"));
+    out(
+        &mut g,
+        "db_req_valid",
+        Expr::all(vec![id("e1_valid_q"), id("e1_chk"), not(id("q_full"))]),
+    );
+    out(&mut g, "db_req_vf", id("e1_vf"));
+    out(&mut g, "db_req_qpn", id("e1_data").bits(31, 8));
+    out(
+        &mut g,
+        "db_req_page",
+        Expr::concat(vec![n(20, 0), id("e1_idx")]),
+    );
+    out(&mut g, "db_req_user", n(32, 0));
+    out(
+        &mut g,
+        "db_rsp_ready",
+        Expr::all(vec![
+            id("h_valid"),
+            id("h_chk"),
+            Expr::or(not(id("h_fetch")), id("fetch_ready")),
+        ]),
+    );
+    out(&mut g, "fetch_valid", id("h_fetch"));
+    out(&mut g, "fetch_vf", id("h_vf"));
+    out(&mut g, "fetch_qpn", id("h_data").bits(31, 8));
+    out(&mut g, "fetch_wqe_index", id("h_data").bits(55, 40));
+    out(&mut g, "fetch_ds", id("h_data").bits(7, 0));
+    out(&mut g, "fetch_opcode", id("h_data").bits(39, 32));
+    out(&mut g, "m_axis_bf_tvalid", id("drain_q"));
+    out(
+        &mut g,
+        "m_axis_bf_tdata",
+        id("bf_mem").index(id("drain_idx_q")),
+    );
+    out(&mut g, "m_axis_bf_tkeep", n(8, 0xFF));
+    out(
+        &mut g,
+        "m_axis_bf_tlast",
+        Expr::eq(id("drain_idx_q"), id("drain_last_q")),
+    );
+    out(&mut g, "m_axis_bf_tuser", id("drain_user_q"));
+    if has_fwd {
+        out(&mut g, "fwd_valid", id("h_fwd"));
+        out(&mut g, "fwd_vf", id("h_vf"));
+        out(&mut g, "fwd_win", id("h_win"));
+        out(&mut g, "fwd_data", id("h_data"));
+    }
+    out(&mut g, "mon_valid", id("retire"));
+    out(
+        &mut g,
+        "mon_result",
+        Expr::ternary(
+            id("h_fetch"),
+            n(3, 0),
+            Expr::ternary(
+                id("h_bf"),
+                n(3, 1),
+                Expr::ternary(
+                    Expr::eq(id("h_kind"), n(3, K_PEND)),
+                    n(3, 3),
+                    Expr::ternary(id("h_fwd"), n(3, 4), n(3, 2)),
+                ),
+            ),
+        ),
+    );
+    out(
+        &mut g,
+        "mon_reason",
+        Expr::ternary(
+            Expr::and(
+                id("h_valid"),
+                Expr::or(
+                    Expr::eq(id("h_kind"), n(3, K_DROP)),
+                    Expr::and(id("h_chk"), not(id("db_rsp_ok"))),
+                ),
+            ),
+            id("drop_reason"),
+            n(3, 0),
+        ),
+    );
+    out(&mut g, "mon_vf", id("h_vf"));
+    out(&mut g, "mon_pf", id("h_pf"));
+    out(&mut g, "mon_page", id("h_idx"));
+    out(&mut g, "mon_qpn", id("h_qpn"));
+
+    // ---- CSR hardware inputs
+    let mut hw: Vec<(String, Expr)> = vec![
+        (
+            "db_accepted_count_incr_i".into(),
+            Expr::and(id("retire"), id("h_fetch")),
+        ),
+        (
+            "bf_accepted_count_incr_i".into(),
+            Expr::and(id("retire"), id("h_bf")),
+        ),
+        ("last_drop_reason_we_i".into(), id("is_drop")),
+        ("last_drop_reason_d_i".into(), id("drop_reason")),
+        ("last_drop_page_index_we_i".into(), id("is_drop")),
+        ("last_drop_page_index_d_i".into(), id("h_idx")),
+        ("last_drop_vf_we_i".into(), id("is_drop")),
+        ("last_drop_vf_d_i".into(), id("h_vf")),
+        ("last_drop_qpn_qpn_we_i".into(), id("is_drop")),
+        ("last_drop_qpn_qpn_d_i".into(), id("h_qpn")),
+        ("vf_doorbells_count_incr_i".into(), id("vf_acc")),
+        ("vf_drops_count_incr_i".into(), id("vf_drop")),
+    ];
+    for (name, v) in &reasons {
+        let low = name.to_ascii_lowercase();
+        let hit = Expr::and(id("is_drop"), Expr::eq(id("drop_reason"), n(3, *v)));
+        hw.push((format!("drop_{low}_count_incr_i"), hit.clone()));
+        hw.push((format!("int_status_{low}_set_i"), hit));
+    }
+    let mut counters: Vec<(String, Vec<u64>)> = Vec::new();
+    for (k, l) in lay.iter().enumerate() {
+        if l.role != Role::Forward {
+            continue;
+        }
+        if let Some(reg) = forward_counter(map, &l.name) {
+            match counters.iter_mut().find(|(r, _)| *r == reg) {
+                Some((_, ks)) => ks.push(k as u64),
+                None => counters.push((reg, vec![k as u64])),
+            }
+        }
+    }
+    for (reg, ks) in &counters {
+        let port = format!("{reg}_count_incr_i");
+        if csr_has(&port) {
+            hw.push((
+                port,
+                Expr::and(
+                    Expr::and(id("retire"), id("h_fwd")),
+                    Expr::any_of(
+                        ks.iter().map(|k| Expr::eq(id("h_win"), n(4, *k))).collect(),
+                        b1(false),
+                    ),
+                ),
+            ));
+        }
+    }
+    let mut unused = Vec::new();
+    for item in &csr.ports {
+        let PortItem::Port(p) = item else { continue };
+        if p.name == "clk"
+            || p.name == rst.port_name()
+            || p.name.starts_with("s_axil_")
+            || p.name == "irq_o"
+        {
+            continue;
+        }
+        match p.dir {
+            verilog_ast::Dir::Input => {
+                let v = hw
+                    .iter()
+                    .find(|(n, _)| *n == p.name)
+                    .map(|(_, e)| e.clone())
+                    .unwrap_or_else(|| {
+                        // Inputs this block does not drive (there are none in the UAR maps
+                        // but a map may add status inputs): held at zero.
+                        match &p.range {
+                            None => b1(false),
+                            Some(_) => Expr::int(0),
+                        }
+                    });
+                g.assigns.push(V::Assign(id(format!("csr_{}", p.name)), v));
+            }
+            verilog_ast::Dir::Output => {
+                let used = [
+                    "ctrl_enable_o",
+                    "ctrl_bf_enable_o",
+                    "page_cfg_active_pages_o",
+                    "page_cfg_pf_only_mask_o",
+                    "vf_ctrl_enable_o",
+                ];
+                if !used.contains(&p.name.as_str()) {
+                    unused.push(id(format!("csr_{}", p.name)));
+                }
+            }
+        }
+    }
+    unused.extend([
+        id("s_axi_wlast"),
+        id("db_rsp_vf"),
+        id("db_rsp_qpn"),
+        id("db_rsp_user"),
+        id("page_idx").bits(11, 4),
+        id("h_pf"),
+        id("h_win"),
+        id("dval"),
+        id("h_data").bits(63, 56),
+        id("e1_data").bits(63, 32),
+        id("e1_data").bits(7, 0),
+        id("e1_pf"),
+        id("e1_reason"),
+        id("e1_len"),
+        id("e1_win"),
+    ]);
+    g.wire_c(
+        "unused_ok",
+        1,
+        Expr::un(verilog_ast::UnOp::RedXor, Expr::concat(unused)),
+        "deliberately unused: software-only CSR outputs, wlast, echoed fields",
+    );
+
+    // ---- assemble
+    let mut items = Vec::new();
+    items.push(V::Comment(vec![
+        "Parameter range checks (simulation and lint only)".into(),
+    ]));
+    let checks = ["NUM_VF", "PAGES_PER_VF"]
+        .iter()
+        .map(|p| {
+            let p = map.parameter(p).expect("checked");
+            Stmt::if_(
+                Expr::or(
+                    Expr::lt(id(p.name.text.clone()), Expr::int(p.min as i64)),
+                    Expr::bin(BinOp::Gt, id(p.name.text.clone()), Expr::int(p.max as i64)),
+                ),
+                vec![
+                    Stmt::SysCall(
+                        "$display".into(),
+                        vec![
+                            Expr::str(format!(
+                                "%m: {} = %0d is outside {}..{}",
+                                p.name, p.min, p.max
+                            )),
+                            id(p.name.text.clone()),
+                        ],
+                    ),
+                    Stmt::SysCall("$finish".into(), vec![]),
+                ],
+            )
+        })
+        .collect();
+    items.push(V::SimInitial(checks));
+    items.push(V::Blank);
+    items.extend(g.lp);
+    items.push(V::Blank);
+    items.extend(g.decls);
+    items.push(V::Blank);
+    items.extend(g.inst);
+    items.push(V::Blank);
+    items.extend(g.assigns);
+    items.push(V::Blank);
+    items.push(V::Comb(dec));
+    items.push(V::Blank);
+    items.push(V::Comb(classify));
+    items.push(V::Blank);
+    items.push(V::Comb(g.comb));
+    items.push(V::Blank);
+    items.push(V::Flops(g.flops));
+    items.push(V::Blank);
+    items.push(V::Comment(vec![
+        "RAMs: pending halves, BlueFlame buffer, event queue".into(),
+    ]));
+    items.extend(g.mems);
+
+    let mut header = vec![
+        format!(
+            "{}: UAR doorbell and BlueFlame block of `{}` (SR-IOV BAR2 pages).",
+            module_name(map),
+            map.block
+        ),
+        String::new(),
+        format!(
+            "Generated by {} from {} (map version {}).",
+            opts.generator, map.file, map.version
+        ),
+        "Do not edit: change the map and run `make rtl`.".into(),
+        String::new(),
+        "Address: awaddr[23:12] = page in the BAR2 aperture; owner = page >> PW,".into(),
+        "index = page & (2^PW - 1), PW = clog2(PAGES_PER_VF). awuser = {pf, vf}.".into(),
+        String::new(),
+        "UAR page layout (space uar_page):".into(),
+        "  offset  size  window            role".into(),
+    ];
+    for (k, l) in lay.iter().enumerate() {
+        header.push(format!(
+            "  {:#05x}  {:>4}  {:<16}  {} (fwd_win {k})",
+            l.offset,
+            l.size,
+            l.name,
+            match l.role {
+                Role::SendDoorbell => "send doorbell",
+                Role::BlueFlame => "BlueFlame (8-byte write: send doorbell)",
+                Role::Forward => "forwarded doorbell",
+            }
+        ));
+    }
+    header.extend([
+        String::new(),
+        "Checks in order: DISABLED (ctrl.enable, vf.ctrl.enable; OKAY), UNMAPPED (a page".into(),
+        "of another function, an inactive page index, an offset or shape no window takes;".into(),
+        "DECERR), PF_ONLY (page_cfg.pf_only_mask; SLVERR), TORN (32-bit halves not in".into(),
+        "pair; OKAY), then the QPC doorbell check: NOT_OWNER, WRONG_PAGE, QP_STATE (OKAY).".into(),
+        String::new(),
+        "Pipeline: last W beat (cycle t) -> stage 1 / QPC request (t+1) -> QPC answer and".into(),
+        "fetch_valid (t+3). One write per cycle; every output holds under backpressure.".into(),
+        String::new(),
+        "mon_result".into(),
+    ]);
+    for (name, v) in RESULTS {
+        header.push(format!("  {v} {name}"));
+    }
+    let param = |p: &str| map.parameter(p).map(|p| p.default).unwrap_or(1);
+    Ok(Module {
+        name: module_name(map),
+        header,
+        params: vec![
+            Param {
+                name: "NUM_VF".into(),
+                default: Expr::int(param("NUM_VF") as i64),
+                comment: Some("SR-IOV VFs; range 1..256".into()),
+            },
+            Param {
+                name: "PAGES_PER_VF".into(),
+                default: Expr::int(param("PAGES_PER_VF") as i64),
+                comment: Some("UAR pages per function; range 1..16".into()),
+            },
+        ],
+        ports: g.ports,
+        items,
+        reset: opts.reset,
+    })
+}
+
+/// Lowers `<block>_top`: the UAR block wired to the QPC block of `qpc_map` through the
+/// doorbell-check port. The QPC's WQE-check, RX and write-back ports are tied off; its CSR
+/// port is `qpc_s_axil_*` (QP set-up through the command mailbox).
+pub fn generate_top(map: &RegMap, qpc_map: &RegMap, opts: &Options) -> Result<Module, UarError> {
+    let uar = generate(map, opts)?;
+    let qpc = rdmagen_qpc::generate(
+        qpc_map,
+        &rdmagen_qpc::Options {
+            reset: opts.reset,
+            generator: opts.generator.clone(),
+        },
+    )
+    .map_err(|e| UarError(format!("{}: {e}", qpc_map.file)))?;
+    let rst = opts.reset;
+    let mut g = Gen::default();
+    clock_ports(&mut g, rst);
+    let is_clock = |n: &str| n == "clk" || n == rst.port_name();
+    let db_names: Vec<&str> = DB_PORT.iter().map(|(n, _, _)| *n).collect();
+    // UAR ports except the doorbell-check port are the top's ports.
+    let mut uar_conns = Vec::new();
+    for item in &uar.ports {
+        match item {
+            PortItem::Banner(b) if !b.starts_with("Doorbell check") && !b.starts_with("Clock") => {
+                g.ports.push(PortItem::Banner(format!("UAR: {b}")))
+            }
+            PortItem::Port(p) => {
+                if !is_clock(&p.name) && !db_names.contains(&p.name.as_str()) {
+                    let name = if p.name == "irq_o" {
+                        "uar_irq_o".to_string()
+                    } else {
+                        p.name.clone()
+                    };
+                    g.ports.push(PortItem::Port(Port {
+                        name: name.clone(),
+                        ..p.clone()
+                    }));
+                    uar_conns.push((p.name.clone(), id(name)));
+                } else if is_clock(&p.name) {
+                    uar_conns.push((p.name.clone(), id(p.name.clone())));
+                } else {
+                    g.decls
+                        .push(V::Decl(Decl::wire(p.name.clone(), p.range.clone())));
+                    uar_conns.push((p.name.clone(), id(p.name.clone())));
+                }
+            }
+            PortItem::Banner(_) => {}
+        }
+    }
+    g.banner("QPC: AXI4-Lite slave of its CSR block (command mailbox)");
+    let mut qpc_conns = Vec::new();
+    let mut unused = Vec::new();
+    for item in &qpc.ports {
+        let PortItem::Port(p) = item else { continue };
+        if is_clock(&p.name) || db_names.contains(&p.name.as_str()) {
+            qpc_conns.push((p.name.clone(), id(p.name.clone())));
+        } else if p.name.starts_with("s_axil_") || p.name == "irq_o" {
+            let name = format!("qpc_{}", p.name);
+            g.ports.push(PortItem::Port(Port {
+                name: name.clone(),
+                comment: None,
+                ..p.clone()
+            }));
+            qpc_conns.push((p.name.clone(), id(name)));
+        } else if p.dir == verilog_ast::Dir::Input {
+            // Tied off: no WQE-check, RX lookup or write-back traffic; responses always taken.
+            let width = match &p.range {
+                None => 1,
+                Some(Range {
+                    msb: Expr::Int(m),
+                    lsb: Expr::Int(0),
+                }) => *m as u32 + 1,
+                Some(_) => {
+                    return Err(UarError(format!(
+                        "QPC port `{}` has a parameter-sized width",
+                        p.name
+                    )))
+                }
+            };
+            let v = if p.name.ends_with("_rsp_ready") {
+                b1(true)
+            } else {
+                Expr::zero(width)
+            };
+            qpc_conns.push((p.name.clone(), v));
+        } else {
+            let w = format!("qpc_{}", p.name);
+            g.decls
+                .push(V::Decl(Decl::wire(w.clone(), p.range.clone())));
+            unused.push(id(w.clone()));
+            qpc_conns.push((p.name.clone(), id(w)));
+        }
+    }
+    g.decls.push(V::Decl(
+        Decl::wire("unused_ok", None).comment("the tied-off QPC ports' outputs"),
+    ));
+    g.assigns.push(V::Assign(
+        id("unused_ok"),
+        Expr::un(verilog_ast::UnOp::RedXor, Expr::concat(unused)),
+    ));
+    let mut items = vec![V::Comment(vec![
+        "Doorbell-check port between the blocks".into()
+    ])];
+    items.extend(g.decls);
+    items.push(V::Blank);
+    items.push(V::Instance {
+        module: uar.name.clone(),
+        name: "u_uar".into(),
+        params: vec![
+            ("NUM_VF".into(), id("NUM_VF")),
+            ("PAGES_PER_VF".into(), id("PAGES_PER_VF")),
+        ],
+        ports: uar_conns,
+    });
+    items.push(V::Blank);
+    items.push(V::Instance {
+        module: qpc.name.clone(),
+        name: "u_qpc".into(),
+        params: vec![
+            ("NUM_VF".into(), id("NUM_VF")),
+            ("QPS_PER_VF".into(), id("QPS_PER_VF")),
+            // The UAR path checks no memory keys (the R_Key port is tied off): one entry keeps
+            // the key-table clear after reset shorter than the context clear.
+            ("NUM_MKEYS".into(), Expr::int(1)),
+        ],
+        ports: qpc_conns,
+    });
+    items.push(V::Blank);
+    items.extend(g.assigns);
+    let qps = qpc_map
+        .parameter("QPS_PER_VF")
+        .map(|p| p.default)
+        .unwrap_or(16);
+    Ok(Module {
+        name: top_name(map),
+        header: vec![
+            format!(
+                "{}: the UAR block `{}` checked by the QPC block `{}`.",
+                top_name(map),
+                uar.name,
+                qpc.name
+            ),
+            String::new(),
+            format!(
+                "Generated by {} from {} and {}.",
+                opts.generator, map.file, qpc_map.file
+            ),
+            "Do not edit: change the maps and run `make rtl`.".into(),
+            String::new(),
+            "QPs are set up through qpc_s_axil_* (the QPC command mailbox); doorbells arrive on"
+                .into(),
+            "s_axi_*. The QPC's WQE-check, RX lookup and write-back ports are tied off.".into(),
+        ],
+        params: vec![
+            Param {
+                name: "NUM_VF".into(),
+                default: Expr::int(map.parameter("NUM_VF").map(|p| p.default).unwrap_or(8) as i64),
+                comment: Some("SR-IOV VFs; range 1..256".into()),
+            },
+            Param {
+                name: "PAGES_PER_VF".into(),
+                default: Expr::int(
+                    map.parameter("PAGES_PER_VF")
+                        .map(|p| p.default)
+                        .unwrap_or(1) as i64,
+                ),
+                comment: Some("UAR pages per function; range 1..16".into()),
+            },
+            Param {
+                name: "QPS_PER_VF".into(),
+                default: Expr::int(qps as i64),
+                comment: Some("QPs per VF (QPC)".into()),
+            },
+        ],
+        ports: g.ports,
+        items,
+        reset: rst,
+    })
+}

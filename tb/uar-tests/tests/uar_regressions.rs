@@ -1,0 +1,59 @@
+//! Directed cases kept as named tests (the pattern of the QPC suite: shrunk failures land here).
+//! None of the random runs has failed yet; these pin the corner cases the design argues about.
+
+use rdmagen_harness::stall::Profile;
+use rdmagen_refmodel::uar::Write;
+use rdmagen_uar_tests::bench::{doorbell_beat, Bench, Case, Op, QpOp};
+use rdmagen_uar_tests::Mlx5V4Q16;
+
+fn one(vf: u8, addr: u32, data: u64, strb: u8) -> Op {
+    Op::Write(Write {
+        pf: false,
+        vf,
+        addr,
+        size: 3,
+        burst: 1,
+        beats: vec![(data, strb)],
+    })
+}
+
+/// A low half pending while a BlueFlame burst of the same VF holds the buffer: the burst's
+/// last beat first drops the torn half (stalling the beat one cycle), then the WQE goes out;
+/// a pair on the other BlueFlame half and a CQ doorbell pair complete normally afterwards.
+#[test]
+fn tear_by_a_blueflame_burst_then_pairs_complete() {
+    let mut b = Bench::<Mlx5V4Q16>::new("mlx5_v4_q16");
+    let page = |off: u32| b.model.address(1, 0, off);
+    let db = doorbell_beat(5, 0x0A, 1 << 12, 4);
+    let mut bf = vec![(db, 0xFF)];
+    bf.extend((1..8u64).map(|k| (k * 0x0101_0101, 0xFF)));
+    let case = Case {
+        seed: 3,
+        stall: Profile::new(40, 3),
+        ops: vec![
+            Op::Qp {
+                vf: 1,
+                local: 0,
+                page: 0,
+                op: QpOp::Bringup { to: 3 },
+            },
+            one(1, page(0x800), db, 0x0F),
+            Op::Write(Write {
+                pf: false,
+                vf: 1,
+                addr: page(0x900),
+                size: 3,
+                burst: 1,
+                beats: bf,
+            }),
+            one(1, page(0x900), db, 0x0F),
+            one(1, page(0x904), db, 0xF0),
+            one(1, page(0x020), 0x0102_0304_0506_0708, 0x0F),
+            one(1, page(0x024), 0x0102_0304_0506_0708, 0xF0),
+        ],
+    };
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(b.stats.fetches, 1);
+    assert_eq!(b.stats.blueflames, 1);
+    assert_eq!(b.stats.forwards, 1);
+}
