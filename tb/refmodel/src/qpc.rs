@@ -289,7 +289,7 @@ pub struct MkReq {
     pub rkey: u32,
     pub va: u64,
     pub len: u32,
-    /// [0] remote read, [1] remote write, [2] remote atomic.
+    /// Bit 0 remote read, bit 1 remote write, bit 2 remote atomic.
     pub access: u8,
     pub user: u32,
 }
