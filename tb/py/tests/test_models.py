@@ -78,7 +78,7 @@ def qpc_command(q, opcode, vf, local, fields):
 
 def test_qpc_model_create_and_lookup():
     m = rdmagen.RegMap.builtin("qpc")
-    q = rdmagen.QpcModel(m, 2, 4)
+    q = rdmagen.QpcModel(m, 2, 4, num_mkeys=4)
     assert q.depth == 8 and q.clearing
     for _ in range(8):
         q.cycle()
