@@ -351,6 +351,52 @@ impl Gen {
     }
 }
 
+/// A clear sequencer `<p>_busy` / `<p>_addr` over addresses 0..=`last` of `aw` bits: busy from
+/// reset, one address per cycle, restarted by `ctrl.clear`.
+fn clear_sequencer(g: &mut Gen, p: &str, (aw, last): (&str, &str), comment: &str) {
+    let zero = || Expr::Repl(Box::new(id(aw)), Box::new(b1(false)));
+    let (busy_q, busy_d) = (format!("{p}_busy_q"), format!("{p}_busy_d"));
+    let (addr_q, addr_d) = (format!("{p}_addr_q"), format!("{p}_addr_d"));
+    g.state(&format!("{p}_busy"), 1, b1(true));
+    g.state_r(&format!("{p}_addr"), Range::width(id(aw)), zero());
+    let c = &mut g.comb;
+    c.push(Stmt::Comment(comment.into()));
+    c.push(Stmt::assign(id(busy_d.clone()), id(busy_q.clone())));
+    c.push(Stmt::assign(id(addr_d.clone()), id(addr_q.clone())));
+    c.push(Stmt::if_else(
+        id("csr_ctrl_clear_o"),
+        vec![
+            Stmt::assign(id(busy_d.clone()), b1(true)),
+            Stmt::assign(id(addr_d.clone()), zero()),
+        ],
+        vec![Stmt::if_(
+            id(busy_q),
+            vec![
+                Stmt::assign(
+                    id(addr_d),
+                    Expr::plus(
+                        id(addr_q.clone()),
+                        Expr::concat(vec![
+                            Expr::Repl(
+                                Box::new(Expr::minus(id(aw), Expr::int(1))),
+                                Box::new(b1(false)),
+                            ),
+                            b1(true),
+                        ]),
+                    ),
+                ),
+                Stmt::if_(
+                    Expr::eq(
+                        id(addr_q),
+                        id(last).slice(Expr::minus(id(aw), Expr::int(1)), Expr::int(0)),
+                    ),
+                    vec![Stmt::assign(id(busy_d), b1(false))],
+                ),
+            ],
+        )],
+    ));
+}
+
 /// A replica RAM: its name and the context fields it holds, least significant first.
 struct Replica {
     name: &'static str,
@@ -767,89 +813,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         g.decls.push(V::Decl(d));
     }
 
-    // ---- clear sequencer
-    g.state("clr_busy", 1, b1(true));
+    // ---- clear sequencers: contexts and keys, one word per cycle each, in parallel
     let zero_aw = || Expr::Repl(Box::new(id("AW")), Box::new(b1(false)));
-    g.state_r("clr_addr", addr_r(), zero_aw());
-    let c = &mut g.comb;
-    c.push(Stmt::Comment(
-        "Clear: one context per cycle from address 0; restarts on ctrl.clear".into(),
-    ));
-    c.push(Stmt::assign(id("clr_busy_d"), id("clr_busy_q")));
-    c.push(Stmt::assign(id("clr_addr_d"), id("clr_addr_q")));
-    c.push(Stmt::if_else(
-        id("csr_ctrl_clear_o"),
-        vec![
-            Stmt::assign(id("clr_busy_d"), b1(true)),
-            Stmt::assign(id("clr_addr_d"), zero_aw()),
-        ],
-        vec![Stmt::if_(
-            id("clr_busy_q"),
-            vec![
-                Stmt::assign(
-                    id("clr_addr_d"),
-                    Expr::plus(
-                        id("clr_addr_q"),
-                        Expr::concat(vec![
-                            Expr::Repl(
-                                Box::new(Expr::minus(id("AW"), Expr::int(1))),
-                                Box::new(b1(false)),
-                            ),
-                            b1(true),
-                        ]),
-                    ),
-                ),
-                Stmt::if_(
-                    Expr::eq(
-                        id("clr_addr_q"),
-                        id("LAST").slice(Expr::minus(id("AW"), Expr::int(1)), Expr::int(0)),
-                    ),
-                    vec![Stmt::assign(id("clr_busy_d"), b1(false))],
-                ),
-            ],
-        )],
-    ));
-
-    g.state("mk_clr_busy", 1, b1(true));
-    g.state_r("mk_clr_addr", mk_addr_r(), zero_mk());
-    let c = &mut g.comb;
-    c.push(Stmt::Comment(
-        "The memory-key table clears alongside, one key per cycle".into(),
-    ));
-    c.push(Stmt::assign(id("mk_clr_busy_d"), id("mk_clr_busy_q")));
-    c.push(Stmt::assign(id("mk_clr_addr_d"), id("mk_clr_addr_q")));
-    c.push(Stmt::if_else(
-        id("csr_ctrl_clear_o"),
-        vec![
-            Stmt::assign(id("mk_clr_busy_d"), b1(true)),
-            Stmt::assign(id("mk_clr_addr_d"), zero_mk()),
-        ],
-        vec![Stmt::if_(
-            id("mk_clr_busy_q"),
-            vec![
-                Stmt::assign(
-                    id("mk_clr_addr_d"),
-                    Expr::plus(
-                        id("mk_clr_addr_q"),
-                        Expr::concat(vec![
-                            Expr::Repl(
-                                Box::new(Expr::minus(id("MK_AW"), Expr::int(1))),
-                                Box::new(b1(false)),
-                            ),
-                            b1(true),
-                        ]),
-                    ),
-                ),
-                Stmt::if_(
-                    Expr::eq(
-                        id("mk_clr_addr_q"),
-                        id("MK_LAST").slice(Expr::minus(id("MK_AW"), Expr::int(1)), Expr::int(0)),
-                    ),
-                    vec![Stmt::assign(id("mk_clr_busy_d"), b1(false))],
-                ),
-            ],
-        )],
-    ));
+    clear_sequencer(
+        &mut g,
+        "clr",
+        ("AW", "LAST"),
+        "Clear: one context per cycle from address 0; restarts on ctrl.clear",
+    );
+    clear_sequencer(
+        &mut g,
+        "mk_clr",
+        ("MK_AW", "MK_LAST"),
+        "The memory-key table clears alongside, one key per cycle",
+    );
     g.wire(
         "clearing",
         1,
