@@ -132,15 +132,25 @@ bench-peers:
 # docs/BENCHMARKS.md: assembled from the sections each benchmark writes (scripts/bench-report.sh).
 bench: bench-gen bench-peers bench-harness bench-hw bench-cocotb
 
-test: setup
-	$(MAKE) fmt-check clippy doc
-	$(MAKE) cargo-test cargo-test-wheel
-	$(MAKE) lint-rtl lint-rtl-async check-headers check-rdl check-svg
-	$(MAKE) regress
-	$(MAKE) pytest-py
-	$(MAKE) cocotb SIM=icarus
-	$(MAKE) cocotb SIM=verilator
+# Each step's wall and CPU time goes to target/test-times.log (scripts/timed.sh), printed last.
+T := scripts/timed.sh
+test:
+	@mkdir -p target && rm -f target/test-times.log
+	$(T) setup scripts/setup.sh
+	$(T) fmt-check $(MAKE) fmt-check
+	$(T) clippy $(MAKE) clippy
+	$(T) doc $(MAKE) doc
+	$(T) cargo-test $(MAKE) cargo-test
+	$(T) cargo-test-wheel $(MAKE) cargo-test-wheel
+	$(T) lint-rtl $(MAKE) lint-rtl
+	$(T) lint-rtl-async $(MAKE) lint-rtl-async
+	$(T) check-outputs $(MAKE) check-headers check-rdl check-svg
+	$(T) regress $(MAKE) regress
+	$(T) pytest-py $(MAKE) pytest-py
+	$(T) cocotb-icarus $(MAKE) cocotb SIM=icarus
+	$(T) cocotb-verilator $(MAKE) cocotb SIM=verilator
 	@cat target/cargo-test.log target/cargo-test-wheel.log > target/cargo-test-all.log
 	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log \
 		target/rtl-check-async.log target/header-check.log target/rdl-check.log target/svg-check.log \
 		target/pytest-py.log target/cocotb-icarus.log target/cocotb-verilator.log
+	@echo "step times (target/test-times.log):"; cat target/test-times.log
