@@ -9,7 +9,9 @@
 //! - [`Models`] verilates generated blocks (`verilator --cc -O3`), writes the C++ shim and the
 //!   Rust binding of each (from `rdmagen-vlbind`), compiles each model into its own static
 //!   library with `-O3` whatever the cargo profile, and skips all of that when the Verilog,
-//!   options and Verilator are unchanged.
+//!   options and Verilator are unchanged: built models are shared by every build script of the
+//!   target directory (`<target>/<profile>/vlmodels/<id>-<hash>`), so `cargo clippy`,
+//!   `cargo doc` and `cargo test` build each model once.
 //!
 //! Every function here runs inside a build script and reports problems as `Err(String)`; the
 //! build script prints it and fails.
@@ -165,17 +167,23 @@ fn out_dir() -> Result<PathBuf, String> {
 /// lines and the `links` metadata dependents read.
 pub fn build_runtime(vl: &Verilator) -> Result<(), String> {
     let out = out_dir()?;
-    let inc = vl.include();
-    let mut b = vl.cc();
-    for f in [
-        "verilated.cpp",
-        "verilated_threads.cpp",
-        "verilated_fst_c.cpp",
-    ] {
-        b.file(inc.join(f));
-    }
-    b.out_dir(&out);
-    b.try_compile("verilated_rt").map_err(|e| e.to_string())?;
+    let mut h = DefaultHasher::new();
+    (&vl.version, &vl.root, &vl.bin, compiler_env()).hash(&mut h);
+    let dir = model_cache(&out).join(format!("verilated_rt-{:016x}", h.finish()));
+    build_once(&dir, |tmp| {
+        let inc = vl.include();
+        let mut b = vl.cc();
+        for f in [
+            "verilated.cpp",
+            "verilated_threads.cpp",
+            "verilated_fst_c.cpp",
+        ] {
+            b.file(inc.join(f));
+        }
+        b.out_dir(tmp);
+        b.try_compile("verilated_rt").map_err(|e| e.to_string())
+    })?;
+    let out = dir;
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=static=verilated_rt");
     println!("cargo:rustc-link-lib=stdc++");
@@ -233,7 +241,7 @@ impl Models {
     /// against. Returns the executable's path.
     pub fn cpp_program(&self, id: &str, source: &Path, exe: &str) -> Result<PathBuf, String> {
         let out = out_dir()?;
-        let (b, _) = self
+        let (b, verilog) = self
             .items
             .iter()
             .find(|(b, _)| b.id == id)
@@ -244,13 +252,14 @@ impl Models {
             .clone()
             .ok_or("the Verilator runtime location is unknown (use Verilator::from_harness)")?;
         let path = out.join(exe);
+        let dir = model_dir(&self.vl, &out, b, verilog);
         let compiler = self.vl.cc().get_compiler();
         let mut cmd = compiler.to_command();
         cmd.arg("-o")
             .arg(&path)
             .arg(source)
-            .arg(format!("-I{}", out.join(&b.id).join("vobj").display()))
-            .arg(out.join(format!("libvmodel_{}.a", b.id)))
+            .arg(format!("-I{}", dir.join("vobj").display()))
+            .arg(dir.join(format!("libvmodel_{}.a", b.id)))
             .arg(lib_dir.join("libverilated_rt.a"))
             .args(["-lz", "-latomic", "-lpthread"]);
         if !self.vl.bundles_lz4() {
@@ -300,53 +309,134 @@ fn verilator_args(b: &Binding, mdir: &Path, src: &Path) -> Vec<String> {
     a
 }
 
+/// Where built models are kept for every build script of one target directory and profile:
+/// `<target>/<profile>/vlmodels`, from `OUT_DIR` = `<target>/<profile>/build/<pkg>-<hash>/out`.
+/// `cargo clippy`, `cargo doc` and `cargo test` run a package's build script in separate
+/// directories; sharing the compiled models spares each of them a Verilator and `-O3` C++ build
+/// of the same inputs. Falls back to `OUT_DIR` when it has another shape.
+fn model_cache(out: &Path) -> PathBuf {
+    match out.ancestors().nth(3) {
+        Some(profile)
+            if out
+                .parent()
+                .and_then(|p| p.parent())
+                .is_some_and(|b| b.ends_with("build")) =>
+        {
+            profile.join("vlmodels")
+        }
+        _ => out.to_path_buf(),
+    }
+}
+
+/// The directory model `b` is built in: its id and a hash of everything the build reads, so
+/// one directory is one model and a changed input is a new directory.
+fn model_dir(vl: &Verilator, out: &Path, b: &Binding, verilog: &str) -> PathBuf {
+    let mut h = DefaultHasher::new();
+    let args = verilator_args(b, Path::new("MDIR"), Path::new("SRC"));
+    (
+        verilog,
+        &args,
+        &b.cpp_shim(),
+        &vl.version,
+        &vl.root,
+        &vl.bin,
+    )
+        .hash(&mut h);
+    model_cache(out).join(format!("{}-{:016x}", b.id, h.finish()))
+}
+
+/// What else the C++ build reads: the compiler and its flags as the `cc` crate takes them.
+fn compiler_env() -> Vec<Option<String>> {
+    ["TARGET", "CXX", "CXXFLAGS", "HOST_CXX", "HOST_CXXFLAGS"]
+        .iter()
+        .map(|k| env::var(k).ok())
+        .collect()
+}
+
 fn build_model(vl: &Verilator, out: &Path, b: &Binding, verilog: &str) -> Result<(), String> {
-    let dir = out.join(&b.id);
+    let dir = model_dir(vl, out, b, verilog);
+    let lib = format!("vmodel_{}", b.id);
+    build_once(&dir, |tmp| compile_model(vl, tmp, b, verilog, &lib))?;
+    println!("cargo:rustc-link-search=native={}", dir.display());
+    println!("cargo:rustc-link-lib=static={lib}");
+    Ok(())
+}
+
+/// Runs `build` into a private directory and renames it to `dir`, unless `dir` is already
+/// complete; a build script running at the same time (another test crate, or clippy beside
+/// test) therefore never sees half a build. Object files are dropped once archived.
+fn build_once(dir: &Path, build: impl FnOnce(&Path) -> Result<(), String>) -> Result<(), String> {
+    let done = dir.join("complete");
+    if done.exists() {
+        return Ok(());
+    }
+    let tmp = dir.with_extension(format!("tmp{}", std::process::id()));
+    let _ = fs::remove_dir_all(&tmp);
+    fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    build(&tmp)?;
+    remove_objects(&tmp);
+    fs::write(tmp.join("complete"), "").map_err(|e| format!("{}: {e}", tmp.display()))?;
+    if fs::rename(&tmp, dir).is_err() {
+        // Another build finished the same inputs first; its output is identical.
+        let _ = fs::remove_dir_all(&tmp);
+        if !done.exists() {
+            return Err(format!("cannot move the build into {}", dir.display()));
+        }
+    }
+    Ok(())
+}
+
+fn remove_objects(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            remove_objects(&p);
+        } else if p.extension().is_some_and(|x| x == "o") {
+            let _ = fs::remove_file(p);
+        }
+    }
+}
+
+/// Verilates `verilog` and compiles it with the shim into `dir/lib<lib>.a`.
+fn compile_model(
+    vl: &Verilator,
+    dir: &Path,
+    b: &Binding,
+    verilog: &str,
+    lib: &str,
+) -> Result<(), String> {
     let mdir = dir.join("vobj");
     let src = dir.join(format!("{}.v", b.id));
     let shim = dir.join("shim.cpp");
-    let lib = format!("vmodel_{}", b.id);
     let args = verilator_args(b, &mdir, &src);
-    let shim_text = b.cpp_shim();
-
-    let mut h = DefaultHasher::new();
-    (verilog, &args, &shim_text, &vl.version, &vl.root).hash(&mut h);
-    let stamp = format!("{:016x}\n", h.finish());
-    let stamp_path = dir.join("stamp");
-    let built = out.join(format!("lib{lib}.a")).exists()
-        && fs::read_to_string(&stamp_path).ok().as_deref() == Some(stamp.as_str());
-
-    if !built {
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&mdir).map_err(|e| format!("{}: {e}", mdir.display()))?;
-        fs::write(&src, verilog).map_err(|e| format!("{}: {e}", src.display()))?;
-        fs::write(&shim, &shim_text).map_err(|e| format!("{}: {e}", shim.display()))?;
-        let res = verilator_command(&vl.bin)
-            .args(&args)
-            .output()
-            .map_err(|e| format!("cannot run {}: {e}", vl.bin.display()))?;
-        if !res.status.success() {
-            return Err(format!(
-                "verilator failed on {} ({}):\n{}{}",
-                b.id,
-                args.join(" "),
-                String::from_utf8_lossy(&res.stdout),
-                String::from_utf8_lossy(&res.stderr)
-            ));
-        }
-        let mut files: Vec<PathBuf> = fs::read_dir(&mdir)
-            .map_err(|e| format!("{}: {e}", mdir.display()))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
-            .collect();
-        files.sort();
-        let mut c = vl.cc();
-        c.include(&mdir).files(&files).file(&shim).out_dir(out);
-        c.try_compile(&lib).map_err(|e| e.to_string())?;
-        fs::write(&stamp_path, &stamp).map_err(|e| format!("{}: {e}", stamp_path.display()))?;
+    fs::create_dir_all(&mdir).map_err(|e| format!("{}: {e}", mdir.display()))?;
+    fs::write(&src, verilog).map_err(|e| format!("{}: {e}", src.display()))?;
+    fs::write(&shim, b.cpp_shim()).map_err(|e| format!("{}: {e}", shim.display()))?;
+    let res = verilator_command(&vl.bin)
+        .args(&args)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", vl.bin.display()))?;
+    if !res.status.success() {
+        return Err(format!(
+            "verilator failed on {} ({}):\n{}{}",
+            b.id,
+            args.join(" "),
+            String::from_utf8_lossy(&res.stdout),
+            String::from_utf8_lossy(&res.stderr)
+        ));
     }
-    println!("cargo:rustc-link-search=native={}", out.display());
-    println!("cargo:rustc-link-lib=static={lib}");
+    let mut files: Vec<PathBuf> = fs::read_dir(&mdir)
+        .map_err(|e| format!("{}: {e}", mdir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "cpp"))
+        .collect();
+    files.sort();
+    let mut c = vl.cc();
+    c.include(&mdir).files(&files).file(&shim).out_dir(dir);
+    c.try_compile(lib).map_err(|e| e.to_string())?;
     Ok(())
 }
 
