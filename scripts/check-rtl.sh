@@ -3,15 +3,31 @@
 # warnings, `iverilog -g2005` compile with no warnings, and Yosys `synth` with no latch and no
 # error. Usage: scripts/check-rtl.sh FILE.v...   (one module per file, named after the file;
 # submodules are found in the file's directory, as `<module>.v`)
+#
+# - Verilator and Icarus see the whole hierarchy (port widths and connections are checked
+#   across modules). Yosys synthesizes the file's own module with its submodules read as black
+#   boxes (`read_verilog -lib`): every module is synthesized once, when its own file is checked,
+#   not again inside each top that instantiates it. Pass the submodules' files too.
+# - Files are checked in parallel, $CHECK_RTL_JOBS at a time (default: the number of CPUs);
+#   the report keeps argument order.
+# - A result is kept in $CHECK_RTL_CACHE (default target/check-rtl-cache) under a hash of the
+#   file, its submodules, this script and the tool versions, so the same bytes are not checked
+#   twice (make test's regression re-checks the CSR files lint-rtl has checked). Set
+#   CHECK_RTL_CACHE= (empty) to turn that off.
 set -uo pipefail
-fail=0
+jobs=${CHECK_RTL_JOBS:-$(nproc 2>/dev/null || echo 1)}
+cache=${CHECK_RTL_CACHE-target/check-rtl-cache}
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
-for f in "$@"; do
+tools="$(verilator --version 2>&1 | head -1); $(iverilog -V 2>&1 | head -1); $(yosys -V 2>&1)"
+self=$(sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1)
+
+# Prints the `ok`/`FAIL` lines for one file.
+check_one() {
+  local f=$1 work=$2 top dir deps todo cur m d flow cells key
   top=$(basename "$f" .v)
   dir=$(dirname "$f")
-  # Submodules this file instantiates, from its own directory.
-  # Submodules of submodules too (a top that wires two blocks with their CSR blocks).
+  # Submodules this file instantiates, and theirs, from its own directory.
   deps=()
   todo=("$f")
   while [ ${#todo[@]} -gt 0 ]; do
@@ -23,25 +39,57 @@ for f in "$@"; do
       fi
     done
   done
-  if ! verilator --lint-only -Wall --top-module "$top" "$f" "${deps[@]}" >"$log/lint" 2>&1 || [ -s "$log/lint" ]; then
-    echo "FAIL lint    $f"; sed 's/^/    /' "$log/lint" | head -40; fail=1
+  if [ -n "$cache" ]; then
+    key=$( { echo "$self $tools $top"; cat "$f" "${deps[@]}"; } | sha256sum | cut -d' ' -f1)
+    if [ -f "$cache/$key" ]; then
+      sed "s|@FILE@|$f|" "$cache/$key"
+      return
+    fi
   fi
-  if ! iverilog -g2005 -Wall -o /dev/null "$f" "${deps[@]}" >"$log/iv" 2>&1 || [ -s "$log/iv" ]; then
-    echo "FAIL iverilog $f"; sed 's/^/    /' "$log/iv" | head -40; fail=1
+  mkdir -p "$work"
+  {
+    if ! verilator --lint-only -Wall --top-module "$top" "$f" "${deps[@]}" >"$work/lint" 2>&1 || [ -s "$work/lint" ]; then
+      echo "FAIL lint    @FILE@"; sed 's/^/    /' "$work/lint" | head -40
+    fi
+    if ! iverilog -g2005 -Wall -o /dev/null "$f" "${deps[@]}" >"$work/iv" 2>&1 || [ -s "$work/iv" ]; then
+      echo "FAIL iverilog @FILE@"; sed 's/^/    /' "$work/iv" | head -40
+    fi
+    # Blocks with RAMs (context RAMs, per-flow state) keep them as memory cells, as a RAM macro
+    # or block RAM would take them: mapping them to flip-flops would only measure Yosys.
+    flow="synth -top $top"
+    if grep -qE '\] *[a-z_0-9]+ \[0:' "$f"; then
+      flow="synth -top $top -run begin:fine; opt -fast -full; techmap; opt -fast; abc; opt -fast; clean"
+    fi
+    local lib=""
+    [ ${#deps[@]} -gt 0 ] && lib="read_verilog -lib ${deps[*]};"
+    if ! yosys -l "$work/ys" -p "$lib read_verilog $f; $flow; check -assert; select -assert-none t:\$_DLATCH* t:\$dlatch* t:\$adlatch*; stat" >/dev/null 2>&1; then
+      echo "FAIL yosys   @FILE@"; grep -E "ERROR|Latch inferred|Warning" "$work/ys" | head -20 | sed 's/^/    /'
+    elif grep -q "Latch inferred" "$work/ys"; then
+      echo "FAIL latch   @FILE@"; grep "Latch inferred" "$work/ys" | head -10 | sed 's/^/    /'
+    else
+      cells=$(grep -E "Number of cells" "$work/ys" | tail -1 | awk '{print $NF}')
+      local own=""
+      [ ${#deps[@]} -gt 0 ] && own=" in its own module"
+      echo "ok   @FILE@ (verilator -Wall, iverilog -g2005, yosys synth: $cells cells$own, no latches)"
+    fi
+  } >"$work/result"
+  # Only results of the checks themselves are kept: a tool that could not run is not cached.
+  if [ -n "$cache" ] && ! grep -q "^FAIL" "$work/result"; then
+    mkdir -p "$cache" && cp "$work/result" "$cache/$key"
   fi
-  # Blocks with RAMs (context RAMs, per-flow state) keep them as memory cells, as a RAM macro or
-  # block RAM would take them: mapping them to flip-flops would only measure Yosys.
-  flow="synth -top $top"
-  if grep -qE '\] *[a-z_0-9]+ \[0:' "$f" "${deps[@]}"; then
-    flow="synth -top $top -run begin:fine; opt -fast -full; techmap; opt -fast; abc; opt -fast; clean"
-  fi
-  if ! yosys -l "$log/ys" -p "read_verilog $f ${deps[*]}; $flow; check -assert; select -assert-none t:\$_DLATCH* t:\$dlatch* t:\$adlatch*; stat" >/dev/null 2>&1; then
-    echo "FAIL yosys   $f"; grep -E "ERROR|Latch inferred|Warning" "$log/ys" | head -20 | sed 's/^/    /'; fail=1
-  elif grep -q "Latch inferred" "$log/ys"; then
-    echo "FAIL latch   $f"; grep "Latch inferred" "$log/ys" | head -10 | sed 's/^/    /'; fail=1
-  else
-    cells=$(grep -E "Number of cells" "$log/ys" | tail -1 | awk '{print $NF}')
-    echo "ok   $f (verilator -Wall, iverilog -g2005, yosys synth: $cells cells, no latches)"
-  fi
+  sed "s|@FILE@|$f|" "$work/result"
+}
+
+i=0
+for f in "$@"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  check_one "$f" "$log/w$i" >"$log/out$i" &
+  i=$((i + 1))
+done
+wait
+fail=0
+for ((j = 0; j < i; j++)); do
+  cat "$log/out$j"
+  grep -q "^FAIL" "$log/out$j" && fail=1
 done
 exit $fail
