@@ -92,6 +92,7 @@ class Bench:
         outs = ["s_evt_ready", "m_rsp_valid", "status_clear_busy_o", *STATS.values()]
         self.control = [getattr(dut, n) for n in outs]
         self.payload = [getattr(dut, f"m_rsp_{n}") for n in RSP]
+        self.idle_x: set[str] = set()  # payloads seen X while m_rsp_valid was low
 
     def apply_params(self) -> None:
         for k, v in self.prm.items():
@@ -117,9 +118,10 @@ class Bench:
             for h in self.control:
                 assert h.value.is_resolvable, f"cycle {self.cycles}: {h._name} is {h.value} after reset"
             valid = bool(int(d.m_rsp_valid.value))
-            if valid:
-                for h in self.payload:
-                    assert h.value.is_resolvable, f"cycle {self.cycles}: {h._name} is {h.value}"
+            for h in self.payload:
+                if not h.value.is_resolvable:
+                    assert not valid, f"cycle {self.cycles}: {h._name} is {h.value}"
+                    self.idle_x.add(h._name)
             for k, n in STATS.items():
                 self.got_stats[k] += int(getattr(d, n).value)
             if self.current is not None and int(d.s_evt_ready.value):
@@ -234,3 +236,7 @@ async def dcqcn_random(dut):
     dut._log.info("%d cycles, %d responses compared, last time stamp %d us; statistics %s", b.cycles,
                   b.responses, b.last_time, b.got_stats)
     assert b.responses >= ops // 2 and b.got_stats["rp_cnps"]
+    if b.idle_x:
+        msg = f"X on idle response outputs after reset: {sorted(b.idle_x)}"
+        assert not os.environ.get("RDMAGEN_STRICT_X"), msg
+        dut._log.warning(msg)
