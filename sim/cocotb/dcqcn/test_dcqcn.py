@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import random
 from collections import deque
+from typing import Literal, cast
 
 import cocotb
 from cocotb.clock import Clock
@@ -27,7 +28,8 @@ from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 
 import rdmagen
 
-KINDS = ["cnp", "tx", "ce", "read"]
+Kind = Literal["cnp", "tx", "ce", "read"]
+KINDS: tuple[Kind, ...] = ("cnp", "tx", "ce", "read")
 RSP = ("kind", "flow", "flag", "seen", "rc", "rt", "alpha", "timer_count", "time_us")
 STATS = {"rp_cnps": "rp_cnps_count_incr_o", "rate_cuts": "rp_rate_cuts_count_incr_o",
          "np_cnps": "np_cnps_sent_count_incr_o", "deferrals": "shaper_deferrals_count_incr_o"}
@@ -136,11 +138,11 @@ class Bench:
                     f"{self.since_clear} cycles since the clear")
                 self.last_time = t
                 out = self.model.event(KINDS[got["kind"]], got["flow"], self.sent.popleft(), t, self.prm)
-                want = {k: int(v) for k, v in out["rsp"].items()}
+                want = cast(dict[str, int], dict(out["rsp"]))
                 assert got == want, f"cycle {self.cycles}: response\n  RTL   {got}\n  model {want}"
                 assert want["alpha"] <= 1 << 24
-                for k in STATS:
-                    self.want_stats[k] += out["stats"][k]
+                for k, pulses in cast(dict[str, int], out["stats"]).items():
+                    self.want_stats[k] += pulses
                 self.responses += 1
                 self.outstanding -= 1
             if self.since_clear is not None:
@@ -148,7 +150,7 @@ class Bench:
             elif not int(d.status_clear_busy_o.value):
                 self.since_clear = 0
 
-    def send(self, kind: str, flow: int, nbytes: int = 0) -> None:
+    def send(self, kind: Kind, flow: int, nbytes: int = 0) -> None:
         self.queue.append((KINDS.index(kind), flow, nbytes))
         self.sent.append(nbytes)
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import random
 from collections import deque
+from typing import Any
 
 import cocotb
 from cocotb.clock import Clock
@@ -96,7 +97,7 @@ class Bench:
         self.has_fwd = hasattr(dut, "fwd_valid")
         self.aws: deque[tuple[int, int, int, int, int]] = deque()
         self.beats: list[tuple[int, int]] = []
-        self.want = {"events": deque(), "fetch": deque(), "fwd": deque(), "wqe": deque(), "b": deque()}
+        self.want: dict[str, deque[Any]] = {"events": deque(), "fetch": deque(), "fwd": deque(), "wqe": deque(), "b": deque()}
         self.seen = {"events": 0, "fetch": 0, "fwd": 0, "wqe": 0, "b": 0, "hostile": 0, "writes": 0}
         self.held: dict[str, dict | None] = {"fetch": None, "fwd": None}
         self.cycles = 0
@@ -110,7 +111,7 @@ class Bench:
         if self.has_fwd:
             groups[None].append("fwd_valid")
             groups["fwd_valid"] = [f"fwd_{n}" for n in FWD]
-        self.groups = [(valid and getattr(dut, valid), [getattr(dut, n) for n in names])
+        self.groups = [(getattr(dut, valid) if valid else None, [getattr(dut, n) for n in names])
                        for valid, names in groups.items()]
         self.idle_x: set[str] = set()
 
@@ -132,7 +133,7 @@ class Bench:
             if self.has_fwd:
                 d.fwd_ready.value = int(self.rng.random() < 0.7)
 
-    def _take(self, port: str, got: dict) -> None:
+    def _take(self, port: str, got: Any) -> None:
         assert self.want[port], f"cycle {self.cycles}: {port} {got} that the model does not expect"
         want = self.want[port].popleft()
         assert got == want, f"cycle {self.cycles}: {port} {got}, model {want}"

@@ -2,13 +2,37 @@
 say more). Dict shapes are TypedDicts here only: at run time they are plain dicts."""
 
 from os import PathLike
-from typing import Any, Literal, Mapping, NotRequired, TypedDict, type_check_only
+from typing import Any, Literal, Mapping, NotRequired, Self, TypedDict, final, type_check_only
+
+__all__ = [
+    "MapError",
+    "RegMap",
+    "Register",
+    "Field",
+    "CsrModel",
+    "QpcModel",
+    "qp_commands",
+    "DcqcnEngine",
+    "DcqcnEager",
+    "dcqcn_defaults",
+    "UarModel",
+    "PacketError",
+    "roce_packet",
+    "roce_build",
+    "roce_parse",
+    "roce_icrc",
+    "roce_ext_headers",
+    "ROCE_UDP_PORT",
+    "CNP_OPCODE",
+    "__version__",
+]
 
 __version__: str
 
 class MapError(ValueError):
     """The register map is invalid; the message lists every problem with its position."""
 
+@final
 class Field:
     name: str
     msb: int
@@ -27,6 +51,7 @@ class Field:
     @property
     def enum_values(self) -> dict[str, int] | None: ...
 
+@final
 class Register:
     name: str
     group: str | None
@@ -57,6 +82,7 @@ class Register:
         self, value: int, index: int = 0, strobe: int | None = None
     ) -> list[tuple[int, int, int]]: ...
 
+@final
 class RegMap:
     @staticmethod
     def load(path: str | PathLike[str]) -> RegMap: ...
@@ -86,8 +112,9 @@ class RegMap:
         self, address: int, params: Mapping[str, int] | None = None
     ) -> tuple[Register, int, bool] | None: ...
 
+@final
 class CsrModel:
-    def __init__(self, regmap: RegMap, params: Mapping[str, int] | None = None) -> None: ...
+    def __new__(cls, regmap: RegMap, params: Mapping[str, int] | None = None) -> Self: ...
     def reset(self) -> None: ...
     @property
     def hw_ports(self) -> list[tuple[str, str, int, int]]: ...
@@ -106,8 +133,9 @@ class CsrModel:
     def irq(self) -> bool: ...
     def field_value(self, register: str, field: str, index: int = 0) -> int | None: ...
 
+@final
 class QpcModel:
-    def __init__(self, regmap: RegMap, num_vf: int, qps_per_vf: int, num_mkeys: int = 4096) -> None: ...
+    def __new__(cls, regmap: RegMap, num_vf: int, qps_per_vf: int, num_mkeys: int = 4096) -> Self: ...
     def reset(self) -> None: ...
     def cycle(
         self,
@@ -146,7 +174,7 @@ def dcqcn_defaults() -> dict[str, int | bool]:
     rate_reduce_monitor_period, initial_alpha_value, clamp_tgt_rate,
     clamp_tgt_rate_after_time_inc, min_time_between_cnps. ``paper`` is ``mode.algorithm``."""
 
-DcqcnKind = Literal["cnp", "tx", "ce", "read"]
+_DcqcnKind = Literal["cnp", "tx", "ce", "read"]
 
 @type_check_only
 class DcqcnResponse(TypedDict):
@@ -177,17 +205,18 @@ class DcqcnOutcome(TypedDict):
     steps: int
     skips: int
 
+@final
 class DcqcnEngine:
     """The lazy DCQCN engine, bit-exact with ``rtl/dcqcn_rp.v``. Rates are Mb/s with 8
     fractional bits, alpha has 24 fractional bits, time is in microseconds. ``params`` is a
     dict of overrides of :func:`dcqcn_defaults` (``paper=True`` for PAPER mode)."""
 
-    def __init__(self, flows: int) -> None: ...
+    def __new__(cls, flows: int) -> Self: ...
     def clear(self) -> None:
         """Every flow back to its all-zero word (``ctrl.flow_clear``)."""
     def event(
         self,
-        kind: DcqcnKind,
+        kind: _DcqcnKind,
         flow: int,
         bytes: int,
         now: int,
@@ -202,14 +231,15 @@ class DcqcnEngine:
     @property
     def flows(self) -> int: ...
 
+@final
 class DcqcnEager:
     """The every-period-fires DCQCN model (one timer per flow)."""
 
-    def __init__(self, flows: int) -> None: ...
+    def __new__(cls, flows: int) -> Self: ...
     def advance_to(self, now: int, params: Mapping[str, Any] | None = None) -> None:
         """Fires every period due up to microsecond ``now``, in time order."""
     def event(
-        self, kind: DcqcnKind, flow: int, bytes: int, params: Mapping[str, Any] | None = None
+        self, kind: _DcqcnKind, flow: int, bytes: int, params: Mapping[str, Any] | None = None
     ) -> DcqcnResponse:
         """An event at the current time (after ``advance_to``)."""
     def flow(self, index: int) -> dict[str, int | bool]: ...
@@ -255,12 +285,13 @@ class UarOutcome(TypedDict):
     bresp: int
     hostile: bool
 
+@final
 class UarModel:
     """Reference model of the UAR doorbell/BlueFlame block, one AXI4 write at a time
     (docs/uar.md). Mirror QPC commands with :meth:`set_qp`, CSR writes with the
     configuration properties."""
 
-    def __init__(self, regmap: RegMap, num_vf: int, pages_per_vf: int) -> None: ...
+    def __new__(cls, regmap: RegMap, num_vf: int, pages_per_vf: int) -> Self: ...
     def reset(self) -> None:
         """Reset configuration, counters zero, no QPs, no pending half."""
     def write(
