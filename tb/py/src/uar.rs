@@ -125,6 +125,7 @@ impl PyUarModel {
     /// "bresp": 0 OKAY / 2 SLVERR / 3 DECERR, "hostile": dropped for a reason other than
     /// DISABLED}.
     #[pyo3(signature = (addr, beats, *, vf = 0, pf = false, size = 3, burst = 1))]
+    #[allow(clippy::too_many_arguments)] // the AXI write's fields, as Python keywords
     fn write<'py>(
         &mut self,
         py: Python<'py>,
