@@ -33,7 +33,8 @@ from cocotbext.axi import (AxiAWBus, AxiBBus, AxiLiteBus, AxiLiteMaster, AxiMast
 
 import rdmagen
 
-RTS, SQD, ERR = 3, 5, 6
+RTS, ERR = 3, 6  # mlx5 QP states
+DROP = 2  # mon_result
 
 
 def params() -> dict[str, int]:
@@ -101,6 +102,7 @@ class Bench:
         self.seen = {"events": 0, "fetch": 0, "fwd": 0, "wqe": 0, "b": 0, "hostile": 0, "writes": 0}
         self.held: dict[str, dict | None] = {"fetch": None, "fwd": None}
         self.cycles = 0
+        self.dropped: set[int] = set()  # drop reasons seen on mon_*
         # Outputs by the valid that qualifies them (None: always meaningful).
         groups = {None: ["s_axi_awready", "s_axi_wready", "s_axi_bvalid", "fetch_valid", "m_axis_bf_tvalid",
                          "mon_valid", "uar_irq_o", "qpc_irq_o"],
@@ -178,7 +180,10 @@ class Bench:
             if int(d.s_axi_bvalid.value) and int(d.s_axi_bready.value):
                 self._take("b", int(d.s_axi_bresp.value))
             if int(d.mon_valid.value):
-                self._take("events", {n: int(getattr(d, f"mon_{n}").value) for n in EVENT})
+                ev = {n: int(getattr(d, f"mon_{n}").value) for n in EVENT}
+                self._take("events", ev)
+                if ev["result"] == DROP:
+                    self.dropped.add(ev["reason"])
             self._hold("fetch", FETCH, bool(int(d.fetch_valid.value)), bool(int(d.fetch_ready.value)))
             if self.has_fwd:
                 self._hold("fwd", FWD, bool(int(d.fwd_valid.value)), bool(int(d.fwd_ready.value)))
@@ -374,6 +379,12 @@ async def uar_random(dut):
         reason, page, vf, qpn = c["last_drop"]
         assert await uregs.read_fields("last_drop") == {"reason": reason, "page_index": page, "vf": vf}
         assert await uregs.read_field("last_drop_qpn", "qpn") == qpn
+    # int_status: one w1c bit per drop reason, set by every drop since reset.
+    reasons = {v: k for k, v in model.reasons.items()}
+    want_status = {k: 0 for k in model.reasons}
+    for r in b.dropped:
+        want_status[reasons[r]] = 1
+    assert await uregs.read_fields("int_status") == want_status, f"int_status, model {want_status}"
     model.clear_counters()
     for q, (state, page) in sorted(live.items()):
         await qregs.write("cmd_target", fields={"index": q & 0xFFF, "vf": q >> 12})
