@@ -35,12 +35,14 @@ dict_io!(
     params_to_dict,
     params_update,
     [
+        paper,
         rp_enable,
         np_enable,
         clk_per_us,
         line_rate,
         shaper_burst,
         rpg_time_reset,
+        rpg_byte_reset,
         rpg_threshold,
         rpg_max_rate,
         rpg_ai_rate,
@@ -64,8 +66,8 @@ dict_io!(
     flow_to_dict,
     flow_update,
     [
-        seen, acnp, dcnp, incon, tokv, npv, alpha, rc, rt, tc, a_next, d_next, i_next, tokens,
-        tok_us, np_last,
+        seen, acnp, dcnp, incon, tokv, npv, alpha, rc, rt, tc, bc, bacc, a_next, d_next, i_next,
+        tokens, tok_us, np_last,
     ]
 );
 

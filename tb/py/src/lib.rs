@@ -3,17 +3,19 @@
 //!
 //! - the register access layer for every map: `regs` (validated maps, registers, fields,
 //!   bus plans for read, write and read-modify-write);
-//! - the reference models as scoreboards: `csr` (CSR block), `qpc` (QPC block),
-//!   `dcqcn` (DCQCN reaction point, lazy and eager).
+//! - the reference models as scoreboards: `csr` (CSR block), `qpc` (QPC block), `uar` (UAR
+//!   doorbell/BlueFlame block), `dcqcn` (DCQCN reaction point, lazy and eager);
+//! - `roce`: the RoCEv2 packet builder and parser with the ICRC.
 //!
 //! It links no Verilator and no simulator: benches drive the RTL (cocotb) and ask the models
-//! what it must do. The RoCEv2 packet builder/parser is bound here once `tb/refmodel` has it:
-//! add a module next to these and register it in `_native`.
+//! what it must do. The RX parser's verdict model is not bound yet.
 
 mod csr;
 mod dcqcn;
 mod qpc;
 mod regs;
+mod roce;
+mod uar;
 
 use pyo3::prelude::*;
 
@@ -29,6 +31,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<dcqcn::PyEngine>()?;
     m.add_class::<dcqcn::PyEager>()?;
     m.add_function(wrap_pyfunction!(dcqcn::dcqcn_defaults, m)?)?;
+    m.add_class::<uar::PyUarModel>()?;
+    roce::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -136,3 +136,16 @@ def test_dcqcn_lazy_and_eager_agree():
         eager.advance_to(now, params=params)
         b = eager.event(kind, flow, nbytes, params=params)
         assert a == b, (kind, now)
+
+
+def test_dcqcn_paper_mode_and_byte_counter_are_bound():
+    d = rdmagen.dcqcn_defaults()
+    assert d["paper"] is False and d["rpg_byte_reset"] == 32767
+    lazy, paper = rdmagen.DcqcnEngine(2), rdmagen.DcqcnEngine(2)
+    a = lazy.event("cnp", 0, 0, 10)["rsp"]
+    b = paper.event("cnp", 0, 0, 10, {"paper": True})["rsp"]
+    # mlx5: the first CNP sets Rc to the line rate with a cut pending; PAPER cuts at once.
+    assert a["rc"] == 100_000 << 8 and b["rc"] < 100_000 << 8 and b["rt"] == 100_000 << 8
+    assert set(paper.flow(0)) >= {"bc", "bacc"}
+    paper.set_flow(1, {"bc": 3})
+    assert paper.flow(1)["bc"] == 3

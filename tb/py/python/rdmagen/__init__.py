@@ -1,5 +1,6 @@
-"""rdmagen for Python: the register access layer of every rdmagen map and the reference
-models of the generated blocks, for cocotb benches and scripts.
+"""rdmagen for Python: the register access layer of every rdmagen map, the reference
+models of the generated blocks and the RoCEv2 packet builder/parser, for cocotb benches and
+scripts.
 
 The maps, the register arithmetic and the models are Rust (``rdmagen._native``, the same
 code the Rust test benches use); this module adds the bus drivers that run the register
@@ -17,34 +18,52 @@ from __future__ import annotations
 from typing import Any, Awaitable, Callable, Mapping
 
 from ._native import (
+    CNP_OPCODE,
+    ROCE_UDP_PORT,
     CsrModel,
     DcqcnEager,
     DcqcnEngine,
     Field,
     MapError,
+    PacketError,
     QpcModel,
     RegMap,
     Register,
+    UarModel,
     __version__,
     dcqcn_defaults,
     qp_commands,
+    roce_build,
+    roce_ext_headers,
+    roce_icrc,
+    roce_packet,
+    roce_parse,
 )
 
 __all__ = [
     "AsyncRegisters",
     "BusError",
+    "CNP_OPCODE",
     "CsrModel",
     "DcqcnEager",
     "DcqcnEngine",
     "Field",
     "MapError",
+    "PacketError",
     "QpcModel",
+    "ROCE_UDP_PORT",
     "RegMap",
     "Register",
     "Registers",
+    "UarModel",
     "axil_bus",
     "dcqcn_defaults",
     "qp_commands",
+    "roce_build",
+    "roce_ext_headers",
+    "roce_icrc",
+    "roce_packet",
+    "roce_parse",
     "__version__",
 ]
 

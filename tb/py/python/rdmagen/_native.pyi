@@ -1,13 +1,38 @@
-"""Type stubs of the Rust half of rdmagen (see the docstrings at run time)."""
+"""Type stubs of the Rust half of rdmagen (``rdmagen._native``; the docstrings at run time
+say more). Dict shapes are TypedDicts here only: at run time they are plain dicts."""
 
 from os import PathLike
-from typing import Any, Mapping
+from typing import Any, Literal, Mapping, NotRequired, Self, TypedDict, final, type_check_only
+
+__all__ = [
+    "MapError",
+    "RegMap",
+    "Register",
+    "Field",
+    "CsrModel",
+    "QpcModel",
+    "qp_commands",
+    "DcqcnEngine",
+    "DcqcnEager",
+    "dcqcn_defaults",
+    "UarModel",
+    "PacketError",
+    "roce_packet",
+    "roce_build",
+    "roce_parse",
+    "roce_icrc",
+    "roce_ext_headers",
+    "ROCE_UDP_PORT",
+    "CNP_OPCODE",
+    "__version__",
+]
 
 __version__: str
 
 class MapError(ValueError):
     """The register map is invalid; the message lists every problem with its position."""
 
+@final
 class Field:
     name: str
     msb: int
@@ -26,6 +51,7 @@ class Field:
     @property
     def enum_values(self) -> dict[str, int] | None: ...
 
+@final
 class Register:
     name: str
     group: str | None
@@ -56,6 +82,7 @@ class Register:
         self, value: int, index: int = 0, strobe: int | None = None
     ) -> list[tuple[int, int, int]]: ...
 
+@final
 class RegMap:
     @staticmethod
     def load(path: str | PathLike[str]) -> RegMap: ...
@@ -85,8 +112,9 @@ class RegMap:
         self, address: int, params: Mapping[str, int] | None = None
     ) -> tuple[Register, int, bool] | None: ...
 
+@final
 class CsrModel:
-    def __init__(self, regmap: RegMap, params: Mapping[str, int] | None = None) -> None: ...
+    def __new__(cls, regmap: RegMap, params: Mapping[str, int] | None = None) -> Self: ...
     def reset(self) -> None: ...
     @property
     def hw_ports(self) -> list[tuple[str, str, int, int]]: ...
@@ -105,8 +133,9 @@ class CsrModel:
     def irq(self) -> bool: ...
     def field_value(self, register: str, field: str, index: int = 0) -> int | None: ...
 
+@final
 class QpcModel:
-    def __init__(self, regmap: RegMap, num_vf: int, qps_per_vf: int, num_mkeys: int = 4096) -> None: ...
+    def __new__(cls, regmap: RegMap, num_vf: int, qps_per_vf: int, num_mkeys: int = 4096) -> Self: ...
     def reset(self) -> None: ...
     def cycle(
         self,
@@ -134,24 +163,306 @@ class QpcModel:
     @property
     def layout(self) -> dict[str, tuple[int, int]]: ...
 
-def qp_commands() -> list[tuple[str, int]]: ...
-def dcqcn_defaults() -> dict[str, int | bool]: ...
+def qp_commands() -> list[tuple[str, int]]:
+    """The mlx5 QP commands: [(name, opcode)]."""
 
+def dcqcn_defaults() -> dict[str, int | bool]:
+    """The DCQCN parameters at the dcqcn map's reset values (mlx5 mode, 250 MHz, 100 Gb/s):
+    paper, rp_enable, np_enable, clk_per_us, line_rate, shaper_burst, rpg_time_reset,
+    rpg_byte_reset, rpg_threshold, rpg_max_rate, rpg_ai_rate, rpg_hai_rate, rpg_gd,
+    rpg_min_dec_fac, rpg_min_rate, rate_to_set_on_first_cnp, dce_tcp_g, dce_tcp_rtt,
+    rate_reduce_monitor_period, initial_alpha_value, clamp_tgt_rate,
+    clamp_tgt_rate_after_time_inc, min_time_between_cnps. ``paper`` is ``mode.algorithm``."""
+
+_DcqcnKind = Literal["cnp", "tx", "ce", "read"]
+
+@type_check_only
+class DcqcnResponse(TypedDict):
+    """One response as on ``m_rsp_*`` (kind 0 CNP, 1 send, 2 CE, 3 read-back)."""
+
+    kind: int
+    flow: int
+    flag: bool
+    seen: bool
+    rc: int
+    rt: int
+    alpha: int
+    timer_count: int
+    time_us: int
+
+@type_check_only
+class DcqcnStats(TypedDict):
+    rp_cnps: int
+    rate_cuts: int
+    np_cnps: int
+    deferrals: int
+
+@type_check_only
+class DcqcnOutcome(TypedDict):
+    rsp: DcqcnResponse
+    stats: DcqcnStats
+    cycles: int
+    steps: int
+    skips: int
+
+@final
 class DcqcnEngine:
-    def __init__(self, flows: int) -> None: ...
-    def clear(self) -> None: ...
+    """The lazy DCQCN engine, bit-exact with ``rtl/dcqcn_rp.v``. Rates are Mb/s with 8
+    fractional bits, alpha has 24 fractional bits, time is in microseconds. ``params`` is a
+    dict of overrides of :func:`dcqcn_defaults` (``paper=True`` for PAPER mode)."""
+
+    def __new__(cls, flows: int) -> Self: ...
+    def clear(self) -> None:
+        """Every flow back to its all-zero word (``ctrl.flow_clear``)."""
     def event(
-        self, kind: str, flow: int, bytes: int, now: int, params: Mapping[str, Any] | None = None
-    ) -> dict[str, Any]: ...
-    def flow(self, index: int) -> dict[str, int | bool]: ...
-    def set_flow(self, index: int, fields: Mapping[str, Any]) -> None: ...
+        self,
+        kind: _DcqcnKind,
+        flow: int,
+        bytes: int,
+        now: int,
+        params: Mapping[str, Any] | None = None,
+    ) -> DcqcnOutcome:
+        """Processes one event taken at microsecond ``now``; ``cycles`` is the cycle count of
+        the sequential engine this model was written against."""
+    def flow(self, index: int) -> dict[str, int | bool]:
+        """One flow's state word as a dict."""
+    def set_flow(self, index: int, fields: Mapping[str, Any]) -> None:
+        """Overwrites fields of one flow's state word."""
     @property
     def flows(self) -> int: ...
 
+@final
 class DcqcnEager:
-    def __init__(self, flows: int) -> None: ...
-    def advance_to(self, now: int, params: Mapping[str, Any] | None = None) -> None: ...
+    """The every-period-fires DCQCN model (one timer per flow)."""
+
+    def __new__(cls, flows: int) -> Self: ...
+    def advance_to(self, now: int, params: Mapping[str, Any] | None = None) -> None:
+        """Fires every period due up to microsecond ``now``, in time order."""
     def event(
-        self, kind: str, flow: int, bytes: int, params: Mapping[str, Any] | None = None
-    ) -> dict[str, Any]: ...
+        self, kind: _DcqcnKind, flow: int, bytes: int, params: Mapping[str, Any] | None = None
+    ) -> DcqcnResponse:
+        """An event at the current time (after ``advance_to``)."""
     def flow(self, index: int) -> dict[str, int | bool]: ...
+
+# --- UAR ---------------------------------------------------------------------------------
+
+@type_check_only
+class UarEvent(TypedDict):
+    """A monitor event as on ``mon_*``."""
+
+    result: int  # 0 fetch, 1 blueflame, 2 drop, 3 pending, 4 forward
+    reason: int
+    vf: int
+    pf: bool
+    page: int
+    qpn: int
+
+@type_check_only
+class UarFetch(TypedDict):
+    vf: int
+    qpn: int
+    wqe_index: int
+    ds: int
+    opcode: int
+
+@type_check_only
+class UarWqe(TypedDict):
+    beats: list[int]
+    user: int  # {vf[7:0], qpn[23:0]}
+
+@type_check_only
+class UarFwd(TypedDict):
+    vf: int
+    win: int
+    data: int
+
+@type_check_only
+class UarOutcome(TypedDict):
+    events: list[UarEvent]
+    fetch: UarFetch | None
+    wqe: UarWqe | None
+    fwd: UarFwd | None
+    bresp: int
+    hostile: bool
+
+@final
+class UarModel:
+    """Reference model of the UAR doorbell/BlueFlame block, one AXI4 write at a time
+    (docs/uar.md). Mirror QPC commands with :meth:`set_qp`, CSR writes with the
+    configuration properties."""
+
+    def __new__(cls, regmap: RegMap, num_vf: int, pages_per_vf: int) -> Self: ...
+    def reset(self) -> None:
+        """Reset configuration, counters zero, no QPs, no pending half."""
+    def write(
+        self,
+        addr: int,
+        beats: list[tuple[int, int]],
+        *,
+        vf: int = 0,
+        pf: bool = False,
+        size: int = 3,
+        burst: int = 1,
+    ) -> UarOutcome:
+        """One AXI4 write (beats: (64-bit data, 8-bit strobe)) in the order the block takes
+        them; what it produces on every output."""
+    def set_qp(self, qpn: int, state: int, uar_page: int) -> None:
+        """QP ``qpn`` (``vf << 12 | local``) as the QPC holds it (mlx5 state, page index)."""
+    def remove_qp(self, qpn: int) -> None: ...
+    def qp(self, qpn: int) -> tuple[int, int] | None:
+        """(state, uar_page), or None."""
+    def address(self, vf: int, page: int, offset: int = 0) -> int:
+        """The AXI address of ``offset`` in page index ``page`` of function ``vf``."""
+    @staticmethod
+    def doorbell(wqe_index: int, opcode: int, qpn: int, ds: int, opmod: int = 0) -> int:
+        """The 64-bit AXI beat of a send doorbell as rdma-core writes it (big-endian)."""
+    @property
+    def num_vf(self) -> int: ...
+    @property
+    def pages_per_vf(self) -> int: ...
+    @property
+    def pw(self) -> int:
+        """Page-index bits: a function's BAR2 is ``2**pw`` pages."""
+    @property
+    def windows(self) -> list[tuple[str, int, int, Literal["doorbell", "blueflame", "forward"]]]:
+        """[(name, offset, size, role)]; the index is ``fwd_win``."""
+    @property
+    def results(self) -> dict[str, int]: ...
+    @property
+    def reasons(self) -> dict[str, int]:
+        """The map's ``drop_reason`` values by lower-case name."""
+    enable: bool
+    bf_enable: bool
+    active_pages: int
+    pf_only_mask: int
+    @property
+    def vf_enable(self) -> list[bool]: ...
+    def set_vf_enable(self, vf: int, on: bool) -> None: ...
+    @property
+    def counters(self) -> dict[str, Any]:
+        """{db_accepted, bf_accepted, drops: {reason: n}, vf_doorbells, vf_drops, forwarded,
+        last_drop: (reason, page, vf, qpn) | None}."""
+    def clear_counters(self) -> None:
+        """Zeroes the read-to-clear counters (``last_drop`` stays)."""
+
+# --- RoCEv2 packets ----------------------------------------------------------------------
+
+ROCE_UDP_PORT: int
+CNP_OPCODE: int
+
+class PacketError(ValueError):
+    """A packet dict that cannot be built, or bytes that are not a well-formed RoCEv2 frame."""
+
+@type_check_only
+class EthDict(TypedDict):
+    dst: str | bytes
+    src: str | bytes
+    vlans: list[int]
+
+@type_check_only
+class Ipv4Dict(TypedDict):
+    tos: int
+    id: int
+    flags: int
+    frag_offset: int
+    ttl: int
+    protocol: int
+    src: str | bytes
+    dst: str | bytes
+    options: bytes
+
+@type_check_only
+class Ipv6Dict(TypedDict):
+    traffic_class: int
+    flow_label: int
+    next_header: int
+    hop_limit: int
+    src: str | bytes
+    dst: str | bytes
+
+@type_check_only
+class UdpDict(TypedDict):
+    sport: int
+    dport: int
+    checksum: int
+
+@type_check_only
+class BthDict(TypedDict):
+    opcode: int
+    se: bool
+    migreq: bool
+    pad_count: int
+    tver: int
+    pkey: int
+    fecn: bool
+    becn: bool
+    resv6: int
+    dest_qp: int
+    ack_req: bool
+    resv7: int
+    psn: int
+
+@type_check_only
+class DethDict(TypedDict):
+    qkey: int
+    src_qp: int
+
+@type_check_only
+class RethDict(TypedDict):
+    va: int
+    rkey: int
+    dma_len: int
+
+@type_check_only
+class AtomicDict(TypedDict):
+    va: int
+    rkey: int
+    swap_add: int
+    compare: int
+
+@type_check_only
+class AethDict(TypedDict):
+    syndrome: int
+    msn: int
+
+@type_check_only
+class RocePacket(TypedDict):
+    """A packet as ``roce_packet``/``roce_parse`` return it and ``roce_build`` takes it
+    (``roce_build`` also takes partial layers: missing fields keep their defaults)."""
+
+    eth: EthDict
+    ipv4: NotRequired[Ipv4Dict]
+    ipv6: NotRequired[Ipv6Dict]
+    udp: UdpDict
+    bth: BthDict
+    deth: NotRequired[DethDict]
+    reth: NotRequired[RethDict]
+    atomic: NotRequired[AtomicDict]
+    aeth: NotRequired[AethDict]
+    atomic_ack: NotRequired[int]
+    imm: NotRequired[int]
+    ieth: NotRequired[int]
+    cnp_reserved: NotRequired[bytes]
+    payload: bytes
+
+@type_check_only
+class IcrcCheck(TypedDict):
+    ok: bool
+    carried: int
+    expected: int
+
+def roce_packet(opcode: int, dest_qp: int = 1, psn: int = 0, *, ipv6: bool = False) -> RocePacket:
+    """The default packet of ``opcode`` with every field, to change in place."""
+
+def roce_build(packet: Mapping[str, Any], *, icrc: int | None = None) -> bytes:
+    """The frame (no FCS): lengths, IPv4 checksum, pad and ICRC computed (``icrc``
+    overrides the ICRC). Raises PacketError."""
+
+def roce_parse(frame: bytes) -> tuple[RocePacket, IcrcCheck]:
+    """(packet, ICRC check) of a frame; PacketError when it is not well-formed RoCEv2."""
+
+def roce_icrc(frame: bytes) -> int | None:
+    """The ICRC the frame should carry, or None."""
+
+def roce_ext_headers(opcode: int) -> list[str] | None:
+    """The extension headers of an opcode in wire order, or None if unsupported."""
