@@ -42,7 +42,46 @@ pub fn param_port(field: &str) -> String {
 struct Expect {
     out: Outcome,
     accepted: u64,
-    seen_valid: bool,
+}
+
+/// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t is in stage R in
+/// t + 1 and enters stage X in max(t + 2, the cycle after stage X applied the previous
+/// event), or one cycle later when the previous event is for the same flow (stage R waits
+/// for its write). It spends `Outcome::cycles` cycles in X, the last one applying it, and
+/// that cycle waits while the two-entry response FIFO is full; the response is at the FIFO
+/// head (valid) from the next cycle until taken.
+#[derive(Default)]
+struct Timing {
+    /// Events taken and not applied yet (predicted), oldest first.
+    pending: VecDeque<Expect>,
+    /// Predicted FIFO contents, head first.
+    fifo: VecDeque<Response>,
+    /// Cycle and flow of the last event applied.
+    last_apply: Option<(u64, u32)>,
+    /// Stage X start of `pending[0]`, once known.
+    x_start: Option<u64>,
+}
+
+impl Timing {
+    /// Whether stage X applies `pending[0]` in `cycle`; call once per cycle before the FIFO
+    /// pops of that cycle.
+    fn apply(&mut self, cycle: u64, flows: u32) -> Option<Expect> {
+        let e = self.pending.front()?;
+        let start = *self.x_start.get_or_insert_with(|| {
+            let after = match self.last_apply {
+                Some((c, f)) if f == e.out.rsp.flow % flows => c + 2,
+                Some((c, _)) => c + 1,
+                None => 0,
+            };
+            (e.accepted + 2).max(after)
+        });
+        if cycle + 1 < start + u64::from(e.out.cycles) || self.fifo.len() >= 2 {
+            return None;
+        }
+        self.x_start = None;
+        self.last_apply = Some((cycle, e.out.rsp.flow % flows));
+        self.pending.pop_front()
+    }
 }
 
 struct Ports {
@@ -204,7 +243,8 @@ impl<M: Model> Bench<M> {
         let mut evt_idle = Stall::new(split_seed(case.seed, 1), case.evt);
         let mut rsp_stall = Stall::new(split_seed(case.seed, 2), case.rsp);
         let mut ops: VecDeque<Op> = case.ops.iter().cloned().collect();
-        let mut expect: VecDeque<Expect> = VecDeque::new();
+        let mut timing = Timing::default();
+        let flows = Self::flows();
         let mut want_stats = Stats::default();
         let mut got_stats = Stats::default();
         let mut idle_left: Option<u32> = None;
@@ -217,7 +257,7 @@ impl<M: Model> Bench<M> {
             wr(&self.ports.clear, 0);
             wr(&self.ports.evt_valid, 0);
             let mut offered: Option<(Kind, u32, u32)> = None;
-            let quiet = expect.is_empty();
+            let quiet = timing.pending.is_empty() && timing.fifo.is_empty();
             match ops.front().cloned() {
                 Some(Op::Event { kind, flow, bytes }) => {
                     if !evt_idle.hold() {
@@ -269,10 +309,9 @@ impl<M: Model> Bench<M> {
                         .model
                         .event(&params, kind, flow, bytes, self.pre.now_us);
                     want_stats += out.stats;
-                    expect.push_back(Expect {
+                    timing.pending.push_back(Expect {
                         out,
                         accepted: self.cycle,
-                        seen_valid: false,
                     });
                     ops.pop_front();
                     first_accept.get_or_insert(self.cycle);
@@ -280,34 +319,38 @@ impl<M: Model> Bench<M> {
                     last_progress = self.cycle;
                 }
             }
-            if rd(&self.ports.rsp_valid) != 0 {
-                let Some(e) = expect.front_mut() else {
-                    return self.fail("response with no event outstanding".into());
-                };
-                if !e.seen_valid {
-                    e.seen_valid = true;
-                    let want = e.accepted + 2 + u64::from(e.out.cycles);
-                    if self.cycle != want {
-                        return self.fail(format!(
-                            "response to the event accepted at cycle {} came at cycle {}, the model expects cycle {want} ({} catch-up steps, {} skips)",
-                            e.accepted, self.cycle, e.out.steps, e.out.skips
-                        ));
-                    }
+            let applied = timing.apply(self.cycle, flows);
+            let valid = rd(&self.ports.rsp_valid) != 0;
+            if valid != !timing.fifo.is_empty() {
+                let next = timing.pending.front().map(|e| {
+                    format!(
+                        "; oldest event pending taken at cycle {} ({} cycles in stage X: {} catch-up steps, {} skips)",
+                        e.accepted, e.out.cycles, e.out.steps, e.out.skips
+                    )
+                });
+                return self.fail(format!(
+                    "m_rsp_valid is {}, the pipeline timing expects {} ({} responses predicted in the FIFO{})",
+                    u8::from(valid),
+                    u8::from(!valid),
+                    timing.fifo.len(),
+                    next.unwrap_or_default()
+                ));
+            }
+            if valid && ready {
+                let got = self.response();
+                let want = timing.fifo.pop_front().expect("checked above");
+                if got != want {
+                    return self.fail(format!("response:\n  RTL   {got:?}\n  model {want:?}"));
                 }
-                if ready {
-                    let got = self.response();
-                    let want = e.out.rsp;
-                    if got != want {
-                        return self.fail(format!("response:\n  RTL   {got:?}\n  model {want:?}"));
-                    }
-                    if want.alpha > 1 << 24 {
-                        return self.fail(format!("alpha {:#x} above 1.0", want.alpha));
-                    }
-                    expect.pop_front();
-                    self.responses.push(got);
-                    last_progress = self.cycle;
-                    self.busy_span = self.cycle + 1 - first_accept.unwrap_or(self.cycle);
+                if want.alpha > 1 << 24 {
+                    return self.fail(format!("alpha {:#x} above 1.0", want.alpha));
                 }
+                self.responses.push(got);
+                last_progress = self.cycle;
+                self.busy_span = self.cycle + 1 - first_accept.unwrap_or(self.cycle);
+            }
+            if let Some(e) = applied {
+                timing.fifo.push_back(e.out.rsp);
             }
             let s: Vec<u64> = self.ports.stats.iter().map(rd).collect();
             got_stats += Stats {
@@ -319,7 +362,7 @@ impl<M: Model> Bench<M> {
             if self.cycle - last_progress > HANG_LIMIT {
                 return self.fail(format!(
                     "no progress for {HANG_LIMIT} cycles ({} responses outstanding, clear busy {})",
-                    expect.len(),
+                    timing.pending.len() + timing.fifo.len(),
                     rd(&self.ports.busy)
                 ));
             }
