@@ -108,10 +108,13 @@ pub struct Bench<M: Model> {
     pub total_cycles: u64,
     /// Events accepted over the life of the bench.
     pub total_events: u64,
-    /// Cycles from the first event accepted to the last response taken, in the last case.
-    pub busy_span: u64,
     /// The responses of the last case, as the RTL gave them (equal to the model's).
     pub responses: Vec<Response>,
+    /// What the model says each event of the last case cost in stage X, in taking order.
+    pub outcomes: Vec<Outcome>,
+    /// The cycle each event of the last case was taken in, and each response taken in.
+    pub accepted_at: Vec<u64>,
+    pub taken_at: Vec<u64>,
     // Last: the ports above point into it.
     dut: M,
 }
@@ -194,8 +197,10 @@ impl<M: Model> Bench<M> {
             cycle: 0,
             total_cycles: 0,
             total_events: 0,
-            busy_span: 0,
             responses: Vec::new(),
+            outcomes: Vec::new(),
+            accepted_at: Vec::new(),
+            taken_at: Vec::new(),
             dut,
         })
     }
@@ -239,6 +244,9 @@ impl<M: Model> Bench<M> {
         self.pre = Prescaler::default();
         self.cycle = 0;
         self.responses.clear();
+        self.outcomes.clear();
+        self.accepted_at.clear();
+        self.taken_at.clear();
         let mut params = case.params.clone();
         let mut evt_idle = Stall::new(split_seed(case.seed, 1), case.evt);
         let mut rsp_stall = Stall::new(split_seed(case.seed, 2), case.rsp);
@@ -250,7 +258,6 @@ impl<M: Model> Bench<M> {
         let mut idle_left: Option<u32> = None;
         let mut last_progress = 0u64;
         let mut drain = 3u32;
-        let mut first_accept: Option<u64> = None;
         loop {
             // Inputs.
             self.drive_params(&params);
@@ -309,12 +316,13 @@ impl<M: Model> Bench<M> {
                         .model
                         .event(&params, kind, flow, bytes, self.pre.now_us);
                     want_stats += out.stats;
+                    self.outcomes.push(out);
+                    self.accepted_at.push(self.cycle);
                     timing.pending.push_back(Expect {
                         out,
                         accepted: self.cycle,
                     });
                     ops.pop_front();
-                    first_accept.get_or_insert(self.cycle);
                     self.total_events += 1;
                     last_progress = self.cycle;
                 }
@@ -346,8 +354,8 @@ impl<M: Model> Bench<M> {
                     return self.fail(format!("alpha {:#x} above 1.0", want.alpha));
                 }
                 self.responses.push(got);
+                self.taken_at.push(self.cycle);
                 last_progress = self.cycle;
-                self.busy_span = self.cycle + 1 - first_accept.unwrap_or(self.cycle);
             }
             if let Some(e) = applied {
                 timing.fifo.push_back(e.out.rsp);
@@ -379,55 +387,73 @@ impl<M: Model> Bench<M> {
         Ok(want_stats)
     }
 
-    /// Back-to-back events on `flows` distinct flows with no idle and no backpressure, after
-    /// every flow has seen a CNP, in mlx5 or PAPER mode: returns (events, cycles from the first event taken to the
-    /// last response taken).
-    pub fn throughput(
-        &mut self,
-        flows: u32,
-        events: u32,
-        paper: bool,
-    ) -> Result<(u64, u64), Failure> {
-        let flows = flows.min(Self::flows());
-        let p = Params {
-            paper,
-            clk_per_us: 500,
-            ..Params::default()
-        };
-        let mut ops = Vec::new();
-        for f in 0..flows {
-            ops.push(Op::Event {
-                kind: Kind::Cnp,
-                flow: f * (Self::flows() / flows),
-                bytes: 0,
-            });
-        }
-        let warm = Case {
+    /// Runs `warm` (not measured), then `ops` back to back with no input idle and no response
+    /// backpressure, and counts the cycles from the first event taken to the last response
+    /// taken. Every response and its cycle are checked against the model as in [`Bench::run`].
+    pub fn burst(&mut self, params: &Params, warm: &[Op], ops: &[Op]) -> Result<Burst, Failure> {
+        let case = |ops: &[Op]| Case {
             seed: 0,
-            params: p.clone(),
+            params: params.clone(),
             evt: Default::default(),
             rsp: Default::default(),
-            ops: ops.clone(),
+            ops: ops.to_vec(),
         };
-        self.run(&warm)?;
-        let mut ops = Vec::new();
-        for i in 0..events {
-            ops.push(Op::Event {
-                kind: if i % 2 == 0 { Kind::Tx } else { Kind::Cnp },
-                flow: (i % flows) * (Self::flows() / flows),
-                bytes: 1500,
-            });
+        // A parameter write waits until the pipeline is empty: the burst starts from there.
+        let mut all = warm.to_vec();
+        all.push(Op::Params(params.clone()));
+        all.extend_from_slice(ops);
+        self.run(&case(&all))?;
+        let skip = self.outcomes.len() - ops.len();
+        Ok(Burst::from_run(self, skip, ops))
+    }
+}
+
+/// The cycle count of one measured burst and what the pipeline's cost model predicts for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Burst {
+    pub events: u64,
+    /// Cycles from the first measured event taken to the last response taken.
+    pub cycles: u64,
+    /// Stage X cycles beyond one per event (unfolded catch-up steps and skip phases), from the
+    /// model.
+    pub catch_up: u64,
+    /// Events for the same flow as the event before them (stage R waits one cycle).
+    pub holds: u64,
+    pub steps: u64,
+    pub skips: u64,
+    pub folded: u64,
+}
+
+impl Burst {
+    fn from_run<M: Model>(b: &Bench<M>, skip: usize, ops: &[Op]) -> Burst {
+        let mut r = Burst::default();
+        for o in &b.outcomes[skip..] {
+            r.events += 1;
+            r.catch_up += u64::from(o.cycles - 1);
+            r.steps += u64::from(o.steps);
+            r.skips += u64::from(o.skips);
+            r.folded += u64::from(o.folded);
         }
-        let case = Case {
-            seed: 0,
-            params: p,
-            evt: Default::default(),
-            rsp: Default::default(),
-            ops,
-        };
-        let e0 = self.total_events;
-        self.run(&case)?;
-        Ok((self.total_events - e0, self.busy_span))
+        let flows: Vec<u32> = ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Event { flow, .. } => Some(*flow),
+                _ => None,
+            })
+            .collect();
+        r.holds = flows.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+        r.cycles = b.taken_at.last().map_or(0, |&t| t + 1) - b.accepted_at[skip];
+        r
+    }
+
+    /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus one per
+    /// same-flow hold, plus 3 cycles to fill (take, read, and the response register).
+    pub fn predicted(&self) -> u64 {
+        self.events + self.catch_up + self.holds + 3
+    }
+
+    pub fn rate(&self) -> f64 {
+        self.events as f64 / self.cycles as f64
     }
 }
 
