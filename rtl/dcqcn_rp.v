@@ -6,7 +6,14 @@
 // One engine serves 2**FLOW_BITS flows. Each flow's state is one word of state_ram; an
 // event (CNP, send request, CE-marked arrival, read-back) reads the word, catches the
 // flow's timers up to now, applies the event, writes the word back and answers on the
-// response channel. mlx5 mode (the HPCC ns-3 "Mellanox DCQCN" model):
+// response channel, in a pipeline that takes one event per cycle:
+//   stage T   take the event, read its flow's word (stage R re-reads while it waits)
+//   stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with
+//             the shaper's tokens accrued; waits while stage X holds the same flow
+//   stage X   one due period per cycle (a skip phase: 33 cycles), then the event with
+//             at most one alpha period and one cut check without a CNP folded in;
+//             writes the word back and pushes the response (2-entry FIFO)
+// mlx5 mode (the HPCC ns-3 "Mellanox DCQCN" model):
 //   first CNP   alpha = initial_alpha_value; Rc = Rt = rate_to_set_on_first_cnp (or the
 //               line rate, and then a cut is pending); alpha and cut timers start now
 //   CNP         marks a CNP for the next alpha update and the next cut check
@@ -27,7 +34,7 @@
 // for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of
 // tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
 // a flow must be touched at least every 2**31 us).
-// Parameters are read while an event is processed: change them between events.
+// Parameters are read in stages R and X: change them while no event is in flight.
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.

@@ -1,7 +1,11 @@
 //! The DCQCN reaction-point engine generator: `register-maps/dcqcn.yaml` in, `dcqcn_rp.v` out.
 //!
-//! The engine keeps every flow's DCQCN state in one RAM word and runs one shared sequential
-//! datapath over it. A flow's periodic timers (alpha update every `dce_tcp_rtt` µs, cut check
+//! The engine keeps every flow's DCQCN state in one RAM word and runs one shared pipeline over
+//! it: take (stage T, RAM read) → read (stage R: the word, the shaper's token accrual) →
+//! compute (stage X: catch-up and the event, RAM write) → a two-entry response FIFO. An event
+//! per cycle when nothing but foldable periods is due; an event for the flow stage X holds
+//! waits one cycle in stage R and then reads the written word from a bypass register (see
+//! docs/dcqcn.md). A flow's periodic timers (alpha update every `dce_tcp_rtt` µs, cut check
 //! every `rate_reduce_monitor_period` µs, rate increase every `rpg_time_reset` µs after a cut)
 //! are kept as per-flow absolute deadlines in microseconds and are *caught up lazily* when an
 //! event touches the flow: the engine applies the due periods one per cycle, earliest deadline
@@ -227,7 +231,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "One engine serves 2**FLOW_BITS flows. Each flow's state is one word of state_ram; an",
             "event (CNP, send request, CE-marked arrival, read-back) reads the word, catches the",
             "flow's timers up to now, applies the event, writes the word back and answers on the",
-            "response channel. mlx5 mode (the HPCC ns-3 \"Mellanox DCQCN\" model):",
+            "response channel, in a pipeline that takes one event per cycle:",
+            "  stage T   take the event, read its flow's word (stage R re-reads while it waits)",
+            "  stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with",
+            "            the shaper's tokens accrued; waits while stage X holds the same flow",
+            "  stage X   one due period per cycle (a skip phase: 33 cycles), then the event with",
+            "            at most one alpha period and one cut check without a CNP folded in;",
+            "            writes the word back and pushes the response (2-entry FIFO)",
+            "mlx5 mode (the HPCC ns-3 \"Mellanox DCQCN\" model):",
             "  first CNP   alpha = initial_alpha_value; Rc = Rt = rate_to_set_on_first_cnp (or the",
             "              line rate, and then a cut is pending); alpha and cut timers start now",
             "  CNP         marks a CNP for the next alpha update and the next cut check",
@@ -248,7 +259,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of",
             "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
             "a flow must be touched at least every 2**31 us).",
-            "Parameters are read while an event is processed: change them between events.",
+            "Parameters are read in stages R and X: change them while no event is in flight.",
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
