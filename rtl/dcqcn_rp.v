@@ -633,8 +633,7 @@ module dcqcn_rp #(
       end
       default: ;
     endcase
-    // Stage X: one due period per cycle, a skip phase, or the event (events only reach
-    // it in S_RUN)
+    // Stage X: one due period per cycle, a skip phase, or the event (S_RUN only)
     if (x_valid_q) begin
       if (x_skip_q) begin
         if (skip_a_q && a_fits) begin
@@ -832,7 +831,6 @@ module dcqcn_rp #(
         w_acnp_d = rd_acnp;
         w_dcnp_d = rd_dcnp;
         w_incon_d = rd_incon;
-        w_tokv_d = rd_tokv;
         w_npv_d = rd_npv;
         w_alpha_d = rd_alpha;
         w_rc_d = rd_rc;
@@ -843,8 +841,6 @@ module dcqcn_rp #(
         w_a_next_d = rd_a_next;
         w_d_next_d = rd_d_next;
         w_i_next_d = rd_i_next;
-        w_tokens_d = rd_tokens;
-        w_tok_us_d = rd_tok_us;
         w_np_last_d = rd_np_last;
         // Tokens accrue at the rate of the flow's last touch
         w_tokens_d = tok_fill;

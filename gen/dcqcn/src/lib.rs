@@ -1431,7 +1431,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("x_skip_d", b1(false)),
     ];
     for &(f, _) in STATE_FIELDS {
-        load_x.push(set(&format!("w_{f}_d"), id(&format!("rd_{f}"))));
+        if !["tokv", "tokens", "tok_us"].contains(&f) {
+            load_x.push(set(&format!("w_{f}_d"), id(&format!("rd_{f}"))));
+        }
     }
     load_x.push(Stmt::Comment(
         "Tokens accrue at the rate of the flow's last touch".into(),
@@ -1672,9 +1674,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         default: vec![],
     });
     c.push(Stmt::Comment(
-        "Stage X: one due period per cycle, a skip phase, or the event (events only reach".into(),
+        "Stage X: one due period per cycle, a skip phase, or the event (S_RUN only)".into(),
     ));
-    c.push(Stmt::Comment("it in S_RUN)".into()));
     c.push(Stmt::if_(
         id("x_valid_q"),
         vec![Stmt::if_else(id("x_skip_q"), arm_skip, arm_step)],
