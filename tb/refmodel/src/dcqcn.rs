@@ -2,8 +2,9 @@
 //!
 //! [`Engine`] is bit-exact with the RTL: the same fixed-point formats, the same lazy timer
 //! catch-up (one due period per step, earliest deadline first, alpha before cut before
-//! increase), the same skip over periods that change nothing, and it counts the cycles the
-//! RTL spends on each event. [`Eager`] fires every period of every flow at its microsecond,
+//! increase), the same skip over periods that change nothing, the same folding of one alpha
+//! period and one idle cut check into the apply cycle, and it counts the cycles each event
+//! spends in the RTL's compute stage (docs/dcqcn.md gives the pipeline around it). [`Eager`] fires every period of every flow at its microsecond,
 //! as a simulator with one timer per flow would; tests check that both give the same state.
 //!
 //! Formats: Rc and Rt in Mb/s with 8 fractional bits; alpha with 24 fractional bits (1.0 =
