@@ -6,7 +6,14 @@
 // One engine serves 2**FLOW_BITS flows. Each flow's state is one word of state_ram; an
 // event (CNP, send request, CE-marked arrival, read-back) reads the word, catches the
 // flow's timers up to now, applies the event, writes the word back and answers on the
-// response channel. mlx5 mode (the HPCC ns-3 "Mellanox DCQCN" model):
+// response channel, in a pipeline that takes one event per cycle:
+//   stage T   take the event, read its flow's word (stage R re-reads while it waits)
+//   stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with
+//             the shaper's tokens accrued; waits while stage X holds the same flow
+//   stage X   one due period per cycle (a skip phase: 33 cycles), then the event with
+//             at most one alpha period and one cut check without a CNP folded in;
+//             writes the word back and pushes the response (2-entry FIFO)
+// mlx5 mode (the HPCC ns-3 "Mellanox DCQCN" model):
 //   first CNP   alpha = initial_alpha_value; Rc = Rt = rate_to_set_on_first_cnp (or the
 //               line rate, and then a cut is pending); alpha and cut timers start now
 //   CNP         marks a CNP for the next alpha update and the next cut check
@@ -27,7 +34,7 @@
 // for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of
 // tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
 // a flow must be touched at least every 2**31 us).
-// Parameters are read while an event is processed: change them between events.
+// Parameters are read in stages R and X: change them while no event is in flight.
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
@@ -113,12 +120,8 @@ module dcqcn_rp #(
   end
 `endif
 
-  localparam [2:0]   S_CLEAR = 3'b000;  // writing zero state to every flow
-  localparam [2:0]   S_IDLE  = 3'b001;  // waiting for an event
-  localparam [2:0]   S_READ  = 3'b010;  // state word arriving from the RAM
-  localparam [2:0]   S_STEP  = 3'b011;  // one due timer period per cycle, then the event
-  localparam [2:0]   S_SKIP  = 3'b100;  // binary jump over periods that change nothing
-  localparam [2:0]   S_RESP  = 3'b101;  // response held until taken
+  localparam [0:0]   S_CLEAR = 1'b0;  // writing zero state to every flow
+  localparam [0:0]   S_RUN   = 1'b1;  // the pipeline takes and processes events
   localparam [1:0]   K_CNP   = 2'b00;  // CNP for this flow (reaction point)
   localparam [1:0]   K_TX    = 2'b01;  // send request (shaper)
   localparam [1:0]   K_CE    = 2'b10;  // CE-marked arrival (notification point)
@@ -126,8 +129,8 @@ module dcqcn_rp #(
   localparam integer STATE_W = 338;  // per-flow state word
 
   // Control and response registers
-  reg [2:0]           state_q;       // engine state
-  reg [2:0]           state_d;
+  reg                 state_q;       // engine state
+  reg                 state_d;
   reg                 clear_pend_q;  // a state RAM clear is requested
   reg                 clear_pend_d;
   reg [FLOW_BITS-1:0] clr_addr_q;    // next flow to clear
@@ -136,7 +139,21 @@ module dcqcn_rp #(
   reg [11:0]          pre_cnt_d;
   reg [31:0]          now_us_q;      // microseconds since reset
   reg [31:0]          now_us_d;
-  reg [1:0]           ev_kind_q;     // event being processed
+  reg                 r_valid_q;     // stage R: an event whose state word is being read
+  reg                 r_valid_d;
+  reg [1:0]           r_kind_q;
+  reg [1:0]           r_kind_d;
+  reg [FLOW_BITS-1:0] r_flow_q;
+  reg [FLOW_BITS-1:0] r_flow_d;
+  reg [15:0]          r_bytes_q;
+  reg [15:0]          r_bytes_d;
+  reg [31:0]          r_now_q;       // microsecond the event was taken
+  reg [31:0]          r_now_d;
+  reg                 x_valid_q;     // stage X: an event being caught up and applied
+  reg                 x_valid_d;
+  reg                 x_skip_q;      // stage X is in a skip phase
+  reg                 x_skip_d;
+  reg [1:0]           ev_kind_q;
   reg [1:0]           ev_kind_d;
   reg [FLOW_BITS-1:0] ev_flow_q;
   reg [FLOW_BITS-1:0] ev_flow_d;
@@ -152,7 +169,13 @@ module dcqcn_rp #(
   reg                 skip_i_d;
   reg [4:0]           skip_j_q;      // jump of 2**skip_j periods tried this cycle
   reg [4:0]           skip_j_d;
-  reg [1:0]           rsp_kind_q;    // response
+  reg                 wb_valid_q;    // stage X wrote a state word at the last clock edge
+  reg                 wb_valid_d;
+  reg [FLOW_BITS-1:0] wb_flow_q;     // (the RAM read at that edge missed it)
+  reg [FLOW_BITS-1:0] wb_flow_d;
+  reg                 rsp_valid_q;   // response FIFO head (the output register)
+  reg                 rsp_valid_d;
+  reg [1:0]           rsp_kind_q;
   reg [1:0]           rsp_kind_d;
   reg [FLOW_BITS-1:0] rsp_flow_q;
   reg [FLOW_BITS-1:0] rsp_flow_d;
@@ -170,6 +193,26 @@ module dcqcn_rp #(
   reg [15:0]          rsp_tc_d;
   reg [31:0]          rsp_time_q;
   reg [31:0]          rsp_time_d;
+  reg                 sk_valid_q;    // response FIFO second entry (full when set)
+  reg                 sk_valid_d;
+  reg [1:0]           sk_kind_q;
+  reg [1:0]           sk_kind_d;
+  reg [FLOW_BITS-1:0] sk_flow_q;
+  reg [FLOW_BITS-1:0] sk_flow_d;
+  reg                 sk_flag_q;
+  reg                 sk_flag_d;
+  reg                 sk_seen_q;
+  reg                 sk_seen_d;
+  reg [27:0]          sk_rc_q;
+  reg [27:0]          sk_rc_d;
+  reg [27:0]          sk_rt_q;
+  reg [27:0]          sk_rt_d;
+  reg [24:0]          sk_alpha_q;
+  reg [24:0]          sk_alpha_d;
+  reg [15:0]          sk_tc_q;
+  reg [15:0]          sk_tc_d;
+  reg [31:0]          sk_time_q;
+  reg [31:0]          sk_time_d;
   reg                 stat_cnp_q;    // statistics pulses
   reg                 stat_cnp_d;
   reg                 stat_cut_q;
@@ -178,8 +221,10 @@ module dcqcn_rp #(
   reg                 stat_np_d;
   reg                 stat_defer_q;
   reg                 stat_defer_d;
+  reg [STATE_W-1:0]   wb_word_q;     // the word written
+  reg [STATE_W-1:0]   wb_word_d;
 
-  // Working copy of the flow's state word (fields of state_ram, least significant first)
+  // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
   reg        w_seen_d;
   reg        w_acnp_q;
@@ -225,8 +270,14 @@ module dcqcn_rp #(
   reg                 ram_we;
   reg [FLOW_BITS-1:0] ram_waddr;
   reg [STATE_W-1:0]   ram_wdata;
+  reg                 rsp_push;  // stage X answers an event this cycle
+  reg                 rsp_new_flag;
 
-  // Fields of the word read from the RAM
+  // Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read
+  // it (the RAM returns the old word then). A write in the current cycle cannot be to
+  // this flow: stage R holds an event whose flow stage X holds (see r_hazard).
+  wire [STATE_W-1:0] r_word;
+  assign r_word = wb_valid_q && wb_flow_q == r_flow_q ? wb_word_q : ram_rdata_q;
   wire        rd_seen;
   wire        rd_acnp;
   wire        rd_dcnp;
@@ -245,24 +296,24 @@ module dcqcn_rp #(
   wire [34:0] rd_tokens;
   wire [31:0] rd_tok_us;
   wire [31:0] rd_np_last;
-  assign rd_seen = ram_rdata_q[0];
-  assign rd_acnp = ram_rdata_q[1];
-  assign rd_dcnp = ram_rdata_q[2];
-  assign rd_incon = ram_rdata_q[3];
-  assign rd_tokv = ram_rdata_q[4];
-  assign rd_npv = ram_rdata_q[5];
-  assign rd_alpha = ram_rdata_q[30:6];
-  assign rd_rc = ram_rdata_q[58:31];
-  assign rd_rt = ram_rdata_q[86:59];
-  assign rd_tc = ram_rdata_q[102:87];
-  assign rd_bc = ram_rdata_q[118:103];
-  assign rd_bacc = ram_rdata_q[142:119];
-  assign rd_a_next = ram_rdata_q[174:143];
-  assign rd_d_next = ram_rdata_q[206:175];
-  assign rd_i_next = ram_rdata_q[238:207];
-  assign rd_tokens = ram_rdata_q[273:239];
-  assign rd_tok_us = ram_rdata_q[305:274];
-  assign rd_np_last = ram_rdata_q[337:306];
+  assign rd_seen = r_word[0];
+  assign rd_acnp = r_word[1];
+  assign rd_dcnp = r_word[2];
+  assign rd_incon = r_word[3];
+  assign rd_tokv = r_word[4];
+  assign rd_npv = r_word[5];
+  assign rd_alpha = r_word[30:6];
+  assign rd_rc = r_word[58:31];
+  assign rd_rt = r_word[86:59];
+  assign rd_tc = r_word[102:87];
+  assign rd_bc = r_word[118:103];
+  assign rd_bacc = r_word[142:119];
+  assign rd_a_next = r_word[174:143];
+  assign rd_d_next = r_word[206:175];
+  assign rd_i_next = r_word[238:207];
+  assign rd_tokens = r_word[273:239];
+  assign rd_tok_us = r_word[305:274];
+  assign rd_np_last = r_word[337:306];
 
   // Datapath
   wire [19:0] rmax_rate;    // rate cap, Mb/s
@@ -284,7 +335,6 @@ module dcqcn_rp #(
   wire [31:0] d_minus_i;
   wire        pick_a;       // earliest due period: alpha
   wire        pick_d;       // cut check
-  wire        pick_i;       // rate increase
   wire        paper_first;  // PAPER first CNP: cut from the cap with the initial alpha
   wire [24:0] alpha_in;
   wire [10:0] alpha_gain;   // 1024 - G
@@ -327,6 +377,15 @@ module dcqcn_rp #(
   wire        i_skip;       // two or more idle periods due
   wire [47:0] i_jump;
   wire        i_fits;
+  wire        fold_block;   // a PAPER CNP cuts with alpha: its alpha period takes a cycle
+  wire        fold;         // one alpha period and one cut check with no CNP marked go with the event
+  wire        x_apply;      // stage X can apply its event this cycle
+  wire        x_done;       // ... and the response FIFO has room: it does
+  wire        x_free;       // stage X takes an event at the next edge
+  wire        r_hazard;     // stage X holds stage R's flow: R waits for the write
+  wire        r_adv;        // stage R's event moves to stage X
+  wire        rsp_pop;      // the response FIFO head is taken
+  wire        r_free;       // stage R takes an event
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
@@ -373,7 +432,6 @@ module dcqcn_rp #(
   assign d_minus_i = w_d_next_q - w_i_next_q;
   assign pick_a = a_due && (!d_due || a_minus_d[31] || a_minus_d == 32'd0) && (!i_due || a_minus_i[31] || a_minus_i == 32'd0);
   assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || d_minus_i == 32'd0);
-  assign pick_i = !pick_a && !pick_d && i_due;
   assign paper_first = paper && !w_seen_q;
   assign alpha_in = paper_first ? {1'd0, {initial_alpha_value_value_i, 14'd0}} : w_alpha_q;
   assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in};
@@ -419,9 +477,18 @@ module dcqcn_rp #(
   assign i_skip = i_due && i_still && i_elapsed >= {15'd0, t_period};
   assign i_jump = {31'd0, t_period} << skip_j_q;
   assign i_fits = i_jump <= {16'd0, i_elapsed};
+  assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due;
+  assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period}) && (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period})) && !fold_block;
+  assign x_apply = x_valid_q && !x_skip_q && !(a_skip | d_skip | i_skip) && (fold || !(a_due | d_due | i_due));
+  assign x_done = x_apply && !sk_valid_q;
+  assign x_free = !x_valid_q || x_done;
+  assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
+  assign r_adv = r_valid_q && x_free && !r_hazard;
+  assign rsp_pop = rsp_valid_q && m_rsp_ready;
+  assign r_free = !r_valid_q || r_adv;
   assign tc_skip_sum = {16'd0, w_tc_q} + (32'd1 << skip_j_q);
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
-  assign tok_elapsed = ev_now_q - rd_tok_us;
+  assign tok_elapsed = r_now_q - rd_tok_us;
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
   assign tok_rate = rd_seen && ctrl_rp_enable_i ? rd_rc : rmax_fx;
   assign tok_gain = {20'd0, tok_rate} * {28'd0, tok_span};
@@ -440,8 +507,8 @@ module dcqcn_rp #(
   assign first_rate = first_fx == 28'd0 ? rmax_fx : first_lo > rmax_fx ? rmax_fx : first_lo;
   assign tick = clk_per_us_cycles_i != 12'd0 && {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
 
-  assign s_evt_ready = state_q == S_IDLE && !clear_pend_q;
-  assign m_rsp_valid = state_q == S_RESP;
+  assign s_evt_ready = state_q == S_RUN && !clear_pend_q && r_free;
+  assign m_rsp_valid = rsp_valid_q;
   assign m_rsp_kind = rsp_kind_q;
   assign m_rsp_flow = rsp_flow_q;
   assign m_rsp_flag = rsp_flag_q;
@@ -463,6 +530,13 @@ module dcqcn_rp #(
     clr_addr_d = clr_addr_q;
     pre_cnt_d = pre_cnt_q;
     now_us_d = now_us_q;
+    r_valid_d = r_valid_q;
+    r_kind_d = r_kind_q;
+    r_flow_d = r_flow_q;
+    r_bytes_d = r_bytes_q;
+    r_now_d = r_now_q;
+    x_valid_d = x_valid_q;
+    x_skip_d = x_skip_q;
     ev_kind_d = ev_kind_q;
     ev_flow_d = ev_flow_q;
     ev_bytes_d = ev_bytes_q;
@@ -471,6 +545,7 @@ module dcqcn_rp #(
     skip_d_d = skip_d_q;
     skip_i_d = skip_i_q;
     skip_j_d = skip_j_q;
+    rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
     rsp_flag_d = rsp_flag_q;
@@ -480,6 +555,16 @@ module dcqcn_rp #(
     rsp_alpha_d = rsp_alpha_q;
     rsp_tc_d = rsp_tc_q;
     rsp_time_d = rsp_time_q;
+    sk_valid_d = sk_valid_q;
+    sk_kind_d = sk_kind_q;
+    sk_flow_d = sk_flow_q;
+    sk_flag_d = sk_flag_q;
+    sk_seen_d = sk_seen_q;
+    sk_rc_d = sk_rc_q;
+    sk_rt_d = sk_rt_q;
+    sk_alpha_d = sk_alpha_q;
+    sk_tc_d = sk_tc_q;
+    sk_time_d = sk_time_q;
     w_seen_d = w_seen_q;
     w_acnp_d = w_acnp_q;
     w_dcnp_d = w_dcnp_q;
@@ -503,7 +588,14 @@ module dcqcn_rp #(
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
-    ram_raddr = s_evt_flow;
+    wb_valid_d = 1'b0;
+    wb_word_d = wb_word_q;
+    ram_wdata = {STATE_W{1'b0}};
+    wb_flow_d = ev_flow_q;
+    rsp_push = 1'b0;
+    rsp_new_flag = 1'b0;
+    // Stage T: read the offered flow's word; a waiting stage R reads its own again
+    ram_raddr = r_valid_q && !r_adv ? r_flow_q : s_evt_flow;
     ram_we = 1'b0;
     ram_waddr = ev_flow_q;
     // Microsecond time base
@@ -519,81 +611,65 @@ module dcqcn_rp #(
         ram_waddr = clr_addr_q;
         clr_addr_d = clr_addr_q + {{(FLOW_BITS - 1){1'b0}}, 1'b1};
         if (clr_addr_q == ~{FLOW_BITS{1'b0}}) begin
-          state_d = S_IDLE;
+          state_d = S_RUN;
         end
       end
-      S_IDLE: begin
-        if (clear_pend_q) begin
+      S_RUN: begin
+        if (clear_pend_q && !r_valid_q && !x_valid_q) begin
           state_d = S_CLEAR;
           clear_pend_d = ctrl_flow_clear_i;
           clr_addr_d = {FLOW_BITS{1'b0}};
-        end else if (s_evt_valid) begin
-          ev_kind_d = s_evt_kind;
-          ev_flow_d = s_evt_flow;
-          ev_bytes_d = s_evt_bytes;
-          ev_now_d = now_us_q;
-          state_d = S_READ;
+        end
+        // Stage T: take an event into stage R
+        if (s_evt_valid && s_evt_ready) begin
+          r_valid_d = 1'b1;
+          r_kind_d = s_evt_kind;
+          r_flow_d = s_evt_flow;
+          r_bytes_d = s_evt_bytes;
+          r_now_d = now_us_q;
+        end else if (r_adv) begin
+          r_valid_d = 1'b0;
         end
       end
-      S_READ: begin
-        w_seen_d = rd_seen;
-        w_acnp_d = rd_acnp;
-        w_dcnp_d = rd_dcnp;
-        w_incon_d = rd_incon;
-        w_tokv_d = rd_tokv;
-        w_npv_d = rd_npv;
-        w_alpha_d = rd_alpha;
-        w_rc_d = rd_rc;
-        w_rt_d = rd_rt;
-        w_tc_d = rd_tc;
-        w_bc_d = rd_bc;
-        w_bacc_d = rd_bacc;
-        w_a_next_d = rd_a_next;
-        w_d_next_d = rd_d_next;
-        w_i_next_d = rd_i_next;
-        w_tokens_d = rd_tokens;
-        w_tok_us_d = rd_tok_us;
-        w_np_last_d = rd_np_last;
-        // Tokens accrue at the rate of the flow's last touch
-        w_tokens_d = tok_fill;
-        w_tokv_d = 1'b1;
-        w_tok_us_d = ev_now_q;
-        state_d = S_STEP;
-      end
-      S_STEP: begin
-        if (a_skip | d_skip | i_skip) begin
-          skip_a_d = a_skip;
-          skip_d_d = d_skip;
-          skip_i_d = i_skip;
-          skip_j_d = 5'd31;
-          state_d = S_SKIP;
-        end else if (pick_a) begin
-          w_alpha_d = alpha_step;
-          w_acnp_d = 1'b0;
-          w_a_next_d = w_a_next_q + {15'd0, k_period};
-        end else if (pick_d) begin
-          w_d_next_d = w_d_next_q + {15'd0, d_period};
-          if (w_dcnp_q) begin
-            if (clamp) begin
-              w_rt_d = w_rc_q;
+      default: ;
+    endcase
+    // Stage X: one due period per cycle, a skip phase, or the event (S_RUN only)
+    if (x_valid_q) begin
+      if (x_skip_q) begin
+        if (skip_a_q && a_fits) begin
+          w_a_next_d = w_a_next_q + a_jump[31:0];
+        end
+        if (skip_d_q && d_fits) begin
+          w_d_next_d = w_d_next_q + d_jump[31:0];
+        end
+        if (skip_i_q && i_fits) begin
+          w_i_next_d = w_i_next_q + i_jump[31:0];
+          w_tc_d = tc_skip;
+        end
+        skip_j_d = skip_j_q - 5'd1;
+        if (skip_j_q == 5'd0) begin
+          x_skip_d = 1'b0;
+        end
+      end else if (a_skip | d_skip | i_skip) begin
+        skip_a_d = a_skip;
+        skip_d_d = d_skip;
+        skip_i_d = i_skip;
+        skip_j_d = 5'd31;
+        x_skip_d = 1'b1;
+      end else if (x_apply) begin
+        if (!sk_valid_q) begin
+          // Nothing due but the foldable periods: take them, apply the event, write back,
+          // respond
+          if (fold) begin
+            if (a_due) begin
+              w_alpha_d = alpha_step;
+              w_acnp_d = 1'b0;
+              w_a_next_d = w_a_next_q + {15'd0, k_period};
             end
-            w_rc_d = cut_new;
-            w_tc_d = 16'd0;
-            w_bc_d = 16'd0;
-            w_bacc_d = 24'd0;
-            w_incon_d = 1'b1;
-            w_i_next_d = w_d_next_q + {15'd0, t_period};
-            w_dcnp_d = 1'b0;
-            stat_cut_d = 1'b1;
+            if (d_due) begin
+              w_d_next_d = w_d_next_q + {15'd0, d_period};
+            end
           end
-        end else if (pick_i) begin
-          w_rt_d = rt_inc;
-          w_rc_d = rc_inc;
-          w_tc_d = tc_inc;
-          w_i_next_d = w_i_next_q + {15'd0, t_period};
-        end else begin
-          // No period due: apply the event, write back, respond
-          rsp_flag_d = 1'b0;
           case (ev_kind_q)
             K_CNP: begin
               if (ctrl_rp_enable_i) begin
@@ -640,7 +716,7 @@ module dcqcn_rp #(
             K_TX: begin
               if (tx_grant) begin
                 w_tokens_d = w_tokens_q - tx_need;
-                rsp_flag_d = 1'b1;
+                rsp_new_flag = 1'b1;
                 if (byte_on) begin
                   if (byte_fire) begin
                     w_rt_d = rt_inc;
@@ -659,7 +735,7 @@ module dcqcn_rp #(
               if (np_send) begin
                 w_npv_d = 1'b1;
                 w_np_last_d = ev_now_q;
-                rsp_flag_d = 1'b1;
+                rsp_new_flag = 1'b1;
                 stat_np_d = 1'b1;
               end
             end
@@ -667,42 +743,111 @@ module dcqcn_rp #(
             default: ;
           endcase
           ram_we = 1'b1;
-          rsp_kind_d = ev_kind_q;
-          rsp_flow_d = ev_flow_q;
-          rsp_time_d = ev_now_q;
-          rsp_seen_d = w_seen_d;
-          rsp_rc_d = w_seen_d ? w_rc_d : rmax_fx;
-          rsp_rt_d = w_seen_d ? w_rt_d : rmax_fx;
-          rsp_alpha_d = w_alpha_d;
-          rsp_tc_d = w_tc_d;
-          state_d = S_RESP;
+          rsp_push = 1'b1;
         end
+      end else if (pick_a) begin
+        w_alpha_d = alpha_step;
+        w_acnp_d = 1'b0;
+        w_a_next_d = w_a_next_q + {15'd0, k_period};
+      end else if (pick_d) begin
+        w_d_next_d = w_d_next_q + {15'd0, d_period};
+        if (w_dcnp_q) begin
+          if (clamp) begin
+            w_rt_d = w_rc_q;
+          end
+          w_rc_d = cut_new;
+          w_tc_d = 16'd0;
+          w_bc_d = 16'd0;
+          w_bacc_d = 24'd0;
+          w_incon_d = 1'b1;
+          w_i_next_d = w_d_next_q + {15'd0, t_period};
+          w_dcnp_d = 1'b0;
+          stat_cut_d = 1'b1;
+        end
+      end else begin
+        // Otherwise the increase period is the one due
+        w_rt_d = rt_inc;
+        w_rc_d = rc_inc;
+        w_tc_d = tc_inc;
+        w_i_next_d = w_i_next_q + {15'd0, t_period};
       end
-      S_SKIP: begin
-        if (skip_a_q && a_fits) begin
-          w_a_next_d = w_a_next_q + a_jump[31:0];
-        end
-        if (skip_d_q && d_fits) begin
-          w_d_next_d = w_d_next_q + d_jump[31:0];
-        end
-        if (skip_i_q && i_fits) begin
-          w_i_next_d = w_i_next_q + i_jump[31:0];
-          w_tc_d = tc_skip;
-        end
-        skip_j_d = skip_j_q - 5'd1;
-        if (skip_j_q == 5'd0) begin
-          state_d = S_STEP;
-        end
+    end
+    // Write-back and response FIFO: taken from stage X's word before the next event loads it
+    if (rsp_push) begin
+      ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d, w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
+      wb_valid_d = 1'b1;
+      wb_word_d = ram_wdata;
+    end
+    if (sk_valid_q) begin
+      if (rsp_pop) begin
+        sk_valid_d = 1'b0;
+        rsp_kind_d = sk_kind_q;
+        rsp_flow_d = sk_flow_q;
+        rsp_flag_d = sk_flag_q;
+        rsp_seen_d = sk_seen_q;
+        rsp_rc_d = sk_rc_q;
+        rsp_rt_d = sk_rt_q;
+        rsp_alpha_d = sk_alpha_q;
+        rsp_tc_d = sk_tc_q;
+        rsp_time_d = sk_time_q;
       end
-      S_RESP: begin
-        if (m_rsp_ready) begin
-          state_d = S_IDLE;
-        end
+    end else if (rsp_push) begin
+      if (!rsp_valid_q || rsp_pop) begin
+        rsp_valid_d = 1'b1;
+        rsp_kind_d = ev_kind_q;
+        rsp_flow_d = ev_flow_q;
+        rsp_flag_d = rsp_new_flag;
+        rsp_seen_d = w_seen_d;
+        rsp_rc_d = w_seen_d ? w_rc_d : rmax_fx;
+        rsp_rt_d = w_seen_d ? w_rt_d : rmax_fx;
+        rsp_alpha_d = w_alpha_d;
+        rsp_tc_d = w_tc_d;
+        rsp_time_d = ev_now_q;
+      end else begin
+        sk_valid_d = 1'b1;
+        sk_kind_d = ev_kind_q;
+        sk_flow_d = ev_flow_q;
+        sk_flag_d = rsp_new_flag;
+        sk_seen_d = w_seen_d;
+        sk_rc_d = w_seen_d ? w_rc_d : rmax_fx;
+        sk_rt_d = w_seen_d ? w_rt_d : rmax_fx;
+        sk_alpha_d = w_alpha_d;
+        sk_tc_d = w_tc_d;
+        sk_time_d = ev_now_q;
       end
-      default: state_d = S_IDLE;
-    endcase
-    // Write data: zero while clearing, else the working state after this cycle
-    ram_wdata = state_q == S_CLEAR ? {STATE_W{1'b0}} : {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d, w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
+    end else if (rsp_pop) begin
+      rsp_valid_d = 1'b0;
+    end
+    // Stage R to stage X: the word with its tokens accrued
+    if (x_free) begin
+      x_valid_d = r_adv;
+      if (r_adv) begin
+        ev_kind_d = r_kind_q;
+        ev_flow_d = r_flow_q;
+        ev_bytes_d = r_bytes_q;
+        ev_now_d = r_now_q;
+        x_skip_d = 1'b0;
+        w_seen_d = rd_seen;
+        w_acnp_d = rd_acnp;
+        w_dcnp_d = rd_dcnp;
+        w_incon_d = rd_incon;
+        w_npv_d = rd_npv;
+        w_alpha_d = rd_alpha;
+        w_rc_d = rd_rc;
+        w_rt_d = rd_rt;
+        w_tc_d = rd_tc;
+        w_bc_d = rd_bc;
+        w_bacc_d = rd_bacc;
+        w_a_next_d = rd_a_next;
+        w_d_next_d = rd_d_next;
+        w_i_next_d = rd_i_next;
+        w_np_last_d = rd_np_last;
+        // Tokens accrue at the rate of the flow's last touch
+        w_tokens_d = tok_fill;
+        w_tokv_d = 1'b1;
+        w_tok_us_d = r_now_q;
+      end
+    end
   end
 
   always @(posedge clk) begin
@@ -712,15 +857,12 @@ module dcqcn_rp #(
       clr_addr_q <= {FLOW_BITS{1'b0}};
       pre_cnt_q <= 12'd0;
       now_us_q <= 32'd0;
-      rsp_kind_q <= 2'b00;
-      rsp_flow_q <= {FLOW_BITS{1'b0}};
-      rsp_flag_q <= 1'b0;
-      rsp_seen_q <= 1'b0;
-      rsp_rc_q <= 28'd0;
-      rsp_rt_q <= 28'd0;
-      rsp_alpha_q <= 25'd0;
-      rsp_tc_q <= 16'd0;
-      rsp_time_q <= 32'd0;
+      r_valid_q <= 1'b0;
+      x_valid_q <= 1'b0;
+      x_skip_q <= 1'b0;
+      wb_valid_q <= 1'b0;
+      rsp_valid_q <= 1'b0;
+      sk_valid_q <= 1'b0;
       stat_cnp_q <= 1'b0;
       stat_cut_q <= 1'b0;
       stat_np_q <= 1'b0;
@@ -731,15 +873,12 @@ module dcqcn_rp #(
       clr_addr_q <= clr_addr_d;
       pre_cnt_q <= pre_cnt_d;
       now_us_q <= now_us_d;
-      rsp_kind_q <= rsp_kind_d;
-      rsp_flow_q <= rsp_flow_d;
-      rsp_flag_q <= rsp_flag_d;
-      rsp_seen_q <= rsp_seen_d;
-      rsp_rc_q <= rsp_rc_d;
-      rsp_rt_q <= rsp_rt_d;
-      rsp_alpha_q <= rsp_alpha_d;
-      rsp_tc_q <= rsp_tc_d;
-      rsp_time_q <= rsp_time_d;
+      r_valid_q <= r_valid_d;
+      x_valid_q <= x_valid_d;
+      x_skip_q <= x_skip_d;
+      wb_valid_q <= wb_valid_d;
+      rsp_valid_q <= rsp_valid_d;
+      sk_valid_q <= sk_valid_d;
       stat_cnp_q <= stat_cnp_d;
       stat_cut_q <= stat_cut_d;
       stat_np_q <= stat_np_d;
@@ -747,6 +886,10 @@ module dcqcn_rp #(
     end
   end
   always @(posedge clk) begin
+    r_kind_q <= r_kind_d;
+    r_flow_q <= r_flow_d;
+    r_bytes_q <= r_bytes_d;
+    r_now_q <= r_now_d;
     ev_kind_q <= ev_kind_d;
     ev_flow_q <= ev_flow_d;
     ev_bytes_q <= ev_bytes_d;
@@ -755,6 +898,25 @@ module dcqcn_rp #(
     skip_d_q <= skip_d_d;
     skip_i_q <= skip_i_d;
     skip_j_q <= skip_j_d;
+    wb_flow_q <= wb_flow_d;
+    rsp_kind_q <= rsp_kind_d;
+    rsp_flow_q <= rsp_flow_d;
+    rsp_flag_q <= rsp_flag_d;
+    rsp_seen_q <= rsp_seen_d;
+    rsp_rc_q <= rsp_rc_d;
+    rsp_rt_q <= rsp_rt_d;
+    rsp_alpha_q <= rsp_alpha_d;
+    rsp_tc_q <= rsp_tc_d;
+    rsp_time_q <= rsp_time_d;
+    sk_kind_q <= sk_kind_d;
+    sk_flow_q <= sk_flow_d;
+    sk_flag_q <= sk_flag_d;
+    sk_seen_q <= sk_seen_d;
+    sk_rc_q <= sk_rc_d;
+    sk_rt_q <= sk_rt_d;
+    sk_alpha_q <= sk_alpha_d;
+    sk_tc_q <= sk_tc_d;
+    sk_time_q <= sk_time_d;
     w_seen_q <= w_seen_d;
     w_acnp_q <= w_acnp_d;
     w_dcnp_q <= w_dcnp_d;
@@ -773,6 +935,7 @@ module dcqcn_rp #(
     w_tokens_q <= w_tokens_d;
     w_tok_us_q <= w_tok_us_d;
     w_np_last_q <= w_np_last_d;
+    wb_word_q <= wb_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
   end
 

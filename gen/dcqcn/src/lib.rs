@@ -1,7 +1,11 @@
 //! The DCQCN reaction-point engine generator: `register-maps/dcqcn.yaml` in, `dcqcn_rp.v` out.
 //!
-//! The engine keeps every flow's DCQCN state in one RAM word and runs one shared sequential
-//! datapath over it. A flow's periodic timers (alpha update every `dce_tcp_rtt` µs, cut check
+//! The engine keeps every flow's DCQCN state in one RAM word and runs one shared pipeline over
+//! it: take (stage T, RAM read) → read (stage R: the word, the shaper's token accrual) →
+//! compute (stage X: catch-up and the event, RAM write) → a two-entry response FIFO. An event
+//! per cycle when nothing but foldable periods is due; an event for the flow stage X holds
+//! waits one cycle in stage R and then reads the written word from a bypass register (see
+//! docs/dcqcn.md). A flow's periodic timers (alpha update every `dce_tcp_rtt` µs, cut check
 //! every `rate_reduce_monitor_period` µs, rate increase every `rpg_time_reset` µs after a cut)
 //! are kept as per-flow absolute deadlines in microseconds and are *caught up lazily* when an
 //! event touches the flow: the engine applies the due periods one per cycle, earliest deadline
@@ -227,7 +231,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "One engine serves 2**FLOW_BITS flows. Each flow's state is one word of state_ram; an",
             "event (CNP, send request, CE-marked arrival, read-back) reads the word, catches the",
             "flow's timers up to now, applies the event, writes the word back and answers on the",
-            "response channel. mlx5 mode (the HPCC ns-3 \"Mellanox DCQCN\" model):",
+            "response channel, in a pipeline that takes one event per cycle:",
+            "  stage T   take the event, read its flow's word (stage R re-reads while it waits)",
+            "  stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with",
+            "            the shaper's tokens accrued; waits while stage X holds the same flow",
+            "  stage X   one due period per cycle (a skip phase: 33 cycles), then the event with",
+            "            at most one alpha period and one cut check without a CNP folded in;",
+            "            writes the word back and pushes the response (2-entry FIFO)",
+            "mlx5 mode (the HPCC ns-3 \"Mellanox DCQCN\" model):",
             "  first CNP   alpha = initial_alpha_value; Rc = Rt = rate_to_set_on_first_cnp (or the",
             "              line rate, and then a cut is pending); alpha and cut timers start now",
             "  CNP         marks a CNP for the next alpha update and the next cut check",
@@ -248,7 +259,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of",
             "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
             "a flow must be touched at least every 2**31 us).",
-            "Parameters are read while an event is processed: change them between events.",
+            "Parameters are read in stages R and X: change them while no event is in flight.",
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
@@ -364,21 +375,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     items.push(V::Blank);
     let states = [
         ("S_CLEAR", 0, "writing zero state to every flow"),
-        ("S_IDLE", 1, "waiting for an event"),
-        ("S_READ", 2, "state word arriving from the RAM"),
-        (
-            "S_STEP",
-            3,
-            "one due timer period per cycle, then the event",
-        ),
-        ("S_SKIP", 4, "binary jump over periods that change nothing"),
-        ("S_RESP", 5, "response held until taken"),
+        ("S_RUN", 1, "the pipeline takes and processes events"),
     ];
     for (name, v, c) in states {
         items.push(V::LocalParam {
             name: name.into(),
-            range: bits(3),
-            value: Expr::num(3, v),
+            range: Some(Range {
+                msb: Expr::int(0),
+                lsb: Expr::int(0),
+            }),
+            value: Expr::num(1, v),
             comment: Some(c.into()),
         });
     }
@@ -405,12 +411,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
 
     // Registers.
     let regs: &[(&str, u32, &str)] = &[
-        ("state", 3, "engine state"),
+        ("state", 1, "engine state"),
         ("clear_pend", 1, "a state RAM clear is requested"),
         ("clr_addr", 0, "next flow to clear"),
         ("pre_cnt", 12, "microsecond prescaler"),
         ("now_us", 32, "microseconds since reset"),
-        ("ev_kind", 2, "event being processed"),
+        (
+            "r_valid",
+            1,
+            "stage R: an event whose state word is being read",
+        ),
+        ("r_kind", 2, ""),
+        ("r_flow", 0, ""),
+        ("r_bytes", 16, ""),
+        ("r_now", 32, "microsecond the event was taken"),
+        (
+            "x_valid",
+            1,
+            "stage X: an event being caught up and applied",
+        ),
+        ("x_skip", 1, "stage X is in a skip phase"),
+        ("ev_kind", 2, ""),
         ("ev_flow", 0, ""),
         ("ev_bytes", 16, ""),
         ("ev_now", 32, "microsecond the event was taken"),
@@ -418,7 +439,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("skip_d", 1, "jumping the cut timer"),
         ("skip_i", 1, "jumping the increase timer"),
         ("skip_j", 5, "jump of 2**skip_j periods tried this cycle"),
-        ("rsp_kind", 2, "response"),
+        (
+            "wb_valid",
+            1,
+            "stage X wrote a state word at the last clock edge",
+        ),
+        ("wb_flow", 0, "(the RAM read at that edge missed it)"),
+        ("rsp_valid", 1, "response FIFO head (the output register)"),
+        ("rsp_kind", 2, ""),
         ("rsp_flow", 0, ""),
         ("rsp_flag", 1, ""),
         ("rsp_seen", 1, ""),
@@ -427,6 +455,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("rsp_alpha", 25, ""),
         ("rsp_tc", 16, ""),
         ("rsp_time", 32, ""),
+        ("sk_valid", 1, "response FIFO second entry (full when set)"),
+        ("sk_kind", 2, ""),
+        ("sk_flow", 0, ""),
+        ("sk_flag", 1, ""),
+        ("sk_seen", 1, ""),
+        ("sk_rc", 28, ""),
+        ("sk_rt", 28, ""),
+        ("sk_alpha", 25, ""),
+        ("sk_tc", 16, ""),
+        ("sk_time", 32, ""),
         ("stat_cnp", 1, "statistics pulses"),
         ("stat_cut", 1, ""),
         ("stat_np", 1, ""),
@@ -443,9 +481,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             items.push(V::Decl(decl));
         }
     }
+    for suffix in ["_q", "_d"] {
+        let mut decl = Decl::reg(
+            format!("wb_word{suffix}"),
+            Some(Range::width(id("STATE_W"))),
+        );
+        if suffix == "_q" {
+            decl = decl.comment("the word written");
+        }
+        items.push(V::Decl(decl));
+    }
     items.push(V::Blank);
     items.push(V::Comment(vec![
-        "Working copy of the flow's state word (fields of state_ram, least significant first)"
+        "Stage X's copy of the flow's state word (fields of state_ram, least significant first)"
             .into(),
     ]));
     for &(f, w) in STATE_FIELDS {
@@ -477,19 +525,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "ram_wdata",
         Some(Range::width(id("STATE_W"))),
     )));
+    items.push(V::Decl(
+        Decl::reg("rsp_push", None).comment("stage X answers an event this cycle"),
+    ));
+    items.push(V::Decl(Decl::reg("rsp_new_flag", None)));
     items.push(V::Blank);
 
-    // Unpacked RAM output.
+    // Stage R's word: the RAM's, or the write the RAM read at the same edge missed.
     items.push(V::Comment(vec![
-        "Fields of the word read from the RAM".into()
+        "Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read"
+            .into(),
+        "it (the RAM returns the old word then). A write in the current cycle cannot be to".into(),
+        "this flow: stage R holds an event whose flow stage X holds (see r_hazard).".into(),
     ]));
+    items.push(V::Decl(Decl::wire(
+        "r_word",
+        Some(Range::width(id("STATE_W"))),
+    )));
+    items.push(V::Assign(
+        id("r_word"),
+        tern(
+            and(vec![id("wb_valid_q"), eq(id("wb_flow_q"), id("r_flow_q"))]),
+            id("wb_word_q"),
+            id("ram_rdata_q"),
+        ),
+    ));
     let mut lsb = 0;
     let mut rd_assigns = Vec::new();
     for &(f, w) in STATE_FIELDS {
         items.push(V::Decl(Decl::wire(format!("rd_{f}"), bits(w))));
         rd_assigns.push(V::Assign(
             id(&format!("rd_{f}")),
-            id("ram_rdata_q").bits(lsb + w - 1, lsb),
+            id("r_word").bits(lsb + w - 1, lsb),
         ));
         lsb += w;
     }
@@ -609,12 +676,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             or(not(id("i_due")), le("d_minus_i")),
         ]),
         "cut check",
-    ));
-    wires.push((
-        "pick_i".into(),
-        1,
-        and(vec![not(id("pick_a")), not(id("pick_d")), id("i_due")]),
-        "rate increase",
     ));
     // Alpha.
     wires.push((
@@ -948,6 +1009,99 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
     }
+    // Pipeline control.
+    wires.push((
+        "fold_block".into(),
+        1,
+        and(vec![
+            id("paper"),
+            eq(id("ev_kind_q"), id("K_CNP")),
+            cfg("ctrl", "rp_enable"),
+            id("a_due"),
+        ]),
+        "a PAPER CNP cuts with alpha: its alpha period takes a cycle",
+    ));
+    wires.push((
+        "fold".into(),
+        1,
+        and(vec![
+            not(id("i_due")),
+            or(id("a_due"), id("d_due")),
+            or(
+                not(id("a_due")),
+                Expr::lt(id("a_elapsed"), zext(id("k_period"), 15)),
+            ),
+            or(
+                not(id("d_due")),
+                and(vec![
+                    not(id("w_dcnp_q")),
+                    Expr::lt(id("d_elapsed"), zext(id("d_period"), 15)),
+                ]),
+            ),
+            not(id("fold_block")),
+        ]),
+        "one alpha period and one cut check with no CNP marked go with the event",
+    ));
+    wires.push((
+        "x_apply".into(),
+        1,
+        and(vec![
+            id("x_valid_q"),
+            not(id("x_skip_q")),
+            not(Expr::any_of(
+                vec![id("a_skip"), id("d_skip"), id("i_skip")],
+                b1(false),
+            )),
+            or(
+                id("fold"),
+                not(Expr::any_of(
+                    vec![id("a_due"), id("d_due"), id("i_due")],
+                    b1(false),
+                )),
+            ),
+        ]),
+        "stage X can apply its event this cycle",
+    ));
+    wires.push((
+        "x_done".into(),
+        1,
+        and(vec![id("x_apply"), not(id("sk_valid_q"))]),
+        "... and the response FIFO has room: it does",
+    ));
+    wires.push((
+        "x_free".into(),
+        1,
+        or(not(id("x_valid_q")), id("x_done")),
+        "stage X takes an event at the next edge",
+    ));
+    wires.push((
+        "r_hazard".into(),
+        1,
+        and(vec![
+            id("r_valid_q"),
+            id("x_valid_q"),
+            eq(id("ev_flow_q"), id("r_flow_q")),
+        ]),
+        "stage X holds stage R's flow: R waits for the write",
+    ));
+    wires.push((
+        "r_adv".into(),
+        1,
+        and(vec![id("r_valid_q"), id("x_free"), not(id("r_hazard"))]),
+        "stage R's event moves to stage X",
+    ));
+    wires.push((
+        "rsp_pop".into(),
+        1,
+        and(vec![id("rsp_valid_q"), id("m_rsp_ready")]),
+        "the response FIFO head is taken",
+    ));
+    wires.push((
+        "r_free".into(),
+        1,
+        or(not(id("r_valid_q")), id("r_adv")),
+        "stage R takes an event",
+    ));
     wires.push((
         "tc_skip_sum".into(),
         32,
@@ -968,7 +1122,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     // Shaper accrual, on the word read from the RAM.
-    wires.push(("tok_elapsed".into(), 32, sub(now(), id("rd_tok_us")), ""));
+    wires.push((
+        "tok_elapsed".into(),
+        32,
+        sub(id("r_now_q"), id("rd_tok_us")),
+        "",
+    ));
     wires.push((
         "tok_span".into(),
         20,
@@ -1148,14 +1307,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     items.push(V::Assign(
         id("s_evt_ready"),
         and(vec![
-            eq(id("state_q"), id("S_IDLE")),
+            eq(id("state_q"), id("S_RUN")),
             not(id("clear_pend_q")),
+            id("r_free"),
         ]),
     ));
-    items.push(V::Assign(
-        id("m_rsp_valid"),
-        eq(id("state_q"), id("S_RESP")),
-    ));
+    items.push(V::Assign(id("m_rsp_valid"), id("rsp_valid_q")));
     for (p, r) in [
         ("m_rsp_kind", "rsp_kind_q"),
         ("m_rsp_flow", "rsp_flow_q"),
@@ -1185,7 +1342,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )];
     let pulses = ["stat_cnp", "stat_cut", "stat_np", "stat_defer"];
     for (name, _, _) in regs {
-        if *name != "clear_pend" && !pulses.contains(name) {
+        if !["clear_pend", "wb_valid", "wb_flow"].contains(name) && !pulses.contains(name) {
             c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
         }
     }
@@ -1199,7 +1356,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for s in pulses {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
-    c.push(set("ram_raddr", id("s_evt_flow")));
+    c.push(set("wb_valid_d", b1(false)));
+    c.push(set("wb_word_d", id("wb_word_q")));
+    c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
+    c.push(set("wb_flow_d", id("ev_flow_q")));
+    c.push(set("rsp_push", b1(false)));
+    c.push(set("rsp_new_flag", b1(false)));
+    c.push(Stmt::Comment(
+        "Stage T: read the offered flow's word; a waiting stage R reads its own again".into(),
+    ));
+    c.push(set(
+        "ram_raddr",
+        tern(
+            and(vec![id("r_valid_q"), not(id("r_adv"))]),
+            id("r_flow_q"),
+            id("s_evt_flow"),
+        ),
+    ));
     c.push(set("ram_we", b1(false)));
     c.push(set("ram_waddr", id("ev_flow_q")));
     c.push(Stmt::Comment("Microsecond time base".into()));
@@ -1221,38 +1394,53 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("clr_addr_d", add(id("clr_addr_q"), zext_flow(1))),
         Stmt::if_(
             eq(id("clr_addr_q"), Expr::bitnot(zero_flow())),
-            vec![set("state_d", id("S_IDLE"))],
+            vec![set("state_d", id("S_RUN"))],
         ),
     ];
-    let arm_idle = vec![Stmt::if_else(
-        id("clear_pend_q"),
-        vec![
-            set("state_d", id("S_CLEAR")),
-            set("clear_pend_d", cfg("ctrl", "flow_clear")),
-            set("clr_addr_d", zero_flow()),
-        ],
-        vec![Stmt::if_(
-            id("s_evt_valid"),
+    let arm_run = vec![
+        Stmt::if_(
+            and(vec![
+                id("clear_pend_q"),
+                not(id("r_valid_q")),
+                not(id("x_valid_q")),
+            ]),
             vec![
-                set("ev_kind_d", id("s_evt_kind")),
-                set("ev_flow_d", id("s_evt_flow")),
-                set("ev_bytes_d", id("s_evt_bytes")),
-                set("ev_now_d", id("now_us_q")),
-                set("state_d", id("S_READ")),
+                set("state_d", id("S_CLEAR")),
+                set("clear_pend_d", cfg("ctrl", "flow_clear")),
+                set("clr_addr_d", zero_flow()),
             ],
-        )],
-    )];
-    let mut arm_read = Vec::new();
+        ),
+        Stmt::Comment("Stage T: take an event into stage R".into()),
+        Stmt::if_else(
+            and(vec![id("s_evt_valid"), id("s_evt_ready")]),
+            vec![
+                set("r_valid_d", b1(true)),
+                set("r_kind_d", id("s_evt_kind")),
+                set("r_flow_d", id("s_evt_flow")),
+                set("r_bytes_d", id("s_evt_bytes")),
+                set("r_now_d", id("now_us_q")),
+            ],
+            vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
+        ),
+    ];
+    let mut load_x = vec![
+        set("ev_kind_d", id("r_kind_q")),
+        set("ev_flow_d", id("r_flow_q")),
+        set("ev_bytes_d", id("r_bytes_q")),
+        set("ev_now_d", id("r_now_q")),
+        set("x_skip_d", b1(false)),
+    ];
     for &(f, _) in STATE_FIELDS {
-        arm_read.push(set(&format!("w_{f}_d"), id(&format!("rd_{f}"))));
+        if !["tokv", "tokens", "tok_us"].contains(&f) {
+            load_x.push(set(&format!("w_{f}_d"), id(&format!("rd_{f}"))));
+        }
     }
-    arm_read.push(Stmt::Comment(
+    load_x.push(Stmt::Comment(
         "Tokens accrue at the rate of the flow's last touch".into(),
     ));
-    arm_read.push(set("w_tokens_d", id("tok_fill")));
-    arm_read.push(set("w_tokv_d", b1(true)));
-    arm_read.push(set("w_tok_us_d", now()));
-    arm_read.push(set("state_d", id("S_STEP")));
+    load_x.push(set("w_tokens_d", id("tok_fill")));
+    load_x.push(set("w_tokv_d", b1(true)));
+    load_x.push(set("w_tok_us_d", id("r_now_q")));
 
     let first_cnp = vec![
         set("w_seen_d", b1(true)),
@@ -1318,7 +1506,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     id("tx_grant"),
                     vec![
                         set("w_tokens_d", sub(id("w_tokens_q"), id("tx_need"))),
-                        set("rsp_flag_d", b1(true)),
+                        set("rsp_new_flag", b1(true)),
                         Stmt::if_(
                             id("byte_on"),
                             vec![Stmt::if_else(
@@ -1343,7 +1531,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     vec![
                         set("w_npv_d", b1(true)),
                         set("w_np_last_d", now()),
-                        set("rsp_flag_d", b1(true)),
+                        set("rsp_new_flag", b1(true)),
                         set("stat_np_d", b1(true)),
                     ],
                 )],
@@ -1353,25 +1541,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         default: vec![],
     };
     let finish = vec![
-        Stmt::Comment("No period due: apply the event, write back, respond".into()),
-        set("rsp_flag_d", b1(false)),
+        Stmt::Comment(
+            "Nothing due but the foldable periods: take them, apply the event, write back,".into(),
+        ),
+        Stmt::Comment("respond".into()),
+        Stmt::if_(
+            id("fold"),
+            vec![
+                Stmt::if_(
+                    id("a_due"),
+                    vec![
+                        set("w_alpha_d", id("alpha_step")),
+                        set("w_acnp_d", b1(false)),
+                        set(
+                            "w_a_next_d",
+                            add(id("w_a_next_q"), zext(id("k_period"), 15)),
+                        ),
+                    ],
+                ),
+                Stmt::if_(
+                    id("d_due"),
+                    vec![set(
+                        "w_d_next_d",
+                        add(id("w_d_next_q"), zext(id("d_period"), 15)),
+                    )],
+                ),
+            ],
+        ),
         event,
         set("ram_we", b1(true)),
-        set("rsp_kind_d", id("ev_kind_q")),
-        set("rsp_flow_d", id("ev_flow_q")),
-        set("rsp_time_d", now()),
-        set("rsp_seen_d", id("w_seen_d")),
-        set(
-            "rsp_rc_d",
-            tern(id("w_seen_d"), id("w_rc_d"), id("rmax_fx")),
-        ),
-        set(
-            "rsp_rt_d",
-            tern(id("w_seen_d"), id("w_rt_d"), id("rmax_fx")),
-        ),
-        set("rsp_alpha_d", id("w_alpha_d")),
-        set("rsp_tc_d", id("w_tc_d")),
-        set("state_d", id("S_RESP")),
+        set("rsp_push", b1(true)),
     ];
     let step_cut = vec![
         set(
@@ -1403,24 +1602,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             set("skip_d_d", id("d_skip")),
             set("skip_i_d", id("i_skip")),
             set("skip_j_d", d(5, 31)),
-            set("state_d", id("S_SKIP")),
+            set("x_skip_d", b1(true)),
         ],
         vec![Stmt::if_else(
-            id("pick_a"),
-            vec![
-                set("w_alpha_d", id("alpha_step")),
-                set("w_acnp_d", b1(false)),
-                set(
-                    "w_a_next_d",
-                    add(id("w_a_next_q"), zext(id("k_period"), 15)),
-                ),
-            ],
+            id("x_apply"),
+            vec![Stmt::if_(not(id("sk_valid_q")), finish)],
             vec![Stmt::if_else(
-                id("pick_d"),
-                step_cut,
+                id("pick_a"),
+                vec![
+                    set("w_alpha_d", id("alpha_step")),
+                    set("w_acnp_d", b1(false)),
+                    set(
+                        "w_a_next_d",
+                        add(id("w_a_next_q"), zext(id("k_period"), 15)),
+                    ),
+                ],
                 vec![Stmt::if_else(
-                    id("pick_i"),
+                    id("pick_d"),
+                    step_cut,
                     vec![
+                        Stmt::Comment("Otherwise the increase period is the one due".into()),
                         set("w_rt_d", id("rt_inc")),
                         set("w_rc_d", id("rc_inc")),
                         set("w_tc_d", id("tc_inc")),
@@ -1429,7 +1630,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                             add(id("w_i_next_q"), zext(id("t_period"), 15)),
                         ),
                     ],
-                    finish,
                 )],
             )],
         )],
@@ -1462,27 +1662,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("skip_j_d", sub(id("skip_j_q"), d(5, 1))),
         Stmt::if_(
             eq(id("skip_j_q"), d(5, 0)),
-            vec![set("state_d", id("S_STEP"))],
+            vec![set("x_skip_d", b1(false))],
         ),
     ];
-    let arm_resp = vec![Stmt::if_(
-        id("m_rsp_ready"),
-        vec![set("state_d", id("S_IDLE"))],
-    )];
     c.push(Stmt::Case {
         subject: id("state_q"),
         arms: vec![
             (vec![id("S_CLEAR")], arm_clear),
-            (vec![id("S_IDLE")], arm_idle),
-            (vec![id("S_READ")], arm_read),
-            (vec![id("S_STEP")], arm_step),
-            (vec![id("S_SKIP")], arm_skip),
-            (vec![id("S_RESP")], arm_resp),
+            (vec![id("S_RUN")], arm_run),
         ],
-        default: vec![set("state_d", id("S_IDLE"))],
+        default: vec![],
     });
     c.push(Stmt::Comment(
-        "Write data: zero while clearing, else the working state after this cycle".into(),
+        "Stage X: one due period per cycle, a skip phase, or the event (S_RUN only)".into(),
+    ));
+    c.push(Stmt::if_(
+        id("x_valid_q"),
+        vec![Stmt::if_else(id("x_skip_q"), arm_skip, arm_step)],
+    ));
+    c.push(Stmt::Comment(
+        "Write-back and response FIFO: taken from stage X's word before the next event loads it"
+            .into(),
     ));
     let packed = Expr::concat(
         STATE_FIELDS
@@ -1491,13 +1691,68 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             .map(|(f, _)| id(&format!("w_{f}_d")))
             .collect(),
     );
-    c.push(set(
-        "ram_wdata",
-        tern(
-            eq(id("state_q"), id("S_CLEAR")),
-            Expr::repl(id("STATE_W"), b1(false)),
-            packed,
-        ),
+    c.push(Stmt::if_(
+        id("rsp_push"),
+        vec![
+            set("ram_wdata", packed),
+            set("wb_valid_d", b1(true)),
+            set("wb_word_d", id("ram_wdata")),
+        ],
+    ));
+    let entry = |prefix: &str| -> Vec<Stmt> {
+        vec![
+            set(&format!("{prefix}_kind_d"), id("ev_kind_q")),
+            set(&format!("{prefix}_flow_d"), id("ev_flow_q")),
+            set(&format!("{prefix}_flag_d"), id("rsp_new_flag")),
+            set(&format!("{prefix}_seen_d"), id("w_seen_d")),
+            set(
+                &format!("{prefix}_rc_d"),
+                tern(id("w_seen_d"), id("w_rc_d"), id("rmax_fx")),
+            ),
+            set(
+                &format!("{prefix}_rt_d"),
+                tern(id("w_seen_d"), id("w_rt_d"), id("rmax_fx")),
+            ),
+            set(&format!("{prefix}_alpha_d"), id("w_alpha_d")),
+            set(&format!("{prefix}_tc_d"), id("w_tc_d")),
+            set(&format!("{prefix}_time_d"), now()),
+        ]
+    };
+    let mut from_skid = vec![set("sk_valid_d", b1(false))];
+    for f in [
+        "kind", "flow", "flag", "seen", "rc", "rt", "alpha", "tc", "time",
+    ] {
+        from_skid.push(set(&format!("rsp_{f}_d"), id(&format!("sk_{f}_q"))));
+    }
+    let mut to_head = vec![set("rsp_valid_d", b1(true))];
+    to_head.extend(entry("rsp"));
+    let mut to_skid = vec![set("sk_valid_d", b1(true))];
+    to_skid.extend(entry("sk"));
+    c.push(Stmt::if_else(
+        id("sk_valid_q"),
+        vec![Stmt::if_(id("rsp_pop"), from_skid)],
+        vec![Stmt::if_else(
+            id("rsp_push"),
+            vec![Stmt::if_else(
+                or(not(id("rsp_valid_q")), id("rsp_pop")),
+                to_head,
+                to_skid,
+            )],
+            vec![Stmt::if_(
+                id("rsp_pop"),
+                vec![set("rsp_valid_d", b1(false))],
+            )],
+        )],
+    ));
+    c.push(Stmt::Comment(
+        "Stage R to stage X: the word with its tokens accrued".into(),
+    ));
+    c.push(Stmt::if_(
+        id("x_free"),
+        vec![
+            set("x_valid_d", id("r_adv")),
+            Stmt::if_(id("r_adv"), load_x),
+        ],
     ));
     items.push(V::Comb(c));
     items.push(V::Blank);
@@ -1505,7 +1760,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // ------------------------------------------------------------------ flops
     let mut flops = Vec::new();
     let datapath = [
-        "ev_kind", "ev_flow", "ev_bytes", "ev_now", "skip_a", "skip_d", "skip_i", "skip_j",
+        "r_kind",
+        "r_flow",
+        "r_bytes",
+        "r_now",
+        "ev_kind",
+        "ev_flow",
+        "ev_bytes",
+        "ev_now",
+        "skip_a",
+        "skip_d",
+        "skip_i",
+        "skip_j",
+        "wb_flow",
+        "rsp_kind",
+        "rsp_flow",
+        "rsp_flag",
+        "rsp_seen",
+        "rsp_rc",
+        "rsp_rt",
+        "rsp_alpha",
+        "rsp_tc",
+        "rsp_time",
+        "sk_kind",
+        "sk_flow",
+        "sk_flag",
+        "sk_seen",
+        "sk_rc",
+        "sk_rt",
+        "sk_alpha",
+        "sk_tc",
+        "sk_time",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {
@@ -1530,6 +1815,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             reset: None,
         });
     }
+    flops.push(Flop {
+        q: id("wb_word_q"),
+        d: id("wb_word_d"),
+        reset: None,
+    });
     flops.push(Flop {
         q: id("ram_rdata_q"),
         d: id("state_ram").index(id("ram_raddr")),

@@ -42,7 +42,46 @@ pub fn param_port(field: &str) -> String {
 struct Expect {
     out: Outcome,
     accepted: u64,
-    seen_valid: bool,
+}
+
+/// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t is in stage R in
+/// t + 1 and enters stage X in max(t + 2, the cycle after stage X applied the previous
+/// event), or one cycle later when the previous event is for the same flow (stage R waits
+/// for its write). It spends `Outcome::cycles` cycles in X, the last one applying it, and
+/// that cycle waits while the two-entry response FIFO is full; the response is at the FIFO
+/// head (valid) from the next cycle until taken.
+#[derive(Default)]
+struct Timing {
+    /// Events taken and not applied yet (predicted), oldest first.
+    pending: VecDeque<Expect>,
+    /// Predicted FIFO contents, head first.
+    fifo: VecDeque<Response>,
+    /// Cycle and flow of the last event applied.
+    last_apply: Option<(u64, u32)>,
+    /// Stage X start of `pending[0]`, once known.
+    x_start: Option<u64>,
+}
+
+impl Timing {
+    /// Whether stage X applies `pending[0]` in `cycle`; call once per cycle before the FIFO
+    /// pops of that cycle.
+    fn apply(&mut self, cycle: u64, flows: u32) -> Option<Expect> {
+        let e = self.pending.front()?;
+        let start = *self.x_start.get_or_insert_with(|| {
+            let after = match self.last_apply {
+                Some((c, f)) if f == e.out.rsp.flow % flows => c + 2,
+                Some((c, _)) => c + 1,
+                None => 0,
+            };
+            (e.accepted + 2).max(after)
+        });
+        if cycle + 1 < start + u64::from(e.out.cycles) || self.fifo.len() >= 2 {
+            return None;
+        }
+        self.x_start = None;
+        self.last_apply = Some((cycle, e.out.rsp.flow % flows));
+        self.pending.pop_front()
+    }
 }
 
 struct Ports {
@@ -69,10 +108,13 @@ pub struct Bench<M: Model> {
     pub total_cycles: u64,
     /// Events accepted over the life of the bench.
     pub total_events: u64,
-    /// Cycles from the first event accepted to the last response taken, in the last case.
-    pub busy_span: u64,
     /// The responses of the last case, as the RTL gave them (equal to the model's).
     pub responses: Vec<Response>,
+    /// What the model says each event of the last case cost in stage X, in taking order.
+    pub outcomes: Vec<Outcome>,
+    /// The cycle each event of the last case was taken in, and each response taken in.
+    pub accepted_at: Vec<u64>,
+    pub taken_at: Vec<u64>,
     // Last: the ports above point into it.
     dut: M,
 }
@@ -155,8 +197,10 @@ impl<M: Model> Bench<M> {
             cycle: 0,
             total_cycles: 0,
             total_events: 0,
-            busy_span: 0,
             responses: Vec::new(),
+            outcomes: Vec::new(),
+            accepted_at: Vec::new(),
+            taken_at: Vec::new(),
             dut,
         })
     }
@@ -200,24 +244,27 @@ impl<M: Model> Bench<M> {
         self.pre = Prescaler::default();
         self.cycle = 0;
         self.responses.clear();
+        self.outcomes.clear();
+        self.accepted_at.clear();
+        self.taken_at.clear();
         let mut params = case.params.clone();
         let mut evt_idle = Stall::new(split_seed(case.seed, 1), case.evt);
         let mut rsp_stall = Stall::new(split_seed(case.seed, 2), case.rsp);
         let mut ops: VecDeque<Op> = case.ops.iter().cloned().collect();
-        let mut expect: VecDeque<Expect> = VecDeque::new();
+        let mut timing = Timing::default();
+        let flows = Self::flows();
         let mut want_stats = Stats::default();
         let mut got_stats = Stats::default();
         let mut idle_left: Option<u32> = None;
         let mut last_progress = 0u64;
         let mut drain = 3u32;
-        let mut first_accept: Option<u64> = None;
         loop {
             // Inputs.
             self.drive_params(&params);
             wr(&self.ports.clear, 0);
             wr(&self.ports.evt_valid, 0);
             let mut offered: Option<(Kind, u32, u32)> = None;
-            let quiet = expect.is_empty();
+            let quiet = timing.pending.is_empty() && timing.fifo.is_empty();
             match ops.front().cloned() {
                 Some(Op::Event { kind, flow, bytes }) => {
                     if !evt_idle.hold() {
@@ -269,45 +316,49 @@ impl<M: Model> Bench<M> {
                         .model
                         .event(&params, kind, flow, bytes, self.pre.now_us);
                     want_stats += out.stats;
-                    expect.push_back(Expect {
+                    self.outcomes.push(out);
+                    self.accepted_at.push(self.cycle);
+                    timing.pending.push_back(Expect {
                         out,
                         accepted: self.cycle,
-                        seen_valid: false,
                     });
                     ops.pop_front();
-                    first_accept.get_or_insert(self.cycle);
                     self.total_events += 1;
                     last_progress = self.cycle;
                 }
             }
-            if rd(&self.ports.rsp_valid) != 0 {
-                let Some(e) = expect.front_mut() else {
-                    return self.fail("response with no event outstanding".into());
-                };
-                if !e.seen_valid {
-                    e.seen_valid = true;
-                    let want = e.accepted + 2 + u64::from(e.out.cycles);
-                    if self.cycle != want {
-                        return self.fail(format!(
-                            "response to the event accepted at cycle {} came at cycle {}, the model expects cycle {want} ({} catch-up steps, {} skips)",
-                            e.accepted, self.cycle, e.out.steps, e.out.skips
-                        ));
-                    }
+            let applied = timing.apply(self.cycle, flows);
+            let valid = rd(&self.ports.rsp_valid) != 0;
+            if valid != !timing.fifo.is_empty() {
+                let next = timing.pending.front().map(|e| {
+                    format!(
+                        "; oldest event pending taken at cycle {} ({} cycles in stage X: {} catch-up steps, {} skips)",
+                        e.accepted, e.out.cycles, e.out.steps, e.out.skips
+                    )
+                });
+                return self.fail(format!(
+                    "m_rsp_valid is {}, the pipeline timing expects {} ({} responses predicted in the FIFO{})",
+                    u8::from(valid),
+                    u8::from(!valid),
+                    timing.fifo.len(),
+                    next.unwrap_or_default()
+                ));
+            }
+            if valid && ready {
+                let got = self.response();
+                let want = timing.fifo.pop_front().expect("checked above");
+                if got != want {
+                    return self.fail(format!("response:\n  RTL   {got:?}\n  model {want:?}"));
                 }
-                if ready {
-                    let got = self.response();
-                    let want = e.out.rsp;
-                    if got != want {
-                        return self.fail(format!("response:\n  RTL   {got:?}\n  model {want:?}"));
-                    }
-                    if want.alpha > 1 << 24 {
-                        return self.fail(format!("alpha {:#x} above 1.0", want.alpha));
-                    }
-                    expect.pop_front();
-                    self.responses.push(got);
-                    last_progress = self.cycle;
-                    self.busy_span = self.cycle + 1 - first_accept.unwrap_or(self.cycle);
+                if want.alpha > 1 << 24 {
+                    return self.fail(format!("alpha {:#x} above 1.0", want.alpha));
                 }
+                self.responses.push(got);
+                self.taken_at.push(self.cycle);
+                last_progress = self.cycle;
+            }
+            if let Some(e) = applied {
+                timing.fifo.push_back(e.out.rsp);
             }
             let s: Vec<u64> = self.ports.stats.iter().map(rd).collect();
             got_stats += Stats {
@@ -319,7 +370,7 @@ impl<M: Model> Bench<M> {
             if self.cycle - last_progress > HANG_LIMIT {
                 return self.fail(format!(
                     "no progress for {HANG_LIMIT} cycles ({} responses outstanding, clear busy {})",
-                    expect.len(),
+                    timing.pending.len() + timing.fifo.len(),
                     rd(&self.ports.busy)
                 ));
             }
@@ -336,55 +387,73 @@ impl<M: Model> Bench<M> {
         Ok(want_stats)
     }
 
-    /// Back-to-back events on `flows` distinct flows with no idle and no backpressure, after
-    /// every flow has seen a CNP, in mlx5 or PAPER mode: returns (events, cycles from the first event taken to the
-    /// last response taken).
-    pub fn throughput(
-        &mut self,
-        flows: u32,
-        events: u32,
-        paper: bool,
-    ) -> Result<(u64, u64), Failure> {
-        let flows = flows.min(Self::flows());
-        let p = Params {
-            paper,
-            clk_per_us: 500,
-            ..Params::default()
-        };
-        let mut ops = Vec::new();
-        for f in 0..flows {
-            ops.push(Op::Event {
-                kind: Kind::Cnp,
-                flow: f * (Self::flows() / flows),
-                bytes: 0,
-            });
-        }
-        let warm = Case {
+    /// Runs `warm` (not measured), then `ops` back to back with no input idle and no response
+    /// backpressure, and counts the cycles from the first event taken to the last response
+    /// taken. Every response and its cycle are checked against the model as in [`Bench::run`].
+    pub fn burst(&mut self, params: &Params, warm: &[Op], ops: &[Op]) -> Result<Burst, Failure> {
+        let case = |ops: &[Op]| Case {
             seed: 0,
-            params: p.clone(),
+            params: params.clone(),
             evt: Default::default(),
             rsp: Default::default(),
-            ops: ops.clone(),
+            ops: ops.to_vec(),
         };
-        self.run(&warm)?;
-        let mut ops = Vec::new();
-        for i in 0..events {
-            ops.push(Op::Event {
-                kind: if i % 2 == 0 { Kind::Tx } else { Kind::Cnp },
-                flow: (i % flows) * (Self::flows() / flows),
-                bytes: 1500,
-            });
+        // A parameter write waits until the pipeline is empty: the burst starts from there.
+        let mut all = warm.to_vec();
+        all.push(Op::Params(params.clone()));
+        all.extend_from_slice(ops);
+        self.run(&case(&all))?;
+        let skip = self.outcomes.len() - ops.len();
+        Ok(Burst::from_run(self, skip, ops))
+    }
+}
+
+/// The cycle count of one measured burst and what the pipeline's cost model predicts for it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Burst {
+    pub events: u64,
+    /// Cycles from the first measured event taken to the last response taken.
+    pub cycles: u64,
+    /// Stage X cycles beyond one per event (unfolded catch-up steps and skip phases), from the
+    /// model.
+    pub catch_up: u64,
+    /// Events for the same flow as the event before them (stage R waits one cycle).
+    pub holds: u64,
+    pub steps: u64,
+    pub skips: u64,
+    pub folded: u64,
+}
+
+impl Burst {
+    fn from_run<M: Model>(b: &Bench<M>, skip: usize, ops: &[Op]) -> Burst {
+        let mut r = Burst::default();
+        for o in &b.outcomes[skip..] {
+            r.events += 1;
+            r.catch_up += u64::from(o.cycles - 1);
+            r.steps += u64::from(o.steps);
+            r.skips += u64::from(o.skips);
+            r.folded += u64::from(o.folded);
         }
-        let case = Case {
-            seed: 0,
-            params: p,
-            evt: Default::default(),
-            rsp: Default::default(),
-            ops,
-        };
-        let e0 = self.total_events;
-        self.run(&case)?;
-        Ok((self.total_events - e0, self.busy_span))
+        let flows: Vec<u32> = ops
+            .iter()
+            .filter_map(|op| match op {
+                Op::Event { flow, .. } => Some(*flow),
+                _ => None,
+            })
+            .collect();
+        r.holds = flows.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+        r.cycles = b.taken_at.last().map_or(0, |&t| t + 1) - b.accepted_at[skip];
+        r
+    }
+
+    /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus one per
+    /// same-flow hold, plus 3 cycles to fill (take, read, and the response register).
+    pub fn predicted(&self) -> u64 {
+        self.events + self.catch_up + self.holds + 3
+    }
+
+    pub fn rate(&self) -> f64 {
+        self.events as f64 / self.cycles as f64
     }
 }
 

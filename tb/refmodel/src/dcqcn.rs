@@ -2,8 +2,9 @@
 //!
 //! [`Engine`] is bit-exact with the RTL: the same fixed-point formats, the same lazy timer
 //! catch-up (one due period per step, earliest deadline first, alpha before cut before
-//! increase), the same skip over periods that change nothing, and it counts the cycles the
-//! RTL spends on each event. [`Eager`] fires every period of every flow at its microsecond,
+//! increase), the same skip over periods that change nothing, the same folding of one alpha
+//! period and one idle cut check into the apply cycle, and it counts the cycles each event
+//! spends in the RTL's compute stage (docs/dcqcn.md gives the pipeline around it). [`Eager`] fires every period of every flow at its microsecond,
 //! as a simulator with one timer per flow would; tests check that both give the same state.
 //!
 //! Formats: Rc and Rt in Mb/s with 8 fractional bits; alpha with 24 fractional bits (1.0 =
@@ -472,13 +473,17 @@ fn apply(
 pub struct Outcome {
     pub rsp: Response,
     pub stats: Stats,
-    /// Cycles in the catch-up and apply states (the RTL's S_STEP and S_SKIP): the response is
+    /// Cycles the event spends in the RTL's compute stage X (catch-up steps, skip phases and
+    /// the apply cycle): with an empty pipeline and no response backpressure the response is
     /// valid this many cycles after the cycle following acceptance plus one.
     pub cycles: u32,
-    /// Timer periods applied one by one.
+    /// Timer periods applied one by one, a cycle each.
     pub steps: u32,
     /// Skip phases (33 cycles each).
     pub skips: u32,
+    /// Periods folded into the apply cycle (at most one alpha period and one cut check with
+    /// no CNP marked, when nothing else was due): they cost no cycle.
+    pub folded: u32,
 }
 
 /// The lazy engine, bit-exact and cycle-exact with `dcqcn_rp`.
@@ -505,7 +510,7 @@ impl Engine {
         let f = &mut self.flows[flow as usize % n];
         let rc = f.rc;
         accrue(p, f, rc, now);
-        let (mut cycles, mut steps, mut skips) = (0, 0, 0);
+        let (mut cycles, mut steps, mut skips, mut folded) = (0, 0, 0, 0);
         let mut stats = Stats::default();
         loop {
             let el = |next: u32| now.wrapping_sub(next);
@@ -519,6 +524,25 @@ impl Engine {
             let d_skip = d_due && !f.dcnp && el(f.d_next) >= dp;
             let i_still = increase_still(p, f);
             let i_skip = i_due && i_still && el(f.i_next) >= t;
+            // The apply cycle folds in one alpha period and one cut check without a marked
+            // CNP when nothing else is due (neither changes what the other or the event reads;
+            // a PAPER CNP reads alpha for its cut, so it takes the alpha period separately).
+            if !a_skip && !d_skip && !i_due && (a_due || d_due) {
+                let a_once = !a_due || el(f.a_next) < k;
+                let d_light = !d_due || (!f.dcnp && el(f.d_next) < dp);
+                let paper_cnp = p.paper && kind == Kind::Cnp && p.rp_enable && a_due;
+                if a_once && d_light && !paper_cnp {
+                    if a_due {
+                        alpha_step(p, f);
+                        folded += 1;
+                    }
+                    if d_due {
+                        cut_step(p, f);
+                        folded += 1;
+                    }
+                    continue;
+                }
+            }
             cycles += 1;
             if a_skip || d_skip || i_skip {
                 skips += 1;
@@ -555,6 +579,7 @@ impl Engine {
                         cycles,
                         steps,
                         skips,
+                        folded,
                     };
                 }
             }
