@@ -14,7 +14,7 @@ use rdmagen_harness::axil::AxiLitePins;
 use rdmagen_harness::{Model, RawPort};
 use rdmagen_refmodel::qpc::{set, Layout, MkLayout};
 use rdmagen_refmodel::roce::{
-    ext_layout, icrc, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome,
+    ext_layout, icrc, DropReason, IpHeader, CNP_OPCODE, Ipv6Header, RocePacket, RxConfig, RxOutcome,
     Verdict, IPPROTO_UDP,
 };
 use rdmagen_refmodel::rxqp::{state, RxKey, RxQp, RxQpModel};
@@ -169,6 +169,16 @@ impl FrameSpec {
             let q = &qps[usize::from(t) % qps.len()];
             f.vf = q.vf;
             f.qpn = q.qpn();
+            // Mostly an opcode of the QP's transport (the rest meet TRANSPORT_MISMATCH).
+            if self.fill & 3 != 0 && self.opcode != CNP_OPCODE {
+                let op = self.opcode & 0x1F;
+                f.opcode = match q.st {
+                    0 => op,
+                    1 if op <= 0x0B => op | 0x20,
+                    2 => 0x64 | op & 1,
+                    _ => self.opcode,
+                };
+            }
             if let (Some(rel), Some(m)) = (self.psn_rel, model.qps.get(&(q.vf, q.qpn()))) {
                 f.psn = (m.epsn as i64 + i64::from(rel)).rem_euclid(1 << 24) as u32;
             }

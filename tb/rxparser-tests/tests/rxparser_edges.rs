@@ -117,3 +117,32 @@ fn long_source_idle_runs() {
     let t = run::<RxParserW64>(&frames, Profile::new(57, 5));
     assert_eq!(t.passed_headers, 3);
 }
+
+/// Back-to-back one-beat frames on one QP (512 bits): each verdict must see the ePSN and
+/// NAK-sent the previous ones wrote back, though their lookups were taken before those
+/// write-backs (the parser forwards them). In order: in sequence, in sequence, a gap (one
+/// NAK), beyond the gap (silent), a duplicate, the expected PSN again (accept, clears
+/// NAK-sent), three duplicates (no write-back: the next frame's lookup misses the accept's
+/// write-back 4 pipeline moves back), then in sequence through the 2^24 wrap.
+#[test]
+fn back_to_back_same_qp_sees_write_backs() {
+    let rel = [0, 0, 2, 3, -1, 0, -1, -1, -1, 0, 0, 0];
+    let frames: Vec<FrameSpec> = rel
+        .iter()
+        .map(|&r| FrameSpec {
+            psn_rel: Some(r),
+            ..plain(0x04, 0, 0, false)
+        })
+        .collect();
+    for t in [
+        run::<RxParserW512>(&frames, Profile::NONE),
+        run::<RxParserW64>(&frames, Profile::NONE),
+        run::<RxParserW512>(&frames, Profile::new(40, 3)),
+    ] {
+        assert_eq!(
+            (t.accept, t.nak_seq, t.duplicate, t.drops.get(&14).copied()),
+            (6, 1, 4, Some(1)),
+            "{t:?}"
+        );
+    }
+}
