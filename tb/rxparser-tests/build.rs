@@ -1,16 +1,16 @@
 //! Verilates `rx_top` (the RX parser, the QPC and both CSR blocks) at two data widths and
 //! both reset styles, from the generators: the RTL and the port bindings come from the same
-//! `Module`s. The QPC is small (4 VFs x 16 QPs, 16 memory keys) so its clear after reset is
-//! short.
+//! `Module`s, at two QPC sizes.
 
 use std::path::PathBuf;
 
 use verilog_ast::ResetStyle;
 
-/// (binding id, reset style, data width in bits)
-const VARIANTS: &[(&str, ResetStyle, u32)] = &[
-    ("rx_parser_w64", ResetStyle::SyncHigh, 64),
-    ("rx_parser_w512", ResetStyle::AsyncLow, 512),
+/// (binding id, reset style, data width in bits, QPC NUM_VF, QPS_PER_VF, NUM_MKEYS)
+const VARIANTS: &[(&str, ResetStyle, u32, i64, i64, i64)] = &[
+    ("rx_parser_w64", ResetStyle::SyncHigh, 64, 4, 16, 16),
+    // Also the model of `rdmagen sim rx-parser` (QPNs up to 0x3FF, R_Key indexes up to 4095).
+    ("rx_parser_w512", ResetStyle::AsyncLow, 512, 4, 1024, 4096),
 ];
 
 fn main() {
@@ -34,7 +34,7 @@ fn run() -> Result<(), String> {
     let qpc_map = load("qpc.yaml")?;
     let generator = format!("rdmagen {}", env!("CARGO_PKG_VERSION"));
     let mut models = rdmagen_vlbuild::Models::new(rdmagen_vlbuild::Verilator::from_harness()?);
-    for (id, reset, width) in VARIANTS {
+    for (id, reset, width, vfs, qps, mkeys) in VARIANTS {
         let opts = rdmagen_rxparser::Options {
             reset: *reset,
             generator: generator.clone(),
@@ -60,7 +60,7 @@ fn run() -> Result<(), String> {
         let binding = rdmagen_vlbind::bind(
             &top,
             id,
-            &[("NUM_VF", 4), ("QPS_PER_VF", 16), ("NUM_MKEYS", 16)],
+            &[("NUM_VF", *vfs), ("QPS_PER_VF", *qps), ("NUM_MKEYS", *mkeys)],
         )
         .map_err(|e| format!("{id}: {e}"))?;
         models.add(

@@ -48,8 +48,11 @@ pub mod qpc_addr {
 /// (the generator's documented `VERDICT_LATENCY`).
 pub const VERDICT_LATENCY: u64 = 6;
 
-/// Cycles the QPC of the test top (4 VFs x 16 QPs, 16 keys) clears after reset, rounded up.
-const QPC_CLEAR: u64 = 4 * 16 + 8;
+/// Cycles the QPC of model `M` clears its tables after reset (one entry per cycle).
+fn qpc_clear_cycles<M: Model>() -> u64 {
+    let p = |n: &str| M::param(n).unwrap_or(1) as u64;
+    (p("NUM_VF") * p("QPS_PER_VF")).max(p("NUM_MKEYS")) + 8
+}
 
 /// A QP the case creates through the QPC mailbox (CREATE_QP, then modifies up to `state`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -352,6 +355,22 @@ pub struct Seen {
     pub opcode: u8,
     pub qpn: u32,
     pub fields: Option<Accepted>,
+}
+
+/// One verdict with every field `rdmagen sim rx-parser` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HdrOut {
+    pub verdict: u8,
+    pub reason: u8,
+    pub vf: u8,
+    pub qpn: u32,
+    pub opcode: u8,
+    pub psn: u32,
+    pub va: u64,
+    pub rkey: u32,
+    pub dma_len: u32,
+    pub ecn_ce: bool,
+    pub cnp: bool,
 }
 
 /// The fields compared on accepted frames.
@@ -731,35 +750,30 @@ impl<M: Model> Bench<M> {
         Ok(())
     }
 
-    fn run_frames(
-        &mut self,
-        case: &Case,
-        frames: &[RawFrame],
-        outcomes: &[RxOutcome],
-        exact_timing: bool,
-    ) -> Result<Tally, Failure> {
-        let (seed, idle, stall, cfg) = (case.seed, case.idle, case.stall, &case.cfg);
+    /// From reset: waits for the QPC clear, creates the case's QPs and keys, configures the
+    /// parser. Returns the two AXI4-Lite masters (parser, QPC).
+    fn start(&mut self, case: &Case) -> Result<(AxiLiteMaster, AxiLiteMaster), Failure> {
+        let (seed, cfg) = (case.seed, &case.cfg);
         self.dut.reset(2);
         self.cycle = 0;
         let mut axil = AxiLiteMaster::new(split_seed(seed, 1), Timing::default());
         let mut qaxil = AxiLiteMaster::new(split_seed(seed, 4), Timing::default());
-        let mut events = Vec::new();
         // The QPC clears its tables after reset; commands wait for that.
-        for _ in 0..QPC_CLEAR {
+        for _ in 0..qpc_clear_cycles::<M>() {
             self.drive_beat(false, &Beat::empty(self.data_bytes));
             self.set("m_hdr_ready", 1);
             self.tick()?;
         }
-        let mut clear = u64::MAX;
-        for _ in 0..200 {
+        let mut status = None;
+        for _ in 0..5000 {
             let tag = qaxil.read(qpc_addr::STATUS);
-            clear = self.settle(&mut axil, &mut qaxil)?.get(&tag).copied().unwrap_or(1) & 1;
-            if clear == 0 {
+            status = self.settle(&mut axil, &mut qaxil)?.get(&tag).copied();
+            if status.is_some_and(|s| s & 1 == 0) {
                 break;
             }
         }
-        if clear != 0 {
-            return self.fail("the QPC clear never finished".into());
+        if !status.is_some_and(|s| s & 1 == 0) {
+            return self.fail(format!("the QPC clear never finished (status {status:x?})"));
         }
         self.qpc_setup(&mut axil, &mut qaxil, &case.qps, &case.keys)?;
         axil.write(
@@ -771,6 +785,66 @@ impl<M: Model> Bench<M> {
         axil.write(addr::P_KEY, u64::from(cfg.pkey), 0xf);
         // Configuration first, then the stream.
         self.settle(&mut axil, &mut qaxil)?;
+        Ok((axil, qaxil))
+    }
+
+    /// Replays `frames` (the case's own frames are ignored) at full rate with the verdict
+    /// sink always ready, after the case's QPs and keys are set up; returns every verdict
+    /// as the RTL shows it, all fields read, in frame order.
+    pub fn replay(&mut self, case: &Case, frames: &[RawFrame]) -> Result<Vec<HdrOut>, Failure> {
+        self.start(case)?;
+        let mut queue: VecDeque<Beat> = VecDeque::new();
+        for fr in frames {
+            let tuser = u64::from(fr.vf) << 1 | u64::from(fr.bad_fcs);
+            queue.extend(beats(self.data_bytes, &fr.bytes, tuser));
+        }
+        let mut out = Vec::new();
+        let limit = 1000 + 10 * (queue.len() + frames.len()) as u64;
+        let start = self.cycle;
+        while out.len() < frames.len() {
+            if self.cycle - start > limit {
+                return self.fail(format!("hang: {} of {} verdicts", out.len(), frames.len()));
+            }
+            match queue.front() {
+                Some(b) => self.drive_beat(true, b),
+                None => self.drive_beat(false, &Beat::empty(self.data_bytes)),
+            }
+            self.set("m_hdr_ready", 1);
+            self.dut.eval();
+            if !queue.is_empty() && self.get("s_axis_tready") == 1 {
+                queue.pop_front();
+            }
+            if self.get("m_hdr_valid") == 1 {
+                let g = |n: &str| self.get(&format!("m_hdr_{n}"));
+                out.push(HdrOut {
+                    verdict: g("verdict") as u8,
+                    reason: g("reason") as u8,
+                    vf: g("vf") as u8,
+                    qpn: g("qpn") as u32,
+                    opcode: g("opcode") as u8,
+                    psn: g("psn") as u32,
+                    va: g("va"),
+                    rkey: g("rkey") as u32,
+                    dma_len: g("dma_len") as u32,
+                    ecn_ce: g("ecn_ce") == 1,
+                    cnp: g("cnp") == 1,
+                });
+            }
+            self.tick()?;
+        }
+        Ok(out)
+    }
+
+    fn run_frames(
+        &mut self,
+        case: &Case,
+        frames: &[RawFrame],
+        outcomes: &[RxOutcome],
+        exact_timing: bool,
+    ) -> Result<Tally, Failure> {
+        let (seed, idle, stall, cfg) = (case.seed, case.idle, case.stall, &case.cfg);
+        let (mut axil, _qaxil) = self.start(case)?;
+        let mut events = Vec::new();
         let mut queue: VecDeque<(usize, Beat)> = VecDeque::new();
         let mut want: VecDeque<(Seen, u64)> = VecDeque::new();
         let mut tally = Tally::default();
