@@ -60,7 +60,11 @@ fn run() -> Result<(), String> {
         let binding = rdmagen_vlbind::bind(
             &top,
             id,
-            &[("NUM_VF", *vfs), ("QPS_PER_VF", *qps), ("NUM_MKEYS", *mkeys)],
+            &[
+                ("NUM_VF", *vfs),
+                ("QPS_PER_VF", *qps),
+                ("NUM_MKEYS", *mkeys),
+            ],
         )
         .map_err(|e| format!("{id}: {e}"))?;
         models.add(

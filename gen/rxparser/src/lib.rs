@@ -227,7 +227,10 @@ fn opcode_rows() -> Vec<(u8, u8, u32, bool, bool, bool, String)> {
 }
 
 fn any(items: Vec<Expr>) -> Expr {
-    items.into_iter().reduce(Expr::or).expect("at least one term")
+    items
+        .into_iter()
+        .reduce(Expr::or)
+        .expect("at least one term")
 }
 fn id(s: impl Into<String>) -> Expr {
     Expr::id(s)
@@ -576,8 +579,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "QPC RX lookup (rtl/qpc.v rx_req/rx_rsp): a request every cycle, answered \
          {LOOKUP_LATENCY} cycles later; rx_rsp_ready moves both pipelines together"
     )));
-    g.output("rx_req_valid", 1, "always 1: QP 0 of VF 0 when no frame needs a lookup");
-    g.input("rx_req_ready", 1, "not needed: the QPC takes a request whenever rx_rsp_ready is high");
+    g.output(
+        "rx_req_valid",
+        1,
+        "always 1: QP 0 of VF 0 when no frame needs a lookup",
+    );
+    g.input(
+        "rx_req_ready",
+        1,
+        "not needed: the QPC takes a request whenever rx_rsp_ready is high",
+    );
     g.output("rx_req_vf", 8, "");
     g.output("rx_req_qpn", 24, "");
     g.output("rx_req_user", 32, "");
@@ -605,10 +616,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.output("rx_wb_qpn", 24, "");
     g.output("rx_wb_epsn", 24, "");
     g.output("rx_wb_nak_sent", 1, "");
-    g.ports.push(PortItem::Banner(format!(
+    g.ports.push(PortItem::Banner(
         "QPC R_Key check (mk_req/mk_rsp) of RETH/AtomicETH requests, after the lookup gave \
          the QP's PD; a request every cycle (length 0 when there is nothing to check)"
-    )));
+            .into(),
+    ));
     g.output("mk_req_valid", 1, "always 1");
     g.input("mk_req_ready", 1, "not needed, as rx_req_ready");
     g.output("mk_req_vf", 8, "");
@@ -616,7 +628,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.output("mk_req_rkey", 32, "");
     g.output("mk_req_va", 64, "");
     g.output("mk_req_len", 32, "");
-    g.output("mk_req_access", 3, "[0] remote read, [1] remote write, [2] remote atomic");
+    g.output(
+        "mk_req_access",
+        3,
+        "[0] remote read, [1] remote write, [2] remote atomic",
+    );
     g.output("mk_req_user", 32, "");
     g.input("mk_rsp_valid", 1, "");
     g.output("mk_rsp_ready", 1, "");
@@ -1465,7 +1481,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("reason", 5, id("h_reason")),
         ("lookup", 1, id("h_lookup")),
     ];
-    fields.extend(outs.iter().skip(2).map(|(n, w, _)| (*n, *w, id(format!("h_out_{n}")))));
+    fields.extend(
+        outs.iter()
+            .skip(2)
+            .map(|(n, w, _)| (*n, *w, id(format!("h_out_{n}")))),
+    );
     for (name, w, e) in outs.iter().skip(2) {
         g.wire(&format!("h_out_{name}"), *w, e.clone());
     }
@@ -1518,7 +1538,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     };
     stage(&mut g, "p1", id("s1_valid_q"), &fields);
     let f2 = from("p1", &fields);
-    let f2r: Vec<(&str, u32, Expr)> = f2.iter().map(|(n, w, e)| (n.as_str(), *w, e.clone())).collect();
+    let f2r: Vec<(&str, u32, Expr)> = f2
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
     stage(&mut g, "p2", id("p1_valid_q"), &f2r);
 
     // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
@@ -1610,7 +1633,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             id("p2_is_cnp"),
             Expr::and(
                 Expr::lnot(id("p2_is_resp")),
-                any(vec![st_is(S_RTR), st_is(S_RTS), st_is(S_SQER), st_is(S_SQD)]),
+                any(vec![
+                    st_is(S_RTR),
+                    st_is(S_RTS),
+                    st_is(S_SQER),
+                    st_is(S_SQD),
+                ]),
             ),
             Expr::and(
                 id("p2_is_resp"),
@@ -1625,7 +1653,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "p2: QP checks after the header checks (first failing one names the reason)".into(),
     ));
     g.comb.push(Stmt::assign(id("p2_drop_n"), id("p2_drop_q")));
-    g.comb.push(Stmt::assign(id("p2_reason_n"), id("p2_reason_q")));
+    g.comb
+        .push(Stmt::assign(id("p2_reason_n"), id("p2_reason_q")));
     g.comb.push(Stmt::if_(
         id("p2_lookup_q"),
         vec![Stmt::if_else(
@@ -1655,7 +1684,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         1,
         Expr::and(
             Expr::and(id("p2_valid_q"), Expr::lnot(id("p2_drop_n"))),
-            any(vec![id("p2_is_write"), id("p2_is_read"), id("p2_is_atomic")]),
+            any(vec![
+                id("p2_is_write"),
+                id("p2_is_read"),
+                id("p2_is_atomic"),
+            ]),
         ),
         "a RETH/AtomicETH access: the R_Key is checked",
     );
@@ -1683,7 +1716,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         (
             "access",
             3,
-            Expr::concat(vec![id("p2_is_atomic"), id("p2_is_write"), id("p2_is_read")]),
+            Expr::concat(vec![
+                id("p2_is_atomic"),
+                id("p2_is_write"),
+                id("p2_is_read"),
+            ]),
         ),
     ] {
         g.assigns
@@ -1706,10 +1743,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("nak".to_string(), 1, id("rx_rsp_nak_sent")),
         ("mtu".to_string(), 3, id("rx_rsp_mtu")),
     ]);
-    let f3r: Vec<(&str, u32, Expr)> = f3.iter().map(|(n, w, e)| (n.as_str(), *w, e.clone())).collect();
+    let f3r: Vec<(&str, u32, Expr)> = f3
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
     stage(&mut g, "p3", id("p2_valid_q"), &f3r);
     let f4 = from("p3", &f3r);
-    let f4r: Vec<(&str, u32, Expr)> = f4.iter().map(|(n, w, e)| (n.as_str(), *w, e.clone())).collect();
+    let f4r: Vec<(&str, u32, Expr)> = f4
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
     stage(&mut g, "p4", id("p3_valid_q"), &f4r);
 
     // ---- p4: the R_Key answer (mk_rsp_*) is for this stage's frame; PSN check and verdict
@@ -1734,11 +1777,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                 Expr::eq(id(format!("wbh{k}_qpn_q")), id("p4_qpn_q")),
             ]),
         );
-        fwd_e = Expr::ternary(id(format!("wbh{k}_hit")), id(format!("wbh{k}_epsn_q")), fwd_e);
-        fwd_n = Expr::ternary(id(format!("wbh{k}_hit")), id(format!("wbh{k}_nak_q")), fwd_n);
+        fwd_e = Expr::ternary(
+            id(format!("wbh{k}_hit")),
+            id(format!("wbh{k}_epsn_q")),
+            fwd_e,
+        );
+        fwd_n = Expr::ternary(
+            id(format!("wbh{k}_hit")),
+            id(format!("wbh{k}_nak_q")),
+            fwd_n,
+        );
     }
-    g.wire_c("p4_epsn", 24, fwd_e, "ePSN with the in-flight write-backs forwarded");
-    g.wire_c("p4_nak", 1, fwd_n, "NAK-sent with the in-flight write-backs forwarded");
+    g.wire_c(
+        "p4_epsn",
+        24,
+        fwd_e,
+        "ePSN with the in-flight write-backs forwarded",
+    );
+    g.wire_c(
+        "p4_nak",
+        1,
+        fwd_n,
+        "NAK-sent with the in-flight write-backs forwarded",
+    );
     g.wire_c(
         "p4_diff",
         24,
@@ -1759,7 +1820,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     for (code, shift) in [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)] {
         let mask = (1u64 << shift) - 1;
         let up = Expr::plus(zext(id("p4_dma_len_q"), 32, 33), d(33, mask));
-        g.wire(&format!("p4_rd{code}"), 33, Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))));
+        g.wire(
+            &format!("p4_rd{code}"),
+            33,
+            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
+        );
         cnt = Expr::ternary(
             Expr::eq(id("p4_mtu_q"), d(3, code)),
             id(format!("p4_rd{code}")).bits(23, 0),
@@ -1769,11 +1834,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire_c(
         "p4_rd_cnt",
         24,
-        Expr::ternary(
-            Expr::eq(id("p4_dma_len_q"), Expr::zero(32)),
-            d(24, 1),
-            cnt,
-        ),
+        Expr::ternary(Expr::eq(id("p4_dma_len_q"), Expr::zero(32)), d(24, 1), cnt),
         "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
     );
     g.wire(
@@ -1813,7 +1874,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             Expr::eq(id("p4_diff"), Expr::zero(24)),
             vec![Stmt::if_else(
                 id("p4_key_ok"),
-                [vec![v(0)], wb(Expr::plus(id("p4_epsn"), id("p4_inc")), false)].concat(),
+                [
+                    vec![v(0)],
+                    wb(Expr::plus(id("p4_epsn"), id("p4_inc")), false),
+                ]
+                .concat(),
                 vec![v(3)],
             )],
             vec![Stmt::if_else(
@@ -1858,7 +1923,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire_c(
         "out_free",
         1,
-        Expr::lnot(Expr::and(id("m_hdr_valid_q"), Expr::lnot(id("m_hdr_ready")))),
+        Expr::lnot(Expr::and(
+            id("m_hdr_valid_q"),
+            Expr::lnot(id("m_hdr_ready")),
+        )),
         "the verdict register can load",
     );
     g.assigns.push(V::Assign(
@@ -1867,8 +1935,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ));
     g.assigns.push(V::Assign(id("rx_wb_vf"), id("p4_vf_q")));
     g.assigns.push(V::Assign(id("rx_wb_qpn"), id("p4_qpn_q")));
-    g.assigns.push(V::Assign(id("rx_wb_epsn"), id("p4_wb_epsn")));
-    g.assigns.push(V::Assign(id("rx_wb_nak_sent"), id("p4_wb_nak")));
+    g.assigns
+        .push(V::Assign(id("rx_wb_epsn"), id("p4_wb_epsn")));
+    g.assigns
+        .push(V::Assign(id("rx_wb_nak_sent"), id("p4_wb_nak")));
     g.comb.push(Stmt::Comment(
         "write-back history, newest first, one entry per pipeline move".into(),
     ));
@@ -1896,10 +1966,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb.push(Stmt::if_(id("en"), hist));
 
     // ---- output registers
-    let accept = Expr::and(
-        id("out_load"),
-        Expr::eq(id("p4_verdict"), Expr::zero(3)),
-    );
+    let accept = Expr::and(id("out_load"), Expr::eq(id("p4_verdict"), Expr::zero(3)));
     g.wire_c(
         "out_load",
         1,
@@ -1909,8 +1976,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.flop("m_hdr_valid", 1, Some(b1(false)));
     g.assigns
         .push(V::Assign(id("m_hdr_valid"), id("m_hdr_valid_q")));
-    g.comb
-        .push(Stmt::Comment("the verdict register".into()));
+    g.comb.push(Stmt::Comment("the verdict register".into()));
     g.comb
         .push(Stmt::assign(id("m_hdr_valid_d"), id("m_hdr_valid_q")));
     let mut load = vec![Stmt::assign(id("m_hdr_valid_d"), id("p4_valid_q"))];
@@ -1944,8 +2010,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             id("csr_ctrl_cnp_event_en_o"),
         ]),
     ));
-    g.comb
-        .push(Stmt::assign(id("cnp_vf_d"), id("p4_vf_q")));
+    g.comb.push(Stmt::assign(id("cnp_vf_d"), id("p4_vf_q")));
     g.comb.push(Stmt::assign(id("cnp_qpn_d"), id("p4_qpn_q")));
     g.flop("ce_valid", 1, Some(b1(false)));
     g.flop("ce_vf", 8, None);
@@ -1958,8 +2023,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             id("csr_ctrl_ce_event_en_o"),
         ]),
     ));
-    g.comb
-        .push(Stmt::assign(id("ce_vf_d"), id("p4_vf_q")));
+    g.comb.push(Stmt::assign(id("ce_vf_d"), id("p4_vf_q")));
     g.comb.push(Stmt::assign(id("ce_qpn_d"), id("p4_qpn_q")));
     for p in [
         "cnp_valid",
@@ -1978,7 +2042,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("verdict_accept_count_incr_i".into(), accept.clone()),
         ("verdict_duplicate_count_incr_i".into(), verdict_is(1)),
         ("verdict_nak_psn_seq_count_incr_i".into(), verdict_is(2)),
-        ("verdict_nak_remote_access_count_incr_i".into(), verdict_is(3)),
+        (
+            "verdict_nak_remote_access_count_incr_i".into(),
+            verdict_is(3),
+        ),
         (
             "event_cnp_received_count_incr_i".into(),
             Expr::and(accept.clone(), id("p4_cnp_q")),
@@ -2145,7 +2212,11 @@ const QPC_PORTS: [&str; 5] = ["rx_req_", "rx_rsp_", "rx_wb_", "mk_req_", "mk_rsp
 /// RX lookup, write-back and R_Key ports. Both CSR blocks are reachable: the parser's on
 /// `s_axil_*`, the QPC's (command mailbox: QP and memory-key set-up) on `qpc_s_axil_*`. The
 /// QPC's doorbell and WQE-check ports are tied off.
-pub fn generate_top(map: &RegMap, qpc_map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
+pub fn generate_top(
+    map: &RegMap,
+    qpc_map: &RegMap,
+    opts: &Options,
+) -> Result<Module, RxParserError> {
     let checks: [(&str, &str, u8); 7] = [
         ("service_type", "RC", ST_RC),
         ("service_type", "UC", ST_UC),

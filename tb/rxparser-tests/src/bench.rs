@@ -7,15 +7,15 @@
 use std::collections::{HashMap, VecDeque};
 
 use proptest::prelude::*;
+use rdmagen_harness::axil::AxiLitePins;
 use rdmagen_harness::axil::{AxiLiteMaster, Event, Timing};
 use rdmagen_harness::axis::{beats, Beat};
 use rdmagen_harness::stall::{split_seed, Profile, Stall};
-use rdmagen_harness::axil::AxiLitePins;
 use rdmagen_harness::{Model, RawPort};
 use rdmagen_refmodel::qpc::{set, Layout, MkLayout};
 use rdmagen_refmodel::roce::{
-    ext_layout, icrc, DropReason, IpHeader, CNP_OPCODE, Ipv6Header, RocePacket, RxConfig, RxOutcome,
-    Verdict, IPPROTO_UDP,
+    ext_layout, icrc, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome, Verdict,
+    CNP_OPCODE, IPPROTO_UDP,
 };
 use rdmagen_refmodel::rxqp::{state, RxKey, RxQp, RxQpModel};
 
@@ -448,6 +448,9 @@ pub struct Bench<M: Model> {
     /// Frames per outcome over the bench's life: the drop reason code, or 100 + the verdict
     /// (100 accept, 101 duplicate, 102 nak_seq, 103 nak_access).
     pub reasons: std::collections::BTreeMap<u8, u64>,
+    /// The QPs and keys the last case left, when it ended cleanly: the next case destroys
+    /// them instead of resetting (the QPC clear after reset takes thousands of cycles).
+    live: Option<(Vec<QpSpec>, Vec<KeySpec>)>,
 }
 
 impl<M: Model> Default for Bench<M> {
@@ -478,6 +481,7 @@ impl<M: Model> Bench<M> {
             beats: 0,
             accepted: 0,
             reasons: Default::default(),
+            live: None,
         }
     }
 
@@ -677,7 +681,11 @@ impl<M: Model> Bench<M> {
             qaxil.write(qpc_addr::MAILBOX + 4 * i as u64, u64::from(*d), 0xF);
         }
         qaxil.write(qpc_addr::CMD_TARGET, u64::from(target), 0xF);
-        qaxil.write(qpc_addr::CMD_CTRL, u64::from(1u32 << 31 | u32::from(opcode)), 0xF);
+        qaxil.write(
+            qpc_addr::CMD_CTRL,
+            u64::from(1u32 << 31 | u32::from(opcode)),
+            0xF,
+        );
         self.settle(axil, qaxil)?;
         // Poll cmd_status until busy clears.
         let mut st = u64::MAX;
@@ -753,11 +761,23 @@ impl<M: Model> Bench<M> {
     /// From reset: waits for the QPC clear, creates the case's QPs and keys, configures the
     /// parser. Returns the two AXI4-Lite masters (parser, QPC).
     fn start(&mut self, case: &Case) -> Result<(AxiLiteMaster, AxiLiteMaster), Failure> {
-        let (seed, cfg) = (case.seed, &case.cfg);
-        self.dut.reset(2);
-        self.cycle = 0;
+        let seed = case.seed;
         let mut axil = AxiLiteMaster::new(split_seed(seed, 1), Timing::default());
         let mut qaxil = AxiLiteMaster::new(split_seed(seed, 4), Timing::default());
+        if let Some((qps, keys)) = self.live.take() {
+            // The previous case ended cleanly: destroy what it made, keep the QPC.
+            for q in &qps {
+                let target = u32::from(q.vf) << 24 | u32::from(q.local);
+                self.qpc_command(&mut axil, &mut qaxil, 0x501, target, &[])?;
+            }
+            for k in &keys {
+                let target = u32::from(k.vf) << 24 | k.index;
+                self.qpc_command(&mut axil, &mut qaxil, 0x202, target, &[])?;
+            }
+            return self.configure(case, axil, qaxil);
+        }
+        self.dut.reset(2);
+        self.cycle = 0;
         // The QPC clears its tables after reset; commands wait for that.
         for _ in 0..qpc_clear_cycles::<M>() {
             self.drive_beat(false, &Beat::empty(self.data_bytes));
@@ -775,6 +795,17 @@ impl<M: Model> Bench<M> {
         if !status.is_some_and(|s| s & 1 == 0) {
             return self.fail(format!("the QPC clear never finished (status {status:x?})"));
         }
+        self.configure(case, axil, qaxil)
+    }
+
+    /// Creates the case's QPs and keys and writes the parser's configuration.
+    fn configure(
+        &mut self,
+        case: &Case,
+        mut axil: AxiLiteMaster,
+        mut qaxil: AxiLiteMaster,
+    ) -> Result<(AxiLiteMaster, AxiLiteMaster), Failure> {
+        let cfg = &case.cfg;
         self.qpc_setup(&mut axil, &mut qaxil, &case.qps, &case.keys)?;
         axil.write(
             addr::CTRL,
@@ -832,6 +863,7 @@ impl<M: Model> Bench<M> {
             }
             self.tick()?;
         }
+        self.live = Some((case.qps.clone(), case.keys.clone()));
         Ok(out)
     }
 
@@ -1002,8 +1034,16 @@ impl<M: Model> Bench<M> {
                 "verdict_accept[63:32]".into(),
             ),
             (addr::EVENT_CNP, tally.cnp, "event_cnp_received".into()),
-            (addr::VERDICT_DUPLICATE, tally.duplicate, "verdict_duplicate".into()),
-            (addr::VERDICT_NAK_SEQ, tally.nak_seq, "verdict_nak_psn_seq".into()),
+            (
+                addr::VERDICT_DUPLICATE,
+                tally.duplicate,
+                "verdict_duplicate".into(),
+            ),
+            (
+                addr::VERDICT_NAK_SEQ,
+                tally.nak_seq,
+                "verdict_nak_psn_seq".into(),
+            ),
             (
                 addr::VERDICT_NAK_ACCESS,
                 tally.nak_access,
@@ -1046,6 +1086,7 @@ impl<M: Model> Bench<M> {
         if let Some(v) = axil.violations().first() {
             return self.fail(format!("AXI4-Lite: {v}"));
         }
+        self.live = Some((case.qps.clone(), case.keys.clone()));
         Ok(tally)
     }
 
@@ -1233,7 +1274,8 @@ pub fn frame_strategy(max_payload: u16) -> impl Strategy<Value = FrameSpec> {
             any::<u8>(),
             mutation,
             prop_oneof![15 => Just(false), 1 => Just(true)],
-            any::<u8>(),
+            // Untargeted frames: VF 0 meets unknown QPs, VFs 1-3 and others the wrong VF.
+            prop_oneof![3 => 0u8..4, 1 => any::<u8>()],
         ),
         (
             prop_oneof![1 => Just(None), 4 => (0u8..4).prop_map(Some)],

@@ -62,7 +62,9 @@ fn num(m: &MarkedMappingNode, k: &str, what: &str, max: u64) -> Result<Option<u6
         Some(h) => u64::from_str_radix(&h.replace('_', ""), 16),
         None => s.replace('_', "").parse(),
     }
-    .map_err(|_| format!("line {at}: {what} `{k}` must be a decimal or 0x-hex number, got `{s}`"))?;
+    .map_err(|_| {
+        format!("line {at}: {what} `{k}` must be a decimal or 0x-hex number, got `{s}`")
+    })?;
     if n > max {
         return Err(format!("line {at}: {what} `{k}` = {s} is beyond {max:#x}"));
     }
@@ -79,7 +81,12 @@ fn word(m: &MarkedMappingNode, k: &str, what: &str, at: usize) -> Result<String,
         .ok_or_else(|| format!("line {at}: {what} has no `{k}`"))
 }
 
-fn known_keys(m: &MarkedMappingNode, allowed: &[&str], what: &str, at: usize) -> Result<(), String> {
+fn known_keys(
+    m: &MarkedMappingNode,
+    allowed: &[&str],
+    what: &str,
+    at: usize,
+) -> Result<(), String> {
     for (k, _) in m.iter() {
         if !allowed.contains(&k.as_str()) {
             return Err(format!(
@@ -232,7 +239,9 @@ pub fn parse_qps(
         }
         let kvf = num(m, "vf", what, 255)?.map_or(u32::from(vf), |v| v as u32);
         if kvf >= num_vf {
-            return Err(format!("line {at}: key vf {kvf} is beyond NUM_VF = {num_vf}"));
+            return Err(format!(
+                "line {at}: key vf {kvf} is beyond NUM_VF = {num_vf}"
+            ));
         }
         let mut k = KeySpec {
             vf: kvf as u8,
@@ -264,7 +273,10 @@ pub fn parse_qps(
             }
         }
         if setup.keys.iter().any(|x| x.index == k.index) {
-            return Err(format!("line {at}: R_Key index {:#x} is listed twice", k.index));
+            return Err(format!(
+                "line {at}: R_Key index {:#x} is listed twice",
+                k.index
+            ));
         }
         setup.keys.push(k);
     }
@@ -330,10 +342,15 @@ pub fn run<M: Model>(
             "--vf {vf} is beyond the simulated QPC's NUM_VF = {num_vf}"
         ));
     }
-    let setup = parse_qps(qps_yaml, vf, num_vf, qps_per_vf, num_mkeys).map_err(|e| format!("QPS file: {e}"))?;
+    let setup = parse_qps(qps_yaml, vf, num_vf, qps_per_vf, num_mkeys)
+        .map_err(|e| format!("QPS file: {e}"))?;
     let frames = read_pcap(pcap).map_err(|e| format!("capture: {e}"))?;
     let max = 128 * 1024;
-    if let Some((i, f)) = frames.iter().enumerate().find(|(_, f)| f.is_empty() || f.len() > max) {
+    if let Some((i, f)) = frames
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.is_empty() || f.len() > max)
+    {
         return Err(format!(
             "capture: frame {i} has {} bytes (1 .. {max} are supported)",
             f.len()
@@ -359,7 +376,9 @@ pub fn run<M: Model>(
         keys: setup.keys,
         frames: Vec::new(),
     };
-    let out = bench.replay(&case, &raw).map_err(|f| format!("simulation: {f}"))?;
+    let out = bench
+        .replay(&case, &raw)
+        .map_err(|f| format!("simulation: {f}"))?;
     Ok(out
         .iter()
         .enumerate()

@@ -20,7 +20,8 @@ fn qps() -> String {
 #[test]
 fn example_capture_gives_the_shipped_output() {
     let mut b = Bench::<RxParserW512>::new();
-    let got = sim::run(&mut b, &example("example.pcap"), &qps(), 0).unwrap_or_else(|e| panic!("{e}"));
+    let got =
+        sim::run(&mut b, &example("example.pcap"), &qps(), 0).unwrap_or_else(|e| panic!("{e}"));
     let want: Vec<String> = String::from_utf8(example("example.expected.jsonl"))
         .unwrap()
         .lines()
@@ -29,7 +30,8 @@ fn example_capture_gives_the_shipped_output() {
     assert_eq!(got, want);
     for v in ["accept", "duplicate", "nak_seq", "nak_access", "drop"] {
         assert!(
-            got.iter().any(|l| l.contains(&format!("\"verdict\":\"{v}\""))),
+            got.iter()
+                .any(|l| l.contains(&format!("\"verdict\":\"{v}\""))),
             "no {v} line"
         );
     }
@@ -40,16 +42,43 @@ fn bad_inputs_are_errors() {
     let pcap = example("example.pcap");
     let mut b = Bench::<RxParserW512>::new();
     for (yaml, says) in [
-        ("qps: [{vf: 0, qpn: 0x123, state: RTS, st: XX, pd: 1}]", "st `XX`"),
-        ("qps: [{vf: 0, qpn: 0x123, state: ON, st: RC, pd: 1}]", "state `ON`"),
+        (
+            "qps: [{vf: 0, qpn: 0x123, state: RTS, st: XX, pd: 1}]",
+            "st `XX`",
+        ),
+        (
+            "qps: [{vf: 0, qpn: 0x123, state: ON, st: RC, pd: 1}]",
+            "state `ON`",
+        ),
         ("qps: [{vf: 0, qpn: 0x123, st: RC, pd: 1}]", "no `state`"),
-        ("qps: [{vf: 0, qpn: 0x12345, state: RTS, st: RC, pd: 1}]", "belongs to VF"),
-        ("qps: [{vf: 0, qpn: 0x4000, state: RTS, st: RC, pd: 1}]", "belongs to VF"),
-        ("qps: [{vf: 0, qpn: 0xFFF, state: RTS, st: RC, pd: 1}]", "QPS_PER_VF"),
-        ("qps: [{vf: 0, qpn: 1, state: RTS, st: RC, pd: zz}]", "0x-hex"),
-        ("qps: [{vf: 0, qpn: 1, state: RTS, st: RC, pd: 1, colour: red}]", "unknown field"),
-        ("keys: [{rkey: 0x1234, pd: 1, va: 0, length: 1, access: [remote_jump]}]", "access"),
-        ("keys: [{rkey: 0xFFFFFF00, pd: 1, va: 0, length: 1}]", "NUM_MKEYS"),
+        (
+            "qps: [{vf: 0, qpn: 0x12345, state: RTS, st: RC, pd: 1}]",
+            "belongs to VF",
+        ),
+        (
+            "qps: [{vf: 0, qpn: 0x4000, state: RTS, st: RC, pd: 1}]",
+            "belongs to VF",
+        ),
+        (
+            "qps: [{vf: 0, qpn: 0xFFF, state: RTS, st: RC, pd: 1}]",
+            "QPS_PER_VF",
+        ),
+        (
+            "qps: [{vf: 0, qpn: 1, state: RTS, st: RC, pd: zz}]",
+            "0x-hex",
+        ),
+        (
+            "qps: [{vf: 0, qpn: 1, state: RTS, st: RC, pd: 1, colour: red}]",
+            "unknown field",
+        ),
+        (
+            "keys: [{rkey: 0x1234, pd: 1, va: 0, length: 1, access: [remote_jump]}]",
+            "access",
+        ),
+        (
+            "keys: [{rkey: 0xFFFFFF00, pd: 1, va: 0, length: 1}]",
+            "NUM_MKEYS",
+        ),
         ("qps: 7", "must be a list"),
         ("[1, 2", "not YAML"),
     ] {
