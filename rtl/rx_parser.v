@@ -38,8 +38,11 @@
 //   WRONG_VF         DestQP's VF field is not the frame's VF
 // cnp_*: pulse per accepted CNP; ce_*: pulse per accepted ECN=11 frame (paced per
 // flow by the DCQCN notification point, dcqcn_rp event kind 2).
-// Not yet here: QPC lookup, PSN window, payload and ACK/NAK streams (accepted
-// frames are those passing every check above).
+// Then, with the QPC's answer (rx_req/rx_rsp, 2 cycles): UNKNOWN_QP,
+// TRANSPORT_MISMATCH, STATE; the R_Key check (mk_req/mk_rsp, 2 cycles) of RETH and
+// AtomicETH requests; the 24-bit PSN window (accept / duplicate / nak_seq once, then
+// PSN_SEQ drops / nak_access); ePSN and NAK-sent written back on rx_wb and forwarded
+// to the 4 frames behind. Not yet here: payload and ACK/NAK streams.
 
 `resetall
 `timescale 1ns / 1ps

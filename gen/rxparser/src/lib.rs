@@ -13,17 +13,21 @@
 //!   are zeroed too, and in the beat holding the datagram's last byte the register is
 //!   compared with the CRC residue advanced by the number of trailing zero bytes.
 //! - **Verdict.** On the `tlast` beat the header bytes, the frame length, the ICRC result
-//!   and `tuser` move to stage 1; stage 2 decodes and checks them and registers one verdict
-//!   on the `m_hdr_*` stream: [`VERDICT_LATENCY`] cycles after the `tlast` beat is taken.
-//!   Backpressure on `m_hdr_ready` stalls the whole pipeline (`s_axis_tready` follows it),
-//!   so a frame is taken per cycle (1.00 beats per cycle) while the sink is ready.
+//!   and `tuser` move to stage 1; stage 2 decodes and checks them and asks the QPC for the
+//!   frame's QP (`rx_req`); two cycles later (p2) the QP checks run and the R_Key check goes
+//!   out (`mk_req`, with the QP's PD); two cycles later (p4) the PSN window against ePSN
+//!   (with the write-backs of the 4 frames ahead forwarded) decides, the new ePSN/NAK-sent
+//!   goes back (`rx_wb`) and one verdict is registered on the `m_hdr_*` stream:
+//!   [`VERDICT_LATENCY`] cycles after the `tlast` beat is taken. Backpressure on
+//!   `m_hdr_ready` (or a write-back the QPC cannot take) stalls the whole pipeline, the QPC
+//!   lookups with it (`s_axis_tready` follows), so a beat is taken per cycle (1.00 beats
+//!   per cycle) while the sink is ready.
 //!
 //! Events: `cnp_*` pulses for every accepted CNP (to the DCQCN reaction point) and `ce_*`
 //! pulses for every accepted frame with ECN = 11 (to the notification point in
 //! `dcqcn_rp`, event kind 2, which applies `min_time_between_cnps` per flow).
 //!
-//! Not yet in this block: the QPC lookup and PSN window (so a frame that passes every
-//! header check is accepted), the payload stream and the ACK/NAK stream.
+//! Not yet in this block: the payload stream and the ACK/NAK stream.
 
 use rdmagen_regmap::RegMap;
 use verilog_ast::{
@@ -2191,9 +2195,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "cnp_*: pulse per accepted CNP; ce_*: pulse per accepted ECN=11 frame (paced per".into(),
     );
     header.push("flow by the DCQCN notification point, dcqcn_rp event kind 2).".into());
-    header
-        .push("Not yet here: QPC lookup, PSN window, payload and ACK/NAK streams (accepted".into());
-    header.push("frames are those passing every check above).".into());
+    for line in [
+        "Then, with the QPC's answer (rx_req/rx_rsp, 2 cycles): UNKNOWN_QP,",
+        "TRANSPORT_MISMATCH, STATE; the R_Key check (mk_req/mk_rsp, 2 cycles) of RETH and",
+        "AtomicETH requests; the 24-bit PSN window (accept / duplicate / nak_seq once, then",
+        "PSN_SEQ drops / nak_access); ePSN and NAK-sent written back on rx_wb and forwarded",
+        "to the 4 frames behind. Not yet here: payload and ACK/NAK streams.",
+    ] {
+        header.push(line.into());
+    }
 
     Ok(Module {
         name: map.block.text.clone(),
@@ -2431,5 +2441,40 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), 23 + 12 + 2 + 1);
+    }
+
+    fn map(name: &str) -> RegMap {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../register-maps")
+            .join(name);
+        rdmagen_regmap::load(&path).expect("map loads")
+    }
+
+    #[test]
+    fn top_wires_every_qpc_link_port_and_checks_encodings() {
+        let opts = Options {
+            reset: ResetStyle::SyncHigh,
+            generator: "test".into(),
+            width: 64,
+        };
+        let top = generate_top(&map("rx_parser.yaml"), &map("qpc.yaml"), &opts).expect("top");
+        let text = top.print();
+        for p in [
+            "rx_req_qpn",
+            "rx_rsp_mtu",
+            "rx_wb_epsn",
+            "mk_req_rkey",
+            "mk_rsp_ok",
+        ] {
+            let wired = text
+                .lines()
+                .filter(|l| l.contains(&format!(".{p} ")) && l.contains(&format!("({p})")))
+                .count();
+            assert_eq!(wired, 2, "{p}: parser and QPC");
+        }
+        assert!(text.contains("qpc_s_axil_awaddr"));
+        // A map without the QPC encodings is refused by name.
+        let e = generate_top(&map("rx_parser.yaml"), &map("uar.yaml"), &opts).unwrap_err();
+        assert!(e.0.contains("service_type"), "{e}");
     }
 }
