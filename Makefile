@@ -26,7 +26,7 @@ rtl:
 	$(RDMAGEN) all $(MAPS) --rtl rtl --include sw/include --docs docs/regs --export export --reset $(RESET)
 	$(RDMAGEN) qpc $(QPC_MAPS) -o rtl --reset $(RESET)
 	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o rtl --reset $(RESET)
-	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml -o rtl --reset $(RESET)
+	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml --qpc register-maps/qpc.yaml -o rtl --reset $(RESET)
 	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o rtl --reset $(RESET)
 
 setup:
@@ -91,7 +91,7 @@ lint-rtl-async:
 	$(RDMAGEN) csr $(MAPS) -o target/rtl-async-low --reset async-low
 	$(RDMAGEN) qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o target/rtl-async-low --reset async-low
-	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml -o target/rtl-async-low --reset async-low
+	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml --qpc register-maps/qpc.yaml -o target/rtl-async-low --reset async-low
 	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 

@@ -5,7 +5,7 @@
 //
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
-// 2 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
+// 6 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
 // the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
@@ -35,10 +35,14 @@
 //   TRUNCATED        extension headers + pad beyond the datagram
 //   P_KEY            P_Key: equal low 15 bits, not 0, one full member
 //   QPN0             DestQP 0
+//   WRONG_VF         DestQP's VF field is not the frame's VF
 // cnp_*: pulse per accepted CNP; ce_*: pulse per accepted ECN=11 frame (paced per
 // flow by the DCQCN notification point, dcqcn_rp event kind 2).
-// Not yet here: QPC lookup, PSN window, payload and ACK/NAK streams (accepted
-// frames are those passing every check above).
+// Then, with the QPC's answer (rx_req/rx_rsp, 2 cycles): UNKNOWN_QP,
+// TRANSPORT_MISMATCH, STATE; the R_Key check (mk_req/mk_rsp, 2 cycles) of RETH and
+// AtomicETH requests; the 24-bit PSN window (accept / duplicate / nak_seq once, then
+// PSN_SEQ drops / nak_access); ePSN and NAK-sent written back on rx_wb and forwarded
+// to the 4 frames behind. Not yet here: payload and ACK/NAK streams.
 
 `resetall
 `timescale 1ns / 1ps
@@ -78,7 +82,7 @@ module rx_parser (
   input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
-  // Header/verdict stream: one per frame, 2 cycles after its tlast beat
+  // Header/verdict stream: one per frame, 6 cycles after its tlast beat
   output wire         m_hdr_valid,
   input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop
@@ -99,6 +103,54 @@ module rx_parser (
   output wire         m_hdr_ecn_ce,       // IP ECN = 11
   output wire         m_hdr_cnp,          // BTH opcode 0x81
   output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and ICRC excluded)
+
+  // QPC RX lookup (rtl/qpc.v rx_req/rx_rsp): a request every cycle, answered 2 cycles later; rx_rsp_ready moves both pipelines together
+  output wire         rx_req_valid,       // always 1: QP 0 of VF 0 when no frame needs a lookup
+  input  wire         rx_req_ready,       // not needed: the QPC takes a request whenever rx_rsp_ready is high
+  output wire [7:0]   rx_req_vf,
+  output wire [23:0]  rx_req_qpn,
+  output wire [31:0]  rx_req_user,
+  input  wire         rx_rsp_valid,
+  output wire         rx_rsp_ready,
+  input  wire         rx_rsp_ok,
+  input  wire [3:0]   rx_rsp_state,
+  input  wire [7:0]   rx_rsp_st,
+  input  wire [23:0]  rx_rsp_pd,
+  input  wire [23:0]  rx_rsp_epsn,
+  input  wire         rx_rsp_nak_sent,
+  input  wire         rx_rsp_rre,
+  input  wire         rx_rsp_rwe,
+  input  wire         rx_rsp_rae,
+  input  wire [2:0]   rx_rsp_mtu,
+  input  wire [7:0]   rx_rsp_vf,
+  input  wire [23:0]  rx_rsp_qpn,
+  input  wire [31:0]  rx_rsp_user,
+
+  // QPC RX write-back: new ePSN / NAK-sent of the verdict's QP
+  output wire         rx_wb_valid,
+  input  wire         rx_wb_ready,
+  output wire [7:0]   rx_wb_vf,
+  output wire [23:0]  rx_wb_qpn,
+  output wire [23:0]  rx_wb_epsn,
+  output wire         rx_wb_nak_sent,
+
+  // QPC R_Key check (mk_req/mk_rsp) of RETH/AtomicETH requests, after the lookup gave the QP's PD; a request every cycle (length 0 when there is nothing to check)
+  output wire         mk_req_valid,       // always 1
+  input  wire         mk_req_ready,       // not needed, as rx_req_ready
+  output wire [7:0]   mk_req_vf,
+  output wire [23:0]  mk_req_pd,
+  output wire [31:0]  mk_req_rkey,
+  output wire [63:0]  mk_req_va,
+  output wire [31:0]  mk_req_len,
+  output wire [2:0]   mk_req_access,      // [0] remote read, [1] remote write, [2] remote atomic
+  output wire [31:0]  mk_req_user,
+  input  wire         mk_rsp_valid,
+  output wire         mk_rsp_ready,
+  input  wire         mk_rsp_ok,
+  input  wire [2:0]   mk_rsp_reason,
+  input  wire [7:0]   mk_rsp_vf,
+  input  wire [31:0]  mk_rsp_rkey,
+  input  wire [31:0]  mk_rsp_user,
 
   // CNP-received event (to the DCQCN reaction point): one-cycle pulse
   output wire         cnp_valid,          // an accepted CNP, while ctrl.cnp_event_en
@@ -173,7 +225,8 @@ module rx_parser (
   wire          csr_event_cnp_received_count_incr_i;
   wire [31:0]   csr_event_ce_marked_count_o;
   wire          csr_event_ce_marked_count_incr_i;
-  wire          en;            // the pipeline moves unless a verdict waits
+  wire          primed;        // the QPC's lookup pipelines are full (a request goes every cycle from reset on)
+  wire          en;            // the pipeline (and the QPC's lookups with it) moves unless a verdict or a write-back waits
   wire          take;
   reg  [10:0]   beat_q;
   reg  [10:0]   beat_d;
@@ -291,69 +344,329 @@ module rx_parser (
   wire          h_chk15;       // TRUNCATED: extension headers + pad beyond the datagram
   wire          h_chk16;       // P_KEY: P_Key: equal low 15 bits, not 0, one full member
   wire          h_chk17;       // QPN0: DestQP 0
+  wire          h_chk18;       // WRONG_VF: DestQP's VF field is not the frame's VF
   reg           h_drop;
   reg  [4:0]    h_reason;
   reg           h_bth_seen;
-  wire          out_load;      // stage 2 registers a verdict
   wire          h_ecn_ce;
   wire          h_cnp;
   wire [31:0]   h_imm;
+  wire [7:0]    h_out_vf;
+  wire [7:0]    h_out_opcode;
+  wire [23:0]   h_out_qpn;
+  wire [23:0]   h_out_psn;
+  wire          h_out_se;
+  wire          h_out_ack_req;
+  wire          h_out_fecn;
+  wire          h_out_becn;
+  wire [1:0]    h_out_pad;
+  wire [63:0]   h_out_va;
+  wire [31:0]   h_out_rkey;
+  wire [31:0]   h_out_dma_len;
+  wire [31:0]   h_out_imm;
+  wire          h_out_ecn_ce;
+  wire          h_out_cnp;
+  wire [15:0]   h_out_payload_len;
+  wire          h_lookup;      // a frame that passed the header checks asks for its QP
+  reg           p1_valid_q;
+  reg           p1_valid_d;
+  reg           p1_drop_q;
+  reg           p1_drop_d;
+  reg  [4:0]    p1_reason_q;
+  reg  [4:0]    p1_reason_d;
+  reg           p1_lookup_q;
+  reg           p1_lookup_d;
+  reg  [7:0]    p1_vf_q;
+  reg  [7:0]    p1_vf_d;
+  reg  [7:0]    p1_opcode_q;
+  reg  [7:0]    p1_opcode_d;
+  reg  [23:0]   p1_qpn_q;
+  reg  [23:0]   p1_qpn_d;
+  reg  [23:0]   p1_psn_q;
+  reg  [23:0]   p1_psn_d;
+  reg           p1_se_q;
+  reg           p1_se_d;
+  reg           p1_ack_req_q;
+  reg           p1_ack_req_d;
+  reg           p1_fecn_q;
+  reg           p1_fecn_d;
+  reg           p1_becn_q;
+  reg           p1_becn_d;
+  reg  [1:0]    p1_pad_q;
+  reg  [1:0]    p1_pad_d;
+  reg  [63:0]   p1_va_q;
+  reg  [63:0]   p1_va_d;
+  reg  [31:0]   p1_rkey_q;
+  reg  [31:0]   p1_rkey_d;
+  reg  [31:0]   p1_dma_len_q;
+  reg  [31:0]   p1_dma_len_d;
+  reg  [31:0]   p1_imm_q;
+  reg  [31:0]   p1_imm_d;
+  reg           p1_ecn_ce_q;
+  reg           p1_ecn_ce_d;
+  reg           p1_cnp_q;
+  reg           p1_cnp_d;
+  reg  [15:0]   p1_payload_len_q;
+  reg  [15:0]   p1_payload_len_d;
+  reg           p2_valid_q;
+  reg           p2_valid_d;
+  reg           p2_drop_q;
+  reg           p2_drop_d;
+  reg  [4:0]    p2_reason_q;
+  reg  [4:0]    p2_reason_d;
+  reg           p2_lookup_q;
+  reg           p2_lookup_d;
+  reg  [7:0]    p2_vf_q;
+  reg  [7:0]    p2_vf_d;
+  reg  [7:0]    p2_opcode_q;
+  reg  [7:0]    p2_opcode_d;
+  reg  [23:0]   p2_qpn_q;
+  reg  [23:0]   p2_qpn_d;
+  reg  [23:0]   p2_psn_q;
+  reg  [23:0]   p2_psn_d;
+  reg           p2_se_q;
+  reg           p2_se_d;
+  reg           p2_ack_req_q;
+  reg           p2_ack_req_d;
+  reg           p2_fecn_q;
+  reg           p2_fecn_d;
+  reg           p2_becn_q;
+  reg           p2_becn_d;
+  reg  [1:0]    p2_pad_q;
+  reg  [1:0]    p2_pad_d;
+  reg  [63:0]   p2_va_q;
+  reg  [63:0]   p2_va_d;
+  reg  [31:0]   p2_rkey_q;
+  reg  [31:0]   p2_rkey_d;
+  reg  [31:0]   p2_dma_len_q;
+  reg  [31:0]   p2_dma_len_d;
+  reg  [31:0]   p2_imm_q;
+  reg  [31:0]   p2_imm_d;
+  reg           p2_ecn_ce_q;
+  reg           p2_ecn_ce_d;
+  reg           p2_cnp_q;
+  reg           p2_cnp_d;
+  reg  [15:0]   p2_payload_len_q;
+  reg  [15:0]   p2_payload_len_d;
+  wire [2:0]    p2_tr;
+  wire [4:0]    p2_op5;
+  wire          p2_is_cnp;     // CNP: needs only an existing QP
+  wire          p2_is_resp;    // RC READ response, ACK or ATOMIC ACK
+  wire          p2_is_write;   // RC/UC WRITE first/only: RETH, remote write
+  wire          p2_is_read;    // RC READ request: RETH, remote read
+  wire          p2_is_atomic;  // RC atomics: AtomicETH, remote atomic
+  wire          p2_uc_start;   // UC first/only packet: resynchronises ePSN
+  wire          p2_tr_ok;      // opcode transport (RC 000, UC 001, UD 011) vs the QP's service type
+  wire          p2_state_ok;   // requests from RTR on; responses and ACKs need RTS, SQER or SQD
+  reg           p2_drop_n;
+  reg  [4:0]    p2_reason_n;
+  wire          p2_key_chk;    // a RETH/AtomicETH access: the R_Key is checked
+  wire          p2_acc_ok;     // the QP grants the remote right
+  reg           p3_valid_q;
+  reg           p3_valid_d;
+  reg           p3_drop_q;
+  reg           p3_drop_d;
+  reg  [4:0]    p3_reason_q;
+  reg  [4:0]    p3_reason_d;
+  reg  [7:0]    p3_vf_q;
+  reg  [7:0]    p3_vf_d;
+  reg  [7:0]    p3_opcode_q;
+  reg  [7:0]    p3_opcode_d;
+  reg  [23:0]   p3_qpn_q;
+  reg  [23:0]   p3_qpn_d;
+  reg  [23:0]   p3_psn_q;
+  reg  [23:0]   p3_psn_d;
+  reg           p3_se_q;
+  reg           p3_se_d;
+  reg           p3_ack_req_q;
+  reg           p3_ack_req_d;
+  reg           p3_fecn_q;
+  reg           p3_fecn_d;
+  reg           p3_becn_q;
+  reg           p3_becn_d;
+  reg  [1:0]    p3_pad_q;
+  reg  [1:0]    p3_pad_d;
+  reg  [63:0]   p3_va_q;
+  reg  [63:0]   p3_va_d;
+  reg  [31:0]   p3_rkey_q;
+  reg  [31:0]   p3_rkey_d;
+  reg  [31:0]   p3_dma_len_q;
+  reg  [31:0]   p3_dma_len_d;
+  reg  [31:0]   p3_imm_q;
+  reg  [31:0]   p3_imm_d;
+  reg           p3_ecn_ce_q;
+  reg           p3_ecn_ce_d;
+  reg           p3_cnp_q;
+  reg           p3_cnp_d;
+  reg  [15:0]   p3_payload_len_q;
+  reg  [15:0]   p3_payload_len_d;
+  reg           p3_key_chk_q;
+  reg           p3_key_chk_d;
+  reg           p3_acc_ok_q;
+  reg           p3_acc_ok_d;
+  reg  [23:0]   p3_epsn_q;
+  reg  [23:0]   p3_epsn_d;
+  reg           p3_nak_q;
+  reg           p3_nak_d;
+  reg  [2:0]    p3_mtu_q;
+  reg  [2:0]    p3_mtu_d;
+  reg           p4_valid_q;
+  reg           p4_valid_d;
+  reg           p4_drop_q;
+  reg           p4_drop_d;
+  reg  [4:0]    p4_reason_q;
+  reg  [4:0]    p4_reason_d;
+  reg  [7:0]    p4_vf_q;
+  reg  [7:0]    p4_vf_d;
+  reg  [7:0]    p4_opcode_q;
+  reg  [7:0]    p4_opcode_d;
+  reg  [23:0]   p4_qpn_q;
+  reg  [23:0]   p4_qpn_d;
+  reg  [23:0]   p4_psn_q;
+  reg  [23:0]   p4_psn_d;
+  reg           p4_se_q;
+  reg           p4_se_d;
+  reg           p4_ack_req_q;
+  reg           p4_ack_req_d;
+  reg           p4_fecn_q;
+  reg           p4_fecn_d;
+  reg           p4_becn_q;
+  reg           p4_becn_d;
+  reg  [1:0]    p4_pad_q;
+  reg  [1:0]    p4_pad_d;
+  reg  [63:0]   p4_va_q;
+  reg  [63:0]   p4_va_d;
+  reg  [31:0]   p4_rkey_q;
+  reg  [31:0]   p4_rkey_d;
+  reg  [31:0]   p4_dma_len_q;
+  reg  [31:0]   p4_dma_len_d;
+  reg  [31:0]   p4_imm_q;
+  reg  [31:0]   p4_imm_d;
+  reg           p4_ecn_ce_q;
+  reg           p4_ecn_ce_d;
+  reg           p4_cnp_q;
+  reg           p4_cnp_d;
+  reg  [15:0]   p4_payload_len_q;
+  reg  [15:0]   p4_payload_len_d;
+  reg           p4_key_chk_q;
+  reg           p4_key_chk_d;
+  reg           p4_acc_ok_q;
+  reg           p4_acc_ok_d;
+  reg  [23:0]   p4_epsn_q;
+  reg  [23:0]   p4_epsn_d;
+  reg           p4_nak_q;
+  reg           p4_nak_d;
+  reg  [2:0]    p4_mtu_q;
+  reg  [2:0]    p4_mtu_d;
+  wire [2:0]    p4_tr;
+  wire [4:0]    p4_op5;
+  wire          p4_is_cnp;     // CNP: needs only an existing QP
+  wire          p4_is_resp;    // RC READ response, ACK or ATOMIC ACK
+  wire          p4_is_write;   // RC/UC WRITE first/only: RETH, remote write
+  wire          p4_is_read;    // RC READ request: RETH, remote read
+  wire          p4_is_atomic;  // RC atomics: AtomicETH, remote atomic
+  wire          p4_uc_start;   // UC first/only packet: resynchronises ePSN
+  reg           wbh4_valid_q;
+  reg           wbh4_valid_d;
+  reg  [7:0]    wbh4_vf_q;
+  reg  [7:0]    wbh4_vf_d;
+  reg  [23:0]   wbh4_qpn_q;
+  reg  [23:0]   wbh4_qpn_d;
+  reg  [23:0]   wbh4_epsn_q;
+  reg  [23:0]   wbh4_epsn_d;
+  reg           wbh4_nak_q;
+  reg           wbh4_nak_d;
+  wire          wbh4_hit;
+  reg           wbh3_valid_q;
+  reg           wbh3_valid_d;
+  reg  [7:0]    wbh3_vf_q;
+  reg  [7:0]    wbh3_vf_d;
+  reg  [23:0]   wbh3_qpn_q;
+  reg  [23:0]   wbh3_qpn_d;
+  reg  [23:0]   wbh3_epsn_q;
+  reg  [23:0]   wbh3_epsn_d;
+  reg           wbh3_nak_q;
+  reg           wbh3_nak_d;
+  wire          wbh3_hit;
+  reg           wbh2_valid_q;
+  reg           wbh2_valid_d;
+  reg  [7:0]    wbh2_vf_q;
+  reg  [7:0]    wbh2_vf_d;
+  reg  [23:0]   wbh2_qpn_q;
+  reg  [23:0]   wbh2_qpn_d;
+  reg  [23:0]   wbh2_epsn_q;
+  reg  [23:0]   wbh2_epsn_d;
+  reg           wbh2_nak_q;
+  reg           wbh2_nak_d;
+  wire          wbh2_hit;
+  reg           wbh1_valid_q;
+  reg           wbh1_valid_d;
+  reg  [7:0]    wbh1_vf_q;
+  reg  [7:0]    wbh1_vf_d;
+  reg  [23:0]   wbh1_qpn_q;
+  reg  [23:0]   wbh1_qpn_d;
+  reg  [23:0]   wbh1_epsn_q;
+  reg  [23:0]   wbh1_epsn_d;
+  reg           wbh1_nak_q;
+  reg           wbh1_nak_d;
+  wire          wbh1_hit;
+  wire [23:0]   p4_epsn;       // ePSN with the in-flight write-backs forwarded
+  wire          p4_nak;        // NAK-sent with the in-flight write-backs forwarded
+  wire [23:0]   p4_diff;       // PSN - ePSN modulo 2^24: 0 expected, [23] set behind (duplicate), else ahead
+  wire          p4_key_ok;     // QP right granted and the R_Key check passed (or no key to check)
+  wire [32:0]   p4_rd1;
+  wire [32:0]   p4_rd2;
+  wire [32:0]   p4_rd3;
+  wire [32:0]   p4_rd4;
+  wire [32:0]   p4_rd5;
+  wire [23:0]   p4_rd_cnt;     // READ response packets: ceil(DMA length / path MTU), 1 for length 0
+  wire [23:0]   p4_inc;
+  reg  [2:0]    p4_verdict;
+  reg  [4:0]    p4_reason;
+  reg           p4_wb;
+  reg  [23:0]   p4_wb_epsn;
+  reg           p4_wb_nak;
+  wire          wb_need;       // this verdict writes ePSN/NAK-sent back
+  wire          out_free;      // the verdict register can load
+  wire          out_load;      // p4 registers a verdict
   reg           m_hdr_valid_q;
   reg           m_hdr_valid_d;
   reg  [2:0]    out_verdict_q;
   reg  [2:0]    out_verdict_d;
-  wire [2:0]    h_out_verdict;
   reg  [4:0]    out_reason_q;
   reg  [4:0]    out_reason_d;
-  wire [4:0]    h_out_reason;
   reg  [7:0]    out_vf_q;
   reg  [7:0]    out_vf_d;
-  wire [7:0]    h_out_vf;
   reg  [7:0]    out_opcode_q;
   reg  [7:0]    out_opcode_d;
-  wire [7:0]    h_out_opcode;
   reg  [23:0]   out_qpn_q;
   reg  [23:0]   out_qpn_d;
-  wire [23:0]   h_out_qpn;
   reg  [23:0]   out_psn_q;
   reg  [23:0]   out_psn_d;
-  wire [23:0]   h_out_psn;
   reg           out_se_q;
   reg           out_se_d;
-  wire          h_out_se;
   reg           out_ack_req_q;
   reg           out_ack_req_d;
-  wire          h_out_ack_req;
   reg           out_fecn_q;
   reg           out_fecn_d;
-  wire          h_out_fecn;
   reg           out_becn_q;
   reg           out_becn_d;
-  wire          h_out_becn;
   reg  [1:0]    out_pad_q;
   reg  [1:0]    out_pad_d;
-  wire [1:0]    h_out_pad;
   reg  [63:0]   out_va_q;
   reg  [63:0]   out_va_d;
-  wire [63:0]   h_out_va;
   reg  [31:0]   out_rkey_q;
   reg  [31:0]   out_rkey_d;
-  wire [31:0]   h_out_rkey;
   reg  [31:0]   out_dma_len_q;
   reg  [31:0]   out_dma_len_d;
-  wire [31:0]   h_out_dma_len;
   reg  [31:0]   out_imm_q;
   reg  [31:0]   out_imm_d;
-  wire [31:0]   h_out_imm;
   reg           out_ecn_ce_q;
   reg           out_ecn_ce_d;
-  wire          h_out_ecn_ce;
   reg           out_cnp_q;
   reg           out_cnp_d;
-  wire          h_out_cnp;
   reg  [15:0]   out_payload_len_q;
   reg  [15:0]   out_payload_len_d;
-  wire [15:0]   h_out_payload_len;
   reg           cnp_valid_q;
   reg           cnp_valid_d;
   reg  [7:0]    cnp_vf_q;
@@ -456,7 +769,8 @@ module rx_parser (
     .event_ce_marked_count_incr_i           (csr_event_ce_marked_count_incr_i)
   );
 
-  assign en = !m_hdr_valid_q || m_hdr_ready;
+  assign primed = rx_rsp_valid && mk_rsp_valid;
+  assign en = (!m_hdr_valid_q || m_hdr_ready) && primed && (!wb_need || rx_wb_ready);
   assign take = s_axis_tvalid && en;
   assign s_axis_tready = en;
   assign base = {beat_q, 6'd0};
@@ -581,46 +895,102 @@ module rx_parser (
   assign h_chk15 = {9'd0, h_hdr_end} > h_payload_end;
   assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] && (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
-  assign out_load = en && s1_valid_q;
+  assign h_chk18 = h_qpn[19:12] != s1_tuser_q[8:1];
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
   assign h_imm = h_ext_len == 5'd20 ? {h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} : h_ext_len == 5'd12 ? {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} : {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
-  assign m_hdr_valid = m_hdr_valid_q;
-  assign h_out_verdict = h_drop ? 3'd4 : 3'd0;
-  assign m_hdr_verdict = out_verdict_q;
-  assign h_out_reason = h_reason;
-  assign m_hdr_reason = out_reason_q;
   assign h_out_vf = s1_tuser_q[8:1];
-  assign m_hdr_vf = out_vf_q;
   assign h_out_opcode = h_bth_seen ? h_opcode : 8'd0;
-  assign m_hdr_opcode = out_opcode_q;
   assign h_out_qpn = h_bth_seen ? h_qpn : 24'd0;
-  assign m_hdr_qpn = out_qpn_q;
   assign h_out_psn = h_psn;
-  assign m_hdr_psn = out_psn_q;
   assign h_out_se = h_bth1[7];
-  assign m_hdr_se = out_se_q;
   assign h_out_ack_req = h_bth8[7];
-  assign m_hdr_ack_req = out_ack_req_q;
   assign h_out_fecn = h_bth4[7];
-  assign m_hdr_fecn = out_fecn_q;
   assign h_out_becn = h_bth4[6];
-  assign m_hdr_becn = out_becn_q;
   assign h_out_pad = h_pad;
-  assign m_hdr_pad = out_pad_q;
   assign h_out_va = h_has_reth || h_has_atomic ? {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184], h_udpw[199:192], h_udpw[207:200], h_udpw[215:208], h_udpw[223:216]} : 64'd0;
-  assign m_hdr_va = out_va_q;
   assign h_out_rkey = h_has_reth || h_has_atomic ? {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} : 32'd0;
-  assign m_hdr_rkey = out_rkey_q;
   assign h_out_dma_len = h_has_reth ? {h_udpw[263:256], h_udpw[271:264], h_udpw[279:272], h_udpw[287:280]} : 32'd0;
-  assign m_hdr_dma_len = out_dma_len_q;
   assign h_out_imm = h_has_imm ? h_imm : 32'd0;
-  assign m_hdr_imm = out_imm_q;
   assign h_out_ecn_ce = h_ecn_ce;
-  assign m_hdr_ecn_ce = out_ecn_ce_q;
   assign h_out_cnp = h_cnp;
-  assign m_hdr_cnp = out_cnp_q;
   assign h_out_payload_len = h_payload_len[15:0];
+  assign rx_req_valid = 1'b1;
+  assign h_lookup = s1_valid_q && !h_drop;
+  assign rx_req_vf = h_lookup ? h_out_vf : 8'd0;
+  assign rx_req_qpn = h_lookup ? h_out_qpn : 24'd0;
+  assign rx_req_user = 32'd0;
+  assign rx_rsp_ready = en;
+  assign mk_rsp_ready = en;
+  assign mk_req_valid = 1'b1;
+  assign mk_req_user = 32'd0;
+  assign p2_tr = p2_opcode_q[7:5];
+  assign p2_op5 = p2_opcode_q[4:0];
+  assign p2_is_cnp = p2_opcode_q == 8'h81;
+  assign p2_is_resp = p2_tr == 3'b000 && p2_op5 >= 5'h0d && p2_op5 <= 5'h12;
+  assign p2_is_write = p2_tr <= 3'b001 && (p2_op5 == 5'h06 || p2_op5 == 5'h0a || p2_op5 == 5'h0b);
+  assign p2_is_read = p2_opcode_q == 8'h0c;
+  assign p2_is_atomic = p2_opcode_q == 8'h13 || p2_opcode_q == 8'h14;
+  assign p2_uc_start = p2_tr == 3'b001 && (p2_op5 == 5'h00 || p2_op5 == 5'h04 || p2_op5 == 5'h05 || p2_op5 == 5'h06 || p2_op5 == 5'h0a || p2_op5 == 5'h0b);
+  assign p2_tr_ok = p2_is_cnp || (p2_tr == 3'b000 && rx_rsp_st == 8'd0) || (p2_tr == 3'b001 && rx_rsp_st == 8'd1) || (p2_tr == 3'b011 && rx_rsp_st == 8'd2);
+  assign p2_state_ok = p2_is_cnp || (!p2_is_resp && (rx_rsp_state == 4'd2 || rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5)) || (p2_is_resp && (rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5));
+  assign p2_key_chk = p2_valid_q && !p2_drop_n && (p2_is_write || p2_is_read || p2_is_atomic);
+  assign p2_acc_ok = (p2_is_write && rx_rsp_rwe) || (p2_is_read && rx_rsp_rre) || (p2_is_atomic && rx_rsp_rae);
+  assign mk_req_vf = p2_key_chk ? p2_vf_q : 8'd0;
+  assign mk_req_pd = p2_key_chk ? rx_rsp_pd : 24'd0;
+  assign mk_req_rkey = p2_key_chk ? p2_rkey_q : 32'd0;
+  assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
+  assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
+  assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
+  assign p4_tr = p4_opcode_q[7:5];
+  assign p4_op5 = p4_opcode_q[4:0];
+  assign p4_is_cnp = p4_opcode_q == 8'h81;
+  assign p4_is_resp = p4_tr == 3'b000 && p4_op5 >= 5'h0d && p4_op5 <= 5'h12;
+  assign p4_is_write = p4_tr <= 3'b001 && (p4_op5 == 5'h06 || p4_op5 == 5'h0a || p4_op5 == 5'h0b);
+  assign p4_is_read = p4_opcode_q == 8'h0c;
+  assign p4_is_atomic = p4_opcode_q == 8'h13 || p4_opcode_q == 8'h14;
+  assign p4_uc_start = p4_tr == 3'b001 && (p4_op5 == 5'h00 || p4_op5 == 5'h04 || p4_op5 == 5'h05 || p4_op5 == 5'h06 || p4_op5 == 5'h0a || p4_op5 == 5'h0b);
+  assign wbh4_hit = wbh4_valid_q && wbh4_vf_q == p4_vf_q && wbh4_qpn_q == p4_qpn_q;
+  assign wbh3_hit = wbh3_valid_q && wbh3_vf_q == p4_vf_q && wbh3_qpn_q == p4_qpn_q;
+  assign wbh2_hit = wbh2_valid_q && wbh2_vf_q == p4_vf_q && wbh2_qpn_q == p4_qpn_q;
+  assign wbh1_hit = wbh1_valid_q && wbh1_vf_q == p4_vf_q && wbh1_qpn_q == p4_qpn_q;
+  assign p4_epsn = wbh1_hit ? wbh1_epsn_q : wbh2_hit ? wbh2_epsn_q : wbh3_hit ? wbh3_epsn_q : wbh4_hit ? wbh4_epsn_q : p4_epsn_q;
+  assign p4_nak = wbh1_hit ? wbh1_nak_q : wbh2_hit ? wbh2_nak_q : wbh3_hit ? wbh3_nak_q : wbh4_hit ? wbh4_nak_q : p4_nak_q;
+  assign p4_diff = p4_psn_q - p4_epsn;
+  assign p4_key_ok = !(p4_key_chk_q && !(p4_acc_ok_q && mk_rsp_ok));
+  assign p4_rd1 = ({1'b0, p4_dma_len_q} + 33'd255) >> 8;
+  assign p4_rd2 = ({1'b0, p4_dma_len_q} + 33'd511) >> 9;
+  assign p4_rd3 = ({1'b0, p4_dma_len_q} + 33'd1023) >> 10;
+  assign p4_rd4 = ({1'b0, p4_dma_len_q} + 33'd2047) >> 11;
+  assign p4_rd5 = ({1'b0, p4_dma_len_q} + 33'd4095) >> 12;
+  assign p4_rd_cnt = p4_dma_len_q == 32'd0 ? 24'd1 : p4_mtu_q == 3'd5 ? p4_rd5[23:0] : p4_mtu_q == 3'd4 ? p4_rd4[23:0] : p4_mtu_q == 3'd3 ? p4_rd3[23:0] : p4_mtu_q == 3'd2 ? p4_rd2[23:0] : p4_mtu_q == 3'd1 ? p4_rd1[23:0] : 24'd1;
+  assign p4_inc = p4_is_read ? p4_rd_cnt : 24'd1;
+  assign wb_need = p4_valid_q && p4_wb;
+  assign out_free = !(m_hdr_valid_q && !m_hdr_ready);
+  assign rx_wb_valid = wb_need && out_free && primed;
+  assign rx_wb_vf = p4_vf_q;
+  assign rx_wb_qpn = p4_qpn_q;
+  assign rx_wb_epsn = p4_wb_epsn;
+  assign rx_wb_nak_sent = p4_wb_nak;
+  assign out_load = en && p4_valid_q;
+  assign m_hdr_valid = m_hdr_valid_q;
+  assign m_hdr_verdict = out_verdict_q;
+  assign m_hdr_reason = out_reason_q;
+  assign m_hdr_vf = out_vf_q;
+  assign m_hdr_opcode = out_opcode_q;
+  assign m_hdr_qpn = out_qpn_q;
+  assign m_hdr_psn = out_psn_q;
+  assign m_hdr_se = out_se_q;
+  assign m_hdr_ack_req = out_ack_req_q;
+  assign m_hdr_fecn = out_fecn_q;
+  assign m_hdr_becn = out_becn_q;
+  assign m_hdr_pad = out_pad_q;
+  assign m_hdr_va = out_va_q;
+  assign m_hdr_rkey = out_rkey_q;
+  assign m_hdr_dma_len = out_dma_len_q;
+  assign m_hdr_imm = out_imm_q;
+  assign m_hdr_ecn_ce = out_ecn_ce_q;
+  assign m_hdr_cnp = out_cnp_q;
   assign m_hdr_payload_len = out_payload_len_q;
   assign cnp_valid = cnp_valid_q;
   assign cnp_vf = cnp_vf_q;
@@ -629,36 +999,36 @@ module rx_parser (
   assign ce_vf = ce_vf_q;
   assign ce_qpn = ce_qpn_q;
   assign csr_frames_seen_count_incr_i = out_load;
-  assign csr_verdict_accept_count_incr_i = out_load && !h_drop;
-  assign csr_event_cnp_received_count_incr_i = out_load && !h_drop && h_cnp;
-  assign csr_event_ce_marked_count_incr_i = out_load && !h_drop && h_ecn_ce;
-  assign csr_drop_bad_fcs_count_incr_i = out_load && h_drop && h_reason == 5'd2;
-  assign csr_drop_truncated_count_incr_i = out_load && h_drop && h_reason == 5'd13;
-  assign csr_drop_not_roce_count_incr_i = out_load && h_drop && h_reason == 5'd1;
-  assign csr_drop_bad_ip_checksum_count_incr_i = out_load && h_drop && h_reason == 5'd3;
-  assign csr_drop_fragment_count_incr_i = out_load && h_drop && h_reason == 5'd4;
-  assign csr_drop_bad_icrc_count_incr_i = out_load && h_drop && h_reason == 5'd5;
-  assign csr_drop_tver_count_incr_i = out_load && h_drop && h_reason == 5'd6;
-  assign csr_drop_bad_opcode_count_incr_i = out_load && h_drop && h_reason == 5'd15;
-  assign csr_drop_p_key_count_incr_i = out_load && h_drop && h_reason == 5'd7;
-  assign csr_drop_qpn0_count_incr_i = out_load && h_drop && h_reason == 5'd8;
-  assign csr_last_drop_reason_we_i = out_load && h_drop;
-  assign csr_last_drop_reason_d_i = h_reason;
-  assign csr_last_drop_vf_we_i = out_load && h_drop;
-  assign csr_last_drop_vf_d_i = s1_tuser_q[8:1];
-  assign csr_last_drop_opcode_we_i = out_load && h_drop;
-  assign csr_last_drop_opcode_d_i = h_out_opcode;
-  assign csr_last_drop_qpn_qpn_we_i = out_load && h_drop;
-  assign csr_last_drop_qpn_qpn_d_i = h_out_qpn;
-  assign csr_verdict_duplicate_count_incr_i = 1'b0;
-  assign csr_verdict_nak_psn_seq_count_incr_i = 1'b0;
-  assign csr_verdict_nak_remote_access_count_incr_i = 1'b0;
-  assign csr_drop_unknown_qp_count_incr_i = 1'b0;
-  assign csr_drop_wrong_vf_count_incr_i = 1'b0;
-  assign csr_drop_state_count_incr_i = 1'b0;
-  assign csr_drop_transport_mismatch_count_incr_i = 1'b0;
-  assign csr_drop_psn_seq_count_incr_i = 1'b0;
-  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16]};
+  assign csr_verdict_accept_count_incr_i = out_load && p4_verdict == 3'b000;
+  assign csr_verdict_duplicate_count_incr_i = out_load && p4_verdict == 3'd1;
+  assign csr_verdict_nak_psn_seq_count_incr_i = out_load && p4_verdict == 3'd2;
+  assign csr_verdict_nak_remote_access_count_incr_i = out_load && p4_verdict == 3'd3;
+  assign csr_event_cnp_received_count_incr_i = out_load && p4_verdict == 3'b000 && p4_cnp_q;
+  assign csr_event_ce_marked_count_incr_i = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q;
+  assign csr_drop_bad_fcs_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd2;
+  assign csr_drop_truncated_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd13;
+  assign csr_drop_not_roce_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd1;
+  assign csr_drop_bad_ip_checksum_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd3;
+  assign csr_drop_fragment_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd4;
+  assign csr_drop_bad_icrc_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd5;
+  assign csr_drop_tver_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd6;
+  assign csr_drop_bad_opcode_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd15;
+  assign csr_drop_p_key_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd7;
+  assign csr_drop_qpn0_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd8;
+  assign csr_drop_wrong_vf_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd10;
+  assign csr_drop_unknown_qp_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd9;
+  assign csr_drop_transport_mismatch_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd12;
+  assign csr_drop_state_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd11;
+  assign csr_drop_psn_seq_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd14;
+  assign csr_last_drop_reason_we_i = out_load && p4_verdict == 3'd4;
+  assign csr_last_drop_reason_d_i = p4_reason;
+  assign csr_last_drop_vf_we_i = out_load && p4_verdict == 3'd4;
+  assign csr_last_drop_vf_d_i = p4_vf_q;
+  assign csr_last_drop_opcode_we_i = out_load && p4_verdict == 3'd4;
+  assign csr_last_drop_opcode_d_i = p4_opcode_q;
+  assign csr_last_drop_qpn_qpn_we_i = out_load && p4_verdict == 3'd4;
+  assign csr_last_drop_qpn_qpn_d_i = p4_qpn_q;
+  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_is_atomic, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24]};
 
   always @* begin
     // CRC residue after the ICRC, advanced over the zeroed lanes after it
@@ -1182,12 +1552,306 @@ module rx_parser (
       h_drop = 1'b1;
       h_reason = 5'd8;
       h_bth_seen = 1'b1;
+    end else if (h_chk18) begin
+      h_drop = 1'b1;
+      h_reason = 5'd10;
+      h_bth_seen = 1'b1;
     end else begin
       h_drop = 1'b0;
       h_reason = 5'd0;
       h_bth_seen = 1'b1;
     end
-    // stage 2: the verdict register
+    // stage p1
+    p1_valid_d = p1_valid_q;
+    p1_drop_d = p1_drop_q;
+    p1_reason_d = p1_reason_q;
+    p1_lookup_d = p1_lookup_q;
+    p1_vf_d = p1_vf_q;
+    p1_opcode_d = p1_opcode_q;
+    p1_qpn_d = p1_qpn_q;
+    p1_psn_d = p1_psn_q;
+    p1_se_d = p1_se_q;
+    p1_ack_req_d = p1_ack_req_q;
+    p1_fecn_d = p1_fecn_q;
+    p1_becn_d = p1_becn_q;
+    p1_pad_d = p1_pad_q;
+    p1_va_d = p1_va_q;
+    p1_rkey_d = p1_rkey_q;
+    p1_dma_len_d = p1_dma_len_q;
+    p1_imm_d = p1_imm_q;
+    p1_ecn_ce_d = p1_ecn_ce_q;
+    p1_cnp_d = p1_cnp_q;
+    p1_payload_len_d = p1_payload_len_q;
+    if (en) begin
+      p1_valid_d = s1_valid_q;
+      p1_drop_d = h_drop;
+      p1_reason_d = h_reason;
+      p1_lookup_d = h_lookup;
+      p1_vf_d = h_out_vf;
+      p1_opcode_d = h_out_opcode;
+      p1_qpn_d = h_out_qpn;
+      p1_psn_d = h_out_psn;
+      p1_se_d = h_out_se;
+      p1_ack_req_d = h_out_ack_req;
+      p1_fecn_d = h_out_fecn;
+      p1_becn_d = h_out_becn;
+      p1_pad_d = h_out_pad;
+      p1_va_d = h_out_va;
+      p1_rkey_d = h_out_rkey;
+      p1_dma_len_d = h_out_dma_len;
+      p1_imm_d = h_out_imm;
+      p1_ecn_ce_d = h_out_ecn_ce;
+      p1_cnp_d = h_out_cnp;
+      p1_payload_len_d = h_out_payload_len;
+    end
+    // stage p2
+    p2_valid_d = p2_valid_q;
+    p2_drop_d = p2_drop_q;
+    p2_reason_d = p2_reason_q;
+    p2_lookup_d = p2_lookup_q;
+    p2_vf_d = p2_vf_q;
+    p2_opcode_d = p2_opcode_q;
+    p2_qpn_d = p2_qpn_q;
+    p2_psn_d = p2_psn_q;
+    p2_se_d = p2_se_q;
+    p2_ack_req_d = p2_ack_req_q;
+    p2_fecn_d = p2_fecn_q;
+    p2_becn_d = p2_becn_q;
+    p2_pad_d = p2_pad_q;
+    p2_va_d = p2_va_q;
+    p2_rkey_d = p2_rkey_q;
+    p2_dma_len_d = p2_dma_len_q;
+    p2_imm_d = p2_imm_q;
+    p2_ecn_ce_d = p2_ecn_ce_q;
+    p2_cnp_d = p2_cnp_q;
+    p2_payload_len_d = p2_payload_len_q;
+    if (en) begin
+      p2_valid_d = p1_valid_q;
+      p2_drop_d = p1_drop_q;
+      p2_reason_d = p1_reason_q;
+      p2_lookup_d = p1_lookup_q;
+      p2_vf_d = p1_vf_q;
+      p2_opcode_d = p1_opcode_q;
+      p2_qpn_d = p1_qpn_q;
+      p2_psn_d = p1_psn_q;
+      p2_se_d = p1_se_q;
+      p2_ack_req_d = p1_ack_req_q;
+      p2_fecn_d = p1_fecn_q;
+      p2_becn_d = p1_becn_q;
+      p2_pad_d = p1_pad_q;
+      p2_va_d = p1_va_q;
+      p2_rkey_d = p1_rkey_q;
+      p2_dma_len_d = p1_dma_len_q;
+      p2_imm_d = p1_imm_q;
+      p2_ecn_ce_d = p1_ecn_ce_q;
+      p2_cnp_d = p1_cnp_q;
+      p2_payload_len_d = p1_payload_len_q;
+    end
+    // p2: QP checks after the header checks (first failing one names the reason)
+    p2_drop_n = p2_drop_q;
+    p2_reason_n = p2_reason_q;
+    if (p2_lookup_q) begin
+      if (!rx_rsp_ok) begin
+        p2_drop_n = 1'b1;
+        p2_reason_n = 5'd9;
+      end else if (!p2_tr_ok) begin
+        p2_drop_n = 1'b1;
+        p2_reason_n = 5'd12;
+      end else if (!p2_state_ok) begin
+        p2_drop_n = 1'b1;
+        p2_reason_n = 5'd11;
+      end
+    end
+    // stage p3
+    p3_valid_d = p3_valid_q;
+    p3_drop_d = p3_drop_q;
+    p3_reason_d = p3_reason_q;
+    p3_vf_d = p3_vf_q;
+    p3_opcode_d = p3_opcode_q;
+    p3_qpn_d = p3_qpn_q;
+    p3_psn_d = p3_psn_q;
+    p3_se_d = p3_se_q;
+    p3_ack_req_d = p3_ack_req_q;
+    p3_fecn_d = p3_fecn_q;
+    p3_becn_d = p3_becn_q;
+    p3_pad_d = p3_pad_q;
+    p3_va_d = p3_va_q;
+    p3_rkey_d = p3_rkey_q;
+    p3_dma_len_d = p3_dma_len_q;
+    p3_imm_d = p3_imm_q;
+    p3_ecn_ce_d = p3_ecn_ce_q;
+    p3_cnp_d = p3_cnp_q;
+    p3_payload_len_d = p3_payload_len_q;
+    p3_key_chk_d = p3_key_chk_q;
+    p3_acc_ok_d = p3_acc_ok_q;
+    p3_epsn_d = p3_epsn_q;
+    p3_nak_d = p3_nak_q;
+    p3_mtu_d = p3_mtu_q;
+    if (en) begin
+      p3_valid_d = p2_valid_q;
+      p3_drop_d = p2_drop_n;
+      p3_reason_d = p2_reason_n;
+      p3_vf_d = p2_vf_q;
+      p3_opcode_d = p2_opcode_q;
+      p3_qpn_d = p2_qpn_q;
+      p3_psn_d = p2_psn_q;
+      p3_se_d = p2_se_q;
+      p3_ack_req_d = p2_ack_req_q;
+      p3_fecn_d = p2_fecn_q;
+      p3_becn_d = p2_becn_q;
+      p3_pad_d = p2_pad_q;
+      p3_va_d = p2_va_q;
+      p3_rkey_d = p2_rkey_q;
+      p3_dma_len_d = p2_dma_len_q;
+      p3_imm_d = p2_imm_q;
+      p3_ecn_ce_d = p2_ecn_ce_q;
+      p3_cnp_d = p2_cnp_q;
+      p3_payload_len_d = p2_payload_len_q;
+      p3_key_chk_d = p2_key_chk;
+      p3_acc_ok_d = p2_acc_ok;
+      p3_epsn_d = rx_rsp_epsn;
+      p3_nak_d = rx_rsp_nak_sent;
+      p3_mtu_d = rx_rsp_mtu;
+    end
+    // stage p4
+    p4_valid_d = p4_valid_q;
+    p4_drop_d = p4_drop_q;
+    p4_reason_d = p4_reason_q;
+    p4_vf_d = p4_vf_q;
+    p4_opcode_d = p4_opcode_q;
+    p4_qpn_d = p4_qpn_q;
+    p4_psn_d = p4_psn_q;
+    p4_se_d = p4_se_q;
+    p4_ack_req_d = p4_ack_req_q;
+    p4_fecn_d = p4_fecn_q;
+    p4_becn_d = p4_becn_q;
+    p4_pad_d = p4_pad_q;
+    p4_va_d = p4_va_q;
+    p4_rkey_d = p4_rkey_q;
+    p4_dma_len_d = p4_dma_len_q;
+    p4_imm_d = p4_imm_q;
+    p4_ecn_ce_d = p4_ecn_ce_q;
+    p4_cnp_d = p4_cnp_q;
+    p4_payload_len_d = p4_payload_len_q;
+    p4_key_chk_d = p4_key_chk_q;
+    p4_acc_ok_d = p4_acc_ok_q;
+    p4_epsn_d = p4_epsn_q;
+    p4_nak_d = p4_nak_q;
+    p4_mtu_d = p4_mtu_q;
+    if (en) begin
+      p4_valid_d = p3_valid_q;
+      p4_drop_d = p3_drop_q;
+      p4_reason_d = p3_reason_q;
+      p4_vf_d = p3_vf_q;
+      p4_opcode_d = p3_opcode_q;
+      p4_qpn_d = p3_qpn_q;
+      p4_psn_d = p3_psn_q;
+      p4_se_d = p3_se_q;
+      p4_ack_req_d = p3_ack_req_q;
+      p4_fecn_d = p3_fecn_q;
+      p4_becn_d = p3_becn_q;
+      p4_pad_d = p3_pad_q;
+      p4_va_d = p3_va_q;
+      p4_rkey_d = p3_rkey_q;
+      p4_dma_len_d = p3_dma_len_q;
+      p4_imm_d = p3_imm_q;
+      p4_ecn_ce_d = p3_ecn_ce_q;
+      p4_cnp_d = p3_cnp_q;
+      p4_payload_len_d = p3_payload_len_q;
+      p4_key_chk_d = p3_key_chk_q;
+      p4_acc_ok_d = p3_acc_ok_q;
+      p4_epsn_d = p3_epsn_q;
+      p4_nak_d = p3_nak_q;
+      p4_mtu_d = p3_mtu_q;
+    end
+    // p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)
+    p4_verdict = 3'd0;
+    p4_reason = p4_reason_q;
+    p4_wb = 1'b0;
+    p4_wb_epsn = p4_epsn;
+    p4_wb_nak = p4_nak;
+    if (p4_drop_q) begin
+      p4_verdict = 3'd4;
+    end else if (!p4_is_cnp && !p4_is_resp && p4_tr != 3'b011) begin
+      if (p4_tr == 3'b001) begin
+        if (p4_diff == 24'd0 || p4_uc_start) begin
+          if (p4_key_ok) begin
+            p4_verdict = 3'd0;
+            p4_wb = 1'b1;
+            p4_wb_epsn = p4_psn_q + 24'd1;
+            p4_wb_nak = 1'b0;
+          end else begin
+            p4_verdict = 3'd3;
+          end
+        end else begin
+          p4_verdict = 3'd4;
+          p4_reason = 5'd14;
+        end
+      end else if (p4_diff == 24'd0) begin
+        if (p4_key_ok) begin
+          p4_verdict = 3'd0;
+          p4_wb = 1'b1;
+          p4_wb_epsn = p4_epsn + p4_inc;
+          p4_wb_nak = 1'b0;
+        end else begin
+          p4_verdict = 3'd3;
+        end
+      end else if (p4_diff[23]) begin
+        p4_verdict = 3'd1;
+      end else if (p4_nak) begin
+        p4_verdict = 3'd4;
+        p4_reason = 5'd14;
+      end else begin
+        p4_verdict = 3'd2;
+        p4_wb = 1'b1;
+        p4_wb_epsn = p4_epsn;
+        p4_wb_nak = 1'b1;
+      end
+    end
+    // write-back history, newest first, one entry per pipeline move
+    wbh1_valid_d = wbh1_valid_q;
+    wbh1_vf_d = wbh1_vf_q;
+    wbh1_qpn_d = wbh1_qpn_q;
+    wbh1_epsn_d = wbh1_epsn_q;
+    wbh1_nak_d = wbh1_nak_q;
+    wbh2_valid_d = wbh2_valid_q;
+    wbh2_vf_d = wbh2_vf_q;
+    wbh2_qpn_d = wbh2_qpn_q;
+    wbh2_epsn_d = wbh2_epsn_q;
+    wbh2_nak_d = wbh2_nak_q;
+    wbh3_valid_d = wbh3_valid_q;
+    wbh3_vf_d = wbh3_vf_q;
+    wbh3_qpn_d = wbh3_qpn_q;
+    wbh3_epsn_d = wbh3_epsn_q;
+    wbh3_nak_d = wbh3_nak_q;
+    wbh4_valid_d = wbh4_valid_q;
+    wbh4_vf_d = wbh4_vf_q;
+    wbh4_qpn_d = wbh4_qpn_q;
+    wbh4_epsn_d = wbh4_epsn_q;
+    wbh4_nak_d = wbh4_nak_q;
+    if (en) begin
+      wbh1_valid_d = wb_need;
+      wbh1_vf_d = p4_vf_q;
+      wbh1_qpn_d = p4_qpn_q;
+      wbh1_epsn_d = p4_wb_epsn;
+      wbh1_nak_d = p4_wb_nak;
+      wbh2_valid_d = wbh1_valid_q;
+      wbh2_vf_d = wbh1_vf_q;
+      wbh2_qpn_d = wbh1_qpn_q;
+      wbh2_epsn_d = wbh1_epsn_q;
+      wbh2_nak_d = wbh1_nak_q;
+      wbh3_valid_d = wbh2_valid_q;
+      wbh3_vf_d = wbh2_vf_q;
+      wbh3_qpn_d = wbh2_qpn_q;
+      wbh3_epsn_d = wbh2_epsn_q;
+      wbh3_nak_d = wbh2_nak_q;
+      wbh4_valid_d = wbh3_valid_q;
+      wbh4_vf_d = wbh3_vf_q;
+      wbh4_qpn_d = wbh3_qpn_q;
+      wbh4_epsn_d = wbh3_epsn_q;
+      wbh4_nak_d = wbh3_nak_q;
+    end
+    // the verdict register
     m_hdr_valid_d = m_hdr_valid_q;
     out_verdict_d = out_verdict_q;
     out_reason_d = out_reason_q;
@@ -1208,44 +1872,60 @@ module rx_parser (
     out_cnp_d = out_cnp_q;
     out_payload_len_d = out_payload_len_q;
     if (en) begin
-      m_hdr_valid_d = s1_valid_q;
-      out_verdict_d = h_out_verdict;
-      out_reason_d = h_out_reason;
-      out_vf_d = h_out_vf;
-      out_opcode_d = h_out_opcode;
-      out_qpn_d = h_out_qpn;
-      out_psn_d = h_out_psn;
-      out_se_d = h_out_se;
-      out_ack_req_d = h_out_ack_req;
-      out_fecn_d = h_out_fecn;
-      out_becn_d = h_out_becn;
-      out_pad_d = h_out_pad;
-      out_va_d = h_out_va;
-      out_rkey_d = h_out_rkey;
-      out_dma_len_d = h_out_dma_len;
-      out_imm_d = h_out_imm;
-      out_ecn_ce_d = h_out_ecn_ce;
-      out_cnp_d = h_out_cnp;
-      out_payload_len_d = h_out_payload_len;
+      m_hdr_valid_d = p4_valid_q;
+      out_verdict_d = p4_verdict;
+      out_reason_d = p4_verdict == 3'd4 ? p4_reason : 5'd0;
+      out_vf_d = p4_vf_q;
+      out_opcode_d = p4_opcode_q;
+      out_qpn_d = p4_qpn_q;
+      out_psn_d = p4_psn_q;
+      out_se_d = p4_se_q;
+      out_ack_req_d = p4_ack_req_q;
+      out_fecn_d = p4_fecn_q;
+      out_becn_d = p4_becn_q;
+      out_pad_d = p4_pad_q;
+      out_va_d = p4_va_q;
+      out_rkey_d = p4_rkey_q;
+      out_dma_len_d = p4_dma_len_q;
+      out_imm_d = p4_imm_q;
+      out_ecn_ce_d = p4_ecn_ce_q;
+      out_cnp_d = p4_cnp_q;
+      out_payload_len_d = p4_payload_len_q;
     end
-    cnp_valid_d = out_load && !h_drop && h_cnp && csr_ctrl_cnp_event_en_o;
-    cnp_vf_d = s1_tuser_q[8:1];
-    cnp_qpn_d = h_qpn;
-    ce_valid_d = out_load && !h_drop && h_ecn_ce && csr_ctrl_ce_event_en_o;
-    ce_vf_d = s1_tuser_q[8:1];
-    ce_qpn_d = h_qpn;
+    cnp_valid_d = out_load && p4_verdict == 3'b000 && p4_cnp_q && csr_ctrl_cnp_event_en_o;
+    cnp_vf_d = p4_vf_q;
+    cnp_qpn_d = p4_qpn_q;
+    ce_valid_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q && csr_ctrl_ce_event_en_o;
+    ce_vf_d = p4_vf_q;
+    ce_qpn_d = p4_qpn_q;
   end
 
   always @(posedge clk) begin
     if (rst) begin
       beat_q <= 11'd0;
       s1_valid_q <= 1'b0;
+      p1_valid_q <= 1'b0;
+      p2_valid_q <= 1'b0;
+      p3_valid_q <= 1'b0;
+      p4_valid_q <= 1'b0;
+      wbh4_valid_q <= 1'b0;
+      wbh3_valid_q <= 1'b0;
+      wbh2_valid_q <= 1'b0;
+      wbh1_valid_q <= 1'b0;
       m_hdr_valid_q <= 1'b0;
       cnp_valid_q <= 1'b0;
       ce_valid_q <= 1'b0;
     end else begin
       beat_q <= beat_d;
       s1_valid_q <= s1_valid_d;
+      p1_valid_q <= p1_valid_d;
+      p2_valid_q <= p2_valid_d;
+      p3_valid_q <= p3_valid_d;
+      p4_valid_q <= p4_valid_d;
+      wbh4_valid_q <= wbh4_valid_d;
+      wbh3_valid_q <= wbh3_valid_d;
+      wbh2_valid_q <= wbh2_valid_d;
+      wbh1_valid_q <= wbh1_valid_d;
       m_hdr_valid_q <= m_hdr_valid_d;
       cnp_valid_q <= cnp_valid_d;
       ce_valid_q <= ce_valid_d;
@@ -1259,6 +1939,106 @@ module rx_parser (
     s1_len_q <= s1_len_d;
     s1_crc_ok_q <= s1_crc_ok_d;
     s1_tuser_q <= s1_tuser_d;
+    p1_drop_q <= p1_drop_d;
+    p1_reason_q <= p1_reason_d;
+    p1_lookup_q <= p1_lookup_d;
+    p1_vf_q <= p1_vf_d;
+    p1_opcode_q <= p1_opcode_d;
+    p1_qpn_q <= p1_qpn_d;
+    p1_psn_q <= p1_psn_d;
+    p1_se_q <= p1_se_d;
+    p1_ack_req_q <= p1_ack_req_d;
+    p1_fecn_q <= p1_fecn_d;
+    p1_becn_q <= p1_becn_d;
+    p1_pad_q <= p1_pad_d;
+    p1_va_q <= p1_va_d;
+    p1_rkey_q <= p1_rkey_d;
+    p1_dma_len_q <= p1_dma_len_d;
+    p1_imm_q <= p1_imm_d;
+    p1_ecn_ce_q <= p1_ecn_ce_d;
+    p1_cnp_q <= p1_cnp_d;
+    p1_payload_len_q <= p1_payload_len_d;
+    p2_drop_q <= p2_drop_d;
+    p2_reason_q <= p2_reason_d;
+    p2_lookup_q <= p2_lookup_d;
+    p2_vf_q <= p2_vf_d;
+    p2_opcode_q <= p2_opcode_d;
+    p2_qpn_q <= p2_qpn_d;
+    p2_psn_q <= p2_psn_d;
+    p2_se_q <= p2_se_d;
+    p2_ack_req_q <= p2_ack_req_d;
+    p2_fecn_q <= p2_fecn_d;
+    p2_becn_q <= p2_becn_d;
+    p2_pad_q <= p2_pad_d;
+    p2_va_q <= p2_va_d;
+    p2_rkey_q <= p2_rkey_d;
+    p2_dma_len_q <= p2_dma_len_d;
+    p2_imm_q <= p2_imm_d;
+    p2_ecn_ce_q <= p2_ecn_ce_d;
+    p2_cnp_q <= p2_cnp_d;
+    p2_payload_len_q <= p2_payload_len_d;
+    p3_drop_q <= p3_drop_d;
+    p3_reason_q <= p3_reason_d;
+    p3_vf_q <= p3_vf_d;
+    p3_opcode_q <= p3_opcode_d;
+    p3_qpn_q <= p3_qpn_d;
+    p3_psn_q <= p3_psn_d;
+    p3_se_q <= p3_se_d;
+    p3_ack_req_q <= p3_ack_req_d;
+    p3_fecn_q <= p3_fecn_d;
+    p3_becn_q <= p3_becn_d;
+    p3_pad_q <= p3_pad_d;
+    p3_va_q <= p3_va_d;
+    p3_rkey_q <= p3_rkey_d;
+    p3_dma_len_q <= p3_dma_len_d;
+    p3_imm_q <= p3_imm_d;
+    p3_ecn_ce_q <= p3_ecn_ce_d;
+    p3_cnp_q <= p3_cnp_d;
+    p3_payload_len_q <= p3_payload_len_d;
+    p3_key_chk_q <= p3_key_chk_d;
+    p3_acc_ok_q <= p3_acc_ok_d;
+    p3_epsn_q <= p3_epsn_d;
+    p3_nak_q <= p3_nak_d;
+    p3_mtu_q <= p3_mtu_d;
+    p4_drop_q <= p4_drop_d;
+    p4_reason_q <= p4_reason_d;
+    p4_vf_q <= p4_vf_d;
+    p4_opcode_q <= p4_opcode_d;
+    p4_qpn_q <= p4_qpn_d;
+    p4_psn_q <= p4_psn_d;
+    p4_se_q <= p4_se_d;
+    p4_ack_req_q <= p4_ack_req_d;
+    p4_fecn_q <= p4_fecn_d;
+    p4_becn_q <= p4_becn_d;
+    p4_pad_q <= p4_pad_d;
+    p4_va_q <= p4_va_d;
+    p4_rkey_q <= p4_rkey_d;
+    p4_dma_len_q <= p4_dma_len_d;
+    p4_imm_q <= p4_imm_d;
+    p4_ecn_ce_q <= p4_ecn_ce_d;
+    p4_cnp_q <= p4_cnp_d;
+    p4_payload_len_q <= p4_payload_len_d;
+    p4_key_chk_q <= p4_key_chk_d;
+    p4_acc_ok_q <= p4_acc_ok_d;
+    p4_epsn_q <= p4_epsn_d;
+    p4_nak_q <= p4_nak_d;
+    p4_mtu_q <= p4_mtu_d;
+    wbh4_vf_q <= wbh4_vf_d;
+    wbh4_qpn_q <= wbh4_qpn_d;
+    wbh4_epsn_q <= wbh4_epsn_d;
+    wbh4_nak_q <= wbh4_nak_d;
+    wbh3_vf_q <= wbh3_vf_d;
+    wbh3_qpn_q <= wbh3_qpn_d;
+    wbh3_epsn_q <= wbh3_epsn_d;
+    wbh3_nak_q <= wbh3_nak_d;
+    wbh2_vf_q <= wbh2_vf_d;
+    wbh2_qpn_q <= wbh2_qpn_d;
+    wbh2_epsn_q <= wbh2_epsn_d;
+    wbh2_nak_q <= wbh2_nak_d;
+    wbh1_vf_q <= wbh1_vf_d;
+    wbh1_qpn_q <= wbh1_qpn_d;
+    wbh1_epsn_q <= wbh1_epsn_d;
+    wbh1_nak_q <= wbh1_nak_d;
     out_verdict_q <= out_verdict_d;
     out_reason_q <= out_reason_d;
     out_vf_q <= out_vf_d;

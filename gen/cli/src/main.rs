@@ -61,6 +61,10 @@ enum Command {
         /// AXI4-Stream data width in bits: 64, 128, 256, 512 or 1024.
         #[arg(long, default_value_t = 512)]
         width: u32,
+        /// Also write `rx_top.v`: the parser wired to this QPC map's block (QP lookup,
+        /// ePSN write-back, R_Key check).
+        #[arg(long)]
+        qpc: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
         #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -410,6 +414,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             map,
             out,
             width,
+            qpc,
             reset,
             format,
         } => {
@@ -421,16 +426,30 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 generator: generator(),
                 width,
             };
-            let module = match rdmagen_rxparser::generate(&loaded[0], &opts) {
-                Ok(m) => m,
+            let mut modules = match rdmagen_rxparser::generate(&loaded[0], &opts) {
+                Ok(m) => vec![m],
                 Err(e) => {
                     eprintln!("error: {}: {e}", loaded[0].file);
                     return Ok(ExitCode::from(1));
                 }
             };
+            if let Some(path) = &qpc {
+                let Some(qpc_map) = load_all(std::slice::from_ref(path), format)? else {
+                    return Ok(ExitCode::from(1));
+                };
+                match rdmagen_rxparser::generate_top(&loaded[0], &qpc_map[0], &opts) {
+                    Ok(m) => modules.push(m),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return Ok(ExitCode::from(1));
+                    }
+                }
+            }
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
-            write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
+            for module in &modules {
+                write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Uar {
@@ -496,7 +515,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
 /// the PATH) with the same arguments, and passes its exit code on.
 fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
     if block == "-h" || block == "--help" {
-        println!("Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: dcqcn, uar)\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.");
+        println!("Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: dcqcn, uar, rx-parser)\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.");
         return Ok(ExitCode::SUCCESS);
     }
     let name = format!("rdmagen-sim-{block}{}", std::env::consts::EXE_SUFFIX);

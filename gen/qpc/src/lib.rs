@@ -596,6 +596,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ("rre", 1, ok_only),
             ("rwe", 1, ok_only),
             ("rae", 1, ok_only),
+            ("mtu", f.mtu.w(), "path MTU code; 0 unless ok"),
         ],
     );
     g.ports.push(PortItem::Banner(
@@ -757,6 +758,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     let rx_rep = Replica {
         name: "rx",
         fields: vec![
+            ("mtu", f.mtu),
             ("rae", f.rae),
             ("rwe", f.rwe),
             ("rre", f.rre),
@@ -786,7 +788,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         (
             "rx_mem",
             rx_rep.width(),
-            "RX replica: access flags, pd, st, state, valid",
+            "RX replica: MTU, access flags, pd, st, state, valid",
         ),
         (
             "psn_mem",
@@ -1122,6 +1124,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("rre", 1),
         ("rwe", 1),
         ("rae", 1),
+        ("mtu", f.mtu.w()),
         ("vf", 8),
         ("qpn", 24),
         ("user", 32),
@@ -1137,7 +1140,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Stmt::assign(id("rx_rsp_valid_d"), id("rx_s1_valid_q")),
         Stmt::assign(id("rx_rsp_ok_d"), id("rx_ok")),
     ];
-    for (name, w) in &rx_fields[1..9] {
+    for (name, w) in &rx_fields[1..10] {
         let v = match *name {
             "epsn" => id("rx_psn_q").bits(f.epsn.w() - 1, 0),
             "nak_sent" => id("rx_psn_q").bits(f.epsn.w(), f.epsn.w()),

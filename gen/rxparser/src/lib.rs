@@ -13,21 +13,26 @@
 //!   are zeroed too, and in the beat holding the datagram's last byte the register is
 //!   compared with the CRC residue advanced by the number of trailing zero bytes.
 //! - **Verdict.** On the `tlast` beat the header bytes, the frame length, the ICRC result
-//!   and `tuser` move to stage 1; stage 2 decodes and checks them and registers one verdict
-//!   on the `m_hdr_*` stream: [`VERDICT_LATENCY`] cycles after the `tlast` beat is taken.
-//!   Backpressure on `m_hdr_ready` stalls the whole pipeline (`s_axis_tready` follows it),
-//!   so a frame is taken per cycle (1.00 beats per cycle) while the sink is ready.
+//!   and `tuser` move to stage 1; stage 2 decodes and checks them and asks the QPC for the
+//!   frame's QP (`rx_req`); two cycles later (p2) the QP checks run and the R_Key check goes
+//!   out (`mk_req`, with the QP's PD); two cycles later (p4) the PSN window against ePSN
+//!   (with the write-backs of the 4 frames ahead forwarded) decides, the new ePSN/NAK-sent
+//!   goes back (`rx_wb`) and one verdict is registered on the `m_hdr_*` stream:
+//!   [`VERDICT_LATENCY`] cycles after the `tlast` beat is taken. Backpressure on
+//!   `m_hdr_ready` (or a write-back the QPC cannot take) stalls the whole pipeline, the QPC
+//!   lookups with it (`s_axis_tready` follows), so a beat is taken per cycle (1.00 beats
+//!   per cycle) while the sink is ready.
 //!
 //! Events: `cnp_*` pulses for every accepted CNP (to the DCQCN reaction point) and `ce_*`
 //! pulses for every accepted frame with ECN = 11 (to the notification point in
 //! `dcqcn_rp`, event kind 2, which applies `min_time_between_cnps` per flow).
 //!
-//! Not yet in this block: the QPC lookup and PSN window (so a frame that passes every
-//! header check is accepted), the payload stream and the ACK/NAK stream.
+//! Not yet in this block: the payload stream and the ACK/NAK stream.
 
 use rdmagen_regmap::RegMap;
 use verilog_ast::{
-    BinOp, Decl, Expr, Flop, Item as V, Module, Port, PortItem, Range, ResetStyle, Stmt, UnOp,
+    BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
+    UnOp,
 };
 
 /// Header bytes captured per frame: 2 VLAN tags, a 60-byte IPv4 header, UDP, BTH and the
@@ -35,7 +40,23 @@ use verilog_ast::{
 pub const HDR_BYTES: u32 = 136;
 /// Cycles from the cycle the `tlast` beat is taken to the cycle `m_hdr_valid` shows its
 /// verdict, when `m_hdr_ready` was high in between.
-pub const VERDICT_LATENCY: u32 = 2;
+pub const VERDICT_LATENCY: u32 = 6;
+/// Cycles each QPC port (RX lookup, R_Key check) takes from request to response.
+pub const LOOKUP_LATENCY: u32 = 2;
+/// Write-backs not yet visible to a lookup when its answer is used: the ones made in the
+/// pipeline moves from the lookup's own (read-first) to the verdict's.
+const FWD_DEPTH: u32 = 4;
+/// BTH opcode of a CNP.
+const CNP: u8 = 0x81;
+/// QPC encodings the parser compares with (mlx5 `qpc.st` and `qpc.state`, as in
+/// register-maps/qpc.yaml; [`generate_top`] checks the QPC map agrees).
+pub const ST_RC: u8 = 0;
+pub const ST_UC: u8 = 1;
+pub const ST_UD: u8 = 2;
+pub const S_RTR: u8 = 2;
+pub const S_RTS: u8 = 3;
+pub const S_SQER: u8 = 4;
+pub const S_SQD: u8 = 5;
 /// Supported data widths in bits.
 pub const WIDTHS: [u32; 5] = [64, 128, 256, 512, 1024];
 
@@ -209,6 +230,12 @@ fn opcode_rows() -> Vec<(u8, u8, u32, bool, bool, bool, String)> {
     rows
 }
 
+fn any(items: Vec<Expr>) -> Expr {
+    items
+        .into_iter()
+        .reduce(Expr::or)
+        .expect("at least one term")
+}
 fn id(s: impl Into<String>) -> Expr {
     Expr::id(s)
 }
@@ -457,6 +484,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("BAD_OPCODE", "drop_bad_opcode"),
         ("P_KEY", "drop_p_key"),
         ("QPN0", "drop_qpn0"),
+        ("WRONG_VF", "drop_wrong_vf"),
+        ("UNKNOWN_QP", "drop_unknown_qp"),
+        ("TRANSPORT_MISMATCH", "drop_transport_mismatch"),
+        ("STATE", "drop_state"),
+        ("PSN_SEQ", "drop_psn_seq"),
     ]
     .iter()
     .map(|&(r, c)| Ok((r, c, reason(r)?)))
@@ -547,6 +579,72 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         16,
         "payload bytes (after the extension headers; pad and ICRC excluded)",
     );
+    g.ports.push(PortItem::Banner(format!(
+        "QPC RX lookup (rtl/qpc.v rx_req/rx_rsp): a request every cycle, answered \
+         {LOOKUP_LATENCY} cycles later; rx_rsp_ready moves both pipelines together"
+    )));
+    g.output(
+        "rx_req_valid",
+        1,
+        "always 1: QP 0 of VF 0 when no frame needs a lookup",
+    );
+    g.input(
+        "rx_req_ready",
+        1,
+        "not needed: the QPC takes a request whenever rx_rsp_ready is high",
+    );
+    g.output("rx_req_vf", 8, "");
+    g.output("rx_req_qpn", 24, "");
+    g.output("rx_req_user", 32, "");
+    g.input("rx_rsp_valid", 1, "");
+    g.output("rx_rsp_ready", 1, "");
+    g.input("rx_rsp_ok", 1, "");
+    g.input("rx_rsp_state", 4, "");
+    g.input("rx_rsp_st", 8, "");
+    g.input("rx_rsp_pd", 24, "");
+    g.input("rx_rsp_epsn", 24, "");
+    g.input("rx_rsp_nak_sent", 1, "");
+    g.input("rx_rsp_rre", 1, "");
+    g.input("rx_rsp_rwe", 1, "");
+    g.input("rx_rsp_rae", 1, "");
+    g.input("rx_rsp_mtu", 3, "");
+    g.input("rx_rsp_vf", 8, "");
+    g.input("rx_rsp_qpn", 24, "");
+    g.input("rx_rsp_user", 32, "");
+    g.ports.push(PortItem::Banner(
+        "QPC RX write-back: new ePSN / NAK-sent of the verdict's QP".into(),
+    ));
+    g.output("rx_wb_valid", 1, "");
+    g.input("rx_wb_ready", 1, "");
+    g.output("rx_wb_vf", 8, "");
+    g.output("rx_wb_qpn", 24, "");
+    g.output("rx_wb_epsn", 24, "");
+    g.output("rx_wb_nak_sent", 1, "");
+    g.ports.push(PortItem::Banner(
+        "QPC R_Key check (mk_req/mk_rsp) of RETH/AtomicETH requests, after the lookup gave \
+         the QP's PD; a request every cycle (length 0 when there is nothing to check)"
+            .into(),
+    ));
+    g.output("mk_req_valid", 1, "always 1");
+    g.input("mk_req_ready", 1, "not needed, as rx_req_ready");
+    g.output("mk_req_vf", 8, "");
+    g.output("mk_req_pd", 24, "");
+    g.output("mk_req_rkey", 32, "");
+    g.output("mk_req_va", 64, "");
+    g.output("mk_req_len", 32, "");
+    g.output(
+        "mk_req_access",
+        3,
+        "[0] remote read, [1] remote write, [2] remote atomic",
+    );
+    g.output("mk_req_user", 32, "");
+    g.input("mk_rsp_valid", 1, "");
+    g.output("mk_rsp_ready", 1, "");
+    g.input("mk_rsp_ok", 1, "");
+    g.input("mk_rsp_reason", 3, "");
+    g.input("mk_rsp_vf", 8, "");
+    g.input("mk_rsp_rkey", 32, "");
+    g.input("mk_rsp_user", 32, "");
     g.ports.push(PortItem::Banner(
         "CNP-received event (to the DCQCN reaction point): one-cycle pulse".into(),
     ));
@@ -600,10 +698,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
 
     // ---- handshake and pipeline enable
     g.wire_c(
+        "primed",
+        1,
+        Expr::and(id("rx_rsp_valid"), id("mk_rsp_valid")),
+        "the QPC's lookup pipelines are full (a request goes every cycle from reset on)",
+    );
+    g.wire_c(
         "en",
         1,
-        Expr::or(Expr::lnot(id("m_hdr_valid_q")), id("m_hdr_ready")),
-        "the pipeline moves unless a verdict waits",
+        Expr::all(vec![
+            Expr::or(Expr::lnot(id("m_hdr_valid_q")), id("m_hdr_ready")),
+            id("primed"),
+            Expr::or(Expr::lnot(id("wb_need")), id("rx_wb_ready")),
+        ]),
+        "the pipeline (and the QPC's lookups with it) moves unless a verdict or a write-back waits",
     );
     g.wire("take", 1, Expr::and(id("s_axis_tvalid"), id("en")));
     g.assigns.push(V::Assign(id("s_axis_tready"), id("en")));
@@ -1251,6 +1359,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             "P_Key: equal low 15 bits, not 0, one full member",
         ),
         ("QPN0", Expr::eq(id("h_qpn"), Expr::zero(24)), "DestQP 0"),
+        (
+            "WRONG_VF",
+            ne(id("h_qpn").bits(19, 12), id("s1_tuser_q").bits(8, 1)),
+            "DestQP's VF field is not the frame's VF",
+        ),
     ];
     // Index of the first check after which the BTH has been seen (after the UDP length).
     let bth_from = checks
@@ -1289,13 +1402,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         )];
     }
     g.comb.extend(chain);
-    let accept = Expr::and(id("out_load"), Expr::lnot(id("h_drop")));
-    g.wire_c(
-        "out_load",
-        1,
-        Expr::and(id("en"), id("s1_valid_q")),
-        "stage 2 registers a verdict",
-    );
     g.wire(
         "h_ecn_ce",
         1,
@@ -1319,9 +1425,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
     );
 
-    // ---- output registers
+    // ---- the verdict fields as the header checks see them
     let outs: Vec<(&str, u32, Expr)> = vec![
-        ("verdict", 3, Expr::ternary(id("h_drop"), d(3, 4), d(3, 0))),
+        ("verdict", 3, Expr::zero(3)),
         ("reason", 5, id("h_reason")),
         ("vf", 8, id("s1_tuser_q").bits(8, 1)),
         (
@@ -1372,25 +1478,527 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("cnp", 1, id("h_cnp")),
         ("payload_len", 16, id("h_payload_len").bits(15, 0)),
     ];
+    // ---- lookup pipeline: p1..p4 carry the frame while the QPC answers
+    // Every field of the verdict, as decided by the header checks of stage 2.
+    let mut fields: Vec<(&str, u32, Expr)> = vec![
+        ("drop", 1, id("h_drop")),
+        ("reason", 5, id("h_reason")),
+        ("lookup", 1, id("h_lookup")),
+    ];
+    fields.extend(
+        outs.iter()
+            .skip(2)
+            .map(|(n, w, _)| (*n, *w, id(format!("h_out_{n}")))),
+    );
+    for (name, w, e) in outs.iter().skip(2) {
+        g.wire(&format!("h_out_{name}"), *w, e.clone());
+    }
+    // Stage 2 asks the QPC for the frame's QP; a frame already dropped asks for QP 0 of VF 0
+    // (a request goes every cycle so the QPC's pipeline moves in step with this one).
+    g.assigns.push(V::Assign(id("rx_req_valid"), b1(true)));
+    g.wire_c(
+        "h_lookup",
+        1,
+        Expr::and(id("s1_valid_q"), Expr::lnot(id("h_drop"))),
+        "a frame that passed the header checks asks for its QP",
+    );
+    g.assigns.push(V::Assign(
+        id("rx_req_vf"),
+        Expr::ternary(id("h_lookup"), id("h_out_vf"), Expr::zero(8)),
+    ));
+    g.assigns.push(V::Assign(
+        id("rx_req_qpn"),
+        Expr::ternary(id("h_lookup"), id("h_out_qpn"), Expr::zero(24)),
+    ));
+    g.assigns.push(V::Assign(id("rx_req_user"), Expr::zero(32)));
+    g.assigns.push(V::Assign(id("rx_rsp_ready"), id("en")));
+    g.assigns.push(V::Assign(id("mk_rsp_ready"), id("en")));
+    g.assigns.push(V::Assign(id("mk_req_valid"), b1(true)));
+    g.assigns.push(V::Assign(id("mk_req_user"), Expr::zero(32)));
+    // A stage register set `to` loaded from `from` (a wire prefix) when the pipeline moves.
+    let stage = |g: &mut Gen, to: &str, valid_from: Expr, f: &[(&str, u32, Expr)]| {
+        g.flop(&format!("{to}_valid"), 1, Some(b1(false)));
+        g.comb.push(Stmt::Comment(format!("stage {to}")));
+        let mut hold = vec![Stmt::assign(
+            id(format!("{to}_valid_d")),
+            id(format!("{to}_valid_q")),
+        )];
+        let mut load = vec![Stmt::assign(id(format!("{to}_valid_d")), valid_from)];
+        for (name, w, e) in f {
+            g.flop(&format!("{to}_{name}"), *w, None);
+            hold.push(Stmt::assign(
+                id(format!("{to}_{name}_d")),
+                id(format!("{to}_{name}_q")),
+            ));
+            load.push(Stmt::assign(id(format!("{to}_{name}_d")), e.clone()));
+        }
+        g.comb.extend(hold);
+        g.comb.push(Stmt::if_(id("en"), load));
+    };
+    let from = |p: &str, f: &[(&str, u32, Expr)]| -> Vec<(String, u32, Expr)> {
+        f.iter()
+            .map(|(n, w, _)| (n.to_string(), *w, id(format!("{p}_{n}_q"))))
+            .collect()
+    };
+    stage(&mut g, "p1", id("s1_valid_q"), &fields);
+    let f2 = from("p1", &fields);
+    let f2r: Vec<(&str, u32, Expr)> = f2
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
+    stage(&mut g, "p2", id("p1_valid_q"), &f2r);
+
+    // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
+    let op = |p: &str| id(format!("{p}_opcode_q"));
+    let opc = |g: &mut Gen, p: &str| {
+        g.wire(&format!("{p}_tr"), 3, op(p).bits(7, 5));
+        g.wire(&format!("{p}_op5"), 5, op(p).bits(4, 0));
+        g.wire_c(
+            &format!("{p}_is_cnp"),
+            1,
+            Expr::eq(op(p), n(8, u64::from(CNP))),
+            "CNP: needs only an existing QP",
+        );
+        g.wire_c(
+            &format!("{p}_is_resp"),
+            1,
+            Expr::and(
+                Expr::eq(id(format!("{p}_tr")), n(3, 0)),
+                Expr::and(
+                    Expr::bin(BinOp::Ge, id(format!("{p}_op5")), n(5, 0x0D)),
+                    Expr::bin(BinOp::Le, id(format!("{p}_op5")), n(5, 0x12)),
+                ),
+            ),
+            "RC READ response, ACK or ATOMIC ACK",
+        );
+        let any5 = |vals: &[u64]| {
+            vals.iter()
+                .map(|v| Expr::eq(id(format!("{p}_op5")), n(5, *v)))
+                .reduce(Expr::or)
+                .expect("values")
+        };
+        g.wire_c(
+            &format!("{p}_is_write"),
+            1,
+            Expr::and(
+                Expr::bin(BinOp::Le, id(format!("{p}_tr")), n(3, 1)),
+                any5(&[0x06, 0x0A, 0x0B]),
+            ),
+            "RC/UC WRITE first/only: RETH, remote write",
+        );
+        g.wire_c(
+            &format!("{p}_is_read"),
+            1,
+            Expr::eq(op(p), n(8, 0x0C)),
+            "RC READ request: RETH, remote read",
+        );
+        g.wire_c(
+            &format!("{p}_is_atomic"),
+            1,
+            Expr::or(Expr::eq(op(p), n(8, 0x13)), Expr::eq(op(p), n(8, 0x14))),
+            "RC atomics: AtomicETH, remote atomic",
+        );
+        g.wire_c(
+            &format!("{p}_uc_start"),
+            1,
+            Expr::and(
+                Expr::eq(id(format!("{p}_tr")), n(3, 1)),
+                any5(&[0x00, 0x04, 0x05, 0x06, 0x0A, 0x0B]),
+            ),
+            "UC first/only packet: resynchronises ePSN",
+        );
+    };
+    opc(&mut g, "p2");
+    g.wire_c(
+        "p2_tr_ok",
+        1,
+        any(vec![
+            id("p2_is_cnp"),
+            Expr::and(
+                Expr::eq(id("p2_tr"), n(3, 0)),
+                Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_RC))),
+            ),
+            Expr::and(
+                Expr::eq(id("p2_tr"), n(3, 1)),
+                Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_UC))),
+            ),
+            Expr::and(
+                Expr::eq(id("p2_tr"), n(3, 3)),
+                Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_UD))),
+            ),
+        ]),
+        "opcode transport (RC 000, UC 001, UD 011) vs the QP's service type",
+    );
+    let st_is = |v: u8| Expr::eq(id("rx_rsp_state"), d(4, u64::from(v)));
+    g.wire_c(
+        "p2_state_ok",
+        1,
+        any(vec![
+            id("p2_is_cnp"),
+            Expr::and(
+                Expr::lnot(id("p2_is_resp")),
+                any(vec![
+                    st_is(S_RTR),
+                    st_is(S_RTS),
+                    st_is(S_SQER),
+                    st_is(S_SQD),
+                ]),
+            ),
+            Expr::and(
+                id("p2_is_resp"),
+                any(vec![st_is(S_RTS), st_is(S_SQER), st_is(S_SQD)]),
+            ),
+        ]),
+        "requests from RTR on; responses and ACKs need RTS, SQER or SQD",
+    );
+    g.reg("p2_drop_n", 1);
+    g.reg("p2_reason_n", 5);
+    g.comb.push(Stmt::Comment(
+        "p2: QP checks after the header checks (first failing one names the reason)".into(),
+    ));
+    g.comb.push(Stmt::assign(id("p2_drop_n"), id("p2_drop_q")));
+    g.comb
+        .push(Stmt::assign(id("p2_reason_n"), id("p2_reason_q")));
+    g.comb.push(Stmt::if_(
+        id("p2_lookup_q"),
+        vec![Stmt::if_else(
+            Expr::lnot(id("rx_rsp_ok")),
+            vec![
+                Stmt::assign(id("p2_drop_n"), b1(true)),
+                Stmt::assign(id("p2_reason_n"), d(5, reason("UNKNOWN_QP")?)),
+            ],
+            vec![Stmt::if_else(
+                Expr::lnot(id("p2_tr_ok")),
+                vec![
+                    Stmt::assign(id("p2_drop_n"), b1(true)),
+                    Stmt::assign(id("p2_reason_n"), d(5, reason("TRANSPORT_MISMATCH")?)),
+                ],
+                vec![Stmt::if_(
+                    Expr::lnot(id("p2_state_ok")),
+                    vec![
+                        Stmt::assign(id("p2_drop_n"), b1(true)),
+                        Stmt::assign(id("p2_reason_n"), d(5, reason("STATE")?)),
+                    ],
+                )],
+            )],
+        )],
+    ));
+    g.wire_c(
+        "p2_key_chk",
+        1,
+        Expr::and(
+            Expr::and(id("p2_valid_q"), Expr::lnot(id("p2_drop_n"))),
+            any(vec![
+                id("p2_is_write"),
+                id("p2_is_read"),
+                id("p2_is_atomic"),
+            ]),
+        ),
+        "a RETH/AtomicETH access: the R_Key is checked",
+    );
+    g.wire_c(
+        "p2_acc_ok",
+        1,
+        any(vec![
+            Expr::and(id("p2_is_write"), id("rx_rsp_rwe")),
+            Expr::and(id("p2_is_read"), id("rx_rsp_rre")),
+            Expr::and(id("p2_is_atomic"), id("rx_rsp_rae")),
+        ]),
+        "the QP grants the remote right",
+    );
+    let key = |e: Expr, w: u32| Expr::ternary(id("p2_key_chk"), e, Expr::zero(w));
+    for (p, w, e) in [
+        ("vf", 8, id("p2_vf_q")),
+        ("pd", 24, id("rx_rsp_pd")),
+        ("rkey", 32, id("p2_rkey_q")),
+        ("va", 64, id("p2_va_q")),
+        (
+            "len",
+            32,
+            Expr::ternary(id("p2_is_atomic"), d(32, 8), id("p2_dma_len_q")),
+        ),
+        (
+            "access",
+            3,
+            Expr::concat(vec![
+                id("p2_is_atomic"),
+                id("p2_is_write"),
+                id("p2_is_read"),
+            ]),
+        ),
+    ] {
+        g.assigns
+            .push(V::Assign(id(format!("mk_req_{p}")), key(e, w)));
+    }
+    let mut f3: Vec<(String, u32, Expr)> = from("p2", &fields);
+    f3.retain(|f| f.0 != "lookup");
+    for f in f3.iter_mut() {
+        if f.0 == "drop" {
+            f.2 = id("p2_drop_n");
+        }
+        if f.0 == "reason" {
+            f.2 = id("p2_reason_n");
+        }
+    }
+    f3.extend([
+        ("key_chk".to_string(), 1, id("p2_key_chk")),
+        ("acc_ok".to_string(), 1, id("p2_acc_ok")),
+        ("epsn".to_string(), 24, id("rx_rsp_epsn")),
+        ("nak".to_string(), 1, id("rx_rsp_nak_sent")),
+        ("mtu".to_string(), 3, id("rx_rsp_mtu")),
+    ]);
+    let f3r: Vec<(&str, u32, Expr)> = f3
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
+    stage(&mut g, "p3", id("p2_valid_q"), &f3r);
+    let f4 = from("p3", &f3r);
+    let f4r: Vec<(&str, u32, Expr)> = f4
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
+    stage(&mut g, "p4", id("p3_valid_q"), &f4r);
+
+    // ---- p4: the R_Key answer (mk_rsp_*) is for this stage's frame; PSN check and verdict
+    opc(&mut g, "p4");
+    // ePSN/NAK-sent as the QPC will hold them: a write-back issued in the 4 pipeline moves
+    // since this frame's lookup was taken is not in the lookup's answer, so the newest
+    // matching one of those wins.
+    let mut fwd_e = id("p4_epsn_q");
+    let mut fwd_n = id("p4_nak_q");
+    for k in (1..=FWD_DEPTH).rev() {
+        g.flop(&format!("wbh{k}_valid"), 1, Some(b1(false)));
+        g.flop(&format!("wbh{k}_vf"), 8, None);
+        g.flop(&format!("wbh{k}_qpn"), 24, None);
+        g.flop(&format!("wbh{k}_epsn"), 24, None);
+        g.flop(&format!("wbh{k}_nak"), 1, None);
+        g.wire(
+            &format!("wbh{k}_hit"),
+            1,
+            Expr::all(vec![
+                id(format!("wbh{k}_valid_q")),
+                Expr::eq(id(format!("wbh{k}_vf_q")), id("p4_vf_q")),
+                Expr::eq(id(format!("wbh{k}_qpn_q")), id("p4_qpn_q")),
+            ]),
+        );
+        fwd_e = Expr::ternary(
+            id(format!("wbh{k}_hit")),
+            id(format!("wbh{k}_epsn_q")),
+            fwd_e,
+        );
+        fwd_n = Expr::ternary(
+            id(format!("wbh{k}_hit")),
+            id(format!("wbh{k}_nak_q")),
+            fwd_n,
+        );
+    }
+    g.wire_c(
+        "p4_epsn",
+        24,
+        fwd_e,
+        "ePSN with the in-flight write-backs forwarded",
+    );
+    g.wire_c(
+        "p4_nak",
+        1,
+        fwd_n,
+        "NAK-sent with the in-flight write-backs forwarded",
+    );
+    g.wire_c(
+        "p4_diff",
+        24,
+        Expr::minus(id("p4_psn_q"), id("p4_epsn")),
+        "PSN - ePSN modulo 2^24: 0 expected, [23] set behind (duplicate), else ahead",
+    );
+    g.wire_c(
+        "p4_key_ok",
+        1,
+        Expr::lnot(Expr::and(
+            id("p4_key_chk_q"),
+            Expr::lnot(Expr::and(id("p4_acc_ok_q"), id("mk_rsp_ok"))),
+        )),
+        "QP right granted and the R_Key check passed (or no key to check)",
+    );
+    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5).
+    let mut cnt = d(24, 1);
+    for (code, shift) in [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)] {
+        let mask = (1u64 << shift) - 1;
+        let up = Expr::plus(zext(id("p4_dma_len_q"), 32, 33), d(33, mask));
+        g.wire(
+            &format!("p4_rd{code}"),
+            33,
+            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
+        );
+        cnt = Expr::ternary(
+            Expr::eq(id("p4_mtu_q"), d(3, code)),
+            id(format!("p4_rd{code}")).bits(23, 0),
+            cnt,
+        );
+    }
+    g.wire_c(
+        "p4_rd_cnt",
+        24,
+        Expr::ternary(Expr::eq(id("p4_dma_len_q"), Expr::zero(32)), d(24, 1), cnt),
+        "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
+    );
+    g.wire(
+        "p4_inc",
+        24,
+        Expr::ternary(id("p4_is_read"), id("p4_rd_cnt"), d(24, 1)),
+    );
+    g.reg("p4_verdict", 3);
+    g.reg("p4_reason", 5);
+    g.reg("p4_wb", 1);
+    g.reg("p4_wb_epsn", 24);
+    g.reg("p4_wb_nak", 1);
+    let v = |code: u64| Stmt::assign(id("p4_verdict"), d(3, code));
+    let wb = |e: Expr, nak: bool| {
+        vec![
+            Stmt::assign(id("p4_wb"), b1(true)),
+            Stmt::assign(id("p4_wb_epsn"), e),
+            Stmt::assign(id("p4_wb_nak"), b1(nak)),
+        ]
+    };
+    let psn_seq = reason("PSN_SEQ")?;
+    let psn_rules = Stmt::if_else(
+        Expr::eq(id("p4_tr"), n(3, 1)),
+        // UC: an expected PSN, or a first/only packet (resynchronises), is executed; else
+        // dropped until the next first/only packet. Never a NAK for sequence.
+        vec![Stmt::if_else(
+            Expr::or(Expr::eq(id("p4_diff"), Expr::zero(24)), id("p4_uc_start")),
+            vec![Stmt::if_else(
+                id("p4_key_ok"),
+                [vec![v(0)], wb(Expr::plus(id("p4_psn_q"), d(24, 1)), false)].concat(),
+                vec![v(3)],
+            )],
+            vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
+        )],
+        // RC
+        vec![Stmt::if_else(
+            Expr::eq(id("p4_diff"), Expr::zero(24)),
+            vec![Stmt::if_else(
+                id("p4_key_ok"),
+                [
+                    vec![v(0)],
+                    wb(Expr::plus(id("p4_epsn"), id("p4_inc")), false),
+                ]
+                .concat(),
+                vec![v(3)],
+            )],
+            vec![Stmt::if_else(
+                id("p4_diff").index(Expr::int(23)),
+                vec![v(1)],
+                vec![Stmt::if_else(
+                    id("p4_nak"),
+                    vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
+                    [vec![v(2)], wb(id("p4_epsn"), true)].concat(),
+                )],
+            )],
+        )],
+    );
+    g.comb.push(Stmt::Comment(
+        "p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)".into(),
+    ));
+    g.comb.extend([
+        v(0),
+        Stmt::assign(id("p4_reason"), id("p4_reason_q")),
+        Stmt::assign(id("p4_wb"), b1(false)),
+        Stmt::assign(id("p4_wb_epsn"), id("p4_epsn")),
+        Stmt::assign(id("p4_wb_nak"), id("p4_nak")),
+        Stmt::if_else(
+            id("p4_drop_q"),
+            vec![v(4)],
+            vec![Stmt::if_(
+                Expr::all(vec![
+                    Expr::lnot(id("p4_is_cnp")),
+                    Expr::lnot(id("p4_is_resp")),
+                    ne(id("p4_tr"), n(3, 3)),
+                ]),
+                vec![psn_rules],
+            )],
+        ),
+    ]);
+    g.wire_c(
+        "wb_need",
+        1,
+        Expr::and(id("p4_valid_q"), id("p4_wb")),
+        "this verdict writes ePSN/NAK-sent back",
+    );
+    g.wire_c(
+        "out_free",
+        1,
+        Expr::lnot(Expr::and(
+            id("m_hdr_valid_q"),
+            Expr::lnot(id("m_hdr_ready")),
+        )),
+        "the verdict register can load",
+    );
+    g.assigns.push(V::Assign(
+        id("rx_wb_valid"),
+        Expr::all(vec![id("wb_need"), id("out_free"), id("primed")]),
+    ));
+    g.assigns.push(V::Assign(id("rx_wb_vf"), id("p4_vf_q")));
+    g.assigns.push(V::Assign(id("rx_wb_qpn"), id("p4_qpn_q")));
+    g.assigns
+        .push(V::Assign(id("rx_wb_epsn"), id("p4_wb_epsn")));
+    g.assigns
+        .push(V::Assign(id("rx_wb_nak_sent"), id("p4_wb_nak")));
+    g.comb.push(Stmt::Comment(
+        "write-back history, newest first, one entry per pipeline move".into(),
+    ));
+    let mut hist = Vec::new();
+    for k in 1..=FWD_DEPTH {
+        for f in ["valid", "vf", "qpn", "epsn", "nak"] {
+            g.comb.push(Stmt::assign(
+                id(format!("wbh{k}_{f}_d")),
+                id(format!("wbh{k}_{f}_q")),
+            ));
+            let src = if k == 1 {
+                match f {
+                    "valid" => id("wb_need"),
+                    "vf" => id("p4_vf_q"),
+                    "qpn" => id("p4_qpn_q"),
+                    "epsn" => id("p4_wb_epsn"),
+                    _ => id("p4_wb_nak"),
+                }
+            } else {
+                id(format!("wbh{}_{f}_q", k - 1))
+            };
+            hist.push(Stmt::assign(id(format!("wbh{k}_{f}_d")), src));
+        }
+    }
+    g.comb.push(Stmt::if_(id("en"), hist));
+
+    // ---- output registers
+    let accept = Expr::and(id("out_load"), Expr::eq(id("p4_verdict"), Expr::zero(3)));
+    g.wire_c(
+        "out_load",
+        1,
+        Expr::and(id("en"), id("p4_valid_q")),
+        "p4 registers a verdict",
+    );
     g.flop("m_hdr_valid", 1, Some(b1(false)));
     g.assigns
         .push(V::Assign(id("m_hdr_valid"), id("m_hdr_valid_q")));
-    g.comb
-        .push(Stmt::Comment("stage 2: the verdict register".into()));
+    g.comb.push(Stmt::Comment("the verdict register".into()));
     g.comb
         .push(Stmt::assign(id("m_hdr_valid_d"), id("m_hdr_valid_q")));
-    let mut load = vec![Stmt::assign(id("m_hdr_valid_d"), id("s1_valid_q"))];
-    for (name, w, e) in &outs {
+    let mut load = vec![Stmt::assign(id("m_hdr_valid_d"), id("p4_valid_q"))];
+    for (name, w, _) in &outs {
         let q = format!("out_{name}");
         g.flop(&q, *w, None);
         g.comb
             .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
-        // A computed expression of a wider width is kept in its own wire.
-        g.wire(&format!("h_out_{name}"), *w, e.clone());
-        load.push(Stmt::assign(
-            id(format!("{q}_d")),
-            id(format!("h_out_{name}")),
-        ));
+        let src = match *name {
+            "verdict" => id("p4_verdict"),
+            "reason" => Expr::ternary(
+                Expr::eq(id("p4_verdict"), d(3, 4)),
+                id("p4_reason"),
+                Expr::zero(5),
+            ),
+            other => id(format!("p4_{other}_q")),
+        };
+        load.push(Stmt::assign(id(format!("{q}_d")), src));
         g.assigns
             .push(V::Assign(id(format!("m_hdr_{name}")), id(format!("{q}_q"))));
     }
@@ -1402,13 +2010,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("cnp_valid_d"),
         Expr::all(vec![
             accept.clone(),
-            id("h_cnp"),
+            id("p4_cnp_q"),
             id("csr_ctrl_cnp_event_en_o"),
         ]),
     ));
-    g.comb
-        .push(Stmt::assign(id("cnp_vf_d"), id("s1_tuser_q").bits(8, 1)));
-    g.comb.push(Stmt::assign(id("cnp_qpn_d"), id("h_qpn")));
+    g.comb.push(Stmt::assign(id("cnp_vf_d"), id("p4_vf_q")));
+    g.comb.push(Stmt::assign(id("cnp_qpn_d"), id("p4_qpn_q")));
     g.flop("ce_valid", 1, Some(b1(false)));
     g.flop("ce_vf", 8, None);
     g.flop("ce_qpn", 24, None);
@@ -1416,13 +2023,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("ce_valid_d"),
         Expr::all(vec![
             accept.clone(),
-            id("h_ecn_ce"),
+            id("p4_ecn_ce_q"),
             id("csr_ctrl_ce_event_en_o"),
         ]),
     ));
-    g.comb
-        .push(Stmt::assign(id("ce_vf_d"), id("s1_tuser_q").bits(8, 1)));
-    g.comb.push(Stmt::assign(id("ce_qpn_d"), id("h_qpn")));
+    g.comb.push(Stmt::assign(id("ce_vf_d"), id("p4_vf_q")));
+    g.comb.push(Stmt::assign(id("ce_qpn_d"), id("p4_qpn_q")));
     for p in [
         "cnp_valid",
         "cnp_vf",
@@ -1433,46 +2039,54 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ] {
         g.assigns.push(V::Assign(id(p), id(format!("{p}_q"))));
     }
-
     // ---- CSR hardware inputs
+    let verdict_is = |v: u64| Expr::and(id("out_load"), Expr::eq(id("p4_verdict"), d(3, v)));
     let mut hw: Vec<(String, Expr)> = vec![
         ("frames_seen_count_incr_i".into(), id("out_load")),
         ("verdict_accept_count_incr_i".into(), accept.clone()),
+        ("verdict_duplicate_count_incr_i".into(), verdict_is(1)),
+        ("verdict_nak_psn_seq_count_incr_i".into(), verdict_is(2)),
+        (
+            "verdict_nak_remote_access_count_incr_i".into(),
+            verdict_is(3),
+        ),
         (
             "event_cnp_received_count_incr_i".into(),
-            Expr::and(accept.clone(), id("h_cnp")),
+            Expr::and(accept.clone(), id("p4_cnp_q")),
         ),
         (
             "event_ce_marked_count_incr_i".into(),
-            Expr::and(accept.clone(), id("h_ecn_ce")),
+            Expr::and(accept.clone(), id("p4_ecn_ce_q")),
         ),
     ];
-    let drop = Expr::and(id("out_load"), id("h_drop"));
+    let drop = verdict_is(4);
     for (r, c, code) in &reasons {
         let _ = r;
         hw.push((
             format!("{c}_count_incr_i"),
-            Expr::and(drop.clone(), Expr::eq(id("h_reason"), d(5, *code))),
+            Expr::and(drop.clone(), Expr::eq(id("p4_reason"), d(5, *code))),
         ));
     }
     for (f, v) in [
-        ("last_drop_reason", id("h_reason")),
-        ("last_drop_vf", id("s1_tuser_q").bits(8, 1)),
-        ("last_drop_opcode", id("h_out_opcode")),
-        ("last_drop_qpn_qpn", id("h_out_qpn")),
+        ("last_drop_reason", id("p4_reason")),
+        ("last_drop_vf", id("p4_vf_q")),
+        ("last_drop_opcode", id("p4_opcode_q")),
+        ("last_drop_qpn_qpn", id("p4_qpn_q")),
     ] {
         hw.push((format!("{f}_we_i"), drop.clone()));
         hw.push((format!("{f}_d_i"), v));
     }
     let driven: Vec<String> = hw.iter().map(|(n, _)| n.clone()).collect();
-    // Counters of verdicts that need the QPC (later increments): never incremented yet.
     for item in &csr.ports {
         let PortItem::Port(p) = item else { continue };
         if p.dir == verilog_ast::Dir::Input
             && p.name.ends_with("_incr_i")
             && !driven.contains(&p.name)
         {
-            hw.push((p.name.clone(), b1(false)));
+            return Err(RxParserError(format!(
+                "the map's counter input `{p}` has no source in the parser",
+                p = p.name
+            )));
         }
     }
     for (name, e) in hw {
@@ -1512,7 +2126,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("h_bth4").bits(5, 0),
         id("h_bth8").bits(6, 0),
         id("h_payload_len").index(Expr::int(16)),
+        id("rx_rsp_vf"),
+        id("rx_rsp_qpn"),
+        id("rx_rsp_user"),
+        id("mk_rsp_reason"),
+        id("mk_rsp_vf"),
+        id("mk_rsp_rkey"),
+        id("mk_rsp_user"),
+        id("rx_req_ready"),
+        id("mk_req_ready"),
+        id("p2_uc_start"),
+        id("p4_is_write"),
+        id("p4_is_atomic"),
     ]);
+    for code in 1..=5 {
+        unused.push(id(format!("p4_rd{code}")).bits(32, 24));
+    }
     g.wire_c(
         "unused_ok",
         1,
@@ -1566,9 +2195,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "cnp_*: pulse per accepted CNP; ce_*: pulse per accepted ECN=11 frame (paced per".into(),
     );
     header.push("flow by the DCQCN notification point, dcqcn_rp event kind 2).".into());
-    header
-        .push("Not yet here: QPC lookup, PSN window, payload and ACK/NAK streams (accepted".into());
-    header.push("frames are those passing every check above).".into());
+    for line in [
+        "Then, with the QPC's answer (rx_req/rx_rsp, 2 cycles): UNKNOWN_QP,",
+        "TRANSPORT_MISMATCH, STATE; the R_Key check (mk_req/mk_rsp, 2 cycles) of RETH and",
+        "AtomicETH requests; the 24-bit PSN window (accept / duplicate / nak_seq once, then",
+        "PSN_SEQ drops / nak_access); ePSN and NAK-sent written back on rx_wb and forwarded",
+        "to the 4 frames behind. Not yet here: payload and ACK/NAK streams.",
+    ] {
+        header.push(line.into());
+    }
 
     Ok(Module {
         name: map.block.text.clone(),
@@ -1579,6 +2214,200 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         reset: opts.reset,
     })
 }
+
+/// The QPC port groups the parser drives (names as in both blocks).
+const QPC_PORTS: [&str; 5] = ["rx_req_", "rx_rsp_", "rx_wb_", "mk_req_", "mk_rsp_"];
+
+/// Lowers `rx_top`: the RX parser of `map` wired to the QPC block of `qpc_map` through the
+/// RX lookup, write-back and R_Key ports. Both CSR blocks are reachable: the parser's on
+/// `s_axil_*`, the QPC's (command mailbox: QP and memory-key set-up) on `qpc_s_axil_*`. The
+/// QPC's doorbell and WQE-check ports are tied off.
+pub fn generate_top(
+    map: &RegMap,
+    qpc_map: &RegMap,
+    opts: &Options,
+) -> Result<Module, RxParserError> {
+    let checks: [(&str, &str, u8); 7] = [
+        ("service_type", "RC", ST_RC),
+        ("service_type", "UC", ST_UC),
+        ("service_type", "UD", ST_UD),
+        ("qp_state", "RTR", S_RTR),
+        ("qp_state", "RTS", S_RTS),
+        ("qp_state", "SQER", S_SQER),
+        ("qp_state", "SQD", S_SQD),
+    ];
+    for (e, name, want) in checks {
+        let got = enum_value(qpc_map, e, name)
+            .map_err(|err| RxParserError(format!("{}: {err}", qpc_map.file)))?;
+        if got != u64::from(want) {
+            return Err(RxParserError(format!(
+                "{}: enum `{e}` value `{name}` is {got}; the parser compares with the mlx5 encoding {want}",
+                qpc_map.file
+            )));
+        }
+    }
+    let parser = generate(map, opts)?;
+    let qpc = rdmagen_qpc::generate(
+        qpc_map,
+        &rdmagen_qpc::Options {
+            reset: opts.reset,
+            generator: opts.generator.clone(),
+        },
+    )
+    .map_err(|e| RxParserError(format!("{}: {e}", qpc_map.file)))?;
+    let rst = opts.reset;
+    let is_clock = |n: &str| n == "clk" || n == rst.port_name();
+    let is_link = |n: &str| QPC_PORTS.iter().any(|p| n.starts_with(p));
+    let mut ports = Vec::new();
+    let mut decls = Vec::new();
+    let mut parser_conns = Vec::new();
+    for item in &parser.ports {
+        match item {
+            PortItem::Banner(b) if !b.starts_with("QPC ") => {
+                ports.push(PortItem::Banner(b.clone()))
+            }
+            PortItem::Port(p) => {
+                if is_link(&p.name) {
+                    // The parser drives the requests and write-backs; the QPC the answers.
+                    if p.dir == verilog_ast::Dir::Output {
+                        decls.push(V::Decl(Decl::wire(p.name.clone(), p.range.clone())));
+                    }
+                } else {
+                    ports.push(PortItem::Port(p.clone()));
+                }
+                parser_conns.push((p.name.clone(), id(p.name.clone())));
+            }
+            PortItem::Banner(_) => {}
+        }
+    }
+    ports.push(PortItem::Banner(
+        "QPC: AXI4-Lite slave of its CSR block (command mailbox: QPs and memory keys)".into(),
+    ));
+    let mut qpc_conns = Vec::new();
+    let mut unused = Vec::new();
+    for item in &qpc.ports {
+        let PortItem::Port(p) = item else { continue };
+        if is_clock(&p.name) {
+            qpc_conns.push((p.name.clone(), id(p.name.clone())));
+        } else if is_link(&p.name) {
+            if p.dir == verilog_ast::Dir::Output {
+                decls.push(V::Decl(Decl::wire(p.name.clone(), p.range.clone())));
+            }
+            qpc_conns.push((p.name.clone(), id(p.name.clone())));
+        } else if p.name.starts_with("s_axil_") || p.name == "irq_o" {
+            let name = format!("qpc_{}", p.name);
+            ports.push(PortItem::Port(Port {
+                name: name.clone(),
+                comment: None,
+                ..p.clone()
+            }));
+            qpc_conns.push((p.name.clone(), id(name)));
+        } else if p.dir == verilog_ast::Dir::Input {
+            // Tied off: no doorbell or WQE checks here; their responses always taken.
+            let width = match &p.range {
+                None => 1,
+                Some(Range {
+                    msb: Expr::Int(m),
+                    lsb: Expr::Int(0),
+                }) => *m as u32 + 1,
+                Some(_) => {
+                    return Err(RxParserError(format!(
+                        "QPC port `{}` has a parameter-sized width",
+                        p.name
+                    )))
+                }
+            };
+            let v = if p.name.ends_with("_rsp_ready") {
+                b1(true)
+            } else {
+                Expr::zero(width)
+            };
+            qpc_conns.push((p.name.clone(), v));
+        } else {
+            let w = format!("qpc_{}", p.name);
+            decls.push(V::Decl(Decl::wire(w.clone(), p.range.clone())));
+            unused.push(id(w.clone()));
+            qpc_conns.push((p.name.clone(), id(w)));
+        }
+    }
+    // Every link port must exist on both sides.
+    for item in &parser.ports {
+        if let PortItem::Port(p) = item {
+            if is_link(&p.name) && !qpc_conns.iter().any(|(n, _)| *n == p.name) {
+                return Err(RxParserError(format!(
+                    "{}: the QPC block has no port `{}`",
+                    qpc_map.file, p.name
+                )));
+            }
+        }
+    }
+    decls.push(V::Decl(
+        Decl::wire("unused_ok", None).comment("the tied-off QPC ports' outputs"),
+    ));
+    let mut items = vec![V::Comment(vec![
+        "QPC ports between the blocks (RX lookup, write-back, R_Key check)".into(),
+    ])];
+    items.extend(decls);
+    items.push(V::Blank);
+    items.push(V::Instance {
+        module: parser.name.clone(),
+        name: "u_parser".into(),
+        params: Vec::new(),
+        ports: parser_conns,
+    });
+    items.push(V::Blank);
+    items.push(V::Instance {
+        module: qpc.name.clone(),
+        name: "u_qpc".into(),
+        params: vec![
+            ("NUM_VF".into(), id("NUM_VF")),
+            ("QPS_PER_VF".into(), id("QPS_PER_VF")),
+            ("NUM_MKEYS".into(), id("NUM_MKEYS")),
+        ],
+        ports: qpc_conns,
+    });
+    items.push(V::Blank);
+    items.push(V::Assign(
+        id("unused_ok"),
+        Expr::un(UnOp::RedXor, Expr::concat(unused)),
+    ));
+    let param = |name: &str, fallback: u64, what: &str| Param {
+        name: name.into(),
+        default: Expr::int(qpc_map.parameter(name).map_or(fallback, |p| p.default) as i64),
+        comment: Some(what.into()),
+    };
+    Ok(Module {
+        name: TOP_NAME.into(),
+        header: vec![
+            format!(
+                "{TOP_NAME}: the RX parser `{}` ({} bits) with the QPC block `{}`.",
+                parser.name, opts.width, qpc.name
+            ),
+            String::new(),
+            format!(
+                "Generated by {} from {} and {}.",
+                opts.generator, map.file, qpc_map.file
+            ),
+            "Do not edit: change the maps and run `make rtl`.".into(),
+            String::new(),
+            "Frames on s_axis_*, verdicts on m_hdr_*. The parser looks every frame's QP up".into(),
+            "(rx_req/rx_rsp), checks R_Keys (mk_req/mk_rsp) and writes ePSN and NAK-sent back".into(),
+            "(rx_wb). QPs and memory keys are set up through qpc_s_axil_* (the QPC command".into(),
+            "mailbox); the parser's CSRs are on s_axil_*. Doorbell and WQE-check ports are tied off.".into(),
+        ],
+        params: vec![
+            param("NUM_VF", 8, "SR-IOV VFs (QPC); range 1..256"),
+            param("QPS_PER_VF", 64, "QPs per VF (QPC)"),
+            param("NUM_MKEYS", 4096, "memory keys (QPC); range 1..4096"),
+        ],
+        ports,
+        items,
+        reset: rst,
+    })
+}
+
+/// Module (and file) name of the parser + QPC top.
+pub const TOP_NAME: &str = "rx_top";
 
 #[cfg(test)]
 mod tests {
@@ -1612,5 +2441,40 @@ mod tests {
             }
         }
         assert_eq!(seen.len(), 23 + 12 + 2 + 1);
+    }
+
+    fn map(name: &str) -> RegMap {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../register-maps")
+            .join(name);
+        rdmagen_regmap::load(&path).expect("map loads")
+    }
+
+    #[test]
+    fn top_wires_every_qpc_link_port_and_checks_encodings() {
+        let opts = Options {
+            reset: ResetStyle::SyncHigh,
+            generator: "test".into(),
+            width: 64,
+        };
+        let top = generate_top(&map("rx_parser.yaml"), &map("qpc.yaml"), &opts).expect("top");
+        let text = top.print();
+        for p in [
+            "rx_req_qpn",
+            "rx_rsp_mtu",
+            "rx_wb_epsn",
+            "mk_req_rkey",
+            "mk_rsp_ok",
+        ] {
+            let wired = text
+                .lines()
+                .filter(|l| l.contains(&format!(".{p} ")) && l.contains(&format!("({p})")))
+                .count();
+            assert_eq!(wired, 2, "{p}: parser and QPC");
+        }
+        assert!(text.contains("qpc_s_axil_awaddr"));
+        // A map without the QPC encodings is refused by name.
+        let e = generate_top(&map("rx_parser.yaml"), &map("uar.yaml"), &opts).unwrap_err();
+        assert!(e.0.contains("service_type"), "{e}");
     }
 }

@@ -607,6 +607,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 rre: self.get("rx_rsp_rre") == 1,
                 rwe: self.get("rx_rsp_rwe") == 1,
                 rae: self.get("rx_rsp_rae") == 1,
+                mtu: self.get("rx_rsp_mtu") as u32,
                 vf: self.get("rx_rsp_vf") as u8,
                 qpn: self.get("rx_rsp_qpn") as u32,
                 user: self.get("rx_rsp_user") as u32,

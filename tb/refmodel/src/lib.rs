@@ -10,4 +10,5 @@ pub mod csr;
 pub mod dcqcn;
 pub mod qpc;
 pub mod roce;
+pub mod rxqp;
 pub mod uar;

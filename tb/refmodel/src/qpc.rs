@@ -342,6 +342,8 @@ pub struct RxRsp {
     pub rre: bool,
     pub rwe: bool,
     pub rae: bool,
+    /// Path MTU code (1 = 256 ... 5 = 4096 bytes).
+    pub mtu: u32,
     pub vf: u8,
     pub qpn: u32,
     pub user: u32,
@@ -747,6 +749,7 @@ impl QpcModel {
                 rsp.rre = get(w, l.rre) == 1;
                 rsp.rwe = get(w, l.rwe) == 1;
                 rsp.rae = get(w, l.rae) == 1;
+                rsp.mtu = get(w, l.mtu);
             }
             out.rx = Some(rsp);
         }

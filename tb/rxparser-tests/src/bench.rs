@@ -1,18 +1,23 @@
-//! The Verilated RX parser next to `rdmagen_refmodel::roce::RxParserModel`: random valid
-//! and malformed frames streamed in with random idle, the verdict stream drained under
-//! random backpressure, every verdict compared in order, then every counter read back.
+//! The Verilated `rx_top` (RX parser + QPC) next to `rdmagen_refmodel::rxqp::RxQpModel`:
+//! QPs and memory keys created through the QPC command mailbox, then random valid and
+//! malformed frames (aimed at those QPs with PSNs around ePSN and R_Keys around the keys'
+//! edges) streamed in with random idle, the verdict stream drained under random
+//! backpressure, every verdict compared in order, then every counter read back.
 
 use std::collections::{HashMap, VecDeque};
 
 use proptest::prelude::*;
+use rdmagen_harness::axil::AxiLitePins;
 use rdmagen_harness::axil::{AxiLiteMaster, Event, Timing};
 use rdmagen_harness::axis::{beats, Beat};
 use rdmagen_harness::stall::{split_seed, Profile, Stall};
-use rdmagen_harness::{HasAxiLite, Model, RawPort};
+use rdmagen_harness::{Model, RawPort};
+use rdmagen_refmodel::qpc::{set, Layout, MkLayout};
 use rdmagen_refmodel::roce::{
-    ext_layout, icrc, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome,
-    RxParserModel, Verdict, IPPROTO_UDP,
+    ext_layout, icrc, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome, Verdict,
+    CNP_OPCODE, IPPROTO_UDP,
 };
+use rdmagen_refmodel::rxqp::{state, RxKey, RxQp, RxQpModel};
 
 /// CSR addresses (register-maps/rx_parser.yaml).
 pub mod addr {
@@ -25,11 +30,86 @@ pub mod addr {
     pub const DROP_BASE: u64 = 0x120;
     pub const EVENT_CNP: u64 = 0x180;
     pub const EVENT_CE: u64 = 0x184;
+    pub const VERDICT_DUPLICATE: u64 = 0x110;
+    pub const VERDICT_NAK_SEQ: u64 = 0x114;
+    pub const VERDICT_NAK_ACCESS: u64 = 0x118;
+}
+
+/// QPC CSR addresses (register-maps/qpc.yaml).
+pub mod qpc_addr {
+    pub const STATUS: u64 = 0x004;
+    pub const CMD_CTRL: u64 = 0x010;
+    pub const CMD_TARGET: u64 = 0x014;
+    pub const CMD_STATUS: u64 = 0x018;
+    pub const MAILBOX: u64 = 0x080;
 }
 
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
 /// (the generator's documented `VERDICT_LATENCY`).
-pub const VERDICT_LATENCY: u64 = 2;
+pub const VERDICT_LATENCY: u64 = 6;
+
+/// Cycles the QPC of model `M` clears its tables after reset (one entry per cycle).
+fn qpc_clear_cycles<M: Model>() -> u64 {
+    let p = |n: &str| M::param(n).unwrap_or(1) as u64;
+    (p("NUM_VF") * p("QPS_PER_VF")).max(p("NUM_MKEYS")) + 8
+}
+
+/// A QP the case creates through the QPC mailbox (CREATE_QP, then modifies up to `state`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QpSpec {
+    pub vf: u8,
+    pub local: u16,
+    /// mlx5 service type: 0 RC, 1 UC, 2 UD.
+    pub st: u8,
+    /// Target state: RST, INIT, RTR, RTS, SQD or ERR.
+    pub state: u8,
+    pub pd: u32,
+    pub epsn: u32,
+    pub rre: bool,
+    pub rwe: bool,
+    pub rae: bool,
+    /// Path MTU code 1..=5.
+    pub mtu: u8,
+}
+
+impl QpSpec {
+    pub fn qpn(&self) -> u32 {
+        u32::from(self.vf) << 12 | u32::from(self.local)
+    }
+}
+
+/// A memory key the case creates (CREATE_MKEY on `vf`, index `index`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeySpec {
+    pub vf: u8,
+    pub index: u32,
+    pub key: u8,
+    pub pd: u32,
+    pub va: u64,
+    pub length: u64,
+    pub remote_read: bool,
+    pub remote_write: bool,
+    pub remote_atomic: bool,
+}
+
+impl KeySpec {
+    pub fn rkey(&self) -> u32 {
+        self.index << 8 | u32::from(self.key)
+    }
+}
+
+/// Where a RETH/AtomicETH access points, relative to one of the case's keys.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RdmaAim {
+    /// Key (index into the case's keys, modulo their number).
+    pub key: u8,
+    /// 0 start, 1 ends at the region's end, 2 one byte past it, 3 one byte before the start,
+    /// 4 the whole region, 5 anywhere (random VA).
+    pub edge: u8,
+    pub len: u32,
+    /// Wrong variant byte in the R_Key.
+    pub bad_variant: bool,
+}
 
 /// What is done to a well-formed frame before it is sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,9 +153,62 @@ pub struct FrameSpec {
     pub mutation: Mutation,
     pub bad_fcs: bool,
     pub vf: u8,
+    /// Aim at QP `target` of the case (modulo their number): its VF and QPN replace `vf`
+    /// and `qpn`.
+    pub target: Option<u8>,
+    /// With a target: PSN = the QP's ePSN (as the model holds it then) + this, mod 2^24.
+    pub psn_rel: Option<i32>,
+    /// RETH/AtomicETH VA, R_Key and length aimed at a key of the case.
+    pub rdma: Option<RdmaAim>,
+    /// RETH/AtomicETH (va, rkey, dma_len) resolved from `rdma`.
+    pub reth: Option<(u64, u32, u32)>,
 }
 
 impl FrameSpec {
+    /// This frame with its target QP, PSN and key aim resolved against the model's state.
+    pub fn resolve(&self, qps: &[QpSpec], keys: &[KeySpec], model: &RxQpModel) -> FrameSpec {
+        let mut f = self.clone();
+        if let (Some(t), false) = (self.target, qps.is_empty()) {
+            let q = &qps[usize::from(t) % qps.len()];
+            f.vf = q.vf;
+            f.qpn = q.qpn();
+            // Mostly an opcode of the QP's transport (the rest meet TRANSPORT_MISMATCH).
+            if self.fill & 3 != 0 && self.opcode != CNP_OPCODE {
+                let op = self.opcode & 0x1F;
+                f.opcode = match q.st {
+                    0 => op,
+                    1 if op <= 0x0B => op | 0x20,
+                    2 => 0x64 | op & 1,
+                    _ => self.opcode,
+                };
+            }
+            if let (Some(rel), Some(m)) = (self.psn_rel, model.qps.get(&(q.vf, q.qpn()))) {
+                f.psn = (m.epsn as i64 + i64::from(rel)).rem_euclid(1 << 24) as u32;
+            }
+        }
+        if let (Some(a), false) = (&self.rdma, keys.is_empty()) {
+            let k = &keys[usize::from(a.key) % keys.len()];
+            let len = a.len;
+            let end = k.va.wrapping_add(k.length);
+            let va = match a.edge {
+                0 => k.va,
+                1 => end.wrapping_sub(u64::from(len)),
+                2 => end.wrapping_sub(u64::from(len)).wrapping_add(1),
+                3 => k.va.wrapping_sub(1),
+                4 => k.va,
+                _ => k.va ^ u64::from(len) << 20,
+            };
+            let len = if a.edge == 4 {
+                k.length.min(u64::from(u32::MAX)) as u32
+            } else {
+                len
+            };
+            let rkey = k.rkey() ^ u32::from(a.bad_variant);
+            f.reth = Some((va, rkey, len));
+        }
+        f
+    }
+
     /// The frame's bytes.
     pub fn bytes(&self) -> Vec<u8> {
         let mut p = RocePacket::new_ipv4(self.opcode, self.qpn, self.psn).expect("supported");
@@ -115,12 +248,18 @@ impl FrameSpec {
             r.va = 0x7F00_0000_0000 | u64::from(self.psn);
             r.rkey = 0x1234_0000 | self.qpn & 0xFFFF;
             r.dma_len = u32::from(self.payload);
+            if let Some((va, rkey, len)) = self.reth {
+                (r.va, r.rkey, r.dma_len) = (va, rkey, len);
+            }
         }
         if let Some(a) = &mut e.atomic {
             a.va = 0x1000 | u64::from(self.qpn);
             a.rkey = 0xABCD;
             a.swap_add = 7;
             a.compare = 9;
+            if let Some((va, rkey, _)) = self.reth {
+                (a.va, a.rkey) = (va, rkey);
+            }
         }
         if let Some(i) = &mut e.imm {
             *i = 0xC0DE_0000 | self.psn & 0xFFFF;
@@ -190,6 +329,8 @@ pub struct Case {
     /// Backpressure on the verdict stream.
     pub stall: Profile,
     pub cfg: RxConfig,
+    pub qps: Vec<QpSpec>,
+    pub keys: Vec<KeySpec>,
     pub frames: Vec<FrameSpec>,
 }
 
@@ -214,6 +355,22 @@ pub struct Seen {
     pub opcode: u8,
     pub qpn: u32,
     pub fields: Option<Accepted>,
+}
+
+/// One verdict with every field `rdmagen sim rx-parser` reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HdrOut {
+    pub verdict: u8,
+    pub reason: u8,
+    pub vf: u8,
+    pub qpn: u32,
+    pub opcode: u8,
+    pub psn: u32,
+    pub va: u64,
+    pub rkey: u32,
+    pub dma_len: u32,
+    pub ecn_ce: bool,
+    pub cnp: bool,
 }
 
 /// The fields compared on accepted frames.
@@ -242,7 +399,7 @@ fn expected(o: &RxOutcome) -> Seen {
         vf: f.vf,
         opcode: f.opcode,
         qpn: f.qpn,
-        fields: (o.verdict == Verdict::Accept).then(|| Accepted {
+        fields: (o.verdict != Verdict::Drop).then(|| Accepted {
             psn: f.psn,
             se: f.se,
             ack_req: f.ack_req,
@@ -264,7 +421,12 @@ fn expected(o: &RxOutcome) -> Seen {
 #[derive(Clone, Debug, Default)]
 pub struct Tally {
     pub frames: u64,
+    /// Frames that passed the QP-independent header checks.
+    pub passed_headers: u64,
     pub accept: u64,
+    pub duplicate: u64,
+    pub nak_seq: u64,
+    pub nak_access: u64,
     pub drops: HashMap<u8, u64>,
     pub cnp: u64,
     pub ce: u64,
@@ -274,7 +436,7 @@ pub struct Tally {
     pub last_beat: u64,
 }
 
-pub struct Bench<M: Model + HasAxiLite> {
+pub struct Bench<M: Model> {
     dut: M,
     pins: HashMap<&'static str, RawPort>,
     data_bytes: usize,
@@ -283,17 +445,21 @@ pub struct Bench<M: Model + HasAxiLite> {
     pub frames: u64,
     pub beats: u64,
     pub accepted: u64,
-    /// Frames per outcome over the bench's life: 0 = accepted, else the drop reason code.
+    /// Frames per outcome over the bench's life: the drop reason code, or 100 + the verdict
+    /// (100 accept, 101 duplicate, 102 nak_seq, 103 nak_access).
     pub reasons: std::collections::BTreeMap<u8, u64>,
+    /// The QPs and keys the last case left, when it ended cleanly: the next case destroys
+    /// them instead of resetting (the QPC clear after reset takes thousands of cycles).
+    live: Option<(Vec<QpSpec>, Vec<KeySpec>)>,
 }
 
-impl<M: Model + HasAxiLite> Default for Bench<M> {
+impl<M: Model> Default for Bench<M> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<M: Model + HasAxiLite> Bench<M> {
+impl<M: Model> Bench<M> {
     pub fn new() -> Self {
         let dut = M::create();
         let pins: HashMap<&'static str, RawPort> = M::PORTS
@@ -315,6 +481,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             beats: 0,
             accepted: 0,
             reasons: Default::default(),
+            live: None,
         }
     }
 
@@ -325,6 +492,13 @@ impl<M: Model + HasAxiLite> Bench<M> {
     /// Starts an FST waveform of this (fresh) bench's model.
     pub fn dut_trace(&mut self, path: &std::path::Path) -> std::io::Result<()> {
         self.dut.trace_open(path)
+    }
+
+    /// The AXI4-Lite slave under `prefix`: `s_axil_` (the parser's CSRs) or `qpc_s_axil_`.
+    fn lite(&self, prefix: &str) -> Lite {
+        Lite {
+            p: LITE.map(|n| *self.pin(&format!("{prefix}{n}"))),
+        }
     }
 
     fn pin(&self, name: &str) -> &RawPort {
@@ -392,7 +566,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             vf: self.get("m_hdr_vf") as u8,
             opcode: self.get("m_hdr_opcode") as u8,
             qpn: self.get("m_hdr_qpn") as u32,
-            fields: (verdict == 0).then(|| Accepted {
+            fields: (verdict != 4).then(|| Accepted {
                 psn: self.get("m_hdr_psn") as u32,
                 se: self.get("m_hdr_se") == 1,
                 ack_req: self.get("m_hdr_ack_req") == 1,
@@ -410,34 +584,32 @@ impl<M: Model + HasAxiLite> Bench<M> {
         }
     }
 
-    /// Runs one case from reset: configuration through AXI4-Lite, the frames, then every
-    /// counter read back. With `exact_timing`, every verdict must come exactly
-    /// [`VERDICT_LATENCY`] cycles after its tlast beat (only meaningful without backpressure).
+    /// Runs one case from reset: the QPs and keys through the QPC mailbox, configuration
+    /// through AXI4-Lite, the frames, then every counter read back. With `exact_timing`,
+    /// every verdict must come exactly [`VERDICT_LATENCY`] cycles after its tlast beat (only
+    /// meaningful without backpressure).
     pub fn run(&mut self, case: &Case) -> Result<Tally, Failure> {
         self.run_timed(case, false)
     }
 
     pub fn run_timed(&mut self, case: &Case, exact_timing: bool) -> Result<Tally, Failure> {
-        let frames: Vec<RawFrame> = case
-            .frames
-            .iter()
-            .map(|s| RawFrame {
-                bytes: s.bytes(),
-                bad_fcs: s.bad_fcs,
-                vf: s.vf,
-            })
-            .collect();
-        self.run_raw(
-            case.seed,
-            case.idle,
-            case.stall,
-            &case.cfg,
-            &frames,
-            exact_timing,
-        )
+        let mut model = model_of(&case.cfg, &case.qps, &case.keys);
+        let mut frames = Vec::new();
+        let mut outcomes = Vec::new();
+        for s in &case.frames {
+            let r = s.resolve(&case.qps, &case.keys, &model);
+            let bytes = r.bytes();
+            outcomes.push(model.receive(&bytes, r.bad_fcs, r.vf));
+            frames.push(RawFrame {
+                bytes,
+                bad_fcs: r.bad_fcs,
+                vf: r.vf,
+            });
+        }
+        self.run_frames(case, &frames, &outcomes, exact_timing)
     }
 
-    /// Runs any frames (bytes as given) from reset; see [`Bench::run`].
+    /// Runs any frames (bytes as given) from reset, with no QP; see [`Bench::run`].
     pub fn run_raw(
         &mut self,
         seed: u64,
@@ -447,46 +619,287 @@ impl<M: Model + HasAxiLite> Bench<M> {
         frames: &[RawFrame],
         exact_timing: bool,
     ) -> Result<Tally, Failure> {
+        let case = Case {
+            seed,
+            idle,
+            stall,
+            cfg: cfg.clone(),
+            qps: Vec::new(),
+            keys: Vec::new(),
+            frames: Vec::new(),
+        };
+        let mut model = model_of(cfg, &[], &[]);
+        let outcomes: Vec<RxOutcome> = frames
+            .iter()
+            .map(|f| model.receive(&f.bytes, f.bad_fcs, f.vf))
+            .collect();
+        self.run_frames(&case, frames, &outcomes, exact_timing)
+    }
+
+    /// Cycles with no frame until both AXI4-Lite masters are idle; returns the read data.
+    fn settle(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        qaxil: &mut AxiLiteMaster,
+    ) -> Result<HashMap<u64, u64>, Failure> {
+        let mut reads = HashMap::new();
+        let mut events = Vec::new();
+        let start = self.cycle;
+        while !axil.is_idle() || !qaxil.is_idle() {
+            if self.cycle - start > 20_000 {
+                return self.fail("AXI4-Lite accesses never completed".into());
+            }
+            self.drive_beat(false, &Beat::empty(self.data_bytes));
+            self.set("m_hdr_ready", 1);
+            axil.drive(&self.lite("s_axil_"));
+            let q = self.lite("qpc_s_axil_");
+            qaxil.drive(&q);
+            self.dut.eval();
+            events.clear();
+            axil.observe(&self.lite("s_axil_"), &mut events);
+            qaxil.observe(&q, &mut events);
+            for e in &events {
+                if let Event::ReadDone { tag, data, .. } = e {
+                    reads.insert(*tag, *data);
+                }
+            }
+            self.tick()?;
+        }
+        Ok(reads)
+    }
+
+    /// One QPC command: mailbox, target, go; its status must be OK.
+    fn qpc_command(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        qaxil: &mut AxiLiteMaster,
+        opcode: u16,
+        target: u32,
+        mailbox: &[u32],
+    ) -> Result<(), Failure> {
+        for (i, d) in mailbox.iter().enumerate() {
+            qaxil.write(qpc_addr::MAILBOX + 4 * i as u64, u64::from(*d), 0xF);
+        }
+        qaxil.write(qpc_addr::CMD_TARGET, u64::from(target), 0xF);
+        qaxil.write(
+            qpc_addr::CMD_CTRL,
+            u64::from(1u32 << 31 | u32::from(opcode)),
+            0xF,
+        );
+        self.settle(axil, qaxil)?;
+        // Poll cmd_status until busy clears.
+        let mut st = u64::MAX;
+        for _ in 0..64 {
+            let tag = qaxil.read(qpc_addr::CMD_STATUS);
+            let reads = self.settle(axil, qaxil)?;
+            st = reads.get(&tag).copied().unwrap_or(u64::MAX);
+            if st & 1 == 0 {
+                break;
+            }
+        }
+        if st & 1 != 0 || (st >> 8) & 0xFF != 0 {
+            return self.fail(format!(
+                "QPC command {opcode:#x} on target {target:#x}: cmd_status {st:#x}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Creates the case's QPs and keys through the QPC mailbox.
+    fn qpc_setup(
+        &mut self,
+        axil: &mut AxiLiteMaster,
+        qaxil: &mut AxiLiteMaster,
+        qps: &[QpSpec],
+        keys: &[KeySpec],
+    ) -> Result<(), Failure> {
+        let (l, ml) = layouts();
+        for q in qps {
+            let mut w = vec![0u32; 12];
+            set(&mut w, l.st, u32::from(q.st));
+            set(&mut w, l.pd, q.pd);
+            set(&mut w, l.mtu, u32::from(q.mtu));
+            set(&mut w, l.rre, u32::from(q.rre));
+            set(&mut w, l.rwe, u32::from(q.rwe));
+            set(&mut w, l.rae, u32::from(q.rae));
+            set(&mut w, l.epsn, q.epsn);
+            let target = u32::from(q.vf) << 24 | u32::from(q.local);
+            let mut ops = vec![0x500u16];
+            let up = [0x502u16, 0x503, 0x504];
+            let steps = match q.state {
+                state::RST => 0,
+                state::INIT => 1,
+                state::RTR => 2,
+                state::RTS | state::SQD => 3,
+                _ => 0,
+            };
+            ops.extend(&up[..steps]);
+            if q.state == state::SQD {
+                ops.push(0x508);
+            }
+            if q.state == state::ERR {
+                ops.push(0x507);
+            }
+            for op in ops {
+                self.qpc_command(axil, qaxil, op, target, &w)?;
+            }
+        }
+        for k in keys {
+            let mut w = vec![0u32; 6];
+            set(&mut w, ml.pd, k.pd);
+            set(&mut w, ml.key, u32::from(k.key));
+            rdmagen_refmodel::qpc::set64(&mut w, ml.va, k.va);
+            rdmagen_refmodel::qpc::set64(&mut w, ml.length, k.length);
+            set(&mut w, ml.remote_read, u32::from(k.remote_read));
+            set(&mut w, ml.remote_write, u32::from(k.remote_write));
+            set(&mut w, ml.remote_atomic, u32::from(k.remote_atomic));
+            self.qpc_command(axil, qaxil, 0x200, u32::from(k.vf) << 24 | k.index, &w)?;
+        }
+        Ok(())
+    }
+
+    /// From reset: waits for the QPC clear, creates the case's QPs and keys, configures the
+    /// parser. Returns the two AXI4-Lite masters (parser, QPC).
+    fn start(&mut self, case: &Case) -> Result<(AxiLiteMaster, AxiLiteMaster), Failure> {
+        let seed = case.seed;
+        let mut axil = AxiLiteMaster::new(split_seed(seed, 1), Timing::default());
+        let mut qaxil = AxiLiteMaster::new(split_seed(seed, 4), Timing::default());
+        if let Some((qps, keys)) = self.live.take() {
+            // The previous case ended cleanly: destroy what it made, keep the QPC.
+            for q in &qps {
+                let target = u32::from(q.vf) << 24 | u32::from(q.local);
+                self.qpc_command(&mut axil, &mut qaxil, 0x501, target, &[])?;
+            }
+            for k in &keys {
+                let target = u32::from(k.vf) << 24 | k.index;
+                self.qpc_command(&mut axil, &mut qaxil, 0x202, target, &[])?;
+            }
+            return self.configure(case, axil, qaxil);
+        }
         self.dut.reset(2);
         self.cycle = 0;
-        let model = RxParserModel::new(cfg.clone());
-        let mut axil = AxiLiteMaster::new(split_seed(seed, 1), Timing::default());
-        let mut events = Vec::new();
+        // The QPC clears its tables after reset; commands wait for that.
+        for _ in 0..qpc_clear_cycles::<M>() {
+            self.drive_beat(false, &Beat::empty(self.data_bytes));
+            self.set("m_hdr_ready", 1);
+            self.tick()?;
+        }
+        let mut status = None;
+        for _ in 0..5000 {
+            let tag = qaxil.read(qpc_addr::STATUS);
+            status = self.settle(&mut axil, &mut qaxil)?.get(&tag).copied();
+            if status.is_some_and(|s| s & 1 == 0) {
+                break;
+            }
+        }
+        if !status.is_some_and(|s| s & 1 == 0) {
+            return self.fail(format!("the QPC clear never finished (status {status:x?})"));
+        }
+        self.configure(case, axil, qaxil)
+    }
+
+    /// Creates the case's QPs and keys and writes the parser's configuration.
+    fn configure(
+        &mut self,
+        case: &Case,
+        mut axil: AxiLiteMaster,
+        mut qaxil: AxiLiteMaster,
+    ) -> Result<(AxiLiteMaster, AxiLiteMaster), Failure> {
+        let cfg = &case.cfg;
+        self.qpc_setup(&mut axil, &mut qaxil, &case.qps, &case.keys)?;
         axil.write(
             addr::CTRL,
             u64::from(cfg.icrc_check) | u64::from(cfg.ipv6) << 1 | 1 << 2 | 1 << 3,
-            0xF,
+            0xf,
         );
-        axil.write(addr::UDP_DPORT, u64::from(cfg.udp_dport), 0xF);
-        axil.write(addr::P_KEY, u64::from(cfg.pkey), 0xF);
+        axil.write(addr::UDP_DPORT, u64::from(cfg.udp_dport), 0xf);
+        axil.write(addr::P_KEY, u64::from(cfg.pkey), 0xf);
         // Configuration first, then the stream.
-        while !axil.is_idle() {
-            self.drive_beat(false, &Beat::empty(self.data_bytes));
+        self.settle(&mut axil, &mut qaxil)?;
+        Ok((axil, qaxil))
+    }
+
+    /// Replays `frames` (the case's own frames are ignored) at full rate with the verdict
+    /// sink always ready, after the case's QPs and keys are set up; returns every verdict
+    /// as the RTL shows it, all fields read, in frame order.
+    pub fn replay(&mut self, case: &Case, frames: &[RawFrame]) -> Result<Vec<HdrOut>, Failure> {
+        self.start(case)?;
+        let mut queue: VecDeque<Beat> = VecDeque::new();
+        for fr in frames {
+            let tuser = u64::from(fr.vf) << 1 | u64::from(fr.bad_fcs);
+            queue.extend(beats(self.data_bytes, &fr.bytes, tuser));
+        }
+        let mut out = Vec::new();
+        let limit = 1000 + 10 * (queue.len() + frames.len()) as u64;
+        let start = self.cycle;
+        while out.len() < frames.len() {
+            if self.cycle - start > limit {
+                return self.fail(format!("hang: {} of {} verdicts", out.len(), frames.len()));
+            }
+            match queue.front() {
+                Some(b) => self.drive_beat(true, b),
+                None => self.drive_beat(false, &Beat::empty(self.data_bytes)),
+            }
             self.set("m_hdr_ready", 1);
-            axil.drive(&self.dut.axil());
             self.dut.eval();
-            events.clear();
-            axil.observe(&self.dut.axil(), &mut events);
+            if !queue.is_empty() && self.get("s_axis_tready") == 1 {
+                queue.pop_front();
+            }
+            if self.get("m_hdr_valid") == 1 {
+                let g = |n: &str| self.get(&format!("m_hdr_{n}"));
+                out.push(HdrOut {
+                    verdict: g("verdict") as u8,
+                    reason: g("reason") as u8,
+                    vf: g("vf") as u8,
+                    qpn: g("qpn") as u32,
+                    opcode: g("opcode") as u8,
+                    psn: g("psn") as u32,
+                    va: g("va"),
+                    rkey: g("rkey") as u32,
+                    dma_len: g("dma_len") as u32,
+                    ecn_ce: g("ecn_ce") == 1,
+                    cnp: g("cnp") == 1,
+                });
+            }
             self.tick()?;
         }
+        self.live = Some((case.qps.clone(), case.keys.clone()));
+        Ok(out)
+    }
+
+    fn run_frames(
+        &mut self,
+        case: &Case,
+        frames: &[RawFrame],
+        outcomes: &[RxOutcome],
+        exact_timing: bool,
+    ) -> Result<Tally, Failure> {
+        let (seed, idle, stall, cfg) = (case.seed, case.idle, case.stall, &case.cfg);
+        let (mut axil, _qaxil) = self.start(case)?;
+        let mut events = Vec::new();
         let mut queue: VecDeque<(usize, Beat)> = VecDeque::new();
         let mut want: VecDeque<(Seen, u64)> = VecDeque::new();
         let mut tally = Tally::default();
-        for (i, fr) in frames.iter().enumerate() {
+        let hdr = rdmagen_refmodel::roce::RxParserModel::new(cfg.clone());
+        for (i, (fr, o)) in frames.iter().zip(outcomes).enumerate() {
             let f = &fr.bytes;
             let tuser = u64::from(fr.vf) << 1 | u64::from(fr.bad_fcs);
             for b in beats(self.data_bytes, f, tuser) {
                 queue.push_back((i, b));
             }
-            let o = model.classify(f, fr.bad_fcs, fr.vf);
             tally.frames += 1;
+            tally.passed_headers +=
+                u64::from(hdr.classify(f, fr.bad_fcs, fr.vf).verdict == Verdict::Accept);
             match o.verdict {
                 Verdict::Accept => {
                     tally.accept += 1;
                     tally.cnp += u64::from(o.fields.cnp);
                     tally.ce += u64::from(o.fields.ecn_ce);
                 }
-                _ => {
+                Verdict::Duplicate => tally.duplicate += 1,
+                Verdict::NakSeq => tally.nak_seq += 1,
+                Verdict::NakAccess => tally.nak_access += 1,
+                Verdict::Drop => {
                     *tally
                         .drops
                         .entry(o.reason.map_or(0, DropReason::code))
@@ -495,9 +908,12 @@ impl<M: Model + HasAxiLite> Bench<M> {
             }
             *self
                 .reasons
-                .entry(o.reason.map_or(0, DropReason::code))
+                .entry(match o.verdict {
+                    Verdict::Drop => o.reason.map_or(0, DropReason::code),
+                    v => 100 + v as u8,
+                })
                 .or_default() += 1;
-            want.push_back((expected(&o), 0));
+            want.push_back((expected(o), 0));
         }
         let mut idle = Stall::new(split_seed(seed, 2), idle);
         let mut stall = Stall::new(split_seed(seed, 3), stall);
@@ -505,10 +921,6 @@ impl<M: Model + HasAxiLite> Bench<M> {
         // Cycle each frame's tlast beat was taken, by frame index.
         let mut tlast_at: VecDeque<u64> = VecDeque::new();
         // Events the model expects, in frame order: (vf, qpn).
-        let outcomes: Vec<RxOutcome> = frames
-            .iter()
-            .map(|fr| model.classify(&fr.bytes, fr.bad_fcs, fr.vf))
-            .collect();
         let accepted_with = |pick: fn(&RxOutcome) -> bool| -> Vec<(u8, u32)> {
             outcomes
                 .iter()
@@ -539,10 +951,10 @@ impl<M: Model + HasAxiLite> Bench<M> {
             }
             let ready = !stall.hold();
             self.set("m_hdr_ready", u64::from(ready));
-            axil.drive(&self.dut.axil());
+            axil.drive(&self.lite("s_axil_"));
             self.dut.eval();
             events.clear();
-            axil.observe(&self.dut.axil(), &mut events);
+            axil.observe(&self.lite("s_axil_"), &mut events);
             if valid && self.get("s_axis_tready") == 1 {
                 let (_, b) = queue.pop_front().expect("valid");
                 self.beats += 1;
@@ -622,6 +1034,21 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 "verdict_accept[63:32]".into(),
             ),
             (addr::EVENT_CNP, tally.cnp, "event_cnp_received".into()),
+            (
+                addr::VERDICT_DUPLICATE,
+                tally.duplicate,
+                "verdict_duplicate".into(),
+            ),
+            (
+                addr::VERDICT_NAK_SEQ,
+                tally.nak_seq,
+                "verdict_nak_psn_seq".into(),
+            ),
+            (
+                addr::VERDICT_NAK_ACCESS,
+                tally.nak_access,
+                "verdict_nak_remote_access".into(),
+            ),
             (addr::EVENT_CE, tally.ce, "event_ce_marked".into()),
         ];
         for r in DropReason::ALL {
@@ -642,10 +1069,10 @@ impl<M: Model + HasAxiLite> Bench<M> {
             }
             self.drive_beat(false, &Beat::empty(self.data_bytes));
             self.set("m_hdr_ready", 1);
-            axil.drive(&self.dut.axil());
+            axil.drive(&self.lite("s_axil_"));
             self.dut.eval();
             events.clear();
-            axil.observe(&self.dut.axil(), &mut events);
+            axil.observe(&self.lite("s_axil_"), &mut events);
             for e in &events {
                 if let Event::ReadDone { tag, data, .. } = e {
                     let (want, what) = &tags[tag];
@@ -659,6 +1086,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         if let Some(v) = axil.violations().first() {
             return self.fail(format!("AXI4-Lite: {v}"));
         }
+        self.live = Some((case.qps.clone(), case.keys.clone()));
         Ok(tally)
     }
 
@@ -678,10 +1106,125 @@ impl<M: Model + HasAxiLite> Bench<M> {
             idle: Profile::NONE,
             stall: Profile::NONE,
             cfg: RxConfig::default(),
+            qps: vec![plain_qp()],
+            keys: Vec::new(),
             frames: frames.to_vec(),
         };
         let t = self.run_timed(&case, true)?;
         Ok((t.beats, t.last_beat - t.first_beat + 1))
+    }
+}
+
+/// The model with the case's QPs (as the mailbox commands leave them) and keys.
+pub fn model_of(cfg: &RxConfig, qps: &[QpSpec], keys: &[KeySpec]) -> RxQpModel {
+    let mut m = RxQpModel::new(cfg.clone());
+    for q in qps {
+        m.qps.insert(
+            (q.vf, q.qpn()),
+            RxQp {
+                state: q.state,
+                st: q.st,
+                pd: q.pd,
+                epsn: q.epsn & 0xFF_FFFF,
+                nak_sent: false,
+                rre: q.rre,
+                rwe: q.rwe,
+                rae: q.rae,
+                mtu: q.mtu,
+            },
+        );
+    }
+    for k in keys {
+        m.keys.insert(
+            k.index,
+            RxKey {
+                key: k.key,
+                vf: k.vf,
+                pd: k.pd,
+                va: k.va,
+                length: k.length,
+                remote_read: k.remote_read,
+                remote_write: k.remote_write,
+                remote_atomic: k.remote_atomic,
+            },
+        );
+    }
+    m
+}
+
+/// The QPC context and memory-key layouts, from register-maps/qpc.yaml.
+fn layouts() -> (Layout, MkLayout) {
+    thread_local! {
+        static L: (Layout, MkLayout) = {
+            let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps/qpc.yaml");
+            let map = rdmagen_regmap::load(std::path::Path::new(path)).expect("qpc map");
+            (Layout::of(&map).expect("qpc layout"), MkLayout::of(&map).expect("mkey layout"))
+        };
+    }
+    L.with(|l| l.clone())
+}
+
+/// An AXI4-Lite slave of the top (the parser's or the QPC's CSR block).
+pub struct Lite {
+    p: [RawPort; 19],
+}
+
+const LITE: [&str; 19] = [
+    "awaddr", "awprot", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp",
+    "bvalid", "bready", "araddr", "arprot", "arvalid", "arready", "rdata", "rresp", "rvalid",
+    "rready",
+];
+
+fn rd(p: &RawPort) -> u64 {
+    let mut w = [0u32; 2];
+    // SAFETY: the bench owns the model; ports are only touched between evaluations.
+    unsafe { p.get() }.read(&mut w);
+    u64::from(w[0]) | u64::from(w[1]) << 32
+}
+fn wr(p: &RawPort, v: u64) {
+    // SAFETY: see `rd`.
+    unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
+}
+
+impl AxiLitePins for Lite {
+    fn data_bytes(&self) -> usize {
+        4
+    }
+    fn set_aw(&self, valid: bool, addr: u64) {
+        wr(&self.p[2], u64::from(valid));
+        wr(&self.p[0], addr);
+        wr(&self.p[1], 0);
+    }
+    fn set_w(&self, valid: bool, data: u64, strb: u8) {
+        wr(&self.p[6], u64::from(valid));
+        wr(&self.p[4], data);
+        wr(&self.p[5], u64::from(strb));
+    }
+    fn set_bready(&self, ready: bool) {
+        wr(&self.p[10], u64::from(ready));
+    }
+    fn set_ar(&self, valid: bool, addr: u64) {
+        wr(&self.p[13], u64::from(valid));
+        wr(&self.p[11], addr);
+        wr(&self.p[12], 0);
+    }
+    fn set_rready(&self, ready: bool) {
+        wr(&self.p[18], u64::from(ready));
+    }
+    fn awready(&self) -> bool {
+        rd(&self.p[3]) == 1
+    }
+    fn wready(&self) -> bool {
+        rd(&self.p[7]) == 1
+    }
+    fn arready(&self) -> bool {
+        rd(&self.p[14]) == 1
+    }
+    fn b(&self) -> Option<u8> {
+        (rd(&self.p[9]) == 1).then(|| rd(&self.p[8]) as u8)
+    }
+    fn r(&self) -> Option<(u64, u8)> {
+        (rd(&self.p[17]) == 1).then(|| (rd(&self.p[15]), rd(&self.p[16]) as u8))
     }
 }
 
@@ -731,14 +1274,29 @@ pub fn frame_strategy(max_payload: u16) -> impl Strategy<Value = FrameSpec> {
             any::<u8>(),
             mutation,
             prop_oneof![15 => Just(false), 1 => Just(true)],
-            any::<u8>(),
+            // Untargeted frames: VF 0 meets unknown QPs, VFs 1-3 and others the wrong VF.
+            prop_oneof![3 => 0u8..4, 1 => any::<u8>()],
+        ),
+        (
+            prop_oneof![1 => Just(None), 4 => (0u8..4).prop_map(Some)],
+            prop_oneof![1 => Just(None), 3 => (-3i32..=3).prop_map(Some), 1 => (-0x80_0001i32..=0x80_0001).prop_map(Some)],
+            prop_oneof![
+                1 => Just(None),
+                3 => (0u8..4, 0u8..6, prop_oneof![3 => 0u32..0x300, 1 => any::<u32>()], prop_oneof![9 => Just(false), 1 => Just(true)])
+                    .prop_map(|(key, edge, len, bad_variant)| Some(RdmaAim { key, edge, len, bad_variant })),
+            ],
         ),
     )
         .prop_map(
             |(
                 (opcode, vlans, ipv6, ip_options, ecn, qpn, psn),
                 (pkey, tver, pad, payload, fill, mutation, bad_fcs, vf),
+                (target, psn_rel, rdma),
             )| FrameSpec {
+                target,
+                psn_rel,
+                rdma,
+                reth: None,
                 opcode,
                 vlans,
                 ipv6,
@@ -775,19 +1333,88 @@ pub fn strategy(max_frames: usize, max_payload: u16) -> impl Strategy<Value = Ca
         2 => Just(Profile::NONE),
         3 => (0u8..=60, 1u8..=5).prop_map(|(p, r)| Profile::new(p, r)),
     ];
+    let qp = (
+        (
+            0u8..4,
+            0u16..5,
+            prop_oneof![6 => Just(0u8), 2 => Just(1), 1 => Just(2)],
+            prop_oneof![
+                8 => Just(state::RTS),
+                2 => Just(state::RTR),
+                1 => Just(state::SQD),
+                1 => Just(state::INIT),
+                1 => Just(state::ERR),
+                1 => Just(state::RST),
+            ],
+        ),
+        (
+            1u32..=2,
+            prop_oneof![2 => any::<u32>().prop_map(|v| v & 0xFF_FFFF), 1 => (0u32..4).prop_map(|k| 0xFF_FFFF - k)],
+            prop_oneof![5 => Just(true), 1 => Just(false)],
+            prop_oneof![5 => Just(true), 1 => Just(false)],
+            prop_oneof![5 => Just(true), 1 => Just(false)],
+            1u8..=5,
+        ),
+    )
+        .prop_map(|((vf, local, st, state), (pd, epsn, rre, rwe, rae, mtu))| QpSpec {
+            vf,
+            local,
+            st,
+            state,
+            pd,
+            epsn,
+            rre,
+            rwe,
+            rae,
+            mtu,
+        });
+    let key = (
+        (0u8..4, any::<u8>(), 1u32..=2),
+        (
+            prop_oneof![
+                3 => any::<u64>().prop_map(|v| v & !0xFFF),
+                1 => (1u64..0x2_0000).prop_map(|l| l.wrapping_neg()),
+            ],
+            prop_oneof![3 => 0x100u64..0x1_0000, 1 => any::<u64>()],
+            any::<(bool, bool, bool)>(),
+        ),
+    )
+        .prop_map(|((vf, key, pd), (va, length, (rr, rw, ra)))| KeySpec {
+            vf,
+            index: 0,
+            key,
+            pd,
+            va,
+            length,
+            remote_read: rr,
+            remote_write: rw,
+            remote_atomic: ra,
+        });
     (
         any::<u64>(),
         profile.clone(),
         profile,
         cfg,
+        prop::collection::vec(qp, 1..=4),
+        prop::collection::vec(key, 0..=3),
         prop::collection::vec(frame_strategy(max_payload), 1..max_frames),
     )
-        .prop_map(|(seed, idle, stall, cfg, frames)| Case {
-            seed,
-            idle,
-            stall,
-            cfg,
-            frames,
+        .prop_map(|(seed, idle, stall, cfg, mut qps, mut keys, frames)| {
+            // One QP per (vf, local) and one key per index.
+            qps.sort_by_key(|q| (q.vf, q.local));
+            qps.dedup_by_key(|q| (q.vf, q.local));
+            for (i, k) in keys.iter_mut().enumerate() {
+                k.index = 2 * i as u32 + 1;
+            }
+            Case {
+                seed,
+                idle,
+                stall,
+                cfg,
+                qps,
+                keys,
+                frames,
+            }
         })
 }
 
@@ -809,5 +1436,26 @@ pub fn plain(opcode: u8, payload: u16, vlans: u8, ipv6: bool) -> FrameSpec {
         mutation: Mutation::None,
         bad_fcs: false,
         vf: 3,
+        target: Some(0),
+        psn_rel: Some(0),
+        rdma: None,
+        reth: None,
+    }
+}
+
+/// The QP [`plain`] frames go to: VF 3, local 0x0C, RC in RTS, every remote right (no key
+/// exists, so RETH accesses of length 0 pass and others get nak_access).
+pub fn plain_qp() -> QpSpec {
+    QpSpec {
+        vf: 3,
+        local: 0x0C,
+        st: 0,
+        state: state::RTS,
+        pd: 1,
+        epsn: 0xFF_FFFE,
+        rre: true,
+        rwe: true,
+        rae: true,
+        mtu: 3,
     }
 }

@@ -5,3 +5,4 @@ mod models {
 }
 pub use models::*;
 pub mod bench;
+pub mod sim;

@@ -2,17 +2,19 @@
 //! tests have not found an RTL failure yet; shrunk failures go here as they appear.)
 
 use rdmagen_harness::stall::Profile;
-use rdmagen_harness::{HasAxiLite, Model};
+use rdmagen_harness::Model;
 use rdmagen_refmodel::roce::RxConfig;
-use rdmagen_rxparser_tests::bench::{plain, Bench, Case, FrameSpec, Mutation, Tally};
+use rdmagen_rxparser_tests::bench::{plain, plain_qp, Bench, Case, FrameSpec, Mutation, Tally};
 use rdmagen_rxparser_tests::{RxParserW512, RxParserW64};
 
-fn run<M: Model + HasAxiLite>(frames: &[FrameSpec], stall: Profile) -> Tally {
+fn run<M: Model>(frames: &[FrameSpec], stall: Profile) -> Tally {
     let case = Case {
         seed: 3,
         idle: stall,
         stall,
         cfg: RxConfig::default(),
+        qps: vec![plain_qp()],
+        keys: Vec::new(),
         frames: frames.to_vec(),
     };
     Bench::<M>::new()
@@ -23,12 +25,16 @@ fn run<M: Model + HasAxiLite>(frames: &[FrameSpec], stall: Profile) -> Tally {
 fn both(frames: &[FrameSpec]) -> Tally {
     let a = run::<RxParserW64>(frames, Profile::new(40, 3));
     let b = run::<RxParserW512>(frames, Profile::new(40, 3));
-    assert_eq!((a.accept, a.drops.clone()), (b.accept, b.drops.clone()));
+    assert_eq!(
+        (a.accept, a.nak_access, a.drops.clone()),
+        (b.accept, b.nak_access, b.drops.clone())
+    );
     a
 }
 
 /// FACTS §3: on 64-bit beats a WRITE first header spans beats; with one VLAN tag it ends at
-/// byte 74, with IPv6 at byte 90. Every field must still decode.
+/// byte 74, with IPv6 at byte 90. Every field must still decode (no memory key exists, so
+/// each is a remote access NAK).
 #[test]
 fn write_first_headers_straddle_beats() {
     let frames = [
@@ -36,7 +42,8 @@ fn write_first_headers_straddle_beats() {
         plain(0x06, 100, 1, false),
         plain(0x06, 100, 2, true),
     ];
-    assert_eq!(both(&frames).accept, 3);
+    let t = both(&frames);
+    assert_eq!((t.passed_headers, t.nak_access), (3, 3));
 }
 
 /// The ICRC's last byte at every lane of a 64-bit beat and of a 512-bit beat: the residue
@@ -47,13 +54,15 @@ fn icrc_end_at_every_lane() {
     assert_eq!(both(&frames).accept, 65);
 }
 
-/// PSNs on both sides of the 2^24 wrap are carried unchanged.
+/// PSNs on both sides of the 2^24 wrap: READ requests of length 0 (no key to check), one
+/// response packet each, from ePSN 0xFFFFFE.
 #[test]
 fn psn_wrap() {
     let frames: Vec<FrameSpec> = [0xFF_FFFE, 0xFF_FFFF, 0, 1]
         .iter()
         .map(|&psn| FrameSpec {
             psn,
+            psn_rel: None,
             ..plain(0x0C, 0, 0, false)
         })
         .collect();
@@ -68,7 +77,8 @@ fn longest_header() {
         ip_options: 10,
         ..plain(0x13, 8, 2, false)
     };
-    assert_eq!(both(&[f.clone(), f]).accept, 2);
+    let t = both(&[f.clone(), f]);
+    assert_eq!((t.passed_headers, t.nak_access), (2, 2));
 }
 
 /// Ethernet padding after the datagram is ignored; a frame cut inside its ICRC is truncated.
@@ -105,5 +115,34 @@ fn long_source_idle_runs() {
         },
     ];
     let t = run::<RxParserW64>(&frames, Profile::new(57, 5));
-    assert_eq!(t.accept, 3);
+    assert_eq!(t.passed_headers, 3);
+}
+
+/// Back-to-back one-beat frames on one QP (512 bits): each verdict must see the ePSN and
+/// NAK-sent the previous ones wrote back, though their lookups were taken before those
+/// write-backs (the parser forwards them). In order: in sequence, in sequence, a gap (one
+/// NAK), beyond the gap (silent), a duplicate, the expected PSN again (accept, clears
+/// NAK-sent), three duplicates (no write-back: the next frame's lookup misses the accept's
+/// write-back 4 pipeline moves back), then in sequence through the 2^24 wrap.
+#[test]
+fn back_to_back_same_qp_sees_write_backs() {
+    let rel = [0, 0, 2, 3, -1, 0, -1, -1, -1, 0, 0, 0];
+    let frames: Vec<FrameSpec> = rel
+        .iter()
+        .map(|&r| FrameSpec {
+            psn_rel: Some(r),
+            ..plain(0x04, 0, 0, false)
+        })
+        .collect();
+    for t in [
+        run::<RxParserW512>(&frames, Profile::NONE),
+        run::<RxParserW64>(&frames, Profile::NONE),
+        run::<RxParserW512>(&frames, Profile::new(40, 3)),
+    ] {
+        assert_eq!(
+            (t.accept, t.nak_seq, t.duplicate, t.drops.get(&14).copied()),
+            (6, 1, 4, Some(1)),
+            "{t:?}"
+        );
+    }
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Builds sim/rx-parser/example.pcap with scapy (scapy.contrib.roce computes the ICRC): a
+short conversation with the QP and memory key of example-qps.yaml that meets every verdict.
+
+Usage: make_example.py [OUT]     (default: example.pcap next to this script; needs scapy,
+installed by scripts/setup.sh: .venv/bin/python sim/rx-parser/make_example.py)
+"""
+import os
+import struct
+import sys
+
+from scapy.contrib.roce import BTH, cnp
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+from scapy.utils import wrpcap
+
+QPN = 0x123      # QP 0x123 of VF 0 (example-qps.yaml), ePSN 0xABCD
+VA = 0x7F0000000000
+RKEY = 0x1234    # key of example-qps.yaml: [VA, VA + 0x100000), remote write
+
+
+def frame(opcode, psn, qpn=QPN, ext=b"", payload=b"", tos=0):
+    pad = (4 - len(payload) % 4) % 4
+    return (Ether(dst="02:00:00:00:00:01", src="02:00:00:00:00:02")
+            / IP(src="10.0.0.1", dst="10.0.0.2", tos=tos, flags="DF")
+            / UDP(sport=49152, dport=4791, chksum=0)
+            / BTH(opcode=opcode, padcount=pad, pkey=0xFFFF, dqpn=qpn, ackreq=1, psn=psn)
+            / Raw(ext + payload + b"\x00" * pad))
+
+
+def reth(va, rkey, length):
+    return struct.pack(">QII", va, rkey, length)
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "example.pcap")
+    data = bytes(range(16))
+    frames = [
+        frame(0x04, 0xABCD, payload=b"hello"),                       # accept (ePSN -> ABCE)
+        frame(0x04, 0xABCD, payload=b"hello"),                       # duplicate
+        frame(0x04, 0xABD0),                                         # nak_seq (gap)
+        frame(0x04, 0xABD1),                                         # drop psn_seq (NAK sent)
+        frame(0x04, 0xABCE),                                         # accept (ePSN -> ABCF)
+        frame(0x0A, 0xABCF, ext=reth(VA, RKEY, 16), payload=data),   # accept: WRITE in range
+        frame(0x0A, 0xABD0, ext=reth(VA + 0x100000 - 8, RKEY, 16),
+              payload=data),                                         # nak_access: past the end
+        frame(0x04, 0xABD0, qpn=0x124),                              # drop unknown_qp
+        Ether(dst="02:00:00:00:00:01", src="02:00:00:00:00:02")
+        / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=49152, dport=4791, chksum=0)
+        / cnp(QPN),                                                  # accept, cnp
+        frame(0x04, 0xABD0, tos=3),                                  # accept, ecn_ce
+    ]
+    raw_frames = [bytes(f) for f in frames]
+    bad = bytearray(raw_frames[-1])
+    bad[-1] ^= 0x01
+    raw_frames.append(bytes(bad))                                    # drop bad_icrc
+    wrpcap(out, [Ether(f) for f in raw_frames])
+
+
+if __name__ == "__main__":
+    main()

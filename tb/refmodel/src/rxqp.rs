@@ -1,0 +1,358 @@
+//! The RX parser's verdicts that need the queue-pair context (SPEC §5, FACTS §3, IBA 9.7):
+//! the frame's QP, its transport and state, the 24-bit PSN window against ePSN with the
+//! NAK-sent flag, and the R_Key check of RETH/AtomicETH requests against the memory keys.
+//!
+//! [`RxQpModel::receive`] runs the QP-independent checks of [`RxParserModel::classify`]
+//! first; a frame that passes them meets, in order:
+//!
+//! 1. `WRONG_VF`: DestQP's VF field (`[19:12]`) is not the VF the frame was steered to.
+//! 2. `UNKNOWN_QP`: no such QP (junk in `[23:20]` included).
+//! 3. `TRANSPORT_MISMATCH`: opcode transport (RC, UC, UD) is not the QP's service type.
+//!    A CNP skips this and the state check: it only needs an existing QP.
+//! 4. `STATE`: requests need RTR, RTS, SQER or SQD; RC responses and ACKs need RTS, SQER
+//!    or SQD.
+//! 5. Responses, ACKs, CNPs and UD requests are accepted (no PSN window on this side).
+//! 6. RC request: `diff = (psn - ePSN) mod 2^24` read as signed 24 bits. 0: the R_Key check
+//!    (WRITE first/only, READ request, atomics: the QP must grant the right and the memory
+//!    key must allow the access), then accept with ePSN += 1 (a READ request: += its
+//!    response count, ceil(DMA length / path MTU), at least 1) and NAK-sent cleared, or
+//!    `nak_access` with nothing changed. Negative: `duplicate`. Positive: `nak_seq` and
+//!    NAK-sent set, or, while NAK-sent, a silent `PSN_SEQ` drop.
+//! 7. UC request: an expected PSN or a first/only packet (which resynchronises) is
+//!    executed (R_Key check as above; accept sets ePSN = psn + 1); any other is a silent
+//!    `PSN_SEQ` drop. UC never NAKs a sequence error.
+
+use std::collections::BTreeMap;
+
+use crate::roce::{DropReason, RxConfig, RxOutcome, RxParserModel, Verdict, CNP_OPCODE};
+
+/// QP states (mlx5 encoding, register-maps/qpc.yaml `qp_state`).
+pub mod state {
+    pub const RST: u8 = 0;
+    pub const INIT: u8 = 1;
+    pub const RTR: u8 = 2;
+    pub const RTS: u8 = 3;
+    pub const SQER: u8 = 4;
+    pub const SQD: u8 = 5;
+    pub const ERR: u8 = 6;
+}
+
+/// Service types (mlx5 `qpc.st`).
+pub mod st {
+    pub const RC: u8 = 0;
+    pub const UC: u8 = 1;
+    pub const UD: u8 = 2;
+}
+
+/// What the parser needs of a QP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RxQp {
+    pub state: u8,
+    pub st: u8,
+    pub pd: u32,
+    pub epsn: u32,
+    pub nak_sent: bool,
+    /// Remote read / write / atomic enable.
+    pub rre: bool,
+    pub rwe: bool,
+    pub rae: bool,
+    /// Path MTU code: 1 = 256 ... 5 = 4096 bytes.
+    pub mtu: u8,
+}
+
+/// A memory key (mlx5 mkey), indexed by `rkey >> 8`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RxKey {
+    /// The variant byte: `rkey[7:0]`.
+    pub key: u8,
+    /// Owning VF.
+    pub vf: u8,
+    pub pd: u32,
+    pub va: u64,
+    pub length: u64,
+    pub remote_read: bool,
+    pub remote_write: bool,
+    pub remote_atomic: bool,
+}
+
+/// The parser with its QPs and keys.
+#[derive(Clone, Debug, Default)]
+pub struct RxQpModel {
+    pub hdr: RxParserModel,
+    /// By (VF, QPN); the QPN is `{4'b0, vf, local}`.
+    pub qps: BTreeMap<(u8, u32), RxQp>,
+    /// By key index (`rkey >> 8`).
+    pub keys: BTreeMap<u32, RxKey>,
+}
+
+/// The access an RDMA request makes: (remote read, write, atomic), VA, R_Key, length.
+struct Access {
+    read: bool,
+    write: bool,
+    atomic: bool,
+}
+
+fn access_of(opcode: u8) -> Option<Access> {
+    let (tr, op) = (opcode >> 5, opcode & 0x1F);
+    let a = |read, write, atomic| {
+        Some(Access {
+            read,
+            write,
+            atomic,
+        })
+    };
+    match (tr, op) {
+        (0 | 1, 0x06 | 0x0A | 0x0B) => a(false, true, false),
+        (0, 0x0C) => a(true, false, false),
+        (0, 0x13 | 0x14) => a(false, false, true),
+        _ => None,
+    }
+}
+
+/// The signed distance from ePSN to PSN modulo 2^24 (IBA 9.7.5.1.3: the half behind ePSN
+/// is the duplicate window).
+pub fn psn_diff(psn: u32, epsn: u32) -> i32 {
+    ((psn.wrapping_sub(epsn) << 8) as i32) >> 8
+}
+
+/// READ response packets for a DMA length at a path MTU code: ceil(len / MTU), at least 1.
+pub fn read_responses(dma_len: u32, mtu: u8) -> u32 {
+    if dma_len == 0 || !(1..=5).contains(&mtu) {
+        return 1;
+    }
+    let m = 128u64 << mtu;
+    (u64::from(dma_len).div_ceil(m)) as u32
+}
+
+impl RxQpModel {
+    pub fn new(cfg: RxConfig) -> RxQpModel {
+        RxQpModel {
+            hdr: RxParserModel::new(cfg),
+            ..RxQpModel::default()
+        }
+    }
+
+    /// The memory-key check of the QPC (docs/qpc.md): a zero length needs no key; else the
+    /// key must exist with this variant byte and VF, the QP's PD, the right, and hold
+    /// `[va, va + len)`.
+    fn key_ok(&self, vf: u8, pd: u32, rkey: u32, va: u64, len: u32, acc: &Access) -> bool {
+        if len == 0 {
+            return true;
+        }
+        let Some(k) = self.keys.get(&(rkey >> 8)) else {
+            return false;
+        };
+        let end = u128::from(va) + u128::from(len);
+        k.key == rkey as u8
+            && k.vf == vf
+            && k.pd == pd
+            && (!acc.read || k.remote_read)
+            && (!acc.write || k.remote_write)
+            && (!acc.atomic || k.remote_atomic)
+            && va >= k.va
+            && end <= u128::from(k.va) + u128::from(k.length)
+    }
+
+    /// One frame's verdict; updates the QP's ePSN and NAK-sent as the write-back does.
+    pub fn receive(&mut self, frame: &[u8], bad_fcs: bool, vf: u8) -> RxOutcome {
+        let mut o = self.hdr.classify(frame, bad_fcs, vf);
+        if o.verdict != Verdict::Accept {
+            return o;
+        }
+        let f = o.fields.clone();
+        let drop = |o: &mut RxOutcome, r| {
+            o.verdict = Verdict::Drop;
+            o.reason = Some(r);
+        };
+        if (f.qpn >> 12) & 0xFF != u32::from(vf) {
+            drop(&mut o, DropReason::WrongVf);
+            return o;
+        }
+        let Some(qp) = self.qps.get(&(vf, f.qpn)).cloned() else {
+            drop(&mut o, DropReason::UnknownQp);
+            return o;
+        };
+        let tr = f.opcode >> 5;
+        let cnp = f.opcode == CNP_OPCODE;
+        let resp = tr == 0 && (0x0D..=0x12).contains(&(f.opcode & 0x1F));
+        let tr_ok = cnp
+            || (tr == 0 && qp.st == st::RC)
+            || (tr == 1 && qp.st == st::UC)
+            || (tr == 3 && qp.st == st::UD);
+        if !tr_ok {
+            drop(&mut o, DropReason::TransportMismatch);
+            return o;
+        }
+        let s = qp.state;
+        let state_ok = cnp
+            || if resp {
+                matches!(s, state::RTS | state::SQER | state::SQD)
+            } else {
+                matches!(s, state::RTR | state::RTS | state::SQER | state::SQD)
+            };
+        if !state_ok {
+            drop(&mut o, DropReason::State);
+            return o;
+        }
+        if cnp || resp || tr == 3 {
+            return o;
+        }
+        let acc = access_of(f.opcode);
+        let key_ok = match &acc {
+            None => true,
+            Some(a) => {
+                let right = (a.read && qp.rre) || (a.write && qp.rwe) || (a.atomic && qp.rae);
+                let len = if a.atomic { 8 } else { f.dma_len };
+                right && self.key_ok(vf, qp.pd, f.rkey, f.va, len, a)
+            }
+        };
+        let q = self.qps.get_mut(&(vf, f.qpn)).expect("looked up");
+        let diff = psn_diff(f.psn, q.epsn);
+        if tr == 1 {
+            let start = matches!(f.opcode & 0x1F, 0x00 | 0x04 | 0x05 | 0x06 | 0x0A | 0x0B);
+            if diff == 0 || start {
+                if key_ok {
+                    q.epsn = (f.psn + 1) & 0xFF_FFFF;
+                    q.nak_sent = false;
+                } else {
+                    o.verdict = Verdict::NakAccess;
+                }
+            } else {
+                drop(&mut o, DropReason::PsnSeq);
+            }
+            return o;
+        }
+        if diff == 0 {
+            if key_ok {
+                let inc = if f.opcode == 0x0C {
+                    read_responses(f.dma_len, q.mtu)
+                } else {
+                    1
+                };
+                q.epsn = (q.epsn + inc) & 0xFF_FFFF;
+                q.nak_sent = false;
+            } else {
+                o.verdict = Verdict::NakAccess;
+            }
+        } else if diff < 0 {
+            o.verdict = Verdict::Duplicate;
+        } else if q.nak_sent {
+            drop(&mut o, DropReason::PsnSeq);
+        } else {
+            o.verdict = Verdict::NakSeq;
+            q.nak_sent = true;
+        }
+        o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roce::RocePacket;
+
+    fn model() -> RxQpModel {
+        let mut m = RxQpModel::new(RxConfig::default());
+        m.qps.insert(
+            (1, 1 << 12 | 5),
+            RxQp {
+                state: state::RTS,
+                st: st::RC,
+                pd: 7,
+                epsn: 0xFF_FFFE,
+                nak_sent: false,
+                rre: true,
+                rwe: true,
+                rae: false,
+                mtu: 1,
+            },
+        );
+        m.keys.insert(
+            3,
+            RxKey {
+                key: 0x44,
+                vf: 1,
+                pd: 7,
+                va: 0x1000,
+                length: 0x1000,
+                remote_read: true,
+                remote_write: true,
+                remote_atomic: false,
+            },
+        );
+        m
+    }
+
+    fn frame(opcode: u8, qpn: u32, psn: u32, reth: Option<(u64, u32, u32)>) -> Vec<u8> {
+        let mut p = RocePacket::new_ipv4(opcode, qpn, psn).unwrap();
+        if let (Some(r), Some((va, rkey, len))) = (&mut p.ext.reth, reth) {
+            (r.va, r.rkey, r.dma_len) = (va, rkey, len);
+        }
+        p.to_bytes().unwrap()
+    }
+
+    #[test]
+    fn psn_window_wraps_at_2_pow_24() {
+        assert_eq!(psn_diff(0, 0xFF_FFFF), 1);
+        assert_eq!(psn_diff(0xFF_FFFF, 0), -1);
+        assert_eq!(psn_diff(0x80_0000, 0), -0x80_0000);
+        assert_eq!(psn_diff(0x7F_FFFF, 0), 0x7F_FFFF);
+        assert_eq!(read_responses(0, 1), 1);
+        assert_eq!(read_responses(257, 1), 2);
+        assert_eq!(read_responses(u32::MAX, 1), 0x100_0000);
+    }
+
+    #[test]
+    fn sequence_duplicate_nak_once_then_silent() {
+        let mut m = model();
+        let q = 1 << 12 | 5;
+        let v = |m: &mut RxQpModel, psn| {
+            let o = m.receive(&frame(0x04, q, psn, None), false, 1);
+            (o.verdict, o.reason)
+        };
+        assert_eq!(v(&mut m, 0xFF_FFFE), (Verdict::Accept, None));
+        assert_eq!(v(&mut m, 0xFF_FFFE), (Verdict::Duplicate, None));
+        assert_eq!(v(&mut m, 1), (Verdict::NakSeq, None));
+        assert_eq!(v(&mut m, 2), (Verdict::Drop, Some(DropReason::PsnSeq)));
+        assert_eq!(v(&mut m, 0xFF_FFFF), (Verdict::Accept, None));
+        assert_eq!(v(&mut m, 0), (Verdict::Accept, None));
+        assert_eq!(v(&mut m, 1), (Verdict::Accept, None));
+        assert_eq!(m.qps[&(1, q)].epsn, 2);
+        assert_eq!(
+            m.receive(&frame(0x04, q, 2, None), false, 2).reason,
+            Some(DropReason::WrongVf)
+        );
+        assert_eq!(
+            m.receive(&frame(0x04, q + 1, 2, None), false, 1).reason,
+            Some(DropReason::UnknownQp)
+        );
+        assert_eq!(
+            m.receive(&frame(0x24, q, 2, None), false, 1).reason,
+            Some(DropReason::TransportMismatch)
+        );
+    }
+
+    #[test]
+    fn rkey_edges_and_read_count() {
+        let mut m = model();
+        let q = 1 << 12 | 5;
+        let mut psn = 0xFF_FFFE;
+        let mut go = |m: &mut RxQpModel, op, va, rkey, len| {
+            let o = m.receive(&frame(op, q, psn, Some((va, rkey, len))), false, 1);
+            if o.verdict == Verdict::Accept {
+                psn = m.qps[&(1, q)].epsn;
+            }
+            o.verdict
+        };
+        assert_eq!(go(&mut m, 0x0A, 0x1000, 0x344, 0x1000), Verdict::Accept);
+        assert_eq!(go(&mut m, 0x0A, 0x1001, 0x344, 0x1000), Verdict::NakAccess);
+        assert_eq!(go(&mut m, 0x0A, 0x1000, 0x345, 1), Verdict::NakAccess);
+        assert_eq!(go(&mut m, 0x0A, 0xFFF, 0x344, 1), Verdict::NakAccess);
+        assert_eq!(go(&mut m, 0x0A, 0, 0x999, 0), Verdict::Accept);
+        let before = m.qps[&(1, q)].epsn;
+        assert_eq!(go(&mut m, 0x0C, 0x1000, 0x344, 0x301), Verdict::Accept);
+        assert_eq!(m.qps[&(1, q)].epsn, (before + 4) & 0xFF_FFFF);
+        m.qps.get_mut(&(1, q)).unwrap().rwe = false;
+        assert_eq!(go(&mut m, 0x0A, 0, 0x999, 0), Verdict::NakAccess);
+    }
+}
