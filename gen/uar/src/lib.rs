@@ -1166,11 +1166,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "h",
         EV_W,
-        Expr::ternary(
-            id("h_valid"),
-            id("q_mem").index(id("q_rd_q")),
-            n(EV_W, 0),
-        ),
+        Expr::ternary(id("h_valid"), id("q_mem").index(id("q_rd_q")), n(EV_W, 0)),
         "queue head; zero while the queue is empty",
     );
     for (name, w) in EV {
@@ -1523,12 +1519,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     out(&mut g, "m_axis_bf_tvalid", id("drain_q"));
     // The BlueFlame buffer is not reset either: tdata is zero while tvalid is low.
     g.assigns.push(V::Comment(vec![
-        "X after reset: the RAMs (q_mem, bf_mem, pend_mem) have no reset, so they map to"
-            .into(),
-        "LUT RAM; the queue head reads as zero while the queue is empty and tdata while"
-            .into(),
-        "tvalid is low (one AND per bit, no added cycle); the flops e1 (db_req_*) and"
-            .into(),
+        "X after reset: the RAMs (q_mem, bf_mem, pend_mem) have no reset, so they map to".into(),
+        "LUT RAM; the queue head reads as zero while the queue is empty and tdata while".into(),
+        "tvalid is low (one AND per bit, no added cycle); the flops e1 (db_req_*) and".into(),
         "drain_last/drain_user (tlast/tuser) are reset.".into(),
     ]));
     out(
