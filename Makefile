@@ -95,6 +95,12 @@ lint-rtl-async:
 	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
+# Every top of rtl/ reset on Icarus (4-state), its outputs sampled for X/Z while idle (~25 s;
+# not part of `make test`).
+.PHONY: check-x
+check-x:
+	scripts/check-x.py
+
 # Per map: regeneration, RTL checks, CSR property tests and compatibility with the base
 # revision, as one table (scripts/regress.sh; docs/diff.md).
 regress:

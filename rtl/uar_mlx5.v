@@ -317,8 +317,8 @@ module uar_mlx5 #(
   wire                 w_take;
   wire                 w_last_take;
   wire                 ev_load;                // an event enters stage 1: the write's own, or the tear before it
-  wire [91:0]          h;
   wire                 h_valid;
+  wire [91:0]          h;                      // queue head; zero while the queue is empty
   wire [63:0]          h_data;
   wire [4:0]           h_len;
   wire [3:0]           h_win;
@@ -485,8 +485,8 @@ module uar_mlx5 #(
   assign w_take = s_axi_wvalid && w_ready;
   assign w_last_take = w_take && last;
   assign ev_load = s_axi_wvalid && last && ev_room && ((tear_now && !bf_block) || w_ready);
-  assign h = q_mem[q_rd_q];
   assign h_valid = q_cnt_q != 3'b000;
+  assign h = h_valid ? q_mem[q_rd_q] : 92'h00000000000000000000000;
   assign h_data = h[63:0];
   assign h_len = h[68:64];
   assign h_win = h[72:69];
@@ -525,7 +525,11 @@ module uar_mlx5 #(
   assign fetch_ds = h_data[7:0];
   assign fetch_opcode = h_data[39:32];
   assign m_axis_bf_tvalid = drain_q;
-  assign m_axis_bf_tdata = bf_mem[drain_idx_q];
+  // X after reset: the RAMs (q_mem, bf_mem, pend_mem) have no reset, so they map to
+  // LUT RAM; the queue head reads as zero while the queue is empty and tdata while
+  // tvalid is low (one AND per bit, no added cycle); the flops e1 (db_req_*) and
+  // drain_last/drain_user (tlast/tuser) are reset.
+  assign m_axis_bf_tdata = drain_q ? bf_mem[drain_idx_q] : 64'h0000000000000000;
   assign m_axis_bf_tkeep = 8'hff;
   assign m_axis_bf_tlast = drain_idx_q == drain_last_q;
   assign m_axis_bf_tuser = drain_user_q;
@@ -535,7 +539,7 @@ module uar_mlx5 #(
   assign fwd_data = h_data;
   assign mon_valid = retire;
   assign mon_result = h_fetch ? 3'b000 : h_bf ? 3'b001 : h_kind == 3'b011 ? 3'b011 : h_fwd ? 3'b100 : 3'b010;
-  assign mon_reason = h_valid && (h_kind == 3'b100 || (h_chk && !db_rsp_ok)) ? drop_reason : 3'b000;
+  assign mon_reason = is_drop ? drop_reason : 3'b000;
   assign mon_vf = h_vf;
   assign mon_pf = h_pf;
   assign mon_page = h_idx;
@@ -799,12 +803,15 @@ module uar_mlx5 #(
       b_resp_q <= 2'b00;
       pend_valid_q <= {NUM_VF{1'b0}};
       e1_valid_q <= 1'b0;
+      e1_q <= 92'h00000000000000000000000;
       q_wr_q <= 2'b00;
       q_rd_q <= 2'b00;
       q_cnt_q <= 3'b000;
       bf_busy_q <= 1'b0;
       drain_q <= 1'b0;
       drain_idx_q <= 5'h00;
+      drain_last_q <= 5'h00;
+      drain_user_q <= 32'h00000000;
     end else begin
       aw_valid_q <= aw_valid_d;
       beat_q <= beat_d;
@@ -814,12 +821,15 @@ module uar_mlx5 #(
       b_resp_q <= b_resp_d;
       pend_valid_q <= pend_valid_d;
       e1_valid_q <= e1_valid_d;
+      e1_q <= e1_d;
       q_wr_q <= q_wr_d;
       q_rd_q <= q_rd_d;
       q_cnt_q <= q_cnt_d;
       bf_busy_q <= bf_busy_d;
       drain_q <= drain_d;
       drain_idx_q <= drain_idx_d;
+      drain_last_q <= drain_last_d;
+      drain_user_q <= drain_user_d;
     end
   end
   always @(posedge clk) begin
@@ -829,9 +839,6 @@ module uar_mlx5 #(
     aw_burst_q <= aw_burst_d;
     aw_user_q <= aw_user_d;
     first_q <= first_d;
-    e1_q <= e1_d;
-    drain_last_q <= drain_last_d;
-    drain_user_q <= drain_user_d;
   end
 
   // RAMs: pending halves, BlueFlame buffer, event queue

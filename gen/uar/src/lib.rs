@@ -684,15 +684,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Some(Expr::repl(id("NUM_VF"), b1(false))),
     );
     g.flop("e1_valid", 1, Some(b1(false)));
-    g.flop("e1", EV_W, None);
+    // Reset, not datapath: e1 drives db_req_* (and through the QPC, db_rsp_*) from reset on.
+    g.flop("e1", EV_W, Some(n(EV_W, 0)));
     g.flop("q_wr", 2, Some(n(2, 0)));
     g.flop("q_rd", 2, Some(n(2, 0)));
     g.flop("q_cnt", 3, Some(n(3, 0)));
     g.flop("bf_busy", 1, Some(b1(false)));
     g.flop("drain", 1, Some(b1(false)));
     g.flop("drain_idx", 5, Some(n(5, 0)));
-    g.flop("drain_last", 5, None);
-    g.flop("drain_user", 32, None);
+    // Reset (not datapath) flops: they drive m_axis_bf_tlast/tuser, known from reset on.
+    g.flop("drain_last", 5, Some(n(5, 0)));
+    g.flop("drain_user", 32, Some(n(32, 0)));
     g.mem(
         "pend_mem",
         40,
@@ -1157,8 +1159,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
 
     // ---- retire stage: the head of the queue, with the QPC answer when it needs one
-    g.wire("h", EV_W, id("q_mem").index(id("q_rd_q")));
     g.wire("h_valid", 1, ne(id("q_cnt_q"), n(3, 0)));
+    // The queue RAM is not reset (it stays a LUT RAM); the head reads as zero while the
+    // queue is empty, so fetch_*, fwd_* and mon_* are known from reset on at one AND per
+    // bit, off the QPC answer's path and without a cycle of latency.
+    g.wire_c(
+        "h",
+        EV_W,
+        Expr::ternary(id("h_valid"), id("q_mem").index(id("q_rd_q")), n(EV_W, 0)),
+        "queue head; zero while the queue is empty",
+    );
     for (name, w) in EV {
         g.wire(&format!("h_{name}"), w, ev_field("h", name));
     }
@@ -1507,10 +1517,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     out(&mut g, "fetch_ds", id("h_data").bits(7, 0));
     out(&mut g, "fetch_opcode", id("h_data").bits(39, 32));
     out(&mut g, "m_axis_bf_tvalid", id("drain_q"));
+    // The BlueFlame buffer is not reset either: tdata is zero while tvalid is low.
+    g.assigns.push(V::Comment(vec![
+        "X after reset: the RAMs (q_mem, bf_mem, pend_mem) have no reset, so they map to".into(),
+        "LUT RAM; the queue head reads as zero while the queue is empty and tdata while".into(),
+        "tvalid is low (one AND per bit, no added cycle); the flops e1 (db_req_*) and".into(),
+        "drain_last/drain_user (tlast/tuser) are reset.".into(),
+    ]));
     out(
         &mut g,
         "m_axis_bf_tdata",
-        id("bf_mem").index(id("drain_idx_q")),
+        Expr::ternary(
+            id("drain_q"),
+            id("bf_mem").index(id("drain_idx_q")),
+            n(64, 0),
+        ),
     );
     out(&mut g, "m_axis_bf_tkeep", n(8, 0xFF));
     out(
@@ -1546,17 +1567,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     out(
         &mut g,
         "mon_reason",
-        Expr::ternary(
-            Expr::and(
-                id("h_valid"),
-                Expr::or(
-                    Expr::eq(id("h_kind"), n(3, K_DROP)),
-                    Expr::and(id("h_chk"), not(id("db_rsp_ok"))),
-                ),
-            ),
-            id("drop_reason"),
-            n(3, 0),
-        ),
+        // is_drop, not the QPC answer alone: db_rsp_* mean nothing before db_rsp_valid.
+        Expr::ternary(id("is_drop"), id("drop_reason"), n(3, 0)),
     );
     out(&mut g, "mon_vf", id("h_vf"));
     out(&mut g, "mon_pf", id("h_pf"));
