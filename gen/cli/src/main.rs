@@ -17,6 +17,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rdmagen_regmap::{LoadError, RegMap};
 use verilog_ast::ResetStyle;
 
+// Generating a big map allocates millions of small strings and syntax nodes on several threads;
+// mimalloc does that at about half the CPU time of the C library's allocator (see
+// docs/BENCHMARKS.gen.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "rdmagen",
