@@ -187,31 +187,28 @@ impl Svg {
 /// Text style attributes that differ from the inherited `style`.
 fn style_attributes(o: &mut String, size: u32, anchor: Anchor, fill: &str, inherited: TextStyle) {
     if size != inherited.size {
-        attr_int(o, "font-size", i64::from(size));
+        attr_int(o, " font-size=\"", i64::from(size));
     }
     if anchor != inherited.anchor {
-        attr(o, "text-anchor", anchor.as_str());
+        attr(o, " text-anchor=\"", anchor.as_str());
     }
     if fill != inherited.fill {
-        attr(o, "fill", fill);
+        attr(o, " fill=\"", fill);
     }
 }
 
-/// ` name="value"` for a value that needs no escaping (colours, keywords).
-fn attr(o: &mut String, name: &str, value: &str) {
-    o.push(' ');
-    o.push_str(name);
-    o.push_str("=\"");
+/// ` name="value"` for a value that needs no escaping (colours, keywords); `lead` is
+/// ` name="`.
+fn attr(o: &mut String, lead: &str, value: &str) {
+    o.push_str(lead);
     o.push_str(value);
     o.push('"');
 }
 
-/// ` name="123"`, without the formatting machinery: a 4096-register map draws a million
-/// numbers.
-fn attr_int(o: &mut String, name: &str, value: impl Into<i64>) {
-    o.push(' ');
-    o.push_str(name);
-    o.push_str("=\"");
+/// ` name="123"` (`lead` is ` name="`), without the formatting machinery: a 4096-register map
+/// draws half a million numbers.
+fn attr_int(o: &mut String, lead: &str, value: impl Into<i64>) {
+    o.push_str(lead);
     let value: i64 = value.into();
     if value < 0 {
         o.push('-');
@@ -227,7 +224,9 @@ fn attr_int(o: &mut String, name: &str, value: impl Into<i64>) {
             break;
         }
     }
-    o.extend(digits[start..].iter().map(|&d| char::from(d)));
+    for &d in &digits[start..] {
+        o.push(char::from(d));
+    }
     o.push('"');
 }
 
@@ -243,12 +242,12 @@ fn render_element(e: &Element, style: TextStyle, o: &mut String) {
             title,
         } => {
             o.push_str("<rect");
-            attr_int(o, "x", *x);
-            attr_int(o, "y", *y);
-            attr_int(o, "width", *width);
-            attr_int(o, "height", *height);
-            attr(o, "fill", fill);
-            attr(o, "stroke", stroke);
+            attr_int(o, " x=\"", *x);
+            attr_int(o, " y=\"", *y);
+            attr_int(o, " width=\"", *width);
+            attr_int(o, " height=\"", *height);
+            attr(o, " fill=\"", fill);
+            attr(o, " stroke=\"", stroke);
             match title {
                 Some(t) => {
                     o.push_str("><title>");
@@ -266,11 +265,11 @@ fn render_element(e: &Element, style: TextStyle, o: &mut String) {
             stroke,
         } => {
             o.push_str("<line");
-            attr_int(o, "x1", *x1);
-            attr_int(o, "y1", *y1);
-            attr_int(o, "x2", *x2);
-            attr_int(o, "y2", *y2);
-            attr(o, "stroke", stroke);
+            attr_int(o, " x1=\"", *x1);
+            attr_int(o, " y1=\"", *y1);
+            attr_int(o, " x2=\"", *x2);
+            attr_int(o, " y2=\"", *y2);
+            attr(o, " stroke=\"", stroke);
             o.push_str("/>\n");
         }
         Element::Text {
@@ -283,8 +282,8 @@ fn render_element(e: &Element, style: TextStyle, o: &mut String) {
             text,
         } => {
             o.push_str("<text");
-            attr_int(o, "x", *x);
-            attr_int(o, "y", *y);
+            attr_int(o, " x=\"", *x);
+            attr_int(o, " y=\"", *y);
             style_attributes(o, *size, *anchor, fill, style);
             if *bold {
                 o.push_str(" font-weight=\"bold\"");
