@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `make bench`: whole-process wall time and peak memory of `rdmagen all` (release build) on
 # generated NIC-scale maps — 256 VFs x 16 registers written flat (4096 distinct registers) and
-# 4096 VFs x 16 (65536), plus the same as one parameterised array — median of 5 runs each, into
-# fresh output directories and again over unchanged outputs. Writes docs/BENCHMARKS.gen.md, then
-# scripts/bench-report.sh assembles docs/BENCHMARKS.md.
+# 4096 VFs x 16 (65536), plus the same as one parameterised array and the small example map —
+# median of 5 runs each, into fresh output directories and again over unchanged outputs; with
+# valgrind installed, also the instruction count of one fresh run (callgrind; steady however
+# loaded the machine is), except for the 65536-register map (minutes under valgrind). Writes
+# docs/BENCHMARKS.gen.md, then scripts/bench-report.sh assembles docs/BENCHMARKS.md.
 # The maps come from scripts/gen-bench-map.py and are not committed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +15,17 @@ mkdir -p "$dir"
 cargo build -q --release -p rdmagen
 bin=target/release/rdmagen
 [ -x /usr/bin/time ] || { echo "bench: /usr/bin/time missing; run scripts/setup.sh" >&2; exit 1; }
+
+# Instructions of one fresh run under callgrind, in millions, or "-" without valgrind.
+instructions() {
+  local map=$1 out=$2
+  if ! command -v valgrind >/dev/null; then echo "-"; return; fi
+  valgrind --tool=callgrind --callgrind-out-file="$dir/callgrind.out" "$bin" all "$map" \
+    --rtl "$out/rtl" --include "$out/include" --docs "$out/docs" --export "$out/export" \
+    >/dev/null 2>"$dir/callgrind.log"
+  rm -f "$dir/callgrind.out"
+  sed -nE 's/.*Collected : ([0-9]+).*/\1/p' "$dir/callgrind.log" | awk '{ printf "%d", $1 / 1000000 }'
+}
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -28,10 +41,15 @@ one() {
 
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 rows=()
-for spec in "256 flat" "4096 flat" "256 array" "4096 array"; do
+for spec in "example" "256 flat" "4096 flat" "256 array" "4096 array"; do
   set -- $spec
-  map="$dir/$2_$1.yaml"
-  scripts/gen-bench-map.py "$1" "$2" >"$map"
+  if [ "$1" = example ]; then
+    map=register-maps/example.yaml name="example.yaml"
+    set -- example map
+  else
+    map="$dir/$2_$1.yaml" name="$1 VFs x 16, $2"
+    scripts/gen-bench-map.py "$1" "$2" >"$map"
+  fi
   regs=$("$bin" check "$map" | sed -E 's/.*, ([0-9]+) registers\)/\1/')
   for mode in fresh unchanged; do
     rm -rf "$dir"/out_*
@@ -48,13 +66,18 @@ for spec in "256 flat" "4096 flat" "256 array" "4096 array"; do
     mem=$(awk '{ print $2 }' "$dir/samples.txt" | median)
     cpu=$(awk '{ print $3 }' "$dir/samples.txt" | median)
     files=$(find "$out" -type f | wc -l)
-    row="| $1 VFs x 16, $2 | $regs | $mode | $files | $wall | $cpu | $((mem / 1024)) |"
+    instr="-"
+    if [ "$mode" = fresh ] && [ "$regs" -le 4097 ]; then
+      instr=$(instructions "$map" "$dir/out_callgrind")
+    fi
+    row="| $name | $regs | $mode | $files | $wall | $cpu | $((mem / 1024)) | $instr |"
     rm -rf "$dir"/out_*
     echo "$row"
     rows+=("$row")
   done
 done
 
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 {
   echo "# Generator benchmarks"
@@ -70,13 +93,16 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "user + system time, 10 ms resolution, less sensitive than wall time to other load). *fresh*:"
   echo "each run writes into a new, empty output directory, so every file is written; *unchanged*: the"
   echo "outputs already exist and match, so each file is read and compared and none is written."
+  echo "*M instr*: instructions of one fresh run counted by \`valgrind --tool=callgrind\` (all threads;"
+  echo "independent of other load on the machine; not measured for the 65536-register map)."
   echo "Maps: \`scripts/gen-bench-map.py VFS flat|array\` (16 registers per VF with every access type,"
-  echo "interrupt pairs, counters and an enum, plus one global register)."
+  echo "interrupt pairs, counters and an enum, plus one global register), and register-maps/example.yaml."
   echo
-  echo "Machine: $(nproc) CPUs, $cpu; load average before the run: $load_before."
+  echo "Machine: $(nproc) CPUs, $cpu; load average (1, 5, 15 min) before the run: $load_before, after: $load_after"
+  echo "(above about 1 per CPU, other work shared the machine and the wall times are inflated)."
   echo
-  echo "| map | registers | outputs | files | wall ms | CPU ms | peak MiB |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| map | registers | outputs | files | wall ms | CPU ms | peak MiB | M instr |"
+  echo "|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
 } >docs/BENCHMARKS.gen.md
 echo "bench: wrote docs/BENCHMARKS.gen.md"

@@ -17,6 +17,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rdmagen_regmap::{LoadError, RegMap};
 use verilog_ast::ResetStyle;
 
+// Generating a big map allocates millions of small strings and syntax nodes on several threads;
+// mimalloc does that at about half the CPU time of the C library's allocator (see
+// docs/BENCHMARKS.gen.md).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "rdmagen",
@@ -671,10 +677,14 @@ fn map_outputs(
                     generator: generator(),
                 };
                 let module = rdmagen_csr::generate(m, &csr);
-                Planned {
+                let planned = Planned {
                     path: dir.join(format!("{}.v", module.name)),
                     text: module.print(),
-                }
+                };
+                // The process ends after writing: freeing a syntax tree of a million nodes
+                // one by one would cost a sixth of the whole run on a 4096-register map.
+                std::mem::forget(module);
+                planned
             })
         });
         let header = targets.header.as_ref().map(|dir| {

@@ -1082,13 +1082,13 @@ fn read_value(scope: Scope, r: &Register, lo: u32, hi: u32) -> Expr {
 
 /// What a field contributes to a read.
 fn field_value(scope: Scope, r: &Register, f: &Field) -> Expr {
-    let p = format!("{}_{}", scope.prefix(r), f.name);
+    let p = cat(&scope.prefix(r), "_", &f.name);
     if !f.access.sw_reads() {
         Expr::zero(f.width())
     } else if f.is_stored() {
-        id(format!("{p}_q"))
+        id(cat(&p, "_q", ""))
     } else {
-        scope.port(&format!("{p}_i"), f.width())
+        scope.port(&cat(&p, "_i", ""), f.width())
     }
 }
 
@@ -1148,10 +1148,10 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         return;
     }
     let w = f.width();
-    let p = format!("{}_{}", scope.prefix(r), f.name);
-    let q = id(format!("{p}_q"));
-    let d = id(format!("{p}_d"));
-    let port = |suffix: &str, width: u32| scope.port(&format!("{p}_{suffix}"), width);
+    let p = cat(&scope.prefix(r), "_", &f.name);
+    let q = id(cat(&p, "_q", ""));
+    let d = id(cat(&p, "_d", ""));
+    let port = |suffix: &str, width: u32| scope.port(&cat(&p, "_", suffix), width);
     let mut comment = format!(
         "{}.{} [{}] {}",
         r.name,
@@ -1164,9 +1164,9 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         comment.push_str(&f.description);
     }
     out.decls
-        .push(V::Decl(Decl::reg(format!("{p}_q"), Range::bits(w))));
+        .push(V::Decl(Decl::reg(cat(&p, "_q", ""), Range::bits(w))));
     out.decls
-        .push(V::Decl(Decl::reg(format!("{p}_d"), Range::bits(w))));
+        .push(V::Decl(Decl::reg(cat(&p, "_d", ""), Range::bits(w))));
     out.flops.push(Flop {
         q: q.clone(),
         d: d.clone(),
@@ -1192,8 +1192,8 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                 vec![Stmt::assign(d.clone(), Expr::band(wd.clone(), wm.clone()))],
             ));
             if w > 1 {
-                let sq = format!("{p}_stb_q");
-                let sd = format!("{p}_stb_d");
+                let sq = cat(&p, "_stb_q", "");
+                let sd = cat(&p, "_stb_d", "");
                 out.decls.push(V::Decl(Decl::reg(sq.clone(), None)));
                 out.decls.push(V::Decl(Decl::reg(sd.clone(), None)));
                 out.flops.push(Flop {
@@ -1272,7 +1272,7 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
             }
         };
         if cnt.saturate {
-            let sum = format!("{p}_sum");
+            let sum = cat(&p, "_sum", "");
             out.decls.push(V::Decl(
                 Decl::reg(sum.clone(), Some(Range::width(Expr::int(i64::from(w) + 1))))
                     .comment("count with carry"),
@@ -1293,6 +1293,16 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
             c.push(Stmt::assign(d.clone(), Expr::plus(d.clone(), widened(w))));
         }
     }
+}
+
+/// `a` + `b` + `c`: names are built per field of every register, and `format!` costs several
+/// times as much for such short pieces.
+fn cat(a: &str, b: &str, c: &str) -> String {
+    let mut s = String::with_capacity(a.len() + b.len() + c.len());
+    s.push_str(a);
+    s.push_str(b);
+    s.push_str(c);
+    s
 }
 
 fn wrap(text: &str, width: usize) -> Vec<String> {

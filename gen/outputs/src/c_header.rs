@@ -9,7 +9,6 @@
 //! register `a_b`) are reported by [`generate`] instead of producing a header that redefines
 //! a macro.
 
-use std::collections::HashSet;
 use std::fmt::Write;
 
 use rdmagen_regmap::{Count, Field, Group, Item, MemField, RegMap, Register};
@@ -50,8 +49,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<String, NameClash> {
         block: map.block.to_uppercase(),
         out: String::with_capacity(4096 + 2048 * map.items.len()),
         asserts: String::new(),
-        defined: HashSet::new(),
-        clashes: Vec::new(),
+        defined: Vec::new(),
+        reserved: Vec::new(),
     };
     h.prologue(map, opts);
     h.parameters(map);
@@ -66,12 +65,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<String, NameClash> {
     h.spaces(map);
     h.layout_asserts(map);
     h.epilogue();
-    if h.clashes.is_empty() {
+    let clashes = h.clashes();
+    if clashes.is_empty() {
         Ok(h.out)
     } else {
-        h.clashes.sort();
-        h.clashes.dedup();
-        Err(NameClash { names: h.clashes })
+        Err(NameClash { names: clashes })
     }
 }
 
@@ -81,8 +79,11 @@ struct Header {
     out: String,
     /// `static_assert`s, written after every definition so the definitions read as a table.
     asserts: String,
-    defined: HashSet<String>,
-    clashes: Vec<String>,
+    /// Where each defined macro name sits in `out` (no copy per name: a big map defines
+    /// hundreds of thousands).
+    defined: Vec<std::ops::Range<usize>>,
+    /// Names the prologue takes without a `#define` line of the usual form.
+    reserved: Vec<String>,
 }
 
 /// An unsigned literal: `u` when it fits 32 bits, `ull` otherwise or when `wide`.
@@ -139,10 +140,44 @@ impl Header {
     }
 
     fn define(&mut self, name: &str, value: &str) {
-        if !self.defined.insert(name.to_string()) {
-            self.clashes.push(name.to_string());
-        }
-        let _ = writeln!(self.out, "#define {name} {value}");
+        self.define_suffixed(name, "", value);
+    }
+
+    /// `#define <name><suffix> <value>`, without building the name first.
+    fn define_suffixed(&mut self, name: &str, suffix: &str, value: &str) {
+        self.out.push_str("#define ");
+        let start = self.out.len();
+        self.out.push_str(name);
+        self.out.push_str(suffix);
+        self.defined.push(start..self.out.len());
+        self.out.push(' ');
+        self.out.push_str(value);
+        self.out.push('\n');
+    }
+
+    /// `#define <name><suffix> <value>u`
+    fn define_unsigned(&mut self, name: &str, suffix: &str, value: u64) {
+        let mut text = String::with_capacity(24);
+        let _ = write!(text, "{value}u");
+        self.define_suffixed(name, suffix, &text);
+    }
+
+    /// Every macro name defined more than once, sorted.
+    fn clashes(&self) -> Vec<String> {
+        let mut names: Vec<&str> = self
+            .defined
+            .iter()
+            .map(|r| &self.out[r.clone()])
+            .chain(self.reserved.iter().map(String::as_str))
+            .collect();
+        names.sort_unstable();
+        let mut clashes: Vec<String> = names
+            .windows(2)
+            .filter(|pair| pair[0] == pair[1])
+            .map(|pair| pair[0].to_string())
+            .collect();
+        clashes.dedup();
+        clashes
     }
 
     /// Takes format arguments, so the many checks of a big map cost no temporary strings.
@@ -204,8 +239,8 @@ impl Header {
             "#define {b}_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)"
         );
         let _ = writeln!(o, "#endif\n");
-        self.defined.insert(format!("{b}_STATIC_ASSERT"));
-        self.defined.insert(guard);
+        self.reserved.push(format!("{b}_STATIC_ASSERT"));
+        self.reserved.push(guard);
         let v = map.version;
         for (part, value) in [("MAJOR", v.major), ("MINOR", v.minor), ("PATCH", v.patch)] {
             let name = self.name(&["VERSION", part]);
@@ -269,7 +304,7 @@ impl Header {
         comment(&mut self.out, &text);
         let reg_name = self.name(&path);
         match group {
-            None => self.define(&format!("{reg_name}_OFFSET"), &lit(r.offset, false)),
+            None => self.define_suffixed(&reg_name, "_OFFSET", &lit(r.offset, false)),
             Some(g) => {
                 let group_name = self.name(&[&g.name]);
                 self.define(&format!("{reg_name}_ELEMENT_OFFSET"), &lit(r.offset, false));
@@ -286,10 +321,7 @@ impl Header {
                 );
             }
         }
-        self.define(
-            &format!("{reg_name}_RESET_VALUE"),
-            &lit(register_reset(r), wide),
-        );
+        self.define_suffixed(&reg_name, "_RESET_VALUE", &lit(register_reset(r), wide));
         let what = path.join(".");
         for f in &r.fields {
             self.field(&reg_name, &what, f, wide);
@@ -346,11 +378,11 @@ impl Header {
             let _ = write!(text, ": {}", f.description);
         }
         comment(&mut self.out, &text);
-        self.define(&format!("{name}_SHIFT"), &format!("{}u", f.lsb));
-        self.define(&format!("{name}_WIDTH"), &format!("{}u", f.width()));
-        self.define(&format!("{name}_MASK"), &lit(f.mask(), wide));
+        self.define_unsigned(&name, "_SHIFT", u64::from(f.lsb));
+        self.define_unsigned(&name, "_WIDTH", u64::from(f.width()));
+        self.define_suffixed(&name, "_MASK", &lit(f.mask(), wide));
         if let Some(reset) = field_reset(f) {
-            self.define(&format!("{name}_RESET"), &lit(reset, wide));
+            self.define_suffixed(&name, "_RESET", &lit(reset, wide));
             self.assert(
                 format_args!("({name}_RESET & ~({name}_MASK >> {name}_SHIFT)) == 0u"),
                 format_args!("{reg_path}.{} reset fits the field", f.name),

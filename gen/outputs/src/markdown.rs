@@ -469,6 +469,19 @@ fn segments(reg: &Register, hi: u32, lo: u32) -> Vec<Segment<'_>> {
     out
 }
 
+/// A bit number's text without the formatting machinery (32 or 64 per picture).
+fn bit_number(bit: u32) -> String {
+    if bit >= 100 {
+        return bit.to_string();
+    }
+    let mut s = String::with_capacity(2);
+    if bit >= 10 {
+        s.push(char::from(b'0' + (bit / 10 % 10) as u8));
+    }
+    s.push(char::from(b'0' + (bit % 10) as u8));
+    s
+}
+
 /// The bit-field picture of a register: rows of 32 bits, most significant first; fields with
 /// name, access and reset, reserved bits shaded; names that do not fit their box are called
 /// out below the row.
@@ -502,7 +515,7 @@ pub fn register_picture(p: &Placed<'_>) -> Svg {
                     anchor: numbers.anchor,
                     bold: false,
                     fill: numbers.fill,
-                    text: bit.to_string(),
+                    text: bit_number(bit),
                 })
                 .collect(),
         });
@@ -627,4 +640,16 @@ pub fn register_picture(p: &Placed<'_>) -> Svg {
         svg.push(e);
     }
     svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bit_numbers_are_decimal() {
+        for bit in (0..128).chain([1000, u32::MAX]) {
+            assert_eq!(bit_number(bit), bit.to_string());
+        }
+    }
 }

@@ -87,6 +87,14 @@ pub struct Svg {
 /// Escapes `&`, `<`, `>`, `"` and `'` for text and attribute values, and drops characters XML
 /// 1.0 forbids.
 pub fn escape(text: &str, out: &mut String) {
+    // Most text (bit numbers, names) needs no escaping: copy it whole.
+    if !text
+        .bytes()
+        .any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\'') || b < 0x20)
+    {
+        out.push_str(text);
+        return;
+    }
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -179,14 +187,47 @@ impl Svg {
 /// Text style attributes that differ from the inherited `style`.
 fn style_attributes(o: &mut String, size: u32, anchor: Anchor, fill: &str, inherited: TextStyle) {
     if size != inherited.size {
-        let _ = write!(o, " font-size=\"{size}\"");
+        attr_int(o, " font-size=\"", i64::from(size));
     }
     if anchor != inherited.anchor {
-        let _ = write!(o, " text-anchor=\"{}\"", anchor.as_str());
+        attr(o, " text-anchor=\"", anchor.as_str());
     }
     if fill != inherited.fill {
-        let _ = write!(o, " fill=\"{fill}\"");
+        attr(o, " fill=\"", fill);
     }
+}
+
+/// ` name="value"` for a value that needs no escaping (colours, keywords); `lead` is
+/// ` name="`.
+fn attr(o: &mut String, lead: &str, value: &str) {
+    o.push_str(lead);
+    o.push_str(value);
+    o.push('"');
+}
+
+/// ` name="123"` (`lead` is ` name="`), without the formatting machinery: a 4096-register map
+/// draws half a million numbers.
+fn attr_int(o: &mut String, lead: &str, value: impl Into<i64>) {
+    o.push_str(lead);
+    let value: i64 = value.into();
+    if value < 0 {
+        o.push('-');
+    }
+    let mut n = value.unsigned_abs();
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[start..] {
+        o.push(char::from(d));
+    }
+    o.push('"');
 }
 
 fn render_element(e: &Element, style: TextStyle, o: &mut String) {
@@ -200,11 +241,13 @@ fn render_element(e: &Element, style: TextStyle, o: &mut String) {
             stroke,
             title,
         } => {
-            let _ = write!(
-                o,
-                "<rect x=\"{x}\" y=\"{y}\" width=\"{width}\" height=\"{height}\" \
-                 fill=\"{fill}\" stroke=\"{stroke}\""
-            );
+            o.push_str("<rect");
+            attr_int(o, " x=\"", *x);
+            attr_int(o, " y=\"", *y);
+            attr_int(o, " width=\"", *width);
+            attr_int(o, " height=\"", *height);
+            attr(o, " fill=\"", fill);
+            attr(o, " stroke=\"", stroke);
             match title {
                 Some(t) => {
                     o.push_str("><title>");
@@ -221,10 +264,13 @@ fn render_element(e: &Element, style: TextStyle, o: &mut String) {
             y2,
             stroke,
         } => {
-            let _ = writeln!(
-                o,
-                "<line x1=\"{x1}\" y1=\"{y1}\" x2=\"{x2}\" y2=\"{y2}\" stroke=\"{stroke}\"/>"
-            );
+            o.push_str("<line");
+            attr_int(o, " x1=\"", *x1);
+            attr_int(o, " y1=\"", *y1);
+            attr_int(o, " x2=\"", *x2);
+            attr_int(o, " y2=\"", *y2);
+            attr(o, " stroke=\"", stroke);
+            o.push_str("/>\n");
         }
         Element::Text {
             x,
@@ -235,7 +281,9 @@ fn render_element(e: &Element, style: TextStyle, o: &mut String) {
             fill,
             text,
         } => {
-            let _ = write!(o, "<text x=\"{x}\" y=\"{y}\"");
+            o.push_str("<text");
+            attr_int(o, " x=\"", *x);
+            attr_int(o, " y=\"", *y);
             style_attributes(o, *size, *anchor, fill, style);
             if *bold {
                 o.push_str(" font-weight=\"bold\"");
@@ -270,6 +318,20 @@ mod tests {
         let out = s.render();
         assert!(out.contains("<title>a&lt;b</title>"));
         assert!(out.contains(">x &amp; &quot;y&quot; &lt;z&gt;</text>"));
+    }
+
+    #[test]
+    fn numbers_are_written_in_full() {
+        let mut s = Svg::new(10, 10, "t");
+        s.rect(-12, 0, 1234567890, 7, "#ffffff");
+        s.line(i32::MIN, i32::MAX, 10, 9, "#000000");
+        let out = s.render();
+        assert!(out.contains(
+            "<rect x=\"-12\" y=\"0\" width=\"1234567890\" height=\"7\" fill=\"#ffffff\" stroke=\"#000000\"/>"
+        ));
+        assert!(out.contains(
+            "<line x1=\"-2147483648\" y1=\"2147483647\" x2=\"10\" y2=\"9\" stroke=\"#000000\"/>"
+        ));
     }
 
     #[test]

@@ -153,4 +153,6 @@ fn c_name_clash_is_reported_not_emitted() {
         err.names.iter().any(|n| n.starts_with("CLASH_PORT_CFG")),
         "{err}"
     );
+    // Exactly the one name both define (`_OFFSET` and `_OFFSET(i)` differ), once.
+    assert_eq!(err.names, ["CLASH_PORT_CFG_RESET_VALUE"], "{err}");
 }

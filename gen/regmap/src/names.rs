@@ -347,9 +347,17 @@ pub const RESERVED: &[&str] = &[
     "gen",
 ];
 
+/// [`RESERVED`] as a set: every name of a map is checked, and a map may hold tens of
+/// thousands of them.
+static RESERVED_SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+    std::sync::LazyLock::new(|| RESERVED.iter().copied().collect());
+
 pub fn is_reserved(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    RESERVED.contains(&lower.as_str())
+    if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        RESERVED_SET.contains(name.to_ascii_lowercase().as_str())
+    } else {
+        RESERVED_SET.contains(name)
+    }
 }
 
 /// Which spelling a name must follow.
@@ -427,6 +435,9 @@ mod tests {
         assert!(name_problem("num_vf", NameKind::Upper).is_some());
         assert!(is_reserved("match") && is_reserved("module") && is_reserved("int"));
         assert!(!is_reserved("state"));
+        // Case-insensitive, and every listed word is found.
+        assert!(is_reserved("MODULE") && is_reserved("Always"));
+        assert!(RESERVED.iter().all(|w| is_reserved(w)));
         assert_eq!(closest("acess", &["access", "bits"]), Some("access"));
         assert_eq!(closest("zzzz", &["access", "bits"]), None);
     }

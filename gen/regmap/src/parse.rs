@@ -331,7 +331,11 @@ impl Parser<'_> {
         what: &str,
     ) -> Option<Name> {
         let n = m.get_node(key)?;
-        let text = self.string(n, &format!("the {what} name"))?;
+        let text = match n.as_scalar() {
+            Some(s) => s.as_str().to_string(),
+            // The message is only formatted for a bad map.
+            None => self.string(n, &format!("the {what} name"))?,
+        };
         let span = self.span_of(n);
         self.check_name(&text, span, kind, what);
         Some(Name { text, span })

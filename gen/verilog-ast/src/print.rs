@@ -1,5 +1,11 @@
 //! The one printer: two-space indentation, aligned port and declaration columns, minimal but
 //! unambiguous parentheses. Output depends only on the tree, so it is byte-reproducible.
+//!
+//! Everything is written straight into one output buffer: a map of thousands of registers
+//! prints hundreds of thousands of expressions, and a temporary string per sub-expression
+//! used to dominate the generator's run time.
+
+use std::fmt::Write;
 
 use crate::*;
 
@@ -10,11 +16,11 @@ struct Printer {
 
 pub(crate) fn module(m: &Module) -> String {
     let mut p = Printer {
-        out: String::new(),
+        out: String::with_capacity(4096 + 512 * m.items.len()),
         reset: m.reset,
     };
     for h in &m.header {
-        p.line(0, &comment_line(h));
+        p.comment_line(0, h);
     }
     p.line(0, "");
     p.line(0, "`resetall");
@@ -22,22 +28,27 @@ pub(crate) fn module(m: &Module) -> String {
     p.line(0, "`default_nettype none");
     p.line(0, "");
     if m.params.is_empty() {
-        p.line(0, &format!("module {} (", m.name));
+        p.start(0);
+        p.push("module ");
+        p.push(&m.name);
+        p.push(" (\n");
     } else {
-        p.line(0, &format!("module {} #(", m.name));
+        p.start(0);
+        p.push("module ");
+        p.push(&m.name);
+        p.push(" #(\n");
         for (i, prm) in m.params.iter().enumerate() {
             if let Some(c) = &prm.comment {
-                p.line(1, &comment_line(c));
+                p.comment_line(1, c);
             }
             let sep = if i + 1 < m.params.len() { "," } else { "" };
-            p.line(
-                1,
-                &format!(
-                    "parameter integer {} = {}{sep}",
-                    prm.name,
-                    expr(&prm.default)
-                ),
-            );
+            p.start(1);
+            p.push("parameter integer ");
+            p.push(&prm.name);
+            p.push(" = ");
+            expr_into(&mut p.out, &prm.default);
+            p.push(sep);
+            p.push("\n");
         }
         p.line(0, ") (");
     }
@@ -51,19 +62,35 @@ pub(crate) fn module(m: &Module) -> String {
     p.out
 }
 
-fn comment_line(text: &str) -> String {
-    if text.is_empty() {
-        "//".to_string()
-    } else {
-        format!("// {text}")
+/// `[msb:lsb]` without spaces, or nothing.
+fn range(r: &Option<Range>) -> String {
+    let mut s = String::new();
+    if let Some(r) = r {
+        range_into(&mut s, r);
+    }
+    s
+}
+
+/// Ranges hold only parameter arithmetic; the compact form `[N*2-1:0]` is the idiom.
+fn range_into(out: &mut String, r: &Range) {
+    let start = out.len();
+    out.push('[');
+    expr_into(out, &r.msb);
+    out.push(':');
+    expr_into(out, &r.lsb);
+    out.push(']');
+    if out[start..].contains(' ') {
+        let compact: String = out[start..].chars().filter(|&c| c != ' ').collect();
+        out.truncate(start);
+        out.push_str(&compact);
     }
 }
 
-fn range(r: &Option<Range>) -> String {
-    match r {
-        // Ranges hold only parameter arithmetic; the compact form `[N*2-1:0]` is the idiom.
-        Some(r) => format!("[{}:{}]", expr(&r.msb), expr(&r.lsb)).replace(' ', ""),
-        None => String::new(),
+/// `text` left-aligned in a column of `width` characters (as `{:<width$}` does).
+fn pad(out: &mut String, text: &str, width: usize) {
+    out.push_str(text);
+    for _ in text.chars().count()..width {
+        out.push(' ');
     }
 }
 
@@ -77,35 +104,72 @@ fn kind(k: Kind) -> &'static str {
 }
 
 impl Printer {
+    /// A whole line; an empty one has no indentation.
     fn line(&mut self, indent: usize, text: &str) {
         if !text.is_empty() {
-            for _ in 0..indent {
-                self.out.push_str("  ");
-            }
+            self.start(indent);
             self.out.push_str(text);
         }
         self.out.push('\n');
     }
 
+    /// The indentation of a line whose (non-empty) text follows.
+    fn start(&mut self, indent: usize) {
+        for _ in 0..indent {
+            self.out.push_str("  ");
+        }
+    }
+
+    fn push(&mut self, text: &str) {
+        self.out.push_str(text);
+    }
+
+    fn expr(&mut self, e: &Expr) {
+        expr_into(&mut self.out, e);
+    }
+
+    fn comment_line(&mut self, indent: usize, text: &str) {
+        self.start(indent);
+        if text.is_empty() {
+            self.out.push_str("//\n");
+        } else {
+            self.out.push_str("// ");
+            self.out.push_str(text);
+            self.out.push('\n');
+        }
+    }
+
+    /// `lhs <op> rhs;` on one line.
+    fn assign_line(&mut self, indent: usize, lead: &str, l: &Expr, op: &str, r: &Expr) {
+        self.start(indent);
+        self.push(lead);
+        self.expr(l);
+        self.push(op);
+        self.expr(r);
+        self.push(";\n");
+    }
+
     fn ports(&mut self, ports: &[PortItem]) {
-        let all: Vec<&Port> = ports
+        let all: Vec<(&Port, String)> = ports
             .iter()
             .filter_map(|p| match p {
-                PortItem::Port(p) => Some(p),
+                PortItem::Port(p) => Some((p, range(&p.range))),
                 PortItem::Banner(_) => None,
             })
             .collect();
-        let rw = all.iter().map(|p| range(&p.range).len()).max().unwrap_or(0);
+        let rw = all.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
         // Comment column: after the longest commented port.
         let cw = all
             .iter()
-            .filter(|p| p.comment.is_some())
-            .map(|p| p.name.len() + 1)
+            .filter(|(p, _)| p.comment.is_some())
+            .map(|(p, _)| p.name.len() + 1)
             .max()
             .unwrap_or(0);
         let last = all.len();
+        let mut ranges = all.iter().map(|(_, r)| r);
         let mut n = 0;
         let mut first_banner = true;
+        let mut name = String::new();
         for item in ports {
             match item {
                 PortItem::Banner(b) => {
@@ -114,23 +178,36 @@ impl Printer {
                     }
                     first_banner = false;
                     for l in b.lines() {
-                        self.line(1, &comment_line(l));
+                        self.comment_line(1, l);
                     }
                 }
                 PortItem::Port(p) => {
                     n += 1;
+                    let r = ranges.next().map_or("", |r| r.as_str());
                     let dir = match p.dir {
                         Dir::Input => "input ",
                         Dir::Output => "output",
                     };
                     let sep = if n < last { "," } else { "" };
-                    let head = format!("{dir} {:<4} {:<rw$} ", kind(p.kind), range(&p.range));
-                    let name = format!("{}{sep}", p.name);
-                    let text = match &p.comment {
-                        Some(c) => format!("{head}{name:<cw$}  // {c}"),
-                        None => format!("{head}{name}"),
-                    };
-                    self.line(1, &text);
+                    self.start(1);
+                    self.push(dir);
+                    self.push(" ");
+                    pad(&mut self.out, kind(p.kind), 4);
+                    self.push(" ");
+                    pad(&mut self.out, r, rw);
+                    self.push(" ");
+                    name.clear();
+                    name.push_str(&p.name);
+                    name.push_str(sep);
+                    match &p.comment {
+                        Some(c) => {
+                            pad(&mut self.out, &name, cw);
+                            self.push("  // ");
+                            self.push(c);
+                        }
+                        None => self.push(&name),
+                    }
+                    self.push("\n");
                 }
             }
         }
@@ -163,7 +240,7 @@ impl Printer {
     }
 
     fn localparams(&mut self, indent: usize, run: &[Item]) {
-        let rows: Vec<(String, String, String, &Option<String>)> = run
+        let rows: Vec<(String, &String, &Expr, &Option<String>)> = run
             .iter()
             .filter_map(|p| match p {
                 Item::LocalParam {
@@ -177,7 +254,7 @@ impl Printer {
                     } else {
                         "integer".to_string()
                     };
-                    Some((ty, name.clone(), expr(value), comment))
+                    Some((ty, name, value, comment))
                 }
                 _ => None,
             })
@@ -185,57 +262,72 @@ impl Printer {
         let tw = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
         let nw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
         for (ty, name, value, comment) in rows {
-            let text = format!("localparam {ty:<tw$} {name:<nw$} = {value};");
-            match comment {
-                Some(c) => self.line(indent, &format!("{text}  // {c}")),
-                None => self.line(indent, &text),
+            self.start(indent);
+            self.push("localparam ");
+            pad(&mut self.out, &ty, tw);
+            self.push(" ");
+            pad(&mut self.out, name, nw);
+            self.push(" = ");
+            self.expr(value);
+            self.push(";");
+            if let Some(c) = comment {
+                self.push("  // ");
+                self.push(c);
             }
+            self.push("\n");
         }
     }
 
     fn decls(&mut self, indent: usize, run: &[Item]) {
-        let decls: Vec<&Decl> = run
+        // Each declaration's name column text (`name [array];`) and range, computed once.
+        let decls: Vec<(&Decl, String, String)> = run
             .iter()
             .filter_map(|d| match d {
-                Item::Decl(d) => Some(d),
+                Item::Decl(d) => {
+                    let mut name = d.name.clone();
+                    if let Some(a) = &d.array {
+                        name.push(' ');
+                        range_into(&mut name, a);
+                    }
+                    name.push(';');
+                    Some((d, range(&d.range), name))
+                }
                 _ => None,
             })
             .collect();
-        let kw = decls.iter().map(|d| kind(d.kind).len()).max().unwrap_or(0);
-        let rw = decls
+        let kw = decls
             .iter()
-            .map(|d| range(&d.range).len())
+            .map(|(d, _, _)| kind(d.kind).len())
             .max()
             .unwrap_or(0);
+        let rw = decls.iter().map(|(_, r, _)| r.len()).max().unwrap_or(0);
+        // `name [array];` minus the `;`, plus one: the width the comment column starts after.
         let nw = decls
             .iter()
-            .filter(|d| d.comment.is_some())
-            .map(|d| {
-                d.name.len()
-                    + d.array
-                        .as_ref()
-                        .map(|a| range(&Some(a.clone())).len() + 1)
-                        .unwrap_or(0)
-                    + 1
-            })
+            .filter(|(d, _, _)| d.comment.is_some())
+            .map(|(_, _, name)| name.len())
             .max()
             .unwrap_or(0);
-        for d in decls {
-            let mut name = d.name.clone();
-            if let Some(a) = &d.array {
-                name = format!("{name} {}", range(&Some(a.clone())));
+        for (d, r, name) in &decls {
+            self.start(indent);
+            let start = self.out.len();
+            pad(&mut self.out, kind(d.kind), kw);
+            self.push(" ");
+            if rw > 0 {
+                pad(&mut self.out, r, rw);
+                self.push(" ");
             }
-            name.push(';');
-            let head = if rw > 0 {
-                format!("{:<kw$} {:<rw$} ", kind(d.kind), range(&d.range))
-            } else {
-                format!("{:<kw$} ", kind(d.kind))
-            };
-            let text = match &d.comment {
-                Some(c) => format!("{head}{name:<nw$}  // {c}"),
-                None => format!("{head}{name}"),
-            };
-            self.line(indent, text.trim_end());
+            match &d.comment {
+                Some(c) => {
+                    pad(&mut self.out, name, nw);
+                    self.push("  // ");
+                    self.push(c);
+                }
+                None => self.push(name),
+            }
+            let kept = self.out[start..].trim_end().len();
+            self.out.truncate(start + kept);
+            self.push("\n");
         }
     }
 
@@ -244,12 +336,12 @@ impl Printer {
             Item::Blank => self.line(0, ""),
             Item::Comment(lines) => {
                 for l in lines {
-                    self.line(indent, &comment_line(l));
+                    self.comment_line(indent, l);
                 }
             }
             Item::Decl(_) => self.decls(indent, std::slice::from_ref(item)),
             Item::LocalParam { .. } => self.localparams(indent, std::slice::from_ref(item)),
-            Item::Assign(l, r) => self.line(indent, &format!("assign {} = {};", expr(l), expr(r))),
+            Item::Assign(l, r) => self.assign_line(indent, "assign ", l, " = ", r),
             Item::Comb(stmts) => {
                 self.line(indent, "always @* begin");
                 self.stmts(indent + 1, stmts);
@@ -262,13 +354,10 @@ impl Printer {
                 label,
                 items,
             } => {
-                self.line(
-                    indent,
-                    &format!(
-                        "for ({var} = 0; {var} < {}; {var} = {var} + 1) begin : {label}",
-                        expr(to)
-                    ),
-                );
+                self.start(indent);
+                let _ = write!(self.out, "for ({var} = 0; {var} < ");
+                self.expr(to);
+                let _ = writeln!(self.out, "; {var} = {var} + 1) begin : {label}");
                 self.items(indent + 1, items);
                 self.line(indent, "end");
             }
@@ -279,10 +368,16 @@ impl Printer {
                 data,
             } => {
                 self.line(indent, "always @(posedge clk) begin");
-                self.line(
-                    indent + 1,
-                    &format!("if ({}) {mem}[{}] <= {};", expr(en), expr(addr), expr(data)),
-                );
+                self.start(indent + 1);
+                self.push("if (");
+                self.expr(en);
+                self.push(") ");
+                self.push(mem);
+                self.push("[");
+                self.expr(addr);
+                self.push("] <= ");
+                self.expr(data);
+                self.push(";\n");
                 self.line(indent, "end");
             }
             Item::Instance {
@@ -291,29 +386,17 @@ impl Printer {
                 params,
                 ports,
             } => {
-                let align = |list: &[(String, Expr)]| -> Vec<String> {
-                    let w = list.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
-                    let n = list.len();
-                    list.iter()
-                        .enumerate()
-                        .map(|(i, (k, v))| {
-                            let sep = if i + 1 < n { "," } else { "" };
-                            format!(".{k:<w$} ({}){sep}", expr(v))
-                        })
-                        .collect()
-                };
                 if params.is_empty() {
-                    self.line(indent, &format!("{module} {name} ("));
+                    self.start(indent);
+                    let _ = writeln!(self.out, "{module} {name} (");
                 } else {
-                    self.line(indent, &format!("{module} #("));
-                    for l in align(params) {
-                        self.line(indent + 1, &l);
-                    }
-                    self.line(indent, &format!(") {name} ("));
+                    self.start(indent);
+                    let _ = writeln!(self.out, "{module} #(");
+                    self.connections(indent + 1, params);
+                    self.start(indent);
+                    let _ = writeln!(self.out, ") {name} (");
                 }
-                for l in align(ports) {
-                    self.line(indent + 1, &l);
-                }
+                self.connections(indent + 1, ports);
                 self.line(indent, ");");
             }
             Item::SimInitial(stmts) => {
@@ -326,23 +409,47 @@ impl Printer {
         }
     }
 
+    /// `.name (value),` lines of an instance, the names aligned.
+    fn connections(&mut self, indent: usize, list: &[(String, Expr)]) {
+        let w = list.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        let n = list.len();
+        for (i, (k, v)) in list.iter().enumerate() {
+            let sep = if i + 1 < n { "," } else { "" };
+            self.start(indent);
+            self.push(".");
+            pad(&mut self.out, k, w);
+            self.push(" (");
+            self.expr(v);
+            self.push(")");
+            self.push(sep);
+            self.push("\n");
+        }
+    }
+
     fn flops(&mut self, indent: usize, flops: &[Flop]) {
         let (reset, plain): (Vec<&Flop>, Vec<&Flop>) =
             flops.iter().partition(|f| f.reset.is_some());
         if !reset.is_empty() {
             let (sens, cond) = match self.reset {
-                ResetStyle::SyncHigh => ("posedge clk", "rst".to_string()),
-                ResetStyle::AsyncLow => ("posedge clk or negedge rst_n", "!rst_n".to_string()),
+                ResetStyle::SyncHigh => ("posedge clk", "rst"),
+                ResetStyle::AsyncLow => ("posedge clk or negedge rst_n", "!rst_n"),
             };
-            self.line(indent, &format!("always @({sens}) begin"));
-            self.line(indent + 1, &format!("if ({cond}) begin"));
+            self.start(indent);
+            let _ = writeln!(self.out, "always @({sens}) begin");
+            self.start(indent + 1);
+            let _ = writeln!(self.out, "if ({cond}) begin");
             for f in &reset {
-                let r = f.reset.as_ref().map(expr).unwrap_or_default();
-                self.line(indent + 2, &format!("{} <= {r};", expr(&f.q)));
+                self.start(indent + 2);
+                self.expr(&f.q);
+                self.push(" <= ");
+                if let Some(r) = &f.reset {
+                    self.expr(r);
+                }
+                self.push(";\n");
             }
             self.line(indent + 1, "end else begin");
             for f in &reset {
-                self.line(indent + 2, &format!("{} <= {};", expr(&f.q), expr(&f.d)));
+                self.assign_line(indent + 2, "", &f.q, " <= ", &f.d);
             }
             self.line(indent + 1, "end");
             self.line(indent, "end");
@@ -350,7 +457,7 @@ impl Printer {
         if !plain.is_empty() {
             self.line(indent, "always @(posedge clk) begin");
             for f in &plain {
-                self.line(indent + 1, &format!("{} <= {};", expr(&f.q), expr(&f.d)));
+                self.assign_line(indent + 1, "", &f.q, " <= ", &f.d);
             }
             self.line(indent, "end");
         }
@@ -364,15 +471,17 @@ impl Printer {
 
     fn stmt(&mut self, indent: usize, s: &Stmt) {
         match s {
-            Stmt::Assign(l, r) => self.line(indent, &format!("{} = {};", expr(l), expr(r))),
-            Stmt::Comment(c) => self.line(indent, &comment_line(c)),
+            Stmt::Assign(l, r) => self.assign_line(indent, "", l, " = ", r),
+            Stmt::Comment(c) => self.comment_line(indent, c),
             Stmt::SysCall(name, args) => {
-                if args.is_empty() {
-                    self.line(indent, &format!("{name};"));
-                } else {
-                    let a: Vec<String> = args.iter().map(expr).collect();
-                    self.line(indent, &format!("{name}({});", a.join(", ")));
+                self.start(indent);
+                self.push(name);
+                if !args.is_empty() {
+                    self.push("(");
+                    self.list(args);
+                    self.push(")");
                 }
+                self.push(";\n");
             }
             Stmt::For {
                 var,
@@ -380,19 +489,20 @@ impl Printer {
                 to,
                 body,
             } => {
-                self.line(
-                    indent,
-                    &format!(
-                        "for ({var} = {}; {var} < {}; {var} = {var} + 1) begin",
-                        expr(from),
-                        expr(to)
-                    ),
-                );
+                self.start(indent);
+                let _ = write!(self.out, "for ({var} = ");
+                self.expr(from);
+                let _ = write!(self.out, "; {var} < ");
+                self.expr(to);
+                let _ = writeln!(self.out, "; {var} = {var} + 1) begin");
                 self.stmts(indent + 1, body);
                 self.line(indent, "end");
             }
             Stmt::If { cond, then, els } => {
-                self.line(indent, &format!("if ({}) begin", expr(cond)));
+                self.start(indent);
+                self.push("if (");
+                self.expr(cond);
+                self.push(") begin\n");
                 self.stmts(indent + 1, then);
                 let mut els = els;
                 loop {
@@ -406,7 +516,10 @@ impl Printer {
                             then,
                             els: next,
                         }] => {
-                            self.line(indent, &format!("end else if ({}) begin", expr(cond)));
+                            self.start(indent);
+                            self.push("end else if (");
+                            self.expr(cond);
+                            self.push(") begin\n");
                             self.stmts(indent + 1, then);
                             els = next;
                         }
@@ -424,25 +537,36 @@ impl Printer {
                 arms,
                 default,
             } => {
-                self.line(indent, &format!("case ({})", expr(subject)));
+                self.start(indent);
+                self.push("case (");
+                self.expr(subject);
+                self.push(")\n");
                 for (labels, body) in arms {
-                    let l: Vec<String> = labels.iter().map(expr).collect();
-                    self.arm(indent + 1, &l.join(", "), body);
+                    self.arm(indent + 1, Some(labels), body);
                 }
-                self.arm(indent + 1, "default", default);
+                self.arm(indent + 1, None, default);
                 self.line(indent, "endcase");
             }
         }
     }
 
-    fn arm(&mut self, indent: usize, label: &str, body: &[Stmt]) {
+    /// `a, b, c`
+    fn list(&mut self, items: &[Expr]) {
+        list_into(&mut self.out, items);
+    }
+
+    /// A case arm; `labels` is `None` for `default`.
+    fn arm(&mut self, indent: usize, labels: Option<&[Expr]>, body: &[Stmt]) {
+        self.start(indent);
+        match labels {
+            Some(l) => self.list(l),
+            None => self.push("default"),
+        }
         match body {
-            [] => self.line(indent, &format!("{label}: ;")),
-            [Stmt::Assign(l, r)] => {
-                self.line(indent, &format!("{label}: {} = {};", expr(l), expr(r)))
-            }
+            [] => self.push(": ;\n"),
+            [Stmt::Assign(l, r)] => self.assign_line(0, ": ", l, " = ", r),
             _ => {
-                self.line(indent, &format!("{label}: begin"));
+                self.push(": begin\n");
                 self.stmts(indent + 1, body);
                 self.line(indent, "end");
             }
@@ -450,74 +574,130 @@ impl Printer {
     }
 }
 
-fn literal(width: u32, value: u128, base: Base) -> String {
-    match base {
-        Base::Bin => format!("{width}'b{value:0w$b}", w = width.min(128) as usize),
-        Base::Hex => format!(
-            "{width}'h{value:0w$x}",
-            w = width.div_ceil(4).min(32) as usize
-        ),
-        Base::Dec => format!("{width}'d{value}"),
+fn list_into(out: &mut String, items: &[Expr]) {
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        expr_into(out, x);
     }
 }
 
-/// Prints an expression.
-pub fn expr(e: &Expr) -> String {
+fn literal(out: &mut String, width: u32, value: u128, base: Base) {
+    let _ = match base {
+        Base::Bin => write!(out, "{width}'b{value:0w$b}", w = width.min(128) as usize),
+        Base::Hex => write!(
+            out,
+            "{width}'h{value:0w$x}",
+            w = width.div_ceil(4).min(32) as usize
+        ),
+        Base::Dec => write!(out, "{width}'d{value}"),
+    };
+}
+
+/// Appends an expression to `out`.
+fn expr_into(out: &mut String, e: &Expr) {
     match e {
-        Expr::Ident(n) => n.clone(),
-        Expr::Int(v) => v.to_string(),
-        Expr::Num { width, value, base } => literal(*width, *value, *base),
-        Expr::Str(s) => format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\"")),
-        Expr::Index(x, i) => format!("{}[{}]", operand(x), expr(i)),
-        Expr::Slice(x, m, l) => format!("{}[{}:{}]", operand(x), expr(m), expr(l)),
-        Expr::PartSelect(x, b, w) => format!("{}[{} +: {}]", operand(x), expr(b), expr(w)),
-        Expr::Concat(items) => {
-            let v: Vec<String> = items.iter().map(expr).collect();
-            format!("{{{}}}", v.join(", "))
+        Expr::Ident(n) => out.push_str(n),
+        Expr::Int(v) => {
+            let _ = write!(out, "{v}");
         }
-        Expr::Repl(n, x) => format!("{{{}{{{}}}}}", operand(n), expr(x)),
+        Expr::Num { width, value, base } => literal(out, *width, *value, *base),
+        Expr::Str(s) => {
+            out.push('"');
+            for c in s.chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '"' => out.push_str("\\\""),
+                    c => out.push(c),
+                }
+            }
+            out.push('"');
+        }
+        Expr::Index(x, i) => {
+            operand(out, x);
+            out.push('[');
+            expr_into(out, i);
+            out.push(']');
+        }
+        Expr::Slice(x, m, l) => {
+            operand(out, x);
+            out.push('[');
+            expr_into(out, m);
+            out.push(':');
+            expr_into(out, l);
+            out.push(']');
+        }
+        Expr::PartSelect(x, b, w) => {
+            operand(out, x);
+            out.push('[');
+            expr_into(out, b);
+            out.push_str(" +: ");
+            expr_into(out, w);
+            out.push(']');
+        }
+        Expr::Concat(items) => {
+            out.push('{');
+            list_into(out, items);
+            out.push('}');
+        }
+        Expr::Repl(n, x) => {
+            out.push('{');
+            operand(out, n);
+            out.push('{');
+            expr_into(out, x);
+            out.push_str("}}");
+        }
         Expr::Unary(op, x) => {
-            let o = match op {
+            out.push_str(match op {
                 UnOp::Not => "!",
                 UnOp::BitNot => "~",
                 UnOp::RedOr => "|",
                 UnOp::RedAnd => "&",
                 UnOp::RedXor => "^",
-            };
-            format!("{o}{}", operand(x))
+            });
+            operand(out, x);
         }
         Expr::Binary(op, a, b) => {
-            let l = child(*op, a, false);
-            let r = child(*op, b, true);
-            format!("{l} {} {r}", op.text())
+            child(out, *op, a, false);
+            out.push(' ');
+            out.push_str(op.text());
+            out.push(' ');
+            child(out, *op, b, true);
         }
         Expr::Call(name, args) => {
-            let v: Vec<String> = args.iter().map(expr).collect();
-            format!("{name}({})", v.join(", "))
+            out.push_str(name);
+            out.push('(');
+            list_into(out, args);
+            out.push(')');
         }
         Expr::Ternary(c, t, f) => {
-            let c = match **c {
-                Expr::Ternary(..) => format!("({})", expr(c)),
-                _ => expr(c),
-            };
-            let f = expr(f);
-            format!("{c} ? {} : {f}", operand_t(t))
+            match **c {
+                Expr::Ternary(..) => paren(out, c),
+                _ => expr_into(out, c),
+            }
+            out.push_str(" ? ");
+            match **t {
+                Expr::Ternary(..) => paren(out, t),
+                _ => expr_into(out, t),
+            }
+            out.push_str(" : ");
+            expr_into(out, f);
         }
     }
+}
+
+fn paren(out: &mut String, e: &Expr) {
+    out.push('(');
+    expr_into(out, e);
+    out.push(')');
 }
 
 /// An operand of a unary operator or a select: anything compound is parenthesized.
-fn operand(e: &Expr) -> String {
+fn operand(out: &mut String, e: &Expr) {
     match e {
-        Expr::Binary(..) | Expr::Ternary(..) => format!("({})", expr(e)),
-        _ => expr(e),
-    }
-}
-
-fn operand_t(e: &Expr) -> String {
-    match e {
-        Expr::Ternary(..) => format!("({})", expr(e)),
-        _ => expr(e),
+        Expr::Binary(..) | Expr::Ternary(..) => paren(out, e),
+        _ => expr_into(out, e),
     }
 }
 
@@ -530,9 +710,9 @@ fn is_compare(op: BinOp) -> bool {
 
 /// A binary operand, parenthesized unless the reading is unambiguous to a human: the same
 /// associative operator, a comparison under `&&`/`||`, or a product under a sum.
-fn child(parent: BinOp, e: &Expr, right: bool) -> String {
+fn child(out: &mut String, parent: BinOp, e: &Expr, right: bool) {
     match e {
-        Expr::Ternary(..) => format!("({})", expr(e)),
+        Expr::Ternary(..) => paren(out, e),
         Expr::Binary(op, ..) => {
             let bare = if *op == parent {
                 !right || parent.associative()
@@ -546,11 +726,11 @@ fn child(parent: BinOp, e: &Expr, right: bool) -> String {
                 false
             };
             if bare {
-                expr(e)
+                expr_into(out, e)
             } else {
-                format!("({})", expr(e))
+                paren(out, e)
             }
         }
-        _ => expr(e),
+        _ => expr_into(out, e),
     }
 }
