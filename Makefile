@@ -95,11 +95,11 @@ lint-rtl-async:
 	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
-# Every top of rtl/ reset on Icarus (4-state), its outputs sampled for X/Z while idle (~25 s;
-# not part of `make test`).
+# Every module of rtl/ and of the async-low set (make lint-rtl-async) reset on Icarus (4-state),
+# its outputs sampled for X/Z while idle (scripts/check-x.py).
 .PHONY: check-x
 check-x:
-	scripts/check-x.py
+	set -o pipefail; { scripts/check-x.py && scripts/check-x.py --rtl target/rtl-async-low; } | tee target/x-check.log
 
 # Per map: regeneration, RTL checks, CSR property tests and compatibility with the base
 # revision, as one table (scripts/regress.sh; docs/diff.md).
@@ -142,21 +142,22 @@ bench: bench-gen bench-peers bench-harness bench-hw bench-cocotb
 T := scripts/timed.sh
 test:
 	@mkdir -p target && rm -f target/test-times.log
-	$(T) setup scripts/setup.sh
+	$(T) setup env RDMAGEN_SETUP_EXTENSION=0 scripts/setup.sh
 	$(T) fmt-check $(MAKE) fmt-check
 	$(T) clippy $(MAKE) clippy
 	$(T) doc $(MAKE) doc
 	$(T) cargo-test $(MAKE) cargo-test
 	$(T) lint-rtl $(MAKE) lint-rtl
 	$(T) lint-rtl-async $(MAKE) lint-rtl-async
-	$(T) check-outputs $(MAKE) check-headers check-rdl check-svg
+	$(T) check-outputs $(MAKE) check-headers check-rdl check-svg check-x
 	$(T) regress $(MAKE) regress
 	$(T) cargo-test-wheel $(MAKE) cargo-test-wheel
+	$(T) py-extension scripts/setup.sh
 	$(T) pytest-py $(MAKE) pytest-py
 	$(T) cocotb-icarus $(MAKE) cocotb SIM=icarus
 	$(T) cocotb-verilator $(MAKE) cocotb SIM=verilator
 	@cat target/cargo-test.log target/cargo-test-wheel.log > target/cargo-test-all.log
 	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log \
-		target/rtl-check-async.log target/header-check.log target/rdl-check.log target/svg-check.log \
+		target/rtl-check-async.log target/header-check.log target/rdl-check.log target/svg-check.log target/x-check.log \
 		target/pytest-py.log target/cocotb-icarus.log target/cocotb-verilator.log
 	@echo "step times (target/test-times.log):"; cat target/test-times.log

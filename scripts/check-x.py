@@ -87,10 +87,10 @@ def main() -> int:
             if first:
                 bad += 1
                 seen = ", ".join(f"{n} (from cycle {c})" for n, c in first.items())
-                print(f"{top}: X/Z after reset on {len(first)} of "
+                print(f"FAIL {top}: X/Z after reset on {len(first)} of "
                       f"{sum(d == 'output' for d, _ in pts.values())} outputs: {seen}")
             else:
-                print(f"{top}: ok ({sum(d == 'output' for d, _ in pts.values())} outputs known for "
+                print(f"ok   {top} ({sum(d == 'output' for d, _ in pts.values())} outputs known for "
                       f"{a.cycles} idle cycles after reset)")
     return 1 if bad else 0
 

@@ -1516,37 +1516,51 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.assigns.push(V::Assign(id("mk_req_valid"), b1(true)));
     g.assigns.push(V::Assign(id("mk_req_user"), Expr::zero(32)));
     // A stage register set `to` loaded from `from` (a wire prefix) when the pipeline moves.
-    let stage = |g: &mut Gen, to: &str, valid_from: Expr, f: &[(&str, u32, Expr)]| {
-        g.flop(&format!("{to}_valid"), 1, Some(b1(false)));
-        g.comb.push(Stmt::Comment(format!("stage {to}")));
-        let mut hold = vec![Stmt::assign(
-            id(format!("{to}_valid_d")),
-            id(format!("{to}_valid_q")),
-        )];
-        let mut load = vec![Stmt::assign(id(format!("{to}_valid_d")), valid_from)];
-        for (name, w, e) in f {
-            g.flop(&format!("{to}_{name}"), *w, None);
-            hold.push(Stmt::assign(
-                id(format!("{to}_{name}_d")),
-                id(format!("{to}_{name}_q")),
-            ));
-            load.push(Stmt::assign(id(format!("{to}_{name}_d")), e.clone()));
-        }
-        g.comb.extend(hold);
-        g.comb.push(Stmt::if_(id("en"), load));
-    };
+    // `reset_data`: the stage's fields drive outputs (p4 drives rx_wb_*), so they are reset
+    // too and read 0, not X, before the first frame.
+    let stage =
+        |g: &mut Gen, to: &str, valid_from: Expr, f: &[(&str, u32, Expr)], reset_data: bool| {
+            g.flop(&format!("{to}_valid"), 1, Some(b1(false)));
+            g.comb.push(Stmt::Comment(format!("stage {to}")));
+            let mut hold = vec![Stmt::assign(
+                id(format!("{to}_valid_d")),
+                id(format!("{to}_valid_q")),
+            )];
+            let mut load = vec![Stmt::assign(
+                id(format!("{to}_valid_d")),
+                valid_from.clone(),
+            )];
+            let mut fields = Vec::new();
+            for (name, w, e) in f {
+                let reset = reset_data.then(|| Expr::zero(*w));
+                g.flop(&format!("{to}_{name}"), *w, reset);
+                hold.push(Stmt::assign(
+                    id(format!("{to}_{name}_d")),
+                    id(format!("{to}_{name}_q")),
+                ));
+                fields.push(Stmt::assign(id(format!("{to}_{name}_d")), e.clone()));
+            }
+            if reset_data {
+                // Fields that drive outputs change only with a frame behind them.
+                load.push(Stmt::if_(valid_from, fields));
+            } else {
+                load.extend(fields);
+            }
+            g.comb.extend(hold);
+            g.comb.push(Stmt::if_(id("en"), load));
+        };
     let from = |p: &str, f: &[(&str, u32, Expr)]| -> Vec<(String, u32, Expr)> {
         f.iter()
             .map(|(n, w, _)| (n.to_string(), *w, id(format!("{p}_{n}_q"))))
             .collect()
     };
-    stage(&mut g, "p1", id("s1_valid_q"), &fields);
+    stage(&mut g, "p1", id("s1_valid_q"), &fields, false);
     let f2 = from("p1", &fields);
     let f2r: Vec<(&str, u32, Expr)> = f2
         .iter()
         .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
         .collect();
-    stage(&mut g, "p2", id("p1_valid_q"), &f2r);
+    stage(&mut g, "p2", id("p1_valid_q"), &f2r, false);
 
     // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
     let op = |p: &str| id(format!("{p}_opcode_q"));
@@ -1751,13 +1765,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .iter()
         .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
         .collect();
-    stage(&mut g, "p3", id("p2_valid_q"), &f3r);
+    stage(&mut g, "p3", id("p2_valid_q"), &f3r, false);
     let f4 = from("p3", &f3r);
     let f4r: Vec<(&str, u32, Expr)> = f4
         .iter()
         .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
         .collect();
-    stage(&mut g, "p4", id("p3_valid_q"), &f4r);
+    stage(&mut g, "p4", id("p3_valid_q"), &f4r, true);
 
     // ---- p4: the R_Key answer (mk_rsp_*) is for this stage's frame; PSN check and verdict
     opc(&mut g, "p4");
@@ -1984,9 +1998,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb
         .push(Stmt::assign(id("m_hdr_valid_d"), id("m_hdr_valid_q")));
     let mut load = vec![Stmt::assign(id("m_hdr_valid_d"), id("p4_valid_q"))];
+    // The verdict fields change only with a frame behind them (known from reset on).
+    let mut out_load = Vec::new();
     for (name, w, _) in &outs {
         let q = format!("out_{name}");
-        g.flop(&q, *w, None);
+        // Output registers are reset: every output is known from reset on.
+        g.flop(&q, *w, Some(Expr::zero(*w)));
         g.comb
             .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
         let src = match *name {
@@ -1998,14 +2015,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             ),
             other => id(format!("p4_{other}_q")),
         };
-        load.push(Stmt::assign(id(format!("{q}_d")), src));
+        out_load.push(Stmt::assign(id(format!("{q}_d")), src));
         g.assigns
             .push(V::Assign(id(format!("m_hdr_{name}")), id(format!("{q}_q"))));
     }
+    load.push(Stmt::if_(id("p4_valid_q"), out_load));
     g.comb.push(Stmt::if_(id("en"), load));
     g.flop("cnp_valid", 1, Some(b1(false)));
-    g.flop("cnp_vf", 8, None);
-    g.flop("cnp_qpn", 24, None);
+    g.flop("cnp_vf", 8, Some(Expr::zero(8)));
+    g.flop("cnp_qpn", 24, Some(Expr::zero(24)));
     g.comb.push(Stmt::assign(
         id("cnp_valid_d"),
         Expr::all(vec![
@@ -2017,8 +2035,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb.push(Stmt::assign(id("cnp_vf_d"), id("p4_vf_q")));
     g.comb.push(Stmt::assign(id("cnp_qpn_d"), id("p4_qpn_q")));
     g.flop("ce_valid", 1, Some(b1(false)));
-    g.flop("ce_vf", 8, None);
-    g.flop("ce_qpn", 24, None);
+    g.flop("ce_vf", 8, Some(Expr::zero(8)));
+    g.flop("ce_qpn", 24, Some(Expr::zero(24)));
     g.comb.push(Stmt::assign(
         id("ce_valid_d"),
         Expr::all(vec![
