@@ -1759,31 +1759,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
 
     // ------------------------------------------------------------------ flops
     let mut flops = Vec::new();
+    // Registers without reset. The response registers (rsp_*) are not among them: they drive
+    // the outputs, which read 0, not X, until the first response.
     let datapath = [
-        "r_kind",
-        "r_flow",
-        "r_bytes",
-        "r_now",
-        "ev_kind",
-        "ev_flow",
-        "ev_bytes",
-        "ev_now",
-        "skip_a",
-        "skip_d",
-        "skip_i",
-        "skip_j",
-        "wb_flow",
-        // The response registers drive the outputs: they are reset, so the response fields
-        // are 0, not X, until the first response (a 4-state simulator sees every output known).
-        "sk_kind",
-        "sk_flow",
-        "sk_flag",
-        "sk_seen",
-        "sk_rc",
-        "sk_rt",
-        "sk_alpha",
-        "sk_tc",
-        "sk_time",
+        "r_kind", "r_flow", "r_bytes", "r_now", "ev_kind", "ev_flow", "ev_bytes", "ev_now",
+        "skip_a", "skip_d", "skip_i", "skip_j", "wb_flow", "sk_kind", "sk_flow", "sk_flag",
+        "sk_seen", "sk_rc", "sk_rt", "sk_alpha", "sk_tc", "sk_time",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {
