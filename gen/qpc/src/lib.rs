@@ -2215,3 +2215,81 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         reset: opts.reset,
     })
 }
+
+/// How a top wires the QPC block it instantiates beside another block (the UAR, the RX parser).
+pub struct Hookup {
+    /// Instance connections, in the QPC's port order.
+    pub conns: Vec<(String, Expr)>,
+    /// The QPC's AXI4-Lite slave and interrupt, as the top's `qpc_`-prefixed ports.
+    pub ports: Vec<Port>,
+    /// Wires the top declares, in port order: `qpc_<name>` for QPC outputs nothing reads and,
+    /// when asked, the QPC's outputs on the linked ports.
+    pub wires: Vec<Decl>,
+    /// The unread QPC outputs, for the top's lint sink.
+    pub unused: Vec<Expr>,
+}
+
+/// Wires `qpc` for a top: clock, reset and the ports `linked` names connect by name (the other
+/// block drives or reads them; `declare_linked_outputs` declares the QPC-driven ones), the CSR
+/// slave becomes the top's `qpc_s_axil_*`, other inputs are tied off (requests idle, responses
+/// always taken) and other outputs go to `qpc_<name>` wires. An input whose width is a
+/// parameter cannot be tied off and is an error.
+pub fn hook_up(
+    qpc: &Module,
+    reset: ResetStyle,
+    linked: impl Fn(&str) -> bool,
+    declare_linked_outputs: bool,
+) -> Result<Hookup, QpcError> {
+    let is_clock = |n: &str| n == "clk" || n == reset.port_name();
+    let mut h = Hookup {
+        conns: Vec::new(),
+        ports: Vec::new(),
+        wires: Vec::new(),
+        unused: Vec::new(),
+    };
+    for item in &qpc.ports {
+        let PortItem::Port(p) = item else { continue };
+        if is_clock(&p.name) {
+            h.conns.push((p.name.clone(), Expr::id(p.name.clone())));
+        } else if linked(&p.name) {
+            if declare_linked_outputs && p.dir == verilog_ast::Dir::Output {
+                h.wires.push(Decl::wire(p.name.clone(), p.range.clone()));
+            }
+            h.conns.push((p.name.clone(), Expr::id(p.name.clone())));
+        } else if p.name.starts_with("s_axil_") || p.name == "irq_o" {
+            let name = format!("qpc_{}", p.name);
+            h.ports.push(Port {
+                name: name.clone(),
+                comment: None,
+                ..p.clone()
+            });
+            h.conns.push((p.name.clone(), Expr::id(name)));
+        } else if p.dir == verilog_ast::Dir::Input {
+            let width = match &p.range {
+                None => 1,
+                Some(Range {
+                    msb: Expr::Int(m),
+                    lsb: Expr::Int(0),
+                }) => *m as u32 + 1,
+                Some(_) => {
+                    return Err(QpcError(format!(
+                        "QPC port `{}` has a parameter-sized width",
+                        p.name
+                    )))
+                }
+            };
+            let v = if p.name.ends_with("_rsp_ready") {
+                b1(true)
+            } else {
+                Expr::zero(width)
+            };
+            h.conns.push((p.name.clone(), v));
+        } else {
+            let w = format!("qpc_{}", p.name);
+            h.wires.push(Decl::wire(w.clone(), p.range.clone()));
+            h.unused.push(Expr::id(w.clone()));
+            h.conns.push((p.name.clone(), Expr::id(w)));
+        }
+    }
+    Ok(h)
+}

@@ -2274,7 +2274,6 @@ pub fn generate_top(
     )
     .map_err(|e| RxParserError(format!("{}: {e}", qpc_map.file)))?;
     let rst = opts.reset;
-    let is_clock = |n: &str| n == "clk" || n == rst.port_name();
     let is_link = |n: &str| QPC_PORTS.iter().any(|p| n.starts_with(p));
     let mut ports = Vec::new();
     let mut decls = Vec::new();
@@ -2301,53 +2300,11 @@ pub fn generate_top(
     ports.push(PortItem::Banner(
         "QPC: AXI4-Lite slave of its CSR block (command mailbox: QPs and memory keys)".into(),
     ));
-    let mut qpc_conns = Vec::new();
-    let mut unused = Vec::new();
-    for item in &qpc.ports {
-        let PortItem::Port(p) = item else { continue };
-        if is_clock(&p.name) {
-            qpc_conns.push((p.name.clone(), id(p.name.clone())));
-        } else if is_link(&p.name) {
-            if p.dir == verilog_ast::Dir::Output {
-                decls.push(V::Decl(Decl::wire(p.name.clone(), p.range.clone())));
-            }
-            qpc_conns.push((p.name.clone(), id(p.name.clone())));
-        } else if p.name.starts_with("s_axil_") || p.name == "irq_o" {
-            let name = format!("qpc_{}", p.name);
-            ports.push(PortItem::Port(Port {
-                name: name.clone(),
-                comment: None,
-                ..p.clone()
-            }));
-            qpc_conns.push((p.name.clone(), id(name)));
-        } else if p.dir == verilog_ast::Dir::Input {
-            // Tied off: no doorbell or WQE checks here; their responses always taken.
-            let width = match &p.range {
-                None => 1,
-                Some(Range {
-                    msb: Expr::Int(m),
-                    lsb: Expr::Int(0),
-                }) => *m as u32 + 1,
-                Some(_) => {
-                    return Err(RxParserError(format!(
-                        "QPC port `{}` has a parameter-sized width",
-                        p.name
-                    )))
-                }
-            };
-            let v = if p.name.ends_with("_rsp_ready") {
-                b1(true)
-            } else {
-                Expr::zero(width)
-            };
-            qpc_conns.push((p.name.clone(), v));
-        } else {
-            let w = format!("qpc_{}", p.name);
-            decls.push(V::Decl(Decl::wire(w.clone(), p.range.clone())));
-            unused.push(id(w.clone()));
-            qpc_conns.push((p.name.clone(), id(w)));
-        }
-    }
+    let hook = rdmagen_qpc::hook_up(&qpc, rst, is_link, true).map_err(|e| RxParserError(e.0))?;
+    // No doorbell or WQE checks here: those inputs are tied off, their responses always taken.
+    ports.extend(hook.ports.into_iter().map(PortItem::Port));
+    decls.extend(hook.wires.into_iter().map(V::Decl));
+    let (qpc_conns, unused) = (hook.conns, hook.unused);
     // Every link port must exist on both sides.
     for item in &parser.ports {
         if let PortItem::Port(p) = item {

@@ -1864,49 +1864,13 @@ pub fn generate_top(map: &RegMap, qpc_map: &RegMap, opts: &Options) -> Result<Mo
         }
     }
     g.banner("QPC: AXI4-Lite slave of its CSR block (command mailbox)");
-    let mut qpc_conns = Vec::new();
-    let mut unused = Vec::new();
-    for item in &qpc.ports {
-        let PortItem::Port(p) = item else { continue };
-        if is_clock(&p.name) || db_names.contains(&p.name.as_str()) {
-            qpc_conns.push((p.name.clone(), id(p.name.clone())));
-        } else if p.name.starts_with("s_axil_") || p.name == "irq_o" {
-            let name = format!("qpc_{}", p.name);
-            g.ports.push(PortItem::Port(Port {
-                name: name.clone(),
-                comment: None,
-                ..p.clone()
-            }));
-            qpc_conns.push((p.name.clone(), id(name)));
-        } else if p.dir == verilog_ast::Dir::Input {
-            // Tied off: no WQE-check, RX lookup or write-back traffic; responses always taken.
-            let width = match &p.range {
-                None => 1,
-                Some(Range {
-                    msb: Expr::Int(m),
-                    lsb: Expr::Int(0),
-                }) => *m as u32 + 1,
-                Some(_) => {
-                    return Err(UarError(format!(
-                        "QPC port `{}` has a parameter-sized width",
-                        p.name
-                    )))
-                }
-            };
-            let v = if p.name.ends_with("_rsp_ready") {
-                b1(true)
-            } else {
-                Expr::zero(width)
-            };
-            qpc_conns.push((p.name.clone(), v));
-        } else {
-            let w = format!("qpc_{}", p.name);
-            g.decls
-                .push(V::Decl(Decl::wire(w.clone(), p.range.clone())));
-            unused.push(id(w.clone()));
-            qpc_conns.push((p.name.clone(), id(w)));
-        }
-    }
+    // No WQE-check, RX lookup or write-back traffic: those inputs are tied off, their
+    // responses always taken. The doorbell-check wires are declared with the UAR's ports.
+    let hook = rdmagen_qpc::hook_up(&qpc, rst, |n| db_names.contains(&n), false)
+        .map_err(|e| UarError(e.0))?;
+    g.ports.extend(hook.ports.into_iter().map(PortItem::Port));
+    g.decls.extend(hook.wires.into_iter().map(V::Decl));
+    let (qpc_conns, unused) = (hook.conns, hook.unused);
     g.decls.push(V::Decl(
         Decl::wire("unused_ok", None).comment("the tied-off QPC ports' outputs"),
     ));
