@@ -9,7 +9,7 @@ MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
-	lint-rtl-async regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
+	lint-rtl-async lint-rtl-widths regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
 	bench-hw pytest-py cocotb bench-cocotb
 
 all: rtl
@@ -95,6 +95,19 @@ lint-rtl-async:
 	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o target/rtl-async-low --reset async-low
 	set -o pipefail; scripts/check-rtl.sh target/rtl-async-low/*.v | tee target/rtl-check-async.log
 
+# The RX parser at the other ends of its width range (64 bits async-low, 1024 bits sync-high;
+# rtl/ holds 512), with the CSR and QPC blocks it instantiates, held to the same checks.
+lint-rtl-widths:
+	rm -rf target/rtl-w64 target/rtl-w1024
+	$(RDMAGEN) csr register-maps/rx_parser.yaml $(QPC_MAPS) -o target/rtl-w64 --reset async-low
+	$(RDMAGEN) qpc $(QPC_MAPS) -o target/rtl-w64 --reset async-low
+	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml --qpc $(QPC_MAPS) --width 64 -o target/rtl-w64 --reset async-low
+	$(RDMAGEN) csr register-maps/rx_parser.yaml $(QPC_MAPS) -o target/rtl-w1024 --reset sync-high
+	$(RDMAGEN) qpc $(QPC_MAPS) -o target/rtl-w1024 --reset sync-high
+	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml --qpc $(QPC_MAPS) --width 1024 -o target/rtl-w1024 --reset sync-high
+	set -o pipefail; scripts/check-rtl.sh target/rtl-w64/rx_parser.v target/rtl-w64/rx_top.v \
+	  target/rtl-w1024/rx_parser.v target/rtl-w1024/rx_top.v | tee target/rtl-check-widths.log
+
 # Every module of rtl/ and of the async-low set (make lint-rtl-async) reset on Icarus (4-state),
 # its outputs sampled for X/Z while idle (scripts/check-x.py).
 .PHONY: check-x
@@ -149,6 +162,7 @@ test:
 	$(T) cargo-test $(MAKE) cargo-test
 	$(T) lint-rtl $(MAKE) lint-rtl
 	$(T) lint-rtl-async $(MAKE) lint-rtl-async
+	$(T) lint-rtl-widths $(MAKE) lint-rtl-widths
 	$(T) check-outputs $(MAKE) check-headers check-rdl check-svg check-x
 	$(T) regress $(MAKE) regress
 	$(T) cargo-test-wheel $(MAKE) cargo-test-wheel
@@ -158,6 +172,6 @@ test:
 	$(T) cocotb-verilator $(MAKE) cocotb SIM=verilator
 	@cat target/cargo-test.log target/cargo-test-wheel.log > target/cargo-test-all.log
 	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log \
-		target/rtl-check-async.log target/header-check.log target/rdl-check.log target/svg-check.log target/x-check.log \
+		target/rtl-check-async.log target/rtl-check-widths.log target/header-check.log target/rdl-check.log target/svg-check.log target/x-check.log \
 		target/pytest-py.log target/cocotb-icarus.log target/cocotb-verilator.log
 	@echo "step times (target/test-times.log):"; cat target/test-times.log
