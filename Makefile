@@ -10,7 +10,7 @@ RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
 	lint-rtl-async lint-rtl-widths regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
-	bench-hw pytest-py cocotb bench-cocotb
+	bench-hw bench-cycles pytest-py cocotb bench-cocotb
 
 all: rtl
 
@@ -148,8 +148,14 @@ bench-peers:
 	scripts/bench-peers.py
 	scripts/bench-report.sh
 
+# Latency and throughput of every block in cycles, as the block suites' timing tests measure
+# them (scripts/bench-cycles.sh; docs/BENCHMARKS.cycles.md).
+bench-cycles:
+	CARGO=$(CARGO) scripts/bench-cycles.sh
+	scripts/bench-report.sh
+
 # docs/BENCHMARKS.md: assembled from the sections each benchmark writes (scripts/bench-report.sh).
-bench: bench-gen bench-peers bench-harness bench-hw bench-cocotb
+bench: bench-gen bench-peers bench-harness bench-hw bench-cycles bench-cocotb
 
 # Each step's wall and CPU time goes to target/test-times.log (scripts/timed.sh), printed last.
 T := scripts/timed.sh

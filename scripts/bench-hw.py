@@ -27,7 +27,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# (label, top module, files under rtl/, parameters)
+# (label, top module, files, parameters). Files are under rtl/ (the committed RTL) unless they
+# name one of the GENERATED directories below, which this script writes first.
 DESIGNS = [
     ("example_csr, 1 port", "example_csr", ["example_csr.v"], {"NUM_PORTS": 1}),
     ("example_csr, 8 ports", "example_csr", ["example_csr.v"], {"NUM_PORTS": 8}),
@@ -37,6 +38,20 @@ DESIGNS = [
     ("uar_csr, 8 VFs", "uar_csr", ["uar_csr.v"], {"NUM_VF": 8}),
     ("uar_csr, 256 VFs", "uar_csr", ["uar_csr.v"], {"NUM_VF": 256}),
     ("uar_mlx5_csr", "uar_mlx5_csr", ["uar_mlx5_csr.v"], {}),
+    ("uar, 8 VFs x 1 page", "uar", ["uar.v", "uar_csr.v"], {"NUM_VF": 8, "PAGES_PER_VF": 1}),
+    ("uar, 64 VFs x 4 pages", "uar", ["uar.v", "uar_csr.v"], {"NUM_VF": 64, "PAGES_PER_VF": 4}),
+    (
+        "uar_mlx5, 8 VFs x 1 page",
+        "uar_mlx5",
+        ["uar_mlx5.v", "uar_mlx5_csr.v"],
+        {"NUM_VF": 8, "PAGES_PER_VF": 1},
+    ),
+    (
+        "uar_mlx5, 64 VFs x 4 pages",
+        "uar_mlx5",
+        ["uar_mlx5.v", "uar_mlx5_csr.v"],
+        {"NUM_VF": 64, "PAGES_PER_VF": 4},
+    ),
     (
         "qpc, 4 VFs x 16 QPs, 16 keys",
         "qpc",
@@ -49,9 +64,39 @@ DESIGNS = [
         ["qpc.v", "qpc_csr.v"],
         {"NUM_VF": 256, "QPS_PER_VF": 64, "NUM_MKEYS": 4096},
     ),
+    ("rx_parser, 64 bits", "rx_parser", ["w64/rx_parser.v", "w64/rx_parser_csr.v"], {}),
+    ("rx_parser, 512 bits", "rx_parser", ["rx_parser.v", "rx_parser_csr.v"], {}),
+    ("rx_parser, 1024 bits", "rx_parser", ["w1024/rx_parser.v", "w1024/rx_parser_csr.v"], {}),
     ("dcqcn_rp, 1024 flows", "dcqcn_rp", ["dcqcn_rp.v", "dcqcn_csr.v"], {"FLOW_BITS": 10}),
     ("dcqcn_rp, 65536 flows", "dcqcn_rp", ["dcqcn_rp.v", "dcqcn_csr.v"], {"FLOW_BITS": 16}),
 ]
+
+# RTL the committed rtl/ does not hold: the RX parser's data width is chosen at generation.
+GEN_DIR = os.path.join(ROOT, "target", "bench-hw-rtl")
+GENERATED = {
+    f"w{w}": [
+        ["csr", "register-maps/rx_parser.yaml", "register-maps/qpc.yaml"],
+        ["rx-parser", "register-maps/rx_parser.yaml", "--qpc", "register-maps/qpc.yaml", "--width", str(w)],
+    ]
+    for w in (64, 1024)
+}
+
+
+def rtl_path(f):
+    """A DESIGNS file: rtl/F, or a generated variant `wN/F` under target/bench-hw-rtl."""
+    return os.path.join(GEN_DIR if "/" in f else os.path.join(ROOT, "rtl"), f)
+
+
+def generate_variants(rdmagen):
+    for sub, commands in GENERATED.items():
+        out = os.path.join(GEN_DIR, sub)
+        for cmd in commands:
+            subprocess.run([rdmagen] + cmd + ["-o", out], cwd=ROOT, check=True, capture_output=True)
+
+
+def row_command(label):
+    return f"scripts/bench-hw.py --only '{label}'"
+
 
 LUT_TYPES = ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6")
 MUXF_TYPES = ("MUXF7", "MUXF8", "MUXF9")
@@ -175,7 +220,7 @@ def generic_flow(top, files):
     scripts/check-rtl.sh does): mapping a 16384-word context RAM to flip-flops measures
     nothing and takes hours."""
     has_ram = any(
-        re.search(r"\]\s+\w+\s*\[0:", open(os.path.join(ROOT, "rtl", f)).read()) for f in files
+        re.search(r"\]\s+\w+\s*\[0:", open(rtl_path(f)).read()) for f in files
     )
     if has_ram:
         return f"synth -top {top} -flatten -run begin:fine; opt -fast -full; techmap; opt -fast; abc; opt -fast; clean"
@@ -184,7 +229,7 @@ def generic_flow(top, files):
 
 def run_one(label, top, files, params):
     with tempfile.TemporaryDirectory() as tmp:
-        paths = " ".join(os.path.join(ROOT, "rtl", f) for f in files)
+        paths = " ".join(rtl_path(f) for f in files)
         chparam = ""
         if params:
             sets = " ".join(f"-set {k} {v}" for k, v in params.items())
@@ -233,11 +278,17 @@ def run_one(label, top, files, params):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", default="")
+    ap.add_argument("--only", default="", help="rows whose label contains this text")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
-    designs = [d for d in DESIGNS if args.only in d[0]]
-    missing = [f for d in designs for f in d[2] if not os.path.exists(os.path.join(ROOT, "rtl", f))]
+    exact = [d for d in DESIGNS if d[0] == args.only]
+    designs = exact or [d for d in DESIGNS if args.only in d[0]]
+    rdmagen = os.path.join(ROOT, "target", "release", "rdmagen")
+    if any("/" in f for d in designs for f in d[2]):
+        if not os.path.exists(rdmagen):
+            sys.exit("bench-hw: target/release/rdmagen missing; run `cargo build --release -p rdmagen`")
+        generate_variants(rdmagen)
+    missing = [f for d in designs for f in d[2] if not os.path.exists(rtl_path(f))]
     if missing:
         sys.exit(f"bench-hw: missing RTL {missing}; run `make rtl`")
     version = subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
@@ -267,18 +318,18 @@ def main():
         "netlist by the script); MUXF7/8/9 and CARRY4/8 stages on that path are listed apart.",
         "BRAM counts RAMB36 equivalents. Target (issue 9): at most 6 LUT levels on every path.",
         "",
-        "| block | LUTs | FFs | LUT RAM | BRAM36 | carry cells | deepest path: LUT levels (+ MUXF, carry on it) | from -> to | generic `synth` cells | yosys s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| block | LUTs | FFs | LUT RAM | BRAM36 | carry cells | deepest path: LUT levels (+ MUXF, carry on it) | from -> to | generic `synth` cells | yosys s | command |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
-            md.append(f"| {r['label']} | failed: see `make bench-hw` | | | | | | | | |")
+            md.append(f"| {r['label']} | failed | | | | | | | | | `{row_command(r['label'])}` |")
             continue
         flag = "" if r["lut_levels"] + r["muxf_levels"] <= 6 else " **over 6**"
         md.append(
             f"| {r['label']} | {r['luts']} | {r['ffs']} | {r['lutram']} | {r['bram36']:g} | {r['carry']} "
             f"| {r['lut_levels']} + {r['muxf_levels']} MUXF + {r['carry_stages']} carry{flag} "
-            f"| `{r['path']}` | {r['generic_cells']} | {r['yosys_s']} |"
+            f"| `{r['path']}` | {r['generic_cells']} | {r['yosys_s']} | `{row_command(r['label'])}` |"
         )
     with open(os.path.join(ROOT, "docs", "BENCHMARKS.hw.md"), "w") as f:
         f.write("\n".join(md) + "\n")

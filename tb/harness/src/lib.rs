@@ -19,6 +19,7 @@
 pub mod axi4;
 pub mod axil;
 pub mod axis;
+pub mod figures;
 pub mod port;
 pub mod stall;
 

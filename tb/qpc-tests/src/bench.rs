@@ -163,6 +163,9 @@ pub struct Bench<M: Model + HasAxiLite> {
     pub hostile: u64,
     /// R_Key checks compared.
     pub rkey_checks: u64,
+    /// Per response taken: the port (as in failure messages), the cycle its request was
+    /// accepted and the cycle the response was taken. Cleared by `run`.
+    pub responses: Vec<(&'static str, u64, u64)>,
     dut: M,
 }
 
@@ -193,6 +196,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             lookups: 0,
             hostile: 0,
             rkey_checks: 0,
+            responses: Vec::new(),
             dut,
         }
     }
@@ -238,6 +242,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         self.dut.reset(2);
         self.model.reset();
         self.cycle = 0;
+        self.responses.clear();
         let mut r = Run::new(case.seed, case.stall);
         // Let the clear sequence finish first, so most lookups meet real contexts; the
         // `Clear` op exercises lookups during a clear.
@@ -646,8 +651,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
     }
 
     fn check<T: PartialEq + std::fmt::Debug>(
-        &self,
-        port: &str,
+        &mut self,
+        port: &'static str,
         want: &mut VecDeque<(u64, T)>,
         got: T,
     ) -> Result<(), Failure> {
@@ -662,7 +667,10 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 "{port}: response after {} cycles, the pipeline takes 2",
                 self.cycle - at
             )),
-            Some(_) => Ok(()),
+            Some((at, _)) => {
+                self.responses.push((port, at, self.cycle));
+                Ok(())
+            }
         }
     }
 }

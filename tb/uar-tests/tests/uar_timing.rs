@@ -7,6 +7,7 @@
 //!   latency bounded, every VF served (the block serves writes in arrival order: no VF can
 //!   overtake another, none starves).
 
+use rdmagen_harness::figures::{record, Figure};
 use rdmagen_harness::stall::Profile;
 use rdmagen_harness::Model;
 use rdmagen_refmodel::uar::Write;
@@ -81,6 +82,25 @@ fn latency_and_throughput<M: Model>() {
         "{}: accept-to-fetch latency {max} > 4 cycles",
         M::VARIANT
     );
+    let test = "cargo test -p rdmagen-uar-tests --test uar_timing";
+    record(&Figure {
+        block: "uar",
+        variant: M::VARIANT,
+        figure: "doorbell (last W beat accepted) to fetch_valid, max",
+        value: max as f64,
+        unit: "cycles",
+        bound: "<= 4",
+        test,
+    });
+    record(&Figure {
+        block: "uar",
+        variant: M::VARIANT,
+        figure: "back-to-back 8-byte doorbells",
+        value: f64::from(n) / b.stats.burst_cycles as f64,
+        unit: "per cycle",
+        bound: &format!(">= {n}/{}", n + 8),
+        test,
+    });
     // One per cycle sustained: the pipeline's fill and drain (AW, stage 1, QPC) is all the
     // overhead allowed.
     assert!(
@@ -133,6 +153,17 @@ fn storm<M: Model>(per_vf: u32) {
         percentile(&e2e, 0.99),
         percentile(&e2e, 0.999),
     );
+    record(&Figure {
+        block: "uar",
+        variant: M::VARIANT,
+        figure: &format!(
+            "storm of {total} doorbells from {vfs} VFs, 30% fetch backpressure: latency P99"
+        ),
+        value: p99 as f64,
+        unit: "cycles",
+        bound: "<= 24",
+        test: "cargo test -p rdmagen-uar-tests --test uar_timing",
+    });
     assert!(
         per_vf_count.iter().all(|c| *c == per_vf),
         "a VF starved: {per_vf_count:?}"

@@ -1,0 +1,127 @@
+//! Timing of the QPC lookup ports, in cycles inside simulation: with no idle and no
+//! backpressure each port answers exactly 2 cycles after it accepts a request and takes one
+//! request per cycle (docs/qpc.md, "Ports"). The property suite only checks "at least 2"
+//! (under backpressure a response waits); this pins the number.
+
+use rdmagen_harness::figures::{record, Figure};
+use rdmagen_harness::stall::Profile;
+use rdmagen_harness::{HasAxiLite, Model};
+use rdmagen_qpc_tests::bench::{Bench, Case, Ctx, Op};
+use rdmagen_qpc_tests::*;
+use rdmagen_refmodel::qpc::MkReq;
+
+const PER_PORT: u32 = 1000;
+const QPS: u32 = 4;
+
+fn lookups<M: Model + HasAxiLite>() {
+    let ctx = Ctx {
+        st: 0,
+        pd: 1,
+        page: 0,
+        epsn: 0x10,
+        mtu: 3,
+        flags: 0b111,
+        cqn: 1,
+    };
+    let mut ops: Vec<Op> = (0..QPS)
+        .map(|local| Op::Bringup {
+            vf: 1,
+            local,
+            steps: 3,
+            ctx: ctx.clone(),
+        })
+        .collect();
+    ops.push(Op::Idle(8));
+    // One request per cycle on each port in turn (every op queues one and runs a cycle).
+    let qpn = |i: u32| (1 << 12) | (i % QPS);
+    ops.extend((0..PER_PORT).map(|i| Op::Db {
+        vf: 1,
+        qpn: qpn(i),
+        page: 0,
+        user: i,
+    }));
+    ops.extend((0..PER_PORT).map(|i| Op::Wqe {
+        vf: 1,
+        qpn: qpn(i),
+        pd: 1,
+        user: i,
+    }));
+    ops.extend((0..PER_PORT).map(|i| Op::Rx {
+        vf: 1,
+        qpn: qpn(i),
+        user: i,
+    }));
+    ops.extend((0..PER_PORT).map(|i| {
+        Op::Mk(MkReq {
+            vf: 1,
+            pd: 1,
+            rkey: (i % 4) << 8,
+            va: 0x1000,
+            len: 64,
+            access: 1,
+            user: i,
+        })
+    }));
+    let case = Case {
+        seed: 3,
+        stall: Profile::NONE,
+        ops,
+    };
+    let mut b = Bench::<M>::new();
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    for port in ["doorbell check", "WQE check", "RX lookup", "R_Key check"] {
+        let rsp: Vec<(u64, u64)> = b
+            .responses
+            .iter()
+            .filter(|r| r.0 == port)
+            .map(|r| (r.1, r.2))
+            .collect();
+        assert_eq!(rsp.len(), PER_PORT as usize, "{port}: responses");
+        let latencies: Vec<u64> = rsp.iter().map(|(at, done)| done - at).collect();
+        let (min, max) = (
+            *latencies.iter().min().expect("responses"),
+            *latencies.iter().max().expect("responses"),
+        );
+        let span = rsp.last().expect("responses").1 - rsp[0].1 + 1;
+        let per_cycle = f64::from(PER_PORT) / span as f64;
+        eprintln!(
+            "{}: {port}: {PER_PORT} lookups, latency {min}..{max} cycles, {per_cycle:.3} responses per cycle",
+            M::VARIANT
+        );
+        assert_eq!((min, max), (2, 2), "{port}: latency {min}..{max} cycles");
+        assert_eq!(
+            span,
+            u64::from(PER_PORT),
+            "{port}: {PER_PORT} responses in {span} cycles"
+        );
+        let test = "cargo test -p rdmagen-qpc-tests --test qpc_timing";
+        record(&Figure {
+            block: "qpc",
+            variant: M::VARIANT,
+            figure: &format!("{port}: request accepted to response"),
+            value: max as f64,
+            unit: "cycles",
+            bound: "= 2",
+            test,
+        });
+        record(&Figure {
+            block: "qpc",
+            variant: M::VARIANT,
+            figure: &format!("{port}: responses per cycle"),
+            value: per_cycle,
+            unit: "per cycle",
+            bound: "= 1",
+            test,
+        });
+    }
+}
+
+#[test]
+fn qpc_v4_q16_lookups() {
+    lookups::<QpcV4Q16>();
+}
+
+#[test]
+fn qpc_v256_q64_lookups() {
+    lookups::<QpcV256Q64>();
+}
