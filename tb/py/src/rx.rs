@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use rdmagen_refmodel::roce::{DropReason, RxConfig, RxOutcome, Verdict, ROCE_UDP_PORT};
-use rdmagen_refmodel::rxqp::{state, st, RxKey, RxQp, RxQpModel};
+use rdmagen_refmodel::roce::{DropReason, RxConfig, RxOutcome, Verdict};
+use rdmagen_refmodel::rxqp::{st, state, RxKey, RxQp, RxQpModel};
 
 /// Verdict names, by code (the `m_hdr_verdict` encoding); `rdmagen sim rx-parser`'s words.
 const VERDICTS: [&str; 5] = ["accept", "duplicate", "nak_seq", "nak_access", "drop"];
@@ -233,7 +233,10 @@ fn parse_key(at: String, v: &Bound<'_, PyAny>, default_vf: u8) -> PyResult<(u32,
     Ok((rkey >> 8, k))
 }
 
-/// One frame's verdict as the header/verdict stream shows it, with the event pulses.
+/// One frame's verdict as the header/verdict stream shows it, with the event pulses. For a
+/// drop only verdict, reason, vf, opcode and qpn are what the RTL shows (opcode and qpn are 0
+/// when the frame was dropped before its BTH); the other fields are 0 here and undefined on
+/// the RTL's ports.
 #[pyclass(module = "rdmagen", name = "RxVerdict", frozen, get_all)]
 #[derive(Clone)]
 pub struct PyRxVerdict {
@@ -300,10 +303,15 @@ const HDR_FIELDS: [&str; 18] = [
     "payload_len",
 ];
 
+/// The fields a dropped frame's verdict defines.
+const DROP_FIELDS: [&str; 5] = ["verdict", "reason", "vf", "opcode", "qpn"];
+
 #[pymethods]
 impl PyRxVerdict {
     /// The `m_hdr_*` port values as ints, keyed by the port name without `m_hdr_`
-    /// (verdict and reason are the codes; payload_len is the 16-bit port's value).
+    /// (verdict and reason are the codes; payload_len is the 16-bit port's value). For a drop
+    /// only verdict, reason, vf, opcode and qpn: the parser leaves the other fields of a
+    /// dropped frame undefined (docs/rx_parser.md), so a scoreboard compares the keys given.
     fn hdr<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let vals: [u64; 18] = [
@@ -326,7 +334,11 @@ impl PyRxVerdict {
             self.cnp.into(),
             u64::from(self.payload_len & 0xFFFF),
         ];
+        let drop = self.verdict_code == Verdict::Drop as u8;
         for (k, v) in HDR_FIELDS.iter().zip(vals) {
+            if drop && !DROP_FIELDS.contains(k) {
+                continue;
+            }
             d.set_item(*k, v)?;
         }
         Ok(d)
@@ -489,7 +501,7 @@ impl PyRxModel {
 #[pymethods]
 impl PyRxModel {
     #[new]
-    #[pyo3(signature = (table = None, *, vf = 0, icrc_check = true, ipv6 = true, udp_dport = ROCE_UDP_PORT, pkey = None, cnp_event = true, ce_event = true))]
+    #[pyo3(signature = (table = None, *, vf = 0, icrc_check = true, ipv6 = true, udp_dport = 4791, pkey = None, cnp_event = true, ce_event = true))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         table: Option<&Bound<'_, PyAny>>,
