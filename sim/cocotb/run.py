@@ -38,6 +38,9 @@ BENCHES = {
                        "uar", "test_uar",
                        {"RDMAGEN_MAP": "uar-mlx5", "RDMAGEN_PARAMS": "NUM_VF=4,PAGES_PER_VF=1,QPS_PER_VF=16"},
                        {"NUM_VF": 4, "PAGES_PER_VF": 1, "QPS_PER_VF": 16}),
+    "rx_parser_v4_q16": ("rx_top", ["rx_top.v", "rx_parser.v", "rx_parser_csr.v", "qpc.v", "qpc_csr.v"],
+                         "rx_parser", "test_rx_parser", {"RDMAGEN_PARAMS": "NUM_VF=4,QPS_PER_VF=16,NUM_MKEYS=16"},
+                         {"NUM_VF": 4, "QPS_PER_VF": 16, "NUM_MKEYS": 16}),
     "dcqcn_f16": ("dcqcn_rp", ["dcqcn_rp.v"], "dcqcn", "test_dcqcn", {"RDMAGEN_PARAMS": "FLOW_BITS=4"},
                   {"FLOW_BITS": 4}),
     # Not run by default: the speed benchmark of scripts/bench-cocotb.sh.
