@@ -52,7 +52,7 @@ DEFAULT = [b for b in BENCHES if not b.startswith("speed_")]
 SKIP_BY_DEFAULT = {"verilator": {"uar_mlx5_v4_p1"}, "icarus": set()}
 # Benches whose simulation is bound by Python, not by the model: their Verilator C++ is
 # compiled at -O0 (faster to build; the speed benchmark keeps the default flags).
-QUICK_CXX = {"uar_v4_p2", "uar_mlx5_v4_p1", "dcqcn_f16"}
+QUICK_CXX = {"uar_v4_p2", "uar_mlx5_v4_p1", "dcqcn_f16", "rx_parser_v4_q16"}
 
 
 def main() -> int:

@@ -142,7 +142,7 @@ class Frames:
             access = (va, rkey, length)
         return q, op, psn, access
 
-    def builder(self) -> tuple[bytes, int]:
+    def builder(self, count: bool = True) -> tuple[bytes, int]:
         """A frame from rdmagen's builder; returns (bytes, vf it is steered to)."""
         rng = self.rng
         q, op, psn, access = self._target()
@@ -172,7 +172,8 @@ class Frames:
             n = rng.choice([0, 1, 5, 16, 61, 200, rng.randrange(1100)])
             p["payload"] = bytes(rng.getrandbits(8) for _ in range(n))
             b["pad_count"] = (-n) % 4
-        self._count("builder")
+        if count:
+            self._count("builder")
         return rdmagen.roce_build(p), q["vf"]
 
     def scapy(self) -> tuple[bytes, int]:
@@ -205,7 +206,7 @@ class Frames:
     def malformed(self) -> tuple[bytes, int, bool]:
         """(bytes, vf, bad_fcs) of a frame the parser must drop or classify strangely."""
         rng = self.rng
-        f, vf = self.builder()
+        f, vf = self.builder(count=False)
         f = bytearray(f)
         kind = rng.choice(["truncate", "flip", "fcs", "vf", "qpn0", "port", "opcode", "fragment",
                            "pkey", "junk", "pad"])
