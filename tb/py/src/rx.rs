@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
+use pyo3::pybacked::PyBackedBytes;
+use pyo3::types::{PyDict, PyList};
 use rdmagen_refmodel::roce::{DropReason, RxConfig, RxOutcome, Verdict};
 use rdmagen_refmodel::rxqp::{st, state, RxKey, RxQp, RxQpModel};
 
@@ -575,12 +576,12 @@ impl PyRxModel {
         Ok(m)
     }
 
-    /// One frame (Ethernet, no FCS) steered to `vf` with the MAC's bad-FCS flag, in frame
-    /// order: returns its verdict and updates the QP (ePSN, NAK-sent) as the write-back does,
-    /// and the counters.
+    /// One frame (Ethernet, no FCS; bytes or bytearray) steered to `vf` with the MAC's
+    /// bad-FCS flag, in frame order: returns its verdict and updates the QP (ePSN, NAK-sent)
+    /// as the write-back does, and the counters.
     #[pyo3(signature = (frame, vf = 0, bad_fcs = false))]
-    fn receive(&mut self, frame: &Bound<'_, PyBytes>, vf: u8, bad_fcs: bool) -> PyRxVerdict {
-        let o = self.model.receive(frame.as_bytes(), bad_fcs, vf);
+    fn receive(&mut self, frame: PyBackedBytes, vf: u8, bad_fcs: bool) -> PyRxVerdict {
+        let o = self.model.receive(&frame, bad_fcs, vf);
         let v = self.verdict_of(&o);
         self.count("frames_seen");
         match o.verdict {

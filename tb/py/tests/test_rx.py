@@ -134,7 +134,7 @@ def test_scapy_frames_decode_to_their_fields():
               / BTH(opcode=0x11, pkey=0xFFFF, dqpn=RC, psn=123) / AETH(syndrome=0, msn=1))
     assert m.receive(ack, vf=VF).verdict == "accept"
     ack_rtr = bytearray(frame(0x11, RTR_QP, 1, b"\0\0\0\1"))
-    assert m.receive(bytes(ack_rtr), vf=VF).reason == "state"
+    assert m.receive(ack_rtr, vf=VF).reason == "state", "a bytearray is taken as well"
     assert m.qp(VF, RC)["epsn"] == 1, "responses, ACKs and CNPs do not move ePSN"
 
 
