@@ -268,8 +268,12 @@ class Bench:
         self.events_seen = {"cnp": 0, "ce": 0}
         self.outputs = [getattr(dut, n) for n in OUTPUTS]
         # Ready inputs of output streams this bench does not check (later parser versions).
-        self.extra_ready = [h for h in dut if h._name.startswith("m_") and h._name.endswith("ready")
+        handles = list(dut)
+        # The discovery must see the top's ports (it does on Icarus and Verilator).
+        assert "m_hdr_ready" in {h._name for h in handles}, "cannot list the top's signals"
+        self.extra_ready = [h for h in handles if h._name.startswith("m_") and h._name.endswith("ready")
                             and h._name != "m_hdr_ready"]
+        dut._log.info(f"held ready: {[h._name for h in self.extra_ready]}")
         self.valid_since: int | None = None
 
     async def drive(self) -> None:
