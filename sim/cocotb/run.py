@@ -38,6 +38,9 @@ BENCHES = {
                        "uar", "test_uar",
                        {"RDMAGEN_MAP": "uar-mlx5", "RDMAGEN_PARAMS": "NUM_VF=4,PAGES_PER_VF=1,QPS_PER_VF=16"},
                        {"NUM_VF": 4, "PAGES_PER_VF": 1, "QPS_PER_VF": 16}),
+    "rx_parser_v4_q16": ("rx_top", ["rx_top.v", "rx_parser.v", "rx_parser_csr.v", "qpc.v", "qpc_csr.v"],
+                         "rx_parser", "test_rx_parser", {"RDMAGEN_PARAMS": "NUM_VF=4,QPS_PER_VF=16,NUM_MKEYS=16"},
+                         {"NUM_VF": 4, "QPS_PER_VF": 16, "NUM_MKEYS": 16}),
     "dcqcn_f16": ("dcqcn_rp", ["dcqcn_rp.v"], "dcqcn", "test_dcqcn", {"RDMAGEN_PARAMS": "FLOW_BITS=4"},
                   {"FLOW_BITS": 4}),
     # Not run by default: the speed benchmark of scripts/bench-cocotb.sh.
@@ -49,7 +52,7 @@ DEFAULT = [b for b in BENCHES if not b.startswith("speed_")]
 SKIP_BY_DEFAULT = {"verilator": {"uar_mlx5_v4_p1"}, "icarus": set()}
 # Benches whose simulation is bound by Python, not by the model: their Verilator C++ is
 # compiled at -O0 (faster to build; the speed benchmark keeps the default flags).
-QUICK_CXX = {"uar_v4_p2", "uar_mlx5_v4_p1", "dcqcn_f16"}
+QUICK_CXX = {"uar_v4_p2", "uar_mlx5_v4_p1", "dcqcn_f16", "rx_parser_v4_q16"}
 
 
 def main() -> int:

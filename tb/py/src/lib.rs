@@ -5,16 +5,18 @@
 //!   bus plans for read, write and read-modify-write);
 //! - the reference models as scoreboards: `csr` (CSR block), `qpc` (QPC block), `uar` (UAR
 //!   doorbell/BlueFlame block), `dcqcn` (DCQCN reaction point, lazy and eager);
-//! - `roce`: the RoCEv2 packet builder and parser with the ICRC.
+//! - `roce`: the RoCEv2 packet builder and parser with the ICRC;
+//! - `rx`: the RX parser's verdict model with its QP and memory-key table (`RxModel`).
 //!
 //! It links no Verilator and no simulator: benches drive the RTL (cocotb) and ask the models
-//! what it must do. The RX parser's verdict model is not bound yet.
+//! what it must do.
 
 mod csr;
 mod dcqcn;
 mod qpc;
 mod regs;
 mod roce;
+mod rx;
 mod uar;
 
 use pyo3::prelude::*;
@@ -33,6 +35,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dcqcn::dcqcn_defaults, m)?)?;
     m.add_class::<uar::PyUarModel>()?;
     roce::register(m)?;
+    m.add_class::<rx::PyRxModel>()?;
+    m.add_class::<rx::PyRxVerdict>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -7,8 +7,6 @@
 //! "payload": bytes}`. The extension headers present are the ones the BTH opcode carries
 //! (`roce_ext_headers`). Addresses are strings (`"02:00:00:00:00:01"`, `"10.0.0.1"`,
 //! `"fd00::1"`) on output and strings or raw bytes on input.
-//!
-//! The RX parser's verdict model is not bound here (its verdicts are still changing).
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};

@@ -2,7 +2,7 @@
 say more). Dict shapes are TypedDicts here only: at run time they are plain dicts."""
 
 from os import PathLike
-from typing import Any, Literal, Mapping, NotRequired, Self, TypedDict, final, type_check_only
+from typing import Any, ClassVar, Literal, Mapping, NotRequired, Self, TypedDict, final, type_check_only
 
 __all__ = [
     "MapError",
@@ -22,6 +22,8 @@ __all__ = [
     "roce_parse",
     "roce_icrc",
     "roce_ext_headers",
+    "RxModel",
+    "RxVerdict",
     "ROCE_UDP_PORT",
     "CNP_OPCODE",
     "__version__",
@@ -466,3 +468,172 @@ def roce_icrc(frame: bytes) -> int | None:
 
 def roce_ext_headers(opcode: int) -> list[str] | None:
     """The extension headers of an opcode in wire order, or None if unsupported."""
+
+# --- the RX parser's verdict model ------------------------------------------------------------
+
+_QpState = Literal["RST", "INIT", "RTR", "RTS", "SQER", "SQD", "ERR"]
+_ServiceType = Literal["RC", "UC", "UD"]
+_Verdict = Literal["accept", "duplicate", "nak_seq", "nak_access", "drop"]
+
+@type_check_only
+class RxQpEntry(TypedDict):
+    """A ``qps`` entry of the table (QPS.yaml's QP fields, plus the rights and NAK-sent)."""
+
+    vf: int
+    qpn: int
+    state: _QpState | int
+    st: _ServiceType | int
+    pd: int
+    epsn: NotRequired[int]
+    pkey: NotRequired[int]
+    mtu: NotRequired[Literal[256, 512, 1024, 2048, 4096]]
+    rre: NotRequired[bool]
+    rwe: NotRequired[bool]
+    rae: NotRequired[bool]
+    nak_sent: NotRequired[bool]
+
+@type_check_only
+class RxKeyEntry(TypedDict):
+    """A ``keys`` entry of the table (QPS.yaml's key fields)."""
+
+    rkey: int
+    pd: int
+    va: int
+    length: int
+    access: NotRequired[list[Literal["remote_write", "remote_read", "remote_atomic"]]]
+    vf: NotRequired[int]
+
+@type_check_only
+class RxTable(TypedDict, total=False):
+    qps: list[RxQpEntry]
+    keys: list[RxKeyEntry]
+
+@type_check_only
+class RxQpState(TypedDict):
+    vf: int
+    qpn: int
+    state: _QpState
+    st: _ServiceType
+    pd: int
+    epsn: int
+    nak_sent: bool
+    rre: bool
+    rwe: bool
+    rae: bool
+    mtu: int
+
+@type_check_only
+class RxLastDrop(TypedDict):
+    reason: int
+    vf: int
+    opcode: int
+    qpn: int
+
+@type_check_only
+class RxSimLine(TypedDict):
+    verdict: _Verdict
+    reason: str
+    vf: int
+    qpn: int
+    opcode: int
+    psn: int
+    va: int
+    rkey: int
+    dmalen: int
+    ecn_ce: bool
+    cnp: bool
+
+@final
+class RxVerdict:
+    """One frame's verdict as the header/verdict stream shows it, with the event pulses.
+    For a drop only verdict, reason, vf, opcode and qpn are defined (the rest are 0 here)."""
+
+    @property
+    def verdict(self) -> _Verdict: ...
+    @property
+    def verdict_code(self) -> int: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def reason_code(self) -> int: ...
+    @property
+    def vf(self) -> int: ...
+    @property
+    def bth_seen(self) -> bool: ...
+    @property
+    def opcode(self) -> int: ...
+    @property
+    def qpn(self) -> int: ...
+    @property
+    def psn(self) -> int: ...
+    @property
+    def se(self) -> bool: ...
+    @property
+    def ack_req(self) -> bool: ...
+    @property
+    def fecn(self) -> bool: ...
+    @property
+    def becn(self) -> bool: ...
+    @property
+    def pad(self) -> int: ...
+    @property
+    def va(self) -> int: ...
+    @property
+    def rkey(self) -> int: ...
+    @property
+    def dma_len(self) -> int: ...
+    @property
+    def imm(self) -> int: ...
+    @property
+    def ecn_ce(self) -> bool: ...
+    @property
+    def cnp(self) -> bool: ...
+    @property
+    def payload_len(self) -> int: ...
+    @property
+    def cnp_event(self) -> tuple[int, int] | None: ...
+    @property
+    def ce_event(self) -> tuple[int, int] | None: ...
+    def hdr(self) -> dict[str, int]:
+        """The ``m_hdr_*`` values by port name without the prefix (a drop: only verdict,
+        reason, vf, opcode, qpn)."""
+    def sim_line(self) -> RxSimLine:
+        """The fields of a ``rdmagen sim rx-parser`` output line, without ``frame``."""
+
+@final
+class RxModel:
+    """The RX parser's verdicts with its QP and memory-key table, one frame at a time."""
+
+    verdicts: ClassVar[list[_Verdict]]
+    reasons: ClassVar[dict[int, str]]
+    def __new__(
+        cls,
+        table: RxTable | Mapping[str, Any] | None = None,
+        *,
+        vf: int = 0,
+        icrc_check: bool = True,
+        ipv6: bool = True,
+        udp_dport: int = 4791,
+        pkey: int | None = None,
+        cnp_event: bool = True,
+        ce_event: bool = True,
+    ) -> Self: ...
+    def receive(self, frame: bytes | bytearray, vf: int = 0, bad_fcs: bool = False) -> RxVerdict: ...
+    def add_qp(self, entry: RxQpEntry | Mapping[str, Any]) -> None: ...
+    def remove_qp(self, vf: int, qpn: int) -> bool: ...
+    def add_key(self, entry: RxKeyEntry | Mapping[str, Any]) -> None: ...
+    def remove_key(self, rkey: int) -> bool: ...
+    def qp(self, vf: int, qpn: int) -> RxQpState | None: ...
+    @property
+    def qps(self) -> list[RxQpState]: ...
+    @property
+    def counters(self) -> dict[str, int]: ...
+    def clear_counters(self) -> None: ...
+    @property
+    def last_drop(self) -> RxLastDrop | None: ...
+    icrc_check: bool
+    ipv6: bool
+    cnp_event: bool
+    ce_event: bool
+    udp_dport: int
+    pkey: int
