@@ -1910,7 +1910,7 @@ module rx_parser (
       wbh4_nak_d = wbh3_nak_q;
     end
     // the verdict register
-    m_hdr_valid_d = m_hdr_valid_q;
+    m_hdr_valid_d = m_hdr_valid_q && !m_hdr_ready;
     out_verdict_d = out_verdict_q;
     out_reason_d = out_reason_q;
     out_vf_d = out_vf_q;
