@@ -42,7 +42,10 @@
 // TRANSPORT_MISMATCH, STATE; the R_Key check (mk_req/mk_rsp, 2 cycles) of RETH and
 // AtomicETH requests; the 24-bit PSN window (accept / duplicate / nak_seq once, then
 // PSN_SEQ drops / nak_access); ePSN and NAK-sent written back on rx_wb and forwarded
-// to the 4 frames behind. Not yet here: payload and ACK/NAK streams.
+// to the 4 frames behind. RC frames that need an answer also load an ACK/NAK
+// request (m_ack_*) with their verdict: accept with AckReq (ACK 0x1F, the PSN),
+// duplicate SEND/WRITE (ACK 0x1F, ePSN - 1), nak_seq (0x60, ePSN), nak_access
+// (0x62, the PSN). Not yet here: the payload stream.
 
 `resetall
 `timescale 1ns / 1ps
@@ -103,6 +106,14 @@ module rx_parser (
   output wire         m_hdr_ecn_ce,       // IP ECN = 11
   output wire         m_hdr_cnp,          // BTH opcode 0x81
   output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and ICRC excluded)
+
+  // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs another
+  output wire         m_ack_valid,
+  input  wire         m_ack_ready,
+  output wire [7:0]   m_ack_vf,
+  output wire [23:0]  m_ack_qpn,          // the QP to answer on (its remote QPN is the QPC's)
+  output wire [7:0]   m_ack_syndrome,     // AETH syndrome: 0x1F ACK, 0x60 NAK PSN sequence error, 0x62 NAK remote access error
+  output wire [23:0]  m_ack_psn,          // BTH PSN of the answer: ACK the frame's PSN (duplicate: ePSN - 1), NAK seq ePSN, NAK access the frame's PSN
 
   // QPC RX lookup (rtl/qpc.v rx_req/rx_rsp): a request every cycle, answered 2 cycles later; rx_rsp_ready moves both pipelines together
   output wire         rx_req_valid,       // always 1: QP 0 of VF 0 when no frame needs a lookup
@@ -225,8 +236,8 @@ module rx_parser (
   wire          csr_event_cnp_received_count_incr_i;
   wire [31:0]   csr_event_ce_marked_count_o;
   wire          csr_event_ce_marked_count_incr_i;
-  wire          primed;        // the QPC's lookup pipelines are full (a request goes every cycle from reset on)
-  wire          en;            // the pipeline (and the QPC's lookups with it) moves unless a verdict or a write-back waits
+  wire          primed;           // the QPC's lookup pipelines are full (a request goes every cycle from reset on)
+  wire          en;               // the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits
   wire          take;
   reg  [10:0]   beat_q;
   reg  [10:0]   beat_d;
@@ -236,22 +247,22 @@ module rx_parser (
   reg  [31:0]   crc_d;
   reg           crc_ok_q;
   reg           crc_ok_d;
-  wire [16:0]   base;          // byte position of the beat's lane 0
-  wire [1087:0] view;          // captured header bytes, the current beat merged in
+  wire [16:0]   base;             // byte position of the beat's lane 0
+  wire [1087:0] view;             // captured header bytes, the current beat merged in
   wire          v_vlan1;
   wire          v_vlan2;
   wire [15:0]   v_ethertype;
-  wire [7:0]    v_ip;          // IP header start
+  wire [7:0]    v_ip;             // IP header start
   wire          v_ipv6;
   wire [3:0]    v_ihl;
-  wire [7:0]    v_udp;         // UDP header start
+  wire [7:0]    v_udp;            // UDP header start
   wire [15:0]   v_udp_len_le;
   wire [15:0]   v_udp_len;
   wire [16:0]   v_pip;
   wire [16:0]   v_pudp;
-  wire [16:0]   v_pend;        // one past the UDP datagram
-  wire          v_len_ok;      // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
-  wire [16:0]   v_pzero;       // bytes from here on are zeroed for the ICRC
+  wire [16:0]   v_pend;           // one past the UDP datagram
+  wire          v_len_ok;         // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
+  wire [16:0]   v_pzero;          // bytes from here on are zeroed for the ICRC
   wire [16:0]   v_plast;
   wire [17:0]   ipmask_sh_diff;
   wire [6:0]    ipmask_sh;
@@ -269,11 +280,11 @@ module rx_parser (
   wire [6:0]    keep_lo;
   wire [17:0]   keep_hi_diff;
   wire [6:0]    keep_hi;
-  wire [511:0]  crc_keep;      // lanes from the IP header up to the end of the UDP datagram
-  wire [511:0]  crc_lane;      // the beat as the ICRC sees it
+  wire [511:0]  crc_keep;         // lanes from the IP header up to the end of the UDP datagram
+  wire [511:0]  crc_lane;         // the beat as the ICRC sees it
   wire [31:0]   crc_in;
-  wire [31:0]   crc_next;      // CRC-32 register after this beat (64 bytes in parallel)
-  wire          crc_end_here;  // this beat holds the last ICRC byte
+  wire [31:0]   crc_next;         // CRC-32 register after this beat (64 bytes in parallel)
+  wire          crc_end_here;     // this beat holds the last ICRC byte
   reg  [31:0]   crc_residue;
   wire          crc_ok_now;
   reg  [6:0]    last_bytes;
@@ -290,17 +301,17 @@ module rx_parser (
   wire          h_vlan1;
   wire          h_vlan2;
   wire [15:0]   h_ethertype;
-  wire [7:0]    h_ip;          // IP header start
+  wire [7:0]    h_ip;             // IP header start
   wire          h_ipv6;
   wire [3:0]    h_ihl;
-  wire [7:0]    h_udp;         // UDP header start
-  wire [479:0]  h_ipw;         // 60 bytes from the IP header start
-  wire [319:0]  h_udpw;        // 40 bytes from the UDP header start
+  wire [7:0]    h_udp;            // UDP header start
+  wire [479:0]  h_ipw;            // 60 bytes from the IP header start
+  wire [319:0]  h_udpw;           // 40 bytes from the UDP header start
   wire [3:0]    h_ver;
   wire [15:0]   h_total;
   wire [15:0]   h_plen;
   wire [5:0]    h_ihl4;
-  wire [20:0]   h_csum_sum;    // IPv4 header: sum of its 16-bit words
+  wire [20:0]   h_csum_sum;       // IPv4 header: sum of its 16-bit words
   wire [16:0]   h_csum_fold1;
   wire [16:0]   h_csum_fold2;
   wire          h_csum_ok;
@@ -320,31 +331,31 @@ module rx_parser (
   reg           h_has_reth;
   reg           h_has_atomic;
   reg           h_has_imm;
-  wire [7:0]    h_hdr_end;     // first payload byte
-  wire [16:0]   h_data_end;    // first ICRC byte
+  wire [7:0]    h_hdr_end;        // first payload byte
+  wire [16:0]   h_data_end;       // first ICRC byte
   wire [1:0]    h_pad;
   wire [16:0]   h_payload_end;
   wire [15:0]   h_ip_payload;
   wire [16:0]   h_payload_len;
-  wire          h_chk0;        // BAD_FCS: MAC flagged a bad FCS
-  wire          h_chk1;        // TRUNCATED: ends inside Ethernet/VLAN
-  wire          h_chk2;        // NOT_ROCE: neither IPv4 nor (enabled) IPv6
-  wire          h_chk3;        // TRUNCATED: ends inside the fixed IP header
-  wire          h_chk4;        // NOT_ROCE: IP version/IHL wrong (IPv6: or next header not UDP)
-  wire          h_chk5;        // TRUNCATED: ends inside the IPv4 options
-  wire          h_chk6;        // BAD_IP_CHECKSUM: IPv4 header checksum
-  wire          h_chk7;        // FRAGMENT: IPv4 MF or fragment offset
-  wire          h_chk8;        // NOT_ROCE: IPv4 protocol is not UDP
-  wire          h_chk9;        // TRUNCATED: IP length beyond the frame, or no room for UDP
-  wire          h_chk10;       // NOT_ROCE: UDP destination port
-  wire          h_chk11;       // TRUNCATED: UDP length disagrees with IP, or no room for BTH + ICRC
-  wire          h_chk12;       // BAD_ICRC: ICRC mismatch
-  wire          h_chk13;       // TVER: BTH TVer
-  wire          h_chk14;       // BAD_OPCODE: reserved/unsupported opcode
-  wire          h_chk15;       // TRUNCATED: extension headers + pad beyond the datagram
-  wire          h_chk16;       // P_KEY: P_Key: equal low 15 bits, not 0, one full member
-  wire          h_chk17;       // QPN0: DestQP 0
-  wire          h_chk18;       // WRONG_VF: DestQP's VF field is not the frame's VF
+  wire          h_chk0;           // BAD_FCS: MAC flagged a bad FCS
+  wire          h_chk1;           // TRUNCATED: ends inside Ethernet/VLAN
+  wire          h_chk2;           // NOT_ROCE: neither IPv4 nor (enabled) IPv6
+  wire          h_chk3;           // TRUNCATED: ends inside the fixed IP header
+  wire          h_chk4;           // NOT_ROCE: IP version/IHL wrong (IPv6: or next header not UDP)
+  wire          h_chk5;           // TRUNCATED: ends inside the IPv4 options
+  wire          h_chk6;           // BAD_IP_CHECKSUM: IPv4 header checksum
+  wire          h_chk7;           // FRAGMENT: IPv4 MF or fragment offset
+  wire          h_chk8;           // NOT_ROCE: IPv4 protocol is not UDP
+  wire          h_chk9;           // TRUNCATED: IP length beyond the frame, or no room for UDP
+  wire          h_chk10;          // NOT_ROCE: UDP destination port
+  wire          h_chk11;          // TRUNCATED: UDP length disagrees with IP, or no room for BTH + ICRC
+  wire          h_chk12;          // BAD_ICRC: ICRC mismatch
+  wire          h_chk13;          // TVER: BTH TVer
+  wire          h_chk14;          // BAD_OPCODE: reserved/unsupported opcode
+  wire          h_chk15;          // TRUNCATED: extension headers + pad beyond the datagram
+  wire          h_chk16;          // P_KEY: P_Key: equal low 15 bits, not 0, one full member
+  wire          h_chk17;          // QPN0: DestQP 0
+  wire          h_chk18;          // WRONG_VF: DestQP's VF field is not the frame's VF
   reg           h_drop;
   reg  [4:0]    h_reason;
   reg           h_bth_seen;
@@ -367,7 +378,7 @@ module rx_parser (
   wire          h_out_ecn_ce;
   wire          h_out_cnp;
   wire [15:0]   h_out_payload_len;
-  wire          h_lookup;      // a frame that passed the header checks asks for its QP
+  wire          h_lookup;         // a frame that passed the header checks asks for its QP
   reg           p1_valid_q;
   reg           p1_valid_d;
   reg           p1_drop_q;
@@ -450,18 +461,18 @@ module rx_parser (
   reg  [15:0]   p2_payload_len_d;
   wire [2:0]    p2_tr;
   wire [4:0]    p2_op5;
-  wire          p2_is_cnp;     // CNP: needs only an existing QP
-  wire          p2_is_resp;    // RC READ response, ACK or ATOMIC ACK
-  wire          p2_is_write;   // RC/UC WRITE first/only: RETH, remote write
-  wire          p2_is_read;    // RC READ request: RETH, remote read
-  wire          p2_is_atomic;  // RC atomics: AtomicETH, remote atomic
-  wire          p2_uc_start;   // UC first/only packet: resynchronises ePSN
-  wire          p2_tr_ok;      // opcode transport (RC 000, UC 001, UD 011) vs the QP's service type
-  wire          p2_state_ok;   // requests from RTR on; responses and ACKs need RTS, SQER or SQD
+  wire          p2_is_cnp;        // CNP: needs only an existing QP
+  wire          p2_is_resp;       // RC READ response, ACK or ATOMIC ACK
+  wire          p2_is_write;      // RC/UC WRITE first/only: RETH, remote write
+  wire          p2_is_read;       // RC READ request: RETH, remote read
+  wire          p2_is_atomic;     // RC atomics: AtomicETH, remote atomic
+  wire          p2_uc_start;      // UC first/only packet: resynchronises ePSN
+  wire          p2_tr_ok;         // opcode transport (RC 000, UC 001, UD 011) vs the QP's service type
+  wire          p2_state_ok;      // requests from RTR on; responses and ACKs need RTS, SQER or SQD
   reg           p2_drop_n;
   reg  [4:0]    p2_reason_n;
-  wire          p2_key_chk;    // a RETH/AtomicETH access: the R_Key is checked
-  wire          p2_acc_ok;     // the QP grants the remote right
+  wire          p2_key_chk;       // a RETH/AtomicETH access: the R_Key is checked
+  wire          p2_acc_ok;        // the QP grants the remote right
   reg           p3_valid_q;
   reg           p3_valid_d;
   reg           p3_drop_q;
@@ -560,12 +571,12 @@ module rx_parser (
   reg  [2:0]    p4_mtu_d;
   wire [2:0]    p4_tr;
   wire [4:0]    p4_op5;
-  wire          p4_is_cnp;     // CNP: needs only an existing QP
-  wire          p4_is_resp;    // RC READ response, ACK or ATOMIC ACK
-  wire          p4_is_write;   // RC/UC WRITE first/only: RETH, remote write
-  wire          p4_is_read;    // RC READ request: RETH, remote read
-  wire          p4_is_atomic;  // RC atomics: AtomicETH, remote atomic
-  wire          p4_uc_start;   // UC first/only packet: resynchronises ePSN
+  wire          p4_is_cnp;        // CNP: needs only an existing QP
+  wire          p4_is_resp;       // RC READ response, ACK or ATOMIC ACK
+  wire          p4_is_write;      // RC/UC WRITE first/only: RETH, remote write
+  wire          p4_is_read;       // RC READ request: RETH, remote read
+  wire          p4_is_atomic;     // RC atomics: AtomicETH, remote atomic
+  wire          p4_uc_start;      // UC first/only packet: resynchronises ePSN
   reg           wbh4_valid_q;
   reg           wbh4_valid_d;
   reg  [7:0]    wbh4_vf_q;
@@ -610,25 +621,30 @@ module rx_parser (
   reg           wbh1_nak_q;
   reg           wbh1_nak_d;
   wire          wbh1_hit;
-  wire [23:0]   p4_epsn;       // ePSN with the in-flight write-backs forwarded
-  wire          p4_nak;        // NAK-sent with the in-flight write-backs forwarded
-  wire [23:0]   p4_diff;       // PSN - ePSN modulo 2^24: 0 expected, [23] set behind (duplicate), else ahead
-  wire          p4_key_ok;     // QP right granted and the R_Key check passed (or no key to check)
+  wire [23:0]   p4_epsn;          // ePSN with the in-flight write-backs forwarded
+  wire          p4_nak;           // NAK-sent with the in-flight write-backs forwarded
+  wire [23:0]   p4_diff;          // PSN - ePSN modulo 2^24: 0 expected, [23] set behind (duplicate), else ahead
+  wire          p4_key_ok;        // QP right granted and the R_Key check passed (or no key to check)
   wire [32:0]   p4_rd1;
   wire [32:0]   p4_rd2;
   wire [32:0]   p4_rd3;
   wire [32:0]   p4_rd4;
   wire [32:0]   p4_rd5;
-  wire [23:0]   p4_rd_cnt;     // READ response packets: ceil(DMA length / path MTU), 1 for length 0
+  wire [23:0]   p4_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for length 0
   wire [23:0]   p4_inc;
   reg  [2:0]    p4_verdict;
   reg  [4:0]    p4_reason;
   reg           p4_wb;
   reg  [23:0]   p4_wb_epsn;
   reg           p4_wb_nak;
-  wire          wb_need;       // this verdict writes ePSN/NAK-sent back
-  wire          out_free;      // the verdict register can load
-  wire          out_load;      // p4 registers a verdict
+  reg           p4_ack;
+  reg  [7:0]    p4_ack_syn;
+  reg  [23:0]   p4_ack_psn;
+  wire          p4_rd_or_atomic;  // answered by a READ response / ATOMIC ACK on the send side, not by this stream
+  wire          wb_need;          // this verdict writes ePSN/NAK-sent back
+  wire          ack_need;         // this verdict asks for an ACK/NAK
+  wire          out_free;         // the verdict register can load, and the ACK/NAK register too if this verdict needs it
+  wire          out_load;         // p4 registers a verdict
   reg           m_hdr_valid_q;
   reg           m_hdr_valid_d;
   reg  [2:0]    out_verdict_q;
@@ -679,7 +695,17 @@ module rx_parser (
   reg  [7:0]    ce_vf_d;
   reg  [23:0]   ce_qpn_q;
   reg  [23:0]   ce_qpn_d;
-  wire          unused_ok;     // deliberately unused: software-only CSR outputs, bits no check reads
+  reg           m_ack_valid_q;
+  reg           m_ack_valid_d;
+  reg  [7:0]    m_ack_vf_q;
+  reg  [7:0]    m_ack_vf_d;
+  reg  [23:0]   m_ack_qpn_q;
+  reg  [23:0]   m_ack_qpn_d;
+  reg  [7:0]    m_ack_syndrome_q;
+  reg  [7:0]    m_ack_syndrome_d;
+  reg  [23:0]   m_ack_psn_q;
+  reg  [23:0]   m_ack_psn_d;
+  wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check reads
 
   // The CSR block: configuration, counters, last drop.
   rx_parser_csr u_csr (
@@ -770,7 +796,7 @@ module rx_parser (
   );
 
   assign primed = rx_rsp_valid && mk_rsp_valid;
-  assign en = (!m_hdr_valid_q || m_hdr_ready) && primed && (!wb_need || rx_wb_ready);
+  assign en = out_free && primed && (!wb_need || rx_wb_ready);
   assign take = s_axis_tvalid && en;
   assign s_axis_tready = en;
   assign base = {beat_q, 6'd0};
@@ -965,8 +991,10 @@ module rx_parser (
   assign p4_rd5 = ({1'b0, p4_dma_len_q} + 33'd4095) >> 12;
   assign p4_rd_cnt = p4_dma_len_q == 32'd0 ? 24'd1 : p4_mtu_q == 3'd5 ? p4_rd5[23:0] : p4_mtu_q == 3'd4 ? p4_rd4[23:0] : p4_mtu_q == 3'd3 ? p4_rd3[23:0] : p4_mtu_q == 3'd2 ? p4_rd2[23:0] : p4_mtu_q == 3'd1 ? p4_rd1[23:0] : 24'd1;
   assign p4_inc = p4_is_read ? p4_rd_cnt : 24'd1;
+  assign p4_rd_or_atomic = p4_is_read || p4_is_atomic;
   assign wb_need = p4_valid_q && p4_wb;
-  assign out_free = !(m_hdr_valid_q && !m_hdr_ready);
+  assign ack_need = p4_valid_q && p4_ack;
+  assign out_free = !(m_hdr_valid_q && !m_hdr_ready) && !(ack_need && m_ack_valid_q && !m_ack_ready);
   assign rx_wb_valid = wb_need && out_free && primed;
   assign rx_wb_vf = p4_vf_q;
   assign rx_wb_qpn = p4_qpn_q;
@@ -992,6 +1020,11 @@ module rx_parser (
   assign m_hdr_ecn_ce = out_ecn_ce_q;
   assign m_hdr_cnp = out_cnp_q;
   assign m_hdr_payload_len = out_payload_len_q;
+  assign m_ack_vf = m_ack_vf_q;
+  assign m_ack_qpn = m_ack_qpn_q;
+  assign m_ack_syndrome = m_ack_syndrome_q;
+  assign m_ack_psn = m_ack_psn_q;
+  assign m_ack_valid = m_ack_valid_q;
   assign cnp_valid = cnp_valid_q;
   assign cnp_vf = cnp_vf_q;
   assign cnp_qpn = cnp_qpn_q;
@@ -1028,7 +1061,7 @@ module rx_parser (
   assign csr_last_drop_opcode_d_i = p4_opcode_q;
   assign csr_last_drop_qpn_qpn_we_i = out_load && p4_verdict == 3'd4;
   assign csr_last_drop_qpn_qpn_d_i = p4_qpn_q;
-  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_is_atomic, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24]};
+  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24]};
 
   always @* begin
     // CRC residue after the ICRC, advanced over the zeroed lanes after it
@@ -1772,6 +1805,9 @@ module rx_parser (
     p4_wb = 1'b0;
     p4_wb_epsn = p4_epsn;
     p4_wb_nak = p4_nak;
+    p4_ack = 1'b0;
+    p4_ack_syn = 8'h1f;
+    p4_ack_psn = p4_psn_q;
     if (p4_drop_q) begin
       p4_verdict = 3'd4;
     end else if (!p4_is_cnp && !p4_is_resp && p4_tr != 3'b011) begin
@@ -1795,11 +1831,27 @@ module rx_parser (
           p4_wb = 1'b1;
           p4_wb_epsn = p4_epsn + p4_inc;
           p4_wb_nak = 1'b0;
+          // ACK of the frame's PSN when AckReq asks for it
+          if (p4_ack_req_q && !p4_rd_or_atomic) begin
+            p4_ack = 1'b1;
+            p4_ack_syn = 8'h1f;
+            p4_ack_psn = p4_psn_q;
+          end
         end else begin
           p4_verdict = 3'd3;
+          // NAK remote access error
+          p4_ack = 1'b1;
+          p4_ack_syn = 8'h62;
+          p4_ack_psn = p4_psn_q;
         end
       end else if (p4_diff[23]) begin
         p4_verdict = 3'd1;
+        // duplicate SEND/WRITE: re-ACK the last PSN received in order
+        if (!p4_rd_or_atomic) begin
+          p4_ack = 1'b1;
+          p4_ack_syn = 8'h1f;
+          p4_ack_psn = p4_epsn - 24'd1;
+        end
       end else if (p4_nak) begin
         p4_verdict = 3'd4;
         p4_reason = 5'd14;
@@ -1808,6 +1860,10 @@ module rx_parser (
         p4_wb = 1'b1;
         p4_wb_epsn = p4_epsn;
         p4_wb_nak = 1'b1;
+        // NAK PSN sequence error carrying ePSN
+        p4_ack = 1'b1;
+        p4_ack_syn = 8'h60;
+        p4_ack_psn = p4_epsn;
       end
     end
     // write-back history, newest first, one entry per pipeline move
@@ -1854,7 +1910,7 @@ module rx_parser (
       wbh4_nak_d = wbh3_nak_q;
     end
     // the verdict register
-    m_hdr_valid_d = m_hdr_valid_q;
+    m_hdr_valid_d = m_hdr_valid_q && !m_hdr_ready;
     out_verdict_d = out_verdict_q;
     out_reason_d = out_reason_q;
     out_vf_d = out_vf_q;
@@ -1902,6 +1958,19 @@ module rx_parser (
     ce_valid_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q && csr_ctrl_ce_event_en_o;
     ce_vf_d = p4_vf_q;
     ce_qpn_d = p4_qpn_q;
+    // the ACK/NAK request register
+    m_ack_valid_d = m_ack_valid_q && !m_ack_ready;
+    m_ack_vf_d = m_ack_vf_q;
+    m_ack_qpn_d = m_ack_qpn_q;
+    m_ack_syndrome_d = m_ack_syndrome_q;
+    m_ack_psn_d = m_ack_psn_q;
+    if (en && ack_need) begin
+      m_ack_valid_d = 1'b1;
+      m_ack_vf_d = p4_vf_q;
+      m_ack_qpn_d = p4_qpn_q;
+      m_ack_syndrome_d = p4_ack_syn;
+      m_ack_psn_d = p4_ack_psn;
+    end
   end
 
   always @(posedge clk) begin
@@ -1964,6 +2033,11 @@ module rx_parser (
       ce_valid_q <= 1'b0;
       ce_vf_q <= 8'd0;
       ce_qpn_q <= 24'd0;
+      m_ack_valid_q <= 1'b0;
+      m_ack_vf_q <= 8'd0;
+      m_ack_qpn_q <= 24'd0;
+      m_ack_syndrome_q <= 8'd0;
+      m_ack_psn_q <= 24'd0;
     end else begin
       beat_q <= beat_d;
       s1_valid_q <= s1_valid_d;
@@ -2023,6 +2097,11 @@ module rx_parser (
       ce_valid_q <= ce_valid_d;
       ce_vf_q <= ce_vf_d;
       ce_qpn_q <= ce_qpn_d;
+      m_ack_valid_q <= m_ack_valid_d;
+      m_ack_vf_q <= m_ack_vf_d;
+      m_ack_qpn_q <= m_ack_qpn_d;
+      m_ack_syndrome_q <= m_ack_syndrome_d;
+      m_ack_psn_q <= m_ack_psn_d;
     end
   end
   always @(posedge clk) begin

@@ -75,6 +75,14 @@ module rx_top #(
   output wire         m_hdr_cnp,          // BTH opcode 0x81
   output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and ICRC excluded)
 
+  // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs another
+  output wire         m_ack_valid,
+  input  wire         m_ack_ready,
+  output wire [7:0]   m_ack_vf,
+  output wire [23:0]  m_ack_qpn,          // the QP to answer on (its remote QPN is the QPC's)
+  output wire [7:0]   m_ack_syndrome,     // AETH syndrome: 0x1F ACK, 0x60 NAK PSN sequence error, 0x62 NAK remote access error
+  output wire [23:0]  m_ack_psn,          // BTH PSN of the answer: ACK the frame's PSN (duplicate: ePSN - 1), NAK seq ePSN, NAK access the frame's PSN
+
   // CNP-received event (to the DCQCN reaction point): one-cycle pulse
   output wire         cnp_valid,          // an accepted CNP, while ctrl.cnp_event_en
   output wire [7:0]   cnp_vf,
@@ -214,6 +222,12 @@ module rx_top #(
     .m_hdr_ecn_ce      (m_hdr_ecn_ce),
     .m_hdr_cnp         (m_hdr_cnp),
     .m_hdr_payload_len (m_hdr_payload_len),
+    .m_ack_valid       (m_ack_valid),
+    .m_ack_ready       (m_ack_ready),
+    .m_ack_vf          (m_ack_vf),
+    .m_ack_qpn         (m_ack_qpn),
+    .m_ack_syndrome    (m_ack_syndrome),
+    .m_ack_psn         (m_ack_psn),
     .rx_req_valid      (rx_req_valid),
     .rx_req_ready      (rx_req_ready),
     .rx_req_vf         (rx_req_vf),

@@ -1,4 +1,4 @@
-//! Verilates `rx_top` (the RX parser, the QPC and both CSR blocks) at two data widths and
+//! Verilates `rx_top` (the RX parser, the QPC and both CSR blocks) at three data widths and
 //! both reset styles, from the generators: the RTL and the port bindings come from the same
 //! `Module`s, at two QPC sizes.
 
@@ -11,6 +11,8 @@ const VARIANTS: &[(&str, ResetStyle, u32, i64, i64, i64)] = &[
     ("rx_parser_w64", ResetStyle::SyncHigh, 64, 4, 16, 16),
     // Also the model of `rdmagen sim rx-parser` (QPNs up to 0x3FF, R_Key indexes up to 4095).
     ("rx_parser_w512", ResetStyle::AsyncLow, 512, 4, 1024, 4096),
+    // The widest datapath (a whole 62-byte frame and most headers in one beat).
+    ("rx_parser_w1024", ResetStyle::SyncHigh, 1024, 4, 16, 16),
 ];
 
 fn main() {

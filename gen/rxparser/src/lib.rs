@@ -27,7 +27,11 @@
 //! pulses for every accepted frame with ECN = 11 (to the notification point in
 //! `dcqcn_rp`, event kind 2, which applies `min_time_between_cnps` per flow).
 //!
-//! Not yet in this block: the payload stream and the ACK/NAK stream.
+//! ACK/NAK requests: `m_ack_*` (valid/ready), one per RC frame that needs an answer, loaded
+//! with its verdict (see [`generate`]'s header comment and docs/rx_parser.md). A full ACK
+//! register stalls the pipeline only when the next verdict needs it too.
+//!
+//! Not yet in this block: the payload stream.
 
 use rdmagen_regmap::RegMap;
 use verilog_ast::{
@@ -579,6 +583,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         16,
         "payload bytes (after the extension headers; pad and ICRC excluded)",
     );
+    g.ports.push(PortItem::Banner(
+        "ACK/NAK request stream (RC only): one per frame that needs an answer, registered \
+         with its verdict; m_ack_ready low holds it and stalls the pipeline only when the \
+         next verdict needs another"
+            .into(),
+    ));
+    g.output("m_ack_valid", 1, "");
+    g.input("m_ack_ready", 1, "");
+    g.output("m_ack_vf", 8, "");
+    g.output(
+        "m_ack_qpn",
+        24,
+        "the QP to answer on (its remote QPN is the QPC's)",
+    );
+    g.output(
+        "m_ack_syndrome",
+        8,
+        "AETH syndrome: 0x1F ACK, 0x60 NAK PSN sequence error, 0x62 NAK remote access error",
+    );
+    g.output(
+        "m_ack_psn",
+        24,
+        "BTH PSN of the answer: ACK the frame's PSN (duplicate: ePSN - 1), NAK seq ePSN, NAK access the frame's PSN",
+    );
     g.ports.push(PortItem::Banner(format!(
         "QPC RX lookup (rtl/qpc.v rx_req/rx_rsp): a request every cycle, answered \
          {LOOKUP_LATENCY} cycles later; rx_rsp_ready moves both pipelines together"
@@ -707,11 +735,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "en",
         1,
         Expr::all(vec![
-            Expr::or(Expr::lnot(id("m_hdr_valid_q")), id("m_hdr_ready")),
+            id("out_free"),
             id("primed"),
             Expr::or(Expr::lnot(id("wb_need")), id("rx_wb_ready")),
         ]),
-        "the pipeline (and the QPC's lookups with it) moves unless a verdict or a write-back waits",
+        "the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits",
     );
     g.wire("take", 1, Expr::and(id("s_axis_tvalid"), id("en")));
     g.assigns.push(V::Assign(id("s_axis_tready"), id("en")));
@@ -1874,6 +1902,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ]
     };
     let psn_seq = reason("PSN_SEQ")?;
+    g.reg("p4_ack", 1);
+    g.reg("p4_ack_syn", 8);
+    g.reg("p4_ack_psn", 24);
+    g.wire_c(
+        "p4_rd_or_atomic",
+        1,
+        Expr::or(id("p4_is_read"), id("p4_is_atomic")),
+        "answered by a READ response / ATOMIC ACK on the send side, not by this stream",
+    );
+    let ack = |syn: u64, psn: Expr| {
+        vec![
+            Stmt::assign(id("p4_ack"), b1(true)),
+            Stmt::assign(id("p4_ack_syn"), n(8, syn)),
+            Stmt::assign(id("p4_ack_psn"), psn),
+        ]
+    };
     let psn_rules = Stmt::if_else(
         Expr::eq(id("p4_tr"), n(3, 1)),
         // UC: an expected PSN, or a first/only packet (resynchronises), is executed; else
@@ -1887,7 +1931,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             )],
             vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
         )],
-        // RC
+        // RC: ACK/NAK requests as the comments say (AETH syndromes of FACTS §3).
         vec![Stmt::if_else(
             Expr::eq(id("p4_diff"), Expr::zero(24)),
             vec![Stmt::if_else(
@@ -1895,17 +1939,43 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                 [
                     vec![v(0)],
                     wb(Expr::plus(id("p4_epsn"), id("p4_inc")), false),
+                    vec![
+                        Stmt::Comment("ACK of the frame's PSN when AckReq asks for it".into()),
+                        Stmt::if_(
+                            Expr::and(id("p4_ack_req_q"), Expr::lnot(id("p4_rd_or_atomic"))),
+                            ack(0x1F, id("p4_psn_q")),
+                        ),
+                    ],
                 ]
                 .concat(),
-                vec![v(3)],
+                [
+                    vec![v(3), Stmt::Comment("NAK remote access error".into())],
+                    ack(0x62, id("p4_psn_q")),
+                ]
+                .concat(),
             )],
             vec![Stmt::if_else(
                 id("p4_diff").index(Expr::int(23)),
-                vec![v(1)],
+                vec![
+                    v(1),
+                    Stmt::Comment(
+                        "duplicate SEND/WRITE: re-ACK the last PSN received in order".into(),
+                    ),
+                    Stmt::if_(
+                        Expr::lnot(id("p4_rd_or_atomic")),
+                        ack(0x1F, Expr::minus(id("p4_epsn"), d(24, 1))),
+                    ),
+                ],
                 vec![Stmt::if_else(
                     id("p4_nak"),
                     vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
-                    [vec![v(2)], wb(id("p4_epsn"), true)].concat(),
+                    [
+                        vec![v(2)],
+                        wb(id("p4_epsn"), true),
+                        vec![Stmt::Comment("NAK PSN sequence error carrying ePSN".into())],
+                        ack(0x60, id("p4_epsn")),
+                    ]
+                    .concat(),
                 )],
             )],
         )],
@@ -1919,6 +1989,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Stmt::assign(id("p4_wb"), b1(false)),
         Stmt::assign(id("p4_wb_epsn"), id("p4_epsn")),
         Stmt::assign(id("p4_wb_nak"), id("p4_nak")),
+        Stmt::assign(id("p4_ack"), b1(false)),
+        Stmt::assign(id("p4_ack_syn"), n(8, 0x1F)),
+        Stmt::assign(id("p4_ack_psn"), id("p4_psn_q")),
         Stmt::if_else(
             id("p4_drop_q"),
             vec![v(4)],
@@ -1939,13 +2012,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "this verdict writes ePSN/NAK-sent back",
     );
     g.wire_c(
+        "ack_need",
+        1,
+        Expr::and(id("p4_valid_q"), id("p4_ack")),
+        "this verdict asks for an ACK/NAK",
+    );
+    g.wire_c(
         "out_free",
         1,
-        Expr::lnot(Expr::and(
-            id("m_hdr_valid_q"),
-            Expr::lnot(id("m_hdr_ready")),
-        )),
-        "the verdict register can load",
+        Expr::and(
+            Expr::lnot(Expr::and(
+                id("m_hdr_valid_q"),
+                Expr::lnot(id("m_hdr_ready")),
+            )),
+            Expr::lnot(Expr::all(vec![
+                id("ack_need"),
+                id("m_ack_valid_q"),
+                Expr::lnot(id("m_ack_ready")),
+            ])),
+        ),
+        "the verdict register can load, and the ACK/NAK register too if this verdict needs it",
     );
     g.assigns.push(V::Assign(
         id("rx_wb_valid"),
@@ -1995,8 +2081,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.assigns
         .push(V::Assign(id("m_hdr_valid"), id("m_hdr_valid_q")));
     g.comb.push(Stmt::Comment("the verdict register".into()));
-    g.comb
-        .push(Stmt::assign(id("m_hdr_valid_d"), id("m_hdr_valid_q")));
+    // Taken verdicts leave even when the pipeline cannot move (an ACK/NAK request or a
+    // write-back waits), so none shows twice.
+    g.comb.push(Stmt::assign(
+        id("m_hdr_valid_d"),
+        Expr::and(id("m_hdr_valid_q"), Expr::lnot(id("m_hdr_ready"))),
+    ));
     let mut load = vec![Stmt::assign(id("m_hdr_valid_d"), id("p4_valid_q"))];
     // The verdict fields change only with a frame behind them (known from reset on).
     let mut out_load = Vec::new();
@@ -2047,6 +2137,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ));
     g.comb.push(Stmt::assign(id("ce_vf_d"), id("p4_vf_q")));
     g.comb.push(Stmt::assign(id("ce_qpn_d"), id("p4_qpn_q")));
+    // The ACK/NAK request register: loads with the verdict that needs it (`en` waited for
+    // it to be free), holds until m_ack_ready.
+    g.comb
+        .push(Stmt::Comment("the ACK/NAK request register".into()));
+    let ack_fields: [(&str, u32, Expr); 4] = [
+        ("vf", 8, id("p4_vf_q")),
+        ("qpn", 24, id("p4_qpn_q")),
+        ("syndrome", 8, id("p4_ack_syn")),
+        ("psn", 24, id("p4_ack_psn")),
+    ];
+    g.flop("m_ack_valid", 1, Some(b1(false)));
+    g.comb.push(Stmt::assign(
+        id("m_ack_valid_d"),
+        Expr::and(id("m_ack_valid_q"), Expr::lnot(id("m_ack_ready"))),
+    ));
+    let mut ack_load = vec![Stmt::assign(id("m_ack_valid_d"), b1(true))];
+    for (f, w, e) in &ack_fields {
+        g.flop(&format!("m_ack_{f}"), *w, Some(Expr::zero(*w)));
+        g.comb.push(Stmt::assign(
+            id(format!("m_ack_{f}_d")),
+            id(format!("m_ack_{f}_q")),
+        ));
+        ack_load.push(Stmt::assign(id(format!("m_ack_{f}_d")), e.clone()));
+        g.assigns.push(V::Assign(
+            id(format!("m_ack_{f}")),
+            id(format!("m_ack_{f}_q")),
+        ));
+    }
+    g.comb
+        .push(Stmt::if_(Expr::and(id("en"), id("ack_need")), ack_load));
+    g.assigns
+        .push(V::Assign(id("m_ack_valid"), id("m_ack_valid_q")));
     for p in [
         "cnp_valid",
         "cnp_vf",
@@ -2155,7 +2277,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("mk_req_ready"),
         id("p2_uc_start"),
         id("p4_is_write"),
-        id("p4_is_atomic"),
     ]);
     for code in 1..=5 {
         unused.push(id(format!("p4_rd{code}")).bits(32, 24));
@@ -2218,7 +2339,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "TRANSPORT_MISMATCH, STATE; the R_Key check (mk_req/mk_rsp, 2 cycles) of RETH and",
         "AtomicETH requests; the 24-bit PSN window (accept / duplicate / nak_seq once, then",
         "PSN_SEQ drops / nak_access); ePSN and NAK-sent written back on rx_wb and forwarded",
-        "to the 4 frames behind. Not yet here: payload and ACK/NAK streams.",
+        "to the 4 frames behind. RC frames that need an answer also load an ACK/NAK",
+        "request (m_ack_*) with their verdict: accept with AckReq (ACK 0x1F, the PSN),",
+        "duplicate SEND/WRITE (ACK 0x1F, ePSN - 1), nak_seq (0x60, ePSN), nak_access",
+        "(0x62, the PSN). Not yet here: the payload stream.",
     ] {
         header.push(line.into());
     }

@@ -21,6 +21,20 @@
 //! 7. UC request: an expected PSN or a first/only packet (which resynchronises) is
 //!    executed (R_Key check as above; accept sets ePSN = psn + 1); any other is a silent
 //!    `PSN_SEQ` drop. UC never NAKs a sequence error.
+//!
+//! [`RxQpModel::receive_with_ack`] also names the ACK/NAK the responder owes (IBA 9.7.5,
+//! FACTS §3 AETH syndromes, as rxe answers): RC requests only (UC and UD are never
+//! acknowledged), one per frame:
+//!
+//! - accept of a request other than a READ or an atomic, with AckReq set: ACK (`0x1F`,
+//!   credit count invalid) carrying the frame's PSN;
+//! - duplicate of a request other than a READ or an atomic: ACK again (C9-105) carrying the
+//!   last PSN received in order, ePSN - 1;
+//! - `nak_seq`: NAK PSN sequence error (`0x60`) carrying ePSN;
+//! - `nak_access`: NAK remote access error (`0x62`) carrying the frame's PSN.
+//!
+//! READ and atomic requests (new or duplicate) are answered with READ responses or an ATOMIC
+//! ACK by the send side, not by this stream.
 
 use std::collections::BTreeMap;
 
@@ -73,6 +87,25 @@ pub struct RxKey {
     pub remote_read: bool,
     pub remote_write: bool,
     pub remote_atomic: bool,
+}
+
+/// AETH syndromes of the ACK/NAK requests (FACTS §3).
+pub mod aeth {
+    /// ACK, credit count 31 (invalid: no end-to-end credits).
+    pub const ACK: u8 = 0x1F;
+    pub const NAK_PSN_SEQ: u8 = 0x60;
+    pub const NAK_REMOTE_ACCESS: u8 = 0x62;
+}
+
+/// An ACK/NAK the responder owes for one frame (the parser's `m_ack_*` stream).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckRequest {
+    pub vf: u8,
+    pub qpn: u32,
+    /// AETH syndrome: [`aeth::ACK`], [`aeth::NAK_PSN_SEQ`] or [`aeth::NAK_REMOTE_ACCESS`].
+    pub syndrome: u8,
+    /// The BTH PSN of the answer.
+    pub psn: u32,
 }
 
 /// The parser with its QPs and keys.
@@ -151,6 +184,40 @@ impl RxQpModel {
             && (!acc.atomic || k.remote_atomic)
             && va >= k.va
             && end <= u128::from(k.va) + u128::from(k.length)
+    }
+
+    /// One frame's verdict and the ACK/NAK it needs, if any (see the module docs).
+    pub fn receive_with_ack(
+        &mut self,
+        frame: &[u8],
+        bad_fcs: bool,
+        vf: u8,
+    ) -> (RxOutcome, Option<AckRequest>) {
+        let o = self.receive(frame, bad_fcs, vf);
+        let f = &o.fields;
+        let rc_request = f.opcode >> 5 == 0 && !(0x0D..=0x12).contains(&f.opcode);
+        if o.verdict == Verdict::Drop || !rc_request {
+            return (o, None);
+        }
+        let read_or_atomic = matches!(f.opcode, 0x0C | 0x13 | 0x14);
+        // Duplicates and NAKs leave ePSN as it was.
+        let epsn = self.qps.get(&(vf, f.qpn)).map_or(0, |q| q.epsn);
+        let answer = match o.verdict {
+            Verdict::Accept if f.ack_req && !read_or_atomic => Some((aeth::ACK, f.psn)),
+            Verdict::Duplicate if !read_or_atomic => {
+                Some((aeth::ACK, epsn.wrapping_sub(1) & 0xFF_FFFF))
+            }
+            Verdict::NakSeq => Some((aeth::NAK_PSN_SEQ, epsn)),
+            Verdict::NakAccess => Some((aeth::NAK_REMOTE_ACCESS, f.psn)),
+            _ => None,
+        };
+        let ack = answer.map(|(syndrome, psn)| AckRequest {
+            vf,
+            qpn: f.qpn,
+            syndrome,
+            psn,
+        });
+        (o, ack)
     }
 
     /// One frame's verdict; updates the QP's ePSN and NAK-sent as the write-back does.
@@ -329,6 +396,56 @@ mod tests {
         assert_eq!(
             m.receive(&frame(0x24, q, 2, None), false, 1).reason,
             Some(DropReason::TransportMismatch)
+        );
+    }
+
+    #[test]
+    fn ack_requests_per_verdict() {
+        let mut m = model();
+        let q = 1 << 12 | 5;
+        let ack = |m: &mut RxQpModel, op, psn, ack_req: bool, reth| {
+            let mut p = RocePacket::new_ipv4(op, q, psn).unwrap();
+            p.bth.ack_req = ack_req;
+            if let (Some(r), Some((va, rkey, len))) = (&mut p.ext.reth, reth) {
+                (r.va, r.rkey, r.dma_len) = (va, rkey, len);
+            }
+            let (o, a) = m.receive_with_ack(&p.to_bytes().unwrap(), false, 1);
+            (o.verdict, a.map(|a| (a.syndrome, a.psn)))
+        };
+        // Accepted without AckReq: nothing; with it: ACK of its PSN.
+        assert_eq!(
+            ack(&mut m, 0x04, 0xFF_FFFE, false, None),
+            (Verdict::Accept, None)
+        );
+        assert_eq!(
+            ack(&mut m, 0x04, 0xFF_FFFF, true, None),
+            (Verdict::Accept, Some((aeth::ACK, 0xFF_FFFF)))
+        );
+        // ePSN is 0 now: a duplicate is re-ACKed with ePSN - 1 (wrapping).
+        assert_eq!(
+            ack(&mut m, 0x04, 0xFF_FFFE, false, None),
+            (Verdict::Duplicate, Some((aeth::ACK, 0xFF_FFFF)))
+        );
+        // A duplicate READ is re-executed, not ACKed.
+        assert_eq!(
+            ack(&mut m, 0x0C, 0xFF_FFFE, true, Some((0x1000, 0x344, 1))),
+            (Verdict::Duplicate, None)
+        );
+        // Ahead: one NAK with ePSN, then silence.
+        assert_eq!(
+            ack(&mut m, 0x04, 5, true, None),
+            (Verdict::NakSeq, Some((aeth::NAK_PSN_SEQ, 0)))
+        );
+        assert_eq!(ack(&mut m, 0x04, 6, true, None).1, None);
+        // Remote access error: NAK with the frame's PSN.
+        assert_eq!(
+            ack(&mut m, 0x0A, 0, false, Some((0x2000, 0x344, 1))),
+            (Verdict::NakAccess, Some((aeth::NAK_REMOTE_ACCESS, 0)))
+        );
+        // An accepted READ is answered by READ responses, not this stream.
+        assert_eq!(
+            ack(&mut m, 0x0C, 0, true, Some((0x1000, 0x344, 1))),
+            (Verdict::Accept, None)
         );
     }
 

@@ -17,7 +17,7 @@ use rdmagen_refmodel::roce::{
     ext_layout, icrc, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome, Verdict,
     CNP_OPCODE, IPPROTO_UDP,
 };
-use rdmagen_refmodel::rxqp::{state, RxKey, RxQp, RxQpModel};
+use rdmagen_refmodel::rxqp::{state, AckRequest, RxKey, RxQp, RxQpModel};
 
 /// CSR addresses (register-maps/rx_parser.yaml).
 pub mod addr {
@@ -371,6 +371,8 @@ pub struct HdrOut {
     pub dma_len: u32,
     pub ecn_ce: bool,
     pub cnp: bool,
+    /// The ACK/NAK request registered with this verdict: (AETH syndrome, PSN).
+    pub ack: Option<(u8, u32)>,
 }
 
 /// The fields compared on accepted frames.
@@ -427,6 +429,8 @@ pub struct Tally {
     pub duplicate: u64,
     pub nak_seq: u64,
     pub nak_access: u64,
+    /// ACK/NAK requests the model expects (and the RTL gave).
+    pub acks: u64,
     pub drops: HashMap<u8, u64>,
     pub cnp: u64,
     pub ce: u64,
@@ -445,6 +449,8 @@ pub struct Bench<M: Model> {
     pub frames: u64,
     pub beats: u64,
     pub accepted: u64,
+    /// ACK/NAK requests compared.
+    pub acks: u64,
     /// Frames per outcome over the bench's life: the drop reason code, or 100 + the verdict
     /// (100 accept, 101 duplicate, 102 nak_seq, 103 nak_access).
     pub reasons: std::collections::BTreeMap<u8, u64>,
@@ -480,6 +486,7 @@ impl<M: Model> Bench<M> {
             frames: 0,
             beats: 0,
             accepted: 0,
+            acks: 0,
             reasons: Default::default(),
             live: None,
         }
@@ -558,6 +565,15 @@ impl<M: Model> Bench<M> {
         self.set("s_axis_tuser", b.user);
     }
 
+    fn read_ack(&self) -> AckRequest {
+        AckRequest {
+            vf: self.get("m_ack_vf") as u8,
+            qpn: self.get("m_ack_qpn") as u32,
+            syndrome: self.get("m_ack_syndrome") as u8,
+            psn: self.get("m_ack_psn") as u32,
+        }
+    }
+
     fn read_seen(&self) -> Seen {
         let verdict = self.get("m_hdr_verdict") as u8;
         Seen {
@@ -596,17 +612,20 @@ impl<M: Model> Bench<M> {
         let mut model = model_of(&case.cfg, &case.qps, &case.keys);
         let mut frames = Vec::new();
         let mut outcomes = Vec::new();
+        let mut acks = Vec::new();
         for s in &case.frames {
             let r = s.resolve(&case.qps, &case.keys, &model);
             let bytes = r.bytes();
-            outcomes.push(model.receive(&bytes, r.bad_fcs, r.vf));
+            let (o, a) = model.receive_with_ack(&bytes, r.bad_fcs, r.vf);
+            outcomes.push(o);
+            acks.push(a);
             frames.push(RawFrame {
                 bytes,
                 bad_fcs: r.bad_fcs,
                 vf: r.vf,
             });
         }
-        self.run_frames(case, &frames, &outcomes, exact_timing)
+        self.run_frames(case, &frames, &outcomes, &acks, exact_timing)
     }
 
     /// Runs any frames (bytes as given) from reset, with no QP; see [`Bench::run`].
@@ -629,11 +648,11 @@ impl<M: Model> Bench<M> {
             frames: Vec::new(),
         };
         let mut model = model_of(cfg, &[], &[]);
-        let outcomes: Vec<RxOutcome> = frames
+        let (outcomes, acks): (Vec<RxOutcome>, Vec<Option<AckRequest>>) = frames
             .iter()
-            .map(|f| model.receive(&f.bytes, f.bad_fcs, f.vf))
-            .collect();
-        self.run_frames(&case, frames, &outcomes, exact_timing)
+            .map(|f| model.receive_with_ack(&f.bytes, f.bad_fcs, f.vf))
+            .unzip();
+        self.run_frames(&case, frames, &outcomes, &acks, exact_timing)
     }
 
     /// Cycles with no frame until both AXI4-Lite masters are idle; returns the read data.
@@ -651,6 +670,7 @@ impl<M: Model> Bench<M> {
             }
             self.drive_beat(false, &Beat::empty(self.data_bytes));
             self.set("m_hdr_ready", 1);
+            self.set("m_ack_ready", 1);
             axil.drive(&self.lite("s_axil_"));
             let q = self.lite("qpc_s_axil_");
             qaxil.drive(&q);
@@ -782,6 +802,7 @@ impl<M: Model> Bench<M> {
         for _ in 0..qpc_clear_cycles::<M>() {
             self.drive_beat(false, &Beat::empty(self.data_bytes));
             self.set("m_hdr_ready", 1);
+            self.set("m_ack_ready", 1);
             self.tick()?;
         }
         let mut status = None;
@@ -841,6 +862,7 @@ impl<M: Model> Bench<M> {
                 None => self.drive_beat(false, &Beat::empty(self.data_bytes)),
             }
             self.set("m_hdr_ready", 1);
+            self.set("m_ack_ready", 1);
             self.dut.eval();
             if !queue.is_empty() && self.get("s_axis_tready") == 1 {
                 queue.pop_front();
@@ -859,6 +881,13 @@ impl<M: Model> Bench<M> {
                     dma_len: g("dma_len") as u32,
                     ecn_ce: g("ecn_ce") == 1,
                     cnp: g("cnp") == 1,
+                    // Both sinks are always ready, so a request shows with its verdict.
+                    ack: (self.get("m_ack_valid") == 1).then(|| {
+                        (
+                            self.get("m_ack_syndrome") as u8,
+                            self.get("m_ack_psn") as u32,
+                        )
+                    }),
                 });
             }
             self.tick()?;
@@ -872,6 +901,7 @@ impl<M: Model> Bench<M> {
         case: &Case,
         frames: &[RawFrame],
         outcomes: &[RxOutcome],
+        acks: &[Option<AckRequest>],
         exact_timing: bool,
     ) -> Result<Tally, Failure> {
         let (seed, idle, stall, cfg) = (case.seed, case.idle, case.stall, &case.cfg);
@@ -916,7 +946,15 @@ impl<M: Model> Bench<M> {
             want.push_back((expected(o), 0));
         }
         let mut idle = Stall::new(split_seed(seed, 2), idle);
+        // The ACK/NAK sink stalls with the verdict sink's profile, independently.
+        let mut ack_stall = Stall::new(split_seed(seed, 5), stall);
         let mut stall = Stall::new(split_seed(seed, 3), stall);
+        let mut ack_want: VecDeque<(usize, AckRequest)> = acks
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| a.map(|a| (i, a)))
+            .collect();
+        tally.acks = ack_want.len() as u64;
         let mut valid = false;
         // Cycle each frame's tlast beat was taken, by frame index.
         let mut tlast_at: VecDeque<u64> = VecDeque::new();
@@ -935,13 +973,14 @@ impl<M: Model> Bench<M> {
         let limit = 1000 + 300 * (queue.len() + total) as u64;
         let mut done = 0usize;
         let start = self.cycle;
-        while done < total {
+        while done < total || !ack_want.is_empty() {
             // Generous: every beat may wait for idle and every verdict for backpressure
             // (runs of at most 255 cycles each).
             if self.cycle - start > limit {
                 return self.fail(format!(
-                    "hang: {done} of {total} verdicts, {} beats left",
-                    queue.len()
+                    "hang: {done} of {total} verdicts, {} beats left, {} ACK/NAK requests missing",
+                    queue.len(),
+                    ack_want.len()
                 ));
             }
             valid = !queue.is_empty() && (valid || !idle.hold());
@@ -951,8 +990,24 @@ impl<M: Model> Bench<M> {
             }
             let ready = !stall.hold();
             self.set("m_hdr_ready", u64::from(ready));
+            let ack_ready = !ack_stall.hold();
+            self.set("m_ack_ready", u64::from(ack_ready));
             axil.drive(&self.lite("s_axil_"));
             self.dut.eval();
+            let ack_valid = self.get("m_ack_valid") == 1;
+            if ack_valid && ack_ready {
+                let got = self.read_ack();
+                match ack_want.pop_front() {
+                    Some((_, w)) if w == got => {}
+                    Some((i, w)) => {
+                        return self.fail(format!(
+                            "frame {i}: ACK/NAK request RTL {got:x?}\n  model {w:x?}\n  bytes {}",
+                            hex(&frames[i].bytes)
+                        ))
+                    }
+                    None => return self.fail(format!("ACK/NAK request with no frame: {got:x?}")),
+                }
+            }
             events.clear();
             axil.observe(&self.lite("s_axil_"), &mut events);
             if valid && self.get("s_axis_tready") == 1 {
@@ -996,6 +1051,13 @@ impl<M: Model> Bench<M> {
                             self.cycle - t
                         ));
                     }
+                    // Without backpressure an ACK/NAK request shows with its verdict.
+                    _ if exact_timing && ack_valid != acks[done].is_some() => {
+                        return self.fail(format!(
+                            "frame {done}: ACK/NAK request valid {ack_valid} with the verdict, model {:x?}",
+                            acks[done]
+                        ));
+                    }
                     _ => {}
                 }
                 self.accepted += u64::from(got.verdict == 0);
@@ -1011,6 +1073,7 @@ impl<M: Model> Bench<M> {
             return self.fail(format!("CE events: RTL {ce_got:x?}, model {ce_want:x?}"));
         }
         self.frames += total as u64;
+        self.acks += tally.acks;
         // Counters: read each (clear on read) and compare.
         let mut reads: Vec<(u64, u64, String)> = vec![
             (
@@ -1069,8 +1132,15 @@ impl<M: Model> Bench<M> {
             }
             self.drive_beat(false, &Beat::empty(self.data_bytes));
             self.set("m_hdr_ready", 1);
+            self.set("m_ack_ready", 1);
             axil.drive(&self.lite("s_axil_"));
             self.dut.eval();
+            if self.get("m_ack_valid") == 1 {
+                return self.fail(format!(
+                    "an ACK/NAK request after the last frame's: {:x?}",
+                    self.read_ack()
+                ));
+            }
             events.clear();
             axil.observe(&self.lite("s_axil_"), &mut events);
             for e in &events {

@@ -22,14 +22,16 @@
 //! Output per frame: `{"frame":N,"verdict":V,"reason":R,"vf":..,"qpn":..,"opcode":..,"psn":..,
 //! "va":..,"rkey":..,"dmalen":..,"ecn_ce":..,"cnp":..}`, V one of accept, duplicate,
 //! nak_seq, nak_access, drop; R the drop reason (`rx_drop_reason` in lower case), `none`
-//! unless dropped.
+//! unless dropped; `"ack"`: the ACK/NAK request the parser raised with the verdict,
+//! `{"kind":K,"syndrome":S,"psn":P}` (K `ack`, `nak_seq` or `nak_access`, S the AETH
+//! syndrome 0x1F / 0x60 / 0x62, P the PSN of the answer), or null.
 
 use marked_yaml::types::MarkedMappingNode;
 use marked_yaml::Node;
 use rdmagen_harness::stall::Profile;
 use rdmagen_harness::Model;
 use rdmagen_refmodel::roce::{DropReason, RxConfig};
-use rdmagen_refmodel::rxqp::state;
+use rdmagen_refmodel::rxqp::{aeth, state};
 use serde_json::json;
 
 use crate::bench::{Bench, Case, KeySpec, QpSpec, RawFrame};
@@ -398,6 +400,16 @@ pub fn run<M: Model>(
                 "dmalen": v.dma_len,
                 "ecn_ce": v.ecn_ce,
                 "cnp": v.cnp,
+                "ack": v.ack.map(|(syndrome, psn)| json!({
+                    "kind": match syndrome {
+                        aeth::ACK => "ack",
+                        aeth::NAK_PSN_SEQ => "nak_seq",
+                        aeth::NAK_REMOTE_ACCESS => "nak_access",
+                        _ => "?",
+                    },
+                    "syndrome": syndrome,
+                    "psn": psn,
+                })),
             })
             .to_string()
         })

@@ -1,11 +1,11 @@
-//! Named edge cases of the RX parser, each at both widths against the model. (The property
-//! tests have not found an RTL failure yet; shrunk failures go here as they appear.)
+//! Named edge cases of the RX parser, at two or three widths against the model, and the
+//! shrunk failures of the property tests.
 
 use rdmagen_harness::stall::Profile;
 use rdmagen_harness::Model;
 use rdmagen_refmodel::roce::RxConfig;
 use rdmagen_rxparser_tests::bench::{plain, plain_qp, Bench, Case, FrameSpec, Mutation, Tally};
-use rdmagen_rxparser_tests::{RxParserW512, RxParserW64};
+use rdmagen_rxparser_tests::{RxParserW1024, RxParserW512, RxParserW64};
 
 fn run<M: Model>(frames: &[FrameSpec], stall: Profile) -> Tally {
     let case = Case {
@@ -144,5 +144,25 @@ fn back_to_back_same_qp_sees_write_backs() {
             (6, 1, 4, Some(1)),
             "{t:?}"
         );
+    }
+}
+
+/// Shrunk from `rx_parser_w1024` (proptest-regressions/rx_parser_w1024.txt): a verdict taken
+/// while the ACK/NAK register was full and not taken (so the pipeline could not move)
+/// showed a second time. Here back-to-back duplicate SENDs each need a re-ACK (ePSN - 1)
+/// while both sinks stall at random; every verdict and request must show exactly once.
+#[test]
+fn verdict_taken_while_an_ack_waits_shows_once() {
+    let frames: Vec<FrameSpec> = (0..24)
+        .map(|i| FrameSpec {
+            psn_rel: Some(-1 - i % 3),
+            ..plain(0x04, (i % 5) as u16, 0, false)
+        })
+        .collect();
+    for stall in [Profile::new(60, 8), Profile::new(90, 30)] {
+        let a = run::<RxParserW64>(&frames, stall);
+        let b = run::<RxParserW1024>(&frames, stall);
+        assert_eq!((a.duplicate, a.acks), (24, 24));
+        assert_eq!((b.duplicate, b.acks), (24, 24));
     }
 }
