@@ -12,6 +12,7 @@
 use rdmagen_dcqcn_tests::bench::{Bench, Burst};
 use rdmagen_dcqcn_tests::case::Op;
 use rdmagen_dcqcn_tests::*;
+use rdmagen_harness::figures::{record, Figure};
 use rdmagen_harness::Model;
 use rdmagen_refmodel::dcqcn::{Kind, Params};
 
@@ -73,6 +74,15 @@ fn measure<M: Model>(b: &mut Bench<M>, what: &str, paper: bool, warm: &[Op], ops
         r.holds
     );
     assert_eq!(r.events, u64::from(EVENTS));
+    record(&Figure {
+        block: "dcqcn",
+        variant: M::VARIANT,
+        figure: &format!("{} mode, {what}", if paper { "PAPER" } else { "mlx5" }),
+        value: r.rate(),
+        unit: "events per cycle",
+        bound: "cycles = the pipeline's cost model",
+        test: "cargo test -p rdmagen-dcqcn-tests --test throughput",
+    });
     assert_eq!(
         r.cycles,
         r.predicted(),

@@ -10,8 +10,9 @@ use std::cell::RefCell;
 use std::path::Path;
 
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
+use rdmagen_harness::figures::{record, Figure};
 use rdmagen_harness::Model;
-use rdmagen_rxparser_tests::bench::{plain, strategy, Bench};
+use rdmagen_rxparser_tests::bench::{plain, strategy, Bench, VERDICT_LATENCY};
 use rdmagen_rxparser_tests::*;
 
 fn cases() -> u32 {
@@ -121,6 +122,30 @@ fn line_rate<M: Model>() {
         beats, cycles,
         "a bubble: {beats} beats took {cycles} cycles"
     );
+    let test = "cargo test -p rdmagen-rxparser-tests --test rxparser_props line_rate";
+    record(&Figure {
+        block: "rx_parser",
+        variant: M::VARIANT,
+        figure: &format!(
+            "{} back-to-back frames (62 bytes and up), sinks ready",
+            frames.len()
+        ),
+        value: beats as f64 / cycles as f64,
+        unit: "beats per cycle",
+        bound: "= 1",
+        test,
+    });
+    // `line_rate` fails unless every frame's verdict (and ACK/NAK request) comes exactly this
+    // many cycles after its tlast beat.
+    record(&Figure {
+        block: "rx_parser",
+        variant: M::VARIANT,
+        figure: "tlast beat to verdict, every frame",
+        value: VERDICT_LATENCY as f64,
+        unit: "cycles",
+        bound: "= 6",
+        test,
+    });
 }
 
 #[test]
