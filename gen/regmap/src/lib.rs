@@ -20,6 +20,7 @@
 
 mod check;
 mod diag;
+mod fasthash;
 mod model;
 mod names;
 mod parse;

@@ -106,7 +106,15 @@ fn node_kind(n: &Node<'_>) -> &'static str {
 
 /// An integer from YAML text: decimal, 0x, 0b or 0o, with `_` separators.
 pub(crate) fn parse_int(s: &str) -> Option<u64> {
-    let t: String = s.trim().chars().filter(|&c| c != '_').collect();
+    let s = s.trim();
+    // Copy only when there are separators to drop.
+    let owned;
+    let t = if s.contains('_') {
+        owned = s.replace('_', "");
+        owned.as_str()
+    } else {
+        s
+    };
     let (digits, radix) = if let Some(r) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         (r, 16)
     } else if let Some(r) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
@@ -114,9 +122,9 @@ pub(crate) fn parse_int(s: &str) -> Option<u64> {
     } else if let Some(r) = t.strip_prefix("0o") {
         (r, 8)
     } else {
-        (t.as_str(), 10)
+        (t, 10)
     };
-    if digits.is_empty() || s.trim().starts_with('_') {
+    if digits.is_empty() || s.starts_with('_') {
         return None;
     }
     u64::from_str_radix(digits, radix).ok()

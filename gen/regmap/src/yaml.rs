@@ -14,7 +14,8 @@
 //! block sequence at its first `-`, a flow collection at its bracket.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+
+use crate::fasthash::FastSet;
 
 /// A scalar: its text (escapes resolved, lines folded) and the byte offset where it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -367,8 +368,7 @@ impl<'t> Reader<'t> {
             b'|' | b'>' => self.block_scalar(parent).map(Node::Scalar),
             _ => {
                 // A scalar, or the first key of a block mapping.
-                let line_end = self.t[p..].find('\n').map_or(self.t.len(), |i| p + i);
-                if let Some(key) = self.implicit_key(line_end)? {
+                if let Some(key) = self.implicit_key()? {
                     return self.block_mapping(col, key).map(Node::Mapping);
                 }
                 self.scalar_value(parent).map(Node::Scalar)
@@ -378,10 +378,14 @@ impl<'t> Reader<'t> {
 
     /// If the line at `self.pos` is `key: ...`, reads the key and the `:` and returns the key.
     /// Otherwise leaves the position alone.
-    fn implicit_key(&mut self, line_end: usize) -> Result<Option<Scalar<'t>>> {
+    fn implicit_key(&mut self) -> Result<Option<Scalar<'t>>> {
         let p = self.pos;
         let c = self.b[p];
         let (key, after) = if c == b'"' || c == b'\'' {
+            let line_end = self.b[p..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .map_or(self.b.len(), |i| p + i);
             // A quoted key must close on its line and be followed by `:`.
             let close = match self.find_quote_end(p, line_end) {
                 Some(e) => e,
@@ -400,7 +404,7 @@ impl<'t> Reader<'t> {
             if !self.plain_can_start(p, false) {
                 return Ok(None);
             }
-            let (end, colon) = self.plain_line_end(p, line_end, false);
+            let (end, colon, _) = self.plain_line_end(p, false);
             match colon {
                 Some(q) => (
                     Scalar {
@@ -429,13 +433,17 @@ impl<'t> Reader<'t> {
     }
 
     /// Scans one line of a plain scalar starting at `p`: returns the end of its text (trailing
-    /// blanks trimmed) and, if it stopped at a `: ` (a key), the position of that `:`.
-    fn plain_line_end(&self, p: usize, line_end: usize, flow: bool) -> (usize, Option<usize>) {
+    /// blanks trimmed), the position of the `:` if it stopped at a `: ` (a key), and where it
+    /// stopped.
+    fn plain_line_end(&self, p: usize, flow: bool) -> (usize, Option<usize>, usize) {
         let mut q = p;
         let mut end = p;
         let mut colon = None;
-        while q < line_end {
+        while q < self.b.len() {
             let c = self.b[q];
+            if c == b'\n' {
+                break;
+            }
             if c == b':'
                 && (self.ends_token(q + 1)
                     || (flow && self.at(q + 1).is_some_and(is_flow_indicator)))
@@ -449,7 +457,7 @@ impl<'t> Reader<'t> {
             if flow && is_flow_indicator(c) {
                 break;
             }
-            if c == b'\r' && q + 1 == line_end {
+            if c == b'\r' && matches!(self.at(q + 1), None | Some(b'\n')) {
                 break;
             }
             q += 1;
@@ -457,7 +465,17 @@ impl<'t> Reader<'t> {
                 end = q;
             }
         }
-        (end, colon)
+        (end, colon, q)
+    }
+
+    /// If `stop` is at the end of its line (`\n`, `\r\n` or the end of the text), the
+    /// position of that line's `\n` (or the end).
+    fn line_break_at(&self, stop: usize) -> Option<usize> {
+        match self.at(stop) {
+            None | Some(b'\n') => Some(stop),
+            Some(b'\r') if matches!(self.at(stop + 1), None | Some(b'\n')) => Some(stop + 1),
+            _ => None,
+        }
     }
 
     fn block_mapping(&mut self, indent: usize, first_key: Scalar<'t>) -> Result<Mapping<'t>> {
@@ -466,7 +484,7 @@ impl<'t> Reader<'t> {
             at: self.pos - 1,
             entries: Vec::new(),
         };
-        let mut seen: Option<HashSet<Cow<'t, str>>> = None;
+        let mut seen: Option<FastSet<Cow<'t, str>>> = None;
         let mut key = first_key;
         loop {
             let value = self.mapping_value(indent)?;
@@ -492,8 +510,7 @@ impl<'t> Reader<'t> {
             if let Some(e) = self.unsupported(p) {
                 return Err(e);
             }
-            let line_end = self.t[p..].find('\n').map_or(self.t.len(), |i| p + i);
-            key = match self.implicit_key(line_end)? {
+            key = match self.implicit_key()? {
                 Some(k) => k,
                 None => {
                     return Err(self.err(
@@ -687,10 +704,7 @@ impl<'t> Reader<'t> {
     /// much as `parent` (the enclosing block's indentation).
     fn plain(&mut self, parent: isize, flow: bool) -> Result<Scalar<'t>> {
         let start = self.pos;
-        let line_end = self.t[start..]
-            .find('\n')
-            .map_or(self.t.len(), |i| start + i);
-        let (end, colon) = self.plain_line_end(start, line_end, flow);
+        let (end, colon, stop) = self.plain_line_end(start, flow);
         if let Some(q) = colon {
             if !flow {
                 return Err(self.err(
@@ -701,22 +715,19 @@ impl<'t> Reader<'t> {
             }
         }
         self.pos = end;
-        let stopped_at_line_end = colon.is_none() && {
-            let mut q = end;
-            while q < line_end && is_blank(self.b[q]) {
-                q += 1;
-            }
-            q == line_end || (q + 1 == line_end && self.b[q] == b'\r')
+        let line_break = if colon.is_none() {
+            self.line_break_at(stop)
+        } else {
+            None
         };
-        if !stopped_at_line_end {
+        let Some(mut q) = line_break else {
             return Ok(Scalar {
                 text: Cow::Borrowed(&self.t[start..end]),
                 at: start,
             });
-        }
+        };
         // Continuation lines.
         let mut text: Option<String> = None;
-        let mut q = line_end;
         loop {
             // `q` is at a '\n' (or the end). Look at the next lines.
             let mut blanks = 0;
@@ -759,8 +770,7 @@ impl<'t> Reader<'t> {
             {
                 break;
             }
-            let le = self.t[cs..].find('\n').map_or(self.t.len(), |i| cs + i);
-            let (e, colon) = self.plain_line_end(cs, le, flow);
+            let (e, colon, stop) = self.plain_line_end(cs, flow);
             if colon.is_some() && !flow {
                 return Err(self.err(
                     colon.unwrap_or(cs),
@@ -779,15 +789,10 @@ impl<'t> Reader<'t> {
             t.push_str(&self.t[cs..e]);
             self.pos = e;
             // Did the line end here (so another continuation may follow)?
-            let mut z = e;
-            while z < le && is_blank(self.b[z]) {
-                z += 1;
+            match self.line_break_at(stop) {
+                Some(b) if colon.is_none() => q = b,
+                _ => break,
             }
-            let at_end = colon.is_none() && (z == le || (z + 1 == le && self.b[z] == b'\r'));
-            if !at_end {
-                break;
-            }
-            q = le;
         }
         Ok(Scalar {
             text: match text {
@@ -1435,7 +1440,7 @@ impl<'t> Reader<'t> {
 /// Adds an entry, refusing a key already present.
 fn insert<'t>(
     m: &mut Mapping<'t>,
-    seen: &mut Option<HashSet<Cow<'t, str>>>,
+    seen: &mut Option<FastSet<Cow<'t, str>>>,
     key: Scalar<'t>,
     value: Node<'t>,
 ) -> Result<()> {

@@ -58,6 +58,18 @@ fn reference(text: &str) -> Option<T> {
     Some(theirs(&parsed, &bytes))
 }
 
+/// The tree with every position set to 0.
+fn unplaced(t: T) -> T {
+    match t {
+        T::S(s, _) => T::S(s, 0),
+        T::M(_, e) => T::M(
+            0,
+            e.into_iter().map(|(k, _, v)| (k, 0, unplaced(v))).collect(),
+        ),
+        T::Q(_, i) => T::Q(0, i.into_iter().map(unplaced).collect()),
+    }
+}
+
 fn ours_of(text: &str) -> Result<T, super::YamlError> {
     load(text).map(|m| ours(&Node::Mapping(m)))
 }
@@ -235,6 +247,22 @@ fn examples() {
         ours_of("- a\n").unwrap_err(),
         super::YamlError::TopLevelNotMapping { at: 0 }
     );
+}
+
+/// The old reader counted a non-ASCII character inside a block scalar twice, so every
+/// position after it was one too far (`b` is at byte 15). The new reader is right.
+#[test]
+fn old_reader_position_bug() {
+    let t = "a: |-\n  x \u{e9} y\nb: |-\n  z\n";
+    assert_eq!(&t[15..16], "b");
+    let Some(T::M(_, old)) = reference(t) else {
+        panic!("old reader rejects")
+    };
+    assert_eq!(old[1].1, 16);
+    let Ok(T::M(_, new)) = ours_of(t) else {
+        panic!("new reader rejects")
+    };
+    assert_eq!(new[1].1, 15);
 }
 
 // ---- random documents of the subset ----
@@ -553,7 +581,13 @@ proptest! {
         let new = std::panic::catch_unwind(|| ours_of(&text).is_ok());
         prop_assert!(new.is_ok(), "panic on:\n{}", text);
         if let (Some(old), Ok(new)) = (reference(&text), ours_of(&text)) {
-            prop_assert_eq!(old, new, "text:\n{}", text);
+            // yaml-rust2 miscounts positions after a non-ASCII character inside a block scalar
+            // (see `old_reader_position_bug`): compare only the values then.
+            if text.is_ascii() {
+                prop_assert_eq!(old, new, "text:\n{}", text);
+            } else {
+                prop_assert_eq!(unplaced(old), unplaced(new), "text:\n{}", text);
+            }
         }
     }
 
