@@ -224,9 +224,7 @@ fn attr_int(o: &mut String, lead: &str, value: impl Into<i64>) {
             break;
         }
     }
-    for &d in &digits[start..] {
-        o.push(char::from(d));
-    }
+    o.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
     o.push('"');
 }
 
