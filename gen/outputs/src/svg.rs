@@ -224,7 +224,9 @@ fn attr_int(o: &mut String, lead: &str, value: impl Into<i64>) {
             break;
         }
     }
-    o.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
+    for &d in &digits[start..] {
+        o.push(char::from(d));
+    }
     o.push('"');
 }
 
