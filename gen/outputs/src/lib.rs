@@ -149,7 +149,17 @@ pub fn offset_digits(map: &RegMap) -> usize {
 mod hex_tests {
     #[test]
     fn hex_matches_format() {
-        for v in [0u64, 1, 0xf, 0x10, 0xabc, 0x1000, 0xdead_beef, u64::MAX, 1 << 63] {
+        for v in [
+            0u64,
+            1,
+            0xf,
+            0x10,
+            0xabc,
+            0x1000,
+            0xdead_beef,
+            u64::MAX,
+            1 << 63,
+        ] {
             for d in [1usize, 3, 4, 8, 16, 20] {
                 assert_eq!(super::hex(v, d), format!("0x{v:0d$x}"));
             }
