@@ -124,6 +124,7 @@ pub(crate) fn load(text: &str) -> Result<Mapping<'_>> {
         pos: 0,
         flow: Vec::new(),
         closed: None,
+        depth: 0,
     };
     r.document()
 }
@@ -143,6 +144,8 @@ struct Reader<'t> {
     flow: Vec<(usize, u8)>,
     /// The indentation of the block collection that ended last, to explain bad indentation.
     closed: Option<(usize, Level)>,
+    /// Nodes being read, outermost first: bounds the recursion on hostile input.
+    depth: usize,
 }
 
 const INDENT_HELP: &str =
@@ -345,6 +348,28 @@ impl<'t> Reader<'t> {
     /// A node in block context starting at `self.pos` (first character of the node). Its
     /// continuation lines must be indented more than `parent`.
     fn block_node(&mut self, parent: isize) -> Result<Node<'t>> {
+        self.enter()?;
+        let node = self.block_node_inner(parent);
+        self.depth -= 1;
+        node
+    }
+
+    /// Counts one more level of nesting; maps need a handful, so a deep file is refused
+    /// rather than allowed to exhaust the stack.
+    fn enter(&mut self) -> Result<()> {
+        const MAX_DEPTH: usize = 64;
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err(
+                self.pos,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+                "a map needs a few levels (map, registers, fields); check the brackets and indentation",
+            ));
+        }
+        Ok(())
+    }
+
+    fn block_node_inner(&mut self, parent: isize) -> Result<Node<'t>> {
         let p = self.pos;
         let c = self.b[p];
         let col = self.col(p);
@@ -1327,6 +1352,13 @@ impl<'t> Reader<'t> {
 
     /// A node in flow context at `self.pos`; `indent` is the enclosing block's indentation.
     fn flow_node(&mut self, indent: usize) -> Result<Node<'t>> {
+        self.enter()?;
+        let node = self.flow_node_inner(indent);
+        self.depth -= 1;
+        node
+    }
+
+    fn flow_node_inner(&mut self, indent: usize) -> Result<Node<'t>> {
         let p = self.pos;
         if let Some(e) = self.unsupported(p) {
             return Err(e);

@@ -242,6 +242,17 @@ fn examples() {
     for t in bad {
         assert!(ours_of(t).is_err(), "accepted {t:?}");
     }
+    // Deep nesting is an error, not a stack overflow.
+    for deep in [
+        format!("a: {}", "[".repeat(100_000)),
+        format!("a: {}", "{b: ".repeat(100_000)),
+        format!("a:\n  {}x\n", "- ".repeat(100_000)),
+        (0..200)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect::<String>(),
+    ] {
+        assert!(ours_of(&deep).is_err());
+    }
     // A top-level list is its own error (the map must be a mapping).
     assert_eq!(
         ours_of("- a\n").unwrap_err(),
