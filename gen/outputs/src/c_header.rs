@@ -88,16 +88,23 @@ struct Header {
 
 /// An unsigned literal: `u` when it fits 32 bits, `ull` otherwise or when `wide`.
 fn lit(value: u64, wide: bool) -> String {
+    let mut s = String::with_capacity(24);
+    crate::push_hex(&mut s, value, 1);
     if wide || value > u64::from(u32::MAX) {
-        format!("{}ull", hex(value, 1))
+        s.push_str("ull");
     } else {
-        format!("{}u", hex(value, 1))
+        s.push('u');
     }
+    s
 }
 
-/// Text safe inside a `/* */` comment.
-fn comment_safe(text: &str) -> String {
-    text.replace("*/", "* /")
+/// Text safe inside a `/* */` comment (copied only when it holds a `*/`).
+fn comment_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains("*/") {
+        std::borrow::Cow::Owned(text.replace("*/", "* /"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 /// `text` as one `/* … */` comment wrapped at 100 columns.
@@ -112,19 +119,24 @@ fn comment(out: &mut String, text: &str) {
 /// Wraps `text` into comment lines of at most 100 columns, each starting with `lead`.
 fn wrap_comment(out: &mut String, lead: &str, text: &str) {
     let text = comment_safe(text);
-    let mut line = String::new();
+    // Length of the line being written after `lead` (0: no line open).
+    let mut line = 0;
     for word in text.split_whitespace() {
-        if !line.is_empty() && lead.len() + line.len() + 1 + word.len() > 100 {
-            let _ = writeln!(out, "{lead}{line}");
-            line.clear();
+        if line > 0 && lead.len() + line + 1 + word.len() > 100 {
+            out.push('\n');
+            line = 0;
         }
-        if !line.is_empty() {
-            line.push(' ');
+        if line == 0 {
+            out.push_str(lead);
+        } else {
+            out.push(' ');
+            line += 1;
         }
-        line.push_str(word);
+        out.push_str(word);
+        line += word.len();
     }
-    if !line.is_empty() {
-        let _ = writeln!(out, "{lead}{line}");
+    if line > 0 {
+        out.push('\n');
     }
 }
 

@@ -104,7 +104,31 @@ pub fn register_mask(reg: &Register) -> u64 {
 
 /// `0x` and at least `digits` hex digits.
 pub fn hex(value: u64, digits: usize) -> String {
-    format!("0x{value:0digits$x}")
+    let mut s = String::with_capacity(2 + digits.max(16));
+    push_hex(&mut s, value, digits);
+    s
+}
+
+/// Appends `0x` and at least `digits` lower-case hex digits, without the formatting machinery
+/// (the outputs of a NIC-scale map write hundreds of thousands of them).
+pub fn push_hex(out: &mut String, value: u64, digits: usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 16];
+    let mut start = buf.len();
+    let mut n = value;
+    loop {
+        start -= 1;
+        buf[start] = HEX[(n & 0xf) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str("0x");
+    for _ in (buf.len() - start)..digits {
+        out.push('0');
+    }
+    out.push_str(std::str::from_utf8(&buf[start..]).expect("hex digits are ASCII"));
 }
 
 /// `msb:lsb`, or the bit alone for a one-bit field.
@@ -119,4 +143,26 @@ pub fn bit_range(msb: u32, lsb: u32) -> String {
 /// Hex digits that show every offset of the map (at least 3).
 pub fn offset_digits(map: &RegMap) -> usize {
     (map.address_width as usize).div_ceil(4).max(3)
+}
+
+#[cfg(test)]
+mod hex_tests {
+    #[test]
+    fn hex_matches_format() {
+        for v in [
+            0u64,
+            1,
+            0xf,
+            0x10,
+            0xabc,
+            0x1000,
+            0xdead_beef,
+            u64::MAX,
+            1 << 63,
+        ] {
+            for d in [1usize, 3, 4, 8, 16, 20] {
+                assert_eq!(super::hex(v, d), format!("0x{v:0d$x}"));
+            }
+        }
+    }
 }

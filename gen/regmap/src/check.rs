@@ -2,7 +2,7 @@
 //! address windows and the port names the CSR block will derive. Every check reports and
 //! continues, so one run shows every problem.
 
-use std::collections::HashMap;
+use crate::fasthash::FastMap;
 
 use crate::diag::Sink;
 use crate::model::*;
@@ -42,7 +42,7 @@ fn fits(value: u64, width: u32) -> bool {
 impl Checker<'_> {
     /// Reports every name that appears twice among `names` (what: "register", …).
     fn unique<'a>(&mut self, names: impl IntoIterator<Item = &'a Name>, what: &str, scope: &str) {
-        let mut seen: HashMap<&str, Span> = HashMap::new();
+        let mut seen: FastMap<&str, Span> = FastMap::default();
         for n in names {
             if let Some(first) = seen.get(n.text.as_str()) {
                 let first = *first;
@@ -123,7 +123,7 @@ impl Checker<'_> {
             }
             let scope = format!("in enum `{}`", e.name);
             self.unique(e.values.iter().map(|v| &v.name), "enum value", &scope);
-            let mut seen: HashMap<u64, Span> = HashMap::new();
+            let mut seen: FastMap<u64, Span> = FastMap::default();
             for v in &e.values {
                 if let Some(first) = seen.get(&v.value) {
                     let first = *first;
@@ -527,7 +527,7 @@ impl Checker<'_> {
     ) {
         let mut v: Vec<(u64, u64, Span, &Name)> = ranges.into_iter().collect();
         // Report against the earlier-written item, whatever the address order.
-        let order: HashMap<Span, usize> = v.iter().enumerate().map(|(i, r)| (r.2, i)).collect();
+        let order: FastMap<Span, usize> = v.iter().enumerate().map(|(i, r)| (r.2, i)).collect();
         v.sort_by_key(|r| (r.0, order[&r.2]));
         let mut open: Option<(u64, u64, Span, &Name)> = None;
         for r in v {
@@ -581,7 +581,8 @@ impl Checker<'_> {
         }));
         for regs in &scopes {
             // By name, so pairing stays linear in maps with thousands of interrupt registers.
-            let mut by_name: HashMap<&str, &Register> = HashMap::with_capacity(regs.len());
+            let mut by_name: FastMap<&str, &Register> =
+                FastMap::with_capacity_and_hasher(regs.len(), Default::default());
             for r in regs {
                 // The first of a duplicated name, as a scan would find (duplicates are errors).
                 by_name.entry(r.name.text.as_str()).or_insert(*r);
@@ -702,7 +703,9 @@ impl Checker<'_> {
 
     fn ports(&mut self, map: &RegMap) {
         const FIXED: &[&str] = &["clk", "rst", "rst_n", "irq_o"];
-        let mut seen: HashMap<String, Span> = HashMap::new();
+        let fields: usize = map.registers().map(|(_, r)| r.fields.len()).sum();
+        let mut seen: FastMap<String, Span> =
+            FastMap::with_capacity_and_hasher(2 * fields, Default::default());
         for (g, r) in map.registers() {
             for f in &r.fields {
                 for (port, _, _) in field_ports(g, r, f) {

@@ -20,11 +20,13 @@
 
 mod check;
 mod diag;
+mod fasthash;
 mod model;
 mod names;
 mod parse;
 mod read;
 mod source;
+mod yaml;
 
 pub use diag::{Diag, Diagnostics};
 pub use model::*;
@@ -36,7 +38,7 @@ use diag::Sink;
 /// Validates map text. `file` is the name shown in diagnostics and in generated headers.
 pub fn parse(file: &str, text: &str) -> Result<RegMap, Diagnostics> {
     let mut sink = Sink::new(Source::new(file, text));
-    let Some(root) = parse::load_yaml(&mut sink) else {
+    let Some(root) = parse::load_yaml(&mut sink, text) else {
         return Err(sink.finish());
     };
     let mut map = parse::Parser { sink: &mut sink }.read_map(&root, file);

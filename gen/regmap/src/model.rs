@@ -339,10 +339,15 @@ impl RegMap {
 /// Hardware port names of a field, derived in one place so validation (collisions) and every
 /// generator agree. `prefix` is `<register>` or `<group>_<register>`.
 pub fn field_port_prefix(group: Option<&Group>, reg: &Register, field: &Field) -> String {
-    match group {
-        Some(g) => format!("{}_{}_{}", g.name, reg.name, field.name),
-        None => format!("{}_{}", reg.name, field.name),
+    let mut p = String::with_capacity(64);
+    if let Some(g) = group {
+        p.push_str(&g.name.text);
+        p.push('_');
     }
+    p.push_str(&reg.name.text);
+    p.push('_');
+    p.push_str(&field.name.text);
+    p
 }
 
 /// The hardware ports a field gets in the CSR block, with their direction (true = output)
@@ -353,28 +358,35 @@ pub fn field_ports(
     field: &Field,
 ) -> Vec<(String, bool, u32)> {
     let p = field_port_prefix(group, reg, field);
+    // `p` + suffix without `format!` (every field of a NIC-scale map passes here).
+    let port = |suffix: &str| {
+        let mut s = String::with_capacity(p.len() + suffix.len());
+        s.push_str(&p);
+        s.push_str(suffix);
+        s
+    };
     let w = field.width();
     let mut v = Vec::new();
     if !field.is_stored() {
-        v.push((format!("{p}_i"), false, w));
+        v.push((port("_i"), false, w));
         return v;
     }
-    v.push((format!("{p}_o"), true, w));
+    v.push((port("_o"), true, w));
     if field.access == Access::Wp && w > 1 {
-        v.push((format!("{p}_stb_o"), true, 1));
+        v.push((port("_stb_o"), true, 1));
     }
     if field.hw.write {
-        v.push((format!("{p}_we_i"), false, 1));
-        v.push((format!("{p}_d_i"), false, w));
+        v.push((port("_we_i"), false, 1));
+        v.push((port("_d_i"), false, w));
     }
     if field.hw.clear {
-        v.push((format!("{p}_clr_i"), false, w));
+        v.push((port("_clr_i"), false, w));
     }
     if field.hw.set {
-        v.push((format!("{p}_set_i"), false, w));
+        v.push((port("_set_i"), false, w));
     }
     if let Some(c) = &field.hw.counter {
-        v.push((format!("{p}_incr_i"), false, c.step_width));
+        v.push((port("_incr_i"), false, c.step_width));
     }
     v
 }

@@ -349,7 +349,7 @@ pub const RESERVED: &[&str] = &[
 
 /// [`RESERVED`] as a set: every name of a map is checked, and a map may hold tens of
 /// thousands of them.
-static RESERVED_SET: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+static RESERVED_SET: std::sync::LazyLock<crate::fasthash::FastSet<&'static str>> =
     std::sync::LazyLock::new(|| RESERVED.iter().copied().collect());
 
 pub fn is_reserved(name: &str) -> bool {

@@ -2,21 +2,18 @@
 //! missing keys, wrong value types, malformed names, numbers and bit ranges. Semantic checks
 //! (overlaps, widths, references) live in `check`.
 
-use marked_yaml::types::{MarkedMappingNode, MarkedScalarNode};
-use marked_yaml::{LoadError, LoaderOptions, Node};
-
 use crate::diag::Sink;
 use crate::model::*;
 use crate::names::{closest, is_reserved, name_problem, NameKind};
 use crate::source::Span;
+use crate::yaml::{self, Mapping, Node, Scalar, YamlError};
 
 pub(crate) struct Parser<'s> {
     pub sink: &'s mut Sink,
 }
 
-/// Parses `text` into a YAML tree, or reports why it is not YAML.
-pub(crate) fn load_yaml(sink: &mut Sink) -> Option<Node> {
-    let text = sink.src.text.clone();
+/// Parses `text` (the sink's source) into a YAML tree, or reports why it is not a map document.
+pub(crate) fn load_yaml<'t>(sink: &mut Sink, text: &'t str) -> Option<Node<'t>> {
     if text.trim().is_empty()
         || text
             .lines()
@@ -32,47 +29,42 @@ pub(crate) fn load_yaml(sink: &mut Sink) -> Option<Node> {
         .help("a map needs at least `block`, `version` and `registers`; see docs/regmap-format.md");
         return None;
     }
-    let options = LoaderOptions::default().error_on_duplicate_keys(true);
-    // The YAML library asserts on states it considers impossible; a user file must never turn
-    // into a panic, so any panic is reported as a syntax error at the start of the file.
-    let result =
-        std::panic::catch_unwind(|| marked_yaml::parse_yaml_with_options(0, &*text, options));
-    match result {
-        Ok(Ok(node)) => Some(node),
-        Ok(Err(e)) => {
+    match yaml::load(text) {
+        Ok(m) => Some(Node::Mapping(m)),
+        Err(e) => {
             report_load_error(sink, e);
-            None
-        }
-        Err(_) => {
-            sink.error(
-                "regmap::yaml_syntax",
-                Span::new(0, 1),
-                "the YAML parser could not read this file",
-                "here",
-            );
             None
         }
     }
 }
 
-fn report_load_error(sink: &mut Sink, e: LoadError) {
-    let at = |sink: &Sink, m: &marked_yaml::Marker| {
-        let b = sink.src.byte_of_char(m.character());
-        Span::new(b, 1.min(sink.src.text.len().saturating_sub(b)))
-    };
+fn report_load_error(sink: &mut Sink, e: YamlError) {
+    let at = |sink: &Sink, b: usize| Span::new(b, 1.min(sink.src.text.len().saturating_sub(b)));
     match e {
-        LoadError::ScanError(m, se) => {
-            let span = at(sink, &m);
-            sink.error(
-                "regmap::yaml_syntax",
-                span,
-                format!("YAML syntax error: {}", se.info()),
-                "here",
-            )
-            .help("check the indentation and that brackets and quotes are closed");
+        YamlError::Syntax {
+            at: pos,
+            message,
+            label,
+            help,
+            related,
+        } => {
+            let span = at(sink, pos);
+            let related = related.map(|(p, l)| (at(sink, p), l));
+            let mut d = sink
+                .error(
+                    "regmap::yaml_syntax",
+                    span,
+                    format!("YAML syntax error: {message}"),
+                    label,
+                )
+                .help(help);
+            if let Some((s, l)) = related {
+                d = d.related(s, l);
+            }
+            drop(d);
         }
-        LoadError::TopLevelMustBeMapping(m) => {
-            let span = at(sink, &m);
+        YamlError::TopLevelNotMapping { at: pos } => {
+            let span = at(sink, pos);
             sink.error(
                 "regmap::wrong_type",
                 span,
@@ -81,44 +73,30 @@ fn report_load_error(sink: &mut Sink, e: LoadError) {
             )
             .help("start with `block: <name>`, `version: 1.0.0` and `registers:`");
         }
-        LoadError::DuplicateKey(d) => {
-            let span = scalar_span(sink, &d.key);
-            let prev = scalar_span(sink, &d.prev_key);
+        YamlError::DuplicateKey {
+            key,
+            at: pos,
+            first,
+        } => {
+            let span = sink.src.token_span(pos, key.len());
+            let prev = sink.src.token_span(first, key.len());
             sink.error(
                 "regmap::duplicate_name",
                 span,
-                format!("key `{}` appears twice in one mapping", d.key.as_str()),
+                format!("key `{key}` appears twice in one mapping"),
                 "second time",
             )
             .related(prev, "first here")
             .help("remove one of them; YAML would silently keep only the last");
         }
-        LoadError::UnexpectedAnchor(m)
-        | LoadError::MappingKeyMustBeScalar(m)
-        | LoadError::UnexpectedTag(m)
-        | LoadError::TopLevelMustBeSequence(m) => {
-            let span = at(sink, &m);
-            sink.error(
-                "regmap::yaml_syntax",
-                span,
-                "unsupported YAML construct (anchors, tags and complex keys are not allowed)",
-                "here",
-            )
-            .help("write the value out in plain `key: value` form");
-        }
     }
 }
 
-fn scalar_span(sink: &Sink, s: &MarkedScalarNode) -> Span {
-    let start = s
-        .span()
-        .start()
-        .map(|m| sink.src.byte_of_char(m.character()))
-        .unwrap_or(0);
-    sink.src.token_span(start, s.as_str().len())
+fn scalar_span(sink: &Sink, s: &Scalar<'_>) -> Span {
+    sink.src.token_span(s.at, s.as_str().len())
 }
 
-fn node_kind(n: &Node) -> &'static str {
+fn node_kind(n: &Node<'_>) -> &'static str {
     match n {
         Node::Scalar(_) => "a scalar",
         Node::Mapping(_) => "a mapping",
@@ -128,7 +106,15 @@ fn node_kind(n: &Node) -> &'static str {
 
 /// An integer from YAML text: decimal, 0x, 0b or 0o, with `_` separators.
 pub(crate) fn parse_int(s: &str) -> Option<u64> {
-    let t: String = s.trim().chars().filter(|&c| c != '_').collect();
+    let s = s.trim();
+    // Copy only when there are separators to drop.
+    let owned;
+    let t = if s.contains('_') {
+        owned = s.replace('_', "");
+        owned.as_str()
+    } else {
+        s
+    };
     let (digits, radix) = if let Some(r) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
         (r, 16)
     } else if let Some(r) = t.strip_prefix("0b").or_else(|| t.strip_prefix("0B")) {
@@ -136,49 +122,35 @@ pub(crate) fn parse_int(s: &str) -> Option<u64> {
     } else if let Some(r) = t.strip_prefix("0o") {
         (r, 8)
     } else {
-        (t.as_str(), 10)
+        (t, 10)
     };
-    if digits.is_empty() || s.trim().starts_with('_') {
+    if digits.is_empty() || s.starts_with('_') {
         return None;
     }
     u64::from_str_radix(digits, radix).ok()
 }
 
 impl Parser<'_> {
-    pub fn span_of(&self, n: &Node) -> Span {
+    pub fn span_of(&self, n: &Node<'_>) -> Span {
         match n {
             Node::Scalar(s) => scalar_span(self.sink, s),
-            _ => {
-                let start = n
-                    .span()
-                    .start()
-                    .map(|m| self.sink.src.byte_of_char(m.character()))
-                    .unwrap_or(0);
-                Span::new(start, 1)
-            }
+            _ => Span::new(n.at(), 1),
         }
     }
 
-    fn key_span(&self, k: &MarkedScalarNode) -> Span {
+    fn key_span(&self, k: &Scalar<'_>) -> Span {
         scalar_span(self.sink, k)
     }
 
     /// Where to point when a whole mapping is at fault: its first key.
-    fn map_span(&self, m: &MarkedMappingNode) -> Span {
+    fn map_span(&self, m: &Mapping<'_>) -> Span {
         match m.keys().next() {
             Some(k) => self.key_span(k),
-            None => {
-                let start = m
-                    .span()
-                    .start()
-                    .map(|mk| self.sink.src.byte_of_char(mk.character()))
-                    .unwrap_or(0);
-                Span::new(start, 1)
-            }
+            None => Span::new(m.at, 1),
         }
     }
 
-    fn wrong_type(&mut self, n: &Node, what: &str, expected: &str, hint: &str) {
+    fn wrong_type(&mut self, n: &Node<'_>, what: &str, expected: &str, hint: &str) {
         let span = self.span_of(n);
         let found = node_kind(n);
         self.sink
@@ -191,7 +163,7 @@ impl Parser<'_> {
             .help(hint.to_string());
     }
 
-    pub fn as_map<'n>(&mut self, n: &'n Node, what: &str) -> Option<&'n MarkedMappingNode> {
+    pub fn as_map<'n, 't>(&mut self, n: &'n Node<'t>, what: &str) -> Option<&'n Mapping<'t>> {
         match n.as_mapping() {
             Some(m) => Some(m),
             None => {
@@ -201,9 +173,9 @@ impl Parser<'_> {
         }
     }
 
-    pub fn as_list<'n>(&mut self, n: &'n Node, what: &str) -> Option<&'n [Node]> {
+    pub fn as_list<'n, 't>(&mut self, n: &'n Node<'t>, what: &str) -> Option<&'n [Node<'t>]> {
         match n.as_sequence() {
-            Some(s) => Some(&s[..]),
+            Some(s) => Some(s),
             None => {
                 self.wrong_type(n, what, "a list", "write one `- ` item per entry");
                 None
@@ -215,7 +187,7 @@ impl Parser<'_> {
     /// thing in messages ("field `en`").
     pub fn check_keys(
         &mut self,
-        m: &MarkedMappingNode,
+        m: &Mapping<'_>,
         allowed: &[&str],
         required: &[&str],
         owner: &str,
@@ -253,14 +225,14 @@ impl Parser<'_> {
         }
     }
 
-    fn name_or_map_span(&self, m: &MarkedMappingNode) -> Span {
+    fn name_or_map_span(&self, m: &Mapping<'_>) -> Span {
         match m.get_node("name") {
             Some(n) if n.as_scalar().is_some() => self.span_of(n),
             _ => self.map_span(m),
         }
     }
 
-    pub fn int(&mut self, n: &Node, what: &str) -> Option<u64> {
+    pub fn int(&mut self, n: &Node<'_>, what: &str) -> Option<u64> {
         let s = match n.as_scalar() {
             Some(s) => s,
             None => {
@@ -288,7 +260,7 @@ impl Parser<'_> {
         }
     }
 
-    pub fn string(&mut self, n: &Node, what: &str) -> Option<String> {
+    pub fn string(&mut self, n: &Node<'_>, what: &str) -> Option<String> {
         match n.as_scalar() {
             Some(s) => Some(s.as_str().to_string()),
             None => {
@@ -298,7 +270,7 @@ impl Parser<'_> {
         }
     }
 
-    pub fn boolean(&mut self, n: &Node, what: &str) -> Option<bool> {
+    pub fn boolean(&mut self, n: &Node<'_>, what: &str) -> Option<bool> {
         match n.as_scalar().and_then(|s| match s.as_str() {
             "true" => Some(true),
             "false" => Some(false),
@@ -312,7 +284,7 @@ impl Parser<'_> {
         }
     }
 
-    pub fn description(&mut self, m: &MarkedMappingNode) -> String {
+    pub fn description(&mut self, m: &Mapping<'_>) -> String {
         match m.get_node("description") {
             Some(n) => self
                 .string(n, "`description`")
@@ -323,13 +295,7 @@ impl Parser<'_> {
     }
 
     /// Reads and checks the `name` key of `m`.
-    pub fn name(
-        &mut self,
-        m: &MarkedMappingNode,
-        key: &str,
-        kind: NameKind,
-        what: &str,
-    ) -> Option<Name> {
+    pub fn name(&mut self, m: &Mapping<'_>, key: &str, kind: NameKind, what: &str) -> Option<Name> {
         let n = m.get_node(key)?;
         let text = match n.as_scalar() {
             Some(s) => s.as_str().to_string(),
@@ -372,7 +338,7 @@ impl Parser<'_> {
     }
 
     /// `bits: 5` or `bits: "7:0"` → (msb, lsb).
-    pub fn bits(&mut self, n: &Node) -> Option<(u32, u32)> {
+    pub fn bits(&mut self, n: &Node<'_>) -> Option<(u32, u32)> {
         let s = match n.as_scalar() {
             Some(s) => s.as_str().to_string(),
             None => {

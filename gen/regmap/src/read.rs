@@ -2,13 +2,11 @@
 //! (their problems are already reported), so the semantic checks see as much of the map as can
 //! be read and report everything in one run.
 
-use marked_yaml::types::MarkedMappingNode;
-use marked_yaml::Node;
-
 use crate::model::*;
 use crate::names::NameKind;
 use crate::parse::Parser;
 use crate::source::Span;
+use crate::yaml::{Mapping, Node};
 
 const TOP_KEYS: &[&str] = &[
     "block",
@@ -61,7 +59,7 @@ const WINDOW_KEYS: &[&str] = &[
 ];
 
 impl Parser<'_> {
-    pub fn read_map(&mut self, root: &Node, file: &str) -> RegMap {
+    pub fn read_map(&mut self, root: &Node<'_>, file: &str) -> RegMap {
         let mut map = RegMap {
             file: file.to_string(),
             block: Name {
@@ -125,14 +123,14 @@ impl Parser<'_> {
         map
     }
 
-    fn list<'n>(&mut self, m: &'n MarkedMappingNode, key: &str) -> &'n [Node] {
+    fn list<'n, 't>(&mut self, m: &'n Mapping<'t>, key: &str) -> &'n [Node<'t>] {
         match m.get_node(key) {
             Some(n) => self.as_list(n, &format!("`{key}`")).unwrap_or(&[]),
             None => &[],
         }
     }
 
-    fn version(&mut self, n: &Node) -> Option<Version> {
+    fn version(&mut self, n: &Node<'_>) -> Option<Version> {
         let s = self.string(n, "`version`")?;
         let parts: Vec<Option<u64>> = s
             .split('.')
@@ -163,7 +161,7 @@ impl Parser<'_> {
         None
     }
 
-    fn parameter(&mut self, n: &Node) -> Option<Parameter> {
+    fn parameter(&mut self, n: &Node<'_>) -> Option<Parameter> {
         let m = self.as_map(n, "a parameter")?;
         self.check_keys(
             m,
@@ -185,7 +183,7 @@ impl Parser<'_> {
         })
     }
 
-    fn enumeration(&mut self, n: &Node) -> Option<Enum> {
+    fn enumeration(&mut self, n: &Node<'_>) -> Option<Enum> {
         let m = self.as_map(n, "an enum")?;
         self.check_keys(m, ENUM_KEYS, &["name", "values"], "enum");
         let name = self.name(m, "name", NameKind::Snake, "enum");
@@ -217,7 +215,7 @@ impl Parser<'_> {
         })
     }
 
-    fn item(&mut self, n: &Node) -> Option<Item> {
+    fn item(&mut self, n: &Node<'_>) -> Option<Item> {
         let m = self.as_map(n, "a register")?;
         if m.get_node("array").is_some() || m.get_node("registers").is_some() {
             self.group(m).map(Item::Group)
@@ -226,13 +224,13 @@ impl Parser<'_> {
         }
     }
 
-    fn offset(&mut self, m: &MarkedMappingNode) -> Option<(u64, Span)> {
+    fn offset(&mut self, m: &Mapping<'_>) -> Option<(u64, Span)> {
         let n = m.get_node("offset")?;
         let v = self.int(n, "`offset`")?;
         Some((v, self.span_of(n)))
     }
 
-    fn register(&mut self, m: &MarkedMappingNode) -> Option<Register> {
+    fn register(&mut self, m: &Mapping<'_>) -> Option<Register> {
         self.check_keys(m, REG_KEYS, &["name", "offset", "fields"], "register");
         let name = self.name(m, "name", NameKind::Snake, "register");
         let offset = self.offset(m);
@@ -292,13 +290,13 @@ impl Parser<'_> {
         })
     }
 
-    fn interrupt(&mut self, n: &Node) -> Option<Name> {
+    fn interrupt(&mut self, n: &Node<'_>) -> Option<Name> {
         let m = self.as_map(n, "`interrupt`")?;
         self.check_keys(m, &["enable"], &["enable"], "`interrupt`");
         self.name(m, "enable", NameKind::Snake, "interrupt enable register")
     }
 
-    fn group(&mut self, m: &MarkedMappingNode) -> Option<Group> {
+    fn group(&mut self, m: &Mapping<'_>) -> Option<Group> {
         self.check_keys(
             m,
             GROUP_KEYS,
@@ -358,7 +356,7 @@ impl Parser<'_> {
         })
     }
 
-    fn count(&mut self, n: &Node, what: &str) -> Option<Count> {
+    fn count(&mut self, n: &Node<'_>, what: &str) -> Option<Count> {
         let Some(s) = n.as_scalar().map(|s| s.as_str().to_string()) else {
             self.int(n, what);
             return None;
@@ -372,7 +370,7 @@ impl Parser<'_> {
         }
     }
 
-    fn field(&mut self, n: &Node) -> Option<Field> {
+    fn field(&mut self, n: &Node<'_>) -> Option<Field> {
         let m = self.as_map(n, "a field")?;
         self.check_keys(m, FIELD_KEYS, &["name", "bits", "access"], "field");
         let name = self.name(m, "name", NameKind::Snake, "field");
@@ -456,7 +454,7 @@ impl Parser<'_> {
         })
     }
 
-    fn mem_field(&mut self, n: &Node, keys: &[&str]) -> Option<MemField> {
+    fn mem_field(&mut self, n: &Node<'_>, keys: &[&str]) -> Option<MemField> {
         let m = self.as_map(n, "a field")?;
         self.check_keys(m, keys, &["name", "bits"], "field");
         let name = self.name(m, "name", NameKind::Snake, "field");
@@ -476,7 +474,7 @@ impl Parser<'_> {
         })
     }
 
-    fn memory(&mut self, n: &Node) -> Option<Memory> {
+    fn memory(&mut self, n: &Node<'_>) -> Option<Memory> {
         let m = self.as_map(n, "a memory")?;
         self.check_keys(m, MEM_KEYS, &["name", "depth", "width", "fields"], "memory");
         let name = self.name(m, "name", NameKind::Snake, "memory");
@@ -514,7 +512,7 @@ impl Parser<'_> {
         })
     }
 
-    fn space(&mut self, n: &Node) -> Option<Space> {
+    fn space(&mut self, n: &Node<'_>) -> Option<Space> {
         let m = self.as_map(n, "a space")?;
         self.check_keys(m, SPACE_KEYS, &["name", "size", "windows"], "space");
         let name = self.name(m, "name", NameKind::Snake, "space");
@@ -534,7 +532,7 @@ impl Parser<'_> {
         })
     }
 
-    fn window(&mut self, n: &Node) -> Option<Window> {
+    fn window(&mut self, n: &Node<'_>) -> Option<Window> {
         let m = self.as_map(n, "a window")?;
         self.check_keys(
             m,

@@ -1,4 +1,4 @@
-//! Source text of one map and conversion of YAML markers to byte spans.
+//! Source text of one map and byte spans into it.
 
 use std::sync::Arc;
 
@@ -29,32 +29,13 @@ impl From<Span> for SourceSpan {
 pub struct Source {
     pub name: String,
     pub text: Arc<str>,
-    /// Byte offset of every char, only kept when the text is not ASCII.
-    char_bytes: Option<Arc<[usize]>>,
 }
 
 impl Source {
     pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Self {
-        let text: Arc<str> = text.into();
-        let char_bytes = if text.is_ascii() {
-            None
-        } else {
-            let mut v: Vec<usize> = text.char_indices().map(|(b, _)| b).collect();
-            v.push(text.len());
-            Some(v.into())
-        };
         Source {
             name: name.into(),
-            text,
-            char_bytes,
-        }
-    }
-
-    /// Byte offset of the `index`-th character (YAML markers count characters).
-    pub fn byte_of_char(&self, index: usize) -> usize {
-        match &self.char_bytes {
-            None => index.min(self.text.len()),
-            Some(v) => v.get(index).copied().unwrap_or(self.text.len()),
+            text: text.into(),
         }
     }
 
