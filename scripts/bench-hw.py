@@ -135,6 +135,10 @@ def lut_depth(netlist, top):
     for cname, c in mod["cells"].items():
         t = c["type"]
         seq = t.startswith(("FD", "RAMB"))
+        # LUT RAM and SRL cells read combinationally from their address pins only; what they
+        # store (data, write enable, clock) ends a path, as at a flip-flop. Counting the write
+        # side would also close loops (read data -> logic -> write data).
+        lutram = t.startswith(("RAM", "SRL")) and not t.startswith("RAMB")
         ins = []
         for port, bits in c["connections"].items():
             d = c["port_directions"].get(port)
@@ -143,9 +147,11 @@ def lut_depth(netlist, top):
                     if isinstance(b, int):
                         driver[b] = cname
             elif not seq and d == "input":
+                if lutram and (port in ("WE", "WCLK", "CLK", "CE", "D") or port.startswith("DI")):
+                    continue
                 ins.extend(b for b in bits if isinstance(b, int))
         inputs[cname] = (t, seq, ins)
-    memo = {}
+    memo, expanded = {}, set()
 
     def weight(t):
         if t.startswith("LUT") or (t.startswith("RAM") and not t.startswith("RAMB")):
@@ -169,6 +175,12 @@ def lut_depth(netlist, top):
                 continue
             preds = [driver[b] for b in ins if b in driver]
             if not done:
+                if cname in expanded:
+                    # Reached again below itself: a combinational loop. Start the path here
+                    # rather than walk it forever.
+                    memo[cname] = (0, 0, 0, f"loop at {cname}")
+                    continue
+                expanded.add(cname)
                 stack.append((cname, True))
                 stack.extend((p, False) for p in preds if p not in memo)
                 continue
