@@ -8,12 +8,12 @@
 # Every replay folds the outputs into one checksum; the script fails unless all agree. Then
 # throughput against frame size at 64/512/1024 bits in simulated cycles, and the chart
 # docs/img/rx-throughput.svg. Writes docs/BENCHMARKS.rxsim.md and docs/BENCHMARKS.rxsim.json.
-# Usage: scripts/bench-rx.sh   (FRAMES=1000 PASSES=10 TP_FRAMES=32 CLOCK_MHZ=250)
+# Usage: scripts/bench-rx.sh   (FRAMES=300 PASSES=30 TP_FRAMES=32 CLOCK_MHZ=250)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
-FRAMES=${FRAMES:-1000}
-PASSES=${PASSES:-10}
+FRAMES=${FRAMES:-300}
+PASSES=${PASSES:-30}
 TP_FRAMES=${TP_FRAMES:-32}
 CLOCK_MHZ=${CLOCK_MHZ:-250}
 pins=$PWD/target/rxsim/rx_w512.pins

@@ -26,7 +26,8 @@ fn run() -> Result<(), String> {
             .cloned()
     };
     let frames: usize = opt("--frames").map_or(Ok(32), |v| v.parse().map_err(|_| "--frames"))?;
-    let clock: f64 = opt("--clock-mhz").map_or(Ok(250.0), |v| v.parse().map_err(|_| "--clock-mhz"))?;
+    let clock: f64 =
+        opt("--clock-mhz").map_or(Ok(250.0), |v| v.parse().map_err(|_| "--clock-mhz"))?;
     let t0 = Instant::now();
     let mut rows: Vec<Row> = Vec::new();
     rows.extend(measure::<RxSimW64>(SIZES, frames)?);
@@ -62,7 +63,8 @@ fn run() -> Result<(), String> {
         }));
     }
     if let Some(p) = opt("--json") {
-        let doc = serde_json::json!({ "clock_mhz": clock, "frames_per_size": frames, "rows": json });
+        let doc =
+            serde_json::json!({ "clock_mhz": clock, "frames_per_size": frames, "rows": json });
         let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
         std::fs::write(&p, text + "\n").map_err(|e| format!("{p}: {e}"))?;
     }

@@ -215,8 +215,8 @@ impl PinFile {
                 Ok((n.to_string(), (q != "-").then(|| q.to_string())))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let checksum = u64::from_str_radix(&field(line()?, "checksum")?, 16)
-            .map_err(|_| bad("checksum"))?;
+        let checksum =
+            u64::from_str_radix(&field(line()?, "checksum")?, 16).map_err(|_| bad("checksum"))?;
         if line()? != "data" {
             return Err(bad("data line"));
         }
@@ -240,7 +240,9 @@ impl PinFile {
     pub fn check_lists(&self) -> Result<(), String> {
         let names: Vec<&str> = self.inputs.iter().map(|(n, _)| n.as_str()).collect();
         if names != INPUTS {
-            return Err(format!("pin file inputs {names:?}, this harness drives {INPUTS:?}"));
+            return Err(format!(
+                "pin file inputs {names:?}, this harness drives {INPUTS:?}"
+            ));
         }
         let fold: Vec<(&str, Option<&str>)> = self
             .fold

@@ -270,7 +270,10 @@ impl<M: Model> Rig<M> {
         let start = self.cycle;
         while !self.axil.is_idle() || !self.qaxil.is_idle() {
             if self.cycle - start > 20_000 {
-                return Err(format!("cycle {}: AXI4-Lite accesses never completed", self.cycle));
+                return Err(format!(
+                    "cycle {}: AXI4-Lite accesses never completed",
+                    self.cycle
+                ));
             }
             let s = self.step();
             for e in s.axil.iter().chain(&s.qaxil) {
@@ -290,7 +293,10 @@ impl<M: Model> Rig<M> {
                 return Ok(());
             }
         }
-        Err(format!("cycle {}: the QPC clear never finished", self.cycle))
+        Err(format!(
+            "cycle {}: the QPC clear never finished",
+            self.cycle
+        ))
     }
 
     /// One QPC command: mailbox, target, go, then cmd_status polled until busy clears; its
@@ -320,7 +326,9 @@ impl<M: Model> Rig<M> {
                 return Ok(());
             }
         }
-        Err(format!("QPC command {opcode:#x} on {target:#x} never finished"))
+        Err(format!(
+            "QPC command {opcode:#x} on {target:#x} never finished"
+        ))
     }
 
     /// Creates `qps` (up to RTS) and `keys` through the QPC mailbox.

@@ -15,7 +15,7 @@ use rdmagen_harness::axil::{Event, Timing};
 use rdmagen_harness::stall::Profile;
 use rdmagen_harness::Model;
 use rdmagen_refmodel::roce::{
-    IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome, CNP_OPCODE, IPPROTO_UDP,
+    IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome, Verdict, CNP_OPCODE, IPPROTO_UDP,
 };
 use rdmagen_refmodel::rxqp::{state, RxKey, RxQp, RxQpModel};
 
@@ -30,7 +30,7 @@ impl Xs {
     pub fn new(seed: u64) -> Xs {
         Xs(seed | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn word(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -38,7 +38,7 @@ impl Xs {
     }
     /// Uniform in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.word() % n.max(1)
     }
 }
 
@@ -60,8 +60,11 @@ pub struct FrameSpec {
 
 impl FrameSpec {
     pub fn bytes(&self) -> Vec<u8> {
-        let mut p = RocePacket::new_ipv4(self.opcode, self.qpn, self.psn).expect("supported opcode");
-        p.eth.vlans = (0..self.vlans).map(|i| 0x2000 | u16::from(i) << 4 | 7).collect();
+        let mut p =
+            RocePacket::new_ipv4(self.opcode, self.qpn, self.psn).expect("supported opcode");
+        p.eth.vlans = (0..self.vlans)
+            .map(|i| 0x2000 | u16::from(i) << 4 | 7)
+            .collect();
         if let IpHeader::V4(h) = &mut p.ip {
             h.tos = 0x88 | self.ecn;
             h.id = self.psn as u16;
@@ -146,9 +149,13 @@ pub struct Summary {
 }
 
 fn verdict_name(o: &RxOutcome) -> String {
-    match o.reason {
-        Some(r) => format!("drop {r:?}"),
-        None => format!("{:?}", o.verdict).to_lowercase(),
+    match (o.verdict, o.reason) {
+        (_, Some(r)) => format!("drop {r:?}"),
+        (Verdict::Accept, None) => "accept".into(),
+        (Verdict::Duplicate, None) => "duplicate".into(),
+        (Verdict::NakSeq, None) => "nak_seq".into(),
+        (Verdict::NakAccess, None) => "nak_access".into(),
+        (Verdict::Drop, None) => "drop".into(),
     }
 }
 
@@ -225,7 +232,11 @@ fn pick(x: &mut Xs, qps: &[QpSpec], keys: &[KeySpec], model: &RxQpModel) -> (Fra
         f.payload = 0;
     }
     if let (0x0A | 0x2A | 0x0C, Some(k)) = (f.opcode, key) {
-        let len = if f.opcode == 0x0C { 64 + x.below(4000) } else { f.payload as u64 };
+        let len = if f.opcode == 0x0C {
+            64 + x.below(4000)
+        } else {
+            f.payload as u64
+        };
         // Mostly inside the region; one in eight runs past its end (nak_access on RC).
         let va = if x.below(8) == 0 {
             k.va + k.length - len / 2
@@ -240,7 +251,7 @@ fn pick(x: &mut Xs, qps: &[QpSpec], keys: &[KeySpec], model: &RxQpModel) -> (Fra
     match x.below(50) {
         0..=1 => f.psn = epsn.wrapping_sub(1) & 0xFF_FFFF,
         2 => f.psn = (epsn + 5) & 0xFF_FFFF,
-        3 => f.flip = Some(x.next() as usize),
+        3 => f.flip = Some(x.word() as usize),
         _ => {}
     }
     let bad_fcs = x.below(50) == 0;
@@ -270,7 +281,8 @@ pub fn record<M: Model>(frames: usize, seed: u64) -> Result<(PinFile, Summary), 
         let o = model.receive(&bytes, bad_fcs, vf);
         *summary.verdicts.entry(verdict_name(&o)).or_default() += 1;
         want.push(o);
-        rig.source.send(&bytes, u64::from(vf) << 1 | u64::from(bad_fcs));
+        rig.source
+            .send(&bytes, u64::from(vf) << 1 | u64::from(bad_fcs));
     }
     let (mut got, mut cnp, mut ce) = (0usize, 0u64, 0u64);
     // frames_seen read during the stream (clear on read): the reads and the final one
@@ -279,7 +291,11 @@ pub fn record<M: Model>(frames: usize, seed: u64) -> Result<(PinFile, Summary), 
     let start = rig.cycle;
     while got < want.len() {
         if rig.cycle - start > 50 * (frames as u64 + 1) * 64 {
-            return Err(format!("cycle {}: {got} of {} verdicts", rig.cycle, want.len()));
+            return Err(format!(
+                "cycle {}: {got} of {} verdicts",
+                rig.cycle,
+                want.len()
+            ));
         }
         // CSR reads while the stream runs.
         if rig.cycle % 997 == 0 {

@@ -67,9 +67,9 @@ pub fn measure<M: Model>(sizes: &[usize], frames: usize) -> Result<Vec<Row>, Str
     let mut model = model_of(std::slice::from_ref(&qp), &[]);
     let mut rows = Vec::new();
     for &size in sizes {
-        let payload = size.checked_sub(SEND_OVERHEAD).ok_or_else(|| {
-            format!("{size} bytes: below the {SEND_OVERHEAD}-byte RoCEv2 SEND")
-        })?;
+        let payload = size
+            .checked_sub(SEND_OVERHEAD)
+            .ok_or_else(|| format!("{size} bytes: below the {SEND_OVERHEAD}-byte RoCEv2 SEND"))?;
         for _ in 0..frames {
             let psn = model.qps[&(qp.vf, qp.qpn())].epsn;
             let f = FrameSpec {
@@ -83,7 +83,9 @@ pub fn measure<M: Model>(sizes: &[usize], frames: usize) -> Result<Vec<Row>, Str
             assert_eq!(bytes.len(), size, "SEND frame length");
             let o = model.receive(&bytes, false, qp.vf);
             if o.verdict as u8 != 0 {
-                return Err(format!("{size} bytes: the model does not accept the frame: {o:?}"));
+                return Err(format!(
+                    "{size} bytes: the model does not accept the frame: {o:?}"
+                ));
             }
             rig.source.send(&bytes, u64::from(qp.vf) << 1);
         }
@@ -105,7 +107,9 @@ pub fn measure<M: Model>(sizes: &[usize], frames: usize) -> Result<Vec<Row>, Str
                 }
             }
             if let Some(v) = s.verdict {
-                let t = tlast.pop_front().ok_or("a verdict before its frame ended")?;
+                let t = tlast
+                    .pop_front()
+                    .ok_or("a verdict before its frame ended")?;
                 if v.verdict != 0 || v.cycle != t + VERDICT_LATENCY {
                     return Err(format!(
                         "w{width} {size} B frame {got}: verdict {} (reason {}) in cycle {}, tlast in {t}",
@@ -126,6 +130,13 @@ pub fn measure<M: Model>(sizes: &[usize], frames: usize) -> Result<Vec<Row>, Str
     }
     Ok(rows)
 }
+
+/// Line colours by width (matplotlib's tab10 blue, orange, green: readable on white).
+const COLORS: [RGBColor; 3] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x2c, 0xa0, 0x2c),
+];
 
 /// The chart: Gb/s at `clock_mhz` against frame size, one line per width, with each
 /// width's bus rate (width x clock) dashed.
@@ -149,18 +160,24 @@ pub fn svg(rows: &[Row], clock_mhz: f64, path: &Path) -> Result<(), String> {
         .margin_right(36)
         .x_label_area_size(48)
         .y_label_area_size(64)
-        .build_cartesian_2d((x_min * 0.95..x_max * 1.05).log_scale(), 0f64..y_max)
+        .build_cartesian_2d(
+            (x_min * 0.95..x_max * 1.05)
+                .log_scale()
+                .with_key_points(vec![64.0, 128.0, 256.0, 512.0, 1024.0, 2048.0, 4096.0]),
+            0f64..y_max,
+        )
         .map_err(|e| err(&e))?;
     chart
         .configure_mesh()
         .x_desc("frame size (bytes, Ethernet without FCS; log scale)")
         .y_desc("frame throughput (Gb/s)")
         .x_label_formatter(&|x| format!("{x:.0}"))
+        .light_line_style(WHITE.mix(0.0))
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(|e| err(&e))?;
     for (i, w) in widths.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
+        let color = COLORS[i % COLORS.len()].to_rgba();
         let pts: Vec<(f64, f64)> = rows
             .iter()
             .filter(|r| r.width == *w)
@@ -182,7 +199,10 @@ pub fn svg(rows: &[Row], clock_mhz: f64, path: &Path) -> Result<(), String> {
                 color.stroke_width(1),
             ))
             .map_err(|e| err(&e))?
-            .label(format!("{w} bits x {clock_mhz} MHz = {:.0} Gb/s bus", bus(*w)))
+            .label(format!(
+                "{w} bits x {clock_mhz} MHz = {:.0} Gb/s bus",
+                bus(*w)
+            ))
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(1)));
     }
     chart
