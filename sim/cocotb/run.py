@@ -45,6 +45,10 @@ BENCHES = {
                   {"FLOW_BITS": 4}),
     # Not run by default: the speed benchmark of scripts/bench-cocotb.sh.
     "speed_example_csr": ("example_csr", ["example_csr.v"], "speed", "test_speed", {}, {"NUM_PORTS": 4}),
+    # Not run by default: the RX simulation-speed benchmark of scripts/bench-rx.sh (replays the
+    # pin file tb/rxsim-bench records, target/rxsim/rx_w512.pins, on the same parameters).
+    "speed_rx_top": ("rx_top", ["rx_top.v", "rx_parser.v", "rx_parser_csr.v", "qpc.v", "qpc_csr.v"], "speed",
+                     "test_rx_speed", {}, {"NUM_VF": 4, "QPS_PER_VF": 16, "NUM_MKEYS": 16}),
 }
 DEFAULT = [b for b in BENCHES if not b.startswith("speed_")]
 # Default benches per simulator: the mlx5 UAR variant only on Icarus (a second Verilator build

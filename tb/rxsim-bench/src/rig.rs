@@ -1,0 +1,486 @@
+//! A closed-loop driver of `rx_top`: both AXI4-Lite masters (parser CSRs, QPC), the frame
+//! source and the verdict sink, one call per clock cycle; it can record every input it
+//! drove (the pin file) and folds the outputs into the pin file's checksum.
+
+use std::collections::HashMap;
+
+use rdmagen_harness::axil::{AxiLiteMaster, AxiLitePins, Event, Timing};
+use rdmagen_harness::axis::{AxisInPins, AxisSource, Beat, SourceEvent};
+use rdmagen_harness::stall::{Profile, Stall};
+use rdmagen_harness::{Model, RawPort};
+use rdmagen_refmodel::qpc::{set, set64, Layout, MkLayout};
+
+use crate::pins::{fold, PinFile, FOLD, INPUTS};
+
+/// QPC CSR addresses (register-maps/qpc.yaml).
+pub mod qpc_addr {
+    pub const STATUS: u64 = 0x004;
+    pub const CMD_CTRL: u64 = 0x010;
+    pub const CMD_TARGET: u64 = 0x014;
+    pub const CMD_STATUS: u64 = 0x018;
+    pub const MAILBOX: u64 = 0x080;
+}
+
+/// Parser CSR addresses (register-maps/rx_parser.yaml).
+pub mod addr {
+    pub const CTRL: u64 = 0x000;
+    pub const UDP_DPORT: u64 = 0x004;
+    pub const P_KEY: u64 = 0x008;
+    pub const FRAMES_SEEN: u64 = 0x100;
+    pub const VERDICT_ACCEPT: u64 = 0x108;
+    pub const EVENT_CNP: u64 = 0x180;
+    pub const EVENT_CE: u64 = 0x184;
+}
+
+/// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
+/// (the generator's documented `VERDICT_LATENCY`).
+pub const VERDICT_LATENCY: u64 = 6;
+
+/// A verdict as the RTL shows it, with the cycle it was taken in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub cycle: u64,
+    pub verdict: u8,
+    pub reason: u8,
+    pub vf: u8,
+    pub opcode: u8,
+    pub qpn: u32,
+    pub psn: u32,
+}
+
+/// What happened in one cycle.
+#[derive(Default)]
+pub struct Step {
+    pub axil: Vec<Event>,
+    pub qaxil: Vec<Event>,
+    pub beats: Vec<SourceEvent>,
+    pub verdict: Option<Seen>,
+    pub cnp: bool,
+    pub ce: bool,
+}
+
+/// A QP created through the mailbox: CREATE_QP, then RST2INIT, INIT2RTR, RTR2RTS.
+#[derive(Clone, Debug)]
+pub struct QpSpec {
+    pub vf: u8,
+    pub local: u16,
+    /// 0 RC, 1 UC, 2 UD.
+    pub st: u8,
+    pub pd: u32,
+    pub epsn: u32,
+    pub mtu: u8,
+}
+
+impl QpSpec {
+    pub fn qpn(&self) -> u32 {
+        u32::from(self.vf) << 12 | u32::from(self.local)
+    }
+}
+
+/// A memory key created through the mailbox (CREATE_MKEY), every remote right.
+#[derive(Clone, Debug)]
+pub struct KeySpec {
+    pub vf: u8,
+    pub index: u32,
+    pub key: u8,
+    pub pd: u32,
+    pub va: u64,
+    pub length: u64,
+}
+
+impl KeySpec {
+    pub fn rkey(&self) -> u32 {
+        self.index << 8 | u32::from(self.key)
+    }
+}
+
+pub struct Rig<M: Model> {
+    dut: M,
+    pins: HashMap<&'static str, RawPort>,
+    inputs: Vec<RawPort>,
+    fold: Vec<(RawPort, Option<RawPort>)>,
+    pub data_bytes: usize,
+    pub cycle: u64,
+    record: Option<Vec<u32>>,
+    pub checksum: u64,
+    pub axil: AxiLiteMaster,
+    pub qaxil: AxiLiteMaster,
+    pub source: AxisSource,
+    sink: Stall,
+}
+
+fn rd(p: &RawPort) -> u64 {
+    let mut w = [0u32; 2];
+    // SAFETY: the rig owns the model; ports are touched only between evaluations.
+    unsafe { p.get() }.read(&mut w);
+    u64::from(w[0]) | u64::from(w[1]) << 32
+}
+
+fn wr(p: &RawPort, v: u64) {
+    // SAFETY: see `rd`.
+    unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
+}
+
+impl<M: Model> Rig<M> {
+    /// A fresh model (not reset); `record` keeps every cycle's inputs for [`Rig::pin_file`].
+    /// An error if the model's ports are not those the pin file lists.
+    pub fn new(record: bool, seed: u64, axil_timing: Timing) -> Result<Self, String> {
+        let dut = M::create();
+        let declared: Vec<&str> = M::PORTS
+            .iter()
+            .filter(|p| p.input && p.name != "clk")
+            .map(|p| p.name)
+            .collect();
+        if declared != INPUTS {
+            return Err(format!(
+                "{}: inputs {declared:?}; the pin file (src/pins.rs, benches/cpp_harness.cpp, \
+                 sim/cocotb/speed/test_rx_speed.py) drives {INPUTS:?}",
+                M::VARIANT
+            ));
+        }
+        let outputs: Vec<&str> = M::PORTS
+            .iter()
+            .filter(|p| !p.input)
+            .map(|p| p.name)
+            .collect();
+        let mut folded: Vec<&str> = FOLD.iter().map(|(n, _)| *n).collect();
+        folded.sort_unstable();
+        let mut sorted = outputs.clone();
+        sorted.sort_unstable();
+        if sorted != folded {
+            return Err(format!(
+                "{}: outputs {outputs:?} are not the checksum's (src/pins.rs FOLD)",
+                M::VARIANT
+            ));
+        }
+        let pins: HashMap<&'static str, RawPort> = M::PORTS
+            .iter()
+            .map(|info| {
+                // SAFETY: the rig owns the model and drops the handles with it.
+                let raw = unsafe { dut.port(info.name).expect("listed port").detach() };
+                (info.name, raw)
+            })
+            .collect();
+        let inputs = INPUTS.iter().map(|n| pins[n]).collect();
+        let fold = FOLD
+            .iter()
+            .map(|(n, q)| (pins[n], q.map(|q| pins[q])))
+            .collect();
+        let data_bytes = (pins["s_axis_tdata"].width() / 8) as usize;
+        Ok(Rig {
+            dut,
+            pins,
+            inputs,
+            fold,
+            data_bytes,
+            cycle: 0,
+            record: record.then(Vec::new),
+            checksum: 0,
+            axil: AxiLiteMaster::new(seed ^ 1, axil_timing),
+            qaxil: AxiLiteMaster::new(seed ^ 2, axil_timing),
+            source: AxisSource::new(data_bytes, seed ^ 3, Profile::NONE),
+            sink: Stall::never(),
+        })
+    }
+
+    /// Source idle between beats and verdict backpressure from now on (the source must be
+    /// idle).
+    pub fn traffic(&mut self, seed: u64, idle: Profile, backpressure: Profile) {
+        assert!(self.source.is_idle(), "traffic changed mid-stream");
+        self.source = AxisSource::new(self.data_bytes, seed, idle);
+        self.sink = Stall::new(seed ^ 0x5eed, backpressure);
+    }
+
+    fn lite(&self, prefix: &str) -> Lite {
+        Lite {
+            p: LITE.map(|n| self.pins[format!("{prefix}{n}").as_str()]),
+        }
+    }
+
+    fn get(&self, name: &str) -> u64 {
+        rd(&self.pins[name])
+    }
+
+    /// One clock cycle: drive, record, settle, fold, observe, clock edge.
+    pub fn step(&mut self) -> Step {
+        let (lite, qlite) = (self.lite("s_axil_"), self.lite("qpc_s_axil_"));
+        let axis = Axis {
+            p: AXIS.map(|n| self.pins[n]),
+            bytes: self.data_bytes,
+        };
+        self.axil.drive(&lite);
+        self.qaxil.drive(&qlite);
+        self.source.drive(&axis);
+        let ready = !self.sink.hold();
+        wr(&self.pins["m_hdr_ready"], u64::from(ready));
+        if let Some(rec) = &mut self.record {
+            let mut w = [0u32; 32];
+            for p in &self.inputs {
+                // SAFETY: see `rd`.
+                let d = unsafe { p.get() };
+                let n = d.words();
+                d.read(&mut w[..n]);
+                rec.extend_from_slice(&w[..n]);
+            }
+        }
+        self.dut.eval();
+        let folding = rd(&self.pins["rst"]) == 0;
+        for (p, q) in self.fold.iter().filter(|_| folding) {
+            let v = if q.as_ref().is_none_or(|q| rd(q) != 0) {
+                rd(p)
+            } else {
+                0
+            };
+            self.checksum = fold(self.checksum, v);
+        }
+        let mut s = Step::default();
+        self.axil.observe(&lite, &mut s.axil);
+        self.qaxil.observe(&qlite, &mut s.qaxil);
+        self.source.observe(&axis, &mut s.beats);
+        if ready && self.get("m_hdr_valid") == 1 {
+            s.verdict = Some(Seen {
+                cycle: self.cycle,
+                verdict: self.get("m_hdr_verdict") as u8,
+                reason: self.get("m_hdr_reason") as u8,
+                vf: self.get("m_hdr_vf") as u8,
+                opcode: self.get("m_hdr_opcode") as u8,
+                qpn: self.get("m_hdr_qpn") as u32,
+                psn: self.get("m_hdr_psn") as u32,
+            });
+        }
+        s.cnp = self.get("cnp_valid") == 1;
+        s.ce = self.get("ce_valid") == 1;
+        self.dut.tick();
+        self.cycle += 1;
+        s
+    }
+
+    /// Reset for two cycles through the `rst` pin (recorded like any input).
+    pub fn reset(&mut self) {
+        wr(&self.pins["rst"], 1);
+        for _ in 0..2 {
+            self.step();
+        }
+        wr(&self.pins["rst"], 0);
+    }
+
+    /// Steps until both AXI4-Lite masters are idle; returns the read data by tag.
+    pub fn settle(&mut self) -> Result<HashMap<u64, u64>, String> {
+        let mut reads = HashMap::new();
+        let start = self.cycle;
+        while !self.axil.is_idle() || !self.qaxil.is_idle() {
+            if self.cycle - start > 20_000 {
+                return Err(format!(
+                    "cycle {}: AXI4-Lite accesses never completed",
+                    self.cycle
+                ));
+            }
+            let s = self.step();
+            for e in s.axil.iter().chain(&s.qaxil) {
+                if let Event::ReadDone { tag, data, .. } = e {
+                    reads.insert(*tag, *data);
+                }
+            }
+        }
+        Ok(reads)
+    }
+
+    /// After reset: waits until the QPC has cleared its tables (STATUS.busy low).
+    pub fn wait_qpc_ready(&mut self) -> Result<(), String> {
+        for _ in 0..200 {
+            let tag = self.qaxil.read(qpc_addr::STATUS);
+            if self.settle()?.get(&tag).is_some_and(|s| s & 1 == 0) {
+                return Ok(());
+            }
+        }
+        Err(format!(
+            "cycle {}: the QPC clear never finished",
+            self.cycle
+        ))
+    }
+
+    /// One QPC command: mailbox, target, go, then cmd_status polled until busy clears; its
+    /// error code must be 0.
+    pub fn qpc_command(&mut self, opcode: u16, target: u32, mailbox: &[u32]) -> Result<(), String> {
+        for (i, d) in mailbox.iter().enumerate() {
+            self.qaxil
+                .write(qpc_addr::MAILBOX + 4 * i as u64, u64::from(*d), 0xF);
+        }
+        self.qaxil
+            .write(qpc_addr::CMD_TARGET, u64::from(target), 0xF);
+        self.qaxil.write(
+            qpc_addr::CMD_CTRL,
+            u64::from(1u32 << 31 | u32::from(opcode)),
+            0xF,
+        );
+        self.settle()?;
+        for _ in 0..64 {
+            let tag = self.qaxil.read(qpc_addr::CMD_STATUS);
+            let st = self.settle()?.get(&tag).copied().unwrap_or(u64::MAX);
+            if st & 1 == 0 {
+                if (st >> 8) & 0xFF != 0 {
+                    return Err(format!(
+                        "QPC command {opcode:#x} on {target:#x}: cmd_status {st:#x}"
+                    ));
+                }
+                return Ok(());
+            }
+        }
+        Err(format!(
+            "QPC command {opcode:#x} on {target:#x} never finished"
+        ))
+    }
+
+    /// Creates `qps` (up to RTS) and `keys` through the QPC mailbox.
+    pub fn create(&mut self, qps: &[QpSpec], keys: &[KeySpec]) -> Result<(), String> {
+        let (l, ml) = layouts()?;
+        for q in qps {
+            let mut w = vec![0u32; 12];
+            set(&mut w, l.st, u32::from(q.st));
+            set(&mut w, l.pd, q.pd);
+            set(&mut w, l.mtu, u32::from(q.mtu));
+            set(&mut w, l.rre, 1);
+            set(&mut w, l.rwe, 1);
+            set(&mut w, l.rae, 1);
+            set(&mut w, l.epsn, q.epsn);
+            let target = u32::from(q.vf) << 24 | u32::from(q.local);
+            for op in [0x500u16, 0x502, 0x503, 0x504] {
+                self.qpc_command(op, target, &w)?;
+            }
+        }
+        for k in keys {
+            let mut w = vec![0u32; 6];
+            set(&mut w, ml.pd, k.pd);
+            set(&mut w, ml.key, u32::from(k.key));
+            set64(&mut w, ml.va, k.va);
+            set64(&mut w, ml.length, k.length);
+            set(&mut w, ml.remote_read, 1);
+            set(&mut w, ml.remote_write, 1);
+            set(&mut w, ml.remote_atomic, 1);
+            self.qpc_command(0x200, u32::from(k.vf) << 24 | k.index, &w)?;
+        }
+        Ok(())
+    }
+
+    /// Parser configuration: ICRC check, IPv6, CNP and CE events on; RoCEv2 port; P_Key.
+    pub fn configure(&mut self) -> Result<(), String> {
+        self.axil.write(addr::CTRL, 0xF, 0xF);
+        self.axil.write(addr::UDP_DPORT, 4791, 0xF);
+        self.axil.write(addr::P_KEY, 0xFFFF, 0xF);
+        self.settle().map(|_| ())
+    }
+
+    /// The recorded stimulus (requires `record`).
+    pub fn pin_file(&self) -> PinFile {
+        PinFile {
+            inputs: INPUTS
+                .iter()
+                .map(|n| (n.to_string(), self.pins[n].width()))
+                .collect(),
+            fold: FOLD
+                .iter()
+                .map(|(n, q)| (n.to_string(), q.map(str::to_string)))
+                .collect(),
+            checksum: self.checksum,
+            data: self.record.clone().unwrap_or_default(),
+        }
+    }
+}
+
+/// The QPC context and memory-key layouts, from register-maps/qpc.yaml.
+fn layouts() -> Result<(Layout, MkLayout), String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps/qpc.yaml");
+    let map = rdmagen_regmap::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
+    Ok((Layout::of(&map)?, MkLayout::of(&map)?))
+}
+
+const LITE: [&str; 19] = [
+    "awaddr", "awprot", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp",
+    "bvalid", "bready", "araddr", "arprot", "arvalid", "arready", "rdata", "rresp", "rvalid",
+    "rready",
+];
+
+/// An AXI4-Lite slave of the top (the parser's CSRs or the QPC's).
+struct Lite {
+    p: [RawPort; 19],
+}
+
+impl AxiLitePins for Lite {
+    fn data_bytes(&self) -> usize {
+        4
+    }
+    fn set_aw(&self, valid: bool, addr: u64) {
+        wr(&self.p[2], u64::from(valid));
+        wr(&self.p[0], addr);
+        wr(&self.p[1], 0);
+    }
+    fn set_w(&self, valid: bool, data: u64, strb: u8) {
+        wr(&self.p[6], u64::from(valid));
+        wr(&self.p[4], data);
+        wr(&self.p[5], u64::from(strb));
+    }
+    fn set_bready(&self, ready: bool) {
+        wr(&self.p[10], u64::from(ready));
+    }
+    fn set_ar(&self, valid: bool, addr: u64) {
+        wr(&self.p[13], u64::from(valid));
+        wr(&self.p[11], addr);
+        wr(&self.p[12], 0);
+    }
+    fn set_rready(&self, ready: bool) {
+        wr(&self.p[18], u64::from(ready));
+    }
+    fn awready(&self) -> bool {
+        rd(&self.p[3]) == 1
+    }
+    fn wready(&self) -> bool {
+        rd(&self.p[7]) == 1
+    }
+    fn arready(&self) -> bool {
+        rd(&self.p[14]) == 1
+    }
+    fn b(&self) -> Option<u8> {
+        (rd(&self.p[9]) == 1).then(|| rd(&self.p[8]) as u8)
+    }
+    fn r(&self) -> Option<(u64, u8)> {
+        (rd(&self.p[17]) == 1).then(|| (rd(&self.p[15]), rd(&self.p[16]) as u8))
+    }
+}
+
+const AXIS: [&str; 6] = [
+    "s_axis_tdata",
+    "s_axis_tkeep",
+    "s_axis_tvalid",
+    "s_axis_tready",
+    "s_axis_tlast",
+    "s_axis_tuser",
+];
+
+/// The frame input.
+struct Axis {
+    p: [RawPort; 6],
+    bytes: usize,
+}
+
+impl AxisInPins for Axis {
+    fn data_bytes(&self) -> usize {
+        self.bytes
+    }
+    fn set_beat(&self, valid: bool, b: &Beat) {
+        // SAFETY: see `rd`.
+        unsafe { self.p[0].get() }.write(&b.data);
+        let k = b.keep;
+        unsafe { self.p[1].get() }.write(&[
+            k as u32,
+            (k >> 32) as u32,
+            (k >> 64) as u32,
+            (k >> 96) as u32,
+        ]);
+        wr(&self.p[2], u64::from(valid));
+        wr(&self.p[4], u64::from(b.last));
+        wr(&self.p[5], b.user);
+    }
+    fn ready(&self) -> bool {
+        rd(&self.p[3]) == 1
+    }
+}
