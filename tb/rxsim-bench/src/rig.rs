@@ -213,6 +213,8 @@ impl<M: Model> Rig<M> {
         self.source.drive(&axis);
         let ready = !self.sink.hold();
         wr(&self.pins["m_hdr_ready"], u64::from(ready));
+        // The ACK/NAK requests share the verdict sink's backpressure pattern.
+        wr(&self.pins["m_ack_ready"], u64::from(ready));
         if let Some(rec) = &mut self.record {
             let mut w = [0u32; 32];
             for p in &self.inputs {
