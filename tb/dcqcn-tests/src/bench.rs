@@ -94,7 +94,7 @@ struct Ports {
     evt_bytes: RawPort,
     rsp_valid: RawPort,
     rsp_ready: RawPort,
-    rsp: [RawPort; 9],
+    rsp: [RawPort; 10],
     stats: [RawPort; 4],
     busy: RawPort,
 }
@@ -159,6 +159,7 @@ impl<M: Model> Bench<M> {
             "m_rsp_alpha",
             "m_rsp_timer_count",
             "m_rsp_time_us",
+            "m_rsp_byte_count",
         ]
         .map(get);
         let stats = [
@@ -234,6 +235,7 @@ impl<M: Model> Bench<M> {
             alpha: v[6] as u32,
             timer_count: v[7] as u32,
             time_us: v[8] as u32,
+            byte_count: v[9] as u32,
         }
     }
 

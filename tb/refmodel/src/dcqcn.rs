@@ -181,6 +181,8 @@ pub struct Response {
     pub alpha: u32,
     pub timer_count: u32,
     pub time_us: u32,
+    /// Byte-counter increase events since the last cut (`m_rsp_byte_count`).
+    pub byte_count: u32,
 }
 
 /// Statistics pulses one event produced.
@@ -464,6 +466,7 @@ fn apply(
         alpha: f.alpha,
         timer_count: f.tc,
         time_us: now,
+        byte_count: f.bc,
     };
     (rsp, st)
 }
