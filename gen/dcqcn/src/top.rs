@@ -254,7 +254,9 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
             eng_rsp.push(p.name.clone());
         }
     }
-    ports.push(PortItem::Banner("CNP marking (CSRs) for the CNP builder".into()));
+    ports.push(PortItem::Banner(
+        "CNP marking (CSRs) for the CNP builder".into(),
+    ));
     for name in PASS_OUT {
         let p = csr_port(name).ok_or_else(|| format!("{}: no field for `{name}`", map.file))?;
         ports.push(PortItem::Port((*p).clone()));
@@ -265,9 +267,11 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Engine <-> CSR block: parameters, status and statistics pulses".into(),
     ]));
     for p in &csr_ports {
-        if p.name == "clk" || p.name == rst.port_name() || p.name.starts_with("s_axil_") {
-            csr_conns.push((p.name.clone(), id(&p.name)));
-        } else if PASS_OUT.contains(&p.name.as_str()) {
+        if p.name == "clk"
+            || p.name == rst.port_name()
+            || p.name.starts_with("s_axil_")
+            || PASS_OUT.contains(&p.name.as_str())
+        {
             csr_conns.push((p.name.clone(), id(&p.name)));
         } else if let Some(base) = linked(&p.name) {
             decls.push(V::Decl(Decl::wire(base.clone(), p.range.clone())));
@@ -331,9 +335,17 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
     items.extend(window_decls);
     items.push(V::Blank);
     let regs: &[(&str, u32, &str)] = &[
-        ("sel_pend", 1, "a read-back of the selected flow is to be issued"),
+        (
+            "sel_pend",
+            1,
+            "a read-back of the selected flow is to be issued",
+        ),
         ("sel_out", 3, "the window's read-backs in the engine"),
-        ("sel_stale", 3, "... of which this many (the oldest) are for an older selection"),
+        (
+            "sel_stale",
+            3,
+            "... of which this many (the oldest) are for an older selection",
+        ),
         ("sel_ready", 1, "rp_flow_sel.ready"),
         ("sel_rc", 20, "window registers: Rc, Mb/s"),
         ("sel_rt", 20, "Rt, Mb/s"),
@@ -342,10 +354,22 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("sel_bc", 16, "byte count"),
         ("sel_stage", 2, "increase stage"),
         ("sel_seen", 1, "CNP seen"),
-        ("tag", IN_FLIGHT, "per engine event in flight: 1 = the window's read-back"),
+        (
+            "tag",
+            IN_FLIGHT,
+            "per engine event in flight: 1 = the window's read-back",
+        ),
         ("tag_wp", 2, "tag FIFO write pointer"),
-        ("tag_rp", 2, "tag FIFO read pointer (the oldest event's tag)"),
-        ("infl", 3, "events in the engine (taken, response not yet taken)"),
+        (
+            "tag_rp",
+            2,
+            "tag FIFO read pointer (the oldest event's tag)",
+        ),
+        (
+            "infl",
+            3,
+            "events in the engine (taken, response not yet taken)",
+        ),
     ];
     items.push(V::Comment(vec!["Read-back window registers".into()]));
     for (name, w, c) in regs {
@@ -375,10 +399,7 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         (
             "sel_in_range",
             1,
-            Expr::eq(
-                Expr::bin(BinOp::Shr, sel_flow(), id("FLOW_BITS")),
-                d(16, 0),
-            ),
+            Expr::eq(Expr::bin(BinOp::Shr, sel_flow(), id("FLOW_BITS")), d(16, 0)),
             "the selected flow exists",
         ),
         (
@@ -426,10 +447,7 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         (
             "rsp_cur",
             1,
-            and(vec![
-                id("rsp_own"),
-                Expr::eq(id("sel_stale_q"), d(3, 0)),
-            ]),
+            and(vec![id("rsp_own"), Expr::eq(id("sel_stale_q"), d(3, 0))]),
             "... for the current selection",
         ),
         (
@@ -459,7 +477,11 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
             tern(
                 and(vec![
                     id("byte_en"),
-                    Expr::bin(BinOp::Gt, id("eng_rsp_byte_count"), id("eng_rsp_timer_count")),
+                    Expr::bin(
+                        BinOp::Gt,
+                        id("eng_rsp_byte_count"),
+                        id("eng_rsp_timer_count"),
+                    ),
                 ]),
                 id("eng_rsp_byte_count"),
                 id("eng_rsp_timer_count"),
@@ -479,12 +501,7 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
             "smaller (the timer count without the byte counter)",
         ),
-        (
-            "threshold",
-            16,
-            zext(id("rpg_threshold_value"), 11),
-            "F",
-        ),
+        ("threshold", 16, zext(id("rpg_threshold_value"), 11), "F"),
         (
             "rsp_stage",
             2,
@@ -528,10 +545,7 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ]));
     items.push(V::Assign(
         id("eng_evt_valid"),
-        Expr::or(
-            id("rb_req"),
-            and(vec![id("room"), id("s_evt_valid")]),
-        ),
+        Expr::or(id("rb_req"), and(vec![id("room"), id("s_evt_valid")])),
     ));
     items.push(V::Assign(
         id("eng_evt_kind"),
@@ -541,10 +555,7 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         id("eng_evt_flow"),
         tern(
             id("rb_req"),
-            sel_flow().slice(
-                Expr::minus(id("FLOW_BITS"), Expr::int(1)),
-                Expr::int(0),
-            ),
+            sel_flow().slice(Expr::minus(id("FLOW_BITS"), Expr::int(1)), Expr::int(0)),
             id("s_evt_flow"),
         ),
     ));
@@ -701,7 +712,8 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "{TOP}: the DCQCN engine `{MODULE}` with its CSR block `{}` and the per-flow",
             csr.name
         ),
-        "read-back window (rp_flow_sel, rp_rate, rp_target, rp_current, rp_timer, rp_state).".into(),
+        "read-back window (rp_flow_sel, rp_rate, rp_target, rp_current, rp_timer, rp_state)."
+            .into(),
         String::new(),
         format!(
             "Generated by {} from {} (map version {}).",
@@ -717,7 +729,8 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "the flow do not change it until rp_flow_sel is written again. Flows at or beyond".into(),
         "2**FLOW_BITS read as zero. rp_state.stage is the stage of the flow's next increase".into(),
         "(from its counts and the current rpg_threshold, rpg_byte_reset and mode).".into(),
-        "The engine's other ports are the top's s_evt_*/m_rsp_*; its parameters are the CSRs.".into(),
+        "The engine's other ports are the top's s_evt_*/m_rsp_*; its parameters are the CSRs."
+            .into(),
     ];
     Ok(Module {
         name: TOP.into(),
@@ -731,4 +744,61 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         items,
         reset: rst,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use verilog_ast::ResetStyle;
+
+    fn map_text() -> String {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../register-maps/dcqcn.yaml");
+        std::fs::read_to_string(path).expect("the dcqcn map")
+    }
+
+    fn load(text: &str) -> RegMap {
+        let dir = std::env::temp_dir().join(format!("rdmagen-dcqcn-top-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("dcqcn.yaml");
+        std::fs::write(&path, text).expect("write map");
+        let map = rdmagen_regmap::load(&path).expect("map loads");
+        let _ = std::fs::remove_dir_all(&dir);
+        map
+    }
+
+    fn opts() -> Options {
+        Options {
+            reset: ResetStyle::AsyncLow,
+            generator: "test".into(),
+        }
+    }
+
+    #[test]
+    fn wires_every_window_input_and_engine_port() {
+        let top = generate_top(&load(&map_text()), &opts()).expect("top");
+        let text = top.print();
+        for (name, _) in WINDOW {
+            let wire = name.trim_end_matches("_i");
+            assert!(text.contains(&format!("({wire})")), "{name}");
+        }
+        // Each engine parameter input comes from the CSR output of the same name.
+        assert!(text.contains(".rpg_gd_value_i"));
+        assert!(text.contains(".rpg_gd_value_o"));
+        assert!(
+            text.contains("localparam [8:0] SEL_WORD"),
+            "rp_flow_sel at 0x3f0"
+        );
+        assert!(text.contains(".rst_n"));
+    }
+
+    #[test]
+    fn a_map_without_the_window_is_refused_by_name() {
+        let text = map_text().replace("name: rp_flow_sel", "name: rp_flow_select");
+        let e = generate_top(&load(&text), &opts()).unwrap_err();
+        assert!(e.contains("rp_flow_sel"), "{e}");
+        let text = map_text().replace("{ name: HYPER, value: 2,", "{ name: HYPERX, value: 2,");
+        let e = generate_top(&load(&text), &opts()).unwrap_err();
+        assert!(e.contains("HYPER"), "{e}");
+    }
 }
