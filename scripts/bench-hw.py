@@ -51,6 +51,18 @@ DESIGNS = [
     ),
     ("dcqcn_rp, 1024 flows", "dcqcn_rp", ["dcqcn_rp.v", "dcqcn_csr.v"], {"FLOW_BITS": 10}),
     ("dcqcn_rp, 65536 flows", "dcqcn_rp", ["dcqcn_rp.v", "dcqcn_csr.v"], {"FLOW_BITS": 16}),
+    (
+        "dcqcn_top, 1024 flows",
+        "dcqcn_top",
+        ["dcqcn_top.v", "dcqcn_rp.v", "dcqcn_csr.v"],
+        {"FLOW_BITS": 10},
+    ),
+    (
+        "dcqcn_top, 65536 flows",
+        "dcqcn_top",
+        ["dcqcn_top.v", "dcqcn_rp.v", "dcqcn_csr.v"],
+        {"FLOW_BITS": 16},
+    ),
 ]
 
 LUT_TYPES = ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6")
