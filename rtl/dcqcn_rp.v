@@ -108,7 +108,8 @@ module dcqcn_rp #(
   output wire [27:0]          m_rsp_rt,                       // Rt, Mb/s with 8 fractional bits
   output wire [24:0]          m_rsp_alpha,                    // alpha, 24 fractional bits
   output wire [15:0]          m_rsp_timer_count,              // increase events since the last cut
-  output wire [31:0]          m_rsp_time_us                   // microsecond the event was taken
+  output wire [31:0]          m_rsp_time_us,                  // microsecond the event was taken
+  output wire [15:0]          m_rsp_byte_count                // byte-counter increase events since the last cut
 );
   // Parameter range checks (simulation and lint only)
 `ifndef SYNTHESIS
@@ -193,6 +194,8 @@ module dcqcn_rp #(
   reg [15:0]          rsp_tc_d;
   reg [31:0]          rsp_time_q;
   reg [31:0]          rsp_time_d;
+  reg [15:0]          rsp_bc_q;
+  reg [15:0]          rsp_bc_d;
   reg                 sk_valid_q;    // response FIFO second entry (full when set)
   reg                 sk_valid_d;
   reg [1:0]           sk_kind_q;
@@ -213,6 +216,8 @@ module dcqcn_rp #(
   reg [15:0]          sk_tc_d;
   reg [31:0]          sk_time_q;
   reg [31:0]          sk_time_d;
+  reg [15:0]          sk_bc_q;
+  reg [15:0]          sk_bc_d;
   reg                 stat_cnp_q;    // statistics pulses
   reg                 stat_cnp_d;
   reg                 stat_cut_q;
@@ -518,6 +523,7 @@ module dcqcn_rp #(
   assign m_rsp_alpha = rsp_alpha_q;
   assign m_rsp_timer_count = rsp_tc_q;
   assign m_rsp_time_us = rsp_time_q;
+  assign m_rsp_byte_count = rsp_bc_q;
   assign rp_cnps_count_incr_o = stat_cnp_q;
   assign rp_rate_cuts_count_incr_o = stat_cut_q;
   assign np_cnps_sent_count_incr_o = stat_np_q;
@@ -555,6 +561,7 @@ module dcqcn_rp #(
     rsp_alpha_d = rsp_alpha_q;
     rsp_tc_d = rsp_tc_q;
     rsp_time_d = rsp_time_q;
+    rsp_bc_d = rsp_bc_q;
     sk_valid_d = sk_valid_q;
     sk_kind_d = sk_kind_q;
     sk_flow_d = sk_flow_q;
@@ -565,6 +572,7 @@ module dcqcn_rp #(
     sk_alpha_d = sk_alpha_q;
     sk_tc_d = sk_tc_q;
     sk_time_d = sk_time_q;
+    sk_bc_d = sk_bc_q;
     w_seen_d = w_seen_q;
     w_acnp_d = w_acnp_q;
     w_dcnp_d = w_dcnp_q;
@@ -790,6 +798,7 @@ module dcqcn_rp #(
         rsp_alpha_d = sk_alpha_q;
         rsp_tc_d = sk_tc_q;
         rsp_time_d = sk_time_q;
+        rsp_bc_d = sk_bc_q;
       end
     end else if (rsp_push) begin
       if (!rsp_valid_q || rsp_pop) begin
@@ -803,6 +812,7 @@ module dcqcn_rp #(
         rsp_alpha_d = w_alpha_d;
         rsp_tc_d = w_tc_d;
         rsp_time_d = ev_now_q;
+        rsp_bc_d = w_bc_d;
       end else begin
         sk_valid_d = 1'b1;
         sk_kind_d = ev_kind_q;
@@ -814,6 +824,7 @@ module dcqcn_rp #(
         sk_alpha_d = w_alpha_d;
         sk_tc_d = w_tc_d;
         sk_time_d = ev_now_q;
+        sk_bc_d = w_bc_d;
       end
     end else if (rsp_pop) begin
       rsp_valid_d = 1'b0;
@@ -871,6 +882,7 @@ module dcqcn_rp #(
       rsp_alpha_q <= 25'd0;
       rsp_tc_q <= 16'd0;
       rsp_time_q <= 32'd0;
+      rsp_bc_q <= 16'd0;
       sk_valid_q <= 1'b0;
       stat_cnp_q <= 1'b0;
       stat_cut_q <= 1'b0;
@@ -896,6 +908,7 @@ module dcqcn_rp #(
       rsp_alpha_q <= rsp_alpha_d;
       rsp_tc_q <= rsp_tc_d;
       rsp_time_q <= rsp_time_d;
+      rsp_bc_q <= rsp_bc_d;
       sk_valid_q <= sk_valid_d;
       stat_cnp_q <= stat_cnp_d;
       stat_cut_q <= stat_cut_d;
@@ -926,6 +939,7 @@ module dcqcn_rp #(
     sk_alpha_q <= sk_alpha_d;
     sk_tc_q <= sk_tc_d;
     sk_time_q <= sk_time_d;
+    sk_bc_q <= sk_bc_d;
     w_seen_q <= w_seen_d;
     w_acnp_q <= w_acnp_d;
     w_dcnp_q <= w_dcnp_d;

@@ -69,6 +69,18 @@ DESIGNS = [
     ("rx_parser, 1024 bits", "rx_parser", ["w1024/rx_parser.v", "w1024/rx_parser_csr.v"], {}),
     ("dcqcn_rp, 1024 flows", "dcqcn_rp", ["dcqcn_rp.v", "dcqcn_csr.v"], {"FLOW_BITS": 10}),
     ("dcqcn_rp, 65536 flows", "dcqcn_rp", ["dcqcn_rp.v", "dcqcn_csr.v"], {"FLOW_BITS": 16}),
+    (
+        "dcqcn_top, 1024 flows",
+        "dcqcn_top",
+        ["dcqcn_top.v", "dcqcn_rp.v", "dcqcn_csr.v"],
+        {"FLOW_BITS": 10},
+    ),
+    (
+        "dcqcn_top, 65536 flows",
+        "dcqcn_top",
+        ["dcqcn_top.v", "dcqcn_rp.v", "dcqcn_csr.v"],
+        {"FLOW_BITS": 16},
+    ),
 ]
 
 # RTL the committed rtl/ does not hold: the RX parser's data width is chosen at generation.

@@ -352,8 +352,9 @@ extern "C" {
 #define DCQCN_RP_FLOW_SEL_FLOW_MASK 0xffffu
 #define DCQCN_RP_FLOW_SEL_FLOW_RESET 0x0u
 /* ready [31] ro: 1 when the read-back registers show the flow in `flow`; it drops after a write to
- * this register until the engine has fetched that flow's state. The values are a snapshot refreshed
- * while the flow stays selected. */
+ * this register until the engine has fetched that flow's state (a read-back event, which catches
+ * the flow's timers up to now). The values are a snapshot of that moment: later events do not
+ * change them; write this register again (even with the same flow) to refresh. */
 #define DCQCN_RP_FLOW_SEL_READY_SHIFT 31u
 #define DCQCN_RP_FLOW_SEL_READY_WIDTH 1u
 #define DCQCN_RP_FLOW_SEL_READY_MASK 0x80000000u

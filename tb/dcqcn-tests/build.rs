@@ -13,6 +13,13 @@ const VARIANTS: &[(&str, ResetStyle, i64, u32)] = &[
     ("dcqcn_rp_f64k", ResetStyle::SyncHigh, 16, 16),
 ];
 
+/// `dcqcn_top` (engine, CSR block, read-back window): binding id, reset style, FLOW_BITS, random
+/// cases per run.
+const TOP_VARIANTS: &[(&str, ResetStyle, i64, u32)] = &[
+    ("dcqcn_top_f16", ResetStyle::SyncHigh, 4, 150),
+    ("dcqcn_top_f1k", ResetStyle::AsyncLow, 10, 60),
+];
+
 fn main() {
     if let Err(e) = run() {
         eprintln!("error: {e}");
@@ -47,6 +54,55 @@ fn run() -> Result<(), String> {
             "#[test]\nfn {id}() {{\n    check::<{ty}>(\"{id}\", cases({cases}));\n}}\n\n"
         ));
     }
+    // The top (engine + CSR block + read-back window), with the CSR block's register table.
+    let mut top_tests = String::new();
+    for &(id, reset, flow_bits, cases) in TOP_VARIANTS {
+        let opts = Options {
+            reset,
+            generator: format!("rdmagen {}", env!("CARGO_PKG_VERSION")),
+        };
+        let top = rdmagen_dcqcn::generate_top(&map, &opts)?;
+        let rp = generate(&map, &opts)?;
+        let csr = rdmagen_csr::generate(
+            &map,
+            &rdmagen_csr::Options {
+                reset,
+                generator: opts.generator.clone(),
+            },
+        );
+        let binding = rdmagen_vlbind::bind(&top, id, &[("FLOW_BITS", flow_bits)])
+            .map_err(|e| format!("{id}: {e}"))?;
+        models.add(
+            binding,
+            [top, rp, csr]
+                .iter()
+                .map(|m| m.print())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        );
+        let ty = rdmagen_vlbind::camel(id);
+        top_tests.push_str(&format!(
+            "#[test]\nfn {id}() {{\n    check_top::<{ty}>(\"{id}\", cases({cases}));\n}}\n\n"
+        ));
+    }
+    let mut regs = String::from(
+        "/// The dcqcn map's registers: name, byte offset, fields (name, lsb), from the map.\n\
+         pub const REGS: &[(&str, u64, &[(&str, u32)])] = &[\n",
+    );
+    for (_, r) in map.registers() {
+        let fields: Vec<String> = r
+            .fields
+            .iter()
+            .map(|f| format!("({:?}, {})", f.name.text, f.lsb))
+            .collect();
+        regs.push_str(&format!(
+            "    ({:?}, {:#x}, &[{}]),\n",
+            r.name.text,
+            r.offset,
+            fields.join(", ")
+        ));
+    }
+    regs.push_str("];\n");
     // Committed regressions: one named test per case file.
     let reg_dir = manifest.join("regressions");
     println!("cargo:rerun-if-changed={}", reg_dir.display());
@@ -83,5 +139,7 @@ fn run() -> Result<(), String> {
     let out = PathBuf::from(std::env::var("OUT_DIR").map_err(|e| e.to_string())?);
     std::fs::write(out.join("dcqcn_props.rs"), tests).map_err(|e| e.to_string())?;
     std::fs::write(out.join("regressions.rs"), regressions).map_err(|e| e.to_string())?;
+    std::fs::write(out.join("top_props.rs"), top_tests).map_err(|e| e.to_string())?;
+    std::fs::write(out.join("regs.rs"), regs).map_err(|e| e.to_string())?;
     Ok(())
 }

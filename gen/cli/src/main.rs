@@ -89,7 +89,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
-    /// Generate the DCQCN reaction-point engine (`dcqcn_rp.v`) from the dcqcn map.
+    /// Generate the DCQCN reaction-point engine (`dcqcn_rp.v`) and its top with the CSR block
+    /// and the per-flow read-back window (`dcqcn_top.v`) from the dcqcn map.
     Dcqcn {
         map: PathBuf,
         /// Output directory.
@@ -411,9 +412,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(1));
                 }
             };
+            // The engine with its CSR block and the read-back window (dcqcn_top.v).
+            let top = match rdmagen_dcqcn::generate_top(&loaded[0], &opts) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(ExitCode::from(1));
+                }
+            };
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
+            write_if_changed(&out.join(format!("{}.v", top.name)), &top.print())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::RxParser {

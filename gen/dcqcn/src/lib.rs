@@ -27,6 +27,10 @@
 //! so they connect one-to-one to the `_o` ports of `dcqcn_csr`; the statistics counters'
 //! `_incr_i` inputs are driven by `<register>_<field>_incr_o` pulses here.
 
+mod top;
+
+pub use top::{generate_top, IN_FLIGHT, TOP};
+
 use rdmagen_regmap::RegMap;
 use verilog_ast::{
     BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
@@ -350,6 +354,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ports.push(PortItem::Port(
         Port::output("m_rsp_time_us", bits(32)).comment("microsecond the event was taken"),
     ));
+    ports.push(PortItem::Port(
+        Port::output("m_rsp_byte_count", bits(16))
+            .comment("byte-counter increase events since the last cut"),
+    ));
 
     // ---------------------------------------------------------------- items
     let mut items = Vec::new();
@@ -455,6 +463,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("rsp_alpha", 25, ""),
         ("rsp_tc", 16, ""),
         ("rsp_time", 32, ""),
+        ("rsp_bc", 16, ""),
         ("sk_valid", 1, "response FIFO second entry (full when set)"),
         ("sk_kind", 2, ""),
         ("sk_flow", 0, ""),
@@ -465,6 +474,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("sk_alpha", 25, ""),
         ("sk_tc", 16, ""),
         ("sk_time", 32, ""),
+        ("sk_bc", 16, ""),
         ("stat_cnp", 1, "statistics pulses"),
         ("stat_cut", 1, ""),
         ("stat_np", 1, ""),
@@ -1323,6 +1333,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("m_rsp_alpha", "rsp_alpha_q"),
         ("m_rsp_timer_count", "rsp_tc_q"),
         ("m_rsp_time_us", "rsp_time_q"),
+        ("m_rsp_byte_count", "rsp_bc_q"),
         ("rp_cnps_count_incr_o", "stat_cnp_q"),
         ("rp_rate_cuts_count_incr_o", "stat_cut_q"),
         ("np_cnps_sent_count_incr_o", "stat_np_q"),
@@ -1716,11 +1727,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             set(&format!("{prefix}_alpha_d"), id("w_alpha_d")),
             set(&format!("{prefix}_tc_d"), id("w_tc_d")),
             set(&format!("{prefix}_time_d"), now()),
+            set(&format!("{prefix}_bc_d"), id("w_bc_d")),
         ]
     };
     let mut from_skid = vec![set("sk_valid_d", b1(false))];
     for f in [
-        "kind", "flow", "flag", "seen", "rc", "rt", "alpha", "tc", "time",
+        "kind", "flow", "flag", "seen", "rc", "rt", "alpha", "tc", "time", "bc",
     ] {
         from_skid.push(set(&format!("rsp_{f}_d"), id(&format!("sk_{f}_q"))));
     }
@@ -1764,7 +1776,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     let datapath = [
         "r_kind", "r_flow", "r_bytes", "r_now", "ev_kind", "ev_flow", "ev_bytes", "ev_now",
         "skip_a", "skip_d", "skip_i", "skip_j", "wb_flow", "sk_kind", "sk_flow", "sk_flag",
-        "sk_seen", "sk_rc", "sk_rt", "sk_alpha", "sk_tc", "sk_time",
+        "sk_seen", "sk_rc", "sk_rt", "sk_alpha", "sk_tc", "sk_time", "sk_bc",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {

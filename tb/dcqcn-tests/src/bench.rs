@@ -26,7 +26,7 @@ impl std::fmt::Display for Failure {
 
 /// Cycles without progress before the bench calls it a hang (the catch-up of one event is
 /// bounded by about 11,000 alpha steps plus the increase steps plus 99 skip cycles).
-const HANG_LIMIT: u64 = 400_000;
+pub(crate) const HANG_LIMIT: u64 = 400_000;
 
 /// The port a parameter field drives.
 pub fn param_port(field: &str) -> String {
@@ -39,9 +39,11 @@ pub fn param_port(field: &str) -> String {
     }
 }
 
-struct Expect {
-    out: Outcome,
-    accepted: u64,
+pub(crate) struct Expect {
+    pub(crate) out: Outcome,
+    pub(crate) accepted: u64,
+    /// The top's own read-back (dcqcn_top's window), not an `s_evt_*` event.
+    pub(crate) own: bool,
 }
 
 /// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t is in stage R in
@@ -51,11 +53,11 @@ struct Expect {
 /// that cycle waits while the two-entry response FIFO is full; the response is at the FIFO
 /// head (valid) from the next cycle until taken.
 #[derive(Default)]
-struct Timing {
+pub(crate) struct Timing {
     /// Events taken and not applied yet (predicted), oldest first.
-    pending: VecDeque<Expect>,
-    /// Predicted FIFO contents, head first.
-    fifo: VecDeque<Response>,
+    pub(crate) pending: VecDeque<Expect>,
+    /// Predicted FIFO contents, head first (with the top's `own` mark).
+    pub(crate) fifo: VecDeque<(Response, bool)>,
     /// Cycle and flow of the last event applied.
     last_apply: Option<(u64, u32)>,
     /// Stage X start of `pending[0]`, once known.
@@ -65,22 +67,42 @@ struct Timing {
 impl Timing {
     /// Whether stage X applies `pending[0]` in `cycle`; call once per cycle before the FIFO
     /// pops of that cycle.
-    fn apply(&mut self, cycle: u64, flows: u32) -> Option<Expect> {
+    pub(crate) fn apply(&mut self, cycle: u64, flows: u32) -> Option<Expect> {
+        let start = self.start(flows)?;
         let e = self.pending.front()?;
-        let start = *self.x_start.get_or_insert_with(|| {
-            let after = match self.last_apply {
-                Some((c, f)) if f == e.out.rsp.flow % flows => c + 2,
-                Some((c, _)) => c + 1,
-                None => 0,
-            };
-            (e.accepted + 2).max(after)
-        });
         if cycle + 1 < start + u64::from(e.out.cycles) || self.fifo.len() >= 2 {
             return None;
         }
         self.x_start = None;
         self.last_apply = Some((cycle, e.out.rsp.flow % flows));
         self.pending.pop_front()
+    }
+
+    /// The cycle `pending[0]` enters (or entered) stage X.
+    fn start(&mut self, flows: u32) -> Option<u64> {
+        let e = self.pending.front()?;
+        let after = match self.last_apply {
+            Some((c, f)) if f == e.out.rsp.flow % flows => c + 2,
+            Some((c, _)) => c + 1,
+            None => 0,
+        };
+        Some(*self.x_start.get_or_insert((e.accepted + 2).max(after)))
+    }
+
+    /// Whether the engine (running, no clear pending) takes an event in `cycle`: stage R is
+    /// empty or its event moves to stage X at the end of the cycle. Call after
+    /// [`Timing::apply`] for the cycle.
+    pub(crate) fn ready(&mut self, cycle: u64, flows: u32) -> bool {
+        let Some(start) = self.start(flows) else {
+            return true;
+        };
+        if start <= cycle {
+            // pending[0] is in stage X and stays there this cycle: stage R cannot move.
+            self.pending.len() < 2
+        } else {
+            // pending[0] is in stage R.
+            start == cycle + 1
+        }
     }
 }
 
@@ -94,7 +116,7 @@ struct Ports {
     evt_bytes: RawPort,
     rsp_valid: RawPort,
     rsp_ready: RawPort,
-    rsp: [RawPort; 9],
+    rsp: [RawPort; 10],
     stats: [RawPort; 4],
     busy: RawPort,
 }
@@ -119,14 +141,14 @@ pub struct Bench<M: Model> {
     dut: M,
 }
 
-fn rd(p: &RawPort) -> u64 {
+pub(crate) fn rd(p: &RawPort) -> u64 {
     let mut w = [0u32; 2];
     // SAFETY: the bench owns the model the port points into.
     unsafe { p.get() }.read(&mut w);
     u64::from(w[0]) | u64::from(w[1]) << 32
 }
 
-fn wr(p: &RawPort, v: u64) {
+pub(crate) fn wr(p: &RawPort, v: u64) {
     // SAFETY: as above.
     unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
 }
@@ -159,6 +181,7 @@ impl<M: Model> Bench<M> {
             "m_rsp_alpha",
             "m_rsp_timer_count",
             "m_rsp_time_us",
+            "m_rsp_byte_count",
         ]
         .map(get);
         let stats = [
@@ -234,6 +257,7 @@ impl<M: Model> Bench<M> {
             alpha: v[6] as u32,
             timer_count: v[7] as u32,
             time_us: v[8] as u32,
+            byte_count: v[9] as u32,
         }
     }
 
@@ -321,6 +345,7 @@ impl<M: Model> Bench<M> {
                     timing.pending.push_back(Expect {
                         out,
                         accepted: self.cycle,
+                        own: false,
                     });
                     ops.pop_front();
                     self.total_events += 1;
@@ -346,7 +371,7 @@ impl<M: Model> Bench<M> {
             }
             if valid && ready {
                 let got = self.response();
-                let want = timing.fifo.pop_front().expect("checked above");
+                let want = timing.fifo.pop_front().expect("checked above").0;
                 if got != want {
                     return self.fail(format!("response:\n  RTL   {got:?}\n  model {want:?}"));
                 }
@@ -358,7 +383,7 @@ impl<M: Model> Bench<M> {
                 last_progress = self.cycle;
             }
             if let Some(e) = applied {
-                timing.fifo.push_back(e.out.rsp);
+                timing.fifo.push_back((e.out.rsp, false));
             }
             let s: Vec<u64> = self.ports.stats.iter().map(rd).collect();
             got_stats += Stats {

@@ -60,7 +60,8 @@ pub fn fields(p: &Params) -> Vec<(&'static str, u32)> {
     ]
 }
 
-fn set_field(p: &mut Params, name: &str, v: u32) -> Result<(), String> {
+/// Sets the parameter field `name` (a name of [`fields`]).
+pub fn set_param(p: &mut Params, name: &str, v: u32) -> Result<(), String> {
     match name {
         "algorithm" => p.paper = v != 0,
         "rp_enable" => p.rp_enable = v != 0,
@@ -104,7 +105,7 @@ fn parse_params(words: &[&str]) -> Result<Params, String> {
         let (k, v) = w
             .split_once('=')
             .ok_or_else(|| format!("`{w}`: expected NAME=VALUE"))?;
-        set_field(
+        set_param(
             &mut p,
             k,
             v.parse().map_err(|_| format!("`{w}`: bad value"))?,

@@ -16,3 +16,9 @@ pub use models::*;
 
 pub mod bench;
 pub mod case;
+pub mod top;
+
+/// The dcqcn map's register table (from `build.rs`).
+pub mod regs {
+    include!(concat!(env!("OUT_DIR"), "/regs.rs"));
+}

@@ -181,6 +181,8 @@ pub struct Response {
     pub alpha: u32,
     pub timer_count: u32,
     pub time_us: u32,
+    /// Byte-counter increase events since the last cut (`m_rsp_byte_count`).
+    pub byte_count: u32,
 }
 
 /// Statistics pulses one event produced.
@@ -464,6 +466,7 @@ fn apply(
         alpha: f.alpha,
         timer_count: f.tc,
         time_us: now,
+        byte_count: f.bc,
     };
     (rsp, st)
 }
@@ -658,5 +661,133 @@ impl Prescaler {
         } else if cpu != 0 {
             self.count = (self.count + 1) & 0xfff;
         }
+    }
+}
+
+/// `rp_state.stage` values (the map's enum `rp_stage`).
+pub const STAGE_FAST_RECOVERY: u32 = 0;
+pub const STAGE_ADDITIVE: u32 = 1;
+pub const STAGE_HYPER: u32 = 2;
+
+/// The stage a flow's next increase event uses, from its timer and byte counts: mlx5 by the
+/// larger count (below F fast recovery, at F additive, above F hyper); PAPER fast recovery
+/// while both are below F, hyper when both are above F, else additive.
+pub fn stage(p: &Params, timer_count: u32, byte_count: u32) -> u32 {
+    let p = &p.masked();
+    let f = Flow {
+        tc: timer_count,
+        bc: byte_count,
+        ..Flow::default()
+    };
+    let (hi, lo) = counts(p, &f);
+    let thr = p.rpg_threshold;
+    if hi < thr {
+        STAGE_FAST_RECOVERY
+    } else if p.paper {
+        if lo > thr {
+            STAGE_HYPER
+        } else {
+            STAGE_ADDITIVE
+        }
+    } else if hi == thr {
+        STAGE_ADDITIVE
+    } else {
+        STAGE_HYPER
+    }
+}
+
+/// The per-flow read-back window of `dcqcn_top` as software reads it: the register words of
+/// `rp_rate`, `rp_target`, `rp_current`, `rp_timer`, `rp_state` and `rp_flow_sel.ready`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Window {
+    pub ready: bool,
+    pub rp_rate: u32,
+    pub rp_target: u32,
+    pub rp_current: u32,
+    pub rp_timer: u32,
+    pub rp_state: u32,
+}
+
+impl Window {
+    /// The window loaded from a read-back's response: rates in Mb/s rounded down, alpha with
+    /// 24 fractional bits, the counts, the stage (with the parameters at that moment) and
+    /// `cnp_seen` in bit 31 of `rp_state`.
+    pub fn of(p: &Params, r: &Response) -> Window {
+        Window {
+            ready: true,
+            rp_rate: r.rc >> 8,
+            rp_target: r.rt >> 8,
+            rp_current: r.alpha,
+            rp_timer: r.timer_count,
+            rp_state: r.byte_count
+                | stage(p, r.timer_count, r.byte_count) << 16
+                | u32::from(r.seen) << 31,
+        }
+    }
+    /// A flow at or beyond the engine's number of flows: zeros, ready.
+    pub fn beyond() -> Window {
+        Window {
+            ready: true,
+            ..Window::default()
+        }
+    }
+    /// The `rp_flow_sel` word for the selected `flow`.
+    pub fn flow_sel(&self, flow: u32) -> u32 {
+        flow & 0xffff | u32::from(self.ready) << 31
+    }
+}
+
+/// The window's control in `dcqcn_top`, cycle by cycle: a write of `rp_flow_sel` makes a
+/// read-back pending (writes merge until it is taken) and drops `ready`; the pending read-back
+/// takes the engine's input before `s_evt_*`; only the response of the newest selection's
+/// read-back loads the window (older ones still in the engine are stale).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Selector {
+    /// A read-back of the selected flow waits for the engine.
+    pub pend: bool,
+    /// The window's read-backs in the engine.
+    pub out: u32,
+    /// How many of them (the oldest) are for an older selection.
+    pub stale: u32,
+    pub window: Window,
+}
+
+impl Selector {
+    /// Whether the window claims the engine's input this cycle (`room`: the engine holds fewer
+    /// than four events).
+    pub fn request(&self, in_range: bool, room: bool) -> bool {
+        self.pend && in_range && room
+    }
+
+    /// The end of one cycle: `write` (rp_flow_sel written), `issued` (the engine took the
+    /// window's read-back), `own` (the window's response taken this cycle).
+    pub fn clock(
+        &mut self,
+        p: &Params,
+        write: bool,
+        issued: bool,
+        in_range: bool,
+        own: Option<&Response>,
+    ) {
+        let out = self.out + u32::from(issued) - u32::from(own.is_some());
+        if write {
+            self.pend = true;
+            self.window.ready = false;
+            self.stale = out;
+        } else {
+            let zero = self.pend && !in_range;
+            if issued || zero {
+                self.pend = false;
+            }
+            match own {
+                Some(_) if self.stale > 0 => self.stale -= 1,
+                Some(r) => self.window = Window::of(p, r),
+                None => {}
+            }
+            if zero {
+                self.window = Window::beyond();
+            }
+        }
+        self.out = out;
     }
 }

@@ -155,6 +155,7 @@ pub fn simulate<M: Model>(
         "m_rsp_alpha",
         "m_rsp_timer_count",
         "m_rsp_time_us",
+        "m_rsp_byte_count",
     ]
     .map(port)
     .into_iter()
@@ -226,6 +227,7 @@ pub fn simulate<M: Model>(
                 alpha: v[6] as u32,
                 timer_count: v[7] as u32,
                 time_us: v[8] as u32,
+                byte_count: v[9] as u32,
             };
             let Some((want, is_read, _)) = expect.pop_front() else {
                 return Err(format!(
