@@ -318,8 +318,8 @@ def main():
     designs = exact or [d for d in DESIGNS if args.only in d[0]]
     rdmagen = os.path.join(ROOT, "target", "release", "rdmagen")
     if any("/" in f for d in designs for f in d[2]):
-        if not os.path.exists(rdmagen):
-            sys.exit("bench-hw: target/release/rdmagen missing; run `cargo build --release -p rdmagen`")
+        # Built here so the variants come from the checked-out generator, not an older binary.
+        subprocess.run(["cargo", "build", "-q", "--release", "-p", "rdmagen"], cwd=ROOT, check=True)
         generate_variants(rdmagen)
     missing = [f for d in designs for f in d[2] if not os.path.exists(rtl_path(f))]
     if missing:
