@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyDict, PyList};
 use rdmagen_refmodel::roce::{DropReason, RxConfig, RxOutcome, Verdict};
-use rdmagen_refmodel::rxqp::{st, state, RxKey, RxQp, RxQpModel};
+use rdmagen_refmodel::rxqp::{aeth, st, state, AckRequest, RxKey, RxQp, RxQpModel};
 
 /// Verdict names, by code (the `m_hdr_verdict` encoding); `rdmagen sim rx-parser`'s words.
 const VERDICTS: [&str; 5] = ["accept", "duplicate", "nak_seq", "nak_access", "drop"];
@@ -280,6 +280,9 @@ pub struct PyRxVerdict {
     cnp_event: Option<(u8, u32)>,
     /// (vf, qpn) of the `ce_*` pulse: an accepted frame with ECN = 11 while `ce_event_en`.
     ce_event: Option<(u8, u32)>,
+    /// The `m_ack_*` request raised with the verdict, (AETH syndrome, PSN of the answer):
+    /// 0x1F ACK, 0x60 NAK PSN sequence error, 0x62 NAK remote access error; else None.
+    ack: Option<(u8, u32)>,
 }
 
 /// The `m_hdr_*` fields, in port order (without the prefix).
@@ -346,7 +349,7 @@ impl PyRxVerdict {
     }
 
     /// The fields of one `rdmagen sim rx-parser` output line (without `frame`): verdict,
-    /// reason, vf, qpn, opcode, psn, va, rkey, dmalen, ecn_ce, cnp.
+    /// reason, vf, qpn, opcode, psn, va, rkey, dmalen, ecn_ce, cnp, ack.
     fn sim_line<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("verdict", self.verdict)?;
@@ -360,6 +363,23 @@ impl PyRxVerdict {
         d.set_item("dmalen", self.dma_len)?;
         d.set_item("ecn_ce", self.ecn_ce)?;
         d.set_item("cnp", self.cnp)?;
+        let ack = match self.ack {
+            Some((syndrome, psn)) => {
+                let a = PyDict::new(py);
+                let kind = match syndrome {
+                    aeth::ACK => "ack",
+                    aeth::NAK_PSN_SEQ => "nak_seq",
+                    aeth::NAK_REMOTE_ACCESS => "nak_access",
+                    _ => "?",
+                };
+                a.set_item("kind", kind)?;
+                a.set_item("syndrome", syndrome)?;
+                a.set_item("psn", psn)?;
+                Some(a)
+            }
+            None => None,
+        };
+        d.set_item("ack", ack)?;
         Ok(d)
     }
 
@@ -462,7 +482,7 @@ impl PyRxModel {
         Ok(())
     }
 
-    fn verdict_of(&self, o: &RxOutcome) -> PyRxVerdict {
+    fn verdict_of(&self, o: &RxOutcome, ack: Option<&AckRequest>) -> PyRxVerdict {
         let f = &o.fields;
         let accept = o.verdict == Verdict::Accept;
         let ev = |on: bool| on.then_some((f.vf, f.qpn));
@@ -490,6 +510,7 @@ impl PyRxModel {
             payload_len: f.payload_len,
             cnp_event: ev(accept && f.cnp && self.cnp_event_en),
             ce_event: ev(accept && f.ecn_ce && self.ce_event_en),
+            ack: ack.map(|a| (a.syndrome, a.psn)),
         }
     }
 
@@ -581,8 +602,8 @@ impl PyRxModel {
     /// as the write-back does, and the counters.
     #[pyo3(signature = (frame, vf = 0, bad_fcs = false))]
     fn receive(&mut self, frame: PyBackedBytes, vf: u8, bad_fcs: bool) -> PyRxVerdict {
-        let o = self.model.receive(&frame, bad_fcs, vf);
-        let v = self.verdict_of(&o);
+        let (o, ack) = self.model.receive_with_ack(&frame, bad_fcs, vf);
+        let v = self.verdict_of(&o, ack.as_ref());
         self.count("frames_seen");
         match o.verdict {
             Verdict::Drop => {

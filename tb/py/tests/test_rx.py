@@ -118,6 +118,7 @@ def test_scapy_frames_decode_to_their_fields():
     assert (v.vf, v.qpn, v.opcode, v.psn, v.se, v.ack_req, v.pad, v.payload_len) == (
         VF, RC, 0x04, 0xFFFFFE, True, True, 3, 37)
     assert v.cnp_event is None and v.ce_event is None
+    assert v.ack == (0x1F, 0xFFFFFE)  # AckReq on an accepted RC SEND: ACK with its PSN
     # WRITE FIRST with a RETH inside the key's region: accepted; the PSN wraps.
     v = m.receive(frame(0x06, RC, 0xFFFFFF, reth(VA + 8, RKEY, 0x100), payload), vf=VF)
     assert (v.verdict, v.va, v.rkey, v.dma_len) == ("accept", VA + 8, RKEY, 0x100)
@@ -143,7 +144,8 @@ def test_rc_psn_window_and_nak_sent():
     m.receive(frame(0x04, RC, 0xFFFFFE), vf=VF)  # ePSN -> 0xFFFFFF
     assert m.receive(frame(0x04, RC, 0xFFFFFE), vf=VF).verdict == "duplicate"
     assert m.receive(frame(0x04, RC, 0x7FFFFF), vf=VF).verdict == "duplicate", "half behind"
-    assert m.receive(frame(0x04, RC, 3), vf=VF).verdict == "nak_seq"
+    v = m.receive(frame(0x04, RC, 3), vf=VF)
+    assert (v.verdict, v.ack) == ("nak_seq", (0x60, 0xFFFFFF)), "NAK PSN sequence error with ePSN"
     assert m.qp(VF, RC)["nak_sent"]
     v = m.receive(frame(0x04, RC, 4), vf=VF)
     assert (v.verdict, v.reason) == ("drop", "psn_seq")

@@ -530,6 +530,12 @@ class RxLastDrop(TypedDict):
     qpn: int
 
 @type_check_only
+class RxAck(TypedDict):
+    kind: Literal["ack", "nak_seq", "nak_access"]
+    syndrome: int
+    psn: int
+
+@type_check_only
 class RxSimLine(TypedDict):
     verdict: _Verdict
     reason: str
@@ -542,6 +548,7 @@ class RxSimLine(TypedDict):
     dmalen: int
     ecn_ce: bool
     cnp: bool
+    ack: RxAck | None
 
 @final
 class RxVerdict:
@@ -594,6 +601,10 @@ class RxVerdict:
     def cnp_event(self) -> tuple[int, int] | None: ...
     @property
     def ce_event(self) -> tuple[int, int] | None: ...
+    @property
+    def ack(self) -> tuple[int, int] | None:
+        """The ``m_ack_*`` request raised with the verdict, (AETH syndrome, PSN): 0x1F ACK,
+        0x60 NAK PSN sequence error, 0x62 NAK remote access error; None when none."""
     def hdr(self) -> dict[str, int]:
         """The ``m_hdr_*`` values by port name without the prefix (a drop: only verdict,
         reason, vf, opcode, qpn)."""
