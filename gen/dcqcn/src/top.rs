@@ -757,14 +757,10 @@ mod tests {
         std::fs::read_to_string(path).expect("the dcqcn map")
     }
 
+    // Parsed from memory: the tests run in parallel in one process, so a shared temp
+    // file would race.
     fn load(text: &str) -> RegMap {
-        let dir = std::env::temp_dir().join(format!("rdmagen-dcqcn-top-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("dcqcn.yaml");
-        std::fs::write(&path, text).expect("write map");
-        let map = rdmagen_regmap::load(&path).expect("map loads");
-        let _ = std::fs::remove_dir_all(&dir);
-        map
+        rdmagen_regmap::parse("dcqcn.yaml", text).expect("map loads")
     }
 
     fn opts() -> Options {
