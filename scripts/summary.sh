@@ -9,8 +9,9 @@ read -r cp cf < <(awk '/^test result:/ { p += $4; f += $6 } END { print p + 0, f
 # scripts/regress.sh ends with `regress: N passed, N failed`; a log without it counts as a failure.
 read -r gp gf < <(awk '/^regress: [0-9]+ passed, [0-9]+ failed$/ { p = $2; f = $4; seen = 1 }
   END { if (seen) print p + 0, f + 0; else print 0, 1 }' "$regress_log")
+# `FAIL ` with the space: pytest's own `FAILED test::name` lines are counted below, not here.
 rp=$(cat "$@" | grep -c '^ok ' || true)
-rf=$(cat "$@" | grep -c '^FAIL' || true)
+rf=$(cat "$@" | grep -c '^FAIL ' || true)
 # pytest's closing line (`N passed[, M failed] in Ts`) and sim/cocotb/run.py's
 # (`cocotb SIM: N passed, M failed`).
 read -r yp yf < <(cat "$@" | awk '/^cocotb [a-z]+: [0-9]+ passed, [0-9]+ failed$/ { p += $3; f += $5 }
