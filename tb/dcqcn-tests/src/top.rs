@@ -15,7 +15,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
-use rdmagen_harness::axil::{AxiLiteMaster, AxiLitePins, Event as LiteEvent, Timing as LiteTiming};
+use rdmagen_harness::axil::{AxiLiteMaster, Event as LiteEvent, RawLite, Timing as LiteTiming};
 use rdmagen_harness::stall::{split_seed, Profile, Stall};
 use rdmagen_harness::{Model, RawPort};
 use rdmagen_refmodel::dcqcn::{Engine, Kind, Params, Prescaler, Response, Selector};
@@ -145,74 +145,6 @@ pub fn top_strategy(flows: u32, max_ops: usize) -> impl Strategy<Value = TopCase
         })
 }
 
-struct Lite {
-    p: Vec<RawPort>,
-}
-
-const LITE: [&str; 19] = [
-    "s_axil_awaddr",
-    "s_axil_awprot",
-    "s_axil_awvalid",
-    "s_axil_awready",
-    "s_axil_wdata",
-    "s_axil_wstrb",
-    "s_axil_wvalid",
-    "s_axil_wready",
-    "s_axil_bresp",
-    "s_axil_bvalid",
-    "s_axil_bready",
-    "s_axil_araddr",
-    "s_axil_arprot",
-    "s_axil_arvalid",
-    "s_axil_arready",
-    "s_axil_rdata",
-    "s_axil_rresp",
-    "s_axil_rvalid",
-    "s_axil_rready",
-];
-
-impl AxiLitePins for Lite {
-    fn data_bytes(&self) -> usize {
-        4
-    }
-    fn set_aw(&self, valid: bool, addr: u64) {
-        wr(&self.p[2], u64::from(valid));
-        wr(&self.p[0], addr);
-        wr(&self.p[1], 0);
-    }
-    fn set_w(&self, valid: bool, data: u64, strb: u8) {
-        wr(&self.p[6], u64::from(valid));
-        wr(&self.p[4], data);
-        wr(&self.p[5], u64::from(strb));
-    }
-    fn set_bready(&self, ready: bool) {
-        wr(&self.p[10], u64::from(ready));
-    }
-    fn set_ar(&self, valid: bool, addr: u64) {
-        wr(&self.p[13], u64::from(valid));
-        wr(&self.p[11], addr);
-        wr(&self.p[12], 0);
-    }
-    fn set_rready(&self, ready: bool) {
-        wr(&self.p[18], u64::from(ready));
-    }
-    fn awready(&self) -> bool {
-        rd(&self.p[3]) == 1
-    }
-    fn wready(&self) -> bool {
-        rd(&self.p[7]) == 1
-    }
-    fn arready(&self) -> bool {
-        rd(&self.p[14]) == 1
-    }
-    fn b(&self) -> Option<u8> {
-        (rd(&self.p[9]) == 1).then(|| rd(&self.p[8]) as u8)
-    }
-    fn r(&self) -> Option<(u64, u8)> {
-        (rd(&self.p[17]) == 1).then(|| (rd(&self.p[15]), rd(&self.p[16]) as u8))
-    }
-}
-
 struct EvtPorts {
     valid: RawPort,
     ready: RawPort,
@@ -226,7 +158,7 @@ struct EvtPorts {
 
 /// The top and the model, stepped one cycle at a time.
 pub struct TopBench<M: Model> {
-    lite: Lite,
+    lite: RawLite,
     ports: EvtPorts,
     axi: AxiLiteMaster,
     pub model: Engine,
@@ -285,9 +217,8 @@ impl<M: Model> TopBench<M> {
             // SAFETY: the bench owns `dut` and drops the ports with it.
             Ok(unsafe { p.detach() })
         };
-        let lite = Lite {
-            p: LITE.iter().map(|n| get(n)).collect::<Result<_, _>>()?,
-        };
+        // SAFETY: the bench owns `dut` and drops `lite` with it.
+        let lite = unsafe { RawLite::find("s_axil_", get) }?;
         let rsp: Vec<RawPort> = [
             "m_rsp_kind",
             "m_rsp_flow",

@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use crate::port::RawPort;
 use crate::stall::{split_seed, Profile, Stall};
 
 /// What the master needs from an AXI4-Lite slave's pins.
@@ -25,6 +26,94 @@ pub trait AxiLitePins {
     fn b(&self) -> Option<u8>;
     /// `Some((data, resp))` while `rvalid`.
     fn r(&self) -> Option<(u64, u8)>;
+}
+
+/// The 19 pins of an AXI4-Lite slave, by their names after the prefix (`s_axil_`).
+pub const LITE_PINS: [&str; 19] = [
+    "awaddr", "awprot", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp",
+    "bvalid", "bready", "araddr", "arprot", "arvalid", "arready", "rdata", "rresp", "rvalid",
+    "rready",
+];
+
+/// An AXI4-Lite slave with a 32-bit data bus reached through a model's detached ports: the
+/// [`AxiLitePins`] of a bench that finds its ports by name at run time.
+pub struct RawLite {
+    p: [RawPort; 19],
+}
+
+impl RawLite {
+    /// The slave whose pins are `prefix` + each of [`LITE_PINS`]; `port` finds a pin by its
+    /// full name.
+    ///
+    /// # Safety
+    /// The model the ports come from must outlive the returned value, and its methods must
+    /// be called only between evaluations of the model.
+    pub unsafe fn find<E>(
+        prefix: &str,
+        mut port: impl FnMut(&str) -> Result<RawPort, E>,
+    ) -> Result<RawLite, E> {
+        let mut p = Vec::with_capacity(LITE_PINS.len());
+        for name in LITE_PINS {
+            p.push(port(&format!("{prefix}{name}"))?);
+        }
+        Ok(RawLite {
+            p: p.try_into().unwrap_or_else(|_| unreachable!("19 pins")),
+        })
+    }
+
+    fn rd(&self, pin: usize) -> u64 {
+        let mut w = [0u32; 2];
+        // SAFETY: promised by the caller of `find`.
+        unsafe { self.p[pin].get() }.read(&mut w);
+        u64::from(w[0]) | u64::from(w[1]) << 32
+    }
+
+    fn wr(&self, pin: usize, v: u64) {
+        // SAFETY: promised by the caller of `find`.
+        unsafe { self.p[pin].get() }.write(&[v as u32, (v >> 32) as u32]);
+    }
+}
+
+impl AxiLitePins for RawLite {
+    fn data_bytes(&self) -> usize {
+        4
+    }
+    fn set_aw(&self, valid: bool, addr: u64) {
+        self.wr(2, u64::from(valid));
+        self.wr(0, addr);
+        self.wr(1, 0);
+    }
+    fn set_w(&self, valid: bool, data: u64, strb: u8) {
+        self.wr(6, u64::from(valid));
+        self.wr(4, data);
+        self.wr(5, u64::from(strb));
+    }
+    fn set_bready(&self, ready: bool) {
+        self.wr(10, u64::from(ready));
+    }
+    fn set_ar(&self, valid: bool, addr: u64) {
+        self.wr(13, u64::from(valid));
+        self.wr(11, addr);
+        self.wr(12, 0);
+    }
+    fn set_rready(&self, ready: bool) {
+        self.wr(18, u64::from(ready));
+    }
+    fn awready(&self) -> bool {
+        self.rd(3) == 1
+    }
+    fn wready(&self) -> bool {
+        self.rd(7) == 1
+    }
+    fn arready(&self) -> bool {
+        self.rd(14) == 1
+    }
+    fn b(&self) -> Option<u8> {
+        (self.rd(9) == 1).then(|| self.rd(8) as u8)
+    }
+    fn r(&self) -> Option<(u64, u8)> {
+        (self.rd(17) == 1).then(|| (self.rd(15), self.rd(16) as u8))
+    }
 }
 
 pub const OKAY: u8 = 0;

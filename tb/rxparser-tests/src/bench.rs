@@ -7,7 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use proptest::prelude::*;
-use rdmagen_harness::axil::AxiLitePins;
+use rdmagen_harness::axil::RawLite;
 use rdmagen_harness::axil::{AxiLiteMaster, Event, Timing};
 use rdmagen_harness::axis::{beats, Beat};
 use rdmagen_harness::stall::{split_seed, Profile, Stall};
@@ -502,10 +502,11 @@ impl<M: Model> Bench<M> {
     }
 
     /// The AXI4-Lite slave under `prefix`: `s_axil_` (the parser's CSRs) or `qpc_s_axil_`.
-    fn lite(&self, prefix: &str) -> Lite {
-        Lite {
-            p: LITE.map(|n| *self.pin(&format!("{prefix}{n}"))),
-        }
+    fn lite(&self, prefix: &str) -> RawLite {
+        let found = |name: &str| Ok::<_, std::convert::Infallible>(*self.pin(name));
+        // SAFETY: the ports belong to the model this value owns; they are used between
+        // evaluations only.
+        unsafe { RawLite::find(prefix, found) }.unwrap_or_else(|never| match never {})
     }
 
     fn pin(&self, name: &str) -> &RawPort {
@@ -1232,70 +1233,6 @@ fn layouts() -> (Layout, MkLayout) {
         };
     }
     L.with(|l| l.clone())
-}
-
-/// An AXI4-Lite slave of the top (the parser's or the QPC's CSR block).
-pub struct Lite {
-    p: [RawPort; 19],
-}
-
-const LITE: [&str; 19] = [
-    "awaddr", "awprot", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp",
-    "bvalid", "bready", "araddr", "arprot", "arvalid", "arready", "rdata", "rresp", "rvalid",
-    "rready",
-];
-
-fn rd(p: &RawPort) -> u64 {
-    let mut w = [0u32; 2];
-    // SAFETY: the bench owns the model; ports are only touched between evaluations.
-    unsafe { p.get() }.read(&mut w);
-    u64::from(w[0]) | u64::from(w[1]) << 32
-}
-fn wr(p: &RawPort, v: u64) {
-    // SAFETY: see `rd`.
-    unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
-}
-
-impl AxiLitePins for Lite {
-    fn data_bytes(&self) -> usize {
-        4
-    }
-    fn set_aw(&self, valid: bool, addr: u64) {
-        wr(&self.p[2], u64::from(valid));
-        wr(&self.p[0], addr);
-        wr(&self.p[1], 0);
-    }
-    fn set_w(&self, valid: bool, data: u64, strb: u8) {
-        wr(&self.p[6], u64::from(valid));
-        wr(&self.p[4], data);
-        wr(&self.p[5], u64::from(strb));
-    }
-    fn set_bready(&self, ready: bool) {
-        wr(&self.p[10], u64::from(ready));
-    }
-    fn set_ar(&self, valid: bool, addr: u64) {
-        wr(&self.p[13], u64::from(valid));
-        wr(&self.p[11], addr);
-        wr(&self.p[12], 0);
-    }
-    fn set_rready(&self, ready: bool) {
-        wr(&self.p[18], u64::from(ready));
-    }
-    fn awready(&self) -> bool {
-        rd(&self.p[3]) == 1
-    }
-    fn wready(&self) -> bool {
-        rd(&self.p[7]) == 1
-    }
-    fn arready(&self) -> bool {
-        rd(&self.p[14]) == 1
-    }
-    fn b(&self) -> Option<u8> {
-        (rd(&self.p[9]) == 1).then(|| rd(&self.p[8]) as u8)
-    }
-    fn r(&self) -> Option<(u64, u8)> {
-        (rd(&self.p[17]) == 1).then(|| (rd(&self.p[15]), rd(&self.p[16]) as u8))
-    }
 }
 
 pub fn hex(b: &[u8]) -> String {

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use rdmagen_harness::axil::{AxiLiteMaster, AxiLitePins, Event, Timing};
+use rdmagen_harness::axil::{AxiLiteMaster, Event, RawLite, Timing};
 use rdmagen_harness::axis::{AxisInPins, AxisSource, Beat, SourceEvent};
 use rdmagen_harness::stall::{Profile, Stall};
 use rdmagen_harness::{Model, RawPort};
@@ -191,10 +191,11 @@ impl<M: Model> Rig<M> {
         self.sink = Stall::new(seed ^ 0x5eed, backpressure);
     }
 
-    fn lite(&self, prefix: &str) -> Lite {
-        Lite {
-            p: LITE.map(|n| self.pins[format!("{prefix}{n}").as_str()]),
-        }
+    fn lite(&self, prefix: &str) -> RawLite {
+        let found = |name: &str| Ok::<_, std::convert::Infallible>(self.pins[name]);
+        // SAFETY: the ports belong to the model this value owns; they are used between
+        // evaluations only.
+        unsafe { RawLite::find(prefix, found) }.unwrap_or_else(|never| match never {})
     }
 
     fn get(&self, name: &str) -> u64 {
@@ -394,59 +395,6 @@ fn layouts() -> Result<(Layout, MkLayout), String> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps/qpc.yaml");
     let map = rdmagen_regmap::load(std::path::Path::new(path)).map_err(|e| e.to_string())?;
     Ok((Layout::of(&map)?, MkLayout::of(&map)?))
-}
-
-const LITE: [&str; 19] = [
-    "awaddr", "awprot", "awvalid", "awready", "wdata", "wstrb", "wvalid", "wready", "bresp",
-    "bvalid", "bready", "araddr", "arprot", "arvalid", "arready", "rdata", "rresp", "rvalid",
-    "rready",
-];
-
-/// An AXI4-Lite slave of the top (the parser's CSRs or the QPC's).
-struct Lite {
-    p: [RawPort; 19],
-}
-
-impl AxiLitePins for Lite {
-    fn data_bytes(&self) -> usize {
-        4
-    }
-    fn set_aw(&self, valid: bool, addr: u64) {
-        wr(&self.p[2], u64::from(valid));
-        wr(&self.p[0], addr);
-        wr(&self.p[1], 0);
-    }
-    fn set_w(&self, valid: bool, data: u64, strb: u8) {
-        wr(&self.p[6], u64::from(valid));
-        wr(&self.p[4], data);
-        wr(&self.p[5], u64::from(strb));
-    }
-    fn set_bready(&self, ready: bool) {
-        wr(&self.p[10], u64::from(ready));
-    }
-    fn set_ar(&self, valid: bool, addr: u64) {
-        wr(&self.p[13], u64::from(valid));
-        wr(&self.p[11], addr);
-        wr(&self.p[12], 0);
-    }
-    fn set_rready(&self, ready: bool) {
-        wr(&self.p[18], u64::from(ready));
-    }
-    fn awready(&self) -> bool {
-        rd(&self.p[3]) == 1
-    }
-    fn wready(&self) -> bool {
-        rd(&self.p[7]) == 1
-    }
-    fn arready(&self) -> bool {
-        rd(&self.p[14]) == 1
-    }
-    fn b(&self) -> Option<u8> {
-        (rd(&self.p[9]) == 1).then(|| rd(&self.p[8]) as u8)
-    }
-    fn r(&self) -> Option<(u64, u8)> {
-        (rd(&self.p[17]) == 1).then(|| (rd(&self.p[15]), rd(&self.p[16]) as u8))
-    }
 }
 
 const AXIS: [&str; 6] = [
