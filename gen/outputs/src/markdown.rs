@@ -1,9 +1,13 @@
 //! The Markdown register reference of a map: address map, parameters, every register with a
 //! bit-field picture and a field table, enums, memories and spaces.
 //!
-//! Pictures are separate SVG files (one per register, named after [`Placed::flat_name`]) in a
-//! directory named after the block beside the Markdown file, linked relatively.
+//! Pictures are separate SVG files in a directory named after the block beside the Markdown
+//! file, linked relatively: one per distinct layout, named after [`Placed::flat_name`] of the
+//! first register drawn that way. Registers with the same width and fields (the per-function
+//! copies of a NIC map written flat) share it, so a 4096-register map writes a handful of
+//! pictures instead of 4096 files; each register's section still shows its picture.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use rdmagen_regmap::{Access, ByteOrder, Count, Field, MemField, RegMap, Register};
@@ -20,7 +24,8 @@ pub struct Document {
     pub markdown: String,
     /// Directory of the pictures, relative to the Markdown file: the block name.
     pub picture_dir: String,
-    /// `(file name, SVG text)` of every register picture, in map order.
+    /// `(file name, SVG text)` of every distinct register picture, in map order of the first
+    /// register drawn that way.
     pub pictures: Vec<(String, String)>,
 }
 
@@ -28,7 +33,10 @@ pub struct Document {
 pub fn generate(map: &RegMap, opts: &Options) -> Document {
     let digits = offset_digits(map);
     let mut md = String::with_capacity(8192 + 1024 * map.items.len());
-    let mut pictures = Vec::new();
+    // Distinct layouts: key -> index in `drawn`, which holds the first register drawn that way
+    // and how many registers share its picture.
+    let mut layouts: HashMap<String, usize> = HashMap::new();
+    let mut drawn: Vec<(String, Placed<'_>, usize)> = Vec::new();
     let placed: Vec<Placed<'_>> = placed_registers(map).collect();
 
     let _ = writeln!(md, "# `{}` register reference\n", map.block);
@@ -142,10 +150,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
         } else {
             current_group = None;
         }
-        let file = format!("{}.svg", p.flat_name());
-        register_section(&mut md, map, p, digits, &file);
-        pictures.push((file, register_picture(p).render()));
+        let index = *layouts.entry(picture_key(p.reg)).or_insert_with(|| {
+            drawn.push((format!("{}.svg", p.flat_name()), *p, 0));
+            drawn.len() - 1
+        });
+        drawn[index].2 += 1;
+        register_section(&mut md, map, p, digits, &drawn[index].0);
     }
+    let pictures = drawn
+        .into_iter()
+        .map(|(file, p, users)| (file, register_picture(&p, users).render()))
+        .collect();
 
     enums(&mut md, map);
     memories(&mut md, map);
@@ -482,10 +497,29 @@ fn bit_number(bit: u32) -> String {
     s
 }
 
-/// The bit-field picture of a register: rows of 32 bits, most significant first; fields with
-/// name, access and reset, reserved bits shaded; names that do not fit their box are called
-/// out below the row.
-pub fn register_picture(p: &Placed<'_>) -> Svg {
+/// Everything [`register_picture`] draws, except the title: registers with equal keys have
+/// the same picture.
+fn picture_key(reg: &Register) -> String {
+    let mut key = String::with_capacity(16 + 32 * reg.fields.len());
+    let _ = write!(key, "{}", reg.width);
+    for f in &reg.fields {
+        let _ = write!(
+            key,
+            "|{} {} {} {} {:?}",
+            f.name,
+            f.msb,
+            f.lsb,
+            access_label(f),
+            field_reset(f)
+        );
+    }
+    key
+}
+
+/// The bit-field picture of a register and of the `users - 1` registers after it laid out the
+/// same way: rows of 32 bits, most significant first; fields with name, access and reset,
+/// reserved bits shaded; names that do not fit their box are called out below the row.
+pub fn register_picture(p: &Placed<'_>, users: usize) -> Svg {
     let reg = p.reg;
     let rows: Vec<(u32, u32)> = if reg.width == 64 {
         vec![(63, 32), (31, 0)]
@@ -631,11 +665,19 @@ pub fn register_picture(p: &Placed<'_>) -> Svg {
         }
         y = bottom + 10 + callouts.len() as i32 * LABEL_STEP;
     }
-    let mut svg = Svg::new(
-        right,
-        y + 4,
-        format!("Bit fields of register {}", p.dotted_name()),
-    );
+    let title = match users {
+        0 | 1 => format!("Bit fields of register {}", p.dotted_name()),
+        2 => format!(
+            "Bit fields of register {} and of 1 other register with the same fields",
+            p.dotted_name()
+        ),
+        n => format!(
+            "Bit fields of register {} and of {} other registers with the same fields",
+            p.dotted_name(),
+            n - 1
+        ),
+    };
+    let mut svg = Svg::new(right, y + 4, title);
     for e in elements {
         svg.push(e);
     }
