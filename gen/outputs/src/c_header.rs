@@ -388,7 +388,7 @@ impl Header {
             Some(_) => "_ELEMENT_OFFSET",
         };
         let mut bytes = String::with_capacity(4);
-        push_decimal(&mut bytes, u64::from(r.bytes()));
+        push_decimal(&mut bytes, r.bytes());
         self.assert_parts(
             &[&reg_name, offset, " % ", &bytes, "u == 0u"],
             &[&what, " is aligned"],
@@ -420,7 +420,15 @@ impl Header {
                 resets.push_str(" | ");
             }
             for piece in [
-                "((uint64_t)", &reg_name, "_", u, "_RESET << ", &reg_name, "_", u, "_SHIFT)",
+                "((uint64_t)",
+                &reg_name,
+                "_",
+                u,
+                "_RESET << ",
+                &reg_name,
+                "_",
+                u,
+                "_SHIFT)",
             ] {
                 resets.push_str(piece);
             }
@@ -464,14 +472,25 @@ impl Header {
             self.define_suffixed(&name, "_RESET", &lit(reset, wide));
             self.assert_parts(
                 &[
-                    "(", &name, "_RESET & ~(", &name, "_MASK >> ", &name, "_SHIFT)) == 0u",
+                    "(",
+                    &name,
+                    "_RESET & ~(",
+                    &name,
+                    "_MASK >> ",
+                    &name,
+                    "_SHIFT)) == 0u",
                 ],
                 &[reg_path, ".", &f.name, " reset fits the field"],
             );
         }
         self.assert_parts(
             &[
-                "(", &name, "_MASK >> ", &name, "_SHIFT) == ((1ull << (", &name,
+                "(",
+                &name,
+                "_MASK >> ",
+                &name,
+                "_SHIFT) == ((1ull << (",
+                &name,
                 "_WIDTH - 1u)) * 2u - 1u)",
             ],
             &[reg_path, ".", &f.name, " mask matches its width"],

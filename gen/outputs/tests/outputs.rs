@@ -174,7 +174,9 @@ fn registers_drawn_alike_share_one_picture() {
     assert!(doc.pictures[0].1.contains(
         "<title>Bit fields of register a and of 2 other registers with the same fields</title>"
     ));
-    assert!(doc.pictures[1].1.contains("<title>Bit fields of register c</title>"));
+    assert!(doc.pictures[1]
+        .1
+        .contains("<title>Bit fields of register c</title>"));
 }
 
 #[test]
