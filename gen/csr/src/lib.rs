@@ -222,16 +222,22 @@ impl<'a> Gen<'a> {
 
     fn hw_ports(&mut self) {
         for (g, r) in self.map.registers() {
-            let title = match g {
-                Some(g) => format!(
-                    "{}[].{} @ {:#05x} + i * {:#x}",
-                    g.name,
-                    r.name,
-                    g.offset + r.offset,
-                    g.stride
-                ),
-                None => format!("{} @ {:#05x}", r.name, r.offset),
-            };
+            // `{name} @ {offset:#05x}`, in a group `{g}[].{name} @ {offset:#05x} + i * {stride:#x}`.
+            let mut title = String::with_capacity(48);
+            match g {
+                Some(g) => {
+                    title.push_str(&cat(&g.name, "[].", &r.name));
+                    title.push_str(" @ ");
+                    push_hex(&mut title, g.offset + r.offset, 3);
+                    title.push_str(" + i * ");
+                    push_hex(&mut title, g.stride, 1);
+                }
+                None => {
+                    title.push_str(&r.name);
+                    title.push_str(" @ ");
+                    push_hex(&mut title, r.offset, 3);
+                }
+            }
             let banner = if r.description.is_empty() {
                 title
             } else {
@@ -248,7 +254,8 @@ impl<'a> Gen<'a> {
                         Port::input(name, range)
                     };
                     let port = if k == 0 {
-                        port.comment(format!("[{}] {}", bits_text(f), f.access.as_str()))
+                        let bits = bits_text(f);
+                        port.comment(cat(&cat("[", &bits, "] "), f.access.as_str(), ""))
                     } else {
                         port
                     };
@@ -788,8 +795,8 @@ impl<'a> Gen<'a> {
         let scope = Scope { group: None };
         let mut body = FieldCode::default();
         for &r in &regs {
-            let swe = Expr::and(id("wr_en"), id(format!("{}_wsel", r.name)));
-            let sre = Expr::and(id("rd_en"), id(format!("{}_rsel", r.name)));
+            let swe = Expr::and(id("wr_en"), id(cat(&r.name, "_wsel", "")));
+            let sre = Expr::and(id("rd_en"), id(cat(&r.name, "_rsel", "")));
             for f in &r.fields {
                 field_logic(scope, r, f, &swe, &sre, &mut body);
             }

@@ -126,12 +126,16 @@ fn comment_safe(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// `text` as one `/* … */` comment wrapped at 100 columns.
 fn comment(out: &mut String, text: &str) {
-    let mut lines = String::new();
-    wrap_comment(&mut lines, " * ", text);
-    let body = lines.trim_end_matches('\n');
-    let body = body.strip_prefix(" * ").unwrap_or(body);
-    out.push_str("/* ");
-    out.push_str(body);
+    // Wrapped in place: the first line's ` * ` becomes `/* ` (same length) and the last line
+    // ends in ` */` instead of its line break.
+    let start = out.len();
+    wrap_comment(out, " * ", text);
+    if out.len() == start {
+        out.push_str("/*  */\n");
+        return;
+    }
+    out.replace_range(start..start + 3, "/* ");
+    out.pop();
     out.push_str(" */\n");
 }
 
