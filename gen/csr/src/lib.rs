@@ -222,16 +222,22 @@ impl<'a> Gen<'a> {
 
     fn hw_ports(&mut self) {
         for (g, r) in self.map.registers() {
-            let title = match g {
-                Some(g) => format!(
-                    "{}[].{} @ {:#05x} + i * {:#x}",
-                    g.name,
-                    r.name,
-                    g.offset + r.offset,
-                    g.stride
-                ),
-                None => format!("{} @ {:#05x}", r.name, r.offset),
-            };
+            // `{name} @ {offset:#05x}`, in a group `{g}[].{name} @ {offset:#05x} + i * {stride:#x}`.
+            let mut title = String::with_capacity(48);
+            match g {
+                Some(g) => {
+                    title.push_str(&cat(&g.name, "[].", &r.name));
+                    title.push_str(" @ ");
+                    push_hex(&mut title, g.offset + r.offset, 3);
+                    title.push_str(" + i * ");
+                    push_hex(&mut title, g.stride, 1);
+                }
+                None => {
+                    title.push_str(&r.name);
+                    title.push_str(" @ ");
+                    push_hex(&mut title, r.offset, 3);
+                }
+            }
             let banner = if r.description.is_empty() {
                 title
             } else {
@@ -248,7 +254,8 @@ impl<'a> Gen<'a> {
                         Port::input(name, range)
                     };
                     let port = if k == 0 {
-                        port.comment(format!("[{}] {}", bits_text(f), f.access.as_str()))
+                        let bits = bits_text(f);
+                        port.comment(cat(&cat("[", &bits, "] "), f.access.as_str(), ""))
                     } else {
                         port
                     };
@@ -788,8 +795,8 @@ impl<'a> Gen<'a> {
         let scope = Scope { group: None };
         let mut body = FieldCode::default();
         for &r in &regs {
-            let swe = Expr::and(id("wr_en"), id(format!("{}_wsel", r.name)));
-            let sre = Expr::and(id("rd_en"), id(format!("{}_rsel", r.name)));
+            let swe = Expr::and(id("wr_en"), id(cat(&r.name, "_wsel", "")));
+            let sre = Expr::and(id("rd_en"), id(cat(&r.name, "_rsel", "")));
             for f in &r.fields {
                 field_logic(scope, r, f, &swe, &sre, &mut body);
             }
@@ -1031,11 +1038,29 @@ impl<'a> Gen<'a> {
 }
 
 fn bits_text(f: &Field) -> String {
-    if f.msb == f.lsb {
-        f.lsb.to_string()
-    } else {
-        format!("{}:{}", f.msb, f.lsb)
+    let mut s = String::with_capacity(5);
+    push_decimal(&mut s, f.msb);
+    if f.msb != f.lsb {
+        s.push(':');
+        push_decimal(&mut s, f.lsb);
     }
+    s
+}
+
+/// Appends `value` in decimal without the formatting machinery.
+fn push_decimal(out: &mut String, value: u32) {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    let mut n = value;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
 }
 
 fn needs_rsel(r: &Register) -> bool {
@@ -1152,13 +1177,19 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     let q = id(cat(&p, "_q", ""));
     let d = id(cat(&p, "_d", ""));
     let port = |suffix: &str, width: u32| scope.port(&cat(&p, "_", suffix), width);
-    let mut comment = format!(
-        "{}.{} [{}] {}",
-        r.name,
-        f.name,
-        bits_text(f),
-        f.access.as_str()
-    );
+    let bits = bits_text(f);
+    let mut comment = String::with_capacity(32 + bits.len() + f.description.len());
+    for piece in [
+        r.name.text.as_str(),
+        ".",
+        &f.name,
+        " [",
+        &bits,
+        "] ",
+        f.access.as_str(),
+    ] {
+        comment.push_str(piece);
+    }
     if !f.description.is_empty() {
         comment.push_str(": ");
         comment.push_str(&f.description);
@@ -1328,12 +1359,20 @@ fn register_table(map: &RegMap) -> Vec<String> {
     let mut rows: Vec<[String; 6]> =
         vec![["offset", "register", "bits", "field", "access", "reset"].map(String::from)];
     for (g, r) in map.registers() {
+        // Pieces pushed by hand: a NIC-scale map has a row per field, thousands of them.
         let (off, name) = match g {
-            Some(g) => (
-                format!("{:#06x}+i*{:#x}", g.offset + r.offset, g.stride),
-                format!("{}[i].{}", g.name, r.name),
-            ),
-            None => (format!("{:#06x}", r.offset), r.name.to_string()),
+            Some(g) => {
+                let mut off = String::with_capacity(24);
+                push_hex(&mut off, g.offset + r.offset, 4);
+                off.push_str("+i*");
+                push_hex(&mut off, g.stride, 1);
+                (off, cat(&g.name, "[i].", &r.name))
+            }
+            None => {
+                let mut off = String::with_capacity(12);
+                push_hex(&mut off, r.offset, 4);
+                (off, r.name.to_string())
+            }
         };
         let mut fields: Vec<&Field> = r.fields.iter().collect();
         fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
@@ -1350,7 +1389,9 @@ fn register_table(map: &RegMap) -> Vec<String> {
                 }
             }
             let reset = if f.is_stored() {
-                format!("{:#x}", f.reset)
+                let mut h = String::with_capacity(18);
+                push_hex(&mut h, f.reset, 1);
+                h
             } else {
                 "-".into()
             };
@@ -1365,24 +1406,69 @@ fn register_table(map: &RegMap) -> Vec<String> {
     let w: Vec<usize> = (0..6)
         .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
         .collect();
+    let line_len: usize = w.iter().sum::<usize>() + 10;
     rows.iter()
         .map(|r| {
-            format!(
-                "{:<w0$}  {:<w1$}  {:>w2$}  {:<w3$}  {:<w4$}  {}",
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4],
-                r[5],
-                w0 = w[0],
-                w1 = w[1],
-                w2 = w[2],
-                w3 = w[3],
-                w4 = w[4]
-            )
-            .trim_end()
-            .to_string()
+            // `{:<w0$}  {:<w1$}  {:>w2$}  {:<w3$}  {:<w4$}  {}`, trailing blanks trimmed.
+            let mut line = String::with_capacity(line_len);
+            for c in 0..6 {
+                // Padding counts characters, as `format!` does.
+                let pad = w[c].saturating_sub(r[c].chars().count());
+                if c == 2 {
+                    line.extend(std::iter::repeat_n(' ', pad));
+                    line.push_str(&r[c]);
+                } else {
+                    line.push_str(&r[c]);
+                    if c < 5 {
+                        line.extend(std::iter::repeat_n(' ', pad));
+                    }
+                }
+                if c < 5 {
+                    line.push_str("  ");
+                }
+            }
+            line.truncate(line.trim_end().len());
+            line
         })
         .collect()
+}
+
+/// Appends `0x` and at least `digits` lower-case hex digits: `{:#0w$x}` with `w = digits + 2`.
+fn push_hex(out: &mut String, value: u64, digits: usize) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 16];
+    let mut start = buf.len();
+    let mut n = value;
+    loop {
+        start -= 1;
+        buf[start] = HEX[(n & 0xf) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str("0x");
+    for _ in (buf.len() - start)..digits {
+        out.push('0');
+    }
+    out.push_str(std::str::from_utf8(&buf[start..]).expect("hex digits are ASCII"));
+}
+
+#[cfg(test)]
+mod text_tests {
+    #[test]
+    fn hand_written_numbers_match_format() {
+        for v in [0u64, 1, 9, 10, 0xabc, 0x1000, 0xdead_beef, u64::MAX] {
+            for d in [1usize, 4, 8] {
+                let mut s = String::new();
+                super::push_hex(&mut s, v, d);
+                assert_eq!(s, format!("{v:#0w$x}", w = d + 2));
+            }
+        }
+        for v in [0u32, 7, 10, 99, 100, 4095, u32::MAX] {
+            let mut s = String::new();
+            super::push_decimal(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+    }
 }

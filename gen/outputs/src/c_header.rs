@@ -11,6 +11,7 @@
 
 use std::fmt::Write;
 
+use rdmagen_regmap::fasthash::FastSet;
 use rdmagen_regmap::{Count, Field, Group, Item, MemField, RegMap, Register};
 
 use crate::{field_reset, hex, register_reset, source_name, Options};
@@ -86,6 +87,22 @@ struct Header {
     reserved: Vec<String>,
 }
 
+/// Appends `value` in decimal without the formatting machinery.
+fn push_decimal(out: &mut String, value: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut n = value;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
+}
+
 /// An unsigned literal: `u` when it fits 32 bits, `ull` otherwise or when `wide`.
 fn lit(value: u64, wide: bool) -> String {
     let mut s = String::with_capacity(24);
@@ -109,11 +126,17 @@ fn comment_safe(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// `text` as one `/* … */` comment wrapped at 100 columns.
 fn comment(out: &mut String, text: &str) {
-    let mut lines = String::new();
-    wrap_comment(&mut lines, " * ", text);
-    let body = lines.trim_end_matches('\n');
-    let body = body.strip_prefix(" * ").unwrap_or(body);
-    let _ = writeln!(out, "/* {body} */");
+    // Wrapped in place: the first line's ` * ` becomes `/* ` (same length) and the last line
+    // ends in ` */` instead of its line break.
+    let start = out.len();
+    wrap_comment(out, " * ", text);
+    if out.len() == start {
+        out.push_str("/*  */\n");
+        return;
+    }
+    out.replace_range(start..start + 3, "/* ");
+    out.pop();
+    out.push_str(" */\n");
 }
 
 /// Wraps `text` into comment lines of at most 100 columns, each starting with `lead`.
@@ -170,29 +193,48 @@ impl Header {
     /// `#define <name><suffix> <value>u`
     fn define_unsigned(&mut self, name: &str, suffix: &str, value: u64) {
         let mut text = String::with_capacity(24);
-        let _ = write!(text, "{value}u");
+        push_decimal(&mut text, value);
+        text.push('u');
         self.define_suffixed(name, suffix, &text);
     }
 
     /// Every macro name defined more than once, sorted.
     fn clashes(&self) -> Vec<String> {
-        let mut names: Vec<&str> = self
+        // A hash set, not a sort: the names of a NIC-scale map share long prefixes, which
+        // made comparing them a tenth of the header's cost.
+        let mut seen: FastSet<&str> = FastSet::default();
+        seen.reserve(self.defined.len() + self.reserved.len());
+        let mut clashes: Vec<String> = self
             .defined
             .iter()
             .map(|r| &self.out[r.clone()])
             .chain(self.reserved.iter().map(String::as_str))
+            .filter(|name| !seen.insert(name))
+            .map(str::to_string)
             .collect();
-        names.sort_unstable();
-        let mut clashes: Vec<String> = names
-            .windows(2)
-            .filter(|pair| pair[0] == pair[1])
-            .map(|pair| pair[0].to_string())
-            .collect();
+        clashes.sort_unstable();
         clashes.dedup();
         clashes
     }
 
     /// Takes format arguments, so the many checks of a big map cost no temporary strings.
+    /// [`Header::assert`] from pieces: the per-field and per-register checks of a NIC-scale map
+    /// are tens of thousands of lines, and the formatting machinery costs several times as much
+    /// as copying the pieces.
+    fn assert_parts(&mut self, cond: &[&str], what: &[&str]) {
+        let a = &mut self.asserts;
+        a.push_str(&self.block);
+        a.push_str("_STATIC_ASSERT(");
+        for piece in cond {
+            a.push_str(piece);
+        }
+        a.push_str(", \"");
+        for piece in what {
+            a.push_str(piece);
+        }
+        a.push_str("\");\n");
+    }
+
     fn assert(&mut self, cond: std::fmt::Arguments<'_>, what: std::fmt::Arguments<'_>) {
         let _ = writeln!(
             self.asserts,
@@ -298,21 +340,27 @@ impl Header {
         let mut path: Vec<&str> = group.map(|g| g.name.text.as_str()).into_iter().collect();
         path.push(&r.name);
         let _ = writeln!(self.out);
-        let where_ = match group {
-            Some(g) => format!(
-                "{}.{} (element offset {}, {}-bit)",
-                g.name,
-                r.name,
-                hex(r.offset, 3),
-                r.width
-            ),
-            None => format!("{} ({}, {}-bit)", r.name, hex(r.offset, 3), r.width),
-        };
-        let text = if r.description.is_empty() {
-            where_
-        } else {
-            format!("{where_}: {}", r.description)
-        };
+        let mut text = String::with_capacity(64 + r.description.len());
+        match group {
+            Some(g) => {
+                text.push_str(&g.name);
+                text.push('.');
+                text.push_str(&r.name);
+                text.push_str(" (element offset ");
+            }
+            None => {
+                text.push_str(&r.name);
+                text.push_str(" (");
+            }
+        }
+        crate::push_hex(&mut text, r.offset, 3);
+        text.push_str(", ");
+        push_decimal(&mut text, u64::from(r.width));
+        text.push_str("-bit)");
+        if !r.description.is_empty() {
+            text.push_str(": ");
+            text.push_str(&r.description);
+        }
         comment(&mut self.out, &text);
         let reg_name = self.name(&path);
         match group {
@@ -340,54 +388,85 @@ impl Header {
         }
         // Register-level checks: aligned, fields disjoint, reset is the fields' resets.
         let offset = match group {
-            None => format!("{reg_name}_OFFSET"),
-            Some(_) => format!("{reg_name}_ELEMENT_OFFSET"),
+            None => "_OFFSET",
+            Some(_) => "_ELEMENT_OFFSET",
         };
-        self.assert(
-            format_args!("{offset} % {}u == 0u", r.bytes()),
-            format_args!("{what} is aligned"),
+        let mut bytes = String::with_capacity(4);
+        push_decimal(&mut bytes, r.bytes());
+        self.assert_parts(
+            &[&reg_name, offset, " % ", &bytes, "u == 0u"],
+            &[&what, " is aligned"],
         );
+        let upper: Vec<String> = r.fields.iter().map(|f| f.name.to_uppercase()).collect();
         if r.fields.len() > 1 {
-            let masks: Vec<String> = r
-                .fields
-                .iter()
-                .map(|f| format!("{reg_name}_{}_MASK", f.name.to_uppercase()))
-                .collect();
-            self.assert(
-                format_args!("({}) == ({})", masks.join(" | "), masks.join(" + ")),
-                format_args!("{what} fields do not overlap"),
-            );
+            let mut cond = String::with_capacity(2 * upper.len() * (reg_name.len() + 16) + 8);
+            for (sep, open) in [(" | ", "("), (" + ", ") == (")] {
+                cond.push_str(open);
+                for (k, u) in upper.iter().enumerate() {
+                    if k > 0 {
+                        cond.push_str(sep);
+                    }
+                    cond.push_str(&reg_name);
+                    cond.push('_');
+                    cond.push_str(u);
+                    cond.push_str("_MASK");
+                }
+            }
+            cond.push(')');
+            self.assert_parts(&[&cond], &[&what, " fields do not overlap"]);
         }
-        let resets: Vec<String> = r
-            .fields
-            .iter()
-            .filter(|f| field_reset(f).is_some())
-            .map(|f| {
-                let fname = format!("{reg_name}_{}", f.name.to_uppercase());
-                format!("((uint64_t){fname}_RESET << {fname}_SHIFT)")
-            })
-            .collect();
+        let mut resets = String::new();
+        for (f, u) in r.fields.iter().zip(&upper) {
+            if field_reset(f).is_none() {
+                continue;
+            }
+            if !resets.is_empty() {
+                resets.push_str(" | ");
+            }
+            for piece in [
+                "((uint64_t)",
+                &reg_name,
+                "_",
+                u,
+                "_RESET << ",
+                &reg_name,
+                "_",
+                u,
+                "_SHIFT)",
+            ] {
+                resets.push_str(piece);
+            }
+        }
         if !resets.is_empty() {
-            self.assert(
-                format_args!("{reg_name}_RESET_VALUE == ({})", resets.join(" | ")),
-                format_args!("{what} reset value is its fields' resets"),
+            self.assert_parts(
+                &[&reg_name, "_RESET_VALUE == (", &resets, ")"],
+                &[&what, " reset value is its fields' resets"],
             );
         }
     }
 
     fn field(&mut self, reg_name: &str, reg_path: &str, f: &Field, wide: bool) {
-        let name = format!("{reg_name}_{}", f.name.to_uppercase());
-        let mut text = format!(
-            "{} [{}] {}",
-            f.name,
-            crate::bit_range(f.msb, f.lsb),
-            f.access.as_str()
-        );
+        let mut name = String::with_capacity(reg_name.len() + 1 + f.name.text.len());
+        name.push_str(reg_name);
+        name.push('_');
+        name.push_str(&f.name.to_uppercase());
+        let mut text = String::with_capacity(64 + f.description.len());
+        text.push_str(&f.name);
+        text.push_str(" [");
+        push_decimal(&mut text, u64::from(f.msb));
+        if f.msb != f.lsb {
+            text.push(':');
+            push_decimal(&mut text, u64::from(f.lsb));
+        }
+        text.push_str("] ");
+        text.push_str(f.access.as_str());
         if let Some(e) = &f.enumeration {
-            let _ = write!(text, ", enum {e}");
+            text.push_str(", enum ");
+            text.push_str(e);
         }
         if !f.description.is_empty() {
-            let _ = write!(text, ": {}", f.description);
+            text.push_str(": ");
+            text.push_str(&f.description);
         }
         comment(&mut self.out, &text);
         self.define_unsigned(&name, "_SHIFT", u64::from(f.lsb));
@@ -395,16 +474,30 @@ impl Header {
         self.define_suffixed(&name, "_MASK", &lit(f.mask(), wide));
         if let Some(reset) = field_reset(f) {
             self.define_suffixed(&name, "_RESET", &lit(reset, wide));
-            self.assert(
-                format_args!("({name}_RESET & ~({name}_MASK >> {name}_SHIFT)) == 0u"),
-                format_args!("{reg_path}.{} reset fits the field", f.name),
+            self.assert_parts(
+                &[
+                    "(",
+                    &name,
+                    "_RESET & ~(",
+                    &name,
+                    "_MASK >> ",
+                    &name,
+                    "_SHIFT)) == 0u",
+                ],
+                &[reg_path, ".", &f.name, " reset fits the field"],
             );
         }
-        self.assert(
-            format_args!(
-                "({name}_MASK >> {name}_SHIFT) == ((1ull << ({name}_WIDTH - 1u)) * 2u - 1u)"
-            ),
-            format_args!("{reg_path}.{} mask matches its width", f.name),
+        self.assert_parts(
+            &[
+                "(",
+                &name,
+                "_MASK >> ",
+                &name,
+                "_SHIFT) == ((1ull << (",
+                &name,
+                "_WIDTH - 1u)) * 2u - 1u)",
+            ],
+            &[reg_path, ".", &f.name, " mask matches its width"],
         );
     }
 

@@ -1,17 +1,21 @@
 //! The Markdown register reference of a map: address map, parameters, every register with a
 //! bit-field picture and a field table, enums, memories and spaces.
 //!
-//! Pictures are separate SVG files (one per register, named after [`Placed::flat_name`]) in a
-//! directory named after the block beside the Markdown file, linked relatively.
+//! Pictures are separate SVG files in a directory named after the block beside the Markdown
+//! file, linked relatively: one per distinct layout, named after [`Placed::flat_name`] of the
+//! first register drawn that way. Registers with the same width and fields (the per-function
+//! copies of a NIC map written flat) share it, so a 4096-register map writes a handful of
+//! pictures instead of 4096 files; each register's section still shows its picture.
 
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use rdmagen_regmap::{Access, ByteOrder, Count, Field, MemField, RegMap, Register};
 
 use crate::svg::{Anchor, Element, Svg, TextStyle};
 use crate::{
-    bit_range, field_reset, hex, offset_digits, placed_registers, register_reset, source_name,
-    Options, Placed,
+    bit_range, field_reset, hex, offset_digits, placed_registers, push_hex, register_reset,
+    source_name, Options, Placed,
 };
 
 /// The reference of one map.
@@ -20,7 +24,8 @@ pub struct Document {
     pub markdown: String,
     /// Directory of the pictures, relative to the Markdown file: the block name.
     pub picture_dir: String,
-    /// `(file name, SVG text)` of every register picture, in map order.
+    /// `(file name, SVG text)` of every distinct register picture, in map order of the first
+    /// register drawn that way.
     pub pictures: Vec<(String, String)>,
 }
 
@@ -28,7 +33,10 @@ pub struct Document {
 pub fn generate(map: &RegMap, opts: &Options) -> Document {
     let digits = offset_digits(map);
     let mut md = String::with_capacity(8192 + 1024 * map.items.len());
-    let mut pictures = Vec::new();
+    // Distinct layouts: key -> index in `drawn`, which holds the first register drawn that way
+    // and how many registers share its picture.
+    let mut layouts: HashMap<String, usize> = HashMap::new();
+    let mut drawn: Vec<(String, Placed<'_>, usize)> = Vec::new();
     let placed: Vec<Placed<'_>> = placed_registers(map).collect();
 
     let _ = writeln!(md, "# `{}` register reference\n", map.block);
@@ -60,20 +68,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     let _ = writeln!(md, "## Address map\n");
     let _ = writeln!(md, "| offset | register | width | reset | description |");
     let _ = writeln!(md, "|---|---|---|---|---|");
+    // Rows (and register sections below) are pushed piece by piece: a NIC-scale map has
+    // thousands, and the formatting machinery cost several times the copying.
     for p in &placed {
-        let offset = match p.group {
-            None => format!("`{}`", hex(p.offset, digits)),
-            Some(g) => format!("`{} + i × {}`", hex(p.offset, digits), hex(g.stride, 1)),
-        };
-        let _ = writeln!(
-            md,
-            "| {offset} | [{}](#{}) | {} | `{}` | {} |",
-            p.dotted_name(),
-            anchor(p),
-            p.reg.width,
-            hex(register_reset(p.reg), p.reg.width as usize / 4),
-            cell(first_sentence(&p.reg.description))
-        );
+        md.push_str("| `");
+        push_offset(&mut md, p, digits);
+        md.push_str("` | [");
+        push_dotted(&mut md, p);
+        md.push_str("](#");
+        push_anchor(&mut md, p);
+        md.push_str(") | ");
+        push_decimal(&mut md, u64::from(p.reg.width));
+        md.push_str(" | `");
+        push_hex(&mut md, register_reset(p.reg), p.reg.width as usize / 4);
+        md.push_str("` | ");
+        md.push_str(&cell(first_sentence(&p.reg.description)));
+        md.push_str(" |\n");
     }
     let _ = writeln!(md);
     let _ = writeln!(
@@ -142,10 +152,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
         } else {
             current_group = None;
         }
-        let file = format!("{}.svg", p.flat_name());
-        register_section(&mut md, map, p, digits, &file);
-        pictures.push((file, register_picture(p).render()));
+        let index = *layouts.entry(picture_key(p.reg)).or_insert_with(|| {
+            drawn.push((format!("{}.svg", p.flat_name()), *p, 0));
+            drawn.len() - 1
+        });
+        drawn[index].2 += 1;
+        register_section(&mut md, map, p, digits, &drawn[index].0);
     }
+    let pictures = drawn
+        .into_iter()
+        .map(|(file, p, users)| (file, register_picture(&p, users).render()))
+        .collect();
 
     enums(&mut md, map);
     memories(&mut md, map);
@@ -160,9 +177,54 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     }
 }
 
-/// The HTML anchor of a register section.
-fn anchor(p: &Placed<'_>) -> String {
-    format!("reg-{}", p.flat_name().replace('_', "-"))
+/// Appends the HTML anchor of a register section: `reg-` and the flat name with `-` for `_`.
+fn push_anchor(out: &mut String, p: &Placed<'_>) {
+    out.push_str("reg-");
+    if let Some(g) = p.group {
+        out.extend(g.name.text.chars().map(|c| if c == '_' { '-' } else { c }));
+        out.push('-');
+    }
+    out.extend(
+        p.reg
+            .name
+            .text
+            .chars()
+            .map(|c| if c == '_' { '-' } else { c }),
+    );
+}
+
+/// Appends `reg` or `group.reg` ([`Placed::dotted_name`]).
+fn push_dotted(out: &mut String, p: &Placed<'_>) {
+    if let Some(g) = p.group {
+        out.push_str(&g.name);
+        out.push('.');
+    }
+    out.push_str(&p.reg.name);
+}
+
+/// Appends the offset of a register: absolute, or `base + i × stride` in a group.
+fn push_offset(out: &mut String, p: &Placed<'_>, digits: usize) {
+    push_hex(out, p.offset, digits);
+    if let Some(g) = p.group {
+        out.push_str(" + i × ");
+        push_hex(out, g.stride, 1);
+    }
+}
+
+/// Appends `value` in decimal without the formatting machinery.
+fn push_decimal(out: &mut String, value: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut n = value;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
 }
 
 /// Folds whitespace (YAML block scalars keep line breaks) into single spaces.
@@ -210,29 +272,21 @@ fn access_label(f: &Field) -> String {
     s
 }
 
-fn reset_label(f: &Field) -> String {
-    match field_reset(f) {
-        Some(r) => hex(r, 1),
-        None => "-".into(),
-    }
-}
-
 fn register_section(md: &mut String, map: &RegMap, p: &Placed<'_>, digits: usize, file: &str) {
     let r = p.reg;
-    let _ = writeln!(md, "<a id=\"{}\"></a>\n", anchor(p));
+    md.push_str("<a id=\"");
+    push_anchor(md, p);
+    md.push_str("\"></a>\n\n");
     // Under `## Registers` at the top level, under `### Array` inside a group.
-    let level = if p.group.is_some() { "####" } else { "###" };
-    let _ = writeln!(md, "{level} `{}`\n", p.dotted_name());
-    let offset = match p.group {
-        None => hex(p.offset, digits),
-        Some(g) => format!("{} + i × {}", hex(p.offset, digits), hex(g.stride, 1)),
-    };
-    let _ = write!(
-        md,
-        "Offset `{offset}`, {}-bit, reset `{}`",
-        r.width,
-        hex(register_reset(r), r.width as usize / 4)
-    );
+    md.push_str(if p.group.is_some() { "#### `" } else { "### `" });
+    push_dotted(md, p);
+    md.push_str("`\n\nOffset `");
+    push_offset(md, p, digits);
+    md.push_str("`, ");
+    push_decimal(md, u64::from(r.width));
+    md.push_str("-bit, reset `");
+    push_hex(md, register_reset(r), r.width as usize / 4);
+    md.push('`');
     if let Some(en) = &r.interrupt_enable {
         let enable = match p.group {
             Some(g) => format!("{}_{}", g.name, en),
@@ -245,7 +299,7 @@ fn register_section(md: &mut String, map: &RegMap, p: &Placed<'_>, digits: usize
             enable.replace('_', "-")
         );
     }
-    let _ = writeln!(md, ".\n");
+    md.push_str(".\n\n");
     if r.width == 64 {
         let _ = writeln!(
             md,
@@ -254,16 +308,16 @@ fn register_section(md: &mut String, map: &RegMap, p: &Placed<'_>, digits: usize
         );
     }
     if !r.description.is_empty() {
-        let _ = writeln!(md, "{}\n", one_line(&r.description));
+        md.push_str(&one_line(&r.description));
+        md.push_str("\n\n");
     }
-    let _ = writeln!(
-        md,
-        "![bit fields of {}]({}/{file})\n",
-        p.dotted_name(),
-        map.block
-    );
-    let _ = writeln!(md, "| bits | field | access | reset | description |");
-    let _ = writeln!(md, "|---|---|---|---|---|");
+    md.push_str("![bit fields of ");
+    push_dotted(md, p);
+    md.push_str("](");
+    md.push_str(&map.block);
+    md.push('/');
+    md.push_str(file);
+    md.push_str(")\n\n| bits | field | access | reset | description |\n|---|---|---|---|---|\n");
     for f in &r.fields {
         let mut desc = cell(&f.description);
         if let Some(e) = &f.enumeration {
@@ -272,17 +326,26 @@ fn register_section(md: &mut String, map: &RegMap, p: &Placed<'_>, digits: usize
             }
             let _ = write!(desc, "Values: [`{e}`](#enum-{}).", e.replace('_', "-"));
         }
-        let _ = writeln!(
-            md,
-            "| {} | `{}` | `{}` | {} | {} |",
-            bit_range(f.msb, f.lsb),
-            f.name,
-            access_label(f),
-            reset_label(f),
-            desc
-        );
+        md.push_str("| ");
+        push_decimal(md, u64::from(f.msb));
+        if f.msb != f.lsb {
+            md.push(':');
+            push_decimal(md, u64::from(f.lsb));
+        }
+        md.push_str(" | `");
+        md.push_str(&f.name);
+        md.push_str("` | `");
+        md.push_str(&access_label(f));
+        md.push_str("` | ");
+        match field_reset(f) {
+            Some(r) => push_hex(md, r, 1),
+            None => md.push('-'),
+        }
+        md.push_str(" | ");
+        md.push_str(&desc);
+        md.push_str(" |\n");
     }
-    let _ = writeln!(md);
+    md.push('\n');
 }
 
 fn enums(md: &mut String, map: &RegMap) {
@@ -482,10 +545,29 @@ fn bit_number(bit: u32) -> String {
     s
 }
 
-/// The bit-field picture of a register: rows of 32 bits, most significant first; fields with
-/// name, access and reset, reserved bits shaded; names that do not fit their box are called
-/// out below the row.
-pub fn register_picture(p: &Placed<'_>) -> Svg {
+/// Everything [`register_picture`] draws, except the title: registers with equal keys have
+/// the same picture.
+fn picture_key(reg: &Register) -> String {
+    let mut key = String::with_capacity(16 + 32 * reg.fields.len());
+    let _ = write!(key, "{}", reg.width);
+    for f in &reg.fields {
+        let _ = write!(
+            key,
+            "|{} {} {} {} {:?}",
+            f.name,
+            f.msb,
+            f.lsb,
+            access_label(f),
+            field_reset(f)
+        );
+    }
+    key
+}
+
+/// The bit-field picture of a register and of the `users - 1` registers after it laid out the
+/// same way: rows of 32 bits, most significant first; fields with name, access and reset,
+/// reserved bits shaded; names that do not fit their box are called out below the row.
+pub fn register_picture(p: &Placed<'_>, users: usize) -> Svg {
     let reg = p.reg;
     let rows: Vec<(u32, u32)> = if reg.width == 64 {
         vec![(63, 32), (31, 0)]
@@ -631,11 +713,19 @@ pub fn register_picture(p: &Placed<'_>) -> Svg {
         }
         y = bottom + 10 + callouts.len() as i32 * LABEL_STEP;
     }
-    let mut svg = Svg::new(
-        right,
-        y + 4,
-        format!("Bit fields of register {}", p.dotted_name()),
-    );
+    let title = match users {
+        0 | 1 => format!("Bit fields of register {}", p.dotted_name()),
+        2 => format!(
+            "Bit fields of register {} and of 1 other register with the same fields",
+            p.dotted_name()
+        ),
+        n => format!(
+            "Bit fields of register {} and of {} other registers with the same fields",
+            p.dotted_name(),
+            n - 1
+        ),
+    };
+    let mut svg = Svg::new(right, y + 4, title);
     for e in elements {
         svg.push(e);
     }

@@ -230,9 +230,12 @@ fn enables(o: &mut String, regs: &[&Register], indent: &str) {
 }
 
 fn register(o: &mut String, r: &Register, indent: &str) {
-    let _ = writeln!(o, "{indent}reg {{");
+    // Pushed piece by piece: a NIC-scale map has thousands of registers, and the formatting
+    // machinery cost several times the copying.
+    o.push_str(indent);
+    o.push_str("reg {\n");
     if !r.description.is_empty() {
-        let _ = writeln!(o, "{indent}    desc = {};", string(&r.description));
+        push_all(o, &[indent, "    desc = ", &string(&r.description), ";\n"]);
     }
     if r.width != 32 {
         let _ = writeln!(o, "{indent}    regwidth = {};", r.width);
@@ -240,20 +243,33 @@ fn register(o: &mut String, r: &Register, indent: &str) {
     for f in &r.fields {
         field(o, f, r.interrupt_enable.is_some(), indent);
     }
-    let _ = writeln!(o, "{indent}}} {} @ {};", ident(&r.name), hex(r.offset, 1));
+    push_all(o, &[indent, "} ", &ident(&r.name), " @ "]);
+    crate::push_hex(o, r.offset, 1);
+    o.push_str(";\n");
+}
+
+fn push_all(o: &mut String, pieces: &[&str]) {
+    for p in pieces {
+        o.push_str(p);
+    }
 }
 
 fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
-    let mut props: Vec<String> = Vec::new();
+    push_all(o, &[indent, "    field {\n"]);
+    let prop = |o: &mut String, pieces: &[&str]| {
+        push_all(o, &[indent, "        "]);
+        push_all(o, pieces);
+        o.push_str(";\n");
+    };
     if !f.description.is_empty() {
-        props.push(format!("desc = {}", string(&f.description)));
+        prop(o, &["desc = ", &string(&f.description)]);
     }
     let sw = match f.access {
         Access::Rw | Access::W1c | Access::W1s | Access::W0c => "rw",
         Access::Ro | Access::Rc | Access::Rs => "r",
         Access::Wo | Access::Wp => "w",
     };
-    props.push(format!("sw = {sw}"));
+    prop(o, &["sw = ", sw]);
     let hw = if !f.is_stored() {
         "w"
     } else if f.hw.write {
@@ -261,46 +277,55 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     } else {
         "r"
     };
-    props.push(format!("hw = {hw}"));
+    prop(o, &["hw = ", hw]);
     match f.access {
-        Access::W1c => props.push("onwrite = woclr".into()),
-        Access::W1s => props.push("onwrite = woset".into()),
-        Access::W0c => props.push("onwrite = wzc".into()),
-        Access::Rc => props.push("onread = rclr".into()),
-        Access::Rs => props.push("onread = rset".into()),
-        Access::Wp if f.width() == 1 => props.push("singlepulse".into()),
-        Access::Wp => props.push("swmod".into()),
+        Access::W1c => prop(o, &["onwrite = woclr"]),
+        Access::W1s => prop(o, &["onwrite = woset"]),
+        Access::W0c => prop(o, &["onwrite = wzc"]),
+        Access::Rc => prop(o, &["onread = rclr"]),
+        Access::Rs => prop(o, &["onread = rset"]),
+        Access::Wp if f.width() == 1 => prop(o, &["singlepulse"]),
+        Access::Wp => prop(o, &["swmod"]),
         Access::Rw | Access::Ro | Access::Wo => {}
     }
     if f.hw.write {
-        props.push("we".into());
+        prop(o, &["we"]);
     }
     if f.hw.set {
-        props.push("hwset".into());
+        prop(o, &["hwset"]);
     }
     if f.hw.clear {
-        props.push("hwclr".into());
+        prop(o, &["hwclr"]);
     }
     if let Some(c) = &f.hw.counter {
-        props.push("counter".into());
-        props.push(format!("incrwidth = {}", c.step_width));
+        prop(o, &["counter"]);
+        prop(o, &["incrwidth = ", &c.step_width.to_string()]);
         if c.saturate {
-            props.push("incrsaturate".into());
+            prop(o, &["incrsaturate"]);
         }
     }
     if interrupt {
-        props.push("intr".into());
+        prop(o, &["intr"]);
     }
     if let Some(e) = &f.enumeration {
-        props.push(format!("encode = {}", ident(e)));
+        prop(o, &["encode = ", &ident(e)]);
     }
-    let _ = writeln!(o, "{indent}    field {{");
-    for p in props {
-        let _ = writeln!(o, "{indent}        {p};");
-    }
-    let _ = write!(o, "{indent}    }} {}[{}:{}]", ident(&f.name), f.msb, f.lsb);
+    push_all(
+        o,
+        &[
+            indent,
+            "    } ",
+            &ident(&f.name),
+            "[",
+            &f.msb.to_string(),
+            ":",
+            &f.lsb.to_string(),
+            "]",
+        ],
+    );
     if let Some(reset) = field_reset(f) {
-        let _ = write!(o, " = {}", hex(reset, 1));
+        o.push_str(" = ");
+        crate::push_hex(o, reset, 1);
     }
-    let _ = writeln!(o, ";");
+    o.push_str(";\n");
 }

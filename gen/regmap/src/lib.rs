@@ -20,7 +20,7 @@
 
 mod check;
 mod diag;
-mod fasthash;
+pub mod fasthash;
 mod model;
 mod names;
 mod parse;

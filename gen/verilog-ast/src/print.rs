@@ -584,15 +584,65 @@ fn list_into(out: &mut String, items: &[Expr]) {
 }
 
 fn literal(out: &mut String, width: u32, value: u128, base: Base) {
-    let _ = match base {
-        Base::Bin => write!(out, "{width}'b{value:0w$b}", w = width.min(128) as usize),
-        Base::Hex => write!(
-            out,
-            "{width}'h{value:0w$x}",
-            w = width.div_ceil(4).min(32) as usize
-        ),
-        Base::Dec => write!(out, "{width}'d{value}"),
-    };
+    // Digits pushed by hand: a NIC-scale CSR block prints hundreds of thousands of numbers,
+    // and the formatting machinery cost a quarter of printing.
+    push_unsigned(out, u128::from(width), 10, 0);
+    match base {
+        Base::Bin => {
+            out.push_str("'b");
+            push_unsigned(out, value, 2, width.min(128) as usize);
+        }
+        Base::Hex => {
+            out.push_str("'h");
+            push_unsigned(out, value, 16, width.div_ceil(4).min(32) as usize);
+        }
+        Base::Dec => {
+            out.push_str("'d");
+            push_unsigned(out, value, 10, 0);
+        }
+    }
+}
+
+/// Appends `value` in `radix` (2, 10 or 16, lower-case), zero-padded to at least `digits`.
+fn push_unsigned(out: &mut String, value: u128, radix: u32, digits: usize) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut buf = [0u8; 128];
+    let mut start = buf.len();
+    match (radix, u64::try_from(value)) {
+        // Decimal in 64-bit arithmetic when it fits (128-bit division is a library call).
+        (10, Ok(mut n)) => loop {
+            start -= 1;
+            buf[start] = DIGITS[(n % 10) as usize];
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        },
+        _ => {
+            let mut n = value;
+            let r = u128::from(radix);
+            loop {
+                start -= 1;
+                buf[start] = DIGITS[(n % r) as usize];
+                n /= r;
+                if n == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    for _ in (buf.len() - start)..digits {
+        out.push('0');
+    }
+    out.push_str(std::str::from_utf8(&buf[start..]).expect("digits are ASCII"));
+}
+
+/// Appends a signed integer in decimal.
+fn push_int(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_unsigned(out, u128::from(v.unsigned_abs()), 10, 0);
 }
 
 /// Appends an expression to `out`.
@@ -600,7 +650,7 @@ fn expr_into(out: &mut String, e: &Expr) {
     match e {
         Expr::Ident(n) => out.push_str(n),
         Expr::Int(v) => {
-            let _ = write!(out, "{v}");
+            push_int(out, *v);
         }
         Expr::Num { width, value, base } => literal(out, *width, *value, *base),
         Expr::Str(s) => {
@@ -732,5 +782,45 @@ fn child(out: &mut String, parent: BinOp, e: &Expr, right: bool) {
             }
         }
         _ => expr_into(out, e),
+    }
+}
+
+#[cfg(test)]
+mod number_tests {
+    use super::*;
+
+    #[test]
+    fn hand_written_numbers_match_format() {
+        for v in [
+            0u128,
+            1,
+            2,
+            9,
+            10,
+            0xf,
+            0x10,
+            12345,
+            u128::from(u64::MAX),
+            u128::MAX,
+        ] {
+            for w in [1u32, 4, 7, 32, 64, 100, 128] {
+                let mut s = String::new();
+                literal(&mut s, w, v, Base::Bin);
+                let d = w.min(128) as usize;
+                assert_eq!(s, format!("{w}'b{v:0d$b}"));
+                s.clear();
+                literal(&mut s, w, v, Base::Hex);
+                let d = w.div_ceil(4).min(32) as usize;
+                assert_eq!(s, format!("{w}'h{v:0d$x}"));
+                s.clear();
+                literal(&mut s, w, v, Base::Dec);
+                assert_eq!(s, format!("{w}'d{v}"));
+            }
+        }
+        for v in [0i64, 1, -1, 42, -4096, i64::MAX, i64::MIN] {
+            let mut s = String::new();
+            push_int(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
     }
 }
