@@ -160,7 +160,15 @@ bench-cycles:
 	scripts/bench-report.sh
 
 # docs/BENCHMARKS.md: assembled from the sections each benchmark writes (scripts/bench-report.sh).
-bench: bench-gen bench-peers bench-harness bench-hw bench-cycles bench-cocotb bench-rx
+# Each step's wall and CPU time goes to target/bench-times.log (scripts/timed.sh), printed last
+# and recorded with the machine's load in docs/BENCHMARKS.times.md (scripts/bench-times.sh).
+# From a fresh clone: scripts/setup.sh first installs what is missing (.venv, tools).
+BENCH_STEPS := bench-gen bench-peers bench-harness bench-hw bench-cycles bench-cocotb bench-rx
+bench:
+	@mkdir -p target && rm -f target/bench-times.log && cut -d' ' -f1-3 /proc/loadavg >target/bench-load.txt
+	TIMES_LOG=target/bench-times.log $(T) setup env RDMAGEN_SETUP_EXTENSION=0 scripts/setup.sh
+	@set -e; for s in $(BENCH_STEPS); do TIMES_LOG=target/bench-times.log scripts/timed.sh $$s $(MAKE) $$s; done
+	scripts/bench-times.sh target/bench-times.log "$$(cat target/bench-load.txt)"
 
 # Each step's wall and CPU time goes to target/test-times.log (scripts/timed.sh), printed last.
 T := scripts/timed.sh

@@ -12,6 +12,9 @@ MUXF7/8/9 and CARRY4/CARRY8 stages on the same path are reported apart: a MUXF w
 level and a carry stage is a dedicated fast chain). Yosys's `ltp` counts every cell alike, so
 a long carry chain would hide a deeper LUT path. Target of issue 9: at most 6 LUT levels.
 
+Both flows run in one Yosys process per row; rows run in parallel
+(--jobs, default the CPU count), longest first by the last run's time.
+
 Usage: scripts/bench-hw.py [--only SUBSTRING] [--jobs N]
 """
 
@@ -111,6 +114,8 @@ def row_command(label):
 
 
 NETLIST_MAX_MB = 150
+# The run that measured a row (date, machine load, jobs): set by main().
+RUN = ""
 
 LUT_TYPES = ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6")
 MUXF_TYPES = ("MUXF7", "MUXF8", "MUXF9")
@@ -253,27 +258,41 @@ def generic_flow(top, files):
     return f"synth -top {top} -flatten"
 
 
+def row_script(top, files, params, stat_xc, netlist, stat_gen):
+    """One Yosys script doing both flows. The generic flow reads the sources again after
+    `design -reset`: keeping the parsed design with `design -save`/`design -load` instead
+    changes the internal names Yosys numbers its cells with, hence the order ABC sees them in,
+    and moved the counts by a few cells (dcqcn_csr: 1018 -> 1015 LUTs, 2891 -> 2898 generic
+    cells) for no time worth having (parsing takes well under a second)."""
+    paths = " ".join(rtl_path(f) for f in files)
+    chparam = ""
+    if params:
+        sets = " ".join(f"-set {k} {v}" for k, v in params.items())
+        chparam = f"chparam {sets} {top}; "
+    return (
+        f"read_verilog {paths}; {chparam}"
+        f"synth_xilinx -family xcup -top {top} -flatten -noiopad; "
+        f"tee -q -o {stat_xc} stat; "
+        f"write_json {netlist}; "
+        "design -reset; "
+        f"read_verilog {paths}; {chparam}"
+        f"{generic_flow(top, files)}; "
+        f"tee -q -o {stat_gen} stat"
+    )
+
+
 def run_one(label, top, files, params):
     with tempfile.TemporaryDirectory() as tmp:
-        paths = " ".join(rtl_path(f) for f in files)
-        chparam = ""
-        if params:
-            sets = " ".join(f"-set {k} {v}" for k, v in params.items())
-            chparam = f"chparam {sets} {top}; "
-        out = {k: os.path.join(tmp, k + ".txt") for k in ("stat", "gen")}
+        out = {k: os.path.join(tmp, k + ".txt") for k in ("stat", "gen", "time")}
         netlist_path = os.path.join(tmp, "netlist.json")
-        script = (
-            f"read_verilog {paths}; {chparam}"
-            f"synth_xilinx -family xcup -top {top} -flatten -noiopad; "
-            f"tee -q -o {out['stat']} stat; "
-            f"write_json {netlist_path}; "
-            "design -reset; "
-            f"read_verilog {paths}; {chparam}"
-            f"{generic_flow(top, files)}; "
-            f"tee -q -o {out['gen']} stat"
-        )
+        script = row_script(top, files, params, out["stat"], netlist_path, out["gen"])
         t0 = time.time()
-        proc = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True)
+        # CPU time (user + system) from /usr/bin/time: steadier than wall time on a shared machine.
+        proc = subprocess.run(
+            ["/usr/bin/time", "-f", "%U %S", "-o", out["time"], "yosys", "-q", "-p", script],
+            capture_output=True,
+            text=True,
+        )
         secs = time.time() - t0
         if proc.returncode != 0:
             return {"label": label, "error": (proc.stderr or proc.stdout).strip()[-400:]}
@@ -306,6 +325,8 @@ def run_one(label, top, files, params):
                 v for k, v in gen.items() if k.startswith("$")
             ),
             "yosys_s": round(secs, 1),
+            "yosys_cpu_s": round(sum(float(v) for v in read("time").split()[-2:]), 1),
+            "run": RUN,
         }
 
 
@@ -325,15 +346,24 @@ def main():
     if missing:
         sys.exit(f"bench-hw: missing RTL {missing}; run `make rtl`")
     version = subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        fresh = {r["label"]: r for r in pool.map(lambda d: run_one(*d), designs)}
-    failed = [r for r in fresh.values() if "error" in r]
-    # A partial run (--only) replaces its rows in the last report and keeps the others.
     json_path = os.path.join(ROOT, "docs", "BENCHMARKS.hw.json")
-    kept = {}
-    if len(designs) < len(DESIGNS) and os.path.exists(json_path):
+    last = {}
+    if os.path.exists(json_path):
         with open(json_path) as f:
-            kept = {r["label"]: r for r in json.load(f)["rows"] if "error" not in r}
+            last = {r["label"]: r for r in json.load(f)["rows"] if "error" not in r}
+    # Longest rows first (by the last run's Yosys time), so that the jobs finish together
+    # instead of the biggest row starting last and running alone.
+    cost = lambda d: last.get(d[0], {}).get("yosys_cpu_s") or last.get(d[0], {}).get("yosys_s") or 1e9
+    global RUN
+    RUN = f"{time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC, load {' '.join(open('/proc/loadavg').read().split()[:3])}, {args.jobs} jobs"
+    t0 = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        fresh = {r["label"]: r for r in pool.map(lambda d: run_one(*d), sorted(designs, key=cost, reverse=True))}
+    wall = time.time() - t0
+    failed = [r for r in fresh.values() if "error" in r]
+    # A partial run (--only) replaces its rows in the last report and keeps the others, each
+    # with the run (date, load) that measured it.
+    kept = last if len(designs) < len(DESIGNS) else {}
     rows = [fresh.get(d[0]) or kept.get(d[0]) for d in DESIGNS]
     rows = [r for r in rows if r is not None]
     for r in failed:
@@ -347,34 +377,41 @@ def main():
         "# Hardware benchmarks",
         "",
         "Written by `make bench-hw` (`scripts/bench-hw.py`); rerun it to refresh. Every row maps the",
-        "committed RTL of `rtl/` with the parameters shown:",
+        "committed RTL of `rtl/` (the RX parser at 64 and 1024 bits: generated by the script into",
+        "`target/bench-hw-rtl/`) with the parameters shown, both flows in one Yosys process:",
         "",
         "```sh",
-        "yosys -p 'read_verilog FILES; chparam -set P V TOP; synth_xilinx -family xcup -top TOP -flatten -noiopad; stat; write_json N.json'",
-        "yosys -p 'read_verilog FILES; chparam -set P V TOP; synth -top TOP -flatten; stat'   # RAM blocks: memories kept, as scripts/check-rtl.sh",
+        "yosys -p 'read_verilog FILES; chparam -set P V TOP; synth_xilinx -family xcup -top TOP -flatten -noiopad; stat; write_json N.json;",
+        "          design -reset; read_verilog FILES; chparam -set P V TOP; synth -top TOP -flatten; stat'   # RAM blocks: memories kept, as scripts/check-rtl.sh",
         "```",
+        "",
+        "*yosys s*: wall / CPU (user + system) seconds of that process; rows run in parallel, longest",
+        "first. *measured*: the run that produced the row (`--only` reruns some rows and keeps the",
+        f"others). Last run: {len(fresh)} rows in {wall:.0f} s wall ({RUN}).",
         "",
         f"{version}; machine: {os.cpu_count()} CPUs, {cpu}. *LUT levels*: LUTs on the deepest",
         "combinational path between flip-flops, block RAMs and ports (computed from the mapped",
         "netlist by the script); MUXF7/8/9 and CARRY4/8 stages on that path are listed apart.",
         "BRAM counts RAMB36 equivalents. Target (issue 9): at most 6 LUT levels on every path.",
         "",
-        "| block | LUTs | FFs | LUT RAM | BRAM36 | carry cells | deepest path: LUT levels (+ MUXF, carry on it) | from -> to | generic `synth` cells | yosys s | command |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| block | LUTs | FFs | LUT RAM | BRAM36 | carry cells | deepest path: LUT levels (+ MUXF, carry on it) | from -> to | generic `synth` cells | yosys s | measured | command |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
-            md.append(f"| {r['label']} | failed | | | | | | | | | `{row_command(r['label'])}` |")
+            md.append(f"| {r['label']} | failed | | | | | | | | | {RUN} | `{row_command(r['label'])}` |")
             continue
         if r["lut_levels"] is None:
             depth = "–"
         else:
             flag = "" if r["lut_levels"] + r["muxf_levels"] <= 6 else " **over 6**"
             depth = f"{r['lut_levels']} + {r['muxf_levels']} MUXF + {r['carry_stages']} carry{flag}"
+        secs = f"{r['yosys_s']:g} / {r['yosys_cpu_s']:g}" if "yosys_cpu_s" in r else f"{r['yosys_s']:g} / –"
         md.append(
             f"| {r['label']} | {r['luts']} | {r['ffs']} | {r['lutram']} | {r['bram36']:g} | {r['carry']} "
             f"| {depth} "
-            f"| `{r['path']}` | {r['generic_cells']} | {r['yosys_s']} | `{row_command(r['label'])}` |"
+            f"| `{r['path']}` | {r['generic_cells']} | {secs} | {r.get('run', 'an earlier run (not recorded)')} "
+            f"| `{row_command(r['label'])}` |"
         )
     with open(os.path.join(ROOT, "docs", "BENCHMARKS.hw.md"), "w") as f:
         f.write("\n".join(md) + "\n")

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The run time of `make bench`, step by step: turns the log scripts/timed.sh wrote for each step
+# (TIMES_LOG) into docs/BENCHMARKS.times.md with the machine and its load, prints it and
+# reassembles docs/BENCHMARKS.md. The budget (issue 9) is 20 minutes from a fresh clone.
+# Usage: scripts/bench-times.sh LOG "LOAD BEFORE"   (BENCH_TIMES_NOTE: an extra line)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+log=$1 load_before=$2
+[ -s "$log" ] || { echo "bench-times: $log is empty" >&2; exit 1; }
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -qv 'docs/' && echo " (with uncommitted changes)" || true)
+{
+  echo "# Run time of \`make bench\`"
+  echo
+  echo "Written by \`make bench\` (scripts/timed.sh around each step, scripts/bench-times.sh);"
+  echo "wall and CPU (user + system, children included) seconds of each step, in the order run."
+  echo "Budget (issue 9): 20 minutes from a fresh clone. Build steps (release builds of rdmagen,"
+  echo "the Verilated models) are inside the step that first needs them."
+  echo
+  echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') at commit $commit$dirty; machine: $(nproc) CPUs, $cpu;"
+  echo "load average (1, 5, 15 min) before: $load_before, after: $load_after (above about 1 per"
+  echo "CPU, other work shared the machine and the wall times are inflated)."
+  [ -n "${BENCH_TIMES_NOTE:-}" ] && { echo; echo "$BENCH_TIMES_NOTE"; }
+  echo
+  echo "| step | wall s | CPU s | result |"
+  echo "|---|---|---|---|"
+  awk '{ printf "| `make %s` | %.0f | %.0f | %s |\n", $1, $3, $6, ($8 == "(failed)" ? "failed" : "ok"); w += $3; c += $6 }
+       END { printf "| **total** | **%.0f** (%.1f min) | %.0f | |\n", w, w / 60, c }' "$log"
+} >docs/BENCHMARKS.times.md
+echo "step times ($log):"
+cat "$log"
+awk '{ w += $3 } END { printf "total wall %.1f s (%.1f min)\n", w, w / 60 }' "$log"
+scripts/bench-report.sh
