@@ -479,6 +479,18 @@ module qpc #(
   wire [24:0]      psn_word;
   wire             mk_we;                     // the clear or an MKey command writes the key table
   wire [MK_AW-1:0] mk_wr_addr;
+  reg              cnt_illegal_transitions_q;
+  wire             cnt_illegal_transitions_d;
+  reg              cnt_cmd_errors_q;
+  wire             cnt_cmd_errors_d;
+  reg              cnt_pd_mismatches_q;
+  wire             cnt_pd_mismatches_d;
+  reg  [2:0]       cnt_partition_violations_q;
+  wire [2:0]       cnt_partition_violations_d;
+  reg              cnt_port_collisions_q;
+  wire             cnt_port_collisions_d;
+  reg              cnt_rkey_violations_q;
+  wire             cnt_rkey_violations_d;
   wire             unused_ok;                 // deliberately unused: software-only CSR outputs, index arithmetic
 
   // The CSR block: commands, status, counters and the mailbox.
@@ -645,12 +657,18 @@ module qpc #(
   assign csr_cmd_status_prev_state_d_i = cmd_pre_q == 8'h00 && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_ctx_q[31:28] : 4'b0000;
   assign csr_int_status_cmd_done_set_i = cmd_done;
   assign csr_int_status_cmd_error_set_i = cmd_done && cmd_status != 8'h00;
-  assign csr_illegal_transitions_count_incr_i = cmd_illegal;
-  assign csr_cmd_errors_count_incr_i = cmd_done && cmd_status != 8'h00;
-  assign csr_pd_mismatches_count_incr_i = wqe_adv && wqe_s1_valid_q && wqe_status == 2'b10;
-  assign csr_partition_violations_count_incr_i = {2'b00, db_take && !db_inpart} + {2'b00, wqe_take && !wqe_inpart} + {2'b00, rx_take && !rx_inpart} + {2'b00, wb_take && !wb_inpart} + {2'b00, cmd_fsm_q == CMD_IDLE && csr_cmd_ctrl_go_o && (op_is_mk ? !({1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF) : !(cmd_inpart && cmd_index_ok))};
-  assign csr_port_collisions_count_incr_i = db_take && rx_take && db_inpart && rx_inpart && db_addr == rx_addr;
-  assign csr_rkey_violations_count_incr_i = mk_adv && mk_s1_valid_q && mk_reason != 3'b000;
+  assign cnt_illegal_transitions_d = cmd_illegal;
+  assign csr_illegal_transitions_count_incr_i = cnt_illegal_transitions_q;
+  assign cnt_cmd_errors_d = cmd_done && cmd_status != 8'h00;
+  assign csr_cmd_errors_count_incr_i = cnt_cmd_errors_q;
+  assign cnt_pd_mismatches_d = wqe_adv && wqe_s1_valid_q && wqe_status == 2'b10;
+  assign csr_pd_mismatches_count_incr_i = cnt_pd_mismatches_q;
+  assign cnt_partition_violations_d = {2'b00, db_take && !db_inpart} + {2'b00, wqe_take && !wqe_inpart} + {2'b00, rx_take && !rx_inpart} + {2'b00, wb_take && !wb_inpart} + {2'b00, cmd_fsm_q == CMD_IDLE && csr_cmd_ctrl_go_o && (op_is_mk ? !({1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF) : !(cmd_inpart && cmd_index_ok))};
+  assign csr_partition_violations_count_incr_i = cnt_partition_violations_q;
+  assign cnt_port_collisions_d = db_take && rx_take && db_inpart && rx_inpart && db_req_qpn[19:0] == rx_req_qpn[19:0];
+  assign csr_port_collisions_count_incr_i = cnt_port_collisions_q;
+  assign cnt_rkey_violations_d = mk_adv && mk_s1_valid_q && mk_reason != 3'b000;
+  assign csr_rkey_violations_count_incr_i = cnt_rkey_violations_q;
   assign csr_mailbox_data_value_we_i = {{6{cmd_query}}, {6{cmd_query || cmd_mk_query}}};
   assign csr_mailbox_data_value_d_i = cmd_mk_query ? {192'd0, cmd_mk_q} : cmd_query_word;
   assign unused_ok = ^{csr_cmd_status_status_o, csr_cmd_status_prev_state_o, csr_int_status_cmd_done_o, csr_int_status_cmd_error_o, csr_int_en_cmd_done_o, csr_int_en_cmd_error_o, csr_illegal_transitions_count_o, csr_cmd_errors_count_o, csr_pd_mismatches_count_o, csr_partition_violations_count_o, csr_port_collisions_count_o, csr_rkey_violations_count_o, db_index, wqe_index, rx_index, wb_index, cmd_index, mk_word_q, csr_mailbox_data_value_o[63], csr_mailbox_data_value_o[62], csr_mailbox_data_value_o[31:28]};
@@ -1057,6 +1075,12 @@ module qpc #(
       cmd_to_q <= 4'b0000;
       cmd_pre_q <= 8'h00;
       cmd_addr_q <= {AW{1'b0}};
+      cnt_illegal_transitions_q <= 1'b0;
+      cnt_cmd_errors_q <= 1'b0;
+      cnt_pd_mismatches_q <= 1'b0;
+      cnt_partition_violations_q <= 3'b000;
+      cnt_port_collisions_q <= 1'b0;
+      cnt_rkey_violations_q <= 1'b0;
     end else begin
       clr_busy_q <= clr_busy_d;
       clr_addr_q <= clr_addr_d;
@@ -1078,6 +1102,12 @@ module qpc #(
       cmd_to_q <= cmd_to_d;
       cmd_pre_q <= cmd_pre_d;
       cmd_addr_q <= cmd_addr_d;
+      cnt_illegal_transitions_q <= cnt_illegal_transitions_d;
+      cnt_cmd_errors_q <= cnt_cmd_errors_d;
+      cnt_pd_mismatches_q <= cnt_pd_mismatches_d;
+      cnt_partition_violations_q <= cnt_partition_violations_d;
+      cnt_port_collisions_q <= cnt_port_collisions_d;
+      cnt_rkey_violations_q <= cnt_rkey_violations_d;
     end
   end
   always @(posedge clk) begin

@@ -139,198 +139,237 @@ module uar #(
   localparam [4:0]   GEO_PAGES  = PAGES_PER_VF[4:0];  // PAGES_PER_VF as a 5-bit value
   localparam [11:0]  PAGE_MASK  = (12'h001 << PW) - 12'h001;  // page index = page & PAGE_MASK
 
-  wire                 csr_ctrl_enable_o;
-  wire                 csr_ctrl_bf_enable_o;
-  wire [4:0]           csr_page_cfg_active_pages_o;
-  wire [15:0]          csr_page_cfg_pf_only_mask_o;
-  wire                 csr_int_status_not_owner_o;
-  wire                 csr_int_status_not_owner_set_i;
-  wire                 csr_int_status_wrong_page_o;
-  wire                 csr_int_status_wrong_page_set_i;
-  wire                 csr_int_status_qp_state_o;
-  wire                 csr_int_status_qp_state_set_i;
-  wire                 csr_int_status_unmapped_o;
-  wire                 csr_int_status_unmapped_set_i;
-  wire                 csr_int_status_pf_only_o;
-  wire                 csr_int_status_pf_only_set_i;
-  wire                 csr_int_status_torn_o;
-  wire                 csr_int_status_torn_set_i;
-  wire                 csr_int_status_disabled_o;
-  wire                 csr_int_status_disabled_set_i;
-  wire                 csr_int_en_not_owner_o;
-  wire                 csr_int_en_wrong_page_o;
-  wire                 csr_int_en_qp_state_o;
-  wire                 csr_int_en_unmapped_o;
-  wire                 csr_int_en_pf_only_o;
-  wire                 csr_int_en_torn_o;
-  wire                 csr_int_en_disabled_o;
-  wire [2:0]           csr_last_drop_reason_o;
-  wire                 csr_last_drop_reason_we_i;
-  wire [2:0]           csr_last_drop_reason_d_i;
-  wire [3:0]           csr_last_drop_page_index_o;
-  wire                 csr_last_drop_page_index_we_i;
-  wire [3:0]           csr_last_drop_page_index_d_i;
-  wire [7:0]           csr_last_drop_vf_o;
-  wire                 csr_last_drop_vf_we_i;
-  wire [7:0]           csr_last_drop_vf_d_i;
-  wire [23:0]          csr_last_drop_qpn_qpn_o;
-  wire                 csr_last_drop_qpn_qpn_we_i;
-  wire [23:0]          csr_last_drop_qpn_qpn_d_i;
-  wire [63:0]          csr_db_accepted_count_o;
-  wire                 csr_db_accepted_count_incr_i;
-  wire [63:0]          csr_bf_accepted_count_o;
-  wire                 csr_bf_accepted_count_incr_i;
-  wire [31:0]          csr_drop_not_owner_count_o;
-  wire                 csr_drop_not_owner_count_incr_i;
-  wire [31:0]          csr_drop_wrong_page_count_o;
-  wire                 csr_drop_wrong_page_count_incr_i;
-  wire [31:0]          csr_drop_qp_state_count_o;
-  wire                 csr_drop_qp_state_count_incr_i;
-  wire [31:0]          csr_drop_unmapped_count_o;
-  wire                 csr_drop_unmapped_count_incr_i;
-  wire [31:0]          csr_drop_pf_only_count_o;
-  wire                 csr_drop_pf_only_count_incr_i;
-  wire [31:0]          csr_drop_torn_count_o;
-  wire                 csr_drop_torn_count_incr_i;
-  wire [31:0]          csr_drop_disabled_count_o;
-  wire                 csr_drop_disabled_count_incr_i;
-  wire [NUM_VF-1:0]    csr_vf_ctrl_enable_o;
-  wire [NUM_VF*32-1:0] csr_vf_doorbells_count_o;
-  wire [NUM_VF-1:0]    csr_vf_doorbells_count_incr_i;
-  wire [NUM_VF*32-1:0] csr_vf_drops_count_o;
-  wire [NUM_VF-1:0]    csr_vf_drops_count_incr_i;
-  reg                  aw_valid_q;
-  reg                  aw_valid_d;
-  reg  [23:0]          aw_addr_q;
-  reg  [23:0]          aw_addr_d;
-  reg  [7:0]           aw_len_q;
-  reg  [7:0]           aw_len_d;
-  reg  [2:0]           aw_size_q;
-  reg  [2:0]           aw_size_d;
-  reg  [1:0]           aw_burst_q;
-  reg  [1:0]           aw_burst_d;
-  reg  [8:0]           aw_user_q;
-  reg  [8:0]           aw_user_d;
-  reg  [7:0]           beat_q;
-  reg  [7:0]           beat_d;
-  reg                  full_q;
-  reg                  full_d;
-  reg  [63:0]          first_q;
-  reg  [63:0]          first_d;
-  reg                  cand_q;
-  reg                  cand_d;
-  reg                  b_valid_q;
-  reg                  b_valid_d;
-  reg  [1:0]           b_resp_q;
-  reg  [1:0]           b_resp_d;
-  reg  [NUM_VF-1:0]    pend_valid_q;
-  reg  [NUM_VF-1:0]    pend_valid_d;
-  reg                  e1_valid_q;
-  reg                  e1_valid_d;
-  reg  [91:0]          e1_q;
-  reg  [91:0]          e1_d;
-  reg  [1:0]           q_wr_q;
-  reg  [1:0]           q_wr_d;
-  reg  [1:0]           q_rd_q;
-  reg  [1:0]           q_rd_d;
-  reg  [2:0]           q_cnt_q;
-  reg  [2:0]           q_cnt_d;
-  reg                  bf_busy_q;
-  reg                  bf_busy_d;
-  reg                  drain_q;
-  reg                  drain_d;
-  reg  [4:0]           drain_idx_q;
-  reg  [4:0]           drain_idx_d;
-  reg  [4:0]           drain_last_q;
-  reg  [4:0]           drain_last_d;
-  reg  [31:0]          drain_user_q;
-  reg  [31:0]          drain_user_d;
-  reg  [39:0]          pend_mem [0:NUM_VF-1];  // per VF: pending low half {window, page index, dword}
-  reg  [63:0]          bf_mem [0:31];          // BlueFlame buffer: one WQE of up to 256 bytes
-  reg  [91:0]          q_mem [0:3];            // events waiting for their QPC answer, in order
-  wire                 aw_take;
-  wire [11:0]          aw_page;
-  wire [11:0]          aw_off;
-  wire [11:0]          owner;                  // the function whose BAR holds the page
-  wire [11:0]          page_idx;               // page index within that function
-  wire                 r_pf;
-  wire [7:0]           r_vf;
-  wire [VW-1:0]        slot;                   // pending-half slot: the page owner
-  wire [VW-1:0]        r_slot;
-  wire                 r_nofunc;               // no such VF
-  wire [7:0]           ev_vf;
-  wire [4:0]           eff_pages;
-  wire                 pf_only_bit;            // page_cfg.pf_only_mask bit of the page index
-  wire                 dis;                    // the block or the writing VF is disabled
-  wire                 outside;                // a page of another function, or an inactive page index
-  wire [2:0]           pre_reason;
-  wire                 pre_ok;
-  wire                 single;
-  wire                 last;
-  wire                 first_beat;
-  wire [63:0]          be64;
-  wire [63:0]          first_be;
-  wire                 full_now;
-  wire                 burst_ok;
-  wire                 bf_cand;                // a whole-WQE burst from a BlueFlame window start
-  wire                 owns_buf;
-  reg  [2:0]           dk;
-  reg  [3:0]           dwin;
-  reg  [63:0]          dval;
-  wire [39:0]          pe;
-  wire                 pv;
-  wire                 complete;               // the high half that completes the pending pair
-  wire                 tear;                   // another write breaks the pending pair: drop it first, then take this write
-  reg  [2:0]           ev_kind;
-  reg  [2:0]           ev_reason;
-  reg  [3:0]           ev_idx;
-  reg  [63:0]          ev_data;
-  reg  [1:0]           ev_resp;
-  wire [63:0]          e1_data;
-  wire [4:0]           e1_len;
-  wire [3:0]           e1_win;
-  wire [3:0]           e1_idx;
-  wire [7:0]           e1_vf;
-  wire                 e1_pf;
-  wire [2:0]           e1_reason;
-  wire [2:0]           e1_kind;
-  wire                 q_full;
-  wire                 e1_chk;
-  wire                 e1_adv;
-  wire                 ev_room;
-  wire                 b_free;
-  wire                 bf_block;               // the BlueFlame buffer still holds an earlier WQE
-  wire                 tear_now;
-  wire                 w_ready;
-  wire                 w_take;
-  wire                 w_last_take;
-  wire                 ev_load;                // an event enters stage 1: the write's own, or the tear before it
-  wire                 h_valid;
-  wire [91:0]          h;                      // queue head; zero while the queue is empty
-  wire [63:0]          h_data;
-  wire [4:0]           h_len;
-  wire [3:0]           h_win;
-  wire [3:0]           h_idx;
-  wire [7:0]           h_vf;
-  wire                 h_pf;
-  wire [2:0]           h_reason;
-  wire [2:0]           h_kind;
-  wire                 h_chk;
-  wire                 h_fetch;
-  wire                 h_bf;
-  wire                 h_fwd;
-  wire                 retire;
-  wire [2:0]           chk_reason;
-  wire                 is_drop;
-  wire [2:0]           drop_reason;
-  wire                 accepted;
-  wire [23:0]          h_qpn;
-  wire                 drv_vf_ok;
-  wire                 bf_end;
-  reg  [NUM_VF-1:0]    vf_acc;
-  reg  [NUM_VF-1:0]    vf_drop;
-  wire [VW-1:0]        h_slot;
-  wire                 unused_ok;              // deliberately unused: software-only CSR outputs, wlast, echoed fields
+  wire                    csr_ctrl_enable_o;
+  wire                    csr_ctrl_bf_enable_o;
+  wire    [4:0]           csr_page_cfg_active_pages_o;
+  wire    [15:0]          csr_page_cfg_pf_only_mask_o;
+  wire                    csr_int_status_not_owner_o;
+  wire                    csr_int_status_not_owner_set_i;
+  wire                    csr_int_status_wrong_page_o;
+  wire                    csr_int_status_wrong_page_set_i;
+  wire                    csr_int_status_qp_state_o;
+  wire                    csr_int_status_qp_state_set_i;
+  wire                    csr_int_status_unmapped_o;
+  wire                    csr_int_status_unmapped_set_i;
+  wire                    csr_int_status_pf_only_o;
+  wire                    csr_int_status_pf_only_set_i;
+  wire                    csr_int_status_torn_o;
+  wire                    csr_int_status_torn_set_i;
+  wire                    csr_int_status_disabled_o;
+  wire                    csr_int_status_disabled_set_i;
+  wire                    csr_int_en_not_owner_o;
+  wire                    csr_int_en_wrong_page_o;
+  wire                    csr_int_en_qp_state_o;
+  wire                    csr_int_en_unmapped_o;
+  wire                    csr_int_en_pf_only_o;
+  wire                    csr_int_en_torn_o;
+  wire                    csr_int_en_disabled_o;
+  wire    [2:0]           csr_last_drop_reason_o;
+  wire                    csr_last_drop_reason_we_i;
+  wire    [2:0]           csr_last_drop_reason_d_i;
+  wire    [3:0]           csr_last_drop_page_index_o;
+  wire                    csr_last_drop_page_index_we_i;
+  wire    [3:0]           csr_last_drop_page_index_d_i;
+  wire    [7:0]           csr_last_drop_vf_o;
+  wire                    csr_last_drop_vf_we_i;
+  wire    [7:0]           csr_last_drop_vf_d_i;
+  wire    [23:0]          csr_last_drop_qpn_qpn_o;
+  wire                    csr_last_drop_qpn_qpn_we_i;
+  wire    [23:0]          csr_last_drop_qpn_qpn_d_i;
+  wire    [63:0]          csr_db_accepted_count_o;
+  wire                    csr_db_accepted_count_incr_i;
+  wire    [63:0]          csr_bf_accepted_count_o;
+  wire                    csr_bf_accepted_count_incr_i;
+  wire    [31:0]          csr_drop_not_owner_count_o;
+  wire                    csr_drop_not_owner_count_incr_i;
+  wire    [31:0]          csr_drop_wrong_page_count_o;
+  wire                    csr_drop_wrong_page_count_incr_i;
+  wire    [31:0]          csr_drop_qp_state_count_o;
+  wire                    csr_drop_qp_state_count_incr_i;
+  wire    [31:0]          csr_drop_unmapped_count_o;
+  wire                    csr_drop_unmapped_count_incr_i;
+  wire    [31:0]          csr_drop_pf_only_count_o;
+  wire                    csr_drop_pf_only_count_incr_i;
+  wire    [31:0]          csr_drop_torn_count_o;
+  wire                    csr_drop_torn_count_incr_i;
+  wire    [31:0]          csr_drop_disabled_count_o;
+  wire                    csr_drop_disabled_count_incr_i;
+  wire    [NUM_VF-1:0]    csr_vf_ctrl_enable_o;
+  wire    [NUM_VF*32-1:0] csr_vf_doorbells_count_o;
+  wire    [NUM_VF-1:0]    csr_vf_doorbells_count_incr_i;
+  wire    [NUM_VF*32-1:0] csr_vf_drops_count_o;
+  wire    [NUM_VF-1:0]    csr_vf_drops_count_incr_i;
+  reg                     aw_valid_q;
+  reg                     aw_valid_d;
+  reg     [23:0]          aw_addr_q;
+  reg     [23:0]          aw_addr_d;
+  reg     [7:0]           aw_len_q;
+  reg     [7:0]           aw_len_d;
+  reg     [8:0]           aw_user_q;
+  reg     [8:0]           aw_user_d;
+  reg     [2:0]           aw_reason_q;
+  reg     [2:0]           aw_reason_d;
+  reg                     aw_bfc_q;
+  reg                     aw_bfc_d;
+  reg     [1:0]           aw_hit_q;
+  reg     [1:0]           aw_hit_d;
+  reg     [1:0]           aw_bhit_q;
+  reg     [1:0]           aw_bhit_d;
+  reg                     aw_hh_q;
+  reg                     aw_hh_d;
+  reg                     pm_q;
+  reg                     pm_d;
+  reg     [7:0]           beat_q;
+  reg     [7:0]           beat_d;
+  reg                     beat0_q;
+  reg                     beat0_d;
+  reg                     last_q;
+  reg                     last_d;
+  reg                     full_q;
+  reg                     full_d;
+  reg     [63:0]          first_q;
+  reg     [63:0]          first_d;
+  reg                     cand_q;
+  reg                     cand_d;
+  reg                     b_valid_q;
+  reg                     b_valid_d;
+  reg     [1:0]           b_resp_q;
+  reg     [1:0]           b_resp_d;
+  reg     [NUM_VF-1:0]    pend_valid_q;
+  reg     [NUM_VF-1:0]    pend_valid_d;
+  reg                     e1_valid_q;
+  reg                     e1_valid_d;
+  reg     [91:0]          e1_q;
+  reg     [91:0]          e1_d;
+  reg     [1:0]           q_wr_q;
+  reg     [1:0]           q_wr_d;
+  reg     [1:0]           q_rd_q;
+  reg     [1:0]           q_rd_d;
+  reg     [2:0]           q_cnt_q;
+  reg     [2:0]           q_cnt_d;
+  reg                     bf_busy_q;
+  reg                     bf_busy_d;
+  reg                     drain_q;
+  reg                     drain_d;
+  reg     [4:0]           drain_idx_q;
+  reg     [4:0]           drain_idx_d;
+  reg     [4:0]           drain_last_q;
+  reg     [4:0]           drain_last_d;
+  reg     [31:0]          drain_user_q;
+  reg     [31:0]          drain_user_d;
+  reg     [39:0]          pend_mem [0:NUM_VF-1];  // per VF: pending low half {window, page index, dword}
+  reg     [63:0]          bf_mem [0:31];          // BlueFlame buffer: one WQE of up to 256 bytes
+  reg     [91:0]          q_mem [0:3];            // events waiting for their QPC answer, in order
+  wire                    aw_take;
+  wire    [11:0]          aw_page;
+  wire    [11:0]          owner;                  // the function whose BAR holds the page
+  wire    [11:0]          page_idx;               // page index within that function
+  wire                    r_pf;
+  wire    [7:0]           r_vf;
+  wire    [VW-1:0]        slot;                   // pending-half slot: the page owner
+  wire    [7:0]           ev_vf;
+  wire    [11:0]          in_page;
+  wire    [11:0]          in_off;
+  wire    [11:0]          in_owner;
+  wire    [11:0]          in_page_idx;
+  wire                    in_pf;
+  wire    [7:0]           in_vf;
+  wire    [VW-1:0]        in_slot;
+  wire                    in_nofunc;              // no such VF
+  wire    [4:0]           eff_pages;
+  wire                    in_pf_only;             // page_cfg.pf_only_mask bit of the page index
+  wire                    in_dis;                 // the block or the writing VF is disabled
+  wire                    in_outside;             // a page of another function, or an inactive page index
+  wire    [2:0]           in_reason;
+  wire                    in_single;
+  wire                    in_burst_ok;
+  wire    [2:0]           pre_reason;
+  wire                    pre_ok;
+  wire                    last;
+  wire                    first_beat;
+  wire    [63:0]          be64;
+  wire    [63:0]          first_be;
+  wire                    full_now;
+  wire    [1:0]           in_hit;
+  wire    [1:0]           in_bhit;
+  wire                    in_hh;
+  wire    [3:0]           in_hwin;
+  wire                    in_bf_cand;             // a whole-WQE burst from a BlueFlame window start
+  wire                    bf_cand;
+  wire                    owns_buf;
+  reg     [2:0]           dk;
+  reg     [3:0]           dwin;
+  reg     [63:0]          dval;
+  wire    [35:0]          pe;
+  wire                    pv;
+  wire                    complete;               // the high half that completes the pending pair
+  wire                    in_slot_pend;
+  wire                    in_new_pend;
+  wire                    in_pm;
+  wire                    tear;                   // another write breaks the pending pair: drop it first, then take this write
+  reg     [2:0]           ev_kind;
+  reg     [2:0]           ev_reason;
+  reg     [3:0]           ev_idx;
+  reg     [63:0]          ev_data;
+  reg     [1:0]           ev_resp;
+  wire    [63:0]          e1_data;
+  wire    [4:0]           e1_len;
+  wire    [3:0]           e1_win;
+  wire    [3:0]           e1_idx;
+  wire    [7:0]           e1_vf;
+  wire                    e1_pf;
+  wire    [2:0]           e1_reason;
+  wire    [2:0]           e1_kind;
+  wire                    q_full;
+  wire                    e1_chk;
+  wire                    e1_adv;
+  wire                    ev_room;
+  wire                    b_free;
+  wire                    bf_block;               // the BlueFlame buffer still holds an earlier WQE
+  wire                    tear_now;
+  wire                    w_ready;
+  wire                    w_take;
+  wire                    w_last_take;
+  wire                    ev_load;                // an event enters stage 1: the write's own, or the tear before it
+  wire                    pend_we;                // a low half is stored for the page owner
+  wire                    h_valid;
+  wire    [91:0]          h;                      // queue head; zero while the queue is empty
+  wire    [63:0]          h_data;
+  wire    [4:0]           h_len;
+  wire    [3:0]           h_win;
+  wire    [3:0]           h_idx;
+  wire    [7:0]           h_vf;
+  wire                    h_pf;
+  wire    [2:0]           h_reason;
+  wire    [2:0]           h_kind;
+  wire                    h_chk;
+  wire                    h_fetch;
+  wire                    h_bf;
+  wire                    h_fwd;
+  wire                    retire;
+  wire    [2:0]           chk_reason;
+  wire                    is_drop;
+  wire    [2:0]           drop_reason;
+  wire    [23:0]          h_qpn;
+  wire                    bf_end;
+  reg                     cs_fetch_q;
+  reg                     cs_fetch_d;
+  reg                     cs_bf_q;
+  reg                     cs_bf_d;
+  reg                     cs_drop_q;
+  reg                     cs_drop_d;
+  reg     [2:0]           cs_reason_q;
+  reg     [2:0]           cs_reason_d;
+  reg     [3:0]           cs_idx_q;
+  reg     [3:0]           cs_idx_d;
+  reg     [7:0]           cs_vf_q;
+  reg     [7:0]           cs_vf_d;
+  reg     [23:0]          cs_qpn_q;
+  reg     [23:0]          cs_qpn_d;
+  reg     [NUM_VF-1:0]    vf_acc;
+  reg     [NUM_VF-1:0]    vf_drop;
+  integer                 vi;
+  wire                    unused_ok;              // deliberately unused: software-only CSR outputs, wlast, echoed fields
 
   // The CSR block: control, drop counters and status.
   uar_csr #(
@@ -422,33 +461,47 @@ module uar #(
 
   assign aw_take = s_axi_awvalid && s_axi_awready;
   assign aw_page = aw_addr_q[23:12];
-  assign aw_off = aw_addr_q[11:0];
   assign owner = aw_page >> PW;
   assign page_idx = aw_page & PAGE_MASK;
   assign r_pf = aw_user_q[8];
   assign r_vf = aw_user_q[7:0];
   assign slot = owner[VW - 1:0];
-  assign r_slot = r_vf[VW - 1:0];
-  assign r_nofunc = !r_pf && {4'b0000, r_vf} >= GEO_NUM_VF;
   assign ev_vf = r_pf ? owner[7:0] : r_vf;
+  assign in_page = s_axi_awaddr[23:12];
+  assign in_off = s_axi_awaddr[11:0];
+  assign in_owner = in_page >> PW;
+  assign in_page_idx = in_page & PAGE_MASK;
+  assign in_pf = s_axi_awuser[8];
+  assign in_vf = s_axi_awuser[7:0];
+  assign in_slot = in_vf[VW - 1:0];
+  assign in_nofunc = !in_pf && {4'b0000, in_vf} >= GEO_NUM_VF;
   assign eff_pages = csr_page_cfg_active_pages_o == 5'h00 || csr_page_cfg_active_pages_o > GEO_PAGES ? GEO_PAGES : csr_page_cfg_active_pages_o;
-  assign pf_only_bit = |(csr_page_cfg_pf_only_mask_o & (16'h0001 << page_idx[3:0]));
-  assign dis = !csr_ctrl_enable_o || (!r_pf && !r_nofunc && !csr_vf_ctrl_enable_o[r_slot]);
-  assign outside = r_nofunc | (owner >= GEO_NUM_VF) | (!r_pf && owner != {4'b0000, r_vf}) | (page_idx >= {7'h00, eff_pages});
-  assign pre_reason = dis ? 3'b111 : outside ? 3'b100 : !r_pf && pf_only_bit ? 3'b101 : 3'b000;
+  assign in_pf_only = |(csr_page_cfg_pf_only_mask_o & (16'h0001 << in_page_idx[3:0]));
+  assign in_dis = !csr_ctrl_enable_o || (!in_pf && !in_nofunc && !csr_vf_ctrl_enable_o[in_slot]);
+  assign in_outside = in_nofunc | (in_owner >= GEO_NUM_VF) | (!in_pf && in_owner != {4'b0000, in_vf}) | (in_page_idx >= {7'h00, eff_pages});
+  assign in_reason = in_dis ? 3'b111 : in_outside ? 3'b100 : !in_pf && in_pf_only ? 3'b101 : 3'b000;
+  assign in_single = s_axi_awlen == 8'h00;
+  assign in_burst_ok = s_axi_awburst == 2'b01 && s_axi_awsize == 3'b011;
+  assign pre_reason = aw_reason_q;
   assign pre_ok = pre_reason == 3'b000;
-  assign single = aw_len_q == 8'h00;
-  assign last = aw_valid_q && beat_q == aw_len_q;
-  assign first_beat = beat_q == 8'h00;
+  assign last = last_q;
+  assign first_beat = beat0_q;
   assign be64 = {s_axi_wdata[7:0], s_axi_wdata[15:8], s_axi_wdata[23:16], s_axi_wdata[31:24], s_axi_wdata[39:32], s_axi_wdata[47:40], s_axi_wdata[55:48], s_axi_wdata[63:56]};
   assign first_be = first_beat ? be64 : first_q;
   assign full_now = full_q && s_axi_wstrb == 8'hff;
-  assign burst_ok = aw_burst_q == 2'b01 && aw_size_q == 3'b011;
-  assign bf_cand = pre_ok && !single && burst_ok && csr_ctrl_bf_enable_o && aw_off == 12'h800 && aw_len_q < 8'h20;
+  assign in_hit = {in_single && in_off[11:3] == 9'h100, in_single && in_off[11:3] == 9'h000};
+  assign in_bhit = {in_off == 12'h800 && !in_single && in_burst_ok && s_axi_awlen < 8'h20, 1'b0};
+  assign in_hh = in_hit[0] | in_hit[1];
+  assign in_hwin = in_hit[1] ? 4'b0001 : in_hit[0] ? 4'b0000 : 4'b0000;
+  assign in_bf_cand = in_reason == 3'b000 && csr_ctrl_bf_enable_o && |in_bhit;
+  assign bf_cand = aw_bfc_q;
   assign owns_buf = first_beat ? bf_cand : cand_q;
-  assign pe = pend_mem[slot];
+  assign pe = pend_mem[slot][35:0];
   assign pv = pend_valid_q[slot];
-  assign complete = pv && dk == 3'b011 && pe[39:36] == dwin && pe[35:32] == page_idx[3:0];
+  assign complete = pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
+  assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
+  assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
+  assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;
   assign e1_data = e1_q[63:0];
   assign e1_len = e1_q[68:64];
@@ -465,10 +518,11 @@ module uar #(
   assign b_free = !b_valid_q || s_axi_bready;
   assign bf_block = first_beat && bf_cand && bf_busy_q;
   assign tear_now = pre_ok && pv && !complete;
-  assign w_ready = aw_valid_q && !bf_block && (beat_q != aw_len_q || (ev_room && b_free && !tear_now));
+  assign w_ready = aw_valid_q && !bf_block && (!last || (ev_room && b_free && !tear_now));
   assign w_take = s_axi_wvalid && w_ready;
   assign w_last_take = w_take && last;
   assign ev_load = s_axi_wvalid && last && ev_room && ((tear_now && !bf_block) || w_ready);
+  assign pend_we = ev_load && !tear && ev_kind == 3'b011;
   assign h_valid = q_cnt_q != 3'b000;
   assign h = h_valid ? q_mem[q_rd_q] : 92'h00000000000000000000000;
   assign h_data = h[63:0];
@@ -487,11 +541,8 @@ module uar #(
   assign chk_reason = db_rsp_reason == 3'b011 ? 3'b010 : db_rsp_reason == 3'b100 ? 3'b011 : 3'b001;
   assign is_drop = retire && (h_kind == 3'b100 || (h_chk && !db_rsp_ok));
   assign drop_reason = h_chk ? chk_reason : h_reason;
-  assign accepted = retire && (h_fetch || h_bf);
   assign h_qpn = h_chk ? h_data[31:8] : 24'h000000;
-  assign drv_vf_ok = {4'b0000, h_vf} < GEO_NUM_VF;
   assign bf_end = drain_q && m_axis_bf_tready && drain_idx_q == drain_last_q;
-  assign h_slot = h_vf[VW - 1:0];
   assign s_axi_awready = !aw_valid_q || w_last_take;
   assign s_axi_wready = w_ready;
   assign s_axi_bvalid = b_valid_q;
@@ -524,40 +575,40 @@ module uar #(
   assign mon_pf = h_pf;
   assign mon_page = h_idx;
   assign mon_qpn = h_qpn;
-  assign csr_int_status_not_owner_set_i = is_drop && drop_reason == 3'b001;
-  assign csr_int_status_wrong_page_set_i = is_drop && drop_reason == 3'b010;
-  assign csr_int_status_qp_state_set_i = is_drop && drop_reason == 3'b011;
-  assign csr_int_status_unmapped_set_i = is_drop && drop_reason == 3'b100;
-  assign csr_int_status_pf_only_set_i = is_drop && drop_reason == 3'b101;
-  assign csr_int_status_torn_set_i = is_drop && drop_reason == 3'b110;
-  assign csr_int_status_disabled_set_i = is_drop && drop_reason == 3'b111;
-  assign csr_last_drop_reason_we_i = is_drop;
-  assign csr_last_drop_reason_d_i = drop_reason;
-  assign csr_last_drop_page_index_we_i = is_drop;
-  assign csr_last_drop_page_index_d_i = h_idx;
-  assign csr_last_drop_vf_we_i = is_drop;
-  assign csr_last_drop_vf_d_i = h_vf;
-  assign csr_last_drop_qpn_qpn_we_i = is_drop;
-  assign csr_last_drop_qpn_qpn_d_i = h_qpn;
-  assign csr_db_accepted_count_incr_i = retire && h_fetch;
-  assign csr_bf_accepted_count_incr_i = retire && h_bf;
-  assign csr_drop_not_owner_count_incr_i = is_drop && drop_reason == 3'b001;
-  assign csr_drop_wrong_page_count_incr_i = is_drop && drop_reason == 3'b010;
-  assign csr_drop_qp_state_count_incr_i = is_drop && drop_reason == 3'b011;
-  assign csr_drop_unmapped_count_incr_i = is_drop && drop_reason == 3'b100;
-  assign csr_drop_pf_only_count_incr_i = is_drop && drop_reason == 3'b101;
-  assign csr_drop_torn_count_incr_i = is_drop && drop_reason == 3'b110;
-  assign csr_drop_disabled_count_incr_i = is_drop && drop_reason == 3'b111;
+  assign csr_int_status_not_owner_set_i = cs_drop_q && cs_reason_q == 3'b001;
+  assign csr_int_status_wrong_page_set_i = cs_drop_q && cs_reason_q == 3'b010;
+  assign csr_int_status_qp_state_set_i = cs_drop_q && cs_reason_q == 3'b011;
+  assign csr_int_status_unmapped_set_i = cs_drop_q && cs_reason_q == 3'b100;
+  assign csr_int_status_pf_only_set_i = cs_drop_q && cs_reason_q == 3'b101;
+  assign csr_int_status_torn_set_i = cs_drop_q && cs_reason_q == 3'b110;
+  assign csr_int_status_disabled_set_i = cs_drop_q && cs_reason_q == 3'b111;
+  assign csr_last_drop_reason_we_i = cs_drop_q;
+  assign csr_last_drop_reason_d_i = cs_reason_q;
+  assign csr_last_drop_page_index_we_i = cs_drop_q;
+  assign csr_last_drop_page_index_d_i = cs_idx_q;
+  assign csr_last_drop_vf_we_i = cs_drop_q;
+  assign csr_last_drop_vf_d_i = cs_vf_q;
+  assign csr_last_drop_qpn_qpn_we_i = cs_drop_q;
+  assign csr_last_drop_qpn_qpn_d_i = cs_qpn_q;
+  assign csr_db_accepted_count_incr_i = cs_fetch_q;
+  assign csr_bf_accepted_count_incr_i = cs_bf_q;
+  assign csr_drop_not_owner_count_incr_i = cs_drop_q && cs_reason_q == 3'b001;
+  assign csr_drop_wrong_page_count_incr_i = cs_drop_q && cs_reason_q == 3'b010;
+  assign csr_drop_qp_state_count_incr_i = cs_drop_q && cs_reason_q == 3'b011;
+  assign csr_drop_unmapped_count_incr_i = cs_drop_q && cs_reason_q == 3'b100;
+  assign csr_drop_pf_only_count_incr_i = cs_drop_q && cs_reason_q == 3'b101;
+  assign csr_drop_torn_count_incr_i = cs_drop_q && cs_reason_q == 3'b110;
+  assign csr_drop_disabled_count_incr_i = cs_drop_q && cs_reason_q == 3'b111;
   assign csr_vf_doorbells_count_incr_i = vf_acc;
   assign csr_vf_drops_count_incr_i = vf_drop;
-  assign unused_ok = ^{csr_int_status_not_owner_o, csr_int_status_wrong_page_o, csr_int_status_qp_state_o, csr_int_status_unmapped_o, csr_int_status_pf_only_o, csr_int_status_torn_o, csr_int_status_disabled_o, csr_int_en_not_owner_o, csr_int_en_wrong_page_o, csr_int_en_qp_state_o, csr_int_en_unmapped_o, csr_int_en_pf_only_o, csr_int_en_torn_o, csr_int_en_disabled_o, csr_last_drop_reason_o, csr_last_drop_page_index_o, csr_last_drop_vf_o, csr_last_drop_qpn_qpn_o, csr_db_accepted_count_o, csr_bf_accepted_count_o, csr_drop_not_owner_count_o, csr_drop_wrong_page_count_o, csr_drop_qp_state_count_o, csr_drop_unmapped_count_o, csr_drop_pf_only_count_o, csr_drop_torn_count_o, csr_drop_disabled_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o, s_axi_wlast, db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], h_pf, h_win, dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf, e1_reason, e1_len, e1_win};
+  assign unused_ok = ^{csr_int_status_not_owner_o, csr_int_status_wrong_page_o, csr_int_status_qp_state_o, csr_int_status_unmapped_o, csr_int_status_pf_only_o, csr_int_status_torn_o, csr_int_status_disabled_o, csr_int_en_not_owner_o, csr_int_en_wrong_page_o, csr_int_en_qp_state_o, csr_int_en_unmapped_o, csr_int_en_pf_only_o, csr_int_en_torn_o, csr_int_en_disabled_o, csr_last_drop_reason_o, csr_last_drop_page_index_o, csr_last_drop_vf_o, csr_last_drop_qpn_qpn_o, csr_db_accepted_count_o, csr_bf_accepted_count_o, csr_drop_not_owner_count_o, csr_drop_wrong_page_count_o, csr_drop_qp_state_count_o, csr_drop_unmapped_count_o, csr_drop_pf_only_count_o, csr_drop_torn_count_o, csr_drop_disabled_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o, s_axi_wlast, db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], owner[11:8], h_pf, h_win, dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf, e1_reason, e1_len, e1_win};
 
   always @* begin
     // Window decode: shape of the write in the window it starts in
     dk = 3'b000;
     dwin = 4'b0000;
     dval = be64;
-    if (single && aw_off[11:3] == 9'h000) begin
+    if (aw_hit_q[0]) begin
       if (s_axi_wstrb == 8'hff) begin
         dk = 3'b001;
         dwin = 4'b0000;
@@ -569,7 +620,7 @@ module uar #(
         dwin = 4'b0000;
       end
     end
-    if (single && aw_off[11:3] == 9'h100) begin
+    if (aw_hit_q[1]) begin
       if (s_axi_wstrb == 8'hff) begin
         dk = 3'b001;
         dwin = 4'b0001;
@@ -580,7 +631,7 @@ module uar #(
         dk = 3'b011;
         dwin = 4'b0001;
       end
-    end else if (aw_off == 12'h800 && !single && burst_ok && full_now && aw_len_q < 8'h20 && owns_buf) begin
+    end else if (aw_bhit_q[1] && full_now && owns_buf) begin
       dk = 3'b100;
       dwin = 4'b0001;
     end
@@ -639,10 +690,16 @@ module uar #(
     aw_valid_d = aw_valid_q;
     aw_addr_d = aw_addr_q;
     aw_len_d = aw_len_q;
-    aw_size_d = aw_size_q;
-    aw_burst_d = aw_burst_q;
     aw_user_d = aw_user_q;
+    aw_reason_d = aw_reason_q;
+    aw_bfc_d = aw_bfc_q;
+    aw_hit_d = aw_hit_q;
+    aw_bhit_d = aw_bhit_q;
+    aw_hh_d = aw_hh_q;
+    pm_d = pm_q;
     beat_d = beat_q;
+    beat0_d = beat0_q;
+    last_d = last_q;
     full_d = full_q;
     first_d = first_q;
     cand_d = cand_q;
@@ -664,23 +721,37 @@ module uar #(
       aw_valid_d = 1'b1;
       aw_addr_d = s_axi_awaddr;
       aw_len_d = s_axi_awlen;
-      aw_size_d = s_axi_awsize;
-      aw_burst_d = s_axi_awburst;
       aw_user_d = s_axi_awuser;
+      aw_reason_d = in_reason;
+      aw_bfc_d = in_bf_cand;
+      aw_hit_d = in_hit;
+      aw_bhit_d = in_bhit;
+      aw_hh_d = in_hh;
+      pm_d = in_pm;
     end else if (w_last_take) begin
       aw_valid_d = 1'b0;
     end
     if (w_last_take) begin
       beat_d = 8'h00;
+      beat0_d = 1'b1;
       full_d = 1'b1;
       cand_d = 1'b0;
     end else if (w_take) begin
       beat_d = beat_q + 8'h01;
+      beat0_d = 1'b0;
       full_d = full_now;
       cand_d = owns_buf;
       if (first_beat) begin
         first_d = be64;
       end
+    end
+    // The next beat is the burst's last (registered: no length compare at the beat)
+    if (aw_take) begin
+      last_d = in_single;
+    end else if (w_last_take) begin
+      last_d = 1'b0;
+    end else if (w_take) begin
+      last_d = beat_q + 8'h01 == aw_len_q;
     end
     // B: one response per burst
     if (w_last_take) begin
@@ -735,21 +806,33 @@ module uar #(
         drain_idx_d = drain_idx_q + 5'h01;
       end
     end
+    // CSR event stage: the retired event, one cycle later
+    cs_fetch_d = retire && h_fetch;
+    cs_bf_d = retire && h_bf;
+    cs_drop_d = is_drop;
+    cs_reason_d = drop_reason;
+    cs_idx_d = h_idx;
+    cs_vf_d = h_vf;
+    cs_qpn_d = h_qpn;
     // Per-VF counters
-    vf_acc = {NUM_VF{1'b0}};
-    vf_drop = {NUM_VF{1'b0}};
-    if (accepted && drv_vf_ok) begin
-      vf_acc[h_slot] = 1'b1;
-    end
-    if (is_drop && drv_vf_ok) begin
-      vf_drop[h_slot] = 1'b1;
+    for (vi = 0; vi < NUM_VF; vi = vi + 1) begin
+      vf_acc[vi] = (cs_fetch_q || cs_bf_q) && cs_vf_q == vi[7:0];
+      vf_drop[vi] = cs_drop_q && cs_vf_q == vi[7:0];
     end
   end
 
   always @(posedge clk) begin
     if (rst) begin
       aw_valid_q <= 1'b0;
+      aw_reason_q <= 3'b000;
+      aw_bfc_q <= 1'b0;
+      aw_hit_q <= 2'b00;
+      aw_bhit_q <= 2'b00;
+      aw_hh_q <= 1'b0;
+      pm_q <= 1'b0;
       beat_q <= 8'h00;
+      beat0_q <= 1'b1;
+      last_q <= 1'b0;
       full_q <= 1'b1;
       cand_q <= 1'b0;
       b_valid_q <= 1'b0;
@@ -765,9 +848,24 @@ module uar #(
       drain_idx_q <= 5'h00;
       drain_last_q <= 5'h00;
       drain_user_q <= 32'h00000000;
+      cs_fetch_q <= 1'b0;
+      cs_bf_q <= 1'b0;
+      cs_drop_q <= 1'b0;
+      cs_reason_q <= 3'b000;
+      cs_idx_q <= 4'b0000;
+      cs_vf_q <= 8'h00;
+      cs_qpn_q <= 24'h000000;
     end else begin
       aw_valid_q <= aw_valid_d;
+      aw_reason_q <= aw_reason_d;
+      aw_bfc_q <= aw_bfc_d;
+      aw_hit_q <= aw_hit_d;
+      aw_bhit_q <= aw_bhit_d;
+      aw_hh_q <= aw_hh_d;
+      pm_q <= pm_d;
       beat_q <= beat_d;
+      beat0_q <= beat0_d;
+      last_q <= last_d;
       full_q <= full_d;
       cand_q <= cand_d;
       b_valid_q <= b_valid_d;
@@ -783,20 +881,25 @@ module uar #(
       drain_idx_q <= drain_idx_d;
       drain_last_q <= drain_last_d;
       drain_user_q <= drain_user_d;
+      cs_fetch_q <= cs_fetch_d;
+      cs_bf_q <= cs_bf_d;
+      cs_drop_q <= cs_drop_d;
+      cs_reason_q <= cs_reason_d;
+      cs_idx_q <= cs_idx_d;
+      cs_vf_q <= cs_vf_d;
+      cs_qpn_q <= cs_qpn_d;
     end
   end
   always @(posedge clk) begin
     aw_addr_q <= aw_addr_d;
     aw_len_q <= aw_len_d;
-    aw_size_q <= aw_size_d;
-    aw_burst_q <= aw_burst_d;
     aw_user_q <= aw_user_d;
     first_q <= first_d;
   end
 
   // RAMs: pending halves, BlueFlame buffer, event queue
   always @(posedge clk) begin
-    if (ev_load && !tear && ev_kind == 3'b011) pend_mem[slot] <= {dwin, page_idx[3:0], be64[63:32]};
+    if (pend_we) pend_mem[slot] <= {dwin, page_idx[3:0], be64[63:32]};
   end
   always @(posedge clk) begin
     if (w_take && owns_buf && beat_q[7:5] == 3'b000) bf_mem[beat_q[4:0]] <= s_axi_wdata;

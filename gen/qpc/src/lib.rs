@@ -1994,12 +1994,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
         (
             "csr_port_collisions_count_incr_i",
+            // In both partitions, the same context is the same QPN: compare the ports'
+            // QPNs rather than the addresses behind the partition muxes (one level less).
             Expr::all(vec![
                 id("db_take"),
                 id("rx_take"),
                 id("db_inpart"),
                 id("rx_inpart"),
-                Expr::eq(id("db_addr"), id("rx_addr")),
+                Expr::eq(id("db_req_qpn").bits(19, 0), id("rx_req_qpn").bits(19, 0)),
             ]),
         ),
         (
@@ -2026,8 +2028,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ),
         ),
     ];
+    // Counter increments go through one flop (`cnt_*`): a counter counts one cycle after its
+    // event, which no AXI4-Lite read can see, and the lookup, R_Key and command logic does
+    // not also run through the counters' adders (issue 9: LUT depth).
+    let counted = [
+        (
+            "csr_illegal_transitions_count_incr_i",
+            "illegal_transitions",
+            1,
+        ),
+        ("csr_cmd_errors_count_incr_i", "cmd_errors", 1),
+        ("csr_pd_mismatches_count_incr_i", "pd_mismatches", 1),
+        (
+            "csr_partition_violations_count_incr_i",
+            "partition_violations",
+            3,
+        ),
+        ("csr_port_collisions_count_incr_i", "port_collisions", 1),
+        ("csr_rkey_violations_count_incr_i", "rkey_violations", 1),
+    ];
     for (name, e) in hw {
-        g.assigns.push(V::Assign(id(name), e));
+        match counted.iter().find(|(port, _, _)| *port == name) {
+            Some((_, short, w)) => {
+                let (q, d) = (format!("cnt_{short}_q"), format!("cnt_{short}_d"));
+                g.reg(&q, *w);
+                g.wire(&d, *w, e, None);
+                g.flops.push(Flop {
+                    q: id(q.clone()),
+                    d: id(d),
+                    reset: Some(n(*w, 0)),
+                });
+                g.assigns.push(V::Assign(id(name), id(q)));
+            }
+            None => g.assigns.push(V::Assign(id(name), e)),
+        }
     }
 
     // CSR outputs the block does not consume (software-only registers), and the upper bits

@@ -663,16 +663,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // ---- flops (their `_d = _q` defaults open the always block)
     g.comb.push(Stmt::Comment("Defaults: hold".into()));
     g.flop("aw_valid", 1, Some(b1(false)));
-    for (name, w) in [
-        ("addr", 24),
-        ("len", 8),
-        ("size", 3),
-        ("burst", 2),
-        ("user", 9),
-    ] {
+    for (name, w) in [("addr", 24), ("len", 8), ("user", 9)] {
         g.flop(&format!("aw_{name}"), w, None);
     }
+    // The AW checks, registered with the AW (see `in_reason`).
+    let nwin = lay.len() as u32;
+    g.flop("aw_reason", 3, Some(n(3, 0)));
+    g.flop("aw_bfc", 1, Some(b1(false)));
+    g.flop("aw_hit", nwin, Some(n(nwin, 0)));
+    g.flop("aw_bhit", nwin, Some(n(nwin, 0)));
+    g.flop("aw_hh", 1, Some(b1(false)));
+    g.flop("pm", 1, Some(b1(false)));
     g.flop("beat", 8, Some(n(8, 0)));
+    g.flop("beat0", 1, Some(b1(true)));
+    g.flop("last", 1, Some(b1(false)));
     g.flop("full", 1, Some(b1(true)));
     g.flop("first", 64, None);
     g.flop("cand", 1, Some(b1(false)));
@@ -721,7 +725,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::and(id("s_axi_awvalid"), id("s_axi_awready")),
     );
     g.wire("aw_page", 12, id("aw_addr_q").bits(23, 12));
-    g.wire("aw_off", 12, id("aw_addr_q").bits(11, 0));
     g.wire_c(
         "owner",
         12,
@@ -744,25 +747,43 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("slot"),
         id("owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
     ));
-    g.decls
-        .push(V::Decl(Decl::wire("r_slot", Some(Range::width(id("VW"))))));
-    g.assigns.push(V::Assign(
-        id("r_slot"),
-        id("r_vf").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
-    ));
-    g.wire_c(
-        "r_nofunc",
-        1,
-        Expr::and(
-            not(id("r_pf")),
-            ge(Expr::concat(vec![n(4, 0), id("r_vf")]), id("GEO_NUM_VF")),
-        ),
-        "no such VF",
-    );
     g.wire(
         "ev_vf",
         8,
         Expr::ternary(id("r_pf"), id("owner").bits(7, 0), id("r_vf")),
+    );
+    // The address and requester checks run on the AW channel and are registered with it
+    // (`aw_reason_q`, `aw_bfc_q`, the window hits): the last beat then starts from flops
+    // (issue 9: LUT depth). The CSR configuration is therefore sampled when the AW is
+    // accepted.
+    g.wire("in_page", 12, id("s_axi_awaddr").bits(23, 12));
+    g.wire("in_off", 12, id("s_axi_awaddr").bits(11, 0));
+    g.wire(
+        "in_owner",
+        12,
+        Expr::bin(BinOp::Shr, id("in_page"), id("PW")),
+    );
+    g.wire(
+        "in_page_idx",
+        12,
+        Expr::band(id("in_page"), id("PAGE_MASK")),
+    );
+    g.wire("in_pf", 1, id("s_axi_awuser").index(Expr::int(8)));
+    g.wire("in_vf", 8, id("s_axi_awuser").bits(7, 0));
+    g.decls
+        .push(V::Decl(Decl::wire("in_slot", Some(Range::width(id("VW"))))));
+    g.assigns.push(V::Assign(
+        id("in_slot"),
+        id("in_vf").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
+    ));
+    g.wire_c(
+        "in_nofunc",
+        1,
+        Expr::and(
+            not(id("in_pf")),
+            ge(Expr::concat(vec![n(4, 0), id("in_vf")]), id("GEO_NUM_VF")),
+        ),
+        "no such VF",
     );
     g.wire(
         "eff_pages",
@@ -781,72 +802,80 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ),
     );
     g.wire_c(
-        "pf_only_bit",
+        "in_pf_only",
         1,
         Expr::un(
             verilog_ast::UnOp::RedOr,
             Expr::band(
                 id("csr_page_cfg_pf_only_mask_o"),
-                Expr::bin(BinOp::Shl, n(16, 1), id("page_idx").bits(3, 0)),
+                Expr::bin(BinOp::Shl, n(16, 1), id("in_page_idx").bits(3, 0)),
             ),
         ),
         "page_cfg.pf_only_mask bit of the page index",
     );
     g.wire_c(
-        "dis",
+        "in_dis",
         1,
         Expr::or(
             not(id("csr_ctrl_enable_o")),
             Expr::all(vec![
-                not(id("r_pf")),
-                not(id("r_nofunc")),
-                not(id("csr_vf_ctrl_enable_o").index(id("r_slot"))),
+                not(id("in_pf")),
+                not(id("in_nofunc")),
+                not(id("csr_vf_ctrl_enable_o").index(id("in_slot"))),
             ]),
         ),
         "the block or the writing VF is disabled",
     );
     g.wire_c(
-        "outside",
+        "in_outside",
         1,
         Expr::any_of(
             vec![
-                id("r_nofunc"),
-                ge(id("owner"), id("GEO_NUM_VF")),
+                id("in_nofunc"),
+                ge(id("in_owner"), id("GEO_NUM_VF")),
                 Expr::and(
-                    not(id("r_pf")),
-                    ne(id("owner"), Expr::concat(vec![n(4, 0), id("r_vf")])),
+                    not(id("in_pf")),
+                    ne(id("in_owner"), Expr::concat(vec![n(4, 0), id("in_vf")])),
                 ),
-                ge(id("page_idx"), Expr::concat(vec![n(7, 0), id("eff_pages")])),
+                ge(
+                    id("in_page_idx"),
+                    Expr::concat(vec![n(7, 0), id("eff_pages")]),
+                ),
             ],
             b1(false),
         ),
         "a page of another function, or an inactive page index",
     );
     g.wire(
-        "pre_reason",
+        "in_reason",
         3,
         Expr::ternary(
-            id("dis"),
+            id("in_dis"),
             n(3, r("DISABLED")),
             Expr::ternary(
-                id("outside"),
+                id("in_outside"),
                 n(3, r("UNMAPPED")),
                 Expr::ternary(
-                    Expr::and(not(id("r_pf")), id("pf_only_bit")),
+                    Expr::and(not(id("in_pf")), id("in_pf_only")),
                     n(3, r("PF_ONLY")),
                     n(3, 0),
                 ),
             ),
         ),
     );
-    g.wire("pre_ok", 1, Expr::eq(id("pre_reason"), n(3, 0)));
-    g.wire("single", 1, Expr::eq(id("aw_len_q"), n(8, 0)));
+    g.wire("in_single", 1, Expr::eq(id("s_axi_awlen"), n(8, 0)));
     g.wire(
-        "last",
+        "in_burst_ok",
         1,
-        Expr::and(id("aw_valid_q"), Expr::eq(id("beat_q"), id("aw_len_q"))),
+        Expr::and(
+            Expr::eq(id("s_axi_awburst"), n(2, 1)),
+            Expr::eq(id("s_axi_awsize"), n(3, 3)),
+        ),
     );
-    g.wire("first_beat", 1, Expr::eq(id("beat_q"), n(8, 0)));
+    g.wire("pre_reason", 3, id("aw_reason_q"));
+    g.wire("pre_ok", 1, Expr::eq(id("pre_reason"), n(3, 0)));
+    g.wire("last", 1, id("last_q"));
+    g.wire("first_beat", 1, id("beat0_q"));
     g.wire("be64", 64, byteswap("s_axi_wdata"));
     g.wire(
         "first_be",
@@ -855,34 +884,53 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     let strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
     g.wire("full_now", 1, Expr::and(id("full_q"), strb(0xFF)));
-    g.wire(
-        "burst_ok",
-        1,
-        Expr::and(
-            Expr::eq(id("aw_burst_q"), n(2, 1)),
-            Expr::eq(id("aw_size_q"), n(3, 3)),
-        ),
-    );
-    // BlueFlame candidacy is known from AW alone; it claims the buffer at the first beat.
-    let mut cand_terms = Vec::new();
-    for l in lay.iter().filter(|l| l.role == Role::BlueFlame) {
-        cand_terms.push(Expr::all(vec![
-            Expr::eq(id("aw_off"), n(12, l.offset)),
-            Expr::bin(BinOp::Lt, id("aw_len_q"), n(8, l.size / 8)),
-        ]));
+    // Window hits, from the AW: `aw_hit_q[k]` a single beat in window k's 8 bytes,
+    // `aw_bhit_q[k]` a whole-WQE burst from BlueFlame window k's start.
+    let nwin = lay.len() as u32;
+    let in_at8 = |o: u64| Expr::eq(id("in_off").bits(11, 3), n(9, o >> 3));
+    let mut hits = Vec::new();
+    let mut bhits = Vec::new();
+    for l in lay.iter().rev() {
+        hits.push(Expr::and(id("in_single"), in_at8(l.offset)));
+        bhits.push(if l.role == Role::BlueFlame {
+            Expr::all(vec![
+                Expr::eq(id("in_off"), n(12, l.offset)),
+                not(id("in_single")),
+                id("in_burst_ok"),
+                Expr::bin(BinOp::Lt, id("s_axi_awlen"), n(8, l.size / 8)),
+            ])
+        } else {
+            b1(false)
+        });
     }
+    g.wire("in_hit", nwin, Expr::concat(hits));
+    g.wire("in_bhit", nwin, Expr::concat(bhits));
+    // The window a 32-bit high half would complete a pair in (later windows win, as in the
+    // decode below).
+    let mut hwin = n(4, 0);
+    let mut hh = Vec::new();
+    for (k, l) in lay.iter().enumerate() {
+        if matches!((l.role, l.size), (Role::Forward, 4)) {
+            continue;
+        }
+        let h = id("in_hit").index(Expr::int(k as i64));
+        hwin = Expr::ternary(h.clone(), n(4, k as u64), hwin);
+        hh.push(h);
+    }
+    g.wire("in_hh", 1, Expr::any_of(hh, b1(false)));
+    g.wire("in_hwin", 4, hwin);
     g.wire_c(
-        "bf_cand",
+        "in_bf_cand",
         1,
         Expr::all(vec![
-            id("pre_ok"),
-            not(id("single")),
-            id("burst_ok"),
+            Expr::eq(id("in_reason"), n(3, 0)),
             id("csr_ctrl_bf_enable_o"),
-            Expr::any_of(cand_terms, b1(false)),
+            Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
         ]),
         "a whole-WQE burst from a BlueFlame window start",
     );
+    // BlueFlame candidacy is known from AW alone; it claims the buffer at the first beat.
+    g.wire("bf_cand", 1, id("aw_bfc_q"));
     g.wire(
         "owns_buf",
         1,
@@ -899,8 +947,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("dwin", n(4, 0)),
         set("dval", id("be64")),
     ];
-    let at8 = |o: u64| Expr::eq(id("aw_off").bits(11, 3), n(9, o >> 3));
     for (k, l) in lay.iter().enumerate() {
+        let hit = id("aw_hit_q").index(Expr::int(k as i64));
+        let bhit = id("aw_bhit_q").index(Expr::int(k as i64));
         let k = k as u64;
         let win = set("dwin", n(4, k));
         let halves = |s: &mut Vec<Stmt>| {
@@ -921,7 +970,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             (Role::SendDoorbell, _) | (Role::Forward, 8) => {
                 let mut then = Vec::new();
                 halves(&mut then);
-                dec.push(Stmt::if_(Expr::and(id("single"), at8(l.offset)), then));
+                dec.push(Stmt::if_(hit, then));
             }
             (Role::Forward, _) => {
                 let lanes = if l.offset % 8 == 4 { 0xF0 } else { 0x0F };
@@ -931,7 +980,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                     id("be64").bits(31, 0)
                 };
                 dec.push(Stmt::if_(
-                    Expr::all(vec![id("single"), at8(l.offset), strb(lanes)]),
+                    Expr::and(hit, strb(lanes)),
                     vec![
                         set("dk", n(3, D_F32)),
                         win.clone(),
@@ -939,21 +988,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                     ],
                 ));
             }
-            (Role::BlueFlame, size) => {
+            (Role::BlueFlame, _) => {
                 let mut then = Vec::new();
                 halves(&mut then);
                 dec.push(Stmt::if_else(
-                    Expr::and(id("single"), at8(l.offset)),
+                    hit,
                     then,
                     vec![Stmt::if_(
-                        Expr::all(vec![
-                            Expr::eq(id("aw_off"), n(12, l.offset)),
-                            not(id("single")),
-                            id("burst_ok"),
-                            id("full_now"),
-                            Expr::bin(BinOp::Lt, id("aw_len_q"), n(8, size / 8)),
-                            id("owns_buf"),
-                        ]),
+                        Expr::all(vec![bhit, id("full_now"), id("owns_buf")]),
                         vec![set("dk", n(3, D_BF)), win.clone()],
                     )],
                 ));
@@ -977,18 +1019,49 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     };
 
     // Pending low halves, one per page owner.
-    g.wire("pe", 40, id("pend_mem").index(id("slot")));
+    g.wire("pe", 36, id("pend_mem").index(id("slot")).bits(35, 0));
     g.wire("pv", 1, id("pend_valid_q").index(id("slot")));
     g.wire_c(
         "complete",
         1,
-        Expr::all(vec![
-            id("pv"),
-            Expr::eq(id("dk"), n(3, D_HI)),
-            Expr::eq(id("pe").bits(39, 36), id("dwin")),
-            Expr::eq(id("pe").bits(35, 32), id("page_idx").bits(3, 0)),
-        ]),
+        Expr::all(vec![id("pv"), id("aw_hh_q"), strb(0xF0), id("pm_q")]),
         "the high half that completes the pending pair",
+    );
+    // The pending half's window and page are compared with the write's when the AW is
+    // accepted (`pm_q`), from pend_mem or, when the burst ending in that cycle stores the
+    // same owner's low half, from what it stores.
+    g.wire(
+        "in_slot_pend",
+        1,
+        Expr::eq(
+            id("pend_mem")
+                .index(id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)))
+                .bits(39, 32),
+            Expr::concat(vec![id("in_hwin"), id("in_page_idx").bits(3, 0)]),
+        ),
+    );
+    g.wire(
+        "in_new_pend",
+        1,
+        Expr::all(vec![
+            id("pend_we"),
+            Expr::eq(
+                id("slot"),
+                id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
+            ),
+        ]),
+    );
+    g.wire(
+        "in_pm",
+        1,
+        Expr::ternary(
+            id("in_new_pend"),
+            Expr::eq(
+                Expr::concat(vec![id("dwin"), id("page_idx").bits(3, 0)]),
+                Expr::concat(vec![id("in_hwin"), id("in_page_idx").bits(3, 0)]),
+            ),
+            id("in_slot_pend"),
+        ),
     );
     g.wire_c(
         "tear",
@@ -1136,7 +1209,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             id("aw_valid_q"),
             not(id("bf_block")),
             Expr::or(
-                ne(id("beat_q"), id("aw_len_q")),
+                not(id("last")),
                 Expr::all(vec![id("ev_room"), id("b_free"), not(id("tear_now"))]),
             ),
         ]),
@@ -1156,6 +1229,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             ),
         ]),
         "an event enters stage 1: the write's own, or the tear before it",
+    );
+    g.wire_c(
+        "pend_we",
+        1,
+        Expr::all(vec![
+            id("ev_load"),
+            not(id("tear")),
+            Expr::eq(id("ev_kind"), n(3, K_PEND)),
+        ]),
+        "a low half is stored for the page owner",
     );
 
     // ---- retire stage: the head of the queue, with the QPC answer when it needs one
@@ -1251,23 +1334,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::ternary(id("h_chk"), id("chk_reason"), id("h_reason")),
     );
     g.wire(
-        "accepted",
-        1,
-        Expr::and(id("retire"), Expr::or(id("h_fetch"), id("h_bf"))),
-    );
-    g.wire(
         "h_qpn",
         24,
         Expr::ternary(id("h_chk"), id("h_data").bits(31, 8), n(24, 0)),
-    );
-    g.wire(
-        "drv_vf_ok",
-        1,
-        Expr::bin(
-            BinOp::Lt,
-            Expr::concat(vec![n(4, 0), id("h_vf")]),
-            id("GEO_NUM_VF"),
-        ),
     );
     g.wire(
         "bf_end",
@@ -1290,9 +1359,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             set("aw_valid_d", b1(true)),
             set("aw_addr_d", id("s_axi_awaddr")),
             set("aw_len_d", id("s_axi_awlen")),
-            set("aw_size_d", id("s_axi_awsize")),
-            set("aw_burst_d", id("s_axi_awburst")),
             set("aw_user_d", id("s_axi_awuser")),
+            set("aw_reason_d", id("in_reason")),
+            set("aw_bfc_d", id("in_bf_cand")),
+            set("aw_hit_d", id("in_hit")),
+            set("aw_bhit_d", id("in_bhit")),
+            set("aw_hh_d", id("in_hh")),
+            set("pm_d", id("in_pm")),
         ],
         vec![Stmt::if_(
             id("w_last_take"),
@@ -1303,6 +1376,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("w_last_take"),
         vec![
             set("beat_d", n(8, 0)),
+            set("beat0_d", b1(true)),
             set("full_d", b1(true)),
             set("cand_d", b1(false)),
         ],
@@ -1310,10 +1384,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             id("w_take"),
             vec![
                 set("beat_d", Expr::plus(id("beat_q"), n(8, 1))),
+                set("beat0_d", b1(false)),
                 set("full_d", id("full_now")),
                 set("cand_d", id("owns_buf")),
                 Stmt::if_(id("first_beat"), vec![set("first_d", id("be64"))]),
             ],
+        )],
+    ));
+    c.push(Stmt::Comment(
+        "The next beat is the burst's last (registered: no length compare at the beat)".into(),
+    ));
+    c.push(Stmt::if_else(
+        id("aw_take"),
+        vec![set("last_d", id("in_single"))],
+        vec![Stmt::if_else(
+            id("w_last_take"),
+            vec![set("last_d", b1(false))],
+            vec![Stmt::if_(
+                id("w_take"),
+                vec![set(
+                    "last_d",
+                    Expr::eq(Expr::plus(id("beat_q"), n(8, 1)), id("aw_len_q")),
+                )],
+            )],
         )],
     ));
     c.push(Stmt::Comment("B: one response per burst".into()));
@@ -1424,36 +1517,82 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             )],
         )],
     ));
-    // Per-VF counter strobes.
+    // The retired event, registered for the CSR block: counters, int_status and last_drop
+    // update one cycle after the event's mon_* pulse (invisible through AXI4-Lite reads), so
+    // the QPC answer and the queue RAM read do not also run through the counters' adders.
+    let mut fwd_counters: Vec<(String, Vec<u64>)> = Vec::new();
+    for (k, l) in lay.iter().enumerate() {
+        if l.role != Role::Forward {
+            continue;
+        }
+        if let Some(reg) = forward_counter(map, &l.name) {
+            if !csr_has(&format!("{reg}_count_incr_i")) {
+                continue;
+            }
+            match fwd_counters.iter_mut().find(|(r, _)| *r == reg) {
+                Some((_, ks)) => ks.push(k as u64),
+                None => fwd_counters.push((reg, vec![k as u64])),
+            }
+        }
+    }
+    g.comb.push(Stmt::Comment(
+        "CSR event stage: the retired event, one cycle later".into(),
+    ));
+    let mut cs = vec![
+        ("fetch", 1, Expr::and(id("retire"), id("h_fetch"))),
+        ("bf", 1, Expr::and(id("retire"), id("h_bf"))),
+        ("drop", 1, id("is_drop")),
+        ("reason", 3, id("drop_reason")),
+        ("idx", 4, id("h_idx")),
+        ("vf", 8, id("h_vf")),
+        ("qpn", 24, id("h_qpn")),
+    ];
+    if !fwd_counters.is_empty() {
+        cs.push(("fwd", 1, Expr::and(id("retire"), id("h_fwd"))));
+        cs.push(("win", 4, id("h_win")));
+    }
+    for (name, w, d) in cs {
+        let q = format!("cs_{name}_q");
+        let dn = format!("cs_{name}_d");
+        g.reg(&q, Range::bits(w));
+        g.reg(&dn, Range::bits(w));
+        g.flops.push(Flop {
+            q: id(q),
+            d: id(dn.clone()),
+            reset: Some(n(w, 0)),
+        });
+        g.comb.push(set(&dn, d));
+    }
+    // Per-VF counter strobes: one comparator per VF on the registered 8-bit VF (two LUT
+    // levels at any NUM_VF; a VF at or above NUM_VF matches none).
     g.reg("vf_acc", Some(Range::width(id("NUM_VF"))));
     g.reg("vf_drop", Some(Range::width(id("NUM_VF"))));
-    g.decls
-        .push(V::Decl(Decl::wire("h_slot", Some(Range::width(id("VW"))))));
-    g.assigns.push(V::Assign(
-        id("h_slot"),
-        id("h_vf").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
-    ));
+    let mut vi = Decl::reg("vi", None);
+    vi.kind = verilog_ast::Kind::Integer;
+    g.decls.push(V::Decl(vi));
+    let hit = Expr::eq(id("cs_vf_q"), id("vi").bits(7, 0));
     let c = &mut g.comb;
     c.push(Stmt::Comment("Per-VF counters".into()));
-    c.push(set("vf_acc", Expr::repl(id("NUM_VF"), b1(false))));
-    c.push(set("vf_drop", Expr::repl(id("NUM_VF"), b1(false))));
-    c.push(Stmt::if_(
-        Expr::and(id("accepted"), id("drv_vf_ok")),
-        vec![Stmt::assign(id("vf_acc").index(id("h_slot")), b1(true))],
-    ));
-    c.push(Stmt::if_(
-        Expr::and(id("is_drop"), id("drv_vf_ok")),
-        vec![Stmt::assign(id("vf_drop").index(id("h_slot")), b1(true))],
-    ));
+    c.push(Stmt::For {
+        var: "vi".into(),
+        from: Expr::int(0),
+        to: id("NUM_VF"),
+        body: vec![
+            Stmt::assign(
+                id("vf_acc").index(id("vi")),
+                Expr::and(Expr::or(id("cs_fetch_q"), id("cs_bf_q")), hit.clone()),
+            ),
+            Stmt::assign(
+                id("vf_drop").index(id("vi")),
+                Expr::and(id("cs_drop_q"), hit),
+            ),
+        ],
+    });
 
     // ---- memories
     g.mems.push(V::MemWrite {
         mem: "pend_mem".into(),
-        en: Expr::all(vec![
-            id("ev_load"),
-            not(id("tear")),
-            Expr::eq(id("ev_kind"), n(3, K_PEND)),
-        ]),
+        en: id("pend_we"),
         addr: id("slot"),
         data: Expr::concat(vec![
             id("dwin"),
@@ -1577,52 +1716,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
 
     // ---- CSR hardware inputs
     let mut hw: Vec<(String, Expr)> = vec![
-        (
-            "db_accepted_count_incr_i".into(),
-            Expr::and(id("retire"), id("h_fetch")),
-        ),
-        (
-            "bf_accepted_count_incr_i".into(),
-            Expr::and(id("retire"), id("h_bf")),
-        ),
-        ("last_drop_reason_we_i".into(), id("is_drop")),
-        ("last_drop_reason_d_i".into(), id("drop_reason")),
-        ("last_drop_page_index_we_i".into(), id("is_drop")),
-        ("last_drop_page_index_d_i".into(), id("h_idx")),
-        ("last_drop_vf_we_i".into(), id("is_drop")),
-        ("last_drop_vf_d_i".into(), id("h_vf")),
-        ("last_drop_qpn_qpn_we_i".into(), id("is_drop")),
-        ("last_drop_qpn_qpn_d_i".into(), id("h_qpn")),
+        ("db_accepted_count_incr_i".into(), id("cs_fetch_q")),
+        ("bf_accepted_count_incr_i".into(), id("cs_bf_q")),
+        ("last_drop_reason_we_i".into(), id("cs_drop_q")),
+        ("last_drop_reason_d_i".into(), id("cs_reason_q")),
+        ("last_drop_page_index_we_i".into(), id("cs_drop_q")),
+        ("last_drop_page_index_d_i".into(), id("cs_idx_q")),
+        ("last_drop_vf_we_i".into(), id("cs_drop_q")),
+        ("last_drop_vf_d_i".into(), id("cs_vf_q")),
+        ("last_drop_qpn_qpn_we_i".into(), id("cs_drop_q")),
+        ("last_drop_qpn_qpn_d_i".into(), id("cs_qpn_q")),
         ("vf_doorbells_count_incr_i".into(), id("vf_acc")),
         ("vf_drops_count_incr_i".into(), id("vf_drop")),
     ];
     for (name, v) in &reasons {
         let low = name.to_ascii_lowercase();
-        let hit = Expr::and(id("is_drop"), Expr::eq(id("drop_reason"), n(3, *v)));
+        let hit = Expr::and(id("cs_drop_q"), Expr::eq(id("cs_reason_q"), n(3, *v)));
         hw.push((format!("drop_{low}_count_incr_i"), hit.clone()));
         hw.push((format!("int_status_{low}_set_i"), hit));
     }
-    let mut counters: Vec<(String, Vec<u64>)> = Vec::new();
-    for (k, l) in lay.iter().enumerate() {
-        if l.role != Role::Forward {
-            continue;
-        }
-        if let Some(reg) = forward_counter(map, &l.name) {
-            match counters.iter_mut().find(|(r, _)| *r == reg) {
-                Some((_, ks)) => ks.push(k as u64),
-                None => counters.push((reg, vec![k as u64])),
-            }
-        }
-    }
-    for (reg, ks) in &counters {
+    for (reg, ks) in &fwd_counters {
         let port = format!("{reg}_count_incr_i");
         if csr_has(&port) {
             hw.push((
                 port,
                 Expr::and(
-                    Expr::and(id("retire"), id("h_fwd")),
+                    id("cs_fwd_q"),
                     Expr::any_of(
-                        ks.iter().map(|k| Expr::eq(id("h_win"), n(4, *k))).collect(),
+                        ks.iter()
+                            .map(|k| Expr::eq(id("cs_win_q"), n(4, *k)))
+                            .collect(),
                         b1(false),
                     ),
                 ),
@@ -1675,6 +1798,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("db_rsp_qpn"),
         id("db_rsp_user"),
         id("page_idx").bits(11, 4),
+        id("owner").bits(11, 8),
         id("h_pf"),
         id("h_win"),
         id("dval"),

@@ -259,7 +259,9 @@ impl<M: Model + HasAxiLite> Bench<M> {
             }
             self.step(&mut r)?;
         }
-        // Counters, once quiet.
+        // Counters, once quiet: they count one cycle after their event (docs/qpc.md), so one
+        // more cycle before the reads.
+        self.step(&mut r)?;
         for a in [
             addr::ILLEGAL,
             addr::CMD_ERRORS,

@@ -437,7 +437,9 @@ impl<M: Model> Bench<M> {
             }
             self.step(r)?;
         }
-        Ok(())
+        // The CSR block counts an event one cycle after its mon_* pulse (docs/uar.md): one
+        // more cycle, so that a counter read issued after drain() sees every event.
+        self.step(r)
     }
 
     /// One QPC command through the mailbox; its status must be OK.
