@@ -45,7 +45,13 @@
 // to the 4 frames behind. RC frames that need an answer also load an ACK/NAK
 // request (m_ack_*) with their verdict: accept with AckReq (ACK 0x1F, the PSN),
 // duplicate SEND/WRITE (ACK 0x1F, ePSN - 1), nak_seq (0x60, ePSN), nak_access
-// (0x62, the PSN). Not yet here: the payload stream.
+// (0x62, the PSN).
+// Payload (m_pay_*): the payload of every RoCE-shaped frame (IPv4/IPv6, UDP port,
+// supported opcode) from the first byte after the extension headers to the pad,
+// cut at the frame's end, realigned to lane 0; beats go through a 16-entry FIFO as
+// they arrive, the tlast beat after the frame's verdict with tuser = discard (not
+// accepted). m_hdr_pay marks the verdicts that have a packet. A nearly full FIFO
+// lowers s_axis_tready only; the verdict pipeline keeps moving.
 
 `resetall
 `timescale 1ns / 1ps
@@ -106,6 +112,15 @@ module rx_parser (
   output wire         m_hdr_ecn_ce,       // IP ECN = 11
   output wire         m_hdr_cnp,          // BTH opcode 0x81
   output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and ICRC excluded)
+  output wire         m_hdr_pay,          // this frame has a packet on m_pay_* (its tlast beat follows this verdict)
+
+  // Payload stream, 512 bits: the payload of every RoCE-shaped frame (see below), realigned to byte 0, pad and ICRC removed; cut-through, the tlast beat waits for the verdict and carries tuser = discard (1 unless the verdict is accept)
+  output wire [511:0] m_pay_tdata,
+  output wire [63:0]  m_pay_tkeep,        // contiguous from lane 0
+  output wire         m_pay_tvalid,
+  input  wire         m_pay_tready,
+  output wire         m_pay_tlast,
+  output wire         m_pay_tuser,        // on the tlast beat: discard (the frame's verdict is not accept); 0 on other beats
 
   // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs another
   output wire         m_ack_valid,
@@ -238,6 +253,7 @@ module rx_parser (
   wire          csr_event_ce_marked_count_incr_i;
   wire          primed;           // the QPC's lookup pipelines are full (a request goes every cycle from reset on)
   wire          en;               // the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits
+  wire          in_ready;         // the payload FIFO stalls only the input, never the verdict pipeline
   wire          take;
   reg  [10:0]   beat_q;
   reg  [10:0]   beat_d;
@@ -288,6 +304,62 @@ module rx_parser (
   reg  [31:0]   crc_residue;
   wire          crc_ok_now;
   reg  [6:0]    last_bytes;
+  wire [7:0]    v_opcode;
+  wire [7:0]    v_bth1;
+  wire [15:0]   v_dport_le;
+  wire [7:0]    v_ipb0;
+  wire [7:0]    v_ipb6;
+  wire [7:0]    v_ipb9;
+  reg           v_op_ok;
+  reg  [4:0]    v_ext_len;
+  wire          v_l3_ok;          // IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6 (version 6, next header UDP)
+  wire          v_pay_ok;         // RoCE-shaped: the frame gets a payload packet if a payload byte arrives
+  wire [17:0]   v_pstart;         // first payload byte
+  wire [17:0]   v_pstop;          // one past the last payload byte (pad and ICRC excluded)
+  wire [6:0]    beat_bytes;
+  wire [17:0]   v_rcvd;           // frame bytes received up to the end of this beat
+  wire [17:0]   pay_hi;
+  wire [17:0]   pay_lo;
+  wire          pay_act;          // this beat holds payload bytes [pay_lo, pay_hi)
+  wire [17:0]   pay_got;          // payload bytes received after this beat
+  wire [17:0]   pay_got0;
+  wire          pay_full;         // a whole output beat completes in this beat
+  wire          pay_end;          // the payload (or the frame, if cut short) ends in this beat
+  wire [5:0]    pay_rem;
+  wire          pay_part;         // a partial last output beat of pay_rem bytes
+  wire [5:0]    pay_sh;
+  wire [5:0]    pay_split;        // output lanes below this come from the previous beat
+  wire [1023:0] pay_rot_wide;
+  wire [511:0]  pay_rot;          // the beat rotated down by the payload start's lane
+  wire          pay_first;
+  reg  [511:0]  pay_res_q;
+  reg  [511:0]  pay_res_d;
+  wire [511:0]  pay_cur;
+  wire [511:0]  pay_lomask;
+  wire [511:0]  pay_combo;        // the output beat ending in this beat: the previous beat's rest, then this beat's start
+  wire [63:0]   pay_keep_rem;
+  wire [576:0]  pay_e0;           // first beat pushed: {last, keep, data}
+  wire [576:0]  pay_e1;           // second beat pushed (a whole beat and the partial last one end here)
+  wire [1:0]    pay_n;            // beats pushed into the payload FIFO
+  wire          pay_frame;        // the frame has a payload packet (read on its tlast beat)
+  reg           pay_seen_q;
+  reg           pay_seen_d;
+  reg  [3:0]    pay_wp_q;
+  reg  [3:0]    pay_wp_d;
+  reg  [3:0]    pay_rp_q;
+  reg  [3:0]    pay_rp_d;
+  reg  [4:0]    pay_cnt_q;
+  reg  [4:0]    pay_cnt_d;
+  wire          pay_room;         // room for the two beats a taken beat may push
+  wire [3:0]    pay_wp1;
+  reg  [576:0]  pay_mem0 [0:7];   // payload FIFO, even entries: {last, keep, data}
+  wire          pay_we0;
+  wire [2:0]    pay_wa0;
+  wire [576:0]  pay_wd0;
+  reg  [576:0]  pay_mem1 [0:7];   // payload FIFO, odd entries: {last, keep, data}
+  wire          pay_we1;
+  wire [2:0]    pay_wa1;
+  wire [576:0]  pay_wd1;
   reg           s1_valid_q;
   reg           s1_valid_d;
   reg  [1087:0] s1_hdr_q;
@@ -298,6 +370,8 @@ module rx_parser (
   reg           s1_crc_ok_d;
   reg  [8:0]    s1_tuser_q;
   reg  [8:0]    s1_tuser_d;
+  reg           s1_pay_q;
+  reg           s1_pay_d;
   wire          h_vlan1;
   wire          h_vlan2;
   wire [15:0]   h_ethertype;
@@ -378,6 +452,7 @@ module rx_parser (
   wire          h_out_ecn_ce;
   wire          h_out_cnp;
   wire [15:0]   h_out_payload_len;
+  wire          h_out_pay;
   wire          h_lookup;         // a frame that passed the header checks asks for its QP
   reg           p1_valid_q;
   reg           p1_valid_d;
@@ -419,6 +494,8 @@ module rx_parser (
   reg           p1_cnp_d;
   reg  [15:0]   p1_payload_len_q;
   reg  [15:0]   p1_payload_len_d;
+  reg           p1_pay_q;
+  reg           p1_pay_d;
   reg           p2_valid_q;
   reg           p2_valid_d;
   reg           p2_drop_q;
@@ -459,6 +536,8 @@ module rx_parser (
   reg           p2_cnp_d;
   reg  [15:0]   p2_payload_len_q;
   reg  [15:0]   p2_payload_len_d;
+  reg           p2_pay_q;
+  reg           p2_pay_d;
   wire [2:0]    p2_tr;
   wire [4:0]    p2_op5;
   wire          p2_is_cnp;        // CNP: needs only an existing QP
@@ -511,6 +590,8 @@ module rx_parser (
   reg           p3_cnp_d;
   reg  [15:0]   p3_payload_len_q;
   reg  [15:0]   p3_payload_len_d;
+  reg           p3_pay_q;
+  reg           p3_pay_d;
   reg           p3_key_chk_q;
   reg           p3_key_chk_d;
   reg           p3_acc_ok_q;
@@ -559,6 +640,8 @@ module rx_parser (
   reg           p4_cnp_d;
   reg  [15:0]   p4_payload_len_q;
   reg  [15:0]   p4_payload_len_d;
+  reg           p4_pay_q;
+  reg           p4_pay_d;
   reg           p4_key_chk_q;
   reg           p4_key_chk_d;
   reg           p4_acc_ok_q;
@@ -683,6 +766,32 @@ module rx_parser (
   reg           out_cnp_d;
   reg  [15:0]   out_payload_len_q;
   reg  [15:0]   out_payload_len_d;
+  reg           out_pay_q;
+  reg           out_pay_d;
+  wire [576:0]  pay_head;         // the oldest payload beat
+  wire          pay_head_last;
+  reg  [15:0]   dsc_q;
+  reg  [15:0]   dsc_d;
+  reg  [3:0]    dsc_wp_q;
+  reg  [3:0]    dsc_wp_d;
+  reg  [3:0]    dsc_rp_q;
+  reg  [3:0]    dsc_rp_d;
+  reg  [4:0]    dsc_cnt_q;
+  reg  [4:0]    dsc_cnt_d;
+  wire          dsc_push;         // a verdict of a frame with a payload packet: its discard flag
+  wire          pay_head_ok;      // the head can leave (a tlast beat once its verdict is known)
+  wire          pay_pop;          // the head moves to the output register
+  wire          dsc_pop;
+  reg           m_pay_valid_q;
+  reg           m_pay_valid_d;
+  reg  [511:0]  m_pay_data_q;
+  reg  [511:0]  m_pay_data_d;
+  reg  [63:0]   m_pay_keep_q;
+  reg  [63:0]   m_pay_keep_d;
+  reg           m_pay_last_q;
+  reg           m_pay_last_d;
+  reg           m_pay_user_q;
+  reg           m_pay_user_d;
   reg           cnp_valid_q;
   reg           cnp_valid_d;
   reg  [7:0]    cnp_vf_q;
@@ -794,11 +903,18 @@ module rx_parser (
     .event_ce_marked_count_o                (csr_event_ce_marked_count_o),
     .event_ce_marked_count_incr_i           (csr_event_ce_marked_count_incr_i)
   );
+  always @(posedge clk) begin
+    if (pay_we0) pay_mem0[pay_wa0] <= pay_wd0;
+  end
+  always @(posedge clk) begin
+    if (pay_we1) pay_mem1[pay_wa1] <= pay_wd1;
+  end
 
   assign primed = rx_rsp_valid && mk_rsp_valid;
   assign en = out_free && primed && (!wb_need || rx_wb_ready);
-  assign take = s_axis_tvalid && en;
-  assign s_axis_tready = en;
+  assign in_ready = en && pay_room;
+  assign take = s_axis_tvalid && in_ready;
+  assign s_axis_tready = in_ready;
   assign base = {beat_q, 6'd0};
   assign view = beat_q == 11'd0 ? {hdr_q[1087:512], s_axis_tdata[511:0]} : beat_q == 11'd1 ? {hdr_q[1087:1024], s_axis_tdata[511:0], hdr_q[511:0]} : beat_q == 11'd2 ? {s_axis_tdata[63:0], hdr_q[1023:0]} : hdr_q;
   assign v_vlan1 = {view[103:96], view[111:104]} == 16'h8100;
@@ -869,6 +985,48 @@ module rx_parser (
   assign crc_next[31] = ^(crc_in & 32'hf2ff0e3b) ^ ^(crc_lane[127:0] & 128'h3bcb8dcab2806c08e826ca8df2ff0e3b) ^ ^(crc_lane[255:128] & 128'h54cc6d13abfb4697e18776dc4732caa4) ^ ^(crc_lane[383:256] & 128'h8bc1851a6378032be771ea80ba241089) ^ ^(crc_lane[511:384] & 128'h826880efa40da72d78c17d03f5a36f17);
   assign crc_end_here = v_len_ok && v_plast[16:6] == beat_q;
   assign crc_ok_now = crc_end_here ? crc_next == crc_residue : beat_q != 11'd0 && crc_ok_q;
+  assign v_opcode = view[{v_udp + 8'd8, 3'b000} +: 8];
+  assign v_bth1 = view[{v_udp + 8'd9, 3'b000} +: 8];
+  assign v_dport_le = view[{v_udp + 8'd2, 3'b000} +: 16];
+  assign v_ipb0 = view[{v_ip + 8'd0, 3'b000} +: 8];
+  assign v_ipb6 = view[{v_ip + 8'd6, 3'b000} +: 8];
+  assign v_ipb9 = view[{v_ip + 8'd9, 3'b000} +: 8];
+  assign v_l3_ok = v_ipv6 ? csr_ctrl_ipv6_en_o && v_ipb0[7:4] == 4'd6 && v_ipb6 == 8'd17 : v_ethertype == 16'h0800 && v_ipb0[7:4] == 4'd4 && v_ihl >= 4'd5 && v_ipb9 == 8'd17;
+  assign v_pay_ok = v_l3_ok && {v_dport_le[7:0], v_dport_le[15:8]} == csr_udp_dport_value_o && v_op_ok;
+  assign v_pstart = {1'b0, v_pudp} + 18'd20 + {13'd0, v_ext_len};
+  assign v_pstop = {1'b0, v_pend} - 18'd4 - {16'd0, v_bth1[5:4]};
+  assign beat_bytes = s_axis_tlast ? last_bytes : 7'd64;
+  assign v_rcvd = {1'b0, base} + {11'd0, beat_bytes};
+  assign pay_hi = v_pstop < v_rcvd ? v_pstop : v_rcvd;
+  assign pay_lo = v_pstart > {1'b0, base} ? v_pstart : {1'b0, base};
+  assign pay_act = v_pay_ok && pay_lo < pay_hi;
+  assign pay_got = pay_hi - v_pstart;
+  assign pay_got0 = pay_lo - v_pstart;
+  assign pay_full = pay_act && pay_got[17:6] != pay_got0[17:6];
+  assign pay_end = pay_act && (v_pstop <= v_rcvd || s_axis_tlast);
+  assign pay_rem = pay_got[5:0];
+  assign pay_part = pay_end && pay_rem != 6'd0;
+  assign pay_sh = v_pstart[5:0];
+  assign pay_split = 6'd0 - pay_sh;
+  assign pay_rot_wide = {s_axis_tdata, s_axis_tdata} >> {pay_sh, 3'b000};
+  assign pay_rot = pay_rot_wide[511:0];
+  assign pay_first = v_pstart >= {1'b0, base};
+  assign pay_cur = pay_first ? pay_rot : pay_res_q;
+  assign pay_lomask = ~({512{1'b1}} << {pay_split, 3'b000});
+  assign pay_combo = (pay_cur & pay_lomask) | (pay_rot & ~pay_lomask);
+  assign pay_keep_rem = ~({64{1'b1}} << pay_rem);
+  assign pay_e0 = pay_full ? {pay_end && !pay_part, {64{1'b1}}, pay_combo} : {1'b1, pay_keep_rem, pay_combo};
+  assign pay_e1 = {1'b1, pay_keep_rem, pay_rot};
+  assign pay_n = take && pay_act ? {1'b0, pay_full} + {1'b0, pay_part} : 2'b00;
+  assign pay_frame = pay_seen_q || pay_act;
+  assign pay_room = pay_cnt_q <= 5'd14;
+  assign pay_wp1 = pay_wp_q + 4'd1;
+  assign pay_we0 = pay_wp_q[0] ? pay_n == 2'd2 : pay_n != 2'b00;
+  assign pay_wa0 = pay_wp_q[0] ? pay_wp1[3:1] : pay_wp_q[3:1];
+  assign pay_wd0 = pay_wp_q[0] ? pay_e1 : pay_e0;
+  assign pay_we1 = pay_wp_q[0] ? pay_n != 2'b00 : pay_n == 2'd2;
+  assign pay_wa1 = pay_wp_q[0] ? pay_wp_q[3:1] : pay_wp1[3:1];
+  assign pay_wd1 = pay_wp_q[0] ? pay_e0 : pay_e1;
   assign h_vlan1 = {s1_hdr_q[103:96], s1_hdr_q[111:104]} == 16'h8100;
   assign h_vlan2 = h_vlan1 && {s1_hdr_q[135:128], s1_hdr_q[143:136]} == 16'h8100;
   assign h_ethertype = h_vlan2 ? {s1_hdr_q[167:160], s1_hdr_q[175:168]} : h_vlan1 ? {s1_hdr_q[135:128], s1_hdr_q[143:136]} : {s1_hdr_q[103:96], s1_hdr_q[111:104]};
@@ -941,6 +1099,7 @@ module rx_parser (
   assign h_out_ecn_ce = h_ecn_ce;
   assign h_out_cnp = h_cnp;
   assign h_out_payload_len = h_payload_len[15:0];
+  assign h_out_pay = s1_pay_q;
   assign rx_req_valid = 1'b1;
   assign h_lookup = s1_valid_q && !h_drop;
   assign rx_req_vf = h_lookup ? h_out_vf : 8'd0;
@@ -1020,6 +1179,18 @@ module rx_parser (
   assign m_hdr_ecn_ce = out_ecn_ce_q;
   assign m_hdr_cnp = out_cnp_q;
   assign m_hdr_payload_len = out_payload_len_q;
+  assign m_hdr_pay = out_pay_q;
+  assign pay_head = pay_rp_q[0] ? pay_mem1[pay_rp_q[3:1]] : pay_mem0[pay_rp_q[3:1]];
+  assign pay_head_last = pay_head[576];
+  assign dsc_push = out_load && p4_pay_q;
+  assign pay_head_ok = pay_cnt_q != 5'd0 && (!pay_head_last || dsc_cnt_q != 5'd0);
+  assign pay_pop = pay_head_ok && (!m_pay_valid_q || m_pay_tready);
+  assign dsc_pop = pay_pop && pay_head_last;
+  assign m_pay_tvalid = m_pay_valid_q;
+  assign m_pay_tdata = m_pay_data_q;
+  assign m_pay_tkeep = m_pay_keep_q;
+  assign m_pay_tlast = m_pay_last_q;
+  assign m_pay_tuser = m_pay_user_q;
   assign m_ack_vf = m_ack_vf_q;
   assign m_ack_qpn = m_ack_qpn_q;
   assign m_ack_syndrome = m_ack_syndrome_q;
@@ -1061,7 +1232,7 @@ module rx_parser (
   assign csr_last_drop_opcode_d_i = p4_opcode_q;
   assign csr_last_drop_qpn_qpn_we_i = out_load && p4_verdict == 3'd4;
   assign csr_last_drop_qpn_qpn_d_i = p4_qpn_q;
-  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24]};
+  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24], pay_rot_wide[1023:512], pay_got0[5:0], v_bth1[7:6], v_bth1[3:0], v_ipb0[3:0], pay_wp1[0]};
 
   always @* begin
     // CRC residue after the ICRC, advanced over the zeroed lanes after it
@@ -1339,18 +1510,123 @@ module rx_parser (
         beat_d = beat_q + 11'd1;
       end
     end
+    // payload stream: the opcode's extension headers, as the beat decodes
+    v_op_ok = 1'b0;
+    v_ext_len = 5'd0;
+    case (v_opcode)
+      8'h00, 8'h01, 8'h02: v_op_ok = 1'b1;
+      8'h03: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h04: v_op_ok = 1'b1;
+      8'h05: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h06: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd16;
+      end
+      8'h07, 8'h08: v_op_ok = 1'b1;
+      8'h09: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h0a: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd16;
+      end
+      8'h0b: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd20;
+      end
+      8'h0c: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd16;
+      end
+      8'h0d: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h0e: v_op_ok = 1'b1;
+      8'h0f, 8'h10, 8'h11: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h12: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd12;
+      end
+      8'h13, 8'h14: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd28;
+      end
+      8'h16, 8'h17: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h20, 8'h21, 8'h22: v_op_ok = 1'b1;
+      8'h23: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h24: v_op_ok = 1'b1;
+      8'h25: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h26: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd16;
+      end
+      8'h27, 8'h28: v_op_ok = 1'b1;
+      8'h29: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd4;
+      end
+      8'h2a: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd16;
+      end
+      8'h2b: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd20;
+      end
+      8'h64: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd8;
+      end
+      8'h65: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd12;
+      end
+      8'h81: begin
+        v_op_ok = 1'b1;
+        v_ext_len = 5'd16;
+      end
+      default: ;
+    endcase
+    pay_res_d = pay_res_q;
+    pay_seen_d = pay_seen_q;
+    if (take) begin
+      pay_res_d = pay_rot;
+      pay_seen_d = !s_axis_tlast && pay_frame;
+    end
     // stage 1: the frame whose tlast beat was taken
     s1_valid_d = s1_valid_q;
     s1_hdr_d = s1_hdr_q;
     s1_len_d = s1_len_q;
     s1_crc_ok_d = s1_crc_ok_q;
     s1_tuser_d = s1_tuser_q;
+    s1_pay_d = s1_pay_q;
     if (en) begin
       s1_valid_d = take && s_axis_tlast;
       s1_hdr_d = view;
       s1_len_d = base + {10'd0, last_bytes};
       s1_crc_ok_d = crc_ok_now;
       s1_tuser_d = s_axis_tuser;
+      s1_pay_d = pay_frame;
     end
     // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
     h_op_ok = 1'b0;
@@ -1615,6 +1891,7 @@ module rx_parser (
     p1_ecn_ce_d = p1_ecn_ce_q;
     p1_cnp_d = p1_cnp_q;
     p1_payload_len_d = p1_payload_len_q;
+    p1_pay_d = p1_pay_q;
     if (en) begin
       p1_valid_d = s1_valid_q;
       p1_drop_d = h_drop;
@@ -1636,6 +1913,7 @@ module rx_parser (
       p1_ecn_ce_d = h_out_ecn_ce;
       p1_cnp_d = h_out_cnp;
       p1_payload_len_d = h_out_payload_len;
+      p1_pay_d = h_out_pay;
     end
     // stage p2
     p2_valid_d = p2_valid_q;
@@ -1658,6 +1936,7 @@ module rx_parser (
     p2_ecn_ce_d = p2_ecn_ce_q;
     p2_cnp_d = p2_cnp_q;
     p2_payload_len_d = p2_payload_len_q;
+    p2_pay_d = p2_pay_q;
     if (en) begin
       p2_valid_d = p1_valid_q;
       p2_drop_d = p1_drop_q;
@@ -1679,6 +1958,7 @@ module rx_parser (
       p2_ecn_ce_d = p1_ecn_ce_q;
       p2_cnp_d = p1_cnp_q;
       p2_payload_len_d = p1_payload_len_q;
+      p2_pay_d = p1_pay_q;
     end
     // p2: QP checks after the header checks (first failing one names the reason)
     p2_drop_n = p2_drop_q;
@@ -1715,6 +1995,7 @@ module rx_parser (
     p3_ecn_ce_d = p3_ecn_ce_q;
     p3_cnp_d = p3_cnp_q;
     p3_payload_len_d = p3_payload_len_q;
+    p3_pay_d = p3_pay_q;
     p3_key_chk_d = p3_key_chk_q;
     p3_acc_ok_d = p3_acc_ok_q;
     p3_epsn_d = p3_epsn_q;
@@ -1740,6 +2021,7 @@ module rx_parser (
       p3_ecn_ce_d = p2_ecn_ce_q;
       p3_cnp_d = p2_cnp_q;
       p3_payload_len_d = p2_payload_len_q;
+      p3_pay_d = p2_pay_q;
       p3_key_chk_d = p2_key_chk;
       p3_acc_ok_d = p2_acc_ok;
       p3_epsn_d = rx_rsp_epsn;
@@ -1766,6 +2048,7 @@ module rx_parser (
     p4_ecn_ce_d = p4_ecn_ce_q;
     p4_cnp_d = p4_cnp_q;
     p4_payload_len_d = p4_payload_len_q;
+    p4_pay_d = p4_pay_q;
     p4_key_chk_d = p4_key_chk_q;
     p4_acc_ok_d = p4_acc_ok_q;
     p4_epsn_d = p4_epsn_q;
@@ -1792,6 +2075,7 @@ module rx_parser (
         p4_ecn_ce_d = p3_ecn_ce_q;
         p4_cnp_d = p3_cnp_q;
         p4_payload_len_d = p3_payload_len_q;
+        p4_pay_d = p3_pay_q;
         p4_key_chk_d = p3_key_chk_q;
         p4_acc_ok_d = p3_acc_ok_q;
         p4_epsn_d = p3_epsn_q;
@@ -1929,6 +2213,7 @@ module rx_parser (
     out_ecn_ce_d = out_ecn_ce_q;
     out_cnp_d = out_cnp_q;
     out_payload_len_d = out_payload_len_q;
+    out_pay_d = out_pay_q;
     if (en) begin
       m_hdr_valid_d = p4_valid_q;
       if (p4_valid_q) begin
@@ -1950,7 +2235,31 @@ module rx_parser (
         out_ecn_ce_d = p4_ecn_ce_q;
         out_cnp_d = p4_cnp_q;
         out_payload_len_d = p4_payload_len_q;
+        out_pay_d = p4_pay_q;
       end
+    end
+    // payload FIFO pointers, discard flags and the m_pay_* register
+    pay_wp_d = pay_wp_q + {2'b00, pay_n};
+    pay_rp_d = pay_rp_q + {3'b000, pay_pop};
+    pay_cnt_d = (pay_cnt_q + {3'b000, pay_n}) - {4'b0000, pay_pop};
+    dsc_d = dsc_q;
+    if (dsc_push) begin
+      dsc_d[dsc_wp_q] = p4_verdict != 3'b000;
+    end
+    dsc_wp_d = dsc_wp_q + {3'b000, dsc_push};
+    dsc_rp_d = dsc_rp_q + {3'b000, dsc_pop};
+    dsc_cnt_d = (dsc_cnt_q + {4'b0000, dsc_push}) - {4'b0000, dsc_pop};
+    m_pay_valid_d = m_pay_valid_q && !m_pay_tready;
+    m_pay_data_d = m_pay_data_q;
+    m_pay_keep_d = m_pay_keep_q;
+    m_pay_last_d = m_pay_last_q;
+    m_pay_user_d = m_pay_user_q;
+    if (pay_pop) begin
+      m_pay_valid_d = 1'b1;
+      m_pay_data_d = pay_head[511:0];
+      m_pay_keep_d = pay_head[575:512];
+      m_pay_last_d = pay_head_last;
+      m_pay_user_d = pay_head_last && dsc_q[dsc_rp_q];
     end
     cnp_valid_d = out_load && p4_verdict == 3'b000 && p4_cnp_q && csr_ctrl_cnp_event_en_o;
     cnp_vf_d = p4_vf_q;
@@ -1976,6 +2285,10 @@ module rx_parser (
   always @(posedge clk) begin
     if (rst) begin
       beat_q <= 11'd0;
+      pay_seen_q <= 1'b0;
+      pay_wp_q <= 4'b0000;
+      pay_rp_q <= 4'b0000;
+      pay_cnt_q <= 5'd0;
       s1_valid_q <= 1'b0;
       p1_valid_q <= 1'b0;
       p2_valid_q <= 1'b0;
@@ -1999,6 +2312,7 @@ module rx_parser (
       p4_ecn_ce_q <= 1'b0;
       p4_cnp_q <= 1'b0;
       p4_payload_len_q <= 16'd0;
+      p4_pay_q <= 1'b0;
       p4_key_chk_q <= 1'b0;
       p4_acc_ok_q <= 1'b0;
       p4_epsn_q <= 24'd0;
@@ -2027,6 +2341,15 @@ module rx_parser (
       out_ecn_ce_q <= 1'b0;
       out_cnp_q <= 1'b0;
       out_payload_len_q <= 16'd0;
+      out_pay_q <= 1'b0;
+      dsc_wp_q <= 4'b0000;
+      dsc_rp_q <= 4'b0000;
+      dsc_cnt_q <= 5'd0;
+      m_pay_valid_q <= 1'b0;
+      m_pay_data_q <= 512'd0;
+      m_pay_keep_q <= 64'd0;
+      m_pay_last_q <= 1'b0;
+      m_pay_user_q <= 1'b0;
       cnp_valid_q <= 1'b0;
       cnp_vf_q <= 8'd0;
       cnp_qpn_q <= 24'd0;
@@ -2040,6 +2363,10 @@ module rx_parser (
       m_ack_psn_q <= 24'd0;
     end else begin
       beat_q <= beat_d;
+      pay_seen_q <= pay_seen_d;
+      pay_wp_q <= pay_wp_d;
+      pay_rp_q <= pay_rp_d;
+      pay_cnt_q <= pay_cnt_d;
       s1_valid_q <= s1_valid_d;
       p1_valid_q <= p1_valid_d;
       p2_valid_q <= p2_valid_d;
@@ -2063,6 +2390,7 @@ module rx_parser (
       p4_ecn_ce_q <= p4_ecn_ce_d;
       p4_cnp_q <= p4_cnp_d;
       p4_payload_len_q <= p4_payload_len_d;
+      p4_pay_q <= p4_pay_d;
       p4_key_chk_q <= p4_key_chk_d;
       p4_acc_ok_q <= p4_acc_ok_d;
       p4_epsn_q <= p4_epsn_d;
@@ -2091,6 +2419,15 @@ module rx_parser (
       out_ecn_ce_q <= out_ecn_ce_d;
       out_cnp_q <= out_cnp_d;
       out_payload_len_q <= out_payload_len_d;
+      out_pay_q <= out_pay_d;
+      dsc_wp_q <= dsc_wp_d;
+      dsc_rp_q <= dsc_rp_d;
+      dsc_cnt_q <= dsc_cnt_d;
+      m_pay_valid_q <= m_pay_valid_d;
+      m_pay_data_q <= m_pay_data_d;
+      m_pay_keep_q <= m_pay_keep_d;
+      m_pay_last_q <= m_pay_last_d;
+      m_pay_user_q <= m_pay_user_d;
       cnp_valid_q <= cnp_valid_d;
       cnp_vf_q <= cnp_vf_d;
       cnp_qpn_q <= cnp_qpn_d;
@@ -2108,10 +2445,12 @@ module rx_parser (
     hdr_q <= hdr_d;
     crc_q <= crc_d;
     crc_ok_q <= crc_ok_d;
+    pay_res_q <= pay_res_d;
     s1_hdr_q <= s1_hdr_d;
     s1_len_q <= s1_len_d;
     s1_crc_ok_q <= s1_crc_ok_d;
     s1_tuser_q <= s1_tuser_d;
+    s1_pay_q <= s1_pay_d;
     p1_drop_q <= p1_drop_d;
     p1_reason_q <= p1_reason_d;
     p1_lookup_q <= p1_lookup_d;
@@ -2131,6 +2470,7 @@ module rx_parser (
     p1_ecn_ce_q <= p1_ecn_ce_d;
     p1_cnp_q <= p1_cnp_d;
     p1_payload_len_q <= p1_payload_len_d;
+    p1_pay_q <= p1_pay_d;
     p2_drop_q <= p2_drop_d;
     p2_reason_q <= p2_reason_d;
     p2_lookup_q <= p2_lookup_d;
@@ -2150,6 +2490,7 @@ module rx_parser (
     p2_ecn_ce_q <= p2_ecn_ce_d;
     p2_cnp_q <= p2_cnp_d;
     p2_payload_len_q <= p2_payload_len_d;
+    p2_pay_q <= p2_pay_d;
     p3_drop_q <= p3_drop_d;
     p3_reason_q <= p3_reason_d;
     p3_vf_q <= p3_vf_d;
@@ -2168,6 +2509,7 @@ module rx_parser (
     p3_ecn_ce_q <= p3_ecn_ce_d;
     p3_cnp_q <= p3_cnp_d;
     p3_payload_len_q <= p3_payload_len_d;
+    p3_pay_q <= p3_pay_d;
     p3_key_chk_q <= p3_key_chk_d;
     p3_acc_ok_q <= p3_acc_ok_d;
     p3_epsn_q <= p3_epsn_d;
@@ -2189,6 +2531,7 @@ module rx_parser (
     wbh1_qpn_q <= wbh1_qpn_d;
     wbh1_epsn_q <= wbh1_epsn_d;
     wbh1_nak_q <= wbh1_nak_d;
+    dsc_q <= dsc_d;
   end
 
 endmodule

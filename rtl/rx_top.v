@@ -74,6 +74,15 @@ module rx_top #(
   output wire         m_hdr_ecn_ce,       // IP ECN = 11
   output wire         m_hdr_cnp,          // BTH opcode 0x81
   output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and ICRC excluded)
+  output wire         m_hdr_pay,          // this frame has a packet on m_pay_* (its tlast beat follows this verdict)
+
+  // Payload stream, 512 bits: the payload of every RoCE-shaped frame (see below), realigned to byte 0, pad and ICRC removed; cut-through, the tlast beat waits for the verdict and carries tuser = discard (1 unless the verdict is accept)
+  output wire [511:0] m_pay_tdata,
+  output wire [63:0]  m_pay_tkeep,        // contiguous from lane 0
+  output wire         m_pay_tvalid,
+  input  wire         m_pay_tready,
+  output wire         m_pay_tlast,
+  output wire         m_pay_tuser,        // on the tlast beat: discard (the frame's verdict is not accept); 0 on other beats
 
   // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs another
   output wire         m_ack_valid,
@@ -222,6 +231,13 @@ module rx_top #(
     .m_hdr_ecn_ce      (m_hdr_ecn_ce),
     .m_hdr_cnp         (m_hdr_cnp),
     .m_hdr_payload_len (m_hdr_payload_len),
+    .m_hdr_pay         (m_hdr_pay),
+    .m_pay_tdata       (m_pay_tdata),
+    .m_pay_tkeep       (m_pay_tkeep),
+    .m_pay_tvalid      (m_pay_tvalid),
+    .m_pay_tready      (m_pay_tready),
+    .m_pay_tlast       (m_pay_tlast),
+    .m_pay_tuser       (m_pay_tuser),
     .m_ack_valid       (m_ack_valid),
     .m_ack_ready       (m_ack_ready),
     .m_ack_vf          (m_ack_vf),

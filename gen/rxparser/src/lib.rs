@@ -31,7 +31,11 @@
 //! with its verdict (see [`generate`]'s header comment and docs/rx_parser.md). A full ACK
 //! register stalls the pipeline only when the next verdict needs it too.
 //!
-//! Not yet in this block: the payload stream.
+//! Payload: `m_pay_*` (AXI4-Stream at `DW`), cut-through: the payload of every RoCE-shaped
+//! frame, realigned to byte 0 with pad and ICRC removed, pushed into a [`PAY_DEPTH`]-beat
+//! FIFO as it arrives; a packet's tlast beat leaves after its frame's verdict and carries
+//! `tuser` = discard (1 unless accepted). `m_hdr_pay` pairs verdicts with packets. A full
+//! FIFO stalls only the input (see [`payload_input`]).
 
 use rdmagen_regmap::RegMap;
 use verilog_ast::{
@@ -583,6 +587,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         16,
         "payload bytes (after the extension headers; pad and ICRC excluded)",
     );
+    g.output(
+        "m_hdr_pay",
+        1,
+        "this frame has a packet on m_pay_* (its tlast beat follows this verdict)",
+    );
+    g.ports.push(PortItem::Banner(format!(
+        "Payload stream, {dw} bits: the payload of every RoCE-shaped frame (see below), \
+         realigned to byte 0, pad and ICRC removed; cut-through, the tlast beat waits for the \
+         verdict and carries tuser = discard (1 unless the verdict is accept)"
+    )));
+    g.output("m_pay_tdata", dw, "");
+    g.output("m_pay_tkeep", w8, "contiguous from lane 0");
+    g.output("m_pay_tvalid", 1, "");
+    g.input("m_pay_tready", 1, "");
+    g.output("m_pay_tlast", 1, "");
+    g.output(
+        "m_pay_tuser",
+        1,
+        "on the tlast beat: discard (the frame's verdict is not accept); 0 on other beats",
+    );
     g.ports.push(PortItem::Banner(
         "ACK/NAK request stream (RC only): one per frame that needs an answer, registered \
          with its verdict; m_ack_ready low holds it and stalls the pipeline only when the \
@@ -741,8 +765,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ]),
         "the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits",
     );
-    g.wire("take", 1, Expr::and(id("s_axis_tvalid"), id("en")));
-    g.assigns.push(V::Assign(id("s_axis_tready"), id("en")));
+    g.wire_c(
+        "in_ready",
+        1,
+        Expr::and(id("en"), id("pay_room")),
+        "the payload FIFO stalls only the input, never the verdict pipeline",
+    );
+    g.wire("take", 1, Expr::and(id("s_axis_tvalid"), id("in_ready")));
+    g.assigns
+        .push(V::Assign(id("s_axis_tready"), id("in_ready")));
 
     // ---- input stage: beat counter, header capture, ICRC
     g.flop("beat", bw, Some(Expr::zero(bw)));
@@ -1053,12 +1084,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ],
     ));
 
+    let pay_unused = payload_input(&mut g, dw, bw);
+
     // ---- stage 1: the finished frame
     g.flop("s1_valid", 1, Some(b1(false)));
     g.flop("s1_hdr", hb, None);
     g.flop("s1_len", PW, None);
     g.flop("s1_crc_ok", 1, None);
     g.flop("s1_tuser", 9, None);
+    g.flop("s1_pay", 1, None);
     g.comb.push(Stmt::Comment(
         "stage 1: the frame whose tlast beat was taken".into(),
     ));
@@ -1070,6 +1104,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .push(Stmt::assign(id("s1_crc_ok_d"), id("s1_crc_ok_q")));
     g.comb
         .push(Stmt::assign(id("s1_tuser_d"), id("s1_tuser_q")));
+    g.comb.push(Stmt::assign(id("s1_pay_d"), id("s1_pay_q")));
     g.comb.push(Stmt::if_(
         id("en"),
         vec![
@@ -1081,6 +1116,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             ),
             Stmt::assign(id("s1_crc_ok_d"), id("crc_ok_now")),
             Stmt::assign(id("s1_tuser_d"), id("s_axis_tuser")),
+            Stmt::assign(id("s1_pay_d"), id("pay_frame")),
         ],
     ));
 
@@ -1505,6 +1541,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("ecn_ce", 1, id("h_ecn_ce")),
         ("cnp", 1, id("h_cnp")),
         ("payload_len", 16, id("h_payload_len").bits(15, 0)),
+        ("pay", 1, id("s1_pay_q")),
     ];
     // ---- lookup pipeline: p1..p4 carry the frame while the QPC answers
     // Every field of the verdict, as decided by the header checks of stage 2.
@@ -2111,6 +2148,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     }
     load.push(Stmt::if_(id("p4_valid_q"), out_load));
     g.comb.push(Stmt::if_(id("en"), load));
+    payload_output(&mut g, dw);
     g.flop("cnp_valid", 1, Some(b1(false)));
     g.flop("cnp_vf", 8, Some(Expr::zero(8)));
     g.flop("cnp_qpn", 24, Some(Expr::zero(24)));
@@ -2281,6 +2319,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     for code in 1..=5 {
         unused.push(id(format!("p4_rd{code}")).bits(32, 24));
     }
+    unused.extend(pay_unused);
     g.wire_c(
         "unused_ok",
         1,
@@ -2342,7 +2381,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "to the 4 frames behind. RC frames that need an answer also load an ACK/NAK",
         "request (m_ack_*) with their verdict: accept with AckReq (ACK 0x1F, the PSN),",
         "duplicate SEND/WRITE (ACK 0x1F, ePSN - 1), nak_seq (0x60, ePSN), nak_access",
-        "(0x62, the PSN). Not yet here: the payload stream.",
+        "(0x62, the PSN).",
+        "Payload (m_pay_*): the payload of every RoCE-shaped frame (IPv4/IPv6, UDP port,",
+        "supported opcode) from the first byte after the extension headers to the pad,",
+        "cut at the frame's end, realigned to lane 0; beats go through a 16-entry FIFO as",
+        "they arrive, the tlast beat after the frame's verdict with tuser = discard (not",
+        "accepted). m_hdr_pay marks the verdicts that have a packet. A nearly full FIFO",
+        "lowers s_axis_tready only; the verdict pipeline keeps moving.",
     ] {
         header.push(line.into());
     }
@@ -2355,6 +2400,520 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         items,
         reset: opts.reset,
     })
+}
+
+/// Entries of the payload FIFO (two banks, so the input can push two beats in a cycle).
+pub const PAY_DEPTH: u32 = 16;
+
+/// The opcode table as a `case` on `subject`: `{p}_op_ok` (supported) and `{p}_ext_len`
+/// (extension header bytes).
+fn opcode_case(g: &mut Gen, subject: Expr, p: &str) {
+    g.reg(&format!("{p}_op_ok"), 1);
+    g.reg(&format!("{p}_ext_len"), 5);
+    g.comb
+        .push(Stmt::assign(id(format!("{p}_op_ok")), b1(false)));
+    g.comb
+        .push(Stmt::assign(id(format!("{p}_ext_len")), Expr::zero(5)));
+    let arms = opcode_rows()
+        .into_iter()
+        .map(|(a, b, len, _, _, _, _)| {
+            let mut body = vec![Stmt::assign(id(format!("{p}_op_ok")), b1(true))];
+            if len != 0 {
+                body.push(Stmt::assign(
+                    id(format!("{p}_ext_len")),
+                    d(5, u64::from(len)),
+                ));
+            }
+            ((a..=b).map(|o| n(8, u64::from(o))).collect(), body)
+        })
+        .collect();
+    g.comb.push(Stmt::Case {
+        subject,
+        arms,
+        default: Vec::new(),
+    });
+}
+
+/// The payload stream's input side: locates the payload of the beat being taken, realigns
+/// it to byte 0 and pushes up to two output beats into the payload FIFO. Returns the bits
+/// it leaves unused.
+///
+/// A frame has a payload packet when, as the headers decode, it is RoCE-shaped (IPv4 with
+/// version 4, IHL >= 5 and protocol UDP, or IPv6 while enabled with next header UDP; UDP
+/// destination port `udp_dport`; a supported opcode) and at least one byte of
+/// [payload start, payload end) = [UDP + 20 + extension headers, UDP + UDP length - 4 - pad)
+/// arrives. Every header byte those positions come from lies before the payload start, so
+/// once the payload start is inside the bytes received the decode is the frame's own.
+fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
+    let w8 = dw / 8;
+    let lw = clog2(w8);
+    let qw = PW + 1;
+    let vb = |off: u64, w: u32, from: &str| {
+        id("view").part(
+            Expr::concat(vec![Expr::plus(id(from), d(8, off)), n(3, 0)]),
+            Expr::int(i64::from(w)),
+        )
+    };
+    g.comb.push(Stmt::Comment(
+        "payload stream: the opcode's extension headers, as the beat decodes".into(),
+    ));
+    g.wire("v_opcode", 8, vb(8, 8, "v_udp"));
+    g.wire("v_bth1", 8, vb(9, 8, "v_udp"));
+    g.wire("v_dport_le", 16, vb(2, 16, "v_udp"));
+    g.wire("v_ipb0", 8, vb(0, 8, "v_ip"));
+    g.wire("v_ipb6", 8, vb(6, 8, "v_ip"));
+    g.wire("v_ipb9", 8, vb(9, 8, "v_ip"));
+    opcode_case(g, id("v_opcode"), "v");
+    g.wire_c(
+        "v_l3_ok",
+        1,
+        Expr::ternary(
+            id("v_ipv6"),
+            Expr::all(vec![
+                id("csr_ctrl_ipv6_en_o"),
+                Expr::eq(id("v_ipb0").bits(7, 4), d(4, 6)),
+                Expr::eq(id("v_ipb6"), d(8, 17)),
+            ]),
+            Expr::all(vec![
+                Expr::eq(id("v_ethertype"), n(16, 0x0800)),
+                Expr::eq(id("v_ipb0").bits(7, 4), d(4, 4)),
+                Expr::bin(BinOp::Ge, id("v_ihl"), d(4, 5)),
+                Expr::eq(id("v_ipb9"), d(8, 17)),
+            ]),
+        ),
+        "IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6 (version 6, next header UDP)",
+    );
+    g.wire_c(
+        "v_pay_ok",
+        1,
+        Expr::all(vec![
+            id("v_l3_ok"),
+            Expr::eq(
+                Expr::concat(vec![
+                    id("v_dport_le").bits(7, 0),
+                    id("v_dport_le").bits(15, 8),
+                ]),
+                id("csr_udp_dport_value_o"),
+            ),
+            id("v_op_ok"),
+        ]),
+        "RoCE-shaped: the frame gets a payload packet if a payload byte arrives",
+    );
+    let q = |e: Expr, from: u32| zext(e, from, qw);
+    g.wire_c(
+        "v_pstart",
+        qw,
+        Expr::plus(
+            Expr::plus(q(id("v_pudp"), PW), d(qw, 20)),
+            q(id("v_ext_len"), 5),
+        ),
+        "first payload byte",
+    );
+    g.wire_c(
+        "v_pstop",
+        qw,
+        Expr::minus(
+            Expr::minus(q(id("v_pend"), PW), d(qw, 4)),
+            q(id("v_bth1").bits(5, 4), 2),
+        ),
+        "one past the last payload byte (pad and ICRC excluded)",
+    );
+    g.wire(
+        "beat_bytes",
+        lw + 1,
+        Expr::ternary(
+            id("s_axis_tlast"),
+            id("last_bytes"),
+            d(lw + 1, u64::from(w8)),
+        ),
+    );
+    g.wire_c(
+        "v_rcvd",
+        qw,
+        Expr::plus(q(id("base"), PW), q(id("beat_bytes"), lw + 1)),
+        "frame bytes received up to the end of this beat",
+    );
+    g.wire(
+        "pay_hi",
+        qw,
+        Expr::ternary(
+            Expr::lt(id("v_pstop"), id("v_rcvd")),
+            id("v_pstop"),
+            id("v_rcvd"),
+        ),
+    );
+    g.wire(
+        "pay_lo",
+        qw,
+        Expr::ternary(
+            gt(id("v_pstart"), q(id("base"), PW)),
+            id("v_pstart"),
+            q(id("base"), PW),
+        ),
+    );
+    g.wire_c(
+        "pay_act",
+        1,
+        Expr::and(id("v_pay_ok"), Expr::lt(id("pay_lo"), id("pay_hi"))),
+        "this beat holds payload bytes [pay_lo, pay_hi)",
+    );
+    g.wire_c(
+        "pay_got",
+        qw,
+        Expr::minus(id("pay_hi"), id("v_pstart")),
+        "payload bytes received after this beat",
+    );
+    g.wire("pay_got0", qw, Expr::minus(id("pay_lo"), id("v_pstart")));
+    g.wire_c(
+        "pay_full",
+        1,
+        Expr::and(
+            id("pay_act"),
+            ne(
+                id("pay_got").bits(qw - 1, lw),
+                id("pay_got0").bits(qw - 1, lw),
+            ),
+        ),
+        "a whole output beat completes in this beat",
+    );
+    g.wire_c(
+        "pay_end",
+        1,
+        Expr::and(
+            id("pay_act"),
+            Expr::or(
+                Expr::bin(BinOp::Le, id("v_pstop"), id("v_rcvd")),
+                id("s_axis_tlast"),
+            ),
+        ),
+        "the payload (or the frame, if cut short) ends in this beat",
+    );
+    g.wire("pay_rem", lw, id("pay_got").bits(lw - 1, 0));
+    g.wire_c(
+        "pay_part",
+        1,
+        Expr::and(id("pay_end"), ne(id("pay_rem"), Expr::zero(lw))),
+        "a partial last output beat of pay_rem bytes",
+    );
+    g.wire("pay_sh", lw, id("v_pstart").bits(lw - 1, 0));
+    g.wire_c(
+        "pay_split",
+        lw,
+        Expr::minus(Expr::zero(lw), id("pay_sh")),
+        "output lanes below this come from the previous beat",
+    );
+    g.wire(
+        "pay_rot_wide",
+        2 * dw,
+        Expr::bin(
+            BinOp::Shr,
+            Expr::concat(vec![id("s_axis_tdata"), id("s_axis_tdata")]),
+            Expr::concat(vec![id("pay_sh"), n(3, 0)]),
+        ),
+    );
+    g.wire_c(
+        "pay_rot",
+        dw,
+        id("pay_rot_wide").bits(dw - 1, 0),
+        "the beat rotated down by the payload start's lane",
+    );
+    g.wire(
+        "pay_first",
+        1,
+        Expr::bin(BinOp::Ge, id("v_pstart"), q(id("base"), PW)),
+    );
+    g.flop("pay_res", dw, None);
+    g.wire(
+        "pay_cur",
+        dw,
+        Expr::ternary(id("pay_first"), id("pay_rot"), id("pay_res_q")),
+    );
+    g.wire(
+        "pay_lomask",
+        dw,
+        Expr::bitnot(shl(
+            Expr::repl(Expr::int(i64::from(dw)), b1(true)),
+            Expr::concat(vec![id("pay_split"), n(3, 0)]),
+        )),
+    );
+    g.wire_c(
+        "pay_combo",
+        dw,
+        Expr::bor(
+            Expr::band(id("pay_cur"), id("pay_lomask")),
+            Expr::band(id("pay_rot"), Expr::bitnot(id("pay_lomask"))),
+        ),
+        "the output beat ending in this beat: the previous beat's rest, then this beat's start",
+    );
+    g.wire(
+        "pay_keep_rem",
+        w8,
+        Expr::bitnot(shl(
+            Expr::repl(Expr::int(i64::from(w8)), b1(true)),
+            id("pay_rem"),
+        )),
+    );
+    let ew = dw + w8 + 1;
+    g.wire_c(
+        "pay_e0",
+        ew,
+        Expr::ternary(
+            id("pay_full"),
+            Expr::concat(vec![
+                Expr::and(id("pay_end"), Expr::lnot(id("pay_part"))),
+                Expr::repl(Expr::int(i64::from(w8)), b1(true)),
+                id("pay_combo"),
+            ]),
+            Expr::concat(vec![b1(true), id("pay_keep_rem"), id("pay_combo")]),
+        ),
+        "first beat pushed: {last, keep, data}",
+    );
+    g.wire_c(
+        "pay_e1",
+        ew,
+        Expr::concat(vec![b1(true), id("pay_keep_rem"), id("pay_rot")]),
+        "second beat pushed (a whole beat and the partial last one end here)",
+    );
+    g.wire_c(
+        "pay_n",
+        2,
+        Expr::ternary(
+            Expr::and(id("take"), id("pay_act")),
+            Expr::plus(zext(id("pay_full"), 1, 2), zext(id("pay_part"), 1, 2)),
+            Expr::zero(2),
+        ),
+        "beats pushed into the payload FIFO",
+    );
+    g.wire_c(
+        "pay_frame",
+        1,
+        Expr::or(id("pay_seen_q"), id("pay_act")),
+        "the frame has a payload packet (read on its tlast beat)",
+    );
+    g.flop("pay_seen", 1, Some(b1(false)));
+    g.comb.push(Stmt::assign(id("pay_res_d"), id("pay_res_q")));
+    g.comb
+        .push(Stmt::assign(id("pay_seen_d"), id("pay_seen_q")));
+    g.comb.push(Stmt::if_(
+        id("take"),
+        vec![
+            Stmt::assign(id("pay_res_d"), id("pay_rot")),
+            Stmt::assign(
+                id("pay_seen_d"),
+                Expr::and(Expr::lnot(id("s_axis_tlast")), id("pay_frame")),
+            ),
+        ],
+    ));
+    // FIFO: even entries in bank 0, odd in bank 1; two pushes go to both banks.
+    let aw = clog2(PAY_DEPTH);
+    g.flop("pay_wp", aw, Some(Expr::zero(aw)));
+    g.flop("pay_rp", aw, Some(Expr::zero(aw)));
+    g.flop("pay_cnt", aw + 1, Some(Expr::zero(aw + 1)));
+    g.wire_c(
+        "pay_room",
+        1,
+        Expr::bin(
+            BinOp::Le,
+            id("pay_cnt_q"),
+            d(aw + 1, u64::from(PAY_DEPTH - 2)),
+        ),
+        "room for the two beats a taken beat may push",
+    );
+    g.wire("pay_wp1", aw, Expr::plus(id("pay_wp_q"), d(aw, 1)));
+    let odd = || id("pay_wp_q").index(Expr::int(0));
+    let two = || Expr::eq(id("pay_n"), d(2, 2));
+    let some = || ne(id("pay_n"), Expr::zero(2));
+    for bank in 0..2u32 {
+        let mut dcl = Decl::reg(format!("pay_mem{bank}"), Range::bits(ew));
+        dcl.array = Some(Range {
+            msb: Expr::int(0),
+            lsb: Expr::int(i64::from(PAY_DEPTH / 2 - 1)),
+        });
+        dcl.comment = Some(format!(
+            "payload FIFO, {} entries: {{last, keep, data}}",
+            if bank == 0 { "even" } else { "odd" }
+        ));
+        g.decls.push(V::Decl(dcl));
+        // Bank 0 takes the first beat when the write pointer is even, else the second.
+        let (we_odd, we_even) = if bank == 0 {
+            (two(), some())
+        } else {
+            (some(), two())
+        };
+        let (a_odd, a_even) = if bank == 0 {
+            (id("pay_wp1"), id("pay_wp_q"))
+        } else {
+            (id("pay_wp_q"), id("pay_wp1"))
+        };
+        let (d_odd, d_even) = if bank == 0 {
+            (id("pay_e1"), id("pay_e0"))
+        } else {
+            (id("pay_e0"), id("pay_e1"))
+        };
+        g.wire(
+            &format!("pay_we{bank}"),
+            1,
+            Expr::ternary(odd(), we_odd, we_even),
+        );
+        g.wire(
+            &format!("pay_wa{bank}"),
+            aw - 1,
+            Expr::ternary(odd(), a_odd.bits(aw - 1, 1), a_even.bits(aw - 1, 1)),
+        );
+        g.wire(
+            &format!("pay_wd{bank}"),
+            ew,
+            Expr::ternary(odd(), d_odd, d_even),
+        );
+        g.inst.push(V::MemWrite {
+            mem: format!("pay_mem{bank}"),
+            en: id(format!("pay_we{bank}")),
+            addr: id(format!("pay_wa{bank}")),
+            data: id(format!("pay_wd{bank}")),
+        });
+    }
+    let _ = bw;
+    vec![
+        id("pay_rot_wide").bits(2 * dw - 1, dw),
+        id("pay_got0").bits(lw - 1, 0),
+        id("v_bth1").bits(7, 6),
+        id("v_bth1").bits(3, 0),
+        id("v_ipb0").bits(3, 0),
+        id("pay_wp1").index(Expr::int(0)),
+    ]
+}
+
+/// The payload stream's output side: the FIFO head goes to the `m_pay_*` register; a
+/// packet's tlast beat waits until its frame's verdict has pushed the discard flag.
+fn payload_output(g: &mut Gen, dw: u32) {
+    let w8 = dw / 8;
+    let aw = clog2(PAY_DEPTH);
+    let ew = dw + w8 + 1;
+    g.wire_c(
+        "pay_head",
+        ew,
+        Expr::ternary(
+            id("pay_rp_q").index(Expr::int(0)),
+            id("pay_mem1").index(id("pay_rp_q").bits(aw - 1, 1)),
+            id("pay_mem0").index(id("pay_rp_q").bits(aw - 1, 1)),
+        ),
+        "the oldest payload beat",
+    );
+    g.wire(
+        "pay_head_last",
+        1,
+        id("pay_head").index(Expr::int(i64::from(ew - 1))),
+    );
+    // Discard flags of frames with a packet, pushed with their verdicts, in order.
+    g.flop("dsc", PAY_DEPTH, None);
+    g.flop("dsc_wp", aw, Some(Expr::zero(aw)));
+    g.flop("dsc_rp", aw, Some(Expr::zero(aw)));
+    g.flop("dsc_cnt", aw + 1, Some(Expr::zero(aw + 1)));
+    g.wire_c(
+        "dsc_push",
+        1,
+        Expr::and(id("out_load"), id("p4_pay_q")),
+        "a verdict of a frame with a payload packet: its discard flag",
+    );
+    g.wire_c(
+        "pay_head_ok",
+        1,
+        Expr::and(
+            ne(id("pay_cnt_q"), Expr::zero(aw + 1)),
+            Expr::or(
+                Expr::lnot(id("pay_head_last")),
+                ne(id("dsc_cnt_q"), Expr::zero(aw + 1)),
+            ),
+        ),
+        "the head can leave (a tlast beat once its verdict is known)",
+    );
+    g.wire_c(
+        "pay_pop",
+        1,
+        Expr::and(
+            id("pay_head_ok"),
+            Expr::or(Expr::lnot(id("m_pay_valid_q")), id("m_pay_tready")),
+        ),
+        "the head moves to the output register",
+    );
+    g.wire("dsc_pop", 1, Expr::and(id("pay_pop"), id("pay_head_last")));
+    for (name, w) in [
+        ("m_pay_valid", 1),
+        ("m_pay_data", dw),
+        ("m_pay_keep", w8),
+        ("m_pay_last", 1),
+        ("m_pay_user", 1),
+    ] {
+        g.flop(name, w, Some(Expr::zero(w)));
+    }
+    g.comb.push(Stmt::Comment(
+        "payload FIFO pointers, discard flags and the m_pay_* register".into(),
+    ));
+    let inc = |q: &str, by: Expr, w: u32| Expr::plus(id(q), by_w(by, w));
+    fn by_w(e: Expr, w: u32) -> Expr {
+        zext(e, 1, w)
+    }
+    g.comb.extend([
+        Stmt::assign(
+            id("pay_wp_d"),
+            Expr::plus(id("pay_wp_q"), zext(id("pay_n"), 2, aw)),
+        ),
+        Stmt::assign(id("pay_rp_d"), inc("pay_rp_q", id("pay_pop"), aw)),
+        Stmt::assign(
+            id("pay_cnt_d"),
+            Expr::minus(
+                Expr::plus(id("pay_cnt_q"), zext(id("pay_n"), 2, aw + 1)),
+                zext(id("pay_pop"), 1, aw + 1),
+            ),
+        ),
+        Stmt::assign(id("dsc_d"), id("dsc_q")),
+        Stmt::if_(
+            id("dsc_push"),
+            vec![Stmt::assign(
+                id("dsc_d").index(id("dsc_wp_q")),
+                ne(id("p4_verdict"), Expr::zero(3)),
+            )],
+        ),
+        Stmt::assign(id("dsc_wp_d"), inc("dsc_wp_q", id("dsc_push"), aw)),
+        Stmt::assign(id("dsc_rp_d"), inc("dsc_rp_q", id("dsc_pop"), aw)),
+        Stmt::assign(
+            id("dsc_cnt_d"),
+            Expr::minus(
+                Expr::plus(id("dsc_cnt_q"), zext(id("dsc_push"), 1, aw + 1)),
+                zext(id("dsc_pop"), 1, aw + 1),
+            ),
+        ),
+        Stmt::assign(
+            id("m_pay_valid_d"),
+            Expr::and(id("m_pay_valid_q"), Expr::lnot(id("m_pay_tready"))),
+        ),
+        Stmt::assign(id("m_pay_data_d"), id("m_pay_data_q")),
+        Stmt::assign(id("m_pay_keep_d"), id("m_pay_keep_q")),
+        Stmt::assign(id("m_pay_last_d"), id("m_pay_last_q")),
+        Stmt::assign(id("m_pay_user_d"), id("m_pay_user_q")),
+        Stmt::if_(
+            id("pay_pop"),
+            vec![
+                Stmt::assign(id("m_pay_valid_d"), b1(true)),
+                Stmt::assign(id("m_pay_data_d"), id("pay_head").bits(dw - 1, 0)),
+                Stmt::assign(id("m_pay_keep_d"), id("pay_head").bits(dw + w8 - 1, dw)),
+                Stmt::assign(id("m_pay_last_d"), id("pay_head_last")),
+                Stmt::assign(
+                    id("m_pay_user_d"),
+                    Expr::and(id("pay_head_last"), id("dsc_q").index(id("dsc_rp_q"))),
+                ),
+            ],
+        ),
+    ]);
+    for (port, q) in [
+        ("m_pay_tvalid", "m_pay_valid_q"),
+        ("m_pay_tdata", "m_pay_data_q"),
+        ("m_pay_tkeep", "m_pay_keep_q"),
+        ("m_pay_tlast", "m_pay_last_q"),
+        ("m_pay_tuser", "m_pay_user_q"),
+    ] {
+        g.assigns.push(V::Assign(id(port), id(q)));
+    }
 }
 
 /// The QPC port groups the parser drives (names as in both blocks).

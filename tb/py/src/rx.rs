@@ -15,7 +15,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyDict, PyList};
-use rdmagen_refmodel::roce::{DropReason, RxConfig, RxOutcome, Verdict};
+use rdmagen_refmodel::roce::{payload_packet, DropReason, RxConfig, RxOutcome, Verdict};
 use rdmagen_refmodel::rxqp::{aeth, st, state, AckRequest, RxKey, RxQp, RxQpModel};
 
 /// Verdict names, by code (the `m_hdr_verdict` encoding); `rdmagen sim rx-parser`'s words.
@@ -276,6 +276,8 @@ pub struct PyRxVerdict {
     cnp: bool,
     /// Payload bytes after the extension headers (pad and ICRC excluded).
     payload_len: u32,
+    /// The frame's packet on the payload stream, if it has one (`payload_packet`).
+    payload: Option<Vec<u8>>,
     /// (vf, qpn) of the `cnp_*` pulse: an accepted CNP while `cnp_event_en`; else None.
     cnp_event: Option<(u8, u32)>,
     /// (vf, qpn) of the `ce_*` pulse: an accepted frame with ECN = 11 while `ce_event_en`.
@@ -349,7 +351,7 @@ impl PyRxVerdict {
     }
 
     /// The fields of one `rdmagen sim rx-parser` output line (without `frame`): verdict,
-    /// reason, vf, qpn, opcode, psn, va, rkey, dmalen, ecn_ce, cnp, ack.
+    /// reason, vf, qpn, opcode, psn, va, rkey, dmalen, ecn_ce, cnp, payload_len, payload, ack.
     fn sim_line<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("verdict", self.verdict)?;
@@ -363,6 +365,9 @@ impl PyRxVerdict {
         d.set_item("dmalen", self.dma_len)?;
         d.set_item("ecn_ce", self.ecn_ce)?;
         d.set_item("cnp", self.cnp)?;
+        let hex = |b: &Vec<u8>| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        d.set_item("payload_len", self.payload.as_ref().map_or(0, Vec::len))?;
+        d.set_item("payload", self.payload.as_ref().map(hex))?;
         let ack = match self.ack {
             Some((syndrome, psn)) => {
                 let a = PyDict::new(py);
@@ -482,7 +487,12 @@ impl PyRxModel {
         Ok(())
     }
 
-    fn verdict_of(&self, o: &RxOutcome, ack: Option<&AckRequest>) -> PyRxVerdict {
+    fn verdict_of(
+        &self,
+        o: &RxOutcome,
+        ack: Option<&AckRequest>,
+        payload: Option<Vec<u8>>,
+    ) -> PyRxVerdict {
         let f = &o.fields;
         let accept = o.verdict == Verdict::Accept;
         let ev = |on: bool| on.then_some((f.vf, f.qpn));
@@ -508,6 +518,7 @@ impl PyRxModel {
             ecn_ce: f.ecn_ce,
             cnp: f.cnp,
             payload_len: f.payload_len,
+            payload,
             cnp_event: ev(accept && f.cnp && self.cnp_event_en),
             ce_event: ev(accept && f.ecn_ce && self.ce_event_en),
             ack: ack.map(|a| (a.syndrome, a.psn)),
@@ -603,7 +614,8 @@ impl PyRxModel {
     #[pyo3(signature = (frame, vf = 0, bad_fcs = false))]
     fn receive(&mut self, frame: PyBackedBytes, vf: u8, bad_fcs: bool) -> PyRxVerdict {
         let (o, ack) = self.model.receive_with_ack(&frame, bad_fcs, vf);
-        let v = self.verdict_of(&o, ack.as_ref());
+        let packet = payload_packet(&frame, &self.model.hdr.cfg).map(<[u8]>::to_vec);
+        let v = self.verdict_of(&o, ack.as_ref(), packet);
         self.count("frames_seen");
         match o.verdict {
             Verdict::Drop => {

@@ -815,6 +815,62 @@ pub fn layout(frame: &[u8], cfg: &RxConfig) -> Result<Layout, DropReason> {
     })
 }
 
+/// The bytes the parser streams on its payload port (`m_pay_*`) for a frame, or `None`
+/// when the frame gets no payload packet (docs/rx_parser.md, "Payload stream").
+///
+/// A frame gets a packet when its headers, read where they stand, make it RoCE-shaped:
+/// Ethernet with 0–2 802.1Q tags, then IPv4 (version 4, IHL ≥ 5, protocol UDP) or IPv6
+/// while enabled (version 6, next header UDP), UDP destination port `udp_dport`, a
+/// supported BTH opcode; and at least one byte of its payload arrives. The payload is
+/// `[UDP + 8 + 12 + extension headers, UDP + UDP length − 4 − PadCnt)`, cut at the end of
+/// the frame. No other check applies here (checksums, lengths against the IP header, the
+/// ICRC and the QP come with the verdict, which the packet's last beat carries as the
+/// discard flag).
+pub fn payload_packet<'a>(frame: &'a [u8], cfg: &RxConfig) -> Option<&'a [u8]> {
+    let byte = |i: usize| frame.get(i).copied();
+    let word = |i: usize| Some(u16::from_be_bytes([byte(i)?, byte(i + 1)?]));
+    let mut off = 12;
+    let mut vlans = 0;
+    let ethertype = loop {
+        let et = word(off)?;
+        if et == TPID_8021Q && vlans < 2 {
+            vlans += 1;
+            off += 4;
+        } else {
+            break et;
+        }
+    };
+    let ip = off + 2;
+    let udp = match ethertype {
+        ETHERTYPE_IPV4 => {
+            let v = byte(ip)?;
+            let ihl = usize::from(v & 0xF);
+            if v >> 4 != 4 || ihl < 5 || byte(ip + 9)? != IPPROTO_UDP {
+                return None;
+            }
+            ip + 4 * ihl
+        }
+        ETHERTYPE_IPV6 if cfg.ipv6 => {
+            if byte(ip)? >> 4 != 6 || byte(ip + 6)? != IPPROTO_UDP {
+                return None;
+            }
+            ip + 40
+        }
+        _ => return None,
+    };
+    if word(udp + 2)? != cfg.udp_dport {
+        return None;
+    }
+    let udp_len = usize::from(word(udp + 4)?);
+    let layout = ext_layout(byte(udp + 8)?)?;
+    let pad = usize::from(byte(udp + 9)? >> 4 & 3);
+    let start = udp + 8 + BTH_LEN + layout.len();
+    let end = (udp + udp_len)
+        .saturating_sub(ICRC_LEN + pad)
+        .min(frame.len());
+    (start < end).then(|| &frame[start..end])
+}
+
 /// Why [`decode`] refused a frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DecodeError {
@@ -1125,6 +1181,25 @@ mod tests {
             assert_eq!(out.verdict, Verdict::Accept);
             assert!(out.fields.ecn_ce);
         }
+    }
+
+    #[test]
+    fn payload_packet_is_the_payload_cut_at_the_frame_end() {
+        let cfg = RxConfig::default();
+        let mut p = RocePacket::new_ipv4(0x0A, 0x345, 9).unwrap();
+        p.payload = (1..=37u8).collect();
+        p.bth.pad_count = 3;
+        p.eth.vlans = vec![5, 6];
+        let f = p.to_bytes().unwrap();
+        assert_eq!(payload_packet(&f, &cfg), Some(&p.payload[..]));
+        // 22 (Ethernet, 2 tags) + 20 + 8 + 12 + 16 (RETH) = 78: the payload start.
+        assert_eq!(payload_packet(&f[..80], &cfg), Some(&p.payload[..2]));
+        assert_eq!(payload_packet(&f[..78], &cfg), None);
+        let mut q = p.clone();
+        q.udp.dport = 1;
+        assert_eq!(payload_packet(&q.to_bytes().unwrap(), &cfg), None);
+        p.payload.clear();
+        assert_eq!(payload_packet(&p.to_bytes().unwrap(), &cfg), None);
     }
 
     #[test]

@@ -14,8 +14,8 @@ use rdmagen_harness::stall::{split_seed, Profile, Stall};
 use rdmagen_harness::{Model, RawPort};
 use rdmagen_refmodel::qpc::{set, Layout, MkLayout};
 use rdmagen_refmodel::roce::{
-    ext_layout, icrc, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig, RxOutcome, Verdict,
-    CNP_OPCODE, IPPROTO_UDP,
+    ext_layout, icrc, payload_packet, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig,
+    RxOutcome, Verdict, CNP_OPCODE, IPPROTO_UDP,
 };
 use rdmagen_refmodel::rxqp::{state, AckRequest, RxKey, RxQp, RxQpModel};
 
@@ -47,6 +47,11 @@ pub mod qpc_addr {
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
 /// (the generator's documented `VERDICT_LATENCY`).
 pub const VERDICT_LATENCY: u64 = 6;
+
+/// Cycles from the cycle a frame's tlast beat is taken to the cycle its payload packet's
+/// tlast beat is valid on `m_pay_*`, with every sink ready: the discard flag is pushed with
+/// the verdict and the beat moves to the output register in the next cycle.
+pub const PAY_LAST_LATENCY: u64 = VERDICT_LATENCY + 1;
 
 /// Cycles the QPC of model `M` clears its tables after reset (one entry per cycle).
 fn qpc_clear_cycles<M: Model>() -> u64 {
@@ -354,6 +359,8 @@ pub struct Seen {
     pub vf: u8,
     pub opcode: u8,
     pub qpn: u32,
+    /// `m_hdr_pay`: the frame has a payload packet.
+    pub pay: bool,
     pub fields: Option<Accepted>,
 }
 
@@ -373,6 +380,9 @@ pub struct HdrOut {
     pub cnp: bool,
     /// The ACK/NAK request registered with this verdict: (AETH syndrome, PSN).
     pub ack: Option<(u8, u32)>,
+    /// The frame's payload packet (`m_hdr_pay`): its bytes (the discard flag follows from
+    /// the verdict).
+    pub payload: Option<Vec<u8>>,
 }
 
 /// The fields compared on accepted frames.
@@ -401,6 +411,7 @@ fn expected(o: &RxOutcome) -> Seen {
         vf: f.vf,
         opcode: f.opcode,
         qpn: f.qpn,
+        pay: false,
         fields: (o.verdict != Verdict::Drop).then(|| Accepted {
             psn: f.psn,
             se: f.se,
@@ -438,6 +449,9 @@ pub struct Tally {
     pub beats: u64,
     pub first_beat: u64,
     pub last_beat: u64,
+    /// Payload packets and beats taken from `m_pay_*`.
+    pub pay_packets: u64,
+    pub pay_beats: u64,
 }
 
 pub struct Bench<M: Model> {
@@ -451,6 +465,9 @@ pub struct Bench<M: Model> {
     pub accepted: u64,
     /// ACK/NAK requests compared.
     pub acks: u64,
+    /// Payload packets compared, and how many of them carried the discard flag.
+    pub pay_packets: u64,
+    pub pay_discarded: u64,
     /// Frames per outcome over the bench's life: the drop reason code, or 100 + the verdict
     /// (100 accept, 101 duplicate, 102 nak_seq, 103 nak_access).
     pub reasons: std::collections::BTreeMap<u8, u64>,
@@ -487,6 +504,8 @@ impl<M: Model> Bench<M> {
             beats: 0,
             accepted: 0,
             acks: 0,
+            pay_packets: 0,
+            pay_discarded: 0,
             reasons: Default::default(),
             live: None,
         }
@@ -518,6 +537,22 @@ impl<M: Model> Bench<M> {
     fn set_words(&self, name: &str, w: &[u32]) {
         // SAFETY: see `new`.
         unsafe { self.pin(name).get() }.write(w);
+    }
+
+    /// A port of any width as 32-bit words, least significant first.
+    fn get_words(&self, name: &str) -> Vec<u32> {
+        let p = self.pin(name);
+        let mut w = vec![0u32; p.width().div_ceil(32) as usize];
+        // SAFETY: see `new`.
+        unsafe { p.get() }.read(&mut w);
+        w
+    }
+
+    /// Every sink ready (between frames, during set-up and CSR reads).
+    fn sinks_ready(&self) {
+        self.set("m_hdr_ready", 1);
+        self.set("m_ack_ready", 1);
+        self.set("m_pay_tready", 1);
     }
 
     fn set(&self, name: &str, v: u64) {
@@ -583,6 +618,7 @@ impl<M: Model> Bench<M> {
             vf: self.get("m_hdr_vf") as u8,
             opcode: self.get("m_hdr_opcode") as u8,
             qpn: self.get("m_hdr_qpn") as u32,
+            pay: self.get("m_hdr_pay") == 1,
             fields: (verdict != 4).then(|| Accepted {
                 psn: self.get("m_hdr_psn") as u32,
                 se: self.get("m_hdr_se") == 1,
@@ -670,8 +706,7 @@ impl<M: Model> Bench<M> {
                 return self.fail("AXI4-Lite accesses never completed".into());
             }
             self.drive_beat(false, &Beat::empty(self.data_bytes));
-            self.set("m_hdr_ready", 1);
-            self.set("m_ack_ready", 1);
+            self.sinks_ready();
             axil.drive(&self.lite("s_axil_"));
             let q = self.lite("qpc_s_axil_");
             qaxil.drive(&q);
@@ -802,8 +837,7 @@ impl<M: Model> Bench<M> {
         // The QPC clears its tables after reset; commands wait for that.
         for _ in 0..qpc_clear_cycles::<M>() {
             self.drive_beat(false, &Beat::empty(self.data_bytes));
-            self.set("m_hdr_ready", 1);
-            self.set("m_ack_ready", 1);
+            self.sinks_ready();
             self.tick()?;
         }
         let mut status = None;
@@ -851,10 +885,13 @@ impl<M: Model> Bench<M> {
             let tuser = u64::from(fr.vf) << 1 | u64::from(fr.bad_fcs);
             queue.extend(beats(self.data_bytes, &fr.bytes, tuser));
         }
-        let mut out = Vec::new();
+        let mut out: Vec<HdrOut> = Vec::new();
+        let mut pay = PaySink::new(self.data_bytes);
+        // Verdicts with a payload packet still to come, in order.
+        let mut pay_for: VecDeque<usize> = VecDeque::new();
         let limit = 1000 + 10 * (queue.len() + frames.len()) as u64;
         let start = self.cycle;
-        while out.len() < frames.len() {
+        while out.len() < frames.len() || !pay_for.is_empty() {
             if self.cycle - start > limit {
                 return self.fail(format!("hang: {} of {} verdicts", out.len(), frames.len()));
             }
@@ -862,13 +899,26 @@ impl<M: Model> Bench<M> {
                 Some(b) => self.drive_beat(true, b),
                 None => self.drive_beat(false, &Beat::empty(self.data_bytes)),
             }
-            self.set("m_hdr_ready", 1);
-            self.set("m_ack_ready", 1);
+            self.sinks_ready();
             self.dut.eval();
             if !queue.is_empty() && self.get("s_axis_tready") == 1 {
                 queue.pop_front();
             }
+            let beat = self.read_pay();
+            if let Err(e) = pay.observe(beat.as_ref(), true) {
+                return self.fail(format!("m_pay: {e}"));
+            }
+            if beat.is_some_and(|b| b.last) {
+                let (bytes, _) = pay.take_packet();
+                match pay_for.pop_front() {
+                    Some(i) => out[i].payload = Some(bytes),
+                    None => return self.fail("a payload packet with no verdict".into()),
+                }
+            }
             if self.get("m_hdr_valid") == 1 {
+                if self.get("m_hdr_pay") == 1 {
+                    pay_for.push_back(out.len());
+                }
                 let g = |n: &str| self.get(&format!("m_hdr_{n}"));
                 out.push(HdrOut {
                     verdict: g("verdict") as u8,
@@ -889,6 +939,7 @@ impl<M: Model> Bench<M> {
                             self.get("m_ack_psn") as u32,
                         )
                     }),
+                    payload: None,
                 });
             }
             self.tick()?;
@@ -910,6 +961,8 @@ impl<M: Model> Bench<M> {
         let mut events = Vec::new();
         let mut queue: VecDeque<(usize, Beat)> = VecDeque::new();
         let mut want: VecDeque<(Seen, u64)> = VecDeque::new();
+        // Payload packets the model expects, in order: (frame, bytes, discard flag).
+        let mut pay_want: VecDeque<(usize, Vec<u8>, bool)> = VecDeque::new();
         let mut tally = Tally::default();
         let hdr = rdmagen_refmodel::roce::RxParserModel::new(cfg.clone());
         for (i, (fr, o)) in frames.iter().zip(outcomes).enumerate() {
@@ -944,12 +997,23 @@ impl<M: Model> Bench<M> {
                     v => 100 + v as u8,
                 })
                 .or_default() += 1;
-            want.push_back((expected(o), 0));
+            let packet = payload_packet(f, cfg);
+            let mut seen = expected(o);
+            seen.pay = packet.is_some();
+            if let Some(p) = packet {
+                pay_want.push_back((i, p.to_vec(), o.verdict != Verdict::Accept));
+            }
+            want.push_back((seen, 0));
         }
         let mut idle = Stall::new(split_seed(seed, 2), idle);
         // The ACK/NAK sink stalls with the verdict sink's profile, independently.
         let mut ack_stall = Stall::new(split_seed(seed, 5), stall);
+        // The payload sink too, independently again.
+        let mut pay_stall = Stall::new(split_seed(seed, 6), stall);
         let mut stall = Stall::new(split_seed(seed, 3), stall);
+        let mut pay = PaySink::new(self.data_bytes);
+        // Cycle each frame's tlast beat was taken in, by frame index.
+        let mut tlast_cycle: Vec<u64> = Vec::new();
         let mut ack_want: VecDeque<(usize, AckRequest)> = acks
             .iter()
             .enumerate()
@@ -974,14 +1038,15 @@ impl<M: Model> Bench<M> {
         let limit = 1000 + 300 * (queue.len() + total) as u64;
         let mut done = 0usize;
         let start = self.cycle;
-        while done < total || !ack_want.is_empty() {
+        while done < total || !ack_want.is_empty() || !pay_want.is_empty() {
             // Generous: every beat may wait for idle and every verdict for backpressure
             // (runs of at most 255 cycles each).
             if self.cycle - start > limit {
                 return self.fail(format!(
-                    "hang: {done} of {total} verdicts, {} beats left, {} ACK/NAK requests missing",
+                    "hang: {done} of {total} verdicts, {} beats left, {} ACK/NAK requests and {} payload packets missing",
                     queue.len(),
-                    ack_want.len()
+                    ack_want.len(),
+                    pay_want.len()
                 ));
             }
             valid = !queue.is_empty() && (valid || !idle.hold());
@@ -993,6 +1058,8 @@ impl<M: Model> Bench<M> {
             self.set("m_hdr_ready", u64::from(ready));
             let ack_ready = !ack_stall.hold();
             self.set("m_ack_ready", u64::from(ack_ready));
+            let pay_ready = !pay_stall.hold();
+            self.set("m_pay_tready", u64::from(pay_ready));
             axil.drive(&self.lite("s_axil_"));
             self.dut.eval();
             let ack_valid = self.get("m_ack_valid") == 1;
@@ -1021,8 +1088,52 @@ impl<M: Model> Bench<M> {
                 tally.last_beat = self.cycle;
                 if b.last {
                     tlast_at.push_back(self.cycle);
+                    tlast_cycle.push(self.cycle);
                 }
                 valid = false;
+            }
+            let beat = self.read_pay();
+            if let Err(e) = pay.observe(beat.as_ref(), pay_ready) {
+                return self.fail(format!("m_pay: {e}"));
+            }
+            if let (Some(b), true) = (&beat, pay_ready) {
+                tally.pay_beats += 1;
+                if b.last {
+                    let (bytes, discard) = pay.take_packet();
+                    let Some((i, w, wd)) = pay_want.pop_front() else {
+                        return self.fail(format!(
+                            "a payload packet with no frame: {} bytes {}, discard {discard}",
+                            bytes.len(),
+                            hex(&bytes)
+                        ));
+                    };
+                    if (&bytes, discard) != (&w, wd) {
+                        return self.fail(format!(
+                            "frame {i}: payload packet RTL {} bytes, discard {discard}: {}\n  model {} bytes, discard {wd}: {}\n  frame {}",
+                            bytes.len(),
+                            hex(&bytes),
+                            w.len(),
+                            hex(&w),
+                            hex(&frames[i].bytes)
+                        ));
+                    }
+                    match tlast_cycle.get(i) {
+                        None => {
+                            return self.fail(format!(
+                                "frame {i}: payload tlast before the frame's tlast"
+                            ))
+                        }
+                        Some(t) if exact_timing && self.cycle - t != PAY_LAST_LATENCY => {
+                            return self.fail(format!(
+                                "frame {i}: payload tlast {} cycles after the frame's tlast, expected {PAY_LAST_LATENCY}",
+                                self.cycle - t
+                            ))
+                        }
+                        _ => {}
+                    }
+                    tally.pay_packets += 1;
+                    self.pay_discarded += u64::from(discard);
+                }
             }
             for (port, got) in [("cnp", &mut cnp_got), ("ce", &mut ce_got)] {
                 if self.get(&format!("{port}_valid")) == 1 {
@@ -1075,6 +1186,7 @@ impl<M: Model> Bench<M> {
         }
         self.frames += total as u64;
         self.acks += tally.acks;
+        self.pay_packets += tally.pay_packets;
         // Counters: read each (clear on read) and compare.
         let mut reads: Vec<(u64, u64, String)> = vec![
             (
@@ -1132,8 +1244,7 @@ impl<M: Model> Bench<M> {
                 return self.fail("CSR reads never completed".into());
             }
             self.drive_beat(false, &Beat::empty(self.data_bytes));
-            self.set("m_hdr_ready", 1);
-            self.set("m_ack_ready", 1);
+            self.sinks_ready();
             axil.drive(&self.lite("s_axil_"));
             self.dut.eval();
             if self.get("m_ack_valid") == 1 {
@@ -1141,6 +1252,9 @@ impl<M: Model> Bench<M> {
                     "an ACK/NAK request after the last frame's: {:x?}",
                     self.read_ack()
                 ));
+            }
+            if self.get("m_pay_tvalid") == 1 {
+                return self.fail("a payload beat after the last frame's packet".into());
             }
             events.clear();
             axil.observe(&self.lite("s_axil_"), &mut events);
@@ -1159,6 +1273,23 @@ impl<M: Model> Bench<M> {
         }
         self.live = Some((case.qps.clone(), case.keys.clone()));
         Ok(tally)
+    }
+
+    /// The `m_pay_*` beat, if valid.
+    fn read_pay(&self) -> Option<PayBeat> {
+        (self.get("m_pay_tvalid") == 1).then(|| {
+            let w = self.get_words("m_pay_tkeep");
+            let keep = w
+                .iter()
+                .enumerate()
+                .fold(0u128, |k, (i, x)| k | u128::from(*x) << (32 * i));
+            PayBeat {
+                data: self.get_words("m_pay_tdata"),
+                keep,
+                last: self.get("m_pay_tlast") == 1,
+                user: self.get("m_pay_tuser") == 1,
+            }
+        })
     }
 
     fn tick(&mut self) -> Result<(), Failure> {
@@ -1183,6 +1314,75 @@ impl<M: Model> Bench<M> {
         };
         let t = self.run_timed(&case, true)?;
         Ok((t.beats, t.last_beat - t.first_beat + 1))
+    }
+}
+
+/// One beat of the payload stream.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PayBeat {
+    pub data: Vec<u32>,
+    pub keep: u128,
+    pub last: bool,
+    pub user: bool,
+}
+
+/// Rebuilds payload packets from `m_pay_*` and checks the stream's rules: a beat shown
+/// and not taken stays the same until taken; `tkeep` is all ones except on the tlast beat,
+/// where it is contiguous from lane 0 and not empty; `tuser` is 0 except on the tlast beat.
+pub struct PaySink {
+    data_bytes: usize,
+    bytes: Vec<u8>,
+    discard: bool,
+    /// The beat shown last cycle and not taken.
+    held: Option<PayBeat>,
+}
+
+impl PaySink {
+    pub fn new(data_bytes: usize) -> PaySink {
+        PaySink {
+            data_bytes,
+            bytes: Vec::new(),
+            discard: false,
+            held: None,
+        }
+    }
+
+    /// The beat on the port this cycle (`None`: tvalid low) and whether it is taken.
+    pub fn observe(&mut self, beat: Option<&PayBeat>, ready: bool) -> Result<(), String> {
+        if let Some(h) = self.held.take() {
+            if beat != Some(&h) {
+                return Err(format!(
+                    "a beat not taken changed or left: {h:x?} -> {beat:x?}"
+                ));
+            }
+        }
+        let Some(b) = beat else { return Ok(()) };
+        if !ready {
+            self.held = Some(b.clone());
+            return Ok(());
+        }
+        let full = rdmagen_harness::axis::all_bytes(self.data_bytes);
+        let n = b.keep.count_ones() as usize;
+        if b.keep & !full != 0 || b.keep != rdmagen_harness::axis::all_bytes(n) || n == 0 {
+            return Err(format!("tkeep {:#x} not contiguous from lane 0", b.keep));
+        }
+        if !b.last && (n != self.data_bytes || b.user) {
+            return Err(format!(
+                "a beat before tlast with tkeep {:#x}, tuser {}",
+                b.keep, b.user
+            ));
+        }
+        for lane in 0..n {
+            self.bytes
+                .push((b.data[lane / 4] >> (8 * (lane % 4))) as u8);
+        }
+        self.discard = b.user;
+        Ok(())
+    }
+
+    /// The packet that just ended: its bytes and discard flag.
+    pub fn take_packet(&mut self) -> (Vec<u8>, bool) {
+        (std::mem::take(&mut self.bytes), self.discard)
     }
 }
 

@@ -24,7 +24,10 @@
 //! nak_seq, nak_access, drop; R the drop reason (`rx_drop_reason` in lower case), `none`
 //! unless dropped; `"ack"`: the ACK/NAK request the parser raised with the verdict,
 //! `{"kind":K,"syndrome":S,"psn":P}` (K `ack`, `nak_seq` or `nak_access`, S the AETH
-//! syndrome 0x1F / 0x60 / 0x62, P the PSN of the answer), or null.
+//! syndrome 0x1F / 0x60 / 0x62, P the PSN of the answer), or null; `"payload"`: the frame's
+//! packet on the payload stream (`m_pay_*`) in hex, or null when it has none (not
+//! RoCE-shaped, empty payload), with `"payload_len"` its bytes (0 without one). A dropped
+//! frame's packet is the one the stream flagged discard.
 
 use marked_yaml::types::MarkedMappingNode;
 use marked_yaml::Node;
@@ -400,6 +403,8 @@ pub fn run<M: Model>(
                 "dmalen": v.dma_len,
                 "ecn_ce": v.ecn_ce,
                 "cnp": v.cnp,
+                "payload_len": v.payload.as_ref().map_or(0, Vec::len),
+                "payload": v.payload.as_deref().map(crate::bench::hex),
                 "ack": v.ack.map(|(syndrome, psn)| json!({
                     "kind": match syndrome {
                         aeth::ACK => "ack",

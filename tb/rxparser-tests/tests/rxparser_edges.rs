@@ -166,3 +166,57 @@ fn verdict_taken_while_an_ack_waits_shows_once() {
         assert_eq!((b.duplicate, b.acks), (24, 24));
     }
 }
+
+/// The payload stream at every start lane and length: 0–2 VLAN tags (IPv4 and IPv6) ×
+/// extension headers of 0, 4, 16, 20 and 28 bytes (SEND only, SEND only+imm, WRITE only,
+/// WRITE only+imm, compare-swap) × pad 0–3 × payloads around one, two and three beats, under
+/// random backpressure on every sink (m_pay_tready included) at 64 and 1024 bits. Every
+/// frame has a packet; each must be its payload, realigned, with the verdict's discard flag.
+#[test]
+fn payload_realigned_at_every_offset_and_length() {
+    let mut frames = Vec::new();
+    let lens: Vec<u16> = (1..=9).chain(60..=66).chain(125..=130).collect();
+    for (k, &len) in lens.iter().enumerate() {
+        for (j, op) in [0x04u8, 0x05, 0x0A, 0x0B, 0x13].into_iter().enumerate() {
+            let vlans = ((k + j) % 3) as u8;
+            frames.push(FrameSpec {
+                pad: ((k + 2 * j) % 4) as u8,
+                ..plain(op, len, vlans, (k + j) % 2 == 1)
+            });
+        }
+    }
+    for stall in [Profile::new(50, 4), Profile::NONE] {
+        let a = run::<RxParserW64>(&frames, stall);
+        let b = run::<RxParserW1024>(&frames, stall);
+        assert_eq!(a.pay_packets, frames.len() as u64);
+        assert_eq!(b.pay_packets, frames.len() as u64);
+    }
+}
+
+/// A frame cut inside its payload still gets its packet: the payload bytes that arrived,
+/// flagged discard (the verdict is a TRUNCATED drop). Cut before its payload starts, or with
+/// an empty payload (an ACK), a frame gets none.
+#[test]
+fn truncated_payload_is_cut_and_discarded() {
+    let cut = |n: usize| FrameSpec {
+        mutation: Mutation::Truncate(n),
+        ..plain(0x0A, 200, 1, false)
+    };
+    // The payload of a WRITE only with one VLAN tag starts at byte 74.
+    let frames = [
+        cut(74),
+        cut(75),
+        cut(100),
+        cut(138),
+        cut(139),
+        cut(270),
+        plain(0x11, 0, 0, false),
+        plain(0x0A, 200, 1, false),
+    ];
+    for stall in [Profile::new(60, 6), Profile::NONE] {
+        let t = run::<RxParserW64>(&frames, stall);
+        assert_eq!((t.pay_packets, t.drops.get(&13).copied()), (6, Some(6)));
+        let t = run::<RxParserW512>(&frames, stall);
+        assert_eq!(t.pay_packets, 6);
+    }
+}

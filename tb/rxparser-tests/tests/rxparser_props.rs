@@ -12,7 +12,7 @@ use std::path::Path;
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
 use rdmagen_harness::figures::{record, Figure};
 use rdmagen_harness::Model;
-use rdmagen_rxparser_tests::bench::{plain, strategy, Bench, VERDICT_LATENCY};
+use rdmagen_rxparser_tests::bench::{plain, strategy, Bench, PAY_LAST_LATENCY, VERDICT_LATENCY};
 use rdmagen_rxparser_tests::*;
 
 fn cases() -> u32 {
@@ -48,12 +48,14 @@ fn check<M: Model>(test: &str) {
         Ok(()) => {
             let b = bench.borrow();
             eprintln!(
-                "{}: {} cases, {} frames ({} accepted, {} ACK/NAK requests), {} beats, {} cycles; outcomes (drop reason, or 100 + verdict): {:?}",
+                "{}: {} cases, {} frames ({} accepted, {} ACK/NAK requests, {} payload packets of which {} discarded), {} beats, {} cycles; outcomes (drop reason, or 100 + verdict): {:?}",
                 M::VARIANT,
                 cases(),
                 b.frames,
                 b.accepted,
                 b.acks,
+                b.pay_packets,
+                b.pay_discarded,
                 b.beats,
                 b.total_cycles,
                 b.reasons
@@ -112,10 +114,11 @@ fn line_rate<M: Model>() {
     let mut b = Bench::<M>::new();
     let (beats, cycles) = b.line_rate(&frames).unwrap_or_else(|f| panic!("{f}"));
     eprintln!(
-        "{}: {} frames, {} ACK/NAK requests, {beats} beats in {cycles} cycles: {:.2} beats per cycle",
+        "{}: {} frames, {} ACK/NAK requests, {} payload packets, {beats} beats in {cycles} cycles: {:.2} beats per cycle",
         M::VARIANT,
         frames.len(),
         b.acks,
+        b.pay_packets,
         beats as f64 / cycles as f64
     );
     assert_eq!(
@@ -144,6 +147,16 @@ fn line_rate<M: Model>() {
         value: VERDICT_LATENCY as f64,
         unit: "cycles",
         bound: "= 6",
+        test,
+    });
+    // ... and every payload packet's tlast beat exactly PAY_LAST_LATENCY (7) cycles after it.
+    record(&Figure {
+        block: "rx_parser",
+        variant: M::VARIANT,
+        figure: "tlast beat to payload packet's tlast, every frame with a payload",
+        value: PAY_LAST_LATENCY as f64,
+        unit: "cycles",
+        bound: "= 7",
         test,
     });
 }

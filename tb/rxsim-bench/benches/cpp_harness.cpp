@@ -27,7 +27,7 @@
   X(rst) X(s_axil_awaddr) X(s_axil_awprot) X(s_axil_awvalid) X(s_axil_wdata) X(s_axil_wstrb) \
   X(s_axil_wvalid) X(s_axil_bready) X(s_axil_araddr) X(s_axil_arprot) X(s_axil_arvalid)    \
   X(s_axil_rready) X(s_axis_tdata) X(s_axis_tkeep) X(s_axis_tvalid) X(s_axis_tlast)        \
-  X(s_axis_tuser) X(m_hdr_ready) X(m_ack_ready) X(qpc_s_axil_awaddr) X(qpc_s_axil_awprot)                 \
+  X(s_axis_tuser) X(m_hdr_ready) X(m_ack_ready) X(m_pay_tready) X(qpc_s_axil_awaddr) X(qpc_s_axil_awprot)                 \
   X(qpc_s_axil_awvalid) X(qpc_s_axil_wdata) X(qpc_s_axil_wstrb) X(qpc_s_axil_wvalid)       \
   X(qpc_s_axil_bready) X(qpc_s_axil_araddr) X(qpc_s_axil_arprot) X(qpc_s_axil_arvalid)     \
   X(qpc_s_axil_rready)
@@ -42,6 +42,8 @@
   Q(m_hdr_becn, m_hdr_valid) Q(m_hdr_pad, m_hdr_valid) Q(m_hdr_va, m_hdr_valid)             \
   Q(m_hdr_rkey, m_hdr_valid) Q(m_hdr_dma_len, m_hdr_valid) Q(m_hdr_imm, m_hdr_valid)        \
   Q(m_hdr_ecn_ce, m_hdr_valid) Q(m_hdr_cnp, m_hdr_valid) Q(m_hdr_payload_len, m_hdr_valid)  \
+  Q(m_hdr_pay, m_hdr_valid) A(m_pay_tvalid) Q(m_pay_tkeep, m_pay_tvalid)                   \
+  Q(m_pay_tlast, m_pay_tvalid) Q(m_pay_tuser, m_pay_tvalid)                                 \
   A(m_ack_valid) Q(m_ack_vf, m_ack_valid) Q(m_ack_qpn, m_ack_valid)                        \
   Q(m_ack_syndrome, m_ack_valid) Q(m_ack_psn, m_ack_valid)                                  \
   A(cnp_valid) Q(cnp_vf, cnp_valid) Q(cnp_qpn, cnp_valid) A(ce_valid) Q(ce_vf, ce_valid)    \

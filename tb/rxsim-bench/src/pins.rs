@@ -44,6 +44,7 @@ pub const INPUTS: &[&str] = &[
     "s_axis_tuser",
     "m_hdr_ready",
     "m_ack_ready",
+    "m_pay_tready",
     "qpc_s_axil_awaddr",
     "qpc_s_axil_awprot",
     "qpc_s_axil_awvalid",
@@ -57,7 +58,9 @@ pub const INPUTS: &[&str] = &[
     "qpc_s_axil_rready",
 ];
 
-/// The checksum's outputs: (port, qualifier). Every output of `rx_top`.
+/// The checksum's outputs: (port, qualifier). Every output of `rx_top` except
+/// `m_pay_tdata` (wider than the 64-bit fold; its beats are followed by `m_pay_tkeep`,
+/// `m_pay_tlast` and `m_pay_tuser`).
 pub const FOLD: &[(&str, Option<&str>)] = &[
     ("s_axil_awready", None),
     ("s_axil_wready", None),
@@ -87,6 +90,11 @@ pub const FOLD: &[(&str, Option<&str>)] = &[
     ("m_hdr_ecn_ce", Some("m_hdr_valid")),
     ("m_hdr_cnp", Some("m_hdr_valid")),
     ("m_hdr_payload_len", Some("m_hdr_valid")),
+    ("m_hdr_pay", Some("m_hdr_valid")),
+    ("m_pay_tvalid", None),
+    ("m_pay_tkeep", Some("m_pay_tvalid")),
+    ("m_pay_tlast", Some("m_pay_tvalid")),
+    ("m_pay_tuser", Some("m_pay_tvalid")),
     ("m_ack_valid", None),
     ("m_ack_vf", Some("m_ack_valid")),
     ("m_ack_qpn", Some("m_ack_valid")),

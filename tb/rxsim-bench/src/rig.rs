@@ -216,6 +216,8 @@ impl<M: Model> Rig<M> {
         wr(&self.pins["m_hdr_ready"], u64::from(ready));
         // The ACK/NAK requests share the verdict sink's backpressure pattern.
         wr(&self.pins["m_ack_ready"], u64::from(ready));
+        // So do the payload beats.
+        wr(&self.pins["m_pay_tready"], u64::from(ready));
         if let Some(rec) = &mut self.record {
             let mut w = [0u32; 32];
             for p in &self.inputs {

@@ -548,6 +548,8 @@ class RxSimLine(TypedDict):
     dmalen: int
     ecn_ce: bool
     cnp: bool
+    payload_len: int
+    payload: str | None
     ack: RxAck | None
 
 @final
@@ -597,6 +599,11 @@ class RxVerdict:
     def cnp(self) -> bool: ...
     @property
     def payload_len(self) -> int: ...
+    @property
+    def payload(self) -> list[int] | None:
+        """The frame's packet on the payload stream (``m_pay_*``) as byte values, or None when
+        it gets none (not RoCE-shaped, or no payload byte arrived); a dropped frame's packet
+        is the one the stream flags discard."""
     @property
     def cnp_event(self) -> tuple[int, int] | None: ...
     @property
