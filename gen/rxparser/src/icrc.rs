@@ -11,24 +11,26 @@
 //!
 //! - **s0** (the cycle a beat is taken): the bytes the position decode needs (Ethernet type
 //!   and VLAN tags, IHL, every place the UDP length can be) are captured in `ic_hdr`.
-//! - **s1** decodes VLAN tags, IPv6 and IHL into the UDP header's index `idx` (the UDP header
-//!   starts at byte 14 + 4 * idx: the tag count plus IHL, or plus 10 for IPv6) and keeps the 18
-//!   UDP length candidates with their "at least 24" bits.
-//! - **s2** picks the UDP length and adds the end of the datagram (`pend`, one past the
-//!   ICRC; `udp + 24` when the length is too short, as the frame is dropped as truncated).
-//! - **s3** compares the beat number with the datagram end: whole beat kept, end in this
-//!   beat (with its lane), ICRC's last byte in this beat, and the CRC residue advanced over
-//!   the zeroed lanes after that byte (one constant per lane).
-//! - **s4** builds the beat as the ICRC sees it: bytes before the IP header and after the
+//! - **ic1** decodes VLAN tags, IPv6 and IHL into the UDP header's index `idx` (the UDP
+//!   header starts at byte 14 + 4 * idx: the tag count plus IHL, or plus 10 for IPv6), one
+//!   table per tag count, and turns each of the 18 UDP length candidates into the bytes up
+//!   to the first zeroed one (24 when too short: the frame is dropped as truncated).
+//! - **ic2** picks the candidate of `idx` and adds the UDP start: `pend`, one past the ICRC.
+//! - **ic3** compares the beat number with `pend` (whole beat kept, end in this beat with its
+//!   lane, ICRC's last byte in this beat), picks the CRC residue advanced over the zeroed
+//!   lanes after that byte (one constant per lane of `pend`), and registers the positions as
+//!   one-hot flags.
+//! - **ic4** builds the beat as the ICRC sees it: bytes before the IP header and after the
 //!   datagram zeroed, IPv4 TOS/TTL/checksum, IPv6 traffic class/flow label/hop limit, UDP
 //!   checksum and BTH resv8a forced to ones, and the register state after the 8 bytes of
 //!   ones (0xDEBB20E3) XORed into the first 4 IP bytes (equivalent for a reflected CRC), so
 //!   the CRC starts from 0 on every frame and the zeroed lanes before the IP header leave it 0.
-//! - **s5** computes the data term `B * lane` over GF(2) (each bit an XOR of the lane bits
+//! - **ic5** computes the data term `B * lane` over GF(2) (each bit an XOR of the lane bits
 //!   its column selects).
-//! - **s6** runs the loop-carried recurrence `crc = A * crc ^ B * lane` (A: the state after a
-//!   beat of zero bytes; at most 32 + 1 inputs per bit) and, in the beat holding the ICRC's
-//!   last byte, compares the register with the residue.
+//! - **ic6** runs the loop-carried recurrence `crc = A * crc ^ B * lane` (A: the state after a
+//!   beat of zero bytes; at most 32 + 1 inputs per bit).
+//! - **ic7** compares the register with the residue in the beat holding the ICRC's last
+//!   byte and keeps the result to the frame's last beat, which leaves here (`dly_*`).
 //!
 //! No matrix depends on how many bytes a beat holds: lanes after the datagram are zeros, and
 //! the zero-byte transition is linear and invertible, so comparing the state after them with
@@ -38,8 +40,8 @@ use super::{b1, clog2, crc_byte, crc_bytes, d, id, n, xor, Gen, CRC_RESIDUE, LRH
 use verilog_ast::{BinOp, Decl, Expr, Item as V, Range, Stmt, UnOp};
 
 /// Cycles from the cycle a beat is taken on `s_axis_*` to the cycle the parser's input stage
-/// takes it (stages s1..s6 above).
-pub const ICRC_DELAY: u32 = 6;
+/// takes it (stages ic1..ic7 above).
+pub const ICRC_DELAY: u32 = 7;
 
 /// UDP header start candidates: byte 14 + 4 * i (0-2 VLAN tags, IHL 0..15 or IPv6).
 const UDP_IDX: u32 = 18;
@@ -128,8 +130,8 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
 
     g.comb.push(Stmt::Comment(
         "ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the \
-         positions need, s1-s3 find the IP header and the datagram end, s4 masks the beat, \
-         s5 computes its data term, s6 runs the CRC register"
+         positions need, ic1-ic3 find the IP header and the datagram end, ic4 masks the beat, \
+         ic5 computes its data term, ic6 runs the CRC register, ic7 checks the residue"
             .into(),
     ));
     // ---- s0: the beat taken on s_axis; its frame's position bytes captured
@@ -179,7 +181,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s1.reg(g, "beat", bw, id("ic_beat_q"), None);
     s1.done(g);
 
-    // ---- s1: VLAN tags, IPv6, IHL -> UDP header index; UDP length candidates
+    // ---- ic1: VLAN tags, IPv6, IHL -> UDP header index; the UDP length candidates
     let eq16 = |p: u32, v: u64| Expr::eq(be_cap(&cap, p), n(16, v));
     g.wire("ic1_vlan1", 1, eq16(12, 0x8100));
     g.wire("ic1_vlan2", 1, Expr::and(id("ic1_vlan1"), eq16(16, 0x8100)));
@@ -197,52 +199,65 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         1,
         by_tags(eq16(12, 0x86DD), eq16(16, 0x86DD), eq16(20, 0x86DD)),
     );
-    g.wire(
-        "ic1_ihl",
-        4,
-        by_tags(nibble(14, false), nibble(18, false), nibble(22, false)),
-    );
     for p in [14, 18, 22] {
         unused.push(nibble(p, true));
     }
-    g.wire_c(
-        "ic1_idx",
-        5,
-        Expr::plus(
-            Expr::concat(vec![Expr::zero(3), id("ic1_tags")]),
+    // idx = tags + (IPv6 ? 10 : IHL), and idx + 3, as one table per tag count (no adder
+    // after the decode).
+    let idx_table = |name: &str, w: u32, plus: u32, comment: &str| {
+        let arm = |t: u32, p: u32| {
             Expr::ternary(
                 id("ic1_ipv6"),
-                d(5, 10),
-                Expr::concat(vec![Expr::zero(1), id("ic1_ihl")]),
-            ),
-        ),
-        "the UDP header starts at byte 14 + 4 * idx",
-    );
-    // Candidate i: the UDP length if the UDP header starts at byte 14 + 4 * i.
-    let cand: Vec<Expr> = (0..UDP_IDX)
-        .rev()
-        .map(|i| be_cap(&cap, udp_start(i) + 4))
-        .collect();
-    g.wire_c(
-        "ic1_len",
-        16 * UDP_IDX,
-        Expr::concat(cand),
-        "candidate i: the UDP length field if the UDP header starts at byte 14 + 4 * i",
-    );
-    let len_ok: Vec<Expr> = (0..UDP_IDX)
-        .rev()
-        .map(|i| {
-            Expr::bin(
-                BinOp::Ge,
-                id("ic1_len").bits(16 * i + 15, 16 * i),
-                d(16, 24),
+                d(w, u64::from(10 + t + plus)),
+                Expr::plus(
+                    Expr::concat(vec![Expr::zero(w - 4), nibble(p, false)]),
+                    d(w, u64::from(t + plus)),
+                ),
             )
-        })
-        .collect();
+        };
+        (
+            name.to_string(),
+            w,
+            by_tags(arm(0, 14), arm(1, 18), arm(2, 22)),
+            comment.to_string(),
+        )
+    };
+    for (name, w, e, c) in [
+        idx_table(
+            "ic1_idx",
+            5,
+            0,
+            "the UDP header starts at byte 14 + 4 * idx",
+        ),
+        idx_table(
+            "ic1_udp4",
+            6,
+            3,
+            "the UDP header starts at byte 4 * udp4 + 2",
+        ),
+    ] {
+        g.wire_c(&name, w, e, &c);
+    }
+    // Candidate i: what the UDP length field says if the UDP header starts at byte 14 + 4 * i,
+    // and the bytes up to the first zeroed one (24 when too short for UDP + BTH + ICRC).
+    let mut zl = Vec::new();
+    let mut ok = Vec::new();
+    for i in (0..UDP_IDX).rev() {
+        let len = be_cap(&cap, udp_start(i) + 4);
+        let fits = Expr::bin(BinOp::Ge, len.clone(), d(16, 24));
+        zl.push(Expr::ternary(fits.clone(), len, d(16, 24)));
+        ok.push(fits);
+    }
+    g.wire_c(
+        "ic1_zl",
+        16 * UDP_IDX,
+        Expr::concat(zl),
+        "candidate i: UDP length if the UDP header starts at byte 14 + 4 * i, 24 if shorter",
+    );
     g.wire_c(
         "ic1_len_ok",
         UDP_IDX,
-        Expr::concat(len_ok),
+        Expr::concat(ok),
         "candidate i has room for UDP, BTH and ICRC",
     );
     let mut s2 = Stage::new("ic2");
@@ -251,16 +266,21 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s2.reg(g, "tags", 2, id("ic1_tags"), None);
     s2.reg(g, "ipv6", 1, id("ic1_ipv6"), None);
     s2.reg(g, "idx", 5, id("ic1_idx"), None);
-    s2.reg(g, "len", 16 * UDP_IDX, id("ic1_len"), None);
+    s2.reg(g, "udp4", 6, id("ic1_udp4"), None);
+    s2.reg(g, "zl", 16 * UDP_IDX, id("ic1_zl"), None);
     s2.reg(g, "len_ok", UDP_IDX, id("ic1_len_ok"), None);
     s2.done(g);
 
-    // ---- s2: UDP length, datagram end
+    // ---- ic2: the datagram end
     let idx_in_range = Expr::bin(BinOp::Lt, id("ic2_idx_q"), d(5, u64::from(UDP_IDX)));
     g.wire(
-        "ic2_udp_len",
+        "ic2_zl",
         16,
-        id("ic2_len_q").part(Expr::concat(vec![id("ic2_idx_q"), n(4, 0)]), Expr::int(16)),
+        Expr::ternary(
+            idx_in_range.clone(),
+            id("ic2_zl_q").part(Expr::concat(vec![id("ic2_idx_q"), n(4, 0)]), Expr::int(16)),
+            d(16, 24),
+        ),
     );
     g.wire_c(
         "ic2_len_ok",
@@ -269,66 +289,47 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         "UDP + BTH + ICRC fit (else the frame is dropped as truncated)",
     );
     g.wire_c(
-        "ic2_len",
-        PW,
-        Expr::ternary(
-            id("ic2_len_ok"),
-            Expr::concat(vec![Expr::zero(PW - 16), id("ic2_udp_len")]),
-            d(PW, 24),
-        ),
-        "bytes from the UDP header to the first zeroed byte",
-    );
-    let udp = |off: u32| {
-        Expr::plus(
-            Expr::concat(vec![Expr::zero(PW - 7), id("ic2_idx_q"), n(2, 0)]),
-            d(PW, u64::from(off)),
-        )
-    };
-    g.wire_c(
         "ic2_pend",
         PW,
-        Expr::plus(udp(14), id("ic2_len")),
+        Expr::plus(
+            Expr::concat(vec![Expr::zero(PW - 8), id("ic2_udp4_q"), n(2, 2)]),
+            Expr::concat(vec![Expr::zero(PW - 16), id("ic2_zl")]),
+        ),
         "one past the datagram: bytes from here on are zeroed",
-    );
-    g.wire_c(
-        "ic2_plast",
-        PW,
-        Expr::plus(udp(13), id("ic2_len")),
-        "the ICRC's last byte",
     );
     let mut s3 = Stage::new("ic3");
     pass_beat(g, &mut s3, Some("ic2"), dw);
     s3.reg(g, "beat", bw, id("ic2_beat_q"), None);
+    s3.reg(
+        g,
+        "beat_p1",
+        bw,
+        Expr::plus(id("ic2_beat_q"), d(bw, 1)),
+        None,
+    );
     s3.reg(g, "tags", 2, id("ic2_tags_q"), None);
     s3.reg(g, "ipv6", 1, id("ic2_ipv6_q"), None);
     s3.reg(g, "idx", 5, id("ic2_idx_q"), None);
     s3.reg(g, "len_ok", 1, id("ic2_len_ok"), None);
     s3.reg(g, "pend", PW, id("ic2_pend"), None);
-    s3.reg(g, "plast", PW, id("ic2_plast"), None);
     s3.done(g);
 
-    // ---- s3: where the beat is relative to the datagram end; the residue to expect
+    // ---- ic3: where the beat is relative to the datagram end; the residue to expect; the
+    // positions as one-hot flags for s4
     let km = MASK_END.div_ceil(w8);
-    let kw = clog2(km + 1);
-    g.wire_c(
-        "ic3_kk",
-        kw,
-        Expr::ternary(
-            Expr::bin(BinOp::Ge, id("ic3_beat_q"), d(bw, u64::from(km))),
-            d(kw, u64::from(km)),
-            id("ic3_beat_q").bits(kw - 1, 0),
-        ),
-        &format!("the beat number, {km} for every beat from byte {MASK_END} on (no masked field)"),
-    );
+    let pend_beat = || id("ic3_pend_q").bits(PW - 1, lw);
+    let pend_lane = || id("ic3_pend_q").bits(lw - 1, 0);
     g.reg("ic3_residue", 32);
     let mut arms = Vec::new();
-    for last in 0..w8 {
+    for lane in 0..w8 {
+        // pend in lane `lane`: the ICRC's last byte is one lane before, zero lanes follow it.
+        let zeros = (w8 - lane) % w8;
         let mut s = CRC_RESIDUE;
-        for _ in 0..(w8 - 1 - last) {
+        for _ in 0..zeros {
             s = crc_byte(s, 0);
         }
         arms.push((
-            vec![d(lw, u64::from(last))],
+            vec![d(lw, u64::from(lane))],
             vec![Stmt::assign(id("ic3_residue"), n(32, u64::from(s)))],
         ));
     }
@@ -336,7 +337,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         "CRC residue after the ICRC, advanced over the zeroed lanes after it".into(),
     ));
     g.comb.push(Stmt::Case {
-        subject: id("ic3_plast_q").bits(lw - 1, 0),
+        subject: pend_lane(),
         arms,
         default: vec![Stmt::assign(id("ic3_residue"), Expr::zero(32))],
     });
@@ -349,60 +350,73 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         Expr::eq(id("ic3_beat_q"), Expr::zero(bw)),
         None,
     );
-    s4.reg(g, "kk", kw, id("ic3_kk"), None);
-    s4.reg(g, "tags", 2, id("ic3_tags_q"), None);
-    s4.reg(g, "ipv6", 1, id("ic3_ipv6_q"), None);
-    s4.reg(g, "idx", 5, id("ic3_idx_q"), None);
+    let kflags: Vec<Expr> = (0..=km)
+        .rev()
+        .map(|c| {
+            if c == km {
+                Expr::bin(BinOp::Ge, id("ic3_beat_q"), d(bw, u64::from(km)))
+            } else {
+                Expr::eq(id("ic3_beat_q"), d(bw, u64::from(c)))
+            }
+        })
+        .collect();
+    s4.reg(g, "k", km + 1, Expr::concat(kflags), None);
+    let tflags = |v6: bool| -> Expr {
+        Expr::concat(
+            (0..3u32)
+                .rev()
+                .map(|t| {
+                    let ip = if v6 {
+                        id("ic3_ipv6_q")
+                    } else {
+                        Expr::lnot(id("ic3_ipv6_q"))
+                    };
+                    Expr::and(Expr::eq(id("ic3_tags_q"), d(2, u64::from(t))), ip)
+                })
+                .collect(),
+        )
+    };
+    s4.reg(g, "t4", 3, tflags(false), None);
+    s4.reg(g, "t6", 3, tflags(true), None);
+    let uflags: Vec<Expr> = (0..UDP_IDX)
+        .rev()
+        .map(|i| Expr::eq(id("ic3_idx_q"), d(5, u64::from(i))))
+        .collect();
+    s4.reg(g, "u", UDP_IDX, Expr::concat(uflags), None);
     s4.reg(
         g,
         "hi_all",
         1,
-        Expr::lt(id("ic3_beat_q"), id("ic3_pend_q").bits(PW - 1, lw)),
+        Expr::lt(id("ic3_beat_q"), pend_beat()),
         None,
     );
     s4.reg(
         g,
         "hi_part",
         1,
-        Expr::eq(id("ic3_beat_q"), id("ic3_pend_q").bits(PW - 1, lw)),
+        Expr::eq(id("ic3_beat_q"), pend_beat()),
         None,
     );
-    s4.reg(g, "hi_lane", lw, id("ic3_pend_q").bits(lw - 1, 0), None);
+    s4.reg(g, "hi_lane", lw, pend_lane(), None);
     s4.reg(
         g,
         "end_here",
         1,
         Expr::and(
             id("ic3_len_ok_q"),
-            Expr::eq(id("ic3_plast_q").bits(PW - 1, lw), id("ic3_beat_q")),
+            Expr::ternary(
+                Expr::eq(pend_lane(), Expr::zero(lw)),
+                Expr::eq(id("ic3_beat_p1_q"), pend_beat()),
+                Expr::eq(id("ic3_beat_q"), pend_beat()),
+            ),
         ),
         None,
     );
     s4.reg(g, "residue", 32, id("ic3_residue"), None);
     s4.done(g);
 
-    // ---- s4: the beat as the ICRC sees it
-    for c in 0..=km {
-        g.wire(
-            &format!("ic4_k{c}"),
-            1,
-            Expr::eq(id("ic4_kk_q"), d(kw, u64::from(c))),
-        );
-    }
-    for t in 0..3u32 {
-        g.wire(
-            &format!("ic4_t{t}"),
-            1,
-            Expr::eq(id("ic4_tags_q"), d(2, u64::from(t))),
-        );
-    }
-    for i in 0..UDP_IDX {
-        g.wire(
-            &format!("ic4_u{i}"),
-            1,
-            Expr::eq(id("ic4_idx_q"), d(5, u64::from(i))),
-        );
-    }
+    // ---- ic4: the beat as the ICRC sees it
+    let flag = |v: &str, i: u32| id(format!("ic4_{v}_q")).index(Expr::int(i64::from(i)));
     let ip4_ff = [1u32, 8, 10, 11];
     let ip6_ff = [1u32, 2, 3, 7];
     let udp_ff = [6u32, 7, 12];
@@ -425,31 +439,32 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     for j in 0..w8 {
         let (mut klo, mut ff, mut nib, mut lrh_terms) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        klo.push(id(format!("ic4_k{km}")));
+        klo.push(flag("k", km));
         for c in 0..km {
             let p = c * w8 + j;
-            let kc = id(format!("ic4_k{c}"));
+            let kc = flag("k", c);
+            let before = klo.len() + ff.len();
             for t in 0..3 {
                 let ip = ip_start(t);
                 if p < ip {
                     continue;
                 }
                 let o = p - ip;
-                let ct = Expr::and(kc.clone(), id(format!("ic4_t{t}")));
-                used_k[c as usize] = true;
-                klo.push(ct.clone());
+                let c4 = Expr::and(kc.clone(), flag("t4", t));
+                let c6 = Expr::and(kc.clone(), flag("t6", t));
+                klo.extend([c4.clone(), c6.clone()]);
                 if ip4_ff.contains(&o) {
-                    ff.push(Expr::and(ct.clone(), Expr::lnot(id("ic4_ipv6_q"))));
+                    ff.push(c4.clone());
                 }
                 if ip6_ff.contains(&o) {
-                    ff.push(Expr::and(ct.clone(), id("ic4_ipv6_q")));
+                    ff.push(c6.clone());
                 }
                 if o == 0 {
-                    nib.push(Expr::and(ct.clone(), id("ic4_ipv6_q")));
+                    nib.push(c6.clone());
                 }
                 if o < 4 {
                     lrh_terms.push(Expr::band(
-                        Expr::repl(Expr::int(8), ct.clone()),
+                        Expr::repl(Expr::int(8), Expr::or(c4, c6)),
                         n(8, u64::from(lrh[o as usize])),
                     ));
                 }
@@ -457,10 +472,10 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
             for i in 0..UDP_IDX {
                 let u = udp_start(i);
                 if p >= u && udp_ff.contains(&(p - u)) {
-                    ff.push(Expr::and(kc.clone(), id(format!("ic4_u{i}"))));
-                    used_k[c as usize] = true;
+                    ff.push(Expr::and(kc.clone(), flag("u", i)));
                 }
             }
+            used_k[c as usize] |= klo.len() + ff.len() > before;
         }
         let bit = |v: &str| id(v).index(Expr::int(i64::from(j)));
         g.assigns.push(V::Assign(bit("ic4_klo"), or_all(klo)));
@@ -501,7 +516,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     }
     for (c, used) in used_k.iter().enumerate() {
         if !used {
-            unused.push(id(format!("ic4_k{c}")));
+            unused.push(flag("k", c as u32));
         }
     }
     g.wire_c(
@@ -521,7 +536,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s5.reg(g, "lane", dw, id("ic4_lane"), None);
     s5.done(g);
 
-    // ---- s5: the data term B * lane
+    // ---- ic5: the data term B * lane
     let data_cols: Vec<u32> = (0..dw)
         .map(|m| {
             let mut bytes = vec![0u8; w8 as usize];
@@ -563,9 +578,8 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s6.reg(g, "dterm", 32, id("ic5_dterm"), None);
     s6.done(g);
 
-    // ---- s6: the CRC register, crc = A * crc ^ B * lane, and the residue check
+    // ---- ic6: the CRC register, crc = A * crc ^ B * lane
     g.flop("ic_crc", 32, None);
-    g.flop("ic_ok", 1, None);
     g.wire_c(
         "ic6_crc_in",
         32,
@@ -595,24 +609,34 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
             ),
         ));
     }
+    g.comb.push(Stmt::assign(id("ic_crc_d"), id("ic_crc_q")));
+    g.comb.push(Stmt::if_(
+        Expr::and(id("en"), id("ic6_valid_q")),
+        vec![Stmt::assign(id("ic_crc_d"), id("ic6_crc"))],
+    ));
+    let mut s7 = Stage::new("ic7");
+    pass_beat(g, &mut s7, Some("ic6"), dw);
+    for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
+        s7.reg(g, name, w, id(format!("ic6_{name}_q")), None);
+    }
+    s7.done(g);
+
+    // ---- ic7: the residue check (ic_crc_q holds the state after this stage's beat)
+    g.flop("ic_ok", 1, None);
     g.wire_c(
         "dly_crc_ok",
         1,
         Expr::ternary(
-            id("ic6_end_here_q"),
-            Expr::eq(id("ic6_crc"), id("ic6_residue_q")),
-            Expr::and(Expr::lnot(id("ic6_first_q")), id("ic_ok_q")),
+            id("ic7_end_here_q"),
+            Expr::eq(id("ic_crc_q"), id("ic7_residue_q")),
+            Expr::and(Expr::lnot(id("ic7_first_q")), id("ic_ok_q")),
         ),
         "the ICRC matched (in the beat holding its last byte; kept to the frame's end)",
     );
-    g.comb.push(Stmt::assign(id("ic_crc_d"), id("ic_crc_q")));
     g.comb.push(Stmt::assign(id("ic_ok_d"), id("ic_ok_q")));
     g.comb.push(Stmt::if_(
-        Expr::and(id("en"), id("ic6_valid_q")),
-        vec![
-            Stmt::assign(id("ic_crc_d"), id("ic6_crc")),
-            Stmt::assign(id("ic_ok_d"), id("dly_crc_ok")),
-        ],
+        Expr::and(id("en"), id("ic7_valid_q")),
+        vec![Stmt::assign(id("ic_ok_d"), id("dly_crc_ok"))],
     ));
     for (name, w) in [
         ("tvalid", 1),
@@ -622,9 +646,9 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         ("tuser", 9),
     ] {
         let src = if name == "tvalid" {
-            "ic6_valid_q".to_string()
+            "ic7_valid_q".to_string()
         } else {
-            format!("ic6_{name}_q")
+            format!("ic7_{name}_q")
         };
         g.wire(&format!("dly_{name}"), w, id(src));
     }

@@ -2090,7 +2090,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "lanes before the IP header are zeroed and the state after the ones (0xDEBB20E3) is".into(),
         "XORed into the first 4 IP bytes; lanes after the datagram are zeroed and the".into(),
         "residue is compared in the beat holding the ICRC's last byte. That runs in a".into(),
-        format!("pipeline of {} stages (ic1..ic6) in front of the header capture, which", icrc::ICRC_DELAY),
+        format!(
+            "pipeline of {n} stages (ic1..ic{n}) in front of the header capture, which",
+            n = icrc::ICRC_DELAY
+        ),
         "takes each beat (dly_*) with the ICRC result of its frame so far.".into(),
         String::new(),
         "Checks, first failing one wins (reason):".into(),

@@ -46,7 +46,7 @@ pub mod qpc_addr {
 
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
 /// (the generator's documented `VERDICT_LATENCY`).
-pub const VERDICT_LATENCY: u64 = 12;
+pub const VERDICT_LATENCY: u64 = 13;
 
 /// Cycles the QPC of model `M` clears its tables after reset (one entry per cycle).
 fn qpc_clear_cycles<M: Model>() -> u64 {
