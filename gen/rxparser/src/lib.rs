@@ -2229,8 +2229,7 @@ fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
         )
     };
     g.comb.push(Stmt::Comment(
-        "payload stream: the IP and UDP positions and the datagram end, as the beat decodes"
-            .into(),
+        "payload stream: the IP and UDP positions and the datagram end, as the beat decodes".into(),
     ));
     l3_positions(g, "view", "v");
     g.wire("v_udp_len_le", 16, vb(4, 16, "v_udp"));
