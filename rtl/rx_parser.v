@@ -5,7 +5,7 @@
 //
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
-// 6 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
+// 13 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
 // the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
@@ -14,7 +14,9 @@
 // the UDP checksum and BTH byte 4 as ones. Here the register starts at 0 per frame,
 // lanes before the IP header are zeroed and the state after the ones (0xDEBB20E3) is
 // XORed into the first 4 IP bytes; lanes after the datagram are zeroed and the
-// residue is compared in the beat holding the ICRC's last byte.
+// residue is compared in the beat holding the ICRC's last byte. That runs in a
+// pipeline of 7 stages (ic1..ic7) in front of the header capture, which
+// takes each beat (dly_*) with the ICRC result of its frame so far.
 //
 // Checks, first failing one wins (reason):
 //   BAD_FCS          MAC flagged a bad FCS
@@ -91,7 +93,7 @@ module rx_parser (
   input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
-  // Header/verdict stream: one per frame, 6 cycles after its tlast beat
+  // Header/verdict stream: one per frame, 13 cycles after its tlast beat
   output wire         m_hdr_valid,
   input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop
@@ -253,18 +255,195 @@ module rx_parser (
   wire          csr_event_ce_marked_count_incr_i;
   wire          primed;           // the QPC's lookup pipelines are full (a request goes every cycle from reset on)
   wire          en;               // the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits
-  wire          in_ready;         // the payload FIFO stalls only the input, never the verdict pipeline
-  wire          take;
+  wire          in_ready;         // the payload FIFO stalls only the input side (the ICRC pipeline and the input stage), never the verdict pipeline
+  wire          ic_take;          // a beat enters the ICRC pipeline
+  reg  [10:0]   ic_beat_q;
+  reg  [10:0]   ic_beat_d;
+  reg  [343:0]  ic_hdr_q;
+  reg  [343:0]  ic_hdr_d;
+  reg           ic1_valid_q;
+  reg           ic1_valid_d;
+  reg  [511:0]  ic1_tdata_q;
+  reg  [511:0]  ic1_tdata_d;
+  reg  [63:0]   ic1_tkeep_q;
+  reg  [63:0]   ic1_tkeep_d;
+  reg           ic1_tlast_q;
+  reg           ic1_tlast_d;
+  reg  [8:0]    ic1_tuser_q;
+  reg  [8:0]    ic1_tuser_d;
+  reg  [10:0]   ic1_beat_q;
+  reg  [10:0]   ic1_beat_d;
+  wire          ic1_vlan1;
+  wire          ic1_vlan2;
+  wire [1:0]    ic1_tags;         // VLAN tags: the IP header starts at byte 14 + 4 * tags
+  wire          ic1_ipv6;
+  wire [4:0]    ic1_idx;          // the UDP header starts at byte 14 + 4 * idx
+  wire [5:0]    ic1_udp4;         // the UDP header starts at byte 4 * udp4 + 2
+  wire [287:0]  ic1_zl;           // candidate i: UDP length if the UDP header starts at byte 14 + 4 * i, 24 if shorter
+  wire [17:0]   ic1_len_ok;       // candidate i has room for UDP, BTH and ICRC
+  reg           ic2_valid_q;
+  reg           ic2_valid_d;
+  reg  [511:0]  ic2_tdata_q;
+  reg  [511:0]  ic2_tdata_d;
+  reg  [63:0]   ic2_tkeep_q;
+  reg  [63:0]   ic2_tkeep_d;
+  reg           ic2_tlast_q;
+  reg           ic2_tlast_d;
+  reg  [8:0]    ic2_tuser_q;
+  reg  [8:0]    ic2_tuser_d;
+  reg  [10:0]   ic2_beat_q;
+  reg  [10:0]   ic2_beat_d;
+  reg  [1:0]    ic2_tags_q;
+  reg  [1:0]    ic2_tags_d;
+  reg           ic2_ipv6_q;
+  reg           ic2_ipv6_d;
+  reg  [4:0]    ic2_idx_q;
+  reg  [4:0]    ic2_idx_d;
+  reg  [5:0]    ic2_udp4_q;
+  reg  [5:0]    ic2_udp4_d;
+  reg  [287:0]  ic2_zl_q;
+  reg  [287:0]  ic2_zl_d;
+  reg  [17:0]   ic2_len_ok_q;
+  reg  [17:0]   ic2_len_ok_d;
+  wire [15:0]   ic2_zl;
+  wire          ic2_len_ok;       // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
+  wire [16:0]   ic2_pend;         // one past the datagram: bytes from here on are zeroed
+  reg           ic3_valid_q;
+  reg           ic3_valid_d;
+  reg  [511:0]  ic3_tdata_q;
+  reg  [511:0]  ic3_tdata_d;
+  reg  [63:0]   ic3_tkeep_q;
+  reg  [63:0]   ic3_tkeep_d;
+  reg           ic3_tlast_q;
+  reg           ic3_tlast_d;
+  reg  [8:0]    ic3_tuser_q;
+  reg  [8:0]    ic3_tuser_d;
+  reg  [10:0]   ic3_beat_q;
+  reg  [10:0]   ic3_beat_d;
+  reg  [10:0]   ic3_beat_p1_q;
+  reg  [10:0]   ic3_beat_p1_d;
+  reg  [1:0]    ic3_tags_q;
+  reg  [1:0]    ic3_tags_d;
+  reg           ic3_ipv6_q;
+  reg           ic3_ipv6_d;
+  reg  [4:0]    ic3_idx_q;
+  reg  [4:0]    ic3_idx_d;
+  reg           ic3_len_ok_q;
+  reg           ic3_len_ok_d;
+  reg  [16:0]   ic3_pend_q;
+  reg  [16:0]   ic3_pend_d;
+  reg  [31:0]   ic3_residue;
+  reg           ic4_valid_q;
+  reg           ic4_valid_d;
+  reg  [511:0]  ic4_tdata_q;
+  reg  [511:0]  ic4_tdata_d;
+  reg  [63:0]   ic4_tkeep_q;
+  reg  [63:0]   ic4_tkeep_d;
+  reg           ic4_tlast_q;
+  reg           ic4_tlast_d;
+  reg  [8:0]    ic4_tuser_q;
+  reg  [8:0]    ic4_tuser_d;
+  reg           ic4_first_q;
+  reg           ic4_first_d;
+  reg  [2:0]    ic4_k_q;
+  reg  [2:0]    ic4_k_d;
+  reg  [2:0]    ic4_t4_q;
+  reg  [2:0]    ic4_t4_d;
+  reg  [2:0]    ic4_t6_q;
+  reg  [2:0]    ic4_t6_d;
+  reg  [17:0]   ic4_u_q;
+  reg  [17:0]   ic4_u_d;
+  reg           ic4_hi_all_q;
+  reg           ic4_hi_all_d;
+  reg           ic4_hi_part_q;
+  reg           ic4_hi_part_d;
+  reg  [5:0]    ic4_hi_lane_q;
+  reg  [5:0]    ic4_hi_lane_d;
+  reg           ic4_end_here_q;
+  reg           ic4_end_here_d;
+  reg  [31:0]   ic4_residue_q;
+  reg  [31:0]   ic4_residue_d;
+  wire [63:0]   ic4_klo;
+  wire [63:0]   ic4_khi;
+  wire [63:0]   ic4_ff;
+  wire [63:0]   ic4_nib;
+  wire [511:0]  ic4_lrh;          // masked-LRH state XORed into IP bytes 0-3
+  wire [511:0]  ic4_ones;         // variant fields forced to ones
+  wire [511:0]  ic4_keep;         // from the IP header to the datagram end
+  wire [511:0]  ic4_lane;         // the beat as the ICRC sees it
+  reg           ic5_valid_q;
+  reg           ic5_valid_d;
+  reg  [511:0]  ic5_tdata_q;
+  reg  [511:0]  ic5_tdata_d;
+  reg  [63:0]   ic5_tkeep_q;
+  reg  [63:0]   ic5_tkeep_d;
+  reg           ic5_tlast_q;
+  reg           ic5_tlast_d;
+  reg  [8:0]    ic5_tuser_q;
+  reg  [8:0]    ic5_tuser_d;
+  reg           ic5_first_q;
+  reg           ic5_first_d;
+  reg           ic5_end_here_q;
+  reg           ic5_end_here_d;
+  reg  [31:0]   ic5_residue_q;
+  reg  [31:0]   ic5_residue_d;
+  reg  [511:0]  ic5_lane_q;
+  reg  [511:0]  ic5_lane_d;
+  wire [31:0]   ic5_dterm;        // CRC-32 of the lane from state 0 (64 bytes in parallel)
+  reg           ic6_valid_q;
+  reg           ic6_valid_d;
+  reg  [511:0]  ic6_tdata_q;
+  reg  [511:0]  ic6_tdata_d;
+  reg  [63:0]   ic6_tkeep_q;
+  reg  [63:0]   ic6_tkeep_d;
+  reg           ic6_tlast_q;
+  reg           ic6_tlast_d;
+  reg  [8:0]    ic6_tuser_q;
+  reg  [8:0]    ic6_tuser_d;
+  reg           ic6_first_q;
+  reg           ic6_first_d;
+  reg           ic6_end_here_q;
+  reg           ic6_end_here_d;
+  reg  [31:0]   ic6_residue_q;
+  reg  [31:0]   ic6_residue_d;
+  reg  [31:0]   ic6_dterm_q;
+  reg  [31:0]   ic6_dterm_d;
+  reg  [31:0]   ic_crc_q;
+  reg  [31:0]   ic_crc_d;
+  wire [31:0]   ic6_crc_in;       // each frame starts from 0 (the masked LRH is folded into the first IP bytes)
+  wire [31:0]   ic6_crc;          // CRC register after this beat: A advances it over 64 zero bytes
+  reg           ic7_valid_q;
+  reg           ic7_valid_d;
+  reg  [511:0]  ic7_tdata_q;
+  reg  [511:0]  ic7_tdata_d;
+  reg  [63:0]   ic7_tkeep_q;
+  reg  [63:0]   ic7_tkeep_d;
+  reg           ic7_tlast_q;
+  reg           ic7_tlast_d;
+  reg  [8:0]    ic7_tuser_q;
+  reg  [8:0]    ic7_tuser_d;
+  reg           ic7_first_q;
+  reg           ic7_first_d;
+  reg           ic7_end_here_q;
+  reg           ic7_end_here_d;
+  reg  [31:0]   ic7_residue_q;
+  reg  [31:0]   ic7_residue_d;
+  reg           ic_ok_q;
+  reg           ic_ok_d;
+  wire          dly_crc_ok;       // the ICRC matched (in the beat holding its last byte; kept to the frame's end)
+  wire          dly_tvalid;
+  wire [511:0]  dly_tdata;
+  wire [63:0]   dly_tkeep;
+  wire          dly_tlast;
+  wire [8:0]    dly_tuser;
+  wire          take;             // the input stage takes the beat that left the ICRC pipeline
   reg  [10:0]   beat_q;
   reg  [10:0]   beat_d;
   reg  [1087:0] hdr_q;
   reg  [1087:0] hdr_d;
-  reg  [31:0]   crc_q;
-  reg  [31:0]   crc_d;
-  reg           crc_ok_q;
-  reg           crc_ok_d;
   wire [16:0]   base;             // byte position of the beat's lane 0
   wire [1087:0] view;             // captured header bytes, the current beat merged in
+  reg  [6:0]    last_bytes;
   wire          v_vlan1;
   wire          v_vlan2;
   wire [15:0]   v_ethertype;
@@ -274,36 +453,8 @@ module rx_parser (
   wire [7:0]    v_udp;            // UDP header start
   wire [15:0]   v_udp_len_le;
   wire [15:0]   v_udp_len;
-  wire [16:0]   v_pip;
   wire [16:0]   v_pudp;
   wire [16:0]   v_pend;           // one past the UDP datagram
-  wire          v_len_ok;         // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
-  wire [16:0]   v_pzero;          // bytes from here on are zeroed for the ICRC
-  wire [16:0]   v_plast;
-  wire [17:0]   ipmask_sh_diff;
-  wire [6:0]    ipmask_sh;
-  wire [607:0]  ipmask_wide;
-  wire [511:0]  ipmask;
-  wire [17:0]   udpmask_sh_diff;
-  wire [6:0]    udpmask_sh;
-  wire [615:0]  udpmask_wide;
-  wire [511:0]  udpmask;
-  wire [17:0]   lrhxor_sh_diff;
-  wire [6:0]    lrhxor_sh;
-  wire [543:0]  lrhxor_wide;
-  wire [511:0]  lrhxor;
-  wire [17:0]   keep_lo_diff;
-  wire [6:0]    keep_lo;
-  wire [17:0]   keep_hi_diff;
-  wire [6:0]    keep_hi;
-  wire [511:0]  crc_keep;         // lanes from the IP header up to the end of the UDP datagram
-  wire [511:0]  crc_lane;         // the beat as the ICRC sees it
-  wire [31:0]   crc_in;
-  wire [31:0]   crc_next;         // CRC-32 register after this beat (64 bytes in parallel)
-  wire          crc_end_here;     // this beat holds the last ICRC byte
-  reg  [31:0]   crc_residue;
-  wire          crc_ok_now;
-  reg  [6:0]    last_bytes;
   wire [7:0]    v_opcode;
   wire [7:0]    v_bth1;
   wire [15:0]   v_dport_le;
@@ -913,10 +1064,542 @@ module rx_parser (
   assign primed = rx_rsp_valid && mk_rsp_valid;
   assign en = out_free && primed && (!wb_need || rx_wb_ready);
   assign in_ready = en && pay_room;
-  assign take = s_axis_tvalid && in_ready;
   assign s_axis_tready = in_ready;
+  assign ic_take = s_axis_tvalid && in_ready;
+  assign ic1_vlan1 = {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h8100;
+  assign ic1_vlan2 = ic1_vlan1 && {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h8100;
+  assign ic1_tags = ic1_vlan2 ? 2'd2 : ic1_vlan1 ? 2'd1 : 2'd0;
+  assign ic1_ipv6 = ic1_vlan2 ? {ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd : ic1_vlan1 ? {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd : {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd;
+  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[75:72]} + 5'd2) : ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[43:40]} + 5'd1) : ic1_ipv6 ? 5'd10 : {1'b0, ic_hdr_q[19:16]} + 5'd0;
+  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[75:72]} + 6'd5) : ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[43:40]} + 6'd4) : ic1_ipv6 ? 6'd13 : {2'b00, ic_hdr_q[19:16]} + 6'd3;
+  assign ic1_zl = {{ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24 ? {ic_hdr_q[335:328], ic_hdr_q[343:336]} : 16'd24, {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24 ? {ic_hdr_q[319:312], ic_hdr_q[327:320]} : 16'd24, {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24 ? {ic_hdr_q[303:296], ic_hdr_q[311:304]} : 16'd24, {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24 ? {ic_hdr_q[287:280], ic_hdr_q[295:288]} : 16'd24, {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24 ? {ic_hdr_q[271:264], ic_hdr_q[279:272]} : 16'd24, {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24 ? {ic_hdr_q[255:248], ic_hdr_q[263:256]} : 16'd24, {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24 ? {ic_hdr_q[239:232], ic_hdr_q[247:240]} : 16'd24, {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24 ? {ic_hdr_q[223:216], ic_hdr_q[231:224]} : 16'd24, {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24 ? {ic_hdr_q[207:200], ic_hdr_q[215:208]} : 16'd24, {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24 ? {ic_hdr_q[191:184], ic_hdr_q[199:192]} : 16'd24, {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24 ? {ic_hdr_q[175:168], ic_hdr_q[183:176]} : 16'd24, {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24 ? {ic_hdr_q[159:152], ic_hdr_q[167:160]} : 16'd24, {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24 ? {ic_hdr_q[143:136], ic_hdr_q[151:144]} : 16'd24, {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24 ? {ic_hdr_q[127:120], ic_hdr_q[135:128]} : 16'd24, {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24 ? {ic_hdr_q[111:104], ic_hdr_q[119:112]} : 16'd24, {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24 ? {ic_hdr_q[95:88], ic_hdr_q[103:96]} : 16'd24, {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24 ? {ic_hdr_q[79:72], ic_hdr_q[87:80]} : 16'd24, {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24 ? {ic_hdr_q[47:40], ic_hdr_q[55:48]} : 16'd24};
+  assign ic1_len_ok = {{ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24, {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24, {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24, {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24, {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24, {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24, {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24, {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24, {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24, {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24, {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24, {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24, {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24, {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24, {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24, {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24, {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24, {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24};
+  assign ic2_zl = ic2_idx_q < 5'd18 ? ic2_zl_q[{ic2_idx_q, 4'b0000} +: 16] : 16'd24;
+  assign ic2_len_ok = ic2_idx_q < 5'd18 && ic2_len_ok_q[ic2_idx_q];
+  assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
+  assign ic4_klo[0] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[0] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd0);
+  assign ic4_ff[0] = ic4_k_q[1] && ic4_u_q[11];
+  assign ic4_nib[0] = 1'b0;
+  assign ic4_lrh[7:0] = 8'd0;
+  assign ic4_ones[7:0] = {{4{ic4_ff[0]}}, {4{ic4_ff[0] || ic4_nib[0]}}};
+  assign ic4_keep[7:0] = {8{ic4_klo[0] && ic4_khi[0]}};
+  assign ic4_klo[1] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[1] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd1);
+  assign ic4_ff[1] = ic4_k_q[1] && ic4_u_q[11];
+  assign ic4_nib[1] = 1'b0;
+  assign ic4_lrh[15:8] = 8'd0;
+  assign ic4_ones[15:8] = {{4{ic4_ff[1]}}, {4{ic4_ff[1] || ic4_nib[1]}}};
+  assign ic4_keep[15:8] = {8{ic4_klo[1] && ic4_khi[1]}};
+  assign ic4_klo[2] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[2] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd2);
+  assign ic4_ff[2] = ic4_k_q[1] && ic4_u_q[10];
+  assign ic4_nib[2] = 1'b0;
+  assign ic4_lrh[23:16] = 8'd0;
+  assign ic4_ones[23:16] = {{4{ic4_ff[2]}}, {4{ic4_ff[2] || ic4_nib[2]}}};
+  assign ic4_keep[23:16] = {8{ic4_klo[2] && ic4_khi[2]}};
+  assign ic4_klo[3] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[3] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd3);
+  assign ic4_ff[3] = 1'b0;
+  assign ic4_nib[3] = 1'b0;
+  assign ic4_lrh[31:24] = 8'd0;
+  assign ic4_ones[31:24] = {{4{ic4_ff[3]}}, {4{ic4_ff[3] || ic4_nib[3]}}};
+  assign ic4_keep[31:24] = {8{ic4_klo[3] && ic4_khi[3]}};
+  assign ic4_klo[4] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[4] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd4);
+  assign ic4_ff[4] = ic4_k_q[1] && ic4_u_q[12];
+  assign ic4_nib[4] = 1'b0;
+  assign ic4_lrh[39:32] = 8'd0;
+  assign ic4_ones[39:32] = {{4{ic4_ff[4]}}, {4{ic4_ff[4] || ic4_nib[4]}}};
+  assign ic4_keep[39:32] = {8{ic4_klo[4] && ic4_khi[4]}};
+  assign ic4_klo[5] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[5] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd5);
+  assign ic4_ff[5] = ic4_k_q[1] && ic4_u_q[12];
+  assign ic4_nib[5] = 1'b0;
+  assign ic4_lrh[47:40] = 8'd0;
+  assign ic4_ones[47:40] = {{4{ic4_ff[5]}}, {4{ic4_ff[5] || ic4_nib[5]}}};
+  assign ic4_keep[47:40] = {8{ic4_klo[5] && ic4_khi[5]}};
+  assign ic4_klo[6] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[6] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd6);
+  assign ic4_ff[6] = ic4_k_q[1] && ic4_u_q[11];
+  assign ic4_nib[6] = 1'b0;
+  assign ic4_lrh[55:48] = 8'd0;
+  assign ic4_ones[55:48] = {{4{ic4_ff[6]}}, {4{ic4_ff[6] || ic4_nib[6]}}};
+  assign ic4_keep[55:48] = {8{ic4_klo[6] && ic4_khi[6]}};
+  assign ic4_klo[7] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[7] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd7);
+  assign ic4_ff[7] = 1'b0;
+  assign ic4_nib[7] = 1'b0;
+  assign ic4_lrh[63:56] = 8'd0;
+  assign ic4_ones[63:56] = {{4{ic4_ff[7]}}, {4{ic4_ff[7] || ic4_nib[7]}}};
+  assign ic4_keep[63:56] = {8{ic4_klo[7] && ic4_khi[7]}};
+  assign ic4_klo[8] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[8] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd8);
+  assign ic4_ff[8] = ic4_k_q[1] && ic4_u_q[13];
+  assign ic4_nib[8] = 1'b0;
+  assign ic4_lrh[71:64] = 8'd0;
+  assign ic4_ones[71:64] = {{4{ic4_ff[8]}}, {4{ic4_ff[8] || ic4_nib[8]}}};
+  assign ic4_keep[71:64] = {8{ic4_klo[8] && ic4_khi[8]}};
+  assign ic4_klo[9] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[9] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd9);
+  assign ic4_ff[9] = ic4_k_q[1] && ic4_u_q[13];
+  assign ic4_nib[9] = 1'b0;
+  assign ic4_lrh[79:72] = 8'd0;
+  assign ic4_ones[79:72] = {{4{ic4_ff[9]}}, {4{ic4_ff[9] || ic4_nib[9]}}};
+  assign ic4_keep[79:72] = {8{ic4_klo[9] && ic4_khi[9]}};
+  assign ic4_klo[10] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[10] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd10);
+  assign ic4_ff[10] = ic4_k_q[1] && ic4_u_q[12];
+  assign ic4_nib[10] = 1'b0;
+  assign ic4_lrh[87:80] = 8'd0;
+  assign ic4_ones[87:80] = {{4{ic4_ff[10]}}, {4{ic4_ff[10] || ic4_nib[10]}}};
+  assign ic4_keep[87:80] = {8{ic4_klo[10] && ic4_khi[10]}};
+  assign ic4_klo[11] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[11] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd11);
+  assign ic4_ff[11] = 1'b0;
+  assign ic4_nib[11] = 1'b0;
+  assign ic4_lrh[95:88] = 8'd0;
+  assign ic4_ones[95:88] = {{4{ic4_ff[11]}}, {4{ic4_ff[11] || ic4_nib[11]}}};
+  assign ic4_keep[95:88] = {8{ic4_klo[11] && ic4_khi[11]}};
+  assign ic4_klo[12] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[12] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd12);
+  assign ic4_ff[12] = ic4_k_q[1] && ic4_u_q[14];
+  assign ic4_nib[12] = 1'b0;
+  assign ic4_lrh[103:96] = 8'd0;
+  assign ic4_ones[103:96] = {{4{ic4_ff[12]}}, {4{ic4_ff[12] || ic4_nib[12]}}};
+  assign ic4_keep[103:96] = {8{ic4_klo[12] && ic4_khi[12]}};
+  assign ic4_klo[13] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[13] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd13);
+  assign ic4_ff[13] = ic4_k_q[1] && ic4_u_q[14];
+  assign ic4_nib[13] = 1'b0;
+  assign ic4_lrh[111:104] = 8'd0;
+  assign ic4_ones[111:104] = {{4{ic4_ff[13]}}, {4{ic4_ff[13] || ic4_nib[13]}}};
+  assign ic4_keep[111:104] = {8{ic4_klo[13] && ic4_khi[13]}};
+  assign ic4_klo[14] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[14] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd14);
+  assign ic4_ff[14] = ic4_k_q[1] && ic4_u_q[13];
+  assign ic4_nib[14] = ic4_k_q[0] && ic4_t6_q[0];
+  assign ic4_lrh[119:112] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'he3;
+  assign ic4_ones[119:112] = {{4{ic4_ff[14]}}, {4{ic4_ff[14] || ic4_nib[14]}}};
+  assign ic4_keep[119:112] = {8{ic4_klo[14] && ic4_khi[14]}};
+  assign ic4_klo[15] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[15] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd15);
+  assign ic4_ff[15] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]);
+  assign ic4_nib[15] = 1'b0;
+  assign ic4_lrh[127:120] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'h20;
+  assign ic4_ones[127:120] = {{4{ic4_ff[15]}}, {4{ic4_ff[15] || ic4_nib[15]}}};
+  assign ic4_keep[127:120] = {8{ic4_klo[15] && ic4_khi[15]}};
+  assign ic4_klo[16] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[16] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd16);
+  assign ic4_ff[16] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
+  assign ic4_nib[16] = 1'b0;
+  assign ic4_lrh[135:128] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hbb;
+  assign ic4_ones[135:128] = {{4{ic4_ff[16]}}, {4{ic4_ff[16] || ic4_nib[16]}}};
+  assign ic4_keep[135:128] = {8{ic4_klo[16] && ic4_khi[16]}};
+  assign ic4_klo[17] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[17] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd17);
+  assign ic4_ff[17] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
+  assign ic4_nib[17] = 1'b0;
+  assign ic4_lrh[143:136] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hde;
+  assign ic4_ones[143:136] = {{4{ic4_ff[17]}}, {4{ic4_ff[17] || ic4_nib[17]}}};
+  assign ic4_keep[143:136] = {8{ic4_klo[17] && ic4_khi[17]}};
+  assign ic4_klo[18] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[18] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd18);
+  assign ic4_ff[18] = ic4_k_q[1] && ic4_u_q[14];
+  assign ic4_nib[18] = ic4_k_q[0] && ic4_t6_q[1];
+  assign ic4_lrh[151:144] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'he3;
+  assign ic4_ones[151:144] = {{4{ic4_ff[18]}}, {4{ic4_ff[18] || ic4_nib[18]}}};
+  assign ic4_keep[151:144] = {8{ic4_klo[18] && ic4_khi[18]}};
+  assign ic4_klo[19] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[19] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd19);
+  assign ic4_ff[19] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]);
+  assign ic4_nib[19] = 1'b0;
+  assign ic4_lrh[159:152] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'h20;
+  assign ic4_ones[159:152] = {{4{ic4_ff[19]}}, {4{ic4_ff[19] || ic4_nib[19]}}};
+  assign ic4_keep[159:152] = {8{ic4_klo[19] && ic4_khi[19]}};
+  assign ic4_klo[20] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[20] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd20);
+  assign ic4_ff[20] = (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
+  assign ic4_nib[20] = 1'b0;
+  assign ic4_lrh[167:160] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'hbb;
+  assign ic4_ones[167:160] = {{4{ic4_ff[20]}}, {4{ic4_ff[20] || ic4_nib[20]}}};
+  assign ic4_keep[167:160] = {8{ic4_klo[20] && ic4_khi[20]}};
+  assign ic4_klo[21] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[21] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd21);
+  assign ic4_ff[21] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
+  assign ic4_nib[21] = 1'b0;
+  assign ic4_lrh[175:168] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'hde;
+  assign ic4_ones[175:168] = {{4{ic4_ff[21]}}, {4{ic4_ff[21] || ic4_nib[21]}}};
+  assign ic4_keep[175:168] = {8{ic4_klo[21] && ic4_khi[21]}};
+  assign ic4_klo[22] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[22] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd22);
+  assign ic4_ff[22] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
+  assign ic4_nib[22] = ic4_k_q[0] && ic4_t6_q[2];
+  assign ic4_lrh[183:176] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'he3;
+  assign ic4_ones[183:176] = {{4{ic4_ff[22]}}, {4{ic4_ff[22] || ic4_nib[22]}}};
+  assign ic4_keep[183:176] = {8{ic4_klo[22] && ic4_khi[22]}};
+  assign ic4_klo[23] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[23] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd23);
+  assign ic4_ff[23] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]);
+  assign ic4_nib[23] = 1'b0;
+  assign ic4_lrh[191:184] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'h20;
+  assign ic4_ones[191:184] = {{4{ic4_ff[23]}}, {4{ic4_ff[23] || ic4_nib[23]}}};
+  assign ic4_keep[191:184] = {8{ic4_klo[23] && ic4_khi[23]}};
+  assign ic4_klo[24] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[24] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd24);
+  assign ic4_ff[24] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
+  assign ic4_nib[24] = 1'b0;
+  assign ic4_lrh[199:192] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'hbb;
+  assign ic4_ones[199:192] = {{4{ic4_ff[24]}}, {4{ic4_ff[24] || ic4_nib[24]}}};
+  assign ic4_keep[199:192] = {8{ic4_klo[24] && ic4_khi[24]}};
+  assign ic4_klo[25] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[25] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd25);
+  assign ic4_ff[25] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
+  assign ic4_nib[25] = 1'b0;
+  assign ic4_lrh[207:200] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'hde;
+  assign ic4_ones[207:200] = {{4{ic4_ff[25]}}, {4{ic4_ff[25] || ic4_nib[25]}}};
+  assign ic4_keep[207:200] = {8{ic4_klo[25] && ic4_khi[25]}};
+  assign ic4_klo[26] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[26] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd26);
+  assign ic4_ff[26] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
+  assign ic4_nib[26] = 1'b0;
+  assign ic4_lrh[215:208] = 8'd0;
+  assign ic4_ones[215:208] = {{4{ic4_ff[26]}}, {4{ic4_ff[26] || ic4_nib[26]}}};
+  assign ic4_keep[215:208] = {8{ic4_klo[26] && ic4_khi[26]}};
+  assign ic4_klo[27] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[27] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd27);
+  assign ic4_ff[27] = 1'b0;
+  assign ic4_nib[27] = 1'b0;
+  assign ic4_lrh[223:216] = 8'd0;
+  assign ic4_ones[223:216] = {{4{ic4_ff[27]}}, {4{ic4_ff[27] || ic4_nib[27]}}};
+  assign ic4_keep[223:216] = {8{ic4_klo[27] && ic4_khi[27]}};
+  assign ic4_klo[28] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[28] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd28);
+  assign ic4_ff[28] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[2]);
+  assign ic4_nib[28] = 1'b0;
+  assign ic4_lrh[231:224] = 8'd0;
+  assign ic4_ones[231:224] = {{4{ic4_ff[28]}}, {4{ic4_ff[28] || ic4_nib[28]}}};
+  assign ic4_keep[231:224] = {8{ic4_klo[28] && ic4_khi[28]}};
+  assign ic4_klo[29] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[29] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd29);
+  assign ic4_ff[29] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[2]);
+  assign ic4_nib[29] = 1'b0;
+  assign ic4_lrh[239:232] = 8'd0;
+  assign ic4_ones[239:232] = {{4{ic4_ff[29]}}, {4{ic4_ff[29] || ic4_nib[29]}}};
+  assign ic4_keep[239:232] = {8{ic4_klo[29] && ic4_khi[29]}};
+  assign ic4_klo[30] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[30] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd30);
+  assign ic4_ff[30] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
+  assign ic4_nib[30] = 1'b0;
+  assign ic4_lrh[247:240] = 8'd0;
+  assign ic4_ones[247:240] = {{4{ic4_ff[30]}}, {4{ic4_ff[30] || ic4_nib[30]}}};
+  assign ic4_keep[247:240] = {8{ic4_klo[30] && ic4_khi[30]}};
+  assign ic4_klo[31] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[31] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd31);
+  assign ic4_ff[31] = 1'b0;
+  assign ic4_nib[31] = 1'b0;
+  assign ic4_lrh[255:248] = 8'd0;
+  assign ic4_ones[255:248] = {{4{ic4_ff[31]}}, {4{ic4_ff[31] || ic4_nib[31]}}};
+  assign ic4_keep[255:248] = {8{ic4_klo[31] && ic4_khi[31]}};
+  assign ic4_klo[32] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[32] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd32);
+  assign ic4_ff[32] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
+  assign ic4_nib[32] = 1'b0;
+  assign ic4_lrh[263:256] = 8'd0;
+  assign ic4_ones[263:256] = {{4{ic4_ff[32]}}, {4{ic4_ff[32] || ic4_nib[32]}}};
+  assign ic4_keep[263:256] = {8{ic4_klo[32] && ic4_khi[32]}};
+  assign ic4_klo[33] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[33] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd33);
+  assign ic4_ff[33] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
+  assign ic4_nib[33] = 1'b0;
+  assign ic4_lrh[271:264] = 8'd0;
+  assign ic4_ones[271:264] = {{4{ic4_ff[33]}}, {4{ic4_ff[33] || ic4_nib[33]}}};
+  assign ic4_keep[271:264] = {8{ic4_klo[33] && ic4_khi[33]}};
+  assign ic4_klo[34] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[34] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd34);
+  assign ic4_ff[34] = ic4_k_q[0] && ic4_u_q[2];
+  assign ic4_nib[34] = 1'b0;
+  assign ic4_lrh[279:272] = 8'd0;
+  assign ic4_ones[279:272] = {{4{ic4_ff[34]}}, {4{ic4_ff[34] || ic4_nib[34]}}};
+  assign ic4_keep[279:272] = {8{ic4_klo[34] && ic4_khi[34]}};
+  assign ic4_klo[35] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[35] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd35);
+  assign ic4_ff[35] = 1'b0;
+  assign ic4_nib[35] = 1'b0;
+  assign ic4_lrh[287:280] = 8'd0;
+  assign ic4_ones[287:280] = {{4{ic4_ff[35]}}, {4{ic4_ff[35] || ic4_nib[35]}}};
+  assign ic4_keep[287:280] = {8{ic4_klo[35] && ic4_khi[35]}};
+  assign ic4_klo[36] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[36] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd36);
+  assign ic4_ff[36] = ic4_k_q[0] && ic4_u_q[4];
+  assign ic4_nib[36] = 1'b0;
+  assign ic4_lrh[295:288] = 8'd0;
+  assign ic4_ones[295:288] = {{4{ic4_ff[36]}}, {4{ic4_ff[36] || ic4_nib[36]}}};
+  assign ic4_keep[295:288] = {8{ic4_klo[36] && ic4_khi[36]}};
+  assign ic4_klo[37] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[37] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd37);
+  assign ic4_ff[37] = ic4_k_q[0] && ic4_u_q[4];
+  assign ic4_nib[37] = 1'b0;
+  assign ic4_lrh[303:296] = 8'd0;
+  assign ic4_ones[303:296] = {{4{ic4_ff[37]}}, {4{ic4_ff[37] || ic4_nib[37]}}};
+  assign ic4_keep[303:296] = {8{ic4_klo[37] && ic4_khi[37]}};
+  assign ic4_klo[38] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[38] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd38);
+  assign ic4_ff[38] = ic4_k_q[0] && ic4_u_q[3];
+  assign ic4_nib[38] = 1'b0;
+  assign ic4_lrh[311:304] = 8'd0;
+  assign ic4_ones[311:304] = {{4{ic4_ff[38]}}, {4{ic4_ff[38] || ic4_nib[38]}}};
+  assign ic4_keep[311:304] = {8{ic4_klo[38] && ic4_khi[38]}};
+  assign ic4_klo[39] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[39] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd39);
+  assign ic4_ff[39] = 1'b0;
+  assign ic4_nib[39] = 1'b0;
+  assign ic4_lrh[319:312] = 8'd0;
+  assign ic4_ones[319:312] = {{4{ic4_ff[39]}}, {4{ic4_ff[39] || ic4_nib[39]}}};
+  assign ic4_keep[319:312] = {8{ic4_klo[39] && ic4_khi[39]}};
+  assign ic4_klo[40] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[40] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd40);
+  assign ic4_ff[40] = ic4_k_q[0] && ic4_u_q[5];
+  assign ic4_nib[40] = 1'b0;
+  assign ic4_lrh[327:320] = 8'd0;
+  assign ic4_ones[327:320] = {{4{ic4_ff[40]}}, {4{ic4_ff[40] || ic4_nib[40]}}};
+  assign ic4_keep[327:320] = {8{ic4_klo[40] && ic4_khi[40]}};
+  assign ic4_klo[41] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[41] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd41);
+  assign ic4_ff[41] = ic4_k_q[0] && ic4_u_q[5];
+  assign ic4_nib[41] = 1'b0;
+  assign ic4_lrh[335:328] = 8'd0;
+  assign ic4_ones[335:328] = {{4{ic4_ff[41]}}, {4{ic4_ff[41] || ic4_nib[41]}}};
+  assign ic4_keep[335:328] = {8{ic4_klo[41] && ic4_khi[41]}};
+  assign ic4_klo[42] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[42] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd42);
+  assign ic4_ff[42] = ic4_k_q[0] && ic4_u_q[4];
+  assign ic4_nib[42] = 1'b0;
+  assign ic4_lrh[343:336] = 8'd0;
+  assign ic4_ones[343:336] = {{4{ic4_ff[42]}}, {4{ic4_ff[42] || ic4_nib[42]}}};
+  assign ic4_keep[343:336] = {8{ic4_klo[42] && ic4_khi[42]}};
+  assign ic4_klo[43] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[43] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd43);
+  assign ic4_ff[43] = 1'b0;
+  assign ic4_nib[43] = 1'b0;
+  assign ic4_lrh[351:344] = 8'd0;
+  assign ic4_ones[351:344] = {{4{ic4_ff[43]}}, {4{ic4_ff[43] || ic4_nib[43]}}};
+  assign ic4_keep[351:344] = {8{ic4_klo[43] && ic4_khi[43]}};
+  assign ic4_klo[44] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[44] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd44);
+  assign ic4_ff[44] = ic4_k_q[0] && ic4_u_q[6];
+  assign ic4_nib[44] = 1'b0;
+  assign ic4_lrh[359:352] = 8'd0;
+  assign ic4_ones[359:352] = {{4{ic4_ff[44]}}, {4{ic4_ff[44] || ic4_nib[44]}}};
+  assign ic4_keep[359:352] = {8{ic4_klo[44] && ic4_khi[44]}};
+  assign ic4_klo[45] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[45] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd45);
+  assign ic4_ff[45] = ic4_k_q[0] && ic4_u_q[6];
+  assign ic4_nib[45] = 1'b0;
+  assign ic4_lrh[367:360] = 8'd0;
+  assign ic4_ones[367:360] = {{4{ic4_ff[45]}}, {4{ic4_ff[45] || ic4_nib[45]}}};
+  assign ic4_keep[367:360] = {8{ic4_klo[45] && ic4_khi[45]}};
+  assign ic4_klo[46] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[46] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd46);
+  assign ic4_ff[46] = ic4_k_q[0] && ic4_u_q[5];
+  assign ic4_nib[46] = 1'b0;
+  assign ic4_lrh[375:368] = 8'd0;
+  assign ic4_ones[375:368] = {{4{ic4_ff[46]}}, {4{ic4_ff[46] || ic4_nib[46]}}};
+  assign ic4_keep[375:368] = {8{ic4_klo[46] && ic4_khi[46]}};
+  assign ic4_klo[47] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[47] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd47);
+  assign ic4_ff[47] = 1'b0;
+  assign ic4_nib[47] = 1'b0;
+  assign ic4_lrh[383:376] = 8'd0;
+  assign ic4_ones[383:376] = {{4{ic4_ff[47]}}, {4{ic4_ff[47] || ic4_nib[47]}}};
+  assign ic4_keep[383:376] = {8{ic4_klo[47] && ic4_khi[47]}};
+  assign ic4_klo[48] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[48] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd48);
+  assign ic4_ff[48] = ic4_k_q[0] && ic4_u_q[7];
+  assign ic4_nib[48] = 1'b0;
+  assign ic4_lrh[391:384] = 8'd0;
+  assign ic4_ones[391:384] = {{4{ic4_ff[48]}}, {4{ic4_ff[48] || ic4_nib[48]}}};
+  assign ic4_keep[391:384] = {8{ic4_klo[48] && ic4_khi[48]}};
+  assign ic4_klo[49] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[49] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd49);
+  assign ic4_ff[49] = ic4_k_q[0] && ic4_u_q[7];
+  assign ic4_nib[49] = 1'b0;
+  assign ic4_lrh[399:392] = 8'd0;
+  assign ic4_ones[399:392] = {{4{ic4_ff[49]}}, {4{ic4_ff[49] || ic4_nib[49]}}};
+  assign ic4_keep[399:392] = {8{ic4_klo[49] && ic4_khi[49]}};
+  assign ic4_klo[50] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[50] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd50);
+  assign ic4_ff[50] = ic4_k_q[0] && ic4_u_q[6];
+  assign ic4_nib[50] = 1'b0;
+  assign ic4_lrh[407:400] = 8'd0;
+  assign ic4_ones[407:400] = {{4{ic4_ff[50]}}, {4{ic4_ff[50] || ic4_nib[50]}}};
+  assign ic4_keep[407:400] = {8{ic4_klo[50] && ic4_khi[50]}};
+  assign ic4_klo[51] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[51] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd51);
+  assign ic4_ff[51] = 1'b0;
+  assign ic4_nib[51] = 1'b0;
+  assign ic4_lrh[415:408] = 8'd0;
+  assign ic4_ones[415:408] = {{4{ic4_ff[51]}}, {4{ic4_ff[51] || ic4_nib[51]}}};
+  assign ic4_keep[415:408] = {8{ic4_klo[51] && ic4_khi[51]}};
+  assign ic4_klo[52] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[52] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd52);
+  assign ic4_ff[52] = ic4_k_q[0] && ic4_u_q[8];
+  assign ic4_nib[52] = 1'b0;
+  assign ic4_lrh[423:416] = 8'd0;
+  assign ic4_ones[423:416] = {{4{ic4_ff[52]}}, {4{ic4_ff[52] || ic4_nib[52]}}};
+  assign ic4_keep[423:416] = {8{ic4_klo[52] && ic4_khi[52]}};
+  assign ic4_klo[53] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[53] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd53);
+  assign ic4_ff[53] = ic4_k_q[0] && ic4_u_q[8];
+  assign ic4_nib[53] = 1'b0;
+  assign ic4_lrh[431:424] = 8'd0;
+  assign ic4_ones[431:424] = {{4{ic4_ff[53]}}, {4{ic4_ff[53] || ic4_nib[53]}}};
+  assign ic4_keep[431:424] = {8{ic4_klo[53] && ic4_khi[53]}};
+  assign ic4_klo[54] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[54] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd54);
+  assign ic4_ff[54] = ic4_k_q[0] && ic4_u_q[7];
+  assign ic4_nib[54] = 1'b0;
+  assign ic4_lrh[439:432] = 8'd0;
+  assign ic4_ones[439:432] = {{4{ic4_ff[54]}}, {4{ic4_ff[54] || ic4_nib[54]}}};
+  assign ic4_keep[439:432] = {8{ic4_klo[54] && ic4_khi[54]}};
+  assign ic4_klo[55] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[55] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd55);
+  assign ic4_ff[55] = 1'b0;
+  assign ic4_nib[55] = 1'b0;
+  assign ic4_lrh[447:440] = 8'd0;
+  assign ic4_ones[447:440] = {{4{ic4_ff[55]}}, {4{ic4_ff[55] || ic4_nib[55]}}};
+  assign ic4_keep[447:440] = {8{ic4_klo[55] && ic4_khi[55]}};
+  assign ic4_klo[56] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[56] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd56);
+  assign ic4_ff[56] = ic4_k_q[0] && ic4_u_q[9];
+  assign ic4_nib[56] = 1'b0;
+  assign ic4_lrh[455:448] = 8'd0;
+  assign ic4_ones[455:448] = {{4{ic4_ff[56]}}, {4{ic4_ff[56] || ic4_nib[56]}}};
+  assign ic4_keep[455:448] = {8{ic4_klo[56] && ic4_khi[56]}};
+  assign ic4_klo[57] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[57] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd57);
+  assign ic4_ff[57] = ic4_k_q[0] && ic4_u_q[9];
+  assign ic4_nib[57] = 1'b0;
+  assign ic4_lrh[463:456] = 8'd0;
+  assign ic4_ones[463:456] = {{4{ic4_ff[57]}}, {4{ic4_ff[57] || ic4_nib[57]}}};
+  assign ic4_keep[463:456] = {8{ic4_klo[57] && ic4_khi[57]}};
+  assign ic4_klo[58] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[58] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd58);
+  assign ic4_ff[58] = ic4_k_q[0] && ic4_u_q[8];
+  assign ic4_nib[58] = 1'b0;
+  assign ic4_lrh[471:464] = 8'd0;
+  assign ic4_ones[471:464] = {{4{ic4_ff[58]}}, {4{ic4_ff[58] || ic4_nib[58]}}};
+  assign ic4_keep[471:464] = {8{ic4_klo[58] && ic4_khi[58]}};
+  assign ic4_klo[59] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[59] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd59);
+  assign ic4_ff[59] = 1'b0;
+  assign ic4_nib[59] = 1'b0;
+  assign ic4_lrh[479:472] = 8'd0;
+  assign ic4_ones[479:472] = {{4{ic4_ff[59]}}, {4{ic4_ff[59] || ic4_nib[59]}}};
+  assign ic4_keep[479:472] = {8{ic4_klo[59] && ic4_khi[59]}};
+  assign ic4_klo[60] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[60] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd60);
+  assign ic4_ff[60] = ic4_k_q[0] && ic4_u_q[10];
+  assign ic4_nib[60] = 1'b0;
+  assign ic4_lrh[487:480] = 8'd0;
+  assign ic4_ones[487:480] = {{4{ic4_ff[60]}}, {4{ic4_ff[60] || ic4_nib[60]}}};
+  assign ic4_keep[487:480] = {8{ic4_klo[60] && ic4_khi[60]}};
+  assign ic4_klo[61] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[61] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd61);
+  assign ic4_ff[61] = ic4_k_q[0] && ic4_u_q[10];
+  assign ic4_nib[61] = 1'b0;
+  assign ic4_lrh[495:488] = 8'd0;
+  assign ic4_ones[495:488] = {{4{ic4_ff[61]}}, {4{ic4_ff[61] || ic4_nib[61]}}};
+  assign ic4_keep[495:488] = {8{ic4_klo[61] && ic4_khi[61]}};
+  assign ic4_klo[62] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[62] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd62);
+  assign ic4_ff[62] = ic4_k_q[0] && ic4_u_q[9];
+  assign ic4_nib[62] = 1'b0;
+  assign ic4_lrh[503:496] = 8'd0;
+  assign ic4_ones[503:496] = {{4{ic4_ff[62]}}, {4{ic4_ff[62] || ic4_nib[62]}}};
+  assign ic4_keep[503:496] = {8{ic4_klo[62] && ic4_khi[62]}};
+  assign ic4_klo[63] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_khi[63] = ic4_hi_all_q;
+  assign ic4_ff[63] = 1'b0;
+  assign ic4_nib[63] = 1'b0;
+  assign ic4_lrh[511:504] = 8'd0;
+  assign ic4_ones[511:504] = {{4{ic4_ff[63]}}, {4{ic4_ff[63] || ic4_nib[63]}}};
+  assign ic4_keep[511:504] = {8{ic4_klo[63] && ic4_khi[63]}};
+  assign ic4_lane = ((ic4_tdata_q | ic4_ones) ^ ic4_lrh) & ic4_keep;
+  assign ic5_dterm[0] = ^(ic5_lane_q[127:0] & 128'h77971b956500d811d04d951be5fe1c77) ^ ^(ic5_lane_q[255:128] & 128'ha998da2757f68d2fc30eedb88e659548) ^ ^(ic5_lane_q[383:256] & 128'h17830a34c6f00657cee3d50174482112) ^ ^(ic5_lane_q[511:384] & 128'h04d101df481b4e5af182fa07eb46de2f);
+  assign ic5_dterm[1] = ^(ic5_lane_q[127:0] & 128'hef2e372aca01b023a09b2a37cbfc38ee) ^ ^(ic5_lane_q[255:128] & 128'h5331b44eafed1a5f861ddb711ccb2a90) ^ ^(ic5_lane_q[383:256] & 128'h2f0614698de00caf9dc7aa02e8904225) ^ ^(ic5_lane_q[511:384] & 128'h09a203be90369cb5e305f40fd68dbc5e);
+  assign ic5_dterm[2] = ^(ic5_lane_q[127:0] & 128'hde5c6e55940360474136546f97f871dd) ^ ^(ic5_lane_q[255:128] & 128'ha663689d5fda34bf0c3bb6e239965521) ^ ^(ic5_lane_q[383:256] & 128'h5e0c28d31bc0195f3b8f5405d120844a) ^ ^(ic5_lane_q[511:384] & 128'h1344077d206d396bc60be81fad1b78bc);
+  assign ic5_dterm[3] = ^(ic5_lane_q[127:0] & 128'hbcb8dcab2806c08e826ca8df2ff0e3ba) ^ ^(ic5_lane_q[255:128] & 128'h4cc6d13abfb4697e18776dc4732caa43) ^ ^(ic5_lane_q[383:256] & 128'hbc1851a6378032be771ea80ba2410895) ^ ^(ic5_lane_q[511:384] & 128'h26880efa40da72d78c17d03f5a36f178);
+  assign ic5_dterm[4] = ^(ic5_lane_q[127:0] & 128'h7971b956500d811d04d951be5fe1c775) ^ ^(ic5_lane_q[255:128] & 128'h998da2757f68d2fc30eedb88e6595487) ^ ^(ic5_lane_q[383:256] & 128'h7830a34c6f00657cee3d50174482112a) ^ ^(ic5_lane_q[511:384] & 128'h4d101df481b4e5af182fa07eb46de2f1);
+  assign ic5_dterm[5] = ^(ic5_lane_q[127:0] & 128'hf2e372aca01b023a09b2a37cbfc38eea) ^ ^(ic5_lane_q[255:128] & 128'h331b44eafed1a5f861ddb711ccb2a90e) ^ ^(ic5_lane_q[383:256] & 128'hf0614698de00caf9dc7aa02e89042255) ^ ^(ic5_lane_q[511:384] & 128'h9a203be90369cb5e305f40fd68dbc5e2);
+  assign ic5_dterm[6] = ^(ic5_lane_q[127:0] & 128'h9251fecc2536dc65c328d3e29a7901a2) ^ ^(ic5_lane_q[255:128] & 128'hcfae53f2aa55c6df00b5839b1700c755) ^ ^(ic5_lane_q[383:256] & 128'hf74187057af193a47616955c664065b8) ^ ^(ic5_lane_q[511:384] & 128'h3091760d4ec8d8e6913c7bfd3af155ea);
+  assign ic5_dterm[7] = ^(ic5_lane_q[127:0] & 128'h24a3fd984a6db8cb8651a7c534f20345) ^ ^(ic5_lane_q[255:128] & 128'h9f5ca7e554ab8dbe016b07362e018eab) ^ ^(ic5_lane_q[383:256] & 128'hee830e0af5e32748ec2d2ab8cc80cb71) ^ ^(ic5_lane_q[511:384] & 128'h6122ec1a9d91b1cd2278f7fa75e2abd5);
+  assign ic5_dterm[8] = ^(ic5_lane_q[127:0] & 128'h4947fb3094db71970ca34f8a69e4068b) ^ ^(ic5_lane_q[255:128] & 128'h3eb94fcaa9571b7c02d60e6c5c031d56) ^ ^(ic5_lane_q[383:256] & 128'hdd061c15ebc64e91d85a5571990196e3) ^ ^(ic5_lane_q[511:384] & 128'hc245d8353b23639a44f1eff4ebc557ab);
+  assign ic5_dterm[9] = ^(ic5_lane_q[127:0] & 128'he518edf44cb63b3fc90b0a0f36361160) ^ ^(ic5_lane_q[255:128] & 128'hd4ea45b20558bbd7c6a2f1603663afe4) ^ ^(ic5_lane_q[383:256] & 128'had8f321f117c9b747e577fe2464b0cd4) ^ ^(ic5_lane_q[511:384] & 128'h805ab1b53e5d896e786125ee3ccc7178);
+  assign ic5_dterm[10] = ^(ic5_lane_q[127:0] & 128'hbda6c07dfc6cae6e425b810589923eb7) ^ ^(ic5_lane_q[255:128] & 128'h004c51435d47fa804e4b0f78e2a2ca81) ^ ^(ic5_lane_q[383:256] & 128'h4c9d6e0ae40930bf324d2ac5f8de38bb) ^ ^(ic5_lane_q[511:384] & 128'h046462b534a05c860140b1db92de3cde);
+  assign ic5_dterm[11] = ^(ic5_lane_q[127:0] & 128'h7b4d80fbf8d95cdc84b7020b13247d6f) ^ ^(ic5_lane_q[255:128] & 128'h0098a286ba8ff5009c961ef1c5459503) ^ ^(ic5_lane_q[383:256] & 128'h993adc15c812617e649a558bf1bc7176) ^ ^(ic5_lane_q[511:384] & 128'h08c8c56a6940b90c028163b725bc79bc);
+  assign ic5_dterm[12] = ^(ic5_lane_q[127:0] & 128'hf69b01f7f1b2b9b9096e04162648fade) ^ ^(ic5_lane_q[255:128] & 128'h0131450d751fea01392c3de38a8b2a06) ^ ^(ic5_lane_q[383:256] & 128'h3275b82b9024c2fcc934ab17e378e2ec) ^ ^(ic5_lane_q[511:384] & 128'h11918ad4d28172180502c76e4b78f379);
+  assign ic5_dterm[13] = ^(ic5_lane_q[127:0] & 128'hed3603efe365737212dc082c4c91f5bd) ^ ^(ic5_lane_q[255:128] & 128'h02628a1aea3fd40272587bc71516540d) ^ ^(ic5_lane_q[383:256] & 128'h64eb7057204985f99269562fc6f1c5d8) ^ ^(ic5_lane_q[511:384] & 128'h232315a9a502e4300a058edc96f1e6f2);
+  assign ic5_dterm[14] = ^(ic5_lane_q[127:0] & 128'hda6c07dfc6cae6e425b810589923eb7a) ^ ^(ic5_lane_q[255:128] & 128'h04c51435d47fa804e4b0f78e2a2ca81b) ^ ^(ic5_lane_q[383:256] & 128'hc9d6e0ae40930bf324d2ac5f8de38bb0) ^ ^(ic5_lane_q[511:384] & 128'h46462b534a05c860140b1db92de3cde4);
+  assign ic5_dterm[15] = ^(ic5_lane_q[127:0] & 128'hb4d80fbf8d95cdc84b7020b13247d6f4) ^ ^(ic5_lane_q[255:128] & 128'h098a286ba8ff5009c961ef1c54595037) ^ ^(ic5_lane_q[383:256] & 128'h93adc15c812617e649a558bf1bc71760) ^ ^(ic5_lane_q[511:384] & 128'h8c8c56a6940b90c028163b725bc79bc9);
+  assign ic5_dterm[16] = ^(ic5_lane_q[127:0] & 128'h1e2704ea7e2b438146add4798171b19f) ^ ^(ic5_lane_q[255:128] & 128'hba8c8af006082d3c51cd338026d73527) ^ ^(ic5_lane_q[383:256] & 128'h30d8888dc4bc299b5da9647f43c60fd2) ^ ^(ic5_lane_q[511:384] & 128'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc);
+  assign ic5_dterm[17] = ^(ic5_lane_q[127:0] & 128'h3c4e09d4fc5687028d5ba8f302e3633e) ^ ^(ic5_lane_q[255:128] & 128'h751915e00c105a78a39a67004dae6a4e) ^ ^(ic5_lane_q[383:256] & 128'h61b1111b89785336bb52c8fe878c1fa5) ^ ^(ic5_lane_q[511:384] & 128'h3b935924c018dfb5435d19c6b993d378);
+  assign ic5_dterm[18] = ^(ic5_lane_q[127:0] & 128'h789c13a9f8ad0e051ab751e605c6c67d) ^ ^(ic5_lane_q[255:128] & 128'hea322bc01820b4f14734ce009b5cd49c) ^ ^(ic5_lane_q[383:256] & 128'hc362223712f0a66d76a591fd0f183f4a) ^ ^(ic5_lane_q[511:384] & 128'h7726b2498031bf6a86ba338d7327a6f0);
+  assign ic5_dterm[19] = ^(ic5_lane_q[127:0] & 128'hf1382753f15a1c0a356ea3cc0b8d8cfa) ^ ^(ic5_lane_q[255:128] & 128'hd4645780304169e28e699c0136b9a938) ^ ^(ic5_lane_q[383:256] & 128'h86c4446e25e14cdaed4b23fa1e307e95) ^ ^(ic5_lane_q[511:384] & 128'hee4d649300637ed50d74671ae64f4de1);
+  assign ic5_dterm[20] = ^(ic5_lane_q[127:0] & 128'h95e7553287b4e005ba90d283f2e50583) ^ ^(ic5_lane_q[255:128] & 128'h0150752737745eeadfddd5bae316c739) ^ ^(ic5_lane_q[383:256] & 128'h1a0b82e88d329fe2147592f54828dc39) ^ ^(ic5_lane_q[511:384] & 128'hd84bc8f948ddb3f0eb6a343227d845ec);
+  assign ic5_dterm[21] = ^(ic5_lane_q[127:0] & 128'h5c59b1f06a69181aa56c301c00341771) ^ ^(ic5_lane_q[255:128] & 128'hab383069391e30fa7cb546cd48481b3b) ^ ^(ic5_lane_q[383:256] & 128'h23940fe5dc953993e608f0ebe4199960) ^ ^(ic5_lane_q[511:384] & 128'hb446902dd9a029bb27569263a4f655f7);
+  assign ic5_dterm[22] = ^(ic5_lane_q[127:0] & 128'hcf247875b1d2e8249a95f523e5963294) ^ ^(ic5_lane_q[255:128] & 128'hffe8baf525caecdb3a6460221ef5a33e) ^ ^(ic5_lane_q[383:256] & 128'h50ab15ff7fda757002f234d6bc7b13d3) ^ ^(ic5_lane_q[511:384] & 128'h6c5c2184fb5b1d2cbf2fdec0a2aa75c1);
+  assign ic5_dterm[23] = ^(ic5_lane_q[127:0] & 128'h9e48f0eb63a5d049352bea47cb2c6528) ^ ^(ic5_lane_q[255:128] & 128'hffd175ea4b95d9b674c8c0443deb467d) ^ ^(ic5_lane_q[383:256] & 128'ha1562bfeffb4eae005e469ad78f627a7) ^ ^(ic5_lane_q[511:384] & 128'hd8b84309f6b63a597e5fbd814554eb82);
+  assign ic5_dterm[24] = ^(ic5_lane_q[127:0] & 128'h4b06fa43a24b7883ba1a419473a6d627) ^ ^(ic5_lane_q[255:128] & 128'h563a31f3c0dd3e432a9f6d30f5b319b3) ^ ^(ic5_lane_q[383:256] & 128'h552f5dc93999d397c52b065b85a46e5d) ^ ^(ic5_lane_q[511:384] & 128'hb5a187cca5773ae80d3d810561ef092a);
+  assign ic5_dterm[25] = ^(ic5_lane_q[127:0] & 128'he19aef1221962916a479163302b3b039) ^ ^(ic5_lane_q[255:128] & 128'h05ecb9c0d64cf1a9963037d96503a62e) ^ ^(ic5_lane_q[383:256] & 128'hbdddb1a6b5c3a17844b5d9b67f00fda8) ^ ^(ic5_lane_q[511:384] & 128'h6f920e4602f53b8aebf9f80d2898cc7b);
+  assign ic5_dterm[26] = ^(ic5_lane_q[127:0] & 128'hc335de24432c522d48f22c6605676073) ^ ^(ic5_lane_q[255:128] & 128'h0bd97381ac99e3532c606fb2ca074c5d) ^ ^(ic5_lane_q[383:256] & 128'h7bbb634d6b8742f0896bb36cfe01fb50) ^ ^(ic5_lane_q[511:384] & 128'hdf241c8c05ea7715d7f3f01a513198f7);
+  assign ic5_dterm[27] = ^(ic5_lane_q[127:0] & 128'hf1fca7dde3587c4b41a9cdd7ef30dc91) ^ ^(ic5_lane_q[255:128] & 128'hbe2a3d240ec54b899bce32dd1a6b0df3) ^ ^(ic5_lane_q[383:256] & 128'he0f5ccae11fe83b6dc34b3d8884bd7b2) ^ ^(ic5_lane_q[511:384] & 128'hba9938c743cfa0715e651a334925efc1);
+  assign ic5_dterm[28] = ^(ic5_lane_q[127:0] & 128'h946e542ea3b02087531e0eb43b9fa554) ^ ^(ic5_lane_q[255:128] & 128'hd5cca06f4a7c1a3cf4928802bab38eaf) ^ ^(ic5_lane_q[383:256] & 128'hd6689368e50d013a768ab2b064df8e77) ^ ^(ic5_lane_q[511:384] & 128'h71e37051cf840eb84d48ce61790d01ac);
+  assign ic5_dterm[29] = ^(ic5_lane_q[127:0] & 128'h28dca85d4760410ea63c1d68773f4aa8) ^ ^(ic5_lane_q[255:128] & 128'hab9940de94f83479e925100575671d5f) ^ ^(ic5_lane_q[383:256] & 128'hacd126d1ca1a0274ed156560c9bf1cef) ^ ^(ic5_lane_q[511:384] & 128'he3c6e0a39f081d709a919cc2f21a0359);
+  assign ic5_dterm[30] = ^(ic5_lane_q[127:0] & 128'h262e4b2febc05a0c9c35afcb0b808926) ^ ^(ic5_lane_q[255:128] & 128'hfeaa5b9a7e06e5dc1144cdb264abaff6) ^ ^(ic5_lane_q[383:256] & 128'h4e21479752c402be14c91fc0e73618cd) ^ ^(ic5_lane_q[511:384] & 128'hc35cc098760b74bbc4a1c3820f72d89c);
+  assign ic5_dterm[31] = ^(ic5_lane_q[127:0] & 128'h3bcb8dcab2806c08e826ca8df2ff0e3b) ^ ^(ic5_lane_q[255:128] & 128'h54cc6d13abfb4697e18776dc4732caa4) ^ ^(ic5_lane_q[383:256] & 128'h8bc1851a6378032be771ea80ba241089) ^ ^(ic5_lane_q[511:384] & 128'h826880efa40da72d78c17d03f5a36f17);
+  assign ic6_crc_in = ic6_first_q ? 32'd0 : ic_crc_q;
+  assign ic6_crc[0] = ^(ic6_crc_in & 32'he5fe1c77) ^ ic6_dterm_q[0];
+  assign ic6_crc[1] = ^(ic6_crc_in & 32'hcbfc38ee) ^ ic6_dterm_q[1];
+  assign ic6_crc[2] = ^(ic6_crc_in & 32'h97f871dd) ^ ic6_dterm_q[2];
+  assign ic6_crc[3] = ^(ic6_crc_in & 32'h2ff0e3ba) ^ ic6_dterm_q[3];
+  assign ic6_crc[4] = ^(ic6_crc_in & 32'h5fe1c775) ^ ic6_dterm_q[4];
+  assign ic6_crc[5] = ^(ic6_crc_in & 32'hbfc38eea) ^ ic6_dterm_q[5];
+  assign ic6_crc[6] = ^(ic6_crc_in & 32'h9a7901a2) ^ ic6_dterm_q[6];
+  assign ic6_crc[7] = ^(ic6_crc_in & 32'h34f20345) ^ ic6_dterm_q[7];
+  assign ic6_crc[8] = ^(ic6_crc_in & 32'h69e4068b) ^ ic6_dterm_q[8];
+  assign ic6_crc[9] = ^(ic6_crc_in & 32'h36361160) ^ ic6_dterm_q[9];
+  assign ic6_crc[10] = ^(ic6_crc_in & 32'h89923eb7) ^ ic6_dterm_q[10];
+  assign ic6_crc[11] = ^(ic6_crc_in & 32'h13247d6f) ^ ic6_dterm_q[11];
+  assign ic6_crc[12] = ^(ic6_crc_in & 32'h2648fade) ^ ic6_dterm_q[12];
+  assign ic6_crc[13] = ^(ic6_crc_in & 32'h4c91f5bd) ^ ic6_dterm_q[13];
+  assign ic6_crc[14] = ^(ic6_crc_in & 32'h9923eb7a) ^ ic6_dterm_q[14];
+  assign ic6_crc[15] = ^(ic6_crc_in & 32'h3247d6f4) ^ ic6_dterm_q[15];
+  assign ic6_crc[16] = ^(ic6_crc_in & 32'h8171b19f) ^ ic6_dterm_q[16];
+  assign ic6_crc[17] = ^(ic6_crc_in & 32'h02e3633e) ^ ic6_dterm_q[17];
+  assign ic6_crc[18] = ^(ic6_crc_in & 32'h05c6c67d) ^ ic6_dterm_q[18];
+  assign ic6_crc[19] = ^(ic6_crc_in & 32'h0b8d8cfa) ^ ic6_dterm_q[19];
+  assign ic6_crc[20] = ^(ic6_crc_in & 32'hf2e50583) ^ ic6_dterm_q[20];
+  assign ic6_crc[21] = ^(ic6_crc_in & 32'h00341771) ^ ic6_dterm_q[21];
+  assign ic6_crc[22] = ^(ic6_crc_in & 32'he5963294) ^ ic6_dterm_q[22];
+  assign ic6_crc[23] = ^(ic6_crc_in & 32'hcb2c6528) ^ ic6_dterm_q[23];
+  assign ic6_crc[24] = ^(ic6_crc_in & 32'h73a6d627) ^ ic6_dterm_q[24];
+  assign ic6_crc[25] = ^(ic6_crc_in & 32'h02b3b039) ^ ic6_dterm_q[25];
+  assign ic6_crc[26] = ^(ic6_crc_in & 32'h05676073) ^ ic6_dterm_q[26];
+  assign ic6_crc[27] = ^(ic6_crc_in & 32'hef30dc91) ^ ic6_dterm_q[27];
+  assign ic6_crc[28] = ^(ic6_crc_in & 32'h3b9fa554) ^ ic6_dterm_q[28];
+  assign ic6_crc[29] = ^(ic6_crc_in & 32'h773f4aa8) ^ ic6_dterm_q[29];
+  assign ic6_crc[30] = ^(ic6_crc_in & 32'h0b808926) ^ ic6_dterm_q[30];
+  assign ic6_crc[31] = ^(ic6_crc_in & 32'hf2ff0e3b) ^ ic6_dterm_q[31];
+  assign dly_crc_ok = ic7_end_here_q ? ic_crc_q == ic7_residue_q : !ic7_first_q && ic_ok_q;
+  assign dly_tvalid = ic7_valid_q;
+  assign dly_tdata = ic7_tdata_q;
+  assign dly_tkeep = ic7_tkeep_q;
+  assign dly_tlast = ic7_tlast_q;
+  assign dly_tuser = ic7_tuser_q;
+  assign take = dly_tvalid && in_ready;
   assign base = {beat_q, 6'd0};
-  assign view = beat_q == 11'd0 ? {hdr_q[1087:512], s_axis_tdata[511:0]} : beat_q == 11'd1 ? {hdr_q[1087:1024], s_axis_tdata[511:0], hdr_q[511:0]} : beat_q == 11'd2 ? {s_axis_tdata[63:0], hdr_q[1023:0]} : hdr_q;
+  assign view = beat_q == 11'd0 ? {hdr_q[1087:512], dly_tdata[511:0]} : beat_q == 11'd1 ? {hdr_q[1087:1024], dly_tdata[511:0], hdr_q[511:0]} : beat_q == 11'd2 ? {dly_tdata[63:0], hdr_q[1023:0]} : hdr_q;
   assign v_vlan1 = {view[103:96], view[111:104]} == 16'h8100;
   assign v_vlan2 = v_vlan1 && {view[135:128], view[143:136]} == 16'h8100;
   assign v_ethertype = v_vlan2 ? {view[167:160], view[175:168]} : v_vlan1 ? {view[135:128], view[143:136]} : {view[103:96], view[111:104]};
@@ -926,65 +1609,8 @@ module rx_parser (
   assign v_udp = v_ipv6 ? v_ip + 8'd40 : v_ip + {2'b00, v_ihl, 2'b00};
   assign v_udp_len_le = view[{v_udp + 8'd4, 3'b000} +: 16];
   assign v_udp_len = {v_udp_len_le[7:0], v_udp_len_le[15:8]};
-  assign v_pip = {9'd0, v_ip};
   assign v_pudp = {9'd0, v_udp};
   assign v_pend = v_pudp + {1'b0, v_udp_len};
-  assign v_len_ok = v_udp_len >= 16'd24;
-  assign v_pzero = v_len_ok ? v_pend : v_pudp + 17'd24;
-  assign v_plast = v_pend - 17'd1;
-  assign ipmask_sh_diff = ({1'b0, v_pip} + 18'd12) - {1'b0, base};
-  assign ipmask_sh = ipmask_sh_diff[17] ? 7'd0 : ipmask_sh_diff > 18'd76 ? 7'd76 : ipmask_sh_diff[6:0];
-  assign ipmask_wide = {512'd0, v_ipv6 ? 96'h00000000ff000000ffffff0f : 96'hffff00ff000000000000ff00} << {ipmask_sh, 3'b000};
-  assign ipmask = ipmask_wide[607:96];
-  assign udpmask_sh_diff = ({1'b0, v_pudp} + 18'd13) - {1'b0, base};
-  assign udpmask_sh = udpmask_sh_diff[17] ? 7'd0 : udpmask_sh_diff > 18'd77 ? 7'd77 : udpmask_sh_diff[6:0];
-  assign udpmask_wide = {512'd0, 104'hff00000000ffff000000000000} << {udpmask_sh, 3'b000};
-  assign udpmask = udpmask_wide[615:104];
-  assign lrhxor_sh_diff = ({1'b0, v_pip} + 18'd4) - {1'b0, base};
-  assign lrhxor_sh = lrhxor_sh_diff[17] ? 7'd0 : lrhxor_sh_diff > 18'd68 ? 7'd68 : lrhxor_sh_diff[6:0];
-  assign lrhxor_wide = {512'd0, 32'hdebb20e3} << {lrhxor_sh, 3'b000};
-  assign lrhxor = lrhxor_wide[543:32];
-  assign keep_lo_diff = ({1'b0, v_pip} + 18'd0) - {1'b0, base};
-  assign keep_lo = keep_lo_diff[17] ? 7'd0 : keep_lo_diff > 18'd64 ? 7'd64 : keep_lo_diff[6:0];
-  assign keep_hi_diff = ({1'b0, v_pzero} + 18'd0) - {1'b0, base};
-  assign keep_hi = keep_hi_diff[17] ? 7'd0 : keep_hi_diff > 18'd64 ? 7'd64 : keep_hi_diff[6:0];
-  assign crc_keep = ({512{1'b1}} << {keep_lo, 3'b000}) & ~({512{1'b1}} << {keep_hi, 3'b000});
-  assign crc_lane = ((s_axis_tdata | ipmask | udpmask) ^ lrhxor) & crc_keep;
-  assign crc_in = beat_q == 11'd0 ? 32'd0 : crc_q;
-  assign crc_next[0] = ^(crc_in & 32'he5fe1c77) ^ ^(crc_lane[127:0] & 128'h77971b956500d811d04d951be5fe1c77) ^ ^(crc_lane[255:128] & 128'ha998da2757f68d2fc30eedb88e659548) ^ ^(crc_lane[383:256] & 128'h17830a34c6f00657cee3d50174482112) ^ ^(crc_lane[511:384] & 128'h04d101df481b4e5af182fa07eb46de2f);
-  assign crc_next[1] = ^(crc_in & 32'hcbfc38ee) ^ ^(crc_lane[127:0] & 128'hef2e372aca01b023a09b2a37cbfc38ee) ^ ^(crc_lane[255:128] & 128'h5331b44eafed1a5f861ddb711ccb2a90) ^ ^(crc_lane[383:256] & 128'h2f0614698de00caf9dc7aa02e8904225) ^ ^(crc_lane[511:384] & 128'h09a203be90369cb5e305f40fd68dbc5e);
-  assign crc_next[2] = ^(crc_in & 32'h97f871dd) ^ ^(crc_lane[127:0] & 128'hde5c6e55940360474136546f97f871dd) ^ ^(crc_lane[255:128] & 128'ha663689d5fda34bf0c3bb6e239965521) ^ ^(crc_lane[383:256] & 128'h5e0c28d31bc0195f3b8f5405d120844a) ^ ^(crc_lane[511:384] & 128'h1344077d206d396bc60be81fad1b78bc);
-  assign crc_next[3] = ^(crc_in & 32'h2ff0e3ba) ^ ^(crc_lane[127:0] & 128'hbcb8dcab2806c08e826ca8df2ff0e3ba) ^ ^(crc_lane[255:128] & 128'h4cc6d13abfb4697e18776dc4732caa43) ^ ^(crc_lane[383:256] & 128'hbc1851a6378032be771ea80ba2410895) ^ ^(crc_lane[511:384] & 128'h26880efa40da72d78c17d03f5a36f178);
-  assign crc_next[4] = ^(crc_in & 32'h5fe1c775) ^ ^(crc_lane[127:0] & 128'h7971b956500d811d04d951be5fe1c775) ^ ^(crc_lane[255:128] & 128'h998da2757f68d2fc30eedb88e6595487) ^ ^(crc_lane[383:256] & 128'h7830a34c6f00657cee3d50174482112a) ^ ^(crc_lane[511:384] & 128'h4d101df481b4e5af182fa07eb46de2f1);
-  assign crc_next[5] = ^(crc_in & 32'hbfc38eea) ^ ^(crc_lane[127:0] & 128'hf2e372aca01b023a09b2a37cbfc38eea) ^ ^(crc_lane[255:128] & 128'h331b44eafed1a5f861ddb711ccb2a90e) ^ ^(crc_lane[383:256] & 128'hf0614698de00caf9dc7aa02e89042255) ^ ^(crc_lane[511:384] & 128'h9a203be90369cb5e305f40fd68dbc5e2);
-  assign crc_next[6] = ^(crc_in & 32'h9a7901a2) ^ ^(crc_lane[127:0] & 128'h9251fecc2536dc65c328d3e29a7901a2) ^ ^(crc_lane[255:128] & 128'hcfae53f2aa55c6df00b5839b1700c755) ^ ^(crc_lane[383:256] & 128'hf74187057af193a47616955c664065b8) ^ ^(crc_lane[511:384] & 128'h3091760d4ec8d8e6913c7bfd3af155ea);
-  assign crc_next[7] = ^(crc_in & 32'h34f20345) ^ ^(crc_lane[127:0] & 128'h24a3fd984a6db8cb8651a7c534f20345) ^ ^(crc_lane[255:128] & 128'h9f5ca7e554ab8dbe016b07362e018eab) ^ ^(crc_lane[383:256] & 128'hee830e0af5e32748ec2d2ab8cc80cb71) ^ ^(crc_lane[511:384] & 128'h6122ec1a9d91b1cd2278f7fa75e2abd5);
-  assign crc_next[8] = ^(crc_in & 32'h69e4068b) ^ ^(crc_lane[127:0] & 128'h4947fb3094db71970ca34f8a69e4068b) ^ ^(crc_lane[255:128] & 128'h3eb94fcaa9571b7c02d60e6c5c031d56) ^ ^(crc_lane[383:256] & 128'hdd061c15ebc64e91d85a5571990196e3) ^ ^(crc_lane[511:384] & 128'hc245d8353b23639a44f1eff4ebc557ab);
-  assign crc_next[9] = ^(crc_in & 32'h36361160) ^ ^(crc_lane[127:0] & 128'he518edf44cb63b3fc90b0a0f36361160) ^ ^(crc_lane[255:128] & 128'hd4ea45b20558bbd7c6a2f1603663afe4) ^ ^(crc_lane[383:256] & 128'had8f321f117c9b747e577fe2464b0cd4) ^ ^(crc_lane[511:384] & 128'h805ab1b53e5d896e786125ee3ccc7178);
-  assign crc_next[10] = ^(crc_in & 32'h89923eb7) ^ ^(crc_lane[127:0] & 128'hbda6c07dfc6cae6e425b810589923eb7) ^ ^(crc_lane[255:128] & 128'h004c51435d47fa804e4b0f78e2a2ca81) ^ ^(crc_lane[383:256] & 128'h4c9d6e0ae40930bf324d2ac5f8de38bb) ^ ^(crc_lane[511:384] & 128'h046462b534a05c860140b1db92de3cde);
-  assign crc_next[11] = ^(crc_in & 32'h13247d6f) ^ ^(crc_lane[127:0] & 128'h7b4d80fbf8d95cdc84b7020b13247d6f) ^ ^(crc_lane[255:128] & 128'h0098a286ba8ff5009c961ef1c5459503) ^ ^(crc_lane[383:256] & 128'h993adc15c812617e649a558bf1bc7176) ^ ^(crc_lane[511:384] & 128'h08c8c56a6940b90c028163b725bc79bc);
-  assign crc_next[12] = ^(crc_in & 32'h2648fade) ^ ^(crc_lane[127:0] & 128'hf69b01f7f1b2b9b9096e04162648fade) ^ ^(crc_lane[255:128] & 128'h0131450d751fea01392c3de38a8b2a06) ^ ^(crc_lane[383:256] & 128'h3275b82b9024c2fcc934ab17e378e2ec) ^ ^(crc_lane[511:384] & 128'h11918ad4d28172180502c76e4b78f379);
-  assign crc_next[13] = ^(crc_in & 32'h4c91f5bd) ^ ^(crc_lane[127:0] & 128'hed3603efe365737212dc082c4c91f5bd) ^ ^(crc_lane[255:128] & 128'h02628a1aea3fd40272587bc71516540d) ^ ^(crc_lane[383:256] & 128'h64eb7057204985f99269562fc6f1c5d8) ^ ^(crc_lane[511:384] & 128'h232315a9a502e4300a058edc96f1e6f2);
-  assign crc_next[14] = ^(crc_in & 32'h9923eb7a) ^ ^(crc_lane[127:0] & 128'hda6c07dfc6cae6e425b810589923eb7a) ^ ^(crc_lane[255:128] & 128'h04c51435d47fa804e4b0f78e2a2ca81b) ^ ^(crc_lane[383:256] & 128'hc9d6e0ae40930bf324d2ac5f8de38bb0) ^ ^(crc_lane[511:384] & 128'h46462b534a05c860140b1db92de3cde4);
-  assign crc_next[15] = ^(crc_in & 32'h3247d6f4) ^ ^(crc_lane[127:0] & 128'hb4d80fbf8d95cdc84b7020b13247d6f4) ^ ^(crc_lane[255:128] & 128'h098a286ba8ff5009c961ef1c54595037) ^ ^(crc_lane[383:256] & 128'h93adc15c812617e649a558bf1bc71760) ^ ^(crc_lane[511:384] & 128'h8c8c56a6940b90c028163b725bc79bc9);
-  assign crc_next[16] = ^(crc_in & 32'h8171b19f) ^ ^(crc_lane[127:0] & 128'h1e2704ea7e2b438146add4798171b19f) ^ ^(crc_lane[255:128] & 128'hba8c8af006082d3c51cd338026d73527) ^ ^(crc_lane[383:256] & 128'h30d8888dc4bc299b5da9647f43c60fd2) ^ ^(crc_lane[511:384] & 128'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc);
-  assign crc_next[17] = ^(crc_in & 32'h02e3633e) ^ ^(crc_lane[127:0] & 128'h3c4e09d4fc5687028d5ba8f302e3633e) ^ ^(crc_lane[255:128] & 128'h751915e00c105a78a39a67004dae6a4e) ^ ^(crc_lane[383:256] & 128'h61b1111b89785336bb52c8fe878c1fa5) ^ ^(crc_lane[511:384] & 128'h3b935924c018dfb5435d19c6b993d378);
-  assign crc_next[18] = ^(crc_in & 32'h05c6c67d) ^ ^(crc_lane[127:0] & 128'h789c13a9f8ad0e051ab751e605c6c67d) ^ ^(crc_lane[255:128] & 128'hea322bc01820b4f14734ce009b5cd49c) ^ ^(crc_lane[383:256] & 128'hc362223712f0a66d76a591fd0f183f4a) ^ ^(crc_lane[511:384] & 128'h7726b2498031bf6a86ba338d7327a6f0);
-  assign crc_next[19] = ^(crc_in & 32'h0b8d8cfa) ^ ^(crc_lane[127:0] & 128'hf1382753f15a1c0a356ea3cc0b8d8cfa) ^ ^(crc_lane[255:128] & 128'hd4645780304169e28e699c0136b9a938) ^ ^(crc_lane[383:256] & 128'h86c4446e25e14cdaed4b23fa1e307e95) ^ ^(crc_lane[511:384] & 128'hee4d649300637ed50d74671ae64f4de1);
-  assign crc_next[20] = ^(crc_in & 32'hf2e50583) ^ ^(crc_lane[127:0] & 128'h95e7553287b4e005ba90d283f2e50583) ^ ^(crc_lane[255:128] & 128'h0150752737745eeadfddd5bae316c739) ^ ^(crc_lane[383:256] & 128'h1a0b82e88d329fe2147592f54828dc39) ^ ^(crc_lane[511:384] & 128'hd84bc8f948ddb3f0eb6a343227d845ec);
-  assign crc_next[21] = ^(crc_in & 32'h00341771) ^ ^(crc_lane[127:0] & 128'h5c59b1f06a69181aa56c301c00341771) ^ ^(crc_lane[255:128] & 128'hab383069391e30fa7cb546cd48481b3b) ^ ^(crc_lane[383:256] & 128'h23940fe5dc953993e608f0ebe4199960) ^ ^(crc_lane[511:384] & 128'hb446902dd9a029bb27569263a4f655f7);
-  assign crc_next[22] = ^(crc_in & 32'he5963294) ^ ^(crc_lane[127:0] & 128'hcf247875b1d2e8249a95f523e5963294) ^ ^(crc_lane[255:128] & 128'hffe8baf525caecdb3a6460221ef5a33e) ^ ^(crc_lane[383:256] & 128'h50ab15ff7fda757002f234d6bc7b13d3) ^ ^(crc_lane[511:384] & 128'h6c5c2184fb5b1d2cbf2fdec0a2aa75c1);
-  assign crc_next[23] = ^(crc_in & 32'hcb2c6528) ^ ^(crc_lane[127:0] & 128'h9e48f0eb63a5d049352bea47cb2c6528) ^ ^(crc_lane[255:128] & 128'hffd175ea4b95d9b674c8c0443deb467d) ^ ^(crc_lane[383:256] & 128'ha1562bfeffb4eae005e469ad78f627a7) ^ ^(crc_lane[511:384] & 128'hd8b84309f6b63a597e5fbd814554eb82);
-  assign crc_next[24] = ^(crc_in & 32'h73a6d627) ^ ^(crc_lane[127:0] & 128'h4b06fa43a24b7883ba1a419473a6d627) ^ ^(crc_lane[255:128] & 128'h563a31f3c0dd3e432a9f6d30f5b319b3) ^ ^(crc_lane[383:256] & 128'h552f5dc93999d397c52b065b85a46e5d) ^ ^(crc_lane[511:384] & 128'hb5a187cca5773ae80d3d810561ef092a);
-  assign crc_next[25] = ^(crc_in & 32'h02b3b039) ^ ^(crc_lane[127:0] & 128'he19aef1221962916a479163302b3b039) ^ ^(crc_lane[255:128] & 128'h05ecb9c0d64cf1a9963037d96503a62e) ^ ^(crc_lane[383:256] & 128'hbdddb1a6b5c3a17844b5d9b67f00fda8) ^ ^(crc_lane[511:384] & 128'h6f920e4602f53b8aebf9f80d2898cc7b);
-  assign crc_next[26] = ^(crc_in & 32'h05676073) ^ ^(crc_lane[127:0] & 128'hc335de24432c522d48f22c6605676073) ^ ^(crc_lane[255:128] & 128'h0bd97381ac99e3532c606fb2ca074c5d) ^ ^(crc_lane[383:256] & 128'h7bbb634d6b8742f0896bb36cfe01fb50) ^ ^(crc_lane[511:384] & 128'hdf241c8c05ea7715d7f3f01a513198f7);
-  assign crc_next[27] = ^(crc_in & 32'hef30dc91) ^ ^(crc_lane[127:0] & 128'hf1fca7dde3587c4b41a9cdd7ef30dc91) ^ ^(crc_lane[255:128] & 128'hbe2a3d240ec54b899bce32dd1a6b0df3) ^ ^(crc_lane[383:256] & 128'he0f5ccae11fe83b6dc34b3d8884bd7b2) ^ ^(crc_lane[511:384] & 128'hba9938c743cfa0715e651a334925efc1);
-  assign crc_next[28] = ^(crc_in & 32'h3b9fa554) ^ ^(crc_lane[127:0] & 128'h946e542ea3b02087531e0eb43b9fa554) ^ ^(crc_lane[255:128] & 128'hd5cca06f4a7c1a3cf4928802bab38eaf) ^ ^(crc_lane[383:256] & 128'hd6689368e50d013a768ab2b064df8e77) ^ ^(crc_lane[511:384] & 128'h71e37051cf840eb84d48ce61790d01ac);
-  assign crc_next[29] = ^(crc_in & 32'h773f4aa8) ^ ^(crc_lane[127:0] & 128'h28dca85d4760410ea63c1d68773f4aa8) ^ ^(crc_lane[255:128] & 128'hab9940de94f83479e925100575671d5f) ^ ^(crc_lane[383:256] & 128'hacd126d1ca1a0274ed156560c9bf1cef) ^ ^(crc_lane[511:384] & 128'he3c6e0a39f081d709a919cc2f21a0359);
-  assign crc_next[30] = ^(crc_in & 32'h0b808926) ^ ^(crc_lane[127:0] & 128'h262e4b2febc05a0c9c35afcb0b808926) ^ ^(crc_lane[255:128] & 128'hfeaa5b9a7e06e5dc1144cdb264abaff6) ^ ^(crc_lane[383:256] & 128'h4e21479752c402be14c91fc0e73618cd) ^ ^(crc_lane[511:384] & 128'hc35cc098760b74bbc4a1c3820f72d89c);
-  assign crc_next[31] = ^(crc_in & 32'hf2ff0e3b) ^ ^(crc_lane[127:0] & 128'h3bcb8dcab2806c08e826ca8df2ff0e3b) ^ ^(crc_lane[255:128] & 128'h54cc6d13abfb4697e18776dc4732caa4) ^ ^(crc_lane[383:256] & 128'h8bc1851a6378032be771ea80ba241089) ^ ^(crc_lane[511:384] & 128'h826880efa40da72d78c17d03f5a36f17);
-  assign crc_end_here = v_len_ok && v_plast[16:6] == beat_q;
-  assign crc_ok_now = crc_end_here ? crc_next == crc_residue : beat_q != 11'd0 && crc_ok_q;
   assign v_opcode = view[{v_udp + 8'd8, 3'b000} +: 8];
   assign v_bth1 = view[{v_udp + 8'd9, 3'b000} +: 8];
   assign v_dport_le = view[{v_udp + 8'd2, 3'b000} +: 16];
@@ -995,7 +1621,7 @@ module rx_parser (
   assign v_pay_ok = v_l3_ok && {v_dport_le[7:0], v_dport_le[15:8]} == csr_udp_dport_value_o && v_op_ok;
   assign v_pstart = {1'b0, v_pudp} + 18'd20 + {13'd0, v_ext_len};
   assign v_pstop = {1'b0, v_pend} - 18'd4 - {16'd0, v_bth1[5:4]};
-  assign beat_bytes = s_axis_tlast ? last_bytes : 7'd64;
+  assign beat_bytes = dly_tlast ? last_bytes : 7'd64;
   assign v_rcvd = {1'b0, base} + {11'd0, beat_bytes};
   assign pay_hi = v_pstop < v_rcvd ? v_pstop : v_rcvd;
   assign pay_lo = v_pstart > {1'b0, base} ? v_pstart : {1'b0, base};
@@ -1003,12 +1629,12 @@ module rx_parser (
   assign pay_got = pay_hi - v_pstart;
   assign pay_got0 = pay_lo - v_pstart;
   assign pay_full = pay_act && pay_got[17:6] != pay_got0[17:6];
-  assign pay_end = pay_act && (v_pstop <= v_rcvd || s_axis_tlast);
+  assign pay_end = pay_act && (v_pstop <= v_rcvd || dly_tlast);
   assign pay_rem = pay_got[5:0];
   assign pay_part = pay_end && pay_rem != 6'd0;
   assign pay_sh = v_pstart[5:0];
   assign pay_split = 6'd0 - pay_sh;
-  assign pay_rot_wide = {s_axis_tdata, s_axis_tdata} >> {pay_sh, 3'b000};
+  assign pay_rot_wide = {dly_tdata, dly_tdata} >> {pay_sh, 3'b000};
   assign pay_rot = pay_rot_wide[511:0];
   assign pay_first = v_pstart >= {1'b0, base};
   assign pay_cur = pay_first ? pay_rot : pay_res_q;
@@ -1232,284 +1858,502 @@ module rx_parser (
   assign csr_last_drop_opcode_d_i = p4_opcode_q;
   assign csr_last_drop_qpn_qpn_we_i = out_load && p4_verdict == 3'd4;
   assign csr_last_drop_qpn_qpn_d_i = p4_qpn_q;
-  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ipmask_wide[95:0], udpmask_wide[103:0], lrhxor_wide[31:0], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24], pay_rot_wide[1023:512], pay_got0[5:0], v_bth1[7:6], v_bth1[3:0], v_ipb0[3:0], pay_wp1[0]};
+  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[23:20], ic_hdr_q[47:44], ic_hdr_q[79:76], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24], pay_rot_wide[1023:512], pay_got0[5:0], v_bth1[7:6], v_bth1[3:0], v_ipb0[3:0], pay_wp1[0]};
 
   always @* begin
+    // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions need, ic1-ic3 find the IP header and the datagram end, ic4 masks the beat, ic5 computes its data term, ic6 runs the CRC register, ic7 checks the residue
+    ic_beat_d = ic_beat_q;
+    ic_hdr_d = ic_hdr_q;
+    if (ic_take) begin
+      if (ic_beat_q == 11'd0) begin
+        ic_hdr_d[7:0] = s_axis_tdata[103:96];
+        ic_hdr_d[15:8] = s_axis_tdata[111:104];
+        ic_hdr_d[23:16] = s_axis_tdata[119:112];
+        ic_hdr_d[31:24] = s_axis_tdata[135:128];
+        ic_hdr_d[39:32] = s_axis_tdata[143:136];
+        ic_hdr_d[47:40] = s_axis_tdata[151:144];
+        ic_hdr_d[55:48] = s_axis_tdata[159:152];
+        ic_hdr_d[63:56] = s_axis_tdata[167:160];
+        ic_hdr_d[71:64] = s_axis_tdata[175:168];
+        ic_hdr_d[79:72] = s_axis_tdata[183:176];
+        ic_hdr_d[87:80] = s_axis_tdata[191:184];
+        ic_hdr_d[95:88] = s_axis_tdata[215:208];
+        ic_hdr_d[103:96] = s_axis_tdata[223:216];
+        ic_hdr_d[111:104] = s_axis_tdata[247:240];
+        ic_hdr_d[119:112] = s_axis_tdata[255:248];
+        ic_hdr_d[127:120] = s_axis_tdata[279:272];
+        ic_hdr_d[135:128] = s_axis_tdata[287:280];
+        ic_hdr_d[143:136] = s_axis_tdata[311:304];
+        ic_hdr_d[151:144] = s_axis_tdata[319:312];
+        ic_hdr_d[159:152] = s_axis_tdata[343:336];
+        ic_hdr_d[167:160] = s_axis_tdata[351:344];
+        ic_hdr_d[175:168] = s_axis_tdata[375:368];
+        ic_hdr_d[183:176] = s_axis_tdata[383:376];
+        ic_hdr_d[191:184] = s_axis_tdata[407:400];
+        ic_hdr_d[199:192] = s_axis_tdata[415:408];
+        ic_hdr_d[207:200] = s_axis_tdata[439:432];
+        ic_hdr_d[215:208] = s_axis_tdata[447:440];
+        ic_hdr_d[223:216] = s_axis_tdata[471:464];
+        ic_hdr_d[231:224] = s_axis_tdata[479:472];
+        ic_hdr_d[239:232] = s_axis_tdata[503:496];
+        ic_hdr_d[247:240] = s_axis_tdata[511:504];
+      end
+      if (ic_beat_q == 11'd1) begin
+        ic_hdr_d[255:248] = s_axis_tdata[23:16];
+        ic_hdr_d[263:256] = s_axis_tdata[31:24];
+        ic_hdr_d[271:264] = s_axis_tdata[55:48];
+        ic_hdr_d[279:272] = s_axis_tdata[63:56];
+        ic_hdr_d[287:280] = s_axis_tdata[87:80];
+        ic_hdr_d[295:288] = s_axis_tdata[95:88];
+        ic_hdr_d[303:296] = s_axis_tdata[119:112];
+        ic_hdr_d[311:304] = s_axis_tdata[127:120];
+        ic_hdr_d[319:312] = s_axis_tdata[151:144];
+        ic_hdr_d[327:320] = s_axis_tdata[159:152];
+        ic_hdr_d[335:328] = s_axis_tdata[183:176];
+        ic_hdr_d[343:336] = s_axis_tdata[191:184];
+      end
+      if (s_axis_tlast) begin
+        ic_beat_d = 11'd0;
+      end else if (ic_beat_q != 11'd2047) begin
+        ic_beat_d = ic_beat_q + 11'd1;
+      end
+    end
+    ic1_valid_d = ic1_valid_q;
+    ic1_tdata_d = ic1_tdata_q;
+    ic1_tkeep_d = ic1_tkeep_q;
+    ic1_tlast_d = ic1_tlast_q;
+    ic1_tuser_d = ic1_tuser_q;
+    ic1_beat_d = ic1_beat_q;
+    if (in_ready) begin
+      ic1_valid_d = s_axis_tvalid;
+      ic1_tdata_d = s_axis_tdata;
+      ic1_tkeep_d = s_axis_tkeep;
+      ic1_tlast_d = s_axis_tlast;
+      ic1_tuser_d = s_axis_tuser;
+      ic1_beat_d = ic_beat_q;
+    end
+    ic2_valid_d = ic2_valid_q;
+    ic2_tdata_d = ic2_tdata_q;
+    ic2_tkeep_d = ic2_tkeep_q;
+    ic2_tlast_d = ic2_tlast_q;
+    ic2_tuser_d = ic2_tuser_q;
+    ic2_beat_d = ic2_beat_q;
+    ic2_tags_d = ic2_tags_q;
+    ic2_ipv6_d = ic2_ipv6_q;
+    ic2_idx_d = ic2_idx_q;
+    ic2_udp4_d = ic2_udp4_q;
+    ic2_zl_d = ic2_zl_q;
+    ic2_len_ok_d = ic2_len_ok_q;
+    if (in_ready) begin
+      ic2_valid_d = ic1_valid_q;
+      ic2_tdata_d = ic1_tdata_q;
+      ic2_tkeep_d = ic1_tkeep_q;
+      ic2_tlast_d = ic1_tlast_q;
+      ic2_tuser_d = ic1_tuser_q;
+      ic2_beat_d = ic1_beat_q;
+      ic2_tags_d = ic1_tags;
+      ic2_ipv6_d = ic1_ipv6;
+      ic2_idx_d = ic1_idx;
+      ic2_udp4_d = ic1_udp4;
+      ic2_zl_d = ic1_zl;
+      ic2_len_ok_d = ic1_len_ok;
+    end
+    ic3_valid_d = ic3_valid_q;
+    ic3_tdata_d = ic3_tdata_q;
+    ic3_tkeep_d = ic3_tkeep_q;
+    ic3_tlast_d = ic3_tlast_q;
+    ic3_tuser_d = ic3_tuser_q;
+    ic3_beat_d = ic3_beat_q;
+    ic3_beat_p1_d = ic3_beat_p1_q;
+    ic3_tags_d = ic3_tags_q;
+    ic3_ipv6_d = ic3_ipv6_q;
+    ic3_idx_d = ic3_idx_q;
+    ic3_len_ok_d = ic3_len_ok_q;
+    ic3_pend_d = ic3_pend_q;
+    if (in_ready) begin
+      ic3_valid_d = ic2_valid_q;
+      ic3_tdata_d = ic2_tdata_q;
+      ic3_tkeep_d = ic2_tkeep_q;
+      ic3_tlast_d = ic2_tlast_q;
+      ic3_tuser_d = ic2_tuser_q;
+      ic3_beat_d = ic2_beat_q;
+      ic3_beat_p1_d = ic2_beat_q + 11'd1;
+      ic3_tags_d = ic2_tags_q;
+      ic3_ipv6_d = ic2_ipv6_q;
+      ic3_idx_d = ic2_idx_q;
+      ic3_len_ok_d = ic2_len_ok;
+      ic3_pend_d = ic2_pend;
+    end
     // CRC residue after the ICRC, advanced over the zeroed lanes after it
-    case (v_plast[5:0])
-      6'd0: crc_residue = 32'hfd817843;
-      6'd1: crc_residue = 32'he381391a;
-      6'd2: crc_residue = 32'he2320888;
-      6'd3: crc_residue = 32'h8a729cc9;
-      6'd4: crc_residue = 32'h1755251b;
-      6'd5: crc_residue = 32'he29b589e;
-      6'd6: crc_residue = 32'h23228ac9;
-      6'd7: crc_residue = 32'hfbed76f7;
-      6'd8: crc_residue = 32'h393a925f;
-      6'd9: crc_residue = 32'h39219de3;
-      6'd10: crc_residue = 32'h222e21e3;
-      6'd11: crc_residue = 32'h2c375ab6;
-      6'd12: crc_residue = 32'heec43dbe;
-      6'd13: crc_residue = 32'hca5c9202;
-      6'd14: crc_residue = 32'he65088f1;
-      6'd15: crc_residue = 32'h33d4f04f;
-      6'd16: crc_residue = 32'hd7edaa6d;
-      6'd17: crc_residue = 32'he07883e1;
-      6'd18: crc_residue = 32'had6aff0a;
-      6'd19: crc_residue = 32'h0d774c6a;
-      6'd20: crc_residue = 32'h1a26548a;
-      6'd21: crc_residue = 32'hfc80f714;
-      6'd22: crc_residue = 32'h397f685b;
-      6'd23: crc_residue = 32'h7cdb99e3;
-      6'd24: crc_residue = 32'h077654ce;
-      6'd25: crc_residue = 32'h1b90d704;
-      6'd26: crc_residue = 32'h91727f55;
-      6'd27: crc_residue = 32'h1613c24e;
-      6'd28: crc_residue = 32'h7f0d0bdf;
-      6'd29: crc_residue = 32'h6706644c;
-      6'd30: crc_residue = 32'hdb2e809b;
-      6'd31: crc_residue = 32'h95494d2a;
-      6'd32: crc_residue = 32'hf607a8c8;
-      6'd33: crc_residue = 32'hbe8e93d5;
-      6'd34: crc_residue = 32'h8583c572;
-      6'd35: crc_residue = 32'he6f5aa52;
-      6'd36: crc_residue = 32'h96f6534f;
-      6'd37: crc_residue = 32'hfffbc14a;
-      6'd38: crc_residue = 32'hf4ab3ad9;
-      6'd39: crc_residue = 32'h7f8f8816;
-      6'd40: crc_residue = 32'he585ad4c;
-      6'd41: crc_residue = 32'h501341cd;
-      6'd42: crc_residue = 32'h1630f170;
-      6'd43: crc_residue = 32'h5c3e35df;
-      6'd44: crc_residue = 32'h8d5fdbbb;
-      6'd45: crc_residue = 32'h57d64e1f;
-      6'd46: crc_residue = 32'hbefb3a74;
-      6'd47: crc_residue = 32'hf02a6472;
-      6'd48: crc_residue = 32'h25f73690;
-      6'd49: crc_residue = 32'h98e430b2;
-      6'd50: crc_residue = 32'h36100e42;
-      6'd51: crc_residue = 32'h1344b4aa;
-      6'd52: crc_residue = 32'h282cfc18;
-      6'd53: crc_residue = 32'h2e448638;
-      6'd54: crc_residue = 32'hf08bb97d;
-      6'd55: crc_residue = 32'h842a3990;
-      6'd56: crc_residue = 32'h94784e13;
-      6'd57: crc_residue = 32'h1c759789;
-      6'd58: crc_residue = 32'h19f6eb51;
-      6'd59: crc_residue = 32'h9add2096;
-      6'd60: crc_residue = 32'h62932081;
-      6'd61: crc_residue = 32'h4e3d5e5c;
-      6'd62: crc_residue = 32'h39dd08e2;
-      6'd63: crc_residue = 32'hdebb20e3;
-      default: crc_residue = 32'd0;
+    case (ic3_pend_q[5:0])
+      6'd0: ic3_residue = 32'hdebb20e3;
+      6'd1: ic3_residue = 32'hfd817843;
+      6'd2: ic3_residue = 32'he381391a;
+      6'd3: ic3_residue = 32'he2320888;
+      6'd4: ic3_residue = 32'h8a729cc9;
+      6'd5: ic3_residue = 32'h1755251b;
+      6'd6: ic3_residue = 32'he29b589e;
+      6'd7: ic3_residue = 32'h23228ac9;
+      6'd8: ic3_residue = 32'hfbed76f7;
+      6'd9: ic3_residue = 32'h393a925f;
+      6'd10: ic3_residue = 32'h39219de3;
+      6'd11: ic3_residue = 32'h222e21e3;
+      6'd12: ic3_residue = 32'h2c375ab6;
+      6'd13: ic3_residue = 32'heec43dbe;
+      6'd14: ic3_residue = 32'hca5c9202;
+      6'd15: ic3_residue = 32'he65088f1;
+      6'd16: ic3_residue = 32'h33d4f04f;
+      6'd17: ic3_residue = 32'hd7edaa6d;
+      6'd18: ic3_residue = 32'he07883e1;
+      6'd19: ic3_residue = 32'had6aff0a;
+      6'd20: ic3_residue = 32'h0d774c6a;
+      6'd21: ic3_residue = 32'h1a26548a;
+      6'd22: ic3_residue = 32'hfc80f714;
+      6'd23: ic3_residue = 32'h397f685b;
+      6'd24: ic3_residue = 32'h7cdb99e3;
+      6'd25: ic3_residue = 32'h077654ce;
+      6'd26: ic3_residue = 32'h1b90d704;
+      6'd27: ic3_residue = 32'h91727f55;
+      6'd28: ic3_residue = 32'h1613c24e;
+      6'd29: ic3_residue = 32'h7f0d0bdf;
+      6'd30: ic3_residue = 32'h6706644c;
+      6'd31: ic3_residue = 32'hdb2e809b;
+      6'd32: ic3_residue = 32'h95494d2a;
+      6'd33: ic3_residue = 32'hf607a8c8;
+      6'd34: ic3_residue = 32'hbe8e93d5;
+      6'd35: ic3_residue = 32'h8583c572;
+      6'd36: ic3_residue = 32'he6f5aa52;
+      6'd37: ic3_residue = 32'h96f6534f;
+      6'd38: ic3_residue = 32'hfffbc14a;
+      6'd39: ic3_residue = 32'hf4ab3ad9;
+      6'd40: ic3_residue = 32'h7f8f8816;
+      6'd41: ic3_residue = 32'he585ad4c;
+      6'd42: ic3_residue = 32'h501341cd;
+      6'd43: ic3_residue = 32'h1630f170;
+      6'd44: ic3_residue = 32'h5c3e35df;
+      6'd45: ic3_residue = 32'h8d5fdbbb;
+      6'd46: ic3_residue = 32'h57d64e1f;
+      6'd47: ic3_residue = 32'hbefb3a74;
+      6'd48: ic3_residue = 32'hf02a6472;
+      6'd49: ic3_residue = 32'h25f73690;
+      6'd50: ic3_residue = 32'h98e430b2;
+      6'd51: ic3_residue = 32'h36100e42;
+      6'd52: ic3_residue = 32'h1344b4aa;
+      6'd53: ic3_residue = 32'h282cfc18;
+      6'd54: ic3_residue = 32'h2e448638;
+      6'd55: ic3_residue = 32'hf08bb97d;
+      6'd56: ic3_residue = 32'h842a3990;
+      6'd57: ic3_residue = 32'h94784e13;
+      6'd58: ic3_residue = 32'h1c759789;
+      6'd59: ic3_residue = 32'h19f6eb51;
+      6'd60: ic3_residue = 32'h9add2096;
+      6'd61: ic3_residue = 32'h62932081;
+      6'd62: ic3_residue = 32'h4e3d5e5c;
+      6'd63: ic3_residue = 32'h39dd08e2;
+      default: ic3_residue = 32'd0;
     endcase
+    ic4_valid_d = ic4_valid_q;
+    ic4_tdata_d = ic4_tdata_q;
+    ic4_tkeep_d = ic4_tkeep_q;
+    ic4_tlast_d = ic4_tlast_q;
+    ic4_tuser_d = ic4_tuser_q;
+    ic4_first_d = ic4_first_q;
+    ic4_k_d = ic4_k_q;
+    ic4_t4_d = ic4_t4_q;
+    ic4_t6_d = ic4_t6_q;
+    ic4_u_d = ic4_u_q;
+    ic4_hi_all_d = ic4_hi_all_q;
+    ic4_hi_part_d = ic4_hi_part_q;
+    ic4_hi_lane_d = ic4_hi_lane_q;
+    ic4_end_here_d = ic4_end_here_q;
+    ic4_residue_d = ic4_residue_q;
+    if (in_ready) begin
+      ic4_valid_d = ic3_valid_q;
+      ic4_tdata_d = ic3_tdata_q;
+      ic4_tkeep_d = ic3_tkeep_q;
+      ic4_tlast_d = ic3_tlast_q;
+      ic4_tuser_d = ic3_tuser_q;
+      ic4_first_d = ic3_beat_q == 11'd0;
+      ic4_k_d = {ic3_beat_q >= 11'd2, ic3_beat_q == 11'd1, ic3_beat_q == 11'd0};
+      ic4_t4_d = {ic3_tags_q == 2'd2 && !ic3_ipv6_q, ic3_tags_q == 2'd1 && !ic3_ipv6_q, ic3_tags_q == 2'd0 && !ic3_ipv6_q};
+      ic4_t6_d = {ic3_tags_q == 2'd2 && ic3_ipv6_q, ic3_tags_q == 2'd1 && ic3_ipv6_q, ic3_tags_q == 2'd0 && ic3_ipv6_q};
+      ic4_u_d = {ic3_idx_q == 5'd17, ic3_idx_q == 5'd16, ic3_idx_q == 5'd15, ic3_idx_q == 5'd14, ic3_idx_q == 5'd13, ic3_idx_q == 5'd12, ic3_idx_q == 5'd11, ic3_idx_q == 5'd10, ic3_idx_q == 5'd9, ic3_idx_q == 5'd8, ic3_idx_q == 5'd7, ic3_idx_q == 5'd6, ic3_idx_q == 5'd5, ic3_idx_q == 5'd4, ic3_idx_q == 5'd3, ic3_idx_q == 5'd2, ic3_idx_q == 5'd1, ic3_idx_q == 5'd0};
+      ic4_hi_all_d = ic3_beat_q < ic3_pend_q[16:6];
+      ic4_hi_part_d = ic3_beat_q == ic3_pend_q[16:6];
+      ic4_hi_lane_d = ic3_pend_q[5:0];
+      ic4_end_here_d = ic3_len_ok_q && (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] : ic3_beat_q == ic3_pend_q[16:6]);
+      ic4_residue_d = ic3_residue;
+    end
+    ic5_valid_d = ic5_valid_q;
+    ic5_tdata_d = ic5_tdata_q;
+    ic5_tkeep_d = ic5_tkeep_q;
+    ic5_tlast_d = ic5_tlast_q;
+    ic5_tuser_d = ic5_tuser_q;
+    ic5_first_d = ic5_first_q;
+    ic5_end_here_d = ic5_end_here_q;
+    ic5_residue_d = ic5_residue_q;
+    ic5_lane_d = ic5_lane_q;
+    if (in_ready) begin
+      ic5_valid_d = ic4_valid_q;
+      ic5_tdata_d = ic4_tdata_q;
+      ic5_tkeep_d = ic4_tkeep_q;
+      ic5_tlast_d = ic4_tlast_q;
+      ic5_tuser_d = ic4_tuser_q;
+      ic5_first_d = ic4_first_q;
+      ic5_end_here_d = ic4_end_here_q;
+      ic5_residue_d = ic4_residue_q;
+      ic5_lane_d = ic4_lane;
+    end
+    ic6_valid_d = ic6_valid_q;
+    ic6_tdata_d = ic6_tdata_q;
+    ic6_tkeep_d = ic6_tkeep_q;
+    ic6_tlast_d = ic6_tlast_q;
+    ic6_tuser_d = ic6_tuser_q;
+    ic6_first_d = ic6_first_q;
+    ic6_end_here_d = ic6_end_here_q;
+    ic6_residue_d = ic6_residue_q;
+    ic6_dterm_d = ic6_dterm_q;
+    if (in_ready) begin
+      ic6_valid_d = ic5_valid_q;
+      ic6_tdata_d = ic5_tdata_q;
+      ic6_tkeep_d = ic5_tkeep_q;
+      ic6_tlast_d = ic5_tlast_q;
+      ic6_tuser_d = ic5_tuser_q;
+      ic6_first_d = ic5_first_q;
+      ic6_end_here_d = ic5_end_here_q;
+      ic6_residue_d = ic5_residue_q;
+      ic6_dterm_d = ic5_dterm;
+    end
+    ic_crc_d = ic_crc_q;
+    if (in_ready && ic6_valid_q) begin
+      ic_crc_d = ic6_crc;
+    end
+    ic7_valid_d = ic7_valid_q;
+    ic7_tdata_d = ic7_tdata_q;
+    ic7_tkeep_d = ic7_tkeep_q;
+    ic7_tlast_d = ic7_tlast_q;
+    ic7_tuser_d = ic7_tuser_q;
+    ic7_first_d = ic7_first_q;
+    ic7_end_here_d = ic7_end_here_q;
+    ic7_residue_d = ic7_residue_q;
+    if (in_ready) begin
+      ic7_valid_d = ic6_valid_q;
+      ic7_tdata_d = ic6_tdata_q;
+      ic7_tkeep_d = ic6_tkeep_q;
+      ic7_tlast_d = ic6_tlast_q;
+      ic7_tuser_d = ic6_tuser_q;
+      ic7_first_d = ic6_first_q;
+      ic7_end_here_d = ic6_end_here_q;
+      ic7_residue_d = ic6_residue_q;
+    end
+    ic_ok_d = ic_ok_q;
+    if (in_ready && ic7_valid_q) begin
+      ic_ok_d = dly_crc_ok;
+    end
     last_bytes = 7'd0;
-    if (s_axis_tkeep[0]) begin
+    if (dly_tkeep[0]) begin
       last_bytes = 7'd1;
     end
-    if (s_axis_tkeep[1]) begin
+    if (dly_tkeep[1]) begin
       last_bytes = 7'd2;
     end
-    if (s_axis_tkeep[2]) begin
+    if (dly_tkeep[2]) begin
       last_bytes = 7'd3;
     end
-    if (s_axis_tkeep[3]) begin
+    if (dly_tkeep[3]) begin
       last_bytes = 7'd4;
     end
-    if (s_axis_tkeep[4]) begin
+    if (dly_tkeep[4]) begin
       last_bytes = 7'd5;
     end
-    if (s_axis_tkeep[5]) begin
+    if (dly_tkeep[5]) begin
       last_bytes = 7'd6;
     end
-    if (s_axis_tkeep[6]) begin
+    if (dly_tkeep[6]) begin
       last_bytes = 7'd7;
     end
-    if (s_axis_tkeep[7]) begin
+    if (dly_tkeep[7]) begin
       last_bytes = 7'd8;
     end
-    if (s_axis_tkeep[8]) begin
+    if (dly_tkeep[8]) begin
       last_bytes = 7'd9;
     end
-    if (s_axis_tkeep[9]) begin
+    if (dly_tkeep[9]) begin
       last_bytes = 7'd10;
     end
-    if (s_axis_tkeep[10]) begin
+    if (dly_tkeep[10]) begin
       last_bytes = 7'd11;
     end
-    if (s_axis_tkeep[11]) begin
+    if (dly_tkeep[11]) begin
       last_bytes = 7'd12;
     end
-    if (s_axis_tkeep[12]) begin
+    if (dly_tkeep[12]) begin
       last_bytes = 7'd13;
     end
-    if (s_axis_tkeep[13]) begin
+    if (dly_tkeep[13]) begin
       last_bytes = 7'd14;
     end
-    if (s_axis_tkeep[14]) begin
+    if (dly_tkeep[14]) begin
       last_bytes = 7'd15;
     end
-    if (s_axis_tkeep[15]) begin
+    if (dly_tkeep[15]) begin
       last_bytes = 7'd16;
     end
-    if (s_axis_tkeep[16]) begin
+    if (dly_tkeep[16]) begin
       last_bytes = 7'd17;
     end
-    if (s_axis_tkeep[17]) begin
+    if (dly_tkeep[17]) begin
       last_bytes = 7'd18;
     end
-    if (s_axis_tkeep[18]) begin
+    if (dly_tkeep[18]) begin
       last_bytes = 7'd19;
     end
-    if (s_axis_tkeep[19]) begin
+    if (dly_tkeep[19]) begin
       last_bytes = 7'd20;
     end
-    if (s_axis_tkeep[20]) begin
+    if (dly_tkeep[20]) begin
       last_bytes = 7'd21;
     end
-    if (s_axis_tkeep[21]) begin
+    if (dly_tkeep[21]) begin
       last_bytes = 7'd22;
     end
-    if (s_axis_tkeep[22]) begin
+    if (dly_tkeep[22]) begin
       last_bytes = 7'd23;
     end
-    if (s_axis_tkeep[23]) begin
+    if (dly_tkeep[23]) begin
       last_bytes = 7'd24;
     end
-    if (s_axis_tkeep[24]) begin
+    if (dly_tkeep[24]) begin
       last_bytes = 7'd25;
     end
-    if (s_axis_tkeep[25]) begin
+    if (dly_tkeep[25]) begin
       last_bytes = 7'd26;
     end
-    if (s_axis_tkeep[26]) begin
+    if (dly_tkeep[26]) begin
       last_bytes = 7'd27;
     end
-    if (s_axis_tkeep[27]) begin
+    if (dly_tkeep[27]) begin
       last_bytes = 7'd28;
     end
-    if (s_axis_tkeep[28]) begin
+    if (dly_tkeep[28]) begin
       last_bytes = 7'd29;
     end
-    if (s_axis_tkeep[29]) begin
+    if (dly_tkeep[29]) begin
       last_bytes = 7'd30;
     end
-    if (s_axis_tkeep[30]) begin
+    if (dly_tkeep[30]) begin
       last_bytes = 7'd31;
     end
-    if (s_axis_tkeep[31]) begin
+    if (dly_tkeep[31]) begin
       last_bytes = 7'd32;
     end
-    if (s_axis_tkeep[32]) begin
+    if (dly_tkeep[32]) begin
       last_bytes = 7'd33;
     end
-    if (s_axis_tkeep[33]) begin
+    if (dly_tkeep[33]) begin
       last_bytes = 7'd34;
     end
-    if (s_axis_tkeep[34]) begin
+    if (dly_tkeep[34]) begin
       last_bytes = 7'd35;
     end
-    if (s_axis_tkeep[35]) begin
+    if (dly_tkeep[35]) begin
       last_bytes = 7'd36;
     end
-    if (s_axis_tkeep[36]) begin
+    if (dly_tkeep[36]) begin
       last_bytes = 7'd37;
     end
-    if (s_axis_tkeep[37]) begin
+    if (dly_tkeep[37]) begin
       last_bytes = 7'd38;
     end
-    if (s_axis_tkeep[38]) begin
+    if (dly_tkeep[38]) begin
       last_bytes = 7'd39;
     end
-    if (s_axis_tkeep[39]) begin
+    if (dly_tkeep[39]) begin
       last_bytes = 7'd40;
     end
-    if (s_axis_tkeep[40]) begin
+    if (dly_tkeep[40]) begin
       last_bytes = 7'd41;
     end
-    if (s_axis_tkeep[41]) begin
+    if (dly_tkeep[41]) begin
       last_bytes = 7'd42;
     end
-    if (s_axis_tkeep[42]) begin
+    if (dly_tkeep[42]) begin
       last_bytes = 7'd43;
     end
-    if (s_axis_tkeep[43]) begin
+    if (dly_tkeep[43]) begin
       last_bytes = 7'd44;
     end
-    if (s_axis_tkeep[44]) begin
+    if (dly_tkeep[44]) begin
       last_bytes = 7'd45;
     end
-    if (s_axis_tkeep[45]) begin
+    if (dly_tkeep[45]) begin
       last_bytes = 7'd46;
     end
-    if (s_axis_tkeep[46]) begin
+    if (dly_tkeep[46]) begin
       last_bytes = 7'd47;
     end
-    if (s_axis_tkeep[47]) begin
+    if (dly_tkeep[47]) begin
       last_bytes = 7'd48;
     end
-    if (s_axis_tkeep[48]) begin
+    if (dly_tkeep[48]) begin
       last_bytes = 7'd49;
     end
-    if (s_axis_tkeep[49]) begin
+    if (dly_tkeep[49]) begin
       last_bytes = 7'd50;
     end
-    if (s_axis_tkeep[50]) begin
+    if (dly_tkeep[50]) begin
       last_bytes = 7'd51;
     end
-    if (s_axis_tkeep[51]) begin
+    if (dly_tkeep[51]) begin
       last_bytes = 7'd52;
     end
-    if (s_axis_tkeep[52]) begin
+    if (dly_tkeep[52]) begin
       last_bytes = 7'd53;
     end
-    if (s_axis_tkeep[53]) begin
+    if (dly_tkeep[53]) begin
       last_bytes = 7'd54;
     end
-    if (s_axis_tkeep[54]) begin
+    if (dly_tkeep[54]) begin
       last_bytes = 7'd55;
     end
-    if (s_axis_tkeep[55]) begin
+    if (dly_tkeep[55]) begin
       last_bytes = 7'd56;
     end
-    if (s_axis_tkeep[56]) begin
+    if (dly_tkeep[56]) begin
       last_bytes = 7'd57;
     end
-    if (s_axis_tkeep[57]) begin
+    if (dly_tkeep[57]) begin
       last_bytes = 7'd58;
     end
-    if (s_axis_tkeep[58]) begin
+    if (dly_tkeep[58]) begin
       last_bytes = 7'd59;
     end
-    if (s_axis_tkeep[59]) begin
+    if (dly_tkeep[59]) begin
       last_bytes = 7'd60;
     end
-    if (s_axis_tkeep[60]) begin
+    if (dly_tkeep[60]) begin
       last_bytes = 7'd61;
     end
-    if (s_axis_tkeep[61]) begin
+    if (dly_tkeep[61]) begin
       last_bytes = 7'd62;
     end
-    if (s_axis_tkeep[62]) begin
+    if (dly_tkeep[62]) begin
       last_bytes = 7'd63;
     end
-    if (s_axis_tkeep[63]) begin
+    if (dly_tkeep[63]) begin
       last_bytes = 7'd64;
     end
     beat_d = beat_q;
     hdr_d = hdr_q;
-    crc_d = crc_q;
-    crc_ok_d = crc_ok_q;
     if (take) begin
       hdr_d = view;
-      crc_d = crc_next;
-      crc_ok_d = crc_ok_now;
-      if (s_axis_tlast) begin
+      if (dly_tlast) begin
         beat_d = 11'd0;
       end else if (beat_q != 11'd2047) begin
         beat_d = beat_q + 11'd1;
       end
     end
+    // payload stream: the IP and UDP positions and the datagram end, as the beat decodes
     // payload stream: the opcode's extension headers, as the beat decodes
     v_op_ok = 1'b0;
     v_ext_len = 5'd0;
@@ -1611,7 +2455,7 @@ module rx_parser (
     pay_seen_d = pay_seen_q;
     if (take) begin
       pay_res_d = pay_rot;
-      pay_seen_d = !s_axis_tlast && pay_frame;
+      pay_seen_d = !dly_tlast && pay_frame;
     end
     // stage 1: the frame whose tlast beat was taken
     s1_valid_d = s1_valid_q;
@@ -1621,11 +2465,11 @@ module rx_parser (
     s1_tuser_d = s1_tuser_q;
     s1_pay_d = s1_pay_q;
     if (en) begin
-      s1_valid_d = take && s_axis_tlast;
+      s1_valid_d = take && dly_tlast;
       s1_hdr_d = view;
       s1_len_d = base + {10'd0, last_bytes};
-      s1_crc_ok_d = crc_ok_now;
-      s1_tuser_d = s_axis_tuser;
+      s1_crc_ok_d = dly_crc_ok;
+      s1_tuser_d = dly_tuser;
       s1_pay_d = pay_frame;
     end
     // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
@@ -2284,6 +3128,14 @@ module rx_parser (
 
   always @(posedge clk) begin
     if (rst) begin
+      ic_beat_q <= 11'd0;
+      ic1_valid_q <= 1'b0;
+      ic2_valid_q <= 1'b0;
+      ic3_valid_q <= 1'b0;
+      ic4_valid_q <= 1'b0;
+      ic5_valid_q <= 1'b0;
+      ic6_valid_q <= 1'b0;
+      ic7_valid_q <= 1'b0;
       beat_q <= 11'd0;
       pay_seen_q <= 1'b0;
       pay_wp_q <= 4'b0000;
@@ -2362,6 +3214,14 @@ module rx_parser (
       m_ack_syndrome_q <= 8'd0;
       m_ack_psn_q <= 24'd0;
     end else begin
+      ic_beat_q <= ic_beat_d;
+      ic1_valid_q <= ic1_valid_d;
+      ic2_valid_q <= ic2_valid_d;
+      ic3_valid_q <= ic3_valid_d;
+      ic4_valid_q <= ic4_valid_d;
+      ic5_valid_q <= ic5_valid_d;
+      ic6_valid_q <= ic6_valid_d;
+      ic7_valid_q <= ic7_valid_d;
       beat_q <= beat_d;
       pay_seen_q <= pay_seen_d;
       pay_wp_q <= pay_wp_d;
@@ -2442,9 +3302,74 @@ module rx_parser (
     end
   end
   always @(posedge clk) begin
+    ic_hdr_q <= ic_hdr_d;
+    ic1_tdata_q <= ic1_tdata_d;
+    ic1_tkeep_q <= ic1_tkeep_d;
+    ic1_tlast_q <= ic1_tlast_d;
+    ic1_tuser_q <= ic1_tuser_d;
+    ic1_beat_q <= ic1_beat_d;
+    ic2_tdata_q <= ic2_tdata_d;
+    ic2_tkeep_q <= ic2_tkeep_d;
+    ic2_tlast_q <= ic2_tlast_d;
+    ic2_tuser_q <= ic2_tuser_d;
+    ic2_beat_q <= ic2_beat_d;
+    ic2_tags_q <= ic2_tags_d;
+    ic2_ipv6_q <= ic2_ipv6_d;
+    ic2_idx_q <= ic2_idx_d;
+    ic2_udp4_q <= ic2_udp4_d;
+    ic2_zl_q <= ic2_zl_d;
+    ic2_len_ok_q <= ic2_len_ok_d;
+    ic3_tdata_q <= ic3_tdata_d;
+    ic3_tkeep_q <= ic3_tkeep_d;
+    ic3_tlast_q <= ic3_tlast_d;
+    ic3_tuser_q <= ic3_tuser_d;
+    ic3_beat_q <= ic3_beat_d;
+    ic3_beat_p1_q <= ic3_beat_p1_d;
+    ic3_tags_q <= ic3_tags_d;
+    ic3_ipv6_q <= ic3_ipv6_d;
+    ic3_idx_q <= ic3_idx_d;
+    ic3_len_ok_q <= ic3_len_ok_d;
+    ic3_pend_q <= ic3_pend_d;
+    ic4_tdata_q <= ic4_tdata_d;
+    ic4_tkeep_q <= ic4_tkeep_d;
+    ic4_tlast_q <= ic4_tlast_d;
+    ic4_tuser_q <= ic4_tuser_d;
+    ic4_first_q <= ic4_first_d;
+    ic4_k_q <= ic4_k_d;
+    ic4_t4_q <= ic4_t4_d;
+    ic4_t6_q <= ic4_t6_d;
+    ic4_u_q <= ic4_u_d;
+    ic4_hi_all_q <= ic4_hi_all_d;
+    ic4_hi_part_q <= ic4_hi_part_d;
+    ic4_hi_lane_q <= ic4_hi_lane_d;
+    ic4_end_here_q <= ic4_end_here_d;
+    ic4_residue_q <= ic4_residue_d;
+    ic5_tdata_q <= ic5_tdata_d;
+    ic5_tkeep_q <= ic5_tkeep_d;
+    ic5_tlast_q <= ic5_tlast_d;
+    ic5_tuser_q <= ic5_tuser_d;
+    ic5_first_q <= ic5_first_d;
+    ic5_end_here_q <= ic5_end_here_d;
+    ic5_residue_q <= ic5_residue_d;
+    ic5_lane_q <= ic5_lane_d;
+    ic6_tdata_q <= ic6_tdata_d;
+    ic6_tkeep_q <= ic6_tkeep_d;
+    ic6_tlast_q <= ic6_tlast_d;
+    ic6_tuser_q <= ic6_tuser_d;
+    ic6_first_q <= ic6_first_d;
+    ic6_end_here_q <= ic6_end_here_d;
+    ic6_residue_q <= ic6_residue_d;
+    ic6_dterm_q <= ic6_dterm_d;
+    ic_crc_q <= ic_crc_d;
+    ic7_tdata_q <= ic7_tdata_d;
+    ic7_tkeep_q <= ic7_tkeep_d;
+    ic7_tlast_q <= ic7_tlast_d;
+    ic7_tuser_q <= ic7_tuser_d;
+    ic7_first_q <= ic7_first_d;
+    ic7_end_here_q <= ic7_end_here_d;
+    ic7_residue_q <= ic7_residue_d;
+    ic_ok_q <= ic_ok_d;
     hdr_q <= hdr_d;
-    crc_q <= crc_d;
-    crc_ok_q <= crc_ok_d;
     pay_res_q <= pay_res_d;
     s1_hdr_q <= s1_hdr_d;
     s1_len_q <= s1_len_d;

@@ -6,12 +6,15 @@
 //! - **Header capture.** The first [`HDR_BYTES`] bytes of a frame are kept in `hdr_q`; the
 //!   current beat is merged in (`view`) so headers that straddle beats decode as soon as
 //!   their last byte arrives.
-//! - **ICRC in the datapath.** Every beat goes through a `DW`-bit-parallel CRC-32 (XOR
-//!   matrices computed here) with the variant fields masked to ones, the bytes before the
-//!   IP header zeroed and the masked-LRH state (0xDEBB20E3) folded into the first four IP
-//!   bytes, so the register starts from 0 on every frame. The bytes after the UDP datagram
-//!   are zeroed too, and in the beat holding the datagram's last byte the register is
-//!   compared with the CRC residue advanced by the number of trailing zero bytes.
+//! - **ICRC pipeline** (module `icrc`). Beats enter a pipeline of `ICRC_DELAY` stages
+//!   (each a few LUT levels) that finds the IP header and the datagram end from a small
+//!   capture of the position bytes, masks the beat (variant fields to ones, bytes before the
+//!   IP header and after the datagram zeroed, the masked-LRH state 0xDEBB20E3 folded into the
+//!   first four IP bytes, so the register starts from 0 on every frame), computes its
+//!   `DW`-bit-parallel data term in a stage of its own and runs the CRC recurrence; in the
+//!   beat holding the datagram's last byte the register is compared with the CRC residue
+//!   advanced by the number of trailing zero bytes. The header capture below takes the beats
+//!   as they leave that pipeline (`dly_*`), with the ICRC result of their frame.
 //! - **Verdict.** On the `tlast` beat the header bytes, the frame length, the ICRC result
 //!   and `tuser` move to stage 1; stage 2 decodes and checks them and asks the QPC for the
 //!   frame's QP (`rx_req`); two cycles later (p2) the QP checks run and the R_Key check goes
@@ -37,6 +40,8 @@
 //! `tuser` = discard (1 unless accepted). `m_hdr_pay` pairs verdicts with packets. A full
 //! FIFO stalls only the input (see [`payload_input`]).
 
+mod icrc;
+
 use rdmagen_regmap::RegMap;
 use verilog_ast::{
     BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
@@ -48,7 +53,7 @@ use verilog_ast::{
 pub const HDR_BYTES: u32 = 136;
 /// Cycles from the cycle the `tlast` beat is taken to the cycle `m_hdr_valid` shows its
 /// verdict, when `m_hdr_ready` was high in between.
-pub const VERDICT_LATENCY: u32 = 6;
+pub const VERDICT_LATENCY: u32 = icrc::ICRC_DELAY + 6;
 /// Cycles each QPC port (RX lookup, R_Key check) takes from request to response.
 pub const LOOKUP_LATENCY: u32 = 2;
 /// Write-backs not yet visible to a lookup when its answer is used: the ones made in the
@@ -769,17 +774,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "in_ready",
         1,
         Expr::and(id("en"), id("pay_room")),
-        "the payload FIFO stalls only the input, never the verdict pipeline",
+        "the payload FIFO stalls only the input side (the ICRC pipeline and the input stage), never the verdict pipeline",
     );
-    g.wire("take", 1, Expr::and(id("s_axis_tvalid"), id("in_ready")));
     g.assigns
         .push(V::Assign(id("s_axis_tready"), id("in_ready")));
+    let icrc_unused = icrc::emit(&mut g, dw);
+    g.wire_c(
+        "take",
+        1,
+        Expr::and(id("dly_tvalid"), id("in_ready")),
+        "the input stage takes the beat that left the ICRC pipeline",
+    );
 
-    // ---- input stage: beat counter, header capture, ICRC
+    // ---- input stage: beat counter, header capture (the stream after the ICRC pipeline)
     g.flop("beat", bw, Some(Expr::zero(bw)));
     g.flop("hdr", hb, None);
-    g.flop("crc", 32, None);
-    g.flop("crc_ok", 1, None);
     g.wire_c(
         "base",
         PW,
@@ -795,7 +804,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         if hi < HDR_BYTES {
             parts.push(id("hdr_q").bits(hb - 1, hi * 8));
         }
-        parts.push(id("s_axis_tdata").bits((hi - lo) * 8 - 1, 0));
+        parts.push(id("dly_tdata").bits((hi - lo) * 8 - 1, 0));
         if lo > 0 {
             parts.push(id("hdr_q").bits(lo * 8 - 1, 0));
         }
@@ -811,248 +820,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         view,
         "captured header bytes, the current beat merged in",
     );
-    l3_positions(&mut g, "view", "v");
-    g.wire(
-        "v_udp_len_le",
-        16,
-        id("view").part(
-            Expr::concat(vec![Expr::plus(id("v_udp"), d(8, 4)), n(3, 0)]),
-            Expr::int(16),
-        ),
-    );
-    g.wire(
-        "v_udp_len",
-        16,
-        Expr::concat(vec![
-            id("v_udp_len_le").bits(7, 0),
-            id("v_udp_len_le").bits(15, 8),
-        ]),
-    );
-    let pos = |e: Expr| zext(e, 8, PW);
-    g.wire("v_pip", PW, pos(id("v_ip")));
-    g.wire("v_pudp", PW, pos(id("v_udp")));
-    g.wire_c(
-        "v_pend",
-        PW,
-        Expr::plus(id("v_pudp"), zext(id("v_udp_len"), 16, PW)),
-        "one past the UDP datagram",
-    );
-    g.wire_c(
-        "v_len_ok",
-        1,
-        Expr::bin(BinOp::Ge, id("v_udp_len"), d(16, 24)),
-        "UDP + BTH + ICRC fit (else the frame is dropped as truncated)",
-    );
-    g.wire_c(
-        "v_pzero",
-        PW,
-        Expr::ternary(
-            id("v_len_ok"),
-            id("v_pend"),
-            Expr::plus(id("v_pudp"), d(PW, 24)),
-        ),
-        "bytes from here on are zeroed for the ICRC",
-    );
-    g.wire("v_plast", PW, Expr::minus(id("v_pend"), d(PW, 1)));
-
-    // Byte-shifted patterns and keep masks, each relative to the beat: `rel(x, k)` is
-    // clamp(x - base + k, 0, max) in bytes.
-    let rel = |g: &mut Gen, name: &str, x: &str, k: u32, max: u32| -> u32 {
-        let sw = clog2(max + 1);
-        g.wire(
-            &format!("{name}_diff"),
-            PW + 1,
-            Expr::minus(
-                Expr::plus(zext(id(x), PW, PW + 1), d(PW + 1, u64::from(k))),
-                zext(id("base"), PW, PW + 1),
-            ),
-        );
-        g.wire(
-            name,
-            sw,
-            Expr::ternary(
-                id(format!("{name}_diff")).index(Expr::int(i64::from(PW))),
-                Expr::zero(sw),
-                Expr::ternary(
-                    gt(id(format!("{name}_diff")), d(PW + 1, u64::from(max))),
-                    d(sw, u64::from(max)),
-                    id(format!("{name}_diff")).bits(sw - 1, 0),
-                ),
-            ),
-        );
-        sw
-    };
-    // Pattern of masked bytes from the IP header start (12 bytes) and the UDP header
-    // start (13 bytes), and the LRH state XORed into the first 4 IP bytes.
-    let pat = |bytes: &[(u32, u8)], len: u32| -> u128 {
-        let mut v = 0u128;
-        for &(j, b) in bytes {
-            assert!(j < len);
-            v |= u128::from(b) << (8 * j);
-        }
-        v
-    };
-    let ip4_mask = pat(&[(1, 0xFF), (8, 0xFF), (10, 0xFF), (11, 0xFF)], 12);
-    let ip6_mask = pat(&[(0, 0x0F), (1, 0xFF), (2, 0xFF), (3, 0xFF), (7, 0xFF)], 12);
-    let udp_mask = pat(&[(6, 0xFF), (7, 0xFF), (12, 0xFF)], 13);
-    let lrh = LRH_STATE.to_le_bytes();
-    let lrh_xor = pat(&[(0, lrh[0]), (1, lrh[1]), (2, lrh[2]), (3, lrh[3])], 4);
-    let shifted = |g: &mut Gen, name: &str, anchor: &str, pattern: Expr, len: u32| {
-        let sw = rel(g, &format!("{name}_sh"), anchor, len, w8 + len);
-        let wide = dw + 8 * len;
-        g.wire(
-            &format!("{name}_wide"),
-            wide,
-            shl(
-                zext(pattern, 8 * len, wide),
-                Expr::concat(vec![id(format!("{name}_sh")), n(3, 0)]),
-            ),
-        );
-        let _ = sw;
-        g.wire(name, dw, id(format!("{name}_wide")).bits(wide - 1, 8 * len));
-    };
-    shifted(
-        &mut g,
-        "ipmask",
-        "v_pip",
-        Expr::ternary(
-            id("v_ipv6"),
-            Expr::num(96, ip6_mask),
-            Expr::num(96, ip4_mask),
-        ),
-        12,
-    );
-    shifted(&mut g, "udpmask", "v_pudp", Expr::num(104, udp_mask), 13);
-    shifted(&mut g, "lrhxor", "v_pip", Expr::num(32, lrh_xor), 4);
-    let lo_w = rel(&mut g, "keep_lo", "v_pip", 0, w8);
-    let hi_w = rel(&mut g, "keep_hi", "v_pzero", 0, w8);
-    g.wire_c(
-        "crc_keep",
-        dw,
-        Expr::band(
-            shl(
-                Expr::repl(Expr::int(i64::from(dw)), b1(true)),
-                Expr::concat(vec![id("keep_lo"), n(3, 0)]),
-            ),
-            Expr::bitnot(shl(
-                Expr::repl(Expr::int(i64::from(dw)), b1(true)),
-                Expr::concat(vec![id("keep_hi"), n(3, 0)]),
-            )),
-        ),
-        "lanes from the IP header up to the end of the UDP datagram",
-    );
-    let _ = (lo_w, hi_w);
-    g.wire_c(
-        "crc_lane",
-        dw,
-        Expr::band(
-            xor(
-                Expr::bor(Expr::bor(id("s_axis_tdata"), id("ipmask")), id("udpmask")),
-                id("lrhxor"),
-            ),
-            id("crc_keep"),
-        ),
-        "the beat as the ICRC sees it",
-    );
-    g.wire(
-        "crc_in",
-        32,
-        Expr::ternary(
-            Expr::eq(id("beat_q"), Expr::zero(bw)),
-            Expr::zero(32),
-            id("crc_q"),
-        ),
-    );
-    // The DW-bit-parallel CRC: crc_next = M_s * crc_in ^ M_d * crc_lane over GF(2).
-    let mut state_cols = [0u32; 32];
-    for (j, col) in state_cols.iter_mut().enumerate() {
-        *col = crc_bytes(1 << j, &vec![0u8; w8 as usize]);
-    }
-    let data_cols: Vec<u32> = (0..dw)
-        .map(|m| {
-            let mut bytes = vec![0u8; w8 as usize];
-            bytes[(m / 8) as usize] = 1 << (m % 8);
-            crc_bytes(0, &bytes)
-        })
-        .collect();
-    g.decls
-        .push(V::Decl(Decl::wire("crc_next", Range::bits(32)).comment(
-            format!("CRC-32 register after this beat ({w8} bytes in parallel)"),
-        )));
-    for out in 0..32 {
-        let smask: u32 = (0..32)
-            .filter(|j| state_cols[*j as usize] >> out & 1 == 1)
-            .fold(0, |m, j| m | 1 << j);
-        let mut terms = vec![Expr::un(
-            UnOp::RedXor,
-            Expr::band(id("crc_in"), n(32, u64::from(smask))),
-        )];
-        for chunk in 0..dw.div_ceil(128) {
-            let lo = chunk * 128;
-            let hi = (lo + 128).min(dw);
-            let mut m = 0u128;
-            for bit in lo..hi {
-                if data_cols[bit as usize] >> out & 1 == 1 {
-                    m |= 1 << (bit - lo);
-                }
-            }
-            if m != 0 {
-                terms.push(Expr::un(
-                    UnOp::RedXor,
-                    Expr::band(id("crc_lane").bits(hi - 1, lo), Expr::num(hi - lo, m)),
-                ));
-            }
-        }
-        let e = terms.into_iter().reduce(xor).expect("one term");
-        g.assigns
-            .push(V::Assign(id("crc_next").index(Expr::int(out)), e));
-    }
-    // Residue check in the beat holding the datagram's last byte (the ICRC's last byte).
-    g.wire_c(
-        "crc_end_here",
-        1,
-        Expr::and(
-            id("v_len_ok"),
-            Expr::eq(id("v_plast").bits(PW - 1, lw), id("beat_q")),
-        ),
-        "this beat holds the last ICRC byte",
-    );
-    g.reg("crc_residue", 32);
-    let mut arms = Vec::new();
-    for last in 0..w8 {
-        let mut s = CRC_RESIDUE;
-        for _ in 0..(w8 - 1 - last) {
-            s = crc_byte(s, 0);
-        }
-        arms.push((
-            vec![d(lw, u64::from(last))],
-            vec![Stmt::assign(id("crc_residue"), n(32, u64::from(s)))],
-        ));
-    }
-    g.comb.push(Stmt::Comment(
-        "CRC residue after the ICRC, advanced over the zeroed lanes after it".into(),
-    ));
-    g.comb.push(Stmt::Case {
-        subject: id("v_plast").bits(lw - 1, 0),
-        arms,
-        default: vec![Stmt::assign(id("crc_residue"), Expr::zero(32))],
-    });
-    g.wire(
-        "crc_ok_now",
-        1,
-        Expr::ternary(
-            id("crc_end_here"),
-            Expr::eq(id("crc_next"), id("crc_residue")),
-            Expr::and(ne(id("beat_q"), Expr::zero(bw)), id("crc_ok_q")),
-        ),
-    );
     // Frame length on the tlast beat (tkeep contiguous from lane 0).
     g.reg("last_bytes", lw + 1);
     g.comb
         .push(Stmt::assign(id("last_bytes"), Expr::zero(lw + 1)));
     for lane in 0..w8 {
         g.comb.push(Stmt::if_(
-            id("s_axis_tkeep").index(Expr::int(i64::from(lane))),
+            id("dly_tkeep").index(Expr::int(i64::from(lane))),
             vec![Stmt::assign(
                 id("last_bytes"),
                 d(lw + 1, u64::from(lane + 1)),
@@ -1061,17 +835,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     }
     g.comb.push(Stmt::assign(id("beat_d"), id("beat_q")));
     g.comb.push(Stmt::assign(id("hdr_d"), id("hdr_q")));
-    g.comb.push(Stmt::assign(id("crc_d"), id("crc_q")));
-    g.comb.push(Stmt::assign(id("crc_ok_d"), id("crc_ok_q")));
     let beat_max = (1u64 << bw) - 1;
     g.comb.push(Stmt::if_(
         id("take"),
         vec![
             Stmt::assign(id("hdr_d"), id("view")),
-            Stmt::assign(id("crc_d"), id("crc_next")),
-            Stmt::assign(id("crc_ok_d"), id("crc_ok_now")),
             Stmt::if_else(
-                id("s_axis_tlast"),
+                id("dly_tlast"),
                 vec![Stmt::assign(id("beat_d"), Expr::zero(bw))],
                 vec![Stmt::if_(
                     ne(id("beat_q"), d(bw, beat_max)),
@@ -1108,14 +878,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb.push(Stmt::if_(
         id("en"),
         vec![
-            Stmt::assign(id("s1_valid_d"), Expr::and(id("take"), id("s_axis_tlast"))),
+            Stmt::assign(id("s1_valid_d"), Expr::and(id("take"), id("dly_tlast"))),
             Stmt::assign(id("s1_hdr_d"), id("view")),
             Stmt::assign(
                 id("s1_len_d"),
                 Expr::plus(id("base"), zext(id("last_bytes"), lw + 1, PW)),
             ),
-            Stmt::assign(id("s1_crc_ok_d"), id("crc_ok_now")),
-            Stmt::assign(id("s1_tuser_d"), id("s_axis_tuser")),
+            Stmt::assign(id("s1_crc_ok_d"), id("dly_crc_ok")),
+            Stmt::assign(id("s1_tuser_d"), id("dly_tuser")),
             Stmt::assign(id("s1_pay_d"), id("pay_frame")),
         ],
     ));
@@ -1190,6 +960,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::eq(id("h_csum_fold2").bits(15, 0), n(16, 0xFFFF)),
     );
     g.wire("h_len", PW, id("s1_len_q"));
+    let pos = |e: Expr| zext(e, 8, PW);
     g.wire("h_pip", PW, pos(id("h_ip")));
     g.wire("h_pudp", PW, pos(id("h_udp")));
     g.wire("h_udp_len", 16, be(uw, 4, 2));
@@ -2293,9 +2064,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             _ => None,
         })
         .collect();
-    for p in [("ipmask", 12), ("udpmask", 13), ("lrhxor", 4)] {
-        unused.push(id(format!("{}_wide", p.0)).bits(8 * p.1 - 1, 0));
-    }
+    unused.extend(icrc_unused);
     unused.extend([
         id("h_udpw").bits(63, 48),
         id("h_udpw").bits(15, 0),
@@ -2362,7 +2131,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "the UDP checksum and BTH byte 4 as ones. Here the register starts at 0 per frame,".into(),
         "lanes before the IP header are zeroed and the state after the ones (0xDEBB20E3) is".into(),
         "XORed into the first 4 IP bytes; lanes after the datagram are zeroed and the".into(),
-        "residue is compared in the beat holding the ICRC's last byte.".into(),
+        "residue is compared in the beat holding the ICRC's last byte. That runs in a".into(),
+        format!(
+            "pipeline of {n} stages (ic1..ic{n}) in front of the header capture, which",
+            n = icrc::ICRC_DELAY
+        ),
+        "takes each beat (dly_*) with the ICRC result of its frame so far.".into(),
         String::new(),
         "Checks, first failing one wins (reason):".into(),
     ];
@@ -2455,6 +2229,26 @@ fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
         )
     };
     g.comb.push(Stmt::Comment(
+        "payload stream: the IP and UDP positions and the datagram end, as the beat decodes".into(),
+    ));
+    l3_positions(g, "view", "v");
+    g.wire("v_udp_len_le", 16, vb(4, 16, "v_udp"));
+    g.wire(
+        "v_udp_len",
+        16,
+        Expr::concat(vec![
+            id("v_udp_len_le").bits(7, 0),
+            id("v_udp_len_le").bits(15, 8),
+        ]),
+    );
+    g.wire("v_pudp", PW, zext(id("v_udp"), 8, PW));
+    g.wire_c(
+        "v_pend",
+        PW,
+        Expr::plus(id("v_pudp"), zext(id("v_udp_len"), 16, PW)),
+        "one past the UDP datagram",
+    );
+    g.comb.push(Stmt::Comment(
         "payload stream: the opcode's extension headers, as the beat decodes".into(),
     ));
     g.wire("v_opcode", 8, vb(8, 8, "v_udp"));
@@ -2521,11 +2315,7 @@ fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
     g.wire(
         "beat_bytes",
         lw + 1,
-        Expr::ternary(
-            id("s_axis_tlast"),
-            id("last_bytes"),
-            d(lw + 1, u64::from(w8)),
-        ),
+        Expr::ternary(id("dly_tlast"), id("last_bytes"), d(lw + 1, u64::from(w8))),
     );
     g.wire_c(
         "v_rcvd",
@@ -2583,7 +2373,7 @@ fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
             id("pay_act"),
             Expr::or(
                 Expr::bin(BinOp::Le, id("v_pstop"), id("v_rcvd")),
-                id("s_axis_tlast"),
+                id("dly_tlast"),
             ),
         ),
         "the payload (or the frame, if cut short) ends in this beat",
@@ -2607,7 +2397,7 @@ fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
         2 * dw,
         Expr::bin(
             BinOp::Shr,
-            Expr::concat(vec![id("s_axis_tdata"), id("s_axis_tdata")]),
+            Expr::concat(vec![id("dly_tdata"), id("dly_tdata")]),
             Expr::concat(vec![id("pay_sh"), n(3, 0)]),
         ),
     );
@@ -2700,7 +2490,7 @@ fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
             Stmt::assign(id("pay_res_d"), id("pay_rot")),
             Stmt::assign(
                 id("pay_seen_d"),
-                Expr::and(Expr::lnot(id("s_axis_tlast")), id("pay_frame")),
+                Expr::and(Expr::lnot(id("dly_tlast")), id("pay_frame")),
             ),
         ],
     ));

@@ -54,6 +54,32 @@ fn icrc_end_at_every_lane() {
     assert_eq!(both(&frames).accept, 65);
 }
 
+/// Every tail length of a 1024-bit beat: the ICRC's last byte at each of the 128 lanes
+/// (frame lengths 58..=186), accepted; then the same frames with that byte flipped, each
+/// dropped as BAD_ICRC (the bench checks every verdict against the model). At 64 and 512
+/// bits, the flipped frames of `icrc_end_at_every_lane`.
+#[test]
+fn icrc_every_tail_length() {
+    let good: Vec<FrameSpec> = (0..=128).map(|n| plain(0x04, n, 0, false)).collect();
+    let flipped: Vec<FrameSpec> = good
+        .iter()
+        .map(|f| FrameSpec {
+            // Untagged IPv4 SEND only: the ICRC ends at byte 57 + payload.
+            mutation: Mutation::Flip {
+                pos: 57 + usize::from(f.payload),
+                bit: 5,
+            },
+            ..f.clone()
+        })
+        .collect();
+    let t = run::<RxParserW1024>(&good, Profile::new(40, 3));
+    assert_eq!(t.accept, 129);
+    let t = run::<RxParserW1024>(&flipped, Profile::new(40, 3));
+    assert_eq!((t.accept, t.drops.values().sum::<u64>()), (0, 129));
+    let t = both(&flipped[..=64]);
+    assert_eq!((t.accept, t.drops.values().sum::<u64>()), (0, 65));
+}
+
 /// PSNs on both sides of the 2^24 wrap: READ requests of length 0 (no key to check), one
 /// response packet each, from ePSN 0xFFFFFE.
 #[test]

@@ -1,0 +1,661 @@
+//! The ICRC check (IBTA Annex A17, FACTS §4) as a pipeline in front of the header parser.
+//!
+//! CRC-32, reflected, polynomial 0x04C11DB7 (0xEDB88320 reversed), over 8 bytes of ones (the
+//! masked LRH) and the datagram from the IP header to the ICRC with the variant fields
+//! forced to ones. Every beat is taken on `s_axis_*` and reaches the parser's input stage
+//! (`dly_*`) [`ICRC_DELAY`] cycles later, together with `dly_crc_ok`, the ICRC verdict of its
+//! frame up to it. The stages move with the parser's pipeline enable (`en`) and carry a valid
+//! bit, so a beat still goes through per cycle and the delay is a fixed number of cycles.
+//!
+//! Each stage is a few LUT levels (target of issue 9: at most 6):
+//!
+//! - **s0** (the cycle a beat is taken): the bytes the position decode needs (Ethernet type
+//!   and VLAN tags, IHL, every place the UDP length can be) are captured in `ic_hdr`.
+//! - **ic1** decodes VLAN tags, IPv6 and IHL into the UDP header's index `idx` (the UDP
+//!   header starts at byte 14 + 4 * idx: the tag count plus IHL, or plus 10 for IPv6), one
+//!   table per tag count, and turns each of the 18 UDP length candidates into the bytes up
+//!   to the first zeroed one (24 when too short: the frame is dropped as truncated).
+//! - **ic2** picks the candidate of `idx` and adds the UDP start: `pend`, one past the ICRC.
+//! - **ic3** compares the beat number with `pend` (whole beat kept, end in this beat with its
+//!   lane, ICRC's last byte in this beat), picks the CRC residue advanced over the zeroed
+//!   lanes after that byte (one constant per lane of `pend`), and registers the positions as
+//!   one-hot flags.
+//! - **ic4** builds the beat as the ICRC sees it: bytes before the IP header and after the
+//!   datagram zeroed, IPv4 TOS/TTL/checksum, IPv6 traffic class/flow label/hop limit, UDP
+//!   checksum and BTH resv8a forced to ones, and the register state after the 8 bytes of
+//!   ones (0xDEBB20E3) XORed into the first 4 IP bytes (equivalent for a reflected CRC), so
+//!   the CRC starts from 0 on every frame and the zeroed lanes before the IP header leave it 0.
+//! - **ic5** computes the data term `B * lane` over GF(2) (each bit an XOR of the lane bits
+//!   its column selects).
+//! - **ic6** runs the loop-carried recurrence `crc = A * crc ^ B * lane` (A: the state after a
+//!   beat of zero bytes; at most 32 + 1 inputs per bit).
+//! - **ic7** compares the register with the residue in the beat holding the ICRC's last
+//!   byte and keeps the result to the frame's last beat, which leaves here (`dly_*`).
+//!
+//! No matrix depends on how many bytes a beat holds: lanes after the datagram are zeros, and
+//! the zero-byte transition is linear and invertible, so comparing the state after them with
+//! the residue advanced by the same zeros is exact.
+
+use super::{b1, clog2, crc_byte, crc_bytes, d, id, n, xor, Gen, CRC_RESIDUE, LRH_STATE, PW};
+use verilog_ast::{BinOp, Decl, Expr, Item as V, Range, Stmt, UnOp};
+
+/// Cycles from the cycle a beat is taken on `s_axis_*` to the cycle the parser's input stage
+/// takes it (stages ic1..ic7 above).
+pub const ICRC_DELAY: u32 = 7;
+
+/// UDP header start candidates: byte 14 + 4 * i (0-2 VLAN tags, IHL 0..15 or IPv6).
+const UDP_IDX: u32 = 18;
+/// Frame bytes at and after which no field is masked (UDP at most at byte 82, BTH resv8a at
+/// UDP + 12).
+const MASK_END: u32 = 96;
+
+fn udp_start(i: u32) -> u32 {
+    14 + 4 * i
+}
+fn ip_start(tags: u32) -> u32 {
+    14 + 4 * tags
+}
+
+/// Bytes of the frame the position decode reads, in capture slot order.
+fn captured_bytes() -> Vec<u32> {
+    let mut v: Vec<u32> = vec![12, 13, 14, 16, 17, 18, 20, 21, 22];
+    for i in 0..UDP_IDX {
+        v.extend([udp_start(i) + 4, udp_start(i) + 5]);
+    }
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The stage registers `{prefix}_{name}` of one pipeline step: loaded with `en`, held
+/// otherwise.
+struct Stage {
+    prefix: String,
+    loads: Vec<Stmt>,
+}
+
+impl Stage {
+    fn new(prefix: &str) -> Self {
+        Stage {
+            prefix: prefix.into(),
+            loads: Vec::new(),
+        }
+    }
+    fn reg(&mut self, g: &mut Gen, name: &str, w: u32, value: Expr, reset: Option<Expr>) {
+        let r = format!("{}_{name}", self.prefix);
+        g.flop(&r, w, reset);
+        g.comb
+            .push(Stmt::assign(id(format!("{r}_d")), id(format!("{r}_q"))));
+        self.loads.push(Stmt::assign(id(format!("{r}_d")), value));
+    }
+    fn done(self, g: &mut Gen) {
+        g.comb.push(Stmt::if_(id("in_ready"), self.loads));
+    }
+}
+
+/// Registers of the beat itself, passed from stage `from` (`None`: the input) to stage `to`.
+fn pass_beat(g: &mut Gen, st: &mut Stage, from: Option<&str>, dw: u32) {
+    let src = |s: &str| match from {
+        Some(p) => id(format!("{p}_{s}_q")),
+        None => id(format!("s_axis_{s}")),
+    };
+    let valid = match from {
+        Some(p) => id(format!("{p}_valid_q")),
+        None => id("s_axis_tvalid"),
+    };
+    st.reg(g, "valid", 1, valid, Some(b1(false)));
+    st.reg(g, "tdata", dw, src("tdata"), None);
+    st.reg(g, "tkeep", dw / 8, src("tkeep"), None);
+    st.reg(g, "tlast", 1, src("tlast"), None);
+    st.reg(g, "tuser", 9, src("tuser"), None);
+}
+
+/// Emits the ICRC pipeline. Reads `s_axis_*` and `in_ready` (the input side moves); drives `dly_tvalid`, `dly_tdata`,
+/// `dly_tkeep`, `dly_tlast`, `dly_tuser` (the stream [`ICRC_DELAY`] cycles later) and
+/// `dly_crc_ok` (the ICRC matched, as far as the frame has come with this beat). Returns the
+/// bits it leaves unused on purpose.
+pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
+    let w8 = dw / 8;
+    let lw = clog2(w8);
+    let bw = PW - lw;
+    let slots = captured_bytes();
+    let slot =
+        |p: u32| -> u32 { slots.iter().position(|&s| s == p).expect("captured byte") as u32 };
+    let cap = |p: u32| id("ic_hdr_q").bits(8 * slot(p) + 7, 8 * slot(p));
+    let nibble = |p: u32, hi: bool| {
+        let lo = 8 * slot(p) + if hi { 4 } else { 0 };
+        id("ic_hdr_q").bits(lo + 3, lo)
+    };
+    let mut unused = Vec::new();
+
+    g.comb.push(Stmt::Comment(
+        "ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the \
+         positions need, ic1-ic3 find the IP header and the datagram end, ic4 masks the beat, \
+         ic5 computes its data term, ic6 runs the CRC register, ic7 checks the residue"
+            .into(),
+    ));
+    // ---- s0: the beat taken on s_axis; its frame's position bytes captured
+    g.wire_c(
+        "ic_take",
+        1,
+        Expr::and(id("s_axis_tvalid"), id("in_ready")),
+        "a beat enters the ICRC pipeline",
+    );
+    g.flop("ic_beat", bw, Some(Expr::zero(bw)));
+    let nbytes = slots.len() as u32;
+    g.flop("ic_hdr", 8 * nbytes, None);
+    g.comb.push(Stmt::assign(id("ic_beat_d"), id("ic_beat_q")));
+    g.comb.push(Stmt::assign(id("ic_hdr_d"), id("ic_hdr_q")));
+    let mut caps = Vec::new();
+    let last_beat = slots.iter().map(|p| p / w8).max().expect("bytes");
+    for b in 0..=last_beat {
+        let mut stmts = Vec::new();
+        for &p in slots.iter().filter(|&&p| p / w8 == b) {
+            let s = slot(p);
+            let lane = p % w8;
+            stmts.push(Stmt::assign(
+                id("ic_hdr_d").bits(8 * s + 7, 8 * s),
+                id("s_axis_tdata").bits(8 * lane + 7, 8 * lane),
+            ));
+        }
+        caps.push(Stmt::if_(
+            Expr::eq(id("ic_beat_q"), d(bw, u64::from(b))),
+            stmts,
+        ));
+    }
+    let beat_max = (1u64 << bw) - 1;
+    caps.push(Stmt::if_else(
+        id("s_axis_tlast"),
+        vec![Stmt::assign(id("ic_beat_d"), Expr::zero(bw))],
+        vec![Stmt::if_(
+            Expr::bin(BinOp::Ne, id("ic_beat_q"), d(bw, beat_max)),
+            vec![Stmt::assign(
+                id("ic_beat_d"),
+                Expr::plus(id("ic_beat_q"), d(bw, 1)),
+            )],
+        )],
+    ));
+    g.comb.push(Stmt::if_(id("ic_take"), caps));
+    let mut s1 = Stage::new("ic1");
+    pass_beat(g, &mut s1, None, dw);
+    s1.reg(g, "beat", bw, id("ic_beat_q"), None);
+    s1.done(g);
+
+    // ---- ic1: VLAN tags, IPv6, IHL -> UDP header index; the UDP length candidates
+    let eq16 = |p: u32, v: u64| Expr::eq(be_cap(&cap, p), n(16, v));
+    g.wire("ic1_vlan1", 1, eq16(12, 0x8100));
+    g.wire("ic1_vlan2", 1, Expr::and(id("ic1_vlan1"), eq16(16, 0x8100)));
+    let by_tags = |a: Expr, b: Expr, c: Expr| {
+        Expr::ternary(id("ic1_vlan2"), c, Expr::ternary(id("ic1_vlan1"), b, a))
+    };
+    g.wire_c(
+        "ic1_tags",
+        2,
+        by_tags(d(2, 0), d(2, 1), d(2, 2)),
+        "VLAN tags: the IP header starts at byte 14 + 4 * tags",
+    );
+    g.wire(
+        "ic1_ipv6",
+        1,
+        by_tags(eq16(12, 0x86DD), eq16(16, 0x86DD), eq16(20, 0x86DD)),
+    );
+    for p in [14, 18, 22] {
+        unused.push(nibble(p, true));
+    }
+    // idx = tags + (IPv6 ? 10 : IHL), and idx + 3, as one table per tag count (no adder
+    // after the decode).
+    let idx_table = |name: &str, w: u32, plus: u32, comment: &str| {
+        let arm = |t: u32, p: u32| {
+            Expr::ternary(
+                id("ic1_ipv6"),
+                d(w, u64::from(10 + t + plus)),
+                Expr::plus(
+                    Expr::concat(vec![Expr::zero(w - 4), nibble(p, false)]),
+                    d(w, u64::from(t + plus)),
+                ),
+            )
+        };
+        (
+            name.to_string(),
+            w,
+            by_tags(arm(0, 14), arm(1, 18), arm(2, 22)),
+            comment.to_string(),
+        )
+    };
+    for (name, w, e, c) in [
+        idx_table(
+            "ic1_idx",
+            5,
+            0,
+            "the UDP header starts at byte 14 + 4 * idx",
+        ),
+        idx_table(
+            "ic1_udp4",
+            6,
+            3,
+            "the UDP header starts at byte 4 * udp4 + 2",
+        ),
+    ] {
+        g.wire_c(&name, w, e, &c);
+    }
+    // Candidate i: what the UDP length field says if the UDP header starts at byte 14 + 4 * i,
+    // and the bytes up to the first zeroed one (24 when too short for UDP + BTH + ICRC).
+    let mut zl = Vec::new();
+    let mut ok = Vec::new();
+    for i in (0..UDP_IDX).rev() {
+        let len = be_cap(&cap, udp_start(i) + 4);
+        let fits = Expr::bin(BinOp::Ge, len.clone(), d(16, 24));
+        zl.push(Expr::ternary(fits.clone(), len, d(16, 24)));
+        ok.push(fits);
+    }
+    g.wire_c(
+        "ic1_zl",
+        16 * UDP_IDX,
+        Expr::concat(zl),
+        "candidate i: UDP length if the UDP header starts at byte 14 + 4 * i, 24 if shorter",
+    );
+    g.wire_c(
+        "ic1_len_ok",
+        UDP_IDX,
+        Expr::concat(ok),
+        "candidate i has room for UDP, BTH and ICRC",
+    );
+    let mut s2 = Stage::new("ic2");
+    pass_beat(g, &mut s2, Some("ic1"), dw);
+    s2.reg(g, "beat", bw, id("ic1_beat_q"), None);
+    s2.reg(g, "tags", 2, id("ic1_tags"), None);
+    s2.reg(g, "ipv6", 1, id("ic1_ipv6"), None);
+    s2.reg(g, "idx", 5, id("ic1_idx"), None);
+    s2.reg(g, "udp4", 6, id("ic1_udp4"), None);
+    s2.reg(g, "zl", 16 * UDP_IDX, id("ic1_zl"), None);
+    s2.reg(g, "len_ok", UDP_IDX, id("ic1_len_ok"), None);
+    s2.done(g);
+
+    // ---- ic2: the datagram end
+    let idx_in_range = Expr::bin(BinOp::Lt, id("ic2_idx_q"), d(5, u64::from(UDP_IDX)));
+    g.wire(
+        "ic2_zl",
+        16,
+        Expr::ternary(
+            idx_in_range.clone(),
+            id("ic2_zl_q").part(Expr::concat(vec![id("ic2_idx_q"), n(4, 0)]), Expr::int(16)),
+            d(16, 24),
+        ),
+    );
+    g.wire_c(
+        "ic2_len_ok",
+        1,
+        Expr::and(idx_in_range, id("ic2_len_ok_q").index(id("ic2_idx_q"))),
+        "UDP + BTH + ICRC fit (else the frame is dropped as truncated)",
+    );
+    g.wire_c(
+        "ic2_pend",
+        PW,
+        Expr::plus(
+            Expr::concat(vec![Expr::zero(PW - 8), id("ic2_udp4_q"), n(2, 2)]),
+            Expr::concat(vec![Expr::zero(PW - 16), id("ic2_zl")]),
+        ),
+        "one past the datagram: bytes from here on are zeroed",
+    );
+    let mut s3 = Stage::new("ic3");
+    pass_beat(g, &mut s3, Some("ic2"), dw);
+    s3.reg(g, "beat", bw, id("ic2_beat_q"), None);
+    s3.reg(
+        g,
+        "beat_p1",
+        bw,
+        Expr::plus(id("ic2_beat_q"), d(bw, 1)),
+        None,
+    );
+    s3.reg(g, "tags", 2, id("ic2_tags_q"), None);
+    s3.reg(g, "ipv6", 1, id("ic2_ipv6_q"), None);
+    s3.reg(g, "idx", 5, id("ic2_idx_q"), None);
+    s3.reg(g, "len_ok", 1, id("ic2_len_ok"), None);
+    s3.reg(g, "pend", PW, id("ic2_pend"), None);
+    s3.done(g);
+
+    // ---- ic3: where the beat is relative to the datagram end; the residue to expect; the
+    // positions as one-hot flags for s4
+    let km = MASK_END.div_ceil(w8);
+    let pend_beat = || id("ic3_pend_q").bits(PW - 1, lw);
+    let pend_lane = || id("ic3_pend_q").bits(lw - 1, 0);
+    g.reg("ic3_residue", 32);
+    let mut arms = Vec::new();
+    for lane in 0..w8 {
+        // pend in lane `lane`: the ICRC's last byte is one lane before, zero lanes follow it.
+        let zeros = (w8 - lane) % w8;
+        let mut s = CRC_RESIDUE;
+        for _ in 0..zeros {
+            s = crc_byte(s, 0);
+        }
+        arms.push((
+            vec![d(lw, u64::from(lane))],
+            vec![Stmt::assign(id("ic3_residue"), n(32, u64::from(s)))],
+        ));
+    }
+    g.comb.push(Stmt::Comment(
+        "CRC residue after the ICRC, advanced over the zeroed lanes after it".into(),
+    ));
+    g.comb.push(Stmt::Case {
+        subject: pend_lane(),
+        arms,
+        default: vec![Stmt::assign(id("ic3_residue"), Expr::zero(32))],
+    });
+    let mut s4 = Stage::new("ic4");
+    pass_beat(g, &mut s4, Some("ic3"), dw);
+    s4.reg(
+        g,
+        "first",
+        1,
+        Expr::eq(id("ic3_beat_q"), Expr::zero(bw)),
+        None,
+    );
+    let kflags: Vec<Expr> = (0..=km)
+        .rev()
+        .map(|c| {
+            if c == km {
+                Expr::bin(BinOp::Ge, id("ic3_beat_q"), d(bw, u64::from(km)))
+            } else {
+                Expr::eq(id("ic3_beat_q"), d(bw, u64::from(c)))
+            }
+        })
+        .collect();
+    s4.reg(g, "k", km + 1, Expr::concat(kflags), None);
+    let tflags = |v6: bool| -> Expr {
+        Expr::concat(
+            (0..3u32)
+                .rev()
+                .map(|t| {
+                    let ip = if v6 {
+                        id("ic3_ipv6_q")
+                    } else {
+                        Expr::lnot(id("ic3_ipv6_q"))
+                    };
+                    Expr::and(Expr::eq(id("ic3_tags_q"), d(2, u64::from(t))), ip)
+                })
+                .collect(),
+        )
+    };
+    s4.reg(g, "t4", 3, tflags(false), None);
+    s4.reg(g, "t6", 3, tflags(true), None);
+    let uflags: Vec<Expr> = (0..UDP_IDX)
+        .rev()
+        .map(|i| Expr::eq(id("ic3_idx_q"), d(5, u64::from(i))))
+        .collect();
+    s4.reg(g, "u", UDP_IDX, Expr::concat(uflags), None);
+    s4.reg(
+        g,
+        "hi_all",
+        1,
+        Expr::lt(id("ic3_beat_q"), pend_beat()),
+        None,
+    );
+    s4.reg(
+        g,
+        "hi_part",
+        1,
+        Expr::eq(id("ic3_beat_q"), pend_beat()),
+        None,
+    );
+    s4.reg(g, "hi_lane", lw, pend_lane(), None);
+    s4.reg(
+        g,
+        "end_here",
+        1,
+        Expr::and(
+            id("ic3_len_ok_q"),
+            Expr::ternary(
+                Expr::eq(pend_lane(), Expr::zero(lw)),
+                Expr::eq(id("ic3_beat_p1_q"), pend_beat()),
+                Expr::eq(id("ic3_beat_q"), pend_beat()),
+            ),
+        ),
+        None,
+    );
+    s4.reg(g, "residue", 32, id("ic3_residue"), None);
+    s4.done(g);
+
+    // ---- ic4: the beat as the ICRC sees it
+    let flag = |v: &str, i: u32| id(format!("ic4_{v}_q")).index(Expr::int(i64::from(i)));
+    let ip4_ff = [1u32, 8, 10, 11];
+    let ip6_ff = [1u32, 2, 3, 7];
+    let udp_ff = [6u32, 7, 12];
+    let lrh = LRH_STATE.to_le_bytes();
+    for name in ["ic4_klo", "ic4_khi", "ic4_ff", "ic4_nib"] {
+        g.decls.push(V::Decl(Decl::wire(name, Range::bits(w8))));
+    }
+    g.decls.push(V::Decl(
+        Decl::wire("ic4_lrh", Range::bits(dw)).comment("masked-LRH state XORed into IP bytes 0-3"),
+    ));
+    g.decls.push(V::Decl(
+        Decl::wire("ic4_ones", Range::bits(dw)).comment("variant fields forced to ones"),
+    ));
+    g.decls.push(V::Decl(
+        Decl::wire("ic4_keep", Range::bits(dw)).comment("from the IP header to the datagram end"),
+    ));
+    let mut used_k = vec![false; km as usize + 1];
+    used_k[km as usize] = true;
+    let or_all = |v: Vec<Expr>| v.into_iter().reduce(Expr::or).unwrap_or(b1(false));
+    for j in 0..w8 {
+        let (mut klo, mut ff, mut nib, mut lrh_terms) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        klo.push(flag("k", km));
+        for c in 0..km {
+            let p = c * w8 + j;
+            let kc = flag("k", c);
+            let before = klo.len() + ff.len();
+            for t in 0..3 {
+                let ip = ip_start(t);
+                if p < ip {
+                    continue;
+                }
+                let o = p - ip;
+                let c4 = Expr::and(kc.clone(), flag("t4", t));
+                let c6 = Expr::and(kc.clone(), flag("t6", t));
+                klo.extend([c4.clone(), c6.clone()]);
+                if ip4_ff.contains(&o) {
+                    ff.push(c4.clone());
+                }
+                if ip6_ff.contains(&o) {
+                    ff.push(c6.clone());
+                }
+                if o == 0 {
+                    nib.push(c6.clone());
+                }
+                if o < 4 {
+                    lrh_terms.push(Expr::band(
+                        Expr::repl(Expr::int(8), Expr::or(c4, c6)),
+                        n(8, u64::from(lrh[o as usize])),
+                    ));
+                }
+            }
+            for i in 0..UDP_IDX {
+                let u = udp_start(i);
+                if p >= u && udp_ff.contains(&(p - u)) {
+                    ff.push(Expr::and(kc.clone(), flag("u", i)));
+                }
+            }
+            used_k[c as usize] |= klo.len() + ff.len() > before;
+        }
+        let bit = |v: &str| id(v).index(Expr::int(i64::from(j)));
+        g.assigns.push(V::Assign(bit("ic4_klo"), or_all(klo)));
+        // The last lane is kept only when the datagram ends in a later beat.
+        let khi = if j + 1 < w8 {
+            Expr::or(
+                id("ic4_hi_all_q"),
+                Expr::and(
+                    id("ic4_hi_part_q"),
+                    Expr::bin(BinOp::Gt, id("ic4_hi_lane_q"), d(lw, u64::from(j))),
+                ),
+            )
+        } else {
+            id("ic4_hi_all_q")
+        };
+        g.assigns.push(V::Assign(bit("ic4_khi"), khi));
+        g.assigns.push(V::Assign(bit("ic4_ff"), or_all(ff)));
+        g.assigns.push(V::Assign(bit("ic4_nib"), or_all(nib)));
+        let range = |v: &str| id(v).bits(8 * j + 7, 8 * j);
+        g.assigns.push(V::Assign(
+            range("ic4_lrh"),
+            lrh_terms
+                .into_iter()
+                .reduce(Expr::bor)
+                .unwrap_or(Expr::zero(8)),
+        ));
+        g.assigns.push(V::Assign(
+            range("ic4_ones"),
+            Expr::concat(vec![
+                Expr::repl(Expr::int(4), bit("ic4_ff")),
+                Expr::repl(Expr::int(4), Expr::or(bit("ic4_ff"), bit("ic4_nib"))),
+            ]),
+        ));
+        g.assigns.push(V::Assign(
+            range("ic4_keep"),
+            Expr::repl(Expr::int(8), Expr::and(bit("ic4_klo"), bit("ic4_khi"))),
+        ));
+    }
+    for (c, used) in used_k.iter().enumerate() {
+        if !used {
+            unused.push(flag("k", c as u32));
+        }
+    }
+    g.wire_c(
+        "ic4_lane",
+        dw,
+        Expr::band(
+            xor(Expr::bor(id("ic4_tdata_q"), id("ic4_ones")), id("ic4_lrh")),
+            id("ic4_keep"),
+        ),
+        "the beat as the ICRC sees it",
+    );
+    let mut s5 = Stage::new("ic5");
+    pass_beat(g, &mut s5, Some("ic4"), dw);
+    for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
+        s5.reg(g, name, w, id(format!("ic4_{name}_q")), None);
+    }
+    s5.reg(g, "lane", dw, id("ic4_lane"), None);
+    s5.done(g);
+
+    // ---- ic5: the data term B * lane
+    let data_cols: Vec<u32> = (0..dw)
+        .map(|m| {
+            let mut bytes = vec![0u8; w8 as usize];
+            bytes[(m / 8) as usize] = 1 << (m % 8);
+            crc_bytes(0, &bytes)
+        })
+        .collect();
+    g.decls
+        .push(V::Decl(Decl::wire("ic5_dterm", Range::bits(32)).comment(
+            format!("CRC-32 of the lane from state 0 ({w8} bytes in parallel)"),
+        )));
+    for out in 0..32 {
+        let mut terms = Vec::new();
+        for chunk in 0..dw.div_ceil(128) {
+            let lo = chunk * 128;
+            let hi = (lo + 128).min(dw);
+            let mut m = 0u128;
+            for bit in lo..hi {
+                if data_cols[bit as usize] >> out & 1 == 1 {
+                    m |= 1 << (bit - lo);
+                }
+            }
+            if m != 0 {
+                terms.push(Expr::un(
+                    UnOp::RedXor,
+                    Expr::band(id("ic5_lane_q").bits(hi - 1, lo), Expr::num(hi - lo, m)),
+                ));
+            }
+        }
+        let e = terms.into_iter().reduce(xor).expect("one term");
+        g.assigns
+            .push(V::Assign(id("ic5_dterm").index(Expr::int(out)), e));
+    }
+    let mut s6 = Stage::new("ic6");
+    pass_beat(g, &mut s6, Some("ic5"), dw);
+    for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
+        s6.reg(g, name, w, id(format!("ic5_{name}_q")), None);
+    }
+    s6.reg(g, "dterm", 32, id("ic5_dterm"), None);
+    s6.done(g);
+
+    // ---- ic6: the CRC register, crc = A * crc ^ B * lane
+    g.flop("ic_crc", 32, None);
+    g.wire_c(
+        "ic6_crc_in",
+        32,
+        Expr::ternary(id("ic6_first_q"), Expr::zero(32), id("ic_crc_q")),
+        "each frame starts from 0 (the masked LRH is folded into the first IP bytes)",
+    );
+    let mut state_cols = [0u32; 32];
+    for (j, col) in state_cols.iter_mut().enumerate() {
+        *col = crc_bytes(1 << j, &vec![0u8; w8 as usize]);
+    }
+    g.decls
+        .push(V::Decl(Decl::wire("ic6_crc", Range::bits(32)).comment(
+            format!("CRC register after this beat: A advances it over {w8} zero bytes"),
+        )));
+    for out in 0..32 {
+        let smask: u32 = (0..32)
+            .filter(|j| state_cols[*j as usize] >> out & 1 == 1)
+            .fold(0, |m, j| m | 1 << j);
+        g.assigns.push(V::Assign(
+            id("ic6_crc").index(Expr::int(out)),
+            xor(
+                Expr::un(
+                    UnOp::RedXor,
+                    Expr::band(id("ic6_crc_in"), n(32, u64::from(smask))),
+                ),
+                id("ic6_dterm_q").index(Expr::int(out)),
+            ),
+        ));
+    }
+    g.comb.push(Stmt::assign(id("ic_crc_d"), id("ic_crc_q")));
+    g.comb.push(Stmt::if_(
+        Expr::and(id("in_ready"), id("ic6_valid_q")),
+        vec![Stmt::assign(id("ic_crc_d"), id("ic6_crc"))],
+    ));
+    let mut s7 = Stage::new("ic7");
+    pass_beat(g, &mut s7, Some("ic6"), dw);
+    for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
+        s7.reg(g, name, w, id(format!("ic6_{name}_q")), None);
+    }
+    s7.done(g);
+
+    // ---- ic7: the residue check (ic_crc_q holds the state after this stage's beat)
+    g.flop("ic_ok", 1, None);
+    g.wire_c(
+        "dly_crc_ok",
+        1,
+        Expr::ternary(
+            id("ic7_end_here_q"),
+            Expr::eq(id("ic_crc_q"), id("ic7_residue_q")),
+            Expr::and(Expr::lnot(id("ic7_first_q")), id("ic_ok_q")),
+        ),
+        "the ICRC matched (in the beat holding its last byte; kept to the frame's end)",
+    );
+    g.comb.push(Stmt::assign(id("ic_ok_d"), id("ic_ok_q")));
+    g.comb.push(Stmt::if_(
+        Expr::and(id("in_ready"), id("ic7_valid_q")),
+        vec![Stmt::assign(id("ic_ok_d"), id("dly_crc_ok"))],
+    ));
+    for (name, w) in [
+        ("tvalid", 1),
+        ("tdata", dw),
+        ("tkeep", w8),
+        ("tlast", 1),
+        ("tuser", 9),
+    ] {
+        let src = if name == "tvalid" {
+            "ic7_valid_q".to_string()
+        } else {
+            format!("ic7_{name}_q")
+        };
+        g.wire(&format!("dly_{name}"), w, id(src));
+    }
+    unused
+}
+
+/// Two captured bytes from frame byte `p`, network order.
+fn be_cap(cap: &dyn Fn(u32) -> Expr, p: u32) -> Expr {
+    Expr::concat(vec![cap(p), cap(p + 1)])
+}
