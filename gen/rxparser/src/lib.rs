@@ -38,7 +38,7 @@
 //! frame, realigned to byte 0 with pad and ICRC removed, pushed into a [`PAY_DEPTH`]-beat
 //! FIFO as it arrives; a packet's tlast beat leaves after its frame's verdict and carries
 //! `tuser` = discard (1 unless accepted). `m_hdr_pay` pairs verdicts with packets. A full
-//! FIFO stalls only the input (see [`payload_input`]).
+//! FIFO stalls only the input side: the ICRC pipeline and the input stage (docs/rx_parser.md).
 
 mod icrc;
 
