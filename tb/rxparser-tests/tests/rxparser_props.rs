@@ -146,17 +146,17 @@ fn line_rate<M: Model>() {
         figure: "tlast beat to verdict, every frame",
         value: VERDICT_LATENCY as f64,
         unit: "cycles",
-        bound: "= 6",
+        bound: &format!("= {VERDICT_LATENCY}"),
         test,
     });
-    // ... and every payload packet's tlast beat exactly PAY_LAST_LATENCY (7) cycles after it.
+    // ... and every payload packet's tlast beat exactly PAY_LAST_LATENCY cycles after it.
     record(&Figure {
         block: "rx_parser",
         variant: M::VARIANT,
         figure: "tlast beat to payload packet's tlast, every frame with a payload",
         value: PAY_LAST_LATENCY as f64,
         unit: "cycles",
-        bound: "= 7",
+        bound: &format!("= {PAY_LAST_LATENCY}"),
         test,
     });
 }
