@@ -19,6 +19,7 @@
 mod interface;
 
 pub use interface::{interface, ElementCount, Interface, ModuleParameter, ModulePort, PortWidth};
+use rdmagen_regmap::text::{push_decimal, push_hex};
 use std::collections::HashMap;
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
@@ -1039,28 +1040,12 @@ impl<'a> Gen<'a> {
 
 fn bits_text(f: &Field) -> String {
     let mut s = String::with_capacity(5);
-    push_decimal(&mut s, f.msb);
+    push_decimal(&mut s, u64::from(f.msb));
     if f.msb != f.lsb {
         s.push(':');
-        push_decimal(&mut s, f.lsb);
+        push_decimal(&mut s, u64::from(f.lsb));
     }
     s
-}
-
-/// Appends `value` in decimal without the formatting machinery.
-fn push_decimal(out: &mut String, value: u32) {
-    let mut digits = [0u8; 10];
-    let mut start = digits.len();
-    let mut n = value;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
 }
 
 fn needs_rsel(r: &Register) -> bool {
@@ -1431,44 +1416,4 @@ fn register_table(map: &RegMap) -> Vec<String> {
             line
         })
         .collect()
-}
-
-/// Appends `0x` and at least `digits` lower-case hex digits: `{:#0w$x}` with `w = digits + 2`.
-fn push_hex(out: &mut String, value: u64, digits: usize) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 16];
-    let mut start = buf.len();
-    let mut n = value;
-    loop {
-        start -= 1;
-        buf[start] = HEX[(n & 0xf) as usize];
-        n >>= 4;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str("0x");
-    for _ in (buf.len() - start)..digits {
-        out.push('0');
-    }
-    out.push_str(std::str::from_utf8(&buf[start..]).expect("hex digits are ASCII"));
-}
-
-#[cfg(test)]
-mod text_tests {
-    #[test]
-    fn hand_written_numbers_match_format() {
-        for v in [0u64, 1, 9, 10, 0xabc, 0x1000, 0xdead_beef, u64::MAX] {
-            for d in [1usize, 4, 8] {
-                let mut s = String::new();
-                super::push_hex(&mut s, v, d);
-                assert_eq!(s, format!("{v:#0w$x}", w = d + 2));
-            }
-        }
-        for v in [0u32, 7, 10, 99, 100, 4095, u32::MAX] {
-            let mut s = String::new();
-            super::push_decimal(&mut s, v);
-            assert_eq!(s, v.to_string());
-        }
-    }
 }

@@ -9,6 +9,7 @@
 //! register `a_b`) are reported by [`generate`] instead of producing a header that redefines
 //! a macro.
 
+use rdmagen_regmap::text::{push_decimal, push_hex};
 use std::fmt::Write;
 
 use rdmagen_regmap::fasthash::FastSet;
@@ -87,26 +88,10 @@ struct Header {
     reserved: Vec<String>,
 }
 
-/// Appends `value` in decimal without the formatting machinery.
-fn push_decimal(out: &mut String, value: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut n = value;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
-}
-
 /// An unsigned literal: `u` when it fits 32 bits, `ull` otherwise or when `wide`.
 fn lit(value: u64, wide: bool) -> String {
     let mut s = String::with_capacity(24);
-    crate::push_hex(&mut s, value, 1);
+    push_hex(&mut s, value, 1);
     if wide || value > u64::from(u32::MAX) {
         s.push_str("ull");
     } else {
@@ -353,7 +338,7 @@ impl Header {
                 text.push_str(" (");
             }
         }
-        crate::push_hex(&mut text, r.offset, 3);
+        push_hex(&mut text, r.offset, 3);
         text.push_str(", ");
         push_decimal(&mut text, u64::from(r.width));
         text.push_str("-bit)");

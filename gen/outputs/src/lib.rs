@@ -15,6 +15,7 @@ pub mod markdown;
 pub mod svg;
 pub mod systemrdl;
 
+use rdmagen_regmap::text::push_hex;
 use rdmagen_regmap::{Field, Group, Item, RegMap, Register};
 
 /// Generator settings that are not part of the map.
@@ -107,28 +108,6 @@ pub fn hex(value: u64, digits: usize) -> String {
     let mut s = String::with_capacity(2 + digits.max(16));
     push_hex(&mut s, value, digits);
     s
-}
-
-/// Appends `0x` and at least `digits` lower-case hex digits, without the formatting machinery
-/// (the outputs of a NIC-scale map write hundreds of thousands of them).
-pub fn push_hex(out: &mut String, value: u64, digits: usize) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut buf = [0u8; 16];
-    let mut start = buf.len();
-    let mut n = value;
-    loop {
-        start -= 1;
-        buf[start] = HEX[(n & 0xf) as usize];
-        n >>= 4;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str("0x");
-    for _ in (buf.len() - start)..digits {
-        out.push('0');
-    }
-    out.push_str(std::str::from_utf8(&buf[start..]).expect("hex digits are ASCII"));
 }
 
 /// `msb:lsb`, or the bit alone for a one-bit field.

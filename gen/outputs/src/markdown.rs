@@ -7,6 +7,7 @@
 //! copies of a NIC map written flat) share it, so a 4096-register map writes a handful of
 //! pictures instead of 4096 files; each register's section still shows its picture.
 
+use rdmagen_regmap::text::{push_decimal, push_hex};
 use std::collections::HashMap;
 use std::fmt::Write;
 
@@ -14,8 +15,8 @@ use rdmagen_regmap::{Access, ByteOrder, Count, Field, MemField, RegMap, Register
 
 use crate::svg::{Anchor, Element, Svg, TextStyle};
 use crate::{
-    bit_range, field_reset, hex, offset_digits, placed_registers, push_hex, register_reset,
-    source_name, Options, Placed,
+    bit_range, field_reset, hex, offset_digits, placed_registers, register_reset, source_name,
+    Options, Placed,
 };
 
 /// The reference of one map.
@@ -209,22 +210,6 @@ fn push_offset(out: &mut String, p: &Placed<'_>, digits: usize) {
         out.push_str(" + i × ");
         push_hex(out, g.stride, 1);
     }
-}
-
-/// Appends `value` in decimal without the formatting machinery.
-fn push_decimal(out: &mut String, value: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut n = value;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
 }
 
 /// Folds whitespace (YAML block scalars keep line breaks) into single spaces.

@@ -17,6 +17,7 @@
 //! array sized by its maximum count. Memories and spaces are not CSRs and are only named in a
 //! comment (the JSON export carries them).
 
+use rdmagen_regmap::text::push_hex;
 use std::fmt::Write;
 
 use rdmagen_regmap::{Access, Count, Field, Group, Item, RegMap, Register};
@@ -244,7 +245,7 @@ fn register(o: &mut String, r: &Register, indent: &str) {
         field(o, f, r.interrupt_enable.is_some(), indent);
     }
     push_all(o, &[indent, "} ", &ident(&r.name), " @ "]);
-    crate::push_hex(o, r.offset, 1);
+    push_hex(o, r.offset, 1);
     o.push_str(";\n");
 }
 
@@ -325,7 +326,7 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     );
     if let Some(reset) = field_reset(f) {
         o.push_str(" = ");
-        crate::push_hex(o, reset, 1);
+        push_hex(o, reset, 1);
     }
     o.push_str(";\n");
 }

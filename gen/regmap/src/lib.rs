@@ -26,6 +26,7 @@ mod names;
 mod parse;
 mod read;
 mod source;
+pub mod text;
 mod yaml;
 
 pub use diag::{Diag, Diagnostics};
