@@ -14,9 +14,16 @@
 #   file, its submodules, this script and the tool versions, so the same bytes are not checked
 #   twice (make test's regression re-checks the CSR files lint-rtl has checked). Set
 #   CHECK_RTL_CACHE= (empty) to turn that off.
+# - CHECK_RTL_SYNTH=coarse stops Yosys after the coarse passes (`synth -run begin:fine`:
+#   processes, latch inference, memories, FSMs, `check -assert`) instead of mapping to gates.
+#   make test uses it for the other reset style and the other parser widths: their logic maps
+#   as rtl/'s does, and gate mapping is most of Yosys' time (82 s of 95 s on the 512-bit RX
+#   parser). make bench maps every variant fully (synth_xilinx).
 set -uo pipefail
 jobs=${CHECK_RTL_JOBS:-$(nproc 2>/dev/null || echo 1)}
 cache=${CHECK_RTL_CACHE-target/check-rtl-cache}
+synth=${CHECK_RTL_SYNTH:-full}
+case $synth in full | coarse) ;; *) echo "CHECK_RTL_SYNTH must be full or coarse, not $synth" >&2; exit 2 ;; esac
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 tools="$(verilator --version 2>&1 | head -1); $(iverilog -V 2>&1 | head -1); $(yosys -V 2>&1)"
@@ -40,7 +47,7 @@ check_one() {
     done
   done
   if [ -n "$cache" ]; then
-    key=$( { echo "$self $tools $top"; cat "$f" "${deps[@]}"; } | sha256sum | cut -d' ' -f1)
+    key=$( { echo "$self $tools $top $synth"; cat "$f" "${deps[@]}"; } | sha256sum | cut -d' ' -f1)
     if [ -f "$cache/$key" ]; then
       sed "s|@FILE@|$f|" "$cache/$key"
       return
@@ -57,7 +64,9 @@ check_one() {
     # Blocks with RAMs (context RAMs, per-flow state) keep them as memory cells, as a RAM macro
     # or block RAM would take them: mapping them to flip-flops would only measure Yosys.
     flow="synth -top $top"
-    if grep -qE '\] *[a-z_0-9]+ \[0:' "$f"; then
+    if [ "$synth" = coarse ]; then
+      flow="synth -top $top -run begin:fine"
+    elif grep -qE '\] *[a-z_0-9]+ \[0:' "$f"; then
       flow="synth -top $top -run begin:fine; opt -fast -full; techmap; opt -fast; abc; opt -fast; clean"
     fi
     local lib=""
@@ -70,7 +79,9 @@ check_one() {
       cells=$(grep -E "Number of cells" "$work/ys" | tail -1 | awk '{print $NF}')
       local own=""
       [ ${#deps[@]} -gt 0 ] && own=" in its own module"
-      echo "ok   @FILE@ (verilator -Wall, iverilog -g2005, yosys synth: $cells cells$own, no latches)"
+      local what="synth"
+      [ "$synth" = coarse ] && what="coarse synth"
+      echo "ok   @FILE@ (verilator -Wall, iverilog -g2005, yosys $what: $cells cells$own, no latches)"
     fi
   } >"$work/result"
   # Only results of the checks themselves are kept: a tool that could not run is not cached.
