@@ -796,7 +796,14 @@ impl<'a> Gen<'a> {
         let regs: Vec<&Register> = self.map.top_registers().collect();
         let by_name = by_name(&regs);
         let scope = Scope { group: None };
-        let mut body = FieldCode::with_capacity(regs.iter().map(|r| r.fields.len()).sum());
+        // Written straight after what is already in the module's (pre-sized) lists: no second
+        // copy of every field's code.
+        let mut body = FieldCode {
+            decls: std::mem::take(&mut self.decls),
+            assigns: std::mem::take(&mut self.assigns),
+            comb: std::mem::take(&mut self.comb),
+            flops: std::mem::take(&mut self.flops),
+        };
         for &r in &regs {
             let swe = Expr::and(id("wr_en"), id(cat(&r.name, "_wsel", "")));
             let sre = Expr::and(id("rd_en"), id(cat(&r.name, "_rsel", "")));
@@ -807,10 +814,10 @@ impl<'a> Gen<'a> {
                 self.irq_terms.extend(irq_terms(scope, r, en, &by_name));
             }
         }
-        self.decls.append(&mut body.decls);
-        self.comb.append(&mut body.comb);
-        self.flops.append(&mut body.flops);
-        self.assigns.append(&mut body.assigns);
+        self.decls = body.decls;
+        self.comb = body.comb;
+        self.flops = body.flops;
+        self.assigns = body.assigns;
     }
 
     fn group(&mut self, g: &Group) {
@@ -1157,19 +1164,6 @@ struct FieldCode {
     assigns: Vec<V>,
     comb: Vec<Stmt>,
     flops: Vec<Flop>,
-}
-
-impl FieldCode {
-    /// Room for the code of `fields` fields (a field is a few declarations, one flop, one
-    /// output assignment and a handful of statements).
-    fn with_capacity(fields: usize) -> Self {
-        FieldCode {
-            decls: Vec::with_capacity(3 * fields),
-            assigns: Vec::with_capacity(2 * fields),
-            comb: Vec::with_capacity(8 * fields),
-            flops: Vec::with_capacity(2 * fields),
-        }
-    }
 }
 
 /// Storage, next-state logic and ports of one field, in the one documented order.
