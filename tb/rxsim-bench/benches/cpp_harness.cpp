@@ -27,7 +27,7 @@
   X(rst) X(s_axil_awaddr) X(s_axil_awprot) X(s_axil_awvalid) X(s_axil_wdata) X(s_axil_wstrb) \
   X(s_axil_wvalid) X(s_axil_bready) X(s_axil_araddr) X(s_axil_arprot) X(s_axil_arvalid)    \
   X(s_axil_rready) X(s_axis_tdata) X(s_axis_tkeep) X(s_axis_tvalid) X(s_axis_tlast)        \
-  X(s_axis_tuser) X(m_hdr_ready) X(m_ack_ready) X(m_pay_tready) X(qpc_s_axil_awaddr) X(qpc_s_axil_awprot)                 \
+  X(s_axis_tuser) X(m_hdr_ready) X(m_pay_tready) X(m_ack_ready) X(qpc_s_axil_awaddr) X(qpc_s_axil_awprot)                 \
   X(qpc_s_axil_awvalid) X(qpc_s_axil_wdata) X(qpc_s_axil_wstrb) X(qpc_s_axil_wvalid)       \
   X(qpc_s_axil_bready) X(qpc_s_axil_araddr) X(qpc_s_axil_arprot) X(qpc_s_axil_arvalid)     \
   X(qpc_s_axil_rready)

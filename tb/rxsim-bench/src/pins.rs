@@ -43,8 +43,8 @@ pub const INPUTS: &[&str] = &[
     "s_axis_tlast",
     "s_axis_tuser",
     "m_hdr_ready",
-    "m_ack_ready",
     "m_pay_tready",
+    "m_ack_ready",
     "qpc_s_axil_awaddr",
     "qpc_s_axil_awprot",
     "qpc_s_axil_awvalid",
@@ -57,6 +57,9 @@ pub const INPUTS: &[&str] = &[
     "qpc_s_axil_arvalid",
     "qpc_s_axil_rready",
 ];
+
+/// The outputs the checksum leaves out (see [`FOLD`]).
+pub const UNFOLDED: &[&str] = &["m_pay_tdata"];
 
 /// The checksum's outputs: (port, qualifier). Every output of `rx_top` except
 /// `m_pay_tdata` (wider than the 64-bit fold; its beats are followed by `m_pay_tkeep`,
