@@ -19,7 +19,7 @@
 #   instead of mapping to gates.
 #   make test uses it for the other reset style and the other parser widths: their logic maps
 #   as rtl/'s does, and gate mapping is most of Yosys' time (82 s of 95 s on the 512-bit RX
-#   parser). make bench maps every variant fully (synth_xilinx).
+#   parser). make bench maps the parser at every width fully (synth_xilinx).
 set -uo pipefail
 jobs=${CHECK_RTL_JOBS:-$(nproc 2>/dev/null || echo 1)}
 cache=${CHECK_RTL_CACHE-target/check-rtl-cache}
