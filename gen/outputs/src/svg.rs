@@ -2,6 +2,7 @@
 //! they were added. Every piece of text goes through one escaping function, so names and
 //! descriptions from a map can never break the XML.
 
+use rdmagen_regmap::text::push_decimal;
 use std::fmt::Write;
 
 /// Text alignment relative to its `x`.
@@ -213,20 +214,7 @@ fn attr_int(o: &mut String, lead: &str, value: impl Into<i64>) {
     if value < 0 {
         o.push('-');
     }
-    let mut n = value.unsigned_abs();
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for &d in &digits[start..] {
-        o.push(char::from(d));
-    }
+    push_decimal(o, value.unsigned_abs());
     o.push('"');
 }
 

@@ -640,18 +640,7 @@ fn push_unsigned(out: &mut String, value: u128, radix: u32, digits: usize) {
                 }
             }
         }
-        (2 | 16, Err(_)) => {
-            let shift = radix.trailing_zeros();
-            let mut n = value;
-            loop {
-                start -= 1;
-                buf[start] = DIGITS[(n & u128::from(radix - 1)) as usize];
-                n >>= shift;
-                if n == 0 {
-                    break;
-                }
-            }
-        }
+        // Wider than 64 bits (rare): 128-bit division for every radix.
         _ => {
             let mut n = value;
             let r = u128::from(radix);
