@@ -20,7 +20,7 @@ pub fn push_hex(out: &mut String, value: u64, digits: usize) {
     for _ in (buf.len() - start)..digits {
         out.push('0');
     }
-    out.push_str(std::str::from_utf8(&buf[start..]).expect("hex digits are ASCII"));
+    push_ascii(out, &buf[start..]);
 }
 
 /// Appends `value` in decimal without the formatting machinery.
@@ -36,7 +36,16 @@ pub fn push_decimal(out: &mut String, value: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[start..]).expect("decimal digits are ASCII"));
+    push_ascii(out, &digits[start..]);
+}
+
+/// Appends a few ASCII digits byte by byte: cheaper than checking them with `str::from_utf8`
+/// first, which cost about as much as producing them.
+fn push_ascii(out: &mut String, digits: &[u8]) {
+    out.reserve(digits.len());
+    for &d in digits {
+        out.push(char::from(d));
+    }
 }
 
 #[cfg(test)]
