@@ -8,6 +8,8 @@
 //! `diff` has its own: 0 compatible, 1 breaking (or, with `--check-version`, a breaking change
 //! without the version bump it needs), 2 error (see docs/diff.md).
 
+mod alloc;
+
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,9 +21,9 @@ use verilog_ast::ResetStyle;
 
 // Generating a big map allocates millions of small strings and syntax nodes on several threads;
 // mimalloc does that at about half the CPU time of the C library's allocator (see
-// docs/BENCHMARKS.gen.md).
+// docs/BENCHMARKS.gen.md); `alloc` says why not through `mimalloc::MiMalloc`.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: alloc::Allocator = alloc::Allocator;
 
 #[derive(Parser)]
 #[command(
