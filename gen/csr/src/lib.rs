@@ -1340,7 +1340,9 @@ fn upper_cat(a: &str, b: &str, c: &str) -> String {
     let mut s = String::with_capacity(a.len() + b.len() + c.len());
     s.push_str(a);
     if b.is_ascii() {
-        s.extend(b.bytes().map(|c| char::from(c.to_ascii_uppercase())));
+        let start = s.len();
+        s.push_str(b);
+        s[start..].make_ascii_uppercase();
     } else {
         s.push_str(&b.to_uppercase());
     }

@@ -80,8 +80,17 @@ fn range_into(out: &mut String, r: &Range) {
 /// `text` left-aligned in a column of `width` characters (as `{:<width$}` does).
 fn pad(out: &mut String, text: &str, width: usize) {
     out.push_str(text);
-    for _ in text.chars().count()..width {
-        out.push(' ');
+    // Names are nearly always ASCII: then bytes are characters and need no counting.
+    let chars = if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    };
+    const SPACES: &str = "                                                                ";
+    let n = width.saturating_sub(chars);
+    match SPACES.get(..n) {
+        Some(s) => out.push_str(s),
+        None => out.extend(std::iter::repeat_n(' ', n)),
     }
 }
 
@@ -657,7 +666,11 @@ fn push_unsigned(out: &mut String, value: u128, radix: u32, digits: usize) {
     for _ in (buf.len() - start)..digits {
         out.push('0');
     }
-    out.push_str(std::str::from_utf8(&buf[start..]).expect("digits are ASCII"));
+    // Byte by byte: checking a few digits with `str::from_utf8` cost as much as making them.
+    out.reserve(buf.len() - start);
+    for &d in &buf[start..] {
+        out.push(char::from(d));
+    }
 }
 
 /// Appends a signed integer in decimal.
