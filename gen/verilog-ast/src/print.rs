@@ -625,6 +625,11 @@ fn literal(out: &mut String, width: u32, value: u128, base: Base) {
 /// Appends `value` in `radix` (2, 10 or 16, lower-case), zero-padded to at least `digits`.
 fn push_unsigned(out: &mut String, value: u128, radix: u32, digits: usize) {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    // One digit (`1'b0`, a width of 8, `'d0`) is most of them: no buffer needed.
+    if value < u128::from(radix) && digits <= 1 {
+        out.push(char::from(DIGITS[value as usize]));
+        return;
+    }
     let mut buf = [0u8; 128];
     let mut start = buf.len();
     match (radix, u64::try_from(value)) {
