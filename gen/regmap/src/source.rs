@@ -44,7 +44,10 @@ impl Source {
     pub fn token_span(&self, start: usize, hint_len: usize) -> Span {
         let rest = &self.text[start.min(self.text.len())..];
         let len = match rest.chars().next() {
-            Some(q @ ('"' | '\'')) => rest[1..].find(q).map(|i| i + 2).unwrap_or(rest.len()),
+            Some(q @ ('"' | '\'')) => rest.as_bytes()[1..]
+                .iter()
+                .position(|&c| char::from(c) == q)
+                .map_or(rest.len(), |i| i + 2),
             _ => hint_len.min(rest.len()),
         };
         Span::new(start, len.max(1).min(rest.len().max(1)))
