@@ -19,7 +19,7 @@
 mod interface;
 
 pub use interface::{interface, ElementCount, Interface, ModuleParameter, ModulePort, PortWidth};
-use rdmagen_regmap::text::{push_decimal, push_hex};
+use rdmagen_regmap::text::{push_decimal, push_hex, push_upper};
 use std::collections::HashMap;
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
@@ -1339,13 +1339,7 @@ fn cat(a: &str, b: &str, c: &str) -> String {
 fn upper_cat(a: &str, b: &str, c: &str) -> String {
     let mut s = String::with_capacity(a.len() + b.len() + c.len());
     s.push_str(a);
-    if b.is_ascii() {
-        let start = s.len();
-        s.push_str(b);
-        s[start..].make_ascii_uppercase();
-    } else {
-        s.push_str(&b.to_uppercase());
-    }
+    push_upper(&mut s, b);
     s.push_str(c);
     s
 }

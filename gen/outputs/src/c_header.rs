@@ -9,7 +9,7 @@
 //! register `a_b`) are reported by [`generate`] instead of producing a header that redefines
 //! a macro.
 
-use rdmagen_regmap::text::{push_decimal, push_hex};
+use rdmagen_regmap::text::{push_decimal, push_hex, push_upper};
 use std::fmt::Write;
 
 use rdmagen_regmap::fasthash::FastSet;
@@ -156,7 +156,7 @@ impl Header {
         let mut n = self.block.clone();
         for p in parts {
             n.push('_');
-            n.push_str(&p.to_uppercase());
+            push_upper(&mut n, p);
         }
         n
     }
@@ -436,7 +436,7 @@ impl Header {
         let mut name = String::with_capacity(reg_name.len() + 1 + f.name.text.len());
         name.push_str(reg_name);
         name.push('_');
-        name.push_str(&f.name.to_uppercase());
+        push_upper(&mut name, &f.name);
         let mut text = String::with_capacity(64 + f.description.len());
         text.push_str(&f.name);
         text.push_str(" [");

@@ -39,6 +39,18 @@ pub fn push_decimal(out: &mut String, value: u64) {
     push_ascii(out, &digits[start..]);
 }
 
+/// Appends `text` upper-cased: in place for an ASCII name (no temporary string), through
+/// `str::to_uppercase` otherwise.
+pub fn push_upper(out: &mut String, text: &str) {
+    if text.is_ascii() {
+        let start = out.len();
+        out.push_str(text);
+        out[start..].make_ascii_uppercase();
+    } else {
+        out.push_str(&text.to_uppercase());
+    }
+}
+
 /// Appends a few ASCII digits byte by byte: cheaper than checking them with `str::from_utf8`
 /// first, which cost about as much as producing them.
 fn push_ascii(out: &mut String, digits: &[u8]) {
@@ -63,6 +75,11 @@ mod tests {
             let mut s = String::new();
             super::push_decimal(&mut s, u64::from(v));
             assert_eq!(s, v.to_string());
+        }
+        for t in ["", "vf0_ctrl", "Mixed_Case9", "straße", "ǆ"] {
+            let mut s = String::from("X_");
+            super::push_upper(&mut s, t);
+            assert_eq!(s, format!("X_{}", t.to_uppercase()));
         }
     }
 }
