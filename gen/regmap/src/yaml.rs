@@ -159,6 +159,18 @@ fn is_flow_indicator(c: u8) -> bool {
     matches!(c, b',' | b'[' | b']' | b'{' | b'}')
 }
 
+/// The bytes `plain_line_end` has to look at: everything else just goes into the scalar.
+const PLAIN_STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let stops = b"\n\r\t :#,[]{}";
+    let mut i = 0;
+    while i < stops.len() {
+        t[stops[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 impl<'t> Reader<'t> {
     fn peek(&self) -> Option<u8> {
         self.b.get(self.pos).copied()
@@ -470,6 +482,17 @@ impl<'t> Reader<'t> {
         let mut end = p;
         let mut colon = None;
         while q < self.b.len() {
+            // Most of a scalar is letters and digits: skip them before looking closer.
+            let run = q;
+            while q < self.b.len() && !PLAIN_STOP[usize::from(self.b[q])] {
+                q += 1;
+            }
+            if q > run {
+                end = q;
+                if q == self.b.len() {
+                    break;
+                }
+            }
             let c = self.b[q];
             if c == b'\n' {
                 break;
