@@ -2,6 +2,8 @@
 //! address windows and the port names the CSR block will derive. Every check reports and
 //! continues, so one run shows every problem.
 
+use std::collections::hash_map::Entry;
+
 use crate::fasthash::FastMap;
 
 use crate::diag::Sink;
@@ -42,24 +44,29 @@ fn fits(value: u64, width: u32) -> bool {
 impl Checker<'_> {
     /// Reports every name that appears twice among `names` (what: "register", …).
     fn unique<'a>(&mut self, names: impl IntoIterator<Item = &'a Name>, what: &str, scope: &str) {
-        let mut seen: FastMap<&str, Span> = FastMap::default();
+        let names = names.into_iter();
+        // Sized up front and one lookup per name: thousands of registers in a big map.
+        let mut seen: FastMap<&str, Span> =
+            FastMap::with_capacity_and_hasher(names.size_hint().0, Default::default());
         for n in names {
-            if let Some(first) = seen.get(n.text.as_str()) {
-                let first = *first;
-                self.sink
-                    .error(
-                        "regmap::duplicate_name",
-                        n.span,
-                        format!("{what} `{}` is defined twice {scope}", n.text),
-                        "defined again here",
-                    )
-                    .related(first, "first defined here")
-                    .help(format!(
-                        "rename one of them; {what} names must be unique {scope}"
-                    ));
-            } else {
-                seen.insert(&n.text, n.span);
-            }
+            let first = match seen.entry(n.text.as_str()) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    e.insert(n.span);
+                    continue;
+                }
+            };
+            self.sink
+                .error(
+                    "regmap::duplicate_name",
+                    n.span,
+                    format!("{what} `{}` is defined twice {scope}", n.text),
+                    "defined again here",
+                )
+                .related(first, "first defined here")
+                .help(format!(
+                    "rename one of them; {what} names must be unique {scope}"
+                ));
         }
     }
 
@@ -528,7 +535,8 @@ impl Checker<'_> {
         let mut v: Vec<(u64, u64, Span, &Name)> = ranges.into_iter().collect();
         // Report against the earlier-written item, whatever the address order.
         let order: FastMap<Span, usize> = v.iter().enumerate().map(|(i, r)| (r.2, i)).collect();
-        v.sort_by_key(|r| (r.0, order[&r.2]));
+        // Each key looked up once, not at every comparison of the sort.
+        v.sort_by_cached_key(|r| (r.0, order[&r.2]));
         let mut open: Option<(u64, u64, Span, &Name)> = None;
         for r in v {
             if let Some(o) = open {
@@ -718,20 +726,25 @@ impl Checker<'_> {
                                 "reserved port name",
                             )
                             .help("rename the register or field");
-                    } else if let Some(first) = seen.get(&port) {
-                        let first = *first;
-                        self.sink
-                            .error(
-                                "regmap::port_collision",
-                                f.name.span,
-                                format!("field `{}` would get port `{port}`, which another field already has", f.name),
-                                "same port name",
-                            )
-                            .related(first, "that field")
-                            .help("rename one field or register so `<register>_<field>` differs");
-                    } else {
-                        seen.insert(port, f.name.span);
+                        continue;
                     }
+                    // One lookup per port: a big map has tens of thousands.
+                    let (port, first) = match seen.entry(port) {
+                        Entry::Occupied(e) => (e.key().clone(), *e.get()),
+                        Entry::Vacant(e) => {
+                            e.insert(f.name.span);
+                            continue;
+                        }
+                    };
+                    self.sink
+                        .error(
+                            "regmap::port_collision",
+                            f.name.span,
+                            format!("field `{}` would get port `{port}`, which another field already has", f.name),
+                            "same port name",
+                        )
+                        .related(first, "that field")
+                        .help("rename one field or register so `<register>_<field>` differs");
                 }
             }
         }
