@@ -103,7 +103,7 @@ impl Scope<'_> {
     fn prefix(&self, reg: &Register) -> String {
         match self.group {
             Some(g) => format!("{}_{}", g.name, reg.name),
-            None => reg.name.to_string(),
+            None => reg.name.text.clone(),
         }
     }
     /// A port of this scope: the whole port at the top level, element `i`'s slice in a group.
@@ -1389,7 +1389,7 @@ fn register_table(map: &RegMap) -> Vec<String> {
             None => {
                 let mut off = String::with_capacity(12);
                 push_hex(&mut off, r.offset, 4);
-                (off, r.name.to_string())
+                (off, r.name.text.clone())
             }
         };
         let mut fields: Vec<&Field> = r.fields.iter().collect();
@@ -1418,7 +1418,7 @@ fn register_table(map: &RegMap) -> Vec<String> {
             } else {
                 (String::new(), String::new())
             };
-            rows.push([o, n, bits_text(f), f.name.to_string(), access, reset]);
+            rows.push([o, n, bits_text(f), f.name.text.clone(), access, reset]);
         }
     }
     let w: Vec<usize> = (0..6)
