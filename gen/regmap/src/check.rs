@@ -43,7 +43,13 @@ fn fits(value: u64, width: u32) -> bool {
 
 impl Checker<'_> {
     /// Reports every name that appears twice among `names` (what: "register", …).
-    fn unique<'a>(&mut self, names: impl IntoIterator<Item = &'a Name>, what: &str, scope: &str) {
+    /// `scope` is written only into messages, so callers pass it unformatted.
+    fn unique<'a>(
+        &mut self,
+        names: impl IntoIterator<Item = &'a Name>,
+        what: &str,
+        scope: &dyn std::fmt::Display,
+    ) {
         let names = names.into_iter();
         // Sized up front and one lookup per name: thousands of registers in a big map.
         let mut seen: FastMap<&str, Span> =
@@ -74,7 +80,7 @@ impl Checker<'_> {
         self.unique(
             map.parameters.iter().map(|p| &p.name),
             "parameter",
-            "in the map",
+            &"in the map",
         );
         for p in &map.parameters {
             if p.min > p.max {
@@ -116,7 +122,7 @@ impl Checker<'_> {
     }
 
     fn enums(&mut self, map: &RegMap) {
-        self.unique(map.enums.iter().map(|e| &e.name), "enum", "in the map");
+        self.unique(map.enums.iter().map(|e| &e.name), "enum", &"in the map");
         for e in &map.enums {
             if e.values.is_empty() {
                 self.sink
@@ -307,7 +313,7 @@ impl Checker<'_> {
                 Item::Group(g) => &g.name,
             })
             .collect();
-        self.unique(top, "register or group", "at the top level of the map");
+        self.unique(top, "register or group", &"at the top level of the map");
         for item in &map.items {
             match item {
                 Item::Register(r) => self.register(map, r),
@@ -352,7 +358,7 @@ impl Checker<'_> {
         self.unique(
             r.fields.iter().map(|f| &f.name),
             "field",
-            &format!("in register `{}`", r.name),
+            &format_args!("in register `{}`", r.name),
         );
         for f in &r.fields {
             self.field(map, r, f);
@@ -751,7 +757,7 @@ impl Checker<'_> {
     }
 
     fn memories(&mut self, map: &RegMap) {
-        self.unique(map.memories.iter().map(|m| &m.name), "memory", "in the map");
+        self.unique(map.memories.iter().map(|m| &m.name), "memory", &"in the map");
         for m in &map.memories {
             if let Count::Param(_) = m.depth {
                 self.resolve_count(map, &m.depth);
@@ -814,7 +820,7 @@ impl Checker<'_> {
     }
 
     fn spaces(&mut self, map: &RegMap) {
-        self.unique(map.spaces.iter().map(|s| &s.name), "space", "in the map");
+        self.unique(map.spaces.iter().map(|s| &s.name), "space", &"in the map");
         for s in &map.spaces {
             if !s.size.is_power_of_two() {
                 self.sink

@@ -125,7 +125,11 @@ impl Parser<'_> {
 
     fn list<'n, 't>(&mut self, m: &'n Mapping<'t>, key: &str) -> &'n [Node<'t>] {
         match m.get_node(key) {
-            Some(n) => self.as_list(n, &format!("`{key}`")).unwrap_or(&[]),
+            // The message's `key` text is built only when the value is not a list.
+            Some(n) => n
+                .as_sequence()
+                .or_else(|| self.as_list(n, &format!("`{key}`")))
+                .unwrap_or(&[]),
             None => &[],
         }
     }
@@ -420,7 +424,12 @@ impl Parser<'_> {
             ("hw_clear", &mut hw.clear),
         ] {
             if let Some(b) = m.get_node(key) {
-                *slot = self.boolean(b, &format!("`{key}`")).unwrap_or(false);
+                // The message's `key` text is built only for a value that is not a boolean.
+                *slot = match b.as_scalar().map(|s| s.as_str()) {
+                    Some("true") => true,
+                    Some("false") => false,
+                    _ => self.boolean(b, &format!("`{key}`")).unwrap_or(false),
+                };
             }
         }
         if let Some(c) = m.get_node("counter") {
