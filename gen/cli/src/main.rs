@@ -773,14 +773,25 @@ fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
     for d in dirs {
         std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
     }
-    // Thousands of small files (one picture per register) are bound by system calls, so they
-    // are written from a few threads; which thread writes which file does not matter.
+    // Files are written from a few threads; which thread writes which file does not matter.
+    // Each file goes to the writer with the least work so far, largest first (work: its bytes
+    // plus a page for the system calls), so the two big files of a NIC-scale map (CSR block and
+    // C header, megabytes each) are not both left to one writer, as consecutive chunks did.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let chunk = files.len().div_ceil(threads).max(1);
+    let work = |f: &Planned| f.text.len() + 4096;
+    let mut largest_first: Vec<&Planned> = files.iter().collect();
+    largest_first.sort_by_key(|f| std::cmp::Reverse(work(f)));
+    let mut parts: Vec<(usize, Vec<&Planned>)> = vec![(0, Vec::new()); threads.min(files.len())];
+    for f in largest_first {
+        if let Some(part) = parts.iter_mut().min_by_key(|(load, _)| *load) {
+            part.0 += work(f);
+            part.1.push(f);
+        }
+    }
     std::thread::scope(|s| {
-        let workers: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| {
+        let workers: Vec<_> = parts
+            .into_iter()
+            .map(|(_, part)| {
                 s.spawn(move || -> Result<()> {
                     for f in part {
                         write_if_changed(&f.path, &f.text)?;
