@@ -25,7 +25,10 @@ pub fn generate(map: &rm::RegMap, opts: &Options) -> String {
             rm::Item::Register(r) => std::slice::from_ref(r),
             rm::Item::Group(g) => &g.registers,
         };
-        size += registers.iter().map(|r| 300 + 400 * r.fields.len()).sum::<usize>();
+        size += registers
+            .iter()
+            .map(|r| 300 + 400 * r.fields.len())
+            .sum::<usize>();
     }
     let mut w = Writer {
         out: String::with_capacity(size),

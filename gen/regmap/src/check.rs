@@ -757,7 +757,11 @@ impl Checker<'_> {
     }
 
     fn memories(&mut self, map: &RegMap) {
-        self.unique(map.memories.iter().map(|m| &m.name), "memory", &"in the map");
+        self.unique(
+            map.memories.iter().map(|m| &m.name),
+            "memory",
+            &"in the map",
+        );
         for m in &map.memories {
             if let Count::Param(_) = m.depth {
                 self.resolve_count(map, &m.depth);

@@ -190,7 +190,10 @@ impl<'t> Reader<'t> {
     }
     fn line_start(&self, p: usize) -> usize {
         // Nearly always a few spaces back: a plain loop beats `rfind`'s vectorised search.
-        self.b[..p].iter().rposition(|&c| c == b'\n').map_or(0, |i| i + 1)
+        self.b[..p]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1)
     }
 
     fn err(&self, at: usize, message: impl Into<String>, help: impl Into<String>) -> YamlError {
