@@ -148,6 +148,9 @@ struct Reader<'t> {
     depth: usize,
 }
 
+/// Nesting limit: maps need a handful of levels, and deeper input must not exhaust the stack.
+const MAX_DEPTH: usize = 64;
+
 const INDENT_HELP: &str =
     "indent with spaces so that the keys of one mapping and the `- ` items of one list line up";
 
@@ -207,7 +210,17 @@ impl<'t> Reader<'t> {
     }
 
     /// Reports a character that starts something outside the subset, or `None` if it is fine.
+    #[inline]
     fn unsupported(&self, p: usize) -> Option<YamlError> {
+        // Checked before every node: the common answer without a call.
+        match self.at(p)? {
+            b'&' | b'*' | b'!' | b'%' | b'@' | b'`' | b'?' => self.unsupported_at(p),
+            _ => None,
+        }
+    }
+
+    #[cold]
+    fn unsupported_at(&self, p: usize) -> Option<YamlError> {
         let c = self.at(p)?;
         let (what, help) = match c {
             b'&' => (
@@ -324,7 +337,8 @@ impl<'t> Reader<'t> {
 
     /// True at `---` or `...` at the start of a line (document markers).
     fn at_document_marker(&self, p: usize) -> bool {
-        (self.t[p..].starts_with("---") || self.t[p..].starts_with("..."))
+        let b = &self.b[p.min(self.b.len())..];
+        (b.starts_with(b"---") || b.starts_with(b"..."))
             && self.col(p) == 0
             && self.ends_token(p + 3)
     }
@@ -376,17 +390,22 @@ impl<'t> Reader<'t> {
 
     /// Counts one more level of nesting; maps need a handful, so a deep file is refused
     /// rather than allowed to exhaust the stack.
+    #[inline]
     fn enter(&mut self) -> Result<()> {
-        const MAX_DEPTH: usize = 64;
         self.depth += 1;
         if self.depth > MAX_DEPTH {
-            return Err(self.err(
-                self.pos,
-                format!("nesting deeper than {MAX_DEPTH} levels"),
-                "a map needs a few levels (map, registers, fields); check the brackets and indentation",
-            ));
+            return Err(self.too_deep());
         }
         Ok(())
+    }
+
+    #[cold]
+    fn too_deep(&self) -> YamlError {
+        self.err(
+            self.pos,
+            format!("nesting deeper than {MAX_DEPTH} levels"),
+            "a map needs a few levels (map, registers, fields); check the brackets and indentation",
+        )
     }
 
     fn block_node_inner(&mut self, parent: isize) -> Result<Node<'t>> {
