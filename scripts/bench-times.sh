@@ -2,10 +2,14 @@
 # The run time of `make bench`, step by step: turns the log scripts/timed.sh wrote for each step
 # (TIMES_LOG) into docs/BENCHMARKS.times.md with the machine and its load, prints it and
 # reassembles docs/BENCHMARKS.md. The budget (issue 9) is 20 minutes from a fresh clone.
-# Usage: scripts/bench-times.sh LOG "LOAD BEFORE"   (BENCH_TIMES_NOTE: an extra line)
+# Steps marked * ran side by side, so the whole run is timed from START (epoch seconds), not
+# summed.
+# Usage: scripts/bench-times.sh LOG "LOAD BEFORE" [START]   (BENCH_TIMES_NOTE: an extra line)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-log=$1 load_before=$2
+log=$1 load_before=$2 started=${3:-}
+whole=""
+[ -n "$started" ] && whole=$(($(date +%s) - started))
 [ -s "$log" ] || { echo "bench-times: $log is empty" >&2; exit 1; }
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
@@ -24,12 +28,19 @@ dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -qv 'docs
   echo "CPU, other work shared the machine and the wall times are inflated)."
   [ -n "${BENCH_TIMES_NOTE:-}" ] && { echo; echo "$BENCH_TIMES_NOTE"; }
   echo
+  echo "Steps marked * ran side by side (their figures do not depend on the load); the others ran"
+  echo "alone, one after another."
+  echo
   echo "| step | wall s | CPU s | result |"
   echo "|---|---|---|---|"
-  awk '{ printf "| `make %s` | %.0f | %.0f | %s |\n", $1, $3, $6, ($8 == "(failed)" ? "failed" : "ok"); w += $3; c += $6 }
-       END { printf "| **total** | **%.0f** (%.1f min) | %.0f | |\n", w, w / 60, c }' "$log"
+  awk -v whole="$whole" '{ printf "| `make %s` | %.0f | %.0f | %s |\n", $1, $3, $6, ($8 == "(failed)" ? "failed" : "ok"); w += $3; c += $6 }
+       END { if (whole != "") w = whole; printf "| **whole run** | **%.0f** (%.1f min) | %.0f | |\n", w, w / 60, c }' "$log"
 } >docs/BENCHMARKS.times.md
 echo "step times ($log):"
 cat "$log"
-awk '{ w += $3 } END { printf "total wall %.1f s (%.1f min)\n", w, w / 60 }' "$log"
+if [ -n "$whole" ]; then
+  echo "whole run: $whole s ($((whole / 60)) min $((whole % 60)) s)"
+else
+  awk '{ w += $3 } END { printf "total wall %.1f s (%.1f min), steps summed\n", w, w / 60 }' "$log"
+fi
 scripts/bench-report.sh

@@ -132,11 +132,29 @@ struct HotPins {
     ce_valid: RawPort,
 }
 
+/// The low 64 bits of a port (a 1024-bit parser's `m_pay_tkeep` is 128 bits wide).
 fn rd(p: &RawPort) -> u64 {
-    let mut w = [0u32; 2];
+    let mut w = [0u32; 32];
     // SAFETY: the rig owns the model; ports are touched only between evaluations.
-    unsafe { p.get() }.read(&mut w);
+    let d = unsafe { p.get() };
+    d.read(&mut w[..d.words()]);
     u64::from(w[0]) | u64::from(w[1]) << 32
+}
+
+/// Folds a port into the checksum 64 bits at a time, low bits first: one fold for ports of up
+/// to 64 bits, as the C++ harness (which runs only the 512-bit model) folds them.
+fn fold_port(sum: u64, p: &RawPort) -> u64 {
+    let mut w = [0u32; 32];
+    // SAFETY: see `rd`.
+    let d = unsafe { p.get() };
+    let n = d.words();
+    d.read(&mut w[..n]);
+    w[..n.max(1)].chunks(2).fold(sum, |s, c| {
+        fold(
+            s,
+            u64::from(c[0]) | c.get(1).map_or(0, |&h| u64::from(h) << 32),
+        )
+    })
 }
 
 fn wr(p: &RawPort, v: u64) {
@@ -269,12 +287,11 @@ impl<M: Model> Rig<M> {
         self.dut.eval();
         let folding = rd(&h.rst) == 0;
         for (p, q) in self.fold.iter().filter(|_| folding) {
-            let v = if q.as_ref().is_none_or(|q| rd(q) != 0) {
-                rd(p)
+            self.checksum = if q.as_ref().is_none_or(|q| rd(q) != 0) {
+                fold_port(self.checksum, p)
             } else {
-                0
+                fold(self.checksum, 0)
             };
-            self.checksum = fold(self.checksum, v);
         }
         let mut s = Step::default();
         self.axil.observe(&self.lite, &mut s.axil);
