@@ -10,7 +10,7 @@ RDMAGEN := $(CARGO) run -q -p rdmagen --
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
 	lint-rtl-async lint-rtl-widths regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
-	bench-hw bench-cycles pytest-py cocotb bench-cocotb bench-rx
+	bench-hw bench-cycles bench-build pytest-py cocotb bench-cocotb bench-rx
 
 all: rtl
 
@@ -159,13 +159,18 @@ bench-cycles:
 	CARGO=$(CARGO) scripts/bench-cycles.sh
 	scripts/bench-report.sh
 
+# What the timed steps run, built ahead (`make bench` runs it beside Yosys; scripts/bench-build.sh).
+bench-build:
+	CARGO=$(CARGO) scripts/bench-build.sh
+
 # docs/BENCHMARKS.md: assembled from the sections each benchmark writes (scripts/bench-report.sh).
 # Each step's wall and CPU time goes to target/bench-times.log (scripts/timed.sh), printed last
 # and recorded with the machine's load in docs/BENCHMARKS.times.md (scripts/bench-times.sh).
 # From a fresh clone: scripts/setup.sh first installs what is missing (.venv, tools).
-# The two steps whose figures do not depend on the machine's load (Yosys cell counts and LUT
-# levels, cycle counts) run side by side first, marked * in the log; the steps that time
-# programs run after them, one at a time.
+# The steps whose results do not depend on the machine's load (Yosys cell counts and LUT
+# levels, cycle counts) and the builds of the timed steps (scripts/bench-build.sh) run side by
+# side first, marked * in the log; the steps that time programs run after them, one at a time,
+# with nothing compiling (RDMAGEN_BENCH_PREBUILT: they run the builds' copies).
 BENCH_STEPS := bench-gen bench-peers bench-harness bench-cocotb bench-rx
 bench:
 	@mkdir -p target && rm -f target/bench-times.log && cut -d' ' -f1-3 /proc/loadavg >target/bench-load.txt
@@ -173,9 +178,11 @@ bench:
 	TIMES_LOG=target/bench-times.log $(T) setup env RDMAGEN_SETUP_EXTENSION=0 scripts/setup.sh
 	@set -e; export TIMES_LOG=target/bench-times.log CARGO=$(CARGO); \
 	  scripts/timed.sh 'bench-hw*' scripts/bench-hw.py & hw=$$!; \
-	  scripts/timed.sh 'bench-cycles*' scripts/bench-cycles.sh || { kill $$hw; exit 1; }; \
+	  { scripts/timed.sh 'bench-cycles*' scripts/bench-cycles.sh && \
+	    scripts/timed.sh 'bench-build*' scripts/bench-build.sh; } || { kill $$hw; exit 1; }; \
 	  wait $$hw
-	@set -e; for s in $(BENCH_STEPS); do TIMES_LOG=target/bench-times.log scripts/timed.sh $$s $(MAKE) $$s; done
+	@set -e; for s in $(BENCH_STEPS); do \
+	  RDMAGEN_BENCH_PREBUILT=1 TIMES_LOG=target/bench-times.log scripts/timed.sh $$s $(MAKE) $$s; done
 	scripts/bench-times.sh target/bench-times.log "$$(cat target/bench-load.txt)" "$$(cat target/bench-start.txt)"
 
 # Each step's wall and CPU time goes to target/test-times.log (scripts/timed.sh), printed last.

@@ -14,15 +14,18 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 
+# Builds: scripts/bench-build.sh (`make bench` builds while Yosys runs and sets RDMAGEN_BENCH_PREBUILT).
+[ -n "${RDMAGEN_BENCH_PREBUILT:-}" ] || CARGO=$CARGO scripts/bench-build.sh harness cocotb
+bin=$PWD/target/bench-bin/debian
 for sim in icarus verilator; do
   RDMAGEN_BENCH_CYCLES=$CYCLES .venv/bin/python sim/cocotb/run.py --sim "$sim" --bench speed_example_csr >/dev/null
   grep -o 'bench: .*' "target/cocotb/$sim/speed_example_csr/test.log" | tee "$out/$sim.txt"
 done
 # The Rust harness: the same cycle count for the checksum, then a long run for its speed.
-RDMAGEN_CSR_VARIANTS=example_sync_p4 $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$CYCLES" \
-  | tee "$out/rust-short.txt"
-RDMAGEN_CSR_VARIANTS=example_sync_p4 $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$RUST_CYCLES" \
-  | tee "$out/rust.txt"
+for run in "rust-short $CYCLES" "rust $RUST_CYCLES"; do
+  read -r name n <<<"$run"
+  (cd tb/csr-tests && RDMAGEN_CPP_HARNESS="$bin/cpp_harness" "$bin/harness_speed" --bench "$n") | tee "$out/$name.txt"
+done
 
 sum_of() { sed -n 's/.*checksum \([0-9a-f]*\).*/\1/p' "$1" | head -1; }
 rate_of() { sed -n 's/.* = \([0-9]*\) cycles\/s.*/\1/p' "$1"; }

