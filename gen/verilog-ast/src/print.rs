@@ -292,7 +292,7 @@ impl Printer {
         // Each declaration's range and name column text (`name [array];`), computed once into
         // one buffer (a run of a big map holds tens of thousands of declarations; two strings
         // each were a fifth of the printing time).
-        let mut texts = String::with_capacity(32 * run.len());
+        let mut texts = String::with_capacity(48 * run.len());
         let decls: Vec<(&Decl, std::ops::Range<usize>, std::ops::Range<usize>)> = run
             .iter()
             .filter_map(|d| match d {
