@@ -1316,7 +1316,21 @@ impl<'t> Reader<'t> {
 
     /// Skips blanks, line breaks and comments inside a flow collection. Lines must be indented
     /// at least as much as the enclosing block (`indent`).
+    #[inline]
     fn flow_space(&mut self, indent: usize) -> Result<()> {
+        // Called around every key and value of a flow collection (several times per field of a
+        // map): the usual single space is skipped here, anything else is left to the full loop.
+        while self.peek() == Some(b' ') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            None | Some(b'\t' | b'#' | b'\n' | b'\r') => self.flow_space_rest(indent),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// [`Self::flow_space`] past line breaks, comments and tabs, and the errors there.
+    fn flow_space_rest(&mut self, indent: usize) -> Result<()> {
         loop {
             match self.peek() {
                 Some(b' ') | Some(b'\t') => self.pos += 1,
