@@ -499,10 +499,12 @@ impl<'a> Gen<'a> {
         for item in &self.map.items {
             let Item::Register(r) = item else { continue };
             let ok = r.is_writable();
-            let mut hit = vec![Stmt::assign(
+            // Room for the select and the 64-bit latch: no regrowth per register.
+            let mut hit = Vec::with_capacity(4);
+            hit.push(Stmt::assign(
                 id("wr_resp"),
                 id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }),
-            )];
+            ));
             if r.width == 64 {
                 if ok {
                     arms.push((
@@ -563,10 +565,9 @@ impl<'a> Gen<'a> {
                 }
                 continue;
             }
-            let mut hit = vec![
-                Stmt::assign(id("rd_resp"), id("RESP_OKAY")),
-                Stmt::assign(id("rd_data"), read_value(scope, r, 0, 31)),
-            ];
+            let mut hit = Vec::with_capacity(5);
+            hit.push(Stmt::assign(id("rd_resp"), id("RESP_OKAY")));
+            hit.push(Stmt::assign(id("rd_data"), read_value(scope, r, 0, 31)));
             if needs_rsel(r) {
                 hit.push(Stmt::assign(id(cat(&r.name, "_rsel", "")), bit1(true)));
             }
@@ -1082,7 +1083,8 @@ fn read_value(scope: Scope, r: &Register, lo: u32, hi: u32) -> Expr {
         .filter(|f| f.access.sw_reads() && f.msb >= lo && f.lsb <= hi)
         .collect();
     fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
-    let mut parts = Vec::new();
+    // A part per field and one per gap before it, and the gap below the last.
+    let mut parts = Vec::with_capacity(2 * fields.len() + 1);
     let mut next = hi + 1; // one past the next bit to fill, counting down
     for f in fields {
         let top = f.msb.min(hi);
