@@ -20,6 +20,7 @@ mod interface;
 
 pub use interface::{interface, ElementCount, Interface, ModuleParameter, ModulePort, PortWidth};
 use rdmagen_regmap::text::{push_decimal, push_hex, push_upper};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
@@ -100,10 +101,11 @@ struct Scope<'a> {
 }
 
 impl Scope<'_> {
-    fn prefix(&self, reg: &Register) -> String {
+    fn prefix<'r>(&self, reg: &'r Register) -> Cow<'r, str> {
         match self.group {
-            Some(g) => format!("{}_{}", g.name, reg.name),
-            None => reg.name.text.clone(),
+            Some(g) => Cow::Owned(format!("{}_{}", g.name, reg.name)),
+            // Borrowed: every field of every top-level register asks for it.
+            None => Cow::Borrowed(&reg.name.text),
         }
     }
     /// A port of this scope: the whole port at the top level, element `i`'s slice in a group.
@@ -464,8 +466,10 @@ impl<'a> Gen<'a> {
         }
 
         // Select signals of every register, set by the decode below.
-        let mut wsel = Vec::new();
-        let mut rsel = Vec::new();
+        // Lists sized from the map: thousands of registers, grown by doubling otherwise.
+        let regs = self.map.registers().count();
+        let mut wsel = Vec::with_capacity(regs);
+        let mut rsel = Vec::with_capacity(regs);
         for (g, r) in self.map.registers() {
             let p = Scope { group: g }.prefix(r);
             if r.is_writable() {
@@ -479,7 +483,7 @@ impl<'a> Gen<'a> {
             self.reg(s.clone(), 1, None);
         }
 
-        let c = &mut Vec::new();
+        let c = &mut Vec::with_capacity(32 + wsel.len() + rsel.len() + 4 * self.map.items.len());
         c.push(Stmt::Comment(
             "Write decode: the register a write selects and its response".into(),
         ));
@@ -490,14 +494,17 @@ impl<'a> Gen<'a> {
         if self.has64 {
             c.push(Stmt::assign(id("wr_lo_store"), bit1(false)));
         }
-        let mut arms = Vec::new();
+        // Two arms for a 64-bit register.
+        let mut arms = Vec::with_capacity(2 * self.map.items.len());
         for item in &self.map.items {
             let Item::Register(r) = item else { continue };
             let ok = r.is_writable();
-            let mut hit = vec![Stmt::assign(
+            // Room for the select and the 64-bit latch: no regrowth per register.
+            let mut hit = Vec::with_capacity(4);
+            hit.push(Stmt::assign(
                 id("wr_resp"),
                 id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }),
-            )];
+            ));
             if r.width == 64 {
                 if ok {
                     arms.push((
@@ -541,7 +548,7 @@ impl<'a> Gen<'a> {
             c.push(Stmt::assign(id("rd_latch"), bit1(false)));
             c.push(Stmt::assign(id("rd_hi_next"), Expr::zero(32)));
         }
-        let mut arms = Vec::new();
+        let mut arms = Vec::with_capacity(2 * self.map.items.len());
         for item in &self.map.items {
             let Item::Register(r) = item else { continue };
             let scope = Scope { group: None };
@@ -558,10 +565,9 @@ impl<'a> Gen<'a> {
                 }
                 continue;
             }
-            let mut hit = vec![
-                Stmt::assign(id("rd_resp"), id("RESP_OKAY")),
-                Stmt::assign(id("rd_data"), read_value(scope, r, 0, 31)),
-            ];
+            let mut hit = Vec::with_capacity(5);
+            hit.push(Stmt::assign(id("rd_resp"), id("RESP_OKAY")));
+            hit.push(Stmt::assign(id("rd_data"), read_value(scope, r, 0, 31)));
             if needs_rsel(r) {
                 hit.push(Stmt::assign(id(cat(&r.name, "_rsel", "")), bit1(true)));
             }
@@ -1077,7 +1083,8 @@ fn read_value(scope: Scope, r: &Register, lo: u32, hi: u32) -> Expr {
         .filter(|f| f.access.sw_reads() && f.msb >= lo && f.lsb <= hi)
         .collect();
     fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
-    let mut parts = Vec::new();
+    // A part per field and one per gap before it, and the gap below the last.
+    let mut parts = Vec::with_capacity(2 * fields.len() + 1);
     let mut next = hi + 1; // one past the next bit to fill, counting down
     for f in fields {
         let top = f.msb.min(hi);
@@ -1209,17 +1216,19 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     } else {
         ("s_axil_wdata", "wr_mask")
     };
-    let wd = id(data).bits(f.msb, f.lsb);
-    let wm = id(mask).bits(f.msb, f.lsb);
+    // Write data and mask bits, made where used: read-only fields need neither, and a fresh
+    // one costs what a copy would (no copy left over to free).
+    let wd = || id(data).bits(f.msb, f.lsb);
+    let wm = || id(mask).bits(f.msb, f.lsb);
     let c = &mut out.comb;
-    c.extend(wrap(&comment, 92).into_iter().map(Stmt::Comment));
+    c.extend(wrap_owned(comment, 92).into_iter().map(Stmt::Comment));
     // 1. software
     match f.access {
         Access::Wp => {
             c.push(Stmt::assign(d.clone(), Expr::zero(w)));
             c.push(Stmt::if_(
                 swe.clone(),
-                vec![Stmt::assign(d.clone(), Expr::band(wd.clone(), wm.clone()))],
+                vec![Stmt::assign(d.clone(), Expr::band(wd(), wm()))],
             ));
             if w > 1 {
                 let sq = cat(&p, "_stb_q", "");
@@ -1234,26 +1243,21 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                 out.assigns.push(V::Assign(port("stb_o", 1), id(sq)));
                 c.push(Stmt::assign(
                     id(sd.clone()),
-                    Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm.clone())),
+                    Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm())),
                 ));
             }
         }
         _ => {
-            c.push(Stmt::assign(d.clone(), q.clone()));
+            // The last use of `q`: moved, not copied.
+            c.push(Stmt::assign(d.clone(), q));
             let write = match f.access {
                 Access::Rw | Access::Wo => Some(Expr::bor(
-                    Expr::band(d.clone(), Expr::bitnot(wm.clone())),
-                    Expr::band(wd.clone(), wm.clone()),
+                    Expr::band(d.clone(), Expr::bitnot(wm())),
+                    Expr::band(wd(), wm()),
                 )),
-                Access::W1c => Some(Expr::band(
-                    d.clone(),
-                    Expr::bitnot(Expr::band(wd.clone(), wm.clone())),
-                )),
-                Access::W1s => Some(Expr::bor(d.clone(), Expr::band(wd.clone(), wm.clone()))),
-                Access::W0c => Some(Expr::band(
-                    d.clone(),
-                    Expr::bor(wd.clone(), Expr::bitnot(wm.clone())),
-                )),
+                Access::W1c => Some(Expr::band(d.clone(), Expr::bitnot(Expr::band(wd(), wm())))),
+                Access::W1s => Some(Expr::bor(d.clone(), Expr::band(wd(), wm()))),
+                Access::W0c => Some(Expr::band(d.clone(), Expr::bor(wd(), Expr::bitnot(wm())))),
                 _ => None,
             };
             if let Some(e) = write {
@@ -1344,15 +1348,39 @@ fn upper_cat(a: &str, b: &str, c: &str) -> String {
     s
 }
 
+/// True when `text` is already one wrapped line: not empty, at most `width` bytes, words
+/// separated by single spaces and no other white space.
+fn fits_one_line(text: &str, width: usize) -> bool {
+    let b = text.as_bytes();
+    if b.is_empty() || b.len() > width || b[0] == b' ' || b[b.len() - 1] == b' ' {
+        return false;
+    }
+    // One pass over the bytes (the comment of every field comes here); characters only when
+    // there is non-ASCII text, whose white space `split_whitespace` would also split at.
+    let mut prev = 0u8;
+    let mut ascii = true;
+    for &c in b {
+        if (c == b' ' && prev == b' ') || (b'\t'..=b'\r').contains(&c) {
+            return false;
+        }
+        ascii &= c.is_ascii();
+        prev = c;
+    }
+    ascii || text.chars().all(|c| c == ' ' || !c.is_whitespace())
+}
+
+/// [`wrap`] of an owned text: a text that already fits is the one line, without a copy.
+fn wrap_owned(text: String, width: usize) -> Vec<String> {
+    if fits_one_line(&text, width) {
+        vec![text]
+    } else {
+        wrap(&text, width)
+    }
+}
+
 fn wrap(text: &str, width: usize) -> Vec<String> {
     // Most comments (one per field) already fit on a line with single spaces: one copy.
-    if !text.is_empty()
-        && text.len() <= width
-        && !text.starts_with(' ')
-        && !text.ends_with(' ')
-        && !text.contains("  ")
-        && text.chars().all(|c| c == ' ' || !c.is_whitespace())
-    {
+    if fits_one_line(text, width) {
         return vec![text.to_owned()];
     }
     let mut lines = Vec::new();
@@ -1374,71 +1402,118 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// The register table in the file header: offset, register, bits, field, access, reset.
 fn register_table(map: &RegMap) -> Vec<String> {
-    let mut rows: Vec<[String; 6]> =
-        vec![["offset", "register", "bits", "field", "access", "reset"].map(String::from)];
+    // Every cell is written into one buffer and kept as a range: a NIC-scale map has a row per
+    // field, thousands of them, and six strings per row were most of the table's cost.
+    let mut cells = String::with_capacity(64 * 1024);
+    let mut rows: Vec<[std::ops::Range<usize>; 6]> = Vec::with_capacity(1 + map_fields(map));
+    let cell = |cells: &mut String, text: &str| {
+        let start = cells.len();
+        cells.push_str(text);
+        start..cells.len()
+    };
+    rows.push(
+        ["offset", "register", "bits", "field", "access", "reset"].map(|h| cell(&mut cells, h)),
+    );
+    let mut fields: Vec<&Field> = Vec::new();
     for (g, r) in map.registers() {
-        // Pieces pushed by hand: a NIC-scale map has a row per field, thousands of them.
-        let (off, name) = match g {
+        let off_start = cells.len();
+        match g {
+            Some(g) => push_hex(&mut cells, g.offset + r.offset, 4),
+            None => push_hex(&mut cells, r.offset, 4),
+        }
+        if let Some(g) = g {
+            cells.push_str("+i*");
+            push_hex(&mut cells, g.stride, 1);
+        }
+        let off = off_start..cells.len();
+        let name = match g {
             Some(g) => {
-                let mut off = String::with_capacity(24);
-                push_hex(&mut off, g.offset + r.offset, 4);
-                off.push_str("+i*");
-                push_hex(&mut off, g.stride, 1);
-                (off, cat(&g.name, "[i].", &r.name))
+                let start = cells.len();
+                for piece in [g.name.text.as_str(), "[i].", &r.name] {
+                    cells.push_str(piece);
+                }
+                start..cells.len()
             }
-            None => {
-                let mut off = String::with_capacity(12);
-                push_hex(&mut off, r.offset, 4);
-                (off, r.name.text.clone())
-            }
+            None => cell(&mut cells, &r.name),
         };
-        let mut fields: Vec<&Field> = r.fields.iter().collect();
+        fields.clear();
+        fields.extend(r.fields.iter());
         fields.sort_by_key(|f| std::cmp::Reverse(f.lsb));
         for (k, f) in fields.iter().enumerate() {
-            let mut access = f.access.as_str().to_string();
-            for (on, tag) in [
-                (f.hw.write, "+hw_write"),
-                (f.hw.clear, "+hw_clear"),
-                (f.hw.set, "+hw_set"),
-                (f.hw.counter.is_some(), "+counter"),
-            ] {
-                if on {
-                    access.push_str(tag);
+            let bits = {
+                let start = cells.len();
+                push_decimal(&mut cells, u64::from(f.msb));
+                if f.msb != f.lsb {
+                    cells.push(':');
+                    push_decimal(&mut cells, u64::from(f.lsb));
                 }
-            }
+                start..cells.len()
+            };
+            let field = cell(&mut cells, &f.name);
+            let access = {
+                let start = cells.len();
+                cells.push_str(f.access.as_str());
+                for (on, tag) in [
+                    (f.hw.write, "+hw_write"),
+                    (f.hw.clear, "+hw_clear"),
+                    (f.hw.set, "+hw_set"),
+                    (f.hw.counter.is_some(), "+counter"),
+                ] {
+                    if on {
+                        cells.push_str(tag);
+                    }
+                }
+                start..cells.len()
+            };
             let reset = if f.is_stored() {
-                let mut h = String::with_capacity(18);
-                push_hex(&mut h, f.reset, 1);
-                h
+                let start = cells.len();
+                push_hex(&mut cells, f.reset, 1);
+                start..cells.len()
             } else {
-                "-".into()
+                cell(&mut cells, "-")
             };
             let (o, n) = if k == 0 {
                 (off.clone(), name.clone())
             } else {
-                (String::new(), String::new())
+                (0..0, 0..0)
             };
-            rows.push([o, n, bits_text(f), f.name.text.clone(), access, reset]);
+            rows.push([o, n, bits, field, access, reset]);
         }
     }
-    let w: Vec<usize> = (0..6)
-        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
-        .collect();
+    let mut w = [0usize; 6];
+    for r in &rows {
+        for c in 0..6 {
+            w[c] = w[c].max(r[c].len());
+        }
+    }
     let line_len: usize = w.iter().sum::<usize>() + 10;
+    const SPACES: &str = "                                                                ";
+    // Padding counts characters, as `format!` does.
+    let pad = |line: &mut String, text: &str, width: usize| {
+        let chars = if text.is_ascii() {
+            text.len()
+        } else {
+            text.chars().count()
+        };
+        let n = width.saturating_sub(chars);
+        match SPACES.get(..n) {
+            Some(s) => line.push_str(s),
+            None => line.extend(std::iter::repeat_n(' ', n)),
+        }
+    };
     rows.iter()
         .map(|r| {
             // `{:<w0$}  {:<w1$}  {:>w2$}  {:<w3$}  {:<w4$}  {}`, trailing blanks trimmed.
             let mut line = String::with_capacity(line_len);
             for c in 0..6 {
-                // Padding counts characters, as `format!` does.
-                let pad = w[c].saturating_sub(r[c].chars().count());
+                let text = &cells[r[c].clone()];
                 if c == 2 {
-                    line.extend(std::iter::repeat_n(' ', pad));
-                    line.push_str(&r[c]);
+                    pad(&mut line, text, w[c]);
+                    line.push_str(text);
                 } else {
-                    line.push_str(&r[c]);
+                    line.push_str(text);
                     if c < 5 {
-                        line.extend(std::iter::repeat_n(' ', pad));
+                        pad(&mut line, text, w[c]);
                     }
                 }
                 if c < 5 {
@@ -1449,4 +1524,9 @@ fn register_table(map: &RegMap) -> Vec<String> {
             line
         })
         .collect()
+}
+
+/// The number of fields of every register of the map (element registers once).
+fn map_fields(map: &RegMap) -> usize {
+    map.registers().map(|(_, r)| r.fields.len()).sum()
 }

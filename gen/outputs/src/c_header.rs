@@ -153,7 +153,10 @@ fn wrap_comment(out: &mut String, lead: &str, text: &str) {
 impl Header {
     /// `<BLOCK>_<PARTS…>` upper-cased.
     fn name(&self, parts: &[&str]) -> String {
-        let mut n = self.block.clone();
+        // Sized once: a copy of the block name grew again at the first `_`.
+        let len = self.block.len() + parts.iter().map(|p| p.len() + 1).sum::<usize>();
+        let mut n = String::with_capacity(len);
+        n.push_str(&self.block);
         for p in parts {
             n.push('_');
             push_upper(&mut n, p);
@@ -324,9 +327,11 @@ impl Header {
     /// A register's macros; `group` prefixes the names and makes the offset relative.
     fn register(&mut self, r: &Register, group: Option<&Group>) {
         let wide = r.width == 64;
-        let mut path: Vec<&str> = group.map(|g| g.name.text.as_str()).into_iter().collect();
-        path.push(&r.name);
-        let _ = writeln!(self.out);
+        let path: Vec<&str> = match group {
+            Some(g) => vec![g.name.text.as_str(), r.name.text.as_str()],
+            None => vec![r.name.text.as_str()],
+        };
+        self.out.push('\n');
         let mut text = String::with_capacity(64 + r.description.len());
         match group {
             Some(g) => {
@@ -402,7 +407,7 @@ impl Header {
             cond.push(')');
             self.assert_parts(&[&cond], &[&what, " fields do not overlap"]);
         }
-        let mut resets = String::new();
+        let mut resets = String::with_capacity(r.fields.len() * (2 * reg_name.len() + 64));
         for (f, u) in r.fields.iter().zip(&upper) {
             if field_reset(f).is_none() {
                 continue;
@@ -546,28 +551,19 @@ impl Header {
     /// Top-level registers and array windows, in address order, do not overlap and fit the
     /// address width.
     fn layout_asserts(&mut self, map: &RegMap) {
-        let mut spans: Vec<(u64, String, String, String)> = map
+        // (offset, name, macro prefix, size in bytes or `None` for a group's window): the
+        // condition texts are written when asserted, not built with `format!` per register.
+        let mut spans: Vec<(u64, &str, String, Option<u64>)> = map
             .items
             .iter()
             .map(|item| match item {
-                Item::Register(r) => {
-                    let n = self.name(&[&r.name]);
-                    (
-                        r.offset,
-                        r.name.text.clone(),
-                        format!("{n}_OFFSET"),
-                        format!("{n}_OFFSET + {}u", r.bytes()),
-                    )
-                }
-                Item::Group(g) => {
-                    let n = self.name(&[&g.name]);
-                    (
-                        g.offset,
-                        g.name.text.clone(),
-                        format!("{n}_OFFSET"),
-                        format!("{n}_OFFSET + {n}_WINDOW"),
-                    )
-                }
+                Item::Register(r) => (
+                    r.offset,
+                    r.name.text.as_str(),
+                    self.name(&[&r.name]),
+                    Some(r.bytes()),
+                ),
+                Item::Group(g) => (g.offset, g.name.text.as_str(), self.name(&[&g.name]), None),
             })
             .collect();
         if spans.is_empty() {
@@ -575,18 +571,37 @@ impl Header {
         }
         spans.sort_by_key(|s| s.0);
 
+        // `{n}_OFFSET + {bytes}u` of a register, `{n}_OFFSET + {n}_WINDOW` of a group.
+        let end_of = |end: &mut String, s: &(u64, &str, String, Option<u64>)| {
+            end.clear();
+            end.push_str(&s.2);
+            end.push_str("_OFFSET + ");
+            match s.3 {
+                Some(bytes) => {
+                    push_decimal(end, bytes);
+                    end.push('u');
+                }
+                None => {
+                    end.push_str(&s.2);
+                    end.push_str("_WINDOW");
+                }
+            }
+        };
+        let mut end = String::with_capacity(64);
         for pair in spans.windows(2) {
             let (a, b) = (&pair[0], &pair[1]);
-            self.assert(
-                format_args!("{} <= {}", a.3, b.2),
-                format_args!("{} ends before {}", a.1, b.1),
+            end_of(&mut end, a);
+            self.assert_parts(
+                &[&end, " <= ", &b.2, "_OFFSET"],
+                &[a.1, " ends before ", b.1],
             );
         }
         if let Some(last) = spans.last() {
             let aw = self.name(&["ADDRESS_WIDTH"]);
-            self.assert(
-                format_args!("(uint64_t)({}) <= (1ull << {aw})", last.3),
-                format_args!("{} is inside the address width", last.1),
+            end_of(&mut end, last);
+            self.assert_parts(
+                &["(uint64_t)(", &end, ") <= (1ull << ", &aw, ")"],
+                &[last.1, " is inside the address width"],
             );
         }
     }

@@ -7,8 +7,8 @@
 //! copies of a NIC map written flat) share it, so a 4096-register map writes a handful of
 //! pictures instead of 4096 files; each register's section still shows its picture.
 
+use rdmagen_regmap::fasthash::FastMap;
 use rdmagen_regmap::text::{push_decimal, push_hex};
-use std::collections::HashMap;
 use std::fmt::Write;
 
 use rdmagen_regmap::{Access, ByteOrder, Count, Field, MemField, RegMap, Register};
@@ -36,7 +36,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     let mut md = String::with_capacity(8192 + 1024 * map.items.len());
     // Distinct layouts: key -> index in `drawn`, which holds the first register drawn that way
     // and how many registers share its picture.
-    let mut layouts: HashMap<String, usize> = HashMap::new();
+    let mut layouts: FastMap<String, usize> = FastMap::default();
     let mut drawn: Vec<(String, Placed<'_>, usize)> = Vec::new();
     let placed: Vec<Placed<'_>> = placed_registers(map).collect();
 
@@ -182,16 +182,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
 fn push_anchor(out: &mut String, p: &Placed<'_>) {
     out.push_str("reg-");
     if let Some(g) = p.group {
-        out.extend(g.name.text.chars().map(|c| if c == '_' { '-' } else { c }));
+        push_dashed(out, &g.name);
         out.push('-');
     }
-    out.extend(
-        p.reg
-            .name
-            .text
-            .chars()
-            .map(|c| if c == '_' { '-' } else { c }),
-    );
+    push_dashed(out, &p.reg.name);
+}
+
+/// Appends `text` with `-` for every `_`, a piece at a time rather than a character at a time.
+fn push_dashed(out: &mut String, text: &str) {
+    for (k, piece) in text.split('_').enumerate() {
+        if k > 0 {
+            out.push('-');
+        }
+        out.push_str(piece);
+    }
 }
 
 /// Appends `reg` or `group.reg` ([`Placed::dotted_name`]).
@@ -227,6 +231,16 @@ fn first_sentence(text: &str) -> &str {
 
 /// Text safe in a Markdown table cell: one line, no column breaks, no raw HTML.
 fn cell(text: &str) -> String {
+    // Most cells (field descriptions) are empty or one plain line: copied as they are.
+    if text
+        .bytes()
+        .all(|b| b.is_ascii() && !matches!(b, b'|' | b'<' | b'>' | b'\t'..=b'\r'))
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.contains("  ")
+    {
+        return text.to_owned();
+    }
     one_line(text)
         .replace('|', "\\|")
         .replace('<', "&lt;")
@@ -533,18 +547,27 @@ fn bit_number(bit: u32) -> String {
 /// Everything [`register_picture`] draws, except the title: registers with equal keys have
 /// the same picture.
 fn picture_key(reg: &Register) -> String {
+    // Pieces pushed by hand (it was `write!` per field, with the reset's `Debug`): one key per
+    // register of the map. Names hold no spaces or `|`, so the key is still unambiguous.
     let mut key = String::with_capacity(16 + 32 * reg.fields.len());
-    let _ = write!(key, "{}", reg.width);
+    push_decimal(&mut key, u64::from(reg.width));
     for f in &reg.fields {
-        let _ = write!(
-            key,
-            "|{} {} {} {} {:?}",
-            f.name,
-            f.msb,
-            f.lsb,
-            access_label(f),
-            field_reset(f)
-        );
+        key.push('|');
+        key.push_str(&f.name);
+        key.push(' ');
+        push_decimal(&mut key, u64::from(f.msb));
+        key.push(' ');
+        push_decimal(&mut key, u64::from(f.lsb));
+        key.push(' ');
+        key.push_str(&access_label(f));
+        match field_reset(f) {
+            Some(v) => {
+                key.push_str(" Some(");
+                push_decimal(&mut key, v);
+                key.push(')');
+            }
+            None => key.push_str(" None"),
+        }
     }
     key
 }

@@ -366,11 +366,11 @@ pub fn field_ports(
         s
     };
     let w = field.width();
-    let mut v = Vec::new();
     if !field.is_stored() {
-        v.push((port("_i"), false, w));
-        return v;
+        return vec![(port("_i"), false, w)];
     }
+    // At most seven ports: sized once instead of grown from nothing.
+    let mut v = Vec::with_capacity(7);
     v.push((port("_o"), true, w));
     if field.access == Access::Wp && w > 1 {
         v.push((port("_stb_o"), true, 1));

@@ -371,6 +371,9 @@ pub enum NameKind {
 
 /// Why a name is malformed, or `None` when it is fine.
 pub fn name_problem(name: &str, kind: NameKind) -> Option<String> {
+    if is_well_formed(name, kind) {
+        return None;
+    }
     let ok_char = |c: char| match kind {
         NameKind::Snake => c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_',
         NameKind::Upper => c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_',
@@ -395,6 +398,30 @@ pub fn name_problem(name: &str, kind: NameKind) -> Option<String> {
         ));
     }
     None
+}
+
+/// The rules of [`name_problem`] in one pass over the bytes: every name of a map is checked,
+/// and nearly all are fine.
+fn is_well_formed(name: &str, kind: NameKind) -> bool {
+    let letter = |c: u8| match kind {
+        NameKind::Snake => c.is_ascii_lowercase(),
+        NameKind::Upper => c.is_ascii_uppercase(),
+    };
+    let b = name.as_bytes();
+    let Some((&first, rest)) = b.split_first() else {
+        return false;
+    };
+    if !letter(first) {
+        return false;
+    }
+    let mut prev = first;
+    for &c in rest {
+        if !(letter(c) || c.is_ascii_digit() || c == b'_') || (c == b'_' && prev == b'_') {
+            return false;
+        }
+        prev = c;
+    }
+    prev != b'_'
 }
 
 /// The closest candidate within edit distance 2, for "did you mean" hints.
@@ -433,6 +460,24 @@ mod tests {
         assert!(name_problem("a__b", NameKind::Snake).is_some());
         assert!(name_problem("NUM_VF", NameKind::Upper).is_none());
         assert!(name_problem("num_vf", NameKind::Upper).is_some());
+        // The one-pass check agrees with the rules it stands in for.
+        for (name, kind, ok) in [
+            ("a", NameKind::Snake, true),
+            ("a1_b2", NameKind::Snake, true),
+            ("", NameKind::Snake, false),
+            ("_a", NameKind::Snake, false),
+            ("1a", NameKind::Snake, false),
+            ("a_", NameKind::Snake, false),
+            ("a__", NameKind::Snake, false),
+            ("aé", NameKind::Snake, false),
+            ("a-b", NameKind::Snake, false),
+            ("A_1", NameKind::Upper, true),
+            ("A_b", NameKind::Upper, false),
+            ("A__B", NameKind::Upper, false),
+        ] {
+            assert_eq!(name_problem(name, kind).is_none(), ok, "{name}");
+            assert_eq!(is_well_formed(name, kind), ok, "{name}");
+        }
         assert!(is_reserved("match") && is_reserved("module") && is_reserved("int"));
         assert!(!is_reserved("state"));
         // Case-insensitive, and every listed word is found.

@@ -193,9 +193,16 @@ impl Parser<'_> {
         required: &[&str],
         owner: &str,
     ) {
+        // Which allowed keys are present, as bits: the required ones are then looked up here
+        // instead of by another scan of the mapping (every register and field passes here).
+        let mut present = 0u64;
         for k in m.keys() {
             let key = k.as_str();
-            if !allowed.contains(&key) {
+            if let Some(i) = allowed.iter().position(|a| *a == key) {
+                if i < 64 {
+                    present |= 1 << i;
+                }
+            } else {
                 let span = self.key_span(k);
                 let help = match closest(key, allowed) {
                     Some(c) => format!("did you mean `{c}`?"),
@@ -212,7 +219,11 @@ impl Parser<'_> {
             }
         }
         for r in required {
-            if m.get_node(r).is_none() {
+            let found = match allowed.iter().position(|a| a == r) {
+                Some(i) if i < 64 => present & (1 << i) != 0,
+                _ => m.get_node(r).is_some(),
+            };
+            if !found {
                 let span = self.name_or_map_span(m);
                 self.sink
                     .error(

@@ -105,7 +105,11 @@ impl Parser<'_> {
                 map.enums.push(e);
             }
         }
-        for n in self.list(m, "registers") {
+        // Sized from the list: growing a list of thousands of registers one doubling at a
+        // time copied it over and over.
+        let registers = self.list(m, "registers");
+        map.items.reserve_exact(registers.len());
+        for n in registers {
             if let Some(item) = self.item(n) {
                 map.items.push(item);
             }
@@ -264,7 +268,9 @@ impl Parser<'_> {
         };
         let mut fields = Vec::new();
         if let Some(fl) = m.get_node("fields") {
-            for f in self.as_list(fl, "`fields`").unwrap_or(&[]) {
+            let list = self.as_list(fl, "`fields`").unwrap_or(&[]);
+            fields.reserve_exact(list.len());
+            for f in list {
                 if let Some(field) = self.field(f) {
                     fields.push(field);
                 }
@@ -325,8 +331,9 @@ impl Parser<'_> {
                 window = am.get_node("window").and_then(|n| self.int(n, "`window`"));
             }
         }
-        let mut registers = Vec::new();
-        for r in self.list(m, "registers") {
+        let list = self.list(m, "registers");
+        let mut registers = Vec::with_capacity(list.len());
+        for r in list {
             if let Some(rm) = self.as_map(r, "a register") {
                 if rm.get_node("array").is_some() || rm.get_node("registers").is_some() {
                     let span = self.span_of(r);

@@ -151,6 +151,13 @@ struct Reader<'t> {
 /// Nesting limit: maps need a handful of levels, and deeper input must not exhaust the stack.
 const MAX_DEPTH: usize = 64;
 
+/// Room a block mapping or sequence starts with (it always has a first entry): a register's
+/// keys, its list of fields. Growing each from nothing was a separate call per collection,
+/// thousands of them in a NIC-scale map.
+const BLOCK_CAPACITY: usize = 4;
+/// Room a non-empty flow collection starts with: a field's `{ name, bits, access, reset, ... }`.
+const FLOW_CAPACITY: usize = 6;
+
 const INDENT_HELP: &str =
     "indent with spaces so that the keys of one mapping and the `- ` items of one list line up";
 
@@ -557,7 +564,7 @@ impl<'t> Reader<'t> {
         // The previous reader placed a block mapping at the `:` of its first key.
         let mut m = Mapping {
             at: self.pos - 1,
-            entries: Vec::new(),
+            entries: Vec::with_capacity(BLOCK_CAPACITY),
         };
         let mut seen: Option<FastSet<Cow<'t, str>>> = None;
         let mut key = first_key;
@@ -702,7 +709,7 @@ impl<'t> Reader<'t> {
     fn block_sequence(&mut self, indent: usize) -> Result<Sequence<'t>> {
         let mut s = Sequence {
             at: self.pos,
-            items: Vec::new(),
+            items: Vec::with_capacity(BLOCK_CAPACITY),
         };
         loop {
             let dash = self.pos;
@@ -1309,7 +1316,21 @@ impl<'t> Reader<'t> {
 
     /// Skips blanks, line breaks and comments inside a flow collection. Lines must be indented
     /// at least as much as the enclosing block (`indent`).
+    #[inline]
     fn flow_space(&mut self, indent: usize) -> Result<()> {
+        // Called around every key and value of a flow collection (several times per field of a
+        // map): the usual single space is skipped here, anything else is left to the full loop.
+        while self.peek() == Some(b' ') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            None | Some(b'\t' | b'#' | b'\n' | b'\r') => self.flow_space_rest(indent),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// [`Self::flow_space`] past line breaks, comments and tabs, and the errors there.
+    fn flow_space_rest(&mut self, indent: usize) -> Result<()> {
         loop {
             match self.peek() {
                 Some(b' ') | Some(b'\t') => self.pos += 1,
@@ -1427,6 +1448,9 @@ impl<'t> Reader<'t> {
                         self.pos += 1;
                         break;
                     }
+                    if s.items.is_empty() {
+                        s.items.reserve_exact(FLOW_CAPACITY);
+                    }
                     let item = self.flow_node(indent)?;
                     self.flow_space(indent)?;
                     if self.peek() == Some(b':') {
@@ -1492,6 +1516,9 @@ impl<'t> Reader<'t> {
                         Some(b',') | Some(b'}') => self.empty(colon),
                         _ => self.flow_node(indent)?,
                     };
+                    if m.entries.is_empty() {
+                        m.entries.reserve_exact(FLOW_CAPACITY);
+                    }
                     insert(&mut m, &mut seen, key, value)?;
                     self.flow_space(indent)?;
                     match self.peek() {

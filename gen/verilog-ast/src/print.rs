@@ -152,19 +152,17 @@ impl Printer {
     fn ports(&mut self, ports: &[PortItem]) {
         // Ranges in one buffer, not a string per port.
         let mut texts = String::with_capacity(8 * ports.len());
-        let all: Vec<(&Port, std::ops::Range<usize>)> = ports
-            .iter()
-            .filter_map(|p| match p {
-                PortItem::Port(p) => {
-                    let start = texts.len();
-                    if let Some(r) = &p.range {
-                        range_into(&mut texts, r);
-                    }
-                    Some((p, start..texts.len()))
+        let mut all: Vec<(&Port, std::ops::Range<usize>)> = Vec::with_capacity(ports.len());
+        all.extend(ports.iter().filter_map(|p| match p {
+            PortItem::Port(p) => {
+                let start = texts.len();
+                if let Some(r) = &p.range {
+                    range_into(&mut texts, r);
                 }
-                PortItem::Banner(_) => None,
-            })
-            .collect();
+                Some((p, start..texts.len()))
+            }
+            PortItem::Banner(_) => None,
+        }));
         let rw = all.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
         // Comment column: after the longest commented port.
         let cw = all
@@ -250,25 +248,26 @@ impl Printer {
     fn localparams(&mut self, indent: usize, run: &[Item]) {
         // Type columns in one buffer, not a string per parameter.
         let mut texts = String::with_capacity(8 * run.len());
-        let rows: Vec<(std::ops::Range<usize>, &String, &Expr, &Option<String>)> = run
-            .iter()
-            .filter_map(|p| match p {
-                Item::LocalParam {
-                    name,
-                    range: r,
-                    value,
-                    comment,
-                } => {
-                    let start = texts.len();
-                    match r {
-                        Some(r) => range_into(&mut texts, r),
-                        None => texts.push_str("integer"),
-                    }
-                    Some((start..texts.len(), name, value, comment))
+        // Collected into a list sized for the run (`filter_map` alone cannot tell its length, and
+        // the list grew by doubling over thousands of entries).
+        let mut rows: Vec<(std::ops::Range<usize>, &String, &Expr, &Option<String>)> =
+            Vec::with_capacity(run.len());
+        rows.extend(run.iter().filter_map(|p| match p {
+            Item::LocalParam {
+                name,
+                range: r,
+                value,
+                comment,
+            } => {
+                let start = texts.len();
+                match r {
+                    Some(r) => range_into(&mut texts, r),
+                    None => texts.push_str("integer"),
                 }
-                _ => None,
-            })
-            .collect();
+                Some((start..texts.len(), name, value, comment))
+            }
+            _ => None,
+        }));
         let tw = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
         let nw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
         for (ty, name, value, comment) in rows {
@@ -292,27 +291,26 @@ impl Printer {
         // Each declaration's range and name column text (`name [array];`), computed once into
         // one buffer (a run of a big map holds tens of thousands of declarations; two strings
         // each were a fifth of the printing time).
-        let mut texts = String::with_capacity(32 * run.len());
-        let decls: Vec<(&Decl, std::ops::Range<usize>, std::ops::Range<usize>)> = run
-            .iter()
-            .filter_map(|d| match d {
-                Item::Decl(d) => {
-                    let r0 = texts.len();
-                    if let Some(r) = &d.range {
-                        range_into(&mut texts, r);
-                    }
-                    let n0 = texts.len();
-                    texts.push_str(&d.name);
-                    if let Some(a) = &d.array {
-                        texts.push(' ');
-                        range_into(&mut texts, a);
-                    }
-                    texts.push(';');
-                    Some((d, r0..n0, n0..texts.len()))
+        let mut texts = String::with_capacity(48 * run.len());
+        let mut decls: Vec<(&Decl, std::ops::Range<usize>, std::ops::Range<usize>)> =
+            Vec::with_capacity(run.len());
+        decls.extend(run.iter().filter_map(|d| match d {
+            Item::Decl(d) => {
+                let r0 = texts.len();
+                if let Some(r) = &d.range {
+                    range_into(&mut texts, r);
                 }
-                _ => None,
-            })
-            .collect();
+                let n0 = texts.len();
+                texts.push_str(&d.name);
+                if let Some(a) = &d.array {
+                    texts.push(' ');
+                    range_into(&mut texts, a);
+                }
+                texts.push(';');
+                Some((d, r0..n0, n0..texts.len()))
+            }
+            _ => None,
+        }));
         let kw = decls
             .iter()
             .map(|(d, _, _)| kind(d.kind).len())
