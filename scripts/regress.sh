@@ -9,7 +9,8 @@
 #            with origin/main, or HEAD~1 when that is HEAD itself or there is no origin/main;
 #            "new" when the map did not exist there, "no base" without history (a shallow clone)
 # Usage: scripts/regress.sh [MAP.yaml...]   (default: register-maps/*.yaml)
-# Environment: RESET (sync-high or async-low, as `make rtl`), CARGO, CARGO_TARGET_DIR.
+# Environment: RESET (sync-high or async-low, as `make rtl`), CARGO, CARGO_TARGET_DIR, RDMAGEN_BIN
+# (a generator binary to use instead of building one).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,12 +24,18 @@ csr_property_test_cmd() {
   local ids
   ids=$(awk -v map="$(basename "$1")" '!/^#/ && $2 == map { printf "%s ", $1 }' tb/csr-tests/variants.txt)
   if [ -n "$ids" ]; then
-    echo "$CARGO test -q -p rdmagen-csr-tests --test csr_props -- --exact $ids"
+    # --workspace: the features `cargo test --workspace` built with (-p would rebuild the tree).
+    echo "$CARGO test -q --workspace --test csr_props -- --exact $ids"
   fi
 }
 
-$CARGO build -q -p rdmagen || { echo "regress: cannot build rdmagen"; exit 1; }
-rdmagen=${CARGO_TARGET_DIR:-target}/debug/rdmagen
+# RDMAGEN_BIN: a generator binary built already (make test: the one `cargo test` built).
+if [ -n "${RDMAGEN_BIN:-}" ]; then
+  rdmagen=$RDMAGEN_BIN
+else
+  $CARGO build -q -p rdmagen || { echo "regress: cannot build rdmagen"; exit 1; }
+  rdmagen=${CARGO_TARGET_DIR:-target}/debug/rdmagen
+fi
 
 base=""
 base_name="no base"
