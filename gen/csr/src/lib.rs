@@ -109,7 +109,8 @@ impl Scope<'_> {
         }
     }
     /// A port of this scope: the whole port at the top level, element `i`'s slice in a group.
-    fn port(&self, name: &str, width: u32) -> Expr {
+    /// `name` is moved into the expression (it is always freshly built).
+    fn port(&self, name: String, width: u32) -> Expr {
         match self.group {
             None => id(name),
             Some(_) if width == 1 => id(name).index(id("i")),
@@ -1113,13 +1114,21 @@ fn read_value(scope: Scope, r: &Register, lo: u32, hi: u32) -> Expr {
 
 /// What a field contributes to a read.
 fn field_value(scope: Scope, r: &Register, f: &Field) -> Expr {
-    let p = cat(&scope.prefix(r), "_", &f.name);
     if !f.access.sw_reads() {
-        Expr::zero(f.width())
-    } else if f.is_stored() {
-        id(cat(&p, "_q", ""))
+        return Expr::zero(f.width());
+    }
+    // `prefix_field_q` or `_i` built in one string (each field of each register comes here).
+    let prefix = scope.prefix(r);
+    let mut name = String::with_capacity(prefix.len() + f.name.len() + 3);
+    for piece in [&*prefix, "_", &f.name] {
+        name.push_str(piece);
+    }
+    if f.is_stored() {
+        name.push_str("_q");
+        id(name)
     } else {
-        scope.port(&cat(&p, "_i", ""), f.width())
+        name.push_str("_i");
+        scope.port(name, f.width())
     }
 }
 
@@ -1182,7 +1191,7 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     let p = cat(&scope.prefix(r), "_", &f.name);
     let q = id(cat(&p, "_q", ""));
     let d = id(cat(&p, "_d", ""));
-    let port = |suffix: &str, width: u32| scope.port(&cat(&p, "_", suffix), width);
+    let port = |suffix: &str, width: u32| scope.port(cat(&p, "_", suffix), width);
     let bits = bits_text(f);
     let mut comment = String::with_capacity(32 + bits.len() + f.description.len());
     for piece in [
