@@ -117,11 +117,14 @@ impl Printer {
 
     /// The indentation of a line whose (non-empty) text follows.
     fn start(&mut self, indent: usize) {
-        // One piece for the usual depths (every line of the module starts here).
-        const INDENT: &str = "                ";
-        match INDENT.get(..2 * indent) {
-            Some(s) => self.out.push_str(s),
-            None => {
+        // Constant pieces for the usual depths (every line of the module starts here): the
+        // compiler stores them in place, where a run sliced to length became a `memset` call.
+        match indent {
+            0 => {}
+            1 => self.out.push_str("  "),
+            2 => self.out.push_str("    "),
+            3 => self.out.push_str("      "),
+            _ => {
                 for _ in 0..indent {
                     self.out.push_str("  ");
                 }
