@@ -263,7 +263,8 @@ fn load_all(paths: &[PathBuf], format: Format) -> Result<Option<Vec<RegMap>>> {
     let mut maps = Vec::new();
     let mut ok = true;
     for p in paths {
-        match rdmagen_regmap::load(p) {
+        // The process ends after its command: the YAML trees need not be freed.
+        match rdmagen_regmap::load_leaking_tree(p) {
             Ok(m) => maps.push(m),
             Err(LoadError::Io { path, source }) => {
                 return Err(source).with_context(|| format!("cannot read {path}"));

@@ -109,7 +109,8 @@ impl Scope<'_> {
         }
     }
     /// A port of this scope: the whole port at the top level, element `i`'s slice in a group.
-    fn port(&self, name: &str, width: u32) -> Expr {
+    /// `name` is moved into the expression (it is always freshly built).
+    fn port(&self, name: String, width: u32) -> Expr {
         match self.group {
             None => id(name),
             Some(_) if width == 1 => id(name).index(id("i")),
@@ -127,8 +128,12 @@ struct Gen<'a> {
     aw: u32,
     has64: bool,
     ports: Vec<PortItem>,
-    /// Declarations of the module scope, in order.
+    /// The module's items up to its declarations, in order: parameter range checks,
+    /// localparams, declarations. One list that becomes the module's item list, so the tens
+    /// of thousands of declarations of a big map are not copied into another at the end.
     decls: Vec<V>,
+    /// The module's parameters, made with their range checks.
+    params: Vec<Param>,
     /// Continuous assignments of the module scope.
     assigns: Vec<V>,
     comb: Vec<Stmt>,
@@ -136,7 +141,6 @@ struct Gen<'a> {
     /// Generate loops, one per group.
     generates: Vec<V>,
     irq_terms: Vec<Expr>,
-    localparams: Vec<V>,
 }
 
 impl<'a> Gen<'a> {
@@ -147,19 +151,23 @@ impl<'a> Gen<'a> {
         let (regs, fields) = map
             .registers()
             .fold((0, 0), |(r, f), (_, reg)| (r + 1, f + reg.fields.len()));
+        let assigns = 16 + regs + 2 * fields;
+        // Room for localparams, declarations and then the rest of the items (see `finish`).
+        let mut decls = Vec::with_capacity(48 + 2 * regs + 3 * regs + 3 * fields + assigns);
+        let params = parameters(map, &mut decls);
         Gen {
             map,
             opts,
             aw: map.address_width,
             has64,
             ports: Vec::with_capacity(16 + 2 * fields),
-            decls: Vec::with_capacity(16 + 3 * regs + 3 * fields),
-            assigns: Vec::with_capacity(16 + regs + 2 * fields),
+            decls,
+            params,
+            assigns: Vec::with_capacity(assigns),
             comb: Vec::with_capacity(64 + 8 * fields),
             flops: Vec::with_capacity(16 + 2 * fields),
             generates: Vec::new(),
             irq_terms: Vec::new(),
-            localparams: Vec::with_capacity(16 + 2 * regs),
         }
     }
 
@@ -283,34 +291,34 @@ impl<'a> Gen<'a> {
     fn bus_logic(&mut self) {
         let aw = self.aw;
         let live = self.opts.reset.released();
-        self.localparams
+        self.decls
             .push(V::Comment(vec!["AXI response codes".into()]));
         for (n, v) in [
             ("RESP_OKAY", RESP_OKAY),
             ("RESP_SLVERR", RESP_SLVERR),
             ("RESP_DECERR", RESP_DECERR),
         ] {
-            self.localparams.push(V::LocalParam {
+            self.decls.push(V::LocalParam {
                 name: n.into(),
                 range: Range::bits(2),
                 value: resp(v),
                 comment: None,
             });
         }
-        self.localparams.push(V::Comment(vec![
+        self.decls.push(V::Comment(vec![
             "Register byte addresses, and offsets inside group elements".into(),
         ]));
         for item in &self.map.items {
             match item {
                 Item::Register(r) => {
-                    self.localparams.push(V::LocalParam {
+                    self.decls.push(V::LocalParam {
                         name: upper_cat("ADDR_", &r.name, ""),
                         range: Range::bits(aw),
                         value: self.addr_lit(r.offset),
                         comment: None,
                     });
                     if r.width == 64 {
-                        self.localparams.push(V::LocalParam {
+                        self.decls.push(V::LocalParam {
                             name: upper_cat("ADDR_", &r.name, "_HI"),
                             range: Range::bits(aw),
                             value: self.addr_lit(r.offset + 4),
@@ -328,7 +336,7 @@ impl<'a> Gen<'a> {
                             halves.push((format!("{n}_HI"), r.offset + 4));
                         }
                         for (name, v) in halves {
-                            self.localparams.push(V::LocalParam {
+                            self.decls.push(V::LocalParam {
                                 name,
                                 range: Range::bits(sb),
                                 value: Expr::num(sb, u128::from(v)),
@@ -340,6 +348,9 @@ impl<'a> Gen<'a> {
                 Item::Group(_) => {}
             }
         }
+
+        // The declarations follow the localparams.
+        self.decls.push(V::Blank);
 
         // Handshakes: a write needs address and data together and room for the response.
         self.decls.push(V::Decl(
@@ -982,57 +993,10 @@ impl<'a> Gen<'a> {
         header.push(String::new());
         header.extend(register_table(map));
 
-        let mut params = Vec::new();
-        let mut checks = Vec::new();
-        for p in interface::module_parameters(map) {
-            params.push(Param {
-                name: p.name.to_string(),
-                default: Expr::int(p.default as i64),
-                comment: Some(format!(
-                    "{}{}range {}..{}",
-                    p.description.trim_end_matches('.'),
-                    if p.description.is_empty() { "" } else { "; " },
-                    p.min,
-                    p.max
-                )),
-            });
-            checks.push(Stmt::if_(
-                Expr::or(
-                    Expr::lt(id(p.name.to_string()), Expr::int(p.min as i64)),
-                    Expr::bin(BinOp::Gt, id(p.name.to_string()), Expr::int(p.max as i64)),
-                ),
-                vec![
-                    Stmt::SysCall(
-                        "$display".into(),
-                        vec![
-                            Expr::str(format!(
-                                "%m: {} = %0d is outside {}..{}",
-                                p.name, p.min, p.max
-                            )),
-                            id(p.name.to_string()),
-                        ],
-                    ),
-                    Stmt::SysCall("$finish".into(), vec![]),
-                ],
-            ));
-        }
-
-        let mut items = Vec::with_capacity(
-            16 + self.localparams.len()
-                + self.decls.len()
-                + self.assigns.len()
-                + 2 * self.generates.len(),
-        );
-        if !checks.is_empty() {
-            items.push(V::Comment(vec![
-                "Parameter range checks (simulation and lint only)".into(),
-            ]));
-            items.push(V::SimInitial(checks));
-            items.push(V::Blank);
-        }
-        items.extend(self.localparams);
-        items.push(V::Blank);
-        items.extend(self.decls);
+        // Declarations were pushed after the checks and localparams, into a list with room
+        // for the rest.
+        let mut items = self.decls;
+        items.reserve(16 + self.assigns.len() + 2 * self.generates.len());
         items.push(V::Blank);
         items.extend(self.assigns);
         items.push(V::Blank);
@@ -1050,12 +1014,58 @@ impl<'a> Gen<'a> {
         Module {
             name: module_name(map),
             header,
-            params,
+            params: self.params,
             ports: self.ports,
             items,
             reset: self.opts.reset,
         }
     }
+}
+
+/// The module's parameters; their range checks (simulation only) are pushed to `items`.
+fn parameters(map: &RegMap, items: &mut Vec<V>) -> Vec<Param> {
+    let mut params = Vec::new();
+    let mut checks = Vec::new();
+    for p in interface::module_parameters(map) {
+        params.push(Param {
+            name: p.name.to_string(),
+            default: Expr::int(p.default as i64),
+            comment: Some(format!(
+                "{}{}range {}..{}",
+                p.description.trim_end_matches('.'),
+                if p.description.is_empty() { "" } else { "; " },
+                p.min,
+                p.max
+            )),
+        });
+        checks.push(Stmt::if_(
+            Expr::or(
+                Expr::lt(id(p.name.to_string()), Expr::int(p.min as i64)),
+                Expr::bin(BinOp::Gt, id(p.name.to_string()), Expr::int(p.max as i64)),
+            ),
+            vec![
+                Stmt::SysCall(
+                    "$display".into(),
+                    vec![
+                        Expr::str(format!(
+                            "%m: {} = %0d is outside {}..{}",
+                            p.name, p.min, p.max
+                        )),
+                        id(p.name.to_string()),
+                    ],
+                ),
+                Stmt::SysCall("$finish".into(), vec![]),
+            ],
+        ));
+    }
+    if !checks.is_empty() {
+        items.push(V::Comment(vec![
+            "Parameter range checks (simulation and lint only)".into(),
+        ]));
+        items.push(V::SimInitial(checks));
+        items.push(V::Blank);
+    }
+    params
 }
 
 fn bits_text(f: &Field) -> String {
@@ -1113,13 +1123,21 @@ fn read_value(scope: Scope, r: &Register, lo: u32, hi: u32) -> Expr {
 
 /// What a field contributes to a read.
 fn field_value(scope: Scope, r: &Register, f: &Field) -> Expr {
-    let p = cat(&scope.prefix(r), "_", &f.name);
     if !f.access.sw_reads() {
-        Expr::zero(f.width())
-    } else if f.is_stored() {
-        id(cat(&p, "_q", ""))
+        return Expr::zero(f.width());
+    }
+    // `prefix_field_q` or `_i` built in one string (each field of each register comes here).
+    let prefix = scope.prefix(r);
+    let mut name = String::with_capacity(prefix.len() + f.name.len() + 3);
+    for piece in [&*prefix, "_", &f.name] {
+        name.push_str(piece);
+    }
+    if f.is_stored() {
+        name.push_str("_q");
+        id(name)
     } else {
-        scope.port(&cat(&p, "_i", ""), f.width())
+        name.push_str("_i");
+        scope.port(name, f.width())
     }
 }
 
@@ -1182,7 +1200,7 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     let p = cat(&scope.prefix(r), "_", &f.name);
     let q = id(cat(&p, "_q", ""));
     let d = id(cat(&p, "_d", ""));
-    let port = |suffix: &str, width: u32| scope.port(&cat(&p, "_", suffix), width);
+    let port = |suffix: &str, width: u32| scope.port(cat(&p, "_", suffix), width);
     let bits = bits_text(f);
     let mut comment = String::with_capacity(32 + bits.len() + f.description.len());
     for piece in [

@@ -70,7 +70,9 @@ fn range_into(out: &mut String, r: &Range) {
     out.push(':');
     expr_into(out, &r.lsb);
     out.push(']');
-    if out[start..].contains(' ') {
+    // Only a compound bound prints spaces: a range of two numbers (nearly all) needs no scan.
+    let number = |e: &Expr| matches!(e, Expr::Int(_) | Expr::Num { .. });
+    if !(number(&r.msb) && number(&r.lsb)) && out[start..].contains(' ') {
         let compact: String = out[start..].chars().filter(|&c| c != ' ').collect();
         out.truncate(start);
         out.push_str(&compact);
@@ -115,8 +117,18 @@ impl Printer {
 
     /// The indentation of a line whose (non-empty) text follows.
     fn start(&mut self, indent: usize) {
-        for _ in 0..indent {
-            self.out.push_str("  ");
+        // Constant pieces for the usual depths (every line of the module starts here): the
+        // compiler stores them in place, where a run sliced to length became a `memset` call.
+        match indent {
+            0 => {}
+            1 => self.out.push_str("  "),
+            2 => self.out.push_str("    "),
+            3 => self.out.push_str("      "),
+            _ => {
+                for _ in 0..indent {
+                    self.out.push_str("  ");
+                }
+            }
         }
     }
 
@@ -628,6 +640,31 @@ fn push_unsigned(out: &mut String, value: u128, radix: u32, digits: usize) {
         out.push(char::from(DIGITS[value as usize]));
         return;
     }
+    // Two decimal digits (the `31` of `[31:0]`, widths, indices) without the digit buffer.
+    if radix == 10 && (10..100).contains(&value) && digits <= 2 {
+        out.push(char::from(DIGITS[(value / 10) as usize]));
+        out.push(char::from(DIGITS[(value % 10) as usize]));
+        return;
+    }
+    if let (2 | 16, Ok(n)) = (radix, u64::try_from(value)) {
+        // Binary and hex (every sized literal of a map) by shifts, most significant digit
+        // first: no buffer to fill and copy, and the zero padding pushed in one piece.
+        let shift = radix.trailing_zeros();
+        let needed = (u64::BITS - n.leading_zeros()).div_ceil(shift).max(1);
+        if let Some(pad) = digits.checked_sub(needed as usize) {
+            const ZEROS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+            match ZEROS.get(..pad) {
+                Some(z) => out.push_str(z),
+                None => out.extend(std::iter::repeat_n('0', pad)),
+            }
+        }
+        for i in (0..needed).rev() {
+            out.push(char::from(
+                DIGITS[((n >> (shift * i)) & u64::from(radix - 1)) as usize],
+            ));
+        }
+        return;
+    }
     let mut buf = [0u8; 128];
     let mut start = buf.len();
     match (radix, u64::try_from(value)) {
@@ -640,18 +677,6 @@ fn push_unsigned(out: &mut String, value: u128, radix: u32, digits: usize) {
                 break;
             }
         },
-        // Binary and hex by shifts: every sized literal of a map goes through here.
-        (2 | 16, Ok(mut n)) => {
-            let shift = radix.trailing_zeros();
-            loop {
-                start -= 1;
-                buf[start] = DIGITS[(n & u64::from(radix - 1)) as usize];
-                n >>= shift;
-                if n == 0 {
-                    break;
-                }
-            }
-        }
         // Wider than 64 bits (rare): 128-bit division for every radix.
         _ => {
             let mut n = value;
