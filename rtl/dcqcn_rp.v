@@ -35,6 +35,9 @@
 // tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
 // a flow must be touched at least every 2**31 us).
 // Parameters are read in stages R and X: change them while no event is in flight.
+// Values derived from them alone (rate cap, first-CNP rate, periods, 1024 - G,
+// rpg_gd, fac * 655, byte counter on) are registered: an event taken in the cycle
+// a parameter input changes, or later, sees the new value.
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
@@ -228,6 +231,18 @@ module dcqcn_rp #(
   reg                 stat_defer_d;
   reg [STATE_W-1:0]   wb_word_q;     // the word written
   reg [STATE_W-1:0]   wb_word_d;
+  // Values derived from the parameter inputs, registered (the next cycle's stages R and X
+  // read them: an event taken in the cycle a parameter changes, or later, sees it)
+  reg [27:0] rmax_fx_q;
+  reg [27:0] first_rate_q;
+  reg        first_zero_q;
+  reg [16:0] k_period_q;
+  reg [16:0] d_period_q;
+  reg [16:0] t_period_q;
+  reg [10:0] alpha_gain_q;
+  reg [3:0]  gd_q;
+  reg [16:0] keep_fac_q;
+  reg        byte_en_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -321,110 +336,121 @@ module dcqcn_rp #(
   assign rd_np_last = r_word[337:306];
 
   // Datapath
-  wire [19:0] rmax_rate;    // rate cap, Mb/s
-  wire [27:0] rmax_fx;
+  wire [19:0] rmax_rate;     // rate cap, Mb/s
+  wire [27:0] rmax_fx_d;     // registered: rmax_fx_q
   wire [27:0] min_fx;
   wire [27:0] first_fx;
-  wire [16:0] k_period;     // period in us; 0 acts as 1
-  wire [16:0] d_period;     // period in us; 0 acts as 1
-  wire [16:0] t_period;     // period in us; 0 acts as 1
-  wire [31:0] a_elapsed;    // now minus deadline
-  wire [31:0] d_elapsed;    // now minus deadline
-  wire [31:0] i_elapsed;    // now minus deadline
-  wire        a_due;        // deadline reached
-  wire        paper;        // PAPER mode: CNPs cut at once, no cut timer
+  wire [16:0] k_period_d;    // period in us; 0 acts as 1 (registered: _q)
+  wire [16:0] d_period_d;    // period in us; 0 acts as 1 (registered: _q)
+  wire [16:0] t_period_d;    // period in us; 0 acts as 1 (registered: _q)
+  wire [31:0] a_elapsed;     // now minus deadline
+  wire [31:0] d_elapsed;     // now minus deadline
+  wire [31:0] i_elapsed;     // now minus deadline
+  wire        a_due;         // deadline reached
+  wire        paper;         // PAPER mode: CNPs cut at once, no cut timer
   wire        d_due;
   wire        i_due;
   wire [31:0] a_minus_d;
   wire [31:0] a_minus_i;
   wire [31:0] d_minus_i;
-  wire        pick_a;       // earliest due period: alpha
-  wire        pick_d;       // cut check
-  wire        paper_first;  // PAPER first CNP: cut from the cap with the initial alpha
+  wire        pick_a;        // earliest due period: alpha
+  wire        pick_d;        // cut check
+  wire        paper_first;   // PAPER first CNP: cut from the cap with the initial alpha
   wire [24:0] alpha_in;
-  wire [10:0] alpha_gain;   // 1024 - G
-  wire [24:0] alpha_step;   // alpha after one period
-  wire [24:0] alpha_cnp;    // alpha after a PAPER CNP
-  wire        clamp;        // Rt = Rc on this cut
-  wire [27:0] cut_rc;       // Rc before the cut
-  wire [52:0] cut_prod;     // Rc * alpha
-  wire [4:0]  cut_shift;
-  wire [52:0] cut_amount;
+  wire [10:0] alpha_gain_d;  // 1024 - G (registered: alpha_gain_q)
+  wire [24:0] alpha_step;    // alpha after one period
+  wire [24:0] alpha_cnp;     // alpha after a PAPER CNP
+  wire        clamp;         // Rt = Rc on this cut
+  wire [27:0] cut_rc;        // Rc before the cut
+  wire [3:0]  gd_d;          // registered: gd_q
+  wire [38:0] cut_amount;    // Rc * alpha >> (rpg_gd + 14)
+  wire [28:0] cut_diff;
+  wire        cut_under;     // the cut amount exceeds Rc
   wire [27:0] cut_rate;
-  wire [28:0] cut_keep;     // at least rpg_min_dec_fac % of Rc (mlx5 only)
-  wire [28:0] cut_floor;
-  wire [27:0] cut_new;      // Rc after the cut, never above Rc
+  wire [16:0] keep_fac_d;    // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
+  wire [28:0] cut_kv;        // at least rpg_min_dec_fac % of Rc (mlx5 only)
+  wire        cut_k_r;
+  wire        cut_m_k;
+  wire        cut_m_r;
+  wire        cut_k_c;
+  wire        cut_r_c;
+  wire        cut_m_c;
+  wire        cut_over;      // ... is above Rc
+  wire [27:0] cut_new;       // Rc after the cut, never above Rc
   wire [28:0] rt_ai_sum;
   wire [27:0] rt_ai;
   wire [28:0] rt_hai_sum;
   wire [27:0] rt_hai;
-  wire [15:0] threshold;    // F
-  wire        byte_en;      // byte counter enabled
-  wire [15:0] cnt_hi;       // larger of the timer and byte counts (the mlx5 stage)
-  wire [15:0] cnt_lo;       // smaller of the two (the timer count alone without the byte counter)
-  wire [15:0] hyper_i;      // PAPER hyper-increase multiplier
+  wire [15:0] threshold;     // F
+  wire        byte_en_d;     // byte counter enabled (registered: byte_en_q)
+  wire [15:0] cnt_hi;        // larger of the timer and byte counts (the mlx5 stage)
+  wire [15:0] cnt_lo;        // smaller of the two (the timer count alone without the byte counter)
+  wire [15:0] hyper_i;       // PAPER hyper-increase multiplier
   wire [35:0] phai_prod;
   wire [44:0] rt_phai_sum;
   wire [27:0] rt_phai;
-  wire [27:0] rt_inc;       // Rt after an increase event
+  wire [27:0] rt_inc;        // Rt after an increase event
   wire [27:0] rc_inc;
   wire [15:0] tc_inc;
   wire [15:0] bc_inc;
-  wire        a_still;      // alpha periods change nothing
-  wire        i_flat;       // no further stage moves Rt
-  wire        i_still;      // increase periods only count
-  wire        a_skip;       // two or more idle periods due
+  wire        a_still;       // alpha periods change nothing
+  wire        i_flat;        // no further stage moves Rt
+  wire        i_still;       // increase periods only count
+  wire        a_skip;        // two or more idle periods due
   wire [47:0] a_jump;
   wire        a_fits;
-  wire        d_skip;       // two or more idle periods due
+  wire        d_skip;        // two or more idle periods due
   wire [47:0] d_jump;
   wire        d_fits;
-  wire        i_skip;       // two or more idle periods due
+  wire        i_skip;        // two or more idle periods due
   wire [47:0] i_jump;
   wire        i_fits;
-  wire        fold_block;   // a PAPER CNP cuts with alpha: its alpha period takes a cycle
-  wire        fold;         // one alpha period and one cut check with no CNP marked go with the event
-  wire        x_apply;      // stage X can apply its event this cycle
-  wire        x_done;       // ... and the response FIFO has room: it does
-  wire        x_free;       // stage X takes an event at the next edge
-  wire        r_hazard;     // stage X holds stage R's flow: R waits for the write
-  wire        r_adv;        // stage R's event moves to stage X
-  wire        rsp_pop;      // the response FIFO head is taken
-  wire        r_free;       // stage R takes an event
+  wire        fold_block;    // a PAPER CNP cuts with alpha: its alpha period takes a cycle
+  wire        fold;          // one alpha period and one cut check with no CNP marked go with the event
+  wire        x_apply;       // stage X can apply its event this cycle
+  wire        x_done;        // ... and the response FIFO has room: it does
+  wire        x_free;        // stage X takes an event at the next edge
+  wire        r_hazard;      // stage X holds stage R's flow: R waits for the write
+  wire        r_adv;         // stage R's event moves to stage X
+  wire        rsp_pop;       // the response FIFO head is taken
+  wire        r_free;        // stage R takes an event
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
-  wire [19:0] tok_span;     // us of accrual, at most 2**20 - 1
+  wire [19:0] tok_span;      // us of accrual, at most 2**20 - 1
   wire [27:0] tok_rate;
   wire [47:0] tok_gain;
   wire [48:0] tok_sum;
-  wire [35:0] tok_cap_sum;  // burst in 1/256 bits plus one microsecond at the rate
-  wire [34:0] tok_cap;      // tokens arrive in one-microsecond quanta: the bucket holds one more
-  wire [34:0] tok_fill;     // tokens after accrual
+  wire [35:0] tok_cap_sum;   // burst in 1/256 bits plus one microsecond at the rate
+  wire [34:0] tok_cap;       // tokens arrive in one-microsecond quanta: the bucket holds one more
+  wire [34:0] tok_fill;      // tokens after accrual
   wire [34:0] tx_need;
   wire        tx_grant;
-  wire        byte_on;      // the byte counter runs while the rate recovers
+  wire        byte_on;       // the byte counter runs while the rate recovers
   wire [24:0] byte_sum;
-  wire        byte_fire;    // a byte-counter increase event
+  wire        byte_fire;     // a byte-counter increase event
   wire [31:0] np_gap;
-  wire        np_send;      // CNP allowed
+  wire        np_send;       // CNP allowed
   wire [27:0] first_lo;
-  wire [27:0] first_rate;   // Rc and Rt on the first CNP
-  wire        tick;         // a microsecond ends
+  wire [27:0] first_rate_d;  // Rc and Rt on the first CNP (registered: first_rate_q)
+  wire        first_zero_d;  // no first-CNP rate: start from the cap with a cut pending (registered: first_zero_q)
+  wire        tick;          // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [34:0] alpha_prod;  // G * alpha
-  wire [44:0] keep_prod;   // Rc * fac * 655 (655/65536 ~ 1/100)
+  wire [52:0] cut_prod;    // Rc * alpha
+  wire [44:0] keep_prod;   // Rc * fac * 655
+  wire [28:0] cut_max;     // the largest of the three
   wire [28:0] rc_inc_sum;
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
-  assign rmax_fx = {rmax_rate, 8'd0};
+  assign rmax_fx_d = {rmax_rate, 8'd0};
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
-  assign k_period = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
-  assign d_period = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 : rate_reduce_monitor_period_value_i;
-  assign t_period = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
+  assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
+  assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 : rate_reduce_monitor_period_value_i;
+  assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
   assign a_elapsed = ev_now_q - w_a_next_q;
   assign d_elapsed = ev_now_q - w_d_next_q;
   assign i_elapsed = ev_now_q - w_i_next_q;
@@ -440,50 +466,60 @@ module dcqcn_rp #(
   assign paper_first = paper && !w_seen_q;
   assign alpha_in = paper_first ? {1'd0, {initial_alpha_value_value_i, 14'd0}} : w_alpha_q;
   assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in};
-  assign alpha_gain = 11'd1024 - {1'd0, dce_tcp_g_value_i};
-  assign alpha_step = alpha_prod[34:10] + (w_acnp_q ? {alpha_gain, 14'd0} : 25'd0);
-  assign alpha_cnp = alpha_prod[34:10] + {alpha_gain, 14'd0};
+  assign alpha_gain_d = 11'd1024 - {1'd0, dce_tcp_g_value_i};
+  assign alpha_step = alpha_prod[34:10] + (w_acnp_q ? {alpha_gain_q, 14'd0} : 25'd0);
+  assign alpha_cnp = alpha_prod[34:10] + {alpha_gain_q, 14'd0};
   assign clamp = clamp_tgt_rate_enable_i || (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
-  assign cut_rc = paper_first ? rmax_fx : w_rc_q;
+  assign cut_rc = paper_first ? rmax_fx_q : w_rc_q;
   assign cut_prod = {25'd0, cut_rc} * {28'd0, alpha_in};
-  assign cut_shift = {1'd0, rpg_gd_value_i} + 5'd14;
-  assign cut_amount = cut_prod >> cut_shift;
-  assign cut_rate = cut_amount > {25'd0, cut_rc} ? 28'd0 : cut_rc - cut_amount[27:0];
-  assign keep_prod = {17'd0, w_rc_q} * {38'd0, rpg_min_dec_fac_value_i} * 45'd655;
-  assign cut_keep = !paper && keep_prod[44:16] > {1'd0, cut_rate} ? keep_prod[44:16] : {1'd0, cut_rate};
-  assign cut_floor = {1'd0, min_fx} > cut_keep ? {1'd0, min_fx} : cut_keep;
-  assign cut_new = cut_floor > {1'd0, cut_rc} ? cut_rc : cut_floor[27:0];
+  assign gd_d = rpg_gd_value_i;
+  assign cut_amount = cut_prod[52:14] >> gd_q;
+  assign cut_diff = {1'd0, cut_rc} - {1'd0, cut_amount[27:0]};
+  assign cut_under = |cut_amount[38:28] || cut_diff[28];
+  assign cut_rate = cut_under ? 28'd0 : cut_diff[27:0];
+  assign keep_fac_d = {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
+  assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
+  assign cut_kv = paper ? 29'd0 : keep_prod[44:16];
+  assign cut_k_r = cut_kv > {1'd0, cut_rate};
+  assign cut_m_k = {1'd0, min_fx} > cut_kv;
+  assign cut_m_r = {1'd0, min_fx} > {1'd0, cut_rate};
+  assign cut_k_c = cut_kv > {1'd0, cut_rc};
+  assign cut_r_c = {1'd0, cut_rate} > {1'd0, cut_rc};
+  assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc};
+  assign cut_max = cut_k_r ? (cut_m_k ? {1'd0, min_fx} : cut_kv) : cut_m_r ? {1'd0, min_fx} : {1'd0, cut_rate};
+  assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : cut_r_c;
+  assign cut_new = cut_over ? cut_rc : cut_max[27:0];
   assign rt_ai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_ai_rate_value_i, 8'd0}};
-  assign rt_ai = rt_ai_sum > {1'd0, rmax_fx} ? rmax_fx : rt_ai_sum[27:0];
+  assign rt_ai = rt_ai_sum > {1'd0, rmax_fx_q} ? rmax_fx_q : rt_ai_sum[27:0];
   assign rt_hai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_hai_rate_value_i, 8'd0}};
-  assign rt_hai = rt_hai_sum > {1'd0, rmax_fx} ? rmax_fx : rt_hai_sum[27:0];
+  assign rt_hai = rt_hai_sum > {1'd0, rmax_fx_q} ? rmax_fx_q : rt_hai_sum[27:0];
   assign threshold = {11'd0, rpg_threshold_value_i};
-  assign byte_en = rpg_byte_reset_value_i != 24'd0;
-  assign cnt_hi = byte_en && w_bc_q > w_tc_q ? w_bc_q : w_tc_q;
-  assign cnt_lo = byte_en && w_bc_q < w_tc_q ? w_bc_q : w_tc_q;
+  assign byte_en_d = rpg_byte_reset_value_i != 24'd0;
+  assign cnt_hi = byte_en_q && w_bc_q > w_tc_q ? w_bc_q : w_tc_q;
+  assign cnt_lo = byte_en_q && w_bc_q < w_tc_q ? w_bc_q : w_tc_q;
   assign hyper_i = cnt_lo - threshold;
   assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
   assign rt_phai_sum = {17'd0, w_rt_q} + {1'd0, {phai_prod, 8'd0}};
-  assign rt_phai = rt_phai_sum > {17'd0, rmax_fx} ? rmax_fx : rt_phai_sum[27:0];
+  assign rt_phai = rt_phai_sum > {17'd0, rmax_fx_q} ? rmax_fx_q : rt_phai_sum[27:0];
   assign rt_inc = cnt_hi < threshold ? w_rt_q : paper ? (cnt_lo > threshold ? rt_phai : rt_ai) : cnt_hi == threshold ? rt_ai : rt_hai;
   assign rc_inc_sum = {1'd0, w_rc_q} + {1'd0, rt_inc} + 29'd1;
   assign rc_inc = rc_inc_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
-  assign i_flat = paper ? w_rt_q == rmax_fx || (rpg_hai_rate_value_i == 20'd0 && (rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold)) : cnt_hi > threshold && rt_hai == w_rt_q;
+  assign i_flat = paper ? w_rt_q == rmax_fx_q || (rpg_hai_rate_value_i == 20'd0 && (rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold)) : cnt_hi > threshold && rt_hai == w_rt_q;
   assign i_still = !w_dcnp_q && w_rc_q == w_rt_q && i_flat;
-  assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period};
-  assign a_jump = {31'd0, k_period} << skip_j_q;
+  assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};
+  assign a_jump = {31'd0, k_period_q} << skip_j_q;
   assign a_fits = a_jump <= {16'd0, a_elapsed};
-  assign d_skip = d_due && !w_dcnp_q && d_elapsed >= {15'd0, d_period};
-  assign d_jump = {31'd0, d_period} << skip_j_q;
+  assign d_skip = d_due && !w_dcnp_q && d_elapsed >= {15'd0, d_period_q};
+  assign d_jump = {31'd0, d_period_q} << skip_j_q;
   assign d_fits = d_jump <= {16'd0, d_elapsed};
-  assign i_skip = i_due && i_still && i_elapsed >= {15'd0, t_period};
-  assign i_jump = {31'd0, t_period} << skip_j_q;
+  assign i_skip = i_due && i_still && i_elapsed >= {15'd0, t_period_q};
+  assign i_jump = {31'd0, t_period_q} << skip_j_q;
   assign i_fits = i_jump <= {16'd0, i_elapsed};
   assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due;
-  assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period}) && (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period})) && !fold_block;
+  assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period_q}) && (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period_q})) && !fold_block;
   assign x_apply = x_valid_q && !x_skip_q && !(a_skip | d_skip | i_skip) && (fold || !(a_due | d_due | i_due));
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
@@ -495,7 +531,7 @@ module dcqcn_rp #(
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
   assign tok_elapsed = r_now_q - rd_tok_us;
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
-  assign tok_rate = rd_seen && ctrl_rp_enable_i ? rd_rc : rmax_fx;
+  assign tok_rate = rd_seen && ctrl_rp_enable_i ? rd_rc : rmax_fx_q;
   assign tok_gain = {20'd0, tok_rate} * {28'd0, tok_span};
   assign tok_sum = {14'd0, rd_tokens} + {1'd0, tok_gain};
   assign tok_cap_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, tok_rate};
@@ -503,13 +539,14 @@ module dcqcn_rp #(
   assign tok_fill = !rd_tokv || tok_sum > {14'd0, tok_cap} ? tok_cap : tok_sum[34:0];
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign tx_grant = w_tokens_q >= tx_need;
-  assign byte_on = w_seen_q && w_incon_q && byte_en;
+  assign byte_on = w_seen_q && w_incon_q && byte_en_q;
   assign byte_sum = {1'd0, w_bacc_q} + {9'd0, ev_bytes_q};
   assign byte_fire = byte_sum >= {1'd0, rpg_byte_reset_value_i};
   assign np_gap = ev_now_q - w_np_last_q;
   assign np_send = ctrl_np_enable_i && (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
   assign first_lo = first_fx < min_fx ? min_fx : first_fx;
-  assign first_rate = first_fx == 28'd0 ? rmax_fx : first_lo > rmax_fx ? rmax_fx : first_lo;
+  assign first_rate_d = first_fx == 28'd0 ? rmax_fx_d : first_lo > rmax_fx_d ? rmax_fx_d : first_lo;
+  assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 && {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
 
   assign s_evt_ready = state_q == S_RUN && !clear_pend_q && r_free;
@@ -672,10 +709,10 @@ module dcqcn_rp #(
             if (a_due) begin
               w_alpha_d = alpha_step;
               w_acnp_d = 1'b0;
-              w_a_next_d = w_a_next_q + {15'd0, k_period};
+              w_a_next_d = w_a_next_q + {15'd0, k_period_q};
             end
             if (d_due) begin
-              w_d_next_d = w_d_next_q + {15'd0, d_period};
+              w_d_next_d = w_d_next_q + {15'd0, d_period_q};
             end
           end
           case (ev_kind_q)
@@ -686,19 +723,19 @@ module dcqcn_rp #(
                   stat_cut_d = 1'b1;
                   w_seen_d = 1'b1;
                   if (!w_seen_q) begin
-                    w_d_next_d = ev_now_q + {15'd0, d_period};
+                    w_d_next_d = ev_now_q + {15'd0, d_period_q};
                   end
                   w_rt_d = cut_rc;
                   w_rc_d = cut_new;
                   w_alpha_d = alpha_cnp;
                   w_acnp_d = 1'b0;
                   w_dcnp_d = 1'b0;
-                  w_a_next_d = ev_now_q + {15'd0, k_period};
+                  w_a_next_d = ev_now_q + {15'd0, k_period_q};
                   w_tc_d = 16'd0;
                   w_bc_d = 16'd0;
                   w_bacc_d = 24'd0;
                   w_incon_d = 1'b1;
-                  w_i_next_d = ev_now_q + {15'd0, t_period};
+                  w_i_next_d = ev_now_q + {15'd0, t_period_q};
                 end else begin
                   stat_cnp_d = 1'b1;
                   if (w_seen_q) begin
@@ -707,16 +744,16 @@ module dcqcn_rp #(
                   end else begin
                     w_seen_d = 1'b1;
                     w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
-                    w_rc_d = first_rate;
-                    w_rt_d = first_rate;
+                    w_rc_d = first_rate_q;
+                    w_rt_d = first_rate_q;
                     w_acnp_d = 1'b0;
-                    w_dcnp_d = first_fx == 28'd0;
+                    w_dcnp_d = first_zero_q;
                     w_incon_d = 1'b0;
                     w_tc_d = 16'd0;
                     w_bc_d = 16'd0;
                     w_bacc_d = 24'd0;
-                    w_a_next_d = ev_now_q + {15'd0, k_period};
-                    w_d_next_d = ev_now_q + {15'd0, d_period};
+                    w_a_next_d = ev_now_q + {15'd0, k_period_q};
+                    w_d_next_d = ev_now_q + {15'd0, d_period_q};
                   end
                 end
               end
@@ -756,9 +793,9 @@ module dcqcn_rp #(
       end else if (pick_a) begin
         w_alpha_d = alpha_step;
         w_acnp_d = 1'b0;
-        w_a_next_d = w_a_next_q + {15'd0, k_period};
+        w_a_next_d = w_a_next_q + {15'd0, k_period_q};
       end else if (pick_d) begin
-        w_d_next_d = w_d_next_q + {15'd0, d_period};
+        w_d_next_d = w_d_next_q + {15'd0, d_period_q};
         if (w_dcnp_q) begin
           if (clamp) begin
             w_rt_d = w_rc_q;
@@ -768,7 +805,7 @@ module dcqcn_rp #(
           w_bc_d = 16'd0;
           w_bacc_d = 24'd0;
           w_incon_d = 1'b1;
-          w_i_next_d = w_d_next_q + {15'd0, t_period};
+          w_i_next_d = w_d_next_q + {15'd0, t_period_q};
           w_dcnp_d = 1'b0;
           stat_cut_d = 1'b1;
         end
@@ -777,7 +814,7 @@ module dcqcn_rp #(
         w_rt_d = rt_inc;
         w_rc_d = rc_inc;
         w_tc_d = tc_inc;
-        w_i_next_d = w_i_next_q + {15'd0, t_period};
+        w_i_next_d = w_i_next_q + {15'd0, t_period_q};
       end
     end
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
@@ -807,8 +844,8 @@ module dcqcn_rp #(
         rsp_flow_d = ev_flow_q;
         rsp_flag_d = rsp_new_flag;
         rsp_seen_d = w_seen_d;
-        rsp_rc_d = w_seen_d ? w_rc_d : rmax_fx;
-        rsp_rt_d = w_seen_d ? w_rt_d : rmax_fx;
+        rsp_rc_d = w_seen_d ? w_rc_d : rmax_fx_q;
+        rsp_rt_d = w_seen_d ? w_rt_d : rmax_fx_q;
         rsp_alpha_d = w_alpha_d;
         rsp_tc_d = w_tc_d;
         rsp_time_d = ev_now_q;
@@ -819,8 +856,8 @@ module dcqcn_rp #(
         sk_flow_d = ev_flow_q;
         sk_flag_d = rsp_new_flag;
         sk_seen_d = w_seen_d;
-        sk_rc_d = w_seen_d ? w_rc_d : rmax_fx;
-        sk_rt_d = w_seen_d ? w_rt_d : rmax_fx;
+        sk_rc_d = w_seen_d ? w_rc_d : rmax_fx_q;
+        sk_rt_d = w_seen_d ? w_rt_d : rmax_fx_q;
         sk_alpha_d = w_alpha_d;
         sk_tc_d = w_tc_d;
         sk_time_d = ev_now_q;
@@ -958,6 +995,16 @@ module dcqcn_rp #(
     w_tokens_q <= w_tokens_d;
     w_tok_us_q <= w_tok_us_d;
     w_np_last_q <= w_np_last_d;
+    rmax_fx_q <= rmax_fx_d;
+    first_rate_q <= first_rate_d;
+    first_zero_q <= first_zero_d;
+    k_period_q <= k_period_d;
+    d_period_q <= d_period_d;
+    t_period_q <= t_period_d;
+    alpha_gain_q <= alpha_gain_d;
+    gd_q <= gd_d;
+    keep_fac_q <= keep_fac_d;
+    byte_en_q <= byte_en_d;
     wb_word_q <= wb_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
   end

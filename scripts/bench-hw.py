@@ -429,10 +429,14 @@ def write_md(version, rows, last_run):
             flag = "" if r["lut_levels"] + r["muxf_levels"] <= 6 else " **over 6**"
             depth = f"{r['lut_levels']} + {r['muxf_levels']} MUXF + {r['carry_stages']} carry{flag}"
         secs = f"{r['yosys_s']:g} / {r['yosys_cpu_s']:g}" if "yosys_cpu_s" in r else f"{r['yosys_s']:g} / –"
+        run = r.get("run", "an earlier run (not recorded)")
+        if "Yosys" not in run:
+            # Runs before 30181af recorded no version: they all ran Debian's yosys.
+            run += ", Yosys 0.23 (Debian)"
         md.append(
             f"| {r['label']} | {r['luts']} | {r['ffs']} | {r['lutram']} | {r['bram36']:g} | {r['carry']} "
             f"| {depth} "
-            f"| `{r['path']}` | {r['generic_cells']} | {secs} | {r.get('run', 'an earlier run (not recorded)')} "
+            f"| `{r['path']}` | {r['generic_cells']} | {secs} | {run} "
             f"| `{row_command(r['label'])}` |"
         )
     with open(os.path.join(ROOT, "docs", "BENCHMARKS.hw.md"), "w") as f:

@@ -111,6 +111,21 @@ const CONFIG: &[(&str, &str, u32)] = &[
     ("min_time_between_cnps", "value", 16),
 ];
 
+/// Values derived from the parameter inputs alone, registered so that no parameter input
+/// starts a path into stage X's arithmetic: `<name>_d` is the wire, `<name>_q` the register.
+const DERIVED: &[(&str, u32)] = &[
+    ("rmax_fx", 28),
+    ("first_rate", 28),
+    ("first_zero", 1),
+    ("k_period", 17),
+    ("d_period", 17),
+    ("t_period", 17),
+    ("alpha_gain", 11),
+    ("gd", 4),
+    ("keep_fac", 17),
+    ("byte_en", 1),
+];
+
 /// Status and statistics fields the engine drives.
 const STATUS: &[(&str, &str, u32)] = &[
     ("status", "clear_busy", 1),
@@ -264,6 +279,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
             "a flow must be touched at least every 2**31 us).",
             "Parameters are read in stages R and X: change them while no event is in flight.",
+            "Values derived from them alone (rate cap, first-CNP rate, periods, 1024 - G,",
+            "rpg_gd, fac * 655, byte counter on) are registered: an event taken in the cycle",
+            "a parameter input changes, or later, sees the new value.",
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
@@ -501,6 +519,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         }
         items.push(V::Decl(decl));
     }
+    items.push(V::Comment(vec![
+        "Values derived from the parameter inputs, registered (the next cycle's stages R and X"
+            .into(),
+        "read them: an event taken in the cycle a parameter changes, or later, sees it)".into(),
+    ]));
+    for &(name, w) in DERIVED {
+        items.push(V::Decl(Decl::reg(format!("{name}_q"), bits(w))));
+    }
     items.push(V::Blank);
     items.push(V::Comment(vec![
         "Stage X's copy of the flow's state word (fields of state_ram, least significant first)"
@@ -589,7 +615,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "rate cap, Mb/s",
     ));
-    wires.push(("rmax_fx".into(), 28, shl_const(id("rmax_rate"), 8), ""));
+    wires.push((
+        "rmax_fx_d".into(),
+        28,
+        shl_const(id("rmax_rate"), 8),
+        "registered: rmax_fx_q",
+    ));
     wires.push((
         "min_fx".into(),
         28,
@@ -608,10 +639,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("t_period", "rpg_time_reset"),
     ] {
         wires.push((
-            name.into(),
+            format!("{name}_d"),
             17,
             tern(eq(cfg(reg, "value"), d(17, 0)), d(17, 1), cfg(reg, "value")),
-            "period in us; 0 acts as 1",
+            "period in us; 0 acts as 1 (registered: _q)",
         ));
     }
     // Timers.
@@ -714,17 +745,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "G * alpha",
     ));
     wires.push((
-        "alpha_gain".into(),
+        "alpha_gain_d".into(),
         11,
         sub(d(11, 1024), zext(cfg("dce_tcp_g", "value"), 1)),
-        "1024 - G",
+        "1024 - G (registered: alpha_gain_q)",
     ));
     wires.push((
         "alpha_step".into(),
         25,
         add(
             id("alpha_prod").bits(34, 10),
-            tern(id("w_acnp_q"), shl_const(id("alpha_gain"), 14), d(25, 0)),
+            tern(id("w_acnp_q"), shl_const(id("alpha_gain_q"), 14), d(25, 0)),
         ),
         "alpha after one period",
     ));
@@ -733,7 +764,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         25,
         add(
             id("alpha_prod").bits(34, 10),
-            shl_const(id("alpha_gain"), 14),
+            shl_const(id("alpha_gain_q"), 14),
         ),
         "alpha after a PAPER CNP",
     ));
@@ -753,7 +784,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_rc".into(),
         28,
-        tern(id("paper_first"), id("rmax_fx"), rc()),
+        tern(id("paper_first"), id("rmax_fx_q"), rc()),
         "Rc before the cut",
     ));
     wires.push((
@@ -762,68 +793,89 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         mul(zext(id("cut_rc"), 25), zext(id("alpha_in"), 28)),
         "Rc * alpha",
     ));
+    wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
     wires.push((
-        "cut_shift".into(),
-        5,
-        add(zext(cfg("rpg_gd", "value"), 1), d(5, 14)),
+        "cut_amount".into(),
+        39,
+        Expr::bin(BinOp::Shr, id("cut_prod").bits(52, 14), id("gd_q")),
+        "Rc * alpha >> (rpg_gd + 14)",
+    ));
+    wires.push((
+        "cut_diff".into(),
+        29,
+        sub(zext(id("cut_rc"), 1), zext(id("cut_amount").bits(27, 0), 1)),
         "",
     ));
     wires.push((
-        "cut_amount".into(),
-        53,
-        Expr::bin(BinOp::Shr, id("cut_prod"), id("cut_shift")),
-        "",
+        "cut_under".into(),
+        1,
+        or(
+            Expr::un(UnOp::RedOr, id("cut_amount").bits(38, 28)),
+            id("cut_diff").bits(28, 28),
+        ),
+        "the cut amount exceeds Rc",
     ));
     wires.push((
         "cut_rate".into(),
         28,
-        tern(
-            gt(id("cut_amount"), zext(id("cut_rc"), 25)),
-            d(28, 0),
-            sub(id("cut_rc"), id("cut_amount").bits(27, 0)),
-        ),
+        tern(id("cut_under"), d(28, 0), id("cut_diff").bits(27, 0)),
         "",
+    ));
+    wires.push((
+        "keep_fac_d".into(),
+        17,
+        mul(zext(cfg("rpg_min_dec_fac", "value"), 10), d(17, 655)),
+        "fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)",
     ));
     wires.push((
         "keep_prod".into(),
         45,
-        mul(
-            mul(zext(rc(), 17), zext(cfg("rpg_min_dec_fac", "value"), 38)),
-            d(45, 655),
-        ),
-        "Rc * fac * 655 (655/65536 ~ 1/100)",
+        mul(zext(rc(), 17), zext(id("keep_fac_q"), 28)),
+        "Rc * fac * 655",
     ));
     wires.push((
-        "cut_keep".into(),
+        "cut_kv".into(),
         29,
-        tern(
-            and(vec![
-                not(id("paper")),
-                gt(id("keep_prod").bits(44, 16), zext(id("cut_rate"), 1)),
-            ]),
-            id("keep_prod").bits(44, 16),
-            zext(id("cut_rate"), 1),
-        ),
+        tern(id("paper"), d(29, 0), id("keep_prod").bits(44, 16)),
         "at least rpg_min_dec_fac % of Rc (mlx5 only)",
     ));
+    // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
+    // parallel rather than one after the other.
+    let w29 = |n: &str| zext(id(n), 1);
+    for (n, a, b) in [
+        ("cut_k_r", id("cut_kv"), w29("cut_rate")),
+        ("cut_m_k", w29("min_fx"), id("cut_kv")),
+        ("cut_m_r", w29("min_fx"), w29("cut_rate")),
+        ("cut_k_c", id("cut_kv"), w29("cut_rc")),
+        ("cut_r_c", w29("cut_rate"), w29("cut_rc")),
+        ("cut_m_c", w29("min_fx"), w29("cut_rc")),
+    ] {
+        wires.push((n.into(), 1, gt(a, b), ""));
+    }
     wires.push((
-        "cut_floor".into(),
+        "cut_max".into(),
         29,
         tern(
-            gt(zext(id("min_fx"), 1), id("cut_keep")),
-            zext(id("min_fx"), 1),
-            id("cut_keep"),
+            id("cut_k_r"),
+            tern(id("cut_m_k"), w29("min_fx"), id("cut_kv")),
+            tern(id("cut_m_r"), w29("min_fx"), w29("cut_rate")),
         ),
-        "",
+        "the largest of the three",
+    ));
+    wires.push((
+        "cut_over".into(),
+        1,
+        tern(
+            id("cut_k_r"),
+            tern(id("cut_m_k"), id("cut_m_c"), id("cut_k_c")),
+            tern(id("cut_m_r"), id("cut_m_c"), id("cut_r_c")),
+        ),
+        "... is above Rc",
     ));
     wires.push((
         "cut_new".into(),
         28,
-        tern(
-            gt(id("cut_floor"), zext(id("cut_rc"), 1)),
-            id("cut_rc"),
-            id("cut_floor").bits(27, 0),
-        ),
+        tern(id("cut_over"), id("cut_rc"), id("cut_max").bits(27, 0)),
         "Rc after the cut, never above Rc",
     ));
     // Increase.
@@ -839,8 +891,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             name.into(),
             28,
             tern(
-                gt(id(&sum), zext(id("rmax_fx"), 1)),
-                id("rmax_fx"),
+                gt(id(&sum), zext(id("rmax_fx_q"), 1)),
+                id("rmax_fx_q"),
                 id(&sum).bits(27, 0),
             ),
             "",
@@ -853,16 +905,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "F",
     ));
     wires.push((
-        "byte_en".into(),
+        "byte_en_d".into(),
         1,
         ne(cfg("rpg_byte_reset", "value"), d(24, 0)),
-        "byte counter enabled",
+        "byte counter enabled (registered: byte_en_q)",
     ));
     wires.push((
         "cnt_hi".into(),
         16,
         tern(
-            and(vec![id("byte_en"), gt(id("w_bc_q"), tc())]),
+            and(vec![id("byte_en_q"), gt(id("w_bc_q"), tc())]),
             id("w_bc_q"),
             tc(),
         ),
@@ -872,7 +924,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cnt_lo".into(),
         16,
         tern(
-            and(vec![id("byte_en"), Expr::lt(id("w_bc_q"), tc())]),
+            and(vec![id("byte_en_q"), Expr::lt(id("w_bc_q"), tc())]),
             id("w_bc_q"),
             tc(),
         ),
@@ -903,8 +955,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "rt_phai".into(),
         28,
         tern(
-            gt(id("rt_phai_sum"), zext(id("rmax_fx"), 17)),
-            id("rmax_fx"),
+            gt(id("rt_phai_sum"), zext(id("rmax_fx_q"), 17)),
+            id("rmax_fx_q"),
             id("rt_phai_sum").bits(27, 0),
         ),
         "",
@@ -963,7 +1015,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(
             id("paper"),
             or(
-                eq(rt(), id("rmax_fx")),
+                eq(rt(), id("rmax_fx_q")),
                 and(vec![
                     eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
                     or(
@@ -986,9 +1038,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "increase periods only count",
     ));
     for (x, still, period) in [
-        ("a", id("a_still"), "k_period"),
-        ("d", not(id("w_dcnp_q")), "d_period"),
-        ("i", id("i_still"), "t_period"),
+        ("a", id("a_still"), "k_period_q"),
+        ("d", not(id("w_dcnp_q")), "d_period_q"),
+        ("i", id("i_still"), "t_period_q"),
     ] {
         let (go, jump, fits) = (
             format!("{x}_skip"),
@@ -1039,13 +1091,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             or(id("a_due"), id("d_due")),
             or(
                 not(id("a_due")),
-                Expr::lt(id("a_elapsed"), zext(id("k_period"), 15)),
+                Expr::lt(id("a_elapsed"), zext(id("k_period_q"), 15)),
             ),
             or(
                 not(id("d_due")),
                 and(vec![
                     not(id("w_dcnp_q")),
-                    Expr::lt(id("d_elapsed"), zext(id("d_period"), 15)),
+                    Expr::lt(id("d_elapsed"), zext(id("d_period_q"), 15)),
                 ]),
             ),
             not(id("fold_block")),
@@ -1154,7 +1206,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(
             and(vec![id("rd_seen"), cfg("ctrl", "rp_enable")]),
             id("rd_rc"),
-            id("rmax_fx"),
+            id("rmax_fx_q"),
         ),
         "",
     ));
@@ -1218,7 +1270,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "byte_on".into(),
         1,
-        and(vec![id("w_seen_q"), id("w_incon_q"), id("byte_en")]),
+        and(vec![id("w_seen_q"), id("w_incon_q"), id("byte_en_q")]),
         "the byte counter runs while the rate recovers",
     ));
     wires.push((
@@ -1260,18 +1312,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     wires.push((
-        "first_rate".into(),
+        "first_rate_d".into(),
         28,
         tern(
             eq(id("first_fx"), d(28, 0)),
-            id("rmax_fx"),
+            id("rmax_fx_d"),
             tern(
-                gt(id("first_lo"), id("rmax_fx")),
-                id("rmax_fx"),
+                gt(id("first_lo"), id("rmax_fx_d")),
+                id("rmax_fx_d"),
                 id("first_lo"),
             ),
         ),
-        "Rc and Rt on the first CNP",
+        "Rc and Rt on the first CNP (registered: first_rate_q)",
+    ));
+    wires.push((
+        "first_zero_d".into(),
+        1,
+        eq(id("first_fx"), d(28, 0)),
+        "no first-CNP rate: start from the cap with a cut pending (registered: first_zero_q)",
     ));
     wires.push((
         "tick".into(),
@@ -1287,7 +1345,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
 
     // Products and sums keep every bit; the fixed-point scaling drops low bits.
-    let dropped = ["alpha_prod", "keep_prod", "rc_inc_sum"];
+    let dropped = [
+        "alpha_prod",
+        "cut_prod",
+        "keep_prod",
+        "cut_max",
+        "rc_inc_sum",
+    ];
     items.push(V::Comment(vec!["Datapath".into()]));
     let mut decls = Vec::new();
     let mut lint = Vec::new();
@@ -1459,16 +1523,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "w_alpha_d",
             zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
         ),
-        set("w_rc_d", id("first_rate")),
-        set("w_rt_d", id("first_rate")),
+        set("w_rc_d", id("first_rate_q")),
+        set("w_rt_d", id("first_rate_q")),
         set("w_acnp_d", b1(false)),
-        set("w_dcnp_d", eq(id("first_fx"), d(28, 0))),
+        set("w_dcnp_d", id("first_zero_q")),
         set("w_incon_d", b1(false)),
         set("w_tc_d", d(16, 0)),
         set("w_bc_d", d(16, 0)),
         set("w_bacc_d", d(24, 0)),
-        set("w_a_next_d", add(now(), zext(id("k_period"), 15))),
-        set("w_d_next_d", add(now(), zext(id("d_period"), 15))),
+        set("w_a_next_d", add(now(), zext(id("k_period_q"), 15))),
+        set("w_d_next_d", add(now(), zext(id("d_period_q"), 15))),
     ];
     let paper_cnp = vec![
         set("stat_cnp_d", b1(true)),
@@ -1476,19 +1540,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("w_seen_d", b1(true)),
         Stmt::if_(
             not(id("w_seen_q")),
-            vec![set("w_d_next_d", add(now(), zext(id("d_period"), 15)))],
+            vec![set("w_d_next_d", add(now(), zext(id("d_period_q"), 15)))],
         ),
         set("w_rt_d", id("cut_rc")),
         set("w_rc_d", id("cut_new")),
         set("w_alpha_d", id("alpha_cnp")),
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", b1(false)),
-        set("w_a_next_d", add(now(), zext(id("k_period"), 15))),
+        set("w_a_next_d", add(now(), zext(id("k_period_q"), 15))),
         set("w_tc_d", d(16, 0)),
         set("w_bc_d", d(16, 0)),
         set("w_bacc_d", d(24, 0)),
         set("w_incon_d", b1(true)),
-        set("w_i_next_d", add(now(), zext(id("t_period"), 15))),
+        set("w_i_next_d", add(now(), zext(id("t_period_q"), 15))),
     ];
     let event = Stmt::Case {
         subject: id("ev_kind_q"),
@@ -1566,7 +1630,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                         set("w_acnp_d", b1(false)),
                         set(
                             "w_a_next_d",
-                            add(id("w_a_next_q"), zext(id("k_period"), 15)),
+                            add(id("w_a_next_q"), zext(id("k_period_q"), 15)),
                         ),
                     ],
                 ),
@@ -1574,7 +1638,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     id("d_due"),
                     vec![set(
                         "w_d_next_d",
-                        add(id("w_d_next_q"), zext(id("d_period"), 15)),
+                        add(id("w_d_next_q"), zext(id("d_period_q"), 15)),
                     )],
                 ),
             ],
@@ -1586,7 +1650,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     let step_cut = vec![
         set(
             "w_d_next_d",
-            add(id("w_d_next_q"), zext(id("d_period"), 15)),
+            add(id("w_d_next_q"), zext(id("d_period_q"), 15)),
         ),
         Stmt::if_(
             id("w_dcnp_q"),
@@ -1599,7 +1663,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 set("w_incon_d", b1(true)),
                 set(
                     "w_i_next_d",
-                    add(id("w_d_next_q"), zext(id("t_period"), 15)),
+                    add(id("w_d_next_q"), zext(id("t_period_q"), 15)),
                 ),
                 set("w_dcnp_d", b1(false)),
                 set("stat_cut_d", b1(true)),
@@ -1625,7 +1689,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     set("w_acnp_d", b1(false)),
                     set(
                         "w_a_next_d",
-                        add(id("w_a_next_q"), zext(id("k_period"), 15)),
+                        add(id("w_a_next_q"), zext(id("k_period_q"), 15)),
                     ),
                 ],
                 vec![Stmt::if_else(
@@ -1638,7 +1702,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                         set("w_tc_d", id("tc_inc")),
                         set(
                             "w_i_next_d",
-                            add(id("w_i_next_q"), zext(id("t_period"), 15)),
+                            add(id("w_i_next_q"), zext(id("t_period_q"), 15)),
                         ),
                     ],
                 )],
@@ -1718,11 +1782,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             set(&format!("{prefix}_seen_d"), id("w_seen_d")),
             set(
                 &format!("{prefix}_rc_d"),
-                tern(id("w_seen_d"), id("w_rc_d"), id("rmax_fx")),
+                tern(id("w_seen_d"), id("w_rc_d"), id("rmax_fx_q")),
             ),
             set(
                 &format!("{prefix}_rt_d"),
-                tern(id("w_seen_d"), id("w_rt_d"), id("rmax_fx")),
+                tern(id("w_seen_d"), id("w_rt_d"), id("rmax_fx_q")),
             ),
             set(&format!("{prefix}_alpha_d"), id("w_alpha_d")),
             set(&format!("{prefix}_tc_d"), id("w_tc_d")),
@@ -1798,6 +1862,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         flops.push(Flop {
             q: id(&format!("w_{f}_q")),
             d: id(&format!("w_{f}_d")),
+            reset: None,
+        });
+    }
+    for &(name, _) in DERIVED {
+        flops.push(Flop {
+            q: id(&format!("{name}_q")),
+            d: id(&format!("{name}_d")),
             reset: None,
         });
     }
