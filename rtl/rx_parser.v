@@ -50,8 +50,11 @@
 // (0x62, the PSN).
 // Payload (m_pay_*): the payload of every RoCE-shaped frame (IPv4/IPv6, UDP port,
 // supported opcode) from the first byte after the extension headers to the pad,
-// cut at the frame's end, realigned to lane 0; beats go through a 16-entry FIFO as
-// they arrive, the tlast beat after the frame's verdict with tuser = discard (not
+// cut at the frame's end, realigned to lane 0. The ICRC pipeline's position decode
+// also finds the payload (ic1-ic3); each beat is cut in ic4-ic6 beside the ICRC, and
+// the input stage merges it with the previous beat's rest (ic7_pay_*). Output beats
+// go through a 16-entry FIFO as they complete, the tlast beat after the frame's
+// verdict with tuser = discard (not
 // accepted). m_hdr_pay marks the verdicts that have a packet. A nearly full FIFO
 // lowers s_axis_tready only; the verdict pipeline keeps moving.
 
@@ -259,8 +262,8 @@ module rx_parser (
   wire          ic_take;          // a beat enters the ICRC pipeline
   reg  [10:0]   ic_beat_q;
   reg  [10:0]   ic_beat_d;
-  reg  [343:0]  ic_hdr_q;
-  reg  [343:0]  ic_hdr_d;
+  reg  [615:0]  ic_hdr_q;
+  reg  [615:0]  ic_hdr_d;
   reg           ic1_valid_q;
   reg           ic1_valid_d;
   reg  [511:0]  ic1_tdata_q;
@@ -281,6 +284,10 @@ module rx_parser (
   wire [5:0]    ic1_udp4;         // the UDP header starts at byte 4 * udp4 + 2
   wire [287:0]  ic1_zl;           // candidate i: UDP length if the UDP header starts at byte 14 + 4 * i, 24 if shorter
   wire [17:0]   ic1_len_ok;       // candidate i has room for UDP, BTH and ICRC
+  wire [2:0]    ic1_l3_ok;        // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6 (version 6, next header UDP)
+  wire [17:0]   ic1_dport_ok;     // candidate i: the UDP destination port is udp_dport
+  wire [143:0]  ic1_opcode;       // candidate i: the BTH opcode
+  wire [35:0]   ic1_pad;          // candidate i: the BTH PadCnt
   reg           ic2_valid_q;
   reg           ic2_valid_d;
   reg  [511:0]  ic2_tdata_q;
@@ -305,6 +312,14 @@ module rx_parser (
   reg  [287:0]  ic2_zl_d;
   reg  [17:0]   ic2_len_ok_q;
   reg  [17:0]   ic2_len_ok_d;
+  reg  [2:0]    ic2_l3_ok_q;
+  reg  [2:0]    ic2_l3_ok_d;
+  reg  [17:0]   ic2_dport_ok_q;
+  reg  [17:0]   ic2_dport_ok_d;
+  reg  [143:0]  ic2_opcode_q;
+  reg  [143:0]  ic2_opcode_d;
+  reg  [35:0]   ic2_pad_q;
+  reg  [35:0]   ic2_pad_d;
   wire [15:0]   ic2_zl;
   wire          ic2_len_ok;       // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
   wire [16:0]   ic2_pend;         // one past the datagram: bytes from here on are zeroed
@@ -332,6 +347,14 @@ module rx_parser (
   reg           ic3_len_ok_d;
   reg  [16:0]   ic3_pend_q;
   reg  [16:0]   ic3_pend_d;
+  reg           ic3_pay_shape_q;
+  reg           ic3_pay_shape_d;
+  reg  [7:0]    ic3_opcode_q;
+  reg  [7:0]    ic3_opcode_d;
+  reg  [1:0]    ic3_pad_q;
+  reg  [1:0]    ic3_pad_d;
+  reg  [5:0]    ic3_udp4_q;
+  reg  [5:0]    ic3_udp4_d;
   reg  [31:0]   ic3_residue;
   reg           ic4_valid_q;
   reg           ic4_valid_d;
@@ -363,6 +386,16 @@ module rx_parser (
   reg           ic4_end_here_d;
   reg  [31:0]   ic4_residue_q;
   reg  [31:0]   ic4_residue_d;
+  reg           ic3_op_ok;
+  reg  [4:0]    ic3_ext_len;
+  reg  [10:0]   ic4_beat_q;
+  reg  [10:0]   ic4_beat_d;
+  reg           ic4_pay_ok_q;
+  reg           ic4_pay_ok_d;
+  reg  [16:0]   ic4_pstart_q;
+  reg  [16:0]   ic4_pstart_d;
+  reg  [16:0]   ic4_plast_q;
+  reg  [16:0]   ic4_plast_d;
   wire [63:0]   ic4_klo;
   wire [63:0]   ic4_khi;
   wire [63:0]   ic4_ff;
@@ -444,45 +477,66 @@ module rx_parser (
   wire [16:0]   base;             // byte position of the beat's lane 0
   wire [1087:0] view;             // captured header bytes, the current beat merged in
   reg  [6:0]    last_bytes;
-  wire          v_vlan1;
-  wire          v_vlan2;
-  wire [15:0]   v_ethertype;
-  wire [7:0]    v_ip;             // IP header start
-  wire          v_ipv6;
-  wire [3:0]    v_ihl;
-  wire [7:0]    v_udp;            // UDP header start
-  wire [15:0]   v_udp_len_le;
-  wire [15:0]   v_udp_len;
-  wire [16:0]   v_pudp;
-  wire [16:0]   v_pend;           // one past the UDP datagram
-  wire [7:0]    v_opcode;
-  wire [7:0]    v_bth1;
-  wire [15:0]   v_dport_le;
-  wire [7:0]    v_ipb0;
-  wire [7:0]    v_ipb6;
-  wire [7:0]    v_ipb9;
-  reg           v_op_ok;
-  reg  [4:0]    v_ext_len;
-  wire          v_l3_ok;          // IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6 (version 6, next header UDP)
-  wire          v_pay_ok;         // RoCE-shaped: the frame gets a payload packet if a payload byte arrives
-  wire [17:0]   v_pstart;         // first payload byte
-  wire [17:0]   v_pstop;          // one past the last payload byte (pad and ICRC excluded)
-  wire [6:0]    beat_bytes;
-  wire [17:0]   v_rcvd;           // frame bytes received up to the end of this beat
-  wire [17:0]   pay_hi;
-  wire [17:0]   pay_lo;
-  wire          pay_act;          // this beat holds payload bytes [pay_lo, pay_hi)
-  wire [17:0]   pay_got;          // payload bytes received after this beat
-  wire [17:0]   pay_got0;
+  reg  [6:0]    ic4_keep_n;
+  reg           ic5_pay_ok_q;
+  reg           ic5_pay_ok_d;
+  reg           ic5_pay_on_s_q;
+  reg           ic5_pay_on_s_d;
+  reg           ic5_pay_past_s_q;
+  reg           ic5_pay_past_s_d;
+  reg           ic5_pay_on_z_q;
+  reg           ic5_pay_on_z_d;
+  reg           ic5_pay_upto_z_q;
+  reg           ic5_pay_upto_z_d;
+  reg  [5:0]    ic5_pay_sl_q;
+  reg  [5:0]    ic5_pay_sl_d;
+  reg  [6:0]    ic5_pay_zl1_q;
+  reg  [6:0]    ic5_pay_zl1_d;
+  reg  [6:0]    ic5_pay_bytes_q;
+  reg  [6:0]    ic5_pay_bytes_d;
+  reg           ic6_pay_in_q;
+  reg           ic6_pay_in_d;
+  reg  [6:0]    ic6_pay_lo_q;
+  reg  [6:0]    ic6_pay_lo_d;
+  wire          ic5_pay_zend;     // the payload's last byte is in this beat
+  reg  [6:0]    ic6_pay_hi_q;
+  reg  [6:0]    ic6_pay_hi_d;
+  reg           ic6_pay_zend_q;
+  reg           ic6_pay_zend_d;
+  reg           ic6_pay_first_q;
+  reg           ic6_pay_first_d;
+  reg  [5:0]    ic6_pay_sl_q;
+  reg  [5:0]    ic6_pay_sl_d;
+  reg  [6:0]    ic6_pay_bnd_q;
+  reg  [6:0]    ic6_pay_bnd_d;
+  wire          ic6_pay_act;      // this beat holds payload bytes, in lanes [lo, hi)
+  wire          ic6_pay_end;      // the payload (or the frame, if cut short) ends in this beat
+  wire [5:0]    ic6_pay_rem;      // bytes of the output beat open after this beat
+  wire [1023:0] ic6_pay_rot_wide;
+  reg           ic7_pay_act_q;
+  reg           ic7_pay_act_d;
+  reg           ic7_pay_full_q;
+  reg           ic7_pay_full_d;
+  reg           ic7_pay_end_q;
+  reg           ic7_pay_end_d;
+  reg           ic7_pay_part_q;
+  reg           ic7_pay_part_d;
+  reg  [5:0]    ic7_pay_rem_q;
+  reg  [5:0]    ic7_pay_rem_d;
+  reg  [5:0]    ic7_pay_split_q;
+  reg  [5:0]    ic7_pay_split_d;
+  reg           ic7_pay_first_q;
+  reg           ic7_pay_first_d;
+  reg  [511:0]  ic7_pay_rot_q;
+  reg  [511:0]  ic7_pay_rot_d;
+  wire          pay_act;          // this beat holds payload bytes
   wire          pay_full;         // a whole output beat completes in this beat
   wire          pay_end;          // the payload (or the frame, if cut short) ends in this beat
-  wire [5:0]    pay_rem;
   wire          pay_part;         // a partial last output beat of pay_rem bytes
-  wire [5:0]    pay_sh;
+  wire [5:0]    pay_rem;
   wire [5:0]    pay_split;        // output lanes below this come from the previous beat
-  wire [1023:0] pay_rot_wide;
+  wire          pay_first;        // the payload starts in this beat (or later)
   wire [511:0]  pay_rot;          // the beat rotated down by the payload start's lane
-  wire          pay_first;
   reg  [511:0]  pay_res_q;
   reg  [511:0]  pay_res_d;
   wire [511:0]  pay_cur;
@@ -1072,8 +1126,12 @@ module rx_parser (
   assign ic1_ipv6 = ic1_vlan2 ? {ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd : ic1_vlan1 ? {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd : {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd;
   assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[75:72]} + 5'd2) : ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[43:40]} + 5'd1) : ic1_ipv6 ? 5'd10 : {1'b0, ic_hdr_q[19:16]} + 5'd0;
   assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[75:72]} + 6'd5) : ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[43:40]} + 6'd4) : ic1_ipv6 ? 6'd13 : {2'b00, ic_hdr_q[19:16]} + 6'd3;
-  assign ic1_zl = {{ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24 ? {ic_hdr_q[335:328], ic_hdr_q[343:336]} : 16'd24, {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24 ? {ic_hdr_q[319:312], ic_hdr_q[327:320]} : 16'd24, {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24 ? {ic_hdr_q[303:296], ic_hdr_q[311:304]} : 16'd24, {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24 ? {ic_hdr_q[287:280], ic_hdr_q[295:288]} : 16'd24, {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24 ? {ic_hdr_q[271:264], ic_hdr_q[279:272]} : 16'd24, {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24 ? {ic_hdr_q[255:248], ic_hdr_q[263:256]} : 16'd24, {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24 ? {ic_hdr_q[239:232], ic_hdr_q[247:240]} : 16'd24, {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24 ? {ic_hdr_q[223:216], ic_hdr_q[231:224]} : 16'd24, {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24 ? {ic_hdr_q[207:200], ic_hdr_q[215:208]} : 16'd24, {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24 ? {ic_hdr_q[191:184], ic_hdr_q[199:192]} : 16'd24, {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24 ? {ic_hdr_q[175:168], ic_hdr_q[183:176]} : 16'd24, {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24 ? {ic_hdr_q[159:152], ic_hdr_q[167:160]} : 16'd24, {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24 ? {ic_hdr_q[143:136], ic_hdr_q[151:144]} : 16'd24, {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24 ? {ic_hdr_q[127:120], ic_hdr_q[135:128]} : 16'd24, {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24 ? {ic_hdr_q[111:104], ic_hdr_q[119:112]} : 16'd24, {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24 ? {ic_hdr_q[95:88], ic_hdr_q[103:96]} : 16'd24, {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24 ? {ic_hdr_q[79:72], ic_hdr_q[87:80]} : 16'd24, {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24 ? {ic_hdr_q[47:40], ic_hdr_q[55:48]} : 16'd24};
-  assign ic1_len_ok = {{ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24, {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24, {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24, {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24, {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24, {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24, {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24, {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24, {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24, {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24, {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24, {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24, {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24, {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24, {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24, {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24, {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24, {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24};
+  assign ic1_zl = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24 ? {ic_hdr_q[591:584], ic_hdr_q[599:592]} : 16'd24, {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24 ? {ic_hdr_q[559:552], ic_hdr_q[567:560]} : 16'd24, {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24 ? {ic_hdr_q[527:520], ic_hdr_q[535:528]} : 16'd24, {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24 ? {ic_hdr_q[495:488], ic_hdr_q[503:496]} : 16'd24, {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24 ? {ic_hdr_q[463:456], ic_hdr_q[471:464]} : 16'd24, {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24 ? {ic_hdr_q[431:424], ic_hdr_q[439:432]} : 16'd24, {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24 ? {ic_hdr_q[399:392], ic_hdr_q[407:400]} : 16'd24, {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24 ? {ic_hdr_q[367:360], ic_hdr_q[375:368]} : 16'd24, {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24 ? {ic_hdr_q[335:328], ic_hdr_q[343:336]} : 16'd24, {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24 ? {ic_hdr_q[303:296], ic_hdr_q[311:304]} : 16'd24, {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24 ? {ic_hdr_q[271:264], ic_hdr_q[279:272]} : 16'd24, {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24 ? {ic_hdr_q[239:232], ic_hdr_q[247:240]} : 16'd24, {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24 ? {ic_hdr_q[207:200], ic_hdr_q[215:208]} : 16'd24, {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24 ? {ic_hdr_q[175:168], ic_hdr_q[183:176]} : 16'd24, {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24 ? {ic_hdr_q[143:136], ic_hdr_q[151:144]} : 16'd24, {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24 ? {ic_hdr_q[111:104], ic_hdr_q[119:112]} : 16'd24, {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24 ? {ic_hdr_q[79:72], ic_hdr_q[87:80]} : 16'd24, {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24 ? {ic_hdr_q[47:40], ic_hdr_q[55:48]} : 16'd24};
+  assign ic1_len_ok = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24, {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24, {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24, {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24, {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24, {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24, {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24, {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24, {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24, {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24, {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24, {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24, {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24, {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24, {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24, {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24, {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24, {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24};
+  assign ic1_l3_ok = {({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h0800 && ic_hdr_q[79:76] == 4'd4 && ic_hdr_q[75:72] >= 4'd5 && ic_hdr_q[151:144] == 8'd17) || ({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd && csr_ctrl_ipv6_en_o && ic_hdr_q[79:76] == 4'd6 && ic_hdr_q[127:120] == 8'd17), ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h0800 && ic_hdr_q[47:44] == 4'd4 && ic_hdr_q[43:40] >= 4'd5 && ic_hdr_q[119:112] == 8'd17) || ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd && csr_ctrl_ipv6_en_o && ic_hdr_q[47:44] == 4'd6 && ic_hdr_q[95:88] == 8'd17), ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h0800 && ic_hdr_q[23:20] == 4'd4 && ic_hdr_q[19:16] >= 4'd5 && ic_hdr_q[87:80] == 8'd17) || ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd && csr_ctrl_ipv6_en_o && ic_hdr_q[23:20] == 4'd6 && ic_hdr_q[63:56] == 8'd17)};
+  assign ic1_dport_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} == csr_udp_dport_value_o, {ic_hdr_q[543:536], ic_hdr_q[551:544]} == csr_udp_dport_value_o, {ic_hdr_q[511:504], ic_hdr_q[519:512]} == csr_udp_dport_value_o, {ic_hdr_q[479:472], ic_hdr_q[487:480]} == csr_udp_dport_value_o, {ic_hdr_q[447:440], ic_hdr_q[455:448]} == csr_udp_dport_value_o, {ic_hdr_q[415:408], ic_hdr_q[423:416]} == csr_udp_dport_value_o, {ic_hdr_q[383:376], ic_hdr_q[391:384]} == csr_udp_dport_value_o, {ic_hdr_q[351:344], ic_hdr_q[359:352]} == csr_udp_dport_value_o, {ic_hdr_q[319:312], ic_hdr_q[327:320]} == csr_udp_dport_value_o, {ic_hdr_q[287:280], ic_hdr_q[295:288]} == csr_udp_dport_value_o, {ic_hdr_q[255:248], ic_hdr_q[263:256]} == csr_udp_dport_value_o, {ic_hdr_q[223:216], ic_hdr_q[231:224]} == csr_udp_dport_value_o, {ic_hdr_q[191:184], ic_hdr_q[199:192]} == csr_udp_dport_value_o, {ic_hdr_q[159:152], ic_hdr_q[167:160]} == csr_udp_dport_value_o, {ic_hdr_q[127:120], ic_hdr_q[135:128]} == csr_udp_dport_value_o, {ic_hdr_q[95:88], ic_hdr_q[103:96]} == csr_udp_dport_value_o, {ic_hdr_q[63:56], ic_hdr_q[71:64]} == csr_udp_dport_value_o, {ic_hdr_q[31:24], ic_hdr_q[39:32]} == csr_udp_dport_value_o};
+  assign ic1_opcode = {ic_hdr_q[607:600], ic_hdr_q[591:584], ic_hdr_q[559:552], ic_hdr_q[527:520], ic_hdr_q[495:488], ic_hdr_q[463:456], ic_hdr_q[431:424], ic_hdr_q[399:392], ic_hdr_q[367:360], ic_hdr_q[335:328], ic_hdr_q[303:296], ic_hdr_q[271:264], ic_hdr_q[239:232], ic_hdr_q[207:200], ic_hdr_q[175:168], ic_hdr_q[143:136], ic_hdr_q[111:104], ic_hdr_q[79:72]};
+  assign ic1_pad = {ic_hdr_q[613:612], ic_hdr_q[597:596], ic_hdr_q[565:564], ic_hdr_q[533:532], ic_hdr_q[501:500], ic_hdr_q[469:468], ic_hdr_q[437:436], ic_hdr_q[405:404], ic_hdr_q[373:372], ic_hdr_q[341:340], ic_hdr_q[309:308], ic_hdr_q[277:276], ic_hdr_q[245:244], ic_hdr_q[213:212], ic_hdr_q[181:180], ic_hdr_q[149:148], ic_hdr_q[117:116], ic_hdr_q[85:84]};
   assign ic2_zl = ic2_idx_q < 5'd18 ? ic2_zl_q[{ic2_idx_q, 4'b0000} +: 16] : 16'd24;
   assign ic2_len_ok = ic2_idx_q < 5'd18 && ic2_len_ok_q[ic2_idx_q];
   assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
@@ -1600,43 +1658,19 @@ module rx_parser (
   assign take = dly_tvalid && in_ready;
   assign base = {beat_q, 6'd0};
   assign view = beat_q == 11'd0 ? {hdr_q[1087:512], dly_tdata[511:0]} : beat_q == 11'd1 ? {hdr_q[1087:1024], dly_tdata[511:0], hdr_q[511:0]} : beat_q == 11'd2 ? {dly_tdata[63:0], hdr_q[1023:0]} : hdr_q;
-  assign v_vlan1 = {view[103:96], view[111:104]} == 16'h8100;
-  assign v_vlan2 = v_vlan1 && {view[135:128], view[143:136]} == 16'h8100;
-  assign v_ethertype = v_vlan2 ? {view[167:160], view[175:168]} : v_vlan1 ? {view[135:128], view[143:136]} : {view[103:96], view[111:104]};
-  assign v_ip = v_vlan2 ? 8'd22 : v_vlan1 ? 8'd18 : 8'd14;
-  assign v_ipv6 = v_ethertype == 16'h86dd;
-  assign v_ihl = v_vlan2 ? view[179:176] : v_vlan1 ? view[147:144] : view[115:112];
-  assign v_udp = v_ipv6 ? v_ip + 8'd40 : v_ip + {2'b00, v_ihl, 2'b00};
-  assign v_udp_len_le = view[{v_udp + 8'd4, 3'b000} +: 16];
-  assign v_udp_len = {v_udp_len_le[7:0], v_udp_len_le[15:8]};
-  assign v_pudp = {9'd0, v_udp};
-  assign v_pend = v_pudp + {1'b0, v_udp_len};
-  assign v_opcode = view[{v_udp + 8'd8, 3'b000} +: 8];
-  assign v_bth1 = view[{v_udp + 8'd9, 3'b000} +: 8];
-  assign v_dport_le = view[{v_udp + 8'd2, 3'b000} +: 16];
-  assign v_ipb0 = view[{v_ip + 8'd0, 3'b000} +: 8];
-  assign v_ipb6 = view[{v_ip + 8'd6, 3'b000} +: 8];
-  assign v_ipb9 = view[{v_ip + 8'd9, 3'b000} +: 8];
-  assign v_l3_ok = v_ipv6 ? csr_ctrl_ipv6_en_o && v_ipb0[7:4] == 4'd6 && v_ipb6 == 8'd17 : v_ethertype == 16'h0800 && v_ipb0[7:4] == 4'd4 && v_ihl >= 4'd5 && v_ipb9 == 8'd17;
-  assign v_pay_ok = v_l3_ok && {v_dport_le[7:0], v_dport_le[15:8]} == csr_udp_dport_value_o && v_op_ok;
-  assign v_pstart = {1'b0, v_pudp} + 18'd20 + {13'd0, v_ext_len};
-  assign v_pstop = {1'b0, v_pend} - 18'd4 - {16'd0, v_bth1[5:4]};
-  assign beat_bytes = dly_tlast ? last_bytes : 7'd64;
-  assign v_rcvd = {1'b0, base} + {11'd0, beat_bytes};
-  assign pay_hi = v_pstop < v_rcvd ? v_pstop : v_rcvd;
-  assign pay_lo = v_pstart > {1'b0, base} ? v_pstart : {1'b0, base};
-  assign pay_act = v_pay_ok && pay_lo < pay_hi;
-  assign pay_got = pay_hi - v_pstart;
-  assign pay_got0 = pay_lo - v_pstart;
-  assign pay_full = pay_act && pay_got[17:6] != pay_got0[17:6];
-  assign pay_end = pay_act && (v_pstop <= v_rcvd || dly_tlast);
-  assign pay_rem = pay_got[5:0];
-  assign pay_part = pay_end && pay_rem != 6'd0;
-  assign pay_sh = v_pstart[5:0];
-  assign pay_split = 6'd0 - pay_sh;
-  assign pay_rot_wide = {dly_tdata, dly_tdata} >> {pay_sh, 3'b000};
-  assign pay_rot = pay_rot_wide[511:0];
-  assign pay_first = v_pstart >= {1'b0, base};
+  assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_zl1_q <= ic5_pay_bytes_q;
+  assign ic6_pay_act = ic6_pay_in_q && ic6_pay_lo_q < ic6_pay_hi_q;
+  assign ic6_pay_end = ic6_pay_act && (ic6_pay_zend_q || ic6_tlast_q);
+  assign ic6_pay_rem = ic6_pay_hi_q[5:0] - ic6_pay_sl_q;
+  assign ic6_pay_rot_wide = {ic6_tdata_q, ic6_tdata_q} >> {ic6_pay_sl_q, 3'b000};
+  assign pay_act = ic7_pay_act_q;
+  assign pay_full = ic7_pay_full_q;
+  assign pay_end = ic7_pay_end_q;
+  assign pay_part = ic7_pay_part_q;
+  assign pay_rem = ic7_pay_rem_q;
+  assign pay_split = ic7_pay_split_q;
+  assign pay_first = ic7_pay_first_q;
+  assign pay_rot = ic7_pay_rot_q;
   assign pay_cur = pay_first ? pay_rot : pay_res_q;
   assign pay_lomask = ~({512{1'b1}} << {pay_split, 3'b000});
   assign pay_combo = (pay_cur & pay_lomask) | (pay_rot & ~pay_lomask);
@@ -1858,7 +1892,7 @@ module rx_parser (
   assign csr_last_drop_opcode_d_i = p4_opcode_q;
   assign csr_last_drop_qpn_qpn_we_i = out_load && p4_verdict == 3'd4;
   assign csr_last_drop_qpn_qpn_d_i = p4_qpn_q;
-  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[23:20], ic_hdr_q[47:44], ic_hdr_q[79:76], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24], pay_rot_wide[1023:512], pay_got0[5:0], v_bth1[7:6], v_bth1[3:0], v_ipb0[3:0], pay_wp1[0]};
+  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[87:86], ic_hdr_q[83:80], ic_hdr_q[119:118], ic_hdr_q[115:112], ic_hdr_q[151:150], ic_hdr_q[147:144], ic_hdr_q[183:182], ic_hdr_q[179:176], ic_hdr_q[215:214], ic_hdr_q[211:208], ic_hdr_q[247:246], ic_hdr_q[243:240], ic_hdr_q[279:278], ic_hdr_q[275:272], ic_hdr_q[311:310], ic_hdr_q[307:304], ic_hdr_q[343:342], ic_hdr_q[339:336], ic_hdr_q[375:374], ic_hdr_q[371:368], ic_hdr_q[407:406], ic_hdr_q[403:400], ic_hdr_q[439:438], ic_hdr_q[435:432], ic_hdr_q[471:470], ic_hdr_q[467:464], ic_hdr_q[503:502], ic_hdr_q[499:496], ic_hdr_q[535:534], ic_hdr_q[531:528], ic_hdr_q[567:566], ic_hdr_q[563:560], ic_hdr_q[599:598], ic_hdr_q[595:592], ic_hdr_q[615:614], ic_hdr_q[611:608], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions need, ic1-ic3 find the IP header and the datagram end, ic4 masks the beat, ic5 computes its data term, ic6 runs the CRC register, ic7 checks the residue
@@ -1877,40 +1911,74 @@ module rx_parser (
         ic_hdr_d[71:64] = s_axis_tdata[175:168];
         ic_hdr_d[79:72] = s_axis_tdata[183:176];
         ic_hdr_d[87:80] = s_axis_tdata[191:184];
-        ic_hdr_d[95:88] = s_axis_tdata[215:208];
-        ic_hdr_d[103:96] = s_axis_tdata[223:216];
-        ic_hdr_d[111:104] = s_axis_tdata[247:240];
-        ic_hdr_d[119:112] = s_axis_tdata[255:248];
-        ic_hdr_d[127:120] = s_axis_tdata[279:272];
-        ic_hdr_d[135:128] = s_axis_tdata[287:280];
-        ic_hdr_d[143:136] = s_axis_tdata[311:304];
-        ic_hdr_d[151:144] = s_axis_tdata[319:312];
-        ic_hdr_d[159:152] = s_axis_tdata[343:336];
-        ic_hdr_d[167:160] = s_axis_tdata[351:344];
-        ic_hdr_d[175:168] = s_axis_tdata[375:368];
-        ic_hdr_d[183:176] = s_axis_tdata[383:376];
-        ic_hdr_d[191:184] = s_axis_tdata[407:400];
-        ic_hdr_d[199:192] = s_axis_tdata[415:408];
-        ic_hdr_d[207:200] = s_axis_tdata[439:432];
-        ic_hdr_d[215:208] = s_axis_tdata[447:440];
-        ic_hdr_d[223:216] = s_axis_tdata[471:464];
-        ic_hdr_d[231:224] = s_axis_tdata[479:472];
-        ic_hdr_d[239:232] = s_axis_tdata[503:496];
-        ic_hdr_d[247:240] = s_axis_tdata[511:504];
+        ic_hdr_d[95:88] = s_axis_tdata[199:192];
+        ic_hdr_d[103:96] = s_axis_tdata[207:200];
+        ic_hdr_d[111:104] = s_axis_tdata[215:208];
+        ic_hdr_d[119:112] = s_axis_tdata[223:216];
+        ic_hdr_d[127:120] = s_axis_tdata[231:224];
+        ic_hdr_d[135:128] = s_axis_tdata[239:232];
+        ic_hdr_d[143:136] = s_axis_tdata[247:240];
+        ic_hdr_d[151:144] = s_axis_tdata[255:248];
+        ic_hdr_d[159:152] = s_axis_tdata[263:256];
+        ic_hdr_d[167:160] = s_axis_tdata[271:264];
+        ic_hdr_d[175:168] = s_axis_tdata[279:272];
+        ic_hdr_d[183:176] = s_axis_tdata[287:280];
+        ic_hdr_d[191:184] = s_axis_tdata[295:288];
+        ic_hdr_d[199:192] = s_axis_tdata[303:296];
+        ic_hdr_d[207:200] = s_axis_tdata[311:304];
+        ic_hdr_d[215:208] = s_axis_tdata[319:312];
+        ic_hdr_d[223:216] = s_axis_tdata[327:320];
+        ic_hdr_d[231:224] = s_axis_tdata[335:328];
+        ic_hdr_d[239:232] = s_axis_tdata[343:336];
+        ic_hdr_d[247:240] = s_axis_tdata[351:344];
+        ic_hdr_d[255:248] = s_axis_tdata[359:352];
+        ic_hdr_d[263:256] = s_axis_tdata[367:360];
+        ic_hdr_d[271:264] = s_axis_tdata[375:368];
+        ic_hdr_d[279:272] = s_axis_tdata[383:376];
+        ic_hdr_d[287:280] = s_axis_tdata[391:384];
+        ic_hdr_d[295:288] = s_axis_tdata[399:392];
+        ic_hdr_d[303:296] = s_axis_tdata[407:400];
+        ic_hdr_d[311:304] = s_axis_tdata[415:408];
+        ic_hdr_d[319:312] = s_axis_tdata[423:416];
+        ic_hdr_d[327:320] = s_axis_tdata[431:424];
+        ic_hdr_d[335:328] = s_axis_tdata[439:432];
+        ic_hdr_d[343:336] = s_axis_tdata[447:440];
+        ic_hdr_d[351:344] = s_axis_tdata[455:448];
+        ic_hdr_d[359:352] = s_axis_tdata[463:456];
+        ic_hdr_d[367:360] = s_axis_tdata[471:464];
+        ic_hdr_d[375:368] = s_axis_tdata[479:472];
+        ic_hdr_d[383:376] = s_axis_tdata[487:480];
+        ic_hdr_d[391:384] = s_axis_tdata[495:488];
+        ic_hdr_d[399:392] = s_axis_tdata[503:496];
+        ic_hdr_d[407:400] = s_axis_tdata[511:504];
       end
       if (ic_beat_q == 11'd1) begin
-        ic_hdr_d[255:248] = s_axis_tdata[23:16];
-        ic_hdr_d[263:256] = s_axis_tdata[31:24];
-        ic_hdr_d[271:264] = s_axis_tdata[55:48];
-        ic_hdr_d[279:272] = s_axis_tdata[63:56];
-        ic_hdr_d[287:280] = s_axis_tdata[87:80];
-        ic_hdr_d[295:288] = s_axis_tdata[95:88];
-        ic_hdr_d[303:296] = s_axis_tdata[119:112];
-        ic_hdr_d[311:304] = s_axis_tdata[127:120];
-        ic_hdr_d[319:312] = s_axis_tdata[151:144];
-        ic_hdr_d[327:320] = s_axis_tdata[159:152];
-        ic_hdr_d[335:328] = s_axis_tdata[183:176];
-        ic_hdr_d[343:336] = s_axis_tdata[191:184];
+        ic_hdr_d[415:408] = s_axis_tdata[7:0];
+        ic_hdr_d[423:416] = s_axis_tdata[15:8];
+        ic_hdr_d[431:424] = s_axis_tdata[23:16];
+        ic_hdr_d[439:432] = s_axis_tdata[31:24];
+        ic_hdr_d[447:440] = s_axis_tdata[39:32];
+        ic_hdr_d[455:448] = s_axis_tdata[47:40];
+        ic_hdr_d[463:456] = s_axis_tdata[55:48];
+        ic_hdr_d[471:464] = s_axis_tdata[63:56];
+        ic_hdr_d[479:472] = s_axis_tdata[71:64];
+        ic_hdr_d[487:480] = s_axis_tdata[79:72];
+        ic_hdr_d[495:488] = s_axis_tdata[87:80];
+        ic_hdr_d[503:496] = s_axis_tdata[95:88];
+        ic_hdr_d[511:504] = s_axis_tdata[103:96];
+        ic_hdr_d[519:512] = s_axis_tdata[111:104];
+        ic_hdr_d[527:520] = s_axis_tdata[119:112];
+        ic_hdr_d[535:528] = s_axis_tdata[127:120];
+        ic_hdr_d[543:536] = s_axis_tdata[135:128];
+        ic_hdr_d[551:544] = s_axis_tdata[143:136];
+        ic_hdr_d[559:552] = s_axis_tdata[151:144];
+        ic_hdr_d[567:560] = s_axis_tdata[159:152];
+        ic_hdr_d[575:568] = s_axis_tdata[167:160];
+        ic_hdr_d[583:576] = s_axis_tdata[175:168];
+        ic_hdr_d[591:584] = s_axis_tdata[183:176];
+        ic_hdr_d[599:592] = s_axis_tdata[191:184];
+        ic_hdr_d[607:600] = s_axis_tdata[215:208];
+        ic_hdr_d[615:608] = s_axis_tdata[223:216];
       end
       if (s_axis_tlast) begin
         ic_beat_d = 11'd0;
@@ -1944,6 +2012,10 @@ module rx_parser (
     ic2_udp4_d = ic2_udp4_q;
     ic2_zl_d = ic2_zl_q;
     ic2_len_ok_d = ic2_len_ok_q;
+    ic2_l3_ok_d = ic2_l3_ok_q;
+    ic2_dport_ok_d = ic2_dport_ok_q;
+    ic2_opcode_d = ic2_opcode_q;
+    ic2_pad_d = ic2_pad_q;
     if (in_ready) begin
       ic2_valid_d = ic1_valid_q;
       ic2_tdata_d = ic1_tdata_q;
@@ -1957,6 +2029,10 @@ module rx_parser (
       ic2_udp4_d = ic1_udp4;
       ic2_zl_d = ic1_zl;
       ic2_len_ok_d = ic1_len_ok;
+      ic2_l3_ok_d = ic1_l3_ok;
+      ic2_dport_ok_d = ic1_dport_ok;
+      ic2_opcode_d = ic1_opcode;
+      ic2_pad_d = ic1_pad;
     end
     ic3_valid_d = ic3_valid_q;
     ic3_tdata_d = ic3_tdata_q;
@@ -1970,6 +2046,10 @@ module rx_parser (
     ic3_idx_d = ic3_idx_q;
     ic3_len_ok_d = ic3_len_ok_q;
     ic3_pend_d = ic3_pend_q;
+    ic3_pay_shape_d = ic3_pay_shape_q;
+    ic3_opcode_d = ic3_opcode_q;
+    ic3_pad_d = ic3_pad_q;
+    ic3_udp4_d = ic3_udp4_q;
     if (in_ready) begin
       ic3_valid_d = ic2_valid_q;
       ic3_tdata_d = ic2_tdata_q;
@@ -1983,6 +2063,10 @@ module rx_parser (
       ic3_idx_d = ic2_idx_q;
       ic3_len_ok_d = ic2_len_ok;
       ic3_pend_d = ic2_pend;
+      ic3_pay_shape_d = ic2_l3_ok_q[ic2_tags_q] && ic2_dport_ok_q[ic2_idx_q];
+      ic3_opcode_d = ic2_opcode_q[{ic2_idx_q, 3'b000} +: 8];
+      ic3_pad_d = ic2_pad_q[{ic2_idx_q, 1'b0} +: 2];
+      ic3_udp4_d = ic2_udp4_q;
     end
     // CRC residue after the ICRC, advanced over the zeroed lanes after it
     case (ic3_pend_q[5:0])
@@ -2067,6 +2151,106 @@ module rx_parser (
     ic4_hi_lane_d = ic4_hi_lane_q;
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
+    ic3_op_ok = 1'b0;
+    ic3_ext_len = 5'd0;
+    case (ic3_opcode_q)
+      8'h00, 8'h01, 8'h02: ic3_op_ok = 1'b1;
+      8'h03: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h04: ic3_op_ok = 1'b1;
+      8'h05: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h06: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd16;
+      end
+      8'h07, 8'h08: ic3_op_ok = 1'b1;
+      8'h09: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h0a: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd16;
+      end
+      8'h0b: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd20;
+      end
+      8'h0c: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd16;
+      end
+      8'h0d: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h0e: ic3_op_ok = 1'b1;
+      8'h0f, 8'h10, 8'h11: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h12: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd12;
+      end
+      8'h13, 8'h14: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd28;
+      end
+      8'h16, 8'h17: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h20, 8'h21, 8'h22: ic3_op_ok = 1'b1;
+      8'h23: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h24: ic3_op_ok = 1'b1;
+      8'h25: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h26: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd16;
+      end
+      8'h27, 8'h28: ic3_op_ok = 1'b1;
+      8'h29: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd4;
+      end
+      8'h2a: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd16;
+      end
+      8'h2b: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd20;
+      end
+      8'h64: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd8;
+      end
+      8'h65: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd12;
+      end
+      8'h81: begin
+        ic3_op_ok = 1'b1;
+        ic3_ext_len = 5'd16;
+      end
+      default: ;
+    endcase
+    ic4_beat_d = ic4_beat_q;
+    ic4_pay_ok_d = ic4_pay_ok_q;
+    ic4_pstart_d = ic4_pstart_q;
+    ic4_plast_d = ic4_plast_q;
     if (in_ready) begin
       ic4_valid_d = ic3_valid_q;
       ic4_tdata_d = ic3_tdata_q;
@@ -2083,6 +2267,10 @@ module rx_parser (
       ic4_hi_lane_d = ic3_pend_q[5:0];
       ic4_end_here_d = ic3_len_ok_q && (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] : ic3_beat_q == ic3_pend_q[16:6]);
       ic4_residue_d = ic3_residue;
+      ic4_beat_d = ic3_beat_q;
+      ic4_pay_ok_d = ic3_pay_shape_q && ic3_op_ok;
+      ic4_pstart_d = {9'd0, ic3_udp4_q, 2'b10} + 17'd20 + {12'd0, ic3_ext_len};
+      ic4_plast_d = ic3_pend_q - (17'd5 + {15'd0, ic3_pad_q});
     end
     ic5_valid_d = ic5_valid_q;
     ic5_tdata_d = ic5_tdata_q;
@@ -2353,104 +2541,255 @@ module rx_parser (
         beat_d = beat_q + 11'd1;
       end
     end
-    // payload stream: the IP and UDP positions and the datagram end, as the beat decodes
-    // payload stream: the opcode's extension headers, as the beat decodes
-    v_op_ok = 1'b0;
-    v_ext_len = 5'd0;
-    case (v_opcode)
-      8'h00, 8'h01, 8'h02: v_op_ok = 1'b1;
-      8'h03: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h04: v_op_ok = 1'b1;
-      8'h05: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h06: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd16;
-      end
-      8'h07, 8'h08: v_op_ok = 1'b1;
-      8'h09: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h0a: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd16;
-      end
-      8'h0b: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd20;
-      end
-      8'h0c: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd16;
-      end
-      8'h0d: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h0e: v_op_ok = 1'b1;
-      8'h0f, 8'h10, 8'h11: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h12: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd12;
-      end
-      8'h13, 8'h14: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd28;
-      end
-      8'h16, 8'h17: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h20, 8'h21, 8'h22: v_op_ok = 1'b1;
-      8'h23: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h24: v_op_ok = 1'b1;
-      8'h25: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h26: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd16;
-      end
-      8'h27, 8'h28: v_op_ok = 1'b1;
-      8'h29: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd4;
-      end
-      8'h2a: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd16;
-      end
-      8'h2b: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd20;
-      end
-      8'h64: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd8;
-      end
-      8'h65: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd12;
-      end
-      8'h81: begin
-        v_op_ok = 1'b1;
-        v_ext_len = 5'd16;
-      end
-      default: ;
-    endcase
+    // payload cut, ic4: the beat against the beats of the payload's first and last byte
+    ic4_keep_n = 7'd0;
+    if (ic4_tkeep_q[0]) begin
+      ic4_keep_n = 7'd1;
+    end
+    if (ic4_tkeep_q[1]) begin
+      ic4_keep_n = 7'd2;
+    end
+    if (ic4_tkeep_q[2]) begin
+      ic4_keep_n = 7'd3;
+    end
+    if (ic4_tkeep_q[3]) begin
+      ic4_keep_n = 7'd4;
+    end
+    if (ic4_tkeep_q[4]) begin
+      ic4_keep_n = 7'd5;
+    end
+    if (ic4_tkeep_q[5]) begin
+      ic4_keep_n = 7'd6;
+    end
+    if (ic4_tkeep_q[6]) begin
+      ic4_keep_n = 7'd7;
+    end
+    if (ic4_tkeep_q[7]) begin
+      ic4_keep_n = 7'd8;
+    end
+    if (ic4_tkeep_q[8]) begin
+      ic4_keep_n = 7'd9;
+    end
+    if (ic4_tkeep_q[9]) begin
+      ic4_keep_n = 7'd10;
+    end
+    if (ic4_tkeep_q[10]) begin
+      ic4_keep_n = 7'd11;
+    end
+    if (ic4_tkeep_q[11]) begin
+      ic4_keep_n = 7'd12;
+    end
+    if (ic4_tkeep_q[12]) begin
+      ic4_keep_n = 7'd13;
+    end
+    if (ic4_tkeep_q[13]) begin
+      ic4_keep_n = 7'd14;
+    end
+    if (ic4_tkeep_q[14]) begin
+      ic4_keep_n = 7'd15;
+    end
+    if (ic4_tkeep_q[15]) begin
+      ic4_keep_n = 7'd16;
+    end
+    if (ic4_tkeep_q[16]) begin
+      ic4_keep_n = 7'd17;
+    end
+    if (ic4_tkeep_q[17]) begin
+      ic4_keep_n = 7'd18;
+    end
+    if (ic4_tkeep_q[18]) begin
+      ic4_keep_n = 7'd19;
+    end
+    if (ic4_tkeep_q[19]) begin
+      ic4_keep_n = 7'd20;
+    end
+    if (ic4_tkeep_q[20]) begin
+      ic4_keep_n = 7'd21;
+    end
+    if (ic4_tkeep_q[21]) begin
+      ic4_keep_n = 7'd22;
+    end
+    if (ic4_tkeep_q[22]) begin
+      ic4_keep_n = 7'd23;
+    end
+    if (ic4_tkeep_q[23]) begin
+      ic4_keep_n = 7'd24;
+    end
+    if (ic4_tkeep_q[24]) begin
+      ic4_keep_n = 7'd25;
+    end
+    if (ic4_tkeep_q[25]) begin
+      ic4_keep_n = 7'd26;
+    end
+    if (ic4_tkeep_q[26]) begin
+      ic4_keep_n = 7'd27;
+    end
+    if (ic4_tkeep_q[27]) begin
+      ic4_keep_n = 7'd28;
+    end
+    if (ic4_tkeep_q[28]) begin
+      ic4_keep_n = 7'd29;
+    end
+    if (ic4_tkeep_q[29]) begin
+      ic4_keep_n = 7'd30;
+    end
+    if (ic4_tkeep_q[30]) begin
+      ic4_keep_n = 7'd31;
+    end
+    if (ic4_tkeep_q[31]) begin
+      ic4_keep_n = 7'd32;
+    end
+    if (ic4_tkeep_q[32]) begin
+      ic4_keep_n = 7'd33;
+    end
+    if (ic4_tkeep_q[33]) begin
+      ic4_keep_n = 7'd34;
+    end
+    if (ic4_tkeep_q[34]) begin
+      ic4_keep_n = 7'd35;
+    end
+    if (ic4_tkeep_q[35]) begin
+      ic4_keep_n = 7'd36;
+    end
+    if (ic4_tkeep_q[36]) begin
+      ic4_keep_n = 7'd37;
+    end
+    if (ic4_tkeep_q[37]) begin
+      ic4_keep_n = 7'd38;
+    end
+    if (ic4_tkeep_q[38]) begin
+      ic4_keep_n = 7'd39;
+    end
+    if (ic4_tkeep_q[39]) begin
+      ic4_keep_n = 7'd40;
+    end
+    if (ic4_tkeep_q[40]) begin
+      ic4_keep_n = 7'd41;
+    end
+    if (ic4_tkeep_q[41]) begin
+      ic4_keep_n = 7'd42;
+    end
+    if (ic4_tkeep_q[42]) begin
+      ic4_keep_n = 7'd43;
+    end
+    if (ic4_tkeep_q[43]) begin
+      ic4_keep_n = 7'd44;
+    end
+    if (ic4_tkeep_q[44]) begin
+      ic4_keep_n = 7'd45;
+    end
+    if (ic4_tkeep_q[45]) begin
+      ic4_keep_n = 7'd46;
+    end
+    if (ic4_tkeep_q[46]) begin
+      ic4_keep_n = 7'd47;
+    end
+    if (ic4_tkeep_q[47]) begin
+      ic4_keep_n = 7'd48;
+    end
+    if (ic4_tkeep_q[48]) begin
+      ic4_keep_n = 7'd49;
+    end
+    if (ic4_tkeep_q[49]) begin
+      ic4_keep_n = 7'd50;
+    end
+    if (ic4_tkeep_q[50]) begin
+      ic4_keep_n = 7'd51;
+    end
+    if (ic4_tkeep_q[51]) begin
+      ic4_keep_n = 7'd52;
+    end
+    if (ic4_tkeep_q[52]) begin
+      ic4_keep_n = 7'd53;
+    end
+    if (ic4_tkeep_q[53]) begin
+      ic4_keep_n = 7'd54;
+    end
+    if (ic4_tkeep_q[54]) begin
+      ic4_keep_n = 7'd55;
+    end
+    if (ic4_tkeep_q[55]) begin
+      ic4_keep_n = 7'd56;
+    end
+    if (ic4_tkeep_q[56]) begin
+      ic4_keep_n = 7'd57;
+    end
+    if (ic4_tkeep_q[57]) begin
+      ic4_keep_n = 7'd58;
+    end
+    if (ic4_tkeep_q[58]) begin
+      ic4_keep_n = 7'd59;
+    end
+    if (ic4_tkeep_q[59]) begin
+      ic4_keep_n = 7'd60;
+    end
+    if (ic4_tkeep_q[60]) begin
+      ic4_keep_n = 7'd61;
+    end
+    if (ic4_tkeep_q[61]) begin
+      ic4_keep_n = 7'd62;
+    end
+    if (ic4_tkeep_q[62]) begin
+      ic4_keep_n = 7'd63;
+    end
+    if (ic4_tkeep_q[63]) begin
+      ic4_keep_n = 7'd64;
+    end
+    ic5_pay_ok_d = ic5_pay_ok_q;
+    ic5_pay_on_s_d = ic5_pay_on_s_q;
+    ic5_pay_past_s_d = ic5_pay_past_s_q;
+    ic5_pay_on_z_d = ic5_pay_on_z_q;
+    ic5_pay_upto_z_d = ic5_pay_upto_z_q;
+    ic5_pay_sl_d = ic5_pay_sl_q;
+    ic5_pay_zl1_d = ic5_pay_zl1_q;
+    ic5_pay_bytes_d = ic5_pay_bytes_q;
+    if (in_ready) begin
+      ic5_pay_ok_d = ic4_pay_ok_q;
+      ic5_pay_on_s_d = ic4_beat_q == ic4_pstart_q[16:6];
+      ic5_pay_past_s_d = ic4_beat_q > ic4_pstart_q[16:6];
+      ic5_pay_on_z_d = ic4_beat_q == ic4_plast_q[16:6];
+      ic5_pay_upto_z_d = ic4_beat_q < ic4_plast_q[16:6];
+      ic5_pay_sl_d = ic4_pstart_q[5:0];
+      ic5_pay_zl1_d = {1'b0, ic4_plast_q[5:0]} + 7'd1;
+      ic5_pay_bytes_d = ic4_tlast_q ? ic4_keep_n : 7'd64;
+    end
+    // payload cut, ic5: the beat's payload lanes [lo, hi)
+    ic6_pay_in_d = ic6_pay_in_q;
+    ic6_pay_lo_d = ic6_pay_lo_q;
+    ic6_pay_hi_d = ic6_pay_hi_q;
+    ic6_pay_zend_d = ic6_pay_zend_q;
+    ic6_pay_first_d = ic6_pay_first_q;
+    ic6_pay_sl_d = ic6_pay_sl_q;
+    ic6_pay_bnd_d = ic6_pay_bnd_q;
+    if (in_ready) begin
+      ic6_pay_in_d = ic5_pay_ok_q && (ic5_pay_on_s_q || ic5_pay_past_s_q) && (ic5_pay_on_z_q || ic5_pay_upto_z_q);
+      ic6_pay_lo_d = ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} : 7'd0;
+      ic6_pay_hi_d = ic5_pay_zend ? ic5_pay_zl1_q : ic5_pay_bytes_q;
+      ic6_pay_zend_d = ic5_pay_zend;
+      ic6_pay_first_d = !ic5_pay_past_s_q;
+      ic6_pay_sl_d = ic5_pay_sl_q;
+      ic6_pay_bnd_d = ic5_pay_sl_q == 6'd0 ? 7'd64 : {1'b0, ic5_pay_sl_q};
+    end
+    // payload cut, ic6: what the beat pushes into the FIFO
+    ic7_pay_act_d = ic7_pay_act_q;
+    ic7_pay_full_d = ic7_pay_full_q;
+    ic7_pay_end_d = ic7_pay_end_q;
+    ic7_pay_part_d = ic7_pay_part_q;
+    ic7_pay_rem_d = ic7_pay_rem_q;
+    ic7_pay_split_d = ic7_pay_split_q;
+    ic7_pay_first_d = ic7_pay_first_q;
+    ic7_pay_rot_d = ic7_pay_rot_q;
+    if (in_ready) begin
+      ic7_pay_act_d = ic6_pay_act;
+      ic7_pay_full_d = ic6_pay_in_q && ic6_pay_lo_q < ic6_pay_bnd_q && ic6_pay_bnd_q <= ic6_pay_hi_q;
+      ic7_pay_end_d = ic6_pay_end;
+      ic7_pay_part_d = ic6_pay_end && ic6_pay_rem != 6'd0;
+      ic7_pay_rem_d = ic6_pay_rem;
+      ic7_pay_split_d = 6'd0 - ic6_pay_sl_q;
+      ic7_pay_first_d = ic6_pay_first_q;
+      ic7_pay_rot_d = ic6_pay_rot_wide[511:0];
+    end
+    // payload stream, input stage: the output beats this beat completes
     pay_res_d = pay_res_q;
     pay_seen_d = pay_seen_q;
     if (take) begin
@@ -3319,6 +3658,10 @@ module rx_parser (
     ic2_udp4_q <= ic2_udp4_d;
     ic2_zl_q <= ic2_zl_d;
     ic2_len_ok_q <= ic2_len_ok_d;
+    ic2_l3_ok_q <= ic2_l3_ok_d;
+    ic2_dport_ok_q <= ic2_dport_ok_d;
+    ic2_opcode_q <= ic2_opcode_d;
+    ic2_pad_q <= ic2_pad_d;
     ic3_tdata_q <= ic3_tdata_d;
     ic3_tkeep_q <= ic3_tkeep_d;
     ic3_tlast_q <= ic3_tlast_d;
@@ -3330,6 +3673,10 @@ module rx_parser (
     ic3_idx_q <= ic3_idx_d;
     ic3_len_ok_q <= ic3_len_ok_d;
     ic3_pend_q <= ic3_pend_d;
+    ic3_pay_shape_q <= ic3_pay_shape_d;
+    ic3_opcode_q <= ic3_opcode_d;
+    ic3_pad_q <= ic3_pad_d;
+    ic3_udp4_q <= ic3_udp4_d;
     ic4_tdata_q <= ic4_tdata_d;
     ic4_tkeep_q <= ic4_tkeep_d;
     ic4_tlast_q <= ic4_tlast_d;
@@ -3344,6 +3691,10 @@ module rx_parser (
     ic4_hi_lane_q <= ic4_hi_lane_d;
     ic4_end_here_q <= ic4_end_here_d;
     ic4_residue_q <= ic4_residue_d;
+    ic4_beat_q <= ic4_beat_d;
+    ic4_pay_ok_q <= ic4_pay_ok_d;
+    ic4_pstart_q <= ic4_pstart_d;
+    ic4_plast_q <= ic4_plast_d;
     ic5_tdata_q <= ic5_tdata_d;
     ic5_tkeep_q <= ic5_tkeep_d;
     ic5_tlast_q <= ic5_tlast_d;
@@ -3370,6 +3721,29 @@ module rx_parser (
     ic7_residue_q <= ic7_residue_d;
     ic_ok_q <= ic_ok_d;
     hdr_q <= hdr_d;
+    ic5_pay_ok_q <= ic5_pay_ok_d;
+    ic5_pay_on_s_q <= ic5_pay_on_s_d;
+    ic5_pay_past_s_q <= ic5_pay_past_s_d;
+    ic5_pay_on_z_q <= ic5_pay_on_z_d;
+    ic5_pay_upto_z_q <= ic5_pay_upto_z_d;
+    ic5_pay_sl_q <= ic5_pay_sl_d;
+    ic5_pay_zl1_q <= ic5_pay_zl1_d;
+    ic5_pay_bytes_q <= ic5_pay_bytes_d;
+    ic6_pay_in_q <= ic6_pay_in_d;
+    ic6_pay_lo_q <= ic6_pay_lo_d;
+    ic6_pay_hi_q <= ic6_pay_hi_d;
+    ic6_pay_zend_q <= ic6_pay_zend_d;
+    ic6_pay_first_q <= ic6_pay_first_d;
+    ic6_pay_sl_q <= ic6_pay_sl_d;
+    ic6_pay_bnd_q <= ic6_pay_bnd_d;
+    ic7_pay_act_q <= ic7_pay_act_d;
+    ic7_pay_full_q <= ic7_pay_full_d;
+    ic7_pay_end_q <= ic7_pay_end_d;
+    ic7_pay_part_q <= ic7_pay_part_d;
+    ic7_pay_rem_q <= ic7_pay_rem_d;
+    ic7_pay_split_q <= ic7_pay_split_d;
+    ic7_pay_first_q <= ic7_pay_first_d;
+    ic7_pay_rot_q <= ic7_pay_rot_d;
     pay_res_q <= pay_res_d;
     s1_hdr_q <= s1_hdr_d;
     s1_len_q <= s1_len_d;

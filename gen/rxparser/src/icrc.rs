@@ -10,16 +10,20 @@
 //! Each stage is a few LUT levels (target of issue 9: at most 6):
 //!
 //! - **s0** (the cycle a beat is taken): the bytes the position decode needs (Ethernet type
-//!   and VLAN tags, IHL, every place the UDP length can be) are captured in `ic_hdr`.
+//!   and VLAN tags, IP version/IHL/protocol/next header, at every place the UDP header can
+//!   start its port and length, the BTH opcode and PadCnt) are captured in `ic_hdr`.
 //! - **ic1** decodes VLAN tags, IPv6 and IHL into the UDP header's index `idx` (the UDP
 //!   header starts at byte 14 + 4 * idx: the tag count plus IHL, or plus 10 for IPv6), one
 //!   table per tag count, and turns each of the 18 UDP length candidates into the bytes up
-//!   to the first zeroed one (24 when too short: the frame is dropped as truncated).
-//! - **ic2** picks the candidate of `idx` and adds the UDP start: `pend`, one past the ICRC.
+//!   to the first zeroed one (24 when too short: the frame is dropped as truncated). For the
+//!   payload stream it tests the RoCE shape per tag count and the port per candidate.
+//! - **ic2** picks the candidate of `idx` and adds the UDP start: `pend`, one past the ICRC;
+//!   and the payload's shape flag, opcode and PadCnt.
 //! - **ic3** compares the beat number with `pend` (whole beat kept, end in this beat with its
 //!   lane, ICRC's last byte in this beat), picks the CRC residue advanced over the zeroed
 //!   lanes after that byte (one constant per lane of `pend`), and registers the positions as
-//!   one-hot flags.
+//!   one-hot flags; the opcode's extension headers give the payload's first and last byte
+//!   (`ic4_pstart`, `ic4_plast`), which the payload cut uses in ic4..ic6 (`payload_input`).
 //! - **ic4** builds the beat as the ICRC sees it: bytes before the IP header and after the
 //!   datagram zeroed, IPv4 TOS/TTL/checksum, IPv6 traffic class/flow label/hop limit, UDP
 //!   checksum and BTH resv8a forced to ones, and the register state after the 8 bytes of
@@ -56,11 +60,18 @@ fn ip_start(tags: u32) -> u32 {
     14 + 4 * tags
 }
 
-/// Bytes of the frame the position decode reads, in capture slot order.
+/// Bytes of the frame the position decode reads, in capture slot order: Ethernet type and
+/// tags, the IP version/IHL, IPv6 next header and IPv4 protocol bytes for 0-2 tags, and at
+/// every UDP start candidate the destination port, the UDP length, the BTH opcode and the
+/// BTH byte holding PadCnt.
 fn captured_bytes() -> Vec<u32> {
     let mut v: Vec<u32> = vec![12, 13, 14, 16, 17, 18, 20, 21, 22];
+    for t in 0..3 {
+        v.extend([ip_start(t), ip_start(t) + 6, ip_start(t) + 9]);
+    }
     for i in 0..UDP_IDX {
-        v.extend([udp_start(i) + 4, udp_start(i) + 5]);
+        let u = udp_start(i);
+        v.extend([u + 2, u + 3, u + 4, u + 5, u + 8, u + 9]);
     }
     v.sort_unstable();
     v.dedup();
@@ -69,26 +80,33 @@ fn captured_bytes() -> Vec<u32> {
 
 /// The stage registers `{prefix}_{name}` of one pipeline step: loaded with `en`, held
 /// otherwise.
-struct Stage {
+pub(crate) struct Stage {
     prefix: String,
     loads: Vec<Stmt>,
 }
 
 impl Stage {
-    fn new(prefix: &str) -> Self {
+    pub(crate) fn new(prefix: &str) -> Self {
         Stage {
             prefix: prefix.into(),
             loads: Vec::new(),
         }
     }
-    fn reg(&mut self, g: &mut Gen, name: &str, w: u32, value: Expr, reset: Option<Expr>) {
+    pub(crate) fn reg(
+        &mut self,
+        g: &mut Gen,
+        name: &str,
+        w: u32,
+        value: Expr,
+        reset: Option<Expr>,
+    ) {
         let r = format!("{}_{name}", self.prefix);
         g.flop(&r, w, reset);
         g.comb
             .push(Stmt::assign(id(format!("{r}_d")), id(format!("{r}_q"))));
         self.loads.push(Stmt::assign(id(format!("{r}_d")), value));
     }
-    fn done(self, g: &mut Gen) {
+    pub(crate) fn done(self, g: &mut Gen) {
         g.comb.push(Stmt::if_(id("in_ready"), self.loads));
     }
 }
@@ -121,7 +139,9 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let slots = captured_bytes();
     let slot =
         |p: u32| -> u32 { slots.iter().position(|&s| s == p).expect("captured byte") as u32 };
-    let cap = |p: u32| id("ic_hdr_q").bits(8 * slot(p) + 7, 8 * slot(p));
+    let cap_bits =
+        |p: u32, hi: u32, lo: u32| id("ic_hdr_q").bits(8 * slot(p) + hi, 8 * slot(p) + lo);
+    let cap = |p: u32| cap_bits(p, 7, 0);
     let nibble = |p: u32, hi: bool| {
         let lo = 8 * slot(p) + if hi { 4 } else { 0 };
         id("ic_hdr_q").bits(lo + 3, lo)
@@ -199,9 +219,6 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         1,
         by_tags(eq16(12, 0x86DD), eq16(16, 0x86DD), eq16(20, 0x86DD)),
     );
-    for p in [14, 18, 22] {
-        unused.push(nibble(p, true));
-    }
     // idx = tags + (IPv6 ? 10 : IHL), and idx + 3, as one table per tag count (no adder
     // after the decode).
     let idx_table = |name: &str, w: u32, plus: u32, comment: &str| {
@@ -260,6 +277,61 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         Expr::concat(ok),
         "candidate i has room for UDP, BTH and ICRC",
     );
+    // The payload stream's tests (docs/rx_parser.md "Which frames get a packet"), per tag
+    // count and per UDP start candidate; ic2 picks the frame's.
+    let l3_ok: Vec<Expr> = (0..3u32)
+        .rev()
+        .map(|t| {
+            let ip = ip_start(t);
+            let et = |v: u64| eq16(12 + 4 * t, v);
+            let ver = |v: u64| Expr::eq(nibble(ip, true), d(4, v));
+            Expr::or(
+                Expr::all(vec![
+                    et(0x0800),
+                    ver(4),
+                    Expr::bin(BinOp::Ge, nibble(ip, false), d(4, 5)),
+                    Expr::eq(cap(ip + 9), d(8, 17)),
+                ]),
+                Expr::all(vec![
+                    et(0x86DD),
+                    id("csr_ctrl_ipv6_en_o"),
+                    ver(6),
+                    Expr::eq(cap(ip + 6), d(8, 17)),
+                ]),
+            )
+        })
+        .collect();
+    g.wire_c(
+        "ic1_l3_ok",
+        3,
+        Expr::concat(l3_ok),
+        "with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6 (version 6, next header UDP)",
+    );
+    let per_udp = |f: &dyn Fn(u32) -> Expr| -> Expr {
+        Expr::concat((0..UDP_IDX).rev().map(|i| f(udp_start(i))).collect())
+    };
+    g.wire_c(
+        "ic1_dport_ok",
+        UDP_IDX,
+        per_udp(&|u| Expr::eq(be_cap(&cap, u + 2), id("csr_udp_dport_value_o"))),
+        "candidate i: the UDP destination port is udp_dport",
+    );
+    g.wire_c(
+        "ic1_opcode",
+        8 * UDP_IDX,
+        per_udp(&|u| cap(u + 8)),
+        "candidate i: the BTH opcode",
+    );
+    g.wire_c(
+        "ic1_pad",
+        2 * UDP_IDX,
+        per_udp(&|u| cap_bits(u + 9, 5, 4)),
+        "candidate i: the BTH PadCnt",
+    );
+    for i in 0..UDP_IDX {
+        unused.push(cap_bits(udp_start(i) + 9, 7, 6));
+        unused.push(cap_bits(udp_start(i) + 9, 3, 0));
+    }
     let mut s2 = Stage::new("ic2");
     pass_beat(g, &mut s2, Some("ic1"), dw);
     s2.reg(g, "beat", bw, id("ic1_beat_q"), None);
@@ -269,6 +341,10 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s2.reg(g, "udp4", 6, id("ic1_udp4"), None);
     s2.reg(g, "zl", 16 * UDP_IDX, id("ic1_zl"), None);
     s2.reg(g, "len_ok", UDP_IDX, id("ic1_len_ok"), None);
+    s2.reg(g, "l3_ok", 3, id("ic1_l3_ok"), None);
+    s2.reg(g, "dport_ok", UDP_IDX, id("ic1_dport_ok"), None);
+    s2.reg(g, "opcode", 8 * UDP_IDX, id("ic1_opcode"), None);
+    s2.reg(g, "pad", 2 * UDP_IDX, id("ic1_pad"), None);
     s2.done(g);
 
     // ---- ic2: the datagram end
@@ -312,6 +388,31 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s3.reg(g, "idx", 5, id("ic2_idx_q"), None);
     s3.reg(g, "len_ok", 1, id("ic2_len_ok"), None);
     s3.reg(g, "pend", PW, id("ic2_pend"), None);
+    s3.reg(
+        g,
+        "pay_shape",
+        1,
+        Expr::and(
+            id("ic2_l3_ok_q").index(id("ic2_tags_q")),
+            id("ic2_dport_ok_q").index(id("ic2_idx_q")),
+        ),
+        None,
+    );
+    s3.reg(
+        g,
+        "opcode",
+        8,
+        id("ic2_opcode_q").part(Expr::concat(vec![id("ic2_idx_q"), n(3, 0)]), Expr::int(8)),
+        None,
+    );
+    s3.reg(
+        g,
+        "pad",
+        2,
+        id("ic2_pad_q").part(Expr::concat(vec![id("ic2_idx_q"), n(1, 0)]), Expr::int(2)),
+        None,
+    );
+    s3.reg(g, "udp4", 6, id("ic2_udp4_q"), None);
     s3.done(g);
 
     // ---- ic3: where the beat is relative to the datagram end; the residue to expect; the
@@ -413,6 +514,43 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         None,
     );
     s4.reg(g, "residue", 32, id("ic3_residue"), None);
+    // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
+    // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
+    super::opcode_case(g, id("ic3_opcode_q"), "ic3");
+    s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
+    s4.reg(
+        g,
+        "pay_ok",
+        1,
+        Expr::and(id("ic3_pay_shape_q"), id("ic3_op_ok")),
+        None,
+    );
+    s4.reg(
+        g,
+        "pstart",
+        PW,
+        Expr::plus(
+            Expr::concat(vec![Expr::zero(PW - 8), id("ic3_udp4_q"), n(2, 2)]),
+            Expr::plus(
+                d(PW, 20),
+                Expr::concat(vec![Expr::zero(PW - 5), id("ic3_ext_len")]),
+            ),
+        ),
+        None,
+    );
+    s4.reg(
+        g,
+        "plast",
+        PW,
+        Expr::minus(
+            id("ic3_pend_q"),
+            Expr::plus(
+                d(PW, 5),
+                Expr::concat(vec![Expr::zero(PW - 2), id("ic3_pad_q")]),
+            ),
+        ),
+        None,
+    );
     s4.done(g);
 
     // ---- ic4: the beat as the ICRC sees it

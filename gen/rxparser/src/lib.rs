@@ -35,8 +35,9 @@
 //! register stalls the pipeline only when the next verdict needs it too.
 //!
 //! Payload: `m_pay_*` (AXI4-Stream at `DW`), cut-through: the payload of every RoCE-shaped
-//! frame, realigned to byte 0 with pad and ICRC removed, pushed into a [`PAY_DEPTH`]-beat
-//! FIFO as it arrives; a packet's tlast beat leaves after its frame's verdict and carries
+//! frame, realigned to byte 0 with pad and ICRC removed (positions from the ICRC pipeline's
+//! decode, each beat cut in its stages ic4..ic6), pushed into a [`PAY_DEPTH`]-beat FIFO as it
+//! arrives; a packet's tlast beat leaves after its frame's verdict and carries
 //! `tuser` = discard (1 unless accepted). `m_hdr_pay` pairs verdicts with packets. A full
 //! FIFO stalls only the input side: the ICRC pipeline and the input stage (docs/rx_parser.md).
 
@@ -821,18 +822,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "captured header bytes, the current beat merged in",
     );
     // Frame length on the tlast beat (tkeep contiguous from lane 0).
-    g.reg("last_bytes", lw + 1);
-    g.comb
-        .push(Stmt::assign(id("last_bytes"), Expr::zero(lw + 1)));
-    for lane in 0..w8 {
-        g.comb.push(Stmt::if_(
-            id("dly_tkeep").index(Expr::int(i64::from(lane))),
-            vec![Stmt::assign(
-                id("last_bytes"),
-                d(lw + 1, u64::from(lane + 1)),
-            )],
-        ));
-    }
+    keep_count(&mut g, "last_bytes", "dly_tkeep", w8);
     g.comb.push(Stmt::assign(id("beat_d"), id("beat_q")));
     g.comb.push(Stmt::assign(id("hdr_d"), id("hdr_q")));
     let beat_max = (1u64 << bw) - 1;
@@ -854,7 +844,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ],
     ));
 
-    let pay_unused = payload_input(&mut g, dw, bw);
+    let pay_unused = payload_input(&mut g, dw);
 
     // ---- stage 1: the finished frame
     g.flop("s1_valid", 1, Some(b1(false)));
@@ -2158,8 +2148,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "(0x62, the PSN).",
         "Payload (m_pay_*): the payload of every RoCE-shaped frame (IPv4/IPv6, UDP port,",
         "supported opcode) from the first byte after the extension headers to the pad,",
-        "cut at the frame's end, realigned to lane 0; beats go through a 16-entry FIFO as",
-        "they arrive, the tlast beat after the frame's verdict with tuser = discard (not",
+        "cut at the frame's end, realigned to lane 0. The ICRC pipeline's position decode",
+        "also finds the payload (ic1-ic3); each beat is cut in ic4-ic6 beside the ICRC, and",
+        "the input stage merges it with the previous beat's rest (ic7_pay_*). Output beats",
+        "go through a 16-entry FIFO as they complete, the tlast beat after the frame's",
+        "verdict with tuser = discard (not",
         "accepted). m_hdr_pay marks the verdicts that have a packet. A nearly full FIFO",
         "lowers s_axis_tready only; the verdict pipeline keeps moving.",
     ] {
@@ -2208,9 +2201,9 @@ fn opcode_case(g: &mut Gen, subject: Expr, p: &str) {
     });
 }
 
-/// The payload stream's input side: locates the payload of the beat being taken, realigns
-/// it to byte 0 and pushes up to two output beats into the payload FIFO. Returns the bits
-/// it leaves unused.
+/// The payload stream's input side: locates the payload in each beat, realigns it to byte 0
+/// and pushes up to two output beats into the payload FIFO. Returns the bits it leaves
+/// unused.
 ///
 /// A frame has a payload packet when, as the headers decode, it is RoCE-shaped (IPv4 with
 /// version 4, IHL >= 5 and protocol UDP, or IPv6 while enabled with next header UDP; UDP
@@ -2218,200 +2211,230 @@ fn opcode_case(g: &mut Gen, subject: Expr, p: &str) {
 /// [payload start, payload end) = [UDP + 20 + extension headers, UDP + UDP length - 4 - pad)
 /// arrives. Every header byte those positions come from lies before the payload start, so
 /// once the payload start is inside the bytes received the decode is the frame's own.
-fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
+///
+/// The ICRC pipeline's position decode (ic1..ic3, module `icrc`) also finds those positions
+/// and registers them with the beat in ic4 (`ic4_pay_ok`, `ic4_pstart`, `ic4_plast`); the cut
+/// of each beat runs in the three ICRC stages after that, so the input stage only merges and
+/// writes:
+///
+/// - **ic4**: the beat number against the first and the last payload byte's beat, and the
+///   bytes the beat holds;
+/// - **ic5**: the payload lanes of the beat, `[lo, hi)`;
+/// - **ic6**: what the beat pushes (a whole output beat ends here, the payload ends here,
+///   the bytes of a partial last beat) and the beat rotated down by the payload start's lane;
+/// - **input stage** (the beat leaves ic7): the output beat from the previous beat's rest and
+///   this beat's start, pushed into the FIFO.
+fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let w8 = dw / 8;
     let lw = clog2(w8);
-    let qw = PW + 1;
-    let vb = |off: u64, w: u32, from: &str| {
-        id("view").part(
-            Expr::concat(vec![Expr::plus(id(from), d(8, off)), n(3, 0)]),
-            Expr::int(i64::from(w)),
-        )
-    };
+    let lanes = |v: u64| d(lw + 1, v);
+    let mut unused = Vec::new();
+
+    // ---- ic4: the beat against the payload's first and last byte
     g.comb.push(Stmt::Comment(
-        "payload stream: the IP and UDP positions and the datagram end, as the beat decodes".into(),
+        "payload cut, ic4: the beat against the beats of the payload's first and last byte".into(),
     ));
-    l3_positions(g, "view", "v");
-    g.wire("v_udp_len_le", 16, vb(4, 16, "v_udp"));
-    g.wire(
-        "v_udp_len",
-        16,
-        Expr::concat(vec![
-            id("v_udp_len_le").bits(7, 0),
-            id("v_udp_len_le").bits(15, 8),
-        ]),
-    );
-    g.wire("v_pudp", PW, zext(id("v_udp"), 8, PW));
-    g.wire_c(
-        "v_pend",
-        PW,
-        Expr::plus(id("v_pudp"), zext(id("v_udp_len"), 16, PW)),
-        "one past the UDP datagram",
-    );
-    g.comb.push(Stmt::Comment(
-        "payload stream: the opcode's extension headers, as the beat decodes".into(),
-    ));
-    g.wire("v_opcode", 8, vb(8, 8, "v_udp"));
-    g.wire("v_bth1", 8, vb(9, 8, "v_udp"));
-    g.wire("v_dport_le", 16, vb(2, 16, "v_udp"));
-    g.wire("v_ipb0", 8, vb(0, 8, "v_ip"));
-    g.wire("v_ipb6", 8, vb(6, 8, "v_ip"));
-    g.wire("v_ipb9", 8, vb(9, 8, "v_ip"));
-    opcode_case(g, id("v_opcode"), "v");
-    g.wire_c(
-        "v_l3_ok",
-        1,
-        Expr::ternary(
-            id("v_ipv6"),
-            Expr::all(vec![
-                id("csr_ctrl_ipv6_en_o"),
-                Expr::eq(id("v_ipb0").bits(7, 4), d(4, 6)),
-                Expr::eq(id("v_ipb6"), d(8, 17)),
-            ]),
-            Expr::all(vec![
-                Expr::eq(id("v_ethertype"), n(16, 0x0800)),
-                Expr::eq(id("v_ipb0").bits(7, 4), d(4, 4)),
-                Expr::bin(BinOp::Ge, id("v_ihl"), d(4, 5)),
-                Expr::eq(id("v_ipb9"), d(8, 17)),
-            ]),
+    keep_count(g, "ic4_keep_n", "ic4_tkeep_q", w8);
+    let sb = || id("ic4_pstart_q").bits(PW - 1, lw);
+    let zb = || id("ic4_plast_q").bits(PW - 1, lw);
+    let mut s5 = icrc::Stage::new("ic5");
+    s5.reg(g, "pay_ok", 1, id("ic4_pay_ok_q"), None);
+    s5.reg(g, "pay_on_s", 1, Expr::eq(id("ic4_beat_q"), sb()), None);
+    s5.reg(g, "pay_past_s", 1, gt(id("ic4_beat_q"), sb()), None);
+    s5.reg(g, "pay_on_z", 1, Expr::eq(id("ic4_beat_q"), zb()), None);
+    s5.reg(g, "pay_upto_z", 1, Expr::lt(id("ic4_beat_q"), zb()), None);
+    s5.reg(g, "pay_sl", lw, id("ic4_pstart_q").bits(lw - 1, 0), None);
+    s5.reg(
+        g,
+        "pay_zl1",
+        lw + 1,
+        Expr::plus(
+            zext(id("ic4_plast_q").bits(lw - 1, 0), lw, lw + 1),
+            lanes(1),
         ),
-        "IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6 (version 6, next header UDP)",
+        None,
     );
-    g.wire_c(
-        "v_pay_ok",
+    s5.reg(
+        g,
+        "pay_bytes",
+        lw + 1,
+        Expr::ternary(id("ic4_tlast_q"), id("ic4_keep_n"), lanes(u64::from(w8))),
+        None,
+    );
+    s5.done(g);
+
+    // ---- ic5: the payload lanes of the beat
+    g.comb.push(Stmt::Comment(
+        "payload cut, ic5: the beat's payload lanes [lo, hi)".into(),
+    ));
+    let mut s6 = icrc::Stage::new("ic6");
+    s6.reg(
+        g,
+        "pay_in",
         1,
         Expr::all(vec![
-            id("v_l3_ok"),
-            Expr::eq(
-                Expr::concat(vec![
-                    id("v_dport_le").bits(7, 0),
-                    id("v_dport_le").bits(15, 8),
-                ]),
-                id("csr_udp_dport_value_o"),
-            ),
-            id("v_op_ok"),
+            id("ic5_pay_ok_q"),
+            Expr::or(id("ic5_pay_on_s_q"), id("ic5_pay_past_s_q")),
+            Expr::or(id("ic5_pay_on_z_q"), id("ic5_pay_upto_z_q")),
         ]),
-        "RoCE-shaped: the frame gets a payload packet if a payload byte arrives",
+        None,
     );
-    let q = |e: Expr, from: u32| zext(e, from, qw);
-    g.wire_c(
-        "v_pstart",
-        qw,
-        Expr::plus(
-            Expr::plus(q(id("v_pudp"), PW), d(qw, 20)),
-            q(id("v_ext_len"), 5),
-        ),
-        "first payload byte",
-    );
-    g.wire_c(
-        "v_pstop",
-        qw,
-        Expr::minus(
-            Expr::minus(q(id("v_pend"), PW), d(qw, 4)),
-            q(id("v_bth1").bits(5, 4), 2),
-        ),
-        "one past the last payload byte (pad and ICRC excluded)",
-    );
-    g.wire(
-        "beat_bytes",
-        lw + 1,
-        Expr::ternary(id("dly_tlast"), id("last_bytes"), d(lw + 1, u64::from(w8))),
-    );
-    g.wire_c(
-        "v_rcvd",
-        qw,
-        Expr::plus(q(id("base"), PW), q(id("beat_bytes"), lw + 1)),
-        "frame bytes received up to the end of this beat",
-    );
-    g.wire(
-        "pay_hi",
-        qw,
-        Expr::ternary(
-            Expr::lt(id("v_pstop"), id("v_rcvd")),
-            id("v_pstop"),
-            id("v_rcvd"),
-        ),
-    );
-    g.wire(
+    s6.reg(
+        g,
         "pay_lo",
-        qw,
+        lw + 1,
         Expr::ternary(
-            gt(id("v_pstart"), q(id("base"), PW)),
-            id("v_pstart"),
-            q(id("base"), PW),
+            id("ic5_pay_on_s_q"),
+            zext(id("ic5_pay_sl_q"), lw, lw + 1),
+            lanes(0),
         ),
+        None,
     );
     g.wire_c(
-        "pay_act",
-        1,
-        Expr::and(id("v_pay_ok"), Expr::lt(id("pay_lo"), id("pay_hi"))),
-        "this beat holds payload bytes [pay_lo, pay_hi)",
-    );
-    g.wire_c(
-        "pay_got",
-        qw,
-        Expr::minus(id("pay_hi"), id("v_pstart")),
-        "payload bytes received after this beat",
-    );
-    g.wire("pay_got0", qw, Expr::minus(id("pay_lo"), id("v_pstart")));
-    g.wire_c(
-        "pay_full",
+        "ic5_pay_zend",
         1,
         Expr::and(
-            id("pay_act"),
-            ne(
-                id("pay_got").bits(qw - 1, lw),
-                id("pay_got0").bits(qw - 1, lw),
-            ),
+            id("ic5_pay_on_z_q"),
+            Expr::bin(BinOp::Le, id("ic5_pay_zl1_q"), id("ic5_pay_bytes_q")),
         ),
-        "a whole output beat completes in this beat",
+        "the payload's last byte is in this beat",
     );
+    s6.reg(
+        g,
+        "pay_hi",
+        lw + 1,
+        Expr::ternary(
+            id("ic5_pay_zend"),
+            id("ic5_pay_zl1_q"),
+            id("ic5_pay_bytes_q"),
+        ),
+        None,
+    );
+    s6.reg(g, "pay_zend", 1, id("ic5_pay_zend"), None);
+    s6.reg(g, "pay_first", 1, Expr::lnot(id("ic5_pay_past_s_q")), None);
+    s6.reg(g, "pay_sl", lw, id("ic5_pay_sl_q"), None);
+    s6.reg(
+        g,
+        "pay_bnd",
+        lw + 1,
+        Expr::ternary(
+            Expr::eq(id("ic5_pay_sl_q"), Expr::zero(lw)),
+            lanes(u64::from(w8)),
+            zext(id("ic5_pay_sl_q"), lw, lw + 1),
+        ),
+        None,
+    );
+    s6.done(g);
+
+    // ---- ic6: what the beat pushes; the beat rotated to the output lanes
+    g.comb.push(Stmt::Comment(
+        "payload cut, ic6: what the beat pushes into the FIFO".into(),
+    ));
     g.wire_c(
-        "pay_end",
+        "ic6_pay_act",
         1,
         Expr::and(
-            id("pay_act"),
-            Expr::or(
-                Expr::bin(BinOp::Le, id("v_pstop"), id("v_rcvd")),
-                id("dly_tlast"),
-            ),
+            id("ic6_pay_in_q"),
+            Expr::lt(id("ic6_pay_lo_q"), id("ic6_pay_hi_q")),
+        ),
+        "this beat holds payload bytes, in lanes [lo, hi)",
+    );
+    g.wire_c(
+        "ic6_pay_end",
+        1,
+        Expr::and(
+            id("ic6_pay_act"),
+            Expr::or(id("ic6_pay_zend_q"), id("ic6_tlast_q")),
         ),
         "the payload (or the frame, if cut short) ends in this beat",
     );
-    g.wire("pay_rem", lw, id("pay_got").bits(lw - 1, 0));
     g.wire_c(
-        "pay_part",
-        1,
-        Expr::and(id("pay_end"), ne(id("pay_rem"), Expr::zero(lw))),
-        "a partial last output beat of pay_rem bytes",
-    );
-    g.wire("pay_sh", lw, id("v_pstart").bits(lw - 1, 0));
-    g.wire_c(
-        "pay_split",
+        "ic6_pay_rem",
         lw,
-        Expr::minus(Expr::zero(lw), id("pay_sh")),
-        "output lanes below this come from the previous beat",
+        Expr::minus(id("ic6_pay_hi_q").bits(lw - 1, 0), id("ic6_pay_sl_q")),
+        "bytes of the output beat open after this beat",
     );
     g.wire(
-        "pay_rot_wide",
+        "ic6_pay_rot_wide",
         2 * dw,
         Expr::bin(
             BinOp::Shr,
-            Expr::concat(vec![id("dly_tdata"), id("dly_tdata")]),
-            Expr::concat(vec![id("pay_sh"), n(3, 0)]),
+            Expr::concat(vec![id("ic6_tdata_q"), id("ic6_tdata_q")]),
+            Expr::concat(vec![id("ic6_pay_sl_q"), n(3, 0)]),
         ),
     );
-    g.wire_c(
+    unused.push(id("ic6_pay_rot_wide").bits(2 * dw - 1, dw));
+    let mut s7 = icrc::Stage::new("ic7");
+    s7.reg(g, "pay_act", 1, id("ic6_pay_act"), None);
+    s7.reg(
+        g,
+        "pay_full",
+        1,
+        Expr::all(vec![
+            id("ic6_pay_in_q"),
+            Expr::lt(id("ic6_pay_lo_q"), id("ic6_pay_bnd_q")),
+            Expr::bin(BinOp::Le, id("ic6_pay_bnd_q"), id("ic6_pay_hi_q")),
+        ]),
+        None,
+    );
+    s7.reg(g, "pay_end", 1, id("ic6_pay_end"), None);
+    s7.reg(
+        g,
+        "pay_part",
+        1,
+        Expr::and(id("ic6_pay_end"), ne(id("ic6_pay_rem"), Expr::zero(lw))),
+        None,
+    );
+    s7.reg(g, "pay_rem", lw, id("ic6_pay_rem"), None);
+    s7.reg(
+        g,
+        "pay_split",
+        lw,
+        Expr::minus(Expr::zero(lw), id("ic6_pay_sl_q")),
+        None,
+    );
+    s7.reg(g, "pay_first", 1, id("ic6_pay_first_q"), None);
+    s7.reg(
+        g,
         "pay_rot",
         dw,
-        id("pay_rot_wide").bits(dw - 1, 0),
-        "the beat rotated down by the payload start's lane",
+        id("ic6_pay_rot_wide").bits(dw - 1, 0),
+        None,
     );
-    g.wire(
-        "pay_first",
-        1,
-        Expr::bin(BinOp::Ge, id("v_pstart"), q(id("base"), PW)),
-    );
+    s7.done(g);
+
+    // ---- input stage: merge and push
+    g.comb.push(Stmt::Comment(
+        "payload stream, input stage: the output beats this beat completes".into(),
+    ));
+    for (name, w, c) in [
+        ("pay_act", 1, "this beat holds payload bytes"),
+        ("pay_full", 1, "a whole output beat completes in this beat"),
+        (
+            "pay_end",
+            1,
+            "the payload (or the frame, if cut short) ends in this beat",
+        ),
+        ("pay_part", 1, "a partial last output beat of pay_rem bytes"),
+        ("pay_rem", lw, ""),
+        (
+            "pay_split",
+            lw,
+            "output lanes below this come from the previous beat",
+        ),
+        ("pay_first", 1, "the payload starts in this beat (or later)"),
+        (
+            "pay_rot",
+            dw,
+            "the beat rotated down by the payload start's lane",
+        ),
+    ] {
+        if c.is_empty() {
+            g.wire(name, w, id(format!("ic7_{name}_q")));
+        } else {
+            g.wire_c(name, w, id(format!("ic7_{name}_q")), c);
+        }
+    }
     g.flop("pay_res", dw, None);
     g.wire(
         "pay_cur",
@@ -2562,15 +2585,21 @@ fn payload_input(g: &mut Gen, dw: u32, bw: u32) -> Vec<Expr> {
             data: id(format!("pay_wd{bank}")),
         });
     }
-    let _ = bw;
-    vec![
-        id("pay_rot_wide").bits(2 * dw - 1, dw),
-        id("pay_got0").bits(lw - 1, 0),
-        id("v_bth1").bits(7, 6),
-        id("v_bth1").bits(3, 0),
-        id("v_ipb0").bits(3, 0),
-        id("pay_wp1").index(Expr::int(0)),
-    ]
+    unused.push(id("pay_wp1").index(Expr::int(0)));
+    unused
+}
+
+/// `name` (`lw + 1` bits): the bytes a beat holds by its `keep` (contiguous from lane 0).
+fn keep_count(g: &mut Gen, name: &str, keep: &str, w8: u32) {
+    let lw = clog2(w8);
+    g.reg(name, lw + 1);
+    g.comb.push(Stmt::assign(id(name), Expr::zero(lw + 1)));
+    for lane in 0..w8 {
+        g.comb.push(Stmt::if_(
+            id(keep).index(Expr::int(i64::from(lane))),
+            vec![Stmt::assign(id(name), d(lw + 1, u64::from(lane + 1)))],
+        ));
+    }
 }
 
 /// The payload stream's output side: the FIFO head goes to the `m_pay_*` register; a
