@@ -852,24 +852,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ] {
         wires.push((n.into(), 1, gt(a, b), ""));
     }
+    // The same selection tree picks the largest value and whether it is above Rc; the
+    // leaves are given for cut_kv, cut_rate and min_fx in that order.
+    let by_largest = |kv: Expr, rate: Expr, min: Expr| {
+        tern(
+            id("cut_k_r"),
+            tern(id("cut_m_k"), min.clone(), kv),
+            tern(id("cut_m_r"), min, rate),
+        )
+    };
     wires.push((
         "cut_max".into(),
         29,
-        tern(
-            id("cut_k_r"),
-            tern(id("cut_m_k"), w29("min_fx"), id("cut_kv")),
-            tern(id("cut_m_r"), w29("min_fx"), w29("cut_rate")),
-        ),
+        by_largest(id("cut_kv"), w29("cut_rate"), w29("min_fx")),
         "the largest of the three",
     ));
     wires.push((
         "cut_over".into(),
         1,
-        tern(
-            id("cut_k_r"),
-            tern(id("cut_m_k"), id("cut_m_c"), id("cut_k_c")),
-            tern(id("cut_m_r"), id("cut_m_c"), id("cut_r_c")),
-        ),
+        by_largest(id("cut_k_c"), id("cut_r_c"), id("cut_m_c")),
         "... is above Rc",
     ));
     wires.push((
