@@ -105,14 +105,16 @@ module dcqcn_rp #(
   input  wire                 m_rsp_ready,
   output wire [1:0]           m_rsp_kind,
   output wire [FLOW_BITS-1:0] m_rsp_flow,
-  output wire                 m_rsp_flag,                     // send granted (kind 1) or send a CNP (kind 2)
+  output wire                 m_rsp_flag,                     // send granted (kind 1) or send a CNP
+                                                              // (kind 2)
   output wire                 m_rsp_seen,                     // the flow has received a CNP
   output wire [27:0]          m_rsp_rc,                       // Rc, Mb/s with 8 fractional bits
   output wire [27:0]          m_rsp_rt,                       // Rt, Mb/s with 8 fractional bits
   output wire [24:0]          m_rsp_alpha,                    // alpha, 24 fractional bits
   output wire [15:0]          m_rsp_timer_count,              // increase events since the last cut
   output wire [31:0]          m_rsp_time_us,                  // microsecond the event was taken
-  output wire [15:0]          m_rsp_byte_count                // byte-counter increase events since the last cut
+  output wire [15:0]          m_rsp_byte_count                // byte-counter increase events since
+                                                              // the last cut
 );
   // Parameter range checks (simulation and lint only)
 `ifndef SYNTHESIS
@@ -406,7 +408,8 @@ module dcqcn_rp #(
   wire [47:0] i_jump;
   wire        i_fits;
   wire        fold_block;    // a PAPER CNP cuts with alpha: its alpha period takes a cycle
-  wire        fold;          // one alpha period and one cut check with no CNP marked go with the event
+  wire        fold;          // one alpha period and one cut check with no CNP marked go with the
+                             // event
   wire        x_apply;       // stage X can apply its event this cycle
   wire        x_done;        // ... and the response FIFO has room: it does
   wire        x_free;        // stage X takes an event at the next edge
@@ -433,7 +436,8 @@ module dcqcn_rp #(
   wire        np_send;       // CNP allowed
   wire [27:0] first_lo;
   wire [27:0] first_rate_d;  // Rc and Rt on the first CNP (registered: first_rate_q)
-  wire        first_zero_d;  // no first-CNP rate: start from the cap with a cut pending (registered: first_zero_q)
+  wire        first_zero_d;  // no first-CNP rate: start from the cap with a cut pending
+                             // (registered: first_zero_q)
   wire        tick;          // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
@@ -449,7 +453,8 @@ module dcqcn_rp #(
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
   assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
-  assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 : rate_reduce_monitor_period_value_i;
+  assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 :
+                      rate_reduce_monitor_period_value_i;
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
   assign a_elapsed = ev_now_q - w_a_next_q;
   assign d_elapsed = ev_now_q - w_d_next_q;
@@ -461,7 +466,8 @@ module dcqcn_rp #(
   assign a_minus_d = w_a_next_q - w_d_next_q;
   assign a_minus_i = w_a_next_q - w_i_next_q;
   assign d_minus_i = w_d_next_q - w_i_next_q;
-  assign pick_a = a_due && (!d_due || a_minus_d[31] || a_minus_d == 32'd0) && (!i_due || a_minus_i[31] || a_minus_i == 32'd0);
+  assign pick_a = a_due && (!d_due || a_minus_d[31] || a_minus_d == 32'd0) &&
+                  (!i_due || a_minus_i[31] || a_minus_i == 32'd0);
   assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || d_minus_i == 32'd0);
   assign paper_first = paper && !w_seen_q;
   assign alpha_in = paper_first ? {1'd0, {initial_alpha_value_value_i, 14'd0}} : w_alpha_q;
@@ -469,7 +475,8 @@ module dcqcn_rp #(
   assign alpha_gain_d = 11'd1024 - {1'd0, dce_tcp_g_value_i};
   assign alpha_step = alpha_prod[34:10] + (w_acnp_q ? {alpha_gain_q, 14'd0} : 25'd0);
   assign alpha_cnp = alpha_prod[34:10] + {alpha_gain_q, 14'd0};
-  assign clamp = clamp_tgt_rate_enable_i || (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
+  assign clamp = clamp_tgt_rate_enable_i ||
+                 (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
   assign cut_rc = paper_first ? rmax_fx_q : w_rc_q;
   assign cut_prod = {25'd0, cut_rc} * {28'd0, alpha_in};
   assign gd_d = rpg_gd_value_i;
@@ -486,7 +493,9 @@ module dcqcn_rp #(
   assign cut_k_c = cut_kv > {1'd0, cut_rc};
   assign cut_r_c = {1'd0, cut_rate} > {1'd0, cut_rc};
   assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc};
-  assign cut_max = cut_k_r ? (cut_m_k ? {1'd0, min_fx} : cut_kv) : cut_m_r ? {1'd0, min_fx} : {1'd0, cut_rate};
+  assign cut_max = cut_k_r ? (cut_m_k ? {1'd0, min_fx} : cut_kv) :
+                   cut_m_r ? {1'd0, min_fx} :
+                   {1'd0, cut_rate};
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : cut_r_c;
   assign cut_new = cut_over ? cut_rc : cut_max[27:0];
   assign rt_ai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_ai_rate_value_i, 8'd0}};
@@ -501,13 +510,19 @@ module dcqcn_rp #(
   assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
   assign rt_phai_sum = {17'd0, w_rt_q} + {1'd0, {phai_prod, 8'd0}};
   assign rt_phai = rt_phai_sum > {17'd0, rmax_fx_q} ? rmax_fx_q : rt_phai_sum[27:0];
-  assign rt_inc = cnt_hi < threshold ? w_rt_q : paper ? (cnt_lo > threshold ? rt_phai : rt_ai) : cnt_hi == threshold ? rt_ai : rt_hai;
+  assign rt_inc = cnt_hi < threshold ? w_rt_q :
+                  paper ? (cnt_lo > threshold ? rt_phai : rt_ai) :
+                  cnt_hi == threshold ? rt_ai :
+                  rt_hai;
   assign rc_inc_sum = {1'd0, w_rc_q} + {1'd0, rt_inc} + 29'd1;
   assign rc_inc = rc_inc_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
-  assign i_flat = paper ? w_rt_q == rmax_fx_q || (rpg_hai_rate_value_i == 20'd0 && (rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold)) : cnt_hi > threshold && rt_hai == w_rt_q;
+  assign i_flat = paper ? w_rt_q == rmax_fx_q ||
+                          (rpg_hai_rate_value_i == 20'd0 &&
+                           (rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold)) :
+                  cnt_hi > threshold && rt_hai == w_rt_q;
   assign i_still = !w_dcnp_q && w_rc_q == w_rt_q && i_flat;
   assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};
   assign a_jump = {31'd0, k_period_q} << skip_j_q;
@@ -519,8 +534,10 @@ module dcqcn_rp #(
   assign i_jump = {31'd0, t_period_q} << skip_j_q;
   assign i_fits = i_jump <= {16'd0, i_elapsed};
   assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due;
-  assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period_q}) && (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period_q})) && !fold_block;
-  assign x_apply = x_valid_q && !x_skip_q && !(a_skip | d_skip | i_skip) && (fold || !(a_due | d_due | i_due));
+  assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period_q}) &&
+                (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period_q})) && !fold_block;
+  assign x_apply = x_valid_q && !x_skip_q && !(a_skip | d_skip | i_skip) &&
+                   (fold || !(a_due | d_due | i_due));
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
   assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
@@ -543,11 +560,13 @@ module dcqcn_rp #(
   assign byte_sum = {1'd0, w_bacc_q} + {9'd0, ev_bytes_q};
   assign byte_fire = byte_sum >= {1'd0, rpg_byte_reset_value_i};
   assign np_gap = ev_now_q - w_np_last_q;
-  assign np_send = ctrl_np_enable_i && (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
+  assign np_send = ctrl_np_enable_i &&
+                   (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
   assign first_lo = first_fx < min_fx ? min_fx : first_fx;
   assign first_rate_d = first_fx == 28'd0 ? rmax_fx_d : first_lo > rmax_fx_d ? rmax_fx_d : first_lo;
   assign first_zero_d = first_fx == 28'd0;
-  assign tick = clk_per_us_cycles_i != 12'd0 && {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
+  assign tick = clk_per_us_cycles_i != 12'd0 &&
+                {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
 
   assign s_evt_ready = state_q == S_RUN && !clear_pend_q && r_free;
   assign m_rsp_valid = rsp_valid_q;
@@ -819,7 +838,9 @@ module dcqcn_rp #(
     end
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
     if (rsp_push) begin
-      ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d, w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
+      ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
+                   w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d,
+                   w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
       wb_valid_d = 1'b1;
       wb_word_d = ram_wdata;
     end

@@ -59,14 +59,16 @@ module dcqcn_top #(
   input  wire                 m_rsp_ready,
   output wire [1:0]           m_rsp_kind,
   output wire [FLOW_BITS-1:0] m_rsp_flow,
-  output wire                 m_rsp_flag,             // send granted (kind 1) or send a CNP (kind 2)
+  output wire                 m_rsp_flag,             // send granted (kind 1) or send a CNP (kind
+                                                      // 2)
   output wire                 m_rsp_seen,             // the flow has received a CNP
   output wire [27:0]          m_rsp_rc,               // Rc, Mb/s with 8 fractional bits
   output wire [27:0]          m_rsp_rt,               // Rt, Mb/s with 8 fractional bits
   output wire [24:0]          m_rsp_alpha,            // alpha, 24 fractional bits
   output wire [15:0]          m_rsp_timer_count,      // increase events since the last cut
   output wire [31:0]          m_rsp_time_us,          // microsecond the event was taken
-  output wire [15:0]          m_rsp_byte_count,       // byte-counter increase events since the last cut
+  output wire [15:0]          m_rsp_byte_count,       // byte-counter increase events since the last
+                                                      // cut
 
   // CNP marking (CSRs) for the CNP builder
   output wire [5:0]           cnp_dscp_value_o,       // [5:0] rw
@@ -191,7 +193,8 @@ module dcqcn_top #(
   wire [15:0] threshold;     // F
   wire [1:0]  rsp_stage;     // the stage the flow's next increase uses
   wire        unused_ok;     // software-only CSR outputs; Rc and Rt fractions
-  assign sel_wr = s_axil_awvalid && s_axil_awready && s_axil_wvalid && s_axil_wready && s_axil_awaddr[10:2] == SEL_WORD;
+  assign sel_wr = s_axil_awvalid && s_axil_awready && s_axil_wvalid && s_axil_wready &&
+                  s_axil_awaddr[10:2] == SEL_WORD;
   assign sel_in_range = (rp_flow_sel_flow >> FLOW_BITS) == 16'd0;
   assign room = infl_q != 3'd4;
   assign rb_req = sel_pend_q && sel_in_range && room;
@@ -204,10 +207,15 @@ module dcqcn_top #(
   assign rsp_pop = eng_rsp_valid && eng_rsp_ready;
   assign out_next = (sel_out_q + {2'd0, rb_issue}) - {2'd0, rsp_own};
   assign byte_en = rpg_byte_reset_value != 24'd0;
-  assign cnt_hi = byte_en && eng_rsp_byte_count > eng_rsp_timer_count ? eng_rsp_byte_count : eng_rsp_timer_count;
-  assign cnt_lo = byte_en && eng_rsp_byte_count < eng_rsp_timer_count ? eng_rsp_byte_count : eng_rsp_timer_count;
+  assign cnt_hi = byte_en && eng_rsp_byte_count > eng_rsp_timer_count ? eng_rsp_byte_count :
+                  eng_rsp_timer_count;
+  assign cnt_lo = byte_en && eng_rsp_byte_count < eng_rsp_timer_count ? eng_rsp_byte_count :
+                  eng_rsp_timer_count;
   assign threshold = {11'd0, rpg_threshold_value};
-  assign rsp_stage = cnt_hi < threshold ? ST_FAST_RECOVERY : mode_algorithm ? (cnt_lo > threshold ? ST_HYPER : ST_ADDITIVE) : cnt_hi == threshold ? ST_ADDITIVE : ST_HYPER;
+  assign rsp_stage = cnt_hi < threshold ? ST_FAST_RECOVERY :
+                     mode_algorithm ? (cnt_lo > threshold ? ST_HYPER : ST_ADDITIVE) :
+                     cnt_hi == threshold ? ST_ADDITIVE :
+                     ST_HYPER;
 
   // Event input: a pending read-back takes the engine's next slot
   assign eng_evt_valid = rb_req || (room && s_evt_valid);
@@ -237,7 +245,8 @@ module dcqcn_top #(
   assign rp_state_byte_count = sel_bc_q;
   assign rp_state_stage = sel_stage_q;
   assign rp_state_cnp_seen = sel_seen_q;
-  assign unused_ok = ^{csr_rp_cnps_count, csr_rp_rate_cuts_count, csr_np_cnps_sent_count, csr_shaper_deferrals_count, eng_rsp_rc[7:0], eng_rsp_rt[7:0]};
+  assign unused_ok = ^{csr_rp_cnps_count, csr_rp_rate_cuts_count, csr_np_cnps_sent_count,
+                       csr_shaper_deferrals_count, eng_rsp_rc[7:0], eng_rsp_rt[7:0]};
 
   always @* begin
     // Defaults: hold

@@ -182,10 +182,13 @@ module example_csr #(
   reg  [31:0]             wr_lo_d;
   reg  [3:0]              wr_lo_strb_q;         // 64-bit write shadow: low-half strobes
   reg  [3:0]              wr_lo_strb_d;
-  reg  [31:0]             rd_hi_q;              // 64-bit read shadow: high half latched by a low-half read
+  reg  [31:0]             rd_hi_q;              // 64-bit read shadow: high half latched by a
+                                                // low-half read
   reg  [31:0]             rd_hi_d;
-  reg                     wr_lo_store;          // the write addresses the low half of a 64-bit register
-  reg                     rd_latch;             // the read addresses the low half of a 64-bit register
+  reg                     wr_lo_store;          // the write addresses the low half of a 64-bit
+                                                // register
+  reg                     rd_latch;             // the read addresses the low half of a 64-bit
+                                                // register
   reg  [31:0]             rd_hi_next;           // high half to latch with it
   wire [63:0]             wr_data64;            // a high-half write commits {data, shadow}
   wire [63:0]             wr_mask64;
@@ -246,9 +249,12 @@ module example_csr #(
   assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[8:2], 2'b00};
   assign rd_addr = {s_axil_araddr[8:2], 2'b00};
-  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}}, {8{s_axil_wstrb[0]}}};
+  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
+                    {8{s_axil_wstrb[0]}}};
   assign wr_data64 = {s_axil_wdata, wr_lo_q};
-  assign wr_mask64 = {wr_mask, {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}}, {8{wr_lo_strb_q[0]}}}};
+  assign wr_mask64 = {wr_mask,
+                      {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}},
+                       {8{wr_lo_strb_q[0]}}}};
   assign s_axil_awready = wr_en;
   assign s_axil_wready = wr_en;
   assign s_axil_bvalid = bvalid_q;
@@ -279,8 +285,10 @@ module example_csr #(
   assign tx_tail_index_o = tx_tail_index_q;
   assign scratch_value_o = scratch_value_q;
   assign base_addr_addr_o = base_addr_addr_q;
-  assign irq_o = |{int_status_rx_done_q & int_en_rx_done_q, int_status_tx_done_q & int_en_tx_done_q, int_status_error_q & int_en_error_q};
-  assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0], s_axil_wdata, wr_mask, wr_data64, wr_mask64};
+  assign irq_o = |{int_status_rx_done_q & int_en_rx_done_q, int_status_tx_done_q & int_en_tx_done_q,
+                   int_status_error_q & int_en_error_q};
+  assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
+                       s_axil_wdata, wr_mask, wr_data64, wr_mask64};
 
   always @* begin
     // Write decode: the register a write selects and its response
@@ -528,7 +536,8 @@ module example_csr #(
     // base_addr.addr [63:0] rw: Byte address of descriptor 0; must be 64-byte aligned.
     base_addr_addr_d = base_addr_addr_q;
     if (wr_en && base_addr_wsel) begin
-      base_addr_addr_d = (base_addr_addr_d & ~wr_mask64[63:0]) | (wr_data64[63:0] & wr_mask64[63:0]);
+      base_addr_addr_d = (base_addr_addr_d & ~wr_mask64[63:0]) |
+                         (wr_data64[63:0] & wr_mask64[63:0]);
     end
   end
 

@@ -89,7 +89,8 @@ module qpc #(
   output wire        s_axil_rvalid,
   input  wire        s_axil_rready,
 
-  // Doorbell check (UAR): request, answered 2 cycles after acceptance when the response side is ready
+  // Doorbell check (UAR): request, answered 2 cycles after acceptance when the response side is
+  // ready
   input  wire        db_req_valid,
   output wire        db_req_ready,
   input  wire [7:0]  db_req_vf,        // requesting function
@@ -104,7 +105,8 @@ module qpc #(
   output wire [23:0] db_rsp_qpn,
   output wire [31:0] db_rsp_user,
 
-  // WQE check (send engine): request, answered 2 cycles after acceptance when the response side is ready
+  // WQE check (send engine): request, answered 2 cycles after acceptance when the response side is
+  // ready
   input  wire        wqe_req_valid,
   output wire        wqe_req_ready,
   input  wire [7:0]  wqe_req_vf,       // requesting function
@@ -113,7 +115,8 @@ module qpc #(
   input  wire [31:0] wqe_req_user,     // returned with the response
   output wire        wqe_rsp_valid,
   input  wire        wqe_rsp_ready,
-  output wire [1:0]  wqe_rsp_status,   // 0 EXECUTE, 1 FLUSH (ERR), 2 LOC_PROT (PD mismatch), 3 REFUSED
+  output wire [1:0]  wqe_rsp_status,   // 0 EXECUTE, 1 FLUSH (ERR), 2 LOC_PROT (PD mismatch), 3
+                                       // REFUSED
   output wire [23:0] wqe_rsp_cqn,      // send CQ for the completion
   output wire [7:0]  wqe_rsp_vf,
   output wire [23:0] wqe_rsp_qpn,
@@ -157,7 +160,8 @@ module qpc #(
   input  wire [31:0] mk_req_rkey,      // R_Key: [31:8] table index, [7:0] variant byte
   input  wire [63:0] mk_req_va,        // first byte of the access
   input  wire [31:0] mk_req_len,       // DMA length in bytes; 0 is always allowed
-  input  wire [2:0]  mk_req_access,    // rights needed: [0] remote read, [1] remote write, [2] remote atomic
+  input  wire [2:0]  mk_req_access,    // rights needed: [0] remote read, [1] remote write, [2]
+                                       // remote atomic
   input  wire [31:0] mk_req_user,      // returned with the response
   output wire        mk_rsp_valid,
   input  wire        mk_rsp_ready,
@@ -195,7 +199,8 @@ module qpc #(
   localparam [8:0]   GEO_NUM_VF     = NUM_VF[8:0];
   localparam [12:0]  GEO_QPS_PER_VF = QPS_PER_VF[12:0];
   // Memory-key table geometry
-  localparam integer MK_AW         = NUM_MKEYS > 1 ? $clog2(NUM_MKEYS) : 1;  // MKey index bits used to address the table
+  localparam integer MK_AW         = NUM_MKEYS > 1 ? $clog2(NUM_MKEYS) : 1;  // MKey index bits used
+                                                                             // to address the table
   localparam integer MK_LAST       = NUM_MKEYS - 1;  // index of the last MKey
   localparam [12:0]  GEO_NUM_MKEYS = NUM_MKEYS[12:0];
   // Command engine states
@@ -254,7 +259,8 @@ module qpc #(
   reg  [28:0]      db_mem [0:DEPTH-1];        // doorbell-check replica: uar_page, state, valid
   reg  [52:0]      wqe_mem [0:DEPTH-1];       // WQE-check replica: cqn_snd, pd, state, valid
   reg  [42:0]      rx_mem [0:DEPTH-1];        // RX replica: MTU, access flags, pd, st, state, valid
-  reg  [24:0]      psn_mem [0:DEPTH-1];       // {nak_sent, ePSN}: written by commands and the RX write-back
+  reg  [24:0]      psn_mem [0:DEPTH-1];       // {nak_sent, ePSN}: written by commands and the RX
+                                              // write-back
   reg  [191:0]     mkey_mem [0:NUM_MKEYS-1];  // memory-key table, written by MKey commands
   reg              clr_busy_q;
   reg              clr_busy_d;
@@ -264,7 +270,8 @@ module qpc #(
   reg              mk_clr_busy_d;
   reg  [MK_AW-1:0] mk_clr_addr_q;
   reg  [MK_AW-1:0] mk_clr_addr_d;
-  wire             clearing;                  // either clear sequence runs: commands complete with RES_BUSY
+  wire             clearing;                  // either clear sequence runs: commands complete with
+                                              // RES_BUSY
   wire             db_inpart;                 // the QPN lies in the requesting VF's partition
   wire [31:0]      db_index;
   wire [AW-1:0]    db_addr;
@@ -336,7 +343,8 @@ module qpc #(
   reg  [23:0]      db_rsp_qpn_d;
   reg  [31:0]      db_rsp_user_q;
   reg  [31:0]      db_rsp_user_d;
-  wire [2:0]       db_reason;                 // first failing check, in order: partition, existence, page, state
+  wire [2:0]       db_reason;                 // first failing check, in order: partition,
+                                              // existence, page, state
   reg              wqe_rsp_valid_q;
   reg              wqe_rsp_valid_d;
   reg  [1:0]       wqe_rsp_status_q;
@@ -349,7 +357,8 @@ module qpc #(
   reg  [23:0]      wqe_rsp_qpn_d;
   reg  [31:0]      wqe_rsp_user_q;
   reg  [31:0]      wqe_rsp_user_d;
-  wire [1:0]       wqe_status;                // refused, flush (ERR), refused (not RTS), PD mismatch, execute
+  wire [1:0]       wqe_status;                // refused, flush (ERR), refused (not RTS), PD
+                                              // mismatch, execute
   reg              rx_rsp_valid_q;
   reg              rx_rsp_valid_d;
   reg              rx_rsp_ok_q;
@@ -415,10 +424,13 @@ module qpc #(
   reg  [31:0]      mk_rsp_rkey_d;
   reg  [31:0]      mk_rsp_user_q;
   reg  [31:0]      mk_rsp_user_d;
-  wire             mk_found;                  // a valid key of the requesting VF with this variant byte
+  wire             mk_found;                  // a valid key of the requesting VF with this variant
+                                              // byte
   wire             mk_rights_ok;              // every requested right is granted
-  wire             mk_range_ok;               // [va, va+len) lies inside [key.va, key.va+key.length), without wrapping
-  wire [2:0]       mk_reason;                 // zero length passes unchecked (IBA C9-88); else the first failing check
+  wire             mk_range_ok;               // [va, va+len) lies inside [key.va,
+                                              // key.va+key.length), without wrapping
+  wire [2:0]       mk_reason;                 // zero length passes unchecked (IBA C9-88); else the
+                                              // first failing check
   wire             wb_inpart;                 // the QPN lies in the requesting VF's partition
   wire [31:0]      wb_index;
   wire [AW-1:0]    wb_addr;
@@ -450,16 +462,19 @@ module qpc #(
   wire             cmd_mk_ok;                 // an MKey command's vf and index lie inside the block
   wire             op_is_mk;                  // the opcode is an MKey command
   wire             cmd_is_mk;
-  wire             cmd_target_ok;             // the target names a context of the block (else BAD_INDEX)
+  wire             cmd_target_ok;             // the target names a context of the block (else
+                                              // BAD_INDEX)
   reg  [3:0]       op_kind;
   reg  [4:0]       op_from;
   reg  [3:0]       op_to;
-  wire             mb_params_ok;              // mailbox service type is one of the map's and MTU is 1..5
+  wire             mb_params_ok;              // mailbox service type is one of the map's and MTU is
+                                              // 1..5
   wire [383:0]     cmd_load_word;
   wire [383:0]     cmd_state_word;
   wire [383:0]     cmd_query_word;
   wire [191:0]     cmd_mk_load_word;
-  wire             cmd_mk_exists;             // the targeted key exists and belongs to the command's VF
+  wire             cmd_mk_exists;             // the targeted key exists and belongs to the
+                                              // command's VF
   reg  [7:0]       cmd_status;
   reg              cmd_ctx_we;
   reg              cmd_psn_we;
@@ -491,7 +506,8 @@ module qpc #(
   wire             cnt_port_collisions_d;
   reg              cnt_rkey_violations_q;
   wire             cnt_rkey_violations_d;
-  wire             unused_ok;                 // deliberately unused: software-only CSR outputs, index arithmetic
+  wire             unused_ok;                 // deliberately unused: software-only CSR outputs,
+                                              // index arithmetic
 
   // The CSR block: commands, status, counters and the mailbox.
   qpc_csr u_csr (
@@ -557,19 +573,22 @@ module qpc #(
   );
 
   assign clearing = clr_busy_q || mk_clr_busy_q;
-  assign db_inpart = db_req_qpn[23:20] == 4'b0000 && db_req_qpn[19:12] == db_req_vf && {1'b0, db_req_vf} < GEO_NUM_VF && {1'b0, db_req_qpn[11:0]} < GEO_QPS_PER_VF;
+  assign db_inpart = db_req_qpn[23:20] == 4'b0000 && db_req_qpn[19:12] == db_req_vf &&
+                     {1'b0, db_req_vf} < GEO_NUM_VF && {1'b0, db_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign db_index = {24'h000000, db_req_vf} * QPS_PER_VF + {20'h00000, db_req_qpn[11:0]};
   assign db_addr = db_inpart ? db_index[AW - 1:0] : {AW{1'b0}};
   assign db_adv = !db_rsp_valid_q || db_rsp_ready;
   assign db_take = db_req_valid && db_adv;
   assign db_req_ready = db_adv;
-  assign wqe_inpart = wqe_req_qpn[23:20] == 4'b0000 && wqe_req_qpn[19:12] == wqe_req_vf && {1'b0, wqe_req_vf} < GEO_NUM_VF && {1'b0, wqe_req_qpn[11:0]} < GEO_QPS_PER_VF;
+  assign wqe_inpart = wqe_req_qpn[23:20] == 4'b0000 && wqe_req_qpn[19:12] == wqe_req_vf &&
+                      {1'b0, wqe_req_vf} < GEO_NUM_VF && {1'b0, wqe_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign wqe_index = {24'h000000, wqe_req_vf} * QPS_PER_VF + {20'h00000, wqe_req_qpn[11:0]};
   assign wqe_addr = wqe_inpart ? wqe_index[AW - 1:0] : {AW{1'b0}};
   assign wqe_adv = !wqe_rsp_valid_q || wqe_rsp_ready;
   assign wqe_take = wqe_req_valid && wqe_adv;
   assign wqe_req_ready = wqe_adv;
-  assign rx_inpart = rx_req_qpn[23:20] == 4'b0000 && rx_req_qpn[19:12] == rx_req_vf && {1'b0, rx_req_vf} < GEO_NUM_VF && {1'b0, rx_req_qpn[11:0]} < GEO_QPS_PER_VF;
+  assign rx_inpart = rx_req_qpn[23:20] == 4'b0000 && rx_req_qpn[19:12] == rx_req_vf &&
+                     {1'b0, rx_req_vf} < GEO_NUM_VF && {1'b0, rx_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign rx_index = {24'h000000, rx_req_vf} * QPS_PER_VF + {20'h00000, rx_req_qpn[11:0]};
   assign rx_addr = rx_inpart ? rx_index[AW - 1:0] : {AW{1'b0}};
   assign rx_adv = !rx_rsp_valid_q || rx_rsp_ready;
@@ -581,14 +600,22 @@ module qpc #(
   assign db_rsp_qpn = db_rsp_qpn_q;
   assign db_rsp_user = db_rsp_user_q;
   assign db_rsp_valid = db_rsp_valid_q;
-  assign db_reason = !db_s1_inpart_q ? 3'b001 : !(db_s1_inpart_q && !db_s1_clear_q && db_word_q[28]) ? 3'b010 : db_word_q[23:0] != db_s1_page_q ? 3'b011 : db_word_q[27:24] != 4'b0011 ? 3'b100 : 3'b000;
+  assign db_reason = !db_s1_inpart_q ? 3'b001 :
+                     !(db_s1_inpart_q && !db_s1_clear_q && db_word_q[28]) ? 3'b010 :
+                     db_word_q[23:0] != db_s1_page_q ? 3'b011 :
+                     db_word_q[27:24] != 4'b0011 ? 3'b100 :
+                     3'b000;
   assign wqe_rsp_status = wqe_rsp_status_q;
   assign wqe_rsp_cqn = wqe_rsp_cqn_q;
   assign wqe_rsp_vf = wqe_rsp_vf_q;
   assign wqe_rsp_qpn = wqe_rsp_qpn_q;
   assign wqe_rsp_user = wqe_rsp_user_q;
   assign wqe_rsp_valid = wqe_rsp_valid_q;
-  assign wqe_status = !(wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52]) ? 2'b11 : wqe_word_q[51:48] == 4'b0110 ? 2'b01 : wqe_word_q[51:48] != 4'b0011 ? 2'b11 : wqe_word_q[47:24] != wqe_s1_pd_q ? 2'b10 : 2'b00;
+  assign wqe_status = !(wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52]) ? 2'b11 :
+                      wqe_word_q[51:48] == 4'b0110 ? 2'b01 :
+                      wqe_word_q[51:48] != 4'b0011 ? 2'b11 :
+                      wqe_word_q[47:24] != wqe_s1_pd_q ? 2'b10 :
+                      2'b00;
   assign rx_rsp_ok = rx_rsp_ok_q;
   assign rx_rsp_state = rx_rsp_state_q;
   assign rx_rsp_st = rx_rsp_st_q;
@@ -614,29 +641,60 @@ module qpc #(
   assign mk_rsp_rkey = mk_rsp_rkey_q;
   assign mk_rsp_user = mk_rsp_user_q;
   assign mk_rsp_valid = mk_rsp_valid_q;
-  assign mk_found = mk_s1_inrange_q && !mk_s1_clear_q && mk_word_q[31] && mk_word_q[39:32] == mk_s1_rkey_q[7:0] && mk_word_q[23:16] == mk_s1_vf_q;
+  assign mk_found = mk_s1_inrange_q && !mk_s1_clear_q && mk_word_q[31] &&
+                    mk_word_q[39:32] == mk_s1_rkey_q[7:0] && mk_word_q[23:16] == mk_s1_vf_q;
   assign mk_rights_ok = (mk_s1_access_q & ~{mk_word_q[13], mk_word_q[12], mk_word_q[11]}) == 3'b000;
-  assign mk_range_ok = mk_s1_va_q >= mk_word_q[127:64] && {1'b0, mk_s1_va_q} + {33'h000000000, mk_s1_len_q} <= {1'b0, mk_word_q[127:64]} + {1'b0, mk_word_q[191:128]};
-  assign mk_reason = mk_s1_len_q == 32'h00000000 ? 3'b000 : !mk_found ? 3'b001 : mk_word_q[63:40] != mk_s1_pd_q ? 3'b010 : !mk_rights_ok ? 3'b011 : !mk_range_ok ? 3'b100 : 3'b000;
-  assign wb_inpart = rx_wb_qpn[23:20] == 4'b0000 && rx_wb_qpn[19:12] == rx_wb_vf && {1'b0, rx_wb_vf} < GEO_NUM_VF && {1'b0, rx_wb_qpn[11:0]} < GEO_QPS_PER_VF;
+  assign mk_range_ok = mk_s1_va_q >= mk_word_q[127:64] &&
+                       {1'b0, mk_s1_va_q} + {33'h000000000, mk_s1_len_q} <=
+                       {1'b0, mk_word_q[127:64]} + {1'b0, mk_word_q[191:128]};
+  assign mk_reason = mk_s1_len_q == 32'h00000000 ? 3'b000 :
+                     !mk_found ? 3'b001 :
+                     mk_word_q[63:40] != mk_s1_pd_q ? 3'b010 :
+                     !mk_rights_ok ? 3'b011 :
+                     !mk_range_ok ? 3'b100 :
+                     3'b000;
+  assign wb_inpart = rx_wb_qpn[23:20] == 4'b0000 && rx_wb_qpn[19:12] == rx_wb_vf &&
+                     {1'b0, rx_wb_vf} < GEO_NUM_VF && {1'b0, rx_wb_qpn[11:0]} < GEO_QPS_PER_VF;
   assign wb_index = {24'h000000, rx_wb_vf} * QPS_PER_VF + {20'h00000, rx_wb_qpn[11:0]};
   assign wb_addr = wb_inpart ? wb_index[AW - 1:0] : {AW{1'b0}};
   assign wb_take = rx_wb_valid && rx_wb_ready;
   assign rx_wb_ready = !clr_busy_q && !cmd_psn_we;
-  assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o && {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF && {1'b0, cmd_qpn[11:0]} < GEO_QPS_PER_VF;
+  assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o &&
+                      {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
+                      {1'b0, cmd_qpn[11:0]} < GEO_QPS_PER_VF;
   assign cmd_index = {24'h000000, csr_cmd_target_vf_o} * QPS_PER_VF + {20'h00000, cmd_qpn[11:0]};
   assign cmd_addr = cmd_inpart ? cmd_index[AW - 1:0] : {AW{1'b0}};
   assign cmd_qpn = {4'b0000, csr_cmd_target_vf_o, csr_cmd_target_index_o[11:0]};
   assign cmd_index_ok = csr_cmd_target_index_o[23:12] == 12'h000;
-  assign cmd_mk_ok = {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF && csr_cmd_target_index_o[23:13] == 11'h000 && csr_cmd_target_index_o[12:0] < GEO_NUM_MKEYS;
-  assign op_is_mk = (csr_cmd_ctrl_opcode_o == 16'h0200) | (csr_cmd_ctrl_opcode_o == 16'h0202) | (csr_cmd_ctrl_opcode_o == 16'h0201);
-  assign cmd_is_mk = (cmd_kind_q == KIND_MK_CREATE) | (cmd_kind_q == KIND_MK_DESTROY) | (cmd_kind_q == KIND_MK_QUERY);
+  assign cmd_mk_ok = {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
+                     csr_cmd_target_index_o[23:13] == 11'h000 &&
+                     csr_cmd_target_index_o[12:0] < GEO_NUM_MKEYS;
+  assign op_is_mk = (csr_cmd_ctrl_opcode_o == 16'h0200) | (csr_cmd_ctrl_opcode_o == 16'h0202) |
+                    (csr_cmd_ctrl_opcode_o == 16'h0201);
+  assign cmd_is_mk = (cmd_kind_q == KIND_MK_CREATE) | (cmd_kind_q == KIND_MK_DESTROY) |
+                     (cmd_kind_q == KIND_MK_QUERY);
   assign cmd_target_ok = op_is_mk ? cmd_mk_ok : cmd_inpart && cmd_index_ok;
-  assign mb_params_ok = ((csr_mailbox_data_value_o[23:16] == 8'h00) | (csr_mailbox_data_value_o[23:16] == 8'h01) | (csr_mailbox_data_value_o[23:16] == 8'h02) | (csr_mailbox_data_value_o[23:16] == 8'h03) | (csr_mailbox_data_value_o[23:16] == 8'h05) | (csr_mailbox_data_value_o[23:16] == 8'h06) | (csr_mailbox_data_value_o[23:16] == 8'h07) | (csr_mailbox_data_value_o[23:16] == 8'h08) | (csr_mailbox_data_value_o[23:16] == 8'h09)) && csr_mailbox_data_value_o[95:93] >= 3'b001 && csr_mailbox_data_value_o[95:93] <= 3'b101;
-  assign cmd_load_word = {csr_mailbox_data_value_o[383:248], csr_mailbox_data_value_o[247:224], csr_mailbox_data_value_o[223:64], 1'b1, 1'b0, csr_mailbox_data_value_o[61:32], cmd_to_q, csr_mailbox_data_value_o[27:0]};
+  assign mb_params_ok = ((csr_mailbox_data_value_o[23:16] == 8'h00) |
+                         (csr_mailbox_data_value_o[23:16] == 8'h01) |
+                         (csr_mailbox_data_value_o[23:16] == 8'h02) |
+                         (csr_mailbox_data_value_o[23:16] == 8'h03) |
+                         (csr_mailbox_data_value_o[23:16] == 8'h05) |
+                         (csr_mailbox_data_value_o[23:16] == 8'h06) |
+                         (csr_mailbox_data_value_o[23:16] == 8'h07) |
+                         (csr_mailbox_data_value_o[23:16] == 8'h08) |
+                         (csr_mailbox_data_value_o[23:16] == 8'h09)) &&
+                        csr_mailbox_data_value_o[95:93] >= 3'b001 &&
+                        csr_mailbox_data_value_o[95:93] <= 3'b101;
+  assign cmd_load_word = {csr_mailbox_data_value_o[383:248], csr_mailbox_data_value_o[247:224],
+                          csr_mailbox_data_value_o[223:64], 1'b1, 1'b0,
+                          csr_mailbox_data_value_o[61:32], cmd_to_q,
+                          csr_mailbox_data_value_o[27:0]};
   assign cmd_state_word = {cmd_ctx_q[383:32], cmd_to_q, cmd_ctx_q[27:0]};
-  assign cmd_query_word = {cmd_ctx_q[383:248], cmd_psn_q[23:0], cmd_ctx_q[223:63], cmd_psn_q[24], cmd_ctx_q[61:0]};
-  assign cmd_mk_load_word = {csr_mailbox_data_value_o[191:32], 1'b1, csr_mailbox_data_value_o[30:24], cmd_vf_q, csr_mailbox_data_value_o[15:0]};
+  assign cmd_query_word = {cmd_ctx_q[383:248], cmd_psn_q[23:0], cmd_ctx_q[223:63], cmd_psn_q[24],
+                           cmd_ctx_q[61:0]};
+  assign cmd_mk_load_word = {csr_mailbox_data_value_o[191:32], 1'b1,
+                             csr_mailbox_data_value_o[30:24], cmd_vf_q,
+                             csr_mailbox_data_value_o[15:0]};
   assign cmd_mk_exists = cmd_mk_q[31] && cmd_mk_q[23:16] == cmd_vf_q;
   assign ram_we = clr_busy_q || cmd_ctx_we;
   assign ram_addr = clr_busy_q ? clr_addr_q : cmd_addr_q;
@@ -654,7 +712,9 @@ module qpc #(
   assign csr_cmd_status_status_we_i = cmd_done;
   assign csr_cmd_status_status_d_i = cmd_status;
   assign csr_cmd_status_prev_state_we_i = cmd_done;
-  assign csr_cmd_status_prev_state_d_i = cmd_pre_q == 8'h00 && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_ctx_q[31:28] : 4'b0000;
+  assign csr_cmd_status_prev_state_d_i = cmd_pre_q == 8'h00 && !clearing && !cmd_is_mk &&
+                                         cmd_ctx_q[63] ? cmd_ctx_q[31:28] :
+                                         4'b0000;
   assign csr_int_status_cmd_done_set_i = cmd_done;
   assign csr_int_status_cmd_error_set_i = cmd_done && cmd_status != 8'h00;
   assign cnt_illegal_transitions_d = cmd_illegal;
@@ -663,15 +723,30 @@ module qpc #(
   assign csr_cmd_errors_count_incr_i = cnt_cmd_errors_q;
   assign cnt_pd_mismatches_d = wqe_adv && wqe_s1_valid_q && wqe_status == 2'b10;
   assign csr_pd_mismatches_count_incr_i = cnt_pd_mismatches_q;
-  assign cnt_partition_violations_d = {2'b00, db_take && !db_inpart} + {2'b00, wqe_take && !wqe_inpart} + {2'b00, rx_take && !rx_inpart} + {2'b00, wb_take && !wb_inpart} + {2'b00, cmd_fsm_q == CMD_IDLE && csr_cmd_ctrl_go_o && (op_is_mk ? !({1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF) : !(cmd_inpart && cmd_index_ok))};
+  assign cnt_partition_violations_d = {2'b00, db_take && !db_inpart} +
+                                      {2'b00, wqe_take && !wqe_inpart} +
+                                      {2'b00, rx_take && !rx_inpart} +
+                                      {2'b00, wb_take && !wb_inpart} +
+                                      {2'b00,
+                                       cmd_fsm_q == CMD_IDLE && csr_cmd_ctrl_go_o &&
+                                       (op_is_mk ? !({1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF) :
+                                        !(cmd_inpart && cmd_index_ok))};
   assign csr_partition_violations_count_incr_i = cnt_partition_violations_q;
-  assign cnt_port_collisions_d = db_take && rx_take && db_inpart && rx_inpart && db_req_qpn[19:0] == rx_req_qpn[19:0];
+  assign cnt_port_collisions_d = db_take && rx_take && db_inpart && rx_inpart &&
+                                 db_req_qpn[19:0] == rx_req_qpn[19:0];
   assign csr_port_collisions_count_incr_i = cnt_port_collisions_q;
   assign cnt_rkey_violations_d = mk_adv && mk_s1_valid_q && mk_reason != 3'b000;
   assign csr_rkey_violations_count_incr_i = cnt_rkey_violations_q;
   assign csr_mailbox_data_value_we_i = {{6{cmd_query}}, {6{cmd_query || cmd_mk_query}}};
   assign csr_mailbox_data_value_d_i = cmd_mk_query ? {192'd0, cmd_mk_q} : cmd_query_word;
-  assign unused_ok = ^{csr_cmd_status_status_o, csr_cmd_status_prev_state_o, csr_int_status_cmd_done_o, csr_int_status_cmd_error_o, csr_int_en_cmd_done_o, csr_int_en_cmd_error_o, csr_illegal_transitions_count_o, csr_cmd_errors_count_o, csr_pd_mismatches_count_o, csr_partition_violations_count_o, csr_port_collisions_count_o, csr_rkey_violations_count_o, db_index, wqe_index, rx_index, wb_index, cmd_index, mk_word_q, csr_mailbox_data_value_o[63], csr_mailbox_data_value_o[62], csr_mailbox_data_value_o[31:28]};
+  assign unused_ok = ^{csr_cmd_status_status_o, csr_cmd_status_prev_state_o,
+                       csr_int_status_cmd_done_o, csr_int_status_cmd_error_o, csr_int_en_cmd_done_o,
+                       csr_int_en_cmd_error_o, csr_illegal_transitions_count_o,
+                       csr_cmd_errors_count_o, csr_pd_mismatches_count_o,
+                       csr_partition_violations_count_o, csr_port_collisions_count_o,
+                       csr_rkey_violations_count_o, db_index, wqe_index, rx_index, wb_index,
+                       cmd_index, mk_word_q, csr_mailbox_data_value_o[63],
+                       csr_mailbox_data_value_o[62], csr_mailbox_data_value_o[31:28]};
 
   always @* begin
     // Clear: one context per cycle from address 0; restarts on ctrl.clear
@@ -772,7 +847,8 @@ module qpc #(
     if (wqe_adv) begin
       wqe_rsp_valid_d = wqe_s1_valid_q;
       wqe_rsp_status_d = wqe_status;
-      wqe_rsp_cqn_d = wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52] ? wqe_word_q[23:0] : 24'd0;
+      wqe_rsp_cqn_d = wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52] ? wqe_word_q[23:0] :
+                      24'd0;
       wqe_rsp_vf_d = wqe_s1_vf_q;
       wqe_rsp_qpn_d = wqe_s1_qpn_q;
       wqe_rsp_user_d = wqe_s1_user_q;
@@ -1180,10 +1256,13 @@ module qpc #(
     if (ram_we) db_mem[ram_addr] <= {ram_word[63], ram_word[31:28], ram_word[87:64]};
   end
   always @(posedge clk) begin
-    if (ram_we) wqe_mem[ram_addr] <= {ram_word[63], ram_word[31:28], ram_word[55:32], ram_word[183:160]};
+    if (ram_we) wqe_mem[ram_addr] <= {ram_word[63], ram_word[31:28], ram_word[55:32],
+                                      ram_word[183:160]};
   end
   always @(posedge clk) begin
-    if (ram_we) rx_mem[ram_addr] <= {ram_word[63], ram_word[31:28], ram_word[23:16], ram_word[55:32], ram_word[90], ram_word[89], ram_word[88], ram_word[95:93]};
+    if (ram_we) rx_mem[ram_addr] <= {ram_word[63], ram_word[31:28], ram_word[23:16],
+                                     ram_word[55:32], ram_word[90], ram_word[89], ram_word[88],
+                                     ram_word[95:93]};
   end
   always @(posedge clk) begin
     if (ram_we) ctx_mem[ram_addr] <= ram_word;

@@ -256,7 +256,8 @@ module qpc_csr (
   assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[7:2], 2'b00};
   assign rd_addr = {s_axil_araddr[7:2], 2'b00};
-  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}}, {8{s_axil_wstrb[0]}}};
+  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
+                    {8{s_axil_wstrb[0]}}};
   assign s_axil_awready = wr_en;
   assign s_axil_wready = wr_en;
   assign s_axil_bvalid = bvalid_q;
@@ -286,8 +287,10 @@ module qpc_csr (
   assign partition_violations_count_o = partition_violations_count_q;
   assign port_collisions_count_o = port_collisions_count_q;
   assign rkey_violations_count_o = rkey_violations_count_q;
-  assign irq_o = |{int_status_cmd_done_q & int_en_cmd_done_q, int_status_cmd_error_q & int_en_cmd_error_q};
-  assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0], s_axil_wdata, wr_mask};
+  assign irq_o = |{int_status_cmd_done_q & int_en_cmd_done_q,
+                   int_status_cmd_error_q & int_en_cmd_error_q};
+  assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
+                       s_axil_wdata, wr_mask};
 
   always @* begin
     // Write decode: the register a write selects and its response
@@ -438,7 +441,8 @@ module qpc_csr (
     // cmd_ctrl.opcode [15:0] rw: Command to run when `go` is written with 1.
     cmd_ctrl_opcode_d = cmd_ctrl_opcode_q;
     if (wr_en && cmd_ctrl_wsel) begin
-      cmd_ctrl_opcode_d = (cmd_ctrl_opcode_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
+      cmd_ctrl_opcode_d = (cmd_ctrl_opcode_d & ~wr_mask[15:0]) |
+                          (s_axil_wdata[15:0] & wr_mask[15:0]);
     end
     // cmd_ctrl.go [31] wp: Write 1 to start the command in `opcode` (the opcode written in the
     // same write counts). Ignored while cmd_status.busy is 1. Reads as 0.
@@ -450,12 +454,14 @@ module qpc_csr (
     // below QPS_PER_VF), or MKey index (r_key[31:8]) for MKey commands.
     cmd_target_index_d = cmd_target_index_q;
     if (wr_en && cmd_target_wsel) begin
-      cmd_target_index_d = (cmd_target_index_d & ~wr_mask[23:0]) | (s_axil_wdata[23:0] & wr_mask[23:0]);
+      cmd_target_index_d = (cmd_target_index_d & ~wr_mask[23:0]) |
+                           (s_axil_wdata[23:0] & wr_mask[23:0]);
     end
     // cmd_target.vf [31:24] rw: VF whose partition the command acts on (must be below NUM_VF).
     cmd_target_vf_d = cmd_target_vf_q;
     if (wr_en && cmd_target_wsel) begin
-      cmd_target_vf_d = (cmd_target_vf_d & ~wr_mask[31:24]) | (s_axil_wdata[31:24] & wr_mask[31:24]);
+      cmd_target_vf_d = (cmd_target_vf_d & ~wr_mask[31:24]) |
+                        (s_axil_wdata[31:24] & wr_mask[31:24]);
     end
     // cmd_status.status [15:8] ro: Completion status of the last command; loaded when it
     // completes.
@@ -496,8 +502,10 @@ module qpc_csr (
     if (rd_en && illegal_transitions_rsel) begin
       illegal_transitions_count_d = 32'd0;
     end
-    illegal_transitions_count_sum = {1'b0, illegal_transitions_count_d} + {32'd0, illegal_transitions_count_incr_i};
-    illegal_transitions_count_d = illegal_transitions_count_sum[32] ? 32'hffffffff : illegal_transitions_count_sum[31:0];
+    illegal_transitions_count_sum = {1'b0, illegal_transitions_count_d} +
+                                    {32'd0, illegal_transitions_count_incr_i};
+    illegal_transitions_count_d = illegal_transitions_count_sum[32] ? 32'hffffffff :
+                                  illegal_transitions_count_sum[31:0];
     // cmd_errors.count [31:0] rc: Failed commands; saturates at 0xFFFF_FFFF.
     cmd_errors_count_d = cmd_errors_count_q;
     if (rd_en && cmd_errors_rsel) begin
@@ -511,28 +519,35 @@ module qpc_csr (
       pd_mismatches_count_d = 32'd0;
     end
     pd_mismatches_count_sum = {1'b0, pd_mismatches_count_d} + {32'd0, pd_mismatches_count_incr_i};
-    pd_mismatches_count_d = pd_mismatches_count_sum[32] ? 32'hffffffff : pd_mismatches_count_sum[31:0];
+    pd_mismatches_count_d = pd_mismatches_count_sum[32] ? 32'hffffffff :
+                            pd_mismatches_count_sum[31:0];
     // partition_violations.count [31:0] rc: Refused requests; saturates at 0xFFFF_FFFF.
     partition_violations_count_d = partition_violations_count_q;
     if (rd_en && partition_violations_rsel) begin
       partition_violations_count_d = 32'd0;
     end
-    partition_violations_count_sum = {1'b0, partition_violations_count_d} + {30'd0, partition_violations_count_incr_i};
-    partition_violations_count_d = partition_violations_count_sum[32] ? 32'hffffffff : partition_violations_count_sum[31:0];
+    partition_violations_count_sum = {1'b0, partition_violations_count_d} +
+                                     {30'd0, partition_violations_count_incr_i};
+    partition_violations_count_d = partition_violations_count_sum[32] ? 32'hffffffff :
+                                   partition_violations_count_sum[31:0];
     // port_collisions.count [31:0] rc: Same-QP cycles; saturates at 0xFFFF_FFFF.
     port_collisions_count_d = port_collisions_count_q;
     if (rd_en && port_collisions_rsel) begin
       port_collisions_count_d = 32'd0;
     end
-    port_collisions_count_sum = {1'b0, port_collisions_count_d} + {32'd0, port_collisions_count_incr_i};
-    port_collisions_count_d = port_collisions_count_sum[32] ? 32'hffffffff : port_collisions_count_sum[31:0];
+    port_collisions_count_sum = {1'b0, port_collisions_count_d} +
+                                {32'd0, port_collisions_count_incr_i};
+    port_collisions_count_d = port_collisions_count_sum[32] ? 32'hffffffff :
+                              port_collisions_count_sum[31:0];
     // rkey_violations.count [31:0] rc: Failed R_Key checks; saturates at 0xFFFF_FFFF.
     rkey_violations_count_d = rkey_violations_count_q;
     if (rd_en && rkey_violations_rsel) begin
       rkey_violations_count_d = 32'd0;
     end
-    rkey_violations_count_sum = {1'b0, rkey_violations_count_d} + {32'd0, rkey_violations_count_incr_i};
-    rkey_violations_count_d = rkey_violations_count_sum[32] ? 32'hffffffff : rkey_violations_count_sum[31:0];
+    rkey_violations_count_sum = {1'b0, rkey_violations_count_d} +
+                                {32'd0, rkey_violations_count_incr_i};
+    rkey_violations_count_d = rkey_violations_count_sum[32] ? 32'hffffffff :
+                              rkey_violations_count_sum[31:0];
   end
 
   always @(posedge clk) begin
@@ -588,7 +603,11 @@ module qpc_csr (
   genvar i;
 
   for (i = 0; i < 12; i = i + 1) begin : g_mailbox
-    // Element i of mailbox at 0x80 + i * 0x4: Command mailbox: one context word as 32-bit dwords, dword i = word bits [32i+31:32i] of the `qpc` memory layout (dwords 0-5 of the `mkey` layout for MKey commands). Software fills it before CREATE and modify commands; QUERY commands load it. On CREATE and modify, state, valid and nak_sent in the mailbox are ignored: hardware sets them.
+    // Element i of mailbox at 0x80 + i * 0x4: Command mailbox: one context word as 32-bit dwords,
+    // dword i = word bits [32i+31:32i] of the `qpc` memory layout (dwords 0-5 of the `mkey` layout
+    // for MKey commands). Software fills it before CREATE and modify commands; QUERY commands load
+    // it. On CREATE and modify, state, valid and nak_sent in the mailbox are ignored: hardware sets
+    // them.
     wire        mailbox_data_swe;  // software writes this element's register
     reg  [31:0] mailbox_data_value_q;
     reg  [31:0] mailbox_data_value_d;
@@ -599,7 +618,8 @@ module qpc_csr (
       // data.value [31:0] rw: Dword of the context word; QUERY_QP and QUERY_MKEY load it.
       mailbox_data_value_d = mailbox_data_value_q;
       if (mailbox_data_swe) begin
-        mailbox_data_value_d = (mailbox_data_value_d & ~wr_mask[31:0]) | (s_axil_wdata[31:0] & wr_mask[31:0]);
+        mailbox_data_value_d = (mailbox_data_value_d & ~wr_mask[31:0]) |
+                               (s_axil_wdata[31:0] & wr_mask[31:0]);
       end
       if (mailbox_data_value_we_i[i]) begin
         mailbox_data_value_d = mailbox_data_value_d_i[i * 32 +: 32];

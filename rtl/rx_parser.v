@@ -88,7 +88,8 @@ module rx_parser (
   output wire         s_axil_rvalid,
   input  wire         s_axil_rready,
 
-  // AXI4-Stream in: Ethernet frames without FCS, 512 bits; byte 0 of a frame in tdata[7:0]; tkeep all ones except on the tlast beat (contiguous from lane 0)
+  // AXI4-Stream in: Ethernet frames without FCS, 512 bits; byte 0 of a frame in tdata[7:0]; tkeep
+  // all ones except on the tlast beat (contiguous from lane 0)
   input  wire [511:0] s_axis_tdata,
   input  wire [63:0]  s_axis_tkeep,
   input  wire         s_axis_tvalid,
@@ -116,28 +117,39 @@ module rx_parser (
   output wire [31:0]  m_hdr_imm,          // ImmDt or IETH, else 0
   output wire         m_hdr_ecn_ce,       // IP ECN = 11
   output wire         m_hdr_cnp,          // BTH opcode 0x81
-  output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and ICRC excluded)
-  output wire         m_hdr_pay,          // this frame has a packet on m_pay_* (its tlast beat follows this verdict)
+  output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and
+                                          // ICRC excluded)
+  output wire         m_hdr_pay,          // this frame has a packet on m_pay_* (its tlast beat
+                                          // follows this verdict)
 
-  // Payload stream, 512 bits: the payload of every RoCE-shaped frame (see below), realigned to byte 0, pad and ICRC removed; cut-through, the tlast beat waits for the verdict and carries tuser = discard (1 unless the verdict is accept)
+  // Payload stream, 512 bits: the payload of every RoCE-shaped frame (see below), realigned to byte
+  // 0, pad and ICRC removed; cut-through, the tlast beat waits for the verdict and carries tuser =
+  // discard (1 unless the verdict is accept)
   output wire [511:0] m_pay_tdata,
   output wire [63:0]  m_pay_tkeep,        // contiguous from lane 0
   output wire         m_pay_tvalid,
   input  wire         m_pay_tready,
   output wire         m_pay_tlast,
-  output wire         m_pay_tuser,        // on the tlast beat: discard (the frame's verdict is not accept); 0 on other beats
+  output wire         m_pay_tuser,        // on the tlast beat: discard (the frame's verdict is not
+                                          // accept); 0 on other beats
 
-  // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs another
+  // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its
+  // verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs
+  // another
   output wire         m_ack_valid,
   input  wire         m_ack_ready,
   output wire [7:0]   m_ack_vf,
   output wire [23:0]  m_ack_qpn,          // the QP to answer on (its remote QPN is the QPC's)
-  output wire [7:0]   m_ack_syndrome,     // AETH syndrome: 0x1F ACK, 0x60 NAK PSN sequence error, 0x62 NAK remote access error
-  output wire [23:0]  m_ack_psn,          // BTH PSN of the answer: ACK the frame's PSN (duplicate: ePSN - 1), NAK seq ePSN, NAK access the frame's PSN
+  output wire [7:0]   m_ack_syndrome,     // AETH syndrome: 0x1F ACK, 0x60 NAK PSN sequence error,
+                                          // 0x62 NAK remote access error
+  output wire [23:0]  m_ack_psn,          // BTH PSN of the answer: ACK the frame's PSN (duplicate:
+                                          // ePSN - 1), NAK seq ePSN, NAK access the frame's PSN
 
-  // QPC RX lookup (rtl/qpc.v rx_req/rx_rsp): a request every cycle, answered 2 cycles later; rx_rsp_ready moves both pipelines together
+  // QPC RX lookup (rtl/qpc.v rx_req/rx_rsp): a request every cycle, answered 2 cycles later;
+  // rx_rsp_ready moves both pipelines together
   output wire         rx_req_valid,       // always 1: QP 0 of VF 0 when no frame needs a lookup
-  input  wire         rx_req_ready,       // not needed: the QPC takes a request whenever rx_rsp_ready is high
+  input  wire         rx_req_ready,       // not needed: the QPC takes a request whenever
+                                          // rx_rsp_ready is high
   output wire [7:0]   rx_req_vf,
   output wire [23:0]  rx_req_qpn,
   output wire [31:0]  rx_req_user,
@@ -165,7 +177,8 @@ module rx_parser (
   output wire [23:0]  rx_wb_epsn,
   output wire         rx_wb_nak_sent,
 
-  // QPC R_Key check (mk_req/mk_rsp) of RETH/AtomicETH requests, after the lookup gave the QP's PD; a request every cycle (length 0 when there is nothing to check)
+  // QPC R_Key check (mk_req/mk_rsp) of RETH/AtomicETH requests, after the lookup gave the QP's PD;
+  // a request every cycle (length 0 when there is nothing to check)
   output wire         mk_req_valid,       // always 1
   input  wire         mk_req_ready,       // not needed, as rx_req_ready
   output wire [7:0]   mk_req_vf,
@@ -189,7 +202,8 @@ module rx_parser (
   output wire [23:0]  cnp_qpn,            // the QP to slow down
 
   // CE-marked event (to the DCQCN notification point, which paces CNPs): one-cycle pulse
-  output wire         ce_valid,           // an accepted frame with IP ECN = 11, while ctrl.ce_event_en
+  output wire         ce_valid,           // an accepted frame with IP ECN = 11, while
+                                          // ctrl.ce_event_en
   output wire [7:0]   ce_vf,
   output wire [23:0]  ce_qpn              // the QP the marked frame arrived on
 );
@@ -256,9 +270,12 @@ module rx_parser (
   wire          csr_event_cnp_received_count_incr_i;
   wire [31:0]   csr_event_ce_marked_count_o;
   wire          csr_event_ce_marked_count_incr_i;
-  wire          primed;           // the QPC's lookup pipelines are full (a request goes every cycle from reset on)
-  wire          en;               // the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits
-  wire          in_ready;         // the payload FIFO stalls only the input side (the ICRC pipeline and the input stage), never the verdict pipeline
+  wire          primed;           // the QPC's lookup pipelines are full (a request goes every cycle
+                                  // from reset on)
+  wire          en;               // the pipeline (and the QPC's lookups with it) moves unless a
+                                  // verdict, an ACK/NAK request or a write-back waits
+  wire          in_ready;         // the payload FIFO stalls only the input side (the ICRC pipeline
+                                  // and the input stage), never the verdict pipeline
   wire          ic_take;          // a beat enters the ICRC pipeline
   reg  [10:0]   ic_beat_q;
   reg  [10:0]   ic_beat_d;
@@ -282,9 +299,11 @@ module rx_parser (
   wire          ic1_ipv6;
   wire [4:0]    ic1_idx;          // the UDP header starts at byte 14 + 4 * idx
   wire [5:0]    ic1_udp4;         // the UDP header starts at byte 4 * udp4 + 2
-  wire [287:0]  ic1_zl;           // candidate i: UDP length if the UDP header starts at byte 14 + 4 * i, 24 if shorter
+  wire [287:0]  ic1_zl;           // candidate i: UDP length if the UDP header starts at byte 14 + 4
+                                  // * i, 24 if shorter
   wire [17:0]   ic1_len_ok;       // candidate i has room for UDP, BTH and ICRC
-  wire [2:0]    ic1_l3_ok;        // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6 (version 6, next header UDP)
+  wire [2:0]    ic1_l3_ok;        // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6
+                                  // (version 6, next header UDP)
   wire [17:0]   ic1_dport_ok;     // candidate i: the UDP destination port is udp_dport
   wire [143:0]  ic1_opcode;       // candidate i: the BTH opcode
   wire [35:0]   ic1_pad;          // candidate i: the BTH PadCnt
@@ -443,7 +462,8 @@ module rx_parser (
   reg  [31:0]   ic6_dterm_d;
   reg  [31:0]   ic_crc_q;
   reg  [31:0]   ic_crc_d;
-  wire [31:0]   ic6_crc_in;       // each frame starts from 0 (the masked LRH is folded into the first IP bytes)
+  wire [31:0]   ic6_crc_in;       // each frame starts from 0 (the masked LRH is folded into the
+                                  // first IP bytes)
   wire [31:0]   ic6_crc;          // CRC register after this beat: A advances it over 64 zero bytes
   reg           ic7_valid_q;
   reg           ic7_valid_d;
@@ -463,7 +483,8 @@ module rx_parser (
   reg  [31:0]   ic7_residue_d;
   reg           ic_ok_q;
   reg           ic_ok_d;
-  wire          dly_crc_ok;       // the ICRC matched (in the beat holding its last byte; kept to the frame's end)
+  wire          dly_crc_ok;       // the ICRC matched (in the beat holding its last byte; kept to
+                                  // the frame's end)
   wire          dly_tvalid;
   wire [511:0]  dly_tdata;
   wire [63:0]   dly_tkeep;
@@ -541,10 +562,12 @@ module rx_parser (
   reg  [511:0]  pay_res_d;
   wire [511:0]  pay_cur;
   wire [511:0]  pay_lomask;
-  wire [511:0]  pay_combo;        // the output beat ending in this beat: the previous beat's rest, then this beat's start
+  wire [511:0]  pay_combo;        // the output beat ending in this beat: the previous beat's rest,
+                                  // then this beat's start
   wire [63:0]   pay_keep_rem;
   wire [576:0]  pay_e0;           // first beat pushed: {last, keep, data}
-  wire [576:0]  pay_e1;           // second beat pushed (a whole beat and the partial last one end here)
+  wire [576:0]  pay_e1;           // second beat pushed (a whole beat and the partial last one end
+                                  // here)
   wire [1:0]    pay_n;            // beats pushed into the payload FIFO
   wire          pay_frame;        // the frame has a payload packet (read on its tlast beat)
   reg           pay_seen_q;
@@ -627,7 +650,8 @@ module rx_parser (
   wire          h_chk8;           // NOT_ROCE: IPv4 protocol is not UDP
   wire          h_chk9;           // TRUNCATED: IP length beyond the frame, or no room for UDP
   wire          h_chk10;          // NOT_ROCE: UDP destination port
-  wire          h_chk11;          // TRUNCATED: UDP length disagrees with IP, or no room for BTH + ICRC
+  wire          h_chk11;          // TRUNCATED: UDP length disagrees with IP, or no room for BTH +
+                                  // ICRC
   wire          h_chk12;          // BAD_ICRC: ICRC mismatch
   wire          h_chk13;          // TVER: BTH TVer
   wire          h_chk14;          // BAD_OPCODE: reserved/unsupported opcode
@@ -751,7 +775,8 @@ module rx_parser (
   wire          p2_is_read;       // RC READ request: RETH, remote read
   wire          p2_is_atomic;     // RC atomics: AtomicETH, remote atomic
   wire          p2_uc_start;      // UC first/only packet: resynchronises ePSN
-  wire          p2_tr_ok;         // opcode transport (RC 000, UC 001, UD 011) vs the QP's service type
+  wire          p2_tr_ok;         // opcode transport (RC 000, UC 001, UD 011) vs the QP's service
+                                  // type
   wire          p2_state_ok;      // requests from RTR on; responses and ACKs need RTS, SQER or SQD
   reg           p2_drop_n;
   reg  [4:0]    p2_reason_n;
@@ -911,14 +936,17 @@ module rx_parser (
   wire          wbh1_hit;
   wire [23:0]   p4_epsn;          // ePSN with the in-flight write-backs forwarded
   wire          p4_nak;           // NAK-sent with the in-flight write-backs forwarded
-  wire [23:0]   p4_diff;          // PSN - ePSN modulo 2^24: 0 expected, [23] set behind (duplicate), else ahead
-  wire          p4_key_ok;        // QP right granted and the R_Key check passed (or no key to check)
+  wire [23:0]   p4_diff;          // PSN - ePSN modulo 2^24: 0 expected, [23] set behind
+                                  // (duplicate), else ahead
+  wire          p4_key_ok;        // QP right granted and the R_Key check passed (or no key to
+                                  // check)
   wire [32:0]   p4_rd1;
   wire [32:0]   p4_rd2;
   wire [32:0]   p4_rd3;
   wire [32:0]   p4_rd4;
   wire [32:0]   p4_rd5;
-  wire [23:0]   p4_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for length 0
+  wire [23:0]   p4_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
+                                  // length 0
   wire [23:0]   p4_inc;
   reg  [2:0]    p4_verdict;
   reg  [4:0]    p4_reason;
@@ -928,10 +956,12 @@ module rx_parser (
   reg           p4_ack;
   reg  [7:0]    p4_ack_syn;
   reg  [23:0]   p4_ack_psn;
-  wire          p4_rd_or_atomic;  // answered by a READ response / ATOMIC ACK on the send side, not by this stream
+  wire          p4_rd_or_atomic;  // answered by a READ response / ATOMIC ACK on the send side, not
+                                  // by this stream
   wire          wb_need;          // this verdict writes ePSN/NAK-sent back
   wire          ack_need;         // this verdict asks for an ACK/NAK
-  wire          out_free;         // the verdict register can load, and the ACK/NAK register too if this verdict needs it
+  wire          out_free;         // the verdict register can load, and the ACK/NAK register too if
+                                  // this verdict needs it
   wire          out_load;         // p4 registers a verdict
   reg           m_hdr_valid_q;
   reg           m_hdr_valid_d;
@@ -1019,7 +1049,8 @@ module rx_parser (
   reg  [7:0]    m_ack_syndrome_d;
   reg  [23:0]   m_ack_psn_q;
   reg  [23:0]   m_ack_psn_d;
-  wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check reads
+  wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check
+                                  // reads
 
   // The CSR block: configuration, counters, last drop.
   rx_parser_csr u_csr (
@@ -1123,460 +1154,848 @@ module rx_parser (
   assign ic1_vlan1 = {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h8100;
   assign ic1_vlan2 = ic1_vlan1 && {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h8100;
   assign ic1_tags = ic1_vlan2 ? 2'd2 : ic1_vlan1 ? 2'd1 : 2'd0;
-  assign ic1_ipv6 = ic1_vlan2 ? {ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd : ic1_vlan1 ? {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd : {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd;
-  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[75:72]} + 5'd2) : ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[43:40]} + 5'd1) : ic1_ipv6 ? 5'd10 : {1'b0, ic_hdr_q[19:16]} + 5'd0;
-  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[75:72]} + 6'd5) : ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[43:40]} + 6'd4) : ic1_ipv6 ? 6'd13 : {2'b00, ic_hdr_q[19:16]} + 6'd3;
-  assign ic1_zl = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24 ? {ic_hdr_q[591:584], ic_hdr_q[599:592]} : 16'd24, {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24 ? {ic_hdr_q[559:552], ic_hdr_q[567:560]} : 16'd24, {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24 ? {ic_hdr_q[527:520], ic_hdr_q[535:528]} : 16'd24, {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24 ? {ic_hdr_q[495:488], ic_hdr_q[503:496]} : 16'd24, {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24 ? {ic_hdr_q[463:456], ic_hdr_q[471:464]} : 16'd24, {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24 ? {ic_hdr_q[431:424], ic_hdr_q[439:432]} : 16'd24, {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24 ? {ic_hdr_q[399:392], ic_hdr_q[407:400]} : 16'd24, {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24 ? {ic_hdr_q[367:360], ic_hdr_q[375:368]} : 16'd24, {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24 ? {ic_hdr_q[335:328], ic_hdr_q[343:336]} : 16'd24, {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24 ? {ic_hdr_q[303:296], ic_hdr_q[311:304]} : 16'd24, {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24 ? {ic_hdr_q[271:264], ic_hdr_q[279:272]} : 16'd24, {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24 ? {ic_hdr_q[239:232], ic_hdr_q[247:240]} : 16'd24, {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24 ? {ic_hdr_q[207:200], ic_hdr_q[215:208]} : 16'd24, {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24 ? {ic_hdr_q[175:168], ic_hdr_q[183:176]} : 16'd24, {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24 ? {ic_hdr_q[143:136], ic_hdr_q[151:144]} : 16'd24, {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24 ? {ic_hdr_q[111:104], ic_hdr_q[119:112]} : 16'd24, {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24 ? {ic_hdr_q[79:72], ic_hdr_q[87:80]} : 16'd24, {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24 ? {ic_hdr_q[47:40], ic_hdr_q[55:48]} : 16'd24};
-  assign ic1_len_ok = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24, {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24, {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24, {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24, {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24, {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24, {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24, {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24, {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24, {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24, {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24, {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24, {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24, {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24, {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24, {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24, {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24, {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24};
-  assign ic1_l3_ok = {({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h0800 && ic_hdr_q[79:76] == 4'd4 && ic_hdr_q[75:72] >= 4'd5 && ic_hdr_q[151:144] == 8'd17) || ({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd && csr_ctrl_ipv6_en_o && ic_hdr_q[79:76] == 4'd6 && ic_hdr_q[127:120] == 8'd17), ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h0800 && ic_hdr_q[47:44] == 4'd4 && ic_hdr_q[43:40] >= 4'd5 && ic_hdr_q[119:112] == 8'd17) || ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd && csr_ctrl_ipv6_en_o && ic_hdr_q[47:44] == 4'd6 && ic_hdr_q[95:88] == 8'd17), ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h0800 && ic_hdr_q[23:20] == 4'd4 && ic_hdr_q[19:16] >= 4'd5 && ic_hdr_q[87:80] == 8'd17) || ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd && csr_ctrl_ipv6_en_o && ic_hdr_q[23:20] == 4'd6 && ic_hdr_q[63:56] == 8'd17)};
-  assign ic1_dport_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} == csr_udp_dport_value_o, {ic_hdr_q[543:536], ic_hdr_q[551:544]} == csr_udp_dport_value_o, {ic_hdr_q[511:504], ic_hdr_q[519:512]} == csr_udp_dport_value_o, {ic_hdr_q[479:472], ic_hdr_q[487:480]} == csr_udp_dport_value_o, {ic_hdr_q[447:440], ic_hdr_q[455:448]} == csr_udp_dport_value_o, {ic_hdr_q[415:408], ic_hdr_q[423:416]} == csr_udp_dport_value_o, {ic_hdr_q[383:376], ic_hdr_q[391:384]} == csr_udp_dport_value_o, {ic_hdr_q[351:344], ic_hdr_q[359:352]} == csr_udp_dport_value_o, {ic_hdr_q[319:312], ic_hdr_q[327:320]} == csr_udp_dport_value_o, {ic_hdr_q[287:280], ic_hdr_q[295:288]} == csr_udp_dport_value_o, {ic_hdr_q[255:248], ic_hdr_q[263:256]} == csr_udp_dport_value_o, {ic_hdr_q[223:216], ic_hdr_q[231:224]} == csr_udp_dport_value_o, {ic_hdr_q[191:184], ic_hdr_q[199:192]} == csr_udp_dport_value_o, {ic_hdr_q[159:152], ic_hdr_q[167:160]} == csr_udp_dport_value_o, {ic_hdr_q[127:120], ic_hdr_q[135:128]} == csr_udp_dport_value_o, {ic_hdr_q[95:88], ic_hdr_q[103:96]} == csr_udp_dport_value_o, {ic_hdr_q[63:56], ic_hdr_q[71:64]} == csr_udp_dport_value_o, {ic_hdr_q[31:24], ic_hdr_q[39:32]} == csr_udp_dport_value_o};
-  assign ic1_opcode = {ic_hdr_q[607:600], ic_hdr_q[591:584], ic_hdr_q[559:552], ic_hdr_q[527:520], ic_hdr_q[495:488], ic_hdr_q[463:456], ic_hdr_q[431:424], ic_hdr_q[399:392], ic_hdr_q[367:360], ic_hdr_q[335:328], ic_hdr_q[303:296], ic_hdr_q[271:264], ic_hdr_q[239:232], ic_hdr_q[207:200], ic_hdr_q[175:168], ic_hdr_q[143:136], ic_hdr_q[111:104], ic_hdr_q[79:72]};
-  assign ic1_pad = {ic_hdr_q[613:612], ic_hdr_q[597:596], ic_hdr_q[565:564], ic_hdr_q[533:532], ic_hdr_q[501:500], ic_hdr_q[469:468], ic_hdr_q[437:436], ic_hdr_q[405:404], ic_hdr_q[373:372], ic_hdr_q[341:340], ic_hdr_q[309:308], ic_hdr_q[277:276], ic_hdr_q[245:244], ic_hdr_q[213:212], ic_hdr_q[181:180], ic_hdr_q[149:148], ic_hdr_q[117:116], ic_hdr_q[85:84]};
+  assign ic1_ipv6 = ic1_vlan2 ? {ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd :
+                    ic1_vlan1 ? {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd :
+                    {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd;
+  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[75:72]} + 5'd2) :
+                   ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[43:40]} + 5'd1) :
+                   ic1_ipv6 ? 5'd10 :
+                   {1'b0, ic_hdr_q[19:16]} + 5'd0;
+  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[75:72]} + 6'd5) :
+                    ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[43:40]} + 6'd4) :
+                    ic1_ipv6 ? 6'd13 :
+                    {2'b00, ic_hdr_q[19:16]} + 6'd3;
+  assign ic1_zl = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >=
+                   16'd24 ? {ic_hdr_q[591:584], ic_hdr_q[599:592]} :
+                   16'd24,
+                   {ic_hdr_q[559:552], ic_hdr_q[567:560]} >=
+                   16'd24 ? {ic_hdr_q[559:552], ic_hdr_q[567:560]} :
+                   16'd24,
+                   {ic_hdr_q[527:520], ic_hdr_q[535:528]} >=
+                   16'd24 ? {ic_hdr_q[527:520], ic_hdr_q[535:528]} :
+                   16'd24,
+                   {ic_hdr_q[495:488], ic_hdr_q[503:496]} >=
+                   16'd24 ? {ic_hdr_q[495:488], ic_hdr_q[503:496]} :
+                   16'd24,
+                   {ic_hdr_q[463:456], ic_hdr_q[471:464]} >=
+                   16'd24 ? {ic_hdr_q[463:456], ic_hdr_q[471:464]} :
+                   16'd24,
+                   {ic_hdr_q[431:424], ic_hdr_q[439:432]} >=
+                   16'd24 ? {ic_hdr_q[431:424], ic_hdr_q[439:432]} :
+                   16'd24,
+                   {ic_hdr_q[399:392], ic_hdr_q[407:400]} >=
+                   16'd24 ? {ic_hdr_q[399:392], ic_hdr_q[407:400]} :
+                   16'd24,
+                   {ic_hdr_q[367:360], ic_hdr_q[375:368]} >=
+                   16'd24 ? {ic_hdr_q[367:360], ic_hdr_q[375:368]} :
+                   16'd24,
+                   {ic_hdr_q[335:328], ic_hdr_q[343:336]} >=
+                   16'd24 ? {ic_hdr_q[335:328], ic_hdr_q[343:336]} :
+                   16'd24,
+                   {ic_hdr_q[303:296], ic_hdr_q[311:304]} >=
+                   16'd24 ? {ic_hdr_q[303:296], ic_hdr_q[311:304]} :
+                   16'd24,
+                   {ic_hdr_q[271:264], ic_hdr_q[279:272]} >=
+                   16'd24 ? {ic_hdr_q[271:264], ic_hdr_q[279:272]} :
+                   16'd24,
+                   {ic_hdr_q[239:232], ic_hdr_q[247:240]} >=
+                   16'd24 ? {ic_hdr_q[239:232], ic_hdr_q[247:240]} :
+                   16'd24,
+                   {ic_hdr_q[207:200], ic_hdr_q[215:208]} >=
+                   16'd24 ? {ic_hdr_q[207:200], ic_hdr_q[215:208]} :
+                   16'd24,
+                   {ic_hdr_q[175:168], ic_hdr_q[183:176]} >=
+                   16'd24 ? {ic_hdr_q[175:168], ic_hdr_q[183:176]} :
+                   16'd24,
+                   {ic_hdr_q[143:136], ic_hdr_q[151:144]} >=
+                   16'd24 ? {ic_hdr_q[143:136], ic_hdr_q[151:144]} :
+                   16'd24,
+                   {ic_hdr_q[111:104], ic_hdr_q[119:112]} >=
+                   16'd24 ? {ic_hdr_q[111:104], ic_hdr_q[119:112]} :
+                   16'd24,
+                   {ic_hdr_q[79:72], ic_hdr_q[87:80]} >=
+                   16'd24 ? {ic_hdr_q[79:72], ic_hdr_q[87:80]} :
+                   16'd24,
+                   {ic_hdr_q[47:40], ic_hdr_q[55:48]} >=
+                   16'd24 ? {ic_hdr_q[47:40], ic_hdr_q[55:48]} :
+                   16'd24};
+  assign ic1_len_ok = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24,
+                       {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24,
+                       {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24,
+                       {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24,
+                       {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24,
+                       {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24,
+                       {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24,
+                       {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24,
+                       {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24,
+                       {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24,
+                       {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24,
+                       {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24,
+                       {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24,
+                       {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24,
+                       {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24,
+                       {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24,
+                       {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24,
+                       {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24};
+  assign ic1_l3_ok = {({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h0800 && ic_hdr_q[79:76] == 4'd4 &&
+                       ic_hdr_q[75:72] >= 4'd5 && ic_hdr_q[151:144] == 8'd17) ||
+                      ({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
+                       ic_hdr_q[79:76] == 4'd6 && ic_hdr_q[127:120] == 8'd17),
+                      ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h0800 && ic_hdr_q[47:44] == 4'd4 &&
+                       ic_hdr_q[43:40] >= 4'd5 && ic_hdr_q[119:112] == 8'd17) ||
+                      ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
+                       ic_hdr_q[47:44] == 4'd6 && ic_hdr_q[95:88] == 8'd17),
+                      ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h0800 && ic_hdr_q[23:20] == 4'd4 &&
+                       ic_hdr_q[19:16] >= 4'd5 && ic_hdr_q[87:80] == 8'd17) ||
+                      ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
+                       ic_hdr_q[23:20] == 4'd6 && ic_hdr_q[63:56] == 8'd17)};
+  assign ic1_dport_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[543:536], ic_hdr_q[551:544]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[511:504], ic_hdr_q[519:512]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[479:472], ic_hdr_q[487:480]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[447:440], ic_hdr_q[455:448]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[415:408], ic_hdr_q[423:416]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[383:376], ic_hdr_q[391:384]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[351:344], ic_hdr_q[359:352]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[319:312], ic_hdr_q[327:320]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[287:280], ic_hdr_q[295:288]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[255:248], ic_hdr_q[263:256]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[223:216], ic_hdr_q[231:224]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[191:184], ic_hdr_q[199:192]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[159:152], ic_hdr_q[167:160]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[127:120], ic_hdr_q[135:128]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[95:88], ic_hdr_q[103:96]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[63:56], ic_hdr_q[71:64]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[31:24], ic_hdr_q[39:32]} == csr_udp_dport_value_o};
+  assign ic1_opcode = {ic_hdr_q[607:600], ic_hdr_q[591:584], ic_hdr_q[559:552], ic_hdr_q[527:520],
+                       ic_hdr_q[495:488], ic_hdr_q[463:456], ic_hdr_q[431:424], ic_hdr_q[399:392],
+                       ic_hdr_q[367:360], ic_hdr_q[335:328], ic_hdr_q[303:296], ic_hdr_q[271:264],
+                       ic_hdr_q[239:232], ic_hdr_q[207:200], ic_hdr_q[175:168], ic_hdr_q[143:136],
+                       ic_hdr_q[111:104], ic_hdr_q[79:72]};
+  assign ic1_pad = {ic_hdr_q[613:612], ic_hdr_q[597:596], ic_hdr_q[565:564], ic_hdr_q[533:532],
+                    ic_hdr_q[501:500], ic_hdr_q[469:468], ic_hdr_q[437:436], ic_hdr_q[405:404],
+                    ic_hdr_q[373:372], ic_hdr_q[341:340], ic_hdr_q[309:308], ic_hdr_q[277:276],
+                    ic_hdr_q[245:244], ic_hdr_q[213:212], ic_hdr_q[181:180], ic_hdr_q[149:148],
+                    ic_hdr_q[117:116], ic_hdr_q[85:84]};
   assign ic2_zl = ic2_idx_q < 5'd18 ? ic2_zl_q[{ic2_idx_q, 4'b0000} +: 16] : 16'd24;
   assign ic2_len_ok = ic2_idx_q < 5'd18 && ic2_len_ok_q[ic2_idx_q];
   assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
-  assign ic4_klo[0] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[0] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[0] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd0);
   assign ic4_ff[0] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[0] = 1'b0;
   assign ic4_lrh[7:0] = 8'd0;
   assign ic4_ones[7:0] = {{4{ic4_ff[0]}}, {4{ic4_ff[0] || ic4_nib[0]}}};
   assign ic4_keep[7:0] = {8{ic4_klo[0] && ic4_khi[0]}};
-  assign ic4_klo[1] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[1] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[1] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd1);
   assign ic4_ff[1] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[1] = 1'b0;
   assign ic4_lrh[15:8] = 8'd0;
   assign ic4_ones[15:8] = {{4{ic4_ff[1]}}, {4{ic4_ff[1] || ic4_nib[1]}}};
   assign ic4_keep[15:8] = {8{ic4_klo[1] && ic4_khi[1]}};
-  assign ic4_klo[2] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[2] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[2] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd2);
   assign ic4_ff[2] = ic4_k_q[1] && ic4_u_q[10];
   assign ic4_nib[2] = 1'b0;
   assign ic4_lrh[23:16] = 8'd0;
   assign ic4_ones[23:16] = {{4{ic4_ff[2]}}, {4{ic4_ff[2] || ic4_nib[2]}}};
   assign ic4_keep[23:16] = {8{ic4_klo[2] && ic4_khi[2]}};
-  assign ic4_klo[3] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[3] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[3] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd3);
   assign ic4_ff[3] = 1'b0;
   assign ic4_nib[3] = 1'b0;
   assign ic4_lrh[31:24] = 8'd0;
   assign ic4_ones[31:24] = {{4{ic4_ff[3]}}, {4{ic4_ff[3] || ic4_nib[3]}}};
   assign ic4_keep[31:24] = {8{ic4_klo[3] && ic4_khi[3]}};
-  assign ic4_klo[4] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[4] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[4] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd4);
   assign ic4_ff[4] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[4] = 1'b0;
   assign ic4_lrh[39:32] = 8'd0;
   assign ic4_ones[39:32] = {{4{ic4_ff[4]}}, {4{ic4_ff[4] || ic4_nib[4]}}};
   assign ic4_keep[39:32] = {8{ic4_klo[4] && ic4_khi[4]}};
-  assign ic4_klo[5] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[5] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[5] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd5);
   assign ic4_ff[5] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[5] = 1'b0;
   assign ic4_lrh[47:40] = 8'd0;
   assign ic4_ones[47:40] = {{4{ic4_ff[5]}}, {4{ic4_ff[5] || ic4_nib[5]}}};
   assign ic4_keep[47:40] = {8{ic4_klo[5] && ic4_khi[5]}};
-  assign ic4_klo[6] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[6] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[6] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd6);
   assign ic4_ff[6] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[6] = 1'b0;
   assign ic4_lrh[55:48] = 8'd0;
   assign ic4_ones[55:48] = {{4{ic4_ff[6]}}, {4{ic4_ff[6] || ic4_nib[6]}}};
   assign ic4_keep[55:48] = {8{ic4_klo[6] && ic4_khi[6]}};
-  assign ic4_klo[7] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[7] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[7] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd7);
   assign ic4_ff[7] = 1'b0;
   assign ic4_nib[7] = 1'b0;
   assign ic4_lrh[63:56] = 8'd0;
   assign ic4_ones[63:56] = {{4{ic4_ff[7]}}, {4{ic4_ff[7] || ic4_nib[7]}}};
   assign ic4_keep[63:56] = {8{ic4_klo[7] && ic4_khi[7]}};
-  assign ic4_klo[8] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[8] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[8] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd8);
   assign ic4_ff[8] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[8] = 1'b0;
   assign ic4_lrh[71:64] = 8'd0;
   assign ic4_ones[71:64] = {{4{ic4_ff[8]}}, {4{ic4_ff[8] || ic4_nib[8]}}};
   assign ic4_keep[71:64] = {8{ic4_klo[8] && ic4_khi[8]}};
-  assign ic4_klo[9] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[9] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[9] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd9);
   assign ic4_ff[9] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[9] = 1'b0;
   assign ic4_lrh[79:72] = 8'd0;
   assign ic4_ones[79:72] = {{4{ic4_ff[9]}}, {4{ic4_ff[9] || ic4_nib[9]}}};
   assign ic4_keep[79:72] = {8{ic4_klo[9] && ic4_khi[9]}};
-  assign ic4_klo[10] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[10] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[10] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd10);
   assign ic4_ff[10] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[10] = 1'b0;
   assign ic4_lrh[87:80] = 8'd0;
   assign ic4_ones[87:80] = {{4{ic4_ff[10]}}, {4{ic4_ff[10] || ic4_nib[10]}}};
   assign ic4_keep[87:80] = {8{ic4_klo[10] && ic4_khi[10]}};
-  assign ic4_klo[11] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[11] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[11] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd11);
   assign ic4_ff[11] = 1'b0;
   assign ic4_nib[11] = 1'b0;
   assign ic4_lrh[95:88] = 8'd0;
   assign ic4_ones[95:88] = {{4{ic4_ff[11]}}, {4{ic4_ff[11] || ic4_nib[11]}}};
   assign ic4_keep[95:88] = {8{ic4_klo[11] && ic4_khi[11]}};
-  assign ic4_klo[12] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[12] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[12] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd12);
   assign ic4_ff[12] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[12] = 1'b0;
   assign ic4_lrh[103:96] = 8'd0;
   assign ic4_ones[103:96] = {{4{ic4_ff[12]}}, {4{ic4_ff[12] || ic4_nib[12]}}};
   assign ic4_keep[103:96] = {8{ic4_klo[12] && ic4_khi[12]}};
-  assign ic4_klo[13] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[13] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[13] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd13);
   assign ic4_ff[13] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[13] = 1'b0;
   assign ic4_lrh[111:104] = 8'd0;
   assign ic4_ones[111:104] = {{4{ic4_ff[13]}}, {4{ic4_ff[13] || ic4_nib[13]}}};
   assign ic4_keep[111:104] = {8{ic4_klo[13] && ic4_khi[13]}};
-  assign ic4_klo[14] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[14] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[14] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd14);
   assign ic4_ff[14] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[14] = ic4_k_q[0] && ic4_t6_q[0];
   assign ic4_lrh[119:112] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'he3;
   assign ic4_ones[119:112] = {{4{ic4_ff[14]}}, {4{ic4_ff[14] || ic4_nib[14]}}};
   assign ic4_keep[119:112] = {8{ic4_klo[14] && ic4_khi[14]}};
-  assign ic4_klo[15] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[15] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[15] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd15);
   assign ic4_ff[15] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]);
   assign ic4_nib[15] = 1'b0;
   assign ic4_lrh[127:120] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'h20;
   assign ic4_ones[127:120] = {{4{ic4_ff[15]}}, {4{ic4_ff[15] || ic4_nib[15]}}};
   assign ic4_keep[127:120] = {8{ic4_klo[15] && ic4_khi[15]}};
-  assign ic4_klo[16] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[16] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[16] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd16);
   assign ic4_ff[16] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[16] = 1'b0;
   assign ic4_lrh[135:128] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hbb;
   assign ic4_ones[135:128] = {{4{ic4_ff[16]}}, {4{ic4_ff[16] || ic4_nib[16]}}};
   assign ic4_keep[135:128] = {8{ic4_klo[16] && ic4_khi[16]}};
-  assign ic4_klo[17] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[17] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[17] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd17);
   assign ic4_ff[17] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[17] = 1'b0;
   assign ic4_lrh[143:136] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hde;
   assign ic4_ones[143:136] = {{4{ic4_ff[17]}}, {4{ic4_ff[17] || ic4_nib[17]}}};
   assign ic4_keep[143:136] = {8{ic4_klo[17] && ic4_khi[17]}};
-  assign ic4_klo[18] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[18] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[18] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd18);
   assign ic4_ff[18] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[18] = ic4_k_q[0] && ic4_t6_q[1];
   assign ic4_lrh[151:144] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'he3;
   assign ic4_ones[151:144] = {{4{ic4_ff[18]}}, {4{ic4_ff[18] || ic4_nib[18]}}};
   assign ic4_keep[151:144] = {8{ic4_klo[18] && ic4_khi[18]}};
-  assign ic4_klo[19] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[19] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[19] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd19);
   assign ic4_ff[19] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]);
   assign ic4_nib[19] = 1'b0;
   assign ic4_lrh[159:152] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'h20;
   assign ic4_ones[159:152] = {{4{ic4_ff[19]}}, {4{ic4_ff[19] || ic4_nib[19]}}};
   assign ic4_keep[159:152] = {8{ic4_klo[19] && ic4_khi[19]}};
-  assign ic4_klo[20] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[20] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[20] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd20);
-  assign ic4_ff[20] = (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
+  assign ic4_ff[20] = (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
+                      (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[20] = 1'b0;
   assign ic4_lrh[167:160] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'hbb;
   assign ic4_ones[167:160] = {{4{ic4_ff[20]}}, {4{ic4_ff[20] || ic4_nib[20]}}};
   assign ic4_keep[167:160] = {8{ic4_klo[20] && ic4_khi[20]}};
-  assign ic4_klo[21] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[21] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[21] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd21);
-  assign ic4_ff[21] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
+  assign ic4_ff[21] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                      (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[21] = 1'b0;
   assign ic4_lrh[175:168] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'hde;
   assign ic4_ones[175:168] = {{4{ic4_ff[21]}}, {4{ic4_ff[21] || ic4_nib[21]}}};
   assign ic4_keep[175:168] = {8{ic4_klo[21] && ic4_khi[21]}};
-  assign ic4_klo[22] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[22] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[22] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd22);
   assign ic4_ff[22] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[22] = ic4_k_q[0] && ic4_t6_q[2];
   assign ic4_lrh[183:176] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'he3;
   assign ic4_ones[183:176] = {{4{ic4_ff[22]}}, {4{ic4_ff[22] || ic4_nib[22]}}};
   assign ic4_keep[183:176] = {8{ic4_klo[22] && ic4_khi[22]}};
-  assign ic4_klo[23] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[23] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[23] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd23);
   assign ic4_ff[23] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]);
   assign ic4_nib[23] = 1'b0;
   assign ic4_lrh[191:184] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'h20;
   assign ic4_ones[191:184] = {{4{ic4_ff[23]}}, {4{ic4_ff[23] || ic4_nib[23]}}};
   assign ic4_keep[191:184] = {8{ic4_klo[23] && ic4_khi[23]}};
-  assign ic4_klo[24] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[24] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[24] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd24);
-  assign ic4_ff[24] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
+  assign ic4_ff[24] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                      (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
   assign ic4_nib[24] = 1'b0;
   assign ic4_lrh[199:192] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'hbb;
   assign ic4_ones[199:192] = {{4{ic4_ff[24]}}, {4{ic4_ff[24] || ic4_nib[24]}}};
   assign ic4_keep[199:192] = {8{ic4_klo[24] && ic4_khi[24]}};
-  assign ic4_klo[25] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[25] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[25] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd25);
-  assign ic4_ff[25] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
+  assign ic4_ff[25] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                      (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
+                      (ic4_k_q[1] && ic4_u_q[17]);
   assign ic4_nib[25] = 1'b0;
   assign ic4_lrh[207:200] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'hde;
   assign ic4_ones[207:200] = {{4{ic4_ff[25]}}, {4{ic4_ff[25] || ic4_nib[25]}}};
   assign ic4_keep[207:200] = {8{ic4_klo[25] && ic4_khi[25]}};
-  assign ic4_klo[26] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[26] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[26] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd26);
-  assign ic4_ff[26] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
+  assign ic4_ff[26] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
+                      (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[26] = 1'b0;
   assign ic4_lrh[215:208] = 8'd0;
   assign ic4_ones[215:208] = {{4{ic4_ff[26]}}, {4{ic4_ff[26] || ic4_nib[26]}}};
   assign ic4_keep[215:208] = {8{ic4_klo[26] && ic4_khi[26]}};
-  assign ic4_klo[27] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[27] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[27] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd27);
   assign ic4_ff[27] = 1'b0;
   assign ic4_nib[27] = 1'b0;
   assign ic4_lrh[223:216] = 8'd0;
   assign ic4_ones[223:216] = {{4{ic4_ff[27]}}, {4{ic4_ff[27] || ic4_nib[27]}}};
   assign ic4_keep[223:216] = {8{ic4_klo[27] && ic4_khi[27]}};
-  assign ic4_klo[28] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[28] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[28] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd28);
   assign ic4_ff[28] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[2]);
   assign ic4_nib[28] = 1'b0;
   assign ic4_lrh[231:224] = 8'd0;
   assign ic4_ones[231:224] = {{4{ic4_ff[28]}}, {4{ic4_ff[28] || ic4_nib[28]}}};
   assign ic4_keep[231:224] = {8{ic4_klo[28] && ic4_khi[28]}};
-  assign ic4_klo[29] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[29] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[29] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd29);
-  assign ic4_ff[29] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[2]);
+  assign ic4_ff[29] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                      (ic4_k_q[0] && ic4_u_q[2]);
   assign ic4_nib[29] = 1'b0;
   assign ic4_lrh[239:232] = 8'd0;
   assign ic4_ones[239:232] = {{4{ic4_ff[29]}}, {4{ic4_ff[29] || ic4_nib[29]}}};
   assign ic4_keep[239:232] = {8{ic4_klo[29] && ic4_khi[29]}};
-  assign ic4_klo[30] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[30] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[30] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd30);
-  assign ic4_ff[30] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
+  assign ic4_ff[30] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
+                      (ic4_k_q[1] && ic4_u_q[17]);
   assign ic4_nib[30] = 1'b0;
   assign ic4_lrh[247:240] = 8'd0;
   assign ic4_ones[247:240] = {{4{ic4_ff[30]}}, {4{ic4_ff[30] || ic4_nib[30]}}};
   assign ic4_keep[247:240] = {8{ic4_klo[30] && ic4_khi[30]}};
-  assign ic4_klo[31] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[31] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[31] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd31);
   assign ic4_ff[31] = 1'b0;
   assign ic4_nib[31] = 1'b0;
   assign ic4_lrh[255:248] = 8'd0;
   assign ic4_ones[255:248] = {{4{ic4_ff[31]}}, {4{ic4_ff[31] || ic4_nib[31]}}};
   assign ic4_keep[255:248] = {8{ic4_klo[31] && ic4_khi[31]}};
-  assign ic4_klo[32] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[32] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[32] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd32);
   assign ic4_ff[32] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[32] = 1'b0;
   assign ic4_lrh[263:256] = 8'd0;
   assign ic4_ones[263:256] = {{4{ic4_ff[32]}}, {4{ic4_ff[32] || ic4_nib[32]}}};
   assign ic4_keep[263:256] = {8{ic4_klo[32] && ic4_khi[32]}};
-  assign ic4_klo[33] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[33] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[33] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd33);
   assign ic4_ff[33] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[33] = 1'b0;
   assign ic4_lrh[271:264] = 8'd0;
   assign ic4_ones[271:264] = {{4{ic4_ff[33]}}, {4{ic4_ff[33] || ic4_nib[33]}}};
   assign ic4_keep[271:264] = {8{ic4_klo[33] && ic4_khi[33]}};
-  assign ic4_klo[34] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[34] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[34] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd34);
   assign ic4_ff[34] = ic4_k_q[0] && ic4_u_q[2];
   assign ic4_nib[34] = 1'b0;
   assign ic4_lrh[279:272] = 8'd0;
   assign ic4_ones[279:272] = {{4{ic4_ff[34]}}, {4{ic4_ff[34] || ic4_nib[34]}}};
   assign ic4_keep[279:272] = {8{ic4_klo[34] && ic4_khi[34]}};
-  assign ic4_klo[35] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[35] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[35] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd35);
   assign ic4_ff[35] = 1'b0;
   assign ic4_nib[35] = 1'b0;
   assign ic4_lrh[287:280] = 8'd0;
   assign ic4_ones[287:280] = {{4{ic4_ff[35]}}, {4{ic4_ff[35] || ic4_nib[35]}}};
   assign ic4_keep[287:280] = {8{ic4_klo[35] && ic4_khi[35]}};
-  assign ic4_klo[36] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[36] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[36] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd36);
   assign ic4_ff[36] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[36] = 1'b0;
   assign ic4_lrh[295:288] = 8'd0;
   assign ic4_ones[295:288] = {{4{ic4_ff[36]}}, {4{ic4_ff[36] || ic4_nib[36]}}};
   assign ic4_keep[295:288] = {8{ic4_klo[36] && ic4_khi[36]}};
-  assign ic4_klo[37] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[37] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[37] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd37);
   assign ic4_ff[37] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[37] = 1'b0;
   assign ic4_lrh[303:296] = 8'd0;
   assign ic4_ones[303:296] = {{4{ic4_ff[37]}}, {4{ic4_ff[37] || ic4_nib[37]}}};
   assign ic4_keep[303:296] = {8{ic4_klo[37] && ic4_khi[37]}};
-  assign ic4_klo[38] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[38] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[38] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd38);
   assign ic4_ff[38] = ic4_k_q[0] && ic4_u_q[3];
   assign ic4_nib[38] = 1'b0;
   assign ic4_lrh[311:304] = 8'd0;
   assign ic4_ones[311:304] = {{4{ic4_ff[38]}}, {4{ic4_ff[38] || ic4_nib[38]}}};
   assign ic4_keep[311:304] = {8{ic4_klo[38] && ic4_khi[38]}};
-  assign ic4_klo[39] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[39] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[39] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd39);
   assign ic4_ff[39] = 1'b0;
   assign ic4_nib[39] = 1'b0;
   assign ic4_lrh[319:312] = 8'd0;
   assign ic4_ones[319:312] = {{4{ic4_ff[39]}}, {4{ic4_ff[39] || ic4_nib[39]}}};
   assign ic4_keep[319:312] = {8{ic4_klo[39] && ic4_khi[39]}};
-  assign ic4_klo[40] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[40] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[40] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd40);
   assign ic4_ff[40] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[40] = 1'b0;
   assign ic4_lrh[327:320] = 8'd0;
   assign ic4_ones[327:320] = {{4{ic4_ff[40]}}, {4{ic4_ff[40] || ic4_nib[40]}}};
   assign ic4_keep[327:320] = {8{ic4_klo[40] && ic4_khi[40]}};
-  assign ic4_klo[41] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[41] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[41] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd41);
   assign ic4_ff[41] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[41] = 1'b0;
   assign ic4_lrh[335:328] = 8'd0;
   assign ic4_ones[335:328] = {{4{ic4_ff[41]}}, {4{ic4_ff[41] || ic4_nib[41]}}};
   assign ic4_keep[335:328] = {8{ic4_klo[41] && ic4_khi[41]}};
-  assign ic4_klo[42] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[42] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[42] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd42);
   assign ic4_ff[42] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[42] = 1'b0;
   assign ic4_lrh[343:336] = 8'd0;
   assign ic4_ones[343:336] = {{4{ic4_ff[42]}}, {4{ic4_ff[42] || ic4_nib[42]}}};
   assign ic4_keep[343:336] = {8{ic4_klo[42] && ic4_khi[42]}};
-  assign ic4_klo[43] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[43] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[43] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd43);
   assign ic4_ff[43] = 1'b0;
   assign ic4_nib[43] = 1'b0;
   assign ic4_lrh[351:344] = 8'd0;
   assign ic4_ones[351:344] = {{4{ic4_ff[43]}}, {4{ic4_ff[43] || ic4_nib[43]}}};
   assign ic4_keep[351:344] = {8{ic4_klo[43] && ic4_khi[43]}};
-  assign ic4_klo[44] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[44] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[44] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd44);
   assign ic4_ff[44] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[44] = 1'b0;
   assign ic4_lrh[359:352] = 8'd0;
   assign ic4_ones[359:352] = {{4{ic4_ff[44]}}, {4{ic4_ff[44] || ic4_nib[44]}}};
   assign ic4_keep[359:352] = {8{ic4_klo[44] && ic4_khi[44]}};
-  assign ic4_klo[45] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[45] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[45] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd45);
   assign ic4_ff[45] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[45] = 1'b0;
   assign ic4_lrh[367:360] = 8'd0;
   assign ic4_ones[367:360] = {{4{ic4_ff[45]}}, {4{ic4_ff[45] || ic4_nib[45]}}};
   assign ic4_keep[367:360] = {8{ic4_klo[45] && ic4_khi[45]}};
-  assign ic4_klo[46] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[46] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[46] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd46);
   assign ic4_ff[46] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[46] = 1'b0;
   assign ic4_lrh[375:368] = 8'd0;
   assign ic4_ones[375:368] = {{4{ic4_ff[46]}}, {4{ic4_ff[46] || ic4_nib[46]}}};
   assign ic4_keep[375:368] = {8{ic4_klo[46] && ic4_khi[46]}};
-  assign ic4_klo[47] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[47] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[47] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd47);
   assign ic4_ff[47] = 1'b0;
   assign ic4_nib[47] = 1'b0;
   assign ic4_lrh[383:376] = 8'd0;
   assign ic4_ones[383:376] = {{4{ic4_ff[47]}}, {4{ic4_ff[47] || ic4_nib[47]}}};
   assign ic4_keep[383:376] = {8{ic4_klo[47] && ic4_khi[47]}};
-  assign ic4_klo[48] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[48] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[48] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd48);
   assign ic4_ff[48] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[48] = 1'b0;
   assign ic4_lrh[391:384] = 8'd0;
   assign ic4_ones[391:384] = {{4{ic4_ff[48]}}, {4{ic4_ff[48] || ic4_nib[48]}}};
   assign ic4_keep[391:384] = {8{ic4_klo[48] && ic4_khi[48]}};
-  assign ic4_klo[49] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[49] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[49] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd49);
   assign ic4_ff[49] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[49] = 1'b0;
   assign ic4_lrh[399:392] = 8'd0;
   assign ic4_ones[399:392] = {{4{ic4_ff[49]}}, {4{ic4_ff[49] || ic4_nib[49]}}};
   assign ic4_keep[399:392] = {8{ic4_klo[49] && ic4_khi[49]}};
-  assign ic4_klo[50] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[50] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[50] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd50);
   assign ic4_ff[50] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[50] = 1'b0;
   assign ic4_lrh[407:400] = 8'd0;
   assign ic4_ones[407:400] = {{4{ic4_ff[50]}}, {4{ic4_ff[50] || ic4_nib[50]}}};
   assign ic4_keep[407:400] = {8{ic4_klo[50] && ic4_khi[50]}};
-  assign ic4_klo[51] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[51] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[51] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd51);
   assign ic4_ff[51] = 1'b0;
   assign ic4_nib[51] = 1'b0;
   assign ic4_lrh[415:408] = 8'd0;
   assign ic4_ones[415:408] = {{4{ic4_ff[51]}}, {4{ic4_ff[51] || ic4_nib[51]}}};
   assign ic4_keep[415:408] = {8{ic4_klo[51] && ic4_khi[51]}};
-  assign ic4_klo[52] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[52] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[52] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd52);
   assign ic4_ff[52] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[52] = 1'b0;
   assign ic4_lrh[423:416] = 8'd0;
   assign ic4_ones[423:416] = {{4{ic4_ff[52]}}, {4{ic4_ff[52] || ic4_nib[52]}}};
   assign ic4_keep[423:416] = {8{ic4_klo[52] && ic4_khi[52]}};
-  assign ic4_klo[53] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[53] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[53] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd53);
   assign ic4_ff[53] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[53] = 1'b0;
   assign ic4_lrh[431:424] = 8'd0;
   assign ic4_ones[431:424] = {{4{ic4_ff[53]}}, {4{ic4_ff[53] || ic4_nib[53]}}};
   assign ic4_keep[431:424] = {8{ic4_klo[53] && ic4_khi[53]}};
-  assign ic4_klo[54] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[54] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[54] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd54);
   assign ic4_ff[54] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[54] = 1'b0;
   assign ic4_lrh[439:432] = 8'd0;
   assign ic4_ones[439:432] = {{4{ic4_ff[54]}}, {4{ic4_ff[54] || ic4_nib[54]}}};
   assign ic4_keep[439:432] = {8{ic4_klo[54] && ic4_khi[54]}};
-  assign ic4_klo[55] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[55] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[55] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd55);
   assign ic4_ff[55] = 1'b0;
   assign ic4_nib[55] = 1'b0;
   assign ic4_lrh[447:440] = 8'd0;
   assign ic4_ones[447:440] = {{4{ic4_ff[55]}}, {4{ic4_ff[55] || ic4_nib[55]}}};
   assign ic4_keep[447:440] = {8{ic4_klo[55] && ic4_khi[55]}};
-  assign ic4_klo[56] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[56] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[56] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd56);
   assign ic4_ff[56] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[56] = 1'b0;
   assign ic4_lrh[455:448] = 8'd0;
   assign ic4_ones[455:448] = {{4{ic4_ff[56]}}, {4{ic4_ff[56] || ic4_nib[56]}}};
   assign ic4_keep[455:448] = {8{ic4_klo[56] && ic4_khi[56]}};
-  assign ic4_klo[57] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[57] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[57] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd57);
   assign ic4_ff[57] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[57] = 1'b0;
   assign ic4_lrh[463:456] = 8'd0;
   assign ic4_ones[463:456] = {{4{ic4_ff[57]}}, {4{ic4_ff[57] || ic4_nib[57]}}};
   assign ic4_keep[463:456] = {8{ic4_klo[57] && ic4_khi[57]}};
-  assign ic4_klo[58] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[58] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[58] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd58);
   assign ic4_ff[58] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[58] = 1'b0;
   assign ic4_lrh[471:464] = 8'd0;
   assign ic4_ones[471:464] = {{4{ic4_ff[58]}}, {4{ic4_ff[58] || ic4_nib[58]}}};
   assign ic4_keep[471:464] = {8{ic4_klo[58] && ic4_khi[58]}};
-  assign ic4_klo[59] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[59] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[59] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd59);
   assign ic4_ff[59] = 1'b0;
   assign ic4_nib[59] = 1'b0;
   assign ic4_lrh[479:472] = 8'd0;
   assign ic4_ones[479:472] = {{4{ic4_ff[59]}}, {4{ic4_ff[59] || ic4_nib[59]}}};
   assign ic4_keep[479:472] = {8{ic4_klo[59] && ic4_khi[59]}};
-  assign ic4_klo[60] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[60] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[60] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd60);
   assign ic4_ff[60] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[60] = 1'b0;
   assign ic4_lrh[487:480] = 8'd0;
   assign ic4_ones[487:480] = {{4{ic4_ff[60]}}, {4{ic4_ff[60] || ic4_nib[60]}}};
   assign ic4_keep[487:480] = {8{ic4_klo[60] && ic4_khi[60]}};
-  assign ic4_klo[61] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[61] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[61] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd61);
   assign ic4_ff[61] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[61] = 1'b0;
   assign ic4_lrh[495:488] = 8'd0;
   assign ic4_ones[495:488] = {{4{ic4_ff[61]}}, {4{ic4_ff[61] || ic4_nib[61]}}};
   assign ic4_keep[495:488] = {8{ic4_klo[61] && ic4_khi[61]}};
-  assign ic4_klo[62] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[62] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[62] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd62);
   assign ic4_ff[62] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[62] = 1'b0;
   assign ic4_lrh[503:496] = 8'd0;
   assign ic4_ones[503:496] = {{4{ic4_ff[62]}}, {4{ic4_ff[62] || ic4_nib[62]}}};
   assign ic4_keep[503:496] = {8{ic4_klo[62] && ic4_khi[62]}};
-  assign ic4_klo[63] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) || (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[63] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
+                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
+                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
+                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
+                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
+                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
   assign ic4_khi[63] = ic4_hi_all_q;
   assign ic4_ff[63] = 1'b0;
   assign ic4_nib[63] = 1'b0;
@@ -1584,38 +2003,134 @@ module rx_parser (
   assign ic4_ones[511:504] = {{4{ic4_ff[63]}}, {4{ic4_ff[63] || ic4_nib[63]}}};
   assign ic4_keep[511:504] = {8{ic4_klo[63] && ic4_khi[63]}};
   assign ic4_lane = ((ic4_tdata_q | ic4_ones) ^ ic4_lrh) & ic4_keep;
-  assign ic5_dterm[0] = ^(ic5_lane_q[127:0] & 128'h77971b956500d811d04d951be5fe1c77) ^ ^(ic5_lane_q[255:128] & 128'ha998da2757f68d2fc30eedb88e659548) ^ ^(ic5_lane_q[383:256] & 128'h17830a34c6f00657cee3d50174482112) ^ ^(ic5_lane_q[511:384] & 128'h04d101df481b4e5af182fa07eb46de2f);
-  assign ic5_dterm[1] = ^(ic5_lane_q[127:0] & 128'hef2e372aca01b023a09b2a37cbfc38ee) ^ ^(ic5_lane_q[255:128] & 128'h5331b44eafed1a5f861ddb711ccb2a90) ^ ^(ic5_lane_q[383:256] & 128'h2f0614698de00caf9dc7aa02e8904225) ^ ^(ic5_lane_q[511:384] & 128'h09a203be90369cb5e305f40fd68dbc5e);
-  assign ic5_dterm[2] = ^(ic5_lane_q[127:0] & 128'hde5c6e55940360474136546f97f871dd) ^ ^(ic5_lane_q[255:128] & 128'ha663689d5fda34bf0c3bb6e239965521) ^ ^(ic5_lane_q[383:256] & 128'h5e0c28d31bc0195f3b8f5405d120844a) ^ ^(ic5_lane_q[511:384] & 128'h1344077d206d396bc60be81fad1b78bc);
-  assign ic5_dterm[3] = ^(ic5_lane_q[127:0] & 128'hbcb8dcab2806c08e826ca8df2ff0e3ba) ^ ^(ic5_lane_q[255:128] & 128'h4cc6d13abfb4697e18776dc4732caa43) ^ ^(ic5_lane_q[383:256] & 128'hbc1851a6378032be771ea80ba2410895) ^ ^(ic5_lane_q[511:384] & 128'h26880efa40da72d78c17d03f5a36f178);
-  assign ic5_dterm[4] = ^(ic5_lane_q[127:0] & 128'h7971b956500d811d04d951be5fe1c775) ^ ^(ic5_lane_q[255:128] & 128'h998da2757f68d2fc30eedb88e6595487) ^ ^(ic5_lane_q[383:256] & 128'h7830a34c6f00657cee3d50174482112a) ^ ^(ic5_lane_q[511:384] & 128'h4d101df481b4e5af182fa07eb46de2f1);
-  assign ic5_dterm[5] = ^(ic5_lane_q[127:0] & 128'hf2e372aca01b023a09b2a37cbfc38eea) ^ ^(ic5_lane_q[255:128] & 128'h331b44eafed1a5f861ddb711ccb2a90e) ^ ^(ic5_lane_q[383:256] & 128'hf0614698de00caf9dc7aa02e89042255) ^ ^(ic5_lane_q[511:384] & 128'h9a203be90369cb5e305f40fd68dbc5e2);
-  assign ic5_dterm[6] = ^(ic5_lane_q[127:0] & 128'h9251fecc2536dc65c328d3e29a7901a2) ^ ^(ic5_lane_q[255:128] & 128'hcfae53f2aa55c6df00b5839b1700c755) ^ ^(ic5_lane_q[383:256] & 128'hf74187057af193a47616955c664065b8) ^ ^(ic5_lane_q[511:384] & 128'h3091760d4ec8d8e6913c7bfd3af155ea);
-  assign ic5_dterm[7] = ^(ic5_lane_q[127:0] & 128'h24a3fd984a6db8cb8651a7c534f20345) ^ ^(ic5_lane_q[255:128] & 128'h9f5ca7e554ab8dbe016b07362e018eab) ^ ^(ic5_lane_q[383:256] & 128'hee830e0af5e32748ec2d2ab8cc80cb71) ^ ^(ic5_lane_q[511:384] & 128'h6122ec1a9d91b1cd2278f7fa75e2abd5);
-  assign ic5_dterm[8] = ^(ic5_lane_q[127:0] & 128'h4947fb3094db71970ca34f8a69e4068b) ^ ^(ic5_lane_q[255:128] & 128'h3eb94fcaa9571b7c02d60e6c5c031d56) ^ ^(ic5_lane_q[383:256] & 128'hdd061c15ebc64e91d85a5571990196e3) ^ ^(ic5_lane_q[511:384] & 128'hc245d8353b23639a44f1eff4ebc557ab);
-  assign ic5_dterm[9] = ^(ic5_lane_q[127:0] & 128'he518edf44cb63b3fc90b0a0f36361160) ^ ^(ic5_lane_q[255:128] & 128'hd4ea45b20558bbd7c6a2f1603663afe4) ^ ^(ic5_lane_q[383:256] & 128'had8f321f117c9b747e577fe2464b0cd4) ^ ^(ic5_lane_q[511:384] & 128'h805ab1b53e5d896e786125ee3ccc7178);
-  assign ic5_dterm[10] = ^(ic5_lane_q[127:0] & 128'hbda6c07dfc6cae6e425b810589923eb7) ^ ^(ic5_lane_q[255:128] & 128'h004c51435d47fa804e4b0f78e2a2ca81) ^ ^(ic5_lane_q[383:256] & 128'h4c9d6e0ae40930bf324d2ac5f8de38bb) ^ ^(ic5_lane_q[511:384] & 128'h046462b534a05c860140b1db92de3cde);
-  assign ic5_dterm[11] = ^(ic5_lane_q[127:0] & 128'h7b4d80fbf8d95cdc84b7020b13247d6f) ^ ^(ic5_lane_q[255:128] & 128'h0098a286ba8ff5009c961ef1c5459503) ^ ^(ic5_lane_q[383:256] & 128'h993adc15c812617e649a558bf1bc7176) ^ ^(ic5_lane_q[511:384] & 128'h08c8c56a6940b90c028163b725bc79bc);
-  assign ic5_dterm[12] = ^(ic5_lane_q[127:0] & 128'hf69b01f7f1b2b9b9096e04162648fade) ^ ^(ic5_lane_q[255:128] & 128'h0131450d751fea01392c3de38a8b2a06) ^ ^(ic5_lane_q[383:256] & 128'h3275b82b9024c2fcc934ab17e378e2ec) ^ ^(ic5_lane_q[511:384] & 128'h11918ad4d28172180502c76e4b78f379);
-  assign ic5_dterm[13] = ^(ic5_lane_q[127:0] & 128'hed3603efe365737212dc082c4c91f5bd) ^ ^(ic5_lane_q[255:128] & 128'h02628a1aea3fd40272587bc71516540d) ^ ^(ic5_lane_q[383:256] & 128'h64eb7057204985f99269562fc6f1c5d8) ^ ^(ic5_lane_q[511:384] & 128'h232315a9a502e4300a058edc96f1e6f2);
-  assign ic5_dterm[14] = ^(ic5_lane_q[127:0] & 128'hda6c07dfc6cae6e425b810589923eb7a) ^ ^(ic5_lane_q[255:128] & 128'h04c51435d47fa804e4b0f78e2a2ca81b) ^ ^(ic5_lane_q[383:256] & 128'hc9d6e0ae40930bf324d2ac5f8de38bb0) ^ ^(ic5_lane_q[511:384] & 128'h46462b534a05c860140b1db92de3cde4);
-  assign ic5_dterm[15] = ^(ic5_lane_q[127:0] & 128'hb4d80fbf8d95cdc84b7020b13247d6f4) ^ ^(ic5_lane_q[255:128] & 128'h098a286ba8ff5009c961ef1c54595037) ^ ^(ic5_lane_q[383:256] & 128'h93adc15c812617e649a558bf1bc71760) ^ ^(ic5_lane_q[511:384] & 128'h8c8c56a6940b90c028163b725bc79bc9);
-  assign ic5_dterm[16] = ^(ic5_lane_q[127:0] & 128'h1e2704ea7e2b438146add4798171b19f) ^ ^(ic5_lane_q[255:128] & 128'hba8c8af006082d3c51cd338026d73527) ^ ^(ic5_lane_q[383:256] & 128'h30d8888dc4bc299b5da9647f43c60fd2) ^ ^(ic5_lane_q[511:384] & 128'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc);
-  assign ic5_dterm[17] = ^(ic5_lane_q[127:0] & 128'h3c4e09d4fc5687028d5ba8f302e3633e) ^ ^(ic5_lane_q[255:128] & 128'h751915e00c105a78a39a67004dae6a4e) ^ ^(ic5_lane_q[383:256] & 128'h61b1111b89785336bb52c8fe878c1fa5) ^ ^(ic5_lane_q[511:384] & 128'h3b935924c018dfb5435d19c6b993d378);
-  assign ic5_dterm[18] = ^(ic5_lane_q[127:0] & 128'h789c13a9f8ad0e051ab751e605c6c67d) ^ ^(ic5_lane_q[255:128] & 128'hea322bc01820b4f14734ce009b5cd49c) ^ ^(ic5_lane_q[383:256] & 128'hc362223712f0a66d76a591fd0f183f4a) ^ ^(ic5_lane_q[511:384] & 128'h7726b2498031bf6a86ba338d7327a6f0);
-  assign ic5_dterm[19] = ^(ic5_lane_q[127:0] & 128'hf1382753f15a1c0a356ea3cc0b8d8cfa) ^ ^(ic5_lane_q[255:128] & 128'hd4645780304169e28e699c0136b9a938) ^ ^(ic5_lane_q[383:256] & 128'h86c4446e25e14cdaed4b23fa1e307e95) ^ ^(ic5_lane_q[511:384] & 128'hee4d649300637ed50d74671ae64f4de1);
-  assign ic5_dterm[20] = ^(ic5_lane_q[127:0] & 128'h95e7553287b4e005ba90d283f2e50583) ^ ^(ic5_lane_q[255:128] & 128'h0150752737745eeadfddd5bae316c739) ^ ^(ic5_lane_q[383:256] & 128'h1a0b82e88d329fe2147592f54828dc39) ^ ^(ic5_lane_q[511:384] & 128'hd84bc8f948ddb3f0eb6a343227d845ec);
-  assign ic5_dterm[21] = ^(ic5_lane_q[127:0] & 128'h5c59b1f06a69181aa56c301c00341771) ^ ^(ic5_lane_q[255:128] & 128'hab383069391e30fa7cb546cd48481b3b) ^ ^(ic5_lane_q[383:256] & 128'h23940fe5dc953993e608f0ebe4199960) ^ ^(ic5_lane_q[511:384] & 128'hb446902dd9a029bb27569263a4f655f7);
-  assign ic5_dterm[22] = ^(ic5_lane_q[127:0] & 128'hcf247875b1d2e8249a95f523e5963294) ^ ^(ic5_lane_q[255:128] & 128'hffe8baf525caecdb3a6460221ef5a33e) ^ ^(ic5_lane_q[383:256] & 128'h50ab15ff7fda757002f234d6bc7b13d3) ^ ^(ic5_lane_q[511:384] & 128'h6c5c2184fb5b1d2cbf2fdec0a2aa75c1);
-  assign ic5_dterm[23] = ^(ic5_lane_q[127:0] & 128'h9e48f0eb63a5d049352bea47cb2c6528) ^ ^(ic5_lane_q[255:128] & 128'hffd175ea4b95d9b674c8c0443deb467d) ^ ^(ic5_lane_q[383:256] & 128'ha1562bfeffb4eae005e469ad78f627a7) ^ ^(ic5_lane_q[511:384] & 128'hd8b84309f6b63a597e5fbd814554eb82);
-  assign ic5_dterm[24] = ^(ic5_lane_q[127:0] & 128'h4b06fa43a24b7883ba1a419473a6d627) ^ ^(ic5_lane_q[255:128] & 128'h563a31f3c0dd3e432a9f6d30f5b319b3) ^ ^(ic5_lane_q[383:256] & 128'h552f5dc93999d397c52b065b85a46e5d) ^ ^(ic5_lane_q[511:384] & 128'hb5a187cca5773ae80d3d810561ef092a);
-  assign ic5_dterm[25] = ^(ic5_lane_q[127:0] & 128'he19aef1221962916a479163302b3b039) ^ ^(ic5_lane_q[255:128] & 128'h05ecb9c0d64cf1a9963037d96503a62e) ^ ^(ic5_lane_q[383:256] & 128'hbdddb1a6b5c3a17844b5d9b67f00fda8) ^ ^(ic5_lane_q[511:384] & 128'h6f920e4602f53b8aebf9f80d2898cc7b);
-  assign ic5_dterm[26] = ^(ic5_lane_q[127:0] & 128'hc335de24432c522d48f22c6605676073) ^ ^(ic5_lane_q[255:128] & 128'h0bd97381ac99e3532c606fb2ca074c5d) ^ ^(ic5_lane_q[383:256] & 128'h7bbb634d6b8742f0896bb36cfe01fb50) ^ ^(ic5_lane_q[511:384] & 128'hdf241c8c05ea7715d7f3f01a513198f7);
-  assign ic5_dterm[27] = ^(ic5_lane_q[127:0] & 128'hf1fca7dde3587c4b41a9cdd7ef30dc91) ^ ^(ic5_lane_q[255:128] & 128'hbe2a3d240ec54b899bce32dd1a6b0df3) ^ ^(ic5_lane_q[383:256] & 128'he0f5ccae11fe83b6dc34b3d8884bd7b2) ^ ^(ic5_lane_q[511:384] & 128'hba9938c743cfa0715e651a334925efc1);
-  assign ic5_dterm[28] = ^(ic5_lane_q[127:0] & 128'h946e542ea3b02087531e0eb43b9fa554) ^ ^(ic5_lane_q[255:128] & 128'hd5cca06f4a7c1a3cf4928802bab38eaf) ^ ^(ic5_lane_q[383:256] & 128'hd6689368e50d013a768ab2b064df8e77) ^ ^(ic5_lane_q[511:384] & 128'h71e37051cf840eb84d48ce61790d01ac);
-  assign ic5_dterm[29] = ^(ic5_lane_q[127:0] & 128'h28dca85d4760410ea63c1d68773f4aa8) ^ ^(ic5_lane_q[255:128] & 128'hab9940de94f83479e925100575671d5f) ^ ^(ic5_lane_q[383:256] & 128'hacd126d1ca1a0274ed156560c9bf1cef) ^ ^(ic5_lane_q[511:384] & 128'he3c6e0a39f081d709a919cc2f21a0359);
-  assign ic5_dterm[30] = ^(ic5_lane_q[127:0] & 128'h262e4b2febc05a0c9c35afcb0b808926) ^ ^(ic5_lane_q[255:128] & 128'hfeaa5b9a7e06e5dc1144cdb264abaff6) ^ ^(ic5_lane_q[383:256] & 128'h4e21479752c402be14c91fc0e73618cd) ^ ^(ic5_lane_q[511:384] & 128'hc35cc098760b74bbc4a1c3820f72d89c);
-  assign ic5_dterm[31] = ^(ic5_lane_q[127:0] & 128'h3bcb8dcab2806c08e826ca8df2ff0e3b) ^ ^(ic5_lane_q[255:128] & 128'h54cc6d13abfb4697e18776dc4732caa4) ^ ^(ic5_lane_q[383:256] & 128'h8bc1851a6378032be771ea80ba241089) ^ ^(ic5_lane_q[511:384] & 128'h826880efa40da72d78c17d03f5a36f17);
+  assign ic5_dterm[0] = ^(ic5_lane_q[127:0] & 128'h77971b956500d811d04d951be5fe1c77) ^
+                        ^(ic5_lane_q[255:128] & 128'ha998da2757f68d2fc30eedb88e659548) ^
+                        ^(ic5_lane_q[383:256] & 128'h17830a34c6f00657cee3d50174482112) ^
+                        ^(ic5_lane_q[511:384] & 128'h04d101df481b4e5af182fa07eb46de2f);
+  assign ic5_dterm[1] = ^(ic5_lane_q[127:0] & 128'hef2e372aca01b023a09b2a37cbfc38ee) ^
+                        ^(ic5_lane_q[255:128] & 128'h5331b44eafed1a5f861ddb711ccb2a90) ^
+                        ^(ic5_lane_q[383:256] & 128'h2f0614698de00caf9dc7aa02e8904225) ^
+                        ^(ic5_lane_q[511:384] & 128'h09a203be90369cb5e305f40fd68dbc5e);
+  assign ic5_dterm[2] = ^(ic5_lane_q[127:0] & 128'hde5c6e55940360474136546f97f871dd) ^
+                        ^(ic5_lane_q[255:128] & 128'ha663689d5fda34bf0c3bb6e239965521) ^
+                        ^(ic5_lane_q[383:256] & 128'h5e0c28d31bc0195f3b8f5405d120844a) ^
+                        ^(ic5_lane_q[511:384] & 128'h1344077d206d396bc60be81fad1b78bc);
+  assign ic5_dterm[3] = ^(ic5_lane_q[127:0] & 128'hbcb8dcab2806c08e826ca8df2ff0e3ba) ^
+                        ^(ic5_lane_q[255:128] & 128'h4cc6d13abfb4697e18776dc4732caa43) ^
+                        ^(ic5_lane_q[383:256] & 128'hbc1851a6378032be771ea80ba2410895) ^
+                        ^(ic5_lane_q[511:384] & 128'h26880efa40da72d78c17d03f5a36f178);
+  assign ic5_dterm[4] = ^(ic5_lane_q[127:0] & 128'h7971b956500d811d04d951be5fe1c775) ^
+                        ^(ic5_lane_q[255:128] & 128'h998da2757f68d2fc30eedb88e6595487) ^
+                        ^(ic5_lane_q[383:256] & 128'h7830a34c6f00657cee3d50174482112a) ^
+                        ^(ic5_lane_q[511:384] & 128'h4d101df481b4e5af182fa07eb46de2f1);
+  assign ic5_dterm[5] = ^(ic5_lane_q[127:0] & 128'hf2e372aca01b023a09b2a37cbfc38eea) ^
+                        ^(ic5_lane_q[255:128] & 128'h331b44eafed1a5f861ddb711ccb2a90e) ^
+                        ^(ic5_lane_q[383:256] & 128'hf0614698de00caf9dc7aa02e89042255) ^
+                        ^(ic5_lane_q[511:384] & 128'h9a203be90369cb5e305f40fd68dbc5e2);
+  assign ic5_dterm[6] = ^(ic5_lane_q[127:0] & 128'h9251fecc2536dc65c328d3e29a7901a2) ^
+                        ^(ic5_lane_q[255:128] & 128'hcfae53f2aa55c6df00b5839b1700c755) ^
+                        ^(ic5_lane_q[383:256] & 128'hf74187057af193a47616955c664065b8) ^
+                        ^(ic5_lane_q[511:384] & 128'h3091760d4ec8d8e6913c7bfd3af155ea);
+  assign ic5_dterm[7] = ^(ic5_lane_q[127:0] & 128'h24a3fd984a6db8cb8651a7c534f20345) ^
+                        ^(ic5_lane_q[255:128] & 128'h9f5ca7e554ab8dbe016b07362e018eab) ^
+                        ^(ic5_lane_q[383:256] & 128'hee830e0af5e32748ec2d2ab8cc80cb71) ^
+                        ^(ic5_lane_q[511:384] & 128'h6122ec1a9d91b1cd2278f7fa75e2abd5);
+  assign ic5_dterm[8] = ^(ic5_lane_q[127:0] & 128'h4947fb3094db71970ca34f8a69e4068b) ^
+                        ^(ic5_lane_q[255:128] & 128'h3eb94fcaa9571b7c02d60e6c5c031d56) ^
+                        ^(ic5_lane_q[383:256] & 128'hdd061c15ebc64e91d85a5571990196e3) ^
+                        ^(ic5_lane_q[511:384] & 128'hc245d8353b23639a44f1eff4ebc557ab);
+  assign ic5_dterm[9] = ^(ic5_lane_q[127:0] & 128'he518edf44cb63b3fc90b0a0f36361160) ^
+                        ^(ic5_lane_q[255:128] & 128'hd4ea45b20558bbd7c6a2f1603663afe4) ^
+                        ^(ic5_lane_q[383:256] & 128'had8f321f117c9b747e577fe2464b0cd4) ^
+                        ^(ic5_lane_q[511:384] & 128'h805ab1b53e5d896e786125ee3ccc7178);
+  assign ic5_dterm[10] = ^(ic5_lane_q[127:0] & 128'hbda6c07dfc6cae6e425b810589923eb7) ^
+                         ^(ic5_lane_q[255:128] & 128'h004c51435d47fa804e4b0f78e2a2ca81) ^
+                         ^(ic5_lane_q[383:256] & 128'h4c9d6e0ae40930bf324d2ac5f8de38bb) ^
+                         ^(ic5_lane_q[511:384] & 128'h046462b534a05c860140b1db92de3cde);
+  assign ic5_dterm[11] = ^(ic5_lane_q[127:0] & 128'h7b4d80fbf8d95cdc84b7020b13247d6f) ^
+                         ^(ic5_lane_q[255:128] & 128'h0098a286ba8ff5009c961ef1c5459503) ^
+                         ^(ic5_lane_q[383:256] & 128'h993adc15c812617e649a558bf1bc7176) ^
+                         ^(ic5_lane_q[511:384] & 128'h08c8c56a6940b90c028163b725bc79bc);
+  assign ic5_dterm[12] = ^(ic5_lane_q[127:0] & 128'hf69b01f7f1b2b9b9096e04162648fade) ^
+                         ^(ic5_lane_q[255:128] & 128'h0131450d751fea01392c3de38a8b2a06) ^
+                         ^(ic5_lane_q[383:256] & 128'h3275b82b9024c2fcc934ab17e378e2ec) ^
+                         ^(ic5_lane_q[511:384] & 128'h11918ad4d28172180502c76e4b78f379);
+  assign ic5_dterm[13] = ^(ic5_lane_q[127:0] & 128'hed3603efe365737212dc082c4c91f5bd) ^
+                         ^(ic5_lane_q[255:128] & 128'h02628a1aea3fd40272587bc71516540d) ^
+                         ^(ic5_lane_q[383:256] & 128'h64eb7057204985f99269562fc6f1c5d8) ^
+                         ^(ic5_lane_q[511:384] & 128'h232315a9a502e4300a058edc96f1e6f2);
+  assign ic5_dterm[14] = ^(ic5_lane_q[127:0] & 128'hda6c07dfc6cae6e425b810589923eb7a) ^
+                         ^(ic5_lane_q[255:128] & 128'h04c51435d47fa804e4b0f78e2a2ca81b) ^
+                         ^(ic5_lane_q[383:256] & 128'hc9d6e0ae40930bf324d2ac5f8de38bb0) ^
+                         ^(ic5_lane_q[511:384] & 128'h46462b534a05c860140b1db92de3cde4);
+  assign ic5_dterm[15] = ^(ic5_lane_q[127:0] & 128'hb4d80fbf8d95cdc84b7020b13247d6f4) ^
+                         ^(ic5_lane_q[255:128] & 128'h098a286ba8ff5009c961ef1c54595037) ^
+                         ^(ic5_lane_q[383:256] & 128'h93adc15c812617e649a558bf1bc71760) ^
+                         ^(ic5_lane_q[511:384] & 128'h8c8c56a6940b90c028163b725bc79bc9);
+  assign ic5_dterm[16] = ^(ic5_lane_q[127:0] & 128'h1e2704ea7e2b438146add4798171b19f) ^
+                         ^(ic5_lane_q[255:128] & 128'hba8c8af006082d3c51cd338026d73527) ^
+                         ^(ic5_lane_q[383:256] & 128'h30d8888dc4bc299b5da9647f43c60fd2) ^
+                         ^(ic5_lane_q[511:384] & 128'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc);
+  assign ic5_dterm[17] = ^(ic5_lane_q[127:0] & 128'h3c4e09d4fc5687028d5ba8f302e3633e) ^
+                         ^(ic5_lane_q[255:128] & 128'h751915e00c105a78a39a67004dae6a4e) ^
+                         ^(ic5_lane_q[383:256] & 128'h61b1111b89785336bb52c8fe878c1fa5) ^
+                         ^(ic5_lane_q[511:384] & 128'h3b935924c018dfb5435d19c6b993d378);
+  assign ic5_dterm[18] = ^(ic5_lane_q[127:0] & 128'h789c13a9f8ad0e051ab751e605c6c67d) ^
+                         ^(ic5_lane_q[255:128] & 128'hea322bc01820b4f14734ce009b5cd49c) ^
+                         ^(ic5_lane_q[383:256] & 128'hc362223712f0a66d76a591fd0f183f4a) ^
+                         ^(ic5_lane_q[511:384] & 128'h7726b2498031bf6a86ba338d7327a6f0);
+  assign ic5_dterm[19] = ^(ic5_lane_q[127:0] & 128'hf1382753f15a1c0a356ea3cc0b8d8cfa) ^
+                         ^(ic5_lane_q[255:128] & 128'hd4645780304169e28e699c0136b9a938) ^
+                         ^(ic5_lane_q[383:256] & 128'h86c4446e25e14cdaed4b23fa1e307e95) ^
+                         ^(ic5_lane_q[511:384] & 128'hee4d649300637ed50d74671ae64f4de1);
+  assign ic5_dterm[20] = ^(ic5_lane_q[127:0] & 128'h95e7553287b4e005ba90d283f2e50583) ^
+                         ^(ic5_lane_q[255:128] & 128'h0150752737745eeadfddd5bae316c739) ^
+                         ^(ic5_lane_q[383:256] & 128'h1a0b82e88d329fe2147592f54828dc39) ^
+                         ^(ic5_lane_q[511:384] & 128'hd84bc8f948ddb3f0eb6a343227d845ec);
+  assign ic5_dterm[21] = ^(ic5_lane_q[127:0] & 128'h5c59b1f06a69181aa56c301c00341771) ^
+                         ^(ic5_lane_q[255:128] & 128'hab383069391e30fa7cb546cd48481b3b) ^
+                         ^(ic5_lane_q[383:256] & 128'h23940fe5dc953993e608f0ebe4199960) ^
+                         ^(ic5_lane_q[511:384] & 128'hb446902dd9a029bb27569263a4f655f7);
+  assign ic5_dterm[22] = ^(ic5_lane_q[127:0] & 128'hcf247875b1d2e8249a95f523e5963294) ^
+                         ^(ic5_lane_q[255:128] & 128'hffe8baf525caecdb3a6460221ef5a33e) ^
+                         ^(ic5_lane_q[383:256] & 128'h50ab15ff7fda757002f234d6bc7b13d3) ^
+                         ^(ic5_lane_q[511:384] & 128'h6c5c2184fb5b1d2cbf2fdec0a2aa75c1);
+  assign ic5_dterm[23] = ^(ic5_lane_q[127:0] & 128'h9e48f0eb63a5d049352bea47cb2c6528) ^
+                         ^(ic5_lane_q[255:128] & 128'hffd175ea4b95d9b674c8c0443deb467d) ^
+                         ^(ic5_lane_q[383:256] & 128'ha1562bfeffb4eae005e469ad78f627a7) ^
+                         ^(ic5_lane_q[511:384] & 128'hd8b84309f6b63a597e5fbd814554eb82);
+  assign ic5_dterm[24] = ^(ic5_lane_q[127:0] & 128'h4b06fa43a24b7883ba1a419473a6d627) ^
+                         ^(ic5_lane_q[255:128] & 128'h563a31f3c0dd3e432a9f6d30f5b319b3) ^
+                         ^(ic5_lane_q[383:256] & 128'h552f5dc93999d397c52b065b85a46e5d) ^
+                         ^(ic5_lane_q[511:384] & 128'hb5a187cca5773ae80d3d810561ef092a);
+  assign ic5_dterm[25] = ^(ic5_lane_q[127:0] & 128'he19aef1221962916a479163302b3b039) ^
+                         ^(ic5_lane_q[255:128] & 128'h05ecb9c0d64cf1a9963037d96503a62e) ^
+                         ^(ic5_lane_q[383:256] & 128'hbdddb1a6b5c3a17844b5d9b67f00fda8) ^
+                         ^(ic5_lane_q[511:384] & 128'h6f920e4602f53b8aebf9f80d2898cc7b);
+  assign ic5_dterm[26] = ^(ic5_lane_q[127:0] & 128'hc335de24432c522d48f22c6605676073) ^
+                         ^(ic5_lane_q[255:128] & 128'h0bd97381ac99e3532c606fb2ca074c5d) ^
+                         ^(ic5_lane_q[383:256] & 128'h7bbb634d6b8742f0896bb36cfe01fb50) ^
+                         ^(ic5_lane_q[511:384] & 128'hdf241c8c05ea7715d7f3f01a513198f7);
+  assign ic5_dterm[27] = ^(ic5_lane_q[127:0] & 128'hf1fca7dde3587c4b41a9cdd7ef30dc91) ^
+                         ^(ic5_lane_q[255:128] & 128'hbe2a3d240ec54b899bce32dd1a6b0df3) ^
+                         ^(ic5_lane_q[383:256] & 128'he0f5ccae11fe83b6dc34b3d8884bd7b2) ^
+                         ^(ic5_lane_q[511:384] & 128'hba9938c743cfa0715e651a334925efc1);
+  assign ic5_dterm[28] = ^(ic5_lane_q[127:0] & 128'h946e542ea3b02087531e0eb43b9fa554) ^
+                         ^(ic5_lane_q[255:128] & 128'hd5cca06f4a7c1a3cf4928802bab38eaf) ^
+                         ^(ic5_lane_q[383:256] & 128'hd6689368e50d013a768ab2b064df8e77) ^
+                         ^(ic5_lane_q[511:384] & 128'h71e37051cf840eb84d48ce61790d01ac);
+  assign ic5_dterm[29] = ^(ic5_lane_q[127:0] & 128'h28dca85d4760410ea63c1d68773f4aa8) ^
+                         ^(ic5_lane_q[255:128] & 128'hab9940de94f83479e925100575671d5f) ^
+                         ^(ic5_lane_q[383:256] & 128'hacd126d1ca1a0274ed156560c9bf1cef) ^
+                         ^(ic5_lane_q[511:384] & 128'he3c6e0a39f081d709a919cc2f21a0359);
+  assign ic5_dterm[30] = ^(ic5_lane_q[127:0] & 128'h262e4b2febc05a0c9c35afcb0b808926) ^
+                         ^(ic5_lane_q[255:128] & 128'hfeaa5b9a7e06e5dc1144cdb264abaff6) ^
+                         ^(ic5_lane_q[383:256] & 128'h4e21479752c402be14c91fc0e73618cd) ^
+                         ^(ic5_lane_q[511:384] & 128'hc35cc098760b74bbc4a1c3820f72d89c);
+  assign ic5_dterm[31] = ^(ic5_lane_q[127:0] & 128'h3bcb8dcab2806c08e826ca8df2ff0e3b) ^
+                         ^(ic5_lane_q[255:128] & 128'h54cc6d13abfb4697e18776dc4732caa4) ^
+                         ^(ic5_lane_q[383:256] & 128'h8bc1851a6378032be771ea80ba241089) ^
+                         ^(ic5_lane_q[511:384] & 128'h826880efa40da72d78c17d03f5a36f17);
   assign ic6_crc_in = ic6_first_q ? 32'd0 : ic_crc_q;
   assign ic6_crc[0] = ^(ic6_crc_in & 32'he5fe1c77) ^ ic6_dterm_q[0];
   assign ic6_crc[1] = ^(ic6_crc_in & 32'hcbfc38ee) ^ ic6_dterm_q[1];
@@ -1657,7 +2172,10 @@ module rx_parser (
   assign dly_tuser = ic7_tuser_q;
   assign take = dly_tvalid && in_ready;
   assign base = {beat_q, 6'd0};
-  assign view = beat_q == 11'd0 ? {hdr_q[1087:512], dly_tdata[511:0]} : beat_q == 11'd1 ? {hdr_q[1087:1024], dly_tdata[511:0], hdr_q[511:0]} : beat_q == 11'd2 ? {dly_tdata[63:0], hdr_q[1023:0]} : hdr_q;
+  assign view = beat_q == 11'd0 ? {hdr_q[1087:512], dly_tdata[511:0]} :
+                beat_q == 11'd1 ? {hdr_q[1087:1024], dly_tdata[511:0], hdr_q[511:0]} :
+                beat_q == 11'd2 ? {dly_tdata[63:0], hdr_q[1023:0]} :
+                hdr_q;
   assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_zl1_q <= ic5_pay_bytes_q;
   assign ic6_pay_act = ic6_pay_in_q && ic6_pay_lo_q < ic6_pay_hi_q;
   assign ic6_pay_end = ic6_pay_act && (ic6_pay_zend_q || ic6_tlast_q);
@@ -1675,7 +2193,8 @@ module rx_parser (
   assign pay_lomask = ~({512{1'b1}} << {pay_split, 3'b000});
   assign pay_combo = (pay_cur & pay_lomask) | (pay_rot & ~pay_lomask);
   assign pay_keep_rem = ~({64{1'b1}} << pay_rem);
-  assign pay_e0 = pay_full ? {pay_end && !pay_part, {64{1'b1}}, pay_combo} : {1'b1, pay_keep_rem, pay_combo};
+  assign pay_e0 = pay_full ? {pay_end && !pay_part, {64{1'b1}}, pay_combo} :
+                  {1'b1, pay_keep_rem, pay_combo};
   assign pay_e1 = {1'b1, pay_keep_rem, pay_rot};
   assign pay_n = take && pay_act ? {1'b0, pay_full} + {1'b0, pay_part} : 2'b00;
   assign pay_frame = pay_seen_q || pay_act;
@@ -1689,7 +2208,9 @@ module rx_parser (
   assign pay_wd1 = pay_wp_q[0] ? pay_e0 : pay_e1;
   assign h_vlan1 = {s1_hdr_q[103:96], s1_hdr_q[111:104]} == 16'h8100;
   assign h_vlan2 = h_vlan1 && {s1_hdr_q[135:128], s1_hdr_q[143:136]} == 16'h8100;
-  assign h_ethertype = h_vlan2 ? {s1_hdr_q[167:160], s1_hdr_q[175:168]} : h_vlan1 ? {s1_hdr_q[135:128], s1_hdr_q[143:136]} : {s1_hdr_q[103:96], s1_hdr_q[111:104]};
+  assign h_ethertype = h_vlan2 ? {s1_hdr_q[167:160], s1_hdr_q[175:168]} :
+                       h_vlan1 ? {s1_hdr_q[135:128], s1_hdr_q[143:136]} :
+                       {s1_hdr_q[103:96], s1_hdr_q[111:104]};
   assign h_ip = h_vlan2 ? 8'd22 : h_vlan1 ? 8'd18 : 8'd14;
   assign h_ipv6 = h_ethertype == 16'h86dd;
   assign h_ihl = h_vlan2 ? s1_hdr_q[179:176] : h_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
@@ -1700,7 +2221,36 @@ module rx_parser (
   assign h_total = {h_ipw[23:16], h_ipw[31:24]};
   assign h_plen = {h_ipw[39:32], h_ipw[47:40]};
   assign h_ihl4 = {h_ihl, 2'b00};
-  assign h_csum_sum = (5'd0 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[7:0], h_ipw[15:8]}} : 21'd0) + (5'd1 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[23:16], h_ipw[31:24]}} : 21'd0) + (5'd2 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[39:32], h_ipw[47:40]}} : 21'd0) + (5'd3 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[55:48], h_ipw[63:56]}} : 21'd0) + (5'd4 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[71:64], h_ipw[79:72]}} : 21'd0) + (5'd5 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[87:80], h_ipw[95:88]}} : 21'd0) + (5'd6 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[103:96], h_ipw[111:104]}} : 21'd0) + (5'd7 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[119:112], h_ipw[127:120]}} : 21'd0) + (5'd8 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[135:128], h_ipw[143:136]}} : 21'd0) + (5'd9 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[151:144], h_ipw[159:152]}} : 21'd0) + (5'd10 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[167:160], h_ipw[175:168]}} : 21'd0) + (5'd11 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[183:176], h_ipw[191:184]}} : 21'd0) + (5'd12 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[199:192], h_ipw[207:200]}} : 21'd0) + (5'd13 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[215:208], h_ipw[223:216]}} : 21'd0) + (5'd14 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[231:224], h_ipw[239:232]}} : 21'd0) + (5'd15 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[247:240], h_ipw[255:248]}} : 21'd0) + (5'd16 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[263:256], h_ipw[271:264]}} : 21'd0) + (5'd17 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[279:272], h_ipw[287:280]}} : 21'd0) + (5'd18 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[295:288], h_ipw[303:296]}} : 21'd0) + (5'd19 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[311:304], h_ipw[319:312]}} : 21'd0) + (5'd20 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[327:320], h_ipw[335:328]}} : 21'd0) + (5'd21 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[343:336], h_ipw[351:344]}} : 21'd0) + (5'd22 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[359:352], h_ipw[367:360]}} : 21'd0) + (5'd23 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[375:368], h_ipw[383:376]}} : 21'd0) + (5'd24 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[391:384], h_ipw[399:392]}} : 21'd0) + (5'd25 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[407:400], h_ipw[415:408]}} : 21'd0) + (5'd26 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[423:416], h_ipw[431:424]}} : 21'd0) + (5'd27 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[439:432], h_ipw[447:440]}} : 21'd0) + (5'd28 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[455:448], h_ipw[463:456]}} : 21'd0) + (5'd29 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[471:464], h_ipw[479:472]}} : 21'd0);
+  assign h_csum_sum = (5'd0 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[7:0], h_ipw[15:8]}} : 21'd0) +
+                      (5'd1 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[23:16], h_ipw[31:24]}} : 21'd0) +
+                      (5'd2 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[39:32], h_ipw[47:40]}} : 21'd0) +
+                      (5'd3 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[55:48], h_ipw[63:56]}} : 21'd0) +
+                      (5'd4 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[71:64], h_ipw[79:72]}} : 21'd0) +
+                      (5'd5 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[87:80], h_ipw[95:88]}} : 21'd0) +
+                      (5'd6 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[103:96], h_ipw[111:104]}} : 21'd0) +
+                      (5'd7 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[119:112], h_ipw[127:120]}} : 21'd0) +
+                      (5'd8 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[135:128], h_ipw[143:136]}} : 21'd0) +
+                      (5'd9 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[151:144], h_ipw[159:152]}} : 21'd0) +
+                      (5'd10 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[167:160], h_ipw[175:168]}} : 21'd0) +
+                      (5'd11 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[183:176], h_ipw[191:184]}} : 21'd0) +
+                      (5'd12 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[199:192], h_ipw[207:200]}} : 21'd0) +
+                      (5'd13 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[215:208], h_ipw[223:216]}} : 21'd0) +
+                      (5'd14 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[231:224], h_ipw[239:232]}} : 21'd0) +
+                      (5'd15 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[247:240], h_ipw[255:248]}} : 21'd0) +
+                      (5'd16 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[263:256], h_ipw[271:264]}} : 21'd0) +
+                      (5'd17 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[279:272], h_ipw[287:280]}} : 21'd0) +
+                      (5'd18 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[295:288], h_ipw[303:296]}} : 21'd0) +
+                      (5'd19 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[311:304], h_ipw[319:312]}} : 21'd0) +
+                      (5'd20 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[327:320], h_ipw[335:328]}} : 21'd0) +
+                      (5'd21 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[343:336], h_ipw[351:344]}} : 21'd0) +
+                      (5'd22 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[359:352], h_ipw[367:360]}} : 21'd0) +
+                      (5'd23 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[375:368], h_ipw[383:376]}} : 21'd0) +
+                      (5'd24 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[391:384], h_ipw[399:392]}} : 21'd0) +
+                      (5'd25 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[407:400], h_ipw[415:408]}} : 21'd0) +
+                      (5'd26 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[423:416], h_ipw[431:424]}} : 21'd0) +
+                      (5'd27 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[439:432], h_ipw[447:440]}} : 21'd0) +
+                      (5'd28 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[455:448], h_ipw[463:456]}} : 21'd0) +
+                      (5'd29 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[471:464], h_ipw[479:472]}} : 21'd0);
   assign h_csum_fold1 = {1'b0, h_csum_sum[15:0]} + {12'd0, h_csum_sum[20:16]};
   assign h_csum_fold2 = {1'b0, h_csum_fold1[15:0]} + {16'd0, h_csum_fold1[16]};
   assign h_csum_ok = h_csum_fold2[15:0] == 16'hffff;
@@ -1730,19 +2280,25 @@ module rx_parser (
   assign h_chk6 = !h_ipv6 && !h_csum_ok;
   assign h_chk7 = !h_ipv6 && {h_ipw[53:48], h_ipw[63:56]} != 14'h0000;
   assign h_chk8 = !h_ipv6 && h_ipw[79:72] != 8'd17;
-  assign h_chk9 = h_ipv6 ? h_plen < 16'd8 || h_pip + 17'd40 + {1'b0, h_plen} > h_len : h_total < {10'd0, h_ihl4} + 16'd8 || h_pip + {1'b0, h_total} > h_len;
+  assign h_chk9 = h_ipv6 ? h_plen < 16'd8 || h_pip + 17'd40 + {1'b0, h_plen} > h_len :
+                  h_total < {10'd0, h_ihl4} + 16'd8 || h_pip + {1'b0, h_total} > h_len;
   assign h_chk10 = {h_udpw[23:16], h_udpw[31:24]} != csr_udp_dport_value_o;
   assign h_chk11 = h_udp_len != h_ip_payload || h_udp_len < 16'd24;
   assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1_crc_ok_q;
   assign h_chk13 = h_bth1[3:0] != 4'b0000;
   assign h_chk14 = !h_op_ok;
   assign h_chk15 = {9'd0, h_hdr_end} > h_payload_end;
-  assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] && (h_pkey[15] || csr_p_key_value_o[15]));
+  assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] &&
+                     (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
   assign h_chk18 = h_qpn[19:12] != s1_tuser_q[8:1];
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
-  assign h_imm = h_ext_len == 5'd20 ? {h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} : h_ext_len == 5'd12 ? {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} : {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
+  assign h_imm = h_ext_len ==
+                 5'd20 ? {h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} :
+                 h_ext_len ==
+                 5'd12 ? {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} :
+                 {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
   assign h_out_vf = s1_tuser_q[8:1];
   assign h_out_opcode = h_bth_seen ? h_opcode : 8'd0;
   assign h_out_qpn = h_bth_seen ? h_qpn : 24'd0;
@@ -1752,9 +2308,18 @@ module rx_parser (
   assign h_out_fecn = h_bth4[7];
   assign h_out_becn = h_bth4[6];
   assign h_out_pad = h_pad;
-  assign h_out_va = h_has_reth || h_has_atomic ? {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184], h_udpw[199:192], h_udpw[207:200], h_udpw[215:208], h_udpw[223:216]} : 64'd0;
-  assign h_out_rkey = h_has_reth || h_has_atomic ? {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} : 32'd0;
-  assign h_out_dma_len = h_has_reth ? {h_udpw[263:256], h_udpw[271:264], h_udpw[279:272], h_udpw[287:280]} : 32'd0;
+  assign h_out_va = h_has_reth ||
+                    h_has_atomic ? {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176],
+                                    h_udpw[191:184], h_udpw[199:192], h_udpw[207:200],
+                                    h_udpw[215:208], h_udpw[223:216]} :
+                    64'd0;
+  assign h_out_rkey = h_has_reth ||
+                      h_has_atomic ? {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240],
+                                      h_udpw[255:248]} :
+                      32'd0;
+  assign h_out_dma_len = h_has_reth ? {h_udpw[263:256], h_udpw[271:264], h_udpw[279:272],
+                                       h_udpw[287:280]} :
+                         32'd0;
   assign h_out_imm = h_has_imm ? h_imm : 32'd0;
   assign h_out_ecn_ce = h_ecn_ce;
   assign h_out_cnp = h_cnp;
@@ -1776,11 +2341,21 @@ module rx_parser (
   assign p2_is_write = p2_tr <= 3'b001 && (p2_op5 == 5'h06 || p2_op5 == 5'h0a || p2_op5 == 5'h0b);
   assign p2_is_read = p2_opcode_q == 8'h0c;
   assign p2_is_atomic = p2_opcode_q == 8'h13 || p2_opcode_q == 8'h14;
-  assign p2_uc_start = p2_tr == 3'b001 && (p2_op5 == 5'h00 || p2_op5 == 5'h04 || p2_op5 == 5'h05 || p2_op5 == 5'h06 || p2_op5 == 5'h0a || p2_op5 == 5'h0b);
-  assign p2_tr_ok = p2_is_cnp || (p2_tr == 3'b000 && rx_rsp_st == 8'd0) || (p2_tr == 3'b001 && rx_rsp_st == 8'd1) || (p2_tr == 3'b011 && rx_rsp_st == 8'd2);
-  assign p2_state_ok = p2_is_cnp || (!p2_is_resp && (rx_rsp_state == 4'd2 || rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5)) || (p2_is_resp && (rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5));
+  assign p2_uc_start = p2_tr == 3'b001 &&
+                       (p2_op5 == 5'h00 || p2_op5 == 5'h04 || p2_op5 == 5'h05 || p2_op5 == 5'h06 ||
+                        p2_op5 == 5'h0a || p2_op5 == 5'h0b);
+  assign p2_tr_ok = p2_is_cnp || (p2_tr == 3'b000 && rx_rsp_st == 8'd0) ||
+                    (p2_tr == 3'b001 && rx_rsp_st == 8'd1) ||
+                    (p2_tr == 3'b011 && rx_rsp_st == 8'd2);
+  assign p2_state_ok = p2_is_cnp ||
+                       (!p2_is_resp &&
+                        (rx_rsp_state == 4'd2 || rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 ||
+                         rx_rsp_state == 4'd5)) ||
+                       (p2_is_resp &&
+                        (rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5));
   assign p2_key_chk = p2_valid_q && !p2_drop_n && (p2_is_write || p2_is_read || p2_is_atomic);
-  assign p2_acc_ok = (p2_is_write && rx_rsp_rwe) || (p2_is_read && rx_rsp_rre) || (p2_is_atomic && rx_rsp_rae);
+  assign p2_acc_ok = (p2_is_write && rx_rsp_rwe) || (p2_is_read && rx_rsp_rre) ||
+                     (p2_is_atomic && rx_rsp_rae);
   assign mk_req_vf = p2_key_chk ? p2_vf_q : 8'd0;
   assign mk_req_pd = p2_key_chk ? rx_rsp_pd : 24'd0;
   assign mk_req_rkey = p2_key_chk ? p2_rkey_q : 32'd0;
@@ -1794,13 +2369,23 @@ module rx_parser (
   assign p4_is_write = p4_tr <= 3'b001 && (p4_op5 == 5'h06 || p4_op5 == 5'h0a || p4_op5 == 5'h0b);
   assign p4_is_read = p4_opcode_q == 8'h0c;
   assign p4_is_atomic = p4_opcode_q == 8'h13 || p4_opcode_q == 8'h14;
-  assign p4_uc_start = p4_tr == 3'b001 && (p4_op5 == 5'h00 || p4_op5 == 5'h04 || p4_op5 == 5'h05 || p4_op5 == 5'h06 || p4_op5 == 5'h0a || p4_op5 == 5'h0b);
+  assign p4_uc_start = p4_tr == 3'b001 &&
+                       (p4_op5 == 5'h00 || p4_op5 == 5'h04 || p4_op5 == 5'h05 || p4_op5 == 5'h06 ||
+                        p4_op5 == 5'h0a || p4_op5 == 5'h0b);
   assign wbh4_hit = wbh4_valid_q && wbh4_vf_q == p4_vf_q && wbh4_qpn_q == p4_qpn_q;
   assign wbh3_hit = wbh3_valid_q && wbh3_vf_q == p4_vf_q && wbh3_qpn_q == p4_qpn_q;
   assign wbh2_hit = wbh2_valid_q && wbh2_vf_q == p4_vf_q && wbh2_qpn_q == p4_qpn_q;
   assign wbh1_hit = wbh1_valid_q && wbh1_vf_q == p4_vf_q && wbh1_qpn_q == p4_qpn_q;
-  assign p4_epsn = wbh1_hit ? wbh1_epsn_q : wbh2_hit ? wbh2_epsn_q : wbh3_hit ? wbh3_epsn_q : wbh4_hit ? wbh4_epsn_q : p4_epsn_q;
-  assign p4_nak = wbh1_hit ? wbh1_nak_q : wbh2_hit ? wbh2_nak_q : wbh3_hit ? wbh3_nak_q : wbh4_hit ? wbh4_nak_q : p4_nak_q;
+  assign p4_epsn = wbh1_hit ? wbh1_epsn_q :
+                   wbh2_hit ? wbh2_epsn_q :
+                   wbh3_hit ? wbh3_epsn_q :
+                   wbh4_hit ? wbh4_epsn_q :
+                   p4_epsn_q;
+  assign p4_nak = wbh1_hit ? wbh1_nak_q :
+                  wbh2_hit ? wbh2_nak_q :
+                  wbh3_hit ? wbh3_nak_q :
+                  wbh4_hit ? wbh4_nak_q :
+                  p4_nak_q;
   assign p4_diff = p4_psn_q - p4_epsn;
   assign p4_key_ok = !(p4_key_chk_q && !(p4_acc_ok_q && mk_rsp_ok));
   assign p4_rd1 = ({1'b0, p4_dma_len_q} + 33'd255) >> 8;
@@ -1808,12 +2393,19 @@ module rx_parser (
   assign p4_rd3 = ({1'b0, p4_dma_len_q} + 33'd1023) >> 10;
   assign p4_rd4 = ({1'b0, p4_dma_len_q} + 33'd2047) >> 11;
   assign p4_rd5 = ({1'b0, p4_dma_len_q} + 33'd4095) >> 12;
-  assign p4_rd_cnt = p4_dma_len_q == 32'd0 ? 24'd1 : p4_mtu_q == 3'd5 ? p4_rd5[23:0] : p4_mtu_q == 3'd4 ? p4_rd4[23:0] : p4_mtu_q == 3'd3 ? p4_rd3[23:0] : p4_mtu_q == 3'd2 ? p4_rd2[23:0] : p4_mtu_q == 3'd1 ? p4_rd1[23:0] : 24'd1;
+  assign p4_rd_cnt = p4_dma_len_q == 32'd0 ? 24'd1 :
+                     p4_mtu_q == 3'd5 ? p4_rd5[23:0] :
+                     p4_mtu_q == 3'd4 ? p4_rd4[23:0] :
+                     p4_mtu_q == 3'd3 ? p4_rd3[23:0] :
+                     p4_mtu_q == 3'd2 ? p4_rd2[23:0] :
+                     p4_mtu_q == 3'd1 ? p4_rd1[23:0] :
+                     24'd1;
   assign p4_inc = p4_is_read ? p4_rd_cnt : 24'd1;
   assign p4_rd_or_atomic = p4_is_read || p4_is_atomic;
   assign wb_need = p4_valid_q && p4_wb;
   assign ack_need = p4_valid_q && p4_ack;
-  assign out_free = !(m_hdr_valid_q && !m_hdr_ready) && !(ack_need && m_ack_valid_q && !m_ack_ready);
+  assign out_free = !(m_hdr_valid_q && !m_hdr_ready) &&
+                    !(ack_need && m_ack_valid_q && !m_ack_ready);
   assign rx_wb_valid = wb_need && out_free && primed;
   assign rx_wb_vf = p4_vf_q;
   assign rx_wb_qpn = p4_qpn_q;
@@ -1872,7 +2464,8 @@ module rx_parser (
   assign csr_drop_bad_fcs_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd2;
   assign csr_drop_truncated_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd13;
   assign csr_drop_not_roce_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd1;
-  assign csr_drop_bad_ip_checksum_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd3;
+  assign csr_drop_bad_ip_checksum_count_incr_i = out_load && p4_verdict == 3'd4 &&
+                                                 p4_reason == 5'd3;
   assign csr_drop_fragment_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd4;
   assign csr_drop_bad_icrc_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd5;
   assign csr_drop_tver_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd6;
@@ -1881,7 +2474,8 @@ module rx_parser (
   assign csr_drop_qpn0_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd8;
   assign csr_drop_wrong_vf_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd10;
   assign csr_drop_unknown_qp_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd9;
-  assign csr_drop_transport_mismatch_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd12;
+  assign csr_drop_transport_mismatch_count_incr_i =
+      out_load && p4_verdict == 3'd4 && p4_reason == 5'd12;
   assign csr_drop_state_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd11;
   assign csr_drop_psn_seq_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd14;
   assign csr_last_drop_reason_we_i = out_load && p4_verdict == 3'd4;
@@ -1892,10 +2486,37 @@ module rx_parser (
   assign csr_last_drop_opcode_d_i = p4_opcode_q;
   assign csr_last_drop_qpn_qpn_we_i = out_load && p4_verdict == 3'd4;
   assign csr_last_drop_qpn_qpn_d_i = p4_qpn_q;
-  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o, csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o, csr_frames_seen_count_o, csr_verdict_accept_count_o, csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o, csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o, csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o, csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o, csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o, csr_drop_wrong_vf_count_o, csr_drop_state_count_o, csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o, csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o, csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[87:86], ic_hdr_q[83:80], ic_hdr_q[119:118], ic_hdr_q[115:112], ic_hdr_q[151:150], ic_hdr_q[147:144], ic_hdr_q[183:182], ic_hdr_q[179:176], ic_hdr_q[215:214], ic_hdr_q[211:208], ic_hdr_q[247:246], ic_hdr_q[243:240], ic_hdr_q[279:278], ic_hdr_q[275:272], ic_hdr_q[311:310], ic_hdr_q[307:304], ic_hdr_q[343:342], ic_hdr_q[339:336], ic_hdr_q[375:374], ic_hdr_q[371:368], ic_hdr_q[407:406], ic_hdr_q[403:400], ic_hdr_q[439:438], ic_hdr_q[435:432], ic_hdr_q[471:470], ic_hdr_q[467:464], ic_hdr_q[503:502], ic_hdr_q[499:496], ic_hdr_q[535:534], ic_hdr_q[531:528], ic_hdr_q[567:566], ic_hdr_q[563:560], ic_hdr_q[599:598], ic_hdr_q[595:592], ic_hdr_q[615:614], ic_hdr_q[611:608], h_udpw[63:48], h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0], h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start, p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24], p4_rd5[32:24], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
+  assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o,
+                       csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o,
+                       csr_frames_seen_count_o, csr_verdict_accept_count_o,
+                       csr_verdict_duplicate_count_o, csr_verdict_nak_psn_seq_count_o,
+                       csr_verdict_nak_remote_access_count_o, csr_drop_not_roce_count_o,
+                       csr_drop_bad_fcs_count_o, csr_drop_bad_ip_checksum_count_o,
+                       csr_drop_fragment_count_o, csr_drop_bad_icrc_count_o, csr_drop_tver_count_o,
+                       csr_drop_p_key_count_o, csr_drop_qpn0_count_o, csr_drop_unknown_qp_count_o,
+                       csr_drop_wrong_vf_count_o, csr_drop_state_count_o,
+                       csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o,
+                       csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o,
+                       csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[87:86],
+                       ic_hdr_q[83:80], ic_hdr_q[119:118], ic_hdr_q[115:112], ic_hdr_q[151:150],
+                       ic_hdr_q[147:144], ic_hdr_q[183:182], ic_hdr_q[179:176], ic_hdr_q[215:214],
+                       ic_hdr_q[211:208], ic_hdr_q[247:246], ic_hdr_q[243:240], ic_hdr_q[279:278],
+                       ic_hdr_q[275:272], ic_hdr_q[311:310], ic_hdr_q[307:304], ic_hdr_q[343:342],
+                       ic_hdr_q[339:336], ic_hdr_q[375:374], ic_hdr_q[371:368], ic_hdr_q[407:406],
+                       ic_hdr_q[403:400], ic_hdr_q[439:438], ic_hdr_q[435:432], ic_hdr_q[471:470],
+                       ic_hdr_q[467:464], ic_hdr_q[503:502], ic_hdr_q[499:496], ic_hdr_q[535:534],
+                       ic_hdr_q[531:528], ic_hdr_q[567:566], ic_hdr_q[563:560], ic_hdr_q[599:598],
+                       ic_hdr_q[595:592], ic_hdr_q[615:614], ic_hdr_q[611:608], h_udpw[63:48],
+                       h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0],
+                       h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason,
+                       mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start,
+                       p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24],
+                       p4_rd5[32:24], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
-    // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions need, ic1-ic3 find the IP header and the datagram end, ic4 masks the beat, ic5 computes its data term, ic6 runs the CRC register, ic7 checks the residue
+    // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
+    // need, ic1-ic3 find the IP header and the datagram end, ic4 masks the beat, ic5 computes its
+    // data term, ic6 runs the CRC register, ic7 checks the residue
     ic_beat_d = ic_beat_q;
     ic_hdr_d = ic_hdr_q;
     if (ic_take) begin
@@ -2259,13 +2880,21 @@ module rx_parser (
       ic4_tuser_d = ic3_tuser_q;
       ic4_first_d = ic3_beat_q == 11'd0;
       ic4_k_d = {ic3_beat_q >= 11'd2, ic3_beat_q == 11'd1, ic3_beat_q == 11'd0};
-      ic4_t4_d = {ic3_tags_q == 2'd2 && !ic3_ipv6_q, ic3_tags_q == 2'd1 && !ic3_ipv6_q, ic3_tags_q == 2'd0 && !ic3_ipv6_q};
-      ic4_t6_d = {ic3_tags_q == 2'd2 && ic3_ipv6_q, ic3_tags_q == 2'd1 && ic3_ipv6_q, ic3_tags_q == 2'd0 && ic3_ipv6_q};
-      ic4_u_d = {ic3_idx_q == 5'd17, ic3_idx_q == 5'd16, ic3_idx_q == 5'd15, ic3_idx_q == 5'd14, ic3_idx_q == 5'd13, ic3_idx_q == 5'd12, ic3_idx_q == 5'd11, ic3_idx_q == 5'd10, ic3_idx_q == 5'd9, ic3_idx_q == 5'd8, ic3_idx_q == 5'd7, ic3_idx_q == 5'd6, ic3_idx_q == 5'd5, ic3_idx_q == 5'd4, ic3_idx_q == 5'd3, ic3_idx_q == 5'd2, ic3_idx_q == 5'd1, ic3_idx_q == 5'd0};
+      ic4_t4_d = {ic3_tags_q == 2'd2 && !ic3_ipv6_q, ic3_tags_q == 2'd1 && !ic3_ipv6_q,
+                  ic3_tags_q == 2'd0 && !ic3_ipv6_q};
+      ic4_t6_d = {ic3_tags_q == 2'd2 && ic3_ipv6_q, ic3_tags_q == 2'd1 && ic3_ipv6_q,
+                  ic3_tags_q == 2'd0 && ic3_ipv6_q};
+      ic4_u_d = {ic3_idx_q == 5'd17, ic3_idx_q == 5'd16, ic3_idx_q == 5'd15, ic3_idx_q == 5'd14,
+                 ic3_idx_q == 5'd13, ic3_idx_q == 5'd12, ic3_idx_q == 5'd11, ic3_idx_q == 5'd10,
+                 ic3_idx_q == 5'd9, ic3_idx_q == 5'd8, ic3_idx_q == 5'd7, ic3_idx_q == 5'd6,
+                 ic3_idx_q == 5'd5, ic3_idx_q == 5'd4, ic3_idx_q == 5'd3, ic3_idx_q == 5'd2,
+                 ic3_idx_q == 5'd1, ic3_idx_q == 5'd0};
       ic4_hi_all_d = ic3_beat_q < ic3_pend_q[16:6];
       ic4_hi_part_d = ic3_beat_q == ic3_pend_q[16:6];
       ic4_hi_lane_d = ic3_pend_q[5:0];
-      ic4_end_here_d = ic3_len_ok_q && (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] : ic3_beat_q == ic3_pend_q[16:6]);
+      ic4_end_here_d = ic3_len_ok_q &&
+                       (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] :
+                        ic3_beat_q == ic3_pend_q[16:6]);
       ic4_residue_d = ic3_residue;
       ic4_beat_d = ic3_beat_q;
       ic4_pay_ok_d = ic3_pay_shape_q && ic3_op_ok;
@@ -2762,7 +3391,8 @@ module rx_parser (
     ic6_pay_sl_d = ic6_pay_sl_q;
     ic6_pay_bnd_d = ic6_pay_bnd_q;
     if (in_ready) begin
-      ic6_pay_in_d = ic5_pay_ok_q && (ic5_pay_on_s_q || ic5_pay_past_s_q) && (ic5_pay_on_z_q || ic5_pay_upto_z_q);
+      ic6_pay_in_d = ic5_pay_ok_q && (ic5_pay_on_s_q || ic5_pay_past_s_q) &&
+                     (ic5_pay_on_z_q || ic5_pay_upto_z_q);
       ic6_pay_lo_d = ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} : 7'd0;
       ic6_pay_hi_d = ic5_pay_zend ? ic5_pay_zl1_q : ic5_pay_bytes_q;
       ic6_pay_zend_d = ic5_pay_zend;
@@ -2781,7 +3411,8 @@ module rx_parser (
     ic7_pay_rot_d = ic7_pay_rot_q;
     if (in_ready) begin
       ic7_pay_act_d = ic6_pay_act;
-      ic7_pay_full_d = ic6_pay_in_q && ic6_pay_lo_q < ic6_pay_bnd_q && ic6_pay_bnd_q <= ic6_pay_hi_q;
+      ic7_pay_full_d = ic6_pay_in_q && ic6_pay_lo_q < ic6_pay_bnd_q &&
+                       ic6_pay_bnd_q <= ic6_pay_hi_q;
       ic7_pay_end_d = ic6_pay_end;
       ic7_pay_part_d = ic6_pay_end && ic6_pay_rem != 6'd0;
       ic7_pay_rem_d = ic6_pay_rem;

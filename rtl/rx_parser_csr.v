@@ -272,10 +272,13 @@ module rx_parser_csr (
   reg  [31:0] wr_lo_d;
   reg  [3:0]  wr_lo_strb_q;                         // 64-bit write shadow: low-half strobes
   reg  [3:0]  wr_lo_strb_d;
-  reg  [31:0] rd_hi_q;                              // 64-bit read shadow: high half latched by a low-half read
+  reg  [31:0] rd_hi_q;                              // 64-bit read shadow: high half latched by a
+                                                    // low-half read
   reg  [31:0] rd_hi_d;
-  reg         wr_lo_store;                          // the write addresses the low half of a 64-bit register
-  reg         rd_latch;                             // the read addresses the low half of a 64-bit register
+  reg         wr_lo_store;                          // the write addresses the low half of a 64-bit
+                                                    // register
+  reg         rd_latch;                             // the read addresses the low half of a 64-bit
+                                                    // register
   reg  [31:0] rd_hi_next;                           // high half to latch with it
   wire [63:0] wr_data64;                            // a high-half write commits {data, shadow}
   wire [63:0] wr_mask64;
@@ -399,9 +402,12 @@ module rx_parser_csr (
   assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[8:2], 2'b00};
   assign rd_addr = {s_axil_araddr[8:2], 2'b00};
-  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}}, {8{s_axil_wstrb[0]}}};
+  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
+                    {8{s_axil_wstrb[0]}}};
   assign wr_data64 = {s_axil_wdata, wr_lo_q};
-  assign wr_mask64 = {wr_mask, {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}}, {8{wr_lo_strb_q[0]}}}};
+  assign wr_mask64 = {wr_mask,
+                      {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}},
+                       {8{wr_lo_strb_q[0]}}}};
   assign s_axil_awready = wr_en;
   assign s_axil_wready = wr_en;
   assign s_axil_bvalid = bvalid_q;
@@ -443,7 +449,8 @@ module rx_parser_csr (
   assign drop_bad_opcode_count_o = drop_bad_opcode_count_q;
   assign event_cnp_received_count_o = event_cnp_received_count_q;
   assign event_ce_marked_count_o = event_ce_marked_count_q;
-  assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0], s_axil_wdata, wr_mask, wr_data64, wr_mask64};
+  assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
+                       s_axil_wdata, wr_mask, wr_data64, wr_mask64};
 
   always @* begin
     // Write decode: the register a write selects and its response
@@ -528,7 +535,8 @@ module rx_parser_csr (
     case (rd_addr)
       ADDR_CTRL: begin
         rd_resp = RESP_OKAY;
-        rd_data = {28'd0, ctrl_ce_event_en_q, ctrl_cnp_event_en_q, ctrl_ipv6_en_q, ctrl_icrc_check_en_q};
+        rd_data = {28'd0, ctrl_ce_event_en_q, ctrl_cnp_event_en_q, ctrl_ipv6_en_q,
+                   ctrl_icrc_check_en_q};
       end
       ADDR_UDP_DPORT: begin
         rd_resp = RESP_OKAY;
@@ -728,7 +736,8 @@ module rx_parser_csr (
     // udp_dport.value [15:0] rw: UDP destination port that marks a frame as RoCEv2 (IANA: 4791).
     udp_dport_value_d = udp_dport_value_q;
     if (wr_en && udp_dport_wsel) begin
-      udp_dport_value_d = (udp_dport_value_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
+      udp_dport_value_d = (udp_dport_value_d & ~wr_mask[15:0]) |
+                          (s_axil_wdata[15:0] & wr_mask[15:0]);
     end
     // p_key.value [15:0] rw: P_Key compared with BTH.P_Key as in IBTA/rxe: the low 15 bits must be
     // equal and non-zero, and at least one of the two keys must have bit 15 (full membership) set.
@@ -742,7 +751,8 @@ module rx_parser_csr (
     // every CE-marked frame.
     min_time_between_cnps_value_d = min_time_between_cnps_value_q;
     if (wr_en && min_time_between_cnps_wsel) begin
-      min_time_between_cnps_value_d = (min_time_between_cnps_value_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
+      min_time_between_cnps_value_d = (min_time_between_cnps_value_d & ~wr_mask[15:0]) |
+                                      (s_axil_wdata[15:0] & wr_mask[15:0]);
     end
     // last_drop.reason [4:0] ro: Why the frame was dropped.
     last_drop_reason_d = last_drop_reason_q;
@@ -770,42 +780,52 @@ module rx_parser_csr (
       frames_seen_count_d = 64'd0;
     end
     frames_seen_count_sum = {1'b0, frames_seen_count_d} + {64'd0, frames_seen_count_incr_i};
-    frames_seen_count_d = frames_seen_count_sum[64] ? 64'hffffffffffffffff : frames_seen_count_sum[63:0];
+    frames_seen_count_d = frames_seen_count_sum[64] ? 64'hffffffffffffffff :
+                          frames_seen_count_sum[63:0];
     // verdict_accept.count [63:0] rc: Accepted frames.
     verdict_accept_count_d = verdict_accept_count_q;
     if (rd_en && verdict_accept_rsel) begin
       verdict_accept_count_d = 64'd0;
     end
-    verdict_accept_count_sum = {1'b0, verdict_accept_count_d} + {64'd0, verdict_accept_count_incr_i};
-    verdict_accept_count_d = verdict_accept_count_sum[64] ? 64'hffffffffffffffff : verdict_accept_count_sum[63:0];
+    verdict_accept_count_sum = {1'b0, verdict_accept_count_d} +
+                               {64'd0, verdict_accept_count_incr_i};
+    verdict_accept_count_d = verdict_accept_count_sum[64] ? 64'hffffffffffffffff :
+                             verdict_accept_count_sum[63:0];
     // verdict_duplicate.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_duplicate_count_d = verdict_duplicate_count_q;
     if (rd_en && verdict_duplicate_rsel) begin
       verdict_duplicate_count_d = 32'd0;
     end
-    verdict_duplicate_count_sum = {1'b0, verdict_duplicate_count_d} + {32'd0, verdict_duplicate_count_incr_i};
-    verdict_duplicate_count_d = verdict_duplicate_count_sum[32] ? 32'hffffffff : verdict_duplicate_count_sum[31:0];
+    verdict_duplicate_count_sum = {1'b0, verdict_duplicate_count_d} +
+                                  {32'd0, verdict_duplicate_count_incr_i};
+    verdict_duplicate_count_d = verdict_duplicate_count_sum[32] ? 32'hffffffff :
+                                verdict_duplicate_count_sum[31:0];
     // verdict_nak_psn_seq.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_nak_psn_seq_count_d = verdict_nak_psn_seq_count_q;
     if (rd_en && verdict_nak_psn_seq_rsel) begin
       verdict_nak_psn_seq_count_d = 32'd0;
     end
-    verdict_nak_psn_seq_count_sum = {1'b0, verdict_nak_psn_seq_count_d} + {32'd0, verdict_nak_psn_seq_count_incr_i};
-    verdict_nak_psn_seq_count_d = verdict_nak_psn_seq_count_sum[32] ? 32'hffffffff : verdict_nak_psn_seq_count_sum[31:0];
+    verdict_nak_psn_seq_count_sum = {1'b0, verdict_nak_psn_seq_count_d} +
+                                    {32'd0, verdict_nak_psn_seq_count_incr_i};
+    verdict_nak_psn_seq_count_d = verdict_nak_psn_seq_count_sum[32] ? 32'hffffffff :
+                                  verdict_nak_psn_seq_count_sum[31:0];
     // verdict_nak_remote_access.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_nak_remote_access_count_d = verdict_nak_remote_access_count_q;
     if (rd_en && verdict_nak_remote_access_rsel) begin
       verdict_nak_remote_access_count_d = 32'd0;
     end
-    verdict_nak_remote_access_count_sum = {1'b0, verdict_nak_remote_access_count_d} + {32'd0, verdict_nak_remote_access_count_incr_i};
-    verdict_nak_remote_access_count_d = verdict_nak_remote_access_count_sum[32] ? 32'hffffffff : verdict_nak_remote_access_count_sum[31:0];
+    verdict_nak_remote_access_count_sum = {1'b0, verdict_nak_remote_access_count_d} +
+                                          {32'd0, verdict_nak_remote_access_count_incr_i};
+    verdict_nak_remote_access_count_d = verdict_nak_remote_access_count_sum[32] ? 32'hffffffff :
+                                        verdict_nak_remote_access_count_sum[31:0];
     // drop_not_roce.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_not_roce_count_d = drop_not_roce_count_q;
     if (rd_en && drop_not_roce_rsel) begin
       drop_not_roce_count_d = 32'd0;
     end
     drop_not_roce_count_sum = {1'b0, drop_not_roce_count_d} + {32'd0, drop_not_roce_count_incr_i};
-    drop_not_roce_count_d = drop_not_roce_count_sum[32] ? 32'hffffffff : drop_not_roce_count_sum[31:0];
+    drop_not_roce_count_d = drop_not_roce_count_sum[32] ? 32'hffffffff :
+                            drop_not_roce_count_sum[31:0];
     // drop_bad_fcs.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_fcs_count_d = drop_bad_fcs_count_q;
     if (rd_en && drop_bad_fcs_rsel) begin
@@ -818,22 +838,26 @@ module rx_parser_csr (
     if (rd_en && drop_bad_ip_checksum_rsel) begin
       drop_bad_ip_checksum_count_d = 32'd0;
     end
-    drop_bad_ip_checksum_count_sum = {1'b0, drop_bad_ip_checksum_count_d} + {32'd0, drop_bad_ip_checksum_count_incr_i};
-    drop_bad_ip_checksum_count_d = drop_bad_ip_checksum_count_sum[32] ? 32'hffffffff : drop_bad_ip_checksum_count_sum[31:0];
+    drop_bad_ip_checksum_count_sum = {1'b0, drop_bad_ip_checksum_count_d} +
+                                     {32'd0, drop_bad_ip_checksum_count_incr_i};
+    drop_bad_ip_checksum_count_d = drop_bad_ip_checksum_count_sum[32] ? 32'hffffffff :
+                                   drop_bad_ip_checksum_count_sum[31:0];
     // drop_fragment.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_fragment_count_d = drop_fragment_count_q;
     if (rd_en && drop_fragment_rsel) begin
       drop_fragment_count_d = 32'd0;
     end
     drop_fragment_count_sum = {1'b0, drop_fragment_count_d} + {32'd0, drop_fragment_count_incr_i};
-    drop_fragment_count_d = drop_fragment_count_sum[32] ? 32'hffffffff : drop_fragment_count_sum[31:0];
+    drop_fragment_count_d = drop_fragment_count_sum[32] ? 32'hffffffff :
+                            drop_fragment_count_sum[31:0];
     // drop_bad_icrc.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_icrc_count_d = drop_bad_icrc_count_q;
     if (rd_en && drop_bad_icrc_rsel) begin
       drop_bad_icrc_count_d = 32'd0;
     end
     drop_bad_icrc_count_sum = {1'b0, drop_bad_icrc_count_d} + {32'd0, drop_bad_icrc_count_incr_i};
-    drop_bad_icrc_count_d = drop_bad_icrc_count_sum[32] ? 32'hffffffff : drop_bad_icrc_count_sum[31:0];
+    drop_bad_icrc_count_d = drop_bad_icrc_count_sum[32] ? 32'hffffffff :
+                            drop_bad_icrc_count_sum[31:0];
     // drop_tver.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_tver_count_d = drop_tver_count_q;
     if (rd_en && drop_tver_rsel) begin
@@ -860,15 +884,18 @@ module rx_parser_csr (
     if (rd_en && drop_unknown_qp_rsel) begin
       drop_unknown_qp_count_d = 32'd0;
     end
-    drop_unknown_qp_count_sum = {1'b0, drop_unknown_qp_count_d} + {32'd0, drop_unknown_qp_count_incr_i};
-    drop_unknown_qp_count_d = drop_unknown_qp_count_sum[32] ? 32'hffffffff : drop_unknown_qp_count_sum[31:0];
+    drop_unknown_qp_count_sum = {1'b0, drop_unknown_qp_count_d} +
+                                {32'd0, drop_unknown_qp_count_incr_i};
+    drop_unknown_qp_count_d = drop_unknown_qp_count_sum[32] ? 32'hffffffff :
+                              drop_unknown_qp_count_sum[31:0];
     // drop_wrong_vf.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_wrong_vf_count_d = drop_wrong_vf_count_q;
     if (rd_en && drop_wrong_vf_rsel) begin
       drop_wrong_vf_count_d = 32'd0;
     end
     drop_wrong_vf_count_sum = {1'b0, drop_wrong_vf_count_d} + {32'd0, drop_wrong_vf_count_incr_i};
-    drop_wrong_vf_count_d = drop_wrong_vf_count_sum[32] ? 32'hffffffff : drop_wrong_vf_count_sum[31:0];
+    drop_wrong_vf_count_d = drop_wrong_vf_count_sum[32] ? 32'hffffffff :
+                            drop_wrong_vf_count_sum[31:0];
     // drop_state.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_state_count_d = drop_state_count_q;
     if (rd_en && drop_state_rsel) begin
@@ -881,15 +908,19 @@ module rx_parser_csr (
     if (rd_en && drop_transport_mismatch_rsel) begin
       drop_transport_mismatch_count_d = 32'd0;
     end
-    drop_transport_mismatch_count_sum = {1'b0, drop_transport_mismatch_count_d} + {32'd0, drop_transport_mismatch_count_incr_i};
-    drop_transport_mismatch_count_d = drop_transport_mismatch_count_sum[32] ? 32'hffffffff : drop_transport_mismatch_count_sum[31:0];
+    drop_transport_mismatch_count_sum = {1'b0, drop_transport_mismatch_count_d} +
+                                        {32'd0, drop_transport_mismatch_count_incr_i};
+    drop_transport_mismatch_count_d = drop_transport_mismatch_count_sum[32] ? 32'hffffffff :
+                                      drop_transport_mismatch_count_sum[31:0];
     // drop_truncated.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_truncated_count_d = drop_truncated_count_q;
     if (rd_en && drop_truncated_rsel) begin
       drop_truncated_count_d = 32'd0;
     end
-    drop_truncated_count_sum = {1'b0, drop_truncated_count_d} + {32'd0, drop_truncated_count_incr_i};
-    drop_truncated_count_d = drop_truncated_count_sum[32] ? 32'hffffffff : drop_truncated_count_sum[31:0];
+    drop_truncated_count_sum = {1'b0, drop_truncated_count_d} +
+                               {32'd0, drop_truncated_count_incr_i};
+    drop_truncated_count_d = drop_truncated_count_sum[32] ? 32'hffffffff :
+                             drop_truncated_count_sum[31:0];
     // drop_psn_seq.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_psn_seq_count_d = drop_psn_seq_count_q;
     if (rd_en && drop_psn_seq_rsel) begin
@@ -902,22 +933,28 @@ module rx_parser_csr (
     if (rd_en && drop_bad_opcode_rsel) begin
       drop_bad_opcode_count_d = 32'd0;
     end
-    drop_bad_opcode_count_sum = {1'b0, drop_bad_opcode_count_d} + {32'd0, drop_bad_opcode_count_incr_i};
-    drop_bad_opcode_count_d = drop_bad_opcode_count_sum[32] ? 32'hffffffff : drop_bad_opcode_count_sum[31:0];
+    drop_bad_opcode_count_sum = {1'b0, drop_bad_opcode_count_d} +
+                                {32'd0, drop_bad_opcode_count_incr_i};
+    drop_bad_opcode_count_d = drop_bad_opcode_count_sum[32] ? 32'hffffffff :
+                              drop_bad_opcode_count_sum[31:0];
     // event_cnp_received.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     event_cnp_received_count_d = event_cnp_received_count_q;
     if (rd_en && event_cnp_received_rsel) begin
       event_cnp_received_count_d = 32'd0;
     end
-    event_cnp_received_count_sum = {1'b0, event_cnp_received_count_d} + {32'd0, event_cnp_received_count_incr_i};
-    event_cnp_received_count_d = event_cnp_received_count_sum[32] ? 32'hffffffff : event_cnp_received_count_sum[31:0];
+    event_cnp_received_count_sum = {1'b0, event_cnp_received_count_d} +
+                                   {32'd0, event_cnp_received_count_incr_i};
+    event_cnp_received_count_d = event_cnp_received_count_sum[32] ? 32'hffffffff :
+                                 event_cnp_received_count_sum[31:0];
     // event_ce_marked.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     event_ce_marked_count_d = event_ce_marked_count_q;
     if (rd_en && event_ce_marked_rsel) begin
       event_ce_marked_count_d = 32'd0;
     end
-    event_ce_marked_count_sum = {1'b0, event_ce_marked_count_d} + {32'd0, event_ce_marked_count_incr_i};
-    event_ce_marked_count_d = event_ce_marked_count_sum[32] ? 32'hffffffff : event_ce_marked_count_sum[31:0];
+    event_ce_marked_count_sum = {1'b0, event_ce_marked_count_d} +
+                                {32'd0, event_ce_marked_count_incr_i};
+    event_ce_marked_count_d = event_ce_marked_count_sum[32] ? 32'hffffffff :
+                              event_ce_marked_count_sum[31:0];
   end
 
   always @(posedge clk) begin

@@ -45,7 +45,8 @@ module rx_top #(
   output wire         s_axil_rvalid,
   input  wire         s_axil_rready,
 
-  // AXI4-Stream in: Ethernet frames without FCS, 512 bits; byte 0 of a frame in tdata[7:0]; tkeep all ones except on the tlast beat (contiguous from lane 0)
+  // AXI4-Stream in: Ethernet frames without FCS, 512 bits; byte 0 of a frame in tdata[7:0]; tkeep
+  // all ones except on the tlast beat (contiguous from lane 0)
   input  wire [511:0] s_axis_tdata,
   input  wire [63:0]  s_axis_tkeep,
   input  wire         s_axis_tvalid,
@@ -73,24 +74,33 @@ module rx_top #(
   output wire [31:0]  m_hdr_imm,          // ImmDt or IETH, else 0
   output wire         m_hdr_ecn_ce,       // IP ECN = 11
   output wire         m_hdr_cnp,          // BTH opcode 0x81
-  output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and ICRC excluded)
-  output wire         m_hdr_pay,          // this frame has a packet on m_pay_* (its tlast beat follows this verdict)
+  output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and
+                                          // ICRC excluded)
+  output wire         m_hdr_pay,          // this frame has a packet on m_pay_* (its tlast beat
+                                          // follows this verdict)
 
-  // Payload stream, 512 bits: the payload of every RoCE-shaped frame (see below), realigned to byte 0, pad and ICRC removed; cut-through, the tlast beat waits for the verdict and carries tuser = discard (1 unless the verdict is accept)
+  // Payload stream, 512 bits: the payload of every RoCE-shaped frame (see below), realigned to byte
+  // 0, pad and ICRC removed; cut-through, the tlast beat waits for the verdict and carries tuser =
+  // discard (1 unless the verdict is accept)
   output wire [511:0] m_pay_tdata,
   output wire [63:0]  m_pay_tkeep,        // contiguous from lane 0
   output wire         m_pay_tvalid,
   input  wire         m_pay_tready,
   output wire         m_pay_tlast,
-  output wire         m_pay_tuser,        // on the tlast beat: discard (the frame's verdict is not accept); 0 on other beats
+  output wire         m_pay_tuser,        // on the tlast beat: discard (the frame's verdict is not
+                                          // accept); 0 on other beats
 
-  // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs another
+  // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its
+  // verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs
+  // another
   output wire         m_ack_valid,
   input  wire         m_ack_ready,
   output wire [7:0]   m_ack_vf,
   output wire [23:0]  m_ack_qpn,          // the QP to answer on (its remote QPN is the QPC's)
-  output wire [7:0]   m_ack_syndrome,     // AETH syndrome: 0x1F ACK, 0x60 NAK PSN sequence error, 0x62 NAK remote access error
-  output wire [23:0]  m_ack_psn,          // BTH PSN of the answer: ACK the frame's PSN (duplicate: ePSN - 1), NAK seq ePSN, NAK access the frame's PSN
+  output wire [7:0]   m_ack_syndrome,     // AETH syndrome: 0x1F ACK, 0x60 NAK PSN sequence error,
+                                          // 0x62 NAK remote access error
+  output wire [23:0]  m_ack_psn,          // BTH PSN of the answer: ACK the frame's PSN (duplicate:
+                                          // ePSN - 1), NAK seq ePSN, NAK access the frame's PSN
 
   // CNP-received event (to the DCQCN reaction point): one-cycle pulse
   output wire         cnp_valid,          // an accepted CNP, while ctrl.cnp_event_en
@@ -98,7 +108,8 @@ module rx_top #(
   output wire [23:0]  cnp_qpn,            // the QP to slow down
 
   // CE-marked event (to the DCQCN notification point, which paces CNPs): one-cycle pulse
-  output wire         ce_valid,           // an accepted frame with IP ECN = 11, while ctrl.ce_event_en
+  output wire         ce_valid,           // an accepted frame with IP ECN = 11, while
+                                          // ctrl.ce_event_en
   output wire [7:0]   ce_vf,
   output wire [23:0]  ce_qpn,             // the QP the marked frame arrived on
 
@@ -391,7 +402,10 @@ module rx_top #(
     .irq_o           (qpc_irq_o)
   );
 
-  assign unused_ok = ^{qpc_db_req_ready, qpc_db_rsp_valid, qpc_db_rsp_ok, qpc_db_rsp_reason, qpc_db_rsp_vf, qpc_db_rsp_qpn, qpc_db_rsp_user, qpc_wqe_req_ready, qpc_wqe_rsp_valid, qpc_wqe_rsp_status, qpc_wqe_rsp_cqn, qpc_wqe_rsp_vf, qpc_wqe_rsp_qpn, qpc_wqe_rsp_user};
+  assign unused_ok = ^{qpc_db_req_ready, qpc_db_rsp_valid, qpc_db_rsp_ok, qpc_db_rsp_reason,
+                       qpc_db_rsp_vf, qpc_db_rsp_qpn, qpc_db_rsp_user, qpc_wqe_req_ready,
+                       qpc_wqe_rsp_valid, qpc_wqe_rsp_status, qpc_wqe_rsp_cqn, qpc_wqe_rsp_vf,
+                       qpc_wqe_rsp_qpn, qpc_wqe_rsp_user};
 
 endmodule
 

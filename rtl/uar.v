@@ -68,7 +68,8 @@ module uar #(
   input  wire [7:0]  s_axi_awlen,       // beats - 1
   input  wire [2:0]  s_axi_awsize,      // bytes per beat = 2^awsize
   input  wire [1:0]  s_axi_awburst,     // INCR (01) for BlueFlame bursts
-  input  wire [8:0]  s_axi_awuser,      // requester: {pf, vf[7:0]} (the PCIe core's function number)
+  input  wire [8:0]  s_axi_awuser,      // requester: {pf, vf[7:0]} (the PCIe core's function
+                                        // number)
   input  wire        s_axi_wvalid,      // 
   output wire        s_axi_wready,      // 
   input  wire [63:0] s_axi_wdata,       // byte i of the beat is the byte at address +i
@@ -133,7 +134,9 @@ module uar #(
 `endif
 
   // Geometry
-  localparam integer PW         = PAGES_PER_VF > 1 ? $clog2(PAGES_PER_VF) : 0;  // page-index bits: a function's BAR2 holds 2^PW pages
+  localparam integer PW         = PAGES_PER_VF > 1 ? $clog2(PAGES_PER_VF) : 0;  // page-index bits:
+                                                                                // a function's BAR2
+                                                                                // holds 2^PW pages
   localparam integer VW         = NUM_VF > 1 ? $clog2(NUM_VF) : 1;  // VF index bits
   localparam [11:0]  GEO_NUM_VF = NUM_VF[11:0];  // NUM_VF as a 12-bit value
   localparam [4:0]   GEO_PAGES  = PAGES_PER_VF[4:0];  // PAGES_PER_VF as a 5-bit value
@@ -257,7 +260,8 @@ module uar #(
   reg     [4:0]           drain_last_d;
   reg     [31:0]          drain_user_q;
   reg     [31:0]          drain_user_d;
-  reg     [39:0]          pend_mem [0:NUM_VF-1];  // per VF: pending low half {window, page index, dword}
+  reg     [39:0]          pend_mem [0:NUM_VF-1];  // per VF: pending low half {window, page index,
+                                                  // dword}
   reg     [63:0]          bf_mem [0:31];          // BlueFlame buffer: one WQE of up to 256 bytes
   reg     [91:0]          q_mem [0:3];            // events waiting for their QPC answer, in order
   wire                    aw_take;
@@ -279,7 +283,8 @@ module uar #(
   wire    [4:0]           eff_pages;
   wire                    in_pf_only;             // page_cfg.pf_only_mask bit of the page index
   wire                    in_dis;                 // the block or the writing VF is disabled
-  wire                    in_outside;             // a page of another function, or an inactive page index
+  wire                    in_outside;             // a page of another function, or an inactive page
+                                                  // index
   wire    [2:0]           in_reason;
   wire                    in_single;
   wire                    in_burst_ok;
@@ -306,7 +311,8 @@ module uar #(
   wire                    in_slot_pend;
   wire                    in_new_pend;
   wire                    in_pm;
-  wire                    tear;                   // another write breaks the pending pair: drop it first, then take this write
+  wire                    tear;                   // another write breaks the pending pair: drop it
+                                                  // first, then take this write
   reg     [2:0]           ev_kind;
   reg     [2:0]           ev_reason;
   reg     [3:0]           ev_idx;
@@ -330,7 +336,8 @@ module uar #(
   wire                    w_ready;
   wire                    w_take;
   wire                    w_last_take;
-  wire                    ev_load;                // an event enters stage 1: the write's own, or the tear before it
+  wire                    ev_load;                // an event enters stage 1: the write's own, or
+                                                  // the tear before it
   wire                    pend_we;                // a low half is stored for the page owner
   wire                    h_valid;
   wire    [91:0]          h;                      // queue head; zero while the queue is empty
@@ -369,7 +376,8 @@ module uar #(
   reg     [NUM_VF-1:0]    vf_acc;
   reg     [NUM_VF-1:0]    vf_drop;
   integer                 vi;
-  wire                    unused_ok;              // deliberately unused: software-only CSR outputs, wlast, echoed fields
+  wire                    unused_ok;              // deliberately unused: software-only CSR outputs,
+                                                  // wlast, echoed fields
 
   // The CSR block: control, drop counters and status.
   uar_csr #(
@@ -475,10 +483,14 @@ module uar #(
   assign in_vf = s_axi_awuser[7:0];
   assign in_slot = in_vf[VW - 1:0];
   assign in_nofunc = !in_pf && {4'b0000, in_vf} >= GEO_NUM_VF;
-  assign eff_pages = csr_page_cfg_active_pages_o == 5'h00 || csr_page_cfg_active_pages_o > GEO_PAGES ? GEO_PAGES : csr_page_cfg_active_pages_o;
+  assign eff_pages = csr_page_cfg_active_pages_o == 5'h00 ||
+                     csr_page_cfg_active_pages_o > GEO_PAGES ? GEO_PAGES :
+                     csr_page_cfg_active_pages_o;
   assign in_pf_only = |(csr_page_cfg_pf_only_mask_o & (16'h0001 << in_page_idx[3:0]));
   assign in_dis = !csr_ctrl_enable_o || (!in_pf && !in_nofunc && !csr_vf_ctrl_enable_o[in_slot]);
-  assign in_outside = in_nofunc | (in_owner >= GEO_NUM_VF) | (!in_pf && in_owner != {4'b0000, in_vf}) | (in_page_idx >= {7'h00, eff_pages});
+  assign in_outside = in_nofunc | (in_owner >= GEO_NUM_VF) |
+                      (!in_pf && in_owner != {4'b0000, in_vf}) |
+                      (in_page_idx >= {7'h00, eff_pages});
   assign in_reason = in_dis ? 3'b111 : in_outside ? 3'b100 : !in_pf && in_pf_only ? 3'b101 : 3'b000;
   assign in_single = s_axi_awlen == 8'h00;
   assign in_burst_ok = s_axi_awburst == 2'b01 && s_axi_awsize == 3'b011;
@@ -486,7 +498,8 @@ module uar #(
   assign pre_ok = pre_reason == 3'b000;
   assign last = last_q;
   assign first_beat = beat0_q;
-  assign be64 = {s_axi_wdata[7:0], s_axi_wdata[15:8], s_axi_wdata[23:16], s_axi_wdata[31:24], s_axi_wdata[39:32], s_axi_wdata[47:40], s_axi_wdata[55:48], s_axi_wdata[63:56]};
+  assign be64 = {s_axi_wdata[7:0], s_axi_wdata[15:8], s_axi_wdata[23:16], s_axi_wdata[31:24],
+                 s_axi_wdata[39:32], s_axi_wdata[47:40], s_axi_wdata[55:48], s_axi_wdata[63:56]};
   assign first_be = first_beat ? be64 : first_q;
   assign full_now = full_q && s_axi_wstrb == 8'hff;
   assign in_hit = {in_single && in_off[11:3] == 9'h100, in_single && in_off[11:3] == 9'h000};
@@ -537,7 +550,8 @@ module uar #(
   assign h_fetch = h_valid && h_kind == 3'b000 && db_rsp_valid && db_rsp_ok;
   assign h_bf = h_valid && h_kind == 3'b001 && db_rsp_valid && db_rsp_ok;
   assign h_fwd = h_valid && h_kind == 3'b010;
-  assign retire = h_valid && (h_chk ? db_rsp_valid && (!h_fetch || fetch_ready) : h_fwd ? 1'b1 : 1'b1);
+  assign retire = h_valid &&
+                  (h_chk ? db_rsp_valid && (!h_fetch || fetch_ready) : h_fwd ? 1'b1 : 1'b1);
   assign chk_reason = db_rsp_reason == 3'b011 ? 3'b010 : db_rsp_reason == 3'b100 ? 3'b011 : 3'b001;
   assign is_drop = retire && (h_kind == 3'b100 || (h_chk && !db_rsp_ok));
   assign drop_reason = h_chk ? chk_reason : h_reason;
@@ -569,7 +583,11 @@ module uar #(
   assign m_axis_bf_tlast = drain_idx_q == drain_last_q;
   assign m_axis_bf_tuser = drain_user_q;
   assign mon_valid = retire;
-  assign mon_result = h_fetch ? 3'b000 : h_bf ? 3'b001 : h_kind == 3'b011 ? 3'b011 : h_fwd ? 3'b100 : 3'b010;
+  assign mon_result = h_fetch ? 3'b000 :
+                      h_bf ? 3'b001 :
+                      h_kind == 3'b011 ? 3'b011 :
+                      h_fwd ? 3'b100 :
+                      3'b010;
   assign mon_reason = is_drop ? drop_reason : 3'b000;
   assign mon_vf = h_vf;
   assign mon_pf = h_pf;
@@ -601,7 +619,20 @@ module uar #(
   assign csr_drop_disabled_count_incr_i = cs_drop_q && cs_reason_q == 3'b111;
   assign csr_vf_doorbells_count_incr_i = vf_acc;
   assign csr_vf_drops_count_incr_i = vf_drop;
-  assign unused_ok = ^{csr_int_status_not_owner_o, csr_int_status_wrong_page_o, csr_int_status_qp_state_o, csr_int_status_unmapped_o, csr_int_status_pf_only_o, csr_int_status_torn_o, csr_int_status_disabled_o, csr_int_en_not_owner_o, csr_int_en_wrong_page_o, csr_int_en_qp_state_o, csr_int_en_unmapped_o, csr_int_en_pf_only_o, csr_int_en_torn_o, csr_int_en_disabled_o, csr_last_drop_reason_o, csr_last_drop_page_index_o, csr_last_drop_vf_o, csr_last_drop_qpn_qpn_o, csr_db_accepted_count_o, csr_bf_accepted_count_o, csr_drop_not_owner_count_o, csr_drop_wrong_page_count_o, csr_drop_qp_state_count_o, csr_drop_unmapped_count_o, csr_drop_pf_only_count_o, csr_drop_torn_count_o, csr_drop_disabled_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o, s_axi_wlast, db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], owner[11:8], h_pf, h_win, dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf, e1_reason, e1_len, e1_win};
+  assign unused_ok = ^{csr_int_status_not_owner_o, csr_int_status_wrong_page_o,
+                       csr_int_status_qp_state_o, csr_int_status_unmapped_o,
+                       csr_int_status_pf_only_o, csr_int_status_torn_o, csr_int_status_disabled_o,
+                       csr_int_en_not_owner_o, csr_int_en_wrong_page_o, csr_int_en_qp_state_o,
+                       csr_int_en_unmapped_o, csr_int_en_pf_only_o, csr_int_en_torn_o,
+                       csr_int_en_disabled_o, csr_last_drop_reason_o, csr_last_drop_page_index_o,
+                       csr_last_drop_vf_o, csr_last_drop_qpn_qpn_o, csr_db_accepted_count_o,
+                       csr_bf_accepted_count_o, csr_drop_not_owner_count_o,
+                       csr_drop_wrong_page_count_o, csr_drop_qp_state_count_o,
+                       csr_drop_unmapped_count_o, csr_drop_pf_only_count_o, csr_drop_torn_count_o,
+                       csr_drop_disabled_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o,
+                       s_axi_wlast, db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], owner[11:8],
+                       h_pf, h_win, dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf,
+                       e1_reason, e1_len, e1_win};
 
   always @* begin
     // Window decode: shape of the write in the window it starts in

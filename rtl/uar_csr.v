@@ -251,10 +251,13 @@ module uar_csr #(
   reg  [31:0]          wr_lo_d;
   reg  [3:0]           wr_lo_strb_q;               // 64-bit write shadow: low-half strobes
   reg  [3:0]           wr_lo_strb_d;
-  reg  [31:0]          rd_hi_q;                    // 64-bit read shadow: high half latched by a low-half read
+  reg  [31:0]          rd_hi_q;                    // 64-bit read shadow: high half latched by a
+                                                   // low-half read
   reg  [31:0]          rd_hi_d;
-  reg                  wr_lo_store;                // the write addresses the low half of a 64-bit register
-  reg                  rd_latch;                   // the read addresses the low half of a 64-bit register
+  reg                  wr_lo_store;                // the write addresses the low half of a 64-bit
+                                                   // register
+  reg                  rd_latch;                   // the read addresses the low half of a 64-bit
+                                                   // register
   reg  [31:0]          rd_hi_next;                 // high half to latch with it
   wire [63:0]          wr_data64;                  // a high-half write commits {data, shadow}
   wire [63:0]          wr_mask64;
@@ -360,9 +363,12 @@ module uar_csr #(
   assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[12:2], 2'b00};
   assign rd_addr = {s_axil_araddr[12:2], 2'b00};
-  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}}, {8{s_axil_wstrb[0]}}};
+  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
+                    {8{s_axil_wstrb[0]}}};
   assign wr_data64 = {s_axil_wdata, wr_lo_q};
-  assign wr_mask64 = {wr_mask, {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}}, {8{wr_lo_strb_q[0]}}}};
+  assign wr_mask64 = {wr_mask,
+                      {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}},
+                       {8{wr_lo_strb_q[0]}}}};
   assign s_axil_awready = wr_en;
   assign s_axil_wready = wr_en;
   assign s_axil_bvalid = bvalid_q;
@@ -408,8 +414,14 @@ module uar_csr #(
   assign drop_pf_only_count_o = drop_pf_only_count_q;
   assign drop_torn_count_o = drop_torn_count_q;
   assign drop_disabled_count_o = drop_disabled_count_q;
-  assign irq_o = |{int_status_not_owner_q & int_en_not_owner_q, int_status_wrong_page_q & int_en_wrong_page_q, int_status_qp_state_q & int_en_qp_state_q, int_status_unmapped_q & int_en_unmapped_q, int_status_pf_only_q & int_en_pf_only_q, int_status_torn_q & int_en_torn_q, int_status_disabled_q & int_en_disabled_q};
-  assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0], s_axil_wdata, wr_mask, wr_data64, wr_mask64};
+  assign irq_o = |{int_status_not_owner_q & int_en_not_owner_q,
+                   int_status_wrong_page_q & int_en_wrong_page_q,
+                   int_status_qp_state_q & int_en_qp_state_q,
+                   int_status_unmapped_q & int_en_unmapped_q,
+                   int_status_pf_only_q & int_en_pf_only_q, int_status_torn_q & int_en_torn_q,
+                   int_status_disabled_q & int_en_disabled_q};
+  assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
+                       s_axil_wdata, wr_mask, wr_data64, wr_mask64};
 
   always @* begin
     // Write decode: the register a write selects and its response
@@ -490,11 +502,14 @@ module uar_csr #(
       end
       ADDR_INT_STATUS: begin
         rd_resp = RESP_OKAY;
-        rd_data = {25'd0, int_status_disabled_q, int_status_torn_q, int_status_pf_only_q, int_status_unmapped_q, int_status_qp_state_q, int_status_wrong_page_q, int_status_not_owner_q};
+        rd_data = {25'd0, int_status_disabled_q, int_status_torn_q, int_status_pf_only_q,
+                   int_status_unmapped_q, int_status_qp_state_q, int_status_wrong_page_q,
+                   int_status_not_owner_q};
       end
       ADDR_INT_EN: begin
         rd_resp = RESP_OKAY;
-        rd_data = {25'd0, int_en_disabled_q, int_en_torn_q, int_en_pf_only_q, int_en_unmapped_q, int_en_qp_state_q, int_en_wrong_page_q, int_en_not_owner_q};
+        rd_data = {25'd0, int_en_disabled_q, int_en_torn_q, int_en_pf_only_q, int_en_unmapped_q,
+                   int_en_qp_state_q, int_en_wrong_page_q, int_en_not_owner_q};
       end
       ADDR_LAST_DROP: begin
         rd_resp = RESP_OKAY;
@@ -626,7 +641,8 @@ module uar_csr #(
     // Values 0 and above PAGES_PER_VF act as PAGES_PER_VF.
     page_cfg_active_pages_d = page_cfg_active_pages_q;
     if (wr_en && page_cfg_wsel) begin
-      page_cfg_active_pages_d = (page_cfg_active_pages_d & ~wr_mask[4:0]) | (s_axil_wdata[4:0] & wr_mask[4:0]);
+      page_cfg_active_pages_d = (page_cfg_active_pages_d & ~wr_mask[4:0]) |
+                                (s_axil_wdata[4:0] & wr_mask[4:0]);
     end
     // page_cfg.pf_only_mask [31:16] rw: Bit i set makes page index i of every function PF-only
     // (the article's BAR4 rule): a VF's write to it is dropped, counted in `drop_pf_only` and
@@ -634,7 +650,8 @@ module uar_csr #(
     // no effect.
     page_cfg_pf_only_mask_d = page_cfg_pf_only_mask_q;
     if (wr_en && page_cfg_wsel) begin
-      page_cfg_pf_only_mask_d = (page_cfg_pf_only_mask_d & ~wr_mask[31:16]) | (s_axil_wdata[31:16] & wr_mask[31:16]);
+      page_cfg_pf_only_mask_d = (page_cfg_pf_only_mask_d & ~wr_mask[31:16]) |
+                                (s_axil_wdata[31:16] & wr_mask[31:16]);
     end
     // int_status.not_owner [0] w1c: A doorbell named a QP that the writing VF does not own.
     int_status_not_owner_d = int_status_not_owner_q;
@@ -742,7 +759,8 @@ module uar_csr #(
       db_accepted_count_d = 64'd0;
     end
     db_accepted_count_sum = {1'b0, db_accepted_count_d} + {64'd0, db_accepted_count_incr_i};
-    db_accepted_count_d = db_accepted_count_sum[64] ? 64'hffffffffffffffff : db_accepted_count_sum[63:0];
+    db_accepted_count_d = db_accepted_count_sum[64] ? 64'hffffffffffffffff :
+                          db_accepted_count_sum[63:0];
     // bf_accepted.count [63:0] rc: Whole-WQE BlueFlame writes that passed every check and were
     // pushed to the send engine.
     bf_accepted_count_d = bf_accepted_count_q;
@@ -750,35 +768,42 @@ module uar_csr #(
       bf_accepted_count_d = 64'd0;
     end
     bf_accepted_count_sum = {1'b0, bf_accepted_count_d} + {64'd0, bf_accepted_count_incr_i};
-    bf_accepted_count_d = bf_accepted_count_sum[64] ? 64'hffffffffffffffff : bf_accepted_count_sum[63:0];
+    bf_accepted_count_d = bf_accepted_count_sum[64] ? 64'hffffffffffffffff :
+                          bf_accepted_count_sum[63:0];
     // drop_not_owner.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_not_owner_count_d = drop_not_owner_count_q;
     if (rd_en && drop_not_owner_rsel) begin
       drop_not_owner_count_d = 32'd0;
     end
-    drop_not_owner_count_sum = {1'b0, drop_not_owner_count_d} + {32'd0, drop_not_owner_count_incr_i};
-    drop_not_owner_count_d = drop_not_owner_count_sum[32] ? 32'hffffffff : drop_not_owner_count_sum[31:0];
+    drop_not_owner_count_sum = {1'b0, drop_not_owner_count_d} +
+                               {32'd0, drop_not_owner_count_incr_i};
+    drop_not_owner_count_d = drop_not_owner_count_sum[32] ? 32'hffffffff :
+                             drop_not_owner_count_sum[31:0];
     // drop_wrong_page.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_wrong_page_count_d = drop_wrong_page_count_q;
     if (rd_en && drop_wrong_page_rsel) begin
       drop_wrong_page_count_d = 32'd0;
     end
-    drop_wrong_page_count_sum = {1'b0, drop_wrong_page_count_d} + {32'd0, drop_wrong_page_count_incr_i};
-    drop_wrong_page_count_d = drop_wrong_page_count_sum[32] ? 32'hffffffff : drop_wrong_page_count_sum[31:0];
+    drop_wrong_page_count_sum = {1'b0, drop_wrong_page_count_d} +
+                                {32'd0, drop_wrong_page_count_incr_i};
+    drop_wrong_page_count_d = drop_wrong_page_count_sum[32] ? 32'hffffffff :
+                              drop_wrong_page_count_sum[31:0];
     // drop_qp_state.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_qp_state_count_d = drop_qp_state_count_q;
     if (rd_en && drop_qp_state_rsel) begin
       drop_qp_state_count_d = 32'd0;
     end
     drop_qp_state_count_sum = {1'b0, drop_qp_state_count_d} + {32'd0, drop_qp_state_count_incr_i};
-    drop_qp_state_count_d = drop_qp_state_count_sum[32] ? 32'hffffffff : drop_qp_state_count_sum[31:0];
+    drop_qp_state_count_d = drop_qp_state_count_sum[32] ? 32'hffffffff :
+                            drop_qp_state_count_sum[31:0];
     // drop_unmapped.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_unmapped_count_d = drop_unmapped_count_q;
     if (rd_en && drop_unmapped_rsel) begin
       drop_unmapped_count_d = 32'd0;
     end
     drop_unmapped_count_sum = {1'b0, drop_unmapped_count_d} + {32'd0, drop_unmapped_count_incr_i};
-    drop_unmapped_count_d = drop_unmapped_count_sum[32] ? 32'hffffffff : drop_unmapped_count_sum[31:0];
+    drop_unmapped_count_d = drop_unmapped_count_sum[32] ? 32'hffffffff :
+                            drop_unmapped_count_sum[31:0];
     // drop_pf_only.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_pf_only_count_d = drop_pf_only_count_q;
     if (rd_en && drop_pf_only_rsel) begin
@@ -799,7 +824,8 @@ module uar_csr #(
       drop_disabled_count_d = 32'd0;
     end
     drop_disabled_count_sum = {1'b0, drop_disabled_count_d} + {32'd0, drop_disabled_count_incr_i};
-    drop_disabled_count_d = drop_disabled_count_sum[32] ? 32'hffffffff : drop_disabled_count_sum[31:0];
+    drop_disabled_count_d = drop_disabled_count_sum[32] ? 32'hffffffff :
+                            drop_disabled_count_sum[31:0];
   end
 
   always @(posedge clk) begin
@@ -923,7 +949,8 @@ module uar_csr #(
         vf_doorbells_count_d = 32'd0;
       end
       vf_doorbells_count_sum = {1'b0, vf_doorbells_count_d} + {32'd0, vf_doorbells_count_incr_i[i]};
-      vf_doorbells_count_d = vf_doorbells_count_sum[32] ? 32'hffffffff : vf_doorbells_count_sum[31:0];
+      vf_doorbells_count_d = vf_doorbells_count_sum[32] ? 32'hffffffff :
+                             vf_doorbells_count_sum[31:0];
       // drops.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
       vf_drops_count_d = vf_drops_count_q;
       if (vf_drops_sre) begin

@@ -50,7 +50,8 @@ module uar_mlx5_top #(
   input  wire [7:0]  s_axi_awlen,       // beats - 1
   input  wire [2:0]  s_axi_awsize,      // bytes per beat = 2^awsize
   input  wire [1:0]  s_axi_awburst,     // INCR (01) for BlueFlame bursts
-  input  wire [8:0]  s_axi_awuser,      // requester: {pf, vf[7:0]} (the PCIe core's function number)
+  input  wire [8:0]  s_axi_awuser,      // requester: {pf, vf[7:0]} (the PCIe core's function
+                                        // number)
   input  wire        s_axi_wvalid,      // 
   output wire        s_axi_wready,      // 
   input  wire [63:0] s_axi_wdata,       // byte i of the beat is the byte at address +i
@@ -336,7 +337,14 @@ module uar_mlx5_top #(
     .irq_o           (qpc_irq_o)
   );
 
-  assign unused_ok = ^{qpc_wqe_req_ready, qpc_wqe_rsp_valid, qpc_wqe_rsp_status, qpc_wqe_rsp_cqn, qpc_wqe_rsp_vf, qpc_wqe_rsp_qpn, qpc_wqe_rsp_user, qpc_rx_req_ready, qpc_rx_rsp_valid, qpc_rx_rsp_ok, qpc_rx_rsp_state, qpc_rx_rsp_st, qpc_rx_rsp_pd, qpc_rx_rsp_epsn, qpc_rx_rsp_nak_sent, qpc_rx_rsp_rre, qpc_rx_rsp_rwe, qpc_rx_rsp_rae, qpc_rx_rsp_mtu, qpc_rx_rsp_vf, qpc_rx_rsp_qpn, qpc_rx_rsp_user, qpc_rx_wb_ready, qpc_mk_req_ready, qpc_mk_rsp_valid, qpc_mk_rsp_ok, qpc_mk_rsp_reason, qpc_mk_rsp_vf, qpc_mk_rsp_rkey, qpc_mk_rsp_user};
+  assign unused_ok = ^{qpc_wqe_req_ready, qpc_wqe_rsp_valid, qpc_wqe_rsp_status, qpc_wqe_rsp_cqn,
+                       qpc_wqe_rsp_vf, qpc_wqe_rsp_qpn, qpc_wqe_rsp_user, qpc_rx_req_ready,
+                       qpc_rx_rsp_valid, qpc_rx_rsp_ok, qpc_rx_rsp_state, qpc_rx_rsp_st,
+                       qpc_rx_rsp_pd, qpc_rx_rsp_epsn, qpc_rx_rsp_nak_sent, qpc_rx_rsp_rre,
+                       qpc_rx_rsp_rwe, qpc_rx_rsp_rae, qpc_rx_rsp_mtu, qpc_rx_rsp_vf,
+                       qpc_rx_rsp_qpn, qpc_rx_rsp_user, qpc_rx_wb_ready, qpc_mk_req_ready,
+                       qpc_mk_rsp_valid, qpc_mk_rsp_ok, qpc_mk_rsp_reason, qpc_mk_rsp_vf,
+                       qpc_mk_rsp_rkey, qpc_mk_rsp_user};
 
 endmodule
 

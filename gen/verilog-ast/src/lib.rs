@@ -18,6 +18,7 @@
 
 mod expr;
 mod print;
+mod wrap;
 
 pub use expr::*;
 

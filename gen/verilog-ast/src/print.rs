@@ -1,5 +1,6 @@
 //! The one printer: two-space indentation, aligned port and declaration columns, minimal but
-//! unambiguous parentheses. Output depends only on the tree, so it is byte-reproducible.
+//! unambiguous parentheses, lines kept within 100 columns where a break point exists (see
+//! `wrap`). Output depends only on the tree, so it is byte-reproducible.
 //!
 //! Everything is written straight into one output buffer: a map of thousands of registers
 //! prints hundreds of thousands of expressions, and a temporary string per sub-expression
@@ -145,20 +146,71 @@ impl Printer {
         if text.is_empty() {
             self.out.push_str("//\n");
         } else {
-            self.out.push_str("// ");
-            self.out.push_str(text);
+            self.comment_tail(text);
             self.out.push('\n');
         }
     }
 
-    /// `lhs <op> rhs;` on one line.
+    /// `// text` from the current column; prose past [`wrap::LIMIT`] continues on `//` lines
+    /// starting at the same column. Text laid out by hand (a table row, aligned columns) is
+    /// left as it is.
+    fn comment_tail(&mut self, text: &str) {
+        self.out.push_str("// ");
+        let col = wrap::column(&self.out);
+        if col + text.len() <= wrap::LIMIT || text.contains("  ") || text.contains(" | ") {
+            self.out.push_str(text);
+            return;
+        }
+        let mut first = true;
+        for word in text.split(' ') {
+            if !first {
+                if wrap::column(&self.out) + 1 + word.len() > wrap::LIMIT {
+                    self.out.push('\n');
+                    for _ in 0..col - 3 {
+                        self.out.push(' ');
+                    }
+                    self.out.push_str("// ");
+                } else {
+                    self.out.push(' ');
+                }
+            }
+            self.out.push_str(word);
+            first = false;
+        }
+    }
+
+    /// `lhs <op> rhs;` on one line, or the right-hand side broken over lines when the line
+    /// would pass [`wrap::LIMIT`].
     fn assign_line(&mut self, indent: usize, lead: &str, l: &Expr, op: &str, r: &Expr) {
         self.start(indent);
         self.push(lead);
         self.expr(l);
         self.push(op);
-        self.expr(r);
-        self.push(";\n");
+        self.wrapped(r, indent, ";");
+    }
+
+    /// `e` then `end` (and a newline), `e` broken over lines if the line gets too long.
+    fn wrapped(&mut self, e: &Expr, indent: usize, end: &str) {
+        let rhs = self.out.len();
+        self.expr(e);
+        self.push(end);
+        // Most lines are short: the line start is only looked for when this piece alone
+        // is long.
+        if self.out.len() - rhs > wrap::LIMIT / 2 && wrap::column(&self.out) > wrap::LIMIT {
+            self.out.truncate(rhs);
+            // A right-hand side starting far right continues on the next line instead,
+            // indented two levels further.
+            if wrap::column(&self.out) > wrap::LIMIT / 2 {
+                while self.out.ends_with(' ') {
+                    self.out.pop();
+                }
+                self.out.push('\n');
+                self.start(indent + 2);
+            }
+            wrap::wrap_into(&mut self.out, e, end.len());
+            self.push(end);
+        }
+        self.push("\n");
     }
 
     fn ports(&mut self, ports: &[PortItem]) {
@@ -220,8 +272,8 @@ impl Printer {
                     match &p.comment {
                         Some(c) => {
                             pad(&mut self.out, &name, cw);
-                            self.push("  // ");
-                            self.push(c);
+                            self.push("  ");
+                            self.comment_tail(c);
                         }
                         None => self.push(&name),
                     }
@@ -292,8 +344,8 @@ impl Printer {
             self.expr(value);
             self.push(";");
             if let Some(c) = comment {
-                self.push("  // ");
-                self.push(c);
+                self.push("  ");
+                self.comment_tail(c);
             }
             self.push("\n");
         }
@@ -349,8 +401,8 @@ impl Printer {
             match &d.comment {
                 Some(c) => {
                     pad(&mut self.out, name, nw);
-                    self.push("  // ");
-                    self.push(c);
+                    self.push("  ");
+                    self.comment_tail(c);
                 }
                 None => self.push(name),
             }
@@ -405,8 +457,7 @@ impl Printer {
                 self.push("[");
                 self.expr(addr);
                 self.push("] <= ");
-                self.expr(data);
-                self.push(";\n");
+                self.wrapped(data, indent + 1, ";");
                 self.line(indent, "end");
             }
             Item::Instance {
@@ -709,8 +760,18 @@ fn push_int(out: &mut String, v: i64) {
     push_unsigned(out, u128::from(v.unsigned_abs()), 10, 0);
 }
 
+pub(crate) fn unop_text(op: UnOp) -> &'static str {
+    match op {
+        UnOp::Not => "!",
+        UnOp::BitNot => "~",
+        UnOp::RedOr => "|",
+        UnOp::RedAnd => "&",
+        UnOp::RedXor => "^",
+    }
+}
+
 /// Appends an expression to `out`.
-fn expr_into(out: &mut String, e: &Expr) {
+pub(crate) fn expr_into(out: &mut String, e: &Expr) {
     match e {
         Expr::Ident(n) => out.push_str(n),
         Expr::Int(v) => {
@@ -763,13 +824,7 @@ fn expr_into(out: &mut String, e: &Expr) {
             out.push_str("}}");
         }
         Expr::Unary(op, x) => {
-            out.push_str(match op {
-                UnOp::Not => "!",
-                UnOp::BitNot => "~",
-                UnOp::RedOr => "|",
-                UnOp::RedAnd => "&",
-                UnOp::RedXor => "^",
-            });
+            out.push_str(unop_text(*op));
             operand(out, x);
         }
         Expr::Binary(op, a, b) => {
@@ -822,13 +877,24 @@ fn is_compare(op: BinOp) -> bool {
     )
 }
 
-/// A binary operand, parenthesized unless the reading is unambiguous to a human: the same
-/// associative operator, a comparison under `&&`/`||`, or a product under a sum.
+/// A binary operand, parenthesized unless the reading is unambiguous to a human (see
+/// [`child_is_bare`]).
 fn child(out: &mut String, parent: BinOp, e: &Expr, right: bool) {
+    if child_is_bare(parent, e, right) {
+        expr_into(out, e)
+    } else {
+        paren(out, e)
+    }
+}
+
+/// Whether a binary operand is printed without parentheses: anything but a `?:` or another
+/// binary operation, or one whose reading is unambiguous to a human: the same associative
+/// operator, a comparison under `&&`/`||`, or a product under a sum.
+pub(crate) fn child_is_bare(parent: BinOp, e: &Expr, right: bool) -> bool {
     match e {
-        Expr::Ternary(..) => paren(out, e),
+        Expr::Ternary(..) => false,
         Expr::Binary(op, ..) => {
-            let bare = if *op == parent {
+            if *op == parent {
                 !right || parent.associative()
             } else if matches!(parent, BinOp::And | BinOp::Or) {
                 is_compare(*op)
@@ -838,14 +904,9 @@ fn child(out: &mut String, parent: BinOp, e: &Expr, right: bool) {
                 matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul)
             } else {
                 false
-            };
-            if bare {
-                expr_into(out, e)
-            } else {
-                paren(out, e)
             }
         }
-        _ => expr_into(out, e),
+        _ => true,
     }
 }
 
