@@ -519,9 +519,10 @@ module dcqcn_rp #(
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
-  assign i_flat = paper ? w_rt_q == rmax_fx_q ||
-                          (rpg_hai_rate_value_i == 20'd0 &&
-                           (rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold)) :
+  assign i_flat = paper ?
+                    w_rt_q == rmax_fx_q ||
+                    (rpg_hai_rate_value_i == 20'd0 &&
+                     (rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold)) :
                   cnt_hi > threshold && rt_hai == w_rt_q;
   assign i_still = !w_dcnp_q && w_rc_q == w_rt_q && i_flat;
   assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};

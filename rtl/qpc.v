@@ -713,7 +713,8 @@ module qpc #(
   assign csr_cmd_status_status_d_i = cmd_status;
   assign csr_cmd_status_prev_state_we_i = cmd_done;
   assign csr_cmd_status_prev_state_d_i = cmd_pre_q == 8'h00 && !clearing && !cmd_is_mk &&
-                                         cmd_ctx_q[63] ? cmd_ctx_q[31:28] :
+                                         cmd_ctx_q[63] ?
+                                           cmd_ctx_q[31:28] :
                                          4'b0000;
   assign csr_int_status_cmd_done_set_i = cmd_done;
   assign csr_int_status_cmd_error_set_i = cmd_done && cmd_status != 8'h00;

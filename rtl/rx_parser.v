@@ -1165,59 +1165,59 @@ module rx_parser (
                     ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[43:40]} + 6'd4) :
                     ic1_ipv6 ? 6'd13 :
                     {2'b00, ic_hdr_q[19:16]} + 6'd3;
-  assign ic1_zl = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >=
-                   16'd24 ? {ic_hdr_q[591:584], ic_hdr_q[599:592]} :
+  assign ic1_zl = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24 ?
+                     {ic_hdr_q[591:584], ic_hdr_q[599:592]} :
                    16'd24,
-                   {ic_hdr_q[559:552], ic_hdr_q[567:560]} >=
-                   16'd24 ? {ic_hdr_q[559:552], ic_hdr_q[567:560]} :
+                   {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24 ?
+                     {ic_hdr_q[559:552], ic_hdr_q[567:560]} :
                    16'd24,
-                   {ic_hdr_q[527:520], ic_hdr_q[535:528]} >=
-                   16'd24 ? {ic_hdr_q[527:520], ic_hdr_q[535:528]} :
+                   {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24 ?
+                     {ic_hdr_q[527:520], ic_hdr_q[535:528]} :
                    16'd24,
-                   {ic_hdr_q[495:488], ic_hdr_q[503:496]} >=
-                   16'd24 ? {ic_hdr_q[495:488], ic_hdr_q[503:496]} :
+                   {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24 ?
+                     {ic_hdr_q[495:488], ic_hdr_q[503:496]} :
                    16'd24,
-                   {ic_hdr_q[463:456], ic_hdr_q[471:464]} >=
-                   16'd24 ? {ic_hdr_q[463:456], ic_hdr_q[471:464]} :
+                   {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24 ?
+                     {ic_hdr_q[463:456], ic_hdr_q[471:464]} :
                    16'd24,
-                   {ic_hdr_q[431:424], ic_hdr_q[439:432]} >=
-                   16'd24 ? {ic_hdr_q[431:424], ic_hdr_q[439:432]} :
+                   {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24 ?
+                     {ic_hdr_q[431:424], ic_hdr_q[439:432]} :
                    16'd24,
-                   {ic_hdr_q[399:392], ic_hdr_q[407:400]} >=
-                   16'd24 ? {ic_hdr_q[399:392], ic_hdr_q[407:400]} :
+                   {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24 ?
+                     {ic_hdr_q[399:392], ic_hdr_q[407:400]} :
                    16'd24,
-                   {ic_hdr_q[367:360], ic_hdr_q[375:368]} >=
-                   16'd24 ? {ic_hdr_q[367:360], ic_hdr_q[375:368]} :
+                   {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24 ?
+                     {ic_hdr_q[367:360], ic_hdr_q[375:368]} :
                    16'd24,
-                   {ic_hdr_q[335:328], ic_hdr_q[343:336]} >=
-                   16'd24 ? {ic_hdr_q[335:328], ic_hdr_q[343:336]} :
+                   {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24 ?
+                     {ic_hdr_q[335:328], ic_hdr_q[343:336]} :
                    16'd24,
-                   {ic_hdr_q[303:296], ic_hdr_q[311:304]} >=
-                   16'd24 ? {ic_hdr_q[303:296], ic_hdr_q[311:304]} :
+                   {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24 ?
+                     {ic_hdr_q[303:296], ic_hdr_q[311:304]} :
                    16'd24,
-                   {ic_hdr_q[271:264], ic_hdr_q[279:272]} >=
-                   16'd24 ? {ic_hdr_q[271:264], ic_hdr_q[279:272]} :
+                   {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24 ?
+                     {ic_hdr_q[271:264], ic_hdr_q[279:272]} :
                    16'd24,
-                   {ic_hdr_q[239:232], ic_hdr_q[247:240]} >=
-                   16'd24 ? {ic_hdr_q[239:232], ic_hdr_q[247:240]} :
+                   {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24 ?
+                     {ic_hdr_q[239:232], ic_hdr_q[247:240]} :
                    16'd24,
-                   {ic_hdr_q[207:200], ic_hdr_q[215:208]} >=
-                   16'd24 ? {ic_hdr_q[207:200], ic_hdr_q[215:208]} :
+                   {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24 ?
+                     {ic_hdr_q[207:200], ic_hdr_q[215:208]} :
                    16'd24,
-                   {ic_hdr_q[175:168], ic_hdr_q[183:176]} >=
-                   16'd24 ? {ic_hdr_q[175:168], ic_hdr_q[183:176]} :
+                   {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24 ?
+                     {ic_hdr_q[175:168], ic_hdr_q[183:176]} :
                    16'd24,
-                   {ic_hdr_q[143:136], ic_hdr_q[151:144]} >=
-                   16'd24 ? {ic_hdr_q[143:136], ic_hdr_q[151:144]} :
+                   {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24 ?
+                     {ic_hdr_q[143:136], ic_hdr_q[151:144]} :
                    16'd24,
-                   {ic_hdr_q[111:104], ic_hdr_q[119:112]} >=
-                   16'd24 ? {ic_hdr_q[111:104], ic_hdr_q[119:112]} :
+                   {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24 ?
+                     {ic_hdr_q[111:104], ic_hdr_q[119:112]} :
                    16'd24,
-                   {ic_hdr_q[79:72], ic_hdr_q[87:80]} >=
-                   16'd24 ? {ic_hdr_q[79:72], ic_hdr_q[87:80]} :
+                   {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24 ?
+                     {ic_hdr_q[79:72], ic_hdr_q[87:80]} :
                    16'd24,
-                   {ic_hdr_q[47:40], ic_hdr_q[55:48]} >=
-                   16'd24 ? {ic_hdr_q[47:40], ic_hdr_q[55:48]} :
+                   {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24 ?
+                     {ic_hdr_q[47:40], ic_hdr_q[55:48]} :
                    16'd24};
   assign ic1_len_ok = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24,
                        {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24,
@@ -2294,10 +2294,10 @@ module rx_parser (
   assign h_chk18 = h_qpn[19:12] != s1_tuser_q[8:1];
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
-  assign h_imm = h_ext_len ==
-                 5'd20 ? {h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} :
-                 h_ext_len ==
-                 5'd12 ? {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} :
+  assign h_imm = h_ext_len == 5'd20 ?
+                   {h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} :
+                 h_ext_len == 5'd12 ?
+                   {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} :
                  {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
   assign h_out_vf = s1_tuser_q[8:1];
   assign h_out_opcode = h_bth_seen ? h_opcode : 8'd0;
@@ -2308,17 +2308,15 @@ module rx_parser (
   assign h_out_fecn = h_bth4[7];
   assign h_out_becn = h_bth4[6];
   assign h_out_pad = h_pad;
-  assign h_out_va = h_has_reth ||
-                    h_has_atomic ? {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176],
-                                    h_udpw[191:184], h_udpw[199:192], h_udpw[207:200],
-                                    h_udpw[215:208], h_udpw[223:216]} :
+  assign h_out_va = h_has_reth || h_has_atomic ?
+                      {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184],
+                       h_udpw[199:192], h_udpw[207:200], h_udpw[215:208], h_udpw[223:216]} :
                     64'd0;
-  assign h_out_rkey = h_has_reth ||
-                      h_has_atomic ? {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240],
-                                      h_udpw[255:248]} :
+  assign h_out_rkey = h_has_reth || h_has_atomic ?
+                        {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} :
                       32'd0;
-  assign h_out_dma_len = h_has_reth ? {h_udpw[263:256], h_udpw[271:264], h_udpw[279:272],
-                                       h_udpw[287:280]} :
+  assign h_out_dma_len = h_has_reth ?
+                           {h_udpw[263:256], h_udpw[271:264], h_udpw[279:272], h_udpw[287:280]} :
                          32'd0;
   assign h_out_imm = h_has_imm ? h_imm : 32'd0;
   assign h_out_ecn_ce = h_ecn_ce;

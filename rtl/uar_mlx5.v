@@ -504,7 +504,8 @@ module uar_mlx5 #(
   assign in_slot = in_vf[VW - 1:0];
   assign in_nofunc = !in_pf && {4'b0000, in_vf} >= GEO_NUM_VF;
   assign eff_pages = csr_page_cfg_active_pages_o == 5'h00 ||
-                     csr_page_cfg_active_pages_o > GEO_PAGES ? GEO_PAGES :
+                     csr_page_cfg_active_pages_o > GEO_PAGES ?
+                       GEO_PAGES :
                      csr_page_cfg_active_pages_o;
   assign in_pf_only = |(csr_page_cfg_pf_only_mask_o & (16'h0001 << in_page_idx[3:0]));
   assign in_dis = !csr_ctrl_enable_o || (!in_pf && !in_nofunc && !csr_vf_ctrl_enable_o[in_slot]);

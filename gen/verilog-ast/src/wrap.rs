@@ -120,28 +120,42 @@ fn fill(out: &mut String, operands: &[(&Expr, bool)], sep: &str, col: usize, tai
     }
 }
 
-/// `c0 ? v0 :` / `c1 ? v1 :` / ... / `vn`, one arm to a line, all starting at `col`.
+/// `c0 ? v0 :` / `c1 ? v1 :` / ... / `vn`, one arm to a line, all starting at `col`. An arm
+/// too long for its line puts its value on the next line, indented one level further.
 fn ternary_chain(out: &mut String, e: &Expr, col: usize, tail: usize) {
     let mut e = e;
     loop {
         match e {
             Expr::Ternary(c, t, f) => {
-                // The condition's last line also holds ` ? value :`.
-                let rest = 5 + flat(t).len() + 2 * usize::from(matches!(**t, Expr::Ternary(..)));
-                if let Expr::Ternary(..) = **c {
-                    out.push('(');
-                    wrap_into(out, c, rest + 1);
-                    out.push(')');
+                let cond = |out: &mut String, tail: usize| {
+                    if let Expr::Ternary(..) = **c {
+                        out.push('(');
+                        wrap_into(out, c, tail + 1);
+                        out.push(')');
+                    } else {
+                        wrap_into(out, c, tail);
+                    }
+                };
+                let value = |out: &mut String| {
+                    if let Expr::Ternary(..) = **t {
+                        out.push('(');
+                        wrap_into(out, t, 3);
+                        out.push(')');
+                    } else {
+                        wrap_into(out, t, 2);
+                    }
+                };
+                let parens = |x: &Expr| 2 * usize::from(matches!(x, Expr::Ternary(..)));
+                let arm = flat(c).len() + parens(c) + 3 + flat(t).len() + parens(t) + 2;
+                if col + arm <= LIMIT {
+                    cond(out, 0);
+                    out.push_str(" ? ");
+                    value(out);
                 } else {
-                    wrap_into(out, c, rest);
-                }
-                out.push_str(" ? ");
-                if let Expr::Ternary(..) = **t {
-                    out.push('(');
-                    wrap_into(out, t, 3);
-                    out.push(')');
-                } else {
-                    wrap_into(out, t, 2);
+                    cond(out, 2);
+                    out.push_str(" ?");
+                    newline_at(out, col + 2);
+                    value(out);
                 }
                 out.push_str(" :");
                 newline_at(out, col);
