@@ -687,13 +687,13 @@ module uar #(
     end else begin
       case (dk)
         3'b001: begin
-          ev_kind = 1'b0 ? 3'b010 : 3'b000;
+          ev_kind = 3'b000;
           ev_data = first_be;
         end
         3'b010: ev_kind = 3'b011;
         3'b011: begin
           if (complete) begin
-            ev_kind = 1'b0 ? 3'b010 : 3'b000;
+            ev_kind = 3'b000;
             ev_data = {pe[31:0], be64[31:0]};
           end else begin
             ev_kind = 3'b100;

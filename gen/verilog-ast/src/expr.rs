@@ -215,8 +215,21 @@ impl Expr {
             _ => Expr::bin(BinOp::Mul, a, b),
         }
     }
+    /// `c ? t : f`; a constant one-bit condition (a generator's compile-time choice) selects
+    /// its arm here, so the output never reads `1'b0 ? a : b`.
     pub fn ternary(c: Expr, t: Expr, f: Expr) -> Expr {
-        Expr::Ternary(Box::new(c), Box::new(t), Box::new(f))
+        match c {
+            Expr::Num {
+                width: 1, value, ..
+            } => {
+                if value != 0 {
+                    t
+                } else {
+                    f
+                }
+            }
+            c => Expr::Ternary(Box::new(c), Box::new(t), Box::new(f)),
+        }
     }
     /// AND of all `items` (`1'b1` when empty).
     pub fn all(items: Vec<Expr>) -> Expr {
@@ -228,5 +241,27 @@ impl Expr {
     /// Bitwise OR of all `items`, `zero` when empty.
     pub fn any_of(items: Vec<Expr>, zero: Expr) -> Expr {
         items.into_iter().reduce(Expr::bor).unwrap_or(zero)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_constant_condition_selects_its_arm() {
+        let (a, b) = (Expr::id("a"), Expr::id("b"));
+        assert_eq!(Expr::ternary(Expr::num(1, 1), a.clone(), b.clone()), a);
+        assert_eq!(Expr::ternary(Expr::num(1, 0), a.clone(), b.clone()), b);
+        let c = Expr::id("c");
+        assert!(matches!(
+            Expr::ternary(c, a.clone(), b.clone()),
+            Expr::Ternary(..)
+        ));
+        // A wider literal is not a condition the generators fold.
+        assert!(matches!(
+            Expr::ternary(Expr::num(2, 0), a, b),
+            Expr::Ternary(..)
+        ));
     }
 }
