@@ -1160,7 +1160,7 @@ module rx_parser (
   assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[75:72]} + 5'd2) :
                    ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[43:40]} + 5'd1) :
                    ic1_ipv6 ? 5'd10 :
-                   {1'b0, ic_hdr_q[19:16]} + 5'd0;
+                   {1'b0, ic_hdr_q[19:16]};
   assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[75:72]} + 6'd5) :
                     ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[43:40]} + 6'd4) :
                     ic1_ipv6 ? 6'd13 :

@@ -400,10 +400,10 @@ module uar_mlx5_csr #(
   assign s_axil_rvalid = rvalid_q;
   assign s_axil_rdata = rdata_q;
   assign s_axil_rresp = rresp_q;
-  assign vf_wwin = s_axil_awaddr[12:12] == 1'b1;
+  assign vf_wwin = s_axil_awaddr[12];
   assign vf_widx = {24'd0, s_axil_awaddr[11:4]};
   assign vf_woff = {s_axil_awaddr[3:2], 2'b00};
-  assign vf_rwin = s_axil_araddr[12:12] == 1'b1;
+  assign vf_rwin = s_axil_araddr[12];
   assign vf_ridx = {24'd0, s_axil_araddr[11:4]};
   assign vf_roff = {s_axil_araddr[3:2], 2'b00};
   assign ctrl_enable_o = ctrl_enable_q;

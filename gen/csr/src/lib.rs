@@ -674,6 +674,14 @@ impl<'a> Gen<'a> {
         let off = format!("{}_{d}off", g.name);
         let win_e = if wb >= aw {
             bit1(true)
+        } else if aw - wb == 1 {
+            // One address bit picks the window: the bit itself (or its inverse).
+            let bit = id(addr).index(Expr::int(i64::from(wb)));
+            if (g.offset >> wb) & 1 == 1 {
+                bit
+            } else {
+                Expr::lnot(bit)
+            }
         } else {
             Expr::eq(
                 id(addr).slice(Expr::int(i64::from(aw) - 1), Expr::int(i64::from(wb))),

@@ -223,13 +223,14 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     // after the decode).
     let idx_table = |name: &str, w: u32, plus: u32, comment: &str| {
         let arm = |t: u32, p: u32| {
+            let ihl = Expr::concat(vec![Expr::zero(w - 4), nibble(p, false)]);
             Expr::ternary(
                 id("ic1_ipv6"),
                 d(w, u64::from(10 + t + plus)),
-                Expr::plus(
-                    Expr::concat(vec![Expr::zero(w - 4), nibble(p, false)]),
-                    d(w, u64::from(t + plus)),
-                ),
+                match t + plus {
+                    0 => ihl,
+                    k => Expr::plus(ihl, d(w, u64::from(k))),
+                },
             )
         };
         (
