@@ -25,8 +25,7 @@ use std::collections::HashMap;
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
 use verilog_ast::{
-    BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
-    UnOp,
+    Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt, UnOp,
 };
 
 /// Generator settings that are not part of the map.
@@ -1046,25 +1045,7 @@ fn parameters(map: &RegMap, items: &mut Vec<V>) -> Vec<Param> {
                 p.max
             )),
         });
-        checks.push(Stmt::if_(
-            Expr::or(
-                Expr::lt(id(p.name.to_string()), Expr::int(p.min as i64)),
-                Expr::bin(BinOp::Gt, id(p.name.to_string()), Expr::int(p.max as i64)),
-            ),
-            vec![
-                Stmt::SysCall(
-                    "$display".into(),
-                    vec![
-                        Expr::str(format!(
-                            "%m: {} = %0d is outside {}..{}",
-                            p.name, p.min, p.max
-                        )),
-                        id(p.name.to_string()),
-                    ],
-                ),
-                Stmt::SysCall("$finish".into(), vec![]),
-            ],
-        ));
+        checks.push(Stmt::param_range_check(&p.name.text, p.min, p.max));
     }
     if !checks.is_empty() {
         items.push(V::Comment(vec![

@@ -2113,27 +2113,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     let num_vf = map.parameter("NUM_VF").expect("checked");
     let qps = map.parameter("QPS_PER_VF").expect("checked");
     let mkeys = map.parameter("NUM_MKEYS").expect("checked");
-    let range_check = |p: &rdmagen_regmap::Parameter| {
-        Stmt::if_(
-            Expr::or(
-                Expr::lt(id(p.name.text.clone()), Expr::int(p.min as i64)),
-                Expr::bin(BinOp::Gt, id(p.name.text.clone()), Expr::int(p.max as i64)),
-            ),
-            vec![
-                Stmt::SysCall(
-                    "$display".into(),
-                    vec![
-                        Expr::str(format!(
-                            "%m: {} = %0d is outside {}..{}",
-                            p.name, p.min, p.max
-                        )),
-                        id(p.name.text.clone()),
-                    ],
-                ),
-                Stmt::SysCall("$finish".into(), vec![]),
-            ],
-        )
-    };
+    let range_check =
+        |p: &rdmagen_regmap::Parameter| Stmt::param_range_check(&p.name.text, p.min, p.max);
     items.push(V::SimInitial(vec![
         range_check(num_vf),
         range_check(qps),

@@ -1826,25 +1826,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         .iter()
         .map(|p| {
             let p = map.parameter(p).expect("checked");
-            Stmt::if_(
-                Expr::or(
-                    Expr::lt(id(p.name.text.clone()), Expr::int(p.min as i64)),
-                    Expr::bin(BinOp::Gt, id(p.name.text.clone()), Expr::int(p.max as i64)),
-                ),
-                vec![
-                    Stmt::SysCall(
-                        "$display".into(),
-                        vec![
-                            Expr::str(format!(
-                                "%m: {} = %0d is outside {}..{}",
-                                p.name, p.min, p.max
-                            )),
-                            id(p.name.text.clone()),
-                        ],
-                    ),
-                    Stmt::SysCall("$finish".into(), vec![]),
-                ],
-            )
+            Stmt::param_range_check(&p.name.text, p.min, p.max)
         })
         .collect();
     items.push(V::SimInitial(checks));

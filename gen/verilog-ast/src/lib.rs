@@ -222,6 +222,28 @@ impl Stmt {
     pub fn if_else(cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
         Stmt::If { cond, then, els }
     }
+    /// The simulation-time range check of parameter `name`, for a [`Item::SimInitial`] block:
+    /// `if (name < min || name > max) begin $display("%m: name = %0d is outside min..max",
+    /// name); $finish; end`.
+    pub fn param_range_check(name: &str, min: u64, max: u64) -> Stmt {
+        let bound = |v: u64| Expr::int(i64::try_from(v).expect("parameter bound fits in i64"));
+        Stmt::if_(
+            Expr::or(
+                Expr::lt(Expr::id(name), bound(min)),
+                Expr::bin(BinOp::Gt, Expr::id(name), bound(max)),
+            ),
+            vec![
+                Stmt::SysCall(
+                    "$display".into(),
+                    vec![
+                        Expr::str(format!("%m: {name} = %0d is outside {min}..{max}")),
+                        Expr::id(name),
+                    ],
+                ),
+                Stmt::SysCall("$finish".into(), vec![]),
+            ],
+        )
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -282,5 +304,43 @@ pub struct Module {
 impl Module {
     pub fn print(&self) -> String {
         print::module(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn param_range_check_prints_the_check() {
+        let m = Module {
+            name: "m".into(),
+            header: Vec::new(),
+            params: vec![Param {
+                name: "NUM_VF".into(),
+                default: Expr::int(8),
+                comment: None,
+            }],
+            ports: Vec::new(),
+            items: vec![Item::SimInitial(vec![Stmt::param_range_check(
+                "NUM_VF", 1, 256,
+            )])],
+            reset: ResetStyle::SyncHigh,
+        };
+        let text = m.print();
+        let body = text
+            .split_once("`ifndef SYNTHESIS\n")
+            .and_then(|(_, rest)| rest.split_once("`endif\n"))
+            .map(|(body, _)| body)
+            .expect("a SYNTHESIS-guarded initial block");
+        assert_eq!(
+            body,
+            "  initial begin\n\
+             \x20   if (NUM_VF < 1 || NUM_VF > 256) begin\n\
+             \x20     $display(\"%m: NUM_VF = %0d is outside 1..256\", NUM_VF);\n\
+             \x20     $finish;\n\
+             \x20   end\n\
+             \x20 end\n"
+        );
     }
 }
