@@ -140,7 +140,7 @@ impl Parser<'_> {
         let (first, second) = nodes.split_at(nodes.len() / 2);
         let mut sink = self.sink.fork();
         std::thread::scope(|s| {
-            let worker = s.spawn(|| {
+            let worker = std::thread::Builder::new().spawn_scoped(s, || {
                 let mut p = Parser {
                     sink: &mut sink,
                     parallel: false,
@@ -151,9 +151,11 @@ impl Parser<'_> {
                     .collect::<Vec<Item>>()
             });
             out.extend(first.iter().filter_map(|n| self.item(n)));
-            match worker.join() {
-                Ok(items) => out.extend(items),
-                Err(panic) => std::panic::resume_unwind(panic),
+            match worker.map(|w| w.join()) {
+                Ok(Ok(items)) => out.extend(items),
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                // No thread to be had: the second half here too.
+                Err(_) => out.extend(second.iter().filter_map(|n| self.item(n))),
             }
         });
         self.sink.absorb(sink);
