@@ -23,6 +23,19 @@ fn plain(align: usize, size: usize) -> bool {
     align <= MALLOC_ALIGN && align <= size
 }
 
+/// mimalloc's `MI_SMALL_SIZE_MAX` (128 words): up to this size `mi_malloc` serves a block from
+/// the same small-object path that `mi_malloc_small` enters directly. Through `mi_malloc` each
+/// request also went through a call to the general `_mi_theap_malloc_zero` first; most of the
+/// hundreds of thousands of requests of a big map (syntax nodes, names) are small.
+const SMALL_MAX: usize = 128 * std::mem::size_of::<usize>();
+
+// Part of the mimalloc library that `libmimalloc-sys` builds and links; the crate declares it
+// only with its `extended` feature (which adds a dependency for C types).
+unsafe extern "C" {
+    /// A block of `size` bytes, at most [`SMALL_MAX`], aligned as `mi_malloc`'s.
+    fn mi_malloc_small(size: usize) -> *mut c_void;
+}
+
 // SAFETY: every block comes from mimalloc with at least the requested size and alignment
 // (`plain` or the aligned entry points) and goes back to it through `mi_free`/`mi_realloc`,
 // which accept blocks from either entry point.
@@ -31,7 +44,11 @@ unsafe impl GlobalAlloc for Allocator {
         // SAFETY: FFI calls with a valid size and a power-of-two alignment.
         unsafe {
             if plain(layout.align(), layout.size()) {
-                mi::mi_malloc(layout.size()).cast()
+                if layout.size() <= SMALL_MAX {
+                    mi_malloc_small(layout.size()).cast()
+                } else {
+                    mi::mi_malloc(layout.size()).cast()
+                }
             } else {
                 mi::mi_malloc_aligned(layout.size(), layout.align()).cast()
             }

@@ -48,10 +48,30 @@ const RESP_DECERR: u128 = 0b11;
 /// Lowers a validated map to the CSR module. Infallible: validation already rejected every map
 /// this could not lower.
 pub fn generate(map: &RegMap, opts: &Options) -> Module {
-    let mut g = Gen::new(map, opts);
-    g.build();
-    g.finish()
+    if map_fields(map) < PARALLEL_FIELDS {
+        let mut g = Gen::new(map, opts);
+        g.build();
+        return g.finish(register_table(map));
+    }
+    // The header's register table depends on the map alone: written on another thread while
+    // this one builds the logic (a few per cent of the CSR block's work on a big map, which is
+    // the longest of `rdmagen all`'s threads).
+    std::thread::scope(|s| {
+        let table = std::thread::Builder::new().spawn_scoped(s, || register_table(map));
+        let mut g = Gen::new(map, opts);
+        g.build();
+        let table = match table.map(|t| t.join()) {
+            Ok(Ok(rows)) => rows,
+            Ok(Err(panic)) => std::panic::resume_unwind(panic),
+            // No thread to be had: the table here.
+            Err(_) => register_table(map),
+        };
+        g.finish(table)
+    })
 }
+
+/// Maps with at least this many fields get their register table written on another thread.
+const PARALLEL_FIELDS: usize = 1024;
 
 fn id(s: impl Into<String>) -> Expr {
     Expr::id(s)
@@ -966,7 +986,8 @@ impl<'a> Gen<'a> {
         ));
     }
 
-    fn finish(self) -> Module {
+    /// The module, with `table` ([`register_table`] of the map) in its header.
+    fn finish(self, table: Vec<String>) -> Module {
         let map = self.map;
         let mut header = vec![
             format!(
@@ -998,7 +1019,7 @@ impl<'a> Gen<'a> {
             .map(String::from),
         );
         header.push(String::new());
-        header.extend(register_table(map));
+        header.extend(table);
 
         // Declarations were pushed after the checks and localparams, into a list with room
         // for the rest.

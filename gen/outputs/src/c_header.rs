@@ -129,6 +129,19 @@ fn comment(out: &mut String, text: &str) {
 /// Wraps `text` into comment lines of at most 100 columns, each starting with `lead`.
 fn wrap_comment(out: &mut String, lead: &str, text: &str) {
     let text = comment_safe(text);
+    // Most comments (one per register and field) are one line already: words separated by
+    // single spaces, short enough. The loop below would write that same line word by word.
+    if lead.len() + text.len() <= 100 && single_spaced(&text) {
+        out.push_str(lead);
+        out.push_str(&text);
+        out.push('\n');
+        return;
+    }
+    wrap_words(out, lead, &text);
+}
+
+/// [`wrap_comment`] word by word, of a text without `*/`.
+fn wrap_words(out: &mut String, lead: &str, text: &str) {
     // Length of the line being written after `lead` (0: no line open).
     let mut line = 0;
     for word in text.split_whitespace() {
@@ -148,6 +161,26 @@ fn wrap_comment(out: &mut String, lead: &str, text: &str) {
     if line > 0 {
         out.push('\n');
     }
+}
+
+/// True when `text` is its words joined by single spaces (what `split_whitespace` and a join
+/// with `' '` would give): not empty, no space at either end, no two spaces in a row and no
+/// other white space.
+fn single_spaced(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.is_empty() || b[0] == b' ' || b[b.len() - 1] == b' ' {
+        return false;
+    }
+    let mut prev = 0u8;
+    let mut ascii = true;
+    for &c in b {
+        if (c == b' ' && prev == b' ') || (b'\t'..=b'\r').contains(&c) {
+            return false;
+        }
+        ascii &= c.is_ascii();
+        prev = c;
+    }
+    ascii || text.chars().all(|c| c == ' ' || !c.is_whitespace())
 }
 
 impl Header {
@@ -708,5 +741,42 @@ impl Header {
             "\n#ifdef __cplusplus\n}} /* extern \"C\" */\n#endif\n\n#endif /* {}_REGS_H */",
             self.block
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{wrap_comment, wrap_words};
+
+    /// A comment that is one line already is written as [`wrap_words`] writes it.
+    #[test]
+    fn one_line_comments_are_written_as_wrapped() {
+        let long = "word ".repeat(30);
+        let texts = [
+            "",
+            " ",
+            "a",
+            "plain text",
+            "two  spaces",
+            " leading",
+            "trailing ",
+            "tab\there",
+            "line\nbreak",
+            "no\u{a0}break space",
+            "ideographic\u{3000}space",
+            "caf\u{e9} ok",
+            long.trim_end(),
+            &"x".repeat(96),
+            &"x".repeat(97),
+            &"x".repeat(98),
+        ];
+        for lead in [" * ", ""] {
+            for text in texts {
+                let (mut fast, mut slow) = (String::new(), String::new());
+                wrap_comment(&mut fast, lead, text);
+                wrap_words(&mut slow, lead, text);
+                assert_eq!(fast, slow, "{lead:?} {text:?}");
+            }
+        }
     }
 }

@@ -272,6 +272,18 @@ fn mem_fields(w: &mut Writer, fields: &[rm::MemField]) {
 
 /// Pretty JSON text in serde_json's layout. Every value is written after a `key` or as a list
 /// item, so only whether the current object or list is still empty has to be remembered.
+/// `,`, a line break, two spaces per level and `"`: the start of a key at each depth.
+const KEY_STARTS: [&str; 8] = [
+    ",\n\"",
+    ",\n  \"",
+    ",\n    \"",
+    ",\n      \"",
+    ",\n        \"",
+    ",\n          \"",
+    ",\n            \"",
+    ",\n              \"",
+];
+
 struct Writer {
     out: String,
     /// Open objects and lists.
@@ -321,8 +333,19 @@ impl Writer {
 
     /// `"key": ` of the next object entry. Keys are plain ASCII names: no escapes needed.
     fn key(&mut self, key: &str) {
-        self.next();
-        self.out.push('"');
+        match KEY_STARTS.get(self.depth) {
+            Some(start) => {
+                // [`Writer::next`] and the opening quote in one piece: a big map has a hundred
+                // thousand keys, and each piece pushed costs a call.
+                let start = if self.first { &start[1..] } else { start };
+                self.first = false;
+                self.out.push_str(start);
+            }
+            None => {
+                self.next();
+                self.out.push('"');
+            }
+        }
         self.out.push_str(key);
         self.out.push_str("\": ");
     }

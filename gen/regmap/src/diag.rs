@@ -188,6 +188,22 @@ impl Sink {
         }
     }
 
+    /// An empty sink on the same source, for reading or checking part of a map on another
+    /// thread; [`Sink::absorb`] takes its diagnostics back.
+    pub fn fork(&self) -> Sink {
+        Sink {
+            src: self.src.clone(),
+            named: self.named.clone(),
+            diags: Vec::new(),
+        }
+    }
+
+    /// Appends a forked sink's diagnostics after this sink's, as if they had been reported
+    /// here in that order.
+    pub fn absorb(&mut self, other: Sink) {
+        self.diags.extend(other.diags);
+    }
+
     pub fn finish(mut self) -> Diagnostics {
         // Source order, then code, so output is stable however the checks are ordered.
         self.diags

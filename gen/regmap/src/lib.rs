@@ -43,12 +43,27 @@ pub fn parse(file: &str, text: &str) -> Result<RegMap, Diagnostics> {
 
 /// [`parse`], but the YAML tree is freed only if `free_tree` (see [`load_leaking_tree`]).
 fn parse_inner(file: &str, text: &str, free_tree: bool) -> Result<RegMap, Diagnostics> {
+    parse_with(file, text, free_tree, true)
+}
+
+/// [`parse_inner`]; `parallel` lets a big map be read and checked on two threads, with the
+/// same result and diagnostics as on one.
+fn parse_with(
+    file: &str,
+    text: &str,
+    free_tree: bool,
+    parallel: bool,
+) -> Result<RegMap, Diagnostics> {
     let mut sink = Sink::new(Source::new(file, text));
-    let Some(root) = parse::load_yaml(&mut sink, text) else {
+    let Some(root) = parse::load_yaml(&mut sink, text, parallel) else {
         return Err(sink.finish());
     };
-    let mut map = parse::Parser { sink: &mut sink }.read_map(&root, file);
-    check::check(&mut sink, &mut map);
+    let mut map = parse::Parser {
+        sink: &mut sink,
+        parallel,
+    }
+    .read_map(&root, file);
+    check::check(&mut sink, &mut map, parallel);
     if !free_tree {
         std::mem::forget(root);
     }
@@ -109,4 +124,57 @@ fn load_inner(path: &std::path::Path, free_tree: bool) -> Result<RegMap, LoadErr
         }
     };
     parse_inner(&shown, &text, free_tree).map_err(LoadError::Invalid)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A map of `n` registers, with `insert` written before register `at`.
+    fn long_map(n: usize, at: usize, insert: &str) -> String {
+        let mut t = String::from("block: b\nversion: 1.0.0\nregisters:\n");
+        for i in 0..n {
+            if i == at {
+                t.push_str(insert);
+            }
+            t.push_str(&format!(
+                "  - name: r{i}\n    offset: {:#x}\n    interrupt: {{ enable: r{i}_en }}\n    fields: [{{ name: s, bits: 0, access: w1c, hw_set: true }}]\n  - name: r{i}_en\n    offset: {:#x}\n    fields: [{{ name: s, bits: 0, access: rw }}]\n",
+                8 * i,
+                8 * i + 4
+            ));
+        }
+        t
+    }
+
+    /// A big map read and checked on two threads gives what one thread gives: the same model,
+    /// or the same diagnostics in the same order, wherever the problems are.
+    #[test]
+    fn a_big_map_parses_on_two_threads_as_on_one() {
+        let good = long_map(600, usize::MAX, "");
+        let alone = super::parse_with("m.yaml", &good, true, false);
+        let split = super::parse_with("m.yaml", &good, true, true);
+        assert!(alone.is_ok());
+        assert_eq!(format!("{alone:?}"), format!("{split:?}"));
+
+        let mut bad = long_map(600, 500, "  - name: Bad\n    offset: 0x3\n    fields: [{ name: x, bits: 0 }]\n  - name: r5\n    offset: 0x2000\n    interrupt: { enable: nope }\n    fields: [{ name: s, bits: 0, access: ro }]\n  - name: a_b\n    offset: 0x2010\n    fields: [{ name: c, bits: 0, access: rw }, { name: c, bits: 40, access: rw }]\n");
+        let first_half = "  - name: a\n    offset: 0x20\n    fields: [{ name: b_c, bits: 0, access: rw }]\n  - name: x\n    offset: 0x1ff0\n    fields: [{ name: Y, bits: 3:1, access: rw }]\n";
+        bad.insert_str(bad.find("  - name: r20\n").unwrap(), first_half);
+        let alone = super::parse_with("m.yaml", &bad, true, false).unwrap_err();
+        let split = super::parse_with("m.yaml", &bad, true, true).unwrap_err();
+        assert_eq!(alone.render_short(), split.render_short());
+        assert_eq!(alone.render(false), split.render(false));
+        for code in [
+            "regmap::bad_name",
+            "regmap::duplicate_name",
+            "regmap::register_overlap",
+            "regmap::misaligned",
+            "regmap::port_collision",
+            "regmap::interrupt_mismatch",
+            "regmap::field_past_width",
+        ] {
+            assert!(
+                alone.codes().contains(&code),
+                "{code} missing: {:?}",
+                alone.codes()
+            );
+        }
+    }
 }

@@ -10,10 +10,13 @@ use crate::yaml::{self, Mapping, Node, Scalar, YamlError};
 
 pub(crate) struct Parser<'s> {
     pub sink: &'s mut Sink,
+    /// Whether a long list of registers may be read on two threads (the same result).
+    pub parallel: bool,
 }
 
 /// Parses `text` (the sink's source) into a YAML tree, or reports why it is not a map document.
-pub(crate) fn load_yaml<'t>(sink: &mut Sink, text: &'t str) -> Option<Node<'t>> {
+/// `parallel`: whether a long list may be read on two threads (the same result).
+pub(crate) fn load_yaml<'t>(sink: &mut Sink, text: &'t str, parallel: bool) -> Option<Node<'t>> {
     if text.trim().is_empty()
         || text
             .lines()
@@ -29,7 +32,7 @@ pub(crate) fn load_yaml<'t>(sink: &mut Sink, text: &'t str) -> Option<Node<'t>> 
         .help("a map needs at least `block`, `version` and `registers`; see docs/regmap-format.md");
         return None;
     }
-    match yaml::load(text) {
+    match yaml::load_with(text, parallel) {
         Ok(m) => Some(Node::Mapping(m)),
         Err(e) => {
             report_load_error(sink, e);

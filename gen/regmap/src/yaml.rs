@@ -117,16 +117,64 @@ pub(crate) enum YamlError {
 type Result<T> = std::result::Result<T, YamlError>;
 
 /// Reads one YAML document whose top level must be a mapping.
+#[cfg(test)]
 pub(crate) fn load(text: &str) -> Result<Mapping<'_>> {
-    let mut r = Reader {
-        t: text,
-        b: text.as_bytes(),
-        pos: 0,
-        flow: Vec::new(),
-        closed: None,
-        depth: 0,
-    };
-    r.document()
+    load_with(text, true)
+}
+
+/// Reads one YAML document whose top level must be a mapping; `split` lets the reader read the second half of a long block list on another
+/// thread (see [`Split`]). The result is the same either way.
+pub(crate) fn load_with(text: &str, split: bool) -> Result<Mapping<'_>> {
+    if !split || text.len() < SPLIT_MIN_BYTES {
+        return Reader::new(text, 0, 0, None).document();
+    }
+    std::thread::scope(|scope| {
+        Reader::new(
+            text,
+            0,
+            0,
+            Some(Split {
+                scope,
+                tried: false,
+                pending: None,
+            }),
+        )
+        .document()
+    })
+}
+
+/// Text left after a block list's first `-` from which its second half is read on another
+/// thread: about 450 registers of a NIC-scale map, a few million instructions, far more than
+/// starting a thread costs.
+const SPLIT_MIN_BYTES: usize = 64 * 1024;
+/// How far past the middle of the text a line that starts an item of the list is looked for.
+const SPLIT_SEARCH_BYTES: usize = 64 * 1024;
+
+/// A long block list read by two threads. At the first block list with at least
+/// [`SPLIT_MIN_BYTES`] of text after it, the reader picks the first line past the middle of
+/// the remaining text that looks like an item of that list (`-` at the list's indentation) and
+/// reads the list's items from there to its end on another thread, as it would itself from
+/// the same position, indentation and depth (nothing else of the reader's state decides what
+/// it reads; `closed` only words error messages). When the reader itself reaches that `-` at
+/// the top of a list's item loop with the same indentation and depth, the other thread's items
+/// are exactly the items it would read next, and it takes them and the position after them.
+/// If the line was not an item boundary (inside a block scalar or a quoted string, or in
+/// another list), or the other thread stopped at an error, the reader never takes its result
+/// and reads on by itself: the result and the first error are those of reading alone.
+struct Split<'t, 's> {
+    scope: &'s std::thread::Scope<'s, 't>,
+    /// One attempt per document.
+    tried: bool,
+    pending: Option<Pending<'t, 's>>,
+}
+
+/// The other thread's read: from the `-` at `at`, of a list at `indent`, at `depth`; its
+/// items and the position after them, or `None` at an error.
+struct Pending<'t, 's> {
+    at: usize,
+    indent: usize,
+    depth: usize,
+    items: std::thread::ScopedJoinHandle<'s, Option<(Vec<Node<'t>>, usize)>>,
 }
 
 /// What kind of block collection an indentation level belongs to (for messages).
@@ -136,7 +184,7 @@ enum Level {
     Items,
 }
 
-struct Reader<'t> {
+struct Reader<'t, 's> {
     t: &'t str,
     b: &'t [u8],
     pos: usize,
@@ -146,6 +194,8 @@ struct Reader<'t> {
     closed: Option<(usize, Level)>,
     /// Nodes being read, outermost first: bounds the recursion on hostile input.
     depth: usize,
+    /// Reading a long list on two threads; `None` on the other thread itself.
+    split: Option<Split<'t, 's>>,
 }
 
 /// Nesting limit: maps need a handful of levels, and deeper input must not exhaust the stack.
@@ -181,7 +231,96 @@ const PLAIN_STOP: [bool; 256] = {
     t
 };
 
-impl<'t> Reader<'t> {
+impl<'t, 's> Reader<'t, 's> {
+    fn new(text: &'t str, pos: usize, depth: usize, split: Option<Split<'t, 's>>) -> Self {
+        Reader {
+            t: text,
+            b: text.as_bytes(),
+            pos,
+            flow: Vec::new(),
+            closed: None,
+            depth,
+            split,
+        }
+    }
+
+    /// At the first `-` of a block list at `indent`: starts reading its second half on another
+    /// thread if the text is long enough and this is the document's first try (see [`Split`]).
+    fn start_split(&mut self, indent: usize) {
+        let Some(split) = self.split.as_mut() else {
+            return;
+        };
+        if split.tried || self.b.len() - self.pos < SPLIT_MIN_BYTES {
+            return;
+        }
+        split.tried = true;
+        let b = self.b;
+        let middle = self.pos + (b.len() - self.pos) / 2;
+        let end = b.len().min(middle + SPLIT_SEARCH_BYTES);
+        // Line starts after the middle: `indent` spaces, then `-` ending a token.
+        let mut line = match b[middle..end].iter().position(|&c| c == b'\n') {
+            Some(i) => middle + i + 1,
+            None => return,
+        };
+        let at = loop {
+            if line + indent < end
+                && b[line..line + indent].iter().all(|&c| c == b' ')
+                && b[line + indent] == b'-'
+                && b.get(line + indent + 1)
+                    .is_none_or(|&c| is_blank(c) || c == b'\n' || c == b'\r')
+            {
+                break line + indent;
+            }
+            match b[line..end].iter().position(|&c| c == b'\n') {
+                Some(i) => line += i + 1,
+                None => return,
+            }
+        };
+        let (text, depth) = (self.t, self.depth);
+        let worker = std::thread::Builder::new().spawn_scoped(split.scope, move || {
+            let mut r = Reader::new(text, at, depth, None);
+            let mut items = Vec::new();
+            r.sequence_items(indent, &mut items).ok()?;
+            Some((items, r.pos))
+        });
+        // Without a thread the reader reads the whole list itself.
+        if let Ok(items) = worker {
+            split.pending = Some(Pending {
+                at,
+                indent,
+                depth,
+                items,
+            });
+        }
+    }
+
+    /// At the top of a block list's item loop, the `-` at `self.pos`: takes the other
+    /// thread's items if it started here, at this indentation and depth, and read to the
+    /// list's end; then `self.pos` is after them and the list is complete.
+    fn take_split(&mut self, indent: usize, items: &mut Vec<Node<'t>>) -> bool {
+        let Some(split) = self.split.as_mut() else {
+            return false;
+        };
+        if split.pending.as_ref().is_none_or(|p| p.at != self.pos) {
+            return false;
+        }
+        let Some(p) = split.pending.take() else {
+            return false;
+        };
+        if p.indent != indent || p.depth != self.depth {
+            return false;
+        }
+        match p.items.join() {
+            Ok(Some((more, end))) => {
+                items.extend(more);
+                self.pos = end;
+                true
+            }
+            // An error (or a panic, which reading alone would meet too): read on alone.
+            Ok(None) | Err(_) => false,
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.b.get(self.pos).copied()
     }
@@ -711,7 +850,18 @@ impl<'t> Reader<'t> {
             at: self.pos,
             items: Vec::with_capacity(BLOCK_CAPACITY),
         };
+        self.start_split(indent);
+        self.sequence_items(indent, &mut s.items)?;
+        self.closed = Some((indent, Level::Items));
+        Ok(s)
+    }
+
+    /// The items of a block list at `indent` from the `-` at `self.pos` to the list's end.
+    fn sequence_items(&mut self, indent: usize, items: &mut Vec<Node<'t>>) -> Result<()> {
         loop {
+            if self.split.is_some() && self.take_split(indent, items) {
+                break;
+            }
             let dash = self.pos;
             self.pos += 1;
             while self.peek().is_some_and(is_blank) {
@@ -740,7 +890,7 @@ impl<'t> Reader<'t> {
                     ));
                 }
             };
-            s.items.push(item);
+            items.push(item);
             if !self.next_content()? {
                 break;
             }
@@ -758,8 +908,7 @@ impl<'t> Reader<'t> {
                 break;
             }
         }
-        self.closed = Some((indent, Level::Items));
-        Ok(s)
+        Ok(())
     }
 
     /// A scalar value in block context (plain or quoted), whose continuation lines must be

@@ -609,3 +609,89 @@ proptest! {
         prop_assert!(r.is_ok(), "panic on {:?}", text);
     }
 }
+
+/// A long list read on two threads gives what one thread reads: the same tree, or the same
+/// first error, wherever the second thread starts (an item, a line inside a quoted string or
+/// another list) and wherever the errors are.
+#[test]
+fn a_list_read_on_two_threads_reads_as_on_one() {
+    let item = |i: usize| {
+        format!("  - name: r{i}\n    offset: {i}\n    fields: [{{ name: f, bits: 0 }}]\n")
+    };
+    let long = |n: usize, at: usize, insert: &str| {
+        let mut t =
+            String::from("block: b\nparameters:\n  - { name: N, default: 1 }\nregisters:\n");
+        for i in 0..n {
+            if i == at {
+                t.push_str(insert);
+            }
+            t.push_str(&item(i));
+        }
+        t
+    };
+    // A string that runs over lines that look like items, across the middle (an error).
+    let mut quoted = String::from("  - name: q\n    description: \"one\n");
+    for _ in 0..200 {
+        quoted.push_str("  - two\n");
+    }
+    quoted.push_str("  three\"\n");
+    let nested: String = (0..6000)
+        .map(|i| format!("  - - x{i}\n    - y{i}\n"))
+        .collect();
+    let cases = [
+        ("plain", true, long(3000, usize::MAX, "")),
+        (
+            "string over lines at the middle",
+            false,
+            long(3000, 1400, &quoted),
+        ),
+        (
+            "bad indentation in the second half",
+            false,
+            long(3000, 2500, "   - name: x\n"),
+        ),
+        ("bad indentation in both halves", false, {
+            let mut t = long(3000, 2500, "   - name: x\n");
+            t.insert_str(t.find("  - name: r100\n").unwrap(), "     - name: y\n");
+            t
+        }),
+        (
+            "duplicate key in the second half",
+            false,
+            long(3000, 2000, "  - name: d\n    name: d\n"),
+        ),
+        (
+            "list at the key's indentation",
+            true,
+            long(3000, usize::MAX, "").replace("\n  ", "\n"),
+        ),
+        (
+            "nested lists",
+            true,
+            format!("block: b\nregisters:\n{nested}"),
+        ),
+        (
+            // The second thread starts in the long list while the reader is in the short one.
+            "list ends before the middle",
+            true,
+            format!(
+                "{}memories:\n{}",
+                long(200, usize::MAX, ""),
+                long(3000, usize::MAX, "").replace(
+                    "block: b\nparameters:\n  - { name: N, default: 1 }\nregisters:\n",
+                    ""
+                )
+            ),
+        ),
+    ];
+    for (what, valid, text) in &cases {
+        assert!(
+            text.len() > 2 * super::SPLIT_MIN_BYTES,
+            "{what}: too short to split"
+        );
+        let alone = super::load_with(text, false).map(|m| ours(&Node::Mapping(m)));
+        let split = super::load_with(text, true).map(|m| ours(&Node::Mapping(m)));
+        assert_eq!(alone, split, "{what}");
+        assert_eq!(alone.is_ok(), *valid, "{what}: {alone:?}");
+    }
+}
