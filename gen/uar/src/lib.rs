@@ -1816,6 +1816,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("e1_reason"),
         id("e1_len"),
         id("e1_win"),
+        // Stage 1's "needs the QPC check" is the flop e1_chk_q, stored with the event.
+        id("e1_kind"),
     ]);
     g.wire_c(
         "unused_ok",
