@@ -146,7 +146,7 @@ module qpc #(
 
   // RX write-back: the parser's new ePSN and NAK-sent flag
   input  wire        rx_wb_valid,
-  output wire        rx_wb_ready,      // low while a command or the clear writes
+  output wire        rx_wb_ready,      // low in a command's EXEC cycle and while the clear runs
   input  wire [7:0]  rx_wb_vf,
   input  wire [23:0] rx_wb_qpn,
   input  wire [23:0] rx_wb_epsn,
@@ -449,6 +449,10 @@ module qpc #(
   reg  [3:0]       cmd_to_d;
   reg  [7:0]       cmd_pre_q;
   reg  [7:0]       cmd_pre_d;
+  reg              cmd_mkq_q;
+  reg              cmd_mkq_d;
+  reg              cmd_tok_q;
+  reg              cmd_tok_d;
   reg  [AW-1:0]    cmd_addr_q;
   reg  [AW-1:0]    cmd_addr_d;
   reg  [383:0]     cmd_ctx_q;
@@ -464,23 +468,26 @@ module qpc #(
   wire             cmd_is_mk;
   wire             cmd_target_ok;             // the target names a context of the block (else
                                               // BAD_INDEX)
-  reg  [3:0]       op_kind;
-  reg  [4:0]       op_from;
-  reg  [3:0]       op_to;
+  wire [15:0]      op_hit;                    // one bit per known opcode, in the order of the
+                                              // command table
+  wire [3:0]       op_kind;
+  wire [4:0]       op_from;
+  wire [3:0]       op_to;
   wire             mb_params_ok;              // mailbox service type is one of the map's and MTU is
                                               // 1..5
+  reg              mb_ok_q;
   wire [383:0]     cmd_load_word;
   wire [383:0]     cmd_state_word;
   wire [383:0]     cmd_query_word;
   wire [191:0]     cmd_mk_load_word;
   wire             cmd_mk_exists;             // the targeted key exists and belongs to the
                                               // command's VF
+  wire             cmd_mk_query;              // QUERY_MKEY copies the key into the mailbox
   reg  [7:0]       cmd_status;
   reg              cmd_ctx_we;
   reg              cmd_psn_we;
   reg              cmd_query;
   reg              cmd_mk_we;
-  reg              cmd_mk_query;
   reg              cmd_done;
   reg              cmd_illegal;
   reg  [383:0]     cmd_word;
@@ -500,8 +507,8 @@ module qpc #(
   wire             cnt_cmd_errors_d;
   reg              cnt_pd_mismatches_q;
   wire             cnt_pd_mismatches_d;
-  reg  [2:0]       cnt_partition_violations_q;
-  wire [2:0]       cnt_partition_violations_d;
+  reg  [4:0]       cnt_partition_violations_q;
+  wire [4:0]       cnt_partition_violations_d;
   reg              cnt_port_collisions_q;
   wire             cnt_port_collisions_d;
   reg              cnt_rkey_violations_q;
@@ -658,7 +665,7 @@ module qpc #(
   assign wb_index = {24'h000000, rx_wb_vf} * QPS_PER_VF + {20'h00000, rx_wb_qpn[11:0]};
   assign wb_addr = wb_inpart ? wb_index[AW - 1:0] : {AW{1'b0}};
   assign wb_take = rx_wb_valid && rx_wb_ready;
-  assign rx_wb_ready = !clr_busy_q && !cmd_psn_we;
+  assign rx_wb_ready = !clr_busy_q && cmd_fsm_q != CMD_EXEC;
   assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o &&
                       {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
                       {1'b0, cmd_qpn[11:0]} < GEO_QPS_PER_VF;
@@ -674,6 +681,34 @@ module qpc #(
   assign cmd_is_mk = (cmd_kind_q == KIND_MK_CREATE) | (cmd_kind_q == KIND_MK_DESTROY) |
                      (cmd_kind_q == KIND_MK_QUERY);
   assign cmd_target_ok = op_is_mk ? cmd_mk_ok : cmd_inpart && cmd_index_ok;
+  assign op_hit = {csr_cmd_ctrl_opcode_o == 16'h0201, csr_cmd_ctrl_opcode_o == 16'h0202,
+                   csr_cmd_ctrl_opcode_o == 16'h0200, csr_cmd_ctrl_opcode_o == 16'h050b,
+                   csr_cmd_ctrl_opcode_o == 16'h050a, csr_cmd_ctrl_opcode_o == 16'h0507,
+                   csr_cmd_ctrl_opcode_o == 16'h0508, csr_cmd_ctrl_opcode_o == 16'h050c,
+                   csr_cmd_ctrl_opcode_o == 16'h0506, csr_cmd_ctrl_opcode_o == 16'h0505,
+                   csr_cmd_ctrl_opcode_o == 16'h0504, csr_cmd_ctrl_opcode_o == 16'h0503,
+                   csr_cmd_ctrl_opcode_o == 16'h050e, csr_cmd_ctrl_opcode_o == 16'h0502,
+                   csr_cmd_ctrl_opcode_o == 16'h0501, csr_cmd_ctrl_opcode_o == 16'h0500};
+  assign op_kind = |op_hit ?
+                     ({4{op_hit[1]}} & 4'b0001) | ({4{op_hit[2]}} & 4'b0010) |
+                     ({4{op_hit[3]}} & 4'b0010) | ({4{op_hit[4]}} & 4'b0010) |
+                     ({4{op_hit[5]}} & 4'b0010) | ({4{op_hit[6]}} & 4'b0010) |
+                     ({4{op_hit[7]}} & 4'b0010) | ({4{op_hit[8]}} & 4'b0010) |
+                     ({4{op_hit[9]}} & 4'b0011) | ({4{op_hit[10]}} & 4'b0011) |
+                     ({4{op_hit[11]}} & 4'b0011) | ({4{op_hit[12]}} & 4'b0100) |
+                     ({4{op_hit[13]}} & 4'b0101) | ({4{op_hit[14]}} & 4'b0110) |
+                     ({4{op_hit[15]}} & 4'b0111) :
+                   KIND_NONE;
+  assign op_from = ({5{op_hit[0]}} & 5'h10) | ({5{op_hit[1]}} & 5'h10) | ({5{op_hit[3]}} & 5'h01) |
+                   ({5{op_hit[4]}} & 5'h01) | ({5{op_hit[5]}} & 5'h02) | ({5{op_hit[6]}} & 5'h03) |
+                   ({5{op_hit[7]}} & 5'h04) | ({5{op_hit[8]}} & 5'h05) | ({5{op_hit[9]}} & 5'h03) |
+                   ({5{op_hit[10]}} & 5'h10) | ({5{op_hit[11]}} & 5'h10) |
+                   ({5{op_hit[12]}} & 5'h10);
+  assign op_to = ({4{op_hit[2]}} & 4'b0001) | ({4{op_hit[3]}} & 4'b0001) |
+                 ({4{op_hit[4]}} & 4'b0010) | ({4{op_hit[5]}} & 4'b0011) |
+                 ({4{op_hit[6]}} & 4'b0011) | ({4{op_hit[7]}} & 4'b0011) |
+                 ({4{op_hit[8]}} & 4'b0011) | ({4{op_hit[9]}} & 4'b0101) |
+                 ({4{op_hit[10]}} & 4'b0110);
   assign mb_params_ok = ((csr_mailbox_data_value_o[23:16] == 8'h00) |
                          (csr_mailbox_data_value_o[23:16] == 8'h01) |
                          (csr_mailbox_data_value_o[23:16] == 8'h02) |
@@ -696,12 +731,15 @@ module qpc #(
                              csr_mailbox_data_value_o[30:24], cmd_vf_q,
                              csr_mailbox_data_value_o[15:0]};
   assign cmd_mk_exists = cmd_mk_q[31] && cmd_mk_q[23:16] == cmd_vf_q;
+  assign cmd_mk_query = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing && cmd_mk_exists;
   assign ram_we = clr_busy_q || cmd_ctx_we;
   assign ram_addr = clr_busy_q ? clr_addr_q : cmd_addr_q;
   assign ram_word = clr_busy_q ? 384'd0 : cmd_word;
   assign psn_we = clr_busy_q || cmd_psn_we || (wb_take && wb_inpart);
-  assign psn_addr = clr_busy_q ? clr_addr_q : cmd_psn_we ? cmd_addr_q : wb_addr;
-  assign psn_word = clr_busy_q ? 25'd0 : cmd_psn_we ? cmd_psn : {rx_wb_nak_sent, rx_wb_epsn};
+  assign psn_addr = clr_busy_q ? clr_addr_q : cmd_fsm_q == CMD_EXEC ? cmd_addr_q : wb_addr;
+  assign psn_word = clr_busy_q ? 25'd0 :
+                    cmd_fsm_q == CMD_EXEC ? cmd_psn :
+                    {rx_wb_nak_sent, rx_wb_epsn};
   assign mk_we = mk_clr_busy_q || cmd_mk_we;
   assign mk_wr_addr = mk_clr_busy_q ? mk_clr_addr_q : cmd_mk_addr_q;
   assign csr_status_clear_busy_i = clearing;
@@ -724,22 +762,23 @@ module qpc #(
   assign csr_cmd_errors_count_incr_i = cnt_cmd_errors_q;
   assign cnt_pd_mismatches_d = wqe_adv && wqe_s1_valid_q && wqe_status == 2'b10;
   assign csr_pd_mismatches_count_incr_i = cnt_pd_mismatches_q;
-  assign cnt_partition_violations_d = {2'b00, db_take && !db_inpart} +
-                                      {2'b00, wqe_take && !wqe_inpart} +
-                                      {2'b00, rx_take && !rx_inpart} +
-                                      {2'b00, wb_take && !wb_inpart} +
-                                      {2'b00,
-                                       cmd_fsm_q == CMD_IDLE && csr_cmd_ctrl_go_o &&
+  assign cnt_partition_violations_d = {cmd_fsm_q == CMD_IDLE && csr_cmd_ctrl_go_o &&
                                        (op_is_mk ? !({1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF) :
-                                        !(cmd_inpart && cmd_index_ok))};
-  assign csr_partition_violations_count_incr_i = cnt_partition_violations_q;
+                                        !(cmd_inpart && cmd_index_ok)), wb_take && !wb_inpart,
+                                       rx_take && !rx_inpart, wqe_take && !wqe_inpart,
+                                       db_take && !db_inpart};
+  assign csr_partition_violations_count_incr_i = {2'b00, cnt_partition_violations_q[0]} +
+                                                 {2'b00, cnt_partition_violations_q[1]} +
+                                                 {2'b00, cnt_partition_violations_q[2]} +
+                                                 {2'b00, cnt_partition_violations_q[3]} +
+                                                 {2'b00, cnt_partition_violations_q[4]};
   assign cnt_port_collisions_d = db_take && rx_take && db_inpart && rx_inpart &&
                                  db_req_qpn[19:0] == rx_req_qpn[19:0];
   assign csr_port_collisions_count_incr_i = cnt_port_collisions_q;
   assign cnt_rkey_violations_d = mk_adv && mk_s1_valid_q && mk_reason != 3'b000;
   assign csr_rkey_violations_count_incr_i = cnt_rkey_violations_q;
   assign csr_mailbox_data_value_we_i = {{6{cmd_query}}, {6{cmd_query || cmd_mk_query}}};
-  assign csr_mailbox_data_value_d_i = cmd_mk_query ? {192'd0, cmd_mk_q} : cmd_query_word;
+  assign csr_mailbox_data_value_d_i = cmd_mkq_q ? {192'd0, cmd_mk_q} : cmd_query_word;
   assign unused_ok = ^{csr_cmd_status_status_o, csr_cmd_status_prev_state_o,
                        csr_int_status_cmd_done_o, csr_int_status_cmd_error_o, csr_int_en_cmd_done_o,
                        csr_int_en_cmd_error_o, csr_illegal_transitions_count_o,
@@ -923,99 +962,14 @@ module qpc #(
       mk_rsp_rkey_d = mk_s1_rkey_q;
       mk_rsp_user_d = mk_s1_user_q;
     end
-    // Command opcodes: what each does; anything else is BAD_OP
-    op_kind = KIND_NONE;
-    op_from = 5'd0;
-    op_to = 4'b0000;
-    case (csr_cmd_ctrl_opcode_o)
-      16'h0500: begin
-        op_kind = 4'b0000;
-        op_from = 5'h10;
-        op_to = 4'b0000;
-      end
-      16'h0501: begin
-        op_kind = 4'b0001;
-        op_from = 5'h10;
-        op_to = 4'b0000;
-      end
-      16'h0502: begin
-        op_kind = 4'b0010;
-        op_from = 5'h00;
-        op_to = 4'b0001;
-      end
-      16'h050e: begin
-        op_kind = 4'b0010;
-        op_from = 5'h01;
-        op_to = 4'b0001;
-      end
-      16'h0503: begin
-        op_kind = 4'b0010;
-        op_from = 5'h01;
-        op_to = 4'b0010;
-      end
-      16'h0504: begin
-        op_kind = 4'b0010;
-        op_from = 5'h02;
-        op_to = 4'b0011;
-      end
-      16'h0505: begin
-        op_kind = 4'b0010;
-        op_from = 5'h03;
-        op_to = 4'b0011;
-      end
-      16'h0506: begin
-        op_kind = 4'b0010;
-        op_from = 5'h04;
-        op_to = 4'b0011;
-      end
-      16'h050c: begin
-        op_kind = 4'b0010;
-        op_from = 5'h05;
-        op_to = 4'b0011;
-      end
-      16'h0508: begin
-        op_kind = 4'b0011;
-        op_from = 5'h03;
-        op_to = 4'b0101;
-      end
-      16'h0507: begin
-        op_kind = 4'b0011;
-        op_from = 5'h10;
-        op_to = 4'b0110;
-      end
-      16'h050a: begin
-        op_kind = 4'b0011;
-        op_from = 5'h10;
-        op_to = 4'b0000;
-      end
-      16'h050b: begin
-        op_kind = 4'b0100;
-        op_from = 5'h10;
-        op_to = 4'b0000;
-      end
-      16'h0200: begin
-        op_kind = 4'b0101;
-        op_from = 5'd0;
-        op_to = 4'b0000;
-      end
-      16'h0202: begin
-        op_kind = 4'b0110;
-        op_from = 5'd0;
-        op_to = 4'b0000;
-      end
-      16'h0201: begin
-        op_kind = 4'b0111;
-        op_from = 5'd0;
-        op_to = 4'b0000;
-      end
-      default: ;
-    endcase
     // Command engine: IDLE sees go, READ waits for the context, EXEC checks and writes
     cmd_fsm_d = cmd_fsm_q;
     cmd_kind_d = cmd_kind_q;
     cmd_from_d = cmd_from_q;
     cmd_to_d = cmd_to_q;
     cmd_vf_d = cmd_vf_q;
+    cmd_mkq_d = cmd_mkq_q;
+    cmd_tok_d = cmd_tok_q;
     cmd_mk_addr_d = cmd_mk_addr_q;
     cmd_pre_d = cmd_pre_q;
     cmd_addr_d = cmd_addr_q;
@@ -1024,7 +978,6 @@ module qpc #(
     cmd_psn_we = 1'b0;
     cmd_query = 1'b0;
     cmd_mk_we = 1'b0;
-    cmd_mk_query = 1'b0;
     cmd_done = 1'b0;
     cmd_illegal = 1'b0;
     cmd_word = 384'd0;
@@ -1038,11 +991,15 @@ module qpc #(
           cmd_to_d = op_to;
           cmd_addr_d = cmd_addr;
           cmd_vf_d = csr_cmd_target_vf_o;
+          cmd_tok_d = cmd_target_ok;
           cmd_mk_addr_d = cmd_mk_ok ? csr_cmd_target_index_o[MK_AW - 1:0] : {MK_AW{1'b0}};
-          cmd_pre_d = op_kind == KIND_NONE ? 8'h02 : cmd_target_ok ? 8'h00 : 8'h0a;
         end
       end
-      CMD_READ: cmd_fsm_d = CMD_EXEC;
+      CMD_READ: begin
+        cmd_fsm_d = CMD_EXEC;
+        cmd_pre_d = cmd_kind_q == KIND_NONE ? 8'h02 : cmd_tok_q ? 8'h00 : 8'h0a;
+        cmd_mkq_d = cmd_kind_q == KIND_MK_QUERY && cmd_tok_q;
+      end
       CMD_EXEC: begin
         cmd_done = 1'b1;
         cmd_fsm_d = CMD_IDLE;
@@ -1055,7 +1012,7 @@ module qpc #(
             KIND_CREATE: begin
               if (cmd_ctx_q[63]) begin
                 cmd_status = 8'h05;
-              end else if (mb_params_ok) begin
+              end else if (mb_ok_q) begin
                 cmd_word = cmd_load_word;
                 cmd_ctx_we = 1'b1;
                 cmd_psn_we = 1'b1;
@@ -1083,7 +1040,7 @@ module qpc #(
                 cmd_ctx_we = 1'b1;
                 // TO_RST also forgets the receive PSN state
                 cmd_psn_we = cmd_to_q == 4'b0000;
-              end else if (mb_params_ok) begin
+              end else if (mb_ok_q) begin
                 cmd_word = cmd_load_word;
                 cmd_ctx_we = 1'b1;
                 cmd_psn_we = 1'b1;
@@ -1114,9 +1071,7 @@ module qpc #(
               end
             end
             KIND_MK_QUERY: begin
-              if (cmd_mk_exists) begin
-                cmd_mk_query = 1'b1;
-              end else begin
+              if (!cmd_mk_exists) begin
                 cmd_status = 8'h05;
               end
             end
@@ -1151,11 +1106,14 @@ module qpc #(
       cmd_from_q <= 5'd0;
       cmd_to_q <= 4'b0000;
       cmd_pre_q <= 8'h00;
+      cmd_mkq_q <= 1'b0;
+      cmd_tok_q <= 1'b0;
       cmd_addr_q <= {AW{1'b0}};
+      mb_ok_q <= 1'b0;
       cnt_illegal_transitions_q <= 1'b0;
       cnt_cmd_errors_q <= 1'b0;
       cnt_pd_mismatches_q <= 1'b0;
-      cnt_partition_violations_q <= 3'b000;
+      cnt_partition_violations_q <= 5'h00;
       cnt_port_collisions_q <= 1'b0;
       cnt_rkey_violations_q <= 1'b0;
     end else begin
@@ -1178,7 +1136,10 @@ module qpc #(
       cmd_from_q <= cmd_from_d;
       cmd_to_q <= cmd_to_d;
       cmd_pre_q <= cmd_pre_d;
+      cmd_mkq_q <= cmd_mkq_d;
+      cmd_tok_q <= cmd_tok_d;
       cmd_addr_q <= cmd_addr_d;
+      mb_ok_q <= mb_params_ok;
       cnt_illegal_transitions_q <= cnt_illegal_transitions_d;
       cnt_cmd_errors_q <= cnt_cmd_errors_d;
       cnt_pd_mismatches_q <= cnt_pd_mismatches_d;

@@ -250,6 +250,12 @@ module uar #(
   reg     [1:0]           q_rd_d;
   reg     [2:0]           q_cnt_q;
   reg     [2:0]           q_cnt_d;
+  reg                     q_full_q;
+  reg                     q_full_d;
+  reg                     q_ne_q;
+  reg                     q_ne_d;
+  reg                     e1_chk_q;
+  reg                     e1_chk_d;
   reg                     bf_busy_q;
   reg                     bf_busy_d;
   reg                     drain_q;
@@ -525,8 +531,8 @@ module uar #(
   assign e1_pf = e1_q[85];
   assign e1_reason = e1_q[88:86];
   assign e1_kind = e1_q[91:89];
-  assign q_full = q_cnt_q == 3'b100;
-  assign e1_chk = e1_kind == 3'b000 || e1_kind == 3'b001;
+  assign q_full = q_full_q;
+  assign e1_chk = e1_chk_q;
   assign e1_adv = e1_valid_q && !q_full && (!e1_chk || db_req_ready);
   assign ev_room = !e1_valid_q || e1_adv;
   assign b_free = !b_valid_q || s_axi_bready;
@@ -537,7 +543,7 @@ module uar #(
   assign w_last_take = w_take && last;
   assign ev_load = s_axi_wvalid && last && ev_room && ((tear_now && !bf_block) || w_ready);
   assign pend_we = ev_load && !tear && ev_kind == 3'b011;
-  assign h_valid = q_cnt_q != 3'b000;
+  assign h_valid = q_ne_q;
   assign h = h_valid ? q_mem[q_rd_q] : 92'h00000000000000000000000;
   assign h_data = h[63:0];
   assign h_len = h[68:64];
@@ -633,7 +639,7 @@ module uar #(
                        csr_drop_disabled_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o,
                        s_axi_wlast, db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], owner[11:8],
                        h_pf, h_win, dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf,
-                       e1_reason, e1_len, e1_win};
+                       e1_reason, e1_len, e1_win, e1_kind};
 
   always @* begin
     // Window decode: shape of the write in the window it starts in
@@ -743,6 +749,9 @@ module uar #(
     q_wr_d = q_wr_q;
     q_rd_d = q_rd_q;
     q_cnt_d = q_cnt_q;
+    q_full_d = q_full_q;
+    q_ne_d = q_ne_q;
+    e1_chk_d = e1_chk_q;
     bf_busy_d = bf_busy_q;
     drain_d = drain_q;
     drain_idx_d = drain_idx_q;
@@ -803,6 +812,7 @@ module uar #(
     // Stage 1: the event, asking the QPC when it is a doorbell
     if (ev_load) begin
       e1_valid_d = 1'b1;
+      e1_chk_d = ev_kind == 3'b000 || ev_kind == 3'b001;
       e1_d = {ev_kind, ev_reason, r_pf, ev_vf, ev_idx, dwin, aw_len_q[4:0], ev_data};
     end else if (e1_adv) begin
       e1_valid_d = 1'b0;
@@ -815,6 +825,8 @@ module uar #(
       q_rd_d = q_rd_q + 2'b01;
     end
     q_cnt_d = (q_cnt_q + {2'b00, e1_adv}) - {2'b00, retire};
+    q_full_d = q_cnt_d == 3'b100;
+    q_ne_d = q_cnt_d != 3'b000;
     // BlueFlame buffer: claimed at the first beat, freed when drained or dropped
     if (w_take && first_beat && bf_cand) begin
       bf_busy_d = 1'b1;
@@ -875,6 +887,9 @@ module uar #(
       q_wr_q <= 2'b00;
       q_rd_q <= 2'b00;
       q_cnt_q <= 3'b000;
+      q_full_q <= 1'b0;
+      q_ne_q <= 1'b0;
+      e1_chk_q <= 1'b1;
       bf_busy_q <= 1'b0;
       drain_q <= 1'b0;
       drain_idx_q <= 5'h00;
@@ -908,6 +923,9 @@ module uar #(
       q_wr_q <= q_wr_d;
       q_rd_q <= q_rd_d;
       q_cnt_q <= q_cnt_d;
+      q_full_q <= q_full_d;
+      q_ne_q <= q_ne_d;
+      e1_chk_q <= e1_chk_d;
       bf_busy_q <= bf_busy_d;
       drain_q <= drain_d;
       drain_idx_q <= drain_idx_d;

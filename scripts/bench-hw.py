@@ -20,8 +20,9 @@ this script), driven from Python; `--yosys system` runs the `yosys` on PATH inst
 bookworm's is 0.23). On the 64-bit RX parser row 0.70 needed 188 CPU s where 0.23 needed 294,
 and it maps the block to fewer LUTs. Each row records the Yosys that measured it.
 
-Usage: scripts/bench-hw.py [--all] [--only SUBSTRING] [--jobs N] [--yosys pyosys|system]
-(default: every row but EXTRA; --all: every row; --only: the rows whose label contains SUBSTRING)
+Usage: scripts/bench-hw.py [--all] [--only SUBSTRING] [--jobs N] [--yosys pyosys|system] [--trace]
+(default: every row but EXTRA; --all: every row; --only: the rows whose label contains SUBSTRING;
+--trace: print each row's deepest path cell by cell, write no report)
 """
 
 import argparse
@@ -147,6 +148,8 @@ NETLIST_MAX_MB = 150
 RUN = ""
 # The command that runs a Yosys script given as its last argument: set by main().
 YOSYS = []
+# --trace: print each row's deepest path cell by cell and write no report.
+TRACE = False
 
 LUT_TYPES = ("LUT1", "LUT2", "LUT3", "LUT4", "LUT5", "LUT6")
 MUXF_TYPES = ("MUXF7", "MUXF8", "MUXF9")
@@ -179,10 +182,12 @@ def bram36(counts):
     return full + half / 2
 
 
-def lut_depth(netlist, top):
+def lut_depth(netlist, top, trace=None):
     """Deepest path in LUT levels between sequential elements and ports, from a Yosys JSON
     netlist: LUT1-6 and LUT RAM reads count 1, MUXF7/8/9 and carry stages 0 (they are counted
-    apart along the same path). Returns (LUT levels, MUXF, carry stages, driving signal)."""
+    apart along the same path). Returns (LUT levels, MUXF, carry stages, driving signal).
+    With a list as `trace`, appends the path's cells to it from start to end, each as
+    (cell, type, the named net it drives, the named nets among its inputs)."""
     mod = netlist["modules"][top]
     names = {}
     for name, net in mod["netnames"].items():
@@ -246,17 +251,18 @@ def lut_depth(netlist, top):
             for b in ins:
                 p = driver.get(b)
                 if p is None or inputs[p][1]:
-                    cand = (0, 0, 0, names.get(b, str(b)))
+                    cand = (0, 0, 0, names.get(b, str(b)), None)
                 else:
-                    cand = memo.get(p, (0, 0, 0, None))
+                    cand = memo.get(p, (0, 0, 0, None, None))[:4] + (p,)
                 if best is None or cand[:3] > best[:3]:
                     best = cand
-            best = best or (0, 0, 0, "constant")
+            best = best or (0, 0, 0, "constant", None)
             w = weight(t)
-            memo[cname] = (best[0] + w[0], best[1] + w[1], best[2] + w[2], best[3])
+            # The last element is the cell the path comes from (None: it starts here).
+            memo[cname] = (best[0] + w[0], best[1] + w[1], best[2] + w[2], best[3], best[4])
         return memo[root]
 
-    deepest, end = (0, 0, 0, ""), ""
+    deepest, end, last = (0, 0, 0, ""), "", None
     for cname, (t, seq, ins) in inputs.items():
         if seq:
             # A path ends at a sequential cell's inputs.
@@ -265,7 +271,7 @@ def lut_depth(netlist, top):
                 if p is not None and not inputs[p][1]:
                     d = cell_depth(p)
                     if d[:3] > deepest[:3]:
-                        deepest, end = d, end_name(mod["cells"][cname], names, b)
+                        deepest, end, last = d, end_name(mod["cells"][cname], names, b), p
     for name, port in mod["ports"].items():
         if port["direction"] == "output":
             for b in port["bits"]:
@@ -273,7 +279,24 @@ def lut_depth(netlist, top):
                 if p is not None and not inputs[p][1]:
                     d = cell_depth(p)
                     if d[:3] > deepest[:3]:
-                        deepest, end = d, name
+                        deepest, end, last = d, name, p
+    if trace is not None:
+        out_names = {}
+        for b, n in names.items():
+            if b in driver and not n.startswith("$"):
+                out_names.setdefault(driver[b], n)
+        cells = []
+        while last is not None:
+            cells.append(last)
+            last = memo[last][4]
+        for i, c in enumerate(reversed(cells)):
+            named = sorted({names[b] for b in inputs[c][2] if not names.get(b, "$").startswith("$")})
+            if i == 0:
+                # Where the path starts: the first cell's inputs driven by sequential cells.
+                named += sorted(
+                    {f"{driver[b]}:{inputs[driver[b]][0]}" for b in inputs[c][2] if b in driver and inputs[driver[b]][1]}
+                )
+            trace.append((c, inputs[c][0], out_names.get(c, ""), named))
     return deepest[0], deepest[1], deepest[2], f"{deepest[3]} -> {end}"
 
 
@@ -360,8 +383,13 @@ def run_one(label, top, files, params):
             lut_levels = muxf_levels = carry_stages = None
             path = f"not searched: netlist {mb:.0f} MB > {NETLIST_MAX_MB} MB"
         else:
+            trace = [] if TRACE else None
             with open(netlist_path) as f:
-                lut_levels, muxf_levels, carry_stages, path = lut_depth(json.load(f), top)
+                lut_levels, muxf_levels, carry_stages, path = lut_depth(json.load(f), top, trace)
+            if trace is not None:
+                lines = [f"{label}: {lut_levels} LUT levels, {path}"]
+                lines += [f"  {t:6} {n or '-':24} <- {' '.join(i)}  [{c}]" for c, t, n, i in trace]
+                print("\n".join(lines), flush=True)
         return {
             "label": label,
             "top": top,
@@ -473,6 +501,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--yosys", choices=("pyosys", "system"), default="pyosys",
                     help="the pyosys wheel in .venv (default) or the yosys on PATH")
+    ap.add_argument("--trace", action="store_true",
+                    help="print each row's deepest path cell by cell; write no report")
     ap.add_argument("--render", action="store_true",
                     help="only rewrite BENCHMARKS.hw.md from BENCHMARKS.hw.json (rows merged by hand)")
     args = ap.parse_args()
@@ -491,7 +521,8 @@ def main():
     missing = [f for d in designs for f in d[2] if not os.path.exists(rtl_path(f))]
     if missing:
         sys.exit(f"bench-hw: missing RTL {missing}; run `make rtl`")
-    global YOSYS
+    global YOSYS, TRACE
+    TRACE = args.trace
     if args.yosys == "system":
         YOSYS = ["yosys", "-q", "-p"]
         version = subprocess.run(["yosys", "-V"], capture_output=True, text=True).stdout.strip()
@@ -516,6 +547,13 @@ def main():
         fresh = {r["label"]: r for r in pool.map(lambda d: run_one(*d), sorted(designs, key=cost, reverse=True))}
     wall = time.time() - t0
     failed = [r for r in fresh.values() if "error" in r]
+    if TRACE:
+        for r in fresh.values():
+            if "error" in r:
+                print(f"FAIL {r['label']}: {r['error']}", file=sys.stderr)
+            else:
+                print(f"{r['label']}: {r['luts']} LUTs, {r['ffs']} FFs, {r['lut_levels']} levels")
+        sys.exit(1 if failed else 0)
     # A partial run (--only) replaces its rows in the last report and keeps the others, each
     # with the run (date, load) that measured it.
     kept = last if len(designs) < len(DESIGNS) else {}

@@ -603,7 +603,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         "RX write-back: the parser's new ePSN and NAK-sent flag".into(),
     ));
     g.input("rx_wb_valid", 1, "");
-    g.output("rx_wb_ready", 1, "low while a command or the clear writes");
+    g.output(
+        "rx_wb_ready",
+        1,
+        "low in a command's EXEC cycle and while the clear runs",
+    );
     g.input("rx_wb_vf", 8, "");
     g.input("rx_wb_qpn", 24, "");
     g.input("rx_wb_epsn", f.epsn.w(), "");
@@ -1332,9 +1336,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::and(id("rx_wb_valid"), id("rx_wb_ready")),
         Some("a write-back is accepted this cycle"),
     );
+    // Low for the whole EXEC cycle, not only when the command writes the PSN RAM: the
+    // command's checks then select neither this ready nor the PSN RAM's address (issue 9).
     g.assigns.push(V::Assign(
         id("rx_wb_ready"),
-        Expr::and(Expr::lnot(id("clr_busy_q")), Expr::lnot(id("cmd_psn_we"))),
+        Expr::and(
+            Expr::lnot(id("clr_busy_q")),
+            Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_EXEC")),
+        ),
     ));
 
     // ---- command engine
@@ -1377,6 +1386,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.state("cmd_from", sw + 1, Expr::zero(sw + 1));
     g.state("cmd_to", sw, Expr::zero(sw));
     g.state("cmd_pre", 8, n(8, ok));
+    // An MKey query whose target passed the checks at go: with the key's existence, all that
+    // decides its copy into the mailbox (`cmd_mk_query`), so that the key compare is not
+    // followed by the engine's kind and status decode on the way into the CSR block.
+    g.state("cmd_mkq", 1, b1(false));
+    // The target checks, registered at go; READ turns them and the kind into `cmd_pre`, so
+    // the opcode decode and the partition checks are not one path into `cmd_pre_q`.
+    g.state("cmd_tok", 1, b1(false));
     g.state_r("cmd_addr", addr_r(), zero_aw());
     // The engine's read port: every cycle, from cmd_addr_q.
     g.reg("cmd_ctx_q", f.width);
@@ -1438,8 +1454,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             b1(false),
         )
     };
-    // From the opcode, not from `op_kind`: that is decoded in the `always @*` block, and a
-    // wire read back there would make a combinational loop for the simulator.
+    // From the opcode: the three MKey compares, without the kind decode.
     g.wire(
         "op_is_mk",
         1,
@@ -1464,47 +1479,76 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Some("the target names a context of the block (else BAD_INDEX)"),
     );
 
-    // Opcode decode: kind, source state (bit sw = any), destination.
-    let mut arms = Vec::new();
+    // Opcode decode: kind, source state (bit sw = any), destination. One compare per opcode
+    // (`op_hit`), then each output bit is the OR of the hits whose value has it set: a flat
+    // decode, where a `case` on the opcode mapped to a chain of 8 LUT levels into `cmd_kind_q`
+    // (issue 9). An opcode of no hit is BAD_OP (`KIND_NONE`).
+    struct OpDecode {
+        opcode: u64,
+        kind: u64,
+        from: u64,
+        to: u64,
+    }
+    let mut ops = Vec::new();
     for c in &cmds {
-        let from = match c.from {
-            Some(s) => n(sw + 1, s),
-            None => n(sw + 1, 1 << sw),
-        };
-        arms.push((
-            vec![n(16, c.opcode)],
-            vec![
-                Stmt::assign(id("op_kind"), n(4, u64::from(c.kind_code))),
-                Stmt::assign(id("op_from"), from),
-                Stmt::assign(id("op_to"), n(sw, c.to)),
-            ],
-        ));
+        ops.push(OpDecode {
+            opcode: c.opcode,
+            kind: u64::from(c.kind_code),
+            from: c.from.unwrap_or(1 << sw),
+            to: c.to,
+        });
     }
     for (opcode, kind) in &mk_ops {
-        arms.push((
-            vec![n(16, *opcode)],
-            vec![
-                Stmt::assign(id("op_kind"), n(4, *kind)),
-                Stmt::assign(id("op_from"), Expr::zero(sw + 1)),
-                Stmt::assign(id("op_to"), Expr::zero(sw)),
-            ],
-        ));
+        ops.push(OpDecode {
+            opcode: *opcode,
+            kind: *kind,
+            from: 0,
+            to: 0,
+        });
     }
-    g.reg("op_kind", 4);
-    g.reg("op_from", sw + 1);
-    g.reg("op_to", sw);
-    let c = &mut g.comb;
-    c.push(Stmt::Comment(
-        "Command opcodes: what each does; anything else is BAD_OP".into(),
-    ));
-    c.push(Stmt::assign(id("op_kind"), id("KIND_NONE")));
-    c.push(Stmt::assign(id("op_from"), Expr::zero(sw + 1)));
-    c.push(Stmt::assign(id("op_to"), Expr::zero(sw)));
-    c.push(Stmt::Case {
-        subject: id("csr_cmd_ctrl_opcode_o"),
-        arms,
-        default: vec![],
-    });
+    let nops = u32::try_from(ops.len()).expect("few opcodes");
+    g.wire(
+        "op_hit",
+        nops,
+        Expr::concat(
+            ops.iter()
+                .rev()
+                .map(|o| Expr::eq(id("csr_cmd_ctrl_opcode_o"), n(16, o.opcode)))
+                .collect(),
+        ),
+        Some("one bit per known opcode, in the order of the command table"),
+    );
+    // `{w{op_hit[i]}} & value` for every opcode whose value is not zero, ORed.
+    let onehot = |w: u32, value: fn(&OpDecode) -> u64| {
+        Expr::any_of(
+            ops.iter()
+                .enumerate()
+                .filter(|(_, o)| value(o) != 0)
+                .map(|(i, o)| {
+                    let hit = id("op_hit").bits(i as u32, i as u32);
+                    let mask = if w == 1 {
+                        hit
+                    } else {
+                        Expr::repl(Expr::int(i64::from(w)), hit)
+                    };
+                    Expr::band(mask, n(w, value(o)))
+                })
+                .collect(),
+            Expr::zero(w),
+        )
+    };
+    g.wire(
+        "op_kind",
+        4,
+        Expr::ternary(
+            Expr::un(verilog_ast::UnOp::RedOr, id("op_hit")),
+            onehot(4, |o| o.kind),
+            id("KIND_NONE"),
+        ),
+        None,
+    );
+    g.wire("op_from", sw + 1, onehot(sw + 1, |o| o.from), None);
+    g.wire("op_to", sw, onehot(sw, |o| o.to), None);
 
     // Parameter checks of a mailbox word: service type from the map's enum, MTU 1..5.
     let mb = "csr_mailbox_data_value_o";
@@ -1525,6 +1569,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::and(st_ok, mtu_ok),
         Some("mailbox service type is one of the map's and MTU is 1..5"),
     );
+    // Registered: CMD_EXEC uses the check of the mailbox as it was in CMD_READ (a command is
+    // busy from go to its end; the mailbox is not software's to change meanwhile), so the
+    // comparators do not run through the command's write decode into `rx_wb_ready`.
+    g.reg("mb_ok_q", 1);
+    g.flops.push(Flop {
+        q: id("mb_ok_q"),
+        d: id("mb_params_ok"),
+        reset: Some(b1(false)),
+    });
     // The context word a command writes.
     let new_word = |state: Expr, valid: bool| {
         replace(
@@ -1578,6 +1631,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
         Some("the targeted key exists and belongs to the command's VF"),
     );
+    g.wire(
+        "cmd_mk_query",
+        1,
+        Expr::all(vec![
+            Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
+            id("cmd_mkq_q"),
+            Expr::lnot(id("clearing")),
+            id("cmd_mk_exists"),
+        ]),
+        Some("QUERY_MKEY copies the key into the mailbox"),
+    );
     let cur_valid = f.valid.of("cmd_ctx_q");
     let cur_state = f.state.of("cmd_ctx_q");
 
@@ -1587,7 +1651,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("cmd_psn_we", 1),
         ("cmd_query", 1),
         ("cmd_mk_we", 1),
-        ("cmd_mk_query", 1),
         ("cmd_done", 1),
         ("cmd_illegal", 1),
     ] {
@@ -1614,7 +1677,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                                 cur_valid.clone(),
                                 vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
                                 vec![Stmt::if_else(
-                                    id("mb_params_ok"),
+                                    id("mb_ok_q"),
                                     vec![
                                         Stmt::assign(id("cmd_word"), id("cmd_load_word")),
                                         Stmt::assign(id("cmd_ctx_we"), b1(true)),
@@ -1668,7 +1731,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                                             ),
                                         ],
                                         vec![Stmt::if_else(
-                                            id("mb_params_ok"),
+                                            id("mb_ok_q"),
                                             vec![
                                                 Stmt::assign(id("cmd_word"), id("cmd_load_word")),
                                                 Stmt::assign(id("cmd_ctx_we"), b1(true)),
@@ -1709,9 +1772,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                         ),
                         (
                             vec![id("KIND_MK_QUERY")],
-                            vec![Stmt::if_else(
-                                id("cmd_mk_exists"),
-                                vec![Stmt::assign(id("cmd_mk_query"), b1(true))],
+                            // The copy into the mailbox is `cmd_mk_query`, decoded apart.
+                            vec![Stmt::if_(
+                                Expr::lnot(id("cmd_mk_exists")),
                                 vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
                             )],
                         ),
@@ -1731,6 +1794,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("cmd_from_d", id("cmd_from_q")),
         ("cmd_to_d", id("cmd_to_q")),
         ("cmd_vf_d", id("cmd_vf_q")),
+        ("cmd_mkq_d", id("cmd_mkq_q")),
+        ("cmd_tok_d", id("cmd_tok_q")),
         ("cmd_mk_addr_d", id("cmd_mk_addr_q")),
         ("cmd_pre_d", id("cmd_pre_q")),
         ("cmd_addr_d", id("cmd_addr_q")),
@@ -1739,7 +1804,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("cmd_psn_we", b1(false)),
         ("cmd_query", b1(false)),
         ("cmd_mk_we", b1(false)),
-        ("cmd_mk_query", b1(false)),
         ("cmd_done", b1(false)),
         ("cmd_illegal", b1(false)),
         ("cmd_word", Expr::zero(f.width)),
@@ -1761,6 +1825,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                         Stmt::assign(id("cmd_to_d"), id("op_to")),
                         Stmt::assign(id("cmd_addr_d"), id("cmd_addr")),
                         Stmt::assign(id("cmd_vf_d"), id("csr_cmd_target_vf_o")),
+                        Stmt::assign(id("cmd_tok_d"), id("cmd_target_ok")),
                         Stmt::assign(
                             id("cmd_mk_addr_d"),
                             Expr::ternary(
@@ -1770,20 +1835,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                                 zero_mk(),
                             ),
                         ),
-                        Stmt::assign(
-                            id("cmd_pre_d"),
-                            Expr::ternary(
-                                Expr::eq(id("op_kind"), id("KIND_NONE")),
-                                n(8, bad_op),
-                                Expr::ternary(id("cmd_target_ok"), n(8, ok), n(8, bad_index)),
-                            ),
-                        ),
                     ],
                 )],
             ),
             (
                 vec![id("CMD_READ")],
-                vec![Stmt::assign(id("cmd_fsm_d"), id("CMD_EXEC"))],
+                vec![
+                    Stmt::assign(id("cmd_fsm_d"), id("CMD_EXEC")),
+                    Stmt::assign(
+                        id("cmd_pre_d"),
+                        Expr::ternary(
+                            Expr::eq(id("cmd_kind_q"), id("KIND_NONE")),
+                            n(8, bad_op),
+                            Expr::ternary(id("cmd_tok_q"), n(8, ok), n(8, bad_index)),
+                        ),
+                    ),
+                    Stmt::assign(
+                        id("cmd_mkq_d"),
+                        Expr::and(
+                            Expr::eq(id("cmd_kind_q"), id("KIND_MK_QUERY")),
+                            id("cmd_tok_q"),
+                        ),
+                    ),
+                ],
             ),
             (vec![id("CMD_EXEC")], exec),
         ],
@@ -1851,7 +1925,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::ternary(
             id("clr_busy_q"),
             id("clr_addr_q"),
-            Expr::ternary(id("cmd_psn_we"), id("cmd_addr_q"), id("wb_addr")),
+            Expr::ternary(
+                Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
+                id("cmd_addr_q"),
+                id("wb_addr"),
+            ),
         ),
     );
     g.wire(
@@ -1861,7 +1939,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             id("clr_busy_q"),
             Expr::zero(psn_w),
             Expr::ternary(
-                id("cmd_psn_we"),
+                Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
                 id("cmd_psn"),
                 Expr::concat(vec![id("rx_wb_nak_sent"), id("rx_wb_epsn")]),
             ),
@@ -1952,45 +2030,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
         (
             "csr_partition_violations_count_incr_i",
-            Expr::plus(
-                Expr::plus(
-                    Expr::concat(vec![
-                        n(2, 0),
-                        Expr::and(id("db_take"), Expr::lnot(id("db_inpart"))),
-                    ]),
-                    Expr::concat(vec![
-                        n(2, 0),
-                        Expr::and(id("wqe_take"), Expr::lnot(id("wqe_inpart"))),
-                    ]),
-                ),
-                Expr::plus(
-                    Expr::plus(
-                        Expr::concat(vec![
-                            n(2, 0),
-                            Expr::and(id("rx_take"), Expr::lnot(id("rx_inpart"))),
-                        ]),
-                        Expr::concat(vec![
-                            n(2, 0),
-                            Expr::and(id("wb_take"), Expr::lnot(id("wb_inpart"))),
-                        ]),
+            // One bit per port; registered apart and added after the flop (below).
+            Expr::concat(vec![
+                Expr::all(vec![
+                    Expr::eq(id("cmd_fsm_q"), id("CMD_IDLE")),
+                    id("csr_cmd_ctrl_go_o"),
+                    Expr::ternary(
+                        id("op_is_mk"),
+                        Expr::lnot(Expr::lt(
+                            Expr::concat(vec![n(1, 0), id("csr_cmd_target_vf_o")]),
+                            id("GEO_NUM_VF"),
+                        )),
+                        Expr::lnot(Expr::and(id("cmd_inpart"), id("cmd_index_ok"))),
                     ),
-                    Expr::concat(vec![
-                        n(2, 0),
-                        Expr::all(vec![
-                            Expr::eq(id("cmd_fsm_q"), id("CMD_IDLE")),
-                            id("csr_cmd_ctrl_go_o"),
-                            Expr::ternary(
-                                id("op_is_mk"),
-                                Expr::lnot(Expr::lt(
-                                    Expr::concat(vec![n(1, 0), id("csr_cmd_target_vf_o")]),
-                                    id("GEO_NUM_VF"),
-                                )),
-                                Expr::lnot(Expr::and(id("cmd_inpart"), id("cmd_index_ok"))),
-                            ),
-                        ]),
-                    ]),
-                ),
-            ),
+                ]),
+                Expr::and(id("wb_take"), Expr::lnot(id("wb_inpart"))),
+                Expr::and(id("rx_take"), Expr::lnot(id("rx_inpart"))),
+                Expr::and(id("wqe_take"), Expr::lnot(id("wqe_inpart"))),
+                Expr::and(id("db_take"), Expr::lnot(id("db_inpart"))),
+            ]),
         ),
         (
             "csr_port_collisions_count_incr_i",
@@ -2022,7 +2080,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         (
             "csr_mailbox_data_value_d_i",
             Expr::ternary(
-                id("cmd_mk_query"),
+                id("cmd_mkq_q"),
                 Expr::concat(vec![Expr::zero(f.width - mkf.width), id("cmd_mk_q")]),
                 id("cmd_query_word"),
             ),
@@ -2030,7 +2088,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     ];
     // Counter increments go through one flop (`cnt_*`): a counter counts one cycle after its
     // event, which no AXI4-Lite read can see, and the lookup, R_Key and command logic does
-    // not also run through the counters' adders (issue 9: LUT depth).
+    // not also run through the counters' adders (issue 9: LUT depth). `partition_violations`
+    // registers its five events (one per port) and adds them after the flop: the sum of five
+    // flops is one LUT level, where the sum of the five port checks was three.
     let counted = [
         (
             "csr_illegal_transitions_count_incr_i",
@@ -2042,7 +2102,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         (
             "csr_partition_violations_count_incr_i",
             "partition_violations",
-            3,
+            5,
         ),
         ("csr_port_collisions_count_incr_i", "port_collisions", 1),
         ("csr_rkey_violations_count_incr_i", "rkey_violations", 1),
@@ -2058,7 +2118,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                     d: id(d),
                     reset: Some(n(*w, 0)),
                 });
-                g.assigns.push(V::Assign(id(name), id(q)));
+                let incr = if *w == 1 {
+                    id(q)
+                } else {
+                    // The events' count, as wide as the counter's 3-bit increment port.
+                    (0..*w)
+                        .map(|i| Expr::concat(vec![n(2, 0), id(q.clone()).bits(i, i)]))
+                        .reduce(Expr::plus)
+                        .expect("at least one event")
+                };
+                g.assigns.push(V::Assign(id(name), incr));
             }
             None => g.assigns.push(V::Assign(id(name), e)),
         }

@@ -693,6 +693,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.flop("q_wr", 2, Some(n(2, 0)));
     g.flop("q_rd", 2, Some(n(2, 0)));
     g.flop("q_cnt", 3, Some(n(3, 0)));
+    // Registered decodes of the queue count and of stage 1's kind: the AW/W handshake
+    // (through `ev_room`) and the queue head's read do not start with comparators.
+    g.flop("q_full", 1, Some(b1(false)));
+    g.flop("q_ne", 1, Some(b1(false)));
+    g.flop("e1_chk", 1, Some(b1(K_DB == 0 || K_BF == 0)));
     g.flop("bf_busy", 1, Some(b1(false)));
     g.flop("drain", 1, Some(b1(false)));
     g.flop("drain_idx", 5, Some(n(5, 0)));
@@ -1167,15 +1172,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     for (name, w) in EV {
         g.wire(&format!("e1_{name}"), w, ev_field("e1_q", name));
     }
-    g.wire("q_full", 1, Expr::eq(id("q_cnt_q"), n(3, 4)));
-    g.wire(
-        "e1_chk",
-        1,
-        Expr::or(
-            Expr::eq(id("e1_kind"), n(3, K_DB)),
-            Expr::eq(id("e1_kind"), n(3, K_BF)),
-        ),
-    );
+    g.wire("q_full", 1, id("q_full_q"));
+    g.wire("e1_chk", 1, id("e1_chk_q"));
     g.wire(
         "e1_adv",
         1,
@@ -1242,7 +1240,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
 
     // ---- retire stage: the head of the queue, with the QPC answer when it needs one
-    g.wire("h_valid", 1, ne(id("q_cnt_q"), n(3, 0)));
+    g.wire("h_valid", 1, id("q_ne_q"));
     // The queue RAM is not reset (it stays a LUT RAM); the head reads as zero while the
     // queue is empty, so fetch_*, fwd_* and mon_* are known from reset on at one AND per
     // bit, off the QPC answer's path and without a cycle of latency.
@@ -1441,6 +1439,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         vec![
             set("e1_valid_d", b1(true)),
             set(
+                "e1_chk_d",
+                Expr::or(
+                    Expr::eq(id("ev_kind"), n(3, K_DB)),
+                    Expr::eq(id("ev_kind"), n(3, K_BF)),
+                ),
+            ),
+            set(
                 "e1_d",
                 Expr::concat(vec![
                     id("ev_kind"),
@@ -1474,6 +1479,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             Expr::concat(vec![n(2, 0), id("retire")]),
         ),
     ));
+    c.push(set("q_full_d", Expr::eq(id("q_cnt_d"), n(3, 4))));
+    c.push(set("q_ne_d", ne(id("q_cnt_d"), n(3, 0))));
     c.push(Stmt::Comment(
         "BlueFlame buffer: claimed at the first beat, freed when drained or dropped".into(),
     ));
@@ -1809,6 +1816,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("e1_reason"),
         id("e1_len"),
         id("e1_win"),
+        // Stage 1's "needs the QPC check" is the flop e1_chk_q, stored with the event.
+        id("e1_kind"),
     ]);
     g.wire_c(
         "unused_ok",

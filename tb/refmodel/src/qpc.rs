@@ -5,7 +5,8 @@
 //!   a request whose QPN names another VF or lies outside the partition is refused;
 //! - a lookup sees the state before the cycle it is accepted in (read-first);
 //! - a command whose `go` is seen at cycle g reads its context during g+1 and writes at the
-//!   end of g+2, using the mailbox as it is in cycle g+2;
+//!   end of g+2, using the mailbox as it is in cycle g+2 (software does not write it while the
+//!   command is busy: the RTL checks the mailbox's parameters as they are in g+1);
 //! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
 //!   answer "invalid", commands complete with RES_BUSY and write-backs wait.
 //!
@@ -553,9 +554,10 @@ impl QpcModel {
         (self.clearing.is_none() && get(w, self.layout.valid) == 1).then_some(w)
     }
 
-    /// Whether the RX write-back is ready in this cycle (before `cycle` is called).
+    /// Whether the RX write-back is ready in this cycle (before `cycle` is called): not while
+    /// the clear runs, nor in a command's EXEC cycle (whether or not it writes the PSN).
     pub fn wb_ready(&self) -> bool {
-        self.clearing.is_none() && !self.exec_outcome().psn_we
+        self.clearing.is_none() && self.fsm != Fsm::Exec
     }
 
     /// The R_Key check of `r` against the key table as it is now.
