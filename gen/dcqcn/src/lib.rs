@@ -382,21 +382,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     items.push(V::Comment(vec![
         "Parameter range checks (simulation and lint only)".into(),
     ]));
-    items.push(V::SimInitial(vec![Stmt::if_(
-        or(
-            Expr::lt(id("FLOW_BITS"), Expr::int(2)),
-            gt(id("FLOW_BITS"), Expr::int(16)),
-        ),
-        vec![
-            Stmt::SysCall(
-                "$display".into(),
-                vec![
-                    Expr::str("%m: FLOW_BITS = %0d is outside 2..16"),
-                    id("FLOW_BITS"),
-                ],
-            ),
-            Stmt::SysCall("$finish".into(), vec![]),
-        ],
+    items.push(V::SimInitial(vec![Stmt::param_range_check(
+        "FLOW_BITS",
+        2,
+        16,
     )]));
     items.push(V::Blank);
     let states = [
