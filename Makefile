@@ -162,7 +162,8 @@ bench-peers:
 # Latency and throughput of every block in cycles, as the block suites' timing tests measure
 # them (scripts/bench-cycles.sh; docs/BENCHMARKS.cycles.md). The tests are built in the bench
 # profile, the one bench-build's `cargo bench` uses, so that `make bench` compiles the shared
-# dependency tree once.
+# dependency tree once, and their models' C++ at -O1 (RDMAGEN_MODEL_OPT; cycle counts do not
+# depend on it, and the timed benchmarks keep -O3).
 bench-cycles:
 	CARGO=$(CARGO) scripts/bench-cycles.sh
 	scripts/bench-report.sh
