@@ -160,7 +160,10 @@ bench-peers:
 	scripts/bench-report.sh
 
 # Latency and throughput of every block in cycles, as the block suites' timing tests measure
-# them (scripts/bench-cycles.sh; docs/BENCHMARKS.cycles.md).
+# them (scripts/bench-cycles.sh; docs/BENCHMARKS.cycles.md). The tests are built in the
+# make-bench profile (Cargo.toml: the bench profile in target/make-bench), the one bench-build's
+# `cargo bench` uses, so that `make bench` compiles the shared dependency tree once, and their models' C++ at -O1 (RDMAGEN_MODEL_OPT; cycle counts do not
+# depend on it, and the timed benchmarks keep -O3).
 bench-cycles:
 	CARGO=$(CARGO) scripts/bench-cycles.sh
 	scripts/bench-report.sh
@@ -175,8 +178,9 @@ bench-build:
 # From a fresh clone: scripts/setup.sh first installs what is missing (.venv, tools).
 # The steps whose results do not depend on the machine's load (Yosys cell counts and LUT
 # levels, cycle counts) and the builds of the timed steps (scripts/bench-build.sh) run side by
-# side first, marked * in the log; the steps that time programs run after them, one at a time,
-# with nothing compiling (RDMAGEN_BENCH_PREBUILT: they run the builds' copies).
+# side first, marked * in the log (bench-cycles then bench-build in the make-bench profile: the
+# second reuses the first's dependencies, and neither waits for bench-hw's release build); the steps that time programs run after
+# them, one at a time, with nothing compiling (RDMAGEN_BENCH_PREBUILT: they run the builds' copies).
 BENCH_STEPS := bench-gen bench-peers bench-harness bench-cocotb bench-rx
 bench:
 	@mkdir -p target && rm -f target/bench-times.log && cut -d' ' -f1-3 /proc/loadavg >target/bench-load.txt

