@@ -197,6 +197,7 @@ impl Printer {
         // Most lines are short: the line start is only looked for when this piece alone
         // is long.
         if self.out.len() - rhs > wrap::LIMIT / 2 && wrap::column(&self.out) > wrap::LIMIT {
+            let text = self.out[rhs..self.out.len() - end.len()].to_owned();
             self.out.truncate(rhs);
             // A right-hand side starting far right continues on the next line instead,
             // indented two levels further.
@@ -207,7 +208,7 @@ impl Printer {
                 self.out.push('\n');
                 self.start(indent + 2);
             }
-            wrap::wrap_into(&mut self.out, e, end.len());
+            wrap::place(&mut self.out, e, &text, end.len());
             self.push(end);
         }
         self.push("\n");

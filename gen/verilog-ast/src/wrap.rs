@@ -37,10 +37,14 @@ fn newline_at(out: &mut String, col: usize) {
 /// closing parentheses) follow it on its last line. Continuation lines start at the column
 /// `e` starts at.
 pub(crate) fn wrap_into(out: &mut String, e: &Expr, tail: usize) {
+    place(out, e, &flat(e), tail);
+}
+
+/// [`wrap_into`] with `e`'s one-line form already at hand (the callers measured it).
+pub(crate) fn place(out: &mut String, e: &Expr, text: &str, tail: usize) {
     let col = column(out);
-    let text = flat(e);
     if col + text.len() + tail <= LIMIT {
-        out.push_str(&text);
+        out.push_str(text);
         return;
     }
     match e {
@@ -68,7 +72,7 @@ pub(crate) fn wrap_into(out: &mut String, e: &Expr, tail: usize) {
                 wrap_into(out, x, tail);
             }
         }
-        _ => out.push_str(&text),
+        _ => out.push_str(text),
     }
 }
 
@@ -96,8 +100,9 @@ fn fill(out: &mut String, operands: &[(&Expr, bool)], sep: &str, col: usize, tai
         } else {
             sep.len() + usize::from(!comma)
         };
+        let text = flat(x);
         if i > 0 {
-            let width = flat(x).len() + 2 * usize::from(*parens);
+            let width = text.len() + 2 * usize::from(*parens);
             if column(out) + 1 + width + after > LIMIT {
                 newline_at(out, col);
             } else {
@@ -106,10 +111,10 @@ fn fill(out: &mut String, operands: &[(&Expr, bool)], sep: &str, col: usize, tai
         }
         if *parens {
             out.push('(');
-            wrap_into(out, x, after + 1);
+            place(out, x, &text, after + 1);
             out.push(')');
         } else {
-            wrap_into(out, x, after);
+            place(out, x, &text, after);
         }
         if !last {
             if !comma {
@@ -127,26 +132,27 @@ fn ternary_chain(out: &mut String, e: &Expr, col: usize, tail: usize) {
     loop {
         match e {
             Expr::Ternary(c, t, f) => {
+                let (c_text, t_text) = (flat(c), flat(t));
                 let cond = |out: &mut String, tail: usize| {
                     if let Expr::Ternary(..) = **c {
                         out.push('(');
-                        wrap_into(out, c, tail + 1);
+                        place(out, c, &c_text, tail + 1);
                         out.push(')');
                     } else {
-                        wrap_into(out, c, tail);
+                        place(out, c, &c_text, tail);
                     }
                 };
                 let value = |out: &mut String| {
                     if let Expr::Ternary(..) = **t {
                         out.push('(');
-                        wrap_into(out, t, 3);
+                        place(out, t, &t_text, 3);
                         out.push(')');
                     } else {
-                        wrap_into(out, t, 2);
+                        place(out, t, &t_text, 2);
                     }
                 };
                 let parens = |x: &Expr| 2 * usize::from(matches!(x, Expr::Ternary(..)));
-                let arm = flat(c).len() + parens(c) + 3 + flat(t).len() + parens(t) + 2;
+                let arm = c_text.len() + parens(c) + 3 + t_text.len() + parens(t) + 2;
                 if col + arm <= LIMIT {
                     cond(out, 0);
                     out.push_str(" ? ");
