@@ -1376,25 +1376,10 @@ fn upper_cat(a: &str, b: &str, c: &str) -> String {
     s
 }
 
-/// True when `text` is already one wrapped line: not empty, at most `width` bytes, words
-/// separated by single spaces and no other white space.
+/// True when `text` is already one wrapped line: at most `width` bytes, words separated by
+/// single spaces.
 fn fits_one_line(text: &str, width: usize) -> bool {
-    let b = text.as_bytes();
-    if b.is_empty() || b.len() > width || b[0] == b' ' || b[b.len() - 1] == b' ' {
-        return false;
-    }
-    // One pass over the bytes (the comment of every field comes here); characters only when
-    // there is non-ASCII text, whose white space `split_whitespace` would also split at.
-    let mut prev = 0u8;
-    let mut ascii = true;
-    for &c in b {
-        if (c == b' ' && prev == b' ') || (b'\t'..=b'\r').contains(&c) {
-            return false;
-        }
-        ascii &= c.is_ascii();
-        prev = c;
-    }
-    ascii || text.chars().all(|c| c == ' ' || !c.is_whitespace())
+    text.len() <= width && rdmagen_regmap::text::single_spaced(text)
 }
 
 /// [`wrap`] of an owned text: a text that already fits is the one line, without a copy.

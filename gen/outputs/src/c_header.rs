@@ -131,7 +131,7 @@ fn wrap_comment(out: &mut String, lead: &str, text: &str) {
     let text = comment_safe(text);
     // Most comments (one per register and field) are one line already: words separated by
     // single spaces, short enough. The loop below would write that same line word by word.
-    if lead.len() + text.len() <= 100 && single_spaced(&text) {
+    if lead.len() + text.len() <= 100 && rdmagen_regmap::text::single_spaced(&text) {
         out.push_str(lead);
         out.push_str(&text);
         out.push('\n');
@@ -161,26 +161,6 @@ fn wrap_words(out: &mut String, lead: &str, text: &str) {
     if line > 0 {
         out.push('\n');
     }
-}
-
-/// True when `text` is its words joined by single spaces (what `split_whitespace` and a join
-/// with `' '` would give): not empty, no space at either end, no two spaces in a row and no
-/// other white space.
-fn single_spaced(text: &str) -> bool {
-    let b = text.as_bytes();
-    if b.is_empty() || b[0] == b' ' || b[b.len() - 1] == b' ' {
-        return false;
-    }
-    let mut prev = 0u8;
-    let mut ascii = true;
-    for &c in b {
-        if (c == b' ' && prev == b' ') || (b'\t'..=b'\r').contains(&c) {
-            return false;
-        }
-        ascii &= c.is_ascii();
-        prev = c;
-    }
-    ascii || text.chars().all(|c| c == ' ' || !c.is_whitespace())
 }
 
 impl Header {

@@ -60,8 +60,52 @@ fn push_ascii(out: &mut String, digits: &[u8]) {
     }
 }
 
+/// True when `text` is its words joined by single spaces (what `split_whitespace` and a join
+/// with `' '` would give): not empty, no space at either end, no two spaces in a row and no
+/// other white space. Comment wrappers use it to keep a text that is already one line whole.
+pub fn single_spaced(text: &str) -> bool {
+    let b = text.as_bytes();
+    if b.is_empty() || b[0] == b' ' || b[b.len() - 1] == b' ' {
+        return false;
+    }
+    // One pass over the bytes (the comment of every field comes here); characters only when
+    // there is non-ASCII text, whose white space `split_whitespace` would also split at.
+    let mut prev = 0u8;
+    let mut ascii = true;
+    for &c in b {
+        if (c == b' ' && prev == b' ') || (b'\t'..=b'\r').contains(&c) {
+            return false;
+        }
+        ascii &= c.is_ascii();
+        prev = c;
+    }
+    ascii || text.chars().all(|c| c == ' ' || !c.is_whitespace())
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn single_spaced_is_split_and_joined_text() {
+        for text in [
+            "",
+            " a",
+            "a ",
+            "a  b",
+            "a\tb",
+            "a\nb",
+            "a\u{a0}b",
+            "a\u{2003}b",
+        ] {
+            let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(
+                super::single_spaced(text),
+                !text.is_empty() && joined == text,
+                "{text:?}"
+            );
+        }
+        assert!(super::single_spaced("one line, é and ü"));
+    }
     #[test]
     fn hand_written_numbers_match_format() {
         for v in [0u64, 1, 9, 10, 0xabc, 0x1000, 0xdead_beef, u64::MAX] {
