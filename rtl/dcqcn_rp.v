@@ -396,7 +396,9 @@ module dcqcn_rp #(
   wire [15:0] tc_inc;
   wire [15:0] bc_inc;
   wire        a_still;       // alpha periods change nothing
+  wire        lo_stays_low;  // PAPER: idle periods stay additive
   wire        i_flat;        // no further stage moves Rt
+  wire [28:0] rc_over_rt;    // Rc - Rt, wrapping when Rc < Rt
   wire        i_still;       // increase periods only count
   wire        a_skip;        // two or more idle periods due
   wire [47:0] a_jump;
@@ -519,12 +521,14 @@ module dcqcn_rp #(
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
+  assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
   assign i_flat = paper ?
                     w_rt_q == rmax_fx_q ||
-                    (rpg_hai_rate_value_i == 20'd0 &&
-                     (rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold)) :
+                    ((rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold) &&
+                     (rpg_hai_rate_value_i == 20'd0 || lo_stays_low)) :
                   cnt_hi > threshold && rt_hai == w_rt_q;
-  assign i_still = !w_dcnp_q && w_rc_q == w_rt_q && i_flat;
+  assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
+  assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
   assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};
   assign a_jump = {31'd0, k_period_q} << skip_j_q;
   assign a_fits = a_jump <= {16'd0, a_elapsed};

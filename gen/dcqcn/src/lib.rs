@@ -999,6 +999,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![eq(id("w_alpha_q"), d(25, 0)), not(id("w_acnp_q"))]),
         "alpha periods change nothing",
     ));
+    // While a flow idles only its timer count moves: with the byte counter on and the byte
+    // count at or below F, PAPER's smaller count never passes F (no hyper stage to come).
+    wires.push((
+        "lo_stays_low".into(),
+        1,
+        and(vec![
+            id("byte_en_q"),
+            Expr::bin(BinOp::Le, id("w_bc_q"), id("threshold")),
+        ]),
+        "PAPER: idle periods stay additive",
+    ));
     wires.push((
         "i_flat".into(),
         1,
@@ -1007,10 +1018,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             or(
                 eq(rt(), id("rmax_fx_q")),
                 and(vec![
-                    eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
                     or(
                         eq(cfg("rpg_ai_rate", "value"), d(20, 0)),
                         gt(id("cnt_lo"), id("threshold")),
+                    ),
+                    or(
+                        eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
+                        id("lo_stays_low"),
                     ),
                 ]),
             ),
@@ -1021,10 +1035,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "no further stage moves Rt",
     ));
+    // (Rc + Rt + 1) / 2 leaves Rc where it is at Rc = Rt and at Rc = Rt + 1: the second is
+    // where Rc settles when it starts above Rt (Rt clamped by a lower rpg_max_rate).
+    wires.push((
+        "rc_over_rt".into(),
+        29,
+        sub(zext(rc(), 1), zext(rt(), 1)),
+        "Rc - Rt, wrapping when Rc < Rt",
+    ));
     wires.push((
         "i_still".into(),
         1,
-        and(vec![not(id("w_dcnp_q")), eq(rc(), rt()), id("i_flat")]),
+        and(vec![
+            not(id("w_dcnp_q")),
+            Expr::bin(BinOp::Le, id("rc_over_rt"), d(29, 1)),
+            id("i_flat"),
+        ]),
         "increase periods only count",
     ));
     for (x, still, period) in [

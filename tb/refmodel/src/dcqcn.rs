@@ -313,11 +313,19 @@ fn increase_still(p: &Params, f: &Flow) -> bool {
     let (hi, lo) = counts(p, f);
     let thr = p.rpg_threshold;
     let flat = if p.paper {
-        f.rt == p.rmax_fx() || (p.rpg_hai_rate == 0 && (p.rpg_ai_rate == 0 || lo > thr))
+        // While the flow idles only the timer count moves: with the byte counter on and the
+        // byte count at or below F the smaller count never passes F, so only the additive
+        // stage is left; otherwise the hyper stage comes (or is here).
+        let lo_stays_low = p.rpg_byte_reset != 0 && f.bc <= thr;
+        f.rt == p.rmax_fx()
+            || ((p.rpg_ai_rate == 0 || lo > thr) && (p.rpg_hai_rate == 0 || lo_stays_low))
     } else {
         hi > thr && rt_after(p, f) == f.rt
     };
-    !f.dcnp && f.rc == f.rt && flat
+    // (Rc + Rt + 1) / 2 is Rc at Rc = Rt and also at Rc = Rt + 1, where Rc settles when it
+    // starts above Rt (Rt clamped by a lower rpg_max_rate).
+    let rc_still = f.rc == f.rt || u64::from(f.rc) == u64::from(f.rt) + 1;
+    !f.dcnp && rc_still && flat
 }
 
 /// One rate-increase period.

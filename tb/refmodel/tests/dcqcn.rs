@@ -55,7 +55,12 @@ fn params(paper: bool) -> impl Strategy<Value = Params> {
     (
         prop_oneof![Just(0u32), 1u32..20_000],
         (1u32..8, 1u32..12, 1u32..40, 0u32..6),
-        (0u32..200, 0u32..500, 0u32..=1023, 0u32..=1023),
+        (
+            prop_oneof![Just(0u32), 0u32..200],
+            prop_oneof![Just(0u32), 0u32..500],
+            0u32..=1023,
+            0u32..=1023,
+        ),
         (9u32..14, 0u32..=100, 0u32..50, any::<bool>(), any::<bool>()),
         (
             prop_oneof![Just(0u32), 1u32..3000],
@@ -153,6 +158,39 @@ proptest! {
         }
     }
 
+    /// However long a flow idles, touching it costs at most [`step_bound`] catch-up steps (the
+    /// rest are skipped in bulk), also after `rpg_max_rate` changes under live flows.
+    #[test]
+    fn catch_up_bounded_by_parameters(
+        p in prop_oneof![params(false), params(true)],
+        ops in ops(),
+        switch_at in 0usize..80,
+        max_rate in prop_oneof![Just(0u32), 1000u32..400_000],
+    ) {
+        let q = Params { rpg_max_rate: max_rate, ..p.clone() };
+        let mut e = Engine::new(FLOWS);
+        let mut now = 0u32;
+        let mut cur = &p;
+        for (i, Op::Event { gap, kind, flow, bytes }) in ops.into_iter().enumerate() {
+            if i == switch_at {
+                cur = &q;
+            }
+            now += gap;
+            e.event(cur, kind, flow, bytes, now);
+        }
+        now += 1 << 22;
+        let bound = step_bound(cur);
+        for f in 0..FLOWS as u32 {
+            let before = e.flows[f as usize];
+            let out = e.event(cur, Kind::Read, f, 0, now);
+            prop_assert!(
+                u64::from(out.steps) <= bound,
+                "flow {} took {} catch-up steps after 2^22 us idle, bound {}; state before {:?}",
+                f, out.steps, bound, before
+            );
+        }
+    }
+
     /// A flow's answers do not depend on what other flows do.
     #[test]
     fn flows_independent(p in prop_oneof![params(false), params(true)], ops in ops()) {
@@ -168,6 +206,26 @@ proptest! {
             }
         }
     }
+}
+
+/// State-changing periods a touch can find due however long the flow idled: alpha decaying
+/// from its largest value to 0, Rt climbing to the cap by the smallest step that moves it
+/// (`rpg_ai_rate` or `rpg_hai_rate`), the stage changes up to F and Rc halving its way to Rt
+/// (F + 32 each way), and the pending cut.
+fn step_bound(p: &Params) -> u64 {
+    let p = p.masked();
+    let mut alpha = 0x1ff_ffffu64;
+    let mut alpha_steps = 0;
+    while alpha != 0 {
+        alpha = (alpha * u64::from(p.dce_tcp_g)) >> 10;
+        alpha_steps += 1;
+    }
+    let climb: u64 = [p.rpg_ai_rate, p.rpg_hai_rate]
+        .iter()
+        .filter(|&&step| step != 0)
+        .map(|&step| u64::from(p.rmax_fx()) / (u64::from(step) << 8) + 1)
+        .sum();
+    alpha_steps + climb + 2 * (u64::from(p.rpg_threshold) + 32) + 2
 }
 
 /// One CNP at t = 0 on a 100 Gb/s line with the mlx5 defaults: cut to about 51% at 4 µs,
