@@ -24,8 +24,8 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// Cycles without progress before the bench calls it a hang (the catch-up of one event is
-/// bounded by about 11,000 alpha steps plus the increase steps plus 99 skip cycles).
+/// Cycles without progress, beyond the stage X cycles the model predicts for the oldest event
+/// in flight ([`Timing::hang_limit`]), before the bench calls it a hang.
 pub(crate) const HANG_LIMIT: u64 = 400_000;
 
 /// The port a parameter field drives.
@@ -65,6 +65,15 @@ pub(crate) struct Timing {
 }
 
 impl Timing {
+    /// Cycles without progress the bench allows now: [`HANG_LIMIT`] plus the catch-up the
+    /// model predicts for the oldest event in flight (checked against
+    /// `Params::catch_up_bound` when the event is taken). Rt climbing to a 1 Tb/s cap by
+    /// 1 Mb/s per period is a million cycles: slow, within the bound, and checked to the cycle
+    /// by [`Timing::apply`].
+    pub(crate) fn hang_limit(&self) -> u64 {
+        HANG_LIMIT + self.pending.front().map_or(0, |e| u64::from(e.out.cycles))
+    }
+
     /// Whether stage X applies `pending[0]` in `cycle`; call once per cycle before the FIFO
     /// pops of that cycle.
     pub(crate) fn apply(&mut self, cycle: u64, flows: u32) -> Option<Expect> {
@@ -340,6 +349,13 @@ impl<M: Model> Bench<M> {
                         .model
                         .event(&params, kind, flow, bytes, self.pre.now_us);
                     want_stats += out.stats;
+                    if u64::from(out.cycles) > params.catch_up_bound() {
+                        return self.fail(format!(
+                            "the model predicts {} stage X cycles for {kind:?} on flow {flow}, above the parameters' catch-up bound {}",
+                            out.cycles,
+                            params.catch_up_bound()
+                        ));
+                    }
                     self.outcomes.push(out);
                     self.accepted_at.push(self.cycle);
                     timing.pending.push_back(Expect {
@@ -392,9 +408,10 @@ impl<M: Model> Bench<M> {
                 np_cnps: s[2],
                 deferrals: s[3],
             };
-            if self.cycle - last_progress > HANG_LIMIT {
+            if self.cycle - last_progress > timing.hang_limit() {
                 return self.fail(format!(
-                    "no progress for {HANG_LIMIT} cycles ({} responses outstanding, clear busy {})",
+                    "no progress for {} cycles ({} responses outstanding, clear busy {})",
+                    timing.hang_limit(),
                     timing.pending.len() + timing.fifo.len(),
                     rd(&self.ports.busy)
                 ));

@@ -20,7 +20,7 @@ use rdmagen_harness::stall::{split_seed, Profile, Stall};
 use rdmagen_harness::{Model, RawPort};
 use rdmagen_refmodel::dcqcn::{Engine, Kind, Params, Prescaler, Response, Selector};
 
-use crate::bench::{param_port, rd, wr, Expect, Failure, Timing, HANG_LIMIT};
+use crate::bench::{param_port, rd, wr, Expect, Failure, Timing};
 use crate::case::{fields, params};
 use crate::regs::REGS;
 
@@ -494,8 +494,9 @@ impl<M: Model> TopBench<M> {
             in_range,
             own.as_ref(),
         );
-        if self.cycle - self.last_progress > HANG_LIMIT {
-            return self.fail(format!("no progress for {HANG_LIMIT} cycles"));
+        let limit = self.timing.hang_limit();
+        if self.cycle - self.last_progress > limit {
+            return self.fail(format!("no progress for {limit} cycles"));
         }
         self.dut.tick();
         self.pre.tick(self.params.clk_per_us);

@@ -113,6 +113,29 @@ impl Params {
     fn period(v: u32) -> u32 {
         v.max(1)
     }
+
+    /// Stage X cycles one event can take however long its flow idled (`docs/dcqcn.md`, lazy
+    /// timer catch-up): the state-changing periods a touch can find due — alpha decaying from
+    /// its largest value to 0, Rt climbing to the cap by the smallest step that moves it
+    /// (`rpg_ai_rate` or `rpg_hai_rate`), the stage changes up to F and Rc halving its way to
+    /// Rt (F + 32 each way), the pending cut — one cycle each, plus three skip phases and the
+    /// apply cycle.
+    pub fn catch_up_bound(&self) -> u64 {
+        let p = self.masked();
+        let mut alpha = 0x1ff_ffffu64;
+        let mut alpha_steps = 0;
+        while alpha != 0 {
+            alpha = (alpha * u64::from(p.dce_tcp_g)) >> 10;
+            alpha_steps += 1;
+        }
+        let climb: u64 = [p.rpg_ai_rate, p.rpg_hai_rate]
+            .iter()
+            .filter(|&&step| step != 0)
+            .map(|&step| u64::from(p.rmax_fx()) / (u64::from(step) << 8) + 1)
+            .sum();
+        let steps = alpha_steps + climb + 2 * (u64::from(p.rpg_threshold) + 32) + 2;
+        steps + 3 * 33 + 1
+    }
     fn first_rate(&self) -> u32 {
         let first = self.rate_to_set_on_first_cnp << 8;
         if first == 0 {

@@ -158,8 +158,9 @@ proptest! {
         }
     }
 
-    /// However long a flow idles, touching it costs at most [`step_bound`] catch-up steps (the
-    /// rest are skipped in bulk), also after `rpg_max_rate` changes under live flows.
+    /// However long a flow idles, an event costs at most `Params::catch_up_bound` stage X
+    /// cycles (the rest is skipped in bulk), also after `rpg_max_rate` changes under live
+    /// flows.
     #[test]
     fn catch_up_bounded_by_parameters(
         p in prop_oneof![params(false), params(true)],
@@ -176,17 +177,18 @@ proptest! {
                 cur = &q;
             }
             now += gap;
-            e.event(cur, kind, flow, bytes, now);
+            let out = e.event(cur, kind, flow, bytes, now);
+            prop_assert!(u64::from(out.cycles) <= cur.catch_up_bound());
         }
         now += 1 << 22;
-        let bound = step_bound(cur);
+        let bound = cur.catch_up_bound();
         for f in 0..FLOWS as u32 {
             let before = e.flows[f as usize];
             let out = e.event(cur, Kind::Read, f, 0, now);
             prop_assert!(
-                u64::from(out.steps) <= bound,
-                "flow {} took {} catch-up steps after 2^22 us idle, bound {}; state before {:?}",
-                f, out.steps, bound, before
+                u64::from(out.cycles) <= bound,
+                "flow {} took {} cycles after 2^22 us idle, bound {}; state before {:?}",
+                f, out.cycles, bound, before
             );
         }
     }
@@ -206,26 +208,6 @@ proptest! {
             }
         }
     }
-}
-
-/// State-changing periods a touch can find due however long the flow idled: alpha decaying
-/// from its largest value to 0, Rt climbing to the cap by the smallest step that moves it
-/// (`rpg_ai_rate` or `rpg_hai_rate`), the stage changes up to F and Rc halving its way to Rt
-/// (F + 32 each way), and the pending cut.
-fn step_bound(p: &Params) -> u64 {
-    let p = p.masked();
-    let mut alpha = 0x1ff_ffffu64;
-    let mut alpha_steps = 0;
-    while alpha != 0 {
-        alpha = (alpha * u64::from(p.dce_tcp_g)) >> 10;
-        alpha_steps += 1;
-    }
-    let climb: u64 = [p.rpg_ai_rate, p.rpg_hai_rate]
-        .iter()
-        .filter(|&&step| step != 0)
-        .map(|&step| u64::from(p.rmax_fx()) / (u64::from(step) << 8) + 1)
-        .sum();
-    alpha_steps + climb + 2 * (u64::from(p.rpg_threshold) + 32) + 2
 }
 
 /// One CNP at t = 0 on a 100 Gb/s line with the mlx5 defaults: cut to about 51% at 4 µs,
