@@ -501,6 +501,8 @@ module qpc #(
   wire [24:0]      psn_word;
   wire             mk_we;                     // the clear or an MKey command writes the key table
   wire [MK_AW-1:0] mk_wr_addr;
+  reg              cmd_done_q;
+  reg              mk_rsp_new_q;
   reg              cnt_illegal_transitions_q;
   wire             cnt_illegal_transitions_d;
   reg              cnt_cmd_errors_q;
@@ -754,8 +756,8 @@ module qpc #(
                                          cmd_ctx_q[63] ?
                                            cmd_ctx_q[31:28] :
                                          4'b0000;
-  assign csr_int_status_cmd_done_set_i = cmd_done;
-  assign csr_int_status_cmd_error_set_i = cmd_done && cmd_status != 8'h00;
+  assign csr_int_status_cmd_done_set_i = cmd_done_q;
+  assign csr_int_status_cmd_error_set_i = cnt_cmd_errors_q;
   assign cnt_illegal_transitions_d = cmd_illegal;
   assign csr_illegal_transitions_count_incr_i = cnt_illegal_transitions_q;
   assign cnt_cmd_errors_d = cmd_done && cmd_status != 8'h00;
@@ -775,7 +777,7 @@ module qpc #(
   assign cnt_port_collisions_d = db_take && rx_take && db_inpart && rx_inpart &&
                                  db_req_qpn[19:0] == rx_req_qpn[19:0];
   assign csr_port_collisions_count_incr_i = cnt_port_collisions_q;
-  assign cnt_rkey_violations_d = mk_adv && mk_s1_valid_q && mk_reason != 3'b000;
+  assign cnt_rkey_violations_d = mk_rsp_new_q && !mk_rsp_ok_q;
   assign csr_rkey_violations_count_incr_i = cnt_rkey_violations_q;
   assign csr_mailbox_data_value_we_i = {{6{cmd_query}}, {6{cmd_query || cmd_mk_query}}};
   assign csr_mailbox_data_value_d_i = cmd_mkq_q ? {192'd0, cmd_mk_q} : cmd_query_word;
@@ -1110,6 +1112,8 @@ module qpc #(
       cmd_tok_q <= 1'b0;
       cmd_addr_q <= {AW{1'b0}};
       mb_ok_q <= 1'b0;
+      cmd_done_q <= 1'b0;
+      mk_rsp_new_q <= 1'b0;
       cnt_illegal_transitions_q <= 1'b0;
       cnt_cmd_errors_q <= 1'b0;
       cnt_pd_mismatches_q <= 1'b0;
@@ -1140,6 +1144,8 @@ module qpc #(
       cmd_tok_q <= cmd_tok_d;
       cmd_addr_q <= cmd_addr_d;
       mb_ok_q <= mb_params_ok;
+      cmd_done_q <= cmd_done;
+      mk_rsp_new_q <= mk_adv && mk_s1_valid_q;
       cnt_illegal_transitions_q <= cnt_illegal_transitions_d;
       cnt_cmd_errors_q <= cnt_cmd_errors_d;
       cnt_pd_mismatches_q <= cnt_pd_mismatches_d;

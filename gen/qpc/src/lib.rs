@@ -1979,6 +1979,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     });
 
     // ---- CSR hardware inputs
+    for (q, d) in [
+        ("cmd_done_q", id("cmd_done")),
+        ("mk_rsp_new_q", Expr::and(id("mk_adv"), id("mk_s1_valid_q"))),
+    ] {
+        g.reg(q, 1);
+        g.flops.push(Flop {
+            q: id(q),
+            d,
+            reset: Some(b1(false)),
+        });
+    }
     let hw = [
         ("csr_status_clear_busy_i", id("clearing")),
         ("csr_mkey_geometry_num_mkeys_i", id("GEO_NUM_MKEYS")),
@@ -2004,14 +2015,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 Expr::zero(sw),
             ),
         ),
-        ("csr_int_status_cmd_done_set_i", id("cmd_done")),
-        (
-            "csr_int_status_cmd_error_set_i",
-            Expr::and(
-                id("cmd_done"),
-                Expr::bin(BinOp::Ne, id("cmd_status"), n(8, ok)),
-            ),
-        ),
+        // The interrupt bits are set one cycle after `busy` drops, from flops: the EXEC
+        // decode into `cmd_status` does not also run through `int_status`'s set logic
+        // (issue 9: LUT depth). The error bit is the flop that counts `cmd_errors`.
+        ("csr_int_status_cmd_done_set_i", id("cmd_done_q")),
+        ("csr_int_status_cmd_error_set_i", id("cnt_cmd_errors_q")),
         ("csr_illegal_transitions_count_incr_i", id("cmd_illegal")),
         (
             "csr_cmd_errors_count_incr_i",
@@ -2064,11 +2072,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
         (
             "csr_rkey_violations_count_incr_i",
-            Expr::all(vec![
-                id("mk_adv"),
-                id("mk_s1_valid_q"),
-                Expr::bin(BinOp::Ne, id("mk_reason"), n(3, 0)),
-            ]),
+            // From the registered response, so the R_Key checks do not also run into the
+            // counter's flop (issue 9: LUT depth).
+            Expr::and(id("mk_rsp_new_q"), Expr::lnot(id("mk_rsp_ok_q"))),
         ),
         (
             "csr_mailbox_data_value_we_i",

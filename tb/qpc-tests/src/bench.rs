@@ -259,8 +259,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
             }
             self.step(&mut r)?;
         }
-        // Counters, once quiet: they count one cycle after their event (docs/qpc.md), so one
-        // more cycle before the reads.
+        // Counters and `int_status`, once quiet: they count (are set) one or two cycles after
+        // their event (docs/qpc.md); the reads are accepted later than that.
         self.step(&mut r)?;
         for a in [
             addr::ILLEGAL,
@@ -270,6 +270,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             addr::COLLISIONS,
             addr::RKEY_VIOLATIONS,
             addr::CMD_STATUS,
+            addr::INT_STATUS,
         ] {
             r.axil.read(a);
         }

@@ -150,6 +150,7 @@ pub mod addr {
     pub const PARTITION: u64 = 0x03C;
     pub const COLLISIONS: u64 = 0x040;
     pub const RKEY_VIOLATIONS: u64 = 0x044;
+    pub const INT_STATUS: u64 = 0x01C;
     pub const MAILBOX: u64 = 0x080;
 }
 
@@ -451,6 +452,9 @@ pub struct QpcModel {
     snap: (Word, (u32, bool)),
     snap_mk: Word,
     last_status: u8,
+    /// `int_status` (bit 0 `cmd_done`, bit 1 `cmd_error`): set here in a command's EXEC
+    /// cycle, by the RTL one cycle later (from flops); exact once the block is quiet.
+    int_status: u32,
     last_prev: u32,
     pub counters: Counters,
 }
@@ -485,6 +489,7 @@ impl QpcModel {
             snap: (vec![0; words], (0, false)),
             snap_mk: vec![0; mk_words],
             last_status: 0,
+            int_status: 0,
             last_prev: 0,
             counters: Counters::default(),
             layout,
@@ -509,6 +514,7 @@ impl QpcModel {
         self.cmd_addr = 0;
         self.cmd_pre = status::OK;
         self.last_status = 0;
+        self.int_status = 0;
         self.last_prev = 0;
         self.counters = Counters::default();
     }
@@ -850,8 +856,10 @@ impl QpcModel {
                 out.done = Some((st, prev));
                 self.last_status = st;
                 self.last_prev = prev;
+                self.int_status |= 1;
                 if st != status::OK {
                     self.counters.cmd_errors += 1;
+                    self.int_status |= 2;
                 }
                 if st == status::BAD_RES_STATE {
                     self.counters.illegal += 1;
@@ -927,6 +935,7 @@ impl QpcModel {
                     self.go_pulse = d >> 31 == 1;
                 }
                 addr::CMD_TARGET => self.target = d,
+                addr::INT_STATUS => self.int_status &= !d,
                 a if (addr::MAILBOX..addr::MAILBOX + 48).contains(&a) => {
                     self.mailbox[((a - addr::MAILBOX) / 4) as usize] = d;
                 }
@@ -958,6 +967,7 @@ impl QpcModel {
             addr::PARTITION => c.partition,
             addr::COLLISIONS => c.collisions,
             addr::RKEY_VIOLATIONS => c.rkey_violations,
+            addr::INT_STATUS => self.int_status,
             a if (addr::MAILBOX..addr::MAILBOX + 48).contains(&a) => {
                 self.mailbox[((a - addr::MAILBOX) / 4) as usize]
             }
