@@ -564,12 +564,13 @@ impl Printer {
                 }
                 self.push(";\n");
             }
-            Stmt::For {
-                var,
-                from,
-                to,
-                body,
-            } => {
+            Stmt::For(l) => {
+                let ForLoop {
+                    var,
+                    from,
+                    to,
+                    body,
+                } = &**l;
                 self.start(indent);
                 let _ = write!(self.out, "for ({var} = ");
                 self.expr(from);
@@ -835,7 +836,8 @@ pub(crate) fn expr_into(out: &mut String, e: &Expr) {
             out.push(' ');
             child(out, *op, b, true);
         }
-        Expr::Call(name, args) => {
+        Expr::Call(call) => {
+            let (name, args) = &**call;
             out.push_str(name);
             out.push('(');
             list_into(out, args);
