@@ -224,10 +224,22 @@ struct Targets {
     json: Option<PathBuf>,
 }
 
-/// One file to write.
+/// One file to write: its text is the pieces one after the other.
 struct Planned {
     path: PathBuf,
-    text: String,
+    pieces: Vec<String>,
+}
+
+impl Planned {
+    fn new(path: PathBuf, text: String) -> Self {
+        Planned {
+            path,
+            pieces: vec![text],
+        }
+    }
+    fn len(&self) -> usize {
+        self.pieces.iter().map(String::len).sum()
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -391,7 +403,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
                 let path = out.join(format!("{}.v", module.name));
-                write_if_changed(&path, &module.print())?;
+                write_if_changed(&path, &[&module.print()])?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -425,8 +437,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
-            write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
-            write_if_changed(&out.join(format!("{}.v", top.name)), &top.print())?;
+            write_if_changed(&out.join(format!("{}.v", module.name)), &[&module.print()])?;
+            write_if_changed(&out.join(format!("{}.v", top.name)), &[&top.print()])?;
             Ok(ExitCode::SUCCESS)
         }
         Command::RxParser {
@@ -467,7 +479,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
-                write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
+                write_if_changed(&out.join(format!("{}.v", module.name)), &[&module.print()])?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -516,7 +528,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
-                write_if_changed(&out.join(format!("{}.v", module.name)), &module.print())?;
+                write_if_changed(&out.join(format!("{}.v", module.name)), &[&module.print()])?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -690,10 +702,7 @@ fn map_outputs(
                     generator: generator(),
                 };
                 let module = rdmagen_csr::generate(m, &csr);
-                let planned = Planned {
-                    path: dir.join(format!("{}.v", module.name)),
-                    text: module.print(),
-                };
+                let planned = Planned::new(dir.join(format!("{}.v", module.name)), module.print());
                 // The process ends after writing: freeing a syntax tree of a million nodes
                 // one by one would cost a sixth of the whole run on a 4096-register map.
                 std::mem::forget(module);
@@ -702,9 +711,10 @@ fn map_outputs(
         });
         let header = targets.header.as_ref().map(|dir| {
             s.spawn(move || {
-                c_header::generate(m, opts).map(|text| Planned {
+                // In pieces: the layout checks are not copied behind the definitions.
+                c_header::generate_parts(m, opts).map(|parts| Planned {
                     path: dir.join(c_header::file_name(m)),
-                    text,
+                    pieces: parts.into(),
                 })
             })
         });
@@ -713,27 +723,32 @@ fn map_outputs(
                 let doc = markdown::generate(m, opts);
                 let pictures = dir.join(&doc.picture_dir);
                 let mut planned = Vec::with_capacity(doc.pictures.len() + 1);
-                planned.push(Planned {
-                    path: dir.join(format!("{}.md", m.block)),
-                    text: doc.markdown,
-                });
-                planned.extend(doc.pictures.into_iter().map(|(name, svg)| Planned {
-                    path: pictures.join(name),
-                    text: svg,
-                }));
+                planned.push(Planned::new(
+                    dir.join(format!("{}.md", m.block)),
+                    doc.markdown,
+                ));
+                planned.extend(
+                    doc.pictures
+                        .into_iter()
+                        .map(|(name, svg)| Planned::new(pictures.join(name), svg)),
+                );
                 (planned, pictures)
             })
         });
         let rdl = targets.rdl.as_ref().map(|dir| {
-            s.spawn(move || Planned {
-                path: dir.join(systemrdl::file_name(m)),
-                text: systemrdl::generate(m, opts),
+            s.spawn(move || {
+                Planned::new(
+                    dir.join(systemrdl::file_name(m)),
+                    systemrdl::generate(m, opts),
+                )
             })
         });
         let json = targets.json.as_ref().map(|dir| {
-            s.spawn(move || Planned {
-                path: dir.join(format!("{}.json", m.block)),
-                text: json::generate(m, opts),
+            s.spawn(move || {
+                Planned::new(
+                    dir.join(format!("{}.json", m.block)),
+                    json::generate(m, opts),
+                )
             })
         });
         let panicked = || anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
@@ -779,7 +794,7 @@ fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
     // plus a page for the system calls), so the two big files of a NIC-scale map (CSR block and
     // C header, megabytes each) are not both left to one writer, as consecutive chunks did.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let work = |f: &Planned| f.text.len() + 4096;
+    let work = |f: &Planned| f.len() + 4096;
     let mut largest_first: Vec<&Planned> = files.iter().collect();
     largest_first.sort_by_key(|f| std::cmp::Reverse(work(f)));
     let mut parts: Vec<(usize, Vec<&Planned>)> = vec![(0, Vec::new()); threads.min(files.len())];
@@ -795,7 +810,8 @@ fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
             .map(|(_, part)| {
                 s.spawn(move || -> Result<()> {
                     for f in part {
-                        write_if_changed(&f.path, &f.text)?;
+                        let pieces: Vec<&str> = f.pieces.iter().map(String::as_str).collect();
+                        write_if_changed(&f.path, &pieces)?;
                     }
                     Ok(())
                 })
@@ -823,16 +839,52 @@ fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Writes through a temporary file and a rename, so a reader never sees half a file, and leaves
-/// an unchanged file alone so build tools do not rebuild.
-fn write_if_changed(path: &Path, text: &str) -> Result<()> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+/// Writes `pieces` one after the other through a temporary file and a rename, so a reader never
+/// sees half a file, and leaves an unchanged file alone so build tools do not rebuild.
+fn write_if_changed(path: &Path, pieces: &[&str]) -> Result<()> {
+    if std::fs::read(path).is_ok_and(|old| same_text(&old, pieces)) {
         return Ok(());
     }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        let mut file = std::fs::File::create(&tmp)?;
+        for piece in pieces {
+            file.write_all(piece.as_bytes())?;
+        }
+        Ok(())
+    };
+    write().with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
+}
+
+/// Whether `old` is exactly `pieces` one after the other.
+fn same_text(old: &[u8], pieces: &[&str]) -> bool {
+    let mut rest = old;
+    for piece in pieces {
+        match rest.split_at_checked(piece.len()) {
+            Some((head, tail)) if head == piece.as_bytes() => rest = tail,
+            _ => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_text;
+
+    #[test]
+    fn same_text_compares_the_pieces_joined() {
+        assert!(same_text(b"abcdef", &["ab", "", "cde", "f"]));
+        assert!(same_text(b"", &[]));
+        assert!(same_text(b"", &["", ""]));
+        assert!(!same_text(b"abcdef", &["ab", "cde"]));
+        assert!(!same_text(b"abcde", &["ab", "cde", "f"]));
+        assert!(!same_text(b"abcdef", &["ab", "cdx", "f"]));
+        assert!(!same_text(b"abc", &[]));
+    }
 }

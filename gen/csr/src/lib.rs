@@ -529,8 +529,9 @@ impl<'a> Gen<'a> {
         for item in &self.map.items {
             let Item::Register(r) = item else { continue };
             let ok = r.is_writable();
-            // Room for the select and the 64-bit latch: no regrowth per register.
-            let mut hit = Vec::with_capacity(4);
+            // Exactly the response and the select: a list per register, so spare room in each
+            // was a megabyte of a 4096-register map's tree.
+            let mut hit = Vec::with_capacity(1 + usize::from(ok));
             hit.push(Stmt::assign(
                 id("wr_resp"),
                 id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }),
@@ -595,7 +596,10 @@ impl<'a> Gen<'a> {
                 }
                 continue;
             }
-            let mut hit = Vec::with_capacity(5);
+            // Exactly the response, the data, the select and the 64-bit latch (two).
+            let mut hit = Vec::with_capacity(
+                2 + usize::from(needs_rsel(r)) + if r.width == 64 { 2 } else { 0 },
+            );
             hit.push(Stmt::assign(id("rd_resp"), id("RESP_OKAY")));
             hit.push(Stmt::assign(id("rd_data"), read_value(scope, r, 0, 31)));
             if needs_rsel(r) {

@@ -531,13 +531,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "ctrl.flow_clear). An all-zero word is a flow that has seen no CNP.".into(),
     ]));
     let mut ram = Decl::reg("state_ram", Some(Range::width(id("STATE_W"))));
-    ram.array = Some(Range {
+    ram.array = Some(Box::new(Range {
         msb: Expr::int(0),
         lsb: sub(
             Expr::bin(BinOp::Shl, Expr::int(1), id("FLOW_BITS")),
             Expr::int(1),
         ),
-    });
+    }));
     items.push(V::Decl(ram));
     items.push(V::Decl(Decl::reg(
         "ram_rdata_q",

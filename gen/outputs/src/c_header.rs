@@ -47,6 +47,13 @@ pub fn file_name(map: &RegMap) -> String {
 
 /// The header text, or the macro names that would clash.
 pub fn generate(map: &RegMap, opts: &Options) -> Result<String, NameClash> {
+    generate_parts(map, opts).map(|parts| parts.concat())
+}
+
+/// [`generate`]'s text in consecutive pieces: the definitions, the layout checks (most of a big
+/// header) and the closing lines. A writer that takes pieces saves copying the checks behind
+/// the definitions: on a 4096-register map that copy touched 5 MB of fresh memory.
+pub fn generate_parts(map: &RegMap, opts: &Options) -> Result<[String; 3], NameClash> {
     let mut h = Header {
         block: map.block.to_uppercase(),
         out: String::with_capacity(4096 + 2048 * map.items.len()),
@@ -68,10 +75,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<String, NameClash> {
     h.memories(map);
     h.spaces(map);
     h.layout_asserts(map);
-    h.epilogue();
+    let tail = h.epilogue();
     let clashes = h.clashes();
     if clashes.is_empty() {
-        Ok(h.out)
+        Ok([h.out, h.asserts, tail])
     } else {
         Err(NameClash { names: clashes })
     }
@@ -710,17 +717,20 @@ impl Header {
         }
     }
 
-    fn epilogue(&mut self) {
+    /// The heading of the layout checks (which follow `out`, see [`generate_parts`]) and the
+    /// text after them.
+    fn epilogue(&mut self) -> String {
         let _ = writeln!(
             self.out,
             "\n/* Layout checks: the compiler re-checks what rdmagen validated. */"
         );
-        self.out.push_str(&self.asserts);
+        let mut tail = String::new();
         let _ = writeln!(
-            self.out,
+            tail,
             "\n#ifdef __cplusplus\n}} /* extern \"C\" */\n#endif\n\n#endif /* {}_REGS_H */",
             self.block
         );
+        tail
     }
 }
 

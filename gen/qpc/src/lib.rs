@@ -661,7 +661,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         range: None,
         value: Expr::ternary(
             Expr::bin(BinOp::Gt, id("DEPTH"), Expr::int(1)),
-            Expr::Call("$clog2".into(), vec![id("DEPTH")]),
+            Expr::call("$clog2", vec![id("DEPTH")]),
             Expr::int(1),
         ),
         comment: Some("context address bits".into()),
@@ -690,7 +690,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         range: None,
         value: Expr::ternary(
             Expr::bin(BinOp::Gt, id("NUM_MKEYS"), Expr::int(1)),
-            Expr::Call("$clog2".into(), vec![id("NUM_MKEYS")]),
+            Expr::call("$clog2", vec![id("NUM_MKEYS")]),
             Expr::int(1),
         ),
         comment: Some("MKey index bits used to address the table".into()),
@@ -801,20 +801,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
     ] {
         let mut d = Decl::reg(name, Range::bits(w));
-        d.array = Some(Range {
+        d.array = Some(Box::new(Range {
             msb: Expr::int(0),
             lsb: Expr::minus(id("DEPTH"), Expr::int(1)),
-        });
+        }));
         d.comment = Some(what.into());
         g.decls.push(V::Decl(d));
     }
 
     {
         let mut d = Decl::reg("mkey_mem", Range::bits(mkf.width));
-        d.array = Some(Range {
+        d.array = Some(Box::new(Range {
             msb: Expr::int(0),
             lsb: Expr::minus(id("NUM_MKEYS"), Expr::int(1)),
-        });
+        }));
         d.comment = Some("memory-key table, written by MKey commands".into());
         g.decls.push(V::Decl(d));
     }

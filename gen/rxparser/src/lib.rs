@@ -2538,10 +2538,10 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let some = || ne(id("pay_n"), Expr::zero(2));
     for bank in 0..2u32 {
         let mut dcl = Decl::reg(format!("pay_mem{bank}"), Range::bits(ew));
-        dcl.array = Some(Range {
+        dcl.array = Some(Box::new(Range {
             msb: Expr::int(0),
             lsb: Expr::int(i64::from(PAY_DEPTH / 2 - 1)),
-        });
+        }));
         dcl.comment = Some(format!(
             "payload FIFO, {} entries: {{last, keep, data}}",
             if bank == 0 { "even" } else { "odd" }

@@ -280,10 +280,10 @@ impl Gen {
     }
     fn mem(&mut self, name: &str, w: u32, depth: Expr, c: &str) {
         let mut d = Decl::reg(name, Range::bits(w));
-        d.array = Some(Range {
+        d.array = Some(Box::new(Range {
             msb: Expr::int(0),
             lsb: Expr::minus(depth, Expr::int(1)),
-        });
+        }));
         d.comment = Some(c.into());
         self.decls.push(V::Decl(d));
     }
@@ -589,7 +589,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         None,
         Expr::ternary(
             Expr::bin(BinOp::Gt, id("PAGES_PER_VF"), Expr::int(1)),
-            Expr::Call("$clog2".into(), vec![id("PAGES_PER_VF")]),
+            Expr::call("$clog2", vec![id("PAGES_PER_VF")]),
             Expr::int(0),
         ),
         "page-index bits: a function's BAR2 holds 2^PW pages",
@@ -600,7 +600,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         None,
         Expr::ternary(
             Expr::bin(BinOp::Gt, id("NUM_VF"), Expr::int(1)),
-            Expr::Call("$clog2".into(), vec![id("NUM_VF")]),
+            Expr::call("$clog2", vec![id("NUM_VF")]),
             Expr::int(1),
         ),
         "VF index bits",
@@ -1580,11 +1580,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     let hit = Expr::eq(id("cs_vf_q"), id("vi").bits(7, 0));
     let c = &mut g.comb;
     c.push(Stmt::Comment("Per-VF counters".into()));
-    c.push(Stmt::For {
-        var: "vi".into(),
-        from: Expr::int(0),
-        to: id("NUM_VF"),
-        body: vec![
+    c.push(Stmt::for_(
+        "vi",
+        Expr::int(0),
+        id("NUM_VF"),
+        vec![
             Stmt::assign(
                 id("vf_acc").index(id("vi")),
                 Expr::and(Expr::or(id("cs_fetch_q"), id("cs_bf_q")), hit.clone()),
@@ -1594,7 +1594,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 Expr::and(id("cs_drop_q"), hit),
             ),
         ],
-    });
+    ));
 
     // ---- memories
     g.mems.push(V::MemWrite {

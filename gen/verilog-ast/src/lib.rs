@@ -146,8 +146,9 @@ pub struct Decl {
     pub kind: Kind,
     pub range: Option<Range>,
     pub name: String,
-    /// Unpacked dimension, for memories: `reg [7:0] mem [0:DEPTH-1]`.
-    pub array: Option<Range>,
+    /// Unpacked dimension, for memories: `reg [7:0] mem [0:DEPTH-1]`. Boxed: few declarations
+    /// have one, and inline it made every declaration (and every module item) 64 bytes larger.
+    pub array: Option<Box<Range>>,
     pub comment: Option<String>,
 }
 
@@ -182,6 +183,15 @@ pub struct Flop {
     pub reset: Option<Expr>,
 }
 
+/// The parts of a [`Stmt::For`]: `for (var = from; var < to; var = var + 1) body`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForLoop {
+    pub var: String,
+    pub from: Expr,
+    pub to: Expr,
+    pub body: Vec<Stmt>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     /// `lhs = rhs;`
@@ -196,13 +206,9 @@ pub enum Stmt {
         arms: Vec<(Vec<Expr>, Vec<Stmt>)>,
         default: Vec<Stmt>,
     },
-    /// `for (var = from; var < to; var = var + 1)`.
-    For {
-        var: String,
-        from: Expr,
-        to: Expr,
-        body: Vec<Stmt>,
-    },
+    /// `for (var = from; var < to; var = var + 1)`. Boxed: loops are rare, and inline they
+    /// made every statement of every tree larger (see [`Stmt::for_`]).
+    For(Box<ForLoop>),
     /// A system task call such as `$display("...")` or `$finish`.
     SysCall(String, Vec<Expr>),
     Comment(String),
@@ -221,6 +227,15 @@ impl Stmt {
     }
     pub fn if_else(cond: Expr, then: Vec<Stmt>, els: Vec<Stmt>) -> Stmt {
         Stmt::If { cond, then, els }
+    }
+    /// `for (var = from; var < to; var = var + 1) begin body end`.
+    pub fn for_(var: impl Into<String>, from: Expr, to: Expr, body: Vec<Stmt>) -> Stmt {
+        Stmt::For(Box::new(ForLoop {
+            var: var.into(),
+            from,
+            to,
+            body,
+        }))
     }
     /// The simulation-time range check of parameter `name`, for a [`Item::SimInitial`] block:
     /// `if (name < min || name > max) begin $display("%m: name = %0d is outside min..max",

@@ -142,30 +142,41 @@ impl Printer {
     }
 
     fn comment_line(&mut self, indent: usize, text: &str) {
+        let line = self.out.len();
         self.start(indent);
         if text.is_empty() {
             self.out.push_str("//\n");
         } else {
-            self.comment_tail(text);
+            self.comment_tail(text, line);
             self.out.push('\n');
         }
     }
 
-    /// `// text` from the current column; prose past [`wrap::LIMIT`] continues on `//` lines
-    /// starting at the same column. Text laid out by hand (a table row, aligned columns) is
-    /// left as it is.
-    fn comment_tail(&mut self, text: &str) {
+    /// The column of the end of the output, on the line that starts at byte `line` (the
+    /// callers know where they started the line: no search back for it, which was 6 M
+    /// instructions of a 4096-register map's CSR block). Debug builds check it.
+    fn column_from(&self, line: usize) -> usize {
+        debug_assert_eq!(self.out.len() - line, wrap::column(&self.out));
+        self.out.len() - line
+    }
+
+    /// `// text` from the current column on the line that starts at byte `line`; prose past
+    /// [`wrap::LIMIT`] continues on `//` lines starting at the same column. Text laid out by
+    /// hand (a table row, aligned columns) is left as it is.
+    fn comment_tail(&mut self, text: &str, line: usize) {
         self.out.push_str("// ");
-        let col = wrap::column(&self.out);
+        let col = self.column_from(line);
         if col + text.len() <= wrap::LIMIT || text.contains("  ") || text.contains(" | ") {
             self.out.push_str(text);
             return;
         }
+        let mut line = line;
         let mut first = true;
         for word in text.split(' ') {
             if !first {
-                if wrap::column(&self.out) + 1 + word.len() > wrap::LIMIT {
+                if self.column_from(line) + 1 + word.len() > wrap::LIMIT {
                     self.out.push('\n');
+                    line = self.out.len();
                     for _ in 0..col - 3 {
                         self.out.push(' ');
                     }
@@ -174,34 +185,53 @@ impl Printer {
                     self.out.push(' ');
                 }
             }
+            let start = self.out.len();
             self.out.push_str(word);
+            // A line break inside the text starts the line being measured.
+            if let Some(i) = word.rfind('\n') {
+                line = start + i + 1;
+            }
             first = false;
         }
     }
 
-    /// `lhs <op> rhs;` on one line, or the right-hand side broken over lines when the line
-    /// would pass [`wrap::LIMIT`].
+    /// `lhs <op> rhs;` on a line of its own, or the right-hand side broken over lines when
+    /// the line would pass [`wrap::LIMIT`].
     fn assign_line(&mut self, indent: usize, lead: &str, l: &Expr, op: &str, r: &Expr) {
+        let line = self.out.len();
+        self.assign_after(line, indent, lead, l, op, r);
+    }
+
+    /// [`Printer::assign_line`] on the line that starts at byte `line`, after what is there.
+    fn assign_after(
+        &mut self,
+        line: usize,
+        indent: usize,
+        lead: &str,
+        l: &Expr,
+        op: &str,
+        r: &Expr,
+    ) {
         self.start(indent);
         self.push(lead);
         self.expr(l);
         self.push(op);
-        self.wrapped(r, indent, ";");
+        self.wrapped(r, indent, ";", line);
     }
 
-    /// `e` then `end` (and a newline), `e` broken over lines if the line gets too long.
-    fn wrapped(&mut self, e: &Expr, indent: usize, end: &str) {
+    /// `e` then `end` (and a newline) on the line that starts at byte `line`, `e` broken over
+    /// lines if the line gets too long.
+    fn wrapped(&mut self, e: &Expr, indent: usize, end: &str, line: usize) {
         let rhs = self.out.len();
         self.expr(e);
         self.push(end);
-        // Most lines are short: the line start is only looked for when this piece alone
-        // is long.
-        if self.out.len() - rhs > wrap::LIMIT / 2 && wrap::column(&self.out) > wrap::LIMIT {
+        // Only a long right-hand side is broken (a long line with a short one is left).
+        if self.out.len() - rhs > wrap::LIMIT / 2 && self.column_from(line) > wrap::LIMIT {
             let text = self.out[rhs..self.out.len() - end.len()].to_owned();
             self.out.truncate(rhs);
             // A right-hand side starting far right continues on the next line instead,
             // indented two levels further.
-            if wrap::column(&self.out) > wrap::LIMIT / 2 {
+            if self.column_from(line) > wrap::LIMIT / 2 {
                 while self.out.ends_with(' ') {
                     self.out.pop();
                 }
@@ -260,6 +290,7 @@ impl Printer {
                         Dir::Output => "output",
                     };
                     let sep = if n < last { "," } else { "" };
+                    let line = self.out.len();
                     self.start(1);
                     self.push(dir);
                     self.push(" ");
@@ -274,7 +305,7 @@ impl Printer {
                         Some(c) => {
                             pad(&mut self.out, &name, cw);
                             self.push("  ");
-                            self.comment_tail(c);
+                            self.comment_tail(c, line);
                         }
                         None => self.push(&name),
                     }
@@ -336,6 +367,7 @@ impl Printer {
         let tw = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
         let nw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0);
         for (ty, name, value, comment) in rows {
+            let line = self.out.len();
             self.start(indent);
             self.push("localparam ");
             pad(&mut self.out, &texts[ty], tw);
@@ -346,7 +378,7 @@ impl Printer {
             self.push(";");
             if let Some(c) = comment {
                 self.push("  ");
-                self.comment_tail(c);
+                self.comment_tail(c, line);
             }
             self.push("\n");
         }
@@ -391,6 +423,7 @@ impl Printer {
             .unwrap_or(0);
         for (d, r, name) in &decls {
             let (r, name) = (&texts[r.clone()], &texts[name.clone()]);
+            let line = self.out.len();
             self.start(indent);
             let start = self.out.len();
             pad(&mut self.out, kind(d.kind), kw);
@@ -403,7 +436,7 @@ impl Printer {
                 Some(c) => {
                     pad(&mut self.out, name, nw);
                     self.push("  ");
-                    self.comment_tail(c);
+                    self.comment_tail(c, line);
                 }
                 None => self.push(name),
             }
@@ -450,6 +483,7 @@ impl Printer {
                 data,
             } => {
                 self.line(indent, "always @(posedge clk) begin");
+                let line = self.out.len();
                 self.start(indent + 1);
                 self.push("if (");
                 self.expr(en);
@@ -458,7 +492,7 @@ impl Printer {
                 self.push("[");
                 self.expr(addr);
                 self.push("] <= ");
-                self.wrapped(data, indent + 1, ";");
+                self.wrapped(data, indent + 1, ";", line);
                 self.line(indent, "end");
             }
             Item::Instance {
@@ -564,12 +598,13 @@ impl Printer {
                 }
                 self.push(";\n");
             }
-            Stmt::For {
-                var,
-                from,
-                to,
-                body,
-            } => {
+            Stmt::For(l) => {
+                let ForLoop {
+                    var,
+                    from,
+                    to,
+                    body,
+                } = &**l;
                 self.start(indent);
                 let _ = write!(self.out, "for ({var} = ");
                 self.expr(from);
@@ -638,6 +673,7 @@ impl Printer {
 
     /// A case arm; `labels` is `None` for `default`.
     fn arm(&mut self, indent: usize, labels: Option<&[Expr]>, body: &[Stmt]) {
+        let line = self.out.len();
         self.start(indent);
         match labels {
             Some(l) => self.list(l),
@@ -645,7 +681,7 @@ impl Printer {
         }
         match body {
             [] => self.push(": ;\n"),
-            [Stmt::Assign(l, r)] => self.assign_line(0, ": ", l, " = ", r),
+            [Stmt::Assign(l, r)] => self.assign_after(line, 0, ": ", l, " = ", r),
             _ => {
                 self.push(": begin\n");
                 self.stmts(indent + 1, body);
@@ -835,7 +871,8 @@ pub(crate) fn expr_into(out: &mut String, e: &Expr) {
             out.push(' ');
             child(out, *op, b, true);
         }
-        Expr::Call(name, args) => {
+        Expr::Call(call) => {
+            let (name, args) = &**call;
             out.push_str(name);
             out.push('(');
             list_into(out, args);
