@@ -605,13 +605,34 @@ module rx_parser (
   reg  [8:0]    s1_tuser_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
+  wire          v_vlan1;
+  wire          v_vlan2;
+  wire [15:0]   v_ethertype;
+  wire [7:0]    v_ip;             // IP header start
+  wire          v_ipv6;
+  wire [3:0]    v_ihl;
+  wire [7:0]    v_udp;            // UDP header start
+  reg           s1_vlan1_q;
+  reg           s1_vlan1_d;
   wire          h_vlan1;
+  reg           s1_vlan2_q;
+  reg           s1_vlan2_d;
   wire          h_vlan2;
+  reg  [15:0]   s1_ethertype_q;
+  reg  [15:0]   s1_ethertype_d;
   wire [15:0]   h_ethertype;
-  wire [7:0]    h_ip;             // IP header start
+  reg  [7:0]    s1_ip_q;
+  reg  [7:0]    s1_ip_d;
+  wire [7:0]    h_ip;
+  reg           s1_ipv6_q;
+  reg           s1_ipv6_d;
   wire          h_ipv6;
+  reg  [3:0]    s1_ihl_q;
+  reg  [3:0]    s1_ihl_d;
   wire [3:0]    h_ihl;
-  wire [7:0]    h_udp;            // UDP header start
+  reg  [7:0]    s1_udp_q;
+  reg  [7:0]    s1_udp_d;
+  wire [7:0]    h_udp;
   wire [479:0]  h_ipw;            // 60 bytes from the IP header start
   wire [319:0]  h_udpw;           // 40 bytes from the UDP header start
   wire [3:0]    h_ver;
@@ -2379,15 +2400,22 @@ module rx_parser (
   assign pay_we1 = pay_wp_q[0] ? pay_n != 2'b00 : pay_n == 2'd2;
   assign pay_wa1 = pay_wp_q[0] ? pay_wp_q[3:1] : pay_wp1[3:1];
   assign pay_wd1 = pay_wp_q[0] ? pay_e0 : pay_e1;
-  assign h_vlan1 = {s1_hdr_q[103:96], s1_hdr_q[111:104]} == 16'h8100;
-  assign h_vlan2 = h_vlan1 && {s1_hdr_q[135:128], s1_hdr_q[143:136]} == 16'h8100;
-  assign h_ethertype = h_vlan2 ? {s1_hdr_q[167:160], s1_hdr_q[175:168]} :
-                       h_vlan1 ? {s1_hdr_q[135:128], s1_hdr_q[143:136]} :
-                       {s1_hdr_q[103:96], s1_hdr_q[111:104]};
-  assign h_ip = h_vlan2 ? 8'd22 : h_vlan1 ? 8'd18 : 8'd14;
-  assign h_ipv6 = h_ethertype == 16'h86dd;
-  assign h_ihl = h_vlan2 ? s1_hdr_q[179:176] : h_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
-  assign h_udp = h_ipv6 ? h_ip + 8'd40 : h_ip + {2'b00, h_ihl, 2'b00};
+  assign v_vlan1 = {view[103:96], view[111:104]} == 16'h8100;
+  assign v_vlan2 = v_vlan1 && {view[135:128], view[143:136]} == 16'h8100;
+  assign v_ethertype = v_vlan2 ? {view[167:160], view[175:168]} :
+                       v_vlan1 ? {view[135:128], view[143:136]} :
+                       {view[103:96], view[111:104]};
+  assign v_ip = v_vlan2 ? 8'd22 : v_vlan1 ? 8'd18 : 8'd14;
+  assign v_ipv6 = v_ethertype == 16'h86dd;
+  assign v_ihl = v_vlan2 ? view[179:176] : v_vlan1 ? view[147:144] : view[115:112];
+  assign v_udp = v_ipv6 ? v_ip + 8'd40 : v_ip + {2'b00, v_ihl, 2'b00};
+  assign h_vlan1 = s1_vlan1_q;
+  assign h_vlan2 = s1_vlan2_q;
+  assign h_ethertype = s1_ethertype_q;
+  assign h_ip = s1_ip_q;
+  assign h_ipv6 = s1_ipv6_q;
+  assign h_ihl = s1_ihl_q;
+  assign h_udp = s1_udp_q;
   assign h_ipw = h_vlan2 ? s1_hdr_q[655:176] : h_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
   assign h_udpw = s1_hdr_q[{h_udp, 3'b000} +: 320];
   assign h_ver = h_ipw[7:4];
@@ -3246,6 +3274,22 @@ module rx_parser (
       s1_crc_ok_d = dly_crc_ok;
       s1_tuser_d = dly_tuser;
       s1_pay_d = pay_frame;
+    end
+    s1_vlan1_d = s1_vlan1_q;
+    s1_vlan2_d = s1_vlan2_q;
+    s1_ethertype_d = s1_ethertype_q;
+    s1_ip_d = s1_ip_q;
+    s1_ipv6_d = s1_ipv6_q;
+    s1_ihl_d = s1_ihl_q;
+    s1_udp_d = s1_udp_q;
+    if (en) begin
+      s1_vlan1_d = v_vlan1;
+      s1_vlan2_d = v_vlan2;
+      s1_ethertype_d = v_ethertype;
+      s1_ip_d = v_ip;
+      s1_ipv6_d = v_ipv6;
+      s1_ihl_d = v_ihl;
+      s1_udp_d = v_udp;
     end
     // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
     h_op_ok = 1'b0;
@@ -4372,6 +4416,13 @@ module rx_parser (
     s1_crc_ok_q <= s1_crc_ok_d;
     s1_tuser_q <= s1_tuser_d;
     s1_pay_q <= s1_pay_d;
+    s1_vlan1_q <= s1_vlan1_d;
+    s1_vlan2_q <= s1_vlan2_d;
+    s1_ethertype_q <= s1_ethertype_d;
+    s1_ip_q <= s1_ip_d;
+    s1_ipv6_q <= s1_ipv6_d;
+    s1_ihl_q <= s1_ihl_d;
+    s1_udp_q <= s1_udp_d;
     s2_chk0_q <= s2_chk0_d;
     s2_chk1_q <= s2_chk1_d;
     s2_chk2_q <= s2_chk2_d;

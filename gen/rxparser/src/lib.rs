@@ -885,7 +885,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
 
     // ---- stage 2: decode and check (registered in `s2_*`; stage 3 reads them)
     let h = "s1_hdr_q";
-    l3_positions(&mut g, h, "h");
+    // The header's positions (tags, IP version, IHL: where IP and UDP start) are decoded
+    // from `view` as stage 1 takes it, and registered with it (issue 9: decoded here from
+    // `s1_hdr_q` they were the first third of every check's path).
+    l3_positions(&mut g, "view", "v");
+    let mut hold = Vec::new();
+    let mut load = Vec::new();
+    for (f, w) in [
+        ("vlan1", 1),
+        ("vlan2", 1),
+        ("ethertype", 16),
+        ("ip", 8),
+        ("ipv6", 1),
+        ("ihl", 4),
+        ("udp", 8),
+    ] {
+        g.flop(&format!("s1_{f}"), w, None);
+        hold.push(Stmt::assign(
+            id(format!("s1_{f}_d")),
+            id(format!("s1_{f}_q")),
+        ));
+        load.push(Stmt::assign(id(format!("s1_{f}_d")), id(format!("v_{f}"))));
+        g.wire(&format!("h_{f}"), w, id(format!("s1_{f}_q")));
+    }
+    g.comb.extend(hold);
+    g.comb.push(Stmt::if_(id("en"), load));
     g.wire_c(
         "h_ipw",
         480,
