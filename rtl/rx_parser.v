@@ -5,7 +5,7 @@
 //
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
-// 13 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
+// 14 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
 // the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
@@ -97,7 +97,7 @@ module rx_parser (
   input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
-  // Header/verdict stream: one per frame, 13 cycles after its tlast beat
+  // Header/verdict stream: one per frame, 14 cycles after its tlast beat
   output wire         m_hdr_valid,
   input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop
@@ -134,8 +134,8 @@ module rx_parser (
                                           // accept); 0 on other beats
 
   // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its
-  // verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict needs
-  // another
+  // verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict may need
+  // another (an RC request past the checks)
   output wire         m_ack_valid,
   input  wire         m_ack_ready,
   output wire [7:0]   m_ack_vf,
@@ -273,7 +273,8 @@ module rx_parser (
   wire          primed;           // the QPC's lookup pipelines are full (a request goes every cycle
                                   // from reset on)
   wire          en;               // the pipeline (and the QPC's lookups with it) moves unless a
-                                  // verdict, an ACK/NAK request or a write-back waits
+                                  // verdict, an ACK/NAK request or a write-back waits (from p4's
+                                  // registers: the frame in p4 may write back / ask for an ACK)
   wire          in_ready;         // the payload FIFO stalls only the input side (the ICRC pipeline
                                   // and the input stage), never the verdict pipeline
   wire          ic_take;          // a beat enters the ICRC pipeline
@@ -497,8 +498,12 @@ module rx_parser (
   reg  [1087:0] hdr_d;
   wire [16:0]   base;             // byte position of the beat's lane 0
   wire [1087:0] view;             // captured header bytes, the current beat merged in
-  reg  [6:0]    last_bytes;
-  reg  [6:0]    ic4_keep_n;
+  wire [63:0]   last_bytes_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
+                                  // 0)
+  wire [6:0]    last_bytes;
+  wire [63:0]   ic4_keep_n_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
+                                  // 0)
+  wire [6:0]    ic4_keep_n;
   reg           ic5_pay_ok_q;
   reg           ic5_pay_ok_d;
   reg           ic5_pay_on_s_q;
@@ -600,13 +605,34 @@ module rx_parser (
   reg  [8:0]    s1_tuser_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
+  wire          v_vlan1;
+  wire          v_vlan2;
+  wire [15:0]   v_ethertype;
+  wire [7:0]    v_ip;             // IP header start
+  wire          v_ipv6;
+  wire [3:0]    v_ihl;
+  wire [7:0]    v_udp;            // UDP header start
+  reg           s1_vlan1_q;
+  reg           s1_vlan1_d;
   wire          h_vlan1;
+  reg           s1_vlan2_q;
+  reg           s1_vlan2_d;
   wire          h_vlan2;
+  reg  [15:0]   s1_ethertype_q;
+  reg  [15:0]   s1_ethertype_d;
   wire [15:0]   h_ethertype;
-  wire [7:0]    h_ip;             // IP header start
+  reg  [7:0]    s1_ip_q;
+  reg  [7:0]    s1_ip_d;
+  wire [7:0]    h_ip;
+  reg           s1_ipv6_q;
+  reg           s1_ipv6_d;
   wire          h_ipv6;
+  reg  [3:0]    s1_ihl_q;
+  reg  [3:0]    s1_ihl_d;
   wire [3:0]    h_ihl;
-  wire [7:0]    h_udp;            // UDP header start
+  reg  [7:0]    s1_udp_q;
+  reg  [7:0]    s1_udp_d;
+  wire [7:0]    h_udp;
   wire [479:0]  h_ipw;            // 60 bytes from the IP header start
   wire [319:0]  h_udpw;           // 40 bytes from the UDP header start
   wire [3:0]    h_ver;
@@ -683,6 +709,80 @@ module rx_parser (
   wire [15:0]   h_out_payload_len;
   wire          h_out_pay;
   wire          h_lookup;         // a frame that passed the header checks asks for its QP
+  reg           s2_valid_q;
+  reg           s2_valid_d;
+  reg           s2_chk0_q;
+  reg           s2_chk0_d;
+  reg           s2_chk1_q;
+  reg           s2_chk1_d;
+  reg           s2_chk2_q;
+  reg           s2_chk2_d;
+  reg           s2_chk3_q;
+  reg           s2_chk3_d;
+  reg           s2_chk4_q;
+  reg           s2_chk4_d;
+  reg           s2_chk5_q;
+  reg           s2_chk5_d;
+  reg           s2_chk6_q;
+  reg           s2_chk6_d;
+  reg           s2_chk7_q;
+  reg           s2_chk7_d;
+  reg           s2_chk8_q;
+  reg           s2_chk8_d;
+  reg           s2_chk9_q;
+  reg           s2_chk9_d;
+  reg           s2_chk10_q;
+  reg           s2_chk10_d;
+  reg           s2_chk11_q;
+  reg           s2_chk11_d;
+  reg           s2_chk12_q;
+  reg           s2_chk12_d;
+  reg           s2_chk13_q;
+  reg           s2_chk13_d;
+  reg           s2_chk14_q;
+  reg           s2_chk14_d;
+  reg           s2_chk15_q;
+  reg           s2_chk15_d;
+  reg           s2_chk16_q;
+  reg           s2_chk16_d;
+  reg           s2_chk17_q;
+  reg           s2_chk17_d;
+  reg           s2_chk18_q;
+  reg           s2_chk18_d;
+  reg  [7:0]    s2_vf_q;
+  reg  [7:0]    s2_vf_d;
+  reg  [7:0]    s2_opcode_q;
+  reg  [7:0]    s2_opcode_d;
+  reg  [23:0]   s2_qpn_q;
+  reg  [23:0]   s2_qpn_d;
+  reg  [23:0]   s2_psn_q;
+  reg  [23:0]   s2_psn_d;
+  reg           s2_se_q;
+  reg           s2_se_d;
+  reg           s2_ack_req_q;
+  reg           s2_ack_req_d;
+  reg           s2_fecn_q;
+  reg           s2_fecn_d;
+  reg           s2_becn_q;
+  reg           s2_becn_d;
+  reg  [1:0]    s2_pad_q;
+  reg  [1:0]    s2_pad_d;
+  reg  [63:0]   s2_va_q;
+  reg  [63:0]   s2_va_d;
+  reg  [31:0]   s2_rkey_q;
+  reg  [31:0]   s2_rkey_d;
+  reg  [31:0]   s2_dma_len_q;
+  reg  [31:0]   s2_dma_len_d;
+  reg  [31:0]   s2_imm_q;
+  reg  [31:0]   s2_imm_d;
+  reg           s2_ecn_ce_q;
+  reg           s2_ecn_ce_d;
+  reg           s2_cnp_q;
+  reg           s2_cnp_d;
+  reg  [15:0]   s2_payload_len_q;
+  reg  [15:0]   s2_payload_len_d;
+  reg           s2_pay_q;
+  reg           s2_pay_d;
   reg           p1_valid_q;
   reg           p1_valid_d;
   reg           p1_drop_q;
@@ -832,6 +932,14 @@ module rx_parser (
   reg           p3_nak_d;
   reg  [2:0]    p3_mtu_q;
   reg  [2:0]    p3_mtu_d;
+  wire          p3_is_read;
+  wire [32:0]   p3_rd1;
+  wire [32:0]   p3_rd2;
+  wire [32:0]   p3_rd3;
+  wire [32:0]   p3_rd4;
+  wire [32:0]   p3_rd5;
+  wire [23:0]   p3_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
+                                  // length 0
   reg           p4_valid_q;
   reg           p4_valid_d;
   reg           p4_drop_q;
@@ -880,8 +988,16 @@ module rx_parser (
   reg  [23:0]   p4_epsn_d;
   reg           p4_nak_q;
   reg           p4_nak_d;
-  reg  [2:0]    p4_mtu_q;
-  reg  [2:0]    p4_mtu_d;
+  reg           p4_m1_q;
+  reg           p4_m1_d;
+  reg           p4_m2_q;
+  reg           p4_m2_d;
+  reg           p4_m3_q;
+  reg           p4_m3_d;
+  reg           p4_m4_q;
+  reg           p4_m4_d;
+  reg  [23:0]   p4_next_q;
+  reg  [23:0]   p4_next_d;
   wire [2:0]    p4_tr;
   wire [4:0]    p4_op5;
   wire          p4_is_cnp;        // CNP: needs only an existing QP
@@ -934,20 +1050,18 @@ module rx_parser (
   reg           wbh1_nak_q;
   reg           wbh1_nak_d;
   wire          wbh1_hit;
+  wire [23:0]   p4_diff0;
+  wire [23:0]   p4_diff1;
+  wire [23:0]   p4_diff2;
+  wire [23:0]   p4_diff3;
+  wire [23:0]   p4_diff4;
   wire [23:0]   p4_epsn;          // ePSN with the in-flight write-backs forwarded
+  wire [23:0]   p4_epsn_m1;       // the forwarded ePSN - 1 (the last PSN received in order)
   wire          p4_nak;           // NAK-sent with the in-flight write-backs forwarded
-  wire [23:0]   p4_diff;          // PSN - ePSN modulo 2^24: 0 expected, [23] set behind
-                                  // (duplicate), else ahead
+  wire          p4_eq;            // PSN = the forwarded ePSN
+  wire          p4_behind;        // PSN - ePSN modulo 2^24 has bit 23 set: behind (duplicate)
   wire          p4_key_ok;        // QP right granted and the R_Key check passed (or no key to
                                   // check)
-  wire [32:0]   p4_rd1;
-  wire [32:0]   p4_rd2;
-  wire [32:0]   p4_rd3;
-  wire [32:0]   p4_rd4;
-  wire [32:0]   p4_rd5;
-  wire [23:0]   p4_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
-                                  // length 0
-  wire [23:0]   p4_inc;
   reg  [2:0]    p4_verdict;
   reg  [4:0]    p4_reason;
   reg           p4_wb;
@@ -958,10 +1072,14 @@ module rx_parser (
   reg  [23:0]   p4_ack_psn;
   wire          p4_rd_or_atomic;  // answered by a READ response / ATOMIC ACK on the send side, not
                                   // by this stream
+  wire          p4_seq;           // an RC/UC request: the PSN window applies
+  wire          p4_may_wb;        // p4 holds a request past the checks: it may write ePSN/NAK-sent
+                                  // back
+  wire          p4_may_ack;       // ... and an RC one: it may ask for an ACK/NAK
   wire          wb_need;          // this verdict writes ePSN/NAK-sent back
   wire          ack_need;         // this verdict asks for an ACK/NAK
   wire          out_free;         // the verdict register can load, and the ACK/NAK register too if
-                                  // this verdict needs it
+                                  // this verdict may need it
   wire          out_load;         // p4 registers a verdict
   reg           m_hdr_valid_q;
   reg           m_hdr_valid_d;
@@ -1049,6 +1167,66 @@ module rx_parser (
   reg  [7:0]    m_ack_syndrome_d;
   reg  [23:0]   m_ack_psn_q;
   reg  [23:0]   m_ack_psn_d;
+  reg           cs_frames_seen_count_incr_q;
+  reg           cs_frames_seen_count_incr_d;
+  reg           cs_verdict_accept_count_incr_q;
+  reg           cs_verdict_accept_count_incr_d;
+  reg           cs_verdict_duplicate_count_incr_q;
+  reg           cs_verdict_duplicate_count_incr_d;
+  reg           cs_verdict_nak_psn_seq_count_incr_q;
+  reg           cs_verdict_nak_psn_seq_count_incr_d;
+  reg           cs_verdict_nak_remote_access_count_incr_q;
+  reg           cs_verdict_nak_remote_access_count_incr_d;
+  reg           cs_event_cnp_received_count_incr_q;
+  reg           cs_event_cnp_received_count_incr_d;
+  reg           cs_event_ce_marked_count_incr_q;
+  reg           cs_event_ce_marked_count_incr_d;
+  reg           cs_drop_bad_fcs_count_incr_q;
+  reg           cs_drop_bad_fcs_count_incr_d;
+  reg           cs_drop_truncated_count_incr_q;
+  reg           cs_drop_truncated_count_incr_d;
+  reg           cs_drop_not_roce_count_incr_q;
+  reg           cs_drop_not_roce_count_incr_d;
+  reg           cs_drop_bad_ip_checksum_count_incr_q;
+  reg           cs_drop_bad_ip_checksum_count_incr_d;
+  reg           cs_drop_fragment_count_incr_q;
+  reg           cs_drop_fragment_count_incr_d;
+  reg           cs_drop_bad_icrc_count_incr_q;
+  reg           cs_drop_bad_icrc_count_incr_d;
+  reg           cs_drop_tver_count_incr_q;
+  reg           cs_drop_tver_count_incr_d;
+  reg           cs_drop_bad_opcode_count_incr_q;
+  reg           cs_drop_bad_opcode_count_incr_d;
+  reg           cs_drop_p_key_count_incr_q;
+  reg           cs_drop_p_key_count_incr_d;
+  reg           cs_drop_qpn0_count_incr_q;
+  reg           cs_drop_qpn0_count_incr_d;
+  reg           cs_drop_wrong_vf_count_incr_q;
+  reg           cs_drop_wrong_vf_count_incr_d;
+  reg           cs_drop_unknown_qp_count_incr_q;
+  reg           cs_drop_unknown_qp_count_incr_d;
+  reg           cs_drop_transport_mismatch_count_incr_q;
+  reg           cs_drop_transport_mismatch_count_incr_d;
+  reg           cs_drop_state_count_incr_q;
+  reg           cs_drop_state_count_incr_d;
+  reg           cs_drop_psn_seq_count_incr_q;
+  reg           cs_drop_psn_seq_count_incr_d;
+  reg           cs_last_drop_reason_we_q;
+  reg           cs_last_drop_reason_we_d;
+  reg  [4:0]    cs_last_drop_reason_d_q;
+  reg  [4:0]    cs_last_drop_reason_d_d;
+  reg           cs_last_drop_vf_we_q;
+  reg           cs_last_drop_vf_we_d;
+  reg  [7:0]    cs_last_drop_vf_d_q;
+  reg  [7:0]    cs_last_drop_vf_d_d;
+  reg           cs_last_drop_opcode_we_q;
+  reg           cs_last_drop_opcode_we_d;
+  reg  [7:0]    cs_last_drop_opcode_d_q;
+  reg  [7:0]    cs_last_drop_opcode_d_d;
+  reg           cs_last_drop_qpn_qpn_we_q;
+  reg           cs_last_drop_qpn_qpn_we_d;
+  reg  [23:0]   cs_last_drop_qpn_qpn_d_q;
+  reg  [23:0]   cs_last_drop_qpn_qpn_d_d;
   wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check
                                   // reads
 
@@ -1147,7 +1325,7 @@ module rx_parser (
   end
 
   assign primed = rx_rsp_valid && mk_rsp_valid;
-  assign en = out_free && primed && (!wb_need || rx_wb_ready);
+  assign en = out_free && primed && (!p4_may_wb || rx_wb_ready);
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
@@ -2176,6 +2354,22 @@ module rx_parser (
                 beat_q == 11'd1 ? {hdr_q[1087:1024], dly_tdata[511:0], hdr_q[511:0]} :
                 beat_q == 11'd2 ? {dly_tdata[63:0], hdr_q[1023:0]} :
                 hdr_q;
+  assign last_bytes_edge = dly_tkeep & ~(dly_tkeep >> 1);
+  assign last_bytes = {|(last_bytes_edge & 64'h8000000000000000),
+                       |(last_bytes_edge & 64'h7fffffff80000000),
+                       |(last_bytes_edge & 64'h7fff80007fff8000),
+                       |(last_bytes_edge & 64'h7f807f807f807f80),
+                       |(last_bytes_edge & 64'h7878787878787878),
+                       |(last_bytes_edge & 64'h6666666666666666),
+                       |(last_bytes_edge & 64'h5555555555555555)};
+  assign ic4_keep_n_edge = ic4_tkeep_q & ~(ic4_tkeep_q >> 1);
+  assign ic4_keep_n = {|(ic4_keep_n_edge & 64'h8000000000000000),
+                       |(ic4_keep_n_edge & 64'h7fffffff80000000),
+                       |(ic4_keep_n_edge & 64'h7fff80007fff8000),
+                       |(ic4_keep_n_edge & 64'h7f807f807f807f80),
+                       |(ic4_keep_n_edge & 64'h7878787878787878),
+                       |(ic4_keep_n_edge & 64'h6666666666666666),
+                       |(ic4_keep_n_edge & 64'h5555555555555555)};
   assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_zl1_q <= ic5_pay_bytes_q;
   assign ic6_pay_act = ic6_pay_in_q && ic6_pay_lo_q < ic6_pay_hi_q;
   assign ic6_pay_end = ic6_pay_act && (ic6_pay_zend_q || ic6_tlast_q);
@@ -2206,15 +2400,22 @@ module rx_parser (
   assign pay_we1 = pay_wp_q[0] ? pay_n != 2'b00 : pay_n == 2'd2;
   assign pay_wa1 = pay_wp_q[0] ? pay_wp_q[3:1] : pay_wp1[3:1];
   assign pay_wd1 = pay_wp_q[0] ? pay_e0 : pay_e1;
-  assign h_vlan1 = {s1_hdr_q[103:96], s1_hdr_q[111:104]} == 16'h8100;
-  assign h_vlan2 = h_vlan1 && {s1_hdr_q[135:128], s1_hdr_q[143:136]} == 16'h8100;
-  assign h_ethertype = h_vlan2 ? {s1_hdr_q[167:160], s1_hdr_q[175:168]} :
-                       h_vlan1 ? {s1_hdr_q[135:128], s1_hdr_q[143:136]} :
-                       {s1_hdr_q[103:96], s1_hdr_q[111:104]};
-  assign h_ip = h_vlan2 ? 8'd22 : h_vlan1 ? 8'd18 : 8'd14;
-  assign h_ipv6 = h_ethertype == 16'h86dd;
-  assign h_ihl = h_vlan2 ? s1_hdr_q[179:176] : h_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
-  assign h_udp = h_ipv6 ? h_ip + 8'd40 : h_ip + {2'b00, h_ihl, 2'b00};
+  assign v_vlan1 = {view[103:96], view[111:104]} == 16'h8100;
+  assign v_vlan2 = v_vlan1 && {view[135:128], view[143:136]} == 16'h8100;
+  assign v_ethertype = v_vlan2 ? {view[167:160], view[175:168]} :
+                       v_vlan1 ? {view[135:128], view[143:136]} :
+                       {view[103:96], view[111:104]};
+  assign v_ip = v_vlan2 ? 8'd22 : v_vlan1 ? 8'd18 : 8'd14;
+  assign v_ipv6 = v_ethertype == 16'h86dd;
+  assign v_ihl = v_vlan2 ? view[179:176] : v_vlan1 ? view[147:144] : view[115:112];
+  assign v_udp = v_ipv6 ? v_ip + 8'd40 : v_ip + {2'b00, v_ihl, 2'b00};
+  assign h_vlan1 = s1_vlan1_q;
+  assign h_vlan2 = s1_vlan2_q;
+  assign h_ethertype = s1_ethertype_q;
+  assign h_ip = s1_ip_q;
+  assign h_ipv6 = s1_ipv6_q;
+  assign h_ihl = s1_ihl_q;
+  assign h_udp = s1_udp_q;
   assign h_ipw = h_vlan2 ? s1_hdr_q[655:176] : h_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
   assign h_udpw = s1_hdr_q[{h_udp, 3'b000} +: 320];
   assign h_ver = h_ipw[7:4];
@@ -2300,8 +2501,8 @@ module rx_parser (
                    {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} :
                  {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
   assign h_out_vf = s1_tuser_q[8:1];
-  assign h_out_opcode = h_bth_seen ? h_opcode : 8'd0;
-  assign h_out_qpn = h_bth_seen ? h_qpn : 24'd0;
+  assign h_out_opcode = h_opcode;
+  assign h_out_qpn = h_qpn;
   assign h_out_psn = h_psn;
   assign h_out_se = h_bth1[7];
   assign h_out_ack_req = h_bth8[7];
@@ -2324,9 +2525,9 @@ module rx_parser (
   assign h_out_payload_len = h_payload_len[15:0];
   assign h_out_pay = s1_pay_q;
   assign rx_req_valid = 1'b1;
-  assign h_lookup = s1_valid_q && !h_drop;
-  assign rx_req_vf = h_lookup ? h_out_vf : 8'd0;
-  assign rx_req_qpn = h_lookup ? h_out_qpn : 24'd0;
+  assign h_lookup = s2_valid_q && !h_drop;
+  assign rx_req_vf = h_lookup ? s2_vf_q : 8'd0;
+  assign rx_req_qpn = h_lookup ? s2_qpn_q : 24'd0;
   assign rx_req_user = 32'd0;
   assign rx_rsp_ready = en;
   assign mk_rsp_ready = en;
@@ -2360,6 +2561,19 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
+  assign p3_is_read = p3_opcode_q == 8'h0c;
+  assign p3_rd1 = ({1'b0, p3_dma_len_q} + 33'd255) >> 8;
+  assign p3_rd2 = ({1'b0, p3_dma_len_q} + 33'd511) >> 9;
+  assign p3_rd3 = ({1'b0, p3_dma_len_q} + 33'd1023) >> 10;
+  assign p3_rd4 = ({1'b0, p3_dma_len_q} + 33'd2047) >> 11;
+  assign p3_rd5 = ({1'b0, p3_dma_len_q} + 33'd4095) >> 12;
+  assign p3_rd_cnt = p3_dma_len_q == 32'd0 ? 24'd1 :
+                     p3_mtu_q == 3'd5 ? p3_rd5[23:0] :
+                     p3_mtu_q == 3'd4 ? p3_rd4[23:0] :
+                     p3_mtu_q == 3'd3 ? p3_rd3[23:0] :
+                     p3_mtu_q == 3'd2 ? p3_rd2[23:0] :
+                     p3_mtu_q == 3'd1 ? p3_rd1[23:0] :
+                     24'd1;
   assign p4_tr = p4_opcode_q[7:5];
   assign p4_op5 = p4_opcode_q[4:0];
   assign p4_is_cnp = p4_opcode_q == 8'h81;
@@ -2370,40 +2584,49 @@ module rx_parser (
   assign p4_uc_start = p4_tr == 3'b001 &&
                        (p4_op5 == 5'h00 || p4_op5 == 5'h04 || p4_op5 == 5'h05 || p4_op5 == 5'h06 ||
                         p4_op5 == 5'h0a || p4_op5 == 5'h0b);
-  assign wbh4_hit = wbh4_valid_q && wbh4_vf_q == p4_vf_q && wbh4_qpn_q == p4_qpn_q;
-  assign wbh3_hit = wbh3_valid_q && wbh3_vf_q == p4_vf_q && wbh3_qpn_q == p4_qpn_q;
-  assign wbh2_hit = wbh2_valid_q && wbh2_vf_q == p4_vf_q && wbh2_qpn_q == p4_qpn_q;
-  assign wbh1_hit = wbh1_valid_q && wbh1_vf_q == p4_vf_q && wbh1_qpn_q == p4_qpn_q;
+  assign wbh4_hit = wbh4_valid_q && p4_m4_q;
+  assign wbh3_hit = wbh3_valid_q && p4_m3_q;
+  assign wbh2_hit = wbh2_valid_q && p4_m2_q;
+  assign wbh1_hit = wbh1_valid_q && p4_m1_q;
+  assign p4_diff0 = p4_psn_q - p4_epsn_q;
+  assign p4_diff1 = p4_psn_q - wbh1_epsn_q;
+  assign p4_diff2 = p4_psn_q - wbh2_epsn_q;
+  assign p4_diff3 = p4_psn_q - wbh3_epsn_q;
+  assign p4_diff4 = p4_psn_q - wbh4_epsn_q;
   assign p4_epsn = wbh1_hit ? wbh1_epsn_q :
                    wbh2_hit ? wbh2_epsn_q :
                    wbh3_hit ? wbh3_epsn_q :
                    wbh4_hit ? wbh4_epsn_q :
                    p4_epsn_q;
+  assign p4_epsn_m1 = wbh1_hit ? wbh1_epsn_q - 24'd1 :
+                      wbh2_hit ? wbh2_epsn_q - 24'd1 :
+                      wbh3_hit ? wbh3_epsn_q - 24'd1 :
+                      wbh4_hit ? wbh4_epsn_q - 24'd1 :
+                      p4_epsn_q - 24'd1;
   assign p4_nak = wbh1_hit ? wbh1_nak_q :
                   wbh2_hit ? wbh2_nak_q :
                   wbh3_hit ? wbh3_nak_q :
                   wbh4_hit ? wbh4_nak_q :
                   p4_nak_q;
-  assign p4_diff = p4_psn_q - p4_epsn;
+  assign p4_eq = wbh1_hit ? p4_diff1 == 24'd0 :
+                 wbh2_hit ? p4_diff2 == 24'd0 :
+                 wbh3_hit ? p4_diff3 == 24'd0 :
+                 wbh4_hit ? p4_diff4 == 24'd0 :
+                 p4_diff0 == 24'd0;
+  assign p4_behind = wbh1_hit ? p4_diff1[23] :
+                     wbh2_hit ? p4_diff2[23] :
+                     wbh3_hit ? p4_diff3[23] :
+                     wbh4_hit ? p4_diff4[23] :
+                     p4_diff0[23];
   assign p4_key_ok = !(p4_key_chk_q && !(p4_acc_ok_q && mk_rsp_ok));
-  assign p4_rd1 = ({1'b0, p4_dma_len_q} + 33'd255) >> 8;
-  assign p4_rd2 = ({1'b0, p4_dma_len_q} + 33'd511) >> 9;
-  assign p4_rd3 = ({1'b0, p4_dma_len_q} + 33'd1023) >> 10;
-  assign p4_rd4 = ({1'b0, p4_dma_len_q} + 33'd2047) >> 11;
-  assign p4_rd5 = ({1'b0, p4_dma_len_q} + 33'd4095) >> 12;
-  assign p4_rd_cnt = p4_dma_len_q == 32'd0 ? 24'd1 :
-                     p4_mtu_q == 3'd5 ? p4_rd5[23:0] :
-                     p4_mtu_q == 3'd4 ? p4_rd4[23:0] :
-                     p4_mtu_q == 3'd3 ? p4_rd3[23:0] :
-                     p4_mtu_q == 3'd2 ? p4_rd2[23:0] :
-                     p4_mtu_q == 3'd1 ? p4_rd1[23:0] :
-                     24'd1;
-  assign p4_inc = p4_is_read ? p4_rd_cnt : 24'd1;
   assign p4_rd_or_atomic = p4_is_read || p4_is_atomic;
+  assign p4_seq = !p4_is_cnp && !p4_is_resp && p4_tr != 3'b011;
+  assign p4_may_wb = p4_valid_q && !p4_drop_q && p4_seq;
+  assign p4_may_ack = p4_may_wb && p4_tr != 3'b001;
   assign wb_need = p4_valid_q && p4_wb;
   assign ack_need = p4_valid_q && p4_ack;
   assign out_free = !(m_hdr_valid_q && !m_hdr_ready) &&
-                    !(ack_need && m_ack_valid_q && !m_ack_ready);
+                    !(p4_may_ack && m_ack_valid_q && !m_ack_ready);
   assign rx_wb_valid = wb_need && out_free && primed;
   assign rx_wb_vf = p4_vf_q;
   assign rx_wb_qpn = p4_qpn_q;
@@ -2452,38 +2675,36 @@ module rx_parser (
   assign ce_valid = ce_valid_q;
   assign ce_vf = ce_vf_q;
   assign ce_qpn = ce_qpn_q;
-  assign csr_frames_seen_count_incr_i = out_load;
-  assign csr_verdict_accept_count_incr_i = out_load && p4_verdict == 3'b000;
-  assign csr_verdict_duplicate_count_incr_i = out_load && p4_verdict == 3'd1;
-  assign csr_verdict_nak_psn_seq_count_incr_i = out_load && p4_verdict == 3'd2;
-  assign csr_verdict_nak_remote_access_count_incr_i = out_load && p4_verdict == 3'd3;
-  assign csr_event_cnp_received_count_incr_i = out_load && p4_verdict == 3'b000 && p4_cnp_q;
-  assign csr_event_ce_marked_count_incr_i = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q;
-  assign csr_drop_bad_fcs_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd2;
-  assign csr_drop_truncated_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd13;
-  assign csr_drop_not_roce_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd1;
-  assign csr_drop_bad_ip_checksum_count_incr_i = out_load && p4_verdict == 3'd4 &&
-                                                 p4_reason == 5'd3;
-  assign csr_drop_fragment_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd4;
-  assign csr_drop_bad_icrc_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd5;
-  assign csr_drop_tver_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd6;
-  assign csr_drop_bad_opcode_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd15;
-  assign csr_drop_p_key_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd7;
-  assign csr_drop_qpn0_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd8;
-  assign csr_drop_wrong_vf_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd10;
-  assign csr_drop_unknown_qp_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd9;
-  assign csr_drop_transport_mismatch_count_incr_i =
-      out_load && p4_verdict == 3'd4 && p4_reason == 5'd12;
-  assign csr_drop_state_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd11;
-  assign csr_drop_psn_seq_count_incr_i = out_load && p4_verdict == 3'd4 && p4_reason == 5'd14;
-  assign csr_last_drop_reason_we_i = out_load && p4_verdict == 3'd4;
-  assign csr_last_drop_reason_d_i = p4_reason;
-  assign csr_last_drop_vf_we_i = out_load && p4_verdict == 3'd4;
-  assign csr_last_drop_vf_d_i = p4_vf_q;
-  assign csr_last_drop_opcode_we_i = out_load && p4_verdict == 3'd4;
-  assign csr_last_drop_opcode_d_i = p4_opcode_q;
-  assign csr_last_drop_qpn_qpn_we_i = out_load && p4_verdict == 3'd4;
-  assign csr_last_drop_qpn_qpn_d_i = p4_qpn_q;
+  assign csr_frames_seen_count_incr_i = cs_frames_seen_count_incr_q;
+  assign csr_verdict_accept_count_incr_i = cs_verdict_accept_count_incr_q;
+  assign csr_verdict_duplicate_count_incr_i = cs_verdict_duplicate_count_incr_q;
+  assign csr_verdict_nak_psn_seq_count_incr_i = cs_verdict_nak_psn_seq_count_incr_q;
+  assign csr_verdict_nak_remote_access_count_incr_i = cs_verdict_nak_remote_access_count_incr_q;
+  assign csr_event_cnp_received_count_incr_i = cs_event_cnp_received_count_incr_q;
+  assign csr_event_ce_marked_count_incr_i = cs_event_ce_marked_count_incr_q;
+  assign csr_drop_bad_fcs_count_incr_i = cs_drop_bad_fcs_count_incr_q;
+  assign csr_drop_truncated_count_incr_i = cs_drop_truncated_count_incr_q;
+  assign csr_drop_not_roce_count_incr_i = cs_drop_not_roce_count_incr_q;
+  assign csr_drop_bad_ip_checksum_count_incr_i = cs_drop_bad_ip_checksum_count_incr_q;
+  assign csr_drop_fragment_count_incr_i = cs_drop_fragment_count_incr_q;
+  assign csr_drop_bad_icrc_count_incr_i = cs_drop_bad_icrc_count_incr_q;
+  assign csr_drop_tver_count_incr_i = cs_drop_tver_count_incr_q;
+  assign csr_drop_bad_opcode_count_incr_i = cs_drop_bad_opcode_count_incr_q;
+  assign csr_drop_p_key_count_incr_i = cs_drop_p_key_count_incr_q;
+  assign csr_drop_qpn0_count_incr_i = cs_drop_qpn0_count_incr_q;
+  assign csr_drop_wrong_vf_count_incr_i = cs_drop_wrong_vf_count_incr_q;
+  assign csr_drop_unknown_qp_count_incr_i = cs_drop_unknown_qp_count_incr_q;
+  assign csr_drop_transport_mismatch_count_incr_i = cs_drop_transport_mismatch_count_incr_q;
+  assign csr_drop_state_count_incr_i = cs_drop_state_count_incr_q;
+  assign csr_drop_psn_seq_count_incr_i = cs_drop_psn_seq_count_incr_q;
+  assign csr_last_drop_reason_we_i = cs_last_drop_reason_we_q;
+  assign csr_last_drop_reason_d_i = cs_last_drop_reason_d_q;
+  assign csr_last_drop_vf_we_i = cs_last_drop_vf_we_q;
+  assign csr_last_drop_vf_d_i = cs_last_drop_vf_d_q;
+  assign csr_last_drop_opcode_we_i = cs_last_drop_opcode_we_q;
+  assign csr_last_drop_opcode_d_i = cs_last_drop_opcode_d_q;
+  assign csr_last_drop_qpn_qpn_we_i = cs_last_drop_qpn_qpn_we_q;
+  assign csr_last_drop_qpn_qpn_d_i = cs_last_drop_qpn_qpn_d_q;
   assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o,
                        csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o,
                        csr_frames_seen_count_o, csr_verdict_accept_count_o,
@@ -2508,8 +2729,8 @@ module rx_parser (
                        h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0],
                        h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason,
                        mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start,
-                       p4_is_write, p4_rd1[32:24], p4_rd2[32:24], p4_rd3[32:24], p4_rd4[32:24],
-                       p4_rd5[32:24], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
+                       p4_is_write, p3_rd1[32:24], p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24],
+                       p3_rd5[32:24], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
@@ -2965,199 +3186,6 @@ module rx_parser (
     if (in_ready && ic7_valid_q) begin
       ic_ok_d = dly_crc_ok;
     end
-    last_bytes = 7'd0;
-    if (dly_tkeep[0]) begin
-      last_bytes = 7'd1;
-    end
-    if (dly_tkeep[1]) begin
-      last_bytes = 7'd2;
-    end
-    if (dly_tkeep[2]) begin
-      last_bytes = 7'd3;
-    end
-    if (dly_tkeep[3]) begin
-      last_bytes = 7'd4;
-    end
-    if (dly_tkeep[4]) begin
-      last_bytes = 7'd5;
-    end
-    if (dly_tkeep[5]) begin
-      last_bytes = 7'd6;
-    end
-    if (dly_tkeep[6]) begin
-      last_bytes = 7'd7;
-    end
-    if (dly_tkeep[7]) begin
-      last_bytes = 7'd8;
-    end
-    if (dly_tkeep[8]) begin
-      last_bytes = 7'd9;
-    end
-    if (dly_tkeep[9]) begin
-      last_bytes = 7'd10;
-    end
-    if (dly_tkeep[10]) begin
-      last_bytes = 7'd11;
-    end
-    if (dly_tkeep[11]) begin
-      last_bytes = 7'd12;
-    end
-    if (dly_tkeep[12]) begin
-      last_bytes = 7'd13;
-    end
-    if (dly_tkeep[13]) begin
-      last_bytes = 7'd14;
-    end
-    if (dly_tkeep[14]) begin
-      last_bytes = 7'd15;
-    end
-    if (dly_tkeep[15]) begin
-      last_bytes = 7'd16;
-    end
-    if (dly_tkeep[16]) begin
-      last_bytes = 7'd17;
-    end
-    if (dly_tkeep[17]) begin
-      last_bytes = 7'd18;
-    end
-    if (dly_tkeep[18]) begin
-      last_bytes = 7'd19;
-    end
-    if (dly_tkeep[19]) begin
-      last_bytes = 7'd20;
-    end
-    if (dly_tkeep[20]) begin
-      last_bytes = 7'd21;
-    end
-    if (dly_tkeep[21]) begin
-      last_bytes = 7'd22;
-    end
-    if (dly_tkeep[22]) begin
-      last_bytes = 7'd23;
-    end
-    if (dly_tkeep[23]) begin
-      last_bytes = 7'd24;
-    end
-    if (dly_tkeep[24]) begin
-      last_bytes = 7'd25;
-    end
-    if (dly_tkeep[25]) begin
-      last_bytes = 7'd26;
-    end
-    if (dly_tkeep[26]) begin
-      last_bytes = 7'd27;
-    end
-    if (dly_tkeep[27]) begin
-      last_bytes = 7'd28;
-    end
-    if (dly_tkeep[28]) begin
-      last_bytes = 7'd29;
-    end
-    if (dly_tkeep[29]) begin
-      last_bytes = 7'd30;
-    end
-    if (dly_tkeep[30]) begin
-      last_bytes = 7'd31;
-    end
-    if (dly_tkeep[31]) begin
-      last_bytes = 7'd32;
-    end
-    if (dly_tkeep[32]) begin
-      last_bytes = 7'd33;
-    end
-    if (dly_tkeep[33]) begin
-      last_bytes = 7'd34;
-    end
-    if (dly_tkeep[34]) begin
-      last_bytes = 7'd35;
-    end
-    if (dly_tkeep[35]) begin
-      last_bytes = 7'd36;
-    end
-    if (dly_tkeep[36]) begin
-      last_bytes = 7'd37;
-    end
-    if (dly_tkeep[37]) begin
-      last_bytes = 7'd38;
-    end
-    if (dly_tkeep[38]) begin
-      last_bytes = 7'd39;
-    end
-    if (dly_tkeep[39]) begin
-      last_bytes = 7'd40;
-    end
-    if (dly_tkeep[40]) begin
-      last_bytes = 7'd41;
-    end
-    if (dly_tkeep[41]) begin
-      last_bytes = 7'd42;
-    end
-    if (dly_tkeep[42]) begin
-      last_bytes = 7'd43;
-    end
-    if (dly_tkeep[43]) begin
-      last_bytes = 7'd44;
-    end
-    if (dly_tkeep[44]) begin
-      last_bytes = 7'd45;
-    end
-    if (dly_tkeep[45]) begin
-      last_bytes = 7'd46;
-    end
-    if (dly_tkeep[46]) begin
-      last_bytes = 7'd47;
-    end
-    if (dly_tkeep[47]) begin
-      last_bytes = 7'd48;
-    end
-    if (dly_tkeep[48]) begin
-      last_bytes = 7'd49;
-    end
-    if (dly_tkeep[49]) begin
-      last_bytes = 7'd50;
-    end
-    if (dly_tkeep[50]) begin
-      last_bytes = 7'd51;
-    end
-    if (dly_tkeep[51]) begin
-      last_bytes = 7'd52;
-    end
-    if (dly_tkeep[52]) begin
-      last_bytes = 7'd53;
-    end
-    if (dly_tkeep[53]) begin
-      last_bytes = 7'd54;
-    end
-    if (dly_tkeep[54]) begin
-      last_bytes = 7'd55;
-    end
-    if (dly_tkeep[55]) begin
-      last_bytes = 7'd56;
-    end
-    if (dly_tkeep[56]) begin
-      last_bytes = 7'd57;
-    end
-    if (dly_tkeep[57]) begin
-      last_bytes = 7'd58;
-    end
-    if (dly_tkeep[58]) begin
-      last_bytes = 7'd59;
-    end
-    if (dly_tkeep[59]) begin
-      last_bytes = 7'd60;
-    end
-    if (dly_tkeep[60]) begin
-      last_bytes = 7'd61;
-    end
-    if (dly_tkeep[61]) begin
-      last_bytes = 7'd62;
-    end
-    if (dly_tkeep[62]) begin
-      last_bytes = 7'd63;
-    end
-    if (dly_tkeep[63]) begin
-      last_bytes = 7'd64;
-    end
     beat_d = beat_q;
     hdr_d = hdr_q;
     if (take) begin
@@ -3169,199 +3197,6 @@ module rx_parser (
       end
     end
     // payload cut, ic4: the beat against the beats of the payload's first and last byte
-    ic4_keep_n = 7'd0;
-    if (ic4_tkeep_q[0]) begin
-      ic4_keep_n = 7'd1;
-    end
-    if (ic4_tkeep_q[1]) begin
-      ic4_keep_n = 7'd2;
-    end
-    if (ic4_tkeep_q[2]) begin
-      ic4_keep_n = 7'd3;
-    end
-    if (ic4_tkeep_q[3]) begin
-      ic4_keep_n = 7'd4;
-    end
-    if (ic4_tkeep_q[4]) begin
-      ic4_keep_n = 7'd5;
-    end
-    if (ic4_tkeep_q[5]) begin
-      ic4_keep_n = 7'd6;
-    end
-    if (ic4_tkeep_q[6]) begin
-      ic4_keep_n = 7'd7;
-    end
-    if (ic4_tkeep_q[7]) begin
-      ic4_keep_n = 7'd8;
-    end
-    if (ic4_tkeep_q[8]) begin
-      ic4_keep_n = 7'd9;
-    end
-    if (ic4_tkeep_q[9]) begin
-      ic4_keep_n = 7'd10;
-    end
-    if (ic4_tkeep_q[10]) begin
-      ic4_keep_n = 7'd11;
-    end
-    if (ic4_tkeep_q[11]) begin
-      ic4_keep_n = 7'd12;
-    end
-    if (ic4_tkeep_q[12]) begin
-      ic4_keep_n = 7'd13;
-    end
-    if (ic4_tkeep_q[13]) begin
-      ic4_keep_n = 7'd14;
-    end
-    if (ic4_tkeep_q[14]) begin
-      ic4_keep_n = 7'd15;
-    end
-    if (ic4_tkeep_q[15]) begin
-      ic4_keep_n = 7'd16;
-    end
-    if (ic4_tkeep_q[16]) begin
-      ic4_keep_n = 7'd17;
-    end
-    if (ic4_tkeep_q[17]) begin
-      ic4_keep_n = 7'd18;
-    end
-    if (ic4_tkeep_q[18]) begin
-      ic4_keep_n = 7'd19;
-    end
-    if (ic4_tkeep_q[19]) begin
-      ic4_keep_n = 7'd20;
-    end
-    if (ic4_tkeep_q[20]) begin
-      ic4_keep_n = 7'd21;
-    end
-    if (ic4_tkeep_q[21]) begin
-      ic4_keep_n = 7'd22;
-    end
-    if (ic4_tkeep_q[22]) begin
-      ic4_keep_n = 7'd23;
-    end
-    if (ic4_tkeep_q[23]) begin
-      ic4_keep_n = 7'd24;
-    end
-    if (ic4_tkeep_q[24]) begin
-      ic4_keep_n = 7'd25;
-    end
-    if (ic4_tkeep_q[25]) begin
-      ic4_keep_n = 7'd26;
-    end
-    if (ic4_tkeep_q[26]) begin
-      ic4_keep_n = 7'd27;
-    end
-    if (ic4_tkeep_q[27]) begin
-      ic4_keep_n = 7'd28;
-    end
-    if (ic4_tkeep_q[28]) begin
-      ic4_keep_n = 7'd29;
-    end
-    if (ic4_tkeep_q[29]) begin
-      ic4_keep_n = 7'd30;
-    end
-    if (ic4_tkeep_q[30]) begin
-      ic4_keep_n = 7'd31;
-    end
-    if (ic4_tkeep_q[31]) begin
-      ic4_keep_n = 7'd32;
-    end
-    if (ic4_tkeep_q[32]) begin
-      ic4_keep_n = 7'd33;
-    end
-    if (ic4_tkeep_q[33]) begin
-      ic4_keep_n = 7'd34;
-    end
-    if (ic4_tkeep_q[34]) begin
-      ic4_keep_n = 7'd35;
-    end
-    if (ic4_tkeep_q[35]) begin
-      ic4_keep_n = 7'd36;
-    end
-    if (ic4_tkeep_q[36]) begin
-      ic4_keep_n = 7'd37;
-    end
-    if (ic4_tkeep_q[37]) begin
-      ic4_keep_n = 7'd38;
-    end
-    if (ic4_tkeep_q[38]) begin
-      ic4_keep_n = 7'd39;
-    end
-    if (ic4_tkeep_q[39]) begin
-      ic4_keep_n = 7'd40;
-    end
-    if (ic4_tkeep_q[40]) begin
-      ic4_keep_n = 7'd41;
-    end
-    if (ic4_tkeep_q[41]) begin
-      ic4_keep_n = 7'd42;
-    end
-    if (ic4_tkeep_q[42]) begin
-      ic4_keep_n = 7'd43;
-    end
-    if (ic4_tkeep_q[43]) begin
-      ic4_keep_n = 7'd44;
-    end
-    if (ic4_tkeep_q[44]) begin
-      ic4_keep_n = 7'd45;
-    end
-    if (ic4_tkeep_q[45]) begin
-      ic4_keep_n = 7'd46;
-    end
-    if (ic4_tkeep_q[46]) begin
-      ic4_keep_n = 7'd47;
-    end
-    if (ic4_tkeep_q[47]) begin
-      ic4_keep_n = 7'd48;
-    end
-    if (ic4_tkeep_q[48]) begin
-      ic4_keep_n = 7'd49;
-    end
-    if (ic4_tkeep_q[49]) begin
-      ic4_keep_n = 7'd50;
-    end
-    if (ic4_tkeep_q[50]) begin
-      ic4_keep_n = 7'd51;
-    end
-    if (ic4_tkeep_q[51]) begin
-      ic4_keep_n = 7'd52;
-    end
-    if (ic4_tkeep_q[52]) begin
-      ic4_keep_n = 7'd53;
-    end
-    if (ic4_tkeep_q[53]) begin
-      ic4_keep_n = 7'd54;
-    end
-    if (ic4_tkeep_q[54]) begin
-      ic4_keep_n = 7'd55;
-    end
-    if (ic4_tkeep_q[55]) begin
-      ic4_keep_n = 7'd56;
-    end
-    if (ic4_tkeep_q[56]) begin
-      ic4_keep_n = 7'd57;
-    end
-    if (ic4_tkeep_q[57]) begin
-      ic4_keep_n = 7'd58;
-    end
-    if (ic4_tkeep_q[58]) begin
-      ic4_keep_n = 7'd59;
-    end
-    if (ic4_tkeep_q[59]) begin
-      ic4_keep_n = 7'd60;
-    end
-    if (ic4_tkeep_q[60]) begin
-      ic4_keep_n = 7'd61;
-    end
-    if (ic4_tkeep_q[61]) begin
-      ic4_keep_n = 7'd62;
-    end
-    if (ic4_tkeep_q[62]) begin
-      ic4_keep_n = 7'd63;
-    end
-    if (ic4_tkeep_q[63]) begin
-      ic4_keep_n = 7'd64;
-    end
     ic5_pay_ok_d = ic5_pay_ok_q;
     ic5_pay_on_s_d = ic5_pay_on_s_q;
     ic5_pay_past_s_d = ic5_pay_past_s_q;
@@ -3439,6 +3274,22 @@ module rx_parser (
       s1_crc_ok_d = dly_crc_ok;
       s1_tuser_d = dly_tuser;
       s1_pay_d = pay_frame;
+    end
+    s1_vlan1_d = s1_vlan1_q;
+    s1_vlan2_d = s1_vlan2_q;
+    s1_ethertype_d = s1_ethertype_q;
+    s1_ip_d = s1_ip_q;
+    s1_ipv6_d = s1_ipv6_q;
+    s1_ihl_d = s1_ihl_q;
+    s1_udp_d = s1_udp_q;
+    if (en) begin
+      s1_vlan1_d = v_vlan1;
+      s1_vlan2_d = v_vlan2;
+      s1_ethertype_d = v_ethertype;
+      s1_ip_d = v_ip;
+      s1_ipv6_d = v_ipv6;
+      s1_ihl_d = v_ihl;
+      s1_udp_d = v_udp;
     end
     // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
     h_op_ok = 1'b0;
@@ -3600,80 +3451,80 @@ module rx_parser (
       end
       default: ;
     endcase
-    // the first failing check names the drop reason
-    if (h_chk0) begin
+    // the first failing check names the drop reason (the checks as stage 2 registered them)
+    if (s2_chk0_q) begin
       h_drop = 1'b1;
       h_reason = 5'd2;
       h_bth_seen = 1'b0;
-    end else if (h_chk1) begin
+    end else if (s2_chk1_q) begin
       h_drop = 1'b1;
       h_reason = 5'd13;
       h_bth_seen = 1'b0;
-    end else if (h_chk2) begin
+    end else if (s2_chk2_q) begin
       h_drop = 1'b1;
       h_reason = 5'd1;
       h_bth_seen = 1'b0;
-    end else if (h_chk3) begin
+    end else if (s2_chk3_q) begin
       h_drop = 1'b1;
       h_reason = 5'd13;
       h_bth_seen = 1'b0;
-    end else if (h_chk4) begin
+    end else if (s2_chk4_q) begin
       h_drop = 1'b1;
       h_reason = 5'd1;
       h_bth_seen = 1'b0;
-    end else if (h_chk5) begin
+    end else if (s2_chk5_q) begin
       h_drop = 1'b1;
       h_reason = 5'd13;
       h_bth_seen = 1'b0;
-    end else if (h_chk6) begin
+    end else if (s2_chk6_q) begin
       h_drop = 1'b1;
       h_reason = 5'd3;
       h_bth_seen = 1'b0;
-    end else if (h_chk7) begin
+    end else if (s2_chk7_q) begin
       h_drop = 1'b1;
       h_reason = 5'd4;
       h_bth_seen = 1'b0;
-    end else if (h_chk8) begin
+    end else if (s2_chk8_q) begin
       h_drop = 1'b1;
       h_reason = 5'd1;
       h_bth_seen = 1'b0;
-    end else if (h_chk9) begin
+    end else if (s2_chk9_q) begin
       h_drop = 1'b1;
       h_reason = 5'd13;
       h_bth_seen = 1'b0;
-    end else if (h_chk10) begin
+    end else if (s2_chk10_q) begin
       h_drop = 1'b1;
       h_reason = 5'd1;
       h_bth_seen = 1'b0;
-    end else if (h_chk11) begin
+    end else if (s2_chk11_q) begin
       h_drop = 1'b1;
       h_reason = 5'd13;
       h_bth_seen = 1'b0;
-    end else if (h_chk12) begin
+    end else if (s2_chk12_q) begin
       h_drop = 1'b1;
       h_reason = 5'd5;
       h_bth_seen = 1'b1;
-    end else if (h_chk13) begin
+    end else if (s2_chk13_q) begin
       h_drop = 1'b1;
       h_reason = 5'd6;
       h_bth_seen = 1'b1;
-    end else if (h_chk14) begin
+    end else if (s2_chk14_q) begin
       h_drop = 1'b1;
       h_reason = 5'd15;
       h_bth_seen = 1'b1;
-    end else if (h_chk15) begin
+    end else if (s2_chk15_q) begin
       h_drop = 1'b1;
       h_reason = 5'd13;
       h_bth_seen = 1'b1;
-    end else if (h_chk16) begin
+    end else if (s2_chk16_q) begin
       h_drop = 1'b1;
       h_reason = 5'd7;
       h_bth_seen = 1'b1;
-    end else if (h_chk17) begin
+    end else if (s2_chk17_q) begin
       h_drop = 1'b1;
       h_reason = 5'd8;
       h_bth_seen = 1'b1;
-    end else if (h_chk18) begin
+    end else if (s2_chk18_q) begin
       h_drop = 1'b1;
       h_reason = 5'd10;
       h_bth_seen = 1'b1;
@@ -3681,6 +3532,83 @@ module rx_parser (
       h_drop = 1'b0;
       h_reason = 5'd0;
       h_bth_seen = 1'b1;
+    end
+    // stage s2
+    s2_valid_d = s2_valid_q;
+    s2_chk0_d = s2_chk0_q;
+    s2_chk1_d = s2_chk1_q;
+    s2_chk2_d = s2_chk2_q;
+    s2_chk3_d = s2_chk3_q;
+    s2_chk4_d = s2_chk4_q;
+    s2_chk5_d = s2_chk5_q;
+    s2_chk6_d = s2_chk6_q;
+    s2_chk7_d = s2_chk7_q;
+    s2_chk8_d = s2_chk8_q;
+    s2_chk9_d = s2_chk9_q;
+    s2_chk10_d = s2_chk10_q;
+    s2_chk11_d = s2_chk11_q;
+    s2_chk12_d = s2_chk12_q;
+    s2_chk13_d = s2_chk13_q;
+    s2_chk14_d = s2_chk14_q;
+    s2_chk15_d = s2_chk15_q;
+    s2_chk16_d = s2_chk16_q;
+    s2_chk17_d = s2_chk17_q;
+    s2_chk18_d = s2_chk18_q;
+    s2_vf_d = s2_vf_q;
+    s2_opcode_d = s2_opcode_q;
+    s2_qpn_d = s2_qpn_q;
+    s2_psn_d = s2_psn_q;
+    s2_se_d = s2_se_q;
+    s2_ack_req_d = s2_ack_req_q;
+    s2_fecn_d = s2_fecn_q;
+    s2_becn_d = s2_becn_q;
+    s2_pad_d = s2_pad_q;
+    s2_va_d = s2_va_q;
+    s2_rkey_d = s2_rkey_q;
+    s2_dma_len_d = s2_dma_len_q;
+    s2_imm_d = s2_imm_q;
+    s2_ecn_ce_d = s2_ecn_ce_q;
+    s2_cnp_d = s2_cnp_q;
+    s2_payload_len_d = s2_payload_len_q;
+    s2_pay_d = s2_pay_q;
+    if (en) begin
+      s2_valid_d = s1_valid_q;
+      s2_chk0_d = h_chk0;
+      s2_chk1_d = h_chk1;
+      s2_chk2_d = h_chk2;
+      s2_chk3_d = h_chk3;
+      s2_chk4_d = h_chk4;
+      s2_chk5_d = h_chk5;
+      s2_chk6_d = h_chk6;
+      s2_chk7_d = h_chk7;
+      s2_chk8_d = h_chk8;
+      s2_chk9_d = h_chk9;
+      s2_chk10_d = h_chk10;
+      s2_chk11_d = h_chk11;
+      s2_chk12_d = h_chk12;
+      s2_chk13_d = h_chk13;
+      s2_chk14_d = h_chk14;
+      s2_chk15_d = h_chk15;
+      s2_chk16_d = h_chk16;
+      s2_chk17_d = h_chk17;
+      s2_chk18_d = h_chk18;
+      s2_vf_d = h_out_vf;
+      s2_opcode_d = h_out_opcode;
+      s2_qpn_d = h_out_qpn;
+      s2_psn_d = h_out_psn;
+      s2_se_d = h_out_se;
+      s2_ack_req_d = h_out_ack_req;
+      s2_fecn_d = h_out_fecn;
+      s2_becn_d = h_out_becn;
+      s2_pad_d = h_out_pad;
+      s2_va_d = h_out_va;
+      s2_rkey_d = h_out_rkey;
+      s2_dma_len_d = h_out_dma_len;
+      s2_imm_d = h_out_imm;
+      s2_ecn_ce_d = h_out_ecn_ce;
+      s2_cnp_d = h_out_cnp;
+      s2_payload_len_d = h_out_payload_len;
+      s2_pay_d = h_out_pay;
     end
     // stage p1
     p1_valid_d = p1_valid_q;
@@ -3705,27 +3633,27 @@ module rx_parser (
     p1_payload_len_d = p1_payload_len_q;
     p1_pay_d = p1_pay_q;
     if (en) begin
-      p1_valid_d = s1_valid_q;
+      p1_valid_d = s2_valid_q;
       p1_drop_d = h_drop;
       p1_reason_d = h_reason;
       p1_lookup_d = h_lookup;
-      p1_vf_d = h_out_vf;
-      p1_opcode_d = h_out_opcode;
-      p1_qpn_d = h_out_qpn;
-      p1_psn_d = h_out_psn;
-      p1_se_d = h_out_se;
-      p1_ack_req_d = h_out_ack_req;
-      p1_fecn_d = h_out_fecn;
-      p1_becn_d = h_out_becn;
-      p1_pad_d = h_out_pad;
-      p1_va_d = h_out_va;
-      p1_rkey_d = h_out_rkey;
-      p1_dma_len_d = h_out_dma_len;
-      p1_imm_d = h_out_imm;
-      p1_ecn_ce_d = h_out_ecn_ce;
-      p1_cnp_d = h_out_cnp;
-      p1_payload_len_d = h_out_payload_len;
-      p1_pay_d = h_out_pay;
+      p1_vf_d = s2_vf_q;
+      p1_opcode_d = h_bth_seen ? s2_opcode_q : 8'd0;
+      p1_qpn_d = h_bth_seen ? s2_qpn_q : 24'd0;
+      p1_psn_d = s2_psn_q;
+      p1_se_d = s2_se_q;
+      p1_ack_req_d = s2_ack_req_q;
+      p1_fecn_d = s2_fecn_q;
+      p1_becn_d = s2_becn_q;
+      p1_pad_d = s2_pad_q;
+      p1_va_d = s2_va_q;
+      p1_rkey_d = s2_rkey_q;
+      p1_dma_len_d = s2_dma_len_q;
+      p1_imm_d = s2_imm_q;
+      p1_ecn_ce_d = s2_ecn_ce_q;
+      p1_cnp_d = s2_cnp_q;
+      p1_payload_len_d = s2_payload_len_q;
+      p1_pay_d = s2_pay_q;
     end
     // stage p2
     p2_valid_d = p2_valid_q;
@@ -3865,7 +3793,11 @@ module rx_parser (
     p4_acc_ok_d = p4_acc_ok_q;
     p4_epsn_d = p4_epsn_q;
     p4_nak_d = p4_nak_q;
-    p4_mtu_d = p4_mtu_q;
+    p4_m1_d = p4_m1_q;
+    p4_m2_d = p4_m2_q;
+    p4_m3_d = p4_m3_q;
+    p4_m4_d = p4_m4_q;
+    p4_next_d = p4_next_q;
     if (en) begin
       p4_valid_d = p3_valid_q;
       if (p3_valid_q) begin
@@ -3892,7 +3824,11 @@ module rx_parser (
         p4_acc_ok_d = p3_acc_ok_q;
         p4_epsn_d = p3_epsn_q;
         p4_nak_d = p3_nak_q;
-        p4_mtu_d = p3_mtu_q;
+        p4_m1_d = p3_vf_q == p4_vf_q && p3_qpn_q == p4_qpn_q;
+        p4_m2_d = p3_vf_q == wbh1_vf_q && p3_qpn_q == wbh1_qpn_q;
+        p4_m3_d = p3_vf_q == wbh2_vf_q && p3_qpn_q == wbh2_qpn_q;
+        p4_m4_d = p3_vf_q == wbh3_vf_q && p3_qpn_q == wbh3_qpn_q;
+        p4_next_d = p3_psn_q + (p3_is_read ? p3_rd_cnt : 24'd1);
       end
     end
     // p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)
@@ -3906,13 +3842,13 @@ module rx_parser (
     p4_ack_psn = p4_psn_q;
     if (p4_drop_q) begin
       p4_verdict = 3'd4;
-    end else if (!p4_is_cnp && !p4_is_resp && p4_tr != 3'b011) begin
+    end else if (p4_seq) begin
       if (p4_tr == 3'b001) begin
-        if (p4_diff == 24'd0 || p4_uc_start) begin
+        if (p4_eq || p4_uc_start) begin
           if (p4_key_ok) begin
             p4_verdict = 3'd0;
             p4_wb = 1'b1;
-            p4_wb_epsn = p4_psn_q + 24'd1;
+            p4_wb_epsn = p4_next_q;
             p4_wb_nak = 1'b0;
           end else begin
             p4_verdict = 3'd3;
@@ -3921,11 +3857,11 @@ module rx_parser (
           p4_verdict = 3'd4;
           p4_reason = 5'd14;
         end
-      end else if (p4_diff == 24'd0) begin
+      end else if (p4_eq) begin
         if (p4_key_ok) begin
           p4_verdict = 3'd0;
           p4_wb = 1'b1;
-          p4_wb_epsn = p4_epsn + p4_inc;
+          p4_wb_epsn = p4_next_q;
           p4_wb_nak = 1'b0;
           // ACK of the frame's PSN when AckReq asks for it
           if (p4_ack_req_q && !p4_rd_or_atomic) begin
@@ -3940,13 +3876,13 @@ module rx_parser (
           p4_ack_syn = 8'h62;
           p4_ack_psn = p4_psn_q;
         end
-      end else if (p4_diff[23]) begin
+      end else if (p4_behind) begin
         p4_verdict = 3'd1;
         // duplicate SEND/WRITE: re-ACK the last PSN received in order
         if (!p4_rd_or_atomic) begin
           p4_ack = 1'b1;
           p4_ack_syn = 8'h1f;
-          p4_ack_psn = p4_epsn - 24'd1;
+          p4_ack_psn = p4_epsn_m1;
         end
       end else if (p4_nak) begin
         p4_verdict = 3'd4;
@@ -4092,6 +4028,37 @@ module rx_parser (
       m_ack_syndrome_d = p4_ack_syn;
       m_ack_psn_d = p4_ack_psn;
     end
+    // counter and last-drop inputs, one cycle after the verdict
+    cs_frames_seen_count_incr_d = out_load;
+    cs_verdict_accept_count_incr_d = out_load && p4_verdict == 3'b000;
+    cs_verdict_duplicate_count_incr_d = out_load && p4_verdict == 3'd1;
+    cs_verdict_nak_psn_seq_count_incr_d = out_load && p4_verdict == 3'd2;
+    cs_verdict_nak_remote_access_count_incr_d = out_load && p4_verdict == 3'd3;
+    cs_event_cnp_received_count_incr_d = out_load && p4_verdict == 3'b000 && p4_cnp_q;
+    cs_event_ce_marked_count_incr_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q;
+    cs_drop_bad_fcs_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd2;
+    cs_drop_truncated_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd13;
+    cs_drop_not_roce_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd1;
+    cs_drop_bad_ip_checksum_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd3;
+    cs_drop_fragment_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd4;
+    cs_drop_bad_icrc_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd5;
+    cs_drop_tver_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd6;
+    cs_drop_bad_opcode_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd15;
+    cs_drop_p_key_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd7;
+    cs_drop_qpn0_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd8;
+    cs_drop_wrong_vf_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd10;
+    cs_drop_unknown_qp_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd9;
+    cs_drop_transport_mismatch_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd12;
+    cs_drop_state_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd11;
+    cs_drop_psn_seq_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd14;
+    cs_last_drop_reason_we_d = out_load && p4_verdict == 3'd4;
+    cs_last_drop_reason_d_d = p4_reason;
+    cs_last_drop_vf_we_d = out_load && p4_verdict == 3'd4;
+    cs_last_drop_vf_d_d = p4_vf_q;
+    cs_last_drop_opcode_we_d = out_load && p4_verdict == 3'd4;
+    cs_last_drop_opcode_d_d = p4_opcode_q;
+    cs_last_drop_qpn_qpn_we_d = out_load && p4_verdict == 3'd4;
+    cs_last_drop_qpn_qpn_d_d = p4_qpn_q;
   end
 
   always @(posedge clk) begin
@@ -4110,6 +4077,7 @@ module rx_parser (
       pay_rp_q <= 4'b0000;
       pay_cnt_q <= 5'd0;
       s1_valid_q <= 1'b0;
+      s2_valid_q <= 1'b0;
       p1_valid_q <= 1'b0;
       p2_valid_q <= 1'b0;
       p3_valid_q <= 1'b0;
@@ -4137,7 +4105,11 @@ module rx_parser (
       p4_acc_ok_q <= 1'b0;
       p4_epsn_q <= 24'd0;
       p4_nak_q <= 1'b0;
-      p4_mtu_q <= 3'b000;
+      p4_m1_q <= 1'b0;
+      p4_m2_q <= 1'b0;
+      p4_m3_q <= 1'b0;
+      p4_m4_q <= 1'b0;
+      p4_next_q <= 24'd0;
       wbh4_valid_q <= 1'b0;
       wbh3_valid_q <= 1'b0;
       wbh2_valid_q <= 1'b0;
@@ -4181,6 +4153,36 @@ module rx_parser (
       m_ack_qpn_q <= 24'd0;
       m_ack_syndrome_q <= 8'd0;
       m_ack_psn_q <= 24'd0;
+      cs_frames_seen_count_incr_q <= 1'b0;
+      cs_verdict_accept_count_incr_q <= 1'b0;
+      cs_verdict_duplicate_count_incr_q <= 1'b0;
+      cs_verdict_nak_psn_seq_count_incr_q <= 1'b0;
+      cs_verdict_nak_remote_access_count_incr_q <= 1'b0;
+      cs_event_cnp_received_count_incr_q <= 1'b0;
+      cs_event_ce_marked_count_incr_q <= 1'b0;
+      cs_drop_bad_fcs_count_incr_q <= 1'b0;
+      cs_drop_truncated_count_incr_q <= 1'b0;
+      cs_drop_not_roce_count_incr_q <= 1'b0;
+      cs_drop_bad_ip_checksum_count_incr_q <= 1'b0;
+      cs_drop_fragment_count_incr_q <= 1'b0;
+      cs_drop_bad_icrc_count_incr_q <= 1'b0;
+      cs_drop_tver_count_incr_q <= 1'b0;
+      cs_drop_bad_opcode_count_incr_q <= 1'b0;
+      cs_drop_p_key_count_incr_q <= 1'b0;
+      cs_drop_qpn0_count_incr_q <= 1'b0;
+      cs_drop_wrong_vf_count_incr_q <= 1'b0;
+      cs_drop_unknown_qp_count_incr_q <= 1'b0;
+      cs_drop_transport_mismatch_count_incr_q <= 1'b0;
+      cs_drop_state_count_incr_q <= 1'b0;
+      cs_drop_psn_seq_count_incr_q <= 1'b0;
+      cs_last_drop_reason_we_q <= 1'b0;
+      cs_last_drop_reason_d_q <= 5'd0;
+      cs_last_drop_vf_we_q <= 1'b0;
+      cs_last_drop_vf_d_q <= 8'd0;
+      cs_last_drop_opcode_we_q <= 1'b0;
+      cs_last_drop_opcode_d_q <= 8'd0;
+      cs_last_drop_qpn_qpn_we_q <= 1'b0;
+      cs_last_drop_qpn_qpn_d_q <= 24'd0;
     end else begin
       ic_beat_q <= ic_beat_d;
       ic1_valid_q <= ic1_valid_d;
@@ -4196,6 +4198,7 @@ module rx_parser (
       pay_rp_q <= pay_rp_d;
       pay_cnt_q <= pay_cnt_d;
       s1_valid_q <= s1_valid_d;
+      s2_valid_q <= s2_valid_d;
       p1_valid_q <= p1_valid_d;
       p2_valid_q <= p2_valid_d;
       p3_valid_q <= p3_valid_d;
@@ -4223,7 +4226,11 @@ module rx_parser (
       p4_acc_ok_q <= p4_acc_ok_d;
       p4_epsn_q <= p4_epsn_d;
       p4_nak_q <= p4_nak_d;
-      p4_mtu_q <= p4_mtu_d;
+      p4_m1_q <= p4_m1_d;
+      p4_m2_q <= p4_m2_d;
+      p4_m3_q <= p4_m3_d;
+      p4_m4_q <= p4_m4_d;
+      p4_next_q <= p4_next_d;
       wbh4_valid_q <= wbh4_valid_d;
       wbh3_valid_q <= wbh3_valid_d;
       wbh2_valid_q <= wbh2_valid_d;
@@ -4267,6 +4274,36 @@ module rx_parser (
       m_ack_qpn_q <= m_ack_qpn_d;
       m_ack_syndrome_q <= m_ack_syndrome_d;
       m_ack_psn_q <= m_ack_psn_d;
+      cs_frames_seen_count_incr_q <= cs_frames_seen_count_incr_d;
+      cs_verdict_accept_count_incr_q <= cs_verdict_accept_count_incr_d;
+      cs_verdict_duplicate_count_incr_q <= cs_verdict_duplicate_count_incr_d;
+      cs_verdict_nak_psn_seq_count_incr_q <= cs_verdict_nak_psn_seq_count_incr_d;
+      cs_verdict_nak_remote_access_count_incr_q <= cs_verdict_nak_remote_access_count_incr_d;
+      cs_event_cnp_received_count_incr_q <= cs_event_cnp_received_count_incr_d;
+      cs_event_ce_marked_count_incr_q <= cs_event_ce_marked_count_incr_d;
+      cs_drop_bad_fcs_count_incr_q <= cs_drop_bad_fcs_count_incr_d;
+      cs_drop_truncated_count_incr_q <= cs_drop_truncated_count_incr_d;
+      cs_drop_not_roce_count_incr_q <= cs_drop_not_roce_count_incr_d;
+      cs_drop_bad_ip_checksum_count_incr_q <= cs_drop_bad_ip_checksum_count_incr_d;
+      cs_drop_fragment_count_incr_q <= cs_drop_fragment_count_incr_d;
+      cs_drop_bad_icrc_count_incr_q <= cs_drop_bad_icrc_count_incr_d;
+      cs_drop_tver_count_incr_q <= cs_drop_tver_count_incr_d;
+      cs_drop_bad_opcode_count_incr_q <= cs_drop_bad_opcode_count_incr_d;
+      cs_drop_p_key_count_incr_q <= cs_drop_p_key_count_incr_d;
+      cs_drop_qpn0_count_incr_q <= cs_drop_qpn0_count_incr_d;
+      cs_drop_wrong_vf_count_incr_q <= cs_drop_wrong_vf_count_incr_d;
+      cs_drop_unknown_qp_count_incr_q <= cs_drop_unknown_qp_count_incr_d;
+      cs_drop_transport_mismatch_count_incr_q <= cs_drop_transport_mismatch_count_incr_d;
+      cs_drop_state_count_incr_q <= cs_drop_state_count_incr_d;
+      cs_drop_psn_seq_count_incr_q <= cs_drop_psn_seq_count_incr_d;
+      cs_last_drop_reason_we_q <= cs_last_drop_reason_we_d;
+      cs_last_drop_reason_d_q <= cs_last_drop_reason_d_d;
+      cs_last_drop_vf_we_q <= cs_last_drop_vf_we_d;
+      cs_last_drop_vf_d_q <= cs_last_drop_vf_d_d;
+      cs_last_drop_opcode_we_q <= cs_last_drop_opcode_we_d;
+      cs_last_drop_opcode_d_q <= cs_last_drop_opcode_d_d;
+      cs_last_drop_qpn_qpn_we_q <= cs_last_drop_qpn_qpn_we_d;
+      cs_last_drop_qpn_qpn_d_q <= cs_last_drop_qpn_qpn_d_d;
     end
   end
   always @(posedge clk) begin
@@ -4379,6 +4416,49 @@ module rx_parser (
     s1_crc_ok_q <= s1_crc_ok_d;
     s1_tuser_q <= s1_tuser_d;
     s1_pay_q <= s1_pay_d;
+    s1_vlan1_q <= s1_vlan1_d;
+    s1_vlan2_q <= s1_vlan2_d;
+    s1_ethertype_q <= s1_ethertype_d;
+    s1_ip_q <= s1_ip_d;
+    s1_ipv6_q <= s1_ipv6_d;
+    s1_ihl_q <= s1_ihl_d;
+    s1_udp_q <= s1_udp_d;
+    s2_chk0_q <= s2_chk0_d;
+    s2_chk1_q <= s2_chk1_d;
+    s2_chk2_q <= s2_chk2_d;
+    s2_chk3_q <= s2_chk3_d;
+    s2_chk4_q <= s2_chk4_d;
+    s2_chk5_q <= s2_chk5_d;
+    s2_chk6_q <= s2_chk6_d;
+    s2_chk7_q <= s2_chk7_d;
+    s2_chk8_q <= s2_chk8_d;
+    s2_chk9_q <= s2_chk9_d;
+    s2_chk10_q <= s2_chk10_d;
+    s2_chk11_q <= s2_chk11_d;
+    s2_chk12_q <= s2_chk12_d;
+    s2_chk13_q <= s2_chk13_d;
+    s2_chk14_q <= s2_chk14_d;
+    s2_chk15_q <= s2_chk15_d;
+    s2_chk16_q <= s2_chk16_d;
+    s2_chk17_q <= s2_chk17_d;
+    s2_chk18_q <= s2_chk18_d;
+    s2_vf_q <= s2_vf_d;
+    s2_opcode_q <= s2_opcode_d;
+    s2_qpn_q <= s2_qpn_d;
+    s2_psn_q <= s2_psn_d;
+    s2_se_q <= s2_se_d;
+    s2_ack_req_q <= s2_ack_req_d;
+    s2_fecn_q <= s2_fecn_d;
+    s2_becn_q <= s2_becn_d;
+    s2_pad_q <= s2_pad_d;
+    s2_va_q <= s2_va_d;
+    s2_rkey_q <= s2_rkey_d;
+    s2_dma_len_q <= s2_dma_len_d;
+    s2_imm_q <= s2_imm_d;
+    s2_ecn_ce_q <= s2_ecn_ce_d;
+    s2_cnp_q <= s2_cnp_d;
+    s2_payload_len_q <= s2_payload_len_d;
+    s2_pay_q <= s2_pay_d;
     p1_drop_q <= p1_drop_d;
     p1_reason_q <= p1_reason_d;
     p1_lookup_q <= p1_lookup_d;

@@ -16,15 +16,17 @@
 //!   advanced by the number of trailing zero bytes. The header capture below takes the beats
 //!   as they leave that pipeline (`dly_*`), with the ICRC result of their frame.
 //! - **Verdict.** On the `tlast` beat the header bytes, the frame length, the ICRC result
-//!   and `tuser` move to stage 1; stage 2 decodes and checks them and asks the QPC for the
-//!   frame's QP (`rx_req`); two cycles later (p2) the QP checks run and the R_Key check goes
-//!   out (`mk_req`, with the QP's PD); two cycles later (p4) the PSN window against ePSN
-//!   (with the write-backs of the 4 frames ahead forwarded) decides, the new ePSN/NAK-sent
-//!   goes back (`rx_wb`) and one verdict is registered on the `m_hdr_*` stream:
-//!   [`VERDICT_LATENCY`] cycles after the `tlast` beat is taken. Backpressure on
-//!   `m_hdr_ready` (or a write-back the QPC cannot take) stalls the whole pipeline, the QPC
-//!   lookups with it (`s_axis_tready` follows), so a beat is taken per cycle (1.00 beats
-//!   per cycle) while the sink is ready.
+//!   and `tuser` move to stage 1; stage 2 decodes them and registers each header check's
+//!   result and the verdict's fields (`s2_*`); stage 3 picks the first failing check and
+//!   asks the QPC for the frame's QP (`rx_req`); two cycles later (p2) the QP checks run
+//!   and the R_Key check goes out (`mk_req`, with the QP's PD); two cycles later (p4) the
+//!   PSN window against ePSN (with the write-backs of the 4 frames ahead forwarded)
+//!   decides, the new ePSN/NAK-sent goes back (`rx_wb`) and one verdict is registered on
+//!   the `m_hdr_*` stream: [`VERDICT_LATENCY`] cycles after the `tlast` beat is taken; the
+//!   counters and `last_drop` take it one cycle later. Backpressure on `m_hdr_ready` (or a
+//!   write-back the QPC cannot take) stalls the whole pipeline, the QPC lookups with it
+//!   (`s_axis_tready` follows), so a beat is taken per cycle (1.00 beats per cycle) while
+//!   the sink is ready.
 //!
 //! Events: `cnp_*` pulses for every accepted CNP (to the DCQCN reaction point) and `ce_*`
 //! pulses for every accepted frame with ECN = 11 (to the notification point in
@@ -32,7 +34,8 @@
 //!
 //! ACK/NAK requests: `m_ack_*` (valid/ready), one per RC frame that needs an answer, loaded
 //! with its verdict (see [`generate`]'s header comment and docs/rx_parser.md). A full ACK
-//! register stalls the pipeline only when the next verdict needs it too.
+//! register stalls the pipeline only when the frame in p4 is an RC request past the checks
+//! (it may need one: decided from p4's registers, not from its verdict, issue 9).
 //!
 //! Payload: `m_pay_*` (AXI4-Stream at `DW`), cut-through: the payload of every RoCE-shaped
 //! frame, realigned to byte 0 with pad and ICRC removed (positions from the ICRC pipeline's
@@ -54,7 +57,7 @@ use verilog_ast::{
 pub const HDR_BYTES: u32 = 136;
 /// Cycles from the cycle the `tlast` beat is taken to the cycle `m_hdr_valid` shows its
 /// verdict, when `m_hdr_ready` was high in between.
-pub const VERDICT_LATENCY: u32 = icrc::ICRC_DELAY + 6;
+pub const VERDICT_LATENCY: u32 = icrc::ICRC_DELAY + 7;
 /// Cycles each QPC port (RX lookup, R_Key check) takes from request to response.
 pub const LOOKUP_LATENCY: u32 = 2;
 /// Write-backs not yet visible to a lookup when its answer is used: the ones made in the
@@ -616,7 +619,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.ports.push(PortItem::Banner(
         "ACK/NAK request stream (RC only): one per frame that needs an answer, registered \
          with its verdict; m_ack_ready low holds it and stalls the pipeline only when the \
-         next verdict needs another"
+         next verdict may need another (an RC request past the checks)"
             .into(),
     ));
     g.output("m_ack_valid", 1, "");
@@ -767,9 +770,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::all(vec![
             id("out_free"),
             id("primed"),
-            Expr::or(Expr::lnot(id("wb_need")), id("rx_wb_ready")),
+            Expr::or(Expr::lnot(id("p4_may_wb")), id("rx_wb_ready")),
         ]),
-        "the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits",
+        "the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits (from p4's registers: the frame in p4 may write back / ask for an ACK)",
     );
     g.wire_c(
         "in_ready",
@@ -880,9 +883,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ],
     ));
 
-    // ---- stage 2: decode and check
+    // ---- stage 2: decode and check (registered in `s2_*`; stage 3 reads them)
     let h = "s1_hdr_q";
-    l3_positions(&mut g, h, "h");
+    // The header's positions (tags, IP version, IHL: where IP and UDP start) are decoded
+    // from `view` as stage 1 takes it, and registered with it (issue 9: decoded here from
+    // `s1_hdr_q` they were the first third of every check's path).
+    l3_positions(&mut g, "view", "v");
+    let mut hold = Vec::new();
+    let mut load = Vec::new();
+    for (f, w) in [
+        ("vlan1", 1),
+        ("vlan2", 1),
+        ("ethertype", 16),
+        ("ip", 8),
+        ("ipv6", 1),
+        ("ihl", 4),
+        ("udp", 8),
+    ] {
+        g.flop(&format!("s1_{f}"), w, None);
+        hold.push(Stmt::assign(
+            id(format!("s1_{f}_d")),
+            id(format!("s1_{f}_q")),
+        ));
+        load.push(Stmt::assign(id(format!("s1_{f}_d")), id(format!("v_{f}"))));
+        g.wire(&format!("h_{f}"), w, id(format!("s1_{f}_q")));
+    }
+    g.comb.extend(hold);
+    g.comb.push(Stmt::if_(id("en"), load));
     g.wire_c(
         "h_ipw",
         480,
@@ -1203,7 +1230,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.reg("h_reason", 5);
     g.reg("h_bth_seen", 1);
     g.comb.push(Stmt::Comment(
-        "the first failing check names the drop reason".into(),
+        "the first failing check names the drop reason (the checks as stage 2 registered them)"
+            .into(),
     ));
     let mut chain = vec![
         Stmt::assign(id("h_drop"), b1(false)),
@@ -1217,7 +1245,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             .map(|(_, _, c)| *c)
             .expect("listed");
         chain = vec![Stmt::if_else(
-            id(format!("h_chk{i}")),
+            id(format!("s2_chk{i}_q")),
             vec![
                 Stmt::assign(id("h_drop"), b1(true)),
                 Stmt::assign(id("h_reason"), d(5, code)),
@@ -1255,16 +1283,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("verdict", 3, Expr::zero(3)),
         ("reason", 5, id("h_reason")),
         ("vf", 8, id("s1_tuser_q").bits(8, 1)),
-        (
-            "opcode",
-            8,
-            Expr::ternary(id("h_bth_seen"), id("h_opcode"), Expr::zero(8)),
-        ),
-        (
-            "qpn",
-            24,
-            Expr::ternary(id("h_bth_seen"), id("h_qpn"), Expr::zero(24)),
-        ),
+        ("opcode", 8, id("h_opcode")),
+        ("qpn", 24, id("h_qpn")),
         ("psn", 24, id("h_psn")),
         ("se", 1, id("h_bth1").index(Expr::int(7))),
         ("ack_req", 1, id("h_bth8").index(Expr::int(7))),
@@ -1311,30 +1331,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("reason", 5, id("h_reason")),
         ("lookup", 1, id("h_lookup")),
     ];
-    fields.extend(
-        outs.iter()
-            .skip(2)
-            .map(|(n, w, _)| (*n, *w, id(format!("h_out_{n}")))),
-    );
+    // Stage 2 registers the header checks and the verdict's fields (issue 9: the checks and
+    // the first-failing-check chain with the QP lookup after it were 20 LUT levels and more);
+    // the chain runs on the registered checks, and the opcode and QPN read 0 when the frame
+    // was dropped before its BTH.
+    fields.extend(outs.iter().skip(2).map(|(n, w, _)| {
+        let q = id(format!("s2_{n}_q"));
+        let e = match *n {
+            "opcode" | "qpn" => Expr::ternary(id("h_bth_seen"), q, Expr::zero(*w)),
+            _ => q,
+        };
+        (*n, *w, e)
+    }));
     for (name, w, e) in outs.iter().skip(2) {
         g.wire(&format!("h_out_{name}"), *w, e.clone());
     }
-    // Stage 2 asks the QPC for the frame's QP; a frame already dropped asks for QP 0 of VF 0
+    // Stage 3 asks the QPC for the frame's QP; a frame already dropped asks for QP 0 of VF 0
     // (a request goes every cycle so the QPC's pipeline moves in step with this one).
     g.assigns.push(V::Assign(id("rx_req_valid"), b1(true)));
     g.wire_c(
         "h_lookup",
         1,
-        Expr::and(id("s1_valid_q"), Expr::lnot(id("h_drop"))),
+        Expr::and(id("s2_valid_q"), Expr::lnot(id("h_drop"))),
         "a frame that passed the header checks asks for its QP",
     );
     g.assigns.push(V::Assign(
         id("rx_req_vf"),
-        Expr::ternary(id("h_lookup"), id("h_out_vf"), Expr::zero(8)),
+        Expr::ternary(id("h_lookup"), id("s2_vf_q"), Expr::zero(8)),
     ));
     g.assigns.push(V::Assign(
         id("rx_req_qpn"),
-        Expr::ternary(id("h_lookup"), id("h_out_qpn"), Expr::zero(24)),
+        Expr::ternary(id("h_lookup"), id("s2_qpn_q"), Expr::zero(24)),
     ));
     g.assigns.push(V::Assign(id("rx_req_user"), Expr::zero(32)));
     g.assigns.push(V::Assign(id("rx_rsp_ready"), id("en")));
@@ -1380,7 +1407,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             .map(|(n, w, _)| (n.to_string(), *w, id(format!("{p}_{n}_q"))))
             .collect()
     };
-    stage(&mut g, "p1", id("s1_valid_q"), &fields, false);
+    let s2f: Vec<(String, u32, Expr)> = (0..checks.len())
+        .map(|i| (format!("chk{i}"), 1, id(format!("h_chk{i}"))))
+        .chain(
+            outs.iter()
+                .skip(2)
+                .map(|(n, w, _)| (n.to_string(), *w, id(format!("h_out_{n}")))),
+        )
+        .collect();
+    let s2r: Vec<(&str, u32, Expr)> = s2f
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
+    stage(&mut g, "s2", id("s1_valid_q"), &s2r, false);
+    stage(&mut g, "p1", id("s2_valid_q"), &fields, false);
     let f2 = from("p1", &fields);
     let f2r: Vec<(&str, u32, Expr)> = f2
         .iter()
@@ -1592,7 +1632,58 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
         .collect();
     stage(&mut g, "p3", id("p2_valid_q"), &f3r, false);
-    let f4 = from("p3", &f3r);
+    // p3 prepares what p4's PSN window needs from registers (issue 9: the window with the
+    // forwarding compares in front of it was 20 LUT levels and more): whether the frame's
+    // QP is the one of each write-back it will see in p4 (when it moves on, p4's own
+    // write-back becomes wbh1 and wbhK becomes wbhK+1), and the ePSN an in-order request
+    // writes back (its PSN + 1, a READ request's + its response count; in order, PSN =
+    // ePSN, so no forwarded value is needed).
+    g.wire("p3_is_read", 1, Expr::eq(id("p3_opcode_q"), n(8, 0x0C)));
+    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5).
+    let mut cnt = d(24, 1);
+    for (code, shift) in [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)] {
+        let mask = (1u64 << shift) - 1;
+        let up = Expr::plus(zext(id("p3_dma_len_q"), 32, 33), d(33, mask));
+        g.wire(
+            &format!("p3_rd{code}"),
+            33,
+            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
+        );
+        cnt = Expr::ternary(
+            Expr::eq(id("p3_mtu_q"), d(3, code)),
+            id(format!("p3_rd{code}")).bits(23, 0),
+            cnt,
+        );
+    }
+    g.wire_c(
+        "p3_rd_cnt",
+        24,
+        Expr::ternary(Expr::eq(id("p3_dma_len_q"), Expr::zero(32)), d(24, 1), cnt),
+        "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
+    );
+    let same =
+        |vf: Expr, qpn: Expr| Expr::and(Expr::eq(id("p3_vf_q"), vf), Expr::eq(id("p3_qpn_q"), qpn));
+    let mut f4 = from("p3", &f3r);
+    f4.retain(|f| f.0 != "mtu");
+    f4.push(("m1".into(), 1, same(id("p4_vf_q"), id("p4_qpn_q"))));
+    for k in 2..=FWD_DEPTH {
+        f4.push((
+            format!("m{k}"),
+            1,
+            same(
+                id(format!("wbh{}_vf_q", k - 1)),
+                id(format!("wbh{}_qpn_q", k - 1)),
+            ),
+        ));
+    }
+    f4.push((
+        "next".into(),
+        24,
+        Expr::plus(
+            id("p3_psn_q"),
+            Expr::ternary(id("p3_is_read"), id("p3_rd_cnt"), d(24, 1)),
+        ),
+    ));
     let f4r: Vec<(&str, u32, Expr)> = f4
         .iter()
         .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
@@ -1604,8 +1695,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // ePSN/NAK-sent as the QPC will hold them: a write-back issued in the 4 pipeline moves
     // since this frame's lookup was taken is not in the lookup's answer, so the newest
     // matching one of those wins.
-    let mut fwd_e = id("p4_epsn_q");
-    let mut fwd_n = id("p4_nak_q");
     for k in (1..=FWD_DEPTH).rev() {
         g.flop(&format!("wbh{k}_valid"), 1, Some(b1(false)));
         g.flop(&format!("wbh{k}_vf"), 8, None);
@@ -1615,40 +1704,70 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         g.wire(
             &format!("wbh{k}_hit"),
             1,
-            Expr::all(vec![
-                id(format!("wbh{k}_valid_q")),
-                Expr::eq(id(format!("wbh{k}_vf_q")), id("p4_vf_q")),
-                Expr::eq(id(format!("wbh{k}_qpn_q")), id("p4_qpn_q")),
-            ]),
-        );
-        fwd_e = Expr::ternary(
-            id(format!("wbh{k}_hit")),
-            id(format!("wbh{k}_epsn_q")),
-            fwd_e,
-        );
-        fwd_n = Expr::ternary(
-            id(format!("wbh{k}_hit")),
-            id(format!("wbh{k}_nak_q")),
-            fwd_n,
+            Expr::and(id(format!("wbh{k}_valid_q")), id(format!("p4_m{k}_q"))),
         );
     }
+    // The newest matching write-back's value of `f` (of an ePSN / NAK-sent), else the
+    // lookup's. Each candidate is compared with the PSN on its own and the results picked.
+    let fwd = |f: &dyn Fn(Expr) -> Expr, lookup: Expr, field: &str| {
+        let mut e = f(lookup);
+        for k in (1..=FWD_DEPTH).rev() {
+            e = Expr::ternary(
+                id(format!("wbh{k}_hit")),
+                f(id(format!("wbh{k}_{field}_q"))),
+                e,
+            );
+        }
+        e
+    };
+    for k in 0..=FWD_DEPTH {
+        let cand = if k == 0 {
+            id("p4_epsn_q")
+        } else {
+            id(format!("wbh{k}_epsn_q"))
+        };
+        g.wire(
+            &format!("p4_diff{k}"),
+            24,
+            Expr::minus(id("p4_psn_q"), cand),
+        );
+    }
+    let by_k = |f: &dyn Fn(u32) -> Expr| {
+        let mut e = f(0);
+        for k in (1..=FWD_DEPTH).rev() {
+            e = Expr::ternary(id(format!("wbh{k}_hit")), f(k), e);
+        }
+        e
+    };
     g.wire_c(
         "p4_epsn",
         24,
-        fwd_e,
+        fwd(&|c| c, id("p4_epsn_q"), "epsn"),
         "ePSN with the in-flight write-backs forwarded",
+    );
+    g.wire_c(
+        "p4_epsn_m1",
+        24,
+        fwd(&|c| Expr::minus(c, d(24, 1)), id("p4_epsn_q"), "epsn"),
+        "the forwarded ePSN - 1 (the last PSN received in order)",
     );
     g.wire_c(
         "p4_nak",
         1,
-        fwd_n,
+        fwd(&|c| c, id("p4_nak_q"), "nak"),
         "NAK-sent with the in-flight write-backs forwarded",
     );
     g.wire_c(
-        "p4_diff",
-        24,
-        Expr::minus(id("p4_psn_q"), id("p4_epsn")),
-        "PSN - ePSN modulo 2^24: 0 expected, [23] set behind (duplicate), else ahead",
+        "p4_eq",
+        1,
+        by_k(&|k| Expr::eq(id(format!("p4_diff{k}")), Expr::zero(24))),
+        "PSN = the forwarded ePSN",
+    );
+    g.wire_c(
+        "p4_behind",
+        1,
+        by_k(&|k| id(format!("p4_diff{k}")).index(Expr::int(23))),
+        "PSN - ePSN modulo 2^24 has bit 23 set: behind (duplicate)",
     );
     g.wire_c(
         "p4_key_ok",
@@ -1658,33 +1777,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             Expr::lnot(Expr::and(id("p4_acc_ok_q"), id("mk_rsp_ok"))),
         )),
         "QP right granted and the R_Key check passed (or no key to check)",
-    );
-    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5).
-    let mut cnt = d(24, 1);
-    for (code, shift) in [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)] {
-        let mask = (1u64 << shift) - 1;
-        let up = Expr::plus(zext(id("p4_dma_len_q"), 32, 33), d(33, mask));
-        g.wire(
-            &format!("p4_rd{code}"),
-            33,
-            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
-        );
-        cnt = Expr::ternary(
-            Expr::eq(id("p4_mtu_q"), d(3, code)),
-            id(format!("p4_rd{code}")).bits(23, 0),
-            cnt,
-        );
-    }
-    g.wire_c(
-        "p4_rd_cnt",
-        24,
-        Expr::ternary(Expr::eq(id("p4_dma_len_q"), Expr::zero(32)), d(24, 1), cnt),
-        "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
-    );
-    g.wire(
-        "p4_inc",
-        24,
-        Expr::ternary(id("p4_is_read"), id("p4_rd_cnt"), d(24, 1)),
     );
     g.reg("p4_verdict", 3);
     g.reg("p4_reason", 5);
@@ -1721,22 +1813,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         // UC: an expected PSN, or a first/only packet (resynchronises), is executed; else
         // dropped until the next first/only packet. Never a NAK for sequence.
         vec![Stmt::if_else(
-            Expr::or(Expr::eq(id("p4_diff"), Expr::zero(24)), id("p4_uc_start")),
+            Expr::or(id("p4_eq"), id("p4_uc_start")),
             vec![Stmt::if_else(
                 id("p4_key_ok"),
-                [vec![v(0)], wb(Expr::plus(id("p4_psn_q"), d(24, 1)), false)].concat(),
+                [vec![v(0)], wb(id("p4_next_q"), false)].concat(),
                 vec![v(3)],
             )],
             vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
         )],
         // RC: ACK/NAK requests as the comments say (AETH syndromes of FACTS §3).
         vec![Stmt::if_else(
-            Expr::eq(id("p4_diff"), Expr::zero(24)),
+            id("p4_eq"),
             vec![Stmt::if_else(
                 id("p4_key_ok"),
                 [
                     vec![v(0)],
-                    wb(Expr::plus(id("p4_epsn"), id("p4_inc")), false),
+                    wb(id("p4_next_q"), false),
                     vec![
                         Stmt::Comment("ACK of the frame's PSN when AckReq asks for it".into()),
                         Stmt::if_(
@@ -1753,7 +1845,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                 .concat(),
             )],
             vec![Stmt::if_else(
-                id("p4_diff").index(Expr::int(23)),
+                id("p4_behind"),
                 vec![
                     v(1),
                     Stmt::Comment(
@@ -1761,7 +1853,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                     ),
                     Stmt::if_(
                         Expr::lnot(id("p4_rd_or_atomic")),
-                        ack(0x1F, Expr::minus(id("p4_epsn"), d(24, 1))),
+                        ack(0x1F, id("p4_epsn_m1")),
                     ),
                 ],
                 vec![Stmt::if_else(
@@ -1778,6 +1870,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             )],
         )],
     );
+    g.wire_c(
+        "p4_seq",
+        1,
+        Expr::all(vec![
+            Expr::lnot(id("p4_is_cnp")),
+            Expr::lnot(id("p4_is_resp")),
+            ne(id("p4_tr"), n(3, 3)),
+        ]),
+        "an RC/UC request: the PSN window applies",
+    );
+    // The pipeline enable waits for the write-back port and the ACK/NAK register only when
+    // the frame in p4 may need them, as its registers tell (issue 9: `wb_need`/`ack_need`
+    // come after the PSN window with the forwarded write-backs, 15 LUT levels and more,
+    // and the enable reaches every stage).
+    g.wire_c(
+        "p4_may_wb",
+        1,
+        Expr::all(vec![
+            id("p4_valid_q"),
+            Expr::lnot(id("p4_drop_q")),
+            id("p4_seq"),
+        ]),
+        "p4 holds a request past the checks: it may write ePSN/NAK-sent back",
+    );
+    g.wire_c(
+        "p4_may_ack",
+        1,
+        Expr::and(id("p4_may_wb"), ne(id("p4_tr"), n(3, 1))),
+        "... and an RC one: it may ask for an ACK/NAK",
+    );
     g.comb.push(Stmt::Comment(
         "p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)".into(),
     ));
@@ -1793,14 +1915,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Stmt::if_else(
             id("p4_drop_q"),
             vec![v(4)],
-            vec![Stmt::if_(
-                Expr::all(vec![
-                    Expr::lnot(id("p4_is_cnp")),
-                    Expr::lnot(id("p4_is_resp")),
-                    ne(id("p4_tr"), n(3, 3)),
-                ]),
-                vec![psn_rules],
-            )],
+            vec![Stmt::if_(id("p4_seq"), vec![psn_rules])],
         ),
     ]);
     g.wire_c(
@@ -1824,12 +1939,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                 Expr::lnot(id("m_hdr_ready")),
             )),
             Expr::lnot(Expr::all(vec![
-                id("ack_need"),
+                id("p4_may_ack"),
                 id("m_ack_valid_q"),
                 Expr::lnot(id("m_ack_ready")),
             ])),
         ),
-        "the verdict register can load, and the ACK/NAK register too if this verdict needs it",
+        "the verdict register can load, and the ACK/NAK register too if this verdict may need it",
     );
     g.assigns.push(V::Assign(
         id("rx_wb_valid"),
@@ -1937,7 +2052,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb.push(Stmt::assign(id("ce_vf_d"), id("p4_vf_q")));
     g.comb.push(Stmt::assign(id("ce_qpn_d"), id("p4_qpn_q")));
     // The ACK/NAK request register: loads with the verdict that needs it (`en` waited for
-    // it to be free), holds until m_ack_ready.
+    // it to be free whenever p4's frame may need it), holds until m_ack_ready.
     g.comb
         .push(Stmt::Comment("the ACK/NAK request register".into()));
     let ack_fields: [(&str, u32, Expr); 4] = [
@@ -1980,21 +2095,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     }
     // ---- CSR hardware inputs
     let verdict_is = |v: u64| Expr::and(id("out_load"), Expr::eq(id("p4_verdict"), d(3, v)));
-    let mut hw: Vec<(String, Expr)> = vec![
-        ("frames_seen_count_incr_i".into(), id("out_load")),
-        ("verdict_accept_count_incr_i".into(), accept.clone()),
-        ("verdict_duplicate_count_incr_i".into(), verdict_is(1)),
-        ("verdict_nak_psn_seq_count_incr_i".into(), verdict_is(2)),
+    let mut hw: Vec<(String, u32, Expr)> = vec![
+        ("frames_seen_count_incr_i".into(), 1, id("out_load")),
+        ("verdict_accept_count_incr_i".into(), 1, accept.clone()),
+        ("verdict_duplicate_count_incr_i".into(), 1, verdict_is(1)),
+        ("verdict_nak_psn_seq_count_incr_i".into(), 1, verdict_is(2)),
         (
             "verdict_nak_remote_access_count_incr_i".into(),
+            1,
             verdict_is(3),
         ),
         (
             "event_cnp_received_count_incr_i".into(),
+            1,
             Expr::and(accept.clone(), id("p4_cnp_q")),
         ),
         (
             "event_ce_marked_count_incr_i".into(),
+            1,
             Expr::and(accept.clone(), id("p4_ecn_ce_q")),
         ),
     ];
@@ -2003,19 +2121,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         let _ = r;
         hw.push((
             format!("{c}_count_incr_i"),
+            1,
             Expr::and(drop.clone(), Expr::eq(id("p4_reason"), d(5, *code))),
         ));
     }
-    for (f, v) in [
-        ("last_drop_reason", id("p4_reason")),
-        ("last_drop_vf", id("p4_vf_q")),
-        ("last_drop_opcode", id("p4_opcode_q")),
-        ("last_drop_qpn_qpn", id("p4_qpn_q")),
+    for (f, w, v) in [
+        ("last_drop_reason", 5, id("p4_reason")),
+        ("last_drop_vf", 8, id("p4_vf_q")),
+        ("last_drop_opcode", 8, id("p4_opcode_q")),
+        ("last_drop_qpn_qpn", 24, id("p4_qpn_q")),
     ] {
-        hw.push((format!("{f}_we_i"), drop.clone()));
-        hw.push((format!("{f}_d_i"), v));
+        hw.push((format!("{f}_we_i"), 1, drop.clone()));
+        hw.push((format!("{f}_d_i"), w, v));
     }
-    let driven: Vec<String> = hw.iter().map(|(n, _)| n.clone()).collect();
+    let driven: Vec<String> = hw.iter().map(|(n, _, _)| n.clone()).collect();
     for item in &csr.ports {
         let PortItem::Port(p) = item else { continue };
         if p.dir == verilog_ast::Dir::Input
@@ -2028,8 +2147,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             )));
         }
     }
-    for (name, e) in hw {
-        g.assigns.push(V::Assign(id(format!("csr_{name}")), e));
+    // Registered (issue 9): the counters and `last_drop` take a verdict one cycle after it is
+    // registered, so the verdict's logic does not continue into the counters' adders.
+    g.comb.push(Stmt::Comment(
+        "counter and last-drop inputs, one cycle after the verdict".into(),
+    ));
+    for (name, w, e) in hw {
+        let r = format!("cs_{}", name.trim_end_matches("_i"));
+        g.flop(&r, w, Some(Expr::zero(w)));
+        g.comb.push(Stmt::assign(id(format!("{r}_d")), e));
+        g.assigns
+            .push(V::Assign(id(format!("csr_{name}")), id(format!("{r}_q"))));
     }
     let used = [
         "ctrl_icrc_check_en_o",
@@ -2076,7 +2204,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("p4_is_write"),
     ]);
     for code in 1..=5 {
-        unused.push(id(format!("p4_rd{code}")).bits(32, 24));
+        unused.push(id(format!("p3_rd{code}")).bits(32, 24));
     }
     unused.extend(pay_unused);
     g.wire_c(
@@ -2590,16 +2718,36 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
 }
 
 /// `name` (`lw + 1` bits): the bytes a beat holds by its `keep` (contiguous from lane 0).
+/// Contiguous, `keep` has one edge (a kept lane whose next lane is not kept, or the last
+/// lane kept): its lane + 1 is the count, each bit an OR over the lanes whose lane + 1 has
+/// it. Issue 9: a chain of one `if` per lane was 27 LUT levels deep at 1024 bits; the OR
+/// trees are about 3.
 fn keep_count(g: &mut Gen, name: &str, keep: &str, w8: u32) {
     let lw = clog2(w8);
-    g.reg(name, lw + 1);
-    g.comb.push(Stmt::assign(id(name), Expr::zero(lw + 1)));
-    for lane in 0..w8 {
-        g.comb.push(Stmt::if_(
-            id(keep).index(Expr::int(i64::from(lane))),
-            vec![Stmt::assign(id(name), d(lw + 1, u64::from(lane + 1)))],
-        ));
-    }
+    let edge = format!("{name}_edge");
+    g.wire_c(
+        &edge,
+        w8,
+        Expr::band(
+            id(keep),
+            Expr::bitnot(Expr::bin(BinOp::Shr, id(keep), Expr::int(1))),
+        ),
+        "the last kept lane, one-hot (the keep is contiguous from lane 0)",
+    );
+    let bits = (0..=lw)
+        .rev()
+        .map(|j| {
+            let mask = (0..w8).fold(0u128, |m, lane| {
+                if (lane + 1) >> j & 1 == 1 {
+                    m | 1u128 << lane
+                } else {
+                    m
+                }
+            });
+            Expr::un(UnOp::RedOr, Expr::band(id(&edge), Expr::num(w8, mask)))
+        })
+        .collect();
+    g.wire(name, lw + 1, Expr::concat(bits));
 }
 
 /// The payload stream's output side: the FIFO head goes to the `m_pay_*` register; a

@@ -47,7 +47,7 @@ except ImportError:  # the bench runs without scapy, with rdmagen's builder only
     HAVE_SCAPY = False
 
 VERDICT_NAMES = ("accept", "duplicate", "nak_seq", "nak_access")
-VERDICT_LATENCY = 13  # docs/rx_parser.md: the verdict is registered 13 cycles after tlast
+VERDICT_LATENCY = 14  # docs/rx_parser.md: the verdict is registered 14 cycles after tlast
 HDR = ["verdict", "reason", "vf", "opcode", "qpn", "psn", "se", "ack_req", "fecn", "becn", "pad",
        "va", "rkey", "dma_len", "imm", "ecn_ce", "cnp", "payload_len"]
 OUTPUTS = (["s_axis_tready", "m_hdr_valid", "cnp_valid", "cnp_vf", "cnp_qpn", "ce_valid", "ce_vf", "ce_qpn",

@@ -46,7 +46,7 @@ pub mod qpc_addr {
 
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
 /// (the generator's documented `VERDICT_LATENCY`).
-pub const VERDICT_LATENCY: u64 = 13;
+pub const VERDICT_LATENCY: u64 = 14;
 
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its payload packet's
 /// tlast beat is valid on `m_pay_*`, with every sink ready: the discard flag is pushed with

@@ -34,7 +34,7 @@ pub mod addr {
 
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
 /// (the generator's documented `VERDICT_LATENCY`).
-pub const VERDICT_LATENCY: u64 = 13;
+pub const VERDICT_LATENCY: u64 = 14;
 
 /// A verdict as the RTL shows it, with the cycle it was taken in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
