@@ -172,16 +172,17 @@ proptest! {
         let mut e = Engine::new(FLOWS);
         let mut now = 0u32;
         let mut cur = &p;
+        let mut bound = p.catch_up_bound();
         for (i, Op::Event { gap, kind, flow, bytes }) in ops.into_iter().enumerate() {
             if i == switch_at {
                 cur = &q;
+                bound = q.catch_up_bound();
             }
             now += gap;
             let out = e.event(cur, kind, flow, bytes, now);
-            prop_assert!(u64::from(out.cycles) <= cur.catch_up_bound());
+            prop_assert!(u64::from(out.cycles) <= bound);
         }
         now += 1 << 22;
-        let bound = cur.catch_up_bound();
         for f in 0..FLOWS as u32 {
             let before = e.flows[f as usize];
             let out = e.event(cur, Kind::Read, f, 0, now);
