@@ -257,6 +257,7 @@ enum Reset {
 }
 
 fn main() -> ExitCode {
+    alloc::no_transparent_huge_pages();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
