@@ -27,6 +27,16 @@ extern "C" {
 #define QPC_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 
+/* Layout checks of field F (its macro prefix): the mask is WIDTH ones at SHIFT, and the
+ * reset value fits the field. */
+#define QPC_ASSERT_FIELD(F, what) \
+  QPC_STATIC_ASSERT((F##_MASK >> F##_SHIFT) == ((1ull << (F##_WIDTH - 1u)) * 2u - 1u), \
+        what " mask matches its width")
+#define QPC_ASSERT_FIELD_RESET(F, what) \
+  QPC_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's reset value in place in its register. */
+#define QPC_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
+
 #define QPC_VERSION_MAJOR 2u
 #define QPC_VERSION_MINOR 1u
 #define QPC_VERSION_PATCH 0u
@@ -432,84 +442,84 @@ static inline uint32_t qpc_mailbox_data_offset(uint32_t i) { return QPC_MAILBOX_
 #define QPC_MKEY_LENGTH_WIDTH 64u
 
 /* Layout checks: the compiler re-checks what rdmagen validated. */
-QPC_STATIC_ASSERT((QPC_CTRL_CLEAR_RESET & ~(QPC_CTRL_CLEAR_MASK >> QPC_CTRL_CLEAR_SHIFT)) == 0u, "ctrl.clear reset fits the field");
-QPC_STATIC_ASSERT((QPC_CTRL_CLEAR_MASK >> QPC_CTRL_CLEAR_SHIFT) == ((1ull << (QPC_CTRL_CLEAR_WIDTH - 1u)) * 2u - 1u), "ctrl.clear mask matches its width");
+QPC_ASSERT_FIELD_RESET(QPC_CTRL_CLEAR, "ctrl.clear");
+QPC_ASSERT_FIELD(QPC_CTRL_CLEAR, "ctrl.clear");
 QPC_STATIC_ASSERT(QPC_CTRL_OFFSET % 4u == 0u, "ctrl is aligned");
-QPC_STATIC_ASSERT(QPC_CTRL_RESET_VALUE == (((uint64_t)QPC_CTRL_CLEAR_RESET << QPC_CTRL_CLEAR_SHIFT)), "ctrl reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_STATUS_CLEAR_BUSY_MASK >> QPC_STATUS_CLEAR_BUSY_SHIFT) == ((1ull << (QPC_STATUS_CLEAR_BUSY_WIDTH - 1u)) * 2u - 1u), "status.clear_busy mask matches its width");
+QPC_STATIC_ASSERT(QPC_CTRL_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CTRL_CLEAR)), "ctrl reset value is its fields' resets");
+QPC_ASSERT_FIELD(QPC_STATUS_CLEAR_BUSY, "status.clear_busy");
 QPC_STATIC_ASSERT(QPC_STATUS_OFFSET % 4u == 0u, "status is aligned");
-QPC_STATIC_ASSERT((QPC_GEOMETRY_NUM_VF_MASK >> QPC_GEOMETRY_NUM_VF_SHIFT) == ((1ull << (QPC_GEOMETRY_NUM_VF_WIDTH - 1u)) * 2u - 1u), "geometry.num_vf mask matches its width");
-QPC_STATIC_ASSERT((QPC_GEOMETRY_QPS_PER_VF_MASK >> QPC_GEOMETRY_QPS_PER_VF_SHIFT) == ((1ull << (QPC_GEOMETRY_QPS_PER_VF_WIDTH - 1u)) * 2u - 1u), "geometry.qps_per_vf mask matches its width");
+QPC_ASSERT_FIELD(QPC_GEOMETRY_NUM_VF, "geometry.num_vf");
+QPC_ASSERT_FIELD(QPC_GEOMETRY_QPS_PER_VF, "geometry.qps_per_vf");
 QPC_STATIC_ASSERT(QPC_GEOMETRY_OFFSET % 4u == 0u, "geometry is aligned");
 QPC_STATIC_ASSERT((QPC_GEOMETRY_NUM_VF_MASK | QPC_GEOMETRY_QPS_PER_VF_MASK) == (QPC_GEOMETRY_NUM_VF_MASK + QPC_GEOMETRY_QPS_PER_VF_MASK), "geometry fields do not overlap");
-QPC_STATIC_ASSERT((QPC_MKEY_GEOMETRY_NUM_MKEYS_MASK >> QPC_MKEY_GEOMETRY_NUM_MKEYS_SHIFT) == ((1ull << (QPC_MKEY_GEOMETRY_NUM_MKEYS_WIDTH - 1u)) * 2u - 1u), "mkey_geometry.num_mkeys mask matches its width");
+QPC_ASSERT_FIELD(QPC_MKEY_GEOMETRY_NUM_MKEYS, "mkey_geometry.num_mkeys");
 QPC_STATIC_ASSERT(QPC_MKEY_GEOMETRY_OFFSET % 4u == 0u, "mkey_geometry is aligned");
-QPC_STATIC_ASSERT((QPC_CMD_CTRL_OPCODE_RESET & ~(QPC_CMD_CTRL_OPCODE_MASK >> QPC_CMD_CTRL_OPCODE_SHIFT)) == 0u, "cmd_ctrl.opcode reset fits the field");
-QPC_STATIC_ASSERT((QPC_CMD_CTRL_OPCODE_MASK >> QPC_CMD_CTRL_OPCODE_SHIFT) == ((1ull << (QPC_CMD_CTRL_OPCODE_WIDTH - 1u)) * 2u - 1u), "cmd_ctrl.opcode mask matches its width");
-QPC_STATIC_ASSERT((QPC_CMD_CTRL_GO_RESET & ~(QPC_CMD_CTRL_GO_MASK >> QPC_CMD_CTRL_GO_SHIFT)) == 0u, "cmd_ctrl.go reset fits the field");
-QPC_STATIC_ASSERT((QPC_CMD_CTRL_GO_MASK >> QPC_CMD_CTRL_GO_SHIFT) == ((1ull << (QPC_CMD_CTRL_GO_WIDTH - 1u)) * 2u - 1u), "cmd_ctrl.go mask matches its width");
+QPC_ASSERT_FIELD_RESET(QPC_CMD_CTRL_OPCODE, "cmd_ctrl.opcode");
+QPC_ASSERT_FIELD(QPC_CMD_CTRL_OPCODE, "cmd_ctrl.opcode");
+QPC_ASSERT_FIELD_RESET(QPC_CMD_CTRL_GO, "cmd_ctrl.go");
+QPC_ASSERT_FIELD(QPC_CMD_CTRL_GO, "cmd_ctrl.go");
 QPC_STATIC_ASSERT(QPC_CMD_CTRL_OFFSET % 4u == 0u, "cmd_ctrl is aligned");
 QPC_STATIC_ASSERT((QPC_CMD_CTRL_OPCODE_MASK | QPC_CMD_CTRL_GO_MASK) == (QPC_CMD_CTRL_OPCODE_MASK + QPC_CMD_CTRL_GO_MASK), "cmd_ctrl fields do not overlap");
-QPC_STATIC_ASSERT(QPC_CMD_CTRL_RESET_VALUE == (((uint64_t)QPC_CMD_CTRL_OPCODE_RESET << QPC_CMD_CTRL_OPCODE_SHIFT) | ((uint64_t)QPC_CMD_CTRL_GO_RESET << QPC_CMD_CTRL_GO_SHIFT)), "cmd_ctrl reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_CMD_TARGET_INDEX_RESET & ~(QPC_CMD_TARGET_INDEX_MASK >> QPC_CMD_TARGET_INDEX_SHIFT)) == 0u, "cmd_target.index reset fits the field");
-QPC_STATIC_ASSERT((QPC_CMD_TARGET_INDEX_MASK >> QPC_CMD_TARGET_INDEX_SHIFT) == ((1ull << (QPC_CMD_TARGET_INDEX_WIDTH - 1u)) * 2u - 1u), "cmd_target.index mask matches its width");
-QPC_STATIC_ASSERT((QPC_CMD_TARGET_VF_RESET & ~(QPC_CMD_TARGET_VF_MASK >> QPC_CMD_TARGET_VF_SHIFT)) == 0u, "cmd_target.vf reset fits the field");
-QPC_STATIC_ASSERT((QPC_CMD_TARGET_VF_MASK >> QPC_CMD_TARGET_VF_SHIFT) == ((1ull << (QPC_CMD_TARGET_VF_WIDTH - 1u)) * 2u - 1u), "cmd_target.vf mask matches its width");
+QPC_STATIC_ASSERT(QPC_CMD_CTRL_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CMD_CTRL_OPCODE) | QPC_RESET_IN_PLACE(QPC_CMD_CTRL_GO)), "cmd_ctrl reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_CMD_TARGET_INDEX, "cmd_target.index");
+QPC_ASSERT_FIELD(QPC_CMD_TARGET_INDEX, "cmd_target.index");
+QPC_ASSERT_FIELD_RESET(QPC_CMD_TARGET_VF, "cmd_target.vf");
+QPC_ASSERT_FIELD(QPC_CMD_TARGET_VF, "cmd_target.vf");
 QPC_STATIC_ASSERT(QPC_CMD_TARGET_OFFSET % 4u == 0u, "cmd_target is aligned");
 QPC_STATIC_ASSERT((QPC_CMD_TARGET_INDEX_MASK | QPC_CMD_TARGET_VF_MASK) == (QPC_CMD_TARGET_INDEX_MASK + QPC_CMD_TARGET_VF_MASK), "cmd_target fields do not overlap");
-QPC_STATIC_ASSERT(QPC_CMD_TARGET_RESET_VALUE == (((uint64_t)QPC_CMD_TARGET_INDEX_RESET << QPC_CMD_TARGET_INDEX_SHIFT) | ((uint64_t)QPC_CMD_TARGET_VF_RESET << QPC_CMD_TARGET_VF_SHIFT)), "cmd_target reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_CMD_STATUS_BUSY_MASK >> QPC_CMD_STATUS_BUSY_SHIFT) == ((1ull << (QPC_CMD_STATUS_BUSY_WIDTH - 1u)) * 2u - 1u), "cmd_status.busy mask matches its width");
-QPC_STATIC_ASSERT((QPC_CMD_STATUS_STATUS_RESET & ~(QPC_CMD_STATUS_STATUS_MASK >> QPC_CMD_STATUS_STATUS_SHIFT)) == 0u, "cmd_status.status reset fits the field");
-QPC_STATIC_ASSERT((QPC_CMD_STATUS_STATUS_MASK >> QPC_CMD_STATUS_STATUS_SHIFT) == ((1ull << (QPC_CMD_STATUS_STATUS_WIDTH - 1u)) * 2u - 1u), "cmd_status.status mask matches its width");
-QPC_STATIC_ASSERT((QPC_CMD_STATUS_PREV_STATE_RESET & ~(QPC_CMD_STATUS_PREV_STATE_MASK >> QPC_CMD_STATUS_PREV_STATE_SHIFT)) == 0u, "cmd_status.prev_state reset fits the field");
-QPC_STATIC_ASSERT((QPC_CMD_STATUS_PREV_STATE_MASK >> QPC_CMD_STATUS_PREV_STATE_SHIFT) == ((1ull << (QPC_CMD_STATUS_PREV_STATE_WIDTH - 1u)) * 2u - 1u), "cmd_status.prev_state mask matches its width");
+QPC_STATIC_ASSERT(QPC_CMD_TARGET_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CMD_TARGET_INDEX) | QPC_RESET_IN_PLACE(QPC_CMD_TARGET_VF)), "cmd_target reset value is its fields' resets");
+QPC_ASSERT_FIELD(QPC_CMD_STATUS_BUSY, "cmd_status.busy");
+QPC_ASSERT_FIELD_RESET(QPC_CMD_STATUS_STATUS, "cmd_status.status");
+QPC_ASSERT_FIELD(QPC_CMD_STATUS_STATUS, "cmd_status.status");
+QPC_ASSERT_FIELD_RESET(QPC_CMD_STATUS_PREV_STATE, "cmd_status.prev_state");
+QPC_ASSERT_FIELD(QPC_CMD_STATUS_PREV_STATE, "cmd_status.prev_state");
 QPC_STATIC_ASSERT(QPC_CMD_STATUS_OFFSET % 4u == 0u, "cmd_status is aligned");
 QPC_STATIC_ASSERT((QPC_CMD_STATUS_BUSY_MASK | QPC_CMD_STATUS_STATUS_MASK | QPC_CMD_STATUS_PREV_STATE_MASK) == (QPC_CMD_STATUS_BUSY_MASK + QPC_CMD_STATUS_STATUS_MASK + QPC_CMD_STATUS_PREV_STATE_MASK), "cmd_status fields do not overlap");
-QPC_STATIC_ASSERT(QPC_CMD_STATUS_RESET_VALUE == (((uint64_t)QPC_CMD_STATUS_STATUS_RESET << QPC_CMD_STATUS_STATUS_SHIFT) | ((uint64_t)QPC_CMD_STATUS_PREV_STATE_RESET << QPC_CMD_STATUS_PREV_STATE_SHIFT)), "cmd_status reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_INT_STATUS_CMD_DONE_RESET & ~(QPC_INT_STATUS_CMD_DONE_MASK >> QPC_INT_STATUS_CMD_DONE_SHIFT)) == 0u, "int_status.cmd_done reset fits the field");
-QPC_STATIC_ASSERT((QPC_INT_STATUS_CMD_DONE_MASK >> QPC_INT_STATUS_CMD_DONE_SHIFT) == ((1ull << (QPC_INT_STATUS_CMD_DONE_WIDTH - 1u)) * 2u - 1u), "int_status.cmd_done mask matches its width");
-QPC_STATIC_ASSERT((QPC_INT_STATUS_CMD_ERROR_RESET & ~(QPC_INT_STATUS_CMD_ERROR_MASK >> QPC_INT_STATUS_CMD_ERROR_SHIFT)) == 0u, "int_status.cmd_error reset fits the field");
-QPC_STATIC_ASSERT((QPC_INT_STATUS_CMD_ERROR_MASK >> QPC_INT_STATUS_CMD_ERROR_SHIFT) == ((1ull << (QPC_INT_STATUS_CMD_ERROR_WIDTH - 1u)) * 2u - 1u), "int_status.cmd_error mask matches its width");
+QPC_STATIC_ASSERT(QPC_CMD_STATUS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CMD_STATUS_STATUS) | QPC_RESET_IN_PLACE(QPC_CMD_STATUS_PREV_STATE)), "cmd_status reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_INT_STATUS_CMD_DONE, "int_status.cmd_done");
+QPC_ASSERT_FIELD(QPC_INT_STATUS_CMD_DONE, "int_status.cmd_done");
+QPC_ASSERT_FIELD_RESET(QPC_INT_STATUS_CMD_ERROR, "int_status.cmd_error");
+QPC_ASSERT_FIELD(QPC_INT_STATUS_CMD_ERROR, "int_status.cmd_error");
 QPC_STATIC_ASSERT(QPC_INT_STATUS_OFFSET % 4u == 0u, "int_status is aligned");
 QPC_STATIC_ASSERT((QPC_INT_STATUS_CMD_DONE_MASK | QPC_INT_STATUS_CMD_ERROR_MASK) == (QPC_INT_STATUS_CMD_DONE_MASK + QPC_INT_STATUS_CMD_ERROR_MASK), "int_status fields do not overlap");
-QPC_STATIC_ASSERT(QPC_INT_STATUS_RESET_VALUE == (((uint64_t)QPC_INT_STATUS_CMD_DONE_RESET << QPC_INT_STATUS_CMD_DONE_SHIFT) | ((uint64_t)QPC_INT_STATUS_CMD_ERROR_RESET << QPC_INT_STATUS_CMD_ERROR_SHIFT)), "int_status reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_INT_EN_CMD_DONE_RESET & ~(QPC_INT_EN_CMD_DONE_MASK >> QPC_INT_EN_CMD_DONE_SHIFT)) == 0u, "int_en.cmd_done reset fits the field");
-QPC_STATIC_ASSERT((QPC_INT_EN_CMD_DONE_MASK >> QPC_INT_EN_CMD_DONE_SHIFT) == ((1ull << (QPC_INT_EN_CMD_DONE_WIDTH - 1u)) * 2u - 1u), "int_en.cmd_done mask matches its width");
-QPC_STATIC_ASSERT((QPC_INT_EN_CMD_ERROR_RESET & ~(QPC_INT_EN_CMD_ERROR_MASK >> QPC_INT_EN_CMD_ERROR_SHIFT)) == 0u, "int_en.cmd_error reset fits the field");
-QPC_STATIC_ASSERT((QPC_INT_EN_CMD_ERROR_MASK >> QPC_INT_EN_CMD_ERROR_SHIFT) == ((1ull << (QPC_INT_EN_CMD_ERROR_WIDTH - 1u)) * 2u - 1u), "int_en.cmd_error mask matches its width");
+QPC_STATIC_ASSERT(QPC_INT_STATUS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_INT_STATUS_CMD_DONE) | QPC_RESET_IN_PLACE(QPC_INT_STATUS_CMD_ERROR)), "int_status reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_INT_EN_CMD_DONE, "int_en.cmd_done");
+QPC_ASSERT_FIELD(QPC_INT_EN_CMD_DONE, "int_en.cmd_done");
+QPC_ASSERT_FIELD_RESET(QPC_INT_EN_CMD_ERROR, "int_en.cmd_error");
+QPC_ASSERT_FIELD(QPC_INT_EN_CMD_ERROR, "int_en.cmd_error");
 QPC_STATIC_ASSERT(QPC_INT_EN_OFFSET % 4u == 0u, "int_en is aligned");
 QPC_STATIC_ASSERT((QPC_INT_EN_CMD_DONE_MASK | QPC_INT_EN_CMD_ERROR_MASK) == (QPC_INT_EN_CMD_DONE_MASK + QPC_INT_EN_CMD_ERROR_MASK), "int_en fields do not overlap");
-QPC_STATIC_ASSERT(QPC_INT_EN_RESET_VALUE == (((uint64_t)QPC_INT_EN_CMD_DONE_RESET << QPC_INT_EN_CMD_DONE_SHIFT) | ((uint64_t)QPC_INT_EN_CMD_ERROR_RESET << QPC_INT_EN_CMD_ERROR_SHIFT)), "int_en reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_ILLEGAL_TRANSITIONS_COUNT_RESET & ~(QPC_ILLEGAL_TRANSITIONS_COUNT_MASK >> QPC_ILLEGAL_TRANSITIONS_COUNT_SHIFT)) == 0u, "illegal_transitions.count reset fits the field");
-QPC_STATIC_ASSERT((QPC_ILLEGAL_TRANSITIONS_COUNT_MASK >> QPC_ILLEGAL_TRANSITIONS_COUNT_SHIFT) == ((1ull << (QPC_ILLEGAL_TRANSITIONS_COUNT_WIDTH - 1u)) * 2u - 1u), "illegal_transitions.count mask matches its width");
+QPC_STATIC_ASSERT(QPC_INT_EN_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_INT_EN_CMD_DONE) | QPC_RESET_IN_PLACE(QPC_INT_EN_CMD_ERROR)), "int_en reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_ILLEGAL_TRANSITIONS_COUNT, "illegal_transitions.count");
+QPC_ASSERT_FIELD(QPC_ILLEGAL_TRANSITIONS_COUNT, "illegal_transitions.count");
 QPC_STATIC_ASSERT(QPC_ILLEGAL_TRANSITIONS_OFFSET % 4u == 0u, "illegal_transitions is aligned");
-QPC_STATIC_ASSERT(QPC_ILLEGAL_TRANSITIONS_RESET_VALUE == (((uint64_t)QPC_ILLEGAL_TRANSITIONS_COUNT_RESET << QPC_ILLEGAL_TRANSITIONS_COUNT_SHIFT)), "illegal_transitions reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_CMD_ERRORS_COUNT_RESET & ~(QPC_CMD_ERRORS_COUNT_MASK >> QPC_CMD_ERRORS_COUNT_SHIFT)) == 0u, "cmd_errors.count reset fits the field");
-QPC_STATIC_ASSERT((QPC_CMD_ERRORS_COUNT_MASK >> QPC_CMD_ERRORS_COUNT_SHIFT) == ((1ull << (QPC_CMD_ERRORS_COUNT_WIDTH - 1u)) * 2u - 1u), "cmd_errors.count mask matches its width");
+QPC_STATIC_ASSERT(QPC_ILLEGAL_TRANSITIONS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_ILLEGAL_TRANSITIONS_COUNT)), "illegal_transitions reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_CMD_ERRORS_COUNT, "cmd_errors.count");
+QPC_ASSERT_FIELD(QPC_CMD_ERRORS_COUNT, "cmd_errors.count");
 QPC_STATIC_ASSERT(QPC_CMD_ERRORS_OFFSET % 4u == 0u, "cmd_errors is aligned");
-QPC_STATIC_ASSERT(QPC_CMD_ERRORS_RESET_VALUE == (((uint64_t)QPC_CMD_ERRORS_COUNT_RESET << QPC_CMD_ERRORS_COUNT_SHIFT)), "cmd_errors reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_PD_MISMATCHES_COUNT_RESET & ~(QPC_PD_MISMATCHES_COUNT_MASK >> QPC_PD_MISMATCHES_COUNT_SHIFT)) == 0u, "pd_mismatches.count reset fits the field");
-QPC_STATIC_ASSERT((QPC_PD_MISMATCHES_COUNT_MASK >> QPC_PD_MISMATCHES_COUNT_SHIFT) == ((1ull << (QPC_PD_MISMATCHES_COUNT_WIDTH - 1u)) * 2u - 1u), "pd_mismatches.count mask matches its width");
+QPC_STATIC_ASSERT(QPC_CMD_ERRORS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CMD_ERRORS_COUNT)), "cmd_errors reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_PD_MISMATCHES_COUNT, "pd_mismatches.count");
+QPC_ASSERT_FIELD(QPC_PD_MISMATCHES_COUNT, "pd_mismatches.count");
 QPC_STATIC_ASSERT(QPC_PD_MISMATCHES_OFFSET % 4u == 0u, "pd_mismatches is aligned");
-QPC_STATIC_ASSERT(QPC_PD_MISMATCHES_RESET_VALUE == (((uint64_t)QPC_PD_MISMATCHES_COUNT_RESET << QPC_PD_MISMATCHES_COUNT_SHIFT)), "pd_mismatches reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_PARTITION_VIOLATIONS_COUNT_RESET & ~(QPC_PARTITION_VIOLATIONS_COUNT_MASK >> QPC_PARTITION_VIOLATIONS_COUNT_SHIFT)) == 0u, "partition_violations.count reset fits the field");
-QPC_STATIC_ASSERT((QPC_PARTITION_VIOLATIONS_COUNT_MASK >> QPC_PARTITION_VIOLATIONS_COUNT_SHIFT) == ((1ull << (QPC_PARTITION_VIOLATIONS_COUNT_WIDTH - 1u)) * 2u - 1u), "partition_violations.count mask matches its width");
+QPC_STATIC_ASSERT(QPC_PD_MISMATCHES_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_PD_MISMATCHES_COUNT)), "pd_mismatches reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_PARTITION_VIOLATIONS_COUNT, "partition_violations.count");
+QPC_ASSERT_FIELD(QPC_PARTITION_VIOLATIONS_COUNT, "partition_violations.count");
 QPC_STATIC_ASSERT(QPC_PARTITION_VIOLATIONS_OFFSET % 4u == 0u, "partition_violations is aligned");
-QPC_STATIC_ASSERT(QPC_PARTITION_VIOLATIONS_RESET_VALUE == (((uint64_t)QPC_PARTITION_VIOLATIONS_COUNT_RESET << QPC_PARTITION_VIOLATIONS_COUNT_SHIFT)), "partition_violations reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_PORT_COLLISIONS_COUNT_RESET & ~(QPC_PORT_COLLISIONS_COUNT_MASK >> QPC_PORT_COLLISIONS_COUNT_SHIFT)) == 0u, "port_collisions.count reset fits the field");
-QPC_STATIC_ASSERT((QPC_PORT_COLLISIONS_COUNT_MASK >> QPC_PORT_COLLISIONS_COUNT_SHIFT) == ((1ull << (QPC_PORT_COLLISIONS_COUNT_WIDTH - 1u)) * 2u - 1u), "port_collisions.count mask matches its width");
+QPC_STATIC_ASSERT(QPC_PARTITION_VIOLATIONS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_PARTITION_VIOLATIONS_COUNT)), "partition_violations reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_PORT_COLLISIONS_COUNT, "port_collisions.count");
+QPC_ASSERT_FIELD(QPC_PORT_COLLISIONS_COUNT, "port_collisions.count");
 QPC_STATIC_ASSERT(QPC_PORT_COLLISIONS_OFFSET % 4u == 0u, "port_collisions is aligned");
-QPC_STATIC_ASSERT(QPC_PORT_COLLISIONS_RESET_VALUE == (((uint64_t)QPC_PORT_COLLISIONS_COUNT_RESET << QPC_PORT_COLLISIONS_COUNT_SHIFT)), "port_collisions reset value is its fields' resets");
-QPC_STATIC_ASSERT((QPC_RKEY_VIOLATIONS_COUNT_RESET & ~(QPC_RKEY_VIOLATIONS_COUNT_MASK >> QPC_RKEY_VIOLATIONS_COUNT_SHIFT)) == 0u, "rkey_violations.count reset fits the field");
-QPC_STATIC_ASSERT((QPC_RKEY_VIOLATIONS_COUNT_MASK >> QPC_RKEY_VIOLATIONS_COUNT_SHIFT) == ((1ull << (QPC_RKEY_VIOLATIONS_COUNT_WIDTH - 1u)) * 2u - 1u), "rkey_violations.count mask matches its width");
+QPC_STATIC_ASSERT(QPC_PORT_COLLISIONS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_PORT_COLLISIONS_COUNT)), "port_collisions reset value is its fields' resets");
+QPC_ASSERT_FIELD_RESET(QPC_RKEY_VIOLATIONS_COUNT, "rkey_violations.count");
+QPC_ASSERT_FIELD(QPC_RKEY_VIOLATIONS_COUNT, "rkey_violations.count");
 QPC_STATIC_ASSERT(QPC_RKEY_VIOLATIONS_OFFSET % 4u == 0u, "rkey_violations is aligned");
-QPC_STATIC_ASSERT(QPC_RKEY_VIOLATIONS_RESET_VALUE == (((uint64_t)QPC_RKEY_VIOLATIONS_COUNT_RESET << QPC_RKEY_VIOLATIONS_COUNT_SHIFT)), "rkey_violations reset value is its fields' resets");
+QPC_STATIC_ASSERT(QPC_RKEY_VIOLATIONS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_RKEY_VIOLATIONS_COUNT)), "rkey_violations reset value is its fields' resets");
 QPC_STATIC_ASSERT(QPC_MAILBOX_COUNT_MAX * QPC_MAILBOX_STRIDE <= QPC_MAILBOX_WINDOW, "mailbox elements fit the window");
 QPC_STATIC_ASSERT(QPC_MAILBOX_OFFSET % QPC_MAILBOX_WINDOW == 0u, "mailbox is aligned to its window");
-QPC_STATIC_ASSERT((QPC_MAILBOX_DATA_VALUE_RESET & ~(QPC_MAILBOX_DATA_VALUE_MASK >> QPC_MAILBOX_DATA_VALUE_SHIFT)) == 0u, "mailbox.data.value reset fits the field");
-QPC_STATIC_ASSERT((QPC_MAILBOX_DATA_VALUE_MASK >> QPC_MAILBOX_DATA_VALUE_SHIFT) == ((1ull << (QPC_MAILBOX_DATA_VALUE_WIDTH - 1u)) * 2u - 1u), "mailbox.data.value mask matches its width");
+QPC_ASSERT_FIELD_RESET(QPC_MAILBOX_DATA_VALUE, "mailbox.data.value");
+QPC_ASSERT_FIELD(QPC_MAILBOX_DATA_VALUE, "mailbox.data.value");
 QPC_STATIC_ASSERT(QPC_MAILBOX_DATA_ELEMENT_OFFSET % 4u == 0u, "mailbox.data is aligned");
-QPC_STATIC_ASSERT(QPC_MAILBOX_DATA_RESET_VALUE == (((uint64_t)QPC_MAILBOX_DATA_VALUE_RESET << QPC_MAILBOX_DATA_VALUE_SHIFT)), "mailbox.data reset value is its fields' resets");
+QPC_STATIC_ASSERT(QPC_MAILBOX_DATA_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_MAILBOX_DATA_VALUE)), "mailbox.data reset value is its fields' resets");
 QPC_STATIC_ASSERT(QPC_MAILBOX_DATA_ELEMENT_OFFSET + 4u <= QPC_MAILBOX_STRIDE, "mailbox.data fits the stride");
 QPC_STATIC_ASSERT(QPC_CTRL_OFFSET + 4u <= QPC_STATUS_OFFSET, "ctrl ends before status");
 QPC_STATIC_ASSERT(QPC_STATUS_OFFSET + 4u <= QPC_GEOMETRY_OFFSET, "status ends before geometry");
