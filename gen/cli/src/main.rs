@@ -237,9 +237,6 @@ impl Planned {
             pieces: vec![text],
         }
     }
-    fn len(&self) -> usize {
-        self.pieces.iter().map(String::len).sum()
-    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -579,34 +576,54 @@ fn generator() -> String {
     format!("rdmagen {}", env!("CARGO_PKG_VERSION"))
 }
 
-/// Validates every map, produces every requested output in memory, and only then writes.
+/// Validates every map, then generates every requested output, each written to a temporary
+/// file beside its destination as soon as it is generated; only when every output of every map
+/// exists are they renamed into place, so a map the C header cannot name leaves every file as
+/// it was.
 fn generate(paths: &[PathBuf], format: Format, targets: &Targets) -> Result<ExitCode> {
     let Some(loaded) = load_all(paths, format)? else {
         return Ok(ExitCode::from(1));
     };
+    // Two maps of one block would write the same files.
+    let mut blocks: Vec<(&str, &str)> = loaded.iter().map(|m| (&*m.block, &*m.file)).collect();
+    blocks.sort_unstable();
+    if let Some(pair) = blocks.windows(2).find(|p| p[0].0 == p[1].0) {
+        anyhow::bail!(
+            "{} and {} both describe block `{}`, so their outputs would overwrite each other; \
+             generate them in separate runs or rename one block",
+            pair[0].1,
+            pair[1].1,
+            pair[0].0
+        );
+    }
     let opts = rdmagen_outputs::Options {
         generator: generator(),
     };
-    let mut files = Vec::new();
+    let mut staged = Vec::new();
     // Picture directories the docs own: pictures there that no map produces are removed.
     let mut picture_dirs = Vec::new();
     let mut failed = false;
     for m in &loaded {
-        match map_outputs(m, targets, &opts)? {
-            Ok((planned, pictures)) => {
-                files.extend(planned);
+        match map_outputs(m, targets, &opts) {
+            Ok(Ok((files, pictures))) => {
+                staged.extend(files);
                 picture_dirs.extend(pictures);
             }
-            Err(message) => {
+            Ok(Err(message)) => {
                 eprintln!("error: {}: {message}", m.file);
                 failed = true;
+            }
+            Err(e) => {
+                discard(&staged);
+                return Err(e);
             }
         }
     }
     if failed {
+        discard(&staged);
         return Ok(ExitCode::from(1));
     }
-    write_all(&files, &picture_dirs)?;
+    commit(&staged, &picture_dirs)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -686,18 +703,24 @@ fn parse_or_report(name: &str, text: &str) -> Option<RegMap> {
     }
 }
 
-/// Every requested output of one map, each kind generated on its own thread (they only read
-/// the map) and gathered in a fixed order. The inner error is a map the C header cannot name.
+/// What one generator thread produced: its files (staged), or a message when the map cannot
+/// have this output.
+type ThreadOutput = Result<Result<Vec<Staged>, String>>;
+
+/// Every requested output of one map, each kind generated and staged on its own thread (they
+/// only read the map), gathered in a fixed order. The inner error is a map the C header cannot
+/// name; on any error nothing of this map stays staged.
 #[allow(clippy::type_complexity)]
 fn map_outputs(
     m: &RegMap,
     targets: &Targets,
     opts: &rdmagen_outputs::Options,
-) -> Result<Result<(Vec<Planned>, Option<PathBuf>), String>> {
+) -> Result<Result<(Vec<Staged>, Option<PathBuf>), String>> {
     use rdmagen_outputs::{c_header, json, markdown, systemrdl};
-    let joined = std::thread::scope(|s| {
-        let rtl = targets.rtl.as_ref().map(|(dir, reset)| {
-            s.spawn(move || {
+    let outputs: Vec<(ThreadOutput, Option<PathBuf>)> = std::thread::scope(|s| {
+        let mut threads = Vec::new();
+        if let Some((dir, reset)) = &targets.rtl {
+            threads.push(s.spawn(move || {
                 let csr = rdmagen_csr::Options {
                     reset: *reset,
                     generator: generator(),
@@ -707,20 +730,26 @@ fn map_outputs(
                 // The process ends after writing: freeing a syntax tree of a million nodes
                 // one by one would cost a sixth of the whole run on a 4096-register map.
                 std::mem::forget(module);
-                planned
-            })
-        });
-        let header = targets.header.as_ref().map(|dir| {
-            s.spawn(move || {
+                (planned.stage().map(|f| Ok(vec![f])), None)
+            }));
+        }
+        if let Some(dir) = &targets.header {
+            threads.push(s.spawn(move || {
                 // In pieces: the layout checks are not copied behind the definitions.
-                c_header::generate_parts(m, opts).map(|parts| Planned {
-                    path: dir.join(c_header::file_name(m)),
-                    pieces: parts.into(),
-                })
-            })
-        });
-        let docs = targets.docs.as_ref().map(|dir| {
-            s.spawn(move || {
+                let staged = match c_header::generate_parts(m, opts) {
+                    Ok(parts) => Planned {
+                        path: dir.join(c_header::file_name(m)),
+                        pieces: parts.into(),
+                    }
+                    .stage()
+                    .map(|f| Ok(vec![f])),
+                    Err(clash) => Ok(Err(clash.to_string())),
+                };
+                (staged, None)
+            }));
+        }
+        if let Some(dir) = &targets.docs {
+            threads.push(s.spawn(move || {
                 let doc = markdown::generate(m, opts);
                 let pictures = dir.join(&doc.picture_dir);
                 let mut planned = Vec::with_capacity(doc.pictures.len() + 1);
@@ -733,99 +762,147 @@ fn map_outputs(
                         .into_iter()
                         .map(|(name, svg)| Planned::new(pictures.join(name), svg)),
                 );
-                (planned, pictures)
-            })
-        });
-        let rdl = targets.rdl.as_ref().map(|dir| {
-            s.spawn(move || {
-                Planned::new(
+                (stage_all(planned).map(Ok), Some(pictures))
+            }));
+        }
+        if let Some(dir) = &targets.rdl {
+            threads.push(s.spawn(move || {
+                let planned = Planned::new(
                     dir.join(systemrdl::file_name(m)),
                     systemrdl::generate(m, opts),
-                )
-            })
-        });
-        let json = targets.json.as_ref().map(|dir| {
-            s.spawn(move || {
-                Planned::new(
+                );
+                (planned.stage().map(|f| Ok(vec![f])), None)
+            }));
+        }
+        if let Some(dir) = &targets.json {
+            threads.push(s.spawn(move || {
+                let planned = Planned::new(
                     dir.join(format!("{}.json", m.block)),
                     json::generate(m, opts),
-                )
-            })
-        });
-        let panicked = || anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
-        let mut files = Vec::new();
-        let mut picture_dir = None;
-        let mut clash = None;
-        if let Some(t) = rtl {
-            files.push(t.join().map_err(|_| panicked())?);
+                );
+                (planned.stage().map(|f| Ok(vec![f])), None)
+            }));
         }
-        if let Some(t) = header {
-            match t.join().map_err(|_| panicked())? {
-                Ok(p) => files.push(p),
-                Err(e) => clash = Some(e.to_string()),
-            }
-        }
-        if let Some(t) = docs {
-            let (planned, dir) = t.join().map_err(|_| panicked())?;
-            files.extend(planned);
-            picture_dir = Some(dir);
-        }
-        for t in [rdl, json].into_iter().flatten() {
-            files.push(t.join().map_err(|_| panicked())?);
-        }
-        anyhow::Ok(match clash {
-            Some(message) => Err(message),
-            None => Ok((files, picture_dir)),
-        })
-    })?;
-    Ok(joined)
-}
-
-/// Creates the directories, writes every changed file, and removes `.svg` files in the picture
-/// directories that this run did not produce (a renamed register leaves no stale picture).
-fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
-    let mut dirs: Vec<&Path> = files.iter().filter_map(|f| f.path.parent()).collect();
-    dirs.sort();
-    dirs.dedup();
-    for d in dirs {
-        std::fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
-    }
-    // Files are written from a few threads; which thread writes which file does not matter.
-    // Each file goes to the writer with the least work so far, largest first (work: its bytes
-    // plus a page for the system calls), so the two big files of a NIC-scale map (CSR block and
-    // C header, megabytes each) are not both left to one writer, as consecutive chunks did.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let work = |f: &Planned| f.len() + 4096;
-    let mut largest_first: Vec<&Planned> = files.iter().collect();
-    largest_first.sort_by_key(|f| std::cmp::Reverse(work(f)));
-    let mut parts: Vec<(usize, Vec<&Planned>)> = vec![(0, Vec::new()); threads.min(files.len())];
-    for f in largest_first {
-        if let Some(part) = parts.iter_mut().min_by_key(|(load, _)| *load) {
-            part.0 += work(f);
-            part.1.push(f);
-        }
-    }
-    std::thread::scope(|s| {
-        let workers: Vec<_> = parts
+        threads
             .into_iter()
-            .map(|(_, part)| {
-                s.spawn(move || -> Result<()> {
-                    for f in part {
-                        let pieces: Vec<&str> = f.pieces.iter().map(String::as_str).collect();
-                        write_if_changed(&f.path, &pieces)?;
-                    }
-                    Ok(())
+            .map(|t| {
+                t.join().unwrap_or_else(|_| {
+                    let e = anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
+                    (Err(e), None)
                 })
             })
-            .collect();
-        for w in workers {
-            w.join()
-                .map_err(|_| anyhow::anyhow!("a writer thread failed unexpectedly"))??;
+            .collect()
+    });
+    let mut files = Vec::new();
+    let mut picture_dir = None;
+    let mut clash = None;
+    let mut error = None;
+    for (output, pictures) in outputs {
+        match output {
+            Ok(Ok(staged)) => files.extend(staged),
+            Ok(Err(message)) => clash = Some(message),
+            Err(e) => error = error.or(Some(e)),
         }
-        anyhow::Ok(())
-    })?;
+        picture_dir = picture_dir.or(pictures);
+    }
+    if let Some(e) = error {
+        discard(&files);
+        return Err(e);
+    }
+    Ok(match clash {
+        Some(message) => {
+            discard(&files);
+            Err(message)
+        }
+        None => Ok((files, picture_dir)),
+    })
+}
+
+/// A generated file written beside its destination as `<path>.tmp`, renamed into place by
+/// [`commit`]; `tmp` is `None` when the file already holds exactly this text (left alone, so
+/// build tools do not rebuild).
+struct Staged {
+    path: PathBuf,
+    tmp: Option<PathBuf>,
+}
+
+impl Planned {
+    fn stage(self) -> Result<Staged> {
+        stage(self.path, &self.pieces)
+    }
+}
+
+/// Writes `pieces` one after the other to `<path>.tmp` (creating the directory), unless the file
+/// already holds them.
+fn stage<S: AsRef<str>>(path: PathBuf, pieces: &[S]) -> Result<Staged> {
+    if std::fs::read(&path).is_ok_and(|old| same_text(&old, pieces)) {
+        return Ok(Staged { path, tmp: None });
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    let write = || -> std::io::Result<()> {
+        use std::io::Write;
+        let mut file = std::fs::File::create(&tmp)?;
+        for piece in pieces {
+            file.write_all(piece.as_ref().as_bytes())?;
+        }
+        Ok(())
+    };
+    if let Err(e) = write() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
+    }
+    Ok(Staged {
+        path,
+        tmp: Some(tmp),
+    })
+}
+
+/// One file written at once: staged, then renamed into place (a reader never sees half a file);
+/// an unchanged file is left alone so build tools do not rebuild.
+fn write_if_changed(path: &Path, pieces: &[&str]) -> Result<()> {
+    commit(&[stage(path.to_owned(), pieces)?], &[])
+}
+
+/// Stages every file in order; on an error removes what it had staged.
+fn stage_all(files: Vec<Planned>) -> Result<Vec<Staged>> {
+    let mut staged = Vec::with_capacity(files.len());
+    for f in files {
+        match f.stage() {
+            Ok(s) => staged.push(s),
+            Err(e) => {
+                discard(&staged);
+                return Err(e);
+            }
+        }
+    }
+    Ok(staged)
+}
+
+/// Removes the temporary files of outputs that will not be committed.
+fn discard(staged: &[Staged]) {
+    for tmp in staged.iter().filter_map(|f| f.tmp.as_ref()) {
+        let _ = std::fs::remove_file(tmp);
+    }
+}
+
+/// Renames every staged file into place (a reader never sees half a file), then removes `.svg`
+/// files in the picture directories that this run did not produce (a renamed register leaves no
+/// stale picture).
+fn commit(staged: &[Staged], picture_dirs: &[PathBuf]) -> Result<()> {
+    for (k, f) in staged.iter().enumerate() {
+        let Some(tmp) = &f.tmp else { continue };
+        if let Err(e) = std::fs::rename(tmp, &f.path) {
+            discard(&staged[k..]);
+            return Err(e).with_context(|| format!("cannot write {}", f.path.display()));
+        }
+    }
     let produced: std::collections::HashSet<&Path> =
-        files.iter().map(|f| f.path.as_path()).collect();
+        staged.iter().map(|f| f.path.as_path()).collect();
     for dir in picture_dirs {
         let entries =
             std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
@@ -840,32 +917,11 @@ fn write_all(files: &[Planned], picture_dirs: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Writes `pieces` one after the other through a temporary file and a rename, so a reader never
-/// sees half a file, and leaves an unchanged file alone so build tools do not rebuild.
-fn write_if_changed(path: &Path, pieces: &[&str]) -> Result<()> {
-    if std::fs::read(path).is_ok_and(|old| same_text(&old, pieces)) {
-        return Ok(());
-    }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let write = || -> std::io::Result<()> {
-        use std::io::Write;
-        let mut file = std::fs::File::create(&tmp)?;
-        for piece in pieces {
-            file.write_all(piece.as_bytes())?;
-        }
-        Ok(())
-    };
-    write().with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
 /// Whether `old` is exactly `pieces` one after the other.
-fn same_text(old: &[u8], pieces: &[&str]) -> bool {
+fn same_text<S: AsRef<str>>(old: &[u8], pieces: &[S]) -> bool {
     let mut rest = old;
     for piece in pieces {
+        let piece = piece.as_ref();
         match rest.split_at_checked(piece.len()) {
             Some((head, tail)) if head == piece.as_bytes() => rest = tail,
             _ => return false,
@@ -881,11 +937,11 @@ mod tests {
     #[test]
     fn same_text_compares_the_pieces_joined() {
         assert!(same_text(b"abcdef", &["ab", "", "cde", "f"]));
-        assert!(same_text(b"", &[]));
+        assert!(same_text::<&str>(b"", &[]));
         assert!(same_text(b"", &["", ""]));
         assert!(!same_text(b"abcdef", &["ab", "cde"]));
         assert!(!same_text(b"abcde", &["ab", "cde", "f"]));
         assert!(!same_text(b"abcdef", &["ab", "cdx", "f"]));
-        assert!(!same_text(b"abc", &[]));
+        assert!(!same_text::<&str>(b"abc", &[]));
     }
 }

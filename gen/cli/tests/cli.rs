@@ -258,6 +258,81 @@ fn header_name_clash_fails_with_exit_1_and_writes_nothing() {
     assert!(!dir.join("include").exists());
 }
 
+/// Outputs are written to temporary files as they are generated and renamed into place only
+/// when every map's outputs exist: a header clash in the second map, found after the first
+/// map's files were staged, leaves the old files as they were and no temporary file behind.
+#[test]
+fn all_with_a_header_clash_keeps_old_files_and_leaves_no_temporaries() {
+    let scratch = scratch("all-clash");
+    let dir = scratch.path();
+    let map = dir.join("clash.yaml");
+    std::fs::write(
+        &map,
+        "block: clash\nversion: 1.0.0\nregisters:\n\
+         \x20 - name: port_cfg\n    offset: 0x0\n    fields: [{ name: a, bits: 0, access: rw }]\n\
+         \x20 - name: port\n    offset: 0x10\n    array: { count: 2, stride: 0x4 }\n    registers:\n\
+         \x20     - name: cfg\n        offset: 0x0\n        fields: [{ name: b, bits: 0, access: rw }]\n",
+    )
+    .unwrap();
+    let old = dir.join("out/rtl/example_csr.v");
+    std::fs::create_dir_all(old.parent().unwrap()).unwrap();
+    std::fs::write(&old, "// an earlier run\n").unwrap();
+    let out = rdmagen()
+        .arg("all")
+        .arg(format!("{MAPS}/example.yaml"))
+        .arg(&map)
+        .arg("--rtl")
+        .arg(dir.join("out/rtl"))
+        .arg("--include")
+        .arg(dir.join("out/include"))
+        .arg("--docs")
+        .arg(dir.join("out/docs"))
+        .arg("--export")
+        .arg(dir.join("out/export"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("CLASH_PORT_CFG"));
+    assert_eq!(
+        std::fs::read_to_string(&old).unwrap(),
+        "// an earlier run\n"
+    );
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.join("out")];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    assert_eq!(files, vec![old], "files were left behind");
+}
+
+/// Two maps of one block would overwrite each other's outputs: refused before generating.
+#[test]
+fn all_refuses_two_maps_of_one_block() {
+    let scratch = scratch("all-same-block");
+    let dir = scratch.path();
+    let copy = dir.join("copy.yaml");
+    std::fs::copy(format!("{MAPS}/example.yaml"), &copy).unwrap();
+    let out = rdmagen()
+        .arg("all")
+        .arg(format!("{MAPS}/example.yaml"))
+        .arg(&copy)
+        .arg("--rtl")
+        .arg(dir.join("rtl"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("both describe block `example`"), "{err}");
+    assert!(!dir.join("rtl").exists());
+}
+
 /// `rdmagen sim <block>` runs `rdmagen-sim-<block>`; a block with no simulator is a usage error
 /// that says how to build one.
 #[test]
