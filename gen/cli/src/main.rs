@@ -835,7 +835,7 @@ impl Planned {
 /// Writes `pieces` one after the other to `<path>.tmp` (creating the directory), unless the file
 /// already holds them.
 fn stage<S: AsRef<str>>(path: PathBuf, pieces: &[S]) -> Result<Staged> {
-    if std::fs::read(&path).is_ok_and(|old| same_text(&old, pieces)) {
+    if file_holds(&path, pieces) {
         return Ok(Staged { path, tmp: None });
     }
     if let Some(dir) = path.parent() {
@@ -917,31 +917,63 @@ fn commit(staged: &[Staged], picture_dirs: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Whether `old` is exactly `pieces` one after the other.
-fn same_text<S: AsRef<str>>(old: &[u8], pieces: &[S]) -> bool {
-    let mut rest = old;
+/// Whether the file at `path` holds exactly `pieces` one after the other. Compared through a
+/// small buffer after a length check: reading a NIC-scale output whole would allocate (and
+/// fault in) as much memory again as generating it.
+fn file_holds<S: AsRef<str>>(path: &Path, pieces: &[S]) -> bool {
+    use std::io::Read;
+    let total: usize = pieces.iter().map(|p| p.as_ref().len()).sum();
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if !file
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.len() == total as u64)
+    {
+        return false;
+    }
+    let mut buf = vec![0u8; 64 * 1024];
     for piece in pieces {
-        let piece = piece.as_ref();
-        match rest.split_at_checked(piece.len()) {
-            Some((head, tail)) if head == piece.as_bytes() => rest = tail,
-            _ => return false,
+        let mut rest = piece.as_ref().as_bytes();
+        while !rest.is_empty() {
+            let n = rest.len().min(buf.len());
+            if file.read_exact(&mut buf[..n]).is_err() || buf[..n] != rest[..n] {
+                return false;
+            }
+            rest = &rest[n..];
         }
     }
-    rest.is_empty()
+    // The length matched when opened; the file may have grown since.
+    matches!(file.read(&mut buf[..1]), Ok(0))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::same_text;
+    use super::file_holds;
+
+    /// Whether a file holding `old` holds `pieces` one after the other.
+    fn same_text(old: &[u8], pieces: &[&str]) -> bool {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, old).unwrap();
+        file_holds(&path, pieces)
+    }
 
     #[test]
-    fn same_text_compares_the_pieces_joined() {
+    fn file_holds_compares_the_pieces_joined() {
         assert!(same_text(b"abcdef", &["ab", "", "cde", "f"]));
-        assert!(same_text::<&str>(b"", &[]));
+        assert!(same_text(b"", &[]));
         assert!(same_text(b"", &["", ""]));
         assert!(!same_text(b"abcdef", &["ab", "cde"]));
         assert!(!same_text(b"abcde", &["ab", "cde", "f"]));
         assert!(!same_text(b"abcdef", &["ab", "cdx", "f"]));
-        assert!(!same_text::<&str>(b"abc", &[]));
+        assert!(!same_text(b"abc", &[]));
+        // Longer than the comparison buffer, differing only in the last byte.
+        let big = "x".repeat(200_000);
+        let mut other = big.clone().into_bytes();
+        assert!(same_text(&other, &[&big[..70_000], &big[70_000..]]));
+        *other.last_mut().unwrap() = b'y';
+        assert!(!same_text(&other, &[&big[..70_000], &big[70_000..]]));
+        assert!(!file_holds(std::path::Path::new("/nonexistent/f"), &["a"]));
     }
 }
