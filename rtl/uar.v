@@ -825,8 +825,8 @@ module uar #(
       q_rd_d = q_rd_q + 2'b01;
     end
     q_cnt_d = (q_cnt_q + {2'b00, e1_adv}) - {2'b00, retire};
-    q_full_d = q_cnt_d == 3'b100;
-    q_ne_d = q_cnt_d != 3'b000;
+    q_full_d = q_full_q ? !retire : q_cnt_q == 3'b011 && e1_adv && !retire;
+    q_ne_d = e1_adv || q_cnt_q[2] || q_cnt_q[1] || (q_ne_q && !retire);
     // BlueFlame buffer: claimed at the first beat, freed when drained or dropped
     if (w_take && first_beat && bf_cand) begin
       bf_busy_d = 1'b1;

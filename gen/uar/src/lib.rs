@@ -1479,8 +1479,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             Expr::concat(vec![n(2, 0), id("retire")]),
         ),
     ));
-    c.push(set("q_full_d", Expr::eq(id("q_cnt_d"), n(3, 4))));
-    c.push(set("q_ne_d", ne(id("q_cnt_d"), n(3, 0))));
+    // The next "full" and "not empty" from the count's flops and the two events, not from
+    // q_cnt_d: no adder after the retire decision (QPC answer, head kind, fetch_ready). A full
+    // queue takes no event (e1_adv needs !q_full) and an empty one retires none.
+    c.push(set(
+        "q_full_d",
+        Expr::ternary(
+            id("q_full_q"),
+            not(id("retire")),
+            Expr::all(vec![
+                Expr::eq(id("q_cnt_q"), n(3, 3)),
+                id("e1_adv"),
+                not(id("retire")),
+            ]),
+        ),
+    ));
+    c.push(set(
+        "q_ne_d",
+        Expr::or(
+            Expr::or(
+                id("e1_adv"),
+                Expr::or(id("q_cnt_q").index(Expr::int(2)), id("q_cnt_q").index(Expr::int(1))),
+            ),
+            Expr::and(id("q_ne_q"), not(id("retire"))),
+        ),
+    ));
     c.push(Stmt::Comment(
         "BlueFlame buffer: claimed at the first beat, freed when drained or dropped".into(),
     ));
