@@ -456,16 +456,8 @@ impl<'a> Gen<'a> {
             bit1(false),
             Some("it addresses a register with no readable field".into()),
         );
-        self.reg(
-            "rd_resp",
-            2,
-            Some("response of the decoded read".into()),
-        );
-        self.reg(
-            "rd_data",
-            32,
-            Some("data of the decoded read".into()),
-        );
+        self.reg("rd_resp", 2, Some("response of the decoded read".into()));
+        self.reg("rd_data", 32, Some("data of the decoded read".into()));
         if self.has64 {
             self.state(
                 "wr_lo",
@@ -670,7 +662,10 @@ impl<'a> Gen<'a> {
             if let Item::Group(g) = item {
                 if g.window > g.stride {
                     let ridx = format!("{}_ridx", g.name);
-                    c.push(Stmt::assign(id(format!("{ridx}_d")), id(format!("{ridx}_q"))));
+                    c.push(Stmt::assign(
+                        id(format!("{ridx}_d")),
+                        id(format!("{ridx}_q")),
+                    ));
                 }
             }
         }
@@ -745,8 +740,7 @@ impl<'a> Gen<'a> {
             self.decls.push(V::Decl(
                 Decl::wire("rd_hit", None).comment("the decoded read selects a register"),
             ));
-            self.assigns
-                .push(V::Assign(id("rd_hit"), or_reduce(hits)));
+            self.assigns.push(V::Assign(id("rd_hit"), or_reduce(hits)));
             c.push(Stmt::if_(
                 id("rd_hit"),
                 vec![Stmt::assign(id("rd_resp"), id("RESP_OKAY"))],
@@ -770,7 +764,10 @@ impl<'a> Gen<'a> {
         ));
         c.push(Stmt::assign(
             id("rd_pend_d"),
-            Expr::or(id("rd_en"), Expr::and(id("rd_pend_q"), Expr::lnot(id("rd_adv")))),
+            Expr::or(
+                id("rd_en"),
+                Expr::and(id("rd_pend_q"), Expr::lnot(id("rd_adv"))),
+            ),
         ));
         c.push(Stmt::assign(
             id("rvalid_d"),

@@ -1499,7 +1499,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::or(
             Expr::or(
                 id("e1_adv"),
-                Expr::or(id("q_cnt_q").index(Expr::int(2)), id("q_cnt_q").index(Expr::int(1))),
+                Expr::or(
+                    id("q_cnt_q").index(Expr::int(2)),
+                    id("q_cnt_q").index(Expr::int(1)),
+                ),
             ),
             Expr::and(id("q_ne_q"), not(id("retire"))),
         ),

@@ -800,7 +800,17 @@ mod tests {
         // Accepted with the fourth count; it reads and clears in the next cycle, which counts
         // the fifth.
         let read = Some(0x10);
-        assert_eq!(m.cycle(Bus { read, ..Bus::default() }, &h).1, None);
+        assert_eq!(
+            m.cycle(
+                Bus {
+                    read,
+                    ..Bus::default()
+                },
+                &h
+            )
+            .1,
+            None
+        );
         assert_eq!(m.field_value("pkt_count", "count", 0), Some(4));
         let (_, rd) = m.cycle(Bus::default(), &h);
         assert_eq!(rd, Some((4, OKAY)));
