@@ -881,7 +881,12 @@ module uar_mlx5 #(
     if (retire) begin
       q_rd_d = q_rd_q + 2'b01;
     end
-    q_cnt_d = (q_cnt_q + {2'b00, e1_adv}) - {2'b00, retire};
+    if (e1_adv && !retire) begin
+      q_cnt_d = q_cnt_q + 3'b001;
+    end
+    if (retire && !e1_adv) begin
+      q_cnt_d = q_cnt_q - 3'b001;
+    end
     q_full_d = q_full_q ? !retire : q_cnt_q == 3'b011 && e1_adv && !retire;
     q_ne_d = e1_adv || q_cnt_q[2] || q_cnt_q[1] || (q_ne_q && !retire);
     // BlueFlame buffer: claimed at the first beat, freed when drained or dropped

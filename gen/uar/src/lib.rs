@@ -1472,12 +1472,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("retire"),
         vec![set("q_rd_d", Expr::plus(id("q_rd_q"), n(2, 1)))],
     ));
-    c.push(set(
-        "q_cnt_d",
-        Expr::minus(
-            Expr::plus(id("q_cnt_q"), Expr::concat(vec![n(2, 0), id("e1_adv")])),
-            Expr::concat(vec![n(2, 0), id("retire")]),
-        ),
+    // Count up or down from the count's flops, the events only selecting: no carry chain
+    // after the retire decision.
+    c.push(Stmt::if_(
+        Expr::and(id("e1_adv"), not(id("retire"))),
+        vec![set("q_cnt_d", Expr::plus(id("q_cnt_q"), n(3, 1)))],
+    ));
+    c.push(Stmt::if_(
+        Expr::and(id("retire"), not(id("e1_adv"))),
+        vec![set("q_cnt_d", Expr::minus(id("q_cnt_q"), n(3, 1)))],
     ));
     // The next "full" and "not empty" from the count's flops and the two events, not from
     // q_cnt_d: no adder after the retire decision (QPC answer, head kind, fetch_ready). A full
