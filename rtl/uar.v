@@ -513,7 +513,9 @@ module uar #(
   assign in_bhit = {in_off == 12'h800 && !in_single && in_burst_ok && s_axi_awlen < 8'h20, 1'b0};
   assign in_hh = in_hit[0] | in_hit[1];
   assign in_hwin = in_hit[1] ? 4'b0001 : in_hit[0] ? 4'b0000 : 4'b0000;
-  assign in_bf_cand = in_reason == 3'b000 && csr_ctrl_bf_enable_o && |in_bhit;
+  assign in_bf_cand = csr_ctrl_enable_o && csr_ctrl_bf_enable_o &&
+                      (in_pf || csr_vf_ctrl_enable_o[in_slot]) && !in_outside &&
+                      (in_pf || !in_pf_only) && |in_bhit;
   assign bf_cand = aw_bfc_q;
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];

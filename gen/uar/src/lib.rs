@@ -927,9 +927,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "in_bf_cand",
         1,
+        // in_reason == 0 as a flat AND of its terms, not through the reason's priority
+        // encoding (in_outside covers in_nofunc): the 64:1 VF-enable select feeds one AND.
         Expr::all(vec![
-            Expr::eq(id("in_reason"), n(3, 0)),
+            id("csr_ctrl_enable_o"),
             id("csr_ctrl_bf_enable_o"),
+            Expr::or(id("in_pf"), id("csr_vf_ctrl_enable_o").index(id("in_slot"))),
+            not(id("in_outside")),
+            Expr::or(id("in_pf"), not(id("in_pf_only"))),
             Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
         ]),
         "a whole-WQE burst from a BlueFlame window start",
