@@ -16,7 +16,11 @@
 // DECERR for an address that holds no register. 64-bit registers: reading the low half
 // latches the high half; writing the high half commits both halves (one shared shadow).
 // Field update order per cycle: software write or read effect, then hardware load,
-// clear, set and count; so hardware wins and no event is lost.
+// clear, set and count; so hardware wins and no event is lost. A write takes effect
+// at its AW/W handshake (BVALID the next cycle). A read is decoded at its AR handshake
+// and takes effect (value, clear or set on read, 64-bit latch) in the next cycle in
+// which the R register is free, RVALID following: two cycles after AR when RREADY
+// is high. One decoded read waits while R is full; AR stalls behind it.
 //
 // offset  register                        bits  field        access      reset
 // 0x0000  ctrl                              31  flow_clear   wp          0x0
@@ -251,6 +255,7 @@ module dcqcn_csr (
 
   wire        wr_en;                       // a write is accepted this cycle
   wire        rd_en;                       // a read is accepted this cycle
+  wire        rd_adv;                      // the decoded read moves to R this cycle
   wire [10:0] wr_addr;                     // word-aligned write address
   wire [10:0] rd_addr;                     // word-aligned read address
   wire [31:0] wr_mask;                     // WSTRB as a bit mask
@@ -265,8 +270,12 @@ module dcqcn_csr (
   reg  [31:0] rdata_q;
   reg  [31:0] rdata_d;
   reg  [1:0]  wr_resp;                     // response of the write being accepted
-  reg  [1:0]  rd_resp;                     // response of the read being accepted
-  reg  [31:0] rd_data;                     // data of the read being accepted
+  reg         rd_pend_q;                   // a decoded read waits for the R register
+  reg         rd_pend_d;
+  reg         rd_slverr_q;                 // it addresses a register with no readable field
+  reg         rd_slverr_d;
+  reg  [1:0]  rd_resp;                     // response of the decoded read
+  reg  [31:0] rd_data;                     // data of the decoded read
   reg         ctrl_wsel;
   reg         mode_wsel;
   reg         clk_per_us_wsel;
@@ -292,10 +301,77 @@ module dcqcn_csr (
   reg         cnp_dscp_wsel;
   reg         cnp_802p_prio_wsel;
   reg         rp_flow_sel_wsel;
-  reg         rp_cnps_rsel;
-  reg         rp_rate_cuts_rsel;
-  reg         np_cnps_sent_rsel;
-  reg         shaper_deferrals_rsel;
+  reg         ctrl_rsel_q;
+  reg         ctrl_rsel_d;
+  reg         status_rsel_q;
+  reg         status_rsel_d;
+  reg         mode_rsel_q;
+  reg         mode_rsel_d;
+  reg         clk_per_us_rsel_q;
+  reg         clk_per_us_rsel_d;
+  reg         line_rate_rsel_q;
+  reg         line_rate_rsel_d;
+  reg         shaper_burst_rsel_q;
+  reg         shaper_burst_rsel_d;
+  reg         rpg_time_reset_rsel_q;
+  reg         rpg_time_reset_rsel_d;
+  reg         rpg_byte_reset_rsel_q;
+  reg         rpg_byte_reset_rsel_d;
+  reg         rpg_threshold_rsel_q;
+  reg         rpg_threshold_rsel_d;
+  reg         rpg_max_rate_rsel_q;
+  reg         rpg_max_rate_rsel_d;
+  reg         rpg_ai_rate_rsel_q;
+  reg         rpg_ai_rate_rsel_d;
+  reg         rpg_hai_rate_rsel_q;
+  reg         rpg_hai_rate_rsel_d;
+  reg         rpg_gd_rsel_q;
+  reg         rpg_gd_rsel_d;
+  reg         rpg_min_dec_fac_rsel_q;
+  reg         rpg_min_dec_fac_rsel_d;
+  reg         rpg_min_rate_rsel_q;
+  reg         rpg_min_rate_rsel_d;
+  reg         rate_to_set_on_first_cnp_rsel_q;
+  reg         rate_to_set_on_first_cnp_rsel_d;
+  reg         dce_tcp_g_rsel_q;
+  reg         dce_tcp_g_rsel_d;
+  reg         dce_tcp_rtt_rsel_q;
+  reg         dce_tcp_rtt_rsel_d;
+  reg         rate_reduce_monitor_period_rsel_q;
+  reg         rate_reduce_monitor_period_rsel_d;
+  reg         initial_alpha_value_rsel_q;
+  reg         initial_alpha_value_rsel_d;
+  reg         clamp_tgt_rate_rsel_q;
+  reg         clamp_tgt_rate_rsel_d;
+  reg         clamp_tgt_rate_after_time_inc_rsel_q;
+  reg         clamp_tgt_rate_after_time_inc_rsel_d;
+  reg         min_time_between_cnps_rsel_q;
+  reg         min_time_between_cnps_rsel_d;
+  reg         cnp_dscp_rsel_q;
+  reg         cnp_dscp_rsel_d;
+  reg         cnp_802p_prio_rsel_q;
+  reg         cnp_802p_prio_rsel_d;
+  reg         rp_cnps_rsel_q;
+  reg         rp_cnps_rsel_d;
+  reg         rp_rate_cuts_rsel_q;
+  reg         rp_rate_cuts_rsel_d;
+  reg         np_cnps_sent_rsel_q;
+  reg         np_cnps_sent_rsel_d;
+  reg         shaper_deferrals_rsel_q;
+  reg         shaper_deferrals_rsel_d;
+  reg         rp_flow_sel_rsel_q;
+  reg         rp_flow_sel_rsel_d;
+  reg         rp_rate_rsel_q;
+  reg         rp_rate_rsel_d;
+  reg         rp_target_rsel_q;
+  reg         rp_target_rsel_d;
+  reg         rp_current_rsel_q;
+  reg         rp_current_rsel_d;
+  reg         rp_timer_rsel_q;
+  reg         rp_timer_rsel_d;
+  reg         rp_state_rsel_q;
+  reg         rp_state_rsel_d;
+  wire        rd_hit;                      // the decoded read selects a register
   reg         ctrl_rp_enable_q;
   reg         ctrl_rp_enable_d;
   reg         ctrl_np_enable_q;
@@ -365,7 +441,8 @@ module dcqcn_csr (
   wire        unused_ok;                   // deliberately unused bits (see below)
 
   assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
-  assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
+  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || !rvalid_q || s_axil_rready);
+  assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[10:2], 2'b00};
   assign rd_addr = {s_axil_araddr[10:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
@@ -378,6 +455,17 @@ module dcqcn_csr (
   assign s_axil_rvalid = rvalid_q;
   assign s_axil_rdata = rdata_q;
   assign s_axil_rresp = rresp_q;
+  assign rd_hit = |{ctrl_rsel_q, status_rsel_q, mode_rsel_q, clk_per_us_rsel_q, line_rate_rsel_q,
+                    shaper_burst_rsel_q, rpg_time_reset_rsel_q, rpg_byte_reset_rsel_q,
+                    rpg_threshold_rsel_q, rpg_max_rate_rsel_q, rpg_ai_rate_rsel_q,
+                    rpg_hai_rate_rsel_q, rpg_gd_rsel_q, rpg_min_dec_fac_rsel_q, rpg_min_rate_rsel_q,
+                    rate_to_set_on_first_cnp_rsel_q, dce_tcp_g_rsel_q, dce_tcp_rtt_rsel_q,
+                    rate_reduce_monitor_period_rsel_q, initial_alpha_value_rsel_q,
+                    clamp_tgt_rate_rsel_q, clamp_tgt_rate_after_time_inc_rsel_q,
+                    min_time_between_cnps_rsel_q, cnp_dscp_rsel_q, cnp_802p_prio_rsel_q,
+                    rp_cnps_rsel_q, rp_rate_cuts_rsel_q, np_cnps_sent_rsel_q,
+                    shaper_deferrals_rsel_q, rp_flow_sel_rsel_q, rp_rate_rsel_q, rp_target_rsel_q,
+                    rp_current_rsel_q, rp_timer_rsel_q, rp_state_rsel_q};
   assign ctrl_rp_enable_o = ctrl_rp_enable_q;
   assign ctrl_np_enable_o = ctrl_np_enable_q;
   assign ctrl_flow_clear_o = ctrl_flow_clear_q;
@@ -553,160 +641,172 @@ module dcqcn_csr (
       ADDR_RP_STATE: wr_resp = RESP_SLVERR;
       default: ;
     endcase
-    // Read decode: the response, the data and the 64-bit high-half latch
-    rd_resp = RESP_DECERR;
+    // Read decode, in the accept cycle: a one-hot register select, or SLVERR
+    rd_slverr_d = rd_slverr_q;
+    ctrl_rsel_d = ctrl_rsel_q;
+    status_rsel_d = status_rsel_q;
+    mode_rsel_d = mode_rsel_q;
+    clk_per_us_rsel_d = clk_per_us_rsel_q;
+    line_rate_rsel_d = line_rate_rsel_q;
+    shaper_burst_rsel_d = shaper_burst_rsel_q;
+    rpg_time_reset_rsel_d = rpg_time_reset_rsel_q;
+    rpg_byte_reset_rsel_d = rpg_byte_reset_rsel_q;
+    rpg_threshold_rsel_d = rpg_threshold_rsel_q;
+    rpg_max_rate_rsel_d = rpg_max_rate_rsel_q;
+    rpg_ai_rate_rsel_d = rpg_ai_rate_rsel_q;
+    rpg_hai_rate_rsel_d = rpg_hai_rate_rsel_q;
+    rpg_gd_rsel_d = rpg_gd_rsel_q;
+    rpg_min_dec_fac_rsel_d = rpg_min_dec_fac_rsel_q;
+    rpg_min_rate_rsel_d = rpg_min_rate_rsel_q;
+    rate_to_set_on_first_cnp_rsel_d = rate_to_set_on_first_cnp_rsel_q;
+    dce_tcp_g_rsel_d = dce_tcp_g_rsel_q;
+    dce_tcp_rtt_rsel_d = dce_tcp_rtt_rsel_q;
+    rate_reduce_monitor_period_rsel_d = rate_reduce_monitor_period_rsel_q;
+    initial_alpha_value_rsel_d = initial_alpha_value_rsel_q;
+    clamp_tgt_rate_rsel_d = clamp_tgt_rate_rsel_q;
+    clamp_tgt_rate_after_time_inc_rsel_d = clamp_tgt_rate_after_time_inc_rsel_q;
+    min_time_between_cnps_rsel_d = min_time_between_cnps_rsel_q;
+    cnp_dscp_rsel_d = cnp_dscp_rsel_q;
+    cnp_802p_prio_rsel_d = cnp_802p_prio_rsel_q;
+    rp_cnps_rsel_d = rp_cnps_rsel_q;
+    rp_rate_cuts_rsel_d = rp_rate_cuts_rsel_q;
+    np_cnps_sent_rsel_d = np_cnps_sent_rsel_q;
+    shaper_deferrals_rsel_d = shaper_deferrals_rsel_q;
+    rp_flow_sel_rsel_d = rp_flow_sel_rsel_q;
+    rp_rate_rsel_d = rp_rate_rsel_q;
+    rp_target_rsel_d = rp_target_rsel_q;
+    rp_current_rsel_d = rp_current_rsel_q;
+    rp_timer_rsel_d = rp_timer_rsel_q;
+    rp_state_rsel_d = rp_state_rsel_q;
+    if (rd_en) begin
+      rd_slverr_d = 1'b0;
+      ctrl_rsel_d = 1'b0;
+      status_rsel_d = 1'b0;
+      mode_rsel_d = 1'b0;
+      clk_per_us_rsel_d = 1'b0;
+      line_rate_rsel_d = 1'b0;
+      shaper_burst_rsel_d = 1'b0;
+      rpg_time_reset_rsel_d = 1'b0;
+      rpg_byte_reset_rsel_d = 1'b0;
+      rpg_threshold_rsel_d = 1'b0;
+      rpg_max_rate_rsel_d = 1'b0;
+      rpg_ai_rate_rsel_d = 1'b0;
+      rpg_hai_rate_rsel_d = 1'b0;
+      rpg_gd_rsel_d = 1'b0;
+      rpg_min_dec_fac_rsel_d = 1'b0;
+      rpg_min_rate_rsel_d = 1'b0;
+      rate_to_set_on_first_cnp_rsel_d = 1'b0;
+      dce_tcp_g_rsel_d = 1'b0;
+      dce_tcp_rtt_rsel_d = 1'b0;
+      rate_reduce_monitor_period_rsel_d = 1'b0;
+      initial_alpha_value_rsel_d = 1'b0;
+      clamp_tgt_rate_rsel_d = 1'b0;
+      clamp_tgt_rate_after_time_inc_rsel_d = 1'b0;
+      min_time_between_cnps_rsel_d = 1'b0;
+      cnp_dscp_rsel_d = 1'b0;
+      cnp_802p_prio_rsel_d = 1'b0;
+      rp_cnps_rsel_d = 1'b0;
+      rp_rate_cuts_rsel_d = 1'b0;
+      np_cnps_sent_rsel_d = 1'b0;
+      shaper_deferrals_rsel_d = 1'b0;
+      rp_flow_sel_rsel_d = 1'b0;
+      rp_rate_rsel_d = 1'b0;
+      rp_target_rsel_d = 1'b0;
+      rp_current_rsel_d = 1'b0;
+      rp_timer_rsel_d = 1'b0;
+      rp_state_rsel_d = 1'b0;
+      case (rd_addr)
+        ADDR_CTRL: ctrl_rsel_d = 1'b1;
+        ADDR_STATUS: status_rsel_d = 1'b1;
+        ADDR_MODE: mode_rsel_d = 1'b1;
+        ADDR_CLK_PER_US: clk_per_us_rsel_d = 1'b1;
+        ADDR_LINE_RATE: line_rate_rsel_d = 1'b1;
+        ADDR_SHAPER_BURST: shaper_burst_rsel_d = 1'b1;
+        ADDR_RPG_TIME_RESET: rpg_time_reset_rsel_d = 1'b1;
+        ADDR_RPG_BYTE_RESET: rpg_byte_reset_rsel_d = 1'b1;
+        ADDR_RPG_THRESHOLD: rpg_threshold_rsel_d = 1'b1;
+        ADDR_RPG_MAX_RATE: rpg_max_rate_rsel_d = 1'b1;
+        ADDR_RPG_AI_RATE: rpg_ai_rate_rsel_d = 1'b1;
+        ADDR_RPG_HAI_RATE: rpg_hai_rate_rsel_d = 1'b1;
+        ADDR_RPG_GD: rpg_gd_rsel_d = 1'b1;
+        ADDR_RPG_MIN_DEC_FAC: rpg_min_dec_fac_rsel_d = 1'b1;
+        ADDR_RPG_MIN_RATE: rpg_min_rate_rsel_d = 1'b1;
+        ADDR_RATE_TO_SET_ON_FIRST_CNP: rate_to_set_on_first_cnp_rsel_d = 1'b1;
+        ADDR_DCE_TCP_G: dce_tcp_g_rsel_d = 1'b1;
+        ADDR_DCE_TCP_RTT: dce_tcp_rtt_rsel_d = 1'b1;
+        ADDR_RATE_REDUCE_MONITOR_PERIOD: rate_reduce_monitor_period_rsel_d = 1'b1;
+        ADDR_INITIAL_ALPHA_VALUE: initial_alpha_value_rsel_d = 1'b1;
+        ADDR_CLAMP_TGT_RATE: clamp_tgt_rate_rsel_d = 1'b1;
+        ADDR_CLAMP_TGT_RATE_AFTER_TIME_INC: clamp_tgt_rate_after_time_inc_rsel_d = 1'b1;
+        ADDR_MIN_TIME_BETWEEN_CNPS: min_time_between_cnps_rsel_d = 1'b1;
+        ADDR_CNP_DSCP: cnp_dscp_rsel_d = 1'b1;
+        ADDR_CNP_802P_PRIO: cnp_802p_prio_rsel_d = 1'b1;
+        ADDR_RP_CNPS: rp_cnps_rsel_d = 1'b1;
+        ADDR_RP_RATE_CUTS: rp_rate_cuts_rsel_d = 1'b1;
+        ADDR_NP_CNPS_SENT: np_cnps_sent_rsel_d = 1'b1;
+        ADDR_SHAPER_DEFERRALS: shaper_deferrals_rsel_d = 1'b1;
+        ADDR_RP_FLOW_SEL: rp_flow_sel_rsel_d = 1'b1;
+        ADDR_RP_RATE: rp_rate_rsel_d = 1'b1;
+        ADDR_RP_TARGET: rp_target_rsel_d = 1'b1;
+        ADDR_RP_CURRENT: rp_current_rsel_d = 1'b1;
+        ADDR_RP_TIMER: rp_timer_rsel_d = 1'b1;
+        ADDR_RP_STATE: rp_state_rsel_d = 1'b1;
+        default: ;
+      endcase
+    end
+    // Read data, in the next cycle: an AND-OR of the selected register's value
     rd_data = 32'd0;
-    rp_cnps_rsel = 1'b0;
-    rp_rate_cuts_rsel = 1'b0;
-    np_cnps_sent_rsel = 1'b0;
-    shaper_deferrals_rsel = 1'b0;
-    case (rd_addr)
-      ADDR_CTRL: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {30'd0, ctrl_np_enable_q, ctrl_rp_enable_q};
-      end
-      ADDR_STATUS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {31'd0, status_clear_busy_i};
-      end
-      ADDR_MODE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {31'd0, mode_algorithm_q};
-      end
-      ADDR_CLK_PER_US: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {20'd0, clk_per_us_cycles_q};
-      end
-      ADDR_LINE_RATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {12'd0, line_rate_value_q};
-      end
-      ADDR_SHAPER_BURST: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {8'd0, shaper_burst_value_q};
-      end
-      ADDR_RPG_TIME_RESET: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {15'd0, rpg_time_reset_value_q};
-      end
-      ADDR_RPG_BYTE_RESET: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {8'd0, rpg_byte_reset_value_q};
-      end
-      ADDR_RPG_THRESHOLD: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {27'd0, rpg_threshold_value_q};
-      end
-      ADDR_RPG_MAX_RATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {12'd0, rpg_max_rate_value_q};
-      end
-      ADDR_RPG_AI_RATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {12'd0, rpg_ai_rate_value_q};
-      end
-      ADDR_RPG_HAI_RATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {12'd0, rpg_hai_rate_value_q};
-      end
-      ADDR_RPG_GD: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {28'd0, rpg_gd_value_q};
-      end
-      ADDR_RPG_MIN_DEC_FAC: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {25'd0, rpg_min_dec_fac_value_q};
-      end
-      ADDR_RPG_MIN_RATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {12'd0, rpg_min_rate_value_q};
-      end
-      ADDR_RATE_TO_SET_ON_FIRST_CNP: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {12'd0, rate_to_set_on_first_cnp_value_q};
-      end
-      ADDR_DCE_TCP_G: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {22'd0, dce_tcp_g_value_q};
-      end
-      ADDR_DCE_TCP_RTT: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {15'd0, dce_tcp_rtt_value_q};
-      end
-      ADDR_RATE_REDUCE_MONITOR_PERIOD: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {15'd0, rate_reduce_monitor_period_value_q};
-      end
-      ADDR_INITIAL_ALPHA_VALUE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {22'd0, initial_alpha_value_value_q};
-      end
-      ADDR_CLAMP_TGT_RATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {31'd0, clamp_tgt_rate_enable_q};
-      end
-      ADDR_CLAMP_TGT_RATE_AFTER_TIME_INC: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {31'd0, clamp_tgt_rate_after_time_inc_enable_q};
-      end
-      ADDR_MIN_TIME_BETWEEN_CNPS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {16'd0, min_time_between_cnps_value_q};
-      end
-      ADDR_CNP_DSCP: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {26'd0, cnp_dscp_value_q};
-      end
-      ADDR_CNP_802P_PRIO: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {29'd0, cnp_802p_prio_value_q};
-      end
-      ADDR_RP_CNPS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rp_cnps_count_q;
-        rp_cnps_rsel = 1'b1;
-      end
-      ADDR_RP_RATE_CUTS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rp_rate_cuts_count_q;
-        rp_rate_cuts_rsel = 1'b1;
-      end
-      ADDR_NP_CNPS_SENT: begin
-        rd_resp = RESP_OKAY;
-        rd_data = np_cnps_sent_count_q;
-        np_cnps_sent_rsel = 1'b1;
-      end
-      ADDR_SHAPER_DEFERRALS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = shaper_deferrals_count_q;
-        shaper_deferrals_rsel = 1'b1;
-      end
-      ADDR_RP_FLOW_SEL: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {rp_flow_sel_ready_i, 15'd0, rp_flow_sel_flow_q};
-      end
-      ADDR_RP_RATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rp_rate_rc_i;
-      end
-      ADDR_RP_TARGET: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rp_target_rt_i;
-      end
-      ADDR_RP_CURRENT: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rp_current_alpha_i;
-      end
-      ADDR_RP_TIMER: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {16'd0, rp_timer_timer_count_i};
-      end
-      ADDR_RP_STATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {rp_state_cnp_seen_i, 13'd0, rp_state_stage_i, rp_state_byte_count_i};
-      end
-      default: ;
-    endcase
+    rd_data = rd_data | ({32{ctrl_rsel_q}} & {30'd0, ctrl_np_enable_q, ctrl_rp_enable_q});
+    rd_data = rd_data | ({32{status_rsel_q}} & {31'd0, status_clear_busy_i});
+    rd_data = rd_data | ({32{mode_rsel_q}} & {31'd0, mode_algorithm_q});
+    rd_data = rd_data | ({32{clk_per_us_rsel_q}} & {20'd0, clk_per_us_cycles_q});
+    rd_data = rd_data | ({32{line_rate_rsel_q}} & {12'd0, line_rate_value_q});
+    rd_data = rd_data | ({32{shaper_burst_rsel_q}} & {8'd0, shaper_burst_value_q});
+    rd_data = rd_data | ({32{rpg_time_reset_rsel_q}} & {15'd0, rpg_time_reset_value_q});
+    rd_data = rd_data | ({32{rpg_byte_reset_rsel_q}} & {8'd0, rpg_byte_reset_value_q});
+    rd_data = rd_data | ({32{rpg_threshold_rsel_q}} & {27'd0, rpg_threshold_value_q});
+    rd_data = rd_data | ({32{rpg_max_rate_rsel_q}} & {12'd0, rpg_max_rate_value_q});
+    rd_data = rd_data | ({32{rpg_ai_rate_rsel_q}} & {12'd0, rpg_ai_rate_value_q});
+    rd_data = rd_data | ({32{rpg_hai_rate_rsel_q}} & {12'd0, rpg_hai_rate_value_q});
+    rd_data = rd_data | ({32{rpg_gd_rsel_q}} & {28'd0, rpg_gd_value_q});
+    rd_data = rd_data | ({32{rpg_min_dec_fac_rsel_q}} & {25'd0, rpg_min_dec_fac_value_q});
+    rd_data = rd_data | ({32{rpg_min_rate_rsel_q}} & {12'd0, rpg_min_rate_value_q});
+    rd_data = rd_data |
+              ({32{rate_to_set_on_first_cnp_rsel_q}} & {12'd0, rate_to_set_on_first_cnp_value_q});
+    rd_data = rd_data | ({32{dce_tcp_g_rsel_q}} & {22'd0, dce_tcp_g_value_q});
+    rd_data = rd_data | ({32{dce_tcp_rtt_rsel_q}} & {15'd0, dce_tcp_rtt_value_q});
+    rd_data = rd_data |
+              ({32{rate_reduce_monitor_period_rsel_q}} &
+               {15'd0, rate_reduce_monitor_period_value_q});
+    rd_data = rd_data | ({32{initial_alpha_value_rsel_q}} & {22'd0, initial_alpha_value_value_q});
+    rd_data = rd_data | ({32{clamp_tgt_rate_rsel_q}} & {31'd0, clamp_tgt_rate_enable_q});
+    rd_data = rd_data |
+              ({32{clamp_tgt_rate_after_time_inc_rsel_q}} &
+               {31'd0, clamp_tgt_rate_after_time_inc_enable_q});
+    rd_data = rd_data |
+              ({32{min_time_between_cnps_rsel_q}} & {16'd0, min_time_between_cnps_value_q});
+    rd_data = rd_data | ({32{cnp_dscp_rsel_q}} & {26'd0, cnp_dscp_value_q});
+    rd_data = rd_data | ({32{cnp_802p_prio_rsel_q}} & {29'd0, cnp_802p_prio_value_q});
+    rd_data = rd_data | ({32{rp_cnps_rsel_q}} & rp_cnps_count_q);
+    rd_data = rd_data | ({32{rp_rate_cuts_rsel_q}} & rp_rate_cuts_count_q);
+    rd_data = rd_data | ({32{np_cnps_sent_rsel_q}} & np_cnps_sent_count_q);
+    rd_data = rd_data | ({32{shaper_deferrals_rsel_q}} & shaper_deferrals_count_q);
+    rd_data = rd_data |
+              ({32{rp_flow_sel_rsel_q}} & {rp_flow_sel_ready_i, 15'd0, rp_flow_sel_flow_q});
+    rd_data = rd_data | ({32{rp_rate_rsel_q}} & rp_rate_rc_i);
+    rd_data = rd_data | ({32{rp_target_rsel_q}} & rp_target_rt_i);
+    rd_data = rd_data | ({32{rp_current_rsel_q}} & rp_current_alpha_i);
+    rd_data = rd_data | ({32{rp_timer_rsel_q}} & {16'd0, rp_timer_timer_count_i});
+    rd_data = rd_data |
+              ({32{rp_state_rsel_q}} &
+               {rp_state_cnp_seen_i, 13'd0, rp_state_stage_i, rp_state_byte_count_i});
+    rd_resp = RESP_DECERR;
+    if (rd_slverr_q) begin
+      rd_resp = RESP_SLVERR;
+    end
+    if (rd_hit) begin
+      rd_resp = RESP_OKAY;
+    end
     // Response channels: hold until taken; a new transfer replaces a taken one
     bvalid_d = bvalid_q && !s_axil_bready;
     bresp_d = bresp_q;
@@ -714,10 +814,11 @@ module dcqcn_csr (
       bvalid_d = 1'b1;
       bresp_d = wr_resp;
     end
+    rd_pend_d = rd_en || (rd_pend_q && !rd_adv);
     rvalid_d = rvalid_q && !s_axil_rready;
     rresp_d = rresp_q;
     rdata_d = rdata_q;
-    if (rd_en) begin
+    if (rd_adv) begin
       rvalid_d = 1'b1;
       rresp_d = rd_resp;
       rdata_d = rd_data;
@@ -904,28 +1005,28 @@ module dcqcn_csr (
     end
     // rp_cnps.count [31:0] rc: CNP count; saturates at 0xFFFF_FFFF.
     rp_cnps_count_d = rp_cnps_count_q;
-    if (rd_en && rp_cnps_rsel) begin
+    if (rd_adv && rp_cnps_rsel_q) begin
       rp_cnps_count_d = 32'd0;
     end
     rp_cnps_count_sum = {1'b0, rp_cnps_count_d} + {32'd0, rp_cnps_count_incr_i};
     rp_cnps_count_d = rp_cnps_count_sum[32] ? 32'hffffffff : rp_cnps_count_sum[31:0];
     // rp_rate_cuts.count [31:0] rc: Cut count; saturates at 0xFFFF_FFFF.
     rp_rate_cuts_count_d = rp_rate_cuts_count_q;
-    if (rd_en && rp_rate_cuts_rsel) begin
+    if (rd_adv && rp_rate_cuts_rsel_q) begin
       rp_rate_cuts_count_d = 32'd0;
     end
     rp_rate_cuts_count_sum = {1'b0, rp_rate_cuts_count_d} + {32'd0, rp_rate_cuts_count_incr_i};
     rp_rate_cuts_count_d = rp_rate_cuts_count_sum[32] ? 32'hffffffff : rp_rate_cuts_count_sum[31:0];
     // np_cnps_sent.count [31:0] rc: CNP count; saturates at 0xFFFF_FFFF.
     np_cnps_sent_count_d = np_cnps_sent_count_q;
-    if (rd_en && np_cnps_sent_rsel) begin
+    if (rd_adv && np_cnps_sent_rsel_q) begin
       np_cnps_sent_count_d = 32'd0;
     end
     np_cnps_sent_count_sum = {1'b0, np_cnps_sent_count_d} + {32'd0, np_cnps_sent_count_incr_i};
     np_cnps_sent_count_d = np_cnps_sent_count_sum[32] ? 32'hffffffff : np_cnps_sent_count_sum[31:0];
     // shaper_deferrals.count [31:0] rc: Refusal count; saturates at 0xFFFF_FFFF.
     shaper_deferrals_count_d = shaper_deferrals_count_q;
-    if (rd_en && shaper_deferrals_rsel) begin
+    if (rd_adv && shaper_deferrals_rsel_q) begin
       shaper_deferrals_count_d = 32'd0;
     end
     shaper_deferrals_count_sum = {1'b0, shaper_deferrals_count_d} +
@@ -948,6 +1049,43 @@ module dcqcn_csr (
       rvalid_q <= 1'b0;
       rresp_q <= 2'b00;
       rdata_q <= 32'd0;
+      rd_pend_q <= 1'b0;
+      rd_slverr_q <= 1'b0;
+      ctrl_rsel_q <= 1'b0;
+      status_rsel_q <= 1'b0;
+      mode_rsel_q <= 1'b0;
+      clk_per_us_rsel_q <= 1'b0;
+      line_rate_rsel_q <= 1'b0;
+      shaper_burst_rsel_q <= 1'b0;
+      rpg_time_reset_rsel_q <= 1'b0;
+      rpg_byte_reset_rsel_q <= 1'b0;
+      rpg_threshold_rsel_q <= 1'b0;
+      rpg_max_rate_rsel_q <= 1'b0;
+      rpg_ai_rate_rsel_q <= 1'b0;
+      rpg_hai_rate_rsel_q <= 1'b0;
+      rpg_gd_rsel_q <= 1'b0;
+      rpg_min_dec_fac_rsel_q <= 1'b0;
+      rpg_min_rate_rsel_q <= 1'b0;
+      rate_to_set_on_first_cnp_rsel_q <= 1'b0;
+      dce_tcp_g_rsel_q <= 1'b0;
+      dce_tcp_rtt_rsel_q <= 1'b0;
+      rate_reduce_monitor_period_rsel_q <= 1'b0;
+      initial_alpha_value_rsel_q <= 1'b0;
+      clamp_tgt_rate_rsel_q <= 1'b0;
+      clamp_tgt_rate_after_time_inc_rsel_q <= 1'b0;
+      min_time_between_cnps_rsel_q <= 1'b0;
+      cnp_dscp_rsel_q <= 1'b0;
+      cnp_802p_prio_rsel_q <= 1'b0;
+      rp_cnps_rsel_q <= 1'b0;
+      rp_rate_cuts_rsel_q <= 1'b0;
+      np_cnps_sent_rsel_q <= 1'b0;
+      shaper_deferrals_rsel_q <= 1'b0;
+      rp_flow_sel_rsel_q <= 1'b0;
+      rp_rate_rsel_q <= 1'b0;
+      rp_target_rsel_q <= 1'b0;
+      rp_current_rsel_q <= 1'b0;
+      rp_timer_rsel_q <= 1'b0;
+      rp_state_rsel_q <= 1'b0;
       ctrl_rp_enable_q <= 1'b1;
       ctrl_np_enable_q <= 1'b1;
       ctrl_flow_clear_q <= 1'b0;
@@ -985,6 +1123,43 @@ module dcqcn_csr (
       rvalid_q <= rvalid_d;
       rresp_q <= rresp_d;
       rdata_q <= rdata_d;
+      rd_pend_q <= rd_pend_d;
+      rd_slverr_q <= rd_slverr_d;
+      ctrl_rsel_q <= ctrl_rsel_d;
+      status_rsel_q <= status_rsel_d;
+      mode_rsel_q <= mode_rsel_d;
+      clk_per_us_rsel_q <= clk_per_us_rsel_d;
+      line_rate_rsel_q <= line_rate_rsel_d;
+      shaper_burst_rsel_q <= shaper_burst_rsel_d;
+      rpg_time_reset_rsel_q <= rpg_time_reset_rsel_d;
+      rpg_byte_reset_rsel_q <= rpg_byte_reset_rsel_d;
+      rpg_threshold_rsel_q <= rpg_threshold_rsel_d;
+      rpg_max_rate_rsel_q <= rpg_max_rate_rsel_d;
+      rpg_ai_rate_rsel_q <= rpg_ai_rate_rsel_d;
+      rpg_hai_rate_rsel_q <= rpg_hai_rate_rsel_d;
+      rpg_gd_rsel_q <= rpg_gd_rsel_d;
+      rpg_min_dec_fac_rsel_q <= rpg_min_dec_fac_rsel_d;
+      rpg_min_rate_rsel_q <= rpg_min_rate_rsel_d;
+      rate_to_set_on_first_cnp_rsel_q <= rate_to_set_on_first_cnp_rsel_d;
+      dce_tcp_g_rsel_q <= dce_tcp_g_rsel_d;
+      dce_tcp_rtt_rsel_q <= dce_tcp_rtt_rsel_d;
+      rate_reduce_monitor_period_rsel_q <= rate_reduce_monitor_period_rsel_d;
+      initial_alpha_value_rsel_q <= initial_alpha_value_rsel_d;
+      clamp_tgt_rate_rsel_q <= clamp_tgt_rate_rsel_d;
+      clamp_tgt_rate_after_time_inc_rsel_q <= clamp_tgt_rate_after_time_inc_rsel_d;
+      min_time_between_cnps_rsel_q <= min_time_between_cnps_rsel_d;
+      cnp_dscp_rsel_q <= cnp_dscp_rsel_d;
+      cnp_802p_prio_rsel_q <= cnp_802p_prio_rsel_d;
+      rp_cnps_rsel_q <= rp_cnps_rsel_d;
+      rp_rate_cuts_rsel_q <= rp_rate_cuts_rsel_d;
+      np_cnps_sent_rsel_q <= np_cnps_sent_rsel_d;
+      shaper_deferrals_rsel_q <= shaper_deferrals_rsel_d;
+      rp_flow_sel_rsel_q <= rp_flow_sel_rsel_d;
+      rp_rate_rsel_q <= rp_rate_rsel_d;
+      rp_target_rsel_q <= rp_target_rsel_d;
+      rp_current_rsel_q <= rp_current_rsel_d;
+      rp_timer_rsel_q <= rp_timer_rsel_d;
+      rp_state_rsel_q <= rp_state_rsel_d;
       ctrl_rp_enable_q <= ctrl_rp_enable_d;
       ctrl_np_enable_q <= ctrl_np_enable_d;
       ctrl_flow_clear_q <= ctrl_flow_clear_d;

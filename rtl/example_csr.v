@@ -11,7 +11,11 @@
 // DECERR for an address that holds no register. 64-bit registers: reading the low half
 // latches the high half; writing the high half commits both halves (one shared shadow).
 // Field update order per cycle: software write or read effect, then hardware load,
-// clear, set and count; so hardware wins and no event is lost.
+// clear, set and count; so hardware wins and no event is lost. A write takes effect
+// at its AW/W handshake (BVALID the next cycle). A read is decoded at its AR handshake
+// and takes effect (value, clear or set on read, 64-bit latch) in the next cycle in
+// which the R register is free, RVALID following: two cycles after AR when RREADY
+// is high. One decoded read waits while R is full; AR stalls behind it.
 //
 // offset         register       bits  field       access        reset
 // 0x0000         ctrl             31  soft_reset  wp            0x0
@@ -162,6 +166,7 @@ module example_csr #(
 
   wire                    wr_en;                // a write is accepted this cycle
   wire                    rd_en;                // a read is accepted this cycle
+  wire                    rd_adv;               // the decoded read moves to R this cycle
   wire [8:0]              wr_addr;              // word-aligned write address
   wire [8:0]              rd_addr;              // word-aligned read address
   wire [31:0]             wr_mask;              // WSTRB as a bit mask
@@ -176,8 +181,12 @@ module example_csr #(
   reg  [31:0]             rdata_q;
   reg  [31:0]             rdata_d;
   reg  [1:0]              wr_resp;              // response of the write being accepted
-  reg  [1:0]              rd_resp;              // response of the read being accepted
-  reg  [31:0]             rd_data;              // data of the read being accepted
+  reg                     rd_pend_q;            // a decoded read waits for the R register
+  reg                     rd_pend_d;
+  reg                     rd_slverr_q;          // it addresses a register with no readable field
+  reg                     rd_slverr_d;
+  reg  [1:0]              rd_resp;              // response of the decoded read
+  reg  [31:0]             rd_data;              // data of the decoded read
   reg  [31:0]             wr_lo_q;              // 64-bit write shadow: low-half data
   reg  [31:0]             wr_lo_d;
   reg  [3:0]              wr_lo_strb_q;         // 64-bit write shadow: low-half strobes
@@ -187,8 +196,12 @@ module example_csr #(
   reg  [31:0]             rd_hi_d;
   reg                     wr_lo_store;          // the write addresses the low half of a 64-bit
                                                 // register
-  reg                     rd_latch;             // the read addresses the low half of a 64-bit
+  reg                     rd_latch_q;           // the decoded read is the low half of a 64-bit
                                                 // register
+  reg                     rd_latch_d;
+  reg                     rd_hi_rsel_q;         // the decoded read is the high half: it returns
+                                                // rd_hi_q
+  reg                     rd_hi_rsel_d;
   reg  [31:0]             rd_hi_next;           // high half to latch with it
   wire [63:0]             wr_data64;            // a high-half write commits {data, shadow}
   wire [63:0]             wr_mask64;
@@ -200,14 +213,36 @@ module example_csr #(
   reg                     scratch_wsel;
   reg                     base_addr_wsel;
   reg                     port_cfg_wsel;
-  reg                     pkt_count_rsel;
-  reg                     events_rsel;
+  reg                     ctrl_rsel_q;
+  reg                     ctrl_rsel_d;
+  reg                     status_rsel_q;
+  reg                     status_rsel_d;
+  reg                     int_status_rsel_q;
+  reg                     int_status_rsel_d;
+  reg                     int_en_rsel_q;
+  reg                     int_en_rsel_d;
+  reg                     pkt_count_rsel_q;
+  reg                     pkt_count_rsel_d;
+  reg                     events_rsel_q;
+  reg                     events_rsel_d;
+  reg                     scratch_rsel_q;
+  reg                     scratch_rsel_d;
+  reg                     base_addr_rsel_q;
+  reg                     base_addr_rsel_d;
+  reg                     port_cfg_rsel_q;
+  reg                     port_cfg_rsel_d;
+  reg                     port_link_rsel_q;
+  reg                     port_link_rsel_d;
   wire                    port_wwin;            // write in the port window 0x100..0x180
   wire [31:0]             port_widx;            // element index
   wire [3:0]              port_woff;            // byte offset in the element
   wire                    port_rwin;            // read in the port window 0x100..0x180
   wire [31:0]             port_ridx;            // element index
   wire [3:0]              port_roff;            // byte offset in the element
+  wire [31:0]             port_pidx;            // element index of the decoded read
+  reg  [2:0]              port_ridx_q;
+  reg  [2:0]              port_ridx_d;
+  wire                    rd_hit;               // the decoded read selects a register
   wire [NUM_PORTS*32-1:0] port_cfg_rvalue;
   wire [NUM_PORTS*32-1:0] port_link_rvalue;
   reg                     ctrl_enable_q;
@@ -246,7 +281,8 @@ module example_csr #(
   wire                    unused_ok;            // deliberately unused bits (see below)
 
   assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
-  assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
+  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || !rvalid_q || s_axil_rready);
+  assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[8:2], 2'b00};
   assign rd_addr = {s_axil_araddr[8:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
@@ -269,6 +305,10 @@ module example_csr #(
   assign port_rwin = s_axil_araddr[8:7] == 2'b10;
   assign port_ridx = {29'd0, s_axil_araddr[6:4]};
   assign port_roff = {s_axil_araddr[3:2], 2'b00};
+  assign port_pidx = {29'd0, port_ridx_q};
+  assign rd_hit = |{ctrl_rsel_q, status_rsel_q, int_status_rsel_q, int_en_rsel_q, pkt_count_rsel_q,
+                    events_rsel_q, scratch_rsel_q, base_addr_rsel_q, port_cfg_rsel_q,
+                    port_link_rsel_q, rd_hi_rsel_q};
   assign ctrl_enable_o = ctrl_enable_q;
   assign ctrl_mode_o = ctrl_mode_q;
   assign ctrl_soft_reset_o = ctrl_soft_reset_q;
@@ -349,69 +389,88 @@ module example_csr #(
         default: ;
       endcase
     end
-    // Read decode: the response, the data and the 64-bit high-half latch
-    rd_resp = RESP_DECERR;
-    rd_data = 32'd0;
-    pkt_count_rsel = 1'b0;
-    events_rsel = 1'b0;
-    rd_latch = 1'b0;
-    rd_hi_next = 32'd0;
-    case (rd_addr)
-      ADDR_CTRL: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {28'd0, ctrl_mode_q, ctrl_enable_q};
-      end
-      ADDR_STATUS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {16'd0, status_fifo_level_i, 6'd0, status_link_up_i, status_busy_i};
-      end
-      ADDR_INT_STATUS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {29'd0, int_status_error_q, int_status_tx_done_q, int_status_rx_done_q};
-      end
-      ADDR_INT_EN: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {29'd0, int_en_error_q, int_en_tx_done_q, int_en_rx_done_q};
-      end
-      ADDR_PKT_COUNT: begin
-        rd_resp = RESP_OKAY;
-        rd_data = pkt_count_count_q;
-        pkt_count_rsel = 1'b1;
-      end
-      ADDR_EVENTS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {23'd0, events_lock_q, 6'd0, events_link_seen_q, events_retrain_q};
-        events_rsel = 1'b1;
-      end
-      ADDR_TX_TAIL: rd_resp = RESP_SLVERR;
-      ADDR_SCRATCH: begin
-        rd_resp = RESP_OKAY;
-        rd_data = scratch_value_q;
-      end
-      ADDR_BASE_ADDR: begin
-        rd_resp = RESP_OKAY;
-        rd_data = base_addr_addr_q[31:0];
-        rd_latch = 1'b1;
-        rd_hi_next = base_addr_addr_q[63:32];
-      end
-      ADDR_BASE_ADDR_HI: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rd_hi_q;
-      end
-      default: ;
-    endcase
-    if (port_rwin && port_ridx < NUM_PORTS) begin
-      case (port_roff)
-        OFF_PORT_CFG: begin
-          rd_resp = RESP_OKAY;
-          rd_data = port_cfg_rvalue[port_ridx * 32 +: 32];
+    // Read decode, in the accept cycle: a one-hot register select, or SLVERR
+    rd_slverr_d = rd_slverr_q;
+    ctrl_rsel_d = ctrl_rsel_q;
+    status_rsel_d = status_rsel_q;
+    int_status_rsel_d = int_status_rsel_q;
+    int_en_rsel_d = int_en_rsel_q;
+    pkt_count_rsel_d = pkt_count_rsel_q;
+    events_rsel_d = events_rsel_q;
+    scratch_rsel_d = scratch_rsel_q;
+    base_addr_rsel_d = base_addr_rsel_q;
+    port_cfg_rsel_d = port_cfg_rsel_q;
+    port_link_rsel_d = port_link_rsel_q;
+    rd_latch_d = rd_latch_q;
+    rd_hi_rsel_d = rd_hi_rsel_q;
+    port_ridx_d = port_ridx_q;
+    if (rd_en) begin
+      rd_slverr_d = 1'b0;
+      ctrl_rsel_d = 1'b0;
+      status_rsel_d = 1'b0;
+      int_status_rsel_d = 1'b0;
+      int_en_rsel_d = 1'b0;
+      pkt_count_rsel_d = 1'b0;
+      events_rsel_d = 1'b0;
+      scratch_rsel_d = 1'b0;
+      base_addr_rsel_d = 1'b0;
+      port_cfg_rsel_d = 1'b0;
+      port_link_rsel_d = 1'b0;
+      rd_latch_d = 1'b0;
+      rd_hi_rsel_d = 1'b0;
+      case (rd_addr)
+        ADDR_CTRL: ctrl_rsel_d = 1'b1;
+        ADDR_STATUS: status_rsel_d = 1'b1;
+        ADDR_INT_STATUS: int_status_rsel_d = 1'b1;
+        ADDR_INT_EN: int_en_rsel_d = 1'b1;
+        ADDR_PKT_COUNT: pkt_count_rsel_d = 1'b1;
+        ADDR_EVENTS: events_rsel_d = 1'b1;
+        ADDR_TX_TAIL: rd_slverr_d = 1'b1;
+        ADDR_SCRATCH: scratch_rsel_d = 1'b1;
+        ADDR_BASE_ADDR: begin
+          base_addr_rsel_d = 1'b1;
+          rd_latch_d = 1'b1;
         end
-        OFF_PORT_LINK: begin
-          rd_resp = RESP_OKAY;
-          rd_data = port_link_rvalue[port_ridx * 32 +: 32];
-        end
+        ADDR_BASE_ADDR_HI: rd_hi_rsel_d = 1'b1;
         default: ;
       endcase
+      port_ridx_d = port_ridx[2:0];
+      if (port_rwin && port_ridx < NUM_PORTS) begin
+        case (port_roff)
+          OFF_PORT_CFG: port_cfg_rsel_d = 1'b1;
+          OFF_PORT_LINK: port_link_rsel_d = 1'b1;
+          default: ;
+        endcase
+      end
+    end
+    // Read data, in the next cycle: an AND-OR of the selected register's value
+    rd_data = 32'd0;
+    rd_hi_next = 32'd0;
+    rd_data = rd_data | ({32{ctrl_rsel_q}} & {28'd0, ctrl_mode_q, ctrl_enable_q});
+    rd_data = rd_data |
+              ({32{status_rsel_q}} &
+               {16'd0, status_fifo_level_i, 6'd0, status_link_up_i, status_busy_i});
+    rd_data = rd_data |
+              ({32{int_status_rsel_q}} &
+               {29'd0, int_status_error_q, int_status_tx_done_q, int_status_rx_done_q});
+    rd_data = rd_data |
+              ({32{int_en_rsel_q}} & {29'd0, int_en_error_q, int_en_tx_done_q, int_en_rx_done_q});
+    rd_data = rd_data | ({32{pkt_count_rsel_q}} & pkt_count_count_q);
+    rd_data = rd_data |
+              ({32{events_rsel_q}} &
+               {23'd0, events_lock_q, 6'd0, events_link_seen_q, events_retrain_q});
+    rd_data = rd_data | ({32{scratch_rsel_q}} & scratch_value_q);
+    rd_data = rd_data | ({32{base_addr_rsel_q}} & base_addr_addr_q[31:0]);
+    rd_hi_next = rd_hi_next | ({32{base_addr_rsel_q}} & base_addr_addr_q[63:32]);
+    rd_data = rd_data | ({32{port_cfg_rsel_q}} & port_cfg_rvalue[port_pidx * 32 +: 32]);
+    rd_data = rd_data | ({32{port_link_rsel_q}} & port_link_rvalue[port_pidx * 32 +: 32]);
+    rd_data = rd_data | ({32{rd_hi_rsel_q}} & rd_hi_q);
+    rd_resp = RESP_DECERR;
+    if (rd_slverr_q) begin
+      rd_resp = RESP_SLVERR;
+    end
+    if (rd_hit) begin
+      rd_resp = RESP_OKAY;
     end
     // Response channels: hold until taken; a new transfer replaces a taken one
     bvalid_d = bvalid_q && !s_axil_bready;
@@ -420,10 +479,11 @@ module example_csr #(
       bvalid_d = 1'b1;
       bresp_d = wr_resp;
     end
+    rd_pend_d = rd_en || (rd_pend_q && !rd_adv);
     rvalid_d = rvalid_q && !s_axil_rready;
     rresp_d = rresp_q;
     rdata_d = rdata_q;
-    if (rd_en) begin
+    if (rd_adv) begin
       rvalid_d = 1'b1;
       rresp_d = rd_resp;
       rdata_d = rd_data;
@@ -436,7 +496,7 @@ module example_csr #(
       wr_lo_strb_d = s_axil_wstrb;
     end
     rd_hi_d = rd_hi_q;
-    if (rd_en && rd_latch) begin
+    if (rd_adv && rd_latch_q) begin
       rd_hi_d = rd_hi_next;
     end
     // ctrl.enable [0] rw: Enables the datapath. While 0 the block drops every frame.
@@ -493,7 +553,7 @@ module example_csr #(
     // and clears it; a frame counted in the same cycle as the read is kept (the counter restarts
     // at 1). Saturates at 0xFFFF_FFFF.
     pkt_count_count_d = pkt_count_count_q;
-    if (rd_en && pkt_count_rsel) begin
+    if (rd_adv && pkt_count_rsel_q) begin
       pkt_count_count_d = 32'd0;
     end
     pkt_count_count_sum = {1'b0, pkt_count_count_d} + {32'd0, pkt_count_count_incr_i};
@@ -517,7 +577,7 @@ module example_csr #(
     // means someone else does. The MDIO engine clears the bit when the owner's transaction
     // completes. Writes are ignored.
     events_lock_d = events_lock_q;
-    if (rd_en && events_rsel) begin
+    if (rd_adv && events_rsel_q) begin
       events_lock_d = 1'b1;
     end
     events_lock_d = events_lock_d & ~events_lock_clr_i;
@@ -548,9 +608,24 @@ module example_csr #(
       rvalid_q <= 1'b0;
       rresp_q <= 2'b00;
       rdata_q <= 32'd0;
+      rd_pend_q <= 1'b0;
+      rd_slverr_q <= 1'b0;
       wr_lo_q <= 32'd0;
       wr_lo_strb_q <= 4'b0000;
       rd_hi_q <= 32'd0;
+      rd_latch_q <= 1'b0;
+      rd_hi_rsel_q <= 1'b0;
+      ctrl_rsel_q <= 1'b0;
+      status_rsel_q <= 1'b0;
+      int_status_rsel_q <= 1'b0;
+      int_en_rsel_q <= 1'b0;
+      pkt_count_rsel_q <= 1'b0;
+      events_rsel_q <= 1'b0;
+      scratch_rsel_q <= 1'b0;
+      base_addr_rsel_q <= 1'b0;
+      port_cfg_rsel_q <= 1'b0;
+      port_link_rsel_q <= 1'b0;
+      port_ridx_q <= 3'b000;
       ctrl_enable_q <= 1'b0;
       ctrl_mode_q <= 3'b000;
       ctrl_soft_reset_q <= 1'b0;
@@ -573,9 +648,24 @@ module example_csr #(
       rvalid_q <= rvalid_d;
       rresp_q <= rresp_d;
       rdata_q <= rdata_d;
+      rd_pend_q <= rd_pend_d;
+      rd_slverr_q <= rd_slverr_d;
       wr_lo_q <= wr_lo_d;
       wr_lo_strb_q <= wr_lo_strb_d;
       rd_hi_q <= rd_hi_d;
+      rd_latch_q <= rd_latch_d;
+      rd_hi_rsel_q <= rd_hi_rsel_d;
+      ctrl_rsel_q <= ctrl_rsel_d;
+      status_rsel_q <= status_rsel_d;
+      int_status_rsel_q <= int_status_rsel_d;
+      int_en_rsel_q <= int_en_rsel_d;
+      pkt_count_rsel_q <= pkt_count_rsel_d;
+      events_rsel_q <= events_rsel_d;
+      scratch_rsel_q <= scratch_rsel_d;
+      base_addr_rsel_q <= base_addr_rsel_d;
+      port_cfg_rsel_q <= port_cfg_rsel_d;
+      port_link_rsel_q <= port_link_rsel_d;
+      port_ridx_q <= port_ridx_d;
       ctrl_enable_q <= ctrl_enable_d;
       ctrl_mode_q <= ctrl_mode_d;
       ctrl_soft_reset_q <= ctrl_soft_reset_d;

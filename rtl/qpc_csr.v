@@ -14,7 +14,11 @@
 // DECERR for an address that holds no register. 64-bit registers: reading the low half
 // latches the high half; writing the high half commits both halves (one shared shadow).
 // Field update order per cycle: software write or read effect, then hardware load,
-// clear, set and count; so hardware wins and no event is lost.
+// clear, set and count; so hardware wins and no event is lost. A write takes effect
+// at its AW/W handshake (BVALID the next cycle). A read is decoded at its AR handshake
+// and takes effect (value, clear or set on read, 64-bit latch) in the next cycle in
+// which the R register is free, RVALID following: two cycles after AR when RREADY
+// is high. One decoded read waits while R is full; AR stalls behind it.
 //
 // offset        register               bits  field       access       reset
 // 0x0000        ctrl                      0  clear       wp           0x0
@@ -177,6 +181,7 @@ module qpc_csr (
 
   wire         wr_en;                           // a write is accepted this cycle
   wire         rd_en;                           // a read is accepted this cycle
+  wire         rd_adv;                          // the decoded read moves to R this cycle
   wire [7:0]   wr_addr;                         // word-aligned write address
   wire [7:0]   rd_addr;                         // word-aligned read address
   wire [31:0]  wr_mask;                         // WSTRB as a bit mask
@@ -191,24 +196,56 @@ module qpc_csr (
   reg  [31:0]  rdata_q;
   reg  [31:0]  rdata_d;
   reg  [1:0]   wr_resp;                         // response of the write being accepted
-  reg  [1:0]   rd_resp;                         // response of the read being accepted
-  reg  [31:0]  rd_data;                         // data of the read being accepted
+  reg          rd_pend_q;                       // a decoded read waits for the R register
+  reg          rd_pend_d;
+  reg          rd_slverr_q;                     // it addresses a register with no readable field
+  reg          rd_slverr_d;
+  reg  [1:0]   rd_resp;                         // response of the decoded read
+  reg  [31:0]  rd_data;                         // data of the decoded read
   reg          ctrl_wsel;
   reg          cmd_ctrl_wsel;
   reg          cmd_target_wsel;
   reg          int_status_wsel;
   reg          int_en_wsel;
   reg          mailbox_data_wsel;
-  reg          illegal_transitions_rsel;
-  reg          cmd_errors_rsel;
-  reg          pd_mismatches_rsel;
-  reg          partition_violations_rsel;
-  reg          port_collisions_rsel;
-  reg          rkey_violations_rsel;
+  reg          status_rsel_q;
+  reg          status_rsel_d;
+  reg          geometry_rsel_q;
+  reg          geometry_rsel_d;
+  reg          mkey_geometry_rsel_q;
+  reg          mkey_geometry_rsel_d;
+  reg          cmd_ctrl_rsel_q;
+  reg          cmd_ctrl_rsel_d;
+  reg          cmd_target_rsel_q;
+  reg          cmd_target_rsel_d;
+  reg          cmd_status_rsel_q;
+  reg          cmd_status_rsel_d;
+  reg          int_status_rsel_q;
+  reg          int_status_rsel_d;
+  reg          int_en_rsel_q;
+  reg          int_en_rsel_d;
+  reg          illegal_transitions_rsel_q;
+  reg          illegal_transitions_rsel_d;
+  reg          cmd_errors_rsel_q;
+  reg          cmd_errors_rsel_d;
+  reg          pd_mismatches_rsel_q;
+  reg          pd_mismatches_rsel_d;
+  reg          partition_violations_rsel_q;
+  reg          partition_violations_rsel_d;
+  reg          port_collisions_rsel_q;
+  reg          port_collisions_rsel_d;
+  reg          rkey_violations_rsel_q;
+  reg          rkey_violations_rsel_d;
+  reg          mailbox_data_rsel_q;
+  reg          mailbox_data_rsel_d;
   wire         mailbox_wwin;                    // write in the mailbox window 0x80..0xc0
   wire [31:0]  mailbox_widx;                    // element index
   wire         mailbox_rwin;                    // read in the mailbox window 0x80..0xc0
   wire [31:0]  mailbox_ridx;                    // element index
+  wire [31:0]  mailbox_pidx;                    // element index of the decoded read
+  reg  [3:0]   mailbox_ridx_q;
+  reg  [3:0]   mailbox_ridx_d;
+  wire         rd_hit;                          // the decoded read selects a register
   wire [383:0] mailbox_data_rvalue;
   reg          ctrl_clear_q;
   reg          ctrl_clear_d;
@@ -253,7 +290,8 @@ module qpc_csr (
   wire         unused_ok;                       // deliberately unused bits (see below)
 
   assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
-  assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
+  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || !rvalid_q || s_axil_rready);
+  assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[7:2], 2'b00};
   assign rd_addr = {s_axil_araddr[7:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
@@ -270,6 +308,12 @@ module qpc_csr (
   assign mailbox_widx = {28'd0, s_axil_awaddr[5:2]};
   assign mailbox_rwin = s_axil_araddr[7:6] == 2'b10;
   assign mailbox_ridx = {28'd0, s_axil_araddr[5:2]};
+  assign mailbox_pidx = {28'd0, mailbox_ridx_q};
+  assign rd_hit = |{status_rsel_q, geometry_rsel_q, mkey_geometry_rsel_q, cmd_ctrl_rsel_q,
+                    cmd_target_rsel_q, cmd_status_rsel_q, int_status_rsel_q, int_en_rsel_q,
+                    illegal_transitions_rsel_q, cmd_errors_rsel_q, pd_mismatches_rsel_q,
+                    partition_violations_rsel_q, port_collisions_rsel_q, rkey_violations_rsel_q,
+                    mailbox_data_rsel_q};
   assign ctrl_clear_o = ctrl_clear_q;
   assign cmd_ctrl_opcode_o = cmd_ctrl_opcode_q;
   assign cmd_ctrl_go_o = cmd_ctrl_go_q;
@@ -338,84 +382,91 @@ module qpc_csr (
       wr_resp = RESP_OKAY;
       mailbox_data_wsel = 1'b1;
     end
-    // Read decode: the response, the data and the 64-bit high-half latch
-    rd_resp = RESP_DECERR;
+    // Read decode, in the accept cycle: a one-hot register select, or SLVERR
+    rd_slverr_d = rd_slverr_q;
+    status_rsel_d = status_rsel_q;
+    geometry_rsel_d = geometry_rsel_q;
+    mkey_geometry_rsel_d = mkey_geometry_rsel_q;
+    cmd_ctrl_rsel_d = cmd_ctrl_rsel_q;
+    cmd_target_rsel_d = cmd_target_rsel_q;
+    cmd_status_rsel_d = cmd_status_rsel_q;
+    int_status_rsel_d = int_status_rsel_q;
+    int_en_rsel_d = int_en_rsel_q;
+    illegal_transitions_rsel_d = illegal_transitions_rsel_q;
+    cmd_errors_rsel_d = cmd_errors_rsel_q;
+    pd_mismatches_rsel_d = pd_mismatches_rsel_q;
+    partition_violations_rsel_d = partition_violations_rsel_q;
+    port_collisions_rsel_d = port_collisions_rsel_q;
+    rkey_violations_rsel_d = rkey_violations_rsel_q;
+    mailbox_data_rsel_d = mailbox_data_rsel_q;
+    mailbox_ridx_d = mailbox_ridx_q;
+    if (rd_en) begin
+      rd_slverr_d = 1'b0;
+      status_rsel_d = 1'b0;
+      geometry_rsel_d = 1'b0;
+      mkey_geometry_rsel_d = 1'b0;
+      cmd_ctrl_rsel_d = 1'b0;
+      cmd_target_rsel_d = 1'b0;
+      cmd_status_rsel_d = 1'b0;
+      int_status_rsel_d = 1'b0;
+      int_en_rsel_d = 1'b0;
+      illegal_transitions_rsel_d = 1'b0;
+      cmd_errors_rsel_d = 1'b0;
+      pd_mismatches_rsel_d = 1'b0;
+      partition_violations_rsel_d = 1'b0;
+      port_collisions_rsel_d = 1'b0;
+      rkey_violations_rsel_d = 1'b0;
+      mailbox_data_rsel_d = 1'b0;
+      case (rd_addr)
+        ADDR_CTRL: rd_slverr_d = 1'b1;
+        ADDR_STATUS: status_rsel_d = 1'b1;
+        ADDR_GEOMETRY: geometry_rsel_d = 1'b1;
+        ADDR_MKEY_GEOMETRY: mkey_geometry_rsel_d = 1'b1;
+        ADDR_CMD_CTRL: cmd_ctrl_rsel_d = 1'b1;
+        ADDR_CMD_TARGET: cmd_target_rsel_d = 1'b1;
+        ADDR_CMD_STATUS: cmd_status_rsel_d = 1'b1;
+        ADDR_INT_STATUS: int_status_rsel_d = 1'b1;
+        ADDR_INT_EN: int_en_rsel_d = 1'b1;
+        ADDR_ILLEGAL_TRANSITIONS: illegal_transitions_rsel_d = 1'b1;
+        ADDR_CMD_ERRORS: cmd_errors_rsel_d = 1'b1;
+        ADDR_PD_MISMATCHES: pd_mismatches_rsel_d = 1'b1;
+        ADDR_PARTITION_VIOLATIONS: partition_violations_rsel_d = 1'b1;
+        ADDR_PORT_COLLISIONS: port_collisions_rsel_d = 1'b1;
+        ADDR_RKEY_VIOLATIONS: rkey_violations_rsel_d = 1'b1;
+        default: ;
+      endcase
+      mailbox_ridx_d = mailbox_ridx[3:0];
+      if (mailbox_rwin && mailbox_ridx < 12) begin
+        mailbox_data_rsel_d = 1'b1;
+      end
+    end
+    // Read data, in the next cycle: an AND-OR of the selected register's value
     rd_data = 32'd0;
-    illegal_transitions_rsel = 1'b0;
-    cmd_errors_rsel = 1'b0;
-    pd_mismatches_rsel = 1'b0;
-    partition_violations_rsel = 1'b0;
-    port_collisions_rsel = 1'b0;
-    rkey_violations_rsel = 1'b0;
-    case (rd_addr)
-      ADDR_CTRL: rd_resp = RESP_SLVERR;
-      ADDR_STATUS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {31'd0, status_clear_busy_i};
-      end
-      ADDR_GEOMETRY: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {3'b000, geometry_qps_per_vf_i, 7'd0, geometry_num_vf_i};
-      end
-      ADDR_MKEY_GEOMETRY: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {19'd0, mkey_geometry_num_mkeys_i};
-      end
-      ADDR_CMD_CTRL: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {16'd0, cmd_ctrl_opcode_q};
-      end
-      ADDR_CMD_TARGET: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {cmd_target_vf_q, cmd_target_index_q};
-      end
-      ADDR_CMD_STATUS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {12'd0, cmd_status_prev_state_q, cmd_status_status_q, 7'd0, cmd_status_busy_i};
-      end
-      ADDR_INT_STATUS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {30'd0, int_status_cmd_error_q, int_status_cmd_done_q};
-      end
-      ADDR_INT_EN: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {30'd0, int_en_cmd_error_q, int_en_cmd_done_q};
-      end
-      ADDR_ILLEGAL_TRANSITIONS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = illegal_transitions_count_q;
-        illegal_transitions_rsel = 1'b1;
-      end
-      ADDR_CMD_ERRORS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = cmd_errors_count_q;
-        cmd_errors_rsel = 1'b1;
-      end
-      ADDR_PD_MISMATCHES: begin
-        rd_resp = RESP_OKAY;
-        rd_data = pd_mismatches_count_q;
-        pd_mismatches_rsel = 1'b1;
-      end
-      ADDR_PARTITION_VIOLATIONS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = partition_violations_count_q;
-        partition_violations_rsel = 1'b1;
-      end
-      ADDR_PORT_COLLISIONS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = port_collisions_count_q;
-        port_collisions_rsel = 1'b1;
-      end
-      ADDR_RKEY_VIOLATIONS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rkey_violations_count_q;
-        rkey_violations_rsel = 1'b1;
-      end
-      default: ;
-    endcase
-    if (mailbox_rwin && mailbox_ridx < 12) begin
+    rd_data = rd_data | ({32{status_rsel_q}} & {31'd0, status_clear_busy_i});
+    rd_data = rd_data |
+              ({32{geometry_rsel_q}} & {3'b000, geometry_qps_per_vf_i, 7'd0, geometry_num_vf_i});
+    rd_data = rd_data | ({32{mkey_geometry_rsel_q}} & {19'd0, mkey_geometry_num_mkeys_i});
+    rd_data = rd_data | ({32{cmd_ctrl_rsel_q}} & {16'd0, cmd_ctrl_opcode_q});
+    rd_data = rd_data | ({32{cmd_target_rsel_q}} & {cmd_target_vf_q, cmd_target_index_q});
+    rd_data = rd_data |
+              ({32{cmd_status_rsel_q}} &
+               {12'd0, cmd_status_prev_state_q, cmd_status_status_q, 7'd0, cmd_status_busy_i});
+    rd_data = rd_data |
+              ({32{int_status_rsel_q}} & {30'd0, int_status_cmd_error_q, int_status_cmd_done_q});
+    rd_data = rd_data | ({32{int_en_rsel_q}} & {30'd0, int_en_cmd_error_q, int_en_cmd_done_q});
+    rd_data = rd_data | ({32{illegal_transitions_rsel_q}} & illegal_transitions_count_q);
+    rd_data = rd_data | ({32{cmd_errors_rsel_q}} & cmd_errors_count_q);
+    rd_data = rd_data | ({32{pd_mismatches_rsel_q}} & pd_mismatches_count_q);
+    rd_data = rd_data | ({32{partition_violations_rsel_q}} & partition_violations_count_q);
+    rd_data = rd_data | ({32{port_collisions_rsel_q}} & port_collisions_count_q);
+    rd_data = rd_data | ({32{rkey_violations_rsel_q}} & rkey_violations_count_q);
+    rd_data = rd_data | ({32{mailbox_data_rsel_q}} & mailbox_data_rvalue[mailbox_pidx * 32 +: 32]);
+    rd_resp = RESP_DECERR;
+    if (rd_slverr_q) begin
+      rd_resp = RESP_SLVERR;
+    end
+    if (rd_hit) begin
       rd_resp = RESP_OKAY;
-      rd_data = mailbox_data_rvalue[mailbox_ridx * 32 +: 32];
     end
     // Response channels: hold until taken; a new transfer replaces a taken one
     bvalid_d = bvalid_q && !s_axil_bready;
@@ -424,10 +475,11 @@ module qpc_csr (
       bvalid_d = 1'b1;
       bresp_d = wr_resp;
     end
+    rd_pend_d = rd_en || (rd_pend_q && !rd_adv);
     rvalid_d = rvalid_q && !s_axil_rready;
     rresp_d = rresp_q;
     rdata_d = rdata_q;
-    if (rd_en) begin
+    if (rd_adv) begin
       rvalid_d = 1'b1;
       rresp_d = rd_resp;
       rdata_d = rd_data;
@@ -499,7 +551,7 @@ module qpc_csr (
     end
     // illegal_transitions.count [31:0] rc: Refused transitions; saturates at 0xFFFF_FFFF.
     illegal_transitions_count_d = illegal_transitions_count_q;
-    if (rd_en && illegal_transitions_rsel) begin
+    if (rd_adv && illegal_transitions_rsel_q) begin
       illegal_transitions_count_d = 32'd0;
     end
     illegal_transitions_count_sum = {1'b0, illegal_transitions_count_d} +
@@ -508,14 +560,14 @@ module qpc_csr (
                                   illegal_transitions_count_sum[31:0];
     // cmd_errors.count [31:0] rc: Failed commands; saturates at 0xFFFF_FFFF.
     cmd_errors_count_d = cmd_errors_count_q;
-    if (rd_en && cmd_errors_rsel) begin
+    if (rd_adv && cmd_errors_rsel_q) begin
       cmd_errors_count_d = 32'd0;
     end
     cmd_errors_count_sum = {1'b0, cmd_errors_count_d} + {32'd0, cmd_errors_count_incr_i};
     cmd_errors_count_d = cmd_errors_count_sum[32] ? 32'hffffffff : cmd_errors_count_sum[31:0];
     // pd_mismatches.count [31:0] rc: PD mismatches; saturates at 0xFFFF_FFFF.
     pd_mismatches_count_d = pd_mismatches_count_q;
-    if (rd_en && pd_mismatches_rsel) begin
+    if (rd_adv && pd_mismatches_rsel_q) begin
       pd_mismatches_count_d = 32'd0;
     end
     pd_mismatches_count_sum = {1'b0, pd_mismatches_count_d} + {32'd0, pd_mismatches_count_incr_i};
@@ -523,7 +575,7 @@ module qpc_csr (
                             pd_mismatches_count_sum[31:0];
     // partition_violations.count [31:0] rc: Refused requests; saturates at 0xFFFF_FFFF.
     partition_violations_count_d = partition_violations_count_q;
-    if (rd_en && partition_violations_rsel) begin
+    if (rd_adv && partition_violations_rsel_q) begin
       partition_violations_count_d = 32'd0;
     end
     partition_violations_count_sum = {1'b0, partition_violations_count_d} +
@@ -532,7 +584,7 @@ module qpc_csr (
                                    partition_violations_count_sum[31:0];
     // port_collisions.count [31:0] rc: Same-QP cycles; saturates at 0xFFFF_FFFF.
     port_collisions_count_d = port_collisions_count_q;
-    if (rd_en && port_collisions_rsel) begin
+    if (rd_adv && port_collisions_rsel_q) begin
       port_collisions_count_d = 32'd0;
     end
     port_collisions_count_sum = {1'b0, port_collisions_count_d} +
@@ -541,7 +593,7 @@ module qpc_csr (
                               port_collisions_count_sum[31:0];
     // rkey_violations.count [31:0] rc: Failed R_Key checks; saturates at 0xFFFF_FFFF.
     rkey_violations_count_d = rkey_violations_count_q;
-    if (rd_en && rkey_violations_rsel) begin
+    if (rd_adv && rkey_violations_rsel_q) begin
       rkey_violations_count_d = 32'd0;
     end
     rkey_violations_count_sum = {1'b0, rkey_violations_count_d} +
@@ -557,6 +609,24 @@ module qpc_csr (
       rvalid_q <= 1'b0;
       rresp_q <= 2'b00;
       rdata_q <= 32'd0;
+      rd_pend_q <= 1'b0;
+      rd_slverr_q <= 1'b0;
+      status_rsel_q <= 1'b0;
+      geometry_rsel_q <= 1'b0;
+      mkey_geometry_rsel_q <= 1'b0;
+      cmd_ctrl_rsel_q <= 1'b0;
+      cmd_target_rsel_q <= 1'b0;
+      cmd_status_rsel_q <= 1'b0;
+      int_status_rsel_q <= 1'b0;
+      int_en_rsel_q <= 1'b0;
+      illegal_transitions_rsel_q <= 1'b0;
+      cmd_errors_rsel_q <= 1'b0;
+      pd_mismatches_rsel_q <= 1'b0;
+      partition_violations_rsel_q <= 1'b0;
+      port_collisions_rsel_q <= 1'b0;
+      rkey_violations_rsel_q <= 1'b0;
+      mailbox_data_rsel_q <= 1'b0;
+      mailbox_ridx_q <= 4'b0000;
       ctrl_clear_q <= 1'b0;
       cmd_ctrl_opcode_q <= 16'h0000;
       cmd_ctrl_go_q <= 1'b0;
@@ -580,6 +650,24 @@ module qpc_csr (
       rvalid_q <= rvalid_d;
       rresp_q <= rresp_d;
       rdata_q <= rdata_d;
+      rd_pend_q <= rd_pend_d;
+      rd_slverr_q <= rd_slverr_d;
+      status_rsel_q <= status_rsel_d;
+      geometry_rsel_q <= geometry_rsel_d;
+      mkey_geometry_rsel_q <= mkey_geometry_rsel_d;
+      cmd_ctrl_rsel_q <= cmd_ctrl_rsel_d;
+      cmd_target_rsel_q <= cmd_target_rsel_d;
+      cmd_status_rsel_q <= cmd_status_rsel_d;
+      int_status_rsel_q <= int_status_rsel_d;
+      int_en_rsel_q <= int_en_rsel_d;
+      illegal_transitions_rsel_q <= illegal_transitions_rsel_d;
+      cmd_errors_rsel_q <= cmd_errors_rsel_d;
+      pd_mismatches_rsel_q <= pd_mismatches_rsel_d;
+      partition_violations_rsel_q <= partition_violations_rsel_d;
+      port_collisions_rsel_q <= port_collisions_rsel_d;
+      rkey_violations_rsel_q <= rkey_violations_rsel_d;
+      mailbox_data_rsel_q <= mailbox_data_rsel_d;
+      mailbox_ridx_q <= mailbox_ridx_d;
       ctrl_clear_q <= ctrl_clear_d;
       cmd_ctrl_opcode_q <= cmd_ctrl_opcode_d;
       cmd_ctrl_go_q <= cmd_ctrl_go_d;

@@ -15,7 +15,11 @@
 // DECERR for an address that holds no register. 64-bit registers: reading the low half
 // latches the high half; writing the high half commits both halves (one shared shadow).
 // Field update order per cycle: software write or read effect, then hardware load,
-// clear, set and count; so hardware wins and no event is lost.
+// clear, set and count; so hardware wins and no event is lost. A write takes effect
+// at its AW/W handshake (BVALID the next cycle). A read is decoded at its AR handshake
+// and takes effect (value, clear or set on read, 64-bit latch) in the next cycle in
+// which the R register is free, RVALID following: two cycles after AR when RREADY
+// is high. One decoded read waits while R is full; AR stalls behind it.
 //
 // offset  register                    bits  field          access       reset
 // 0x0000  ctrl                           3  ce_event_en    rw           0x1
@@ -252,6 +256,7 @@ module rx_parser_csr (
 
   wire        wr_en;                                // a write is accepted this cycle
   wire        rd_en;                                // a read is accepted this cycle
+  wire        rd_adv;                               // the decoded read moves to R this cycle
   wire [8:0]  wr_addr;                              // word-aligned write address
   wire [8:0]  rd_addr;                              // word-aligned read address
   wire [31:0] wr_mask;                              // WSTRB as a bit mask
@@ -266,8 +271,13 @@ module rx_parser_csr (
   reg  [31:0] rdata_q;
   reg  [31:0] rdata_d;
   reg  [1:0]  wr_resp;                              // response of the write being accepted
-  reg  [1:0]  rd_resp;                              // response of the read being accepted
-  reg  [31:0] rd_data;                              // data of the read being accepted
+  reg         rd_pend_q;                            // a decoded read waits for the R register
+  reg         rd_pend_d;
+  reg         rd_slverr_q;                          // it addresses a register with no readable
+                                                    // field
+  reg         rd_slverr_d;
+  reg  [1:0]  rd_resp;                              // response of the decoded read
+  reg  [31:0] rd_data;                              // data of the decoded read
   reg  [31:0] wr_lo_q;                              // 64-bit write shadow: low-half data
   reg  [31:0] wr_lo_d;
   reg  [3:0]  wr_lo_strb_q;                         // 64-bit write shadow: low-half strobes
@@ -277,8 +287,12 @@ module rx_parser_csr (
   reg  [31:0] rd_hi_d;
   reg         wr_lo_store;                          // the write addresses the low half of a 64-bit
                                                     // register
-  reg         rd_latch;                             // the read addresses the low half of a 64-bit
+  reg         rd_latch_q;                           // the decoded read is the low half of a 64-bit
                                                     // register
+  reg         rd_latch_d;
+  reg         rd_hi_rsel_q;                         // the decoded read is the high half: it returns
+                                                    // rd_hi_q
+  reg         rd_hi_rsel_d;
   reg  [31:0] rd_hi_next;                           // high half to latch with it
   wire [63:0] wr_data64;                            // a high-half write commits {data, shadow}
   wire [63:0] wr_mask64;
@@ -286,28 +300,63 @@ module rx_parser_csr (
   reg         udp_dport_wsel;
   reg         p_key_wsel;
   reg         min_time_between_cnps_wsel;
-  reg         frames_seen_rsel;
-  reg         verdict_accept_rsel;
-  reg         verdict_duplicate_rsel;
-  reg         verdict_nak_psn_seq_rsel;
-  reg         verdict_nak_remote_access_rsel;
-  reg         drop_not_roce_rsel;
-  reg         drop_bad_fcs_rsel;
-  reg         drop_bad_ip_checksum_rsel;
-  reg         drop_fragment_rsel;
-  reg         drop_bad_icrc_rsel;
-  reg         drop_tver_rsel;
-  reg         drop_p_key_rsel;
-  reg         drop_qpn0_rsel;
-  reg         drop_unknown_qp_rsel;
-  reg         drop_wrong_vf_rsel;
-  reg         drop_state_rsel;
-  reg         drop_transport_mismatch_rsel;
-  reg         drop_truncated_rsel;
-  reg         drop_psn_seq_rsel;
-  reg         drop_bad_opcode_rsel;
-  reg         event_cnp_received_rsel;
-  reg         event_ce_marked_rsel;
+  reg         ctrl_rsel_q;
+  reg         ctrl_rsel_d;
+  reg         udp_dport_rsel_q;
+  reg         udp_dport_rsel_d;
+  reg         p_key_rsel_q;
+  reg         p_key_rsel_d;
+  reg         min_time_between_cnps_rsel_q;
+  reg         min_time_between_cnps_rsel_d;
+  reg         last_drop_rsel_q;
+  reg         last_drop_rsel_d;
+  reg         last_drop_qpn_rsel_q;
+  reg         last_drop_qpn_rsel_d;
+  reg         frames_seen_rsel_q;
+  reg         frames_seen_rsel_d;
+  reg         verdict_accept_rsel_q;
+  reg         verdict_accept_rsel_d;
+  reg         verdict_duplicate_rsel_q;
+  reg         verdict_duplicate_rsel_d;
+  reg         verdict_nak_psn_seq_rsel_q;
+  reg         verdict_nak_psn_seq_rsel_d;
+  reg         verdict_nak_remote_access_rsel_q;
+  reg         verdict_nak_remote_access_rsel_d;
+  reg         drop_not_roce_rsel_q;
+  reg         drop_not_roce_rsel_d;
+  reg         drop_bad_fcs_rsel_q;
+  reg         drop_bad_fcs_rsel_d;
+  reg         drop_bad_ip_checksum_rsel_q;
+  reg         drop_bad_ip_checksum_rsel_d;
+  reg         drop_fragment_rsel_q;
+  reg         drop_fragment_rsel_d;
+  reg         drop_bad_icrc_rsel_q;
+  reg         drop_bad_icrc_rsel_d;
+  reg         drop_tver_rsel_q;
+  reg         drop_tver_rsel_d;
+  reg         drop_p_key_rsel_q;
+  reg         drop_p_key_rsel_d;
+  reg         drop_qpn0_rsel_q;
+  reg         drop_qpn0_rsel_d;
+  reg         drop_unknown_qp_rsel_q;
+  reg         drop_unknown_qp_rsel_d;
+  reg         drop_wrong_vf_rsel_q;
+  reg         drop_wrong_vf_rsel_d;
+  reg         drop_state_rsel_q;
+  reg         drop_state_rsel_d;
+  reg         drop_transport_mismatch_rsel_q;
+  reg         drop_transport_mismatch_rsel_d;
+  reg         drop_truncated_rsel_q;
+  reg         drop_truncated_rsel_d;
+  reg         drop_psn_seq_rsel_q;
+  reg         drop_psn_seq_rsel_d;
+  reg         drop_bad_opcode_rsel_q;
+  reg         drop_bad_opcode_rsel_d;
+  reg         event_cnp_received_rsel_q;
+  reg         event_cnp_received_rsel_d;
+  reg         event_ce_marked_rsel_q;
+  reg         event_ce_marked_rsel_d;
+  wire        rd_hit;                               // the decoded read selects a register
   reg         ctrl_icrc_check_en_q;
   reg         ctrl_icrc_check_en_d;
   reg         ctrl_ipv6_en_q;
@@ -399,7 +448,8 @@ module rx_parser_csr (
   wire        unused_ok;                            // deliberately unused bits (see below)
 
   assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
-  assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
+  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || !rvalid_q || s_axil_rready);
+  assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[8:2], 2'b00};
   assign rd_addr = {s_axil_araddr[8:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
@@ -416,6 +466,15 @@ module rx_parser_csr (
   assign s_axil_rvalid = rvalid_q;
   assign s_axil_rdata = rdata_q;
   assign s_axil_rresp = rresp_q;
+  assign rd_hit = |{ctrl_rsel_q, udp_dport_rsel_q, p_key_rsel_q, min_time_between_cnps_rsel_q,
+                    last_drop_rsel_q, last_drop_qpn_rsel_q, frames_seen_rsel_q,
+                    verdict_accept_rsel_q, verdict_duplicate_rsel_q, verdict_nak_psn_seq_rsel_q,
+                    verdict_nak_remote_access_rsel_q, drop_not_roce_rsel_q, drop_bad_fcs_rsel_q,
+                    drop_bad_ip_checksum_rsel_q, drop_fragment_rsel_q, drop_bad_icrc_rsel_q,
+                    drop_tver_rsel_q, drop_p_key_rsel_q, drop_qpn0_rsel_q, drop_unknown_qp_rsel_q,
+                    drop_wrong_vf_rsel_q, drop_state_rsel_q, drop_transport_mismatch_rsel_q,
+                    drop_truncated_rsel_q, drop_psn_seq_rsel_q, drop_bad_opcode_rsel_q,
+                    event_cnp_received_rsel_q, event_ce_marked_rsel_q, rd_hi_rsel_q};
   assign ctrl_icrc_check_en_o = ctrl_icrc_check_en_q;
   assign ctrl_ipv6_en_o = ctrl_ipv6_en_q;
   assign ctrl_cnp_event_en_o = ctrl_cnp_event_en_q;
@@ -505,183 +564,158 @@ module rx_parser_csr (
       ADDR_EVENT_CE_MARKED: wr_resp = RESP_SLVERR;
       default: ;
     endcase
-    // Read decode: the response, the data and the 64-bit high-half latch
-    rd_resp = RESP_DECERR;
+    // Read decode, in the accept cycle: a one-hot register select, or SLVERR
+    rd_slverr_d = rd_slverr_q;
+    ctrl_rsel_d = ctrl_rsel_q;
+    udp_dport_rsel_d = udp_dport_rsel_q;
+    p_key_rsel_d = p_key_rsel_q;
+    min_time_between_cnps_rsel_d = min_time_between_cnps_rsel_q;
+    last_drop_rsel_d = last_drop_rsel_q;
+    last_drop_qpn_rsel_d = last_drop_qpn_rsel_q;
+    frames_seen_rsel_d = frames_seen_rsel_q;
+    verdict_accept_rsel_d = verdict_accept_rsel_q;
+    verdict_duplicate_rsel_d = verdict_duplicate_rsel_q;
+    verdict_nak_psn_seq_rsel_d = verdict_nak_psn_seq_rsel_q;
+    verdict_nak_remote_access_rsel_d = verdict_nak_remote_access_rsel_q;
+    drop_not_roce_rsel_d = drop_not_roce_rsel_q;
+    drop_bad_fcs_rsel_d = drop_bad_fcs_rsel_q;
+    drop_bad_ip_checksum_rsel_d = drop_bad_ip_checksum_rsel_q;
+    drop_fragment_rsel_d = drop_fragment_rsel_q;
+    drop_bad_icrc_rsel_d = drop_bad_icrc_rsel_q;
+    drop_tver_rsel_d = drop_tver_rsel_q;
+    drop_p_key_rsel_d = drop_p_key_rsel_q;
+    drop_qpn0_rsel_d = drop_qpn0_rsel_q;
+    drop_unknown_qp_rsel_d = drop_unknown_qp_rsel_q;
+    drop_wrong_vf_rsel_d = drop_wrong_vf_rsel_q;
+    drop_state_rsel_d = drop_state_rsel_q;
+    drop_transport_mismatch_rsel_d = drop_transport_mismatch_rsel_q;
+    drop_truncated_rsel_d = drop_truncated_rsel_q;
+    drop_psn_seq_rsel_d = drop_psn_seq_rsel_q;
+    drop_bad_opcode_rsel_d = drop_bad_opcode_rsel_q;
+    event_cnp_received_rsel_d = event_cnp_received_rsel_q;
+    event_ce_marked_rsel_d = event_ce_marked_rsel_q;
+    rd_latch_d = rd_latch_q;
+    rd_hi_rsel_d = rd_hi_rsel_q;
+    if (rd_en) begin
+      rd_slverr_d = 1'b0;
+      ctrl_rsel_d = 1'b0;
+      udp_dport_rsel_d = 1'b0;
+      p_key_rsel_d = 1'b0;
+      min_time_between_cnps_rsel_d = 1'b0;
+      last_drop_rsel_d = 1'b0;
+      last_drop_qpn_rsel_d = 1'b0;
+      frames_seen_rsel_d = 1'b0;
+      verdict_accept_rsel_d = 1'b0;
+      verdict_duplicate_rsel_d = 1'b0;
+      verdict_nak_psn_seq_rsel_d = 1'b0;
+      verdict_nak_remote_access_rsel_d = 1'b0;
+      drop_not_roce_rsel_d = 1'b0;
+      drop_bad_fcs_rsel_d = 1'b0;
+      drop_bad_ip_checksum_rsel_d = 1'b0;
+      drop_fragment_rsel_d = 1'b0;
+      drop_bad_icrc_rsel_d = 1'b0;
+      drop_tver_rsel_d = 1'b0;
+      drop_p_key_rsel_d = 1'b0;
+      drop_qpn0_rsel_d = 1'b0;
+      drop_unknown_qp_rsel_d = 1'b0;
+      drop_wrong_vf_rsel_d = 1'b0;
+      drop_state_rsel_d = 1'b0;
+      drop_transport_mismatch_rsel_d = 1'b0;
+      drop_truncated_rsel_d = 1'b0;
+      drop_psn_seq_rsel_d = 1'b0;
+      drop_bad_opcode_rsel_d = 1'b0;
+      event_cnp_received_rsel_d = 1'b0;
+      event_ce_marked_rsel_d = 1'b0;
+      rd_latch_d = 1'b0;
+      rd_hi_rsel_d = 1'b0;
+      case (rd_addr)
+        ADDR_CTRL: ctrl_rsel_d = 1'b1;
+        ADDR_UDP_DPORT: udp_dport_rsel_d = 1'b1;
+        ADDR_P_KEY: p_key_rsel_d = 1'b1;
+        ADDR_MIN_TIME_BETWEEN_CNPS: min_time_between_cnps_rsel_d = 1'b1;
+        ADDR_LAST_DROP: last_drop_rsel_d = 1'b1;
+        ADDR_LAST_DROP_QPN: last_drop_qpn_rsel_d = 1'b1;
+        ADDR_FRAMES_SEEN: begin
+          frames_seen_rsel_d = 1'b1;
+          rd_latch_d = 1'b1;
+        end
+        ADDR_FRAMES_SEEN_HI: rd_hi_rsel_d = 1'b1;
+        ADDR_VERDICT_ACCEPT: begin
+          verdict_accept_rsel_d = 1'b1;
+          rd_latch_d = 1'b1;
+        end
+        ADDR_VERDICT_ACCEPT_HI: rd_hi_rsel_d = 1'b1;
+        ADDR_VERDICT_DUPLICATE: verdict_duplicate_rsel_d = 1'b1;
+        ADDR_VERDICT_NAK_PSN_SEQ: verdict_nak_psn_seq_rsel_d = 1'b1;
+        ADDR_VERDICT_NAK_REMOTE_ACCESS: verdict_nak_remote_access_rsel_d = 1'b1;
+        ADDR_DROP_NOT_ROCE: drop_not_roce_rsel_d = 1'b1;
+        ADDR_DROP_BAD_FCS: drop_bad_fcs_rsel_d = 1'b1;
+        ADDR_DROP_BAD_IP_CHECKSUM: drop_bad_ip_checksum_rsel_d = 1'b1;
+        ADDR_DROP_FRAGMENT: drop_fragment_rsel_d = 1'b1;
+        ADDR_DROP_BAD_ICRC: drop_bad_icrc_rsel_d = 1'b1;
+        ADDR_DROP_TVER: drop_tver_rsel_d = 1'b1;
+        ADDR_DROP_P_KEY: drop_p_key_rsel_d = 1'b1;
+        ADDR_DROP_QPN0: drop_qpn0_rsel_d = 1'b1;
+        ADDR_DROP_UNKNOWN_QP: drop_unknown_qp_rsel_d = 1'b1;
+        ADDR_DROP_WRONG_VF: drop_wrong_vf_rsel_d = 1'b1;
+        ADDR_DROP_STATE: drop_state_rsel_d = 1'b1;
+        ADDR_DROP_TRANSPORT_MISMATCH: drop_transport_mismatch_rsel_d = 1'b1;
+        ADDR_DROP_TRUNCATED: drop_truncated_rsel_d = 1'b1;
+        ADDR_DROP_PSN_SEQ: drop_psn_seq_rsel_d = 1'b1;
+        ADDR_DROP_BAD_OPCODE: drop_bad_opcode_rsel_d = 1'b1;
+        ADDR_EVENT_CNP_RECEIVED: event_cnp_received_rsel_d = 1'b1;
+        ADDR_EVENT_CE_MARKED: event_ce_marked_rsel_d = 1'b1;
+        default: ;
+      endcase
+    end
+    // Read data, in the next cycle: an AND-OR of the selected register's value
     rd_data = 32'd0;
-    frames_seen_rsel = 1'b0;
-    verdict_accept_rsel = 1'b0;
-    verdict_duplicate_rsel = 1'b0;
-    verdict_nak_psn_seq_rsel = 1'b0;
-    verdict_nak_remote_access_rsel = 1'b0;
-    drop_not_roce_rsel = 1'b0;
-    drop_bad_fcs_rsel = 1'b0;
-    drop_bad_ip_checksum_rsel = 1'b0;
-    drop_fragment_rsel = 1'b0;
-    drop_bad_icrc_rsel = 1'b0;
-    drop_tver_rsel = 1'b0;
-    drop_p_key_rsel = 1'b0;
-    drop_qpn0_rsel = 1'b0;
-    drop_unknown_qp_rsel = 1'b0;
-    drop_wrong_vf_rsel = 1'b0;
-    drop_state_rsel = 1'b0;
-    drop_transport_mismatch_rsel = 1'b0;
-    drop_truncated_rsel = 1'b0;
-    drop_psn_seq_rsel = 1'b0;
-    drop_bad_opcode_rsel = 1'b0;
-    event_cnp_received_rsel = 1'b0;
-    event_ce_marked_rsel = 1'b0;
-    rd_latch = 1'b0;
     rd_hi_next = 32'd0;
-    case (rd_addr)
-      ADDR_CTRL: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {28'd0, ctrl_ce_event_en_q, ctrl_cnp_event_en_q, ctrl_ipv6_en_q,
-                   ctrl_icrc_check_en_q};
-      end
-      ADDR_UDP_DPORT: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {16'd0, udp_dport_value_q};
-      end
-      ADDR_P_KEY: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {16'd0, p_key_value_q};
-      end
-      ADDR_MIN_TIME_BETWEEN_CNPS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {16'd0, min_time_between_cnps_value_q};
-      end
-      ADDR_LAST_DROP: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {8'd0, last_drop_opcode_q, last_drop_vf_q, 3'b000, last_drop_reason_q};
-      end
-      ADDR_LAST_DROP_QPN: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {8'd0, last_drop_qpn_qpn_q};
-      end
-      ADDR_FRAMES_SEEN: begin
-        rd_resp = RESP_OKAY;
-        rd_data = frames_seen_count_q[31:0];
-        frames_seen_rsel = 1'b1;
-        rd_latch = 1'b1;
-        rd_hi_next = frames_seen_count_q[63:32];
-      end
-      ADDR_FRAMES_SEEN_HI: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rd_hi_q;
-      end
-      ADDR_VERDICT_ACCEPT: begin
-        rd_resp = RESP_OKAY;
-        rd_data = verdict_accept_count_q[31:0];
-        verdict_accept_rsel = 1'b1;
-        rd_latch = 1'b1;
-        rd_hi_next = verdict_accept_count_q[63:32];
-      end
-      ADDR_VERDICT_ACCEPT_HI: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rd_hi_q;
-      end
-      ADDR_VERDICT_DUPLICATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = verdict_duplicate_count_q;
-        verdict_duplicate_rsel = 1'b1;
-      end
-      ADDR_VERDICT_NAK_PSN_SEQ: begin
-        rd_resp = RESP_OKAY;
-        rd_data = verdict_nak_psn_seq_count_q;
-        verdict_nak_psn_seq_rsel = 1'b1;
-      end
-      ADDR_VERDICT_NAK_REMOTE_ACCESS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = verdict_nak_remote_access_count_q;
-        verdict_nak_remote_access_rsel = 1'b1;
-      end
-      ADDR_DROP_NOT_ROCE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_not_roce_count_q;
-        drop_not_roce_rsel = 1'b1;
-      end
-      ADDR_DROP_BAD_FCS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_bad_fcs_count_q;
-        drop_bad_fcs_rsel = 1'b1;
-      end
-      ADDR_DROP_BAD_IP_CHECKSUM: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_bad_ip_checksum_count_q;
-        drop_bad_ip_checksum_rsel = 1'b1;
-      end
-      ADDR_DROP_FRAGMENT: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_fragment_count_q;
-        drop_fragment_rsel = 1'b1;
-      end
-      ADDR_DROP_BAD_ICRC: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_bad_icrc_count_q;
-        drop_bad_icrc_rsel = 1'b1;
-      end
-      ADDR_DROP_TVER: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_tver_count_q;
-        drop_tver_rsel = 1'b1;
-      end
-      ADDR_DROP_P_KEY: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_p_key_count_q;
-        drop_p_key_rsel = 1'b1;
-      end
-      ADDR_DROP_QPN0: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_qpn0_count_q;
-        drop_qpn0_rsel = 1'b1;
-      end
-      ADDR_DROP_UNKNOWN_QP: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_unknown_qp_count_q;
-        drop_unknown_qp_rsel = 1'b1;
-      end
-      ADDR_DROP_WRONG_VF: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_wrong_vf_count_q;
-        drop_wrong_vf_rsel = 1'b1;
-      end
-      ADDR_DROP_STATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_state_count_q;
-        drop_state_rsel = 1'b1;
-      end
-      ADDR_DROP_TRANSPORT_MISMATCH: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_transport_mismatch_count_q;
-        drop_transport_mismatch_rsel = 1'b1;
-      end
-      ADDR_DROP_TRUNCATED: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_truncated_count_q;
-        drop_truncated_rsel = 1'b1;
-      end
-      ADDR_DROP_PSN_SEQ: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_psn_seq_count_q;
-        drop_psn_seq_rsel = 1'b1;
-      end
-      ADDR_DROP_BAD_OPCODE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_bad_opcode_count_q;
-        drop_bad_opcode_rsel = 1'b1;
-      end
-      ADDR_EVENT_CNP_RECEIVED: begin
-        rd_resp = RESP_OKAY;
-        rd_data = event_cnp_received_count_q;
-        event_cnp_received_rsel = 1'b1;
-      end
-      ADDR_EVENT_CE_MARKED: begin
-        rd_resp = RESP_OKAY;
-        rd_data = event_ce_marked_count_q;
-        event_ce_marked_rsel = 1'b1;
-      end
-      default: ;
-    endcase
+    rd_data = rd_data |
+              ({32{ctrl_rsel_q}} &
+               {28'd0, ctrl_ce_event_en_q, ctrl_cnp_event_en_q, ctrl_ipv6_en_q,
+                ctrl_icrc_check_en_q});
+    rd_data = rd_data | ({32{udp_dport_rsel_q}} & {16'd0, udp_dport_value_q});
+    rd_data = rd_data | ({32{p_key_rsel_q}} & {16'd0, p_key_value_q});
+    rd_data = rd_data |
+              ({32{min_time_between_cnps_rsel_q}} & {16'd0, min_time_between_cnps_value_q});
+    rd_data = rd_data |
+              ({32{last_drop_rsel_q}} &
+               {8'd0, last_drop_opcode_q, last_drop_vf_q, 3'b000, last_drop_reason_q});
+    rd_data = rd_data | ({32{last_drop_qpn_rsel_q}} & {8'd0, last_drop_qpn_qpn_q});
+    rd_data = rd_data | ({32{frames_seen_rsel_q}} & frames_seen_count_q[31:0]);
+    rd_hi_next = rd_hi_next | ({32{frames_seen_rsel_q}} & frames_seen_count_q[63:32]);
+    rd_data = rd_data | ({32{verdict_accept_rsel_q}} & verdict_accept_count_q[31:0]);
+    rd_hi_next = rd_hi_next | ({32{verdict_accept_rsel_q}} & verdict_accept_count_q[63:32]);
+    rd_data = rd_data | ({32{verdict_duplicate_rsel_q}} & verdict_duplicate_count_q);
+    rd_data = rd_data | ({32{verdict_nak_psn_seq_rsel_q}} & verdict_nak_psn_seq_count_q);
+    rd_data = rd_data |
+              ({32{verdict_nak_remote_access_rsel_q}} & verdict_nak_remote_access_count_q);
+    rd_data = rd_data | ({32{drop_not_roce_rsel_q}} & drop_not_roce_count_q);
+    rd_data = rd_data | ({32{drop_bad_fcs_rsel_q}} & drop_bad_fcs_count_q);
+    rd_data = rd_data | ({32{drop_bad_ip_checksum_rsel_q}} & drop_bad_ip_checksum_count_q);
+    rd_data = rd_data | ({32{drop_fragment_rsel_q}} & drop_fragment_count_q);
+    rd_data = rd_data | ({32{drop_bad_icrc_rsel_q}} & drop_bad_icrc_count_q);
+    rd_data = rd_data | ({32{drop_tver_rsel_q}} & drop_tver_count_q);
+    rd_data = rd_data | ({32{drop_p_key_rsel_q}} & drop_p_key_count_q);
+    rd_data = rd_data | ({32{drop_qpn0_rsel_q}} & drop_qpn0_count_q);
+    rd_data = rd_data | ({32{drop_unknown_qp_rsel_q}} & drop_unknown_qp_count_q);
+    rd_data = rd_data | ({32{drop_wrong_vf_rsel_q}} & drop_wrong_vf_count_q);
+    rd_data = rd_data | ({32{drop_state_rsel_q}} & drop_state_count_q);
+    rd_data = rd_data | ({32{drop_transport_mismatch_rsel_q}} & drop_transport_mismatch_count_q);
+    rd_data = rd_data | ({32{drop_truncated_rsel_q}} & drop_truncated_count_q);
+    rd_data = rd_data | ({32{drop_psn_seq_rsel_q}} & drop_psn_seq_count_q);
+    rd_data = rd_data | ({32{drop_bad_opcode_rsel_q}} & drop_bad_opcode_count_q);
+    rd_data = rd_data | ({32{event_cnp_received_rsel_q}} & event_cnp_received_count_q);
+    rd_data = rd_data | ({32{event_ce_marked_rsel_q}} & event_ce_marked_count_q);
+    rd_data = rd_data | ({32{rd_hi_rsel_q}} & rd_hi_q);
+    rd_resp = RESP_DECERR;
+    if (rd_slverr_q) begin
+      rd_resp = RESP_SLVERR;
+    end
+    if (rd_hit) begin
+      rd_resp = RESP_OKAY;
+    end
     // Response channels: hold until taken; a new transfer replaces a taken one
     bvalid_d = bvalid_q && !s_axil_bready;
     bresp_d = bresp_q;
@@ -689,10 +723,11 @@ module rx_parser_csr (
       bvalid_d = 1'b1;
       bresp_d = wr_resp;
     end
+    rd_pend_d = rd_en || (rd_pend_q && !rd_adv);
     rvalid_d = rvalid_q && !s_axil_rready;
     rresp_d = rresp_q;
     rdata_d = rdata_q;
-    if (rd_en) begin
+    if (rd_adv) begin
       rvalid_d = 1'b1;
       rresp_d = rd_resp;
       rdata_d = rd_data;
@@ -705,7 +740,7 @@ module rx_parser_csr (
       wr_lo_strb_d = s_axil_wstrb;
     end
     rd_hi_d = rd_hi_q;
-    if (rd_en && rd_latch) begin
+    if (rd_adv && rd_latch_q) begin
       rd_hi_d = rd_hi_next;
     end
     // ctrl.icrc_check_en [0] rw: Check the ICRC (IBTA Annex A17, masked fields as in rxe). A
@@ -776,7 +811,7 @@ module rx_parser_csr (
     end
     // frames_seen.count [63:0] rc: Frames received.
     frames_seen_count_d = frames_seen_count_q;
-    if (rd_en && frames_seen_rsel) begin
+    if (rd_adv && frames_seen_rsel_q) begin
       frames_seen_count_d = 64'd0;
     end
     frames_seen_count_sum = {1'b0, frames_seen_count_d} + {64'd0, frames_seen_count_incr_i};
@@ -784,7 +819,7 @@ module rx_parser_csr (
                           frames_seen_count_sum[63:0];
     // verdict_accept.count [63:0] rc: Accepted frames.
     verdict_accept_count_d = verdict_accept_count_q;
-    if (rd_en && verdict_accept_rsel) begin
+    if (rd_adv && verdict_accept_rsel_q) begin
       verdict_accept_count_d = 64'd0;
     end
     verdict_accept_count_sum = {1'b0, verdict_accept_count_d} +
@@ -793,7 +828,7 @@ module rx_parser_csr (
                              verdict_accept_count_sum[63:0];
     // verdict_duplicate.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_duplicate_count_d = verdict_duplicate_count_q;
-    if (rd_en && verdict_duplicate_rsel) begin
+    if (rd_adv && verdict_duplicate_rsel_q) begin
       verdict_duplicate_count_d = 32'd0;
     end
     verdict_duplicate_count_sum = {1'b0, verdict_duplicate_count_d} +
@@ -802,7 +837,7 @@ module rx_parser_csr (
                                 verdict_duplicate_count_sum[31:0];
     // verdict_nak_psn_seq.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_nak_psn_seq_count_d = verdict_nak_psn_seq_count_q;
-    if (rd_en && verdict_nak_psn_seq_rsel) begin
+    if (rd_adv && verdict_nak_psn_seq_rsel_q) begin
       verdict_nak_psn_seq_count_d = 32'd0;
     end
     verdict_nak_psn_seq_count_sum = {1'b0, verdict_nak_psn_seq_count_d} +
@@ -811,7 +846,7 @@ module rx_parser_csr (
                                   verdict_nak_psn_seq_count_sum[31:0];
     // verdict_nak_remote_access.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_nak_remote_access_count_d = verdict_nak_remote_access_count_q;
-    if (rd_en && verdict_nak_remote_access_rsel) begin
+    if (rd_adv && verdict_nak_remote_access_rsel_q) begin
       verdict_nak_remote_access_count_d = 32'd0;
     end
     verdict_nak_remote_access_count_sum = {1'b0, verdict_nak_remote_access_count_d} +
@@ -820,7 +855,7 @@ module rx_parser_csr (
                                         verdict_nak_remote_access_count_sum[31:0];
     // drop_not_roce.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_not_roce_count_d = drop_not_roce_count_q;
-    if (rd_en && drop_not_roce_rsel) begin
+    if (rd_adv && drop_not_roce_rsel_q) begin
       drop_not_roce_count_d = 32'd0;
     end
     drop_not_roce_count_sum = {1'b0, drop_not_roce_count_d} + {32'd0, drop_not_roce_count_incr_i};
@@ -828,14 +863,14 @@ module rx_parser_csr (
                             drop_not_roce_count_sum[31:0];
     // drop_bad_fcs.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_fcs_count_d = drop_bad_fcs_count_q;
-    if (rd_en && drop_bad_fcs_rsel) begin
+    if (rd_adv && drop_bad_fcs_rsel_q) begin
       drop_bad_fcs_count_d = 32'd0;
     end
     drop_bad_fcs_count_sum = {1'b0, drop_bad_fcs_count_d} + {32'd0, drop_bad_fcs_count_incr_i};
     drop_bad_fcs_count_d = drop_bad_fcs_count_sum[32] ? 32'hffffffff : drop_bad_fcs_count_sum[31:0];
     // drop_bad_ip_checksum.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_ip_checksum_count_d = drop_bad_ip_checksum_count_q;
-    if (rd_en && drop_bad_ip_checksum_rsel) begin
+    if (rd_adv && drop_bad_ip_checksum_rsel_q) begin
       drop_bad_ip_checksum_count_d = 32'd0;
     end
     drop_bad_ip_checksum_count_sum = {1'b0, drop_bad_ip_checksum_count_d} +
@@ -844,7 +879,7 @@ module rx_parser_csr (
                                    drop_bad_ip_checksum_count_sum[31:0];
     // drop_fragment.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_fragment_count_d = drop_fragment_count_q;
-    if (rd_en && drop_fragment_rsel) begin
+    if (rd_adv && drop_fragment_rsel_q) begin
       drop_fragment_count_d = 32'd0;
     end
     drop_fragment_count_sum = {1'b0, drop_fragment_count_d} + {32'd0, drop_fragment_count_incr_i};
@@ -852,7 +887,7 @@ module rx_parser_csr (
                             drop_fragment_count_sum[31:0];
     // drop_bad_icrc.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_icrc_count_d = drop_bad_icrc_count_q;
-    if (rd_en && drop_bad_icrc_rsel) begin
+    if (rd_adv && drop_bad_icrc_rsel_q) begin
       drop_bad_icrc_count_d = 32'd0;
     end
     drop_bad_icrc_count_sum = {1'b0, drop_bad_icrc_count_d} + {32'd0, drop_bad_icrc_count_incr_i};
@@ -860,28 +895,28 @@ module rx_parser_csr (
                             drop_bad_icrc_count_sum[31:0];
     // drop_tver.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_tver_count_d = drop_tver_count_q;
-    if (rd_en && drop_tver_rsel) begin
+    if (rd_adv && drop_tver_rsel_q) begin
       drop_tver_count_d = 32'd0;
     end
     drop_tver_count_sum = {1'b0, drop_tver_count_d} + {32'd0, drop_tver_count_incr_i};
     drop_tver_count_d = drop_tver_count_sum[32] ? 32'hffffffff : drop_tver_count_sum[31:0];
     // drop_p_key.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_p_key_count_d = drop_p_key_count_q;
-    if (rd_en && drop_p_key_rsel) begin
+    if (rd_adv && drop_p_key_rsel_q) begin
       drop_p_key_count_d = 32'd0;
     end
     drop_p_key_count_sum = {1'b0, drop_p_key_count_d} + {32'd0, drop_p_key_count_incr_i};
     drop_p_key_count_d = drop_p_key_count_sum[32] ? 32'hffffffff : drop_p_key_count_sum[31:0];
     // drop_qpn0.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_qpn0_count_d = drop_qpn0_count_q;
-    if (rd_en && drop_qpn0_rsel) begin
+    if (rd_adv && drop_qpn0_rsel_q) begin
       drop_qpn0_count_d = 32'd0;
     end
     drop_qpn0_count_sum = {1'b0, drop_qpn0_count_d} + {32'd0, drop_qpn0_count_incr_i};
     drop_qpn0_count_d = drop_qpn0_count_sum[32] ? 32'hffffffff : drop_qpn0_count_sum[31:0];
     // drop_unknown_qp.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_unknown_qp_count_d = drop_unknown_qp_count_q;
-    if (rd_en && drop_unknown_qp_rsel) begin
+    if (rd_adv && drop_unknown_qp_rsel_q) begin
       drop_unknown_qp_count_d = 32'd0;
     end
     drop_unknown_qp_count_sum = {1'b0, drop_unknown_qp_count_d} +
@@ -890,7 +925,7 @@ module rx_parser_csr (
                               drop_unknown_qp_count_sum[31:0];
     // drop_wrong_vf.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_wrong_vf_count_d = drop_wrong_vf_count_q;
-    if (rd_en && drop_wrong_vf_rsel) begin
+    if (rd_adv && drop_wrong_vf_rsel_q) begin
       drop_wrong_vf_count_d = 32'd0;
     end
     drop_wrong_vf_count_sum = {1'b0, drop_wrong_vf_count_d} + {32'd0, drop_wrong_vf_count_incr_i};
@@ -898,14 +933,14 @@ module rx_parser_csr (
                             drop_wrong_vf_count_sum[31:0];
     // drop_state.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_state_count_d = drop_state_count_q;
-    if (rd_en && drop_state_rsel) begin
+    if (rd_adv && drop_state_rsel_q) begin
       drop_state_count_d = 32'd0;
     end
     drop_state_count_sum = {1'b0, drop_state_count_d} + {32'd0, drop_state_count_incr_i};
     drop_state_count_d = drop_state_count_sum[32] ? 32'hffffffff : drop_state_count_sum[31:0];
     // drop_transport_mismatch.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_transport_mismatch_count_d = drop_transport_mismatch_count_q;
-    if (rd_en && drop_transport_mismatch_rsel) begin
+    if (rd_adv && drop_transport_mismatch_rsel_q) begin
       drop_transport_mismatch_count_d = 32'd0;
     end
     drop_transport_mismatch_count_sum = {1'b0, drop_transport_mismatch_count_d} +
@@ -914,7 +949,7 @@ module rx_parser_csr (
                                       drop_transport_mismatch_count_sum[31:0];
     // drop_truncated.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_truncated_count_d = drop_truncated_count_q;
-    if (rd_en && drop_truncated_rsel) begin
+    if (rd_adv && drop_truncated_rsel_q) begin
       drop_truncated_count_d = 32'd0;
     end
     drop_truncated_count_sum = {1'b0, drop_truncated_count_d} +
@@ -923,14 +958,14 @@ module rx_parser_csr (
                              drop_truncated_count_sum[31:0];
     // drop_psn_seq.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_psn_seq_count_d = drop_psn_seq_count_q;
-    if (rd_en && drop_psn_seq_rsel) begin
+    if (rd_adv && drop_psn_seq_rsel_q) begin
       drop_psn_seq_count_d = 32'd0;
     end
     drop_psn_seq_count_sum = {1'b0, drop_psn_seq_count_d} + {32'd0, drop_psn_seq_count_incr_i};
     drop_psn_seq_count_d = drop_psn_seq_count_sum[32] ? 32'hffffffff : drop_psn_seq_count_sum[31:0];
     // drop_bad_opcode.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_opcode_count_d = drop_bad_opcode_count_q;
-    if (rd_en && drop_bad_opcode_rsel) begin
+    if (rd_adv && drop_bad_opcode_rsel_q) begin
       drop_bad_opcode_count_d = 32'd0;
     end
     drop_bad_opcode_count_sum = {1'b0, drop_bad_opcode_count_d} +
@@ -939,7 +974,7 @@ module rx_parser_csr (
                               drop_bad_opcode_count_sum[31:0];
     // event_cnp_received.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     event_cnp_received_count_d = event_cnp_received_count_q;
-    if (rd_en && event_cnp_received_rsel) begin
+    if (rd_adv && event_cnp_received_rsel_q) begin
       event_cnp_received_count_d = 32'd0;
     end
     event_cnp_received_count_sum = {1'b0, event_cnp_received_count_d} +
@@ -948,7 +983,7 @@ module rx_parser_csr (
                                  event_cnp_received_count_sum[31:0];
     // event_ce_marked.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     event_ce_marked_count_d = event_ce_marked_count_q;
-    if (rd_en && event_ce_marked_rsel) begin
+    if (rd_adv && event_ce_marked_rsel_q) begin
       event_ce_marked_count_d = 32'd0;
     end
     event_ce_marked_count_sum = {1'b0, event_ce_marked_count_d} +
@@ -964,9 +999,41 @@ module rx_parser_csr (
       rvalid_q <= 1'b0;
       rresp_q <= 2'b00;
       rdata_q <= 32'd0;
+      rd_pend_q <= 1'b0;
+      rd_slverr_q <= 1'b0;
       wr_lo_q <= 32'd0;
       wr_lo_strb_q <= 4'b0000;
       rd_hi_q <= 32'd0;
+      rd_latch_q <= 1'b0;
+      rd_hi_rsel_q <= 1'b0;
+      ctrl_rsel_q <= 1'b0;
+      udp_dport_rsel_q <= 1'b0;
+      p_key_rsel_q <= 1'b0;
+      min_time_between_cnps_rsel_q <= 1'b0;
+      last_drop_rsel_q <= 1'b0;
+      last_drop_qpn_rsel_q <= 1'b0;
+      frames_seen_rsel_q <= 1'b0;
+      verdict_accept_rsel_q <= 1'b0;
+      verdict_duplicate_rsel_q <= 1'b0;
+      verdict_nak_psn_seq_rsel_q <= 1'b0;
+      verdict_nak_remote_access_rsel_q <= 1'b0;
+      drop_not_roce_rsel_q <= 1'b0;
+      drop_bad_fcs_rsel_q <= 1'b0;
+      drop_bad_ip_checksum_rsel_q <= 1'b0;
+      drop_fragment_rsel_q <= 1'b0;
+      drop_bad_icrc_rsel_q <= 1'b0;
+      drop_tver_rsel_q <= 1'b0;
+      drop_p_key_rsel_q <= 1'b0;
+      drop_qpn0_rsel_q <= 1'b0;
+      drop_unknown_qp_rsel_q <= 1'b0;
+      drop_wrong_vf_rsel_q <= 1'b0;
+      drop_state_rsel_q <= 1'b0;
+      drop_transport_mismatch_rsel_q <= 1'b0;
+      drop_truncated_rsel_q <= 1'b0;
+      drop_psn_seq_rsel_q <= 1'b0;
+      drop_bad_opcode_rsel_q <= 1'b0;
+      event_cnp_received_rsel_q <= 1'b0;
+      event_ce_marked_rsel_q <= 1'b0;
       ctrl_icrc_check_en_q <= 1'b1;
       ctrl_ipv6_en_q <= 1'b1;
       ctrl_cnp_event_en_q <= 1'b1;
@@ -1006,9 +1073,41 @@ module rx_parser_csr (
       rvalid_q <= rvalid_d;
       rresp_q <= rresp_d;
       rdata_q <= rdata_d;
+      rd_pend_q <= rd_pend_d;
+      rd_slverr_q <= rd_slverr_d;
       wr_lo_q <= wr_lo_d;
       wr_lo_strb_q <= wr_lo_strb_d;
       rd_hi_q <= rd_hi_d;
+      rd_latch_q <= rd_latch_d;
+      rd_hi_rsel_q <= rd_hi_rsel_d;
+      ctrl_rsel_q <= ctrl_rsel_d;
+      udp_dport_rsel_q <= udp_dport_rsel_d;
+      p_key_rsel_q <= p_key_rsel_d;
+      min_time_between_cnps_rsel_q <= min_time_between_cnps_rsel_d;
+      last_drop_rsel_q <= last_drop_rsel_d;
+      last_drop_qpn_rsel_q <= last_drop_qpn_rsel_d;
+      frames_seen_rsel_q <= frames_seen_rsel_d;
+      verdict_accept_rsel_q <= verdict_accept_rsel_d;
+      verdict_duplicate_rsel_q <= verdict_duplicate_rsel_d;
+      verdict_nak_psn_seq_rsel_q <= verdict_nak_psn_seq_rsel_d;
+      verdict_nak_remote_access_rsel_q <= verdict_nak_remote_access_rsel_d;
+      drop_not_roce_rsel_q <= drop_not_roce_rsel_d;
+      drop_bad_fcs_rsel_q <= drop_bad_fcs_rsel_d;
+      drop_bad_ip_checksum_rsel_q <= drop_bad_ip_checksum_rsel_d;
+      drop_fragment_rsel_q <= drop_fragment_rsel_d;
+      drop_bad_icrc_rsel_q <= drop_bad_icrc_rsel_d;
+      drop_tver_rsel_q <= drop_tver_rsel_d;
+      drop_p_key_rsel_q <= drop_p_key_rsel_d;
+      drop_qpn0_rsel_q <= drop_qpn0_rsel_d;
+      drop_unknown_qp_rsel_q <= drop_unknown_qp_rsel_d;
+      drop_wrong_vf_rsel_q <= drop_wrong_vf_rsel_d;
+      drop_state_rsel_q <= drop_state_rsel_d;
+      drop_transport_mismatch_rsel_q <= drop_transport_mismatch_rsel_d;
+      drop_truncated_rsel_q <= drop_truncated_rsel_d;
+      drop_psn_seq_rsel_q <= drop_psn_seq_rsel_d;
+      drop_bad_opcode_rsel_q <= drop_bad_opcode_rsel_d;
+      event_cnp_received_rsel_q <= event_cnp_received_rsel_d;
+      event_ce_marked_rsel_q <= event_ce_marked_rsel_d;
       ctrl_icrc_check_en_q <= ctrl_icrc_check_en_d;
       ctrl_ipv6_en_q <= ctrl_ipv6_en_d;
       ctrl_cnp_event_en_q <= ctrl_cnp_event_en_d;

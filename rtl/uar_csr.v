@@ -15,7 +15,11 @@
 // DECERR for an address that holds no register. 64-bit registers: reading the low half
 // latches the high half; writing the high half commits both halves (one shared shadow).
 // Field update order per cycle: software write or read effect, then hardware load,
-// clear, set and count; so hardware wins and no event is lost.
+// clear, set and count; so hardware wins and no event is lost. A write takes effect
+// at its AW/W handshake (BVALID the next cycle). A read is decoded at its AR handshake
+// and takes effect (value, clear or set on read, 64-bit latch) in the next cycle in
+// which the R register is free, RVALID following: two cycles after AR when RREADY
+// is high. One decoded read waits while R is full; AR stalls behind it.
 //
 // offset         register          bits  field         access       reset
 // 0x0000         ctrl                 1  bf_enable     rw           0x1
@@ -231,6 +235,7 @@ module uar_csr #(
 
   wire                 wr_en;                      // a write is accepted this cycle
   wire                 rd_en;                      // a read is accepted this cycle
+  wire                 rd_adv;                     // the decoded read moves to R this cycle
   wire [12:0]          wr_addr;                    // word-aligned write address
   wire [12:0]          rd_addr;                    // word-aligned read address
   wire [31:0]          wr_mask;                    // WSTRB as a bit mask
@@ -245,8 +250,12 @@ module uar_csr #(
   reg  [31:0]          rdata_q;
   reg  [31:0]          rdata_d;
   reg  [1:0]           wr_resp;                    // response of the write being accepted
-  reg  [1:0]           rd_resp;                    // response of the read being accepted
-  reg  [31:0]          rd_data;                    // data of the read being accepted
+  reg                  rd_pend_q;                  // a decoded read waits for the R register
+  reg                  rd_pend_d;
+  reg                  rd_slverr_q;                // it addresses a register with no readable field
+  reg                  rd_slverr_d;
+  reg  [1:0]           rd_resp;                    // response of the decoded read
+  reg  [31:0]          rd_data;                    // data of the decoded read
   reg  [31:0]          wr_lo_q;                    // 64-bit write shadow: low-half data
   reg  [31:0]          wr_lo_d;
   reg  [3:0]           wr_lo_strb_q;               // 64-bit write shadow: low-half strobes
@@ -256,8 +265,12 @@ module uar_csr #(
   reg  [31:0]          rd_hi_d;
   reg                  wr_lo_store;                // the write addresses the low half of a 64-bit
                                                    // register
-  reg                  rd_latch;                   // the read addresses the low half of a 64-bit
+  reg                  rd_latch_q;                 // the decoded read is the low half of a 64-bit
                                                    // register
+  reg                  rd_latch_d;
+  reg                  rd_hi_rsel_q;               // the decoded read is the high half: it returns
+                                                   // rd_hi_q
+  reg                  rd_hi_rsel_d;
   reg  [31:0]          rd_hi_next;                 // high half to latch with it
   wire [63:0]          wr_data64;                  // a high-half write commits {data, shadow}
   wire [63:0]          wr_mask64;
@@ -266,23 +279,52 @@ module uar_csr #(
   reg                  int_status_wsel;
   reg                  int_en_wsel;
   reg                  vf_ctrl_wsel;
-  reg                  db_accepted_rsel;
-  reg                  bf_accepted_rsel;
-  reg                  drop_not_owner_rsel;
-  reg                  drop_wrong_page_rsel;
-  reg                  drop_qp_state_rsel;
-  reg                  drop_unmapped_rsel;
-  reg                  drop_pf_only_rsel;
-  reg                  drop_torn_rsel;
-  reg                  drop_disabled_rsel;
-  reg                  vf_doorbells_rsel;
-  reg                  vf_drops_rsel;
+  reg                  ctrl_rsel_q;
+  reg                  ctrl_rsel_d;
+  reg                  page_cfg_rsel_q;
+  reg                  page_cfg_rsel_d;
+  reg                  int_status_rsel_q;
+  reg                  int_status_rsel_d;
+  reg                  int_en_rsel_q;
+  reg                  int_en_rsel_d;
+  reg                  last_drop_rsel_q;
+  reg                  last_drop_rsel_d;
+  reg                  last_drop_qpn_rsel_q;
+  reg                  last_drop_qpn_rsel_d;
+  reg                  db_accepted_rsel_q;
+  reg                  db_accepted_rsel_d;
+  reg                  bf_accepted_rsel_q;
+  reg                  bf_accepted_rsel_d;
+  reg                  drop_not_owner_rsel_q;
+  reg                  drop_not_owner_rsel_d;
+  reg                  drop_wrong_page_rsel_q;
+  reg                  drop_wrong_page_rsel_d;
+  reg                  drop_qp_state_rsel_q;
+  reg                  drop_qp_state_rsel_d;
+  reg                  drop_unmapped_rsel_q;
+  reg                  drop_unmapped_rsel_d;
+  reg                  drop_pf_only_rsel_q;
+  reg                  drop_pf_only_rsel_d;
+  reg                  drop_torn_rsel_q;
+  reg                  drop_torn_rsel_d;
+  reg                  drop_disabled_rsel_q;
+  reg                  drop_disabled_rsel_d;
+  reg                  vf_ctrl_rsel_q;
+  reg                  vf_ctrl_rsel_d;
+  reg                  vf_doorbells_rsel_q;
+  reg                  vf_doorbells_rsel_d;
+  reg                  vf_drops_rsel_q;
+  reg                  vf_drops_rsel_d;
   wire                 vf_wwin;                    // write in the vf window 0x1000..0x2000
   wire [31:0]          vf_widx;                    // element index
   wire [3:0]           vf_woff;                    // byte offset in the element
   wire                 vf_rwin;                    // read in the vf window 0x1000..0x2000
   wire [31:0]          vf_ridx;                    // element index
   wire [3:0]           vf_roff;                    // byte offset in the element
+  wire [31:0]          vf_pidx;                    // element index of the decoded read
+  reg  [7:0]           vf_ridx_q;
+  reg  [7:0]           vf_ridx_d;
+  wire                 rd_hit;                     // the decoded read selects a register
   wire [NUM_VF*32-1:0] vf_ctrl_rvalue;
   wire [NUM_VF*32-1:0] vf_doorbells_rvalue;
   wire [NUM_VF*32-1:0] vf_drops_rvalue;
@@ -360,7 +402,8 @@ module uar_csr #(
   wire                 unused_ok;                  // deliberately unused bits (see below)
 
   assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
-  assign rd_en = !rst && s_axil_arvalid && (!rvalid_q || s_axil_rready);
+  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || !rvalid_q || s_axil_rready);
+  assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[12:2], 2'b00};
   assign rd_addr = {s_axil_araddr[12:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
@@ -383,6 +426,13 @@ module uar_csr #(
   assign vf_rwin = s_axil_araddr[12];
   assign vf_ridx = {24'd0, s_axil_araddr[11:4]};
   assign vf_roff = {s_axil_araddr[3:2], 2'b00};
+  assign vf_pidx = {24'd0, vf_ridx_q};
+  assign rd_hit = |{ctrl_rsel_q, page_cfg_rsel_q, int_status_rsel_q, int_en_rsel_q,
+                    last_drop_rsel_q, last_drop_qpn_rsel_q, db_accepted_rsel_q, bf_accepted_rsel_q,
+                    drop_not_owner_rsel_q, drop_wrong_page_rsel_q, drop_qp_state_rsel_q,
+                    drop_unmapped_rsel_q, drop_pf_only_rsel_q, drop_torn_rsel_q,
+                    drop_disabled_rsel_q, vf_ctrl_rsel_q, vf_doorbells_rsel_q, vf_drops_rsel_q,
+                    rd_hi_rsel_q};
   assign ctrl_enable_o = ctrl_enable_q;
   assign ctrl_bf_enable_o = ctrl_bf_enable_q;
   assign page_cfg_active_pages_o = page_cfg_active_pages_q;
@@ -475,127 +525,127 @@ module uar_csr #(
         default: ;
       endcase
     end
-    // Read decode: the response, the data and the 64-bit high-half latch
-    rd_resp = RESP_DECERR;
-    rd_data = 32'd0;
-    db_accepted_rsel = 1'b0;
-    bf_accepted_rsel = 1'b0;
-    drop_not_owner_rsel = 1'b0;
-    drop_wrong_page_rsel = 1'b0;
-    drop_qp_state_rsel = 1'b0;
-    drop_unmapped_rsel = 1'b0;
-    drop_pf_only_rsel = 1'b0;
-    drop_torn_rsel = 1'b0;
-    drop_disabled_rsel = 1'b0;
-    vf_doorbells_rsel = 1'b0;
-    vf_drops_rsel = 1'b0;
-    rd_latch = 1'b0;
-    rd_hi_next = 32'd0;
-    case (rd_addr)
-      ADDR_CTRL: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {30'd0, ctrl_bf_enable_q, ctrl_enable_q};
-      end
-      ADDR_PAGE_CFG: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {page_cfg_pf_only_mask_q, 11'd0, page_cfg_active_pages_q};
-      end
-      ADDR_INT_STATUS: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {25'd0, int_status_disabled_q, int_status_torn_q, int_status_pf_only_q,
-                   int_status_unmapped_q, int_status_qp_state_q, int_status_wrong_page_q,
-                   int_status_not_owner_q};
-      end
-      ADDR_INT_EN: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {25'd0, int_en_disabled_q, int_en_torn_q, int_en_pf_only_q, int_en_unmapped_q,
-                   int_en_qp_state_q, int_en_wrong_page_q, int_en_not_owner_q};
-      end
-      ADDR_LAST_DROP: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {8'd0, last_drop_vf_q, 4'b0000, last_drop_page_index_q, 5'd0, last_drop_reason_q};
-      end
-      ADDR_LAST_DROP_QPN: begin
-        rd_resp = RESP_OKAY;
-        rd_data = {8'd0, last_drop_qpn_qpn_q};
-      end
-      ADDR_DB_ACCEPTED: begin
-        rd_resp = RESP_OKAY;
-        rd_data = db_accepted_count_q[31:0];
-        db_accepted_rsel = 1'b1;
-        rd_latch = 1'b1;
-        rd_hi_next = db_accepted_count_q[63:32];
-      end
-      ADDR_DB_ACCEPTED_HI: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rd_hi_q;
-      end
-      ADDR_BF_ACCEPTED: begin
-        rd_resp = RESP_OKAY;
-        rd_data = bf_accepted_count_q[31:0];
-        bf_accepted_rsel = 1'b1;
-        rd_latch = 1'b1;
-        rd_hi_next = bf_accepted_count_q[63:32];
-      end
-      ADDR_BF_ACCEPTED_HI: begin
-        rd_resp = RESP_OKAY;
-        rd_data = rd_hi_q;
-      end
-      ADDR_DROP_NOT_OWNER: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_not_owner_count_q;
-        drop_not_owner_rsel = 1'b1;
-      end
-      ADDR_DROP_WRONG_PAGE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_wrong_page_count_q;
-        drop_wrong_page_rsel = 1'b1;
-      end
-      ADDR_DROP_QP_STATE: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_qp_state_count_q;
-        drop_qp_state_rsel = 1'b1;
-      end
-      ADDR_DROP_UNMAPPED: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_unmapped_count_q;
-        drop_unmapped_rsel = 1'b1;
-      end
-      ADDR_DROP_PF_ONLY: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_pf_only_count_q;
-        drop_pf_only_rsel = 1'b1;
-      end
-      ADDR_DROP_TORN: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_torn_count_q;
-        drop_torn_rsel = 1'b1;
-      end
-      ADDR_DROP_DISABLED: begin
-        rd_resp = RESP_OKAY;
-        rd_data = drop_disabled_count_q;
-        drop_disabled_rsel = 1'b1;
-      end
-      default: ;
-    endcase
-    if (vf_rwin && vf_ridx < NUM_VF) begin
-      case (vf_roff)
-        OFF_VF_CTRL: begin
-          rd_resp = RESP_OKAY;
-          rd_data = vf_ctrl_rvalue[vf_ridx * 32 +: 32];
+    // Read decode, in the accept cycle: a one-hot register select, or SLVERR
+    rd_slverr_d = rd_slverr_q;
+    ctrl_rsel_d = ctrl_rsel_q;
+    page_cfg_rsel_d = page_cfg_rsel_q;
+    int_status_rsel_d = int_status_rsel_q;
+    int_en_rsel_d = int_en_rsel_q;
+    last_drop_rsel_d = last_drop_rsel_q;
+    last_drop_qpn_rsel_d = last_drop_qpn_rsel_q;
+    db_accepted_rsel_d = db_accepted_rsel_q;
+    bf_accepted_rsel_d = bf_accepted_rsel_q;
+    drop_not_owner_rsel_d = drop_not_owner_rsel_q;
+    drop_wrong_page_rsel_d = drop_wrong_page_rsel_q;
+    drop_qp_state_rsel_d = drop_qp_state_rsel_q;
+    drop_unmapped_rsel_d = drop_unmapped_rsel_q;
+    drop_pf_only_rsel_d = drop_pf_only_rsel_q;
+    drop_torn_rsel_d = drop_torn_rsel_q;
+    drop_disabled_rsel_d = drop_disabled_rsel_q;
+    vf_ctrl_rsel_d = vf_ctrl_rsel_q;
+    vf_doorbells_rsel_d = vf_doorbells_rsel_q;
+    vf_drops_rsel_d = vf_drops_rsel_q;
+    rd_latch_d = rd_latch_q;
+    rd_hi_rsel_d = rd_hi_rsel_q;
+    vf_ridx_d = vf_ridx_q;
+    if (rd_en) begin
+      rd_slverr_d = 1'b0;
+      ctrl_rsel_d = 1'b0;
+      page_cfg_rsel_d = 1'b0;
+      int_status_rsel_d = 1'b0;
+      int_en_rsel_d = 1'b0;
+      last_drop_rsel_d = 1'b0;
+      last_drop_qpn_rsel_d = 1'b0;
+      db_accepted_rsel_d = 1'b0;
+      bf_accepted_rsel_d = 1'b0;
+      drop_not_owner_rsel_d = 1'b0;
+      drop_wrong_page_rsel_d = 1'b0;
+      drop_qp_state_rsel_d = 1'b0;
+      drop_unmapped_rsel_d = 1'b0;
+      drop_pf_only_rsel_d = 1'b0;
+      drop_torn_rsel_d = 1'b0;
+      drop_disabled_rsel_d = 1'b0;
+      vf_ctrl_rsel_d = 1'b0;
+      vf_doorbells_rsel_d = 1'b0;
+      vf_drops_rsel_d = 1'b0;
+      rd_latch_d = 1'b0;
+      rd_hi_rsel_d = 1'b0;
+      case (rd_addr)
+        ADDR_CTRL: ctrl_rsel_d = 1'b1;
+        ADDR_PAGE_CFG: page_cfg_rsel_d = 1'b1;
+        ADDR_INT_STATUS: int_status_rsel_d = 1'b1;
+        ADDR_INT_EN: int_en_rsel_d = 1'b1;
+        ADDR_LAST_DROP: last_drop_rsel_d = 1'b1;
+        ADDR_LAST_DROP_QPN: last_drop_qpn_rsel_d = 1'b1;
+        ADDR_DB_ACCEPTED: begin
+          db_accepted_rsel_d = 1'b1;
+          rd_latch_d = 1'b1;
         end
-        OFF_VF_DOORBELLS: begin
-          rd_resp = RESP_OKAY;
-          rd_data = vf_doorbells_rvalue[vf_ridx * 32 +: 32];
-          vf_doorbells_rsel = 1'b1;
+        ADDR_DB_ACCEPTED_HI: rd_hi_rsel_d = 1'b1;
+        ADDR_BF_ACCEPTED: begin
+          bf_accepted_rsel_d = 1'b1;
+          rd_latch_d = 1'b1;
         end
-        OFF_VF_DROPS: begin
-          rd_resp = RESP_OKAY;
-          rd_data = vf_drops_rvalue[vf_ridx * 32 +: 32];
-          vf_drops_rsel = 1'b1;
-        end
+        ADDR_BF_ACCEPTED_HI: rd_hi_rsel_d = 1'b1;
+        ADDR_DROP_NOT_OWNER: drop_not_owner_rsel_d = 1'b1;
+        ADDR_DROP_WRONG_PAGE: drop_wrong_page_rsel_d = 1'b1;
+        ADDR_DROP_QP_STATE: drop_qp_state_rsel_d = 1'b1;
+        ADDR_DROP_UNMAPPED: drop_unmapped_rsel_d = 1'b1;
+        ADDR_DROP_PF_ONLY: drop_pf_only_rsel_d = 1'b1;
+        ADDR_DROP_TORN: drop_torn_rsel_d = 1'b1;
+        ADDR_DROP_DISABLED: drop_disabled_rsel_d = 1'b1;
         default: ;
       endcase
+      vf_ridx_d = vf_ridx[7:0];
+      if (vf_rwin && vf_ridx < NUM_VF) begin
+        case (vf_roff)
+          OFF_VF_CTRL: vf_ctrl_rsel_d = 1'b1;
+          OFF_VF_DOORBELLS: vf_doorbells_rsel_d = 1'b1;
+          OFF_VF_DROPS: vf_drops_rsel_d = 1'b1;
+          default: ;
+        endcase
+      end
+    end
+    // Read data, in the next cycle: an AND-OR of the selected register's value
+    rd_data = 32'd0;
+    rd_hi_next = 32'd0;
+    rd_data = rd_data | ({32{ctrl_rsel_q}} & {30'd0, ctrl_bf_enable_q, ctrl_enable_q});
+    rd_data = rd_data |
+              ({32{page_cfg_rsel_q}} & {page_cfg_pf_only_mask_q, 11'd0, page_cfg_active_pages_q});
+    rd_data = rd_data |
+              ({32{int_status_rsel_q}} &
+               {25'd0, int_status_disabled_q, int_status_torn_q, int_status_pf_only_q,
+                int_status_unmapped_q, int_status_qp_state_q, int_status_wrong_page_q,
+                int_status_not_owner_q});
+    rd_data = rd_data |
+              ({32{int_en_rsel_q}} &
+               {25'd0, int_en_disabled_q, int_en_torn_q, int_en_pf_only_q, int_en_unmapped_q,
+                int_en_qp_state_q, int_en_wrong_page_q, int_en_not_owner_q});
+    rd_data = rd_data |
+              ({32{last_drop_rsel_q}} &
+               {8'd0, last_drop_vf_q, 4'b0000, last_drop_page_index_q, 5'd0, last_drop_reason_q});
+    rd_data = rd_data | ({32{last_drop_qpn_rsel_q}} & {8'd0, last_drop_qpn_qpn_q});
+    rd_data = rd_data | ({32{db_accepted_rsel_q}} & db_accepted_count_q[31:0]);
+    rd_hi_next = rd_hi_next | ({32{db_accepted_rsel_q}} & db_accepted_count_q[63:32]);
+    rd_data = rd_data | ({32{bf_accepted_rsel_q}} & bf_accepted_count_q[31:0]);
+    rd_hi_next = rd_hi_next | ({32{bf_accepted_rsel_q}} & bf_accepted_count_q[63:32]);
+    rd_data = rd_data | ({32{drop_not_owner_rsel_q}} & drop_not_owner_count_q);
+    rd_data = rd_data | ({32{drop_wrong_page_rsel_q}} & drop_wrong_page_count_q);
+    rd_data = rd_data | ({32{drop_qp_state_rsel_q}} & drop_qp_state_count_q);
+    rd_data = rd_data | ({32{drop_unmapped_rsel_q}} & drop_unmapped_count_q);
+    rd_data = rd_data | ({32{drop_pf_only_rsel_q}} & drop_pf_only_count_q);
+    rd_data = rd_data | ({32{drop_torn_rsel_q}} & drop_torn_count_q);
+    rd_data = rd_data | ({32{drop_disabled_rsel_q}} & drop_disabled_count_q);
+    rd_data = rd_data | ({32{vf_ctrl_rsel_q}} & vf_ctrl_rvalue[vf_pidx * 32 +: 32]);
+    rd_data = rd_data | ({32{vf_doorbells_rsel_q}} & vf_doorbells_rvalue[vf_pidx * 32 +: 32]);
+    rd_data = rd_data | ({32{vf_drops_rsel_q}} & vf_drops_rvalue[vf_pidx * 32 +: 32]);
+    rd_data = rd_data | ({32{rd_hi_rsel_q}} & rd_hi_q);
+    rd_resp = RESP_DECERR;
+    if (rd_slverr_q) begin
+      rd_resp = RESP_SLVERR;
+    end
+    if (rd_hit) begin
+      rd_resp = RESP_OKAY;
     end
     // Response channels: hold until taken; a new transfer replaces a taken one
     bvalid_d = bvalid_q && !s_axil_bready;
@@ -604,10 +654,11 @@ module uar_csr #(
       bvalid_d = 1'b1;
       bresp_d = wr_resp;
     end
+    rd_pend_d = rd_en || (rd_pend_q && !rd_adv);
     rvalid_d = rvalid_q && !s_axil_rready;
     rresp_d = rresp_q;
     rdata_d = rdata_q;
-    if (rd_en) begin
+    if (rd_adv) begin
       rvalid_d = 1'b1;
       rresp_d = rd_resp;
       rdata_d = rd_data;
@@ -620,7 +671,7 @@ module uar_csr #(
       wr_lo_strb_d = s_axil_wstrb;
     end
     rd_hi_d = rd_hi_q;
-    if (rd_en && rd_latch) begin
+    if (rd_adv && rd_latch_q) begin
       rd_hi_d = rd_hi_next;
     end
     // ctrl.enable [0] rw: Accept UAR writes. While 0 every write is dropped and counted in
@@ -755,7 +806,7 @@ module uar_csr #(
     // db_accepted.count [63:0] rc: 8-byte doorbells (to the doorbell or the BlueFlame window) that
     // passed every check and produced a WQE-fetch request.
     db_accepted_count_d = db_accepted_count_q;
-    if (rd_en && db_accepted_rsel) begin
+    if (rd_adv && db_accepted_rsel_q) begin
       db_accepted_count_d = 64'd0;
     end
     db_accepted_count_sum = {1'b0, db_accepted_count_d} + {64'd0, db_accepted_count_incr_i};
@@ -764,7 +815,7 @@ module uar_csr #(
     // bf_accepted.count [63:0] rc: Whole-WQE BlueFlame writes that passed every check and were
     // pushed to the send engine.
     bf_accepted_count_d = bf_accepted_count_q;
-    if (rd_en && bf_accepted_rsel) begin
+    if (rd_adv && bf_accepted_rsel_q) begin
       bf_accepted_count_d = 64'd0;
     end
     bf_accepted_count_sum = {1'b0, bf_accepted_count_d} + {64'd0, bf_accepted_count_incr_i};
@@ -772,7 +823,7 @@ module uar_csr #(
                           bf_accepted_count_sum[63:0];
     // drop_not_owner.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_not_owner_count_d = drop_not_owner_count_q;
-    if (rd_en && drop_not_owner_rsel) begin
+    if (rd_adv && drop_not_owner_rsel_q) begin
       drop_not_owner_count_d = 32'd0;
     end
     drop_not_owner_count_sum = {1'b0, drop_not_owner_count_d} +
@@ -781,7 +832,7 @@ module uar_csr #(
                              drop_not_owner_count_sum[31:0];
     // drop_wrong_page.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_wrong_page_count_d = drop_wrong_page_count_q;
-    if (rd_en && drop_wrong_page_rsel) begin
+    if (rd_adv && drop_wrong_page_rsel_q) begin
       drop_wrong_page_count_d = 32'd0;
     end
     drop_wrong_page_count_sum = {1'b0, drop_wrong_page_count_d} +
@@ -790,7 +841,7 @@ module uar_csr #(
                               drop_wrong_page_count_sum[31:0];
     // drop_qp_state.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_qp_state_count_d = drop_qp_state_count_q;
-    if (rd_en && drop_qp_state_rsel) begin
+    if (rd_adv && drop_qp_state_rsel_q) begin
       drop_qp_state_count_d = 32'd0;
     end
     drop_qp_state_count_sum = {1'b0, drop_qp_state_count_d} + {32'd0, drop_qp_state_count_incr_i};
@@ -798,7 +849,7 @@ module uar_csr #(
                             drop_qp_state_count_sum[31:0];
     // drop_unmapped.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_unmapped_count_d = drop_unmapped_count_q;
-    if (rd_en && drop_unmapped_rsel) begin
+    if (rd_adv && drop_unmapped_rsel_q) begin
       drop_unmapped_count_d = 32'd0;
     end
     drop_unmapped_count_sum = {1'b0, drop_unmapped_count_d} + {32'd0, drop_unmapped_count_incr_i};
@@ -806,21 +857,21 @@ module uar_csr #(
                             drop_unmapped_count_sum[31:0];
     // drop_pf_only.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_pf_only_count_d = drop_pf_only_count_q;
-    if (rd_en && drop_pf_only_rsel) begin
+    if (rd_adv && drop_pf_only_rsel_q) begin
       drop_pf_only_count_d = 32'd0;
     end
     drop_pf_only_count_sum = {1'b0, drop_pf_only_count_d} + {32'd0, drop_pf_only_count_incr_i};
     drop_pf_only_count_d = drop_pf_only_count_sum[32] ? 32'hffffffff : drop_pf_only_count_sum[31:0];
     // drop_torn.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_torn_count_d = drop_torn_count_q;
-    if (rd_en && drop_torn_rsel) begin
+    if (rd_adv && drop_torn_rsel_q) begin
       drop_torn_count_d = 32'd0;
     end
     drop_torn_count_sum = {1'b0, drop_torn_count_d} + {32'd0, drop_torn_count_incr_i};
     drop_torn_count_d = drop_torn_count_sum[32] ? 32'hffffffff : drop_torn_count_sum[31:0];
     // drop_disabled.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_disabled_count_d = drop_disabled_count_q;
-    if (rd_en && drop_disabled_rsel) begin
+    if (rd_adv && drop_disabled_rsel_q) begin
       drop_disabled_count_d = 32'd0;
     end
     drop_disabled_count_sum = {1'b0, drop_disabled_count_d} + {32'd0, drop_disabled_count_incr_i};
@@ -835,9 +886,32 @@ module uar_csr #(
       rvalid_q <= 1'b0;
       rresp_q <= 2'b00;
       rdata_q <= 32'd0;
+      rd_pend_q <= 1'b0;
+      rd_slverr_q <= 1'b0;
       wr_lo_q <= 32'd0;
       wr_lo_strb_q <= 4'b0000;
       rd_hi_q <= 32'd0;
+      rd_latch_q <= 1'b0;
+      rd_hi_rsel_q <= 1'b0;
+      ctrl_rsel_q <= 1'b0;
+      page_cfg_rsel_q <= 1'b0;
+      int_status_rsel_q <= 1'b0;
+      int_en_rsel_q <= 1'b0;
+      last_drop_rsel_q <= 1'b0;
+      last_drop_qpn_rsel_q <= 1'b0;
+      db_accepted_rsel_q <= 1'b0;
+      bf_accepted_rsel_q <= 1'b0;
+      drop_not_owner_rsel_q <= 1'b0;
+      drop_wrong_page_rsel_q <= 1'b0;
+      drop_qp_state_rsel_q <= 1'b0;
+      drop_unmapped_rsel_q <= 1'b0;
+      drop_pf_only_rsel_q <= 1'b0;
+      drop_torn_rsel_q <= 1'b0;
+      drop_disabled_rsel_q <= 1'b0;
+      vf_ctrl_rsel_q <= 1'b0;
+      vf_doorbells_rsel_q <= 1'b0;
+      vf_drops_rsel_q <= 1'b0;
+      vf_ridx_q <= 8'd0;
       ctrl_enable_q <= 1'b0;
       ctrl_bf_enable_q <= 1'b1;
       page_cfg_active_pages_q <= 5'h01;
@@ -875,9 +949,32 @@ module uar_csr #(
       rvalid_q <= rvalid_d;
       rresp_q <= rresp_d;
       rdata_q <= rdata_d;
+      rd_pend_q <= rd_pend_d;
+      rd_slverr_q <= rd_slverr_d;
       wr_lo_q <= wr_lo_d;
       wr_lo_strb_q <= wr_lo_strb_d;
       rd_hi_q <= rd_hi_d;
+      rd_latch_q <= rd_latch_d;
+      rd_hi_rsel_q <= rd_hi_rsel_d;
+      ctrl_rsel_q <= ctrl_rsel_d;
+      page_cfg_rsel_q <= page_cfg_rsel_d;
+      int_status_rsel_q <= int_status_rsel_d;
+      int_en_rsel_q <= int_en_rsel_d;
+      last_drop_rsel_q <= last_drop_rsel_d;
+      last_drop_qpn_rsel_q <= last_drop_qpn_rsel_d;
+      db_accepted_rsel_q <= db_accepted_rsel_d;
+      bf_accepted_rsel_q <= bf_accepted_rsel_d;
+      drop_not_owner_rsel_q <= drop_not_owner_rsel_d;
+      drop_wrong_page_rsel_q <= drop_wrong_page_rsel_d;
+      drop_qp_state_rsel_q <= drop_qp_state_rsel_d;
+      drop_unmapped_rsel_q <= drop_unmapped_rsel_d;
+      drop_pf_only_rsel_q <= drop_pf_only_rsel_d;
+      drop_torn_rsel_q <= drop_torn_rsel_d;
+      drop_disabled_rsel_q <= drop_disabled_rsel_d;
+      vf_ctrl_rsel_q <= vf_ctrl_rsel_d;
+      vf_doorbells_rsel_q <= vf_doorbells_rsel_d;
+      vf_drops_rsel_q <= vf_drops_rsel_d;
+      vf_ridx_q <= vf_ridx_d;
       ctrl_enable_q <= ctrl_enable_d;
       ctrl_bf_enable_q <= ctrl_bf_enable_d;
       page_cfg_active_pages_q <= page_cfg_active_pages_d;
@@ -930,10 +1027,10 @@ module uar_csr #(
     assign vf_ctrl_swe = wr_en && vf_ctrl_wsel && vf_widx == i;
     assign vf_ctrl_enable_o[i] = vf_ctrl_enable_q;
     assign vf_ctrl_rvalue[i * 32 +: 32] = {31'd0, vf_ctrl_enable_q};
-    assign vf_doorbells_sre = rd_en && vf_doorbells_rsel && vf_ridx == i;
+    assign vf_doorbells_sre = rd_adv && vf_doorbells_rsel_q && vf_pidx == i;
     assign vf_doorbells_count_o[i * 32 +: 32] = vf_doorbells_count_q;
     assign vf_doorbells_rvalue[i * 32 +: 32] = vf_doorbells_count_q;
-    assign vf_drops_sre = rd_en && vf_drops_rsel && vf_ridx == i;
+    assign vf_drops_sre = rd_adv && vf_drops_rsel_q && vf_pidx == i;
     assign vf_drops_count_o[i * 32 +: 32] = vf_drops_count_q;
     assign vf_drops_rvalue[i * 32 +: 32] = vf_drops_count_q;
     always @* begin

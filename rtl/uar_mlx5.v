@@ -537,7 +537,9 @@ module uar_mlx5 #(
                     1'b0, 1'b0};
   assign in_hh = in_hit[0] | in_hit[3] | in_hit[4];
   assign in_hwin = in_hit[4] ? 4'b0100 : in_hit[3] ? 4'b0011 : in_hit[0] ? 4'b0000 : 4'b0000;
-  assign in_bf_cand = in_reason == 3'b000 && csr_ctrl_bf_enable_o && |in_bhit;
+  assign in_bf_cand = csr_ctrl_enable_o && csr_ctrl_bf_enable_o &&
+                      (in_pf || csr_vf_ctrl_enable_o[in_slot]) && !in_outside &&
+                      (in_pf || !in_pf_only) && |in_bhit;
   assign bf_cand = aw_bfc_q;
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];
@@ -881,9 +883,14 @@ module uar_mlx5 #(
     if (retire) begin
       q_rd_d = q_rd_q + 2'b01;
     end
-    q_cnt_d = (q_cnt_q + {2'b00, e1_adv}) - {2'b00, retire};
-    q_full_d = q_cnt_d == 3'b100;
-    q_ne_d = q_cnt_d != 3'b000;
+    if (e1_adv && !retire) begin
+      q_cnt_d = q_cnt_q + 3'b001;
+    end
+    if (retire && !e1_adv) begin
+      q_cnt_d = q_cnt_q - 3'b001;
+    end
+    q_full_d = q_full_q ? !retire : q_cnt_q == 3'b011 && e1_adv && !retire;
+    q_ne_d = e1_adv || q_cnt_q[2] || q_cnt_q[1] || (q_ne_q && !retire);
     // BlueFlame buffer: claimed at the first beat, freed when drained or dropped
     if (w_take && first_beat && bf_cand) begin
       bf_busy_d = 1'b1;

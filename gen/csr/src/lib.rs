@@ -384,6 +384,10 @@ impl<'a> Gen<'a> {
                 Expr::or(Expr::lnot(id("bvalid_q")), id("s_axil_bready")),
             ]),
         ));
+        // Reads take two stages: the accept cycle decodes the address into a one-hot register
+        // select (registered), and the next cycle moves the selected value into the R register.
+        // So no path runs from the address through the whole read mux. A read is accepted when
+        // the decode stage is empty or moves on in the same cycle.
         self.decls.push(V::Decl(
             Decl::wire("rd_en", None).comment("a read is accepted this cycle"),
         ));
@@ -392,8 +396,21 @@ impl<'a> Gen<'a> {
             Expr::all(vec![
                 live,
                 id("s_axil_arvalid"),
-                Expr::or(Expr::lnot(id("rvalid_q")), id("s_axil_rready")),
+                Expr::or(
+                    Expr::or(Expr::lnot(id("rd_pend_q")), Expr::lnot(id("rvalid_q"))),
+                    id("s_axil_rready"),
+                ),
             ]),
+        ));
+        self.decls.push(V::Decl(
+            Decl::wire("rd_adv", None).comment("the decoded read moves to R this cycle"),
+        ));
+        self.assigns.push(V::Assign(
+            id("rd_adv"),
+            Expr::and(
+                id("rd_pend_q"),
+                Expr::or(Expr::lnot(id("rvalid_q")), id("s_axil_rready")),
+            ),
         ));
         let word = |a: &str| {
             Expr::concat(vec![
@@ -427,16 +444,20 @@ impl<'a> Gen<'a> {
             2,
             Some("response of the write being accepted".into()),
         );
-        self.reg(
-            "rd_resp",
-            2,
-            Some("response of the read being accepted".into()),
+        self.state(
+            "rd_pend",
+            1,
+            bit1(false),
+            Some("a decoded read waits for the R register".into()),
         );
-        self.reg(
-            "rd_data",
-            32,
-            Some("data of the read being accepted".into()),
+        self.state(
+            "rd_slverr",
+            1,
+            bit1(false),
+            Some("it addresses a register with no readable field".into()),
         );
+        self.reg("rd_resp", 2, Some("response of the decoded read".into()));
+        self.reg("rd_data", 32, Some("data of the decoded read".into()));
         if self.has64 {
             self.state(
                 "wr_lo",
@@ -461,10 +482,17 @@ impl<'a> Gen<'a> {
                 1,
                 Some("the write addresses the low half of a 64-bit register".into()),
             );
-            self.reg(
+            self.state(
                 "rd_latch",
                 1,
-                Some("the read addresses the low half of a 64-bit register".into()),
+                bit1(false),
+                Some("the decoded read is the low half of a 64-bit register".into()),
+            );
+            self.state(
+                "rd_hi_rsel",
+                1,
+                bit1(false),
+                Some("the decoded read is the high half: it returns rd_hi_q".into()),
             );
             self.reg("rd_hi_next", 32, Some("high half to latch with it".into()));
             self.decls.push(V::Decl(
@@ -505,12 +533,17 @@ impl<'a> Gen<'a> {
             if r.is_writable() {
                 wsel.push(cat(&p, "_wsel", ""));
             }
-            if needs_rsel(r) {
+            if r.is_readable() {
                 rsel.push(cat(&p, "_rsel", ""));
             }
         }
-        for s in wsel.iter().chain(&rsel) {
+        for s in &wsel {
             self.reg(s.clone(), 1, None);
+        }
+        // One registered select per readable register (per group register, with the element
+        // index registered beside it).
+        for s in &rsel {
+            self.state(s, 1, bit1(false), None);
         }
 
         let c = &mut Vec::with_capacity(32 + wsel.len() + rsel.len() + 4 * self.map.items.len());
@@ -568,60 +601,53 @@ impl<'a> Gen<'a> {
         }
 
         c.push(Stmt::Comment(
-            "Read decode: the response, the data and the 64-bit high-half latch".into(),
+            "Read decode, in the accept cycle: a one-hot register select, or SLVERR".into(),
         ));
-        c.push(Stmt::assign(id("rd_resp"), id("RESP_DECERR")));
-        c.push(Stmt::assign(id("rd_data"), Expr::zero(32)));
+        c.push(Stmt::assign(id("rd_slverr_d"), id("rd_slverr_q")));
         for s in &rsel {
-            c.push(Stmt::assign(id(s.clone()), bit1(false)));
+            c.push(Stmt::assign(id(format!("{s}_d")), id(format!("{s}_q"))));
         }
         if self.has64 {
-            c.push(Stmt::assign(id("rd_latch"), bit1(false)));
-            c.push(Stmt::assign(id("rd_hi_next"), Expr::zero(32)));
+            c.push(Stmt::assign(id("rd_latch_d"), id("rd_latch_q")));
+            c.push(Stmt::assign(id("rd_hi_rsel_d"), id("rd_hi_rsel_q")));
+        }
+        let mut dec = Vec::with_capacity(8 + rsel.len() + self.map.items.len());
+        dec.push(Stmt::assign(id("rd_slverr_d"), bit1(false)));
+        for s in &rsel {
+            dec.push(Stmt::assign(id(format!("{s}_d")), bit1(false)));
+        }
+        if self.has64 {
+            dec.push(Stmt::assign(id("rd_latch_d"), bit1(false)));
+            dec.push(Stmt::assign(id("rd_hi_rsel_d"), bit1(false)));
         }
         let mut arms = Vec::with_capacity(2 * self.map.items.len());
         for item in &self.map.items {
             let Item::Register(r) = item else { continue };
-            let scope = Scope { group: None };
+            let addr = id(upper_cat("ADDR_", &r.name, ""));
+            let addr_hi = id(upper_cat("ADDR_", &r.name, "_HI"));
             if !r.is_readable() {
-                arms.push((
-                    vec![id(upper_cat("ADDR_", &r.name, ""))],
-                    vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))],
-                ));
+                let err = vec![Stmt::assign(id("rd_slverr_d"), bit1(true))];
+                arms.push((vec![addr], err.clone()));
                 if r.width == 64 {
-                    arms.push((
-                        vec![id(upper_cat("ADDR_", &r.name, "_HI"))],
-                        vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))],
-                    ));
+                    arms.push((vec![addr_hi], err));
                 }
                 continue;
             }
-            // Exactly the response, the data, the select and the 64-bit latch (two).
-            let mut hit = Vec::with_capacity(
-                2 + usize::from(needs_rsel(r)) + if r.width == 64 { 2 } else { 0 },
-            );
-            hit.push(Stmt::assign(id("rd_resp"), id("RESP_OKAY")));
-            hit.push(Stmt::assign(id("rd_data"), read_value(scope, r, 0, 31)));
-            if needs_rsel(r) {
-                hit.push(Stmt::assign(id(cat(&r.name, "_rsel", "")), bit1(true)));
-            }
+            let mut hit = Vec::with_capacity(2);
+            hit.push(Stmt::assign(id(cat(&r.name, "_rsel_d", "")), bit1(true)));
             if r.width == 64 {
-                hit.push(Stmt::assign(id("rd_latch"), bit1(true)));
-                hit.push(Stmt::assign(id("rd_hi_next"), read_value(scope, r, 32, 63)));
-                arms.push((vec![id(upper_cat("ADDR_", &r.name, ""))], hit));
+                hit.push(Stmt::assign(id("rd_latch_d"), bit1(true)));
+                arms.push((vec![addr], hit));
                 arms.push((
-                    vec![id(upper_cat("ADDR_", &r.name, "_HI"))],
-                    vec![
-                        Stmt::assign(id("rd_resp"), id("RESP_OKAY")),
-                        Stmt::assign(id("rd_data"), id("rd_hi_q")),
-                    ],
+                    vec![addr_hi],
+                    vec![Stmt::assign(id("rd_hi_rsel_d"), bit1(true))],
                 ));
             } else {
-                arms.push((vec![id(upper_cat("ADDR_", &r.name, ""))], hit));
+                arms.push((vec![addr], hit));
             }
         }
         if !arms.is_empty() {
-            c.push(Stmt::Case {
+            dec.push(Stmt::Case {
                 subject: id("rd_addr"),
                 arms,
                 default: vec![],
@@ -629,8 +655,96 @@ impl<'a> Gen<'a> {
         }
         for item in &self.map.items {
             if let Item::Group(g) = item {
-                c.extend(self.group_decode(g, false));
+                dec.extend(self.group_decode(g, false));
             }
+        }
+        for item in &self.map.items {
+            if let Item::Group(g) = item {
+                if g.window > g.stride {
+                    let ridx = format!("{}_ridx", g.name);
+                    c.push(Stmt::assign(
+                        id(format!("{ridx}_d")),
+                        id(format!("{ridx}_q")),
+                    ));
+                }
+            }
+        }
+        c.push(Stmt::if_(id("rd_en"), dec));
+
+        c.push(Stmt::Comment(
+            "Read data, in the next cycle: an AND-OR of the selected register's value".into(),
+        ));
+        c.push(Stmt::assign(id("rd_data"), Expr::zero(32)));
+        if self.has64 {
+            c.push(Stmt::assign(id("rd_hi_next"), Expr::zero(32)));
+        }
+        let or_in = |c: &mut Vec<Stmt>, acc: &str, sel: String, value: Expr| {
+            c.push(Stmt::assign(
+                id(acc),
+                Expr::bor(
+                    id(acc),
+                    Expr::band(Expr::repl(Expr::int(32), id(sel)), value),
+                ),
+            ));
+        };
+        for item in &self.map.items {
+            match item {
+                Item::Register(r) if r.is_readable() => {
+                    let scope = Scope { group: None };
+                    let sel = cat(&r.name, "_rsel_q", "");
+                    or_in(c, "rd_data", sel.clone(), read_value(scope, r, 0, 31));
+                    if r.width == 64 {
+                        or_in(c, "rd_hi_next", sel, read_value(scope, r, 32, 63));
+                    }
+                }
+                Item::Register(_) => {}
+                Item::Group(g) => {
+                    let pidx = id(format!("{}_pidx", g.name));
+                    for r in g.registers.iter().filter(|r| r.is_readable()) {
+                        let p = format!("{}_{}", g.name, r.name);
+                        let value = id(format!("{p}_rvalue"));
+                        let base = Expr::times(pidx.clone(), Expr::int(i64::from(r.width)));
+                        let sel = format!("{p}_rsel_q");
+                        or_in(
+                            c,
+                            "rd_data",
+                            sel.clone(),
+                            value.clone().part(base.clone(), Expr::int(32)),
+                        );
+                        if r.width == 64 {
+                            or_in(
+                                c,
+                                "rd_hi_next",
+                                sel,
+                                value.part(Expr::plus(base, Expr::int(32)), Expr::int(32)),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if self.has64 {
+            or_in(c, "rd_data", "rd_hi_rsel_q".into(), id("rd_hi_q"));
+        }
+        // OKAY when a register is selected, SLVERR or DECERR (nothing there) otherwise.
+        c.push(Stmt::assign(id("rd_resp"), id("RESP_DECERR")));
+        c.push(Stmt::if_(
+            id("rd_slverr_q"),
+            vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))],
+        ));
+        let mut hits: Vec<Expr> = rsel.iter().map(|s| id(format!("{s}_q"))).collect();
+        if self.has64 {
+            hits.push(id("rd_hi_rsel_q"));
+        }
+        if !hits.is_empty() {
+            self.decls.push(V::Decl(
+                Decl::wire("rd_hit", None).comment("the decoded read selects a register"),
+            ));
+            self.assigns.push(V::Assign(id("rd_hit"), or_reduce(hits)));
+            c.push(Stmt::if_(
+                id("rd_hit"),
+                vec![Stmt::assign(id("rd_resp"), id("RESP_OKAY"))],
+            ));
         }
 
         c.push(Stmt::Comment(
@@ -649,13 +763,20 @@ impl<'a> Gen<'a> {
             ],
         ));
         c.push(Stmt::assign(
+            id("rd_pend_d"),
+            Expr::or(
+                id("rd_en"),
+                Expr::and(id("rd_pend_q"), Expr::lnot(id("rd_adv"))),
+            ),
+        ));
+        c.push(Stmt::assign(
             id("rvalid_d"),
             Expr::and(id("rvalid_q"), Expr::lnot(id("s_axil_rready"))),
         ));
         c.push(Stmt::assign(id("rresp_d"), id("rresp_q")));
         c.push(Stmt::assign(id("rdata_d"), id("rdata_q")));
         c.push(Stmt::if_(
-            id("rd_en"),
+            id("rd_adv"),
             vec![
                 Stmt::assign(id("rvalid_d"), bit1(true)),
                 Stmt::assign(id("rresp_d"), id("rd_resp")),
@@ -675,7 +796,7 @@ impl<'a> Gen<'a> {
             ));
             c.push(Stmt::assign(id("rd_hi_d"), id("rd_hi_q")));
             c.push(Stmt::if_(
-                Expr::and(id("rd_en"), id("rd_latch")),
+                Expr::and(id("rd_adv"), id("rd_latch_q")),
                 vec![Stmt::assign(id("rd_hi_d"), id("rd_hi_next"))],
             ));
         }
@@ -747,7 +868,7 @@ impl<'a> Gen<'a> {
                 ]),
             ));
         }
-        let resp_var = if write { "wr_resp" } else { "rd_resp" };
+        let resp_var = if write { "wr_resp" } else { "rd_slverr_d" };
         let mut arms = Vec::new();
         for r in &g.registers {
             let p = format!("{}_{}", g.name, r.name);
@@ -759,18 +880,16 @@ impl<'a> Gen<'a> {
             } else {
                 r.is_readable()
             };
-            let resp_stmt = Stmt::assign(
-                id(resp_var),
-                id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }),
-            );
-            let sel_needed = if write {
-                r.is_writable()
+            let resp_stmt = if write {
+                Stmt::assign(
+                    id(resp_var),
+                    id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }),
+                )
             } else {
-                needs_rsel(r)
+                Stmt::assign(id(resp_var), bit1(true))
             };
+            let sel_needed = r.is_writable();
             let mut hit = vec![resp_stmt.clone()];
-            let width = i64::from(r.width);
-            let base = Expr::times(id(idx.clone()), Expr::int(width));
             if write {
                 if r.width == 64 && ok {
                     arms.push((
@@ -798,27 +917,13 @@ impl<'a> Gen<'a> {
                     arms.push((vec![hi.clone()], hit));
                 }
             } else {
-                let value = format!("{p}_rvalue");
-                hit.push(Stmt::assign(
-                    id("rd_data"),
-                    id(value.clone()).part(base.clone(), Expr::int(32)),
-                ));
-                if sel_needed {
-                    hit.push(Stmt::assign(id(format!("{p}_{en_sel}")), bit1(true)));
-                }
+                let mut hit = vec![Stmt::assign(id(format!("{p}_rsel_d")), bit1(true))];
                 if r.width == 64 {
-                    hit.push(Stmt::assign(id("rd_latch"), bit1(true)));
-                    hit.push(Stmt::assign(
-                        id("rd_hi_next"),
-                        id(value).part(Expr::plus(base, Expr::int(32)), Expr::int(32)),
-                    ));
+                    hit.push(Stmt::assign(id("rd_latch_d"), bit1(true)));
                     arms.push((vec![lo.clone()], hit));
                     arms.push((
                         vec![hi.clone()],
-                        vec![
-                            resp_stmt.clone(),
-                            Stmt::assign(id("rd_data"), id("rd_hi_q")),
-                        ],
+                        vec![Stmt::assign(id("rd_hi_rsel_d"), bit1(true))],
                     ));
                 } else {
                     arms.push((vec![lo.clone()], hit));
@@ -834,10 +939,42 @@ impl<'a> Gen<'a> {
         } else {
             arms.into_iter().next().map(|(_, s)| s).unwrap_or_default()
         };
-        vec![Stmt::if_(
-            Expr::and(id(win), Expr::lt(id(idx), Self::count_expr(g))),
+        let hit = Stmt::if_(
+            Expr::and(id(win), Expr::lt(id(idx.clone()), Self::count_expr(g))),
             inner,
-        )]
+        );
+        if write {
+            return vec![hit];
+        }
+        // The element index, registered for the data stage, and widened to 32 bits there so it
+        // compares with the generate index without width warnings.
+        let pidx = format!("{}_pidx", g.name);
+        self.decls.push(V::Decl(
+            Decl::wire(pidx.clone(), Range::bits(32)).comment("element index of the decoded read"),
+        ));
+        if wb > sb {
+            let n = wb - sb;
+            let ridx = format!("{}_ridx", g.name);
+            self.state(&ridx, n, Expr::zero(n), None);
+            let q = id(format!("{ridx}_q"));
+            self.assigns.push(V::Assign(
+                id(pidx),
+                if n < 32 {
+                    Expr::concat(vec![Expr::zero(32 - n), q])
+                } else {
+                    q
+                },
+            ));
+            let bits = if n == 1 {
+                id(idx).index(Expr::int(0))
+            } else {
+                id(idx).slice(Expr::int(i64::from(n) - 1), Expr::int(0))
+            };
+            vec![Stmt::assign(id(format!("{ridx}_d")), bits), hit]
+        } else {
+            self.assigns.push(V::Assign(id(pidx), Expr::zero(32)));
+            vec![hit]
+        }
     }
 
     fn top_fields(&mut self) {
@@ -854,7 +991,7 @@ impl<'a> Gen<'a> {
         };
         for &r in &regs {
             let swe = Expr::and(id("wr_en"), id(cat(&r.name, "_wsel", "")));
-            let sre = Expr::and(id("rd_en"), id(cat(&r.name, "_rsel", "")));
+            let sre = Expr::and(id("rd_adv"), id(cat(&r.name, "_rsel_q", "")));
             for f in &r.fields {
                 field_logic(scope, r, f, &swe, &sre, &mut body);
             }
@@ -898,7 +1035,7 @@ impl<'a> Gen<'a> {
             let sre = strobe(
                 format!("{p}_sre"),
                 needs_rsel(r),
-                Expr::all(vec![id("rd_en"), id(format!("{p}_rsel")), elem("r")]),
+                Expr::all(vec![id("rd_adv"), id(format!("{p}_rsel_q")), elem("p")]),
                 "software reads this element's register",
             );
             for f in &r.fields {
@@ -1018,7 +1155,11 @@ impl<'a> Gen<'a> {
                 "DECERR for an address that holds no register. 64-bit registers: reading the low half",
                 "latches the high half; writing the high half commits both halves (one shared shadow).",
                 "Field update order per cycle: software write or read effect, then hardware load,",
-                "clear, set and count; so hardware wins and no event is lost.",
+                "clear, set and count; so hardware wins and no event is lost. A write takes effect",
+                "at its AW/W handshake (BVALID the next cycle). A read is decoded at its AR handshake",
+                "and takes effect (value, clear or set on read, 64-bit latch) in the next cycle in",
+                "which the R register is free, RVALID following: two cycles after AR when RREADY",
+                "is high. One decoded read waits while R is full; AR stalls behind it.",
             ]
             .map(String::from),
         );

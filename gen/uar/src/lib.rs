@@ -927,9 +927,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "in_bf_cand",
         1,
+        // in_reason == 0 as a flat AND of its terms, not through the reason's priority
+        // encoding (in_outside covers in_nofunc): the 64:1 VF-enable select feeds one AND.
         Expr::all(vec![
-            Expr::eq(id("in_reason"), n(3, 0)),
+            id("csr_ctrl_enable_o"),
             id("csr_ctrl_bf_enable_o"),
+            Expr::or(id("in_pf"), id("csr_vf_ctrl_enable_o").index(id("in_slot"))),
+            not(id("in_outside")),
+            Expr::or(id("in_pf"), not(id("in_pf_only"))),
             Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
         ]),
         "a whole-WQE burst from a BlueFlame window start",
@@ -1472,15 +1477,44 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("retire"),
         vec![set("q_rd_d", Expr::plus(id("q_rd_q"), n(2, 1)))],
     ));
+    // Count up or down from the count's flops, the events only selecting: no carry chain
+    // after the retire decision.
+    c.push(Stmt::if_(
+        Expr::and(id("e1_adv"), not(id("retire"))),
+        vec![set("q_cnt_d", Expr::plus(id("q_cnt_q"), n(3, 1)))],
+    ));
+    c.push(Stmt::if_(
+        Expr::and(id("retire"), not(id("e1_adv"))),
+        vec![set("q_cnt_d", Expr::minus(id("q_cnt_q"), n(3, 1)))],
+    ));
+    // The next "full" and "not empty" from the count's flops and the two events, not from
+    // q_cnt_d: no adder after the retire decision (QPC answer, head kind, fetch_ready). A full
+    // queue takes no event (e1_adv needs !q_full) and an empty one retires none.
     c.push(set(
-        "q_cnt_d",
-        Expr::minus(
-            Expr::plus(id("q_cnt_q"), Expr::concat(vec![n(2, 0), id("e1_adv")])),
-            Expr::concat(vec![n(2, 0), id("retire")]),
+        "q_full_d",
+        Expr::ternary(
+            id("q_full_q"),
+            not(id("retire")),
+            Expr::all(vec![
+                Expr::eq(id("q_cnt_q"), n(3, 3)),
+                id("e1_adv"),
+                not(id("retire")),
+            ]),
         ),
     ));
-    c.push(set("q_full_d", Expr::eq(id("q_cnt_d"), n(3, 4))));
-    c.push(set("q_ne_d", ne(id("q_cnt_d"), n(3, 0))));
+    c.push(set(
+        "q_ne_d",
+        Expr::or(
+            Expr::or(
+                id("e1_adv"),
+                Expr::or(
+                    id("q_cnt_q").index(Expr::int(2)),
+                    id("q_cnt_q").index(Expr::int(1)),
+                ),
+            ),
+            Expr::and(id("q_ne_q"), not(id("retire"))),
+        ),
+    ));
     c.push(Stmt::Comment(
         "BlueFlame buffer: claimed at the first beat, freed when drained or dropped".into(),
     ));

@@ -80,12 +80,19 @@ class Scoreboard:
             if int(d.s_axil_arvalid.value) and int(d.s_axil_arready.value):
                 read = int(d.s_axil_araddr.value)
             inputs = {n: int(s.value) for n, s in self.hw}
-            wresp, rresp = self.model.cycle(write, read, inputs)
+            rready = bool(int(d.s_axil_rready.value))
+            wresp, rresp = self.model.cycle(write, read, inputs, rready)
             if wresp is not None:
                 self.writes.append(wresp)
             if rresp is not None:
                 self.reads.append(rresp)
             self.cycles += 1
+
+
+def model_read(model: rdmagen.CsrModel, addr: int) -> int:
+    """The model's data for a read of `addr` on an idle bus: answered the cycle after the accept."""
+    model.cycle(read=addr)
+    return model.cycle()[1][0]
 
 
 def addresses(regmap: rdmagen.RegMap, prm: dict[str, int]) -> list[int]:
@@ -235,7 +242,7 @@ async def register_layer(dut):
     for reg in regmap.registers(prm):
         if reg.readable and not reg.read_side_effects:
             # The model right after reset, hardware inputs at 0, answers each word read.
-            want = reg.combine([model.cycle(read=a)[1][0] for a in reg.read_plan(reg.count - 1)])
+            want = reg.combine([model_read(model, a) for a in reg.read_plan(reg.count - 1)])
             assert await regs.read(reg.path, index=reg.count - 1) == want, reg.path
             checked += 1
     unmapped = next(a for a in range(0, 1 << regmap.address_width, 4) if regmap.decode(a, prm) is None)

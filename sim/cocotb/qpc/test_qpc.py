@@ -129,11 +129,12 @@ class Bench:
             out = self.model.cycle(
                 db=req["db"], wqe=req["wqe"], rx=(req["rx"][0], req["rx"][1], 0, req["rx"][3]) if req["rx"] else None,
                 wb=(wb[0], wb[1], wb[2], bool(wb[3])) if wb else None,
-                csr_write=csr_write, csr_read=csr_read, mk=req["mk"])
+                csr_write=csr_write, csr_read=csr_read, mk=req["mk"],
+                csr_rready=bool(int(d.s_axil_rready.value)))
             for p in RSP:
                 if out[p] is not None:
                     self.want[p].append(out[p])
-            if csr_read is not None:
+            if out["csr_read"] is not None:
                 self.reads.append(out["csr_read"])
             self.cycles += 1
 

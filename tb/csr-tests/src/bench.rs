@@ -1,7 +1,7 @@
 //! One Verilated CSR block next to its reference model, driven cycle by cycle.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -40,6 +40,8 @@ pub struct Bench<M: Model + HasAxiLite> {
     events: Vec<Event>,
     expect_b: HashMap<u64, u8>,
     expect_r: HashMap<u64, (u64, u8)>,
+    /// Accepted reads the model has not answered yet, oldest first (reads answer in order).
+    read_tags: VecDeque<u64>,
     cycle: u64,
     /// Cycles run over the life of the bench.
     pub total_cycles: u64,
@@ -109,6 +111,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             events: Vec::new(),
             expect_b: HashMap::new(),
             expect_r: HashMap::new(),
+            read_tags: VecDeque::new(),
             cycle: 0,
             total_cycles: 0,
             dut,
@@ -137,6 +140,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         self.hw.iter_mut().for_each(|w| w.fill(0));
         self.expect_b.clear();
         self.expect_r.clear();
+        self.read_tags.clear();
         self.cycle = 0;
         self.compare_outputs()?;
         let mut master = AxiLiteMaster::new(case.seed, case.timing);
@@ -198,7 +202,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         self.events.clear();
         master.observe(&self.dut.axil(), &mut self.events);
         let mut bus = Bus::default();
-        let (mut wtag, mut rtag) = (0, 0);
+        let mut wtag = 0;
         for e in &self.events {
             match *e {
                 Event::WriteAccepted {
@@ -212,8 +216,10 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 }
                 Event::ReadAccepted { tag, addr } => {
                     bus.read = Some(addr);
-                    rtag = tag;
+                    self.read_tags.push_back(tag);
                 }
+                // An R handshake: RREADY with RVALID, all the model needs of RREADY.
+                Event::ReadDone { .. } => bus.rready = true,
                 _ => {}
             }
         }
@@ -222,7 +228,13 @@ impl<M: Model + HasAxiLite> Bench<M> {
             self.expect_b.insert(wtag, resp);
         }
         if let Some(r) = rd {
-            self.expect_r.insert(rtag, r);
+            // The model answers the oldest accepted read (never the one accepted just now).
+            match self.read_tags.pop_front() {
+                Some(tag) => {
+                    self.expect_r.insert(tag, r);
+                }
+                None => return self.fail("the model answers a read never accepted".into()),
+            }
         }
         for i in 0..self.events.len() {
             match self.events[i] {

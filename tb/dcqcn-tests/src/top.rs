@@ -172,6 +172,10 @@ pub struct TopBench<M: Model> {
     pub cycle: u64,
     /// Expected data of each AXI4-Lite read in flight, by tag.
     reads: HashMap<u64, (u64, u32)>,
+    /// The CSR block's decoded read (tag, address) waiting for its R register, and that
+    /// register's RVALID: a read samples the window when it moves to R, not at AR.
+    csr_pend: Option<(u64, u64)>,
+    csr_rvalid: bool,
     /// Data of the reads done, by tag.
     pub read_data: HashMap<u64, u32>,
     pub writes_done: u64,
@@ -259,6 +263,8 @@ impl<M: Model> TopBench<M> {
             timing: Timing::default(),
             cycle: 0,
             reads: HashMap::new(),
+            csr_pend: None,
+            csr_rvalid: false,
             read_data: HashMap::new(),
             writes_done: 0,
             responses: Vec::new(),
@@ -344,7 +350,27 @@ impl<M: Model> TopBench<M> {
         if let Some(v) = self.axi.violations().first() {
             return self.fail(format!("AXI4-Lite: {v}"));
         }
-        // AXI4-Lite: reads sample the window now; writes take effect at the clock edge.
+        // AXI4-Lite: writes take effect at the clock edge; a read samples the window in the
+        // cycle it moves to the CSR block's R register (R empty or taken now), the cycle after
+        // its AR handshake at the earliest.
+        let r_taken = lite_events
+            .iter()
+            .any(|e| matches!(e, LiteEvent::ReadDone { .. }));
+        let adv = self.csr_pend.is_some() && (!self.csr_rvalid || r_taken);
+        self.csr_rvalid = adv || (self.csr_rvalid && !r_taken);
+        if let Some((tag, addr)) = self.csr_pend.take_if(|_| adv) {
+            let w = &self.sel.window;
+            let want = match addr {
+                a if a == reg("rp_flow_sel") => w.flow_sel(self.sel_flow),
+                a if a == reg("rp_rate") => w.rp_rate,
+                a if a == reg("rp_target") => w.rp_target,
+                a if a == reg("rp_current") => w.rp_current,
+                a if a == reg("rp_timer") => w.rp_timer,
+                a if a == reg("rp_state") => w.rp_state,
+                _ => return self.fail(format!("the bench reads only the window, not {addr:#x}")),
+            };
+            self.reads.insert(tag, (addr, want));
+        }
         let mut sel_write = None;
         let mut param_write = Vec::new();
         for e in lite_events {
@@ -356,22 +382,7 @@ impl<M: Model> TopBench<M> {
                         param_write.push((addr, data as u32));
                     }
                 }
-                LiteEvent::ReadAccepted { tag, addr } => {
-                    let w = &self.sel.window;
-                    let want = match addr {
-                        a if a == reg("rp_flow_sel") => w.flow_sel(self.sel_flow),
-                        a if a == reg("rp_rate") => w.rp_rate,
-                        a if a == reg("rp_target") => w.rp_target,
-                        a if a == reg("rp_current") => w.rp_current,
-                        a if a == reg("rp_timer") => w.rp_timer,
-                        a if a == reg("rp_state") => w.rp_state,
-                        _ => {
-                            return self
-                                .fail(format!("the bench reads only the window, not {addr:#x}"))
-                        }
-                    };
-                    self.reads.insert(tag, (addr, want));
-                }
+                LiteEvent::ReadAccepted { tag, addr } => self.csr_pend = Some((tag, addr)),
                 LiteEvent::WriteDone { resp, .. } => {
                     if resp != 0 {
                         return self.fail(format!("write response {resp}"));

@@ -152,15 +152,18 @@ impl PyCsrModel {
     }
 
     /// One clock cycle. `write` = (address, data, strobe) accepted this cycle, `read` = the
-    /// address accepted this cycle, `inputs` = {hw input: value} to drive from this cycle on.
-    /// Returns (write response or None, (read data, read response) or None); responses are
-    /// 0 OKAY, 2 SLVERR, 3 DECERR.
-    #[pyo3(signature = (write = None, read = None, inputs = None))]
+    /// address accepted this cycle, `rready` = RREADY this cycle, `inputs` = {hw input: value}
+    /// to drive from this cycle on. Returns (response of the write accepted this cycle or None,
+    /// (read data, read response) of the read that moves to the R register this cycle or
+    /// None): a read accepted in one cycle is answered in a later one, one cycle later when
+    /// the R register is free. Responses are 0 OKAY, 2 SLVERR, 3 DECERR.
+    #[pyo3(signature = (write = None, read = None, inputs = None, rready = true))]
     fn cycle(
         &mut self,
         write: Option<(u64, u64, u8)>,
         read: Option<u64>,
         inputs: Option<&Bound<'_, PyDict>>,
+        rready: bool,
     ) -> PyResult<Responses> {
         if let Some(d) = inputs {
             for (k, v) in d.iter() {
@@ -168,7 +171,14 @@ impl PyCsrModel {
                 self.set(&name, &v)?;
             }
         }
-        Ok(self.model.cycle(Bus { write, read }, &self.hw))
+        Ok(self.model.cycle(
+            Bus {
+                write,
+                read,
+                rready,
+            },
+            &self.hw,
+        ))
     }
 
     /// The value of output port `name` after the last cycle, packed over array elements.

@@ -51,10 +51,12 @@ impl PyQpcModel {
 
     /// One clock cycle. Requests are (vf, qpn, arg, user) tuples, `wb` is
     /// (vf, qpn, epsn, nak_sent), `mk` an R_Key check (vf, pd, rkey, va, len, access, user),
-    /// `csr_write` (address, data) with full strobes, `csr_read` an address. Returns
-    /// {"db", "wqe", "rx", "mk", "csr_read", "done"}: each a dict (or int, tuple for done =
-    /// (status, previous state)) when produced this cycle, else None.
-    #[pyo3(signature = (db = None, wqe = None, rx = None, wb = None, csr_write = None, csr_read = None, mk = None))]
+    /// `csr_write` (address, data) with full strobes, `csr_read` an address accepted this
+    /// cycle, `csr_rready` RREADY this cycle. Returns {"db", "wqe", "rx", "mk", "csr_read",
+    /// "done"}: each a dict (or int, tuple for done = (status, previous state)) when produced
+    /// this cycle, else None; "csr_read" is the data of the read that moves to the R register
+    /// this cycle (accepted earlier: one cycle later when R is free).
+    #[pyo3(signature = (db = None, wqe = None, rx = None, wb = None, csr_write = None, csr_read = None, mk = None, csr_rready = true))]
     #[allow(clippy::too_many_arguments)]
     fn cycle<'py>(
         &mut self,
@@ -66,6 +68,7 @@ impl PyQpcModel {
         csr_write: Option<(u64, u32)>,
         csr_read: Option<u64>,
         mk: Option<MkTuple>,
+        csr_rready: bool,
     ) -> PyResult<Bound<'py, PyDict>> {
         let out = self.model.cycle(&CycleIn {
             db: req(db),
@@ -88,6 +91,7 @@ impl PyQpcModel {
             }),
             csr_write,
             csr_read,
+            csr_rready,
         });
         let d = PyDict::new(py);
         let db = out

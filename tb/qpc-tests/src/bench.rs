@@ -551,7 +551,9 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 Event::ReadAccepted { tag, addr } => {
                     inp.csr_read = Some(addr);
                     r.read_tag.insert(tag, addr);
+                    r.read_order.push_back(tag);
                 }
+                Event::ReadDone { .. } => inp.csr_rready = true,
                 _ => {}
             }
         }
@@ -574,14 +576,14 @@ impl<M: Model + HasAxiLite> Bench<M> {
             self.rkey_checks += 1;
             r.mk_want.push_back((now, x));
         }
-        if let (Some(v), Some(tag)) = (
-            out.csr_read,
-            r.events.iter().find_map(|e| match e {
-                Event::ReadAccepted { tag, .. } => Some(*tag),
-                _ => None,
-            }),
-        ) {
-            r.read_want.insert(tag, v);
+        // The model answers the oldest accepted read.
+        if let Some(v) = out.csr_read {
+            match r.read_order.pop_front() {
+                Some(tag) => {
+                    r.read_want.insert(tag, v);
+                }
+                None => return self.fail("the model answers a CSR read never accepted".into()),
+            }
         }
         // Responses taken this cycle.
         if ready[0] && self.get("db_rsp_valid") == 1 {
@@ -700,6 +702,8 @@ struct Run {
     mk_want: VecDeque<(u64, MkRsp)>,
     read_tag: HashMap<u64, u64>,
     read_want: HashMap<u64, u32>,
+    /// Accepted CSR reads the model has not answered yet, oldest first.
+    read_order: VecDeque<u64>,
 }
 
 impl Run {
@@ -725,6 +729,7 @@ impl Run {
             mk_want: VecDeque::new(),
             read_tag: HashMap::new(),
             read_want: HashMap::new(),
+            read_order: VecDeque::new(),
         }
     }
     fn quiet(&self) -> bool {

@@ -11,6 +11,11 @@
 //!   strobes in the one shared write shadow, a high-half write commits all 64 bits;
 //! - within a cycle: software write (or `rc`/`rs` read effect), then hardware load, clear,
 //!   set, count; counters saturate unless told not to;
+//! - a read takes effect (its value, its `rc`/`rs` effect, the 64-bit latch) in the cycle it
+//!   moves to the R register, not in the cycle it is accepted: the block decodes the address
+//!   in the accept cycle and holds one decoded read until the R register is free (empty, or
+//!   taken in that cycle); so with RREADY high a read returns the register's value one cycle
+//!   after the AR handshake, and RVALID rises two cycles after it;
 //! - `wp` drives the written value for exactly one cycle (and `_stb_o` when wider than a bit);
 //! - `irq_o` is the OR of `status & enable` over interrupt registers and array elements.
 //!
@@ -139,11 +144,15 @@ struct Hit {
     high: bool,
 }
 
-/// The accepted transfers and hardware inputs of one cycle.
+/// The accepted transfers of one cycle, and RREADY.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Bus {
+    /// AW and W handshake: (address, data, strobes).
     pub write: Option<(u64, u64, u8)>,
+    /// AR handshake: the address.
     pub read: Option<u64>,
+    /// RREADY in this cycle: with RVALID it empties the R register.
+    pub rready: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -162,6 +171,10 @@ pub struct CsrModel {
     wr_lo: u32,
     wr_lo_strb: u8,
     rd_hi: u32,
+    /// The accepted read waiting for the R register (the block's decode stage).
+    rd_pend: Option<u64>,
+    /// The R register holds a response (RVALID).
+    rvalid: bool,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -206,6 +219,8 @@ impl CsrModel {
             wr_lo: 0,
             wr_lo_strb: 0,
             rd_hi: 0,
+            rd_pend: None,
+            rvalid: false,
         };
         for item in &map.items {
             let (group, regs, base, stride, count) = match item {
@@ -412,6 +427,8 @@ impl CsrModel {
         self.wr_lo = 0;
         self.wr_lo_strb = 0;
         self.rd_hi = 0;
+        self.rd_pend = None;
+        self.rvalid = false;
     }
 
     pub fn address_width(&self) -> u32 {
@@ -447,9 +464,10 @@ impl CsrModel {
         })
     }
 
-    /// One clock cycle: the transfers the slave accepts in it and the hardware inputs driven
-    /// in it (packed, aligned with [`Self::hw_ports`]). Returns the write response and the
-    /// read data and response those transfers will get.
+    /// One clock cycle: the transfers the slave accepts in it, RREADY, and the hardware inputs
+    /// driven in it (packed, aligned with [`Self::hw_ports`]). Returns the response the write
+    /// accepted in this cycle will get, and the read data and response of the read that moves
+    /// to the R register in this cycle (an earlier accepted read, reads in order).
     pub fn cycle(&mut self, bus: Bus, hw: &[Vec<u32>]) -> (Option<u8>, Option<(u64, u8)>) {
         // Live inputs first: a read in this cycle returns them.
         for (fi, f) in self.fields.iter().enumerate() {
@@ -461,10 +479,19 @@ impl CsrModel {
             }
         }
 
+        // The decoded read moves on when the R register is empty or taken in this cycle; a read
+        // accepted in this cycle takes its place.
+        let adv = self.rd_pend.is_some() && (!self.rvalid || bus.rready);
+        let exec = if adv { self.rd_pend.take() } else { None };
+        self.rvalid = adv || (self.rvalid && !bus.rready);
+        if bus.read.is_some() {
+            self.rd_pend = bus.read;
+        }
+
         let mut read_resp = None;
         let mut read_hit = None;
         let mut latch = None;
-        if let Some(addr) = bus.read {
+        if let Some(addr) = exec {
             read_resp = Some(match self.hit(addr) {
                 None => (0, DECERR),
                 Some(h) if !self.regs[h.reg].readable => (0, SLVERR),
@@ -685,17 +712,27 @@ mod tests {
             m.cycle(
                 Bus {
                     write: Some((a, d, s)),
-                    read: None,
+                    ..Bus::default()
                 },
                 &h,
             )
             .0
         };
+        // Accepted in one cycle, answered in the next (RREADY high throughout).
         let r = |m: &mut CsrModel, a| {
+            let accept = m.cycle(
+                Bus {
+                    read: Some(a),
+                    rready: true,
+                    ..Bus::default()
+                },
+                &h,
+            );
+            assert_eq!(accept.1, None, "no read data in the accept cycle");
             m.cycle(
                 Bus {
-                    write: None,
-                    read: Some(a),
+                    rready: true,
+                    ..Bus::default()
                 },
                 &h,
             )
@@ -737,10 +774,22 @@ mod tests {
         assert_eq!(m.field_value("int_status", "rx_done", 0), Some(1));
         // Software clears while hardware sets again: stays set.
         let write = Some((0x08, 1, 0xf));
-        m.cycle(Bus { write, read: None }, &h);
+        m.cycle(
+            Bus {
+                write,
+                ..Bus::default()
+            },
+            &h,
+        );
         assert_eq!(m.field_value("int_status", "rx_done", 0), Some(1));
         h[set][0] = 0;
-        m.cycle(Bus { write, read: None }, &h);
+        m.cycle(
+            Bus {
+                write,
+                ..Bus::default()
+            },
+            &h,
+        );
         assert_eq!(m.field_value("int_status", "rx_done", 0), Some(0));
         // A counter read-to-clear in the cycle it counts restarts at the increment.
         let inc = port(&m, "pkt_count_count_incr_i");
@@ -748,15 +797,72 @@ mod tests {
         for _ in 0..3 {
             m.cycle(Bus::default(), &h);
         }
-        let (_, rd) = m.cycle(
+        // Accepted with the fourth count; it reads and clears in the next cycle, which counts
+        // the fifth.
+        let read = Some(0x10);
+        assert_eq!(
+            m.cycle(
+                Bus {
+                    read,
+                    ..Bus::default()
+                },
+                &h
+            )
+            .1,
+            None
+        );
+        assert_eq!(m.field_value("pkt_count", "count", 0), Some(4));
+        let (_, rd) = m.cycle(Bus::default(), &h);
+        assert_eq!(rd, Some((4, OKAY)));
+        assert_eq!(m.field_value("pkt_count", "count", 0), Some(1));
+    }
+
+    #[test]
+    fn a_read_waits_for_the_r_register() {
+        let mut m = example();
+        let h = hw(&m);
+        let scratch = |v| Some((0x1c, v, 0xf));
+        m.cycle(
             Bus {
-                write: None,
-                read: Some(0x10),
+                write: scratch(1),
+                read: Some(0x1c),
+                ..Bus::default()
             },
             &h,
         );
-        assert_eq!(rd, Some((3, OKAY)));
-        assert_eq!(m.field_value("pkt_count", "count", 0), Some(1));
+        // The first read moves to R in the next cycle and sees the write accepted with it.
+        let (_, rd) = m.cycle(
+            Bus {
+                read: Some(0x1c),
+                ..Bus::default()
+            },
+            &h,
+        );
+        assert_eq!(rd, Some((1, OKAY)));
+        // R stays full without RREADY: the second read waits and sees a later write.
+        m.cycle(
+            Bus {
+                write: scratch(2),
+                ..Bus::default()
+            },
+            &h,
+        );
+        let (_, rd) = m.cycle(
+            Bus {
+                rready: true,
+                ..Bus::default()
+            },
+            &h,
+        );
+        assert_eq!(rd, Some((2, OKAY)));
+        let (_, rd) = m.cycle(
+            Bus {
+                rready: true,
+                ..Bus::default()
+            },
+            &h,
+        );
+        assert_eq!(rd, None);
     }
 
     #[test]
@@ -770,7 +876,7 @@ mod tests {
         m.cycle(
             Bus {
                 write: Some((0x0c, 0b100, 0xf)),
-                read: None,
+                ..Bus::default()
             },
             &h,
         );

@@ -371,6 +371,8 @@ pub struct CycleIn {
     pub csr_write: Option<(u64, u32)>,
     /// An AXI read accepted this cycle.
     pub csr_read: Option<u64>,
+    /// RREADY this cycle (only an R handshake matters: it empties the R register).
+    pub csr_rready: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -379,6 +381,8 @@ pub struct CycleOut {
     pub wqe: Option<WqeRsp>,
     pub rx: Option<RxRsp>,
     pub mk: Option<MkRsp>,
+    /// The data of the read that moves to the R register this cycle (an earlier accepted
+    /// one: the CSR block decodes a read in its accept cycle and reads in the next free one).
     pub csr_read: Option<u32>,
     /// (status, prev_state) when a command completed this cycle.
     pub done: Option<(u8, u32)>,
@@ -457,6 +461,9 @@ pub struct QpcModel {
     int_status: u32,
     last_prev: u32,
     pub counters: Counters,
+    /// The CSR block's decoded read waiting for its R register, and that register's RVALID.
+    csr_pend: Option<u64>,
+    csr_rvalid: bool,
 }
 
 impl QpcModel {
@@ -492,6 +499,8 @@ impl QpcModel {
             int_status: 0,
             last_prev: 0,
             counters: Counters::default(),
+            csr_pend: None,
+            csr_rvalid: false,
             layout,
             mk_layout,
         };
@@ -517,6 +526,8 @@ impl QpcModel {
         self.int_status = 0;
         self.last_prev = 0;
         self.counters = Counters::default();
+        self.csr_pend = None;
+        self.csr_rvalid = false;
     }
 
     pub fn layout(&self) -> &Layout {
@@ -779,8 +790,15 @@ impl QpcModel {
             }
         }
 
-        // Software reads: the value before this cycle; counters clear on read.
-        if let Some(a) = inp.csr_read {
+        // Software reads, in the cycle a read moves to the R register (empty or taken now):
+        // the value before this cycle; counters clear on read.
+        let adv = self.csr_pend.is_some() && (!self.csr_rvalid || inp.csr_rready);
+        let exec = if adv { self.csr_pend.take() } else { None };
+        self.csr_rvalid = adv || (self.csr_rvalid && !inp.csr_rready);
+        if inp.csr_read.is_some() {
+            self.csr_pend = inp.csr_read;
+        }
+        if let Some(a) = exec {
             out.csr_read = Some(self.csr_value(a));
             let c = &mut self.counters;
             match a & !3 {
