@@ -107,14 +107,15 @@ def test_decode(example):
 
 
 class FakeBus:
-    """A bus backed by the CSR model: every transfer is one cycle."""
+    """A bus backed by the CSR model: a write takes one cycle, a read two."""
 
     def __init__(self, regmap, params=None):
         self.model = rdmagen.CsrModel(regmap, params)
         self.log = []
 
     def read(self, a):
-        _, (data, resp) = self.model.cycle(read=a)
+        self.model.cycle(read=a)  # accepted; answered in the next cycle
+        _, (data, resp) = self.model.cycle()
         self.log.append(("r", a))
         if resp:
             raise rdmagen.BusError("read", a, resp)
