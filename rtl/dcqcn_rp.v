@@ -245,6 +245,9 @@ module dcqcn_rp #(
   reg [3:0]  gd_q;
   reg [16:0] keep_fac_q;
   reg        byte_en_q;
+  reg [28:0] ai_room_q;
+  reg [28:0] hai_room_q;
+  reg        hai_zero_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -338,116 +341,135 @@ module dcqcn_rp #(
   assign rd_np_last = r_word[337:306];
 
   // Datapath
-  wire [19:0] rmax_rate;     // rate cap, Mb/s
-  wire [27:0] rmax_fx_d;     // registered: rmax_fx_q
+  wire [19:0] rmax_rate;      // rate cap, Mb/s
+  wire [27:0] rmax_fx_d;      // registered: rmax_fx_q
   wire [27:0] min_fx;
   wire [27:0] first_fx;
-  wire [16:0] k_period_d;    // period in us; 0 acts as 1 (registered: _q)
-  wire [16:0] d_period_d;    // period in us; 0 acts as 1 (registered: _q)
-  wire [16:0] t_period_d;    // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] a_elapsed;     // now minus deadline
-  wire [31:0] d_elapsed;     // now minus deadline
-  wire [31:0] i_elapsed;     // now minus deadline
-  wire        a_due;         // deadline reached
-  wire        paper;         // PAPER mode: CNPs cut at once, no cut timer
+  wire [16:0] k_period_d;     // period in us; 0 acts as 1 (registered: _q)
+  wire [16:0] d_period_d;     // period in us; 0 acts as 1 (registered: _q)
+  wire [16:0] t_period_d;     // period in us; 0 acts as 1 (registered: _q)
+  wire [31:0] a_elapsed;      // now minus deadline
+  wire [31:0] d_elapsed;      // now minus deadline
+  wire [31:0] i_elapsed;      // now minus deadline
+  wire        a_due;          // deadline reached
+  wire        paper;          // PAPER mode: CNPs cut at once, no cut timer
   wire        d_due;
   wire        i_due;
   wire [31:0] a_minus_d;
   wire [31:0] a_minus_i;
   wire [31:0] d_minus_i;
-  wire        pick_a;        // earliest due period: alpha
-  wire        pick_d;        // cut check
-  wire        paper_first;   // PAPER first CNP: cut from the cap with the initial alpha
+  wire        pick_a;         // earliest due period: alpha
+  wire        pick_d;         // cut check
+  wire        paper_first;    // PAPER first CNP: cut from the cap with the initial alpha
   wire [24:0] alpha_in;
-  wire [10:0] alpha_gain_d;  // 1024 - G (registered: alpha_gain_q)
-  wire [24:0] alpha_step;    // alpha after one period
-  wire [24:0] alpha_cnp;     // alpha after a PAPER CNP
-  wire        clamp;         // Rt = Rc on this cut
-  wire [27:0] cut_rc;        // Rc before the cut
-  wire [3:0]  gd_d;          // registered: gd_q
-  wire [38:0] cut_amount;    // Rc * alpha >> (rpg_gd + 14)
+  wire [10:0] alpha_gain_d;   // 1024 - G (registered: alpha_gain_q)
+  wire [24:0] alpha_step;     // alpha after one period
+  wire [24:0] alpha_cnp;      // alpha after a PAPER CNP
+  wire        clamp;          // Rt = Rc on this cut
+  wire [27:0] cut_rc;         // Rc before the cut
+  wire [3:0]  gd_d;           // registered: gd_q
+  wire [38:0] cut_amount;     // Rc * alpha >> (rpg_gd + 14)
   wire [28:0] cut_diff;
-  wire        cut_under;     // the cut amount exceeds Rc
+  wire        cut_under;      // the cut amount exceeds Rc
   wire [27:0] cut_rate;
-  wire [16:0] keep_fac_d;    // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
-  wire [28:0] cut_kv;        // at least rpg_min_dec_fac % of Rc (mlx5 only)
+  wire [16:0] keep_fac_d;     // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
+  wire [28:0] cut_kv;         // at least rpg_min_dec_fac % of Rc (mlx5 only)
   wire        cut_k_r;
   wire        cut_m_k;
   wire        cut_m_r;
   wire        cut_k_c;
   wire        cut_r_c;
   wire        cut_m_c;
-  wire        cut_over;      // ... is above Rc
-  wire [27:0] cut_new;       // Rc after the cut, never above Rc
-  wire [28:0] rt_ai_sum;
+  wire        cut_over;       // ... is above Rc
+  wire [27:0] cut_new;        // Rc after the cut, never above Rc
+  wire [27:0] rt_ai_sum;
+  wire [28:0] ai_room_d;      // cap - step, negative when the step passes the cap (registered: _q)
+  wire        rt_ai_capped;   // Rt + step > cap
   wire [27:0] rt_ai;
-  wire [28:0] rt_hai_sum;
+  wire [27:0] rt_hai_sum;
+  wire [28:0] hai_room_d;     // cap - step, negative when the step passes the cap (registered: _q)
+  wire        rt_hai_capped;  // Rt + step > cap
   wire [27:0] rt_hai;
-  wire [15:0] threshold;     // F
-  wire        byte_en_d;     // byte counter enabled (registered: byte_en_q)
-  wire [15:0] cnt_hi;        // larger of the timer and byte counts (the mlx5 stage)
-  wire [15:0] cnt_lo;        // smaller of the two (the timer count alone without the byte counter)
-  wire [15:0] hyper_i;       // PAPER hyper-increase multiplier
+  wire        hai_zero_d;     // no hyper step (registered: hai_zero_q)
+  wire [15:0] threshold;      // F
+  wire        byte_en_d;      // byte counter enabled (registered: byte_en_q)
+  wire        tc_lt_f;
+  wire        tc_gt_f;
+  wire        bc_lt_f;
+  wire        bc_gt_f;
+  wire        hi_lt_f;        // the larger of the timer and byte counts (the mlx5 stage) is below F
+  wire        hi_gt_f;        // ... above F
+  wire        lo_gt_f;        // the smaller of the two (the timer count alone without the byte
+                              // counter) is above F
+  wire [15:0] hyper_i;        // PAPER hyper-increase multiplier: the smaller count - F
   wire [35:0] phai_prod;
-  wire [44:0] rt_phai_sum;
+  wire [27:0] rt_phai_sum;
   wire [27:0] rt_phai;
-  wire [27:0] rt_inc;        // Rt after an increase event
-  wire [27:0] rc_inc;
+  wire        inc_ai;         // additive increase
+  wire        inc_hai;        // mlx5 hyper increase
+  wire        inc_phai;       // PAPER hyper increase
+  wire [27:0] rt_inc;         // Rt after an increase event
+  wire [27:0] rc_inc;         // (Rc + Rt + 1) / 2 with Rt after the increase
   wire [15:0] tc_inc;
   wire [15:0] bc_inc;
-  wire        a_still;       // alpha periods change nothing
-  wire        lo_stays_low;  // PAPER: idle periods stay additive
-  wire        i_flat;        // no further stage moves Rt
-  wire [28:0] rc_over_rt;    // Rc - Rt, wrapping when Rc < Rt
-  wire        i_still;       // increase periods only count
-  wire        a_skip;        // two or more idle periods due
+  wire        a_still;        // alpha periods change nothing
+  wire        lo_stays_low;   // PAPER: idle periods stay additive
+  wire        i_flat;         // no further stage moves Rt
+  wire [28:0] rc_over_rt;     // Rc - Rt, wrapping when Rc < Rt
+  wire        i_still;        // increase periods only count
+  wire        a_skip;         // two or more idle periods due
   wire [47:0] a_jump;
   wire        a_fits;
-  wire        d_skip;        // two or more idle periods due
+  wire        d_skip;         // two or more idle periods due
   wire [47:0] d_jump;
   wire        d_fits;
-  wire        i_skip;        // two or more idle periods due
+  wire        i_skip;         // two or more idle periods due
   wire [47:0] i_jump;
   wire        i_fits;
-  wire        fold_block;    // a PAPER CNP cuts with alpha: its alpha period takes a cycle
-  wire        fold;          // one alpha period and one cut check with no CNP marked go with the
-                             // event
-  wire        x_apply;       // stage X can apply its event this cycle
-  wire        x_done;        // ... and the response FIFO has room: it does
-  wire        x_free;        // stage X takes an event at the next edge
-  wire        r_hazard;      // stage X holds stage R's flow: R waits for the write
-  wire        r_adv;         // stage R's event moves to stage X
-  wire        rsp_pop;       // the response FIFO head is taken
-  wire        r_free;        // stage R takes an event
+  wire        fold_block;     // a PAPER CNP cuts with alpha: its alpha period takes a cycle
+  wire        fold;           // one alpha period and one cut check with no CNP marked go with the
+                              // event
+  wire        x_apply;        // stage X can apply its event this cycle
+  wire        x_done;         // ... and the response FIFO has room: it does
+  wire        x_free;         // stage X takes an event at the next edge
+  wire        r_hazard;       // stage X holds stage R's flow: R waits for the write
+  wire        r_adv;          // stage R's event moves to stage X
+  wire        rsp_pop;        // the response FIFO head is taken
+  wire        r_free;         // stage R takes an event
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
-  wire [19:0] tok_span;      // us of accrual, at most 2**20 - 1
+  wire [19:0] tok_span;       // us of accrual, at most 2**20 - 1
   wire [27:0] tok_rate;
   wire [47:0] tok_gain;
   wire [48:0] tok_sum;
-  wire [35:0] tok_cap_sum;   // burst in 1/256 bits plus one microsecond at the rate
-  wire [34:0] tok_cap;       // tokens arrive in one-microsecond quanta: the bucket holds one more
-  wire [34:0] tok_fill;      // tokens after accrual
+  wire [35:0] tok_cap_sum;    // burst in 1/256 bits plus one microsecond at the rate
+  wire [34:0] tok_cap;        // tokens arrive in one-microsecond quanta: the bucket holds one more
+  wire [34:0] tok_fill;       // tokens after accrual
   wire [34:0] tx_need;
   wire        tx_grant;
-  wire        byte_on;       // the byte counter runs while the rate recovers
+  wire        byte_on;        // the byte counter runs while the rate recovers
   wire [24:0] byte_sum;
-  wire        byte_fire;     // a byte-counter increase event
+  wire        byte_fire;      // a byte-counter increase event
   wire [31:0] np_gap;
-  wire        np_send;       // CNP allowed
+  wire        np_send;        // CNP allowed
   wire [27:0] first_lo;
-  wire [27:0] first_rate_d;  // Rc and Rt on the first CNP (registered: first_rate_q)
-  wire        first_zero_d;  // no first-CNP rate: start from the cap with a cut pending
-                             // (registered: first_zero_q)
-  wire        tick;          // a microsecond ends
+  wire [27:0] first_rate_d;   // Rc and Rt on the first CNP (registered: first_rate_q)
+  wire        first_zero_d;   // no first-CNP rate: start from the cap with a cut pending
+                              // (registered: first_zero_q)
+  wire        tick;           // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [34:0] alpha_prod;  // G * alpha
   wire [52:0] cut_prod;    // Rc * alpha
   wire [44:0] keep_prod;   // Rc * fac * 655
   wire [28:0] cut_max;     // the largest of the three
-  wire [28:0] rc_inc_sum;
+  wire [27:0] phai_room;   // cap - Rt, wrapping when Rt is above the cap (the product passes it, in
+                           // 1/256 Mb/s, when it is above its integer part)
+  wire [28:0] rc_keep_sum;
+  wire [28:0] rc_ai_sum;
+  wire [28:0] rc_hai_sum;
+  wire [28:0] rc_phai_sum;
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
@@ -500,33 +522,51 @@ module dcqcn_rp #(
                    {1'd0, cut_rate};
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : cut_r_c;
   assign cut_new = cut_over ? cut_rc : cut_max[27:0];
-  assign rt_ai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_ai_rate_value_i, 8'd0}};
-  assign rt_ai = rt_ai_sum > {1'd0, rmax_fx_q} ? rmax_fx_q : rt_ai_sum[27:0];
-  assign rt_hai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_hai_rate_value_i, 8'd0}};
-  assign rt_hai = rt_hai_sum > {1'd0, rmax_fx_q} ? rmax_fx_q : rt_hai_sum[27:0];
+  assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
+  assign ai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
+  assign rt_ai_capped = ai_room_q[28] || w_rt_q > ai_room_q[27:0];
+  assign rt_ai = rt_ai_capped ? rmax_fx_q : rt_ai_sum;
+  assign rt_hai_sum = w_rt_q + {rpg_hai_rate_value_i, 8'd0};
+  assign hai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
+  assign rt_hai_capped = hai_room_q[28] || w_rt_q > hai_room_q[27:0];
+  assign rt_hai = rt_hai_capped ? rmax_fx_q : rt_hai_sum;
+  assign hai_zero_d = rpg_hai_rate_value_i == 20'd0;
   assign threshold = {11'd0, rpg_threshold_value_i};
   assign byte_en_d = rpg_byte_reset_value_i != 24'd0;
-  assign cnt_hi = byte_en_q && w_bc_q > w_tc_q ? w_bc_q : w_tc_q;
-  assign cnt_lo = byte_en_q && w_bc_q < w_tc_q ? w_bc_q : w_tc_q;
-  assign hyper_i = cnt_lo - threshold;
+  assign tc_lt_f = w_tc_q < threshold;
+  assign tc_gt_f = w_tc_q > threshold;
+  assign bc_lt_f = w_bc_q < threshold;
+  assign bc_gt_f = w_bc_q > threshold;
+  assign hi_lt_f = tc_lt_f && (!byte_en_q || bc_lt_f);
+  assign hi_gt_f = tc_gt_f || (byte_en_q && bc_gt_f);
+  assign lo_gt_f = tc_gt_f && (!byte_en_q || bc_gt_f);
+  assign hyper_i = byte_en_q && w_bc_q < w_tc_q ? w_bc_q - threshold : w_tc_q - threshold;
   assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
-  assign rt_phai_sum = {17'd0, w_rt_q} + {1'd0, {phai_prod, 8'd0}};
-  assign rt_phai = rt_phai_sum > {17'd0, rmax_fx_q} ? rmax_fx_q : rt_phai_sum[27:0];
-  assign rt_inc = cnt_hi < threshold ? w_rt_q :
-                  paper ? (cnt_lo > threshold ? rt_phai : rt_ai) :
-                  cnt_hi == threshold ? rt_ai :
-                  rt_hai;
-  assign rc_inc_sum = {1'd0, w_rc_q} + {1'd0, rt_inc} + 29'd1;
-  assign rc_inc = rc_inc_sum[28:1];
+  assign phai_room = rmax_fx_q - w_rt_q;
+  assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
+  assign rt_phai = w_rt_q > rmax_fx_q || phai_prod > {16'd0, phai_room[27:8]} ? rmax_fx_q :
+                   rt_phai_sum[27:0];
+  assign inc_ai = !hi_lt_f && (paper ? !lo_gt_f : !hi_gt_f);
+  assign inc_hai = !paper && hi_gt_f;
+  assign inc_phai = paper && lo_gt_f;
+  assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
+  assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
+  assign rc_ai_sum = {1'd0, w_rc_q} + {1'd0, rt_ai} + 29'd1;
+  assign rc_hai_sum = {1'd0, w_rc_q} + {1'd0, rt_hai} + 29'd1;
+  assign rc_phai_sum = {1'd0, w_rc_q} + {1'd0, rt_phai} + 29'd1;
+  assign rc_inc = inc_ai ? rc_ai_sum[28:1] :
+                  inc_hai ? rc_hai_sum[28:1] :
+                  inc_phai ? rc_phai_sum[28:1] :
+                  rc_keep_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
   assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
   assign i_flat = paper ?
                     w_rt_q == rmax_fx_q ||
-                    ((rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold) &&
+                    ((rpg_ai_rate_value_i == 20'd0 || lo_gt_f) &&
                      (rpg_hai_rate_value_i == 20'd0 || lo_stays_low)) :
-                  cnt_hi > threshold && rt_hai == w_rt_q;
+                  hi_gt_f && (rt_hai_capped ? w_rt_q == rmax_fx_q : hai_zero_q);
   assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
   assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
   assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};
@@ -541,8 +581,7 @@ module dcqcn_rp #(
   assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due;
   assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period_q}) &&
                 (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period_q})) && !fold_block;
-  assign x_apply = x_valid_q && !x_skip_q && !(a_skip | d_skip | i_skip) &&
-                   (fold || !(a_due | d_due | i_due));
+  assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due | d_due | i_due));
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
   assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
@@ -1031,6 +1070,9 @@ module dcqcn_rp #(
     gd_q <= gd_d;
     keep_fac_q <= keep_fac_d;
     byte_en_q <= byte_en_d;
+    ai_room_q <= ai_room_d;
+    hai_room_q <= hai_room_d;
+    hai_zero_q <= hai_zero_d;
     wb_word_q <= wb_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
   end

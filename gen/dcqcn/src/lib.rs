@@ -124,6 +124,9 @@ const DERIVED: &[(&str, u32)] = &[
     ("gd", 4),
     ("keep_fac", 17),
     ("byte_en", 1),
+    ("ai_room", 29),
+    ("hai_room", 29),
+    ("hai_zero", 1),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -868,26 +871,54 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(id("cut_over"), id("cut_rc"), id("cut_max").bits(27, 0)),
         "Rc after the cut, never above Rc",
     ));
-    // Increase.
+    // Increase. The cap compares Rt with a registered cap - step (in parallel with the
+    // sum), the stage flags compare each count with F (in parallel, no max/min first), and
+    // Rc + Rt is summed for every candidate Rt while the flags settle (a select, not an
+    // adder, follows them).
     for (name, step) in [("rt_ai", "rpg_ai_rate"), ("rt_hai", "rpg_hai_rate")] {
         let sum = format!("{name}_sum");
+        let room = format!("{}_room", &name[3..]);
         wires.push((
             sum.clone(),
-            29,
-            add(zext(rt(), 1), zext(shl_const(cfg(step, "value"), 8), 1)),
+            28,
+            add(rt(), shl_const(cfg(step, "value"), 8)),
             "",
+        ));
+        wires.push((
+            format!("{room}_d"),
+            29,
+            sub(
+                zext(id("rmax_fx_d"), 1),
+                zext(shl_const(cfg(step, "value"), 8), 1),
+            ),
+            "cap - step, negative when the step passes the cap (registered: _q)",
+        ));
+        wires.push((
+            format!("{name}_capped"),
+            1,
+            or(
+                id(&format!("{room}_q")).bits(28, 28),
+                gt(rt(), id(&format!("{room}_q")).bits(27, 0)),
+            ),
+            "Rt + step > cap",
         ));
         wires.push((
             name.into(),
             28,
             tern(
-                gt(id(&sum), zext(id("rmax_fx_q"), 1)),
+                id(&format!("{name}_capped")),
                 id("rmax_fx_q"),
-                id(&sum).bits(27, 0),
+                id(&sum),
             ),
             "",
         ));
     }
+    wires.push((
+        "hai_zero_d".into(),
+        1,
+        eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
+        "no hyper step (registered: hai_zero_q)",
+    ));
     wires.push((
         "threshold".into(),
         16,
@@ -900,31 +931,48 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ne(cfg("rpg_byte_reset", "value"), d(24, 0)),
         "byte counter enabled (registered: byte_en_q)",
     ));
+    for (n, c) in [("tc", tc()), ("bc", id("w_bc_q"))] {
+        wires.push((
+            format!("{n}_lt_f"),
+            1,
+            Expr::lt(c.clone(), id("threshold")),
+            "",
+        ));
+        wires.push((format!("{n}_gt_f"), 1, gt(c, id("threshold")), ""));
+    }
     wires.push((
-        "cnt_hi".into(),
-        16,
-        tern(
-            and(vec![id("byte_en_q"), gt(id("w_bc_q"), tc())]),
-            id("w_bc_q"),
-            tc(),
-        ),
-        "larger of the timer and byte counts (the mlx5 stage)",
+        "hi_lt_f".into(),
+        1,
+        and(vec![
+            id("tc_lt_f"),
+            or(not(id("byte_en_q")), id("bc_lt_f")),
+        ]),
+        "the larger of the timer and byte counts (the mlx5 stage) is below F",
     ));
     wires.push((
-        "cnt_lo".into(),
-        16,
-        tern(
-            and(vec![id("byte_en_q"), Expr::lt(id("w_bc_q"), tc())]),
-            id("w_bc_q"),
-            tc(),
-        ),
-        "smaller of the two (the timer count alone without the byte counter)",
+        "hi_gt_f".into(),
+        1,
+        or(id("tc_gt_f"), and(vec![id("byte_en_q"), id("bc_gt_f")])),
+        "... above F",
+    ));
+    wires.push((
+        "lo_gt_f".into(),
+        1,
+        and(vec![
+            id("tc_gt_f"),
+            or(not(id("byte_en_q")), id("bc_gt_f")),
+        ]),
+        "the smaller of the two (the timer count alone without the byte counter) is above F",
     ));
     wires.push((
         "hyper_i".into(),
         16,
-        sub(id("cnt_lo"), id("threshold")),
-        "PAPER hyper-increase multiplier",
+        tern(
+            and(vec![id("byte_en_q"), Expr::lt(id("w_bc_q"), tc())]),
+            sub(id("w_bc_q"), id("threshold")),
+            sub(tc(), id("threshold")),
+        ),
+        "PAPER hyper-increase multiplier: the smaller count - F",
     ));
     wires.push((
         "phai_prod".into(),
@@ -936,46 +984,97 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     wires.push((
+        "phai_room".into(),
+        28,
+        sub(id("rmax_fx_q"), rt()),
+        "cap - Rt, wrapping when Rt is above the cap (the product passes it, in 1/256 Mb/s, when it is above its integer part)",
+    ));
+    wires.push((
         "rt_phai_sum".into(),
-        45,
-        add(zext(rt(), 17), zext(shl_const(id("phai_prod"), 8), 1)),
+        28,
+        add(rt(), shl_const(id("phai_prod").bits(19, 0), 8)),
         "",
     ));
     wires.push((
         "rt_phai".into(),
         28,
         tern(
-            gt(id("rt_phai_sum"), zext(id("rmax_fx_q"), 17)),
+            or(
+                gt(rt(), id("rmax_fx_q")),
+                gt(id("phai_prod"), zext(id("phai_room").bits(27, 8), 16)),
+            ),
             id("rmax_fx_q"),
             id("rt_phai_sum").bits(27, 0),
         ),
         "",
     ));
+    // Which candidate Rt the stage picks: hold (fast recovery), AI, HAI or PAPER's hyper.
+    wires.push((
+        "inc_ai".into(),
+        1,
+        and(vec![
+            not(id("hi_lt_f")),
+            tern(id("paper"), not(id("lo_gt_f")), not(id("hi_gt_f"))),
+        ]),
+        "additive increase",
+    ));
+    wires.push((
+        "inc_hai".into(),
+        1,
+        and(vec![not(id("paper")), id("hi_gt_f")]),
+        "mlx5 hyper increase",
+    ));
+    wires.push((
+        "inc_phai".into(),
+        1,
+        and(vec![id("paper"), id("lo_gt_f")]),
+        "PAPER hyper increase",
+    ));
     wires.push((
         "rt_inc".into(),
         28,
         tern(
-            Expr::lt(id("cnt_hi"), id("threshold")),
-            rt(),
+            id("inc_ai"),
+            id("rt_ai"),
             tern(
-                id("paper"),
-                tern(
-                    gt(id("cnt_lo"), id("threshold")),
-                    id("rt_phai"),
-                    id("rt_ai"),
-                ),
-                tern(eq(id("cnt_hi"), id("threshold")), id("rt_ai"), id("rt_hai")),
+                id("inc_hai"),
+                id("rt_hai"),
+                tern(id("inc_phai"), id("rt_phai"), rt()),
             ),
         ),
         "Rt after an increase event",
     ));
+    for (n, r) in [
+        ("rc_keep", rt()),
+        ("rc_ai", id("rt_ai")),
+        ("rc_hai", id("rt_hai")),
+        ("rc_phai", id("rt_phai")),
+    ] {
+        wires.push((
+            format!("{n}_sum"),
+            29,
+            add(add(zext(rc(), 1), zext(r, 1)), d(29, 1)),
+            "",
+        ));
+    }
     wires.push((
-        "rc_inc_sum".into(),
-        29,
-        add(add(zext(rc(), 1), zext(id("rt_inc"), 1)), d(29, 1)),
-        "",
+        "rc_inc".into(),
+        28,
+        tern(
+            id("inc_ai"),
+            id("rc_ai_sum").bits(28, 1),
+            tern(
+                id("inc_hai"),
+                id("rc_hai_sum").bits(28, 1),
+                tern(
+                    id("inc_phai"),
+                    id("rc_phai_sum").bits(28, 1),
+                    id("rc_keep_sum").bits(28, 1),
+                ),
+            ),
+        ),
+        "(Rc + Rt + 1) / 2 with Rt after the increase",
     ));
-    wires.push(("rc_inc".into(), 28, id("rc_inc_sum").bits(28, 1), ""));
     wires.push((
         "tc_inc".into(),
         16,
@@ -1020,7 +1119,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 and(vec![
                     or(
                         eq(cfg("rpg_ai_rate", "value"), d(20, 0)),
-                        gt(id("cnt_lo"), id("threshold")),
+                        id("lo_gt_f"),
                     ),
                     or(
                         eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
@@ -1029,8 +1128,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 ]),
             ),
             and(vec![
-                gt(id("cnt_hi"), id("threshold")),
-                eq(id("rt_hai"), rt()),
+                id("hi_gt_f"),
+                tern(
+                    id("rt_hai_capped"),
+                    eq(rt(), id("rmax_fx_q")),
+                    id("hai_zero_q"),
+                ),
             ]),
         ),
         "no further stage moves Rt",
@@ -1123,13 +1226,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "x_apply".into(),
         1,
+        // No skip term: a skip needs two or more periods of its timer due, which rules out
+        // both a fold and nothing due, and keeps the skip decisions off this path.
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(Expr::any_of(
-                vec![id("a_skip"), id("d_skip"), id("i_skip")],
-                b1(false),
-            )),
             or(
                 id("fold"),
                 not(Expr::any_of(
@@ -1366,7 +1467,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cut_prod",
         "keep_prod",
         "cut_max",
-        "rc_inc_sum",
+        "phai_room",
+        "rc_keep_sum",
+        "rc_ai_sum",
+        "rc_hai_sum",
+        "rc_phai_sum",
     ];
     items.push(V::Comment(vec!["Datapath".into()]));
     let mut decls = Vec::new();
