@@ -35,9 +35,11 @@
 // tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
 // a flow must be touched at least every 2**31 us).
 // Parameters are read in stages R and X: change them while no event is in flight.
-// Values derived from them alone (rate cap, first-CNP rate, periods, 1024 - G,
-// rpg_gd, fac * 655, byte counter on) are registered: an event taken in the cycle
-// a parameter input changes, or later, sees the new value.
+// Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,
+// first-CNP rate, periods, 1024 - G, rpg_gd, fac * 655, byte counter on) are
+// registered (the first-CNP rate twice, stage X reading it no earlier than two
+// cycles after the take): an event taken in the cycle a parameter input changes,
+// or later, sees the new value.
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
@@ -236,6 +238,7 @@ module dcqcn_rp #(
   // Values derived from the parameter inputs, registered (the next cycle's stages R and X
   // read them: an event taken in the cycle a parameter changes, or later, sees it)
   reg [27:0] rmax_fx_q;
+  reg [27:0] first_lo_q;
   reg [27:0] first_rate_q;
   reg        first_zero_q;
   reg [16:0] k_period_q;
@@ -247,6 +250,7 @@ module dcqcn_rp #(
   reg        byte_en_q;
   reg [28:0] ai_room_q;
   reg [28:0] hai_room_q;
+  reg        ai_zero_q;
   reg        hai_zero_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
@@ -297,6 +301,8 @@ module dcqcn_rp #(
   reg [STATE_W-1:0]   ram_wdata;
   reg                 rsp_push;  // stage X answers an event this cycle
   reg                 rsp_new_flag;
+  reg [1:0]           rc_sel;    // stage X's new Rc: hold, cut, increase, first CNP
+  reg [1:0]           rt_sel;    // stage X's new Rt: hold, Rc before the cut, increase, first CNP
 
   // Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read
   // it (the RAM returns the old word then). A write in the current cycle cannot be to
@@ -355,9 +361,6 @@ module dcqcn_rp #(
   wire        paper;          // PAPER mode: CNPs cut at once, no cut timer
   wire        d_due;
   wire        i_due;
-  wire [31:0] a_minus_d;
-  wire [31:0] a_minus_i;
-  wire [31:0] d_minus_i;
   wire        pick_a;         // earliest due period: alpha
   wire        pick_d;         // cut check
   wire        paper_first;    // PAPER first CNP: cut from the cap with the initial alpha
@@ -374,11 +377,12 @@ module dcqcn_rp #(
   wire [27:0] cut_rate;
   wire [16:0] keep_fac_d;     // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
   wire [28:0] cut_kv;         // at least rpg_min_dec_fac % of Rc (mlx5 only)
+  wire [29:0] cut_room_k;     // Rc - cut_kv (two's complement)
+  wire [29:0] cut_room_m;     // Rc - rpg_min_rate (two's complement)
   wire        cut_k_r;
-  wire        cut_m_k;
   wire        cut_m_r;
+  wire        cut_m_k;
   wire        cut_k_c;
-  wire        cut_r_c;
   wire        cut_m_c;
   wire        cut_over;       // ... is above Rc
   wire [27:0] cut_new;        // Rc after the cut, never above Rc
@@ -390,6 +394,7 @@ module dcqcn_rp #(
   wire [28:0] hai_room_d;     // cap - step, negative when the step passes the cap (registered: _q)
   wire        rt_hai_capped;  // Rt + step > cap
   wire [27:0] rt_hai;
+  wire        ai_zero_d;      // no additive step (registered: ai_zero_q)
   wire        hai_zero_d;     // no hyper step (registered: hai_zero_q)
   wire [15:0] threshold;      // F
   wire        byte_en_d;      // byte counter enabled (registered: byte_en_q)
@@ -453,13 +458,19 @@ module dcqcn_rp #(
   wire        byte_fire;      // a byte-counter increase event
   wire [31:0] np_gap;
   wire        np_send;        // CNP allowed
-  wire [27:0] first_lo;
-  wire [27:0] first_rate_d;   // Rc and Rt on the first CNP (registered: first_rate_q)
+  wire [27:0] first_lo_d;     // rate_to_set_on_first_cnp at least rpg_min_rate (registered:
+                              // first_lo_q)
+  wire [27:0] first_rate_d;   // Rc and Rt on the first CNP, from the registered values (registered
+                              // again: first_rate_q follows the inputs by two cycles, and stage X
+                              // is two cycles after an event is taken)
   wire        first_zero_d;   // no first-CNP rate: start from the cap with a cut pending
                               // (registered: first_zero_q)
   wire        tick;           // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
+  wire [31:0] a_minus_d;
+  wire [31:0] a_minus_i;
+  wire [31:0] d_minus_i;
   wire [34:0] alpha_prod;  // G * alpha
   wire [52:0] cut_prod;    // Rc * alpha
   wire [44:0] keep_prod;   // Rc * fac * 655
@@ -490,9 +501,9 @@ module dcqcn_rp #(
   assign a_minus_d = w_a_next_q - w_d_next_q;
   assign a_minus_i = w_a_next_q - w_i_next_q;
   assign d_minus_i = w_d_next_q - w_i_next_q;
-  assign pick_a = a_due && (!d_due || a_minus_d[31] || a_minus_d == 32'd0) &&
-                  (!i_due || a_minus_i[31] || a_minus_i == 32'd0);
-  assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || d_minus_i == 32'd0);
+  assign pick_a = a_due && (!d_due || a_minus_d[31] || w_a_next_q == w_d_next_q) &&
+                  (!i_due || a_minus_i[31] || w_a_next_q == w_i_next_q);
+  assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || w_d_next_q == w_i_next_q);
   assign paper_first = paper && !w_seen_q;
   assign alpha_in = paper_first ? {1'd0, {initial_alpha_value_value_i, 14'd0}} : w_alpha_q;
   assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in};
@@ -511,16 +522,18 @@ module dcqcn_rp #(
   assign keep_fac_d = {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
   assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
   assign cut_kv = paper ? 29'd0 : keep_prod[44:16];
-  assign cut_k_r = cut_kv > {1'd0, cut_rate};
+  assign cut_room_k = {2'd0, cut_rc} - {1'd0, cut_kv};
+  assign cut_room_m = {2'd0, cut_rc} - {2'd0, min_fx};
+  assign cut_k_r = cut_kv != 29'd0 && (cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]});
+  assign cut_m_r = {1'd0, min_fx} != 29'd0 &&
+                   (cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]});
   assign cut_m_k = {1'd0, min_fx} > cut_kv;
-  assign cut_m_r = {1'd0, min_fx} > {1'd0, cut_rate};
   assign cut_k_c = cut_kv > {1'd0, cut_rc};
-  assign cut_r_c = {1'd0, cut_rate} > {1'd0, cut_rc};
   assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc};
   assign cut_max = cut_k_r ? (cut_m_k ? {1'd0, min_fx} : cut_kv) :
                    cut_m_r ? {1'd0, min_fx} :
                    {1'd0, cut_rate};
-  assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : cut_r_c;
+  assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
   assign cut_new = cut_over ? cut_rc : cut_max[27:0];
   assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
   assign ai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
@@ -530,6 +543,7 @@ module dcqcn_rp #(
   assign hai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
   assign rt_hai_capped = hai_room_q[28] || w_rt_q > hai_room_q[27:0];
   assign rt_hai = rt_hai_capped ? rmax_fx_q : rt_hai_sum;
+  assign ai_zero_d = rpg_ai_rate_value_i == 20'd0;
   assign hai_zero_d = rpg_hai_rate_value_i == 20'd0;
   assign threshold = {11'd0, rpg_threshold_value_i};
   assign byte_en_d = rpg_byte_reset_value_i != 24'd0;
@@ -564,8 +578,7 @@ module dcqcn_rp #(
   assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
   assign i_flat = paper ?
                     w_rt_q == rmax_fx_q ||
-                    ((rpg_ai_rate_value_i == 20'd0 || lo_gt_f) &&
-                     (rpg_hai_rate_value_i == 20'd0 || lo_stays_low)) :
+                    ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
                   hi_gt_f && (rt_hai_capped ? w_rt_q == rmax_fx_q : hai_zero_q);
   assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
   assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
@@ -606,8 +619,8 @@ module dcqcn_rp #(
   assign np_gap = ev_now_q - w_np_last_q;
   assign np_send = ctrl_np_enable_i &&
                    (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
-  assign first_lo = first_fx < min_fx ? min_fx : first_fx;
-  assign first_rate_d = first_fx == 28'd0 ? rmax_fx_d : first_lo > rmax_fx_d ? rmax_fx_d : first_lo;
+  assign first_lo_d = first_fx < min_fx ? min_fx : first_fx;
+  assign first_rate_d = first_zero_q ? rmax_fx_q : first_lo_q > rmax_fx_q ? rmax_fx_q : first_lo_q;
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
@@ -702,6 +715,8 @@ module dcqcn_rp #(
     wb_flow_d = ev_flow_q;
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
+    rc_sel = 2'b00;
+    rt_sel = 2'b00;
     // Stage T: read the offered flow's word; a waiting stage R reads its own again
     ram_raddr = r_valid_q && !r_adv ? r_flow_q : s_evt_flow;
     ram_we = 1'b0;
@@ -788,8 +803,8 @@ module dcqcn_rp #(
                   if (!w_seen_q) begin
                     w_d_next_d = ev_now_q + {15'd0, d_period_q};
                   end
-                  w_rt_d = cut_rc;
-                  w_rc_d = cut_new;
+                  rt_sel = 2'b01;
+                  rc_sel = 2'b01;
                   w_alpha_d = alpha_cnp;
                   w_acnp_d = 1'b0;
                   w_dcnp_d = 1'b0;
@@ -807,8 +822,8 @@ module dcqcn_rp #(
                   end else begin
                     w_seen_d = 1'b1;
                     w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
-                    w_rc_d = first_rate_q;
-                    w_rt_d = first_rate_q;
+                    rc_sel = 2'b11;
+                    rt_sel = 2'b11;
                     w_acnp_d = 1'b0;
                     w_dcnp_d = first_zero_q;
                     w_incon_d = 1'b0;
@@ -827,8 +842,8 @@ module dcqcn_rp #(
                 rsp_new_flag = 1'b1;
                 if (byte_on) begin
                   if (byte_fire) begin
-                    w_rt_d = rt_inc;
-                    w_rc_d = rc_inc;
+                    rt_sel = 2'b10;
+                    rc_sel = 2'b10;
                     w_bc_d = bc_inc;
                     w_bacc_d = 24'd0;
                   end else begin
@@ -860,10 +875,11 @@ module dcqcn_rp #(
       end else if (pick_d) begin
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
         if (w_dcnp_q) begin
+          // cut_rc is Rc here (mlx5)
           if (clamp) begin
-            w_rt_d = w_rc_q;
+            rt_sel = 2'b01;
           end
-          w_rc_d = cut_new;
+          rc_sel = 2'b01;
           w_tc_d = 16'd0;
           w_bc_d = 16'd0;
           w_bacc_d = 24'd0;
@@ -874,12 +890,25 @@ module dcqcn_rp #(
         end
       end else begin
         // Otherwise the increase period is the one due
-        w_rt_d = rt_inc;
-        w_rc_d = rc_inc;
+        rt_sel = 2'b10;
+        rc_sel = 2'b10;
         w_tc_d = tc_inc;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
       end
     end
+    // Rc and Rt: the control above picks the source, the values pass one multiplexer
+    case (rc_sel)
+      2'b01: w_rc_d = cut_new;
+      2'b10: w_rc_d = rc_inc;
+      2'b11: w_rc_d = first_rate_q;
+      default: ;
+    endcase
+    case (rt_sel)
+      2'b01: w_rt_d = cut_rc;
+      2'b10: w_rt_d = rt_inc;
+      2'b11: w_rt_d = first_rate_q;
+      default: ;
+    endcase
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
     if (rsp_push) begin
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
@@ -1061,6 +1090,7 @@ module dcqcn_rp #(
     w_tok_us_q <= w_tok_us_d;
     w_np_last_q <= w_np_last_d;
     rmax_fx_q <= rmax_fx_d;
+    first_lo_q <= first_lo_d;
     first_rate_q <= first_rate_d;
     first_zero_q <= first_zero_d;
     k_period_q <= k_period_d;
@@ -1072,6 +1102,7 @@ module dcqcn_rp #(
     byte_en_q <= byte_en_d;
     ai_room_q <= ai_room_d;
     hai_room_q <= hai_room_d;
+    ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
     wb_word_q <= wb_word_d;
     ram_rdata_q <= state_ram[ram_raddr];

@@ -115,6 +115,7 @@ const CONFIG: &[(&str, &str, u32)] = &[
 /// starts a path into stage X's arithmetic: `<name>_d` is the wire, `<name>_q` the register.
 const DERIVED: &[(&str, u32)] = &[
     ("rmax_fx", 28),
+    ("first_lo", 28),
     ("first_rate", 28),
     ("first_zero", 1),
     ("k_period", 17),
@@ -126,6 +127,7 @@ const DERIVED: &[(&str, u32)] = &[
     ("byte_en", 1),
     ("ai_room", 29),
     ("hai_room", 29),
+    ("ai_zero", 1),
     ("hai_zero", 1),
 ];
 
@@ -282,9 +284,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
             "a flow must be touched at least every 2**31 us).",
             "Parameters are read in stages R and X: change them while no event is in flight.",
-            "Values derived from them alone (rate cap, first-CNP rate, periods, 1024 - G,",
-            "rpg_gd, fac * 655, byte counter on) are registered: an event taken in the cycle",
-            "a parameter input changes, or later, sees the new value.",
+            "Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,",
+            "first-CNP rate, periods, 1024 - G, rpg_gd, fac * 655, byte counter on) are",
+            "registered (the first-CNP rate twice, stage X reading it no earlier than two",
+            "cycles after the take): an event taken in the cycle a parameter input changes,",
+            "or later, sees the new value.",
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
@@ -557,6 +561,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Decl::reg("rsp_push", None).comment("stage X answers an event this cycle"),
     ));
     items.push(V::Decl(Decl::reg("rsp_new_flag", None)));
+    items.push(V::Decl(
+        Decl::reg("rc_sel", bits(2)).comment("stage X's new Rc: hold, cut, increase, first CNP"),
+    ));
+    items.push(V::Decl(Decl::reg("rt_sel", bits(2)).comment(
+        "stage X's new Rt: hold, Rc before the cut, increase, first CNP",
+    )));
     items.push(V::Blank);
 
     // Stage R's word: the RAM's, or the write the RAM read at the same edge missed.
@@ -689,7 +699,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ] {
         wires.push((n.into(), 32, sub(id(a), id(b)), ""));
     }
-    let le = |n: &str| or(id(n).bits(31, 31), eq(id(n), d(32, 0)));
+    // a - b <= 0 (wrapping): its sign, or the deadlines equal (compared directly rather than
+    // the difference with zero, which would follow the subtraction).
+    let le = |n: &str| {
+        let (a, b) = n.split_once("_minus_").unwrap();
+        or(
+            id(n).bits(31, 31),
+            eq(id(&format!("w_{a}_next_q")), id(&format!("w_{b}_next_q"))),
+        )
+    };
     wires.push((
         "pick_a".into(),
         1,
@@ -832,14 +850,47 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "at least rpg_min_dec_fac % of Rc (mlx5 only)",
     ));
     // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
-    // parallel rather than one after the other.
+    // parallel rather than one after the other. A bound is above cut_rate = max(Rc - amount,
+    // 0) when it is not 0 and the amount is above Rc - bound: that difference is taken from
+    // registers while the product forms, so only one compare follows the shift. cut_rate is
+    // never above Rc.
     let w29 = |n: &str| zext(id(n), 1);
+    wires.push((
+        "cut_room_k".into(),
+        30,
+        sub(zext(id("cut_rc"), 2), zext(id("cut_kv"), 1)),
+        "Rc - cut_kv (two's complement)",
+    ));
+    wires.push((
+        "cut_room_m".into(),
+        30,
+        sub(zext(id("cut_rc"), 2), zext(id("min_fx"), 2)),
+        "Rc - rpg_min_rate (two's complement)",
+    ));
+    let above_rate = |bound: Expr, room: &str| {
+        and(vec![
+            ne(bound, d(29, 0)),
+            or(
+                id(room).bits(29, 29),
+                gt(id("cut_amount"), zext(id(room).bits(28, 0), 10)),
+            ),
+        ])
+    };
+    wires.push((
+        "cut_k_r".into(),
+        1,
+        above_rate(id("cut_kv"), "cut_room_k"),
+        "",
+    ));
+    wires.push((
+        "cut_m_r".into(),
+        1,
+        above_rate(w29("min_fx"), "cut_room_m"),
+        "",
+    ));
     for (n, a, b) in [
-        ("cut_k_r", id("cut_kv"), w29("cut_rate")),
         ("cut_m_k", w29("min_fx"), id("cut_kv")),
-        ("cut_m_r", w29("min_fx"), w29("cut_rate")),
         ("cut_k_c", id("cut_kv"), w29("cut_rc")),
-        ("cut_r_c", w29("cut_rate"), w29("cut_rc")),
         ("cut_m_c", w29("min_fx"), w29("cut_rc")),
     ] {
         wires.push((n.into(), 1, gt(a, b), ""));
@@ -862,7 +913,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_over".into(),
         1,
-        by_largest(id("cut_k_c"), id("cut_r_c"), id("cut_m_c")),
+        by_largest(id("cut_k_c"), b1(false), id("cut_m_c")),
         "... is above Rc",
     ));
     wires.push((
@@ -905,14 +956,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         wires.push((
             name.into(),
             28,
-            tern(
-                id(&format!("{name}_capped")),
-                id("rmax_fx_q"),
-                id(&sum),
-            ),
+            tern(id(&format!("{name}_capped")), id("rmax_fx_q"), id(&sum)),
             "",
         ));
     }
+    wires.push((
+        "ai_zero_d".into(),
+        1,
+        eq(cfg("rpg_ai_rate", "value"), d(20, 0)),
+        "no additive step (registered: ai_zero_q)",
+    ));
     wires.push((
         "hai_zero_d".into(),
         1,
@@ -943,10 +996,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "hi_lt_f".into(),
         1,
-        and(vec![
-            id("tc_lt_f"),
-            or(not(id("byte_en_q")), id("bc_lt_f")),
-        ]),
+        and(vec![id("tc_lt_f"), or(not(id("byte_en_q")), id("bc_lt_f"))]),
         "the larger of the timer and byte counts (the mlx5 stage) is below F",
     ));
     wires.push((
@@ -958,10 +1008,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "lo_gt_f".into(),
         1,
-        and(vec![
-            id("tc_gt_f"),
-            or(not(id("byte_en_q")), id("bc_gt_f")),
-        ]),
+        and(vec![id("tc_gt_f"), or(not(id("byte_en_q")), id("bc_gt_f"))]),
         "the smaller of the two (the timer count alone without the byte counter) is above F",
     ));
     wires.push((
@@ -1117,14 +1164,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             or(
                 eq(rt(), id("rmax_fx_q")),
                 and(vec![
-                    or(
-                        eq(cfg("rpg_ai_rate", "value"), d(20, 0)),
-                        id("lo_gt_f"),
-                    ),
-                    or(
-                        eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
-                        id("lo_stays_low"),
-                    ),
+                    or(id("ai_zero_q"), id("lo_gt_f")),
+                    or(id("hai_zero_q"), id("lo_stays_low")),
                 ]),
             ),
             and(vec![
@@ -1419,28 +1460,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "CNP allowed",
     ));
     wires.push((
-        "first_lo".into(),
+        "first_lo_d".into(),
         28,
         tern(
             Expr::lt(id("first_fx"), id("min_fx")),
             id("min_fx"),
             id("first_fx"),
         ),
-        "",
+        "rate_to_set_on_first_cnp at least rpg_min_rate (registered: first_lo_q)",
     ));
     wires.push((
         "first_rate_d".into(),
         28,
         tern(
-            eq(id("first_fx"), d(28, 0)),
-            id("rmax_fx_d"),
+            id("first_zero_q"),
+            id("rmax_fx_q"),
             tern(
-                gt(id("first_lo"), id("rmax_fx_d")),
-                id("rmax_fx_d"),
-                id("first_lo"),
+                gt(id("first_lo_q"), id("rmax_fx_q")),
+                id("rmax_fx_q"),
+                id("first_lo_q"),
             ),
         ),
-        "Rc and Rt on the first CNP (registered: first_rate_q)",
+        "Rc and Rt on the first CNP, from the registered values (registered again: first_rate_q \
+         follows the inputs by two cycles, and stage X is two cycles after an event is taken)",
     ));
     wires.push((
         "first_zero_d".into(),
@@ -1468,6 +1510,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "keep_prod",
         "cut_max",
         "phai_room",
+        "a_minus_d",
+        "a_minus_i",
+        "d_minus_i",
         "rc_keep_sum",
         "rc_ai_sum",
         "rc_hai_sum",
@@ -1558,6 +1603,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(set("wb_flow_d", id("ev_flow_q")));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
+    c.push(set("rc_sel", Expr::num(2, 0)));
+    c.push(set("rt_sel", Expr::num(2, 0)));
     c.push(Stmt::Comment(
         "Stage T: read the offered flow's word; a waiting stage R reads its own again".into(),
     ));
@@ -1644,8 +1691,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "w_alpha_d",
             zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
         ),
-        set("w_rc_d", id("first_rate_q")),
-        set("w_rt_d", id("first_rate_q")),
+        set("rc_sel", Expr::num(2, 3)),
+        set("rt_sel", Expr::num(2, 3)),
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", id("first_zero_q")),
         set("w_incon_d", b1(false)),
@@ -1663,8 +1710,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             not(id("w_seen_q")),
             vec![set("w_d_next_d", add(now(), zext(id("d_period_q"), 15)))],
         ),
-        set("w_rt_d", id("cut_rc")),
-        set("w_rc_d", id("cut_new")),
+        set("rt_sel", Expr::num(2, 1)),
+        set("rc_sel", Expr::num(2, 1)),
         set("w_alpha_d", id("alpha_cnp")),
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", b1(false)),
@@ -1708,8 +1755,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                             vec![Stmt::if_else(
                                 id("byte_fire"),
                                 vec![
-                                    set("w_rt_d", id("rt_inc")),
-                                    set("w_rc_d", id("rc_inc")),
+                                    set("rt_sel", Expr::num(2, 2)),
+                                    set("rc_sel", Expr::num(2, 2)),
                                     set("w_bc_d", id("bc_inc")),
                                     set("w_bacc_d", d(24, 0)),
                                 ],
@@ -1776,8 +1823,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::if_(
             id("w_dcnp_q"),
             vec![
-                Stmt::if_(id("clamp"), vec![set("w_rt_d", rc())]),
-                set("w_rc_d", id("cut_new")),
+                Stmt::Comment("cut_rc is Rc here (mlx5)".into()),
+                Stmt::if_(id("clamp"), vec![set("rt_sel", Expr::num(2, 1))]),
+                set("rc_sel", Expr::num(2, 1)),
                 set("w_tc_d", d(16, 0)),
                 set("w_bc_d", d(16, 0)),
                 set("w_bacc_d", d(24, 0)),
@@ -1818,8 +1866,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     step_cut,
                     vec![
                         Stmt::Comment("Otherwise the increase period is the one due".into()),
-                        set("w_rt_d", id("rt_inc")),
-                        set("w_rc_d", id("rc_inc")),
+                        set("rt_sel", Expr::num(2, 2)),
+                        set("rc_sel", Expr::num(2, 2)),
                         set("w_tc_d", id("tc_inc")),
                         set(
                             "w_i_next_d",
@@ -1876,6 +1924,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         id("x_valid_q"),
         vec![Stmt::if_else(id("x_skip_q"), arm_skip, arm_step)],
     ));
+    c.push(Stmt::Comment(
+        "Rc and Rt: the control above picks the source, the values pass one multiplexer".into(),
+    ));
+    for (sel, reg, srcs) in [
+        ("rc_sel", "w_rc_d", ["cut_new", "rc_inc", "first_rate_q"]),
+        ("rt_sel", "w_rt_d", ["cut_rc", "rt_inc", "first_rate_q"]),
+    ] {
+        c.push(Stmt::Case {
+            subject: id(sel),
+            arms: srcs
+                .iter()
+                .zip(1u128..)
+                .map(|(src, v)| (vec![Expr::num(2, v)], vec![set(reg, id(src))]))
+                .collect(),
+            default: vec![],
+        });
+    }
     c.push(Stmt::Comment(
         "Write-back and response FIFO: taken from stage X's word before the next event loads it"
             .into(),
