@@ -233,6 +233,8 @@ module dcqcn_rp #(
   reg                 stat_np_d;
   reg                 stat_defer_q;
   reg                 stat_defer_d;
+  reg                 rt_at_cap_q;   // stage X's Rt equals the cap (follows w_rt_q; not in the RAM)
+  reg                 rt_at_cap_d;
   reg [STATE_W-1:0]   wb_word_q;     // the word written
   reg [STATE_W-1:0]   wb_word_d;
   // Values derived from the parameter inputs, registered (the next cycle's stages R and X
@@ -371,6 +373,8 @@ module dcqcn_rp #(
   wire        clamp;          // Rt = Rc on this cut
   wire [27:0] cut_rc;         // Rc before the cut
   wire [3:0]  gd_d;           // registered: gd_q
+  wire [38:0] cut_scaled;     // Rc * alpha >> 14
+  wire [38:0] cut_sh1;        // ... >> rpg_gd[1:0]
   wire [38:0] cut_amount;     // Rc * alpha >> (rpg_gd + 14)
   wire [28:0] cut_diff;
   wire        cut_under;      // the cut amount exceeds Rc
@@ -409,6 +413,7 @@ module dcqcn_rp #(
   wire [15:0] hyper_i;        // PAPER hyper-increase multiplier: the smaller count - F
   wire [35:0] phai_prod;
   wire [27:0] rt_phai_sum;
+  wire [20:0] phai_room_p1;   // integer part of cap - Rt, plus 1
   wire [27:0] rt_phai;
   wire        inc_ai;         // additive increase
   wire        inc_hai;        // mlx5 hyper increase
@@ -419,6 +424,14 @@ module dcqcn_rp #(
   wire [15:0] bc_inc;
   wire        a_still;        // alpha periods change nothing
   wire        lo_stays_low;   // PAPER: idle periods stay additive
+  wire        rd_rt_at_cap;   // stage R's Rt is the cap
+  wire        cut_rc_at_cap;  // Rc before the cut is the cap
+  wire        first_at_cap;   // the first-CNP rate is the cap
+  wire        ai_reach;       // Rt + step >= cap: the step ends at the cap
+  wire        hai_reach;      // Rt + step >= cap: the step ends at the cap
+  wire [20:0] phai_ceil;      // cap - Rt in Mb/s, rounded up: the product reaches the cap from
+                              // there
+  wire        inc_at_cap;     // rt_inc is the cap
   wire        i_flat;         // no further stage moves Rt
   wire [28:0] rc_over_rt;     // Rc - Rt, wrapping when Rc < Rt
   wire        i_still;        // increase periods only count
@@ -477,10 +490,13 @@ module dcqcn_rp #(
   wire [28:0] cut_max;     // the largest of the three
   wire [27:0] phai_room;   // cap - Rt, wrapping when Rt is above the cap (the product passes it, in
                            // 1/256 Mb/s, when it is above its integer part)
+  wire [36:0] phai_over;   // the product minus that: not negative when the sum passes the cap (a
+                           // DSP post-adder)
   wire [28:0] rc_keep_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
   wire [28:0] rc_phai_sum;
+  wire [28:0] phai_room_up;
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
@@ -515,7 +531,15 @@ module dcqcn_rp #(
   assign cut_rc = paper_first ? rmax_fx_q : w_rc_q;
   assign cut_prod = {25'd0, cut_rc} * {28'd0, alpha_in};
   assign gd_d = rpg_gd_value_i;
-  assign cut_amount = cut_prod[52:14] >> gd_q;
+  assign cut_scaled = cut_prod[52:14];
+  assign cut_sh1 = gd_q[1:0] == 2'b00 ? cut_scaled :
+                   gd_q[1:0] == 2'b01 ? cut_scaled >> 1 :
+                   gd_q[1:0] == 2'b10 ? cut_scaled >> 2 :
+                   cut_scaled >> 3;
+  assign cut_amount = gd_q[3:2] == 2'b00 ? cut_sh1 :
+                      gd_q[3:2] == 2'b01 ? cut_sh1 >> 4 :
+                      gd_q[3:2] == 2'b10 ? cut_sh1 >> 8 :
+                      cut_sh1 >> 12;
   assign cut_diff = {1'd0, cut_rc} - {1'd0, cut_amount[27:0]};
   assign cut_under = |cut_amount[38:28] || cut_diff[28];
   assign cut_rate = cut_under ? 28'd0 : cut_diff[27:0];
@@ -558,8 +582,9 @@ module dcqcn_rp #(
   assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
   assign phai_room = rmax_fx_q - w_rt_q;
   assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
-  assign rt_phai = w_rt_q > rmax_fx_q || phai_prod > {16'd0, phai_room[27:8]} ? rmax_fx_q :
-                   rt_phai_sum[27:0];
+  assign phai_room_p1 = {1'd0, phai_room[27:8]} + 21'd1;
+  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1};
+  assign rt_phai = w_rt_q > rmax_fx_q || !phai_over[36] ? rmax_fx_q : rt_phai_sum[27:0];
   assign inc_ai = !hi_lt_f && (paper ? !lo_gt_f : !hi_gt_f);
   assign inc_hai = !paper && hi_gt_f;
   assign inc_phai = paper && lo_gt_f;
@@ -576,10 +601,19 @@ module dcqcn_rp #(
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
   assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
-  assign i_flat = paper ?
-                    w_rt_q == rmax_fx_q ||
-                    ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
-                  hi_gt_f && (rt_hai_capped ? w_rt_q == rmax_fx_q : hai_zero_q);
+  assign rd_rt_at_cap = rd_rt == rmax_fx_q;
+  assign cut_rc_at_cap = paper_first || w_rc_q == rmax_fx_q;
+  assign first_at_cap = first_rate_q == rmax_fx_q;
+  assign ai_reach = ai_room_q[28] || w_rt_q >= ai_room_q[27:0];
+  assign hai_reach = hai_room_q[28] || w_rt_q >= hai_room_q[27:0];
+  assign phai_room_up = {1'd0, phai_room} + 29'd255;
+  assign phai_ceil = phai_room_up[28:8];
+  assign inc_at_cap = inc_ai ? ai_reach :
+                      inc_hai ? hai_reach :
+                      inc_phai ? w_rt_q > rmax_fx_q || phai_prod >= {15'd0, phai_ceil} :
+                      rt_at_cap_q;
+  assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
+                  hi_gt_f && (rt_hai_capped ? rt_at_cap_q : hai_zero_q);
   assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
   assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
   assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};
@@ -686,6 +720,7 @@ module dcqcn_rp #(
     sk_tc_d = sk_tc_q;
     sk_time_d = sk_time_q;
     sk_bc_d = sk_bc_q;
+    rt_at_cap_d = rt_at_cap_q;
     w_seen_d = w_seen_q;
     w_acnp_d = w_acnp_q;
     w_dcnp_d = w_dcnp_q;
@@ -909,6 +944,12 @@ module dcqcn_rp #(
       2'b11: w_rt_d = first_rate_q;
       default: ;
     endcase
+    case (rt_sel)
+      2'b01: rt_at_cap_d = cut_rc_at_cap;
+      2'b10: rt_at_cap_d = inc_at_cap;
+      2'b11: rt_at_cap_d = first_at_cap;
+      default: ;
+    endcase
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
     if (rsp_push) begin
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
@@ -988,6 +1029,7 @@ module dcqcn_rp #(
         w_tokens_d = tok_fill;
         w_tokv_d = 1'b1;
         w_tok_us_d = r_now_q;
+        rt_at_cap_d = rd_rt_at_cap;
       end
     end
   end
@@ -1071,6 +1113,7 @@ module dcqcn_rp #(
     sk_tc_q <= sk_tc_d;
     sk_time_q <= sk_time_d;
     sk_bc_q <= sk_bc_d;
+    rt_at_cap_q <= rt_at_cap_d;
     w_seen_q <= w_seen_d;
     w_acnp_q <= w_acnp_d;
     w_dcnp_q <= w_dcnp_d;

@@ -493,6 +493,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("stat_cut", 1, ""),
         ("stat_np", 1, ""),
         ("stat_defer", 1, ""),
+        (
+            "rt_at_cap",
+            1,
+            "stage X's Rt equals the cap (follows w_rt_q; not in the RAM)",
+        ),
     ];
     items.push(V::Comment(vec!["Control and response registers".into()]));
     let reg_range = |w: u32| if w == 0 { flow_range.clone() } else { bits(w) };
@@ -804,10 +809,42 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Rc * alpha",
     ));
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
+    // The shift by rpg_gd as two 4-way selects (by its low and high bit pairs): one LUT
+    // level each.
+    let by_pair = |x: &str, sel: Expr, step: i64| {
+        let sh = |k: i64| {
+            if k == 0 {
+                id(x)
+            } else {
+                Expr::bin(BinOp::Shr, id(x), Expr::int(k * step))
+            }
+        };
+        tern(
+            eq(sel.clone(), Expr::num(2, 0)),
+            sh(0),
+            tern(
+                eq(sel.clone(), Expr::num(2, 1)),
+                sh(1),
+                tern(eq(sel, Expr::num(2, 2)), sh(2), sh(3)),
+            ),
+        )
+    };
+    wires.push((
+        "cut_scaled".into(),
+        39,
+        id("cut_prod").bits(52, 14),
+        "Rc * alpha >> 14",
+    ));
+    wires.push((
+        "cut_sh1".into(),
+        39,
+        by_pair("cut_scaled", id("gd_q").bits(1, 0), 1),
+        "... >> rpg_gd[1:0]",
+    ));
     wires.push((
         "cut_amount".into(),
         39,
-        Expr::bin(BinOp::Shr, id("cut_prod").bits(52, 14), id("gd_q")),
+        by_pair("cut_sh1", id("gd_q").bits(3, 2), 4),
         "Rc * alpha >> (rpg_gd + 14)",
     ));
     wires.push((
@@ -1043,13 +1080,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     wires.push((
+        "phai_room_p1".into(),
+        21,
+        add(zext(id("phai_room").bits(27, 8), 1), d(21, 1)),
+        "integer part of cap - Rt, plus 1",
+    ));
+    wires.push((
+        "phai_over".into(),
+        37,
+        sub(zext(id("phai_prod"), 1), zext(id("phai_room_p1"), 16)),
+        "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
+    ));
+    wires.push((
         "rt_phai".into(),
         28,
         tern(
-            or(
-                gt(rt(), id("rmax_fx_q")),
-                gt(id("phai_prod"), zext(id("phai_room").bits(27, 8), 16)),
-            ),
+            or(gt(rt(), id("rmax_fx_q")), not(id("phai_over").bits(36, 36))),
             id("rmax_fx_q"),
             id("rt_phai_sum").bits(27, 0),
         ),
@@ -1156,13 +1202,75 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "PAPER: idle periods stay additive",
     ));
+    // rt_at_cap_q follows w_rt_q so that the skip decision (and through it every stage X
+    // write) does not wait for an equality of Rt with the cap: each source of a new Rt says
+    // whether it is the cap, in parallel with its value.
+    wires.push((
+        "rd_rt_at_cap".into(),
+        1,
+        eq(id("rd_rt"), id("rmax_fx_q")),
+        "stage R's Rt is the cap",
+    ));
+    wires.push((
+        "cut_rc_at_cap".into(),
+        1,
+        or(id("paper_first"), eq(rc(), id("rmax_fx_q"))),
+        "Rc before the cut is the cap",
+    ));
+    wires.push((
+        "first_at_cap".into(),
+        1,
+        eq(id("first_rate_q"), id("rmax_fx_q")),
+        "the first-CNP rate is the cap",
+    ));
+    for (x, room) in [("ai", "ai_room_q"), ("hai", "hai_room_q")] {
+        wires.push((
+            format!("{x}_reach"),
+            1,
+            or(id(room).bits(28, 28), ge(rt(), id(room).bits(27, 0))),
+            "Rt + step >= cap: the step ends at the cap",
+        ));
+    }
+    wires.push((
+        "phai_room_up".into(),
+        29,
+        add(zext(id("phai_room"), 1), d(29, 255)),
+        "",
+    ));
+    wires.push((
+        "phai_ceil".into(),
+        21,
+        id("phai_room_up").bits(28, 8),
+        "cap - Rt in Mb/s, rounded up: the product reaches the cap from there",
+    ));
+    wires.push((
+        "inc_at_cap".into(),
+        1,
+        tern(
+            id("inc_ai"),
+            id("ai_reach"),
+            tern(
+                id("inc_hai"),
+                id("hai_reach"),
+                tern(
+                    id("inc_phai"),
+                    or(
+                        gt(rt(), id("rmax_fx_q")),
+                        ge(id("phai_prod"), zext(id("phai_ceil"), 15)),
+                    ),
+                    id("rt_at_cap_q"),
+                ),
+            ),
+        ),
+        "rt_inc is the cap",
+    ));
     wires.push((
         "i_flat".into(),
         1,
         tern(
             id("paper"),
             or(
-                eq(rt(), id("rmax_fx_q")),
+                id("rt_at_cap_q"),
                 and(vec![
                     or(id("ai_zero_q"), id("lo_gt_f")),
                     or(id("hai_zero_q"), id("lo_stays_low")),
@@ -1170,11 +1278,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
             and(vec![
                 id("hi_gt_f"),
-                tern(
-                    id("rt_hai_capped"),
-                    eq(rt(), id("rmax_fx_q")),
-                    id("hai_zero_q"),
-                ),
+                tern(id("rt_hai_capped"), id("rt_at_cap_q"), id("hai_zero_q")),
             ]),
         ),
         "no further stage moves Rt",
@@ -1510,6 +1614,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "keep_prod",
         "cut_max",
         "phai_room",
+        "phai_room_up",
+        "phai_over",
         "a_minus_d",
         "a_minus_i",
         "d_minus_i",
@@ -1684,6 +1790,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("w_tokens_d", id("tok_fill")));
     load_x.push(set("w_tokv_d", b1(true)));
     load_x.push(set("w_tok_us_d", id("r_now_q")));
+    load_x.push(set("rt_at_cap_d", id("rd_rt_at_cap")));
 
     let first_cnp = vec![
         set("w_seen_d", b1(true)),
@@ -1941,6 +2048,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             default: vec![],
         });
     }
+    c.push(Stmt::Case {
+        subject: id("rt_sel"),
+        arms: ["cut_rc_at_cap", "inc_at_cap", "first_at_cap"]
+            .iter()
+            .zip(1u128..)
+            .map(|(src, v)| (vec![Expr::num(2, v)], vec![set("rt_at_cap_d", id(src))]))
+            .collect(),
+        default: vec![],
+    });
     c.push(Stmt::Comment(
         "Write-back and response FIFO: taken from stage X's word before the next event loads it"
             .into(),
@@ -2024,9 +2140,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // Registers without reset. The response registers (rsp_*) are not among them: they drive
     // the outputs, which read 0, not X, until the first response.
     let datapath = [
-        "r_kind", "r_flow", "r_bytes", "r_now", "ev_kind", "ev_flow", "ev_bytes", "ev_now",
-        "skip_a", "skip_d", "skip_i", "skip_j", "wb_flow", "sk_kind", "sk_flow", "sk_flag",
-        "sk_seen", "sk_rc", "sk_rt", "sk_alpha", "sk_tc", "sk_time", "sk_bc",
+        "r_kind",
+        "r_flow",
+        "r_bytes",
+        "r_now",
+        "ev_kind",
+        "ev_flow",
+        "ev_bytes",
+        "ev_now",
+        "skip_a",
+        "skip_d",
+        "skip_i",
+        "skip_j",
+        "wb_flow",
+        "sk_kind",
+        "sk_flow",
+        "sk_flag",
+        "sk_seen",
+        "sk_rc",
+        "sk_rt",
+        "sk_alpha",
+        "sk_tc",
+        "sk_time",
+        "sk_bc",
+        "rt_at_cap",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {
