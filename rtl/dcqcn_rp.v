@@ -177,10 +177,8 @@ module dcqcn_rp #(
   reg                 skip_i_d;
   reg [4:0]           skip_j_q;      // jump of 2**skip_j periods tried this cycle
   reg [4:0]           skip_j_d;
-  reg                 wb_valid_q;    // stage X wrote a state word at the last clock edge
-  reg                 wb_valid_d;
-  reg [FLOW_BITS-1:0] wb_flow_q;     // (the RAM read at that edge missed it)
-  reg [FLOW_BITS-1:0] wb_flow_d;
+  reg                 r_bypass_q;    // stage X wrote stage R's flow at the edge that read it
+  reg                 r_bypass_d;
   reg                 rsp_valid_q;   // response FIFO head (the output register)
   reg                 rsp_valid_d;
   reg [1:0]           rsp_kind_q;
@@ -233,6 +231,8 @@ module dcqcn_rp #(
   reg                 stat_np_d;
   reg                 stat_defer_q;
   reg                 stat_defer_d;
+  reg                 alpha_zero_q;  // stage X's alpha is 0 (follows w_alpha_q; not in the RAM)
+  reg                 alpha_zero_d;
   reg                 rt_at_cap_q;   // stage X's Rt equals the cap (follows w_rt_q; not in the RAM)
   reg                 rt_at_cap_d;
   reg [STATE_W-1:0]   wb_word_q;     // the word written
@@ -310,7 +310,7 @@ module dcqcn_rp #(
   // it (the RAM returns the old word then). A write in the current cycle cannot be to
   // this flow: stage R holds an event whose flow stage X holds (see r_hazard).
   wire [STATE_W-1:0] r_word;
-  assign r_word = wb_valid_q && wb_flow_q == r_flow_q ? wb_word_q : ram_rdata_q;
+  assign r_word = r_bypass_q ? wb_word_q : ram_rdata_q;
   wire        rd_seen;
   wire        rd_acnp;
   wire        rd_dcnp;
@@ -349,136 +349,143 @@ module dcqcn_rp #(
   assign rd_np_last = r_word[337:306];
 
   // Datapath
-  wire [19:0] rmax_rate;      // rate cap, Mb/s
-  wire [27:0] rmax_fx_d;      // registered: rmax_fx_q
+  wire [19:0] rmax_rate;        // rate cap, Mb/s
+  wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
   wire [27:0] min_fx;
   wire [27:0] first_fx;
-  wire [16:0] k_period_d;     // period in us; 0 acts as 1 (registered: _q)
-  wire [16:0] d_period_d;     // period in us; 0 acts as 1 (registered: _q)
-  wire [16:0] t_period_d;     // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] a_elapsed;      // now minus deadline
-  wire [31:0] d_elapsed;      // now minus deadline
-  wire [31:0] i_elapsed;      // now minus deadline
-  wire        a_due;          // deadline reached
-  wire        paper;          // PAPER mode: CNPs cut at once, no cut timer
+  wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [31:0] a_elapsed;        // now minus deadline
+  wire [31:0] d_elapsed;        // now minus deadline
+  wire [31:0] i_elapsed;        // now minus deadline
+  wire        a_due;            // deadline reached
+  wire        paper;            // PAPER mode: CNPs cut at once, no cut timer
   wire        d_due;
   wire        i_due;
-  wire        pick_a;         // earliest due period: alpha
-  wire        pick_d;         // cut check
-  wire        paper_first;    // PAPER first CNP: cut from the cap with the initial alpha
+  wire        pick_a;           // earliest due period: alpha
+  wire        pick_d;           // cut check
+  wire        paper_first;      // PAPER first CNP: cut from the cap with the initial alpha
   wire [24:0] alpha_in;
-  wire [10:0] alpha_gain_d;   // 1024 - G (registered: alpha_gain_q)
-  wire [24:0] alpha_step;     // alpha after one period
-  wire [24:0] alpha_cnp;      // alpha after a PAPER CNP
-  wire        clamp;          // Rt = Rc on this cut
-  wire [27:0] cut_rc;         // Rc before the cut
-  wire [3:0]  gd_d;           // registered: gd_q
-  wire [38:0] cut_scaled;     // Rc * alpha >> 14
-  wire [38:0] cut_sh1;        // ... >> rpg_gd[1:0]
-  wire [38:0] cut_amount;     // Rc * alpha >> (rpg_gd + 14)
+  wire [10:0] alpha_gain_d;     // 1024 - G (registered: alpha_gain_q)
+  wire [24:0] alpha_step;       // alpha after one period
+  wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
+  wire        clamp;            // Rt = Rc on this cut
+  wire [27:0] cut_rc;           // Rc before the cut
+  wire [3:0]  gd_d;             // registered: gd_q
+  wire [38:0] cut_scaled;       // Rc * alpha >> 14
+  wire [38:0] cut_sh1;          // ... >> rpg_gd[1:0]
+  wire [38:0] cut_amount;       // Rc * alpha >> (rpg_gd + 14)
   wire [28:0] cut_diff;
-  wire        cut_under;      // the cut amount exceeds Rc
+  wire        cut_under;        // the cut amount exceeds Rc
   wire [27:0] cut_rate;
-  wire [16:0] keep_fac_d;     // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
-  wire [28:0] cut_kv;         // at least rpg_min_dec_fac % of Rc (mlx5 only)
-  wire [29:0] cut_room_k;     // Rc - cut_kv (two's complement)
-  wire [29:0] cut_room_m;     // Rc - rpg_min_rate (two's complement)
+  wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
+  wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only)
+  wire [29:0] cut_room_k;       // Rc - cut_kv (two's complement)
+  wire [29:0] cut_room_m;       // Rc - rpg_min_rate (two's complement)
   wire        cut_k_r;
   wire        cut_m_r;
   wire        cut_m_k;
   wire        cut_k_c;
   wire        cut_m_c;
-  wire        cut_over;       // ... is above Rc
-  wire [27:0] cut_new;        // Rc after the cut, never above Rc
+  wire        cut_over;         // ... is above Rc
+  wire [27:0] cut_new;          // Rc after the cut, never above Rc
   wire [27:0] rt_ai_sum;
-  wire [28:0] ai_room_d;      // cap - step, negative when the step passes the cap (registered: _q)
-  wire        rt_ai_capped;   // Rt + step > cap
+  wire [28:0] ai_room_d;        // cap - step, negative when the step passes the cap (registered:
+                                // _q)
+  wire        rt_ai_capped;     // Rt + step > cap
   wire [27:0] rt_ai;
   wire [27:0] rt_hai_sum;
-  wire [28:0] hai_room_d;     // cap - step, negative when the step passes the cap (registered: _q)
-  wire        rt_hai_capped;  // Rt + step > cap
+  wire [28:0] hai_room_d;       // cap - step, negative when the step passes the cap (registered:
+                                // _q)
+  wire        rt_hai_capped;    // Rt + step > cap
   wire [27:0] rt_hai;
-  wire        ai_zero_d;      // no additive step (registered: ai_zero_q)
-  wire        hai_zero_d;     // no hyper step (registered: hai_zero_q)
-  wire [15:0] threshold;      // F
-  wire        byte_en_d;      // byte counter enabled (registered: byte_en_q)
+  wire        ai_zero_d;        // no additive step (registered: ai_zero_q)
+  wire        hai_zero_d;       // no hyper step (registered: hai_zero_q)
+  wire [15:0] threshold;        // F
+  wire        byte_en_d;        // byte counter enabled (registered: byte_en_q)
   wire        tc_lt_f;
   wire        tc_gt_f;
   wire        bc_lt_f;
   wire        bc_gt_f;
-  wire        hi_lt_f;        // the larger of the timer and byte counts (the mlx5 stage) is below F
-  wire        hi_gt_f;        // ... above F
-  wire        lo_gt_f;        // the smaller of the two (the timer count alone without the byte
-                              // counter) is above F
-  wire [15:0] hyper_i;        // PAPER hyper-increase multiplier: the smaller count - F
+  wire        hi_lt_f;          // the larger of the timer and byte counts (the mlx5 stage) is below
+                                // F
+  wire        hi_gt_f;          // ... above F
+  wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
+                                // counter) is above F
+  wire [15:0] hyper_i;          // PAPER hyper-increase multiplier: the smaller count - F
   wire [35:0] phai_prod;
   wire [27:0] rt_phai_sum;
-  wire [20:0] phai_room_p1;   // integer part of cap - Rt, plus 1
+  wire [20:0] phai_room_p1;     // integer part of cap - Rt, plus 1
   wire [27:0] rt_phai;
-  wire        inc_ai;         // additive increase
-  wire        inc_hai;        // mlx5 hyper increase
-  wire        inc_phai;       // PAPER hyper increase
-  wire [27:0] rt_inc;         // Rt after an increase event
-  wire [27:0] rc_inc;         // (Rc + Rt + 1) / 2 with Rt after the increase
+  wire        inc_ai;           // additive increase
+  wire        inc_hai;          // mlx5 hyper increase
+  wire        inc_phai;         // PAPER hyper increase
+  wire [27:0] rt_inc;           // Rt after an increase event
+  wire [27:0] rc_inc;           // (Rc + Rt + 1) / 2 with Rt after the increase
   wire [15:0] tc_inc;
   wire [15:0] bc_inc;
-  wire        a_still;        // alpha periods change nothing
-  wire        lo_stays_low;   // PAPER: idle periods stay additive
-  wire        rd_rt_at_cap;   // stage R's Rt is the cap
-  wire        cut_rc_at_cap;  // Rc before the cut is the cap
-  wire        first_at_cap;   // the first-CNP rate is the cap
-  wire        ai_reach;       // Rt + step >= cap: the step ends at the cap
-  wire        hai_reach;      // Rt + step >= cap: the step ends at the cap
-  wire [20:0] phai_ceil;      // cap - Rt in Mb/s, rounded up: the product reaches the cap from
-                              // there
-  wire        inc_at_cap;     // rt_inc is the cap
-  wire        i_flat;         // no further stage moves Rt
-  wire [28:0] rc_over_rt;     // Rc - Rt, wrapping when Rc < Rt
-  wire        i_still;        // increase periods only count
-  wire        a_skip;         // two or more idle periods due
+  wire        alpha_prod_low;   // G * alpha / 1024 is 0
+  wire        alpha_gain_zero;
+  wire        alpha_step_zero;  // alpha_step is 0 (its two terms do not wrap)
+  wire        a_still;          // alpha periods change nothing
+  wire        lo_stays_low;     // PAPER: idle periods stay additive
+  wire        rd_rt_at_cap;     // stage R's Rt is the cap
+  wire        cut_rc_at_cap;    // Rc before the cut is the cap
+  wire        first_at_cap;     // the first-CNP rate is the cap
+  wire        ai_reach;         // Rt + step >= cap: the step ends at the cap
+  wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
+  wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
+                                // there
+  wire        inc_at_cap;       // rt_inc is the cap
+  wire        i_flat;           // no further stage moves Rt
+  wire [28:0] rc_over_rt;       // Rc - Rt, wrapping when Rc < Rt
+  wire        i_still;          // increase periods only count
+  wire        a_skip;           // two or more idle periods due
   wire [47:0] a_jump;
   wire        a_fits;
-  wire        d_skip;         // two or more idle periods due
+  wire        d_skip;           // two or more idle periods due
   wire [47:0] d_jump;
   wire        d_fits;
-  wire        i_skip;         // two or more idle periods due
+  wire        i_skip;           // two or more idle periods due
   wire [47:0] i_jump;
   wire        i_fits;
-  wire        fold_block;     // a PAPER CNP cuts with alpha: its alpha period takes a cycle
-  wire        fold;           // one alpha period and one cut check with no CNP marked go with the
-                              // event
-  wire        x_apply;        // stage X can apply its event this cycle
-  wire        x_done;         // ... and the response FIFO has room: it does
-  wire        x_free;         // stage X takes an event at the next edge
-  wire        r_hazard;       // stage X holds stage R's flow: R waits for the write
-  wire        r_adv;          // stage R's event moves to stage X
-  wire        rsp_pop;        // the response FIFO head is taken
-  wire        r_free;         // stage R takes an event
+  wire        fold_block;       // a PAPER CNP cuts with alpha: its alpha period takes a cycle
+  wire        fold;             // one alpha period and one cut check with no CNP marked go with the
+                                // event
+  wire        x_apply;          // stage X can apply its event this cycle
+  wire        x_done;           // ... and the response FIFO has room: it does
+  wire        x_free;           // stage X takes an event at the next edge
+  wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
+  wire        r_adv;            // stage R's event moves to stage X
+  wire        rsp_pop;          // the response FIFO head is taken
+  wire        r_free;           // stage R takes an event
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
-  wire [19:0] tok_span;       // us of accrual, at most 2**20 - 1
+  wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
   wire [27:0] tok_rate;
   wire [47:0] tok_gain;
   wire [48:0] tok_sum;
-  wire [35:0] tok_cap_sum;    // burst in 1/256 bits plus one microsecond at the rate
-  wire [34:0] tok_cap;        // tokens arrive in one-microsecond quanta: the bucket holds one more
-  wire [34:0] tok_fill;       // tokens after accrual
+  wire [35:0] tok_cap_sum;      // burst in 1/256 bits plus one microsecond at the rate
+  wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
+                                // more
+  wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
   wire        tx_grant;
-  wire        byte_on;        // the byte counter runs while the rate recovers
+  wire        byte_on;          // the byte counter runs while the rate recovers
   wire [24:0] byte_sum;
-  wire        byte_fire;      // a byte-counter increase event
+  wire        byte_fire;        // a byte-counter increase event
   wire [31:0] np_gap;
-  wire        np_send;        // CNP allowed
-  wire [27:0] first_lo_d;     // rate_to_set_on_first_cnp at least rpg_min_rate (registered:
-                              // first_lo_q)
-  wire [27:0] first_rate_d;   // Rc and Rt on the first CNP, from the registered values (registered
-                              // again: first_rate_q follows the inputs by two cycles, and stage X
-                              // is two cycles after an event is taken)
-  wire        first_zero_d;   // no first-CNP rate: start from the cap with a cut pending
-                              // (registered: first_zero_q)
-  wire        tick;           // a microsecond ends
+  wire        np_send;          // CNP allowed
+  wire [27:0] first_lo_d;       // rate_to_set_on_first_cnp at least rpg_min_rate (registered:
+                                // first_lo_q)
+  wire [27:0] first_rate_d;     // Rc and Rt on the first CNP, from the registered values
+                                // (registered again: first_rate_q follows the inputs by two cycles,
+                                // and stage X is two cycles after an event is taken)
+  wire        first_zero_d;     // no first-CNP rate: start from the cap with a cut pending
+                                // (registered: first_zero_q)
+  wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [31:0] a_minus_d;
@@ -599,7 +606,10 @@ module dcqcn_rp #(
                   rc_keep_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
-  assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
+  assign alpha_prod_low = alpha_prod[34:10] == 25'd0;
+  assign alpha_gain_zero = alpha_gain_q == 11'd0;
+  assign alpha_step_zero = alpha_prod_low && (!w_acnp_q || alpha_gain_zero);
+  assign a_still = alpha_zero_q && !w_acnp_q;
   assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
   assign rd_rt_at_cap = rd_rt == rmax_fx_q;
   assign cut_rc_at_cap = paper_first || w_rc_q == rmax_fx_q;
@@ -720,6 +730,7 @@ module dcqcn_rp #(
     sk_tc_d = sk_tc_q;
     sk_time_d = sk_time_q;
     sk_bc_d = sk_bc_q;
+    alpha_zero_d = alpha_zero_q;
     rt_at_cap_d = rt_at_cap_q;
     w_seen_d = w_seen_q;
     w_acnp_d = w_acnp_q;
@@ -744,10 +755,8 @@ module dcqcn_rp #(
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
-    wb_valid_d = 1'b0;
     wb_word_d = wb_word_q;
     ram_wdata = {STATE_W{1'b0}};
-    wb_flow_d = ev_flow_q;
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
     rc_sel = 2'b00;
@@ -821,6 +830,7 @@ module dcqcn_rp #(
           if (fold) begin
             if (a_due) begin
               w_alpha_d = alpha_step;
+              alpha_zero_d = alpha_step_zero;
               w_acnp_d = 1'b0;
               w_a_next_d = w_a_next_q + {15'd0, k_period_q};
             end
@@ -841,6 +851,7 @@ module dcqcn_rp #(
                   rt_sel = 2'b01;
                   rc_sel = 2'b01;
                   w_alpha_d = alpha_cnp;
+                  alpha_zero_d = alpha_prod_low && alpha_gain_zero;
                   w_acnp_d = 1'b0;
                   w_dcnp_d = 1'b0;
                   w_a_next_d = ev_now_q + {15'd0, k_period_q};
@@ -857,6 +868,7 @@ module dcqcn_rp #(
                   end else begin
                     w_seen_d = 1'b1;
                     w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
+                    alpha_zero_d = initial_alpha_value_value_i == 10'd0;
                     rc_sel = 2'b11;
                     rt_sel = 2'b11;
                     w_acnp_d = 1'b0;
@@ -905,6 +917,7 @@ module dcqcn_rp #(
         end
       end else if (pick_a) begin
         w_alpha_d = alpha_step;
+        alpha_zero_d = alpha_step_zero;
         w_acnp_d = 1'b0;
         w_a_next_d = w_a_next_q + {15'd0, k_period_q};
       end else if (pick_d) begin
@@ -955,7 +968,6 @@ module dcqcn_rp #(
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
                    w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d,
                    w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
-      wb_valid_d = 1'b1;
       wb_word_d = ram_wdata;
     end
     if (sk_valid_q) begin
@@ -1030,8 +1042,13 @@ module dcqcn_rp #(
         w_tokv_d = 1'b1;
         w_tok_us_d = r_now_q;
         rt_at_cap_d = rd_rt_at_cap;
+        alpha_zero_d = rd_alpha == 25'd0;
       end
     end
+    // Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R
+    // holds next (compared with both candidates, the take selecting after the compare)
+    r_bypass_d = rsp_push &&
+                 (s_evt_valid && s_evt_ready ? s_evt_flow == ev_flow_q : r_flow_q == ev_flow_q);
   end
 
   always @(posedge clk) begin
@@ -1044,7 +1061,7 @@ module dcqcn_rp #(
       r_valid_q <= 1'b0;
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
-      wb_valid_q <= 1'b0;
+      r_bypass_q <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_kind_q <= 2'b00;
       rsp_flow_q <= {FLOW_BITS{1'b0}};
@@ -1070,7 +1087,7 @@ module dcqcn_rp #(
       r_valid_q <= r_valid_d;
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
-      wb_valid_q <= wb_valid_d;
+      r_bypass_q <= r_bypass_d;
       rsp_valid_q <= rsp_valid_d;
       rsp_kind_q <= rsp_kind_d;
       rsp_flow_q <= rsp_flow_d;
@@ -1102,7 +1119,6 @@ module dcqcn_rp #(
     skip_d_q <= skip_d_d;
     skip_i_q <= skip_i_d;
     skip_j_q <= skip_j_d;
-    wb_flow_q <= wb_flow_d;
     sk_kind_q <= sk_kind_d;
     sk_flow_q <= sk_flow_d;
     sk_flag_q <= sk_flag_d;
@@ -1113,6 +1129,7 @@ module dcqcn_rp #(
     sk_tc_q <= sk_tc_d;
     sk_time_q <= sk_time_d;
     sk_bc_q <= sk_bc_d;
+    alpha_zero_q <= alpha_zero_d;
     rt_at_cap_q <= rt_at_cap_d;
     w_seen_q <= w_seen_d;
     w_acnp_q <= w_acnp_d;

@@ -462,11 +462,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("skip_i", 1, "jumping the increase timer"),
         ("skip_j", 5, "jump of 2**skip_j periods tried this cycle"),
         (
-            "wb_valid",
+            "r_bypass",
             1,
-            "stage X wrote a state word at the last clock edge",
+            "stage X wrote stage R's flow at the edge that read it",
         ),
-        ("wb_flow", 0, "(the RAM read at that edge missed it)"),
         ("rsp_valid", 1, "response FIFO head (the output register)"),
         ("rsp_kind", 2, ""),
         ("rsp_flow", 0, ""),
@@ -493,6 +492,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("stat_cut", 1, ""),
         ("stat_np", 1, ""),
         ("stat_defer", 1, ""),
+        (
+            "alpha_zero",
+            1,
+            "stage X's alpha is 0 (follows w_alpha_q; not in the RAM)",
+        ),
         (
             "rt_at_cap",
             1,
@@ -587,11 +591,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )));
     items.push(V::Assign(
         id("r_word"),
-        tern(
-            and(vec![id("wb_valid_q"), eq(id("wb_flow_q"), id("r_flow_q"))]),
-            id("wb_word_q"),
-            id("ram_rdata_q"),
-        ),
+        tern(id("r_bypass_q"), id("wb_word_q"), id("ram_rdata_q")),
     ));
     let mut lsb = 0;
     let mut rd_assigns = Vec::new();
@@ -1185,10 +1185,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     // Skips.
+    // alpha_zero_q follows w_alpha_q (each alpha source says whether it is 0), so the skip
+    // decision does not wait for a 25-bit zero test.
+    wires.push((
+        "alpha_prod_low".into(),
+        1,
+        eq(id("alpha_prod").bits(34, 10), d(25, 0)),
+        "G * alpha / 1024 is 0",
+    ));
+    wires.push((
+        "alpha_gain_zero".into(),
+        1,
+        eq(id("alpha_gain_q"), d(11, 0)),
+        "",
+    ));
+    wires.push((
+        "alpha_step_zero".into(),
+        1,
+        and(vec![
+            id("alpha_prod_low"),
+            or(not(id("w_acnp_q")), id("alpha_gain_zero")),
+        ]),
+        "alpha_step is 0 (its two terms do not wrap)",
+    ));
     wires.push((
         "a_still".into(),
         1,
-        and(vec![eq(id("w_alpha_q"), d(25, 0)), not(id("w_acnp_q"))]),
+        and(vec![id("alpha_zero_q"), not(id("w_acnp_q"))]),
         "alpha periods change nothing",
     ));
     // While a flow idles only its timer count moves: with the byte counter on and the byte
@@ -1689,7 +1712,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )];
     let pulses = ["stat_cnp", "stat_cut", "stat_np", "stat_defer"];
     for (name, _, _) in regs {
-        if !["clear_pend", "wb_valid", "wb_flow"].contains(name) && !pulses.contains(name) {
+        if !["clear_pend", "r_bypass"].contains(name) && !pulses.contains(name) {
             c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
         }
     }
@@ -1703,10 +1726,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for s in pulses {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
-    c.push(set("wb_valid_d", b1(false)));
     c.push(set("wb_word_d", id("wb_word_q")));
     c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
-    c.push(set("wb_flow_d", id("ev_flow_q")));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
     c.push(set("rc_sel", Expr::num(2, 0)));
@@ -1791,12 +1812,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("w_tokv_d", b1(true)));
     load_x.push(set("w_tok_us_d", id("r_now_q")));
     load_x.push(set("rt_at_cap_d", id("rd_rt_at_cap")));
+    load_x.push(set("alpha_zero_d", eq(id("rd_alpha"), d(25, 0))));
 
     let first_cnp = vec![
         set("w_seen_d", b1(true)),
         set(
             "w_alpha_d",
             zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
+        ),
+        set(
+            "alpha_zero_d",
+            eq(cfg("initial_alpha_value", "value"), d(10, 0)),
         ),
         set("rc_sel", Expr::num(2, 3)),
         set("rt_sel", Expr::num(2, 3)),
@@ -1820,6 +1846,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("rt_sel", Expr::num(2, 1)),
         set("rc_sel", Expr::num(2, 1)),
         set("w_alpha_d", id("alpha_cnp")),
+        set(
+            "alpha_zero_d",
+            and(vec![id("alpha_prod_low"), id("alpha_gain_zero")]),
+        ),
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", b1(false)),
         set("w_a_next_d", add(now(), zext(id("k_period_q"), 15))),
@@ -1902,6 +1932,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     id("a_due"),
                     vec![
                         set("w_alpha_d", id("alpha_step")),
+                        set("alpha_zero_d", id("alpha_step_zero")),
                         set("w_acnp_d", b1(false)),
                         set(
                             "w_a_next_d",
@@ -1962,6 +1993,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 id("pick_a"),
                 vec![
                     set("w_alpha_d", id("alpha_step")),
+                    set("alpha_zero_d", id("alpha_step_zero")),
                     set("w_acnp_d", b1(false)),
                     set(
                         "w_a_next_d",
@@ -2070,11 +2102,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     );
     c.push(Stmt::if_(
         id("rsp_push"),
-        vec![
-            set("ram_wdata", packed),
-            set("wb_valid_d", b1(true)),
-            set("wb_word_d", id("ram_wdata")),
-        ],
+        vec![set("ram_wdata", packed), set("wb_word_d", id("ram_wdata"))],
     ));
     let entry = |prefix: &str| -> Vec<Stmt> {
         vec![
@@ -2132,6 +2160,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             Stmt::if_(id("r_adv"), load_x),
         ],
     ));
+    c.push(Stmt::Comment(
+        "Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R".into(),
+    ));
+    c.push(Stmt::Comment(
+        "holds next (compared with both candidates, the take selecting after the compare)".into(),
+    ));
+    c.push(set(
+        "r_bypass_d",
+        and(vec![
+            id("rsp_push"),
+            tern(
+                and(vec![id("s_evt_valid"), id("s_evt_ready")]),
+                eq(id("s_evt_flow"), id("ev_flow_q")),
+                eq(id("r_flow_q"), id("ev_flow_q")),
+            ),
+        ]),
+    ));
     items.push(V::Comb(c));
     items.push(V::Blank);
 
@@ -2152,7 +2197,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "skip_d",
         "skip_i",
         "skip_j",
-        "wb_flow",
         "sk_kind",
         "sk_flow",
         "sk_flag",
@@ -2164,6 +2208,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "sk_time",
         "sk_bc",
         "rt_at_cap",
+        "alpha_zero",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {
