@@ -35,9 +35,11 @@
 // tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
 // a flow must be touched at least every 2**31 us).
 // Parameters are read in stages R and X: change them while no event is in flight.
-// Values derived from them alone (rate cap, first-CNP rate, periods, 1024 - G,
-// rpg_gd, fac * 655, byte counter on) are registered: an event taken in the cycle
-// a parameter input changes, or later, sees the new value.
+// Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,
+// first-CNP rate, periods, 1024 - G, rpg_gd, fac * 655, byte counter on) are
+// registered (the first-CNP rate twice, stage X reading it no earlier than two
+// cycles after the take): an event taken in the cycle a parameter input changes,
+// or later, sees the new value.
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
@@ -175,10 +177,8 @@ module dcqcn_rp #(
   reg                 skip_i_d;
   reg [4:0]           skip_j_q;      // jump of 2**skip_j periods tried this cycle
   reg [4:0]           skip_j_d;
-  reg                 wb_valid_q;    // stage X wrote a state word at the last clock edge
-  reg                 wb_valid_d;
-  reg [FLOW_BITS-1:0] wb_flow_q;     // (the RAM read at that edge missed it)
-  reg [FLOW_BITS-1:0] wb_flow_d;
+  reg                 r_bypass_q;    // stage X wrote stage R's flow at the edge that read it
+  reg                 r_bypass_d;
   reg                 rsp_valid_q;   // response FIFO head (the output register)
   reg                 rsp_valid_d;
   reg [1:0]           rsp_kind_q;
@@ -231,11 +231,16 @@ module dcqcn_rp #(
   reg                 stat_np_d;
   reg                 stat_defer_q;
   reg                 stat_defer_d;
+  reg                 alpha_zero_q;  // stage X's alpha is 0 (follows w_alpha_q; not in the RAM)
+  reg                 alpha_zero_d;
+  reg                 rt_at_cap_q;   // stage X's Rt equals the cap (follows w_rt_q; not in the RAM)
+  reg                 rt_at_cap_d;
   reg [STATE_W-1:0]   wb_word_q;     // the word written
   reg [STATE_W-1:0]   wb_word_d;
   // Values derived from the parameter inputs, registered (the next cycle's stages R and X
   // read them: an event taken in the cycle a parameter changes, or later, sees it)
   reg [27:0] rmax_fx_q;
+  reg [27:0] first_lo_q;
   reg [27:0] first_rate_q;
   reg        first_zero_q;
   reg [16:0] k_period_q;
@@ -245,6 +250,10 @@ module dcqcn_rp #(
   reg [3:0]  gd_q;
   reg [16:0] keep_fac_q;
   reg        byte_en_q;
+  reg [28:0] ai_room_q;
+  reg [28:0] hai_room_q;
+  reg        ai_zero_q;
+  reg        hai_zero_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -294,12 +303,14 @@ module dcqcn_rp #(
   reg [STATE_W-1:0]   ram_wdata;
   reg                 rsp_push;  // stage X answers an event this cycle
   reg                 rsp_new_flag;
+  reg [1:0]           rc_sel;    // stage X's new Rc: hold, cut, increase, first CNP
+  reg [1:0]           rt_sel;    // stage X's new Rt: hold, Rc before the cut, increase, first CNP
 
   // Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read
   // it (the RAM returns the old word then). A write in the current cycle cannot be to
   // this flow: stage R holds an event whose flow stage X holds (see r_hazard).
   wire [STATE_W-1:0] r_word;
-  assign r_word = wb_valid_q && wb_flow_q == r_flow_q ? wb_word_q : ram_rdata_q;
+  assign r_word = r_bypass_q ? wb_word_q : ram_rdata_q;
   wire        rd_seen;
   wire        rd_acnp;
   wire        rd_dcnp;
@@ -338,116 +349,161 @@ module dcqcn_rp #(
   assign rd_np_last = r_word[337:306];
 
   // Datapath
-  wire [19:0] rmax_rate;     // rate cap, Mb/s
-  wire [27:0] rmax_fx_d;     // registered: rmax_fx_q
+  wire [19:0] rmax_rate;        // rate cap, Mb/s
+  wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
   wire [27:0] min_fx;
   wire [27:0] first_fx;
-  wire [16:0] k_period_d;    // period in us; 0 acts as 1 (registered: _q)
-  wire [16:0] d_period_d;    // period in us; 0 acts as 1 (registered: _q)
-  wire [16:0] t_period_d;    // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] a_elapsed;     // now minus deadline
-  wire [31:0] d_elapsed;     // now minus deadline
-  wire [31:0] i_elapsed;     // now minus deadline
-  wire        a_due;         // deadline reached
-  wire        paper;         // PAPER mode: CNPs cut at once, no cut timer
+  wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [31:0] a_elapsed;        // now minus deadline
+  wire [31:0] d_elapsed;        // now minus deadline
+  wire [31:0] i_elapsed;        // now minus deadline
+  wire        a_due;            // deadline reached
+  wire        paper;            // PAPER mode: CNPs cut at once, no cut timer
   wire        d_due;
   wire        i_due;
-  wire [31:0] a_minus_d;
-  wire [31:0] a_minus_i;
-  wire [31:0] d_minus_i;
-  wire        pick_a;        // earliest due period: alpha
-  wire        pick_d;        // cut check
-  wire        paper_first;   // PAPER first CNP: cut from the cap with the initial alpha
+  wire        pick_a;           // earliest due period: alpha
+  wire        pick_d;           // cut check
+  wire        paper_first;      // PAPER first CNP: cut from the cap with the initial alpha
   wire [24:0] alpha_in;
-  wire [10:0] alpha_gain_d;  // 1024 - G (registered: alpha_gain_q)
-  wire [24:0] alpha_step;    // alpha after one period
-  wire [24:0] alpha_cnp;     // alpha after a PAPER CNP
-  wire        clamp;         // Rt = Rc on this cut
-  wire [27:0] cut_rc;        // Rc before the cut
-  wire [3:0]  gd_d;          // registered: gd_q
-  wire [38:0] cut_amount;    // Rc * alpha >> (rpg_gd + 14)
+  wire [10:0] alpha_gain_d;     // 1024 - G (registered: alpha_gain_q)
+  wire [24:0] alpha_step;       // alpha after one period
+  wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
+  wire        clamp;            // Rt = Rc on this cut
+  wire [27:0] cut_rc;           // Rc before the cut
+  wire [3:0]  gd_d;             // registered: gd_q
+  wire [38:0] cut_scaled;       // Rc * alpha >> 14
+  wire [38:0] cut_sh1;          // ... >> rpg_gd[1:0]
+  wire [38:0] cut_amount;       // Rc * alpha >> (rpg_gd + 14)
   wire [28:0] cut_diff;
-  wire        cut_under;     // the cut amount exceeds Rc
+  wire        cut_under;        // the cut amount exceeds Rc
   wire [27:0] cut_rate;
-  wire [16:0] keep_fac_d;    // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
-  wire [28:0] cut_kv;        // at least rpg_min_dec_fac % of Rc (mlx5 only)
+  wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
+  wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only)
+  wire [29:0] cut_room_k;       // Rc - cut_kv (two's complement)
+  wire [29:0] cut_room_m;       // Rc - rpg_min_rate (two's complement)
   wire        cut_k_r;
-  wire        cut_m_k;
   wire        cut_m_r;
+  wire        cut_m_k;
   wire        cut_k_c;
-  wire        cut_r_c;
   wire        cut_m_c;
-  wire        cut_over;      // ... is above Rc
-  wire [27:0] cut_new;       // Rc after the cut, never above Rc
-  wire [28:0] rt_ai_sum;
+  wire        cut_over;         // ... is above Rc
+  wire [27:0] cut_new;          // Rc after the cut, never above Rc
+  wire [27:0] rt_ai_sum;
+  wire [28:0] ai_room_d;        // cap - step, negative when the step passes the cap (registered:
+                                // _q)
+  wire        rt_ai_capped;     // Rt + step > cap
   wire [27:0] rt_ai;
-  wire [28:0] rt_hai_sum;
+  wire [27:0] rt_hai_sum;
+  wire [28:0] hai_room_d;       // cap - step, negative when the step passes the cap (registered:
+                                // _q)
+  wire        rt_hai_capped;    // Rt + step > cap
   wire [27:0] rt_hai;
-  wire [15:0] threshold;     // F
-  wire        byte_en_d;     // byte counter enabled (registered: byte_en_q)
-  wire [15:0] cnt_hi;        // larger of the timer and byte counts (the mlx5 stage)
-  wire [15:0] cnt_lo;        // smaller of the two (the timer count alone without the byte counter)
-  wire [15:0] hyper_i;       // PAPER hyper-increase multiplier
+  wire        ai_zero_d;        // no additive step (registered: ai_zero_q)
+  wire        hai_zero_d;       // no hyper step (registered: hai_zero_q)
+  wire [15:0] threshold;        // F
+  wire        byte_en_d;        // byte counter enabled (registered: byte_en_q)
+  wire        tc_lt_f;
+  wire        tc_gt_f;
+  wire        bc_lt_f;
+  wire        bc_gt_f;
+  wire        hi_lt_f;          // the larger of the timer and byte counts (the mlx5 stage) is below
+                                // F
+  wire        hi_gt_f;          // ... above F
+  wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
+                                // counter) is above F
+  wire [15:0] hyper_i;          // PAPER hyper-increase multiplier: the smaller count - F
   wire [35:0] phai_prod;
-  wire [44:0] rt_phai_sum;
+  wire [27:0] rt_phai_sum;
+  wire [20:0] phai_room_p1;     // integer part of cap - Rt, plus 1
   wire [27:0] rt_phai;
-  wire [27:0] rt_inc;        // Rt after an increase event
-  wire [27:0] rc_inc;
+  wire        inc_ai;           // additive increase
+  wire        inc_hai;          // mlx5 hyper increase
+  wire        inc_phai;         // PAPER hyper increase
+  wire [27:0] rt_inc;           // Rt after an increase event
+  wire [27:0] rc_inc;           // (Rc + Rt + 1) / 2 with Rt after the increase
   wire [15:0] tc_inc;
   wire [15:0] bc_inc;
-  wire        a_still;       // alpha periods change nothing
-  wire        lo_stays_low;  // PAPER: idle periods stay additive
-  wire        i_flat;        // no further stage moves Rt
-  wire [28:0] rc_over_rt;    // Rc - Rt, wrapping when Rc < Rt
-  wire        i_still;       // increase periods only count
-  wire        a_skip;        // two or more idle periods due
+  wire        alpha_prod_low;   // G * alpha / 1024 is 0
+  wire        alpha_gain_zero;
+  wire        alpha_step_zero;  // alpha_step is 0 (its two terms do not wrap)
+  wire        a_still;          // alpha periods change nothing
+  wire        lo_stays_low;     // PAPER: idle periods stay additive
+  wire        rd_rt_at_cap;     // stage R's Rt is the cap
+  wire        cut_rc_at_cap;    // Rc before the cut is the cap
+  wire        first_at_cap;     // the first-CNP rate is the cap
+  wire        ai_reach;         // Rt + step >= cap: the step ends at the cap
+  wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
+  wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
+                                // there
+  wire        inc_at_cap;       // rt_inc is the cap
+  wire        i_flat;           // no further stage moves Rt
+  wire [28:0] rc_over_rt;       // Rc - Rt, wrapping when Rc < Rt
+  wire        i_still;          // increase periods only count
+  wire        a_skip;           // two or more idle periods due
   wire [47:0] a_jump;
   wire        a_fits;
-  wire        d_skip;        // two or more idle periods due
+  wire        d_skip;           // two or more idle periods due
   wire [47:0] d_jump;
   wire        d_fits;
-  wire        i_skip;        // two or more idle periods due
+  wire        i_skip;           // two or more idle periods due
   wire [47:0] i_jump;
   wire        i_fits;
-  wire        fold_block;    // a PAPER CNP cuts with alpha: its alpha period takes a cycle
-  wire        fold;          // one alpha period and one cut check with no CNP marked go with the
-                             // event
-  wire        x_apply;       // stage X can apply its event this cycle
-  wire        x_done;        // ... and the response FIFO has room: it does
-  wire        x_free;        // stage X takes an event at the next edge
-  wire        r_hazard;      // stage X holds stage R's flow: R waits for the write
-  wire        r_adv;         // stage R's event moves to stage X
-  wire        rsp_pop;       // the response FIFO head is taken
-  wire        r_free;        // stage R takes an event
+  wire        fold_block;       // a PAPER CNP cuts with alpha: its alpha period takes a cycle
+  wire        fold;             // one alpha period and one cut check with no CNP marked go with the
+                                // event
+  wire        x_apply;          // stage X can apply its event this cycle
+  wire        x_done;           // ... and the response FIFO has room: it does
+  wire        x_free;           // stage X takes an event at the next edge
+  wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
+  wire        r_adv;            // stage R's event moves to stage X
+  wire        rsp_pop;          // the response FIFO head is taken
+  wire        r_free;           // stage R takes an event
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
-  wire [19:0] tok_span;      // us of accrual, at most 2**20 - 1
+  wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
   wire [27:0] tok_rate;
   wire [47:0] tok_gain;
   wire [48:0] tok_sum;
-  wire [35:0] tok_cap_sum;   // burst in 1/256 bits plus one microsecond at the rate
-  wire [34:0] tok_cap;       // tokens arrive in one-microsecond quanta: the bucket holds one more
-  wire [34:0] tok_fill;      // tokens after accrual
+  wire [35:0] tok_cap_sum;      // burst in 1/256 bits plus one microsecond at the rate
+  wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
+                                // more
+  wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
   wire        tx_grant;
-  wire        byte_on;       // the byte counter runs while the rate recovers
+  wire        byte_on;          // the byte counter runs while the rate recovers
   wire [24:0] byte_sum;
-  wire        byte_fire;     // a byte-counter increase event
+  wire        byte_fire;        // a byte-counter increase event
   wire [31:0] np_gap;
-  wire        np_send;       // CNP allowed
-  wire [27:0] first_lo;
-  wire [27:0] first_rate_d;  // Rc and Rt on the first CNP (registered: first_rate_q)
-  wire        first_zero_d;  // no first-CNP rate: start from the cap with a cut pending
-                             // (registered: first_zero_q)
-  wire        tick;          // a microsecond ends
+  wire        np_send;          // CNP allowed
+  wire [27:0] first_lo_d;       // rate_to_set_on_first_cnp at least rpg_min_rate (registered:
+                                // first_lo_q)
+  wire [27:0] first_rate_d;     // Rc and Rt on the first CNP, from the registered values
+                                // (registered again: first_rate_q follows the inputs by two cycles,
+                                // and stage X is two cycles after an event is taken)
+  wire        first_zero_d;     // no first-CNP rate: start from the cap with a cut pending
+                                // (registered: first_zero_q)
+  wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
+  wire [31:0] a_minus_d;
+  wire [31:0] a_minus_i;
+  wire [31:0] d_minus_i;
   wire [34:0] alpha_prod;  // G * alpha
   wire [52:0] cut_prod;    // Rc * alpha
   wire [44:0] keep_prod;   // Rc * fac * 655
   wire [28:0] cut_max;     // the largest of the three
-  wire [28:0] rc_inc_sum;
+  wire [27:0] phai_room;   // cap - Rt, wrapping when Rt is above the cap (the product passes it, in
+                           // 1/256 Mb/s, when it is above its integer part)
+  wire [36:0] phai_over;   // the product minus that: not negative when the sum passes the cap (a
+                           // DSP post-adder)
+  wire [28:0] rc_keep_sum;
+  wire [28:0] rc_ai_sum;
+  wire [28:0] rc_hai_sum;
+  wire [28:0] rc_phai_sum;
+  wire [28:0] phai_room_up;
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
@@ -468,9 +524,9 @@ module dcqcn_rp #(
   assign a_minus_d = w_a_next_q - w_d_next_q;
   assign a_minus_i = w_a_next_q - w_i_next_q;
   assign d_minus_i = w_d_next_q - w_i_next_q;
-  assign pick_a = a_due && (!d_due || a_minus_d[31] || a_minus_d == 32'd0) &&
-                  (!i_due || a_minus_i[31] || a_minus_i == 32'd0);
-  assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || d_minus_i == 32'd0);
+  assign pick_a = a_due && (!d_due || a_minus_d[31] || w_a_next_q == w_d_next_q) &&
+                  (!i_due || a_minus_i[31] || w_a_next_q == w_i_next_q);
+  assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || w_d_next_q == w_i_next_q);
   assign paper_first = paper && !w_seen_q;
   assign alpha_in = paper_first ? {1'd0, {initial_alpha_value_value_i, 14'd0}} : w_alpha_q;
   assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in};
@@ -482,51 +538,92 @@ module dcqcn_rp #(
   assign cut_rc = paper_first ? rmax_fx_q : w_rc_q;
   assign cut_prod = {25'd0, cut_rc} * {28'd0, alpha_in};
   assign gd_d = rpg_gd_value_i;
-  assign cut_amount = cut_prod[52:14] >> gd_q;
+  assign cut_scaled = cut_prod[52:14];
+  assign cut_sh1 = gd_q[1:0] == 2'b00 ? cut_scaled :
+                   gd_q[1:0] == 2'b01 ? cut_scaled >> 1 :
+                   gd_q[1:0] == 2'b10 ? cut_scaled >> 2 :
+                   cut_scaled >> 3;
+  assign cut_amount = gd_q[3:2] == 2'b00 ? cut_sh1 :
+                      gd_q[3:2] == 2'b01 ? cut_sh1 >> 4 :
+                      gd_q[3:2] == 2'b10 ? cut_sh1 >> 8 :
+                      cut_sh1 >> 12;
   assign cut_diff = {1'd0, cut_rc} - {1'd0, cut_amount[27:0]};
   assign cut_under = |cut_amount[38:28] || cut_diff[28];
   assign cut_rate = cut_under ? 28'd0 : cut_diff[27:0];
   assign keep_fac_d = {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
   assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
   assign cut_kv = paper ? 29'd0 : keep_prod[44:16];
-  assign cut_k_r = cut_kv > {1'd0, cut_rate};
+  assign cut_room_k = {2'd0, cut_rc} - {1'd0, cut_kv};
+  assign cut_room_m = {2'd0, cut_rc} - {2'd0, min_fx};
+  assign cut_k_r = cut_kv != 29'd0 && (cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]});
+  assign cut_m_r = {1'd0, min_fx} != 29'd0 &&
+                   (cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]});
   assign cut_m_k = {1'd0, min_fx} > cut_kv;
-  assign cut_m_r = {1'd0, min_fx} > {1'd0, cut_rate};
   assign cut_k_c = cut_kv > {1'd0, cut_rc};
-  assign cut_r_c = {1'd0, cut_rate} > {1'd0, cut_rc};
   assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc};
   assign cut_max = cut_k_r ? (cut_m_k ? {1'd0, min_fx} : cut_kv) :
                    cut_m_r ? {1'd0, min_fx} :
                    {1'd0, cut_rate};
-  assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : cut_r_c;
+  assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
   assign cut_new = cut_over ? cut_rc : cut_max[27:0];
-  assign rt_ai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_ai_rate_value_i, 8'd0}};
-  assign rt_ai = rt_ai_sum > {1'd0, rmax_fx_q} ? rmax_fx_q : rt_ai_sum[27:0];
-  assign rt_hai_sum = {1'd0, w_rt_q} + {1'd0, {rpg_hai_rate_value_i, 8'd0}};
-  assign rt_hai = rt_hai_sum > {1'd0, rmax_fx_q} ? rmax_fx_q : rt_hai_sum[27:0];
+  assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
+  assign ai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
+  assign rt_ai_capped = ai_room_q[28] || w_rt_q > ai_room_q[27:0];
+  assign rt_ai = rt_ai_capped ? rmax_fx_q : rt_ai_sum;
+  assign rt_hai_sum = w_rt_q + {rpg_hai_rate_value_i, 8'd0};
+  assign hai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
+  assign rt_hai_capped = hai_room_q[28] || w_rt_q > hai_room_q[27:0];
+  assign rt_hai = rt_hai_capped ? rmax_fx_q : rt_hai_sum;
+  assign ai_zero_d = rpg_ai_rate_value_i == 20'd0;
+  assign hai_zero_d = rpg_hai_rate_value_i == 20'd0;
   assign threshold = {11'd0, rpg_threshold_value_i};
   assign byte_en_d = rpg_byte_reset_value_i != 24'd0;
-  assign cnt_hi = byte_en_q && w_bc_q > w_tc_q ? w_bc_q : w_tc_q;
-  assign cnt_lo = byte_en_q && w_bc_q < w_tc_q ? w_bc_q : w_tc_q;
-  assign hyper_i = cnt_lo - threshold;
+  assign tc_lt_f = w_tc_q < threshold;
+  assign tc_gt_f = w_tc_q > threshold;
+  assign bc_lt_f = w_bc_q < threshold;
+  assign bc_gt_f = w_bc_q > threshold;
+  assign hi_lt_f = tc_lt_f && (!byte_en_q || bc_lt_f);
+  assign hi_gt_f = tc_gt_f || (byte_en_q && bc_gt_f);
+  assign lo_gt_f = tc_gt_f && (!byte_en_q || bc_gt_f);
+  assign hyper_i = byte_en_q && w_bc_q < w_tc_q ? w_bc_q - threshold : w_tc_q - threshold;
   assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
-  assign rt_phai_sum = {17'd0, w_rt_q} + {1'd0, {phai_prod, 8'd0}};
-  assign rt_phai = rt_phai_sum > {17'd0, rmax_fx_q} ? rmax_fx_q : rt_phai_sum[27:0];
-  assign rt_inc = cnt_hi < threshold ? w_rt_q :
-                  paper ? (cnt_lo > threshold ? rt_phai : rt_ai) :
-                  cnt_hi == threshold ? rt_ai :
-                  rt_hai;
-  assign rc_inc_sum = {1'd0, w_rc_q} + {1'd0, rt_inc} + 29'd1;
-  assign rc_inc = rc_inc_sum[28:1];
+  assign phai_room = rmax_fx_q - w_rt_q;
+  assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
+  assign phai_room_p1 = {1'd0, phai_room[27:8]} + 21'd1;
+  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1};
+  assign rt_phai = w_rt_q > rmax_fx_q || !phai_over[36] ? rmax_fx_q : rt_phai_sum[27:0];
+  assign inc_ai = !hi_lt_f && (paper ? !lo_gt_f : !hi_gt_f);
+  assign inc_hai = !paper && hi_gt_f;
+  assign inc_phai = paper && lo_gt_f;
+  assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
+  assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
+  assign rc_ai_sum = {1'd0, w_rc_q} + {1'd0, rt_ai} + 29'd1;
+  assign rc_hai_sum = {1'd0, w_rc_q} + {1'd0, rt_hai} + 29'd1;
+  assign rc_phai_sum = {1'd0, w_rc_q} + {1'd0, rt_phai} + 29'd1;
+  assign rc_inc = inc_ai ? rc_ai_sum[28:1] :
+                  inc_hai ? rc_hai_sum[28:1] :
+                  inc_phai ? rc_phai_sum[28:1] :
+                  rc_keep_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
-  assign a_still = w_alpha_q == 25'd0 && !w_acnp_q;
+  assign alpha_prod_low = alpha_prod[34:10] == 25'd0;
+  assign alpha_gain_zero = alpha_gain_q == 11'd0;
+  assign alpha_step_zero = alpha_prod_low && (!w_acnp_q || alpha_gain_zero);
+  assign a_still = alpha_zero_q && !w_acnp_q;
   assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
-  assign i_flat = paper ?
-                    w_rt_q == rmax_fx_q ||
-                    ((rpg_ai_rate_value_i == 20'd0 || cnt_lo > threshold) &&
-                     (rpg_hai_rate_value_i == 20'd0 || lo_stays_low)) :
-                  cnt_hi > threshold && rt_hai == w_rt_q;
+  assign rd_rt_at_cap = rd_rt == rmax_fx_q;
+  assign cut_rc_at_cap = paper_first || w_rc_q == rmax_fx_q;
+  assign first_at_cap = first_rate_q == rmax_fx_q;
+  assign ai_reach = ai_room_q[28] || w_rt_q >= ai_room_q[27:0];
+  assign hai_reach = hai_room_q[28] || w_rt_q >= hai_room_q[27:0];
+  assign phai_room_up = {1'd0, phai_room} + 29'd255;
+  assign phai_ceil = phai_room_up[28:8];
+  assign inc_at_cap = inc_ai ? ai_reach :
+                      inc_hai ? hai_reach :
+                      inc_phai ? w_rt_q > rmax_fx_q || phai_prod >= {15'd0, phai_ceil} :
+                      rt_at_cap_q;
+  assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
+                  hi_gt_f && (rt_hai_capped ? rt_at_cap_q : hai_zero_q);
   assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
   assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
   assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};
@@ -541,8 +638,7 @@ module dcqcn_rp #(
   assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due;
   assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period_q}) &&
                 (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period_q})) && !fold_block;
-  assign x_apply = x_valid_q && !x_skip_q && !(a_skip | d_skip | i_skip) &&
-                   (fold || !(a_due | d_due | i_due));
+  assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due | d_due | i_due));
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
   assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
@@ -567,8 +663,8 @@ module dcqcn_rp #(
   assign np_gap = ev_now_q - w_np_last_q;
   assign np_send = ctrl_np_enable_i &&
                    (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
-  assign first_lo = first_fx < min_fx ? min_fx : first_fx;
-  assign first_rate_d = first_fx == 28'd0 ? rmax_fx_d : first_lo > rmax_fx_d ? rmax_fx_d : first_lo;
+  assign first_lo_d = first_fx < min_fx ? min_fx : first_fx;
+  assign first_rate_d = first_zero_q ? rmax_fx_q : first_lo_q > rmax_fx_q ? rmax_fx_q : first_lo_q;
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
@@ -634,6 +730,8 @@ module dcqcn_rp #(
     sk_tc_d = sk_tc_q;
     sk_time_d = sk_time_q;
     sk_bc_d = sk_bc_q;
+    alpha_zero_d = alpha_zero_q;
+    rt_at_cap_d = rt_at_cap_q;
     w_seen_d = w_seen_q;
     w_acnp_d = w_acnp_q;
     w_dcnp_d = w_dcnp_q;
@@ -657,12 +755,12 @@ module dcqcn_rp #(
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
-    wb_valid_d = 1'b0;
     wb_word_d = wb_word_q;
     ram_wdata = {STATE_W{1'b0}};
-    wb_flow_d = ev_flow_q;
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
+    rc_sel = 2'b00;
+    rt_sel = 2'b00;
     // Stage T: read the offered flow's word; a waiting stage R reads its own again
     ram_raddr = r_valid_q && !r_adv ? r_flow_q : s_evt_flow;
     ram_we = 1'b0;
@@ -732,6 +830,7 @@ module dcqcn_rp #(
           if (fold) begin
             if (a_due) begin
               w_alpha_d = alpha_step;
+              alpha_zero_d = alpha_step_zero;
               w_acnp_d = 1'b0;
               w_a_next_d = w_a_next_q + {15'd0, k_period_q};
             end
@@ -749,9 +848,10 @@ module dcqcn_rp #(
                   if (!w_seen_q) begin
                     w_d_next_d = ev_now_q + {15'd0, d_period_q};
                   end
-                  w_rt_d = cut_rc;
-                  w_rc_d = cut_new;
+                  rt_sel = 2'b01;
+                  rc_sel = 2'b01;
                   w_alpha_d = alpha_cnp;
+                  alpha_zero_d = alpha_prod_low && alpha_gain_zero;
                   w_acnp_d = 1'b0;
                   w_dcnp_d = 1'b0;
                   w_a_next_d = ev_now_q + {15'd0, k_period_q};
@@ -768,8 +868,9 @@ module dcqcn_rp #(
                   end else begin
                     w_seen_d = 1'b1;
                     w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
-                    w_rc_d = first_rate_q;
-                    w_rt_d = first_rate_q;
+                    alpha_zero_d = initial_alpha_value_value_i == 10'd0;
+                    rc_sel = 2'b11;
+                    rt_sel = 2'b11;
                     w_acnp_d = 1'b0;
                     w_dcnp_d = first_zero_q;
                     w_incon_d = 1'b0;
@@ -788,8 +889,8 @@ module dcqcn_rp #(
                 rsp_new_flag = 1'b1;
                 if (byte_on) begin
                   if (byte_fire) begin
-                    w_rt_d = rt_inc;
-                    w_rc_d = rc_inc;
+                    rt_sel = 2'b10;
+                    rc_sel = 2'b10;
                     w_bc_d = bc_inc;
                     w_bacc_d = 24'd0;
                   end else begin
@@ -816,15 +917,17 @@ module dcqcn_rp #(
         end
       end else if (pick_a) begin
         w_alpha_d = alpha_step;
+        alpha_zero_d = alpha_step_zero;
         w_acnp_d = 1'b0;
         w_a_next_d = w_a_next_q + {15'd0, k_period_q};
       end else if (pick_d) begin
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
         if (w_dcnp_q) begin
+          // cut_rc is Rc here (mlx5)
           if (clamp) begin
-            w_rt_d = w_rc_q;
+            rt_sel = 2'b01;
           end
-          w_rc_d = cut_new;
+          rc_sel = 2'b01;
           w_tc_d = 16'd0;
           w_bc_d = 16'd0;
           w_bacc_d = 24'd0;
@@ -835,18 +938,36 @@ module dcqcn_rp #(
         end
       end else begin
         // Otherwise the increase period is the one due
-        w_rt_d = rt_inc;
-        w_rc_d = rc_inc;
+        rt_sel = 2'b10;
+        rc_sel = 2'b10;
         w_tc_d = tc_inc;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
       end
     end
+    // Rc and Rt: the control above picks the source, the values pass one multiplexer
+    case (rc_sel)
+      2'b01: w_rc_d = cut_new;
+      2'b10: w_rc_d = rc_inc;
+      2'b11: w_rc_d = first_rate_q;
+      default: ;
+    endcase
+    case (rt_sel)
+      2'b01: w_rt_d = cut_rc;
+      2'b10: w_rt_d = rt_inc;
+      2'b11: w_rt_d = first_rate_q;
+      default: ;
+    endcase
+    case (rt_sel)
+      2'b01: rt_at_cap_d = cut_rc_at_cap;
+      2'b10: rt_at_cap_d = inc_at_cap;
+      2'b11: rt_at_cap_d = first_at_cap;
+      default: ;
+    endcase
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
     if (rsp_push) begin
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
                    w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d,
                    w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
-      wb_valid_d = 1'b1;
       wb_word_d = ram_wdata;
     end
     if (sk_valid_q) begin
@@ -920,8 +1041,14 @@ module dcqcn_rp #(
         w_tokens_d = tok_fill;
         w_tokv_d = 1'b1;
         w_tok_us_d = r_now_q;
+        rt_at_cap_d = rd_rt_at_cap;
+        alpha_zero_d = rd_alpha == 25'd0;
       end
     end
+    // Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R
+    // holds next (compared with both candidates, the take selecting after the compare)
+    r_bypass_d = rsp_push &&
+                 (s_evt_valid && s_evt_ready ? s_evt_flow == ev_flow_q : r_flow_q == ev_flow_q);
   end
 
   always @(posedge clk) begin
@@ -934,7 +1061,7 @@ module dcqcn_rp #(
       r_valid_q <= 1'b0;
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
-      wb_valid_q <= 1'b0;
+      r_bypass_q <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_kind_q <= 2'b00;
       rsp_flow_q <= {FLOW_BITS{1'b0}};
@@ -960,7 +1087,7 @@ module dcqcn_rp #(
       r_valid_q <= r_valid_d;
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
-      wb_valid_q <= wb_valid_d;
+      r_bypass_q <= r_bypass_d;
       rsp_valid_q <= rsp_valid_d;
       rsp_kind_q <= rsp_kind_d;
       rsp_flow_q <= rsp_flow_d;
@@ -992,7 +1119,6 @@ module dcqcn_rp #(
     skip_d_q <= skip_d_d;
     skip_i_q <= skip_i_d;
     skip_j_q <= skip_j_d;
-    wb_flow_q <= wb_flow_d;
     sk_kind_q <= sk_kind_d;
     sk_flow_q <= sk_flow_d;
     sk_flag_q <= sk_flag_d;
@@ -1003,6 +1129,8 @@ module dcqcn_rp #(
     sk_tc_q <= sk_tc_d;
     sk_time_q <= sk_time_d;
     sk_bc_q <= sk_bc_d;
+    alpha_zero_q <= alpha_zero_d;
+    rt_at_cap_q <= rt_at_cap_d;
     w_seen_q <= w_seen_d;
     w_acnp_q <= w_acnp_d;
     w_dcnp_q <= w_dcnp_d;
@@ -1022,6 +1150,7 @@ module dcqcn_rp #(
     w_tok_us_q <= w_tok_us_d;
     w_np_last_q <= w_np_last_d;
     rmax_fx_q <= rmax_fx_d;
+    first_lo_q <= first_lo_d;
     first_rate_q <= first_rate_d;
     first_zero_q <= first_zero_d;
     k_period_q <= k_period_d;
@@ -1031,6 +1160,10 @@ module dcqcn_rp #(
     gd_q <= gd_d;
     keep_fac_q <= keep_fac_d;
     byte_en_q <= byte_en_d;
+    ai_room_q <= ai_room_d;
+    hai_room_q <= hai_room_d;
+    ai_zero_q <= ai_zero_d;
+    hai_zero_q <= hai_zero_d;
     wb_word_q <= wb_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
   end

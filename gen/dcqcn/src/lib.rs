@@ -115,6 +115,7 @@ const CONFIG: &[(&str, &str, u32)] = &[
 /// starts a path into stage X's arithmetic: `<name>_d` is the wire, `<name>_q` the register.
 const DERIVED: &[(&str, u32)] = &[
     ("rmax_fx", 28),
+    ("first_lo", 28),
     ("first_rate", 28),
     ("first_zero", 1),
     ("k_period", 17),
@@ -124,6 +125,10 @@ const DERIVED: &[(&str, u32)] = &[
     ("gd", 4),
     ("keep_fac", 17),
     ("byte_en", 1),
+    ("ai_room", 29),
+    ("hai_room", 29),
+    ("ai_zero", 1),
+    ("hai_zero", 1),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -279,9 +284,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
             "a flow must be touched at least every 2**31 us).",
             "Parameters are read in stages R and X: change them while no event is in flight.",
-            "Values derived from them alone (rate cap, first-CNP rate, periods, 1024 - G,",
-            "rpg_gd, fac * 655, byte counter on) are registered: an event taken in the cycle",
-            "a parameter input changes, or later, sees the new value.",
+            "Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,",
+            "first-CNP rate, periods, 1024 - G, rpg_gd, fac * 655, byte counter on) are",
+            "registered (the first-CNP rate twice, stage X reading it no earlier than two",
+            "cycles after the take): an event taken in the cycle a parameter input changes,",
+            "or later, sees the new value.",
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
@@ -455,11 +462,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("skip_i", 1, "jumping the increase timer"),
         ("skip_j", 5, "jump of 2**skip_j periods tried this cycle"),
         (
-            "wb_valid",
+            "r_bypass",
             1,
-            "stage X wrote a state word at the last clock edge",
+            "stage X wrote stage R's flow at the edge that read it",
         ),
-        ("wb_flow", 0, "(the RAM read at that edge missed it)"),
         ("rsp_valid", 1, "response FIFO head (the output register)"),
         ("rsp_kind", 2, ""),
         ("rsp_flow", 0, ""),
@@ -486,6 +492,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("stat_cut", 1, ""),
         ("stat_np", 1, ""),
         ("stat_defer", 1, ""),
+        (
+            "alpha_zero",
+            1,
+            "stage X's alpha is 0 (follows w_alpha_q; not in the RAM)",
+        ),
+        (
+            "rt_at_cap",
+            1,
+            "stage X's Rt equals the cap (follows w_rt_q; not in the RAM)",
+        ),
     ];
     items.push(V::Comment(vec!["Control and response registers".into()]));
     let reg_range = |w: u32| if w == 0 { flow_range.clone() } else { bits(w) };
@@ -554,6 +570,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Decl::reg("rsp_push", None).comment("stage X answers an event this cycle"),
     ));
     items.push(V::Decl(Decl::reg("rsp_new_flag", None)));
+    items.push(V::Decl(
+        Decl::reg("rc_sel", bits(2)).comment("stage X's new Rc: hold, cut, increase, first CNP"),
+    ));
+    items.push(V::Decl(Decl::reg("rt_sel", bits(2)).comment(
+        "stage X's new Rt: hold, Rc before the cut, increase, first CNP",
+    )));
     items.push(V::Blank);
 
     // Stage R's word: the RAM's, or the write the RAM read at the same edge missed.
@@ -569,11 +591,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )));
     items.push(V::Assign(
         id("r_word"),
-        tern(
-            and(vec![id("wb_valid_q"), eq(id("wb_flow_q"), id("r_flow_q"))]),
-            id("wb_word_q"),
-            id("ram_rdata_q"),
-        ),
+        tern(id("r_bypass_q"), id("wb_word_q"), id("ram_rdata_q")),
     ));
     let mut lsb = 0;
     let mut rd_assigns = Vec::new();
@@ -686,7 +704,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ] {
         wires.push((n.into(), 32, sub(id(a), id(b)), ""));
     }
-    let le = |n: &str| or(id(n).bits(31, 31), eq(id(n), d(32, 0)));
+    // a - b <= 0 (wrapping): its sign, or the deadlines equal (compared directly rather than
+    // the difference with zero, which would follow the subtraction).
+    let le = |n: &str| {
+        let (a, b) = n.split_once("_minus_").unwrap();
+        or(
+            id(n).bits(31, 31),
+            eq(id(&format!("w_{a}_next_q")), id(&format!("w_{b}_next_q"))),
+        )
+    };
     wires.push((
         "pick_a".into(),
         1,
@@ -783,10 +809,42 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Rc * alpha",
     ));
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
+    // The shift by rpg_gd as two 4-way selects (by its low and high bit pairs): one LUT
+    // level each.
+    let by_pair = |x: &str, sel: Expr, step: i64| {
+        let sh = |k: i64| {
+            if k == 0 {
+                id(x)
+            } else {
+                Expr::bin(BinOp::Shr, id(x), Expr::int(k * step))
+            }
+        };
+        tern(
+            eq(sel.clone(), Expr::num(2, 0)),
+            sh(0),
+            tern(
+                eq(sel.clone(), Expr::num(2, 1)),
+                sh(1),
+                tern(eq(sel, Expr::num(2, 2)), sh(2), sh(3)),
+            ),
+        )
+    };
+    wires.push((
+        "cut_scaled".into(),
+        39,
+        id("cut_prod").bits(52, 14),
+        "Rc * alpha >> 14",
+    ));
+    wires.push((
+        "cut_sh1".into(),
+        39,
+        by_pair("cut_scaled", id("gd_q").bits(1, 0), 1),
+        "... >> rpg_gd[1:0]",
+    ));
     wires.push((
         "cut_amount".into(),
         39,
-        Expr::bin(BinOp::Shr, id("cut_prod").bits(52, 14), id("gd_q")),
+        by_pair("cut_sh1", id("gd_q").bits(3, 2), 4),
         "Rc * alpha >> (rpg_gd + 14)",
     ));
     wires.push((
@@ -829,14 +887,47 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "at least rpg_min_dec_fac % of Rc (mlx5 only)",
     ));
     // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
-    // parallel rather than one after the other.
+    // parallel rather than one after the other. A bound is above cut_rate = max(Rc - amount,
+    // 0) when it is not 0 and the amount is above Rc - bound: that difference is taken from
+    // registers while the product forms, so only one compare follows the shift. cut_rate is
+    // never above Rc.
     let w29 = |n: &str| zext(id(n), 1);
+    wires.push((
+        "cut_room_k".into(),
+        30,
+        sub(zext(id("cut_rc"), 2), zext(id("cut_kv"), 1)),
+        "Rc - cut_kv (two's complement)",
+    ));
+    wires.push((
+        "cut_room_m".into(),
+        30,
+        sub(zext(id("cut_rc"), 2), zext(id("min_fx"), 2)),
+        "Rc - rpg_min_rate (two's complement)",
+    ));
+    let above_rate = |bound: Expr, room: &str| {
+        and(vec![
+            ne(bound, d(29, 0)),
+            or(
+                id(room).bits(29, 29),
+                gt(id("cut_amount"), zext(id(room).bits(28, 0), 10)),
+            ),
+        ])
+    };
+    wires.push((
+        "cut_k_r".into(),
+        1,
+        above_rate(id("cut_kv"), "cut_room_k"),
+        "",
+    ));
+    wires.push((
+        "cut_m_r".into(),
+        1,
+        above_rate(w29("min_fx"), "cut_room_m"),
+        "",
+    ));
     for (n, a, b) in [
-        ("cut_k_r", id("cut_kv"), w29("cut_rate")),
         ("cut_m_k", w29("min_fx"), id("cut_kv")),
-        ("cut_m_r", w29("min_fx"), w29("cut_rate")),
         ("cut_k_c", id("cut_kv"), w29("cut_rc")),
-        ("cut_r_c", w29("cut_rate"), w29("cut_rc")),
         ("cut_m_c", w29("min_fx"), w29("cut_rc")),
     ] {
         wires.push((n.into(), 1, gt(a, b), ""));
@@ -859,7 +950,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_over".into(),
         1,
-        by_largest(id("cut_k_c"), id("cut_r_c"), id("cut_m_c")),
+        by_largest(id("cut_k_c"), b1(false), id("cut_m_c")),
         "... is above Rc",
     ));
     wires.push((
@@ -868,26 +959,56 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(id("cut_over"), id("cut_rc"), id("cut_max").bits(27, 0)),
         "Rc after the cut, never above Rc",
     ));
-    // Increase.
+    // Increase. The cap compares Rt with a registered cap - step (in parallel with the
+    // sum), the stage flags compare each count with F (in parallel, no max/min first), and
+    // Rc + Rt is summed for every candidate Rt while the flags settle (a select, not an
+    // adder, follows them).
     for (name, step) in [("rt_ai", "rpg_ai_rate"), ("rt_hai", "rpg_hai_rate")] {
         let sum = format!("{name}_sum");
+        let room = format!("{}_room", &name[3..]);
         wires.push((
             sum.clone(),
-            29,
-            add(zext(rt(), 1), zext(shl_const(cfg(step, "value"), 8), 1)),
+            28,
+            add(rt(), shl_const(cfg(step, "value"), 8)),
             "",
+        ));
+        wires.push((
+            format!("{room}_d"),
+            29,
+            sub(
+                zext(id("rmax_fx_d"), 1),
+                zext(shl_const(cfg(step, "value"), 8), 1),
+            ),
+            "cap - step, negative when the step passes the cap (registered: _q)",
+        ));
+        wires.push((
+            format!("{name}_capped"),
+            1,
+            or(
+                id(&format!("{room}_q")).bits(28, 28),
+                gt(rt(), id(&format!("{room}_q")).bits(27, 0)),
+            ),
+            "Rt + step > cap",
         ));
         wires.push((
             name.into(),
             28,
-            tern(
-                gt(id(&sum), zext(id("rmax_fx_q"), 1)),
-                id("rmax_fx_q"),
-                id(&sum).bits(27, 0),
-            ),
+            tern(id(&format!("{name}_capped")), id("rmax_fx_q"), id(&sum)),
             "",
         ));
     }
+    wires.push((
+        "ai_zero_d".into(),
+        1,
+        eq(cfg("rpg_ai_rate", "value"), d(20, 0)),
+        "no additive step (registered: ai_zero_q)",
+    ));
+    wires.push((
+        "hai_zero_d".into(),
+        1,
+        eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
+        "no hyper step (registered: hai_zero_q)",
+    ));
     wires.push((
         "threshold".into(),
         16,
@@ -900,31 +1021,42 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ne(cfg("rpg_byte_reset", "value"), d(24, 0)),
         "byte counter enabled (registered: byte_en_q)",
     ));
+    for (n, c) in [("tc", tc()), ("bc", id("w_bc_q"))] {
+        wires.push((
+            format!("{n}_lt_f"),
+            1,
+            Expr::lt(c.clone(), id("threshold")),
+            "",
+        ));
+        wires.push((format!("{n}_gt_f"), 1, gt(c, id("threshold")), ""));
+    }
     wires.push((
-        "cnt_hi".into(),
-        16,
-        tern(
-            and(vec![id("byte_en_q"), gt(id("w_bc_q"), tc())]),
-            id("w_bc_q"),
-            tc(),
-        ),
-        "larger of the timer and byte counts (the mlx5 stage)",
+        "hi_lt_f".into(),
+        1,
+        and(vec![id("tc_lt_f"), or(not(id("byte_en_q")), id("bc_lt_f"))]),
+        "the larger of the timer and byte counts (the mlx5 stage) is below F",
     ));
     wires.push((
-        "cnt_lo".into(),
-        16,
-        tern(
-            and(vec![id("byte_en_q"), Expr::lt(id("w_bc_q"), tc())]),
-            id("w_bc_q"),
-            tc(),
-        ),
-        "smaller of the two (the timer count alone without the byte counter)",
+        "hi_gt_f".into(),
+        1,
+        or(id("tc_gt_f"), and(vec![id("byte_en_q"), id("bc_gt_f")])),
+        "... above F",
+    ));
+    wires.push((
+        "lo_gt_f".into(),
+        1,
+        and(vec![id("tc_gt_f"), or(not(id("byte_en_q")), id("bc_gt_f"))]),
+        "the smaller of the two (the timer count alone without the byte counter) is above F",
     ));
     wires.push((
         "hyper_i".into(),
         16,
-        sub(id("cnt_lo"), id("threshold")),
-        "PAPER hyper-increase multiplier",
+        tern(
+            and(vec![id("byte_en_q"), Expr::lt(id("w_bc_q"), tc())]),
+            sub(id("w_bc_q"), id("threshold")),
+            sub(tc(), id("threshold")),
+        ),
+        "PAPER hyper-increase multiplier: the smaller count - F",
     ));
     wires.push((
         "phai_prod".into(),
@@ -936,46 +1068,106 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     wires.push((
+        "phai_room".into(),
+        28,
+        sub(id("rmax_fx_q"), rt()),
+        "cap - Rt, wrapping when Rt is above the cap (the product passes it, in 1/256 Mb/s, when it is above its integer part)",
+    ));
+    wires.push((
         "rt_phai_sum".into(),
-        45,
-        add(zext(rt(), 17), zext(shl_const(id("phai_prod"), 8), 1)),
+        28,
+        add(rt(), shl_const(id("phai_prod").bits(19, 0), 8)),
         "",
+    ));
+    wires.push((
+        "phai_room_p1".into(),
+        21,
+        add(zext(id("phai_room").bits(27, 8), 1), d(21, 1)),
+        "integer part of cap - Rt, plus 1",
+    ));
+    wires.push((
+        "phai_over".into(),
+        37,
+        sub(zext(id("phai_prod"), 1), zext(id("phai_room_p1"), 16)),
+        "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
     ));
     wires.push((
         "rt_phai".into(),
         28,
         tern(
-            gt(id("rt_phai_sum"), zext(id("rmax_fx_q"), 17)),
+            or(gt(rt(), id("rmax_fx_q")), not(id("phai_over").bits(36, 36))),
             id("rmax_fx_q"),
             id("rt_phai_sum").bits(27, 0),
         ),
         "",
     ));
+    // Which candidate Rt the stage picks: hold (fast recovery), AI, HAI or PAPER's hyper.
+    wires.push((
+        "inc_ai".into(),
+        1,
+        and(vec![
+            not(id("hi_lt_f")),
+            tern(id("paper"), not(id("lo_gt_f")), not(id("hi_gt_f"))),
+        ]),
+        "additive increase",
+    ));
+    wires.push((
+        "inc_hai".into(),
+        1,
+        and(vec![not(id("paper")), id("hi_gt_f")]),
+        "mlx5 hyper increase",
+    ));
+    wires.push((
+        "inc_phai".into(),
+        1,
+        and(vec![id("paper"), id("lo_gt_f")]),
+        "PAPER hyper increase",
+    ));
     wires.push((
         "rt_inc".into(),
         28,
         tern(
-            Expr::lt(id("cnt_hi"), id("threshold")),
-            rt(),
+            id("inc_ai"),
+            id("rt_ai"),
             tern(
-                id("paper"),
-                tern(
-                    gt(id("cnt_lo"), id("threshold")),
-                    id("rt_phai"),
-                    id("rt_ai"),
-                ),
-                tern(eq(id("cnt_hi"), id("threshold")), id("rt_ai"), id("rt_hai")),
+                id("inc_hai"),
+                id("rt_hai"),
+                tern(id("inc_phai"), id("rt_phai"), rt()),
             ),
         ),
         "Rt after an increase event",
     ));
+    for (n, r) in [
+        ("rc_keep", rt()),
+        ("rc_ai", id("rt_ai")),
+        ("rc_hai", id("rt_hai")),
+        ("rc_phai", id("rt_phai")),
+    ] {
+        wires.push((
+            format!("{n}_sum"),
+            29,
+            add(add(zext(rc(), 1), zext(r, 1)), d(29, 1)),
+            "",
+        ));
+    }
     wires.push((
-        "rc_inc_sum".into(),
-        29,
-        add(add(zext(rc(), 1), zext(id("rt_inc"), 1)), d(29, 1)),
-        "",
+        "rc_inc".into(),
+        28,
+        tern(
+            id("inc_ai"),
+            id("rc_ai_sum").bits(28, 1),
+            tern(
+                id("inc_hai"),
+                id("rc_hai_sum").bits(28, 1),
+                tern(
+                    id("inc_phai"),
+                    id("rc_phai_sum").bits(28, 1),
+                    id("rc_keep_sum").bits(28, 1),
+                ),
+            ),
+        ),
+        "(Rc + Rt + 1) / 2 with Rt after the increase",
     ));
-    wires.push(("rc_inc".into(), 28, id("rc_inc_sum").bits(28, 1), ""));
     wires.push((
         "tc_inc".into(),
         16,
@@ -993,10 +1185,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     // Skips.
+    // alpha_zero_q follows w_alpha_q (each alpha source says whether it is 0), so the skip
+    // decision does not wait for a 25-bit zero test.
+    wires.push((
+        "alpha_prod_low".into(),
+        1,
+        eq(id("alpha_prod").bits(34, 10), d(25, 0)),
+        "G * alpha / 1024 is 0",
+    ));
+    wires.push((
+        "alpha_gain_zero".into(),
+        1,
+        eq(id("alpha_gain_q"), d(11, 0)),
+        "",
+    ));
+    wires.push((
+        "alpha_step_zero".into(),
+        1,
+        and(vec![
+            id("alpha_prod_low"),
+            or(not(id("w_acnp_q")), id("alpha_gain_zero")),
+        ]),
+        "alpha_step is 0 (its two terms do not wrap)",
+    ));
     wires.push((
         "a_still".into(),
         1,
-        and(vec![eq(id("w_alpha_q"), d(25, 0)), not(id("w_acnp_q"))]),
+        and(vec![id("alpha_zero_q"), not(id("w_acnp_q"))]),
         "alpha periods change nothing",
     ));
     // While a flow idles only its timer count moves: with the byte counter on and the byte
@@ -1010,27 +1225,83 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "PAPER: idle periods stay additive",
     ));
+    // rt_at_cap_q follows w_rt_q so that the skip decision (and through it every stage X
+    // write) does not wait for an equality of Rt with the cap: each source of a new Rt says
+    // whether it is the cap, in parallel with its value.
+    wires.push((
+        "rd_rt_at_cap".into(),
+        1,
+        eq(id("rd_rt"), id("rmax_fx_q")),
+        "stage R's Rt is the cap",
+    ));
+    wires.push((
+        "cut_rc_at_cap".into(),
+        1,
+        or(id("paper_first"), eq(rc(), id("rmax_fx_q"))),
+        "Rc before the cut is the cap",
+    ));
+    wires.push((
+        "first_at_cap".into(),
+        1,
+        eq(id("first_rate_q"), id("rmax_fx_q")),
+        "the first-CNP rate is the cap",
+    ));
+    for (x, room) in [("ai", "ai_room_q"), ("hai", "hai_room_q")] {
+        wires.push((
+            format!("{x}_reach"),
+            1,
+            or(id(room).bits(28, 28), ge(rt(), id(room).bits(27, 0))),
+            "Rt + step >= cap: the step ends at the cap",
+        ));
+    }
+    wires.push((
+        "phai_room_up".into(),
+        29,
+        add(zext(id("phai_room"), 1), d(29, 255)),
+        "",
+    ));
+    wires.push((
+        "phai_ceil".into(),
+        21,
+        id("phai_room_up").bits(28, 8),
+        "cap - Rt in Mb/s, rounded up: the product reaches the cap from there",
+    ));
+    wires.push((
+        "inc_at_cap".into(),
+        1,
+        tern(
+            id("inc_ai"),
+            id("ai_reach"),
+            tern(
+                id("inc_hai"),
+                id("hai_reach"),
+                tern(
+                    id("inc_phai"),
+                    or(
+                        gt(rt(), id("rmax_fx_q")),
+                        ge(id("phai_prod"), zext(id("phai_ceil"), 15)),
+                    ),
+                    id("rt_at_cap_q"),
+                ),
+            ),
+        ),
+        "rt_inc is the cap",
+    ));
     wires.push((
         "i_flat".into(),
         1,
         tern(
             id("paper"),
             or(
-                eq(rt(), id("rmax_fx_q")),
+                id("rt_at_cap_q"),
                 and(vec![
-                    or(
-                        eq(cfg("rpg_ai_rate", "value"), d(20, 0)),
-                        gt(id("cnt_lo"), id("threshold")),
-                    ),
-                    or(
-                        eq(cfg("rpg_hai_rate", "value"), d(20, 0)),
-                        id("lo_stays_low"),
-                    ),
+                    or(id("ai_zero_q"), id("lo_gt_f")),
+                    or(id("hai_zero_q"), id("lo_stays_low")),
                 ]),
             ),
             and(vec![
-                gt(id("cnt_hi"), id("threshold")),
-                eq(id("rt_hai"), rt()),
+                id("hi_gt_f"),
+                tern(id("rt_hai_capped"), id("rt_at_cap_q"), id("hai_zero_q")),
             ]),
         ),
         "no further stage moves Rt",
@@ -1123,13 +1394,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "x_apply".into(),
         1,
+        // No skip term: a skip needs two or more periods of its timer due, which rules out
+        // both a fold and nothing due, and keeps the skip decisions off this path.
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(Expr::any_of(
-                vec![id("a_skip"), id("d_skip"), id("i_skip")],
-                b1(false),
-            )),
             or(
                 id("fold"),
                 not(Expr::any_of(
@@ -1318,28 +1587,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "CNP allowed",
     ));
     wires.push((
-        "first_lo".into(),
+        "first_lo_d".into(),
         28,
         tern(
             Expr::lt(id("first_fx"), id("min_fx")),
             id("min_fx"),
             id("first_fx"),
         ),
-        "",
+        "rate_to_set_on_first_cnp at least rpg_min_rate (registered: first_lo_q)",
     ));
     wires.push((
         "first_rate_d".into(),
         28,
         tern(
-            eq(id("first_fx"), d(28, 0)),
-            id("rmax_fx_d"),
+            id("first_zero_q"),
+            id("rmax_fx_q"),
             tern(
-                gt(id("first_lo"), id("rmax_fx_d")),
-                id("rmax_fx_d"),
-                id("first_lo"),
+                gt(id("first_lo_q"), id("rmax_fx_q")),
+                id("rmax_fx_q"),
+                id("first_lo_q"),
             ),
         ),
-        "Rc and Rt on the first CNP (registered: first_rate_q)",
+        "Rc and Rt on the first CNP, from the registered values (registered again: first_rate_q \
+         follows the inputs by two cycles, and stage X is two cycles after an event is taken)",
     ));
     wires.push((
         "first_zero_d".into(),
@@ -1366,7 +1636,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cut_prod",
         "keep_prod",
         "cut_max",
-        "rc_inc_sum",
+        "phai_room",
+        "phai_room_up",
+        "phai_over",
+        "a_minus_d",
+        "a_minus_i",
+        "d_minus_i",
+        "rc_keep_sum",
+        "rc_ai_sum",
+        "rc_hai_sum",
+        "rc_phai_sum",
     ];
     items.push(V::Comment(vec!["Datapath".into()]));
     let mut decls = Vec::new();
@@ -1433,7 +1712,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )];
     let pulses = ["stat_cnp", "stat_cut", "stat_np", "stat_defer"];
     for (name, _, _) in regs {
-        if !["clear_pend", "wb_valid", "wb_flow"].contains(name) && !pulses.contains(name) {
+        if !["clear_pend", "r_bypass"].contains(name) && !pulses.contains(name) {
             c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
         }
     }
@@ -1447,12 +1726,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for s in pulses {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
-    c.push(set("wb_valid_d", b1(false)));
     c.push(set("wb_word_d", id("wb_word_q")));
     c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
-    c.push(set("wb_flow_d", id("ev_flow_q")));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
+    c.push(set("rc_sel", Expr::num(2, 0)));
+    c.push(set("rt_sel", Expr::num(2, 0)));
     c.push(Stmt::Comment(
         "Stage T: read the offered flow's word; a waiting stage R reads its own again".into(),
     ));
@@ -1532,6 +1811,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("w_tokens_d", id("tok_fill")));
     load_x.push(set("w_tokv_d", b1(true)));
     load_x.push(set("w_tok_us_d", id("r_now_q")));
+    load_x.push(set("rt_at_cap_d", id("rd_rt_at_cap")));
+    load_x.push(set("alpha_zero_d", eq(id("rd_alpha"), d(25, 0))));
 
     let first_cnp = vec![
         set("w_seen_d", b1(true)),
@@ -1539,8 +1820,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "w_alpha_d",
             zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
         ),
-        set("w_rc_d", id("first_rate_q")),
-        set("w_rt_d", id("first_rate_q")),
+        set(
+            "alpha_zero_d",
+            eq(cfg("initial_alpha_value", "value"), d(10, 0)),
+        ),
+        set("rc_sel", Expr::num(2, 3)),
+        set("rt_sel", Expr::num(2, 3)),
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", id("first_zero_q")),
         set("w_incon_d", b1(false)),
@@ -1558,9 +1843,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             not(id("w_seen_q")),
             vec![set("w_d_next_d", add(now(), zext(id("d_period_q"), 15)))],
         ),
-        set("w_rt_d", id("cut_rc")),
-        set("w_rc_d", id("cut_new")),
+        set("rt_sel", Expr::num(2, 1)),
+        set("rc_sel", Expr::num(2, 1)),
         set("w_alpha_d", id("alpha_cnp")),
+        set(
+            "alpha_zero_d",
+            and(vec![id("alpha_prod_low"), id("alpha_gain_zero")]),
+        ),
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", b1(false)),
         set("w_a_next_d", add(now(), zext(id("k_period_q"), 15))),
@@ -1603,8 +1892,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                             vec![Stmt::if_else(
                                 id("byte_fire"),
                                 vec![
-                                    set("w_rt_d", id("rt_inc")),
-                                    set("w_rc_d", id("rc_inc")),
+                                    set("rt_sel", Expr::num(2, 2)),
+                                    set("rc_sel", Expr::num(2, 2)),
                                     set("w_bc_d", id("bc_inc")),
                                     set("w_bacc_d", d(24, 0)),
                                 ],
@@ -1643,6 +1932,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     id("a_due"),
                     vec![
                         set("w_alpha_d", id("alpha_step")),
+                        set("alpha_zero_d", id("alpha_step_zero")),
                         set("w_acnp_d", b1(false)),
                         set(
                             "w_a_next_d",
@@ -1671,8 +1961,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::if_(
             id("w_dcnp_q"),
             vec![
-                Stmt::if_(id("clamp"), vec![set("w_rt_d", rc())]),
-                set("w_rc_d", id("cut_new")),
+                Stmt::Comment("cut_rc is Rc here (mlx5)".into()),
+                Stmt::if_(id("clamp"), vec![set("rt_sel", Expr::num(2, 1))]),
+                set("rc_sel", Expr::num(2, 1)),
                 set("w_tc_d", d(16, 0)),
                 set("w_bc_d", d(16, 0)),
                 set("w_bacc_d", d(24, 0)),
@@ -1702,6 +1993,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 id("pick_a"),
                 vec![
                     set("w_alpha_d", id("alpha_step")),
+                    set("alpha_zero_d", id("alpha_step_zero")),
                     set("w_acnp_d", b1(false)),
                     set(
                         "w_a_next_d",
@@ -1713,8 +2005,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     step_cut,
                     vec![
                         Stmt::Comment("Otherwise the increase period is the one due".into()),
-                        set("w_rt_d", id("rt_inc")),
-                        set("w_rc_d", id("rc_inc")),
+                        set("rt_sel", Expr::num(2, 2)),
+                        set("rc_sel", Expr::num(2, 2)),
                         set("w_tc_d", id("tc_inc")),
                         set(
                             "w_i_next_d",
@@ -1772,6 +2064,32 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         vec![Stmt::if_else(id("x_skip_q"), arm_skip, arm_step)],
     ));
     c.push(Stmt::Comment(
+        "Rc and Rt: the control above picks the source, the values pass one multiplexer".into(),
+    ));
+    for (sel, reg, srcs) in [
+        ("rc_sel", "w_rc_d", ["cut_new", "rc_inc", "first_rate_q"]),
+        ("rt_sel", "w_rt_d", ["cut_rc", "rt_inc", "first_rate_q"]),
+    ] {
+        c.push(Stmt::Case {
+            subject: id(sel),
+            arms: srcs
+                .iter()
+                .zip(1u128..)
+                .map(|(src, v)| (vec![Expr::num(2, v)], vec![set(reg, id(src))]))
+                .collect(),
+            default: vec![],
+        });
+    }
+    c.push(Stmt::Case {
+        subject: id("rt_sel"),
+        arms: ["cut_rc_at_cap", "inc_at_cap", "first_at_cap"]
+            .iter()
+            .zip(1u128..)
+            .map(|(src, v)| (vec![Expr::num(2, v)], vec![set("rt_at_cap_d", id(src))]))
+            .collect(),
+        default: vec![],
+    });
+    c.push(Stmt::Comment(
         "Write-back and response FIFO: taken from stage X's word before the next event loads it"
             .into(),
     ));
@@ -1784,11 +2102,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     );
     c.push(Stmt::if_(
         id("rsp_push"),
-        vec![
-            set("ram_wdata", packed),
-            set("wb_valid_d", b1(true)),
-            set("wb_word_d", id("ram_wdata")),
-        ],
+        vec![set("ram_wdata", packed), set("wb_word_d", id("ram_wdata"))],
     ));
     let entry = |prefix: &str| -> Vec<Stmt> {
         vec![
@@ -1846,6 +2160,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             Stmt::if_(id("r_adv"), load_x),
         ],
     ));
+    c.push(Stmt::Comment(
+        "Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R".into(),
+    ));
+    c.push(Stmt::Comment(
+        "holds next (compared with both candidates, the take selecting after the compare)".into(),
+    ));
+    c.push(set(
+        "r_bypass_d",
+        and(vec![
+            id("rsp_push"),
+            tern(
+                and(vec![id("s_evt_valid"), id("s_evt_ready")]),
+                eq(id("s_evt_flow"), id("ev_flow_q")),
+                eq(id("r_flow_q"), id("ev_flow_q")),
+            ),
+        ]),
+    ));
     items.push(V::Comb(c));
     items.push(V::Blank);
 
@@ -1854,9 +2185,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // Registers without reset. The response registers (rsp_*) are not among them: they drive
     // the outputs, which read 0, not X, until the first response.
     let datapath = [
-        "r_kind", "r_flow", "r_bytes", "r_now", "ev_kind", "ev_flow", "ev_bytes", "ev_now",
-        "skip_a", "skip_d", "skip_i", "skip_j", "wb_flow", "sk_kind", "sk_flow", "sk_flag",
-        "sk_seen", "sk_rc", "sk_rt", "sk_alpha", "sk_tc", "sk_time", "sk_bc",
+        "r_kind",
+        "r_flow",
+        "r_bytes",
+        "r_now",
+        "ev_kind",
+        "ev_flow",
+        "ev_bytes",
+        "ev_now",
+        "skip_a",
+        "skip_d",
+        "skip_i",
+        "skip_j",
+        "sk_kind",
+        "sk_flow",
+        "sk_flag",
+        "sk_seen",
+        "sk_rc",
+        "sk_rt",
+        "sk_alpha",
+        "sk_tc",
+        "sk_time",
+        "sk_bc",
+        "rt_at_cap",
+        "alpha_zero",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {
