@@ -5,7 +5,7 @@
 //
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
-// 14 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
+// 15 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
 // the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
@@ -97,7 +97,7 @@ module rx_parser (
   input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
-  // Header/verdict stream: one per frame, 14 cycles after its tlast beat
+  // Header/verdict stream: one per frame, 15 cycles after its tlast beat
   output wire         m_hdr_valid,
   input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop
@@ -497,6 +497,8 @@ module rx_parser (
   reg  [1087:0] hdr_q;
   reg  [1087:0] hdr_d;
   wire [16:0]   base;             // byte position of the beat's lane 0
+  reg  [2:0]    view_at_q;
+  reg  [2:0]    view_at_d;
   wire [1087:0] view;             // captured header bytes, the current beat merged in
   wire [63:0]   last_bytes_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
                                   // 0)
@@ -605,47 +607,105 @@ module rx_parser (
   reg  [8:0]    s1_tuser_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
-  wire          v_vlan1;
-  wire          v_vlan2;
-  wire [15:0]   v_ethertype;
-  wire [7:0]    v_ip;             // IP header start
-  wire          v_ipv6;
-  wire [3:0]    v_ihl;
-  wire [7:0]    v_udp;            // UDP header start
-  reg           s1_vlan1_q;
-  reg           s1_vlan1_d;
+  reg           s1_tag12_q;
+  reg           s1_tag12_d;
+  reg           s1_tag16_q;
+  reg           s1_tag16_d;
+  reg           s1_v4_12_q;
+  reg           s1_v4_12_d;
+  reg           s1_v6_12_q;
+  reg           s1_v6_12_d;
+  reg           s1_v4_16_q;
+  reg           s1_v4_16_d;
+  reg           s1_v6_16_q;
+  reg           s1_v6_16_d;
+  reg           s1_v4_20_q;
+  reg           s1_v4_20_d;
+  reg           s1_v6_20_q;
+  reg           s1_v6_20_d;
+  wire          s1_vlan1;
+  wire          s1_vlan2;
+  wire          s1_ipv4;
+  wire          s1_ipv6;
+  wire [7:0]    s1_ip;            // IP header start
+  wire [3:0]    s1_ihl;
+  wire [479:0]  s1_ipw;           // 60 bytes from the IP header start
+  wire          s1_udp_at0;
+  wire          s1_udp_at1;
+  wire          s1_udp_at2;
+  wire          s1_udp_at3;
+  wire          s1_udp_at4;
+  wire          s1_udp_at5;
+  wire          s1_udp_at6;
+  wire          s1_udp_at7;
+  wire          s1_udp_at8;
+  wire          s1_udp_at9;
+  wire          s1_udp_at10;
+  wire          s1_udp_at11;
+  wire          s1_udp_at12;
+  wire          s1_udp_at13;
+  wire          s1_udp_at14;
+  wire          s1_udp_at15;
+  wire          s1_udp_at16;
+  wire          s1_udp_at17;
+  wire [319:0]  s1_udpw;          // 40 bytes from the UDP header start
+  wire [18:0]   s1_csum0;
+  wire [18:0]   s1_csum1;
+  wire [18:0]   s1_csum2;
+  wire [18:0]   s1_csum3;
   wire          h_vlan1;
-  reg           s1_vlan2_q;
-  reg           s1_vlan2_d;
   wire          h_vlan2;
-  reg  [15:0]   s1_ethertype_q;
-  reg  [15:0]   s1_ethertype_d;
-  wire [15:0]   h_ethertype;
-  reg  [7:0]    s1_ip_q;
-  reg  [7:0]    s1_ip_d;
-  wire [7:0]    h_ip;
-  reg           s1_ipv6_q;
-  reg           s1_ipv6_d;
+  wire          h_ipv4;
   wire          h_ipv6;
-  reg  [3:0]    s1_ihl_q;
-  reg  [3:0]    s1_ihl_d;
+  wire [7:0]    h_ip;
   wire [3:0]    h_ihl;
-  reg  [7:0]    s1_udp_q;
-  reg  [7:0]    s1_udp_d;
-  wire [7:0]    h_udp;
-  wire [479:0]  h_ipw;            // 60 bytes from the IP header start
-  wire [319:0]  h_udpw;           // 40 bytes from the UDP header start
+  reg           s1b_valid_q;
+  reg           s1b_valid_d;
+  reg  [16:0]   s1b_len_q;
+  reg  [16:0]   s1b_len_d;
+  reg           s1b_crc_ok_q;
+  reg           s1b_crc_ok_d;
+  reg  [8:0]    s1b_tuser_q;
+  reg  [8:0]    s1b_tuser_d;
+  reg           s1b_pay_q;
+  reg           s1b_pay_d;
+  reg  [79:0]   s1b_ip10_q;
+  reg  [79:0]   s1b_ip10_d;
+  reg  [15:0]   s1b_ip_payload_q;
+  reg  [15:0]   s1b_ip_payload_d;
+  reg  [319:0]  s1b_udpw_q;
+  reg  [319:0]  s1b_udpw_d;
+  reg           s1b_vlan1_q;
+  reg           s1b_vlan1_d;
+  reg           s1b_vlan2_q;
+  reg           s1b_vlan2_d;
+  reg           s1b_ipv4_q;
+  reg           s1b_ipv4_d;
+  reg           s1b_ipv6_q;
+  reg           s1b_ipv6_d;
+  reg  [7:0]    s1b_ip_q;
+  reg  [7:0]    s1b_ip_d;
+  reg  [3:0]    s1b_ihl_q;
+  reg  [3:0]    s1b_ihl_d;
+  reg  [18:0]   s1b_csum0_q;
+  reg  [18:0]   s1b_csum0_d;
+  reg  [18:0]   s1b_csum1_q;
+  reg  [18:0]   s1b_csum1_d;
+  reg  [18:0]   s1b_csum2_q;
+  reg  [18:0]   s1b_csum2_d;
+  reg  [18:0]   s1b_csum3_q;
+  reg  [18:0]   s1b_csum3_d;
+  wire [79:0]   h_ipw;
+  wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
   wire [15:0]   h_total;
   wire [15:0]   h_plen;
   wire [5:0]    h_ihl4;
   wire [20:0]   h_csum_sum;       // IPv4 header: sum of its 16-bit words
   wire [16:0]   h_csum_fold1;
-  wire [16:0]   h_csum_fold2;
-  wire          h_csum_ok;
+  wire          h_csum_ok;        // the header's ones' complement sum is 0xFFFF
   wire [16:0]   h_len;
   wire [16:0]   h_pip;
-  wire [16:0]   h_pudp;
   wire [15:0]   h_udp_len;
   wire [7:0]    h_opcode;
   wire [7:0]    h_bth1;
@@ -659,12 +719,11 @@ module rx_parser (
   reg           h_has_reth;
   reg           h_has_atomic;
   reg           h_has_imm;
-  wire [7:0]    h_hdr_end;        // first payload byte
-  wire [16:0]   h_data_end;       // first ICRC byte
   wire [1:0]    h_pad;
-  wire [16:0]   h_payload_end;
-  wire [15:0]   h_ip_payload;
-  wire [16:0]   h_payload_len;
+  wire [15:0]   h_overhead;       // UDP + BTH + extension headers + pad + ICRC
+  wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
+                                  // IHL * 4)
+  wire [15:0]   h_payload_len;
   wire          h_chk0;           // BAD_FCS: MAC flagged a bad FCS
   wire          h_chk1;           // TRUNCATED: ends inside Ethernet/VLAN
   wire          h_chk2;           // NOT_ROCE: neither IPv4 nor (enabled) IPv6
@@ -932,7 +991,22 @@ module rx_parser (
   reg           p3_nak_d;
   reg  [2:0]    p3_mtu_q;
   reg  [2:0]    p3_mtu_d;
-  wire          p3_is_read;
+  reg           p3_m1_q;
+  reg           p3_m1_d;
+  reg           p3_m2_q;
+  reg           p3_m2_d;
+  reg           p3_m3_q;
+  reg           p3_m3_d;
+  reg           p3_m4_q;
+  reg           p3_m4_d;
+  wire [2:0]    p3_tr;
+  wire [4:0]    p3_op5;
+  wire          p3_is_cnp;        // CNP: needs only an existing QP
+  wire          p3_is_resp;       // RC READ response, ACK or ATOMIC ACK
+  wire          p3_is_write;      // RC/UC WRITE first/only: RETH, remote write
+  wire          p3_is_read;       // RC READ request: RETH, remote read
+  wire          p3_is_atomic;     // RC atomics: AtomicETH, remote atomic
+  wire          p3_uc_start;      // UC first/only packet: resynchronises ePSN
   wire [32:0]   p3_rd1;
   wire [32:0]   p3_rd2;
   wire [32:0]   p3_rd3;
@@ -940,6 +1014,17 @@ module rx_parser (
   wire [32:0]   p3_rd5;
   wire [23:0]   p3_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
                                   // length 0
+  wire [23:0]   p3_diff0;
+  wire          p3_hit2;
+  wire [23:0]   p3_diff2;
+  wire          p3_hit3;
+  wire [23:0]   p3_diff3;
+  wire          p3_hit4;
+  wire [23:0]   p3_diff4;
+  wire [23:0]   p3_diff_nx;       // PSN - the ePSN the frame in p4 writes back if it is accepted in
+                                  // order
+  wire          p3_seq;           // an RC/UC request: the PSN window applies
+  wire          p3_uc;
   reg           p4_valid_q;
   reg           p4_valid_d;
   reg           p4_drop_q;
@@ -990,22 +1075,24 @@ module rx_parser (
   reg           p4_nak_d;
   reg           p4_m1_q;
   reg           p4_m1_d;
-  reg           p4_m2_q;
-  reg           p4_m2_d;
-  reg           p4_m3_q;
-  reg           p4_m3_d;
-  reg           p4_m4_q;
-  reg           p4_m4_d;
+  reg           p4_eq_q;
+  reg           p4_eq_d;
+  reg           p4_behind_q;
+  reg           p4_behind_d;
+  reg           p4_eq_nx_q;
+  reg           p4_eq_nx_d;
+  reg           p4_behind_nx_q;
+  reg           p4_behind_nx_d;
+  reg           p4_seq_q;
+  reg           p4_seq_d;
+  reg           p4_uc_q;
+  reg           p4_uc_d;
+  reg           p4_uc_start_q;
+  reg           p4_uc_start_d;
+  reg           p4_rd_or_atomic_q;
+  reg           p4_rd_or_atomic_d;
   reg  [23:0]   p4_next_q;
   reg  [23:0]   p4_next_d;
-  wire [2:0]    p4_tr;
-  wire [4:0]    p4_op5;
-  wire          p4_is_cnp;        // CNP: needs only an existing QP
-  wire          p4_is_resp;       // RC READ response, ACK or ATOMIC ACK
-  wire          p4_is_write;      // RC/UC WRITE first/only: RETH, remote write
-  wire          p4_is_read;       // RC READ request: RETH, remote read
-  wire          p4_is_atomic;     // RC atomics: AtomicETH, remote atomic
-  wire          p4_uc_start;      // UC first/only packet: resynchronises ePSN
   reg           wbh4_valid_q;
   reg           wbh4_valid_d;
   reg  [7:0]    wbh4_vf_q;
@@ -1016,7 +1103,6 @@ module rx_parser (
   reg  [23:0]   wbh4_epsn_d;
   reg           wbh4_nak_q;
   reg           wbh4_nak_d;
-  wire          wbh4_hit;
   reg           wbh3_valid_q;
   reg           wbh3_valid_d;
   reg  [7:0]    wbh3_vf_q;
@@ -1027,7 +1113,6 @@ module rx_parser (
   reg  [23:0]   wbh3_epsn_d;
   reg           wbh3_nak_q;
   reg           wbh3_nak_d;
-  wire          wbh3_hit;
   reg           wbh2_valid_q;
   reg           wbh2_valid_d;
   reg  [7:0]    wbh2_vf_q;
@@ -1038,7 +1123,6 @@ module rx_parser (
   reg  [23:0]   wbh2_epsn_d;
   reg           wbh2_nak_q;
   reg           wbh2_nak_d;
-  wire          wbh2_hit;
   reg           wbh1_valid_q;
   reg           wbh1_valid_d;
   reg  [7:0]    wbh1_vf_q;
@@ -1049,12 +1133,8 @@ module rx_parser (
   reg  [23:0]   wbh1_epsn_d;
   reg           wbh1_nak_q;
   reg           wbh1_nak_d;
-  wire          wbh1_hit;
-  wire [23:0]   p4_diff0;
-  wire [23:0]   p4_diff1;
-  wire [23:0]   p4_diff2;
-  wire [23:0]   p4_diff3;
-  wire [23:0]   p4_diff4;
+  wire          wbh1_hit;         // the frame ahead wrote this frame's QP back
+  wire          p4_adv;           // ... and advanced its ePSN
   wire [23:0]   p4_epsn;          // ePSN with the in-flight write-backs forwarded
   wire [23:0]   p4_epsn_m1;       // the forwarded ePSN - 1 (the last PSN received in order)
   wire          p4_nak;           // NAK-sent with the in-flight write-backs forwarded
@@ -1070,12 +1150,12 @@ module rx_parser (
   reg           p4_ack;
   reg  [7:0]    p4_ack_syn;
   reg  [23:0]   p4_ack_psn;
-  wire          p4_rd_or_atomic;  // answered by a READ response / ATOMIC ACK on the send side, not
-                                  // by this stream
-  wire          p4_seq;           // an RC/UC request: the PSN window applies
-  wire          p4_may_wb;        // p4 holds a request past the checks: it may write ePSN/NAK-sent
+  reg           p4_may_wb_q;
+  reg           p4_may_wb_d;
+  reg           p4_may_ack_q;
+  reg           p4_may_ack_d;
+  wire          p3_may_wb;        // a request past the checks: in p4 it may write ePSN/NAK-sent
                                   // back
-  wire          p4_may_ack;       // ... and an RC one: it may ask for an ACK/NAK
   wire          wb_need;          // this verdict writes ePSN/NAK-sent back
   wire          ack_need;         // this verdict asks for an ACK/NAK
   wire          out_free;         // the verdict register can load, and the ACK/NAK register too if
@@ -1325,7 +1405,7 @@ module rx_parser (
   end
 
   assign primed = rx_rsp_valid && mk_rsp_valid;
-  assign en = out_free && primed && (!p4_may_wb || rx_wb_ready);
+  assign en = out_free && primed && (!p4_may_wb_q || rx_wb_ready);
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
@@ -2350,10 +2430,9 @@ module rx_parser (
   assign dly_tuser = ic7_tuser_q;
   assign take = dly_tvalid && in_ready;
   assign base = {beat_q, 6'd0};
-  assign view = beat_q == 11'd0 ? {hdr_q[1087:512], dly_tdata[511:0]} :
-                beat_q == 11'd1 ? {hdr_q[1087:1024], dly_tdata[511:0], hdr_q[511:0]} :
-                beat_q == 11'd2 ? {dly_tdata[63:0], hdr_q[1023:0]} :
-                hdr_q;
+  assign view = {view_at_q[2] ? dly_tdata[63:0] : hdr_q[1087:1024],
+                 view_at_q[1] ? dly_tdata[511:0] : hdr_q[1023:512],
+                 view_at_q[0] ? dly_tdata[511:0] : hdr_q[511:0]};
   assign last_bytes_edge = dly_tkeep & ~(dly_tkeep >> 1);
   assign last_bytes = {|(last_bytes_edge & 64'h8000000000000000),
                        |(last_bytes_edge & 64'h7fffffff80000000),
@@ -2400,64 +2479,144 @@ module rx_parser (
   assign pay_we1 = pay_wp_q[0] ? pay_n != 2'b00 : pay_n == 2'd2;
   assign pay_wa1 = pay_wp_q[0] ? pay_wp_q[3:1] : pay_wp1[3:1];
   assign pay_wd1 = pay_wp_q[0] ? pay_e0 : pay_e1;
-  assign v_vlan1 = {view[103:96], view[111:104]} == 16'h8100;
-  assign v_vlan2 = v_vlan1 && {view[135:128], view[143:136]} == 16'h8100;
-  assign v_ethertype = v_vlan2 ? {view[167:160], view[175:168]} :
-                       v_vlan1 ? {view[135:128], view[143:136]} :
-                       {view[103:96], view[111:104]};
-  assign v_ip = v_vlan2 ? 8'd22 : v_vlan1 ? 8'd18 : 8'd14;
-  assign v_ipv6 = v_ethertype == 16'h86dd;
-  assign v_ihl = v_vlan2 ? view[179:176] : v_vlan1 ? view[147:144] : view[115:112];
-  assign v_udp = v_ipv6 ? v_ip + 8'd40 : v_ip + {2'b00, v_ihl, 2'b00};
-  assign h_vlan1 = s1_vlan1_q;
-  assign h_vlan2 = s1_vlan2_q;
-  assign h_ethertype = s1_ethertype_q;
-  assign h_ip = s1_ip_q;
-  assign h_ipv6 = s1_ipv6_q;
-  assign h_ihl = s1_ihl_q;
-  assign h_udp = s1_udp_q;
-  assign h_ipw = h_vlan2 ? s1_hdr_q[655:176] : h_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
-  assign h_udpw = s1_hdr_q[{h_udp, 3'b000} +: 320];
+  assign s1_vlan1 = s1_tag12_q;
+  assign s1_vlan2 = s1_tag12_q && s1_tag16_q;
+  assign s1_ipv4 = s1_vlan2 ? s1_v4_20_q : s1_vlan1 ? s1_v4_16_q : s1_v4_12_q;
+  assign s1_ipv6 = s1_vlan2 ? s1_v6_20_q : s1_vlan1 ? s1_v6_16_q : s1_v6_12_q;
+  assign s1_ip = s1_vlan2 ? 8'd22 : s1_vlan1 ? 8'd18 : 8'd14;
+  assign s1_ihl = s1_vlan2 ? s1_hdr_q[179:176] : s1_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
+  assign s1_ipw = s1_vlan2 ? s1_hdr_q[655:176] : s1_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
+  assign s1_udp_at0 = !s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd0;
+  assign s1_udp_at1 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd1) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd0);
+  assign s1_udp_at2 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd2) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd1) ||
+                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd0);
+  assign s1_udp_at3 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd3) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd2) ||
+                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd1);
+  assign s1_udp_at4 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd4) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd3) ||
+                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd2);
+  assign s1_udp_at5 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd5) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd4) ||
+                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd3);
+  assign s1_udp_at6 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd6) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd5) ||
+                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd4);
+  assign s1_udp_at7 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd7) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd6) ||
+                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd5);
+  assign s1_udp_at8 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd8) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd7) ||
+                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd6);
+  assign s1_udp_at9 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd9) ||
+                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd8) ||
+                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd7);
+  assign s1_udp_at10 = (!s1_tag12_q && (s1_v6_12_q || s1_hdr_q[115:112] == 4'd10)) ||
+                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd9) ||
+                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd8);
+  assign s1_udp_at11 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd11) ||
+                       (s1_tag12_q && !s1_tag16_q && (s1_v6_16_q || s1_hdr_q[147:144] == 4'd10)) ||
+                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd9);
+  assign s1_udp_at12 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd12) ||
+                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd11) ||
+                       (s1_vlan2 && (s1_v6_20_q || s1_hdr_q[179:176] == 4'd10));
+  assign s1_udp_at13 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd13) ||
+                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd12) ||
+                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd11);
+  assign s1_udp_at14 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd14) ||
+                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd13) ||
+                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd12);
+  assign s1_udp_at15 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd15) ||
+                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd14) ||
+                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd13);
+  assign s1_udp_at16 = (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd15) ||
+                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd14);
+  assign s1_udp_at17 = s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd15;
+  assign s1_udpw = (s1_udp_at0 ? s1_hdr_q[431:112] : 320'd0) |
+                   (s1_udp_at1 ? s1_hdr_q[463:144] : 320'd0) |
+                   (s1_udp_at2 ? s1_hdr_q[495:176] : 320'd0) |
+                   (s1_udp_at3 ? s1_hdr_q[527:208] : 320'd0) |
+                   (s1_udp_at4 ? s1_hdr_q[559:240] : 320'd0) |
+                   (s1_udp_at5 ? s1_hdr_q[591:272] : 320'd0) |
+                   (s1_udp_at6 ? s1_hdr_q[623:304] : 320'd0) |
+                   (s1_udp_at7 ? s1_hdr_q[655:336] : 320'd0) |
+                   (s1_udp_at8 ? s1_hdr_q[687:368] : 320'd0) |
+                   (s1_udp_at9 ? s1_hdr_q[719:400] : 320'd0) |
+                   (s1_udp_at10 ? s1_hdr_q[751:432] : 320'd0) |
+                   (s1_udp_at11 ? s1_hdr_q[783:464] : 320'd0) |
+                   (s1_udp_at12 ? s1_hdr_q[815:496] : 320'd0) |
+                   (s1_udp_at13 ? s1_hdr_q[847:528] : 320'd0) |
+                   (s1_udp_at14 ? s1_hdr_q[879:560] : 320'd0) |
+                   (s1_udp_at15 ? s1_hdr_q[911:592] : 320'd0) |
+                   (s1_udp_at16 ? s1_hdr_q[943:624] : 320'd0) |
+                   (s1_udp_at17 ? s1_hdr_q[975:656] : 320'd0);
+  assign s1_csum0 = (5'd0 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[7:0], s1_ipw[15:8]}} : 19'd0) +
+                    (5'd1 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[23:16], s1_ipw[31:24]}} : 19'd0) +
+                    (5'd2 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[39:32], s1_ipw[47:40]}} : 19'd0) +
+                    (5'd3 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[55:48], s1_ipw[63:56]}} : 19'd0) +
+                    (5'd4 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[71:64], s1_ipw[79:72]}} : 19'd0) +
+                    (5'd5 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[87:80], s1_ipw[95:88]}} : 19'd0) +
+                    (5'd6 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[103:96], s1_ipw[111:104]}} : 19'd0) +
+                    (5'd7 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[119:112], s1_ipw[127:120]}} : 19'd0);
+  assign s1_csum1 = (5'd8 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[135:128], s1_ipw[143:136]}} : 19'd0) +
+                    (5'd9 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[151:144], s1_ipw[159:152]}} : 19'd0) +
+                    (5'd10 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[167:160], s1_ipw[175:168]}} :
+                     19'd0) +
+                    (5'd11 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[183:176], s1_ipw[191:184]}} :
+                     19'd0) +
+                    (5'd12 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[199:192], s1_ipw[207:200]}} :
+                     19'd0) +
+                    (5'd13 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[215:208], s1_ipw[223:216]}} :
+                     19'd0) +
+                    (5'd14 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[231:224], s1_ipw[239:232]}} :
+                     19'd0) +
+                    (5'd15 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[247:240], s1_ipw[255:248]}} : 19'd0);
+  assign s1_csum2 = (5'd16 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[263:256], s1_ipw[271:264]}} :
+                     19'd0) +
+                    (5'd17 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[279:272], s1_ipw[287:280]}} :
+                     19'd0) +
+                    (5'd18 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[295:288], s1_ipw[303:296]}} :
+                     19'd0) +
+                    (5'd19 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[311:304], s1_ipw[319:312]}} :
+                     19'd0) +
+                    (5'd20 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[327:320], s1_ipw[335:328]}} :
+                     19'd0) +
+                    (5'd21 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[343:336], s1_ipw[351:344]}} :
+                     19'd0) +
+                    (5'd22 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[359:352], s1_ipw[367:360]}} :
+                     19'd0) +
+                    (5'd23 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[375:368], s1_ipw[383:376]}} : 19'd0);
+  assign s1_csum3 = (5'd24 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[391:384], s1_ipw[399:392]}} :
+                     19'd0) +
+                    (5'd25 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[407:400], s1_ipw[415:408]}} :
+                     19'd0) +
+                    (5'd26 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[423:416], s1_ipw[431:424]}} :
+                     19'd0) +
+                    (5'd27 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[439:432], s1_ipw[447:440]}} :
+                     19'd0) +
+                    (5'd28 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[455:448], s1_ipw[463:456]}} :
+                     19'd0) +
+                    (5'd29 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[471:464], s1_ipw[479:472]}} : 19'd0);
+  assign h_vlan1 = s1b_vlan1_q;
+  assign h_vlan2 = s1b_vlan2_q;
+  assign h_ipv4 = s1b_ipv4_q;
+  assign h_ipv6 = s1b_ipv6_q;
+  assign h_ip = s1b_ip_q;
+  assign h_ihl = s1b_ihl_q;
+  assign h_ipw = s1b_ip10_q;
+  assign h_udpw = s1b_udpw_q;
   assign h_ver = h_ipw[7:4];
   assign h_total = {h_ipw[23:16], h_ipw[31:24]};
   assign h_plen = {h_ipw[39:32], h_ipw[47:40]};
   assign h_ihl4 = {h_ihl, 2'b00};
-  assign h_csum_sum = (5'd0 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[7:0], h_ipw[15:8]}} : 21'd0) +
-                      (5'd1 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[23:16], h_ipw[31:24]}} : 21'd0) +
-                      (5'd2 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[39:32], h_ipw[47:40]}} : 21'd0) +
-                      (5'd3 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[55:48], h_ipw[63:56]}} : 21'd0) +
-                      (5'd4 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[71:64], h_ipw[79:72]}} : 21'd0) +
-                      (5'd5 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[87:80], h_ipw[95:88]}} : 21'd0) +
-                      (5'd6 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[103:96], h_ipw[111:104]}} : 21'd0) +
-                      (5'd7 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[119:112], h_ipw[127:120]}} : 21'd0) +
-                      (5'd8 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[135:128], h_ipw[143:136]}} : 21'd0) +
-                      (5'd9 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[151:144], h_ipw[159:152]}} : 21'd0) +
-                      (5'd10 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[167:160], h_ipw[175:168]}} : 21'd0) +
-                      (5'd11 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[183:176], h_ipw[191:184]}} : 21'd0) +
-                      (5'd12 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[199:192], h_ipw[207:200]}} : 21'd0) +
-                      (5'd13 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[215:208], h_ipw[223:216]}} : 21'd0) +
-                      (5'd14 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[231:224], h_ipw[239:232]}} : 21'd0) +
-                      (5'd15 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[247:240], h_ipw[255:248]}} : 21'd0) +
-                      (5'd16 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[263:256], h_ipw[271:264]}} : 21'd0) +
-                      (5'd17 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[279:272], h_ipw[287:280]}} : 21'd0) +
-                      (5'd18 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[295:288], h_ipw[303:296]}} : 21'd0) +
-                      (5'd19 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[311:304], h_ipw[319:312]}} : 21'd0) +
-                      (5'd20 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[327:320], h_ipw[335:328]}} : 21'd0) +
-                      (5'd21 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[343:336], h_ipw[351:344]}} : 21'd0) +
-                      (5'd22 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[359:352], h_ipw[367:360]}} : 21'd0) +
-                      (5'd23 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[375:368], h_ipw[383:376]}} : 21'd0) +
-                      (5'd24 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[391:384], h_ipw[399:392]}} : 21'd0) +
-                      (5'd25 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[407:400], h_ipw[415:408]}} : 21'd0) +
-                      (5'd26 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[423:416], h_ipw[431:424]}} : 21'd0) +
-                      (5'd27 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[439:432], h_ipw[447:440]}} : 21'd0) +
-                      (5'd28 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[455:448], h_ipw[463:456]}} : 21'd0) +
-                      (5'd29 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[471:464], h_ipw[479:472]}} : 21'd0);
+  assign h_csum_sum = {2'b00, s1b_csum0_q} + {2'b00, s1b_csum1_q} + {2'b00, s1b_csum2_q} +
+                      {2'b00, s1b_csum3_q};
   assign h_csum_fold1 = {1'b0, h_csum_sum[15:0]} + {12'd0, h_csum_sum[20:16]};
-  assign h_csum_fold2 = {1'b0, h_csum_fold1[15:0]} + {16'd0, h_csum_fold1[16]};
-  assign h_csum_ok = h_csum_fold2[15:0] == 16'hffff;
-  assign h_len = s1_len_q;
+  assign h_csum_ok = h_csum_fold1 == 17'h0ffff;
+  assign h_len = s1b_len_q;
   assign h_pip = {9'd0, h_ip};
-  assign h_pudp = {9'd0, h_udp};
   assign h_udp_len = {h_udpw[39:32], h_udpw[47:40]};
   assign h_opcode = h_udpw[71:64];
   assign h_bth1 = h_udpw[79:72];
@@ -2466,15 +2625,13 @@ module rx_parser (
   assign h_qpn = {h_udpw[111:104], h_udpw[119:112], h_udpw[127:120]};
   assign h_bth8 = h_udpw[135:128];
   assign h_psn = {h_udpw[143:136], h_udpw[151:144], h_udpw[159:152]};
-  assign h_hdr_end = h_udp + 8'd20 + {3'b000, h_ext_len};
-  assign h_data_end = (h_pudp + {1'b0, h_udp_len}) - 17'd4;
   assign h_pad = h_bth1[5:4];
-  assign h_payload_end = h_data_end - {15'd0, h_pad};
-  assign h_ip_payload = h_ipv6 ? h_plen : h_total - {10'd0, h_ihl4};
-  assign h_payload_len = h_payload_end - {9'd0, h_hdr_end};
-  assign h_chk0 = s1_tuser_q[0];
+  assign h_overhead = 16'd24 + {11'd0, h_ext_len} + {14'd0, h_pad};
+  assign h_ip_payload = s1b_ip_payload_q;
+  assign h_payload_len = h_udp_len - h_overhead;
+  assign h_chk0 = s1b_tuser_q[0];
   assign h_chk1 = h_len < 17'd14 || (h_vlan1 && h_len < 17'd18) || (h_vlan2 && h_len < 17'd22);
-  assign h_chk2 = !(h_ethertype == 16'h0800 || (h_ipv6 && csr_ctrl_ipv6_en_o));
+  assign h_chk2 = !(h_ipv4 || (h_ipv6 && csr_ctrl_ipv6_en_o));
   assign h_chk3 = h_len < h_pip + (h_ipv6 ? 17'd40 : 17'd20);
   assign h_chk4 = h_ipv6 ? h_ver != 4'd6 || h_ipw[55:48] != 8'd17 : h_ver != 4'd4 || h_ihl < 4'd5;
   assign h_chk5 = !h_ipv6 && h_len < h_pip + {11'd0, h_ihl4};
@@ -2485,14 +2642,14 @@ module rx_parser (
                   h_total < {10'd0, h_ihl4} + 16'd8 || h_pip + {1'b0, h_total} > h_len;
   assign h_chk10 = {h_udpw[23:16], h_udpw[31:24]} != csr_udp_dport_value_o;
   assign h_chk11 = h_udp_len != h_ip_payload || h_udp_len < 16'd24;
-  assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1_crc_ok_q;
+  assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1b_crc_ok_q;
   assign h_chk13 = h_bth1[3:0] != 4'b0000;
   assign h_chk14 = !h_op_ok;
-  assign h_chk15 = {9'd0, h_hdr_end} > h_payload_end;
+  assign h_chk15 = h_overhead > h_udp_len;
   assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] &&
                      (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
-  assign h_chk18 = h_qpn[19:12] != s1_tuser_q[8:1];
+  assign h_chk18 = h_qpn[19:12] != s1b_tuser_q[8:1];
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
   assign h_imm = h_ext_len == 5'd20 ?
@@ -2500,7 +2657,7 @@ module rx_parser (
                  h_ext_len == 5'd12 ?
                    {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} :
                  {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
-  assign h_out_vf = s1_tuser_q[8:1];
+  assign h_out_vf = s1b_tuser_q[8:1];
   assign h_out_opcode = h_opcode;
   assign h_out_qpn = h_qpn;
   assign h_out_psn = h_psn;
@@ -2522,8 +2679,8 @@ module rx_parser (
   assign h_out_imm = h_has_imm ? h_imm : 32'd0;
   assign h_out_ecn_ce = h_ecn_ce;
   assign h_out_cnp = h_cnp;
-  assign h_out_payload_len = h_payload_len[15:0];
-  assign h_out_pay = s1_pay_q;
+  assign h_out_payload_len = h_payload_len;
+  assign h_out_pay = s1b_pay_q;
   assign rx_req_valid = 1'b1;
   assign h_lookup = s2_valid_q && !h_drop;
   assign rx_req_vf = h_lookup ? s2_vf_q : 8'd0;
@@ -2561,7 +2718,16 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
+  assign p3_tr = p3_opcode_q[7:5];
+  assign p3_op5 = p3_opcode_q[4:0];
+  assign p3_is_cnp = p3_opcode_q == 8'h81;
+  assign p3_is_resp = p3_tr == 3'b000 && p3_op5 >= 5'h0d && p3_op5 <= 5'h12;
+  assign p3_is_write = p3_tr <= 3'b001 && (p3_op5 == 5'h06 || p3_op5 == 5'h0a || p3_op5 == 5'h0b);
   assign p3_is_read = p3_opcode_q == 8'h0c;
+  assign p3_is_atomic = p3_opcode_q == 8'h13 || p3_opcode_q == 8'h14;
+  assign p3_uc_start = p3_tr == 3'b001 &&
+                       (p3_op5 == 5'h00 || p3_op5 == 5'h04 || p3_op5 == 5'h05 || p3_op5 == 5'h06 ||
+                        p3_op5 == 5'h0a || p3_op5 == 5'h0b);
   assign p3_rd1 = ({1'b0, p3_dma_len_q} + 33'd255) >> 8;
   assign p3_rd2 = ({1'b0, p3_dma_len_q} + 33'd511) >> 9;
   assign p3_rd3 = ({1'b0, p3_dma_len_q} + 33'd1023) >> 10;
@@ -2574,59 +2740,29 @@ module rx_parser (
                      p3_mtu_q == 3'd2 ? p3_rd2[23:0] :
                      p3_mtu_q == 3'd1 ? p3_rd1[23:0] :
                      24'd1;
-  assign p4_tr = p4_opcode_q[7:5];
-  assign p4_op5 = p4_opcode_q[4:0];
-  assign p4_is_cnp = p4_opcode_q == 8'h81;
-  assign p4_is_resp = p4_tr == 3'b000 && p4_op5 >= 5'h0d && p4_op5 <= 5'h12;
-  assign p4_is_write = p4_tr <= 3'b001 && (p4_op5 == 5'h06 || p4_op5 == 5'h0a || p4_op5 == 5'h0b);
-  assign p4_is_read = p4_opcode_q == 8'h0c;
-  assign p4_is_atomic = p4_opcode_q == 8'h13 || p4_opcode_q == 8'h14;
-  assign p4_uc_start = p4_tr == 3'b001 &&
-                       (p4_op5 == 5'h00 || p4_op5 == 5'h04 || p4_op5 == 5'h05 || p4_op5 == 5'h06 ||
-                        p4_op5 == 5'h0a || p4_op5 == 5'h0b);
-  assign wbh4_hit = wbh4_valid_q && p4_m4_q;
-  assign wbh3_hit = wbh3_valid_q && p4_m3_q;
-  assign wbh2_hit = wbh2_valid_q && p4_m2_q;
+  assign p3_diff0 = p3_psn_q - p3_epsn_q;
+  assign p3_hit2 = wbh1_valid_q && p3_m2_q;
+  assign p3_diff2 = p3_psn_q - wbh1_epsn_q;
+  assign p3_hit3 = wbh2_valid_q && p3_m3_q;
+  assign p3_diff3 = p3_psn_q - wbh2_epsn_q;
+  assign p3_hit4 = wbh3_valid_q && p3_m4_q;
+  assign p3_diff4 = p3_psn_q - wbh3_epsn_q;
+  assign p3_diff_nx = p3_psn_q - p4_next_q;
+  assign p3_seq = !p3_is_cnp && !p3_is_resp && p3_tr != 3'b011;
+  assign p3_uc = p3_tr == 3'b001;
   assign wbh1_hit = wbh1_valid_q && p4_m1_q;
-  assign p4_diff0 = p4_psn_q - p4_epsn_q;
-  assign p4_diff1 = p4_psn_q - wbh1_epsn_q;
-  assign p4_diff2 = p4_psn_q - wbh2_epsn_q;
-  assign p4_diff3 = p4_psn_q - wbh3_epsn_q;
-  assign p4_diff4 = p4_psn_q - wbh4_epsn_q;
-  assign p4_epsn = wbh1_hit ? wbh1_epsn_q :
-                   wbh2_hit ? wbh2_epsn_q :
-                   wbh3_hit ? wbh3_epsn_q :
-                   wbh4_hit ? wbh4_epsn_q :
-                   p4_epsn_q;
-  assign p4_epsn_m1 = wbh1_hit ? wbh1_epsn_q - 24'd1 :
-                      wbh2_hit ? wbh2_epsn_q - 24'd1 :
-                      wbh3_hit ? wbh3_epsn_q - 24'd1 :
-                      wbh4_hit ? wbh4_epsn_q - 24'd1 :
-                      p4_epsn_q - 24'd1;
-  assign p4_nak = wbh1_hit ? wbh1_nak_q :
-                  wbh2_hit ? wbh2_nak_q :
-                  wbh3_hit ? wbh3_nak_q :
-                  wbh4_hit ? wbh4_nak_q :
-                  p4_nak_q;
-  assign p4_eq = wbh1_hit ? p4_diff1 == 24'd0 :
-                 wbh2_hit ? p4_diff2 == 24'd0 :
-                 wbh3_hit ? p4_diff3 == 24'd0 :
-                 wbh4_hit ? p4_diff4 == 24'd0 :
-                 p4_diff0 == 24'd0;
-  assign p4_behind = wbh1_hit ? p4_diff1[23] :
-                     wbh2_hit ? p4_diff2[23] :
-                     wbh3_hit ? p4_diff3[23] :
-                     wbh4_hit ? p4_diff4[23] :
-                     p4_diff0[23];
+  assign p4_adv = wbh1_hit && !wbh1_nak_q;
+  assign p4_epsn = wbh1_hit ? wbh1_epsn_q : p4_epsn_q;
+  assign p4_epsn_m1 = p4_epsn - 24'd1;
+  assign p4_nak = wbh1_hit ? wbh1_nak_q : p4_nak_q;
+  assign p4_eq = p4_adv ? p4_eq_nx_q : p4_eq_q;
+  assign p4_behind = p4_adv ? p4_behind_nx_q : p4_behind_q;
   assign p4_key_ok = !(p4_key_chk_q && !(p4_acc_ok_q && mk_rsp_ok));
-  assign p4_rd_or_atomic = p4_is_read || p4_is_atomic;
-  assign p4_seq = !p4_is_cnp && !p4_is_resp && p4_tr != 3'b011;
-  assign p4_may_wb = p4_valid_q && !p4_drop_q && p4_seq;
-  assign p4_may_ack = p4_may_wb && p4_tr != 3'b001;
+  assign p3_may_wb = p3_valid_q && !p3_drop_q && p3_seq;
   assign wb_need = p4_valid_q && p4_wb;
   assign ack_need = p4_valid_q && p4_ack;
   assign out_free = !(m_hdr_valid_q && !m_hdr_ready) &&
-                    !(p4_may_ack && m_ack_valid_q && !m_ack_ready);
+                    !(p4_may_ack_q && m_ack_valid_q && !m_ack_ready);
   assign rx_wb_valid = wb_need && out_free && primed;
   assign rx_wb_vf = p4_vf_q;
   assign rx_wb_qpn = p4_qpn_q;
@@ -2726,11 +2862,12 @@ module rx_parser (
                        ic_hdr_q[467:464], ic_hdr_q[503:502], ic_hdr_q[499:496], ic_hdr_q[535:534],
                        ic_hdr_q[531:528], ic_hdr_q[567:566], ic_hdr_q[563:560], ic_hdr_q[599:598],
                        ic_hdr_q[595:592], ic_hdr_q[615:614], ic_hdr_q[611:608], h_udpw[63:48],
-                       h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0],
-                       h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason,
-                       mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start,
-                       p4_is_write, p3_rd1[32:24], p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24],
-                       p3_rd5[32:24], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
+                       h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14],
+                       h_ipw[11:10], h_ipw[3:0], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf,
+                       rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
+                       rx_req_ready, mk_req_ready, p2_uc_start, p3_is_write, p3_rd1[32:24],
+                       p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0],
+                       p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
@@ -3186,6 +3323,14 @@ module rx_parser (
     if (in_ready && ic7_valid_q) begin
       ic_ok_d = dly_crc_ok;
     end
+    view_at_d = view_at_q;
+    if (take) begin
+      if (dly_tlast) begin
+        view_at_d = {2'b00, 1'b1};
+      end else begin
+        view_at_d = {view_at_q[1:0], 1'b0};
+      end
+    end
     beat_d = beat_q;
     hdr_d = hdr_q;
     if (take) begin
@@ -3275,21 +3420,63 @@ module rx_parser (
       s1_tuser_d = dly_tuser;
       s1_pay_d = pay_frame;
     end
-    s1_vlan1_d = s1_vlan1_q;
-    s1_vlan2_d = s1_vlan2_q;
-    s1_ethertype_d = s1_ethertype_q;
-    s1_ip_d = s1_ip_q;
-    s1_ipv6_d = s1_ipv6_q;
-    s1_ihl_d = s1_ihl_q;
-    s1_udp_d = s1_udp_q;
+    s1_tag12_d = s1_tag12_q;
+    s1_tag16_d = s1_tag16_q;
+    s1_v4_12_d = s1_v4_12_q;
+    s1_v6_12_d = s1_v6_12_q;
+    s1_v4_16_d = s1_v4_16_q;
+    s1_v6_16_d = s1_v6_16_q;
+    s1_v4_20_d = s1_v4_20_q;
+    s1_v6_20_d = s1_v6_20_q;
     if (en) begin
-      s1_vlan1_d = v_vlan1;
-      s1_vlan2_d = v_vlan2;
-      s1_ethertype_d = v_ethertype;
-      s1_ip_d = v_ip;
-      s1_ipv6_d = v_ipv6;
-      s1_ihl_d = v_ihl;
-      s1_udp_d = v_udp;
+      s1_tag12_d = {view[103:96], view[111:104]} == 16'h8100;
+      s1_tag16_d = {view[135:128], view[143:136]} == 16'h8100;
+      s1_v4_12_d = {view[103:96], view[111:104]} == 16'h0800;
+      s1_v6_12_d = {view[103:96], view[111:104]} == 16'h86dd;
+      s1_v4_16_d = {view[135:128], view[143:136]} == 16'h0800;
+      s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
+      s1_v4_20_d = {view[167:160], view[175:168]} == 16'h0800;
+      s1_v6_20_d = {view[167:160], view[175:168]} == 16'h86dd;
+    end
+    // stage 1b: the frame's IP/UDP windows and checksum partial sums
+    s1b_valid_d = s1b_valid_q;
+    s1b_len_d = s1b_len_q;
+    s1b_crc_ok_d = s1b_crc_ok_q;
+    s1b_tuser_d = s1b_tuser_q;
+    s1b_pay_d = s1b_pay_q;
+    s1b_ip10_d = s1b_ip10_q;
+    s1b_ip_payload_d = s1b_ip_payload_q;
+    s1b_udpw_d = s1b_udpw_q;
+    s1b_vlan1_d = s1b_vlan1_q;
+    s1b_vlan2_d = s1b_vlan2_q;
+    s1b_ipv4_d = s1b_ipv4_q;
+    s1b_ipv6_d = s1b_ipv6_q;
+    s1b_ip_d = s1b_ip_q;
+    s1b_ihl_d = s1b_ihl_q;
+    s1b_csum0_d = s1b_csum0_q;
+    s1b_csum1_d = s1b_csum1_q;
+    s1b_csum2_d = s1b_csum2_q;
+    s1b_csum3_d = s1b_csum3_q;
+    if (en) begin
+      s1b_valid_d = s1_valid_q;
+      s1b_len_d = s1_len_q;
+      s1b_crc_ok_d = s1_crc_ok_q;
+      s1b_tuser_d = s1_tuser_q;
+      s1b_pay_d = s1_pay_q;
+      s1b_ip10_d = s1_ipw[79:0];
+      s1b_ip_payload_d = s1_ipv6 ? {s1_ipw[39:32], s1_ipw[47:40]} :
+                         {s1_ipw[23:16], s1_ipw[31:24]} - {10'h000, s1_ihl, 2'b00};
+      s1b_udpw_d = s1_udpw;
+      s1b_vlan1_d = s1_vlan1;
+      s1b_vlan2_d = s1_vlan2;
+      s1b_ipv4_d = s1_ipv4;
+      s1b_ipv6_d = s1_ipv6;
+      s1b_ip_d = s1_ip;
+      s1b_ihl_d = s1_ihl;
+      s1b_csum0_d = s1_csum0;
+      s1b_csum1_d = s1_csum1;
+      s1b_csum2_d = s1_csum2;
+      s1b_csum3_d = s1_csum3;
     end
     // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
     h_op_ok = 1'b0;
@@ -3572,7 +3759,7 @@ module rx_parser (
     s2_payload_len_d = s2_payload_len_q;
     s2_pay_d = s2_pay_q;
     if (en) begin
-      s2_valid_d = s1_valid_q;
+      s2_valid_d = s1b_valid_q;
       s2_chk0_d = h_chk0;
       s2_chk1_d = h_chk1;
       s2_chk2_d = h_chk2;
@@ -3741,6 +3928,10 @@ module rx_parser (
     p3_epsn_d = p3_epsn_q;
     p3_nak_d = p3_nak_q;
     p3_mtu_d = p3_mtu_q;
+    p3_m1_d = p3_m1_q;
+    p3_m2_d = p3_m2_q;
+    p3_m3_d = p3_m3_q;
+    p3_m4_d = p3_m4_q;
     if (en) begin
       p3_valid_d = p2_valid_q;
       p3_drop_d = p2_drop_n;
@@ -3767,6 +3958,10 @@ module rx_parser (
       p3_epsn_d = rx_rsp_epsn;
       p3_nak_d = rx_rsp_nak_sent;
       p3_mtu_d = rx_rsp_mtu;
+      p3_m1_d = p2_vf_q == p3_vf_q && p2_qpn_q == p3_qpn_q;
+      p3_m2_d = p2_vf_q == p4_vf_q && p2_qpn_q == p4_qpn_q;
+      p3_m3_d = p2_vf_q == wbh1_vf_q && p2_qpn_q == wbh1_qpn_q;
+      p3_m4_d = p2_vf_q == wbh2_vf_q && p2_qpn_q == wbh2_qpn_q;
     end
     // stage p4
     p4_valid_d = p4_valid_q;
@@ -3794,9 +3989,14 @@ module rx_parser (
     p4_epsn_d = p4_epsn_q;
     p4_nak_d = p4_nak_q;
     p4_m1_d = p4_m1_q;
-    p4_m2_d = p4_m2_q;
-    p4_m3_d = p4_m3_q;
-    p4_m4_d = p4_m4_q;
+    p4_eq_d = p4_eq_q;
+    p4_behind_d = p4_behind_q;
+    p4_eq_nx_d = p4_eq_nx_q;
+    p4_behind_nx_d = p4_behind_nx_q;
+    p4_seq_d = p4_seq_q;
+    p4_uc_d = p4_uc_q;
+    p4_uc_start_d = p4_uc_start_q;
+    p4_rd_or_atomic_d = p4_rd_or_atomic_q;
     p4_next_d = p4_next_q;
     if (en) begin
       p4_valid_d = p3_valid_q;
@@ -3822,14 +4022,35 @@ module rx_parser (
         p4_pay_d = p3_pay_q;
         p4_key_chk_d = p3_key_chk_q;
         p4_acc_ok_d = p3_acc_ok_q;
-        p4_epsn_d = p3_epsn_q;
-        p4_nak_d = p3_nak_q;
-        p4_m1_d = p3_vf_q == p4_vf_q && p3_qpn_q == p4_qpn_q;
-        p4_m2_d = p3_vf_q == wbh1_vf_q && p3_qpn_q == wbh1_qpn_q;
-        p4_m3_d = p3_vf_q == wbh2_vf_q && p3_qpn_q == wbh2_qpn_q;
-        p4_m4_d = p3_vf_q == wbh3_vf_q && p3_qpn_q == wbh3_qpn_q;
+        p4_epsn_d = p3_hit2 ? wbh1_epsn_q :
+                    p3_hit3 ? wbh2_epsn_q :
+                    p3_hit4 ? wbh3_epsn_q :
+                    p3_epsn_q;
+        p4_nak_d = p3_hit2 ? wbh1_nak_q : p3_hit3 ? wbh2_nak_q : p3_hit4 ? wbh3_nak_q : p3_nak_q;
+        p4_m1_d = p3_m1_q;
+        p4_eq_d = p3_hit2 ? p3_psn_q == wbh1_epsn_q :
+                  p3_hit3 ? p3_psn_q == wbh2_epsn_q :
+                  p3_hit4 ? p3_psn_q == wbh3_epsn_q :
+                  p3_psn_q == p3_epsn_q;
+        p4_behind_d = p3_hit2 ? p3_diff2[23] :
+                      p3_hit3 ? p3_diff3[23] :
+                      p3_hit4 ? p3_diff4[23] :
+                      p3_diff0[23];
+        p4_eq_nx_d = p3_psn_q == p4_next_q;
+        p4_behind_nx_d = p3_diff_nx[23];
+        p4_seq_d = p3_seq;
+        p4_uc_d = p3_uc;
+        p4_uc_start_d = p3_uc_start;
+        p4_rd_or_atomic_d = p3_is_read || p3_is_atomic;
         p4_next_d = p3_psn_q + (p3_is_read ? p3_rd_cnt : 24'd1);
       end
+    end
+    // p4 holds a request past the checks: it may write back (and, RC, ask for an ACK/NAK)
+    p4_may_wb_d = p4_may_wb_q;
+    p4_may_ack_d = p4_may_ack_q;
+    if (en) begin
+      p4_may_wb_d = p3_may_wb;
+      p4_may_ack_d = p3_may_wb && !p3_uc;
     end
     // p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)
     p4_verdict = 3'd0;
@@ -3842,9 +4063,9 @@ module rx_parser (
     p4_ack_psn = p4_psn_q;
     if (p4_drop_q) begin
       p4_verdict = 3'd4;
-    end else if (p4_seq) begin
-      if (p4_tr == 3'b001) begin
-        if (p4_eq || p4_uc_start) begin
+    end else if (p4_seq_q) begin
+      if (p4_uc_q) begin
+        if (p4_eq || p4_uc_start_q) begin
           if (p4_key_ok) begin
             p4_verdict = 3'd0;
             p4_wb = 1'b1;
@@ -3864,7 +4085,7 @@ module rx_parser (
           p4_wb_epsn = p4_next_q;
           p4_wb_nak = 1'b0;
           // ACK of the frame's PSN when AckReq asks for it
-          if (p4_ack_req_q && !p4_rd_or_atomic) begin
+          if (p4_ack_req_q && !p4_rd_or_atomic_q) begin
             p4_ack = 1'b1;
             p4_ack_syn = 8'h1f;
             p4_ack_psn = p4_psn_q;
@@ -3879,7 +4100,7 @@ module rx_parser (
       end else if (p4_behind) begin
         p4_verdict = 3'd1;
         // duplicate SEND/WRITE: re-ACK the last PSN received in order
-        if (!p4_rd_or_atomic) begin
+        if (!p4_rd_or_atomic_q) begin
           p4_ack = 1'b1;
           p4_ack_syn = 8'h1f;
           p4_ack_psn = p4_epsn_m1;
@@ -4009,7 +4230,7 @@ module rx_parser (
       m_pay_last_d = pay_head_last;
       m_pay_user_d = pay_head_last && dsc_q[dsc_rp_q];
     end
-    cnp_valid_d = out_load && p4_verdict == 3'b000 && p4_cnp_q && csr_ctrl_cnp_event_en_o;
+    cnp_valid_d = out_load && !p4_drop_q && p4_cnp_q && csr_ctrl_cnp_event_en_o;
     cnp_vf_d = p4_vf_q;
     cnp_qpn_d = p4_qpn_q;
     ce_valid_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q && csr_ctrl_ce_event_en_o;
@@ -4036,20 +4257,20 @@ module rx_parser (
     cs_verdict_nak_remote_access_count_incr_d = out_load && p4_verdict == 3'd3;
     cs_event_cnp_received_count_incr_d = out_load && p4_verdict == 3'b000 && p4_cnp_q;
     cs_event_ce_marked_count_incr_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q;
-    cs_drop_bad_fcs_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd2;
-    cs_drop_truncated_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd13;
-    cs_drop_not_roce_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd1;
-    cs_drop_bad_ip_checksum_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd3;
-    cs_drop_fragment_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd4;
-    cs_drop_bad_icrc_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd5;
-    cs_drop_tver_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd6;
-    cs_drop_bad_opcode_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd15;
-    cs_drop_p_key_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd7;
-    cs_drop_qpn0_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd8;
-    cs_drop_wrong_vf_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd10;
-    cs_drop_unknown_qp_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd9;
-    cs_drop_transport_mismatch_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd12;
-    cs_drop_state_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd11;
+    cs_drop_bad_fcs_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd2;
+    cs_drop_truncated_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd13;
+    cs_drop_not_roce_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd1;
+    cs_drop_bad_ip_checksum_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd3;
+    cs_drop_fragment_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd4;
+    cs_drop_bad_icrc_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd5;
+    cs_drop_tver_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd6;
+    cs_drop_bad_opcode_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd15;
+    cs_drop_p_key_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd7;
+    cs_drop_qpn0_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd8;
+    cs_drop_wrong_vf_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd10;
+    cs_drop_unknown_qp_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd9;
+    cs_drop_transport_mismatch_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd12;
+    cs_drop_state_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd11;
     cs_drop_psn_seq_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd14;
     cs_last_drop_reason_we_d = out_load && p4_verdict == 3'd4;
     cs_last_drop_reason_d_d = p4_reason;
@@ -4072,11 +4293,13 @@ module rx_parser (
       ic6_valid_q <= 1'b0;
       ic7_valid_q <= 1'b0;
       beat_q <= 11'd0;
+      view_at_q <= {2'b00, 1'b1};
       pay_seen_q <= 1'b0;
       pay_wp_q <= 4'b0000;
       pay_rp_q <= 4'b0000;
       pay_cnt_q <= 5'd0;
       s1_valid_q <= 1'b0;
+      s1b_valid_q <= 1'b0;
       s2_valid_q <= 1'b0;
       p1_valid_q <= 1'b0;
       p2_valid_q <= 1'b0;
@@ -4106,14 +4329,21 @@ module rx_parser (
       p4_epsn_q <= 24'd0;
       p4_nak_q <= 1'b0;
       p4_m1_q <= 1'b0;
-      p4_m2_q <= 1'b0;
-      p4_m3_q <= 1'b0;
-      p4_m4_q <= 1'b0;
+      p4_eq_q <= 1'b0;
+      p4_behind_q <= 1'b0;
+      p4_eq_nx_q <= 1'b0;
+      p4_behind_nx_q <= 1'b0;
+      p4_seq_q <= 1'b0;
+      p4_uc_q <= 1'b0;
+      p4_uc_start_q <= 1'b0;
+      p4_rd_or_atomic_q <= 1'b0;
       p4_next_q <= 24'd0;
       wbh4_valid_q <= 1'b0;
       wbh3_valid_q <= 1'b0;
       wbh2_valid_q <= 1'b0;
       wbh1_valid_q <= 1'b0;
+      p4_may_wb_q <= 1'b0;
+      p4_may_ack_q <= 1'b0;
       m_hdr_valid_q <= 1'b0;
       out_verdict_q <= 3'b000;
       out_reason_q <= 5'd0;
@@ -4193,11 +4423,13 @@ module rx_parser (
       ic6_valid_q <= ic6_valid_d;
       ic7_valid_q <= ic7_valid_d;
       beat_q <= beat_d;
+      view_at_q <= view_at_d;
       pay_seen_q <= pay_seen_d;
       pay_wp_q <= pay_wp_d;
       pay_rp_q <= pay_rp_d;
       pay_cnt_q <= pay_cnt_d;
       s1_valid_q <= s1_valid_d;
+      s1b_valid_q <= s1b_valid_d;
       s2_valid_q <= s2_valid_d;
       p1_valid_q <= p1_valid_d;
       p2_valid_q <= p2_valid_d;
@@ -4227,14 +4459,21 @@ module rx_parser (
       p4_epsn_q <= p4_epsn_d;
       p4_nak_q <= p4_nak_d;
       p4_m1_q <= p4_m1_d;
-      p4_m2_q <= p4_m2_d;
-      p4_m3_q <= p4_m3_d;
-      p4_m4_q <= p4_m4_d;
+      p4_eq_q <= p4_eq_d;
+      p4_behind_q <= p4_behind_d;
+      p4_eq_nx_q <= p4_eq_nx_d;
+      p4_behind_nx_q <= p4_behind_nx_d;
+      p4_seq_q <= p4_seq_d;
+      p4_uc_q <= p4_uc_d;
+      p4_uc_start_q <= p4_uc_start_d;
+      p4_rd_or_atomic_q <= p4_rd_or_atomic_d;
       p4_next_q <= p4_next_d;
       wbh4_valid_q <= wbh4_valid_d;
       wbh3_valid_q <= wbh3_valid_d;
       wbh2_valid_q <= wbh2_valid_d;
       wbh1_valid_q <= wbh1_valid_d;
+      p4_may_wb_q <= p4_may_wb_d;
+      p4_may_ack_q <= p4_may_ack_d;
       m_hdr_valid_q <= m_hdr_valid_d;
       out_verdict_q <= out_verdict_d;
       out_reason_q <= out_reason_d;
@@ -4416,13 +4655,31 @@ module rx_parser (
     s1_crc_ok_q <= s1_crc_ok_d;
     s1_tuser_q <= s1_tuser_d;
     s1_pay_q <= s1_pay_d;
-    s1_vlan1_q <= s1_vlan1_d;
-    s1_vlan2_q <= s1_vlan2_d;
-    s1_ethertype_q <= s1_ethertype_d;
-    s1_ip_q <= s1_ip_d;
-    s1_ipv6_q <= s1_ipv6_d;
-    s1_ihl_q <= s1_ihl_d;
-    s1_udp_q <= s1_udp_d;
+    s1_tag12_q <= s1_tag12_d;
+    s1_tag16_q <= s1_tag16_d;
+    s1_v4_12_q <= s1_v4_12_d;
+    s1_v6_12_q <= s1_v6_12_d;
+    s1_v4_16_q <= s1_v4_16_d;
+    s1_v6_16_q <= s1_v6_16_d;
+    s1_v4_20_q <= s1_v4_20_d;
+    s1_v6_20_q <= s1_v6_20_d;
+    s1b_len_q <= s1b_len_d;
+    s1b_crc_ok_q <= s1b_crc_ok_d;
+    s1b_tuser_q <= s1b_tuser_d;
+    s1b_pay_q <= s1b_pay_d;
+    s1b_ip10_q <= s1b_ip10_d;
+    s1b_ip_payload_q <= s1b_ip_payload_d;
+    s1b_udpw_q <= s1b_udpw_d;
+    s1b_vlan1_q <= s1b_vlan1_d;
+    s1b_vlan2_q <= s1b_vlan2_d;
+    s1b_ipv4_q <= s1b_ipv4_d;
+    s1b_ipv6_q <= s1b_ipv6_d;
+    s1b_ip_q <= s1b_ip_d;
+    s1b_ihl_q <= s1b_ihl_d;
+    s1b_csum0_q <= s1b_csum0_d;
+    s1b_csum1_q <= s1b_csum1_d;
+    s1b_csum2_q <= s1b_csum2_d;
+    s1b_csum3_q <= s1b_csum3_d;
     s2_chk0_q <= s2_chk0_d;
     s2_chk1_q <= s2_chk1_d;
     s2_chk2_q <= s2_chk2_d;
@@ -4523,6 +4780,10 @@ module rx_parser (
     p3_epsn_q <= p3_epsn_d;
     p3_nak_q <= p3_nak_d;
     p3_mtu_q <= p3_mtu_d;
+    p3_m1_q <= p3_m1_d;
+    p3_m2_q <= p3_m2_d;
+    p3_m3_q <= p3_m3_d;
+    p3_m4_q <= p3_m4_d;
     wbh4_vf_q <= wbh4_vf_d;
     wbh4_qpn_q <= wbh4_qpn_d;
     wbh4_epsn_q <= wbh4_epsn_d;
