@@ -280,8 +280,24 @@ module rx_parser (
   wire          ic_take;          // a beat enters the ICRC pipeline
   reg  [10:0]   ic_beat_q;
   reg  [10:0]   ic_beat_d;
-  reg  [615:0]  ic_hdr_q;
-  reg  [615:0]  ic_hdr_d;
+  reg  [599:0]  ic_hdr_q;
+  reg  [599:0]  ic_hdr_d;
+  reg           ic_et12_8100_q;
+  reg           ic_et12_8100_d;
+  reg           ic_et16_8100_q;
+  reg           ic_et16_8100_d;
+  reg           ic_et12_0800_q;
+  reg           ic_et12_0800_d;
+  reg           ic_et16_0800_q;
+  reg           ic_et16_0800_d;
+  reg           ic_et20_0800_q;
+  reg           ic_et20_0800_d;
+  reg           ic_et12_86dd_q;
+  reg           ic_et12_86dd_d;
+  reg           ic_et16_86dd_q;
+  reg           ic_et16_86dd_d;
+  reg           ic_et20_86dd_q;
+  reg           ic_et20_86dd_d;
   reg           ic1_valid_q;
   reg           ic1_valid_d;
   reg  [511:0]  ic1_tdata_q;
@@ -884,6 +900,14 @@ module rx_parser (
   reg  [15:0]   p1_payload_len_d;
   reg           p1_pay_q;
   reg           p1_pay_d;
+  wire [2:0]    p1_tr;
+  wire [4:0]    p1_op5;
+  wire          p1_is_cnp;        // CNP: needs only an existing QP
+  wire          p1_is_resp;       // RC READ response, ACK or ATOMIC ACK
+  wire          p1_is_write;      // RC/UC WRITE first/only: RETH, remote write
+  wire          p1_is_read;       // RC READ request: RETH, remote read
+  wire          p1_is_atomic;     // RC atomics: AtomicETH, remote atomic
+  wire          p1_uc_start;      // UC first/only packet: resynchronises ePSN
   reg           p2_valid_q;
   reg           p2_valid_d;
   reg           p2_drop_q;
@@ -926,14 +950,24 @@ module rx_parser (
   reg  [15:0]   p2_payload_len_d;
   reg           p2_pay_q;
   reg           p2_pay_d;
+  reg  [2:0]    p2_tr_q;
+  reg  [2:0]    p2_tr_d;
+  reg           p2_is_cnp_q;
+  reg           p2_is_cnp_d;
+  reg           p2_is_resp_q;
+  reg           p2_is_resp_d;
+  reg           p2_is_write_q;
+  reg           p2_is_write_d;
+  reg           p2_is_read_q;
+  reg           p2_is_read_d;
+  reg           p2_is_atomic_q;
+  reg           p2_is_atomic_d;
   wire [2:0]    p2_tr;
-  wire [4:0]    p2_op5;
-  wire          p2_is_cnp;        // CNP: needs only an existing QP
-  wire          p2_is_resp;       // RC READ response, ACK or ATOMIC ACK
-  wire          p2_is_write;      // RC/UC WRITE first/only: RETH, remote write
-  wire          p2_is_read;       // RC READ request: RETH, remote read
-  wire          p2_is_atomic;     // RC atomics: AtomicETH, remote atomic
-  wire          p2_uc_start;      // UC first/only packet: resynchronises ePSN
+  wire          p2_is_cnp;
+  wire          p2_is_resp;
+  wire          p2_is_write;
+  wire          p2_is_read;
+  wire          p2_is_atomic;
   wire          p2_tr_ok;         // opcode transport (RC 000, UC 001, UD 011) vs the QP's service
                                   // type
   wire          p2_state_ok;      // requests from RTR on; responses and ACKs need RTS, SQER or SQD
@@ -1409,132 +1443,130 @@ module rx_parser (
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
-  assign ic1_vlan1 = {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h8100;
-  assign ic1_vlan2 = ic1_vlan1 && {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h8100;
+  assign ic1_vlan1 = ic_et12_8100_q;
+  assign ic1_vlan2 = ic1_vlan1 && ic_et16_8100_q;
   assign ic1_tags = ic1_vlan2 ? 2'd2 : ic1_vlan1 ? 2'd1 : 2'd0;
-  assign ic1_ipv6 = ic1_vlan2 ? {ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd :
-                    ic1_vlan1 ? {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd :
-                    {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd;
-  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[75:72]} + 5'd2) :
-                   ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[43:40]} + 5'd1) :
+  assign ic1_ipv6 = ic1_vlan2 ? ic_et20_86dd_q : ic1_vlan1 ? ic_et16_86dd_q : ic_et12_86dd_q;
+  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[59:56]} + 5'd2) :
+                   ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[27:24]} + 5'd1) :
                    ic1_ipv6 ? 5'd10 :
-                   {1'b0, ic_hdr_q[19:16]};
-  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[75:72]} + 6'd5) :
-                    ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[43:40]} + 6'd4) :
+                   {1'b0, ic_hdr_q[3:0]};
+  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[59:56]} + 6'd5) :
+                    ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[27:24]} + 6'd4) :
                     ic1_ipv6 ? 6'd13 :
-                    {2'b00, ic_hdr_q[19:16]} + 6'd3;
-  assign ic1_zl = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24 ?
-                     {ic_hdr_q[591:584], ic_hdr_q[599:592]} :
+                    {2'b00, ic_hdr_q[3:0]} + 6'd3;
+  assign ic1_zl = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24 ?
+                     {ic_hdr_q[575:568], ic_hdr_q[583:576]} :
                    16'd24,
-                   {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24 ?
-                     {ic_hdr_q[559:552], ic_hdr_q[567:560]} :
+                   {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24 ?
+                     {ic_hdr_q[543:536], ic_hdr_q[551:544]} :
                    16'd24,
-                   {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24 ?
-                     {ic_hdr_q[527:520], ic_hdr_q[535:528]} :
+                   {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24 ?
+                     {ic_hdr_q[511:504], ic_hdr_q[519:512]} :
                    16'd24,
-                   {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24 ?
-                     {ic_hdr_q[495:488], ic_hdr_q[503:496]} :
+                   {ic_hdr_q[479:472], ic_hdr_q[487:480]} >= 16'd24 ?
+                     {ic_hdr_q[479:472], ic_hdr_q[487:480]} :
                    16'd24,
-                   {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24 ?
-                     {ic_hdr_q[463:456], ic_hdr_q[471:464]} :
+                   {ic_hdr_q[447:440], ic_hdr_q[455:448]} >= 16'd24 ?
+                     {ic_hdr_q[447:440], ic_hdr_q[455:448]} :
                    16'd24,
-                   {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24 ?
-                     {ic_hdr_q[431:424], ic_hdr_q[439:432]} :
+                   {ic_hdr_q[415:408], ic_hdr_q[423:416]} >= 16'd24 ?
+                     {ic_hdr_q[415:408], ic_hdr_q[423:416]} :
                    16'd24,
-                   {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24 ?
-                     {ic_hdr_q[399:392], ic_hdr_q[407:400]} :
+                   {ic_hdr_q[383:376], ic_hdr_q[391:384]} >= 16'd24 ?
+                     {ic_hdr_q[383:376], ic_hdr_q[391:384]} :
                    16'd24,
-                   {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24 ?
-                     {ic_hdr_q[367:360], ic_hdr_q[375:368]} :
+                   {ic_hdr_q[351:344], ic_hdr_q[359:352]} >= 16'd24 ?
+                     {ic_hdr_q[351:344], ic_hdr_q[359:352]} :
                    16'd24,
-                   {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24 ?
-                     {ic_hdr_q[335:328], ic_hdr_q[343:336]} :
+                   {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24 ?
+                     {ic_hdr_q[319:312], ic_hdr_q[327:320]} :
                    16'd24,
-                   {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24 ?
-                     {ic_hdr_q[303:296], ic_hdr_q[311:304]} :
+                   {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24 ?
+                     {ic_hdr_q[287:280], ic_hdr_q[295:288]} :
                    16'd24,
-                   {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24 ?
-                     {ic_hdr_q[271:264], ic_hdr_q[279:272]} :
+                   {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24 ?
+                     {ic_hdr_q[255:248], ic_hdr_q[263:256]} :
                    16'd24,
-                   {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24 ?
-                     {ic_hdr_q[239:232], ic_hdr_q[247:240]} :
+                   {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24 ?
+                     {ic_hdr_q[223:216], ic_hdr_q[231:224]} :
                    16'd24,
-                   {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24 ?
-                     {ic_hdr_q[207:200], ic_hdr_q[215:208]} :
+                   {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24 ?
+                     {ic_hdr_q[191:184], ic_hdr_q[199:192]} :
                    16'd24,
-                   {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24 ?
-                     {ic_hdr_q[175:168], ic_hdr_q[183:176]} :
+                   {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24 ?
+                     {ic_hdr_q[159:152], ic_hdr_q[167:160]} :
                    16'd24,
-                   {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24 ?
-                     {ic_hdr_q[143:136], ic_hdr_q[151:144]} :
+                   {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24 ?
+                     {ic_hdr_q[127:120], ic_hdr_q[135:128]} :
                    16'd24,
-                   {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24 ?
-                     {ic_hdr_q[111:104], ic_hdr_q[119:112]} :
+                   {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24 ?
+                     {ic_hdr_q[95:88], ic_hdr_q[103:96]} :
                    16'd24,
-                   {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24 ?
-                     {ic_hdr_q[79:72], ic_hdr_q[87:80]} :
+                   {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24 ?
+                     {ic_hdr_q[63:56], ic_hdr_q[71:64]} :
                    16'd24,
-                   {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24 ?
-                     {ic_hdr_q[47:40], ic_hdr_q[55:48]} :
+                   {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24 ?
+                     {ic_hdr_q[31:24], ic_hdr_q[39:32]} :
                    16'd24};
-  assign ic1_len_ok = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24,
-                       {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24,
-                       {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24,
-                       {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24,
-                       {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24,
-                       {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24,
-                       {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24,
-                       {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24,
-                       {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24,
-                       {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24,
-                       {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24,
-                       {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24,
-                       {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24,
-                       {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24,
-                       {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24,
-                       {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24,
-                       {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24,
-                       {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24};
-  assign ic1_l3_ok = {({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h0800 && ic_hdr_q[79:76] == 4'd4 &&
-                       ic_hdr_q[75:72] >= 4'd5 && ic_hdr_q[151:144] == 8'd17) ||
-                      ({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
-                       ic_hdr_q[79:76] == 4'd6 && ic_hdr_q[127:120] == 8'd17),
-                      ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h0800 && ic_hdr_q[47:44] == 4'd4 &&
-                       ic_hdr_q[43:40] >= 4'd5 && ic_hdr_q[119:112] == 8'd17) ||
-                      ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
-                       ic_hdr_q[47:44] == 4'd6 && ic_hdr_q[95:88] == 8'd17),
-                      ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h0800 && ic_hdr_q[23:20] == 4'd4 &&
-                       ic_hdr_q[19:16] >= 4'd5 && ic_hdr_q[87:80] == 8'd17) ||
-                      ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
-                       ic_hdr_q[23:20] == 4'd6 && ic_hdr_q[63:56] == 8'd17)};
-  assign ic1_dport_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[543:536], ic_hdr_q[551:544]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[511:504], ic_hdr_q[519:512]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[479:472], ic_hdr_q[487:480]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[447:440], ic_hdr_q[455:448]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[415:408], ic_hdr_q[423:416]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[383:376], ic_hdr_q[391:384]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[351:344], ic_hdr_q[359:352]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[319:312], ic_hdr_q[327:320]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[287:280], ic_hdr_q[295:288]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[255:248], ic_hdr_q[263:256]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[223:216], ic_hdr_q[231:224]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[191:184], ic_hdr_q[199:192]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[159:152], ic_hdr_q[167:160]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[127:120], ic_hdr_q[135:128]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[95:88], ic_hdr_q[103:96]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[63:56], ic_hdr_q[71:64]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[31:24], ic_hdr_q[39:32]} == csr_udp_dport_value_o};
-  assign ic1_opcode = {ic_hdr_q[607:600], ic_hdr_q[591:584], ic_hdr_q[559:552], ic_hdr_q[527:520],
-                       ic_hdr_q[495:488], ic_hdr_q[463:456], ic_hdr_q[431:424], ic_hdr_q[399:392],
-                       ic_hdr_q[367:360], ic_hdr_q[335:328], ic_hdr_q[303:296], ic_hdr_q[271:264],
-                       ic_hdr_q[239:232], ic_hdr_q[207:200], ic_hdr_q[175:168], ic_hdr_q[143:136],
-                       ic_hdr_q[111:104], ic_hdr_q[79:72]};
-  assign ic1_pad = {ic_hdr_q[613:612], ic_hdr_q[597:596], ic_hdr_q[565:564], ic_hdr_q[533:532],
-                    ic_hdr_q[501:500], ic_hdr_q[469:468], ic_hdr_q[437:436], ic_hdr_q[405:404],
-                    ic_hdr_q[373:372], ic_hdr_q[341:340], ic_hdr_q[309:308], ic_hdr_q[277:276],
-                    ic_hdr_q[245:244], ic_hdr_q[213:212], ic_hdr_q[181:180], ic_hdr_q[149:148],
-                    ic_hdr_q[117:116], ic_hdr_q[85:84]};
+  assign ic1_len_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24,
+                       {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24,
+                       {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24,
+                       {ic_hdr_q[479:472], ic_hdr_q[487:480]} >= 16'd24,
+                       {ic_hdr_q[447:440], ic_hdr_q[455:448]} >= 16'd24,
+                       {ic_hdr_q[415:408], ic_hdr_q[423:416]} >= 16'd24,
+                       {ic_hdr_q[383:376], ic_hdr_q[391:384]} >= 16'd24,
+                       {ic_hdr_q[351:344], ic_hdr_q[359:352]} >= 16'd24,
+                       {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24,
+                       {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24,
+                       {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24,
+                       {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24,
+                       {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24,
+                       {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24,
+                       {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24,
+                       {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24,
+                       {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24,
+                       {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24};
+  assign ic1_l3_ok = {(ic_et20_0800_q && ic_hdr_q[63:60] == 4'd4 && ic_hdr_q[59:56] >= 4'd5 &&
+                       ic_hdr_q[135:128] == 8'd17) ||
+                      (ic_et20_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[63:60] == 4'd6 &&
+                       ic_hdr_q[111:104] == 8'd17),
+                      (ic_et16_0800_q && ic_hdr_q[31:28] == 4'd4 && ic_hdr_q[27:24] >= 4'd5 &&
+                       ic_hdr_q[103:96] == 8'd17) ||
+                      (ic_et16_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[31:28] == 4'd6 &&
+                       ic_hdr_q[79:72] == 8'd17),
+                      (ic_et12_0800_q && ic_hdr_q[7:4] == 4'd4 && ic_hdr_q[3:0] >= 4'd5 &&
+                       ic_hdr_q[71:64] == 8'd17) ||
+                      (ic_et12_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[7:4] == 4'd6 &&
+                       ic_hdr_q[47:40] == 8'd17)};
+  assign ic1_dport_ok = {{ic_hdr_q[559:552], ic_hdr_q[567:560]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[527:520], ic_hdr_q[535:528]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[495:488], ic_hdr_q[503:496]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[463:456], ic_hdr_q[471:464]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[431:424], ic_hdr_q[439:432]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[399:392], ic_hdr_q[407:400]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[367:360], ic_hdr_q[375:368]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[335:328], ic_hdr_q[343:336]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[303:296], ic_hdr_q[311:304]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[271:264], ic_hdr_q[279:272]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[239:232], ic_hdr_q[247:240]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[207:200], ic_hdr_q[215:208]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[175:168], ic_hdr_q[183:176]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[143:136], ic_hdr_q[151:144]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[111:104], ic_hdr_q[119:112]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[79:72], ic_hdr_q[87:80]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[47:40], ic_hdr_q[55:48]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[15:8], ic_hdr_q[23:16]} == csr_udp_dport_value_o};
+  assign ic1_opcode = {ic_hdr_q[591:584], ic_hdr_q[575:568], ic_hdr_q[543:536], ic_hdr_q[511:504],
+                       ic_hdr_q[479:472], ic_hdr_q[447:440], ic_hdr_q[415:408], ic_hdr_q[383:376],
+                       ic_hdr_q[351:344], ic_hdr_q[319:312], ic_hdr_q[287:280], ic_hdr_q[255:248],
+                       ic_hdr_q[223:216], ic_hdr_q[191:184], ic_hdr_q[159:152], ic_hdr_q[127:120],
+                       ic_hdr_q[95:88], ic_hdr_q[63:56]};
+  assign ic1_pad = {ic_hdr_q[597:596], ic_hdr_q[581:580], ic_hdr_q[549:548], ic_hdr_q[517:516],
+                    ic_hdr_q[485:484], ic_hdr_q[453:452], ic_hdr_q[421:420], ic_hdr_q[389:388],
+                    ic_hdr_q[357:356], ic_hdr_q[325:324], ic_hdr_q[293:292], ic_hdr_q[261:260],
+                    ic_hdr_q[229:228], ic_hdr_q[197:196], ic_hdr_q[165:164], ic_hdr_q[133:132],
+                    ic_hdr_q[101:100], ic_hdr_q[69:68]};
   assign ic2_zl = ic2_idx_q < 5'd18 ? ic2_zl_q[{ic2_idx_q, 4'b0000} +: 16] : 16'd24;
   assign ic2_len_ok = ic2_idx_q < 5'd18 && ic2_len_ok_q[ic2_idx_q];
   assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
@@ -2690,16 +2722,22 @@ module rx_parser (
   assign mk_rsp_ready = en;
   assign mk_req_valid = 1'b1;
   assign mk_req_user = 32'd0;
-  assign p2_tr = p2_opcode_q[7:5];
-  assign p2_op5 = p2_opcode_q[4:0];
-  assign p2_is_cnp = p2_opcode_q == 8'h81;
-  assign p2_is_resp = p2_tr == 3'b000 && p2_op5 >= 5'h0d && p2_op5 <= 5'h12;
-  assign p2_is_write = p2_tr <= 3'b001 && (p2_op5 == 5'h06 || p2_op5 == 5'h0a || p2_op5 == 5'h0b);
-  assign p2_is_read = p2_opcode_q == 8'h0c;
-  assign p2_is_atomic = p2_opcode_q == 8'h13 || p2_opcode_q == 8'h14;
-  assign p2_uc_start = p2_tr == 3'b001 &&
-                       (p2_op5 == 5'h00 || p2_op5 == 5'h04 || p2_op5 == 5'h05 || p2_op5 == 5'h06 ||
-                        p2_op5 == 5'h0a || p2_op5 == 5'h0b);
+  assign p1_tr = p1_opcode_q[7:5];
+  assign p1_op5 = p1_opcode_q[4:0];
+  assign p1_is_cnp = p1_opcode_q == 8'h81;
+  assign p1_is_resp = p1_tr == 3'b000 && p1_op5 >= 5'h0d && p1_op5 <= 5'h12;
+  assign p1_is_write = p1_tr <= 3'b001 && (p1_op5 == 5'h06 || p1_op5 == 5'h0a || p1_op5 == 5'h0b);
+  assign p1_is_read = p1_opcode_q == 8'h0c;
+  assign p1_is_atomic = p1_opcode_q == 8'h13 || p1_opcode_q == 8'h14;
+  assign p1_uc_start = p1_tr == 3'b001 &&
+                       (p1_op5 == 5'h00 || p1_op5 == 5'h04 || p1_op5 == 5'h05 || p1_op5 == 5'h06 ||
+                        p1_op5 == 5'h0a || p1_op5 == 5'h0b);
+  assign p2_tr = p2_tr_q;
+  assign p2_is_cnp = p2_is_cnp_q;
+  assign p2_is_resp = p2_is_resp_q;
+  assign p2_is_write = p2_is_write_q;
+  assign p2_is_read = p2_is_read_q;
+  assign p2_is_atomic = p2_is_atomic_q;
   assign p2_tr_ok = p2_is_cnp || (p2_tr == 3'b000 && rx_rsp_st == 8'd0) ||
                     (p2_tr == 3'b001 && rx_rsp_st == 8'd1) ||
                     (p2_tr == 3'b011 && rx_rsp_st == 8'd2);
@@ -2852,20 +2890,20 @@ module rx_parser (
                        csr_drop_wrong_vf_count_o, csr_drop_state_count_o,
                        csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o,
                        csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o,
-                       csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[87:86],
-                       ic_hdr_q[83:80], ic_hdr_q[119:118], ic_hdr_q[115:112], ic_hdr_q[151:150],
-                       ic_hdr_q[147:144], ic_hdr_q[183:182], ic_hdr_q[179:176], ic_hdr_q[215:214],
-                       ic_hdr_q[211:208], ic_hdr_q[247:246], ic_hdr_q[243:240], ic_hdr_q[279:278],
-                       ic_hdr_q[275:272], ic_hdr_q[311:310], ic_hdr_q[307:304], ic_hdr_q[343:342],
-                       ic_hdr_q[339:336], ic_hdr_q[375:374], ic_hdr_q[371:368], ic_hdr_q[407:406],
-                       ic_hdr_q[403:400], ic_hdr_q[439:438], ic_hdr_q[435:432], ic_hdr_q[471:470],
-                       ic_hdr_q[467:464], ic_hdr_q[503:502], ic_hdr_q[499:496], ic_hdr_q[535:534],
-                       ic_hdr_q[531:528], ic_hdr_q[567:566], ic_hdr_q[563:560], ic_hdr_q[599:598],
-                       ic_hdr_q[595:592], ic_hdr_q[615:614], ic_hdr_q[611:608], h_udpw[63:48],
+                       csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[71:70],
+                       ic_hdr_q[67:64], ic_hdr_q[103:102], ic_hdr_q[99:96], ic_hdr_q[135:134],
+                       ic_hdr_q[131:128], ic_hdr_q[167:166], ic_hdr_q[163:160], ic_hdr_q[199:198],
+                       ic_hdr_q[195:192], ic_hdr_q[231:230], ic_hdr_q[227:224], ic_hdr_q[263:262],
+                       ic_hdr_q[259:256], ic_hdr_q[295:294], ic_hdr_q[291:288], ic_hdr_q[327:326],
+                       ic_hdr_q[323:320], ic_hdr_q[359:358], ic_hdr_q[355:352], ic_hdr_q[391:390],
+                       ic_hdr_q[387:384], ic_hdr_q[423:422], ic_hdr_q[419:416], ic_hdr_q[455:454],
+                       ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480], ic_hdr_q[519:518],
+                       ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544], ic_hdr_q[583:582],
+                       ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592], h_udpw[63:48],
                        h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14],
                        h_ipw[11:10], h_ipw[3:0], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf,
                        rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
-                       rx_req_ready, mk_req_ready, p2_uc_start, p3_is_write, p3_rd1[32:24],
+                       rx_req_ready, mk_req_ready, p1_uc_start, p3_is_write, p3_rd1[32:24],
                        p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0],
                        p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
@@ -2875,87 +2913,101 @@ module rx_parser (
     // data term, ic6 runs the CRC register, ic7 checks the residue
     ic_beat_d = ic_beat_q;
     ic_hdr_d = ic_hdr_q;
+    ic_et12_8100_d = ic_et12_8100_q;
+    ic_et16_8100_d = ic_et16_8100_q;
+    ic_et12_0800_d = ic_et12_0800_q;
+    ic_et16_0800_d = ic_et16_0800_q;
+    ic_et20_0800_d = ic_et20_0800_q;
+    ic_et12_86dd_d = ic_et12_86dd_q;
+    ic_et16_86dd_d = ic_et16_86dd_q;
+    ic_et20_86dd_d = ic_et20_86dd_q;
     if (ic_take) begin
       if (ic_beat_q == 11'd0) begin
-        ic_hdr_d[7:0] = s_axis_tdata[103:96];
-        ic_hdr_d[15:8] = s_axis_tdata[111:104];
-        ic_hdr_d[23:16] = s_axis_tdata[119:112];
-        ic_hdr_d[31:24] = s_axis_tdata[135:128];
-        ic_hdr_d[39:32] = s_axis_tdata[143:136];
-        ic_hdr_d[47:40] = s_axis_tdata[151:144];
-        ic_hdr_d[55:48] = s_axis_tdata[159:152];
-        ic_hdr_d[63:56] = s_axis_tdata[167:160];
-        ic_hdr_d[71:64] = s_axis_tdata[175:168];
-        ic_hdr_d[79:72] = s_axis_tdata[183:176];
-        ic_hdr_d[87:80] = s_axis_tdata[191:184];
-        ic_hdr_d[95:88] = s_axis_tdata[199:192];
-        ic_hdr_d[103:96] = s_axis_tdata[207:200];
-        ic_hdr_d[111:104] = s_axis_tdata[215:208];
-        ic_hdr_d[119:112] = s_axis_tdata[223:216];
-        ic_hdr_d[127:120] = s_axis_tdata[231:224];
-        ic_hdr_d[135:128] = s_axis_tdata[239:232];
-        ic_hdr_d[143:136] = s_axis_tdata[247:240];
-        ic_hdr_d[151:144] = s_axis_tdata[255:248];
-        ic_hdr_d[159:152] = s_axis_tdata[263:256];
-        ic_hdr_d[167:160] = s_axis_tdata[271:264];
-        ic_hdr_d[175:168] = s_axis_tdata[279:272];
-        ic_hdr_d[183:176] = s_axis_tdata[287:280];
-        ic_hdr_d[191:184] = s_axis_tdata[295:288];
-        ic_hdr_d[199:192] = s_axis_tdata[303:296];
-        ic_hdr_d[207:200] = s_axis_tdata[311:304];
-        ic_hdr_d[215:208] = s_axis_tdata[319:312];
-        ic_hdr_d[223:216] = s_axis_tdata[327:320];
-        ic_hdr_d[231:224] = s_axis_tdata[335:328];
-        ic_hdr_d[239:232] = s_axis_tdata[343:336];
-        ic_hdr_d[247:240] = s_axis_tdata[351:344];
-        ic_hdr_d[255:248] = s_axis_tdata[359:352];
-        ic_hdr_d[263:256] = s_axis_tdata[367:360];
-        ic_hdr_d[271:264] = s_axis_tdata[375:368];
-        ic_hdr_d[279:272] = s_axis_tdata[383:376];
-        ic_hdr_d[287:280] = s_axis_tdata[391:384];
-        ic_hdr_d[295:288] = s_axis_tdata[399:392];
-        ic_hdr_d[303:296] = s_axis_tdata[407:400];
-        ic_hdr_d[311:304] = s_axis_tdata[415:408];
-        ic_hdr_d[319:312] = s_axis_tdata[423:416];
-        ic_hdr_d[327:320] = s_axis_tdata[431:424];
-        ic_hdr_d[335:328] = s_axis_tdata[439:432];
-        ic_hdr_d[343:336] = s_axis_tdata[447:440];
-        ic_hdr_d[351:344] = s_axis_tdata[455:448];
-        ic_hdr_d[359:352] = s_axis_tdata[463:456];
-        ic_hdr_d[367:360] = s_axis_tdata[471:464];
-        ic_hdr_d[375:368] = s_axis_tdata[479:472];
-        ic_hdr_d[383:376] = s_axis_tdata[487:480];
-        ic_hdr_d[391:384] = s_axis_tdata[495:488];
-        ic_hdr_d[399:392] = s_axis_tdata[503:496];
-        ic_hdr_d[407:400] = s_axis_tdata[511:504];
+        ic_et12_8100_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h8100;
+        ic_et16_8100_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h8100;
+        ic_et12_0800_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h0800;
+        ic_et16_0800_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h0800;
+        ic_et20_0800_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h0800;
+        ic_et12_86dd_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h86dd;
+        ic_et16_86dd_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h86dd;
+        ic_et20_86dd_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h86dd;
+        ic_hdr_d[7:0] = s_axis_tdata[119:112];
+        ic_hdr_d[15:8] = s_axis_tdata[135:128];
+        ic_hdr_d[23:16] = s_axis_tdata[143:136];
+        ic_hdr_d[31:24] = s_axis_tdata[151:144];
+        ic_hdr_d[39:32] = s_axis_tdata[159:152];
+        ic_hdr_d[47:40] = s_axis_tdata[167:160];
+        ic_hdr_d[55:48] = s_axis_tdata[175:168];
+        ic_hdr_d[63:56] = s_axis_tdata[183:176];
+        ic_hdr_d[71:64] = s_axis_tdata[191:184];
+        ic_hdr_d[79:72] = s_axis_tdata[199:192];
+        ic_hdr_d[87:80] = s_axis_tdata[207:200];
+        ic_hdr_d[95:88] = s_axis_tdata[215:208];
+        ic_hdr_d[103:96] = s_axis_tdata[223:216];
+        ic_hdr_d[111:104] = s_axis_tdata[231:224];
+        ic_hdr_d[119:112] = s_axis_tdata[239:232];
+        ic_hdr_d[127:120] = s_axis_tdata[247:240];
+        ic_hdr_d[135:128] = s_axis_tdata[255:248];
+        ic_hdr_d[143:136] = s_axis_tdata[263:256];
+        ic_hdr_d[151:144] = s_axis_tdata[271:264];
+        ic_hdr_d[159:152] = s_axis_tdata[279:272];
+        ic_hdr_d[167:160] = s_axis_tdata[287:280];
+        ic_hdr_d[175:168] = s_axis_tdata[295:288];
+        ic_hdr_d[183:176] = s_axis_tdata[303:296];
+        ic_hdr_d[191:184] = s_axis_tdata[311:304];
+        ic_hdr_d[199:192] = s_axis_tdata[319:312];
+        ic_hdr_d[207:200] = s_axis_tdata[327:320];
+        ic_hdr_d[215:208] = s_axis_tdata[335:328];
+        ic_hdr_d[223:216] = s_axis_tdata[343:336];
+        ic_hdr_d[231:224] = s_axis_tdata[351:344];
+        ic_hdr_d[239:232] = s_axis_tdata[359:352];
+        ic_hdr_d[247:240] = s_axis_tdata[367:360];
+        ic_hdr_d[255:248] = s_axis_tdata[375:368];
+        ic_hdr_d[263:256] = s_axis_tdata[383:376];
+        ic_hdr_d[271:264] = s_axis_tdata[391:384];
+        ic_hdr_d[279:272] = s_axis_tdata[399:392];
+        ic_hdr_d[287:280] = s_axis_tdata[407:400];
+        ic_hdr_d[295:288] = s_axis_tdata[415:408];
+        ic_hdr_d[303:296] = s_axis_tdata[423:416];
+        ic_hdr_d[311:304] = s_axis_tdata[431:424];
+        ic_hdr_d[319:312] = s_axis_tdata[439:432];
+        ic_hdr_d[327:320] = s_axis_tdata[447:440];
+        ic_hdr_d[335:328] = s_axis_tdata[455:448];
+        ic_hdr_d[343:336] = s_axis_tdata[463:456];
+        ic_hdr_d[351:344] = s_axis_tdata[471:464];
+        ic_hdr_d[359:352] = s_axis_tdata[479:472];
+        ic_hdr_d[367:360] = s_axis_tdata[487:480];
+        ic_hdr_d[375:368] = s_axis_tdata[495:488];
+        ic_hdr_d[383:376] = s_axis_tdata[503:496];
+        ic_hdr_d[391:384] = s_axis_tdata[511:504];
       end
       if (ic_beat_q == 11'd1) begin
-        ic_hdr_d[415:408] = s_axis_tdata[7:0];
-        ic_hdr_d[423:416] = s_axis_tdata[15:8];
-        ic_hdr_d[431:424] = s_axis_tdata[23:16];
-        ic_hdr_d[439:432] = s_axis_tdata[31:24];
-        ic_hdr_d[447:440] = s_axis_tdata[39:32];
-        ic_hdr_d[455:448] = s_axis_tdata[47:40];
-        ic_hdr_d[463:456] = s_axis_tdata[55:48];
-        ic_hdr_d[471:464] = s_axis_tdata[63:56];
-        ic_hdr_d[479:472] = s_axis_tdata[71:64];
-        ic_hdr_d[487:480] = s_axis_tdata[79:72];
-        ic_hdr_d[495:488] = s_axis_tdata[87:80];
-        ic_hdr_d[503:496] = s_axis_tdata[95:88];
-        ic_hdr_d[511:504] = s_axis_tdata[103:96];
-        ic_hdr_d[519:512] = s_axis_tdata[111:104];
-        ic_hdr_d[527:520] = s_axis_tdata[119:112];
-        ic_hdr_d[535:528] = s_axis_tdata[127:120];
-        ic_hdr_d[543:536] = s_axis_tdata[135:128];
-        ic_hdr_d[551:544] = s_axis_tdata[143:136];
-        ic_hdr_d[559:552] = s_axis_tdata[151:144];
-        ic_hdr_d[567:560] = s_axis_tdata[159:152];
-        ic_hdr_d[575:568] = s_axis_tdata[167:160];
-        ic_hdr_d[583:576] = s_axis_tdata[175:168];
-        ic_hdr_d[591:584] = s_axis_tdata[183:176];
-        ic_hdr_d[599:592] = s_axis_tdata[191:184];
-        ic_hdr_d[607:600] = s_axis_tdata[215:208];
-        ic_hdr_d[615:608] = s_axis_tdata[223:216];
+        ic_hdr_d[399:392] = s_axis_tdata[7:0];
+        ic_hdr_d[407:400] = s_axis_tdata[15:8];
+        ic_hdr_d[415:408] = s_axis_tdata[23:16];
+        ic_hdr_d[423:416] = s_axis_tdata[31:24];
+        ic_hdr_d[431:424] = s_axis_tdata[39:32];
+        ic_hdr_d[439:432] = s_axis_tdata[47:40];
+        ic_hdr_d[447:440] = s_axis_tdata[55:48];
+        ic_hdr_d[455:448] = s_axis_tdata[63:56];
+        ic_hdr_d[463:456] = s_axis_tdata[71:64];
+        ic_hdr_d[471:464] = s_axis_tdata[79:72];
+        ic_hdr_d[479:472] = s_axis_tdata[87:80];
+        ic_hdr_d[487:480] = s_axis_tdata[95:88];
+        ic_hdr_d[495:488] = s_axis_tdata[103:96];
+        ic_hdr_d[503:496] = s_axis_tdata[111:104];
+        ic_hdr_d[511:504] = s_axis_tdata[119:112];
+        ic_hdr_d[519:512] = s_axis_tdata[127:120];
+        ic_hdr_d[527:520] = s_axis_tdata[135:128];
+        ic_hdr_d[535:528] = s_axis_tdata[143:136];
+        ic_hdr_d[543:536] = s_axis_tdata[151:144];
+        ic_hdr_d[551:544] = s_axis_tdata[159:152];
+        ic_hdr_d[559:552] = s_axis_tdata[167:160];
+        ic_hdr_d[567:560] = s_axis_tdata[175:168];
+        ic_hdr_d[575:568] = s_axis_tdata[183:176];
+        ic_hdr_d[583:576] = s_axis_tdata[191:184];
+        ic_hdr_d[591:584] = s_axis_tdata[215:208];
+        ic_hdr_d[599:592] = s_axis_tdata[223:216];
       end
       if (s_axis_tlast) begin
         ic_beat_d = 11'd0;
@@ -3864,6 +3916,12 @@ module rx_parser (
     p2_cnp_d = p2_cnp_q;
     p2_payload_len_d = p2_payload_len_q;
     p2_pay_d = p2_pay_q;
+    p2_tr_d = p2_tr_q;
+    p2_is_cnp_d = p2_is_cnp_q;
+    p2_is_resp_d = p2_is_resp_q;
+    p2_is_write_d = p2_is_write_q;
+    p2_is_read_d = p2_is_read_q;
+    p2_is_atomic_d = p2_is_atomic_q;
     if (en) begin
       p2_valid_d = p1_valid_q;
       p2_drop_d = p1_drop_q;
@@ -3886,6 +3944,12 @@ module rx_parser (
       p2_cnp_d = p1_cnp_q;
       p2_payload_len_d = p1_payload_len_q;
       p2_pay_d = p1_pay_q;
+      p2_tr_d = p1_tr;
+      p2_is_cnp_d = p1_is_cnp;
+      p2_is_resp_d = p1_is_resp;
+      p2_is_write_d = p1_is_write;
+      p2_is_read_d = p1_is_read;
+      p2_is_atomic_d = p1_is_atomic;
     end
     // p2: QP checks after the header checks (first failing one names the reason)
     p2_drop_n = p2_drop_q;
@@ -4547,6 +4611,14 @@ module rx_parser (
   end
   always @(posedge clk) begin
     ic_hdr_q <= ic_hdr_d;
+    ic_et12_8100_q <= ic_et12_8100_d;
+    ic_et16_8100_q <= ic_et16_8100_d;
+    ic_et12_0800_q <= ic_et12_0800_d;
+    ic_et16_0800_q <= ic_et16_0800_d;
+    ic_et20_0800_q <= ic_et20_0800_d;
+    ic_et12_86dd_q <= ic_et12_86dd_d;
+    ic_et16_86dd_q <= ic_et16_86dd_d;
+    ic_et20_86dd_q <= ic_et20_86dd_d;
     ic1_tdata_q <= ic1_tdata_d;
     ic1_tkeep_q <= ic1_tkeep_d;
     ic1_tlast_q <= ic1_tlast_d;
@@ -4756,6 +4828,12 @@ module rx_parser (
     p2_cnp_q <= p2_cnp_d;
     p2_payload_len_q <= p2_payload_len_d;
     p2_pay_q <= p2_pay_d;
+    p2_tr_q <= p2_tr_d;
+    p2_is_cnp_q <= p2_is_cnp_d;
+    p2_is_resp_q <= p2_is_resp_d;
+    p2_is_write_q <= p2_is_write_d;
+    p2_is_read_q <= p2_is_read_d;
+    p2_is_atomic_q <= p2_is_atomic_d;
     p3_drop_q <= p3_drop_d;
     p3_reason_q <= p3_reason_d;
     p3_vf_q <= p3_vf_d;

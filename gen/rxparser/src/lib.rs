@@ -1531,14 +1531,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .collect();
     stage(&mut g, "s2", id("s1b_valid_q"), &s2r, false);
     stage(&mut g, "p1", id("s2_valid_q"), &fields, false);
-    let f2 = from("p1", &fields);
-    let f2r: Vec<(&str, u32, Expr)> = f2
-        .iter()
-        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
-        .collect();
-    stage(&mut g, "p2", id("p1_valid_q"), &f2r, false);
-
-    // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
     let op = |p: &str| id(format!("{p}_opcode_q"));
     let opc = |g: &mut Gen, p: &str| {
         g.wire(&format!("{p}_tr"), 3, op(p).bits(7, 5));
@@ -1598,7 +1590,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             "UC first/only packet: resynchronises ePSN",
         );
     };
-    opc(&mut g, "p2");
+    let mut f2 = from("p1", &fields);
+    // p1 decodes the opcode's classes for p2's QP checks and R_Key request (issue 9: decoded
+    // in p2 they were 2 LUT levels in front of the `mk_req_*` ports).
+    opc(&mut g, "p1");
+    for (f, w) in [
+        ("tr", 3),
+        ("is_cnp", 1),
+        ("is_resp", 1),
+        ("is_write", 1),
+        ("is_read", 1),
+        ("is_atomic", 1),
+    ] {
+        f2.push((f.to_string(), w, id(format!("p1_{f}"))));
+    }
+    let f2r: Vec<(&str, u32, Expr)> = f2
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
+    stage(&mut g, "p2", id("p1_valid_q"), &f2r, false);
+
+    // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
+    for (f, w) in [
+        ("tr", 3),
+        ("is_cnp", 1),
+        ("is_resp", 1),
+        ("is_write", 1),
+        ("is_read", 1),
+        ("is_atomic", 1),
+    ] {
+        g.wire(&format!("p2_{f}"), w, id(format!("p2_{f}_q")));
+    }
     g.wire_c(
         "p2_tr_ok",
         1,
@@ -2404,7 +2426,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("mk_rsp_user"),
         id("rx_req_ready"),
         id("mk_req_ready"),
-        id("p2_uc_start"),
+        id("p1_uc_start"),
         id("p3_is_write"),
     ]);
     for code in 1..=5 {
