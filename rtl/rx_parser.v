@@ -639,6 +639,66 @@ module rx_parser (
   reg           s1_v4_20_d;
   reg           s1_v6_20_q;
   reg           s1_v6_20_d;
+  reg           s1_ihl0_ge6_q;
+  reg           s1_ihl0_ge6_d;
+  reg           s1_ihl0_ge7_q;
+  reg           s1_ihl0_ge7_d;
+  reg           s1_ihl0_ge8_q;
+  reg           s1_ihl0_ge8_d;
+  reg           s1_ihl0_ge9_q;
+  reg           s1_ihl0_ge9_d;
+  reg           s1_ihl0_ge10_q;
+  reg           s1_ihl0_ge10_d;
+  reg           s1_ihl0_ge11_q;
+  reg           s1_ihl0_ge11_d;
+  reg           s1_ihl0_ge12_q;
+  reg           s1_ihl0_ge12_d;
+  reg           s1_ihl0_ge13_q;
+  reg           s1_ihl0_ge13_d;
+  reg           s1_ihl0_ge14_q;
+  reg           s1_ihl0_ge14_d;
+  reg           s1_ihl0_ge15_q;
+  reg           s1_ihl0_ge15_d;
+  reg           s1_ihl1_ge6_q;
+  reg           s1_ihl1_ge6_d;
+  reg           s1_ihl1_ge7_q;
+  reg           s1_ihl1_ge7_d;
+  reg           s1_ihl1_ge8_q;
+  reg           s1_ihl1_ge8_d;
+  reg           s1_ihl1_ge9_q;
+  reg           s1_ihl1_ge9_d;
+  reg           s1_ihl1_ge10_q;
+  reg           s1_ihl1_ge10_d;
+  reg           s1_ihl1_ge11_q;
+  reg           s1_ihl1_ge11_d;
+  reg           s1_ihl1_ge12_q;
+  reg           s1_ihl1_ge12_d;
+  reg           s1_ihl1_ge13_q;
+  reg           s1_ihl1_ge13_d;
+  reg           s1_ihl1_ge14_q;
+  reg           s1_ihl1_ge14_d;
+  reg           s1_ihl1_ge15_q;
+  reg           s1_ihl1_ge15_d;
+  reg           s1_ihl2_ge6_q;
+  reg           s1_ihl2_ge6_d;
+  reg           s1_ihl2_ge7_q;
+  reg           s1_ihl2_ge7_d;
+  reg           s1_ihl2_ge8_q;
+  reg           s1_ihl2_ge8_d;
+  reg           s1_ihl2_ge9_q;
+  reg           s1_ihl2_ge9_d;
+  reg           s1_ihl2_ge10_q;
+  reg           s1_ihl2_ge10_d;
+  reg           s1_ihl2_ge11_q;
+  reg           s1_ihl2_ge11_d;
+  reg           s1_ihl2_ge12_q;
+  reg           s1_ihl2_ge12_d;
+  reg           s1_ihl2_ge13_q;
+  reg           s1_ihl2_ge13_d;
+  reg           s1_ihl2_ge14_q;
+  reg           s1_ihl2_ge14_d;
+  reg           s1_ihl2_ge15_q;
+  reg           s1_ihl2_ge15_d;
   wire          s1_vlan1;
   wire          s1_vlan2;
   wire          s1_ipv4;
@@ -646,24 +706,8 @@ module rx_parser (
   wire [7:0]    s1_ip;            // IP header start
   wire [3:0]    s1_ihl;
   wire [479:0]  s1_ipw;           // 60 bytes from the IP header start
-  wire          s1_udp_at0;
-  wire          s1_udp_at1;
-  wire          s1_udp_at2;
-  wire          s1_udp_at3;
-  wire          s1_udp_at4;
-  wire          s1_udp_at5;
-  wire          s1_udp_at6;
-  wire          s1_udp_at7;
-  wire          s1_udp_at8;
-  wire          s1_udp_at9;
-  wire          s1_udp_at10;
-  wire          s1_udp_at11;
-  wire          s1_udp_at12;
-  wire          s1_udp_at13;
-  wire          s1_udp_at14;
-  wire          s1_udp_at15;
-  wire          s1_udp_at16;
-  wire          s1_udp_at17;
+  wire [4:0]    s1_udp_idx;       // the UDP header starts at byte 14 + 4 * idx
+  wire [975:0]  s1_hdr14;
   wire [319:0]  s1_udpw;          // 40 bytes from the UDP header start
   wire [18:0]   s1_csum0;
   wire [18:0]   s1_csum1;
@@ -2518,119 +2562,82 @@ module rx_parser (
   assign s1_ip = s1_vlan2 ? 8'd22 : s1_vlan1 ? 8'd18 : 8'd14;
   assign s1_ihl = s1_vlan2 ? s1_hdr_q[179:176] : s1_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
   assign s1_ipw = s1_vlan2 ? s1_hdr_q[655:176] : s1_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
-  assign s1_udp_at0 = !s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd0;
-  assign s1_udp_at1 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd1) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd0);
-  assign s1_udp_at2 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd2) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd1) ||
-                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd0);
-  assign s1_udp_at3 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd3) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd2) ||
-                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd1);
-  assign s1_udp_at4 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd4) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd3) ||
-                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd2);
-  assign s1_udp_at5 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd5) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd4) ||
-                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd3);
-  assign s1_udp_at6 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd6) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd5) ||
-                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd4);
-  assign s1_udp_at7 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd7) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd6) ||
-                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd5);
-  assign s1_udp_at8 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd8) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd7) ||
-                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd6);
-  assign s1_udp_at9 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd9) ||
-                      (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd8) ||
-                      (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd7);
-  assign s1_udp_at10 = (!s1_tag12_q && (s1_v6_12_q || s1_hdr_q[115:112] == 4'd10)) ||
-                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd9) ||
-                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd8);
-  assign s1_udp_at11 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd11) ||
-                       (s1_tag12_q && !s1_tag16_q && (s1_v6_16_q || s1_hdr_q[147:144] == 4'd10)) ||
-                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd9);
-  assign s1_udp_at12 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd12) ||
-                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd11) ||
-                       (s1_vlan2 && (s1_v6_20_q || s1_hdr_q[179:176] == 4'd10));
-  assign s1_udp_at13 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd13) ||
-                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd12) ||
-                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd11);
-  assign s1_udp_at14 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd14) ||
-                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd13) ||
-                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd12);
-  assign s1_udp_at15 = (!s1_tag12_q && !s1_v6_12_q && s1_hdr_q[115:112] == 4'd15) ||
-                       (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd14) ||
-                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd13);
-  assign s1_udp_at16 = (s1_tag12_q && !s1_tag16_q && !s1_v6_16_q && s1_hdr_q[147:144] == 4'd15) ||
-                       (s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd14);
-  assign s1_udp_at17 = s1_vlan2 && !s1_v6_20_q && s1_hdr_q[179:176] == 4'd15;
-  assign s1_udpw = (s1_udp_at0 ? s1_hdr_q[431:112] : 320'd0) |
-                   (s1_udp_at1 ? s1_hdr_q[463:144] : 320'd0) |
-                   (s1_udp_at2 ? s1_hdr_q[495:176] : 320'd0) |
-                   (s1_udp_at3 ? s1_hdr_q[527:208] : 320'd0) |
-                   (s1_udp_at4 ? s1_hdr_q[559:240] : 320'd0) |
-                   (s1_udp_at5 ? s1_hdr_q[591:272] : 320'd0) |
-                   (s1_udp_at6 ? s1_hdr_q[623:304] : 320'd0) |
-                   (s1_udp_at7 ? s1_hdr_q[655:336] : 320'd0) |
-                   (s1_udp_at8 ? s1_hdr_q[687:368] : 320'd0) |
-                   (s1_udp_at9 ? s1_hdr_q[719:400] : 320'd0) |
-                   (s1_udp_at10 ? s1_hdr_q[751:432] : 320'd0) |
-                   (s1_udp_at11 ? s1_hdr_q[783:464] : 320'd0) |
-                   (s1_udp_at12 ? s1_hdr_q[815:496] : 320'd0) |
-                   (s1_udp_at13 ? s1_hdr_q[847:528] : 320'd0) |
-                   (s1_udp_at14 ? s1_hdr_q[879:560] : 320'd0) |
-                   (s1_udp_at15 ? s1_hdr_q[911:592] : 320'd0) |
-                   (s1_udp_at16 ? s1_hdr_q[943:624] : 320'd0) |
-                   (s1_udp_at17 ? s1_hdr_q[975:656] : 320'd0);
-  assign s1_csum0 = (5'd0 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[7:0], s1_ipw[15:8]}} : 19'd0) +
-                    (5'd1 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[23:16], s1_ipw[31:24]}} : 19'd0) +
-                    (5'd2 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[39:32], s1_ipw[47:40]}} : 19'd0) +
-                    (5'd3 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[55:48], s1_ipw[63:56]}} : 19'd0) +
-                    (5'd4 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[71:64], s1_ipw[79:72]}} : 19'd0) +
-                    (5'd5 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[87:80], s1_ipw[95:88]}} : 19'd0) +
-                    (5'd6 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[103:96], s1_ipw[111:104]}} : 19'd0) +
-                    (5'd7 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[119:112], s1_ipw[127:120]}} : 19'd0);
-  assign s1_csum1 = (5'd8 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[135:128], s1_ipw[143:136]}} : 19'd0) +
-                    (5'd9 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[151:144], s1_ipw[159:152]}} : 19'd0) +
-                    (5'd10 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[167:160], s1_ipw[175:168]}} :
+  assign s1_udp_idx = s1_vlan2 ? (s1_v6_20_q ? 5'd12 : {1'b0, s1_hdr_q[179:176]} + 5'd2) :
+                      s1_vlan1 ? (s1_v6_16_q ? 5'd11 : {1'b0, s1_hdr_q[147:144]} + 5'd1) :
+                      s1_v6_12_q ? 5'd10 :
+                      {1'b0, s1_hdr_q[115:112]};
+  assign s1_hdr14 = s1_hdr_q[1087:112];
+  assign s1_udpw = s1_hdr14[{s1_udp_idx, 5'h00} +: 320];
+  assign s1_csum0 = {3'b000, {s1_ipw[7:0], s1_ipw[15:8]}} +
+                    {3'b000, {s1_ipw[23:16], s1_ipw[31:24]}} +
+                    {3'b000, {s1_ipw[39:32], s1_ipw[47:40]}} +
+                    {3'b000, {s1_ipw[55:48], s1_ipw[63:56]}} +
+                    {3'b000, {s1_ipw[71:64], s1_ipw[79:72]}} +
+                    {3'b000, {s1_ipw[87:80], s1_ipw[95:88]}} +
+                    {3'b000, {s1_ipw[103:96], s1_ipw[111:104]}} +
+                    {3'b000, {s1_ipw[119:112], s1_ipw[127:120]}};
+  assign s1_csum1 = {3'b000, {s1_ipw[135:128], s1_ipw[143:136]}} +
+                    {3'b000, {s1_ipw[151:144], s1_ipw[159:152]}} +
+                    ((s1_vlan2 ? s1_ihl2_ge6_q : s1_vlan1 ? s1_ihl1_ge6_q : s1_ihl0_ge6_q) ?
+                       {3'b000, {s1_ipw[167:160], s1_ipw[175:168]}} :
                      19'd0) +
-                    (5'd11 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[183:176], s1_ipw[191:184]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge6_q : s1_vlan1 ? s1_ihl1_ge6_q : s1_ihl0_ge6_q) ?
+                       {3'b000, {s1_ipw[183:176], s1_ipw[191:184]}} :
                      19'd0) +
-                    (5'd12 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[199:192], s1_ipw[207:200]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge7_q : s1_vlan1 ? s1_ihl1_ge7_q : s1_ihl0_ge7_q) ?
+                       {3'b000, {s1_ipw[199:192], s1_ipw[207:200]}} :
                      19'd0) +
-                    (5'd13 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[215:208], s1_ipw[223:216]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge7_q : s1_vlan1 ? s1_ihl1_ge7_q : s1_ihl0_ge7_q) ?
+                       {3'b000, {s1_ipw[215:208], s1_ipw[223:216]}} :
                      19'd0) +
-                    (5'd14 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[231:224], s1_ipw[239:232]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge8_q : s1_vlan1 ? s1_ihl1_ge8_q : s1_ihl0_ge8_q) ?
+                       {3'b000, {s1_ipw[231:224], s1_ipw[239:232]}} :
                      19'd0) +
-                    (5'd15 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[247:240], s1_ipw[255:248]}} : 19'd0);
-  assign s1_csum2 = (5'd16 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[263:256], s1_ipw[271:264]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge8_q : s1_vlan1 ? s1_ihl1_ge8_q : s1_ihl0_ge8_q) ?
+                       {3'b000, {s1_ipw[247:240], s1_ipw[255:248]}} :
+                     19'd0);
+  assign s1_csum2 = ((s1_vlan2 ? s1_ihl2_ge9_q : s1_vlan1 ? s1_ihl1_ge9_q : s1_ihl0_ge9_q) ?
+                       {3'b000, {s1_ipw[263:256], s1_ipw[271:264]}} :
                      19'd0) +
-                    (5'd17 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[279:272], s1_ipw[287:280]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge9_q : s1_vlan1 ? s1_ihl1_ge9_q : s1_ihl0_ge9_q) ?
+                       {3'b000, {s1_ipw[279:272], s1_ipw[287:280]}} :
                      19'd0) +
-                    (5'd18 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[295:288], s1_ipw[303:296]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge10_q : s1_vlan1 ? s1_ihl1_ge10_q : s1_ihl0_ge10_q) ?
+                       {3'b000, {s1_ipw[295:288], s1_ipw[303:296]}} :
                      19'd0) +
-                    (5'd19 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[311:304], s1_ipw[319:312]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge10_q : s1_vlan1 ? s1_ihl1_ge10_q : s1_ihl0_ge10_q) ?
+                       {3'b000, {s1_ipw[311:304], s1_ipw[319:312]}} :
                      19'd0) +
-                    (5'd20 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[327:320], s1_ipw[335:328]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge11_q : s1_vlan1 ? s1_ihl1_ge11_q : s1_ihl0_ge11_q) ?
+                       {3'b000, {s1_ipw[327:320], s1_ipw[335:328]}} :
                      19'd0) +
-                    (5'd21 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[343:336], s1_ipw[351:344]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge11_q : s1_vlan1 ? s1_ihl1_ge11_q : s1_ihl0_ge11_q) ?
+                       {3'b000, {s1_ipw[343:336], s1_ipw[351:344]}} :
                      19'd0) +
-                    (5'd22 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[359:352], s1_ipw[367:360]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge12_q : s1_vlan1 ? s1_ihl1_ge12_q : s1_ihl0_ge12_q) ?
+                       {3'b000, {s1_ipw[359:352], s1_ipw[367:360]}} :
                      19'd0) +
-                    (5'd23 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[375:368], s1_ipw[383:376]}} : 19'd0);
-  assign s1_csum3 = (5'd24 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[391:384], s1_ipw[399:392]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge12_q : s1_vlan1 ? s1_ihl1_ge12_q : s1_ihl0_ge12_q) ?
+                       {3'b000, {s1_ipw[375:368], s1_ipw[383:376]}} :
+                     19'd0);
+  assign s1_csum3 = ((s1_vlan2 ? s1_ihl2_ge13_q : s1_vlan1 ? s1_ihl1_ge13_q : s1_ihl0_ge13_q) ?
+                       {3'b000, {s1_ipw[391:384], s1_ipw[399:392]}} :
                      19'd0) +
-                    (5'd25 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[407:400], s1_ipw[415:408]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge13_q : s1_vlan1 ? s1_ihl1_ge13_q : s1_ihl0_ge13_q) ?
+                       {3'b000, {s1_ipw[407:400], s1_ipw[415:408]}} :
                      19'd0) +
-                    (5'd26 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[423:416], s1_ipw[431:424]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge14_q : s1_vlan1 ? s1_ihl1_ge14_q : s1_ihl0_ge14_q) ?
+                       {3'b000, {s1_ipw[423:416], s1_ipw[431:424]}} :
                      19'd0) +
-                    (5'd27 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[439:432], s1_ipw[447:440]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge14_q : s1_vlan1 ? s1_ihl1_ge14_q : s1_ihl0_ge14_q) ?
+                       {3'b000, {s1_ipw[439:432], s1_ipw[447:440]}} :
                      19'd0) +
-                    (5'd28 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[455:448], s1_ipw[463:456]}} :
+                    ((s1_vlan2 ? s1_ihl2_ge15_q : s1_vlan1 ? s1_ihl1_ge15_q : s1_ihl0_ge15_q) ?
+                       {3'b000, {s1_ipw[455:448], s1_ipw[463:456]}} :
                      19'd0) +
-                    (5'd29 < {s1_ihl, 1'b0} ? {3'b000, {s1_ipw[471:464], s1_ipw[479:472]}} : 19'd0);
+                    ((s1_vlan2 ? s1_ihl2_ge15_q : s1_vlan1 ? s1_ihl1_ge15_q : s1_ihl0_ge15_q) ?
+                       {3'b000, {s1_ipw[471:464], s1_ipw[479:472]}} :
+                     19'd0);
   assign h_vlan1 = s1b_vlan1_q;
   assign h_vlan2 = s1b_vlan2_q;
   assign h_ipv4 = s1b_ipv4_q;
@@ -3480,6 +3487,36 @@ module rx_parser (
     s1_v6_16_d = s1_v6_16_q;
     s1_v4_20_d = s1_v4_20_q;
     s1_v6_20_d = s1_v6_20_q;
+    s1_ihl0_ge6_d = s1_ihl0_ge6_q;
+    s1_ihl0_ge7_d = s1_ihl0_ge7_q;
+    s1_ihl0_ge8_d = s1_ihl0_ge8_q;
+    s1_ihl0_ge9_d = s1_ihl0_ge9_q;
+    s1_ihl0_ge10_d = s1_ihl0_ge10_q;
+    s1_ihl0_ge11_d = s1_ihl0_ge11_q;
+    s1_ihl0_ge12_d = s1_ihl0_ge12_q;
+    s1_ihl0_ge13_d = s1_ihl0_ge13_q;
+    s1_ihl0_ge14_d = s1_ihl0_ge14_q;
+    s1_ihl0_ge15_d = s1_ihl0_ge15_q;
+    s1_ihl1_ge6_d = s1_ihl1_ge6_q;
+    s1_ihl1_ge7_d = s1_ihl1_ge7_q;
+    s1_ihl1_ge8_d = s1_ihl1_ge8_q;
+    s1_ihl1_ge9_d = s1_ihl1_ge9_q;
+    s1_ihl1_ge10_d = s1_ihl1_ge10_q;
+    s1_ihl1_ge11_d = s1_ihl1_ge11_q;
+    s1_ihl1_ge12_d = s1_ihl1_ge12_q;
+    s1_ihl1_ge13_d = s1_ihl1_ge13_q;
+    s1_ihl1_ge14_d = s1_ihl1_ge14_q;
+    s1_ihl1_ge15_d = s1_ihl1_ge15_q;
+    s1_ihl2_ge6_d = s1_ihl2_ge6_q;
+    s1_ihl2_ge7_d = s1_ihl2_ge7_q;
+    s1_ihl2_ge8_d = s1_ihl2_ge8_q;
+    s1_ihl2_ge9_d = s1_ihl2_ge9_q;
+    s1_ihl2_ge10_d = s1_ihl2_ge10_q;
+    s1_ihl2_ge11_d = s1_ihl2_ge11_q;
+    s1_ihl2_ge12_d = s1_ihl2_ge12_q;
+    s1_ihl2_ge13_d = s1_ihl2_ge13_q;
+    s1_ihl2_ge14_d = s1_ihl2_ge14_q;
+    s1_ihl2_ge15_d = s1_ihl2_ge15_q;
     if (en) begin
       s1_tag12_d = {view[103:96], view[111:104]} == 16'h8100;
       s1_tag16_d = {view[135:128], view[143:136]} == 16'h8100;
@@ -3489,6 +3526,36 @@ module rx_parser (
       s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
       s1_v4_20_d = {view[167:160], view[175:168]} == 16'h0800;
       s1_v6_20_d = {view[167:160], view[175:168]} == 16'h86dd;
+      s1_ihl0_ge6_d = view[115:112] >= 4'd6;
+      s1_ihl0_ge7_d = view[115:112] >= 4'd7;
+      s1_ihl0_ge8_d = view[115:112] >= 4'd8;
+      s1_ihl0_ge9_d = view[115:112] >= 4'd9;
+      s1_ihl0_ge10_d = view[115:112] >= 4'd10;
+      s1_ihl0_ge11_d = view[115:112] >= 4'd11;
+      s1_ihl0_ge12_d = view[115:112] >= 4'd12;
+      s1_ihl0_ge13_d = view[115:112] >= 4'd13;
+      s1_ihl0_ge14_d = view[115:112] >= 4'd14;
+      s1_ihl0_ge15_d = view[115:112] >= 4'd15;
+      s1_ihl1_ge6_d = view[147:144] >= 4'd6;
+      s1_ihl1_ge7_d = view[147:144] >= 4'd7;
+      s1_ihl1_ge8_d = view[147:144] >= 4'd8;
+      s1_ihl1_ge9_d = view[147:144] >= 4'd9;
+      s1_ihl1_ge10_d = view[147:144] >= 4'd10;
+      s1_ihl1_ge11_d = view[147:144] >= 4'd11;
+      s1_ihl1_ge12_d = view[147:144] >= 4'd12;
+      s1_ihl1_ge13_d = view[147:144] >= 4'd13;
+      s1_ihl1_ge14_d = view[147:144] >= 4'd14;
+      s1_ihl1_ge15_d = view[147:144] >= 4'd15;
+      s1_ihl2_ge6_d = view[179:176] >= 4'd6;
+      s1_ihl2_ge7_d = view[179:176] >= 4'd7;
+      s1_ihl2_ge8_d = view[179:176] >= 4'd8;
+      s1_ihl2_ge9_d = view[179:176] >= 4'd9;
+      s1_ihl2_ge10_d = view[179:176] >= 4'd10;
+      s1_ihl2_ge11_d = view[179:176] >= 4'd11;
+      s1_ihl2_ge12_d = view[179:176] >= 4'd12;
+      s1_ihl2_ge13_d = view[179:176] >= 4'd13;
+      s1_ihl2_ge14_d = view[179:176] >= 4'd14;
+      s1_ihl2_ge15_d = view[179:176] >= 4'd15;
     end
     // stage 1b: the frame's IP/UDP windows and checksum partial sums
     s1b_valid_d = s1b_valid_q;
@@ -4735,6 +4802,36 @@ module rx_parser (
     s1_v6_16_q <= s1_v6_16_d;
     s1_v4_20_q <= s1_v4_20_d;
     s1_v6_20_q <= s1_v6_20_d;
+    s1_ihl0_ge6_q <= s1_ihl0_ge6_d;
+    s1_ihl0_ge7_q <= s1_ihl0_ge7_d;
+    s1_ihl0_ge8_q <= s1_ihl0_ge8_d;
+    s1_ihl0_ge9_q <= s1_ihl0_ge9_d;
+    s1_ihl0_ge10_q <= s1_ihl0_ge10_d;
+    s1_ihl0_ge11_q <= s1_ihl0_ge11_d;
+    s1_ihl0_ge12_q <= s1_ihl0_ge12_d;
+    s1_ihl0_ge13_q <= s1_ihl0_ge13_d;
+    s1_ihl0_ge14_q <= s1_ihl0_ge14_d;
+    s1_ihl0_ge15_q <= s1_ihl0_ge15_d;
+    s1_ihl1_ge6_q <= s1_ihl1_ge6_d;
+    s1_ihl1_ge7_q <= s1_ihl1_ge7_d;
+    s1_ihl1_ge8_q <= s1_ihl1_ge8_d;
+    s1_ihl1_ge9_q <= s1_ihl1_ge9_d;
+    s1_ihl1_ge10_q <= s1_ihl1_ge10_d;
+    s1_ihl1_ge11_q <= s1_ihl1_ge11_d;
+    s1_ihl1_ge12_q <= s1_ihl1_ge12_d;
+    s1_ihl1_ge13_q <= s1_ihl1_ge13_d;
+    s1_ihl1_ge14_q <= s1_ihl1_ge14_d;
+    s1_ihl1_ge15_q <= s1_ihl1_ge15_d;
+    s1_ihl2_ge6_q <= s1_ihl2_ge6_d;
+    s1_ihl2_ge7_q <= s1_ihl2_ge7_d;
+    s1_ihl2_ge8_q <= s1_ihl2_ge8_d;
+    s1_ihl2_ge9_q <= s1_ihl2_ge9_d;
+    s1_ihl2_ge10_q <= s1_ihl2_ge10_d;
+    s1_ihl2_ge11_q <= s1_ihl2_ge11_d;
+    s1_ihl2_ge12_q <= s1_ihl2_ge12_d;
+    s1_ihl2_ge13_q <= s1_ihl2_ge13_d;
+    s1_ihl2_ge14_q <= s1_ihl2_ge14_d;
+    s1_ihl2_ge15_q <= s1_ihl2_ge15_d;
     s1b_len_q <= s1b_len_d;
     s1b_crc_ok_q <= s1b_crc_ok_d;
     s1b_tuser_q <= s1b_tuser_d;

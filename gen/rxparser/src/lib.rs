@@ -88,8 +88,6 @@ pub const WIDTHS: [u32; 5] = [64, 128, 256, 512, 1024];
 const PW: u32 = 17;
 /// Width of a variable byte index into the header capture (`HDR_BYTES * 8` bits).
 const HIDX: u32 = 11;
-/// Places the UDP header can start: byte 14 + 4 * i, i = 802.1Q tags + (IPv6 ? 10 : IHL).
-const UDP_PLACES: u32 = 18;
 /// The IPv4 checksum's 30 words are summed in groups of this many in stage 1b.
 const CSUM_GROUP: u32 = 8;
 const CSUM_GROUPS: u32 = 30usize.div_ceil(CSUM_GROUP as usize) as u32;
@@ -902,6 +900,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             ));
         }
     }
+    // ... and the IHL behind t tags as a thermometer, for the checksum's word mask.
+    for t in 0..3u32 {
+        let nib = id("view").bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8);
+        for k in 6..=15u64 {
+            s1f.push((
+                format!("ihl{t}_ge{k}"),
+                Expr::bin(BinOp::Ge, nib.clone(), d(4, k)),
+                String::new(),
+            ));
+        }
+    }
     let mut hold = Vec::new();
     let mut load = Vec::new();
     for (f, e, _) in &s1f {
@@ -959,44 +968,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         "60 bytes from the IP header start",
     );
-    // The UDP header starts at byte 14 + 4 * i, i = tags + (IPv6 ? 10 : IHL): one flag per
-    // place, each from the tag flags, the IPv6 flag and the IHL behind that many tags.
-    let tags_are = |t: u32| match t {
-        0 => Expr::lnot(id("s1_tag12_q")),
-        1 => Expr::and(id("s1_tag12_q"), Expr::lnot(id("s1_tag16_q"))),
-        _ => id("s1_vlan2"),
-    };
-    for i in 0..UDP_PLACES {
-        let mut terms = Vec::new();
-        for t in 0..3u32 {
-            let ihl_t = id(h).bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8);
-            let v6 = id(format!("s1_v6_{}_q", 12 + 4 * t));
-            let at = if i == t + 10 {
-                Expr::or(v6.clone(), Expr::eq(ihl_t, d(4, 10)))
-            } else if i >= t && i - t < 16 {
-                Expr::and(Expr::lnot(v6), Expr::eq(ihl_t, d(4, u64::from(i - t))))
+    // The UDP header starts at byte 14 + 4 * idx, idx = tags + (IPv6 ? 10 : IHL), as a
+    // table per tag count (no adder after the pick).
+    let arm = |t: u32| {
+        let ihl = Expr::concat(vec![
+            n(1, 0),
+            id(h).bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8),
+        ]);
+        Expr::ternary(
+            id(format!("s1_v6_{}_q", 12 + 4 * t)),
+            d(5, u64::from(10 + t)),
+            if t == 0 {
+                ihl
             } else {
-                continue;
-            };
-            terms.push(Expr::and(tags_are(t), at));
-        }
-        g.wire(&format!("s1_udp_at{i}"), 1, any(terms));
-    }
+                Expr::plus(ihl, d(5, u64::from(t)))
+            },
+        )
+    };
+    g.wire_c(
+        "s1_udp_idx",
+        5,
+        by_tags(arm(0), arm(1), arm(2)),
+        "the UDP header starts at byte 14 + 4 * idx",
+    );
+    g.wire("s1_hdr14", hb - 14 * 8, id(h).bits(hb - 1, 14 * 8));
     g.wire_c(
         "s1_udpw",
         320,
-        tree(
-            (0..UDP_PLACES)
-                .map(|i| {
-                    let lo = (14 + 4 * i) * 8;
-                    Expr::ternary(
-                        id(format!("s1_udp_at{i}")),
-                        id(h).bits(lo + 319, lo),
-                        Expr::zero(320),
-                    )
-                })
-                .collect(),
-            Expr::bor,
+        id("s1_hdr14").part(
+            Expr::concat(vec![id("s1_udp_idx"), n(5, 0)]),
+            Expr::int(320),
         ),
         "40 bytes from the UDP header start",
     );
@@ -1004,10 +1005,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     for gi in 0..CSUM_GROUPS {
         let terms: Vec<Expr> = (gi * CSUM_GROUP..((gi + 1) * CSUM_GROUP).min(30))
             .map(|wi| {
+                // IHL >= 5 or the frame is dropped before the checksum check (NOT_ROCE).
+                if wi < 10 {
+                    return zext(be("s1_ipw", 2 * wi, 2), 16, 19);
+                }
+                // Word wi is in the header when IHL > wi / 2.
+                let k = wi / 2 + 1;
                 Expr::ternary(
-                    Expr::lt(
-                        d(5, u64::from(wi)),
-                        Expr::concat(vec![id("s1_ihl"), n(1, 0)]),
+                    by_tags(
+                        id(format!("s1_ihl0_ge{k}_q")),
+                        id(format!("s1_ihl1_ge{k}_q")),
+                        id(format!("s1_ihl2_ge{k}_q")),
                     ),
                     zext(be("s1_ipw", 2 * wi, 2), 16, 19),
                     Expr::zero(19),
