@@ -1238,6 +1238,7 @@ module rx_parser (
   wire          ack_need;         // this verdict asks for an ACK/NAK
   wire          out_free;         // the verdict register can load, and the ACK/NAK register too if
                                   // this verdict may need it
+  wire          p4_accept;        // p4's verdict is accept
   wire          out_load;         // p4 registers a verdict
   reg           m_hdr_valid_q;
   reg           m_hdr_valid_d;
@@ -2813,6 +2814,7 @@ module rx_parser (
   assign rx_wb_qpn = p4_qpn_q;
   assign rx_wb_epsn = p4_wb_epsn;
   assign rx_wb_nak_sent = p4_wb_nak;
+  assign p4_accept = !p4_drop_q && (!p4_seq_q || (p4_key_ok && (p4_eq || p4_uc_start_q)));
   assign out_load = en && p4_valid_q;
   assign m_hdr_valid = m_hdr_valid_q;
   assign m_hdr_verdict = out_verdict_q;
@@ -4364,7 +4366,7 @@ module rx_parser (
     cnp_valid_d = out_load && !p4_drop_q && p4_cnp_q && csr_ctrl_cnp_event_en_o;
     cnp_vf_d = p4_vf_q;
     cnp_qpn_d = p4_qpn_q;
-    ce_valid_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q && csr_ctrl_ce_event_en_o;
+    ce_valid_d = out_load && p4_accept && p4_ecn_ce_q && csr_ctrl_ce_event_en_o;
     ce_vf_d = p4_vf_q;
     ce_qpn_d = p4_qpn_q;
     // the ACK/NAK request register
@@ -4382,12 +4384,12 @@ module rx_parser (
     end
     // counter and last-drop inputs, one cycle after the verdict
     cs_frames_seen_count_incr_d = out_load;
-    cs_verdict_accept_count_incr_d = out_load && p4_verdict == 3'b000;
+    cs_verdict_accept_count_incr_d = out_load && p4_accept;
     cs_verdict_duplicate_count_incr_d = out_load && p4_verdict == 3'd1;
     cs_verdict_nak_psn_seq_count_incr_d = out_load && p4_verdict == 3'd2;
     cs_verdict_nak_remote_access_count_incr_d = out_load && p4_verdict == 3'd3;
-    cs_event_cnp_received_count_incr_d = out_load && p4_verdict == 3'b000 && p4_cnp_q;
-    cs_event_ce_marked_count_incr_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q;
+    cs_event_cnp_received_count_incr_d = out_load && p4_accept && p4_cnp_q;
+    cs_event_ce_marked_count_incr_d = out_load && p4_accept && p4_ecn_ce_q;
     cs_drop_bad_fcs_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd2;
     cs_drop_truncated_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd13;
     cs_drop_not_roce_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd1;

@@ -2202,7 +2202,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb.push(Stmt::if_(id("en"), hist));
 
     // ---- output registers
-    let accept = Expr::and(id("out_load"), Expr::eq(id("p4_verdict"), Expr::zero(3)));
+    // The accept flag straight from p4's inputs (issue 9: `p4_verdict == 0` after the
+    // verdict's if-chain was 10 LUT levels to ce_valid at 512 bits): not dropped, and a
+    // request only if in order (RC: PSN = ePSN; UC: or a first/only packet) with its R_Key
+    // check passed — the cases the chain above gives verdict 0.
+    g.wire_c(
+        "p4_accept",
+        1,
+        Expr::and(
+            Expr::lnot(id("p4_drop_q")),
+            Expr::or(
+                Expr::lnot(id("p4_seq_q")),
+                Expr::and(id("p4_key_ok"), Expr::or(id("p4_eq"), id("p4_uc_start_q"))),
+            ),
+        ),
+        "p4's verdict is accept",
+    );
+    let accept = Expr::and(id("out_load"), id("p4_accept"));
     g.wire_c(
         "out_load",
         1,
