@@ -412,12 +412,10 @@ module rx_parser (
   reg  [2:0]    ic4_t6_d;
   reg  [17:0]   ic4_u_q;
   reg  [17:0]   ic4_u_d;
-  reg           ic4_hi_all_q;
-  reg           ic4_hi_all_d;
-  reg           ic4_hi_part_q;
-  reg           ic4_hi_part_d;
-  reg  [5:0]    ic4_hi_lane_q;
-  reg  [5:0]    ic4_hi_lane_d;
+  wire          ic3_hi_all;
+  wire          ic3_hi_part;
+  reg  [63:0]   ic4_khi_q;
+  reg  [63:0]   ic4_khi_d;
   reg           ic4_end_here_q;
   reg           ic4_end_here_d;
   reg  [31:0]   ic4_residue_q;
@@ -1615,10 +1613,12 @@ module rx_parser (
   assign ic2_zl = ic2_idx_q < 5'd18 ? ic2_zl_q[{ic2_idx_q, 4'b0000} +: 16] : 16'd24;
   assign ic2_len_ok = ic2_idx_q < 5'd18 && ic2_len_ok_q[ic2_idx_q];
   assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
+  assign ic3_hi_all = ic3_beat_q < ic3_pend_q[16:6];
+  assign ic3_hi_part = ic3_beat_q == ic3_pend_q[16:6];
   assign ic4_klo[0] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[0] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd0);
+  assign ic4_khi[0] = ic4_khi_q[0];
   assign ic4_ff[0] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[0] = 1'b0;
   assign ic4_lrh[7:0] = 8'd0;
@@ -1627,7 +1627,7 @@ module rx_parser (
   assign ic4_klo[1] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[1] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd1);
+  assign ic4_khi[1] = ic4_khi_q[1];
   assign ic4_ff[1] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[1] = 1'b0;
   assign ic4_lrh[15:8] = 8'd0;
@@ -1636,7 +1636,7 @@ module rx_parser (
   assign ic4_klo[2] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[2] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd2);
+  assign ic4_khi[2] = ic4_khi_q[2];
   assign ic4_ff[2] = ic4_k_q[1] && ic4_u_q[10];
   assign ic4_nib[2] = 1'b0;
   assign ic4_lrh[23:16] = 8'd0;
@@ -1645,7 +1645,7 @@ module rx_parser (
   assign ic4_klo[3] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[3] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd3);
+  assign ic4_khi[3] = ic4_khi_q[3];
   assign ic4_ff[3] = 1'b0;
   assign ic4_nib[3] = 1'b0;
   assign ic4_lrh[31:24] = 8'd0;
@@ -1654,7 +1654,7 @@ module rx_parser (
   assign ic4_klo[4] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[4] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd4);
+  assign ic4_khi[4] = ic4_khi_q[4];
   assign ic4_ff[4] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[4] = 1'b0;
   assign ic4_lrh[39:32] = 8'd0;
@@ -1663,7 +1663,7 @@ module rx_parser (
   assign ic4_klo[5] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[5] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd5);
+  assign ic4_khi[5] = ic4_khi_q[5];
   assign ic4_ff[5] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[5] = 1'b0;
   assign ic4_lrh[47:40] = 8'd0;
@@ -1672,7 +1672,7 @@ module rx_parser (
   assign ic4_klo[6] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[6] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd6);
+  assign ic4_khi[6] = ic4_khi_q[6];
   assign ic4_ff[6] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[6] = 1'b0;
   assign ic4_lrh[55:48] = 8'd0;
@@ -1681,7 +1681,7 @@ module rx_parser (
   assign ic4_klo[7] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[7] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd7);
+  assign ic4_khi[7] = ic4_khi_q[7];
   assign ic4_ff[7] = 1'b0;
   assign ic4_nib[7] = 1'b0;
   assign ic4_lrh[63:56] = 8'd0;
@@ -1690,7 +1690,7 @@ module rx_parser (
   assign ic4_klo[8] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[8] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd8);
+  assign ic4_khi[8] = ic4_khi_q[8];
   assign ic4_ff[8] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[8] = 1'b0;
   assign ic4_lrh[71:64] = 8'd0;
@@ -1699,7 +1699,7 @@ module rx_parser (
   assign ic4_klo[9] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[9] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd9);
+  assign ic4_khi[9] = ic4_khi_q[9];
   assign ic4_ff[9] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[9] = 1'b0;
   assign ic4_lrh[79:72] = 8'd0;
@@ -1708,7 +1708,7 @@ module rx_parser (
   assign ic4_klo[10] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[10] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd10);
+  assign ic4_khi[10] = ic4_khi_q[10];
   assign ic4_ff[10] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[10] = 1'b0;
   assign ic4_lrh[87:80] = 8'd0;
@@ -1717,7 +1717,7 @@ module rx_parser (
   assign ic4_klo[11] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[11] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd11);
+  assign ic4_khi[11] = ic4_khi_q[11];
   assign ic4_ff[11] = 1'b0;
   assign ic4_nib[11] = 1'b0;
   assign ic4_lrh[95:88] = 8'd0;
@@ -1726,7 +1726,7 @@ module rx_parser (
   assign ic4_klo[12] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[12] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd12);
+  assign ic4_khi[12] = ic4_khi_q[12];
   assign ic4_ff[12] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[12] = 1'b0;
   assign ic4_lrh[103:96] = 8'd0;
@@ -1735,7 +1735,7 @@ module rx_parser (
   assign ic4_klo[13] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[13] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd13);
+  assign ic4_khi[13] = ic4_khi_q[13];
   assign ic4_ff[13] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[13] = 1'b0;
   assign ic4_lrh[111:104] = 8'd0;
@@ -1745,7 +1745,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[14] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd14);
+  assign ic4_khi[14] = ic4_khi_q[14];
   assign ic4_ff[14] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[14] = ic4_k_q[0] && ic4_t6_q[0];
   assign ic4_lrh[119:112] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'he3;
@@ -1755,7 +1755,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[15] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd15);
+  assign ic4_khi[15] = ic4_khi_q[15];
   assign ic4_ff[15] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]);
   assign ic4_nib[15] = 1'b0;
   assign ic4_lrh[127:120] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'h20;
@@ -1765,7 +1765,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[16] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd16);
+  assign ic4_khi[16] = ic4_khi_q[16];
   assign ic4_ff[16] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[16] = 1'b0;
   assign ic4_lrh[135:128] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hbb;
@@ -1775,7 +1775,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[17] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd17);
+  assign ic4_khi[17] = ic4_khi_q[17];
   assign ic4_ff[17] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[17] = 1'b0;
   assign ic4_lrh[143:136] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hde;
@@ -1786,7 +1786,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[18] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd18);
+  assign ic4_khi[18] = ic4_khi_q[18];
   assign ic4_ff[18] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[18] = ic4_k_q[0] && ic4_t6_q[1];
   assign ic4_lrh[151:144] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'he3;
@@ -1797,7 +1797,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[19] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd19);
+  assign ic4_khi[19] = ic4_khi_q[19];
   assign ic4_ff[19] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]);
   assign ic4_nib[19] = 1'b0;
   assign ic4_lrh[159:152] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'h20;
@@ -1808,7 +1808,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[20] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd20);
+  assign ic4_khi[20] = ic4_khi_q[20];
   assign ic4_ff[20] = (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
                       (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[20] = 1'b0;
@@ -1820,7 +1820,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[21] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd21);
+  assign ic4_khi[21] = ic4_khi_q[21];
   assign ic4_ff[21] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
                       (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[21] = 1'b0;
@@ -1833,7 +1833,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[22] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd22);
+  assign ic4_khi[22] = ic4_khi_q[22];
   assign ic4_ff[22] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[22] = ic4_k_q[0] && ic4_t6_q[2];
   assign ic4_lrh[183:176] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'he3;
@@ -1845,7 +1845,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[23] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd23);
+  assign ic4_khi[23] = ic4_khi_q[23];
   assign ic4_ff[23] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]);
   assign ic4_nib[23] = 1'b0;
   assign ic4_lrh[191:184] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'h20;
@@ -1857,7 +1857,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[24] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd24);
+  assign ic4_khi[24] = ic4_khi_q[24];
   assign ic4_ff[24] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
                       (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
   assign ic4_nib[24] = 1'b0;
@@ -1870,7 +1870,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[25] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd25);
+  assign ic4_khi[25] = ic4_khi_q[25];
   assign ic4_ff[25] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
                       (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
                       (ic4_k_q[1] && ic4_u_q[17]);
@@ -1884,7 +1884,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[26] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd26);
+  assign ic4_khi[26] = ic4_khi_q[26];
   assign ic4_ff[26] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
                       (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[26] = 1'b0;
@@ -1897,7 +1897,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[27] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd27);
+  assign ic4_khi[27] = ic4_khi_q[27];
   assign ic4_ff[27] = 1'b0;
   assign ic4_nib[27] = 1'b0;
   assign ic4_lrh[223:216] = 8'd0;
@@ -1909,7 +1909,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[28] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd28);
+  assign ic4_khi[28] = ic4_khi_q[28];
   assign ic4_ff[28] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[2]);
   assign ic4_nib[28] = 1'b0;
   assign ic4_lrh[231:224] = 8'd0;
@@ -1921,7 +1921,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[29] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd29);
+  assign ic4_khi[29] = ic4_khi_q[29];
   assign ic4_ff[29] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
                       (ic4_k_q[0] && ic4_u_q[2]);
   assign ic4_nib[29] = 1'b0;
@@ -1934,7 +1934,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[30] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd30);
+  assign ic4_khi[30] = ic4_khi_q[30];
   assign ic4_ff[30] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
                       (ic4_k_q[1] && ic4_u_q[17]);
   assign ic4_nib[30] = 1'b0;
@@ -1947,7 +1947,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[31] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd31);
+  assign ic4_khi[31] = ic4_khi_q[31];
   assign ic4_ff[31] = 1'b0;
   assign ic4_nib[31] = 1'b0;
   assign ic4_lrh[255:248] = 8'd0;
@@ -1959,7 +1959,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[32] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd32);
+  assign ic4_khi[32] = ic4_khi_q[32];
   assign ic4_ff[32] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[32] = 1'b0;
   assign ic4_lrh[263:256] = 8'd0;
@@ -1971,7 +1971,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[33] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd33);
+  assign ic4_khi[33] = ic4_khi_q[33];
   assign ic4_ff[33] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[33] = 1'b0;
   assign ic4_lrh[271:264] = 8'd0;
@@ -1983,7 +1983,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[34] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd34);
+  assign ic4_khi[34] = ic4_khi_q[34];
   assign ic4_ff[34] = ic4_k_q[0] && ic4_u_q[2];
   assign ic4_nib[34] = 1'b0;
   assign ic4_lrh[279:272] = 8'd0;
@@ -1995,7 +1995,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[35] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd35);
+  assign ic4_khi[35] = ic4_khi_q[35];
   assign ic4_ff[35] = 1'b0;
   assign ic4_nib[35] = 1'b0;
   assign ic4_lrh[287:280] = 8'd0;
@@ -2007,7 +2007,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[36] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd36);
+  assign ic4_khi[36] = ic4_khi_q[36];
   assign ic4_ff[36] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[36] = 1'b0;
   assign ic4_lrh[295:288] = 8'd0;
@@ -2019,7 +2019,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[37] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd37);
+  assign ic4_khi[37] = ic4_khi_q[37];
   assign ic4_ff[37] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[37] = 1'b0;
   assign ic4_lrh[303:296] = 8'd0;
@@ -2031,7 +2031,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[38] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd38);
+  assign ic4_khi[38] = ic4_khi_q[38];
   assign ic4_ff[38] = ic4_k_q[0] && ic4_u_q[3];
   assign ic4_nib[38] = 1'b0;
   assign ic4_lrh[311:304] = 8'd0;
@@ -2043,7 +2043,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[39] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd39);
+  assign ic4_khi[39] = ic4_khi_q[39];
   assign ic4_ff[39] = 1'b0;
   assign ic4_nib[39] = 1'b0;
   assign ic4_lrh[319:312] = 8'd0;
@@ -2055,7 +2055,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[40] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd40);
+  assign ic4_khi[40] = ic4_khi_q[40];
   assign ic4_ff[40] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[40] = 1'b0;
   assign ic4_lrh[327:320] = 8'd0;
@@ -2067,7 +2067,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[41] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd41);
+  assign ic4_khi[41] = ic4_khi_q[41];
   assign ic4_ff[41] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[41] = 1'b0;
   assign ic4_lrh[335:328] = 8'd0;
@@ -2079,7 +2079,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[42] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd42);
+  assign ic4_khi[42] = ic4_khi_q[42];
   assign ic4_ff[42] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[42] = 1'b0;
   assign ic4_lrh[343:336] = 8'd0;
@@ -2091,7 +2091,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[43] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd43);
+  assign ic4_khi[43] = ic4_khi_q[43];
   assign ic4_ff[43] = 1'b0;
   assign ic4_nib[43] = 1'b0;
   assign ic4_lrh[351:344] = 8'd0;
@@ -2103,7 +2103,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[44] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd44);
+  assign ic4_khi[44] = ic4_khi_q[44];
   assign ic4_ff[44] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[44] = 1'b0;
   assign ic4_lrh[359:352] = 8'd0;
@@ -2115,7 +2115,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[45] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd45);
+  assign ic4_khi[45] = ic4_khi_q[45];
   assign ic4_ff[45] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[45] = 1'b0;
   assign ic4_lrh[367:360] = 8'd0;
@@ -2127,7 +2127,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[46] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd46);
+  assign ic4_khi[46] = ic4_khi_q[46];
   assign ic4_ff[46] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[46] = 1'b0;
   assign ic4_lrh[375:368] = 8'd0;
@@ -2139,7 +2139,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[47] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd47);
+  assign ic4_khi[47] = ic4_khi_q[47];
   assign ic4_ff[47] = 1'b0;
   assign ic4_nib[47] = 1'b0;
   assign ic4_lrh[383:376] = 8'd0;
@@ -2151,7 +2151,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[48] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd48);
+  assign ic4_khi[48] = ic4_khi_q[48];
   assign ic4_ff[48] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[48] = 1'b0;
   assign ic4_lrh[391:384] = 8'd0;
@@ -2163,7 +2163,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[49] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd49);
+  assign ic4_khi[49] = ic4_khi_q[49];
   assign ic4_ff[49] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[49] = 1'b0;
   assign ic4_lrh[399:392] = 8'd0;
@@ -2175,7 +2175,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[50] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd50);
+  assign ic4_khi[50] = ic4_khi_q[50];
   assign ic4_ff[50] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[50] = 1'b0;
   assign ic4_lrh[407:400] = 8'd0;
@@ -2187,7 +2187,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[51] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd51);
+  assign ic4_khi[51] = ic4_khi_q[51];
   assign ic4_ff[51] = 1'b0;
   assign ic4_nib[51] = 1'b0;
   assign ic4_lrh[415:408] = 8'd0;
@@ -2199,7 +2199,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[52] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd52);
+  assign ic4_khi[52] = ic4_khi_q[52];
   assign ic4_ff[52] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[52] = 1'b0;
   assign ic4_lrh[423:416] = 8'd0;
@@ -2211,7 +2211,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[53] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd53);
+  assign ic4_khi[53] = ic4_khi_q[53];
   assign ic4_ff[53] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[53] = 1'b0;
   assign ic4_lrh[431:424] = 8'd0;
@@ -2223,7 +2223,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[54] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd54);
+  assign ic4_khi[54] = ic4_khi_q[54];
   assign ic4_ff[54] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[54] = 1'b0;
   assign ic4_lrh[439:432] = 8'd0;
@@ -2235,7 +2235,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[55] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd55);
+  assign ic4_khi[55] = ic4_khi_q[55];
   assign ic4_ff[55] = 1'b0;
   assign ic4_nib[55] = 1'b0;
   assign ic4_lrh[447:440] = 8'd0;
@@ -2247,7 +2247,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[56] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd56);
+  assign ic4_khi[56] = ic4_khi_q[56];
   assign ic4_ff[56] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[56] = 1'b0;
   assign ic4_lrh[455:448] = 8'd0;
@@ -2259,7 +2259,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[57] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd57);
+  assign ic4_khi[57] = ic4_khi_q[57];
   assign ic4_ff[57] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[57] = 1'b0;
   assign ic4_lrh[463:456] = 8'd0;
@@ -2271,7 +2271,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[58] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd58);
+  assign ic4_khi[58] = ic4_khi_q[58];
   assign ic4_ff[58] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[58] = 1'b0;
   assign ic4_lrh[471:464] = 8'd0;
@@ -2283,7 +2283,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[59] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd59);
+  assign ic4_khi[59] = ic4_khi_q[59];
   assign ic4_ff[59] = 1'b0;
   assign ic4_nib[59] = 1'b0;
   assign ic4_lrh[479:472] = 8'd0;
@@ -2295,7 +2295,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[60] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd60);
+  assign ic4_khi[60] = ic4_khi_q[60];
   assign ic4_ff[60] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[60] = 1'b0;
   assign ic4_lrh[487:480] = 8'd0;
@@ -2307,7 +2307,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[61] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd61);
+  assign ic4_khi[61] = ic4_khi_q[61];
   assign ic4_ff[61] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[61] = 1'b0;
   assign ic4_lrh[495:488] = 8'd0;
@@ -2319,7 +2319,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[62] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd62);
+  assign ic4_khi[62] = ic4_khi_q[62];
   assign ic4_ff[62] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[62] = 1'b0;
   assign ic4_lrh[503:496] = 8'd0;
@@ -2331,7 +2331,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[63] = ic4_hi_all_q;
+  assign ic4_khi[63] = ic4_khi_q[63];
   assign ic4_ff[63] = 1'b0;
   assign ic4_nib[63] = 1'b0;
   assign ic4_lrh[511:504] = 8'd0;
@@ -3184,9 +3184,7 @@ module rx_parser (
     ic4_t4_d = ic4_t4_q;
     ic4_t6_d = ic4_t6_q;
     ic4_u_d = ic4_u_q;
-    ic4_hi_all_d = ic4_hi_all_q;
-    ic4_hi_part_d = ic4_hi_part_q;
-    ic4_hi_lane_d = ic4_hi_lane_q;
+    ic4_khi_d = ic4_khi_q;
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
     ic3_op_ok = 1'b0;
@@ -3306,9 +3304,69 @@ module rx_parser (
                  ic3_idx_q == 5'd9, ic3_idx_q == 5'd8, ic3_idx_q == 5'd7, ic3_idx_q == 5'd6,
                  ic3_idx_q == 5'd5, ic3_idx_q == 5'd4, ic3_idx_q == 5'd3, ic3_idx_q == 5'd2,
                  ic3_idx_q == 5'd1, ic3_idx_q == 5'd0};
-      ic4_hi_all_d = ic3_beat_q < ic3_pend_q[16:6];
-      ic4_hi_part_d = ic3_beat_q == ic3_pend_q[16:6];
-      ic4_hi_lane_d = ic3_pend_q[5:0];
+      ic4_khi_d = {ic3_hi_all, ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd62),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd61),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd60),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd59),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd58),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd57),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd56),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd55),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd54),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd53),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd52),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd51),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd50),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd49),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd48),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd47),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd46),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd45),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd44),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd43),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd42),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd41),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd40),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd39),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd38),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd37),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd36),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd35),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd34),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd33),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd32),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd31),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd30),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd29),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd28),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd27),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd26),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd25),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd24),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd23),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd22),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd21),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd20),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd19),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd18),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd17),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd16),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd15),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd14),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd13),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd12),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd11),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd10),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd9),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd8),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd7),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd6),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd5),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd4),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd3),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd2),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd1),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd0)};
       ic4_end_here_d = ic3_len_ok_q &&
                        (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] :
                         ic3_beat_q == ic3_pend_q[16:6]);
@@ -4732,9 +4790,7 @@ module rx_parser (
     ic4_t4_q <= ic4_t4_d;
     ic4_t6_q <= ic4_t6_d;
     ic4_u_q <= ic4_u_d;
-    ic4_hi_all_q <= ic4_hi_all_d;
-    ic4_hi_part_q <= ic4_hi_part_d;
-    ic4_hi_lane_q <= ic4_hi_lane_d;
+    ic4_khi_q <= ic4_khi_d;
     ic4_end_here_q <= ic4_end_here_d;
     ic4_residue_q <= ic4_residue_d;
     ic4_beat_q <= ic4_beat_d;

@@ -522,21 +522,36 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         .map(|i| Expr::eq(id("ic3_idx_q"), d(5, u64::from(i))))
         .collect();
     s4.reg(g, "u", UDP_IDX, Expr::concat(uflags), None);
+    // Lanes kept before the datagram's end, per lane (issue 9: compared in ic4 with the
+    // lane of the end, the mask was 11 LUT levels at 512 bits): all of a beat before the
+    // end's beat, the lanes before the end's lane in its beat; the last lane only when the
+    // datagram ends in a later beat.
+    g.wire("ic3_hi_all", 1, Expr::lt(id("ic3_beat_q"), pend_beat()));
+    g.wire("ic3_hi_part", 1, Expr::eq(id("ic3_beat_q"), pend_beat()));
     s4.reg(
         g,
-        "hi_all",
-        1,
-        Expr::lt(id("ic3_beat_q"), pend_beat()),
+        "khi",
+        w8,
+        Expr::concat(
+            (0..w8)
+                .rev()
+                .map(|j| {
+                    if j + 1 < w8 {
+                        Expr::or(
+                            id("ic3_hi_all"),
+                            Expr::and(
+                                id("ic3_hi_part"),
+                                Expr::bin(BinOp::Gt, pend_lane(), d(lw, u64::from(j))),
+                            ),
+                        )
+                    } else {
+                        id("ic3_hi_all")
+                    }
+                })
+                .collect(),
+        ),
         None,
     );
-    s4.reg(
-        g,
-        "hi_part",
-        1,
-        Expr::eq(id("ic3_beat_q"), pend_beat()),
-        None,
-    );
-    s4.reg(g, "hi_lane", lw, pend_lane(), None);
     s4.reg(
         g,
         "end_here",
@@ -655,19 +670,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         }
         let bit = |v: &str| id(v).index(Expr::int(i64::from(j)));
         g.assigns.push(V::Assign(bit("ic4_klo"), or_all(klo)));
-        // The last lane is kept only when the datagram ends in a later beat.
-        let khi = if j + 1 < w8 {
-            Expr::or(
-                id("ic4_hi_all_q"),
-                Expr::and(
-                    id("ic4_hi_part_q"),
-                    Expr::bin(BinOp::Gt, id("ic4_hi_lane_q"), d(lw, u64::from(j))),
-                ),
-            )
-        } else {
-            id("ic4_hi_all_q")
-        };
-        g.assigns.push(V::Assign(bit("ic4_khi"), khi));
+        g.assigns.push(V::Assign(bit("ic4_khi"), bit("ic4_khi_q")));
         g.assigns.push(V::Assign(bit("ic4_ff"), or_all(ff)));
         g.assigns.push(V::Assign(bit("ic4_nib"), or_all(nib)));
         let range = |v: &str| id(v).bits(8 * j + 7, 8 * j);
