@@ -5,7 +5,7 @@
 //
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
-// 14 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
+// 15 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
 // the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
@@ -97,7 +97,7 @@ module rx_parser (
   input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
-  // Header/verdict stream: one per frame, 14 cycles after its tlast beat
+  // Header/verdict stream: one per frame, 15 cycles after its tlast beat
   output wire         m_hdr_valid,
   input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop
@@ -280,8 +280,24 @@ module rx_parser (
   wire          ic_take;          // a beat enters the ICRC pipeline
   reg  [10:0]   ic_beat_q;
   reg  [10:0]   ic_beat_d;
-  reg  [615:0]  ic_hdr_q;
-  reg  [615:0]  ic_hdr_d;
+  reg  [599:0]  ic_hdr_q;
+  reg  [599:0]  ic_hdr_d;
+  reg           ic_et12_8100_q;
+  reg           ic_et12_8100_d;
+  reg           ic_et16_8100_q;
+  reg           ic_et16_8100_d;
+  reg           ic_et12_0800_q;
+  reg           ic_et12_0800_d;
+  reg           ic_et16_0800_q;
+  reg           ic_et16_0800_d;
+  reg           ic_et20_0800_q;
+  reg           ic_et20_0800_d;
+  reg           ic_et12_86dd_q;
+  reg           ic_et12_86dd_d;
+  reg           ic_et16_86dd_q;
+  reg           ic_et16_86dd_d;
+  reg           ic_et20_86dd_q;
+  reg           ic_et20_86dd_d;
   reg           ic1_valid_q;
   reg           ic1_valid_d;
   reg  [511:0]  ic1_tdata_q;
@@ -396,12 +412,10 @@ module rx_parser (
   reg  [2:0]    ic4_t6_d;
   reg  [17:0]   ic4_u_q;
   reg  [17:0]   ic4_u_d;
-  reg           ic4_hi_all_q;
-  reg           ic4_hi_all_d;
-  reg           ic4_hi_part_q;
-  reg           ic4_hi_part_d;
-  reg  [5:0]    ic4_hi_lane_q;
-  reg  [5:0]    ic4_hi_lane_d;
+  wire          ic3_hi_all;
+  wire          ic3_hi_part;
+  reg  [63:0]   ic4_khi_q;
+  reg  [63:0]   ic4_khi_d;
   reg           ic4_end_here_q;
   reg           ic4_end_here_d;
   reg  [31:0]   ic4_residue_q;
@@ -497,6 +511,8 @@ module rx_parser (
   reg  [1087:0] hdr_q;
   reg  [1087:0] hdr_d;
   wire [16:0]   base;             // byte position of the beat's lane 0
+  reg  [2:0]    view_at_q;
+  reg  [2:0]    view_at_d;
   wire [1087:0] view;             // captured header bytes, the current beat merged in
   wire [63:0]   last_bytes_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
                                   // 0)
@@ -605,47 +621,149 @@ module rx_parser (
   reg  [8:0]    s1_tuser_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
-  wire          v_vlan1;
-  wire          v_vlan2;
-  wire [15:0]   v_ethertype;
-  wire [7:0]    v_ip;             // IP header start
-  wire          v_ipv6;
-  wire [3:0]    v_ihl;
-  wire [7:0]    v_udp;            // UDP header start
-  reg           s1_vlan1_q;
-  reg           s1_vlan1_d;
+  reg           s1_tag12_q;
+  reg           s1_tag12_d;
+  reg           s1_tag16_q;
+  reg           s1_tag16_d;
+  reg           s1_v4_12_q;
+  reg           s1_v4_12_d;
+  reg           s1_v6_12_q;
+  reg           s1_v6_12_d;
+  reg           s1_v4_16_q;
+  reg           s1_v4_16_d;
+  reg           s1_v6_16_q;
+  reg           s1_v6_16_d;
+  reg           s1_v4_20_q;
+  reg           s1_v4_20_d;
+  reg           s1_v6_20_q;
+  reg           s1_v6_20_d;
+  reg           s1_ihl0_ge6_q;
+  reg           s1_ihl0_ge6_d;
+  reg           s1_ihl0_ge7_q;
+  reg           s1_ihl0_ge7_d;
+  reg           s1_ihl0_ge8_q;
+  reg           s1_ihl0_ge8_d;
+  reg           s1_ihl0_ge9_q;
+  reg           s1_ihl0_ge9_d;
+  reg           s1_ihl0_ge10_q;
+  reg           s1_ihl0_ge10_d;
+  reg           s1_ihl0_ge11_q;
+  reg           s1_ihl0_ge11_d;
+  reg           s1_ihl0_ge12_q;
+  reg           s1_ihl0_ge12_d;
+  reg           s1_ihl0_ge13_q;
+  reg           s1_ihl0_ge13_d;
+  reg           s1_ihl0_ge14_q;
+  reg           s1_ihl0_ge14_d;
+  reg           s1_ihl0_ge15_q;
+  reg           s1_ihl0_ge15_d;
+  reg           s1_ihl1_ge6_q;
+  reg           s1_ihl1_ge6_d;
+  reg           s1_ihl1_ge7_q;
+  reg           s1_ihl1_ge7_d;
+  reg           s1_ihl1_ge8_q;
+  reg           s1_ihl1_ge8_d;
+  reg           s1_ihl1_ge9_q;
+  reg           s1_ihl1_ge9_d;
+  reg           s1_ihl1_ge10_q;
+  reg           s1_ihl1_ge10_d;
+  reg           s1_ihl1_ge11_q;
+  reg           s1_ihl1_ge11_d;
+  reg           s1_ihl1_ge12_q;
+  reg           s1_ihl1_ge12_d;
+  reg           s1_ihl1_ge13_q;
+  reg           s1_ihl1_ge13_d;
+  reg           s1_ihl1_ge14_q;
+  reg           s1_ihl1_ge14_d;
+  reg           s1_ihl1_ge15_q;
+  reg           s1_ihl1_ge15_d;
+  reg           s1_ihl2_ge6_q;
+  reg           s1_ihl2_ge6_d;
+  reg           s1_ihl2_ge7_q;
+  reg           s1_ihl2_ge7_d;
+  reg           s1_ihl2_ge8_q;
+  reg           s1_ihl2_ge8_d;
+  reg           s1_ihl2_ge9_q;
+  reg           s1_ihl2_ge9_d;
+  reg           s1_ihl2_ge10_q;
+  reg           s1_ihl2_ge10_d;
+  reg           s1_ihl2_ge11_q;
+  reg           s1_ihl2_ge11_d;
+  reg           s1_ihl2_ge12_q;
+  reg           s1_ihl2_ge12_d;
+  reg           s1_ihl2_ge13_q;
+  reg           s1_ihl2_ge13_d;
+  reg           s1_ihl2_ge14_q;
+  reg           s1_ihl2_ge14_d;
+  reg           s1_ihl2_ge15_q;
+  reg           s1_ihl2_ge15_d;
+  wire          s1_vlan1;
+  wire          s1_vlan2;
+  wire          s1_ipv4;
+  wire          s1_ipv6;
+  wire [7:0]    s1_ip;            // IP header start
+  wire [3:0]    s1_ihl;
+  wire [479:0]  s1_ipw;           // 60 bytes from the IP header start
+  wire [4:0]    s1_udp_idx;       // the UDP header starts at byte 14 + 4 * idx
+  wire [975:0]  s1_hdr14;
+  wire [319:0]  s1_udpw;          // 40 bytes from the UDP header start
+  wire [18:0]   s1_csum0;
+  wire [18:0]   s1_csum1;
+  wire [18:0]   s1_csum2;
+  wire [18:0]   s1_csum3;
   wire          h_vlan1;
-  reg           s1_vlan2_q;
-  reg           s1_vlan2_d;
   wire          h_vlan2;
-  reg  [15:0]   s1_ethertype_q;
-  reg  [15:0]   s1_ethertype_d;
-  wire [15:0]   h_ethertype;
-  reg  [7:0]    s1_ip_q;
-  reg  [7:0]    s1_ip_d;
-  wire [7:0]    h_ip;
-  reg           s1_ipv6_q;
-  reg           s1_ipv6_d;
+  wire          h_ipv4;
   wire          h_ipv6;
-  reg  [3:0]    s1_ihl_q;
-  reg  [3:0]    s1_ihl_d;
+  wire [7:0]    h_ip;
   wire [3:0]    h_ihl;
-  reg  [7:0]    s1_udp_q;
-  reg  [7:0]    s1_udp_d;
-  wire [7:0]    h_udp;
-  wire [479:0]  h_ipw;            // 60 bytes from the IP header start
-  wire [319:0]  h_udpw;           // 40 bytes from the UDP header start
+  reg           s1b_valid_q;
+  reg           s1b_valid_d;
+  reg  [16:0]   s1b_len_q;
+  reg  [16:0]   s1b_len_d;
+  reg           s1b_crc_ok_q;
+  reg           s1b_crc_ok_d;
+  reg  [8:0]    s1b_tuser_q;
+  reg  [8:0]    s1b_tuser_d;
+  reg           s1b_pay_q;
+  reg           s1b_pay_d;
+  reg  [79:0]   s1b_ip10_q;
+  reg  [79:0]   s1b_ip10_d;
+  reg  [15:0]   s1b_ip_payload_q;
+  reg  [15:0]   s1b_ip_payload_d;
+  reg  [319:0]  s1b_udpw_q;
+  reg  [319:0]  s1b_udpw_d;
+  reg           s1b_vlan1_q;
+  reg           s1b_vlan1_d;
+  reg           s1b_vlan2_q;
+  reg           s1b_vlan2_d;
+  reg           s1b_ipv4_q;
+  reg           s1b_ipv4_d;
+  reg           s1b_ipv6_q;
+  reg           s1b_ipv6_d;
+  reg  [7:0]    s1b_ip_q;
+  reg  [7:0]    s1b_ip_d;
+  reg  [3:0]    s1b_ihl_q;
+  reg  [3:0]    s1b_ihl_d;
+  reg  [18:0]   s1b_csum0_q;
+  reg  [18:0]   s1b_csum0_d;
+  reg  [18:0]   s1b_csum1_q;
+  reg  [18:0]   s1b_csum1_d;
+  reg  [18:0]   s1b_csum2_q;
+  reg  [18:0]   s1b_csum2_d;
+  reg  [18:0]   s1b_csum3_q;
+  reg  [18:0]   s1b_csum3_d;
+  wire [79:0]   h_ipw;
+  wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
   wire [15:0]   h_total;
   wire [15:0]   h_plen;
   wire [5:0]    h_ihl4;
   wire [20:0]   h_csum_sum;       // IPv4 header: sum of its 16-bit words
   wire [16:0]   h_csum_fold1;
-  wire [16:0]   h_csum_fold2;
-  wire          h_csum_ok;
+  wire          h_csum_ok;        // the header's ones' complement sum is 0xFFFF
   wire [16:0]   h_len;
   wire [16:0]   h_pip;
-  wire [16:0]   h_pudp;
   wire [15:0]   h_udp_len;
   wire [7:0]    h_opcode;
   wire [7:0]    h_bth1;
@@ -659,12 +777,11 @@ module rx_parser (
   reg           h_has_reth;
   reg           h_has_atomic;
   reg           h_has_imm;
-  wire [7:0]    h_hdr_end;        // first payload byte
-  wire [16:0]   h_data_end;       // first ICRC byte
   wire [1:0]    h_pad;
-  wire [16:0]   h_payload_end;
-  wire [15:0]   h_ip_payload;
-  wire [16:0]   h_payload_len;
+  wire [15:0]   h_overhead;       // UDP + BTH + extension headers + pad + ICRC
+  wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
+                                  // IHL * 4)
+  wire [15:0]   h_payload_len;
   wire          h_chk0;           // BAD_FCS: MAC flagged a bad FCS
   wire          h_chk1;           // TRUNCATED: ends inside Ethernet/VLAN
   wire          h_chk2;           // NOT_ROCE: neither IPv4 nor (enabled) IPv6
@@ -825,6 +942,14 @@ module rx_parser (
   reg  [15:0]   p1_payload_len_d;
   reg           p1_pay_q;
   reg           p1_pay_d;
+  wire [2:0]    p1_tr;
+  wire [4:0]    p1_op5;
+  wire          p1_is_cnp;        // CNP: needs only an existing QP
+  wire          p1_is_resp;       // RC READ response, ACK or ATOMIC ACK
+  wire          p1_is_write;      // RC/UC WRITE first/only: RETH, remote write
+  wire          p1_is_read;       // RC READ request: RETH, remote read
+  wire          p1_is_atomic;     // RC atomics: AtomicETH, remote atomic
+  wire          p1_uc_start;      // UC first/only packet: resynchronises ePSN
   reg           p2_valid_q;
   reg           p2_valid_d;
   reg           p2_drop_q;
@@ -867,14 +992,24 @@ module rx_parser (
   reg  [15:0]   p2_payload_len_d;
   reg           p2_pay_q;
   reg           p2_pay_d;
+  reg  [2:0]    p2_tr_q;
+  reg  [2:0]    p2_tr_d;
+  reg           p2_is_cnp_q;
+  reg           p2_is_cnp_d;
+  reg           p2_is_resp_q;
+  reg           p2_is_resp_d;
+  reg           p2_is_write_q;
+  reg           p2_is_write_d;
+  reg           p2_is_read_q;
+  reg           p2_is_read_d;
+  reg           p2_is_atomic_q;
+  reg           p2_is_atomic_d;
   wire [2:0]    p2_tr;
-  wire [4:0]    p2_op5;
-  wire          p2_is_cnp;        // CNP: needs only an existing QP
-  wire          p2_is_resp;       // RC READ response, ACK or ATOMIC ACK
-  wire          p2_is_write;      // RC/UC WRITE first/only: RETH, remote write
-  wire          p2_is_read;       // RC READ request: RETH, remote read
-  wire          p2_is_atomic;     // RC atomics: AtomicETH, remote atomic
-  wire          p2_uc_start;      // UC first/only packet: resynchronises ePSN
+  wire          p2_is_cnp;
+  wire          p2_is_resp;
+  wire          p2_is_write;
+  wire          p2_is_read;
+  wire          p2_is_atomic;
   wire          p2_tr_ok;         // opcode transport (RC 000, UC 001, UD 011) vs the QP's service
                                   // type
   wire          p2_state_ok;      // requests from RTR on; responses and ACKs need RTS, SQER or SQD
@@ -932,7 +1067,22 @@ module rx_parser (
   reg           p3_nak_d;
   reg  [2:0]    p3_mtu_q;
   reg  [2:0]    p3_mtu_d;
-  wire          p3_is_read;
+  reg           p3_m1_q;
+  reg           p3_m1_d;
+  reg           p3_m2_q;
+  reg           p3_m2_d;
+  reg           p3_m3_q;
+  reg           p3_m3_d;
+  reg           p3_m4_q;
+  reg           p3_m4_d;
+  wire [2:0]    p3_tr;
+  wire [4:0]    p3_op5;
+  wire          p3_is_cnp;        // CNP: needs only an existing QP
+  wire          p3_is_resp;       // RC READ response, ACK or ATOMIC ACK
+  wire          p3_is_write;      // RC/UC WRITE first/only: RETH, remote write
+  wire          p3_is_read;       // RC READ request: RETH, remote read
+  wire          p3_is_atomic;     // RC atomics: AtomicETH, remote atomic
+  wire          p3_uc_start;      // UC first/only packet: resynchronises ePSN
   wire [32:0]   p3_rd1;
   wire [32:0]   p3_rd2;
   wire [32:0]   p3_rd3;
@@ -940,6 +1090,17 @@ module rx_parser (
   wire [32:0]   p3_rd5;
   wire [23:0]   p3_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
                                   // length 0
+  wire [23:0]   p3_diff0;
+  wire          p3_hit2;
+  wire [23:0]   p3_diff2;
+  wire          p3_hit3;
+  wire [23:0]   p3_diff3;
+  wire          p3_hit4;
+  wire [23:0]   p3_diff4;
+  wire [23:0]   p3_diff_nx;       // PSN - the ePSN the frame in p4 writes back if it is accepted in
+                                  // order
+  wire          p3_seq;           // an RC/UC request: the PSN window applies
+  wire          p3_uc;
   reg           p4_valid_q;
   reg           p4_valid_d;
   reg           p4_drop_q;
@@ -990,22 +1151,24 @@ module rx_parser (
   reg           p4_nak_d;
   reg           p4_m1_q;
   reg           p4_m1_d;
-  reg           p4_m2_q;
-  reg           p4_m2_d;
-  reg           p4_m3_q;
-  reg           p4_m3_d;
-  reg           p4_m4_q;
-  reg           p4_m4_d;
+  reg           p4_eq_q;
+  reg           p4_eq_d;
+  reg           p4_behind_q;
+  reg           p4_behind_d;
+  reg           p4_eq_nx_q;
+  reg           p4_eq_nx_d;
+  reg           p4_behind_nx_q;
+  reg           p4_behind_nx_d;
+  reg           p4_seq_q;
+  reg           p4_seq_d;
+  reg           p4_uc_q;
+  reg           p4_uc_d;
+  reg           p4_uc_start_q;
+  reg           p4_uc_start_d;
+  reg           p4_rd_or_atomic_q;
+  reg           p4_rd_or_atomic_d;
   reg  [23:0]   p4_next_q;
   reg  [23:0]   p4_next_d;
-  wire [2:0]    p4_tr;
-  wire [4:0]    p4_op5;
-  wire          p4_is_cnp;        // CNP: needs only an existing QP
-  wire          p4_is_resp;       // RC READ response, ACK or ATOMIC ACK
-  wire          p4_is_write;      // RC/UC WRITE first/only: RETH, remote write
-  wire          p4_is_read;       // RC READ request: RETH, remote read
-  wire          p4_is_atomic;     // RC atomics: AtomicETH, remote atomic
-  wire          p4_uc_start;      // UC first/only packet: resynchronises ePSN
   reg           wbh4_valid_q;
   reg           wbh4_valid_d;
   reg  [7:0]    wbh4_vf_q;
@@ -1016,7 +1179,6 @@ module rx_parser (
   reg  [23:0]   wbh4_epsn_d;
   reg           wbh4_nak_q;
   reg           wbh4_nak_d;
-  wire          wbh4_hit;
   reg           wbh3_valid_q;
   reg           wbh3_valid_d;
   reg  [7:0]    wbh3_vf_q;
@@ -1027,7 +1189,6 @@ module rx_parser (
   reg  [23:0]   wbh3_epsn_d;
   reg           wbh3_nak_q;
   reg           wbh3_nak_d;
-  wire          wbh3_hit;
   reg           wbh2_valid_q;
   reg           wbh2_valid_d;
   reg  [7:0]    wbh2_vf_q;
@@ -1038,7 +1199,6 @@ module rx_parser (
   reg  [23:0]   wbh2_epsn_d;
   reg           wbh2_nak_q;
   reg           wbh2_nak_d;
-  wire          wbh2_hit;
   reg           wbh1_valid_q;
   reg           wbh1_valid_d;
   reg  [7:0]    wbh1_vf_q;
@@ -1049,12 +1209,8 @@ module rx_parser (
   reg  [23:0]   wbh1_epsn_d;
   reg           wbh1_nak_q;
   reg           wbh1_nak_d;
-  wire          wbh1_hit;
-  wire [23:0]   p4_diff0;
-  wire [23:0]   p4_diff1;
-  wire [23:0]   p4_diff2;
-  wire [23:0]   p4_diff3;
-  wire [23:0]   p4_diff4;
+  wire          wbh1_hit;         // the frame ahead wrote this frame's QP back
+  wire          p4_adv;           // ... and advanced its ePSN
   wire [23:0]   p4_epsn;          // ePSN with the in-flight write-backs forwarded
   wire [23:0]   p4_epsn_m1;       // the forwarded ePSN - 1 (the last PSN received in order)
   wire          p4_nak;           // NAK-sent with the in-flight write-backs forwarded
@@ -1070,16 +1226,17 @@ module rx_parser (
   reg           p4_ack;
   reg  [7:0]    p4_ack_syn;
   reg  [23:0]   p4_ack_psn;
-  wire          p4_rd_or_atomic;  // answered by a READ response / ATOMIC ACK on the send side, not
-                                  // by this stream
-  wire          p4_seq;           // an RC/UC request: the PSN window applies
-  wire          p4_may_wb;        // p4 holds a request past the checks: it may write ePSN/NAK-sent
+  reg           p4_may_wb_q;
+  reg           p4_may_wb_d;
+  reg           p4_may_ack_q;
+  reg           p4_may_ack_d;
+  wire          p3_may_wb;        // a request past the checks: in p4 it may write ePSN/NAK-sent
                                   // back
-  wire          p4_may_ack;       // ... and an RC one: it may ask for an ACK/NAK
   wire          wb_need;          // this verdict writes ePSN/NAK-sent back
   wire          ack_need;         // this verdict asks for an ACK/NAK
   wire          out_free;         // the verdict register can load, and the ACK/NAK register too if
                                   // this verdict may need it
+  wire          p4_accept;        // p4's verdict is accept
   wire          out_load;         // p4 registers a verdict
   reg           m_hdr_valid_q;
   reg           m_hdr_valid_d;
@@ -1325,143 +1482,143 @@ module rx_parser (
   end
 
   assign primed = rx_rsp_valid && mk_rsp_valid;
-  assign en = out_free && primed && (!p4_may_wb || rx_wb_ready);
+  assign en = out_free && primed && (!p4_may_wb_q || rx_wb_ready);
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
-  assign ic1_vlan1 = {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h8100;
-  assign ic1_vlan2 = ic1_vlan1 && {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h8100;
+  assign ic1_vlan1 = ic_et12_8100_q;
+  assign ic1_vlan2 = ic1_vlan1 && ic_et16_8100_q;
   assign ic1_tags = ic1_vlan2 ? 2'd2 : ic1_vlan1 ? 2'd1 : 2'd0;
-  assign ic1_ipv6 = ic1_vlan2 ? {ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd :
-                    ic1_vlan1 ? {ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd :
-                    {ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd;
-  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[75:72]} + 5'd2) :
-                   ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[43:40]} + 5'd1) :
+  assign ic1_ipv6 = ic1_vlan2 ? ic_et20_86dd_q : ic1_vlan1 ? ic_et16_86dd_q : ic_et12_86dd_q;
+  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[59:56]} + 5'd2) :
+                   ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[27:24]} + 5'd1) :
                    ic1_ipv6 ? 5'd10 :
-                   {1'b0, ic_hdr_q[19:16]};
-  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[75:72]} + 6'd5) :
-                    ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[43:40]} + 6'd4) :
+                   {1'b0, ic_hdr_q[3:0]};
+  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[59:56]} + 6'd5) :
+                    ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[27:24]} + 6'd4) :
                     ic1_ipv6 ? 6'd13 :
-                    {2'b00, ic_hdr_q[19:16]} + 6'd3;
-  assign ic1_zl = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24 ?
-                     {ic_hdr_q[591:584], ic_hdr_q[599:592]} :
+                    {2'b00, ic_hdr_q[3:0]} + 6'd3;
+  assign ic1_zl = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24 ?
+                     {ic_hdr_q[575:568], ic_hdr_q[583:576]} :
                    16'd24,
-                   {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24 ?
-                     {ic_hdr_q[559:552], ic_hdr_q[567:560]} :
+                   {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24 ?
+                     {ic_hdr_q[543:536], ic_hdr_q[551:544]} :
                    16'd24,
-                   {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24 ?
-                     {ic_hdr_q[527:520], ic_hdr_q[535:528]} :
+                   {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24 ?
+                     {ic_hdr_q[511:504], ic_hdr_q[519:512]} :
                    16'd24,
-                   {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24 ?
-                     {ic_hdr_q[495:488], ic_hdr_q[503:496]} :
+                   {ic_hdr_q[479:472], ic_hdr_q[487:480]} >= 16'd24 ?
+                     {ic_hdr_q[479:472], ic_hdr_q[487:480]} :
                    16'd24,
-                   {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24 ?
-                     {ic_hdr_q[463:456], ic_hdr_q[471:464]} :
+                   {ic_hdr_q[447:440], ic_hdr_q[455:448]} >= 16'd24 ?
+                     {ic_hdr_q[447:440], ic_hdr_q[455:448]} :
                    16'd24,
-                   {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24 ?
-                     {ic_hdr_q[431:424], ic_hdr_q[439:432]} :
+                   {ic_hdr_q[415:408], ic_hdr_q[423:416]} >= 16'd24 ?
+                     {ic_hdr_q[415:408], ic_hdr_q[423:416]} :
                    16'd24,
-                   {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24 ?
-                     {ic_hdr_q[399:392], ic_hdr_q[407:400]} :
+                   {ic_hdr_q[383:376], ic_hdr_q[391:384]} >= 16'd24 ?
+                     {ic_hdr_q[383:376], ic_hdr_q[391:384]} :
                    16'd24,
-                   {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24 ?
-                     {ic_hdr_q[367:360], ic_hdr_q[375:368]} :
+                   {ic_hdr_q[351:344], ic_hdr_q[359:352]} >= 16'd24 ?
+                     {ic_hdr_q[351:344], ic_hdr_q[359:352]} :
                    16'd24,
-                   {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24 ?
-                     {ic_hdr_q[335:328], ic_hdr_q[343:336]} :
+                   {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24 ?
+                     {ic_hdr_q[319:312], ic_hdr_q[327:320]} :
                    16'd24,
-                   {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24 ?
-                     {ic_hdr_q[303:296], ic_hdr_q[311:304]} :
+                   {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24 ?
+                     {ic_hdr_q[287:280], ic_hdr_q[295:288]} :
                    16'd24,
-                   {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24 ?
-                     {ic_hdr_q[271:264], ic_hdr_q[279:272]} :
+                   {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24 ?
+                     {ic_hdr_q[255:248], ic_hdr_q[263:256]} :
                    16'd24,
-                   {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24 ?
-                     {ic_hdr_q[239:232], ic_hdr_q[247:240]} :
+                   {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24 ?
+                     {ic_hdr_q[223:216], ic_hdr_q[231:224]} :
                    16'd24,
-                   {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24 ?
-                     {ic_hdr_q[207:200], ic_hdr_q[215:208]} :
+                   {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24 ?
+                     {ic_hdr_q[191:184], ic_hdr_q[199:192]} :
                    16'd24,
-                   {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24 ?
-                     {ic_hdr_q[175:168], ic_hdr_q[183:176]} :
+                   {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24 ?
+                     {ic_hdr_q[159:152], ic_hdr_q[167:160]} :
                    16'd24,
-                   {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24 ?
-                     {ic_hdr_q[143:136], ic_hdr_q[151:144]} :
+                   {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24 ?
+                     {ic_hdr_q[127:120], ic_hdr_q[135:128]} :
                    16'd24,
-                   {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24 ?
-                     {ic_hdr_q[111:104], ic_hdr_q[119:112]} :
+                   {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24 ?
+                     {ic_hdr_q[95:88], ic_hdr_q[103:96]} :
                    16'd24,
-                   {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24 ?
-                     {ic_hdr_q[79:72], ic_hdr_q[87:80]} :
+                   {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24 ?
+                     {ic_hdr_q[63:56], ic_hdr_q[71:64]} :
                    16'd24,
-                   {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24 ?
-                     {ic_hdr_q[47:40], ic_hdr_q[55:48]} :
+                   {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24 ?
+                     {ic_hdr_q[31:24], ic_hdr_q[39:32]} :
                    16'd24};
-  assign ic1_len_ok = {{ic_hdr_q[591:584], ic_hdr_q[599:592]} >= 16'd24,
-                       {ic_hdr_q[559:552], ic_hdr_q[567:560]} >= 16'd24,
-                       {ic_hdr_q[527:520], ic_hdr_q[535:528]} >= 16'd24,
-                       {ic_hdr_q[495:488], ic_hdr_q[503:496]} >= 16'd24,
-                       {ic_hdr_q[463:456], ic_hdr_q[471:464]} >= 16'd24,
-                       {ic_hdr_q[431:424], ic_hdr_q[439:432]} >= 16'd24,
-                       {ic_hdr_q[399:392], ic_hdr_q[407:400]} >= 16'd24,
-                       {ic_hdr_q[367:360], ic_hdr_q[375:368]} >= 16'd24,
-                       {ic_hdr_q[335:328], ic_hdr_q[343:336]} >= 16'd24,
-                       {ic_hdr_q[303:296], ic_hdr_q[311:304]} >= 16'd24,
-                       {ic_hdr_q[271:264], ic_hdr_q[279:272]} >= 16'd24,
-                       {ic_hdr_q[239:232], ic_hdr_q[247:240]} >= 16'd24,
-                       {ic_hdr_q[207:200], ic_hdr_q[215:208]} >= 16'd24,
-                       {ic_hdr_q[175:168], ic_hdr_q[183:176]} >= 16'd24,
-                       {ic_hdr_q[143:136], ic_hdr_q[151:144]} >= 16'd24,
-                       {ic_hdr_q[111:104], ic_hdr_q[119:112]} >= 16'd24,
-                       {ic_hdr_q[79:72], ic_hdr_q[87:80]} >= 16'd24,
-                       {ic_hdr_q[47:40], ic_hdr_q[55:48]} >= 16'd24};
-  assign ic1_l3_ok = {({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h0800 && ic_hdr_q[79:76] == 4'd4 &&
-                       ic_hdr_q[75:72] >= 4'd5 && ic_hdr_q[151:144] == 8'd17) ||
-                      ({ic_hdr_q[63:56], ic_hdr_q[71:64]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
-                       ic_hdr_q[79:76] == 4'd6 && ic_hdr_q[127:120] == 8'd17),
-                      ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h0800 && ic_hdr_q[47:44] == 4'd4 &&
-                       ic_hdr_q[43:40] >= 4'd5 && ic_hdr_q[119:112] == 8'd17) ||
-                      ({ic_hdr_q[31:24], ic_hdr_q[39:32]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
-                       ic_hdr_q[47:44] == 4'd6 && ic_hdr_q[95:88] == 8'd17),
-                      ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h0800 && ic_hdr_q[23:20] == 4'd4 &&
-                       ic_hdr_q[19:16] >= 4'd5 && ic_hdr_q[87:80] == 8'd17) ||
-                      ({ic_hdr_q[7:0], ic_hdr_q[15:8]} == 16'h86dd && csr_ctrl_ipv6_en_o &&
-                       ic_hdr_q[23:20] == 4'd6 && ic_hdr_q[63:56] == 8'd17)};
-  assign ic1_dport_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[543:536], ic_hdr_q[551:544]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[511:504], ic_hdr_q[519:512]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[479:472], ic_hdr_q[487:480]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[447:440], ic_hdr_q[455:448]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[415:408], ic_hdr_q[423:416]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[383:376], ic_hdr_q[391:384]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[351:344], ic_hdr_q[359:352]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[319:312], ic_hdr_q[327:320]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[287:280], ic_hdr_q[295:288]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[255:248], ic_hdr_q[263:256]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[223:216], ic_hdr_q[231:224]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[191:184], ic_hdr_q[199:192]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[159:152], ic_hdr_q[167:160]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[127:120], ic_hdr_q[135:128]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[95:88], ic_hdr_q[103:96]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[63:56], ic_hdr_q[71:64]} == csr_udp_dport_value_o,
-                         {ic_hdr_q[31:24], ic_hdr_q[39:32]} == csr_udp_dport_value_o};
-  assign ic1_opcode = {ic_hdr_q[607:600], ic_hdr_q[591:584], ic_hdr_q[559:552], ic_hdr_q[527:520],
-                       ic_hdr_q[495:488], ic_hdr_q[463:456], ic_hdr_q[431:424], ic_hdr_q[399:392],
-                       ic_hdr_q[367:360], ic_hdr_q[335:328], ic_hdr_q[303:296], ic_hdr_q[271:264],
-                       ic_hdr_q[239:232], ic_hdr_q[207:200], ic_hdr_q[175:168], ic_hdr_q[143:136],
-                       ic_hdr_q[111:104], ic_hdr_q[79:72]};
-  assign ic1_pad = {ic_hdr_q[613:612], ic_hdr_q[597:596], ic_hdr_q[565:564], ic_hdr_q[533:532],
-                    ic_hdr_q[501:500], ic_hdr_q[469:468], ic_hdr_q[437:436], ic_hdr_q[405:404],
-                    ic_hdr_q[373:372], ic_hdr_q[341:340], ic_hdr_q[309:308], ic_hdr_q[277:276],
-                    ic_hdr_q[245:244], ic_hdr_q[213:212], ic_hdr_q[181:180], ic_hdr_q[149:148],
-                    ic_hdr_q[117:116], ic_hdr_q[85:84]};
+  assign ic1_len_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24,
+                       {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24,
+                       {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24,
+                       {ic_hdr_q[479:472], ic_hdr_q[487:480]} >= 16'd24,
+                       {ic_hdr_q[447:440], ic_hdr_q[455:448]} >= 16'd24,
+                       {ic_hdr_q[415:408], ic_hdr_q[423:416]} >= 16'd24,
+                       {ic_hdr_q[383:376], ic_hdr_q[391:384]} >= 16'd24,
+                       {ic_hdr_q[351:344], ic_hdr_q[359:352]} >= 16'd24,
+                       {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24,
+                       {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24,
+                       {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24,
+                       {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24,
+                       {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24,
+                       {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24,
+                       {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24,
+                       {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24,
+                       {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24,
+                       {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24};
+  assign ic1_l3_ok = {(ic_et20_0800_q && ic_hdr_q[63:60] == 4'd4 && ic_hdr_q[59:56] >= 4'd5 &&
+                       ic_hdr_q[135:128] == 8'd17) ||
+                      (ic_et20_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[63:60] == 4'd6 &&
+                       ic_hdr_q[111:104] == 8'd17),
+                      (ic_et16_0800_q && ic_hdr_q[31:28] == 4'd4 && ic_hdr_q[27:24] >= 4'd5 &&
+                       ic_hdr_q[103:96] == 8'd17) ||
+                      (ic_et16_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[31:28] == 4'd6 &&
+                       ic_hdr_q[79:72] == 8'd17),
+                      (ic_et12_0800_q && ic_hdr_q[7:4] == 4'd4 && ic_hdr_q[3:0] >= 4'd5 &&
+                       ic_hdr_q[71:64] == 8'd17) ||
+                      (ic_et12_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[7:4] == 4'd6 &&
+                       ic_hdr_q[47:40] == 8'd17)};
+  assign ic1_dport_ok = {{ic_hdr_q[559:552], ic_hdr_q[567:560]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[527:520], ic_hdr_q[535:528]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[495:488], ic_hdr_q[503:496]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[463:456], ic_hdr_q[471:464]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[431:424], ic_hdr_q[439:432]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[399:392], ic_hdr_q[407:400]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[367:360], ic_hdr_q[375:368]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[335:328], ic_hdr_q[343:336]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[303:296], ic_hdr_q[311:304]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[271:264], ic_hdr_q[279:272]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[239:232], ic_hdr_q[247:240]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[207:200], ic_hdr_q[215:208]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[175:168], ic_hdr_q[183:176]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[143:136], ic_hdr_q[151:144]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[111:104], ic_hdr_q[119:112]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[79:72], ic_hdr_q[87:80]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[47:40], ic_hdr_q[55:48]} == csr_udp_dport_value_o,
+                         {ic_hdr_q[15:8], ic_hdr_q[23:16]} == csr_udp_dport_value_o};
+  assign ic1_opcode = {ic_hdr_q[591:584], ic_hdr_q[575:568], ic_hdr_q[543:536], ic_hdr_q[511:504],
+                       ic_hdr_q[479:472], ic_hdr_q[447:440], ic_hdr_q[415:408], ic_hdr_q[383:376],
+                       ic_hdr_q[351:344], ic_hdr_q[319:312], ic_hdr_q[287:280], ic_hdr_q[255:248],
+                       ic_hdr_q[223:216], ic_hdr_q[191:184], ic_hdr_q[159:152], ic_hdr_q[127:120],
+                       ic_hdr_q[95:88], ic_hdr_q[63:56]};
+  assign ic1_pad = {ic_hdr_q[597:596], ic_hdr_q[581:580], ic_hdr_q[549:548], ic_hdr_q[517:516],
+                    ic_hdr_q[485:484], ic_hdr_q[453:452], ic_hdr_q[421:420], ic_hdr_q[389:388],
+                    ic_hdr_q[357:356], ic_hdr_q[325:324], ic_hdr_q[293:292], ic_hdr_q[261:260],
+                    ic_hdr_q[229:228], ic_hdr_q[197:196], ic_hdr_q[165:164], ic_hdr_q[133:132],
+                    ic_hdr_q[101:100], ic_hdr_q[69:68]};
   assign ic2_zl = ic2_idx_q < 5'd18 ? ic2_zl_q[{ic2_idx_q, 4'b0000} +: 16] : 16'd24;
   assign ic2_len_ok = ic2_idx_q < 5'd18 && ic2_len_ok_q[ic2_idx_q];
   assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
+  assign ic3_hi_all = ic3_beat_q < ic3_pend_q[16:6];
+  assign ic3_hi_part = ic3_beat_q == ic3_pend_q[16:6];
   assign ic4_klo[0] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[0] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd0);
+  assign ic4_khi[0] = ic4_khi_q[0];
   assign ic4_ff[0] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[0] = 1'b0;
   assign ic4_lrh[7:0] = 8'd0;
@@ -1470,7 +1627,7 @@ module rx_parser (
   assign ic4_klo[1] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[1] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd1);
+  assign ic4_khi[1] = ic4_khi_q[1];
   assign ic4_ff[1] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[1] = 1'b0;
   assign ic4_lrh[15:8] = 8'd0;
@@ -1479,7 +1636,7 @@ module rx_parser (
   assign ic4_klo[2] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[2] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd2);
+  assign ic4_khi[2] = ic4_khi_q[2];
   assign ic4_ff[2] = ic4_k_q[1] && ic4_u_q[10];
   assign ic4_nib[2] = 1'b0;
   assign ic4_lrh[23:16] = 8'd0;
@@ -1488,7 +1645,7 @@ module rx_parser (
   assign ic4_klo[3] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[3] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd3);
+  assign ic4_khi[3] = ic4_khi_q[3];
   assign ic4_ff[3] = 1'b0;
   assign ic4_nib[3] = 1'b0;
   assign ic4_lrh[31:24] = 8'd0;
@@ -1497,7 +1654,7 @@ module rx_parser (
   assign ic4_klo[4] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[4] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd4);
+  assign ic4_khi[4] = ic4_khi_q[4];
   assign ic4_ff[4] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[4] = 1'b0;
   assign ic4_lrh[39:32] = 8'd0;
@@ -1506,7 +1663,7 @@ module rx_parser (
   assign ic4_klo[5] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[5] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd5);
+  assign ic4_khi[5] = ic4_khi_q[5];
   assign ic4_ff[5] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[5] = 1'b0;
   assign ic4_lrh[47:40] = 8'd0;
@@ -1515,7 +1672,7 @@ module rx_parser (
   assign ic4_klo[6] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[6] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd6);
+  assign ic4_khi[6] = ic4_khi_q[6];
   assign ic4_ff[6] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[6] = 1'b0;
   assign ic4_lrh[55:48] = 8'd0;
@@ -1524,7 +1681,7 @@ module rx_parser (
   assign ic4_klo[7] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[7] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd7);
+  assign ic4_khi[7] = ic4_khi_q[7];
   assign ic4_ff[7] = 1'b0;
   assign ic4_nib[7] = 1'b0;
   assign ic4_lrh[63:56] = 8'd0;
@@ -1533,7 +1690,7 @@ module rx_parser (
   assign ic4_klo[8] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[8] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd8);
+  assign ic4_khi[8] = ic4_khi_q[8];
   assign ic4_ff[8] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[8] = 1'b0;
   assign ic4_lrh[71:64] = 8'd0;
@@ -1542,7 +1699,7 @@ module rx_parser (
   assign ic4_klo[9] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[9] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd9);
+  assign ic4_khi[9] = ic4_khi_q[9];
   assign ic4_ff[9] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[9] = 1'b0;
   assign ic4_lrh[79:72] = 8'd0;
@@ -1551,7 +1708,7 @@ module rx_parser (
   assign ic4_klo[10] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[10] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd10);
+  assign ic4_khi[10] = ic4_khi_q[10];
   assign ic4_ff[10] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[10] = 1'b0;
   assign ic4_lrh[87:80] = 8'd0;
@@ -1560,7 +1717,7 @@ module rx_parser (
   assign ic4_klo[11] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[11] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd11);
+  assign ic4_khi[11] = ic4_khi_q[11];
   assign ic4_ff[11] = 1'b0;
   assign ic4_nib[11] = 1'b0;
   assign ic4_lrh[95:88] = 8'd0;
@@ -1569,7 +1726,7 @@ module rx_parser (
   assign ic4_klo[12] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[12] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd12);
+  assign ic4_khi[12] = ic4_khi_q[12];
   assign ic4_ff[12] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[12] = 1'b0;
   assign ic4_lrh[103:96] = 8'd0;
@@ -1578,7 +1735,7 @@ module rx_parser (
   assign ic4_klo[13] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[13] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd13);
+  assign ic4_khi[13] = ic4_khi_q[13];
   assign ic4_ff[13] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[13] = 1'b0;
   assign ic4_lrh[111:104] = 8'd0;
@@ -1588,7 +1745,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[14] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd14);
+  assign ic4_khi[14] = ic4_khi_q[14];
   assign ic4_ff[14] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[14] = ic4_k_q[0] && ic4_t6_q[0];
   assign ic4_lrh[119:112] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'he3;
@@ -1598,7 +1755,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[15] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd15);
+  assign ic4_khi[15] = ic4_khi_q[15];
   assign ic4_ff[15] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]);
   assign ic4_nib[15] = 1'b0;
   assign ic4_lrh[127:120] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'h20;
@@ -1608,7 +1765,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[16] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd16);
+  assign ic4_khi[16] = ic4_khi_q[16];
   assign ic4_ff[16] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[16] = 1'b0;
   assign ic4_lrh[135:128] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hbb;
@@ -1618,7 +1775,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[17] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd17);
+  assign ic4_khi[17] = ic4_khi_q[17];
   assign ic4_ff[17] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[17] = 1'b0;
   assign ic4_lrh[143:136] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hde;
@@ -1629,7 +1786,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[18] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd18);
+  assign ic4_khi[18] = ic4_khi_q[18];
   assign ic4_ff[18] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[18] = ic4_k_q[0] && ic4_t6_q[1];
   assign ic4_lrh[151:144] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'he3;
@@ -1640,7 +1797,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[19] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd19);
+  assign ic4_khi[19] = ic4_khi_q[19];
   assign ic4_ff[19] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]);
   assign ic4_nib[19] = 1'b0;
   assign ic4_lrh[159:152] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'h20;
@@ -1651,7 +1808,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[20] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd20);
+  assign ic4_khi[20] = ic4_khi_q[20];
   assign ic4_ff[20] = (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
                       (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[20] = 1'b0;
@@ -1663,7 +1820,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[21] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd21);
+  assign ic4_khi[21] = ic4_khi_q[21];
   assign ic4_ff[21] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
                       (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[21] = 1'b0;
@@ -1676,7 +1833,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[22] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd22);
+  assign ic4_khi[22] = ic4_khi_q[22];
   assign ic4_ff[22] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[22] = ic4_k_q[0] && ic4_t6_q[2];
   assign ic4_lrh[183:176] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'he3;
@@ -1688,7 +1845,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[23] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd23);
+  assign ic4_khi[23] = ic4_khi_q[23];
   assign ic4_ff[23] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]);
   assign ic4_nib[23] = 1'b0;
   assign ic4_lrh[191:184] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'h20;
@@ -1700,7 +1857,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[24] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd24);
+  assign ic4_khi[24] = ic4_khi_q[24];
   assign ic4_ff[24] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
                       (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
   assign ic4_nib[24] = 1'b0;
@@ -1713,7 +1870,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[25] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd25);
+  assign ic4_khi[25] = ic4_khi_q[25];
   assign ic4_ff[25] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
                       (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
                       (ic4_k_q[1] && ic4_u_q[17]);
@@ -1727,7 +1884,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[26] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd26);
+  assign ic4_khi[26] = ic4_khi_q[26];
   assign ic4_ff[26] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
                       (ic4_k_q[1] && ic4_u_q[16]);
   assign ic4_nib[26] = 1'b0;
@@ -1740,7 +1897,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[27] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd27);
+  assign ic4_khi[27] = ic4_khi_q[27];
   assign ic4_ff[27] = 1'b0;
   assign ic4_nib[27] = 1'b0;
   assign ic4_lrh[223:216] = 8'd0;
@@ -1752,7 +1909,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[28] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd28);
+  assign ic4_khi[28] = ic4_khi_q[28];
   assign ic4_ff[28] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[2]);
   assign ic4_nib[28] = 1'b0;
   assign ic4_lrh[231:224] = 8'd0;
@@ -1764,7 +1921,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[29] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd29);
+  assign ic4_khi[29] = ic4_khi_q[29];
   assign ic4_ff[29] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
                       (ic4_k_q[0] && ic4_u_q[2]);
   assign ic4_nib[29] = 1'b0;
@@ -1777,7 +1934,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[30] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd30);
+  assign ic4_khi[30] = ic4_khi_q[30];
   assign ic4_ff[30] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
                       (ic4_k_q[1] && ic4_u_q[17]);
   assign ic4_nib[30] = 1'b0;
@@ -1790,7 +1947,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[31] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd31);
+  assign ic4_khi[31] = ic4_khi_q[31];
   assign ic4_ff[31] = 1'b0;
   assign ic4_nib[31] = 1'b0;
   assign ic4_lrh[255:248] = 8'd0;
@@ -1802,7 +1959,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[32] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd32);
+  assign ic4_khi[32] = ic4_khi_q[32];
   assign ic4_ff[32] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[32] = 1'b0;
   assign ic4_lrh[263:256] = 8'd0;
@@ -1814,7 +1971,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[33] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd33);
+  assign ic4_khi[33] = ic4_khi_q[33];
   assign ic4_ff[33] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[33] = 1'b0;
   assign ic4_lrh[271:264] = 8'd0;
@@ -1826,7 +1983,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[34] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd34);
+  assign ic4_khi[34] = ic4_khi_q[34];
   assign ic4_ff[34] = ic4_k_q[0] && ic4_u_q[2];
   assign ic4_nib[34] = 1'b0;
   assign ic4_lrh[279:272] = 8'd0;
@@ -1838,7 +1995,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[35] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd35);
+  assign ic4_khi[35] = ic4_khi_q[35];
   assign ic4_ff[35] = 1'b0;
   assign ic4_nib[35] = 1'b0;
   assign ic4_lrh[287:280] = 8'd0;
@@ -1850,7 +2007,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[36] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd36);
+  assign ic4_khi[36] = ic4_khi_q[36];
   assign ic4_ff[36] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[36] = 1'b0;
   assign ic4_lrh[295:288] = 8'd0;
@@ -1862,7 +2019,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[37] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd37);
+  assign ic4_khi[37] = ic4_khi_q[37];
   assign ic4_ff[37] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[37] = 1'b0;
   assign ic4_lrh[303:296] = 8'd0;
@@ -1874,7 +2031,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[38] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd38);
+  assign ic4_khi[38] = ic4_khi_q[38];
   assign ic4_ff[38] = ic4_k_q[0] && ic4_u_q[3];
   assign ic4_nib[38] = 1'b0;
   assign ic4_lrh[311:304] = 8'd0;
@@ -1886,7 +2043,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[39] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd39);
+  assign ic4_khi[39] = ic4_khi_q[39];
   assign ic4_ff[39] = 1'b0;
   assign ic4_nib[39] = 1'b0;
   assign ic4_lrh[319:312] = 8'd0;
@@ -1898,7 +2055,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[40] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd40);
+  assign ic4_khi[40] = ic4_khi_q[40];
   assign ic4_ff[40] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[40] = 1'b0;
   assign ic4_lrh[327:320] = 8'd0;
@@ -1910,7 +2067,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[41] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd41);
+  assign ic4_khi[41] = ic4_khi_q[41];
   assign ic4_ff[41] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[41] = 1'b0;
   assign ic4_lrh[335:328] = 8'd0;
@@ -1922,7 +2079,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[42] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd42);
+  assign ic4_khi[42] = ic4_khi_q[42];
   assign ic4_ff[42] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[42] = 1'b0;
   assign ic4_lrh[343:336] = 8'd0;
@@ -1934,7 +2091,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[43] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd43);
+  assign ic4_khi[43] = ic4_khi_q[43];
   assign ic4_ff[43] = 1'b0;
   assign ic4_nib[43] = 1'b0;
   assign ic4_lrh[351:344] = 8'd0;
@@ -1946,7 +2103,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[44] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd44);
+  assign ic4_khi[44] = ic4_khi_q[44];
   assign ic4_ff[44] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[44] = 1'b0;
   assign ic4_lrh[359:352] = 8'd0;
@@ -1958,7 +2115,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[45] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd45);
+  assign ic4_khi[45] = ic4_khi_q[45];
   assign ic4_ff[45] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[45] = 1'b0;
   assign ic4_lrh[367:360] = 8'd0;
@@ -1970,7 +2127,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[46] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd46);
+  assign ic4_khi[46] = ic4_khi_q[46];
   assign ic4_ff[46] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[46] = 1'b0;
   assign ic4_lrh[375:368] = 8'd0;
@@ -1982,7 +2139,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[47] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd47);
+  assign ic4_khi[47] = ic4_khi_q[47];
   assign ic4_ff[47] = 1'b0;
   assign ic4_nib[47] = 1'b0;
   assign ic4_lrh[383:376] = 8'd0;
@@ -1994,7 +2151,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[48] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd48);
+  assign ic4_khi[48] = ic4_khi_q[48];
   assign ic4_ff[48] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[48] = 1'b0;
   assign ic4_lrh[391:384] = 8'd0;
@@ -2006,7 +2163,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[49] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd49);
+  assign ic4_khi[49] = ic4_khi_q[49];
   assign ic4_ff[49] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[49] = 1'b0;
   assign ic4_lrh[399:392] = 8'd0;
@@ -2018,7 +2175,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[50] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd50);
+  assign ic4_khi[50] = ic4_khi_q[50];
   assign ic4_ff[50] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[50] = 1'b0;
   assign ic4_lrh[407:400] = 8'd0;
@@ -2030,7 +2187,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[51] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd51);
+  assign ic4_khi[51] = ic4_khi_q[51];
   assign ic4_ff[51] = 1'b0;
   assign ic4_nib[51] = 1'b0;
   assign ic4_lrh[415:408] = 8'd0;
@@ -2042,7 +2199,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[52] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd52);
+  assign ic4_khi[52] = ic4_khi_q[52];
   assign ic4_ff[52] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[52] = 1'b0;
   assign ic4_lrh[423:416] = 8'd0;
@@ -2054,7 +2211,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[53] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd53);
+  assign ic4_khi[53] = ic4_khi_q[53];
   assign ic4_ff[53] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[53] = 1'b0;
   assign ic4_lrh[431:424] = 8'd0;
@@ -2066,7 +2223,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[54] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd54);
+  assign ic4_khi[54] = ic4_khi_q[54];
   assign ic4_ff[54] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[54] = 1'b0;
   assign ic4_lrh[439:432] = 8'd0;
@@ -2078,7 +2235,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[55] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd55);
+  assign ic4_khi[55] = ic4_khi_q[55];
   assign ic4_ff[55] = 1'b0;
   assign ic4_nib[55] = 1'b0;
   assign ic4_lrh[447:440] = 8'd0;
@@ -2090,7 +2247,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[56] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd56);
+  assign ic4_khi[56] = ic4_khi_q[56];
   assign ic4_ff[56] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[56] = 1'b0;
   assign ic4_lrh[455:448] = 8'd0;
@@ -2102,7 +2259,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[57] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd57);
+  assign ic4_khi[57] = ic4_khi_q[57];
   assign ic4_ff[57] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[57] = 1'b0;
   assign ic4_lrh[463:456] = 8'd0;
@@ -2114,7 +2271,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[58] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd58);
+  assign ic4_khi[58] = ic4_khi_q[58];
   assign ic4_ff[58] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[58] = 1'b0;
   assign ic4_lrh[471:464] = 8'd0;
@@ -2126,7 +2283,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[59] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd59);
+  assign ic4_khi[59] = ic4_khi_q[59];
   assign ic4_ff[59] = 1'b0;
   assign ic4_nib[59] = 1'b0;
   assign ic4_lrh[479:472] = 8'd0;
@@ -2138,7 +2295,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[60] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd60);
+  assign ic4_khi[60] = ic4_khi_q[60];
   assign ic4_ff[60] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[60] = 1'b0;
   assign ic4_lrh[487:480] = 8'd0;
@@ -2150,7 +2307,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[61] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd61);
+  assign ic4_khi[61] = ic4_khi_q[61];
   assign ic4_ff[61] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[61] = 1'b0;
   assign ic4_lrh[495:488] = 8'd0;
@@ -2162,7 +2319,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[62] = ic4_hi_all_q || (ic4_hi_part_q && ic4_hi_lane_q > 6'd62);
+  assign ic4_khi[62] = ic4_khi_q[62];
   assign ic4_ff[62] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[62] = 1'b0;
   assign ic4_lrh[503:496] = 8'd0;
@@ -2174,7 +2331,7 @@ module rx_parser (
                        (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
                        (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
                        (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
-  assign ic4_khi[63] = ic4_hi_all_q;
+  assign ic4_khi[63] = ic4_khi_q[63];
   assign ic4_ff[63] = 1'b0;
   assign ic4_nib[63] = 1'b0;
   assign ic4_lrh[511:504] = 8'd0;
@@ -2350,10 +2507,9 @@ module rx_parser (
   assign dly_tuser = ic7_tuser_q;
   assign take = dly_tvalid && in_ready;
   assign base = {beat_q, 6'd0};
-  assign view = beat_q == 11'd0 ? {hdr_q[1087:512], dly_tdata[511:0]} :
-                beat_q == 11'd1 ? {hdr_q[1087:1024], dly_tdata[511:0], hdr_q[511:0]} :
-                beat_q == 11'd2 ? {dly_tdata[63:0], hdr_q[1023:0]} :
-                hdr_q;
+  assign view = {view_at_q[2] ? dly_tdata[63:0] : hdr_q[1087:1024],
+                 view_at_q[1] ? dly_tdata[511:0] : hdr_q[1023:512],
+                 view_at_q[0] ? dly_tdata[511:0] : hdr_q[511:0]};
   assign last_bytes_edge = dly_tkeep & ~(dly_tkeep >> 1);
   assign last_bytes = {|(last_bytes_edge & 64'h8000000000000000),
                        |(last_bytes_edge & 64'h7fffffff80000000),
@@ -2400,64 +2556,107 @@ module rx_parser (
   assign pay_we1 = pay_wp_q[0] ? pay_n != 2'b00 : pay_n == 2'd2;
   assign pay_wa1 = pay_wp_q[0] ? pay_wp_q[3:1] : pay_wp1[3:1];
   assign pay_wd1 = pay_wp_q[0] ? pay_e0 : pay_e1;
-  assign v_vlan1 = {view[103:96], view[111:104]} == 16'h8100;
-  assign v_vlan2 = v_vlan1 && {view[135:128], view[143:136]} == 16'h8100;
-  assign v_ethertype = v_vlan2 ? {view[167:160], view[175:168]} :
-                       v_vlan1 ? {view[135:128], view[143:136]} :
-                       {view[103:96], view[111:104]};
-  assign v_ip = v_vlan2 ? 8'd22 : v_vlan1 ? 8'd18 : 8'd14;
-  assign v_ipv6 = v_ethertype == 16'h86dd;
-  assign v_ihl = v_vlan2 ? view[179:176] : v_vlan1 ? view[147:144] : view[115:112];
-  assign v_udp = v_ipv6 ? v_ip + 8'd40 : v_ip + {2'b00, v_ihl, 2'b00};
-  assign h_vlan1 = s1_vlan1_q;
-  assign h_vlan2 = s1_vlan2_q;
-  assign h_ethertype = s1_ethertype_q;
-  assign h_ip = s1_ip_q;
-  assign h_ipv6 = s1_ipv6_q;
-  assign h_ihl = s1_ihl_q;
-  assign h_udp = s1_udp_q;
-  assign h_ipw = h_vlan2 ? s1_hdr_q[655:176] : h_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
-  assign h_udpw = s1_hdr_q[{h_udp, 3'b000} +: 320];
+  assign s1_vlan1 = s1_tag12_q;
+  assign s1_vlan2 = s1_tag12_q && s1_tag16_q;
+  assign s1_ipv4 = s1_vlan2 ? s1_v4_20_q : s1_vlan1 ? s1_v4_16_q : s1_v4_12_q;
+  assign s1_ipv6 = s1_vlan2 ? s1_v6_20_q : s1_vlan1 ? s1_v6_16_q : s1_v6_12_q;
+  assign s1_ip = s1_vlan2 ? 8'd22 : s1_vlan1 ? 8'd18 : 8'd14;
+  assign s1_ihl = s1_vlan2 ? s1_hdr_q[179:176] : s1_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
+  assign s1_ipw = s1_vlan2 ? s1_hdr_q[655:176] : s1_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
+  assign s1_udp_idx = s1_vlan2 ? (s1_v6_20_q ? 5'd12 : {1'b0, s1_hdr_q[179:176]} + 5'd2) :
+                      s1_vlan1 ? (s1_v6_16_q ? 5'd11 : {1'b0, s1_hdr_q[147:144]} + 5'd1) :
+                      s1_v6_12_q ? 5'd10 :
+                      {1'b0, s1_hdr_q[115:112]};
+  assign s1_hdr14 = s1_hdr_q[1087:112];
+  assign s1_udpw = s1_hdr14[{s1_udp_idx, 5'h00} +: 320];
+  assign s1_csum0 = {3'b000, {s1_ipw[7:0], s1_ipw[15:8]}} +
+                    {3'b000, {s1_ipw[23:16], s1_ipw[31:24]}} +
+                    {3'b000, {s1_ipw[39:32], s1_ipw[47:40]}} +
+                    {3'b000, {s1_ipw[55:48], s1_ipw[63:56]}} +
+                    {3'b000, {s1_ipw[71:64], s1_ipw[79:72]}} +
+                    {3'b000, {s1_ipw[87:80], s1_ipw[95:88]}} +
+                    {3'b000, {s1_ipw[103:96], s1_ipw[111:104]}} +
+                    {3'b000, {s1_ipw[119:112], s1_ipw[127:120]}};
+  assign s1_csum1 = {3'b000, {s1_ipw[135:128], s1_ipw[143:136]}} +
+                    {3'b000, {s1_ipw[151:144], s1_ipw[159:152]}} +
+                    ((s1_vlan2 ? s1_ihl2_ge6_q : s1_vlan1 ? s1_ihl1_ge6_q : s1_ihl0_ge6_q) ?
+                       {3'b000, {s1_ipw[167:160], s1_ipw[175:168]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge6_q : s1_vlan1 ? s1_ihl1_ge6_q : s1_ihl0_ge6_q) ?
+                       {3'b000, {s1_ipw[183:176], s1_ipw[191:184]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge7_q : s1_vlan1 ? s1_ihl1_ge7_q : s1_ihl0_ge7_q) ?
+                       {3'b000, {s1_ipw[199:192], s1_ipw[207:200]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge7_q : s1_vlan1 ? s1_ihl1_ge7_q : s1_ihl0_ge7_q) ?
+                       {3'b000, {s1_ipw[215:208], s1_ipw[223:216]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge8_q : s1_vlan1 ? s1_ihl1_ge8_q : s1_ihl0_ge8_q) ?
+                       {3'b000, {s1_ipw[231:224], s1_ipw[239:232]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge8_q : s1_vlan1 ? s1_ihl1_ge8_q : s1_ihl0_ge8_q) ?
+                       {3'b000, {s1_ipw[247:240], s1_ipw[255:248]}} :
+                     19'd0);
+  assign s1_csum2 = ((s1_vlan2 ? s1_ihl2_ge9_q : s1_vlan1 ? s1_ihl1_ge9_q : s1_ihl0_ge9_q) ?
+                       {3'b000, {s1_ipw[263:256], s1_ipw[271:264]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge9_q : s1_vlan1 ? s1_ihl1_ge9_q : s1_ihl0_ge9_q) ?
+                       {3'b000, {s1_ipw[279:272], s1_ipw[287:280]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge10_q : s1_vlan1 ? s1_ihl1_ge10_q : s1_ihl0_ge10_q) ?
+                       {3'b000, {s1_ipw[295:288], s1_ipw[303:296]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge10_q : s1_vlan1 ? s1_ihl1_ge10_q : s1_ihl0_ge10_q) ?
+                       {3'b000, {s1_ipw[311:304], s1_ipw[319:312]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge11_q : s1_vlan1 ? s1_ihl1_ge11_q : s1_ihl0_ge11_q) ?
+                       {3'b000, {s1_ipw[327:320], s1_ipw[335:328]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge11_q : s1_vlan1 ? s1_ihl1_ge11_q : s1_ihl0_ge11_q) ?
+                       {3'b000, {s1_ipw[343:336], s1_ipw[351:344]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge12_q : s1_vlan1 ? s1_ihl1_ge12_q : s1_ihl0_ge12_q) ?
+                       {3'b000, {s1_ipw[359:352], s1_ipw[367:360]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge12_q : s1_vlan1 ? s1_ihl1_ge12_q : s1_ihl0_ge12_q) ?
+                       {3'b000, {s1_ipw[375:368], s1_ipw[383:376]}} :
+                     19'd0);
+  assign s1_csum3 = ((s1_vlan2 ? s1_ihl2_ge13_q : s1_vlan1 ? s1_ihl1_ge13_q : s1_ihl0_ge13_q) ?
+                       {3'b000, {s1_ipw[391:384], s1_ipw[399:392]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge13_q : s1_vlan1 ? s1_ihl1_ge13_q : s1_ihl0_ge13_q) ?
+                       {3'b000, {s1_ipw[407:400], s1_ipw[415:408]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge14_q : s1_vlan1 ? s1_ihl1_ge14_q : s1_ihl0_ge14_q) ?
+                       {3'b000, {s1_ipw[423:416], s1_ipw[431:424]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge14_q : s1_vlan1 ? s1_ihl1_ge14_q : s1_ihl0_ge14_q) ?
+                       {3'b000, {s1_ipw[439:432], s1_ipw[447:440]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge15_q : s1_vlan1 ? s1_ihl1_ge15_q : s1_ihl0_ge15_q) ?
+                       {3'b000, {s1_ipw[455:448], s1_ipw[463:456]}} :
+                     19'd0) +
+                    ((s1_vlan2 ? s1_ihl2_ge15_q : s1_vlan1 ? s1_ihl1_ge15_q : s1_ihl0_ge15_q) ?
+                       {3'b000, {s1_ipw[471:464], s1_ipw[479:472]}} :
+                     19'd0);
+  assign h_vlan1 = s1b_vlan1_q;
+  assign h_vlan2 = s1b_vlan2_q;
+  assign h_ipv4 = s1b_ipv4_q;
+  assign h_ipv6 = s1b_ipv6_q;
+  assign h_ip = s1b_ip_q;
+  assign h_ihl = s1b_ihl_q;
+  assign h_ipw = s1b_ip10_q;
+  assign h_udpw = s1b_udpw_q;
   assign h_ver = h_ipw[7:4];
   assign h_total = {h_ipw[23:16], h_ipw[31:24]};
   assign h_plen = {h_ipw[39:32], h_ipw[47:40]};
   assign h_ihl4 = {h_ihl, 2'b00};
-  assign h_csum_sum = (5'd0 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[7:0], h_ipw[15:8]}} : 21'd0) +
-                      (5'd1 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[23:16], h_ipw[31:24]}} : 21'd0) +
-                      (5'd2 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[39:32], h_ipw[47:40]}} : 21'd0) +
-                      (5'd3 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[55:48], h_ipw[63:56]}} : 21'd0) +
-                      (5'd4 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[71:64], h_ipw[79:72]}} : 21'd0) +
-                      (5'd5 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[87:80], h_ipw[95:88]}} : 21'd0) +
-                      (5'd6 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[103:96], h_ipw[111:104]}} : 21'd0) +
-                      (5'd7 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[119:112], h_ipw[127:120]}} : 21'd0) +
-                      (5'd8 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[135:128], h_ipw[143:136]}} : 21'd0) +
-                      (5'd9 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[151:144], h_ipw[159:152]}} : 21'd0) +
-                      (5'd10 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[167:160], h_ipw[175:168]}} : 21'd0) +
-                      (5'd11 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[183:176], h_ipw[191:184]}} : 21'd0) +
-                      (5'd12 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[199:192], h_ipw[207:200]}} : 21'd0) +
-                      (5'd13 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[215:208], h_ipw[223:216]}} : 21'd0) +
-                      (5'd14 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[231:224], h_ipw[239:232]}} : 21'd0) +
-                      (5'd15 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[247:240], h_ipw[255:248]}} : 21'd0) +
-                      (5'd16 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[263:256], h_ipw[271:264]}} : 21'd0) +
-                      (5'd17 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[279:272], h_ipw[287:280]}} : 21'd0) +
-                      (5'd18 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[295:288], h_ipw[303:296]}} : 21'd0) +
-                      (5'd19 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[311:304], h_ipw[319:312]}} : 21'd0) +
-                      (5'd20 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[327:320], h_ipw[335:328]}} : 21'd0) +
-                      (5'd21 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[343:336], h_ipw[351:344]}} : 21'd0) +
-                      (5'd22 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[359:352], h_ipw[367:360]}} : 21'd0) +
-                      (5'd23 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[375:368], h_ipw[383:376]}} : 21'd0) +
-                      (5'd24 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[391:384], h_ipw[399:392]}} : 21'd0) +
-                      (5'd25 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[407:400], h_ipw[415:408]}} : 21'd0) +
-                      (5'd26 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[423:416], h_ipw[431:424]}} : 21'd0) +
-                      (5'd27 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[439:432], h_ipw[447:440]}} : 21'd0) +
-                      (5'd28 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[455:448], h_ipw[463:456]}} : 21'd0) +
-                      (5'd29 < {h_ihl, 1'b0} ? {5'd0, {h_ipw[471:464], h_ipw[479:472]}} : 21'd0);
+  assign h_csum_sum = {2'b00, s1b_csum0_q} + {2'b00, s1b_csum1_q} + {2'b00, s1b_csum2_q} +
+                      {2'b00, s1b_csum3_q};
   assign h_csum_fold1 = {1'b0, h_csum_sum[15:0]} + {12'd0, h_csum_sum[20:16]};
-  assign h_csum_fold2 = {1'b0, h_csum_fold1[15:0]} + {16'd0, h_csum_fold1[16]};
-  assign h_csum_ok = h_csum_fold2[15:0] == 16'hffff;
-  assign h_len = s1_len_q;
+  assign h_csum_ok = h_csum_fold1 == 17'h0ffff;
+  assign h_len = s1b_len_q;
   assign h_pip = {9'd0, h_ip};
-  assign h_pudp = {9'd0, h_udp};
   assign h_udp_len = {h_udpw[39:32], h_udpw[47:40]};
   assign h_opcode = h_udpw[71:64];
   assign h_bth1 = h_udpw[79:72];
@@ -2466,15 +2665,13 @@ module rx_parser (
   assign h_qpn = {h_udpw[111:104], h_udpw[119:112], h_udpw[127:120]};
   assign h_bth8 = h_udpw[135:128];
   assign h_psn = {h_udpw[143:136], h_udpw[151:144], h_udpw[159:152]};
-  assign h_hdr_end = h_udp + 8'd20 + {3'b000, h_ext_len};
-  assign h_data_end = (h_pudp + {1'b0, h_udp_len}) - 17'd4;
   assign h_pad = h_bth1[5:4];
-  assign h_payload_end = h_data_end - {15'd0, h_pad};
-  assign h_ip_payload = h_ipv6 ? h_plen : h_total - {10'd0, h_ihl4};
-  assign h_payload_len = h_payload_end - {9'd0, h_hdr_end};
-  assign h_chk0 = s1_tuser_q[0];
+  assign h_overhead = 16'd24 + {11'd0, h_ext_len} + {14'd0, h_pad};
+  assign h_ip_payload = s1b_ip_payload_q;
+  assign h_payload_len = h_udp_len - h_overhead;
+  assign h_chk0 = s1b_tuser_q[0];
   assign h_chk1 = h_len < 17'd14 || (h_vlan1 && h_len < 17'd18) || (h_vlan2 && h_len < 17'd22);
-  assign h_chk2 = !(h_ethertype == 16'h0800 || (h_ipv6 && csr_ctrl_ipv6_en_o));
+  assign h_chk2 = !(h_ipv4 || (h_ipv6 && csr_ctrl_ipv6_en_o));
   assign h_chk3 = h_len < h_pip + (h_ipv6 ? 17'd40 : 17'd20);
   assign h_chk4 = h_ipv6 ? h_ver != 4'd6 || h_ipw[55:48] != 8'd17 : h_ver != 4'd4 || h_ihl < 4'd5;
   assign h_chk5 = !h_ipv6 && h_len < h_pip + {11'd0, h_ihl4};
@@ -2485,14 +2682,14 @@ module rx_parser (
                   h_total < {10'd0, h_ihl4} + 16'd8 || h_pip + {1'b0, h_total} > h_len;
   assign h_chk10 = {h_udpw[23:16], h_udpw[31:24]} != csr_udp_dport_value_o;
   assign h_chk11 = h_udp_len != h_ip_payload || h_udp_len < 16'd24;
-  assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1_crc_ok_q;
+  assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1b_crc_ok_q;
   assign h_chk13 = h_bth1[3:0] != 4'b0000;
   assign h_chk14 = !h_op_ok;
-  assign h_chk15 = {9'd0, h_hdr_end} > h_payload_end;
+  assign h_chk15 = h_overhead > h_udp_len;
   assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] &&
                      (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
-  assign h_chk18 = h_qpn[19:12] != s1_tuser_q[8:1];
+  assign h_chk18 = h_qpn[19:12] != s1b_tuser_q[8:1];
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
   assign h_imm = h_ext_len == 5'd20 ?
@@ -2500,7 +2697,7 @@ module rx_parser (
                  h_ext_len == 5'd12 ?
                    {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} :
                  {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
-  assign h_out_vf = s1_tuser_q[8:1];
+  assign h_out_vf = s1b_tuser_q[8:1];
   assign h_out_opcode = h_opcode;
   assign h_out_qpn = h_qpn;
   assign h_out_psn = h_psn;
@@ -2522,8 +2719,8 @@ module rx_parser (
   assign h_out_imm = h_has_imm ? h_imm : 32'd0;
   assign h_out_ecn_ce = h_ecn_ce;
   assign h_out_cnp = h_cnp;
-  assign h_out_payload_len = h_payload_len[15:0];
-  assign h_out_pay = s1_pay_q;
+  assign h_out_payload_len = h_payload_len;
+  assign h_out_pay = s1b_pay_q;
   assign rx_req_valid = 1'b1;
   assign h_lookup = s2_valid_q && !h_drop;
   assign rx_req_vf = h_lookup ? s2_vf_q : 8'd0;
@@ -2533,16 +2730,22 @@ module rx_parser (
   assign mk_rsp_ready = en;
   assign mk_req_valid = 1'b1;
   assign mk_req_user = 32'd0;
-  assign p2_tr = p2_opcode_q[7:5];
-  assign p2_op5 = p2_opcode_q[4:0];
-  assign p2_is_cnp = p2_opcode_q == 8'h81;
-  assign p2_is_resp = p2_tr == 3'b000 && p2_op5 >= 5'h0d && p2_op5 <= 5'h12;
-  assign p2_is_write = p2_tr <= 3'b001 && (p2_op5 == 5'h06 || p2_op5 == 5'h0a || p2_op5 == 5'h0b);
-  assign p2_is_read = p2_opcode_q == 8'h0c;
-  assign p2_is_atomic = p2_opcode_q == 8'h13 || p2_opcode_q == 8'h14;
-  assign p2_uc_start = p2_tr == 3'b001 &&
-                       (p2_op5 == 5'h00 || p2_op5 == 5'h04 || p2_op5 == 5'h05 || p2_op5 == 5'h06 ||
-                        p2_op5 == 5'h0a || p2_op5 == 5'h0b);
+  assign p1_tr = p1_opcode_q[7:5];
+  assign p1_op5 = p1_opcode_q[4:0];
+  assign p1_is_cnp = p1_opcode_q == 8'h81;
+  assign p1_is_resp = p1_tr == 3'b000 && p1_op5 >= 5'h0d && p1_op5 <= 5'h12;
+  assign p1_is_write = p1_tr <= 3'b001 && (p1_op5 == 5'h06 || p1_op5 == 5'h0a || p1_op5 == 5'h0b);
+  assign p1_is_read = p1_opcode_q == 8'h0c;
+  assign p1_is_atomic = p1_opcode_q == 8'h13 || p1_opcode_q == 8'h14;
+  assign p1_uc_start = p1_tr == 3'b001 &&
+                       (p1_op5 == 5'h00 || p1_op5 == 5'h04 || p1_op5 == 5'h05 || p1_op5 == 5'h06 ||
+                        p1_op5 == 5'h0a || p1_op5 == 5'h0b);
+  assign p2_tr = p2_tr_q;
+  assign p2_is_cnp = p2_is_cnp_q;
+  assign p2_is_resp = p2_is_resp_q;
+  assign p2_is_write = p2_is_write_q;
+  assign p2_is_read = p2_is_read_q;
+  assign p2_is_atomic = p2_is_atomic_q;
   assign p2_tr_ok = p2_is_cnp || (p2_tr == 3'b000 && rx_rsp_st == 8'd0) ||
                     (p2_tr == 3'b001 && rx_rsp_st == 8'd1) ||
                     (p2_tr == 3'b011 && rx_rsp_st == 8'd2);
@@ -2561,7 +2764,16 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
+  assign p3_tr = p3_opcode_q[7:5];
+  assign p3_op5 = p3_opcode_q[4:0];
+  assign p3_is_cnp = p3_opcode_q == 8'h81;
+  assign p3_is_resp = p3_tr == 3'b000 && p3_op5 >= 5'h0d && p3_op5 <= 5'h12;
+  assign p3_is_write = p3_tr <= 3'b001 && (p3_op5 == 5'h06 || p3_op5 == 5'h0a || p3_op5 == 5'h0b);
   assign p3_is_read = p3_opcode_q == 8'h0c;
+  assign p3_is_atomic = p3_opcode_q == 8'h13 || p3_opcode_q == 8'h14;
+  assign p3_uc_start = p3_tr == 3'b001 &&
+                       (p3_op5 == 5'h00 || p3_op5 == 5'h04 || p3_op5 == 5'h05 || p3_op5 == 5'h06 ||
+                        p3_op5 == 5'h0a || p3_op5 == 5'h0b);
   assign p3_rd1 = ({1'b0, p3_dma_len_q} + 33'd255) >> 8;
   assign p3_rd2 = ({1'b0, p3_dma_len_q} + 33'd511) >> 9;
   assign p3_rd3 = ({1'b0, p3_dma_len_q} + 33'd1023) >> 10;
@@ -2574,64 +2786,35 @@ module rx_parser (
                      p3_mtu_q == 3'd2 ? p3_rd2[23:0] :
                      p3_mtu_q == 3'd1 ? p3_rd1[23:0] :
                      24'd1;
-  assign p4_tr = p4_opcode_q[7:5];
-  assign p4_op5 = p4_opcode_q[4:0];
-  assign p4_is_cnp = p4_opcode_q == 8'h81;
-  assign p4_is_resp = p4_tr == 3'b000 && p4_op5 >= 5'h0d && p4_op5 <= 5'h12;
-  assign p4_is_write = p4_tr <= 3'b001 && (p4_op5 == 5'h06 || p4_op5 == 5'h0a || p4_op5 == 5'h0b);
-  assign p4_is_read = p4_opcode_q == 8'h0c;
-  assign p4_is_atomic = p4_opcode_q == 8'h13 || p4_opcode_q == 8'h14;
-  assign p4_uc_start = p4_tr == 3'b001 &&
-                       (p4_op5 == 5'h00 || p4_op5 == 5'h04 || p4_op5 == 5'h05 || p4_op5 == 5'h06 ||
-                        p4_op5 == 5'h0a || p4_op5 == 5'h0b);
-  assign wbh4_hit = wbh4_valid_q && p4_m4_q;
-  assign wbh3_hit = wbh3_valid_q && p4_m3_q;
-  assign wbh2_hit = wbh2_valid_q && p4_m2_q;
+  assign p3_diff0 = p3_psn_q - p3_epsn_q;
+  assign p3_hit2 = wbh1_valid_q && p3_m2_q;
+  assign p3_diff2 = p3_psn_q - wbh1_epsn_q;
+  assign p3_hit3 = wbh2_valid_q && p3_m3_q;
+  assign p3_diff3 = p3_psn_q - wbh2_epsn_q;
+  assign p3_hit4 = wbh3_valid_q && p3_m4_q;
+  assign p3_diff4 = p3_psn_q - wbh3_epsn_q;
+  assign p3_diff_nx = p3_psn_q - p4_next_q;
+  assign p3_seq = !p3_is_cnp && !p3_is_resp && p3_tr != 3'b011;
+  assign p3_uc = p3_tr == 3'b001;
   assign wbh1_hit = wbh1_valid_q && p4_m1_q;
-  assign p4_diff0 = p4_psn_q - p4_epsn_q;
-  assign p4_diff1 = p4_psn_q - wbh1_epsn_q;
-  assign p4_diff2 = p4_psn_q - wbh2_epsn_q;
-  assign p4_diff3 = p4_psn_q - wbh3_epsn_q;
-  assign p4_diff4 = p4_psn_q - wbh4_epsn_q;
-  assign p4_epsn = wbh1_hit ? wbh1_epsn_q :
-                   wbh2_hit ? wbh2_epsn_q :
-                   wbh3_hit ? wbh3_epsn_q :
-                   wbh4_hit ? wbh4_epsn_q :
-                   p4_epsn_q;
-  assign p4_epsn_m1 = wbh1_hit ? wbh1_epsn_q - 24'd1 :
-                      wbh2_hit ? wbh2_epsn_q - 24'd1 :
-                      wbh3_hit ? wbh3_epsn_q - 24'd1 :
-                      wbh4_hit ? wbh4_epsn_q - 24'd1 :
-                      p4_epsn_q - 24'd1;
-  assign p4_nak = wbh1_hit ? wbh1_nak_q :
-                  wbh2_hit ? wbh2_nak_q :
-                  wbh3_hit ? wbh3_nak_q :
-                  wbh4_hit ? wbh4_nak_q :
-                  p4_nak_q;
-  assign p4_eq = wbh1_hit ? p4_diff1 == 24'd0 :
-                 wbh2_hit ? p4_diff2 == 24'd0 :
-                 wbh3_hit ? p4_diff3 == 24'd0 :
-                 wbh4_hit ? p4_diff4 == 24'd0 :
-                 p4_diff0 == 24'd0;
-  assign p4_behind = wbh1_hit ? p4_diff1[23] :
-                     wbh2_hit ? p4_diff2[23] :
-                     wbh3_hit ? p4_diff3[23] :
-                     wbh4_hit ? p4_diff4[23] :
-                     p4_diff0[23];
+  assign p4_adv = wbh1_hit && !wbh1_nak_q;
+  assign p4_epsn = wbh1_hit ? wbh1_epsn_q : p4_epsn_q;
+  assign p4_epsn_m1 = p4_epsn - 24'd1;
+  assign p4_nak = wbh1_hit ? wbh1_nak_q : p4_nak_q;
+  assign p4_eq = p4_adv ? p4_eq_nx_q : p4_eq_q;
+  assign p4_behind = p4_adv ? p4_behind_nx_q : p4_behind_q;
   assign p4_key_ok = !(p4_key_chk_q && !(p4_acc_ok_q && mk_rsp_ok));
-  assign p4_rd_or_atomic = p4_is_read || p4_is_atomic;
-  assign p4_seq = !p4_is_cnp && !p4_is_resp && p4_tr != 3'b011;
-  assign p4_may_wb = p4_valid_q && !p4_drop_q && p4_seq;
-  assign p4_may_ack = p4_may_wb && p4_tr != 3'b001;
+  assign p3_may_wb = p3_valid_q && !p3_drop_q && p3_seq;
   assign wb_need = p4_valid_q && p4_wb;
   assign ack_need = p4_valid_q && p4_ack;
   assign out_free = !(m_hdr_valid_q && !m_hdr_ready) &&
-                    !(p4_may_ack && m_ack_valid_q && !m_ack_ready);
+                    !(p4_may_ack_q && m_ack_valid_q && !m_ack_ready);
   assign rx_wb_valid = wb_need && out_free && primed;
   assign rx_wb_vf = p4_vf_q;
   assign rx_wb_qpn = p4_qpn_q;
   assign rx_wb_epsn = p4_wb_epsn;
   assign rx_wb_nak_sent = p4_wb_nak;
+  assign p4_accept = !p4_drop_q && (!p4_seq_q || (p4_key_ok && (p4_eq || p4_uc_start_q)));
   assign out_load = en && p4_valid_q;
   assign m_hdr_valid = m_hdr_valid_q;
   assign m_hdr_verdict = out_verdict_q;
@@ -2716,21 +2899,22 @@ module rx_parser (
                        csr_drop_wrong_vf_count_o, csr_drop_state_count_o,
                        csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o,
                        csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o,
-                       csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[87:86],
-                       ic_hdr_q[83:80], ic_hdr_q[119:118], ic_hdr_q[115:112], ic_hdr_q[151:150],
-                       ic_hdr_q[147:144], ic_hdr_q[183:182], ic_hdr_q[179:176], ic_hdr_q[215:214],
-                       ic_hdr_q[211:208], ic_hdr_q[247:246], ic_hdr_q[243:240], ic_hdr_q[279:278],
-                       ic_hdr_q[275:272], ic_hdr_q[311:310], ic_hdr_q[307:304], ic_hdr_q[343:342],
-                       ic_hdr_q[339:336], ic_hdr_q[375:374], ic_hdr_q[371:368], ic_hdr_q[407:406],
-                       ic_hdr_q[403:400], ic_hdr_q[439:438], ic_hdr_q[435:432], ic_hdr_q[471:470],
-                       ic_hdr_q[467:464], ic_hdr_q[503:502], ic_hdr_q[499:496], ic_hdr_q[535:534],
-                       ic_hdr_q[531:528], ic_hdr_q[567:566], ic_hdr_q[563:560], ic_hdr_q[599:598],
-                       ic_hdr_q[595:592], ic_hdr_q[615:614], ic_hdr_q[611:608], h_udpw[63:48],
-                       h_udpw[15:0], h_csum_fold2[16], h_bth1[6], h_bth4[5:0], h_bth8[6:0],
-                       h_payload_len[16], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason,
-                       mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_uc_start,
-                       p4_is_write, p3_rd1[32:24], p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24],
-                       p3_rd5[32:24], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
+                       csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[71:70],
+                       ic_hdr_q[67:64], ic_hdr_q[103:102], ic_hdr_q[99:96], ic_hdr_q[135:134],
+                       ic_hdr_q[131:128], ic_hdr_q[167:166], ic_hdr_q[163:160], ic_hdr_q[199:198],
+                       ic_hdr_q[195:192], ic_hdr_q[231:230], ic_hdr_q[227:224], ic_hdr_q[263:262],
+                       ic_hdr_q[259:256], ic_hdr_q[295:294], ic_hdr_q[291:288], ic_hdr_q[327:326],
+                       ic_hdr_q[323:320], ic_hdr_q[359:358], ic_hdr_q[355:352], ic_hdr_q[391:390],
+                       ic_hdr_q[387:384], ic_hdr_q[423:422], ic_hdr_q[419:416], ic_hdr_q[455:454],
+                       ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480], ic_hdr_q[519:518],
+                       ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544], ic_hdr_q[583:582],
+                       ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592], h_udpw[63:48],
+                       h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14],
+                       h_ipw[11:10], h_ipw[3:0], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf,
+                       rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
+                       rx_req_ready, mk_req_ready, p1_uc_start, p3_is_write, p3_rd1[32:24],
+                       p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0],
+                       p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
@@ -2738,87 +2922,101 @@ module rx_parser (
     // data term, ic6 runs the CRC register, ic7 checks the residue
     ic_beat_d = ic_beat_q;
     ic_hdr_d = ic_hdr_q;
+    ic_et12_8100_d = ic_et12_8100_q;
+    ic_et16_8100_d = ic_et16_8100_q;
+    ic_et12_0800_d = ic_et12_0800_q;
+    ic_et16_0800_d = ic_et16_0800_q;
+    ic_et20_0800_d = ic_et20_0800_q;
+    ic_et12_86dd_d = ic_et12_86dd_q;
+    ic_et16_86dd_d = ic_et16_86dd_q;
+    ic_et20_86dd_d = ic_et20_86dd_q;
     if (ic_take) begin
       if (ic_beat_q == 11'd0) begin
-        ic_hdr_d[7:0] = s_axis_tdata[103:96];
-        ic_hdr_d[15:8] = s_axis_tdata[111:104];
-        ic_hdr_d[23:16] = s_axis_tdata[119:112];
-        ic_hdr_d[31:24] = s_axis_tdata[135:128];
-        ic_hdr_d[39:32] = s_axis_tdata[143:136];
-        ic_hdr_d[47:40] = s_axis_tdata[151:144];
-        ic_hdr_d[55:48] = s_axis_tdata[159:152];
-        ic_hdr_d[63:56] = s_axis_tdata[167:160];
-        ic_hdr_d[71:64] = s_axis_tdata[175:168];
-        ic_hdr_d[79:72] = s_axis_tdata[183:176];
-        ic_hdr_d[87:80] = s_axis_tdata[191:184];
-        ic_hdr_d[95:88] = s_axis_tdata[199:192];
-        ic_hdr_d[103:96] = s_axis_tdata[207:200];
-        ic_hdr_d[111:104] = s_axis_tdata[215:208];
-        ic_hdr_d[119:112] = s_axis_tdata[223:216];
-        ic_hdr_d[127:120] = s_axis_tdata[231:224];
-        ic_hdr_d[135:128] = s_axis_tdata[239:232];
-        ic_hdr_d[143:136] = s_axis_tdata[247:240];
-        ic_hdr_d[151:144] = s_axis_tdata[255:248];
-        ic_hdr_d[159:152] = s_axis_tdata[263:256];
-        ic_hdr_d[167:160] = s_axis_tdata[271:264];
-        ic_hdr_d[175:168] = s_axis_tdata[279:272];
-        ic_hdr_d[183:176] = s_axis_tdata[287:280];
-        ic_hdr_d[191:184] = s_axis_tdata[295:288];
-        ic_hdr_d[199:192] = s_axis_tdata[303:296];
-        ic_hdr_d[207:200] = s_axis_tdata[311:304];
-        ic_hdr_d[215:208] = s_axis_tdata[319:312];
-        ic_hdr_d[223:216] = s_axis_tdata[327:320];
-        ic_hdr_d[231:224] = s_axis_tdata[335:328];
-        ic_hdr_d[239:232] = s_axis_tdata[343:336];
-        ic_hdr_d[247:240] = s_axis_tdata[351:344];
-        ic_hdr_d[255:248] = s_axis_tdata[359:352];
-        ic_hdr_d[263:256] = s_axis_tdata[367:360];
-        ic_hdr_d[271:264] = s_axis_tdata[375:368];
-        ic_hdr_d[279:272] = s_axis_tdata[383:376];
-        ic_hdr_d[287:280] = s_axis_tdata[391:384];
-        ic_hdr_d[295:288] = s_axis_tdata[399:392];
-        ic_hdr_d[303:296] = s_axis_tdata[407:400];
-        ic_hdr_d[311:304] = s_axis_tdata[415:408];
-        ic_hdr_d[319:312] = s_axis_tdata[423:416];
-        ic_hdr_d[327:320] = s_axis_tdata[431:424];
-        ic_hdr_d[335:328] = s_axis_tdata[439:432];
-        ic_hdr_d[343:336] = s_axis_tdata[447:440];
-        ic_hdr_d[351:344] = s_axis_tdata[455:448];
-        ic_hdr_d[359:352] = s_axis_tdata[463:456];
-        ic_hdr_d[367:360] = s_axis_tdata[471:464];
-        ic_hdr_d[375:368] = s_axis_tdata[479:472];
-        ic_hdr_d[383:376] = s_axis_tdata[487:480];
-        ic_hdr_d[391:384] = s_axis_tdata[495:488];
-        ic_hdr_d[399:392] = s_axis_tdata[503:496];
-        ic_hdr_d[407:400] = s_axis_tdata[511:504];
+        ic_et12_8100_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h8100;
+        ic_et16_8100_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h8100;
+        ic_et12_0800_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h0800;
+        ic_et16_0800_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h0800;
+        ic_et20_0800_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h0800;
+        ic_et12_86dd_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h86dd;
+        ic_et16_86dd_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h86dd;
+        ic_et20_86dd_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h86dd;
+        ic_hdr_d[7:0] = s_axis_tdata[119:112];
+        ic_hdr_d[15:8] = s_axis_tdata[135:128];
+        ic_hdr_d[23:16] = s_axis_tdata[143:136];
+        ic_hdr_d[31:24] = s_axis_tdata[151:144];
+        ic_hdr_d[39:32] = s_axis_tdata[159:152];
+        ic_hdr_d[47:40] = s_axis_tdata[167:160];
+        ic_hdr_d[55:48] = s_axis_tdata[175:168];
+        ic_hdr_d[63:56] = s_axis_tdata[183:176];
+        ic_hdr_d[71:64] = s_axis_tdata[191:184];
+        ic_hdr_d[79:72] = s_axis_tdata[199:192];
+        ic_hdr_d[87:80] = s_axis_tdata[207:200];
+        ic_hdr_d[95:88] = s_axis_tdata[215:208];
+        ic_hdr_d[103:96] = s_axis_tdata[223:216];
+        ic_hdr_d[111:104] = s_axis_tdata[231:224];
+        ic_hdr_d[119:112] = s_axis_tdata[239:232];
+        ic_hdr_d[127:120] = s_axis_tdata[247:240];
+        ic_hdr_d[135:128] = s_axis_tdata[255:248];
+        ic_hdr_d[143:136] = s_axis_tdata[263:256];
+        ic_hdr_d[151:144] = s_axis_tdata[271:264];
+        ic_hdr_d[159:152] = s_axis_tdata[279:272];
+        ic_hdr_d[167:160] = s_axis_tdata[287:280];
+        ic_hdr_d[175:168] = s_axis_tdata[295:288];
+        ic_hdr_d[183:176] = s_axis_tdata[303:296];
+        ic_hdr_d[191:184] = s_axis_tdata[311:304];
+        ic_hdr_d[199:192] = s_axis_tdata[319:312];
+        ic_hdr_d[207:200] = s_axis_tdata[327:320];
+        ic_hdr_d[215:208] = s_axis_tdata[335:328];
+        ic_hdr_d[223:216] = s_axis_tdata[343:336];
+        ic_hdr_d[231:224] = s_axis_tdata[351:344];
+        ic_hdr_d[239:232] = s_axis_tdata[359:352];
+        ic_hdr_d[247:240] = s_axis_tdata[367:360];
+        ic_hdr_d[255:248] = s_axis_tdata[375:368];
+        ic_hdr_d[263:256] = s_axis_tdata[383:376];
+        ic_hdr_d[271:264] = s_axis_tdata[391:384];
+        ic_hdr_d[279:272] = s_axis_tdata[399:392];
+        ic_hdr_d[287:280] = s_axis_tdata[407:400];
+        ic_hdr_d[295:288] = s_axis_tdata[415:408];
+        ic_hdr_d[303:296] = s_axis_tdata[423:416];
+        ic_hdr_d[311:304] = s_axis_tdata[431:424];
+        ic_hdr_d[319:312] = s_axis_tdata[439:432];
+        ic_hdr_d[327:320] = s_axis_tdata[447:440];
+        ic_hdr_d[335:328] = s_axis_tdata[455:448];
+        ic_hdr_d[343:336] = s_axis_tdata[463:456];
+        ic_hdr_d[351:344] = s_axis_tdata[471:464];
+        ic_hdr_d[359:352] = s_axis_tdata[479:472];
+        ic_hdr_d[367:360] = s_axis_tdata[487:480];
+        ic_hdr_d[375:368] = s_axis_tdata[495:488];
+        ic_hdr_d[383:376] = s_axis_tdata[503:496];
+        ic_hdr_d[391:384] = s_axis_tdata[511:504];
       end
       if (ic_beat_q == 11'd1) begin
-        ic_hdr_d[415:408] = s_axis_tdata[7:0];
-        ic_hdr_d[423:416] = s_axis_tdata[15:8];
-        ic_hdr_d[431:424] = s_axis_tdata[23:16];
-        ic_hdr_d[439:432] = s_axis_tdata[31:24];
-        ic_hdr_d[447:440] = s_axis_tdata[39:32];
-        ic_hdr_d[455:448] = s_axis_tdata[47:40];
-        ic_hdr_d[463:456] = s_axis_tdata[55:48];
-        ic_hdr_d[471:464] = s_axis_tdata[63:56];
-        ic_hdr_d[479:472] = s_axis_tdata[71:64];
-        ic_hdr_d[487:480] = s_axis_tdata[79:72];
-        ic_hdr_d[495:488] = s_axis_tdata[87:80];
-        ic_hdr_d[503:496] = s_axis_tdata[95:88];
-        ic_hdr_d[511:504] = s_axis_tdata[103:96];
-        ic_hdr_d[519:512] = s_axis_tdata[111:104];
-        ic_hdr_d[527:520] = s_axis_tdata[119:112];
-        ic_hdr_d[535:528] = s_axis_tdata[127:120];
-        ic_hdr_d[543:536] = s_axis_tdata[135:128];
-        ic_hdr_d[551:544] = s_axis_tdata[143:136];
-        ic_hdr_d[559:552] = s_axis_tdata[151:144];
-        ic_hdr_d[567:560] = s_axis_tdata[159:152];
-        ic_hdr_d[575:568] = s_axis_tdata[167:160];
-        ic_hdr_d[583:576] = s_axis_tdata[175:168];
-        ic_hdr_d[591:584] = s_axis_tdata[183:176];
-        ic_hdr_d[599:592] = s_axis_tdata[191:184];
-        ic_hdr_d[607:600] = s_axis_tdata[215:208];
-        ic_hdr_d[615:608] = s_axis_tdata[223:216];
+        ic_hdr_d[399:392] = s_axis_tdata[7:0];
+        ic_hdr_d[407:400] = s_axis_tdata[15:8];
+        ic_hdr_d[415:408] = s_axis_tdata[23:16];
+        ic_hdr_d[423:416] = s_axis_tdata[31:24];
+        ic_hdr_d[431:424] = s_axis_tdata[39:32];
+        ic_hdr_d[439:432] = s_axis_tdata[47:40];
+        ic_hdr_d[447:440] = s_axis_tdata[55:48];
+        ic_hdr_d[455:448] = s_axis_tdata[63:56];
+        ic_hdr_d[463:456] = s_axis_tdata[71:64];
+        ic_hdr_d[471:464] = s_axis_tdata[79:72];
+        ic_hdr_d[479:472] = s_axis_tdata[87:80];
+        ic_hdr_d[487:480] = s_axis_tdata[95:88];
+        ic_hdr_d[495:488] = s_axis_tdata[103:96];
+        ic_hdr_d[503:496] = s_axis_tdata[111:104];
+        ic_hdr_d[511:504] = s_axis_tdata[119:112];
+        ic_hdr_d[519:512] = s_axis_tdata[127:120];
+        ic_hdr_d[527:520] = s_axis_tdata[135:128];
+        ic_hdr_d[535:528] = s_axis_tdata[143:136];
+        ic_hdr_d[543:536] = s_axis_tdata[151:144];
+        ic_hdr_d[551:544] = s_axis_tdata[159:152];
+        ic_hdr_d[559:552] = s_axis_tdata[167:160];
+        ic_hdr_d[567:560] = s_axis_tdata[175:168];
+        ic_hdr_d[575:568] = s_axis_tdata[183:176];
+        ic_hdr_d[583:576] = s_axis_tdata[191:184];
+        ic_hdr_d[591:584] = s_axis_tdata[215:208];
+        ic_hdr_d[599:592] = s_axis_tdata[223:216];
       end
       if (s_axis_tlast) begin
         ic_beat_d = 11'd0;
@@ -2986,9 +3184,7 @@ module rx_parser (
     ic4_t4_d = ic4_t4_q;
     ic4_t6_d = ic4_t6_q;
     ic4_u_d = ic4_u_q;
-    ic4_hi_all_d = ic4_hi_all_q;
-    ic4_hi_part_d = ic4_hi_part_q;
-    ic4_hi_lane_d = ic4_hi_lane_q;
+    ic4_khi_d = ic4_khi_q;
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
     ic3_op_ok = 1'b0;
@@ -3108,9 +3304,69 @@ module rx_parser (
                  ic3_idx_q == 5'd9, ic3_idx_q == 5'd8, ic3_idx_q == 5'd7, ic3_idx_q == 5'd6,
                  ic3_idx_q == 5'd5, ic3_idx_q == 5'd4, ic3_idx_q == 5'd3, ic3_idx_q == 5'd2,
                  ic3_idx_q == 5'd1, ic3_idx_q == 5'd0};
-      ic4_hi_all_d = ic3_beat_q < ic3_pend_q[16:6];
-      ic4_hi_part_d = ic3_beat_q == ic3_pend_q[16:6];
-      ic4_hi_lane_d = ic3_pend_q[5:0];
+      ic4_khi_d = {ic3_hi_all, ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd62),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd61),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd60),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd59),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd58),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd57),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd56),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd55),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd54),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd53),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd52),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd51),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd50),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd49),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd48),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd47),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd46),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd45),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd44),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd43),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd42),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd41),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd40),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd39),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd38),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd37),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd36),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd35),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd34),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd33),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd32),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd31),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd30),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd29),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd28),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd27),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd26),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd25),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd24),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd23),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd22),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd21),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd20),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd19),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd18),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd17),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd16),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd15),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd14),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd13),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd12),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd11),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd10),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd9),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd8),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd7),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd6),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd5),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd4),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd3),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd2),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd1),
+                   ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd0)};
       ic4_end_here_d = ic3_len_ok_q &&
                        (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] :
                         ic3_beat_q == ic3_pend_q[16:6]);
@@ -3185,6 +3441,14 @@ module rx_parser (
     ic_ok_d = ic_ok_q;
     if (in_ready && ic7_valid_q) begin
       ic_ok_d = dly_crc_ok;
+    end
+    view_at_d = view_at_q;
+    if (take) begin
+      if (dly_tlast) begin
+        view_at_d = {2'b00, 1'b1};
+      end else begin
+        view_at_d = {view_at_q[1:0], 1'b0};
+      end
     end
     beat_d = beat_q;
     hdr_d = hdr_q;
@@ -3275,21 +3539,123 @@ module rx_parser (
       s1_tuser_d = dly_tuser;
       s1_pay_d = pay_frame;
     end
-    s1_vlan1_d = s1_vlan1_q;
-    s1_vlan2_d = s1_vlan2_q;
-    s1_ethertype_d = s1_ethertype_q;
-    s1_ip_d = s1_ip_q;
-    s1_ipv6_d = s1_ipv6_q;
-    s1_ihl_d = s1_ihl_q;
-    s1_udp_d = s1_udp_q;
+    s1_tag12_d = s1_tag12_q;
+    s1_tag16_d = s1_tag16_q;
+    s1_v4_12_d = s1_v4_12_q;
+    s1_v6_12_d = s1_v6_12_q;
+    s1_v4_16_d = s1_v4_16_q;
+    s1_v6_16_d = s1_v6_16_q;
+    s1_v4_20_d = s1_v4_20_q;
+    s1_v6_20_d = s1_v6_20_q;
+    s1_ihl0_ge6_d = s1_ihl0_ge6_q;
+    s1_ihl0_ge7_d = s1_ihl0_ge7_q;
+    s1_ihl0_ge8_d = s1_ihl0_ge8_q;
+    s1_ihl0_ge9_d = s1_ihl0_ge9_q;
+    s1_ihl0_ge10_d = s1_ihl0_ge10_q;
+    s1_ihl0_ge11_d = s1_ihl0_ge11_q;
+    s1_ihl0_ge12_d = s1_ihl0_ge12_q;
+    s1_ihl0_ge13_d = s1_ihl0_ge13_q;
+    s1_ihl0_ge14_d = s1_ihl0_ge14_q;
+    s1_ihl0_ge15_d = s1_ihl0_ge15_q;
+    s1_ihl1_ge6_d = s1_ihl1_ge6_q;
+    s1_ihl1_ge7_d = s1_ihl1_ge7_q;
+    s1_ihl1_ge8_d = s1_ihl1_ge8_q;
+    s1_ihl1_ge9_d = s1_ihl1_ge9_q;
+    s1_ihl1_ge10_d = s1_ihl1_ge10_q;
+    s1_ihl1_ge11_d = s1_ihl1_ge11_q;
+    s1_ihl1_ge12_d = s1_ihl1_ge12_q;
+    s1_ihl1_ge13_d = s1_ihl1_ge13_q;
+    s1_ihl1_ge14_d = s1_ihl1_ge14_q;
+    s1_ihl1_ge15_d = s1_ihl1_ge15_q;
+    s1_ihl2_ge6_d = s1_ihl2_ge6_q;
+    s1_ihl2_ge7_d = s1_ihl2_ge7_q;
+    s1_ihl2_ge8_d = s1_ihl2_ge8_q;
+    s1_ihl2_ge9_d = s1_ihl2_ge9_q;
+    s1_ihl2_ge10_d = s1_ihl2_ge10_q;
+    s1_ihl2_ge11_d = s1_ihl2_ge11_q;
+    s1_ihl2_ge12_d = s1_ihl2_ge12_q;
+    s1_ihl2_ge13_d = s1_ihl2_ge13_q;
+    s1_ihl2_ge14_d = s1_ihl2_ge14_q;
+    s1_ihl2_ge15_d = s1_ihl2_ge15_q;
     if (en) begin
-      s1_vlan1_d = v_vlan1;
-      s1_vlan2_d = v_vlan2;
-      s1_ethertype_d = v_ethertype;
-      s1_ip_d = v_ip;
-      s1_ipv6_d = v_ipv6;
-      s1_ihl_d = v_ihl;
-      s1_udp_d = v_udp;
+      s1_tag12_d = {view[103:96], view[111:104]} == 16'h8100;
+      s1_tag16_d = {view[135:128], view[143:136]} == 16'h8100;
+      s1_v4_12_d = {view[103:96], view[111:104]} == 16'h0800;
+      s1_v6_12_d = {view[103:96], view[111:104]} == 16'h86dd;
+      s1_v4_16_d = {view[135:128], view[143:136]} == 16'h0800;
+      s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
+      s1_v4_20_d = {view[167:160], view[175:168]} == 16'h0800;
+      s1_v6_20_d = {view[167:160], view[175:168]} == 16'h86dd;
+      s1_ihl0_ge6_d = view[115:112] >= 4'd6;
+      s1_ihl0_ge7_d = view[115:112] >= 4'd7;
+      s1_ihl0_ge8_d = view[115:112] >= 4'd8;
+      s1_ihl0_ge9_d = view[115:112] >= 4'd9;
+      s1_ihl0_ge10_d = view[115:112] >= 4'd10;
+      s1_ihl0_ge11_d = view[115:112] >= 4'd11;
+      s1_ihl0_ge12_d = view[115:112] >= 4'd12;
+      s1_ihl0_ge13_d = view[115:112] >= 4'd13;
+      s1_ihl0_ge14_d = view[115:112] >= 4'd14;
+      s1_ihl0_ge15_d = view[115:112] >= 4'd15;
+      s1_ihl1_ge6_d = view[147:144] >= 4'd6;
+      s1_ihl1_ge7_d = view[147:144] >= 4'd7;
+      s1_ihl1_ge8_d = view[147:144] >= 4'd8;
+      s1_ihl1_ge9_d = view[147:144] >= 4'd9;
+      s1_ihl1_ge10_d = view[147:144] >= 4'd10;
+      s1_ihl1_ge11_d = view[147:144] >= 4'd11;
+      s1_ihl1_ge12_d = view[147:144] >= 4'd12;
+      s1_ihl1_ge13_d = view[147:144] >= 4'd13;
+      s1_ihl1_ge14_d = view[147:144] >= 4'd14;
+      s1_ihl1_ge15_d = view[147:144] >= 4'd15;
+      s1_ihl2_ge6_d = view[179:176] >= 4'd6;
+      s1_ihl2_ge7_d = view[179:176] >= 4'd7;
+      s1_ihl2_ge8_d = view[179:176] >= 4'd8;
+      s1_ihl2_ge9_d = view[179:176] >= 4'd9;
+      s1_ihl2_ge10_d = view[179:176] >= 4'd10;
+      s1_ihl2_ge11_d = view[179:176] >= 4'd11;
+      s1_ihl2_ge12_d = view[179:176] >= 4'd12;
+      s1_ihl2_ge13_d = view[179:176] >= 4'd13;
+      s1_ihl2_ge14_d = view[179:176] >= 4'd14;
+      s1_ihl2_ge15_d = view[179:176] >= 4'd15;
+    end
+    // stage 1b: the frame's IP/UDP windows and checksum partial sums
+    s1b_valid_d = s1b_valid_q;
+    s1b_len_d = s1b_len_q;
+    s1b_crc_ok_d = s1b_crc_ok_q;
+    s1b_tuser_d = s1b_tuser_q;
+    s1b_pay_d = s1b_pay_q;
+    s1b_ip10_d = s1b_ip10_q;
+    s1b_ip_payload_d = s1b_ip_payload_q;
+    s1b_udpw_d = s1b_udpw_q;
+    s1b_vlan1_d = s1b_vlan1_q;
+    s1b_vlan2_d = s1b_vlan2_q;
+    s1b_ipv4_d = s1b_ipv4_q;
+    s1b_ipv6_d = s1b_ipv6_q;
+    s1b_ip_d = s1b_ip_q;
+    s1b_ihl_d = s1b_ihl_q;
+    s1b_csum0_d = s1b_csum0_q;
+    s1b_csum1_d = s1b_csum1_q;
+    s1b_csum2_d = s1b_csum2_q;
+    s1b_csum3_d = s1b_csum3_q;
+    if (en) begin
+      s1b_valid_d = s1_valid_q;
+      s1b_len_d = s1_len_q;
+      s1b_crc_ok_d = s1_crc_ok_q;
+      s1b_tuser_d = s1_tuser_q;
+      s1b_pay_d = s1_pay_q;
+      s1b_ip10_d = s1_ipw[79:0];
+      s1b_ip_payload_d = s1_ipv6 ? {s1_ipw[39:32], s1_ipw[47:40]} :
+                         {s1_ipw[23:16], s1_ipw[31:24]} - {10'h000, s1_ihl, 2'b00};
+      s1b_udpw_d = s1_udpw;
+      s1b_vlan1_d = s1_vlan1;
+      s1b_vlan2_d = s1_vlan2;
+      s1b_ipv4_d = s1_ipv4;
+      s1b_ipv6_d = s1_ipv6;
+      s1b_ip_d = s1_ip;
+      s1b_ihl_d = s1_ihl;
+      s1b_csum0_d = s1_csum0;
+      s1b_csum1_d = s1_csum1;
+      s1b_csum2_d = s1_csum2;
+      s1b_csum3_d = s1_csum3;
     end
     // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
     h_op_ok = 1'b0;
@@ -3572,7 +3938,7 @@ module rx_parser (
     s2_payload_len_d = s2_payload_len_q;
     s2_pay_d = s2_pay_q;
     if (en) begin
-      s2_valid_d = s1_valid_q;
+      s2_valid_d = s1b_valid_q;
       s2_chk0_d = h_chk0;
       s2_chk1_d = h_chk1;
       s2_chk2_d = h_chk2;
@@ -3677,6 +4043,12 @@ module rx_parser (
     p2_cnp_d = p2_cnp_q;
     p2_payload_len_d = p2_payload_len_q;
     p2_pay_d = p2_pay_q;
+    p2_tr_d = p2_tr_q;
+    p2_is_cnp_d = p2_is_cnp_q;
+    p2_is_resp_d = p2_is_resp_q;
+    p2_is_write_d = p2_is_write_q;
+    p2_is_read_d = p2_is_read_q;
+    p2_is_atomic_d = p2_is_atomic_q;
     if (en) begin
       p2_valid_d = p1_valid_q;
       p2_drop_d = p1_drop_q;
@@ -3699,6 +4071,12 @@ module rx_parser (
       p2_cnp_d = p1_cnp_q;
       p2_payload_len_d = p1_payload_len_q;
       p2_pay_d = p1_pay_q;
+      p2_tr_d = p1_tr;
+      p2_is_cnp_d = p1_is_cnp;
+      p2_is_resp_d = p1_is_resp;
+      p2_is_write_d = p1_is_write;
+      p2_is_read_d = p1_is_read;
+      p2_is_atomic_d = p1_is_atomic;
     end
     // p2: QP checks after the header checks (first failing one names the reason)
     p2_drop_n = p2_drop_q;
@@ -3741,6 +4119,10 @@ module rx_parser (
     p3_epsn_d = p3_epsn_q;
     p3_nak_d = p3_nak_q;
     p3_mtu_d = p3_mtu_q;
+    p3_m1_d = p3_m1_q;
+    p3_m2_d = p3_m2_q;
+    p3_m3_d = p3_m3_q;
+    p3_m4_d = p3_m4_q;
     if (en) begin
       p3_valid_d = p2_valid_q;
       p3_drop_d = p2_drop_n;
@@ -3767,6 +4149,10 @@ module rx_parser (
       p3_epsn_d = rx_rsp_epsn;
       p3_nak_d = rx_rsp_nak_sent;
       p3_mtu_d = rx_rsp_mtu;
+      p3_m1_d = p2_vf_q == p3_vf_q && p2_qpn_q == p3_qpn_q;
+      p3_m2_d = p2_vf_q == p4_vf_q && p2_qpn_q == p4_qpn_q;
+      p3_m3_d = p2_vf_q == wbh1_vf_q && p2_qpn_q == wbh1_qpn_q;
+      p3_m4_d = p2_vf_q == wbh2_vf_q && p2_qpn_q == wbh2_qpn_q;
     end
     // stage p4
     p4_valid_d = p4_valid_q;
@@ -3794,9 +4180,14 @@ module rx_parser (
     p4_epsn_d = p4_epsn_q;
     p4_nak_d = p4_nak_q;
     p4_m1_d = p4_m1_q;
-    p4_m2_d = p4_m2_q;
-    p4_m3_d = p4_m3_q;
-    p4_m4_d = p4_m4_q;
+    p4_eq_d = p4_eq_q;
+    p4_behind_d = p4_behind_q;
+    p4_eq_nx_d = p4_eq_nx_q;
+    p4_behind_nx_d = p4_behind_nx_q;
+    p4_seq_d = p4_seq_q;
+    p4_uc_d = p4_uc_q;
+    p4_uc_start_d = p4_uc_start_q;
+    p4_rd_or_atomic_d = p4_rd_or_atomic_q;
     p4_next_d = p4_next_q;
     if (en) begin
       p4_valid_d = p3_valid_q;
@@ -3822,14 +4213,35 @@ module rx_parser (
         p4_pay_d = p3_pay_q;
         p4_key_chk_d = p3_key_chk_q;
         p4_acc_ok_d = p3_acc_ok_q;
-        p4_epsn_d = p3_epsn_q;
-        p4_nak_d = p3_nak_q;
-        p4_m1_d = p3_vf_q == p4_vf_q && p3_qpn_q == p4_qpn_q;
-        p4_m2_d = p3_vf_q == wbh1_vf_q && p3_qpn_q == wbh1_qpn_q;
-        p4_m3_d = p3_vf_q == wbh2_vf_q && p3_qpn_q == wbh2_qpn_q;
-        p4_m4_d = p3_vf_q == wbh3_vf_q && p3_qpn_q == wbh3_qpn_q;
+        p4_epsn_d = p3_hit2 ? wbh1_epsn_q :
+                    p3_hit3 ? wbh2_epsn_q :
+                    p3_hit4 ? wbh3_epsn_q :
+                    p3_epsn_q;
+        p4_nak_d = p3_hit2 ? wbh1_nak_q : p3_hit3 ? wbh2_nak_q : p3_hit4 ? wbh3_nak_q : p3_nak_q;
+        p4_m1_d = p3_m1_q;
+        p4_eq_d = p3_hit2 ? p3_psn_q == wbh1_epsn_q :
+                  p3_hit3 ? p3_psn_q == wbh2_epsn_q :
+                  p3_hit4 ? p3_psn_q == wbh3_epsn_q :
+                  p3_psn_q == p3_epsn_q;
+        p4_behind_d = p3_hit2 ? p3_diff2[23] :
+                      p3_hit3 ? p3_diff3[23] :
+                      p3_hit4 ? p3_diff4[23] :
+                      p3_diff0[23];
+        p4_eq_nx_d = p3_psn_q == p4_next_q;
+        p4_behind_nx_d = p3_diff_nx[23];
+        p4_seq_d = p3_seq;
+        p4_uc_d = p3_uc;
+        p4_uc_start_d = p3_uc_start;
+        p4_rd_or_atomic_d = p3_is_read || p3_is_atomic;
         p4_next_d = p3_psn_q + (p3_is_read ? p3_rd_cnt : 24'd1);
       end
+    end
+    // p4 holds a request past the checks: it may write back (and, RC, ask for an ACK/NAK)
+    p4_may_wb_d = p4_may_wb_q;
+    p4_may_ack_d = p4_may_ack_q;
+    if (en) begin
+      p4_may_wb_d = p3_may_wb;
+      p4_may_ack_d = p3_may_wb && !p3_uc;
     end
     // p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)
     p4_verdict = 3'd0;
@@ -3842,9 +4254,9 @@ module rx_parser (
     p4_ack_psn = p4_psn_q;
     if (p4_drop_q) begin
       p4_verdict = 3'd4;
-    end else if (p4_seq) begin
-      if (p4_tr == 3'b001) begin
-        if (p4_eq || p4_uc_start) begin
+    end else if (p4_seq_q) begin
+      if (p4_uc_q) begin
+        if (p4_eq || p4_uc_start_q) begin
           if (p4_key_ok) begin
             p4_verdict = 3'd0;
             p4_wb = 1'b1;
@@ -3864,7 +4276,7 @@ module rx_parser (
           p4_wb_epsn = p4_next_q;
           p4_wb_nak = 1'b0;
           // ACK of the frame's PSN when AckReq asks for it
-          if (p4_ack_req_q && !p4_rd_or_atomic) begin
+          if (p4_ack_req_q && !p4_rd_or_atomic_q) begin
             p4_ack = 1'b1;
             p4_ack_syn = 8'h1f;
             p4_ack_psn = p4_psn_q;
@@ -3879,7 +4291,7 @@ module rx_parser (
       end else if (p4_behind) begin
         p4_verdict = 3'd1;
         // duplicate SEND/WRITE: re-ACK the last PSN received in order
-        if (!p4_rd_or_atomic) begin
+        if (!p4_rd_or_atomic_q) begin
           p4_ack = 1'b1;
           p4_ack_syn = 8'h1f;
           p4_ack_psn = p4_epsn_m1;
@@ -4009,10 +4421,10 @@ module rx_parser (
       m_pay_last_d = pay_head_last;
       m_pay_user_d = pay_head_last && dsc_q[dsc_rp_q];
     end
-    cnp_valid_d = out_load && p4_verdict == 3'b000 && p4_cnp_q && csr_ctrl_cnp_event_en_o;
+    cnp_valid_d = out_load && !p4_drop_q && p4_cnp_q && csr_ctrl_cnp_event_en_o;
     cnp_vf_d = p4_vf_q;
     cnp_qpn_d = p4_qpn_q;
-    ce_valid_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q && csr_ctrl_ce_event_en_o;
+    ce_valid_d = out_load && p4_accept && p4_ecn_ce_q && csr_ctrl_ce_event_en_o;
     ce_vf_d = p4_vf_q;
     ce_qpn_d = p4_qpn_q;
     // the ACK/NAK request register
@@ -4030,26 +4442,26 @@ module rx_parser (
     end
     // counter and last-drop inputs, one cycle after the verdict
     cs_frames_seen_count_incr_d = out_load;
-    cs_verdict_accept_count_incr_d = out_load && p4_verdict == 3'b000;
+    cs_verdict_accept_count_incr_d = out_load && p4_accept;
     cs_verdict_duplicate_count_incr_d = out_load && p4_verdict == 3'd1;
     cs_verdict_nak_psn_seq_count_incr_d = out_load && p4_verdict == 3'd2;
     cs_verdict_nak_remote_access_count_incr_d = out_load && p4_verdict == 3'd3;
-    cs_event_cnp_received_count_incr_d = out_load && p4_verdict == 3'b000 && p4_cnp_q;
-    cs_event_ce_marked_count_incr_d = out_load && p4_verdict == 3'b000 && p4_ecn_ce_q;
-    cs_drop_bad_fcs_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd2;
-    cs_drop_truncated_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd13;
-    cs_drop_not_roce_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd1;
-    cs_drop_bad_ip_checksum_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd3;
-    cs_drop_fragment_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd4;
-    cs_drop_bad_icrc_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd5;
-    cs_drop_tver_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd6;
-    cs_drop_bad_opcode_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd15;
-    cs_drop_p_key_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd7;
-    cs_drop_qpn0_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd8;
-    cs_drop_wrong_vf_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd10;
-    cs_drop_unknown_qp_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd9;
-    cs_drop_transport_mismatch_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd12;
-    cs_drop_state_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd11;
+    cs_event_cnp_received_count_incr_d = out_load && p4_accept && p4_cnp_q;
+    cs_event_ce_marked_count_incr_d = out_load && p4_accept && p4_ecn_ce_q;
+    cs_drop_bad_fcs_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd2;
+    cs_drop_truncated_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd13;
+    cs_drop_not_roce_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd1;
+    cs_drop_bad_ip_checksum_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd3;
+    cs_drop_fragment_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd4;
+    cs_drop_bad_icrc_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd5;
+    cs_drop_tver_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd6;
+    cs_drop_bad_opcode_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd15;
+    cs_drop_p_key_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd7;
+    cs_drop_qpn0_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd8;
+    cs_drop_wrong_vf_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd10;
+    cs_drop_unknown_qp_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd9;
+    cs_drop_transport_mismatch_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd12;
+    cs_drop_state_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd11;
     cs_drop_psn_seq_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd14;
     cs_last_drop_reason_we_d = out_load && p4_verdict == 3'd4;
     cs_last_drop_reason_d_d = p4_reason;
@@ -4072,11 +4484,13 @@ module rx_parser (
       ic6_valid_q <= 1'b0;
       ic7_valid_q <= 1'b0;
       beat_q <= 11'd0;
+      view_at_q <= {2'b00, 1'b1};
       pay_seen_q <= 1'b0;
       pay_wp_q <= 4'b0000;
       pay_rp_q <= 4'b0000;
       pay_cnt_q <= 5'd0;
       s1_valid_q <= 1'b0;
+      s1b_valid_q <= 1'b0;
       s2_valid_q <= 1'b0;
       p1_valid_q <= 1'b0;
       p2_valid_q <= 1'b0;
@@ -4106,14 +4520,21 @@ module rx_parser (
       p4_epsn_q <= 24'd0;
       p4_nak_q <= 1'b0;
       p4_m1_q <= 1'b0;
-      p4_m2_q <= 1'b0;
-      p4_m3_q <= 1'b0;
-      p4_m4_q <= 1'b0;
+      p4_eq_q <= 1'b0;
+      p4_behind_q <= 1'b0;
+      p4_eq_nx_q <= 1'b0;
+      p4_behind_nx_q <= 1'b0;
+      p4_seq_q <= 1'b0;
+      p4_uc_q <= 1'b0;
+      p4_uc_start_q <= 1'b0;
+      p4_rd_or_atomic_q <= 1'b0;
       p4_next_q <= 24'd0;
       wbh4_valid_q <= 1'b0;
       wbh3_valid_q <= 1'b0;
       wbh2_valid_q <= 1'b0;
       wbh1_valid_q <= 1'b0;
+      p4_may_wb_q <= 1'b0;
+      p4_may_ack_q <= 1'b0;
       m_hdr_valid_q <= 1'b0;
       out_verdict_q <= 3'b000;
       out_reason_q <= 5'd0;
@@ -4193,11 +4614,13 @@ module rx_parser (
       ic6_valid_q <= ic6_valid_d;
       ic7_valid_q <= ic7_valid_d;
       beat_q <= beat_d;
+      view_at_q <= view_at_d;
       pay_seen_q <= pay_seen_d;
       pay_wp_q <= pay_wp_d;
       pay_rp_q <= pay_rp_d;
       pay_cnt_q <= pay_cnt_d;
       s1_valid_q <= s1_valid_d;
+      s1b_valid_q <= s1b_valid_d;
       s2_valid_q <= s2_valid_d;
       p1_valid_q <= p1_valid_d;
       p2_valid_q <= p2_valid_d;
@@ -4227,14 +4650,21 @@ module rx_parser (
       p4_epsn_q <= p4_epsn_d;
       p4_nak_q <= p4_nak_d;
       p4_m1_q <= p4_m1_d;
-      p4_m2_q <= p4_m2_d;
-      p4_m3_q <= p4_m3_d;
-      p4_m4_q <= p4_m4_d;
+      p4_eq_q <= p4_eq_d;
+      p4_behind_q <= p4_behind_d;
+      p4_eq_nx_q <= p4_eq_nx_d;
+      p4_behind_nx_q <= p4_behind_nx_d;
+      p4_seq_q <= p4_seq_d;
+      p4_uc_q <= p4_uc_d;
+      p4_uc_start_q <= p4_uc_start_d;
+      p4_rd_or_atomic_q <= p4_rd_or_atomic_d;
       p4_next_q <= p4_next_d;
       wbh4_valid_q <= wbh4_valid_d;
       wbh3_valid_q <= wbh3_valid_d;
       wbh2_valid_q <= wbh2_valid_d;
       wbh1_valid_q <= wbh1_valid_d;
+      p4_may_wb_q <= p4_may_wb_d;
+      p4_may_ack_q <= p4_may_ack_d;
       m_hdr_valid_q <= m_hdr_valid_d;
       out_verdict_q <= out_verdict_d;
       out_reason_q <= out_reason_d;
@@ -4308,6 +4738,14 @@ module rx_parser (
   end
   always @(posedge clk) begin
     ic_hdr_q <= ic_hdr_d;
+    ic_et12_8100_q <= ic_et12_8100_d;
+    ic_et16_8100_q <= ic_et16_8100_d;
+    ic_et12_0800_q <= ic_et12_0800_d;
+    ic_et16_0800_q <= ic_et16_0800_d;
+    ic_et20_0800_q <= ic_et20_0800_d;
+    ic_et12_86dd_q <= ic_et12_86dd_d;
+    ic_et16_86dd_q <= ic_et16_86dd_d;
+    ic_et20_86dd_q <= ic_et20_86dd_d;
     ic1_tdata_q <= ic1_tdata_d;
     ic1_tkeep_q <= ic1_tkeep_d;
     ic1_tlast_q <= ic1_tlast_d;
@@ -4352,9 +4790,7 @@ module rx_parser (
     ic4_t4_q <= ic4_t4_d;
     ic4_t6_q <= ic4_t6_d;
     ic4_u_q <= ic4_u_d;
-    ic4_hi_all_q <= ic4_hi_all_d;
-    ic4_hi_part_q <= ic4_hi_part_d;
-    ic4_hi_lane_q <= ic4_hi_lane_d;
+    ic4_khi_q <= ic4_khi_d;
     ic4_end_here_q <= ic4_end_here_d;
     ic4_residue_q <= ic4_residue_d;
     ic4_beat_q <= ic4_beat_d;
@@ -4416,13 +4852,61 @@ module rx_parser (
     s1_crc_ok_q <= s1_crc_ok_d;
     s1_tuser_q <= s1_tuser_d;
     s1_pay_q <= s1_pay_d;
-    s1_vlan1_q <= s1_vlan1_d;
-    s1_vlan2_q <= s1_vlan2_d;
-    s1_ethertype_q <= s1_ethertype_d;
-    s1_ip_q <= s1_ip_d;
-    s1_ipv6_q <= s1_ipv6_d;
-    s1_ihl_q <= s1_ihl_d;
-    s1_udp_q <= s1_udp_d;
+    s1_tag12_q <= s1_tag12_d;
+    s1_tag16_q <= s1_tag16_d;
+    s1_v4_12_q <= s1_v4_12_d;
+    s1_v6_12_q <= s1_v6_12_d;
+    s1_v4_16_q <= s1_v4_16_d;
+    s1_v6_16_q <= s1_v6_16_d;
+    s1_v4_20_q <= s1_v4_20_d;
+    s1_v6_20_q <= s1_v6_20_d;
+    s1_ihl0_ge6_q <= s1_ihl0_ge6_d;
+    s1_ihl0_ge7_q <= s1_ihl0_ge7_d;
+    s1_ihl0_ge8_q <= s1_ihl0_ge8_d;
+    s1_ihl0_ge9_q <= s1_ihl0_ge9_d;
+    s1_ihl0_ge10_q <= s1_ihl0_ge10_d;
+    s1_ihl0_ge11_q <= s1_ihl0_ge11_d;
+    s1_ihl0_ge12_q <= s1_ihl0_ge12_d;
+    s1_ihl0_ge13_q <= s1_ihl0_ge13_d;
+    s1_ihl0_ge14_q <= s1_ihl0_ge14_d;
+    s1_ihl0_ge15_q <= s1_ihl0_ge15_d;
+    s1_ihl1_ge6_q <= s1_ihl1_ge6_d;
+    s1_ihl1_ge7_q <= s1_ihl1_ge7_d;
+    s1_ihl1_ge8_q <= s1_ihl1_ge8_d;
+    s1_ihl1_ge9_q <= s1_ihl1_ge9_d;
+    s1_ihl1_ge10_q <= s1_ihl1_ge10_d;
+    s1_ihl1_ge11_q <= s1_ihl1_ge11_d;
+    s1_ihl1_ge12_q <= s1_ihl1_ge12_d;
+    s1_ihl1_ge13_q <= s1_ihl1_ge13_d;
+    s1_ihl1_ge14_q <= s1_ihl1_ge14_d;
+    s1_ihl1_ge15_q <= s1_ihl1_ge15_d;
+    s1_ihl2_ge6_q <= s1_ihl2_ge6_d;
+    s1_ihl2_ge7_q <= s1_ihl2_ge7_d;
+    s1_ihl2_ge8_q <= s1_ihl2_ge8_d;
+    s1_ihl2_ge9_q <= s1_ihl2_ge9_d;
+    s1_ihl2_ge10_q <= s1_ihl2_ge10_d;
+    s1_ihl2_ge11_q <= s1_ihl2_ge11_d;
+    s1_ihl2_ge12_q <= s1_ihl2_ge12_d;
+    s1_ihl2_ge13_q <= s1_ihl2_ge13_d;
+    s1_ihl2_ge14_q <= s1_ihl2_ge14_d;
+    s1_ihl2_ge15_q <= s1_ihl2_ge15_d;
+    s1b_len_q <= s1b_len_d;
+    s1b_crc_ok_q <= s1b_crc_ok_d;
+    s1b_tuser_q <= s1b_tuser_d;
+    s1b_pay_q <= s1b_pay_d;
+    s1b_ip10_q <= s1b_ip10_d;
+    s1b_ip_payload_q <= s1b_ip_payload_d;
+    s1b_udpw_q <= s1b_udpw_d;
+    s1b_vlan1_q <= s1b_vlan1_d;
+    s1b_vlan2_q <= s1b_vlan2_d;
+    s1b_ipv4_q <= s1b_ipv4_d;
+    s1b_ipv6_q <= s1b_ipv6_d;
+    s1b_ip_q <= s1b_ip_d;
+    s1b_ihl_q <= s1b_ihl_d;
+    s1b_csum0_q <= s1b_csum0_d;
+    s1b_csum1_q <= s1b_csum1_d;
+    s1b_csum2_q <= s1b_csum2_d;
+    s1b_csum3_q <= s1b_csum3_d;
     s2_chk0_q <= s2_chk0_d;
     s2_chk1_q <= s2_chk1_d;
     s2_chk2_q <= s2_chk2_d;
@@ -4499,6 +4983,12 @@ module rx_parser (
     p2_cnp_q <= p2_cnp_d;
     p2_payload_len_q <= p2_payload_len_d;
     p2_pay_q <= p2_pay_d;
+    p2_tr_q <= p2_tr_d;
+    p2_is_cnp_q <= p2_is_cnp_d;
+    p2_is_resp_q <= p2_is_resp_d;
+    p2_is_write_q <= p2_is_write_d;
+    p2_is_read_q <= p2_is_read_d;
+    p2_is_atomic_q <= p2_is_atomic_d;
     p3_drop_q <= p3_drop_d;
     p3_reason_q <= p3_reason_d;
     p3_vf_q <= p3_vf_d;
@@ -4523,6 +5013,10 @@ module rx_parser (
     p3_epsn_q <= p3_epsn_d;
     p3_nak_q <= p3_nak_d;
     p3_mtu_q <= p3_mtu_d;
+    p3_m1_q <= p3_m1_d;
+    p3_m2_q <= p3_m2_d;
+    p3_m3_q <= p3_m3_d;
+    p3_m4_q <= p3_m4_d;
     wbh4_vf_q <= wbh4_vf_d;
     wbh4_qpn_q <= wbh4_qpn_d;
     wbh4_epsn_q <= wbh4_epsn_d;

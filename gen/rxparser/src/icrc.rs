@@ -64,8 +64,24 @@ fn ip_start(tags: u32) -> u32 {
 /// tags, the IP version/IHL, IPv6 next header and IPv4 protocol bytes for 0-2 tags, and at
 /// every UDP start candidate the destination port, the UDP length, the BTH opcode and the
 /// BTH byte holding PadCnt.
+/// The 16-bit fields (byte position, value) s0 compares as their beat arrives, one flag
+/// each (issue 9: compared in ic1 from the captured bytes, the tag, ethertype and IHL
+/// decode was 10 LUT levels): 802.1Q tags at 12 and 16, IPv4/IPv6 behind 0-2 tags.
+const ET_FLAGS: [(u32, u64); 8] = [
+    (12, 0x8100),
+    (16, 0x8100),
+    (12, 0x0800),
+    (16, 0x0800),
+    (20, 0x0800),
+    (12, 0x86DD),
+    (16, 0x86DD),
+    (20, 0x86DD),
+];
+
 fn captured_bytes() -> Vec<u32> {
-    let mut v: Vec<u32> = vec![12, 13, 14, 16, 17, 18, 20, 21, 22];
+    // (The tag and ethertype fields at bytes 12, 16 and 20 are compared as they arrive:
+    // ET_FLAGS.)
+    let mut v: Vec<u32> = vec![14, 18, 22];
     for t in 0..3 {
         v.extend([ip_start(t), ip_start(t) + 6, ip_start(t) + 9]);
     }
@@ -166,10 +182,31 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     g.flop("ic_hdr", 8 * nbytes, None);
     g.comb.push(Stmt::assign(id("ic_beat_d"), id("ic_beat_q")));
     g.comb.push(Stmt::assign(id("ic_hdr_d"), id("ic_hdr_q")));
+    let et_flag = |p: u32, v: u64| format!("ic_et{p}_{v:04x}");
+    for (p, v) in ET_FLAGS {
+        g.flop(&et_flag(p, v), 1, None);
+        g.comb.push(Stmt::assign(
+            id(format!("{}_d", et_flag(p, v))),
+            id(format!("{}_q", et_flag(p, v))),
+        ));
+    }
     let mut caps = Vec::new();
     let last_beat = slots.iter().map(|p| p / w8).max().expect("bytes");
     for b in 0..=last_beat {
         let mut stmts = Vec::new();
+        for (p, v) in ET_FLAGS.into_iter().filter(|(p, _)| p / w8 == b) {
+            let lane = p % w8;
+            stmts.push(Stmt::assign(
+                id(format!("{}_d", et_flag(p, v))),
+                Expr::eq(
+                    Expr::concat(vec![
+                        id("s_axis_tdata").bits(8 * lane + 7, 8 * lane),
+                        id("s_axis_tdata").bits(8 * lane + 15, 8 * lane + 8),
+                    ]),
+                    n(16, v),
+                ),
+            ));
+        }
         for &p in slots.iter().filter(|&&p| p / w8 == b) {
             let s = slot(p);
             let lane = p % w8;
@@ -202,7 +239,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s1.done(g);
 
     // ---- ic1: VLAN tags, IPv6, IHL -> UDP header index; the UDP length candidates
-    let eq16 = |p: u32, v: u64| Expr::eq(be_cap(&cap, p), n(16, v));
+    let eq16 = |p: u32, v: u64| id(format!("{}_q", et_flag(p, v)));
     g.wire("ic1_vlan1", 1, eq16(12, 0x8100));
     g.wire("ic1_vlan2", 1, Expr::and(id("ic1_vlan1"), eq16(16, 0x8100)));
     let by_tags = |a: Expr, b: Expr, c: Expr| {
@@ -485,21 +522,36 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         .map(|i| Expr::eq(id("ic3_idx_q"), d(5, u64::from(i))))
         .collect();
     s4.reg(g, "u", UDP_IDX, Expr::concat(uflags), None);
+    // Lanes kept before the datagram's end, per lane (issue 9: compared in ic4 with the
+    // lane of the end, the mask was 11 LUT levels at 512 bits): all of a beat before the
+    // end's beat, the lanes before the end's lane in its beat; the last lane only when the
+    // datagram ends in a later beat.
+    g.wire("ic3_hi_all", 1, Expr::lt(id("ic3_beat_q"), pend_beat()));
+    g.wire("ic3_hi_part", 1, Expr::eq(id("ic3_beat_q"), pend_beat()));
     s4.reg(
         g,
-        "hi_all",
-        1,
-        Expr::lt(id("ic3_beat_q"), pend_beat()),
+        "khi",
+        w8,
+        Expr::concat(
+            (0..w8)
+                .rev()
+                .map(|j| {
+                    if j + 1 < w8 {
+                        Expr::or(
+                            id("ic3_hi_all"),
+                            Expr::and(
+                                id("ic3_hi_part"),
+                                Expr::bin(BinOp::Gt, pend_lane(), d(lw, u64::from(j))),
+                            ),
+                        )
+                    } else {
+                        id("ic3_hi_all")
+                    }
+                })
+                .collect(),
+        ),
         None,
     );
-    s4.reg(
-        g,
-        "hi_part",
-        1,
-        Expr::eq(id("ic3_beat_q"), pend_beat()),
-        None,
-    );
-    s4.reg(g, "hi_lane", lw, pend_lane(), None);
     s4.reg(
         g,
         "end_here",
@@ -618,19 +670,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         }
         let bit = |v: &str| id(v).index(Expr::int(i64::from(j)));
         g.assigns.push(V::Assign(bit("ic4_klo"), or_all(klo)));
-        // The last lane is kept only when the datagram ends in a later beat.
-        let khi = if j + 1 < w8 {
-            Expr::or(
-                id("ic4_hi_all_q"),
-                Expr::and(
-                    id("ic4_hi_part_q"),
-                    Expr::bin(BinOp::Gt, id("ic4_hi_lane_q"), d(lw, u64::from(j))),
-                ),
-            )
-        } else {
-            id("ic4_hi_all_q")
-        };
-        g.assigns.push(V::Assign(bit("ic4_khi"), khi));
+        g.assigns.push(V::Assign(bit("ic4_khi"), bit("ic4_khi_q")));
         g.assigns.push(V::Assign(bit("ic4_ff"), or_all(ff)));
         g.assigns.push(V::Assign(bit("ic4_nib"), or_all(nib)));
         let range = |v: &str| id(v).bits(8 * j + 7, 8 * j);

@@ -16,8 +16,9 @@
 //!   advanced by the number of trailing zero bytes. The header capture below takes the beats
 //!   as they leave that pipeline (`dly_*`), with the ICRC result of their frame.
 //! - **Verdict.** On the `tlast` beat the header bytes, the frame length, the ICRC result
-//!   and `tuser` move to stage 1; stage 2 decodes them and registers each header check's
-//!   result and the verdict's fields (`s2_*`); stage 3 picks the first failing check and
+//!   and `tuser` move to stage 1 with the header positions; stage 1b registers the IP and
+//!   UDP header windows and the IPv4 checksum's partial sums (`s1b_*`); stage 2 decodes them
+//!   and registers each header check's result and the verdict's fields (`s2_*`); stage 3 picks the first failing check and
 //!   asks the QPC for the frame's QP (`rx_req`); two cycles later (p2) the QP checks run
 //!   and the R_Key check goes out (`mk_req`, with the QP's PD); two cycles later (p4) the
 //!   PSN window against ePSN (with the write-backs of the 4 frames ahead forwarded)
@@ -57,7 +58,13 @@ use verilog_ast::{
 pub const HDR_BYTES: u32 = 136;
 /// Cycles from the cycle the `tlast` beat is taken to the cycle `m_hdr_valid` shows its
 /// verdict, when `m_hdr_ready` was high in between.
-pub const VERDICT_LATENCY: u32 = icrc::ICRC_DELAY + 7;
+/// (The ICRC pipeline, then stages 1, 1b, 2, 3 = p0, p1..p4 with the two QPC lookups.)
+/// The tests and benches take it from here; the generated port description says it too.
+pub const VERDICT_LATENCY: u32 = icrc::ICRC_DELAY + 8;
+/// Cycles from the cycle the `tlast` beat is taken to the cycle the frame's payload
+/// packet's `tlast` beat is valid on `m_pay_*`, with every sink ready: its discard flag is
+/// pushed with the verdict, and the beat moves to the output register in the next cycle.
+pub const PAY_LAST_LATENCY: u32 = VERDICT_LATENCY + 1;
 /// Cycles each QPC port (RX lookup, R_Key check) takes from request to response.
 pub const LOOKUP_LATENCY: u32 = 2;
 /// Write-backs not yet visible to a lookup when its answer is used: the ones made in the
@@ -81,6 +88,9 @@ pub const WIDTHS: [u32; 5] = [64, 128, 256, 512, 1024];
 const PW: u32 = 17;
 /// Width of a variable byte index into the header capture (`HDR_BYTES * 8` bits).
 const HIDX: u32 = 11;
+/// The IPv4 checksum's 30 words are summed in groups of this many in stage 1b.
+const CSUM_GROUP: u32 = 8;
+const CSUM_GROUPS: u32 = 30usize.div_ceil(CSUM_GROUP as usize) as u32;
 
 pub struct Options {
     pub reset: ResetStyle,
@@ -381,65 +391,25 @@ fn enum_value(map: &RegMap, e: &str, name: &str) -> Result<u64, RxParserError> {
 
 /// Emits the layer-2/3 position decode of header bytes `src` as wires `{p}_*`: VLAN tags,
 /// ethertype, IP header start, IPv6 flag, IHL and UDP header start.
-fn l3_positions(g: &mut Gen, src: &str, p: &str) {
-    g.wire(
-        &format!("{p}_vlan1"),
-        1,
-        Expr::eq(be(src, 12, 2), n(16, 0x8100)),
-    );
-    g.wire(
-        &format!("{p}_vlan2"),
-        1,
-        Expr::and(
-            id(format!("{p}_vlan1")),
-            Expr::eq(be(src, 16, 2), n(16, 0x8100)),
-        ),
-    );
-    let by_tags = |a: Expr, b: Expr, c: Expr| {
-        Expr::ternary(
-            id(format!("{p}_vlan2")),
-            c,
-            Expr::ternary(id(format!("{p}_vlan1")), b, a),
-        )
-    };
-    g.wire(
-        &format!("{p}_ethertype"),
-        16,
-        by_tags(be(src, 12, 2), be(src, 16, 2), be(src, 20, 2)),
-    );
-    g.wire_c(
-        &format!("{p}_ip"),
-        8,
-        by_tags(d(8, 14), d(8, 18), d(8, 22)),
-        "IP header start",
-    );
-    g.wire(
-        &format!("{p}_ipv6"),
-        1,
-        Expr::eq(id(format!("{p}_ethertype")), n(16, 0x86DD)),
-    );
-    g.wire(
-        &format!("{p}_ihl"),
-        4,
-        by_tags(
-            id(src).bits(14 * 8 + 3, 14 * 8),
-            id(src).bits(18 * 8 + 3, 18 * 8),
-            id(src).bits(22 * 8 + 3, 22 * 8),
-        ),
-    );
-    g.wire_c(
-        &format!("{p}_udp"),
-        8,
-        Expr::ternary(
-            id(format!("{p}_ipv6")),
-            Expr::plus(id(format!("{p}_ip")), d(8, 40)),
-            Expr::plus(
-                id(format!("{p}_ip")),
-                Expr::concat(vec![n(2, 0), id(format!("{p}_ihl")), n(2, 0)]),
-            ),
-        ),
-        "UDP header start",
-    );
+/// The sum of `terms` as a balanced tree of adders (a chain of N adds is N LUT levels deep).
+fn sum_tree(terms: Vec<Expr>) -> Expr {
+    tree(terms, Expr::plus)
+}
+
+/// `terms` combined by `op` as a balanced tree (Yosys maps a chain as written).
+fn tree(mut terms: Vec<Expr>, op: fn(Expr, Expr) -> Expr) -> Expr {
+    while terms.len() > 1 {
+        let mut next = Vec::new();
+        let mut it = terms.into_iter();
+        while let Some(a) = it.next() {
+            next.push(match it.next() {
+                Some(b) => op(a, b),
+                None => a,
+            });
+        }
+        terms = next;
+    }
+    terms.pop().expect("terms")
 }
 
 /// Lowers the RX parser block.
@@ -770,7 +740,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::all(vec![
             id("out_free"),
             id("primed"),
-            Expr::or(Expr::lnot(id("p4_may_wb")), id("rx_wb_ready")),
+            Expr::or(Expr::lnot(id("p4_may_wb_q")), id("rx_wb_ready")),
         ]),
         "the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits (from p4's registers: the frame in p4 may write back / ask for an ACK)",
     );
@@ -799,25 +769,45 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::concat(vec![id("beat_q"), Expr::zero(lw)]),
         "byte position of the beat's lane 0",
     );
-    // view: the captured header bytes with the current beat's bytes merged in.
-    let mut view = id("hdr_q");
-    for b in (0..HDR_BYTES.div_ceil(w8)).rev() {
-        let lo = b * w8;
-        let hi = (lo + w8).min(HDR_BYTES);
-        let mut parts = Vec::new();
-        if hi < HDR_BYTES {
-            parts.push(id("hdr_q").bits(hb - 1, hi * 8));
-        }
-        parts.push(id("dly_tdata").bits((hi - lo) * 8 - 1, 0));
-        if lo > 0 {
-            parts.push(id("hdr_q").bits(lo * 8 - 1, 0));
-        }
-        view = Expr::ternary(
-            Expr::eq(id("beat_q"), d(bw, u64::from(b))),
-            Expr::concat(parts),
-            view,
-        );
-    }
+    // view: the captured header bytes with the current beat's bytes merged in, one 2-way
+    // pick per beat-sized chunk by a one-hot flag per chunk (issue 9: a pick of the whole
+    // capture per beat number, compared with the 14-bit beat counter, was 5 LUT levels in
+    // front of every header decode).
+    let nch = HDR_BYTES.div_ceil(w8);
+    g.flop(
+        "view_at",
+        nch,
+        Some(Expr::concat(vec![Expr::zero(nch - 1), b1(true)])),
+    );
+    g.comb.push(Stmt::assign(id("view_at_d"), id("view_at_q")));
+    g.comb.push(Stmt::if_(
+        id("take"),
+        vec![Stmt::if_else(
+            id("dly_tlast"),
+            vec![Stmt::assign(
+                id("view_at_d"),
+                Expr::concat(vec![Expr::zero(nch - 1), b1(true)]),
+            )],
+            vec![Stmt::assign(
+                id("view_at_d"),
+                Expr::concat(vec![id("view_at_q").bits(nch - 2, 0), b1(false)]),
+            )],
+        )],
+    ));
+    let view = Expr::concat(
+        (0..HDR_BYTES.div_ceil(w8))
+            .rev()
+            .map(|b| {
+                let lo = b * w8;
+                let hi = (lo + w8).min(HDR_BYTES);
+                Expr::ternary(
+                    id("view_at_q").index(Expr::int(i64::from(b))),
+                    id("dly_tdata").bits((hi - lo) * 8 - 1, 0),
+                    id("hdr_q").bits(hi * 8 - 1, lo * 8),
+                )
+            })
+            .collect(),
+    );
     g.wire_c(
         "view",
         hb,
@@ -885,51 +875,208 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
 
     // ---- stage 2: decode and check (registered in `s2_*`; stage 3 reads them)
     let h = "s1_hdr_q";
-    // The header's positions (tags, IP version, IHL: where IP and UDP start) are decoded
-    // from `view` as stage 1 takes it, and registered with it (issue 9: decoded here from
-    // `s1_hdr_q` they were the first third of every check's path).
-    l3_positions(&mut g, "view", "v");
+    // Stage 1 registers, from `view`, the compares the header's positions come from (issue 9:
+    // the whole position decode from `view` was 11 LUT levels; stage 1b finishes it): an
+    // 802.1Q tag (TPID 0x8100) at bytes 12 and 16, the IPv4 / IPv6 ethertype at bytes 12,
+    // 16 and 20 (behind 0, 1 or 2 tags).
+    let mut s1f: Vec<(String, Expr, String)> = vec![
+        (
+            "tag12".into(),
+            Expr::eq(be("view", 12, 2), n(16, 0x8100)),
+            "an 802.1Q tag at byte 12".into(),
+        ),
+        (
+            "tag16".into(),
+            Expr::eq(be("view", 16, 2), n(16, 0x8100)),
+            "... and at byte 16".into(),
+        ),
+    ];
+    for at in [12u32, 16, 20] {
+        for (v, et) in [(4u32, 0x0800u64), (6, 0x86DD)] {
+            s1f.push((
+                format!("v{v}_{at}"),
+                Expr::eq(be("view", at, 2), n(16, et)),
+                format!("IPv{v} ethertype at byte {at}"),
+            ));
+        }
+    }
+    // ... and the IHL behind t tags as a thermometer, for the checksum's word mask.
+    for t in 0..3u32 {
+        let nib = id("view").bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8);
+        for k in 6..=15u64 {
+            s1f.push((
+                format!("ihl{t}_ge{k}"),
+                Expr::bin(BinOp::Ge, nib.clone(), d(4, k)),
+                String::new(),
+            ));
+        }
+    }
     let mut hold = Vec::new();
     let mut load = Vec::new();
-    for (f, w) in [
-        ("vlan1", 1),
-        ("vlan2", 1),
-        ("ethertype", 16),
-        ("ip", 8),
-        ("ipv6", 1),
-        ("ihl", 4),
-        ("udp", 8),
-    ] {
-        g.flop(&format!("s1_{f}"), w, None);
+    for (f, e, _) in &s1f {
+        g.flop(&format!("s1_{f}"), 1, None);
         hold.push(Stmt::assign(
             id(format!("s1_{f}_d")),
             id(format!("s1_{f}_q")),
         ));
-        load.push(Stmt::assign(id(format!("s1_{f}_d")), id(format!("v_{f}"))));
-        g.wire(&format!("h_{f}"), w, id(format!("s1_{f}_q")));
+        load.push(Stmt::assign(id(format!("s1_{f}_d")), e.clone()));
     }
     g.comb.extend(hold);
     g.comb.push(Stmt::if_(id("en"), load));
-    g.wire_c(
-        "h_ipw",
-        480,
-        Expr::ternary(
-            id("h_vlan2"),
-            id(h).bits(22 * 8 + 479, 22 * 8),
-            Expr::ternary(
-                id("h_vlan1"),
-                id(h).bits(18 * 8 + 479, 18 * 8),
-                id(h).bits(14 * 8 + 479, 14 * 8),
+
+    // ---- stage 1b: the header positions, the IP and UDP header windows and the IPv4
+    // checksum's partial sums (issue 9: selected by the positions and summed in stage 2 with
+    // the checks after them, they were 17 LUT levels and more; one cycle of latency).
+    g.wire("s1_vlan1", 1, id("s1_tag12_q"));
+    g.wire("s1_vlan2", 1, Expr::and(id("s1_tag12_q"), id("s1_tag16_q")));
+    let by_tags = |a: Expr, b: Expr, c: Expr| {
+        Expr::ternary(id("s1_vlan2"), c, Expr::ternary(id("s1_vlan1"), b, a))
+    };
+    for v in [4, 6] {
+        g.wire(
+            &format!("s1_ipv{v}"),
+            1,
+            by_tags(
+                id(format!("s1_v{v}_12_q")),
+                id(format!("s1_v{v}_16_q")),
+                id(format!("s1_v{v}_20_q")),
             ),
+        );
+    }
+    g.wire_c(
+        "s1_ip",
+        8,
+        by_tags(d(8, 14), d(8, 18), d(8, 22)),
+        "IP header start",
+    );
+    g.wire(
+        "s1_ihl",
+        4,
+        by_tags(
+            id(h).bits(14 * 8 + 3, 14 * 8),
+            id(h).bits(18 * 8 + 3, 18 * 8),
+            id(h).bits(22 * 8 + 3, 22 * 8),
+        ),
+    );
+    g.wire_c(
+        "s1_ipw",
+        480,
+        by_tags(
+            id(h).bits(14 * 8 + 479, 14 * 8),
+            id(h).bits(18 * 8 + 479, 18 * 8),
+            id(h).bits(22 * 8 + 479, 22 * 8),
         ),
         "60 bytes from the IP header start",
     );
+    // The UDP header starts at byte 14 + 4 * idx, idx = tags + (IPv6 ? 10 : IHL), as a
+    // table per tag count (no adder after the pick).
+    let arm = |t: u32| {
+        let ihl = Expr::concat(vec![
+            n(1, 0),
+            id(h).bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8),
+        ]);
+        Expr::ternary(
+            id(format!("s1_v6_{}_q", 12 + 4 * t)),
+            d(5, u64::from(10 + t)),
+            if t == 0 {
+                ihl
+            } else {
+                Expr::plus(ihl, d(5, u64::from(t)))
+            },
+        )
+    };
     g.wire_c(
-        "h_udpw",
+        "s1_udp_idx",
+        5,
+        by_tags(arm(0), arm(1), arm(2)),
+        "the UDP header starts at byte 14 + 4 * idx",
+    );
+    g.wire("s1_hdr14", hb - 14 * 8, id(h).bits(hb - 1, 14 * 8));
+    g.wire_c(
+        "s1_udpw",
         320,
-        id(h).part(Expr::concat(vec![id("h_udp"), n(3, 0)]), Expr::int(320)),
+        id("s1_hdr14").part(
+            Expr::concat(vec![id("s1_udp_idx"), n(5, 0)]),
+            Expr::int(320),
+        ),
         "40 bytes from the UDP header start",
     );
+    // IPv4 header checksum: the 16-bit words of the IHL, summed in groups here.
+    for gi in 0..CSUM_GROUPS {
+        let terms: Vec<Expr> = (gi * CSUM_GROUP..((gi + 1) * CSUM_GROUP).min(30))
+            .map(|wi| {
+                // IHL >= 5 or the frame is dropped before the checksum check (NOT_ROCE).
+                if wi < 10 {
+                    return zext(be("s1_ipw", 2 * wi, 2), 16, 19);
+                }
+                // Word wi is in the header when IHL > wi / 2.
+                let k = wi / 2 + 1;
+                Expr::ternary(
+                    by_tags(
+                        id(format!("s1_ihl0_ge{k}_q")),
+                        id(format!("s1_ihl1_ge{k}_q")),
+                        id(format!("s1_ihl2_ge{k}_q")),
+                    ),
+                    zext(be("s1_ipw", 2 * wi, 2), 16, 19),
+                    Expr::zero(19),
+                )
+            })
+            .collect();
+        g.wire(&format!("s1_csum{gi}"), 19, sum_tree(terms));
+    }
+    let mut s1b: Vec<(String, u32, Expr)> = vec![
+        ("len".into(), PW, id("s1_len_q")),
+        ("crc_ok".into(), 1, id("s1_crc_ok_q")),
+        ("tuser".into(), 9, id("s1_tuser_q")),
+        ("pay".into(), 1, id("s1_pay_q")),
+        // The IP header bytes the checks read besides the checksum.
+        ("ip10".into(), 80, id("s1_ipw").bits(79, 0)),
+        (
+            "ip_payload".into(),
+            16,
+            Expr::ternary(
+                id("s1_ipv6"),
+                be("s1_ipw", 4, 2),
+                Expr::minus(
+                    be("s1_ipw", 2, 2),
+                    Expr::concat(vec![n(10, 0), id("s1_ihl"), n(2, 0)]),
+                ),
+            ),
+        ),
+        ("udpw".into(), 320, id("s1_udpw")),
+    ];
+    for (f, w) in [
+        ("vlan1", 1),
+        ("vlan2", 1),
+        ("ipv4", 1),
+        ("ipv6", 1),
+        ("ip", 8),
+        ("ihl", 4),
+    ] {
+        s1b.push((f.into(), w, id(format!("s1_{f}"))));
+        g.wire(&format!("h_{f}"), w, id(format!("s1b_{f}_q")));
+    }
+    for gi in 0..CSUM_GROUPS {
+        s1b.push((format!("csum{gi}"), 19, id(format!("s1_csum{gi}"))));
+    }
+    g.flop("s1b_valid", 1, Some(b1(false)));
+    let mut hold = vec![Stmt::assign(id("s1b_valid_d"), id("s1b_valid_q"))];
+    let mut load = vec![Stmt::assign(id("s1b_valid_d"), id("s1_valid_q"))];
+    for (f, w, e) in &s1b {
+        g.flop(&format!("s1b_{f}"), *w, None);
+        hold.push(Stmt::assign(
+            id(format!("s1b_{f}_d")),
+            id(format!("s1b_{f}_q")),
+        ));
+        load.push(Stmt::assign(id(format!("s1b_{f}_d")), e.clone()));
+    }
+    g.comb.push(Stmt::Comment(
+        "stage 1b: the frame's IP/UDP windows and checksum partial sums".into(),
+    ));
+    g.comb.extend(hold);
+    g.comb.push(Stmt::if_(id("en"), load));
+    g.wire("h_ipw", 80, id("s1b_ip10_q"));
+    g.wire("h_udpw", 320, id("s1b_udpw_q"));
     let _ = HIDX;
     let ipw = "h_ipw";
     let uw = "h_udpw";
@@ -937,22 +1084,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire("h_total", 16, be(ipw, 2, 2));
     g.wire("h_plen", 16, be(ipw, 4, 2));
     g.wire("h_ihl4", 6, Expr::concat(vec![id("h_ihl"), n(2, 0)]));
-    // IPv4 header checksum over IHL words.
-    let mut sum_terms = Vec::new();
-    for wi in 0..30u32 {
-        sum_terms.push(Expr::ternary(
-            Expr::lt(
-                d(5, u64::from(wi)),
-                Expr::concat(vec![id("h_ihl"), n(1, 0)]),
-            ),
-            zext(be(ipw, 2 * wi, 2), 16, 21),
-            Expr::zero(21),
-        ));
-    }
     g.wire_c(
         "h_csum_sum",
         21,
-        sum_terms.into_iter().reduce(Expr::plus).expect("terms"),
+        sum_tree(
+            (0..CSUM_GROUPS)
+                .map(|gi| zext(id(format!("s1b_csum{gi}_q")), 19, 21))
+                .collect(),
+        ),
         "IPv4 header: sum of its 16-bit words",
     );
     g.wire(
@@ -963,23 +1102,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             zext(id("h_csum_sum").bits(20, 16), 5, 17),
         ),
     );
-    g.wire(
-        "h_csum_fold2",
-        17,
-        Expr::plus(
-            zext(id("h_csum_fold1").bits(15, 0), 16, 17),
-            zext(id("h_csum_fold1").index(Expr::int(16)), 1, 17),
-        ),
-    );
-    g.wire(
+    // The ones' complement sum is 0xFFFF: a carry out of the first fold leaves at most
+    // 0x1E + 1 after the second, so the first fold alone must be 0x0FFFF.
+    g.wire_c(
         "h_csum_ok",
         1,
-        Expr::eq(id("h_csum_fold2").bits(15, 0), n(16, 0xFFFF)),
+        Expr::eq(id("h_csum_fold1"), n(17, 0xFFFF)),
+        "the header's ones' complement sum is 0xFFFF",
     );
-    g.wire("h_len", PW, id("s1_len_q"));
+    g.wire("h_len", PW, id("s1b_len_q"));
     let pos = |e: Expr| zext(e, 8, PW);
     g.wire("h_pip", PW, pos(id("h_ip")));
-    g.wire("h_pudp", PW, pos(id("h_udp")));
     g.wire("h_udp_len", 16, be(uw, 4, 2));
     g.wire("h_opcode", 8, byte(uw, 8));
     g.wire("h_bth1", 8, byte(uw, 9));
@@ -1024,43 +1157,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         arms,
         default: Vec::new(),
     });
-    g.wire_c(
-        "h_hdr_end",
-        8,
-        Expr::plus(
-            Expr::plus(id("h_udp"), d(8, 20)),
-            zext(id("h_ext_len"), 5, 8),
-        ),
-        "first payload byte",
-    );
-    g.wire_c(
-        "h_data_end",
-        PW,
-        Expr::minus(
-            Expr::plus(id("h_pudp"), zext(id("h_udp_len"), 16, PW)),
-            d(PW, 4),
-        ),
-        "first ICRC byte",
-    );
     g.wire("h_pad", 2, id("h_bth1").bits(5, 4));
-    g.wire(
-        "h_payload_end",
-        PW,
-        Expr::minus(id("h_data_end"), zext(id("h_pad"), 2, PW)),
+    // The UDP datagram's bytes besides the payload: UDP, BTH, extension headers, pad, ICRC
+    // (issue 9: from the UDP length alone, not from byte positions: the UDP start cancels).
+    g.wire_c(
+        "h_overhead",
+        16,
+        Expr::plus(
+            Expr::plus(d(16, 8 + 12 + 4), zext(id("h_ext_len"), 5, 16)),
+            zext(id("h_pad"), 2, 16),
+        ),
+        "UDP + BTH + extension headers + pad + ICRC",
     );
-    g.wire(
+    g.wire_c(
         "h_ip_payload",
         16,
-        Expr::ternary(
-            id("h_ipv6"),
-            id("h_plen"),
-            Expr::minus(id("h_total"), zext(id("h_ihl4"), 6, 16)),
-        ),
+        id("s1b_ip_payload_q"),
+        "the IP payload length (IPv6 payload length, IPv4 total length - IHL * 4)",
     );
     g.wire(
         "h_payload_len",
-        PW,
-        Expr::minus(id("h_payload_end"), zext(id("h_hdr_end"), 8, PW)),
+        16,
+        Expr::minus(id("h_udp_len"), id("h_overhead")),
     );
     // The checks, in the documented order.
     let plus17 = |x: &str, k: u64| Expr::plus(id(x), d(PW, k));
@@ -1068,7 +1186,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     let checks: Vec<(&str, Expr, &str)> = vec![
         (
             "BAD_FCS",
-            id("s1_tuser_q").index(Expr::int(0)),
+            id("s1b_tuser_q").index(Expr::int(0)),
             "MAC flagged a bad FCS",
         ),
         (
@@ -1085,7 +1203,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         (
             "NOT_ROCE",
             Expr::lnot(Expr::or(
-                Expr::eq(id("h_ethertype"), n(16, 0x0800)),
+                id("h_ipv4"),
                 Expr::and(id("h_ipv6"), id("csr_ctrl_ipv6_en_o")),
             )),
             "neither IPv4 nor (enabled) IPv6",
@@ -1183,7 +1301,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             "BAD_ICRC",
             Expr::and(
                 id("csr_ctrl_icrc_check_en_o"),
-                Expr::lnot(id("s1_crc_ok_q")),
+                Expr::lnot(id("s1b_crc_ok_q")),
             ),
             "ICRC mismatch",
         ),
@@ -1195,7 +1313,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            gt(zext(id("h_hdr_end"), 8, PW), id("h_payload_end")),
+            gt(id("h_overhead"), id("h_udp_len")),
             "extension headers + pad beyond the datagram",
         ),
         (
@@ -1213,7 +1331,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("QPN0", Expr::eq(id("h_qpn"), Expr::zero(24)), "DestQP 0"),
         (
             "WRONG_VF",
-            ne(id("h_qpn").bits(19, 12), id("s1_tuser_q").bits(8, 1)),
+            ne(id("h_qpn").bits(19, 12), id("s1b_tuser_q").bits(8, 1)),
             "DestQP's VF field is not the frame's VF",
         ),
     ];
@@ -1282,7 +1400,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     let outs: Vec<(&str, u32, Expr)> = vec![
         ("verdict", 3, Expr::zero(3)),
         ("reason", 5, id("h_reason")),
-        ("vf", 8, id("s1_tuser_q").bits(8, 1)),
+        ("vf", 8, id("s1b_tuser_q").bits(8, 1)),
         ("opcode", 8, id("h_opcode")),
         ("qpn", 24, id("h_qpn")),
         ("psn", 24, id("h_psn")),
@@ -1321,8 +1439,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         ("ecn_ce", 1, id("h_ecn_ce")),
         ("cnp", 1, id("h_cnp")),
-        ("payload_len", 16, id("h_payload_len").bits(15, 0)),
-        ("pay", 1, id("s1_pay_q")),
+        ("payload_len", 16, id("h_payload_len")),
+        ("pay", 1, id("s1b_pay_q")),
     ];
     // ---- lookup pipeline: p1..p4 carry the frame while the QPC answers
     // Every field of the verdict, as decided by the header checks of stage 2.
@@ -1419,16 +1537,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .iter()
         .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
         .collect();
-    stage(&mut g, "s2", id("s1_valid_q"), &s2r, false);
+    stage(&mut g, "s2", id("s1b_valid_q"), &s2r, false);
     stage(&mut g, "p1", id("s2_valid_q"), &fields, false);
-    let f2 = from("p1", &fields);
-    let f2r: Vec<(&str, u32, Expr)> = f2
-        .iter()
-        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
-        .collect();
-    stage(&mut g, "p2", id("p1_valid_q"), &f2r, false);
-
-    // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
     let op = |p: &str| id(format!("{p}_opcode_q"));
     let opc = |g: &mut Gen, p: &str| {
         g.wire(&format!("{p}_tr"), 3, op(p).bits(7, 5));
@@ -1488,7 +1598,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             "UC first/only packet: resynchronises ePSN",
         );
     };
-    opc(&mut g, "p2");
+    let mut f2 = from("p1", &fields);
+    // p1 decodes the opcode's classes for p2's QP checks and R_Key request (issue 9: decoded
+    // in p2 they were 2 LUT levels in front of the `mk_req_*` ports).
+    opc(&mut g, "p1");
+    for (f, w) in [
+        ("tr", 3),
+        ("is_cnp", 1),
+        ("is_resp", 1),
+        ("is_write", 1),
+        ("is_read", 1),
+        ("is_atomic", 1),
+    ] {
+        f2.push((f.to_string(), w, id(format!("p1_{f}"))));
+    }
+    let f2r: Vec<(&str, u32, Expr)> = f2
+        .iter()
+        .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
+        .collect();
+    stage(&mut g, "p2", id("p1_valid_q"), &f2r, false);
+
+    // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
+    for (f, w) in [
+        ("tr", 3),
+        ("is_cnp", 1),
+        ("is_resp", 1),
+        ("is_write", 1),
+        ("is_read", 1),
+        ("is_atomic", 1),
+    ] {
+        g.wire(&format!("p2_{f}"), w, id(format!("p2_{f}_q")));
+    }
     g.wire_c(
         "p2_tr_ok",
         1,
@@ -1627,18 +1767,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("nak".to_string(), 1, id("rx_rsp_nak_sent")),
         ("mtu".to_string(), 3, id("rx_rsp_mtu")),
     ]);
+    // Whether the frame's QP is the one of each write-back it will see in p4 (issue 9:
+    // compared here, two moves ahead, so that p3 can pick the forwarded ePSN from
+    // registers): when this frame is in p4, wbh1 holds the write-back of the frame now in
+    // p3, wbh2 the one of the frame now in p4, wbhK that of wbh(K-2).
+    let same2 =
+        |vf: Expr, qpn: Expr| Expr::and(Expr::eq(id("p2_vf_q"), vf), Expr::eq(id("p2_qpn_q"), qpn));
+    for k in 1..=FWD_DEPTH {
+        let ahead = match k {
+            1 => "p3".to_string(),
+            2 => "p4".to_string(),
+            _ => format!("wbh{}", k - 2),
+        };
+        f3.push((
+            format!("m{k}"),
+            1,
+            same2(id(format!("{ahead}_vf_q")), id(format!("{ahead}_qpn_q"))),
+        ));
+    }
     let f3r: Vec<(&str, u32, Expr)> = f3
         .iter()
         .map(|(n, w, e)| (n.as_str(), *w, e.clone()))
         .collect();
     stage(&mut g, "p3", id("p2_valid_q"), &f3r, false);
     // p3 prepares what p4's PSN window needs from registers (issue 9: the window with the
-    // forwarding compares in front of it was 20 LUT levels and more): whether the frame's
-    // QP is the one of each write-back it will see in p4 (when it moves on, p4's own
-    // write-back becomes wbh1 and wbhK becomes wbhK+1), and the ePSN an in-order request
-    // writes back (its PSN + 1, a READ request's + its response count; in order, PSN =
-    // ePSN, so no forwarded value is needed).
-    g.wire("p3_is_read", 1, Expr::eq(id("p3_opcode_q"), n(8, 0x0C)));
+    // forwarding in front of it was 17 LUT levels and more). All write-backs the frame will
+    // see in p4 but the newest (wbh1, the write-back of the frame now in p4) are registers
+    // here: p3 picks the newest matching one of them (the lookup's answer if none) and
+    // compares the PSN with its ePSN. The newest one either advances the ePSN to that
+    // frame's `p4_next` (compared here too) or only sets NAK-sent (ePSN unchanged), so p4
+    // needs one 2-way pick. `p4_next` is the ePSN an in-order request writes back: its PSN
+    // + 1, a READ request's + its response count (in order, PSN = ePSN).
+    opc(&mut g, "p3");
     // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5).
     let mut cnt = d(24, 1);
     for (code, shift) in [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)] {
@@ -1661,21 +1821,103 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::ternary(Expr::eq(id("p3_dma_len_q"), Expr::zero(32)), d(24, 1), cnt),
         "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
     );
-    let same =
-        |vf: Expr, qpn: Expr| Expr::and(Expr::eq(id("p3_vf_q"), vf), Expr::eq(id("p3_qpn_q"), qpn));
-    let mut f4 = from("p3", &f3r);
-    f4.retain(|f| f.0 != "mtu");
-    f4.push(("m1".into(), 1, same(id("p4_vf_q"), id("p4_qpn_q"))));
-    for k in 2..=FWD_DEPTH {
-        f4.push((
-            format!("m{k}"),
-            1,
-            same(
-                id(format!("wbh{}_vf_q", k - 1)),
-                id(format!("wbh{}_qpn_q", k - 1)),
-            ),
-        ));
+    // Candidates: the lookup's answer (0) and wbh(K-1), which is wbhK when this frame is
+    // in p4 (K = 2..FWD_DEPTH).
+    let cand = |k: u32, f: &str| {
+        if k == 0 {
+            id(format!("p3_{f}_q"))
+        } else {
+            id(format!("wbh{}_{f}_q", k - 1))
+        }
+    };
+    for k in (0..=FWD_DEPTH).filter(|k| *k != 1) {
+        if k != 0 {
+            g.wire(
+                &format!("p3_hit{k}"),
+                1,
+                Expr::and(cand(k, "valid"), id(format!("p3_m{k}_q"))),
+            );
+        }
+        g.wire(
+            &format!("p3_diff{k}"),
+            24,
+            Expr::minus(id("p3_psn_q"), cand(k, "epsn")),
+        );
     }
+    g.wire_c(
+        "p3_diff_nx",
+        24,
+        Expr::minus(id("p3_psn_q"), id("p4_next_q")),
+        "PSN - the ePSN the frame in p4 writes back if it is accepted in order",
+    );
+    let pick = |f: &dyn Fn(u32) -> Expr| {
+        let mut e = f(0);
+        for k in (2..=FWD_DEPTH).rev() {
+            e = Expr::ternary(id(format!("p3_hit{k}")), f(k), e);
+        }
+        e
+    };
+    let mut f4 = from("p3", &f3r);
+    // p4 needs only m1 (the others were used here).
+    f4.retain(|f| {
+        let older =
+            f.0.strip_prefix('m')
+                .and_then(|k| k.parse::<u32>().ok())
+                .is_some_and(|k| k >= 2);
+        f.0 != "mtu" && !older
+    });
+    for f in f4.iter_mut() {
+        match f.0.as_str() {
+            "epsn" => f.2 = pick(&|k| cand(k, "epsn")),
+            "nak" => f.2 = pick(&|k| cand(k, "nak")),
+            _ => {}
+        }
+    }
+    f4.extend([
+        (
+            "eq".to_string(),
+            1,
+            pick(&|k| Expr::eq(id("p3_psn_q"), cand(k, "epsn"))),
+        ),
+        (
+            "behind".to_string(),
+            1,
+            pick(&|k| id(format!("p3_diff{k}")).index(Expr::int(23))),
+        ),
+        (
+            "eq_nx".to_string(),
+            1,
+            Expr::eq(id("p3_psn_q"), id("p4_next_q")),
+        ),
+        (
+            "behind_nx".to_string(),
+            1,
+            id("p3_diff_nx").index(Expr::int(23)),
+        ),
+    ]);
+    // The opcode's classes p4 decides with, registered (issue 9: decoded in p4 they were
+    // two LUT levels in front of the verdict).
+    g.wire_c(
+        "p3_seq",
+        1,
+        Expr::all(vec![
+            Expr::lnot(id("p3_is_cnp")),
+            Expr::lnot(id("p3_is_resp")),
+            ne(id("p3_tr"), n(3, 3)),
+        ]),
+        "an RC/UC request: the PSN window applies",
+    );
+    g.wire("p3_uc", 1, Expr::eq(id("p3_tr"), n(3, 1)));
+    f4.extend([
+        ("seq".to_string(), 1, id("p3_seq")),
+        ("uc".to_string(), 1, id("p3_uc")),
+        ("uc_start".to_string(), 1, id("p3_uc_start")),
+        (
+            "rd_or_atomic".to_string(),
+            1,
+            Expr::or(id("p3_is_read"), id("p3_is_atomic")),
+        ),
+    ]);
     f4.push((
         "next".into(),
         24,
@@ -1691,82 +1933,59 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     stage(&mut g, "p4", id("p3_valid_q"), &f4r, true);
 
     // ---- p4: the R_Key answer (mk_rsp_*) is for this stage's frame; PSN check and verdict
-    opc(&mut g, "p4");
     // ePSN/NAK-sent as the QPC will hold them: a write-back issued in the 4 pipeline moves
     // since this frame's lookup was taken is not in the lookup's answer, so the newest
-    // matching one of those wins.
+    // matching one of those wins. p3 picked among all but the newest (wbh1, the frame that
+    // was ahead of this one in p4): `p4_epsn_q`/`p4_nak_q` and the PSN compares against
+    // them. wbh1 either advanced the ePSN to its `p4_next` (NAK-sent 0: `p4_eq_nx_q`) or
+    // set NAK-sent leaving the ePSN as it was (the value p3 picked).
     for k in (1..=FWD_DEPTH).rev() {
         g.flop(&format!("wbh{k}_valid"), 1, Some(b1(false)));
         g.flop(&format!("wbh{k}_vf"), 8, None);
         g.flop(&format!("wbh{k}_qpn"), 24, None);
         g.flop(&format!("wbh{k}_epsn"), 24, None);
         g.flop(&format!("wbh{k}_nak"), 1, None);
-        g.wire(
-            &format!("wbh{k}_hit"),
-            1,
-            Expr::and(id(format!("wbh{k}_valid_q")), id(format!("p4_m{k}_q"))),
-        );
     }
-    // The newest matching write-back's value of `f` (of an ePSN / NAK-sent), else the
-    // lookup's. Each candidate is compared with the PSN on its own and the results picked.
-    let fwd = |f: &dyn Fn(Expr) -> Expr, lookup: Expr, field: &str| {
-        let mut e = f(lookup);
-        for k in (1..=FWD_DEPTH).rev() {
-            e = Expr::ternary(
-                id(format!("wbh{k}_hit")),
-                f(id(format!("wbh{k}_{field}_q"))),
-                e,
-            );
-        }
-        e
-    };
-    for k in 0..=FWD_DEPTH {
-        let cand = if k == 0 {
-            id("p4_epsn_q")
-        } else {
-            id(format!("wbh{k}_epsn_q"))
-        };
-        g.wire(
-            &format!("p4_diff{k}"),
-            24,
-            Expr::minus(id("p4_psn_q"), cand),
-        );
-    }
-    let by_k = |f: &dyn Fn(u32) -> Expr| {
-        let mut e = f(0);
-        for k in (1..=FWD_DEPTH).rev() {
-            e = Expr::ternary(id(format!("wbh{k}_hit")), f(k), e);
-        }
-        e
-    };
+    g.wire_c(
+        "wbh1_hit",
+        1,
+        Expr::and(id("wbh1_valid_q"), id("p4_m1_q")),
+        "the frame ahead wrote this frame's QP back",
+    );
+    g.wire_c(
+        "p4_adv",
+        1,
+        Expr::and(id("wbh1_hit"), Expr::lnot(id("wbh1_nak_q"))),
+        "... and advanced its ePSN",
+    );
     g.wire_c(
         "p4_epsn",
         24,
-        fwd(&|c| c, id("p4_epsn_q"), "epsn"),
+        Expr::ternary(id("wbh1_hit"), id("wbh1_epsn_q"), id("p4_epsn_q")),
         "ePSN with the in-flight write-backs forwarded",
     );
     g.wire_c(
         "p4_epsn_m1",
         24,
-        fwd(&|c| Expr::minus(c, d(24, 1)), id("p4_epsn_q"), "epsn"),
+        Expr::minus(id("p4_epsn"), d(24, 1)),
         "the forwarded ePSN - 1 (the last PSN received in order)",
     );
     g.wire_c(
         "p4_nak",
         1,
-        fwd(&|c| c, id("p4_nak_q"), "nak"),
+        Expr::ternary(id("wbh1_hit"), id("wbh1_nak_q"), id("p4_nak_q")),
         "NAK-sent with the in-flight write-backs forwarded",
     );
     g.wire_c(
         "p4_eq",
         1,
-        by_k(&|k| Expr::eq(id(format!("p4_diff{k}")), Expr::zero(24))),
+        Expr::ternary(id("p4_adv"), id("p4_eq_nx_q"), id("p4_eq_q")),
         "PSN = the forwarded ePSN",
     );
     g.wire_c(
         "p4_behind",
         1,
-        by_k(&|k| id(format!("p4_diff{k}")).index(Expr::int(23))),
+        Expr::ternary(id("p4_adv"), id("p4_behind_nx_q"), id("p4_behind_q")),
         "PSN - ePSN modulo 2^24 has bit 23 set: behind (duplicate)",
     );
     g.wire_c(
@@ -1795,12 +2014,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.reg("p4_ack", 1);
     g.reg("p4_ack_syn", 8);
     g.reg("p4_ack_psn", 24);
-    g.wire_c(
-        "p4_rd_or_atomic",
-        1,
-        Expr::or(id("p4_is_read"), id("p4_is_atomic")),
-        "answered by a READ response / ATOMIC ACK on the send side, not by this stream",
-    );
     let ack = |syn: u64, psn: Expr| {
         vec![
             Stmt::assign(id("p4_ack"), b1(true)),
@@ -1809,11 +2022,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ]
     };
     let psn_rules = Stmt::if_else(
-        Expr::eq(id("p4_tr"), n(3, 1)),
+        id("p4_uc_q"),
         // UC: an expected PSN, or a first/only packet (resynchronises), is executed; else
         // dropped until the next first/only packet. Never a NAK for sequence.
         vec![Stmt::if_else(
-            Expr::or(id("p4_eq"), id("p4_uc_start")),
+            Expr::or(id("p4_eq"), id("p4_uc_start_q")),
             vec![Stmt::if_else(
                 id("p4_key_ok"),
                 [vec![v(0)], wb(id("p4_next_q"), false)].concat(),
@@ -1832,7 +2045,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                     vec![
                         Stmt::Comment("ACK of the frame's PSN when AckReq asks for it".into()),
                         Stmt::if_(
-                            Expr::and(id("p4_ack_req_q"), Expr::lnot(id("p4_rd_or_atomic"))),
+                            Expr::and(id("p4_ack_req_q"), Expr::lnot(id("p4_rd_or_atomic_q"))),
                             ack(0x1F, id("p4_psn_q")),
                         ),
                     ],
@@ -1852,7 +2065,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                         "duplicate SEND/WRITE: re-ACK the last PSN received in order".into(),
                     ),
                     Stmt::if_(
-                        Expr::lnot(id("p4_rd_or_atomic")),
+                        Expr::lnot(id("p4_rd_or_atomic_q")),
                         ack(0x1F, id("p4_epsn_m1")),
                     ),
                 ],
@@ -1870,36 +2083,42 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             )],
         )],
     );
-    g.wire_c(
-        "p4_seq",
-        1,
-        Expr::all(vec![
-            Expr::lnot(id("p4_is_cnp")),
-            Expr::lnot(id("p4_is_resp")),
-            ne(id("p4_tr"), n(3, 3)),
-        ]),
-        "an RC/UC request: the PSN window applies",
-    );
     // The pipeline enable waits for the write-back port and the ACK/NAK register only when
     // the frame in p4 may need them, as its registers tell (issue 9: `wb_need`/`ack_need`
     // come after the PSN window with the forwarded write-backs, 15 LUT levels and more,
     // and the enable reaches every stage).
+    // (Registered as the frame moves to p4, issue 9: decoded from p4's registers they were
+    // 5 LUT levels of `en`.)
+    g.flop("p4_may_wb", 1, Some(b1(false)));
+    g.flop("p4_may_ack", 1, Some(b1(false)));
     g.wire_c(
-        "p4_may_wb",
+        "p3_may_wb",
         1,
         Expr::all(vec![
-            id("p4_valid_q"),
-            Expr::lnot(id("p4_drop_q")),
-            id("p4_seq"),
+            id("p3_valid_q"),
+            Expr::lnot(id("p3_drop_q")),
+            id("p3_seq"),
         ]),
-        "p4 holds a request past the checks: it may write ePSN/NAK-sent back",
+        "a request past the checks: in p4 it may write ePSN/NAK-sent back",
     );
-    g.wire_c(
-        "p4_may_ack",
-        1,
-        Expr::and(id("p4_may_wb"), ne(id("p4_tr"), n(3, 1))),
-        "... and an RC one: it may ask for an ACK/NAK",
-    );
+    g.comb.push(Stmt::Comment(
+        "p4 holds a request past the checks: it may write back (and, RC, ask for an ACK/NAK)"
+            .into(),
+    ));
+    g.comb.extend([
+        Stmt::assign(id("p4_may_wb_d"), id("p4_may_wb_q")),
+        Stmt::assign(id("p4_may_ack_d"), id("p4_may_ack_q")),
+        Stmt::if_(
+            id("en"),
+            vec![
+                Stmt::assign(id("p4_may_wb_d"), id("p3_may_wb")),
+                Stmt::assign(
+                    id("p4_may_ack_d"),
+                    Expr::and(id("p3_may_wb"), Expr::lnot(id("p3_uc"))),
+                ),
+            ],
+        ),
+    ]);
     g.comb.push(Stmt::Comment(
         "p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)".into(),
     ));
@@ -1915,7 +2134,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Stmt::if_else(
             id("p4_drop_q"),
             vec![v(4)],
-            vec![Stmt::if_(id("p4_seq"), vec![psn_rules])],
+            vec![Stmt::if_(id("p4_seq_q"), vec![psn_rules])],
         ),
     ]);
     g.wire_c(
@@ -1939,7 +2158,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                 Expr::lnot(id("m_hdr_ready")),
             )),
             Expr::lnot(Expr::all(vec![
-                id("p4_may_ack"),
+                id("p4_may_ack_q"),
                 id("m_ack_valid_q"),
                 Expr::lnot(id("m_ack_ready")),
             ])),
@@ -1983,7 +2202,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb.push(Stmt::if_(id("en"), hist));
 
     // ---- output registers
-    let accept = Expr::and(id("out_load"), Expr::eq(id("p4_verdict"), Expr::zero(3)));
+    // The accept flag straight from p4's inputs (issue 9: `p4_verdict == 0` after the
+    // verdict's if-chain was 10 LUT levels to ce_valid at 512 bits): not dropped, and a
+    // request only if in order (RC: PSN = ePSN; UC: or a first/only packet) with its R_Key
+    // check passed — the cases the chain above gives verdict 0.
+    g.wire_c(
+        "p4_accept",
+        1,
+        Expr::and(
+            Expr::lnot(id("p4_drop_q")),
+            Expr::or(
+                Expr::lnot(id("p4_seq_q")),
+                Expr::and(id("p4_key_ok"), Expr::or(id("p4_eq"), id("p4_uc_start_q"))),
+            ),
+        ),
+        "p4's verdict is accept",
+    );
+    let accept = Expr::and(id("out_load"), id("p4_accept"));
     g.wire_c(
         "out_load",
         1,
@@ -2030,8 +2265,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.flop("cnp_qpn", 24, Some(Expr::zero(24)));
     g.comb.push(Stmt::assign(
         id("cnp_valid_d"),
+        // A CNP has no PSN window: it is accepted unless dropped (issue 9: not from the
+        // verdict, which comes after the window).
         Expr::all(vec![
-            accept.clone(),
+            id("out_load"),
+            Expr::lnot(id("p4_drop_q")),
             id("p4_cnp_q"),
             id("csr_ctrl_cnp_event_en_o"),
         ]),
@@ -2117,13 +2355,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
     ];
     let drop = verdict_is(4);
-    for (r, c, code) in &reasons {
-        let _ = r;
-        hw.push((
-            format!("{c}_count_incr_i"),
-            1,
-            Expr::and(drop.clone(), Expr::eq(id("p4_reason"), d(5, *code))),
-        ));
+    // Every drop reason but PSN_SEQ is decided before p4 (`p4_drop_q`, `p4_reason_q`), so
+    // its counter does not wait for the PSN window (issue 9).
+    for (_, c, code) in &reasons {
+        let e = if *code == psn_seq {
+            Expr::and(drop.clone(), Expr::eq(id("p4_reason"), d(5, *code)))
+        } else {
+            Expr::all(vec![
+                id("out_load"),
+                id("p4_drop_q"),
+                Expr::eq(id("p4_reason_q"), d(5, *code)),
+            ])
+        };
+        hw.push((format!("{c}_count_incr_i"), 1, e));
     }
     for (f, w, v) in [
         ("last_drop_reason", 5, id("p4_reason")),
@@ -2186,11 +2430,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     unused.extend([
         id("h_udpw").bits(63, 48),
         id("h_udpw").bits(15, 0),
-        id("h_csum_fold2").index(Expr::int(16)),
+        // The PSN compares need only the sign of PSN - ePSN.
+        id("p3_diff_nx").bits(22, 0),
+        id("p3_diff0").bits(22, 0),
+        // TTL, TOS/traffic class bits other than ECN, the IHL (from the positions).
+        id("h_ipw").bits(71, 64),
+        id("h_ipw").bits(15, 14),
+        id("h_ipw").bits(11, 10),
+        id("h_ipw").bits(3, 0),
         id("h_bth1").index(Expr::int(6)),
         id("h_bth4").bits(5, 0),
         id("h_bth8").bits(6, 0),
-        id("h_payload_len").index(Expr::int(16)),
         id("rx_rsp_vf"),
         id("rx_rsp_qpn"),
         id("rx_rsp_user"),
@@ -2200,11 +2450,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("mk_rsp_user"),
         id("rx_req_ready"),
         id("mk_req_ready"),
-        id("p2_uc_start"),
-        id("p4_is_write"),
+        id("p1_uc_start"),
+        id("p3_is_write"),
     ]);
     for code in 1..=5 {
         unused.push(id(format!("p3_rd{code}")).bits(32, 24));
+    }
+    for k in 2..=FWD_DEPTH {
+        unused.push(id(format!("p3_diff{k}")).bits(22, 0));
     }
     unused.extend(pay_unused);
     g.wire_c(

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from collections import deque
 
 import cocotb
@@ -47,7 +48,20 @@ except ImportError:  # the bench runs without scapy, with rdmagen's builder only
     HAVE_SCAPY = False
 
 VERDICT_NAMES = ("accept", "duplicate", "nak_seq", "nak_access")
-VERDICT_LATENCY = 14  # docs/rx_parser.md: the verdict is registered 14 cycles after tlast
+
+
+def verdict_latency() -> int:
+    """The verdict's latency in cycles after the tlast beat, as the generated RTL's port
+    description states it (gen/rxparser's VERDICT_LATENCY; read, not copied, so it cannot
+    drift)."""
+    rtl = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "rtl", "rx_parser.v")
+    with open(rtl) as f:
+        m = re.search(r"Header/verdict stream: one per frame, (\d+) cycles after its tlast beat", f.read())
+    assert m, f"{rtl}: no verdict latency in the m_hdr port description"
+    return int(m.group(1))
+
+
+VERDICT_LATENCY = verdict_latency()
 HDR = ["verdict", "reason", "vf", "opcode", "qpn", "psn", "se", "ack_req", "fecn", "becn", "pad",
        "va", "rkey", "dma_len", "imm", "ecn_ce", "cnp", "payload_len"]
 OUTPUTS = (["s_axis_tready", "m_hdr_valid", "cnp_valid", "cnp_vf", "cnp_qpn", "ce_valid", "ce_vf", "ce_qpn",

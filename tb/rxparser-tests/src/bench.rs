@@ -45,13 +45,14 @@ pub mod qpc_addr {
 }
 
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
-/// (the generator's documented `VERDICT_LATENCY`).
-pub const VERDICT_LATENCY: u64 = 14;
+/// (the generator's `VERDICT_LATENCY`, taken from it so the two cannot drift).
+pub const VERDICT_LATENCY: u64 = rdmagen_rxparser::VERDICT_LATENCY as u64;
 
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its payload packet's
 /// tlast beat is valid on `m_pay_*`, with every sink ready: the discard flag is pushed with
-/// the verdict and the beat moves to the output register in the next cycle.
-pub const PAY_LAST_LATENCY: u64 = VERDICT_LATENCY + 1;
+/// the verdict and the beat moves to the output register in the next cycle (the
+/// generator's `PAY_LAST_LATENCY`).
+pub const PAY_LAST_LATENCY: u64 = rdmagen_rxparser::PAY_LAST_LATENCY as u64;
 
 /// Cycles the QPC of model `M` clears its tables after reset (one entry per cycle).
 fn qpc_clear_cycles<M: Model>() -> u64 {

@@ -33,8 +33,8 @@ pub mod addr {
 }
 
 /// Cycles from the cycle a frame's tlast beat is taken to the cycle its verdict is valid
-/// (the generator's documented `VERDICT_LATENCY`).
-pub const VERDICT_LATENCY: u64 = 14;
+/// (the generator's `VERDICT_LATENCY`, taken from it so the two cannot drift).
+pub const VERDICT_LATENCY: u64 = rdmagen_rxparser::VERDICT_LATENCY as u64;
 
 /// A verdict as the RTL shows it, with the cycle it was taken in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
