@@ -26,12 +26,15 @@ UAR_MAPS := register-maps/uar.yaml register-maps/uar-mlx5.yaml
 # Every generated output: CSR RTL (rtl/), C headers (sw/include/), the register reference
 # (docs/regs/), SystemRDL and JSON exports (export/), and the QPC block (rtl/qpc.v). All
 # committed; CI diffs them.
+# OUT puts the four directories under another root (scripts/regen-check.sh generates into a
+# scratch one to find committed files that the maps no longer produce).
+OUT ?= .
 rtl:
-	$(RDMAGEN) all $(MAPS) --rtl rtl --include sw/include --docs docs/regs --export export --reset $(RESET)
-	$(RDMAGEN) qpc $(QPC_MAPS) -o rtl --reset $(RESET)
-	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o rtl --reset $(RESET)
-	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml --qpc register-maps/qpc.yaml -o rtl --reset $(RESET)
-	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o rtl --reset $(RESET)
+	$(RDMAGEN) all $(MAPS) --rtl $(OUT)/rtl --include $(OUT)/sw/include --docs $(OUT)/docs/regs --export $(OUT)/export --reset $(RESET)
+	$(RDMAGEN) qpc $(QPC_MAPS) -o $(OUT)/rtl --reset $(RESET)
+	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o $(OUT)/rtl --reset $(RESET)
+	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml --qpc register-maps/qpc.yaml -o $(OUT)/rtl --reset $(RESET)
+	$(RDMAGEN) uar $(UAR_MAPS) --qpc $(QPC_MAPS) -o $(OUT)/rtl --reset $(RESET)
 
 setup:
 	scripts/setup.sh
@@ -91,7 +94,7 @@ bench-rx:
 	CARGO=$(CARGO) scripts/bench-rx.sh
 
 regen-check: rtl
-	scripts/regen-check.sh
+	RDMAGEN="$(RDMAGEN)" scripts/regen-check.sh
 
 lint-rtl: regen-check
 	set -o pipefail; scripts/check-rtl.sh rtl/*.v | tee target/rtl-check.log
