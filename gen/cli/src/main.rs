@@ -730,19 +730,18 @@ fn map_outputs(
                 // The process ends after writing: freeing a syntax tree of a million nodes
                 // one by one would cost a sixth of the whole run on a 4096-register map.
                 std::mem::forget(module);
-                (planned.stage().map(|f| Ok(vec![f])), None)
+                (stage_all(vec![planned]).map(Ok), None)
             }));
         }
         if let Some(dir) = &targets.header {
             threads.push(s.spawn(move || {
                 // In pieces: the layout checks are not copied behind the definitions.
                 let staged = match c_header::generate_parts(m, opts) {
-                    Ok(parts) => Planned {
+                    Ok(parts) => stage_all(vec![Planned {
                         path: dir.join(c_header::file_name(m)),
                         pieces: parts.into(),
-                    }
-                    .stage()
-                    .map(|f| Ok(vec![f])),
+                    }])
+                    .map(Ok),
                     Err(clash) => Ok(Err(clash.to_string())),
                 };
                 (staged, None)
@@ -771,7 +770,7 @@ fn map_outputs(
                     dir.join(systemrdl::file_name(m)),
                     systemrdl::generate(m, opts),
                 );
-                (planned.stage().map(|f| Ok(vec![f])), None)
+                (stage_all(vec![planned]).map(Ok), None)
             }));
         }
         if let Some(dir) = &targets.json {
@@ -780,7 +779,7 @@ fn map_outputs(
                     dir.join(format!("{}.json", m.block)),
                     json::generate(m, opts),
                 );
-                (planned.stage().map(|f| Ok(vec![f])), None)
+                (stage_all(vec![planned]).map(Ok), None)
             }));
         }
         threads
@@ -826,12 +825,6 @@ struct Staged {
     tmp: Option<PathBuf>,
 }
 
-impl Planned {
-    fn stage(self) -> Result<Staged> {
-        stage(self.path, &self.pieces)
-    }
-}
-
 /// Writes `pieces` one after the other to `<path>.tmp` (creating the directory), unless the file
 /// already holds them.
 fn stage<S: AsRef<str>>(path: PathBuf, pieces: &[S]) -> Result<Staged> {
@@ -872,7 +865,7 @@ fn write_if_changed(path: &Path, pieces: &[&str]) -> Result<()> {
 fn stage_all(files: Vec<Planned>) -> Result<Vec<Staged>> {
     let mut staged = Vec::with_capacity(files.len());
     for f in files {
-        match f.stage() {
+        match stage(f.path, &f.pieces) {
             Ok(s) => staged.push(s),
             Err(e) => {
                 discard(&staged);
