@@ -267,7 +267,8 @@ module uar_mlx5_csr #(
   reg  [1:0]           wr_resp;                    // response of the write being accepted
   reg                  rd_pend_q;                  // a decoded read waits for the R register
   reg                  rd_pend_d;
-  reg                  rd_slverr_q;                // it addresses a register with no readable field
+  reg                  rd_slverr_q;                // the decoded read addresses a register with no
+                                                   // readable field
   reg                  rd_slverr_d;
   reg  [1:0]           rd_resp;                    // response of the decoded read
   reg  [31:0]          rd_data;                    // data of the decoded read
@@ -427,7 +428,7 @@ module uar_mlx5_csr #(
   wire                 unused_ok;                  // deliberately unused bits (see below)
 
   assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
-  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || !rvalid_q || s_axil_rready);
+  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || rd_adv);
   assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[12:2], 2'b00};
   assign rd_addr = {s_axil_araddr[12:2], 2'b00};

@@ -87,6 +87,9 @@ def main() -> int:
         # RTL from elsewhere (a mutant, the other reset style) builds apart from rtl/'s.
         tag = "" if args.rtl.resolve() == RTL else "-" + args.rtl.resolve().name
         build = ROOT / "target" / "cocotb" / args.sim / (name + tag)
+        # Benches that read a figure from the generated RTL (the RX verdict latency) read it
+        # from the RTL being simulated.
+        os.environ["RDMAGEN_RTL_DIR"] = str(args.rtl.resolve())
         runner = get_runner(args.sim)
         runner.build(
             sources=[args.rtl / s for s in sources],

@@ -396,10 +396,7 @@ impl<'a> Gen<'a> {
             Expr::all(vec![
                 live,
                 id("s_axil_arvalid"),
-                Expr::or(
-                    Expr::or(Expr::lnot(id("rd_pend_q")), Expr::lnot(id("rvalid_q"))),
-                    id("s_axil_rready"),
-                ),
+                Expr::or(Expr::lnot(id("rd_pend_q")), id("rd_adv")),
             ]),
         ));
         self.decls.push(V::Decl(
@@ -454,7 +451,7 @@ impl<'a> Gen<'a> {
             "rd_slverr",
             1,
             bit1(false),
-            Some("it addresses a register with no readable field".into()),
+            Some("the decoded read addresses a register with no readable field".into()),
         );
         self.reg("rd_resp", 2, Some("response of the decoded read".into()));
         self.reg("rd_data", 32, Some("data of the decoded read".into()));

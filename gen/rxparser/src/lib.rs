@@ -389,8 +389,6 @@ fn enum_value(map: &RegMap, e: &str, name: &str) -> Result<u64, RxParserError> {
         .ok_or_else(|| RxParserError(format!("enum `{e}` has no value `{name}`")))
 }
 
-/// Emits the layer-2/3 position decode of header bytes `src` as wires `{p}_*`: VLAN tags,
-/// ethertype, IP header start, IPv6 flag, IHL and UDP header start.
 /// The sum of `terms` as a balanced tree of adders (a chain of N adds is N LUT levels deep).
 fn sum_tree(terms: Vec<Expr>) -> Expr {
     tree(terms, Expr::plus)
@@ -3289,6 +3287,14 @@ pub const TOP_NAME: &str = "rx_top";
 
 #[cfg(test)]
 mod tests {
+    /// The latencies docs/rx_parser.md, docs/BENCHMARKS.rxparser.md and the ports' comments
+    /// state: the benches take them from these constants, so a change of pipeline depth must
+    /// come here (and to the docs) on purpose.
+    #[test]
+    fn latencies_are_the_documented_ones() {
+        assert_eq!((super::VERDICT_LATENCY, super::PAY_LAST_LATENCY), (15, 16));
+    }
+
     use super::*;
 
     #[test]

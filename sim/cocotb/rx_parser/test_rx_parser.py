@@ -54,7 +54,8 @@ def verdict_latency() -> int:
     """The verdict's latency in cycles after the tlast beat, as the generated RTL's port
     description states it (gen/rxparser's VERDICT_LATENCY; read, not copied, so it cannot
     drift)."""
-    rtl = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "rtl", "rx_parser.v")
+    default = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "rtl")
+    rtl = os.path.join(os.environ.get("RDMAGEN_RTL_DIR", default), "rx_parser.v")
     with open(rtl) as f:
         m = re.search(r"Header/verdict stream: one per frame, (\d+) cycles after its tlast beat", f.read())
     assert m, f"{rtl}: no verdict latency in the m_hdr port description"
