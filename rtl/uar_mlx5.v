@@ -262,6 +262,8 @@ module uar_mlx5 #(
   reg     [1:0]           q_rd_d;
   reg     [2:0]           q_cnt_q;
   reg     [2:0]           q_cnt_d;
+  reg                     q_full_q;
+  reg                     q_full_d;
   reg                     q_ne_q;
   reg                     q_ne_d;
   reg                     e1_chk_q;
@@ -555,7 +557,7 @@ module uar_mlx5 #(
   assign e1_pf = e1_q[85];
   assign e1_reason = e1_q[88:86];
   assign e1_kind = e1_q[91:89];
-  assign q_full = q_cnt_q[2];
+  assign q_full = q_full_q;
   assign e1_chk = e1_chk_q;
   assign e1_adv = e1_valid_q && !q_full && (!e1_chk || db_req_ready);
   assign ev_room = !e1_valid_q || e1_adv;
@@ -806,6 +808,7 @@ module uar_mlx5 #(
     q_wr_d = q_wr_q;
     q_rd_d = q_rd_q;
     q_cnt_d = q_cnt_q;
+    q_full_d = q_full_q;
     q_ne_d = q_ne_q;
     e1_chk_d = e1_chk_q;
     bf_busy_d = bf_busy_q;
@@ -886,6 +889,7 @@ module uar_mlx5 #(
     if (retire && !e1_adv) begin
       q_cnt_d = q_cnt_q - 3'b001;
     end
+    q_full_d = q_full_q ? !retire : q_cnt_q == 3'b011 && e1_adv && !retire;
     q_ne_d = e1_adv || q_cnt_q[2] || q_cnt_q[1] || (q_ne_q && !retire);
     // BlueFlame buffer: claimed at the first beat, freed when drained or dropped
     if (w_take && first_beat && bf_cand) begin
@@ -949,6 +953,7 @@ module uar_mlx5 #(
       q_wr_q <= 2'b00;
       q_rd_q <= 2'b00;
       q_cnt_q <= 3'b000;
+      q_full_q <= 1'b0;
       q_ne_q <= 1'b0;
       e1_chk_q <= 1'b1;
       bf_busy_q <= 1'b0;
@@ -986,6 +991,7 @@ module uar_mlx5 #(
       q_wr_q <= q_wr_d;
       q_rd_q <= q_rd_d;
       q_cnt_q <= q_cnt_d;
+      q_full_q <= q_full_d;
       q_ne_q <= q_ne_d;
       e1_chk_q <= e1_chk_d;
       bf_busy_q <= bf_busy_d;

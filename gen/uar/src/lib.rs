@@ -695,6 +695,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.flop("q_cnt", 3, Some(n(3, 0)));
     // Registered decodes of the queue count and of stage 1's kind: the AW/W handshake
     // (through `ev_room`) and the queue head's read do not start with comparators.
+    // "Full" equals q_cnt_q[2] (four entries); as that wire instead of a flop, Yosys 0.70 mapped
+    // uar_mlx5 at 9 LUT levels against 8 (scripts/bench-hw.py, 2026-12-02), so the flop stays.
+    g.flop("q_full", 1, Some(b1(false)));
     g.flop("q_ne", 1, Some(b1(false)));
     g.flop("e1_chk", 1, Some(b1(K_DB == 0 || K_BF == 0)));
     g.flop("bf_busy", 1, Some(b1(false)));
@@ -1176,8 +1179,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     for (name, w) in EV {
         g.wire(&format!("e1_{name}"), w, ev_field("e1_q", name));
     }
-    // Four entries: the count's top bit is "full" (a full queue takes no event).
-    g.wire("q_full", 1, id("q_cnt_q").index(Expr::int(2)));
+    g.wire("q_full", 1, id("q_full_q"));
     g.wire("e1_chk", 1, id("e1_chk_q"));
     g.wire(
         "e1_adv",
@@ -1487,9 +1489,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::and(id("retire"), not(id("e1_adv"))),
         vec![set("q_cnt_d", Expr::minus(id("q_cnt_q"), n(3, 1)))],
     ));
-    // The next "not empty" from the count's flops and the two events, not from q_cnt_d: no
-    // adder after the retire decision (QPC answer, head kind, fetch_ready). An empty queue
-    // retires none.
+    // The next "full" and "not empty" from the count's flops and the two events, not from
+    // q_cnt_d: no adder after the retire decision (QPC answer, head kind, fetch_ready). A full
+    // queue takes no event (e1_adv needs !q_full) and an empty one retires none.
+    c.push(set(
+        "q_full_d",
+        Expr::ternary(
+            id("q_full_q"),
+            not(id("retire")),
+            Expr::all(vec![
+                Expr::eq(id("q_cnt_q"), n(3, 3)),
+                id("e1_adv"),
+                not(id("retire")),
+            ]),
+        ),
+    ));
     c.push(set(
         "q_ne_d",
         Expr::or(
