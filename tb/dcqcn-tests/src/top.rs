@@ -18,6 +18,7 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestE
 use rdmagen_harness::axil::{AxiLiteMaster, Event as LiteEvent, RawLite, Timing as LiteTiming};
 use rdmagen_harness::stall::{split_seed, Profile, Stall};
 use rdmagen_harness::{Model, RawPort};
+use rdmagen_refmodel::csr::ReadStage;
 use rdmagen_refmodel::dcqcn::{Engine, Kind, Params, Prescaler, Response, Selector};
 
 use crate::bench::{param_port, rd, wr, Expect, Failure, Timing};
@@ -172,10 +173,9 @@ pub struct TopBench<M: Model> {
     pub cycle: u64,
     /// Expected data of each AXI4-Lite read in flight, by tag.
     reads: HashMap<u64, (u64, u32)>,
-    /// The CSR block's decoded read (tag, address) waiting for its R register, and that
-    /// register's RVALID: a read samples the window when it moves to R, not at AR.
-    csr_pend: Option<(u64, u64)>,
-    csr_rvalid: bool,
+    /// The CSR block's reads (tag, address) between AR and R: a read samples the window when
+    /// it moves to R, not at AR.
+    csr_read: ReadStage<(u64, u64)>,
     /// Data of the reads done, by tag.
     pub read_data: HashMap<u64, u32>,
     pub writes_done: u64,
@@ -263,8 +263,7 @@ impl<M: Model> TopBench<M> {
             timing: Timing::default(),
             cycle: 0,
             reads: HashMap::new(),
-            csr_pend: None,
-            csr_rvalid: false,
+            csr_read: ReadStage::default(),
             read_data: HashMap::new(),
             writes_done: 0,
             responses: Vec::new(),
@@ -356,9 +355,11 @@ impl<M: Model> TopBench<M> {
         let r_taken = lite_events
             .iter()
             .any(|e| matches!(e, LiteEvent::ReadDone { .. }));
-        let adv = self.csr_pend.is_some() && (!self.csr_rvalid || r_taken);
-        self.csr_rvalid = adv || (self.csr_rvalid && !r_taken);
-        if let Some((tag, addr)) = self.csr_pend.take_if(|_| adv) {
+        let accepted = lite_events.iter().find_map(|e| match *e {
+            LiteEvent::ReadAccepted { tag, addr } => Some((tag, addr)),
+            _ => None,
+        });
+        if let Some((tag, addr)) = self.csr_read.cycle(r_taken, accepted) {
             let w = &self.sel.window;
             let want = match addr {
                 a if a == reg("rp_flow_sel") => w.flow_sel(self.sel_flow),
@@ -382,7 +383,7 @@ impl<M: Model> TopBench<M> {
                         param_write.push((addr, data as u32));
                     }
                 }
-                LiteEvent::ReadAccepted { tag, addr } => self.csr_pend = Some((tag, addr)),
+                LiteEvent::ReadAccepted { .. } => {}
                 LiteEvent::WriteDone { resp, .. } => {
                     if resp != 0 {
                         return self.fail(format!("write response {resp}"));

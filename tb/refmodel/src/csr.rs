@@ -171,10 +171,48 @@ pub struct CsrModel {
     wr_lo: u32,
     wr_lo_strb: u8,
     rd_hi: u32,
-    /// The accepted read waiting for the R register (the block's decode stage).
-    rd_pend: Option<u64>,
-    /// The R register holds a response (RVALID).
+    /// Reads between their AR handshake and the R register.
+    rd: ReadStage<u64>,
+}
+
+/// The generated CSR block's two-stage AXI4-Lite read, as the blocks that embed one see it: a
+/// read accepted at its AR handshake waits in the decode stage, and moves to the R register in
+/// the first cycle in which R is empty or taken (RVALID the cycle after). Its effects (the
+/// value read, clear or set on read, the 64-bit latch) happen in that cycle. One read waits at
+/// most: the block accepts the next only as the waiting one moves on.
+#[derive(Clone, Debug)]
+pub struct ReadStage<T> {
+    pend: Option<T>,
     rvalid: bool,
+}
+
+impl<T> Default for ReadStage<T> {
+    fn default() -> Self {
+        Self {
+            pend: None,
+            rvalid: false,
+        }
+    }
+}
+
+impl<T> ReadStage<T> {
+    /// One clock cycle: `rready` says the R register's response is taken in it (RREADY, when
+    /// RVALID is high), `accepted` is the read accepted in it. Returns the read that moves to
+    /// the R register in this cycle, if any.
+    pub fn cycle(&mut self, rready: bool, accepted: Option<T>) -> Option<T> {
+        let adv = self.pend.is_some() && (!self.rvalid || rready);
+        let moved = if adv { self.pend.take() } else { None };
+        self.rvalid = adv || (self.rvalid && !rready);
+        if accepted.is_some() {
+            self.pend = accepted;
+        }
+        moved
+    }
+
+    pub fn reset(&mut self) {
+        self.pend = None;
+        self.rvalid = false;
+    }
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -219,8 +257,7 @@ impl CsrModel {
             wr_lo: 0,
             wr_lo_strb: 0,
             rd_hi: 0,
-            rd_pend: None,
-            rvalid: false,
+            rd: ReadStage::default(),
         };
         for item in &map.items {
             let (group, regs, base, stride, count) = match item {
@@ -427,8 +464,7 @@ impl CsrModel {
         self.wr_lo = 0;
         self.wr_lo_strb = 0;
         self.rd_hi = 0;
-        self.rd_pend = None;
-        self.rvalid = false;
+        self.rd.reset();
     }
 
     pub fn address_width(&self) -> u32 {
@@ -481,12 +517,7 @@ impl CsrModel {
 
         // The decoded read moves on when the R register is empty or taken in this cycle; a read
         // accepted in this cycle takes its place.
-        let adv = self.rd_pend.is_some() && (!self.rvalid || bus.rready);
-        let exec = if adv { self.rd_pend.take() } else { None };
-        self.rvalid = adv || (self.rvalid && !bus.rready);
-        if bus.read.is_some() {
-            self.rd_pend = bus.read;
-        }
+        let exec = self.rd.cycle(bus.rready, bus.read);
 
         let mut read_resp = None;
         let mut read_hit = None;

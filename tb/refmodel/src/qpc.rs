@@ -22,6 +22,8 @@
 
 use rdmagen_regmap::RegMap;
 
+use crate::csr::ReadStage;
+
 /// Statuses (mlx5 MLX5_CMD_STAT_* values, as in the map).
 pub mod status {
     pub const OK: u8 = 0x00;
@@ -461,9 +463,8 @@ pub struct QpcModel {
     int_status: u32,
     last_prev: u32,
     pub counters: Counters,
-    /// The CSR block's decoded read waiting for its R register, and that register's RVALID.
-    csr_pend: Option<u64>,
-    csr_rvalid: bool,
+    /// The CSR block's reads between AR and R.
+    csr_read: ReadStage<u64>,
 }
 
 impl QpcModel {
@@ -499,8 +500,7 @@ impl QpcModel {
             int_status: 0,
             last_prev: 0,
             counters: Counters::default(),
-            csr_pend: None,
-            csr_rvalid: false,
+            csr_read: ReadStage::default(),
             layout,
             mk_layout,
         };
@@ -526,8 +526,7 @@ impl QpcModel {
         self.int_status = 0;
         self.last_prev = 0;
         self.counters = Counters::default();
-        self.csr_pend = None;
-        self.csr_rvalid = false;
+        self.csr_read.reset();
     }
 
     pub fn layout(&self) -> &Layout {
@@ -792,13 +791,7 @@ impl QpcModel {
 
         // Software reads, in the cycle a read moves to the R register (empty or taken now):
         // the value before this cycle; counters clear on read.
-        let adv = self.csr_pend.is_some() && (!self.csr_rvalid || inp.csr_rready);
-        let exec = if adv { self.csr_pend.take() } else { None };
-        self.csr_rvalid = adv || (self.csr_rvalid && !inp.csr_rready);
-        if inp.csr_read.is_some() {
-            self.csr_pend = inp.csr_read;
-        }
-        if let Some(a) = exec {
+        if let Some(a) = self.csr_read.cycle(inp.csr_rready, inp.csr_read) {
             out.csr_read = Some(self.csr_value(a));
             let c = &mut self.counters;
             match a & !3 {
