@@ -502,7 +502,7 @@ module dcqcn_csr (
                        s_axil_wdata, wr_mask};
 
   always @* begin
-    // Write decode: the register a write selects and its response
+    // Write decode: the response the address gets, and the register it selects
     wr_resp = RESP_DECERR;
     ctrl_wsel = 1'b0;
     mode_wsel = 1'b0;
@@ -530,116 +530,43 @@ module dcqcn_csr (
     cnp_802p_prio_wsel = 1'b0;
     rp_flow_sel_wsel = 1'b0;
     case (wr_addr)
-      ADDR_CTRL: begin
-        wr_resp = RESP_OKAY;
-        ctrl_wsel = 1'b1;
-      end
-      ADDR_STATUS: wr_resp = RESP_SLVERR;
-      ADDR_MODE: begin
-        wr_resp = RESP_OKAY;
-        mode_wsel = 1'b1;
-      end
-      ADDR_CLK_PER_US: begin
-        wr_resp = RESP_OKAY;
-        clk_per_us_wsel = 1'b1;
-      end
-      ADDR_LINE_RATE: begin
-        wr_resp = RESP_OKAY;
-        line_rate_wsel = 1'b1;
-      end
-      ADDR_SHAPER_BURST: begin
-        wr_resp = RESP_OKAY;
-        shaper_burst_wsel = 1'b1;
-      end
-      ADDR_RPG_TIME_RESET: begin
-        wr_resp = RESP_OKAY;
-        rpg_time_reset_wsel = 1'b1;
-      end
-      ADDR_RPG_BYTE_RESET: begin
-        wr_resp = RESP_OKAY;
-        rpg_byte_reset_wsel = 1'b1;
-      end
-      ADDR_RPG_THRESHOLD: begin
-        wr_resp = RESP_OKAY;
-        rpg_threshold_wsel = 1'b1;
-      end
-      ADDR_RPG_MAX_RATE: begin
-        wr_resp = RESP_OKAY;
-        rpg_max_rate_wsel = 1'b1;
-      end
-      ADDR_RPG_AI_RATE: begin
-        wr_resp = RESP_OKAY;
-        rpg_ai_rate_wsel = 1'b1;
-      end
-      ADDR_RPG_HAI_RATE: begin
-        wr_resp = RESP_OKAY;
-        rpg_hai_rate_wsel = 1'b1;
-      end
-      ADDR_RPG_GD: begin
-        wr_resp = RESP_OKAY;
-        rpg_gd_wsel = 1'b1;
-      end
-      ADDR_RPG_MIN_DEC_FAC: begin
-        wr_resp = RESP_OKAY;
-        rpg_min_dec_fac_wsel = 1'b1;
-      end
-      ADDR_RPG_MIN_RATE: begin
-        wr_resp = RESP_OKAY;
-        rpg_min_rate_wsel = 1'b1;
-      end
-      ADDR_RATE_TO_SET_ON_FIRST_CNP: begin
-        wr_resp = RESP_OKAY;
-        rate_to_set_on_first_cnp_wsel = 1'b1;
-      end
-      ADDR_DCE_TCP_G: begin
-        wr_resp = RESP_OKAY;
-        dce_tcp_g_wsel = 1'b1;
-      end
-      ADDR_DCE_TCP_RTT: begin
-        wr_resp = RESP_OKAY;
-        dce_tcp_rtt_wsel = 1'b1;
-      end
-      ADDR_RATE_REDUCE_MONITOR_PERIOD: begin
-        wr_resp = RESP_OKAY;
-        rate_reduce_monitor_period_wsel = 1'b1;
-      end
-      ADDR_INITIAL_ALPHA_VALUE: begin
-        wr_resp = RESP_OKAY;
-        initial_alpha_value_wsel = 1'b1;
-      end
-      ADDR_CLAMP_TGT_RATE: begin
-        wr_resp = RESP_OKAY;
-        clamp_tgt_rate_wsel = 1'b1;
-      end
-      ADDR_CLAMP_TGT_RATE_AFTER_TIME_INC: begin
-        wr_resp = RESP_OKAY;
-        clamp_tgt_rate_after_time_inc_wsel = 1'b1;
-      end
-      ADDR_MIN_TIME_BETWEEN_CNPS: begin
-        wr_resp = RESP_OKAY;
-        min_time_between_cnps_wsel = 1'b1;
-      end
-      ADDR_CNP_DSCP: begin
-        wr_resp = RESP_OKAY;
-        cnp_dscp_wsel = 1'b1;
-      end
-      ADDR_CNP_802P_PRIO: begin
-        wr_resp = RESP_OKAY;
-        cnp_802p_prio_wsel = 1'b1;
-      end
-      ADDR_RP_CNPS: wr_resp = RESP_SLVERR;
-      ADDR_RP_RATE_CUTS: wr_resp = RESP_SLVERR;
-      ADDR_NP_CNPS_SENT: wr_resp = RESP_SLVERR;
-      ADDR_SHAPER_DEFERRALS: wr_resp = RESP_SLVERR;
-      ADDR_RP_FLOW_SEL: begin
-        wr_resp = RESP_OKAY;
-        rp_flow_sel_wsel = 1'b1;
-      end
-      ADDR_RP_RATE: wr_resp = RESP_SLVERR;
-      ADDR_RP_TARGET: wr_resp = RESP_SLVERR;
-      ADDR_RP_CURRENT: wr_resp = RESP_SLVERR;
-      ADDR_RP_TIMER: wr_resp = RESP_SLVERR;
-      ADDR_RP_STATE: wr_resp = RESP_SLVERR;
+      ADDR_CTRL, ADDR_MODE, ADDR_CLK_PER_US, ADDR_LINE_RATE, ADDR_SHAPER_BURST,
+      ADDR_RPG_TIME_RESET, ADDR_RPG_BYTE_RESET, ADDR_RPG_THRESHOLD, ADDR_RPG_MAX_RATE,
+      ADDR_RPG_AI_RATE, ADDR_RPG_HAI_RATE, ADDR_RPG_GD, ADDR_RPG_MIN_DEC_FAC, ADDR_RPG_MIN_RATE,
+      ADDR_RATE_TO_SET_ON_FIRST_CNP, ADDR_DCE_TCP_G, ADDR_DCE_TCP_RTT,
+      ADDR_RATE_REDUCE_MONITOR_PERIOD, ADDR_INITIAL_ALPHA_VALUE, ADDR_CLAMP_TGT_RATE,
+      ADDR_CLAMP_TGT_RATE_AFTER_TIME_INC, ADDR_MIN_TIME_BETWEEN_CNPS, ADDR_CNP_DSCP,
+      ADDR_CNP_802P_PRIO, ADDR_RP_FLOW_SEL: wr_resp = RESP_OKAY;
+      ADDR_STATUS, ADDR_RP_CNPS, ADDR_RP_RATE_CUTS, ADDR_NP_CNPS_SENT, ADDR_SHAPER_DEFERRALS,
+      ADDR_RP_RATE, ADDR_RP_TARGET, ADDR_RP_CURRENT, ADDR_RP_TIMER, ADDR_RP_STATE: wr_resp = RESP_SLVERR;
+      default: ;
+    endcase
+    case (wr_addr)
+      ADDR_CTRL: ctrl_wsel = 1'b1;
+      ADDR_MODE: mode_wsel = 1'b1;
+      ADDR_CLK_PER_US: clk_per_us_wsel = 1'b1;
+      ADDR_LINE_RATE: line_rate_wsel = 1'b1;
+      ADDR_SHAPER_BURST: shaper_burst_wsel = 1'b1;
+      ADDR_RPG_TIME_RESET: rpg_time_reset_wsel = 1'b1;
+      ADDR_RPG_BYTE_RESET: rpg_byte_reset_wsel = 1'b1;
+      ADDR_RPG_THRESHOLD: rpg_threshold_wsel = 1'b1;
+      ADDR_RPG_MAX_RATE: rpg_max_rate_wsel = 1'b1;
+      ADDR_RPG_AI_RATE: rpg_ai_rate_wsel = 1'b1;
+      ADDR_RPG_HAI_RATE: rpg_hai_rate_wsel = 1'b1;
+      ADDR_RPG_GD: rpg_gd_wsel = 1'b1;
+      ADDR_RPG_MIN_DEC_FAC: rpg_min_dec_fac_wsel = 1'b1;
+      ADDR_RPG_MIN_RATE: rpg_min_rate_wsel = 1'b1;
+      ADDR_RATE_TO_SET_ON_FIRST_CNP: rate_to_set_on_first_cnp_wsel = 1'b1;
+      ADDR_DCE_TCP_G: dce_tcp_g_wsel = 1'b1;
+      ADDR_DCE_TCP_RTT: dce_tcp_rtt_wsel = 1'b1;
+      ADDR_RATE_REDUCE_MONITOR_PERIOD: rate_reduce_monitor_period_wsel = 1'b1;
+      ADDR_INITIAL_ALPHA_VALUE: initial_alpha_value_wsel = 1'b1;
+      ADDR_CLAMP_TGT_RATE: clamp_tgt_rate_wsel = 1'b1;
+      ADDR_CLAMP_TGT_RATE_AFTER_TIME_INC: clamp_tgt_rate_after_time_inc_wsel = 1'b1;
+      ADDR_MIN_TIME_BETWEEN_CNPS: min_time_between_cnps_wsel = 1'b1;
+      ADDR_CNP_DSCP: cnp_dscp_wsel = 1'b1;
+      ADDR_CNP_802P_PRIO: cnp_802p_prio_wsel = 1'b1;
+      ADDR_RP_FLOW_SEL: rp_flow_sel_wsel = 1'b1;
       default: ;
     endcase
     // Read decode, in the accept cycle: a one-hot register select, or SLVERR
@@ -1006,34 +933,34 @@ module dcqcn_csr (
     end
     // rp_cnps.count [31:0] rc: CNP count; saturates at 0xFFFF_FFFF.
     rp_cnps_count_d = rp_cnps_count_q;
-    if (rd_adv && rp_cnps_rsel_q) begin
-      rp_cnps_count_d = 32'd0;
-    end
     rp_cnps_count_sum = {1'b0, rp_cnps_count_d} + {32'd0, rp_cnps_count_incr_i};
     rp_cnps_count_d = rp_cnps_count_sum[32] ? 32'hffffffff : rp_cnps_count_sum[31:0];
+    if (rd_adv && rp_cnps_rsel_q) begin
+      rp_cnps_count_d = {31'd0, rp_cnps_count_incr_i};
+    end
     // rp_rate_cuts.count [31:0] rc: Cut count; saturates at 0xFFFF_FFFF.
     rp_rate_cuts_count_d = rp_rate_cuts_count_q;
-    if (rd_adv && rp_rate_cuts_rsel_q) begin
-      rp_rate_cuts_count_d = 32'd0;
-    end
     rp_rate_cuts_count_sum = {1'b0, rp_rate_cuts_count_d} + {32'd0, rp_rate_cuts_count_incr_i};
     rp_rate_cuts_count_d = rp_rate_cuts_count_sum[32] ? 32'hffffffff : rp_rate_cuts_count_sum[31:0];
+    if (rd_adv && rp_rate_cuts_rsel_q) begin
+      rp_rate_cuts_count_d = {31'd0, rp_rate_cuts_count_incr_i};
+    end
     // np_cnps_sent.count [31:0] rc: CNP count; saturates at 0xFFFF_FFFF.
     np_cnps_sent_count_d = np_cnps_sent_count_q;
-    if (rd_adv && np_cnps_sent_rsel_q) begin
-      np_cnps_sent_count_d = 32'd0;
-    end
     np_cnps_sent_count_sum = {1'b0, np_cnps_sent_count_d} + {32'd0, np_cnps_sent_count_incr_i};
     np_cnps_sent_count_d = np_cnps_sent_count_sum[32] ? 32'hffffffff : np_cnps_sent_count_sum[31:0];
+    if (rd_adv && np_cnps_sent_rsel_q) begin
+      np_cnps_sent_count_d = {31'd0, np_cnps_sent_count_incr_i};
+    end
     // shaper_deferrals.count [31:0] rc: Refusal count; saturates at 0xFFFF_FFFF.
     shaper_deferrals_count_d = shaper_deferrals_count_q;
-    if (rd_adv && shaper_deferrals_rsel_q) begin
-      shaper_deferrals_count_d = 32'd0;
-    end
     shaper_deferrals_count_sum = {1'b0, shaper_deferrals_count_d} +
                                  {32'd0, shaper_deferrals_count_incr_i};
     shaper_deferrals_count_d = shaper_deferrals_count_sum[32] ? 32'hffffffff :
                                shaper_deferrals_count_sum[31:0];
+    if (rd_adv && shaper_deferrals_rsel_q) begin
+      shaper_deferrals_count_d = {31'd0, shaper_deferrals_count_incr_i};
+    end
     // rp_flow_sel.flow [15:0] rw: Flow (QP) index to read back. Indices at or beyond the engine's
     // number of flows read back as zero.
     rp_flow_sel_flow_d = rp_flow_sel_flow_q;

@@ -332,7 +332,7 @@ module example_csr #(
                        s_axil_wdata, wr_mask, wr_data64, wr_mask64};
 
   always @* begin
-    // Write decode: the register a write selects and its response
+    // Write decode: the response the address gets, and the register it selects
     wr_resp = RESP_DECERR;
     ctrl_wsel = 1'b0;
     int_status_wsel = 1'b0;
@@ -344,40 +344,20 @@ module example_csr #(
     port_cfg_wsel = 1'b0;
     wr_lo_store = 1'b0;
     case (wr_addr)
-      ADDR_CTRL: begin
-        wr_resp = RESP_OKAY;
-        ctrl_wsel = 1'b1;
-      end
-      ADDR_STATUS: wr_resp = RESP_SLVERR;
-      ADDR_INT_STATUS: begin
-        wr_resp = RESP_OKAY;
-        int_status_wsel = 1'b1;
-      end
-      ADDR_INT_EN: begin
-        wr_resp = RESP_OKAY;
-        int_en_wsel = 1'b1;
-      end
-      ADDR_PKT_COUNT: wr_resp = RESP_SLVERR;
-      ADDR_EVENTS: begin
-        wr_resp = RESP_OKAY;
-        events_wsel = 1'b1;
-      end
-      ADDR_TX_TAIL: begin
-        wr_resp = RESP_OKAY;
-        tx_tail_wsel = 1'b1;
-      end
-      ADDR_SCRATCH: begin
-        wr_resp = RESP_OKAY;
-        scratch_wsel = 1'b1;
-      end
-      ADDR_BASE_ADDR: begin
-        wr_resp = RESP_OKAY;
-        wr_lo_store = 1'b1;
-      end
-      ADDR_BASE_ADDR_HI: begin
-        wr_resp = RESP_OKAY;
-        base_addr_wsel = 1'b1;
-      end
+      ADDR_CTRL, ADDR_INT_STATUS, ADDR_INT_EN, ADDR_EVENTS, ADDR_TX_TAIL, ADDR_SCRATCH,
+      ADDR_BASE_ADDR, ADDR_BASE_ADDR_HI: wr_resp = RESP_OKAY;
+      ADDR_STATUS, ADDR_PKT_COUNT: wr_resp = RESP_SLVERR;
+      default: ;
+    endcase
+    case (wr_addr)
+      ADDR_CTRL: ctrl_wsel = 1'b1;
+      ADDR_INT_STATUS: int_status_wsel = 1'b1;
+      ADDR_INT_EN: int_en_wsel = 1'b1;
+      ADDR_EVENTS: events_wsel = 1'b1;
+      ADDR_TX_TAIL: tx_tail_wsel = 1'b1;
+      ADDR_SCRATCH: scratch_wsel = 1'b1;
+      ADDR_BASE_ADDR: wr_lo_store = 1'b1;
+      ADDR_BASE_ADDR_HI: base_addr_wsel = 1'b1;
       default: ;
     endcase
     if (port_wwin && port_widx < NUM_PORTS) begin
@@ -554,11 +534,11 @@ module example_csr #(
     // and clears it; a frame counted in the same cycle as the read is kept (the counter restarts
     // at 1). Saturates at 0xFFFF_FFFF.
     pkt_count_count_d = pkt_count_count_q;
-    if (rd_adv && pkt_count_rsel_q) begin
-      pkt_count_count_d = 32'd0;
-    end
     pkt_count_count_sum = {1'b0, pkt_count_count_d} + {32'd0, pkt_count_count_incr_i};
     pkt_count_count_d = pkt_count_count_sum[32] ? 32'hffffffff : pkt_count_count_sum[31:0];
+    if (rd_adv && pkt_count_rsel_q) begin
+      pkt_count_count_d = {31'd0, pkt_count_count_incr_i};
+    end
     // events.retrain [0] w1s: Write 1 to request a link retrain on every port. Hardware clears the
     // bit when the retrain has finished. Writing 0 has no effect.
     events_retrain_d = events_retrain_q;

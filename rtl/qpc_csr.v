@@ -338,7 +338,7 @@ module qpc_csr (
                        s_axil_wdata, wr_mask};
 
   always @* begin
-    // Write decode: the register a write selects and its response
+    // Write decode: the response the address gets, and the register it selects
     wr_resp = RESP_DECERR;
     ctrl_wsel = 1'b0;
     cmd_ctrl_wsel = 1'b0;
@@ -347,36 +347,18 @@ module qpc_csr (
     int_en_wsel = 1'b0;
     mailbox_data_wsel = 1'b0;
     case (wr_addr)
-      ADDR_CTRL: begin
-        wr_resp = RESP_OKAY;
-        ctrl_wsel = 1'b1;
-      end
-      ADDR_STATUS: wr_resp = RESP_SLVERR;
-      ADDR_GEOMETRY: wr_resp = RESP_SLVERR;
-      ADDR_MKEY_GEOMETRY: wr_resp = RESP_SLVERR;
-      ADDR_CMD_CTRL: begin
-        wr_resp = RESP_OKAY;
-        cmd_ctrl_wsel = 1'b1;
-      end
-      ADDR_CMD_TARGET: begin
-        wr_resp = RESP_OKAY;
-        cmd_target_wsel = 1'b1;
-      end
-      ADDR_CMD_STATUS: wr_resp = RESP_SLVERR;
-      ADDR_INT_STATUS: begin
-        wr_resp = RESP_OKAY;
-        int_status_wsel = 1'b1;
-      end
-      ADDR_INT_EN: begin
-        wr_resp = RESP_OKAY;
-        int_en_wsel = 1'b1;
-      end
-      ADDR_ILLEGAL_TRANSITIONS: wr_resp = RESP_SLVERR;
-      ADDR_CMD_ERRORS: wr_resp = RESP_SLVERR;
-      ADDR_PD_MISMATCHES: wr_resp = RESP_SLVERR;
-      ADDR_PARTITION_VIOLATIONS: wr_resp = RESP_SLVERR;
-      ADDR_PORT_COLLISIONS: wr_resp = RESP_SLVERR;
+      ADDR_CTRL, ADDR_CMD_CTRL, ADDR_CMD_TARGET, ADDR_INT_STATUS, ADDR_INT_EN: wr_resp = RESP_OKAY;
+      ADDR_STATUS, ADDR_GEOMETRY, ADDR_MKEY_GEOMETRY, ADDR_CMD_STATUS, ADDR_ILLEGAL_TRANSITIONS,
+      ADDR_CMD_ERRORS, ADDR_PD_MISMATCHES, ADDR_PARTITION_VIOLATIONS, ADDR_PORT_COLLISIONS,
       ADDR_RKEY_VIOLATIONS: wr_resp = RESP_SLVERR;
+      default: ;
+    endcase
+    case (wr_addr)
+      ADDR_CTRL: ctrl_wsel = 1'b1;
+      ADDR_CMD_CTRL: cmd_ctrl_wsel = 1'b1;
+      ADDR_CMD_TARGET: cmd_target_wsel = 1'b1;
+      ADDR_INT_STATUS: int_status_wsel = 1'b1;
+      ADDR_INT_EN: int_en_wsel = 1'b1;
       default: ;
     endcase
     if (mailbox_wwin && mailbox_widx < 12) begin
@@ -552,55 +534,55 @@ module qpc_csr (
     end
     // illegal_transitions.count [31:0] rc: Refused transitions; saturates at 0xFFFF_FFFF.
     illegal_transitions_count_d = illegal_transitions_count_q;
-    if (rd_adv && illegal_transitions_rsel_q) begin
-      illegal_transitions_count_d = 32'd0;
-    end
     illegal_transitions_count_sum = {1'b0, illegal_transitions_count_d} +
                                     {32'd0, illegal_transitions_count_incr_i};
     illegal_transitions_count_d = illegal_transitions_count_sum[32] ? 32'hffffffff :
                                   illegal_transitions_count_sum[31:0];
+    if (rd_adv && illegal_transitions_rsel_q) begin
+      illegal_transitions_count_d = {31'd0, illegal_transitions_count_incr_i};
+    end
     // cmd_errors.count [31:0] rc: Failed commands; saturates at 0xFFFF_FFFF.
     cmd_errors_count_d = cmd_errors_count_q;
-    if (rd_adv && cmd_errors_rsel_q) begin
-      cmd_errors_count_d = 32'd0;
-    end
     cmd_errors_count_sum = {1'b0, cmd_errors_count_d} + {32'd0, cmd_errors_count_incr_i};
     cmd_errors_count_d = cmd_errors_count_sum[32] ? 32'hffffffff : cmd_errors_count_sum[31:0];
+    if (rd_adv && cmd_errors_rsel_q) begin
+      cmd_errors_count_d = {31'd0, cmd_errors_count_incr_i};
+    end
     // pd_mismatches.count [31:0] rc: PD mismatches; saturates at 0xFFFF_FFFF.
     pd_mismatches_count_d = pd_mismatches_count_q;
-    if (rd_adv && pd_mismatches_rsel_q) begin
-      pd_mismatches_count_d = 32'd0;
-    end
     pd_mismatches_count_sum = {1'b0, pd_mismatches_count_d} + {32'd0, pd_mismatches_count_incr_i};
     pd_mismatches_count_d = pd_mismatches_count_sum[32] ? 32'hffffffff :
                             pd_mismatches_count_sum[31:0];
+    if (rd_adv && pd_mismatches_rsel_q) begin
+      pd_mismatches_count_d = {31'd0, pd_mismatches_count_incr_i};
+    end
     // partition_violations.count [31:0] rc: Refused requests; saturates at 0xFFFF_FFFF.
     partition_violations_count_d = partition_violations_count_q;
-    if (rd_adv && partition_violations_rsel_q) begin
-      partition_violations_count_d = 32'd0;
-    end
     partition_violations_count_sum = {1'b0, partition_violations_count_d} +
                                      {30'd0, partition_violations_count_incr_i};
     partition_violations_count_d = partition_violations_count_sum[32] ? 32'hffffffff :
                                    partition_violations_count_sum[31:0];
+    if (rd_adv && partition_violations_rsel_q) begin
+      partition_violations_count_d = {29'd0, partition_violations_count_incr_i};
+    end
     // port_collisions.count [31:0] rc: Same-QP cycles; saturates at 0xFFFF_FFFF.
     port_collisions_count_d = port_collisions_count_q;
-    if (rd_adv && port_collisions_rsel_q) begin
-      port_collisions_count_d = 32'd0;
-    end
     port_collisions_count_sum = {1'b0, port_collisions_count_d} +
                                 {32'd0, port_collisions_count_incr_i};
     port_collisions_count_d = port_collisions_count_sum[32] ? 32'hffffffff :
                               port_collisions_count_sum[31:0];
+    if (rd_adv && port_collisions_rsel_q) begin
+      port_collisions_count_d = {31'd0, port_collisions_count_incr_i};
+    end
     // rkey_violations.count [31:0] rc: Failed R_Key checks; saturates at 0xFFFF_FFFF.
     rkey_violations_count_d = rkey_violations_count_q;
-    if (rd_adv && rkey_violations_rsel_q) begin
-      rkey_violations_count_d = 32'd0;
-    end
     rkey_violations_count_sum = {1'b0, rkey_violations_count_d} +
                                 {32'd0, rkey_violations_count_incr_i};
     rkey_violations_count_d = rkey_violations_count_sum[32] ? 32'hffffffff :
                               rkey_violations_count_sum[31:0];
+    if (rd_adv && rkey_violations_rsel_q) begin
+      rkey_violations_count_d = {31'd0, rkey_violations_count_incr_i};
+    end
   end
 
   always @(posedge clk) begin

@@ -512,7 +512,7 @@ module rx_parser_csr (
                        s_axil_wdata, wr_mask, wr_data64, wr_mask64};
 
   always @* begin
-    // Write decode: the register a write selects and its response
+    // Write decode: the response the address gets, and the register it selects
     wr_resp = RESP_DECERR;
     ctrl_wsel = 1'b0;
     udp_dport_wsel = 1'b0;
@@ -520,48 +520,21 @@ module rx_parser_csr (
     min_time_between_cnps_wsel = 1'b0;
     wr_lo_store = 1'b0;
     case (wr_addr)
-      ADDR_CTRL: begin
-        wr_resp = RESP_OKAY;
-        ctrl_wsel = 1'b1;
-      end
-      ADDR_UDP_DPORT: begin
-        wr_resp = RESP_OKAY;
-        udp_dport_wsel = 1'b1;
-      end
-      ADDR_P_KEY: begin
-        wr_resp = RESP_OKAY;
-        p_key_wsel = 1'b1;
-      end
-      ADDR_MIN_TIME_BETWEEN_CNPS: begin
-        wr_resp = RESP_OKAY;
-        min_time_between_cnps_wsel = 1'b1;
-      end
-      ADDR_LAST_DROP: wr_resp = RESP_SLVERR;
-      ADDR_LAST_DROP_QPN: wr_resp = RESP_SLVERR;
-      ADDR_FRAMES_SEEN: wr_resp = RESP_SLVERR;
-      ADDR_FRAMES_SEEN_HI: wr_resp = RESP_SLVERR;
-      ADDR_VERDICT_ACCEPT: wr_resp = RESP_SLVERR;
-      ADDR_VERDICT_ACCEPT_HI: wr_resp = RESP_SLVERR;
-      ADDR_VERDICT_DUPLICATE: wr_resp = RESP_SLVERR;
-      ADDR_VERDICT_NAK_PSN_SEQ: wr_resp = RESP_SLVERR;
-      ADDR_VERDICT_NAK_REMOTE_ACCESS: wr_resp = RESP_SLVERR;
-      ADDR_DROP_NOT_ROCE: wr_resp = RESP_SLVERR;
-      ADDR_DROP_BAD_FCS: wr_resp = RESP_SLVERR;
-      ADDR_DROP_BAD_IP_CHECKSUM: wr_resp = RESP_SLVERR;
-      ADDR_DROP_FRAGMENT: wr_resp = RESP_SLVERR;
-      ADDR_DROP_BAD_ICRC: wr_resp = RESP_SLVERR;
-      ADDR_DROP_TVER: wr_resp = RESP_SLVERR;
-      ADDR_DROP_P_KEY: wr_resp = RESP_SLVERR;
-      ADDR_DROP_QPN0: wr_resp = RESP_SLVERR;
-      ADDR_DROP_UNKNOWN_QP: wr_resp = RESP_SLVERR;
-      ADDR_DROP_WRONG_VF: wr_resp = RESP_SLVERR;
-      ADDR_DROP_STATE: wr_resp = RESP_SLVERR;
-      ADDR_DROP_TRANSPORT_MISMATCH: wr_resp = RESP_SLVERR;
-      ADDR_DROP_TRUNCATED: wr_resp = RESP_SLVERR;
-      ADDR_DROP_PSN_SEQ: wr_resp = RESP_SLVERR;
-      ADDR_DROP_BAD_OPCODE: wr_resp = RESP_SLVERR;
-      ADDR_EVENT_CNP_RECEIVED: wr_resp = RESP_SLVERR;
-      ADDR_EVENT_CE_MARKED: wr_resp = RESP_SLVERR;
+      ADDR_CTRL, ADDR_UDP_DPORT, ADDR_P_KEY, ADDR_MIN_TIME_BETWEEN_CNPS: wr_resp = RESP_OKAY;
+      ADDR_LAST_DROP, ADDR_LAST_DROP_QPN, ADDR_FRAMES_SEEN, ADDR_FRAMES_SEEN_HI,
+      ADDR_VERDICT_ACCEPT, ADDR_VERDICT_ACCEPT_HI, ADDR_VERDICT_DUPLICATE,
+      ADDR_VERDICT_NAK_PSN_SEQ, ADDR_VERDICT_NAK_REMOTE_ACCESS, ADDR_DROP_NOT_ROCE,
+      ADDR_DROP_BAD_FCS, ADDR_DROP_BAD_IP_CHECKSUM, ADDR_DROP_FRAGMENT, ADDR_DROP_BAD_ICRC,
+      ADDR_DROP_TVER, ADDR_DROP_P_KEY, ADDR_DROP_QPN0, ADDR_DROP_UNKNOWN_QP, ADDR_DROP_WRONG_VF,
+      ADDR_DROP_STATE, ADDR_DROP_TRANSPORT_MISMATCH, ADDR_DROP_TRUNCATED, ADDR_DROP_PSN_SEQ,
+      ADDR_DROP_BAD_OPCODE, ADDR_EVENT_CNP_RECEIVED, ADDR_EVENT_CE_MARKED: wr_resp = RESP_SLVERR;
+      default: ;
+    endcase
+    case (wr_addr)
+      ADDR_CTRL: ctrl_wsel = 1'b1;
+      ADDR_UDP_DPORT: udp_dport_wsel = 1'b1;
+      ADDR_P_KEY: p_key_wsel = 1'b1;
+      ADDR_MIN_TIME_BETWEEN_CNPS: min_time_between_cnps_wsel = 1'b1;
       default: ;
     endcase
     // Read decode, in the accept cycle: a one-hot register select, or SLVERR
@@ -811,185 +784,185 @@ module rx_parser_csr (
     end
     // frames_seen.count [63:0] rc: Frames received.
     frames_seen_count_d = frames_seen_count_q;
-    if (rd_adv && frames_seen_rsel_q) begin
-      frames_seen_count_d = 64'd0;
-    end
     frames_seen_count_sum = {1'b0, frames_seen_count_d} + {64'd0, frames_seen_count_incr_i};
     frames_seen_count_d = frames_seen_count_sum[64] ? 64'hffffffffffffffff :
                           frames_seen_count_sum[63:0];
+    if (rd_adv && frames_seen_rsel_q) begin
+      frames_seen_count_d = {63'd0, frames_seen_count_incr_i};
+    end
     // verdict_accept.count [63:0] rc: Accepted frames.
     verdict_accept_count_d = verdict_accept_count_q;
-    if (rd_adv && verdict_accept_rsel_q) begin
-      verdict_accept_count_d = 64'd0;
-    end
     verdict_accept_count_sum = {1'b0, verdict_accept_count_d} +
                                {64'd0, verdict_accept_count_incr_i};
     verdict_accept_count_d = verdict_accept_count_sum[64] ? 64'hffffffffffffffff :
                              verdict_accept_count_sum[63:0];
+    if (rd_adv && verdict_accept_rsel_q) begin
+      verdict_accept_count_d = {63'd0, verdict_accept_count_incr_i};
+    end
     // verdict_duplicate.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_duplicate_count_d = verdict_duplicate_count_q;
-    if (rd_adv && verdict_duplicate_rsel_q) begin
-      verdict_duplicate_count_d = 32'd0;
-    end
     verdict_duplicate_count_sum = {1'b0, verdict_duplicate_count_d} +
                                   {32'd0, verdict_duplicate_count_incr_i};
     verdict_duplicate_count_d = verdict_duplicate_count_sum[32] ? 32'hffffffff :
                                 verdict_duplicate_count_sum[31:0];
+    if (rd_adv && verdict_duplicate_rsel_q) begin
+      verdict_duplicate_count_d = {31'd0, verdict_duplicate_count_incr_i};
+    end
     // verdict_nak_psn_seq.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_nak_psn_seq_count_d = verdict_nak_psn_seq_count_q;
-    if (rd_adv && verdict_nak_psn_seq_rsel_q) begin
-      verdict_nak_psn_seq_count_d = 32'd0;
-    end
     verdict_nak_psn_seq_count_sum = {1'b0, verdict_nak_psn_seq_count_d} +
                                     {32'd0, verdict_nak_psn_seq_count_incr_i};
     verdict_nak_psn_seq_count_d = verdict_nak_psn_seq_count_sum[32] ? 32'hffffffff :
                                   verdict_nak_psn_seq_count_sum[31:0];
+    if (rd_adv && verdict_nak_psn_seq_rsel_q) begin
+      verdict_nak_psn_seq_count_d = {31'd0, verdict_nak_psn_seq_count_incr_i};
+    end
     // verdict_nak_remote_access.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     verdict_nak_remote_access_count_d = verdict_nak_remote_access_count_q;
-    if (rd_adv && verdict_nak_remote_access_rsel_q) begin
-      verdict_nak_remote_access_count_d = 32'd0;
-    end
     verdict_nak_remote_access_count_sum = {1'b0, verdict_nak_remote_access_count_d} +
                                           {32'd0, verdict_nak_remote_access_count_incr_i};
     verdict_nak_remote_access_count_d = verdict_nak_remote_access_count_sum[32] ? 32'hffffffff :
                                         verdict_nak_remote_access_count_sum[31:0];
+    if (rd_adv && verdict_nak_remote_access_rsel_q) begin
+      verdict_nak_remote_access_count_d = {31'd0, verdict_nak_remote_access_count_incr_i};
+    end
     // drop_not_roce.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_not_roce_count_d = drop_not_roce_count_q;
-    if (rd_adv && drop_not_roce_rsel_q) begin
-      drop_not_roce_count_d = 32'd0;
-    end
     drop_not_roce_count_sum = {1'b0, drop_not_roce_count_d} + {32'd0, drop_not_roce_count_incr_i};
     drop_not_roce_count_d = drop_not_roce_count_sum[32] ? 32'hffffffff :
                             drop_not_roce_count_sum[31:0];
+    if (rd_adv && drop_not_roce_rsel_q) begin
+      drop_not_roce_count_d = {31'd0, drop_not_roce_count_incr_i};
+    end
     // drop_bad_fcs.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_fcs_count_d = drop_bad_fcs_count_q;
-    if (rd_adv && drop_bad_fcs_rsel_q) begin
-      drop_bad_fcs_count_d = 32'd0;
-    end
     drop_bad_fcs_count_sum = {1'b0, drop_bad_fcs_count_d} + {32'd0, drop_bad_fcs_count_incr_i};
     drop_bad_fcs_count_d = drop_bad_fcs_count_sum[32] ? 32'hffffffff : drop_bad_fcs_count_sum[31:0];
+    if (rd_adv && drop_bad_fcs_rsel_q) begin
+      drop_bad_fcs_count_d = {31'd0, drop_bad_fcs_count_incr_i};
+    end
     // drop_bad_ip_checksum.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_ip_checksum_count_d = drop_bad_ip_checksum_count_q;
-    if (rd_adv && drop_bad_ip_checksum_rsel_q) begin
-      drop_bad_ip_checksum_count_d = 32'd0;
-    end
     drop_bad_ip_checksum_count_sum = {1'b0, drop_bad_ip_checksum_count_d} +
                                      {32'd0, drop_bad_ip_checksum_count_incr_i};
     drop_bad_ip_checksum_count_d = drop_bad_ip_checksum_count_sum[32] ? 32'hffffffff :
                                    drop_bad_ip_checksum_count_sum[31:0];
+    if (rd_adv && drop_bad_ip_checksum_rsel_q) begin
+      drop_bad_ip_checksum_count_d = {31'd0, drop_bad_ip_checksum_count_incr_i};
+    end
     // drop_fragment.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_fragment_count_d = drop_fragment_count_q;
-    if (rd_adv && drop_fragment_rsel_q) begin
-      drop_fragment_count_d = 32'd0;
-    end
     drop_fragment_count_sum = {1'b0, drop_fragment_count_d} + {32'd0, drop_fragment_count_incr_i};
     drop_fragment_count_d = drop_fragment_count_sum[32] ? 32'hffffffff :
                             drop_fragment_count_sum[31:0];
+    if (rd_adv && drop_fragment_rsel_q) begin
+      drop_fragment_count_d = {31'd0, drop_fragment_count_incr_i};
+    end
     // drop_bad_icrc.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_icrc_count_d = drop_bad_icrc_count_q;
-    if (rd_adv && drop_bad_icrc_rsel_q) begin
-      drop_bad_icrc_count_d = 32'd0;
-    end
     drop_bad_icrc_count_sum = {1'b0, drop_bad_icrc_count_d} + {32'd0, drop_bad_icrc_count_incr_i};
     drop_bad_icrc_count_d = drop_bad_icrc_count_sum[32] ? 32'hffffffff :
                             drop_bad_icrc_count_sum[31:0];
+    if (rd_adv && drop_bad_icrc_rsel_q) begin
+      drop_bad_icrc_count_d = {31'd0, drop_bad_icrc_count_incr_i};
+    end
     // drop_tver.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_tver_count_d = drop_tver_count_q;
-    if (rd_adv && drop_tver_rsel_q) begin
-      drop_tver_count_d = 32'd0;
-    end
     drop_tver_count_sum = {1'b0, drop_tver_count_d} + {32'd0, drop_tver_count_incr_i};
     drop_tver_count_d = drop_tver_count_sum[32] ? 32'hffffffff : drop_tver_count_sum[31:0];
+    if (rd_adv && drop_tver_rsel_q) begin
+      drop_tver_count_d = {31'd0, drop_tver_count_incr_i};
+    end
     // drop_p_key.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_p_key_count_d = drop_p_key_count_q;
-    if (rd_adv && drop_p_key_rsel_q) begin
-      drop_p_key_count_d = 32'd0;
-    end
     drop_p_key_count_sum = {1'b0, drop_p_key_count_d} + {32'd0, drop_p_key_count_incr_i};
     drop_p_key_count_d = drop_p_key_count_sum[32] ? 32'hffffffff : drop_p_key_count_sum[31:0];
+    if (rd_adv && drop_p_key_rsel_q) begin
+      drop_p_key_count_d = {31'd0, drop_p_key_count_incr_i};
+    end
     // drop_qpn0.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_qpn0_count_d = drop_qpn0_count_q;
-    if (rd_adv && drop_qpn0_rsel_q) begin
-      drop_qpn0_count_d = 32'd0;
-    end
     drop_qpn0_count_sum = {1'b0, drop_qpn0_count_d} + {32'd0, drop_qpn0_count_incr_i};
     drop_qpn0_count_d = drop_qpn0_count_sum[32] ? 32'hffffffff : drop_qpn0_count_sum[31:0];
+    if (rd_adv && drop_qpn0_rsel_q) begin
+      drop_qpn0_count_d = {31'd0, drop_qpn0_count_incr_i};
+    end
     // drop_unknown_qp.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_unknown_qp_count_d = drop_unknown_qp_count_q;
-    if (rd_adv && drop_unknown_qp_rsel_q) begin
-      drop_unknown_qp_count_d = 32'd0;
-    end
     drop_unknown_qp_count_sum = {1'b0, drop_unknown_qp_count_d} +
                                 {32'd0, drop_unknown_qp_count_incr_i};
     drop_unknown_qp_count_d = drop_unknown_qp_count_sum[32] ? 32'hffffffff :
                               drop_unknown_qp_count_sum[31:0];
+    if (rd_adv && drop_unknown_qp_rsel_q) begin
+      drop_unknown_qp_count_d = {31'd0, drop_unknown_qp_count_incr_i};
+    end
     // drop_wrong_vf.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_wrong_vf_count_d = drop_wrong_vf_count_q;
-    if (rd_adv && drop_wrong_vf_rsel_q) begin
-      drop_wrong_vf_count_d = 32'd0;
-    end
     drop_wrong_vf_count_sum = {1'b0, drop_wrong_vf_count_d} + {32'd0, drop_wrong_vf_count_incr_i};
     drop_wrong_vf_count_d = drop_wrong_vf_count_sum[32] ? 32'hffffffff :
                             drop_wrong_vf_count_sum[31:0];
+    if (rd_adv && drop_wrong_vf_rsel_q) begin
+      drop_wrong_vf_count_d = {31'd0, drop_wrong_vf_count_incr_i};
+    end
     // drop_state.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_state_count_d = drop_state_count_q;
-    if (rd_adv && drop_state_rsel_q) begin
-      drop_state_count_d = 32'd0;
-    end
     drop_state_count_sum = {1'b0, drop_state_count_d} + {32'd0, drop_state_count_incr_i};
     drop_state_count_d = drop_state_count_sum[32] ? 32'hffffffff : drop_state_count_sum[31:0];
+    if (rd_adv && drop_state_rsel_q) begin
+      drop_state_count_d = {31'd0, drop_state_count_incr_i};
+    end
     // drop_transport_mismatch.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_transport_mismatch_count_d = drop_transport_mismatch_count_q;
-    if (rd_adv && drop_transport_mismatch_rsel_q) begin
-      drop_transport_mismatch_count_d = 32'd0;
-    end
     drop_transport_mismatch_count_sum = {1'b0, drop_transport_mismatch_count_d} +
                                         {32'd0, drop_transport_mismatch_count_incr_i};
     drop_transport_mismatch_count_d = drop_transport_mismatch_count_sum[32] ? 32'hffffffff :
                                       drop_transport_mismatch_count_sum[31:0];
+    if (rd_adv && drop_transport_mismatch_rsel_q) begin
+      drop_transport_mismatch_count_d = {31'd0, drop_transport_mismatch_count_incr_i};
+    end
     // drop_truncated.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_truncated_count_d = drop_truncated_count_q;
-    if (rd_adv && drop_truncated_rsel_q) begin
-      drop_truncated_count_d = 32'd0;
-    end
     drop_truncated_count_sum = {1'b0, drop_truncated_count_d} +
                                {32'd0, drop_truncated_count_incr_i};
     drop_truncated_count_d = drop_truncated_count_sum[32] ? 32'hffffffff :
                              drop_truncated_count_sum[31:0];
+    if (rd_adv && drop_truncated_rsel_q) begin
+      drop_truncated_count_d = {31'd0, drop_truncated_count_incr_i};
+    end
     // drop_psn_seq.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_psn_seq_count_d = drop_psn_seq_count_q;
-    if (rd_adv && drop_psn_seq_rsel_q) begin
-      drop_psn_seq_count_d = 32'd0;
-    end
     drop_psn_seq_count_sum = {1'b0, drop_psn_seq_count_d} + {32'd0, drop_psn_seq_count_incr_i};
     drop_psn_seq_count_d = drop_psn_seq_count_sum[32] ? 32'hffffffff : drop_psn_seq_count_sum[31:0];
+    if (rd_adv && drop_psn_seq_rsel_q) begin
+      drop_psn_seq_count_d = {31'd0, drop_psn_seq_count_incr_i};
+    end
     // drop_bad_opcode.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     drop_bad_opcode_count_d = drop_bad_opcode_count_q;
-    if (rd_adv && drop_bad_opcode_rsel_q) begin
-      drop_bad_opcode_count_d = 32'd0;
-    end
     drop_bad_opcode_count_sum = {1'b0, drop_bad_opcode_count_d} +
                                 {32'd0, drop_bad_opcode_count_incr_i};
     drop_bad_opcode_count_d = drop_bad_opcode_count_sum[32] ? 32'hffffffff :
                               drop_bad_opcode_count_sum[31:0];
+    if (rd_adv && drop_bad_opcode_rsel_q) begin
+      drop_bad_opcode_count_d = {31'd0, drop_bad_opcode_count_incr_i};
+    end
     // event_cnp_received.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     event_cnp_received_count_d = event_cnp_received_count_q;
-    if (rd_adv && event_cnp_received_rsel_q) begin
-      event_cnp_received_count_d = 32'd0;
-    end
     event_cnp_received_count_sum = {1'b0, event_cnp_received_count_d} +
                                    {32'd0, event_cnp_received_count_incr_i};
     event_cnp_received_count_d = event_cnp_received_count_sum[32] ? 32'hffffffff :
                                  event_cnp_received_count_sum[31:0];
+    if (rd_adv && event_cnp_received_rsel_q) begin
+      event_cnp_received_count_d = {31'd0, event_cnp_received_count_incr_i};
+    end
     // event_ce_marked.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     event_ce_marked_count_d = event_ce_marked_count_q;
-    if (rd_adv && event_ce_marked_rsel_q) begin
-      event_ce_marked_count_d = 32'd0;
-    end
     event_ce_marked_count_sum = {1'b0, event_ce_marked_count_d} +
                                 {32'd0, event_ce_marked_count_incr_i};
     event_ce_marked_count_d = event_ce_marked_count_sum[32] ? 32'hffffffff :
                               event_ce_marked_count_sum[31:0];
+    if (rd_adv && event_ce_marked_rsel_q) begin
+      event_ce_marked_count_d = {31'd0, event_ce_marked_count_incr_i};
+    end
   end
 
   always @(posedge clk) begin

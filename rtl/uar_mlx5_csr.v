@@ -502,7 +502,7 @@ module uar_mlx5_csr #(
                        s_axil_wdata, wr_mask, wr_data64, wr_mask64};
 
   always @* begin
-    // Write decode: the register a write selects and its response
+    // Write decode: the response the address gets, and the register it selects
     wr_resp = RESP_DECERR;
     ctrl_wsel = 1'b0;
     page_cfg_wsel = 1'b0;
@@ -511,37 +511,18 @@ module uar_mlx5_csr #(
     vf_ctrl_wsel = 1'b0;
     wr_lo_store = 1'b0;
     case (wr_addr)
-      ADDR_CTRL: begin
-        wr_resp = RESP_OKAY;
-        ctrl_wsel = 1'b1;
-      end
-      ADDR_PAGE_CFG: begin
-        wr_resp = RESP_OKAY;
-        page_cfg_wsel = 1'b1;
-      end
-      ADDR_INT_STATUS: begin
-        wr_resp = RESP_OKAY;
-        int_status_wsel = 1'b1;
-      end
-      ADDR_INT_EN: begin
-        wr_resp = RESP_OKAY;
-        int_en_wsel = 1'b1;
-      end
-      ADDR_LAST_DROP: wr_resp = RESP_SLVERR;
-      ADDR_LAST_DROP_QPN: wr_resp = RESP_SLVERR;
-      ADDR_DB_ACCEPTED: wr_resp = RESP_SLVERR;
-      ADDR_DB_ACCEPTED_HI: wr_resp = RESP_SLVERR;
-      ADDR_BF_ACCEPTED: wr_resp = RESP_SLVERR;
-      ADDR_BF_ACCEPTED_HI: wr_resp = RESP_SLVERR;
-      ADDR_DROP_NOT_OWNER: wr_resp = RESP_SLVERR;
-      ADDR_DROP_WRONG_PAGE: wr_resp = RESP_SLVERR;
-      ADDR_DROP_QP_STATE: wr_resp = RESP_SLVERR;
-      ADDR_DROP_UNMAPPED: wr_resp = RESP_SLVERR;
-      ADDR_DROP_PF_ONLY: wr_resp = RESP_SLVERR;
-      ADDR_DROP_TORN: wr_resp = RESP_SLVERR;
-      ADDR_DROP_DISABLED: wr_resp = RESP_SLVERR;
-      ADDR_CQ_DB_FORWARDED: wr_resp = RESP_SLVERR;
-      ADDR_EQ_DB_FORWARDED: wr_resp = RESP_SLVERR;
+      ADDR_CTRL, ADDR_PAGE_CFG, ADDR_INT_STATUS, ADDR_INT_EN: wr_resp = RESP_OKAY;
+      ADDR_LAST_DROP, ADDR_LAST_DROP_QPN, ADDR_DB_ACCEPTED, ADDR_DB_ACCEPTED_HI, ADDR_BF_ACCEPTED,
+      ADDR_BF_ACCEPTED_HI, ADDR_DROP_NOT_OWNER, ADDR_DROP_WRONG_PAGE, ADDR_DROP_QP_STATE,
+      ADDR_DROP_UNMAPPED, ADDR_DROP_PF_ONLY, ADDR_DROP_TORN, ADDR_DROP_DISABLED,
+      ADDR_CQ_DB_FORWARDED, ADDR_EQ_DB_FORWARDED: wr_resp = RESP_SLVERR;
+      default: ;
+    endcase
+    case (wr_addr)
+      ADDR_CTRL: ctrl_wsel = 1'b1;
+      ADDR_PAGE_CFG: page_cfg_wsel = 1'b1;
+      ADDR_INT_STATUS: int_status_wsel = 1'b1;
+      ADDR_INT_EN: int_en_wsel = 1'b1;
       default: ;
     endcase
     if (vf_wwin && vf_widx < NUM_VF) begin
@@ -844,95 +825,95 @@ module uar_mlx5_csr #(
     // db_accepted.count [63:0] rc: 8-byte send doorbells (to `bf_even` or `bf_odd`) that passed
     // every check and produced a WQE-fetch request.
     db_accepted_count_d = db_accepted_count_q;
-    if (rd_adv && db_accepted_rsel_q) begin
-      db_accepted_count_d = 64'd0;
-    end
     db_accepted_count_sum = {1'b0, db_accepted_count_d} + {64'd0, db_accepted_count_incr_i};
     db_accepted_count_d = db_accepted_count_sum[64] ? 64'hffffffffffffffff :
                           db_accepted_count_sum[63:0];
+    if (rd_adv && db_accepted_rsel_q) begin
+      db_accepted_count_d = {63'd0, db_accepted_count_incr_i};
+    end
     // bf_accepted.count [63:0] rc: Whole-WQE BlueFlame writes that passed every check and were
     // pushed to the send engine.
     bf_accepted_count_d = bf_accepted_count_q;
-    if (rd_adv && bf_accepted_rsel_q) begin
-      bf_accepted_count_d = 64'd0;
-    end
     bf_accepted_count_sum = {1'b0, bf_accepted_count_d} + {64'd0, bf_accepted_count_incr_i};
     bf_accepted_count_d = bf_accepted_count_sum[64] ? 64'hffffffffffffffff :
                           bf_accepted_count_sum[63:0];
+    if (rd_adv && bf_accepted_rsel_q) begin
+      bf_accepted_count_d = {63'd0, bf_accepted_count_incr_i};
+    end
     // drop_not_owner.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_not_owner_count_d = drop_not_owner_count_q;
-    if (rd_adv && drop_not_owner_rsel_q) begin
-      drop_not_owner_count_d = 32'd0;
-    end
     drop_not_owner_count_sum = {1'b0, drop_not_owner_count_d} +
                                {32'd0, drop_not_owner_count_incr_i};
     drop_not_owner_count_d = drop_not_owner_count_sum[32] ? 32'hffffffff :
                              drop_not_owner_count_sum[31:0];
+    if (rd_adv && drop_not_owner_rsel_q) begin
+      drop_not_owner_count_d = {31'd0, drop_not_owner_count_incr_i};
+    end
     // drop_wrong_page.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_wrong_page_count_d = drop_wrong_page_count_q;
-    if (rd_adv && drop_wrong_page_rsel_q) begin
-      drop_wrong_page_count_d = 32'd0;
-    end
     drop_wrong_page_count_sum = {1'b0, drop_wrong_page_count_d} +
                                 {32'd0, drop_wrong_page_count_incr_i};
     drop_wrong_page_count_d = drop_wrong_page_count_sum[32] ? 32'hffffffff :
                               drop_wrong_page_count_sum[31:0];
+    if (rd_adv && drop_wrong_page_rsel_q) begin
+      drop_wrong_page_count_d = {31'd0, drop_wrong_page_count_incr_i};
+    end
     // drop_qp_state.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_qp_state_count_d = drop_qp_state_count_q;
-    if (rd_adv && drop_qp_state_rsel_q) begin
-      drop_qp_state_count_d = 32'd0;
-    end
     drop_qp_state_count_sum = {1'b0, drop_qp_state_count_d} + {32'd0, drop_qp_state_count_incr_i};
     drop_qp_state_count_d = drop_qp_state_count_sum[32] ? 32'hffffffff :
                             drop_qp_state_count_sum[31:0];
+    if (rd_adv && drop_qp_state_rsel_q) begin
+      drop_qp_state_count_d = {31'd0, drop_qp_state_count_incr_i};
+    end
     // drop_unmapped.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_unmapped_count_d = drop_unmapped_count_q;
-    if (rd_adv && drop_unmapped_rsel_q) begin
-      drop_unmapped_count_d = 32'd0;
-    end
     drop_unmapped_count_sum = {1'b0, drop_unmapped_count_d} + {32'd0, drop_unmapped_count_incr_i};
     drop_unmapped_count_d = drop_unmapped_count_sum[32] ? 32'hffffffff :
                             drop_unmapped_count_sum[31:0];
+    if (rd_adv && drop_unmapped_rsel_q) begin
+      drop_unmapped_count_d = {31'd0, drop_unmapped_count_incr_i};
+    end
     // drop_pf_only.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_pf_only_count_d = drop_pf_only_count_q;
-    if (rd_adv && drop_pf_only_rsel_q) begin
-      drop_pf_only_count_d = 32'd0;
-    end
     drop_pf_only_count_sum = {1'b0, drop_pf_only_count_d} + {32'd0, drop_pf_only_count_incr_i};
     drop_pf_only_count_d = drop_pf_only_count_sum[32] ? 32'hffffffff : drop_pf_only_count_sum[31:0];
+    if (rd_adv && drop_pf_only_rsel_q) begin
+      drop_pf_only_count_d = {31'd0, drop_pf_only_count_incr_i};
+    end
     // drop_torn.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_torn_count_d = drop_torn_count_q;
-    if (rd_adv && drop_torn_rsel_q) begin
-      drop_torn_count_d = 32'd0;
-    end
     drop_torn_count_sum = {1'b0, drop_torn_count_d} + {32'd0, drop_torn_count_incr_i};
     drop_torn_count_d = drop_torn_count_sum[32] ? 32'hffffffff : drop_torn_count_sum[31:0];
+    if (rd_adv && drop_torn_rsel_q) begin
+      drop_torn_count_d = {31'd0, drop_torn_count_incr_i};
+    end
     // drop_disabled.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
     drop_disabled_count_d = drop_disabled_count_q;
-    if (rd_adv && drop_disabled_rsel_q) begin
-      drop_disabled_count_d = 32'd0;
-    end
     drop_disabled_count_sum = {1'b0, drop_disabled_count_d} + {32'd0, drop_disabled_count_incr_i};
     drop_disabled_count_d = drop_disabled_count_sum[32] ? 32'hffffffff :
                             drop_disabled_count_sum[31:0];
+    if (rd_adv && drop_disabled_rsel_q) begin
+      drop_disabled_count_d = {31'd0, drop_disabled_count_incr_i};
+    end
     // cq_db_forwarded.count [31:0] rc: Forwarded count; saturates at 0xFFFF_FFFF.
     cq_db_forwarded_count_d = cq_db_forwarded_count_q;
-    if (rd_adv && cq_db_forwarded_rsel_q) begin
-      cq_db_forwarded_count_d = 32'd0;
-    end
     cq_db_forwarded_count_sum = {1'b0, cq_db_forwarded_count_d} +
                                 {32'd0, cq_db_forwarded_count_incr_i};
     cq_db_forwarded_count_d = cq_db_forwarded_count_sum[32] ? 32'hffffffff :
                               cq_db_forwarded_count_sum[31:0];
+    if (rd_adv && cq_db_forwarded_rsel_q) begin
+      cq_db_forwarded_count_d = {31'd0, cq_db_forwarded_count_incr_i};
+    end
     // eq_db_forwarded.count [31:0] rc: Forwarded count; saturates at 0xFFFF_FFFF.
     eq_db_forwarded_count_d = eq_db_forwarded_count_q;
-    if (rd_adv && eq_db_forwarded_rsel_q) begin
-      eq_db_forwarded_count_d = 32'd0;
-    end
     eq_db_forwarded_count_sum = {1'b0, eq_db_forwarded_count_d} +
                                 {32'd0, eq_db_forwarded_count_incr_i};
     eq_db_forwarded_count_d = eq_db_forwarded_count_sum[32] ? 32'hffffffff :
                               eq_db_forwarded_count_sum[31:0];
+    if (rd_adv && eq_db_forwarded_rsel_q) begin
+      eq_db_forwarded_count_d = {31'd0, eq_db_forwarded_count_incr_i};
+    end
   end
 
   always @(posedge clk) begin
@@ -1106,19 +1087,19 @@ module uar_mlx5_csr #(
       end
       // doorbells.count [31:0] rc: Accepted count; saturates at 0xFFFF_FFFF.
       vf_doorbells_count_d = vf_doorbells_count_q;
-      if (vf_doorbells_sre) begin
-        vf_doorbells_count_d = 32'd0;
-      end
       vf_doorbells_count_sum = {1'b0, vf_doorbells_count_d} + {32'd0, vf_doorbells_count_incr_i[i]};
       vf_doorbells_count_d = vf_doorbells_count_sum[32] ? 32'hffffffff :
                              vf_doorbells_count_sum[31:0];
+      if (vf_doorbells_sre) begin
+        vf_doorbells_count_d = {31'd0, vf_doorbells_count_incr_i[i]};
+      end
       // drops.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
       vf_drops_count_d = vf_drops_count_q;
-      if (vf_drops_sre) begin
-        vf_drops_count_d = 32'd0;
-      end
       vf_drops_count_sum = {1'b0, vf_drops_count_d} + {32'd0, vf_drops_count_incr_i[i]};
       vf_drops_count_d = vf_drops_count_sum[32] ? 32'hffffffff : vf_drops_count_sum[31:0];
+      if (vf_drops_sre) begin
+        vf_drops_count_d = {31'd0, vf_drops_count_incr_i[i]};
+      end
     end
     always @(posedge clk) begin
       if (rst) begin

@@ -545,7 +545,7 @@ impl<'a> Gen<'a> {
 
         let c = &mut Vec::with_capacity(32 + wsel.len() + rsel.len() + 4 * self.map.items.len());
         c.push(Stmt::Comment(
-            "Write decode: the register a write selects and its response".into(),
+            "Write decode: the response the address gets, and the register it selects".into(),
         ));
         c.push(Stmt::assign(id("wr_resp"), id("RESP_DECERR")));
         for s in &wsel {
@@ -554,42 +554,51 @@ impl<'a> Gen<'a> {
         if self.has64 {
             c.push(Stmt::assign(id("wr_lo_store"), bit1(false)));
         }
-        // Two arms for a 64-bit register.
-        let mut arms = Vec::with_capacity(2 * self.map.items.len());
+        // The responses as two arms listing addresses, and the selects as one single-statement
+        // arm each: a register costs a label and a line, not a begin/end block.
+        let mut okay = Vec::with_capacity(regs);
+        let mut slverr = Vec::new();
+        let mut arms = Vec::with_capacity(regs);
         for item in &self.map.items {
             let Item::Register(r) = item else { continue };
-            let ok = r.is_writable();
-            // Exactly the response and the select: a list per register, so spare room in each
-            // was a megabyte of a 4096-register map's tree.
-            let mut hit = Vec::with_capacity(1 + usize::from(ok));
-            hit.push(Stmt::assign(
-                id("wr_resp"),
-                id(if ok { "RESP_OKAY" } else { "RESP_SLVERR" }),
-            ));
-            if r.width == 64 {
-                if ok {
-                    arms.push((
-                        vec![id(upper_cat("ADDR_", &r.name, ""))],
-                        vec![hit[0].clone(), Stmt::assign(id("wr_lo_store"), bit1(true))],
-                    ));
-                    hit.push(Stmt::assign(id(cat(&r.name, "_wsel", "")), bit1(true)));
-                } else {
-                    arms.push((vec![id(upper_cat("ADDR_", &r.name, ""))], hit.clone()));
+            let addr = id(upper_cat("ADDR_", &r.name, ""));
+            let wide = r.width == 64;
+            let addr_hi = || id(upper_cat("ADDR_", &r.name, "_HI"));
+            if !r.is_writable() {
+                slverr.push(addr);
+                if wide {
+                    slverr.push(addr_hi());
                 }
-                arms.push((vec![id(upper_cat("ADDR_", &r.name, "_HI"))], hit));
+                continue;
+            }
+            let sel = Stmt::assign(id(cat(&r.name, "_wsel", "")), bit1(true));
+            okay.push(addr.clone());
+            if wide {
+                // The low half goes to the shadow; the high half commits both.
+                okay.push(addr_hi());
+                arms.push((
+                    vec![addr],
+                    vec![Stmt::assign(id("wr_lo_store"), bit1(true))],
+                ));
+                arms.push((vec![addr_hi()], vec![sel]));
             } else {
-                if ok {
-                    hit.push(Stmt::assign(id(cat(&r.name, "_wsel", "")), bit1(true)));
-                }
-                arms.push((vec![id(upper_cat("ADDR_", &r.name, ""))], hit));
+                arms.push((vec![addr], vec![sel]));
             }
         }
-        if !arms.is_empty() {
-            c.push(Stmt::Case {
-                subject: id("wr_addr"),
-                arms,
-                default: vec![],
-            });
+        let mut resp = Vec::with_capacity(2);
+        for (labels, code) in [(okay, "RESP_OKAY"), (slverr, "RESP_SLVERR")] {
+            if !labels.is_empty() {
+                resp.push((labels, vec![Stmt::assign(id("wr_resp"), id(code))]));
+            }
+        }
+        for arms in [resp, arms] {
+            if !arms.is_empty() {
+                c.push(Stmt::Case {
+                    subject: id("wr_addr"),
+                    arms,
+                    default: vec![],
+                });
+            }
         }
         for item in &self.map.items {
             if let Item::Group(g) = item {
@@ -1392,6 +1401,11 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     let wm = || id(mask).bits(f.msb, f.lsb);
     let c = &mut out.comb;
     c.extend(wrap_owned(comment, 92).into_iter().map(Stmt::Comment));
+    // A clear-on-read counter that nothing else loads: the count is taken from `q`, and a read
+    // then replaces it with this cycle's increment alone (the same value as clearing first).
+    // So the adder's carry chain does not wait for the read strobe.
+    let clear_after_count =
+        f.access == Access::Rc && f.hw.counter.is_some() && !(f.hw.write || f.hw.clear || f.hw.set);
     // 1. software
     match f.access {
         Access::Wp => {
@@ -1434,6 +1448,7 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                 c.push(Stmt::if_(swe.clone(), vec![Stmt::assign(d.clone(), e)]));
             }
             match f.access {
+                Access::Rc if clear_after_count => {}
                 Access::Rc => c.push(Stmt::if_(
                     sre.clone(),
                     vec![Stmt::assign(d.clone(), Expr::zero(w))],
@@ -1495,6 +1510,12 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
             ));
         } else {
             c.push(Stmt::assign(d.clone(), Expr::plus(d.clone(), widened(w))));
+        }
+        if clear_after_count {
+            c.push(Stmt::if_(
+                sre.clone(),
+                vec![Stmt::assign(d.clone(), widened(w))],
+            ));
         }
     }
 }

@@ -327,6 +327,56 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_long_case_label_list_wraps_under_its_first_label() {
+        let labels: Vec<Expr> = (0..40).map(|i| Expr::id(format!("ADDR_REG_{i}"))).collect();
+        let m = Module {
+            name: "m".into(),
+            header: Vec::new(),
+            params: Vec::new(),
+            ports: Vec::new(),
+            items: vec![Item::Comb(vec![Stmt::Case {
+                subject: Expr::id("addr"),
+                arms: vec![(
+                    labels,
+                    vec![Stmt::assign(Expr::id("resp"), Expr::id("RESP_OKAY"))],
+                )],
+                default: vec![],
+            }])],
+            reset: ResetStyle::SyncHigh,
+        };
+        let text = m.print();
+        let arm: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.contains("ADDR_REG_0,"))
+            .take_while(|l| !l.contains("default"))
+            .collect();
+        assert!(arm.len() > 4, "40 labels fill several lines:\n{text}");
+        let column = arm[0].find("ADDR_REG_0").unwrap();
+        for (i, line) in arm.iter().enumerate() {
+            assert!(
+                line.len() <= 100,
+                "line {i} is {} columns: {line}",
+                line.len()
+            );
+            assert_eq!(
+                line.find("ADDR_REG_"),
+                Some(column),
+                "line {i} is not aligned: {line}"
+            );
+            let last = i + 1 == arm.len();
+            assert_eq!(line.ends_with(','), !last, "line {i}: {line}");
+        }
+        assert!(arm
+            .last()
+            .unwrap()
+            .ends_with("ADDR_REG_39: resp = RESP_OKAY;"));
+        // Every label once, in order.
+        let joined: String = arm.concat().split_whitespace().collect();
+        let want: Vec<String> = (0..40).map(|i| format!("ADDR_REG_{i}")).collect();
+        assert!(joined.starts_with(&want.join(",")), "{joined}");
+    }
+
+    #[test]
     fn param_range_check_prints_the_check() {
         let m = Module {
             name: "m".into(),

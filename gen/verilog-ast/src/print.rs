@@ -671,12 +671,38 @@ impl Printer {
         list_into(&mut self.out, items);
     }
 
+    /// `a, b, c` as case labels: a list that would pass [`wrap::LIMIT`] continues on the next
+    /// lines under its first label (a decode arm can name thousands of addresses).
+    /// Returns where the last line of the list starts.
+    fn labels(&mut self, line: usize, labels: &[Expr]) -> usize {
+        let column = self.column_from(line);
+        let mut line = line;
+        for (i, x) in labels.iter().enumerate() {
+            let before = self.out.len();
+            if i > 0 {
+                self.out.push_str(", ");
+            }
+            let label = self.out.len();
+            expr_into(&mut self.out, x);
+            // Room for the `,` or `: ` that follows.
+            if i > 0 && self.out.len() - line + 2 > wrap::LIMIT {
+                let text = self.out[label..].to_owned();
+                self.out.truncate(before);
+                self.out.push_str(",\n");
+                line = self.out.len();
+                self.out.extend(std::iter::repeat_n(' ', column));
+                self.out.push_str(&text);
+            }
+        }
+        line
+    }
+
     /// A case arm; `labels` is `None` for `default`.
     fn arm(&mut self, indent: usize, labels: Option<&[Expr]>, body: &[Stmt]) {
-        let line = self.out.len();
+        let mut line = self.out.len();
         self.start(indent);
         match labels {
-            Some(l) => self.list(l),
+            Some(l) => line = self.labels(line, l),
             None => self.push("default"),
         }
         match body {
