@@ -30,7 +30,7 @@ UAR_MAPS := register-maps/uar.yaml register-maps/uar-mlx5.yaml
 # scratch one to find committed files that the maps no longer produce).
 OUT ?= .
 rtl:
-	$(RDMAGEN) all $(MAPS) --rtl $(OUT)/rtl --include $(OUT)/sw/include --docs $(OUT)/docs/regs --export $(OUT)/export --reset $(RESET)
+	$(RDMAGEN) all $(MAPS) --out $(OUT) --reset $(RESET)
 	$(RDMAGEN) qpc $(QPC_MAPS) -o $(OUT)/rtl --reset $(RESET)
 	$(RDMAGEN) dcqcn register-maps/dcqcn.yaml -o $(OUT)/rtl --reset $(RESET)
 	$(RDMAGEN) rx-parser register-maps/rx_parser.yaml --qpc register-maps/qpc.yaml -o $(OUT)/rtl --reset $(RESET)

@@ -186,18 +186,22 @@ enum Command {
     All {
         #[arg(required = true)]
         maps: Vec<PathBuf>,
-        /// Directory of the CSR RTL.
-        #[arg(long, default_value = "rtl")]
-        rtl: PathBuf,
-        /// Directory of the C headers.
-        #[arg(long, default_value = "sw/include")]
-        include: PathBuf,
-        /// Directory of the register reference.
-        #[arg(long, default_value = "docs/regs")]
-        docs: PathBuf,
-        /// Directory of the SystemRDL and JSON exports.
-        #[arg(long, default_value = "export")]
-        export: PathBuf,
+        /// Root of the output directories that are not given one by one: OUT/rtl,
+        /// OUT/sw/include, OUT/docs/regs and OUT/export, as in this repository.
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// Directory of the CSR RTL [default: OUT/rtl].
+        #[arg(long)]
+        rtl: Option<PathBuf>,
+        /// Directory of the C headers [default: OUT/sw/include].
+        #[arg(long)]
+        include: Option<PathBuf>,
+        /// Directory of the register reference [default: OUT/docs/regs].
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Directory of the SystemRDL and JSON exports [default: OUT/export].
+        #[arg(long)]
+        export: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
         #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -353,23 +357,35 @@ fn run(cli: Cli) -> Result<ExitCode> {
         ),
         Command::All {
             maps,
+            out,
             rtl,
             include,
             docs,
             export,
             reset,
             format,
-        } => generate(
-            &maps,
-            format,
-            &Targets {
-                rtl: Some((rtl, reset_style(reset))),
-                header: Some(include),
-                docs: Some(docs),
-                rdl: Some(export.clone()),
-                json: Some(export),
-            },
-        ),
+        } => {
+            // `rtl`, not `./rtl`, in messages when OUT is the current directory.
+            let under = |dir: &str| {
+                if out == Path::new(".") {
+                    PathBuf::from(dir)
+                } else {
+                    out.join(dir)
+                }
+            };
+            let export = export.unwrap_or_else(|| under("export"));
+            generate(
+                &maps,
+                format,
+                &Targets {
+                    rtl: Some((rtl.unwrap_or_else(|| under("rtl")), reset_style(reset))),
+                    header: Some(include.unwrap_or_else(|| under("sw/include"))),
+                    docs: Some(docs.unwrap_or_else(|| under("docs/regs"))),
+                    rdl: Some(export.clone()),
+                    json: Some(export),
+                },
+            )
+        }
         Command::Qpc {
             maps,
             out,

@@ -207,6 +207,42 @@ fn all_writes_every_output_and_removes_stale_pictures() {
 }
 
 #[test]
+fn all_puts_every_output_under_out_and_nothing_elsewhere() {
+    let scratch = scratch("all-out");
+    let root = scratch.path().join("root");
+    let cwd = scratch.path().join("cwd");
+    std::fs::create_dir_all(&cwd).unwrap();
+    // One directory given by hand; the other three follow --out.
+    let out = rdmagen()
+        .current_dir(&cwd)
+        .arg("all")
+        .arg(format!("{MAPS}/example.yaml"))
+        .arg("--out")
+        .arg(&root)
+        .arg("--include")
+        .arg(scratch.path().join("headers"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for file in [
+        "root/rtl/example_csr.v",
+        "headers/example.h",
+        "root/docs/regs/example.md",
+        "root/export/example.rdl",
+        "root/export/example.json",
+    ] {
+        assert!(scratch.path().join(file).is_file(), "{file} missing");
+    }
+    assert!(!root.join("sw").exists(), "--include was given: no OUT/sw");
+    let stray: Vec<_> = std::fs::read_dir(&cwd).unwrap().collect();
+    assert!(stray.is_empty(), "wrote into the working directory: {stray:?}");
+}
+
+#[test]
 fn all_with_one_bad_map_writes_nothing() {
     let scratch = scratch("all-no-partial-output");
     let dir = scratch.path();
