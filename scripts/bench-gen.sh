@@ -30,6 +30,13 @@ instructions() {
   sed -nE 's/.*Collected : ([0-9]+).*/\1/p' "$dir/callgrind.log" | awk '{ printf "%d", $1 / 1000000 }'
 }
 
+# What the 1-minute load before the run says, against the CPU count.
+load_verdict() {
+  awk -v l="${1%% *}" -v n="$(nproc)" 'BEGIN {
+    if (l > n) printf "load %.2f per CPU: more work than CPUs in the minute before the run (a 1-minute average), and where it went on, the wall times are inflated", l / n
+    else printf "load %.2f per CPU: no more work than CPUs in the minute before the run", l / n }'
+}
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 # Runs `rdmagen all MAP` into $out once, prints "wall_ms peak_kb cpu_ms" (cpu: user + system).
@@ -104,7 +111,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "interrupt pairs, counters and an enum, plus one global register), and register-maps/example.yaml."
   echo
   echo "Machine: $(nproc) CPUs, $cpu; load average (1, 5, 15 min) before the run: $load_before, after: $load_after"
-  echo "(above about 1 per CPU, other work shared the machine and the wall times are inflated)."
+  echo "($(load_verdict "$load_before"))."
   echo
   echo "| map | registers | outputs | files | wall ms | CPU ms | peak MiB | M instr |"
   echo "|---|---|---|---|---|---|---|---|"

@@ -12,6 +12,12 @@ whole=""
 [ -n "$started" ] && whole=$(($(date +%s) - started))
 [ -s "$log" ] || { echo "bench-times: $log is empty" >&2; exit 1; }
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+# What the 1-minute load before the run says, against the CPU count.
+load_verdict() {
+  awk -v l="${1%% *}" -v n="$(nproc)" 'BEGIN {
+    if (l > n) printf "load %.2f per CPU: more work than CPUs in the minute before the run (a 1-minute average), and where it went on, the wall times are inflated", l / n
+    else printf "load %.2f per CPU: no more work than CPUs in the minute before the run", l / n }'
+}
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -qv 'docs/' && echo " (with uncommitted changes)" || true)
@@ -27,8 +33,7 @@ dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -qv 'docs
   echo "run programs."
   echo
   echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') at commit $commit$dirty; machine: $(nproc) CPUs, $cpu;"
-  echo "load average (1, 5, 15 min) before: $load_before, after: $load_after (above about 1 per"
-  echo "CPU, other work shared the machine and the wall times are inflated)."
+  echo "load average (1, 5, 15 min) before: $load_before, after: $load_after ($(load_verdict "$load_before"))."
   [ -n "${BENCH_TIMES_NOTE:-}" ] && { echo; echo "$BENCH_TIMES_NOTE"; }
   echo
   echo "Steps marked * ran side by side (their figures do not depend on the load); the others ran"
