@@ -240,9 +240,9 @@ module example_csr #(
   wire                    port_rwin;            // read in the port window 0x100..0x180
   wire [31:0]             port_ridx;            // element index
   wire [3:0]              port_roff;            // byte offset in the element
-  wire [31:0]             port_pidx;            // element index of the decoded read
-  reg  [2:0]              port_ridx_q;
-  reg  [2:0]              port_ridx_d;
+  wire [31:0]             port_rd_elem;         // element of the decoded read
+  reg  [2:0]              port_rd_elem_q;
+  reg  [2:0]              port_rd_elem_d;
   wire                    rd_hit;               // the decoded read selects a register
   wire [NUM_PORTS*32-1:0] port_cfg_rvalue;
   wire [NUM_PORTS*32-1:0] port_link_rvalue;
@@ -306,7 +306,7 @@ module example_csr #(
   assign port_rwin = s_axil_araddr[8:7] == 2'b10;
   assign port_ridx = {29'd0, s_axil_araddr[6:4]};
   assign port_roff = {s_axil_araddr[3:2], 2'b00};
-  assign port_pidx = {29'd0, port_ridx_q};
+  assign port_rd_elem = {29'd0, port_rd_elem_q};
   assign rd_hit = |{ctrl_rsel_q, status_rsel_q, int_status_rsel_q, int_en_rsel_q, pkt_count_rsel_q,
                     events_rsel_q, scratch_rsel_q, base_addr_rsel_q, port_cfg_rsel_q,
                     port_link_rsel_q, rd_hi_rsel_q};
@@ -384,7 +384,7 @@ module example_csr #(
     port_link_rsel_d = port_link_rsel_q;
     rd_latch_d = rd_latch_q;
     rd_hi_rsel_d = rd_hi_rsel_q;
-    port_ridx_d = port_ridx_q;
+    port_rd_elem_d = port_rd_elem_q;
     if (rd_en) begin
       rd_slverr_d = 1'b0;
       ctrl_rsel_d = 1'b0;
@@ -415,7 +415,7 @@ module example_csr #(
         ADDR_BASE_ADDR_HI: rd_hi_rsel_d = 1'b1;
         default: ;
       endcase
-      port_ridx_d = port_ridx[2:0];
+      port_rd_elem_d = port_ridx[2:0];
       if (port_rwin && port_ridx < NUM_PORTS) begin
         case (port_roff)
           OFF_PORT_CFG: port_cfg_rsel_d = 1'b1;
@@ -443,8 +443,8 @@ module example_csr #(
     rd_data = rd_data | ({32{scratch_rsel_q}} & scratch_value_q);
     rd_data = rd_data | ({32{base_addr_rsel_q}} & base_addr_addr_q[31:0]);
     rd_hi_next = rd_hi_next | ({32{base_addr_rsel_q}} & base_addr_addr_q[63:32]);
-    rd_data = rd_data | ({32{port_cfg_rsel_q}} & port_cfg_rvalue[port_pidx * 32 +: 32]);
-    rd_data = rd_data | ({32{port_link_rsel_q}} & port_link_rvalue[port_pidx * 32 +: 32]);
+    rd_data = rd_data | ({32{port_cfg_rsel_q}} & port_cfg_rvalue[port_rd_elem * 32 +: 32]);
+    rd_data = rd_data | ({32{port_link_rsel_q}} & port_link_rvalue[port_rd_elem * 32 +: 32]);
     rd_data = rd_data | ({32{rd_hi_rsel_q}} & rd_hi_q);
     rd_resp = RESP_DECERR;
     if (rd_slverr_q) begin
@@ -606,7 +606,7 @@ module example_csr #(
       base_addr_rsel_q <= 1'b0;
       port_cfg_rsel_q <= 1'b0;
       port_link_rsel_q <= 1'b0;
-      port_ridx_q <= 3'b000;
+      port_rd_elem_q <= 3'b000;
       ctrl_enable_q <= 1'b0;
       ctrl_mode_q <= 3'b000;
       ctrl_soft_reset_q <= 1'b0;
@@ -646,7 +646,7 @@ module example_csr #(
       base_addr_rsel_q <= base_addr_rsel_d;
       port_cfg_rsel_q <= port_cfg_rsel_d;
       port_link_rsel_q <= port_link_rsel_d;
-      port_ridx_q <= port_ridx_d;
+      port_rd_elem_q <= port_rd_elem_d;
       ctrl_enable_q <= ctrl_enable_d;
       ctrl_mode_q <= ctrl_mode_d;
       ctrl_soft_reset_q <= ctrl_soft_reset_d;

@@ -243,9 +243,9 @@ module qpc_csr (
   wire [31:0]  mailbox_widx;                    // element index
   wire         mailbox_rwin;                    // read in the mailbox window 0x80..0xc0
   wire [31:0]  mailbox_ridx;                    // element index
-  wire [31:0]  mailbox_pidx;                    // element index of the decoded read
-  reg  [3:0]   mailbox_ridx_q;
-  reg  [3:0]   mailbox_ridx_d;
+  wire [31:0]  mailbox_rd_elem;                 // element of the decoded read
+  reg  [3:0]   mailbox_rd_elem_q;
+  reg  [3:0]   mailbox_rd_elem_d;
   wire         rd_hit;                          // the decoded read selects a register
   wire [383:0] mailbox_data_rvalue;
   reg          ctrl_clear_q;
@@ -309,7 +309,7 @@ module qpc_csr (
   assign mailbox_widx = {28'd0, s_axil_awaddr[5:2]};
   assign mailbox_rwin = s_axil_araddr[7:6] == 2'b10;
   assign mailbox_ridx = {28'd0, s_axil_araddr[5:2]};
-  assign mailbox_pidx = {28'd0, mailbox_ridx_q};
+  assign mailbox_rd_elem = {28'd0, mailbox_rd_elem_q};
   assign rd_hit = |{status_rsel_q, geometry_rsel_q, mkey_geometry_rsel_q, cmd_ctrl_rsel_q,
                     cmd_target_rsel_q, cmd_status_rsel_q, int_status_rsel_q, int_en_rsel_q,
                     illegal_transitions_rsel_q, cmd_errors_rsel_q, pd_mismatches_rsel_q,
@@ -382,7 +382,7 @@ module qpc_csr (
     port_collisions_rsel_d = port_collisions_rsel_q;
     rkey_violations_rsel_d = rkey_violations_rsel_q;
     mailbox_data_rsel_d = mailbox_data_rsel_q;
-    mailbox_ridx_d = mailbox_ridx_q;
+    mailbox_rd_elem_d = mailbox_rd_elem_q;
     if (rd_en) begin
       rd_slverr_d = 1'b0;
       status_rsel_d = 1'b0;
@@ -418,7 +418,7 @@ module qpc_csr (
         ADDR_RKEY_VIOLATIONS: rkey_violations_rsel_d = 1'b1;
         default: ;
       endcase
-      mailbox_ridx_d = mailbox_ridx[3:0];
+      mailbox_rd_elem_d = mailbox_ridx[3:0];
       if (mailbox_rwin && mailbox_ridx < 12) begin
         mailbox_data_rsel_d = 1'b1;
       end
@@ -443,7 +443,8 @@ module qpc_csr (
     rd_data = rd_data | ({32{partition_violations_rsel_q}} & partition_violations_count_q);
     rd_data = rd_data | ({32{port_collisions_rsel_q}} & port_collisions_count_q);
     rd_data = rd_data | ({32{rkey_violations_rsel_q}} & rkey_violations_count_q);
-    rd_data = rd_data | ({32{mailbox_data_rsel_q}} & mailbox_data_rvalue[mailbox_pidx * 32 +: 32]);
+    rd_data = rd_data |
+              ({32{mailbox_data_rsel_q}} & mailbox_data_rvalue[mailbox_rd_elem * 32 +: 32]);
     rd_resp = RESP_DECERR;
     if (rd_slverr_q) begin
       rd_resp = RESP_SLVERR;
@@ -609,7 +610,7 @@ module qpc_csr (
       port_collisions_rsel_q <= 1'b0;
       rkey_violations_rsel_q <= 1'b0;
       mailbox_data_rsel_q <= 1'b0;
-      mailbox_ridx_q <= 4'b0000;
+      mailbox_rd_elem_q <= 4'b0000;
       ctrl_clear_q <= 1'b0;
       cmd_ctrl_opcode_q <= 16'h0000;
       cmd_ctrl_go_q <= 1'b0;
@@ -650,7 +651,7 @@ module qpc_csr (
       port_collisions_rsel_q <= port_collisions_rsel_d;
       rkey_violations_rsel_q <= rkey_violations_rsel_d;
       mailbox_data_rsel_q <= mailbox_data_rsel_d;
-      mailbox_ridx_q <= mailbox_ridx_d;
+      mailbox_rd_elem_q <= mailbox_rd_elem_d;
       ctrl_clear_q <= ctrl_clear_d;
       cmd_ctrl_opcode_q <= cmd_ctrl_opcode_d;
       cmd_ctrl_go_q <= cmd_ctrl_go_d;

@@ -341,9 +341,9 @@ module uar_mlx5_csr #(
   wire                 vf_rwin;                    // read in the vf window 0x1000..0x2000
   wire [31:0]          vf_ridx;                    // element index
   wire [3:0]           vf_roff;                    // byte offset in the element
-  wire [31:0]          vf_pidx;                    // element index of the decoded read
-  reg  [7:0]           vf_ridx_q;
-  reg  [7:0]           vf_ridx_d;
+  wire [31:0]          vf_rd_elem;                 // element of the decoded read
+  reg  [7:0]           vf_rd_elem_q;
+  reg  [7:0]           vf_rd_elem_d;
   wire                 rd_hit;                     // the decoded read selects a register
   wire [NUM_VF*32-1:0] vf_ctrl_rvalue;
   wire [NUM_VF*32-1:0] vf_doorbells_rvalue;
@@ -452,7 +452,7 @@ module uar_mlx5_csr #(
   assign vf_rwin = s_axil_araddr[12];
   assign vf_ridx = {24'd0, s_axil_araddr[11:4]};
   assign vf_roff = {s_axil_araddr[3:2], 2'b00};
-  assign vf_pidx = {24'd0, vf_ridx_q};
+  assign vf_rd_elem = {24'd0, vf_rd_elem_q};
   assign rd_hit = |{ctrl_rsel_q, page_cfg_rsel_q, int_status_rsel_q, int_en_rsel_q,
                     last_drop_rsel_q, last_drop_qpn_rsel_q, db_accepted_rsel_q, bf_accepted_rsel_q,
                     drop_not_owner_rsel_q, drop_wrong_page_rsel_q, drop_qp_state_rsel_q,
@@ -560,7 +560,7 @@ module uar_mlx5_csr #(
     vf_drops_rsel_d = vf_drops_rsel_q;
     rd_latch_d = rd_latch_q;
     rd_hi_rsel_d = rd_hi_rsel_q;
-    vf_ridx_d = vf_ridx_q;
+    vf_rd_elem_d = vf_rd_elem_q;
     if (rd_en) begin
       rd_slverr_d = 1'b0;
       ctrl_rsel_d = 1'b0;
@@ -613,7 +613,7 @@ module uar_mlx5_csr #(
         ADDR_EQ_DB_FORWARDED: eq_db_forwarded_rsel_d = 1'b1;
         default: ;
       endcase
-      vf_ridx_d = vf_ridx[7:0];
+      vf_rd_elem_d = vf_ridx[7:0];
       if (vf_rwin && vf_ridx < NUM_VF) begin
         case (vf_roff)
           OFF_VF_CTRL: vf_ctrl_rsel_d = 1'b1;
@@ -655,9 +655,9 @@ module uar_mlx5_csr #(
     rd_data = rd_data | ({32{drop_disabled_rsel_q}} & drop_disabled_count_q);
     rd_data = rd_data | ({32{cq_db_forwarded_rsel_q}} & cq_db_forwarded_count_q);
     rd_data = rd_data | ({32{eq_db_forwarded_rsel_q}} & eq_db_forwarded_count_q);
-    rd_data = rd_data | ({32{vf_ctrl_rsel_q}} & vf_ctrl_rvalue[vf_pidx * 32 +: 32]);
-    rd_data = rd_data | ({32{vf_doorbells_rsel_q}} & vf_doorbells_rvalue[vf_pidx * 32 +: 32]);
-    rd_data = rd_data | ({32{vf_drops_rsel_q}} & vf_drops_rvalue[vf_pidx * 32 +: 32]);
+    rd_data = rd_data | ({32{vf_ctrl_rsel_q}} & vf_ctrl_rvalue[vf_rd_elem * 32 +: 32]);
+    rd_data = rd_data | ({32{vf_doorbells_rsel_q}} & vf_doorbells_rvalue[vf_rd_elem * 32 +: 32]);
+    rd_data = rd_data | ({32{vf_drops_rsel_q}} & vf_drops_rvalue[vf_rd_elem * 32 +: 32]);
     rd_data = rd_data | ({32{rd_hi_rsel_q}} & rd_hi_q);
     rd_resp = RESP_DECERR;
     if (rd_slverr_q) begin
@@ -950,7 +950,7 @@ module uar_mlx5_csr #(
       vf_ctrl_rsel_q <= 1'b0;
       vf_doorbells_rsel_q <= 1'b0;
       vf_drops_rsel_q <= 1'b0;
-      vf_ridx_q <= 8'd0;
+      vf_rd_elem_q <= 8'd0;
       ctrl_enable_q <= 1'b0;
       ctrl_bf_enable_q <= 1'b1;
       page_cfg_active_pages_q <= 5'h01;
@@ -1017,7 +1017,7 @@ module uar_mlx5_csr #(
       vf_ctrl_rsel_q <= vf_ctrl_rsel_d;
       vf_doorbells_rsel_q <= vf_doorbells_rsel_d;
       vf_drops_rsel_q <= vf_drops_rsel_d;
-      vf_ridx_q <= vf_ridx_d;
+      vf_rd_elem_q <= vf_rd_elem_d;
       ctrl_enable_q <= ctrl_enable_d;
       ctrl_bf_enable_q <= ctrl_bf_enable_d;
       page_cfg_active_pages_q <= page_cfg_active_pages_d;
@@ -1072,10 +1072,10 @@ module uar_mlx5_csr #(
     assign vf_ctrl_swe = wr_en && vf_ctrl_wsel && vf_widx == i;
     assign vf_ctrl_enable_o[i] = vf_ctrl_enable_q;
     assign vf_ctrl_rvalue[i * 32 +: 32] = {31'd0, vf_ctrl_enable_q};
-    assign vf_doorbells_sre = rd_adv && vf_doorbells_rsel_q && vf_pidx == i;
+    assign vf_doorbells_sre = rd_adv && vf_doorbells_rsel_q && vf_rd_elem == i;
     assign vf_doorbells_count_o[i * 32 +: 32] = vf_doorbells_count_q;
     assign vf_doorbells_rvalue[i * 32 +: 32] = vf_doorbells_count_q;
-    assign vf_drops_sre = rd_adv && vf_drops_rsel_q && vf_pidx == i;
+    assign vf_drops_sre = rd_adv && vf_drops_rsel_q && vf_rd_elem == i;
     assign vf_drops_count_o[i * 32 +: 32] = vf_drops_count_q;
     assign vf_drops_rvalue[i * 32 +: 32] = vf_drops_count_q;
     always @* begin

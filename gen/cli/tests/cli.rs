@@ -239,7 +239,10 @@ fn all_puts_every_output_under_out_and_nothing_elsewhere() {
     }
     assert!(!root.join("sw").exists(), "--include was given: no OUT/sw");
     let stray: Vec<_> = std::fs::read_dir(&cwd).unwrap().collect();
-    assert!(stray.is_empty(), "wrote into the working directory: {stray:?}");
+    assert!(
+        stray.is_empty(),
+        "wrote into the working directory: {stray:?}"
+    );
 }
 
 #[test]

@@ -667,10 +667,10 @@ impl<'a> Gen<'a> {
         for item in &self.map.items {
             if let Item::Group(g) = item {
                 if g.window > g.stride {
-                    let ridx = format!("{}_ridx", g.name);
+                    let elem = format!("{}_rd_elem", g.name);
                     c.push(Stmt::assign(
-                        id(format!("{ridx}_d")),
-                        id(format!("{ridx}_q")),
+                        id(format!("{elem}_d")),
+                        id(format!("{elem}_q")),
                     ));
                 }
             }
@@ -705,11 +705,11 @@ impl<'a> Gen<'a> {
                 }
                 Item::Register(_) => {}
                 Item::Group(g) => {
-                    let pidx = id(format!("{}_pidx", g.name));
+                    let elem = id(format!("{}_rd_elem", g.name));
                     for r in g.registers.iter().filter(|r| r.is_readable()) {
                         let p = format!("{}_{}", g.name, r.name);
                         let value = id(format!("{p}_rvalue"));
-                        let base = Expr::times(pidx.clone(), Expr::int(i64::from(r.width)));
+                        let base = Expr::times(elem.clone(), Expr::int(i64::from(r.width)));
                         let sel = format!("{p}_rsel_q");
                         or_in(
                             c,
@@ -952,19 +952,18 @@ impl<'a> Gen<'a> {
         if write {
             return vec![hit];
         }
-        // The element index, registered for the data stage, and widened to 32 bits there so it
-        // compares with the generate index without width warnings.
-        let pidx = format!("{}_pidx", g.name);
+        // The element index, registered for the data stage (`_rd_elem_q`), and widened to 32
+        // bits there (`_rd_elem`) so it compares with the generate index without width warnings.
+        let elem = format!("{}_rd_elem", g.name);
         self.decls.push(V::Decl(
-            Decl::wire(pidx.clone(), Range::bits(32)).comment("element index of the decoded read"),
+            Decl::wire(elem.clone(), Range::bits(32)).comment("element of the decoded read"),
         ));
         if wb > sb {
             let n = wb - sb;
-            let ridx = format!("{}_ridx", g.name);
-            self.state(&ridx, n, Expr::zero(n), None);
-            let q = id(format!("{ridx}_q"));
+            self.state(&elem, n, Expr::zero(n), None);
+            let q = id(format!("{elem}_q"));
             self.assigns.push(V::Assign(
-                id(pidx),
+                id(elem.clone()),
                 if n < 32 {
                     Expr::concat(vec![Expr::zero(32 - n), q])
                 } else {
@@ -976,9 +975,9 @@ impl<'a> Gen<'a> {
             } else {
                 id(idx).slice(Expr::int(i64::from(n) - 1), Expr::int(0))
             };
-            vec![Stmt::assign(id(format!("{ridx}_d")), bits), hit]
+            vec![Stmt::assign(id(format!("{elem}_d")), bits), hit]
         } else {
-            self.assigns.push(V::Assign(id(pidx), Expr::zero(32)));
+            self.assigns.push(V::Assign(id(elem), Expr::zero(32)));
             vec![hit]
         }
     }
@@ -1041,7 +1040,11 @@ impl<'a> Gen<'a> {
             let sre = strobe(
                 format!("{p}_sre"),
                 needs_rsel(r),
-                Expr::all(vec![id("rd_adv"), id(format!("{p}_rsel_q")), elem("p")]),
+                Expr::all(vec![
+                    id("rd_adv"),
+                    id(format!("{p}_rsel_q")),
+                    Expr::eq(id(format!("{}_rd_elem", g.name)), id("i")),
+                ]),
                 "software reads this element's register",
             );
             for f in &r.fields {
