@@ -184,7 +184,8 @@ impl<'a> Gen<'a> {
             params,
             assigns: Vec::with_capacity(assigns),
             comb: Vec::with_capacity(64 + 8 * fields),
-            flops: Vec::with_capacity(16 + 2 * fields),
+            // A flop per field (two for a wide `wp` one) and the read select of each register.
+            flops: Vec::with_capacity(16 + 2 * fields + regs),
             generates: Vec::new(),
             irq_terms: Vec::new(),
         }
