@@ -742,11 +742,14 @@ fn map_outputs(
                     generator: generator(),
                 };
                 let module = rdmagen_csr::generate(m, &csr);
-                let planned = Planned::new(dir.join(format!("{}.v", module.name)), module.print());
+                // Printed straight into the staging (megabytes on a NIC-scale map).
+                let staged = stage_streamed(dir.join(format!("{}.v", module.name)), |w| {
+                    module.print_to(w)
+                });
                 // The process ends after writing: freeing a syntax tree of a million nodes
                 // one by one would cost a sixth of the whole run on a 4096-register map.
                 std::mem::forget(module);
-                (stage_all(vec![planned]).map(Ok), None)
+                (staged.map(|f| Ok(vec![f])), None)
             }));
         }
         if let Some(dir) = &targets.header {
@@ -850,9 +853,7 @@ fn stage<S: AsRef<str>>(path: PathBuf, pieces: &[S]) -> Result<Staged> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
+    let tmp = tmp_path(&path);
     let write = || -> std::io::Result<()> {
         use std::io::Write;
         let mut file = std::fs::File::create(&tmp)?;
@@ -869,6 +870,128 @@ fn stage<S: AsRef<str>>(path: PathBuf, pieces: &[S]) -> Result<Staged> {
         path,
         tmp: Some(tmp),
     })
+}
+
+/// The temporary name of `path` while it is staged: `<path>.tmp`.
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    PathBuf::from(tmp)
+}
+
+/// Stages the file `produce` writes as it goes (see [`Staged`]): while its bytes match the
+/// existing file they are only compared, and from the first difference they go to
+/// `<path>.tmp`, the matching start copied from the old file first. So a file of megabytes is
+/// never held whole in memory, and an unchanged one is never written.
+fn stage_streamed(
+    path: PathBuf,
+    produce: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<Staged> {
+    let mut w = StageWriter {
+        old: std::fs::File::open(&path).ok(),
+        matched: 0,
+        buf: Vec::new(),
+        tmp: None,
+        tmp_path: tmp_path(&path),
+        path,
+    };
+    let done = produce(&mut w).and_then(|()| w.finish());
+    match done {
+        Ok(unchanged) => Ok(Staged {
+            tmp: (!unchanged).then_some(w.tmp_path),
+            path: w.path,
+        }),
+        Err(e) => {
+            if w.tmp.is_some() {
+                let _ = std::fs::remove_file(&w.tmp_path);
+            }
+            Err(e).with_context(|| format!("cannot write {}", w.tmp_path.display()))
+        }
+    }
+}
+
+/// The writer of [`stage_streamed`].
+struct StageWriter {
+    path: PathBuf,
+    /// The existing file, read alongside while the output still matches it.
+    old: Option<std::fs::File>,
+    /// Bytes of the output that matched the existing file.
+    matched: u64,
+    /// Room for reading the existing file, as long as the longest write.
+    buf: Vec<u8>,
+    /// `<path>.tmp`, once the output differs.
+    tmp: Option<std::fs::File>,
+    tmp_path: PathBuf,
+}
+
+impl StageWriter {
+    /// From now on the output goes to `<path>.tmp`, which starts with the matched bytes.
+    fn diverge(&mut self) -> std::io::Result<&mut std::fs::File> {
+        use std::io::{Read, Seek};
+        if self.tmp.is_none() {
+            if let Some(dir) = self.path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            let mut tmp = std::fs::File::create(&self.tmp_path)?;
+            if let Some(mut old) = self.old.take() {
+                old.rewind()?;
+                let copied = std::io::copy(&mut (&mut old).take(self.matched), &mut tmp)?;
+                if copied != self.matched {
+                    return Err(std::io::Error::other(format!(
+                        "{} changed while it was compared",
+                        self.path.display()
+                    )));
+                }
+            }
+            self.tmp = Some(tmp);
+        }
+        Ok(self.tmp.as_mut().expect("just created"))
+    }
+
+    /// Whether the output was exactly the existing file (nothing written); otherwise the
+    /// temporary file is complete.
+    fn finish(&mut self) -> std::io::Result<bool> {
+        use std::io::Read;
+        if self.tmp.is_none() {
+            // Matched so far: unchanged if the old file ends here too.
+            if let Some(old) = self.old.as_mut() {
+                let mut one = [0u8; 1];
+                if old.read(&mut one)? == 0 {
+                    return Ok(true);
+                }
+            }
+            self.diverge()?;
+        }
+        Ok(false)
+    }
+}
+
+impl std::io::Write for StageWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        use std::io::Read;
+        if self.tmp.is_none() {
+            if let Some(old) = self.old.as_mut() {
+                if self.buf.len() < data.len() {
+                    self.buf.resize(data.len(), 0);
+                }
+                let same = match old.read_exact(&mut self.buf[..data.len()]) {
+                    Ok(()) => self.buf[..data.len()] == *data,
+                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => false,
+                    Err(e) => return Err(e),
+                };
+                if same {
+                    self.matched += data.len() as u64;
+                    return Ok(data.len());
+                }
+            }
+        }
+        self.diverge()?.write_all(data)?;
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// One file written at once: staged, then renamed into place (a reader never sees half a file);
@@ -958,7 +1081,69 @@ fn file_holds<S: AsRef<str>>(path: &Path, pieces: &[S]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::file_holds;
+    use super::{file_holds, stage_streamed};
+
+    /// Streams `new` in `chunk`-byte writes over a file holding `old` (none: no file), and
+    /// returns whether it came out unchanged and the staged file's bytes (the old file's when
+    /// unchanged).
+    fn streamed(old: Option<&[u8]>, new: &[u8], chunk: usize) -> (bool, Vec<u8>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/f.v");
+        if let Some(old) = old {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, old).unwrap();
+        }
+        let staged = stage_streamed(path.clone(), |w| {
+            for piece in new.chunks(chunk.max(1)) {
+                w.write_all(piece)?;
+            }
+            Ok(())
+        })
+        .unwrap();
+        match staged.tmp {
+            None => (true, std::fs::read(&path).unwrap()),
+            Some(tmp) => {
+                assert_eq!(
+                    std::fs::read(&path).ok().as_deref(),
+                    old,
+                    "old file untouched"
+                );
+                (false, std::fs::read(tmp).unwrap())
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_staging_writes_only_what_differs() {
+        let text: Vec<u8> = (0..5000u32)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        for chunk in [1, 7, 4096, 100_000] {
+            // Same bytes: nothing written.
+            assert_eq!(streamed(Some(&text), &text, chunk), (true, text.clone()));
+            // No file yet, an empty output, a change in the middle, shorter, longer.
+            assert_eq!(streamed(None, &text, chunk), (false, text.clone()));
+            assert_eq!(streamed(None, b"", chunk), (false, Vec::new()));
+            let mut changed = text.clone();
+            changed[20_000] = b'#';
+            assert_eq!(streamed(Some(&text), &changed, chunk), (false, changed));
+            let short = &text[..text.len() - 3];
+            assert_eq!(streamed(Some(&text), short, chunk), (false, short.to_vec()));
+            assert_eq!(streamed(Some(short), &text, chunk), (false, text.clone()));
+        }
+    }
+
+    #[test]
+    fn a_failing_producer_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.v");
+        let err = stage_streamed(path.clone(), |w| {
+            w.write_all(b"half")?;
+            Err(std::io::Error::other("generator gave up"))
+        });
+        assert!(err.is_err());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 
     /// Whether a file holding `old` holds `pieces` one after the other.
     fn same_text(old: &[u8], pieces: &[&str]) -> bool {

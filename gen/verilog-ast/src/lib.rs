@@ -320,11 +320,92 @@ impl Module {
     pub fn print(&self) -> String {
         print::module(self)
     }
+
+    /// The text [`Module::print`] returns, written to `w` in chunks as it is printed (a few
+    /// hundred KiB held at a time, however large the module).
+    pub fn print_to(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        print::module_to(self, w)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn print_to_writes_what_print_returns_in_chunks() {
+        // Enough lines of every kind the printer flushes between (declarations, statements,
+        // flops) to pass several chunks.
+        let n = 12000;
+        let name = |i: usize| format!("sig_{i}_q");
+        let mut items: Vec<Item> = (0..n)
+            .map(|i| Item::Decl(Decl::reg(name(i), Range::bits(8)).comment("a register")))
+            .collect();
+        items.push(Item::Comb(
+            (0..n)
+                .map(|i| {
+                    Stmt::if_(
+                        Expr::id("en"),
+                        vec![Stmt::assign(
+                            Expr::id(name(i)),
+                            Expr::num(8, i as u128 & 0xff),
+                        )],
+                    )
+                })
+                .collect(),
+        ));
+        items.push(Item::Flops(
+            (0..n)
+                .map(|i| Flop {
+                    q: Expr::id(name(i)),
+                    d: Expr::id(format!("sig_{i}_d")),
+                    reset: Some(Expr::num(8, 0)),
+                })
+                .collect(),
+        ));
+        let m = Module {
+            name: "big".into(),
+            header: vec!["header".into()],
+            params: Vec::new(),
+            ports: Vec::new(),
+            items,
+            reset: ResetStyle::SyncHigh,
+        };
+        struct Chunks(Vec<Vec<u8>>);
+        impl std::io::Write for Chunks {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.push(buf.to_vec());
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = Chunks(Vec::new());
+        m.print_to(&mut w).unwrap();
+        let text = m.print();
+        assert!(
+            text.len() > 4 * (1 << 18),
+            "{} bytes: too few for chunks",
+            text.len()
+        );
+        assert!(w.0.len() >= 4, "{} writes", w.0.len());
+        assert!(w.0.iter().all(|c| c.len() < 2 << 18));
+        assert_eq!(String::from_utf8(w.0.concat()).unwrap(), text);
+
+        // A failing writer's error comes back.
+        struct Full;
+        impl std::io::Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let e = m.print_to(&mut Full).unwrap_err();
+        assert_eq!(e.to_string(), "disk full");
+    }
 
     #[test]
     fn a_long_case_label_list_wraps_under_its_first_label() {

@@ -10,57 +10,113 @@ use std::fmt::Write;
 
 use crate::*;
 
-struct Printer {
+struct Printer<'w> {
     out: String,
     reset: ResetStyle,
+    /// Where finished lines go once `out` holds a chunk of them; `None`: everything stays in
+    /// `out`.
+    sink: Option<&'w mut dyn std::io::Write>,
+    /// The sink's first error: printing goes on (it cannot fail), the error is returned at the
+    /// end.
+    failed: Option<std::io::Error>,
 }
+
+/// How much printed text [`module_to`] keeps before handing it to its writer.
+const CHUNK: usize = 1 << 18;
 
 pub(crate) fn module(m: &Module) -> String {
     let mut p = Printer {
         out: String::with_capacity(4096 + 512 * m.items.len()),
         reset: m.reset,
+        sink: None,
+        failed: None,
     };
-    for h in &m.header {
-        p.comment_line(0, h);
-    }
-    p.line(0, "");
-    p.line(0, "`resetall");
-    p.line(0, "`timescale 1ns / 1ps");
-    p.line(0, "`default_nettype none");
-    p.line(0, "");
-    if m.params.is_empty() {
-        p.start(0);
-        p.push("module ");
-        p.push(&m.name);
-        p.push(" (\n");
-    } else {
-        p.start(0);
-        p.push("module ");
-        p.push(&m.name);
-        p.push(" #(\n");
-        for (i, prm) in m.params.iter().enumerate() {
-            if let Some(c) = &prm.comment {
-                p.comment_line(1, c);
-            }
-            let sep = if i + 1 < m.params.len() { "," } else { "" };
-            p.start(1);
-            p.push("parameter integer ");
-            p.push(&prm.name);
-            p.push(" = ");
-            expr_into(&mut p.out, &prm.default);
-            p.push(sep);
-            p.push("\n");
-        }
-        p.line(0, ") (");
-    }
-    p.ports(&m.ports);
-    p.line(0, ");");
-    p.items(1, &m.items);
-    p.line(0, "");
-    p.line(0, "endmodule");
-    p.line(0, "");
-    p.line(0, "`resetall");
+    p.module(m);
     p.out
+}
+
+/// [`module`], written to `w` as it is printed through one reused chunk-sized buffer: a
+/// NIC-scale CSR block is megabytes, and a string that size is fresh memory (a page fault per
+/// 4 KiB), where the chunk's pages are touched once.
+pub(crate) fn module_to(m: &Module, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    let mut p = Printer {
+        out: String::with_capacity(CHUNK + (CHUNK >> 2)),
+        reset: m.reset,
+        sink: Some(w),
+        failed: None,
+    };
+    p.module(m);
+    if let Some(e) = p.failed.take() {
+        return Err(e);
+    }
+    match p.sink {
+        Some(w) => w.write_all(p.out.as_bytes()),
+        None => Ok(()),
+    }
+}
+
+impl Printer<'_> {
+    /// Called where `out` ends with a finished line and nothing refers to a position in it:
+    /// hands the text to the sink once it fills a chunk.
+    fn line_done(&mut self) {
+        if self.out.len() < CHUNK {
+            return;
+        }
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
+        debug_assert!(self.out.ends_with('\n'));
+        if self.failed.is_none() {
+            if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                self.failed = Some(e);
+            }
+        }
+        self.out.clear();
+    }
+
+    fn module(&mut self, m: &Module) {
+        let p = self;
+        for h in &m.header {
+            p.comment_line(0, h);
+        }
+        p.line(0, "");
+        p.line(0, "`resetall");
+        p.line(0, "`timescale 1ns / 1ps");
+        p.line(0, "`default_nettype none");
+        p.line(0, "");
+        if m.params.is_empty() {
+            p.start(0);
+            p.push("module ");
+            p.push(&m.name);
+            p.push(" (\n");
+        } else {
+            p.start(0);
+            p.push("module ");
+            p.push(&m.name);
+            p.push(" #(\n");
+            for (i, prm) in m.params.iter().enumerate() {
+                if let Some(c) = &prm.comment {
+                    p.comment_line(1, c);
+                }
+                let sep = if i + 1 < m.params.len() { "," } else { "" };
+                p.start(1);
+                p.push("parameter integer ");
+                p.push(&prm.name);
+                p.push(" = ");
+                expr_into(&mut p.out, &prm.default);
+                p.push(sep);
+                p.push("\n");
+            }
+            p.line(0, ") (");
+        }
+        p.ports(&m.ports);
+        p.line(0, ");");
+        p.items(1, &m.items);
+        p.line(0, "");
+        p.line(0, "endmodule");
+        p.line(0, "");
+        p.line(0, "`resetall");
+    }
 }
 
 /// Ranges hold only parameter arithmetic; the compact form `[N*2-1:0]` is the idiom.
@@ -106,7 +162,7 @@ fn kind(k: Kind) -> &'static str {
     }
 }
 
-impl Printer {
+impl Printer<'_> {
     /// A whole line; an empty one has no indentation.
     fn line(&mut self, indent: usize, text: &str) {
         if !text.is_empty() {
@@ -310,6 +366,7 @@ impl Printer {
                         None => self.push(&name),
                     }
                     self.push("\n");
+                    self.line_done();
                 }
             }
         }
@@ -337,6 +394,7 @@ impl Printer {
                 continue;
             }
             self.item(indent, &items[i]);
+            self.line_done();
             i += 1;
         }
     }
@@ -381,6 +439,7 @@ impl Printer {
                 self.comment_tail(c, line);
             }
             self.push("\n");
+            self.line_done();
         }
     }
 
@@ -443,6 +502,7 @@ impl Printer {
             let kept = self.out[start..].trim_end().len();
             self.out.truncate(start + kept);
             self.push("\n");
+            self.line_done();
         }
     }
 
@@ -561,10 +621,12 @@ impl Printer {
                     self.expr(r);
                 }
                 self.push(";\n");
+                self.line_done();
             }
             self.line(indent + 1, "end else begin");
             for f in &reset {
                 self.assign_line(indent + 2, "", &f.q, " <= ", &f.d);
+                self.line_done();
             }
             self.line(indent + 1, "end");
             self.line(indent, "end");
@@ -581,6 +643,7 @@ impl Printer {
     fn stmts(&mut self, indent: usize, stmts: &[Stmt]) {
         for s in stmts {
             self.stmt(indent, s);
+            self.line_done();
         }
     }
 
