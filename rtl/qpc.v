@@ -198,6 +198,23 @@ module qpc #(
   localparam integer LAST           = DEPTH - 1;  // address of the last context
   localparam [8:0]   GEO_NUM_VF     = NUM_VF[8:0];
   localparam [12:0]  GEO_QPS_PER_VF = QPS_PER_VF[12:0];
+  localparam [0:0]   GEO_POW2       = (NUM_VF & (NUM_VF - 1)) == 0 && (QPS_PER_VF & (QPS_PER_VF - 1)) == 0;  // NUM_VF
+                                                                                                             // and
+                                                                                                             // QPS_PER_VF
+                                                                                                             // are
+                                                                                                             // powers
+                                                                                                             // of
+                                                                                                             // two:
+                                                                                                             // every
+                                                                                                             // (vf,
+                                                                                                             // local
+                                                                                                             // QPN)
+                                                                                                             // address
+                                                                                                             // is
+                                                                                                             // in
+                                                                                                             // range
+  localparam [11:0]  LOCAL_MASK     = QPS_PER_VF[11:0] - 12'h001;  // local QPN bits of a context
+                                                                   // address (GEO_POW2)
   // Memory-key table geometry
   localparam integer MK_AW         = NUM_MKEYS > 1 ? $clog2(NUM_MKEYS) : 1;  // MKey index bits used
                                                                              // to address the table
@@ -274,6 +291,7 @@ module qpc #(
                                               // RES_BUSY
   wire             db_inpart;                 // the QPN lies in the requesting VF's partition
   wire [31:0]      db_index;
+  wire [31:0]      db_index_p2;
   wire [AW-1:0]    db_addr;
   wire             db_adv;                    // the pipeline moves this cycle
   wire             db_take;                   // a request is accepted this cycle
@@ -294,6 +312,7 @@ module qpc #(
   reg  [28:0]      db_word_q;
   wire             wqe_inpart;                // the QPN lies in the requesting VF's partition
   wire [31:0]      wqe_index;
+  wire [31:0]      wqe_index_p2;
   wire [AW-1:0]    wqe_addr;
   wire             wqe_adv;                   // the pipeline moves this cycle
   wire             wqe_take;                  // a request is accepted this cycle
@@ -314,6 +333,7 @@ module qpc #(
   reg  [52:0]      wqe_word_q;
   wire             rx_inpart;                 // the QPN lies in the requesting VF's partition
   wire [31:0]      rx_index;
+  wire [31:0]      rx_index_p2;
   wire [AW-1:0]    rx_addr;
   wire             rx_adv;                    // the pipeline moves this cycle
   wire             rx_take;                   // a request is accepted this cycle
@@ -343,8 +363,12 @@ module qpc #(
   reg  [23:0]      db_rsp_qpn_d;
   reg  [31:0]      db_rsp_user_q;
   reg  [31:0]      db_rsp_user_d;
-  wire [2:0]       db_reason;                 // first failing check, in order: partition,
-                                              // existence, page, state
+  wire             db_exists;
+  wire             db_page_bad;
+  wire             db_state_bad;
+  wire [2:0]       db_reason;                 // first failing check: 1 partition, 2 existence, 3
+                                              // page, 4 state (0 OK)
+  wire             db_ok;
   reg              wqe_rsp_valid_q;
   reg              wqe_rsp_valid_d;
   reg  [1:0]       wqe_rsp_status_q;
@@ -357,8 +381,11 @@ module qpc #(
   reg  [23:0]      wqe_rsp_qpn_d;
   reg  [31:0]      wqe_rsp_user_q;
   reg  [31:0]      wqe_rsp_user_d;
-  wire [1:0]       wqe_status;                // refused, flush (ERR), refused (not RTS), PD
-                                              // mismatch, execute
+  wire             wqe_exists;
+  wire             wqe_refused;               // no such QP, or neither in RTS nor in ERR
+  wire             wqe_flush;
+  wire             wqe_pd_bad;                // a QP in RTS of another PD
+  wire [1:0]       wqe_status;                // 3 refused, 1 flush (ERR), 2 PD mismatch, 0 execute
   reg              rx_rsp_valid_q;
   reg              rx_rsp_valid_d;
   reg              rx_rsp_ok_q;
@@ -437,6 +464,8 @@ module qpc #(
   wire             wb_take;                   // a write-back is accepted this cycle
   reg  [1:0]       cmd_fsm_q;
   reg  [1:0]       cmd_fsm_d;
+  reg  [15:0]      cmd_op_q;
+  reg  [15:0]      cmd_op_d;
   reg  [3:0]       cmd_kind_q;
   reg  [3:0]       cmd_kind_d;
   reg  [7:0]       cmd_vf_q;
@@ -468,8 +497,8 @@ module qpc #(
   wire             cmd_is_mk;
   wire             cmd_target_ok;             // the target names a context of the block (else
                                               // BAD_INDEX)
-  wire [15:0]      op_hit;                    // one bit per known opcode, in the order of the
-                                              // command table
+  wire [15:0]      op_hit;                    // one bit per known opcode of the command (latched at
+                                              // go), in table order
   wire [3:0]       op_kind;
   wire [4:0]       op_from;
   wire [3:0]       op_to;
@@ -511,6 +540,7 @@ module qpc #(
   wire             cnt_pd_mismatches_d;
   reg  [4:0]       cnt_partition_violations_q;
   wire [4:0]       cnt_partition_violations_d;
+  reg  [2:0]       cnt_partition_violations_sum_q;
   reg              cnt_port_collisions_q;
   wire             cnt_port_collisions_d;
   reg              cnt_rkey_violations_q;
@@ -585,21 +615,29 @@ module qpc #(
   assign db_inpart = db_req_qpn[23:20] == 4'b0000 && db_req_qpn[19:12] == db_req_vf &&
                      {1'b0, db_req_vf} < GEO_NUM_VF && {1'b0, db_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign db_index = {24'h000000, db_req_vf} * QPS_PER_VF + {20'h00000, db_req_qpn[11:0]};
-  assign db_addr = db_inpart ? db_index[AW - 1:0] : {AW{1'b0}};
+  assign db_index_p2 = ({24'h000000, db_req_vf} * QPS_PER_VF) |
+                       {20'h00000, db_req_qpn[11:0] & LOCAL_MASK};
+  assign db_addr = GEO_POW2 ? db_index_p2[AW - 1:0] : db_inpart ? db_index[AW - 1:0] : {AW{1'b0}};
   assign db_adv = !db_rsp_valid_q || db_rsp_ready;
   assign db_take = db_req_valid && db_adv;
   assign db_req_ready = db_adv;
   assign wqe_inpart = wqe_req_qpn[23:20] == 4'b0000 && wqe_req_qpn[19:12] == wqe_req_vf &&
                       {1'b0, wqe_req_vf} < GEO_NUM_VF && {1'b0, wqe_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign wqe_index = {24'h000000, wqe_req_vf} * QPS_PER_VF + {20'h00000, wqe_req_qpn[11:0]};
-  assign wqe_addr = wqe_inpart ? wqe_index[AW - 1:0] : {AW{1'b0}};
+  assign wqe_index_p2 = ({24'h000000, wqe_req_vf} * QPS_PER_VF) |
+                        {20'h00000, wqe_req_qpn[11:0] & LOCAL_MASK};
+  assign wqe_addr = GEO_POW2 ? wqe_index_p2[AW - 1:0] :
+                    wqe_inpart ? wqe_index[AW - 1:0] :
+                    {AW{1'b0}};
   assign wqe_adv = !wqe_rsp_valid_q || wqe_rsp_ready;
   assign wqe_take = wqe_req_valid && wqe_adv;
   assign wqe_req_ready = wqe_adv;
   assign rx_inpart = rx_req_qpn[23:20] == 4'b0000 && rx_req_qpn[19:12] == rx_req_vf &&
                      {1'b0, rx_req_vf} < GEO_NUM_VF && {1'b0, rx_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign rx_index = {24'h000000, rx_req_vf} * QPS_PER_VF + {20'h00000, rx_req_qpn[11:0]};
-  assign rx_addr = rx_inpart ? rx_index[AW - 1:0] : {AW{1'b0}};
+  assign rx_index_p2 = ({24'h000000, rx_req_vf} * QPS_PER_VF) |
+                       {20'h00000, rx_req_qpn[11:0] & LOCAL_MASK};
+  assign rx_addr = GEO_POW2 ? rx_index_p2[AW - 1:0] : rx_inpart ? rx_index[AW - 1:0] : {AW{1'b0}};
   assign rx_adv = !rx_rsp_valid_q || rx_rsp_ready;
   assign rx_take = rx_req_valid && rx_adv;
   assign rx_req_ready = rx_adv;
@@ -609,22 +647,25 @@ module qpc #(
   assign db_rsp_qpn = db_rsp_qpn_q;
   assign db_rsp_user = db_rsp_user_q;
   assign db_rsp_valid = db_rsp_valid_q;
-  assign db_reason = !db_s1_inpart_q ? 3'b001 :
-                     !(db_s1_inpart_q && !db_s1_clear_q && db_word_q[28]) ? 3'b010 :
-                     db_word_q[23:0] != db_s1_page_q ? 3'b011 :
-                     db_word_q[27:24] != 4'b0011 ? 3'b100 :
-                     3'b000;
+  assign db_exists = db_s1_inpart_q && !db_s1_clear_q && db_word_q[28];
+  assign db_page_bad = db_exists && db_word_q[23:0] != db_s1_page_q;
+  assign db_state_bad = db_exists && db_word_q[23:0] == db_s1_page_q && db_word_q[27:24] != 4'b0011;
+  assign db_reason = {db_state_bad, (db_s1_inpart_q && !db_exists) || db_page_bad,
+                      !db_s1_inpart_q || db_page_bad};
+  assign db_ok = db_exists && db_word_q[23:0] == db_s1_page_q && db_word_q[27:24] == 4'b0011;
   assign wqe_rsp_status = wqe_rsp_status_q;
   assign wqe_rsp_cqn = wqe_rsp_cqn_q;
   assign wqe_rsp_vf = wqe_rsp_vf_q;
   assign wqe_rsp_qpn = wqe_rsp_qpn_q;
   assign wqe_rsp_user = wqe_rsp_user_q;
   assign wqe_rsp_valid = wqe_rsp_valid_q;
-  assign wqe_status = !(wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52]) ? 2'b11 :
-                      wqe_word_q[51:48] == 4'b0110 ? 2'b01 :
-                      wqe_word_q[51:48] != 4'b0011 ? 2'b11 :
-                      wqe_word_q[47:24] != wqe_s1_pd_q ? 2'b10 :
-                      2'b00;
+  assign wqe_exists = wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52];
+  assign wqe_refused = !wqe_exists ||
+                       (wqe_word_q[51:48] != 4'b0110 && wqe_word_q[51:48] != 4'b0011);
+  assign wqe_flush = wqe_exists && wqe_word_q[51:48] == 4'b0110;
+  assign wqe_pd_bad = wqe_exists && wqe_word_q[51:48] == 4'b0011 &&
+                      wqe_word_q[47:24] != wqe_s1_pd_q;
+  assign wqe_status = {wqe_refused || wqe_pd_bad, wqe_refused || wqe_flush};
   assign rx_rsp_ok = rx_rsp_ok_q;
   assign rx_rsp_state = rx_rsp_state_q;
   assign rx_rsp_st = rx_rsp_st_q;
@@ -683,14 +724,12 @@ module qpc #(
   assign cmd_is_mk = (cmd_kind_q == KIND_MK_CREATE) | (cmd_kind_q == KIND_MK_DESTROY) |
                      (cmd_kind_q == KIND_MK_QUERY);
   assign cmd_target_ok = op_is_mk ? cmd_mk_ok : cmd_inpart && cmd_index_ok;
-  assign op_hit = {csr_cmd_ctrl_opcode_o == 16'h0201, csr_cmd_ctrl_opcode_o == 16'h0202,
-                   csr_cmd_ctrl_opcode_o == 16'h0200, csr_cmd_ctrl_opcode_o == 16'h050b,
-                   csr_cmd_ctrl_opcode_o == 16'h050a, csr_cmd_ctrl_opcode_o == 16'h0507,
-                   csr_cmd_ctrl_opcode_o == 16'h0508, csr_cmd_ctrl_opcode_o == 16'h050c,
-                   csr_cmd_ctrl_opcode_o == 16'h0506, csr_cmd_ctrl_opcode_o == 16'h0505,
-                   csr_cmd_ctrl_opcode_o == 16'h0504, csr_cmd_ctrl_opcode_o == 16'h0503,
-                   csr_cmd_ctrl_opcode_o == 16'h050e, csr_cmd_ctrl_opcode_o == 16'h0502,
-                   csr_cmd_ctrl_opcode_o == 16'h0501, csr_cmd_ctrl_opcode_o == 16'h0500};
+  assign op_hit = {cmd_op_q == 16'h0201, cmd_op_q == 16'h0202, cmd_op_q == 16'h0200,
+                   cmd_op_q == 16'h050b, cmd_op_q == 16'h050a, cmd_op_q == 16'h0507,
+                   cmd_op_q == 16'h0508, cmd_op_q == 16'h050c, cmd_op_q == 16'h0506,
+                   cmd_op_q == 16'h0505, cmd_op_q == 16'h0504, cmd_op_q == 16'h0503,
+                   cmd_op_q == 16'h050e, cmd_op_q == 16'h0502, cmd_op_q == 16'h0501,
+                   cmd_op_q == 16'h0500};
   assign op_kind = |op_hit ?
                      ({4{op_hit[1]}} & 4'b0001) | ({4{op_hit[2]}} & 4'b0010) |
                      ({4{op_hit[3]}} & 4'b0010) | ({4{op_hit[4]}} & 4'b0010) |
@@ -769,11 +808,7 @@ module qpc #(
                                         !(cmd_inpart && cmd_index_ok)), wb_take && !wb_inpart,
                                        rx_take && !rx_inpart, wqe_take && !wqe_inpart,
                                        db_take && !db_inpart};
-  assign csr_partition_violations_count_incr_i = {2'b00, cnt_partition_violations_q[0]} +
-                                                 {2'b00, cnt_partition_violations_q[1]} +
-                                                 {2'b00, cnt_partition_violations_q[2]} +
-                                                 {2'b00, cnt_partition_violations_q[3]} +
-                                                 {2'b00, cnt_partition_violations_q[4]};
+  assign csr_partition_violations_count_incr_i = cnt_partition_violations_sum_q;
   assign cnt_port_collisions_d = db_take && rx_take && db_inpart && rx_inpart &&
                                  db_req_qpn[19:0] == rx_req_qpn[19:0];
   assign csr_port_collisions_count_incr_i = cnt_port_collisions_q;
@@ -787,8 +822,9 @@ module qpc #(
                        csr_cmd_errors_count_o, csr_pd_mismatches_count_o,
                        csr_partition_violations_count_o, csr_port_collisions_count_o,
                        csr_rkey_violations_count_o, db_index, wqe_index, rx_index, wb_index,
-                       cmd_index, mk_word_q, csr_mailbox_data_value_o[63],
-                       csr_mailbox_data_value_o[62], csr_mailbox_data_value_o[31:28]};
+                       cmd_index, db_index_p2, wqe_index_p2, rx_index_p2, mk_word_q,
+                       csr_mailbox_data_value_o[63], csr_mailbox_data_value_o[62],
+                       csr_mailbox_data_value_o[31:28]};
 
   always @* begin
     // Clear: one context per cycle from address 0; restarts on ctrl.clear
@@ -873,7 +909,7 @@ module qpc #(
     db_rsp_user_d = db_rsp_user_q;
     if (db_adv) begin
       db_rsp_valid_d = db_s1_valid_q;
-      db_rsp_ok_d = db_reason == 3'b000;
+      db_rsp_ok_d = db_ok;
       db_rsp_reason_d = db_reason;
       db_rsp_vf_d = db_s1_vf_q;
       db_rsp_qpn_d = db_s1_qpn_q;
@@ -966,6 +1002,7 @@ module qpc #(
     end
     // Command engine: IDLE sees go, READ waits for the context, EXEC checks and writes
     cmd_fsm_d = cmd_fsm_q;
+    cmd_op_d = cmd_op_q;
     cmd_kind_d = cmd_kind_q;
     cmd_from_d = cmd_from_q;
     cmd_to_d = cmd_to_q;
@@ -988,9 +1025,7 @@ module qpc #(
       CMD_IDLE: begin
         if (csr_cmd_ctrl_go_o) begin
           cmd_fsm_d = CMD_READ;
-          cmd_kind_d = op_kind;
-          cmd_from_d = op_from;
-          cmd_to_d = op_to;
+          cmd_op_d = csr_cmd_ctrl_opcode_o;
           cmd_addr_d = cmd_addr;
           cmd_vf_d = csr_cmd_target_vf_o;
           cmd_tok_d = cmd_target_ok;
@@ -999,8 +1034,11 @@ module qpc #(
       end
       CMD_READ: begin
         cmd_fsm_d = CMD_EXEC;
-        cmd_pre_d = cmd_kind_q == KIND_NONE ? 8'h02 : cmd_tok_q ? 8'h00 : 8'h0a;
-        cmd_mkq_d = cmd_kind_q == KIND_MK_QUERY && cmd_tok_q;
+        cmd_kind_d = op_kind;
+        cmd_from_d = op_from;
+        cmd_to_d = op_to;
+        cmd_pre_d = op_kind == KIND_NONE ? 8'h02 : cmd_tok_q ? 8'h00 : 8'h0a;
+        cmd_mkq_d = op_kind == KIND_MK_QUERY && cmd_tok_q;
       end
       CMD_EXEC: begin
         cmd_done = 1'b1;
@@ -1102,6 +1140,7 @@ module qpc #(
       mk_s1_valid_q <= 1'b0;
       mk_rsp_valid_q <= 1'b0;
       cmd_fsm_q <= CMD_IDLE;
+      cmd_op_q <= 16'h0000;
       cmd_kind_q <= KIND_NONE;
       cmd_vf_q <= 8'h00;
       cmd_mk_addr_q <= {MK_AW{1'b0}};
@@ -1118,6 +1157,7 @@ module qpc #(
       cnt_cmd_errors_q <= 1'b0;
       cnt_pd_mismatches_q <= 1'b0;
       cnt_partition_violations_q <= 5'h00;
+      cnt_partition_violations_sum_q <= 3'b000;
       cnt_port_collisions_q <= 1'b0;
       cnt_rkey_violations_q <= 1'b0;
     end else begin
@@ -1134,6 +1174,7 @@ module qpc #(
       mk_s1_valid_q <= mk_s1_valid_d;
       mk_rsp_valid_q <= mk_rsp_valid_d;
       cmd_fsm_q <= cmd_fsm_d;
+      cmd_op_q <= cmd_op_d;
       cmd_kind_q <= cmd_kind_d;
       cmd_vf_q <= cmd_vf_d;
       cmd_mk_addr_q <= cmd_mk_addr_d;
@@ -1150,6 +1191,11 @@ module qpc #(
       cnt_cmd_errors_q <= cnt_cmd_errors_d;
       cnt_pd_mismatches_q <= cnt_pd_mismatches_d;
       cnt_partition_violations_q <= cnt_partition_violations_d;
+      cnt_partition_violations_sum_q <= {2'b00, cnt_partition_violations_q[0]} +
+                                        {2'b00, cnt_partition_violations_q[1]} +
+                                        {2'b00, cnt_partition_violations_q[2]} +
+                                        {2'b00, cnt_partition_violations_q[3]} +
+                                        {2'b00, cnt_partition_violations_q[4]};
       cnt_port_collisions_q <= cnt_port_collisions_d;
       cnt_rkey_violations_q <= cnt_rkey_violations_d;
     end

@@ -303,6 +303,7 @@ module uar_mlx5 #(
   wire                    in_dis;                 // the block or the writing VF is disabled
   wire                    in_outside;             // a page of another function, or an inactive page
                                                   // index
+  wire                    in_ok;                  // no check refuses the write (in_reason is 0)
   wire    [2:0]           in_reason;
   wire                    in_single;
   wire                    in_burst_ok;
@@ -518,7 +519,9 @@ module uar_mlx5 #(
   assign in_outside = in_nofunc | (in_owner >= GEO_NUM_VF) |
                       (!in_pf && in_owner != {4'b0000, in_vf}) |
                       (in_page_idx >= {7'h00, eff_pages});
-  assign in_reason = in_dis ? 3'b111 : in_outside ? 3'b100 : !in_pf && in_pf_only ? 3'b101 : 3'b000;
+  assign in_ok = csr_ctrl_enable_o && (in_pf || csr_vf_ctrl_enable_o[in_slot]) && !in_outside &&
+                 (in_pf || !in_pf_only);
+  assign in_reason = in_ok ? 3'b000 : in_dis ? 3'b111 : in_outside ? 3'b100 : 3'b101;
   assign in_single = s_axi_awlen == 8'h00;
   assign in_burst_ok = s_axi_awburst == 2'b01 && s_axi_awsize == 3'b011;
   assign pre_reason = aw_reason_q;
@@ -537,9 +540,7 @@ module uar_mlx5 #(
                     1'b0, 1'b0};
   assign in_hh = in_hit[0] | in_hit[3] | in_hit[4];
   assign in_hwin = in_hit[4] ? 4'b0100 : in_hit[3] ? 4'b0011 : in_hit[0] ? 4'b0000 : 4'b0000;
-  assign in_bf_cand = csr_ctrl_enable_o && csr_ctrl_bf_enable_o &&
-                      (in_pf || csr_vf_ctrl_enable_o[in_slot]) && !in_outside &&
-                      (in_pf || !in_pf_only) && |in_bhit;
+  assign in_bf_cand = in_ok && csr_ctrl_bf_enable_o && |in_bhit;
   assign bf_cand = aw_bfc_q;
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];

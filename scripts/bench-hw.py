@@ -11,6 +11,9 @@ flip-flops, block RAMs and ports with the most LUT levels (LUT1-6 and LUT-RAM re
 MUXF7/8/9 and CARRY4/CARRY8 stages on the same path are reported apart: a MUXF widens a LUT
 level and a carry stage is a dedicated fast chain). Yosys's `ltp` counts every cell alike, so
 a long carry chain would hide a deeper LUT path. Target of issue 9: at most 6 LUT levels.
+A path's ends are named after what they are: a register by its output net (`x_q`, `x_q (D)`),
+a block RAM by its cell and pin (`wqe_mem.0.5:RAMB36E2 (WEA)`), a register Yosys moved into a
+LUT RAM's read port by that RAM (`pend_mem.1.0 address`), never by a net name Yosys made up.
 
 Both flows run in one Yosys process per row; rows run in parallel
 (--jobs, default the CPU count), longest first by the last run's time.
@@ -216,6 +219,17 @@ def lut_depth(netlist, top, trace=None):
         inputs[cname] = (t, seq, ins)
     memo, expanded = {}, set()
 
+    def start_name(bit, cell):
+        """The name of a path's start: its net's, unless Yosys made that one up (as 0.70 does
+        for block RAM outputs and some register outputs); then the register's other named
+        output bits, or the RAM cell (`mem.0.5:RAMB36E2`, named after the memory)."""
+        name = names.get(bit, str(bit))
+        if not name.startswith("$") or cell is None:
+            return name
+        c = mod["cells"][cell]
+        return seq_name(cell, c, names, "Q", mod)
+
+
     def weight(t):
         if t.startswith("LUT") or (t.startswith("RAM") and not t.startswith("RAMB")):
             return (1, 0, 0)
@@ -251,7 +265,7 @@ def lut_depth(netlist, top, trace=None):
             for b in ins:
                 p = driver.get(b)
                 if p is None or inputs[p][1]:
-                    cand = (0, 0, 0, names.get(b, str(b)), None)
+                    cand = (0, 0, 0, start_name(b, p), None)
                 else:
                     cand = memo.get(p, (0, 0, 0, None, None))[:4] + (p,)
                 if best is None or cand[:3] > best[:3]:
@@ -271,7 +285,7 @@ def lut_depth(netlist, top, trace=None):
                 if p is not None and not inputs[p][1]:
                     d = cell_depth(p)
                     if d[:3] > deepest[:3]:
-                        deepest, end, last = d, end_name(mod["cells"][cname], names, b), p
+                        deepest, end, last = d, end_name(cname, mod["cells"][cname], names, b, mod), p
     for name, port in mod["ports"].items():
         if port["direction"] == "output":
             for b in port["bits"]:
@@ -294,23 +308,65 @@ def lut_depth(netlist, top, trace=None):
             if i == 0:
                 # Where the path starts: the first cell's inputs driven by sequential cells.
                 named += sorted(
-                    {f"{driver[b]}:{inputs[driver[b]][0]}" for b in inputs[c][2] if b in driver and inputs[driver[b]][1]}
+                    {start_name(b, driver[b]) for b in inputs[c][2] if b in driver and inputs[driver[b]][1]}
                 )
             trace.append((c, inputs[c][0], out_names.get(c, ""), named))
     return deepest[0], deepest[1], deepest[2], f"{deepest[3]} -> {end}"
 
 
-def end_name(cell, names, bit):
+def end_name(cname, cell, names, bit, mod):
     """The name of a path's end at a sequential cell's input `bit`: its net's, unless Yosys
-    made that one up (`$abc$...`, as 0.70 leaves the D nets), then the register's output."""
+    made that one up (`$abc$...`, as 0.70 leaves the D nets), then the register's output, or
+    for a block RAM its cell and the port (`wqe_mem.0.5:RAMB36E2 (ADDRARDADDR)`)."""
     name = names.get(bit, str(bit))
-    if name.startswith("$"):
-        for port, bits in cell["connections"].items():
-            if cell["port_directions"].get(port) == "output":
-                q = next((names[b] for b in bits if isinstance(b, int) and b in names), None)
-                if q and not q.startswith("$"):
-                    return f"{q} (D)"
-    return name
+    if not name.startswith("$"):
+        return name
+    port = next((p for p, bits in cell["connections"].items() if bit in bits), "?")
+    got = seq_name(cname, cell, names, port, mod)
+    return got if got.endswith(f"({port})") else f"{got} ({port})"
+
+
+_SEQ_NAMES = {}
+
+
+def seq_name(cname, cell, names, port, mod):
+    key = (id(mod), cname, port)
+    if key not in _SEQ_NAMES:
+        _SEQ_NAMES[key] = _seq_name(cname, cell, names, port, mod)
+    return _SEQ_NAMES[key]
+
+
+def _seq_name(cname, cell, names, port, mod):
+    """A sequential cell by what it holds: a register by the named nets on its outputs (`x_q`;
+    `(D)` is added by the caller), a RAM by its cell name (Yosys names RAM cells after the
+    memory), a register Yosys made for a LUT RAM's read address by that RAM
+    (`pend_mem.1.0 address`), else the cell name with its type."""
+    if not cell["type"].startswith("RAMB"):
+        for p, bits in cell["connections"].items():
+            if cell["port_directions"].get(p) == "output":
+                q = next((names[b] for b in bits if isinstance(b, int) and not names.get(b, "$").startswith("$")), None)
+                if q:
+                    return q if port == "Q" else f"{q} (D)"
+        # A register Yosys moved into a LUT RAM's read port (a registered address), and back
+        # out when mapping the RAM: named after the RAM it addresses.
+        q = set(b for b in cell["connections"].get("Q", []) if isinstance(b, int))
+        rams = sorted(
+            {
+                n
+                for n, c in mod["cells"].items()
+                if c["type"].startswith(("RAM", "SRL")) and not c["type"].startswith("RAMB")
+                and any(q & set(bs) for p, bs in c["connections"].items() if p.startswith(("ADDR", "A", "DPRA")))
+            }
+        )
+        if rams:
+            what = f"{rams[0]} address" + (f" (+{len(rams) - 1} RAMs)" if len(rams) > 1 else "")
+            return what if port == "Q" else f"{what} (D)"
+        # A register Yosys made (e.g. a block RAM's registered address bit for its output
+        # mux): the named net it samples.
+        d = next((names[b] for b in cell["connections"].get("D", []) if not names.get(b, "$").startswith("$")), None)
+        if d:
+            return f"{d} (registered)" if port == "Q" else f"{d} (registered, D)"
+    return f"{cname}:{cell['type']}"
 
 
 def inputs_of_seq(cell):

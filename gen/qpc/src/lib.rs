@@ -684,6 +684,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         value: id("QPS_PER_VF").bits(12, 0),
         comment: None,
     });
+    g.lp.push(V::LocalParam {
+        name: "GEO_POW2".into(),
+        range: Some(Range {
+            msb: Expr::int(0),
+            lsb: Expr::int(0),
+        }),
+        value: Expr::and(
+            Expr::eq(
+                Expr::band(id("NUM_VF"), Expr::minus(id("NUM_VF"), Expr::int(1))),
+                Expr::int(0),
+            ),
+            Expr::eq(
+                Expr::band(
+                    id("QPS_PER_VF"),
+                    Expr::minus(id("QPS_PER_VF"), Expr::int(1)),
+                ),
+                Expr::int(0),
+            ),
+        ),
+        comment: Some(
+            "NUM_VF and QPS_PER_VF are powers of two: every (vf, local QPN) address is in range"
+                .into(),
+        ),
+    });
+    g.lp.push(V::LocalParam {
+        name: "LOCAL_MASK".into(),
+        range: Range::bits(12),
+        value: Expr::minus(id("QPS_PER_VF").bits(11, 0), n(12, 1)),
+        comment: Some("local QPN bits of a context address (GEO_POW2)".into()),
+    });
     g.lp.push(V::Comment(vec!["Memory-key table geometry".into()]));
     g.lp.push(V::LocalParam {
         name: "MK_AW".into(),
@@ -841,7 +871,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     );
 
     // ---- partition check and address of a (vf, qpn) pair
-    let part = |g: &mut Gen, p: &str, vf: &str, qpn: &str| {
+    // `lookup`: a read-only port. With power-of-two geometry its address is the VF and the
+    // local QPN's low bits side by side, not gated by the partition check (any value is a
+    // context; the response is refused from the registered check): no adder and no check on
+    // the way into the replica RAM's address (issue 9: LUT depth).
+    let part = |g: &mut Gen, p: &str, vf: &str, qpn: &str, lookup: bool| {
         g.wire(
             &format!("{p}_inpart"),
             1,
@@ -864,20 +898,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 Expr::concat(vec![n(20, 0), id(qpn).bits(11, 0)]),
             ),
         );
-        g.wire_r(
-            &format!("{p}_addr"),
-            addr_r(),
-            Expr::ternary(
-                id(format!("{p}_inpart")),
-                id(format!("{p}_index")).slice(Expr::minus(id("AW"), Expr::int(1)), Expr::int(0)),
-                zero_aw(),
-            ),
+        let gated = Expr::ternary(
+            id(format!("{p}_inpart")),
+            id(format!("{p}_index")).slice(Expr::minus(id("AW"), Expr::int(1)), Expr::int(0)),
+            zero_aw(),
         );
+        let addr = if lookup {
+            g.wire_r(
+                &format!("{p}_index_p2"),
+                Range::bits(32).expect("32 bits"),
+                Expr::bor(
+                    Expr::times(Expr::concat(vec![n(24, 0), id(vf)]), id("QPS_PER_VF")),
+                    Expr::concat(vec![
+                        n(20, 0),
+                        Expr::band(id(qpn).bits(11, 0), id("LOCAL_MASK")),
+                    ]),
+                ),
+            );
+            Expr::ternary(
+                id("GEO_POW2"),
+                id(format!("{p}_index_p2"))
+                    .slice(Expr::minus(id("AW"), Expr::int(1)), Expr::int(0)),
+                gated,
+            )
+        } else {
+            gated
+        };
+        g.wire_r(&format!("{p}_addr"), addr_r(), addr);
     };
 
     // ---- lookup pipelines
     let pipeline = |g: &mut Gen, p: &str, rep: &Replica, extra: &[(&str, u32)]| {
-        part(g, p, &format!("{p}_req_vf"), &format!("{p}_req_qpn"));
+        part(g, p, &format!("{p}_req_vf"), &format!("{p}_req_qpn"), true);
         g.wire(
             &format!("{p}_adv"),
             1,
@@ -1017,39 +1069,62 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ("user", 32),
         ],
     );
+    // The reason's bits as flat terms rather than a priority chain, so that the page compare
+    // after the replica's read feeds one OR (issue 9: LUT depth).
+    g.wire("db_exists", 1, exists("db", &db_rep), None);
+    g.wire(
+        "db_page_bad",
+        1,
+        Expr::and(
+            id("db_exists"),
+            Expr::bin(
+                BinOp::Ne,
+                db_rep.get("db_word_q", "uar_page"),
+                id("db_s1_page_q"),
+            ),
+        ),
+        None,
+    );
+    g.wire(
+        "db_state_bad",
+        1,
+        Expr::all(vec![
+            id("db_exists"),
+            Expr::eq(db_rep.get("db_word_q", "uar_page"), id("db_s1_page_q")),
+            Expr::bin(
+                BinOp::Ne,
+                db_rep.get("db_word_q", "state"),
+                n(f.state.w(), rts),
+            ),
+        ]),
+        None,
+    );
     g.wire(
         "db_reason",
         3,
-        Expr::ternary(
-            Expr::lnot(id("db_s1_inpart_q")),
-            n(3, 1),
-            Expr::ternary(
-                Expr::lnot(exists("db", &db_rep)),
-                n(3, 2),
-                Expr::ternary(
-                    Expr::bin(
-                        BinOp::Ne,
-                        db_rep.get("db_word_q", "uar_page"),
-                        id("db_s1_page_q"),
-                    ),
-                    n(3, 3),
-                    Expr::ternary(
-                        Expr::bin(
-                            BinOp::Ne,
-                            db_rep.get("db_word_q", "state"),
-                            n(f.state.w(), rts),
-                        ),
-                        n(3, 4),
-                        n(3, 0),
-                    ),
-                ),
+        Expr::concat(vec![
+            id("db_state_bad"),
+            Expr::or(
+                Expr::and(id("db_s1_inpart_q"), Expr::lnot(id("db_exists"))),
+                id("db_page_bad"),
             ),
-        ),
-        Some("first failing check, in order: partition, existence, page, state"),
+            Expr::or(Expr::lnot(id("db_s1_inpart_q")), id("db_page_bad")),
+        ]),
+        Some("first failing check: 1 partition, 2 existence, 3 page, 4 state (0 OK)"),
+    );
+    g.wire(
+        "db_ok",
+        1,
+        Expr::all(vec![
+            id("db_exists"),
+            Expr::eq(db_rep.get("db_word_q", "uar_page"), id("db_s1_page_q")),
+            Expr::eq(db_rep.get("db_word_q", "state"), n(f.state.w(), rts)),
+        ]),
+        None,
     );
     let mut load = vec![
         Stmt::assign(id("db_rsp_valid_d"), id("db_s1_valid_q")),
-        Stmt::assign(id("db_rsp_ok_d"), Expr::eq(id("db_reason"), n(3, 0))),
+        Stmt::assign(id("db_rsp_ok_d"), id("db_ok")),
         Stmt::assign(id("db_rsp_reason_d"), id("db_reason")),
     ];
     for x in ["vf", "qpn", "user"] {
@@ -1072,31 +1147,52 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ],
     );
     let wstate = wqe_rep.get("wqe_word_q", "state");
+    // The status bits as flat terms rather than a priority chain: the PD compare after the
+    // replica's read (a block RAM at 256 VFs, with its output mux) feeds one OR (issue 9).
+    g.wire("wqe_exists", 1, exists("wqe", &wqe_rep), None);
+    g.wire(
+        "wqe_refused",
+        1,
+        Expr::or(
+            Expr::lnot(id("wqe_exists")),
+            Expr::and(
+                Expr::bin(BinOp::Ne, wstate.clone(), n(f.state.w(), err_state)),
+                Expr::bin(BinOp::Ne, wstate.clone(), n(f.state.w(), rts)),
+            ),
+        ),
+        Some("no such QP, or neither in RTS nor in ERR"),
+    );
+    g.wire(
+        "wqe_flush",
+        1,
+        Expr::and(
+            id("wqe_exists"),
+            Expr::eq(wstate.clone(), n(f.state.w(), err_state)),
+        ),
+        None,
+    );
+    g.wire(
+        "wqe_pd_bad",
+        1,
+        Expr::all(vec![
+            id("wqe_exists"),
+            Expr::eq(wstate, n(f.state.w(), rts)),
+            Expr::bin(
+                BinOp::Ne,
+                wqe_rep.get("wqe_word_q", "pd"),
+                id("wqe_s1_pd_q"),
+            ),
+        ]),
+        Some("a QP in RTS of another PD"),
+    );
     g.wire(
         "wqe_status",
         2,
-        Expr::ternary(
-            Expr::lnot(exists("wqe", &wqe_rep)),
-            n(2, 3),
-            Expr::ternary(
-                Expr::eq(wstate.clone(), n(f.state.w(), err_state)),
-                n(2, 1),
-                Expr::ternary(
-                    Expr::bin(BinOp::Ne, wstate, n(f.state.w(), rts)),
-                    n(2, 3),
-                    Expr::ternary(
-                        Expr::bin(
-                            BinOp::Ne,
-                            wqe_rep.get("wqe_word_q", "pd"),
-                            id("wqe_s1_pd_q"),
-                        ),
-                        n(2, 2),
-                        n(2, 0),
-                    ),
-                ),
-            ),
-        ),
-        Some("refused, flush (ERR), refused (not RTS), PD mismatch, execute"),
+        Expr::concat(vec![
+            Expr::or(id("wqe_refused"), id("wqe_pd_bad")),
+            Expr::or(id("wqe_refused"), id("wqe_flush")),
+        ]),
+        Some("3 refused, 1 flush (ERR), 2 PD mismatch, 0 execute"),
     );
     let mut load = vec![
         Stmt::assign(id("wqe_rsp_valid_d"), id("wqe_s1_valid_q")),
@@ -1329,7 +1425,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.comb.push(Stmt::if_(id("mk_adv"), load));
 
     // ---- RX write-back
-    part(&mut g, "wb", "rx_wb_vf", "rx_wb_qpn");
+    part(&mut g, "wb", "rx_wb_vf", "rx_wb_qpn", false);
     g.wire(
         "wb_take",
         1,
@@ -1380,6 +1476,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     }
     let sw = f.state.w();
     g.state("cmd_fsm", 2, id("CMD_IDLE"));
+    // The opcode as seen at go; READ decodes it into the kind, source and destination, so
+    // the decode is not one path with go into `cmd_kind_q` (issue 9: LUT depth).
+    g.state("cmd_op", 16, n(16, 0));
     g.state("cmd_kind", 4, id("KIND_NONE"));
     g.state("cmd_vf", 8, n(8, 0));
     g.state_r("cmd_mk_addr", mk_addr_r(), zero_mk());
@@ -1413,7 +1512,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         d: id("mkey_mem").index(id("cmd_mk_addr_q")),
         reset: None,
     });
-    part(&mut g, "cmd", "csr_cmd_target_vf_o", "cmd_qpn");
+    part(&mut g, "cmd", "csr_cmd_target_vf_o", "cmd_qpn", false);
     // cmd_qpn: the target as a global QPN of the target VF.
     g.wire(
         "cmd_qpn",
@@ -1513,10 +1612,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::concat(
             ops.iter()
                 .rev()
-                .map(|o| Expr::eq(id("csr_cmd_ctrl_opcode_o"), n(16, o.opcode)))
+                .map(|o| Expr::eq(id("cmd_op_q"), n(16, o.opcode)))
                 .collect(),
         ),
-        Some("one bit per known opcode, in the order of the command table"),
+        Some("one bit per known opcode of the command (latched at go), in table order"),
     );
     // `{w{op_hit[i]}} & value` for every opcode whose value is not zero, ORed.
     let onehot = |w: u32, value: fn(&OpDecode) -> u64| {
@@ -1790,6 +1889,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     ));
     for (name, v) in [
         ("cmd_fsm_d", id("cmd_fsm_q")),
+        ("cmd_op_d", id("cmd_op_q")),
         ("cmd_kind_d", id("cmd_kind_q")),
         ("cmd_from_d", id("cmd_from_q")),
         ("cmd_to_d", id("cmd_to_q")),
@@ -1820,9 +1920,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                     id("csr_cmd_ctrl_go_o"),
                     vec![
                         Stmt::assign(id("cmd_fsm_d"), id("CMD_READ")),
-                        Stmt::assign(id("cmd_kind_d"), id("op_kind")),
-                        Stmt::assign(id("cmd_from_d"), id("op_from")),
-                        Stmt::assign(id("cmd_to_d"), id("op_to")),
+                        Stmt::assign(id("cmd_op_d"), id("csr_cmd_ctrl_opcode_o")),
                         Stmt::assign(id("cmd_addr_d"), id("cmd_addr")),
                         Stmt::assign(id("cmd_vf_d"), id("csr_cmd_target_vf_o")),
                         Stmt::assign(id("cmd_tok_d"), id("cmd_target_ok")),
@@ -1842,10 +1940,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 vec![id("CMD_READ")],
                 vec![
                     Stmt::assign(id("cmd_fsm_d"), id("CMD_EXEC")),
+                    Stmt::assign(id("cmd_kind_d"), id("op_kind")),
+                    Stmt::assign(id("cmd_from_d"), id("op_from")),
+                    Stmt::assign(id("cmd_to_d"), id("op_to")),
                     Stmt::assign(
                         id("cmd_pre_d"),
                         Expr::ternary(
-                            Expr::eq(id("cmd_kind_q"), id("KIND_NONE")),
+                            Expr::eq(id("op_kind"), id("KIND_NONE")),
                             n(8, bad_op),
                             Expr::ternary(id("cmd_tok_q"), n(8, ok), n(8, bad_index)),
                         ),
@@ -1853,7 +1954,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                     Stmt::assign(
                         id("cmd_mkq_d"),
                         Expr::and(
-                            Expr::eq(id("cmd_kind_q"), id("KIND_MK_QUERY")),
+                            Expr::eq(id("op_kind"), id("KIND_MK_QUERY")),
                             id("cmd_tok_q"),
                         ),
                     ),
@@ -2095,8 +2196,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     // Counter increments go through one flop (`cnt_*`): a counter counts one cycle after its
     // event, which no AXI4-Lite read can see, and the lookup, R_Key and command logic does
     // not also run through the counters' adders (issue 9: LUT depth). `partition_violations`
-    // registers its five events (one per port) and adds them after the flop: the sum of five
-    // flops is one LUT level, where the sum of the five port checks was three.
+    // registers its five events (one per port) and their sum (`cnt_partition_violations_sum_q`,
+    // one cycle later again), so that the counter's adder starts from flops only.
     let counted = [
         (
             "csr_illegal_transitions_count_incr_i",
@@ -2127,11 +2228,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 let incr = if *w == 1 {
                     id(q)
                 } else {
-                    // The events' count, as wide as the counter's 3-bit increment port.
-                    (0..*w)
-                        .map(|i| Expr::concat(vec![n(2, 0), id(q.clone()).bits(i, i)]))
-                        .reduce(Expr::plus)
-                        .expect("at least one event")
+                    // The events' count, as wide as the counter's 3-bit increment port, in
+                    // a flop of its own: the counter's adder then starts from flops only.
+                    let sum = format!("cnt_{short}_sum_q");
+                    g.reg(&sum, 3);
+                    g.flops.push(Flop {
+                        q: id(sum.clone()),
+                        d: (0..*w)
+                            .map(|i| Expr::concat(vec![n(2, 0), id(q.clone()).bits(i, i)]))
+                            .reduce(Expr::plus)
+                            .expect("at least one event"),
+                        reset: Some(n(3, 0)),
+                    });
+                    id(sum)
                 };
                 g.assigns.push(V::Assign(id(name), incr));
             }
@@ -2166,6 +2275,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         .collect();
     for p in ["db", "wqe", "rx", "wb", "cmd"] {
         unused.push(id(format!("{p}_index")));
+    }
+    for p in ["db", "wqe", "rx"] {
+        unused.push(id(format!("{p}_index_p2")));
     }
     // The local access rights and reserved bits of a key take no part in the R_Key check.
     unused.push(id("mk_word_q"));

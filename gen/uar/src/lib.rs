@@ -853,20 +853,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ),
         "a page of another function, or an inactive page index",
     );
+    g.wire_c(
+        "in_ok",
+        1,
+        // A flat AND of the checks' terms rather than `in_reason == 0` through the reason's
+        // priority encoding (in_outside covers in_nofunc), so that the 64:1 VF-enable select
+        // feeds one AND; in_reason and in_bf_cand both start from it.
+        Expr::all(vec![
+            id("csr_ctrl_enable_o"),
+            Expr::or(id("in_pf"), id("csr_vf_ctrl_enable_o").index(id("in_slot"))),
+            not(id("in_outside")),
+            Expr::or(id("in_pf"), not(id("in_pf_only"))),
+        ]),
+        "no check refuses the write (in_reason is 0)",
+    );
     g.wire(
         "in_reason",
         3,
         Expr::ternary(
-            id("in_dis"),
-            n(3, r("DISABLED")),
+            id("in_ok"),
+            n(3, 0),
             Expr::ternary(
-                id("in_outside"),
-                n(3, r("UNMAPPED")),
-                Expr::ternary(
-                    Expr::and(not(id("in_pf")), id("in_pf_only")),
-                    n(3, r("PF_ONLY")),
-                    n(3, 0),
-                ),
+                id("in_dis"),
+                n(3, r("DISABLED")),
+                Expr::ternary(id("in_outside"), n(3, r("UNMAPPED")), n(3, r("PF_ONLY"))),
             ),
         ),
     );
@@ -929,14 +939,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "in_bf_cand",
         1,
-        // in_reason == 0 as a flat AND of its terms, not through the reason's priority
-        // encoding (in_outside covers in_nofunc): the 64:1 VF-enable select feeds one AND.
         Expr::all(vec![
-            id("csr_ctrl_enable_o"),
+            id("in_ok"),
             id("csr_ctrl_bf_enable_o"),
-            Expr::or(id("in_pf"), id("csr_vf_ctrl_enable_o").index(id("in_slot"))),
-            not(id("in_outside")),
-            Expr::or(id("in_pf"), not(id("in_pf_only"))),
             Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
         ]),
         "a whole-WQE burst from a BlueFlame window start",
