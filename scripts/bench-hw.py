@@ -205,6 +205,22 @@ def lut_depth(netlist, top, trace=None):
         # store (data, write enable, clock) ends a path, as at a flip-flop. Counting the write
         # side would also close loops (read data -> logic -> write data).
         lutram = t.startswith(("RAM", "SRL")) and not t.startswith("RAMB")
+        if lutram:
+            # Each output reads through its own address pins only: RAM32M's ADDRD (the write
+            # address) reaches DOD but not DOA-DOC, a dual-port RAM's A reaches SPO but not
+            # DPO. So each output is a cell of its own here (`cell:port`); one cell for all of
+            # them would join every write address to every read port, paths that do not exist.
+            conns = c["connections"]
+            for port, bits in conns.items():
+                if c["port_directions"].get(port) != "output":
+                    continue
+                pseudo = f"{cname}:{port}"
+                for b in bits:
+                    if isinstance(b, int):
+                        driver[b] = pseudo
+                ins = [b for p in lutram_read_ports(port, conns) for b in conns[p] if isinstance(b, int)]
+                inputs[pseudo] = (t, False, ins)
+            continue
         ins = []
         for port, bits in c["connections"].items():
             d = c["port_directions"].get(port)
@@ -213,8 +229,6 @@ def lut_depth(netlist, top, trace=None):
                     if isinstance(b, int):
                         driver[b] = cname
             elif not seq and d == "input":
-                if lutram and (port in ("WE", "WCLK", "CLK", "CE", "D") or port.startswith("DI")):
-                    continue
                 ins.extend(b for b in bits if isinstance(b, int))
         inputs[cname] = (t, seq, ins)
     memo, expanded = {}, set()
@@ -312,6 +326,25 @@ def lut_depth(netlist, top, trace=None):
                 )
             trace.append((c, inputs[c][0], out_names.get(c, ""), named))
     return deepest[0], deepest[1], deepest[2], f"{deepest[3]} -> {end}"
+
+
+def lutram_read_ports(out, ports):
+    """The input ports a LUT RAM or SRL cell's output `out` reads combinationally (what it
+    stores, the data, write enable and clock, ends a path as at a flip-flop; counting it would
+    also close loops, read data -> logic -> write data)."""
+    if out.startswith("DO") and len(out) == 3:
+        # RAM32M, RAM64M, RAM32M16, RAM64M8: DOx reads ADDRx.
+        return [p for p in ports if p == "ADDR" + out[2]]
+    if out == "DPO":
+        return [p for p in ports if p.startswith("DPRA")]
+    if out in ("SPO", "O", "Q"):
+        # RAMxX1D's SPO, RAMxX1S's O, an SRL's Q: the address A (or A0, A1, ...).
+        return [p for p in ports if p == "A" or (p[0] == "A" and p[1:].isdigit())]
+    if out in ("Q31", "MC31"):
+        # An SRL's cascade output: its last stage, a register.
+        return []
+    # A cell not listed above: every address pin.
+    return [p for p in ports if p.startswith(("ADDR", "A", "DPRA"))]
 
 
 def end_name(cname, cell, names, bit, mod):
