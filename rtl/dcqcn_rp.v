@@ -36,10 +36,10 @@
 // a flow must be touched at least every 2**31 us).
 // Parameters are read in stages R and X: change them while no event is in flight.
 // Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,
-// first-CNP rate, periods, 1024 - G, rpg_gd, fac * 655, byte counter on) are
-// registered (the first-CNP rate twice, stage X reading it no earlier than two
-// cycles after the take): an event taken in the cycle a parameter input changes,
-// or later, sees the new value.
+// first-CNP rate and whether it is the cap, initial alpha = 0, periods, 1024 - G,
+// rpg_gd, fac * 655, byte counter on) are registered (the first-CNP rate and its cap
+// flag twice, stage X reading them no earlier than two cycles after the take): an
+// event taken in the cycle a parameter input changes, or later, sees the new value.
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
@@ -243,6 +243,8 @@ module dcqcn_rp #(
   reg [27:0] first_lo_q;
   reg [27:0] first_rate_q;
   reg        first_zero_q;
+  reg        first_at_cap_q;
+  reg        alpha0_zero_q;
   reg [16:0] k_period_q;
   reg [16:0] d_period_q;
   reg [16:0] t_period_q;
@@ -432,7 +434,6 @@ module dcqcn_rp #(
   wire        lo_stays_low;     // PAPER: idle periods stay additive
   wire        rd_rt_at_cap;     // stage R's Rt is the cap
   wire        cut_rc_at_cap;    // Rc before the cut is the cap
-  wire        first_at_cap;     // the first-CNP rate is the cap
   wire        ai_reach;         // Rt + step >= cap: the step ends at the cap
   wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
   wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
@@ -483,6 +484,8 @@ module dcqcn_rp #(
   wire [27:0] first_rate_d;     // Rc and Rt on the first CNP, from the registered values
                                 // (registered again: first_rate_q follows the inputs by two cycles,
                                 // and stage X is two cycles after an event is taken)
+  wire        first_at_cap_d;   // first_rate_d is the cap (registered with it: first_at_cap_q)
+  wire        alpha0_zero_d;    // the first CNP's alpha is 0 (registered: alpha0_zero_q)
   wire        first_zero_d;     // no first-CNP rate: start from the cap with a cut pending
                                 // (registered: first_zero_q)
   wire        tick;             // a microsecond ends
@@ -613,7 +616,6 @@ module dcqcn_rp #(
   assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
   assign rd_rt_at_cap = rd_rt == rmax_fx_q;
   assign cut_rc_at_cap = paper_first || w_rc_q == rmax_fx_q;
-  assign first_at_cap = first_rate_q == rmax_fx_q;
   assign ai_reach = ai_room_q[28] || w_rt_q >= ai_room_q[27:0];
   assign hai_reach = hai_room_q[28] || w_rt_q >= hai_room_q[27:0];
   assign phai_room_up = {1'd0, phai_room} + 29'd255;
@@ -665,6 +667,8 @@ module dcqcn_rp #(
                    (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
   assign first_lo_d = first_fx < min_fx ? min_fx : first_fx;
   assign first_rate_d = first_zero_q ? rmax_fx_q : first_lo_q > rmax_fx_q ? rmax_fx_q : first_lo_q;
+  assign first_at_cap_d = first_zero_q || first_lo_q >= rmax_fx_q;
+  assign alpha0_zero_d = initial_alpha_value_value_i == 10'd0;
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
@@ -868,7 +872,7 @@ module dcqcn_rp #(
                   end else begin
                     w_seen_d = 1'b1;
                     w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
-                    alpha_zero_d = initial_alpha_value_value_i == 10'd0;
+                    alpha_zero_d = alpha0_zero_q;
                     rc_sel = 2'b11;
                     rt_sel = 2'b11;
                     w_acnp_d = 1'b0;
@@ -952,15 +956,18 @@ module dcqcn_rp #(
       default: ;
     endcase
     case (rt_sel)
-      2'b01: w_rt_d = cut_rc;
-      2'b10: w_rt_d = rt_inc;
-      2'b11: w_rt_d = first_rate_q;
-      default: ;
-    endcase
-    case (rt_sel)
-      2'b01: rt_at_cap_d = cut_rc_at_cap;
-      2'b10: rt_at_cap_d = inc_at_cap;
-      2'b11: rt_at_cap_d = first_at_cap;
+      2'b01: begin
+        w_rt_d = cut_rc;
+        rt_at_cap_d = cut_rc_at_cap;
+      end
+      2'b10: begin
+        w_rt_d = rt_inc;
+        rt_at_cap_d = inc_at_cap;
+      end
+      2'b11: begin
+        w_rt_d = first_rate_q;
+        rt_at_cap_d = first_at_cap_q;
+      end
       default: ;
     endcase
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
@@ -1153,6 +1160,8 @@ module dcqcn_rp #(
     first_lo_q <= first_lo_d;
     first_rate_q <= first_rate_d;
     first_zero_q <= first_zero_d;
+    first_at_cap_q <= first_at_cap_d;
+    alpha0_zero_q <= alpha0_zero_d;
     k_period_q <= k_period_d;
     d_period_q <= d_period_d;
     t_period_q <= t_period_d;

@@ -118,6 +118,8 @@ const DERIVED: &[(&str, u32)] = &[
     ("first_lo", 28),
     ("first_rate", 28),
     ("first_zero", 1),
+    ("first_at_cap", 1),
+    ("alpha0_zero", 1),
     ("k_period", 17),
     ("d_period", 17),
     ("t_period", 17),
@@ -285,10 +287,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "a flow must be touched at least every 2**31 us).",
             "Parameters are read in stages R and X: change them while no event is in flight.",
             "Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,",
-            "first-CNP rate, periods, 1024 - G, rpg_gd, fac * 655, byte counter on) are",
-            "registered (the first-CNP rate twice, stage X reading it no earlier than two",
-            "cycles after the take): an event taken in the cycle a parameter input changes,",
-            "or later, sees the new value.",
+            "first-CNP rate and whether it is the cap, initial alpha = 0, periods, 1024 - G,",
+            "rpg_gd, fac * 655, byte counter on) are registered (the first-CNP rate and its cap",
+            "flag twice, stage X reading them no earlier than two cycles after the take): an",
+            "event taken in the cycle a parameter input changes, or later, sees the new value.",
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
@@ -1240,12 +1242,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         or(id("paper_first"), eq(rc(), id("rmax_fx_q"))),
         "Rc before the cut is the cap",
     ));
-    wires.push((
-        "first_at_cap".into(),
-        1,
-        eq(id("first_rate_q"), id("rmax_fx_q")),
-        "the first-CNP rate is the cap",
-    ));
     for (x, room) in [("ai", "ai_room_q"), ("hai", "hai_room_q")] {
         wires.push((
             format!("{x}_reach"),
@@ -1612,6 +1608,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
          follows the inputs by two cycles, and stage X is two cycles after an event is taken)",
     ));
     wires.push((
+        "first_at_cap_d".into(),
+        1,
+        or(id("first_zero_q"), ge(id("first_lo_q"), id("rmax_fx_q"))),
+        "first_rate_d is the cap (registered with it: first_at_cap_q)",
+    ));
+    wires.push((
+        "alpha0_zero_d".into(),
+        1,
+        eq(cfg("initial_alpha_value", "value"), d(10, 0)),
+        "the first CNP's alpha is 0 (registered: alpha0_zero_q)",
+    ));
+    wires.push((
         "first_zero_d".into(),
         1,
         eq(id("first_fx"), d(28, 0)),
@@ -1820,10 +1828,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "w_alpha_d",
             zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
         ),
-        set(
-            "alpha_zero_d",
-            eq(cfg("initial_alpha_value", "value"), d(10, 0)),
-        ),
+        set("alpha_zero_d", id("alpha0_zero_q")),
         set("rc_sel", Expr::num(2, 3)),
         set("rt_sel", Expr::num(2, 3)),
         set("w_acnp_d", b1(false)),
@@ -2066,27 +2071,32 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(Stmt::Comment(
         "Rc and Rt: the control above picks the source, the values pass one multiplexer".into(),
     ));
-    for (sel, reg, srcs) in [
-        ("rc_sel", "w_rc_d", ["cut_new", "rc_inc", "first_rate_q"]),
-        ("rt_sel", "w_rt_d", ["cut_rc", "rt_inc", "first_rate_q"]),
-    ] {
-        c.push(Stmt::Case {
-            subject: id(sel),
-            arms: srcs
-                .iter()
-                .zip(1u128..)
-                .map(|(src, v)| (vec![Expr::num(2, v)], vec![set(reg, id(src))]))
-                .collect(),
-            default: vec![],
-        });
-    }
     c.push(Stmt::Case {
-        subject: id("rt_sel"),
-        arms: ["cut_rc_at_cap", "inc_at_cap", "first_at_cap"]
+        subject: id("rc_sel"),
+        arms: ["cut_new", "rc_inc", "first_rate_q"]
             .iter()
             .zip(1u128..)
-            .map(|(src, v)| (vec![Expr::num(2, v)], vec![set("rt_at_cap_d", id(src))]))
+            .map(|(src, v)| (vec![Expr::num(2, v)], vec![set("w_rc_d", id(src))]))
             .collect(),
+        default: vec![],
+    });
+    // Each source of a new Rt with whether it is the cap, in one table.
+    c.push(Stmt::Case {
+        subject: id("rt_sel"),
+        arms: [
+            ("cut_rc", "cut_rc_at_cap"),
+            ("rt_inc", "inc_at_cap"),
+            ("first_rate_q", "first_at_cap_q"),
+        ]
+        .iter()
+        .zip(1u128..)
+        .map(|((src, at_cap), v)| {
+            (
+                vec![Expr::num(2, v)],
+                vec![set("w_rt_d", id(src)), set("rt_at_cap_d", id(at_cap))],
+            )
+        })
+        .collect(),
         default: vec![],
     });
     c.push(Stmt::Comment(
