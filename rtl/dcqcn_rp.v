@@ -177,6 +177,26 @@ module dcqcn_rp #(
   reg                 skip_i_d;
   reg [4:0]           skip_j_q;      // jump of 2**skip_j periods tried this cycle
   reg [4:0]           skip_j_d;
+  reg [47:0]          a_jump_q;      // the alpha timer's jump this cycle: its period << skip_j
+  reg [47:0]          a_jump_d;
+  reg [47:0]          d_jump_q;      // the cut timer's
+  reg [47:0]          d_jump_d;
+  reg [47:0]          i_jump_q;      // the increase timer's
+  reg [47:0]          i_jump_d;
+  reg [31:0]          tc_jump_q;     // periods in i_jump: 1 << skip_j
+  reg [31:0]          tc_jump_d;
+  reg [31:0]          a_el_q;        // ev_now_q - w_a_next_q, kept with the deadline
+  reg [31:0]          a_el_d;
+  reg [31:0]          d_el_q;        // ev_now_q - w_d_next_q
+  reg [31:0]          d_el_d;
+  reg [31:0]          i_el_q;        // ev_now_q - w_i_next_q
+  reg [31:0]          i_el_d;
+  reg [27:0]          cut_rc_q;      // Rc before a cut: w_rc_q, or the cap while the flow has seen
+                                     // no CNP
+  reg [27:0]          cut_rc_d;
+  reg [24:0]          alpha_in_q;    // alpha a period or cut reads: w_alpha_q, or
+                                     // initial_alpha_value for PAPER's first CNP
+  reg [24:0]          alpha_in_d;
   reg                 r_bypass_q;    // stage X wrote stage R's flow at the edge that read it
   reg                 r_bypass_d;
   reg                 rsp_valid_q;   // response FIFO head (the output register)
@@ -303,10 +323,12 @@ module dcqcn_rp #(
   reg                 ram_we;
   reg [FLOW_BITS-1:0] ram_waddr;
   reg [STATE_W-1:0]   ram_wdata;
-  reg                 rsp_push;  // stage X answers an event this cycle
+  reg                 rsp_push;    // stage X answers an event this cycle
   reg                 rsp_new_flag;
-  reg [1:0]           rc_sel;    // stage X's new Rc: hold, cut, increase, first CNP
-  reg [1:0]           rt_sel;    // stage X's new Rt: hold, Rc before the cut, increase, first CNP
+  reg [1:0]           rc_sel;      // stage X's new Rc: hold, cut, increase, first CNP
+  reg [1:0]           rt_sel;      // stage X's new Rt: hold, Rc before the cut, increase, first CNP
+  reg [27:0]          rsp_rc_new;  // the response's Rc (the cap before a CNP)
+  reg [27:0]          rsp_rt_new;  // ... and Rt
 
   // Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read
   // it (the RAM returns the old word then). A write in the current cycle cannot be to
@@ -358,22 +380,20 @@ module dcqcn_rp #(
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] a_elapsed;        // now minus deadline
-  wire [31:0] d_elapsed;        // now minus deadline
-  wire [31:0] i_elapsed;        // now minus deadline
+  wire [31:0] rd_a_el;          // stage R: now minus the deadline (loads the _el_q register)
+  wire [31:0] rd_d_el;          // stage R: now minus the deadline (loads the _el_q register)
+  wire [31:0] rd_i_el;          // stage R: now minus the deadline (loads the _el_q register)
   wire        a_due;            // deadline reached
   wire        paper;            // PAPER mode: CNPs cut at once, no cut timer
   wire        d_due;
   wire        i_due;
   wire        pick_a;           // earliest due period: alpha
   wire        pick_d;           // cut check
-  wire        paper_first;      // PAPER first CNP: cut from the cap with the initial alpha
-  wire [24:0] alpha_in;
+  wire [24:0] alpha_init;       // initial_alpha_value / 1024
   wire [10:0] alpha_gain_d;     // 1024 - G (registered: alpha_gain_q)
   wire [24:0] alpha_step;       // alpha after one period
   wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
   wire        clamp;            // Rt = Rc on this cut
-  wire [27:0] cut_rc;           // Rc before the cut
   wire [3:0]  gd_d;             // registered: gd_q
   wire [38:0] cut_scaled;       // Rc * alpha >> 14
   wire [38:0] cut_sh1;          // ... >> rpg_gd[1:0]
@@ -443,18 +463,18 @@ module dcqcn_rp #(
   wire [28:0] rc_over_rt;       // Rc - Rt, wrapping when Rc < Rt
   wire        i_still;          // increase periods only count
   wire        a_skip;           // two or more idle periods due
-  wire [47:0] a_jump;
   wire        a_fits;
   wire        d_skip;           // two or more idle periods due
-  wire [47:0] d_jump;
   wire        d_fits;
   wire        i_skip;           // two or more idle periods due
-  wire [47:0] i_jump;
   wire        i_fits;
   wire        fold_block;       // a PAPER CNP cuts with alpha: its alpha period takes a cycle
   wire        fold;             // one alpha period and one cut check with no CNP marked go with the
                                 // event
   wire        x_apply;          // stage X can apply its event this cycle
+  wire        x_skip_start;     // a skip phase starts
+  wire        x_step;           // stage X applies the earliest due period
+  wire [27:0] rt_shown;         // Rt as the response shows it: the cap before the flow's first CNP
   wire        x_done;           // ... and the response FIFO has room: it does
   wire        x_free;           // stage X takes an event at the next edge
   wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
@@ -517,29 +537,27 @@ module dcqcn_rp #(
   assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 :
                       rate_reduce_monitor_period_value_i;
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
-  assign a_elapsed = ev_now_q - w_a_next_q;
-  assign d_elapsed = ev_now_q - w_d_next_q;
-  assign i_elapsed = ev_now_q - w_i_next_q;
-  assign a_due = w_seen_q && !a_elapsed[31];
+  assign rd_a_el = r_now_q - rd_a_next;
+  assign rd_d_el = r_now_q - rd_d_next;
+  assign rd_i_el = r_now_q - rd_i_next;
+  assign a_due = w_seen_q && !a_el_q[31];
   assign paper = mode_algorithm_i;
-  assign d_due = w_seen_q && !paper && !d_elapsed[31];
-  assign i_due = w_seen_q && w_incon_q && !i_elapsed[31];
+  assign d_due = w_seen_q && !paper && !d_el_q[31];
+  assign i_due = w_seen_q && w_incon_q && !i_el_q[31];
   assign a_minus_d = w_a_next_q - w_d_next_q;
   assign a_minus_i = w_a_next_q - w_i_next_q;
   assign d_minus_i = w_d_next_q - w_i_next_q;
   assign pick_a = a_due && (!d_due || a_minus_d[31] || w_a_next_q == w_d_next_q) &&
                   (!i_due || a_minus_i[31] || w_a_next_q == w_i_next_q);
   assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || w_d_next_q == w_i_next_q);
-  assign paper_first = paper && !w_seen_q;
-  assign alpha_in = paper_first ? {1'd0, {initial_alpha_value_value_i, 14'd0}} : w_alpha_q;
-  assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in};
+  assign alpha_init = {1'd0, {initial_alpha_value_value_i, 14'd0}};
+  assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in_q};
   assign alpha_gain_d = 11'd1024 - {1'd0, dce_tcp_g_value_i};
   assign alpha_step = alpha_prod[34:10] + (w_acnp_q ? {alpha_gain_q, 14'd0} : 25'd0);
   assign alpha_cnp = alpha_prod[34:10] + {alpha_gain_q, 14'd0};
   assign clamp = clamp_tgt_rate_enable_i ||
                  (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
-  assign cut_rc = paper_first ? rmax_fx_q : w_rc_q;
-  assign cut_prod = {25'd0, cut_rc} * {28'd0, alpha_in};
+  assign cut_prod = {25'd0, cut_rc_q} * {28'd0, alpha_in_q};
   assign gd_d = rpg_gd_value_i;
   assign cut_scaled = cut_prod[52:14];
   assign cut_sh1 = gd_q[1:0] == 2'b00 ? cut_scaled :
@@ -550,25 +568,25 @@ module dcqcn_rp #(
                       gd_q[3:2] == 2'b01 ? cut_sh1 >> 4 :
                       gd_q[3:2] == 2'b10 ? cut_sh1 >> 8 :
                       cut_sh1 >> 12;
-  assign cut_diff = {1'd0, cut_rc} - {1'd0, cut_amount[27:0]};
+  assign cut_diff = {1'd0, cut_rc_q} - {1'd0, cut_amount[27:0]};
   assign cut_under = |cut_amount[38:28] || cut_diff[28];
   assign cut_rate = cut_under ? 28'd0 : cut_diff[27:0];
   assign keep_fac_d = {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
   assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
   assign cut_kv = paper ? 29'd0 : keep_prod[44:16];
-  assign cut_room_k = {2'd0, cut_rc} - {1'd0, cut_kv};
-  assign cut_room_m = {2'd0, cut_rc} - {2'd0, min_fx};
+  assign cut_room_k = {2'd0, cut_rc_q} - {1'd0, cut_kv};
+  assign cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
   assign cut_k_r = cut_kv != 29'd0 && (cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]});
   assign cut_m_r = {1'd0, min_fx} != 29'd0 &&
                    (cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]});
   assign cut_m_k = {1'd0, min_fx} > cut_kv;
-  assign cut_k_c = cut_kv > {1'd0, cut_rc};
-  assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc};
+  assign cut_k_c = cut_kv > {1'd0, cut_rc_q};
+  assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
   assign cut_max = cut_k_r ? (cut_m_k ? {1'd0, min_fx} : cut_kv) :
                    cut_m_r ? {1'd0, min_fx} :
                    {1'd0, cut_rate};
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
-  assign cut_new = cut_over ? cut_rc : cut_max[27:0];
+  assign cut_new = cut_over ? cut_rc_q : cut_max[27:0];
   assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
   assign ai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
   assign rt_ai_capped = ai_room_q[28] || w_rt_q > ai_room_q[27:0];
@@ -615,7 +633,7 @@ module dcqcn_rp #(
   assign a_still = alpha_zero_q && !w_acnp_q;
   assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
   assign rd_rt_at_cap = rd_rt == rmax_fx_q;
-  assign cut_rc_at_cap = paper_first || w_rc_q == rmax_fx_q;
+  assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
   assign ai_reach = ai_room_q[28] || w_rt_q >= ai_room_q[27:0];
   assign hai_reach = hai_room_q[28] || w_rt_q >= hai_room_q[27:0];
   assign phai_room_up = {1'd0, phai_room} + 29'd255;
@@ -628,26 +646,26 @@ module dcqcn_rp #(
                   hi_gt_f && (rt_hai_capped ? rt_at_cap_q : hai_zero_q);
   assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
   assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
-  assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};
-  assign a_jump = {31'd0, k_period_q} << skip_j_q;
-  assign a_fits = a_jump <= {16'd0, a_elapsed};
-  assign d_skip = d_due && !w_dcnp_q && d_elapsed >= {15'd0, d_period_q};
-  assign d_jump = {31'd0, d_period_q} << skip_j_q;
-  assign d_fits = d_jump <= {16'd0, d_elapsed};
-  assign i_skip = i_due && i_still && i_elapsed >= {15'd0, t_period_q};
-  assign i_jump = {31'd0, t_period_q} << skip_j_q;
-  assign i_fits = i_jump <= {16'd0, i_elapsed};
+  assign a_skip = a_due && a_still && a_el_q >= {15'd0, k_period_q};
+  assign a_fits = a_jump_q <= {16'd0, a_el_q};
+  assign d_skip = d_due && !w_dcnp_q && d_el_q >= {15'd0, d_period_q};
+  assign d_fits = d_jump_q <= {16'd0, d_el_q};
+  assign i_skip = i_due && i_still && i_el_q >= {15'd0, t_period_q};
+  assign i_fits = i_jump_q <= {16'd0, i_el_q};
   assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due;
-  assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period_q}) &&
-                (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period_q})) && !fold_block;
+  assign fold = !i_due && (a_due || d_due) && (!a_due || a_el_q < {15'd0, k_period_q}) &&
+                (!d_due || (!w_dcnp_q && d_el_q < {15'd0, d_period_q})) && !fold_block;
   assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due | d_due | i_due));
+  assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
+  assign x_step = x_valid_q && !x_skip_q && !x_apply && !(a_skip | d_skip | i_skip);
+  assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
   assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
   assign r_adv = r_valid_q && x_free && !r_hazard;
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
   assign r_free = !r_valid_q || r_adv;
-  assign tc_skip_sum = {16'd0, w_tc_q} + (32'd1 << skip_j_q);
+  assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
   assign tok_elapsed = r_now_q - rd_tok_us;
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
@@ -712,6 +730,15 @@ module dcqcn_rp #(
     skip_d_d = skip_d_q;
     skip_i_d = skip_i_q;
     skip_j_d = skip_j_q;
+    a_jump_d = a_jump_q;
+    d_jump_d = d_jump_q;
+    i_jump_d = i_jump_q;
+    tc_jump_d = tc_jump_q;
+    a_el_d = a_el_q;
+    d_el_d = d_el_q;
+    i_el_d = i_el_q;
+    cut_rc_d = cut_rc_q;
+    alpha_in_d = alpha_in_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
@@ -763,6 +790,8 @@ module dcqcn_rp #(
     ram_wdata = {STATE_W{1'b0}};
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
+    rsp_rc_new = cut_rc_q;
+    rsp_rt_new = rt_shown;
     rc_sel = 2'b00;
     rt_sel = 2'b00;
     // Stage T: read the offered flow's word; a waiting stage R reads its own again
@@ -804,130 +833,55 @@ module dcqcn_rp #(
       end
       default: ;
     endcase
-    // Stage X: one due period per cycle, a skip phase, or the event (S_RUN only)
-    if (x_valid_q) begin
-      if (x_skip_q) begin
-        if (skip_a_q && a_fits) begin
-          w_a_next_d = w_a_next_q + a_jump[31:0];
-        end
-        if (skip_d_q && d_fits) begin
-          w_d_next_d = w_d_next_q + d_jump[31:0];
-        end
-        if (skip_i_q && i_fits) begin
-          w_i_next_d = w_i_next_q + i_jump[31:0];
-          w_tc_d = tc_skip;
-        end
-        skip_j_d = skip_j_q - 5'd1;
-        if (skip_j_q == 5'd0) begin
-          x_skip_d = 1'b0;
-        end
-      end else if (a_skip | d_skip | i_skip) begin
-        skip_a_d = a_skip;
-        skip_d_d = d_skip;
-        skip_i_d = i_skip;
-        skip_j_d = 5'd31;
-        x_skip_d = 1'b1;
-      end else if (x_apply) begin
-        if (!sk_valid_q) begin
-          // Nothing due but the foldable periods: take them, apply the event, write back,
-          // respond
-          if (fold) begin
-            if (a_due) begin
-              w_alpha_d = alpha_step;
-              alpha_zero_d = alpha_step_zero;
-              w_acnp_d = 1'b0;
-              w_a_next_d = w_a_next_q + {15'd0, k_period_q};
-            end
-            if (d_due) begin
-              w_d_next_d = w_d_next_q + {15'd0, d_period_q};
-            end
-          end
-          case (ev_kind_q)
-            K_CNP: begin
-              if (ctrl_rp_enable_i) begin
-                if (paper) begin
-                  stat_cnp_d = 1'b1;
-                  stat_cut_d = 1'b1;
-                  w_seen_d = 1'b1;
-                  if (!w_seen_q) begin
-                    w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                  end
-                  rt_sel = 2'b01;
-                  rc_sel = 2'b01;
-                  w_alpha_d = alpha_cnp;
-                  alpha_zero_d = alpha_prod_low && alpha_gain_zero;
-                  w_acnp_d = 1'b0;
-                  w_dcnp_d = 1'b0;
-                  w_a_next_d = ev_now_q + {15'd0, k_period_q};
-                  w_tc_d = 16'd0;
-                  w_bc_d = 16'd0;
-                  w_bacc_d = 24'd0;
-                  w_incon_d = 1'b1;
-                  w_i_next_d = ev_now_q + {15'd0, t_period_q};
-                end else begin
-                  stat_cnp_d = 1'b1;
-                  if (w_seen_q) begin
-                    w_acnp_d = 1'b1;
-                    w_dcnp_d = 1'b1;
-                  end else begin
-                    w_seen_d = 1'b1;
-                    w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
-                    alpha_zero_d = alpha0_zero_q;
-                    rc_sel = 2'b11;
-                    rt_sel = 2'b11;
-                    w_acnp_d = 1'b0;
-                    w_dcnp_d = first_zero_q;
-                    w_incon_d = 1'b0;
-                    w_tc_d = 16'd0;
-                    w_bc_d = 16'd0;
-                    w_bacc_d = 24'd0;
-                    w_a_next_d = ev_now_q + {15'd0, k_period_q};
-                    w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                  end
-                end
-              end
-            end
-            K_TX: begin
-              if (tx_grant) begin
-                w_tokens_d = w_tokens_q - tx_need;
-                rsp_new_flag = 1'b1;
-                if (byte_on) begin
-                  if (byte_fire) begin
-                    rt_sel = 2'b10;
-                    rc_sel = 2'b10;
-                    w_bc_d = bc_inc;
-                    w_bacc_d = 24'd0;
-                  end else begin
-                    w_bacc_d = byte_sum[23:0];
-                  end
-                end
-              end else begin
-                stat_defer_d = 1'b1;
-              end
-            end
-            K_CE: begin
-              if (np_send) begin
-                w_npv_d = 1'b1;
-                w_np_last_d = ev_now_q;
-                rsp_new_flag = 1'b1;
-                stat_np_d = 1'b1;
-              end
-            end
-            K_READ: ;
-            default: ;
-          endcase
-          ram_we = 1'b1;
-          rsp_push = 1'b1;
-        end
-      end else if (pick_a) begin
+    // Stage X (S_RUN only): a skip phase, its start, one due period, or the event; the
+    // four conditions exclude one another (see x_apply)
+    if (x_valid_q && x_skip_q) begin
+      if (skip_a_q && a_fits) begin
+        w_a_next_d = w_a_next_q + a_jump_q[31:0];
+        a_el_d = a_el_q - a_jump_q[31:0];
+      end
+      if (skip_d_q && d_fits) begin
+        w_d_next_d = w_d_next_q + d_jump_q[31:0];
+        d_el_d = d_el_q - d_jump_q[31:0];
+      end
+      if (skip_i_q && i_fits) begin
+        w_i_next_d = w_i_next_q + i_jump_q[31:0];
+        i_el_d = i_el_q - i_jump_q[31:0];
+        w_tc_d = tc_skip;
+      end
+      skip_j_d = skip_j_q - 5'd1;
+      a_jump_d = a_jump_q >> 1;
+      d_jump_d = d_jump_q >> 1;
+      i_jump_d = i_jump_q >> 1;
+      tc_jump_d = tc_jump_q >> 1;
+      if (skip_j_q == 5'd0) begin
+        x_skip_d = 1'b0;
+      end
+    end
+    if (x_skip_start) begin
+      skip_a_d = a_skip;
+      skip_d_d = d_skip;
+      skip_i_d = i_skip;
+      skip_j_d = 5'd31;
+      a_jump_d = {k_period_q, 31'd0};
+      d_jump_d = {d_period_q, 31'd0};
+      i_jump_d = {t_period_q, 31'd0};
+      tc_jump_d = 32'h80000000;
+      x_skip_d = 1'b1;
+    end
+    if (x_step) begin
+      if (pick_a) begin
         w_alpha_d = alpha_step;
+        alpha_in_d = alpha_step;
         alpha_zero_d = alpha_step_zero;
         w_acnp_d = 1'b0;
         w_a_next_d = w_a_next_q + {15'd0, k_period_q};
+        a_el_d = a_el_q - {15'd0, k_period_q};
       end else if (pick_d) begin
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
+        d_el_d = d_el_q - {15'd0, d_period_q};
         if (w_dcnp_q) begin
-          // cut_rc is Rc here (mlx5)
+          // cut_rc_q is Rc here (mlx5)
           if (clamp) begin
             rt_sel = 2'b01;
           end
@@ -937,6 +891,7 @@ module dcqcn_rp #(
           w_bacc_d = 24'd0;
           w_incon_d = 1'b1;
           w_i_next_d = w_d_next_q + {15'd0, t_period_q};
+          i_el_d = d_el_q - {15'd0, t_period_q};
           w_dcnp_d = 1'b0;
           stat_cut_d = 1'b1;
         end
@@ -946,27 +901,145 @@ module dcqcn_rp #(
         rc_sel = 2'b10;
         w_tc_d = tc_inc;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
+        i_el_d = i_el_q - {15'd0, t_period_q};
       end
     end
-    // Rc and Rt: the control above picks the source, the values pass one multiplexer
+    if (x_done) begin
+      // Nothing due but the foldable periods: take them, apply the event, write back,
+      // respond
+      if (fold) begin
+        if (a_due) begin
+          w_alpha_d = alpha_step;
+          alpha_in_d = alpha_step;
+          alpha_zero_d = alpha_step_zero;
+          w_acnp_d = 1'b0;
+          w_a_next_d = w_a_next_q + {15'd0, k_period_q};
+          a_el_d = a_el_q - {15'd0, k_period_q};
+        end
+        if (d_due) begin
+          w_d_next_d = w_d_next_q + {15'd0, d_period_q};
+          d_el_d = d_el_q - {15'd0, d_period_q};
+        end
+      end
+      case (ev_kind_q)
+        K_CNP: begin
+          if (ctrl_rp_enable_i) begin
+            if (paper) begin
+              stat_cnp_d = 1'b1;
+              stat_cut_d = 1'b1;
+              w_seen_d = 1'b1;
+              if (!w_seen_q) begin
+                w_d_next_d = ev_now_q + {15'd0, d_period_q};
+                d_el_d = 32'd0 - {15'd0, d_period_q};
+              end
+              rt_sel = 2'b01;
+              rc_sel = 2'b01;
+              w_alpha_d = alpha_cnp;
+              alpha_in_d = alpha_cnp;
+              alpha_zero_d = alpha_prod_low && alpha_gain_zero;
+              w_acnp_d = 1'b0;
+              w_dcnp_d = 1'b0;
+              w_tc_d = 16'd0;
+              w_bc_d = 16'd0;
+              w_bacc_d = 24'd0;
+              w_incon_d = 1'b1;
+              w_a_next_d = ev_now_q + {15'd0, k_period_q};
+              a_el_d = 32'd0 - {15'd0, k_period_q};
+              w_i_next_d = ev_now_q + {15'd0, t_period_q};
+              i_el_d = 32'd0 - {15'd0, t_period_q};
+            end else begin
+              stat_cnp_d = 1'b1;
+              if (w_seen_q) begin
+                w_acnp_d = 1'b1;
+                w_dcnp_d = 1'b1;
+              end else begin
+                w_seen_d = 1'b1;
+                w_alpha_d = alpha_init;
+                alpha_in_d = alpha_init;
+                alpha_zero_d = alpha0_zero_q;
+                rc_sel = 2'b11;
+                rt_sel = 2'b11;
+                w_acnp_d = 1'b0;
+                w_dcnp_d = first_zero_q;
+                w_incon_d = 1'b0;
+                w_tc_d = 16'd0;
+                w_bc_d = 16'd0;
+                w_bacc_d = 24'd0;
+                w_a_next_d = ev_now_q + {15'd0, k_period_q};
+                a_el_d = 32'd0 - {15'd0, k_period_q};
+                w_d_next_d = ev_now_q + {15'd0, d_period_q};
+                d_el_d = 32'd0 - {15'd0, d_period_q};
+              end
+            end
+          end
+        end
+        K_TX: begin
+          if (tx_grant) begin
+            w_tokens_d = w_tokens_q - tx_need;
+            rsp_new_flag = 1'b1;
+            if (byte_on) begin
+              if (byte_fire) begin
+                rt_sel = 2'b10;
+                rc_sel = 2'b10;
+                w_bc_d = bc_inc;
+                w_bacc_d = 24'd0;
+              end else begin
+                w_bacc_d = byte_sum[23:0];
+              end
+            end
+          end else begin
+            stat_defer_d = 1'b1;
+          end
+        end
+        K_CE: begin
+          if (np_send) begin
+            w_npv_d = 1'b1;
+            w_np_last_d = ev_now_q;
+            rsp_new_flag = 1'b1;
+            stat_np_d = 1'b1;
+          end
+        end
+        K_READ: ;
+        default: ;
+      endcase
+      ram_we = 1'b1;
+      rsp_push = 1'b1;
+    end
+    // Rc and Rt: the control above picks the source, the values pass one multiplexer; the
+    // response and the cut's copy of Rc take the same source (each sets the CNP seen)
     case (rc_sel)
-      2'b01: w_rc_d = cut_new;
-      2'b10: w_rc_d = rc_inc;
-      2'b11: w_rc_d = first_rate_q;
+      2'b01: begin
+        w_rc_d = cut_new;
+        cut_rc_d = cut_new;
+        rsp_rc_new = cut_new;
+      end
+      2'b10: begin
+        w_rc_d = rc_inc;
+        cut_rc_d = rc_inc;
+        rsp_rc_new = rc_inc;
+      end
+      2'b11: begin
+        w_rc_d = first_rate_q;
+        cut_rc_d = first_rate_q;
+        rsp_rc_new = first_rate_q;
+      end
       default: ;
     endcase
     case (rt_sel)
       2'b01: begin
-        w_rt_d = cut_rc;
+        w_rt_d = cut_rc_q;
         rt_at_cap_d = cut_rc_at_cap;
+        rsp_rt_new = cut_rc_q;
       end
       2'b10: begin
         w_rt_d = rt_inc;
         rt_at_cap_d = inc_at_cap;
+        rsp_rt_new = rt_inc;
       end
       2'b11: begin
         w_rt_d = first_rate_q;
         rt_at_cap_d = first_at_cap_q;
+        rsp_rt_new = first_rate_q;
       end
       default: ;
     endcase
@@ -998,8 +1071,8 @@ module dcqcn_rp #(
         rsp_flow_d = ev_flow_q;
         rsp_flag_d = rsp_new_flag;
         rsp_seen_d = w_seen_d;
-        rsp_rc_d = w_seen_d ? w_rc_d : rmax_fx_q;
-        rsp_rt_d = w_seen_d ? w_rt_d : rmax_fx_q;
+        rsp_rc_d = rsp_rc_new;
+        rsp_rt_d = rsp_rt_new;
         rsp_alpha_d = w_alpha_d;
         rsp_tc_d = w_tc_d;
         rsp_time_d = ev_now_q;
@@ -1010,8 +1083,8 @@ module dcqcn_rp #(
         sk_flow_d = ev_flow_q;
         sk_flag_d = rsp_new_flag;
         sk_seen_d = w_seen_d;
-        sk_rc_d = w_seen_d ? w_rc_d : rmax_fx_q;
-        sk_rt_d = w_seen_d ? w_rt_d : rmax_fx_q;
+        sk_rc_d = rsp_rc_new;
+        sk_rt_d = rsp_rt_new;
         sk_alpha_d = w_alpha_d;
         sk_tc_d = w_tc_d;
         sk_time_d = ev_now_q;
@@ -1050,6 +1123,11 @@ module dcqcn_rp #(
         w_tok_us_d = r_now_q;
         rt_at_cap_d = rd_rt_at_cap;
         alpha_zero_d = rd_alpha == 25'd0;
+        a_el_d = rd_a_el;
+        d_el_d = rd_d_el;
+        i_el_d = rd_i_el;
+        cut_rc_d = rd_seen ? rd_rc : rmax_fx_q;
+        alpha_in_d = paper && !rd_seen ? alpha_init : rd_alpha;
       end
     end
     // Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R
@@ -1126,6 +1204,15 @@ module dcqcn_rp #(
     skip_d_q <= skip_d_d;
     skip_i_q <= skip_i_d;
     skip_j_q <= skip_j_d;
+    a_jump_q <= a_jump_d;
+    d_jump_q <= d_jump_d;
+    i_jump_q <= i_jump_d;
+    tc_jump_q <= tc_jump_d;
+    a_el_q <= a_el_d;
+    d_el_q <= d_el_d;
+    i_el_q <= i_el_d;
+    cut_rc_q <= cut_rc_d;
+    alpha_in_q <= alpha_in_d;
     sk_kind_q <= sk_kind_d;
     sk_flow_q <= sk_flow_d;
     sk_flag_q <= sk_flag_d;

@@ -464,6 +464,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("skip_i", 1, "jumping the increase timer"),
         ("skip_j", 5, "jump of 2**skip_j periods tried this cycle"),
         (
+            "a_jump",
+            48,
+            "the alpha timer's jump this cycle: its period << skip_j",
+        ),
+        ("d_jump", 48, "the cut timer's"),
+        ("i_jump", 48, "the increase timer's"),
+        ("tc_jump", 32, "periods in i_jump: 1 << skip_j"),
+        ("a_el", 32, "ev_now_q - w_a_next_q, kept with the deadline"),
+        ("d_el", 32, "ev_now_q - w_d_next_q"),
+        ("i_el", 32, "ev_now_q - w_i_next_q"),
+        (
+            "cut_rc",
+            28,
+            "Rc before a cut: w_rc_q, or the cap while the flow has seen no CNP",
+        ),
+        (
+            "alpha_in",
+            25,
+            "alpha a period or cut reads: w_alpha_q, or initial_alpha_value for PAPER's first CNP",
+        ),
+        (
             "r_bypass",
             1,
             "stage X wrote stage R's flow at the edge that read it",
@@ -578,6 +599,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     items.push(V::Decl(Decl::reg("rt_sel", bits(2)).comment(
         "stage X's new Rt: hold, Rc before the cut, increase, first CNP",
     )));
+    items.push(V::Decl(
+        Decl::reg("rsp_rc_new", bits(28)).comment("the response's Rc (the cap before a CNP)"),
+    ));
+    items.push(V::Decl(
+        Decl::reg("rsp_rt_new", bits(28)).comment("... and Rt"),
+    ));
     items.push(V::Blank);
 
     // Stage R's word: the RAM's, or the write the RAM read at the same edge missed.
@@ -654,23 +681,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "period in us; 0 acts as 1 (registered: _q)",
         ));
     }
-    // Timers.
-    for (x, next) in [
-        ("a", "w_a_next_q"),
-        ("d", "w_d_next_q"),
-        ("i", "w_i_next_q"),
-    ] {
+    // Timers: the elapsed time since each deadline is a register kept with the deadline, so
+    // the due tests read a sign bit.
+    for x in ["a", "d", "i"] {
         wires.push((
-            format!("{x}_elapsed"),
+            format!("rd_{x}_el"),
             32,
-            sub(now(), id(next)),
-            "now minus deadline",
+            sub(id("r_now_q"), id(&format!("rd_{x}_next"))),
+            "stage R: now minus the deadline (loads the _el_q register)",
         ));
     }
     wires.push((
         "a_due".into(),
         1,
-        and(vec![id("w_seen_q"), not(id("a_elapsed").bits(31, 31))]),
+        and(vec![id("w_seen_q"), not(id("a_el_q").bits(31, 31))]),
         "deadline reached",
     ));
     wires.push((
@@ -685,7 +709,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("w_seen_q"),
             not(id("paper")),
-            not(id("d_elapsed").bits(31, 31)),
+            not(id("d_el_q").bits(31, 31)),
         ]),
         "",
     ));
@@ -695,7 +719,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("w_seen_q"),
             id("w_incon_q"),
-            not(id("i_elapsed").bits(31, 31)),
+            not(id("i_el_q").bits(31, 31)),
         ]),
         "",
     ));
@@ -737,27 +761,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     // Alpha.
     wires.push((
-        "paper_first".into(),
-        1,
-        and(vec![id("paper"), not(id("w_seen_q"))]),
-        "PAPER first CNP: cut from the cap with the initial alpha",
-    ));
-    wires.push((
-        "alpha_in".into(),
+        "alpha_init".into(),
         25,
-        tern(
-            id("paper_first"),
-            zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
-            id("w_alpha_q"),
-        ),
-        "",
+        zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
+        "initial_alpha_value / 1024",
     ));
     wires.push((
         "alpha_prod".into(),
         35,
         mul(
             zext(cfg("dce_tcp_g", "value"), 25),
-            zext(id("alpha_in"), 10),
+            zext(id("alpha_in_q"), 10),
         ),
         "G * alpha",
     ));
@@ -799,15 +813,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Rt = Rc on this cut",
     ));
     wires.push((
-        "cut_rc".into(),
-        28,
-        tern(id("paper_first"), id("rmax_fx_q"), rc()),
-        "Rc before the cut",
-    ));
-    wires.push((
         "cut_prod".into(),
         53,
-        mul(zext(id("cut_rc"), 25), zext(id("alpha_in"), 28)),
+        mul(zext(id("cut_rc_q"), 25), zext(id("alpha_in_q"), 28)),
         "Rc * alpha",
     ));
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
@@ -852,7 +860,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_diff".into(),
         29,
-        sub(zext(id("cut_rc"), 1), zext(id("cut_amount").bits(27, 0), 1)),
+        sub(
+            zext(id("cut_rc_q"), 1),
+            zext(id("cut_amount").bits(27, 0), 1),
+        ),
         "",
     ));
     wires.push((
@@ -897,13 +908,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_room_k".into(),
         30,
-        sub(zext(id("cut_rc"), 2), zext(id("cut_kv"), 1)),
+        sub(zext(id("cut_rc_q"), 2), zext(id("cut_kv"), 1)),
         "Rc - cut_kv (two's complement)",
     ));
     wires.push((
         "cut_room_m".into(),
         30,
-        sub(zext(id("cut_rc"), 2), zext(id("min_fx"), 2)),
+        sub(zext(id("cut_rc_q"), 2), zext(id("min_fx"), 2)),
         "Rc - rpg_min_rate (two's complement)",
     ));
     let above_rate = |bound: Expr, room: &str| {
@@ -929,8 +940,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     for (n, a, b) in [
         ("cut_m_k", w29("min_fx"), id("cut_kv")),
-        ("cut_k_c", id("cut_kv"), w29("cut_rc")),
-        ("cut_m_c", w29("min_fx"), w29("cut_rc")),
+        ("cut_k_c", id("cut_kv"), w29("cut_rc_q")),
+        ("cut_m_c", w29("min_fx"), w29("cut_rc_q")),
     ] {
         wires.push((n.into(), 1, gt(a, b), ""));
     }
@@ -958,7 +969,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_new".into(),
         28,
-        tern(id("cut_over"), id("cut_rc"), id("cut_max").bits(27, 0)),
+        tern(id("cut_over"), id("cut_rc_q"), id("cut_max").bits(27, 0)),
         "Rc after the cut, never above Rc",
     ));
     // Increase. The cap compares Rt with a registered cap - step (in parallel with the
@@ -1239,7 +1250,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_rc_at_cap".into(),
         1,
-        or(id("paper_first"), eq(rc(), id("rmax_fx_q"))),
+        or(not(id("w_seen_q")), eq(rc(), id("rmax_fx_q"))),
         "Rc before the cut is the cap",
     ));
     for (x, room) in [("ai", "ai_room_q"), ("hai", "hai_room_q")] {
@@ -1327,10 +1338,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ] {
         let (go, jump, fits) = (
             format!("{x}_skip"),
-            format!("{x}_jump"),
+            format!("{x}_jump_q"),
             format!("{x}_fits"),
         );
-        let el = format!("{x}_elapsed");
+        let el = format!("{x}_el_q");
         wires.push((
             go,
             1,
@@ -1340,12 +1351,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 ge(id(&el), zext(id(period), 15)),
             ]),
             "two or more idle periods due",
-        ));
-        wires.push((
-            jump.clone(),
-            48,
-            Expr::bin(BinOp::Shl, zext(id(period), 31), id("skip_j_q")),
-            "",
         ));
         wires.push((
             fits,
@@ -1374,13 +1379,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             or(id("a_due"), id("d_due")),
             or(
                 not(id("a_due")),
-                Expr::lt(id("a_elapsed"), zext(id("k_period_q"), 15)),
+                Expr::lt(id("a_el_q"), zext(id("k_period_q"), 15)),
             ),
             or(
                 not(id("d_due")),
                 and(vec![
                     not(id("w_dcnp_q")),
-                    Expr::lt(id("d_elapsed"), zext(id("d_period_q"), 15)),
+                    Expr::lt(id("d_el_q"), zext(id("d_period_q"), 15)),
                 ]),
             ),
             not(id("fold_block")),
@@ -1404,6 +1409,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         ]),
         "stage X can apply its event this cycle",
+    ));
+    wires.push((
+        "x_skip_start".into(),
+        1,
+        and(vec![
+            id("x_valid_q"),
+            not(id("x_skip_q")),
+            Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
+        ]),
+        "a skip phase starts",
+    ));
+    wires.push((
+        "x_step".into(),
+        1,
+        and(vec![
+            id("x_valid_q"),
+            not(id("x_skip_q")),
+            not(id("x_apply")),
+            not(Expr::any_of(
+                vec![id("a_skip"), id("d_skip"), id("i_skip")],
+                b1(false),
+            )),
+        ]),
+        "stage X applies the earliest due period",
+    ));
+    wires.push((
+        "rt_shown".into(),
+        28,
+        tern(id("w_seen_q"), rt(), id("rmax_fx_q")),
+        "Rt as the response shows it: the cap before the flow's first CNP",
     ));
     wires.push((
         "x_done".into(),
@@ -1448,10 +1483,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "tc_skip_sum".into(),
         32,
-        add(
-            zext(tc(), 16),
-            Expr::bin(BinOp::Shl, d(32, 1), id("skip_j_q")),
-        ),
+        add(zext(tc(), 16), id("tc_jump_q")),
         "",
     ));
     wires.push((
@@ -1738,6 +1770,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
+    c.push(set("rsp_rc_new", id("cut_rc_q")));
+    c.push(set("rsp_rt_new", id("rt_shown")));
     c.push(set("rc_sel", Expr::num(2, 0)));
     c.push(set("rt_sel", Expr::num(2, 0)));
     c.push(Stmt::Comment(
@@ -1801,6 +1835,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
         ),
     ];
+    // A deadline and its elapsed time move together: `advance` by an amount, `restart` a
+    // period from now.
+    let advance = |x: &str, by: Expr| {
+        vec![
+            set(
+                &format!("w_{x}_next_d"),
+                add(id(&format!("w_{x}_next_q")), by.clone()),
+            ),
+            set(&format!("{x}_el_d"), sub(id(&format!("{x}_el_q")), by)),
+        ]
+    };
+    let restart = |x: &str, period: &str| {
+        vec![
+            set(&format!("w_{x}_next_d"), add(now(), zext(id(period), 15))),
+            set(&format!("{x}_el_d"), sub(d(32, 0), zext(id(period), 15))),
+        ]
+    };
+    // alpha and the copy periods and cuts read (alpha_in_q) move together.
+    let alpha_to = |v: Expr, zero: Expr| {
+        vec![
+            set("w_alpha_d", v.clone()),
+            set("alpha_in_d", v),
+            set("alpha_zero_d", zero),
+        ]
+    };
     let mut load_x = vec![
         set("ev_kind_d", id("r_kind_q")),
         set("ev_flow_d", id("r_flow_q")),
@@ -1821,14 +1880,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("w_tok_us_d", id("r_now_q")));
     load_x.push(set("rt_at_cap_d", id("rd_rt_at_cap")));
     load_x.push(set("alpha_zero_d", eq(id("rd_alpha"), d(25, 0))));
-
-    let first_cnp = vec![
-        set("w_seen_d", b1(true)),
-        set(
-            "w_alpha_d",
-            zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
+    for x in ["a", "d", "i"] {
+        load_x.push(set(&format!("{x}_el_d"), id(&format!("rd_{x}_el"))));
+    }
+    load_x.push(set(
+        "cut_rc_d",
+        tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
+    ));
+    load_x.push(set(
+        "alpha_in_d",
+        tern(
+            and(vec![id("paper"), not(id("rd_seen"))]),
+            id("alpha_init"),
+            id("rd_alpha"),
         ),
-        set("alpha_zero_d", id("alpha0_zero_q")),
+    ));
+
+    let mut first_cnp = vec![set("w_seen_d", b1(true))];
+    first_cnp.extend(alpha_to(id("alpha_init"), id("alpha0_zero_q")));
+    first_cnp.extend([
         set("rc_sel", Expr::num(2, 3)),
         set("rt_sel", Expr::num(2, 3)),
         set("w_acnp_d", b1(false)),
@@ -1837,33 +1907,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("w_tc_d", d(16, 0)),
         set("w_bc_d", d(16, 0)),
         set("w_bacc_d", d(24, 0)),
-        set("w_a_next_d", add(now(), zext(id("k_period_q"), 15))),
-        set("w_d_next_d", add(now(), zext(id("d_period_q"), 15))),
-    ];
-    let paper_cnp = vec![
+    ]);
+    first_cnp.extend(restart("a", "k_period_q"));
+    first_cnp.extend(restart("d", "d_period_q"));
+    let mut paper_cnp = vec![
         set("stat_cnp_d", b1(true)),
         set("stat_cut_d", b1(true)),
         set("w_seen_d", b1(true)),
-        Stmt::if_(
-            not(id("w_seen_q")),
-            vec![set("w_d_next_d", add(now(), zext(id("d_period_q"), 15)))],
-        ),
+        Stmt::if_(not(id("w_seen_q")), restart("d", "d_period_q")),
         set("rt_sel", Expr::num(2, 1)),
         set("rc_sel", Expr::num(2, 1)),
-        set("w_alpha_d", id("alpha_cnp")),
-        set(
-            "alpha_zero_d",
-            and(vec![id("alpha_prod_low"), id("alpha_gain_zero")]),
-        ),
+    ];
+    paper_cnp.extend(alpha_to(
+        id("alpha_cnp"),
+        and(vec![id("alpha_prod_low"), id("alpha_gain_zero")]),
+    ));
+    paper_cnp.extend([
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", b1(false)),
-        set("w_a_next_d", add(now(), zext(id("k_period_q"), 15))),
         set("w_tc_d", d(16, 0)),
         set("w_bc_d", d(16, 0)),
         set("w_bacc_d", d(24, 0)),
         set("w_incon_d", b1(true)),
-        set("w_i_next_d", add(now(), zext(id("t_period_q"), 15))),
-    ];
+    ]);
+    paper_cnp.extend(restart("a", "k_period_q"));
+    paper_cnp.extend(restart("i", "t_period_q"));
     let event = Stmt::Case {
         subject: id("ev_kind_q"),
         arms: vec![
@@ -1925,6 +1993,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ],
         default: vec![],
     };
+    let k = || zext(id("k_period_q"), 15);
+    let dp = || zext(id("d_period_q"), 15);
+    let t = || zext(id("t_period_q"), 15);
+    let mut alpha_period = alpha_to(id("alpha_step"), id("alpha_step_zero"));
+    alpha_period.push(set("w_acnp_d", b1(false)));
+    alpha_period.extend(advance("a", k()));
     let finish = vec![
         Stmt::Comment(
             "Nothing due but the foldable periods: take them, apply the event, write back,".into(),
@@ -1933,126 +2007,75 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::if_(
             id("fold"),
             vec![
-                Stmt::if_(
-                    id("a_due"),
-                    vec![
-                        set("w_alpha_d", id("alpha_step")),
-                        set("alpha_zero_d", id("alpha_step_zero")),
-                        set("w_acnp_d", b1(false)),
-                        set(
-                            "w_a_next_d",
-                            add(id("w_a_next_q"), zext(id("k_period_q"), 15)),
-                        ),
-                    ],
-                ),
-                Stmt::if_(
-                    id("d_due"),
-                    vec![set(
-                        "w_d_next_d",
-                        add(id("w_d_next_q"), zext(id("d_period_q"), 15)),
-                    )],
-                ),
+                Stmt::if_(id("a_due"), alpha_period.clone()),
+                Stmt::if_(id("d_due"), advance("d", dp())),
             ],
         ),
         event,
         set("ram_we", b1(true)),
         set("rsp_push", b1(true)),
     ];
-    let step_cut = vec![
-        set(
-            "w_d_next_d",
-            add(id("w_d_next_q"), zext(id("d_period_q"), 15)),
-        ),
-        Stmt::if_(
-            id("w_dcnp_q"),
-            vec![
-                Stmt::Comment("cut_rc is Rc here (mlx5)".into()),
-                Stmt::if_(id("clamp"), vec![set("rt_sel", Expr::num(2, 1))]),
-                set("rc_sel", Expr::num(2, 1)),
-                set("w_tc_d", d(16, 0)),
-                set("w_bc_d", d(16, 0)),
-                set("w_bacc_d", d(24, 0)),
-                set("w_incon_d", b1(true)),
-                set(
-                    "w_i_next_d",
-                    add(id("w_d_next_q"), zext(id("t_period_q"), 15)),
-                ),
-                set("w_dcnp_d", b1(false)),
-                set("stat_cut_d", b1(true)),
-            ],
-        ),
+    let mut cut = vec![
+        Stmt::Comment("cut_rc_q is Rc here (mlx5)".into()),
+        Stmt::if_(id("clamp"), vec![set("rt_sel", Expr::num(2, 1))]),
+        set("rc_sel", Expr::num(2, 1)),
+        set("w_tc_d", d(16, 0)),
+        set("w_bc_d", d(16, 0)),
+        set("w_bacc_d", d(24, 0)),
+        set("w_incon_d", b1(true)),
+        set("w_i_next_d", add(id("w_d_next_q"), t())),
+        set("i_el_d", sub(id("d_el_q"), t())),
+        set("w_dcnp_d", b1(false)),
+        set("stat_cut_d", b1(true)),
     ];
+    let mut step_cut = advance("d", dp());
+    step_cut.push(Stmt::if_(id("w_dcnp_q"), std::mem::take(&mut cut)));
+    let mut step_inc = vec![
+        Stmt::Comment("Otherwise the increase period is the one due".into()),
+        set("rt_sel", Expr::num(2, 2)),
+        set("rc_sel", Expr::num(2, 2)),
+        set("w_tc_d", id("tc_inc")),
+    ];
+    step_inc.extend(advance("i", t()));
     let arm_step = vec![Stmt::if_else(
-        Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
-        vec![
-            set("skip_a_d", id("a_skip")),
-            set("skip_d_d", id("d_skip")),
-            set("skip_i_d", id("i_skip")),
-            set("skip_j_d", d(5, 31)),
-            set("x_skip_d", b1(true)),
-        ],
-        vec![Stmt::if_else(
-            id("x_apply"),
-            vec![Stmt::if_(not(id("sk_valid_q")), finish)],
-            vec![Stmt::if_else(
-                id("pick_a"),
-                vec![
-                    set("w_alpha_d", id("alpha_step")),
-                    set("alpha_zero_d", id("alpha_step_zero")),
-                    set("w_acnp_d", b1(false)),
-                    set(
-                        "w_a_next_d",
-                        add(id("w_a_next_q"), zext(id("k_period_q"), 15)),
-                    ),
-                ],
-                vec![Stmt::if_else(
-                    id("pick_d"),
-                    step_cut,
-                    vec![
-                        Stmt::Comment("Otherwise the increase period is the one due".into()),
-                        set("rt_sel", Expr::num(2, 2)),
-                        set("rc_sel", Expr::num(2, 2)),
-                        set("w_tc_d", id("tc_inc")),
-                        set(
-                            "w_i_next_d",
-                            add(id("w_i_next_q"), zext(id("t_period_q"), 15)),
-                        ),
-                    ],
-                )],
-            )],
-        )],
+        id("pick_a"),
+        alpha_period,
+        vec![Stmt::if_else(id("pick_d"), step_cut, step_inc)],
     )];
-    let arm_skip = vec![
-        Stmt::if_(
-            and(vec![id("skip_a_q"), id("a_fits")]),
-            vec![set(
-                "w_a_next_d",
-                add(id("w_a_next_q"), id("a_jump").bits(31, 0)),
-            )],
-        ),
-        Stmt::if_(
-            and(vec![id("skip_d_q"), id("d_fits")]),
-            vec![set(
-                "w_d_next_d",
-                add(id("w_d_next_q"), id("d_jump").bits(31, 0)),
-            )],
-        ),
-        Stmt::if_(
-            and(vec![id("skip_i_q"), id("i_fits")]),
-            vec![
-                set(
-                    "w_i_next_d",
-                    add(id("w_i_next_q"), id("i_jump").bits(31, 0)),
-                ),
-                set("w_tc_d", id("tc_skip")),
-            ],
-        ),
-        set("skip_j_d", sub(id("skip_j_q"), d(5, 1))),
-        Stmt::if_(
-            eq(id("skip_j_q"), d(5, 0)),
-            vec![set("x_skip_d", b1(false))],
-        ),
+    let arm_skip_start = vec![
+        set("skip_a_d", id("a_skip")),
+        set("skip_d_d", id("d_skip")),
+        set("skip_i_d", id("i_skip")),
+        set("skip_j_d", d(5, 31)),
+        set("a_jump_d", shl_const(id("k_period_q"), 31)),
+        set("d_jump_d", shl_const(id("d_period_q"), 31)),
+        set("i_jump_d", shl_const(id("t_period_q"), 31)),
+        set("tc_jump_d", Expr::num(32, 1 << 31)),
+        set("x_skip_d", b1(true)),
     ];
+    let mut arm_skip = Vec::new();
+    for x in ["a", "d", "i"] {
+        let jump = id(&format!("{x}_jump_q")).bits(31, 0);
+        let mut go = advance(x, jump);
+        if x == "i" {
+            go.push(set("w_tc_d", id("tc_skip")));
+        }
+        arm_skip.push(Stmt::if_(
+            and(vec![id(&format!("skip_{x}_q")), id(&format!("{x}_fits"))]),
+            go,
+        ));
+    }
+    arm_skip.push(set("skip_j_d", sub(id("skip_j_q"), d(5, 1))));
+    for j in ["a_jump", "d_jump", "i_jump", "tc_jump"] {
+        arm_skip.push(set(
+            &format!("{j}_d"),
+            Expr::bin(BinOp::Shr, id(&format!("{j}_q")), Expr::int(1)),
+        ));
+    }
+    arm_skip.push(Stmt::if_(
+        eq(id("skip_j_q"), d(5, 0)),
+        vec![set("x_skip_d", b1(false))],
+    ));
     c.push(Stmt::Case {
         subject: id("state_q"),
         arms: vec![
@@ -2062,21 +2085,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         default: vec![],
     });
     c.push(Stmt::Comment(
-        "Stage X: one due period per cycle, a skip phase, or the event (S_RUN only)".into(),
-    ));
-    c.push(Stmt::if_(
-        id("x_valid_q"),
-        vec![Stmt::if_else(id("x_skip_q"), arm_skip, arm_step)],
+        "Stage X (S_RUN only): a skip phase, its start, one due period, or the event; the".into(),
     ));
     c.push(Stmt::Comment(
-        "Rc and Rt: the control above picks the source, the values pass one multiplexer".into(),
+        "four conditions exclude one another (see x_apply)".into(),
+    ));
+    c.push(Stmt::if_(
+        and(vec![id("x_valid_q"), id("x_skip_q")]),
+        arm_skip,
+    ));
+    c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
+    c.push(Stmt::if_(id("x_step"), arm_step));
+    c.push(Stmt::if_(id("x_done"), finish));
+    c.push(Stmt::Comment(
+        "Rc and Rt: the control above picks the source, the values pass one multiplexer; the"
+            .into(),
+    ));
+    c.push(Stmt::Comment(
+        "response and the cut's copy of Rc take the same source (each sets the CNP seen)".into(),
     ));
     c.push(Stmt::Case {
         subject: id("rc_sel"),
         arms: ["cut_new", "rc_inc", "first_rate_q"]
             .iter()
             .zip(1u128..)
-            .map(|(src, v)| (vec![Expr::num(2, v)], vec![set("w_rc_d", id(src))]))
+            .map(|(src, v)| {
+                (
+                    vec![Expr::num(2, v)],
+                    vec![
+                        set("w_rc_d", id(src)),
+                        set("cut_rc_d", id(src)),
+                        set("rsp_rc_new", id(src)),
+                    ],
+                )
+            })
             .collect(),
         default: vec![],
     });
@@ -2084,7 +2126,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(Stmt::Case {
         subject: id("rt_sel"),
         arms: [
-            ("cut_rc", "cut_rc_at_cap"),
+            ("cut_rc_q", "cut_rc_at_cap"),
             ("rt_inc", "inc_at_cap"),
             ("first_rate_q", "first_at_cap_q"),
         ]
@@ -2093,7 +2135,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         .map(|((src, at_cap), v)| {
             (
                 vec![Expr::num(2, v)],
-                vec![set("w_rt_d", id(src)), set("rt_at_cap_d", id(at_cap))],
+                vec![
+                    set("w_rt_d", id(src)),
+                    set("rt_at_cap_d", id(at_cap)),
+                    set("rsp_rt_new", id(src)),
+                ],
             )
         })
         .collect(),
@@ -2120,14 +2166,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             set(&format!("{prefix}_flow_d"), id("ev_flow_q")),
             set(&format!("{prefix}_flag_d"), id("rsp_new_flag")),
             set(&format!("{prefix}_seen_d"), id("w_seen_d")),
-            set(
-                &format!("{prefix}_rc_d"),
-                tern(id("w_seen_d"), id("w_rc_d"), id("rmax_fx_q")),
-            ),
-            set(
-                &format!("{prefix}_rt_d"),
-                tern(id("w_seen_d"), id("w_rt_d"), id("rmax_fx_q")),
-            ),
+            set(&format!("{prefix}_rc_d"), id("rsp_rc_new")),
+            set(&format!("{prefix}_rt_d"), id("rsp_rt_new")),
             set(&format!("{prefix}_alpha_d"), id("w_alpha_d")),
             set(&format!("{prefix}_tc_d"), id("w_tc_d")),
             set(&format!("{prefix}_time_d"), now()),
@@ -2207,6 +2247,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "skip_d",
         "skip_i",
         "skip_j",
+        "a_jump",
+        "d_jump",
+        "i_jump",
+        "tc_jump",
+        "a_el",
+        "d_el",
+        "i_el",
+        "cut_rc",
+        "alpha_in",
         "sk_kind",
         "sk_flow",
         "sk_flag",
