@@ -187,6 +187,14 @@ module dcqcn_rp #(
   reg [31:0]          tc_jump_d;
   reg [31:0]          a_el_q;        // ev_now_q - w_a_next_q, kept with the deadline
   reg [31:0]          a_el_d;
+  reg                 tc_lt_f_q;     // w_tc_q < rpg_threshold, kept with the count
+  reg                 tc_lt_f_d;
+  reg                 tc_gt_f_q;     // w_tc_q > rpg_threshold
+  reg                 tc_gt_f_d;
+  reg                 bc_lt_f_q;     // w_bc_q < rpg_threshold
+  reg                 bc_lt_f_d;
+  reg                 bc_gt_f_q;     // w_bc_q > rpg_threshold
+  reg                 bc_gt_f_d;
   reg [31:0]          d_el_q;        // ev_now_q - w_d_next_q
   reg [31:0]          d_el_d;
   reg [31:0]          i_el_q;        // ev_now_q - w_i_next_q
@@ -272,8 +280,10 @@ module dcqcn_rp #(
   reg [3:0]  gd_q;
   reg [16:0] keep_fac_q;
   reg        byte_en_q;
-  reg [28:0] ai_room_q;
-  reg [28:0] hai_room_q;
+  reg [27:0] ai_reach_at_q;
+  reg [28:0] ai_over_at_q;
+  reg [27:0] hai_reach_at_q;
+  reg [28:0] hai_over_at_q;
   reg        ai_zero_q;
   reg        hai_zero_q;
 
@@ -401,8 +411,10 @@ module dcqcn_rp #(
   wire [28:0] cut_diff;
   wire        cut_under;        // the cut amount exceeds Rc
   wire [27:0] cut_rate;
-  wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
-  wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only)
+  wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered:
+                                // keep_fac_q)
+  wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
+                                // PAPER mode)
   wire [29:0] cut_room_k;       // Rc - cut_kv (two's complement)
   wire [29:0] cut_room_m;       // Rc - rpg_min_rate (two's complement)
   wire        cut_k_r;
@@ -413,23 +425,31 @@ module dcqcn_rp #(
   wire        cut_over;         // ... is above Rc
   wire [27:0] cut_new;          // Rc after the cut, never above Rc
   wire [27:0] rt_ai_sum;
-  wire [28:0] ai_room_d;        // cap - step, negative when the step passes the cap (registered:
-                                // _q)
+  wire [28:0] ai_room;          // cap - step, negative when the step passes the cap
+  wire [27:0] ai_reach_at_d;    // Rt from which the step ends at the cap (registered: _q)
+  wire [28:0] ai_over_at_d;     // Rt from which the step passes the cap (registered: _q)
   wire        rt_ai_capped;     // Rt + step > cap
   wire [27:0] rt_ai;
   wire [27:0] rt_hai_sum;
-  wire [28:0] hai_room_d;       // cap - step, negative when the step passes the cap (registered:
-                                // _q)
+  wire [28:0] hai_room;         // cap - step, negative when the step passes the cap
+  wire [27:0] hai_reach_at_d;   // Rt from which the step ends at the cap (registered: _q)
+  wire [28:0] hai_over_at_d;    // Rt from which the step passes the cap (registered: _q)
   wire        rt_hai_capped;    // Rt + step > cap
   wire [27:0] rt_hai;
   wire        ai_zero_d;        // no additive step (registered: ai_zero_q)
   wire        hai_zero_d;       // no hyper step (registered: hai_zero_q)
   wire [15:0] threshold;        // F
   wire        byte_en_d;        // byte counter enabled (registered: byte_en_q)
-  wire        tc_lt_f;
-  wire        tc_gt_f;
-  wire        bc_lt_f;
-  wire        bc_gt_f;
+  wire        rd_tc_lt_f;
+  wire        rd_tc_gt_f;
+  wire        rd_bc_lt_f;
+  wire        rd_bc_gt_f;
+  wire        tc_inc_lt_f;
+  wire        tc_inc_gt_f;
+  wire        bc_inc_lt_f;
+  wire        bc_inc_gt_f;
+  wire        tc_skip_lt_f;
+  wire        tc_skip_gt_f;
   wire        hi_lt_f;          // the larger of the timer and byte counts (the mlx5 stage) is below
                                 // F
   wire        hi_gt_f;          // ... above F
@@ -474,6 +494,12 @@ module dcqcn_rp #(
   wire        x_apply;          // stage X can apply its event this cycle
   wire        x_skip_start;     // a skip phase starts
   wire        x_step;           // stage X applies the earliest due period
+  wire [1:0]  rc_step;          // source for a step: a cut with a CNP marked, or an increase
+  wire [1:0]  rt_step;          // ... Rt: the cut sets it only when clamping
+  wire        ev_cnp;           // stage X's event is a CNP the reaction point takes
+  wire        ev_byte_inc;      // stage X's event is a granted send that fires the byte counter
+  wire [1:0]  ev_sel;           // Rc's and Rt's source for the event: PAPER's cut, the first CNP, a
+                                // byte-counter increase
   wire [27:0] rt_shown;         // Rt as the response shows it: the cap before the flow's first CNP
   wire        x_done;           // ... and the response FIFO has room: it does
   wire        x_free;           // stage X takes an event at the next edge
@@ -571,14 +597,13 @@ module dcqcn_rp #(
   assign cut_diff = {1'd0, cut_rc_q} - {1'd0, cut_amount[27:0]};
   assign cut_under = |cut_amount[38:28] || cut_diff[28];
   assign cut_rate = cut_under ? 28'd0 : cut_diff[27:0];
-  assign keep_fac_d = {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
+  assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
   assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
-  assign cut_kv = paper ? 29'd0 : keep_prod[44:16];
+  assign cut_kv = keep_prod[44:16];
   assign cut_room_k = {2'd0, cut_rc_q} - {1'd0, cut_kv};
   assign cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
-  assign cut_k_r = cut_kv != 29'd0 && (cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]});
-  assign cut_m_r = {1'd0, min_fx} != 29'd0 &&
-                   (cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]});
+  assign cut_k_r = cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]};
+  assign cut_m_r = cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]};
   assign cut_m_k = {1'd0, min_fx} > cut_kv;
   assign cut_k_c = cut_kv > {1'd0, cut_rc_q};
   assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
@@ -588,24 +613,34 @@ module dcqcn_rp #(
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
   assign cut_new = cut_over ? cut_rc_q : cut_max[27:0];
   assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
-  assign ai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
-  assign rt_ai_capped = ai_room_q[28] || w_rt_q > ai_room_q[27:0];
+  assign ai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
+  assign ai_reach_at_d = ai_room[28] ? 28'd0 : ai_room[27:0];
+  assign ai_over_at_d = ai_room[28] ? 29'd0 : ai_room + 29'd1;
+  assign rt_ai_capped = {1'd0, w_rt_q} >= ai_over_at_q;
   assign rt_ai = rt_ai_capped ? rmax_fx_q : rt_ai_sum;
   assign rt_hai_sum = w_rt_q + {rpg_hai_rate_value_i, 8'd0};
-  assign hai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
-  assign rt_hai_capped = hai_room_q[28] || w_rt_q > hai_room_q[27:0];
+  assign hai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
+  assign hai_reach_at_d = hai_room[28] ? 28'd0 : hai_room[27:0];
+  assign hai_over_at_d = hai_room[28] ? 29'd0 : hai_room + 29'd1;
+  assign rt_hai_capped = {1'd0, w_rt_q} >= hai_over_at_q;
   assign rt_hai = rt_hai_capped ? rmax_fx_q : rt_hai_sum;
   assign ai_zero_d = rpg_ai_rate_value_i == 20'd0;
   assign hai_zero_d = rpg_hai_rate_value_i == 20'd0;
   assign threshold = {11'd0, rpg_threshold_value_i};
   assign byte_en_d = rpg_byte_reset_value_i != 24'd0;
-  assign tc_lt_f = w_tc_q < threshold;
-  assign tc_gt_f = w_tc_q > threshold;
-  assign bc_lt_f = w_bc_q < threshold;
-  assign bc_gt_f = w_bc_q > threshold;
-  assign hi_lt_f = tc_lt_f && (!byte_en_q || bc_lt_f);
-  assign hi_gt_f = tc_gt_f || (byte_en_q && bc_gt_f);
-  assign lo_gt_f = tc_gt_f && (!byte_en_q || bc_gt_f);
+  assign rd_tc_lt_f = rd_tc < threshold;
+  assign rd_tc_gt_f = rd_tc > threshold;
+  assign rd_bc_lt_f = rd_bc < threshold;
+  assign rd_bc_gt_f = rd_bc > threshold;
+  assign tc_inc_lt_f = tc_inc < threshold;
+  assign tc_inc_gt_f = tc_inc > threshold;
+  assign bc_inc_lt_f = bc_inc < threshold;
+  assign bc_inc_gt_f = bc_inc > threshold;
+  assign tc_skip_lt_f = tc_skip < threshold;
+  assign tc_skip_gt_f = tc_skip > threshold;
+  assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
+  assign hi_gt_f = tc_gt_f_q || (byte_en_q && bc_gt_f_q);
+  assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign hyper_i = byte_en_q && w_bc_q < w_tc_q ? w_bc_q - threshold : w_tc_q - threshold;
   assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
   assign phai_room = rmax_fx_q - w_rt_q;
@@ -631,11 +666,11 @@ module dcqcn_rp #(
   assign alpha_gain_zero = alpha_gain_q == 11'd0;
   assign alpha_step_zero = alpha_prod_low && (!w_acnp_q || alpha_gain_zero);
   assign a_still = alpha_zero_q && !w_acnp_q;
-  assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
+  assign lo_stays_low = byte_en_q && !bc_gt_f_q;
   assign rd_rt_at_cap = rd_rt == rmax_fx_q;
   assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
-  assign ai_reach = ai_room_q[28] || w_rt_q >= ai_room_q[27:0];
-  assign hai_reach = hai_room_q[28] || w_rt_q >= hai_room_q[27:0];
+  assign ai_reach = w_rt_q >= ai_reach_at_q;
+  assign hai_reach = w_rt_q >= hai_reach_at_q;
   assign phai_room_up = {1'd0, phai_room} + 29'd255;
   assign phai_ceil = phai_room_up[28:8];
   assign inc_at_cap = inc_ai ? ai_reach :
@@ -658,6 +693,16 @@ module dcqcn_rp #(
   assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due | d_due | i_due));
   assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
   assign x_step = x_valid_q && !x_skip_q && !x_apply && !(a_skip | d_skip | i_skip);
+  assign rc_step = !pick_a && pick_d && w_dcnp_q ? 2'b01 : !pick_a && !pick_d ? 2'b10 : 2'b00;
+  assign rt_step = !pick_a && pick_d && w_dcnp_q && clamp ? 2'b01 :
+                   !pick_a && !pick_d ? 2'b10 :
+                   2'b00;
+  assign ev_cnp = ev_kind_q == K_CNP && ctrl_rp_enable_i;
+  assign ev_byte_inc = ev_kind_q == K_TX && tx_grant && byte_on && byte_fire;
+  assign ev_sel = ev_cnp && paper ? 2'b01 :
+                  ev_cnp && !w_seen_q ? 2'b11 :
+                  ev_byte_inc ? 2'b10 :
+                  2'b00;
   assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
@@ -735,6 +780,10 @@ module dcqcn_rp #(
     i_jump_d = i_jump_q;
     tc_jump_d = tc_jump_q;
     a_el_d = a_el_q;
+    tc_lt_f_d = tc_lt_f_q;
+    tc_gt_f_d = tc_gt_f_q;
+    bc_lt_f_d = bc_lt_f_q;
+    bc_gt_f_d = bc_gt_f_q;
     d_el_d = d_el_q;
     i_el_d = i_el_q;
     cut_rc_d = cut_rc_q;
@@ -792,8 +841,9 @@ module dcqcn_rp #(
     rsp_new_flag = 1'b0;
     rsp_rc_new = cut_rc_q;
     rsp_rt_new = rt_shown;
-    rc_sel = 2'b00;
-    rt_sel = 2'b00;
+    // Rc's and Rt's sources: the step's code or the event's
+    rc_sel = x_step ? rc_step : x_done ? ev_sel : 2'b00;
+    rt_sel = x_step ? rt_step : x_done ? ev_sel : 2'b00;
     // Stage T: read the offered flow's word; a waiting stage R reads its own again
     ram_raddr = r_valid_q && !r_adv ? r_flow_q : s_evt_flow;
     ram_we = 1'b0;
@@ -848,6 +898,8 @@ module dcqcn_rp #(
         w_i_next_d = w_i_next_q + i_jump_q[31:0];
         i_el_d = i_el_q - i_jump_q[31:0];
         w_tc_d = tc_skip;
+        tc_lt_f_d = tc_skip_lt_f;
+        tc_gt_f_d = tc_skip_gt_f;
       end
       skip_j_d = skip_j_q - 5'd1;
       a_jump_d = a_jump_q >> 1;
@@ -881,13 +933,12 @@ module dcqcn_rp #(
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
         d_el_d = d_el_q - {15'd0, d_period_q};
         if (w_dcnp_q) begin
-          // cut_rc_q is Rc here (mlx5)
-          if (clamp) begin
-            rt_sel = 2'b01;
-          end
-          rc_sel = 2'b01;
           w_tc_d = 16'd0;
+          tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+          tc_gt_f_d = 1'b0;
           w_bc_d = 16'd0;
+          bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+          bc_gt_f_d = 1'b0;
           w_bacc_d = 24'd0;
           w_incon_d = 1'b1;
           w_i_next_d = w_d_next_q + {15'd0, t_period_q};
@@ -897,9 +948,9 @@ module dcqcn_rp #(
         end
       end else begin
         // Otherwise the increase period is the one due
-        rt_sel = 2'b10;
-        rc_sel = 2'b10;
         w_tc_d = tc_inc;
+        tc_lt_f_d = tc_inc_lt_f;
+        tc_gt_f_d = tc_inc_gt_f;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
         i_el_d = i_el_q - {15'd0, t_period_q};
       end
@@ -932,17 +983,19 @@ module dcqcn_rp #(
                 w_d_next_d = ev_now_q + {15'd0, d_period_q};
                 d_el_d = 32'd0 - {15'd0, d_period_q};
               end
-              rt_sel = 2'b01;
-              rc_sel = 2'b01;
               w_alpha_d = alpha_cnp;
               alpha_in_d = alpha_cnp;
               alpha_zero_d = alpha_prod_low && alpha_gain_zero;
               w_acnp_d = 1'b0;
               w_dcnp_d = 1'b0;
-              w_tc_d = 16'd0;
-              w_bc_d = 16'd0;
               w_bacc_d = 24'd0;
               w_incon_d = 1'b1;
+              w_tc_d = 16'd0;
+              tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+              tc_gt_f_d = 1'b0;
+              w_bc_d = 16'd0;
+              bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+              bc_gt_f_d = 1'b0;
               w_a_next_d = ev_now_q + {15'd0, k_period_q};
               a_el_d = 32'd0 - {15'd0, k_period_q};
               w_i_next_d = ev_now_q + {15'd0, t_period_q};
@@ -957,14 +1010,16 @@ module dcqcn_rp #(
                 w_alpha_d = alpha_init;
                 alpha_in_d = alpha_init;
                 alpha_zero_d = alpha0_zero_q;
-                rc_sel = 2'b11;
-                rt_sel = 2'b11;
                 w_acnp_d = 1'b0;
                 w_dcnp_d = first_zero_q;
                 w_incon_d = 1'b0;
-                w_tc_d = 16'd0;
-                w_bc_d = 16'd0;
                 w_bacc_d = 24'd0;
+                w_tc_d = 16'd0;
+                tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+                tc_gt_f_d = 1'b0;
+                w_bc_d = 16'd0;
+                bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+                bc_gt_f_d = 1'b0;
                 w_a_next_d = ev_now_q + {15'd0, k_period_q};
                 a_el_d = 32'd0 - {15'd0, k_period_q};
                 w_d_next_d = ev_now_q + {15'd0, d_period_q};
@@ -979,9 +1034,9 @@ module dcqcn_rp #(
             rsp_new_flag = 1'b1;
             if (byte_on) begin
               if (byte_fire) begin
-                rt_sel = 2'b10;
-                rc_sel = 2'b10;
                 w_bc_d = bc_inc;
+                bc_lt_f_d = bc_inc_lt_f;
+                bc_gt_f_d = bc_inc_gt_f;
                 w_bacc_d = 24'd0;
               end else begin
                 w_bacc_d = byte_sum[23:0];
@@ -1126,6 +1181,12 @@ module dcqcn_rp #(
         a_el_d = rd_a_el;
         d_el_d = rd_d_el;
         i_el_d = rd_i_el;
+        w_tc_d = rd_tc;
+        tc_lt_f_d = rd_tc_lt_f;
+        tc_gt_f_d = rd_tc_gt_f;
+        w_bc_d = rd_bc;
+        bc_lt_f_d = rd_bc_lt_f;
+        bc_gt_f_d = rd_bc_gt_f;
         cut_rc_d = rd_seen ? rd_rc : rmax_fx_q;
         alpha_in_d = paper && !rd_seen ? alpha_init : rd_alpha;
       end
@@ -1209,6 +1270,10 @@ module dcqcn_rp #(
     i_jump_q <= i_jump_d;
     tc_jump_q <= tc_jump_d;
     a_el_q <= a_el_d;
+    tc_lt_f_q <= tc_lt_f_d;
+    tc_gt_f_q <= tc_gt_f_d;
+    bc_lt_f_q <= bc_lt_f_d;
+    bc_gt_f_q <= bc_gt_f_d;
     d_el_q <= d_el_d;
     i_el_q <= i_el_d;
     cut_rc_q <= cut_rc_d;
@@ -1256,8 +1321,10 @@ module dcqcn_rp #(
     gd_q <= gd_d;
     keep_fac_q <= keep_fac_d;
     byte_en_q <= byte_en_d;
-    ai_room_q <= ai_room_d;
-    hai_room_q <= hai_room_d;
+    ai_reach_at_q <= ai_reach_at_d;
+    ai_over_at_q <= ai_over_at_d;
+    hai_reach_at_q <= hai_reach_at_d;
+    hai_over_at_q <= hai_over_at_d;
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
     wb_word_q <= wb_word_d;

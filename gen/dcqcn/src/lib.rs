@@ -127,8 +127,10 @@ const DERIVED: &[(&str, u32)] = &[
     ("gd", 4),
     ("keep_fac", 17),
     ("byte_en", 1),
-    ("ai_room", 29),
-    ("hai_room", 29),
+    ("ai_reach_at", 28),
+    ("ai_over_at", 29),
+    ("hai_reach_at", 28),
+    ("hai_over_at", 29),
     ("ai_zero", 1),
     ("hai_zero", 1),
 ];
@@ -472,6 +474,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("i_jump", 48, "the increase timer's"),
         ("tc_jump", 32, "periods in i_jump: 1 << skip_j"),
         ("a_el", 32, "ev_now_q - w_a_next_q, kept with the deadline"),
+        ("tc_lt_f", 1, "w_tc_q < rpg_threshold, kept with the count"),
+        ("tc_gt_f", 1, "w_tc_q > rpg_threshold"),
+        ("bc_lt_f", 1, "w_bc_q < rpg_threshold"),
+        ("bc_gt_f", 1, "w_bc_q > rpg_threshold"),
         ("d_el", 32, "ev_now_q - w_d_next_q"),
         ("i_el", 32, "ev_now_q - w_i_next_q"),
         (
@@ -884,8 +890,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "keep_fac_d".into(),
         17,
-        mul(zext(cfg("rpg_min_dec_fac", "value"), 10), d(17, 655)),
-        "fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)",
+        tern(
+            id("paper"),
+            d(17, 0),
+            mul(zext(cfg("rpg_min_dec_fac", "value"), 10), d(17, 655)),
+        ),
+        "fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered: keep_fac_q)",
     ));
     wires.push((
         "keep_prod".into(),
@@ -896,14 +906,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_kv".into(),
         29,
-        tern(id("paper"), d(29, 0), id("keep_prod").bits(44, 16)),
-        "at least rpg_min_dec_fac % of Rc (mlx5 only)",
+        id("keep_prod").bits(44, 16),
+        "at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in PAPER mode)",
     ));
     // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
     // parallel rather than one after the other. A bound is above cut_rate = max(Rc - amount,
-    // 0) when it is not 0 and the amount is above Rc - bound: that difference is taken from
-    // registers while the product forms, so only one compare follows the shift. cut_rate is
-    // never above Rc.
+    // 0) when the amount is above Rc - bound: that difference is taken from registers while
+    // the product forms, so only one compare follows the shift. (A bound of 0 passes the test
+    // only when cut_rate is 0 too, so the pick's value is the same.) cut_rate is never above
+    // Rc.
     let w29 = |n: &str| zext(id(n), 1);
     wires.push((
         "cut_room_k".into(),
@@ -917,27 +928,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         sub(zext(id("cut_rc_q"), 2), zext(id("min_fx"), 2)),
         "Rc - rpg_min_rate (two's complement)",
     ));
-    let above_rate = |bound: Expr, room: &str| {
-        and(vec![
-            ne(bound, d(29, 0)),
-            or(
-                id(room).bits(29, 29),
-                gt(id("cut_amount"), zext(id(room).bits(28, 0), 10)),
-            ),
-        ])
+    let above_rate = |room: &str| {
+        or(
+            id(room).bits(29, 29),
+            gt(id("cut_amount"), zext(id(room).bits(28, 0), 10)),
+        )
     };
-    wires.push((
-        "cut_k_r".into(),
-        1,
-        above_rate(id("cut_kv"), "cut_room_k"),
-        "",
-    ));
-    wires.push((
-        "cut_m_r".into(),
-        1,
-        above_rate(w29("min_fx"), "cut_room_m"),
-        "",
-    ));
+    wires.push(("cut_k_r".into(), 1, above_rate("cut_room_k"), ""));
+    wires.push(("cut_m_r".into(), 1, above_rate("cut_room_m"), ""));
     for (n, a, b) in [
         ("cut_m_k", w29("min_fx"), id("cut_kv")),
         ("cut_k_c", id("cut_kv"), w29("cut_rc_q")),
@@ -986,21 +984,35 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
         wires.push((
-            format!("{room}_d"),
+            room.clone(),
             29,
             sub(
                 zext(id("rmax_fx_d"), 1),
                 zext(shl_const(cfg(step, "value"), 8), 1),
             ),
-            "cap - step, negative when the step passes the cap (registered: _q)",
+            "cap - step, negative when the step passes the cap",
+        ));
+        // The compares below read one registered bound each: Rt >= cap - step (0 when the
+        // step passes the cap, so that every Rt reaches it) and Rt > cap - step as Rt >=
+        // cap - step + 1.
+        let x = &name[3..];
+        let neg = id(&room).bits(28, 28);
+        wires.push((
+            format!("{x}_reach_at_d"),
+            28,
+            tern(neg.clone(), d(28, 0), id(&room).bits(27, 0)),
+            "Rt from which the step ends at the cap (registered: _q)",
+        ));
+        wires.push((
+            format!("{x}_over_at_d"),
+            29,
+            tern(neg, d(29, 0), add(id(&room), d(29, 1))),
+            "Rt from which the step passes the cap (registered: _q)",
         ));
         wires.push((
             format!("{name}_capped"),
             1,
-            or(
-                id(&format!("{room}_q")).bits(28, 28),
-                gt(rt(), id(&format!("{room}_q")).bits(27, 0)),
-            ),
+            ge(zext(rt(), 1), id(&format!("{x}_over_at_q"))),
             "Rt + step > cap",
         ));
         wires.push((
@@ -1034,7 +1046,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ne(cfg("rpg_byte_reset", "value"), d(24, 0)),
         "byte counter enabled (registered: byte_en_q)",
     ));
-    for (n, c) in [("tc", tc()), ("bc", id("w_bc_q"))] {
+    // Each count's order with F is a register (tc_lt_f_q, ...) that every source of a new
+    // count sets with it, compared in parallel with the value.
+    for (n, c) in [
+        ("rd_tc", id("rd_tc")),
+        ("rd_bc", id("rd_bc")),
+        ("tc_inc", id("tc_inc")),
+        ("bc_inc", id("bc_inc")),
+        ("tc_skip", id("tc_skip")),
+    ] {
         wires.push((
             format!("{n}_lt_f"),
             1,
@@ -1046,19 +1066,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "hi_lt_f".into(),
         1,
-        and(vec![id("tc_lt_f"), or(not(id("byte_en_q")), id("bc_lt_f"))]),
+        and(vec![
+            id("tc_lt_f_q"),
+            or(not(id("byte_en_q")), id("bc_lt_f_q")),
+        ]),
         "the larger of the timer and byte counts (the mlx5 stage) is below F",
     ));
     wires.push((
         "hi_gt_f".into(),
         1,
-        or(id("tc_gt_f"), and(vec![id("byte_en_q"), id("bc_gt_f")])),
+        or(id("tc_gt_f_q"), and(vec![id("byte_en_q"), id("bc_gt_f_q")])),
         "... above F",
     ));
     wires.push((
         "lo_gt_f".into(),
         1,
-        and(vec![id("tc_gt_f"), or(not(id("byte_en_q")), id("bc_gt_f"))]),
+        and(vec![
+            id("tc_gt_f_q"),
+            or(not(id("byte_en_q")), id("bc_gt_f_q")),
+        ]),
         "the smaller of the two (the timer count alone without the byte counter) is above F",
     ));
     wires.push((
@@ -1232,10 +1258,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "lo_stays_low".into(),
         1,
-        and(vec![
-            id("byte_en_q"),
-            Expr::bin(BinOp::Le, id("w_bc_q"), id("threshold")),
-        ]),
+        and(vec![id("byte_en_q"), not(id("bc_gt_f_q"))]),
         "PAPER: idle periods stay additive",
     ));
     // rt_at_cap_q follows w_rt_q so that the skip decision (and through it every stage X
@@ -1253,11 +1276,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         or(not(id("w_seen_q")), eq(rc(), id("rmax_fx_q"))),
         "Rc before the cut is the cap",
     ));
-    for (x, room) in [("ai", "ai_room_q"), ("hai", "hai_room_q")] {
+    for x in ["ai", "hai"] {
         wires.push((
             format!("{x}_reach"),
             1,
-            or(id(room).bits(28, 28), ge(rt(), id(room).bits(27, 0))),
+            ge(rt(), id(&format!("{x}_reach_at_q"))),
             "Rt + step >= cap: the step ends at the cap",
         ));
     }
@@ -1433,6 +1456,60 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             )),
         ]),
         "stage X applies the earliest due period",
+    ));
+    // Rc's and Rt's sources (rc_sel, rt_sel): 0 hold, 1 cut (Rt: Rc before it), 2 increase,
+    // 3 first CNP; as codes computed beside the control that picks step or event.
+    let code = |c: Expr, v: u128, rest: Expr| tern(c, Expr::num(2, v), rest);
+    let cut_due = and(vec![not(id("pick_a")), id("pick_d"), id("w_dcnp_q")]);
+    let inc_due = and(vec![not(id("pick_a")), not(id("pick_d"))]);
+    for (x, cut) in [
+        ("rc", cut_due.clone()),
+        ("rt", and(vec![cut_due, id("clamp")])),
+    ] {
+        wires.push((
+            format!("{x}_step"),
+            2,
+            code(cut, 1, code(inc_due.clone(), 2, Expr::num(2, 0))),
+            if x == "rc" {
+                "source for a step: a cut with a CNP marked, or an increase"
+            } else {
+                "... Rt: the cut sets it only when clamping"
+            },
+        ));
+    }
+    wires.push((
+        "ev_cnp".into(),
+        1,
+        and(vec![
+            eq(id("ev_kind_q"), id("K_CNP")),
+            cfg("ctrl", "rp_enable"),
+        ]),
+        "stage X's event is a CNP the reaction point takes",
+    ));
+    wires.push((
+        "ev_byte_inc".into(),
+        1,
+        and(vec![
+            eq(id("ev_kind_q"), id("K_TX")),
+            id("tx_grant"),
+            id("byte_on"),
+            id("byte_fire"),
+        ]),
+        "stage X's event is a granted send that fires the byte counter",
+    ));
+    wires.push((
+        "ev_sel".into(),
+        2,
+        code(
+            and(vec![id("ev_cnp"), id("paper")]),
+            1,
+            code(
+                and(vec![id("ev_cnp"), not(id("w_seen_q"))]),
+                3,
+                code(id("ev_byte_inc"), 2, Expr::num(2, 0)),
+            ),
+        ),
+        "Rc's and Rt's source for the event: PAPER's cut, the first CNP, a byte-counter increase",
     ));
     wires.push((
         "rt_shown".into(),
@@ -1772,8 +1849,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(set("rsp_new_flag", b1(false)));
     c.push(set("rsp_rc_new", id("cut_rc_q")));
     c.push(set("rsp_rt_new", id("rt_shown")));
-    c.push(set("rc_sel", Expr::num(2, 0)));
-    c.push(set("rt_sel", Expr::num(2, 0)));
+    c.push(Stmt::Comment(
+        "Rc's and Rt's sources: the step's code or the event's".into(),
+    ));
+    for x in ["rc", "rt"] {
+        c.push(set(
+            &format!("{x}_sel"),
+            tern(
+                id("x_step"),
+                id(&format!("{x}_step")),
+                tern(id("x_done"), id("ev_sel"), Expr::num(2, 0)),
+            ),
+        ));
+    }
     c.push(Stmt::Comment(
         "Stage T: read the offered flow's word; a waiting stage R reads its own again".into(),
     ));
@@ -1860,6 +1948,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             set("alpha_zero_d", zero),
         ]
     };
+    // A count and its order with F move together.
+    let count_to = |n: &str, v: &str| {
+        vec![
+            set(&format!("w_{n}_d"), id(v)),
+            set(&format!("{n}_lt_f_d"), id(&format!("{v}_lt_f"))),
+            set(&format!("{n}_gt_f_d"), id(&format!("{v}_gt_f"))),
+        ]
+    };
+    let counts_zero = || {
+        let mut v = Vec::new();
+        for n in ["tc", "bc"] {
+            v.push(set(&format!("w_{n}_d"), d(16, 0)));
+            v.push(set(
+                &format!("{n}_lt_f_d"),
+                ne(cfg("rpg_threshold", "value"), d(5, 0)),
+            ));
+            v.push(set(&format!("{n}_gt_f_d"), b1(false)));
+        }
+        v
+    };
     let mut load_x = vec![
         set("ev_kind_d", id("r_kind_q")),
         set("ev_flow_d", id("r_flow_q")),
@@ -1883,6 +1991,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for x in ["a", "d", "i"] {
         load_x.push(set(&format!("{x}_el_d"), id(&format!("rd_{x}_el"))));
     }
+    load_x.extend(count_to("tc", "rd_tc"));
+    load_x.extend(count_to("bc", "rd_bc"));
     load_x.push(set(
         "cut_rc_d",
         tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
@@ -1899,15 +2009,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     let mut first_cnp = vec![set("w_seen_d", b1(true))];
     first_cnp.extend(alpha_to(id("alpha_init"), id("alpha0_zero_q")));
     first_cnp.extend([
-        set("rc_sel", Expr::num(2, 3)),
-        set("rt_sel", Expr::num(2, 3)),
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", id("first_zero_q")),
         set("w_incon_d", b1(false)),
-        set("w_tc_d", d(16, 0)),
-        set("w_bc_d", d(16, 0)),
         set("w_bacc_d", d(24, 0)),
     ]);
+    first_cnp.extend(counts_zero());
     first_cnp.extend(restart("a", "k_period_q"));
     first_cnp.extend(restart("d", "d_period_q"));
     let mut paper_cnp = vec![
@@ -1915,8 +2022,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("stat_cut_d", b1(true)),
         set("w_seen_d", b1(true)),
         Stmt::if_(not(id("w_seen_q")), restart("d", "d_period_q")),
-        set("rt_sel", Expr::num(2, 1)),
-        set("rc_sel", Expr::num(2, 1)),
     ];
     paper_cnp.extend(alpha_to(
         id("alpha_cnp"),
@@ -1925,11 +2030,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     paper_cnp.extend([
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", b1(false)),
-        set("w_tc_d", d(16, 0)),
-        set("w_bc_d", d(16, 0)),
         set("w_bacc_d", d(24, 0)),
         set("w_incon_d", b1(true)),
     ]);
+    paper_cnp.extend(counts_zero());
     paper_cnp.extend(restart("a", "k_period_q"));
     paper_cnp.extend(restart("i", "t_period_q"));
     let event = Stmt::Case {
@@ -1964,12 +2068,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                             id("byte_on"),
                             vec![Stmt::if_else(
                                 id("byte_fire"),
-                                vec![
-                                    set("rt_sel", Expr::num(2, 2)),
-                                    set("rc_sel", Expr::num(2, 2)),
-                                    set("w_bc_d", id("bc_inc")),
-                                    set("w_bacc_d", d(24, 0)),
-                                ],
+                                {
+                                    let mut v = count_to("bc", "bc_inc");
+                                    v.push(set("w_bacc_d", d(24, 0)));
+                                    v
+                                },
                                 vec![set("w_bacc_d", id("byte_sum").bits(23, 0))],
                             )],
                         ),
@@ -2015,27 +2118,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("ram_we", b1(true)),
         set("rsp_push", b1(true)),
     ];
-    let mut cut = vec![
-        Stmt::Comment("cut_rc_q is Rc here (mlx5)".into()),
-        Stmt::if_(id("clamp"), vec![set("rt_sel", Expr::num(2, 1))]),
-        set("rc_sel", Expr::num(2, 1)),
-        set("w_tc_d", d(16, 0)),
-        set("w_bc_d", d(16, 0)),
+    let mut cut = counts_zero();
+    cut.extend([
         set("w_bacc_d", d(24, 0)),
         set("w_incon_d", b1(true)),
         set("w_i_next_d", add(id("w_d_next_q"), t())),
         set("i_el_d", sub(id("d_el_q"), t())),
         set("w_dcnp_d", b1(false)),
         set("stat_cut_d", b1(true)),
-    ];
+    ]);
     let mut step_cut = advance("d", dp());
     step_cut.push(Stmt::if_(id("w_dcnp_q"), std::mem::take(&mut cut)));
-    let mut step_inc = vec![
-        Stmt::Comment("Otherwise the increase period is the one due".into()),
-        set("rt_sel", Expr::num(2, 2)),
-        set("rc_sel", Expr::num(2, 2)),
-        set("w_tc_d", id("tc_inc")),
-    ];
+    let mut step_inc = vec![Stmt::Comment(
+        "Otherwise the increase period is the one due".into(),
+    )];
+    step_inc.extend(count_to("tc", "tc_inc"));
     step_inc.extend(advance("i", t()));
     let arm_step = vec![Stmt::if_else(
         id("pick_a"),
@@ -2058,7 +2155,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         let jump = id(&format!("{x}_jump_q")).bits(31, 0);
         let mut go = advance(x, jump);
         if x == "i" {
-            go.push(set("w_tc_d", id("tc_skip")));
+            go.extend(count_to("tc", "tc_skip"));
         }
         arm_skip.push(Stmt::if_(
             and(vec![id(&format!("skip_{x}_q")), id(&format!("{x}_fits"))]),
@@ -2252,6 +2349,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "i_jump",
         "tc_jump",
         "a_el",
+        "tc_lt_f",
+        "tc_gt_f",
+        "bc_lt_f",
+        "bc_gt_f",
         "d_el",
         "i_el",
         "cut_rc",
