@@ -187,6 +187,18 @@ module dcqcn_rp #(
   reg [31:0]          tc_jump_d;
   reg [31:0]          a_el_q;        // ev_now_q - w_a_next_q, kept with the deadline
   reg [31:0]          a_el_d;
+  reg                 a_once_q;      // a_el_q < the alpha period (unsigned): at most one period due
+  reg                 a_once_d;
+  reg                 a_due_q;       // the alpha timer is due (kept with a_el_q)
+  reg                 a_due_d;
+  reg                 d_due_q;       // the cut timer is due
+  reg                 d_due_d;
+  reg                 i_due_q;       // the increase timer is due
+  reg                 i_due_d;
+  reg                 d_once_q;      // d_el_q < the cut period
+  reg                 d_once_d;
+  reg                 i_once_q;      // i_el_q < the increase period
+  reg                 i_once_d;
   reg                 tc_lt_f_q;     // w_tc_q < rpg_threshold, kept with the count
   reg                 tc_lt_f_d;
   reg                 tc_gt_f_q;     // w_tc_q > rpg_threshold
@@ -391,12 +403,29 @@ module dcqcn_rp #(
   wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [31:0] rd_a_el;          // stage R: now minus the deadline (loads the _el_q register)
+  wire [31:0] a_el_step;        // after a period
+  wire [31:0] a_el_jump;        // after the skip's jump
   wire [31:0] rd_d_el;          // stage R: now minus the deadline (loads the _el_q register)
+  wire [31:0] d_el_step;        // after a period
+  wire [31:0] d_el_jump;        // after the skip's jump
   wire [31:0] rd_i_el;          // stage R: now minus the deadline (loads the _el_q register)
-  wire        a_due;            // deadline reached
+  wire [31:0] i_el_step;        // after a period
+  wire [31:0] i_el_jump;        // after the skip's jump
+  wire [31:0] i_el_cut;         // i_el_q when a cut restarts the increase timer
+  wire        rd_a_once;        // less than a period elapsed
+  wire        a_once_step;      // less than a period elapsed
+  wire        a_once_jump;      // less than a period elapsed
+  wire        rd_d_once;        // less than a period elapsed
+  wire        d_once_step;      // less than a period elapsed
+  wire        d_once_jump;      // less than a period elapsed
+  wire        rd_i_once;        // less than a period elapsed
+  wire        i_once_step;      // less than a period elapsed
+  wire        i_once_jump;      // less than a period elapsed
+  wire        i_once_cut;       // less than a period elapsed
   wire        paper;            // PAPER mode: CNPs cut at once, no cut timer
-  wire        d_due;
-  wire        i_due;
+  wire        rd_a_due;         // stage R's word: deadline reached
+  wire        rd_d_due;
+  wire        rd_i_due;
   wire        pick_a;           // earliest due period: alpha
   wire        pick_d;           // cut check
   wire [24:0] alpha_init;       // initial_alpha_value / 1024
@@ -564,18 +593,35 @@ module dcqcn_rp #(
                       rate_reduce_monitor_period_value_i;
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
   assign rd_a_el = r_now_q - rd_a_next;
+  assign a_el_step = a_el_q - {15'd0, k_period_q};
+  assign a_el_jump = a_el_q - a_jump_q[31:0];
   assign rd_d_el = r_now_q - rd_d_next;
+  assign d_el_step = d_el_q - {15'd0, d_period_q};
+  assign d_el_jump = d_el_q - d_jump_q[31:0];
   assign rd_i_el = r_now_q - rd_i_next;
-  assign a_due = w_seen_q && !a_el_q[31];
+  assign i_el_step = i_el_q - {15'd0, t_period_q};
+  assign i_el_jump = i_el_q - i_jump_q[31:0];
+  assign i_el_cut = d_el_q - {15'd0, t_period_q};
+  assign rd_a_once = rd_a_el < {15'd0, k_period_q};
+  assign a_once_step = a_el_step < {15'd0, k_period_q};
+  assign a_once_jump = a_el_jump < {15'd0, k_period_q};
+  assign rd_d_once = rd_d_el < {15'd0, d_period_q};
+  assign d_once_step = d_el_step < {15'd0, d_period_q};
+  assign d_once_jump = d_el_jump < {15'd0, d_period_q};
+  assign rd_i_once = rd_i_el < {15'd0, t_period_q};
+  assign i_once_step = i_el_step < {15'd0, t_period_q};
+  assign i_once_jump = i_el_jump < {15'd0, t_period_q};
+  assign i_once_cut = i_el_cut < {15'd0, t_period_q};
   assign paper = mode_algorithm_i;
-  assign d_due = w_seen_q && !paper && !d_el_q[31];
-  assign i_due = w_seen_q && w_incon_q && !i_el_q[31];
+  assign rd_a_due = rd_seen && !rd_a_el[31];
+  assign rd_d_due = rd_seen && !paper && !rd_d_el[31];
+  assign rd_i_due = rd_seen && rd_incon && !rd_i_el[31];
   assign a_minus_d = w_a_next_q - w_d_next_q;
   assign a_minus_i = w_a_next_q - w_i_next_q;
   assign d_minus_i = w_d_next_q - w_i_next_q;
-  assign pick_a = a_due && (!d_due || a_minus_d[31] || w_a_next_q == w_d_next_q) &&
-                  (!i_due || a_minus_i[31] || w_a_next_q == w_i_next_q);
-  assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || w_d_next_q == w_i_next_q);
+  assign pick_a = a_due_q && (!d_due_q || a_minus_d[31] || w_a_next_q == w_d_next_q) &&
+                  (!i_due_q || a_minus_i[31] || w_a_next_q == w_i_next_q);
+  assign pick_d = !pick_a && d_due_q && (!i_due_q || d_minus_i[31] || w_d_next_q == w_i_next_q);
   assign alpha_init = {1'd0, {initial_alpha_value_value_i, 14'd0}};
   assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in_q};
   assign alpha_gain_d = 11'd1024 - {1'd0, dce_tcp_g_value_i};
@@ -681,16 +727,16 @@ module dcqcn_rp #(
                   hi_gt_f && (rt_hai_capped ? rt_at_cap_q : hai_zero_q);
   assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
   assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
-  assign a_skip = a_due && a_still && a_el_q >= {15'd0, k_period_q};
+  assign a_skip = a_due_q && a_still && !a_once_q;
   assign a_fits = a_jump_q <= {16'd0, a_el_q};
-  assign d_skip = d_due && !w_dcnp_q && d_el_q >= {15'd0, d_period_q};
+  assign d_skip = d_due_q && !w_dcnp_q && !d_once_q;
   assign d_fits = d_jump_q <= {16'd0, d_el_q};
-  assign i_skip = i_due && i_still && i_el_q >= {15'd0, t_period_q};
+  assign i_skip = i_due_q && i_still && !i_once_q;
   assign i_fits = i_jump_q <= {16'd0, i_el_q};
-  assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due;
-  assign fold = !i_due && (a_due || d_due) && (!a_due || a_el_q < {15'd0, k_period_q}) &&
-                (!d_due || (!w_dcnp_q && d_el_q < {15'd0, d_period_q})) && !fold_block;
-  assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due | d_due | i_due));
+  assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due_q;
+  assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
+                (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
+  assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
   assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
   assign x_step = x_valid_q && !x_skip_q && !x_apply && !(a_skip | d_skip | i_skip);
   assign rc_step = !pick_a && pick_d && w_dcnp_q ? 2'b01 : !pick_a && !pick_d ? 2'b10 : 2'b00;
@@ -780,6 +826,12 @@ module dcqcn_rp #(
     i_jump_d = i_jump_q;
     tc_jump_d = tc_jump_q;
     a_el_d = a_el_q;
+    a_once_d = a_once_q;
+    a_due_d = a_due_q;
+    d_due_d = d_due_q;
+    i_due_d = i_due_q;
+    d_once_d = d_once_q;
+    i_once_d = i_once_q;
     tc_lt_f_d = tc_lt_f_q;
     tc_gt_f_d = tc_gt_f_q;
     bc_lt_f_d = bc_lt_f_q;
@@ -888,15 +940,21 @@ module dcqcn_rp #(
     if (x_valid_q && x_skip_q) begin
       if (skip_a_q && a_fits) begin
         w_a_next_d = w_a_next_q + a_jump_q[31:0];
-        a_el_d = a_el_q - a_jump_q[31:0];
+        a_el_d = a_el_jump;
+        a_once_d = a_once_jump;
+        a_due_d = !a_el_jump[31];
       end
       if (skip_d_q && d_fits) begin
         w_d_next_d = w_d_next_q + d_jump_q[31:0];
-        d_el_d = d_el_q - d_jump_q[31:0];
+        d_el_d = d_el_jump;
+        d_once_d = d_once_jump;
+        d_due_d = !d_el_jump[31];
       end
       if (skip_i_q && i_fits) begin
         w_i_next_d = w_i_next_q + i_jump_q[31:0];
-        i_el_d = i_el_q - i_jump_q[31:0];
+        i_el_d = i_el_jump;
+        i_once_d = i_once_jump;
+        i_due_d = !i_el_jump[31];
         w_tc_d = tc_skip;
         tc_lt_f_d = tc_skip_lt_f;
         tc_gt_f_d = tc_skip_gt_f;
@@ -928,10 +986,14 @@ module dcqcn_rp #(
         alpha_zero_d = alpha_step_zero;
         w_acnp_d = 1'b0;
         w_a_next_d = w_a_next_q + {15'd0, k_period_q};
-        a_el_d = a_el_q - {15'd0, k_period_q};
+        a_el_d = a_el_step;
+        a_once_d = a_once_step;
+        a_due_d = !a_el_step[31];
       end else if (pick_d) begin
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
-        d_el_d = d_el_q - {15'd0, d_period_q};
+        d_el_d = d_el_step;
+        d_once_d = d_once_step;
+        d_due_d = !d_el_step[31];
         if (w_dcnp_q) begin
           w_tc_d = 16'd0;
           tc_lt_f_d = rpg_threshold_value_i != 5'd0;
@@ -942,7 +1004,9 @@ module dcqcn_rp #(
           w_bacc_d = 24'd0;
           w_incon_d = 1'b1;
           w_i_next_d = w_d_next_q + {15'd0, t_period_q};
-          i_el_d = d_el_q - {15'd0, t_period_q};
+          i_el_d = i_el_cut;
+          i_once_d = i_once_cut;
+          i_due_d = !i_el_cut[31];
           w_dcnp_d = 1'b0;
           stat_cut_d = 1'b1;
         end
@@ -952,24 +1016,30 @@ module dcqcn_rp #(
         tc_lt_f_d = tc_inc_lt_f;
         tc_gt_f_d = tc_inc_gt_f;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
-        i_el_d = i_el_q - {15'd0, t_period_q};
+        i_el_d = i_el_step;
+        i_once_d = i_once_step;
+        i_due_d = !i_el_step[31];
       end
     end
     if (x_done) begin
       // Nothing due but the foldable periods: take them, apply the event, write back,
       // respond
       if (fold) begin
-        if (a_due) begin
+        if (a_due_q) begin
           w_alpha_d = alpha_step;
           alpha_in_d = alpha_step;
           alpha_zero_d = alpha_step_zero;
           w_acnp_d = 1'b0;
           w_a_next_d = w_a_next_q + {15'd0, k_period_q};
-          a_el_d = a_el_q - {15'd0, k_period_q};
+          a_el_d = a_el_step;
+          a_once_d = a_once_step;
+          a_due_d = !a_el_step[31];
         end
-        if (d_due) begin
+        if (d_due_q) begin
           w_d_next_d = w_d_next_q + {15'd0, d_period_q};
-          d_el_d = d_el_q - {15'd0, d_period_q};
+          d_el_d = d_el_step;
+          d_once_d = d_once_step;
+          d_due_d = !d_el_step[31];
         end
       end
       case (ev_kind_q)
@@ -982,6 +1052,8 @@ module dcqcn_rp #(
               if (!w_seen_q) begin
                 w_d_next_d = ev_now_q + {15'd0, d_period_q};
                 d_el_d = 32'd0 - {15'd0, d_period_q};
+                d_once_d = 1'b0;
+                d_due_d = 1'b0;
               end
               w_alpha_d = alpha_cnp;
               alpha_in_d = alpha_cnp;
@@ -998,8 +1070,12 @@ module dcqcn_rp #(
               bc_gt_f_d = 1'b0;
               w_a_next_d = ev_now_q + {15'd0, k_period_q};
               a_el_d = 32'd0 - {15'd0, k_period_q};
+              a_once_d = 1'b0;
+              a_due_d = 1'b0;
               w_i_next_d = ev_now_q + {15'd0, t_period_q};
               i_el_d = 32'd0 - {15'd0, t_period_q};
+              i_once_d = 1'b0;
+              i_due_d = 1'b0;
             end else begin
               stat_cnp_d = 1'b1;
               if (w_seen_q) begin
@@ -1013,6 +1089,7 @@ module dcqcn_rp #(
                 w_acnp_d = 1'b0;
                 w_dcnp_d = first_zero_q;
                 w_incon_d = 1'b0;
+                i_due_d = 1'b0;
                 w_bacc_d = 24'd0;
                 w_tc_d = 16'd0;
                 tc_lt_f_d = rpg_threshold_value_i != 5'd0;
@@ -1022,8 +1099,12 @@ module dcqcn_rp #(
                 bc_gt_f_d = 1'b0;
                 w_a_next_d = ev_now_q + {15'd0, k_period_q};
                 a_el_d = 32'd0 - {15'd0, k_period_q};
+                a_once_d = 1'b0;
+                a_due_d = 1'b0;
                 w_d_next_d = ev_now_q + {15'd0, d_period_q};
                 d_el_d = 32'd0 - {15'd0, d_period_q};
+                d_once_d = 1'b0;
+                d_due_d = 1'b0;
               end
             end
           end
@@ -1179,8 +1260,14 @@ module dcqcn_rp #(
         rt_at_cap_d = rd_rt_at_cap;
         alpha_zero_d = rd_alpha == 25'd0;
         a_el_d = rd_a_el;
+        a_once_d = rd_a_once;
+        a_due_d = rd_a_due;
         d_el_d = rd_d_el;
+        d_once_d = rd_d_once;
+        d_due_d = rd_d_due;
         i_el_d = rd_i_el;
+        i_once_d = rd_i_once;
+        i_due_d = rd_i_due;
         w_tc_d = rd_tc;
         tc_lt_f_d = rd_tc_lt_f;
         tc_gt_f_d = rd_tc_gt_f;
@@ -1270,6 +1357,12 @@ module dcqcn_rp #(
     i_jump_q <= i_jump_d;
     tc_jump_q <= tc_jump_d;
     a_el_q <= a_el_d;
+    a_once_q <= a_once_d;
+    a_due_q <= a_due_d;
+    d_due_q <= d_due_d;
+    i_due_q <= i_due_d;
+    d_once_q <= d_once_d;
+    i_once_q <= i_once_d;
     tc_lt_f_q <= tc_lt_f_d;
     tc_gt_f_q <= tc_gt_f_d;
     bc_lt_f_q <= bc_lt_f_d;

@@ -474,6 +474,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("i_jump", 48, "the increase timer's"),
         ("tc_jump", 32, "periods in i_jump: 1 << skip_j"),
         ("a_el", 32, "ev_now_q - w_a_next_q, kept with the deadline"),
+        (
+            "a_once",
+            1,
+            "a_el_q < the alpha period (unsigned): at most one period due",
+        ),
+        ("a_due", 1, "the alpha timer is due (kept with a_el_q)"),
+        ("d_due", 1, "the cut timer is due"),
+        ("i_due", 1, "the increase timer is due"),
+        ("d_once", 1, "d_el_q < the cut period"),
+        ("i_once", 1, "i_el_q < the increase period"),
         ("tc_lt_f", 1, "w_tc_q < rpg_threshold, kept with the count"),
         ("tc_gt_f", 1, "w_tc_q > rpg_threshold"),
         ("bc_lt_f", 1, "w_bc_q < rpg_threshold"),
@@ -690,42 +700,85 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // Timers: the elapsed time since each deadline is a register kept with the deadline, so
     // the due tests read a sign bit.
     for x in ["a", "d", "i"] {
+        let per = || zext(id(timer_period(x)), 15);
         wires.push((
             format!("rd_{x}_el"),
             32,
             sub(id("r_now_q"), id(&format!("rd_{x}_next"))),
             "stage R: now minus the deadline (loads the _el_q register)",
         ));
+        let el_q = id(&format!("{x}_el_q"));
+        let jump = id(&format!("{x}_jump_q")).bits(31, 0);
+        for (how, el, comment) in [
+            ("step", sub(el_q.clone(), per()), "after a period"),
+            ("jump", sub(el_q, jump), "after the skip's jump"),
+        ] {
+            wires.push((format!("{x}_el_{how}"), 32, el, comment));
+        }
     }
     wires.push((
-        "a_due".into(),
-        1,
-        and(vec![id("w_seen_q"), not(id("a_el_q").bits(31, 31))]),
-        "deadline reached",
+        "i_el_cut".into(),
+        32,
+        sub(id("d_el_q"), zext(id("t_period_q"), 15)),
+        "i_el_q when a cut restarts the increase timer",
     ));
+    for x in ["a", "d", "i"] {
+        let hows: &[&str] = if x == "i" {
+            &["rd", "step", "jump", "cut"]
+        } else {
+            &["rd", "step", "jump"]
+        };
+        for &how in hows {
+            let el = if how == "rd" {
+                format!("rd_{x}_el")
+            } else {
+                format!("{x}_el_{how}")
+            };
+            let name = if how == "rd" {
+                format!("rd_{x}_once")
+            } else {
+                format!("{x}_once_{how}")
+            };
+            wires.push((
+                name,
+                1,
+                Expr::lt(id(&el), zext(id(timer_period(x)), 15)),
+                "less than a period elapsed",
+            ));
+        }
+    }
     wires.push((
         "paper".into(),
         1,
         cfg("mode", "algorithm"),
         "PAPER mode: CNPs cut at once, no cut timer",
     ));
+    // Whether each timer is due is a register too (a_due_q, ...), set with the elapsed time:
+    // a timer runs while the flow has seen a CNP (the cut timer in mlx5 mode only, the
+    // increase timer while the rate recovers), and is due once its deadline is reached.
     wires.push((
-        "d_due".into(),
+        "rd_a_due".into(),
+        1,
+        and(vec![id("rd_seen"), not(id("rd_a_el").bits(31, 31))]),
+        "stage R's word: deadline reached",
+    ));
+    wires.push((
+        "rd_d_due".into(),
         1,
         and(vec![
-            id("w_seen_q"),
+            id("rd_seen"),
             not(id("paper")),
-            not(id("d_el_q").bits(31, 31)),
+            not(id("rd_d_el").bits(31, 31)),
         ]),
         "",
     ));
     wires.push((
-        "i_due".into(),
+        "rd_i_due".into(),
         1,
         and(vec![
-            id("w_seen_q"),
-            id("w_incon_q"),
-            not(id("i_el_q").bits(31, 31)),
+            id("rd_seen"),
+            id("rd_incon"),
+            not(id("rd_i_el").bits(31, 31)),
         ]),
         "",
     ));
@@ -749,9 +802,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "pick_a".into(),
         1,
         and(vec![
-            id("a_due"),
-            or(not(id("d_due")), le("a_minus_d")),
-            or(not(id("i_due")), le("a_minus_i")),
+            id("a_due_q"),
+            or(not(id("d_due_q")), le("a_minus_d")),
+            or(not(id("i_due_q")), le("a_minus_i")),
         ]),
         "earliest due period: alpha",
     ));
@@ -760,8 +813,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         and(vec![
             not(id("pick_a")),
-            id("d_due"),
-            or(not(id("i_due")), le("d_minus_i")),
+            id("d_due_q"),
+            or(not(id("i_due_q")), le("d_minus_i")),
         ]),
         "cut check",
     ));
@@ -1354,10 +1407,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "increase periods only count",
     ));
-    for (x, still, period) in [
-        ("a", id("a_still"), "k_period_q"),
-        ("d", not(id("w_dcnp_q")), "d_period_q"),
-        ("i", id("i_still"), "t_period_q"),
+    for (x, still) in [
+        ("a", id("a_still")),
+        ("d", not(id("w_dcnp_q"))),
+        ("i", id("i_still")),
     ] {
         let (go, jump, fits) = (
             format!("{x}_skip"),
@@ -1369,9 +1422,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             go,
             1,
             and(vec![
-                id(&format!("{x}_due")),
+                id(&format!("{x}_due_q")),
                 still,
-                ge(id(&el), zext(id(period), 15)),
+                not(id(&format!("{x}_once_q"))),
             ]),
             "two or more idle periods due",
         ));
@@ -1390,7 +1443,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             id("paper"),
             eq(id("ev_kind_q"), id("K_CNP")),
             cfg("ctrl", "rp_enable"),
-            id("a_due"),
+            id("a_due_q"),
         ]),
         "a PAPER CNP cuts with alpha: its alpha period takes a cycle",
     ));
@@ -1398,18 +1451,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "fold".into(),
         1,
         and(vec![
-            not(id("i_due")),
-            or(id("a_due"), id("d_due")),
+            not(id("i_due_q")),
+            or(id("a_due_q"), id("d_due_q")),
+            or(not(id("a_due_q")), id("a_once_q")),
             or(
-                not(id("a_due")),
-                Expr::lt(id("a_el_q"), zext(id("k_period_q"), 15)),
-            ),
-            or(
-                not(id("d_due")),
-                and(vec![
-                    not(id("w_dcnp_q")),
-                    Expr::lt(id("d_el_q"), zext(id("d_period_q"), 15)),
-                ]),
+                not(id("d_due_q")),
+                and(vec![not(id("w_dcnp_q")), id("d_once_q")]),
             ),
             not(id("fold_block")),
         ]),
@@ -1426,7 +1473,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             or(
                 id("fold"),
                 not(Expr::any_of(
-                    vec![id("a_due"), id("d_due"), id("i_due")],
+                    vec![id("a_due_q"), id("d_due_q"), id("i_due_q")],
                     b1(false),
                 )),
             ),
@@ -1923,21 +1970,35 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
         ),
     ];
-    // A deadline and its elapsed time move together: `advance` by an amount, `restart` a
+    // A deadline, its elapsed time and whether less than a period has elapsed move
+    // together: `advance` by a period ("step") or by the skip's jump ("jump"), `restart` a
     // period from now.
-    let advance = |x: &str, by: Expr| {
+    let advance = |x: &str, how: &str| {
+        let by = if how == "step" {
+            zext(id(timer_period(x)), 15)
+        } else {
+            id(&format!("{x}_jump_q")).bits(31, 0)
+        };
         vec![
             set(
                 &format!("w_{x}_next_d"),
-                add(id(&format!("w_{x}_next_q")), by.clone()),
+                add(id(&format!("w_{x}_next_q")), by),
             ),
-            set(&format!("{x}_el_d"), sub(id(&format!("{x}_el_q")), by)),
+            set(&format!("{x}_el_d"), id(&format!("{x}_el_{how}"))),
+            set(&format!("{x}_once_d"), id(&format!("{x}_once_{how}"))),
+            // Only a due timer moves: what else it needs to run holds.
+            set(
+                &format!("{x}_due_d"),
+                not(id(&format!("{x}_el_{how}")).bits(31, 31)),
+            ),
         ]
     };
     let restart = |x: &str, period: &str| {
         vec![
             set(&format!("w_{x}_next_d"), add(now(), zext(id(period), 15))),
             set(&format!("{x}_el_d"), sub(d(32, 0), zext(id(period), 15))),
+            set(&format!("{x}_once_d"), b1(false)),
+            set(&format!("{x}_due_d"), b1(false)),
         ]
     };
     // alpha and the copy periods and cuts read (alpha_in_q) move together.
@@ -1990,6 +2051,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("alpha_zero_d", eq(id("rd_alpha"), d(25, 0))));
     for x in ["a", "d", "i"] {
         load_x.push(set(&format!("{x}_el_d"), id(&format!("rd_{x}_el"))));
+        load_x.push(set(&format!("{x}_once_d"), id(&format!("rd_{x}_once"))));
+        load_x.push(set(&format!("{x}_due_d"), id(&format!("rd_{x}_due"))));
     }
     load_x.extend(count_to("tc", "rd_tc"));
     load_x.extend(count_to("bc", "rd_bc"));
@@ -2012,6 +2075,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", id("first_zero_q")),
         set("w_incon_d", b1(false)),
+        set("i_due_d", b1(false)),
         set("w_bacc_d", d(24, 0)),
     ]);
     first_cnp.extend(counts_zero());
@@ -2096,12 +2160,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ],
         default: vec![],
     };
-    let k = || zext(id("k_period_q"), 15);
-    let dp = || zext(id("d_period_q"), 15);
     let t = || zext(id("t_period_q"), 15);
     let mut alpha_period = alpha_to(id("alpha_step"), id("alpha_step_zero"));
     alpha_period.push(set("w_acnp_d", b1(false)));
-    alpha_period.extend(advance("a", k()));
+    alpha_period.extend(advance("a", "step"));
     let finish = vec![
         Stmt::Comment(
             "Nothing due but the foldable periods: take them, apply the event, write back,".into(),
@@ -2110,8 +2172,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::if_(
             id("fold"),
             vec![
-                Stmt::if_(id("a_due"), alpha_period.clone()),
-                Stmt::if_(id("d_due"), advance("d", dp())),
+                Stmt::if_(id("a_due_q"), alpha_period.clone()),
+                Stmt::if_(id("d_due_q"), advance("d", "step")),
             ],
         ),
         event,
@@ -2123,17 +2185,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("w_bacc_d", d(24, 0)),
         set("w_incon_d", b1(true)),
         set("w_i_next_d", add(id("w_d_next_q"), t())),
-        set("i_el_d", sub(id("d_el_q"), t())),
+        set("i_el_d", id("i_el_cut")),
+        set("i_once_d", id("i_once_cut")),
+        set("i_due_d", not(id("i_el_cut").bits(31, 31))),
         set("w_dcnp_d", b1(false)),
         set("stat_cut_d", b1(true)),
     ]);
-    let mut step_cut = advance("d", dp());
+    let mut step_cut = advance("d", "step");
     step_cut.push(Stmt::if_(id("w_dcnp_q"), std::mem::take(&mut cut)));
     let mut step_inc = vec![Stmt::Comment(
         "Otherwise the increase period is the one due".into(),
     )];
     step_inc.extend(count_to("tc", "tc_inc"));
-    step_inc.extend(advance("i", t()));
+    step_inc.extend(advance("i", "step"));
     let arm_step = vec![Stmt::if_else(
         id("pick_a"),
         alpha_period,
@@ -2152,8 +2216,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ];
     let mut arm_skip = Vec::new();
     for x in ["a", "d", "i"] {
-        let jump = id(&format!("{x}_jump_q")).bits(31, 0);
-        let mut go = advance(x, jump);
+        let mut go = advance(x, "jump");
         if x == "i" {
             go.extend(count_to("tc", "tc_skip"));
         }
@@ -2349,6 +2412,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "i_jump",
         "tc_jump",
         "a_el",
+        "a_once",
+        "a_due",
+        "d_due",
+        "i_due",
+        "d_once",
+        "i_once",
         "tc_lt_f",
         "tc_gt_f",
         "bc_lt_f",
@@ -2431,6 +2500,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         items,
         reset,
     })
+}
+
+/// The period register of timer `x` (alpha, cut, increase).
+fn timer_period(x: &str) -> &'static str {
+    match x {
+        "a" => "k_period_q",
+        "d" => "d_period_q",
+        _ => "t_period_q",
+    }
 }
 
 /// `{(FLOW_BITS-1){1'b0}, 1'b1}`-style constant `v` at the flow width.
