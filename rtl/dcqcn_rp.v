@@ -197,6 +197,12 @@ module dcqcn_rp #(
   reg                 i_due_d;
   reg                 d_once_q;      // d_el_q < the cut period
   reg                 d_once_d;
+  reg                 rc_near_q;     // w_rc_q - w_rt_q is 0 or 1 (where increases leave Rc), kept
+                                     // with them
+  reg                 rc_near_d;
+  reg                 hai_capped_q;  // w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept
+                                     // with Rt
+  reg                 hai_capped_d;
   reg                 i_once_q;      // i_el_q < the increase period
   reg                 i_once_d;
   reg                 tc_lt_f_q;     // w_tc_q < rpg_threshold, kept with the count
@@ -509,7 +515,13 @@ module dcqcn_rp #(
                                 // there
   wire        inc_at_cap;       // rt_inc is the cap
   wire        i_flat;           // no further stage moves Rt
-  wire [28:0] rc_over_rt;       // Rc - Rt, wrapping when Rc < Rt
+  wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
+  wire        rd_rc_near;
+  wire        rd_hai_capped;
+  wire [28:0] inc_rc_gap;       // Rc + 1 - Rt after the increase, wrapping when negative
+  wire        inc_rc_near;      // Rc after the increase is Rt or Rt + 1
+  wire        inc_hai_capped;
+  wire        cut_hai_capped;   // hai_capped after a cut
   wire        i_still;          // increase periods only count
   wire        a_skip;           // two or more idle periods due
   wire        a_fits;
@@ -724,9 +736,15 @@ module dcqcn_rp #(
                       inc_phai ? w_rt_q > rmax_fx_q || phai_prod >= {15'd0, phai_ceil} :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
-                  hi_gt_f && (rt_hai_capped ? rt_at_cap_q : hai_zero_q);
-  assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
-  assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
+                  hi_gt_f && (hai_capped_q ? rt_at_cap_q : hai_zero_q);
+  assign rd_rc_over_rt = {1'd0, rd_rc} - {1'd0, rd_rt};
+  assign rd_rc_near = rd_rc_over_rt <= 29'd1;
+  assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
+  assign inc_rc_gap = ({1'd0, w_rc_q} + 29'd1) - {1'd0, rt_inc};
+  assign inc_rc_near = inc_rc_gap <= 29'd3;
+  assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
+  assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
+  assign i_still = !w_dcnp_q && rc_near_q && i_flat;
   assign a_skip = a_due_q && a_still && !a_once_q;
   assign a_fits = a_jump_q <= {16'd0, a_el_q};
   assign d_skip = d_due_q && !w_dcnp_q && !d_once_q;
@@ -831,6 +849,8 @@ module dcqcn_rp #(
     d_due_d = d_due_q;
     i_due_d = i_due_q;
     d_once_d = d_once_q;
+    rc_near_d = rc_near_q;
+    hai_capped_d = hai_capped_q;
     i_once_d = i_once_q;
     tc_lt_f_d = tc_lt_f_q;
     tc_gt_f_d = tc_gt_f_q;
@@ -1007,6 +1027,9 @@ module dcqcn_rp #(
           i_el_d = i_el_cut;
           i_once_d = i_once_cut;
           i_due_d = !i_el_cut[31];
+          hai_capped_d = cut_hai_capped;
+          // rc_near_q is not read until an increase step sets it again: the cut leaves both
+          // counts at 0, so i_flat (mlx5: a count above F) is 0 until then
           w_dcnp_d = 1'b0;
           stat_cut_d = 1'b1;
         end
@@ -1015,6 +1038,8 @@ module dcqcn_rp #(
         w_tc_d = tc_inc;
         tc_lt_f_d = tc_inc_lt_f;
         tc_gt_f_d = tc_inc_gt_f;
+        rc_near_d = inc_rc_near;
+        hai_capped_d = inc_hai_capped;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
         i_el_d = i_el_step;
         i_once_d = i_once_step;
@@ -1271,6 +1296,8 @@ module dcqcn_rp #(
         w_tc_d = rd_tc;
         tc_lt_f_d = rd_tc_lt_f;
         tc_gt_f_d = rd_tc_gt_f;
+        rc_near_d = rd_rc_near;
+        hai_capped_d = rd_hai_capped;
         w_bc_d = rd_bc;
         bc_lt_f_d = rd_bc_lt_f;
         bc_gt_f_d = rd_bc_gt_f;
@@ -1362,6 +1389,8 @@ module dcqcn_rp #(
     d_due_q <= d_due_d;
     i_due_q <= i_due_d;
     d_once_q <= d_once_d;
+    rc_near_q <= rc_near_d;
+    hai_capped_q <= hai_capped_d;
     i_once_q <= i_once_d;
     tc_lt_f_q <= tc_lt_f_d;
     tc_gt_f_q <= tc_gt_f_d;

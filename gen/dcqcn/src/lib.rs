@@ -483,6 +483,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("d_due", 1, "the cut timer is due"),
         ("i_due", 1, "the increase timer is due"),
         ("d_once", 1, "d_el_q < the cut period"),
+        (
+            "rc_near",
+            1,
+            "w_rc_q - w_rt_q is 0 or 1 (where increases leave Rc), kept with them",
+        ),
+        (
+            "hai_capped",
+            1,
+            "w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept with Rt",
+        ),
         ("i_once", 1, "i_el_q < the increase period"),
         ("tc_lt_f", 1, "w_tc_q < rpg_threshold, kept with the count"),
         ("tc_gt_f", 1, "w_tc_q > rpg_threshold"),
@@ -1384,27 +1394,67 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
             and(vec![
                 id("hi_gt_f"),
-                tern(id("rt_hai_capped"), id("rt_at_cap_q"), id("hai_zero_q")),
+                tern(id("hai_capped_q"), id("rt_at_cap_q"), id("hai_zero_q")),
             ]),
         ),
         "no further stage moves Rt",
     ));
     // (Rc + Rt + 1) / 2 leaves Rc where it is at Rc = Rt and at Rc = Rt + 1: the second is
-    // where Rc settles when it starts above Rt (Rt clamped by a lower rpg_max_rate).
+    // where Rc settles when it starts above Rt (Rt clamped by a lower rpg_max_rate). Whether
+    // Rc is there (rc_near_q) and whether Rt + HAI passes the cap (hai_capped_q) are
+    // registers, set from stage R's word on the load and from Rc and the new Rt on an
+    // increase step: after one, Rc - Rt = ceil((Rc - Rt')/2), which is 0 or 1 when
+    // Rc + 1 - Rt' is 0 to 3.
     wires.push((
-        "rc_over_rt".into(),
+        "rd_rc_over_rt".into(),
         29,
-        sub(zext(rc(), 1), zext(rt(), 1)),
-        "Rc - Rt, wrapping when Rc < Rt",
+        sub(zext(id("rd_rc"), 1), zext(id("rd_rt"), 1)),
+        "stage R's Rc - Rt, wrapping when Rc < Rt",
+    ));
+    wires.push((
+        "rd_rc_near".into(),
+        1,
+        Expr::bin(BinOp::Le, id("rd_rc_over_rt"), d(29, 1)),
+        "",
+    ));
+    wires.push((
+        "rd_hai_capped".into(),
+        1,
+        ge(zext(id("rd_rt"), 1), id("hai_over_at_q")),
+        "",
+    ));
+    wires.push((
+        "inc_rc_gap".into(),
+        29,
+        sub(add(zext(rc(), 1), d(29, 1)), zext(id("rt_inc"), 1)),
+        "Rc + 1 - Rt after the increase, wrapping when negative",
+    ));
+    wires.push((
+        "inc_rc_near".into(),
+        1,
+        Expr::bin(BinOp::Le, id("inc_rc_gap"), d(29, 3)),
+        "Rc after the increase is Rt or Rt + 1",
+    ));
+    wires.push((
+        "inc_hai_capped".into(),
+        1,
+        ge(zext(id("rt_inc"), 1), id("hai_over_at_q")),
+        "",
+    ));
+    wires.push((
+        "cut_hai_capped".into(),
+        1,
+        tern(
+            id("clamp"),
+            ge(zext(id("cut_rc_q"), 1), id("hai_over_at_q")),
+            id("hai_capped_q"),
+        ),
+        "hai_capped after a cut",
     ));
     wires.push((
         "i_still".into(),
         1,
-        and(vec![
-            not(id("w_dcnp_q")),
-            Expr::bin(BinOp::Le, id("rc_over_rt"), d(29, 1)),
-            id("i_flat"),
-        ]),
+        and(vec![not(id("w_dcnp_q")), id("rc_near_q"), id("i_flat")]),
         "increase periods only count",
     ));
     for (x, still) in [
@@ -2055,6 +2105,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         load_x.push(set(&format!("{x}_due_d"), id(&format!("rd_{x}_due"))));
     }
     load_x.extend(count_to("tc", "rd_tc"));
+    load_x.push(set("rc_near_d", id("rd_rc_near")));
+    load_x.push(set("hai_capped_d", id("rd_hai_capped")));
     load_x.extend(count_to("bc", "rd_bc"));
     load_x.push(set(
         "cut_rc_d",
@@ -2188,6 +2240,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("i_el_d", id("i_el_cut")),
         set("i_once_d", id("i_once_cut")),
         set("i_due_d", not(id("i_el_cut").bits(31, 31))),
+        set("hai_capped_d", id("cut_hai_capped")),
+        Stmt::Comment(
+            "rc_near_q is not read until an increase step sets it again: the cut leaves both"
+                .into(),
+        ),
+        Stmt::Comment("counts at 0, so i_flat (mlx5: a count above F) is 0 until then".into()),
         set("w_dcnp_d", b1(false)),
         set("stat_cut_d", b1(true)),
     ]);
@@ -2197,6 +2255,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Otherwise the increase period is the one due".into(),
     )];
     step_inc.extend(count_to("tc", "tc_inc"));
+    step_inc.push(set("rc_near_d", id("inc_rc_near")));
+    step_inc.push(set("hai_capped_d", id("inc_hai_capped")));
     step_inc.extend(advance("i", "step"));
     let arm_step = vec![Stmt::if_else(
         id("pick_a"),
@@ -2413,6 +2473,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "tc_jump",
         "a_el",
         "a_once",
+        "rc_near",
+        "hai_capped",
         "a_due",
         "d_due",
         "i_due",
