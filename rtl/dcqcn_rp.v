@@ -547,6 +547,8 @@ module dcqcn_rp #(
   wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
   wire        r_adv;            // stage R's event moves to stage X
   wire        rsp_pop;          // the response FIFO head is taken
+  wire        head_from_sk;     // the FIFO head takes the second entry
+  wire        head_free;        // the FIFO head takes a response pushed this cycle
   wire        r_free;           // stage R takes an event
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
@@ -773,6 +775,8 @@ module dcqcn_rp #(
   assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
   assign r_adv = r_valid_q && x_free && !r_hazard;
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
+  assign head_from_sk = sk_valid_q && rsp_pop;
+  assign head_free = !sk_valid_q && (!rsp_valid_q || rsp_pop);
   assign r_free = !r_valid_q || r_adv;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
@@ -1205,54 +1209,48 @@ module dcqcn_rp #(
       default: ;
     endcase
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
-    if (rsp_push) begin
+    if (state_q == S_RUN) begin
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
                    w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d,
                    w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
-      wb_word_d = ram_wdata;
     end
-    if (sk_valid_q) begin
-      if (rsp_pop) begin
-        sk_valid_d = 1'b0;
-        rsp_kind_d = sk_kind_q;
-        rsp_flow_d = sk_flow_q;
-        rsp_flag_d = sk_flag_q;
-        rsp_seen_d = sk_seen_q;
-        rsp_rc_d = sk_rc_q;
-        rsp_rt_d = sk_rt_q;
-        rsp_alpha_d = sk_alpha_q;
-        rsp_tc_d = sk_tc_q;
-        rsp_time_d = sk_time_q;
-        rsp_bc_d = sk_bc_q;
-      end
-    end else if (rsp_push) begin
-      if (!rsp_valid_q || rsp_pop) begin
-        rsp_valid_d = 1'b1;
-        rsp_kind_d = ev_kind_q;
-        rsp_flow_d = ev_flow_q;
-        rsp_flag_d = rsp_new_flag;
-        rsp_seen_d = w_seen_d;
-        rsp_rc_d = rsp_rc_new;
-        rsp_rt_d = rsp_rt_new;
-        rsp_alpha_d = w_alpha_d;
-        rsp_tc_d = w_tc_d;
-        rsp_time_d = ev_now_q;
-        rsp_bc_d = w_bc_d;
-      end else begin
-        sk_valid_d = 1'b1;
-        sk_kind_d = ev_kind_q;
-        sk_flow_d = ev_flow_q;
-        sk_flag_d = rsp_new_flag;
-        sk_seen_d = w_seen_d;
-        sk_rc_d = rsp_rc_new;
-        sk_rt_d = rsp_rt_new;
-        sk_alpha_d = w_alpha_d;
-        sk_tc_d = w_tc_d;
-        sk_time_d = ev_now_q;
-        sk_bc_d = w_bc_d;
-      end
-    end else if (rsp_pop) begin
-      rsp_valid_d = 1'b0;
+    wb_word_d = ram_wdata;
+    rsp_valid_d = sk_valid_q | rsp_push | (rsp_valid_q && !rsp_pop);
+    sk_valid_d = sk_valid_q ? !rsp_pop : rsp_push && rsp_valid_q && !rsp_pop;
+    if (head_from_sk) begin
+      rsp_kind_d = sk_kind_q;
+      rsp_flow_d = sk_flow_q;
+      rsp_flag_d = sk_flag_q;
+      rsp_seen_d = sk_seen_q;
+      rsp_rc_d = sk_rc_q;
+      rsp_rt_d = sk_rt_q;
+      rsp_alpha_d = sk_alpha_q;
+      rsp_tc_d = sk_tc_q;
+      rsp_time_d = sk_time_q;
+      rsp_bc_d = sk_bc_q;
+    end else if (head_free && rsp_push) begin
+      rsp_kind_d = ev_kind_q;
+      rsp_flow_d = ev_flow_q;
+      rsp_flag_d = rsp_new_flag;
+      rsp_seen_d = w_seen_d;
+      rsp_rc_d = rsp_rc_new;
+      rsp_rt_d = rsp_rt_new;
+      rsp_alpha_d = w_alpha_d;
+      rsp_tc_d = w_tc_d;
+      rsp_time_d = ev_now_q;
+      rsp_bc_d = w_bc_d;
+    end
+    if (!sk_valid_q) begin
+      sk_kind_d = ev_kind_q;
+      sk_flow_d = ev_flow_q;
+      sk_flag_d = rsp_new_flag;
+      sk_seen_d = w_seen_d;
+      sk_rc_d = rsp_rc_new;
+      sk_rt_d = rsp_rt_new;
+      sk_alpha_d = w_alpha_d;
+      sk_tc_d = w_tc_d;
+      sk_time_d = ev_now_q;
+      sk_bc_d = w_bc_d;
     end
     // Stage R to stage X: the word with its tokens accrued
     if (x_free) begin

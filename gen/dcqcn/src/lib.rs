@@ -1649,6 +1649,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "the response FIFO head is taken",
     ));
     wires.push((
+        "head_from_sk".into(),
+        1,
+        and(vec![id("sk_valid_q"), id("rsp_pop")]),
+        "the FIFO head takes the second entry",
+    ));
+    wires.push((
+        "head_free".into(),
+        1,
+        and(vec![
+            not(id("sk_valid_q")),
+            or(not(id("rsp_valid_q")), id("rsp_pop")),
+        ]),
+        "the FIFO head takes a response pushed this cycle",
+    ));
+    wires.push((
         "r_free".into(),
         1,
         or(not(id("r_valid_q")), id("r_adv")),
@@ -2376,10 +2391,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             .map(|(f, _)| id(&format!("w_{f}_d")))
             .collect(),
     );
+    // Taken every cycle of S_RUN (the clear writes zeros): ram_we and r_bypass_q say when it
+    // counts, so the word's path does not wait for the decision to write.
     c.push(Stmt::if_(
-        id("rsp_push"),
-        vec![set("ram_wdata", packed), set("wb_word_d", id("ram_wdata"))],
+        eq(id("state_q"), id("S_RUN")),
+        vec![set("ram_wdata", packed)],
     ));
+    c.push(set("wb_word_d", id("ram_wdata")));
     let entry = |prefix: &str| -> Vec<Stmt> {
         vec![
             set(&format!("{prefix}_kind_d"), id("ev_kind_q")),
@@ -2394,32 +2412,43 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             set(&format!("{prefix}_bc_d"), id("w_bc_d")),
         ]
     };
-    let mut from_skid = vec![set("sk_valid_d", b1(false))];
+    // The head takes the second entry when it is popped with one waiting, else a pushed
+    // response when it is free; the second entry (no reset, sk_valid_q says when it counts)
+    // takes stage X's response in every cycle it is empty.
+    c.push(set(
+        "rsp_valid_d",
+        Expr::any_of(
+            vec![
+                id("sk_valid_q"),
+                id("rsp_push"),
+                and(vec![id("rsp_valid_q"), not(id("rsp_pop"))]),
+            ],
+            b1(false),
+        ),
+    ));
+    c.push(set(
+        "sk_valid_d",
+        tern(
+            id("sk_valid_q"),
+            not(id("rsp_pop")),
+            and(vec![id("rsp_push"), id("rsp_valid_q"), not(id("rsp_pop"))]),
+        ),
+    ));
+    let mut from_skid = Vec::new();
     for f in [
         "kind", "flow", "flag", "seen", "rc", "rt", "alpha", "tc", "time", "bc",
     ] {
         from_skid.push(set(&format!("rsp_{f}_d"), id(&format!("sk_{f}_q"))));
     }
-    let mut to_head = vec![set("rsp_valid_d", b1(true))];
-    to_head.extend(entry("rsp"));
-    let mut to_skid = vec![set("sk_valid_d", b1(true))];
-    to_skid.extend(entry("sk"));
     c.push(Stmt::if_else(
-        id("sk_valid_q"),
-        vec![Stmt::if_(id("rsp_pop"), from_skid)],
-        vec![Stmt::if_else(
-            id("rsp_push"),
-            vec![Stmt::if_else(
-                or(not(id("rsp_valid_q")), id("rsp_pop")),
-                to_head,
-                to_skid,
-            )],
-            vec![Stmt::if_(
-                id("rsp_pop"),
-                vec![set("rsp_valid_d", b1(false))],
-            )],
+        id("head_from_sk"),
+        from_skid,
+        vec![Stmt::if_(
+            and(vec![id("head_free"), id("rsp_push")]),
+            entry("rsp"),
         )],
     ));
+    c.push(Stmt::if_(not(id("sk_valid_q")), entry("sk")));
     c.push(Stmt::Comment(
         "Stage R to stage X: the word with its tokens accrued".into(),
     ));
