@@ -169,6 +169,8 @@ module dcqcn_rp #(
   reg [15:0]          ev_bytes_d;
   reg [31:0]          ev_now_q;      // microsecond the event was taken
   reg [31:0]          ev_now_d;
+  reg                 ev_cnp_q;      // the event is a CNP and rp_enable is set (at the load)
+  reg                 ev_cnp_d;
   reg                 skip_a_q;      // jumping the alpha timer
   reg                 skip_a_d;
   reg                 skip_d_q;      // jumping the cut timer
@@ -537,7 +539,6 @@ module dcqcn_rp #(
   wire        x_step;           // stage X applies the earliest due period
   wire [1:0]  rc_step;          // source for a step: a cut with a CNP marked, or an increase
   wire [1:0]  rt_step;          // ... Rt: the cut sets it only when clamping
-  wire        ev_cnp;           // stage X's event is a CNP the reaction point takes
   wire        ev_byte_inc;      // stage X's event is a granted send that fires the byte counter
   wire [1:0]  ev_sel;           // Rc's and Rt's source for the event: PAPER's cut, the first CNP, a
                                 // byte-counter increase
@@ -556,10 +557,12 @@ module dcqcn_rp #(
   wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
   wire [27:0] tok_rate;
   wire [47:0] tok_gain;
-  wire [48:0] tok_sum;
+  wire [34:0] tok_sum;          // tokens plus the gain (kept only under the cap)
   wire [35:0] tok_cap_sum;      // burst in 1/256 bits plus one microsecond at the rate
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
                                 // more
+  wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
+  wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
   wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
   wire        tx_grant;
@@ -753,7 +756,7 @@ module dcqcn_rp #(
   assign d_fits = d_jump_q <= {16'd0, d_el_q};
   assign i_skip = i_due_q && i_still && !i_once_q;
   assign i_fits = i_jump_q <= {16'd0, i_el_q};
-  assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due_q;
+  assign fold_block = ev_cnp_q && paper && a_due_q;
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
   assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
@@ -763,10 +766,9 @@ module dcqcn_rp #(
   assign rt_step = !pick_a && pick_d && w_dcnp_q && clamp ? 2'b01 :
                    !pick_a && !pick_d ? 2'b10 :
                    2'b00;
-  assign ev_cnp = ev_kind_q == K_CNP && ctrl_rp_enable_i;
   assign ev_byte_inc = ev_kind_q == K_TX && tx_grant && byte_on && byte_fire;
-  assign ev_sel = ev_cnp && paper ? 2'b01 :
-                  ev_cnp && !w_seen_q ? 2'b11 :
+  assign ev_sel = ev_cnp_q && paper ? 2'b01 :
+                  ev_cnp_q && !w_seen_q ? 2'b11 :
                   ev_byte_inc ? 2'b10 :
                   2'b00;
   assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
@@ -784,10 +786,12 @@ module dcqcn_rp #(
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
   assign tok_rate = rd_seen && ctrl_rp_enable_i ? rd_rc : rmax_fx_q;
   assign tok_gain = {20'd0, tok_rate} * {28'd0, tok_span};
-  assign tok_sum = {14'd0, rd_tokens} + {1'd0, tok_gain};
+  assign tok_sum = rd_tokens + tok_gain[34:0];
   assign tok_cap_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, tok_rate};
   assign tok_cap = tok_cap_sum[35] ? 35'h7ffffffff : tok_cap_sum[34:0];
-  assign tok_fill = !rd_tokv || tok_sum > {14'd0, tok_cap} ? tok_cap : tok_sum[34:0];
+  assign tok_room = {1'd0, tok_cap} - {1'd0, rd_tokens};
+  assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
+  assign tok_fill = tok_over ? tok_cap : tok_sum;
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign tx_grant = w_tokens_q >= tx_need;
   assign byte_on = w_seen_q && w_incon_q && byte_en_q;
@@ -839,6 +843,7 @@ module dcqcn_rp #(
     ev_flow_d = ev_flow_q;
     ev_bytes_d = ev_bytes_q;
     ev_now_d = ev_now_q;
+    ev_cnp_d = ev_cnp_q;
     skip_a_d = skip_a_q;
     skip_d_d = skip_d_q;
     skip_i_d = skip_i_q;
@@ -1073,7 +1078,7 @@ module dcqcn_rp #(
       end
       case (ev_kind_q)
         K_CNP: begin
-          if (ctrl_rp_enable_i) begin
+          if (ev_cnp_q) begin
             if (paper) begin
               stat_cnp_d = 1'b1;
               stat_cut_d = 1'b1;
@@ -1260,6 +1265,7 @@ module dcqcn_rp #(
         ev_flow_d = r_flow_q;
         ev_bytes_d = r_bytes_q;
         ev_now_d = r_now_q;
+        ev_cnp_d = r_kind_q == K_CNP && ctrl_rp_enable_i;
         x_skip_d = 1'b0;
         w_seen_d = rd_seen;
         w_acnp_d = rd_acnp;
@@ -1373,6 +1379,7 @@ module dcqcn_rp #(
     ev_flow_q <= ev_flow_d;
     ev_bytes_q <= ev_bytes_d;
     ev_now_q <= ev_now_d;
+    ev_cnp_q <= ev_cnp_d;
     skip_a_q <= skip_a_d;
     skip_d_q <= skip_d_d;
     skip_i_q <= skip_i_d;

@@ -461,6 +461,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("ev_flow", 0, ""),
         ("ev_bytes", 16, ""),
         ("ev_now", 32, "microsecond the event was taken"),
+        (
+            "ev_cnp",
+            1,
+            "the event is a CNP and rp_enable is set (at the load)",
+        ),
         ("skip_a", 1, "jumping the alpha timer"),
         ("skip_d", 1, "jumping the cut timer"),
         ("skip_i", 1, "jumping the increase timer"),
@@ -1489,12 +1494,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "fold_block".into(),
         1,
-        and(vec![
-            id("paper"),
-            eq(id("ev_kind_q"), id("K_CNP")),
-            cfg("ctrl", "rp_enable"),
-            id("a_due_q"),
-        ]),
+        and(vec![id("ev_cnp_q"), id("paper"), id("a_due_q")]),
         "a PAPER CNP cuts with alpha: its alpha period takes a cycle",
     ));
     wires.push((
@@ -1575,15 +1575,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     wires.push((
-        "ev_cnp".into(),
-        1,
-        and(vec![
-            eq(id("ev_kind_q"), id("K_CNP")),
-            cfg("ctrl", "rp_enable"),
-        ]),
-        "stage X's event is a CNP the reaction point takes",
-    ));
-    wires.push((
         "ev_byte_inc".into(),
         1,
         and(vec![
@@ -1598,10 +1589,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "ev_sel".into(),
         2,
         code(
-            and(vec![id("ev_cnp"), id("paper")]),
+            and(vec![id("ev_cnp_q"), id("paper")]),
             1,
             code(
-                and(vec![id("ev_cnp"), not(id("w_seen_q"))]),
+                and(vec![id("ev_cnp_q"), not(id("w_seen_q"))]),
                 3,
                 code(id("ev_byte_inc"), 2, Expr::num(2, 0)),
             ),
@@ -1720,9 +1711,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     wires.push((
         "tok_sum".into(),
-        49,
-        add(zext(id("rd_tokens"), 14), zext(id("tok_gain"), 1)),
-        "",
+        35,
+        add(id("rd_tokens"), id("tok_gain").bits(34, 0)),
+        "tokens plus the gain (kept only under the cap)",
     ));
     wires.push((
         "tok_cap_sum".into(),
@@ -1743,17 +1734,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "tokens arrive in one-microsecond quanta: the bucket holds one more",
     ));
+    // The sum passes the cap when the gain passes cap - tokens: that difference is taken
+    // while the product forms, so one compare follows it rather than the sum and a compare.
+    wires.push((
+        "tok_room".into(),
+        36,
+        sub(zext(id("tok_cap"), 1), zext(id("rd_tokens"), 1)),
+        "cap - tokens, negative when the cap dropped below them",
+    ));
+    wires.push((
+        "tok_over".into(),
+        1,
+        Expr::any_of(
+            vec![
+                not(id("rd_tokv")),
+                id("tok_room").bits(35, 35),
+                gt(id("tok_gain"), zext(id("tok_room").bits(34, 0), 13)),
+            ],
+            b1(false),
+        ),
+        "the bucket fills: a new flow's, or the accrual reaches the cap",
+    ));
     wires.push((
         "tok_fill".into(),
         35,
-        tern(
-            or(
-                not(id("rd_tokv")),
-                gt(id("tok_sum"), zext(id("tok_cap"), 14)),
-            ),
-            id("tok_cap"),
-            id("tok_sum").bits(34, 0),
-        ),
+        tern(id("tok_over"), id("tok_cap"), id("tok_sum")),
         "tokens after accrual",
     ));
     // Events.
@@ -2099,6 +2104,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("ev_flow_d", id("r_flow_q")),
         set("ev_bytes_d", id("r_bytes_q")),
         set("ev_now_d", id("r_now_q")),
+        set(
+            "ev_cnp_d",
+            and(vec![
+                eq(id("r_kind_q"), id("K_CNP")),
+                cfg("ctrl", "rp_enable"),
+            ]),
+        ),
         set("x_skip_d", b1(false)),
     ];
     for &(f, _) in STATE_FIELDS {
@@ -2173,7 +2185,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             (
                 vec![id("K_CNP")],
                 vec![Stmt::if_(
-                    cfg("ctrl", "rp_enable"),
+                    id("ev_cnp_q"),
                     vec![Stmt::if_else(
                         id("paper"),
                         paper_cnp,
@@ -2492,6 +2504,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "ev_flow",
         "ev_bytes",
         "ev_now",
+        "ev_cnp",
         "skip_a",
         "skip_d",
         "skip_i",
