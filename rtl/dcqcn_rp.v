@@ -36,10 +36,10 @@
 // a flow must be touched at least every 2**31 us).
 // Parameters are read in stages R and X: change them while no event is in flight.
 // Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,
-// first-CNP rate, periods, 1024 - G, rpg_gd, fac * 655, byte counter on) are
-// registered (the first-CNP rate twice, stage X reading it no earlier than two
-// cycles after the take): an event taken in the cycle a parameter input changes,
-// or later, sees the new value.
+// first-CNP rate and whether it is the cap, initial alpha = 0, periods, 1024 - G,
+// rpg_gd, fac * 655, byte counter on) are registered (the first-CNP rate and its cap
+// flag twice, stage X reading them no earlier than two cycles after the take): an
+// event taken in the cycle a parameter input changes, or later, sees the new value.
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
@@ -169,6 +169,8 @@ module dcqcn_rp #(
   reg [15:0]          ev_bytes_d;
   reg [31:0]          ev_now_q;      // microsecond the event was taken
   reg [31:0]          ev_now_d;
+  reg                 ev_cnp_q;      // the event is a CNP and rp_enable is set (at the load)
+  reg                 ev_cnp_d;
   reg                 skip_a_q;      // jumping the alpha timer
   reg                 skip_a_d;
   reg                 skip_d_q;      // jumping the cut timer
@@ -177,6 +179,52 @@ module dcqcn_rp #(
   reg                 skip_i_d;
   reg [4:0]           skip_j_q;      // jump of 2**skip_j periods tried this cycle
   reg [4:0]           skip_j_d;
+  reg [47:0]          a_jump_q;      // the alpha timer's jump this cycle: its period << skip_j
+  reg [47:0]          a_jump_d;
+  reg [47:0]          d_jump_q;      // the cut timer's
+  reg [47:0]          d_jump_d;
+  reg [47:0]          i_jump_q;      // the increase timer's
+  reg [47:0]          i_jump_d;
+  reg [31:0]          tc_jump_q;     // periods in i_jump: 1 << skip_j
+  reg [31:0]          tc_jump_d;
+  reg [31:0]          a_el_q;        // ev_now_q - w_a_next_q, kept with the deadline
+  reg [31:0]          a_el_d;
+  reg                 a_once_q;      // a_el_q < the alpha period (unsigned): at most one period due
+  reg                 a_once_d;
+  reg                 a_due_q;       // the alpha timer is due (kept with a_el_q)
+  reg                 a_due_d;
+  reg                 d_due_q;       // the cut timer is due
+  reg                 d_due_d;
+  reg                 i_due_q;       // the increase timer is due
+  reg                 i_due_d;
+  reg                 d_once_q;      // d_el_q < the cut period
+  reg                 d_once_d;
+  reg                 rc_near_q;     // w_rc_q - w_rt_q is 0 or 1 (where increases leave Rc), kept
+                                     // with them
+  reg                 rc_near_d;
+  reg                 hai_capped_q;  // w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept
+                                     // with Rt
+  reg                 hai_capped_d;
+  reg                 i_once_q;      // i_el_q < the increase period
+  reg                 i_once_d;
+  reg                 tc_lt_f_q;     // w_tc_q < rpg_threshold, kept with the count
+  reg                 tc_lt_f_d;
+  reg                 tc_gt_f_q;     // w_tc_q > rpg_threshold
+  reg                 tc_gt_f_d;
+  reg                 bc_lt_f_q;     // w_bc_q < rpg_threshold
+  reg                 bc_lt_f_d;
+  reg                 bc_gt_f_q;     // w_bc_q > rpg_threshold
+  reg                 bc_gt_f_d;
+  reg [31:0]          d_el_q;        // ev_now_q - w_d_next_q
+  reg [31:0]          d_el_d;
+  reg [31:0]          i_el_q;        // ev_now_q - w_i_next_q
+  reg [31:0]          i_el_d;
+  reg [27:0]          cut_rc_q;      // Rc before a cut: w_rc_q, or the cap while the flow has seen
+                                     // no CNP
+  reg [27:0]          cut_rc_d;
+  reg [24:0]          alpha_in_q;    // alpha a period or cut reads: w_alpha_q, or
+                                     // initial_alpha_value for PAPER's first CNP
+  reg [24:0]          alpha_in_d;
   reg                 r_bypass_q;    // stage X wrote stage R's flow at the edge that read it
   reg                 r_bypass_d;
   reg                 rsp_valid_q;   // response FIFO head (the output register)
@@ -243,6 +291,8 @@ module dcqcn_rp #(
   reg [27:0] first_lo_q;
   reg [27:0] first_rate_q;
   reg        first_zero_q;
+  reg        first_at_cap_q;
+  reg        alpha0_zero_q;
   reg [16:0] k_period_q;
   reg [16:0] d_period_q;
   reg [16:0] t_period_q;
@@ -250,8 +300,10 @@ module dcqcn_rp #(
   reg [3:0]  gd_q;
   reg [16:0] keep_fac_q;
   reg        byte_en_q;
-  reg [28:0] ai_room_q;
-  reg [28:0] hai_room_q;
+  reg [27:0] ai_reach_at_q;
+  reg [28:0] ai_over_at_q;
+  reg [27:0] hai_reach_at_q;
+  reg [28:0] hai_over_at_q;
   reg        ai_zero_q;
   reg        hai_zero_q;
 
@@ -301,10 +353,12 @@ module dcqcn_rp #(
   reg                 ram_we;
   reg [FLOW_BITS-1:0] ram_waddr;
   reg [STATE_W-1:0]   ram_wdata;
-  reg                 rsp_push;  // stage X answers an event this cycle
+  reg                 rsp_push;    // stage X answers an event this cycle
   reg                 rsp_new_flag;
-  reg [1:0]           rc_sel;    // stage X's new Rc: hold, cut, increase, first CNP
-  reg [1:0]           rt_sel;    // stage X's new Rt: hold, Rc before the cut, increase, first CNP
+  reg [1:0]           rc_sel;      // stage X's new Rc: hold, cut, increase, first CNP
+  reg [1:0]           rt_sel;      // stage X's new Rt: hold, Rc before the cut, increase, first CNP
+  reg [27:0]          rsp_rc_new;  // the response's Rc (the cap before a CNP)
+  reg [27:0]          rsp_rt_new;  // ... and Rt
 
   // Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read
   // it (the RAM returns the old word then). A write in the current cycle cannot be to
@@ -356,22 +410,37 @@ module dcqcn_rp #(
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] a_elapsed;        // now minus deadline
-  wire [31:0] d_elapsed;        // now minus deadline
-  wire [31:0] i_elapsed;        // now minus deadline
-  wire        a_due;            // deadline reached
+  wire [31:0] rd_a_el;          // stage R: now minus the deadline (loads the _el_q register)
+  wire [31:0] a_el_step;        // after a period
+  wire [31:0] a_el_jump;        // after the skip's jump
+  wire [31:0] rd_d_el;          // stage R: now minus the deadline (loads the _el_q register)
+  wire [31:0] d_el_step;        // after a period
+  wire [31:0] d_el_jump;        // after the skip's jump
+  wire [31:0] rd_i_el;          // stage R: now minus the deadline (loads the _el_q register)
+  wire [31:0] i_el_step;        // after a period
+  wire [31:0] i_el_jump;        // after the skip's jump
+  wire [31:0] i_el_cut;         // i_el_q when a cut restarts the increase timer
+  wire        rd_a_once;        // less than a period elapsed
+  wire        a_once_step;      // less than a period elapsed
+  wire        a_once_jump;      // less than a period elapsed
+  wire        rd_d_once;        // less than a period elapsed
+  wire        d_once_step;      // less than a period elapsed
+  wire        d_once_jump;      // less than a period elapsed
+  wire        rd_i_once;        // less than a period elapsed
+  wire        i_once_step;      // less than a period elapsed
+  wire        i_once_jump;      // less than a period elapsed
+  wire        i_once_cut;       // less than a period elapsed
   wire        paper;            // PAPER mode: CNPs cut at once, no cut timer
-  wire        d_due;
-  wire        i_due;
+  wire        rd_a_due;         // stage R's word: deadline reached
+  wire        rd_d_due;
+  wire        rd_i_due;
   wire        pick_a;           // earliest due period: alpha
   wire        pick_d;           // cut check
-  wire        paper_first;      // PAPER first CNP: cut from the cap with the initial alpha
-  wire [24:0] alpha_in;
+  wire [24:0] alpha_init;       // initial_alpha_value / 1024
   wire [10:0] alpha_gain_d;     // 1024 - G (registered: alpha_gain_q)
   wire [24:0] alpha_step;       // alpha after one period
   wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
   wire        clamp;            // Rt = Rc on this cut
-  wire [27:0] cut_rc;           // Rc before the cut
   wire [3:0]  gd_d;             // registered: gd_q
   wire [38:0] cut_scaled;       // Rc * alpha >> 14
   wire [38:0] cut_sh1;          // ... >> rpg_gd[1:0]
@@ -379,8 +448,10 @@ module dcqcn_rp #(
   wire [28:0] cut_diff;
   wire        cut_under;        // the cut amount exceeds Rc
   wire [27:0] cut_rate;
-  wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)
-  wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only)
+  wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered:
+                                // keep_fac_q)
+  wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
+                                // PAPER mode)
   wire [29:0] cut_room_k;       // Rc - cut_kv (two's complement)
   wire [29:0] cut_room_m;       // Rc - rpg_min_rate (two's complement)
   wire        cut_k_r;
@@ -391,23 +462,31 @@ module dcqcn_rp #(
   wire        cut_over;         // ... is above Rc
   wire [27:0] cut_new;          // Rc after the cut, never above Rc
   wire [27:0] rt_ai_sum;
-  wire [28:0] ai_room_d;        // cap - step, negative when the step passes the cap (registered:
-                                // _q)
+  wire [28:0] ai_room;          // cap - step, negative when the step passes the cap
+  wire [27:0] ai_reach_at_d;    // Rt from which the step ends at the cap (registered: _q)
+  wire [28:0] ai_over_at_d;     // Rt from which the step passes the cap (registered: _q)
   wire        rt_ai_capped;     // Rt + step > cap
   wire [27:0] rt_ai;
   wire [27:0] rt_hai_sum;
-  wire [28:0] hai_room_d;       // cap - step, negative when the step passes the cap (registered:
-                                // _q)
+  wire [28:0] hai_room;         // cap - step, negative when the step passes the cap
+  wire [27:0] hai_reach_at_d;   // Rt from which the step ends at the cap (registered: _q)
+  wire [28:0] hai_over_at_d;    // Rt from which the step passes the cap (registered: _q)
   wire        rt_hai_capped;    // Rt + step > cap
   wire [27:0] rt_hai;
   wire        ai_zero_d;        // no additive step (registered: ai_zero_q)
   wire        hai_zero_d;       // no hyper step (registered: hai_zero_q)
   wire [15:0] threshold;        // F
   wire        byte_en_d;        // byte counter enabled (registered: byte_en_q)
-  wire        tc_lt_f;
-  wire        tc_gt_f;
-  wire        bc_lt_f;
-  wire        bc_gt_f;
+  wire        rd_tc_lt_f;
+  wire        rd_tc_gt_f;
+  wire        rd_bc_lt_f;
+  wire        rd_bc_gt_f;
+  wire        tc_inc_lt_f;
+  wire        tc_inc_gt_f;
+  wire        bc_inc_lt_f;
+  wire        bc_inc_gt_f;
+  wire        tc_skip_lt_f;
+  wire        tc_skip_gt_f;
   wire        hi_lt_f;          // the larger of the timer and byte counts (the mlx5 stage) is below
                                 // F
   wire        hi_gt_f;          // ... above F
@@ -432,33 +511,45 @@ module dcqcn_rp #(
   wire        lo_stays_low;     // PAPER: idle periods stay additive
   wire        rd_rt_at_cap;     // stage R's Rt is the cap
   wire        cut_rc_at_cap;    // Rc before the cut is the cap
-  wire        first_at_cap;     // the first-CNP rate is the cap
   wire        ai_reach;         // Rt + step >= cap: the step ends at the cap
   wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
   wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
                                 // there
   wire        inc_at_cap;       // rt_inc is the cap
   wire        i_flat;           // no further stage moves Rt
-  wire [28:0] rc_over_rt;       // Rc - Rt, wrapping when Rc < Rt
+  wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
+  wire        rd_rc_near;
+  wire        rd_hai_capped;
+  wire [28:0] inc_rc_gap;       // Rc + 1 - Rt after the increase, wrapping when negative
+  wire        inc_rc_near;      // Rc after the increase is Rt or Rt + 1
+  wire        inc_hai_capped;
+  wire        cut_hai_capped;   // hai_capped after a cut
   wire        i_still;          // increase periods only count
   wire        a_skip;           // two or more idle periods due
-  wire [47:0] a_jump;
   wire        a_fits;
   wire        d_skip;           // two or more idle periods due
-  wire [47:0] d_jump;
   wire        d_fits;
   wire        i_skip;           // two or more idle periods due
-  wire [47:0] i_jump;
   wire        i_fits;
   wire        fold_block;       // a PAPER CNP cuts with alpha: its alpha period takes a cycle
   wire        fold;             // one alpha period and one cut check with no CNP marked go with the
                                 // event
   wire        x_apply;          // stage X can apply its event this cycle
+  wire        x_skip_start;     // a skip phase starts
+  wire        x_step;           // stage X applies the earliest due period
+  wire [1:0]  rc_step;          // source for a step: a cut with a CNP marked, or an increase
+  wire [1:0]  rt_step;          // ... Rt: the cut sets it only when clamping
+  wire        ev_byte_inc;      // stage X's event is a granted send that fires the byte counter
+  wire [1:0]  ev_sel;           // Rc's and Rt's source for the event: PAPER's cut, the first CNP, a
+                                // byte-counter increase
+  wire [27:0] rt_shown;         // Rt as the response shows it: the cap before the flow's first CNP
   wire        x_done;           // ... and the response FIFO has room: it does
   wire        x_free;           // stage X takes an event at the next edge
   wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
   wire        r_adv;            // stage R's event moves to stage X
   wire        rsp_pop;          // the response FIFO head is taken
+  wire        head_from_sk;     // the FIFO head takes the second entry
+  wire        head_free;        // the FIFO head takes a response pushed this cycle
   wire        r_free;           // stage R takes an event
   wire [31:0] tc_skip_sum;
   wire [15:0] tc_skip;
@@ -466,10 +557,12 @@ module dcqcn_rp #(
   wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
   wire [27:0] tok_rate;
   wire [47:0] tok_gain;
-  wire [48:0] tok_sum;
+  wire [34:0] tok_sum;          // tokens plus the gain (kept only under the cap)
   wire [35:0] tok_cap_sum;      // burst in 1/256 bits plus one microsecond at the rate
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
                                 // more
+  wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
+  wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
   wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
   wire        tx_grant;
@@ -483,6 +576,8 @@ module dcqcn_rp #(
   wire [27:0] first_rate_d;     // Rc and Rt on the first CNP, from the registered values
                                 // (registered again: first_rate_q follows the inputs by two cycles,
                                 // and stage X is two cycles after an event is taken)
+  wire        first_at_cap_d;   // first_rate_d is the cap (registered with it: first_at_cap_q)
+  wire        alpha0_zero_d;    // the first CNP's alpha is 0 (registered: alpha0_zero_q)
   wire        first_zero_d;     // no first-CNP rate: start from the cap with a cut pending
                                 // (registered: first_zero_q)
   wire        tick;             // a microsecond ends
@@ -514,29 +609,44 @@ module dcqcn_rp #(
   assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 :
                       rate_reduce_monitor_period_value_i;
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
-  assign a_elapsed = ev_now_q - w_a_next_q;
-  assign d_elapsed = ev_now_q - w_d_next_q;
-  assign i_elapsed = ev_now_q - w_i_next_q;
-  assign a_due = w_seen_q && !a_elapsed[31];
+  assign rd_a_el = r_now_q - rd_a_next;
+  assign a_el_step = a_el_q - {15'd0, k_period_q};
+  assign a_el_jump = a_el_q - a_jump_q[31:0];
+  assign rd_d_el = r_now_q - rd_d_next;
+  assign d_el_step = d_el_q - {15'd0, d_period_q};
+  assign d_el_jump = d_el_q - d_jump_q[31:0];
+  assign rd_i_el = r_now_q - rd_i_next;
+  assign i_el_step = i_el_q - {15'd0, t_period_q};
+  assign i_el_jump = i_el_q - i_jump_q[31:0];
+  assign i_el_cut = d_el_q - {15'd0, t_period_q};
+  assign rd_a_once = rd_a_el < {15'd0, k_period_q};
+  assign a_once_step = a_el_step < {15'd0, k_period_q};
+  assign a_once_jump = a_el_jump < {15'd0, k_period_q};
+  assign rd_d_once = rd_d_el < {15'd0, d_period_q};
+  assign d_once_step = d_el_step < {15'd0, d_period_q};
+  assign d_once_jump = d_el_jump < {15'd0, d_period_q};
+  assign rd_i_once = rd_i_el < {15'd0, t_period_q};
+  assign i_once_step = i_el_step < {15'd0, t_period_q};
+  assign i_once_jump = i_el_jump < {15'd0, t_period_q};
+  assign i_once_cut = i_el_cut < {15'd0, t_period_q};
   assign paper = mode_algorithm_i;
-  assign d_due = w_seen_q && !paper && !d_elapsed[31];
-  assign i_due = w_seen_q && w_incon_q && !i_elapsed[31];
+  assign rd_a_due = rd_seen && !rd_a_el[31];
+  assign rd_d_due = rd_seen && !paper && !rd_d_el[31];
+  assign rd_i_due = rd_seen && rd_incon && !rd_i_el[31];
   assign a_minus_d = w_a_next_q - w_d_next_q;
   assign a_minus_i = w_a_next_q - w_i_next_q;
   assign d_minus_i = w_d_next_q - w_i_next_q;
-  assign pick_a = a_due && (!d_due || a_minus_d[31] || w_a_next_q == w_d_next_q) &&
-                  (!i_due || a_minus_i[31] || w_a_next_q == w_i_next_q);
-  assign pick_d = !pick_a && d_due && (!i_due || d_minus_i[31] || w_d_next_q == w_i_next_q);
-  assign paper_first = paper && !w_seen_q;
-  assign alpha_in = paper_first ? {1'd0, {initial_alpha_value_value_i, 14'd0}} : w_alpha_q;
-  assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in};
+  assign pick_a = a_due_q && (!d_due_q || a_minus_d[31] || w_a_next_q == w_d_next_q) &&
+                  (!i_due_q || a_minus_i[31] || w_a_next_q == w_i_next_q);
+  assign pick_d = !pick_a && d_due_q && (!i_due_q || d_minus_i[31] || w_d_next_q == w_i_next_q);
+  assign alpha_init = {1'd0, {initial_alpha_value_value_i, 14'd0}};
+  assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in_q};
   assign alpha_gain_d = 11'd1024 - {1'd0, dce_tcp_g_value_i};
   assign alpha_step = alpha_prod[34:10] + (w_acnp_q ? {alpha_gain_q, 14'd0} : 25'd0);
   assign alpha_cnp = alpha_prod[34:10] + {alpha_gain_q, 14'd0};
   assign clamp = clamp_tgt_rate_enable_i ||
                  (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
-  assign cut_rc = paper_first ? rmax_fx_q : w_rc_q;
-  assign cut_prod = {25'd0, cut_rc} * {28'd0, alpha_in};
+  assign cut_prod = {25'd0, cut_rc_q} * {28'd0, alpha_in_q};
   assign gd_d = rpg_gd_value_i;
   assign cut_scaled = cut_prod[52:14];
   assign cut_sh1 = gd_q[1:0] == 2'b00 ? cut_scaled :
@@ -547,44 +657,53 @@ module dcqcn_rp #(
                       gd_q[3:2] == 2'b01 ? cut_sh1 >> 4 :
                       gd_q[3:2] == 2'b10 ? cut_sh1 >> 8 :
                       cut_sh1 >> 12;
-  assign cut_diff = {1'd0, cut_rc} - {1'd0, cut_amount[27:0]};
+  assign cut_diff = {1'd0, cut_rc_q} - {1'd0, cut_amount[27:0]};
   assign cut_under = |cut_amount[38:28] || cut_diff[28];
   assign cut_rate = cut_under ? 28'd0 : cut_diff[27:0];
-  assign keep_fac_d = {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
+  assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
   assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
-  assign cut_kv = paper ? 29'd0 : keep_prod[44:16];
-  assign cut_room_k = {2'd0, cut_rc} - {1'd0, cut_kv};
-  assign cut_room_m = {2'd0, cut_rc} - {2'd0, min_fx};
-  assign cut_k_r = cut_kv != 29'd0 && (cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]});
-  assign cut_m_r = {1'd0, min_fx} != 29'd0 &&
-                   (cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]});
+  assign cut_kv = keep_prod[44:16];
+  assign cut_room_k = {2'd0, cut_rc_q} - {1'd0, cut_kv};
+  assign cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
+  assign cut_k_r = cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]};
+  assign cut_m_r = cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]};
   assign cut_m_k = {1'd0, min_fx} > cut_kv;
-  assign cut_k_c = cut_kv > {1'd0, cut_rc};
-  assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc};
+  assign cut_k_c = cut_kv > {1'd0, cut_rc_q};
+  assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
   assign cut_max = cut_k_r ? (cut_m_k ? {1'd0, min_fx} : cut_kv) :
                    cut_m_r ? {1'd0, min_fx} :
                    {1'd0, cut_rate};
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
-  assign cut_new = cut_over ? cut_rc : cut_max[27:0];
+  assign cut_new = cut_over ? cut_rc_q : cut_max[27:0];
   assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
-  assign ai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
-  assign rt_ai_capped = ai_room_q[28] || w_rt_q > ai_room_q[27:0];
+  assign ai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
+  assign ai_reach_at_d = ai_room[28] ? 28'd0 : ai_room[27:0];
+  assign ai_over_at_d = ai_room[28] ? 29'd0 : ai_room + 29'd1;
+  assign rt_ai_capped = {1'd0, w_rt_q} >= ai_over_at_q;
   assign rt_ai = rt_ai_capped ? rmax_fx_q : rt_ai_sum;
   assign rt_hai_sum = w_rt_q + {rpg_hai_rate_value_i, 8'd0};
-  assign hai_room_d = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
-  assign rt_hai_capped = hai_room_q[28] || w_rt_q > hai_room_q[27:0];
+  assign hai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
+  assign hai_reach_at_d = hai_room[28] ? 28'd0 : hai_room[27:0];
+  assign hai_over_at_d = hai_room[28] ? 29'd0 : hai_room + 29'd1;
+  assign rt_hai_capped = {1'd0, w_rt_q} >= hai_over_at_q;
   assign rt_hai = rt_hai_capped ? rmax_fx_q : rt_hai_sum;
   assign ai_zero_d = rpg_ai_rate_value_i == 20'd0;
   assign hai_zero_d = rpg_hai_rate_value_i == 20'd0;
   assign threshold = {11'd0, rpg_threshold_value_i};
   assign byte_en_d = rpg_byte_reset_value_i != 24'd0;
-  assign tc_lt_f = w_tc_q < threshold;
-  assign tc_gt_f = w_tc_q > threshold;
-  assign bc_lt_f = w_bc_q < threshold;
-  assign bc_gt_f = w_bc_q > threshold;
-  assign hi_lt_f = tc_lt_f && (!byte_en_q || bc_lt_f);
-  assign hi_gt_f = tc_gt_f || (byte_en_q && bc_gt_f);
-  assign lo_gt_f = tc_gt_f && (!byte_en_q || bc_gt_f);
+  assign rd_tc_lt_f = rd_tc < threshold;
+  assign rd_tc_gt_f = rd_tc > threshold;
+  assign rd_bc_lt_f = rd_bc < threshold;
+  assign rd_bc_gt_f = rd_bc > threshold;
+  assign tc_inc_lt_f = tc_inc < threshold;
+  assign tc_inc_gt_f = tc_inc > threshold;
+  assign bc_inc_lt_f = bc_inc < threshold;
+  assign bc_inc_gt_f = bc_inc > threshold;
+  assign tc_skip_lt_f = tc_skip < threshold;
+  assign tc_skip_gt_f = tc_skip > threshold;
+  assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
+  assign hi_gt_f = tc_gt_f_q || (byte_en_q && bc_gt_f_q);
+  assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign hyper_i = byte_en_q && w_bc_q < w_tc_q ? w_bc_q - threshold : w_tc_q - threshold;
   assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
   assign phai_room = rmax_fx_q - w_rt_q;
@@ -610,12 +729,11 @@ module dcqcn_rp #(
   assign alpha_gain_zero = alpha_gain_q == 11'd0;
   assign alpha_step_zero = alpha_prod_low && (!w_acnp_q || alpha_gain_zero);
   assign a_still = alpha_zero_q && !w_acnp_q;
-  assign lo_stays_low = byte_en_q && w_bc_q <= threshold;
+  assign lo_stays_low = byte_en_q && !bc_gt_f_q;
   assign rd_rt_at_cap = rd_rt == rmax_fx_q;
-  assign cut_rc_at_cap = paper_first || w_rc_q == rmax_fx_q;
-  assign first_at_cap = first_rate_q == rmax_fx_q;
-  assign ai_reach = ai_room_q[28] || w_rt_q >= ai_room_q[27:0];
-  assign hai_reach = hai_room_q[28] || w_rt_q >= hai_room_q[27:0];
+  assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
+  assign ai_reach = w_rt_q >= ai_reach_at_q;
+  assign hai_reach = w_rt_q >= hai_reach_at_q;
   assign phai_room_up = {1'd0, phai_room} + 29'd255;
   assign phai_ceil = phai_room_up[28:8];
   assign inc_at_cap = inc_ai ? ai_reach :
@@ -623,38 +741,57 @@ module dcqcn_rp #(
                       inc_phai ? w_rt_q > rmax_fx_q || phai_prod >= {15'd0, phai_ceil} :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
-                  hi_gt_f && (rt_hai_capped ? rt_at_cap_q : hai_zero_q);
-  assign rc_over_rt = {1'd0, w_rc_q} - {1'd0, w_rt_q};
-  assign i_still = !w_dcnp_q && rc_over_rt <= 29'd1 && i_flat;
-  assign a_skip = a_due && a_still && a_elapsed >= {15'd0, k_period_q};
-  assign a_jump = {31'd0, k_period_q} << skip_j_q;
-  assign a_fits = a_jump <= {16'd0, a_elapsed};
-  assign d_skip = d_due && !w_dcnp_q && d_elapsed >= {15'd0, d_period_q};
-  assign d_jump = {31'd0, d_period_q} << skip_j_q;
-  assign d_fits = d_jump <= {16'd0, d_elapsed};
-  assign i_skip = i_due && i_still && i_elapsed >= {15'd0, t_period_q};
-  assign i_jump = {31'd0, t_period_q} << skip_j_q;
-  assign i_fits = i_jump <= {16'd0, i_elapsed};
-  assign fold_block = paper && ev_kind_q == K_CNP && ctrl_rp_enable_i && a_due;
-  assign fold = !i_due && (a_due || d_due) && (!a_due || a_elapsed < {15'd0, k_period_q}) &&
-                (!d_due || (!w_dcnp_q && d_elapsed < {15'd0, d_period_q})) && !fold_block;
-  assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due | d_due | i_due));
+                  hi_gt_f && (hai_capped_q ? rt_at_cap_q : hai_zero_q);
+  assign rd_rc_over_rt = {1'd0, rd_rc} - {1'd0, rd_rt};
+  assign rd_rc_near = rd_rc_over_rt <= 29'd1;
+  assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
+  assign inc_rc_gap = ({1'd0, w_rc_q} + 29'd1) - {1'd0, rt_inc};
+  assign inc_rc_near = inc_rc_gap <= 29'd3;
+  assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
+  assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
+  assign i_still = !w_dcnp_q && rc_near_q && i_flat;
+  assign a_skip = a_due_q && a_still && !a_once_q;
+  assign a_fits = a_jump_q <= {16'd0, a_el_q};
+  assign d_skip = d_due_q && !w_dcnp_q && !d_once_q;
+  assign d_fits = d_jump_q <= {16'd0, d_el_q};
+  assign i_skip = i_due_q && i_still && !i_once_q;
+  assign i_fits = i_jump_q <= {16'd0, i_el_q};
+  assign fold_block = ev_cnp_q && paper && a_due_q;
+  assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
+                (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
+  assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
+  assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
+  assign x_step = x_valid_q && !x_skip_q && !x_apply && !(a_skip | d_skip | i_skip);
+  assign rc_step = !pick_a && pick_d && w_dcnp_q ? 2'b01 : !pick_a && !pick_d ? 2'b10 : 2'b00;
+  assign rt_step = !pick_a && pick_d && w_dcnp_q && clamp ? 2'b01 :
+                   !pick_a && !pick_d ? 2'b10 :
+                   2'b00;
+  assign ev_byte_inc = ev_kind_q == K_TX && tx_grant && byte_on && byte_fire;
+  assign ev_sel = ev_cnp_q && paper ? 2'b01 :
+                  ev_cnp_q && !w_seen_q ? 2'b11 :
+                  ev_byte_inc ? 2'b10 :
+                  2'b00;
+  assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
   assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
   assign r_adv = r_valid_q && x_free && !r_hazard;
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
+  assign head_from_sk = sk_valid_q && rsp_pop;
+  assign head_free = !sk_valid_q && (!rsp_valid_q || rsp_pop);
   assign r_free = !r_valid_q || r_adv;
-  assign tc_skip_sum = {16'd0, w_tc_q} + (32'd1 << skip_j_q);
+  assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
   assign tok_elapsed = r_now_q - rd_tok_us;
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
   assign tok_rate = rd_seen && ctrl_rp_enable_i ? rd_rc : rmax_fx_q;
   assign tok_gain = {20'd0, tok_rate} * {28'd0, tok_span};
-  assign tok_sum = {14'd0, rd_tokens} + {1'd0, tok_gain};
+  assign tok_sum = rd_tokens + tok_gain[34:0];
   assign tok_cap_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, tok_rate};
   assign tok_cap = tok_cap_sum[35] ? 35'h7ffffffff : tok_cap_sum[34:0];
-  assign tok_fill = !rd_tokv || tok_sum > {14'd0, tok_cap} ? tok_cap : tok_sum[34:0];
+  assign tok_room = {1'd0, tok_cap} - {1'd0, rd_tokens};
+  assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
+  assign tok_fill = tok_over ? tok_cap : tok_sum;
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign tx_grant = w_tokens_q >= tx_need;
   assign byte_on = w_seen_q && w_incon_q && byte_en_q;
@@ -665,6 +802,8 @@ module dcqcn_rp #(
                    (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
   assign first_lo_d = first_fx < min_fx ? min_fx : first_fx;
   assign first_rate_d = first_zero_q ? rmax_fx_q : first_lo_q > rmax_fx_q ? rmax_fx_q : first_lo_q;
+  assign first_at_cap_d = first_zero_q || first_lo_q >= rmax_fx_q;
+  assign alpha0_zero_d = initial_alpha_value_value_i == 10'd0;
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
@@ -704,10 +843,32 @@ module dcqcn_rp #(
     ev_flow_d = ev_flow_q;
     ev_bytes_d = ev_bytes_q;
     ev_now_d = ev_now_q;
+    ev_cnp_d = ev_cnp_q;
     skip_a_d = skip_a_q;
     skip_d_d = skip_d_q;
     skip_i_d = skip_i_q;
     skip_j_d = skip_j_q;
+    a_jump_d = a_jump_q;
+    d_jump_d = d_jump_q;
+    i_jump_d = i_jump_q;
+    tc_jump_d = tc_jump_q;
+    a_el_d = a_el_q;
+    a_once_d = a_once_q;
+    a_due_d = a_due_q;
+    d_due_d = d_due_q;
+    i_due_d = i_due_q;
+    d_once_d = d_once_q;
+    rc_near_d = rc_near_q;
+    hai_capped_d = hai_capped_q;
+    i_once_d = i_once_q;
+    tc_lt_f_d = tc_lt_f_q;
+    tc_gt_f_d = tc_gt_f_q;
+    bc_lt_f_d = bc_lt_f_q;
+    bc_gt_f_d = bc_gt_f_q;
+    d_el_d = d_el_q;
+    i_el_d = i_el_q;
+    cut_rc_d = cut_rc_q;
+    alpha_in_d = alpha_in_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
@@ -759,8 +920,11 @@ module dcqcn_rp #(
     ram_wdata = {STATE_W{1'b0}};
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
-    rc_sel = 2'b00;
-    rt_sel = 2'b00;
+    rsp_rc_new = cut_rc_q;
+    rsp_rt_new = rt_shown;
+    // Rc's and Rt's sources: the step's code or the event's
+    rc_sel = x_step ? rc_step : x_done ? ev_sel : 2'b00;
+    rt_sel = x_step ? rt_step : x_done ? ev_sel : 2'b00;
     // Stage T: read the offered flow's word; a waiting stage R reads its own again
     ram_raddr = r_valid_q && !r_adv ? r_flow_q : s_evt_flow;
     ram_we = 1'b0;
@@ -800,218 +964,298 @@ module dcqcn_rp #(
       end
       default: ;
     endcase
-    // Stage X: one due period per cycle, a skip phase, or the event (S_RUN only)
-    if (x_valid_q) begin
-      if (x_skip_q) begin
-        if (skip_a_q && a_fits) begin
-          w_a_next_d = w_a_next_q + a_jump[31:0];
-        end
-        if (skip_d_q && d_fits) begin
-          w_d_next_d = w_d_next_q + d_jump[31:0];
-        end
-        if (skip_i_q && i_fits) begin
-          w_i_next_d = w_i_next_q + i_jump[31:0];
-          w_tc_d = tc_skip;
-        end
-        skip_j_d = skip_j_q - 5'd1;
-        if (skip_j_q == 5'd0) begin
-          x_skip_d = 1'b0;
-        end
-      end else if (a_skip | d_skip | i_skip) begin
-        skip_a_d = a_skip;
-        skip_d_d = d_skip;
-        skip_i_d = i_skip;
-        skip_j_d = 5'd31;
-        x_skip_d = 1'b1;
-      end else if (x_apply) begin
-        if (!sk_valid_q) begin
-          // Nothing due but the foldable periods: take them, apply the event, write back,
-          // respond
-          if (fold) begin
-            if (a_due) begin
-              w_alpha_d = alpha_step;
-              alpha_zero_d = alpha_step_zero;
-              w_acnp_d = 1'b0;
-              w_a_next_d = w_a_next_q + {15'd0, k_period_q};
-            end
-            if (d_due) begin
-              w_d_next_d = w_d_next_q + {15'd0, d_period_q};
-            end
-          end
-          case (ev_kind_q)
-            K_CNP: begin
-              if (ctrl_rp_enable_i) begin
-                if (paper) begin
-                  stat_cnp_d = 1'b1;
-                  stat_cut_d = 1'b1;
-                  w_seen_d = 1'b1;
-                  if (!w_seen_q) begin
-                    w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                  end
-                  rt_sel = 2'b01;
-                  rc_sel = 2'b01;
-                  w_alpha_d = alpha_cnp;
-                  alpha_zero_d = alpha_prod_low && alpha_gain_zero;
-                  w_acnp_d = 1'b0;
-                  w_dcnp_d = 1'b0;
-                  w_a_next_d = ev_now_q + {15'd0, k_period_q};
-                  w_tc_d = 16'd0;
-                  w_bc_d = 16'd0;
-                  w_bacc_d = 24'd0;
-                  w_incon_d = 1'b1;
-                  w_i_next_d = ev_now_q + {15'd0, t_period_q};
-                end else begin
-                  stat_cnp_d = 1'b1;
-                  if (w_seen_q) begin
-                    w_acnp_d = 1'b1;
-                    w_dcnp_d = 1'b1;
-                  end else begin
-                    w_seen_d = 1'b1;
-                    w_alpha_d = {1'd0, {initial_alpha_value_value_i, 14'd0}};
-                    alpha_zero_d = initial_alpha_value_value_i == 10'd0;
-                    rc_sel = 2'b11;
-                    rt_sel = 2'b11;
-                    w_acnp_d = 1'b0;
-                    w_dcnp_d = first_zero_q;
-                    w_incon_d = 1'b0;
-                    w_tc_d = 16'd0;
-                    w_bc_d = 16'd0;
-                    w_bacc_d = 24'd0;
-                    w_a_next_d = ev_now_q + {15'd0, k_period_q};
-                    w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                  end
-                end
-              end
-            end
-            K_TX: begin
-              if (tx_grant) begin
-                w_tokens_d = w_tokens_q - tx_need;
-                rsp_new_flag = 1'b1;
-                if (byte_on) begin
-                  if (byte_fire) begin
-                    rt_sel = 2'b10;
-                    rc_sel = 2'b10;
-                    w_bc_d = bc_inc;
-                    w_bacc_d = 24'd0;
-                  end else begin
-                    w_bacc_d = byte_sum[23:0];
-                  end
-                end
-              end else begin
-                stat_defer_d = 1'b1;
-              end
-            end
-            K_CE: begin
-              if (np_send) begin
-                w_npv_d = 1'b1;
-                w_np_last_d = ev_now_q;
-                rsp_new_flag = 1'b1;
-                stat_np_d = 1'b1;
-              end
-            end
-            K_READ: ;
-            default: ;
-          endcase
-          ram_we = 1'b1;
-          rsp_push = 1'b1;
-        end
-      end else if (pick_a) begin
+    // Stage X (S_RUN only): a skip phase, its start, one due period, or the event; the
+    // four conditions exclude one another (see x_apply)
+    if (x_valid_q && x_skip_q) begin
+      if (skip_a_q && a_fits) begin
+        w_a_next_d = w_a_next_q + a_jump_q[31:0];
+        a_el_d = a_el_jump;
+        a_once_d = a_once_jump;
+        a_due_d = !a_el_jump[31];
+      end
+      if (skip_d_q && d_fits) begin
+        w_d_next_d = w_d_next_q + d_jump_q[31:0];
+        d_el_d = d_el_jump;
+        d_once_d = d_once_jump;
+        d_due_d = !d_el_jump[31];
+      end
+      if (skip_i_q && i_fits) begin
+        w_i_next_d = w_i_next_q + i_jump_q[31:0];
+        i_el_d = i_el_jump;
+        i_once_d = i_once_jump;
+        i_due_d = !i_el_jump[31];
+        w_tc_d = tc_skip;
+        tc_lt_f_d = tc_skip_lt_f;
+        tc_gt_f_d = tc_skip_gt_f;
+      end
+      skip_j_d = skip_j_q - 5'd1;
+      a_jump_d = a_jump_q >> 1;
+      d_jump_d = d_jump_q >> 1;
+      i_jump_d = i_jump_q >> 1;
+      tc_jump_d = tc_jump_q >> 1;
+      if (skip_j_q == 5'd0) begin
+        x_skip_d = 1'b0;
+      end
+    end
+    if (x_skip_start) begin
+      skip_a_d = a_skip;
+      skip_d_d = d_skip;
+      skip_i_d = i_skip;
+      skip_j_d = 5'd31;
+      a_jump_d = {k_period_q, 31'd0};
+      d_jump_d = {d_period_q, 31'd0};
+      i_jump_d = {t_period_q, 31'd0};
+      tc_jump_d = 32'h80000000;
+      x_skip_d = 1'b1;
+    end
+    if (x_step) begin
+      if (pick_a) begin
         w_alpha_d = alpha_step;
+        alpha_in_d = alpha_step;
         alpha_zero_d = alpha_step_zero;
         w_acnp_d = 1'b0;
         w_a_next_d = w_a_next_q + {15'd0, k_period_q};
+        a_el_d = a_el_step;
+        a_once_d = a_once_step;
+        a_due_d = !a_el_step[31];
       end else if (pick_d) begin
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
+        d_el_d = d_el_step;
+        d_once_d = d_once_step;
+        d_due_d = !d_el_step[31];
         if (w_dcnp_q) begin
-          // cut_rc is Rc here (mlx5)
-          if (clamp) begin
-            rt_sel = 2'b01;
-          end
-          rc_sel = 2'b01;
           w_tc_d = 16'd0;
+          tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+          tc_gt_f_d = 1'b0;
           w_bc_d = 16'd0;
+          bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+          bc_gt_f_d = 1'b0;
           w_bacc_d = 24'd0;
           w_incon_d = 1'b1;
           w_i_next_d = w_d_next_q + {15'd0, t_period_q};
+          i_el_d = i_el_cut;
+          i_once_d = i_once_cut;
+          i_due_d = !i_el_cut[31];
+          hai_capped_d = cut_hai_capped;
+          // rc_near_q is not read until an increase step sets it again: the cut leaves both
+          // counts at 0, so i_flat (mlx5: a count above F) is 0 until then
           w_dcnp_d = 1'b0;
           stat_cut_d = 1'b1;
         end
       end else begin
         // Otherwise the increase period is the one due
-        rt_sel = 2'b10;
-        rc_sel = 2'b10;
         w_tc_d = tc_inc;
+        tc_lt_f_d = tc_inc_lt_f;
+        tc_gt_f_d = tc_inc_gt_f;
+        rc_near_d = inc_rc_near;
+        hai_capped_d = inc_hai_capped;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
+        i_el_d = i_el_step;
+        i_once_d = i_once_step;
+        i_due_d = !i_el_step[31];
       end
     end
-    // Rc and Rt: the control above picks the source, the values pass one multiplexer
+    if (x_done) begin
+      // Nothing due but the foldable periods: take them, apply the event, write back,
+      // respond
+      if (fold) begin
+        if (a_due_q) begin
+          w_alpha_d = alpha_step;
+          alpha_in_d = alpha_step;
+          alpha_zero_d = alpha_step_zero;
+          w_acnp_d = 1'b0;
+          w_a_next_d = w_a_next_q + {15'd0, k_period_q};
+          a_el_d = a_el_step;
+          a_once_d = a_once_step;
+          a_due_d = !a_el_step[31];
+        end
+        if (d_due_q) begin
+          w_d_next_d = w_d_next_q + {15'd0, d_period_q};
+          d_el_d = d_el_step;
+          d_once_d = d_once_step;
+          d_due_d = !d_el_step[31];
+        end
+      end
+      case (ev_kind_q)
+        K_CNP: begin
+          if (ev_cnp_q) begin
+            if (paper) begin
+              stat_cnp_d = 1'b1;
+              stat_cut_d = 1'b1;
+              w_seen_d = 1'b1;
+              if (!w_seen_q) begin
+                w_d_next_d = ev_now_q + {15'd0, d_period_q};
+                d_el_d = 32'd0 - {15'd0, d_period_q};
+                d_once_d = 1'b0;
+                d_due_d = 1'b0;
+              end
+              w_alpha_d = alpha_cnp;
+              alpha_in_d = alpha_cnp;
+              alpha_zero_d = alpha_prod_low && alpha_gain_zero;
+              w_acnp_d = 1'b0;
+              w_dcnp_d = 1'b0;
+              w_bacc_d = 24'd0;
+              w_incon_d = 1'b1;
+              w_tc_d = 16'd0;
+              tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+              tc_gt_f_d = 1'b0;
+              w_bc_d = 16'd0;
+              bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+              bc_gt_f_d = 1'b0;
+              w_a_next_d = ev_now_q + {15'd0, k_period_q};
+              a_el_d = 32'd0 - {15'd0, k_period_q};
+              a_once_d = 1'b0;
+              a_due_d = 1'b0;
+              w_i_next_d = ev_now_q + {15'd0, t_period_q};
+              i_el_d = 32'd0 - {15'd0, t_period_q};
+              i_once_d = 1'b0;
+              i_due_d = 1'b0;
+            end else begin
+              stat_cnp_d = 1'b1;
+              if (w_seen_q) begin
+                w_acnp_d = 1'b1;
+                w_dcnp_d = 1'b1;
+              end else begin
+                w_seen_d = 1'b1;
+                w_alpha_d = alpha_init;
+                alpha_in_d = alpha_init;
+                alpha_zero_d = alpha0_zero_q;
+                w_acnp_d = 1'b0;
+                w_dcnp_d = first_zero_q;
+                w_incon_d = 1'b0;
+                i_due_d = 1'b0;
+                w_bacc_d = 24'd0;
+                w_tc_d = 16'd0;
+                tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+                tc_gt_f_d = 1'b0;
+                w_bc_d = 16'd0;
+                bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+                bc_gt_f_d = 1'b0;
+                w_a_next_d = ev_now_q + {15'd0, k_period_q};
+                a_el_d = 32'd0 - {15'd0, k_period_q};
+                a_once_d = 1'b0;
+                a_due_d = 1'b0;
+                w_d_next_d = ev_now_q + {15'd0, d_period_q};
+                d_el_d = 32'd0 - {15'd0, d_period_q};
+                d_once_d = 1'b0;
+                d_due_d = 1'b0;
+              end
+            end
+          end
+        end
+        K_TX: begin
+          if (tx_grant) begin
+            w_tokens_d = w_tokens_q - tx_need;
+            rsp_new_flag = 1'b1;
+            if (byte_on) begin
+              if (byte_fire) begin
+                w_bc_d = bc_inc;
+                bc_lt_f_d = bc_inc_lt_f;
+                bc_gt_f_d = bc_inc_gt_f;
+                w_bacc_d = 24'd0;
+              end else begin
+                w_bacc_d = byte_sum[23:0];
+              end
+            end
+          end else begin
+            stat_defer_d = 1'b1;
+          end
+        end
+        K_CE: begin
+          if (np_send) begin
+            w_npv_d = 1'b1;
+            w_np_last_d = ev_now_q;
+            rsp_new_flag = 1'b1;
+            stat_np_d = 1'b1;
+          end
+        end
+        K_READ: ;
+        default: ;
+      endcase
+      ram_we = 1'b1;
+      rsp_push = 1'b1;
+    end
+    // Rc and Rt: the control above picks the source, the values pass one multiplexer; the
+    // response and the cut's copy of Rc take the same source (each sets the CNP seen)
     case (rc_sel)
-      2'b01: w_rc_d = cut_new;
-      2'b10: w_rc_d = rc_inc;
-      2'b11: w_rc_d = first_rate_q;
+      2'b01: begin
+        w_rc_d = cut_new;
+        cut_rc_d = cut_new;
+        rsp_rc_new = cut_new;
+      end
+      2'b10: begin
+        w_rc_d = rc_inc;
+        cut_rc_d = rc_inc;
+        rsp_rc_new = rc_inc;
+      end
+      2'b11: begin
+        w_rc_d = first_rate_q;
+        cut_rc_d = first_rate_q;
+        rsp_rc_new = first_rate_q;
+      end
       default: ;
     endcase
     case (rt_sel)
-      2'b01: w_rt_d = cut_rc;
-      2'b10: w_rt_d = rt_inc;
-      2'b11: w_rt_d = first_rate_q;
-      default: ;
-    endcase
-    case (rt_sel)
-      2'b01: rt_at_cap_d = cut_rc_at_cap;
-      2'b10: rt_at_cap_d = inc_at_cap;
-      2'b11: rt_at_cap_d = first_at_cap;
+      2'b01: begin
+        w_rt_d = cut_rc_q;
+        rt_at_cap_d = cut_rc_at_cap;
+        rsp_rt_new = cut_rc_q;
+      end
+      2'b10: begin
+        w_rt_d = rt_inc;
+        rt_at_cap_d = inc_at_cap;
+        rsp_rt_new = rt_inc;
+      end
+      2'b11: begin
+        w_rt_d = first_rate_q;
+        rt_at_cap_d = first_at_cap_q;
+        rsp_rt_new = first_rate_q;
+      end
       default: ;
     endcase
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
-    if (rsp_push) begin
+    if (state_q == S_RUN) begin
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
                    w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d,
                    w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
-      wb_word_d = ram_wdata;
     end
-    if (sk_valid_q) begin
-      if (rsp_pop) begin
-        sk_valid_d = 1'b0;
-        rsp_kind_d = sk_kind_q;
-        rsp_flow_d = sk_flow_q;
-        rsp_flag_d = sk_flag_q;
-        rsp_seen_d = sk_seen_q;
-        rsp_rc_d = sk_rc_q;
-        rsp_rt_d = sk_rt_q;
-        rsp_alpha_d = sk_alpha_q;
-        rsp_tc_d = sk_tc_q;
-        rsp_time_d = sk_time_q;
-        rsp_bc_d = sk_bc_q;
-      end
-    end else if (rsp_push) begin
-      if (!rsp_valid_q || rsp_pop) begin
-        rsp_valid_d = 1'b1;
-        rsp_kind_d = ev_kind_q;
-        rsp_flow_d = ev_flow_q;
-        rsp_flag_d = rsp_new_flag;
-        rsp_seen_d = w_seen_d;
-        rsp_rc_d = w_seen_d ? w_rc_d : rmax_fx_q;
-        rsp_rt_d = w_seen_d ? w_rt_d : rmax_fx_q;
-        rsp_alpha_d = w_alpha_d;
-        rsp_tc_d = w_tc_d;
-        rsp_time_d = ev_now_q;
-        rsp_bc_d = w_bc_d;
-      end else begin
-        sk_valid_d = 1'b1;
-        sk_kind_d = ev_kind_q;
-        sk_flow_d = ev_flow_q;
-        sk_flag_d = rsp_new_flag;
-        sk_seen_d = w_seen_d;
-        sk_rc_d = w_seen_d ? w_rc_d : rmax_fx_q;
-        sk_rt_d = w_seen_d ? w_rt_d : rmax_fx_q;
-        sk_alpha_d = w_alpha_d;
-        sk_tc_d = w_tc_d;
-        sk_time_d = ev_now_q;
-        sk_bc_d = w_bc_d;
-      end
-    end else if (rsp_pop) begin
-      rsp_valid_d = 1'b0;
+    wb_word_d = ram_wdata;
+    rsp_valid_d = sk_valid_q | rsp_push | (rsp_valid_q && !rsp_pop);
+    sk_valid_d = sk_valid_q ? !rsp_pop : rsp_push && rsp_valid_q && !rsp_pop;
+    if (head_from_sk) begin
+      rsp_kind_d = sk_kind_q;
+      rsp_flow_d = sk_flow_q;
+      rsp_flag_d = sk_flag_q;
+      rsp_seen_d = sk_seen_q;
+      rsp_rc_d = sk_rc_q;
+      rsp_rt_d = sk_rt_q;
+      rsp_alpha_d = sk_alpha_q;
+      rsp_tc_d = sk_tc_q;
+      rsp_time_d = sk_time_q;
+      rsp_bc_d = sk_bc_q;
+    end else if (head_free && rsp_push) begin
+      rsp_kind_d = ev_kind_q;
+      rsp_flow_d = ev_flow_q;
+      rsp_flag_d = rsp_new_flag;
+      rsp_seen_d = w_seen_d;
+      rsp_rc_d = rsp_rc_new;
+      rsp_rt_d = rsp_rt_new;
+      rsp_alpha_d = w_alpha_d;
+      rsp_tc_d = w_tc_d;
+      rsp_time_d = ev_now_q;
+      rsp_bc_d = w_bc_d;
+    end
+    if (!sk_valid_q) begin
+      sk_kind_d = ev_kind_q;
+      sk_flow_d = ev_flow_q;
+      sk_flag_d = rsp_new_flag;
+      sk_seen_d = w_seen_d;
+      sk_rc_d = rsp_rc_new;
+      sk_rt_d = rsp_rt_new;
+      sk_alpha_d = w_alpha_d;
+      sk_tc_d = w_tc_d;
+      sk_time_d = ev_now_q;
+      sk_bc_d = w_bc_d;
     end
     // Stage R to stage X: the word with its tokens accrued
     if (x_free) begin
@@ -1021,6 +1265,7 @@ module dcqcn_rp #(
         ev_flow_d = r_flow_q;
         ev_bytes_d = r_bytes_q;
         ev_now_d = r_now_q;
+        ev_cnp_d = r_kind_q == K_CNP && ctrl_rp_enable_i;
         x_skip_d = 1'b0;
         w_seen_d = rd_seen;
         w_acnp_d = rd_acnp;
@@ -1043,6 +1288,25 @@ module dcqcn_rp #(
         w_tok_us_d = r_now_q;
         rt_at_cap_d = rd_rt_at_cap;
         alpha_zero_d = rd_alpha == 25'd0;
+        a_el_d = rd_a_el;
+        a_once_d = rd_a_once;
+        a_due_d = rd_a_due;
+        d_el_d = rd_d_el;
+        d_once_d = rd_d_once;
+        d_due_d = rd_d_due;
+        i_el_d = rd_i_el;
+        i_once_d = rd_i_once;
+        i_due_d = rd_i_due;
+        w_tc_d = rd_tc;
+        tc_lt_f_d = rd_tc_lt_f;
+        tc_gt_f_d = rd_tc_gt_f;
+        rc_near_d = rd_rc_near;
+        hai_capped_d = rd_hai_capped;
+        w_bc_d = rd_bc;
+        bc_lt_f_d = rd_bc_lt_f;
+        bc_gt_f_d = rd_bc_gt_f;
+        cut_rc_d = rd_seen ? rd_rc : rmax_fx_q;
+        alpha_in_d = paper && !rd_seen ? alpha_init : rd_alpha;
       end
     end
     // Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R
@@ -1115,10 +1379,32 @@ module dcqcn_rp #(
     ev_flow_q <= ev_flow_d;
     ev_bytes_q <= ev_bytes_d;
     ev_now_q <= ev_now_d;
+    ev_cnp_q <= ev_cnp_d;
     skip_a_q <= skip_a_d;
     skip_d_q <= skip_d_d;
     skip_i_q <= skip_i_d;
     skip_j_q <= skip_j_d;
+    a_jump_q <= a_jump_d;
+    d_jump_q <= d_jump_d;
+    i_jump_q <= i_jump_d;
+    tc_jump_q <= tc_jump_d;
+    a_el_q <= a_el_d;
+    a_once_q <= a_once_d;
+    a_due_q <= a_due_d;
+    d_due_q <= d_due_d;
+    i_due_q <= i_due_d;
+    d_once_q <= d_once_d;
+    rc_near_q <= rc_near_d;
+    hai_capped_q <= hai_capped_d;
+    i_once_q <= i_once_d;
+    tc_lt_f_q <= tc_lt_f_d;
+    tc_gt_f_q <= tc_gt_f_d;
+    bc_lt_f_q <= bc_lt_f_d;
+    bc_gt_f_q <= bc_gt_f_d;
+    d_el_q <= d_el_d;
+    i_el_q <= i_el_d;
+    cut_rc_q <= cut_rc_d;
+    alpha_in_q <= alpha_in_d;
     sk_kind_q <= sk_kind_d;
     sk_flow_q <= sk_flow_d;
     sk_flag_q <= sk_flag_d;
@@ -1153,6 +1439,8 @@ module dcqcn_rp #(
     first_lo_q <= first_lo_d;
     first_rate_q <= first_rate_d;
     first_zero_q <= first_zero_d;
+    first_at_cap_q <= first_at_cap_d;
+    alpha0_zero_q <= alpha0_zero_d;
     k_period_q <= k_period_d;
     d_period_q <= d_period_d;
     t_period_q <= t_period_d;
@@ -1160,8 +1448,10 @@ module dcqcn_rp #(
     gd_q <= gd_d;
     keep_fac_q <= keep_fac_d;
     byte_en_q <= byte_en_d;
-    ai_room_q <= ai_room_d;
-    hai_room_q <= hai_room_d;
+    ai_reach_at_q <= ai_reach_at_d;
+    ai_over_at_q <= ai_over_at_d;
+    hai_reach_at_q <= hai_reach_at_d;
+    hai_over_at_q <= hai_over_at_d;
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
     wb_word_q <= wb_word_d;

@@ -118,6 +118,8 @@ const DERIVED: &[(&str, u32)] = &[
     ("first_lo", 28),
     ("first_rate", 28),
     ("first_zero", 1),
+    ("first_at_cap", 1),
+    ("alpha0_zero", 1),
     ("k_period", 17),
     ("d_period", 17),
     ("t_period", 17),
@@ -125,8 +127,10 @@ const DERIVED: &[(&str, u32)] = &[
     ("gd", 4),
     ("keep_fac", 17),
     ("byte_en", 1),
-    ("ai_room", 29),
-    ("hai_room", 29),
+    ("ai_reach_at", 28),
+    ("ai_over_at", 29),
+    ("hai_reach_at", 28),
+    ("hai_over_at", 29),
     ("ai_zero", 1),
     ("hai_zero", 1),
 ];
@@ -285,10 +289,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "a flow must be touched at least every 2**31 us).",
             "Parameters are read in stages R and X: change them while no event is in flight.",
             "Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,",
-            "first-CNP rate, periods, 1024 - G, rpg_gd, fac * 655, byte counter on) are",
-            "registered (the first-CNP rate twice, stage X reading it no earlier than two",
-            "cycles after the take): an event taken in the cycle a parameter input changes,",
-            "or later, sees the new value.",
+            "first-CNP rate and whether it is the cap, initial alpha = 0, periods, 1024 - G,",
+            "rpg_gd, fac * 655, byte counter on) are registered (the first-CNP rate and its cap",
+            "flag twice, stage X reading them no earlier than two cycles after the take): an",
+            "event taken in the cycle a parameter input changes, or later, sees the new value.",
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
@@ -457,10 +461,60 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("ev_flow", 0, ""),
         ("ev_bytes", 16, ""),
         ("ev_now", 32, "microsecond the event was taken"),
+        (
+            "ev_cnp",
+            1,
+            "the event is a CNP and rp_enable is set (at the load)",
+        ),
         ("skip_a", 1, "jumping the alpha timer"),
         ("skip_d", 1, "jumping the cut timer"),
         ("skip_i", 1, "jumping the increase timer"),
         ("skip_j", 5, "jump of 2**skip_j periods tried this cycle"),
+        (
+            "a_jump",
+            48,
+            "the alpha timer's jump this cycle: its period << skip_j",
+        ),
+        ("d_jump", 48, "the cut timer's"),
+        ("i_jump", 48, "the increase timer's"),
+        ("tc_jump", 32, "periods in i_jump: 1 << skip_j"),
+        ("a_el", 32, "ev_now_q - w_a_next_q, kept with the deadline"),
+        (
+            "a_once",
+            1,
+            "a_el_q < the alpha period (unsigned): at most one period due",
+        ),
+        ("a_due", 1, "the alpha timer is due (kept with a_el_q)"),
+        ("d_due", 1, "the cut timer is due"),
+        ("i_due", 1, "the increase timer is due"),
+        ("d_once", 1, "d_el_q < the cut period"),
+        (
+            "rc_near",
+            1,
+            "w_rc_q - w_rt_q is 0 or 1 (where increases leave Rc), kept with them",
+        ),
+        (
+            "hai_capped",
+            1,
+            "w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept with Rt",
+        ),
+        ("i_once", 1, "i_el_q < the increase period"),
+        ("tc_lt_f", 1, "w_tc_q < rpg_threshold, kept with the count"),
+        ("tc_gt_f", 1, "w_tc_q > rpg_threshold"),
+        ("bc_lt_f", 1, "w_bc_q < rpg_threshold"),
+        ("bc_gt_f", 1, "w_bc_q > rpg_threshold"),
+        ("d_el", 32, "ev_now_q - w_d_next_q"),
+        ("i_el", 32, "ev_now_q - w_i_next_q"),
+        (
+            "cut_rc",
+            28,
+            "Rc before a cut: w_rc_q, or the cap while the flow has seen no CNP",
+        ),
+        (
+            "alpha_in",
+            25,
+            "alpha a period or cut reads: w_alpha_q, or initial_alpha_value for PAPER's first CNP",
+        ),
         (
             "r_bypass",
             1,
@@ -576,6 +630,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     items.push(V::Decl(Decl::reg("rt_sel", bits(2)).comment(
         "stage X's new Rt: hold, Rc before the cut, increase, first CNP",
     )));
+    items.push(V::Decl(
+        Decl::reg("rsp_rc_new", bits(28)).comment("the response's Rc (the cap before a CNP)"),
+    ));
+    items.push(V::Decl(
+        Decl::reg("rsp_rt_new", bits(28)).comment("... and Rt"),
+    ));
     items.push(V::Blank);
 
     // Stage R's word: the RAM's, or the write the RAM read at the same edge missed.
@@ -652,48 +712,88 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "period in us; 0 acts as 1 (registered: _q)",
         ));
     }
-    // Timers.
-    for (x, next) in [
-        ("a", "w_a_next_q"),
-        ("d", "w_d_next_q"),
-        ("i", "w_i_next_q"),
-    ] {
+    // Timers: the elapsed time since each deadline is a register kept with the deadline, so
+    // the due tests read a sign bit.
+    for x in ["a", "d", "i"] {
+        let per = || zext(id(timer_period(x)), 15);
         wires.push((
-            format!("{x}_elapsed"),
+            format!("rd_{x}_el"),
             32,
-            sub(now(), id(next)),
-            "now minus deadline",
+            sub(id("r_now_q"), id(&format!("rd_{x}_next"))),
+            "stage R: now minus the deadline (loads the _el_q register)",
         ));
+        let el_q = id(&format!("{x}_el_q"));
+        let jump = id(&format!("{x}_jump_q")).bits(31, 0);
+        for (how, el, comment) in [
+            ("step", sub(el_q.clone(), per()), "after a period"),
+            ("jump", sub(el_q, jump), "after the skip's jump"),
+        ] {
+            wires.push((format!("{x}_el_{how}"), 32, el, comment));
+        }
     }
     wires.push((
-        "a_due".into(),
-        1,
-        and(vec![id("w_seen_q"), not(id("a_elapsed").bits(31, 31))]),
-        "deadline reached",
+        "i_el_cut".into(),
+        32,
+        sub(id("d_el_q"), zext(id("t_period_q"), 15)),
+        "i_el_q when a cut restarts the increase timer",
     ));
+    for x in ["a", "d", "i"] {
+        let hows: &[&str] = if x == "i" {
+            &["rd", "step", "jump", "cut"]
+        } else {
+            &["rd", "step", "jump"]
+        };
+        for &how in hows {
+            let el = if how == "rd" {
+                format!("rd_{x}_el")
+            } else {
+                format!("{x}_el_{how}")
+            };
+            let name = if how == "rd" {
+                format!("rd_{x}_once")
+            } else {
+                format!("{x}_once_{how}")
+            };
+            wires.push((
+                name,
+                1,
+                Expr::lt(id(&el), zext(id(timer_period(x)), 15)),
+                "less than a period elapsed",
+            ));
+        }
+    }
     wires.push((
         "paper".into(),
         1,
         cfg("mode", "algorithm"),
         "PAPER mode: CNPs cut at once, no cut timer",
     ));
+    // Whether each timer is due is a register too (a_due_q, ...), set with the elapsed time:
+    // a timer runs while the flow has seen a CNP (the cut timer in mlx5 mode only, the
+    // increase timer while the rate recovers), and is due once its deadline is reached.
     wires.push((
-        "d_due".into(),
+        "rd_a_due".into(),
+        1,
+        and(vec![id("rd_seen"), not(id("rd_a_el").bits(31, 31))]),
+        "stage R's word: deadline reached",
+    ));
+    wires.push((
+        "rd_d_due".into(),
         1,
         and(vec![
-            id("w_seen_q"),
+            id("rd_seen"),
             not(id("paper")),
-            not(id("d_elapsed").bits(31, 31)),
+            not(id("rd_d_el").bits(31, 31)),
         ]),
         "",
     ));
     wires.push((
-        "i_due".into(),
+        "rd_i_due".into(),
         1,
         and(vec![
-            id("w_seen_q"),
-            id("w_incon_q"),
-            not(id("i_elapsed").bits(31, 31)),
+            id("rd_seen"),
+            id("rd_incon"),
+            not(id("rd_i_el").bits(31, 31)),
         ]),
         "",
     ));
@@ -717,9 +817,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "pick_a".into(),
         1,
         and(vec![
-            id("a_due"),
-            or(not(id("d_due")), le("a_minus_d")),
-            or(not(id("i_due")), le("a_minus_i")),
+            id("a_due_q"),
+            or(not(id("d_due_q")), le("a_minus_d")),
+            or(not(id("i_due_q")), le("a_minus_i")),
         ]),
         "earliest due period: alpha",
     ));
@@ -728,34 +828,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         and(vec![
             not(id("pick_a")),
-            id("d_due"),
-            or(not(id("i_due")), le("d_minus_i")),
+            id("d_due_q"),
+            or(not(id("i_due_q")), le("d_minus_i")),
         ]),
         "cut check",
     ));
     // Alpha.
     wires.push((
-        "paper_first".into(),
-        1,
-        and(vec![id("paper"), not(id("w_seen_q"))]),
-        "PAPER first CNP: cut from the cap with the initial alpha",
-    ));
-    wires.push((
-        "alpha_in".into(),
+        "alpha_init".into(),
         25,
-        tern(
-            id("paper_first"),
-            zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
-            id("w_alpha_q"),
-        ),
-        "",
+        zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
+        "initial_alpha_value / 1024",
     ));
     wires.push((
         "alpha_prod".into(),
         35,
         mul(
             zext(cfg("dce_tcp_g", "value"), 25),
-            zext(id("alpha_in"), 10),
+            zext(id("alpha_in_q"), 10),
         ),
         "G * alpha",
     ));
@@ -797,15 +887,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Rt = Rc on this cut",
     ));
     wires.push((
-        "cut_rc".into(),
-        28,
-        tern(id("paper_first"), id("rmax_fx_q"), rc()),
-        "Rc before the cut",
-    ));
-    wires.push((
         "cut_prod".into(),
         53,
-        mul(zext(id("cut_rc"), 25), zext(id("alpha_in"), 28)),
+        mul(zext(id("cut_rc_q"), 25), zext(id("alpha_in_q"), 28)),
         "Rc * alpha",
     ));
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
@@ -850,7 +934,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_diff".into(),
         29,
-        sub(zext(id("cut_rc"), 1), zext(id("cut_amount").bits(27, 0), 1)),
+        sub(
+            zext(id("cut_rc_q"), 1),
+            zext(id("cut_amount").bits(27, 0), 1),
+        ),
         "",
     ));
     wires.push((
@@ -871,8 +958,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "keep_fac_d".into(),
         17,
-        mul(zext(cfg("rpg_min_dec_fac", "value"), 10), d(17, 655)),
-        "fac * 655 (655/65536 ~ 1/100; registered: keep_fac_q)",
+        tern(
+            id("paper"),
+            d(17, 0),
+            mul(zext(cfg("rpg_min_dec_fac", "value"), 10), d(17, 655)),
+        ),
+        "fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered: keep_fac_q)",
     ));
     wires.push((
         "keep_prod".into(),
@@ -883,52 +974,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_kv".into(),
         29,
-        tern(id("paper"), d(29, 0), id("keep_prod").bits(44, 16)),
-        "at least rpg_min_dec_fac % of Rc (mlx5 only)",
+        id("keep_prod").bits(44, 16),
+        "at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in PAPER mode)",
     ));
     // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
     // parallel rather than one after the other. A bound is above cut_rate = max(Rc - amount,
-    // 0) when it is not 0 and the amount is above Rc - bound: that difference is taken from
-    // registers while the product forms, so only one compare follows the shift. cut_rate is
-    // never above Rc.
+    // 0) when the amount is above Rc - bound: that difference is taken from registers while
+    // the product forms, so only one compare follows the shift. (A bound of 0 passes the test
+    // only when cut_rate is 0 too, so the pick's value is the same.) cut_rate is never above
+    // Rc.
     let w29 = |n: &str| zext(id(n), 1);
     wires.push((
         "cut_room_k".into(),
         30,
-        sub(zext(id("cut_rc"), 2), zext(id("cut_kv"), 1)),
+        sub(zext(id("cut_rc_q"), 2), zext(id("cut_kv"), 1)),
         "Rc - cut_kv (two's complement)",
     ));
     wires.push((
         "cut_room_m".into(),
         30,
-        sub(zext(id("cut_rc"), 2), zext(id("min_fx"), 2)),
+        sub(zext(id("cut_rc_q"), 2), zext(id("min_fx"), 2)),
         "Rc - rpg_min_rate (two's complement)",
     ));
-    let above_rate = |bound: Expr, room: &str| {
-        and(vec![
-            ne(bound, d(29, 0)),
-            or(
-                id(room).bits(29, 29),
-                gt(id("cut_amount"), zext(id(room).bits(28, 0), 10)),
-            ),
-        ])
+    let above_rate = |room: &str| {
+        or(
+            id(room).bits(29, 29),
+            gt(id("cut_amount"), zext(id(room).bits(28, 0), 10)),
+        )
     };
-    wires.push((
-        "cut_k_r".into(),
-        1,
-        above_rate(id("cut_kv"), "cut_room_k"),
-        "",
-    ));
-    wires.push((
-        "cut_m_r".into(),
-        1,
-        above_rate(w29("min_fx"), "cut_room_m"),
-        "",
-    ));
+    wires.push(("cut_k_r".into(), 1, above_rate("cut_room_k"), ""));
+    wires.push(("cut_m_r".into(), 1, above_rate("cut_room_m"), ""));
     for (n, a, b) in [
         ("cut_m_k", w29("min_fx"), id("cut_kv")),
-        ("cut_k_c", id("cut_kv"), w29("cut_rc")),
-        ("cut_m_c", w29("min_fx"), w29("cut_rc")),
+        ("cut_k_c", id("cut_kv"), w29("cut_rc_q")),
+        ("cut_m_c", w29("min_fx"), w29("cut_rc_q")),
     ] {
         wires.push((n.into(), 1, gt(a, b), ""));
     }
@@ -956,7 +1035,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_new".into(),
         28,
-        tern(id("cut_over"), id("cut_rc"), id("cut_max").bits(27, 0)),
+        tern(id("cut_over"), id("cut_rc_q"), id("cut_max").bits(27, 0)),
         "Rc after the cut, never above Rc",
     ));
     // Increase. The cap compares Rt with a registered cap - step (in parallel with the
@@ -973,21 +1052,35 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
         wires.push((
-            format!("{room}_d"),
+            room.clone(),
             29,
             sub(
                 zext(id("rmax_fx_d"), 1),
                 zext(shl_const(cfg(step, "value"), 8), 1),
             ),
-            "cap - step, negative when the step passes the cap (registered: _q)",
+            "cap - step, negative when the step passes the cap",
+        ));
+        // The compares below read one registered bound each: Rt >= cap - step (0 when the
+        // step passes the cap, so that every Rt reaches it) and Rt > cap - step as Rt >=
+        // cap - step + 1.
+        let x = &name[3..];
+        let neg = id(&room).bits(28, 28);
+        wires.push((
+            format!("{x}_reach_at_d"),
+            28,
+            tern(neg.clone(), d(28, 0), id(&room).bits(27, 0)),
+            "Rt from which the step ends at the cap (registered: _q)",
+        ));
+        wires.push((
+            format!("{x}_over_at_d"),
+            29,
+            tern(neg, d(29, 0), add(id(&room), d(29, 1))),
+            "Rt from which the step passes the cap (registered: _q)",
         ));
         wires.push((
             format!("{name}_capped"),
             1,
-            or(
-                id(&format!("{room}_q")).bits(28, 28),
-                gt(rt(), id(&format!("{room}_q")).bits(27, 0)),
-            ),
+            ge(zext(rt(), 1), id(&format!("{x}_over_at_q"))),
             "Rt + step > cap",
         ));
         wires.push((
@@ -1021,7 +1114,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ne(cfg("rpg_byte_reset", "value"), d(24, 0)),
         "byte counter enabled (registered: byte_en_q)",
     ));
-    for (n, c) in [("tc", tc()), ("bc", id("w_bc_q"))] {
+    // Each count's order with F is a register (tc_lt_f_q, ...) that every source of a new
+    // count sets with it, compared in parallel with the value.
+    for (n, c) in [
+        ("rd_tc", id("rd_tc")),
+        ("rd_bc", id("rd_bc")),
+        ("tc_inc", id("tc_inc")),
+        ("bc_inc", id("bc_inc")),
+        ("tc_skip", id("tc_skip")),
+    ] {
         wires.push((
             format!("{n}_lt_f"),
             1,
@@ -1033,19 +1134,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "hi_lt_f".into(),
         1,
-        and(vec![id("tc_lt_f"), or(not(id("byte_en_q")), id("bc_lt_f"))]),
+        and(vec![
+            id("tc_lt_f_q"),
+            or(not(id("byte_en_q")), id("bc_lt_f_q")),
+        ]),
         "the larger of the timer and byte counts (the mlx5 stage) is below F",
     ));
     wires.push((
         "hi_gt_f".into(),
         1,
-        or(id("tc_gt_f"), and(vec![id("byte_en_q"), id("bc_gt_f")])),
+        or(id("tc_gt_f_q"), and(vec![id("byte_en_q"), id("bc_gt_f_q")])),
         "... above F",
     ));
     wires.push((
         "lo_gt_f".into(),
         1,
-        and(vec![id("tc_gt_f"), or(not(id("byte_en_q")), id("bc_gt_f"))]),
+        and(vec![
+            id("tc_gt_f_q"),
+            or(not(id("byte_en_q")), id("bc_gt_f_q")),
+        ]),
         "the smaller of the two (the timer count alone without the byte counter) is above F",
     ));
     wires.push((
@@ -1219,10 +1326,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "lo_stays_low".into(),
         1,
-        and(vec![
-            id("byte_en_q"),
-            Expr::bin(BinOp::Le, id("w_bc_q"), id("threshold")),
-        ]),
+        and(vec![id("byte_en_q"), not(id("bc_gt_f_q"))]),
         "PAPER: idle periods stay additive",
     ));
     // rt_at_cap_q follows w_rt_q so that the skip decision (and through it every stage X
@@ -1237,20 +1341,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_rc_at_cap".into(),
         1,
-        or(id("paper_first"), eq(rc(), id("rmax_fx_q"))),
+        or(not(id("w_seen_q")), eq(rc(), id("rmax_fx_q"))),
         "Rc before the cut is the cap",
     ));
-    wires.push((
-        "first_at_cap".into(),
-        1,
-        eq(id("first_rate_q"), id("rmax_fx_q")),
-        "the first-CNP rate is the cap",
-    ));
-    for (x, room) in [("ai", "ai_room_q"), ("hai", "hai_room_q")] {
+    for x in ["ai", "hai"] {
         wires.push((
             format!("{x}_reach"),
             1,
-            or(id(room).bits(28, 28), ge(rt(), id(room).bits(27, 0))),
+            ge(rt(), id(&format!("{x}_reach_at_q"))),
             "Rt + step >= cap: the step ends at the cap",
         ));
     }
@@ -1301,55 +1399,89 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
             and(vec![
                 id("hi_gt_f"),
-                tern(id("rt_hai_capped"), id("rt_at_cap_q"), id("hai_zero_q")),
+                tern(id("hai_capped_q"), id("rt_at_cap_q"), id("hai_zero_q")),
             ]),
         ),
         "no further stage moves Rt",
     ));
     // (Rc + Rt + 1) / 2 leaves Rc where it is at Rc = Rt and at Rc = Rt + 1: the second is
-    // where Rc settles when it starts above Rt (Rt clamped by a lower rpg_max_rate).
+    // where Rc settles when it starts above Rt (Rt clamped by a lower rpg_max_rate). Whether
+    // Rc is there (rc_near_q) and whether Rt + HAI passes the cap (hai_capped_q) are
+    // registers, set from stage R's word on the load and from Rc and the new Rt on an
+    // increase step: after one, Rc - Rt = ceil((Rc - Rt')/2), which is 0 or 1 when
+    // Rc + 1 - Rt' is 0 to 3.
     wires.push((
-        "rc_over_rt".into(),
+        "rd_rc_over_rt".into(),
         29,
-        sub(zext(rc(), 1), zext(rt(), 1)),
-        "Rc - Rt, wrapping when Rc < Rt",
+        sub(zext(id("rd_rc"), 1), zext(id("rd_rt"), 1)),
+        "stage R's Rc - Rt, wrapping when Rc < Rt",
+    ));
+    wires.push((
+        "rd_rc_near".into(),
+        1,
+        Expr::bin(BinOp::Le, id("rd_rc_over_rt"), d(29, 1)),
+        "",
+    ));
+    wires.push((
+        "rd_hai_capped".into(),
+        1,
+        ge(zext(id("rd_rt"), 1), id("hai_over_at_q")),
+        "",
+    ));
+    wires.push((
+        "inc_rc_gap".into(),
+        29,
+        sub(add(zext(rc(), 1), d(29, 1)), zext(id("rt_inc"), 1)),
+        "Rc + 1 - Rt after the increase, wrapping when negative",
+    ));
+    wires.push((
+        "inc_rc_near".into(),
+        1,
+        Expr::bin(BinOp::Le, id("inc_rc_gap"), d(29, 3)),
+        "Rc after the increase is Rt or Rt + 1",
+    ));
+    wires.push((
+        "inc_hai_capped".into(),
+        1,
+        ge(zext(id("rt_inc"), 1), id("hai_over_at_q")),
+        "",
+    ));
+    wires.push((
+        "cut_hai_capped".into(),
+        1,
+        tern(
+            id("clamp"),
+            ge(zext(id("cut_rc_q"), 1), id("hai_over_at_q")),
+            id("hai_capped_q"),
+        ),
+        "hai_capped after a cut",
     ));
     wires.push((
         "i_still".into(),
         1,
-        and(vec![
-            not(id("w_dcnp_q")),
-            Expr::bin(BinOp::Le, id("rc_over_rt"), d(29, 1)),
-            id("i_flat"),
-        ]),
+        and(vec![not(id("w_dcnp_q")), id("rc_near_q"), id("i_flat")]),
         "increase periods only count",
     ));
-    for (x, still, period) in [
-        ("a", id("a_still"), "k_period_q"),
-        ("d", not(id("w_dcnp_q")), "d_period_q"),
-        ("i", id("i_still"), "t_period_q"),
+    for (x, still) in [
+        ("a", id("a_still")),
+        ("d", not(id("w_dcnp_q"))),
+        ("i", id("i_still")),
     ] {
         let (go, jump, fits) = (
             format!("{x}_skip"),
-            format!("{x}_jump"),
+            format!("{x}_jump_q"),
             format!("{x}_fits"),
         );
-        let el = format!("{x}_elapsed");
+        let el = format!("{x}_el_q");
         wires.push((
             go,
             1,
             and(vec![
-                id(&format!("{x}_due")),
+                id(&format!("{x}_due_q")),
                 still,
-                ge(id(&el), zext(id(period), 15)),
+                not(id(&format!("{x}_once_q"))),
             ]),
             "two or more idle periods due",
-        ));
-        wires.push((
-            jump.clone(),
-            48,
-            Expr::bin(BinOp::Shl, zext(id(period), 31), id("skip_j_q")),
-            "",
         ));
         wires.push((
             fits,
@@ -1362,30 +1494,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "fold_block".into(),
         1,
-        and(vec![
-            id("paper"),
-            eq(id("ev_kind_q"), id("K_CNP")),
-            cfg("ctrl", "rp_enable"),
-            id("a_due"),
-        ]),
+        and(vec![id("ev_cnp_q"), id("paper"), id("a_due_q")]),
         "a PAPER CNP cuts with alpha: its alpha period takes a cycle",
     ));
     wires.push((
         "fold".into(),
         1,
         and(vec![
-            not(id("i_due")),
-            or(id("a_due"), id("d_due")),
+            not(id("i_due_q")),
+            or(id("a_due_q"), id("d_due_q")),
+            or(not(id("a_due_q")), id("a_once_q")),
             or(
-                not(id("a_due")),
-                Expr::lt(id("a_elapsed"), zext(id("k_period_q"), 15)),
-            ),
-            or(
-                not(id("d_due")),
-                and(vec![
-                    not(id("w_dcnp_q")),
-                    Expr::lt(id("d_elapsed"), zext(id("d_period_q"), 15)),
-                ]),
+                not(id("d_due_q")),
+                and(vec![not(id("w_dcnp_q")), id("d_once_q")]),
             ),
             not(id("fold_block")),
         ]),
@@ -1402,12 +1523,87 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             or(
                 id("fold"),
                 not(Expr::any_of(
-                    vec![id("a_due"), id("d_due"), id("i_due")],
+                    vec![id("a_due_q"), id("d_due_q"), id("i_due_q")],
                     b1(false),
                 )),
             ),
         ]),
         "stage X can apply its event this cycle",
+    ));
+    wires.push((
+        "x_skip_start".into(),
+        1,
+        and(vec![
+            id("x_valid_q"),
+            not(id("x_skip_q")),
+            Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
+        ]),
+        "a skip phase starts",
+    ));
+    wires.push((
+        "x_step".into(),
+        1,
+        and(vec![
+            id("x_valid_q"),
+            not(id("x_skip_q")),
+            not(id("x_apply")),
+            not(Expr::any_of(
+                vec![id("a_skip"), id("d_skip"), id("i_skip")],
+                b1(false),
+            )),
+        ]),
+        "stage X applies the earliest due period",
+    ));
+    // Rc's and Rt's sources (rc_sel, rt_sel): 0 hold, 1 cut (Rt: Rc before it), 2 increase,
+    // 3 first CNP; as codes computed beside the control that picks step or event.
+    let code = |c: Expr, v: u128, rest: Expr| tern(c, Expr::num(2, v), rest);
+    let cut_due = and(vec![not(id("pick_a")), id("pick_d"), id("w_dcnp_q")]);
+    let inc_due = and(vec![not(id("pick_a")), not(id("pick_d"))]);
+    for (x, cut) in [
+        ("rc", cut_due.clone()),
+        ("rt", and(vec![cut_due, id("clamp")])),
+    ] {
+        wires.push((
+            format!("{x}_step"),
+            2,
+            code(cut, 1, code(inc_due.clone(), 2, Expr::num(2, 0))),
+            if x == "rc" {
+                "source for a step: a cut with a CNP marked, or an increase"
+            } else {
+                "... Rt: the cut sets it only when clamping"
+            },
+        ));
+    }
+    wires.push((
+        "ev_byte_inc".into(),
+        1,
+        and(vec![
+            eq(id("ev_kind_q"), id("K_TX")),
+            id("tx_grant"),
+            id("byte_on"),
+            id("byte_fire"),
+        ]),
+        "stage X's event is a granted send that fires the byte counter",
+    ));
+    wires.push((
+        "ev_sel".into(),
+        2,
+        code(
+            and(vec![id("ev_cnp_q"), id("paper")]),
+            1,
+            code(
+                and(vec![id("ev_cnp_q"), not(id("w_seen_q"))]),
+                3,
+                code(id("ev_byte_inc"), 2, Expr::num(2, 0)),
+            ),
+        ),
+        "Rc's and Rt's source for the event: PAPER's cut, the first CNP, a byte-counter increase",
+    ));
+    wires.push((
+        "rt_shown".into(),
+        28,
+        tern(id("w_seen_q"), rt(), id("rmax_fx_q")),
+        "Rt as the response shows it: the cap before the flow's first CNP",
     ));
     wires.push((
         "x_done".into(),
@@ -1444,6 +1640,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "the response FIFO head is taken",
     ));
     wires.push((
+        "head_from_sk".into(),
+        1,
+        and(vec![id("sk_valid_q"), id("rsp_pop")]),
+        "the FIFO head takes the second entry",
+    ));
+    wires.push((
+        "head_free".into(),
+        1,
+        and(vec![
+            not(id("sk_valid_q")),
+            or(not(id("rsp_valid_q")), id("rsp_pop")),
+        ]),
+        "the FIFO head takes a response pushed this cycle",
+    ));
+    wires.push((
         "r_free".into(),
         1,
         or(not(id("r_valid_q")), id("r_adv")),
@@ -1452,10 +1663,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "tc_skip_sum".into(),
         32,
-        add(
-            zext(tc(), 16),
-            Expr::bin(BinOp::Shl, d(32, 1), id("skip_j_q")),
-        ),
+        add(zext(tc(), 16), id("tc_jump_q")),
         "",
     ));
     wires.push((
@@ -1503,9 +1711,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     wires.push((
         "tok_sum".into(),
-        49,
-        add(zext(id("rd_tokens"), 14), zext(id("tok_gain"), 1)),
-        "",
+        35,
+        add(id("rd_tokens"), id("tok_gain").bits(34, 0)),
+        "tokens plus the gain (kept only under the cap)",
     ));
     wires.push((
         "tok_cap_sum".into(),
@@ -1526,17 +1734,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "tokens arrive in one-microsecond quanta: the bucket holds one more",
     ));
+    // The sum passes the cap when the gain passes cap - tokens: that difference is taken
+    // while the product forms, so one compare follows it rather than the sum and a compare.
+    wires.push((
+        "tok_room".into(),
+        36,
+        sub(zext(id("tok_cap"), 1), zext(id("rd_tokens"), 1)),
+        "cap - tokens, negative when the cap dropped below them",
+    ));
+    wires.push((
+        "tok_over".into(),
+        1,
+        Expr::any_of(
+            vec![
+                not(id("rd_tokv")),
+                id("tok_room").bits(35, 35),
+                gt(id("tok_gain"), zext(id("tok_room").bits(34, 0), 13)),
+            ],
+            b1(false),
+        ),
+        "the bucket fills: a new flow's, or the accrual reaches the cap",
+    ));
     wires.push((
         "tok_fill".into(),
         35,
-        tern(
-            or(
-                not(id("rd_tokv")),
-                gt(id("tok_sum"), zext(id("tok_cap"), 14)),
-            ),
-            id("tok_cap"),
-            id("tok_sum").bits(34, 0),
-        ),
+        tern(id("tok_over"), id("tok_cap"), id("tok_sum")),
         "tokens after accrual",
     ));
     // Events.
@@ -1610,6 +1832,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rc and Rt on the first CNP, from the registered values (registered again: first_rate_q \
          follows the inputs by two cycles, and stage X is two cycles after an event is taken)",
+    ));
+    wires.push((
+        "first_at_cap_d".into(),
+        1,
+        or(id("first_zero_q"), ge(id("first_lo_q"), id("rmax_fx_q"))),
+        "first_rate_d is the cap (registered with it: first_at_cap_q)",
+    ));
+    wires.push((
+        "alpha0_zero_d".into(),
+        1,
+        eq(cfg("initial_alpha_value", "value"), d(10, 0)),
+        "the first CNP's alpha is 0 (registered: alpha0_zero_q)",
     ));
     wires.push((
         "first_zero_d".into(),
@@ -1730,8 +1964,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
-    c.push(set("rc_sel", Expr::num(2, 0)));
-    c.push(set("rt_sel", Expr::num(2, 0)));
+    c.push(set("rsp_rc_new", id("cut_rc_q")));
+    c.push(set("rsp_rt_new", id("rt_shown")));
+    c.push(Stmt::Comment(
+        "Rc's and Rt's sources: the step's code or the event's".into(),
+    ));
+    for x in ["rc", "rt"] {
+        c.push(set(
+            &format!("{x}_sel"),
+            tern(
+                id("x_step"),
+                id(&format!("{x}_step")),
+                tern(id("x_done"), id("ev_sel"), Expr::num(2, 0)),
+            ),
+        ));
+    }
     c.push(Stmt::Comment(
         "Stage T: read the offered flow's word; a waiting stage R reads its own again".into(),
     ));
@@ -1793,11 +2040,77 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
         ),
     ];
+    // A deadline, its elapsed time and whether less than a period has elapsed move
+    // together: `advance` by a period ("step") or by the skip's jump ("jump"), `restart` a
+    // period from now.
+    let advance = |x: &str, how: &str| {
+        let by = if how == "step" {
+            zext(id(timer_period(x)), 15)
+        } else {
+            id(&format!("{x}_jump_q")).bits(31, 0)
+        };
+        vec![
+            set(
+                &format!("w_{x}_next_d"),
+                add(id(&format!("w_{x}_next_q")), by),
+            ),
+            set(&format!("{x}_el_d"), id(&format!("{x}_el_{how}"))),
+            set(&format!("{x}_once_d"), id(&format!("{x}_once_{how}"))),
+            // Only a due timer moves: what else it needs to run holds.
+            set(
+                &format!("{x}_due_d"),
+                not(id(&format!("{x}_el_{how}")).bits(31, 31)),
+            ),
+        ]
+    };
+    let restart = |x: &str, period: &str| {
+        vec![
+            set(&format!("w_{x}_next_d"), add(now(), zext(id(period), 15))),
+            set(&format!("{x}_el_d"), sub(d(32, 0), zext(id(period), 15))),
+            set(&format!("{x}_once_d"), b1(false)),
+            set(&format!("{x}_due_d"), b1(false)),
+        ]
+    };
+    // alpha and the copy periods and cuts read (alpha_in_q) move together.
+    let alpha_to = |v: Expr, zero: Expr| {
+        vec![
+            set("w_alpha_d", v.clone()),
+            set("alpha_in_d", v),
+            set("alpha_zero_d", zero),
+        ]
+    };
+    // A count and its order with F move together.
+    let count_to = |n: &str, v: &str| {
+        vec![
+            set(&format!("w_{n}_d"), id(v)),
+            set(&format!("{n}_lt_f_d"), id(&format!("{v}_lt_f"))),
+            set(&format!("{n}_gt_f_d"), id(&format!("{v}_gt_f"))),
+        ]
+    };
+    let counts_zero = || {
+        let mut v = Vec::new();
+        for n in ["tc", "bc"] {
+            v.push(set(&format!("w_{n}_d"), d(16, 0)));
+            v.push(set(
+                &format!("{n}_lt_f_d"),
+                ne(cfg("rpg_threshold", "value"), d(5, 0)),
+            ));
+            v.push(set(&format!("{n}_gt_f_d"), b1(false)));
+        }
+        v
+    };
     let mut load_x = vec![
         set("ev_kind_d", id("r_kind_q")),
         set("ev_flow_d", id("r_flow_q")),
         set("ev_bytes_d", id("r_bytes_q")),
         set("ev_now_d", id("r_now_q")),
+        set(
+            "ev_cnp_d",
+            and(vec![
+                eq(id("r_kind_q"), id("K_CNP")),
+                cfg("ctrl", "rp_enable"),
+            ]),
+        ),
         set("x_skip_d", b1(false)),
     ];
     for &(f, _) in STATE_FIELDS {
@@ -1813,59 +2126,66 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("w_tok_us_d", id("r_now_q")));
     load_x.push(set("rt_at_cap_d", id("rd_rt_at_cap")));
     load_x.push(set("alpha_zero_d", eq(id("rd_alpha"), d(25, 0))));
+    for x in ["a", "d", "i"] {
+        load_x.push(set(&format!("{x}_el_d"), id(&format!("rd_{x}_el"))));
+        load_x.push(set(&format!("{x}_once_d"), id(&format!("rd_{x}_once"))));
+        load_x.push(set(&format!("{x}_due_d"), id(&format!("rd_{x}_due"))));
+    }
+    load_x.extend(count_to("tc", "rd_tc"));
+    load_x.push(set("rc_near_d", id("rd_rc_near")));
+    load_x.push(set("hai_capped_d", id("rd_hai_capped")));
+    load_x.extend(count_to("bc", "rd_bc"));
+    load_x.push(set(
+        "cut_rc_d",
+        tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
+    ));
+    load_x.push(set(
+        "alpha_in_d",
+        tern(
+            and(vec![id("paper"), not(id("rd_seen"))]),
+            id("alpha_init"),
+            id("rd_alpha"),
+        ),
+    ));
 
-    let first_cnp = vec![
-        set("w_seen_d", b1(true)),
-        set(
-            "w_alpha_d",
-            zext(shl_const(cfg("initial_alpha_value", "value"), 14), 1),
-        ),
-        set(
-            "alpha_zero_d",
-            eq(cfg("initial_alpha_value", "value"), d(10, 0)),
-        ),
-        set("rc_sel", Expr::num(2, 3)),
-        set("rt_sel", Expr::num(2, 3)),
+    let mut first_cnp = vec![set("w_seen_d", b1(true))];
+    first_cnp.extend(alpha_to(id("alpha_init"), id("alpha0_zero_q")));
+    first_cnp.extend([
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", id("first_zero_q")),
         set("w_incon_d", b1(false)),
-        set("w_tc_d", d(16, 0)),
-        set("w_bc_d", d(16, 0)),
+        set("i_due_d", b1(false)),
         set("w_bacc_d", d(24, 0)),
-        set("w_a_next_d", add(now(), zext(id("k_period_q"), 15))),
-        set("w_d_next_d", add(now(), zext(id("d_period_q"), 15))),
-    ];
-    let paper_cnp = vec![
+    ]);
+    first_cnp.extend(counts_zero());
+    first_cnp.extend(restart("a", "k_period_q"));
+    first_cnp.extend(restart("d", "d_period_q"));
+    let mut paper_cnp = vec![
         set("stat_cnp_d", b1(true)),
         set("stat_cut_d", b1(true)),
         set("w_seen_d", b1(true)),
-        Stmt::if_(
-            not(id("w_seen_q")),
-            vec![set("w_d_next_d", add(now(), zext(id("d_period_q"), 15)))],
-        ),
-        set("rt_sel", Expr::num(2, 1)),
-        set("rc_sel", Expr::num(2, 1)),
-        set("w_alpha_d", id("alpha_cnp")),
-        set(
-            "alpha_zero_d",
-            and(vec![id("alpha_prod_low"), id("alpha_gain_zero")]),
-        ),
+        Stmt::if_(not(id("w_seen_q")), restart("d", "d_period_q")),
+    ];
+    paper_cnp.extend(alpha_to(
+        id("alpha_cnp"),
+        and(vec![id("alpha_prod_low"), id("alpha_gain_zero")]),
+    ));
+    paper_cnp.extend([
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", b1(false)),
-        set("w_a_next_d", add(now(), zext(id("k_period_q"), 15))),
-        set("w_tc_d", d(16, 0)),
-        set("w_bc_d", d(16, 0)),
         set("w_bacc_d", d(24, 0)),
         set("w_incon_d", b1(true)),
-        set("w_i_next_d", add(now(), zext(id("t_period_q"), 15))),
-    ];
+    ]);
+    paper_cnp.extend(counts_zero());
+    paper_cnp.extend(restart("a", "k_period_q"));
+    paper_cnp.extend(restart("i", "t_period_q"));
     let event = Stmt::Case {
         subject: id("ev_kind_q"),
         arms: vec![
             (
                 vec![id("K_CNP")],
                 vec![Stmt::if_(
-                    cfg("ctrl", "rp_enable"),
+                    id("ev_cnp_q"),
                     vec![Stmt::if_else(
                         id("paper"),
                         paper_cnp,
@@ -1891,12 +2211,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                             id("byte_on"),
                             vec![Stmt::if_else(
                                 id("byte_fire"),
-                                vec![
-                                    set("rt_sel", Expr::num(2, 2)),
-                                    set("rc_sel", Expr::num(2, 2)),
-                                    set("w_bc_d", id("bc_inc")),
-                                    set("w_bacc_d", d(24, 0)),
-                                ],
+                                {
+                                    let mut v = count_to("bc", "bc_inc");
+                                    v.push(set("w_bacc_d", d(24, 0)));
+                                    v
+                                },
                                 vec![set("w_bacc_d", id("byte_sum").bits(23, 0))],
                             )],
                         ),
@@ -1920,6 +2239,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ],
         default: vec![],
     };
+    let t = || zext(id("t_period_q"), 15);
+    let mut alpha_period = alpha_to(id("alpha_step"), id("alpha_step_zero"));
+    alpha_period.push(set("w_acnp_d", b1(false)));
+    alpha_period.extend(advance("a", "step"));
     let finish = vec![
         Stmt::Comment(
             "Nothing due but the foldable periods: take them, apply the event, write back,".into(),
@@ -1928,126 +2251,78 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::if_(
             id("fold"),
             vec![
-                Stmt::if_(
-                    id("a_due"),
-                    vec![
-                        set("w_alpha_d", id("alpha_step")),
-                        set("alpha_zero_d", id("alpha_step_zero")),
-                        set("w_acnp_d", b1(false)),
-                        set(
-                            "w_a_next_d",
-                            add(id("w_a_next_q"), zext(id("k_period_q"), 15)),
-                        ),
-                    ],
-                ),
-                Stmt::if_(
-                    id("d_due"),
-                    vec![set(
-                        "w_d_next_d",
-                        add(id("w_d_next_q"), zext(id("d_period_q"), 15)),
-                    )],
-                ),
+                Stmt::if_(id("a_due_q"), alpha_period.clone()),
+                Stmt::if_(id("d_due_q"), advance("d", "step")),
             ],
         ),
         event,
         set("ram_we", b1(true)),
         set("rsp_push", b1(true)),
     ];
-    let step_cut = vec![
-        set(
-            "w_d_next_d",
-            add(id("w_d_next_q"), zext(id("d_period_q"), 15)),
+    let mut cut = counts_zero();
+    cut.extend([
+        set("w_bacc_d", d(24, 0)),
+        set("w_incon_d", b1(true)),
+        set("w_i_next_d", add(id("w_d_next_q"), t())),
+        set("i_el_d", id("i_el_cut")),
+        set("i_once_d", id("i_once_cut")),
+        set("i_due_d", not(id("i_el_cut").bits(31, 31))),
+        set("hai_capped_d", id("cut_hai_capped")),
+        Stmt::Comment(
+            "rc_near_q is not read until an increase step sets it again: the cut leaves both"
+                .into(),
         ),
-        Stmt::if_(
-            id("w_dcnp_q"),
-            vec![
-                Stmt::Comment("cut_rc is Rc here (mlx5)".into()),
-                Stmt::if_(id("clamp"), vec![set("rt_sel", Expr::num(2, 1))]),
-                set("rc_sel", Expr::num(2, 1)),
-                set("w_tc_d", d(16, 0)),
-                set("w_bc_d", d(16, 0)),
-                set("w_bacc_d", d(24, 0)),
-                set("w_incon_d", b1(true)),
-                set(
-                    "w_i_next_d",
-                    add(id("w_d_next_q"), zext(id("t_period_q"), 15)),
-                ),
-                set("w_dcnp_d", b1(false)),
-                set("stat_cut_d", b1(true)),
-            ],
-        ),
-    ];
-    let arm_step = vec![Stmt::if_else(
-        Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
-        vec![
-            set("skip_a_d", id("a_skip")),
-            set("skip_d_d", id("d_skip")),
-            set("skip_i_d", id("i_skip")),
-            set("skip_j_d", d(5, 31)),
-            set("x_skip_d", b1(true)),
-        ],
-        vec![Stmt::if_else(
-            id("x_apply"),
-            vec![Stmt::if_(not(id("sk_valid_q")), finish)],
-            vec![Stmt::if_else(
-                id("pick_a"),
-                vec![
-                    set("w_alpha_d", id("alpha_step")),
-                    set("alpha_zero_d", id("alpha_step_zero")),
-                    set("w_acnp_d", b1(false)),
-                    set(
-                        "w_a_next_d",
-                        add(id("w_a_next_q"), zext(id("k_period_q"), 15)),
-                    ),
-                ],
-                vec![Stmt::if_else(
-                    id("pick_d"),
-                    step_cut,
-                    vec![
-                        Stmt::Comment("Otherwise the increase period is the one due".into()),
-                        set("rt_sel", Expr::num(2, 2)),
-                        set("rc_sel", Expr::num(2, 2)),
-                        set("w_tc_d", id("tc_inc")),
-                        set(
-                            "w_i_next_d",
-                            add(id("w_i_next_q"), zext(id("t_period_q"), 15)),
-                        ),
-                    ],
-                )],
-            )],
-        )],
+        Stmt::Comment("counts at 0, so i_flat (mlx5: a count above F) is 0 until then".into()),
+        set("w_dcnp_d", b1(false)),
+        set("stat_cut_d", b1(true)),
+    ]);
+    let mut step_cut = advance("d", "step");
+    step_cut.push(Stmt::if_(id("w_dcnp_q"), std::mem::take(&mut cut)));
+    let mut step_inc = vec![Stmt::Comment(
+        "Otherwise the increase period is the one due".into(),
     )];
-    let arm_skip = vec![
-        Stmt::if_(
-            and(vec![id("skip_a_q"), id("a_fits")]),
-            vec![set(
-                "w_a_next_d",
-                add(id("w_a_next_q"), id("a_jump").bits(31, 0)),
-            )],
-        ),
-        Stmt::if_(
-            and(vec![id("skip_d_q"), id("d_fits")]),
-            vec![set(
-                "w_d_next_d",
-                add(id("w_d_next_q"), id("d_jump").bits(31, 0)),
-            )],
-        ),
-        Stmt::if_(
-            and(vec![id("skip_i_q"), id("i_fits")]),
-            vec![
-                set(
-                    "w_i_next_d",
-                    add(id("w_i_next_q"), id("i_jump").bits(31, 0)),
-                ),
-                set("w_tc_d", id("tc_skip")),
-            ],
-        ),
-        set("skip_j_d", sub(id("skip_j_q"), d(5, 1))),
-        Stmt::if_(
-            eq(id("skip_j_q"), d(5, 0)),
-            vec![set("x_skip_d", b1(false))],
-        ),
+    step_inc.extend(count_to("tc", "tc_inc"));
+    step_inc.push(set("rc_near_d", id("inc_rc_near")));
+    step_inc.push(set("hai_capped_d", id("inc_hai_capped")));
+    step_inc.extend(advance("i", "step"));
+    let arm_step = vec![Stmt::if_else(
+        id("pick_a"),
+        alpha_period,
+        vec![Stmt::if_else(id("pick_d"), step_cut, step_inc)],
+    )];
+    let arm_skip_start = vec![
+        set("skip_a_d", id("a_skip")),
+        set("skip_d_d", id("d_skip")),
+        set("skip_i_d", id("i_skip")),
+        set("skip_j_d", d(5, 31)),
+        set("a_jump_d", shl_const(id("k_period_q"), 31)),
+        set("d_jump_d", shl_const(id("d_period_q"), 31)),
+        set("i_jump_d", shl_const(id("t_period_q"), 31)),
+        set("tc_jump_d", Expr::num(32, 1 << 31)),
+        set("x_skip_d", b1(true)),
     ];
+    let mut arm_skip = Vec::new();
+    for x in ["a", "d", "i"] {
+        let mut go = advance(x, "jump");
+        if x == "i" {
+            go.extend(count_to("tc", "tc_skip"));
+        }
+        arm_skip.push(Stmt::if_(
+            and(vec![id(&format!("skip_{x}_q")), id(&format!("{x}_fits"))]),
+            go,
+        ));
+    }
+    arm_skip.push(set("skip_j_d", sub(id("skip_j_q"), d(5, 1))));
+    for j in ["a_jump", "d_jump", "i_jump", "tc_jump"] {
+        arm_skip.push(set(
+            &format!("{j}_d"),
+            Expr::bin(BinOp::Shr, id(&format!("{j}_q")), Expr::int(1)),
+        ));
+    }
+    arm_skip.push(Stmt::if_(
+        eq(id("skip_j_q"), d(5, 0)),
+        vec![set("x_skip_d", b1(false))],
+    ));
     c.push(Stmt::Case {
         subject: id("state_q"),
         arms: vec![
@@ -2057,36 +2332,64 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         default: vec![],
     });
     c.push(Stmt::Comment(
-        "Stage X: one due period per cycle, a skip phase, or the event (S_RUN only)".into(),
-    ));
-    c.push(Stmt::if_(
-        id("x_valid_q"),
-        vec![Stmt::if_else(id("x_skip_q"), arm_skip, arm_step)],
+        "Stage X (S_RUN only): a skip phase, its start, one due period, or the event; the".into(),
     ));
     c.push(Stmt::Comment(
-        "Rc and Rt: the control above picks the source, the values pass one multiplexer".into(),
+        "four conditions exclude one another (see x_apply)".into(),
     ));
-    for (sel, reg, srcs) in [
-        ("rc_sel", "w_rc_d", ["cut_new", "rc_inc", "first_rate_q"]),
-        ("rt_sel", "w_rt_d", ["cut_rc", "rt_inc", "first_rate_q"]),
-    ] {
-        c.push(Stmt::Case {
-            subject: id(sel),
-            arms: srcs
-                .iter()
-                .zip(1u128..)
-                .map(|(src, v)| (vec![Expr::num(2, v)], vec![set(reg, id(src))]))
-                .collect(),
-            default: vec![],
-        });
-    }
+    c.push(Stmt::if_(
+        and(vec![id("x_valid_q"), id("x_skip_q")]),
+        arm_skip,
+    ));
+    c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
+    c.push(Stmt::if_(id("x_step"), arm_step));
+    c.push(Stmt::if_(id("x_done"), finish));
+    c.push(Stmt::Comment(
+        "Rc and Rt: the control above picks the source, the values pass one multiplexer; the"
+            .into(),
+    ));
+    c.push(Stmt::Comment(
+        "response and the cut's copy of Rc take the same source (each sets the CNP seen)".into(),
+    ));
     c.push(Stmt::Case {
-        subject: id("rt_sel"),
-        arms: ["cut_rc_at_cap", "inc_at_cap", "first_at_cap"]
+        subject: id("rc_sel"),
+        arms: ["cut_new", "rc_inc", "first_rate_q"]
             .iter()
             .zip(1u128..)
-            .map(|(src, v)| (vec![Expr::num(2, v)], vec![set("rt_at_cap_d", id(src))]))
+            .map(|(src, v)| {
+                (
+                    vec![Expr::num(2, v)],
+                    vec![
+                        set("w_rc_d", id(src)),
+                        set("cut_rc_d", id(src)),
+                        set("rsp_rc_new", id(src)),
+                    ],
+                )
+            })
             .collect(),
+        default: vec![],
+    });
+    // Each source of a new Rt with whether it is the cap, in one table.
+    c.push(Stmt::Case {
+        subject: id("rt_sel"),
+        arms: [
+            ("cut_rc_q", "cut_rc_at_cap"),
+            ("rt_inc", "inc_at_cap"),
+            ("first_rate_q", "first_at_cap_q"),
+        ]
+        .iter()
+        .zip(1u128..)
+        .map(|((src, at_cap), v)| {
+            (
+                vec![Expr::num(2, v)],
+                vec![
+                    set("w_rt_d", id(src)),
+                    set("rt_at_cap_d", id(at_cap)),
+                    set("rsp_rt_new", id(src)),
+                ],
+            )
+        })
+        .collect(),
         default: vec![],
     });
     c.push(Stmt::Comment(
@@ -2100,56 +2403,64 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             .map(|(f, _)| id(&format!("w_{f}_d")))
             .collect(),
     );
+    // Taken every cycle of S_RUN (the clear writes zeros): ram_we and r_bypass_q say when it
+    // counts, so the word's path does not wait for the decision to write.
     c.push(Stmt::if_(
-        id("rsp_push"),
-        vec![set("ram_wdata", packed), set("wb_word_d", id("ram_wdata"))],
+        eq(id("state_q"), id("S_RUN")),
+        vec![set("ram_wdata", packed)],
     ));
+    c.push(set("wb_word_d", id("ram_wdata")));
     let entry = |prefix: &str| -> Vec<Stmt> {
         vec![
             set(&format!("{prefix}_kind_d"), id("ev_kind_q")),
             set(&format!("{prefix}_flow_d"), id("ev_flow_q")),
             set(&format!("{prefix}_flag_d"), id("rsp_new_flag")),
             set(&format!("{prefix}_seen_d"), id("w_seen_d")),
-            set(
-                &format!("{prefix}_rc_d"),
-                tern(id("w_seen_d"), id("w_rc_d"), id("rmax_fx_q")),
-            ),
-            set(
-                &format!("{prefix}_rt_d"),
-                tern(id("w_seen_d"), id("w_rt_d"), id("rmax_fx_q")),
-            ),
+            set(&format!("{prefix}_rc_d"), id("rsp_rc_new")),
+            set(&format!("{prefix}_rt_d"), id("rsp_rt_new")),
             set(&format!("{prefix}_alpha_d"), id("w_alpha_d")),
             set(&format!("{prefix}_tc_d"), id("w_tc_d")),
             set(&format!("{prefix}_time_d"), now()),
             set(&format!("{prefix}_bc_d"), id("w_bc_d")),
         ]
     };
-    let mut from_skid = vec![set("sk_valid_d", b1(false))];
+    // The head takes the second entry when it is popped with one waiting, else a pushed
+    // response when it is free; the second entry (no reset, sk_valid_q says when it counts)
+    // takes stage X's response in every cycle it is empty.
+    c.push(set(
+        "rsp_valid_d",
+        Expr::any_of(
+            vec![
+                id("sk_valid_q"),
+                id("rsp_push"),
+                and(vec![id("rsp_valid_q"), not(id("rsp_pop"))]),
+            ],
+            b1(false),
+        ),
+    ));
+    c.push(set(
+        "sk_valid_d",
+        tern(
+            id("sk_valid_q"),
+            not(id("rsp_pop")),
+            and(vec![id("rsp_push"), id("rsp_valid_q"), not(id("rsp_pop"))]),
+        ),
+    ));
+    let mut from_skid = Vec::new();
     for f in [
         "kind", "flow", "flag", "seen", "rc", "rt", "alpha", "tc", "time", "bc",
     ] {
         from_skid.push(set(&format!("rsp_{f}_d"), id(&format!("sk_{f}_q"))));
     }
-    let mut to_head = vec![set("rsp_valid_d", b1(true))];
-    to_head.extend(entry("rsp"));
-    let mut to_skid = vec![set("sk_valid_d", b1(true))];
-    to_skid.extend(entry("sk"));
     c.push(Stmt::if_else(
-        id("sk_valid_q"),
-        vec![Stmt::if_(id("rsp_pop"), from_skid)],
-        vec![Stmt::if_else(
-            id("rsp_push"),
-            vec![Stmt::if_else(
-                or(not(id("rsp_valid_q")), id("rsp_pop")),
-                to_head,
-                to_skid,
-            )],
-            vec![Stmt::if_(
-                id("rsp_pop"),
-                vec![set("rsp_valid_d", b1(false))],
-            )],
+        id("head_from_sk"),
+        from_skid,
+        vec![Stmt::if_(
+            and(vec![id("head_free"), id("rsp_push")]),
+            entry("rsp"),
         )],
     ));
+    c.push(Stmt::if_(not(id("sk_valid_q")), entry("sk")));
     c.push(Stmt::Comment(
         "Stage R to stage X: the word with its tokens accrued".into(),
     ));
@@ -2193,10 +2504,32 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "ev_flow",
         "ev_bytes",
         "ev_now",
+        "ev_cnp",
         "skip_a",
         "skip_d",
         "skip_i",
         "skip_j",
+        "a_jump",
+        "d_jump",
+        "i_jump",
+        "tc_jump",
+        "a_el",
+        "a_once",
+        "rc_near",
+        "hai_capped",
+        "a_due",
+        "d_due",
+        "i_due",
+        "d_once",
+        "i_once",
+        "tc_lt_f",
+        "tc_gt_f",
+        "bc_lt_f",
+        "bc_gt_f",
+        "d_el",
+        "i_el",
+        "cut_rc",
+        "alpha_in",
         "sk_kind",
         "sk_flow",
         "sk_flag",
@@ -2271,6 +2604,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         items,
         reset,
     })
+}
+
+/// The period register of timer `x` (alpha, cut, increase).
+fn timer_period(x: &str) -> &'static str {
+    match x {
+        "a" => "k_period_q",
+        "d" => "d_period_q",
+        _ => "t_period_q",
+    }
 }
 
 /// `{(FLOW_BITS-1){1'b0}, 1'b1}`-style constant `v` at the flow width.
