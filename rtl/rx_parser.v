@@ -282,22 +282,22 @@ module rx_parser (
   reg  [10:0]   ic_beat_d;
   reg  [599:0]  ic_hdr_q;
   reg  [599:0]  ic_hdr_d;
-  reg           ic_et12_8100_q;
-  reg           ic_et12_8100_d;
-  reg           ic_et16_8100_q;
-  reg           ic_et16_8100_d;
-  reg           ic_et12_0800_q;
-  reg           ic_et12_0800_d;
-  reg           ic_et16_0800_q;
-  reg           ic_et16_0800_d;
-  reg           ic_et20_0800_q;
-  reg           ic_et20_0800_d;
-  reg           ic_et12_86dd_q;
-  reg           ic_et12_86dd_d;
-  reg           ic_et16_86dd_q;
-  reg           ic_et16_86dd_d;
-  reg           ic_et20_86dd_q;
-  reg           ic_et20_86dd_d;
+  reg           ic_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
+  reg           ic_tag12_d;
+  reg           ic_tag16_q;       // an 802.1Q tag at byte 16 (the second one behind tag12)
+  reg           ic_tag16_d;
+  reg           ic_v4_12_q;       // IPv4 ethertype at byte 12 (no tag)
+  reg           ic_v4_12_d;
+  reg           ic_v4_16_q;       // IPv4 ethertype at byte 16 (one tag)
+  reg           ic_v4_16_d;
+  reg           ic_v4_20_q;       // IPv4 ethertype at byte 20 (two tags)
+  reg           ic_v4_20_d;
+  reg           ic_v6_12_q;       // IPv6 ethertype at byte 12 (no tag)
+  reg           ic_v6_12_d;
+  reg           ic_v6_16_q;       // IPv6 ethertype at byte 16 (one tag)
+  reg           ic_v6_16_d;
+  reg           ic_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
+  reg           ic_v6_20_d;
   reg           ic1_valid_q;
   reg           ic1_valid_d;
   reg  [511:0]  ic1_tdata_q;
@@ -621,23 +621,24 @@ module rx_parser (
   reg  [8:0]    s1_tuser_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
-  reg           s1_tag12_q;
+  reg           s1_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
   reg           s1_tag12_d;
-  reg           s1_tag16_q;
+  reg           s1_tag16_q;       // an 802.1Q tag at byte 16 (the second one behind tag12)
   reg           s1_tag16_d;
-  reg           s1_v4_12_q;
+  reg           s1_v4_12_q;       // IPv4 ethertype at byte 12 (no tag)
   reg           s1_v4_12_d;
-  reg           s1_v6_12_q;
-  reg           s1_v6_12_d;
-  reg           s1_v4_16_q;
+  reg           s1_v4_16_q;       // IPv4 ethertype at byte 16 (one tag)
   reg           s1_v4_16_d;
-  reg           s1_v6_16_q;
-  reg           s1_v6_16_d;
-  reg           s1_v4_20_q;
+  reg           s1_v4_20_q;       // IPv4 ethertype at byte 20 (two tags)
   reg           s1_v4_20_d;
-  reg           s1_v6_20_q;
+  reg           s1_v6_12_q;       // IPv6 ethertype at byte 12 (no tag)
+  reg           s1_v6_12_d;
+  reg           s1_v6_16_q;       // IPv6 ethertype at byte 16 (one tag)
+  reg           s1_v6_16_d;
+  reg           s1_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
   reg           s1_v6_20_d;
-  reg           s1_ihl0_ge6_q;
+  reg           s1_ihl0_ge6_q;    // IHL behind 0 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
+                                  // checksum's words 10 and up
   reg           s1_ihl0_ge6_d;
   reg           s1_ihl0_ge7_q;
   reg           s1_ihl0_ge7_d;
@@ -657,7 +658,8 @@ module rx_parser (
   reg           s1_ihl0_ge14_d;
   reg           s1_ihl0_ge15_q;
   reg           s1_ihl0_ge15_d;
-  reg           s1_ihl1_ge6_q;
+  reg           s1_ihl1_ge6_q;    // IHL behind 1 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
+                                  // checksum's words 10 and up
   reg           s1_ihl1_ge6_d;
   reg           s1_ihl1_ge7_q;
   reg           s1_ihl1_ge7_d;
@@ -677,7 +679,8 @@ module rx_parser (
   reg           s1_ihl1_ge14_d;
   reg           s1_ihl1_ge15_q;
   reg           s1_ihl1_ge15_d;
-  reg           s1_ihl2_ge6_q;
+  reg           s1_ihl2_ge6_q;    // IHL behind 2 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
+                                  // checksum's words 10 and up
   reg           s1_ihl2_ge6_d;
   reg           s1_ihl2_ge7_q;
   reg           s1_ihl2_ge7_d;
@@ -701,7 +704,6 @@ module rx_parser (
   wire          s1_vlan2;
   wire          s1_ipv4;
   wire          s1_ipv6;
-  wire [7:0]    s1_ip;            // IP header start
   wire [3:0]    s1_ihl;
   wire [479:0]  s1_ipw;           // 60 bytes from the IP header start
   wire [4:0]    s1_udp_idx;       // the UDP header starts at byte 14 + 4 * idx
@@ -715,8 +717,6 @@ module rx_parser (
   wire          h_vlan2;
   wire          h_ipv4;
   wire          h_ipv6;
-  wire [7:0]    h_ip;
-  wire [3:0]    h_ihl;
   reg           s1b_valid_q;
   reg           s1b_valid_d;
   reg  [16:0]   s1b_len_q;
@@ -741,10 +741,6 @@ module rx_parser (
   reg           s1b_ipv4_d;
   reg           s1b_ipv6_q;
   reg           s1b_ipv6_d;
-  reg  [7:0]    s1b_ip_q;
-  reg  [7:0]    s1b_ip_d;
-  reg  [3:0]    s1b_ihl_q;
-  reg  [3:0]    s1b_ihl_d;
   reg  [18:0]   s1b_csum0_q;
   reg  [18:0]   s1b_csum0_d;
   reg  [18:0]   s1b_csum1_q;
@@ -754,6 +750,8 @@ module rx_parser (
   reg  [18:0]   s1b_csum3_q;
   reg  [18:0]   s1b_csum3_d;
   wire [79:0]   h_ipw;
+  wire [3:0]    h_ihl;            // IPv4 IHL (the IP header's first byte)
+  wire [7:0]    h_ip;             // IP header start
   wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
   wire [15:0]   h_total;
@@ -1004,6 +1002,8 @@ module rx_parser (
   reg           p2_is_read_d;
   reg           p2_is_atomic_q;
   reg           p2_is_atomic_d;
+  reg           p2_uc_start_q;
+  reg           p2_uc_start_d;
   wire [2:0]    p2_tr;
   wire          p2_is_cnp;
   wire          p2_is_resp;
@@ -1057,6 +1057,18 @@ module rx_parser (
   reg  [15:0]   p3_payload_len_d;
   reg           p3_pay_q;
   reg           p3_pay_d;
+  reg  [2:0]    p3_tr_q;
+  reg  [2:0]    p3_tr_d;
+  reg           p3_is_cnp_q;
+  reg           p3_is_cnp_d;
+  reg           p3_is_resp_q;
+  reg           p3_is_resp_d;
+  reg           p3_is_read_q;
+  reg           p3_is_read_d;
+  reg           p3_is_atomic_q;
+  reg           p3_is_atomic_d;
+  reg           p3_uc_start_q;
+  reg           p3_uc_start_d;
   reg           p3_key_chk_q;
   reg           p3_key_chk_d;
   reg           p3_acc_ok_q;
@@ -1076,13 +1088,11 @@ module rx_parser (
   reg           p3_m4_q;
   reg           p3_m4_d;
   wire [2:0]    p3_tr;
-  wire [4:0]    p3_op5;
-  wire          p3_is_cnp;        // CNP: needs only an existing QP
-  wire          p3_is_resp;       // RC READ response, ACK or ATOMIC ACK
-  wire          p3_is_write;      // RC/UC WRITE first/only: RETH, remote write
-  wire          p3_is_read;       // RC READ request: RETH, remote read
-  wire          p3_is_atomic;     // RC atomics: AtomicETH, remote atomic
-  wire          p3_uc_start;      // UC first/only packet: resynchronises ePSN
+  wire          p3_is_cnp;
+  wire          p3_is_resp;
+  wire          p3_is_read;
+  wire          p3_is_atomic;
+  wire          p3_uc_start;
   wire [32:0]   p3_rd1;
   wire [32:0]   p3_rd2;
   wire [32:0]   p3_rd3;
@@ -1486,17 +1496,17 @@ module rx_parser (
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
-  assign ic1_vlan1 = ic_et12_8100_q;
-  assign ic1_vlan2 = ic1_vlan1 && ic_et16_8100_q;
+  assign ic1_vlan1 = ic_tag12_q;
+  assign ic1_vlan2 = ic_tag12_q && ic_tag16_q;
   assign ic1_tags = ic1_vlan2 ? 2'd2 : ic1_vlan1 ? 2'd1 : 2'd0;
-  assign ic1_ipv6 = ic1_vlan2 ? ic_et20_86dd_q : ic1_vlan1 ? ic_et16_86dd_q : ic_et12_86dd_q;
-  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[59:56]} + 5'd2) :
-                   ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[27:24]} + 5'd1) :
-                   ic1_ipv6 ? 5'd10 :
+  assign ic1_ipv6 = ic1_vlan2 ? ic_v6_20_q : ic1_vlan1 ? ic_v6_16_q : ic_v6_12_q;
+  assign ic1_idx = ic1_vlan2 ? (ic_v6_20_q ? 5'd12 : {1'b0, ic_hdr_q[59:56]} + 5'd2) :
+                   ic1_vlan1 ? (ic_v6_16_q ? 5'd11 : {1'b0, ic_hdr_q[27:24]} + 5'd1) :
+                   ic_v6_12_q ? 5'd10 :
                    {1'b0, ic_hdr_q[3:0]};
-  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[59:56]} + 6'd5) :
-                    ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[27:24]} + 6'd4) :
-                    ic1_ipv6 ? 6'd13 :
+  assign ic1_udp4 = ic1_vlan2 ? (ic_v6_20_q ? 6'd15 : {2'b00, ic_hdr_q[59:56]} + 6'd5) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 6'd14 : {2'b00, ic_hdr_q[27:24]} + 6'd4) :
+                    ic_v6_12_q ? 6'd13 :
                     {2'b00, ic_hdr_q[3:0]} + 6'd3;
   assign ic1_zl = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24 ?
                      {ic_hdr_q[575:568], ic_hdr_q[583:576]} :
@@ -1570,17 +1580,17 @@ module rx_parser (
                        {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24,
                        {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24,
                        {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24};
-  assign ic1_l3_ok = {(ic_et20_0800_q && ic_hdr_q[63:60] == 4'd4 && ic_hdr_q[59:56] >= 4'd5 &&
+  assign ic1_l3_ok = {(ic_v4_20_q && ic_hdr_q[63:60] == 4'd4 && ic_hdr_q[59:56] >= 4'd5 &&
                        ic_hdr_q[135:128] == 8'd17) ||
-                      (ic_et20_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[63:60] == 4'd6 &&
+                      (ic_v6_20_q && csr_ctrl_ipv6_en_o && ic_hdr_q[63:60] == 4'd6 &&
                        ic_hdr_q[111:104] == 8'd17),
-                      (ic_et16_0800_q && ic_hdr_q[31:28] == 4'd4 && ic_hdr_q[27:24] >= 4'd5 &&
+                      (ic_v4_16_q && ic_hdr_q[31:28] == 4'd4 && ic_hdr_q[27:24] >= 4'd5 &&
                        ic_hdr_q[103:96] == 8'd17) ||
-                      (ic_et16_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[31:28] == 4'd6 &&
+                      (ic_v6_16_q && csr_ctrl_ipv6_en_o && ic_hdr_q[31:28] == 4'd6 &&
                        ic_hdr_q[79:72] == 8'd17),
-                      (ic_et12_0800_q && ic_hdr_q[7:4] == 4'd4 && ic_hdr_q[3:0] >= 4'd5 &&
+                      (ic_v4_12_q && ic_hdr_q[7:4] == 4'd4 && ic_hdr_q[3:0] >= 4'd5 &&
                        ic_hdr_q[71:64] == 8'd17) ||
-                      (ic_et12_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[7:4] == 4'd6 &&
+                      (ic_v6_12_q && csr_ctrl_ipv6_en_o && ic_hdr_q[7:4] == 4'd6 &&
                        ic_hdr_q[47:40] == 8'd17)};
   assign ic1_dport_ok = {{ic_hdr_q[559:552], ic_hdr_q[567:560]} == csr_udp_dport_value_o,
                          {ic_hdr_q[527:520], ic_hdr_q[535:528]} == csr_udp_dport_value_o,
@@ -2560,7 +2570,6 @@ module rx_parser (
   assign s1_vlan2 = s1_tag12_q && s1_tag16_q;
   assign s1_ipv4 = s1_vlan2 ? s1_v4_20_q : s1_vlan1 ? s1_v4_16_q : s1_v4_12_q;
   assign s1_ipv6 = s1_vlan2 ? s1_v6_20_q : s1_vlan1 ? s1_v6_16_q : s1_v6_12_q;
-  assign s1_ip = s1_vlan2 ? 8'd22 : s1_vlan1 ? 8'd18 : 8'd14;
   assign s1_ihl = s1_vlan2 ? s1_hdr_q[179:176] : s1_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
   assign s1_ipw = s1_vlan2 ? s1_hdr_q[655:176] : s1_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
   assign s1_udp_idx = s1_vlan2 ? (s1_v6_20_q ? 5'd12 : {1'b0, s1_hdr_q[179:176]} + 5'd2) :
@@ -2643,9 +2652,9 @@ module rx_parser (
   assign h_vlan2 = s1b_vlan2_q;
   assign h_ipv4 = s1b_ipv4_q;
   assign h_ipv6 = s1b_ipv6_q;
-  assign h_ip = s1b_ip_q;
-  assign h_ihl = s1b_ihl_q;
   assign h_ipw = s1b_ip10_q;
+  assign h_ihl = h_ipw[3:0];
+  assign h_ip = h_vlan2 ? 8'd22 : h_vlan1 ? 8'd18 : 8'd14;
   assign h_udpw = s1b_udpw_q;
   assign h_ver = h_ipw[7:4];
   assign h_total = {h_ipw[23:16], h_ipw[31:24]};
@@ -2764,16 +2773,12 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
-  assign p3_tr = p3_opcode_q[7:5];
-  assign p3_op5 = p3_opcode_q[4:0];
-  assign p3_is_cnp = p3_opcode_q == 8'h81;
-  assign p3_is_resp = p3_tr == 3'b000 && p3_op5 >= 5'h0d && p3_op5 <= 5'h12;
-  assign p3_is_write = p3_tr <= 3'b001 && (p3_op5 == 5'h06 || p3_op5 == 5'h0a || p3_op5 == 5'h0b);
-  assign p3_is_read = p3_opcode_q == 8'h0c;
-  assign p3_is_atomic = p3_opcode_q == 8'h13 || p3_opcode_q == 8'h14;
-  assign p3_uc_start = p3_tr == 3'b001 &&
-                       (p3_op5 == 5'h00 || p3_op5 == 5'h04 || p3_op5 == 5'h05 || p3_op5 == 5'h06 ||
-                        p3_op5 == 5'h0a || p3_op5 == 5'h0b);
+  assign p3_tr = p3_tr_q;
+  assign p3_is_cnp = p3_is_cnp_q;
+  assign p3_is_resp = p3_is_resp_q;
+  assign p3_is_read = p3_is_read_q;
+  assign p3_is_atomic = p3_is_atomic_q;
+  assign p3_uc_start = p3_uc_start_q;
   assign p3_rd1 = ({1'b0, p3_dma_len_q} + 33'd255) >> 8;
   assign p3_rd2 = ({1'b0, p3_dma_len_q} + 33'd511) >> 9;
   assign p3_rd3 = ({1'b0, p3_dma_len_q} + 33'd1023) >> 10;
@@ -2910,11 +2915,11 @@ module rx_parser (
                        ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544], ic_hdr_q[583:582],
                        ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592], h_udpw[63:48],
                        h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14],
-                       h_ipw[11:10], h_ipw[3:0], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf,
-                       rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
-                       rx_req_ready, mk_req_ready, p1_uc_start, p3_is_write, p3_rd1[32:24],
-                       p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0],
-                       p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
+                       h_ipw[11:10], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn,
+                       rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
+                       rx_req_ready, mk_req_ready, p3_rd1[32:24], p3_rd2[32:24], p3_rd3[32:24],
+                       p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0],
+                       ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
@@ -2922,24 +2927,24 @@ module rx_parser (
     // data term, ic6 runs the CRC register, ic7 checks the residue
     ic_beat_d = ic_beat_q;
     ic_hdr_d = ic_hdr_q;
-    ic_et12_8100_d = ic_et12_8100_q;
-    ic_et16_8100_d = ic_et16_8100_q;
-    ic_et12_0800_d = ic_et12_0800_q;
-    ic_et16_0800_d = ic_et16_0800_q;
-    ic_et20_0800_d = ic_et20_0800_q;
-    ic_et12_86dd_d = ic_et12_86dd_q;
-    ic_et16_86dd_d = ic_et16_86dd_q;
-    ic_et20_86dd_d = ic_et20_86dd_q;
+    ic_tag12_d = ic_tag12_q;
+    ic_tag16_d = ic_tag16_q;
+    ic_v4_12_d = ic_v4_12_q;
+    ic_v4_16_d = ic_v4_16_q;
+    ic_v4_20_d = ic_v4_20_q;
+    ic_v6_12_d = ic_v6_12_q;
+    ic_v6_16_d = ic_v6_16_q;
+    ic_v6_20_d = ic_v6_20_q;
     if (ic_take) begin
       if (ic_beat_q == 11'd0) begin
-        ic_et12_8100_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h8100;
-        ic_et16_8100_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h8100;
-        ic_et12_0800_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h0800;
-        ic_et16_0800_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h0800;
-        ic_et20_0800_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h0800;
-        ic_et12_86dd_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h86dd;
-        ic_et16_86dd_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h86dd;
-        ic_et20_86dd_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h86dd;
+        ic_tag12_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h8100;
+        ic_tag16_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h8100;
+        ic_v4_12_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h0800;
+        ic_v4_16_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h0800;
+        ic_v4_20_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h0800;
+        ic_v6_12_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h86dd;
+        ic_v6_16_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h86dd;
+        ic_v6_20_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h86dd;
         ic_hdr_d[7:0] = s_axis_tdata[119:112];
         ic_hdr_d[15:8] = s_axis_tdata[135:128];
         ic_hdr_d[23:16] = s_axis_tdata[143:136];
@@ -3187,97 +3192,140 @@ module rx_parser (
     ic4_khi_d = ic4_khi_q;
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
+    // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
     ic3_op_ok = 1'b0;
     ic3_ext_len = 5'd0;
     case (ic3_opcode_q)
-      8'h00, 8'h01, 8'h02: ic3_op_ok = 1'b1;
+      8'h00, 8'h01, 8'h02: begin
+        // RC SEND first/middle/last
+        ic3_op_ok = 1'b1;
+      end
       8'h03: begin
+        // RC SEND last+imm: ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
-      8'h04: ic3_op_ok = 1'b1;
+      8'h04: begin
+        // RC SEND only
+        ic3_op_ok = 1'b1;
+      end
       8'h05: begin
+        // RC SEND only+imm: ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
       8'h06: begin
+        // RC WRITE first: RETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd16;
       end
-      8'h07, 8'h08: ic3_op_ok = 1'b1;
+      8'h07, 8'h08: begin
+        // RC WRITE middle/last
+        ic3_op_ok = 1'b1;
+      end
       8'h09: begin
+        // RC WRITE last+imm: ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
       8'h0a: begin
+        // RC WRITE only: RETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd16;
       end
       8'h0b: begin
+        // RC WRITE only+imm: RETH ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd20;
       end
       8'h0c: begin
+        // RC READ request: RETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd16;
       end
       8'h0d: begin
+        // RC READ response first: AETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
-      8'h0e: ic3_op_ok = 1'b1;
+      8'h0e: begin
+        // RC READ response middle
+        ic3_op_ok = 1'b1;
+      end
       8'h0f, 8'h10, 8'h11: begin
+        // RC READ response last/only, ACK: AETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
       8'h12: begin
+        // RC ATOMIC ACK: AETH AtomicAckETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd12;
       end
       8'h13, 8'h14: begin
+        // RC compare-swap/fetch-add: AtomicETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd28;
       end
       8'h16, 8'h17: begin
+        // RC SEND last/only+invalidate: IETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
-      8'h20, 8'h21, 8'h22: ic3_op_ok = 1'b1;
+      8'h20, 8'h21, 8'h22: begin
+        // UC SEND first/middle/last
+        ic3_op_ok = 1'b1;
+      end
       8'h23: begin
+        // UC SEND last+imm: ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
-      8'h24: ic3_op_ok = 1'b1;
+      8'h24: begin
+        // UC SEND only
+        ic3_op_ok = 1'b1;
+      end
       8'h25: begin
+        // UC SEND only+imm: ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
       8'h26: begin
+        // UC WRITE first: RETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd16;
       end
-      8'h27, 8'h28: ic3_op_ok = 1'b1;
+      8'h27, 8'h28: begin
+        // UC WRITE middle/last
+        ic3_op_ok = 1'b1;
+      end
       8'h29: begin
+        // UC WRITE last+imm: ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd4;
       end
       8'h2a: begin
+        // UC WRITE only: RETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd16;
       end
       8'h2b: begin
+        // UC WRITE only+imm: RETH ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd20;
       end
       8'h64: begin
+        // UD SEND only: DETH
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd8;
       end
       8'h65: begin
+        // UD SEND only+imm: DETH ImmDt
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd12;
       end
       8'h81: begin
+        // CNP: 16 reserved bytes
         ic3_op_ok = 1'b1;
         ic3_ext_len = 5'd16;
       end
@@ -3524,28 +3572,20 @@ module rx_parser (
       pay_res_d = pay_rot;
       pay_seen_d = !dly_tlast && pay_frame;
     end
-    // stage 1: the frame whose tlast beat was taken
+    // stage s1: the frame whose tlast beat was taken
     s1_valid_d = s1_valid_q;
     s1_hdr_d = s1_hdr_q;
     s1_len_d = s1_len_q;
     s1_crc_ok_d = s1_crc_ok_q;
     s1_tuser_d = s1_tuser_q;
     s1_pay_d = s1_pay_q;
-    if (en) begin
-      s1_valid_d = take && dly_tlast;
-      s1_hdr_d = view;
-      s1_len_d = base + {10'd0, last_bytes};
-      s1_crc_ok_d = dly_crc_ok;
-      s1_tuser_d = dly_tuser;
-      s1_pay_d = pay_frame;
-    end
     s1_tag12_d = s1_tag12_q;
     s1_tag16_d = s1_tag16_q;
     s1_v4_12_d = s1_v4_12_q;
-    s1_v6_12_d = s1_v6_12_q;
     s1_v4_16_d = s1_v4_16_q;
-    s1_v6_16_d = s1_v6_16_q;
     s1_v4_20_d = s1_v4_20_q;
+    s1_v6_12_d = s1_v6_12_q;
+    s1_v6_16_d = s1_v6_16_q;
     s1_v6_20_d = s1_v6_20_q;
     s1_ihl0_ge6_d = s1_ihl0_ge6_q;
     s1_ihl0_ge7_d = s1_ihl0_ge7_q;
@@ -3578,13 +3618,19 @@ module rx_parser (
     s1_ihl2_ge14_d = s1_ihl2_ge14_q;
     s1_ihl2_ge15_d = s1_ihl2_ge15_q;
     if (en) begin
+      s1_valid_d = take && dly_tlast;
+      s1_hdr_d = view;
+      s1_len_d = base + {10'd0, last_bytes};
+      s1_crc_ok_d = dly_crc_ok;
+      s1_tuser_d = dly_tuser;
+      s1_pay_d = pay_frame;
       s1_tag12_d = {view[103:96], view[111:104]} == 16'h8100;
       s1_tag16_d = {view[135:128], view[143:136]} == 16'h8100;
       s1_v4_12_d = {view[103:96], view[111:104]} == 16'h0800;
-      s1_v6_12_d = {view[103:96], view[111:104]} == 16'h86dd;
       s1_v4_16_d = {view[135:128], view[143:136]} == 16'h0800;
-      s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
       s1_v4_20_d = {view[167:160], view[175:168]} == 16'h0800;
+      s1_v6_12_d = {view[103:96], view[111:104]} == 16'h86dd;
+      s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
       s1_v6_20_d = {view[167:160], view[175:168]} == 16'h86dd;
       s1_ihl0_ge6_d = view[115:112] >= 4'd6;
       s1_ihl0_ge7_d = view[115:112] >= 4'd7;
@@ -3617,7 +3663,7 @@ module rx_parser (
       s1_ihl2_ge14_d = view[179:176] >= 4'd14;
       s1_ihl2_ge15_d = view[179:176] >= 4'd15;
     end
-    // stage 1b: the frame's IP/UDP windows and checksum partial sums
+    // stage s1b: the frame's IP/UDP windows and checksum partial sums
     s1b_valid_d = s1b_valid_q;
     s1b_len_d = s1b_len_q;
     s1b_crc_ok_d = s1b_crc_ok_q;
@@ -3630,8 +3676,6 @@ module rx_parser (
     s1b_vlan2_d = s1b_vlan2_q;
     s1b_ipv4_d = s1b_ipv4_q;
     s1b_ipv6_d = s1b_ipv6_q;
-    s1b_ip_d = s1b_ip_q;
-    s1b_ihl_d = s1b_ihl_q;
     s1b_csum0_d = s1b_csum0_q;
     s1b_csum1_d = s1b_csum1_q;
     s1b_csum2_d = s1b_csum2_q;
@@ -3650,8 +3694,6 @@ module rx_parser (
       s1b_vlan2_d = s1_vlan2;
       s1b_ipv4_d = s1_ipv4;
       s1b_ipv6_d = s1_ipv6;
-      s1b_ip_d = s1_ip;
-      s1b_ihl_d = s1_ihl;
       s1b_csum0_d = s1_csum0;
       s1b_csum1_d = s1_csum1;
       s1b_csum2_d = s1_csum2;
@@ -4049,6 +4091,7 @@ module rx_parser (
     p2_is_write_d = p2_is_write_q;
     p2_is_read_d = p2_is_read_q;
     p2_is_atomic_d = p2_is_atomic_q;
+    p2_uc_start_d = p2_uc_start_q;
     if (en) begin
       p2_valid_d = p1_valid_q;
       p2_drop_d = p1_drop_q;
@@ -4077,6 +4120,7 @@ module rx_parser (
       p2_is_write_d = p1_is_write;
       p2_is_read_d = p1_is_read;
       p2_is_atomic_d = p1_is_atomic;
+      p2_uc_start_d = p1_uc_start;
     end
     // p2: QP checks after the header checks (first failing one names the reason)
     p2_drop_n = p2_drop_q;
@@ -4114,6 +4158,12 @@ module rx_parser (
     p3_cnp_d = p3_cnp_q;
     p3_payload_len_d = p3_payload_len_q;
     p3_pay_d = p3_pay_q;
+    p3_tr_d = p3_tr_q;
+    p3_is_cnp_d = p3_is_cnp_q;
+    p3_is_resp_d = p3_is_resp_q;
+    p3_is_read_d = p3_is_read_q;
+    p3_is_atomic_d = p3_is_atomic_q;
+    p3_uc_start_d = p3_uc_start_q;
     p3_key_chk_d = p3_key_chk_q;
     p3_acc_ok_d = p3_acc_ok_q;
     p3_epsn_d = p3_epsn_q;
@@ -4144,6 +4194,12 @@ module rx_parser (
       p3_cnp_d = p2_cnp_q;
       p3_payload_len_d = p2_payload_len_q;
       p3_pay_d = p2_pay_q;
+      p3_tr_d = p2_tr_q;
+      p3_is_cnp_d = p2_is_cnp_q;
+      p3_is_resp_d = p2_is_resp_q;
+      p3_is_read_d = p2_is_read_q;
+      p3_is_atomic_d = p2_is_atomic_q;
+      p3_uc_start_d = p2_uc_start_q;
       p3_key_chk_d = p2_key_chk;
       p3_acc_ok_d = p2_acc_ok;
       p3_epsn_d = rx_rsp_epsn;
@@ -4738,14 +4794,14 @@ module rx_parser (
   end
   always @(posedge clk) begin
     ic_hdr_q <= ic_hdr_d;
-    ic_et12_8100_q <= ic_et12_8100_d;
-    ic_et16_8100_q <= ic_et16_8100_d;
-    ic_et12_0800_q <= ic_et12_0800_d;
-    ic_et16_0800_q <= ic_et16_0800_d;
-    ic_et20_0800_q <= ic_et20_0800_d;
-    ic_et12_86dd_q <= ic_et12_86dd_d;
-    ic_et16_86dd_q <= ic_et16_86dd_d;
-    ic_et20_86dd_q <= ic_et20_86dd_d;
+    ic_tag12_q <= ic_tag12_d;
+    ic_tag16_q <= ic_tag16_d;
+    ic_v4_12_q <= ic_v4_12_d;
+    ic_v4_16_q <= ic_v4_16_d;
+    ic_v4_20_q <= ic_v4_20_d;
+    ic_v6_12_q <= ic_v6_12_d;
+    ic_v6_16_q <= ic_v6_16_d;
+    ic_v6_20_q <= ic_v6_20_d;
     ic1_tdata_q <= ic1_tdata_d;
     ic1_tkeep_q <= ic1_tkeep_d;
     ic1_tlast_q <= ic1_tlast_d;
@@ -4855,10 +4911,10 @@ module rx_parser (
     s1_tag12_q <= s1_tag12_d;
     s1_tag16_q <= s1_tag16_d;
     s1_v4_12_q <= s1_v4_12_d;
-    s1_v6_12_q <= s1_v6_12_d;
     s1_v4_16_q <= s1_v4_16_d;
-    s1_v6_16_q <= s1_v6_16_d;
     s1_v4_20_q <= s1_v4_20_d;
+    s1_v6_12_q <= s1_v6_12_d;
+    s1_v6_16_q <= s1_v6_16_d;
     s1_v6_20_q <= s1_v6_20_d;
     s1_ihl0_ge6_q <= s1_ihl0_ge6_d;
     s1_ihl0_ge7_q <= s1_ihl0_ge7_d;
@@ -4901,8 +4957,6 @@ module rx_parser (
     s1b_vlan2_q <= s1b_vlan2_d;
     s1b_ipv4_q <= s1b_ipv4_d;
     s1b_ipv6_q <= s1b_ipv6_d;
-    s1b_ip_q <= s1b_ip_d;
-    s1b_ihl_q <= s1b_ihl_d;
     s1b_csum0_q <= s1b_csum0_d;
     s1b_csum1_q <= s1b_csum1_d;
     s1b_csum2_q <= s1b_csum2_d;
@@ -4989,6 +5043,7 @@ module rx_parser (
     p2_is_write_q <= p2_is_write_d;
     p2_is_read_q <= p2_is_read_d;
     p2_is_atomic_q <= p2_is_atomic_d;
+    p2_uc_start_q <= p2_uc_start_d;
     p3_drop_q <= p3_drop_d;
     p3_reason_q <= p3_reason_d;
     p3_vf_q <= p3_vf_d;
@@ -5008,6 +5063,12 @@ module rx_parser (
     p3_cnp_q <= p3_cnp_d;
     p3_payload_len_q <= p3_payload_len_d;
     p3_pay_q <= p3_pay_d;
+    p3_tr_q <= p3_tr_d;
+    p3_is_cnp_q <= p3_is_cnp_d;
+    p3_is_resp_q <= p3_is_resp_d;
+    p3_is_read_q <= p3_is_read_d;
+    p3_is_atomic_q <= p3_is_atomic_d;
+    p3_uc_start_q <= p3_uc_start_d;
     p3_key_chk_q <= p3_key_chk_d;
     p3_acc_ok_q <= p3_acc_ok_d;
     p3_epsn_q <= p3_epsn_d;

@@ -64,19 +64,96 @@ fn ip_start(tags: u32) -> u32 {
 /// tags, the IP version/IHL, IPv6 next header and IPv4 protocol bytes for 0-2 tags, and at
 /// every UDP start candidate the destination port, the UDP length, the BTH opcode and the
 /// BTH byte holding PadCnt.
-/// The 16-bit fields (byte position, value) s0 compares as their beat arrives, one flag
-/// each (issue 9: compared in ic1 from the captured bytes, the tag, ethertype and IHL
-/// decode was 10 LUT levels): 802.1Q tags at 12 and 16, IPv4/IPv6 behind 0-2 tags.
-const ET_FLAGS: [(u32, u64); 8] = [
-    (12, 0x8100),
-    (16, 0x8100),
-    (12, 0x0800),
-    (16, 0x0800),
-    (20, 0x0800),
-    (12, 0x86DD),
-    (16, 0x86DD),
-    (20, 0x86DD),
+/// The 16-bit fields the header positions come from, each compared with one value into a
+/// one-bit flag `{stage}_{name}` (issue 9: compared from captured bytes in the position
+/// decode, the tag, ethertype and IHL decode was 10 LUT levels): 802.1Q tags at 12 and 16,
+/// IPv4 / IPv6 behind 0-2 tags. (byte position, value, flag name, what it says.) The ICRC
+/// pipeline compares them as their beat arrives (s0, `ic_*`), stage 1 from `view` (`s1_*`);
+/// [`Positions`] decodes either set.
+pub(crate) const ET_FLAGS: [(u32, u64, &str, &str); 8] = [
+    (
+        12,
+        0x8100,
+        "tag12",
+        "an 802.1Q tag (TPID 0x8100) at byte 12",
+    ),
+    (
+        16,
+        0x8100,
+        "tag16",
+        "an 802.1Q tag at byte 16 (the second one behind tag12)",
+    ),
+    (12, 0x0800, "v4_12", "IPv4 ethertype at byte 12 (no tag)"),
+    (16, 0x0800, "v4_16", "IPv4 ethertype at byte 16 (one tag)"),
+    (20, 0x0800, "v4_20", "IPv4 ethertype at byte 20 (two tags)"),
+    (12, 0x86DD, "v6_12", "IPv6 ethertype at byte 12 (no tag)"),
+    (16, 0x86DD, "v6_16", "IPv6 ethertype at byte 16 (one tag)"),
+    (20, 0x86DD, "v6_20", "IPv6 ethertype at byte 20 (two tags)"),
 ];
+
+/// The header positions as one stage decodes them from its [`ET_FLAGS`] flags
+/// (`{flags}_{name}_q`): the tag count as the wires `{at}_vlan1` / `{at}_vlan2`, the IP
+/// version behind the tags and the UDP header's index. One definition for the ICRC
+/// pipeline (ic1) and the verdict's stage 1b.
+pub(crate) struct Positions {
+    flags: String,
+    at: String,
+}
+
+impl Positions {
+    /// Emits `{at}_vlan1` (a tag at byte 12) and `{at}_vlan2` (and a second at byte 16).
+    pub(crate) fn new(g: &mut Gen, flags: &str, at: &str) -> Self {
+        let p = Positions {
+            flags: flags.into(),
+            at: at.into(),
+        };
+        g.wire(&format!("{at}_vlan1"), 1, p.flag("tag12"));
+        g.wire(
+            &format!("{at}_vlan2"),
+            1,
+            Expr::and(p.flag("tag12"), p.flag("tag16")),
+        );
+        p
+    }
+    /// The registered flag `name` of [`ET_FLAGS`].
+    pub(crate) fn flag(&self, name: &str) -> Expr {
+        assert!(ET_FLAGS.iter().any(|f| f.2 == name), "ET_FLAGS has {name}");
+        id(format!("{}_{name}_q", self.flags))
+    }
+    /// IPv`v` (4 or 6) ethertype behind `tags` tags.
+    pub(crate) fn ip_is(&self, v: u32, tags: u32) -> Expr {
+        self.flag(&format!("v{v}_{}", 12 + 4 * tags))
+    }
+    /// `a`, `b` or `c` for 0, 1 or 2 tags.
+    pub(crate) fn by_tags(&self, a: Expr, b: Expr, c: Expr) -> Expr {
+        Expr::ternary(
+            id(format!("{}_vlan2", self.at)),
+            c,
+            Expr::ternary(id(format!("{}_vlan1", self.at)), b, a),
+        )
+    }
+    /// IPv`v` behind the frame's tags.
+    pub(crate) fn ip(&self, v: u32) -> Expr {
+        self.by_tags(self.ip_is(v, 0), self.ip_is(v, 1), self.ip_is(v, 2))
+    }
+    /// `idx + plus` in `w` bits, where the UDP header starts at byte 14 + 4 * idx and
+    /// idx = tags + (IPv6 ? 10 : IHL), as one table per tag count (no adder after the
+    /// decode); `ihl(t)` is the IHL nibble behind t tags.
+    pub(crate) fn udp_idx(&self, ihl: &dyn Fn(u32) -> Expr, w: u32, plus: u32) -> Expr {
+        let arm = |t: u32| {
+            let ihl = Expr::concat(vec![Expr::zero(w - 4), ihl(t)]);
+            Expr::ternary(
+                self.ip_is(6, t),
+                d(w, u64::from(10 + t + plus)),
+                match t + plus {
+                    0 => ihl,
+                    k => Expr::plus(ihl, d(w, u64::from(k))),
+                },
+            )
+        };
+        self.by_tags(arm(0), arm(1), arm(2))
+    }
+}
 
 fn captured_bytes() -> Vec<u32> {
     // (The tag and ethertype fields at bytes 12, 16 and 20 are compared as they arrive:
@@ -182,22 +259,21 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     g.flop("ic_hdr", 8 * nbytes, None);
     g.comb.push(Stmt::assign(id("ic_beat_d"), id("ic_beat_q")));
     g.comb.push(Stmt::assign(id("ic_hdr_d"), id("ic_hdr_q")));
-    let et_flag = |p: u32, v: u64| format!("ic_et{p}_{v:04x}");
-    for (p, v) in ET_FLAGS {
-        g.flop(&et_flag(p, v), 1, None);
+    for (_, _, name, what) in ET_FLAGS {
+        g.flop_c(&format!("ic_{name}"), 1, None, what);
         g.comb.push(Stmt::assign(
-            id(format!("{}_d", et_flag(p, v))),
-            id(format!("{}_q", et_flag(p, v))),
+            id(format!("ic_{name}_d")),
+            id(format!("ic_{name}_q")),
         ));
     }
     let mut caps = Vec::new();
     let last_beat = slots.iter().map(|p| p / w8).max().expect("bytes");
     for b in 0..=last_beat {
         let mut stmts = Vec::new();
-        for (p, v) in ET_FLAGS.into_iter().filter(|(p, _)| p / w8 == b) {
+        for (p, v, name, _) in ET_FLAGS.into_iter().filter(|f| f.0 / w8 == b) {
             let lane = p % w8;
             stmts.push(Stmt::assign(
-                id(format!("{}_d", et_flag(p, v))),
+                id(format!("ic_{name}_d")),
                 Expr::eq(
                     Expr::concat(vec![
                         id("s_axis_tdata").bits(8 * lane + 7, 8 * lane),
@@ -239,60 +315,27 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s1.done(g);
 
     // ---- ic1: VLAN tags, IPv6, IHL -> UDP header index; the UDP length candidates
-    let eq16 = |p: u32, v: u64| id(format!("{}_q", et_flag(p, v)));
-    g.wire("ic1_vlan1", 1, eq16(12, 0x8100));
-    g.wire("ic1_vlan2", 1, Expr::and(id("ic1_vlan1"), eq16(16, 0x8100)));
-    let by_tags = |a: Expr, b: Expr, c: Expr| {
-        Expr::ternary(id("ic1_vlan2"), c, Expr::ternary(id("ic1_vlan1"), b, a))
-    };
+    let pos = Positions::new(g, "ic", "ic1");
     g.wire_c(
         "ic1_tags",
         2,
-        by_tags(d(2, 0), d(2, 1), d(2, 2)),
+        pos.by_tags(d(2, 0), d(2, 1), d(2, 2)),
         "VLAN tags: the IP header starts at byte 14 + 4 * tags",
     );
-    g.wire(
-        "ic1_ipv6",
-        1,
-        by_tags(eq16(12, 0x86DD), eq16(16, 0x86DD), eq16(20, 0x86DD)),
+    g.wire("ic1_ipv6", 1, pos.ip(6));
+    let ihl = |t: u32| nibble(ip_start(t), false);
+    g.wire_c(
+        "ic1_idx",
+        5,
+        pos.udp_idx(&ihl, 5, 0),
+        "the UDP header starts at byte 14 + 4 * idx",
     );
-    // idx = tags + (IPv6 ? 10 : IHL), and idx + 3, as one table per tag count (no adder
-    // after the decode).
-    let idx_table = |name: &str, w: u32, plus: u32, comment: &str| {
-        let arm = |t: u32, p: u32| {
-            let ihl = Expr::concat(vec![Expr::zero(w - 4), nibble(p, false)]);
-            Expr::ternary(
-                id("ic1_ipv6"),
-                d(w, u64::from(10 + t + plus)),
-                match t + plus {
-                    0 => ihl,
-                    k => Expr::plus(ihl, d(w, u64::from(k))),
-                },
-            )
-        };
-        (
-            name.to_string(),
-            w,
-            by_tags(arm(0, 14), arm(1, 18), arm(2, 22)),
-            comment.to_string(),
-        )
-    };
-    for (name, w, e, c) in [
-        idx_table(
-            "ic1_idx",
-            5,
-            0,
-            "the UDP header starts at byte 14 + 4 * idx",
-        ),
-        idx_table(
-            "ic1_udp4",
-            6,
-            3,
-            "the UDP header starts at byte 4 * udp4 + 2",
-        ),
-    ] {
-        g.wire_c(&name, w, e, &c);
-    }
+    g.wire_c(
+        "ic1_udp4",
+        6,
+        pos.udp_idx(&ihl, 6, 3),
+        "the UDP header starts at byte 4 * udp4 + 2",
+    );
     // Candidate i: what the UDP length field says if the UDP header starts at byte 14 + 4 * i,
     // and the bytes up to the first zeroed one (24 when too short for UDP + BTH + ICRC).
     let mut zl = Vec::new();
@@ -321,17 +364,17 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         .rev()
         .map(|t| {
             let ip = ip_start(t);
-            let et = |v: u64| eq16(12 + 4 * t, v);
+            let et = |v: u32| pos.ip_is(v, t);
             let ver = |v: u64| Expr::eq(nibble(ip, true), d(4, v));
             Expr::or(
                 Expr::all(vec![
-                    et(0x0800),
+                    et(4),
                     ver(4),
                     Expr::bin(BinOp::Ge, nibble(ip, false), d(4, 5)),
                     Expr::eq(cap(ip + 9), d(8, 17)),
                 ]),
                 Expr::all(vec![
-                    et(0x86DD),
+                    et(6),
                     id("csr_ctrl_ipv6_en_o"),
                     ver(6),
                     Expr::eq(cap(ip + 6), d(8, 17)),
@@ -569,7 +612,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s4.reg(g, "residue", 32, id("ic3_residue"), None);
     // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
     // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
-    super::opcode_case(g, id("ic3_opcode_q"), "ic3");
+    super::opcode_case(g, id("ic3_opcode_q"), "ic3", false);
     s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
     s4.reg(
         g,
