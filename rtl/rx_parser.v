@@ -406,6 +406,10 @@ module rx_parser (
   reg           ic4_first_d;
   reg  [2:0]    ic4_k_q;
   reg  [2:0]    ic4_k_d;
+  reg  [1:0]    ic4_kge_q;
+  reg  [1:0]    ic4_kge_d;
+  reg  [2:0]    ic4_tg_q;
+  reg  [2:0]    ic4_tg_d;
   reg  [2:0]    ic4_t4_q;
   reg  [2:0]    ic4_t4_d;
   reg  [2:0]    ic4_t6_q;
@@ -420,8 +424,8 @@ module rx_parser (
   reg           ic4_end_here_d;
   reg  [31:0]   ic4_residue_q;
   reg  [31:0]   ic4_residue_d;
-  reg           ic3_op_ok;
-  reg  [4:0]    ic3_ext_len;
+  wire          ic3_op_ok;
+  wire [4:0]    ic3_ext_len;
   reg  [10:0]   ic4_beat_q;
   reg  [10:0]   ic4_beat_d;
   reg           ic4_pay_ok_q;
@@ -589,6 +593,7 @@ module rx_parser (
   wire [576:0]  pay_e0;           // first beat pushed: {last, keep, data}
   wire [576:0]  pay_e1;           // second beat pushed (a whole beat and the partial last one end
                                   // here)
+  wire [1:0]    pay_nt;           // beats the beat pushes into the payload FIFO if it is taken
   wire [1:0]    pay_n;            // beats pushed into the payload FIFO
   wire          pay_frame;        // the frame has a payload packet (read on its tlast beat)
   reg           pay_seen_q;
@@ -601,6 +606,10 @@ module rx_parser (
   reg  [4:0]    pay_cnt_d;
   wire          pay_room;         // room for the two beats a taken beat may push
   wire [3:0]    pay_wp1;
+  wire [3:0]    pay_wp_t;         // the write pointer after a taken beat
+  wire [4:0]    pay_cnt_t;        // the FIFO count after a taken beat
+  wire [4:0]    pay_cnt_t1;       // ... and a pop
+  wire [4:0]    pay_cnt_1;        // the FIFO count after a pop alone
   reg  [576:0]  pay_mem0 [0:7];   // payload FIFO, even entries: {last, keep, data}
   wire          pay_we0;
   wire [2:0]    pay_wa0;
@@ -770,11 +779,11 @@ module rx_parser (
   wire [23:0]   h_qpn;
   wire [7:0]    h_bth8;
   wire [23:0]   h_psn;
-  reg           h_op_ok;
-  reg  [4:0]    h_ext_len;
-  reg           h_has_reth;
-  reg           h_has_atomic;
-  reg           h_has_imm;
+  wire          h_op_ok;
+  wire [4:0]    h_ext_len;
+  wire          h_has_reth;
+  wire          h_has_atomic;
+  wire          h_has_imm;
   wire [1:0]    h_pad;
   wire [15:0]   h_overhead;       // UDP + BTH + extension headers + pad + ICRC
   wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
@@ -1004,7 +1013,14 @@ module rx_parser (
   reg           p2_is_atomic_d;
   reg           p2_uc_start_q;
   reg           p2_uc_start_d;
-  wire [2:0]    p2_tr;
+  reg           p2_tr_rc_q;
+  reg           p2_tr_rc_d;
+  reg           p2_tr_uc_q;
+  reg           p2_tr_uc_d;
+  reg           p2_tr_ud_q;
+  reg           p2_tr_ud_d;
+  reg           p2_key_op_q;
+  reg           p2_key_op_d;
   wire          p2_is_cnp;
   wire          p2_is_resp;
   wire          p2_is_write;
@@ -1109,6 +1125,10 @@ module rx_parser (
   wire [23:0]   p3_diff4;
   wire [23:0]   p3_diff_nx;       // PSN - the ePSN the frame in p4 writes back if it is accepted in
                                   // order
+  wire          p3_sel0;
+  wire          p3_sel2;
+  wire          p3_sel3;
+  wire          p3_sel4;
   wire          p3_seq;           // an RC/UC request: the PSN window applies
   wire          p3_uc;
   reg           p4_valid_q;
@@ -1334,66 +1354,8 @@ module rx_parser (
   reg  [7:0]    m_ack_syndrome_d;
   reg  [23:0]   m_ack_psn_q;
   reg  [23:0]   m_ack_psn_d;
-  reg           cs_frames_seen_count_incr_q;
-  reg           cs_frames_seen_count_incr_d;
-  reg           cs_verdict_accept_count_incr_q;
-  reg           cs_verdict_accept_count_incr_d;
-  reg           cs_verdict_duplicate_count_incr_q;
-  reg           cs_verdict_duplicate_count_incr_d;
-  reg           cs_verdict_nak_psn_seq_count_incr_q;
-  reg           cs_verdict_nak_psn_seq_count_incr_d;
-  reg           cs_verdict_nak_remote_access_count_incr_q;
-  reg           cs_verdict_nak_remote_access_count_incr_d;
-  reg           cs_event_cnp_received_count_incr_q;
-  reg           cs_event_cnp_received_count_incr_d;
-  reg           cs_event_ce_marked_count_incr_q;
-  reg           cs_event_ce_marked_count_incr_d;
-  reg           cs_drop_bad_fcs_count_incr_q;
-  reg           cs_drop_bad_fcs_count_incr_d;
-  reg           cs_drop_truncated_count_incr_q;
-  reg           cs_drop_truncated_count_incr_d;
-  reg           cs_drop_not_roce_count_incr_q;
-  reg           cs_drop_not_roce_count_incr_d;
-  reg           cs_drop_bad_ip_checksum_count_incr_q;
-  reg           cs_drop_bad_ip_checksum_count_incr_d;
-  reg           cs_drop_fragment_count_incr_q;
-  reg           cs_drop_fragment_count_incr_d;
-  reg           cs_drop_bad_icrc_count_incr_q;
-  reg           cs_drop_bad_icrc_count_incr_d;
-  reg           cs_drop_tver_count_incr_q;
-  reg           cs_drop_tver_count_incr_d;
-  reg           cs_drop_bad_opcode_count_incr_q;
-  reg           cs_drop_bad_opcode_count_incr_d;
-  reg           cs_drop_p_key_count_incr_q;
-  reg           cs_drop_p_key_count_incr_d;
-  reg           cs_drop_qpn0_count_incr_q;
-  reg           cs_drop_qpn0_count_incr_d;
-  reg           cs_drop_wrong_vf_count_incr_q;
-  reg           cs_drop_wrong_vf_count_incr_d;
-  reg           cs_drop_unknown_qp_count_incr_q;
-  reg           cs_drop_unknown_qp_count_incr_d;
-  reg           cs_drop_transport_mismatch_count_incr_q;
-  reg           cs_drop_transport_mismatch_count_incr_d;
-  reg           cs_drop_state_count_incr_q;
-  reg           cs_drop_state_count_incr_d;
-  reg           cs_drop_psn_seq_count_incr_q;
-  reg           cs_drop_psn_seq_count_incr_d;
-  reg           cs_last_drop_reason_we_q;
-  reg           cs_last_drop_reason_we_d;
-  reg  [4:0]    cs_last_drop_reason_d_q;
-  reg  [4:0]    cs_last_drop_reason_d_d;
-  reg           cs_last_drop_vf_we_q;
-  reg           cs_last_drop_vf_we_d;
-  reg  [7:0]    cs_last_drop_vf_d_q;
-  reg  [7:0]    cs_last_drop_vf_d_d;
-  reg           cs_last_drop_opcode_we_q;
-  reg           cs_last_drop_opcode_we_d;
-  reg  [7:0]    cs_last_drop_opcode_d_q;
-  reg  [7:0]    cs_last_drop_opcode_d_d;
-  reg           cs_last_drop_qpn_qpn_we_q;
-  reg           cs_last_drop_qpn_qpn_we_d;
-  reg  [23:0]   cs_last_drop_qpn_qpn_d_q;
-  reg  [23:0]   cs_last_drop_qpn_qpn_d_d;
+  reg           cs_new_q;         // the verdict register took a verdict in the last cycle
+  reg           cs_new_d;
   wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check
                                   // reads
 
@@ -1625,199 +1587,194 @@ module rx_parser (
   assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
   assign ic3_hi_all = ic3_beat_q < ic3_pend_q[16:6];
   assign ic3_hi_part = ic3_beat_q == ic3_pend_q[16:6];
-  assign ic4_klo[0] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic3_op_ok = (ic3_opcode_q[7:5] == 3'b000 &&
+                      (ic3_opcode_q[4:0] <= 5'h14 ||
+                       (ic3_opcode_q[4:0] >= 5'h16 && ic3_opcode_q[4:0] <= 5'h17))) ||
+                     (ic3_opcode_q[7:5] == 3'b001 && ic3_opcode_q[4:0] <= 5'h0b) ||
+                     (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] >= 5'h04 &&
+                      ic3_opcode_q[4:0] <= 5'h05) ||
+                     (ic3_opcode_q[7:5] == 3'b100 && ic3_opcode_q[4:0] == 5'h01);
+  assign ic3_ext_len = {(ic3_opcode_q[7:5] == 3'b000 &&
+                         (ic3_opcode_q[4:0] == 5'h06 ||
+                          (ic3_opcode_q[4:0] >= 5'h0a && ic3_opcode_q[4:0] <= 5'h0c) ||
+                          (ic3_opcode_q[4:0] >= 5'h13 && ic3_opcode_q[4:0] <= 5'h14))) ||
+                        (ic3_opcode_q[7:5] == 3'b001 &&
+                         (ic3_opcode_q[4:0] == 5'h06 ||
+                          (ic3_opcode_q[4:0] >= 5'h0a && ic3_opcode_q[4:0] <= 5'h0b))) ||
+                        (ic3_opcode_q[7:5] == 3'b100 && ic3_opcode_q[4:0] == 5'h01),
+                        (ic3_opcode_q[7:5] == 3'b000 && ic3_opcode_q[4:0] >= 5'h12 &&
+                         ic3_opcode_q[4:0] <= 5'h14) ||
+                        (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] >= 5'h04 &&
+                         ic3_opcode_q[4:0] <= 5'h05),
+                        (ic3_opcode_q[7:5] == 3'b000 &&
+                         (ic3_opcode_q[4:0] == 5'h03 || ic3_opcode_q[4:0] == 5'h05 ||
+                          ic3_opcode_q[4:0] == 5'h09 || ic3_opcode_q[4:0] == 5'h0b ||
+                          ic3_opcode_q[4:0] == 5'h0d ||
+                          (ic3_opcode_q[4:0] >= 5'h0f && ic3_opcode_q[4:0] <= 5'h14) ||
+                          (ic3_opcode_q[4:0] >= 5'h16 && ic3_opcode_q[4:0] <= 5'h17))) ||
+                        (ic3_opcode_q[7:5] == 3'b001 &&
+                         (ic3_opcode_q[4:0] == 5'h03 || ic3_opcode_q[4:0] == 5'h05 ||
+                          ic3_opcode_q[4:0] == 5'h09 || ic3_opcode_q[4:0] == 5'h0b)) ||
+                        (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] == 5'h05), 1'b0, 1'b0};
+  assign ic4_klo[0] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[0] = ic4_khi_q[0];
   assign ic4_ff[0] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[0] = 1'b0;
   assign ic4_lrh[7:0] = 8'd0;
   assign ic4_ones[7:0] = {{4{ic4_ff[0]}}, {4{ic4_ff[0] || ic4_nib[0]}}};
   assign ic4_keep[7:0] = {8{ic4_klo[0] && ic4_khi[0]}};
-  assign ic4_klo[1] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[1] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[1] = ic4_khi_q[1];
   assign ic4_ff[1] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[1] = 1'b0;
   assign ic4_lrh[15:8] = 8'd0;
   assign ic4_ones[15:8] = {{4{ic4_ff[1]}}, {4{ic4_ff[1] || ic4_nib[1]}}};
   assign ic4_keep[15:8] = {8{ic4_klo[1] && ic4_khi[1]}};
-  assign ic4_klo[2] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[2] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[2] = ic4_khi_q[2];
   assign ic4_ff[2] = ic4_k_q[1] && ic4_u_q[10];
   assign ic4_nib[2] = 1'b0;
   assign ic4_lrh[23:16] = 8'd0;
   assign ic4_ones[23:16] = {{4{ic4_ff[2]}}, {4{ic4_ff[2] || ic4_nib[2]}}};
   assign ic4_keep[23:16] = {8{ic4_klo[2] && ic4_khi[2]}};
-  assign ic4_klo[3] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[3] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[3] = ic4_khi_q[3];
   assign ic4_ff[3] = 1'b0;
   assign ic4_nib[3] = 1'b0;
   assign ic4_lrh[31:24] = 8'd0;
   assign ic4_ones[31:24] = {{4{ic4_ff[3]}}, {4{ic4_ff[3] || ic4_nib[3]}}};
   assign ic4_keep[31:24] = {8{ic4_klo[3] && ic4_khi[3]}};
-  assign ic4_klo[4] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[4] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[4] = ic4_khi_q[4];
   assign ic4_ff[4] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[4] = 1'b0;
   assign ic4_lrh[39:32] = 8'd0;
   assign ic4_ones[39:32] = {{4{ic4_ff[4]}}, {4{ic4_ff[4] || ic4_nib[4]}}};
   assign ic4_keep[39:32] = {8{ic4_klo[4] && ic4_khi[4]}};
-  assign ic4_klo[5] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[5] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[5] = ic4_khi_q[5];
   assign ic4_ff[5] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[5] = 1'b0;
   assign ic4_lrh[47:40] = 8'd0;
   assign ic4_ones[47:40] = {{4{ic4_ff[5]}}, {4{ic4_ff[5] || ic4_nib[5]}}};
   assign ic4_keep[47:40] = {8{ic4_klo[5] && ic4_khi[5]}};
-  assign ic4_klo[6] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[6] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[6] = ic4_khi_q[6];
   assign ic4_ff[6] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[6] = 1'b0;
   assign ic4_lrh[55:48] = 8'd0;
   assign ic4_ones[55:48] = {{4{ic4_ff[6]}}, {4{ic4_ff[6] || ic4_nib[6]}}};
   assign ic4_keep[55:48] = {8{ic4_klo[6] && ic4_khi[6]}};
-  assign ic4_klo[7] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[7] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[7] = ic4_khi_q[7];
   assign ic4_ff[7] = 1'b0;
   assign ic4_nib[7] = 1'b0;
   assign ic4_lrh[63:56] = 8'd0;
   assign ic4_ones[63:56] = {{4{ic4_ff[7]}}, {4{ic4_ff[7] || ic4_nib[7]}}};
   assign ic4_keep[63:56] = {8{ic4_klo[7] && ic4_khi[7]}};
-  assign ic4_klo[8] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[8] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[8] = ic4_khi_q[8];
   assign ic4_ff[8] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[8] = 1'b0;
   assign ic4_lrh[71:64] = 8'd0;
   assign ic4_ones[71:64] = {{4{ic4_ff[8]}}, {4{ic4_ff[8] || ic4_nib[8]}}};
   assign ic4_keep[71:64] = {8{ic4_klo[8] && ic4_khi[8]}};
-  assign ic4_klo[9] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[9] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[9] = ic4_khi_q[9];
   assign ic4_ff[9] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[9] = 1'b0;
   assign ic4_lrh[79:72] = 8'd0;
   assign ic4_ones[79:72] = {{4{ic4_ff[9]}}, {4{ic4_ff[9] || ic4_nib[9]}}};
   assign ic4_keep[79:72] = {8{ic4_klo[9] && ic4_khi[9]}};
-  assign ic4_klo[10] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[10] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[10] = ic4_khi_q[10];
   assign ic4_ff[10] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[10] = 1'b0;
   assign ic4_lrh[87:80] = 8'd0;
   assign ic4_ones[87:80] = {{4{ic4_ff[10]}}, {4{ic4_ff[10] || ic4_nib[10]}}};
   assign ic4_keep[87:80] = {8{ic4_klo[10] && ic4_khi[10]}};
-  assign ic4_klo[11] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[11] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[11] = ic4_khi_q[11];
   assign ic4_ff[11] = 1'b0;
   assign ic4_nib[11] = 1'b0;
   assign ic4_lrh[95:88] = 8'd0;
   assign ic4_ones[95:88] = {{4{ic4_ff[11]}}, {4{ic4_ff[11] || ic4_nib[11]}}};
   assign ic4_keep[95:88] = {8{ic4_klo[11] && ic4_khi[11]}};
-  assign ic4_klo[12] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[12] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[12] = ic4_khi_q[12];
   assign ic4_ff[12] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[12] = 1'b0;
   assign ic4_lrh[103:96] = 8'd0;
   assign ic4_ones[103:96] = {{4{ic4_ff[12]}}, {4{ic4_ff[12] || ic4_nib[12]}}};
   assign ic4_keep[103:96] = {8{ic4_klo[12] && ic4_khi[12]}};
-  assign ic4_klo[13] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[13] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[13] = ic4_khi_q[13];
   assign ic4_ff[13] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[13] = 1'b0;
   assign ic4_lrh[111:104] = 8'd0;
   assign ic4_ones[111:104] = {{4{ic4_ff[13]}}, {4{ic4_ff[13] || ic4_nib[13]}}};
   assign ic4_keep[111:104] = {8{ic4_klo[13] && ic4_khi[13]}};
-  assign ic4_klo[14] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[14] = ic4_tg_q[0] || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[14] = ic4_khi_q[14];
   assign ic4_ff[14] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[14] = ic4_k_q[0] && ic4_t6_q[0];
   assign ic4_lrh[119:112] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'he3;
   assign ic4_ones[119:112] = {{4{ic4_ff[14]}}, {4{ic4_ff[14] || ic4_nib[14]}}};
   assign ic4_keep[119:112] = {8{ic4_klo[14] && ic4_khi[14]}};
-  assign ic4_klo[15] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[15] = ic4_tg_q[0] || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[15] = ic4_khi_q[15];
   assign ic4_ff[15] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]);
   assign ic4_nib[15] = 1'b0;
   assign ic4_lrh[127:120] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'h20;
   assign ic4_ones[127:120] = {{4{ic4_ff[15]}}, {4{ic4_ff[15] || ic4_nib[15]}}};
   assign ic4_keep[127:120] = {8{ic4_klo[15] && ic4_khi[15]}};
-  assign ic4_klo[16] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[16] = ic4_tg_q[0] || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[16] = ic4_khi_q[16];
   assign ic4_ff[16] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[16] = 1'b0;
   assign ic4_lrh[135:128] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hbb;
   assign ic4_ones[135:128] = {{4{ic4_ff[16]}}, {4{ic4_ff[16] || ic4_nib[16]}}};
   assign ic4_keep[135:128] = {8{ic4_klo[16] && ic4_khi[16]}};
-  assign ic4_klo[17] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[17] = ic4_tg_q[0] || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[17] = ic4_khi_q[17];
   assign ic4_ff[17] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[17] = 1'b0;
   assign ic4_lrh[143:136] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hde;
   assign ic4_ones[143:136] = {{4{ic4_ff[17]}}, {4{ic4_ff[17] || ic4_nib[17]}}};
   assign ic4_keep[143:136] = {8{ic4_klo[17] && ic4_khi[17]}};
-  assign ic4_klo[18] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[18] = ic4_tg_q[0] || ic4_tg_q[1] || (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[18] = ic4_khi_q[18];
   assign ic4_ff[18] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[18] = ic4_k_q[0] && ic4_t6_q[1];
   assign ic4_lrh[151:144] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'he3;
   assign ic4_ones[151:144] = {{4{ic4_ff[18]}}, {4{ic4_ff[18] || ic4_nib[18]}}};
   assign ic4_keep[151:144] = {8{ic4_klo[18] && ic4_khi[18]}};
-  assign ic4_klo[19] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[19] = ic4_tg_q[0] || ic4_tg_q[1] || (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[19] = ic4_khi_q[19];
   assign ic4_ff[19] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]);
   assign ic4_nib[19] = 1'b0;
   assign ic4_lrh[159:152] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'h20;
   assign ic4_ones[159:152] = {{4{ic4_ff[19]}}, {4{ic4_ff[19] || ic4_nib[19]}}};
   assign ic4_keep[159:152] = {8{ic4_klo[19] && ic4_khi[19]}};
-  assign ic4_klo[20] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[20] = ic4_tg_q[0] || ic4_tg_q[1] || (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[20] = ic4_khi_q[20];
   assign ic4_ff[20] = (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
                       (ic4_k_q[1] && ic4_u_q[16]);
@@ -1825,11 +1782,7 @@ module rx_parser (
   assign ic4_lrh[167:160] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'hbb;
   assign ic4_ones[167:160] = {{4{ic4_ff[20]}}, {4{ic4_ff[20] || ic4_nib[20]}}};
   assign ic4_keep[167:160] = {8{ic4_klo[20] && ic4_khi[20]}};
-  assign ic4_klo[21] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[21] = ic4_tg_q[0] || ic4_tg_q[1] || (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[21] = ic4_khi_q[21];
   assign ic4_ff[21] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
                       (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
@@ -1837,36 +1790,21 @@ module rx_parser (
   assign ic4_lrh[175:168] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'hde;
   assign ic4_ones[175:168] = {{4{ic4_ff[21]}}, {4{ic4_ff[21] || ic4_nib[21]}}};
   assign ic4_keep[175:168] = {8{ic4_klo[21] && ic4_khi[21]}};
-  assign ic4_klo[22] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[22] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[22] = ic4_khi_q[22];
   assign ic4_ff[22] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[22] = ic4_k_q[0] && ic4_t6_q[2];
   assign ic4_lrh[183:176] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'he3;
   assign ic4_ones[183:176] = {{4{ic4_ff[22]}}, {4{ic4_ff[22] || ic4_nib[22]}}};
   assign ic4_keep[183:176] = {8{ic4_klo[22] && ic4_khi[22]}};
-  assign ic4_klo[23] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[23] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[23] = ic4_khi_q[23];
   assign ic4_ff[23] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]);
   assign ic4_nib[23] = 1'b0;
   assign ic4_lrh[191:184] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'h20;
   assign ic4_ones[191:184] = {{4{ic4_ff[23]}}, {4{ic4_ff[23] || ic4_nib[23]}}};
   assign ic4_keep[191:184] = {8{ic4_klo[23] && ic4_khi[23]}};
-  assign ic4_klo[24] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[24] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[24] = ic4_khi_q[24];
   assign ic4_ff[24] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
                       (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
@@ -1874,12 +1812,7 @@ module rx_parser (
   assign ic4_lrh[199:192] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'hbb;
   assign ic4_ones[199:192] = {{4{ic4_ff[24]}}, {4{ic4_ff[24] || ic4_nib[24]}}};
   assign ic4_keep[199:192] = {8{ic4_klo[24] && ic4_khi[24]}};
-  assign ic4_klo[25] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[25] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[25] = ic4_khi_q[25];
   assign ic4_ff[25] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
                       (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
@@ -1888,12 +1821,7 @@ module rx_parser (
   assign ic4_lrh[207:200] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'hde;
   assign ic4_ones[207:200] = {{4{ic4_ff[25]}}, {4{ic4_ff[25] || ic4_nib[25]}}};
   assign ic4_keep[207:200] = {8{ic4_klo[25] && ic4_khi[25]}};
-  assign ic4_klo[26] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[26] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[26] = ic4_khi_q[26];
   assign ic4_ff[26] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
                       (ic4_k_q[1] && ic4_u_q[16]);
@@ -1901,36 +1829,21 @@ module rx_parser (
   assign ic4_lrh[215:208] = 8'd0;
   assign ic4_ones[215:208] = {{4{ic4_ff[26]}}, {4{ic4_ff[26] || ic4_nib[26]}}};
   assign ic4_keep[215:208] = {8{ic4_klo[26] && ic4_khi[26]}};
-  assign ic4_klo[27] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[27] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[27] = ic4_khi_q[27];
   assign ic4_ff[27] = 1'b0;
   assign ic4_nib[27] = 1'b0;
   assign ic4_lrh[223:216] = 8'd0;
   assign ic4_ones[223:216] = {{4{ic4_ff[27]}}, {4{ic4_ff[27] || ic4_nib[27]}}};
   assign ic4_keep[223:216] = {8{ic4_klo[27] && ic4_khi[27]}};
-  assign ic4_klo[28] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[28] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[28] = ic4_khi_q[28];
   assign ic4_ff[28] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[2]);
   assign ic4_nib[28] = 1'b0;
   assign ic4_lrh[231:224] = 8'd0;
   assign ic4_ones[231:224] = {{4{ic4_ff[28]}}, {4{ic4_ff[28] || ic4_nib[28]}}};
   assign ic4_keep[231:224] = {8{ic4_klo[28] && ic4_khi[28]}};
-  assign ic4_klo[29] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[29] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[29] = ic4_khi_q[29];
   assign ic4_ff[29] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
                       (ic4_k_q[0] && ic4_u_q[2]);
@@ -1938,12 +1851,7 @@ module rx_parser (
   assign ic4_lrh[239:232] = 8'd0;
   assign ic4_ones[239:232] = {{4{ic4_ff[29]}}, {4{ic4_ff[29] || ic4_nib[29]}}};
   assign ic4_keep[239:232] = {8{ic4_klo[29] && ic4_khi[29]}};
-  assign ic4_klo[30] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[30] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[30] = ic4_khi_q[30];
   assign ic4_ff[30] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
                       (ic4_k_q[1] && ic4_u_q[17]);
@@ -1951,396 +1859,231 @@ module rx_parser (
   assign ic4_lrh[247:240] = 8'd0;
   assign ic4_ones[247:240] = {{4{ic4_ff[30]}}, {4{ic4_ff[30] || ic4_nib[30]}}};
   assign ic4_keep[247:240] = {8{ic4_klo[30] && ic4_khi[30]}};
-  assign ic4_klo[31] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[31] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[31] = ic4_khi_q[31];
   assign ic4_ff[31] = 1'b0;
   assign ic4_nib[31] = 1'b0;
   assign ic4_lrh[255:248] = 8'd0;
   assign ic4_ones[255:248] = {{4{ic4_ff[31]}}, {4{ic4_ff[31] || ic4_nib[31]}}};
   assign ic4_keep[255:248] = {8{ic4_klo[31] && ic4_khi[31]}};
-  assign ic4_klo[32] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[32] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[32] = ic4_khi_q[32];
   assign ic4_ff[32] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[32] = 1'b0;
   assign ic4_lrh[263:256] = 8'd0;
   assign ic4_ones[263:256] = {{4{ic4_ff[32]}}, {4{ic4_ff[32] || ic4_nib[32]}}};
   assign ic4_keep[263:256] = {8{ic4_klo[32] && ic4_khi[32]}};
-  assign ic4_klo[33] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[33] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[33] = ic4_khi_q[33];
   assign ic4_ff[33] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[33] = 1'b0;
   assign ic4_lrh[271:264] = 8'd0;
   assign ic4_ones[271:264] = {{4{ic4_ff[33]}}, {4{ic4_ff[33] || ic4_nib[33]}}};
   assign ic4_keep[271:264] = {8{ic4_klo[33] && ic4_khi[33]}};
-  assign ic4_klo[34] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[34] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[34] = ic4_khi_q[34];
   assign ic4_ff[34] = ic4_k_q[0] && ic4_u_q[2];
   assign ic4_nib[34] = 1'b0;
   assign ic4_lrh[279:272] = 8'd0;
   assign ic4_ones[279:272] = {{4{ic4_ff[34]}}, {4{ic4_ff[34] || ic4_nib[34]}}};
   assign ic4_keep[279:272] = {8{ic4_klo[34] && ic4_khi[34]}};
-  assign ic4_klo[35] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[35] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[35] = ic4_khi_q[35];
   assign ic4_ff[35] = 1'b0;
   assign ic4_nib[35] = 1'b0;
   assign ic4_lrh[287:280] = 8'd0;
   assign ic4_ones[287:280] = {{4{ic4_ff[35]}}, {4{ic4_ff[35] || ic4_nib[35]}}};
   assign ic4_keep[287:280] = {8{ic4_klo[35] && ic4_khi[35]}};
-  assign ic4_klo[36] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[36] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[36] = ic4_khi_q[36];
   assign ic4_ff[36] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[36] = 1'b0;
   assign ic4_lrh[295:288] = 8'd0;
   assign ic4_ones[295:288] = {{4{ic4_ff[36]}}, {4{ic4_ff[36] || ic4_nib[36]}}};
   assign ic4_keep[295:288] = {8{ic4_klo[36] && ic4_khi[36]}};
-  assign ic4_klo[37] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[37] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[37] = ic4_khi_q[37];
   assign ic4_ff[37] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[37] = 1'b0;
   assign ic4_lrh[303:296] = 8'd0;
   assign ic4_ones[303:296] = {{4{ic4_ff[37]}}, {4{ic4_ff[37] || ic4_nib[37]}}};
   assign ic4_keep[303:296] = {8{ic4_klo[37] && ic4_khi[37]}};
-  assign ic4_klo[38] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[38] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[38] = ic4_khi_q[38];
   assign ic4_ff[38] = ic4_k_q[0] && ic4_u_q[3];
   assign ic4_nib[38] = 1'b0;
   assign ic4_lrh[311:304] = 8'd0;
   assign ic4_ones[311:304] = {{4{ic4_ff[38]}}, {4{ic4_ff[38] || ic4_nib[38]}}};
   assign ic4_keep[311:304] = {8{ic4_klo[38] && ic4_khi[38]}};
-  assign ic4_klo[39] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[39] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[39] = ic4_khi_q[39];
   assign ic4_ff[39] = 1'b0;
   assign ic4_nib[39] = 1'b0;
   assign ic4_lrh[319:312] = 8'd0;
   assign ic4_ones[319:312] = {{4{ic4_ff[39]}}, {4{ic4_ff[39] || ic4_nib[39]}}};
   assign ic4_keep[319:312] = {8{ic4_klo[39] && ic4_khi[39]}};
-  assign ic4_klo[40] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[40] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[40] = ic4_khi_q[40];
   assign ic4_ff[40] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[40] = 1'b0;
   assign ic4_lrh[327:320] = 8'd0;
   assign ic4_ones[327:320] = {{4{ic4_ff[40]}}, {4{ic4_ff[40] || ic4_nib[40]}}};
   assign ic4_keep[327:320] = {8{ic4_klo[40] && ic4_khi[40]}};
-  assign ic4_klo[41] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[41] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[41] = ic4_khi_q[41];
   assign ic4_ff[41] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[41] = 1'b0;
   assign ic4_lrh[335:328] = 8'd0;
   assign ic4_ones[335:328] = {{4{ic4_ff[41]}}, {4{ic4_ff[41] || ic4_nib[41]}}};
   assign ic4_keep[335:328] = {8{ic4_klo[41] && ic4_khi[41]}};
-  assign ic4_klo[42] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[42] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[42] = ic4_khi_q[42];
   assign ic4_ff[42] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[42] = 1'b0;
   assign ic4_lrh[343:336] = 8'd0;
   assign ic4_ones[343:336] = {{4{ic4_ff[42]}}, {4{ic4_ff[42] || ic4_nib[42]}}};
   assign ic4_keep[343:336] = {8{ic4_klo[42] && ic4_khi[42]}};
-  assign ic4_klo[43] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[43] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[43] = ic4_khi_q[43];
   assign ic4_ff[43] = 1'b0;
   assign ic4_nib[43] = 1'b0;
   assign ic4_lrh[351:344] = 8'd0;
   assign ic4_ones[351:344] = {{4{ic4_ff[43]}}, {4{ic4_ff[43] || ic4_nib[43]}}};
   assign ic4_keep[351:344] = {8{ic4_klo[43] && ic4_khi[43]}};
-  assign ic4_klo[44] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[44] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[44] = ic4_khi_q[44];
   assign ic4_ff[44] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[44] = 1'b0;
   assign ic4_lrh[359:352] = 8'd0;
   assign ic4_ones[359:352] = {{4{ic4_ff[44]}}, {4{ic4_ff[44] || ic4_nib[44]}}};
   assign ic4_keep[359:352] = {8{ic4_klo[44] && ic4_khi[44]}};
-  assign ic4_klo[45] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[45] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[45] = ic4_khi_q[45];
   assign ic4_ff[45] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[45] = 1'b0;
   assign ic4_lrh[367:360] = 8'd0;
   assign ic4_ones[367:360] = {{4{ic4_ff[45]}}, {4{ic4_ff[45] || ic4_nib[45]}}};
   assign ic4_keep[367:360] = {8{ic4_klo[45] && ic4_khi[45]}};
-  assign ic4_klo[46] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[46] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[46] = ic4_khi_q[46];
   assign ic4_ff[46] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[46] = 1'b0;
   assign ic4_lrh[375:368] = 8'd0;
   assign ic4_ones[375:368] = {{4{ic4_ff[46]}}, {4{ic4_ff[46] || ic4_nib[46]}}};
   assign ic4_keep[375:368] = {8{ic4_klo[46] && ic4_khi[46]}};
-  assign ic4_klo[47] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[47] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[47] = ic4_khi_q[47];
   assign ic4_ff[47] = 1'b0;
   assign ic4_nib[47] = 1'b0;
   assign ic4_lrh[383:376] = 8'd0;
   assign ic4_ones[383:376] = {{4{ic4_ff[47]}}, {4{ic4_ff[47] || ic4_nib[47]}}};
   assign ic4_keep[383:376] = {8{ic4_klo[47] && ic4_khi[47]}};
-  assign ic4_klo[48] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[48] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[48] = ic4_khi_q[48];
   assign ic4_ff[48] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[48] = 1'b0;
   assign ic4_lrh[391:384] = 8'd0;
   assign ic4_ones[391:384] = {{4{ic4_ff[48]}}, {4{ic4_ff[48] || ic4_nib[48]}}};
   assign ic4_keep[391:384] = {8{ic4_klo[48] && ic4_khi[48]}};
-  assign ic4_klo[49] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[49] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[49] = ic4_khi_q[49];
   assign ic4_ff[49] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[49] = 1'b0;
   assign ic4_lrh[399:392] = 8'd0;
   assign ic4_ones[399:392] = {{4{ic4_ff[49]}}, {4{ic4_ff[49] || ic4_nib[49]}}};
   assign ic4_keep[399:392] = {8{ic4_klo[49] && ic4_khi[49]}};
-  assign ic4_klo[50] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[50] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[50] = ic4_khi_q[50];
   assign ic4_ff[50] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[50] = 1'b0;
   assign ic4_lrh[407:400] = 8'd0;
   assign ic4_ones[407:400] = {{4{ic4_ff[50]}}, {4{ic4_ff[50] || ic4_nib[50]}}};
   assign ic4_keep[407:400] = {8{ic4_klo[50] && ic4_khi[50]}};
-  assign ic4_klo[51] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[51] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[51] = ic4_khi_q[51];
   assign ic4_ff[51] = 1'b0;
   assign ic4_nib[51] = 1'b0;
   assign ic4_lrh[415:408] = 8'd0;
   assign ic4_ones[415:408] = {{4{ic4_ff[51]}}, {4{ic4_ff[51] || ic4_nib[51]}}};
   assign ic4_keep[415:408] = {8{ic4_klo[51] && ic4_khi[51]}};
-  assign ic4_klo[52] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[52] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[52] = ic4_khi_q[52];
   assign ic4_ff[52] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[52] = 1'b0;
   assign ic4_lrh[423:416] = 8'd0;
   assign ic4_ones[423:416] = {{4{ic4_ff[52]}}, {4{ic4_ff[52] || ic4_nib[52]}}};
   assign ic4_keep[423:416] = {8{ic4_klo[52] && ic4_khi[52]}};
-  assign ic4_klo[53] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[53] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[53] = ic4_khi_q[53];
   assign ic4_ff[53] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[53] = 1'b0;
   assign ic4_lrh[431:424] = 8'd0;
   assign ic4_ones[431:424] = {{4{ic4_ff[53]}}, {4{ic4_ff[53] || ic4_nib[53]}}};
   assign ic4_keep[431:424] = {8{ic4_klo[53] && ic4_khi[53]}};
-  assign ic4_klo[54] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[54] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[54] = ic4_khi_q[54];
   assign ic4_ff[54] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[54] = 1'b0;
   assign ic4_lrh[439:432] = 8'd0;
   assign ic4_ones[439:432] = {{4{ic4_ff[54]}}, {4{ic4_ff[54] || ic4_nib[54]}}};
   assign ic4_keep[439:432] = {8{ic4_klo[54] && ic4_khi[54]}};
-  assign ic4_klo[55] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[55] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[55] = ic4_khi_q[55];
   assign ic4_ff[55] = 1'b0;
   assign ic4_nib[55] = 1'b0;
   assign ic4_lrh[447:440] = 8'd0;
   assign ic4_ones[447:440] = {{4{ic4_ff[55]}}, {4{ic4_ff[55] || ic4_nib[55]}}};
   assign ic4_keep[447:440] = {8{ic4_klo[55] && ic4_khi[55]}};
-  assign ic4_klo[56] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[56] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[56] = ic4_khi_q[56];
   assign ic4_ff[56] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[56] = 1'b0;
   assign ic4_lrh[455:448] = 8'd0;
   assign ic4_ones[455:448] = {{4{ic4_ff[56]}}, {4{ic4_ff[56] || ic4_nib[56]}}};
   assign ic4_keep[455:448] = {8{ic4_klo[56] && ic4_khi[56]}};
-  assign ic4_klo[57] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[57] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[57] = ic4_khi_q[57];
   assign ic4_ff[57] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[57] = 1'b0;
   assign ic4_lrh[463:456] = 8'd0;
   assign ic4_ones[463:456] = {{4{ic4_ff[57]}}, {4{ic4_ff[57] || ic4_nib[57]}}};
   assign ic4_keep[463:456] = {8{ic4_klo[57] && ic4_khi[57]}};
-  assign ic4_klo[58] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[58] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[58] = ic4_khi_q[58];
   assign ic4_ff[58] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[58] = 1'b0;
   assign ic4_lrh[471:464] = 8'd0;
   assign ic4_ones[471:464] = {{4{ic4_ff[58]}}, {4{ic4_ff[58] || ic4_nib[58]}}};
   assign ic4_keep[471:464] = {8{ic4_klo[58] && ic4_khi[58]}};
-  assign ic4_klo[59] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[59] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[59] = ic4_khi_q[59];
   assign ic4_ff[59] = 1'b0;
   assign ic4_nib[59] = 1'b0;
   assign ic4_lrh[479:472] = 8'd0;
   assign ic4_ones[479:472] = {{4{ic4_ff[59]}}, {4{ic4_ff[59] || ic4_nib[59]}}};
   assign ic4_keep[479:472] = {8{ic4_klo[59] && ic4_khi[59]}};
-  assign ic4_klo[60] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[60] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[60] = ic4_khi_q[60];
   assign ic4_ff[60] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[60] = 1'b0;
   assign ic4_lrh[487:480] = 8'd0;
   assign ic4_ones[487:480] = {{4{ic4_ff[60]}}, {4{ic4_ff[60] || ic4_nib[60]}}};
   assign ic4_keep[487:480] = {8{ic4_klo[60] && ic4_khi[60]}};
-  assign ic4_klo[61] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[61] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[61] = ic4_khi_q[61];
   assign ic4_ff[61] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[61] = 1'b0;
   assign ic4_lrh[495:488] = 8'd0;
   assign ic4_ones[495:488] = {{4{ic4_ff[61]}}, {4{ic4_ff[61] || ic4_nib[61]}}};
   assign ic4_keep[495:488] = {8{ic4_klo[61] && ic4_khi[61]}};
-  assign ic4_klo[62] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[62] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[62] = ic4_khi_q[62];
   assign ic4_ff[62] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[62] = 1'b0;
   assign ic4_lrh[503:496] = 8'd0;
   assign ic4_ones[503:496] = {{4{ic4_ff[62]}}, {4{ic4_ff[62] || ic4_nib[62]}}};
   assign ic4_keep[503:496] = {8{ic4_klo[62] && ic4_khi[62]}};
-  assign ic4_klo[63] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[63] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[63] = ic4_khi_q[63];
   assign ic4_ff[63] = 1'b0;
   assign ic4_nib[63] = 1'b0;
@@ -2556,10 +2299,15 @@ module rx_parser (
   assign pay_e0 = pay_full ? {pay_end && !pay_part, {64{1'b1}}, pay_combo} :
                   {1'b1, pay_keep_rem, pay_combo};
   assign pay_e1 = {1'b1, pay_keep_rem, pay_rot};
-  assign pay_n = take && pay_act ? {1'b0, pay_full} + {1'b0, pay_part} : 2'b00;
+  assign pay_nt = pay_act ? {1'b0, pay_full} + {1'b0, pay_part} : 2'b00;
+  assign pay_n = take ? pay_nt : 2'b00;
   assign pay_frame = pay_seen_q || pay_act;
   assign pay_room = pay_cnt_q <= 5'd14;
   assign pay_wp1 = pay_wp_q + 4'd1;
+  assign pay_wp_t = pay_wp_q + {2'b00, pay_nt};
+  assign pay_cnt_t = pay_cnt_q + {3'b000, pay_nt};
+  assign pay_cnt_t1 = (pay_cnt_q + {3'b000, pay_nt}) - 5'd1;
+  assign pay_cnt_1 = pay_cnt_q - 5'd1;
   assign pay_we0 = pay_wp_q[0] ? pay_n == 2'd2 : pay_n != 2'b00;
   assign pay_wa0 = pay_wp_q[0] ? pay_wp1[3:1] : pay_wp_q[3:1];
   assign pay_wd0 = pay_wp_q[0] ? pay_e1 : pay_e0;
@@ -2674,6 +2422,48 @@ module rx_parser (
   assign h_qpn = {h_udpw[111:104], h_udpw[119:112], h_udpw[127:120]};
   assign h_bth8 = h_udpw[135:128];
   assign h_psn = {h_udpw[143:136], h_udpw[151:144], h_udpw[159:152]};
+  assign h_op_ok = (h_opcode[7:5] == 3'b000 &&
+                    (h_opcode[4:0] <= 5'h14 ||
+                     (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
+                   (h_opcode[7:5] == 3'b001 && h_opcode[4:0] <= 5'h0b) ||
+                   (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 && h_opcode[4:0] <= 5'h05) ||
+                   (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01);
+  assign h_ext_len = {(h_opcode[7:5] == 3'b000 &&
+                       (h_opcode[4:0] == 5'h06 ||
+                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0c) ||
+                        (h_opcode[4:0] >= 5'h13 && h_opcode[4:0] <= 5'h14))) ||
+                      (h_opcode[7:5] == 3'b001 &&
+                       (h_opcode[4:0] == 5'h06 ||
+                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0b))) ||
+                      (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01),
+                      (h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h12 &&
+                       h_opcode[4:0] <= 5'h14) ||
+                      (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 && h_opcode[4:0] <= 5'h05),
+                      (h_opcode[7:5] == 3'b000 &&
+                       (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 ||
+                        h_opcode[4:0] == 5'h09 || h_opcode[4:0] == 5'h0b ||
+                        h_opcode[4:0] == 5'h0d ||
+                        (h_opcode[4:0] >= 5'h0f && h_opcode[4:0] <= 5'h14) ||
+                        (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
+                      (h_opcode[7:5] == 3'b001 &&
+                       (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 ||
+                        h_opcode[4:0] == 5'h09 || h_opcode[4:0] == 5'h0b)) ||
+                      (h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05), 1'b0, 1'b0};
+  assign h_has_reth = (h_opcode[7:5] == 3'b000 &&
+                       (h_opcode[4:0] == 5'h06 ||
+                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0c))) ||
+                      (h_opcode[7:5] == 3'b001 &&
+                       (h_opcode[4:0] == 5'h06 ||
+                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0b)));
+  assign h_has_atomic = h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h13 && h_opcode[4:0] <= 5'h14;
+  assign h_has_imm = (h_opcode[7:5] == 3'b000 &&
+                      (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 ||
+                       h_opcode[4:0] == 5'h0b ||
+                       (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
+                     (h_opcode[7:5] == 3'b001 &&
+                      (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 ||
+                       h_opcode[4:0] == 5'h0b)) ||
+                     (h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05);
   assign h_pad = h_bth1[5:4];
   assign h_overhead = 16'd24 + {11'd0, h_ext_len} + {14'd0, h_pad};
   assign h_ip_payload = s1b_ip_payload_q;
@@ -2749,22 +2539,20 @@ module rx_parser (
   assign p1_uc_start = p1_tr == 3'b001 &&
                        (p1_op5 == 5'h00 || p1_op5 == 5'h04 || p1_op5 == 5'h05 || p1_op5 == 5'h06 ||
                         p1_op5 == 5'h0a || p1_op5 == 5'h0b);
-  assign p2_tr = p2_tr_q;
   assign p2_is_cnp = p2_is_cnp_q;
   assign p2_is_resp = p2_is_resp_q;
   assign p2_is_write = p2_is_write_q;
   assign p2_is_read = p2_is_read_q;
   assign p2_is_atomic = p2_is_atomic_q;
-  assign p2_tr_ok = p2_is_cnp || (p2_tr == 3'b000 && rx_rsp_st == 8'd0) ||
-                    (p2_tr == 3'b001 && rx_rsp_st == 8'd1) ||
-                    (p2_tr == 3'b011 && rx_rsp_st == 8'd2);
+  assign p2_tr_ok = p2_is_cnp || (p2_tr_rc_q && rx_rsp_st == 8'd0) ||
+                    (p2_tr_uc_q && rx_rsp_st == 8'd1) || (p2_tr_ud_q && rx_rsp_st == 8'd2);
   assign p2_state_ok = p2_is_cnp ||
                        (!p2_is_resp &&
                         (rx_rsp_state == 4'd2 || rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 ||
                          rx_rsp_state == 4'd5)) ||
                        (p2_is_resp &&
                         (rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5));
-  assign p2_key_chk = p2_valid_q && !p2_drop_n && (p2_is_write || p2_is_read || p2_is_atomic);
+  assign p2_key_chk = p2_key_op_q && !p2_drop_n;
   assign p2_acc_ok = (p2_is_write && rx_rsp_rwe) || (p2_is_read && rx_rsp_rre) ||
                      (p2_is_atomic && rx_rsp_rae);
   assign mk_req_vf = p2_key_chk ? p2_vf_q : 8'd0;
@@ -2799,6 +2587,10 @@ module rx_parser (
   assign p3_hit4 = wbh3_valid_q && p3_m4_q;
   assign p3_diff4 = p3_psn_q - wbh3_epsn_q;
   assign p3_diff_nx = p3_psn_q - p4_next_q;
+  assign p3_sel0 = !p3_hit2 && !p3_hit3 && !p3_hit4;
+  assign p3_sel2 = p3_hit2;
+  assign p3_sel3 = !p3_hit2 && p3_hit3;
+  assign p3_sel4 = !p3_hit2 && !p3_hit3 && p3_hit4;
   assign p3_seq = !p3_is_cnp && !p3_is_resp && p3_tr != 3'b011;
   assign p3_uc = p3_tr == 3'b001;
   assign wbh1_hit = wbh1_valid_q && p4_m1_q;
@@ -2863,36 +2655,42 @@ module rx_parser (
   assign ce_valid = ce_valid_q;
   assign ce_vf = ce_vf_q;
   assign ce_qpn = ce_qpn_q;
-  assign csr_frames_seen_count_incr_i = cs_frames_seen_count_incr_q;
-  assign csr_verdict_accept_count_incr_i = cs_verdict_accept_count_incr_q;
-  assign csr_verdict_duplicate_count_incr_i = cs_verdict_duplicate_count_incr_q;
-  assign csr_verdict_nak_psn_seq_count_incr_i = cs_verdict_nak_psn_seq_count_incr_q;
-  assign csr_verdict_nak_remote_access_count_incr_i = cs_verdict_nak_remote_access_count_incr_q;
-  assign csr_event_cnp_received_count_incr_i = cs_event_cnp_received_count_incr_q;
-  assign csr_event_ce_marked_count_incr_i = cs_event_ce_marked_count_incr_q;
-  assign csr_drop_bad_fcs_count_incr_i = cs_drop_bad_fcs_count_incr_q;
-  assign csr_drop_truncated_count_incr_i = cs_drop_truncated_count_incr_q;
-  assign csr_drop_not_roce_count_incr_i = cs_drop_not_roce_count_incr_q;
-  assign csr_drop_bad_ip_checksum_count_incr_i = cs_drop_bad_ip_checksum_count_incr_q;
-  assign csr_drop_fragment_count_incr_i = cs_drop_fragment_count_incr_q;
-  assign csr_drop_bad_icrc_count_incr_i = cs_drop_bad_icrc_count_incr_q;
-  assign csr_drop_tver_count_incr_i = cs_drop_tver_count_incr_q;
-  assign csr_drop_bad_opcode_count_incr_i = cs_drop_bad_opcode_count_incr_q;
-  assign csr_drop_p_key_count_incr_i = cs_drop_p_key_count_incr_q;
-  assign csr_drop_qpn0_count_incr_i = cs_drop_qpn0_count_incr_q;
-  assign csr_drop_wrong_vf_count_incr_i = cs_drop_wrong_vf_count_incr_q;
-  assign csr_drop_unknown_qp_count_incr_i = cs_drop_unknown_qp_count_incr_q;
-  assign csr_drop_transport_mismatch_count_incr_i = cs_drop_transport_mismatch_count_incr_q;
-  assign csr_drop_state_count_incr_i = cs_drop_state_count_incr_q;
-  assign csr_drop_psn_seq_count_incr_i = cs_drop_psn_seq_count_incr_q;
-  assign csr_last_drop_reason_we_i = cs_last_drop_reason_we_q;
-  assign csr_last_drop_reason_d_i = cs_last_drop_reason_d_q;
-  assign csr_last_drop_vf_we_i = cs_last_drop_vf_we_q;
-  assign csr_last_drop_vf_d_i = cs_last_drop_vf_d_q;
-  assign csr_last_drop_opcode_we_i = cs_last_drop_opcode_we_q;
-  assign csr_last_drop_opcode_d_i = cs_last_drop_opcode_d_q;
-  assign csr_last_drop_qpn_qpn_we_i = cs_last_drop_qpn_qpn_we_q;
-  assign csr_last_drop_qpn_qpn_d_i = cs_last_drop_qpn_qpn_d_q;
+  assign csr_frames_seen_count_incr_i = cs_new_q;
+  assign csr_verdict_accept_count_incr_i = cs_new_q && out_verdict_q == 3'd0;
+  assign csr_verdict_duplicate_count_incr_i = cs_new_q && out_verdict_q == 3'd1;
+  assign csr_verdict_nak_psn_seq_count_incr_i = cs_new_q && out_verdict_q == 3'd2;
+  assign csr_verdict_nak_remote_access_count_incr_i = cs_new_q && out_verdict_q == 3'd3;
+  assign csr_event_cnp_received_count_incr_i = cs_new_q && out_verdict_q == 3'd0 && out_cnp_q;
+  assign csr_event_ce_marked_count_incr_i = cs_new_q && out_verdict_q == 3'd0 && out_ecn_ce_q;
+  assign csr_drop_bad_fcs_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd2;
+  assign csr_drop_truncated_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                           out_reason_q == 5'd13;
+  assign csr_drop_not_roce_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd1;
+  assign csr_drop_bad_ip_checksum_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                                 out_reason_q == 5'd3;
+  assign csr_drop_fragment_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd4;
+  assign csr_drop_bad_icrc_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd5;
+  assign csr_drop_tver_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd6;
+  assign csr_drop_bad_opcode_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                            out_reason_q == 5'd15;
+  assign csr_drop_p_key_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd7;
+  assign csr_drop_qpn0_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd8;
+  assign csr_drop_wrong_vf_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                          out_reason_q == 5'd10;
+  assign csr_drop_unknown_qp_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                            out_reason_q == 5'd9;
+  assign csr_drop_transport_mismatch_count_incr_i =
+      cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd12;
+  assign csr_drop_state_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd11;
+  assign csr_drop_psn_seq_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd14;
+  assign csr_last_drop_reason_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_reason_d_i = out_reason_q;
+  assign csr_last_drop_vf_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_vf_d_i = out_vf_q;
+  assign csr_last_drop_opcode_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_opcode_d_i = out_opcode_q;
+  assign csr_last_drop_qpn_qpn_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_qpn_qpn_d_i = out_qpn_q;
   assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o,
                        csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o,
                        csr_frames_seen_count_o, csr_verdict_accept_count_o,
@@ -2913,13 +2711,13 @@ module rx_parser (
                        ic_hdr_q[387:384], ic_hdr_q[423:422], ic_hdr_q[419:416], ic_hdr_q[455:454],
                        ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480], ic_hdr_q[519:518],
                        ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544], ic_hdr_q[583:582],
-                       ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592], h_udpw[63:48],
-                       h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14],
-                       h_ipw[11:10], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn,
-                       rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
-                       rx_req_ready, mk_req_ready, p3_rd1[32:24], p3_rd2[32:24], p3_rd3[32:24],
-                       p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0],
-                       ic6_pay_rot_wide[1023:512], pay_wp1[0]};
+                       ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592], ic4_k_q[2],
+                       ic4_kge_q[1], h_udpw[63:48], h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0],
+                       h_ipw[71:64], h_ipw[15:14], h_ipw[11:10], h_bth1[6], h_bth4[5:0],
+                       h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf,
+                       mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p3_rd1[32:24],
+                       p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0],
+                       p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
@@ -3186,151 +2984,14 @@ module rx_parser (
     ic4_tuser_d = ic4_tuser_q;
     ic4_first_d = ic4_first_q;
     ic4_k_d = ic4_k_q;
+    ic4_kge_d = ic4_kge_q;
+    ic4_tg_d = ic4_tg_q;
     ic4_t4_d = ic4_t4_q;
     ic4_t6_d = ic4_t6_q;
     ic4_u_d = ic4_u_q;
     ic4_khi_d = ic4_khi_q;
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
-    // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
-    ic3_op_ok = 1'b0;
-    ic3_ext_len = 5'd0;
-    case (ic3_opcode_q)
-      8'h00, 8'h01, 8'h02: begin
-        // RC SEND first/middle/last
-        ic3_op_ok = 1'b1;
-      end
-      8'h03: begin
-        // RC SEND last+imm: ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h04: begin
-        // RC SEND only
-        ic3_op_ok = 1'b1;
-      end
-      8'h05: begin
-        // RC SEND only+imm: ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h06: begin
-        // RC WRITE first: RETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h07, 8'h08: begin
-        // RC WRITE middle/last
-        ic3_op_ok = 1'b1;
-      end
-      8'h09: begin
-        // RC WRITE last+imm: ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h0a: begin
-        // RC WRITE only: RETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h0b: begin
-        // RC WRITE only+imm: RETH ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd20;
-      end
-      8'h0c: begin
-        // RC READ request: RETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h0d: begin
-        // RC READ response first: AETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h0e: begin
-        // RC READ response middle
-        ic3_op_ok = 1'b1;
-      end
-      8'h0f, 8'h10, 8'h11: begin
-        // RC READ response last/only, ACK: AETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h12: begin
-        // RC ATOMIC ACK: AETH AtomicAckETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd12;
-      end
-      8'h13, 8'h14: begin
-        // RC compare-swap/fetch-add: AtomicETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd28;
-      end
-      8'h16, 8'h17: begin
-        // RC SEND last/only+invalidate: IETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h20, 8'h21, 8'h22: begin
-        // UC SEND first/middle/last
-        ic3_op_ok = 1'b1;
-      end
-      8'h23: begin
-        // UC SEND last+imm: ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h24: begin
-        // UC SEND only
-        ic3_op_ok = 1'b1;
-      end
-      8'h25: begin
-        // UC SEND only+imm: ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h26: begin
-        // UC WRITE first: RETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h27, 8'h28: begin
-        // UC WRITE middle/last
-        ic3_op_ok = 1'b1;
-      end
-      8'h29: begin
-        // UC WRITE last+imm: ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h2a: begin
-        // UC WRITE only: RETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h2b: begin
-        // UC WRITE only+imm: RETH ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd20;
-      end
-      8'h64: begin
-        // UD SEND only: DETH
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd8;
-      end
-      8'h65: begin
-        // UD SEND only+imm: DETH ImmDt
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd12;
-      end
-      8'h81: begin
-        // CNP: 16 reserved bytes
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      default: ;
-    endcase
     ic4_beat_d = ic4_beat_q;
     ic4_pay_ok_d = ic4_pay_ok_q;
     ic4_pstart_d = ic4_pstart_q;
@@ -3343,6 +3004,8 @@ module rx_parser (
       ic4_tuser_d = ic3_tuser_q;
       ic4_first_d = ic3_beat_q == 11'd0;
       ic4_k_d = {ic3_beat_q >= 11'd2, ic3_beat_q == 11'd1, ic3_beat_q == 11'd0};
+      ic4_kge_d = {ic3_beat_q >= 11'd2, ic3_beat_q >= 11'd1};
+      ic4_tg_d = {ic3_tags_q == 2'd2, ic3_tags_q == 2'd1, ic3_tags_q == 2'd0};
       ic4_t4_d = {ic3_tags_q == 2'd2 && !ic3_ipv6_q, ic3_tags_q == 2'd1 && !ic3_ipv6_q,
                   ic3_tags_q == 2'd0 && !ic3_ipv6_q};
       ic4_t6_d = {ic3_tags_q == 2'd2 && ic3_ipv6_q, ic3_tags_q == 2'd1 && ic3_ipv6_q,
@@ -3699,166 +3362,6 @@ module rx_parser (
       s1b_csum2_d = s1_csum2;
       s1b_csum3_d = s1_csum3;
     end
-    // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
-    h_op_ok = 1'b0;
-    h_ext_len = 5'd0;
-    h_has_reth = 1'b0;
-    h_has_atomic = 1'b0;
-    h_has_imm = 1'b0;
-    case (h_opcode)
-      8'h00, 8'h01, 8'h02: begin
-        // RC SEND first/middle/last
-        h_op_ok = 1'b1;
-      end
-      8'h03: begin
-        // RC SEND last+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h04: begin
-        // RC SEND only
-        h_op_ok = 1'b1;
-      end
-      8'h05: begin
-        // RC SEND only+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h06: begin
-        // RC WRITE first: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h07, 8'h08: begin
-        // RC WRITE middle/last
-        h_op_ok = 1'b1;
-      end
-      8'h09: begin
-        // RC WRITE last+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h0a: begin
-        // RC WRITE only: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h0b: begin
-        // RC WRITE only+imm: RETH ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd20;
-        h_has_reth = 1'b1;
-        h_has_imm = 1'b1;
-      end
-      8'h0c: begin
-        // RC READ request: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h0d: begin
-        // RC READ response first: AETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-      end
-      8'h0e: begin
-        // RC READ response middle
-        h_op_ok = 1'b1;
-      end
-      8'h0f, 8'h10, 8'h11: begin
-        // RC READ response last/only, ACK: AETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-      end
-      8'h12: begin
-        // RC ATOMIC ACK: AETH AtomicAckETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd12;
-      end
-      8'h13, 8'h14: begin
-        // RC compare-swap/fetch-add: AtomicETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd28;
-        h_has_atomic = 1'b1;
-      end
-      8'h16, 8'h17: begin
-        // RC SEND last/only+invalidate: IETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h20, 8'h21, 8'h22: begin
-        // UC SEND first/middle/last
-        h_op_ok = 1'b1;
-      end
-      8'h23: begin
-        // UC SEND last+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h24: begin
-        // UC SEND only
-        h_op_ok = 1'b1;
-      end
-      8'h25: begin
-        // UC SEND only+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h26: begin
-        // UC WRITE first: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h27, 8'h28: begin
-        // UC WRITE middle/last
-        h_op_ok = 1'b1;
-      end
-      8'h29: begin
-        // UC WRITE last+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h2a: begin
-        // UC WRITE only: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h2b: begin
-        // UC WRITE only+imm: RETH ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd20;
-        h_has_reth = 1'b1;
-        h_has_imm = 1'b1;
-      end
-      8'h64: begin
-        // UD SEND only: DETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd8;
-      end
-      8'h65: begin
-        // UD SEND only+imm: DETH ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd12;
-        h_has_imm = 1'b1;
-      end
-      8'h81: begin
-        // CNP: 16 reserved bytes
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-      end
-      default: ;
-    endcase
     // the first failing check names the drop reason (the checks as stage 2 registered them)
     if (s2_chk0_q) begin
       h_drop = 1'b1;
@@ -4092,6 +3595,10 @@ module rx_parser (
     p2_is_read_d = p2_is_read_q;
     p2_is_atomic_d = p2_is_atomic_q;
     p2_uc_start_d = p2_uc_start_q;
+    p2_tr_rc_d = p2_tr_rc_q;
+    p2_tr_uc_d = p2_tr_uc_q;
+    p2_tr_ud_d = p2_tr_ud_q;
+    p2_key_op_d = p2_key_op_q;
     if (en) begin
       p2_valid_d = p1_valid_q;
       p2_drop_d = p1_drop_q;
@@ -4121,6 +3628,10 @@ module rx_parser (
       p2_is_read_d = p1_is_read;
       p2_is_atomic_d = p1_is_atomic;
       p2_uc_start_d = p1_uc_start;
+      p2_tr_rc_d = p1_tr == 3'b000;
+      p2_tr_uc_d = p1_tr == 3'b001;
+      p2_tr_ud_d = p1_tr == 3'b011;
+      p2_key_op_d = p1_valid_q && !p1_drop_q && (p1_is_write || p1_is_read || p1_is_atomic);
     end
     // p2: QP checks after the header checks (first failing one names the reason)
     p2_drop_n = p2_drop_q;
@@ -4269,20 +3780,15 @@ module rx_parser (
         p4_pay_d = p3_pay_q;
         p4_key_chk_d = p3_key_chk_q;
         p4_acc_ok_d = p3_acc_ok_q;
-        p4_epsn_d = p3_hit2 ? wbh1_epsn_q :
-                    p3_hit3 ? wbh2_epsn_q :
-                    p3_hit4 ? wbh3_epsn_q :
-                    p3_epsn_q;
-        p4_nak_d = p3_hit2 ? wbh1_nak_q : p3_hit3 ? wbh2_nak_q : p3_hit4 ? wbh3_nak_q : p3_nak_q;
+        p4_epsn_d = (p3_sel0 ? p3_epsn_q : 24'd0) | (p3_sel2 ? wbh1_epsn_q : 24'd0) |
+                    (p3_sel3 ? wbh2_epsn_q : 24'd0) | (p3_sel4 ? wbh3_epsn_q : 24'd0);
+        p4_nak_d = (p3_sel0 && p3_nak_q) || (p3_sel2 && wbh1_nak_q) || (p3_sel3 && wbh2_nak_q) ||
+                   (p3_sel4 && wbh3_nak_q);
         p4_m1_d = p3_m1_q;
-        p4_eq_d = p3_hit2 ? p3_psn_q == wbh1_epsn_q :
-                  p3_hit3 ? p3_psn_q == wbh2_epsn_q :
-                  p3_hit4 ? p3_psn_q == wbh3_epsn_q :
-                  p3_psn_q == p3_epsn_q;
-        p4_behind_d = p3_hit2 ? p3_diff2[23] :
-                      p3_hit3 ? p3_diff3[23] :
-                      p3_hit4 ? p3_diff4[23] :
-                      p3_diff0[23];
+        p4_eq_d = (p3_sel0 && p3_psn_q == p3_epsn_q) || (p3_sel2 && p3_psn_q == wbh1_epsn_q) ||
+                  (p3_sel3 && p3_psn_q == wbh2_epsn_q) || (p3_sel4 && p3_psn_q == wbh3_epsn_q);
+        p4_behind_d = (p3_sel0 && p3_diff0[23]) || (p3_sel2 && p3_diff2[23]) ||
+                      (p3_sel3 && p3_diff3[23]) || (p3_sel4 && p3_diff4[23]);
         p4_eq_nx_d = p3_psn_q == p4_next_q;
         p4_behind_nx_d = p3_diff_nx[23];
         p4_seq_d = p3_seq;
@@ -4455,12 +3961,12 @@ module rx_parser (
       end
     end
     // payload FIFO pointers, discard flags and the m_pay_* register
-    pay_wp_d = pay_wp_q + {2'b00, pay_n};
+    pay_wp_d = take ? pay_wp_t : pay_wp_q;
     pay_rp_d = pay_rp_q + {3'b000, pay_pop};
-    pay_cnt_d = (pay_cnt_q + {3'b000, pay_n}) - {4'b0000, pay_pop};
+    pay_cnt_d = take ? (pay_pop ? pay_cnt_t1 : pay_cnt_t) : pay_pop ? pay_cnt_1 : pay_cnt_q;
     dsc_d = dsc_q;
     if (dsc_push) begin
-      dsc_d[dsc_wp_q] = p4_verdict != 3'b000;
+      dsc_d[dsc_wp_q] = !p4_accept;
     end
     dsc_wp_d = dsc_wp_q + {3'b000, dsc_push};
     dsc_rp_d = dsc_rp_q + {3'b000, dsc_pop};
@@ -4496,37 +4002,7 @@ module rx_parser (
       m_ack_syndrome_d = p4_ack_syn;
       m_ack_psn_d = p4_ack_psn;
     end
-    // counter and last-drop inputs, one cycle after the verdict
-    cs_frames_seen_count_incr_d = out_load;
-    cs_verdict_accept_count_incr_d = out_load && p4_accept;
-    cs_verdict_duplicate_count_incr_d = out_load && p4_verdict == 3'd1;
-    cs_verdict_nak_psn_seq_count_incr_d = out_load && p4_verdict == 3'd2;
-    cs_verdict_nak_remote_access_count_incr_d = out_load && p4_verdict == 3'd3;
-    cs_event_cnp_received_count_incr_d = out_load && p4_accept && p4_cnp_q;
-    cs_event_ce_marked_count_incr_d = out_load && p4_accept && p4_ecn_ce_q;
-    cs_drop_bad_fcs_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd2;
-    cs_drop_truncated_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd13;
-    cs_drop_not_roce_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd1;
-    cs_drop_bad_ip_checksum_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd3;
-    cs_drop_fragment_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd4;
-    cs_drop_bad_icrc_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd5;
-    cs_drop_tver_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd6;
-    cs_drop_bad_opcode_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd15;
-    cs_drop_p_key_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd7;
-    cs_drop_qpn0_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd8;
-    cs_drop_wrong_vf_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd10;
-    cs_drop_unknown_qp_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd9;
-    cs_drop_transport_mismatch_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd12;
-    cs_drop_state_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd11;
-    cs_drop_psn_seq_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd14;
-    cs_last_drop_reason_we_d = out_load && p4_verdict == 3'd4;
-    cs_last_drop_reason_d_d = p4_reason;
-    cs_last_drop_vf_we_d = out_load && p4_verdict == 3'd4;
-    cs_last_drop_vf_d_d = p4_vf_q;
-    cs_last_drop_opcode_we_d = out_load && p4_verdict == 3'd4;
-    cs_last_drop_opcode_d_d = p4_opcode_q;
-    cs_last_drop_qpn_qpn_we_d = out_load && p4_verdict == 3'd4;
-    cs_last_drop_qpn_qpn_d_d = p4_qpn_q;
+    cs_new_d = out_load;
   end
 
   always @(posedge clk) begin
@@ -4630,36 +4106,7 @@ module rx_parser (
       m_ack_qpn_q <= 24'd0;
       m_ack_syndrome_q <= 8'd0;
       m_ack_psn_q <= 24'd0;
-      cs_frames_seen_count_incr_q <= 1'b0;
-      cs_verdict_accept_count_incr_q <= 1'b0;
-      cs_verdict_duplicate_count_incr_q <= 1'b0;
-      cs_verdict_nak_psn_seq_count_incr_q <= 1'b0;
-      cs_verdict_nak_remote_access_count_incr_q <= 1'b0;
-      cs_event_cnp_received_count_incr_q <= 1'b0;
-      cs_event_ce_marked_count_incr_q <= 1'b0;
-      cs_drop_bad_fcs_count_incr_q <= 1'b0;
-      cs_drop_truncated_count_incr_q <= 1'b0;
-      cs_drop_not_roce_count_incr_q <= 1'b0;
-      cs_drop_bad_ip_checksum_count_incr_q <= 1'b0;
-      cs_drop_fragment_count_incr_q <= 1'b0;
-      cs_drop_bad_icrc_count_incr_q <= 1'b0;
-      cs_drop_tver_count_incr_q <= 1'b0;
-      cs_drop_bad_opcode_count_incr_q <= 1'b0;
-      cs_drop_p_key_count_incr_q <= 1'b0;
-      cs_drop_qpn0_count_incr_q <= 1'b0;
-      cs_drop_wrong_vf_count_incr_q <= 1'b0;
-      cs_drop_unknown_qp_count_incr_q <= 1'b0;
-      cs_drop_transport_mismatch_count_incr_q <= 1'b0;
-      cs_drop_state_count_incr_q <= 1'b0;
-      cs_drop_psn_seq_count_incr_q <= 1'b0;
-      cs_last_drop_reason_we_q <= 1'b0;
-      cs_last_drop_reason_d_q <= 5'd0;
-      cs_last_drop_vf_we_q <= 1'b0;
-      cs_last_drop_vf_d_q <= 8'd0;
-      cs_last_drop_opcode_we_q <= 1'b0;
-      cs_last_drop_opcode_d_q <= 8'd0;
-      cs_last_drop_qpn_qpn_we_q <= 1'b0;
-      cs_last_drop_qpn_qpn_d_q <= 24'd0;
+      cs_new_q <= 1'b0;
     end else begin
       ic_beat_q <= ic_beat_d;
       ic1_valid_q <= ic1_valid_d;
@@ -4760,36 +4207,7 @@ module rx_parser (
       m_ack_qpn_q <= m_ack_qpn_d;
       m_ack_syndrome_q <= m_ack_syndrome_d;
       m_ack_psn_q <= m_ack_psn_d;
-      cs_frames_seen_count_incr_q <= cs_frames_seen_count_incr_d;
-      cs_verdict_accept_count_incr_q <= cs_verdict_accept_count_incr_d;
-      cs_verdict_duplicate_count_incr_q <= cs_verdict_duplicate_count_incr_d;
-      cs_verdict_nak_psn_seq_count_incr_q <= cs_verdict_nak_psn_seq_count_incr_d;
-      cs_verdict_nak_remote_access_count_incr_q <= cs_verdict_nak_remote_access_count_incr_d;
-      cs_event_cnp_received_count_incr_q <= cs_event_cnp_received_count_incr_d;
-      cs_event_ce_marked_count_incr_q <= cs_event_ce_marked_count_incr_d;
-      cs_drop_bad_fcs_count_incr_q <= cs_drop_bad_fcs_count_incr_d;
-      cs_drop_truncated_count_incr_q <= cs_drop_truncated_count_incr_d;
-      cs_drop_not_roce_count_incr_q <= cs_drop_not_roce_count_incr_d;
-      cs_drop_bad_ip_checksum_count_incr_q <= cs_drop_bad_ip_checksum_count_incr_d;
-      cs_drop_fragment_count_incr_q <= cs_drop_fragment_count_incr_d;
-      cs_drop_bad_icrc_count_incr_q <= cs_drop_bad_icrc_count_incr_d;
-      cs_drop_tver_count_incr_q <= cs_drop_tver_count_incr_d;
-      cs_drop_bad_opcode_count_incr_q <= cs_drop_bad_opcode_count_incr_d;
-      cs_drop_p_key_count_incr_q <= cs_drop_p_key_count_incr_d;
-      cs_drop_qpn0_count_incr_q <= cs_drop_qpn0_count_incr_d;
-      cs_drop_wrong_vf_count_incr_q <= cs_drop_wrong_vf_count_incr_d;
-      cs_drop_unknown_qp_count_incr_q <= cs_drop_unknown_qp_count_incr_d;
-      cs_drop_transport_mismatch_count_incr_q <= cs_drop_transport_mismatch_count_incr_d;
-      cs_drop_state_count_incr_q <= cs_drop_state_count_incr_d;
-      cs_drop_psn_seq_count_incr_q <= cs_drop_psn_seq_count_incr_d;
-      cs_last_drop_reason_we_q <= cs_last_drop_reason_we_d;
-      cs_last_drop_reason_d_q <= cs_last_drop_reason_d_d;
-      cs_last_drop_vf_we_q <= cs_last_drop_vf_we_d;
-      cs_last_drop_vf_d_q <= cs_last_drop_vf_d_d;
-      cs_last_drop_opcode_we_q <= cs_last_drop_opcode_we_d;
-      cs_last_drop_opcode_d_q <= cs_last_drop_opcode_d_d;
-      cs_last_drop_qpn_qpn_we_q <= cs_last_drop_qpn_qpn_we_d;
-      cs_last_drop_qpn_qpn_d_q <= cs_last_drop_qpn_qpn_d_d;
+      cs_new_q <= cs_new_d;
     end
   end
   always @(posedge clk) begin
@@ -4843,6 +4261,8 @@ module rx_parser (
     ic4_tuser_q <= ic4_tuser_d;
     ic4_first_q <= ic4_first_d;
     ic4_k_q <= ic4_k_d;
+    ic4_kge_q <= ic4_kge_d;
+    ic4_tg_q <= ic4_tg_d;
     ic4_t4_q <= ic4_t4_d;
     ic4_t6_q <= ic4_t6_d;
     ic4_u_q <= ic4_u_d;
@@ -5044,6 +4464,10 @@ module rx_parser (
     p2_is_read_q <= p2_is_read_d;
     p2_is_atomic_q <= p2_is_atomic_d;
     p2_uc_start_q <= p2_uc_start_d;
+    p2_tr_rc_q <= p2_tr_rc_d;
+    p2_tr_uc_q <= p2_tr_uc_d;
+    p2_tr_ud_q <= p2_tr_ud_d;
+    p2_key_op_q <= p2_key_op_d;
     p3_drop_q <= p3_drop_d;
     p3_reason_q <= p3_reason_d;
     p3_vf_q <= p3_vf_d;

@@ -543,6 +543,26 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         })
         .collect();
     s4.reg(g, "k", km + 1, Expr::concat(kflags), None);
+    // The same as a thermometer (bit c - 1: beat >= c) and the tag count one-hot, for the lanes
+    // kept from the IP header on (issue 9: an OR over every beat and tag count of the one-hot
+    // products made `ic4 -> ic5_lane` 8-9 LUT levels at 64 bits).
+    let kge: Vec<Expr> = (1..=km)
+        .rev()
+        .map(|c| Expr::bin(BinOp::Ge, id("ic3_beat_q"), d(bw, u64::from(c))))
+        .collect();
+    s4.reg(g, "kge", km, Expr::concat(kge), None);
+    s4.reg(
+        g,
+        "tg",
+        3,
+        Expr::concat(
+            (0..3u32)
+                .rev()
+                .map(|t| Expr::eq(id("ic3_tags_q"), d(2, u64::from(t))))
+                .collect(),
+        ),
+        None,
+    );
     let tflags = |v6: bool| -> Expr {
         Expr::concat(
             (0..3u32)
@@ -612,7 +632,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s4.reg(g, "residue", 32, id("ic3_residue"), None);
     // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
     // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
-    super::opcode_case(g, id("ic3_opcode_q"), "ic3", false);
+    super::opcode_decode(g, id("ic3_opcode_q"), "ic3", false);
     s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
     s4.reg(
         g,
@@ -668,16 +688,33 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         Decl::wire("ic4_keep", Range::bits(dw)).comment("from the IP header to the datagram end"),
     ));
     let mut used_k = vec![false; km as usize + 1];
-    used_k[km as usize] = true;
+    let mut used_kge = vec![false; km as usize];
+    // (One bit at 1024 bits: a scalar.)
+    let kge_bit = |c: u32| {
+        if km == 1 {
+            id("ic4_kge_q")
+        } else {
+            flag("kge", c)
+        }
+    };
     let or_all = |v: Vec<Expr>| v.into_iter().reduce(Expr::or).unwrap_or(b1(false));
     for j in 0..w8 {
-        let (mut klo, mut ff, mut nib, mut lrh_terms) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        klo.push(flag("k", km));
+        let (mut ff, mut nib, mut lrh_terms) = (Vec::new(), Vec::new(), Vec::new());
+        // Lane j is at or after the IP header in beats c >= cmin(t) with t tags.
+        let klo: Vec<Expr> = (0..3u32)
+            .map(|t| {
+                let cmin = ip_start(t).saturating_sub(j).div_ceil(w8).min(km);
+                if cmin == 0 {
+                    return flag("tg", t);
+                }
+                used_kge[cmin as usize - 1] = true;
+                Expr::and(flag("tg", t), kge_bit(cmin - 1))
+            })
+            .collect();
         for c in 0..km {
             let p = c * w8 + j;
             let kc = flag("k", c);
-            let before = klo.len() + ff.len();
+            let before = ff.len() + nib.len() + lrh_terms.len();
             for t in 0..3 {
                 let ip = ip_start(t);
                 if p < ip {
@@ -686,7 +723,6 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
                 let o = p - ip;
                 let c4 = Expr::and(kc.clone(), flag("t4", t));
                 let c6 = Expr::and(kc.clone(), flag("t6", t));
-                klo.extend([c4.clone(), c6.clone()]);
                 if ip4_ff.contains(&o) {
                     ff.push(c4.clone());
                 }
@@ -709,7 +745,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
                     ff.push(Expr::and(kc.clone(), flag("u", i)));
                 }
             }
-            used_k[c as usize] |= klo.len() + ff.len() > before;
+            used_k[c as usize] |= ff.len() + nib.len() + lrh_terms.len() > before;
         }
         let bit = |v: &str| id(v).index(Expr::int(i64::from(j)));
         g.assigns.push(V::Assign(bit("ic4_klo"), or_all(klo)));
@@ -739,6 +775,11 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     for (c, used) in used_k.iter().enumerate() {
         if !used {
             unused.push(flag("k", c as u32));
+        }
+    }
+    for (c, used) in used_kge.iter().enumerate() {
+        if !used {
+            unused.push(kge_bit(c as u32));
         }
     }
     g.wire_c(

@@ -1115,7 +1115,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire("h_bth8", 8, byte(uw, 16));
     g.wire("h_psn", 24, be(uw, 17, 3));
     // Opcode table.
-    opcode_case(&mut g, id("h_opcode"), "h", true);
+    opcode_decode(&mut g, id("h_opcode"), "h", true);
     g.wire("h_pad", 2, id("h_bth1").bits(5, 4));
     // The UDP datagram's bytes besides the payload: UDP, BTH, extension headers, pad, ICRC
     // (issue 9: from the UDP length alone, not from byte positions: the UDP start cancels).
@@ -1540,10 +1540,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     for (f, w) in classes {
         f2.push((f.to_string(), w, id(format!("p1_{f}"))));
     }
+    // For p2 alone (issue 9: `p2_opcode -> mk_req_*` was 8 LUT levels): the transport one-hot
+    // and "an access past the header checks", so that only the QP checks on `rx_rsp_*` remain
+    // in front of the R_Key request.
+    let p2_only: [(&str, Expr); 4] = [
+        ("tr_rc", Expr::eq(id("p1_tr"), n(3, 0))),
+        ("tr_uc", Expr::eq(id("p1_tr"), n(3, 1))),
+        ("tr_ud", Expr::eq(id("p1_tr"), n(3, 3))),
+        (
+            "key_op",
+            Expr::all(vec![
+                id("p1_valid_q"),
+                Expr::lnot(id("p1_drop_q")),
+                any(vec![
+                    id("p1_is_write"),
+                    id("p1_is_read"),
+                    id("p1_is_atomic"),
+                ]),
+            ]),
+        ),
+    ];
+    for (f, e) in &p2_only {
+        f2.push((f.to_string(), 1, e.clone()));
+    }
     stage(&mut g, "p2", "", id("p1_valid_q"), &f2, false);
 
     // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
-    for (f, w) in classes.into_iter().filter(|c| c.0 != "uc_start") {
+    for (f, w) in classes
+        .into_iter()
+        .filter(|c| c.0 != "uc_start" && c.0 != "tr")
+    {
         g.wire(&format!("p2_{f}"), w, id(format!("p2_{f}_q")));
     }
     g.wire_c(
@@ -1552,15 +1578,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         any(vec![
             id("p2_is_cnp"),
             Expr::and(
-                Expr::eq(id("p2_tr"), n(3, 0)),
+                id("p2_tr_rc_q"),
                 Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_RC))),
             ),
             Expr::and(
-                Expr::eq(id("p2_tr"), n(3, 1)),
+                id("p2_tr_uc_q"),
                 Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_UC))),
             ),
             Expr::and(
-                Expr::eq(id("p2_tr"), n(3, 3)),
+                id("p2_tr_ud_q"),
                 Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_UD))),
             ),
         ]),
@@ -1623,14 +1649,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire_c(
         "p2_key_chk",
         1,
-        Expr::and(
-            Expr::and(id("p2_valid_q"), Expr::lnot(id("p2_drop_n"))),
-            any(vec![
-                id("p2_is_write"),
-                id("p2_is_read"),
-                id("p2_is_atomic"),
-            ]),
-        ),
+        Expr::and(id("p2_key_op_q"), Expr::lnot(id("p2_drop_n"))),
         "a RETH/AtomicETH access: the R_Key is checked",
     );
     g.wire_c(
@@ -1669,7 +1688,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     }
     let mut f3: Vec<(String, u32, Expr)> = from("p2", &f2);
     // p3 needs the opcode's classes other than is_write (decoded in p1).
-    f3.retain(|f| f.0 != "lookup" && f.0 != "is_write");
+    f3.retain(|f| f.0 != "lookup" && f.0 != "is_write" && !p2_only.iter().any(|(n, _)| *n == f.0));
     for f in f3.iter_mut() {
         if f.0 == "drop" {
             f.2 = id("p2_drop_n");
@@ -1766,12 +1785,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::minus(id("p3_psn_q"), id("p4_next_q")),
         "PSN - the ePSN the frame in p4 writes back if it is accepted in order",
     );
-    let pick = |f: &dyn Fn(u32) -> Expr| {
-        let mut e = f(0);
-        for k in (2..=FWD_DEPTH).rev() {
-            e = Expr::ternary(id(format!("p3_hit{k}")), f(k), e);
+    // The newest hit wins, as one-hot selects (issue 9: a chain of 2:1 picks after the PSN
+    // compares made `p4_eq` 8 LUT levels): candidate k when it hits and no newer one does,
+    // the lookup's answer (0) when none hits.
+    for k in [0, 2, 3, 4].into_iter().filter(|k| *k <= FWD_DEPTH) {
+        let newer: Vec<Expr> = (2..=FWD_DEPTH)
+            .filter(|j| k == 0 || *j < k)
+            .map(|j| Expr::lnot(id(format!("p3_hit{j}"))))
+            .collect();
+        let mut terms = newer;
+        if k != 0 {
+            terms.push(id(format!("p3_hit{k}")));
         }
-        e
+        g.wire(&format!("p3_sel{k}"), 1, Expr::all(terms));
+    }
+    let pick = |f: &dyn Fn(u32) -> Expr, w: u32| {
+        let sel = |k: u32| id(format!("p3_sel{k}"));
+        let terms: Vec<Expr> = [0u32, 2, 3, 4]
+            .into_iter()
+            .filter(|k| *k <= FWD_DEPTH)
+            .map(|k| {
+                if w == 1 {
+                    Expr::and(sel(k), f(k))
+                } else {
+                    Expr::ternary(sel(k), f(k), Expr::zero(w))
+                }
+            })
+            .collect();
+        if w == 1 {
+            tree(terms, Expr::or)
+        } else {
+            tree(terms, |a, b| Expr::bin(BinOp::BitOr, a, b))
+        }
     };
     let mut f4 = from("p3", &f3);
     // p4 needs only m1 (the others were used here), and of the opcode's classes only the
@@ -1785,8 +1830,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     });
     for f in f4.iter_mut() {
         match f.0.as_str() {
-            "epsn" => f.2 = pick(&|k| cand(k, "epsn")),
-            "nak" => f.2 = pick(&|k| cand(k, "nak")),
+            "epsn" => f.2 = pick(&|k| cand(k, "epsn"), 24),
+            "nak" => f.2 = pick(&|k| cand(k, "nak"), 1),
             _ => {}
         }
     }
@@ -1794,12 +1839,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         (
             "eq".to_string(),
             1,
-            pick(&|k| Expr::eq(id("p3_psn_q"), cand(k, "epsn"))),
+            pick(&|k| Expr::eq(id("p3_psn_q"), cand(k, "epsn")), 1),
         ),
         (
             "behind".to_string(),
             1,
-            pick(&|k| id(format!("p3_diff{k}")).index(Expr::int(23))),
+            pick(&|k| id(format!("p3_diff{k}")).index(Expr::int(23)), 1),
         ),
         (
             "eq_nx".to_string(),
@@ -2140,11 +2185,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ] {
         g.assigns.push(V::Assign(id(p), id(format!("{p}_q"))));
     }
-    // ---- CSR hardware inputs
-    let verdict_is = |v: u64| Expr::and(id("out_load"), Expr::eq(id("p4_verdict"), d(3, v)));
+    // ---- CSR hardware inputs: the counters and `last_drop` take a verdict one cycle after it
+    // is registered, from the verdict register (issue 9: from p4's verdict, registered for
+    // them, the PSN window with the forwarded write-backs ran into those registers, 7-8 LUT
+    // levels).
+    g.flop_c(
+        "cs_new",
+        1,
+        Some(b1(false)),
+        "the verdict register took a verdict in the last cycle",
+    );
+    g.comb.push(Stmt::assign(id("cs_new_d"), id("out_load")));
+    let verdict_is = |v: u64| Expr::and(id("cs_new_q"), Expr::eq(id("out_verdict_q"), d(3, v)));
     let mut hw: Vec<(String, u32, Expr)> = vec![
-        ("frames_seen_count_incr_i".into(), 1, id("out_load")),
-        ("verdict_accept_count_incr_i".into(), 1, accept.clone()),
+        ("frames_seen_count_incr_i".into(), 1, id("cs_new_q")),
+        ("verdict_accept_count_incr_i".into(), 1, verdict_is(0)),
         ("verdict_duplicate_count_incr_i".into(), 1, verdict_is(1)),
         ("verdict_nak_psn_seq_count_incr_i".into(), 1, verdict_is(2)),
         (
@@ -2155,34 +2210,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         (
             "event_cnp_received_count_incr_i".into(),
             1,
-            Expr::and(accept.clone(), id("p4_cnp_q")),
+            Expr::and(verdict_is(0), id("out_cnp_q")),
         ),
         (
             "event_ce_marked_count_incr_i".into(),
             1,
-            Expr::and(accept.clone(), id("p4_ecn_ce_q")),
+            Expr::and(verdict_is(0), id("out_ecn_ce_q")),
         ),
     ];
     let drop = verdict_is(4);
-    // Every drop reason but PSN_SEQ is decided before p4 (`p4_drop_q`, `p4_reason_q`), so
-    // its counter does not wait for the PSN window (issue 9).
     for (_, c, code) in &reasons {
-        let e = if *code == psn_seq {
-            Expr::and(drop.clone(), Expr::eq(id("p4_reason"), d(5, *code)))
-        } else {
-            Expr::all(vec![
-                id("out_load"),
-                id("p4_drop_q"),
-                Expr::eq(id("p4_reason_q"), d(5, *code)),
-            ])
-        };
-        hw.push((format!("{c}_count_incr_i"), 1, e));
+        hw.push((
+            format!("{c}_count_incr_i"),
+            1,
+            Expr::and(drop.clone(), Expr::eq(id("out_reason_q"), d(5, *code))),
+        ));
     }
     for (f, w, v) in [
-        ("last_drop_reason", 5, id("p4_reason")),
-        ("last_drop_vf", 8, id("p4_vf_q")),
-        ("last_drop_opcode", 8, id("p4_opcode_q")),
-        ("last_drop_qpn_qpn", 24, id("p4_qpn_q")),
+        ("last_drop_reason", 5, id("out_reason_q")),
+        ("last_drop_vf", 8, id("out_vf_q")),
+        ("last_drop_opcode", 8, id("out_opcode_q")),
+        ("last_drop_qpn_qpn", 24, id("out_qpn_q")),
     ] {
         hw.push((format!("{f}_we_i"), 1, drop.clone()));
         hw.push((format!("{f}_d_i"), w, v));
@@ -2200,17 +2248,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             )));
         }
     }
-    // Registered (issue 9): the counters and `last_drop` take a verdict one cycle after it is
-    // registered, so the verdict's logic does not continue into the counters' adders.
-    g.comb.push(Stmt::Comment(
-        "counter and last-drop inputs, one cycle after the verdict".into(),
-    ));
-    for (name, w, e) in hw {
-        let r = format!("cs_{}", name.trim_end_matches("_i"));
-        g.flop(&r, w, Some(Expr::zero(w)));
-        g.comb.push(Stmt::assign(id(format!("{r}_d")), e));
-        g.assigns
-            .push(V::Assign(id(format!("csr_{name}")), id(format!("{r}_q"))));
+    for (name, _, e) in hw {
+        g.assigns.push(V::Assign(id(format!("csr_{name}")), e));
     }
     let used = [
         "ctrl_icrc_check_en_o",
@@ -2471,56 +2510,90 @@ fn p4_accept() -> Expr {
     )
 }
 
-/// The opcode table ([`opcode_rows`]) as a `case` on `subject`: `{p}_op_ok` (supported) and
-/// `{p}_ext_len` (extension header bytes); with `headers`, also `{p}_has_reth`,
-/// `{p}_has_atomic` and `{p}_has_imm` (ImmDt or IETH).
-fn opcode_case(g: &mut Gen, subject: Expr, p: &str, headers: bool) {
-    let flags: &[&str] = if headers {
-        &["has_reth", "has_atomic", "has_imm"]
-    } else {
-        &[]
+/// The opcode table ([`opcode_rows`]) decoded from `subject` (a BTH opcode): `{p}_op_ok`
+/// (supported) and `{p}_ext_len` (extension header bytes); with `headers`, also
+/// `{p}_has_reth`, `{p}_has_atomic` and `{p}_has_imm` (ImmDt or IETH). Each bit is an OR of
+/// opcode ranges within one transport (the top 3 bits), compared on the low 5 bits (issue 9:
+/// as a `case` on the 8 bits, Yosys mapped the decode 7 LUT levels deep).
+fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, headers: bool) {
+    let rows = opcode_rows();
+    let fields: Vec<(&str, u32)> = [
+        ("op_ok", 1),
+        ("ext_len", 5),
+        ("has_reth", 1),
+        ("has_atomic", 1),
+        ("has_imm", 1),
+    ]
+    .into_iter()
+    .take(if headers { 5 } else { 2 })
+    .collect();
+    let value = |r: &(u8, u8, u32, bool, bool, bool, String), f: &str| -> u32 {
+        match f {
+            "op_ok" => 1,
+            "ext_len" => r.2,
+            "has_reth" => u32::from(r.3),
+            "has_atomic" => u32::from(r.4),
+            _ => u32::from(r.5),
+        }
     };
-    g.reg(&format!("{p}_op_ok"), 1);
-    g.reg(&format!("{p}_ext_len"), 5);
-    for f in flags {
-        g.reg(&format!("{p}_{f}"), 1);
-    }
-    g.comb.push(Stmt::Comment(
-        "BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)".into(),
-    ));
-    g.comb
-        .push(Stmt::assign(id(format!("{p}_op_ok")), b1(false)));
-    g.comb
-        .push(Stmt::assign(id(format!("{p}_ext_len")), Expr::zero(5)));
-    for f in flags {
-        g.comb.push(Stmt::assign(id(format!("{p}_{f}")), b1(false)));
-    }
-    let arms = opcode_rows()
-        .into_iter()
-        .map(|(a, b, len, reth, atomic, imm, what)| {
-            let mut body = vec![
-                Stmt::Comment(what),
-                Stmt::assign(id(format!("{p}_op_ok")), b1(true)),
-            ];
-            if len != 0 {
-                body.push(Stmt::assign(
-                    id(format!("{p}_ext_len")),
-                    d(5, u64::from(len)),
-                ));
-            }
-            for (f, has) in flags.iter().zip([reth, atomic, imm]) {
-                if has {
-                    body.push(Stmt::assign(id(format!("{p}_{f}")), b1(true)));
+    let tr = subject.clone().bits(7, 5);
+    let op5 = subject.bits(4, 0);
+    let mut transports: Vec<u8> = rows.iter().map(|r| r.0 >> 5).collect();
+    transports.dedup();
+    assert!(
+        rows.iter().all(|r| r.0 >> 5 == r.1 >> 5),
+        "a row within one transport"
+    );
+    for (f, w) in fields {
+        let bits: Vec<Expr> = (0..w)
+            .rev()
+            .map(|bit| {
+                let mut terms = Vec::new();
+                for &t in &transports {
+                    // The rows of transport t that set this bit, adjacent ones merged.
+                    let mut ranges: Vec<(u8, u8)> = Vec::new();
+                    for r in rows.iter().filter(|r| r.0 >> 5 == t) {
+                        if value(r, f) >> bit & 1 == 0 {
+                            continue;
+                        }
+                        let (lo, hi) = (r.0 & 31, r.1 & 31);
+                        match ranges.last_mut() {
+                            Some(last) if last.1 + 1 == lo => last.1 = hi,
+                            _ => ranges.push((lo, hi)),
+                        }
+                    }
+                    if ranges.is_empty() {
+                        continue;
+                    }
+                    let v = |x: u8| n(5, u64::from(x));
+                    let within = any(ranges
+                        .into_iter()
+                        .map(|(lo, hi)| match (lo, hi) {
+                            (lo, hi) if lo == hi => Expr::eq(op5.clone(), v(lo)),
+                            (0, hi) => Expr::bin(BinOp::Le, op5.clone(), v(hi)),
+                            (lo, 31) => Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
+                            (lo, hi) => Expr::and(
+                                Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
+                                Expr::bin(BinOp::Le, op5.clone(), v(hi)),
+                            ),
+                        })
+                        .collect());
+                    terms.push(Expr::and(Expr::eq(tr.clone(), n(3, u64::from(t))), within));
                 }
-            }
-            ((a..=b).map(|o| n(8, u64::from(o))).collect(), body)
-        })
-        .collect();
-    g.comb.push(Stmt::Case {
-        subject,
-        arms,
-        default: Vec::new(),
-    });
+                if terms.is_empty() {
+                    b1(false)
+                } else {
+                    tree(terms, Expr::or)
+                }
+            })
+            .collect();
+        let e = if w == 1 {
+            bits.into_iter().next().expect("one bit")
+        } else {
+            Expr::concat(bits)
+        };
+        g.wire(&format!("{p}_{f}"), w, e);
+    }
 }
 
 /// The payload stream's input side: locates the payload in each beat, realigns it to byte 0
@@ -2810,13 +2883,19 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
         "second beat pushed (a whole beat and the partial last one end here)",
     );
     g.wire_c(
-        "pay_n",
+        "pay_nt",
         2,
         Expr::ternary(
-            Expr::and(id("take"), id("pay_act")),
+            id("pay_act"),
             Expr::plus(zext(id("pay_full"), 1, 2), zext(id("pay_part"), 1, 2)),
             Expr::zero(2),
         ),
+        "beats the beat pushes into the payload FIFO if it is taken",
+    );
+    g.wire_c(
+        "pay_n",
+        2,
+        Expr::ternary(id("take"), id("pay_nt"), Expr::zero(2)),
         "beats pushed into the payload FIFO",
     );
     g.wire_c(
@@ -2855,6 +2934,31 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
         "room for the two beats a taken beat may push",
     );
     g.wire("pay_wp1", aw, Expr::plus(id("pay_wp_q"), d(aw, 1)));
+    g.wire_c(
+        "pay_wp_t",
+        aw,
+        Expr::plus(id("pay_wp_q"), zext(id("pay_nt"), 2, aw)),
+        "the write pointer after a taken beat",
+    );
+    let cnt_nt = || Expr::plus(id("pay_cnt_q"), zext(id("pay_nt"), 2, aw + 1));
+    g.wire_c(
+        "pay_cnt_t",
+        aw + 1,
+        cnt_nt(),
+        "the FIFO count after a taken beat",
+    );
+    g.wire_c(
+        "pay_cnt_t1",
+        aw + 1,
+        Expr::minus(cnt_nt(), d(aw + 1, 1)),
+        "... and a pop",
+    );
+    g.wire_c(
+        "pay_cnt_1",
+        aw + 1,
+        Expr::minus(id("pay_cnt_q"), d(aw + 1, 1)),
+        "the FIFO count after a pop alone",
+    );
     let odd = || id("pay_wp_q").index(Expr::int(0));
     let two = || Expr::eq(id("pay_n"), d(2, 2));
     let some = || ne(id("pay_n"), Expr::zero(2));
@@ -3015,24 +3119,28 @@ fn payload_output(g: &mut Gen, dw: u32) {
         zext(e, 1, w)
     }
     g.comb.extend([
+        // The sums are formed before `take` and `pay_pop` (the pipeline enable and the sink)
+        // pick one (issue 9: added after them, `en -> pay_cnt` was 8 LUT levels).
         Stmt::assign(
             id("pay_wp_d"),
-            Expr::plus(id("pay_wp_q"), zext(id("pay_n"), 2, aw)),
+            Expr::ternary(id("take"), id("pay_wp_t"), id("pay_wp_q")),
         ),
         Stmt::assign(id("pay_rp_d"), inc("pay_rp_q", id("pay_pop"), aw)),
         Stmt::assign(
             id("pay_cnt_d"),
-            Expr::minus(
-                Expr::plus(id("pay_cnt_q"), zext(id("pay_n"), 2, aw + 1)),
-                zext(id("pay_pop"), 1, aw + 1),
+            Expr::ternary(
+                id("take"),
+                Expr::ternary(id("pay_pop"), id("pay_cnt_t1"), id("pay_cnt_t")),
+                Expr::ternary(id("pay_pop"), id("pay_cnt_1"), id("pay_cnt_q")),
             ),
         ),
         Stmt::assign(id("dsc_d"), id("dsc_q")),
         Stmt::if_(
             id("dsc_push"),
+            // (`p4_accept` = verdict 0: `p4_accept_agrees_with_the_verdict_chain`.)
             vec![Stmt::assign(
                 id("dsc_d").index(id("dsc_wp_q")),
-                ne(id("p4_verdict"), Expr::zero(3)),
+                Expr::lnot(id("p4_accept")),
             )],
         ),
         Stmt::assign(id("dsc_wp_d"), inc("dsc_wp_q", id("dsc_push"), aw)),
