@@ -29,10 +29,11 @@
 //!   checksum and BTH resv8a forced to ones, and the register state after the 8 bytes of
 //!   ones (0xDEBB20E3) XORed into the first 4 IP bytes (equivalent for a reflected CRC), so
 //!   the CRC starts from 0 on every frame and the zeroed lanes before the IP header leave it 0.
-//! - **ic5** computes the data term `B * lane` over GF(2) (each bit an XOR of the lane bits
-//!   its column selects).
+//! - **ic5** computes the data term `B * lane` over GF(2) per 128-bit slice of the lane (each
+//!   bit an XOR of the slice bits its column selects), registered per slice.
 //! - **ic6** runs the loop-carried recurrence `crc = A * crc ^ B * lane` (A: the state after a
-//!   beat of zero bytes; at most 32 + 1 inputs per bit).
+//!   beat of zero bytes; `B * lane` as the XOR of the slices' terms: at most 32 + 8 inputs per
+//!   bit).
 //! - **ic7** compares the register with the residue in the beat holding the ICRC's last
 //!   byte and keeps the result to the frame's last beat, which leaves here (`dly_*`).
 //!
@@ -807,13 +808,16 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
             crc_bytes(0, &bytes)
         })
         .collect();
-    g.decls
-        .push(V::Decl(Decl::wire("ic5_dterm", Range::bits(32)).comment(
-            format!("CRC-32 of the lane from state 0 ({w8} bytes in parallel)"),
-        )));
+    // One 32-bit term per 128-bit slice, XORed in ic6 (issue 9: XORed here, the 1024-bit data
+    // term was 10 LUT levels).
+    let slices = dw.div_ceil(128);
+    g.decls.push(V::Decl(
+        Decl::wire("ic5_dterm", Range::bits(32 * slices)).comment(format!(
+            "CRC-32 from state 0 of each 128-bit slice of the lane, bits 32 * s + i ({w8} bytes in parallel)"
+        )),
+    ));
     for out in 0..32 {
-        let mut terms = Vec::new();
-        for chunk in 0..dw.div_ceil(128) {
+        for chunk in 0..slices {
             let lo = chunk * 128;
             let hi = (lo + 128).min(dw);
             let mut m = 0u128;
@@ -822,23 +826,26 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
                     m |= 1 << (bit - lo);
                 }
             }
-            if m != 0 {
-                terms.push(Expr::un(
+            let e = if m != 0 {
+                Expr::un(
                     UnOp::RedXor,
                     Expr::band(id("ic5_lane_q").bits(hi - 1, lo), Expr::num(hi - lo, m)),
-                ));
-            }
+                )
+            } else {
+                b1(false)
+            };
+            g.assigns.push(V::Assign(
+                id("ic5_dterm").index(Expr::int(i64::from(32 * chunk + out))),
+                e,
+            ));
         }
-        let e = terms.into_iter().reduce(xor).expect("one term");
-        g.assigns
-            .push(V::Assign(id("ic5_dterm").index(Expr::int(out)), e));
     }
     let mut s6 = Stage::new("ic6");
     pass_beat(g, &mut s6, Some("ic5"), dw);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s6.reg(g, name, w, id(format!("ic5_{name}_q")), None);
     }
-    s6.reg(g, "dterm", 32, id("ic5_dterm"), None);
+    s6.reg(g, "dterm", 32 * slices, id("ic5_dterm"), None);
     s6.done(g);
 
     // ---- ic6: the CRC register, crc = A * crc ^ B * lane
@@ -868,7 +875,15 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
                     UnOp::RedXor,
                     Expr::band(id("ic6_crc_in"), n(32, u64::from(smask))),
                 ),
-                id("ic6_dterm_q").index(Expr::int(out)),
+                Expr::un(
+                    UnOp::RedXor,
+                    Expr::concat(
+                        (0..slices)
+                            .rev()
+                            .map(|c| id("ic6_dterm_q").index(Expr::int(32 * i64::from(c) + out)))
+                            .collect(),
+                    ),
+                ),
             ),
         ));
     }
