@@ -282,22 +282,22 @@ module rx_parser (
   reg  [10:0]   ic_beat_d;
   reg  [599:0]  ic_hdr_q;
   reg  [599:0]  ic_hdr_d;
-  reg           ic_et12_8100_q;
-  reg           ic_et12_8100_d;
-  reg           ic_et16_8100_q;
-  reg           ic_et16_8100_d;
-  reg           ic_et12_0800_q;
-  reg           ic_et12_0800_d;
-  reg           ic_et16_0800_q;
-  reg           ic_et16_0800_d;
-  reg           ic_et20_0800_q;
-  reg           ic_et20_0800_d;
-  reg           ic_et12_86dd_q;
-  reg           ic_et12_86dd_d;
-  reg           ic_et16_86dd_q;
-  reg           ic_et16_86dd_d;
-  reg           ic_et20_86dd_q;
-  reg           ic_et20_86dd_d;
+  reg           ic_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
+  reg           ic_tag12_d;
+  reg           ic_tag16_q;       // an 802.1Q tag at byte 16 (the second one behind tag12)
+  reg           ic_tag16_d;
+  reg           ic_v4_12_q;       // IPv4 ethertype at byte 12 (no tag)
+  reg           ic_v4_12_d;
+  reg           ic_v4_16_q;       // IPv4 ethertype at byte 16 (one tag)
+  reg           ic_v4_16_d;
+  reg           ic_v4_20_q;       // IPv4 ethertype at byte 20 (two tags)
+  reg           ic_v4_20_d;
+  reg           ic_v6_12_q;       // IPv6 ethertype at byte 12 (no tag)
+  reg           ic_v6_12_d;
+  reg           ic_v6_16_q;       // IPv6 ethertype at byte 16 (one tag)
+  reg           ic_v6_16_d;
+  reg           ic_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
+  reg           ic_v6_20_d;
   reg           ic1_valid_q;
   reg           ic1_valid_d;
   reg  [511:0]  ic1_tdata_q;
@@ -406,6 +406,10 @@ module rx_parser (
   reg           ic4_first_d;
   reg  [2:0]    ic4_k_q;
   reg  [2:0]    ic4_k_d;
+  reg  [1:0]    ic4_kge_q;
+  reg  [1:0]    ic4_kge_d;
+  reg  [2:0]    ic4_tg_q;
+  reg  [2:0]    ic4_tg_d;
   reg  [2:0]    ic4_t4_q;
   reg  [2:0]    ic4_t4_d;
   reg  [2:0]    ic4_t6_q;
@@ -420,8 +424,8 @@ module rx_parser (
   reg           ic4_end_here_d;
   reg  [31:0]   ic4_residue_q;
   reg  [31:0]   ic4_residue_d;
-  reg           ic3_op_ok;
-  reg  [4:0]    ic3_ext_len;
+  wire          ic3_op_ok;
+  wire [4:0]    ic3_ext_len;
   reg  [10:0]   ic4_beat_q;
   reg  [10:0]   ic4_beat_d;
   reg           ic4_pay_ok_q;
@@ -456,7 +460,8 @@ module rx_parser (
   reg  [31:0]   ic5_residue_d;
   reg  [511:0]  ic5_lane_q;
   reg  [511:0]  ic5_lane_d;
-  wire [31:0]   ic5_dterm;        // CRC-32 of the lane from state 0 (64 bytes in parallel)
+  wire [127:0]  ic5_dterm;        // CRC-32 from state 0 of each 128-bit slice of the lane, bits 32
+                                  // * s + i (64 bytes in parallel)
   reg           ic6_valid_q;
   reg           ic6_valid_d;
   reg  [511:0]  ic6_tdata_q;
@@ -473,8 +478,8 @@ module rx_parser (
   reg           ic6_end_here_d;
   reg  [31:0]   ic6_residue_q;
   reg  [31:0]   ic6_residue_d;
-  reg  [31:0]   ic6_dterm_q;
-  reg  [31:0]   ic6_dterm_d;
+  reg  [127:0]  ic6_dterm_q;
+  reg  [127:0]  ic6_dterm_d;
   reg  [31:0]   ic_crc_q;
   reg  [31:0]   ic_crc_d;
   wire [31:0]   ic6_crc_in;       // each frame starts from 0 (the masked LRH is folded into the
@@ -589,6 +594,7 @@ module rx_parser (
   wire [576:0]  pay_e0;           // first beat pushed: {last, keep, data}
   wire [576:0]  pay_e1;           // second beat pushed (a whole beat and the partial last one end
                                   // here)
+  wire [1:0]    pay_nt;           // beats the beat pushes into the payload FIFO if it is taken
   wire [1:0]    pay_n;            // beats pushed into the payload FIFO
   wire          pay_frame;        // the frame has a payload packet (read on its tlast beat)
   reg           pay_seen_q;
@@ -601,6 +607,10 @@ module rx_parser (
   reg  [4:0]    pay_cnt_d;
   wire          pay_room;         // room for the two beats a taken beat may push
   wire [3:0]    pay_wp1;
+  wire [3:0]    pay_wp_t;         // the write pointer after a taken beat
+  wire [4:0]    pay_cnt_t;        // the FIFO count after a taken beat
+  wire [4:0]    pay_cnt_t1;       // ... and a pop
+  wire [4:0]    pay_cnt_1;        // the FIFO count after a pop alone
   reg  [576:0]  pay_mem0 [0:7];   // payload FIFO, even entries: {last, keep, data}
   wire          pay_we0;
   wire [2:0]    pay_wa0;
@@ -621,23 +631,24 @@ module rx_parser (
   reg  [8:0]    s1_tuser_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
-  reg           s1_tag12_q;
+  reg           s1_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
   reg           s1_tag12_d;
-  reg           s1_tag16_q;
+  reg           s1_tag16_q;       // an 802.1Q tag at byte 16 (the second one behind tag12)
   reg           s1_tag16_d;
-  reg           s1_v4_12_q;
+  reg           s1_v4_12_q;       // IPv4 ethertype at byte 12 (no tag)
   reg           s1_v4_12_d;
-  reg           s1_v6_12_q;
-  reg           s1_v6_12_d;
-  reg           s1_v4_16_q;
+  reg           s1_v4_16_q;       // IPv4 ethertype at byte 16 (one tag)
   reg           s1_v4_16_d;
-  reg           s1_v6_16_q;
-  reg           s1_v6_16_d;
-  reg           s1_v4_20_q;
+  reg           s1_v4_20_q;       // IPv4 ethertype at byte 20 (two tags)
   reg           s1_v4_20_d;
-  reg           s1_v6_20_q;
+  reg           s1_v6_12_q;       // IPv6 ethertype at byte 12 (no tag)
+  reg           s1_v6_12_d;
+  reg           s1_v6_16_q;       // IPv6 ethertype at byte 16 (one tag)
+  reg           s1_v6_16_d;
+  reg           s1_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
   reg           s1_v6_20_d;
-  reg           s1_ihl0_ge6_q;
+  reg           s1_ihl0_ge6_q;    // IHL behind 0 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
+                                  // checksum's words 10 and up
   reg           s1_ihl0_ge6_d;
   reg           s1_ihl0_ge7_q;
   reg           s1_ihl0_ge7_d;
@@ -657,7 +668,8 @@ module rx_parser (
   reg           s1_ihl0_ge14_d;
   reg           s1_ihl0_ge15_q;
   reg           s1_ihl0_ge15_d;
-  reg           s1_ihl1_ge6_q;
+  reg           s1_ihl1_ge6_q;    // IHL behind 1 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
+                                  // checksum's words 10 and up
   reg           s1_ihl1_ge6_d;
   reg           s1_ihl1_ge7_q;
   reg           s1_ihl1_ge7_d;
@@ -677,7 +689,8 @@ module rx_parser (
   reg           s1_ihl1_ge14_d;
   reg           s1_ihl1_ge15_q;
   reg           s1_ihl1_ge15_d;
-  reg           s1_ihl2_ge6_q;
+  reg           s1_ihl2_ge6_q;    // IHL behind 2 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
+                                  // checksum's words 10 and up
   reg           s1_ihl2_ge6_d;
   reg           s1_ihl2_ge7_q;
   reg           s1_ihl2_ge7_d;
@@ -701,7 +714,6 @@ module rx_parser (
   wire          s1_vlan2;
   wire          s1_ipv4;
   wire          s1_ipv6;
-  wire [7:0]    s1_ip;            // IP header start
   wire [3:0]    s1_ihl;
   wire [479:0]  s1_ipw;           // 60 bytes from the IP header start
   wire [4:0]    s1_udp_idx;       // the UDP header starts at byte 14 + 4 * idx
@@ -715,8 +727,6 @@ module rx_parser (
   wire          h_vlan2;
   wire          h_ipv4;
   wire          h_ipv6;
-  wire [7:0]    h_ip;
-  wire [3:0]    h_ihl;
   reg           s1b_valid_q;
   reg           s1b_valid_d;
   reg  [16:0]   s1b_len_q;
@@ -741,10 +751,6 @@ module rx_parser (
   reg           s1b_ipv4_d;
   reg           s1b_ipv6_q;
   reg           s1b_ipv6_d;
-  reg  [7:0]    s1b_ip_q;
-  reg  [7:0]    s1b_ip_d;
-  reg  [3:0]    s1b_ihl_q;
-  reg  [3:0]    s1b_ihl_d;
   reg  [18:0]   s1b_csum0_q;
   reg  [18:0]   s1b_csum0_d;
   reg  [18:0]   s1b_csum1_q;
@@ -754,6 +760,8 @@ module rx_parser (
   reg  [18:0]   s1b_csum3_q;
   reg  [18:0]   s1b_csum3_d;
   wire [79:0]   h_ipw;
+  wire [3:0]    h_ihl;            // IPv4 IHL (the IP header's first byte)
+  wire [7:0]    h_ip;             // IP header start
   wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
   wire [15:0]   h_total;
@@ -772,11 +780,11 @@ module rx_parser (
   wire [23:0]   h_qpn;
   wire [7:0]    h_bth8;
   wire [23:0]   h_psn;
-  reg           h_op_ok;
-  reg  [4:0]    h_ext_len;
-  reg           h_has_reth;
-  reg           h_has_atomic;
-  reg           h_has_imm;
+  wire          h_op_ok;
+  wire [4:0]    h_ext_len;
+  wire          h_has_reth;
+  wire          h_has_atomic;
+  wire          h_has_imm;
   wire [1:0]    h_pad;
   wire [15:0]   h_overhead;       // UDP + BTH + extension headers + pad + ICRC
   wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
@@ -1004,7 +1012,16 @@ module rx_parser (
   reg           p2_is_read_d;
   reg           p2_is_atomic_q;
   reg           p2_is_atomic_d;
-  wire [2:0]    p2_tr;
+  reg           p2_uc_start_q;
+  reg           p2_uc_start_d;
+  reg           p2_tr_rc_q;
+  reg           p2_tr_rc_d;
+  reg           p2_tr_uc_q;
+  reg           p2_tr_uc_d;
+  reg           p2_tr_ud_q;
+  reg           p2_tr_ud_d;
+  reg           p2_key_op_q;
+  reg           p2_key_op_d;
   wire          p2_is_cnp;
   wire          p2_is_resp;
   wire          p2_is_write;
@@ -1057,6 +1074,18 @@ module rx_parser (
   reg  [15:0]   p3_payload_len_d;
   reg           p3_pay_q;
   reg           p3_pay_d;
+  reg  [2:0]    p3_tr_q;
+  reg  [2:0]    p3_tr_d;
+  reg           p3_is_cnp_q;
+  reg           p3_is_cnp_d;
+  reg           p3_is_resp_q;
+  reg           p3_is_resp_d;
+  reg           p3_is_read_q;
+  reg           p3_is_read_d;
+  reg           p3_is_atomic_q;
+  reg           p3_is_atomic_d;
+  reg           p3_uc_start_q;
+  reg           p3_uc_start_d;
   reg           p3_key_chk_q;
   reg           p3_key_chk_d;
   reg           p3_acc_ok_q;
@@ -1076,13 +1105,11 @@ module rx_parser (
   reg           p3_m4_q;
   reg           p3_m4_d;
   wire [2:0]    p3_tr;
-  wire [4:0]    p3_op5;
-  wire          p3_is_cnp;        // CNP: needs only an existing QP
-  wire          p3_is_resp;       // RC READ response, ACK or ATOMIC ACK
-  wire          p3_is_write;      // RC/UC WRITE first/only: RETH, remote write
-  wire          p3_is_read;       // RC READ request: RETH, remote read
-  wire          p3_is_atomic;     // RC atomics: AtomicETH, remote atomic
-  wire          p3_uc_start;      // UC first/only packet: resynchronises ePSN
+  wire          p3_is_cnp;
+  wire          p3_is_resp;
+  wire          p3_is_read;
+  wire          p3_is_atomic;
+  wire          p3_uc_start;
   wire [32:0]   p3_rd1;
   wire [32:0]   p3_rd2;
   wire [32:0]   p3_rd3;
@@ -1099,6 +1126,10 @@ module rx_parser (
   wire [23:0]   p3_diff4;
   wire [23:0]   p3_diff_nx;       // PSN - the ePSN the frame in p4 writes back if it is accepted in
                                   // order
+  wire          p3_sel0;
+  wire          p3_sel2;
+  wire          p3_sel3;
+  wire          p3_sel4;
   wire          p3_seq;           // an RC/UC request: the PSN window applies
   wire          p3_uc;
   reg           p4_valid_q;
@@ -1324,66 +1355,8 @@ module rx_parser (
   reg  [7:0]    m_ack_syndrome_d;
   reg  [23:0]   m_ack_psn_q;
   reg  [23:0]   m_ack_psn_d;
-  reg           cs_frames_seen_count_incr_q;
-  reg           cs_frames_seen_count_incr_d;
-  reg           cs_verdict_accept_count_incr_q;
-  reg           cs_verdict_accept_count_incr_d;
-  reg           cs_verdict_duplicate_count_incr_q;
-  reg           cs_verdict_duplicate_count_incr_d;
-  reg           cs_verdict_nak_psn_seq_count_incr_q;
-  reg           cs_verdict_nak_psn_seq_count_incr_d;
-  reg           cs_verdict_nak_remote_access_count_incr_q;
-  reg           cs_verdict_nak_remote_access_count_incr_d;
-  reg           cs_event_cnp_received_count_incr_q;
-  reg           cs_event_cnp_received_count_incr_d;
-  reg           cs_event_ce_marked_count_incr_q;
-  reg           cs_event_ce_marked_count_incr_d;
-  reg           cs_drop_bad_fcs_count_incr_q;
-  reg           cs_drop_bad_fcs_count_incr_d;
-  reg           cs_drop_truncated_count_incr_q;
-  reg           cs_drop_truncated_count_incr_d;
-  reg           cs_drop_not_roce_count_incr_q;
-  reg           cs_drop_not_roce_count_incr_d;
-  reg           cs_drop_bad_ip_checksum_count_incr_q;
-  reg           cs_drop_bad_ip_checksum_count_incr_d;
-  reg           cs_drop_fragment_count_incr_q;
-  reg           cs_drop_fragment_count_incr_d;
-  reg           cs_drop_bad_icrc_count_incr_q;
-  reg           cs_drop_bad_icrc_count_incr_d;
-  reg           cs_drop_tver_count_incr_q;
-  reg           cs_drop_tver_count_incr_d;
-  reg           cs_drop_bad_opcode_count_incr_q;
-  reg           cs_drop_bad_opcode_count_incr_d;
-  reg           cs_drop_p_key_count_incr_q;
-  reg           cs_drop_p_key_count_incr_d;
-  reg           cs_drop_qpn0_count_incr_q;
-  reg           cs_drop_qpn0_count_incr_d;
-  reg           cs_drop_wrong_vf_count_incr_q;
-  reg           cs_drop_wrong_vf_count_incr_d;
-  reg           cs_drop_unknown_qp_count_incr_q;
-  reg           cs_drop_unknown_qp_count_incr_d;
-  reg           cs_drop_transport_mismatch_count_incr_q;
-  reg           cs_drop_transport_mismatch_count_incr_d;
-  reg           cs_drop_state_count_incr_q;
-  reg           cs_drop_state_count_incr_d;
-  reg           cs_drop_psn_seq_count_incr_q;
-  reg           cs_drop_psn_seq_count_incr_d;
-  reg           cs_last_drop_reason_we_q;
-  reg           cs_last_drop_reason_we_d;
-  reg  [4:0]    cs_last_drop_reason_d_q;
-  reg  [4:0]    cs_last_drop_reason_d_d;
-  reg           cs_last_drop_vf_we_q;
-  reg           cs_last_drop_vf_we_d;
-  reg  [7:0]    cs_last_drop_vf_d_q;
-  reg  [7:0]    cs_last_drop_vf_d_d;
-  reg           cs_last_drop_opcode_we_q;
-  reg           cs_last_drop_opcode_we_d;
-  reg  [7:0]    cs_last_drop_opcode_d_q;
-  reg  [7:0]    cs_last_drop_opcode_d_d;
-  reg           cs_last_drop_qpn_qpn_we_q;
-  reg           cs_last_drop_qpn_qpn_we_d;
-  reg  [23:0]   cs_last_drop_qpn_qpn_d_q;
-  reg  [23:0]   cs_last_drop_qpn_qpn_d_d;
+  reg           cs_new_q;         // the verdict register took a verdict in the last cycle
+  reg           cs_new_d;
   wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check
                                   // reads
 
@@ -1486,17 +1459,17 @@ module rx_parser (
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
-  assign ic1_vlan1 = ic_et12_8100_q;
-  assign ic1_vlan2 = ic1_vlan1 && ic_et16_8100_q;
+  assign ic1_vlan1 = ic_tag12_q;
+  assign ic1_vlan2 = ic_tag12_q && ic_tag16_q;
   assign ic1_tags = ic1_vlan2 ? 2'd2 : ic1_vlan1 ? 2'd1 : 2'd0;
-  assign ic1_ipv6 = ic1_vlan2 ? ic_et20_86dd_q : ic1_vlan1 ? ic_et16_86dd_q : ic_et12_86dd_q;
-  assign ic1_idx = ic1_vlan2 ? (ic1_ipv6 ? 5'd12 : {1'b0, ic_hdr_q[59:56]} + 5'd2) :
-                   ic1_vlan1 ? (ic1_ipv6 ? 5'd11 : {1'b0, ic_hdr_q[27:24]} + 5'd1) :
-                   ic1_ipv6 ? 5'd10 :
+  assign ic1_ipv6 = ic1_vlan2 ? ic_v6_20_q : ic1_vlan1 ? ic_v6_16_q : ic_v6_12_q;
+  assign ic1_idx = ic1_vlan2 ? (ic_v6_20_q ? 5'd12 : {1'b0, ic_hdr_q[59:56]} + 5'd2) :
+                   ic1_vlan1 ? (ic_v6_16_q ? 5'd11 : {1'b0, ic_hdr_q[27:24]} + 5'd1) :
+                   ic_v6_12_q ? 5'd10 :
                    {1'b0, ic_hdr_q[3:0]};
-  assign ic1_udp4 = ic1_vlan2 ? (ic1_ipv6 ? 6'd15 : {2'b00, ic_hdr_q[59:56]} + 6'd5) :
-                    ic1_vlan1 ? (ic1_ipv6 ? 6'd14 : {2'b00, ic_hdr_q[27:24]} + 6'd4) :
-                    ic1_ipv6 ? 6'd13 :
+  assign ic1_udp4 = ic1_vlan2 ? (ic_v6_20_q ? 6'd15 : {2'b00, ic_hdr_q[59:56]} + 6'd5) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 6'd14 : {2'b00, ic_hdr_q[27:24]} + 6'd4) :
+                    ic_v6_12_q ? 6'd13 :
                     {2'b00, ic_hdr_q[3:0]} + 6'd3;
   assign ic1_zl = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24 ?
                      {ic_hdr_q[575:568], ic_hdr_q[583:576]} :
@@ -1570,17 +1543,17 @@ module rx_parser (
                        {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24,
                        {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24,
                        {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24};
-  assign ic1_l3_ok = {(ic_et20_0800_q && ic_hdr_q[63:60] == 4'd4 && ic_hdr_q[59:56] >= 4'd5 &&
+  assign ic1_l3_ok = {(ic_v4_20_q && ic_hdr_q[63:60] == 4'd4 && ic_hdr_q[59:56] >= 4'd5 &&
                        ic_hdr_q[135:128] == 8'd17) ||
-                      (ic_et20_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[63:60] == 4'd6 &&
+                      (ic_v6_20_q && csr_ctrl_ipv6_en_o && ic_hdr_q[63:60] == 4'd6 &&
                        ic_hdr_q[111:104] == 8'd17),
-                      (ic_et16_0800_q && ic_hdr_q[31:28] == 4'd4 && ic_hdr_q[27:24] >= 4'd5 &&
+                      (ic_v4_16_q && ic_hdr_q[31:28] == 4'd4 && ic_hdr_q[27:24] >= 4'd5 &&
                        ic_hdr_q[103:96] == 8'd17) ||
-                      (ic_et16_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[31:28] == 4'd6 &&
+                      (ic_v6_16_q && csr_ctrl_ipv6_en_o && ic_hdr_q[31:28] == 4'd6 &&
                        ic_hdr_q[79:72] == 8'd17),
-                      (ic_et12_0800_q && ic_hdr_q[7:4] == 4'd4 && ic_hdr_q[3:0] >= 4'd5 &&
+                      (ic_v4_12_q && ic_hdr_q[7:4] == 4'd4 && ic_hdr_q[3:0] >= 4'd5 &&
                        ic_hdr_q[71:64] == 8'd17) ||
-                      (ic_et12_86dd_q && csr_ctrl_ipv6_en_o && ic_hdr_q[7:4] == 4'd6 &&
+                      (ic_v6_12_q && csr_ctrl_ipv6_en_o && ic_hdr_q[7:4] == 4'd6 &&
                        ic_hdr_q[47:40] == 8'd17)};
   assign ic1_dport_ok = {{ic_hdr_q[559:552], ic_hdr_q[567:560]} == csr_udp_dport_value_o,
                          {ic_hdr_q[527:520], ic_hdr_q[535:528]} == csr_udp_dport_value_o,
@@ -1615,199 +1588,194 @@ module rx_parser (
   assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
   assign ic3_hi_all = ic3_beat_q < ic3_pend_q[16:6];
   assign ic3_hi_part = ic3_beat_q == ic3_pend_q[16:6];
-  assign ic4_klo[0] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic3_op_ok = (ic3_opcode_q[7:5] == 3'b000 &&
+                      (ic3_opcode_q[4:0] <= 5'h14 ||
+                       (ic3_opcode_q[4:0] >= 5'h16 && ic3_opcode_q[4:0] <= 5'h17))) ||
+                     (ic3_opcode_q[7:5] == 3'b001 && ic3_opcode_q[4:0] <= 5'h0b) ||
+                     (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] >= 5'h04 &&
+                      ic3_opcode_q[4:0] <= 5'h05) ||
+                     (ic3_opcode_q[7:5] == 3'b100 && ic3_opcode_q[4:0] == 5'h01);
+  assign ic3_ext_len = {(ic3_opcode_q[7:5] == 3'b000 &&
+                         (ic3_opcode_q[4:0] == 5'h06 ||
+                          (ic3_opcode_q[4:0] >= 5'h0a && ic3_opcode_q[4:0] <= 5'h0c) ||
+                          (ic3_opcode_q[4:0] >= 5'h13 && ic3_opcode_q[4:0] <= 5'h14))) ||
+                        (ic3_opcode_q[7:5] == 3'b001 &&
+                         (ic3_opcode_q[4:0] == 5'h06 ||
+                          (ic3_opcode_q[4:0] >= 5'h0a && ic3_opcode_q[4:0] <= 5'h0b))) ||
+                        (ic3_opcode_q[7:5] == 3'b100 && ic3_opcode_q[4:0] == 5'h01),
+                        (ic3_opcode_q[7:5] == 3'b000 && ic3_opcode_q[4:0] >= 5'h12 &&
+                         ic3_opcode_q[4:0] <= 5'h14) ||
+                        (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] >= 5'h04 &&
+                         ic3_opcode_q[4:0] <= 5'h05),
+                        (ic3_opcode_q[7:5] == 3'b000 &&
+                         (ic3_opcode_q[4:0] == 5'h03 || ic3_opcode_q[4:0] == 5'h05 ||
+                          ic3_opcode_q[4:0] == 5'h09 || ic3_opcode_q[4:0] == 5'h0b ||
+                          ic3_opcode_q[4:0] == 5'h0d ||
+                          (ic3_opcode_q[4:0] >= 5'h0f && ic3_opcode_q[4:0] <= 5'h14) ||
+                          (ic3_opcode_q[4:0] >= 5'h16 && ic3_opcode_q[4:0] <= 5'h17))) ||
+                        (ic3_opcode_q[7:5] == 3'b001 &&
+                         (ic3_opcode_q[4:0] == 5'h03 || ic3_opcode_q[4:0] == 5'h05 ||
+                          ic3_opcode_q[4:0] == 5'h09 || ic3_opcode_q[4:0] == 5'h0b)) ||
+                        (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] == 5'h05), 1'b0, 1'b0};
+  assign ic4_klo[0] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[0] = ic4_khi_q[0];
   assign ic4_ff[0] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[0] = 1'b0;
   assign ic4_lrh[7:0] = 8'd0;
   assign ic4_ones[7:0] = {{4{ic4_ff[0]}}, {4{ic4_ff[0] || ic4_nib[0]}}};
   assign ic4_keep[7:0] = {8{ic4_klo[0] && ic4_khi[0]}};
-  assign ic4_klo[1] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[1] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[1] = ic4_khi_q[1];
   assign ic4_ff[1] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[1] = 1'b0;
   assign ic4_lrh[15:8] = 8'd0;
   assign ic4_ones[15:8] = {{4{ic4_ff[1]}}, {4{ic4_ff[1] || ic4_nib[1]}}};
   assign ic4_keep[15:8] = {8{ic4_klo[1] && ic4_khi[1]}};
-  assign ic4_klo[2] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[2] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[2] = ic4_khi_q[2];
   assign ic4_ff[2] = ic4_k_q[1] && ic4_u_q[10];
   assign ic4_nib[2] = 1'b0;
   assign ic4_lrh[23:16] = 8'd0;
   assign ic4_ones[23:16] = {{4{ic4_ff[2]}}, {4{ic4_ff[2] || ic4_nib[2]}}};
   assign ic4_keep[23:16] = {8{ic4_klo[2] && ic4_khi[2]}};
-  assign ic4_klo[3] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[3] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[3] = ic4_khi_q[3];
   assign ic4_ff[3] = 1'b0;
   assign ic4_nib[3] = 1'b0;
   assign ic4_lrh[31:24] = 8'd0;
   assign ic4_ones[31:24] = {{4{ic4_ff[3]}}, {4{ic4_ff[3] || ic4_nib[3]}}};
   assign ic4_keep[31:24] = {8{ic4_klo[3] && ic4_khi[3]}};
-  assign ic4_klo[4] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[4] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[4] = ic4_khi_q[4];
   assign ic4_ff[4] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[4] = 1'b0;
   assign ic4_lrh[39:32] = 8'd0;
   assign ic4_ones[39:32] = {{4{ic4_ff[4]}}, {4{ic4_ff[4] || ic4_nib[4]}}};
   assign ic4_keep[39:32] = {8{ic4_klo[4] && ic4_khi[4]}};
-  assign ic4_klo[5] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[5] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[5] = ic4_khi_q[5];
   assign ic4_ff[5] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[5] = 1'b0;
   assign ic4_lrh[47:40] = 8'd0;
   assign ic4_ones[47:40] = {{4{ic4_ff[5]}}, {4{ic4_ff[5] || ic4_nib[5]}}};
   assign ic4_keep[47:40] = {8{ic4_klo[5] && ic4_khi[5]}};
-  assign ic4_klo[6] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[6] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[6] = ic4_khi_q[6];
   assign ic4_ff[6] = ic4_k_q[1] && ic4_u_q[11];
   assign ic4_nib[6] = 1'b0;
   assign ic4_lrh[55:48] = 8'd0;
   assign ic4_ones[55:48] = {{4{ic4_ff[6]}}, {4{ic4_ff[6] || ic4_nib[6]}}};
   assign ic4_keep[55:48] = {8{ic4_klo[6] && ic4_khi[6]}};
-  assign ic4_klo[7] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[7] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[7] = ic4_khi_q[7];
   assign ic4_ff[7] = 1'b0;
   assign ic4_nib[7] = 1'b0;
   assign ic4_lrh[63:56] = 8'd0;
   assign ic4_ones[63:56] = {{4{ic4_ff[7]}}, {4{ic4_ff[7] || ic4_nib[7]}}};
   assign ic4_keep[63:56] = {8{ic4_klo[7] && ic4_khi[7]}};
-  assign ic4_klo[8] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[8] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[8] = ic4_khi_q[8];
   assign ic4_ff[8] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[8] = 1'b0;
   assign ic4_lrh[71:64] = 8'd0;
   assign ic4_ones[71:64] = {{4{ic4_ff[8]}}, {4{ic4_ff[8] || ic4_nib[8]}}};
   assign ic4_keep[71:64] = {8{ic4_klo[8] && ic4_khi[8]}};
-  assign ic4_klo[9] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                      (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                      (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[9] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                      (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[9] = ic4_khi_q[9];
   assign ic4_ff[9] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[9] = 1'b0;
   assign ic4_lrh[79:72] = 8'd0;
   assign ic4_ones[79:72] = {{4{ic4_ff[9]}}, {4{ic4_ff[9] || ic4_nib[9]}}};
   assign ic4_keep[79:72] = {8{ic4_klo[9] && ic4_khi[9]}};
-  assign ic4_klo[10] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[10] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[10] = ic4_khi_q[10];
   assign ic4_ff[10] = ic4_k_q[1] && ic4_u_q[12];
   assign ic4_nib[10] = 1'b0;
   assign ic4_lrh[87:80] = 8'd0;
   assign ic4_ones[87:80] = {{4{ic4_ff[10]}}, {4{ic4_ff[10] || ic4_nib[10]}}};
   assign ic4_keep[87:80] = {8{ic4_klo[10] && ic4_khi[10]}};
-  assign ic4_klo[11] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[11] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[11] = ic4_khi_q[11];
   assign ic4_ff[11] = 1'b0;
   assign ic4_nib[11] = 1'b0;
   assign ic4_lrh[95:88] = 8'd0;
   assign ic4_ones[95:88] = {{4{ic4_ff[11]}}, {4{ic4_ff[11] || ic4_nib[11]}}};
   assign ic4_keep[95:88] = {8{ic4_klo[11] && ic4_khi[11]}};
-  assign ic4_klo[12] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[12] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[12] = ic4_khi_q[12];
   assign ic4_ff[12] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[12] = 1'b0;
   assign ic4_lrh[103:96] = 8'd0;
   assign ic4_ones[103:96] = {{4{ic4_ff[12]}}, {4{ic4_ff[12] || ic4_nib[12]}}};
   assign ic4_keep[103:96] = {8{ic4_klo[12] && ic4_khi[12]}};
-  assign ic4_klo[13] = ic4_k_q[2] || (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[13] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[13] = ic4_khi_q[13];
   assign ic4_ff[13] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[13] = 1'b0;
   assign ic4_lrh[111:104] = 8'd0;
   assign ic4_ones[111:104] = {{4{ic4_ff[13]}}, {4{ic4_ff[13] || ic4_nib[13]}}};
   assign ic4_keep[111:104] = {8{ic4_klo[13] && ic4_khi[13]}};
-  assign ic4_klo[14] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[14] = ic4_tg_q[0] || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[14] = ic4_khi_q[14];
   assign ic4_ff[14] = ic4_k_q[1] && ic4_u_q[13];
   assign ic4_nib[14] = ic4_k_q[0] && ic4_t6_q[0];
   assign ic4_lrh[119:112] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'he3;
   assign ic4_ones[119:112] = {{4{ic4_ff[14]}}, {4{ic4_ff[14] || ic4_nib[14]}}};
   assign ic4_keep[119:112] = {8{ic4_klo[14] && ic4_khi[14]}};
-  assign ic4_klo[15] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[15] = ic4_tg_q[0] || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[15] = ic4_khi_q[15];
   assign ic4_ff[15] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]);
   assign ic4_nib[15] = 1'b0;
   assign ic4_lrh[127:120] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'h20;
   assign ic4_ones[127:120] = {{4{ic4_ff[15]}}, {4{ic4_ff[15] || ic4_nib[15]}}};
   assign ic4_keep[127:120] = {8{ic4_klo[15] && ic4_khi[15]}};
-  assign ic4_klo[16] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[16] = ic4_tg_q[0] || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[16] = ic4_khi_q[16];
   assign ic4_ff[16] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[16] = 1'b0;
   assign ic4_lrh[135:128] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hbb;
   assign ic4_ones[135:128] = {{4{ic4_ff[16]}}, {4{ic4_ff[16] || ic4_nib[16]}}};
   assign ic4_keep[135:128] = {8{ic4_klo[16] && ic4_khi[16]}};
-  assign ic4_klo[17] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[17] = ic4_tg_q[0] || (ic4_tg_q[1] && ic4_kge_q[0]) ||
+                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[17] = ic4_khi_q[17];
   assign ic4_ff[17] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[17] = 1'b0;
   assign ic4_lrh[143:136] = {8{(ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0])}} & 8'hde;
   assign ic4_ones[143:136] = {{4{ic4_ff[17]}}, {4{ic4_ff[17] || ic4_nib[17]}}};
   assign ic4_keep[143:136] = {8{ic4_klo[17] && ic4_khi[17]}};
-  assign ic4_klo[18] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[18] = ic4_tg_q[0] || ic4_tg_q[1] || (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[18] = ic4_khi_q[18];
   assign ic4_ff[18] = ic4_k_q[1] && ic4_u_q[14];
   assign ic4_nib[18] = ic4_k_q[0] && ic4_t6_q[1];
   assign ic4_lrh[151:144] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'he3;
   assign ic4_ones[151:144] = {{4{ic4_ff[18]}}, {4{ic4_ff[18] || ic4_nib[18]}}};
   assign ic4_keep[151:144] = {8{ic4_klo[18] && ic4_khi[18]}};
-  assign ic4_klo[19] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[19] = ic4_tg_q[0] || ic4_tg_q[1] || (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[19] = ic4_khi_q[19];
   assign ic4_ff[19] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]);
   assign ic4_nib[19] = 1'b0;
   assign ic4_lrh[159:152] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'h20;
   assign ic4_ones[159:152] = {{4{ic4_ff[19]}}, {4{ic4_ff[19] || ic4_nib[19]}}};
   assign ic4_keep[159:152] = {8{ic4_klo[19] && ic4_khi[19]}};
-  assign ic4_klo[20] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[20] = ic4_tg_q[0] || ic4_tg_q[1] || (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[20] = ic4_khi_q[20];
   assign ic4_ff[20] = (ic4_k_q[0] && ic4_t6_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
                       (ic4_k_q[1] && ic4_u_q[16]);
@@ -1815,11 +1783,7 @@ module rx_parser (
   assign ic4_lrh[167:160] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'hbb;
   assign ic4_ones[167:160] = {{4{ic4_ff[20]}}, {4{ic4_ff[20] || ic4_nib[20]}}};
   assign ic4_keep[167:160] = {8{ic4_klo[20] && ic4_khi[20]}};
-  assign ic4_klo[21] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[21] = ic4_tg_q[0] || ic4_tg_q[1] || (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[21] = ic4_khi_q[21];
   assign ic4_ff[21] = (ic4_k_q[0] && ic4_t6_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
                       (ic4_k_q[0] && ic4_u_q[0]) || (ic4_k_q[1] && ic4_u_q[16]);
@@ -1827,36 +1791,21 @@ module rx_parser (
   assign ic4_lrh[175:168] = {8{(ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1])}} & 8'hde;
   assign ic4_ones[175:168] = {{4{ic4_ff[21]}}, {4{ic4_ff[21] || ic4_nib[21]}}};
   assign ic4_keep[175:168] = {8{ic4_klo[21] && ic4_khi[21]}};
-  assign ic4_klo[22] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[22] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[22] = ic4_khi_q[22];
   assign ic4_ff[22] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_u_q[15]);
   assign ic4_nib[22] = ic4_k_q[0] && ic4_t6_q[2];
   assign ic4_lrh[183:176] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'he3;
   assign ic4_ones[183:176] = {{4{ic4_ff[22]}}, {4{ic4_ff[22] || ic4_nib[22]}}};
   assign ic4_keep[183:176] = {8{ic4_klo[22] && ic4_khi[22]}};
-  assign ic4_klo[23] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[23] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[23] = ic4_khi_q[23];
   assign ic4_ff[23] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]);
   assign ic4_nib[23] = 1'b0;
   assign ic4_lrh[191:184] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'h20;
   assign ic4_ones[191:184] = {{4{ic4_ff[23]}}, {4{ic4_ff[23] || ic4_nib[23]}}};
   assign ic4_keep[191:184] = {8{ic4_klo[23] && ic4_khi[23]}};
-  assign ic4_klo[24] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[24] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[24] = ic4_khi_q[24];
   assign ic4_ff[24] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
                       (ic4_k_q[0] && ic4_u_q[1]) || (ic4_k_q[1] && ic4_u_q[17]);
@@ -1864,12 +1813,7 @@ module rx_parser (
   assign ic4_lrh[199:192] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'hbb;
   assign ic4_ones[199:192] = {{4{ic4_ff[24]}}, {4{ic4_ff[24] || ic4_nib[24]}}};
   assign ic4_keep[199:192] = {8{ic4_klo[24] && ic4_khi[24]}};
-  assign ic4_klo[25] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[25] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[25] = ic4_khi_q[25];
   assign ic4_ff[25] = (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
                       (ic4_k_q[0] && ic4_t6_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
@@ -1878,12 +1822,7 @@ module rx_parser (
   assign ic4_lrh[207:200] = {8{(ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2])}} & 8'hde;
   assign ic4_ones[207:200] = {{4{ic4_ff[25]}}, {4{ic4_ff[25] || ic4_nib[25]}}};
   assign ic4_keep[207:200] = {8{ic4_klo[25] && ic4_khi[25]}};
-  assign ic4_klo[26] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[26] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[26] = ic4_khi_q[26];
   assign ic4_ff[26] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[0]) ||
                       (ic4_k_q[1] && ic4_u_q[16]);
@@ -1891,36 +1830,21 @@ module rx_parser (
   assign ic4_lrh[215:208] = 8'd0;
   assign ic4_ones[215:208] = {{4{ic4_ff[26]}}, {4{ic4_ff[26] || ic4_nib[26]}}};
   assign ic4_keep[215:208] = {8{ic4_klo[26] && ic4_khi[26]}};
-  assign ic4_klo[27] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[27] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[27] = ic4_khi_q[27];
   assign ic4_ff[27] = 1'b0;
   assign ic4_nib[27] = 1'b0;
   assign ic4_lrh[223:216] = 8'd0;
   assign ic4_ones[223:216] = {{4{ic4_ff[27]}}, {4{ic4_ff[27] || ic4_nib[27]}}};
   assign ic4_keep[223:216] = {8{ic4_klo[27] && ic4_khi[27]}};
-  assign ic4_klo[28] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[28] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[28] = ic4_khi_q[28];
   assign ic4_ff[28] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_u_q[2]);
   assign ic4_nib[28] = 1'b0;
   assign ic4_lrh[231:224] = 8'd0;
   assign ic4_ones[231:224] = {{4{ic4_ff[28]}}, {4{ic4_ff[28] || ic4_nib[28]}}};
   assign ic4_keep[231:224] = {8{ic4_klo[28] && ic4_khi[28]}};
-  assign ic4_klo[29] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[29] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[29] = ic4_khi_q[29];
   assign ic4_ff[29] = (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
                       (ic4_k_q[0] && ic4_u_q[2]);
@@ -1928,12 +1852,7 @@ module rx_parser (
   assign ic4_lrh[239:232] = 8'd0;
   assign ic4_ones[239:232] = {{4{ic4_ff[29]}}, {4{ic4_ff[29] || ic4_nib[29]}}};
   assign ic4_keep[239:232] = {8{ic4_klo[29] && ic4_khi[29]}};
-  assign ic4_klo[30] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[30] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[30] = ic4_khi_q[30];
   assign ic4_ff[30] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[1]) ||
                       (ic4_k_q[1] && ic4_u_q[17]);
@@ -1941,396 +1860,231 @@ module rx_parser (
   assign ic4_lrh[247:240] = 8'd0;
   assign ic4_ones[247:240] = {{4{ic4_ff[30]}}, {4{ic4_ff[30] || ic4_nib[30]}}};
   assign ic4_keep[247:240] = {8{ic4_klo[30] && ic4_khi[30]}};
-  assign ic4_klo[31] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[31] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[31] = ic4_khi_q[31];
   assign ic4_ff[31] = 1'b0;
   assign ic4_nib[31] = 1'b0;
   assign ic4_lrh[255:248] = 8'd0;
   assign ic4_ones[255:248] = {{4{ic4_ff[31]}}, {4{ic4_ff[31] || ic4_nib[31]}}};
   assign ic4_keep[255:248] = {8{ic4_klo[31] && ic4_khi[31]}};
-  assign ic4_klo[32] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[32] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[32] = ic4_khi_q[32];
   assign ic4_ff[32] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[32] = 1'b0;
   assign ic4_lrh[263:256] = 8'd0;
   assign ic4_ones[263:256] = {{4{ic4_ff[32]}}, {4{ic4_ff[32] || ic4_nib[32]}}};
   assign ic4_keep[263:256] = {8{ic4_klo[32] && ic4_khi[32]}};
-  assign ic4_klo[33] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[33] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[33] = ic4_khi_q[33];
   assign ic4_ff[33] = (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_u_q[3]);
   assign ic4_nib[33] = 1'b0;
   assign ic4_lrh[271:264] = 8'd0;
   assign ic4_ones[271:264] = {{4{ic4_ff[33]}}, {4{ic4_ff[33] || ic4_nib[33]}}};
   assign ic4_keep[271:264] = {8{ic4_klo[33] && ic4_khi[33]}};
-  assign ic4_klo[34] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[34] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[34] = ic4_khi_q[34];
   assign ic4_ff[34] = ic4_k_q[0] && ic4_u_q[2];
   assign ic4_nib[34] = 1'b0;
   assign ic4_lrh[279:272] = 8'd0;
   assign ic4_ones[279:272] = {{4{ic4_ff[34]}}, {4{ic4_ff[34] || ic4_nib[34]}}};
   assign ic4_keep[279:272] = {8{ic4_klo[34] && ic4_khi[34]}};
-  assign ic4_klo[35] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[35] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[35] = ic4_khi_q[35];
   assign ic4_ff[35] = 1'b0;
   assign ic4_nib[35] = 1'b0;
   assign ic4_lrh[287:280] = 8'd0;
   assign ic4_ones[287:280] = {{4{ic4_ff[35]}}, {4{ic4_ff[35] || ic4_nib[35]}}};
   assign ic4_keep[287:280] = {8{ic4_klo[35] && ic4_khi[35]}};
-  assign ic4_klo[36] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[36] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[36] = ic4_khi_q[36];
   assign ic4_ff[36] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[36] = 1'b0;
   assign ic4_lrh[295:288] = 8'd0;
   assign ic4_ones[295:288] = {{4{ic4_ff[36]}}, {4{ic4_ff[36] || ic4_nib[36]}}};
   assign ic4_keep[295:288] = {8{ic4_klo[36] && ic4_khi[36]}};
-  assign ic4_klo[37] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[37] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[37] = ic4_khi_q[37];
   assign ic4_ff[37] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[37] = 1'b0;
   assign ic4_lrh[303:296] = 8'd0;
   assign ic4_ones[303:296] = {{4{ic4_ff[37]}}, {4{ic4_ff[37] || ic4_nib[37]}}};
   assign ic4_keep[303:296] = {8{ic4_klo[37] && ic4_khi[37]}};
-  assign ic4_klo[38] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[38] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[38] = ic4_khi_q[38];
   assign ic4_ff[38] = ic4_k_q[0] && ic4_u_q[3];
   assign ic4_nib[38] = 1'b0;
   assign ic4_lrh[311:304] = 8'd0;
   assign ic4_ones[311:304] = {{4{ic4_ff[38]}}, {4{ic4_ff[38] || ic4_nib[38]}}};
   assign ic4_keep[311:304] = {8{ic4_klo[38] && ic4_khi[38]}};
-  assign ic4_klo[39] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[39] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[39] = ic4_khi_q[39];
   assign ic4_ff[39] = 1'b0;
   assign ic4_nib[39] = 1'b0;
   assign ic4_lrh[319:312] = 8'd0;
   assign ic4_ones[319:312] = {{4{ic4_ff[39]}}, {4{ic4_ff[39] || ic4_nib[39]}}};
   assign ic4_keep[319:312] = {8{ic4_klo[39] && ic4_khi[39]}};
-  assign ic4_klo[40] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[40] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[40] = ic4_khi_q[40];
   assign ic4_ff[40] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[40] = 1'b0;
   assign ic4_lrh[327:320] = 8'd0;
   assign ic4_ones[327:320] = {{4{ic4_ff[40]}}, {4{ic4_ff[40] || ic4_nib[40]}}};
   assign ic4_keep[327:320] = {8{ic4_klo[40] && ic4_khi[40]}};
-  assign ic4_klo[41] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[41] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[41] = ic4_khi_q[41];
   assign ic4_ff[41] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[41] = 1'b0;
   assign ic4_lrh[335:328] = 8'd0;
   assign ic4_ones[335:328] = {{4{ic4_ff[41]}}, {4{ic4_ff[41] || ic4_nib[41]}}};
   assign ic4_keep[335:328] = {8{ic4_klo[41] && ic4_khi[41]}};
-  assign ic4_klo[42] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[42] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[42] = ic4_khi_q[42];
   assign ic4_ff[42] = ic4_k_q[0] && ic4_u_q[4];
   assign ic4_nib[42] = 1'b0;
   assign ic4_lrh[343:336] = 8'd0;
   assign ic4_ones[343:336] = {{4{ic4_ff[42]}}, {4{ic4_ff[42] || ic4_nib[42]}}};
   assign ic4_keep[343:336] = {8{ic4_klo[42] && ic4_khi[42]}};
-  assign ic4_klo[43] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[43] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[43] = ic4_khi_q[43];
   assign ic4_ff[43] = 1'b0;
   assign ic4_nib[43] = 1'b0;
   assign ic4_lrh[351:344] = 8'd0;
   assign ic4_ones[351:344] = {{4{ic4_ff[43]}}, {4{ic4_ff[43] || ic4_nib[43]}}};
   assign ic4_keep[351:344] = {8{ic4_klo[43] && ic4_khi[43]}};
-  assign ic4_klo[44] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[44] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[44] = ic4_khi_q[44];
   assign ic4_ff[44] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[44] = 1'b0;
   assign ic4_lrh[359:352] = 8'd0;
   assign ic4_ones[359:352] = {{4{ic4_ff[44]}}, {4{ic4_ff[44] || ic4_nib[44]}}};
   assign ic4_keep[359:352] = {8{ic4_klo[44] && ic4_khi[44]}};
-  assign ic4_klo[45] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[45] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[45] = ic4_khi_q[45];
   assign ic4_ff[45] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[45] = 1'b0;
   assign ic4_lrh[367:360] = 8'd0;
   assign ic4_ones[367:360] = {{4{ic4_ff[45]}}, {4{ic4_ff[45] || ic4_nib[45]}}};
   assign ic4_keep[367:360] = {8{ic4_klo[45] && ic4_khi[45]}};
-  assign ic4_klo[46] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[46] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[46] = ic4_khi_q[46];
   assign ic4_ff[46] = ic4_k_q[0] && ic4_u_q[5];
   assign ic4_nib[46] = 1'b0;
   assign ic4_lrh[375:368] = 8'd0;
   assign ic4_ones[375:368] = {{4{ic4_ff[46]}}, {4{ic4_ff[46] || ic4_nib[46]}}};
   assign ic4_keep[375:368] = {8{ic4_klo[46] && ic4_khi[46]}};
-  assign ic4_klo[47] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[47] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[47] = ic4_khi_q[47];
   assign ic4_ff[47] = 1'b0;
   assign ic4_nib[47] = 1'b0;
   assign ic4_lrh[383:376] = 8'd0;
   assign ic4_ones[383:376] = {{4{ic4_ff[47]}}, {4{ic4_ff[47] || ic4_nib[47]}}};
   assign ic4_keep[383:376] = {8{ic4_klo[47] && ic4_khi[47]}};
-  assign ic4_klo[48] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[48] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[48] = ic4_khi_q[48];
   assign ic4_ff[48] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[48] = 1'b0;
   assign ic4_lrh[391:384] = 8'd0;
   assign ic4_ones[391:384] = {{4{ic4_ff[48]}}, {4{ic4_ff[48] || ic4_nib[48]}}};
   assign ic4_keep[391:384] = {8{ic4_klo[48] && ic4_khi[48]}};
-  assign ic4_klo[49] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[49] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[49] = ic4_khi_q[49];
   assign ic4_ff[49] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[49] = 1'b0;
   assign ic4_lrh[399:392] = 8'd0;
   assign ic4_ones[399:392] = {{4{ic4_ff[49]}}, {4{ic4_ff[49] || ic4_nib[49]}}};
   assign ic4_keep[399:392] = {8{ic4_klo[49] && ic4_khi[49]}};
-  assign ic4_klo[50] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[50] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[50] = ic4_khi_q[50];
   assign ic4_ff[50] = ic4_k_q[0] && ic4_u_q[6];
   assign ic4_nib[50] = 1'b0;
   assign ic4_lrh[407:400] = 8'd0;
   assign ic4_ones[407:400] = {{4{ic4_ff[50]}}, {4{ic4_ff[50] || ic4_nib[50]}}};
   assign ic4_keep[407:400] = {8{ic4_klo[50] && ic4_khi[50]}};
-  assign ic4_klo[51] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[51] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[51] = ic4_khi_q[51];
   assign ic4_ff[51] = 1'b0;
   assign ic4_nib[51] = 1'b0;
   assign ic4_lrh[415:408] = 8'd0;
   assign ic4_ones[415:408] = {{4{ic4_ff[51]}}, {4{ic4_ff[51] || ic4_nib[51]}}};
   assign ic4_keep[415:408] = {8{ic4_klo[51] && ic4_khi[51]}};
-  assign ic4_klo[52] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[52] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[52] = ic4_khi_q[52];
   assign ic4_ff[52] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[52] = 1'b0;
   assign ic4_lrh[423:416] = 8'd0;
   assign ic4_ones[423:416] = {{4{ic4_ff[52]}}, {4{ic4_ff[52] || ic4_nib[52]}}};
   assign ic4_keep[423:416] = {8{ic4_klo[52] && ic4_khi[52]}};
-  assign ic4_klo[53] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[53] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[53] = ic4_khi_q[53];
   assign ic4_ff[53] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[53] = 1'b0;
   assign ic4_lrh[431:424] = 8'd0;
   assign ic4_ones[431:424] = {{4{ic4_ff[53]}}, {4{ic4_ff[53] || ic4_nib[53]}}};
   assign ic4_keep[431:424] = {8{ic4_klo[53] && ic4_khi[53]}};
-  assign ic4_klo[54] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[54] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[54] = ic4_khi_q[54];
   assign ic4_ff[54] = ic4_k_q[0] && ic4_u_q[7];
   assign ic4_nib[54] = 1'b0;
   assign ic4_lrh[439:432] = 8'd0;
   assign ic4_ones[439:432] = {{4{ic4_ff[54]}}, {4{ic4_ff[54] || ic4_nib[54]}}};
   assign ic4_keep[439:432] = {8{ic4_klo[54] && ic4_khi[54]}};
-  assign ic4_klo[55] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[55] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[55] = ic4_khi_q[55];
   assign ic4_ff[55] = 1'b0;
   assign ic4_nib[55] = 1'b0;
   assign ic4_lrh[447:440] = 8'd0;
   assign ic4_ones[447:440] = {{4{ic4_ff[55]}}, {4{ic4_ff[55] || ic4_nib[55]}}};
   assign ic4_keep[447:440] = {8{ic4_klo[55] && ic4_khi[55]}};
-  assign ic4_klo[56] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[56] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[56] = ic4_khi_q[56];
   assign ic4_ff[56] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[56] = 1'b0;
   assign ic4_lrh[455:448] = 8'd0;
   assign ic4_ones[455:448] = {{4{ic4_ff[56]}}, {4{ic4_ff[56] || ic4_nib[56]}}};
   assign ic4_keep[455:448] = {8{ic4_klo[56] && ic4_khi[56]}};
-  assign ic4_klo[57] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[57] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[57] = ic4_khi_q[57];
   assign ic4_ff[57] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[57] = 1'b0;
   assign ic4_lrh[463:456] = 8'd0;
   assign ic4_ones[463:456] = {{4{ic4_ff[57]}}, {4{ic4_ff[57] || ic4_nib[57]}}};
   assign ic4_keep[463:456] = {8{ic4_klo[57] && ic4_khi[57]}};
-  assign ic4_klo[58] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[58] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[58] = ic4_khi_q[58];
   assign ic4_ff[58] = ic4_k_q[0] && ic4_u_q[8];
   assign ic4_nib[58] = 1'b0;
   assign ic4_lrh[471:464] = 8'd0;
   assign ic4_ones[471:464] = {{4{ic4_ff[58]}}, {4{ic4_ff[58] || ic4_nib[58]}}};
   assign ic4_keep[471:464] = {8{ic4_klo[58] && ic4_khi[58]}};
-  assign ic4_klo[59] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[59] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[59] = ic4_khi_q[59];
   assign ic4_ff[59] = 1'b0;
   assign ic4_nib[59] = 1'b0;
   assign ic4_lrh[479:472] = 8'd0;
   assign ic4_ones[479:472] = {{4{ic4_ff[59]}}, {4{ic4_ff[59] || ic4_nib[59]}}};
   assign ic4_keep[479:472] = {8{ic4_klo[59] && ic4_khi[59]}};
-  assign ic4_klo[60] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[60] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[60] = ic4_khi_q[60];
   assign ic4_ff[60] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[60] = 1'b0;
   assign ic4_lrh[487:480] = 8'd0;
   assign ic4_ones[487:480] = {{4{ic4_ff[60]}}, {4{ic4_ff[60] || ic4_nib[60]}}};
   assign ic4_keep[487:480] = {8{ic4_klo[60] && ic4_khi[60]}};
-  assign ic4_klo[61] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[61] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[61] = ic4_khi_q[61];
   assign ic4_ff[61] = ic4_k_q[0] && ic4_u_q[10];
   assign ic4_nib[61] = 1'b0;
   assign ic4_lrh[495:488] = 8'd0;
   assign ic4_ones[495:488] = {{4{ic4_ff[61]}}, {4{ic4_ff[61] || ic4_nib[61]}}};
   assign ic4_keep[495:488] = {8{ic4_klo[61] && ic4_khi[61]}};
-  assign ic4_klo[62] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[62] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[62] = ic4_khi_q[62];
   assign ic4_ff[62] = ic4_k_q[0] && ic4_u_q[9];
   assign ic4_nib[62] = 1'b0;
   assign ic4_lrh[503:496] = 8'd0;
   assign ic4_ones[503:496] = {{4{ic4_ff[62]}}, {4{ic4_ff[62] || ic4_nib[62]}}};
   assign ic4_keep[503:496] = {8{ic4_klo[62] && ic4_khi[62]}};
-  assign ic4_klo[63] = ic4_k_q[2] || (ic4_k_q[0] && ic4_t4_q[0]) || (ic4_k_q[0] && ic4_t6_q[0]) ||
-                       (ic4_k_q[0] && ic4_t4_q[1]) || (ic4_k_q[0] && ic4_t6_q[1]) ||
-                       (ic4_k_q[0] && ic4_t4_q[2]) || (ic4_k_q[0] && ic4_t6_q[2]) ||
-                       (ic4_k_q[1] && ic4_t4_q[0]) || (ic4_k_q[1] && ic4_t6_q[0]) ||
-                       (ic4_k_q[1] && ic4_t4_q[1]) || (ic4_k_q[1] && ic4_t6_q[1]) ||
-                       (ic4_k_q[1] && ic4_t4_q[2]) || (ic4_k_q[1] && ic4_t6_q[2]);
+  assign ic4_klo[63] = ic4_tg_q[0] || ic4_tg_q[1] || ic4_tg_q[2];
   assign ic4_khi[63] = ic4_khi_q[63];
   assign ic4_ff[63] = 1'b0;
   assign ic4_nib[63] = 1'b0;
@@ -2338,167 +2092,199 @@ module rx_parser (
   assign ic4_ones[511:504] = {{4{ic4_ff[63]}}, {4{ic4_ff[63] || ic4_nib[63]}}};
   assign ic4_keep[511:504] = {8{ic4_klo[63] && ic4_khi[63]}};
   assign ic4_lane = ((ic4_tdata_q | ic4_ones) ^ ic4_lrh) & ic4_keep;
-  assign ic5_dterm[0] = ^(ic5_lane_q[127:0] & 128'h77971b956500d811d04d951be5fe1c77) ^
-                        ^(ic5_lane_q[255:128] & 128'ha998da2757f68d2fc30eedb88e659548) ^
-                        ^(ic5_lane_q[383:256] & 128'h17830a34c6f00657cee3d50174482112) ^
-                        ^(ic5_lane_q[511:384] & 128'h04d101df481b4e5af182fa07eb46de2f);
-  assign ic5_dterm[1] = ^(ic5_lane_q[127:0] & 128'hef2e372aca01b023a09b2a37cbfc38ee) ^
-                        ^(ic5_lane_q[255:128] & 128'h5331b44eafed1a5f861ddb711ccb2a90) ^
-                        ^(ic5_lane_q[383:256] & 128'h2f0614698de00caf9dc7aa02e8904225) ^
-                        ^(ic5_lane_q[511:384] & 128'h09a203be90369cb5e305f40fd68dbc5e);
-  assign ic5_dterm[2] = ^(ic5_lane_q[127:0] & 128'hde5c6e55940360474136546f97f871dd) ^
-                        ^(ic5_lane_q[255:128] & 128'ha663689d5fda34bf0c3bb6e239965521) ^
-                        ^(ic5_lane_q[383:256] & 128'h5e0c28d31bc0195f3b8f5405d120844a) ^
-                        ^(ic5_lane_q[511:384] & 128'h1344077d206d396bc60be81fad1b78bc);
-  assign ic5_dterm[3] = ^(ic5_lane_q[127:0] & 128'hbcb8dcab2806c08e826ca8df2ff0e3ba) ^
-                        ^(ic5_lane_q[255:128] & 128'h4cc6d13abfb4697e18776dc4732caa43) ^
-                        ^(ic5_lane_q[383:256] & 128'hbc1851a6378032be771ea80ba2410895) ^
-                        ^(ic5_lane_q[511:384] & 128'h26880efa40da72d78c17d03f5a36f178);
-  assign ic5_dterm[4] = ^(ic5_lane_q[127:0] & 128'h7971b956500d811d04d951be5fe1c775) ^
-                        ^(ic5_lane_q[255:128] & 128'h998da2757f68d2fc30eedb88e6595487) ^
-                        ^(ic5_lane_q[383:256] & 128'h7830a34c6f00657cee3d50174482112a) ^
-                        ^(ic5_lane_q[511:384] & 128'h4d101df481b4e5af182fa07eb46de2f1);
-  assign ic5_dterm[5] = ^(ic5_lane_q[127:0] & 128'hf2e372aca01b023a09b2a37cbfc38eea) ^
-                        ^(ic5_lane_q[255:128] & 128'h331b44eafed1a5f861ddb711ccb2a90e) ^
-                        ^(ic5_lane_q[383:256] & 128'hf0614698de00caf9dc7aa02e89042255) ^
-                        ^(ic5_lane_q[511:384] & 128'h9a203be90369cb5e305f40fd68dbc5e2);
-  assign ic5_dterm[6] = ^(ic5_lane_q[127:0] & 128'h9251fecc2536dc65c328d3e29a7901a2) ^
-                        ^(ic5_lane_q[255:128] & 128'hcfae53f2aa55c6df00b5839b1700c755) ^
-                        ^(ic5_lane_q[383:256] & 128'hf74187057af193a47616955c664065b8) ^
-                        ^(ic5_lane_q[511:384] & 128'h3091760d4ec8d8e6913c7bfd3af155ea);
-  assign ic5_dterm[7] = ^(ic5_lane_q[127:0] & 128'h24a3fd984a6db8cb8651a7c534f20345) ^
-                        ^(ic5_lane_q[255:128] & 128'h9f5ca7e554ab8dbe016b07362e018eab) ^
-                        ^(ic5_lane_q[383:256] & 128'hee830e0af5e32748ec2d2ab8cc80cb71) ^
-                        ^(ic5_lane_q[511:384] & 128'h6122ec1a9d91b1cd2278f7fa75e2abd5);
-  assign ic5_dterm[8] = ^(ic5_lane_q[127:0] & 128'h4947fb3094db71970ca34f8a69e4068b) ^
-                        ^(ic5_lane_q[255:128] & 128'h3eb94fcaa9571b7c02d60e6c5c031d56) ^
-                        ^(ic5_lane_q[383:256] & 128'hdd061c15ebc64e91d85a5571990196e3) ^
-                        ^(ic5_lane_q[511:384] & 128'hc245d8353b23639a44f1eff4ebc557ab);
-  assign ic5_dterm[9] = ^(ic5_lane_q[127:0] & 128'he518edf44cb63b3fc90b0a0f36361160) ^
-                        ^(ic5_lane_q[255:128] & 128'hd4ea45b20558bbd7c6a2f1603663afe4) ^
-                        ^(ic5_lane_q[383:256] & 128'had8f321f117c9b747e577fe2464b0cd4) ^
-                        ^(ic5_lane_q[511:384] & 128'h805ab1b53e5d896e786125ee3ccc7178);
-  assign ic5_dterm[10] = ^(ic5_lane_q[127:0] & 128'hbda6c07dfc6cae6e425b810589923eb7) ^
-                         ^(ic5_lane_q[255:128] & 128'h004c51435d47fa804e4b0f78e2a2ca81) ^
-                         ^(ic5_lane_q[383:256] & 128'h4c9d6e0ae40930bf324d2ac5f8de38bb) ^
-                         ^(ic5_lane_q[511:384] & 128'h046462b534a05c860140b1db92de3cde);
-  assign ic5_dterm[11] = ^(ic5_lane_q[127:0] & 128'h7b4d80fbf8d95cdc84b7020b13247d6f) ^
-                         ^(ic5_lane_q[255:128] & 128'h0098a286ba8ff5009c961ef1c5459503) ^
-                         ^(ic5_lane_q[383:256] & 128'h993adc15c812617e649a558bf1bc7176) ^
-                         ^(ic5_lane_q[511:384] & 128'h08c8c56a6940b90c028163b725bc79bc);
-  assign ic5_dterm[12] = ^(ic5_lane_q[127:0] & 128'hf69b01f7f1b2b9b9096e04162648fade) ^
-                         ^(ic5_lane_q[255:128] & 128'h0131450d751fea01392c3de38a8b2a06) ^
-                         ^(ic5_lane_q[383:256] & 128'h3275b82b9024c2fcc934ab17e378e2ec) ^
-                         ^(ic5_lane_q[511:384] & 128'h11918ad4d28172180502c76e4b78f379);
-  assign ic5_dterm[13] = ^(ic5_lane_q[127:0] & 128'hed3603efe365737212dc082c4c91f5bd) ^
-                         ^(ic5_lane_q[255:128] & 128'h02628a1aea3fd40272587bc71516540d) ^
-                         ^(ic5_lane_q[383:256] & 128'h64eb7057204985f99269562fc6f1c5d8) ^
-                         ^(ic5_lane_q[511:384] & 128'h232315a9a502e4300a058edc96f1e6f2);
-  assign ic5_dterm[14] = ^(ic5_lane_q[127:0] & 128'hda6c07dfc6cae6e425b810589923eb7a) ^
-                         ^(ic5_lane_q[255:128] & 128'h04c51435d47fa804e4b0f78e2a2ca81b) ^
-                         ^(ic5_lane_q[383:256] & 128'hc9d6e0ae40930bf324d2ac5f8de38bb0) ^
-                         ^(ic5_lane_q[511:384] & 128'h46462b534a05c860140b1db92de3cde4);
-  assign ic5_dterm[15] = ^(ic5_lane_q[127:0] & 128'hb4d80fbf8d95cdc84b7020b13247d6f4) ^
-                         ^(ic5_lane_q[255:128] & 128'h098a286ba8ff5009c961ef1c54595037) ^
-                         ^(ic5_lane_q[383:256] & 128'h93adc15c812617e649a558bf1bc71760) ^
-                         ^(ic5_lane_q[511:384] & 128'h8c8c56a6940b90c028163b725bc79bc9);
-  assign ic5_dterm[16] = ^(ic5_lane_q[127:0] & 128'h1e2704ea7e2b438146add4798171b19f) ^
-                         ^(ic5_lane_q[255:128] & 128'hba8c8af006082d3c51cd338026d73527) ^
-                         ^(ic5_lane_q[383:256] & 128'h30d8888dc4bc299b5da9647f43c60fd2) ^
-                         ^(ic5_lane_q[511:384] & 128'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc);
-  assign ic5_dterm[17] = ^(ic5_lane_q[127:0] & 128'h3c4e09d4fc5687028d5ba8f302e3633e) ^
-                         ^(ic5_lane_q[255:128] & 128'h751915e00c105a78a39a67004dae6a4e) ^
-                         ^(ic5_lane_q[383:256] & 128'h61b1111b89785336bb52c8fe878c1fa5) ^
-                         ^(ic5_lane_q[511:384] & 128'h3b935924c018dfb5435d19c6b993d378);
-  assign ic5_dterm[18] = ^(ic5_lane_q[127:0] & 128'h789c13a9f8ad0e051ab751e605c6c67d) ^
-                         ^(ic5_lane_q[255:128] & 128'hea322bc01820b4f14734ce009b5cd49c) ^
-                         ^(ic5_lane_q[383:256] & 128'hc362223712f0a66d76a591fd0f183f4a) ^
-                         ^(ic5_lane_q[511:384] & 128'h7726b2498031bf6a86ba338d7327a6f0);
-  assign ic5_dterm[19] = ^(ic5_lane_q[127:0] & 128'hf1382753f15a1c0a356ea3cc0b8d8cfa) ^
-                         ^(ic5_lane_q[255:128] & 128'hd4645780304169e28e699c0136b9a938) ^
-                         ^(ic5_lane_q[383:256] & 128'h86c4446e25e14cdaed4b23fa1e307e95) ^
-                         ^(ic5_lane_q[511:384] & 128'hee4d649300637ed50d74671ae64f4de1);
-  assign ic5_dterm[20] = ^(ic5_lane_q[127:0] & 128'h95e7553287b4e005ba90d283f2e50583) ^
-                         ^(ic5_lane_q[255:128] & 128'h0150752737745eeadfddd5bae316c739) ^
-                         ^(ic5_lane_q[383:256] & 128'h1a0b82e88d329fe2147592f54828dc39) ^
-                         ^(ic5_lane_q[511:384] & 128'hd84bc8f948ddb3f0eb6a343227d845ec);
-  assign ic5_dterm[21] = ^(ic5_lane_q[127:0] & 128'h5c59b1f06a69181aa56c301c00341771) ^
-                         ^(ic5_lane_q[255:128] & 128'hab383069391e30fa7cb546cd48481b3b) ^
-                         ^(ic5_lane_q[383:256] & 128'h23940fe5dc953993e608f0ebe4199960) ^
-                         ^(ic5_lane_q[511:384] & 128'hb446902dd9a029bb27569263a4f655f7);
-  assign ic5_dterm[22] = ^(ic5_lane_q[127:0] & 128'hcf247875b1d2e8249a95f523e5963294) ^
-                         ^(ic5_lane_q[255:128] & 128'hffe8baf525caecdb3a6460221ef5a33e) ^
-                         ^(ic5_lane_q[383:256] & 128'h50ab15ff7fda757002f234d6bc7b13d3) ^
-                         ^(ic5_lane_q[511:384] & 128'h6c5c2184fb5b1d2cbf2fdec0a2aa75c1);
-  assign ic5_dterm[23] = ^(ic5_lane_q[127:0] & 128'h9e48f0eb63a5d049352bea47cb2c6528) ^
-                         ^(ic5_lane_q[255:128] & 128'hffd175ea4b95d9b674c8c0443deb467d) ^
-                         ^(ic5_lane_q[383:256] & 128'ha1562bfeffb4eae005e469ad78f627a7) ^
-                         ^(ic5_lane_q[511:384] & 128'hd8b84309f6b63a597e5fbd814554eb82);
-  assign ic5_dterm[24] = ^(ic5_lane_q[127:0] & 128'h4b06fa43a24b7883ba1a419473a6d627) ^
-                         ^(ic5_lane_q[255:128] & 128'h563a31f3c0dd3e432a9f6d30f5b319b3) ^
-                         ^(ic5_lane_q[383:256] & 128'h552f5dc93999d397c52b065b85a46e5d) ^
-                         ^(ic5_lane_q[511:384] & 128'hb5a187cca5773ae80d3d810561ef092a);
-  assign ic5_dterm[25] = ^(ic5_lane_q[127:0] & 128'he19aef1221962916a479163302b3b039) ^
-                         ^(ic5_lane_q[255:128] & 128'h05ecb9c0d64cf1a9963037d96503a62e) ^
-                         ^(ic5_lane_q[383:256] & 128'hbdddb1a6b5c3a17844b5d9b67f00fda8) ^
-                         ^(ic5_lane_q[511:384] & 128'h6f920e4602f53b8aebf9f80d2898cc7b);
-  assign ic5_dterm[26] = ^(ic5_lane_q[127:0] & 128'hc335de24432c522d48f22c6605676073) ^
-                         ^(ic5_lane_q[255:128] & 128'h0bd97381ac99e3532c606fb2ca074c5d) ^
-                         ^(ic5_lane_q[383:256] & 128'h7bbb634d6b8742f0896bb36cfe01fb50) ^
-                         ^(ic5_lane_q[511:384] & 128'hdf241c8c05ea7715d7f3f01a513198f7);
-  assign ic5_dterm[27] = ^(ic5_lane_q[127:0] & 128'hf1fca7dde3587c4b41a9cdd7ef30dc91) ^
-                         ^(ic5_lane_q[255:128] & 128'hbe2a3d240ec54b899bce32dd1a6b0df3) ^
-                         ^(ic5_lane_q[383:256] & 128'he0f5ccae11fe83b6dc34b3d8884bd7b2) ^
-                         ^(ic5_lane_q[511:384] & 128'hba9938c743cfa0715e651a334925efc1);
-  assign ic5_dterm[28] = ^(ic5_lane_q[127:0] & 128'h946e542ea3b02087531e0eb43b9fa554) ^
-                         ^(ic5_lane_q[255:128] & 128'hd5cca06f4a7c1a3cf4928802bab38eaf) ^
-                         ^(ic5_lane_q[383:256] & 128'hd6689368e50d013a768ab2b064df8e77) ^
-                         ^(ic5_lane_q[511:384] & 128'h71e37051cf840eb84d48ce61790d01ac);
-  assign ic5_dterm[29] = ^(ic5_lane_q[127:0] & 128'h28dca85d4760410ea63c1d68773f4aa8) ^
-                         ^(ic5_lane_q[255:128] & 128'hab9940de94f83479e925100575671d5f) ^
-                         ^(ic5_lane_q[383:256] & 128'hacd126d1ca1a0274ed156560c9bf1cef) ^
-                         ^(ic5_lane_q[511:384] & 128'he3c6e0a39f081d709a919cc2f21a0359);
-  assign ic5_dterm[30] = ^(ic5_lane_q[127:0] & 128'h262e4b2febc05a0c9c35afcb0b808926) ^
-                         ^(ic5_lane_q[255:128] & 128'hfeaa5b9a7e06e5dc1144cdb264abaff6) ^
-                         ^(ic5_lane_q[383:256] & 128'h4e21479752c402be14c91fc0e73618cd) ^
-                         ^(ic5_lane_q[511:384] & 128'hc35cc098760b74bbc4a1c3820f72d89c);
-  assign ic5_dterm[31] = ^(ic5_lane_q[127:0] & 128'h3bcb8dcab2806c08e826ca8df2ff0e3b) ^
-                         ^(ic5_lane_q[255:128] & 128'h54cc6d13abfb4697e18776dc4732caa4) ^
-                         ^(ic5_lane_q[383:256] & 128'h8bc1851a6378032be771ea80ba241089) ^
-                         ^(ic5_lane_q[511:384] & 128'h826880efa40da72d78c17d03f5a36f17);
+  assign ic5_dterm[0] = ^(ic5_lane_q[127:0] & 128'h77971b956500d811d04d951be5fe1c77);
+  assign ic5_dterm[32] = ^(ic5_lane_q[255:128] & 128'ha998da2757f68d2fc30eedb88e659548);
+  assign ic5_dterm[64] = ^(ic5_lane_q[383:256] & 128'h17830a34c6f00657cee3d50174482112);
+  assign ic5_dterm[96] = ^(ic5_lane_q[511:384] & 128'h04d101df481b4e5af182fa07eb46de2f);
+  assign ic5_dterm[1] = ^(ic5_lane_q[127:0] & 128'hef2e372aca01b023a09b2a37cbfc38ee);
+  assign ic5_dterm[33] = ^(ic5_lane_q[255:128] & 128'h5331b44eafed1a5f861ddb711ccb2a90);
+  assign ic5_dterm[65] = ^(ic5_lane_q[383:256] & 128'h2f0614698de00caf9dc7aa02e8904225);
+  assign ic5_dterm[97] = ^(ic5_lane_q[511:384] & 128'h09a203be90369cb5e305f40fd68dbc5e);
+  assign ic5_dterm[2] = ^(ic5_lane_q[127:0] & 128'hde5c6e55940360474136546f97f871dd);
+  assign ic5_dterm[34] = ^(ic5_lane_q[255:128] & 128'ha663689d5fda34bf0c3bb6e239965521);
+  assign ic5_dterm[66] = ^(ic5_lane_q[383:256] & 128'h5e0c28d31bc0195f3b8f5405d120844a);
+  assign ic5_dterm[98] = ^(ic5_lane_q[511:384] & 128'h1344077d206d396bc60be81fad1b78bc);
+  assign ic5_dterm[3] = ^(ic5_lane_q[127:0] & 128'hbcb8dcab2806c08e826ca8df2ff0e3ba);
+  assign ic5_dterm[35] = ^(ic5_lane_q[255:128] & 128'h4cc6d13abfb4697e18776dc4732caa43);
+  assign ic5_dterm[67] = ^(ic5_lane_q[383:256] & 128'hbc1851a6378032be771ea80ba2410895);
+  assign ic5_dterm[99] = ^(ic5_lane_q[511:384] & 128'h26880efa40da72d78c17d03f5a36f178);
+  assign ic5_dterm[4] = ^(ic5_lane_q[127:0] & 128'h7971b956500d811d04d951be5fe1c775);
+  assign ic5_dterm[36] = ^(ic5_lane_q[255:128] & 128'h998da2757f68d2fc30eedb88e6595487);
+  assign ic5_dterm[68] = ^(ic5_lane_q[383:256] & 128'h7830a34c6f00657cee3d50174482112a);
+  assign ic5_dterm[100] = ^(ic5_lane_q[511:384] & 128'h4d101df481b4e5af182fa07eb46de2f1);
+  assign ic5_dterm[5] = ^(ic5_lane_q[127:0] & 128'hf2e372aca01b023a09b2a37cbfc38eea);
+  assign ic5_dterm[37] = ^(ic5_lane_q[255:128] & 128'h331b44eafed1a5f861ddb711ccb2a90e);
+  assign ic5_dterm[69] = ^(ic5_lane_q[383:256] & 128'hf0614698de00caf9dc7aa02e89042255);
+  assign ic5_dterm[101] = ^(ic5_lane_q[511:384] & 128'h9a203be90369cb5e305f40fd68dbc5e2);
+  assign ic5_dterm[6] = ^(ic5_lane_q[127:0] & 128'h9251fecc2536dc65c328d3e29a7901a2);
+  assign ic5_dterm[38] = ^(ic5_lane_q[255:128] & 128'hcfae53f2aa55c6df00b5839b1700c755);
+  assign ic5_dterm[70] = ^(ic5_lane_q[383:256] & 128'hf74187057af193a47616955c664065b8);
+  assign ic5_dterm[102] = ^(ic5_lane_q[511:384] & 128'h3091760d4ec8d8e6913c7bfd3af155ea);
+  assign ic5_dterm[7] = ^(ic5_lane_q[127:0] & 128'h24a3fd984a6db8cb8651a7c534f20345);
+  assign ic5_dterm[39] = ^(ic5_lane_q[255:128] & 128'h9f5ca7e554ab8dbe016b07362e018eab);
+  assign ic5_dterm[71] = ^(ic5_lane_q[383:256] & 128'hee830e0af5e32748ec2d2ab8cc80cb71);
+  assign ic5_dterm[103] = ^(ic5_lane_q[511:384] & 128'h6122ec1a9d91b1cd2278f7fa75e2abd5);
+  assign ic5_dterm[8] = ^(ic5_lane_q[127:0] & 128'h4947fb3094db71970ca34f8a69e4068b);
+  assign ic5_dterm[40] = ^(ic5_lane_q[255:128] & 128'h3eb94fcaa9571b7c02d60e6c5c031d56);
+  assign ic5_dterm[72] = ^(ic5_lane_q[383:256] & 128'hdd061c15ebc64e91d85a5571990196e3);
+  assign ic5_dterm[104] = ^(ic5_lane_q[511:384] & 128'hc245d8353b23639a44f1eff4ebc557ab);
+  assign ic5_dterm[9] = ^(ic5_lane_q[127:0] & 128'he518edf44cb63b3fc90b0a0f36361160);
+  assign ic5_dterm[41] = ^(ic5_lane_q[255:128] & 128'hd4ea45b20558bbd7c6a2f1603663afe4);
+  assign ic5_dterm[73] = ^(ic5_lane_q[383:256] & 128'had8f321f117c9b747e577fe2464b0cd4);
+  assign ic5_dterm[105] = ^(ic5_lane_q[511:384] & 128'h805ab1b53e5d896e786125ee3ccc7178);
+  assign ic5_dterm[10] = ^(ic5_lane_q[127:0] & 128'hbda6c07dfc6cae6e425b810589923eb7);
+  assign ic5_dterm[42] = ^(ic5_lane_q[255:128] & 128'h004c51435d47fa804e4b0f78e2a2ca81);
+  assign ic5_dterm[74] = ^(ic5_lane_q[383:256] & 128'h4c9d6e0ae40930bf324d2ac5f8de38bb);
+  assign ic5_dterm[106] = ^(ic5_lane_q[511:384] & 128'h046462b534a05c860140b1db92de3cde);
+  assign ic5_dterm[11] = ^(ic5_lane_q[127:0] & 128'h7b4d80fbf8d95cdc84b7020b13247d6f);
+  assign ic5_dterm[43] = ^(ic5_lane_q[255:128] & 128'h0098a286ba8ff5009c961ef1c5459503);
+  assign ic5_dterm[75] = ^(ic5_lane_q[383:256] & 128'h993adc15c812617e649a558bf1bc7176);
+  assign ic5_dterm[107] = ^(ic5_lane_q[511:384] & 128'h08c8c56a6940b90c028163b725bc79bc);
+  assign ic5_dterm[12] = ^(ic5_lane_q[127:0] & 128'hf69b01f7f1b2b9b9096e04162648fade);
+  assign ic5_dterm[44] = ^(ic5_lane_q[255:128] & 128'h0131450d751fea01392c3de38a8b2a06);
+  assign ic5_dterm[76] = ^(ic5_lane_q[383:256] & 128'h3275b82b9024c2fcc934ab17e378e2ec);
+  assign ic5_dterm[108] = ^(ic5_lane_q[511:384] & 128'h11918ad4d28172180502c76e4b78f379);
+  assign ic5_dterm[13] = ^(ic5_lane_q[127:0] & 128'hed3603efe365737212dc082c4c91f5bd);
+  assign ic5_dterm[45] = ^(ic5_lane_q[255:128] & 128'h02628a1aea3fd40272587bc71516540d);
+  assign ic5_dterm[77] = ^(ic5_lane_q[383:256] & 128'h64eb7057204985f99269562fc6f1c5d8);
+  assign ic5_dterm[109] = ^(ic5_lane_q[511:384] & 128'h232315a9a502e4300a058edc96f1e6f2);
+  assign ic5_dterm[14] = ^(ic5_lane_q[127:0] & 128'hda6c07dfc6cae6e425b810589923eb7a);
+  assign ic5_dterm[46] = ^(ic5_lane_q[255:128] & 128'h04c51435d47fa804e4b0f78e2a2ca81b);
+  assign ic5_dterm[78] = ^(ic5_lane_q[383:256] & 128'hc9d6e0ae40930bf324d2ac5f8de38bb0);
+  assign ic5_dterm[110] = ^(ic5_lane_q[511:384] & 128'h46462b534a05c860140b1db92de3cde4);
+  assign ic5_dterm[15] = ^(ic5_lane_q[127:0] & 128'hb4d80fbf8d95cdc84b7020b13247d6f4);
+  assign ic5_dterm[47] = ^(ic5_lane_q[255:128] & 128'h098a286ba8ff5009c961ef1c54595037);
+  assign ic5_dterm[79] = ^(ic5_lane_q[383:256] & 128'h93adc15c812617e649a558bf1bc71760);
+  assign ic5_dterm[111] = ^(ic5_lane_q[511:384] & 128'h8c8c56a6940b90c028163b725bc79bc9);
+  assign ic5_dterm[16] = ^(ic5_lane_q[127:0] & 128'h1e2704ea7e2b438146add4798171b19f);
+  assign ic5_dterm[48] = ^(ic5_lane_q[255:128] & 128'hba8c8af006082d3c51cd338026d73527);
+  assign ic5_dterm[80] = ^(ic5_lane_q[383:256] & 128'h30d8888dc4bc299b5da9647f43c60fd2);
+  assign ic5_dterm[112] = ^(ic5_lane_q[511:384] & 128'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc);
+  assign ic5_dterm[17] = ^(ic5_lane_q[127:0] & 128'h3c4e09d4fc5687028d5ba8f302e3633e);
+  assign ic5_dterm[49] = ^(ic5_lane_q[255:128] & 128'h751915e00c105a78a39a67004dae6a4e);
+  assign ic5_dterm[81] = ^(ic5_lane_q[383:256] & 128'h61b1111b89785336bb52c8fe878c1fa5);
+  assign ic5_dterm[113] = ^(ic5_lane_q[511:384] & 128'h3b935924c018dfb5435d19c6b993d378);
+  assign ic5_dterm[18] = ^(ic5_lane_q[127:0] & 128'h789c13a9f8ad0e051ab751e605c6c67d);
+  assign ic5_dterm[50] = ^(ic5_lane_q[255:128] & 128'hea322bc01820b4f14734ce009b5cd49c);
+  assign ic5_dterm[82] = ^(ic5_lane_q[383:256] & 128'hc362223712f0a66d76a591fd0f183f4a);
+  assign ic5_dterm[114] = ^(ic5_lane_q[511:384] & 128'h7726b2498031bf6a86ba338d7327a6f0);
+  assign ic5_dterm[19] = ^(ic5_lane_q[127:0] & 128'hf1382753f15a1c0a356ea3cc0b8d8cfa);
+  assign ic5_dterm[51] = ^(ic5_lane_q[255:128] & 128'hd4645780304169e28e699c0136b9a938);
+  assign ic5_dterm[83] = ^(ic5_lane_q[383:256] & 128'h86c4446e25e14cdaed4b23fa1e307e95);
+  assign ic5_dterm[115] = ^(ic5_lane_q[511:384] & 128'hee4d649300637ed50d74671ae64f4de1);
+  assign ic5_dterm[20] = ^(ic5_lane_q[127:0] & 128'h95e7553287b4e005ba90d283f2e50583);
+  assign ic5_dterm[52] = ^(ic5_lane_q[255:128] & 128'h0150752737745eeadfddd5bae316c739);
+  assign ic5_dterm[84] = ^(ic5_lane_q[383:256] & 128'h1a0b82e88d329fe2147592f54828dc39);
+  assign ic5_dterm[116] = ^(ic5_lane_q[511:384] & 128'hd84bc8f948ddb3f0eb6a343227d845ec);
+  assign ic5_dterm[21] = ^(ic5_lane_q[127:0] & 128'h5c59b1f06a69181aa56c301c00341771);
+  assign ic5_dterm[53] = ^(ic5_lane_q[255:128] & 128'hab383069391e30fa7cb546cd48481b3b);
+  assign ic5_dterm[85] = ^(ic5_lane_q[383:256] & 128'h23940fe5dc953993e608f0ebe4199960);
+  assign ic5_dterm[117] = ^(ic5_lane_q[511:384] & 128'hb446902dd9a029bb27569263a4f655f7);
+  assign ic5_dterm[22] = ^(ic5_lane_q[127:0] & 128'hcf247875b1d2e8249a95f523e5963294);
+  assign ic5_dterm[54] = ^(ic5_lane_q[255:128] & 128'hffe8baf525caecdb3a6460221ef5a33e);
+  assign ic5_dterm[86] = ^(ic5_lane_q[383:256] & 128'h50ab15ff7fda757002f234d6bc7b13d3);
+  assign ic5_dterm[118] = ^(ic5_lane_q[511:384] & 128'h6c5c2184fb5b1d2cbf2fdec0a2aa75c1);
+  assign ic5_dterm[23] = ^(ic5_lane_q[127:0] & 128'h9e48f0eb63a5d049352bea47cb2c6528);
+  assign ic5_dterm[55] = ^(ic5_lane_q[255:128] & 128'hffd175ea4b95d9b674c8c0443deb467d);
+  assign ic5_dterm[87] = ^(ic5_lane_q[383:256] & 128'ha1562bfeffb4eae005e469ad78f627a7);
+  assign ic5_dterm[119] = ^(ic5_lane_q[511:384] & 128'hd8b84309f6b63a597e5fbd814554eb82);
+  assign ic5_dterm[24] = ^(ic5_lane_q[127:0] & 128'h4b06fa43a24b7883ba1a419473a6d627);
+  assign ic5_dterm[56] = ^(ic5_lane_q[255:128] & 128'h563a31f3c0dd3e432a9f6d30f5b319b3);
+  assign ic5_dterm[88] = ^(ic5_lane_q[383:256] & 128'h552f5dc93999d397c52b065b85a46e5d);
+  assign ic5_dterm[120] = ^(ic5_lane_q[511:384] & 128'hb5a187cca5773ae80d3d810561ef092a);
+  assign ic5_dterm[25] = ^(ic5_lane_q[127:0] & 128'he19aef1221962916a479163302b3b039);
+  assign ic5_dterm[57] = ^(ic5_lane_q[255:128] & 128'h05ecb9c0d64cf1a9963037d96503a62e);
+  assign ic5_dterm[89] = ^(ic5_lane_q[383:256] & 128'hbdddb1a6b5c3a17844b5d9b67f00fda8);
+  assign ic5_dterm[121] = ^(ic5_lane_q[511:384] & 128'h6f920e4602f53b8aebf9f80d2898cc7b);
+  assign ic5_dterm[26] = ^(ic5_lane_q[127:0] & 128'hc335de24432c522d48f22c6605676073);
+  assign ic5_dterm[58] = ^(ic5_lane_q[255:128] & 128'h0bd97381ac99e3532c606fb2ca074c5d);
+  assign ic5_dterm[90] = ^(ic5_lane_q[383:256] & 128'h7bbb634d6b8742f0896bb36cfe01fb50);
+  assign ic5_dterm[122] = ^(ic5_lane_q[511:384] & 128'hdf241c8c05ea7715d7f3f01a513198f7);
+  assign ic5_dterm[27] = ^(ic5_lane_q[127:0] & 128'hf1fca7dde3587c4b41a9cdd7ef30dc91);
+  assign ic5_dterm[59] = ^(ic5_lane_q[255:128] & 128'hbe2a3d240ec54b899bce32dd1a6b0df3);
+  assign ic5_dterm[91] = ^(ic5_lane_q[383:256] & 128'he0f5ccae11fe83b6dc34b3d8884bd7b2);
+  assign ic5_dterm[123] = ^(ic5_lane_q[511:384] & 128'hba9938c743cfa0715e651a334925efc1);
+  assign ic5_dterm[28] = ^(ic5_lane_q[127:0] & 128'h946e542ea3b02087531e0eb43b9fa554);
+  assign ic5_dterm[60] = ^(ic5_lane_q[255:128] & 128'hd5cca06f4a7c1a3cf4928802bab38eaf);
+  assign ic5_dterm[92] = ^(ic5_lane_q[383:256] & 128'hd6689368e50d013a768ab2b064df8e77);
+  assign ic5_dterm[124] = ^(ic5_lane_q[511:384] & 128'h71e37051cf840eb84d48ce61790d01ac);
+  assign ic5_dterm[29] = ^(ic5_lane_q[127:0] & 128'h28dca85d4760410ea63c1d68773f4aa8);
+  assign ic5_dterm[61] = ^(ic5_lane_q[255:128] & 128'hab9940de94f83479e925100575671d5f);
+  assign ic5_dterm[93] = ^(ic5_lane_q[383:256] & 128'hacd126d1ca1a0274ed156560c9bf1cef);
+  assign ic5_dterm[125] = ^(ic5_lane_q[511:384] & 128'he3c6e0a39f081d709a919cc2f21a0359);
+  assign ic5_dterm[30] = ^(ic5_lane_q[127:0] & 128'h262e4b2febc05a0c9c35afcb0b808926);
+  assign ic5_dterm[62] = ^(ic5_lane_q[255:128] & 128'hfeaa5b9a7e06e5dc1144cdb264abaff6);
+  assign ic5_dterm[94] = ^(ic5_lane_q[383:256] & 128'h4e21479752c402be14c91fc0e73618cd);
+  assign ic5_dterm[126] = ^(ic5_lane_q[511:384] & 128'hc35cc098760b74bbc4a1c3820f72d89c);
+  assign ic5_dterm[31] = ^(ic5_lane_q[127:0] & 128'h3bcb8dcab2806c08e826ca8df2ff0e3b);
+  assign ic5_dterm[63] = ^(ic5_lane_q[255:128] & 128'h54cc6d13abfb4697e18776dc4732caa4);
+  assign ic5_dterm[95] = ^(ic5_lane_q[383:256] & 128'h8bc1851a6378032be771ea80ba241089);
+  assign ic5_dterm[127] = ^(ic5_lane_q[511:384] & 128'h826880efa40da72d78c17d03f5a36f17);
   assign ic6_crc_in = ic6_first_q ? 32'd0 : ic_crc_q;
-  assign ic6_crc[0] = ^(ic6_crc_in & 32'he5fe1c77) ^ ic6_dterm_q[0];
-  assign ic6_crc[1] = ^(ic6_crc_in & 32'hcbfc38ee) ^ ic6_dterm_q[1];
-  assign ic6_crc[2] = ^(ic6_crc_in & 32'h97f871dd) ^ ic6_dterm_q[2];
-  assign ic6_crc[3] = ^(ic6_crc_in & 32'h2ff0e3ba) ^ ic6_dterm_q[3];
-  assign ic6_crc[4] = ^(ic6_crc_in & 32'h5fe1c775) ^ ic6_dterm_q[4];
-  assign ic6_crc[5] = ^(ic6_crc_in & 32'hbfc38eea) ^ ic6_dterm_q[5];
-  assign ic6_crc[6] = ^(ic6_crc_in & 32'h9a7901a2) ^ ic6_dterm_q[6];
-  assign ic6_crc[7] = ^(ic6_crc_in & 32'h34f20345) ^ ic6_dterm_q[7];
-  assign ic6_crc[8] = ^(ic6_crc_in & 32'h69e4068b) ^ ic6_dterm_q[8];
-  assign ic6_crc[9] = ^(ic6_crc_in & 32'h36361160) ^ ic6_dterm_q[9];
-  assign ic6_crc[10] = ^(ic6_crc_in & 32'h89923eb7) ^ ic6_dterm_q[10];
-  assign ic6_crc[11] = ^(ic6_crc_in & 32'h13247d6f) ^ ic6_dterm_q[11];
-  assign ic6_crc[12] = ^(ic6_crc_in & 32'h2648fade) ^ ic6_dterm_q[12];
-  assign ic6_crc[13] = ^(ic6_crc_in & 32'h4c91f5bd) ^ ic6_dterm_q[13];
-  assign ic6_crc[14] = ^(ic6_crc_in & 32'h9923eb7a) ^ ic6_dterm_q[14];
-  assign ic6_crc[15] = ^(ic6_crc_in & 32'h3247d6f4) ^ ic6_dterm_q[15];
-  assign ic6_crc[16] = ^(ic6_crc_in & 32'h8171b19f) ^ ic6_dterm_q[16];
-  assign ic6_crc[17] = ^(ic6_crc_in & 32'h02e3633e) ^ ic6_dterm_q[17];
-  assign ic6_crc[18] = ^(ic6_crc_in & 32'h05c6c67d) ^ ic6_dterm_q[18];
-  assign ic6_crc[19] = ^(ic6_crc_in & 32'h0b8d8cfa) ^ ic6_dterm_q[19];
-  assign ic6_crc[20] = ^(ic6_crc_in & 32'hf2e50583) ^ ic6_dterm_q[20];
-  assign ic6_crc[21] = ^(ic6_crc_in & 32'h00341771) ^ ic6_dterm_q[21];
-  assign ic6_crc[22] = ^(ic6_crc_in & 32'he5963294) ^ ic6_dterm_q[22];
-  assign ic6_crc[23] = ^(ic6_crc_in & 32'hcb2c6528) ^ ic6_dterm_q[23];
-  assign ic6_crc[24] = ^(ic6_crc_in & 32'h73a6d627) ^ ic6_dterm_q[24];
-  assign ic6_crc[25] = ^(ic6_crc_in & 32'h02b3b039) ^ ic6_dterm_q[25];
-  assign ic6_crc[26] = ^(ic6_crc_in & 32'h05676073) ^ ic6_dterm_q[26];
-  assign ic6_crc[27] = ^(ic6_crc_in & 32'hef30dc91) ^ ic6_dterm_q[27];
-  assign ic6_crc[28] = ^(ic6_crc_in & 32'h3b9fa554) ^ ic6_dterm_q[28];
-  assign ic6_crc[29] = ^(ic6_crc_in & 32'h773f4aa8) ^ ic6_dterm_q[29];
-  assign ic6_crc[30] = ^(ic6_crc_in & 32'h0b808926) ^ ic6_dterm_q[30];
-  assign ic6_crc[31] = ^(ic6_crc_in & 32'hf2ff0e3b) ^ ic6_dterm_q[31];
+  assign ic6_crc[0] = ^(ic6_crc_in & 32'he5fe1c77) ^
+                      ^{ic6_dterm_q[96], ic6_dterm_q[64], ic6_dterm_q[32], ic6_dterm_q[0]};
+  assign ic6_crc[1] = ^(ic6_crc_in & 32'hcbfc38ee) ^
+                      ^{ic6_dterm_q[97], ic6_dterm_q[65], ic6_dterm_q[33], ic6_dterm_q[1]};
+  assign ic6_crc[2] = ^(ic6_crc_in & 32'h97f871dd) ^
+                      ^{ic6_dterm_q[98], ic6_dterm_q[66], ic6_dterm_q[34], ic6_dterm_q[2]};
+  assign ic6_crc[3] = ^(ic6_crc_in & 32'h2ff0e3ba) ^
+                      ^{ic6_dterm_q[99], ic6_dterm_q[67], ic6_dterm_q[35], ic6_dterm_q[3]};
+  assign ic6_crc[4] = ^(ic6_crc_in & 32'h5fe1c775) ^
+                      ^{ic6_dterm_q[100], ic6_dterm_q[68], ic6_dterm_q[36], ic6_dterm_q[4]};
+  assign ic6_crc[5] = ^(ic6_crc_in & 32'hbfc38eea) ^
+                      ^{ic6_dterm_q[101], ic6_dterm_q[69], ic6_dterm_q[37], ic6_dterm_q[5]};
+  assign ic6_crc[6] = ^(ic6_crc_in & 32'h9a7901a2) ^
+                      ^{ic6_dterm_q[102], ic6_dterm_q[70], ic6_dterm_q[38], ic6_dterm_q[6]};
+  assign ic6_crc[7] = ^(ic6_crc_in & 32'h34f20345) ^
+                      ^{ic6_dterm_q[103], ic6_dterm_q[71], ic6_dterm_q[39], ic6_dterm_q[7]};
+  assign ic6_crc[8] = ^(ic6_crc_in & 32'h69e4068b) ^
+                      ^{ic6_dterm_q[104], ic6_dterm_q[72], ic6_dterm_q[40], ic6_dterm_q[8]};
+  assign ic6_crc[9] = ^(ic6_crc_in & 32'h36361160) ^
+                      ^{ic6_dterm_q[105], ic6_dterm_q[73], ic6_dterm_q[41], ic6_dterm_q[9]};
+  assign ic6_crc[10] = ^(ic6_crc_in & 32'h89923eb7) ^
+                       ^{ic6_dterm_q[106], ic6_dterm_q[74], ic6_dterm_q[42], ic6_dterm_q[10]};
+  assign ic6_crc[11] = ^(ic6_crc_in & 32'h13247d6f) ^
+                       ^{ic6_dterm_q[107], ic6_dterm_q[75], ic6_dterm_q[43], ic6_dterm_q[11]};
+  assign ic6_crc[12] = ^(ic6_crc_in & 32'h2648fade) ^
+                       ^{ic6_dterm_q[108], ic6_dterm_q[76], ic6_dterm_q[44], ic6_dterm_q[12]};
+  assign ic6_crc[13] = ^(ic6_crc_in & 32'h4c91f5bd) ^
+                       ^{ic6_dterm_q[109], ic6_dterm_q[77], ic6_dterm_q[45], ic6_dterm_q[13]};
+  assign ic6_crc[14] = ^(ic6_crc_in & 32'h9923eb7a) ^
+                       ^{ic6_dterm_q[110], ic6_dterm_q[78], ic6_dterm_q[46], ic6_dterm_q[14]};
+  assign ic6_crc[15] = ^(ic6_crc_in & 32'h3247d6f4) ^
+                       ^{ic6_dterm_q[111], ic6_dterm_q[79], ic6_dterm_q[47], ic6_dterm_q[15]};
+  assign ic6_crc[16] = ^(ic6_crc_in & 32'h8171b19f) ^
+                       ^{ic6_dterm_q[112], ic6_dterm_q[80], ic6_dterm_q[48], ic6_dterm_q[16]};
+  assign ic6_crc[17] = ^(ic6_crc_in & 32'h02e3633e) ^
+                       ^{ic6_dterm_q[113], ic6_dterm_q[81], ic6_dterm_q[49], ic6_dterm_q[17]};
+  assign ic6_crc[18] = ^(ic6_crc_in & 32'h05c6c67d) ^
+                       ^{ic6_dterm_q[114], ic6_dterm_q[82], ic6_dterm_q[50], ic6_dterm_q[18]};
+  assign ic6_crc[19] = ^(ic6_crc_in & 32'h0b8d8cfa) ^
+                       ^{ic6_dterm_q[115], ic6_dterm_q[83], ic6_dterm_q[51], ic6_dterm_q[19]};
+  assign ic6_crc[20] = ^(ic6_crc_in & 32'hf2e50583) ^
+                       ^{ic6_dterm_q[116], ic6_dterm_q[84], ic6_dterm_q[52], ic6_dterm_q[20]};
+  assign ic6_crc[21] = ^(ic6_crc_in & 32'h00341771) ^
+                       ^{ic6_dterm_q[117], ic6_dterm_q[85], ic6_dterm_q[53], ic6_dterm_q[21]};
+  assign ic6_crc[22] = ^(ic6_crc_in & 32'he5963294) ^
+                       ^{ic6_dterm_q[118], ic6_dterm_q[86], ic6_dterm_q[54], ic6_dterm_q[22]};
+  assign ic6_crc[23] = ^(ic6_crc_in & 32'hcb2c6528) ^
+                       ^{ic6_dterm_q[119], ic6_dterm_q[87], ic6_dterm_q[55], ic6_dterm_q[23]};
+  assign ic6_crc[24] = ^(ic6_crc_in & 32'h73a6d627) ^
+                       ^{ic6_dterm_q[120], ic6_dterm_q[88], ic6_dterm_q[56], ic6_dterm_q[24]};
+  assign ic6_crc[25] = ^(ic6_crc_in & 32'h02b3b039) ^
+                       ^{ic6_dterm_q[121], ic6_dterm_q[89], ic6_dterm_q[57], ic6_dterm_q[25]};
+  assign ic6_crc[26] = ^(ic6_crc_in & 32'h05676073) ^
+                       ^{ic6_dterm_q[122], ic6_dterm_q[90], ic6_dterm_q[58], ic6_dterm_q[26]};
+  assign ic6_crc[27] = ^(ic6_crc_in & 32'hef30dc91) ^
+                       ^{ic6_dterm_q[123], ic6_dterm_q[91], ic6_dterm_q[59], ic6_dterm_q[27]};
+  assign ic6_crc[28] = ^(ic6_crc_in & 32'h3b9fa554) ^
+                       ^{ic6_dterm_q[124], ic6_dterm_q[92], ic6_dterm_q[60], ic6_dterm_q[28]};
+  assign ic6_crc[29] = ^(ic6_crc_in & 32'h773f4aa8) ^
+                       ^{ic6_dterm_q[125], ic6_dterm_q[93], ic6_dterm_q[61], ic6_dterm_q[29]};
+  assign ic6_crc[30] = ^(ic6_crc_in & 32'h0b808926) ^
+                       ^{ic6_dterm_q[126], ic6_dterm_q[94], ic6_dterm_q[62], ic6_dterm_q[30]};
+  assign ic6_crc[31] = ^(ic6_crc_in & 32'hf2ff0e3b) ^
+                       ^{ic6_dterm_q[127], ic6_dterm_q[95], ic6_dterm_q[63], ic6_dterm_q[31]};
   assign dly_crc_ok = ic7_end_here_q ? ic_crc_q == ic7_residue_q : !ic7_first_q && ic_ok_q;
   assign dly_tvalid = ic7_valid_q;
   assign dly_tdata = ic7_tdata_q;
@@ -2546,10 +2332,15 @@ module rx_parser (
   assign pay_e0 = pay_full ? {pay_end && !pay_part, {64{1'b1}}, pay_combo} :
                   {1'b1, pay_keep_rem, pay_combo};
   assign pay_e1 = {1'b1, pay_keep_rem, pay_rot};
-  assign pay_n = take && pay_act ? {1'b0, pay_full} + {1'b0, pay_part} : 2'b00;
+  assign pay_nt = pay_act ? {1'b0, pay_full} + {1'b0, pay_part} : 2'b00;
+  assign pay_n = take ? pay_nt : 2'b00;
   assign pay_frame = pay_seen_q || pay_act;
   assign pay_room = pay_cnt_q <= 5'd14;
   assign pay_wp1 = pay_wp_q + 4'd1;
+  assign pay_wp_t = pay_wp_q + {2'b00, pay_nt};
+  assign pay_cnt_t = pay_cnt_q + {3'b000, pay_nt};
+  assign pay_cnt_t1 = (pay_cnt_q + {3'b000, pay_nt}) - 5'd1;
+  assign pay_cnt_1 = pay_cnt_q - 5'd1;
   assign pay_we0 = pay_wp_q[0] ? pay_n == 2'd2 : pay_n != 2'b00;
   assign pay_wa0 = pay_wp_q[0] ? pay_wp1[3:1] : pay_wp_q[3:1];
   assign pay_wd0 = pay_wp_q[0] ? pay_e1 : pay_e0;
@@ -2560,7 +2351,6 @@ module rx_parser (
   assign s1_vlan2 = s1_tag12_q && s1_tag16_q;
   assign s1_ipv4 = s1_vlan2 ? s1_v4_20_q : s1_vlan1 ? s1_v4_16_q : s1_v4_12_q;
   assign s1_ipv6 = s1_vlan2 ? s1_v6_20_q : s1_vlan1 ? s1_v6_16_q : s1_v6_12_q;
-  assign s1_ip = s1_vlan2 ? 8'd22 : s1_vlan1 ? 8'd18 : 8'd14;
   assign s1_ihl = s1_vlan2 ? s1_hdr_q[179:176] : s1_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
   assign s1_ipw = s1_vlan2 ? s1_hdr_q[655:176] : s1_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
   assign s1_udp_idx = s1_vlan2 ? (s1_v6_20_q ? 5'd12 : {1'b0, s1_hdr_q[179:176]} + 5'd2) :
@@ -2643,9 +2433,9 @@ module rx_parser (
   assign h_vlan2 = s1b_vlan2_q;
   assign h_ipv4 = s1b_ipv4_q;
   assign h_ipv6 = s1b_ipv6_q;
-  assign h_ip = s1b_ip_q;
-  assign h_ihl = s1b_ihl_q;
   assign h_ipw = s1b_ip10_q;
+  assign h_ihl = h_ipw[3:0];
+  assign h_ip = h_vlan2 ? 8'd22 : h_vlan1 ? 8'd18 : 8'd14;
   assign h_udpw = s1b_udpw_q;
   assign h_ver = h_ipw[7:4];
   assign h_total = {h_ipw[23:16], h_ipw[31:24]};
@@ -2665,6 +2455,48 @@ module rx_parser (
   assign h_qpn = {h_udpw[111:104], h_udpw[119:112], h_udpw[127:120]};
   assign h_bth8 = h_udpw[135:128];
   assign h_psn = {h_udpw[143:136], h_udpw[151:144], h_udpw[159:152]};
+  assign h_op_ok = (h_opcode[7:5] == 3'b000 &&
+                    (h_opcode[4:0] <= 5'h14 ||
+                     (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
+                   (h_opcode[7:5] == 3'b001 && h_opcode[4:0] <= 5'h0b) ||
+                   (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 && h_opcode[4:0] <= 5'h05) ||
+                   (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01);
+  assign h_ext_len = {(h_opcode[7:5] == 3'b000 &&
+                       (h_opcode[4:0] == 5'h06 ||
+                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0c) ||
+                        (h_opcode[4:0] >= 5'h13 && h_opcode[4:0] <= 5'h14))) ||
+                      (h_opcode[7:5] == 3'b001 &&
+                       (h_opcode[4:0] == 5'h06 ||
+                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0b))) ||
+                      (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01),
+                      (h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h12 &&
+                       h_opcode[4:0] <= 5'h14) ||
+                      (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 && h_opcode[4:0] <= 5'h05),
+                      (h_opcode[7:5] == 3'b000 &&
+                       (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 ||
+                        h_opcode[4:0] == 5'h09 || h_opcode[4:0] == 5'h0b ||
+                        h_opcode[4:0] == 5'h0d ||
+                        (h_opcode[4:0] >= 5'h0f && h_opcode[4:0] <= 5'h14) ||
+                        (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
+                      (h_opcode[7:5] == 3'b001 &&
+                       (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 ||
+                        h_opcode[4:0] == 5'h09 || h_opcode[4:0] == 5'h0b)) ||
+                      (h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05), 1'b0, 1'b0};
+  assign h_has_reth = (h_opcode[7:5] == 3'b000 &&
+                       (h_opcode[4:0] == 5'h06 ||
+                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0c))) ||
+                      (h_opcode[7:5] == 3'b001 &&
+                       (h_opcode[4:0] == 5'h06 ||
+                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0b)));
+  assign h_has_atomic = h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h13 && h_opcode[4:0] <= 5'h14;
+  assign h_has_imm = (h_opcode[7:5] == 3'b000 &&
+                      (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 ||
+                       h_opcode[4:0] == 5'h0b ||
+                       (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
+                     (h_opcode[7:5] == 3'b001 &&
+                      (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 ||
+                       h_opcode[4:0] == 5'h0b)) ||
+                     (h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05);
   assign h_pad = h_bth1[5:4];
   assign h_overhead = 16'd24 + {11'd0, h_ext_len} + {14'd0, h_pad};
   assign h_ip_payload = s1b_ip_payload_q;
@@ -2740,22 +2572,20 @@ module rx_parser (
   assign p1_uc_start = p1_tr == 3'b001 &&
                        (p1_op5 == 5'h00 || p1_op5 == 5'h04 || p1_op5 == 5'h05 || p1_op5 == 5'h06 ||
                         p1_op5 == 5'h0a || p1_op5 == 5'h0b);
-  assign p2_tr = p2_tr_q;
   assign p2_is_cnp = p2_is_cnp_q;
   assign p2_is_resp = p2_is_resp_q;
   assign p2_is_write = p2_is_write_q;
   assign p2_is_read = p2_is_read_q;
   assign p2_is_atomic = p2_is_atomic_q;
-  assign p2_tr_ok = p2_is_cnp || (p2_tr == 3'b000 && rx_rsp_st == 8'd0) ||
-                    (p2_tr == 3'b001 && rx_rsp_st == 8'd1) ||
-                    (p2_tr == 3'b011 && rx_rsp_st == 8'd2);
+  assign p2_tr_ok = p2_is_cnp || (p2_tr_rc_q && rx_rsp_st == 8'd0) ||
+                    (p2_tr_uc_q && rx_rsp_st == 8'd1) || (p2_tr_ud_q && rx_rsp_st == 8'd2);
   assign p2_state_ok = p2_is_cnp ||
                        (!p2_is_resp &&
                         (rx_rsp_state == 4'd2 || rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 ||
                          rx_rsp_state == 4'd5)) ||
                        (p2_is_resp &&
                         (rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5));
-  assign p2_key_chk = p2_valid_q && !p2_drop_n && (p2_is_write || p2_is_read || p2_is_atomic);
+  assign p2_key_chk = p2_key_op_q && !p2_drop_n;
   assign p2_acc_ok = (p2_is_write && rx_rsp_rwe) || (p2_is_read && rx_rsp_rre) ||
                      (p2_is_atomic && rx_rsp_rae);
   assign mk_req_vf = p2_key_chk ? p2_vf_q : 8'd0;
@@ -2764,16 +2594,12 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
-  assign p3_tr = p3_opcode_q[7:5];
-  assign p3_op5 = p3_opcode_q[4:0];
-  assign p3_is_cnp = p3_opcode_q == 8'h81;
-  assign p3_is_resp = p3_tr == 3'b000 && p3_op5 >= 5'h0d && p3_op5 <= 5'h12;
-  assign p3_is_write = p3_tr <= 3'b001 && (p3_op5 == 5'h06 || p3_op5 == 5'h0a || p3_op5 == 5'h0b);
-  assign p3_is_read = p3_opcode_q == 8'h0c;
-  assign p3_is_atomic = p3_opcode_q == 8'h13 || p3_opcode_q == 8'h14;
-  assign p3_uc_start = p3_tr == 3'b001 &&
-                       (p3_op5 == 5'h00 || p3_op5 == 5'h04 || p3_op5 == 5'h05 || p3_op5 == 5'h06 ||
-                        p3_op5 == 5'h0a || p3_op5 == 5'h0b);
+  assign p3_tr = p3_tr_q;
+  assign p3_is_cnp = p3_is_cnp_q;
+  assign p3_is_resp = p3_is_resp_q;
+  assign p3_is_read = p3_is_read_q;
+  assign p3_is_atomic = p3_is_atomic_q;
+  assign p3_uc_start = p3_uc_start_q;
   assign p3_rd1 = ({1'b0, p3_dma_len_q} + 33'd255) >> 8;
   assign p3_rd2 = ({1'b0, p3_dma_len_q} + 33'd511) >> 9;
   assign p3_rd3 = ({1'b0, p3_dma_len_q} + 33'd1023) >> 10;
@@ -2794,6 +2620,10 @@ module rx_parser (
   assign p3_hit4 = wbh3_valid_q && p3_m4_q;
   assign p3_diff4 = p3_psn_q - wbh3_epsn_q;
   assign p3_diff_nx = p3_psn_q - p4_next_q;
+  assign p3_sel0 = !p3_hit2 && !p3_hit3 && !p3_hit4;
+  assign p3_sel2 = p3_hit2;
+  assign p3_sel3 = !p3_hit2 && p3_hit3;
+  assign p3_sel4 = !p3_hit2 && !p3_hit3 && p3_hit4;
   assign p3_seq = !p3_is_cnp && !p3_is_resp && p3_tr != 3'b011;
   assign p3_uc = p3_tr == 3'b001;
   assign wbh1_hit = wbh1_valid_q && p4_m1_q;
@@ -2858,36 +2688,42 @@ module rx_parser (
   assign ce_valid = ce_valid_q;
   assign ce_vf = ce_vf_q;
   assign ce_qpn = ce_qpn_q;
-  assign csr_frames_seen_count_incr_i = cs_frames_seen_count_incr_q;
-  assign csr_verdict_accept_count_incr_i = cs_verdict_accept_count_incr_q;
-  assign csr_verdict_duplicate_count_incr_i = cs_verdict_duplicate_count_incr_q;
-  assign csr_verdict_nak_psn_seq_count_incr_i = cs_verdict_nak_psn_seq_count_incr_q;
-  assign csr_verdict_nak_remote_access_count_incr_i = cs_verdict_nak_remote_access_count_incr_q;
-  assign csr_event_cnp_received_count_incr_i = cs_event_cnp_received_count_incr_q;
-  assign csr_event_ce_marked_count_incr_i = cs_event_ce_marked_count_incr_q;
-  assign csr_drop_bad_fcs_count_incr_i = cs_drop_bad_fcs_count_incr_q;
-  assign csr_drop_truncated_count_incr_i = cs_drop_truncated_count_incr_q;
-  assign csr_drop_not_roce_count_incr_i = cs_drop_not_roce_count_incr_q;
-  assign csr_drop_bad_ip_checksum_count_incr_i = cs_drop_bad_ip_checksum_count_incr_q;
-  assign csr_drop_fragment_count_incr_i = cs_drop_fragment_count_incr_q;
-  assign csr_drop_bad_icrc_count_incr_i = cs_drop_bad_icrc_count_incr_q;
-  assign csr_drop_tver_count_incr_i = cs_drop_tver_count_incr_q;
-  assign csr_drop_bad_opcode_count_incr_i = cs_drop_bad_opcode_count_incr_q;
-  assign csr_drop_p_key_count_incr_i = cs_drop_p_key_count_incr_q;
-  assign csr_drop_qpn0_count_incr_i = cs_drop_qpn0_count_incr_q;
-  assign csr_drop_wrong_vf_count_incr_i = cs_drop_wrong_vf_count_incr_q;
-  assign csr_drop_unknown_qp_count_incr_i = cs_drop_unknown_qp_count_incr_q;
-  assign csr_drop_transport_mismatch_count_incr_i = cs_drop_transport_mismatch_count_incr_q;
-  assign csr_drop_state_count_incr_i = cs_drop_state_count_incr_q;
-  assign csr_drop_psn_seq_count_incr_i = cs_drop_psn_seq_count_incr_q;
-  assign csr_last_drop_reason_we_i = cs_last_drop_reason_we_q;
-  assign csr_last_drop_reason_d_i = cs_last_drop_reason_d_q;
-  assign csr_last_drop_vf_we_i = cs_last_drop_vf_we_q;
-  assign csr_last_drop_vf_d_i = cs_last_drop_vf_d_q;
-  assign csr_last_drop_opcode_we_i = cs_last_drop_opcode_we_q;
-  assign csr_last_drop_opcode_d_i = cs_last_drop_opcode_d_q;
-  assign csr_last_drop_qpn_qpn_we_i = cs_last_drop_qpn_qpn_we_q;
-  assign csr_last_drop_qpn_qpn_d_i = cs_last_drop_qpn_qpn_d_q;
+  assign csr_frames_seen_count_incr_i = cs_new_q;
+  assign csr_verdict_accept_count_incr_i = cs_new_q && out_verdict_q == 3'd0;
+  assign csr_verdict_duplicate_count_incr_i = cs_new_q && out_verdict_q == 3'd1;
+  assign csr_verdict_nak_psn_seq_count_incr_i = cs_new_q && out_verdict_q == 3'd2;
+  assign csr_verdict_nak_remote_access_count_incr_i = cs_new_q && out_verdict_q == 3'd3;
+  assign csr_event_cnp_received_count_incr_i = cs_new_q && out_verdict_q == 3'd0 && out_cnp_q;
+  assign csr_event_ce_marked_count_incr_i = cs_new_q && out_verdict_q == 3'd0 && out_ecn_ce_q;
+  assign csr_drop_bad_fcs_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd2;
+  assign csr_drop_truncated_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                           out_reason_q == 5'd13;
+  assign csr_drop_not_roce_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd1;
+  assign csr_drop_bad_ip_checksum_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                                 out_reason_q == 5'd3;
+  assign csr_drop_fragment_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd4;
+  assign csr_drop_bad_icrc_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd5;
+  assign csr_drop_tver_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd6;
+  assign csr_drop_bad_opcode_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                            out_reason_q == 5'd15;
+  assign csr_drop_p_key_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd7;
+  assign csr_drop_qpn0_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd8;
+  assign csr_drop_wrong_vf_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                          out_reason_q == 5'd10;
+  assign csr_drop_unknown_qp_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
+                                            out_reason_q == 5'd9;
+  assign csr_drop_transport_mismatch_count_incr_i =
+      cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd12;
+  assign csr_drop_state_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd11;
+  assign csr_drop_psn_seq_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd14;
+  assign csr_last_drop_reason_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_reason_d_i = out_reason_q;
+  assign csr_last_drop_vf_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_vf_d_i = out_vf_q;
+  assign csr_last_drop_opcode_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_opcode_d_i = out_opcode_q;
+  assign csr_last_drop_qpn_qpn_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_qpn_qpn_d_i = out_qpn_q;
   assign unused_ok = ^{csr_min_time_between_cnps_value_o, csr_last_drop_reason_o,
                        csr_last_drop_vf_o, csr_last_drop_opcode_o, csr_last_drop_qpn_qpn_o,
                        csr_frames_seen_count_o, csr_verdict_accept_count_o,
@@ -2908,11 +2744,11 @@ module rx_parser (
                        ic_hdr_q[387:384], ic_hdr_q[423:422], ic_hdr_q[419:416], ic_hdr_q[455:454],
                        ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480], ic_hdr_q[519:518],
                        ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544], ic_hdr_q[583:582],
-                       ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592], h_udpw[63:48],
-                       h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14],
-                       h_ipw[11:10], h_ipw[3:0], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf,
-                       rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
-                       rx_req_ready, mk_req_ready, p1_uc_start, p3_is_write, p3_rd1[32:24],
+                       ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592], ic4_k_q[2],
+                       ic4_kge_q[1], h_udpw[63:48], h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0],
+                       h_ipw[71:64], h_ipw[15:14], h_ipw[11:10], h_bth1[6], h_bth4[5:0],
+                       h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf,
+                       mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p3_rd1[32:24],
                        p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0],
                        p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
@@ -2922,24 +2758,24 @@ module rx_parser (
     // data term, ic6 runs the CRC register, ic7 checks the residue
     ic_beat_d = ic_beat_q;
     ic_hdr_d = ic_hdr_q;
-    ic_et12_8100_d = ic_et12_8100_q;
-    ic_et16_8100_d = ic_et16_8100_q;
-    ic_et12_0800_d = ic_et12_0800_q;
-    ic_et16_0800_d = ic_et16_0800_q;
-    ic_et20_0800_d = ic_et20_0800_q;
-    ic_et12_86dd_d = ic_et12_86dd_q;
-    ic_et16_86dd_d = ic_et16_86dd_q;
-    ic_et20_86dd_d = ic_et20_86dd_q;
+    ic_tag12_d = ic_tag12_q;
+    ic_tag16_d = ic_tag16_q;
+    ic_v4_12_d = ic_v4_12_q;
+    ic_v4_16_d = ic_v4_16_q;
+    ic_v4_20_d = ic_v4_20_q;
+    ic_v6_12_d = ic_v6_12_q;
+    ic_v6_16_d = ic_v6_16_q;
+    ic_v6_20_d = ic_v6_20_q;
     if (ic_take) begin
       if (ic_beat_q == 11'd0) begin
-        ic_et12_8100_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h8100;
-        ic_et16_8100_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h8100;
-        ic_et12_0800_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h0800;
-        ic_et16_0800_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h0800;
-        ic_et20_0800_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h0800;
-        ic_et12_86dd_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h86dd;
-        ic_et16_86dd_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h86dd;
-        ic_et20_86dd_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h86dd;
+        ic_tag12_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h8100;
+        ic_tag16_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h8100;
+        ic_v4_12_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h0800;
+        ic_v4_16_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h0800;
+        ic_v4_20_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h0800;
+        ic_v6_12_d = {s_axis_tdata[103:96], s_axis_tdata[111:104]} == 16'h86dd;
+        ic_v6_16_d = {s_axis_tdata[135:128], s_axis_tdata[143:136]} == 16'h86dd;
+        ic_v6_20_d = {s_axis_tdata[167:160], s_axis_tdata[175:168]} == 16'h86dd;
         ic_hdr_d[7:0] = s_axis_tdata[119:112];
         ic_hdr_d[15:8] = s_axis_tdata[135:128];
         ic_hdr_d[23:16] = s_axis_tdata[143:136];
@@ -3181,108 +3017,14 @@ module rx_parser (
     ic4_tuser_d = ic4_tuser_q;
     ic4_first_d = ic4_first_q;
     ic4_k_d = ic4_k_q;
+    ic4_kge_d = ic4_kge_q;
+    ic4_tg_d = ic4_tg_q;
     ic4_t4_d = ic4_t4_q;
     ic4_t6_d = ic4_t6_q;
     ic4_u_d = ic4_u_q;
     ic4_khi_d = ic4_khi_q;
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
-    ic3_op_ok = 1'b0;
-    ic3_ext_len = 5'd0;
-    case (ic3_opcode_q)
-      8'h00, 8'h01, 8'h02: ic3_op_ok = 1'b1;
-      8'h03: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h04: ic3_op_ok = 1'b1;
-      8'h05: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h06: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h07, 8'h08: ic3_op_ok = 1'b1;
-      8'h09: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h0a: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h0b: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd20;
-      end
-      8'h0c: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h0d: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h0e: ic3_op_ok = 1'b1;
-      8'h0f, 8'h10, 8'h11: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h12: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd12;
-      end
-      8'h13, 8'h14: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd28;
-      end
-      8'h16, 8'h17: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h20, 8'h21, 8'h22: ic3_op_ok = 1'b1;
-      8'h23: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h24: ic3_op_ok = 1'b1;
-      8'h25: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h26: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h27, 8'h28: ic3_op_ok = 1'b1;
-      8'h29: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd4;
-      end
-      8'h2a: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      8'h2b: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd20;
-      end
-      8'h64: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd8;
-      end
-      8'h65: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd12;
-      end
-      8'h81: begin
-        ic3_op_ok = 1'b1;
-        ic3_ext_len = 5'd16;
-      end
-      default: ;
-    endcase
     ic4_beat_d = ic4_beat_q;
     ic4_pay_ok_d = ic4_pay_ok_q;
     ic4_pstart_d = ic4_pstart_q;
@@ -3295,6 +3037,8 @@ module rx_parser (
       ic4_tuser_d = ic3_tuser_q;
       ic4_first_d = ic3_beat_q == 11'd0;
       ic4_k_d = {ic3_beat_q >= 11'd2, ic3_beat_q == 11'd1, ic3_beat_q == 11'd0};
+      ic4_kge_d = {ic3_beat_q >= 11'd2, ic3_beat_q >= 11'd1};
+      ic4_tg_d = {ic3_tags_q == 2'd2, ic3_tags_q == 2'd1, ic3_tags_q == 2'd0};
       ic4_t4_d = {ic3_tags_q == 2'd2 && !ic3_ipv6_q, ic3_tags_q == 2'd1 && !ic3_ipv6_q,
                   ic3_tags_q == 2'd0 && !ic3_ipv6_q};
       ic4_t6_d = {ic3_tags_q == 2'd2 && ic3_ipv6_q, ic3_tags_q == 2'd1 && ic3_ipv6_q,
@@ -3524,28 +3268,20 @@ module rx_parser (
       pay_res_d = pay_rot;
       pay_seen_d = !dly_tlast && pay_frame;
     end
-    // stage 1: the frame whose tlast beat was taken
+    // stage s1: the frame whose tlast beat was taken
     s1_valid_d = s1_valid_q;
     s1_hdr_d = s1_hdr_q;
     s1_len_d = s1_len_q;
     s1_crc_ok_d = s1_crc_ok_q;
     s1_tuser_d = s1_tuser_q;
     s1_pay_d = s1_pay_q;
-    if (en) begin
-      s1_valid_d = take && dly_tlast;
-      s1_hdr_d = view;
-      s1_len_d = base + {10'd0, last_bytes};
-      s1_crc_ok_d = dly_crc_ok;
-      s1_tuser_d = dly_tuser;
-      s1_pay_d = pay_frame;
-    end
     s1_tag12_d = s1_tag12_q;
     s1_tag16_d = s1_tag16_q;
     s1_v4_12_d = s1_v4_12_q;
-    s1_v6_12_d = s1_v6_12_q;
     s1_v4_16_d = s1_v4_16_q;
-    s1_v6_16_d = s1_v6_16_q;
     s1_v4_20_d = s1_v4_20_q;
+    s1_v6_12_d = s1_v6_12_q;
+    s1_v6_16_d = s1_v6_16_q;
     s1_v6_20_d = s1_v6_20_q;
     s1_ihl0_ge6_d = s1_ihl0_ge6_q;
     s1_ihl0_ge7_d = s1_ihl0_ge7_q;
@@ -3578,13 +3314,19 @@ module rx_parser (
     s1_ihl2_ge14_d = s1_ihl2_ge14_q;
     s1_ihl2_ge15_d = s1_ihl2_ge15_q;
     if (en) begin
+      s1_valid_d = take && dly_tlast;
+      s1_hdr_d = view;
+      s1_len_d = base + {10'd0, last_bytes};
+      s1_crc_ok_d = dly_crc_ok;
+      s1_tuser_d = dly_tuser;
+      s1_pay_d = pay_frame;
       s1_tag12_d = {view[103:96], view[111:104]} == 16'h8100;
       s1_tag16_d = {view[135:128], view[143:136]} == 16'h8100;
       s1_v4_12_d = {view[103:96], view[111:104]} == 16'h0800;
-      s1_v6_12_d = {view[103:96], view[111:104]} == 16'h86dd;
       s1_v4_16_d = {view[135:128], view[143:136]} == 16'h0800;
-      s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
       s1_v4_20_d = {view[167:160], view[175:168]} == 16'h0800;
+      s1_v6_12_d = {view[103:96], view[111:104]} == 16'h86dd;
+      s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
       s1_v6_20_d = {view[167:160], view[175:168]} == 16'h86dd;
       s1_ihl0_ge6_d = view[115:112] >= 4'd6;
       s1_ihl0_ge7_d = view[115:112] >= 4'd7;
@@ -3617,7 +3359,7 @@ module rx_parser (
       s1_ihl2_ge14_d = view[179:176] >= 4'd14;
       s1_ihl2_ge15_d = view[179:176] >= 4'd15;
     end
-    // stage 1b: the frame's IP/UDP windows and checksum partial sums
+    // stage s1b: the frame's IP/UDP windows and checksum partial sums
     s1b_valid_d = s1b_valid_q;
     s1b_len_d = s1b_len_q;
     s1b_crc_ok_d = s1b_crc_ok_q;
@@ -3630,8 +3372,6 @@ module rx_parser (
     s1b_vlan2_d = s1b_vlan2_q;
     s1b_ipv4_d = s1b_ipv4_q;
     s1b_ipv6_d = s1b_ipv6_q;
-    s1b_ip_d = s1b_ip_q;
-    s1b_ihl_d = s1b_ihl_q;
     s1b_csum0_d = s1b_csum0_q;
     s1b_csum1_d = s1b_csum1_q;
     s1b_csum2_d = s1b_csum2_q;
@@ -3650,173 +3390,11 @@ module rx_parser (
       s1b_vlan2_d = s1_vlan2;
       s1b_ipv4_d = s1_ipv4;
       s1b_ipv6_d = s1_ipv6;
-      s1b_ip_d = s1_ip;
-      s1b_ihl_d = s1_ihl;
       s1b_csum0_d = s1_csum0;
       s1b_csum1_d = s1_csum1;
       s1b_csum2_d = s1_csum2;
       s1b_csum3_d = s1_csum3;
     end
-    // BTH opcode -> extension headers (FACTS 3; UC = RC + 0x20, UD from 0x60)
-    h_op_ok = 1'b0;
-    h_ext_len = 5'd0;
-    h_has_reth = 1'b0;
-    h_has_atomic = 1'b0;
-    h_has_imm = 1'b0;
-    case (h_opcode)
-      8'h00, 8'h01, 8'h02: begin
-        // RC SEND first/middle/last
-        h_op_ok = 1'b1;
-      end
-      8'h03: begin
-        // RC SEND last+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h04: begin
-        // RC SEND only
-        h_op_ok = 1'b1;
-      end
-      8'h05: begin
-        // RC SEND only+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h06: begin
-        // RC WRITE first: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h07, 8'h08: begin
-        // RC WRITE middle/last
-        h_op_ok = 1'b1;
-      end
-      8'h09: begin
-        // RC WRITE last+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h0a: begin
-        // RC WRITE only: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h0b: begin
-        // RC WRITE only+imm: RETH ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd20;
-        h_has_reth = 1'b1;
-        h_has_imm = 1'b1;
-      end
-      8'h0c: begin
-        // RC READ request: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h0d: begin
-        // RC READ response first: AETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-      end
-      8'h0e: begin
-        // RC READ response middle
-        h_op_ok = 1'b1;
-      end
-      8'h0f, 8'h10, 8'h11: begin
-        // RC READ response last/only, ACK: AETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-      end
-      8'h12: begin
-        // RC ATOMIC ACK: AETH AtomicAckETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd12;
-      end
-      8'h13, 8'h14: begin
-        // RC compare-swap/fetch-add: AtomicETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd28;
-        h_has_atomic = 1'b1;
-      end
-      8'h16, 8'h17: begin
-        // RC SEND last/only+invalidate: IETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h20, 8'h21, 8'h22: begin
-        // UC SEND first/middle/last
-        h_op_ok = 1'b1;
-      end
-      8'h23: begin
-        // UC SEND last+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h24: begin
-        // UC SEND only
-        h_op_ok = 1'b1;
-      end
-      8'h25: begin
-        // UC SEND only+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h26: begin
-        // UC WRITE first: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h27, 8'h28: begin
-        // UC WRITE middle/last
-        h_op_ok = 1'b1;
-      end
-      8'h29: begin
-        // UC WRITE last+imm: ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd4;
-        h_has_imm = 1'b1;
-      end
-      8'h2a: begin
-        // UC WRITE only: RETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-        h_has_reth = 1'b1;
-      end
-      8'h2b: begin
-        // UC WRITE only+imm: RETH ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd20;
-        h_has_reth = 1'b1;
-        h_has_imm = 1'b1;
-      end
-      8'h64: begin
-        // UD SEND only: DETH
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd8;
-      end
-      8'h65: begin
-        // UD SEND only+imm: DETH ImmDt
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd12;
-        h_has_imm = 1'b1;
-      end
-      8'h81: begin
-        // CNP: 16 reserved bytes
-        h_op_ok = 1'b1;
-        h_ext_len = 5'd16;
-      end
-      default: ;
-    endcase
     // the first failing check names the drop reason (the checks as stage 2 registered them)
     if (s2_chk0_q) begin
       h_drop = 1'b1;
@@ -4049,6 +3627,11 @@ module rx_parser (
     p2_is_write_d = p2_is_write_q;
     p2_is_read_d = p2_is_read_q;
     p2_is_atomic_d = p2_is_atomic_q;
+    p2_uc_start_d = p2_uc_start_q;
+    p2_tr_rc_d = p2_tr_rc_q;
+    p2_tr_uc_d = p2_tr_uc_q;
+    p2_tr_ud_d = p2_tr_ud_q;
+    p2_key_op_d = p2_key_op_q;
     if (en) begin
       p2_valid_d = p1_valid_q;
       p2_drop_d = p1_drop_q;
@@ -4077,6 +3660,11 @@ module rx_parser (
       p2_is_write_d = p1_is_write;
       p2_is_read_d = p1_is_read;
       p2_is_atomic_d = p1_is_atomic;
+      p2_uc_start_d = p1_uc_start;
+      p2_tr_rc_d = p1_tr == 3'b000;
+      p2_tr_uc_d = p1_tr == 3'b001;
+      p2_tr_ud_d = p1_tr == 3'b011;
+      p2_key_op_d = p1_valid_q && !p1_drop_q && (p1_is_write || p1_is_read || p1_is_atomic);
     end
     // p2: QP checks after the header checks (first failing one names the reason)
     p2_drop_n = p2_drop_q;
@@ -4114,6 +3702,12 @@ module rx_parser (
     p3_cnp_d = p3_cnp_q;
     p3_payload_len_d = p3_payload_len_q;
     p3_pay_d = p3_pay_q;
+    p3_tr_d = p3_tr_q;
+    p3_is_cnp_d = p3_is_cnp_q;
+    p3_is_resp_d = p3_is_resp_q;
+    p3_is_read_d = p3_is_read_q;
+    p3_is_atomic_d = p3_is_atomic_q;
+    p3_uc_start_d = p3_uc_start_q;
     p3_key_chk_d = p3_key_chk_q;
     p3_acc_ok_d = p3_acc_ok_q;
     p3_epsn_d = p3_epsn_q;
@@ -4144,6 +3738,12 @@ module rx_parser (
       p3_cnp_d = p2_cnp_q;
       p3_payload_len_d = p2_payload_len_q;
       p3_pay_d = p2_pay_q;
+      p3_tr_d = p2_tr_q;
+      p3_is_cnp_d = p2_is_cnp_q;
+      p3_is_resp_d = p2_is_resp_q;
+      p3_is_read_d = p2_is_read_q;
+      p3_is_atomic_d = p2_is_atomic_q;
+      p3_uc_start_d = p2_uc_start_q;
       p3_key_chk_d = p2_key_chk;
       p3_acc_ok_d = p2_acc_ok;
       p3_epsn_d = rx_rsp_epsn;
@@ -4213,20 +3813,15 @@ module rx_parser (
         p4_pay_d = p3_pay_q;
         p4_key_chk_d = p3_key_chk_q;
         p4_acc_ok_d = p3_acc_ok_q;
-        p4_epsn_d = p3_hit2 ? wbh1_epsn_q :
-                    p3_hit3 ? wbh2_epsn_q :
-                    p3_hit4 ? wbh3_epsn_q :
-                    p3_epsn_q;
-        p4_nak_d = p3_hit2 ? wbh1_nak_q : p3_hit3 ? wbh2_nak_q : p3_hit4 ? wbh3_nak_q : p3_nak_q;
+        p4_epsn_d = (p3_sel0 ? p3_epsn_q : 24'd0) | (p3_sel2 ? wbh1_epsn_q : 24'd0) |
+                    (p3_sel3 ? wbh2_epsn_q : 24'd0) | (p3_sel4 ? wbh3_epsn_q : 24'd0);
+        p4_nak_d = (p3_sel0 && p3_nak_q) || (p3_sel2 && wbh1_nak_q) || (p3_sel3 && wbh2_nak_q) ||
+                   (p3_sel4 && wbh3_nak_q);
         p4_m1_d = p3_m1_q;
-        p4_eq_d = p3_hit2 ? p3_psn_q == wbh1_epsn_q :
-                  p3_hit3 ? p3_psn_q == wbh2_epsn_q :
-                  p3_hit4 ? p3_psn_q == wbh3_epsn_q :
-                  p3_psn_q == p3_epsn_q;
-        p4_behind_d = p3_hit2 ? p3_diff2[23] :
-                      p3_hit3 ? p3_diff3[23] :
-                      p3_hit4 ? p3_diff4[23] :
-                      p3_diff0[23];
+        p4_eq_d = (p3_sel0 && p3_psn_q == p3_epsn_q) || (p3_sel2 && p3_psn_q == wbh1_epsn_q) ||
+                  (p3_sel3 && p3_psn_q == wbh2_epsn_q) || (p3_sel4 && p3_psn_q == wbh3_epsn_q);
+        p4_behind_d = (p3_sel0 && p3_diff0[23]) || (p3_sel2 && p3_diff2[23]) ||
+                      (p3_sel3 && p3_diff3[23]) || (p3_sel4 && p3_diff4[23]);
         p4_eq_nx_d = p3_psn_q == p4_next_q;
         p4_behind_nx_d = p3_diff_nx[23];
         p4_seq_d = p3_seq;
@@ -4399,12 +3994,12 @@ module rx_parser (
       end
     end
     // payload FIFO pointers, discard flags and the m_pay_* register
-    pay_wp_d = pay_wp_q + {2'b00, pay_n};
+    pay_wp_d = take ? pay_wp_t : pay_wp_q;
     pay_rp_d = pay_rp_q + {3'b000, pay_pop};
-    pay_cnt_d = (pay_cnt_q + {3'b000, pay_n}) - {4'b0000, pay_pop};
+    pay_cnt_d = take ? (pay_pop ? pay_cnt_t1 : pay_cnt_t) : pay_pop ? pay_cnt_1 : pay_cnt_q;
     dsc_d = dsc_q;
     if (dsc_push) begin
-      dsc_d[dsc_wp_q] = p4_verdict != 3'b000;
+      dsc_d[dsc_wp_q] = !p4_accept;
     end
     dsc_wp_d = dsc_wp_q + {3'b000, dsc_push};
     dsc_rp_d = dsc_rp_q + {3'b000, dsc_pop};
@@ -4440,37 +4035,7 @@ module rx_parser (
       m_ack_syndrome_d = p4_ack_syn;
       m_ack_psn_d = p4_ack_psn;
     end
-    // counter and last-drop inputs, one cycle after the verdict
-    cs_frames_seen_count_incr_d = out_load;
-    cs_verdict_accept_count_incr_d = out_load && p4_accept;
-    cs_verdict_duplicate_count_incr_d = out_load && p4_verdict == 3'd1;
-    cs_verdict_nak_psn_seq_count_incr_d = out_load && p4_verdict == 3'd2;
-    cs_verdict_nak_remote_access_count_incr_d = out_load && p4_verdict == 3'd3;
-    cs_event_cnp_received_count_incr_d = out_load && p4_accept && p4_cnp_q;
-    cs_event_ce_marked_count_incr_d = out_load && p4_accept && p4_ecn_ce_q;
-    cs_drop_bad_fcs_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd2;
-    cs_drop_truncated_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd13;
-    cs_drop_not_roce_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd1;
-    cs_drop_bad_ip_checksum_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd3;
-    cs_drop_fragment_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd4;
-    cs_drop_bad_icrc_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd5;
-    cs_drop_tver_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd6;
-    cs_drop_bad_opcode_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd15;
-    cs_drop_p_key_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd7;
-    cs_drop_qpn0_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd8;
-    cs_drop_wrong_vf_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd10;
-    cs_drop_unknown_qp_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd9;
-    cs_drop_transport_mismatch_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd12;
-    cs_drop_state_count_incr_d = out_load && p4_drop_q && p4_reason_q == 5'd11;
-    cs_drop_psn_seq_count_incr_d = out_load && p4_verdict == 3'd4 && p4_reason == 5'd14;
-    cs_last_drop_reason_we_d = out_load && p4_verdict == 3'd4;
-    cs_last_drop_reason_d_d = p4_reason;
-    cs_last_drop_vf_we_d = out_load && p4_verdict == 3'd4;
-    cs_last_drop_vf_d_d = p4_vf_q;
-    cs_last_drop_opcode_we_d = out_load && p4_verdict == 3'd4;
-    cs_last_drop_opcode_d_d = p4_opcode_q;
-    cs_last_drop_qpn_qpn_we_d = out_load && p4_verdict == 3'd4;
-    cs_last_drop_qpn_qpn_d_d = p4_qpn_q;
+    cs_new_d = out_load;
   end
 
   always @(posedge clk) begin
@@ -4574,36 +4139,7 @@ module rx_parser (
       m_ack_qpn_q <= 24'd0;
       m_ack_syndrome_q <= 8'd0;
       m_ack_psn_q <= 24'd0;
-      cs_frames_seen_count_incr_q <= 1'b0;
-      cs_verdict_accept_count_incr_q <= 1'b0;
-      cs_verdict_duplicate_count_incr_q <= 1'b0;
-      cs_verdict_nak_psn_seq_count_incr_q <= 1'b0;
-      cs_verdict_nak_remote_access_count_incr_q <= 1'b0;
-      cs_event_cnp_received_count_incr_q <= 1'b0;
-      cs_event_ce_marked_count_incr_q <= 1'b0;
-      cs_drop_bad_fcs_count_incr_q <= 1'b0;
-      cs_drop_truncated_count_incr_q <= 1'b0;
-      cs_drop_not_roce_count_incr_q <= 1'b0;
-      cs_drop_bad_ip_checksum_count_incr_q <= 1'b0;
-      cs_drop_fragment_count_incr_q <= 1'b0;
-      cs_drop_bad_icrc_count_incr_q <= 1'b0;
-      cs_drop_tver_count_incr_q <= 1'b0;
-      cs_drop_bad_opcode_count_incr_q <= 1'b0;
-      cs_drop_p_key_count_incr_q <= 1'b0;
-      cs_drop_qpn0_count_incr_q <= 1'b0;
-      cs_drop_wrong_vf_count_incr_q <= 1'b0;
-      cs_drop_unknown_qp_count_incr_q <= 1'b0;
-      cs_drop_transport_mismatch_count_incr_q <= 1'b0;
-      cs_drop_state_count_incr_q <= 1'b0;
-      cs_drop_psn_seq_count_incr_q <= 1'b0;
-      cs_last_drop_reason_we_q <= 1'b0;
-      cs_last_drop_reason_d_q <= 5'd0;
-      cs_last_drop_vf_we_q <= 1'b0;
-      cs_last_drop_vf_d_q <= 8'd0;
-      cs_last_drop_opcode_we_q <= 1'b0;
-      cs_last_drop_opcode_d_q <= 8'd0;
-      cs_last_drop_qpn_qpn_we_q <= 1'b0;
-      cs_last_drop_qpn_qpn_d_q <= 24'd0;
+      cs_new_q <= 1'b0;
     end else begin
       ic_beat_q <= ic_beat_d;
       ic1_valid_q <= ic1_valid_d;
@@ -4704,48 +4240,19 @@ module rx_parser (
       m_ack_qpn_q <= m_ack_qpn_d;
       m_ack_syndrome_q <= m_ack_syndrome_d;
       m_ack_psn_q <= m_ack_psn_d;
-      cs_frames_seen_count_incr_q <= cs_frames_seen_count_incr_d;
-      cs_verdict_accept_count_incr_q <= cs_verdict_accept_count_incr_d;
-      cs_verdict_duplicate_count_incr_q <= cs_verdict_duplicate_count_incr_d;
-      cs_verdict_nak_psn_seq_count_incr_q <= cs_verdict_nak_psn_seq_count_incr_d;
-      cs_verdict_nak_remote_access_count_incr_q <= cs_verdict_nak_remote_access_count_incr_d;
-      cs_event_cnp_received_count_incr_q <= cs_event_cnp_received_count_incr_d;
-      cs_event_ce_marked_count_incr_q <= cs_event_ce_marked_count_incr_d;
-      cs_drop_bad_fcs_count_incr_q <= cs_drop_bad_fcs_count_incr_d;
-      cs_drop_truncated_count_incr_q <= cs_drop_truncated_count_incr_d;
-      cs_drop_not_roce_count_incr_q <= cs_drop_not_roce_count_incr_d;
-      cs_drop_bad_ip_checksum_count_incr_q <= cs_drop_bad_ip_checksum_count_incr_d;
-      cs_drop_fragment_count_incr_q <= cs_drop_fragment_count_incr_d;
-      cs_drop_bad_icrc_count_incr_q <= cs_drop_bad_icrc_count_incr_d;
-      cs_drop_tver_count_incr_q <= cs_drop_tver_count_incr_d;
-      cs_drop_bad_opcode_count_incr_q <= cs_drop_bad_opcode_count_incr_d;
-      cs_drop_p_key_count_incr_q <= cs_drop_p_key_count_incr_d;
-      cs_drop_qpn0_count_incr_q <= cs_drop_qpn0_count_incr_d;
-      cs_drop_wrong_vf_count_incr_q <= cs_drop_wrong_vf_count_incr_d;
-      cs_drop_unknown_qp_count_incr_q <= cs_drop_unknown_qp_count_incr_d;
-      cs_drop_transport_mismatch_count_incr_q <= cs_drop_transport_mismatch_count_incr_d;
-      cs_drop_state_count_incr_q <= cs_drop_state_count_incr_d;
-      cs_drop_psn_seq_count_incr_q <= cs_drop_psn_seq_count_incr_d;
-      cs_last_drop_reason_we_q <= cs_last_drop_reason_we_d;
-      cs_last_drop_reason_d_q <= cs_last_drop_reason_d_d;
-      cs_last_drop_vf_we_q <= cs_last_drop_vf_we_d;
-      cs_last_drop_vf_d_q <= cs_last_drop_vf_d_d;
-      cs_last_drop_opcode_we_q <= cs_last_drop_opcode_we_d;
-      cs_last_drop_opcode_d_q <= cs_last_drop_opcode_d_d;
-      cs_last_drop_qpn_qpn_we_q <= cs_last_drop_qpn_qpn_we_d;
-      cs_last_drop_qpn_qpn_d_q <= cs_last_drop_qpn_qpn_d_d;
+      cs_new_q <= cs_new_d;
     end
   end
   always @(posedge clk) begin
     ic_hdr_q <= ic_hdr_d;
-    ic_et12_8100_q <= ic_et12_8100_d;
-    ic_et16_8100_q <= ic_et16_8100_d;
-    ic_et12_0800_q <= ic_et12_0800_d;
-    ic_et16_0800_q <= ic_et16_0800_d;
-    ic_et20_0800_q <= ic_et20_0800_d;
-    ic_et12_86dd_q <= ic_et12_86dd_d;
-    ic_et16_86dd_q <= ic_et16_86dd_d;
-    ic_et20_86dd_q <= ic_et20_86dd_d;
+    ic_tag12_q <= ic_tag12_d;
+    ic_tag16_q <= ic_tag16_d;
+    ic_v4_12_q <= ic_v4_12_d;
+    ic_v4_16_q <= ic_v4_16_d;
+    ic_v4_20_q <= ic_v4_20_d;
+    ic_v6_12_q <= ic_v6_12_d;
+    ic_v6_16_q <= ic_v6_16_d;
+    ic_v6_20_q <= ic_v6_20_d;
     ic1_tdata_q <= ic1_tdata_d;
     ic1_tkeep_q <= ic1_tkeep_d;
     ic1_tlast_q <= ic1_tlast_d;
@@ -4787,6 +4294,8 @@ module rx_parser (
     ic4_tuser_q <= ic4_tuser_d;
     ic4_first_q <= ic4_first_d;
     ic4_k_q <= ic4_k_d;
+    ic4_kge_q <= ic4_kge_d;
+    ic4_tg_q <= ic4_tg_d;
     ic4_t4_q <= ic4_t4_d;
     ic4_t6_q <= ic4_t6_d;
     ic4_u_q <= ic4_u_d;
@@ -4855,10 +4364,10 @@ module rx_parser (
     s1_tag12_q <= s1_tag12_d;
     s1_tag16_q <= s1_tag16_d;
     s1_v4_12_q <= s1_v4_12_d;
-    s1_v6_12_q <= s1_v6_12_d;
     s1_v4_16_q <= s1_v4_16_d;
-    s1_v6_16_q <= s1_v6_16_d;
     s1_v4_20_q <= s1_v4_20_d;
+    s1_v6_12_q <= s1_v6_12_d;
+    s1_v6_16_q <= s1_v6_16_d;
     s1_v6_20_q <= s1_v6_20_d;
     s1_ihl0_ge6_q <= s1_ihl0_ge6_d;
     s1_ihl0_ge7_q <= s1_ihl0_ge7_d;
@@ -4901,8 +4410,6 @@ module rx_parser (
     s1b_vlan2_q <= s1b_vlan2_d;
     s1b_ipv4_q <= s1b_ipv4_d;
     s1b_ipv6_q <= s1b_ipv6_d;
-    s1b_ip_q <= s1b_ip_d;
-    s1b_ihl_q <= s1b_ihl_d;
     s1b_csum0_q <= s1b_csum0_d;
     s1b_csum1_q <= s1b_csum1_d;
     s1b_csum2_q <= s1b_csum2_d;
@@ -4989,6 +4496,11 @@ module rx_parser (
     p2_is_write_q <= p2_is_write_d;
     p2_is_read_q <= p2_is_read_d;
     p2_is_atomic_q <= p2_is_atomic_d;
+    p2_uc_start_q <= p2_uc_start_d;
+    p2_tr_rc_q <= p2_tr_rc_d;
+    p2_tr_uc_q <= p2_tr_uc_d;
+    p2_tr_ud_q <= p2_tr_ud_d;
+    p2_key_op_q <= p2_key_op_d;
     p3_drop_q <= p3_drop_d;
     p3_reason_q <= p3_reason_d;
     p3_vf_q <= p3_vf_d;
@@ -5008,6 +4520,12 @@ module rx_parser (
     p3_cnp_q <= p3_cnp_d;
     p3_payload_len_q <= p3_payload_len_d;
     p3_pay_q <= p3_pay_d;
+    p3_tr_q <= p3_tr_d;
+    p3_is_cnp_q <= p3_is_cnp_d;
+    p3_is_resp_q <= p3_is_resp_d;
+    p3_is_read_q <= p3_is_read_d;
+    p3_is_atomic_q <= p3_is_atomic_d;
+    p3_uc_start_q <= p3_uc_start_d;
     p3_key_chk_q <= p3_key_chk_d;
     p3_acc_ok_q <= p3_acc_ok_d;
     p3_epsn_q <= p3_epsn_d;

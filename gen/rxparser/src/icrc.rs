@@ -29,10 +29,11 @@
 //!   checksum and BTH resv8a forced to ones, and the register state after the 8 bytes of
 //!   ones (0xDEBB20E3) XORed into the first 4 IP bytes (equivalent for a reflected CRC), so
 //!   the CRC starts from 0 on every frame and the zeroed lanes before the IP header leave it 0.
-//! - **ic5** computes the data term `B * lane` over GF(2) (each bit an XOR of the lane bits
-//!   its column selects).
+//! - **ic5** computes the data term `B * lane` over GF(2) per 128-bit slice of the lane (each
+//!   bit an XOR of the slice bits its column selects), registered per slice.
 //! - **ic6** runs the loop-carried recurrence `crc = A * crc ^ B * lane` (A: the state after a
-//!   beat of zero bytes; at most 32 + 1 inputs per bit).
+//!   beat of zero bytes; `B * lane` as the XOR of the slices' terms: at most 32 + 8 inputs per
+//!   bit).
 //! - **ic7** compares the register with the residue in the beat holding the ICRC's last
 //!   byte and keeps the result to the frame's last beat, which leaves here (`dly_*`).
 //!
@@ -64,19 +65,96 @@ fn ip_start(tags: u32) -> u32 {
 /// tags, the IP version/IHL, IPv6 next header and IPv4 protocol bytes for 0-2 tags, and at
 /// every UDP start candidate the destination port, the UDP length, the BTH opcode and the
 /// BTH byte holding PadCnt.
-/// The 16-bit fields (byte position, value) s0 compares as their beat arrives, one flag
-/// each (issue 9: compared in ic1 from the captured bytes, the tag, ethertype and IHL
-/// decode was 10 LUT levels): 802.1Q tags at 12 and 16, IPv4/IPv6 behind 0-2 tags.
-const ET_FLAGS: [(u32, u64); 8] = [
-    (12, 0x8100),
-    (16, 0x8100),
-    (12, 0x0800),
-    (16, 0x0800),
-    (20, 0x0800),
-    (12, 0x86DD),
-    (16, 0x86DD),
-    (20, 0x86DD),
+/// The 16-bit fields the header positions come from, each compared with one value into a
+/// one-bit flag `{stage}_{name}` (issue 9: compared from captured bytes in the position
+/// decode, the tag, ethertype and IHL decode was 10 LUT levels): 802.1Q tags at 12 and 16,
+/// IPv4 / IPv6 behind 0-2 tags. (byte position, value, flag name, what it says.) The ICRC
+/// pipeline compares them as their beat arrives (s0, `ic_*`), stage 1 from `view` (`s1_*`);
+/// [`Positions`] decodes either set.
+pub(crate) const ET_FLAGS: [(u32, u64, &str, &str); 8] = [
+    (
+        12,
+        0x8100,
+        "tag12",
+        "an 802.1Q tag (TPID 0x8100) at byte 12",
+    ),
+    (
+        16,
+        0x8100,
+        "tag16",
+        "an 802.1Q tag at byte 16 (the second one behind tag12)",
+    ),
+    (12, 0x0800, "v4_12", "IPv4 ethertype at byte 12 (no tag)"),
+    (16, 0x0800, "v4_16", "IPv4 ethertype at byte 16 (one tag)"),
+    (20, 0x0800, "v4_20", "IPv4 ethertype at byte 20 (two tags)"),
+    (12, 0x86DD, "v6_12", "IPv6 ethertype at byte 12 (no tag)"),
+    (16, 0x86DD, "v6_16", "IPv6 ethertype at byte 16 (one tag)"),
+    (20, 0x86DD, "v6_20", "IPv6 ethertype at byte 20 (two tags)"),
 ];
+
+/// The header positions as one stage decodes them from its [`ET_FLAGS`] flags
+/// (`{flags}_{name}_q`): the tag count as the wires `{at}_vlan1` / `{at}_vlan2`, the IP
+/// version behind the tags and the UDP header's index. One definition for the ICRC
+/// pipeline (ic1) and the verdict's stage 1b.
+pub(crate) struct Positions {
+    flags: String,
+    at: String,
+}
+
+impl Positions {
+    /// Emits `{at}_vlan1` (a tag at byte 12) and `{at}_vlan2` (and a second at byte 16).
+    pub(crate) fn new(g: &mut Gen, flags: &str, at: &str) -> Self {
+        let p = Positions {
+            flags: flags.into(),
+            at: at.into(),
+        };
+        g.wire(&format!("{at}_vlan1"), 1, p.flag("tag12"));
+        g.wire(
+            &format!("{at}_vlan2"),
+            1,
+            Expr::and(p.flag("tag12"), p.flag("tag16")),
+        );
+        p
+    }
+    /// The registered flag `name` of [`ET_FLAGS`].
+    pub(crate) fn flag(&self, name: &str) -> Expr {
+        assert!(ET_FLAGS.iter().any(|f| f.2 == name), "ET_FLAGS has {name}");
+        id(format!("{}_{name}_q", self.flags))
+    }
+    /// IPv`v` (4 or 6) ethertype behind `tags` tags.
+    pub(crate) fn ip_is(&self, v: u32, tags: u32) -> Expr {
+        self.flag(&format!("v{v}_{}", 12 + 4 * tags))
+    }
+    /// `a`, `b` or `c` for 0, 1 or 2 tags.
+    pub(crate) fn by_tags(&self, a: Expr, b: Expr, c: Expr) -> Expr {
+        Expr::ternary(
+            id(format!("{}_vlan2", self.at)),
+            c,
+            Expr::ternary(id(format!("{}_vlan1", self.at)), b, a),
+        )
+    }
+    /// IPv`v` behind the frame's tags.
+    pub(crate) fn ip(&self, v: u32) -> Expr {
+        self.by_tags(self.ip_is(v, 0), self.ip_is(v, 1), self.ip_is(v, 2))
+    }
+    /// `idx + plus` in `w` bits, where the UDP header starts at byte 14 + 4 * idx and
+    /// idx = tags + (IPv6 ? 10 : IHL), as one table per tag count (no adder after the
+    /// decode); `ihl(t)` is the IHL nibble behind t tags.
+    pub(crate) fn udp_idx(&self, ihl: &dyn Fn(u32) -> Expr, w: u32, plus: u32) -> Expr {
+        let arm = |t: u32| {
+            let ihl = Expr::concat(vec![Expr::zero(w - 4), ihl(t)]);
+            Expr::ternary(
+                self.ip_is(6, t),
+                d(w, u64::from(10 + t + plus)),
+                match t + plus {
+                    0 => ihl,
+                    k => Expr::plus(ihl, d(w, u64::from(k))),
+                },
+            )
+        };
+        self.by_tags(arm(0), arm(1), arm(2))
+    }
+}
 
 fn captured_bytes() -> Vec<u32> {
     // (The tag and ethertype fields at bytes 12, 16 and 20 are compared as they arrive:
@@ -182,22 +260,21 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     g.flop("ic_hdr", 8 * nbytes, None);
     g.comb.push(Stmt::assign(id("ic_beat_d"), id("ic_beat_q")));
     g.comb.push(Stmt::assign(id("ic_hdr_d"), id("ic_hdr_q")));
-    let et_flag = |p: u32, v: u64| format!("ic_et{p}_{v:04x}");
-    for (p, v) in ET_FLAGS {
-        g.flop(&et_flag(p, v), 1, None);
+    for (_, _, name, what) in ET_FLAGS {
+        g.flop_c(&format!("ic_{name}"), 1, None, what);
         g.comb.push(Stmt::assign(
-            id(format!("{}_d", et_flag(p, v))),
-            id(format!("{}_q", et_flag(p, v))),
+            id(format!("ic_{name}_d")),
+            id(format!("ic_{name}_q")),
         ));
     }
     let mut caps = Vec::new();
     let last_beat = slots.iter().map(|p| p / w8).max().expect("bytes");
     for b in 0..=last_beat {
         let mut stmts = Vec::new();
-        for (p, v) in ET_FLAGS.into_iter().filter(|(p, _)| p / w8 == b) {
+        for (p, v, name, _) in ET_FLAGS.into_iter().filter(|f| f.0 / w8 == b) {
             let lane = p % w8;
             stmts.push(Stmt::assign(
-                id(format!("{}_d", et_flag(p, v))),
+                id(format!("ic_{name}_d")),
                 Expr::eq(
                     Expr::concat(vec![
                         id("s_axis_tdata").bits(8 * lane + 7, 8 * lane),
@@ -239,60 +316,27 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s1.done(g);
 
     // ---- ic1: VLAN tags, IPv6, IHL -> UDP header index; the UDP length candidates
-    let eq16 = |p: u32, v: u64| id(format!("{}_q", et_flag(p, v)));
-    g.wire("ic1_vlan1", 1, eq16(12, 0x8100));
-    g.wire("ic1_vlan2", 1, Expr::and(id("ic1_vlan1"), eq16(16, 0x8100)));
-    let by_tags = |a: Expr, b: Expr, c: Expr| {
-        Expr::ternary(id("ic1_vlan2"), c, Expr::ternary(id("ic1_vlan1"), b, a))
-    };
+    let pos = Positions::new(g, "ic", "ic1");
     g.wire_c(
         "ic1_tags",
         2,
-        by_tags(d(2, 0), d(2, 1), d(2, 2)),
+        pos.by_tags(d(2, 0), d(2, 1), d(2, 2)),
         "VLAN tags: the IP header starts at byte 14 + 4 * tags",
     );
-    g.wire(
-        "ic1_ipv6",
-        1,
-        by_tags(eq16(12, 0x86DD), eq16(16, 0x86DD), eq16(20, 0x86DD)),
+    g.wire("ic1_ipv6", 1, pos.ip(6));
+    let ihl = |t: u32| nibble(ip_start(t), false);
+    g.wire_c(
+        "ic1_idx",
+        5,
+        pos.udp_idx(&ihl, 5, 0),
+        "the UDP header starts at byte 14 + 4 * idx",
     );
-    // idx = tags + (IPv6 ? 10 : IHL), and idx + 3, as one table per tag count (no adder
-    // after the decode).
-    let idx_table = |name: &str, w: u32, plus: u32, comment: &str| {
-        let arm = |t: u32, p: u32| {
-            let ihl = Expr::concat(vec![Expr::zero(w - 4), nibble(p, false)]);
-            Expr::ternary(
-                id("ic1_ipv6"),
-                d(w, u64::from(10 + t + plus)),
-                match t + plus {
-                    0 => ihl,
-                    k => Expr::plus(ihl, d(w, u64::from(k))),
-                },
-            )
-        };
-        (
-            name.to_string(),
-            w,
-            by_tags(arm(0, 14), arm(1, 18), arm(2, 22)),
-            comment.to_string(),
-        )
-    };
-    for (name, w, e, c) in [
-        idx_table(
-            "ic1_idx",
-            5,
-            0,
-            "the UDP header starts at byte 14 + 4 * idx",
-        ),
-        idx_table(
-            "ic1_udp4",
-            6,
-            3,
-            "the UDP header starts at byte 4 * udp4 + 2",
-        ),
-    ] {
-        g.wire_c(&name, w, e, &c);
-    }
+    g.wire_c(
+        "ic1_udp4",
+        6,
+        pos.udp_idx(&ihl, 6, 3),
+        "the UDP header starts at byte 4 * udp4 + 2",
+    );
     // Candidate i: what the UDP length field says if the UDP header starts at byte 14 + 4 * i,
     // and the bytes up to the first zeroed one (24 when too short for UDP + BTH + ICRC).
     let mut zl = Vec::new();
@@ -321,17 +365,17 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         .rev()
         .map(|t| {
             let ip = ip_start(t);
-            let et = |v: u64| eq16(12 + 4 * t, v);
+            let et = |v: u32| pos.ip_is(v, t);
             let ver = |v: u64| Expr::eq(nibble(ip, true), d(4, v));
             Expr::or(
                 Expr::all(vec![
-                    et(0x0800),
+                    et(4),
                     ver(4),
                     Expr::bin(BinOp::Ge, nibble(ip, false), d(4, 5)),
                     Expr::eq(cap(ip + 9), d(8, 17)),
                 ]),
                 Expr::all(vec![
-                    et(0x86DD),
+                    et(6),
                     id("csr_ctrl_ipv6_en_o"),
                     ver(6),
                     Expr::eq(cap(ip + 6), d(8, 17)),
@@ -500,6 +544,26 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         })
         .collect();
     s4.reg(g, "k", km + 1, Expr::concat(kflags), None);
+    // The same as a thermometer (bit c - 1: beat >= c) and the tag count one-hot, for the lanes
+    // kept from the IP header on (issue 9: an OR over every beat and tag count of the one-hot
+    // products made `ic4 -> ic5_lane` 8-9 LUT levels at 64 bits).
+    let kge: Vec<Expr> = (1..=km)
+        .rev()
+        .map(|c| Expr::bin(BinOp::Ge, id("ic3_beat_q"), d(bw, u64::from(c))))
+        .collect();
+    s4.reg(g, "kge", km, Expr::concat(kge), None);
+    s4.reg(
+        g,
+        "tg",
+        3,
+        Expr::concat(
+            (0..3u32)
+                .rev()
+                .map(|t| Expr::eq(id("ic3_tags_q"), d(2, u64::from(t))))
+                .collect(),
+        ),
+        None,
+    );
     let tflags = |v6: bool| -> Expr {
         Expr::concat(
             (0..3u32)
@@ -569,7 +633,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s4.reg(g, "residue", 32, id("ic3_residue"), None);
     // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
     // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
-    super::opcode_case(g, id("ic3_opcode_q"), "ic3");
+    super::opcode_decode(g, id("ic3_opcode_q"), "ic3", false);
     s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
     s4.reg(
         g,
@@ -625,16 +689,33 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         Decl::wire("ic4_keep", Range::bits(dw)).comment("from the IP header to the datagram end"),
     ));
     let mut used_k = vec![false; km as usize + 1];
-    used_k[km as usize] = true;
+    let mut used_kge = vec![false; km as usize];
+    // (One bit at 1024 bits: a scalar.)
+    let kge_bit = |c: u32| {
+        if km == 1 {
+            id("ic4_kge_q")
+        } else {
+            flag("kge", c)
+        }
+    };
     let or_all = |v: Vec<Expr>| v.into_iter().reduce(Expr::or).unwrap_or(b1(false));
     for j in 0..w8 {
-        let (mut klo, mut ff, mut nib, mut lrh_terms) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        klo.push(flag("k", km));
+        let (mut ff, mut nib, mut lrh_terms) = (Vec::new(), Vec::new(), Vec::new());
+        // Lane j is at or after the IP header in beats c >= cmin(t) with t tags.
+        let klo: Vec<Expr> = (0..3u32)
+            .map(|t| {
+                let cmin = ip_start(t).saturating_sub(j).div_ceil(w8).min(km);
+                if cmin == 0 {
+                    return flag("tg", t);
+                }
+                used_kge[cmin as usize - 1] = true;
+                Expr::and(flag("tg", t), kge_bit(cmin - 1))
+            })
+            .collect();
         for c in 0..km {
             let p = c * w8 + j;
             let kc = flag("k", c);
-            let before = klo.len() + ff.len();
+            let before = ff.len() + nib.len() + lrh_terms.len();
             for t in 0..3 {
                 let ip = ip_start(t);
                 if p < ip {
@@ -643,7 +724,6 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
                 let o = p - ip;
                 let c4 = Expr::and(kc.clone(), flag("t4", t));
                 let c6 = Expr::and(kc.clone(), flag("t6", t));
-                klo.extend([c4.clone(), c6.clone()]);
                 if ip4_ff.contains(&o) {
                     ff.push(c4.clone());
                 }
@@ -666,7 +746,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
                     ff.push(Expr::and(kc.clone(), flag("u", i)));
                 }
             }
-            used_k[c as usize] |= klo.len() + ff.len() > before;
+            used_k[c as usize] |= ff.len() + nib.len() + lrh_terms.len() > before;
         }
         let bit = |v: &str| id(v).index(Expr::int(i64::from(j)));
         g.assigns.push(V::Assign(bit("ic4_klo"), or_all(klo)));
@@ -698,6 +778,11 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
             unused.push(flag("k", c as u32));
         }
     }
+    for (c, used) in used_kge.iter().enumerate() {
+        if !used {
+            unused.push(kge_bit(c as u32));
+        }
+    }
     g.wire_c(
         "ic4_lane",
         dw,
@@ -723,13 +808,16 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
             crc_bytes(0, &bytes)
         })
         .collect();
-    g.decls
-        .push(V::Decl(Decl::wire("ic5_dterm", Range::bits(32)).comment(
-            format!("CRC-32 of the lane from state 0 ({w8} bytes in parallel)"),
-        )));
+    // One 32-bit term per 128-bit slice, XORed in ic6 (issue 9: XORed here, the 1024-bit data
+    // term was 10 LUT levels).
+    let slices = dw.div_ceil(128);
+    g.decls.push(V::Decl(
+        Decl::wire("ic5_dterm", Range::bits(32 * slices)).comment(format!(
+            "CRC-32 from state 0 of each 128-bit slice of the lane, bits 32 * s + i ({w8} bytes in parallel)"
+        )),
+    ));
     for out in 0..32 {
-        let mut terms = Vec::new();
-        for chunk in 0..dw.div_ceil(128) {
+        for chunk in 0..slices {
             let lo = chunk * 128;
             let hi = (lo + 128).min(dw);
             let mut m = 0u128;
@@ -738,23 +826,26 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
                     m |= 1 << (bit - lo);
                 }
             }
-            if m != 0 {
-                terms.push(Expr::un(
+            let e = if m != 0 {
+                Expr::un(
                     UnOp::RedXor,
                     Expr::band(id("ic5_lane_q").bits(hi - 1, lo), Expr::num(hi - lo, m)),
-                ));
-            }
+                )
+            } else {
+                b1(false)
+            };
+            g.assigns.push(V::Assign(
+                id("ic5_dterm").index(Expr::int(i64::from(32 * chunk + out))),
+                e,
+            ));
         }
-        let e = terms.into_iter().reduce(xor).expect("one term");
-        g.assigns
-            .push(V::Assign(id("ic5_dterm").index(Expr::int(out)), e));
     }
     let mut s6 = Stage::new("ic6");
     pass_beat(g, &mut s6, Some("ic5"), dw);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s6.reg(g, name, w, id(format!("ic5_{name}_q")), None);
     }
-    s6.reg(g, "dterm", 32, id("ic5_dterm"), None);
+    s6.reg(g, "dterm", 32 * slices, id("ic5_dterm"), None);
     s6.done(g);
 
     // ---- ic6: the CRC register, crc = A * crc ^ B * lane
@@ -784,7 +875,15 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
                     UnOp::RedXor,
                     Expr::band(id("ic6_crc_in"), n(32, u64::from(smask))),
                 ),
-                id("ic6_dterm_q").index(Expr::int(out)),
+                Expr::un(
+                    UnOp::RedXor,
+                    Expr::concat(
+                        (0..slices)
+                            .rev()
+                            .map(|c| id("ic6_dterm_q").index(Expr::int(32 * i64::from(c) + out)))
+                            .collect(),
+                    ),
+                ),
             ),
         ));
     }
