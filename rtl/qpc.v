@@ -221,9 +221,10 @@ module qpc #(
   localparam integer MK_LAST       = NUM_MKEYS - 1;  // index of the last MKey
   localparam [12:0]  GEO_NUM_MKEYS = NUM_MKEYS[12:0];
   // Command engine states
-  localparam [1:0] CMD_IDLE = 2'b00;
-  localparam [1:0] CMD_READ = 2'b01;
-  localparam [1:0] CMD_EXEC = 2'b10;
+  localparam [1:0] CMD_IDLE  = 2'b00;
+  localparam [1:0] CMD_READ  = 2'b01;
+  localparam [1:0] CMD_EXEC  = 2'b10;
+  localparam [1:0] CMD_WRITE = 2'b11;
   // Command kinds (what the opcode does to the context)
   localparam [3:0] KIND_NONE       = 4'b1111;
   localparam [3:0] KIND_CREATE     = 4'b0000;
@@ -464,8 +465,6 @@ module qpc #(
   wire             wb_take;                   // a write-back is accepted this cycle
   reg  [1:0]       cmd_fsm_q;
   reg  [1:0]       cmd_fsm_d;
-  reg  [15:0]      cmd_op_q;
-  reg  [15:0]      cmd_op_d;
   reg  [3:0]       cmd_kind_q;
   reg  [3:0]       cmd_kind_d;
   reg  [7:0]       cmd_vf_q;
@@ -497,8 +496,10 @@ module qpc #(
   wire             cmd_is_mk;
   wire             cmd_target_ok;             // the target names a context of the block (else
                                               // BAD_INDEX)
-  wire [15:0]      op_hit;                    // one bit per known opcode of the command (latched at
-                                              // go), in table order
+  wire [15:0]      op_hit;                    // one bit per known opcode of the command, in table
+                                              // order
+  reg  [15:0]      cmd_hit_q;
+  reg  [15:0]      cmd_hit_d;
   wire [3:0]       op_kind;
   wire [4:0]       op_from;
   wire [3:0]       op_to;
@@ -522,6 +523,17 @@ module qpc #(
   reg  [383:0]     cmd_word;
   reg  [191:0]     cmd_mk_word;
   reg  [24:0]      cmd_psn;
+  reg              wr_ctx_we_q;
+  reg              wr_psn_we_q;
+  reg              wr_mk_we_q;
+  reg  [383:0]     wr_word_q;
+  reg  [24:0]      wr_psn_q;
+  reg  [191:0]     wr_mk_word_q;
+  reg  [7:0]       wr_status_q;
+  reg              wr_illegal_q;
+  reg  [3:0]       wr_prev_q;
+  wire             cmd_end;                   // a command's last cycle: it writes and reports its
+                                              // status
   wire             ram_we;                    // the clear or a command writes every replica
   wire [AW-1:0]    ram_addr;
   wire [383:0]     ram_word;
@@ -708,7 +720,7 @@ module qpc #(
   assign wb_index = {24'h000000, rx_wb_vf} * QPS_PER_VF + {20'h00000, rx_wb_qpn[11:0]};
   assign wb_addr = wb_inpart ? wb_index[AW - 1:0] : {AW{1'b0}};
   assign wb_take = rx_wb_valid && rx_wb_ready;
-  assign rx_wb_ready = !clr_busy_q && cmd_fsm_q != CMD_EXEC;
+  assign rx_wb_ready = !clr_busy_q && cmd_fsm_q != CMD_WRITE;
   assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o &&
                       {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
                       {1'b0, cmd_qpn[11:0]} < GEO_QPS_PER_VF;
@@ -724,32 +736,35 @@ module qpc #(
   assign cmd_is_mk = (cmd_kind_q == KIND_MK_CREATE) | (cmd_kind_q == KIND_MK_DESTROY) |
                      (cmd_kind_q == KIND_MK_QUERY);
   assign cmd_target_ok = op_is_mk ? cmd_mk_ok : cmd_inpart && cmd_index_ok;
-  assign op_hit = {cmd_op_q == 16'h0201, cmd_op_q == 16'h0202, cmd_op_q == 16'h0200,
-                   cmd_op_q == 16'h050b, cmd_op_q == 16'h050a, cmd_op_q == 16'h0507,
-                   cmd_op_q == 16'h0508, cmd_op_q == 16'h050c, cmd_op_q == 16'h0506,
-                   cmd_op_q == 16'h0505, cmd_op_q == 16'h0504, cmd_op_q == 16'h0503,
-                   cmd_op_q == 16'h050e, cmd_op_q == 16'h0502, cmd_op_q == 16'h0501,
-                   cmd_op_q == 16'h0500};
-  assign op_kind = |op_hit ?
-                     ({4{op_hit[1]}} & 4'b0001) | ({4{op_hit[2]}} & 4'b0010) |
-                     ({4{op_hit[3]}} & 4'b0010) | ({4{op_hit[4]}} & 4'b0010) |
-                     ({4{op_hit[5]}} & 4'b0010) | ({4{op_hit[6]}} & 4'b0010) |
-                     ({4{op_hit[7]}} & 4'b0010) | ({4{op_hit[8]}} & 4'b0010) |
-                     ({4{op_hit[9]}} & 4'b0011) | ({4{op_hit[10]}} & 4'b0011) |
-                     ({4{op_hit[11]}} & 4'b0011) | ({4{op_hit[12]}} & 4'b0100) |
-                     ({4{op_hit[13]}} & 4'b0101) | ({4{op_hit[14]}} & 4'b0110) |
-                     ({4{op_hit[15]}} & 4'b0111) :
+  assign op_hit = {csr_cmd_ctrl_opcode_o == 16'h0201, csr_cmd_ctrl_opcode_o == 16'h0202,
+                   csr_cmd_ctrl_opcode_o == 16'h0200, csr_cmd_ctrl_opcode_o == 16'h050b,
+                   csr_cmd_ctrl_opcode_o == 16'h050a, csr_cmd_ctrl_opcode_o == 16'h0507,
+                   csr_cmd_ctrl_opcode_o == 16'h0508, csr_cmd_ctrl_opcode_o == 16'h050c,
+                   csr_cmd_ctrl_opcode_o == 16'h0506, csr_cmd_ctrl_opcode_o == 16'h0505,
+                   csr_cmd_ctrl_opcode_o == 16'h0504, csr_cmd_ctrl_opcode_o == 16'h0503,
+                   csr_cmd_ctrl_opcode_o == 16'h050e, csr_cmd_ctrl_opcode_o == 16'h0502,
+                   csr_cmd_ctrl_opcode_o == 16'h0501, csr_cmd_ctrl_opcode_o == 16'h0500};
+  assign op_kind = |cmd_hit_q ?
+                     ({4{cmd_hit_q[1]}} & 4'b0001) | ({4{cmd_hit_q[2]}} & 4'b0010) |
+                     ({4{cmd_hit_q[3]}} & 4'b0010) | ({4{cmd_hit_q[4]}} & 4'b0010) |
+                     ({4{cmd_hit_q[5]}} & 4'b0010) | ({4{cmd_hit_q[6]}} & 4'b0010) |
+                     ({4{cmd_hit_q[7]}} & 4'b0010) | ({4{cmd_hit_q[8]}} & 4'b0010) |
+                     ({4{cmd_hit_q[9]}} & 4'b0011) | ({4{cmd_hit_q[10]}} & 4'b0011) |
+                     ({4{cmd_hit_q[11]}} & 4'b0011) | ({4{cmd_hit_q[12]}} & 4'b0100) |
+                     ({4{cmd_hit_q[13]}} & 4'b0101) | ({4{cmd_hit_q[14]}} & 4'b0110) |
+                     ({4{cmd_hit_q[15]}} & 4'b0111) :
                    KIND_NONE;
-  assign op_from = ({5{op_hit[0]}} & 5'h10) | ({5{op_hit[1]}} & 5'h10) | ({5{op_hit[3]}} & 5'h01) |
-                   ({5{op_hit[4]}} & 5'h01) | ({5{op_hit[5]}} & 5'h02) | ({5{op_hit[6]}} & 5'h03) |
-                   ({5{op_hit[7]}} & 5'h04) | ({5{op_hit[8]}} & 5'h05) | ({5{op_hit[9]}} & 5'h03) |
-                   ({5{op_hit[10]}} & 5'h10) | ({5{op_hit[11]}} & 5'h10) |
-                   ({5{op_hit[12]}} & 5'h10);
-  assign op_to = ({4{op_hit[2]}} & 4'b0001) | ({4{op_hit[3]}} & 4'b0001) |
-                 ({4{op_hit[4]}} & 4'b0010) | ({4{op_hit[5]}} & 4'b0011) |
-                 ({4{op_hit[6]}} & 4'b0011) | ({4{op_hit[7]}} & 4'b0011) |
-                 ({4{op_hit[8]}} & 4'b0011) | ({4{op_hit[9]}} & 4'b0101) |
-                 ({4{op_hit[10]}} & 4'b0110);
+  assign op_from = ({5{cmd_hit_q[0]}} & 5'h10) | ({5{cmd_hit_q[1]}} & 5'h10) |
+                   ({5{cmd_hit_q[3]}} & 5'h01) | ({5{cmd_hit_q[4]}} & 5'h01) |
+                   ({5{cmd_hit_q[5]}} & 5'h02) | ({5{cmd_hit_q[6]}} & 5'h03) |
+                   ({5{cmd_hit_q[7]}} & 5'h04) | ({5{cmd_hit_q[8]}} & 5'h05) |
+                   ({5{cmd_hit_q[9]}} & 5'h03) | ({5{cmd_hit_q[10]}} & 5'h10) |
+                   ({5{cmd_hit_q[11]}} & 5'h10) | ({5{cmd_hit_q[12]}} & 5'h10);
+  assign op_to = ({4{cmd_hit_q[2]}} & 4'b0001) | ({4{cmd_hit_q[3]}} & 4'b0001) |
+                 ({4{cmd_hit_q[4]}} & 4'b0010) | ({4{cmd_hit_q[5]}} & 4'b0011) |
+                 ({4{cmd_hit_q[6]}} & 4'b0011) | ({4{cmd_hit_q[7]}} & 4'b0011) |
+                 ({4{cmd_hit_q[8]}} & 4'b0011) | ({4{cmd_hit_q[9]}} & 4'b0101) |
+                 ({4{cmd_hit_q[10]}} & 4'b0110);
   assign mb_params_ok = ((csr_mailbox_data_value_o[23:16] == 8'h00) |
                          (csr_mailbox_data_value_o[23:16] == 8'h01) |
                          (csr_mailbox_data_value_o[23:16] == 8'h02) |
@@ -773,33 +788,29 @@ module qpc #(
                              csr_mailbox_data_value_o[15:0]};
   assign cmd_mk_exists = cmd_mk_q[31] && cmd_mk_q[23:16] == cmd_vf_q;
   assign cmd_mk_query = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing && cmd_mk_exists;
-  assign ram_we = clr_busy_q || cmd_ctx_we;
+  assign cmd_end = cmd_fsm_q == CMD_WRITE;
+  assign ram_we = clr_busy_q || wr_ctx_we_q;
   assign ram_addr = clr_busy_q ? clr_addr_q : cmd_addr_q;
-  assign ram_word = clr_busy_q ? 384'd0 : cmd_word;
-  assign psn_we = clr_busy_q || cmd_psn_we || (wb_take && wb_inpart);
-  assign psn_addr = clr_busy_q ? clr_addr_q : cmd_fsm_q == CMD_EXEC ? cmd_addr_q : wb_addr;
-  assign psn_word = clr_busy_q ? 25'd0 :
-                    cmd_fsm_q == CMD_EXEC ? cmd_psn :
-                    {rx_wb_nak_sent, rx_wb_epsn};
-  assign mk_we = mk_clr_busy_q || cmd_mk_we;
+  assign ram_word = clr_busy_q ? 384'd0 : wr_word_q;
+  assign psn_we = clr_busy_q || wr_psn_we_q || (wb_take && wb_inpart);
+  assign psn_addr = clr_busy_q ? clr_addr_q : cmd_end ? cmd_addr_q : wb_addr;
+  assign psn_word = clr_busy_q ? 25'd0 : cmd_end ? wr_psn_q : {rx_wb_nak_sent, rx_wb_epsn};
+  assign mk_we = mk_clr_busy_q || wr_mk_we_q;
   assign mk_wr_addr = mk_clr_busy_q ? mk_clr_addr_q : cmd_mk_addr_q;
   assign csr_status_clear_busy_i = clearing;
   assign csr_mkey_geometry_num_mkeys_i = GEO_NUM_MKEYS;
   assign csr_geometry_num_vf_i = GEO_NUM_VF;
   assign csr_geometry_qps_per_vf_i = GEO_QPS_PER_VF;
   assign csr_cmd_status_busy_i = cmd_fsm_q != CMD_IDLE;
-  assign csr_cmd_status_status_we_i = cmd_done;
-  assign csr_cmd_status_status_d_i = cmd_status;
-  assign csr_cmd_status_prev_state_we_i = cmd_done;
-  assign csr_cmd_status_prev_state_d_i = cmd_pre_q == 8'h00 && !clearing && !cmd_is_mk &&
-                                         cmd_ctx_q[63] ?
-                                           cmd_ctx_q[31:28] :
-                                         4'b0000;
+  assign csr_cmd_status_status_we_i = cmd_end;
+  assign csr_cmd_status_status_d_i = wr_status_q;
+  assign csr_cmd_status_prev_state_we_i = cmd_end;
+  assign csr_cmd_status_prev_state_d_i = wr_prev_q;
   assign csr_int_status_cmd_done_set_i = cmd_done_q;
   assign csr_int_status_cmd_error_set_i = cnt_cmd_errors_q;
-  assign cnt_illegal_transitions_d = cmd_illegal;
+  assign cnt_illegal_transitions_d = wr_illegal_q;
   assign csr_illegal_transitions_count_incr_i = cnt_illegal_transitions_q;
-  assign cnt_cmd_errors_d = cmd_done && cmd_status != 8'h00;
+  assign cnt_cmd_errors_d = cmd_end && wr_status_q != 8'h00;
   assign csr_cmd_errors_count_incr_i = cnt_cmd_errors_q;
   assign cnt_pd_mismatches_d = wqe_adv && wqe_s1_valid_q && wqe_status == 2'b10;
   assign csr_pd_mismatches_count_incr_i = cnt_pd_mismatches_q;
@@ -1000,9 +1011,9 @@ module qpc #(
       mk_rsp_rkey_d = mk_s1_rkey_q;
       mk_rsp_user_d = mk_s1_user_q;
     end
-    // Command engine: IDLE sees go, READ waits for the context, EXEC checks and writes
+    // Command engine: IDLE sees go, READ waits for the context, EXEC checks, WRITE writes
     cmd_fsm_d = cmd_fsm_q;
-    cmd_op_d = cmd_op_q;
+    cmd_hit_d = cmd_hit_q;
     cmd_kind_d = cmd_kind_q;
     cmd_from_d = cmd_from_q;
     cmd_to_d = cmd_to_q;
@@ -1025,7 +1036,7 @@ module qpc #(
       CMD_IDLE: begin
         if (csr_cmd_ctrl_go_o) begin
           cmd_fsm_d = CMD_READ;
-          cmd_op_d = csr_cmd_ctrl_opcode_o;
+          cmd_hit_d = op_hit;
           cmd_addr_d = cmd_addr;
           cmd_vf_d = csr_cmd_target_vf_o;
           cmd_tok_d = cmd_target_ok;
@@ -1042,7 +1053,7 @@ module qpc #(
       end
       CMD_EXEC: begin
         cmd_done = 1'b1;
-        cmd_fsm_d = CMD_IDLE;
+        cmd_fsm_d = CMD_WRITE;
         if (cmd_pre_q != 8'h00) begin
           cmd_status = cmd_pre_q;
         end else if (clearing) begin
@@ -1119,6 +1130,7 @@ module qpc #(
           endcase
         end
       end
+      CMD_WRITE: cmd_fsm_d = CMD_IDLE;
       default: cmd_fsm_d = CMD_IDLE;
     endcase
     // ePSN from the loaded word; state-only commands (TO_RST) zero it
@@ -1140,7 +1152,6 @@ module qpc #(
       mk_s1_valid_q <= 1'b0;
       mk_rsp_valid_q <= 1'b0;
       cmd_fsm_q <= CMD_IDLE;
-      cmd_op_q <= 16'h0000;
       cmd_kind_q <= KIND_NONE;
       cmd_vf_q <= 8'h00;
       cmd_mk_addr_q <= {MK_AW{1'b0}};
@@ -1150,7 +1161,14 @@ module qpc #(
       cmd_mkq_q <= 1'b0;
       cmd_tok_q <= 1'b0;
       cmd_addr_q <= {AW{1'b0}};
+      cmd_hit_q <= 16'd0;
       mb_ok_q <= 1'b0;
+      wr_ctx_we_q <= 1'b0;
+      wr_psn_we_q <= 1'b0;
+      wr_mk_we_q <= 1'b0;
+      wr_status_q <= 8'h00;
+      wr_illegal_q <= 1'b0;
+      wr_prev_q <= 4'b0000;
       cmd_done_q <= 1'b0;
       mk_rsp_new_q <= 1'b0;
       cnt_illegal_transitions_q <= 1'b0;
@@ -1174,7 +1192,6 @@ module qpc #(
       mk_s1_valid_q <= mk_s1_valid_d;
       mk_rsp_valid_q <= mk_rsp_valid_d;
       cmd_fsm_q <= cmd_fsm_d;
-      cmd_op_q <= cmd_op_d;
       cmd_kind_q <= cmd_kind_d;
       cmd_vf_q <= cmd_vf_d;
       cmd_mk_addr_q <= cmd_mk_addr_d;
@@ -1184,8 +1201,17 @@ module qpc #(
       cmd_mkq_q <= cmd_mkq_d;
       cmd_tok_q <= cmd_tok_d;
       cmd_addr_q <= cmd_addr_d;
+      cmd_hit_q <= cmd_hit_d;
       mb_ok_q <= mb_params_ok;
-      cmd_done_q <= cmd_done;
+      wr_ctx_we_q <= cmd_ctx_we;
+      wr_psn_we_q <= cmd_psn_we;
+      wr_mk_we_q <= cmd_mk_we;
+      wr_status_q <= cmd_status;
+      wr_illegal_q <= cmd_illegal;
+      wr_prev_q <= cmd_pre_q == 8'h00 && !clearing && !cmd_is_mk && cmd_ctx_q[63] ?
+                     cmd_ctx_q[31:28] :
+                   4'b0000;
+      cmd_done_q <= cmd_end;
       mk_rsp_new_q <= mk_adv && mk_s1_valid_q;
       cnt_illegal_transitions_q <= cnt_illegal_transitions_d;
       cnt_cmd_errors_q <= cnt_cmd_errors_d;
@@ -1263,6 +1289,9 @@ module qpc #(
     cmd_ctx_q <= ctx_mem[cmd_addr_q];
     cmd_psn_q <= psn_mem[cmd_addr_q];
     cmd_mk_q <= mkey_mem[cmd_mk_addr_q];
+    wr_word_q <= cmd_word;
+    wr_psn_q <= cmd_psn;
+    wr_mk_word_q <= cmd_mk_word;
   end
 
   // Context RAMs: one write port each; the replicas take every command write
@@ -1282,7 +1311,7 @@ module qpc #(
     if (ram_we) ctx_mem[ram_addr] <= ram_word;
   end
   always @(posedge clk) begin
-    if (mk_we) mkey_mem[mk_wr_addr] <= mk_clr_busy_q ? 192'd0 : cmd_mk_word;
+    if (mk_we) mkey_mem[mk_wr_addr] <= mk_clr_busy_q ? 192'd0 : wr_mk_word_q;
   end
   always @(posedge clk) begin
     if (psn_we) psn_mem[psn_addr] <= psn_word;

@@ -14,8 +14,9 @@
 //!   comes 2 cycles after the request is accepted when the response side is ready, and a
 //!   lookup sees every write made before the cycle it was accepted in (writes in the same
 //!   cycle are not seen: read-first).
-//! - Commands (CSR mailbox, `cmd_ctrl.go`): the context write happens 2 cycles after the
-//!   cycle `go` is seen (3 after the AXI write is accepted); `cmd_status.busy` covers it.
+//! - Commands (CSR mailbox, `cmd_ctrl.go`): READ reads the context, EXEC decides and
+//!   registers the outcome, WRITE writes it: the context write happens 3 cycles after the
+//!   cycle `go` is seen (4 after the AXI write is accepted); `cmd_status.busy` covers it.
 //! - Clear: after reset and on `ctrl.clear`, one context per cycle is zeroed; meanwhile
 //!   commands complete with RES_BUSY, lookups answer "invalid" and write-backs wait.
 
@@ -1432,19 +1433,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::and(id("rx_wb_valid"), id("rx_wb_ready")),
         Some("a write-back is accepted this cycle"),
     );
-    // Low for the whole EXEC cycle, not only when the command writes the PSN RAM: the
-    // command's checks then select neither this ready nor the PSN RAM's address (issue 9).
+    // Low for the whole WRITE cycle, not only when the command writes the PSN RAM: the
+    // command's outcome then selects neither this ready nor the PSN RAM's address (issue 9).
     g.assigns.push(V::Assign(
         id("rx_wb_ready"),
         Expr::and(
             Expr::lnot(id("clr_busy_q")),
-            Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_EXEC")),
+            Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_WRITE")),
         ),
     ));
 
     // ---- command engine
     g.lp.push(V::Comment(vec!["Command engine states".into()]));
-    for (name, v) in [("CMD_IDLE", 0), ("CMD_READ", 1), ("CMD_EXEC", 2)] {
+    for (name, v) in [
+        ("CMD_IDLE", 0),
+        ("CMD_READ", 1),
+        ("CMD_EXEC", 2),
+        ("CMD_WRITE", 3),
+    ] {
         g.lp.push(V::LocalParam {
             name: name.into(),
             range: Range::bits(2),
@@ -1476,9 +1482,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     }
     let sw = f.state.w();
     g.state("cmd_fsm", 2, id("CMD_IDLE"));
-    // The opcode as seen at go; READ decodes it into the kind, source and destination, so
-    // the decode is not one path with go into `cmd_kind_q` (issue 9: LUT depth).
-    g.state("cmd_op", 16, n(16, 0));
     g.state("cmd_kind", 4, id("KIND_NONE"));
     g.state("cmd_vf", 8, n(8, 0));
     g.state_r("cmd_mk_addr", mk_addr_r(), zero_mk());
@@ -1612,11 +1615,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::concat(
             ops.iter()
                 .rev()
-                .map(|o| Expr::eq(id("cmd_op_q"), n(16, o.opcode)))
+                .map(|o| Expr::eq(id("csr_cmd_ctrl_opcode_o"), n(16, o.opcode)))
                 .collect(),
         ),
-        Some("one bit per known opcode of the command (latched at go), in table order"),
+        Some("one bit per known opcode of the command, in table order"),
     );
+    // The opcode's compares as seen at go; READ ORs them into the kind, source and
+    // destination, so neither the compares with go nor the compares with the ORs are one
+    // path (issue 9: LUT depth; the 16-bit compares and the ORs measured 8 levels together).
+    g.state("cmd_hit", nops, Expr::zero(nops));
     // `{w{op_hit[i]}} & value` for every opcode whose value is not zero, ORed.
     let onehot = |w: u32, value: fn(&OpDecode) -> u64| {
         Expr::any_of(
@@ -1624,7 +1631,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 .enumerate()
                 .filter(|(_, o)| value(o) != 0)
                 .map(|(i, o)| {
-                    let hit = id("op_hit").bits(i as u32, i as u32);
+                    let hit = id("cmd_hit_q").bits(i as u32, i as u32);
                     let mask = if w == 1 {
                         hit
                     } else {
@@ -1640,7 +1647,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         "op_kind",
         4,
         Expr::ternary(
-            Expr::un(verilog_ast::UnOp::RedOr, id("op_hit")),
+            Expr::un(verilog_ast::UnOp::RedOr, id("cmd_hit_q")),
             onehot(4, |o| o.kind),
             id("KIND_NONE"),
         ),
@@ -1760,7 +1767,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.reg("cmd_psn", psn_w);
     let exec = vec![
         Stmt::assign(id("cmd_done"), b1(true)),
-        Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE")),
+        Stmt::assign(id("cmd_fsm_d"), id("CMD_WRITE")),
         Stmt::if_else(
             Expr::bin(BinOp::Ne, id("cmd_pre_q"), n(8, ok)),
             vec![Stmt::assign(id("cmd_status"), id("cmd_pre_q"))],
@@ -1885,11 +1892,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     ];
     let c = &mut g.comb;
     c.push(Stmt::Comment(
-        "Command engine: IDLE sees go, READ waits for the context, EXEC checks and writes".into(),
+        "Command engine: IDLE sees go, READ waits for the context, EXEC checks, WRITE writes"
+            .into(),
     ));
     for (name, v) in [
         ("cmd_fsm_d", id("cmd_fsm_q")),
-        ("cmd_op_d", id("cmd_op_q")),
+        ("cmd_hit_d", id("cmd_hit_q")),
         ("cmd_kind_d", id("cmd_kind_q")),
         ("cmd_from_d", id("cmd_from_q")),
         ("cmd_to_d", id("cmd_to_q")),
@@ -1920,7 +1928,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                     id("csr_cmd_ctrl_go_o"),
                     vec![
                         Stmt::assign(id("cmd_fsm_d"), id("CMD_READ")),
-                        Stmt::assign(id("cmd_op_d"), id("csr_cmd_ctrl_opcode_o")),
+                        Stmt::assign(id("cmd_hit_d"), id("op_hit")),
                         Stmt::assign(id("cmd_addr_d"), id("cmd_addr")),
                         Stmt::assign(id("cmd_vf_d"), id("csr_cmd_target_vf_o")),
                         Stmt::assign(id("cmd_tok_d"), id("cmd_target_ok")),
@@ -1961,6 +1969,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 ],
             ),
             (vec![id("CMD_EXEC")], exec),
+            (
+                vec![id("CMD_WRITE")],
+                vec![Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE"))],
+            ),
         ],
         default: vec![Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE"))],
     });
@@ -1976,11 +1988,46 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::concat(vec![b1(false), f.epsn.of("cmd_word")]),
         ),
     ));
+    // EXEC's outcome in flops: WRITE writes the RAMs and reports the status from these, so
+    // the EXEC decode ends at flops instead of running on into the RAMs' write enables and
+    // the status, error and illegal-transition strobes (issue 9: LUT depth).
+    let prev_state = Expr::ternary(
+        Expr::all(vec![
+            Expr::eq(id("cmd_pre_q"), n(8, ok)),
+            Expr::lnot(id("clearing")),
+            Expr::lnot(id("cmd_is_mk")),
+            f.valid.of("cmd_ctx_q"),
+        ]),
+        cur_state,
+        Expr::zero(sw),
+    );
+    for (q, w, d, reset) in [
+        ("wr_ctx_we_q", 1, id("cmd_ctx_we"), Some(b1(false))),
+        ("wr_psn_we_q", 1, id("cmd_psn_we"), Some(b1(false))),
+        ("wr_mk_we_q", 1, id("cmd_mk_we"), Some(b1(false))),
+        ("wr_word_q", f.width, id("cmd_word"), None),
+        ("wr_psn_q", psn_w, id("cmd_psn"), None),
+        ("wr_mk_word_q", mkf.width, id("cmd_mk_word"), None),
+        ("wr_status_q", 8, id("cmd_status"), Some(n(8, ok))),
+        ("wr_illegal_q", 1, id("cmd_illegal"), Some(b1(false))),
+        ("wr_prev_q", sw, prev_state, Some(Expr::zero(sw))),
+    ] {
+        g.reg(q, w);
+        g.flops.push(Flop { q: id(q), d, reset });
+    }
+    g.wire(
+        "cmd_end",
+        1,
+        Expr::eq(id("cmd_fsm_q"), id("CMD_WRITE")),
+        Some("a command's last cycle: it writes and reports its status"),
+    );
     // ---- RAM writes: the clear, then commands; the RX write-back when neither writes.
+    // A clear that starts in a command's WRITE cycle wins: the command's write is dropped
+    // (the clear zeroes that context too).
     g.wire(
         "ram_we",
         1,
-        Expr::or(id("clr_busy_q"), id("cmd_ctx_we")),
+        Expr::or(id("clr_busy_q"), id("wr_ctx_we_q")),
         Some("the clear or a command writes every replica"),
     );
     g.wire_r(
@@ -1991,7 +2038,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.wire_r(
         "ram_word",
         Range::bits(f.width).expect("wide"),
-        Expr::ternary(id("clr_busy_q"), Expr::zero(f.width), id("cmd_word")),
+        Expr::ternary(id("clr_busy_q"), Expr::zero(f.width), id("wr_word_q")),
     );
     for (mem, rep) in [
         ("db_mem", &db_rep),
@@ -2015,7 +2062,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         "psn_we",
         1,
         Expr::or(
-            Expr::or(id("clr_busy_q"), id("cmd_psn_we")),
+            Expr::or(id("clr_busy_q"), id("wr_psn_we_q")),
             Expr::and(id("wb_take"), id("wb_inpart")),
         ),
         None,
@@ -2026,11 +2073,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::ternary(
             id("clr_busy_q"),
             id("clr_addr_q"),
-            Expr::ternary(
-                Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
-                id("cmd_addr_q"),
-                id("wb_addr"),
-            ),
+            Expr::ternary(id("cmd_end"), id("cmd_addr_q"), id("wb_addr")),
         ),
     );
     g.wire(
@@ -2040,8 +2083,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             id("clr_busy_q"),
             Expr::zero(psn_w),
             Expr::ternary(
-                Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
-                id("cmd_psn"),
+                id("cmd_end"),
+                id("wr_psn_q"),
                 Expr::concat(vec![id("rx_wb_nak_sent"), id("rx_wb_epsn")]),
             ),
         ),
@@ -2050,7 +2093,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.wire(
         "mk_we",
         1,
-        Expr::or(id("mk_clr_busy_q"), id("cmd_mk_we")),
+        Expr::or(id("mk_clr_busy_q"), id("wr_mk_we_q")),
         Some("the clear or an MKey command writes the key table"),
     );
     g.wire_r(
@@ -2069,7 +2112,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         data: Expr::ternary(
             id("mk_clr_busy_q"),
             Expr::zero(mkf.width),
-            id("cmd_mk_word"),
+            id("wr_mk_word_q"),
         ),
     });
     g.mems.push(V::MemWrite {
@@ -2081,7 +2124,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
 
     // ---- CSR hardware inputs
     for (q, d) in [
-        ("cmd_done_q", id("cmd_done")),
+        ("cmd_done_q", id("cmd_end")),
         ("mk_rsp_new_q", Expr::and(id("mk_adv"), id("mk_s1_valid_q"))),
     ] {
         g.reg(q, 1);
@@ -2100,33 +2143,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             "csr_cmd_status_busy_i",
             Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_IDLE")),
         ),
-        ("csr_cmd_status_status_we_i", id("cmd_done")),
-        ("csr_cmd_status_status_d_i", id("cmd_status")),
-        ("csr_cmd_status_prev_state_we_i", id("cmd_done")),
-        (
-            "csr_cmd_status_prev_state_d_i",
-            Expr::ternary(
-                Expr::all(vec![
-                    Expr::eq(id("cmd_pre_q"), n(8, ok)),
-                    Expr::lnot(id("clearing")),
-                    Expr::lnot(id("cmd_is_mk")),
-                    f.valid.of("cmd_ctx_q"),
-                ]),
-                cur_state,
-                Expr::zero(sw),
-            ),
-        ),
+        ("csr_cmd_status_status_we_i", id("cmd_end")),
+        ("csr_cmd_status_status_d_i", id("wr_status_q")),
+        ("csr_cmd_status_prev_state_we_i", id("cmd_end")),
+        ("csr_cmd_status_prev_state_d_i", id("wr_prev_q")),
         // The interrupt bits are set one cycle after `busy` drops, from flops: the EXEC
         // decode into `cmd_status` does not also run through `int_status`'s set logic
         // (issue 9: LUT depth). The error bit is the flop that counts `cmd_errors`.
         ("csr_int_status_cmd_done_set_i", id("cmd_done_q")),
         ("csr_int_status_cmd_error_set_i", id("cnt_cmd_errors_q")),
-        ("csr_illegal_transitions_count_incr_i", id("cmd_illegal")),
+        ("csr_illegal_transitions_count_incr_i", id("wr_illegal_q")),
+        // From the registered status: its `!= OK` is not on the EXEC decode's path.
         (
             "csr_cmd_errors_count_incr_i",
             Expr::and(
-                id("cmd_done"),
-                Expr::bin(BinOp::Ne, id("cmd_status"), n(8, ok)),
+                id("cmd_end"),
+                Expr::bin(BinOp::Ne, id("wr_status_q"), n(8, ok)),
             ),
         ),
         (

@@ -4,9 +4,11 @@
 //! - context address `vf * QPS_PER_VF + local`; a QPN is `{4'b0, owning VF, local[11:0]}` and
 //!   a request whose QPN names another VF or lies outside the partition is refused;
 //! - a lookup sees the state before the cycle it is accepted in (read-first);
-//! - a command whose `go` is seen at cycle g reads its context during g+1 and writes at the
-//!   end of g+2, using the mailbox as it is in cycle g+2 (software does not write it while the
-//!   command is busy: the RTL checks the mailbox's parameters as they are in g+1);
+//! - a command whose `go` is seen at cycle g reads its context during g+1, decides in g+2
+//!   (using the mailbox as it is in cycle g+2; software does not write it while the command is
+//!   busy: the RTL checks the mailbox's parameters as they are in g+1; a query loads the
+//!   mailbox at the end of g+2) and writes and reports its status at the end of g+3; a clear
+//!   that starts in g+3 drops the command's write (the clear zeroes that context too);
 //! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
 //!   answer "invalid", commands complete with RES_BUSY and write-backs wait.
 //!
@@ -395,6 +397,17 @@ enum Fsm {
     Idle,
     Read,
     Exec,
+    Write,
+}
+
+/// What EXEC decided, held for the WRITE cycle.
+#[derive(Clone, Debug, Default)]
+struct Pending {
+    status: u8,
+    prev: u32,
+    ctx: Option<Word>,
+    psn: Option<(u32, bool)>,
+    mk: Option<Word>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -455,10 +468,11 @@ pub struct QpcModel {
     cmd_vf: u32,
     cmd_mk_addr: usize,
     cmd_pre: u8,
+    pending: Pending,
     snap: (Word, (u32, bool)),
     snap_mk: Word,
     last_status: u8,
-    /// `int_status` (bit 0 `cmd_done`, bit 1 `cmd_error`): set here in a command's EXEC
+    /// `int_status` (bit 0 `cmd_done`, bit 1 `cmd_error`): set here in a command's WRITE
     /// cycle, by the RTL one cycle later (from flops); exact once the block is quiet.
     int_status: u32,
     last_prev: u32,
@@ -494,6 +508,7 @@ impl QpcModel {
             cmd_vf: 0,
             cmd_mk_addr: 0,
             cmd_pre: status::OK,
+            pending: Pending::default(),
             snap: (vec![0; words], (0, false)),
             snap_mk: vec![0; mk_words],
             last_status: 0,
@@ -522,6 +537,7 @@ impl QpcModel {
         self.cmd = None;
         self.cmd_addr = 0;
         self.cmd_pre = status::OK;
+        self.pending = Pending::default();
         self.last_status = 0;
         self.int_status = 0;
         self.last_prev = 0;
@@ -571,9 +587,9 @@ impl QpcModel {
     }
 
     /// Whether the RX write-back is ready in this cycle (before `cycle` is called): not while
-    /// the clear runs, nor in a command's EXEC cycle (whether or not it writes the PSN).
+    /// the clear runs, nor in a command's WRITE cycle (whether or not it writes the PSN).
     pub fn wb_ready(&self) -> bool {
-        self.clearing.is_none() && self.fsm != Fsm::Exec
+        self.clearing.is_none() && self.fsm != Fsm::Write
     }
 
     /// The R_Key check of `r` against the key table as it is now.
@@ -864,9 +880,21 @@ impl QpcModel {
                 } else {
                     0
                 };
-                out.done = Some((st, prev));
+                self.pending = Pending {
+                    status: st,
+                    prev,
+                    ctx: ex.ctx,
+                    psn: ex.psn_we.then_some(ex.psn),
+                    mk: ex.mk,
+                };
+                self.fsm = Fsm::Write;
+            }
+            Fsm::Write => {
+                let p = std::mem::take(&mut self.pending);
+                let st = p.status;
+                out.done = Some((st, p.prev));
                 self.last_status = st;
-                self.last_prev = prev;
+                self.last_prev = p.prev;
                 self.int_status |= 1;
                 if st != status::OK {
                     self.counters.cmd_errors += 1;
@@ -875,8 +903,14 @@ impl QpcModel {
                 if st == status::BAD_RES_STATE {
                     self.counters.illegal += 1;
                 }
-                writes.push((self.cmd_addr, ex.ctx, ex.psn_we.then_some(ex.psn)));
-                mk_write = ex.mk.map(|w| (self.cmd_mk_addr, w));
+                // A clear that starts this cycle wins the RAM port (and zeroes the context
+                // later if not now).
+                if self.clearing.is_none() {
+                    writes.push((self.cmd_addr, p.ctx, p.psn));
+                }
+                if self.mk_clearing.is_none() {
+                    mk_write = p.mk.map(|w| (self.cmd_mk_addr, w));
+                }
                 self.fsm = Fsm::Idle;
             }
         }
