@@ -5,9 +5,9 @@
 //!   a request whose QPN names another VF or lies outside the partition is refused;
 //! - a lookup sees the state before the cycle it is accepted in (read-first);
 //! - a command whose `go` is seen at cycle g reads its context during g+1, decides in g+2
-//!   (using the mailbox as it is in cycle g+2; software does not write it while the command is
-//!   busy: the RTL checks the mailbox's parameters as they are in g+1; a query loads the
-//!   mailbox at the end of g+2) and writes and reports its status at the end of g+3; a clear
+//!   (the RTL checks the mailbox's parameters as they are in g+1; a query loads the mailbox
+//!   at the end of g+2) and writes and reports its status at the end of g+3, loading the
+//!   mailbox as it is in g+3 (software does not write it while the command is busy); a clear
 //!   that starts in g+3 drops the command's write (the clear zeroes that context too);
 //! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
 //!   answer "invalid", commands complete with RES_BUSY and write-backs wait.
@@ -400,14 +400,17 @@ enum Fsm {
     Write,
 }
 
-/// What EXEC decided, held for the WRITE cycle.
+/// What EXEC decided, held for the WRITE cycle. A write that loads the mailbox (`load`:
+/// the destination state; `mk_load`) takes it as it is in WRITE.
 #[derive(Clone, Debug, Default)]
 struct Pending {
     status: u8,
     prev: u32,
     ctx: Option<Word>,
     psn: Option<(u32, bool)>,
+    load: Option<u32>,
     mk: Option<Word>,
+    mk_load: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -424,6 +427,8 @@ pub struct Counters {
 struct Exec {
     status: u8,
     ctx: Option<Word>,
+    load: Option<u32>,
+    mk_load: bool,
     psn_we: bool,
     query: bool,
     psn: (u32, bool),
@@ -436,6 +441,8 @@ impl Exec {
         Exec {
             status,
             ctx: None,
+            load: None,
+            mk_load: false,
             psn_we: false,
             query: false,
             psn: (0, false),
@@ -635,13 +642,6 @@ impl QpcModel {
             let mtu = get(&self.mailbox, l.mtu);
             l.service_types.contains(&st) && (1..=5).contains(&mtu)
         };
-        let load = |to: u32| {
-            let mut w = self.mailbox.clone();
-            set(&mut w, l.state, to);
-            set(&mut w, l.valid, 1);
-            set(&mut w, l.nak, 0);
-            w
-        };
         if self.cmd_pre != status::OK {
             return Exec::fail(self.cmd_pre);
         }
@@ -652,14 +652,10 @@ impl QpcModel {
             return Exec::fail(status::BAD_OP);
         };
         let ok = Exec::fail(status::OK);
-        let loaded = |to: u32| {
-            let w = load(to);
-            Exec {
-                psn: (get(&w, l.epsn), false),
-                ctx: Some(w),
-                psn_we: true,
-                ..Exec::fail(status::OK)
-            }
+        let loaded = |to: u32| Exec {
+            load: Some(to),
+            psn_we: true,
+            ..Exec::fail(status::OK)
         };
         let ml = &self.mk_layout;
         let mk_valid = get(&self.snap_mk, ml.valid) == 1;
@@ -692,12 +688,10 @@ impl QpcModel {
             Kind::Load if mb_ok => loaded(to),
             Kind::Load => Exec::fail(status::BAD_PARAM),
             Kind::MkCreate if mk_valid => Exec::fail(status::BAD_RES),
-            Kind::MkCreate => {
-                let mut w = self.mailbox[..self.snap_mk.len()].to_vec();
-                set(&mut w, ml.valid, 1);
-                set(&mut w, ml.vf, self.cmd_vf);
-                Exec { mk: Some(w), ..ok }
-            }
+            Kind::MkCreate => Exec {
+                mk_load: true,
+                ..ok
+            },
             Kind::MkDestroy if mk_exists => Exec {
                 mk: Some(vec![0; self.snap_mk.len()]),
                 ..ok
@@ -885,12 +879,29 @@ impl QpcModel {
                     prev,
                     ctx: ex.ctx,
                     psn: ex.psn_we.then_some(ex.psn),
+                    load: ex.load,
                     mk: ex.mk,
+                    mk_load: ex.mk_load,
                 };
                 self.fsm = Fsm::Write;
             }
             Fsm::Write => {
-                let p = std::mem::take(&mut self.pending);
+                let mut p = std::mem::take(&mut self.pending);
+                if let Some(to) = p.load {
+                    let mut w = self.mailbox.clone();
+                    set(&mut w, l.state, to);
+                    set(&mut w, l.valid, 1);
+                    set(&mut w, l.nak, 0);
+                    p.psn = Some((get(&w, l.epsn), false));
+                    p.ctx = Some(w);
+                }
+                if p.mk_load {
+                    let ml = &self.mk_layout;
+                    let mut w = self.mailbox[..self.snap_mk.len()].to_vec();
+                    set(&mut w, ml.valid, 1);
+                    set(&mut w, ml.vf, self.cmd_vf);
+                    p.mk = Some(w);
+                }
                 let st = p.status;
                 out.done = Some((st, p.prev));
                 self.last_status = st;
