@@ -221,9 +221,10 @@ module qpc #(
   localparam integer MK_LAST       = NUM_MKEYS - 1;  // index of the last MKey
   localparam [12:0]  GEO_NUM_MKEYS = NUM_MKEYS[12:0];
   // Command engine states
-  localparam [1:0] CMD_IDLE = 2'b00;
-  localparam [1:0] CMD_READ = 2'b01;
-  localparam [1:0] CMD_EXEC = 2'b10;
+  localparam [1:0] CMD_IDLE  = 2'b00;
+  localparam [1:0] CMD_READ  = 2'b01;
+  localparam [1:0] CMD_EXEC  = 2'b10;
+  localparam [1:0] CMD_WRITE = 2'b11;
   // Command kinds (what the opcode does to the context)
   localparam [3:0] KIND_NONE       = 4'b1111;
   localparam [3:0] KIND_CREATE     = 4'b0000;
@@ -234,6 +235,14 @@ module qpc #(
   localparam [3:0] KIND_MK_CREATE  = 4'b0101;
   localparam [3:0] KIND_MK_DESTROY = 4'b0110;
   localparam [3:0] KIND_MK_QUERY   = 4'b0111;
+  // Bits of cmd_does_q: what the command may write
+  localparam [2:0] DOES_CREATE     = 3'b000;
+  localparam [2:0] DOES_DESTROY    = 3'b001;
+  localparam [2:0] DOES_LOAD       = 3'b010;
+  localparam [2:0] DOES_STATE      = 3'b011;
+  localparam [2:0] DOES_TO_RST     = 3'b100;
+  localparam [2:0] DOES_MK_CREATE  = 3'b101;
+  localparam [2:0] DOES_MK_DESTROY = 3'b110;
 
   wire             csr_ctrl_clear_o;
   wire             csr_status_clear_busy_i;
@@ -364,6 +373,7 @@ module qpc #(
   reg  [31:0]      db_rsp_user_q;
   reg  [31:0]      db_rsp_user_d;
   wire             db_exists;
+  wire             db_page_eq;                // the doorbell's page is the QP's
   wire             db_page_bad;
   wire             db_state_bad;
   wire [2:0]       db_reason;                 // first failing check: 1 partition, 2 existence, 3
@@ -464,8 +474,6 @@ module qpc #(
   wire             wb_take;                   // a write-back is accepted this cycle
   reg  [1:0]       cmd_fsm_q;
   reg  [1:0]       cmd_fsm_d;
-  reg  [15:0]      cmd_op_q;
-  reg  [15:0]      cmd_op_d;
   reg  [3:0]       cmd_kind_q;
   reg  [3:0]       cmd_kind_d;
   reg  [7:0]       cmd_vf_q;
@@ -497,11 +505,17 @@ module qpc #(
   wire             cmd_is_mk;
   wire             cmd_target_ok;             // the target names a context of the block (else
                                               // BAD_INDEX)
-  wire [15:0]      op_hit;                    // one bit per known opcode of the command (latched at
-                                              // go), in table order
+  wire [15:0]      op_hit;                    // one bit per known opcode of the command, in table
+                                              // order
+  reg  [15:0]      cmd_hit_q;
+  reg  [15:0]      cmd_hit_d;
   wire [3:0]       op_kind;
   wire [4:0]       op_from;
   wire [3:0]       op_to;
+  reg  [6:0]       cmd_does_q;
+  reg  [6:0]       cmd_does_d;
+  reg              cmd_pre_ok_q;
+  reg              cmd_pre_ok_d;
   wire             mb_params_ok;              // mailbox service type is one of the map's and MTU is
                                               // 1..5
   reg              mb_ok_q;
@@ -513,15 +527,34 @@ module qpc #(
                                               // command's VF
   wire             cmd_mk_query;              // QUERY_MKEY copies the key into the mailbox
   reg  [7:0]       cmd_status;
-  reg              cmd_ctx_we;
-  reg              cmd_psn_we;
   reg              cmd_query;
-  reg              cmd_mk_we;
-  reg              cmd_done;
   reg              cmd_illegal;
-  reg  [383:0]     cmd_word;
-  reg  [191:0]     cmd_mk_word;
-  reg  [24:0]      cmd_psn;
+  wire             cmd_from_ok;               // the context is in the command's source state (or
+                                              // any will do)
+  wire             cmd_go;                    // EXEC of a known opcode on a target inside the
+                                              // block, no clear running
+  wire             cmd_sel_load;              // CREATE or a modify that loads the mailbox, and it
+                                              // may
+  wire             cmd_sel_state;             // a state-only modify that may change the state
+  wire             cmd_zero;                  // DESTROY of an existing context
+  wire             cmd_ctx_we;
+  wire             cmd_psn_we;
+  wire             cmd_mk_we;
+  reg              wr_ctx_we_q;
+  reg              wr_psn_we_q;
+  reg              wr_mk_we_q;
+  reg              wr_load_q;
+  reg              wr_state_q;
+  reg              wr_mk_load_q;
+  reg  [7:0]       wr_status_q;
+  reg              wr_illegal_q;
+  reg  [3:0]       wr_prev_q;
+  wire [383:0]     wr_word;
+  wire [24:0]      wr_psn;                    // a load takes the mailbox's ePSN; DESTROY and TO_RST
+                                              // zero it
+  wire [191:0]     wr_mk_word;
+  wire             cmd_end;                   // a command's last cycle: it writes and reports its
+                                              // status
   wire             ram_we;                    // the clear or a command writes every replica
   wire [AW-1:0]    ram_addr;
   wire [383:0]     ram_word;
@@ -648,11 +681,12 @@ module qpc #(
   assign db_rsp_user = db_rsp_user_q;
   assign db_rsp_valid = db_rsp_valid_q;
   assign db_exists = db_s1_inpart_q && !db_s1_clear_q && db_word_q[28];
-  assign db_page_bad = db_exists && db_word_q[23:0] != db_s1_page_q;
-  assign db_state_bad = db_exists && db_word_q[23:0] == db_s1_page_q && db_word_q[27:24] != 4'b0011;
+  assign db_page_eq = db_word_q[23:0] == db_s1_page_q;
+  assign db_page_bad = db_exists && !db_page_eq;
+  assign db_state_bad = db_exists && db_page_eq && db_word_q[27:24] != 4'b0011;
   assign db_reason = {db_state_bad, (db_s1_inpart_q && !db_exists) || db_page_bad,
                       !db_s1_inpart_q || db_page_bad};
-  assign db_ok = db_exists && db_word_q[23:0] == db_s1_page_q && db_word_q[27:24] == 4'b0011;
+  assign db_ok = db_exists && db_page_eq && db_word_q[27:24] == 4'b0011;
   assign wqe_rsp_status = wqe_rsp_status_q;
   assign wqe_rsp_cqn = wqe_rsp_cqn_q;
   assign wqe_rsp_vf = wqe_rsp_vf_q;
@@ -708,7 +742,7 @@ module qpc #(
   assign wb_index = {24'h000000, rx_wb_vf} * QPS_PER_VF + {20'h00000, rx_wb_qpn[11:0]};
   assign wb_addr = wb_inpart ? wb_index[AW - 1:0] : {AW{1'b0}};
   assign wb_take = rx_wb_valid && rx_wb_ready;
-  assign rx_wb_ready = !clr_busy_q && cmd_fsm_q != CMD_EXEC;
+  assign rx_wb_ready = !clr_busy_q && cmd_fsm_q != CMD_WRITE;
   assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o &&
                       {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
                       {1'b0, cmd_qpn[11:0]} < GEO_QPS_PER_VF;
@@ -724,32 +758,35 @@ module qpc #(
   assign cmd_is_mk = (cmd_kind_q == KIND_MK_CREATE) | (cmd_kind_q == KIND_MK_DESTROY) |
                      (cmd_kind_q == KIND_MK_QUERY);
   assign cmd_target_ok = op_is_mk ? cmd_mk_ok : cmd_inpart && cmd_index_ok;
-  assign op_hit = {cmd_op_q == 16'h0201, cmd_op_q == 16'h0202, cmd_op_q == 16'h0200,
-                   cmd_op_q == 16'h050b, cmd_op_q == 16'h050a, cmd_op_q == 16'h0507,
-                   cmd_op_q == 16'h0508, cmd_op_q == 16'h050c, cmd_op_q == 16'h0506,
-                   cmd_op_q == 16'h0505, cmd_op_q == 16'h0504, cmd_op_q == 16'h0503,
-                   cmd_op_q == 16'h050e, cmd_op_q == 16'h0502, cmd_op_q == 16'h0501,
-                   cmd_op_q == 16'h0500};
-  assign op_kind = |op_hit ?
-                     ({4{op_hit[1]}} & 4'b0001) | ({4{op_hit[2]}} & 4'b0010) |
-                     ({4{op_hit[3]}} & 4'b0010) | ({4{op_hit[4]}} & 4'b0010) |
-                     ({4{op_hit[5]}} & 4'b0010) | ({4{op_hit[6]}} & 4'b0010) |
-                     ({4{op_hit[7]}} & 4'b0010) | ({4{op_hit[8]}} & 4'b0010) |
-                     ({4{op_hit[9]}} & 4'b0011) | ({4{op_hit[10]}} & 4'b0011) |
-                     ({4{op_hit[11]}} & 4'b0011) | ({4{op_hit[12]}} & 4'b0100) |
-                     ({4{op_hit[13]}} & 4'b0101) | ({4{op_hit[14]}} & 4'b0110) |
-                     ({4{op_hit[15]}} & 4'b0111) :
+  assign op_hit = {csr_cmd_ctrl_opcode_o == 16'h0201, csr_cmd_ctrl_opcode_o == 16'h0202,
+                   csr_cmd_ctrl_opcode_o == 16'h0200, csr_cmd_ctrl_opcode_o == 16'h050b,
+                   csr_cmd_ctrl_opcode_o == 16'h050a, csr_cmd_ctrl_opcode_o == 16'h0507,
+                   csr_cmd_ctrl_opcode_o == 16'h0508, csr_cmd_ctrl_opcode_o == 16'h050c,
+                   csr_cmd_ctrl_opcode_o == 16'h0506, csr_cmd_ctrl_opcode_o == 16'h0505,
+                   csr_cmd_ctrl_opcode_o == 16'h0504, csr_cmd_ctrl_opcode_o == 16'h0503,
+                   csr_cmd_ctrl_opcode_o == 16'h050e, csr_cmd_ctrl_opcode_o == 16'h0502,
+                   csr_cmd_ctrl_opcode_o == 16'h0501, csr_cmd_ctrl_opcode_o == 16'h0500};
+  assign op_kind = |cmd_hit_q ?
+                     ({4{cmd_hit_q[1]}} & 4'b0001) | ({4{cmd_hit_q[2]}} & 4'b0010) |
+                     ({4{cmd_hit_q[3]}} & 4'b0010) | ({4{cmd_hit_q[4]}} & 4'b0010) |
+                     ({4{cmd_hit_q[5]}} & 4'b0010) | ({4{cmd_hit_q[6]}} & 4'b0010) |
+                     ({4{cmd_hit_q[7]}} & 4'b0010) | ({4{cmd_hit_q[8]}} & 4'b0010) |
+                     ({4{cmd_hit_q[9]}} & 4'b0011) | ({4{cmd_hit_q[10]}} & 4'b0011) |
+                     ({4{cmd_hit_q[11]}} & 4'b0011) | ({4{cmd_hit_q[12]}} & 4'b0100) |
+                     ({4{cmd_hit_q[13]}} & 4'b0101) | ({4{cmd_hit_q[14]}} & 4'b0110) |
+                     ({4{cmd_hit_q[15]}} & 4'b0111) :
                    KIND_NONE;
-  assign op_from = ({5{op_hit[0]}} & 5'h10) | ({5{op_hit[1]}} & 5'h10) | ({5{op_hit[3]}} & 5'h01) |
-                   ({5{op_hit[4]}} & 5'h01) | ({5{op_hit[5]}} & 5'h02) | ({5{op_hit[6]}} & 5'h03) |
-                   ({5{op_hit[7]}} & 5'h04) | ({5{op_hit[8]}} & 5'h05) | ({5{op_hit[9]}} & 5'h03) |
-                   ({5{op_hit[10]}} & 5'h10) | ({5{op_hit[11]}} & 5'h10) |
-                   ({5{op_hit[12]}} & 5'h10);
-  assign op_to = ({4{op_hit[2]}} & 4'b0001) | ({4{op_hit[3]}} & 4'b0001) |
-                 ({4{op_hit[4]}} & 4'b0010) | ({4{op_hit[5]}} & 4'b0011) |
-                 ({4{op_hit[6]}} & 4'b0011) | ({4{op_hit[7]}} & 4'b0011) |
-                 ({4{op_hit[8]}} & 4'b0011) | ({4{op_hit[9]}} & 4'b0101) |
-                 ({4{op_hit[10]}} & 4'b0110);
+  assign op_from = ({5{cmd_hit_q[0]}} & 5'h10) | ({5{cmd_hit_q[1]}} & 5'h10) |
+                   ({5{cmd_hit_q[3]}} & 5'h01) | ({5{cmd_hit_q[4]}} & 5'h01) |
+                   ({5{cmd_hit_q[5]}} & 5'h02) | ({5{cmd_hit_q[6]}} & 5'h03) |
+                   ({5{cmd_hit_q[7]}} & 5'h04) | ({5{cmd_hit_q[8]}} & 5'h05) |
+                   ({5{cmd_hit_q[9]}} & 5'h03) | ({5{cmd_hit_q[10]}} & 5'h10) |
+                   ({5{cmd_hit_q[11]}} & 5'h10) | ({5{cmd_hit_q[12]}} & 5'h10);
+  assign op_to = ({4{cmd_hit_q[2]}} & 4'b0001) | ({4{cmd_hit_q[3]}} & 4'b0001) |
+                 ({4{cmd_hit_q[4]}} & 4'b0010) | ({4{cmd_hit_q[5]}} & 4'b0011) |
+                 ({4{cmd_hit_q[6]}} & 4'b0011) | ({4{cmd_hit_q[7]}} & 4'b0011) |
+                 ({4{cmd_hit_q[8]}} & 4'b0011) | ({4{cmd_hit_q[9]}} & 4'b0101) |
+                 ({4{cmd_hit_q[10]}} & 4'b0110);
   assign mb_params_ok = ((csr_mailbox_data_value_o[23:16] == 8'h00) |
                          (csr_mailbox_data_value_o[23:16] == 8'h01) |
                          (csr_mailbox_data_value_o[23:16] == 8'h02) |
@@ -773,33 +810,45 @@ module qpc #(
                              csr_mailbox_data_value_o[15:0]};
   assign cmd_mk_exists = cmd_mk_q[31] && cmd_mk_q[23:16] == cmd_vf_q;
   assign cmd_mk_query = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing && cmd_mk_exists;
-  assign ram_we = clr_busy_q || cmd_ctx_we;
+  assign cmd_from_ok = cmd_from_q[4] || cmd_from_q[3:0] == cmd_ctx_q[31:28];
+  assign cmd_go = cmd_fsm_q == CMD_EXEC && cmd_pre_ok_q && !clearing;
+  assign cmd_sel_load = mb_ok_q &&
+                        ((cmd_does_q[DOES_CREATE] && !cmd_ctx_q[63]) ||
+                         (cmd_does_q[DOES_LOAD] && cmd_ctx_q[63] && cmd_from_ok));
+  assign cmd_sel_state = cmd_does_q[DOES_STATE] && cmd_ctx_q[63] && cmd_from_ok;
+  assign cmd_zero = cmd_does_q[DOES_DESTROY] && cmd_ctx_q[63];
+  assign cmd_ctx_we = cmd_go && (cmd_sel_load | cmd_sel_state | cmd_zero);
+  assign cmd_psn_we = cmd_go &&
+                      (cmd_sel_load | (cmd_sel_state && cmd_does_q[DOES_TO_RST]) | cmd_zero);
+  assign cmd_mk_we = cmd_go &&
+                     ((cmd_does_q[DOES_MK_CREATE] && !cmd_mk_q[31]) ||
+                      (cmd_does_q[DOES_MK_DESTROY] && cmd_mk_exists));
+  assign wr_word = ({384{wr_load_q}} & cmd_load_word) | ({384{wr_state_q}} & cmd_state_word);
+  assign wr_psn = {25{wr_load_q}} & {1'b0, csr_mailbox_data_value_o[247:224]};
+  assign wr_mk_word = {192{wr_mk_load_q}} & cmd_mk_load_word;
+  assign cmd_end = cmd_fsm_q == CMD_WRITE;
+  assign ram_we = clr_busy_q || wr_ctx_we_q;
   assign ram_addr = clr_busy_q ? clr_addr_q : cmd_addr_q;
-  assign ram_word = clr_busy_q ? 384'd0 : cmd_word;
-  assign psn_we = clr_busy_q || cmd_psn_we || (wb_take && wb_inpart);
-  assign psn_addr = clr_busy_q ? clr_addr_q : cmd_fsm_q == CMD_EXEC ? cmd_addr_q : wb_addr;
-  assign psn_word = clr_busy_q ? 25'd0 :
-                    cmd_fsm_q == CMD_EXEC ? cmd_psn :
-                    {rx_wb_nak_sent, rx_wb_epsn};
-  assign mk_we = mk_clr_busy_q || cmd_mk_we;
+  assign ram_word = clr_busy_q ? 384'd0 : wr_word;
+  assign psn_we = clr_busy_q || wr_psn_we_q || (wb_take && wb_inpart);
+  assign psn_addr = clr_busy_q ? clr_addr_q : cmd_end ? cmd_addr_q : wb_addr;
+  assign psn_word = clr_busy_q ? 25'd0 : cmd_end ? wr_psn : {rx_wb_nak_sent, rx_wb_epsn};
+  assign mk_we = mk_clr_busy_q || wr_mk_we_q;
   assign mk_wr_addr = mk_clr_busy_q ? mk_clr_addr_q : cmd_mk_addr_q;
   assign csr_status_clear_busy_i = clearing;
   assign csr_mkey_geometry_num_mkeys_i = GEO_NUM_MKEYS;
   assign csr_geometry_num_vf_i = GEO_NUM_VF;
   assign csr_geometry_qps_per_vf_i = GEO_QPS_PER_VF;
   assign csr_cmd_status_busy_i = cmd_fsm_q != CMD_IDLE;
-  assign csr_cmd_status_status_we_i = cmd_done;
-  assign csr_cmd_status_status_d_i = cmd_status;
-  assign csr_cmd_status_prev_state_we_i = cmd_done;
-  assign csr_cmd_status_prev_state_d_i = cmd_pre_q == 8'h00 && !clearing && !cmd_is_mk &&
-                                         cmd_ctx_q[63] ?
-                                           cmd_ctx_q[31:28] :
-                                         4'b0000;
+  assign csr_cmd_status_status_we_i = cmd_end;
+  assign csr_cmd_status_status_d_i = wr_status_q;
+  assign csr_cmd_status_prev_state_we_i = cmd_end;
+  assign csr_cmd_status_prev_state_d_i = wr_prev_q;
   assign csr_int_status_cmd_done_set_i = cmd_done_q;
   assign csr_int_status_cmd_error_set_i = cnt_cmd_errors_q;
-  assign cnt_illegal_transitions_d = cmd_illegal;
+  assign cnt_illegal_transitions_d = wr_illegal_q;
   assign csr_illegal_transitions_count_incr_i = cnt_illegal_transitions_q;
-  assign cnt_cmd_errors_d = cmd_done && cmd_status != 8'h00;
+  assign cnt_cmd_errors_d = cmd_end && wr_status_q != 8'h00;
   assign csr_cmd_errors_count_incr_i = cnt_cmd_errors_q;
   assign cnt_pd_mismatches_d = wqe_adv && wqe_s1_valid_q && wqe_status == 2'b10;
   assign csr_pd_mismatches_count_incr_i = cnt_pd_mismatches_q;
@@ -1000,9 +1049,9 @@ module qpc #(
       mk_rsp_rkey_d = mk_s1_rkey_q;
       mk_rsp_user_d = mk_s1_user_q;
     end
-    // Command engine: IDLE sees go, READ waits for the context, EXEC checks and writes
+    // Command engine: IDLE sees go, READ waits for the context, EXEC checks, WRITE writes
     cmd_fsm_d = cmd_fsm_q;
-    cmd_op_d = cmd_op_q;
+    cmd_hit_d = cmd_hit_q;
     cmd_kind_d = cmd_kind_q;
     cmd_from_d = cmd_from_q;
     cmd_to_d = cmd_to_q;
@@ -1011,21 +1060,17 @@ module qpc #(
     cmd_tok_d = cmd_tok_q;
     cmd_mk_addr_d = cmd_mk_addr_q;
     cmd_pre_d = cmd_pre_q;
+    cmd_pre_ok_d = cmd_pre_ok_q;
+    cmd_does_d = cmd_does_q;
     cmd_addr_d = cmd_addr_q;
     cmd_status = 8'h00;
-    cmd_ctx_we = 1'b0;
-    cmd_psn_we = 1'b0;
     cmd_query = 1'b0;
-    cmd_mk_we = 1'b0;
-    cmd_done = 1'b0;
     cmd_illegal = 1'b0;
-    cmd_word = 384'd0;
-    cmd_mk_word = 192'd0;
     case (cmd_fsm_q)
       CMD_IDLE: begin
         if (csr_cmd_ctrl_go_o) begin
           cmd_fsm_d = CMD_READ;
-          cmd_op_d = csr_cmd_ctrl_opcode_o;
+          cmd_hit_d = op_hit;
           cmd_addr_d = cmd_addr;
           cmd_vf_d = csr_cmd_target_vf_o;
           cmd_tok_d = cmd_target_ok;
@@ -1038,12 +1083,16 @@ module qpc #(
         cmd_from_d = op_from;
         cmd_to_d = op_to;
         cmd_pre_d = op_kind == KIND_NONE ? 8'h02 : cmd_tok_q ? 8'h00 : 8'h0a;
+        cmd_pre_ok_d = |cmd_hit_q && cmd_tok_q;
+        cmd_does_d = {cmd_hit_q[14], cmd_hit_q[13], cmd_hit_q[11],
+                      cmd_hit_q[9] | cmd_hit_q[10] | cmd_hit_q[11],
+                      cmd_hit_q[2] | cmd_hit_q[3] | cmd_hit_q[4] | cmd_hit_q[5] | cmd_hit_q[6] |
+                      cmd_hit_q[7] | cmd_hit_q[8], cmd_hit_q[1], cmd_hit_q[0]};
         cmd_mkq_d = op_kind == KIND_MK_QUERY && cmd_tok_q;
       end
       CMD_EXEC: begin
-        cmd_done = 1'b1;
-        cmd_fsm_d = CMD_IDLE;
-        if (cmd_pre_q != 8'h00) begin
+        cmd_fsm_d = CMD_WRITE;
+        if (!cmd_pre_ok_q) begin
           cmd_status = cmd_pre_q;
         end else if (clearing) begin
           cmd_status = 8'h06;
@@ -1052,39 +1101,22 @@ module qpc #(
             KIND_CREATE: begin
               if (cmd_ctx_q[63]) begin
                 cmd_status = 8'h05;
-              end else if (mb_ok_q) begin
-                cmd_word = cmd_load_word;
-                cmd_ctx_we = 1'b1;
-                cmd_psn_we = 1'b1;
-              end else begin
+              end else if (!mb_ok_q) begin
                 cmd_status = 8'h03;
               end
             end
             KIND_DESTROY: begin
-              if (cmd_ctx_q[63]) begin
-                cmd_word = 384'd0;
-                cmd_ctx_we = 1'b1;
-                cmd_psn_we = 1'b1;
-              end else begin
+              if (!cmd_ctx_q[63]) begin
                 cmd_status = 8'h05;
               end
             end
             KIND_LOAD, KIND_STATE: begin
               if (!cmd_ctx_q[63]) begin
                 cmd_status = 8'h05;
-              end else if (!cmd_from_q[4] && cmd_from_q[3:0] != cmd_ctx_q[31:28]) begin
+              end else if (!cmd_from_ok) begin
                 cmd_status = 8'h09;
                 cmd_illegal = 1'b1;
-              end else if (cmd_kind_q == KIND_STATE) begin
-                cmd_word = cmd_state_word;
-                cmd_ctx_we = 1'b1;
-                // TO_RST also forgets the receive PSN state
-                cmd_psn_we = cmd_to_q == 4'b0000;
-              end else if (mb_ok_q) begin
-                cmd_word = cmd_load_word;
-                cmd_ctx_we = 1'b1;
-                cmd_psn_we = 1'b1;
-              end else begin
+              end else if (cmd_kind_q == KIND_LOAD && !mb_ok_q) begin
                 cmd_status = 8'h03;
               end
             end
@@ -1098,19 +1130,9 @@ module qpc #(
             KIND_MK_CREATE: begin
               if (cmd_mk_q[31]) begin
                 cmd_status = 8'h05;
-              end else begin
-                cmd_mk_word = cmd_mk_load_word;
-                cmd_mk_we = 1'b1;
               end
             end
-            KIND_MK_DESTROY: begin
-              if (cmd_mk_exists) begin
-                cmd_mk_we = 1'b1;
-              end else begin
-                cmd_status = 8'h05;
-              end
-            end
-            KIND_MK_QUERY: begin
+            KIND_MK_DESTROY, KIND_MK_QUERY: begin
               if (!cmd_mk_exists) begin
                 cmd_status = 8'h05;
               end
@@ -1119,10 +1141,9 @@ module qpc #(
           endcase
         end
       end
+      CMD_WRITE: cmd_fsm_d = CMD_IDLE;
       default: cmd_fsm_d = CMD_IDLE;
     endcase
-    // ePSN from the loaded word; state-only commands (TO_RST) zero it
-    cmd_psn = cmd_kind_q == KIND_STATE ? 25'd0 : {1'b0, cmd_word[247:224]};
   end
 
   always @(posedge clk) begin
@@ -1140,7 +1161,6 @@ module qpc #(
       mk_s1_valid_q <= 1'b0;
       mk_rsp_valid_q <= 1'b0;
       cmd_fsm_q <= CMD_IDLE;
-      cmd_op_q <= 16'h0000;
       cmd_kind_q <= KIND_NONE;
       cmd_vf_q <= 8'h00;
       cmd_mk_addr_q <= {MK_AW{1'b0}};
@@ -1150,7 +1170,19 @@ module qpc #(
       cmd_mkq_q <= 1'b0;
       cmd_tok_q <= 1'b0;
       cmd_addr_q <= {AW{1'b0}};
+      cmd_hit_q <= 16'd0;
+      cmd_does_q <= 7'd0;
+      cmd_pre_ok_q <= 1'b0;
       mb_ok_q <= 1'b0;
+      wr_ctx_we_q <= 1'b0;
+      wr_psn_we_q <= 1'b0;
+      wr_mk_we_q <= 1'b0;
+      wr_load_q <= 1'b0;
+      wr_state_q <= 1'b0;
+      wr_mk_load_q <= 1'b0;
+      wr_status_q <= 8'h00;
+      wr_illegal_q <= 1'b0;
+      wr_prev_q <= 4'b0000;
       cmd_done_q <= 1'b0;
       mk_rsp_new_q <= 1'b0;
       cnt_illegal_transitions_q <= 1'b0;
@@ -1174,7 +1206,6 @@ module qpc #(
       mk_s1_valid_q <= mk_s1_valid_d;
       mk_rsp_valid_q <= mk_rsp_valid_d;
       cmd_fsm_q <= cmd_fsm_d;
-      cmd_op_q <= cmd_op_d;
       cmd_kind_q <= cmd_kind_d;
       cmd_vf_q <= cmd_vf_d;
       cmd_mk_addr_q <= cmd_mk_addr_d;
@@ -1184,8 +1215,21 @@ module qpc #(
       cmd_mkq_q <= cmd_mkq_d;
       cmd_tok_q <= cmd_tok_d;
       cmd_addr_q <= cmd_addr_d;
+      cmd_hit_q <= cmd_hit_d;
+      cmd_does_q <= cmd_does_d;
+      cmd_pre_ok_q <= cmd_pre_ok_d;
       mb_ok_q <= mb_params_ok;
-      cmd_done_q <= cmd_done;
+      wr_ctx_we_q <= cmd_ctx_we;
+      wr_psn_we_q <= cmd_psn_we;
+      wr_mk_we_q <= cmd_mk_we;
+      wr_load_q <= cmd_sel_load;
+      wr_state_q <= cmd_sel_state;
+      wr_mk_load_q <= cmd_does_q[DOES_MK_CREATE];
+      wr_status_q <= cmd_status;
+      wr_illegal_q <= cmd_illegal;
+      wr_prev_q <= cmd_pre_ok_q && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_ctx_q[31:28] :
+                   4'b0000;
+      cmd_done_q <= cmd_end;
       mk_rsp_new_q <= mk_adv && mk_s1_valid_q;
       cnt_illegal_transitions_q <= cnt_illegal_transitions_d;
       cnt_cmd_errors_q <= cnt_cmd_errors_d;
@@ -1282,7 +1326,7 @@ module qpc #(
     if (ram_we) ctx_mem[ram_addr] <= ram_word;
   end
   always @(posedge clk) begin
-    if (mk_we) mkey_mem[mk_wr_addr] <= mk_clr_busy_q ? 192'd0 : cmd_mk_word;
+    if (mk_we) mkey_mem[mk_wr_addr] <= mk_clr_busy_q ? 192'd0 : wr_mk_word;
   end
   always @(posedge clk) begin
     if (psn_we) psn_mem[psn_addr] <= psn_word;

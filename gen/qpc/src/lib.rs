@@ -14,8 +14,9 @@
 //!   comes 2 cycles after the request is accepted when the response side is ready, and a
 //!   lookup sees every write made before the cycle it was accepted in (writes in the same
 //!   cycle are not seen: read-first).
-//! - Commands (CSR mailbox, `cmd_ctrl.go`): the context write happens 2 cycles after the
-//!   cycle `go` is seen (3 after the AXI write is accepted); `cmd_status.busy` covers it.
+//! - Commands (CSR mailbox, `cmd_ctrl.go`): READ reads the context, EXEC decides and
+//!   registers the outcome, WRITE writes it: the context write happens 3 cycles after the
+//!   cycle `go` is seen (4 after the AXI write is accepted); `cmd_status.busy` covers it.
 //! - Clear: after reset and on `ctrl.clear`, one context per cycle is zeroed; meanwhile
 //!   commands complete with RES_BUSY, lookups answer "invalid" and write-backs wait.
 
@@ -1072,17 +1073,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     // The reason's bits as flat terms rather than a priority chain, so that the page compare
     // after the replica's read feeds one OR (issue 9: LUT depth).
     g.wire("db_exists", 1, exists("db", &db_rep), None);
+    // One page compare for all three terms: separate `==` and `!=` of the same operands
+    // were mapped as a chain (8 levels into `db_rsp_reason_q` at 4 x 16).
+    g.wire(
+        "db_page_eq",
+        1,
+        Expr::eq(db_rep.get("db_word_q", "uar_page"), id("db_s1_page_q")),
+        Some("the doorbell's page is the QP's"),
+    );
     g.wire(
         "db_page_bad",
         1,
-        Expr::and(
-            id("db_exists"),
-            Expr::bin(
-                BinOp::Ne,
-                db_rep.get("db_word_q", "uar_page"),
-                id("db_s1_page_q"),
-            ),
-        ),
+        Expr::and(id("db_exists"), Expr::lnot(id("db_page_eq"))),
         None,
     );
     g.wire(
@@ -1090,7 +1092,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         1,
         Expr::all(vec![
             id("db_exists"),
-            Expr::eq(db_rep.get("db_word_q", "uar_page"), id("db_s1_page_q")),
+            id("db_page_eq"),
             Expr::bin(
                 BinOp::Ne,
                 db_rep.get("db_word_q", "state"),
@@ -1117,7 +1119,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         1,
         Expr::all(vec![
             id("db_exists"),
-            Expr::eq(db_rep.get("db_word_q", "uar_page"), id("db_s1_page_q")),
+            id("db_page_eq"),
             Expr::eq(db_rep.get("db_word_q", "state"), n(f.state.w(), rts)),
         ]),
         None,
@@ -1432,19 +1434,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::and(id("rx_wb_valid"), id("rx_wb_ready")),
         Some("a write-back is accepted this cycle"),
     );
-    // Low for the whole EXEC cycle, not only when the command writes the PSN RAM: the
-    // command's checks then select neither this ready nor the PSN RAM's address (issue 9).
+    // Low for the whole WRITE cycle, not only when the command writes the PSN RAM: the
+    // command's outcome then selects neither this ready nor the PSN RAM's address (issue 9).
     g.assigns.push(V::Assign(
         id("rx_wb_ready"),
         Expr::and(
             Expr::lnot(id("clr_busy_q")),
-            Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_EXEC")),
+            Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_WRITE")),
         ),
     ));
 
     // ---- command engine
     g.lp.push(V::Comment(vec!["Command engine states".into()]));
-    for (name, v) in [("CMD_IDLE", 0), ("CMD_READ", 1), ("CMD_EXEC", 2)] {
+    for (name, v) in [
+        ("CMD_IDLE", 0),
+        ("CMD_READ", 1),
+        ("CMD_EXEC", 2),
+        ("CMD_WRITE", 3),
+    ] {
         g.lp.push(V::LocalParam {
             name: name.into(),
             range: Range::bits(2),
@@ -1476,9 +1483,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     }
     let sw = f.state.w();
     g.state("cmd_fsm", 2, id("CMD_IDLE"));
-    // The opcode as seen at go; READ decodes it into the kind, source and destination, so
-    // the decode is not one path with go into `cmd_kind_q` (issue 9: LUT depth).
-    g.state("cmd_op", 16, n(16, 0));
     g.state("cmd_kind", 4, id("KIND_NONE"));
     g.state("cmd_vf", 8, n(8, 0));
     g.state_r("cmd_mk_addr", mk_addr_r(), zero_mk());
@@ -1612,11 +1616,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::concat(
             ops.iter()
                 .rev()
-                .map(|o| Expr::eq(id("cmd_op_q"), n(16, o.opcode)))
+                .map(|o| Expr::eq(id("csr_cmd_ctrl_opcode_o"), n(16, o.opcode)))
                 .collect(),
         ),
-        Some("one bit per known opcode of the command (latched at go), in table order"),
+        Some("one bit per known opcode of the command, in table order"),
     );
+    // The opcode's compares as seen at go; READ ORs them into the kind, source and
+    // destination, so neither the compares with go nor the compares with the ORs are one
+    // path (issue 9: LUT depth; the 16-bit compares and the ORs measured 8 levels together).
+    g.state("cmd_hit", nops, Expr::zero(nops));
     // `{w{op_hit[i]}} & value` for every opcode whose value is not zero, ORed.
     let onehot = |w: u32, value: fn(&OpDecode) -> u64| {
         Expr::any_of(
@@ -1624,7 +1632,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 .enumerate()
                 .filter(|(_, o)| value(o) != 0)
                 .map(|(i, o)| {
-                    let hit = id("op_hit").bits(i as u32, i as u32);
+                    let hit = id("cmd_hit_q").bits(i as u32, i as u32);
                     let mask = if w == 1 {
                         hit
                     } else {
@@ -1640,7 +1648,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         "op_kind",
         4,
         Expr::ternary(
-            Expr::un(verilog_ast::UnOp::RedOr, id("op_hit")),
+            Expr::un(verilog_ast::UnOp::RedOr, id("cmd_hit_q")),
             onehot(4, |o| o.kind),
             id("KIND_NONE"),
         ),
@@ -1648,6 +1656,46 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     );
     g.wire("op_from", sw + 1, onehot(sw + 1, |o| o.from), None);
     g.wire("op_to", sw, onehot(sw, |o| o.to), None);
+    // What the command may write, one flag per kind (and TO_RST's PSN reset), set in READ
+    // from the opcode's compares like the kind: the write enables are then flat (issue 9).
+    type Pred = fn(&OpDecode) -> bool;
+    let does_bits: [(&str, Pred); 7] = [
+        ("DOES_CREATE", |o| o.kind == CmdKind::Create as u64),
+        ("DOES_DESTROY", |o| o.kind == CmdKind::Destroy as u64),
+        ("DOES_LOAD", |o| o.kind == CmdKind::Load as u64),
+        ("DOES_STATE", |o| o.kind == CmdKind::StateOnly as u64),
+        ("DOES_TO_RST", |o| {
+            o.kind == CmdKind::StateOnly as u64 && o.to == 0
+        }),
+        ("DOES_MK_CREATE", |o| o.kind == KIND_MK_CREATE),
+        ("DOES_MK_DESTROY", |o| o.kind == KIND_MK_DESTROY),
+    ];
+    g.lp.push(V::Comment(vec![
+        "Bits of cmd_does_q: what the command may write".into(),
+    ]));
+    let mut does_d = Vec::new();
+    for (i, (name, pred)) in does_bits.iter().enumerate() {
+        g.lp.push(V::LocalParam {
+            name: (*name).into(),
+            range: Range::bits(3),
+            value: n(3, i as u64),
+            comment: None,
+        });
+        does_d.insert(
+            0,
+            Expr::any_of(
+                ops.iter()
+                    .enumerate()
+                    .filter(|(_, o)| pred(o))
+                    .map(|(j, _)| id("cmd_hit_q").bits(j as u32, j as u32))
+                    .collect(),
+                b1(false),
+            ),
+        );
+    }
+    let ndoes = does_bits.len() as u32;
+    g.state("cmd_does", ndoes, Expr::zero(ndoes));
+    g.state("cmd_pre_ok", 1, b1(false));
 
     // Parameter checks of a mailbox word: service type from the map's enum, MTU 1..5.
     let mb = "csr_mailbox_data_value_o";
@@ -1744,29 +1792,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     let cur_valid = f.valid.of("cmd_ctx_q");
     let cur_state = f.state.of("cmd_ctx_q");
 
-    for (name, w) in [
-        ("cmd_status", 8),
-        ("cmd_ctx_we", 1),
-        ("cmd_psn_we", 1),
-        ("cmd_query", 1),
-        ("cmd_mk_we", 1),
-        ("cmd_done", 1),
-        ("cmd_illegal", 1),
-    ] {
+    for (name, w) in [("cmd_status", 8), ("cmd_query", 1), ("cmd_illegal", 1)] {
         g.reg(name, w);
     }
-    g.reg("cmd_word", f.width);
-    g.reg("cmd_mk_word", mkf.width);
-    g.reg("cmd_psn", psn_w);
+    let bad = |v: u64| vec![Stmt::assign(id("cmd_status"), n(8, v))];
+    // The status only: what the command writes is decoded flat below.
     let exec = vec![
-        Stmt::assign(id("cmd_done"), b1(true)),
-        Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE")),
+        Stmt::assign(id("cmd_fsm_d"), id("CMD_WRITE")),
         Stmt::if_else(
-            Expr::bin(BinOp::Ne, id("cmd_pre_q"), n(8, ok)),
+            Expr::lnot(id("cmd_pre_ok_q")),
             vec![Stmt::assign(id("cmd_status"), id("cmd_pre_q"))],
             vec![Stmt::if_else(
                 id("clearing"),
-                vec![Stmt::assign(id("cmd_status"), n(8, res_busy))],
+                bad(res_busy),
                 vec![Stmt::Case {
                     subject: id("cmd_kind_q"),
                     arms: vec![
@@ -1774,70 +1812,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                             vec![id("KIND_CREATE")],
                             vec![Stmt::if_else(
                                 cur_valid.clone(),
-                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
-                                vec![Stmt::if_else(
-                                    id("mb_ok_q"),
-                                    vec![
-                                        Stmt::assign(id("cmd_word"), id("cmd_load_word")),
-                                        Stmt::assign(id("cmd_ctx_we"), b1(true)),
-                                        Stmt::assign(id("cmd_psn_we"), b1(true)),
-                                    ],
-                                    vec![Stmt::assign(id("cmd_status"), n(8, bad_param))],
-                                )],
+                                bad(bad_res),
+                                vec![Stmt::if_(Expr::lnot(id("mb_ok_q")), bad(bad_param))],
                             )],
                         ),
                         (
                             vec![id("KIND_DESTROY")],
-                            vec![Stmt::if_else(
-                                cur_valid.clone(),
-                                vec![
-                                    Stmt::assign(id("cmd_word"), Expr::zero(f.width)),
-                                    Stmt::assign(id("cmd_ctx_we"), b1(true)),
-                                    Stmt::assign(id("cmd_psn_we"), b1(true)),
-                                ],
-                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
-                            )],
+                            vec![Stmt::if_(Expr::lnot(cur_valid.clone()), bad(bad_res))],
                         ),
                         (
                             vec![id("KIND_LOAD"), id("KIND_STATE")],
                             vec![Stmt::if_else(
                                 Expr::lnot(cur_valid.clone()),
-                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                                bad(bad_res),
                                 vec![Stmt::if_else(
-                                    Expr::and(
-                                        Expr::lnot(id("cmd_from_q").bits(sw, sw)),
-                                        Expr::bin(
-                                            BinOp::Ne,
-                                            id("cmd_from_q").bits(sw - 1, 0),
-                                            cur_state.clone(),
-                                        ),
-                                    ),
+                                    Expr::lnot(id("cmd_from_ok")),
                                     vec![
                                         Stmt::assign(id("cmd_status"), n(8, bad_state)),
                                         Stmt::assign(id("cmd_illegal"), b1(true)),
                                     ],
-                                    vec![Stmt::if_else(
-                                        Expr::eq(id("cmd_kind_q"), id("KIND_STATE")),
-                                        vec![
-                                            Stmt::assign(id("cmd_word"), id("cmd_state_word")),
-                                            Stmt::assign(id("cmd_ctx_we"), b1(true)),
-                                            Stmt::Comment(
-                                                "TO_RST also forgets the receive PSN state".into(),
-                                            ),
-                                            Stmt::assign(
-                                                id("cmd_psn_we"),
-                                                Expr::eq(id("cmd_to_q"), n(sw, 0)),
-                                            ),
-                                        ],
-                                        vec![Stmt::if_else(
-                                            id("mb_ok_q"),
-                                            vec![
-                                                Stmt::assign(id("cmd_word"), id("cmd_load_word")),
-                                                Stmt::assign(id("cmd_ctx_we"), b1(true)),
-                                                Stmt::assign(id("cmd_psn_we"), b1(true)),
-                                            ],
-                                            vec![Stmt::assign(id("cmd_status"), n(8, bad_param))],
-                                        )],
+                                    vec![Stmt::if_(
+                                        Expr::and(
+                                            Expr::eq(id("cmd_kind_q"), id("KIND_LOAD")),
+                                            Expr::lnot(id("mb_ok_q")),
+                                        ),
+                                        bad(bad_param),
                                     )],
                                 )],
                             )],
@@ -1847,49 +1846,128 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                             vec![Stmt::if_else(
                                 cur_valid.clone(),
                                 vec![Stmt::assign(id("cmd_query"), b1(true))],
-                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
+                                bad(bad_res),
                             )],
                         ),
                         (
                             vec![id("KIND_MK_CREATE")],
-                            vec![Stmt::if_else(
-                                mkf.valid.of("cmd_mk_q"),
-                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
-                                vec![
-                                    Stmt::assign(id("cmd_mk_word"), id("cmd_mk_load_word")),
-                                    Stmt::assign(id("cmd_mk_we"), b1(true)),
-                                ],
-                            )],
+                            vec![Stmt::if_(mkf.valid.of("cmd_mk_q"), bad(bad_res))],
                         ),
                         (
-                            vec![id("KIND_MK_DESTROY")],
-                            vec![Stmt::if_else(
-                                id("cmd_mk_exists"),
-                                vec![Stmt::assign(id("cmd_mk_we"), b1(true))],
-                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
-                            )],
-                        ),
-                        (
-                            vec![id("KIND_MK_QUERY")],
-                            // The copy into the mailbox is `cmd_mk_query`, decoded apart.
-                            vec![Stmt::if_(
-                                Expr::lnot(id("cmd_mk_exists")),
-                                vec![Stmt::assign(id("cmd_status"), n(8, bad_res))],
-                            )],
+                            vec![id("KIND_MK_DESTROY"), id("KIND_MK_QUERY")],
+                            // QUERY_MKEY's copy into the mailbox is `cmd_mk_query`.
+                            vec![Stmt::if_(Expr::lnot(id("cmd_mk_exists")), bad(bad_res))],
                         ),
                     ],
-                    default: vec![Stmt::assign(id("cmd_status"), n(8, bad_op))],
+                    default: bad(bad_op),
                 }],
             )],
         ),
     ];
+    // What the command writes, flat from the kind flags set in READ (`cmd_does_q`): each
+    // write enable is one AND-OR of flops and the context's valid bit and state compare, not
+    // the status priority above (issue 9: LUT depth). It writes only where the status is OK.
+    g.wire(
+        "cmd_from_ok",
+        1,
+        Expr::or(
+            id("cmd_from_q").bits(sw, sw),
+            Expr::eq(id("cmd_from_q").bits(sw - 1, 0), cur_state.clone()),
+        ),
+        Some("the context is in the command's source state (or any will do)"),
+    );
+    let does = |bit: &str| id("cmd_does_q").index(id(bit));
+    g.wire(
+        "cmd_go",
+        1,
+        Expr::all(vec![
+            Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
+            id("cmd_pre_ok_q"),
+            Expr::lnot(id("clearing")),
+        ]),
+        Some("EXEC of a known opcode on a target inside the block, no clear running"),
+    );
+    g.wire(
+        "cmd_sel_load",
+        1,
+        Expr::and(
+            id("mb_ok_q"),
+            Expr::or(
+                Expr::and(does("DOES_CREATE"), Expr::lnot(cur_valid.clone())),
+                Expr::all(vec![
+                    does("DOES_LOAD"),
+                    cur_valid.clone(),
+                    id("cmd_from_ok"),
+                ]),
+            ),
+        ),
+        Some("CREATE or a modify that loads the mailbox, and it may"),
+    );
+    g.wire(
+        "cmd_sel_state",
+        1,
+        Expr::all(vec![
+            does("DOES_STATE"),
+            cur_valid.clone(),
+            id("cmd_from_ok"),
+        ]),
+        Some("a state-only modify that may change the state"),
+    );
+    g.wire(
+        "cmd_zero",
+        1,
+        Expr::and(does("DOES_DESTROY"), cur_valid.clone()),
+        Some("DESTROY of an existing context"),
+    );
+    g.wire(
+        "cmd_ctx_we",
+        1,
+        Expr::and(
+            id("cmd_go"),
+            Expr::any_of(
+                vec![id("cmd_sel_load"), id("cmd_sel_state"), id("cmd_zero")],
+                b1(false),
+            ),
+        ),
+        None,
+    );
+    g.wire(
+        "cmd_psn_we",
+        1,
+        Expr::and(
+            id("cmd_go"),
+            Expr::any_of(
+                vec![
+                    id("cmd_sel_load"),
+                    // TO_RST also forgets the receive PSN state
+                    Expr::and(id("cmd_sel_state"), does("DOES_TO_RST")),
+                    id("cmd_zero"),
+                ],
+                b1(false),
+            ),
+        ),
+        None,
+    );
+    g.wire(
+        "cmd_mk_we",
+        1,
+        Expr::and(
+            id("cmd_go"),
+            Expr::or(
+                Expr::and(does("DOES_MK_CREATE"), Expr::lnot(mkf.valid.of("cmd_mk_q"))),
+                Expr::and(does("DOES_MK_DESTROY"), id("cmd_mk_exists")),
+            ),
+        ),
+        None,
+    );
     let c = &mut g.comb;
     c.push(Stmt::Comment(
-        "Command engine: IDLE sees go, READ waits for the context, EXEC checks and writes".into(),
+        "Command engine: IDLE sees go, READ waits for the context, EXEC checks, WRITE writes"
+            .into(),
     ));
     for (name, v) in [
         ("cmd_fsm_d", id("cmd_fsm_q")),
-        ("cmd_op_d", id("cmd_op_q")),
+        ("cmd_hit_d", id("cmd_hit_q")),
         ("cmd_kind_d", id("cmd_kind_q")),
         ("cmd_from_d", id("cmd_from_q")),
         ("cmd_to_d", id("cmd_to_q")),
@@ -1898,16 +1976,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("cmd_tok_d", id("cmd_tok_q")),
         ("cmd_mk_addr_d", id("cmd_mk_addr_q")),
         ("cmd_pre_d", id("cmd_pre_q")),
+        ("cmd_pre_ok_d", id("cmd_pre_ok_q")),
+        ("cmd_does_d", id("cmd_does_q")),
         ("cmd_addr_d", id("cmd_addr_q")),
         ("cmd_status", n(8, ok)),
-        ("cmd_ctx_we", b1(false)),
-        ("cmd_psn_we", b1(false)),
         ("cmd_query", b1(false)),
-        ("cmd_mk_we", b1(false)),
-        ("cmd_done", b1(false)),
         ("cmd_illegal", b1(false)),
-        ("cmd_word", Expr::zero(f.width)),
-        ("cmd_mk_word", Expr::zero(mkf.width)),
     ] {
         c.push(Stmt::assign(id(name), v));
     }
@@ -1920,7 +1994,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                     id("csr_cmd_ctrl_go_o"),
                     vec![
                         Stmt::assign(id("cmd_fsm_d"), id("CMD_READ")),
-                        Stmt::assign(id("cmd_op_d"), id("csr_cmd_ctrl_opcode_o")),
+                        Stmt::assign(id("cmd_hit_d"), id("op_hit")),
                         Stmt::assign(id("cmd_addr_d"), id("cmd_addr")),
                         Stmt::assign(id("cmd_vf_d"), id("csr_cmd_target_vf_o")),
                         Stmt::assign(id("cmd_tok_d"), id("cmd_target_ok")),
@@ -1952,6 +2026,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                         ),
                     ),
                     Stmt::assign(
+                        id("cmd_pre_ok_d"),
+                        Expr::and(
+                            Expr::un(verilog_ast::UnOp::RedOr, id("cmd_hit_q")),
+                            id("cmd_tok_q"),
+                        ),
+                    ),
+                    Stmt::assign(id("cmd_does_d"), Expr::concat(does_d)),
+                    Stmt::assign(
                         id("cmd_mkq_d"),
                         Expr::and(
                             Expr::eq(id("op_kind"), id("KIND_MK_QUERY")),
@@ -1961,26 +2043,88 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 ],
             ),
             (vec![id("CMD_EXEC")], exec),
+            (
+                vec![id("CMD_WRITE")],
+                vec![Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE"))],
+            ),
         ],
         default: vec![Stmt::assign(id("cmd_fsm_d"), id("CMD_IDLE"))],
     });
 
-    g.comb.push(Stmt::Comment(
-        "ePSN from the loaded word; state-only commands (TO_RST) zero it".into(),
-    ));
-    g.comb.push(Stmt::assign(
-        id("cmd_psn"),
-        Expr::ternary(
-            Expr::eq(id("cmd_kind_q"), id("KIND_STATE")),
-            Expr::zero(psn_w),
-            Expr::concat(vec![b1(false), f.epsn.of("cmd_word")]),
+    // EXEC's outcome in flops: WRITE writes the RAMs and reports the status from these, so
+    // the EXEC decode ends at flops instead of running on into the RAMs' write enables and
+    // the status, error and illegal-transition strobes (issue 9: LUT depth).
+    let prev_state = Expr::ternary(
+        Expr::all(vec![
+            id("cmd_pre_ok_q"),
+            Expr::lnot(id("clearing")),
+            Expr::lnot(id("cmd_is_mk")),
+            f.valid.of("cmd_ctx_q"),
+        ]),
+        cur_state,
+        Expr::zero(sw),
+    );
+    for (q, w, d, reset) in [
+        ("wr_ctx_we_q", 1, id("cmd_ctx_we"), Some(b1(false))),
+        ("wr_psn_we_q", 1, id("cmd_psn_we"), Some(b1(false))),
+        ("wr_mk_we_q", 1, id("cmd_mk_we"), Some(b1(false))),
+        ("wr_load_q", 1, id("cmd_sel_load"), Some(b1(false))),
+        ("wr_state_q", 1, id("cmd_sel_state"), Some(b1(false))),
+        ("wr_mk_load_q", 1, does("DOES_MK_CREATE"), Some(b1(false))),
+        ("wr_status_q", 8, id("cmd_status"), Some(n(8, ok))),
+        ("wr_illegal_q", 1, id("cmd_illegal"), Some(b1(false))),
+        ("wr_prev_q", sw, prev_state, Some(Expr::zero(sw))),
+    ] {
+        g.reg(q, w);
+        g.flops.push(Flop { q: id(q), d, reset });
+    }
+    // The data WRITE writes, from the flops above and what READ/EXEC saw: the mailbox (not
+    // software's to write while busy), the context read (only the command and the clear
+    // write it, and a clear running in EXEC stops the write) and the command's VF.
+    g.wire_r(
+        "wr_word",
+        Range::bits(f.width).expect("wide"),
+        Expr::bor(
+            Expr::band(
+                Expr::repl(Expr::int(i64::from(f.width)), id("wr_load_q")),
+                id("cmd_load_word"),
+            ),
+            Expr::band(
+                Expr::repl(Expr::int(i64::from(f.width)), id("wr_state_q")),
+                id("cmd_state_word"),
+            ),
         ),
-    ));
+    );
+    g.wire(
+        "wr_psn",
+        psn_w,
+        Expr::band(
+            Expr::repl(Expr::int(i64::from(psn_w)), id("wr_load_q")),
+            Expr::concat(vec![b1(false), f.epsn.of(mb)]),
+        ),
+        Some("a load takes the mailbox's ePSN; DESTROY and TO_RST zero it"),
+    );
+    g.wire_r(
+        "wr_mk_word",
+        Range::bits(mkf.width).expect("wide"),
+        Expr::band(
+            Expr::repl(Expr::int(i64::from(mkf.width)), id("wr_mk_load_q")),
+            id("cmd_mk_load_word"),
+        ),
+    );
+    g.wire(
+        "cmd_end",
+        1,
+        Expr::eq(id("cmd_fsm_q"), id("CMD_WRITE")),
+        Some("a command's last cycle: it writes and reports its status"),
+    );
     // ---- RAM writes: the clear, then commands; the RX write-back when neither writes.
+    // A clear that starts in a command's WRITE cycle wins: the command's write is dropped
+    // (the clear zeroes that context too).
     g.wire(
         "ram_we",
         1,
-        Expr::or(id("clr_busy_q"), id("cmd_ctx_we")),
+        Expr::or(id("clr_busy_q"), id("wr_ctx_we_q")),
         Some("the clear or a command writes every replica"),
     );
     g.wire_r(
@@ -1991,7 +2135,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.wire_r(
         "ram_word",
         Range::bits(f.width).expect("wide"),
-        Expr::ternary(id("clr_busy_q"), Expr::zero(f.width), id("cmd_word")),
+        Expr::ternary(id("clr_busy_q"), Expr::zero(f.width), id("wr_word")),
     );
     for (mem, rep) in [
         ("db_mem", &db_rep),
@@ -2015,7 +2159,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         "psn_we",
         1,
         Expr::or(
-            Expr::or(id("clr_busy_q"), id("cmd_psn_we")),
+            Expr::or(id("clr_busy_q"), id("wr_psn_we_q")),
             Expr::and(id("wb_take"), id("wb_inpart")),
         ),
         None,
@@ -2026,11 +2170,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::ternary(
             id("clr_busy_q"),
             id("clr_addr_q"),
-            Expr::ternary(
-                Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
-                id("cmd_addr_q"),
-                id("wb_addr"),
-            ),
+            Expr::ternary(id("cmd_end"), id("cmd_addr_q"), id("wb_addr")),
         ),
     );
     g.wire(
@@ -2040,8 +2180,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             id("clr_busy_q"),
             Expr::zero(psn_w),
             Expr::ternary(
-                Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
-                id("cmd_psn"),
+                id("cmd_end"),
+                id("wr_psn"),
                 Expr::concat(vec![id("rx_wb_nak_sent"), id("rx_wb_epsn")]),
             ),
         ),
@@ -2050,7 +2190,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.wire(
         "mk_we",
         1,
-        Expr::or(id("mk_clr_busy_q"), id("cmd_mk_we")),
+        Expr::or(id("mk_clr_busy_q"), id("wr_mk_we_q")),
         Some("the clear or an MKey command writes the key table"),
     );
     g.wire_r(
@@ -2066,11 +2206,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         mem: "mkey_mem".into(),
         en: id("mk_we"),
         addr: id("mk_wr_addr"),
-        data: Expr::ternary(
-            id("mk_clr_busy_q"),
-            Expr::zero(mkf.width),
-            id("cmd_mk_word"),
-        ),
+        data: Expr::ternary(id("mk_clr_busy_q"), Expr::zero(mkf.width), id("wr_mk_word")),
     });
     g.mems.push(V::MemWrite {
         mem: "psn_mem".into(),
@@ -2081,7 +2217,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
 
     // ---- CSR hardware inputs
     for (q, d) in [
-        ("cmd_done_q", id("cmd_done")),
+        ("cmd_done_q", id("cmd_end")),
         ("mk_rsp_new_q", Expr::and(id("mk_adv"), id("mk_s1_valid_q"))),
     ] {
         g.reg(q, 1);
@@ -2100,33 +2236,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             "csr_cmd_status_busy_i",
             Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_IDLE")),
         ),
-        ("csr_cmd_status_status_we_i", id("cmd_done")),
-        ("csr_cmd_status_status_d_i", id("cmd_status")),
-        ("csr_cmd_status_prev_state_we_i", id("cmd_done")),
-        (
-            "csr_cmd_status_prev_state_d_i",
-            Expr::ternary(
-                Expr::all(vec![
-                    Expr::eq(id("cmd_pre_q"), n(8, ok)),
-                    Expr::lnot(id("clearing")),
-                    Expr::lnot(id("cmd_is_mk")),
-                    f.valid.of("cmd_ctx_q"),
-                ]),
-                cur_state,
-                Expr::zero(sw),
-            ),
-        ),
+        ("csr_cmd_status_status_we_i", id("cmd_end")),
+        ("csr_cmd_status_status_d_i", id("wr_status_q")),
+        ("csr_cmd_status_prev_state_we_i", id("cmd_end")),
+        ("csr_cmd_status_prev_state_d_i", id("wr_prev_q")),
         // The interrupt bits are set one cycle after `busy` drops, from flops: the EXEC
         // decode into `cmd_status` does not also run through `int_status`'s set logic
         // (issue 9: LUT depth). The error bit is the flop that counts `cmd_errors`.
         ("csr_int_status_cmd_done_set_i", id("cmd_done_q")),
         ("csr_int_status_cmd_error_set_i", id("cnt_cmd_errors_q")),
-        ("csr_illegal_transitions_count_incr_i", id("cmd_illegal")),
+        ("csr_illegal_transitions_count_incr_i", id("wr_illegal_q")),
+        // From the registered status: its `!= OK` is not on the EXEC decode's path.
         (
             "csr_cmd_errors_count_incr_i",
             Expr::and(
-                id("cmd_done"),
-                Expr::bin(BinOp::Ne, id("cmd_status"), n(8, ok)),
+                id("cmd_end"),
+                Expr::bin(BinOp::Ne, id("wr_status_q"), n(8, ok)),
             ),
         ),
         (

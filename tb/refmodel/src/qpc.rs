@@ -4,9 +4,11 @@
 //! - context address `vf * QPS_PER_VF + local`; a QPN is `{4'b0, owning VF, local[11:0]}` and
 //!   a request whose QPN names another VF or lies outside the partition is refused;
 //! - a lookup sees the state before the cycle it is accepted in (read-first);
-//! - a command whose `go` is seen at cycle g reads its context during g+1 and writes at the
-//!   end of g+2, using the mailbox as it is in cycle g+2 (software does not write it while the
-//!   command is busy: the RTL checks the mailbox's parameters as they are in g+1);
+//! - a command whose `go` is seen at cycle g reads its context during g+1, decides in g+2
+//!   (the RTL checks the mailbox's parameters as they are in g+1; a query loads the mailbox
+//!   at the end of g+2) and writes and reports its status at the end of g+3, loading the
+//!   mailbox as it is in g+3 (software does not write it while the command is busy); a clear
+//!   that starts in g+3 drops the command's write (the clear zeroes that context too);
 //! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
 //!   answer "invalid", commands complete with RES_BUSY and write-backs wait.
 //!
@@ -395,6 +397,20 @@ enum Fsm {
     Idle,
     Read,
     Exec,
+    Write,
+}
+
+/// What EXEC decided, held for the WRITE cycle. A write that loads the mailbox (`load`:
+/// the destination state; `mk_load`) takes it as it is in WRITE.
+#[derive(Clone, Debug, Default)]
+struct Pending {
+    status: u8,
+    prev: u32,
+    ctx: Option<Word>,
+    psn: Option<(u32, bool)>,
+    load: Option<u32>,
+    mk: Option<Word>,
+    mk_load: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -411,6 +427,8 @@ pub struct Counters {
 struct Exec {
     status: u8,
     ctx: Option<Word>,
+    load: Option<u32>,
+    mk_load: bool,
     psn_we: bool,
     query: bool,
     psn: (u32, bool),
@@ -423,6 +441,8 @@ impl Exec {
         Exec {
             status,
             ctx: None,
+            load: None,
+            mk_load: false,
             psn_we: false,
             query: false,
             psn: (0, false),
@@ -455,10 +475,11 @@ pub struct QpcModel {
     cmd_vf: u32,
     cmd_mk_addr: usize,
     cmd_pre: u8,
+    pending: Pending,
     snap: (Word, (u32, bool)),
     snap_mk: Word,
     last_status: u8,
-    /// `int_status` (bit 0 `cmd_done`, bit 1 `cmd_error`): set here in a command's EXEC
+    /// `int_status` (bit 0 `cmd_done`, bit 1 `cmd_error`): set here in a command's WRITE
     /// cycle, by the RTL one cycle later (from flops); exact once the block is quiet.
     int_status: u32,
     last_prev: u32,
@@ -494,6 +515,7 @@ impl QpcModel {
             cmd_vf: 0,
             cmd_mk_addr: 0,
             cmd_pre: status::OK,
+            pending: Pending::default(),
             snap: (vec![0; words], (0, false)),
             snap_mk: vec![0; mk_words],
             last_status: 0,
@@ -522,6 +544,7 @@ impl QpcModel {
         self.cmd = None;
         self.cmd_addr = 0;
         self.cmd_pre = status::OK;
+        self.pending = Pending::default();
         self.last_status = 0;
         self.int_status = 0;
         self.last_prev = 0;
@@ -571,9 +594,9 @@ impl QpcModel {
     }
 
     /// Whether the RX write-back is ready in this cycle (before `cycle` is called): not while
-    /// the clear runs, nor in a command's EXEC cycle (whether or not it writes the PSN).
+    /// the clear runs, nor in a command's WRITE cycle (whether or not it writes the PSN).
     pub fn wb_ready(&self) -> bool {
-        self.clearing.is_none() && self.fsm != Fsm::Exec
+        self.clearing.is_none() && self.fsm != Fsm::Write
     }
 
     /// The R_Key check of `r` against the key table as it is now.
@@ -619,13 +642,6 @@ impl QpcModel {
             let mtu = get(&self.mailbox, l.mtu);
             l.service_types.contains(&st) && (1..=5).contains(&mtu)
         };
-        let load = |to: u32| {
-            let mut w = self.mailbox.clone();
-            set(&mut w, l.state, to);
-            set(&mut w, l.valid, 1);
-            set(&mut w, l.nak, 0);
-            w
-        };
         if self.cmd_pre != status::OK {
             return Exec::fail(self.cmd_pre);
         }
@@ -636,14 +652,10 @@ impl QpcModel {
             return Exec::fail(status::BAD_OP);
         };
         let ok = Exec::fail(status::OK);
-        let loaded = |to: u32| {
-            let w = load(to);
-            Exec {
-                psn: (get(&w, l.epsn), false),
-                ctx: Some(w),
-                psn_we: true,
-                ..Exec::fail(status::OK)
-            }
+        let loaded = |to: u32| Exec {
+            load: Some(to),
+            psn_we: true,
+            ..Exec::fail(status::OK)
         };
         let ml = &self.mk_layout;
         let mk_valid = get(&self.snap_mk, ml.valid) == 1;
@@ -676,12 +688,10 @@ impl QpcModel {
             Kind::Load if mb_ok => loaded(to),
             Kind::Load => Exec::fail(status::BAD_PARAM),
             Kind::MkCreate if mk_valid => Exec::fail(status::BAD_RES),
-            Kind::MkCreate => {
-                let mut w = self.mailbox[..self.snap_mk.len()].to_vec();
-                set(&mut w, ml.valid, 1);
-                set(&mut w, ml.vf, self.cmd_vf);
-                Exec { mk: Some(w), ..ok }
-            }
+            Kind::MkCreate => Exec {
+                mk_load: true,
+                ..ok
+            },
             Kind::MkDestroy if mk_exists => Exec {
                 mk: Some(vec![0; self.snap_mk.len()]),
                 ..ok
@@ -864,9 +874,38 @@ impl QpcModel {
                 } else {
                     0
                 };
-                out.done = Some((st, prev));
+                self.pending = Pending {
+                    status: st,
+                    prev,
+                    ctx: ex.ctx,
+                    psn: ex.psn_we.then_some(ex.psn),
+                    load: ex.load,
+                    mk: ex.mk,
+                    mk_load: ex.mk_load,
+                };
+                self.fsm = Fsm::Write;
+            }
+            Fsm::Write => {
+                let mut p = std::mem::take(&mut self.pending);
+                if let Some(to) = p.load {
+                    let mut w = self.mailbox.clone();
+                    set(&mut w, l.state, to);
+                    set(&mut w, l.valid, 1);
+                    set(&mut w, l.nak, 0);
+                    p.psn = Some((get(&w, l.epsn), false));
+                    p.ctx = Some(w);
+                }
+                if p.mk_load {
+                    let ml = &self.mk_layout;
+                    let mut w = self.mailbox[..self.snap_mk.len()].to_vec();
+                    set(&mut w, ml.valid, 1);
+                    set(&mut w, ml.vf, self.cmd_vf);
+                    p.mk = Some(w);
+                }
+                let st = p.status;
+                out.done = Some((st, p.prev));
                 self.last_status = st;
-                self.last_prev = prev;
+                self.last_prev = p.prev;
                 self.int_status |= 1;
                 if st != status::OK {
                     self.counters.cmd_errors += 1;
@@ -875,8 +914,14 @@ impl QpcModel {
                 if st == status::BAD_RES_STATE {
                     self.counters.illegal += 1;
                 }
-                writes.push((self.cmd_addr, ex.ctx, ex.psn_we.then_some(ex.psn)));
-                mk_write = ex.mk.map(|w| (self.cmd_mk_addr, w));
+                // A clear that starts this cycle wins the RAM port (and zeroes the context
+                // later if not now).
+                if self.clearing.is_none() {
+                    writes.push((self.cmd_addr, p.ctx, p.psn));
+                }
+                if self.mk_clearing.is_none() {
+                    mk_write = p.mk.map(|w| (self.cmd_mk_addr, w));
+                }
                 self.fsm = Fsm::Idle;
             }
         }
