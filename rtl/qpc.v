@@ -146,7 +146,7 @@ module qpc #(
 
   // RX write-back: the parser's new ePSN and NAK-sent flag
   input  wire        rx_wb_valid,
-  output wire        rx_wb_ready,      // low in a command's EXEC cycle and while the clear runs
+  output wire        rx_wb_ready,      // low in a command's WRITE cycle and while the clear runs
   input  wire [7:0]  rx_wb_vf,
   input  wire [23:0] rx_wb_qpn,
   input  wire [23:0] rx_wb_epsn,

@@ -192,6 +192,7 @@ def lut_depth(netlist, top, trace=None):
     With a list as `trace`, appends the path's cells to it from start to end, each as
     (cell, type, the named net it drives, the named nets among its inputs)."""
     mod = netlist["modules"][top]
+    _SEQ_NAMES.clear()
     names = {}
     for name, net in mod["netnames"].items():
         for b in net["bits"]:
@@ -300,6 +301,21 @@ def lut_depth(netlist, top, trace=None):
                     d = cell_depth(p)
                     if d[:3] > deepest[:3]:
                         deepest, end, last = d, end_name(cname, mod["cells"][cname], names, b, mod), p
+    for cname, c in mod["cells"].items():
+        t = c["type"]
+        if not t.startswith(("RAM", "SRL")) or t.startswith("RAMB"):
+            continue
+        # What a LUT RAM or SRL stores (data, write enable, write address) ends a path, as at a
+        # flip-flop; the read side goes on through its output's node (above).
+        for port, bits in c["connections"].items():
+            if c["port_directions"].get(port) != "input" or port in ("WCLK", "CLK"):
+                continue
+            for b in bits:
+                p = driver.get(b) if isinstance(b, int) else None
+                if p is not None and not inputs[p][1]:
+                    d = cell_depth(p)
+                    if d[:3] > deepest[:3]:
+                        deepest, end, last = d, f"{cname}:{t} ({port})", p
     for name, port in mod["ports"].items():
         if port["direction"] == "output":
             for b in port["bits"]:
@@ -340,7 +356,7 @@ def lutram_read_ports(out, ports):
     if out in ("SPO", "O", "Q"):
         # RAMxX1D's SPO, RAMxX1S's O, an SRL's Q: the address A (or A0, A1, ...).
         return [p for p in ports if p == "A" or (p[0] == "A" and p[1:].isdigit())]
-    if out in ("Q31", "MC31"):
+    if out in ("Q15", "Q31", "MC31"):
         # An SRL's cascade output: its last stage, a register.
         return []
     # A cell not listed above: every address pin.
@@ -363,10 +379,15 @@ _SEQ_NAMES = {}
 
 
 def seq_name(cname, cell, names, port, mod):
+    # Keyed by the netlist's id: `lut_depth` empties the cache first, so a later netlist that
+    # Python puts at a freed one's address never sees the freed one's names.
+    # (Rows run on threads: another row may empty it between two lookups here.)
     key = (id(mod), cname, port)
-    if key not in _SEQ_NAMES:
-        _SEQ_NAMES[key] = _seq_name(cname, cell, names, port, mod)
-    return _SEQ_NAMES[key]
+    name = _SEQ_NAMES.get(key)
+    if name is None:
+        name = _seq_name(cname, cell, names, port, mod)
+        _SEQ_NAMES[key] = name
+    return name
 
 
 def _seq_name(cname, cell, names, port, mod):

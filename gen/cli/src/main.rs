@@ -902,9 +902,9 @@ fn stage_streamed(
             path: w.path,
         }),
         Err(e) => {
-            if w.tmp.is_some() {
-                let _ = std::fs::remove_file(&w.tmp_path);
-            }
+            // Also when `diverge` created the file and failed before taking it.
+            drop(w.tmp.take());
+            let _ = std::fs::remove_file(&w.tmp_path);
             Err(e).with_context(|| format!("cannot write {}", w.tmp_path.display()))
         }
     }
@@ -1131,6 +1131,25 @@ mod tests {
             assert_eq!(streamed(Some(&text), short, chunk), (false, short.to_vec()));
             assert_eq!(streamed(Some(short), &text, chunk), (false, text.clone()));
         }
+    }
+
+    #[test]
+    fn a_failed_copy_of_the_matched_start_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.v");
+        std::fs::write(&path, "same start, old end").unwrap();
+        let err = stage_streamed(path.clone(), |w| {
+            w.write_all(b"same start")?;
+            // The old file shrinks under the comparison: its matched start cannot be copied.
+            std::fs::write(&path, "same")?;
+            w.write_all(b", new end")
+        });
+        assert!(err.is_err());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["f.v"]);
     }
 
     #[test]

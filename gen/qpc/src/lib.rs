@@ -607,7 +607,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.output(
         "rx_wb_ready",
         1,
-        "low in a command's EXEC cycle and while the clear runs",
+        "low in a command's WRITE cycle and while the clear runs",
     );
     g.input("rx_wb_vf", 8, "");
     g.input("rx_wb_qpn", 24, "");

@@ -635,6 +635,7 @@ impl Printer<'_> {
             self.line(indent, "always @(posedge clk) begin");
             for f in &plain {
                 self.assign_line(indent + 1, "", &f.q, " <= ", &f.d);
+                self.line_done();
             }
             self.line(indent, "end");
         }
@@ -722,6 +723,7 @@ impl Printer<'_> {
                 self.push(")\n");
                 for (labels, body) in arms {
                     self.arm(indent + 1, Some(labels), body);
+                    self.line_done();
                 }
                 self.arm(indent + 1, None, default);
                 self.line(indent, "endcase");

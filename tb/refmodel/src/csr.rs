@@ -203,6 +203,11 @@ impl<T> ReadStage<T> {
         let adv = self.pend.is_some() && (!self.rvalid || rready);
         let moved = if adv { self.pend.take() } else { None };
         self.rvalid = adv || (self.rvalid && !rready);
+        // The block accepts a read only while nothing waits or the waiting one moves on.
+        debug_assert!(
+            accepted.is_none() || self.pend.is_none(),
+            "a read was accepted while another waited"
+        );
         if accepted.is_some() {
             self.pend = accepted;
         }
