@@ -2585,7 +2585,7 @@ module rx_parser (
                          rx_rsp_state == 4'd5)) ||
                        (p2_is_resp &&
                         (rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5));
-  assign p2_key_chk = p2_key_op_q && !p2_drop_n;
+  assign p2_key_chk = p2_valid_q && p2_key_op_q && !p2_drop_n;
   assign p2_acc_ok = (p2_is_write && rx_rsp_rwe) || (p2_is_read && rx_rsp_rre) ||
                      (p2_is_atomic && rx_rsp_rae);
   assign mk_req_vf = p2_key_chk ? p2_vf_q : 8'd0;

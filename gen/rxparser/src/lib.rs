@@ -1646,10 +1646,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             )],
         )],
     ));
+    // `p2_valid_q` too: `p2_key_op_q` is a datapath flop, unknown until the stage first
+    // loads, and the R_Key request must read 0 after reset (scripts/check-x.py).
     g.wire_c(
         "p2_key_chk",
         1,
-        Expr::and(id("p2_key_op_q"), Expr::lnot(id("p2_drop_n"))),
+        Expr::all(vec![
+            id("p2_valid_q"),
+            id("p2_key_op_q"),
+            Expr::lnot(id("p2_drop_n")),
+        ]),
         "a RETH/AtomicETH access: the R_Key is checked",
     );
     g.wire_c(
