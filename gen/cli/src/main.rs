@@ -845,30 +845,14 @@ struct Staged {
 }
 
 /// Writes `pieces` one after the other to `<path>.tmp` (creating the directory), unless the file
-/// already holds them.
+/// already holds them: [`stage_streamed`] with the text's length known, so a file of another
+/// length is not read at all.
 fn stage<S: AsRef<str>>(path: PathBuf, pieces: &[S]) -> Result<Staged> {
-    if file_holds(&path, pieces) {
-        return Ok(Staged { path, tmp: None });
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let tmp = tmp_path(&path);
-    let write = || -> std::io::Result<()> {
-        use std::io::Write;
-        let mut file = std::fs::File::create(&tmp)?;
-        for piece in pieces {
-            file.write_all(piece.as_ref().as_bytes())?;
-        }
-        Ok(())
-    };
-    if let Err(e) = write() {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", tmp.display()));
-    }
-    Ok(Staged {
-        path,
-        tmp: Some(tmp),
+    let total: usize = pieces.iter().map(|p| p.as_ref().len()).sum();
+    stage_streamed_as(path, Some(total as u64), |w| {
+        pieces
+            .iter()
+            .try_for_each(|piece| w.write_all(piece.as_ref().as_bytes()))
     })
 }
 
@@ -887,8 +871,22 @@ fn stage_streamed(
     path: PathBuf,
     produce: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<Staged> {
+    stage_streamed_as(path, None, produce)
+}
+
+/// [`stage_streamed`] for a text of `len` bytes when known: an existing file of another length
+/// (or not a file) is not compared.
+fn stage_streamed_as(
+    path: PathBuf,
+    len: Option<u64>,
+    produce: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<Staged> {
+    let old = std::fs::File::open(&path).ok().filter(|f| {
+        f.metadata()
+            .is_ok_and(|m| m.is_file() && len.is_none_or(|n| m.len() == n))
+    });
     let mut w = StageWriter {
-        old: std::fs::File::open(&path).ok(),
+        old,
         matched: 0,
         buf: Vec::new(),
         tmp: None,
@@ -1049,39 +1047,9 @@ fn commit(staged: &[Staged], picture_dirs: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Whether the file at `path` holds exactly `pieces` one after the other. Compared through a
-/// small buffer after a length check: reading a NIC-scale output whole would allocate (and
-/// fault in) as much memory again as generating it.
-fn file_holds<S: AsRef<str>>(path: &Path, pieces: &[S]) -> bool {
-    use std::io::Read;
-    let total: usize = pieces.iter().map(|p| p.as_ref().len()).sum();
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return false;
-    };
-    if !file
-        .metadata()
-        .is_ok_and(|m| m.is_file() && m.len() == total as u64)
-    {
-        return false;
-    }
-    let mut buf = vec![0u8; 64 * 1024];
-    for piece in pieces {
-        let mut rest = piece.as_ref().as_bytes();
-        while !rest.is_empty() {
-            let n = rest.len().min(buf.len());
-            if file.read_exact(&mut buf[..n]).is_err() || buf[..n] != rest[..n] {
-                return false;
-            }
-            rest = &rest[n..];
-        }
-    }
-    // The length matched when opened; the file may have grown since.
-    matches!(file.read(&mut buf[..1]), Ok(0))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{file_holds, stage_streamed};
+    use super::{stage, stage_streamed};
 
     /// Streams `new` in `chunk`-byte writes over a file holding `old` (none: no file), and
     /// returns whether it came out unchanged and the staged file's bytes (the old file's when
@@ -1164,16 +1132,30 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
-    /// Whether a file holding `old` holds `pieces` one after the other.
-    fn same_text(old: &[u8], pieces: &[&str]) -> bool {
+    /// Whether [`stage`] finds a file holding `old` (none: no file) unchanged by `pieces`; when
+    /// it does not, the staged file must hold exactly the pieces joined.
+    fn same_text_as(old: Option<&[u8]>, pieces: &[&str]) -> bool {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
-        std::fs::write(&path, old).unwrap();
-        file_holds(&path, pieces)
+        if let Some(old) = old {
+            std::fs::write(&path, old).unwrap();
+        }
+        let staged = stage(path, pieces).unwrap();
+        match staged.tmp {
+            None => true,
+            Some(tmp) => {
+                assert_eq!(std::fs::read(tmp).unwrap(), pieces.concat().into_bytes());
+                false
+            }
+        }
+    }
+
+    fn same_text(old: &[u8], pieces: &[&str]) -> bool {
+        same_text_as(Some(old), pieces)
     }
 
     #[test]
-    fn file_holds_compares_the_pieces_joined() {
+    fn stage_compares_the_pieces_joined() {
         assert!(same_text(b"abcdef", &["ab", "", "cde", "f"]));
         assert!(same_text(b"", &[]));
         assert!(same_text(b"", &["", ""]));
@@ -1181,12 +1163,12 @@ mod tests {
         assert!(!same_text(b"abcde", &["ab", "cde", "f"]));
         assert!(!same_text(b"abcdef", &["ab", "cdx", "f"]));
         assert!(!same_text(b"abc", &[]));
-        // Longer than the comparison buffer, differing only in the last byte.
+        // Longer than a chunk, differing only in the last byte.
         let big = "x".repeat(200_000);
         let mut other = big.clone().into_bytes();
         assert!(same_text(&other, &[&big[..70_000], &big[70_000..]]));
         *other.last_mut().unwrap() = b'y';
         assert!(!same_text(&other, &[&big[..70_000], &big[70_000..]]));
-        assert!(!file_holds(std::path::Path::new("/nonexistent/f"), &["a"]));
+        assert!(!same_text_as(None, &["a"]));
     }
 }
