@@ -1020,7 +1020,6 @@ impl<'a> Gen<'a> {
         let scope_by_name = by_name(&scope_regs);
         for r in &g.registers {
             let p = scope.prefix(r);
-            let elem = |d: &str| Expr::eq(id(format!("{}_{d}idx", g.name)), id("i"));
             // One software-access strobe per register of the element, shared by its fields.
             let mut strobe = |name: String, needed: bool, e: Expr, what: &str| {
                 if !needed {
@@ -1035,7 +1034,11 @@ impl<'a> Gen<'a> {
             let swe = strobe(
                 format!("{p}_swe"),
                 r.is_writable(),
-                Expr::all(vec![id("wr_en"), id(format!("{p}_wsel")), elem("w")]),
+                Expr::all(vec![
+                    id("wr_en"),
+                    id(format!("{p}_wsel")),
+                    Expr::eq(id(format!("{}_widx", g.name)), id("i")),
+                ]),
                 "software writes this element's register",
             );
             let sre = strobe(
