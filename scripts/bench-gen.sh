@@ -30,12 +30,8 @@ instructions() {
   sed -nE 's/.*Collected : ([0-9]+).*/\1/p' "$dir/callgrind.log" | awk '{ printf "%d", $1 / 1000000 }'
 }
 
-# What the 1-minute load before the run says, against the CPU count.
-load_verdict() {
-  awk -v l="${1%% *}" -v n="$(nproc)" 'BEGIN {
-    if (l > n) printf "load %.2f per CPU: more work than CPUs in the minute before the run (a 1-minute average), and where it went on, the wall times are inflated", l / n
-    else printf "load %.2f per CPU: no more work than CPUs in the minute before the run", l / n }'
-}
+# shellcheck source=scripts/load-verdict.sh
+. scripts/load-verdict.sh  # (the working directory is the repository root here)
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 

@@ -12,12 +12,8 @@ whole=""
 [ -n "$started" ] && whole=$(($(date +%s) - started))
 [ -s "$log" ] || { echo "bench-times: $log is empty" >&2; exit 1; }
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-# What the 1-minute load before the run says, against the CPU count.
-load_verdict() {
-  awk -v l="${1%% *}" -v n="$(nproc)" 'BEGIN {
-    if (l > n) printf "load %.2f per CPU: more work than CPUs in the minute before the run (a 1-minute average), and where it went on, the wall times are inflated", l / n
-    else printf "load %.2f per CPU: no more work than CPUs in the minute before the run", l / n }'
-}
+# shellcheck source=scripts/load-verdict.sh
+. scripts/load-verdict.sh  # (the working directory is the repository root here)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -qv 'docs/' && echo " (with uncommitted changes)" || true)
