@@ -25,7 +25,8 @@ use std::collections::HashMap;
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
 use verilog_ast::{
-    Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt, UnOp,
+    Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedStmts, Range, ResetStyle,
+    Stmt, UnOp,
 };
 
 /// Generator settings that are not part of the map.
@@ -155,7 +156,9 @@ struct Gen<'a> {
     params: Vec<Param>,
     /// Continuous assignments of the module scope.
     assigns: Vec<V>,
-    comb: Vec<Stmt>,
+    /// The `always @*` block's statements, printed as they are made (a tree of them was
+    /// half the generator's memory on a 4096-register map).
+    comb: PrintedStmts,
     flops: Vec<Flop>,
     /// Generate loops, one per group.
     generates: Vec<V>,
@@ -183,7 +186,8 @@ impl<'a> Gen<'a> {
             decls,
             params,
             assigns: Vec::with_capacity(assigns),
-            comb: Vec::with_capacity(64 + 8 * fields),
+            // About 500 bytes of text per field (with its share of the decode).
+            comb: PrintedStmts::with_capacity(0, 4096 + 512 * fields),
             // A flop per field (two for a wide `wp` one) and the read select of each register.
             flops: Vec::with_capacity(16 + 2 * fields + regs),
             generates: Vec::new(),
@@ -807,7 +811,7 @@ impl<'a> Gen<'a> {
                 vec![Stmt::assign(id("rd_hi_d"), id("rd_hi_next"))],
             ));
         }
-        self.comb.append(c);
+        self.comb.extend(c.drain(..));
     }
 
     /// Window, element index and offset wires of a group, and its decode statements.
@@ -1014,7 +1018,13 @@ impl<'a> Gen<'a> {
     fn group(&mut self, g: &Group) {
         let scope = Scope { group: Some(g) };
         let count = Self::count_expr(g);
-        let mut body = FieldCode::default();
+        // The loop's items are one generate level deeper.
+        let mut body = FieldCode {
+            decls: Vec::new(),
+            assigns: Vec::new(),
+            comb: PrintedStmts::new(1),
+            flops: Vec::new(),
+        };
         let mut irq = Vec::new();
         let scope_regs: Vec<&Register> = g.registers.iter().collect();
         let scope_by_name = by_name(&scope_regs);
@@ -1094,7 +1104,7 @@ impl<'a> Gen<'a> {
         items.extend(body.decls);
         items.extend(body.assigns);
         if !body.comb.is_empty() {
-            items.push(V::Comb(body.comb));
+            items.push(V::PrintedComb(body.comb));
         }
         if !body.flops.is_empty() {
             items.push(V::Flops(body.flops));
@@ -1186,7 +1196,7 @@ impl<'a> Gen<'a> {
         items.push(V::Blank);
         items.extend(self.assigns);
         items.push(V::Blank);
-        items.push(V::Comb(self.comb));
+        items.push(V::PrintedComb(self.comb));
         items.push(V::Blank);
         items.push(V::Flops(self.flops));
         if !self.generates.is_empty() {
@@ -1351,11 +1361,10 @@ fn or_reduce(mut terms: Vec<Expr>) -> Expr {
     }
 }
 
-#[derive(Default)]
 struct FieldCode {
     decls: Vec<V>,
     assigns: Vec<V>,
-    comb: Vec<Stmt>,
+    comb: PrintedStmts,
     flops: Vec<Flop>,
 }
 

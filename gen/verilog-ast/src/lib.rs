@@ -277,6 +277,9 @@ pub enum Item {
     Assign(Expr, Expr),
     /// `always @*` with the statements in order (defaults first, by convention).
     Comb(Vec<Stmt>),
+    /// [`Item::Comb`] whose statements were printed as they were made (see [`PrintedStmts`]):
+    /// the same text, without the tree.
+    PrintedComb(PrintedStmts),
     /// Flops on `clk` with the module's reset style. Unreset flops get their own block.
     Flops(Vec<Flop>),
     /// `generate for (genvar ...) begin : label ... end`.
@@ -303,6 +306,51 @@ pub enum Item {
         params: Vec<(String, Expr)>,
         ports: Vec<(String, Expr)>,
     },
+}
+
+/// Statements printed by this crate's printer as they are pushed, for the body of an
+/// [`Item::PrintedComb`]: a NIC-scale CSR block has hundreds of thousands of statements, and
+/// held as a tree until the module is printed they take five times the memory of their text
+/// (fresh memory, a page fault per 4 KiB). The text is what [`Item::Comb`] with the same
+/// statements prints.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PrintedStmts {
+    /// Indentation level of the statements: two for a block among a module's items, three
+    /// inside a generate loop.
+    indent: usize,
+    text: String,
+}
+
+impl PrintedStmts {
+    /// Statements of an `always @*` block that is an item at generate-loop depth `depth` (0:
+    /// directly in the module), with room for `bytes` of text.
+    pub fn with_capacity(depth: usize, bytes: usize) -> Self {
+        PrintedStmts {
+            indent: depth + 2,
+            text: String::with_capacity(bytes),
+        }
+    }
+
+    pub fn new(depth: usize) -> Self {
+        PrintedStmts::with_capacity(depth, 0)
+    }
+
+    /// Prints `s` after the statements before it.
+    pub fn push(&mut self, s: Stmt) {
+        print::stmt_into(&mut self.text, self.indent, &s);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+}
+
+impl Extend<Stmt> for PrintedStmts {
+    fn extend<I: IntoIterator<Item = Stmt>>(&mut self, stmts: I) {
+        for s in stmts {
+            self.push(s);
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -405,6 +453,82 @@ mod tests {
         }
         let e = m.print_to(&mut Full).unwrap_err();
         assert_eq!(e.to_string(), "disk full");
+    }
+
+    /// Statements of every shape, some long enough to wrap.
+    fn sample_stmts() -> Vec<Stmt> {
+        let long = (0..30)
+            .map(|i| Expr::id(format!("term_{i}_q")))
+            .reduce(Expr::bor)
+            .unwrap();
+        vec![
+            Stmt::Comment("defaults first".into()),
+            Stmt::assign(Expr::id("a_d"), Expr::id("a_q")),
+            Stmt::if_else(
+                Expr::and(Expr::id("wr_en"), Expr::id("sel")),
+                vec![Stmt::assign(Expr::id("a_d"), long)],
+                vec![Stmt::if_(
+                    Expr::id("clr"),
+                    vec![Stmt::assign(Expr::id("a_d"), Expr::num(8, 0))],
+                )],
+            ),
+            Stmt::Case {
+                subject: Expr::id("addr"),
+                arms: vec![(
+                    vec![Expr::num(4, 1), Expr::num(4, 2)],
+                    vec![Stmt::assign(Expr::id("hit"), Expr::num(1, 1))],
+                )],
+                default: vec![Stmt::assign(Expr::id("hit"), Expr::num(1, 0))],
+            },
+        ]
+    }
+
+    fn module_of(items: Vec<Item>) -> Module {
+        Module {
+            name: "m".into(),
+            header: Vec::new(),
+            params: Vec::new(),
+            ports: Vec::new(),
+            items,
+            reset: ResetStyle::SyncHigh,
+        }
+    }
+
+    #[test]
+    fn printed_statements_print_as_the_tree_does() {
+        let printed = |depth| {
+            let mut body = PrintedStmts::new(depth);
+            body.extend(sample_stmts());
+            body
+        };
+        let in_loop = |comb| Item::GenFor {
+            var: "i".into(),
+            to: Expr::int(4),
+            label: "g_loop".into(),
+            items: vec![comb],
+        };
+        let tree = module_of(vec![
+            Item::Comb(sample_stmts()),
+            in_loop(Item::Comb(sample_stmts())),
+        ]);
+        let text = module_of(vec![
+            Item::PrintedComb(printed(0)),
+            in_loop(Item::PrintedComb(printed(1))),
+        ]);
+        assert!(tree.print().contains("term_29_q"));
+        assert_eq!(text.print(), tree.print());
+        let mut streamed = Vec::new();
+        text.print_to(&mut streamed).unwrap();
+        assert_eq!(String::from_utf8(streamed).unwrap(), tree.print());
+        assert!(PrintedStmts::new(0).is_empty() && !printed(0).is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "another depth")]
+    fn printed_statements_refuse_another_depth() {
+        let mut body = PrintedStmts::new(1);
+        body.extend(sample_stmts());
+        module_of(vec![Item::PrintedComb(body)]).print();
     }
 
     #[test]
