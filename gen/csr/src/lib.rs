@@ -25,8 +25,8 @@ use std::collections::HashMap;
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
 use verilog_ast::{
-    Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedStmts, Range, ResetStyle,
-    Stmt, UnOp,
+    Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedFlops, PrintedStmts, Range,
+    ResetStyle, Stmt, UnOp,
 };
 
 /// Generator settings that are not part of the map.
@@ -159,7 +159,8 @@ struct Gen<'a> {
     /// The `always @*` block's statements, printed as they are made (a tree of them was
     /// half the generator's memory on a 4096-register map).
     comb: PrintedStmts,
-    flops: Vec<Flop>,
+    /// Printed as they are made, as `comb` is.
+    flops: PrintedFlops,
     /// Generate loops, one per group.
     generates: Vec<V>,
     irq_terms: Vec<Expr>,
@@ -189,7 +190,7 @@ impl<'a> Gen<'a> {
             // About 500 bytes of text per field (with its share of the decode).
             comb: PrintedStmts::with_capacity(0, 4096 + 512 * fields),
             // A flop per field (two for a wide `wp` one) and the read select of each register.
-            flops: Vec::with_capacity(16 + 2 * fields + regs),
+            flops: PrintedFlops::with_capacity(0, 16 + 2 * fields + regs),
             generates: Vec::new(),
             irq_terms: Vec::new(),
         }
@@ -1023,7 +1024,7 @@ impl<'a> Gen<'a> {
             decls: Vec::new(),
             assigns: Vec::new(),
             comb: PrintedStmts::new(1),
-            flops: Vec::new(),
+            flops: PrintedFlops::new(1),
         };
         let mut irq = Vec::new();
         let scope_regs: Vec<&Register> = g.registers.iter().collect();
@@ -1107,7 +1108,7 @@ impl<'a> Gen<'a> {
             items.push(V::PrintedComb(body.comb));
         }
         if !body.flops.is_empty() {
-            items.push(V::Flops(body.flops));
+            items.push(V::PrintedFlops(body.flops));
         }
         self.generates.push(V::GenFor {
             var: "i".into(),
@@ -1198,7 +1199,7 @@ impl<'a> Gen<'a> {
         items.push(V::Blank);
         items.push(V::PrintedComb(self.comb));
         items.push(V::Blank);
-        items.push(V::Flops(self.flops));
+        items.push(V::PrintedFlops(self.flops));
         if !self.generates.is_empty() {
             items.push(V::Blank);
             items.push(V::Decl(Decl::new(verilog_ast::Kind::Genvar, "i", None)));
@@ -1365,7 +1366,7 @@ struct FieldCode {
     decls: Vec<V>,
     assigns: Vec<V>,
     comb: PrintedStmts,
-    flops: Vec<Flop>,
+    flops: PrintedFlops,
 }
 
 /// Storage, next-state logic and ports of one field, in the one documented order.

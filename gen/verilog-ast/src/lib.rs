@@ -282,6 +282,8 @@ pub enum Item {
     PrintedComb(PrintedStmts),
     /// Flops on `clk` with the module's reset style. Unreset flops get their own block.
     Flops(Vec<Flop>),
+    /// [`Item::Flops`] printed as they were made (see [`PrintedFlops`]).
+    PrintedFlops(PrintedFlops),
     /// `generate for (genvar ...) begin : label ... end`.
     GenFor {
         var: String,
@@ -349,6 +351,54 @@ impl Extend<Stmt> for PrintedStmts {
     fn extend<I: IntoIterator<Item = Stmt>>(&mut self, stmts: I) {
         for s in stmts {
             self.push(s);
+        }
+    }
+}
+
+/// Flops printed as they are pushed, for an [`Item::PrintedFlops`]: for the same reason as
+/// [`PrintedStmts`], the text [`Item::Flops`] with the same flops prints, without the tree.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PrintedFlops {
+    /// Indentation level of the `always` blocks: one among a module's items.
+    indent: usize,
+    /// `q <= reset;` lines of the reset flops.
+    resets: String,
+    /// `q <= d;` lines of the reset flops.
+    loads: String,
+    /// `q <= d;` lines of the flops without reset.
+    plain: String,
+}
+
+impl PrintedFlops {
+    /// Flops of an item at generate-loop depth `depth` (0: directly in the module), with room
+    /// for about `flops` of them.
+    pub fn with_capacity(depth: usize, flops: usize) -> Self {
+        PrintedFlops {
+            indent: depth + 1,
+            resets: String::with_capacity(32 * flops),
+            loads: String::with_capacity(48 * flops),
+            plain: String::new(),
+        }
+    }
+
+    pub fn new(depth: usize) -> Self {
+        PrintedFlops::with_capacity(depth, 0)
+    }
+
+    /// Prints `f` after the flops before it.
+    pub fn push(&mut self, f: Flop) {
+        print::flop_into(self, &f);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.loads.is_empty() && self.plain.is_empty()
+    }
+}
+
+impl Extend<Flop> for PrintedFlops {
+    fn extend<I: IntoIterator<Item = Flop>>(&mut self, flops: I) {
+        for f in flops {
+            self.push(f);
         }
     }
 }
@@ -521,6 +571,59 @@ mod tests {
         text.print_to(&mut streamed).unwrap();
         assert_eq!(String::from_utf8(streamed).unwrap(), tree.print());
         assert!(PrintedStmts::new(0).is_empty() && !printed(0).is_empty());
+    }
+
+    #[test]
+    fn printed_flops_print_as_the_tree_does() {
+        let long = (0..30)
+            .map(|i| Expr::id(format!("term_{i}_d")))
+            .reduce(|a, b| Expr::bin(BinOp::BitXor, a, b))
+            .unwrap();
+        let flops = vec![
+            Flop {
+                q: Expr::id("a_q"),
+                d: Expr::id("a_d"),
+                reset: Some(Expr::num(8, 0x5a)),
+            },
+            Flop {
+                q: Expr::id("data_q"),
+                d: Expr::id("data_d"),
+                reset: None,
+            },
+            Flop {
+                q: Expr::id("b_q"),
+                d: long,
+                reset: Some(Expr::num(1, 0)),
+            },
+        ];
+        let printed = |depth| {
+            let mut body = PrintedFlops::new(depth);
+            body.extend(flops.clone());
+            body
+        };
+        let in_loop = |item| Item::GenFor {
+            var: "i".into(),
+            to: Expr::int(4),
+            label: "g_loop".into(),
+            items: vec![item],
+        };
+        for reset in [ResetStyle::SyncHigh, ResetStyle::AsyncLow] {
+            let mut tree = module_of(vec![
+                Item::Flops(flops.clone()),
+                in_loop(Item::Flops(flops.clone())),
+            ]);
+            let mut text = module_of(vec![
+                Item::PrintedFlops(printed(0)),
+                in_loop(Item::PrintedFlops(printed(1))),
+            ]);
+            tree.reset = reset;
+            text.reset = reset;
+            let want = tree.print();
+            assert!(want.contains(reset.port_name()) && want.contains("term_29_d"));
+            assert!(want.contains("data_q <= data_d;"));
+            assert_eq!(text.print(), want);
+        }
+        assert!(PrintedFlops::new(0).is_empty() && !printed(0).is_empty());
     }
 
     #[test]

@@ -55,17 +55,46 @@ pub(crate) fn module_to(m: &Module, w: &mut dyn std::io::Write) -> std::io::Resu
     }
 }
 
-/// `s` printed at `indent` after the text in `out` (for [`PrintedStmts`]).
-pub(crate) fn stmt_into(out: &mut String, indent: usize, s: &Stmt) {
+/// `print` run on a printer whose output goes after the text in `out`.
+fn print_after(out: &mut String, print: impl FnOnce(&mut Printer)) {
     let mut p = Printer {
         out: std::mem::take(out),
-        // Statements print the same under either reset style (only flops differ).
+        // Only the heads of flop blocks depend on the reset style, and they are not printed
+        // ahead.
         reset: ResetStyle::SyncHigh,
         sink: None,
         failed: None,
     };
-    p.stmt(indent, s);
+    print(&mut p);
     *out = p.out;
+}
+
+/// `s` printed at `indent` after the text in `out` (for [`PrintedStmts`]).
+pub(crate) fn stmt_into(out: &mut String, indent: usize, s: &Stmt) {
+    print_after(out, |p| p.stmt(indent, s));
+}
+
+/// `f`'s lines printed after those in `body`: `q <= reset;` and `q <= d;` in the reset block,
+/// or `q <= d;` in the block without reset.
+pub(crate) fn flop_into(body: &mut PrintedFlops, f: &Flop) {
+    let indent = body.indent;
+    match &f.reset {
+        Some(r) => {
+            print_after(&mut body.resets, |p| {
+                p.start(indent + 2);
+                p.expr(&f.q);
+                p.push(" <= ");
+                p.expr(r);
+                p.push(";\n");
+            });
+            print_after(&mut body.loads, |p| {
+                p.assign_line(indent + 2, "", &f.q, " <= ", &f.d)
+            });
+        }
+        None => print_after(&mut body.plain, |p| {
+            p.assign_line(indent + 1, "", &f.q, " <= ", &f.d)
+        }),
+    }
 }
 
 impl Printer<'_> {
@@ -566,6 +595,7 @@ impl Printer<'_> {
                 self.line(indent, "end");
             }
             Item::Flops(flops) => self.flops(indent, flops),
+            Item::PrintedFlops(body) => self.printed_flops(indent, body),
             Item::GenFor {
                 var,
                 to,
@@ -645,9 +675,24 @@ impl Printer<'_> {
     }
 
     fn flops(&mut self, indent: usize, flops: &[Flop]) {
-        let (reset, plain): (Vec<&Flop>, Vec<&Flop>) =
-            flops.iter().partition(|f| f.reset.is_some());
-        if !reset.is_empty() {
+        // Through the printed form: one way to lay flops out.
+        let mut body = PrintedFlops {
+            indent,
+            ..PrintedFlops::default()
+        };
+        for f in flops {
+            flop_into(&mut body, f);
+        }
+        self.printed_flops(indent, &body);
+    }
+
+    fn printed_flops(&mut self, indent: usize, body: &PrintedFlops) {
+        // A generator bug, not a map's: the flops were made for another depth.
+        assert_eq!(
+            body.indent, indent,
+            "flops printed for another depth than their block's"
+        );
+        if !body.loads.is_empty() {
             let (sens, cond) = match self.reset {
                 ResetStyle::SyncHigh => ("posedge clk", "rst"),
                 ResetStyle::AsyncLow => ("posedge clk or negedge rst_n", "!rst_n"),
@@ -656,30 +701,15 @@ impl Printer<'_> {
             let _ = writeln!(self.out, "always @({sens}) begin");
             self.start(indent + 1);
             let _ = writeln!(self.out, "if ({cond}) begin");
-            for f in &reset {
-                self.start(indent + 2);
-                self.expr(&f.q);
-                self.push(" <= ");
-                if let Some(r) = &f.reset {
-                    self.expr(r);
-                }
-                self.push(";\n");
-                self.line_done();
-            }
+            self.splice(&body.resets);
             self.line(indent + 1, "end else begin");
-            for f in &reset {
-                self.assign_line(indent + 2, "", &f.q, " <= ", &f.d);
-                self.line_done();
-            }
+            self.splice(&body.loads);
             self.line(indent + 1, "end");
             self.line(indent, "end");
         }
-        if !plain.is_empty() {
+        if !body.plain.is_empty() {
             self.line(indent, "always @(posedge clk) begin");
-            for f in &plain {
-                self.assign_line(indent + 1, "", &f.q, " <= ", &f.d);
-                self.line_done();
-            }
+            self.splice(&body.plain);
             self.line(indent, "end");
         }
     }
