@@ -7,6 +7,10 @@
 //! combinational block with defaults first, trivial flops (`reset` then `q <= d`), generate
 //! loops and simulation-only parameter checks.
 //!
+//! A generator of a very large module can hand the statements of its combinational block and
+//! its flops to the printer as it makes them ([`PrintedStmts`], [`PrintedFlops`]) instead of
+//! keeping them as a tree: the text is the same, printed by the same code.
+//!
 //! ```svgbob
 //!  generator --> Module { params, ports, items } --> print() --> "module.v"
 //!                          |                           |
