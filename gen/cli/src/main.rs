@@ -794,11 +794,11 @@ fn map_outputs(
         }
         if let Some(dir) = &targets.json {
             threads.push(s.spawn(move || {
-                let planned = Planned::new(
-                    dir.join(format!("{}.json", m.block)),
-                    json::generate(m, opts),
-                );
-                (stage_all(vec![planned]).map(Ok), None)
+                // Written as it is made (megabytes on a NIC-scale map).
+                let staged = stage_streamed(dir.join(format!("{}.json", m.block)), |w| {
+                    json::generate_to(m, opts, w)
+                });
+                (staged.map(|f| Ok(vec![f])), None)
             }));
         }
         threads

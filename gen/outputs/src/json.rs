@@ -18,6 +18,32 @@ pub const SCHEMA: &str = "rdmagen-regmap-json/1";
 
 /// The map as pretty-printed JSON with a trailing newline.
 pub fn generate(map: &rm::RegMap, opts: &Options) -> String {
+    write(map, opts, None).0
+}
+
+/// [`generate`]'s text written to `sink` as it is made, in chunks of a few hundred KiB: the
+/// JSON of a NIC-scale map is megabytes, and a string that size is fresh memory.
+pub fn generate_to(
+    map: &rm::RegMap,
+    opts: &Options,
+    sink: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let (rest, written) = write(map, opts, Some(sink));
+    written?;
+    sink.write_all(rest.as_bytes())
+}
+
+/// How much text the writer keeps before handing it to its sink.
+const CHUNK: usize = 1 << 18;
+
+/// The JSON, or with a sink what is left of it after the chunks written, and the sink's first
+/// error.
+fn write(
+    map: &rm::RegMap,
+    opts: &Options,
+    sink: Option<&mut dyn std::io::Write>,
+) -> (String, std::io::Result<()>) {
+    let streamed = sink.is_some();
     // About 300 bytes per register and 400 per field: sized once instead of doubling.
     let mut size = 4096;
     for item in &map.items {
@@ -31,9 +57,11 @@ pub fn generate(map: &rm::RegMap, opts: &Options) -> String {
             .sum::<usize>();
     }
     let mut w = Writer {
-        out: String::with_capacity(size),
+        out: String::with_capacity(if streamed { CHUNK + (CHUNK >> 2) } else { size }),
         depth: 0,
         first: true,
+        sink,
+        failed: None,
     };
     w.open('{');
     w.key("schema");
@@ -168,7 +196,8 @@ pub fn generate(map: &rm::RegMap, opts: &Options) -> String {
     });
     w.close('}');
     w.out.push('\n');
-    w.out
+    let written = w.failed.map_or(Ok(()), Err);
+    (w.out, written)
 }
 
 /// A register object; `kind` is written first for a top-level item (`"kind": "register"`),
@@ -235,6 +264,7 @@ fn register(w: &mut Writer, r: &rm::Register, kind: Option<&str>) {
         w.close('}');
     });
     w.close('}');
+    w.spill();
 }
 
 /// A count: `{ "fixed": n }` or `{ "parameter": "NAME" }`.
@@ -284,15 +314,36 @@ const KEY_STARTS: [&str; 8] = [
     ",\n              \"",
 ];
 
-struct Writer {
+struct Writer<'a> {
     out: String,
+    /// Where the text goes a chunk at a time; `None`: it all stays in `out`.
+    sink: Option<&'a mut dyn std::io::Write>,
+    /// The sink's first error (writing goes on; the error is returned at the end).
+    failed: Option<std::io::Error>,
     /// Open objects and lists.
     depth: usize,
     /// Nothing written yet in the innermost open object or list.
     first: bool,
 }
 
-impl Writer {
+impl Writer<'_> {
+    /// Hands the text to the sink once a chunk of it is written (between entries: any point
+    /// of the text will do, nothing refers back into it).
+    fn spill(&mut self) {
+        if self.out.len() < CHUNK {
+            return;
+        }
+        let Some(sink) = self.sink.as_mut() else {
+            return;
+        };
+        if self.failed.is_none() {
+            if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                self.failed = Some(e);
+            }
+        }
+        self.out.clear();
+    }
+
     fn open(&mut self, bracket: char) {
         self.out.push(bracket);
         self.depth += 1;
@@ -420,6 +471,8 @@ mod tests {
             out: String::new(),
             depth: 0,
             first: true,
+            sink: None,
+            failed: None,
         };
         w.string(s);
         w.out

@@ -196,3 +196,62 @@ fn c_name_clash_is_reported_not_emitted() {
     // Exactly the one name both define (`_OFFSET` and `_OFFSET(i)` differ), once.
     assert_eq!(err.names, ["CLASH_PORT_CFG_RESET_VALUE"], "{err}");
 }
+
+/// A map of `n` plain registers (several KiB of JSON each with their fields).
+fn many_registers(n: usize) -> RegMap {
+    let mut text = String::from("block: big\nversion: 1.0.0\nregisters:\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "  - name: r{i}\n    offset: {:#x}\n    fields:\n      - {{ name: a, bits: \"7:0\", access: rw }}\n      - {{ name: b, bits: \"15:8\", access: ro }}\n",
+            4 * i
+        ));
+    }
+    rdmagen_regmap::parse("big.yaml", &text).unwrap()
+}
+
+#[test]
+fn json_written_as_made_is_the_same_text_in_chunks() {
+    struct Chunks(Vec<usize>, Vec<u8>);
+    impl std::io::Write for Chunks {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.push(buf.len());
+            self.1.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    for map in [load("example.yaml"), many_registers(2000)] {
+        let text = json::generate(&map, &opts());
+        let mut w = Chunks(Vec::new(), Vec::new());
+        json::generate_to(&map, &opts(), &mut w).unwrap();
+        assert_eq!(String::from_utf8(w.1).unwrap(), text);
+        if map.block.text == "big" {
+            assert!(
+                text.len() > 4 << 18,
+                "{} bytes: too few for chunks",
+                text.len()
+            );
+            assert!(
+                w.0.len() >= 4,
+                "{} writes of {} bytes",
+                w.0.len(),
+                text.len()
+            );
+            assert!(w.0.iter().all(|&n| n < 2 << 18), "{:?}", w.0);
+        }
+    }
+    // The sink's error comes back.
+    struct Full;
+    impl std::io::Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk full"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let e = json::generate_to(&many_registers(2000), &opts(), &mut Full).unwrap_err();
+    assert_eq!(e.to_string(), "disk full");
+}
