@@ -11,7 +11,7 @@ flip-flops, block RAMs and ports with the most LUT levels (LUT1-6 and LUT-RAM re
 MUXF7/8/9 and CARRY4/CARRY8 stages on the same path are reported apart: a MUXF widens a LUT
 level and a carry stage is a dedicated fast chain). Yosys's `ltp` counts every cell alike, so
 a long carry chain would hide a deeper LUT path. Target of issue 9: at most 6 LUT levels.
-A path's ends are named after what they are: a register by its output net (`x_q`, `x_q (D)`),
+A path's ends are named after what they are: a register by its output net (`x_q`; at an input pin `x_q (D)`, `x_q (CE)`),
 a block RAM by its cell and pin (`wqe_mem.0.5:RAMB36E2 (WEA)`), a register Yosys moved into a
 LUT RAM's read port by that RAM (`pend_mem.1.0 address`), never by a net name Yosys made up.
 
@@ -372,7 +372,8 @@ def end_name(cname, cell, names, bit, mod):
         return name
     port = next((p for p, bits in cell["connections"].items() if bit in bits), "?")
     got = seq_name(cname, cell, names, port, mod)
-    return got if got.endswith(f"({port})") else f"{got} ({port})"
+    # Named with its pin already (`x_q (CE)`, `x (registered, D)`) unless a cell name.
+    return got if got.endswith(f"{port})") else f"{got} ({port})"
 
 
 _SEQ_NAMES = {}
@@ -392,7 +393,7 @@ def seq_name(cname, cell, names, port, mod):
 
 def _seq_name(cname, cell, names, port, mod):
     """A sequential cell by what it holds: a register by the named nets on its outputs (`x_q`;
-    `(D)` is added by the caller), a RAM by its cell name (Yosys names RAM cells after the
+    at an input, with the pin: `x_q (D)`, `x_q (CE)`), a RAM by its cell name (Yosys names RAM cells after the
     memory), a register Yosys made for a LUT RAM's read address by that RAM
     (`pend_mem.1.0 address`), else the cell name with its type."""
     if not cell["type"].startswith("RAMB"):
@@ -400,7 +401,7 @@ def _seq_name(cname, cell, names, port, mod):
             if cell["port_directions"].get(p) == "output":
                 q = next((names[b] for b in bits if isinstance(b, int) and not names.get(b, "$").startswith("$")), None)
                 if q:
-                    return q if port == "Q" else f"{q} (D)"
+                    return q if port == "Q" else f"{q} ({port})"
         # A register Yosys moved into a LUT RAM's read port (a registered address), and back
         # out when mapping the RAM: named after the RAM it addresses.
         q = set(b for b in cell["connections"].get("Q", []) if isinstance(b, int))
@@ -414,12 +415,12 @@ def _seq_name(cname, cell, names, port, mod):
         )
         if rams:
             what = f"{rams[0]} address" + (f" (+{len(rams) - 1} RAMs)" if len(rams) > 1 else "")
-            return what if port == "Q" else f"{what} (D)"
+            return what if port == "Q" else f"{what} ({port})"
         # A register Yosys made (e.g. a block RAM's registered address bit for its output
         # mux): the named net it samples.
         d = next((names[b] for b in cell["connections"].get("D", []) if not names.get(b, "$").startswith("$")), None)
         if d:
-            return f"{d} (registered)" if port == "Q" else f"{d} (registered, D)"
+            return f"{d} (registered)" if port == "Q" else f"{d} (registered, {port})"
     return f"{cname}:{cell['type']}"
 
 
