@@ -71,8 +71,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Module {
     })
 }
 
-/// Maps with at least this many fields get their register table written on another thread.
+/// Maps with at least this many fields get their register table, and the later half of their
+/// top-level fields, made on other threads.
 const PARALLEL_FIELDS: usize = 1024;
+
+#[cfg(test)]
+thread_local! {
+    /// Set by a test to make a big map's fields on one thread, as a small map's are.
+    static ONE_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn one_thread_in_tests() -> bool {
+    #[cfg(test)]
+    return ONE_THREAD.with(|c| c.get());
+    #[cfg(not(test))]
+    false
+}
 
 fn id(s: impl Into<String>) -> Expr {
     Expr::id(s)
@@ -218,15 +232,62 @@ impl<'a> Gen<'a> {
     }
 
     fn build(&mut self) {
-        self.bus_ports();
-        self.hw_ports();
-        self.bus_logic();
-        for item in &self.map.items {
-            if let Item::Group(g) = item {
-                self.group(g);
+        let map = self.map;
+        let regs: Vec<&Register> = map.top_registers().collect();
+        let by_name = by_name(&regs);
+        // On a big map the later half of the top-level fields is made on a second thread
+        // while this one makes the bus logic, the groups and the earlier half: the CSR block
+        // is the longest of `rdmagen all`'s outputs, and the others finish well before it.
+        let fields: usize = regs.iter().map(|r| r.fields.len()).sum();
+        let split = if fields < PARALLEL_FIELDS || one_thread_in_tests() {
+            regs.len()
+        } else {
+            let mut seen = 0;
+            regs.iter()
+                .position(|r| {
+                    seen += r.fields.len();
+                    2 * seen >= fields
+                })
+                .map_or(regs.len(), |i| i + 1)
+        };
+        let (earlier, later) = regs.split_at(split);
+        std::thread::scope(|s| {
+            let made_later = (!later.is_empty())
+                .then(|| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, || {
+                            let mut code = FieldCode::for_registers(later);
+                            let mut irq = Vec::new();
+                            top_field_code(later, &by_name, &mut code, &mut irq);
+                            (code, irq)
+                        })
+                        .ok()
+                })
+                .flatten();
+            self.bus_ports();
+            self.hw_ports();
+            self.bus_logic();
+            for item in &map.items {
+                if let Item::Group(g) = item {
+                    self.group(g);
+                }
             }
-        }
-        self.top_fields();
+            match made_later {
+                Some(t) => {
+                    self.top_fields(earlier, &by_name);
+                    let (code, irq) = t
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    self.decls.extend(code.decls);
+                    self.assigns.extend(code.assigns);
+                    self.comb.append(code.comb);
+                    self.flops.append(code.flops);
+                    self.irq_terms.extend(irq);
+                }
+                // Small map, or no thread to be had: all here.
+                None => self.top_fields(&regs, &by_name),
+            }
+        });
         self.irq();
         self.unused();
     }
@@ -988,10 +1049,8 @@ impl<'a> Gen<'a> {
         }
     }
 
-    fn top_fields(&mut self) {
-        let regs: Vec<&Register> = self.map.top_registers().collect();
-        let by_name = by_name(&regs);
-        let scope = Scope { group: None };
+    /// Field code of the top-level registers `regs`, after what is in the module's lists.
+    fn top_fields(&mut self, regs: &[&Register], by_name: &HashMap<&str, &Register>) {
         // Written straight after what is already in the module's (pre-sized) lists: no second
         // copy of every field's code.
         let mut body = FieldCode {
@@ -1000,16 +1059,7 @@ impl<'a> Gen<'a> {
             comb: std::mem::take(&mut self.comb),
             flops: std::mem::take(&mut self.flops),
         };
-        for &r in &regs {
-            let swe = Expr::and(id("wr_en"), id(cat(&r.name, "_wsel", "")));
-            let sre = Expr::and(id("rd_adv"), id(cat(&r.name, "_rsel_q", "")));
-            for f in &r.fields {
-                field_logic(scope, r, f, &swe, &sre, &mut body);
-            }
-            if let Some(en) = &r.interrupt_enable {
-                self.irq_terms.extend(irq_terms(scope, r, en, &by_name));
-            }
-        }
+        top_field_code(regs, by_name, &mut body, &mut self.irq_terms);
         self.decls = body.decls;
         self.comb = body.comb;
         self.flops = body.flops;
@@ -1362,11 +1412,46 @@ fn or_reduce(mut terms: Vec<Expr>) -> Expr {
     }
 }
 
+/// Storage, logic and ports of top-level registers `regs` (in order) into `body`, and the
+/// interrupt terms of those with an enable into `irq`; `by_name` holds every top-level register.
+fn top_field_code(
+    regs: &[&Register],
+    by_name: &HashMap<&str, &Register>,
+    body: &mut FieldCode,
+    irq: &mut Vec<Expr>,
+) {
+    let scope = Scope { group: None };
+    for &r in regs {
+        let swe = Expr::and(id("wr_en"), id(cat(&r.name, "_wsel", "")));
+        let sre = Expr::and(id("rd_adv"), id(cat(&r.name, "_rsel_q", "")));
+        for f in &r.fields {
+            field_logic(scope, r, f, &swe, &sre, body);
+        }
+        if let Some(en) = &r.interrupt_enable {
+            irq.extend(irq_terms(scope, r, en, by_name));
+        }
+    }
+}
+
 struct FieldCode {
     decls: Vec<V>,
     assigns: Vec<V>,
     comb: PrintedStmts,
     flops: PrintedFlops,
+}
+
+impl FieldCode {
+    /// Empty lists for the module-level code of `regs`, sized as [`Gen::new`] sizes the
+    /// module's.
+    fn for_registers(regs: &[&Register]) -> Self {
+        let fields: usize = regs.iter().map(|r| r.fields.len()).sum();
+        FieldCode {
+            decls: Vec::with_capacity(3 * fields),
+            assigns: Vec::with_capacity(2 * fields),
+            comb: PrintedStmts::with_capacity(0, 512 * fields),
+            flops: PrintedFlops::with_capacity(0, 2 * fields),
+        }
+    }
 }
 
 /// Storage, next-state logic and ports of one field, in the one documented order.
@@ -1722,4 +1807,51 @@ fn register_table(map: &RegMap) -> Vec<String> {
 /// The number of fields of every register of the map (element registers once).
 fn map_fields(map: &RegMap) -> usize {
     map.registers().map(|(_, r)| r.fields.len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A flat map of `n` registers of three fields each, every fourth an interrupt status
+    /// register enabled by the next one, with counters and 64-bit registers among them.
+    fn flat_map(n: usize) -> RegMap {
+        let mut text = String::from("block: wide\nversion: 1.0.0\nregisters:\n");
+        let mut offset = 0;
+        for i in 0..n {
+            let (width, step) = if i % 7 == 6 { (64, 8) } else { (32, 4) };
+            text.push_str(&format!(
+                "  - name: r{i}\n    offset: {offset:#x}\n    width: {width}\n"
+            ));
+            if i % 4 == 0 {
+                text.push_str(&format!("    interrupt: {{ enable: r{} }}\n", i + 1));
+                text.push_str("    fields:\n      - { name: a, bits: 0, access: w1c, hw_set: true }\n      - { name: b, bits: 1, access: w1c, hw_set: true }\n      - { name: c, bits: 2, access: w1c, hw_set: true }\n");
+            } else if i % 4 == 1 {
+                text.push_str("    fields:\n      - { name: a, bits: 0, access: rw }\n      - { name: b, bits: 1, access: rw }\n      - { name: c, bits: 2, access: rw }\n");
+            } else {
+                text.push_str("    fields:\n      - { name: a, bits: \"7:0\", access: rw, reset: 3 }\n      - { name: n, bits: \"31:16\", access: rc, counter: { step_width: 2 } }\n      - { name: s, bits: 8, access: ro, hw_write: true }\n");
+            }
+            offset += step;
+        }
+        rdmagen_regmap::parse("wide.yaml", &text).unwrap_or_else(|d| panic!("{}", d.render(false)))
+    }
+
+    #[test]
+    fn fields_made_on_two_threads_print_as_on_one() {
+        let map = flat_map(600);
+        assert!(map_fields(&map) >= PARALLEL_FIELDS);
+        let opts = Options {
+            reset: ResetStyle::SyncHigh,
+            generator: "test".into(),
+        };
+        let two = generate(&map, &opts).print();
+        ONE_THREAD.with(|c| c.set(true));
+        let one = generate(&map, &opts).print();
+        ONE_THREAD.with(|c| c.set(false));
+        assert!(
+            one.contains("r599_s_d") && one.contains("r596_a_q & r597_a_q"),
+            "{one}"
+        );
+        assert_eq!(two, one);
+    }
 }

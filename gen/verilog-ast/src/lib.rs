@@ -346,6 +346,12 @@ impl PrintedStmts {
         print::stmt_into(&mut self.text, self.indent, &s);
     }
 
+    /// `later`'s statements after these (printed apart, say on another thread).
+    pub fn append(&mut self, later: PrintedStmts) {
+        assert_eq!(self.indent, later.indent, "statements of another depth");
+        self.text.push_str(&later.text);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
@@ -392,6 +398,14 @@ impl PrintedFlops {
     /// Prints `f` after the flops before it.
     pub fn push(&mut self, f: Flop) {
         print::flop_into(self, &f);
+    }
+
+    /// `later`'s flops after these (printed apart, say on another thread).
+    pub fn append(&mut self, later: PrintedFlops) {
+        assert_eq!(self.indent, later.indent, "flops of another depth");
+        self.resets.push_str(&later.resets);
+        self.loads.push_str(&later.loads);
+        self.plain.push_str(&later.plain);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -575,6 +589,13 @@ mod tests {
         text.print_to(&mut streamed).unwrap();
         assert_eq!(String::from_utf8(streamed).unwrap(), tree.print());
         assert!(PrintedStmts::new(0).is_empty() && !printed(0).is_empty());
+        // Printed in two parts and appended: the same text.
+        let mut parts = PrintedStmts::new(0);
+        parts.extend(sample_stmts().into_iter().take(2));
+        let mut later = PrintedStmts::new(0);
+        later.extend(sample_stmts().into_iter().skip(2));
+        parts.append(later);
+        assert_eq!(parts, printed(0));
     }
 
     #[test]
@@ -628,6 +649,12 @@ mod tests {
             assert_eq!(text.print(), want);
         }
         assert!(PrintedFlops::new(0).is_empty() && !printed(0).is_empty());
+        let mut parts = PrintedFlops::new(0);
+        parts.extend(flops[..1].iter().cloned());
+        let mut later = PrintedFlops::new(0);
+        later.extend(flops[1..].iter().cloned());
+        parts.append(later);
+        assert_eq!(parts, printed(0));
     }
 
     #[test]
