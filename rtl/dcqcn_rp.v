@@ -171,6 +171,12 @@ module dcqcn_rp #(
   reg [31:0]          ev_now_d;
   reg                 ev_cnp_q;      // the event is a CNP and rp_enable is set (at the load)
   reg                 ev_cnp_d;
+  reg                 ev_grant_q;    // the tokens cover the event's bytes (set at the load with the
+                                     // tokens)
+  reg                 ev_grant_d;
+  reg                 ev_fire_q;     // the event's bytes bring the byte sum to rpg_byte_reset
+                                     // (follows w_bacc_q)
+  reg                 ev_fire_d;
   reg                 skip_a_q;      // jumping the alpha timer
   reg                 skip_a_d;
   reg                 skip_d_q;      // jumping the cut timer
@@ -496,6 +502,7 @@ module dcqcn_rp #(
   wire [35:0] phai_prod;
   wire [27:0] rt_phai_sum;
   wire [20:0] phai_room_p1;     // integer part of cap - Rt, plus 1
+  wire        phai_capped;      // PAPER's hyper increase reaches the cap
   wire [27:0] rt_phai;
   wire        inc_ai;           // additive increase
   wire        inc_hai;          // mlx5 hyper increase
@@ -520,8 +527,9 @@ module dcqcn_rp #(
   wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
   wire        rd_rc_near;
   wire        rd_hai_capped;
-  wire [28:0] inc_rc_gap;       // Rc + 1 - Rt after the increase, wrapping when negative
-  wire        inc_rc_near;      // Rc after the increase is Rt or Rt + 1
+  wire [28:0] rc_up1;           // Rc + 1
+  wire [27:0] rc_down2;         // Rc - 2, at least 0
+  wire        inc_rc_near;      // Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)
   wire        inc_hai_capped;
   wire        cut_hai_capped;   // hai_capped after a cut
   wire        i_still;          // increase periods only count
@@ -537,8 +545,9 @@ module dcqcn_rp #(
   wire        x_apply;          // stage X can apply its event this cycle
   wire        x_skip_start;     // a skip phase starts
   wire        x_step;           // stage X applies the earliest due period
-  wire [1:0]  rc_step;          // source for a step: a cut with a CNP marked, or an increase
-  wire [1:0]  rt_step;          // ... Rt: the cut sets it only when clamping
+  wire        step_cut;         // stage X steps a cut with a CNP marked (x_step && pick_d &&
+                                // w_dcnp_q)
+  wire        step_inc;         // ... an increase period (x_step && !pick_a && !pick_d)
   wire        ev_byte_inc;      // stage X's event is a granted send that fires the byte counter
   wire [1:0]  ev_sel;           // Rc's and Rt's source for the event: PAPER's cut, the first CNP, a
                                 // byte-counter increase
@@ -565,10 +574,15 @@ module dcqcn_rp #(
   wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
   wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
-  wire        tx_grant;
+  wire [34:0] r_need;           // stage R's send in 1/256 bits
+  wire [35:0] grant_room;       // need - tokens, negative when the tokens cover the send already
+  wire        rd_grant;         // tok_fill covers the send (both cases compared while tok_over
+                                // settles)
+  wire [24:0] rd_byte_sum;
+  wire        rd_fire;          // stage R's word: the send fires the byte counter
+  wire        cut_fire;         // ... after a cut clears the byte sum
   wire        byte_on;          // the byte counter runs while the rate recovers
-  wire [24:0] byte_sum;
-  wire        byte_fire;        // a byte-counter increase event
+  wire [23:0] byte_sum;
   wire [31:0] np_gap;
   wire        np_send;          // CNP allowed
   wire [27:0] first_lo_d;       // rate_to_set_on_first_cnp at least rpg_min_rate (registered:
@@ -583,9 +597,6 @@ module dcqcn_rp #(
   wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
-  wire [31:0] a_minus_d;
-  wire [31:0] a_minus_i;
-  wire [31:0] d_minus_i;
   wire [34:0] alpha_prod;  // G * alpha
   wire [52:0] cut_prod;    // Rc * alpha
   wire [44:0] keep_prod;   // Rc * fac * 655
@@ -597,6 +608,7 @@ module dcqcn_rp #(
   wire [28:0] rc_keep_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
+  wire [28:0] rc_cap_sum;
   wire [28:0] rc_phai_sum;
   wire [28:0] phai_room_up;
   // verilator lint_on UNUSED
@@ -633,12 +645,8 @@ module dcqcn_rp #(
   assign rd_a_due = rd_seen && !rd_a_el[31];
   assign rd_d_due = rd_seen && !paper && !rd_d_el[31];
   assign rd_i_due = rd_seen && rd_incon && !rd_i_el[31];
-  assign a_minus_d = w_a_next_q - w_d_next_q;
-  assign a_minus_i = w_a_next_q - w_i_next_q;
-  assign d_minus_i = w_d_next_q - w_i_next_q;
-  assign pick_a = a_due_q && (!d_due_q || a_minus_d[31] || w_a_next_q == w_d_next_q) &&
-                  (!i_due_q || a_minus_i[31] || w_a_next_q == w_i_next_q);
-  assign pick_d = !pick_a && d_due_q && (!i_due_q || d_minus_i[31] || w_d_next_q == w_i_next_q);
+  assign pick_a = a_due_q && (!d_due_q || a_el_q >= d_el_q) && (!i_due_q || a_el_q >= i_el_q);
+  assign pick_d = !pick_a && d_due_q && (!i_due_q || d_el_q >= i_el_q);
   assign alpha_init = {1'd0, {initial_alpha_value_value_i, 14'd0}};
   assign alpha_prod = {25'd0, dce_tcp_g_value_i} * {10'd0, alpha_in_q};
   assign alpha_gain_d = 11'd1024 - {1'd0, dce_tcp_g_value_i};
@@ -710,7 +718,8 @@ module dcqcn_rp #(
   assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
   assign phai_room_p1 = {1'd0, phai_room[27:8]} + 21'd1;
   assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1};
-  assign rt_phai = w_rt_q > rmax_fx_q || !phai_over[36] ? rmax_fx_q : rt_phai_sum[27:0];
+  assign phai_capped = w_rt_q > rmax_fx_q || !phai_over[36];
+  assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
   assign inc_ai = !hi_lt_f && (paper ? !lo_gt_f : !hi_gt_f);
   assign inc_hai = !paper && hi_gt_f;
   assign inc_phai = paper && lo_gt_f;
@@ -718,7 +727,8 @@ module dcqcn_rp #(
   assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
   assign rc_ai_sum = {1'd0, w_rc_q} + {1'd0, rt_ai} + 29'd1;
   assign rc_hai_sum = {1'd0, w_rc_q} + {1'd0, rt_hai} + 29'd1;
-  assign rc_phai_sum = {1'd0, w_rc_q} + {1'd0, rt_phai} + 29'd1;
+  assign rc_cap_sum = {1'd0, w_rc_q} + {1'd0, rmax_fx_q} + 29'd1;
+  assign rc_phai_sum = phai_capped ? rc_cap_sum : rc_keep_sum + {1'd0, {phai_prod[19:0], 8'd0}};
   assign rc_inc = inc_ai ? rc_ai_sum[28:1] :
                   inc_hai ? rc_hai_sum[28:1] :
                   inc_phai ? rc_phai_sum[28:1] :
@@ -745,8 +755,9 @@ module dcqcn_rp #(
   assign rd_rc_over_rt = {1'd0, rd_rc} - {1'd0, rd_rt};
   assign rd_rc_near = rd_rc_over_rt <= 29'd1;
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
-  assign inc_rc_gap = ({1'd0, w_rc_q} + 29'd1) - {1'd0, rt_inc};
-  assign inc_rc_near = inc_rc_gap <= 29'd3;
+  assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
+  assign rc_down2 = w_rc_q < 28'd2 ? 28'd0 : w_rc_q - 28'd2;
+  assign inc_rc_near = {1'd0, rt_inc} <= rc_up1 && rt_inc >= rc_down2;
   assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
   assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
   assign i_still = !w_dcnp_q && rc_near_q && i_flat;
@@ -762,11 +773,10 @@ module dcqcn_rp #(
   assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
   assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
   assign x_step = x_valid_q && !x_skip_q && !x_apply && !(a_skip | d_skip | i_skip);
-  assign rc_step = !pick_a && pick_d && w_dcnp_q ? 2'b01 : !pick_a && !pick_d ? 2'b10 : 2'b00;
-  assign rt_step = !pick_a && pick_d && w_dcnp_q && clamp ? 2'b01 :
-                   !pick_a && !pick_d ? 2'b10 :
-                   2'b00;
-  assign ev_byte_inc = ev_kind_q == K_TX && tx_grant && byte_on && byte_fire;
+  assign step_cut = x_valid_q && !x_skip_q && pick_d && w_dcnp_q && !a_skip;
+  assign step_inc = x_valid_q && !x_skip_q && i_due_q && !pick_a && !pick_d &&
+                    !(a_skip | d_skip | i_skip);
+  assign ev_byte_inc = ev_kind_q == K_TX && ev_grant_q && byte_on && ev_fire_q;
   assign ev_sel = ev_cnp_q && paper ? 2'b01 :
                   ev_cnp_q && !w_seen_q ? 2'b11 :
                   ev_byte_inc ? 2'b10 :
@@ -793,10 +803,15 @@ module dcqcn_rp #(
   assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
   assign tok_fill = tok_over ? tok_cap : tok_sum;
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
-  assign tx_grant = w_tokens_q >= tx_need;
+  assign r_need = {8'd0, {r_bytes_q, 11'd0}};
+  assign grant_room = {1'd0, r_need} - {1'd0, rd_tokens};
+  assign rd_grant = tok_over ? tok_cap >= r_need :
+                    grant_room[35] || tok_gain >= {13'd0, grant_room[34:0]};
+  assign rd_byte_sum = {1'd0, rd_bacc} + {9'd0, r_bytes_q};
+  assign rd_fire = rd_byte_sum >= {1'd0, rpg_byte_reset_value_i};
+  assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
   assign byte_on = w_seen_q && w_incon_q && byte_en_q;
-  assign byte_sum = {1'd0, w_bacc_q} + {9'd0, ev_bytes_q};
-  assign byte_fire = byte_sum >= {1'd0, rpg_byte_reset_value_i};
+  assign byte_sum = w_bacc_q + {8'd0, ev_bytes_q};
   assign np_gap = ev_now_q - w_np_last_q;
   assign np_send = ctrl_np_enable_i &&
                    (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
@@ -844,6 +859,8 @@ module dcqcn_rp #(
     ev_bytes_d = ev_bytes_q;
     ev_now_d = ev_now_q;
     ev_cnp_d = ev_cnp_q;
+    ev_grant_d = ev_grant_q;
+    ev_fire_d = ev_fire_q;
     skip_a_d = skip_a_q;
     skip_d_d = skip_d_q;
     skip_i_d = skip_i_q;
@@ -923,8 +940,8 @@ module dcqcn_rp #(
     rsp_rc_new = cut_rc_q;
     rsp_rt_new = rt_shown;
     // Rc's and Rt's sources: the step's code or the event's
-    rc_sel = x_step ? rc_step : x_done ? ev_sel : 2'b00;
-    rt_sel = x_step ? rt_step : x_done ? ev_sel : 2'b00;
+    rc_sel = step_cut ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
+    rt_sel = step_cut && clamp ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
     // Stage T: read the offered flow's word; a waiting stage R reads its own again
     ram_raddr = r_valid_q && !r_adv ? r_flow_q : s_evt_flow;
     ram_we = 1'b0;
@@ -1031,6 +1048,7 @@ module dcqcn_rp #(
           bc_lt_f_d = rpg_threshold_value_i != 5'd0;
           bc_gt_f_d = 1'b0;
           w_bacc_d = 24'd0;
+          ev_fire_d = cut_fire;
           w_incon_d = 1'b1;
           w_i_next_d = w_d_next_q + {15'd0, t_period_q};
           i_el_d = i_el_cut;
@@ -1144,17 +1162,17 @@ module dcqcn_rp #(
           end
         end
         K_TX: begin
-          if (tx_grant) begin
+          if (ev_grant_q) begin
             w_tokens_d = w_tokens_q - tx_need;
             rsp_new_flag = 1'b1;
             if (byte_on) begin
-              if (byte_fire) begin
+              if (ev_fire_q) begin
                 w_bc_d = bc_inc;
                 bc_lt_f_d = bc_inc_lt_f;
                 bc_gt_f_d = bc_inc_gt_f;
                 w_bacc_d = 24'd0;
               end else begin
-                w_bacc_d = byte_sum[23:0];
+                w_bacc_d = byte_sum;
               end
             end
           end else begin
@@ -1176,22 +1194,19 @@ module dcqcn_rp #(
       rsp_push = 1'b1;
     end
     // Rc and Rt: the control above picks the source, the values pass one multiplexer; the
-    // response and the cut's copy of Rc take the same source (each sets the CNP seen)
+    // cut's copy of Rc takes the same source (each sets the CNP seen)
     case (rc_sel)
       2'b01: begin
         w_rc_d = cut_new;
         cut_rc_d = cut_new;
-        rsp_rc_new = cut_new;
       end
       2'b10: begin
         w_rc_d = rc_inc;
         cut_rc_d = rc_inc;
-        rsp_rc_new = rc_inc;
       end
       2'b11: begin
         w_rc_d = first_rate_q;
         cut_rc_d = first_rate_q;
-        rsp_rc_new = first_rate_q;
       end
       default: ;
     endcase
@@ -1199,16 +1214,29 @@ module dcqcn_rp #(
       2'b01: begin
         w_rt_d = cut_rc_q;
         rt_at_cap_d = cut_rc_at_cap;
-        rsp_rt_new = cut_rc_q;
       end
       2'b10: begin
         w_rt_d = rt_inc;
         rt_at_cap_d = inc_at_cap;
-        rsp_rt_new = rt_inc;
       end
       2'b11: begin
         w_rt_d = first_rate_q;
         rt_at_cap_d = first_at_cap_q;
+      end
+      default: ;
+    endcase
+    // The response counts only when the event is applied: its Rc and Rt by the event's code
+    case (ev_sel)
+      2'b01: begin
+        rsp_rc_new = cut_new;
+        rsp_rt_new = cut_rc_q;
+      end
+      2'b10: begin
+        rsp_rc_new = rc_inc;
+        rsp_rt_new = rt_inc;
+      end
+      2'b11: begin
+        rsp_rc_new = first_rate_q;
         rsp_rt_new = first_rate_q;
       end
       default: ;
@@ -1284,6 +1312,8 @@ module dcqcn_rp #(
         w_np_last_d = rd_np_last;
         // Tokens accrue at the rate of the flow's last touch
         w_tokens_d = tok_fill;
+        ev_grant_d = rd_grant;
+        ev_fire_d = rd_fire;
         w_tokv_d = 1'b1;
         w_tok_us_d = r_now_q;
         rt_at_cap_d = rd_rt_at_cap;
@@ -1380,6 +1410,8 @@ module dcqcn_rp #(
     ev_bytes_q <= ev_bytes_d;
     ev_now_q <= ev_now_d;
     ev_cnp_q <= ev_cnp_d;
+    ev_grant_q <= ev_grant_d;
+    ev_fire_q <= ev_fire_d;
     skip_a_q <= skip_a_d;
     skip_d_q <= skip_d_d;
     skip_i_q <= skip_i_d;

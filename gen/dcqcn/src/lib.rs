@@ -466,6 +466,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             1,
             "the event is a CNP and rp_enable is set (at the load)",
         ),
+        (
+            "ev_grant",
+            1,
+            "the tokens cover the event's bytes (set at the load with the tokens)",
+        ),
+        (
+            "ev_fire",
+            1,
+            "the event's bytes bring the byte sum to rpg_byte_reset (follows w_bacc_q)",
+        ),
         ("skip_a", 1, "jumping the alpha timer"),
         ("skip_d", 1, "jumping the cut timer"),
         ("skip_i", 1, "jumping the increase timer"),
@@ -797,29 +807,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "",
     ));
-    for (n, a, b) in [
-        ("a_minus_d", "w_a_next_q", "w_d_next_q"),
-        ("a_minus_i", "w_a_next_q", "w_i_next_q"),
-        ("d_minus_i", "w_d_next_q", "w_i_next_q"),
-    ] {
-        wires.push((n.into(), 32, sub(id(a), id(b)), ""));
-    }
-    // a - b <= 0 (wrapping): its sign, or the deadlines equal (compared directly rather than
-    // the difference with zero, which would follow the subtraction).
-    let le = |n: &str| {
-        let (a, b) = n.split_once("_minus_").unwrap();
-        or(
-            id(n).bits(31, 31),
-            eq(id(&format!("w_{a}_next_q")), id(&format!("w_{b}_next_q"))),
-        )
-    };
+    // Deadline order. It matters only between two due timers, whose elapsed times are both
+    // below 2**31: the earlier deadline is the larger elapsed time, an unsigned compare of two
+    // registers (a carry chain), with the same result as the wrapping a - b <= 0 of the
+    // deadlines (ties to the first).
+    let le = |a: &str, b: &str| ge(id(&format!("{a}_el_q")), id(&format!("{b}_el_q")));
     wires.push((
         "pick_a".into(),
         1,
         and(vec![
             id("a_due_q"),
-            or(not(id("d_due_q")), le("a_minus_d")),
-            or(not(id("i_due_q")), le("a_minus_i")),
+            or(not(id("d_due_q")), le("a", "d")),
+            or(not(id("i_due_q")), le("a", "i")),
         ]),
         "earliest due period: alpha",
     ));
@@ -829,7 +828,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             not(id("pick_a")),
             id("d_due_q"),
-            or(not(id("i_due_q")), le("d_minus_i")),
+            or(not(id("i_due_q")), le("d", "i")),
         ]),
         "cut check",
     ));
@@ -1199,10 +1198,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
     ));
     wires.push((
+        "phai_capped".into(),
+        1,
+        or(gt(rt(), id("rmax_fx_q")), not(id("phai_over").bits(36, 36))),
+        "PAPER's hyper increase reaches the cap",
+    ));
+    wires.push((
         "rt_phai".into(),
         28,
         tern(
-            or(gt(rt(), id("rmax_fx_q")), not(id("phai_over").bits(36, 36))),
+            id("phai_capped"),
             id("rmax_fx_q"),
             id("rt_phai_sum").bits(27, 0),
         ),
@@ -1248,7 +1253,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("rc_keep", rt()),
         ("rc_ai", id("rt_ai")),
         ("rc_hai", id("rt_hai")),
-        ("rc_phai", id("rt_phai")),
+        ("rc_cap", id("rmax_fx_q")),
     ] {
         wires.push((
             format!("{n}_sum"),
@@ -1257,6 +1262,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
     }
+    // PAPER's hyper step below the cap adds the product to Rc + Rt + 1 (rt_phai_sum does not
+    // wrap there: the product is at most (cap - Rt) / 256), not Rt + product to Rc.
+    wires.push((
+        "rc_phai_sum".into(),
+        29,
+        tern(
+            id("phai_capped"),
+            id("rc_cap_sum"),
+            add(
+                id("rc_keep_sum"),
+                zext(shl_const(id("phai_prod").bits(19, 0), 8), 1),
+            ),
+        ),
+        "",
+    ));
     wires.push((
         "rc_inc".into(),
         28,
@@ -1428,17 +1448,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ge(zext(id("rd_rt"), 1), id("hai_over_at_q")),
         "",
     ));
+    // Rc + 1 - Rt in [0, 3] as two compares of the new Rt with bounds taken from Rc while
+    // Rt forms (rather than the difference, then a test of its upper bits).
+    wires.push(("rc_up1".into(), 29, add(zext(rc(), 1), d(29, 1)), "Rc + 1"));
     wires.push((
-        "inc_rc_gap".into(),
-        29,
-        sub(add(zext(rc(), 1), d(29, 1)), zext(id("rt_inc"), 1)),
-        "Rc + 1 - Rt after the increase, wrapping when negative",
+        "rc_down2".into(),
+        28,
+        tern(Expr::lt(rc(), d(28, 2)), d(28, 0), sub(rc(), d(28, 2))),
+        "Rc - 2, at least 0",
     ));
     wires.push((
         "inc_rc_near".into(),
         1,
-        Expr::bin(BinOp::Le, id("inc_rc_gap"), d(29, 3)),
-        "Rc after the increase is Rt or Rt + 1",
+        and(vec![
+            Expr::bin(BinOp::Le, zext(id("rt_inc"), 1), id("rc_up1")),
+            ge(id("rt_inc"), id("rc_down2")),
+        ]),
+        "Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)",
     ));
     wires.push((
         "inc_hai_capped".into(),
@@ -1555,33 +1581,48 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "stage X applies the earliest due period",
     ));
     // Rc's and Rt's sources (rc_sel, rt_sel): 0 hold, 1 cut (Rt: Rc before it), 2 increase,
-    // 3 first CNP; as codes computed beside the control that picks step or event.
+    // 3 first CNP. The steps that change Rc are tested directly rather than through x_step:
+    // a due cut with a CNP marked rules out folding and skipping the cut and the increase
+    // timer (both need no CNP marked), so only the alpha timer's skip can come first; the
+    // increase is the step when it is the earliest due timer and nothing skips.
     let code = |c: Expr, v: u128, rest: Expr| tern(c, Expr::num(2, v), rest);
-    let cut_due = and(vec![not(id("pick_a")), id("pick_d"), id("w_dcnp_q")]);
-    let inc_due = and(vec![not(id("pick_a")), not(id("pick_d"))]);
-    for (x, cut) in [
-        ("rc", cut_due.clone()),
-        ("rt", and(vec![cut_due, id("clamp")])),
-    ] {
-        wires.push((
-            format!("{x}_step"),
-            2,
-            code(cut, 1, code(inc_due.clone(), 2, Expr::num(2, 0))),
-            if x == "rc" {
-                "source for a step: a cut with a CNP marked, or an increase"
-            } else {
-                "... Rt: the cut sets it only when clamping"
-            },
-        ));
-    }
+    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q"))];
+    wires.push((
+        "step_cut".into(),
+        1,
+        and([
+            in_x(),
+            vec![id("pick_d"), id("w_dcnp_q"), not(id("a_skip"))],
+        ]
+        .concat()),
+        "stage X steps a cut with a CNP marked (x_step && pick_d && w_dcnp_q)",
+    ));
+    wires.push((
+        "step_inc".into(),
+        1,
+        and([
+            in_x(),
+            vec![
+                id("i_due_q"),
+                not(id("pick_a")),
+                not(id("pick_d")),
+                not(Expr::any_of(
+                    vec![id("a_skip"), id("d_skip"), id("i_skip")],
+                    b1(false),
+                )),
+            ],
+        ]
+        .concat()),
+        "... an increase period (x_step && !pick_a && !pick_d)",
+    ));
     wires.push((
         "ev_byte_inc".into(),
         1,
         and(vec![
             eq(id("ev_kind_q"), id("K_TX")),
-            id("tx_grant"),
+            id("ev_grant_q"),
             id("byte_on"),
-            id("byte_fire"),
+            id("ev_fire_q"),
         ]),
         "stage X's event is a granted send that fires the byte counter",
     ));
@@ -1768,11 +1809,53 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         zext(shl_const(id("ev_bytes_q"), 11), 8),
         "",
     ));
+    // Whether the tokens cover a send and whether its bytes fire the byte counter are
+    // registers set with the tokens and the byte sum (ev_grant_q, ev_fire_q), so the event's
+    // Rc and Rt select does not wait for a 35-bit and a 25-bit compare.
     wires.push((
-        "tx_grant".into(),
+        "r_need".into(),
+        35,
+        zext(shl_const(id("r_bytes_q"), 11), 8),
+        "stage R's send in 1/256 bits",
+    ));
+    // Below the cap the tokens cover the send when the gain reaches need - tokens, taken
+    // while the product forms (as tok_room), so one compare follows the product.
+    wires.push((
+        "grant_room".into(),
+        36,
+        sub(zext(id("r_need"), 1), zext(id("rd_tokens"), 1)),
+        "need - tokens, negative when the tokens cover the send already",
+    ));
+    wires.push((
+        "rd_grant".into(),
         1,
-        ge(id("w_tokens_q"), id("tx_need")),
+        tern(
+            id("tok_over"),
+            ge(id("tok_cap"), id("r_need")),
+            or(
+                id("grant_room").bits(35, 35),
+                ge(id("tok_gain"), zext(id("grant_room").bits(34, 0), 13)),
+            ),
+        ),
+        "tok_fill covers the send (both cases compared while tok_over settles)",
+    ));
+    wires.push((
+        "rd_byte_sum".into(),
+        25,
+        add(zext(id("rd_bacc"), 1), zext(id("r_bytes_q"), 9)),
         "",
+    ));
+    wires.push((
+        "rd_fire".into(),
+        1,
+        ge(id("rd_byte_sum"), zext(cfg("rpg_byte_reset", "value"), 1)),
+        "stage R's word: the send fires the byte counter",
+    ));
+    wires.push((
+        "cut_fire".into(),
+        1,
+        ge(zext(id("ev_bytes_q"), 8), cfg("rpg_byte_reset", "value")),
+        "... after a cut clears the byte sum",
     ));
     wires.push((
         "byte_on".into(),
@@ -1782,15 +1865,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     wires.push((
         "byte_sum".into(),
-        25,
-        add(zext(id("w_bacc_q"), 1), zext(id("ev_bytes_q"), 9)),
+        24,
+        add(id("w_bacc_q"), zext(id("ev_bytes_q"), 8)),
         "",
-    ));
-    wires.push((
-        "byte_fire".into(),
-        1,
-        ge(id("byte_sum"), zext(cfg("rpg_byte_reset", "value"), 1)),
-        "a byte-counter increase event",
     ));
     wires.push(("np_gap".into(), 32, sub(now(), id("w_np_last_q")), ""));
     wires.push((
@@ -1873,13 +1950,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "phai_room",
         "phai_room_up",
         "phai_over",
-        "a_minus_d",
-        "a_minus_i",
-        "d_minus_i",
         "rc_keep_sum",
         "rc_ai_sum",
         "rc_hai_sum",
         "rc_phai_sum",
+        "rc_cap_sum",
     ];
     items.push(V::Comment(vec!["Datapath".into()]));
     let mut decls = Vec::new();
@@ -1970,12 +2045,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Rc's and Rt's sources: the step's code or the event's".into(),
     ));
     for x in ["rc", "rt"] {
+        let cut = if x == "rc" {
+            id("step_cut")
+        } else {
+            and(vec![id("step_cut"), id("clamp")])
+        };
         c.push(set(
             &format!("{x}_sel"),
-            tern(
-                id("x_step"),
-                id(&format!("{x}_step")),
-                tern(id("x_done"), id("ev_sel"), Expr::num(2, 0)),
+            code(
+                cut,
+                1,
+                code(
+                    id("step_inc"),
+                    2,
+                    tern(id("x_done"), id("ev_sel"), Expr::num(2, 0)),
+                ),
             ),
         ));
     }
@@ -2122,6 +2206,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Tokens accrue at the rate of the flow's last touch".into(),
     ));
     load_x.push(set("w_tokens_d", id("tok_fill")));
+    load_x.push(set("ev_grant_d", id("rd_grant")));
+    load_x.push(set("ev_fire_d", id("rd_fire")));
     load_x.push(set("w_tokv_d", b1(true)));
     load_x.push(set("w_tok_us_d", id("r_now_q")));
     load_x.push(set("rt_at_cap_d", id("rd_rt_at_cap")));
@@ -2203,20 +2289,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             (
                 vec![id("K_TX")],
                 vec![Stmt::if_else(
-                    id("tx_grant"),
+                    id("ev_grant_q"),
                     vec![
                         set("w_tokens_d", sub(id("w_tokens_q"), id("tx_need"))),
                         set("rsp_new_flag", b1(true)),
                         Stmt::if_(
                             id("byte_on"),
                             vec![Stmt::if_else(
-                                id("byte_fire"),
+                                id("ev_fire_q"),
                                 {
                                     let mut v = count_to("bc", "bc_inc");
                                     v.push(set("w_bacc_d", d(24, 0)));
                                     v
                                 },
-                                vec![set("w_bacc_d", id("byte_sum").bits(23, 0))],
+                                vec![set("w_bacc_d", id("byte_sum"))],
                             )],
                         ),
                     ],
@@ -2262,6 +2348,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     let mut cut = counts_zero();
     cut.extend([
         set("w_bacc_d", d(24, 0)),
+        set("ev_fire_d", id("cut_fire")),
         set("w_incon_d", b1(true)),
         set("w_i_next_d", add(id("w_d_next_q"), t())),
         set("i_el_d", id("i_el_cut")),
@@ -2349,7 +2436,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             .into(),
     ));
     c.push(Stmt::Comment(
-        "response and the cut's copy of Rc take the same source (each sets the CNP seen)".into(),
+        "cut's copy of Rc takes the same source (each sets the CNP seen)".into(),
     ));
     c.push(Stmt::Case {
         subject: id("rc_sel"),
@@ -2359,11 +2446,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             .map(|(src, v)| {
                 (
                     vec![Expr::num(2, v)],
-                    vec![
-                        set("w_rc_d", id(src)),
-                        set("cut_rc_d", id(src)),
-                        set("rsp_rc_new", id(src)),
-                    ],
+                    vec![set("w_rc_d", id(src)), set("cut_rc_d", id(src))],
                 )
             })
             .collect(),
@@ -2382,11 +2465,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         .map(|((src, at_cap), v)| {
             (
                 vec![Expr::num(2, v)],
-                vec![
-                    set("w_rt_d", id(src)),
-                    set("rt_at_cap_d", id(at_cap)),
-                    set("rsp_rt_new", id(src)),
-                ],
+                vec![set("w_rt_d", id(src)), set("rt_at_cap_d", id(at_cap))],
+            )
+        })
+        .collect(),
+        default: vec![],
+    });
+    c.push(Stmt::Comment(
+        "The response counts only when the event is applied: its Rc and Rt by the event's code"
+            .into(),
+    ));
+    c.push(Stmt::Case {
+        subject: id("ev_sel"),
+        arms: [
+            ("cut_new", "cut_rc_q"),
+            ("rc_inc", "rt_inc"),
+            ("first_rate_q", "first_rate_q"),
+        ]
+        .iter()
+        .zip(1u128..)
+        .map(|((rc, rt), v)| {
+            (
+                vec![Expr::num(2, v)],
+                vec![set("rsp_rc_new", id(rc)), set("rsp_rt_new", id(rt))],
             )
         })
         .collect(),
@@ -2542,6 +2643,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "sk_bc",
         "rt_at_cap",
         "alpha_zero",
+        "ev_grant",
+        "ev_fire",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {
