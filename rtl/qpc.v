@@ -50,7 +50,7 @@
 //   CREATE_MKEY    needs a free key; loads mailbox dwords 0-5, owner = cmd_target.vf
 //   DESTROY_MKEY   zeroes the key (it must belong to cmd_target.vf)
 //   QUERY_MKEY     copies the key to mailbox dwords 0-5 (it must belong to cmd_target.vf)
-// The context write happens 2 cycles after cmd_ctrl.go is seen (cmd_status.busy).
+// The context write happens 3 cycles after cmd_ctrl.go is seen (cmd_status.busy).
 
 `resetall
 `timescale 1ns / 1ps
@@ -281,13 +281,16 @@ module qpc #(
   wire [383:0]     csr_mailbox_data_value_o;
   wire [11:0]      csr_mailbox_data_value_we_i;
   wire [383:0]     csr_mailbox_data_value_d_i;
-  reg  [383:0]     ctx_mem [0:DEPTH-1];       // full context words, written by commands
-  reg  [28:0]      db_mem [0:DEPTH-1];        // doorbell-check replica: uar_page, state, valid
-  reg  [52:0]      wqe_mem [0:DEPTH-1];       // WQE-check replica: cqn_snd, pd, state, valid
-  reg  [42:0]      rx_mem [0:DEPTH-1];        // RX replica: MTU, access flags, pd, st, state, valid
-  reg  [24:0]      psn_mem [0:DEPTH-1];       // {nak_sent, ePSN}: written by commands and the RX
-                                              // write-back
-  reg  [191:0]     mkey_mem [0:NUM_MKEYS-1];  // memory-key table, written by MKey commands
+  reg  [383:0]     ctx_mem [0:DEPTH-1];           // full context words, written by commands
+  reg  [28:0]      db_mem [0:DEPTH-1];            // doorbell-check replica: uar_page, state, valid
+  reg  [52:0]      wqe_mem [0:DEPTH-1];           // WQE-check replica: cqn_snd, pd, state, valid
+  reg  [42:0]      rx_mem [0:DEPTH-1];            // RX replica: MTU, access flags, pd, st, state,
+                                                  // valid
+  reg  [24:0]      psn_mem [0:DEPTH-1];           // {nak_sent, ePSN}: written by commands and the
+                                                  // RX write-back
+  reg  [191:0]     mkey_mem [0:NUM_MKEYS-1];      // memory-key table, written by MKey commands
+  reg  [64:0]      mkey_end_mem [0:NUM_MKEYS-1];  // each key's region end, va + length: written
+                                                  // beside mkey_mem
   reg              clr_busy_q;
   reg              clr_busy_d;
   reg  [AW-1:0]    clr_addr_q;
@@ -296,14 +299,14 @@ module qpc #(
   reg              mk_clr_busy_d;
   reg  [MK_AW-1:0] mk_clr_addr_q;
   reg  [MK_AW-1:0] mk_clr_addr_d;
-  wire             clearing;                  // either clear sequence runs: commands complete with
-                                              // RES_BUSY
-  wire             db_inpart;                 // the QPN lies in the requesting VF's partition
+  wire             clearing;                      // either clear sequence runs: commands complete
+                                                  // with RES_BUSY
+  wire             db_inpart;                     // the QPN lies in the requesting VF's partition
   wire [31:0]      db_index;
   wire [31:0]      db_index_p2;
   wire [AW-1:0]    db_addr;
-  wire             db_adv;                    // the pipeline moves this cycle
-  wire             db_take;                   // a request is accepted this cycle
+  wire             db_adv;                        // the pipeline moves this cycle
+  wire             db_take;                       // a request is accepted this cycle
   reg              db_s1_valid_q;
   reg              db_s1_valid_d;
   reg  [7:0]       db_s1_vf_q;
@@ -319,12 +322,12 @@ module qpc #(
   reg  [23:0]      db_s1_page_q;
   reg  [23:0]      db_s1_page_d;
   reg  [28:0]      db_word_q;
-  wire             wqe_inpart;                // the QPN lies in the requesting VF's partition
+  wire             wqe_inpart;                    // the QPN lies in the requesting VF's partition
   wire [31:0]      wqe_index;
   wire [31:0]      wqe_index_p2;
   wire [AW-1:0]    wqe_addr;
-  wire             wqe_adv;                   // the pipeline moves this cycle
-  wire             wqe_take;                  // a request is accepted this cycle
+  wire             wqe_adv;                       // the pipeline moves this cycle
+  wire             wqe_take;                      // a request is accepted this cycle
   reg              wqe_s1_valid_q;
   reg              wqe_s1_valid_d;
   reg  [7:0]       wqe_s1_vf_q;
@@ -340,12 +343,12 @@ module qpc #(
   reg  [23:0]      wqe_s1_pd_q;
   reg  [23:0]      wqe_s1_pd_d;
   reg  [52:0]      wqe_word_q;
-  wire             rx_inpart;                 // the QPN lies in the requesting VF's partition
+  wire             rx_inpart;                     // the QPN lies in the requesting VF's partition
   wire [31:0]      rx_index;
   wire [31:0]      rx_index_p2;
   wire [AW-1:0]    rx_addr;
-  wire             rx_adv;                    // the pipeline moves this cycle
-  wire             rx_take;                   // a request is accepted this cycle
+  wire             rx_adv;                        // the pipeline moves this cycle
+  wire             rx_take;                       // a request is accepted this cycle
   reg              rx_s1_valid_q;
   reg              rx_s1_valid_d;
   reg  [7:0]       rx_s1_vf_q;
@@ -373,11 +376,11 @@ module qpc #(
   reg  [31:0]      db_rsp_user_q;
   reg  [31:0]      db_rsp_user_d;
   wire             db_exists;
-  wire             db_page_eq;                // the doorbell's page is the QP's
+  wire             db_page_eq;                    // the doorbell's page is the QP's
   wire             db_page_bad;
   wire             db_state_bad;
-  wire [2:0]       db_reason;                 // first failing check: 1 partition, 2 existence, 3
-                                              // page, 4 state (0 OK)
+  wire [2:0]       db_reason;                     // first failing check: 1 partition, 2 existence,
+                                                  // 3 page, 4 state (0 OK)
   wire             db_ok;
   reg              wqe_rsp_valid_q;
   reg              wqe_rsp_valid_d;
@@ -392,10 +395,11 @@ module qpc #(
   reg  [31:0]      wqe_rsp_user_q;
   reg  [31:0]      wqe_rsp_user_d;
   wire             wqe_exists;
-  wire             wqe_refused;               // no such QP, or neither in RTS nor in ERR
+  wire             wqe_refused;                   // no such QP, or neither in RTS nor in ERR
   wire             wqe_flush;
-  wire             wqe_pd_bad;                // a QP in RTS of another PD
-  wire [1:0]       wqe_status;                // 3 refused, 1 flush (ERR), 2 PD mismatch, 0 execute
+  wire             wqe_pd_bad;                    // a QP in RTS of another PD
+  wire [1:0]       wqe_status;                    // 3 refused, 1 flush (ERR), 2 PD mismatch, 0
+                                                  // execute
   reg              rx_rsp_valid_q;
   reg              rx_rsp_valid_d;
   reg              rx_rsp_ok_q;
@@ -424,10 +428,11 @@ module qpc #(
   reg  [23:0]      rx_rsp_qpn_d;
   reg  [31:0]      rx_rsp_user_q;
   reg  [31:0]      rx_rsp_user_d;
-  wire             rx_ok;                     // the QP exists in the partition
-  wire             mk_inrange;                // the R_Key's index lies inside the table
+  wire             rx_ok;                         // the QP exists in the partition
+  wire             mk_inrange;                    // the R_Key's index lies inside the table
   wire [MK_AW-1:0] mk_addr;
-  wire             mk_adv;                    // the pipeline moves this cycle
+  wire             mk_adv;                        // the pipeline moves this cycle
+  wire [64:0]      mk_req_end;                    // mk_req_va + mk_req_len, without wrapping
   reg              mk_s1_valid_q;
   reg              mk_s1_valid_d;
   reg  [7:0]       mk_s1_vf_q;
@@ -440,6 +445,8 @@ module qpc #(
   reg  [63:0]      mk_s1_va_d;
   reg  [31:0]      mk_s1_len_q;
   reg  [31:0]      mk_s1_len_d;
+  reg  [64:0]      mk_s1_end_q;
+  reg  [64:0]      mk_s1_end_d;
   reg  [2:0]       mk_s1_access_q;
   reg  [2:0]       mk_s1_access_d;
   reg  [31:0]      mk_s1_user_q;
@@ -449,6 +456,7 @@ module qpc #(
   reg              mk_s1_clear_q;
   reg              mk_s1_clear_d;
   reg  [191:0]     mk_word_q;
+  reg  [64:0]      mk_end_q;
   reg              mk_rsp_valid_q;
   reg              mk_rsp_valid_d;
   reg              mk_rsp_ok_q;
@@ -461,17 +469,17 @@ module qpc #(
   reg  [31:0]      mk_rsp_rkey_d;
   reg  [31:0]      mk_rsp_user_q;
   reg  [31:0]      mk_rsp_user_d;
-  wire             mk_found;                  // a valid key of the requesting VF with this variant
-                                              // byte
-  wire             mk_rights_ok;              // every requested right is granted
-  wire             mk_range_ok;               // [va, va+len) lies inside [key.va,
-                                              // key.va+key.length), without wrapping
-  wire [2:0]       mk_reason;                 // zero length passes unchecked (IBA C9-88); else the
-                                              // first failing check
-  wire             wb_inpart;                 // the QPN lies in the requesting VF's partition
+  wire             mk_found;                      // a valid key of the requesting VF with this
+                                                  // variant byte
+  wire             mk_rights_ok;                  // every requested right is granted
+  wire             mk_range_ok;                   // [va, va+len) lies inside [key.va,
+                                                  // key.va+key.length), without wrapping
+  wire [2:0]       mk_reason;                     // zero length passes unchecked (IBA C9-88); else
+                                                  // the first failing check
+  wire             wb_inpart;                     // the QPN lies in the requesting VF's partition
   wire [31:0]      wb_index;
   wire [AW-1:0]    wb_addr;
-  wire             wb_take;                   // a write-back is accepted this cycle
+  wire             wb_take;                       // a write-back is accepted this cycle
   reg  [1:0]       cmd_fsm_q;
   reg  [1:0]       cmd_fsm_d;
   reg  [3:0]       cmd_kind_q;
@@ -495,18 +503,19 @@ module qpc #(
   reg  [383:0]     cmd_ctx_q;
   reg  [24:0]      cmd_psn_q;
   reg  [191:0]     cmd_mk_q;
-  wire             cmd_inpart;                // the QPN lies in the requesting VF's partition
+  wire             cmd_inpart;                    // the QPN lies in the requesting VF's partition
   wire [31:0]      cmd_index;
   wire [AW-1:0]    cmd_addr;
-  wire [23:0]      cmd_qpn;                   // cmd_target as a global QPN
-  wire             cmd_index_ok;              // index fits the 12-bit local QPN
-  wire             cmd_mk_ok;                 // an MKey command's vf and index lie inside the block
-  wire             op_is_mk;                  // the opcode is an MKey command
+  wire [23:0]      cmd_qpn;                       // cmd_target as a global QPN
+  wire             cmd_index_ok;                  // index fits the 12-bit local QPN
+  wire             cmd_mk_ok;                     // an MKey command's vf and index lie inside the
+                                                  // block
+  wire             op_is_mk;                      // the opcode is an MKey command
   wire             cmd_is_mk;
-  wire             cmd_target_ok;             // the target names a context of the block (else
-                                              // BAD_INDEX)
-  wire [15:0]      op_hit;                    // one bit per known opcode of the command, in table
-                                              // order
+  wire             cmd_target_ok;                 // the target names a context of the block (else
+                                                  // BAD_INDEX)
+  wire [15:0]      op_hit;                        // one bit per known opcode of the command, in
+                                                  // table order
   reg  [15:0]      cmd_hit_q;
   reg  [15:0]      cmd_hit_d;
   wire [3:0]       op_kind;
@@ -516,27 +525,28 @@ module qpc #(
   reg  [6:0]       cmd_does_d;
   reg              cmd_pre_ok_q;
   reg              cmd_pre_ok_d;
-  wire             mb_params_ok;              // mailbox service type is one of the map's and MTU is
-                                              // 1..5
+  wire             mb_params_ok;                  // mailbox service type is one of the map's and
+                                                  // MTU is 1..5
   reg              mb_ok_q;
   wire [383:0]     cmd_load_word;
   wire [383:0]     cmd_state_word;
   wire [383:0]     cmd_query_word;
   wire [191:0]     cmd_mk_load_word;
-  wire             cmd_mk_exists;             // the targeted key exists and belongs to the
-                                              // command's VF
-  wire             cmd_mk_query;              // QUERY_MKEY copies the key into the mailbox
+  reg  [64:0]      mb_mk_end_q;
+  wire             cmd_mk_exists;                 // the targeted key exists and belongs to the
+                                                  // command's VF
+  wire             cmd_mk_query;                  // QUERY_MKEY copies the key into the mailbox
   reg  [7:0]       cmd_status;
   reg              cmd_query;
   reg              cmd_illegal;
-  wire             cmd_from_ok;               // the context is in the command's source state (or
-                                              // any will do)
-  wire             cmd_go;                    // EXEC of a known opcode on a target inside the
-                                              // block, no clear running
-  wire             cmd_sel_load;              // CREATE or a modify that loads the mailbox, and it
-                                              // may
-  wire             cmd_sel_state;             // a state-only modify that may change the state
-  wire             cmd_zero;                  // DESTROY of an existing context
+  wire             cmd_from_ok;                   // the context is in the command's source state
+                                                  // (or any will do)
+  wire             cmd_go;                        // EXEC of a known opcode on a target inside the
+                                                  // block, no clear running
+  wire             cmd_sel_load;                  // CREATE or a modify that loads the mailbox, and
+                                                  // it may
+  wire             cmd_sel_state;                 // a state-only modify that may change the state
+  wire             cmd_zero;                      // DESTROY of an existing context
   wire             cmd_ctx_we;
   wire             cmd_psn_we;
   wire             cmd_mk_we;
@@ -550,18 +560,21 @@ module qpc #(
   reg              wr_illegal_q;
   reg  [3:0]       wr_prev_q;
   wire [383:0]     wr_word;
-  wire [24:0]      wr_psn;                    // a load takes the mailbox's ePSN; DESTROY and TO_RST
-                                              // zero it
+  wire [24:0]      wr_psn;                        // a load takes the mailbox's ePSN; DESTROY and
+                                                  // TO_RST zero it
   wire [191:0]     wr_mk_word;
-  wire             cmd_end;                   // a command's last cycle: it writes and reports its
-                                              // status
-  wire             ram_we;                    // the clear or a command writes every replica
+  wire [64:0]      wr_mk_end;                     // the end of the key CREATE_MKEY writes;
+                                                  // DESTROY_MKEY zeroes it
+  wire             cmd_end;                       // a command's last cycle: it writes and reports
+                                                  // its status
+  wire             ram_we;                        // the clear or a command writes every replica
   wire [AW-1:0]    ram_addr;
   wire [383:0]     ram_word;
   wire             psn_we;
   wire [AW-1:0]    psn_addr;
   wire [24:0]      psn_word;
-  wire             mk_we;                     // the clear or an MKey command writes the key table
+  wire             mk_we;                         // the clear or an MKey command writes the key
+                                                  // table
   wire [MK_AW-1:0] mk_wr_addr;
   reg              cmd_done_q;
   reg              mk_rsp_new_q;
@@ -578,8 +591,8 @@ module qpc #(
   wire             cnt_port_collisions_d;
   reg              cnt_rkey_violations_q;
   wire             cnt_rkey_violations_d;
-  wire             unused_ok;                 // deliberately unused: software-only CSR outputs,
-                                              // index arithmetic
+  wire             unused_ok;                     // deliberately unused: software-only CSR outputs,
+                                                  // index arithmetic
 
   // The CSR block: commands, status, counters and the mailbox.
   qpc_csr u_csr (
@@ -719,6 +732,7 @@ module qpc #(
   assign mk_addr = mk_inrange ? mk_req_rkey[MK_AW + 7:8] : {MK_AW{1'b0}};
   assign mk_adv = !mk_rsp_valid_q || mk_rsp_ready;
   assign mk_req_ready = mk_adv;
+  assign mk_req_end = {1'b0, mk_req_va} + {33'h000000000, mk_req_len};
   assign mk_rsp_ok = mk_rsp_ok_q;
   assign mk_rsp_reason = mk_rsp_reason_q;
   assign mk_rsp_vf = mk_rsp_vf_q;
@@ -728,9 +742,7 @@ module qpc #(
   assign mk_found = mk_s1_inrange_q && !mk_s1_clear_q && mk_word_q[31] &&
                     mk_word_q[39:32] == mk_s1_rkey_q[7:0] && mk_word_q[23:16] == mk_s1_vf_q;
   assign mk_rights_ok = (mk_s1_access_q & ~{mk_word_q[13], mk_word_q[12], mk_word_q[11]}) == 3'b000;
-  assign mk_range_ok = mk_s1_va_q >= mk_word_q[127:64] &&
-                       {1'b0, mk_s1_va_q} + {33'h000000000, mk_s1_len_q} <=
-                       {1'b0, mk_word_q[127:64]} + {1'b0, mk_word_q[191:128]};
+  assign mk_range_ok = mk_s1_va_q >= mk_word_q[127:64] && mk_s1_end_q <= mk_end_q;
   assign mk_reason = mk_s1_len_q == 32'h00000000 ? 3'b000 :
                      !mk_found ? 3'b001 :
                      mk_word_q[63:40] != mk_s1_pd_q ? 3'b010 :
@@ -826,6 +838,7 @@ module qpc #(
   assign wr_word = ({384{wr_load_q}} & cmd_load_word) | ({384{wr_state_q}} & cmd_state_word);
   assign wr_psn = {25{wr_load_q}} & {1'b0, csr_mailbox_data_value_o[247:224]};
   assign wr_mk_word = {192{wr_mk_load_q}} & cmd_mk_load_word;
+  assign wr_mk_end = {65{wr_mk_load_q}} & mb_mk_end_q;
   assign cmd_end = cmd_fsm_q == CMD_WRITE;
   assign ram_we = clr_busy_q || wr_ctx_we_q;
   assign ram_addr = clr_busy_q ? clr_addr_q : cmd_addr_q;
@@ -1018,6 +1031,7 @@ module qpc #(
     mk_s1_rkey_d = mk_s1_rkey_q;
     mk_s1_va_d = mk_s1_va_q;
     mk_s1_len_d = mk_s1_len_q;
+    mk_s1_end_d = mk_s1_end_q;
     mk_s1_access_d = mk_s1_access_q;
     mk_s1_user_d = mk_s1_user_q;
     mk_s1_inrange_d = mk_s1_inrange_q;
@@ -1029,6 +1043,7 @@ module qpc #(
       mk_s1_rkey_d = mk_req_rkey;
       mk_s1_va_d = mk_req_va;
       mk_s1_len_d = mk_req_len;
+      mk_s1_end_d = mk_req_end;
       mk_s1_access_d = mk_req_access;
       mk_s1_user_d = mk_req_user;
       mk_s1_inrange_d = mk_inrange;
@@ -1294,11 +1309,13 @@ module qpc #(
     mk_s1_rkey_q <= mk_s1_rkey_d;
     mk_s1_va_q <= mk_s1_va_d;
     mk_s1_len_q <= mk_s1_len_d;
+    mk_s1_end_q <= mk_s1_end_d;
     mk_s1_access_q <= mk_s1_access_d;
     mk_s1_user_q <= mk_s1_user_d;
     mk_s1_inrange_q <= mk_s1_inrange_d;
     mk_s1_clear_q <= mk_s1_clear_d;
     mk_word_q <= mk_adv ? mkey_mem[mk_addr] : mk_word_q;
+    mk_end_q <= mk_adv ? mkey_end_mem[mk_addr] : mk_end_q;
     mk_rsp_ok_q <= mk_rsp_ok_d;
     mk_rsp_reason_q <= mk_rsp_reason_d;
     mk_rsp_vf_q <= mk_rsp_vf_d;
@@ -1307,6 +1324,8 @@ module qpc #(
     cmd_ctx_q <= ctx_mem[cmd_addr_q];
     cmd_psn_q <= psn_mem[cmd_addr_q];
     cmd_mk_q <= mkey_mem[cmd_mk_addr_q];
+    mb_mk_end_q <= {1'b0, csr_mailbox_data_value_o[127:64]} +
+                   {1'b0, csr_mailbox_data_value_o[191:128]};
   end
 
   // Context RAMs: one write port each; the replicas take every command write
@@ -1327,6 +1346,9 @@ module qpc #(
   end
   always @(posedge clk) begin
     if (mk_we) mkey_mem[mk_wr_addr] <= mk_clr_busy_q ? 192'd0 : wr_mk_word;
+  end
+  always @(posedge clk) begin
+    if (mk_we) mkey_end_mem[mk_wr_addr] <= mk_clr_busy_q ? 65'd0 : wr_mk_end;
   end
   always @(posedge clk) begin
     if (psn_we) psn_mem[psn_addr] <= psn_word;

@@ -480,6 +480,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         .memory("mkey")
         .ok_or_else(|| QpcError("the map has no memory `mkey`".into()))?;
     let mkf = mk_fields(mkm)?;
+    // A key's or an access's end, va + length: one bit wider than either, so that a region or
+    // an access that ends at 2^64 does not wrap to 0.
+    let mk_end_w = mkf.va.w().max(mkf.length.w()) + 1;
+    let wide = |e: Expr, w: u32| Expr::concat(vec![n(mk_end_w - w, 0), e]);
     let mk_ops = MK_COMMANDS
         .iter()
         .map(|(name, kind)| Ok((enum_value(map, "qpc_cmd_op", name)?, *kind)))
@@ -847,6 +851,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             lsb: Expr::minus(id("NUM_MKEYS"), Expr::int(1)),
         }));
         d.comment = Some("memory-key table, written by MKey commands".into());
+        g.decls.push(V::Decl(d));
+        let mut d = Decl::reg("mkey_end_mem", Range::bits(mk_end_w));
+        d.array = Some(Box::new(Range {
+            msb: Expr::int(0),
+            lsb: Expr::minus(id("NUM_MKEYS"), Expr::int(1)),
+        }));
+        d.comment = Some("each key's region end, va + length: written beside mkey_mem".into());
         g.decls.push(V::Decl(d));
     }
 
@@ -1287,13 +1298,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Some("the pipeline moves this cycle"),
     );
     g.assigns.push(V::Assign(id("mk_req_ready"), id("mk_adv")));
+    // The access's end, one past its last byte, added as the request is taken: the range
+    // check then compares two ends instead of adding in the same cycle (issue 9).
+    g.wire(
+        "mk_req_end",
+        mk_end_w,
+        Expr::plus(wide(id("mk_req_va"), 64), wide(id("mk_req_len"), 32)),
+        Some("mk_req_va + mk_req_len, without wrapping"),
+    );
     g.state("mk_s1_valid", 1, b1(false));
-    let mk_s1: [(&str, u32); 9] = [
+    let mk_s1: [(&str, u32); 10] = [
         ("vf", 8),
         ("pd", 24),
         ("rkey", 32),
         ("va", 64),
         ("len", 32),
+        ("end", mk_end_w),
         ("access", 3),
         ("user", 32),
         ("inrange", 1),
@@ -1309,6 +1329,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             id("mk_adv"),
             id("mkey_mem").index(id("mk_addr")),
             id("mk_word_q"),
+        ),
+        reset: None,
+    });
+    g.reg("mk_end_q", mk_end_w);
+    g.flops.push(Flop {
+        q: id("mk_end_q"),
+        d: Expr::ternary(
+            id("mk_adv"),
+            id("mkey_end_mem").index(id("mk_addr")),
+            id("mk_end_q"),
         ),
         reset: None,
     });
@@ -1328,6 +1358,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         let src = match name {
             "inrange" => id("mk_inrange"),
             "clear" => id("mk_clr_busy_q"),
+            "end" => id("mk_req_end"),
             other => id(format!("mk_req_{other}")),
         };
         load.push(Stmt::assign(id(format!("mk_s1_{name}_d")), src));
@@ -1373,21 +1404,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
         Some("every requested right is granted"),
     );
-    // 65-bit sums: a region or an access that ends past 2^64 must not wrap.
-    let wide = |e: Expr, w: u32| Expr::concat(vec![n(65 - w, 0), e]);
+    // Both ends were added before this cycle (the request's as it was taken, the key's when
+    // it was created), so the check is two compares side by side: adding here put an adder's
+    // carry chain before a compare's, the block's longest path (issue 9).
     g.wire(
         "mk_range_ok",
         1,
         Expr::and(
             Expr::bin(BinOp::Ge, id("mk_s1_va_q"), key(mkf.va)),
-            Expr::bin(
-                BinOp::Le,
-                Expr::plus(wide(id("mk_s1_va_q"), 64), wide(id("mk_s1_len_q"), 32)),
-                Expr::plus(
-                    wide(key(mkf.va), mkf.va.w()),
-                    wide(key(mkf.length), mkf.length.w()),
-                ),
-            ),
+            Expr::bin(BinOp::Le, id("mk_s1_end_q"), id("mk_end_q")),
         ),
         Some("[va, va+len) lies inside [key.va, key.va+key.length), without wrapping"),
     );
@@ -1769,6 +1794,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             vec![(mkf.valid, b1(true)), (mkf.vf, id("cmd_vf_q"))],
         ),
     );
+    // A new key's end, from the mailbox as it is one cycle before WRITE stores it (like
+    // `mb_ok_q`, the mailbox is not software's to change while busy): the adder ends at a flop
+    // rather than at the end table's write port.
+    g.reg("mb_mk_end_q", mk_end_w);
+    g.flops.push(Flop {
+        q: id("mb_mk_end_q"),
+        d: Expr::plus(
+            wide(mkf.va.of(mb), mkf.va.w()),
+            wide(mkf.length.of(mb), mkf.length.w()),
+        ),
+        reset: None,
+    });
     g.wire(
         "cmd_mk_exists",
         1,
@@ -2113,6 +2150,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
     );
     g.wire(
+        "wr_mk_end",
+        mk_end_w,
+        Expr::band(
+            Expr::repl(Expr::int(i64::from(mk_end_w)), id("wr_mk_load_q")),
+            id("mb_mk_end_q"),
+        ),
+        Some("the end of the key CREATE_MKEY writes; DESTROY_MKEY zeroes it"),
+    );
+    g.wire(
         "cmd_end",
         1,
         Expr::eq(id("cmd_fsm_q"), id("CMD_WRITE")),
@@ -2207,6 +2253,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         en: id("mk_we"),
         addr: id("mk_wr_addr"),
         data: Expr::ternary(id("mk_clr_busy_q"), Expr::zero(mkf.width), id("wr_mk_word")),
+    });
+    g.mems.push(V::MemWrite {
+        mem: "mkey_end_mem".into(),
+        en: id("mk_we"),
+        addr: id("mk_wr_addr"),
+        data: Expr::ternary(id("mk_clr_busy_q"), Expr::zero(mk_end_w), id("wr_mk_end")),
     });
     g.mems.push(V::MemWrite {
         mem: "psn_mem".into(),
@@ -2404,7 +2456,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     for p in ["db", "wqe", "rx"] {
         unused.push(id(format!("{p}_index_p2")));
     }
-    // The local access rights and reserved bits of a key take no part in the R_Key check.
+    // The local access rights and reserved bits of a key take no part in the R_Key check, nor
+    // does its length (the check reads the key's end from mkey_end_mem).
     unused.push(id("mk_word_q"));
     // Hardware sets state, valid and nak_sent; the mailbox's copies are ignored.
     for fl in [f.valid, f.nak, f.state] {
@@ -2511,7 +2564,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         header.push(format!("  {name:<14} {what}"));
     }
     header.push(
-        "The context write happens 2 cycles after cmd_ctrl.go is seen (cmd_status.busy).".into(),
+        "The context write happens 3 cycles after cmd_ctrl.go is seen (cmd_status.busy).".into(),
     );
 
     Ok(Module {

@@ -99,6 +99,20 @@ pub enum Op {
     /// ctrl.clear.
     Clear,
     Idle(u8),
+    /// A command (`Cmd` or `MkCmd`) with `ctrl.clear` written `after` cycles after the
+    /// model's engine sees its `go`: aims a clear at one cycle of the command (the random
+    /// ops write `Clear` between commands only).
+    CmdClear {
+        cmd: Box<Op>,
+        after: u8,
+    },
+    /// `n` RX lookups of one QPN queued at once: the port takes one per cycle while the
+    /// next ops run (a command, say), so the responses show the cycle its write lands.
+    RxBurst {
+        vf: u8,
+        qpn: u32,
+        n: u16,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,8 +178,11 @@ pub struct Bench<M: Model + HasAxiLite> {
     /// R_Key checks compared.
     pub rkey_checks: u64,
     /// Per response taken: the port (as in failure messages), the cycle its request was
-    /// accepted and the cycle the response was taken. Cleared by `run`.
-    pub responses: Vec<(&'static str, u64, u64)>,
+    /// accepted, the cycle the response was taken and its `ok` (WQE check: status EXECUTE).
+    /// Cleared by `run`.
+    pub responses: Vec<(&'static str, u64, u64, bool)>,
+    /// The cycles in which a `cmd_ctrl` write with `go` set was accepted. Cleared by `run`.
+    pub go_accepted: Vec<u64>,
     dut: M,
 }
 
@@ -197,6 +214,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             hostile: 0,
             rkey_checks: 0,
             responses: Vec::new(),
+            go_accepted: Vec::new(),
             dut,
         }
     }
@@ -243,6 +261,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         self.model.reset();
         self.cycle = 0;
         self.responses.clear();
+        self.go_accepted.clear();
         let mut r = Run::new(case.seed, case.stall);
         // Let the clear sequence finish first, so most lookups meet real contexts; the
         // `Clear` op exercises lookups during a clear.
@@ -287,6 +306,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         vf: u32,
         index: u32,
         ctx: &Ctx,
+        clear_after: Option<u8>,
     ) -> Result<(), Failure> {
         let l = self.model.layout().clone();
         let mut w = vec![0u32; 12];
@@ -302,7 +322,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         // Junk where hardware decides: it must be ignored.
         set(&mut w, l.valid, ctx.flags >> 3 & 1);
         set(&mut w, l.state, ctx.flags >> 4 & 0xf);
-        self.run_command(r, opcode, vf, index, &w)
+        self.run_command(r, opcode, vf, index, &w, clear_after)
     }
 
     fn mk_command(
@@ -312,6 +332,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         vf: u32,
         index: u32,
         key: &Key,
+        clear_after: Option<u8>,
     ) -> Result<(), Failure> {
         let l = self.model.mk_layout().clone();
         let mut w = vec![0u32; 6];
@@ -322,11 +343,12 @@ impl<M: Model + HasAxiLite> Bench<M> {
         w[0] |= (key.rights & 0x1f) << 9;
         set(&mut w, l.valid, key.junk & 1);
         set(&mut w, l.vf, key.junk >> 1 & 0xff);
-        self.run_command(r, opcode, vf, index, &w)
+        self.run_command(r, opcode, vf, index, &w, clear_after)
     }
 
     /// Fills the mailbox with `w`, starts `opcode` on (vf, index), waits for it and reads the
-    /// status (and the mailbox after a query).
+    /// status (and the mailbox after a query). With `clear_after`, writes `ctrl.clear` that
+    /// many cycles after the engine sees `go`.
     fn run_command(
         &mut self,
         r: &mut Run,
@@ -334,6 +356,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         vf: u32,
         index: u32,
         w: &[u32],
+        clear_after: Option<u8>,
     ) -> Result<(), Failure> {
         for (i, d) in w.iter().enumerate() {
             r.axil
@@ -348,9 +371,18 @@ impl<M: Model + HasAxiLite> Bench<M> {
         );
         // Wait for the engine, then read the status (and the mailbox of a query).
         let start = self.cycle;
+        let mut go_seen = None;
         while !r.axil.is_idle() || self.model.busy() || self.cycle - start < 4 {
             if self.cycle - start > 10_000 {
                 return self.fail("a command never completed".into());
+            }
+            if let Some(after) = clear_after {
+                if go_seen.is_none() && self.model.busy() {
+                    go_seen = Some(self.cycle);
+                }
+                if go_seen.is_some_and(|g| self.cycle - g == u64::from(after)) {
+                    r.axil.write(addr::CTRL, 1, 0xf);
+                }
             }
             self.step(r)?;
         }
@@ -370,7 +402,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 vf,
                 index,
                 ctx,
-            } => self.command(r, *opcode, *vf, *index, ctx)?,
+            } => self.command(r, *opcode, *vf, *index, ctx, None)?,
             Op::Bringup {
                 vf,
                 local,
@@ -381,7 +413,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
                     .iter()
                     .take(1 + *steps as usize)
                 {
-                    self.command(r, *op, *vf, *local, ctx)?;
+                    self.command(r, *op, *vf, *local, ctx, None)?;
                 }
             }
             Op::Db {
@@ -418,7 +450,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 vf,
                 index,
                 key,
-            } => self.mk_command(r, *opcode, *vf, *index, key)?,
+            } => self.mk_command(r, *opcode, *vf, *index, key, None)?,
             Op::Mk(q) => r.mk.queue.push_back(*q),
             Op::MkProbe {
                 index,
@@ -455,6 +487,31 @@ impl<M: Model + HasAxiLite> Bench<M> {
             }
             Op::Clear => {
                 r.axil.write(addr::CTRL, 1, 0xf);
+            }
+            Op::CmdClear { cmd, after } => match &**cmd {
+                Op::Cmd {
+                    opcode,
+                    vf,
+                    index,
+                    ctx,
+                } => self.command(r, *opcode, *vf, *index, ctx, Some(*after))?,
+                Op::MkCmd {
+                    opcode,
+                    vf,
+                    index,
+                    key,
+                } => self.mk_command(r, *opcode, *vf, *index, key, Some(*after))?,
+                other => panic!("CmdClear wraps a command, not {other:?}"),
+            },
+            Op::RxBurst { vf, qpn, n } => {
+                for user in 0..u32::from(*n) {
+                    r.rx.queue.push_back(Req {
+                        vf: *vf,
+                        qpn: *qpn,
+                        arg: 0,
+                        user,
+                    });
+                }
             }
             Op::Idle(n) => {
                 for _ in 0..*n {
@@ -546,7 +603,10 @@ impl<M: Model + HasAxiLite> Bench<M> {
         for e in &r.events {
             match *e {
                 Event::WriteAccepted { addr, data, .. } => {
-                    inp.csr_write = Some((addr, data as u32))
+                    inp.csr_write = Some((addr, data as u32));
+                    if addr & !3 == addr::CMD_CTRL && data >> 31 & 1 == 1 {
+                        self.go_accepted.push(self.cycle);
+                    }
                 }
                 Event::ReadAccepted { tag, addr } => {
                     inp.csr_read = Some(addr);
@@ -594,7 +654,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 qpn: self.get("db_rsp_qpn") as u32,
                 user: self.get("db_rsp_user") as u32,
             };
-            self.check("doorbell check", &mut r.db_want, got)?;
+            let ok = got.ok;
+            self.check("doorbell check", &mut r.db_want, got, ok)?;
         }
         if ready[1] && self.get("wqe_rsp_valid") == 1 {
             let got = WqeRsp {
@@ -604,7 +665,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 qpn: self.get("wqe_rsp_qpn") as u32,
                 user: self.get("wqe_rsp_user") as u32,
             };
-            self.check("WQE check", &mut r.wqe_want, got)?;
+            let ok = got.status == 0;
+            self.check("WQE check", &mut r.wqe_want, got, ok)?;
         }
         if ready[2] && self.get("rx_rsp_valid") == 1 {
             let got = RxRsp {
@@ -622,7 +684,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 qpn: self.get("rx_rsp_qpn") as u32,
                 user: self.get("rx_rsp_user") as u32,
             };
-            self.check("RX lookup", &mut r.rx_want, got)?;
+            let ok = got.ok;
+            self.check("RX lookup", &mut r.rx_want, got, ok)?;
         }
         if ready[3] && self.get("mk_rsp_valid") == 1 {
             let got = MkRsp {
@@ -632,7 +695,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 rkey: self.get("mk_rsp_rkey") as u32,
                 user: self.get("mk_rsp_user") as u32,
             };
-            self.check("R_Key check", &mut r.mk_want, got)?;
+            let ok = got.ok;
+            self.check("R_Key check", &mut r.mk_want, got, ok)?;
         }
         for e in &r.events {
             if let Event::ReadDone { tag, data, resp } = *e {
@@ -660,6 +724,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         port: &'static str,
         want: &mut VecDeque<(u64, T)>,
         got: T,
+        ok: bool,
     ) -> Result<(), Failure> {
         match want.pop_front() {
             None => self.fail(format!(
@@ -673,7 +738,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 self.cycle - at
             )),
             Some((at, _)) => {
-                self.responses.push((port, at, self.cycle));
+                self.responses.push((port, at, self.cycle, ok));
                 Ok(())
             }
         }

@@ -1,7 +1,8 @@
 //! Timing of the QPC lookup ports, in cycles inside simulation: with no idle and no
 //! backpressure each port answers exactly 2 cycles after it accepts a request and takes one
 //! request per cycle (docs/qpc.md, "Ports"). The property suite only checks "at least 2"
-//! (under backpressure a response waits); this pins the number.
+//! (under backpressure a response waits); this pins the number. Also the cycle a command's
+//! context write lands.
 
 use rdmagen_harness::figures::{record, Figure};
 use rdmagen_harness::stall::Profile;
@@ -114,6 +115,77 @@ fn lookups<M: Model + HasAxiLite>() {
             test,
         });
     }
+}
+
+/// A command's context write, in cycles after its `cmd_ctrl` write is accepted: `go` is seen
+/// the cycle after, then READ, EXEC and WRITE, whose end writes the RAMs (docs/qpc.md,
+/// "Command timing"). Measured on the RTL's RX lookup port, which takes a lookup of the QP
+/// being created every cycle: the first that finds it was accepted the cycle after the write
+/// (a lookup sees the writes of earlier cycles), and the one before it still did not.
+fn command_write<M: Model + HasAxiLite>() {
+    let ctx = Ctx {
+        st: 0,
+        pd: 1,
+        page: 0,
+        epsn: 0x10,
+        mtu: 3,
+        flags: 0b111,
+        cqn: 1,
+    };
+    let qpn = 1 << 12 | 2;
+    let case = Case {
+        seed: 4,
+        stall: Profile::NONE,
+        ops: vec![
+            // Enough lookups to span the mailbox writes, the command and some cycles after.
+            Op::RxBurst { vf: 1, qpn, n: 300 },
+            Op::Cmd {
+                opcode: 0x500,
+                vf: 1,
+                index: 2,
+                ctx,
+            },
+        ],
+    };
+    let mut b = Bench::<M>::new();
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    let go = *b.go_accepted.first().expect("the command's go");
+    let rx: Vec<(u64, bool)> = b
+        .responses
+        .iter()
+        .filter(|r| r.0 == "RX lookup")
+        .map(|r| (r.1, r.3))
+        .collect();
+    let first = rx
+        .iter()
+        .position(|&(_, ok)| ok)
+        .expect("a lookup that finds the created QP");
+    assert!(first > 0 && rx[first - 1].0 + 1 == rx[first].0 && !rx[first - 1].1);
+    let latency = rx[first].0 - 1 - go;
+    eprintln!(
+        "{}: CREATE_QP: cmd_ctrl write accepted at cycle {go}, context written {latency} cycles later",
+        M::VARIANT
+    );
+    assert_eq!(latency, 4, "cmd_ctrl write accepted to context write");
+    record(&Figure {
+        block: "qpc",
+        variant: M::VARIANT,
+        figure: "command (CREATE_QP): cmd_ctrl write accepted to context write",
+        value: latency as f64,
+        unit: "cycles",
+        bound: "= 4",
+        test: "cargo test -p rdmagen-qpc-tests --test qpc_timing",
+    });
+}
+
+#[test]
+fn qpc_v4_q16_command_write() {
+    command_write::<QpcV4Q16>();
+}
+
+#[test]
+fn qpc_v256_q64_command_write() {
+    command_write::<QpcV256Q64>();
 }
 
 #[test]

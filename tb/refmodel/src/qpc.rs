@@ -5,10 +5,11 @@
 //!   a request whose QPN names another VF or lies outside the partition is refused;
 //! - a lookup sees the state before the cycle it is accepted in (read-first);
 //! - a command whose `go` is seen at cycle g reads its context during g+1, decides in g+2
-//!   (the RTL checks the mailbox's parameters as they are in g+1; a query loads the mailbox
-//!   at the end of g+2) and writes and reports its status at the end of g+3, loading the
-//!   mailbox as it is in g+3 (software does not write it while the command is busy); a clear
-//!   that starts in g+3 drops the command's write (the clear zeroes that context too);
+//!   (the RTL checks the mailbox's parameters as they are in g+1 and adds a new key's end,
+//!   va + length, from the mailbox as it is in g+2; a query loads the mailbox at the end of
+//!   g+2) and writes and reports its status at the end of g+3, loading the mailbox as it is
+//!   in g+3 (software does not write it while the command is busy); a clear that starts in
+//!   g+3 drops the command's write (the clear zeroes that context too);
 //! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
 //!   answer "invalid", commands complete with RES_BUSY and write-backs wait.
 //!
@@ -484,6 +485,9 @@ pub struct QpcModel {
     int_status: u32,
     last_prev: u32,
     pub counters: Counters,
+    /// Commands whose RAM write a clear starting in their WRITE cycle dropped (the clear
+    /// zeroes that context or key anyway), since reset: directed tests check they made one.
+    pub writes_dropped_by_clear: u32,
     /// The CSR block's reads between AR and R.
     csr_read: ReadStage<u64>,
 }
@@ -522,6 +526,7 @@ impl QpcModel {
             int_status: 0,
             last_prev: 0,
             counters: Counters::default(),
+            writes_dropped_by_clear: 0,
             csr_read: ReadStage::default(),
             layout,
             mk_layout,
@@ -549,6 +554,7 @@ impl QpcModel {
         self.int_status = 0;
         self.last_prev = 0;
         self.counters = Counters::default();
+        self.writes_dropped_by_clear = 0;
         self.csr_read.reset();
     }
 
@@ -918,9 +924,13 @@ impl QpcModel {
                 // later if not now).
                 if self.clearing.is_none() {
                     writes.push((self.cmd_addr, p.ctx, p.psn));
+                } else if p.ctx.is_some() || p.psn.is_some() {
+                    self.writes_dropped_by_clear += 1;
                 }
                 if self.mk_clearing.is_none() {
                     mk_write = p.mk.map(|w| (self.cmd_mk_addr, w));
+                } else if p.mk.is_some() {
+                    self.writes_dropped_by_clear += 1;
                 }
                 self.fsm = Fsm::Idle;
             }
