@@ -619,10 +619,12 @@ module rx_parser (
   wire          pay_we1;
   wire [2:0]    pay_wa1;
   wire [576:0]  pay_wd1;
+  wire          view_tag12;       // an 802.1Q tag at byte 12
+  wire          view_tag16;       // an 802.1Q tag at byte 16
   reg           s1_valid_q;
   reg           s1_valid_d;
-  reg  [1087:0] s1_hdr_q;
-  reg  [1087:0] s1_hdr_d;
+  reg  [975:0]  s1_hdr_q;
+  reg  [975:0]  s1_hdr_d;
   reg  [16:0]   s1_len_q;
   reg  [16:0]   s1_len_d;
   reg           s1_crc_ok_q;
@@ -647,82 +649,91 @@ module rx_parser (
   reg           s1_v6_16_d;
   reg           s1_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
   reg           s1_v6_20_d;
-  reg           s1_ihl0_ge6_q;    // IHL behind 0 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
-                                  // checksum's words 10 and up
-  reg           s1_ihl0_ge6_d;
-  reg           s1_ihl0_ge7_q;
-  reg           s1_ihl0_ge7_d;
-  reg           s1_ihl0_ge8_q;
-  reg           s1_ihl0_ge8_d;
-  reg           s1_ihl0_ge9_q;
-  reg           s1_ihl0_ge9_d;
-  reg           s1_ihl0_ge10_q;
-  reg           s1_ihl0_ge10_d;
-  reg           s1_ihl0_ge11_q;
-  reg           s1_ihl0_ge11_d;
-  reg           s1_ihl0_ge12_q;
-  reg           s1_ihl0_ge12_d;
-  reg           s1_ihl0_ge13_q;
-  reg           s1_ihl0_ge13_d;
-  reg           s1_ihl0_ge14_q;
-  reg           s1_ihl0_ge14_d;
-  reg           s1_ihl0_ge15_q;
-  reg           s1_ihl0_ge15_d;
-  reg           s1_ihl1_ge6_q;    // IHL behind 1 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
-                                  // checksum's words 10 and up
-  reg           s1_ihl1_ge6_d;
-  reg           s1_ihl1_ge7_q;
-  reg           s1_ihl1_ge7_d;
-  reg           s1_ihl1_ge8_q;
-  reg           s1_ihl1_ge8_d;
-  reg           s1_ihl1_ge9_q;
-  reg           s1_ihl1_ge9_d;
-  reg           s1_ihl1_ge10_q;
-  reg           s1_ihl1_ge10_d;
-  reg           s1_ihl1_ge11_q;
-  reg           s1_ihl1_ge11_d;
-  reg           s1_ihl1_ge12_q;
-  reg           s1_ihl1_ge12_d;
-  reg           s1_ihl1_ge13_q;
-  reg           s1_ihl1_ge13_d;
-  reg           s1_ihl1_ge14_q;
-  reg           s1_ihl1_ge14_d;
-  reg           s1_ihl1_ge15_q;
-  reg           s1_ihl1_ge15_d;
-  reg           s1_ihl2_ge6_q;    // IHL behind 2 tag(s) >= 6 (_ge7 .. _ge15 likewise): the
-                                  // checksum's words 10 and up
-  reg           s1_ihl2_ge6_d;
-  reg           s1_ihl2_ge7_q;
-  reg           s1_ihl2_ge7_d;
-  reg           s1_ihl2_ge8_q;
-  reg           s1_ihl2_ge8_d;
-  reg           s1_ihl2_ge9_q;
-  reg           s1_ihl2_ge9_d;
-  reg           s1_ihl2_ge10_q;
-  reg           s1_ihl2_ge10_d;
-  reg           s1_ihl2_ge11_q;
-  reg           s1_ihl2_ge11_d;
-  reg           s1_ihl2_ge12_q;
-  reg           s1_ihl2_ge12_d;
-  reg           s1_ihl2_ge13_q;
-  reg           s1_ihl2_ge13_d;
-  reg           s1_ihl2_ge14_q;
-  reg           s1_ihl2_ge14_d;
-  reg           s1_ihl2_ge15_q;
-  reg           s1_ihl2_ge15_d;
+  reg  [33:0]   s1_csw_in_q;      // bit i: IPv4 checksum word i (from byte 14) lies in the IP
+                                  // header
+  reg  [33:0]   s1_csw_in_d;
   wire          s1_vlan1;
   wire          s1_vlan2;
   wire          s1_ipv4;
   wire          s1_ipv6;
   wire [3:0]    s1_ihl;
-  wire [479:0]  s1_ipw;           // 60 bytes from the IP header start
-  wire [4:0]    s1_udp_idx;       // the UDP header starts at byte 14 + 4 * idx
-  wire [975:0]  s1_hdr14;
+  wire [79:0]   s1_ipw;           // the IP header's first 10 bytes
+  wire [863:0]  s1_hdr14;
+  wire [799:0]  s1_hdr_t;         // the header from byte 14 + 4 * tags (the IP header)
+  wire [3:0]    s1_udp_k;         // the UDP header starts at byte 14 + 4 * (tags + k)
   wire [319:0]  s1_udpw;          // 40 bytes from the UDP header start
-  wire [18:0]   s1_csum0;
-  wire [18:0]   s1_csum1;
-  wire [18:0]   s1_csum2;
-  wire [18:0]   s1_csum3;
+  wire [543:0]  s1_csw;           // IPv4 header: word i at [16 * i +: 16], zero outside the header
+  wire [15:0]   s1_csa0_0_s0;
+  wire [15:0]   s1_csa0_0_c0;
+  wire [15:0]   s1_csa0_0_s1;
+  wire [15:0]   s1_csa0_0_ones;
+  wire [15:0]   s1_csa0_0_c1;
+  wire [15:0]   s1_csa0_0_twos;
+  wire [15:0]   s1_csa0_0_fours;
+  wire [15:0]   s1_csa0_1_s0;
+  wire [15:0]   s1_csa0_1_c0;
+  wire [15:0]   s1_csa0_1_s1;
+  wire [15:0]   s1_csa0_1_ones;
+  wire [15:0]   s1_csa0_1_c1;
+  wire [15:0]   s1_csa0_1_twos;
+  wire [15:0]   s1_csa0_1_fours;
+  wire [15:0]   s1_csa0_2_s0;
+  wire [15:0]   s1_csa0_2_c0;
+  wire [15:0]   s1_csa0_2_s1;
+  wire [15:0]   s1_csa0_2_ones;
+  wire [15:0]   s1_csa0_2_c1;
+  wire [15:0]   s1_csa0_2_twos;
+  wire [15:0]   s1_csa0_2_fours;
+  wire [15:0]   s1_csa0_3_s0;
+  wire [15:0]   s1_csa0_3_c0;
+  wire [15:0]   s1_csa0_3_s1;
+  wire [15:0]   s1_csa0_3_ones;
+  wire [15:0]   s1_csa0_3_c1;
+  wire [15:0]   s1_csa0_3_twos;
+  wire [15:0]   s1_csa0_3_fours;
+  wire [15:0]   s1_csa0_4_s0;
+  wire [15:0]   s1_csa0_4_c0;
+  wire [15:0]   s1_csa0_4_s1;
+  wire [15:0]   s1_csa0_4_ones;
+  wire [15:0]   s1_csa0_4_c1;
+  wire [15:0]   s1_csa0_4_twos;
+  wire [15:0]   s1_csa0_4_fours;
+  wire [15:0]   s1_csa0_5_s0;
+  wire [15:0]   s1_csa0_5_c0;
+  wire [15:0]   s1_csa0_5_s1;
+  wire [15:0]   s1_csa0_5_ones;
+  wire [15:0]   s1_csa0_5_twos;
+  wire [15:0]   s1_csa0_5_fours;
+  wire [15:0]   s1_csa1_0_s0;
+  wire [15:0]   s1_csa1_0_c0;
+  wire [15:0]   s1_csa1_0_s1;
+  wire [15:0]   s1_csa1_0_ones;
+  wire [15:0]   s1_csa1_0_c1;
+  wire [15:0]   s1_csa1_0_twos;
+  wire [15:0]   s1_csa1_0_fours;
+  wire [15:0]   s1_csa1_1_s0;
+  wire [15:0]   s1_csa1_1_c0;
+  wire [15:0]   s1_csa1_1_s1;
+  wire [15:0]   s1_csa1_1_ones;
+  wire [15:0]   s1_csa1_1_c1;
+  wire [15:0]   s1_csa1_1_twos;
+  wire [15:0]   s1_csa1_1_fours;
+  wire [15:0]   s1_csa1_2_s0;
+  wire [15:0]   s1_csa1_2_c0;
+  wire [15:0]   s1_csa1_2_s1;
+  wire [15:0]   s1_csa1_2_ones;
+  wire [15:0]   s1_csa1_2_c1;
+  wire [15:0]   s1_csa1_2_twos;
+  wire [15:0]   s1_csa1_2_fours;
+  wire [15:0]   s1_csa2_0_s0;
+  wire [15:0]   s1_csa2_0_c0;
+  wire [15:0]   s1_csa2_0_s1;
+  wire [15:0]   s1_csa2_0_ones;
+  wire [15:0]   s1_csa2_0_c1;
+  wire [15:0]   s1_csa2_0_twos;
+  wire [15:0]   s1_csa2_0_fours;
+  wire [15:0]   s1_csa2_1_ones;
+  wire [15:0]   s1_csa2_1_twos;
   wire          h_vlan1;
   wire          h_vlan2;
   wire          h_ipv4;
@@ -751,14 +762,16 @@ module rx_parser (
   reg           s1b_ipv4_d;
   reg           s1b_ipv6_q;
   reg           s1b_ipv6_d;
-  reg  [18:0]   s1b_csum0_q;
-  reg  [18:0]   s1b_csum0_d;
-  reg  [18:0]   s1b_csum1_q;
-  reg  [18:0]   s1b_csum1_d;
-  reg  [18:0]   s1b_csum2_q;
-  reg  [18:0]   s1b_csum2_d;
-  reg  [18:0]   s1b_csum3_q;
-  reg  [18:0]   s1b_csum3_d;
+  reg  [15:0]   s1b_csum0_q;
+  reg  [15:0]   s1b_csum0_d;
+  reg  [15:0]   s1b_csum1_q;
+  reg  [15:0]   s1b_csum1_d;
+  reg  [15:0]   s1b_csum2_q;
+  reg  [15:0]   s1b_csum2_d;
+  reg  [15:0]   s1b_csum3_q;
+  reg  [15:0]   s1b_csum3_d;
+  reg  [15:0]   s1b_csum4_q;
+  reg  [15:0]   s1b_csum4_d;
   wire [79:0]   h_ipw;
   wire [3:0]    h_ihl;            // IPv4 IHL (the IP header's first byte)
   wire [7:0]    h_ip;             // IP header start
@@ -767,8 +780,15 @@ module rx_parser (
   wire [15:0]   h_total;
   wire [15:0]   h_plen;
   wire [5:0]    h_ihl4;
-  wire [20:0]   h_csum_sum;       // IPv4 header: sum of its 16-bit words
-  wire [16:0]   h_csum_fold1;
+  wire [15:0]   h_csa0_0_s0;
+  wire [15:0]   h_csa0_0_c0;
+  wire [15:0]   h_csa0_0_s1;
+  wire [15:0]   h_csa0_0_ones;
+  wire [15:0]   h_csa0_0_c1;
+  wire [15:0]   h_csa0_0_twos;
+  wire [15:0]   h_csa0_0_fours;
+  wire [15:0]   h_csa1_0_ones;
+  wire [15:0]   h_csa1_0_twos;
   wire          h_csum_ok;        // the header's ones' complement sum is 0xFFFF
   wire [16:0]   h_len;
   wire [16:0]   h_pip;
@@ -2347,88 +2367,191 @@ module rx_parser (
   assign pay_we1 = pay_wp_q[0] ? pay_n != 2'b00 : pay_n == 2'd2;
   assign pay_wa1 = pay_wp_q[0] ? pay_wp_q[3:1] : pay_wp1[3:1];
   assign pay_wd1 = pay_wp_q[0] ? pay_e0 : pay_e1;
+  assign view_tag12 = {view[103:96], view[111:104]} == 16'h8100;
+  assign view_tag16 = {view[135:128], view[143:136]} == 16'h8100;
   assign s1_vlan1 = s1_tag12_q;
   assign s1_vlan2 = s1_tag12_q && s1_tag16_q;
   assign s1_ipv4 = s1_vlan2 ? s1_v4_20_q : s1_vlan1 ? s1_v4_16_q : s1_v4_12_q;
   assign s1_ipv6 = s1_vlan2 ? s1_v6_20_q : s1_vlan1 ? s1_v6_16_q : s1_v6_12_q;
   assign s1_ihl = s1_vlan2 ? s1_hdr_q[179:176] : s1_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
-  assign s1_ipw = s1_vlan2 ? s1_hdr_q[655:176] : s1_vlan1 ? s1_hdr_q[623:144] : s1_hdr_q[591:112];
-  assign s1_udp_idx = s1_vlan2 ? (s1_v6_20_q ? 5'd12 : {1'b0, s1_hdr_q[179:176]} + 5'd2) :
-                      s1_vlan1 ? (s1_v6_16_q ? 5'd11 : {1'b0, s1_hdr_q[147:144]} + 5'd1) :
-                      s1_v6_12_q ? 5'd10 :
-                      {1'b0, s1_hdr_q[115:112]};
-  assign s1_hdr14 = s1_hdr_q[1087:112];
-  assign s1_udpw = s1_hdr14[{s1_udp_idx, 5'h00} +: 320];
-  assign s1_csum0 = {3'b000, {s1_ipw[7:0], s1_ipw[15:8]}} +
-                    {3'b000, {s1_ipw[23:16], s1_ipw[31:24]}} +
-                    {3'b000, {s1_ipw[39:32], s1_ipw[47:40]}} +
-                    {3'b000, {s1_ipw[55:48], s1_ipw[63:56]}} +
-                    {3'b000, {s1_ipw[71:64], s1_ipw[79:72]}} +
-                    {3'b000, {s1_ipw[87:80], s1_ipw[95:88]}} +
-                    {3'b000, {s1_ipw[103:96], s1_ipw[111:104]}} +
-                    {3'b000, {s1_ipw[119:112], s1_ipw[127:120]}};
-  assign s1_csum1 = {3'b000, {s1_ipw[135:128], s1_ipw[143:136]}} +
-                    {3'b000, {s1_ipw[151:144], s1_ipw[159:152]}} +
-                    ((s1_vlan2 ? s1_ihl2_ge6_q : s1_vlan1 ? s1_ihl1_ge6_q : s1_ihl0_ge6_q) ?
-                       {3'b000, {s1_ipw[167:160], s1_ipw[175:168]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge6_q : s1_vlan1 ? s1_ihl1_ge6_q : s1_ihl0_ge6_q) ?
-                       {3'b000, {s1_ipw[183:176], s1_ipw[191:184]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge7_q : s1_vlan1 ? s1_ihl1_ge7_q : s1_ihl0_ge7_q) ?
-                       {3'b000, {s1_ipw[199:192], s1_ipw[207:200]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge7_q : s1_vlan1 ? s1_ihl1_ge7_q : s1_ihl0_ge7_q) ?
-                       {3'b000, {s1_ipw[215:208], s1_ipw[223:216]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge8_q : s1_vlan1 ? s1_ihl1_ge8_q : s1_ihl0_ge8_q) ?
-                       {3'b000, {s1_ipw[231:224], s1_ipw[239:232]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge8_q : s1_vlan1 ? s1_ihl1_ge8_q : s1_ihl0_ge8_q) ?
-                       {3'b000, {s1_ipw[247:240], s1_ipw[255:248]}} :
-                     19'd0);
-  assign s1_csum2 = ((s1_vlan2 ? s1_ihl2_ge9_q : s1_vlan1 ? s1_ihl1_ge9_q : s1_ihl0_ge9_q) ?
-                       {3'b000, {s1_ipw[263:256], s1_ipw[271:264]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge9_q : s1_vlan1 ? s1_ihl1_ge9_q : s1_ihl0_ge9_q) ?
-                       {3'b000, {s1_ipw[279:272], s1_ipw[287:280]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge10_q : s1_vlan1 ? s1_ihl1_ge10_q : s1_ihl0_ge10_q) ?
-                       {3'b000, {s1_ipw[295:288], s1_ipw[303:296]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge10_q : s1_vlan1 ? s1_ihl1_ge10_q : s1_ihl0_ge10_q) ?
-                       {3'b000, {s1_ipw[311:304], s1_ipw[319:312]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge11_q : s1_vlan1 ? s1_ihl1_ge11_q : s1_ihl0_ge11_q) ?
-                       {3'b000, {s1_ipw[327:320], s1_ipw[335:328]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge11_q : s1_vlan1 ? s1_ihl1_ge11_q : s1_ihl0_ge11_q) ?
-                       {3'b000, {s1_ipw[343:336], s1_ipw[351:344]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge12_q : s1_vlan1 ? s1_ihl1_ge12_q : s1_ihl0_ge12_q) ?
-                       {3'b000, {s1_ipw[359:352], s1_ipw[367:360]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge12_q : s1_vlan1 ? s1_ihl1_ge12_q : s1_ihl0_ge12_q) ?
-                       {3'b000, {s1_ipw[375:368], s1_ipw[383:376]}} :
-                     19'd0);
-  assign s1_csum3 = ((s1_vlan2 ? s1_ihl2_ge13_q : s1_vlan1 ? s1_ihl1_ge13_q : s1_ihl0_ge13_q) ?
-                       {3'b000, {s1_ipw[391:384], s1_ipw[399:392]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge13_q : s1_vlan1 ? s1_ihl1_ge13_q : s1_ihl0_ge13_q) ?
-                       {3'b000, {s1_ipw[407:400], s1_ipw[415:408]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge14_q : s1_vlan1 ? s1_ihl1_ge14_q : s1_ihl0_ge14_q) ?
-                       {3'b000, {s1_ipw[423:416], s1_ipw[431:424]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge14_q : s1_vlan1 ? s1_ihl1_ge14_q : s1_ihl0_ge14_q) ?
-                       {3'b000, {s1_ipw[439:432], s1_ipw[447:440]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge15_q : s1_vlan1 ? s1_ihl1_ge15_q : s1_ihl0_ge15_q) ?
-                       {3'b000, {s1_ipw[455:448], s1_ipw[463:456]}} :
-                     19'd0) +
-                    ((s1_vlan2 ? s1_ihl2_ge15_q : s1_vlan1 ? s1_ihl1_ge15_q : s1_ihl0_ge15_q) ?
-                       {3'b000, {s1_ipw[471:464], s1_ipw[479:472]}} :
-                     19'd0);
+  assign s1_ipw = s1_vlan2 ? s1_hdr_q[255:176] : s1_vlan1 ? s1_hdr_q[223:144] : s1_hdr_q[191:112];
+  assign s1_hdr14 = s1_hdr_q[975:112];
+  assign s1_hdr_t = s1_vlan2 ? s1_hdr14[863:64] : s1_vlan1 ? s1_hdr14[831:32] : s1_hdr14[799:0];
+  assign s1_udp_k = s1_vlan2 ? (s1_v6_20_q ? 4'd10 : s1_hdr_q[179:176]) :
+                    s1_vlan1 ? (s1_v6_16_q ? 4'd10 : s1_hdr_q[147:144]) :
+                    s1_v6_12_q ? 4'd10 :
+                    s1_hdr_q[115:112];
+  assign s1_udpw = s1_hdr_t[{1'b0, s1_udp_k, 5'h00} +: 320];
+  assign s1_csw = {s1_csw_in_q[33] ? {s1_hdr_q[647:640], s1_hdr_q[655:648]} : 16'd0,
+                   s1_csw_in_q[32] ? {s1_hdr_q[631:624], s1_hdr_q[639:632]} : 16'd0,
+                   s1_csw_in_q[31] ? {s1_hdr_q[615:608], s1_hdr_q[623:616]} : 16'd0,
+                   s1_csw_in_q[30] ? {s1_hdr_q[599:592], s1_hdr_q[607:600]} : 16'd0,
+                   s1_csw_in_q[29] ? {s1_hdr_q[583:576], s1_hdr_q[591:584]} : 16'd0,
+                   s1_csw_in_q[28] ? {s1_hdr_q[567:560], s1_hdr_q[575:568]} : 16'd0,
+                   s1_csw_in_q[27] ? {s1_hdr_q[551:544], s1_hdr_q[559:552]} : 16'd0,
+                   s1_csw_in_q[26] ? {s1_hdr_q[535:528], s1_hdr_q[543:536]} : 16'd0,
+                   s1_csw_in_q[25] ? {s1_hdr_q[519:512], s1_hdr_q[527:520]} : 16'd0,
+                   s1_csw_in_q[24] ? {s1_hdr_q[503:496], s1_hdr_q[511:504]} : 16'd0,
+                   s1_csw_in_q[23] ? {s1_hdr_q[487:480], s1_hdr_q[495:488]} : 16'd0,
+                   s1_csw_in_q[22] ? {s1_hdr_q[471:464], s1_hdr_q[479:472]} : 16'd0,
+                   s1_csw_in_q[21] ? {s1_hdr_q[455:448], s1_hdr_q[463:456]} : 16'd0,
+                   s1_csw_in_q[20] ? {s1_hdr_q[439:432], s1_hdr_q[447:440]} : 16'd0,
+                   s1_csw_in_q[19] ? {s1_hdr_q[423:416], s1_hdr_q[431:424]} : 16'd0,
+                   s1_csw_in_q[18] ? {s1_hdr_q[407:400], s1_hdr_q[415:408]} : 16'd0,
+                   s1_csw_in_q[17] ? {s1_hdr_q[391:384], s1_hdr_q[399:392]} : 16'd0,
+                   s1_csw_in_q[16] ? {s1_hdr_q[375:368], s1_hdr_q[383:376]} : 16'd0,
+                   s1_csw_in_q[15] ? {s1_hdr_q[359:352], s1_hdr_q[367:360]} : 16'd0,
+                   s1_csw_in_q[14] ? {s1_hdr_q[343:336], s1_hdr_q[351:344]} : 16'd0,
+                   s1_csw_in_q[13] ? {s1_hdr_q[327:320], s1_hdr_q[335:328]} : 16'd0,
+                   s1_csw_in_q[12] ? {s1_hdr_q[311:304], s1_hdr_q[319:312]} : 16'd0,
+                   s1_csw_in_q[11] ? {s1_hdr_q[295:288], s1_hdr_q[303:296]} : 16'd0,
+                   s1_csw_in_q[10] ? {s1_hdr_q[279:272], s1_hdr_q[287:280]} : 16'd0,
+                   s1_csw_in_q[9] ? {s1_hdr_q[263:256], s1_hdr_q[271:264]} : 16'd0,
+                   s1_csw_in_q[8] ? {s1_hdr_q[247:240], s1_hdr_q[255:248]} : 16'd0,
+                   s1_csw_in_q[7] ? {s1_hdr_q[231:224], s1_hdr_q[239:232]} : 16'd0,
+                   s1_csw_in_q[6] ? {s1_hdr_q[215:208], s1_hdr_q[223:216]} : 16'd0,
+                   s1_csw_in_q[5] ? {s1_hdr_q[199:192], s1_hdr_q[207:200]} : 16'd0,
+                   s1_csw_in_q[4] ? {s1_hdr_q[183:176], s1_hdr_q[191:184]} : 16'd0,
+                   s1_csw_in_q[3] ? {s1_hdr_q[167:160], s1_hdr_q[175:168]} : 16'd0,
+                   s1_csw_in_q[2] ? {s1_hdr_q[151:144], s1_hdr_q[159:152]} : 16'd0,
+                   s1_csw_in_q[1] ? {s1_hdr_q[135:128], s1_hdr_q[143:136]} : 16'd0,
+                   s1_csw_in_q[0] ? {s1_hdr_q[119:112], s1_hdr_q[127:120]} : 16'd0};
+  assign s1_csa0_0_s0 = s1_csw[15:0] ^ s1_csw[31:16] ^ s1_csw[47:32];
+  assign s1_csa0_0_c0 = (s1_csw[15:0] & s1_csw[31:16]) | (s1_csw[15:0] & s1_csw[47:32]) |
+                        (s1_csw[31:16] & s1_csw[47:32]);
+  assign s1_csa0_0_s1 = s1_csw[63:48] ^ s1_csw[79:64] ^ s1_csw[95:80];
+  assign s1_csa0_0_ones = s1_csa0_0_s0 ^ s1_csa0_0_s1;
+  assign s1_csa0_0_c1 = (s1_csw[63:48] & s1_csw[79:64]) | (s1_csw[63:48] & s1_csw[95:80]) |
+                        (s1_csw[79:64] & s1_csw[95:80]);
+  assign s1_csa0_0_twos = s1_csa0_0_c0 ^ s1_csa0_0_c1 ^ (s1_csa0_0_s0 & s1_csa0_0_s1);
+  assign s1_csa0_0_fours = (s1_csa0_0_c0 & s1_csa0_0_c1) |
+                           (s1_csa0_0_c0 & s1_csa0_0_s0 & s1_csa0_0_s1) |
+                           (s1_csa0_0_c1 & s1_csa0_0_s0 & s1_csa0_0_s1);
+  assign s1_csa0_1_s0 = s1_csw[111:96] ^ s1_csw[127:112] ^ s1_csw[143:128];
+  assign s1_csa0_1_c0 = (s1_csw[111:96] & s1_csw[127:112]) | (s1_csw[111:96] & s1_csw[143:128]) |
+                        (s1_csw[127:112] & s1_csw[143:128]);
+  assign s1_csa0_1_s1 = s1_csw[159:144] ^ s1_csw[175:160] ^ s1_csw[191:176];
+  assign s1_csa0_1_ones = s1_csa0_1_s0 ^ s1_csa0_1_s1;
+  assign s1_csa0_1_c1 = (s1_csw[159:144] & s1_csw[175:160]) | (s1_csw[159:144] & s1_csw[191:176]) |
+                        (s1_csw[175:160] & s1_csw[191:176]);
+  assign s1_csa0_1_twos = s1_csa0_1_c0 ^ s1_csa0_1_c1 ^ (s1_csa0_1_s0 & s1_csa0_1_s1);
+  assign s1_csa0_1_fours = (s1_csa0_1_c0 & s1_csa0_1_c1) |
+                           (s1_csa0_1_c0 & s1_csa0_1_s0 & s1_csa0_1_s1) |
+                           (s1_csa0_1_c1 & s1_csa0_1_s0 & s1_csa0_1_s1);
+  assign s1_csa0_2_s0 = s1_csw[207:192] ^ s1_csw[223:208] ^ s1_csw[239:224];
+  assign s1_csa0_2_c0 = (s1_csw[207:192] & s1_csw[223:208]) | (s1_csw[207:192] & s1_csw[239:224]) |
+                        (s1_csw[223:208] & s1_csw[239:224]);
+  assign s1_csa0_2_s1 = s1_csw[255:240] ^ s1_csw[271:256] ^ s1_csw[287:272];
+  assign s1_csa0_2_ones = s1_csa0_2_s0 ^ s1_csa0_2_s1;
+  assign s1_csa0_2_c1 = (s1_csw[255:240] & s1_csw[271:256]) | (s1_csw[255:240] & s1_csw[287:272]) |
+                        (s1_csw[271:256] & s1_csw[287:272]);
+  assign s1_csa0_2_twos = s1_csa0_2_c0 ^ s1_csa0_2_c1 ^ (s1_csa0_2_s0 & s1_csa0_2_s1);
+  assign s1_csa0_2_fours = (s1_csa0_2_c0 & s1_csa0_2_c1) |
+                           (s1_csa0_2_c0 & s1_csa0_2_s0 & s1_csa0_2_s1) |
+                           (s1_csa0_2_c1 & s1_csa0_2_s0 & s1_csa0_2_s1);
+  assign s1_csa0_3_s0 = s1_csw[303:288] ^ s1_csw[319:304] ^ s1_csw[335:320];
+  assign s1_csa0_3_c0 = (s1_csw[303:288] & s1_csw[319:304]) | (s1_csw[303:288] & s1_csw[335:320]) |
+                        (s1_csw[319:304] & s1_csw[335:320]);
+  assign s1_csa0_3_s1 = s1_csw[351:336] ^ s1_csw[367:352] ^ s1_csw[383:368];
+  assign s1_csa0_3_ones = s1_csa0_3_s0 ^ s1_csa0_3_s1;
+  assign s1_csa0_3_c1 = (s1_csw[351:336] & s1_csw[367:352]) | (s1_csw[351:336] & s1_csw[383:368]) |
+                        (s1_csw[367:352] & s1_csw[383:368]);
+  assign s1_csa0_3_twos = s1_csa0_3_c0 ^ s1_csa0_3_c1 ^ (s1_csa0_3_s0 & s1_csa0_3_s1);
+  assign s1_csa0_3_fours = (s1_csa0_3_c0 & s1_csa0_3_c1) |
+                           (s1_csa0_3_c0 & s1_csa0_3_s0 & s1_csa0_3_s1) |
+                           (s1_csa0_3_c1 & s1_csa0_3_s0 & s1_csa0_3_s1);
+  assign s1_csa0_4_s0 = s1_csw[399:384] ^ s1_csw[415:400] ^ s1_csw[431:416];
+  assign s1_csa0_4_c0 = (s1_csw[399:384] & s1_csw[415:400]) | (s1_csw[399:384] & s1_csw[431:416]) |
+                        (s1_csw[415:400] & s1_csw[431:416]);
+  assign s1_csa0_4_s1 = s1_csw[447:432] ^ s1_csw[463:448] ^ s1_csw[479:464];
+  assign s1_csa0_4_ones = s1_csa0_4_s0 ^ s1_csa0_4_s1;
+  assign s1_csa0_4_c1 = (s1_csw[447:432] & s1_csw[463:448]) | (s1_csw[447:432] & s1_csw[479:464]) |
+                        (s1_csw[463:448] & s1_csw[479:464]);
+  assign s1_csa0_4_twos = s1_csa0_4_c0 ^ s1_csa0_4_c1 ^ (s1_csa0_4_s0 & s1_csa0_4_s1);
+  assign s1_csa0_4_fours = (s1_csa0_4_c0 & s1_csa0_4_c1) |
+                           (s1_csa0_4_c0 & s1_csa0_4_s0 & s1_csa0_4_s1) |
+                           (s1_csa0_4_c1 & s1_csa0_4_s0 & s1_csa0_4_s1);
+  assign s1_csa0_5_s0 = s1_csw[495:480] ^ s1_csw[511:496] ^ s1_csw[527:512];
+  assign s1_csa0_5_c0 = (s1_csw[495:480] & s1_csw[511:496]) | (s1_csw[495:480] & s1_csw[527:512]) |
+                        (s1_csw[511:496] & s1_csw[527:512]);
+  assign s1_csa0_5_s1 = s1_csw[543:528];
+  assign s1_csa0_5_ones = s1_csa0_5_s0 ^ s1_csa0_5_s1;
+  assign s1_csa0_5_twos = s1_csa0_5_c0 ^ (s1_csa0_5_s0 & s1_csa0_5_s1);
+  assign s1_csa0_5_fours = s1_csa0_5_c0 & s1_csa0_5_s0 & s1_csa0_5_s1;
+  assign s1_csa1_0_s0 = s1_csa0_0_ones ^ {s1_csa0_0_twos[14:0], s1_csa0_0_twos[15]} ^
+                        {s1_csa0_0_fours[13:0], s1_csa0_0_fours[15:14]};
+  assign s1_csa1_0_c0 = (s1_csa0_0_ones & {s1_csa0_0_twos[14:0], s1_csa0_0_twos[15]}) |
+                        (s1_csa0_0_ones & {s1_csa0_0_fours[13:0], s1_csa0_0_fours[15:14]}) |
+                        ({s1_csa0_0_twos[14:0], s1_csa0_0_twos[15]} &
+                         {s1_csa0_0_fours[13:0], s1_csa0_0_fours[15:14]});
+  assign s1_csa1_0_s1 = s1_csa0_1_ones ^ {s1_csa0_1_twos[14:0], s1_csa0_1_twos[15]} ^
+                        {s1_csa0_1_fours[13:0], s1_csa0_1_fours[15:14]};
+  assign s1_csa1_0_ones = s1_csa1_0_s0 ^ s1_csa1_0_s1;
+  assign s1_csa1_0_c1 = (s1_csa0_1_ones & {s1_csa0_1_twos[14:0], s1_csa0_1_twos[15]}) |
+                        (s1_csa0_1_ones & {s1_csa0_1_fours[13:0], s1_csa0_1_fours[15:14]}) |
+                        ({s1_csa0_1_twos[14:0], s1_csa0_1_twos[15]} &
+                         {s1_csa0_1_fours[13:0], s1_csa0_1_fours[15:14]});
+  assign s1_csa1_0_twos = s1_csa1_0_c0 ^ s1_csa1_0_c1 ^ (s1_csa1_0_s0 & s1_csa1_0_s1);
+  assign s1_csa1_0_fours = (s1_csa1_0_c0 & s1_csa1_0_c1) |
+                           (s1_csa1_0_c0 & s1_csa1_0_s0 & s1_csa1_0_s1) |
+                           (s1_csa1_0_c1 & s1_csa1_0_s0 & s1_csa1_0_s1);
+  assign s1_csa1_1_s0 = s1_csa0_2_ones ^ {s1_csa0_2_twos[14:0], s1_csa0_2_twos[15]} ^
+                        {s1_csa0_2_fours[13:0], s1_csa0_2_fours[15:14]};
+  assign s1_csa1_1_c0 = (s1_csa0_2_ones & {s1_csa0_2_twos[14:0], s1_csa0_2_twos[15]}) |
+                        (s1_csa0_2_ones & {s1_csa0_2_fours[13:0], s1_csa0_2_fours[15:14]}) |
+                        ({s1_csa0_2_twos[14:0], s1_csa0_2_twos[15]} &
+                         {s1_csa0_2_fours[13:0], s1_csa0_2_fours[15:14]});
+  assign s1_csa1_1_s1 = s1_csa0_3_ones ^ {s1_csa0_3_twos[14:0], s1_csa0_3_twos[15]} ^
+                        {s1_csa0_3_fours[13:0], s1_csa0_3_fours[15:14]};
+  assign s1_csa1_1_ones = s1_csa1_1_s0 ^ s1_csa1_1_s1;
+  assign s1_csa1_1_c1 = (s1_csa0_3_ones & {s1_csa0_3_twos[14:0], s1_csa0_3_twos[15]}) |
+                        (s1_csa0_3_ones & {s1_csa0_3_fours[13:0], s1_csa0_3_fours[15:14]}) |
+                        ({s1_csa0_3_twos[14:0], s1_csa0_3_twos[15]} &
+                         {s1_csa0_3_fours[13:0], s1_csa0_3_fours[15:14]});
+  assign s1_csa1_1_twos = s1_csa1_1_c0 ^ s1_csa1_1_c1 ^ (s1_csa1_1_s0 & s1_csa1_1_s1);
+  assign s1_csa1_1_fours = (s1_csa1_1_c0 & s1_csa1_1_c1) |
+                           (s1_csa1_1_c0 & s1_csa1_1_s0 & s1_csa1_1_s1) |
+                           (s1_csa1_1_c1 & s1_csa1_1_s0 & s1_csa1_1_s1);
+  assign s1_csa1_2_s0 = s1_csa0_4_ones ^ {s1_csa0_4_twos[14:0], s1_csa0_4_twos[15]} ^
+                        {s1_csa0_4_fours[13:0], s1_csa0_4_fours[15:14]};
+  assign s1_csa1_2_c0 = (s1_csa0_4_ones & {s1_csa0_4_twos[14:0], s1_csa0_4_twos[15]}) |
+                        (s1_csa0_4_ones & {s1_csa0_4_fours[13:0], s1_csa0_4_fours[15:14]}) |
+                        ({s1_csa0_4_twos[14:0], s1_csa0_4_twos[15]} &
+                         {s1_csa0_4_fours[13:0], s1_csa0_4_fours[15:14]});
+  assign s1_csa1_2_s1 = s1_csa0_5_ones ^ {s1_csa0_5_twos[14:0], s1_csa0_5_twos[15]} ^
+                        {s1_csa0_5_fours[13:0], s1_csa0_5_fours[15:14]};
+  assign s1_csa1_2_ones = s1_csa1_2_s0 ^ s1_csa1_2_s1;
+  assign s1_csa1_2_c1 = (s1_csa0_5_ones & {s1_csa0_5_twos[14:0], s1_csa0_5_twos[15]}) |
+                        (s1_csa0_5_ones & {s1_csa0_5_fours[13:0], s1_csa0_5_fours[15:14]}) |
+                        ({s1_csa0_5_twos[14:0], s1_csa0_5_twos[15]} &
+                         {s1_csa0_5_fours[13:0], s1_csa0_5_fours[15:14]});
+  assign s1_csa1_2_twos = s1_csa1_2_c0 ^ s1_csa1_2_c1 ^ (s1_csa1_2_s0 & s1_csa1_2_s1);
+  assign s1_csa1_2_fours = (s1_csa1_2_c0 & s1_csa1_2_c1) |
+                           (s1_csa1_2_c0 & s1_csa1_2_s0 & s1_csa1_2_s1) |
+                           (s1_csa1_2_c1 & s1_csa1_2_s0 & s1_csa1_2_s1);
+  assign s1_csa2_0_s0 = s1_csa1_0_ones ^ {s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]} ^
+                        {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]};
+  assign s1_csa2_0_c0 = (s1_csa1_0_ones & {s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]}) |
+                        (s1_csa1_0_ones & {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]}) |
+                        ({s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]} &
+                         {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]});
+  assign s1_csa2_0_s1 = s1_csa1_1_ones ^ {s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]} ^
+                        {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]};
+  assign s1_csa2_0_ones = s1_csa2_0_s0 ^ s1_csa2_0_s1;
+  assign s1_csa2_0_c1 = (s1_csa1_1_ones & {s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]}) |
+                        (s1_csa1_1_ones & {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]}) |
+                        ({s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]} &
+                         {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]});
+  assign s1_csa2_0_twos = s1_csa2_0_c0 ^ s1_csa2_0_c1 ^ (s1_csa2_0_s0 & s1_csa2_0_s1);
+  assign s1_csa2_0_fours = (s1_csa2_0_c0 & s1_csa2_0_c1) |
+                           (s1_csa2_0_c0 & s1_csa2_0_s0 & s1_csa2_0_s1) |
+                           (s1_csa2_0_c1 & s1_csa2_0_s0 & s1_csa2_0_s1);
+  assign s1_csa2_1_ones = s1_csa1_2_ones ^ {s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]} ^
+                          {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]};
+  assign s1_csa2_1_twos = (s1_csa1_2_ones & {s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]}) |
+                          (s1_csa1_2_ones & {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]}) |
+                          ({s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]} &
+                           {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]});
   assign h_vlan1 = s1b_vlan1_q;
   assign h_vlan2 = s1b_vlan2_q;
   assign h_ipv4 = s1b_ipv4_q;
@@ -2441,10 +2564,24 @@ module rx_parser (
   assign h_total = {h_ipw[23:16], h_ipw[31:24]};
   assign h_plen = {h_ipw[39:32], h_ipw[47:40]};
   assign h_ihl4 = {h_ihl, 2'b00};
-  assign h_csum_sum = {2'b00, s1b_csum0_q} + {2'b00, s1b_csum1_q} + {2'b00, s1b_csum2_q} +
-                      {2'b00, s1b_csum3_q};
-  assign h_csum_fold1 = {1'b0, h_csum_sum[15:0]} + {12'd0, h_csum_sum[20:16]};
-  assign h_csum_ok = h_csum_fold1 == 17'h0ffff;
+  assign h_csa0_0_s0 = s1b_csum0_q ^ s1b_csum1_q ^ s1b_csum2_q;
+  assign h_csa0_0_c0 = (s1b_csum0_q & s1b_csum1_q) | (s1b_csum0_q & s1b_csum2_q) |
+                       (s1b_csum1_q & s1b_csum2_q);
+  assign h_csa0_0_s1 = s1b_csum3_q ^ s1b_csum4_q;
+  assign h_csa0_0_ones = h_csa0_0_s0 ^ h_csa0_0_s1;
+  assign h_csa0_0_c1 = s1b_csum3_q & s1b_csum4_q;
+  assign h_csa0_0_twos = h_csa0_0_c0 ^ h_csa0_0_c1 ^ (h_csa0_0_s0 & h_csa0_0_s1);
+  assign h_csa0_0_fours = (h_csa0_0_c0 & h_csa0_0_c1) | (h_csa0_0_c0 & h_csa0_0_s0 & h_csa0_0_s1) |
+                          (h_csa0_0_c1 & h_csa0_0_s0 & h_csa0_0_s1);
+  assign h_csa1_0_ones = h_csa0_0_ones ^ {h_csa0_0_twos[14:0], h_csa0_0_twos[15]} ^
+                         {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]};
+  assign h_csa1_0_twos = (h_csa0_0_ones & {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) |
+                         (h_csa0_0_ones & {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]}) |
+                         ({h_csa0_0_twos[14:0], h_csa0_0_twos[15]} &
+                          {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]});
+  assign h_csum_ok = ((h_csa1_0_ones ^ {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) == 16'hffff) |
+                     ((h_csa1_0_ones | {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) == 16'd0) |
+                     ((h_csa1_0_ones & {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) == 16'hffff);
   assign h_len = s1b_len_q;
   assign h_pip = {9'd0, h_ip};
   assign h_udp_len = {h_udpw[39:32], h_udpw[47:40]};
@@ -3283,39 +3420,10 @@ module rx_parser (
     s1_v6_12_d = s1_v6_12_q;
     s1_v6_16_d = s1_v6_16_q;
     s1_v6_20_d = s1_v6_20_q;
-    s1_ihl0_ge6_d = s1_ihl0_ge6_q;
-    s1_ihl0_ge7_d = s1_ihl0_ge7_q;
-    s1_ihl0_ge8_d = s1_ihl0_ge8_q;
-    s1_ihl0_ge9_d = s1_ihl0_ge9_q;
-    s1_ihl0_ge10_d = s1_ihl0_ge10_q;
-    s1_ihl0_ge11_d = s1_ihl0_ge11_q;
-    s1_ihl0_ge12_d = s1_ihl0_ge12_q;
-    s1_ihl0_ge13_d = s1_ihl0_ge13_q;
-    s1_ihl0_ge14_d = s1_ihl0_ge14_q;
-    s1_ihl0_ge15_d = s1_ihl0_ge15_q;
-    s1_ihl1_ge6_d = s1_ihl1_ge6_q;
-    s1_ihl1_ge7_d = s1_ihl1_ge7_q;
-    s1_ihl1_ge8_d = s1_ihl1_ge8_q;
-    s1_ihl1_ge9_d = s1_ihl1_ge9_q;
-    s1_ihl1_ge10_d = s1_ihl1_ge10_q;
-    s1_ihl1_ge11_d = s1_ihl1_ge11_q;
-    s1_ihl1_ge12_d = s1_ihl1_ge12_q;
-    s1_ihl1_ge13_d = s1_ihl1_ge13_q;
-    s1_ihl1_ge14_d = s1_ihl1_ge14_q;
-    s1_ihl1_ge15_d = s1_ihl1_ge15_q;
-    s1_ihl2_ge6_d = s1_ihl2_ge6_q;
-    s1_ihl2_ge7_d = s1_ihl2_ge7_q;
-    s1_ihl2_ge8_d = s1_ihl2_ge8_q;
-    s1_ihl2_ge9_d = s1_ihl2_ge9_q;
-    s1_ihl2_ge10_d = s1_ihl2_ge10_q;
-    s1_ihl2_ge11_d = s1_ihl2_ge11_q;
-    s1_ihl2_ge12_d = s1_ihl2_ge12_q;
-    s1_ihl2_ge13_d = s1_ihl2_ge13_q;
-    s1_ihl2_ge14_d = s1_ihl2_ge14_q;
-    s1_ihl2_ge15_d = s1_ihl2_ge15_q;
+    s1_csw_in_d = s1_csw_in_q;
     if (en) begin
       s1_valid_d = take && dly_tlast;
-      s1_hdr_d = view;
+      s1_hdr_d = view[975:0];
       s1_len_d = base + {10'd0, last_bytes};
       s1_crc_ok_d = dly_crc_ok;
       s1_tuser_d = dly_tuser;
@@ -3328,36 +3436,47 @@ module rx_parser (
       s1_v6_12_d = {view[103:96], view[111:104]} == 16'h86dd;
       s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
       s1_v6_20_d = {view[167:160], view[175:168]} == 16'h86dd;
-      s1_ihl0_ge6_d = view[115:112] >= 4'd6;
-      s1_ihl0_ge7_d = view[115:112] >= 4'd7;
-      s1_ihl0_ge8_d = view[115:112] >= 4'd8;
-      s1_ihl0_ge9_d = view[115:112] >= 4'd9;
-      s1_ihl0_ge10_d = view[115:112] >= 4'd10;
-      s1_ihl0_ge11_d = view[115:112] >= 4'd11;
-      s1_ihl0_ge12_d = view[115:112] >= 4'd12;
-      s1_ihl0_ge13_d = view[115:112] >= 4'd13;
-      s1_ihl0_ge14_d = view[115:112] >= 4'd14;
-      s1_ihl0_ge15_d = view[115:112] >= 4'd15;
-      s1_ihl1_ge6_d = view[147:144] >= 4'd6;
-      s1_ihl1_ge7_d = view[147:144] >= 4'd7;
-      s1_ihl1_ge8_d = view[147:144] >= 4'd8;
-      s1_ihl1_ge9_d = view[147:144] >= 4'd9;
-      s1_ihl1_ge10_d = view[147:144] >= 4'd10;
-      s1_ihl1_ge11_d = view[147:144] >= 4'd11;
-      s1_ihl1_ge12_d = view[147:144] >= 4'd12;
-      s1_ihl1_ge13_d = view[147:144] >= 4'd13;
-      s1_ihl1_ge14_d = view[147:144] >= 4'd14;
-      s1_ihl1_ge15_d = view[147:144] >= 4'd15;
-      s1_ihl2_ge6_d = view[179:176] >= 4'd6;
-      s1_ihl2_ge7_d = view[179:176] >= 4'd7;
-      s1_ihl2_ge8_d = view[179:176] >= 4'd8;
-      s1_ihl2_ge9_d = view[179:176] >= 4'd9;
-      s1_ihl2_ge10_d = view[179:176] >= 4'd10;
-      s1_ihl2_ge11_d = view[179:176] >= 4'd11;
-      s1_ihl2_ge12_d = view[179:176] >= 4'd12;
-      s1_ihl2_ge13_d = view[179:176] >= 4'd13;
-      s1_ihl2_ge14_d = view[179:176] >= 4'd14;
-      s1_ihl2_ge15_d = view[179:176] >= 4'd15;
+      s1_csw_in_d = {view_tag12 && view_tag16 && view[179:176] > 4'd14,
+                     view_tag12 && view_tag16 && view[179:176] > 4'd14,
+                     view_tag12 && (view_tag16 ? view[179:176] > 4'd13 : view[147:144] > 4'd14),
+                     view_tag12 && (view_tag16 ? view[179:176] > 4'd13 : view[147:144] > 4'd14),
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd12 : view[147:144] > 4'd13) :
+                     view[115:112] > 4'd14,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd12 : view[147:144] > 4'd13) :
+                     view[115:112] > 4'd14,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd11 : view[147:144] > 4'd12) :
+                     view[115:112] > 4'd13,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd11 : view[147:144] > 4'd12) :
+                     view[115:112] > 4'd13,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd10 : view[147:144] > 4'd11) :
+                     view[115:112] > 4'd12,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd10 : view[147:144] > 4'd11) :
+                     view[115:112] > 4'd12,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd9 : view[147:144] > 4'd10) :
+                     view[115:112] > 4'd11,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd9 : view[147:144] > 4'd10) :
+                     view[115:112] > 4'd11,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd8 : view[147:144] > 4'd9) :
+                     view[115:112] > 4'd10,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd8 : view[147:144] > 4'd9) :
+                     view[115:112] > 4'd10,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd7 : view[147:144] > 4'd8) :
+                     view[115:112] > 4'd9,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd7 : view[147:144] > 4'd8) :
+                     view[115:112] > 4'd9,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd6 : view[147:144] > 4'd7) :
+                     view[115:112] > 4'd8,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd6 : view[147:144] > 4'd7) :
+                     view[115:112] > 4'd8,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd5 : view[147:144] > 4'd6) :
+                     view[115:112] > 4'd7,
+                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd5 : view[147:144] > 4'd6) :
+                     view[115:112] > 4'd7,
+                     view_tag12 ? view_tag16 || view[147:144] > 4'd5 : view[115:112] > 4'd6,
+                     view_tag12 ? view_tag16 || view[147:144] > 4'd5 : view[115:112] > 4'd6,
+                     view_tag12 || view[115:112] > 4'd5, view_tag12 || view[115:112] > 4'd5, 1'b1,
+                     1'b1, 1'b1, 1'b1, 1'b1, 1'b1, !view_tag12 || !view_tag16,
+                     !view_tag12 || !view_tag16, !view_tag12, !view_tag12};
     end
     // stage s1b: the frame's IP/UDP windows and checksum partial sums
     s1b_valid_d = s1b_valid_q;
@@ -3376,6 +3495,7 @@ module rx_parser (
     s1b_csum1_d = s1b_csum1_q;
     s1b_csum2_d = s1b_csum2_q;
     s1b_csum3_d = s1b_csum3_q;
+    s1b_csum4_d = s1b_csum4_q;
     if (en) begin
       s1b_valid_d = s1_valid_q;
       s1b_len_d = s1_len_q;
@@ -3390,10 +3510,11 @@ module rx_parser (
       s1b_vlan2_d = s1_vlan2;
       s1b_ipv4_d = s1_ipv4;
       s1b_ipv6_d = s1_ipv6;
-      s1b_csum0_d = s1_csum0;
-      s1b_csum1_d = s1_csum1;
-      s1b_csum2_d = s1_csum2;
-      s1b_csum3_d = s1_csum3;
+      s1b_csum0_d = s1_csa2_0_ones;
+      s1b_csum1_d = {s1_csa2_0_twos[14:0], s1_csa2_0_twos[15]};
+      s1b_csum2_d = {s1_csa2_0_fours[13:0], s1_csa2_0_fours[15:14]};
+      s1b_csum3_d = s1_csa2_1_ones;
+      s1b_csum4_d = {s1_csa2_1_twos[14:0], s1_csa2_1_twos[15]};
     end
     // the first failing check names the drop reason (the checks as stage 2 registered them)
     if (s2_chk0_q) begin
@@ -4369,36 +4490,7 @@ module rx_parser (
     s1_v6_12_q <= s1_v6_12_d;
     s1_v6_16_q <= s1_v6_16_d;
     s1_v6_20_q <= s1_v6_20_d;
-    s1_ihl0_ge6_q <= s1_ihl0_ge6_d;
-    s1_ihl0_ge7_q <= s1_ihl0_ge7_d;
-    s1_ihl0_ge8_q <= s1_ihl0_ge8_d;
-    s1_ihl0_ge9_q <= s1_ihl0_ge9_d;
-    s1_ihl0_ge10_q <= s1_ihl0_ge10_d;
-    s1_ihl0_ge11_q <= s1_ihl0_ge11_d;
-    s1_ihl0_ge12_q <= s1_ihl0_ge12_d;
-    s1_ihl0_ge13_q <= s1_ihl0_ge13_d;
-    s1_ihl0_ge14_q <= s1_ihl0_ge14_d;
-    s1_ihl0_ge15_q <= s1_ihl0_ge15_d;
-    s1_ihl1_ge6_q <= s1_ihl1_ge6_d;
-    s1_ihl1_ge7_q <= s1_ihl1_ge7_d;
-    s1_ihl1_ge8_q <= s1_ihl1_ge8_d;
-    s1_ihl1_ge9_q <= s1_ihl1_ge9_d;
-    s1_ihl1_ge10_q <= s1_ihl1_ge10_d;
-    s1_ihl1_ge11_q <= s1_ihl1_ge11_d;
-    s1_ihl1_ge12_q <= s1_ihl1_ge12_d;
-    s1_ihl1_ge13_q <= s1_ihl1_ge13_d;
-    s1_ihl1_ge14_q <= s1_ihl1_ge14_d;
-    s1_ihl1_ge15_q <= s1_ihl1_ge15_d;
-    s1_ihl2_ge6_q <= s1_ihl2_ge6_d;
-    s1_ihl2_ge7_q <= s1_ihl2_ge7_d;
-    s1_ihl2_ge8_q <= s1_ihl2_ge8_d;
-    s1_ihl2_ge9_q <= s1_ihl2_ge9_d;
-    s1_ihl2_ge10_q <= s1_ihl2_ge10_d;
-    s1_ihl2_ge11_q <= s1_ihl2_ge11_d;
-    s1_ihl2_ge12_q <= s1_ihl2_ge12_d;
-    s1_ihl2_ge13_q <= s1_ihl2_ge13_d;
-    s1_ihl2_ge14_q <= s1_ihl2_ge14_d;
-    s1_ihl2_ge15_q <= s1_ihl2_ge15_d;
+    s1_csw_in_q <= s1_csw_in_d;
     s1b_len_q <= s1b_len_d;
     s1b_crc_ok_q <= s1b_crc_ok_d;
     s1b_tuser_q <= s1b_tuser_d;
@@ -4414,6 +4506,7 @@ module rx_parser (
     s1b_csum1_q <= s1b_csum1_d;
     s1b_csum2_q <= s1b_csum2_d;
     s1b_csum3_q <= s1b_csum3_d;
+    s1b_csum4_q <= s1b_csum4_d;
     s2_chk0_q <= s2_chk0_d;
     s2_chk1_q <= s2_chk1_d;
     s2_chk2_q <= s2_chk2_d;

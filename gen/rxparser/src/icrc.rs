@@ -154,6 +154,11 @@ impl Positions {
         };
         self.by_tags(arm(0), arm(1), arm(2))
     }
+    /// The UDP header's index past the tags (`idx` - tags: IPv6 ? 10 : IHL), in 4 bits.
+    pub(crate) fn udp_past_tags(&self, ihl: &dyn Fn(u32) -> Expr) -> Expr {
+        let arm = |t: u32| Expr::ternary(self.ip_is(6, t), d(4, 10), ihl(t));
+        self.by_tags(arm(0), arm(1), arm(2))
+    }
 }
 
 fn captured_bytes() -> Vec<u32> {

@@ -88,9 +88,83 @@ pub const WIDTHS: [u32; 5] = [64, 128, 256, 512, 1024];
 const PW: u32 = 17;
 /// Width of a variable byte index into the header capture (`HDR_BYTES * 8` bits).
 const HIDX: u32 = 11;
-/// The IPv4 checksum's 30 words are summed in groups of this many in stage 1b.
-const CSUM_GROUP: u32 = 8;
-const CSUM_GROUPS: u32 = 30usize.div_ceil(CSUM_GROUP as usize) as u32;
+/// The IPv4 checksum's words: the header's first 16-bit word behind no tag (byte 14) and
+/// one past its last behind two tags (byte 22 + 60).
+const CSUM_FIRST_WORD: u32 = 7;
+const CSUM_END_WORD: u32 = 41;
+/// Stage 1b reduces the checksum's words to this many (3 LUT levels), stage 2 the rest.
+const CSUM_KEPT: usize = 5;
+/// Stage 1's header bits: up to the last byte of the UDP window furthest in (two tags and a
+/// 60-byte IPv4 header: UDP at byte 14 + 4 * 17, 40 bytes).
+const S1_HDR_BITS: u32 = 8 * (14 + 4 * 17 + 40);
+/// Words per carry-save adder: 3 (a full adder per bit) or 6 (their counts).
+const CSA_INPUTS: usize = 6;
+
+/// One level of ones' complement carry-save adders over the 16-bit words `ins`: each 6
+/// (or 4-5) words become 3 (their per-bit count's bits, the twos' and fours' rotated left
+/// as the carries wrap around), each 3 become 2, 1-2 words pass. The wires are
+/// `{name}_{k}_*` for the k-th group. Every output bit is a function of 6 input bits.
+fn csa_layer(g: &mut Gen, name: &str, ins: Vec<Expr>) -> Vec<Expr> {
+    let rotl =
+        |e: Expr, by: u32| Expr::concat(vec![e.clone().bits(15 - by, 0), e.bits(15, 16 - by)]);
+    let xor3 = |a: &Expr, b: &Expr, c: &Expr| xor(xor(a.clone(), b.clone()), c.clone());
+    let maj = |a: &Expr, b: &Expr, c: &Expr| {
+        Expr::bor(
+            Expr::bor(
+                Expr::band(a.clone(), b.clone()),
+                Expr::band(a.clone(), c.clone()),
+            ),
+            Expr::band(b.clone(), c.clone()),
+        )
+    };
+    let mut out = Vec::new();
+    for (k, grp) in ins.chunks(CSA_INPUTS).enumerate() {
+        let w = |s: &str| format!("{name}_{k}_{s}");
+        match grp {
+            [_] | [_, _] => out.extend(grp.iter().cloned()),
+            [a, b, c] => {
+                g.wire(&w("ones"), 16, xor3(a, b, c));
+                g.wire(&w("twos"), 16, maj(a, b, c));
+                out.extend([id(w("ones")), rotl(id(w("twos")), 1)]);
+            }
+            [a, b, c, rest @ ..] => {
+                // Two full (or half) adders per bit, then their sums' and carries' counts.
+                g.wire(&w("s0"), 16, xor3(a, b, c));
+                g.wire(&w("c0"), 16, maj(a, b, c));
+                let (s1, c1) = match rest {
+                    [d] => (d.clone(), None),
+                    [d, e] => (
+                        xor(d.clone(), e.clone()),
+                        Some(Expr::band(d.clone(), e.clone())),
+                    ),
+                    [d, e, f] => (xor3(d, e, f), Some(maj(d, e, f))),
+                    _ => unreachable!("chunks of 6"),
+                };
+                g.wire(&w("s1"), 16, s1);
+                let t = Expr::band(id(w("s0")), id(w("s1")));
+                g.wire(&w("ones"), 16, xor(id(w("s0")), id(w("s1"))));
+                match c1 {
+                    None => {
+                        g.wire(&w("twos"), 16, xor(id(w("c0")), t.clone()));
+                        g.wire(&w("fours"), 16, Expr::band(id(w("c0")), t));
+                    }
+                    Some(c1) => {
+                        g.wire(&w("c1"), 16, c1);
+                        g.wire(&w("twos"), 16, xor3(&id(w("c0")), &id(w("c1")), &t));
+                        g.wire(&w("fours"), 16, maj(&id(w("c0")), &id(w("c1")), &t));
+                    }
+                }
+                out.extend([
+                    id(w("ones")),
+                    rotl(id(w("twos")), 1),
+                    rotl(id(w("fours")), 2),
+                ]);
+            }
+            [] => unreachable!("chunks"),
+        }
+    }
+    out
+}
 
 pub struct Options {
     pub reset: ResetStyle,
@@ -406,9 +480,35 @@ fn enum_value(map: &RegMap, e: &str, name: &str) -> Result<u64, RxParserError> {
         .ok_or_else(|| RxParserError(format!("enum `{e}` has no value `{name}`")))
 }
 
-/// The sum of `terms` as a balanced tree of adders (a chain of N adds is N LUT levels deep).
-fn sum_tree(terms: Vec<Expr>) -> Expr {
-    tree(terms, Expr::plus)
+/// Whether the frame's 16-bit word `wj` (from byte 0) lies in the IPv4 header behind `t`
+/// tags whose IHL nibble is `ihl`: its words 0-9 do (IHL >= 5 or the frame is dropped before
+/// the checksum check, NOT_ROCE), word i >= 10 when IHL > i / 2.
+fn csum_word_in(wj: u32, t: u32, ihl: Expr) -> Expr {
+    match wj.checked_sub(CSUM_FIRST_WORD + 2 * t) {
+        Some(0..10) => b1(true),
+        Some(i @ 10..30) => Expr::bin(BinOp::Gt, ihl, d(4, u64::from(i / 2))),
+        _ => b1(false),
+    }
+}
+
+/// `c ? x : y` for 1-bit `x`, `y`, without the constant arms: `c && y`, `!c || x`, ...
+fn bit_mux(c: Expr, x: Expr, y: Expr) -> Expr {
+    let k = |e: &Expr| match e {
+        Expr::Num {
+            width: 1, value, ..
+        } => Some(*value != 0),
+        _ => None,
+    };
+    match (k(&x), k(&y)) {
+        (Some(a), Some(b)) if a == b => x,
+        (Some(true), Some(false)) => c,
+        (Some(false), Some(true)) => Expr::lnot(c),
+        (Some(false), None) => Expr::and(Expr::lnot(c), y),
+        (Some(true), None) => Expr::or(c, y),
+        (None, Some(false)) => Expr::and(c, x),
+        (None, Some(true)) => Expr::or(Expr::lnot(c), x),
+        _ => Expr::ternary(c, x, y),
+    }
 }
 
 /// `terms` combined by `op` as a balanced tree (Yosys maps a chain as written).
@@ -904,9 +1004,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // ---- stage 1: the finished frame, with the compares its header positions come from
     // (issue 9: the whole position decode from `view` was 11 LUT levels; stage 1b finishes
     // it): the ET_FLAGS fields (tags, IPv4 / IPv6 ethertype behind 0-2 tags) and the IHL
-    // behind 0-2 tags as a thermometer, for the checksum's word mask.
+    // behind 0-2 tags as a per-word mask, for the checksum.
     let mut s1: Vec<(String, u32, Expr)> = vec![
-        ("hdr".into(), hb, id("view")),
+        // The bytes stage 1b reads: up to the last UDP window (IP header at byte 22, 15
+        // words, 40 bytes).
+        (
+            "hdr".into(),
+            S1_HDR_BITS,
+            id("view").bits(S1_HDR_BITS - 1, 0),
+        ),
         (
             "len".into(),
             PW,
@@ -921,22 +1027,35 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         s1.push((name.into(), 1, Expr::eq(be("view", at, 2), n(16, v))));
         notes.push((name.to_string(), what.to_string()));
     }
-    for t in 0..3u32 {
-        let nib = id("view").bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8);
-        for k in 6..=15u64 {
-            s1.push((
-                format!("ihl{t}_ge{k}"),
-                1,
-                Expr::bin(BinOp::Ge, nib.clone(), d(4, k)),
-            ));
-        }
-        notes.push((
-            format!("ihl{t}_ge6"),
-            format!(
-                "IHL behind {t} tag(s) >= 6 (_ge7 .. _ge15 likewise): the checksum's words 10 and up"
-            ),
-        ));
+    // The checksum's word mask (issue 9: decoded in stage 1b it was 2 of its LUT levels).
+    for at in [12, 16] {
+        g.wire_c(
+            &format!("view_tag{at}"),
+            1,
+            Expr::eq(be("view", at, 2), n(16, 0x8100)),
+            &format!("an 802.1Q tag at byte {at}"),
+        );
     }
+    let view_tag = |at: u32| id(format!("view_tag{at}"));
+    let csw_in: Vec<Expr> = (CSUM_FIRST_WORD..CSUM_END_WORD)
+        .rev()
+        .map(|wj| {
+            let [a, b, c] = [0, 1, 2].map(|t| {
+                let nib = id("view").bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8);
+                csum_word_in(wj, t, nib)
+            });
+            bit_mux(view_tag(12), bit_mux(view_tag(16), c, b), a)
+        })
+        .collect();
+    s1.push((
+        "csw_in".into(),
+        CSUM_END_WORD - CSUM_FIRST_WORD,
+        Expr::concat(csw_in),
+    ));
+    notes.push((
+        "csw_in".into(),
+        "bit i: IPv4 checksum word i (from byte 14) lies in the IP header".into(),
+    ));
     stage(
         &mut g,
         "s1",
@@ -968,53 +1087,80 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     );
     g.wire_c(
         "s1_ipw",
-        480,
+        80,
         pos.by_tags(
-            id(h).bits(14 * 8 + 479, 14 * 8),
-            id(h).bits(18 * 8 + 479, 18 * 8),
-            id(h).bits(22 * 8 + 479, 22 * 8),
+            id(h).bits(14 * 8 + 79, 14 * 8),
+            id(h).bits(18 * 8 + 79, 18 * 8),
+            id(h).bits(22 * 8 + 79, 22 * 8),
         ),
-        "60 bytes from the IP header start",
+        "the IP header's first 10 bytes",
     );
     let ihl_at = |t: u32| id(h).bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8);
-    g.wire_c(
-        "s1_udp_idx",
-        5,
-        pos.udp_idx(&ihl_at, 5, 0),
-        "the UDP header starts at byte 14 + 4 * idx",
+    g.wire(
+        "s1_hdr14",
+        S1_HDR_BITS - 14 * 8,
+        id(h).bits(S1_HDR_BITS - 1, 14 * 8),
     );
-    g.wire("s1_hdr14", hb - 14 * 8, id(h).bits(hb - 1, 14 * 8));
+    // The UDP window in two steps (issue 9: a part-select by the UDP index, tags + IHL or
+    // 10, after its adder was 7 LUT levels): the header from the tags on, picked by the
+    // registered tag flags, then the window in it by the index past the tags.
+    let past_tags = 32 * 15 + 320;
+    assert!(S1_HDR_BITS <= hb, "stage 1's bytes in the capture");
+    g.wire_c(
+        "s1_hdr_t",
+        past_tags,
+        pos.by_tags(
+            id("s1_hdr14").bits(past_tags - 1, 0),
+            id("s1_hdr14").bits(32 + past_tags - 1, 32),
+            id("s1_hdr14").bits(64 + past_tags - 1, 64),
+        ),
+        "the header from byte 14 + 4 * tags (the IP header)",
+    );
+    g.wire_c(
+        "s1_udp_k",
+        4,
+        pos.udp_past_tags(&ihl_at),
+        "the UDP header starts at byte 14 + 4 * (tags + k)",
+    );
     g.wire_c(
         "s1_udpw",
         320,
-        id("s1_hdr14").part(
-            Expr::concat(vec![id("s1_udp_idx"), n(5, 0)]),
+        id("s1_hdr_t").part(
+            Expr::concat(vec![n(1, 0), id("s1_udp_k"), n(5, 0)]),
             Expr::int(320),
         ),
         "40 bytes from the UDP header start",
     );
-    // IPv4 header checksum: the 16-bit words of the IHL, summed in groups here.
-    for gi in 0..CSUM_GROUPS {
-        let terms: Vec<Expr> = (gi * CSUM_GROUP..((gi + 1) * CSUM_GROUP).min(30))
-            .map(|wi| {
-                // IHL >= 5 or the frame is dropped before the checksum check (NOT_ROCE).
-                if wi < 10 {
-                    return zext(be("s1_ipw", 2 * wi, 2), 16, 19);
-                }
-                // Word wi is in the header when IHL > wi / 2.
-                let k = wi / 2 + 1;
-                Expr::ternary(
-                    pos.by_tags(
-                        id(format!("s1_ihl0_ge{k}_q")),
-                        id(format!("s1_ihl1_ge{k}_q")),
-                        id(format!("s1_ihl2_ge{k}_q")),
-                    ),
-                    zext(be("s1_ipw", 2 * wi, 2), 16, 19),
-                    Expr::zero(19),
-                )
-            })
-            .collect();
-        g.wire(&format!("s1_csum{gi}"), 19, sum_tree(terms));
+    // IPv4 header checksum (issue 9: summed with adders it was 7 LUT levels in each of two
+    // stages). The words are taken where they stand in the frame (the IP header starts at
+    // an even byte behind 0-2 tags), each zero unless it lies in the header (from
+    // registered flags), and reduced without carry propagation: ones' complement
+    // carry-save adders, 6 words to 3 per LUT level, whose carries out of bit 15 wrap to
+    // bit 0 (2^16 = 1 modulo 0xFFFF), to CSUM_KEPT words here and 2 in stage 2.
+    let nw = CSUM_END_WORD - CSUM_FIRST_WORD;
+    let words: Vec<Expr> = (0..nw)
+        .rev()
+        .map(|i| {
+            Expr::ternary(
+                id("s1_csw_in_q").index(Expr::int(i64::from(i))),
+                be(h, 2 * (CSUM_FIRST_WORD + i), 2),
+                Expr::zero(16),
+            )
+        })
+        .collect();
+    g.wire_c(
+        "s1_csw",
+        16 * nw,
+        Expr::concat(words),
+        "IPv4 header: word i at [16 * i +: 16], zero outside the header",
+    );
+    let mut csum: Vec<Expr> = (0..nw)
+        .map(|i| id("s1_csw").bits(16 * i + 15, 16 * i))
+        .collect();
+    let mut layer = 0;
+    while csum.len() > CSUM_KEPT {
+        csum = csa_layer(&mut g, &format!("s1_csa{layer}"), csum);
+        layer += 1;
     }
     let mut s1b: Vec<(String, u32, Expr)> = vec![
         ("len".into(), PW, id("s1_len_q")),
@@ -1041,8 +1187,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         s1b.push((f.into(), 1, id(format!("s1_{f}"))));
         g.wire(&format!("h_{f}"), 1, id(format!("s1b_{f}_q")));
     }
-    for gi in 0..CSUM_GROUPS {
-        s1b.push((format!("csum{gi}"), 19, id(format!("s1_csum{gi}"))));
+    for (i, e) in csum.into_iter().enumerate() {
+        s1b.push((format!("csum{i}"), 16, e));
     }
     stage(
         &mut g,
@@ -1077,30 +1223,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire("h_total", 16, be(ipw, 2, 2));
     g.wire("h_plen", 16, be(ipw, 4, 2));
     g.wire("h_ihl4", 6, Expr::concat(vec![id("h_ihl"), n(2, 0)]));
-    g.wire_c(
-        "h_csum_sum",
-        21,
-        sum_tree(
-            (0..CSUM_GROUPS)
-                .map(|gi| zext(id(format!("s1b_csum{gi}_q")), 19, 21))
-                .collect(),
-        ),
-        "IPv4 header: sum of its 16-bit words",
-    );
-    g.wire(
-        "h_csum_fold1",
-        17,
-        Expr::plus(
-            zext(id("h_csum_sum").bits(15, 0), 16, 17),
-            zext(id("h_csum_sum").bits(20, 16), 5, 17),
-        ),
-    );
-    // The ones' complement sum is 0xFFFF: a carry out of the first fold leaves at most
-    // 0x1E + 1 after the second, so the first fold alone must be 0x0FFFF.
+    let mut csum: Vec<Expr> = (0..CSUM_KEPT)
+        .map(|i| id(format!("s1b_csum{i}_q")))
+        .collect();
+    let mut layer = 0;
+    while csum.len() > 2 {
+        csum = csa_layer(&mut g, &format!("h_csa{layer}"), csum);
+        layer += 1;
+    }
+    let [x, y] = <[Expr; 2]>::try_from(csum).expect("two words");
+    // x + y is 0 modulo 0xFFFF when it is 0, 0xFFFF (y = ~x) or 0x1FFFE. The header's
+    // ones' complement sum is 0xFFFF exactly when its words' sum is such a multiple and not
+    // 0, and the sum is not 0 for an IPv4 header (version 4 in word 0; any other version
+    // is dropped before the checksum check, NOT_ROCE).
     g.wire_c(
         "h_csum_ok",
         1,
-        Expr::eq(id("h_csum_fold1"), n(17, 0xFFFF)),
+        Expr::any_of(
+            vec![
+                Expr::eq(xor(x.clone(), y.clone()), n(16, 0xFFFF)),
+                Expr::eq(Expr::bor(x.clone(), y.clone()), Expr::zero(16)),
+                Expr::eq(Expr::band(x, y), n(16, 0xFFFF)),
+            ],
+            b1(false),
+        ),
         "the header's ones' complement sum is 0xFFFF",
     );
     g.wire("h_len", PW, id("s1b_len_q"));
