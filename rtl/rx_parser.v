@@ -663,7 +663,9 @@ module rx_parser (
   wire [3:0]    s1_udp_k;         // the UDP header starts at byte 14 + 4 * (tags + k)
   wire [319:0]  s1_udpw;          // 40 bytes from the UDP header start
   wire [543:0]  s1_csw;           // IPv4 header: word i at [16 * i +: 16], zero outside the header
-  wire [15:0]   s1_csa0_0_s0;
+  wire [15:0]   s1_csa0_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
+                                  // bits of each bit's count; the next layer takes twos and fours
+                                  // rotated left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1_csa0_0_c0;
   wire [15:0]   s1_csa0_0_s1;
   wire [15:0]   s1_csa0_0_ones;
@@ -704,7 +706,9 @@ module rx_parser (
   wire [15:0]   s1_csa0_5_ones;
   wire [15:0]   s1_csa0_5_twos;
   wire [15:0]   s1_csa0_5_fours;
-  wire [15:0]   s1_csa1_0_s0;
+  wire [15:0]   s1_csa1_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
+                                  // bits of each bit's count; the next layer takes twos and fours
+                                  // rotated left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1_csa1_0_c0;
   wire [15:0]   s1_csa1_0_s1;
   wire [15:0]   s1_csa1_0_ones;
@@ -725,7 +729,9 @@ module rx_parser (
   wire [15:0]   s1_csa1_2_c1;
   wire [15:0]   s1_csa1_2_twos;
   wire [15:0]   s1_csa1_2_fours;
-  wire [15:0]   s1_csa2_0_s0;
+  wire [15:0]   s1_csa2_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
+                                  // bits of each bit's count; the next layer takes twos and fours
+                                  // rotated left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1_csa2_0_c0;
   wire [15:0]   s1_csa2_0_s1;
   wire [15:0]   s1_csa2_0_ones;
@@ -780,7 +786,9 @@ module rx_parser (
   wire [15:0]   h_total;
   wire [15:0]   h_plen;
   wire [5:0]    h_ihl4;
-  wire [15:0]   h_csa0_0_s0;
+  wire [15:0]   h_csa0_0_s0;      // carry-save groups of up to 6 words: ones/twos/fours are the
+                                  // bits of each bit's count; the next layer takes twos and fours
+                                  // rotated left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   h_csa0_0_c0;
   wire [15:0]   h_csa0_0_s1;
   wire [15:0]   h_csa0_0_ones;

@@ -252,18 +252,18 @@ impl<'a> Gen<'a> {
         };
         let (earlier, later) = regs.split_at(split);
         std::thread::scope(|s| {
-            let made_later = (!later.is_empty())
-                .then(|| {
-                    std::thread::Builder::new()
-                        .spawn_scoped(s, || {
-                            let mut code = FieldCode::for_registers(later);
-                            let mut irq = Vec::new();
-                            top_field_code(later, &by_name, &mut code, &mut irq);
-                            (code, irq)
-                        })
-                        .ok()
-                })
-                .flatten();
+            let made_later = if later.is_empty() {
+                None
+            } else {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, || {
+                        let mut code = FieldCode::for_registers(later);
+                        let mut irq = Vec::new();
+                        top_field_code(later, &by_name, &mut code, &mut irq);
+                        (code, irq)
+                    })
+                    .ok()
+            };
             self.bus_ports();
             self.hw_ports();
             self.bus_logic();

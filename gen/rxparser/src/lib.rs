@@ -129,7 +129,20 @@ fn csa_layer(g: &mut Gen, name: &str, ins: Vec<Expr>) -> Vec<Expr> {
             }
             [a, b, c, rest @ ..] => {
                 // Two full (or half) adders per bit, then their sums' and carries' counts.
-                g.wire(&w("s0"), 16, xor3(a, b, c));
+                let s0 = xor3(a, b, c);
+                if k == 0 {
+                    // The RTL reader gets the scheme once per layer.
+                    g.wire_c(
+                        &w("s0"),
+                        16,
+                        s0,
+                        "carry-save groups of up to 6 words: ones/twos/fours are the bits of \
+                         each bit's count; the next layer takes twos and fours rotated left 1 \
+                         and 2 (the ones' complement end-around carry)",
+                    );
+                } else {
+                    g.wire(&w("s0"), 16, s0);
+                }
                 g.wire(&w("c0"), 16, maj(a, b, c));
                 let (s1, c1) = match rest {
                     [d] => (d.clone(), None),
