@@ -222,11 +222,12 @@ impl<'a> Gen<'a> {
 
     /// A flop pair `name_q`/`name_d` reset to `reset`.
     fn state(&mut self, name: &str, width: u32, reset: Expr, comment: Option<String>) {
-        self.reg(format!("{name}_q"), width, comment);
-        self.reg(format!("{name}_d"), width, None);
+        let (q, d) = (cat(name, "_q", ""), cat(name, "_d", ""));
+        self.reg(q.clone(), width, comment);
+        self.reg(d.clone(), width, None);
         self.flops.push(Flop {
-            q: id(format!("{name}_q")),
-            d: id(format!("{name}_d")),
+            q: id(q),
+            d: id(d),
             reset: Some(reset),
         });
     }
@@ -678,7 +679,7 @@ impl<'a> Gen<'a> {
         ));
         c.push(Stmt::assign(id("rd_slverr_d"), id("rd_slverr_q")));
         for s in &rsel {
-            c.push(Stmt::assign(id(format!("{s}_d")), id(format!("{s}_q"))));
+            c.push(Stmt::assign(id(cat(s, "_d", "")), id(cat(s, "_q", ""))));
         }
         if self.has64 {
             c.push(Stmt::assign(id("rd_latch_d"), id("rd_latch_q")));
@@ -687,7 +688,7 @@ impl<'a> Gen<'a> {
         let mut dec = Vec::with_capacity(8 + rsel.len() + self.map.items.len());
         dec.push(Stmt::assign(id("rd_slverr_d"), bit1(false)));
         for s in &rsel {
-            dec.push(Stmt::assign(id(format!("{s}_d")), bit1(false)));
+            dec.push(Stmt::assign(id(cat(s, "_d", "")), bit1(false)));
         }
         if self.has64 {
             dec.push(Stmt::assign(id("rd_latch_d"), bit1(false)));
@@ -697,12 +698,12 @@ impl<'a> Gen<'a> {
         for item in &self.map.items {
             let Item::Register(r) = item else { continue };
             let addr = id(upper_cat("ADDR_", &r.name, ""));
-            let addr_hi = id(upper_cat("ADDR_", &r.name, "_HI"));
+            let addr_hi = || id(upper_cat("ADDR_", &r.name, "_HI"));
             if !r.is_readable() {
                 let err = vec![Stmt::assign(id("rd_slverr_d"), bit1(true))];
                 arms.push((vec![addr], err.clone()));
                 if r.width == 64 {
-                    arms.push((vec![addr_hi], err));
+                    arms.push((vec![addr_hi()], err));
                 }
                 continue;
             }
@@ -712,7 +713,7 @@ impl<'a> Gen<'a> {
                 hit.push(Stmt::assign(id("rd_latch_d"), bit1(true)));
                 arms.push((vec![addr], hit));
                 arms.push((
-                    vec![addr_hi],
+                    vec![addr_hi()],
                     vec![Stmt::assign(id("rd_hi_rsel_d"), bit1(true))],
                 ));
             } else {
@@ -805,7 +806,7 @@ impl<'a> Gen<'a> {
             id("rd_slverr_q"),
             vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))],
         ));
-        let mut hits: Vec<Expr> = rsel.iter().map(|s| id(format!("{s}_q"))).collect();
+        let mut hits: Vec<Expr> = rsel.iter().map(|s| id(cat(s, "_q", ""))).collect();
         if self.has64 {
             hits.push(id("rd_hi_rsel_q"));
         }
