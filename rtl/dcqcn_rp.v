@@ -772,10 +772,9 @@ module dcqcn_rp #(
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
   assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
   assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
-  assign x_step = x_valid_q && !x_skip_q && !x_apply && !(a_skip | d_skip | i_skip);
-  assign step_cut = x_valid_q && !x_skip_q && pick_d && w_dcnp_q && !a_skip;
-  assign step_inc = x_valid_q && !x_skip_q && i_due_q && !pick_a && !pick_d &&
-                    !(a_skip | d_skip | i_skip);
+  assign x_step = x_valid_q && !x_skip_q && !x_apply;
+  assign step_cut = x_valid_q && !x_skip_q && pick_d && w_dcnp_q;
+  assign step_inc = x_valid_q && !x_skip_q && i_due_q && !pick_a && !pick_d;
   assign ev_byte_inc = ev_kind_q == K_TX && ev_grant_q && byte_on && ev_fire_q;
   assign ev_sel = ev_cnp_q && paper ? 2'b01 :
                   ev_cnp_q && !w_seen_q ? 2'b11 :
@@ -981,8 +980,8 @@ module dcqcn_rp #(
       end
       default: ;
     endcase
-    // Stage X (S_RUN only): a skip phase, its start, one due period, or the event; the
-    // four conditions exclude one another (see x_apply)
+    // Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with
+    // it), or the event; the three exclude one another (see x_apply)
     if (x_valid_q && x_skip_q) begin
       if (skip_a_q && a_fits) begin
         w_a_next_d = w_a_next_q + a_jump_q[31:0];
