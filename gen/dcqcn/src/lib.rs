@@ -467,6 +467,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "the event is a CNP and rp_enable is set (at the load)",
         ),
         (
+            "ev_pcnp",
+            1,
+            "... and PAPER mode: the CNP cuts with alpha (at the load)",
+        ),
+        (
             "ev_grant",
             1,
             "the tokens cover the event's bytes (set at the load with the tokens)",
@@ -1520,7 +1525,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "fold_block".into(),
         1,
-        and(vec![id("ev_cnp_q"), id("paper"), id("a_due_q")]),
+        and(vec![id("ev_pcnp_q"), id("a_due_q")]),
         "a PAPER CNP cuts with alpha: its alpha period takes a cycle",
     ));
     wires.push((
@@ -2183,6 +2188,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 cfg("ctrl", "rp_enable"),
             ]),
         ),
+        set(
+            "ev_pcnp_d",
+            and(vec![
+                eq(id("r_kind_q"), id("K_CNP")),
+                cfg("ctrl", "rp_enable"),
+                id("paper"),
+            ]),
+        ),
         set("x_skip_d", b1(false)),
     ];
     for &(f, _) in STATE_FIELDS {
@@ -2594,6 +2607,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "ev_bytes",
         "ev_now",
         "ev_cnp",
+        "ev_pcnp",
         "skip_a",
         "skip_d",
         "skip_i",
