@@ -171,6 +171,8 @@ module dcqcn_rp #(
   reg [31:0]          ev_now_d;
   reg                 ev_cnp_q;      // the event is a CNP and rp_enable is set (at the load)
   reg                 ev_cnp_d;
+  reg                 ev_pcnp_q;     // ... and PAPER mode: the CNP cuts with alpha (at the load)
+  reg                 ev_pcnp_d;
   reg                 ev_grant_q;    // the tokens cover the event's bytes (set at the load with the
                                      // tokens)
   reg                 ev_grant_d;
@@ -767,15 +769,14 @@ module dcqcn_rp #(
   assign d_fits = d_jump_q <= {16'd0, d_el_q};
   assign i_skip = i_due_q && i_still && !i_once_q;
   assign i_fits = i_jump_q <= {16'd0, i_el_q};
-  assign fold_block = ev_cnp_q && paper && a_due_q;
+  assign fold_block = ev_pcnp_q && a_due_q;
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
   assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
   assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
-  assign x_step = x_valid_q && !x_skip_q && !x_apply && !(a_skip | d_skip | i_skip);
-  assign step_cut = x_valid_q && !x_skip_q && pick_d && w_dcnp_q && !a_skip;
-  assign step_inc = x_valid_q && !x_skip_q && i_due_q && !pick_a && !pick_d &&
-                    !(a_skip | d_skip | i_skip);
+  assign x_step = x_valid_q && !x_skip_q && !x_apply;
+  assign step_cut = x_valid_q && !x_skip_q && pick_d && w_dcnp_q;
+  assign step_inc = x_valid_q && !x_skip_q && i_due_q && !pick_a && !pick_d;
   assign ev_byte_inc = ev_kind_q == K_TX && ev_grant_q && byte_on && ev_fire_q;
   assign ev_sel = ev_cnp_q && paper ? 2'b01 :
                   ev_cnp_q && !w_seen_q ? 2'b11 :
@@ -859,6 +860,7 @@ module dcqcn_rp #(
     ev_bytes_d = ev_bytes_q;
     ev_now_d = ev_now_q;
     ev_cnp_d = ev_cnp_q;
+    ev_pcnp_d = ev_pcnp_q;
     ev_grant_d = ev_grant_q;
     ev_fire_d = ev_fire_q;
     skip_a_d = skip_a_q;
@@ -981,8 +983,8 @@ module dcqcn_rp #(
       end
       default: ;
     endcase
-    // Stage X (S_RUN only): a skip phase, its start, one due period, or the event; the
-    // four conditions exclude one another (see x_apply)
+    // Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with
+    // it), or the event; the three exclude one another (see x_apply)
     if (x_valid_q && x_skip_q) begin
       if (skip_a_q && a_fits) begin
         w_a_next_d = w_a_next_q + a_jump_q[31:0];
@@ -1294,6 +1296,7 @@ module dcqcn_rp #(
         ev_bytes_d = r_bytes_q;
         ev_now_d = r_now_q;
         ev_cnp_d = r_kind_q == K_CNP && ctrl_rp_enable_i;
+        ev_pcnp_d = r_kind_q == K_CNP && ctrl_rp_enable_i && paper;
         x_skip_d = 1'b0;
         w_seen_d = rd_seen;
         w_acnp_d = rd_acnp;
@@ -1410,6 +1413,7 @@ module dcqcn_rp #(
     ev_bytes_q <= ev_bytes_d;
     ev_now_q <= ev_now_d;
     ev_cnp_q <= ev_cnp_d;
+    ev_pcnp_q <= ev_pcnp_d;
     ev_grant_q <= ev_grant_d;
     ev_fire_q <= ev_fire_d;
     skip_a_q <= skip_a_d;

@@ -467,6 +467,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "the event is a CNP and rp_enable is set (at the load)",
         ),
         (
+            "ev_pcnp",
+            1,
+            "... and PAPER mode: the CNP cuts with alpha (at the load)",
+        ),
+        (
             "ev_grant",
             1,
             "the tokens cover the event's bytes (set at the load with the tokens)",
@@ -1520,7 +1525,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "fold_block".into(),
         1,
-        and(vec![id("ev_cnp_q"), id("paper"), id("a_due_q")]),
+        and(vec![id("ev_pcnp_q"), id("a_due_q")]),
         "a PAPER CNP cuts with alpha: its alpha period takes a cycle",
     ));
     wires.push((
@@ -1566,6 +1571,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "a skip phase starts",
     ));
+    // A skip phase's first cycle also steps the earliest due period: the skipped timers'
+    // periods change nothing the step reads or writes, and the step leaves them idle (an
+    // alpha step keeps alpha 0, a cut with a CNP marked rules out the cut's and the increase
+    // timer's skips, an increase at the fixed point keeps it), so the jumps that follow are
+    // exact from the stepped state. The step then needs no skip test.
     wires.push((
         "x_step".into(),
         1,
@@ -1573,28 +1583,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             id("x_valid_q"),
             not(id("x_skip_q")),
             not(id("x_apply")),
-            not(Expr::any_of(
-                vec![id("a_skip"), id("d_skip"), id("i_skip")],
-                b1(false),
-            )),
         ]),
         "stage X applies the earliest due period",
     ));
     // Rc's and Rt's sources (rc_sel, rt_sel): 0 hold, 1 cut (Rt: Rc before it), 2 increase,
     // 3 first CNP. The steps that change Rc are tested directly rather than through x_step:
-    // a due cut with a CNP marked rules out folding and skipping the cut and the increase
-    // timer (both need no CNP marked), so only the alpha timer's skip can come first; the
-    // increase is the step when it is the earliest due timer and nothing skips.
+    // a due cut with a CNP marked rules out folding, so it is the step when it is the
+    // earliest due timer; the increase is, when it is.
     let code = |c: Expr, v: u128, rest: Expr| tern(c, Expr::num(2, v), rest);
     let in_x = || vec![id("x_valid_q"), not(id("x_skip_q"))];
     wires.push((
         "step_cut".into(),
         1,
-        and([
-            in_x(),
-            vec![id("pick_d"), id("w_dcnp_q"), not(id("a_skip"))],
-        ]
-        .concat()),
+        and([in_x(), vec![id("pick_d"), id("w_dcnp_q")]].concat()),
         "stage X steps a cut with a CNP marked (x_step && pick_d && w_dcnp_q)",
     ));
     wires.push((
@@ -1602,15 +1603,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         and([
             in_x(),
-            vec![
-                id("i_due_q"),
-                not(id("pick_a")),
-                not(id("pick_d")),
-                not(Expr::any_of(
-                    vec![id("a_skip"), id("d_skip"), id("i_skip")],
-                    b1(false),
-                )),
-            ],
+            vec![id("i_due_q"), not(id("pick_a")), not(id("pick_d"))],
         ]
         .concat()),
         "... an increase period (x_step && !pick_a && !pick_d)",
@@ -2195,6 +2188,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 cfg("ctrl", "rp_enable"),
             ]),
         ),
+        set(
+            "ev_pcnp_d",
+            and(vec![
+                eq(id("r_kind_q"), id("K_CNP")),
+                cfg("ctrl", "rp_enable"),
+                id("paper"),
+            ]),
+        ),
         set("x_skip_d", b1(false)),
     ];
     for &(f, _) in STATE_FIELDS {
@@ -2419,10 +2420,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         default: vec![],
     });
     c.push(Stmt::Comment(
-        "Stage X (S_RUN only): a skip phase, its start, one due period, or the event; the".into(),
+        "Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with".into(),
     ));
     c.push(Stmt::Comment(
-        "four conditions exclude one another (see x_apply)".into(),
+        "it), or the event; the three exclude one another (see x_apply)".into(),
     ));
     c.push(Stmt::if_(
         and(vec![id("x_valid_q"), id("x_skip_q")]),
@@ -2606,6 +2607,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "ev_bytes",
         "ev_now",
         "ev_cnp",
+        "ev_pcnp",
         "skip_a",
         "skip_d",
         "skip_i",

@@ -513,7 +513,7 @@ pub struct Outcome {
     pub cycles: u32,
     /// Timer periods applied one by one, a cycle each.
     pub steps: u32,
-    /// Skip phases (33 cycles each).
+    /// Skip phases (33 cycles each, the first of which also steps the earliest due period).
     pub skips: u32,
     /// Periods folded into the apply cycle (at most one alpha period and one cut check with
     /// no CNP marked, when nothing else was due): they cost no cycle.
@@ -578,24 +578,9 @@ impl Engine {
                 }
             }
             cycles += 1;
-            if a_skip || d_skip || i_skip {
-                skips += 1;
-                cycles += 32;
-                for j in (0..32).rev() {
-                    let jump = |per: u32| u64::from(per) << j;
-                    if a_skip && jump(k) <= u64::from(el(f.a_next)) {
-                        f.a_next = f.a_next.wrapping_add(jump(k) as u32);
-                    }
-                    if d_skip && jump(dp) <= u64::from(el(f.d_next)) {
-                        f.d_next = f.d_next.wrapping_add(jump(dp) as u32);
-                    }
-                    if i_skip && jump(t) <= u64::from(el(f.i_next)) {
-                        f.i_next = f.i_next.wrapping_add(jump(t) as u32);
-                        f.tc = (u64::from(f.tc) + (1u64 << j)).min(0xffff) as u32;
-                    }
-                }
-                continue;
-            }
+            // The earliest due period steps, also in a skip phase's first cycle: the skipped
+            // timers' periods change nothing the step reads or writes (and the step leaves
+            // them idle), so the jumps that follow are exact from the stepped state.
             match first_due(p, f, now) {
                 Some(Due::Alpha) => alpha_step(p, f),
                 Some(Due::Cut) => {
@@ -618,6 +603,23 @@ impl Engine {
                 }
             }
             steps += 1;
+            if a_skip || d_skip || i_skip {
+                skips += 1;
+                cycles += 32;
+                for j in (0..32).rev() {
+                    let jump = |per: u32| u64::from(per) << j;
+                    if a_skip && jump(k) <= u64::from(el(f.a_next)) {
+                        f.a_next = f.a_next.wrapping_add(jump(k) as u32);
+                    }
+                    if d_skip && jump(dp) <= u64::from(el(f.d_next)) {
+                        f.d_next = f.d_next.wrapping_add(jump(dp) as u32);
+                    }
+                    if i_skip && jump(t) <= u64::from(el(f.i_next)) {
+                        f.i_next = f.i_next.wrapping_add(jump(t) as u32);
+                        f.tc = (u64::from(f.tc) + (1u64 << j)).min(0xffff) as u32;
+                    }
+                }
+            }
         }
     }
 }
