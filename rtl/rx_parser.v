@@ -1289,6 +1289,8 @@ module rx_parser (
   reg           p4_may_wb_d;
   reg           p4_may_ack_q;
   reg           p4_may_ack_d;
+  reg           p4_push_dsc_q;
+  reg           p4_push_dsc_d;
   wire          p3_may_wb;        // a request past the checks: in p4 it may write ePSN/NAK-sent
                                   // back
   wire          wb_need;          // this verdict writes ePSN/NAK-sent back
@@ -1345,8 +1347,8 @@ module rx_parser (
   reg  [3:0]    dsc_wp_d;
   reg  [3:0]    dsc_rp_q;
   reg  [3:0]    dsc_rp_d;
-  reg  [4:0]    dsc_cnt_q;
-  reg  [4:0]    dsc_cnt_d;
+  reg  [15:0]   dsc_fill_q;
+  reg  [15:0]   dsc_fill_d;
   wire          dsc_push;         // a verdict of a frame with a payload packet: its discard flag
   wire          pay_head_ok;      // the head can leave (a tlast beat once its verdict is known)
   wire          pay_pop;          // the head moves to the output register
@@ -2813,8 +2815,8 @@ module rx_parser (
   assign m_hdr_pay = out_pay_q;
   assign pay_head = pay_rp_q[0] ? pay_mem1[pay_rp_q[3:1]] : pay_mem0[pay_rp_q[3:1]];
   assign pay_head_last = pay_head[576];
-  assign dsc_push = out_load && p4_pay_q;
-  assign pay_head_ok = pay_cnt_q != 5'd0 && (!pay_head_last || dsc_cnt_q != 5'd0);
+  assign dsc_push = en && p4_push_dsc_q;
+  assign pay_head_ok = pay_cnt_q != 5'd0 && (!pay_head_last || dsc_fill_q[0]);
   assign pay_pop = pay_head_ok && (!m_pay_valid_q || m_pay_tready);
   assign dsc_pop = pay_pop && pay_head_last;
   assign m_pay_tvalid = m_pay_valid_q;
@@ -3963,7 +3965,9 @@ module rx_parser (
     // p4 holds a request past the checks: it may write back (and, RC, ask for an ACK/NAK)
     p4_may_wb_d = p4_may_wb_q;
     p4_may_ack_d = p4_may_ack_q;
+    p4_push_dsc_d = p4_push_dsc_q;
     if (en) begin
+      p4_push_dsc_d = p3_valid_q && p3_pay_q;
       p4_may_wb_d = p3_may_wb;
       p4_may_ack_d = p3_may_wb && !p3_uc;
     end
@@ -4132,7 +4136,9 @@ module rx_parser (
     end
     dsc_wp_d = dsc_wp_q + {3'b000, dsc_push};
     dsc_rp_d = dsc_rp_q + {3'b000, dsc_pop};
-    dsc_cnt_d = (dsc_cnt_q + {4'b0000, dsc_push}) - {4'b0000, dsc_pop};
+    dsc_fill_d = dsc_push && !dsc_pop ? {dsc_fill_q[14:0], 1'b1} :
+                 dsc_pop && !dsc_push ? {1'b0, dsc_fill_q[15:1]} :
+                 dsc_fill_q;
     m_pay_valid_d = m_pay_valid_q && !m_pay_tready;
     m_pay_data_d = m_pay_data_q;
     m_pay_keep_d = m_pay_keep_q;
@@ -4229,6 +4235,7 @@ module rx_parser (
       wbh1_valid_q <= 1'b0;
       p4_may_wb_q <= 1'b0;
       p4_may_ack_q <= 1'b0;
+      p4_push_dsc_q <= 1'b0;
       m_hdr_valid_q <= 1'b0;
       out_verdict_q <= 3'b000;
       out_reason_q <= 5'd0;
@@ -4251,7 +4258,7 @@ module rx_parser (
       out_pay_q <= 1'b0;
       dsc_wp_q <= 4'b0000;
       dsc_rp_q <= 4'b0000;
-      dsc_cnt_q <= 5'd0;
+      dsc_fill_q <= 16'd0;
       m_pay_valid_q <= 1'b0;
       m_pay_data_q <= 512'd0;
       m_pay_keep_q <= 64'd0;
@@ -4330,6 +4337,7 @@ module rx_parser (
       wbh1_valid_q <= wbh1_valid_d;
       p4_may_wb_q <= p4_may_wb_d;
       p4_may_ack_q <= p4_may_ack_d;
+      p4_push_dsc_q <= p4_push_dsc_d;
       m_hdr_valid_q <= m_hdr_valid_d;
       out_verdict_q <= out_verdict_d;
       out_reason_q <= out_reason_d;
@@ -4352,7 +4360,7 @@ module rx_parser (
       out_pay_q <= out_pay_d;
       dsc_wp_q <= dsc_wp_d;
       dsc_rp_q <= dsc_rp_d;
-      dsc_cnt_q <= dsc_cnt_d;
+      dsc_fill_q <= dsc_fill_d;
       m_pay_valid_q <= m_pay_valid_d;
       m_pay_data_q <= m_pay_data_d;
       m_pay_keep_q <= m_pay_keep_d;

@@ -2136,6 +2136,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // 5 LUT levels of `en`.)
     g.flop("p4_may_wb", 1, Some(b1(false)));
     g.flop("p4_may_ack", 1, Some(b1(false)));
+    // (And whether its verdict pushes a discard flag, so that the push is `en` and one
+    // register: issue 9, `en -> dsc_fill` was 7 LUT levels.)
+    g.flop("p4_push_dsc", 1, Some(b1(false)));
     g.wire_c(
         "p3_may_wb",
         1,
@@ -2153,9 +2156,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb.extend([
         Stmt::assign(id("p4_may_wb_d"), id("p4_may_wb_q")),
         Stmt::assign(id("p4_may_ack_d"), id("p4_may_ack_q")),
+        Stmt::assign(id("p4_push_dsc_d"), id("p4_push_dsc_q")),
         Stmt::if_(
             id("en"),
             vec![
+                Stmt::assign(
+                    id("p4_push_dsc_d"),
+                    Expr::and(id("p3_valid_q"), id("p3_pay_q")),
+                ),
                 Stmt::assign(id("p4_may_wb_d"), id("p3_may_wb")),
                 Stmt::assign(
                     id("p4_may_ack_d"),
@@ -3238,11 +3246,14 @@ fn payload_output(g: &mut Gen, dw: u32) {
     g.flop("dsc", PAY_DEPTH, None);
     g.flop("dsc_wp", aw, Some(Expr::zero(aw)));
     g.flop("dsc_rp", aw, Some(Expr::zero(aw)));
-    g.flop("dsc_cnt", aw + 1, Some(Expr::zero(aw + 1)));
+    // How many flags wait, as a thermometer (bit i: more than i): the update is a shift by one
+    // either way and "any" is bit 0 (issue 9: as a count, `cnt + push - pop` after the
+    // enable and the FIFO head was 7 LUT levels and 2 carry chains).
+    g.flop("dsc_fill", PAY_DEPTH, Some(Expr::zero(PAY_DEPTH)));
     g.wire_c(
         "dsc_push",
         1,
-        Expr::and(id("out_load"), id("p4_pay_q")),
+        Expr::and(id("en"), id("p4_push_dsc_q")),
         "a verdict of a frame with a payload packet: its discard flag",
     );
     g.wire_c(
@@ -3252,7 +3263,7 @@ fn payload_output(g: &mut Gen, dw: u32) {
             ne(id("pay_cnt_q"), Expr::zero(aw + 1)),
             Expr::or(
                 Expr::lnot(id("pay_head_last")),
-                ne(id("dsc_cnt_q"), Expr::zero(aw + 1)),
+                id("dsc_fill_q").index(Expr::int(0)),
             ),
         ),
         "the head can leave (a tlast beat once its verdict is known)",
@@ -3311,10 +3322,15 @@ fn payload_output(g: &mut Gen, dw: u32) {
         Stmt::assign(id("dsc_wp_d"), inc("dsc_wp_q", id("dsc_push"), aw)),
         Stmt::assign(id("dsc_rp_d"), inc("dsc_rp_q", id("dsc_pop"), aw)),
         Stmt::assign(
-            id("dsc_cnt_d"),
-            Expr::minus(
-                Expr::plus(id("dsc_cnt_q"), zext(id("dsc_push"), 1, aw + 1)),
-                zext(id("dsc_pop"), 1, aw + 1),
+            id("dsc_fill_d"),
+            Expr::ternary(
+                Expr::and(id("dsc_push"), Expr::lnot(id("dsc_pop"))),
+                Expr::concat(vec![id("dsc_fill_q").bits(PAY_DEPTH - 2, 0), b1(true)]),
+                Expr::ternary(
+                    Expr::and(id("dsc_pop"), Expr::lnot(id("dsc_push"))),
+                    Expr::concat(vec![b1(false), id("dsc_fill_q").bits(PAY_DEPTH - 1, 1)]),
+                    id("dsc_fill_q"),
+                ),
             ),
         ),
         Stmt::assign(
