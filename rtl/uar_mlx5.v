@@ -541,7 +541,7 @@ module uar_mlx5 #(
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];
   assign pv = pend_valid_q[slot];
-  assign complete = pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
+  assign complete = pre_ok && pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
   assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
   assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;

@@ -1040,7 +1040,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "complete",
         1,
-        Expr::all(vec![id("pv"), id("aw_hh_q"), strb(0xF0), id("pm_q")]),
+        // pre_ok too: a write the AW checks refuse (another VF's high half at the same offset
+        // of the owner's page, say) is dropped before the pair logic and must leave the
+        // owner's pending half as it is.
+        Expr::all(vec![
+            id("pre_ok"),
+            id("pv"),
+            id("aw_hh_q"),
+            strb(0xF0),
+            id("pm_q"),
+        ]),
         "the high half that completes the pending pair",
     );
     // The pending half's window and page are compared with the write's when the AW is
