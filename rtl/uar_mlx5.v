@@ -260,12 +260,8 @@ module uar_mlx5 #(
   reg     [1:0]           q_wr_d;
   reg     [1:0]           q_rd_q;
   reg     [1:0]           q_rd_d;
-  reg     [2:0]           q_cnt_q;
-  reg     [2:0]           q_cnt_d;
-  reg                     q_full_q;
-  reg                     q_full_d;
-  reg                     q_ne_q;
-  reg                     q_ne_d;
+  reg     [3:0]           q_occ_q;
+  reg     [3:0]           q_occ_d;
   reg                     e1_chk_q;
   reg                     e1_chk_d;
   reg                     bf_busy_q;
@@ -545,7 +541,7 @@ module uar_mlx5 #(
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];
   assign pv = pend_valid_q[slot];
-  assign complete = pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
+  assign complete = pre_ok && pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
   assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
   assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;
@@ -558,7 +554,7 @@ module uar_mlx5 #(
   assign e1_pf = e1_q[85];
   assign e1_reason = e1_q[88:86];
   assign e1_kind = e1_q[91:89];
-  assign q_full = q_full_q;
+  assign q_full = q_occ_q[3];
   assign e1_chk = e1_chk_q;
   assign e1_adv = e1_valid_q && !q_full && (!e1_chk || db_req_ready);
   assign ev_room = !e1_valid_q || e1_adv;
@@ -570,7 +566,7 @@ module uar_mlx5 #(
   assign w_last_take = w_take && last;
   assign ev_load = s_axi_wvalid && last && ev_room && ((tear_now && !bf_block) || w_ready);
   assign pend_we = ev_load && !tear && ev_kind == 3'b011;
-  assign h_valid = q_ne_q;
+  assign h_valid = q_occ_q[0];
   assign h = h_valid ? q_mem[q_rd_q] : 92'h00000000000000000000000;
   assign h_data = h[63:0];
   assign h_len = h[68:64];
@@ -808,9 +804,7 @@ module uar_mlx5 #(
     e1_d = e1_q;
     q_wr_d = q_wr_q;
     q_rd_d = q_rd_q;
-    q_cnt_d = q_cnt_q;
-    q_full_d = q_full_q;
-    q_ne_d = q_ne_q;
+    q_occ_d = q_occ_q;
     e1_chk_d = e1_chk_q;
     bf_busy_d = bf_busy_q;
     drain_d = drain_q;
@@ -885,13 +879,10 @@ module uar_mlx5 #(
       q_rd_d = q_rd_q + 2'b01;
     end
     if (e1_adv && !retire) begin
-      q_cnt_d = q_cnt_q + 3'b001;
+      q_occ_d = {q_occ_q[2:0], 1'b1};
+    end else if (retire && !e1_adv) begin
+      q_occ_d = {1'b0, q_occ_q[3:1]};
     end
-    if (retire && !e1_adv) begin
-      q_cnt_d = q_cnt_q - 3'b001;
-    end
-    q_full_d = q_full_q ? !retire : q_cnt_q == 3'b011 && e1_adv && !retire;
-    q_ne_d = e1_adv || q_cnt_q[2] || q_cnt_q[1] || (q_ne_q && !retire);
     // BlueFlame buffer: claimed at the first beat, freed when drained or dropped
     if (w_take && first_beat && bf_cand) begin
       bf_busy_d = 1'b1;
@@ -953,9 +944,7 @@ module uar_mlx5 #(
       e1_q <= 92'h00000000000000000000000;
       q_wr_q <= 2'b00;
       q_rd_q <= 2'b00;
-      q_cnt_q <= 3'b000;
-      q_full_q <= 1'b0;
-      q_ne_q <= 1'b0;
+      q_occ_q <= 4'b0000;
       e1_chk_q <= 1'b1;
       bf_busy_q <= 1'b0;
       drain_q <= 1'b0;
@@ -991,9 +980,7 @@ module uar_mlx5 #(
       e1_q <= e1_d;
       q_wr_q <= q_wr_d;
       q_rd_q <= q_rd_d;
-      q_cnt_q <= q_cnt_d;
-      q_full_q <= q_full_d;
-      q_ne_q <= q_ne_d;
+      q_occ_q <= q_occ_d;
       e1_chk_q <= e1_chk_d;
       bf_busy_q <= bf_busy_d;
       drain_q <= drain_d;

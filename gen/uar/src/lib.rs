@@ -692,13 +692,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.flop("e1", EV_W, Some(n(EV_W, 0)));
     g.flop("q_wr", 2, Some(n(2, 0)));
     g.flop("q_rd", 2, Some(n(2, 0)));
-    g.flop("q_cnt", 3, Some(n(3, 0)));
-    // Registered decodes of the queue count and of stage 1's kind: the AW/W handshake
-    // (through `ev_room`) and the queue head's read do not start with comparators.
-    // "Full" equals q_cnt_q[2] (four entries); as that wire instead of a flop, Yosys 0.70 mapped
-    // uar_mlx5 at 9 LUT levels against 8 (scripts/bench-hw.py, 2026-12-02), so the flop stays.
-    g.flop("q_full", 1, Some(b1(false)));
-    g.flop("q_ne", 1, Some(b1(false)));
+    // Queue occupancy as a thermometer code: q_occ_q[i] is "more than i events queued", so
+    // "not empty" (q_occ_q[0]) and "full" (q_occ_q[3]) are flops and each bit's next value is
+    // one LUT of its neighbours and the two events: no count adder after the retire decision
+    // (the QPC answer, the head's kind, fetch_ready), and no comparator before the AW/W
+    // handshake (through `ev_room`). Stage 1's "needs the QPC check" is a flop too.
+    g.flop("q_occ", 4, Some(n(4, 0)));
     g.flop("e1_chk", 1, Some(b1(K_DB == 0 || K_BF == 0)));
     g.flop("bf_busy", 1, Some(b1(false)));
     g.flop("drain", 1, Some(b1(false)));
@@ -1041,7 +1040,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "complete",
         1,
-        Expr::all(vec![id("pv"), id("aw_hh_q"), strb(0xF0), id("pm_q")]),
+        // pre_ok too: a write the AW checks refuse (another VF's high half at the same offset
+        // of the owner's page, say) is dropped before the pair logic and must leave the
+        // owner's pending half as it is.
+        Expr::all(vec![
+            id("pre_ok"),
+            id("pv"),
+            id("aw_hh_q"),
+            strb(0xF0),
+            id("pm_q"),
+        ]),
         "the high half that completes the pending pair",
     );
     // The pending half's window and page are compared with the write's when the AW is
@@ -1184,7 +1192,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     for (name, w) in EV {
         g.wire(&format!("e1_{name}"), w, ev_field("e1_q", name));
     }
-    g.wire("q_full", 1, id("q_full_q"));
+    g.wire("q_full", 1, id("q_occ_q").index(Expr::int(3)));
     g.wire("e1_chk", 1, id("e1_chk_q"));
     g.wire(
         "e1_adv",
@@ -1252,7 +1260,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
 
     // ---- retire stage: the head of the queue, with the QPC answer when it needs one
-    g.wire("h_valid", 1, id("q_ne_q"));
+    g.wire("h_valid", 1, id("q_occ_q").index(Expr::int(0)));
     // The queue RAM is not reset (it stays a LUT RAM); the head reads as zero while the
     // queue is empty, so fetch_*, fwd_* and mon_* are known from reset on at one AND per
     // bit, off the QPC answer's path and without a cycle of latency.
@@ -1484,43 +1492,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("retire"),
         vec![set("q_rd_d", Expr::plus(id("q_rd_q"), n(2, 1)))],
     ));
-    // Count up or down from the count's flops, the events only selecting: no carry chain
-    // after the retire decision.
-    c.push(Stmt::if_(
+    // The occupancy shifts in a one when an event enters and none leaves, and out when one
+    // leaves and none enters (a full queue takes no event, an empty one retires none).
+    c.push(Stmt::if_else(
         Expr::and(id("e1_adv"), not(id("retire"))),
-        vec![set("q_cnt_d", Expr::plus(id("q_cnt_q"), n(3, 1)))],
-    ));
-    c.push(Stmt::if_(
-        Expr::and(id("retire"), not(id("e1_adv"))),
-        vec![set("q_cnt_d", Expr::minus(id("q_cnt_q"), n(3, 1)))],
-    ));
-    // The next "full" and "not empty" from the count's flops and the two events, not from
-    // q_cnt_d: no adder after the retire decision (QPC answer, head kind, fetch_ready). A full
-    // queue takes no event (e1_adv needs !q_full) and an empty one retires none.
-    c.push(set(
-        "q_full_d",
-        Expr::ternary(
-            id("q_full_q"),
-            not(id("retire")),
-            Expr::all(vec![
-                Expr::eq(id("q_cnt_q"), n(3, 3)),
-                id("e1_adv"),
-                not(id("retire")),
-            ]),
-        ),
-    ));
-    c.push(set(
-        "q_ne_d",
-        Expr::or(
-            Expr::or(
-                id("e1_adv"),
-                Expr::or(
-                    id("q_cnt_q").index(Expr::int(2)),
-                    id("q_cnt_q").index(Expr::int(1)),
-                ),
-            ),
-            Expr::and(id("q_ne_q"), not(id("retire"))),
-        ),
+        vec![set(
+            "q_occ_d",
+            Expr::concat(vec![id("q_occ_q").bits(2, 0), b1(true)]),
+        )],
+        vec![Stmt::if_(
+            Expr::and(id("retire"), not(id("e1_adv"))),
+            vec![set(
+                "q_occ_d",
+                Expr::concat(vec![b1(false), id("q_occ_q").bits(3, 1)]),
+            )],
+        )],
     ));
     c.push(Stmt::Comment(
         "BlueFlame buffer: claimed at the first beat, freed when drained or dropped".into(),

@@ -82,3 +82,30 @@ fn counters_read_right_after_the_last_doorbell() {
     b.run(&case).unwrap_or_else(|f| panic!("{f}"));
     assert_eq!(b.stats.fetches, 1);
 }
+
+/// A low half pending on VF 1's page, then another VF's high half at the same offset of that
+/// page: the foreign write is refused (UNMAPPED) before the pair logic, so VF 1's pending half
+/// must survive it and VF 1's own high half must still complete the pair.
+#[test]
+fn foreign_high_half_leaves_the_pending_pair() {
+    let mut b = Bench::<UarV4Q16>::new("uar_v4_q16");
+    let page = |off: u32| b.model.address(1, 0, off);
+    let db = doorbell_beat(5, 0x0A, 1 << 12, 4);
+    let case = Case {
+        seed: 0,
+        stall: Profile::new(0, 0),
+        ops: vec![
+            Op::Qp {
+                vf: 1,
+                local: 0,
+                page: 0,
+                op: QpOp::Bringup { to: 3 },
+            },
+            one(1, page(0x000), db, 0x0F),
+            one(2, page(0x004), db, 0xF0),
+            one(1, page(0x004), db, 0xF0),
+        ],
+    };
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(b.stats.fetches, 1);
+}
