@@ -50,7 +50,8 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
 }
 
 /// Parameter sets with short periods, so a case crosses many of them, in mlx5 or PAPER mode,
-/// with the byte counter off or firing every few sends.
+/// with the byte counter off or firing every few sends, and `rpg_max_rate` off (the line
+/// rate caps) or set below or above the line rate.
 fn params(paper: bool) -> impl Strategy<Value = Params> {
     (
         prop_oneof![Just(0u32), 1u32..20_000],
@@ -66,6 +67,7 @@ fn params(paper: bool) -> impl Strategy<Value = Params> {
             prop_oneof![Just(0u32), 1u32..3000],
             1000u32..400_000,
             0u32..10,
+            prop_oneof![Just(0u32), 1u32..400_000],
         ),
     )
         .prop_map(
@@ -74,7 +76,7 @@ fn params(paper: bool) -> impl Strategy<Value = Params> {
                 (rtt, rrmp, trst, thr),
                 (ai, hai, g, ia),
                 (gd, fac, minr, c1, c2),
-                (first, line, mtc),
+                (first, line, mtc, max),
             )| {
                 Params {
                     paper,
@@ -95,6 +97,7 @@ fn params(paper: bool) -> impl Strategy<Value = Params> {
                     rate_to_set_on_first_cnp: first,
                     line_rate: line,
                     min_time_between_cnps: mtc,
+                    rpg_max_rate: max,
                     ..Params::default()
                 }
             },
