@@ -1289,7 +1289,7 @@ module rx_parser (
   reg           p4_may_wb_d;
   reg           p4_may_ack_q;
   reg           p4_may_ack_d;
-  reg           p4_push_dsc_q;
+  reg           p4_push_dsc_q;    // p4's verdict pushes a discard flag (a payload packet)
   reg           p4_push_dsc_d;
   wire          p3_may_wb;        // a request past the checks: in p4 it may write ePSN/NAK-sent
                                   // back
@@ -1347,7 +1347,7 @@ module rx_parser (
   reg  [3:0]    dsc_wp_d;
   reg  [3:0]    dsc_rp_q;
   reg  [3:0]    dsc_rp_d;
-  reg  [15:0]   dsc_fill_q;
+  reg  [15:0]   dsc_fill_q;       // discard flags waiting, as a thermometer: bit i = more than i
   reg  [15:0]   dsc_fill_d;
   wire          dsc_push;         // a verdict of a frame with a payload packet: its discard flag
   wire          pay_head_ok;      // the head can leave (a tlast beat once its verdict is known)

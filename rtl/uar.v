@@ -821,6 +821,7 @@ module uar #(
     if (retire) begin
       q_rd_d = q_rd_q + 2'b01;
     end
+    // Queue occupancy as a thermometer (bit i: more than i events queued)
     if (e1_adv && !retire) begin
       q_occ_d = {q_occ_q[2:0], 1'b1};
     end else if (retire && !e1_adv) begin

@@ -2176,26 +2176,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         }
         v
     };
+    let cnp = || {
+        and(vec![
+            eq(id("r_kind_q"), id("K_CNP")),
+            cfg("ctrl", "rp_enable"),
+        ])
+    };
     let mut load_x = vec![
         set("ev_kind_d", id("r_kind_q")),
         set("ev_flow_d", id("r_flow_q")),
         set("ev_bytes_d", id("r_bytes_q")),
         set("ev_now_d", id("r_now_q")),
-        set(
-            "ev_cnp_d",
-            and(vec![
-                eq(id("r_kind_q"), id("K_CNP")),
-                cfg("ctrl", "rp_enable"),
-            ]),
-        ),
-        set(
-            "ev_pcnp_d",
-            and(vec![
-                eq(id("r_kind_q"), id("K_CNP")),
-                cfg("ctrl", "rp_enable"),
-                id("paper"),
-            ]),
-        ),
+        set("ev_cnp_d", cnp()),
+        set("ev_pcnp_d", and(vec![cnp(), id("paper")])),
         set("x_skip_d", b1(false)),
     ];
     for &(f, _) in STATE_FIELDS {

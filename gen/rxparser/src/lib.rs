@@ -2138,7 +2138,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.flop("p4_may_ack", 1, Some(b1(false)));
     // (And whether its verdict pushes a discard flag, so that the push is `en` and one
     // register: issue 9, `en -> dsc_fill` was 7 LUT levels.)
-    g.flop("p4_push_dsc", 1, Some(b1(false)));
+    g.flop_c(
+        "p4_push_dsc",
+        1,
+        Some(b1(false)),
+        "p4's verdict pushes a discard flag (a payload packet)",
+    );
     g.wire_c(
         "p3_may_wb",
         1,
@@ -3249,7 +3254,12 @@ fn payload_output(g: &mut Gen, dw: u32) {
     // How many flags wait, as a thermometer (bit i: more than i): the update is a shift by one
     // either way and "any" is bit 0 (issue 9: as a count, `cnt + push - pop` after the
     // enable and the FIFO head was 7 LUT levels and 2 carry chains).
-    g.flop("dsc_fill", PAY_DEPTH, Some(Expr::zero(PAY_DEPTH)));
+    g.flop_c(
+        "dsc_fill",
+        PAY_DEPTH,
+        Some(Expr::zero(PAY_DEPTH)),
+        "discard flags waiting, as a thermometer: bit i = more than i",
+    );
     g.wire_c(
         "dsc_push",
         1,

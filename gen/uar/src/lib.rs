@@ -1494,6 +1494,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     ));
     // The occupancy shifts in a one when an event enters and none leaves, and out when one
     // leaves and none enters (a full queue takes no event, an empty one retires none).
+    c.push(Stmt::Comment(
+        "Queue occupancy as a thermometer (bit i: more than i events queued)".into(),
+    ));
     c.push(Stmt::if_else(
         Expr::and(id("e1_adv"), not(id("retire"))),
         vec![set(

@@ -17,6 +17,16 @@ fn one(vf: u8, addr: u32, data: u64, strb: u8) -> Op {
     })
 }
 
+/// VF `vf`'s first QP on its first page, brought up to RTS (state 3): doorbells to it fetch.
+fn bring_up(vf: u32) -> Op {
+    Op::Qp {
+        vf,
+        local: 0,
+        page: 0,
+        op: QpOp::Bringup { to: 3 },
+    }
+}
+
 /// A low half pending while a BlueFlame burst of the same VF holds the buffer: the burst's
 /// last beat first drops the torn half (stalling the beat one cycle), then the WQE goes out;
 /// a pair on the other BlueFlame half and a CQ doorbell pair complete normally afterwards.
@@ -31,12 +41,7 @@ fn tear_by_a_blueflame_burst_then_pairs_complete() {
         seed: 3,
         stall: Profile::new(40, 3),
         ops: vec![
-            Op::Qp {
-                vf: 1,
-                local: 0,
-                page: 0,
-                op: QpOp::Bringup { to: 3 },
-            },
+            bring_up(1),
             one(1, page(0x800), db, 0x0F),
             Op::Write(Write {
                 pf: false,
@@ -70,12 +75,7 @@ fn counters_read_right_after_the_last_doorbell() {
         seed: 0,
         stall: Profile::new(0, 0),
         ops: vec![
-            Op::Qp {
-                vf: 1,
-                local: 0,
-                page: 0,
-                op: QpOp::Bringup { to: 3 },
-            },
+            bring_up(1),
             one(1, page, doorbell_beat(5, 0x0A, 1 << 12, 4), 0xFF),
         ],
     };
@@ -95,12 +95,7 @@ fn foreign_high_half_leaves_the_pending_pair() {
         seed: 0,
         stall: Profile::new(0, 0),
         ops: vec![
-            Op::Qp {
-                vf: 1,
-                local: 0,
-                page: 0,
-                op: QpOp::Bringup { to: 3 },
-            },
+            bring_up(1),
             one(1, page(0x000), db, 0x0F),
             one(2, page(0x004), db, 0xF0),
             one(1, page(0x004), db, 0xF0),
