@@ -754,14 +754,21 @@ fn map_outputs(
         }
         if let Some(dir) = &targets.header {
             threads.push(s.spawn(move || {
-                // In pieces: the layout checks are not copied behind the definitions.
-                let staged = match c_header::generate_parts(m, opts) {
-                    Ok(parts) => stage_all(vec![Planned {
-                        path: dir.join(c_header::file_name(m)),
-                        pieces: parts.into(),
-                    }])
-                    .map(Ok),
-                    Err(clash) => Ok(Err(clash.to_string())),
+                // Written as it is made (megabytes on a NIC-scale map); a name clash is found
+                // at the end, and its staged file is then discarded.
+                let mut clash = None;
+                let made = MadeDirs::before(dir);
+                let staged = stage_streamed(dir.join(c_header::file_name(m)), |w| {
+                    clash = c_header::generate_to(m, opts, w)?.err();
+                    Ok(())
+                });
+                let staged = match (staged, clash) {
+                    (Ok(file), Some(clash)) => {
+                        discard(std::slice::from_ref(&file));
+                        made.remove();
+                        Ok(Err(clash.to_string()))
+                    }
+                    (staged, _) => staged.map(|file| Ok(vec![file])),
                 };
                 (staged, None)
             }));
@@ -1017,6 +1024,32 @@ fn stage_all(files: Vec<Planned>) -> Result<Vec<Staged>> {
 fn discard(staged: &[Staged]) {
     for tmp in staged.iter().filter_map(|f| f.tmp.as_ref()) {
         let _ = std::fs::remove_file(tmp);
+    }
+}
+
+/// The directories a streamed output is about to create (it creates them at its first
+/// byte), so that an output refused at its end leaves none behind.
+struct MadeDirs<'a> {
+    dir: &'a Path,
+    /// The nearest ancestor of `dir` (or `dir` itself) that exists now.
+    existing: Option<&'a Path>,
+}
+
+impl<'a> MadeDirs<'a> {
+    fn before(dir: &'a Path) -> Self {
+        MadeDirs {
+            dir,
+            existing: dir.ancestors().find(|d| d.exists()),
+        }
+    }
+
+    /// Removes the directories made since [`MadeDirs::before`], if they are empty.
+    fn remove(&self) {
+        for d in self.dir.ancestors() {
+            if Some(d) == self.existing || std::fs::remove_dir(d).is_err() {
+                break;
+            }
+        }
     }
 }
 

@@ -13,7 +13,7 @@ use rdmagen_regmap::text::{push_decimal, push_hex, push_upper};
 use std::fmt::Write;
 
 use rdmagen_regmap::fasthash::FastSet;
-use rdmagen_regmap::{Count, Field, Group, Item, MemField, RegMap, Register};
+use rdmagen_regmap::{Count, Field, Group, Item, MemField, RegMap, Register, Space, Window};
 
 use crate::{field_reset, hex, register_reset, source_name, Options};
 
@@ -47,54 +47,111 @@ pub fn file_name(map: &RegMap) -> String {
 
 /// The header text, or the macro names that would clash.
 pub fn generate(map: &RegMap, opts: &Options) -> Result<String, NameClash> {
-    generate_parts(map, opts).map(|parts| parts.concat())
+    let mut text = Vec::new();
+    generate_to(map, opts, &mut text).expect("writing into memory does not fail")?;
+    Ok(String::from_utf8(text).expect("the header is built from strings"))
 }
 
-/// [`generate`]'s text in consecutive pieces: the definitions, the layout checks (most of a big
-/// header) and the closing lines. A writer that takes pieces saves copying the checks behind
-/// the definitions: on a 4096-register map that copy touched 5 MB of fresh memory.
-pub fn generate_parts(map: &RegMap, opts: &Options) -> Result<[String; 3], NameClash> {
-    let mut h = Header {
-        block: map.block.to_uppercase(),
-        out: String::with_capacity(4096 + 2048 * map.items.len()),
-        // The layout checks are most of a big header (5 of 7 MB at 4096 registers): sized up
-        // front rather than grown by doubling.
-        asserts: String::with_capacity(1024 + 1536 * map.registers().count()),
-        defined: Vec::new(),
-        reserved: Vec::new(),
+/// [`generate`]'s text written to `sink` as it is made, in chunks of a few hundred KiB (a
+/// NIC-scale header is megabytes, and a string that size is fresh memory). On a name clash
+/// the text was written all the same: the caller discards it.
+///
+/// Two passes over the map: the definitions, then the layout checks, which must follow every
+/// definition they name. The first pass keeps only hashes of the names it defines; a hash
+/// seen twice (a clash, or two names of the same hash) sends the map through
+/// [`exact_clashes`], which keeps the definitions and compares the names themselves.
+pub fn generate_to(
+    map: &RegMap,
+    opts: &Options,
+    sink: &mut dyn std::io::Write,
+) -> std::io::Result<Result<(), NameClash>> {
+    let mut defs = Header::new(map, Pass::Definitions, Some(&mut *sink));
+    defs.walk(map, opts);
+    let _ = writeln!(
+        defs.out,
+        "\n/* Layout checks: the compiler re-checks what rdmagen validated. */"
+    );
+    let repeated = match &defs.names {
+        Names::Hashed { repeated, .. } => *repeated,
+        Names::Exact(_) => unreachable!("a header with a sink keeps hashes"),
     };
-    h.prologue(map, opts);
-    h.parameters(map);
-    h.enums(map);
-    for item in &map.items {
-        match item {
-            Item::Register(r) => h.register(r, None),
-            Item::Group(g) => h.group(g),
+    defs.finish()?;
+
+    let mut checks = Header::new(map, Pass::Checks, Some(&mut *sink));
+    checks.walk(map, opts);
+    let _ = writeln!(
+        checks.out,
+        "\n#ifdef __cplusplus\n}} /* extern \"C\" */\n#endif\n\n#endif /* {}_REGS_H */",
+        checks.block
+    );
+    checks.finish()?;
+
+    if repeated {
+        let names = exact_clashes(map, opts);
+        if !names.is_empty() {
+            return Ok(Err(NameClash { names }));
         }
     }
-    h.memories(map);
-    h.spaces(map);
-    h.layout_asserts(map);
-    let tail = h.epilogue();
-    let clashes = h.clashes();
-    if clashes.is_empty() {
-        Ok([h.out, h.asserts, tail])
-    } else {
-        Err(NameClash { names: clashes })
-    }
+    Ok(Ok(()))
 }
 
-struct Header {
+/// Every macro name the header of `map` defines more than once, sorted: the definitions pass
+/// with its text kept whole and every name's place in it.
+fn exact_clashes(map: &RegMap, opts: &Options) -> Vec<String> {
+    let mut h = Header::new(map, Pass::Definitions, None);
+    h.walk(map, opts);
+    let Names::Exact(defined) = &h.names else {
+        unreachable!("a header without a sink keeps the names' places")
+    };
+    // A hash set, not a sort: the names of a NIC-scale map share long prefixes.
+    let mut seen: FastSet<&str> = FastSet::default();
+    seen.reserve(defined.len() + h.reserved.len());
+    let mut clashes: Vec<String> = defined
+        .iter()
+        .map(|r| &h.out[r.clone()])
+        .chain(h.reserved.iter().map(String::as_str))
+        .filter(|name| !seen.insert(name))
+        .map(str::to_string)
+        .collect();
+    clashes.sort_unstable();
+    clashes.dedup();
+    clashes
+}
+
+/// How much text a pass keeps before handing it to its sink.
+const CHUNK: usize = 1 << 18;
+
+/// The two passes of [`generate_to`]; each walks the whole map.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Comments and `#define`s, read as a table.
+    Definitions,
+    /// `static_assert`s on what the definitions say.
+    Checks,
+}
+
+/// The macro names a definitions pass has defined, to find clashes.
+enum Names {
+    /// Where each name sits in `out`, which is kept whole (no copy per name: a big map
+    /// defines hundreds of thousands).
+    Exact(Vec<std::ops::Range<usize>>),
+    /// The names' hashes, `out` being handed to the sink as it fills; `repeated` once a hash
+    /// comes again.
+    Hashed { seen: FastSet<u64>, repeated: bool },
+}
+
+struct Header<'w> {
     /// Upper-case block name, the prefix of every macro.
     block: String,
+    pass: Pass,
+    /// The text not yet handed to `sink` (all of it without one).
     out: String,
-    /// `static_assert`s, written after every definition so the definitions read as a table.
-    asserts: String,
-    /// Where each defined macro name sits in `out` (no copy per name: a big map defines
-    /// hundreds of thousands).
-    defined: Vec<std::ops::Range<usize>>,
+    names: Names,
     /// Names the prologue takes without a `#define` line of the usual form.
     reserved: Vec<String>,
+    sink: Option<&'w mut dyn std::io::Write>,
+    /// The sink's first error; nothing more is written after it.
+    failed: Option<std::io::Error>,
 }
 
 /// An unsigned literal: `u` when it fits 32 bits, `ull` otherwise or when `wide`.
@@ -170,7 +227,86 @@ fn wrap_words(out: &mut String, lead: &str, text: &str) {
     }
 }
 
-impl Header {
+impl<'w> Header<'w> {
+    /// A pass over `map`; with a sink, names are kept as hashes and `out` is handed over as it
+    /// fills, without one `out` keeps the whole text.
+    fn new(map: &RegMap, pass: Pass, sink: Option<&'w mut dyn std::io::Write>) -> Self {
+        let (capacity, names) = match sink {
+            Some(_) => (
+                CHUNK + (CHUNK >> 2),
+                Names::Hashed {
+                    seen: FastSet::default(),
+                    repeated: false,
+                },
+            ),
+            None => (4096 + 2048 * map.items.len(), Names::Exact(Vec::new())),
+        };
+        Header {
+            block: map.block.to_uppercase(),
+            pass,
+            out: String::with_capacity(capacity),
+            names,
+            reserved: Vec::new(),
+            sink,
+            failed: None,
+        }
+    }
+
+    fn defs(&self) -> bool {
+        self.pass == Pass::Definitions
+    }
+
+    fn checks(&self) -> bool {
+        self.pass == Pass::Checks
+    }
+
+    /// The pass's part of the header, in map order.
+    fn walk(&mut self, map: &RegMap, opts: &Options) {
+        if self.defs() {
+            self.prologue(map, opts);
+            self.parameters(map);
+            self.enums(map);
+        }
+        for item in &map.items {
+            match item {
+                Item::Register(r) => self.register(r, None),
+                Item::Group(g) => self.group(g),
+            }
+            self.spill();
+        }
+        if self.defs() {
+            self.memories(map);
+        }
+        self.spaces(map);
+        if self.checks() {
+            self.layout_asserts(map);
+        }
+    }
+
+    /// Hands `out` to the sink once it holds a chunk.
+    fn spill(&mut self) {
+        if self.out.len() >= CHUNK {
+            self.write_out();
+        }
+    }
+
+    fn write_out(&mut self) {
+        if let Some(sink) = self.sink.as_mut() {
+            if self.failed.is_none() {
+                if let Err(e) = sink.write_all(self.out.as_bytes()) {
+                    self.failed = Some(e);
+                }
+            }
+            self.out.clear();
+        }
+    }
+
+    /// Hands the rest to the sink; its first error, if any.
+    fn finish(mut self) -> std::io::Result<()> {
+        self.write_out();
+        self.failed.map_or(Ok(()), Err)
+    }
+
     /// `<BLOCK>_<PARTS…>` upper-cased.
     fn name(&self, parts: &[&str]) -> String {
         // Sized once: a copy of the block name grew again at the first `_`.
@@ -190,11 +326,21 @@ impl Header {
 
     /// `#define <name><suffix> <value>`, without building the name first.
     fn define_suffixed(&mut self, name: &str, suffix: &str, value: &str) {
+        if !self.defs() {
+            return;
+        }
         self.out.push_str("#define ");
         let start = self.out.len();
         self.out.push_str(name);
         self.out.push_str(suffix);
-        self.defined.push(start..self.out.len());
+        match &mut self.names {
+            Names::Exact(defined) => defined.push(start..self.out.len()),
+            Names::Hashed { seen, repeated } => {
+                if !seen.insert(hash_name(&self.out[start..])) {
+                    *repeated = true;
+                }
+            }
+        }
         self.out.push(' ');
         self.out.push_str(value);
         self.out.push('\n');
@@ -208,31 +354,15 @@ impl Header {
         self.define_suffixed(name, suffix, &text);
     }
 
-    /// Every macro name defined more than once, sorted.
-    fn clashes(&self) -> Vec<String> {
-        // A hash set, not a sort: the names of a NIC-scale map share long prefixes, which
-        // made comparing them a tenth of the header's cost.
-        let mut seen: FastSet<&str> = FastSet::default();
-        seen.reserve(self.defined.len() + self.reserved.len());
-        let mut clashes: Vec<String> = self
-            .defined
-            .iter()
-            .map(|r| &self.out[r.clone()])
-            .chain(self.reserved.iter().map(String::as_str))
-            .filter(|name| !seen.insert(name))
-            .map(str::to_string)
-            .collect();
-        clashes.sort_unstable();
-        clashes.dedup();
-        clashes
-    }
-
     /// Takes format arguments, so the many checks of a big map cost no temporary strings.
     /// [`Header::assert`] from pieces: the per-field and per-register checks of a NIC-scale map
     /// are tens of thousands of lines, and the formatting machinery costs several times as much
     /// as copying the pieces.
     fn assert_parts(&mut self, cond: &[&str], what: &[&str]) {
-        let a = &mut self.asserts;
+        if !self.checks() {
+            return;
+        }
+        let a = &mut self.out;
         a.push_str(&self.block);
         a.push_str("_STATIC_ASSERT(");
         for piece in cond {
@@ -247,7 +377,10 @@ impl Header {
 
     /// `{B}{check}{field}, "{reg_path}.{field_name}");`: one of the per-field check macros.
     fn assert_field(&mut self, check: &str, field: &str, reg_path: &str, field_name: &str) {
-        let a = &mut self.asserts;
+        if !self.checks() {
+            return;
+        }
+        let a = &mut self.out;
         for piece in [
             &self.block,
             check,
@@ -263,8 +396,11 @@ impl Header {
     }
 
     fn assert(&mut self, cond: std::fmt::Arguments<'_>, what: std::fmt::Arguments<'_>) {
+        if !self.checks() {
+            return;
+        }
         let _ = writeln!(
-            self.asserts,
+            self.out,
             "{}_STATIC_ASSERT({cond}, \"{what}\");",
             self.block
         );
@@ -352,6 +488,11 @@ impl Header {
             self.reserved.push(format!("{b}_{name}"));
         }
         self.reserved.push(guard);
+        if let Names::Hashed { seen, .. } = &mut self.names {
+            for name in &self.reserved {
+                seen.insert(hash_name(name));
+            }
+        }
         let v = map.version;
         for (part, value) in [("MAJOR", v.major), ("MINOR", v.minor), ("PATCH", v.patch)] {
             let name = self.name(&["VERSION", part]);
@@ -398,6 +539,22 @@ impl Header {
             Some(g) => vec![g.name.text.as_str(), r.name.text.as_str()],
             None => vec![r.name.text.as_str()],
         };
+        let reg_name = self.name(&path);
+        let what = path.join(".");
+        if self.defs() {
+            self.register_definitions(r, group, &reg_name);
+        }
+        for f in &r.fields {
+            self.field(&reg_name, &what, f, wide);
+        }
+        if self.checks() {
+            self.register_checks(r, group, &reg_name, &what);
+        }
+    }
+
+    /// A register's comment, offset and reset value.
+    fn register_definitions(&mut self, r: &Register, group: Option<&Group>, reg_name: &str) {
+        let wide = r.width == 64;
         self.out.push('\n');
         let mut text = String::with_capacity(64 + r.description.len());
         match group {
@@ -421,9 +578,8 @@ impl Header {
             text.push_str(&r.description);
         }
         comment(&mut self.out, &text);
-        let reg_name = self.name(&path);
         match group {
-            None => self.define_suffixed(&reg_name, "_OFFSET", &lit(r.offset, false)),
+            None => self.define_suffixed(reg_name, "_OFFSET", &lit(r.offset, false)),
             Some(g) => {
                 let group_name = self.name(&[&g.name]);
                 self.define(&format!("{reg_name}_ELEMENT_OFFSET"), &lit(r.offset, false));
@@ -440,12 +596,11 @@ impl Header {
                 );
             }
         }
-        self.define_suffixed(&reg_name, "_RESET_VALUE", &lit(register_reset(r), wide));
-        let what = path.join(".");
-        for f in &r.fields {
-            self.field(&reg_name, &what, f, wide);
-        }
-        // Register-level checks: aligned, fields disjoint, reset is the fields' resets.
+        self.define_suffixed(reg_name, "_RESET_VALUE", &lit(register_reset(r), wide));
+    }
+
+    /// Register-level checks: aligned, fields disjoint, reset is the fields' resets.
+    fn register_checks(&mut self, r: &Register, group: Option<&Group>, reg_name: &str, what: &str) {
         let offset = match group {
             None => "_OFFSET",
             Some(_) => "_ELEMENT_OFFSET",
@@ -453,8 +608,8 @@ impl Header {
         let mut bytes = String::with_capacity(4);
         push_decimal(&mut bytes, r.bytes());
         self.assert_parts(
-            &[&reg_name, offset, " % ", &bytes, "u == 0u"],
-            &[&what, " is aligned"],
+            &[reg_name, offset, " % ", &bytes, "u == 0u"],
+            &[what, " is aligned"],
         );
         let upper: Vec<String> = r.fields.iter().map(|f| f.name.to_uppercase()).collect();
         if r.fields.len() > 1 {
@@ -465,14 +620,14 @@ impl Header {
                     if k > 0 {
                         cond.push_str(sep);
                     }
-                    cond.push_str(&reg_name);
+                    cond.push_str(reg_name);
                     cond.push('_');
                     cond.push_str(u);
                     cond.push_str("_MASK");
                 }
             }
             cond.push(')');
-            self.assert_parts(&[&cond], &[&what, " fields do not overlap"]);
+            self.assert_parts(&[&cond], &[what, " fields do not overlap"]);
         }
         let mut resets = String::with_capacity(r.fields.len() * (2 * reg_name.len() + 64));
         for (f, u) in r.fields.iter().zip(&upper) {
@@ -482,14 +637,14 @@ impl Header {
             if !resets.is_empty() {
                 resets.push_str(" | ");
             }
-            for piece in [&self.block, "_RESET_IN_PLACE(", &reg_name, "_", u, ")"] {
+            for piece in [&self.block, "_RESET_IN_PLACE(", reg_name, "_", u, ")"] {
                 resets.push_str(piece);
             }
         }
         if !resets.is_empty() {
             self.assert_parts(
-                &[&reg_name, "_RESET_VALUE == (", &resets, ")"],
-                &[&what, " reset value is its fields' resets"],
+                &[reg_name, "_RESET_VALUE == (", &resets, ")"],
+                &[what, " reset value is its fields' resets"],
             );
         }
     }
@@ -499,6 +654,13 @@ impl Header {
         name.push_str(reg_name);
         name.push('_');
         push_upper(&mut name, &f.name);
+        if self.checks() {
+            if field_reset(f).is_some() {
+                self.assert_field("_ASSERT_FIELD_RESET(", &name, reg_path, &f.name);
+            }
+            self.assert_field("_ASSERT_FIELD(", &name, reg_path, &f.name);
+            return;
+        }
         let mut text = String::with_capacity(64 + f.description.len());
         text.push_str(&f.name);
         text.push_str(" [");
@@ -523,32 +685,13 @@ impl Header {
         self.define_suffixed(&name, "_MASK", &lit(f.mask(), wide));
         if let Some(reset) = field_reset(f) {
             self.define_suffixed(&name, "_RESET", &lit(reset, wide));
-            self.assert_field("_ASSERT_FIELD_RESET(", &name, reg_path, &f.name);
         }
-        self.assert_field("_ASSERT_FIELD(", &name, reg_path, &f.name);
     }
 
     fn group(&mut self, g: &Group) {
-        let _ = writeln!(self.out);
-        let count = match &g.count {
-            Count::Fixed(n) => format!("{n} elements"),
-            Count::Param(p) => format!("{p} elements, at most {}", g.max_count),
-        };
-        let text = format!(
-            "Array {} ({count}, stride {}){}{}",
-            g.name,
-            hex(g.stride, 1),
-            if g.description.is_empty() { "." } else { ": " },
-            g.description
-        );
-        comment(&mut self.out, &text);
         let gname = self.name(&[&g.name]);
-        self.define(&format!("{gname}_OFFSET"), &lit(g.offset, false));
-        self.define(&format!("{gname}_STRIDE"), &lit(g.stride, false));
-        self.define(&format!("{gname}_WINDOW"), &lit(g.window, false));
-        self.define(&format!("{gname}_COUNT_MAX"), &format!("{}u", g.max_count));
-        if let Count::Fixed(n) = g.count {
-            self.define(&format!("{gname}_COUNT"), &format!("{n}u"));
+        if self.defs() {
+            self.group_definitions(g, &gname);
         }
         self.assert(
             format_args!("{gname}_COUNT_MAX * {gname}_STRIDE <= {gname}_WINDOW"),
@@ -560,11 +703,16 @@ impl Header {
         );
         for r in &g.registers {
             self.register(r, Some(g));
-            let rname = format!("{gname}_{}", r.name.to_uppercase());
-            self.assert(
-                format_args!("{rname}_ELEMENT_OFFSET + {}u <= {gname}_STRIDE", r.bytes()),
-                format_args!("{}.{} fits the stride", g.name, r.name),
-            );
+            if self.checks() {
+                let rname = format!("{gname}_{}", r.name.to_uppercase());
+                self.assert(
+                    format_args!("{rname}_ELEMENT_OFFSET + {}u <= {gname}_STRIDE", r.bytes()),
+                    format_args!("{}.{} fits the stride", g.name, r.name),
+                );
+            }
+        }
+        if !self.checks() {
+            return;
         }
         // Registers within an element, in address order, do not overlap.
         let mut order: Vec<&Register> = g.registers.iter().collect();
@@ -580,6 +728,30 @@ impl Header {
                 ),
                 format_args!("{}.{} ends before {}.{}", g.name, a.name, g.name, b.name),
             );
+        }
+    }
+
+    /// An array's comment, offset, stride, window and count.
+    fn group_definitions(&mut self, g: &Group, gname: &str) {
+        let _ = writeln!(self.out);
+        let count = match &g.count {
+            Count::Fixed(n) => format!("{n} elements"),
+            Count::Param(p) => format!("{p} elements, at most {}", g.max_count),
+        };
+        let text = format!(
+            "Array {} ({count}, stride {}){}{}",
+            g.name,
+            hex(g.stride, 1),
+            if g.description.is_empty() { "." } else { ": " },
+            g.description
+        );
+        comment(&mut self.out, &text);
+        self.define(&format!("{gname}_OFFSET"), &lit(g.offset, false));
+        self.define(&format!("{gname}_STRIDE"), &lit(g.stride, false));
+        self.define(&format!("{gname}_WINDOW"), &lit(g.window, false));
+        self.define(&format!("{gname}_COUNT_MAX"), &format!("{}u", g.max_count));
+        if let Count::Fixed(n) = g.count {
+            self.define(&format!("{gname}_COUNT"), &format!("{n}u"));
         }
     }
 
@@ -691,67 +863,139 @@ impl Header {
 
     fn spaces(&mut self, map: &RegMap) {
         for s in &map.spaces {
-            let _ = writeln!(self.out);
-            let text = format!(
-                "Space {} ({} bytes){}{}",
-                s.name,
-                hex(s.size, 1),
-                if s.description.is_empty() { "." } else { ": " },
-                s.description
-            );
-            comment(&mut self.out, &text);
             let sname = self.name(&[&s.name]);
-            self.define(&format!("{sname}_SIZE"), &lit(s.size, false));
-            for w in &s.windows {
-                let wname = format!("{sname}_{}", w.name.to_uppercase());
-                let order = match w.byte_order {
-                    rdmagen_regmap::ByteOrder::Little => "little-endian",
-                    rdmagen_regmap::ByteOrder::Big => "big-endian",
-                };
+            if self.defs() {
+                let _ = writeln!(self.out);
                 let text = format!(
-                    "Window {}.{} ({} bytes, {}, {}; fields of its first {} bytes read as one \
-                     {order} integer){}{}",
+                    "Space {} ({} bytes){}{}",
                     s.name,
-                    w.name,
-                    w.size,
-                    w.access.as_str(),
-                    order,
-                    w.size.min(8),
-                    if w.description.is_empty() { "." } else { ": " },
-                    w.description
+                    hex(s.size, 1),
+                    if s.description.is_empty() { "." } else { ": " },
+                    s.description
                 );
                 comment(&mut self.out, &text);
-                self.define(&format!("{wname}_OFFSET"), &lit(w.offset, false));
-                self.define(&format!("{wname}_SIZE"), &lit(w.size, false));
+                self.define(&format!("{sname}_SIZE"), &lit(s.size, false));
+            }
+            for w in &s.windows {
+                let wname = format!("{sname}_{}", w.name.to_uppercase());
+                if self.defs() {
+                    self.window_definitions(s, w, &wname);
+                }
                 self.assert(
                     format_args!("{wname}_OFFSET + {wname}_SIZE <= {sname}_SIZE"),
                     format_args!("{}.{} is inside the space", s.name, w.name),
                 );
-                self.mem_fields(&wname, &w.fields, true);
             }
         }
     }
 
-    /// The heading of the layout checks (which follow `out`, see [`generate_parts`]) and the
-    /// text after them.
-    fn epilogue(&mut self) -> String {
-        let _ = writeln!(
-            self.out,
-            "\n/* Layout checks: the compiler re-checks what rdmagen validated. */"
+    /// A window's comment, offset, size and fields.
+    fn window_definitions(&mut self, s: &Space, w: &Window, wname: &str) {
+        let order = match w.byte_order {
+            rdmagen_regmap::ByteOrder::Little => "little-endian",
+            rdmagen_regmap::ByteOrder::Big => "big-endian",
+        };
+        let text = format!(
+            "Window {}.{} ({} bytes, {}, {}; fields of its first {} bytes read as one \
+             {order} integer){}{}",
+            s.name,
+            w.name,
+            w.size,
+            w.access.as_str(),
+            order,
+            w.size.min(8),
+            if w.description.is_empty() { "." } else { ": " },
+            w.description
         );
-        let mut tail = String::new();
-        let _ = writeln!(
-            tail,
-            "\n#ifdef __cplusplus\n}} /* extern \"C\" */\n#endif\n\n#endif /* {}_REGS_H */",
-            self.block
-        );
-        tail
+        comment(&mut self.out, &text);
+        self.define(&format!("{wname}_OFFSET"), &lit(w.offset, false));
+        self.define(&format!("{wname}_SIZE"), &lit(w.size, false));
+        self.mem_fields(wname, &w.fields, true);
     }
+}
+
+/// The hash a definitions pass keeps of a macro name.
+fn hash_name(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rdmagen_regmap::fasthash::FxHasher>::default().hash_one(name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::{wrap_comment, wrap_words};
+
+    /// The header written in chunks of a map whose definitions span several chunks is the
+    /// definitions pass's text kept whole, then the checks; and the sink's error comes back.
+    #[test]
+    fn written_in_chunks_is_the_definitions_then_the_checks() {
+        use super::{generate_to, Header, Pass};
+        let mut text = String::from("block: big\nversion: 1.0.0\nregisters:\n");
+        for i in 0..3000 {
+            text.push_str(&format!(
+                "  - name: r{i}\n    offset: {:#x}\n    fields:\n      - {{ name: a, bits: \"7:0\", access: rw, reset: 3 }}\n      - {{ name: b, bits: \"15:8\", access: ro }}\n",
+                4 * i
+            ));
+        }
+        let map = rdmagen_regmap::parse("big.yaml", &text).unwrap();
+        let opts = crate::Options {
+            generator: "rdmagen test".into(),
+        };
+        struct Chunks(Vec<usize>, Vec<u8>);
+        impl std::io::Write for Chunks {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                self.0.push(buf.len());
+                self.1.extend_from_slice(buf);
+                Ok(buf.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = Chunks(Vec::new(), Vec::new());
+        generate_to(&map, &opts, &mut w).unwrap().unwrap();
+        let header = String::from_utf8(w.1).unwrap();
+        let mut whole = Header::new(&map, Pass::Definitions, None);
+        whole.walk(&map, &opts);
+        assert!(
+            whole.out.len() > 2 * super::CHUNK,
+            "{} bytes",
+            whole.out.len()
+        );
+        assert!(w.0.len() >= 6, "{:?}", w.0);
+        assert!(header.starts_with(&whole.out));
+        let checks = &header[whole.out.len()..];
+        assert!(
+            checks.starts_with("\n/* Layout checks"),
+            "{}",
+            &checks[..80]
+        );
+        // Every register's three checks and every field's one or two, once, in map order.
+        let lines: Vec<&str> = checks.lines().filter(|l| l.starts_with("BIG_")).collect();
+        assert_eq!(
+            lines.len(),
+            3000 * (1 + 1 + 1 + 3) + 3000,
+            "{}",
+            lines.len()
+        );
+        assert_eq!(lines[0], "BIG_ASSERT_FIELD_RESET(BIG_R0_A, \"r0.a\");");
+        assert!(lines
+            .last()
+            .unwrap()
+            .contains("r2999 is inside the address width"));
+        assert!(!checks.contains("#define"));
+
+        struct Full;
+        impl std::io::Write for Full {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::other("disk full"))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let err = generate_to(&map, &opts, &mut Full).unwrap_err();
+        assert_eq!(err.to_string(), "disk full");
+    }
 
     /// A comment that is one line already is written as [`wrap_words`] writes it.
     #[test]
