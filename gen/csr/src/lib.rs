@@ -25,8 +25,8 @@ use std::collections::HashMap;
 
 use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
 use verilog_ast::{
-    Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedFlops, PrintedStmts, Range,
-    ResetStyle, Stmt, UnOp,
+    Decl, DeclTable, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedFlops,
+    PrintedStmts, Range, ResetStyle, Stmt, UnOp,
 };
 
 /// Generator settings that are not part of the map.
@@ -162,10 +162,11 @@ struct Gen<'a> {
     aw: u32,
     has64: bool,
     ports: Vec<PortItem>,
-    /// The module's items up to its declarations, in order: parameter range checks,
-    /// localparams, declarations. One list that becomes the module's item list, so the tens
-    /// of thousands of declarations of a big map are not copied into another at the end.
+    /// The module's items before its declarations, in order: parameter range checks,
+    /// localparams. The list that becomes the module's item list.
     decls: Vec<V>,
+    /// The module-level declarations, one table after `decls`.
+    table: DeclTable,
     /// The module's parameters, made with their range checks.
     params: Vec<Param>,
     /// Continuous assignments of the module scope.
@@ -189,8 +190,8 @@ impl<'a> Gen<'a> {
             .registers()
             .fold((0, 0), |(r, f), (_, reg)| (r + 1, f + reg.fields.len()));
         let assigns = 16 + regs + 2 * fields;
-        // Room for localparams, declarations and then the rest of the items (see `finish`).
-        let mut decls = Vec::with_capacity(48 + 2 * regs + 3 * regs + 3 * fields + assigns);
+        // Room for localparams and then the rest of the items (see `finish`).
+        let mut decls = Vec::with_capacity(64 + 2 * regs + assigns);
         let params = parameters(map, &mut decls);
         Gen {
             map,
@@ -199,6 +200,8 @@ impl<'a> Gen<'a> {
             has64,
             ports: Vec::with_capacity(16 + 2 * fields),
             decls,
+            // About 40 bytes of text per declaration.
+            table: DeclTable::with_capacity(3 * regs + 3 * fields, 40 * (3 * regs + 3 * fields)),
             params,
             assigns: Vec::with_capacity(assigns),
             // About 500 bytes of text per field (with its share of the decode).
@@ -214,17 +217,15 @@ impl<'a> Gen<'a> {
         Expr::num(self.aw, u128::from(v))
     }
 
-    fn reg(&mut self, name: impl Into<String>, width: u32, comment: Option<String>) {
-        let mut d = Decl::reg(name, Range::bits(width));
-        d.comment = comment;
-        self.decls.push(V::Decl(d));
+    fn reg(&mut self, name: &str, width: u32, comment: Option<&str>) {
+        self.table.push_reg(name, width, comment);
     }
 
     /// A flop pair `name_q`/`name_d` reset to `reset`.
     fn state(&mut self, name: &str, width: u32, reset: Expr, comment: Option<String>) {
         let (q, d) = (cat(name, "_q", ""), cat(name, "_d", ""));
-        self.reg(q.clone(), width, comment);
-        self.reg(d.clone(), width, None);
+        self.reg(&q, width, comment.as_deref());
+        self.reg(&d, width, None);
         self.flops.push(Flop {
             q: id(q),
             d: id(d),
@@ -279,7 +280,7 @@ impl<'a> Gen<'a> {
                     let (code, irq) = t
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    self.decls.extend(code.decls);
+                    self.table.append(code.decls);
                     self.assigns.extend(code.assigns);
                     self.comb.append(code.comb);
                     self.flops.append(code.flops);
@@ -440,9 +441,8 @@ impl<'a> Gen<'a> {
         self.decls.push(V::Blank);
 
         // Handshakes: a write needs address and data together and room for the response.
-        self.decls.push(V::Decl(
-            Decl::wire("wr_en", None).comment("a write is accepted this cycle"),
-        ));
+        self.table
+            .push(&Decl::wire("wr_en", None).comment("a write is accepted this cycle"));
         self.assigns.push(V::Assign(
             id("wr_en"),
             Expr::all(vec![
@@ -456,9 +456,8 @@ impl<'a> Gen<'a> {
         // select (registered), and the next cycle moves the selected value into the R register.
         // So no path runs from the address through the whole read mux. A read is accepted when
         // the decode stage is empty or moves on in the same cycle.
-        self.decls.push(V::Decl(
-            Decl::wire("rd_en", None).comment("a read is accepted this cycle"),
-        ));
+        self.table
+            .push(&Decl::wire("rd_en", None).comment("a read is accepted this cycle"));
         self.assigns.push(V::Assign(
             id("rd_en"),
             Expr::all(vec![
@@ -467,9 +466,8 @@ impl<'a> Gen<'a> {
                 Expr::or(Expr::lnot(id("rd_pend_q")), id("rd_adv")),
             ]),
         ));
-        self.decls.push(V::Decl(
-            Decl::wire("rd_adv", None).comment("the decoded read moves to R this cycle"),
-        ));
+        self.table
+            .push(&Decl::wire("rd_adv", None).comment("the decoded read moves to R this cycle"));
         self.assigns.push(V::Assign(
             id("rd_adv"),
             Expr::and(
@@ -483,19 +481,16 @@ impl<'a> Gen<'a> {
                 Expr::num(2, 0),
             ])
         };
-        self.decls.push(V::Decl(
-            Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address"),
-        ));
+        self.table
+            .push(&Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address"));
         self.assigns
             .push(V::Assign(id("wr_addr"), word("s_axil_awaddr")));
-        self.decls.push(V::Decl(
-            Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"),
-        ));
+        self.table
+            .push(&Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"));
         self.assigns
             .push(V::Assign(id("rd_addr"), word("s_axil_araddr")));
-        self.decls.push(V::Decl(
-            Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask"),
-        ));
+        self.table
+            .push(&Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask"));
         self.assigns
             .push(V::Assign(id("wr_mask"), strobe_mask("s_axil_wstrb", 4)));
 
@@ -504,11 +499,7 @@ impl<'a> Gen<'a> {
         self.state("rvalid", 1, bit1(false), None);
         self.state("rresp", 2, resp(RESP_OKAY), None);
         self.state("rdata", 32, Expr::zero(32), None);
-        self.reg(
-            "wr_resp",
-            2,
-            Some("response of the write being accepted".into()),
-        );
+        self.reg("wr_resp", 2, Some("response of the write being accepted"));
         self.state(
             "rd_pend",
             1,
@@ -521,8 +512,8 @@ impl<'a> Gen<'a> {
             bit1(false),
             Some("the decoded read addresses a register with no readable field".into()),
         );
-        self.reg("rd_resp", 2, Some("response of the decoded read".into()));
-        self.reg("rd_data", 32, Some("data of the decoded read".into()));
+        self.reg("rd_resp", 2, Some("response of the decoded read"));
+        self.reg("rd_data", 32, Some("data of the decoded read"));
         if self.has64 {
             self.state(
                 "wr_lo",
@@ -545,7 +536,7 @@ impl<'a> Gen<'a> {
             self.reg(
                 "wr_lo_store",
                 1,
-                Some("the write addresses the low half of a 64-bit register".into()),
+                Some("the write addresses the low half of a 64-bit register"),
             );
             self.state(
                 "rd_latch",
@@ -559,17 +550,16 @@ impl<'a> Gen<'a> {
                 bit1(false),
                 Some("the decoded read is the high half: it returns rd_hi_q".into()),
             );
-            self.reg("rd_hi_next", 32, Some("high half to latch with it".into()));
-            self.decls.push(V::Decl(
-                Decl::wire("wr_data64", Range::bits(64))
+            self.reg("rd_hi_next", 32, Some("high half to latch with it"));
+            self.table.push(
+                &Decl::wire("wr_data64", Range::bits(64))
                     .comment("a high-half write commits {data, shadow}"),
-            ));
+            );
             self.assigns.push(V::Assign(
                 id("wr_data64"),
                 Expr::concat(vec![id("s_axil_wdata"), id("wr_lo_q")]),
             ));
-            self.decls
-                .push(V::Decl(Decl::wire("wr_mask64", Range::bits(64))));
+            self.table.push(&Decl::wire("wr_mask64", Range::bits(64)));
             self.assigns.push(V::Assign(
                 id("wr_mask64"),
                 Expr::concat(vec![id("wr_mask"), strobe_mask("wr_lo_strb_q", 4)]),
@@ -603,7 +593,7 @@ impl<'a> Gen<'a> {
             }
         }
         for s in &wsel {
-            self.reg(s.clone(), 1, None);
+            self.reg(s, 1, None);
         }
         // One registered select per readable register (per group register, with the element
         // index registered beside it).
@@ -811,9 +801,8 @@ impl<'a> Gen<'a> {
             hits.push(id("rd_hi_rsel_q"));
         }
         if !hits.is_empty() {
-            self.decls.push(V::Decl(
-                Decl::wire("rd_hit", None).comment("the decoded read selects a register"),
-            ));
+            self.table
+                .push(&Decl::wire("rd_hit", None).comment("the decoded read selects a register"));
             self.assigns.push(V::Assign(id("rd_hit"), or_reduce(hits)));
             c.push(Stmt::if_(
                 id("rd_hit"),
@@ -906,14 +895,14 @@ impl<'a> Gen<'a> {
                 Expr::num(aw - wb, u128::from(g.offset >> wb)),
             )
         };
-        self.decls
-            .push(V::Decl(Decl::wire(win.clone(), None).comment(format!(
+        self.table
+            .push(&Decl::wire(win.clone(), None).comment(format!(
                 "{} the {} window {:#x}..{:#x}",
                 if write { "write in" } else { "read in" },
                 g.name,
                 g.offset,
                 g.offset + g.window
-            ))));
+            )));
         self.assigns.push(V::Assign(id(win.clone()), win_e));
         let idx_e = if wb > sb {
             let bits = id(addr).slice(Expr::int(i64::from(wb) - 1), Expr::int(i64::from(sb)));
@@ -925,15 +914,14 @@ impl<'a> Gen<'a> {
         } else {
             Expr::zero(32)
         };
-        self.decls.push(V::Decl(
-            Decl::wire(idx.clone(), Range::bits(32)).comment("element index"),
-        ));
+        self.table
+            .push(&Decl::wire(idx.clone(), Range::bits(32)).comment("element index"));
         self.assigns.push(V::Assign(id(idx.clone()), idx_e));
         let has_off = sb > 2;
         if has_off {
-            self.decls.push(V::Decl(
-                Decl::wire(off.clone(), Range::bits(sb)).comment("byte offset in the element"),
-            ));
+            self.table.push(
+                &Decl::wire(off.clone(), Range::bits(sb)).comment("byte offset in the element"),
+            );
             self.assigns.push(V::Assign(
                 id(off.clone()),
                 Expr::concat(vec![
@@ -1023,9 +1011,9 @@ impl<'a> Gen<'a> {
         // The element index, registered for the data stage (`_rd_elem_q`), and widened to 32
         // bits there (`_rd_elem`) so it compares with the generate index without width warnings.
         let elem = format!("{}_rd_elem", g.name);
-        self.decls.push(V::Decl(
-            Decl::wire(elem.clone(), Range::bits(32)).comment("element of the decoded read"),
-        ));
+        self.table.push(
+            &Decl::wire(elem.clone(), Range::bits(32)).comment("element of the decoded read"),
+        );
         if wb > sb {
             let n = wb - sb;
             self.state(&elem, n, Expr::zero(n), None);
@@ -1055,13 +1043,13 @@ impl<'a> Gen<'a> {
         // Written straight after what is already in the module's (pre-sized) lists: no second
         // copy of every field's code.
         let mut body = FieldCode {
-            decls: std::mem::take(&mut self.decls),
+            decls: std::mem::take(&mut self.table),
             assigns: std::mem::take(&mut self.assigns),
             comb: std::mem::take(&mut self.comb),
             flops: std::mem::take(&mut self.flops),
         };
         top_field_code(regs, by_name, &mut body, &mut self.irq_terms);
-        self.decls = body.decls;
+        self.table = body.decls;
         self.comb = body.comb;
         self.flops = body.flops;
         self.assigns = body.assigns;
@@ -1072,7 +1060,7 @@ impl<'a> Gen<'a> {
         let count = Self::count_expr(g);
         // The loop's items are one generate level deeper.
         let mut body = FieldCode {
-            decls: Vec::new(),
+            decls: DeclTable::new(),
             assigns: Vec::new(),
             comb: PrintedStmts::new(1),
             flops: PrintedFlops::new(1),
@@ -1087,9 +1075,8 @@ impl<'a> Gen<'a> {
                 if !needed {
                     return e;
                 }
-                body.decls.push(V::Decl(
-                    Decl::wire(name.clone(), None).comment(what.to_string()),
-                ));
+                body.decls
+                    .push(&Decl::wire(name.clone(), None).comment(what.to_string()));
                 body.assigns.push(V::Assign(id(name.clone()), e));
                 id(name)
             };
@@ -1120,10 +1107,10 @@ impl<'a> Gen<'a> {
                 // Element i's read value, packed for the read mux.
                 let value = format!("{p}_rvalue");
                 let w = i64::from(r.width);
-                self.decls.push(V::Decl(Decl::wire(
+                self.table.push(&Decl::wire(
                     value.clone(),
                     Some(Range::width(Expr::times(count.clone(), Expr::int(w)))),
-                )));
+                ));
                 body.assigns.push(V::Assign(
                     id(value).part(Expr::times(id("i"), Expr::int(w)), Expr::int(w)),
                     read_value(scope, r, 0, r.width - 1),
@@ -1135,9 +1122,9 @@ impl<'a> Gen<'a> {
         }
         if !irq.is_empty() {
             let name = format!("{}_irq", g.name);
-            self.decls.push(V::Decl(
-                Decl::wire(name.clone(), Some(Range::width(count.clone()))).comment("per element"),
-            ));
+            self.table.push(
+                &Decl::wire(name.clone(), Some(Range::width(count.clone()))).comment("per element"),
+            );
             body.assigns
                 .push(V::Assign(id(name.clone()).index(id("i")), or_reduce(irq)));
             self.irq_terms.push(id(name));
@@ -1153,7 +1140,9 @@ impl<'a> Gen<'a> {
                 format!(": {}", g.description)
             }
         )])];
-        items.extend(body.decls);
+        if !body.decls.is_empty() {
+            items.push(V::DeclTable(body.decls));
+        }
         items.extend(body.assigns);
         if !body.comb.is_empty() {
             items.push(V::PrintedComb(body.comb));
@@ -1193,9 +1182,8 @@ impl<'a> Gen<'a> {
             v.push(id("wr_data64"));
             v.push(id("wr_mask64"));
         }
-        self.decls.push(V::Decl(
-            Decl::wire("unused_ok", None).comment("deliberately unused bits (see below)"),
-        ));
+        self.table
+            .push(&Decl::wire("unused_ok", None).comment("deliberately unused bits (see below)"));
         self.assigns.push(V::Assign(
             id("unused_ok"),
             Expr::un(UnOp::RedXor, Expr::concat(v)),
@@ -1241,10 +1229,13 @@ impl<'a> Gen<'a> {
         header.push(String::new());
         header.extend(table);
 
-        // Declarations were pushed after the checks and localparams, into a list with room
-        // for the rest.
+        // The checks and localparams, in a list with room for the rest; the declarations'
+        // table follows them.
         let mut items = self.decls;
         items.reserve(16 + self.assigns.len() + 2 * self.generates.len());
+        if !self.table.is_empty() {
+            items.push(V::DeclTable(self.table));
+        }
         items.push(V::Blank);
         items.extend(self.assigns);
         items.push(V::Blank);
@@ -1435,7 +1426,7 @@ fn top_field_code(
 }
 
 struct FieldCode {
-    decls: Vec<V>,
+    decls: DeclTable,
     assigns: Vec<V>,
     comb: PrintedStmts,
     flops: PrintedFlops,
@@ -1447,7 +1438,7 @@ impl FieldCode {
     fn for_registers(regs: &[&Register]) -> Self {
         let fields: usize = regs.iter().map(|r| r.fields.len()).sum();
         FieldCode {
-            decls: Vec::with_capacity(3 * fields),
+            decls: DeclTable::with_capacity(3 * fields, 120 * fields),
             assigns: Vec::with_capacity(2 * fields),
             comb: PrintedStmts::with_capacity(0, 512 * fields),
             flops: PrintedFlops::with_capacity(0, 2 * fields),
@@ -1482,10 +1473,8 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         comment.push_str(": ");
         comment.push_str(&f.description);
     }
-    out.decls
-        .push(V::Decl(Decl::reg(cat(&p, "_q", ""), Range::bits(w))));
-    out.decls
-        .push(V::Decl(Decl::reg(cat(&p, "_d", ""), Range::bits(w))));
+    out.decls.push_reg(&cat(&p, "_q", ""), w, None);
+    out.decls.push_reg(&cat(&p, "_d", ""), w, None);
     out.flops.push(Flop {
         q: q.clone(),
         d: d.clone(),
@@ -1520,8 +1509,8 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
             if w > 1 {
                 let sq = cat(&p, "_stb_q", "");
                 let sd = cat(&p, "_stb_d", "");
-                out.decls.push(V::Decl(Decl::reg(sq.clone(), None)));
-                out.decls.push(V::Decl(Decl::reg(sd.clone(), None)));
+                out.decls.push_reg(&sq, 1, None);
+                out.decls.push_reg(&sd, 1, None);
                 out.flops.push(Flop {
                     q: id(sq.clone()),
                     d: id(sd.clone()),
@@ -1595,10 +1584,10 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         };
         if cnt.saturate {
             let sum = cat(&p, "_sum", "");
-            out.decls.push(V::Decl(
-                Decl::reg(sum.clone(), Some(Range::width(Expr::int(i64::from(w) + 1))))
+            out.decls.push(
+                &Decl::reg(sum.clone(), Some(Range::width(Expr::int(i64::from(w) + 1))))
                     .comment("count with carry"),
-            ));
+            );
             c.push(Stmt::assign(
                 id(sum.clone()),
                 Expr::plus(Expr::concat(vec![Expr::zero(1), d.clone()]), widened(w + 1)),

@@ -284,6 +284,9 @@ pub enum Item {
     /// [`Item::Comb`] whose statements were printed as they were made (see [`PrintedStmts`]):
     /// the same text, without the tree.
     PrintedComb(PrintedStmts),
+    /// A run of declarations kept as their text (see [`DeclTable`]): printed as the same
+    /// declarations in a run of [`Item::Decl`]s are, aligned as one table.
+    DeclTable(DeclTable),
     /// Flops on `clk` with the module's reset style. Unreset flops get their own block.
     Flops(Vec<Flop>),
     /// [`Item::Flops`] printed as they were made (see [`PrintedFlops`]).
@@ -361,6 +364,150 @@ impl Extend<Stmt> for PrintedStmts {
     fn extend<I: IntoIterator<Item = Stmt>>(&mut self, stmts: I) {
         for s in stmts {
             self.push(s);
+        }
+    }
+}
+
+/// Declarations kept as the text of their columns, for an [`Item::DeclTable`]: the table's
+/// column widths depend on every declaration of the run, so it cannot be printed line by line
+/// as it is made, but a NIC-scale CSR block declares tens of thousands of signals, and as
+/// items (160 bytes each, with their names apart) they were a quarter of its memory.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeclTable {
+    /// Each row's range, name (with its array range and `;`) and comment texts, one row
+    /// after the other.
+    text: String,
+    rows: Vec<DeclRow>,
+}
+
+/// Where a [`DeclTable`] row's texts end in its `text` (each starts where the one before ends).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct DeclRow {
+    pub(crate) kind: Kind,
+    pub(crate) range_end: u32,
+    pub(crate) name_end: u32,
+    /// The comment's end (`name_end` without one).
+    pub(crate) end: u32,
+    pub(crate) commented: bool,
+}
+
+impl DeclTable {
+    /// Room for `rows` declarations of `bytes` of text.
+    pub fn with_capacity(rows: usize, bytes: usize) -> Self {
+        DeclTable {
+            text: String::with_capacity(bytes),
+            rows: Vec::with_capacity(rows),
+        }
+    }
+
+    pub fn new() -> Self {
+        DeclTable::default()
+    }
+
+    pub fn push(&mut self, d: &Decl) {
+        let t = &mut self.text;
+        if let Some(r) = &d.range {
+            print::range_into(t, r);
+        }
+        let range_end = t.len();
+        t.push_str(&d.name);
+        if let Some(a) = &d.array {
+            t.push(' ');
+            print::range_into(t, a);
+        }
+        t.push(';');
+        let name_end = t.len();
+        if let Some(c) = &d.comment {
+            t.push_str(c);
+        }
+        self.push_row(d.kind, range_end, name_end, d.comment.is_some());
+    }
+
+    /// `reg name;` or `reg [width-1:0] name;`, without a [`Decl`] made and dropped (a flop's
+    /// pair, the commonest declarations of a CSR block).
+    pub fn push_reg(&mut self, name: &str, width: u32, comment: Option<&str>) {
+        let t = &mut self.text;
+        if let Some(r) = Range::bits(width) {
+            print::range_into(t, &r);
+        }
+        let range_end = t.len();
+        t.push_str(name);
+        t.push(';');
+        let name_end = t.len();
+        if let Some(c) = comment {
+            t.push_str(c);
+        }
+        self.push_row(Kind::Reg, range_end, name_end, comment.is_some());
+    }
+
+    fn push_row(&mut self, kind: Kind, range_end: usize, name_end: usize, commented: bool) {
+        let pos = |n: usize| u32::try_from(n).expect("a declaration table under 4 GiB");
+        self.rows.push(DeclRow {
+            kind,
+            range_end: pos(range_end),
+            name_end: pos(name_end),
+            end: pos(self.text.len()),
+            commented,
+        });
+    }
+
+    /// `later`'s declarations after these (made apart, say on another thread).
+    pub fn append(&mut self, later: DeclTable) {
+        let base = u32::try_from(self.text.len()).expect("a declaration table under 4 GiB");
+        self.text.push_str(&later.text);
+        self.rows.extend(later.rows.into_iter().map(|r| DeclRow {
+            range_end: r.range_end + base,
+            name_end: r.name_end + base,
+            end: r.end + base,
+            ..r
+        }));
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Each row's kind and the lengths of its range and name texts, and whether it has a
+    /// comment: the table's column widths, without slicing the text.
+    pub(crate) fn row_sizes(&self) -> impl Iterator<Item = (Kind, usize, usize, bool)> + '_ {
+        let mut start = 0;
+        self.rows.iter().map(move |r| {
+            let row = (
+                r.kind,
+                (r.range_end - start) as usize,
+                (r.name_end - r.range_end) as usize,
+                r.commented,
+            );
+            start = r.end;
+            row
+        })
+    }
+
+    /// Each row's kind and its range, name and comment texts.
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (Kind, &str, &str, Option<&str>)> + '_ {
+        let mut start = 0;
+        self.rows.iter().map(move |r| {
+            let (a, b, c) = (r.range_end as usize, r.name_end as usize, r.end as usize);
+            let row = (
+                r.kind,
+                &self.text[start..a],
+                &self.text[a..b],
+                r.commented.then(|| &self.text[b..c]),
+            );
+            start = c;
+            row
+        })
+    }
+}
+
+impl Extend<Decl> for DeclTable {
+    fn extend<I: IntoIterator<Item = Decl>>(&mut self, decls: I) {
+        for d in decls {
+            self.push(&d);
         }
     }
 }
@@ -596,6 +743,60 @@ mod tests {
         later.extend(sample_stmts().into_iter().skip(2));
         parts.append(later);
         assert_eq!(parts, printed(0));
+    }
+
+    #[test]
+    fn a_declaration_table_prints_as_the_declarations_do() {
+        let mut mem = Decl::reg("mem", Range::bits(8)).comment("the words");
+        mem.array = Some(Box::new(Range {
+            msb: Expr::int(0),
+            lsb: Expr::minus(Expr::id("DEPTH"), Expr::int(1)),
+        }));
+        let decls = vec![
+            Decl::wire("wr_en", None).comment("a write is accepted this cycle"),
+            Decl::reg("count_q", Range::bits(12)),
+            mem,
+            Decl::new(Kind::Integer, "k", None),
+            Decl::reg("wide_q", Range::bits(64)).comment(
+                "a comment long enough to wrap at the printer's limit, so that the table's \
+                 comment column is also the column its continuation lines start at",
+            ),
+            Decl::reg("flag_q", None),
+        ];
+        let tree = module_of(decls.iter().cloned().map(Item::Decl).collect());
+        let mut whole = DeclTable::new();
+        whole.extend(decls.iter().cloned());
+        let text = module_of(vec![Item::DeclTable(whole.clone())]);
+        assert_eq!(text.print(), tree.print());
+        // One table: kinds, ranges and commented names padded to the widest of the run.
+        let expected = "\
+  wire           wr_en;            // a write is accepted this cycle
+  reg     [11:0] count_q;
+  reg     [7:0]  mem [0:DEPTH-1];  // the words
+  integer        k;
+  reg     [63:0] wide_q;           // a comment long enough to wrap at the printer's limit, so that
+                                   // the table's comment column is also the column its continuation
+                                   // lines start at
+  reg            flag_q;
+";
+        assert!(text.print().contains(expected), "{}", text.print());
+        // Made in two parts and appended: the same table.
+        let mut parts = DeclTable::new();
+        parts.extend(decls.iter().take(3).cloned());
+        let mut later = DeclTable::new();
+        later.extend(decls.iter().skip(3).cloned());
+        parts.append(later);
+        assert_eq!(parts, whole);
+        assert_eq!(parts.len(), decls.len());
+        // `push_reg` is a `reg` declaration of that width.
+        let mut regs = DeclTable::new();
+        regs.push_reg("count_q", 12, Some("counts"));
+        regs.push_reg("flag_q", 1, None);
+        let mut made = DeclTable::new();
+        made.push(&Decl::reg("count_q", Range::bits(12)).comment("counts"));
+        made.push(&Decl::reg("flag_q", None));
+        assert_eq!(regs, made);
+        assert!(DeclTable::new().is_empty());
     }
 
     #[test]

@@ -181,7 +181,7 @@ impl Printer<'_> {
 }
 
 /// Ranges hold only parameter arithmetic; the compact form `[N*2-1:0]` is the idiom.
-fn range_into(out: &mut String, r: &Range) {
+pub(crate) fn range_into(out: &mut String, r: &Range) {
     let start = out.len();
     out.push('[');
     expr_into(out, &r.msb);
@@ -505,54 +505,41 @@ impl Printer<'_> {
     }
 
     fn decls(&mut self, indent: usize, run: &[Item]) {
-        // Each declaration's range and name column text (`name [array];`), computed once into
-        // one buffer (a run of a big map holds tens of thousands of declarations; two strings
-        // each were a fifth of the printing time).
-        let mut texts = String::with_capacity(48 * run.len());
-        let mut decls: Vec<(&Decl, std::ops::Range<usize>, std::ops::Range<usize>)> =
-            Vec::with_capacity(run.len());
-        decls.extend(run.iter().filter_map(|d| match d {
-            Item::Decl(d) => {
-                let r0 = texts.len();
-                if let Some(r) = &d.range {
-                    range_into(&mut texts, r);
-                }
-                let n0 = texts.len();
-                texts.push_str(&d.name);
-                if let Some(a) = &d.array {
-                    texts.push(' ');
-                    range_into(&mut texts, a);
-                }
-                texts.push(';');
-                Some((d, r0..n0, n0..texts.len()))
+        // The run's column texts in one buffer (a run of a big map holds tens of thousands of
+        // declarations; two strings each were a fifth of the printing time).
+        let mut table = DeclTable::with_capacity(run.len(), 48 * run.len());
+        for item in run {
+            if let Item::Decl(d) = item {
+                table.push(d);
             }
-            _ => None,
-        }));
-        let kw = decls
-            .iter()
-            .map(|(d, _, _)| kind(d.kind).len())
-            .max()
-            .unwrap_or(0);
-        let rw = decls.iter().map(|(_, r, _)| r.len()).max().unwrap_or(0);
-        // `name [array];` minus the `;`, plus one: the width the comment column starts after.
-        let nw = decls
-            .iter()
-            .filter(|(d, _, _)| d.comment.is_some())
-            .map(|(_, _, name)| name.len())
-            .max()
-            .unwrap_or(0);
-        for (d, r, name) in &decls {
-            let (r, name) = (&texts[r.clone()], &texts[name.clone()]);
+        }
+        self.decl_table(indent, &table);
+    }
+
+    /// A run of declarations as a table: kinds, ranges and names (of the commented
+    /// declarations) padded to the widest of the run.
+    fn decl_table(&mut self, indent: usize, table: &DeclTable) {
+        // `nw`: `name [array];` of the commented rows, the width the comment column starts
+        // after.
+        let (mut kw, mut rw, mut nw) = (0, 0, 0);
+        for (k, range, name, commented) in table.row_sizes() {
+            kw = kw.max(kind(k).len());
+            rw = rw.max(range);
+            if commented {
+                nw = nw.max(name);
+            }
+        }
+        for (k, r, name, comment) in table.rows() {
             let line = self.out.len();
             self.start(indent);
             let start = self.out.len();
-            pad(&mut self.out, kind(d.kind), kw);
+            pad(&mut self.out, kind(k), kw);
             self.push(" ");
             if rw > 0 {
                 pad(&mut self.out, r, rw);
                 self.push(" ");
             }
-            match &d.comment {
+            match comment {
                 Some(c) => {
                     pad(&mut self.out, name, nw);
                     self.push("  ");
@@ -576,6 +563,7 @@ impl Printer<'_> {
                 }
             }
             Item::Decl(_) => self.decls(indent, std::slice::from_ref(item)),
+            Item::DeclTable(table) => self.decl_table(indent, table),
             Item::LocalParam { .. } => self.localparams(indent, std::slice::from_ref(item)),
             Item::Assign(l, r) => self.assign_line(indent, "assign ", l, " = ", r),
             Item::Comb(stmts) => {
