@@ -23,7 +23,9 @@ use rdmagen_regmap::text::{push_decimal, push_hex, push_upper};
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use rdmagen_regmap::{field_ports, Access, Count, Field, Group, Item, RegMap, Register};
+use rdmagen_regmap::{
+    field_port_count, field_ports, Access, Count, Field, Group, Item, RegMap, Register,
+};
 use verilog_ast::{
     Decl, DeclTable, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedFlops,
     PrintedStmts, Range, ResetStyle, Stmt, UnOp,
@@ -186,9 +188,10 @@ impl<'a> Gen<'a> {
         let has64 = map.registers().any(|(_, r)| r.width == 64);
         // Sized up front from the map: on a 4096-register map, growing these one doubling at a
         // time copied megabytes of syntax tree (about 3 % of a whole run).
-        let (regs, fields) = map
-            .registers()
-            .fold((0, 0), |(r, f), (_, reg)| (r + 1, f + reg.fields.len()));
+        let (regs, fields, field_ports) = map.registers().fold((0, 0, 0), |(r, f, p), (_, reg)| {
+            let ports: usize = reg.fields.iter().map(field_port_count).sum();
+            (r + 1, f + reg.fields.len(), p + ports)
+        });
         let assigns = 16 + regs + 2 * fields;
         // Room for localparams and then the rest of the items (see `finish`).
         let mut decls = Vec::with_capacity(64 + 2 * regs + assigns);
@@ -198,7 +201,8 @@ impl<'a> Gen<'a> {
             opts,
             aw: map.address_width,
             has64,
-            ports: Vec::with_capacity(16 + 2 * fields),
+            // The bus's, a banner per register, the fields' and the interrupt.
+            ports: Vec::with_capacity(32 + regs + field_ports),
             decls,
             // About 40 bytes of text per declaration.
             table: DeclTable::with_capacity(3 * regs + 3 * fields, 40 * (3 * regs + 3 * fields)),

@@ -350,6 +350,18 @@ pub fn field_port_prefix(group: Option<&Group>, reg: &Register, field: &Field) -
     p
 }
 
+/// How many ports [`field_ports`] gives `field`, without naming them (to size lists).
+pub fn field_port_count(field: &Field) -> usize {
+    if !field.is_stored() {
+        return 1;
+    }
+    1 + usize::from(field.access == Access::Wp && field.width() > 1)
+        + 2 * usize::from(field.hw.write)
+        + usize::from(field.hw.clear)
+        + usize::from(field.hw.set)
+        + usize::from(field.hw.counter.is_some())
+}
+
 /// The hardware ports a field gets in the CSR block, with their direction (true = output)
 /// and width in bits per element.
 pub fn field_ports(
@@ -388,5 +400,6 @@ pub fn field_ports(
     if let Some(c) = &field.hw.counter {
         v.push((port("_incr_i"), false, c.step_width));
     }
+    debug_assert_eq!(v.len(), field_port_count(field));
     v
 }

@@ -317,6 +317,52 @@ pub enum Item {
     },
 }
 
+/// Text made in one or more pieces, in order: a piece made apart (say on another thread) is
+/// appended without copying it behind the others (megabytes on a NIC-scale block, each copy
+/// fresh memory).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Chain {
+    first: String,
+    more: Vec<String>,
+}
+
+impl Chain {
+    fn with_capacity(bytes: usize) -> Self {
+        Chain {
+            first: String::with_capacity(bytes),
+            more: Vec::new(),
+        }
+    }
+
+    /// The piece that text written now goes to.
+    pub(crate) fn last_mut(&mut self) -> &mut String {
+        self.more.last_mut().unwrap_or(&mut self.first)
+    }
+
+    fn append(&mut self, later: Chain) {
+        self.more.extend(
+            std::iter::once(later.first)
+                .chain(later.more)
+                .filter(|p| !p.is_empty()),
+        );
+    }
+
+    pub(crate) fn pieces(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.first.as_str()).chain(self.more.iter().map(String::as_str))
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pieces().all(str::is_empty)
+    }
+}
+
+/// The same text, however it is cut into pieces.
+impl PartialEq for Chain {
+    fn eq(&self, other: &Chain) -> bool {
+        self.pieces().collect::<String>() == other.pieces().collect::<String>()
+    }
+}
+
 /// Statements printed by this crate's printer as they are pushed, for the body of an
 /// [`Item::PrintedComb`]: a NIC-scale CSR block has hundreds of thousands of statements, and
 /// held as a tree until the module is printed they take five times the memory of their text
@@ -327,7 +373,7 @@ pub struct PrintedStmts {
     /// Indentation level of the statements: two for a block among a module's items, three
     /// inside a generate loop.
     indent: usize,
-    text: String,
+    pub(crate) text: Chain,
 }
 
 impl PrintedStmts {
@@ -336,7 +382,7 @@ impl PrintedStmts {
     pub fn with_capacity(depth: usize, bytes: usize) -> Self {
         PrintedStmts {
             indent: depth + 2,
-            text: String::with_capacity(bytes),
+            text: Chain::with_capacity(bytes),
         }
     }
 
@@ -346,13 +392,13 @@ impl PrintedStmts {
 
     /// Prints `s` after the statements before it.
     pub fn push(&mut self, s: Stmt) {
-        print::stmt_into(&mut self.text, self.indent, &s);
+        print::stmt_into(self.text.last_mut(), self.indent, &s);
     }
 
     /// `later`'s statements after these (printed apart, say on another thread).
     pub fn append(&mut self, later: PrintedStmts) {
         assert_eq!(self.indent, later.indent, "statements of another depth");
-        self.text.push_str(&later.text);
+        self.text.append(later.text);
     }
 
     pub fn is_empty(&self) -> bool {
@@ -519,11 +565,11 @@ pub struct PrintedFlops {
     /// Indentation level of the `always` blocks: one among a module's items.
     indent: usize,
     /// `q <= reset;` lines of the reset flops.
-    resets: String,
+    pub(crate) resets: Chain,
     /// `q <= d;` lines of the reset flops.
-    loads: String,
+    pub(crate) loads: Chain,
     /// `q <= d;` lines of the flops without reset.
-    plain: String,
+    pub(crate) plain: Chain,
 }
 
 impl PrintedFlops {
@@ -532,9 +578,9 @@ impl PrintedFlops {
     pub fn with_capacity(depth: usize, flops: usize) -> Self {
         PrintedFlops {
             indent: depth + 1,
-            resets: String::with_capacity(32 * flops),
-            loads: String::with_capacity(48 * flops),
-            plain: String::new(),
+            resets: Chain::with_capacity(32 * flops),
+            loads: Chain::with_capacity(48 * flops),
+            plain: Chain::default(),
         }
     }
 
@@ -550,9 +596,9 @@ impl PrintedFlops {
     /// `later`'s flops after these (printed apart, say on another thread).
     pub fn append(&mut self, later: PrintedFlops) {
         assert_eq!(self.indent, later.indent, "flops of another depth");
-        self.resets.push_str(&later.resets);
-        self.loads.push_str(&later.loads);
-        self.plain.push_str(&later.plain);
+        self.resets.append(later.resets);
+        self.loads.append(later.loads);
+        self.plain.append(later.plain);
     }
 
     pub fn is_empty(&self) -> bool {

@@ -80,18 +80,18 @@ pub(crate) fn flop_into(body: &mut PrintedFlops, f: &Flop) {
     let indent = body.indent;
     match &f.reset {
         Some(r) => {
-            print_after(&mut body.resets, |p| {
+            print_after(body.resets.last_mut(), |p| {
                 p.start(indent + 2);
                 p.expr(&f.q);
                 p.push(" <= ");
                 p.expr(r);
                 p.push(";\n");
             });
-            print_after(&mut body.loads, |p| {
+            print_after(body.loads.last_mut(), |p| {
                 p.assign_line(indent + 2, "", &f.q, " <= ", &f.d)
             });
         }
-        None => print_after(&mut body.plain, |p| {
+        None => print_after(body.plain.last_mut(), |p| {
             p.assign_line(indent + 1, "", &f.q, " <= ", &f.d)
         }),
     }
@@ -118,6 +118,12 @@ impl Printer<'_> {
 
     /// Text printed before (whole lines), after what is in `out`: handed to the sink
     /// directly when there is one, so a block of megabytes is not copied into the chunk.
+    fn splice_all(&mut self, text: &Chain) {
+        for piece in text.pieces() {
+            self.splice(piece);
+        }
+    }
+
     fn splice(&mut self, text: &str) {
         debug_assert!(text.is_empty() || text.ends_with('\n'));
         let Some(sink) = self.sink.as_mut() else {
@@ -579,7 +585,7 @@ impl Printer<'_> {
                     "statements printed for another depth than their block's"
                 );
                 self.line(indent, "always @* begin");
-                self.splice(&body.text);
+                self.splice_all(&body.text);
                 self.line(indent, "end");
             }
             Item::Flops(flops) => self.flops(indent, flops),
@@ -689,15 +695,15 @@ impl Printer<'_> {
             let _ = writeln!(self.out, "always @({sens}) begin");
             self.start(indent + 1);
             let _ = writeln!(self.out, "if ({cond}) begin");
-            self.splice(&body.resets);
+            self.splice_all(&body.resets);
             self.line(indent + 1, "end else begin");
-            self.splice(&body.loads);
+            self.splice_all(&body.loads);
             self.line(indent + 1, "end");
             self.line(indent, "end");
         }
         if !body.plain.is_empty() {
             self.line(indent, "always @(posedge clk) begin");
-            self.splice(&body.plain);
+            self.splice_all(&body.plain);
             self.line(indent, "end");
         }
     }
