@@ -798,7 +798,7 @@ mod tests {
             msb: Expr::int(0),
             lsb: Expr::minus(Expr::id("DEPTH"), Expr::int(1)),
         }));
-        let decls = vec![
+        let decls = [
             Decl::wire("wr_en", None).comment("a write is accepted this cycle"),
             Decl::reg("count_q", Range::bits(12)),
             mem,
