@@ -27,8 +27,8 @@ use rdmagen_regmap::{
     field_port_count, field_ports, Access, Count, Field, Group, Item, RegMap, Register,
 };
 use verilog_ast::{
-    Decl, DeclTable, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedFlops,
-    PrintedStmts, Range, ResetStyle, Stmt, UnOp,
+    Decl, DeclTable, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedAssigns,
+    PrintedFlops, PrintedStmts, Range, ResetStyle, Stmt, UnOp,
 };
 
 /// Generator settings that are not part of the map.
@@ -172,7 +172,7 @@ struct Gen<'a> {
     /// The module's parameters, made with their range checks.
     params: Vec<Param>,
     /// Continuous assignments of the module scope.
-    assigns: Vec<V>,
+    assigns: PrintedAssigns,
     /// The `always @*` block's statements, printed as they are made (a tree of them was
     /// half the generator's memory on a 4096-register map).
     comb: PrintedStmts,
@@ -194,7 +194,7 @@ impl<'a> Gen<'a> {
         });
         let assigns = 16 + regs + 2 * fields;
         // Room for localparams and then the rest of the items (see `finish`).
-        let mut decls = Vec::with_capacity(64 + 2 * regs + assigns);
+        let mut decls = Vec::with_capacity(64 + 2 * regs);
         let params = parameters(map, &mut decls);
         Gen {
             map,
@@ -207,7 +207,8 @@ impl<'a> Gen<'a> {
             // About 40 bytes of text per declaration.
             table: DeclTable::with_capacity(3 * regs + 3 * fields, 40 * (3 * regs + 3 * fields)),
             params,
-            assigns: Vec::with_capacity(assigns),
+            // About 40 bytes of text per assignment.
+            assigns: PrintedAssigns::with_capacity(0, 40 * assigns),
             // About 500 bytes of text per field (with its share of the decode).
             comb: PrintedStmts::with_capacity(0, 4096 + 512 * fields),
             // A flop per field (two for a wide `wp` one) and the read select of each register.
@@ -285,7 +286,7 @@ impl<'a> Gen<'a> {
                         .join()
                         .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                     self.table.append(code.decls);
-                    self.assigns.extend(code.assigns);
+                    self.assigns.append(code.assigns);
                     self.comb.append(code.comb);
                     self.flops.append(code.flops);
                     self.irq_terms.extend(irq);
@@ -447,7 +448,7 @@ impl<'a> Gen<'a> {
         // Handshakes: a write needs address and data together and room for the response.
         self.table
             .push(&Decl::wire("wr_en", None).comment("a write is accepted this cycle"));
-        self.assigns.push(V::Assign(
+        self.assigns.push(
             id("wr_en"),
             Expr::all(vec![
                 live.clone(),
@@ -455,30 +456,30 @@ impl<'a> Gen<'a> {
                 id("s_axil_wvalid"),
                 Expr::or(Expr::lnot(id("bvalid_q")), id("s_axil_bready")),
             ]),
-        ));
+        );
         // Reads take two stages: the accept cycle decodes the address into a one-hot register
         // select (registered), and the next cycle moves the selected value into the R register.
         // So no path runs from the address through the whole read mux. A read is accepted when
         // the decode stage is empty or moves on in the same cycle.
         self.table
             .push(&Decl::wire("rd_en", None).comment("a read is accepted this cycle"));
-        self.assigns.push(V::Assign(
+        self.assigns.push(
             id("rd_en"),
             Expr::all(vec![
                 live,
                 id("s_axil_arvalid"),
                 Expr::or(Expr::lnot(id("rd_pend_q")), id("rd_adv")),
             ]),
-        ));
+        );
         self.table
             .push(&Decl::wire("rd_adv", None).comment("the decoded read moves to R this cycle"));
-        self.assigns.push(V::Assign(
+        self.assigns.push(
             id("rd_adv"),
             Expr::and(
                 id("rd_pend_q"),
                 Expr::or(Expr::lnot(id("rvalid_q")), id("s_axil_rready")),
             ),
-        ));
+        );
         let word = |a: &str| {
             Expr::concat(vec![
                 id(a).slice(Expr::int(i64::from(aw) - 1), Expr::int(2)),
@@ -487,16 +488,14 @@ impl<'a> Gen<'a> {
         };
         self.table
             .push(&Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address"));
-        self.assigns
-            .push(V::Assign(id("wr_addr"), word("s_axil_awaddr")));
+        self.assigns.push(id("wr_addr"), word("s_axil_awaddr"));
         self.table
             .push(&Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"));
-        self.assigns
-            .push(V::Assign(id("rd_addr"), word("s_axil_araddr")));
+        self.assigns.push(id("rd_addr"), word("s_axil_araddr"));
         self.table
             .push(&Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask"));
         self.assigns
-            .push(V::Assign(id("wr_mask"), strobe_mask("s_axil_wstrb", 4)));
+            .push(id("wr_mask"), strobe_mask("s_axil_wstrb", 4));
 
         self.state("bvalid", 1, bit1(false), None);
         self.state("bresp", 2, resp(RESP_OKAY), None);
@@ -559,15 +558,15 @@ impl<'a> Gen<'a> {
                 &Decl::wire("wr_data64", Range::bits(64))
                     .comment("a high-half write commits {data, shadow}"),
             );
-            self.assigns.push(V::Assign(
+            self.assigns.push(
                 id("wr_data64"),
                 Expr::concat(vec![id("s_axil_wdata"), id("wr_lo_q")]),
-            ));
+            );
             self.table.push(&Decl::wire("wr_mask64", Range::bits(64)));
-            self.assigns.push(V::Assign(
+            self.assigns.push(
                 id("wr_mask64"),
                 Expr::concat(vec![id("wr_mask"), strobe_mask("wr_lo_strb_q", 4)]),
-            ));
+            );
         }
         for (n, e) in [
             ("awready", id("wr_en")),
@@ -579,7 +578,7 @@ impl<'a> Gen<'a> {
             ("rdata", id("rdata_q")),
             ("rresp", id("rresp_q")),
         ] {
-            self.assigns.push(V::Assign(id(format!("s_axil_{n}")), e));
+            self.assigns.push(id(format!("s_axil_{n}")), e);
         }
 
         // Select signals of every register, set by the decode below.
@@ -807,7 +806,7 @@ impl<'a> Gen<'a> {
         if !hits.is_empty() {
             self.table
                 .push(&Decl::wire("rd_hit", None).comment("the decoded read selects a register"));
-            self.assigns.push(V::Assign(id("rd_hit"), or_reduce(hits)));
+            self.assigns.push(id("rd_hit"), or_reduce(hits));
             c.push(Stmt::if_(
                 id("rd_hit"),
                 vec![Stmt::assign(id("rd_resp"), id("RESP_OKAY"))],
@@ -907,7 +906,7 @@ impl<'a> Gen<'a> {
                 g.offset,
                 g.offset + g.window
             )));
-        self.assigns.push(V::Assign(id(win.clone()), win_e));
+        self.assigns.push(id(win.clone()), win_e);
         let idx_e = if wb > sb {
             let bits = id(addr).slice(Expr::int(i64::from(wb) - 1), Expr::int(i64::from(sb)));
             if wb - sb < 32 {
@@ -920,19 +919,19 @@ impl<'a> Gen<'a> {
         };
         self.table
             .push(&Decl::wire(idx.clone(), Range::bits(32)).comment("element index"));
-        self.assigns.push(V::Assign(id(idx.clone()), idx_e));
+        self.assigns.push(id(idx.clone()), idx_e);
         let has_off = sb > 2;
         if has_off {
             self.table.push(
                 &Decl::wire(off.clone(), Range::bits(sb)).comment("byte offset in the element"),
             );
-            self.assigns.push(V::Assign(
+            self.assigns.push(
                 id(off.clone()),
                 Expr::concat(vec![
                     id(addr).slice(Expr::int(i64::from(sb) - 1), Expr::int(2)),
                     Expr::num(2, 0),
                 ]),
-            ));
+            );
         }
         let resp_var = if write { "wr_resp" } else { "rd_slverr_d" };
         let mut arms = Vec::new();
@@ -1022,14 +1021,14 @@ impl<'a> Gen<'a> {
             let n = wb - sb;
             self.state(&elem, n, Expr::zero(n), None);
             let q = id(format!("{elem}_q"));
-            self.assigns.push(V::Assign(
+            self.assigns.push(
                 id(elem.clone()),
                 if n < 32 {
                     Expr::concat(vec![Expr::zero(32 - n), q])
                 } else {
                     q
                 },
-            ));
+            );
             let bits = if n == 1 {
                 id(idx).index(Expr::int(0))
             } else {
@@ -1037,7 +1036,7 @@ impl<'a> Gen<'a> {
             };
             vec![Stmt::assign(id(format!("{elem}_d")), bits), hit]
         } else {
-            self.assigns.push(V::Assign(id(elem), Expr::zero(32)));
+            self.assigns.push(id(elem), Expr::zero(32));
             vec![hit]
         }
     }
@@ -1065,7 +1064,7 @@ impl<'a> Gen<'a> {
         // The loop's items are one generate level deeper.
         let mut body = FieldCode {
             decls: DeclTable::new(),
-            assigns: Vec::new(),
+            assigns: PrintedAssigns::new(1),
             comb: PrintedStmts::new(1),
             flops: PrintedFlops::new(1),
         };
@@ -1081,7 +1080,7 @@ impl<'a> Gen<'a> {
                 }
                 body.decls
                     .push(&Decl::wire(name.clone(), None).comment(what.to_string()));
-                body.assigns.push(V::Assign(id(name.clone()), e));
+                body.assigns.push(id(name.clone()), e);
                 id(name)
             };
             let swe = strobe(
@@ -1115,10 +1114,10 @@ impl<'a> Gen<'a> {
                     value.clone(),
                     Some(Range::width(Expr::times(count.clone(), Expr::int(w)))),
                 ));
-                body.assigns.push(V::Assign(
+                body.assigns.push(
                     id(value).part(Expr::times(id("i"), Expr::int(w)), Expr::int(w)),
                     read_value(scope, r, 0, r.width - 1),
-                ));
+                );
             }
             if let Some(en) = &r.interrupt_enable {
                 irq.extend(irq_terms(scope, r, en, &scope_by_name));
@@ -1130,7 +1129,7 @@ impl<'a> Gen<'a> {
                 &Decl::wire(name.clone(), Some(Range::width(count.clone()))).comment("per element"),
             );
             body.assigns
-                .push(V::Assign(id(name.clone()).index(id("i")), or_reduce(irq)));
+                .push(id(name.clone()).index(id("i")), or_reduce(irq));
             self.irq_terms.push(id(name));
         }
         let mut items = vec![V::Comment(vec![format!(
@@ -1147,7 +1146,9 @@ impl<'a> Gen<'a> {
         if !body.decls.is_empty() {
             items.push(V::DeclTable(body.decls));
         }
-        items.extend(body.assigns);
+        if !body.assigns.is_empty() {
+            items.push(V::PrintedAssigns(body.assigns));
+        }
         if !body.comb.is_empty() {
             items.push(V::PrintedComb(body.comb));
         }
@@ -1167,7 +1168,7 @@ impl<'a> Gen<'a> {
             return;
         }
         let terms = std::mem::take(&mut self.irq_terms);
-        self.assigns.push(V::Assign(id("irq_o"), or_reduce(terms)));
+        self.assigns.push(id("irq_o"), or_reduce(terms));
     }
 
     /// Inputs whose bits the block does not use, named so `verilator -Wall` knows it is
@@ -1188,10 +1189,8 @@ impl<'a> Gen<'a> {
         }
         self.table
             .push(&Decl::wire("unused_ok", None).comment("deliberately unused bits (see below)"));
-        self.assigns.push(V::Assign(
-            id("unused_ok"),
-            Expr::un(UnOp::RedXor, Expr::concat(v)),
-        ));
+        self.assigns
+            .push(id("unused_ok"), Expr::un(UnOp::RedXor, Expr::concat(v)));
     }
 
     /// The module, with `table` ([`register_table`] of the map) in its header.
@@ -1236,12 +1235,12 @@ impl<'a> Gen<'a> {
         // The checks and localparams, in a list with room for the rest; the declarations'
         // table follows them.
         let mut items = self.decls;
-        items.reserve(16 + self.assigns.len() + 2 * self.generates.len());
+        items.reserve(16 + 2 * self.generates.len());
         if !self.table.is_empty() {
             items.push(V::DeclTable(self.table));
         }
         items.push(V::Blank);
-        items.extend(self.assigns);
+        items.push(V::PrintedAssigns(self.assigns));
         items.push(V::Blank);
         items.push(V::PrintedComb(self.comb));
         items.push(V::Blank);
@@ -1431,7 +1430,7 @@ fn top_field_code(
 
 struct FieldCode {
     decls: DeclTable,
-    assigns: Vec<V>,
+    assigns: PrintedAssigns,
     comb: PrintedStmts,
     flops: PrintedFlops,
 }
@@ -1443,7 +1442,7 @@ impl FieldCode {
         let fields: usize = regs.iter().map(|r| r.fields.len()).sum();
         FieldCode {
             decls: DeclTable::with_capacity(3 * fields, 120 * fields),
-            assigns: Vec::with_capacity(2 * fields),
+            assigns: PrintedAssigns::with_capacity(0, 80 * fields),
             comb: PrintedStmts::with_capacity(0, 512 * fields),
             flops: PrintedFlops::with_capacity(0, 2 * fields),
         }
@@ -1484,7 +1483,7 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         d: d.clone(),
         reset: Some(Expr::num(w, u128::from(f.reset))),
     });
-    out.assigns.push(V::Assign(port("o", w), q.clone()));
+    out.assigns.push(port("o", w), q.clone());
 
     let (data, mask) = if r.width == 64 {
         ("wr_data64", "wr_mask64")
@@ -1520,7 +1519,7 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                     d: id(sd.clone()),
                     reset: Some(bit1(false)),
                 });
-                out.assigns.push(V::Assign(port("stb_o", 1), id(sq)));
+                out.assigns.push(port("stb_o", 1), id(sq));
                 c.push(Stmt::assign(
                     id(sd.clone()),
                     Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm())),

@@ -279,6 +279,8 @@ pub enum Item {
     },
     /// `assign lhs = rhs;`
     Assign(Expr, Expr),
+    /// [`Item::Assign`]s printed as they were made (see [`PrintedAssigns`]).
+    PrintedAssigns(PrintedAssigns),
     /// `always @*` with the statements in order (defaults first, by convention).
     Comb(Vec<Stmt>),
     /// [`Item::Comb`] whose statements were printed as they were made (see [`PrintedStmts`]):
@@ -555,6 +557,45 @@ impl Extend<Decl> for DeclTable {
         for d in decls {
             self.push(&d);
         }
+    }
+}
+
+/// Continuous assignments printed as they are pushed, for an [`Item::PrintedAssigns`]: for the
+/// same reason as [`PrintedStmts`], the text [`Item::Assign`]s of the same assignments print.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PrintedAssigns {
+    /// Indentation level of the lines: one among a module's items.
+    indent: usize,
+    pub(crate) text: Chain,
+}
+
+impl PrintedAssigns {
+    /// Assignments that are items at generate-loop depth `depth` (0: directly in the module),
+    /// with room for `bytes` of text.
+    pub fn with_capacity(depth: usize, bytes: usize) -> Self {
+        PrintedAssigns {
+            indent: depth + 1,
+            text: Chain::with_capacity(bytes),
+        }
+    }
+
+    pub fn new(depth: usize) -> Self {
+        PrintedAssigns::with_capacity(depth, 0)
+    }
+
+    /// Prints `assign lhs = rhs;` after the assignments before it.
+    pub fn push(&mut self, lhs: Expr, rhs: Expr) {
+        print::assign_into(self.text.last_mut(), self.indent, &lhs, &rhs);
+    }
+
+    /// `later`'s assignments after these (printed apart, say on another thread).
+    pub fn append(&mut self, later: PrintedAssigns) {
+        assert_eq!(self.indent, later.indent, "assignments of another depth");
+        self.text.append(later.text);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
     }
 }
 
@@ -843,6 +884,53 @@ mod tests {
         made.push(&Decl::reg("flag_q", None));
         assert_eq!(regs, made);
         assert!(DeclTable::new().is_empty());
+    }
+
+    #[test]
+    fn printed_assignments_print_as_the_items_do() {
+        let pairs = || {
+            (0..40).map(|i| {
+                let rhs = Expr::all(
+                    (0..i % 9)
+                        .map(|k| Expr::id(format!("term_{i}_{k}")))
+                        .collect(),
+                );
+                (Expr::id(format!("out_{i}")), rhs)
+            })
+        };
+        let in_loop = |items| Item::GenFor {
+            var: "i".into(),
+            to: Expr::int(4),
+            label: "g_loop".into(),
+            items,
+        };
+        let tree = module_of(vec![
+            Item::Decl(Decl::wire("x", None)),
+            Item::Assign(Expr::id("x"), Expr::id("y")),
+            in_loop(pairs().map(|(l, r)| Item::Assign(l, r)).collect()),
+        ]);
+        let mut top = PrintedAssigns::new(0);
+        top.push(Expr::id("x"), Expr::id("y"));
+        let mut inner = PrintedAssigns::new(1);
+        let mut later = PrintedAssigns::new(1);
+        for (i, (l, r)) in pairs().enumerate() {
+            if i < 20 {
+                inner.push(l, r);
+            } else {
+                later.push(l, r);
+            }
+        }
+        inner.append(later);
+        let text = module_of(vec![
+            Item::Decl(Decl::wire("x", None)),
+            Item::PrintedAssigns(top),
+            in_loop(vec![Item::PrintedAssigns(inner)]),
+        ]);
+        let printed = tree.print();
+        assert!(printed.contains("\n  assign x = y;\n"), "{printed}");
+        assert!(printed.contains("term_39_2"), "{printed}");
+        assert_eq!(text.print(), printed);
+        assert!(PrintedAssigns::new(0).is_empty());
     }
 
     #[test]

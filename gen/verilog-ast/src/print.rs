@@ -74,6 +74,11 @@ pub(crate) fn stmt_into(out: &mut String, indent: usize, s: &Stmt) {
     print_after(out, |p| p.stmt(indent, s));
 }
 
+/// `assign lhs = rhs;` printed at `indent` after the text in `out` (for [`PrintedAssigns`]).
+pub(crate) fn assign_into(out: &mut String, indent: usize, lhs: &Expr, rhs: &Expr) {
+    print_after(out, |p| p.assign_line(indent, "assign ", lhs, " = ", rhs));
+}
+
 /// `f`'s lines printed after those in `body`: `q <= reset;` and `q <= d;` in the reset block,
 /// or `q <= d;` in the block without reset.
 pub(crate) fn flop_into(body: &mut PrintedFlops, f: &Flop) {
@@ -572,6 +577,14 @@ impl Printer<'_> {
             Item::DeclTable(table) => self.decl_table(indent, table),
             Item::LocalParam { .. } => self.localparams(indent, std::slice::from_ref(item)),
             Item::Assign(l, r) => self.assign_line(indent, "assign ", l, " = ", r),
+            Item::PrintedAssigns(body) => {
+                // A generator bug, not a map's: the lines were made for another depth.
+                assert_eq!(
+                    body.indent, indent,
+                    "assignments printed for another depth than their items'"
+                );
+                self.splice_all(&body.text);
+            }
             Item::Comb(stmts) => {
                 self.line(indent, "always @* begin");
                 self.stmts(indent + 1, stmts);
