@@ -118,6 +118,13 @@ fn exact_clashes(map: &RegMap, opts: &Options) -> Vec<String> {
     clashes
 }
 
+/// About how many macros the header of `map` defines: a register's offset and reset value, a
+/// field's shift, width, mask and reset, a handful for the rest.
+fn defined_names(map: &RegMap) -> usize {
+    let fields: usize = map.registers().map(|(_, r)| 2 + 4 * r.fields.len()).sum();
+    64 + fields + 8 * map.items.len()
+}
+
 /// How much text a pass keeps before handing it to its sink.
 const CHUNK: usize = 1 << 18;
 
@@ -235,7 +242,9 @@ impl<'w> Header<'w> {
             Some(_) => (
                 CHUNK + (CHUNK >> 2),
                 Names::Hashed {
-                    seen: FastSet::default(),
+                    // Sized once for the names the map defines (grown by doubling, the set's
+                    // copies were fresh memory).
+                    seen: FastSet::with_capacity_and_hasher(defined_names(map), Default::default()),
                     repeated: false,
                 },
             ),
@@ -802,6 +811,8 @@ impl<'w> Header<'w> {
                 &[&end, " <= ", &b.2, "_OFFSET"],
                 &[a.1, " ends before ", b.1],
             );
+            // A line per top-level register: megabytes on a NIC-scale map.
+            self.spill();
         }
         if let Some(last) = spans.last() {
             let aw = self.name(&["ADDRESS_WIDTH"]);
