@@ -723,8 +723,8 @@ fn parse_or_report(name: &str, text: &str) -> Option<RegMap> {
 /// have this output.
 type ThreadOutput = Result<Result<Vec<Staged>, String>>;
 
-/// Every requested output of one map, each kind generated and staged on its own thread (they
-/// only read the map), gathered in a fixed order. The inner error is a map the C header cannot
+/// Every requested output of one map, generated and staged on threads beside the CSR block's
+/// (they only read the map), gathered in a fixed order. The inner error is a map the C header cannot
 /// name; on any error nothing of this map stays staged.
 #[allow(clippy::type_complexity)]
 fn map_outputs(
@@ -733,90 +733,113 @@ fn map_outputs(
     opts: &rdmagen_outputs::Options,
 ) -> Result<Result<(Vec<Staged>, Option<PathBuf>), String>> {
     use rdmagen_outputs::{c_header, json, markdown, systemrdl};
+    type Job<'j> = Box<dyn FnOnce() -> (ThreadOutput, Option<PathBuf>) + Send + 'j>;
+    let mut jobs: Vec<Job> = Vec::new();
+    if let Some((dir, reset)) = &targets.rtl {
+        jobs.push(Box::new(move || {
+            let csr = rdmagen_csr::Options {
+                reset: *reset,
+                generator: generator(),
+            };
+            let module = rdmagen_csr::generate(m, &csr);
+            // Printed straight into the staging (megabytes on a NIC-scale map).
+            let staged = stage_streamed(dir.join(format!("{}.v", module.name)), |w| {
+                module.print_to(w)
+            });
+            // The process ends after writing: freeing a syntax tree of a million nodes
+            // one by one would cost a sixth of the whole run on a 4096-register map.
+            std::mem::forget(module);
+            (staged.map(|f| Ok(vec![f])), None)
+        }));
+    }
+    if let Some(dir) = &targets.header {
+        jobs.push(Box::new(move || {
+            // Written as it is made (megabytes on a NIC-scale map); a name clash is found
+            // at the end, and its staged file is then discarded.
+            let mut clash = None;
+            let made = MadeDirs::before(dir);
+            let staged = stage_streamed(dir.join(c_header::file_name(m)), |w| {
+                clash = c_header::generate_to(m, opts, w)?.err();
+                Ok(())
+            });
+            let staged = match (staged, clash) {
+                (Ok(file), Some(clash)) => {
+                    discard(std::slice::from_ref(&file));
+                    made.remove();
+                    Ok(Err(clash.to_string()))
+                }
+                (staged, _) => staged.map(|file| Ok(vec![file])),
+            };
+            (staged, None)
+        }));
+    }
+    if let Some(dir) = &targets.docs {
+        jobs.push(Box::new(move || {
+            let doc = markdown::generate(m, opts);
+            let pictures = dir.join(&doc.picture_dir);
+            let mut planned = Vec::with_capacity(doc.pictures.len() + 1);
+            planned.push(Planned::new(
+                dir.join(format!("{}.md", m.block)),
+                doc.markdown,
+            ));
+            planned.extend(
+                doc.pictures
+                    .into_iter()
+                    .map(|(name, svg)| Planned::new(pictures.join(name), svg)),
+            );
+            (stage_all(planned).map(Ok), Some(pictures))
+        }));
+    }
+    if let Some(dir) = &targets.rdl {
+        jobs.push(Box::new(move || {
+            let planned = Planned::new(
+                dir.join(systemrdl::file_name(m)),
+                systemrdl::generate(m, opts),
+            );
+            (stage_all(vec![planned]).map(Ok), None)
+        }));
+    }
+    if let Some(dir) = &targets.json {
+        jobs.push(Box::new(move || {
+            // Written as it is made (megabytes on a NIC-scale map).
+            let staged = stage_streamed(dir.join(format!("{}.json", m.block)), |w| {
+                json::generate_to(m, opts, w)
+            });
+            (staged.map(|f| Ok(vec![f])), None)
+        }));
+    }
+    // The CSR block, when asked for, is the longest output: its own thread. On two CPUs or
+    // fewer the others take turns on one more thread, each reusing the memory the one before
+    // freed (fresh memory costs a page fault per 4 KiB); with more CPUs, a thread each.
+    let apart = std::thread::available_parallelism().map_or(1, |n| n.get()) > 2;
+    let failed = || {
+        let e = anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
+        (Err(e), None)
+    };
     let outputs: Vec<(ThreadOutput, Option<PathBuf>)> = std::thread::scope(|s| {
-        let mut threads = Vec::new();
-        if let Some((dir, reset)) = &targets.rtl {
-            threads.push(s.spawn(move || {
-                let csr = rdmagen_csr::Options {
-                    reset: *reset,
-                    generator: generator(),
-                };
-                let module = rdmagen_csr::generate(m, &csr);
-                // Printed straight into the staging (megabytes on a NIC-scale map).
-                let staged = stage_streamed(dir.join(format!("{}.v", module.name)), |w| {
-                    module.print_to(w)
-                });
-                // The process ends after writing: freeing a syntax tree of a million nodes
-                // one by one would cost a sixth of the whole run on a 4096-register map.
-                std::mem::forget(module);
-                (staged.map(|f| Ok(vec![f])), None)
-            }));
+        let mut jobs = jobs.into_iter();
+        let csr = if targets.rtl.is_some() {
+            jobs.next().map(|job| s.spawn(job))
+        } else {
+            None
+        };
+        let rest: Vec<_> = if apart {
+            jobs.map(|job| s.spawn(move || vec![job()])).collect()
+        } else {
+            let turns: Vec<Job> = jobs.collect();
+            vec![s.spawn(move || turns.into_iter().map(|job| job()).collect())]
+        };
+        let mut outputs = Vec::new();
+        if let Some(t) = csr {
+            outputs.push(t.join().unwrap_or_else(|_| failed()));
         }
-        if let Some(dir) = &targets.header {
-            threads.push(s.spawn(move || {
-                // Written as it is made (megabytes on a NIC-scale map); a name clash is found
-                // at the end, and its staged file is then discarded.
-                let mut clash = None;
-                let made = MadeDirs::before(dir);
-                let staged = stage_streamed(dir.join(c_header::file_name(m)), |w| {
-                    clash = c_header::generate_to(m, opts, w)?.err();
-                    Ok(())
-                });
-                let staged = match (staged, clash) {
-                    (Ok(file), Some(clash)) => {
-                        discard(std::slice::from_ref(&file));
-                        made.remove();
-                        Ok(Err(clash.to_string()))
-                    }
-                    (staged, _) => staged.map(|file| Ok(vec![file])),
-                };
-                (staged, None)
-            }));
+        for t in rest {
+            match t.join() {
+                Ok(done) => outputs.extend(done),
+                Err(_) => outputs.push(failed()),
+            }
         }
-        if let Some(dir) = &targets.docs {
-            threads.push(s.spawn(move || {
-                let doc = markdown::generate(m, opts);
-                let pictures = dir.join(&doc.picture_dir);
-                let mut planned = Vec::with_capacity(doc.pictures.len() + 1);
-                planned.push(Planned::new(
-                    dir.join(format!("{}.md", m.block)),
-                    doc.markdown,
-                ));
-                planned.extend(
-                    doc.pictures
-                        .into_iter()
-                        .map(|(name, svg)| Planned::new(pictures.join(name), svg)),
-                );
-                (stage_all(planned).map(Ok), Some(pictures))
-            }));
-        }
-        if let Some(dir) = &targets.rdl {
-            threads.push(s.spawn(move || {
-                let planned = Planned::new(
-                    dir.join(systemrdl::file_name(m)),
-                    systemrdl::generate(m, opts),
-                );
-                (stage_all(vec![planned]).map(Ok), None)
-            }));
-        }
-        if let Some(dir) = &targets.json {
-            threads.push(s.spawn(move || {
-                // Written as it is made (megabytes on a NIC-scale map).
-                let staged = stage_streamed(dir.join(format!("{}.json", m.block)), |w| {
-                    json::generate_to(m, opts, w)
-                });
-                (staged.map(|f| Ok(vec![f])), None)
-            }));
-        }
-        threads
-            .into_iter()
-            .map(|t| {
-                t.join().unwrap_or_else(|_| {
-                    let e = anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
-                    (Err(e), None)
-                })
-            })
-            .collect()
+        outputs
     });
     let mut files = Vec::new();
     let mut picture_dir = None;
