@@ -363,7 +363,6 @@ impl<'w> Header<'w> {
         self.define_suffixed(name, suffix, &text);
     }
 
-    /// Takes format arguments, so the many checks of a big map cost no temporary strings.
     /// [`Header::assert`] from pieces: the per-field and per-register checks of a NIC-scale map
     /// are tens of thousands of lines, and the formatting machinery costs several times as much
     /// as copying the pieces.
@@ -404,6 +403,8 @@ impl<'w> Header<'w> {
         }
     }
 
+    /// `{B}_STATIC_ASSERT(cond, "what");` in the checks pass. Takes format arguments, so the
+    /// checks cost no temporary strings.
     fn assert(&mut self, cond: std::fmt::Arguments<'_>, what: std::fmt::Arguments<'_>) {
         if !self.checks() {
             return;
