@@ -164,13 +164,18 @@ struct Header<'w> {
 /// An unsigned literal: `u` when it fits 32 bits, `ull` otherwise or when `wide`.
 fn lit(value: u64, wide: bool) -> String {
     let mut s = String::with_capacity(24);
-    push_hex(&mut s, value, 1);
-    if wide || value > u64::from(u32::MAX) {
-        s.push_str("ull");
-    } else {
-        s.push('u');
-    }
+    push_lit(&mut s, value, wide);
     s
+}
+
+/// [`lit`] written into `out`.
+fn push_lit(out: &mut String, value: u64, wide: bool) {
+    push_hex(out, value, 1);
+    if wide || value > u64::from(u32::MAX) {
+        out.push_str("ull");
+    } else {
+        out.push('u');
+    }
 }
 
 /// Text safe inside a `/* */` comment (copied only when it holds a `*/`).
@@ -335,6 +340,11 @@ impl<'w> Header<'w> {
 
     /// `#define <name><suffix> <value>`, without building the name first.
     fn define_suffixed(&mut self, name: &str, suffix: &str, value: &str) {
+        self.define_with(name, suffix, |out| out.push_str(value));
+    }
+
+    /// `#define <name><suffix> <value>` with the value written by `value`.
+    fn define_with(&mut self, name: &str, suffix: &str, value: impl FnOnce(&mut String)) {
         if !self.defs() {
             return;
         }
@@ -351,16 +361,21 @@ impl<'w> Header<'w> {
             }
         }
         self.out.push(' ');
-        self.out.push_str(value);
+        value(&mut self.out);
         self.out.push('\n');
     }
 
     /// `#define <name><suffix> <value>u`
     fn define_unsigned(&mut self, name: &str, suffix: &str, value: u64) {
-        let mut text = String::with_capacity(24);
-        push_decimal(&mut text, value);
-        text.push('u');
-        self.define_suffixed(name, suffix, &text);
+        self.define_with(name, suffix, |out| {
+            push_decimal(out, value);
+            out.push('u');
+        });
+    }
+
+    /// `#define <name><suffix> <literal>`, the literal as [`lit`] writes it.
+    fn define_lit(&mut self, name: &str, suffix: &str, value: u64, wide: bool) {
+        self.define_with(name, suffix, |out| push_lit(out, value, wide));
     }
 
     /// [`Header::assert`] from pieces: the per-field and per-register checks of a NIC-scale map
@@ -589,7 +604,7 @@ impl<'w> Header<'w> {
         }
         comment(&mut self.out, &text);
         match group {
-            None => self.define_suffixed(reg_name, "_OFFSET", &lit(r.offset, false)),
+            None => self.define_lit(reg_name, "_OFFSET", r.offset, false),
             Some(g) => {
                 let group_name = self.name(&[&g.name]);
                 self.define(&format!("{reg_name}_ELEMENT_OFFSET"), &lit(r.offset, false));
@@ -606,7 +621,7 @@ impl<'w> Header<'w> {
                 );
             }
         }
-        self.define_suffixed(reg_name, "_RESET_VALUE", &lit(register_reset(r), wide));
+        self.define_lit(reg_name, "_RESET_VALUE", register_reset(r), wide);
     }
 
     /// Register-level checks: aligned, fields disjoint, reset is the fields' resets.
@@ -692,9 +707,9 @@ impl<'w> Header<'w> {
         comment(&mut self.out, &text);
         self.define_unsigned(&name, "_SHIFT", u64::from(f.lsb));
         self.define_unsigned(&name, "_WIDTH", u64::from(f.width()));
-        self.define_suffixed(&name, "_MASK", &lit(f.mask(), wide));
+        self.define_lit(&name, "_MASK", f.mask(), wide);
         if let Some(reset) = field_reset(f) {
-            self.define_suffixed(&name, "_RESET", &lit(reset, wide));
+            self.define_lit(&name, "_RESET", reset, wide);
         }
     }
 
