@@ -381,9 +381,13 @@ module rx_parser_csr (
   reg  [23:0] last_drop_qpn_qpn_d;
   reg  [63:0] frames_seen_count_q;
   reg  [63:0] frames_seen_count_d;
+  reg  [32:0] frames_seen_count_sum_lo;             // low 32 bits + step, with carry
+  reg  [32:0] frames_seen_count_inc_hi;             // high bits + 1, with carry
   reg  [64:0] frames_seen_count_sum;                // count with carry
   reg  [63:0] verdict_accept_count_q;
   reg  [63:0] verdict_accept_count_d;
+  reg  [32:0] verdict_accept_count_sum_lo;          // low 32 bits + step, with carry
+  reg  [32:0] verdict_accept_count_inc_hi;          // high bits + 1, with carry
   reg  [64:0] verdict_accept_count_sum;             // count with carry
   reg  [31:0] verdict_duplicate_count_q;
   reg  [31:0] verdict_duplicate_count_d;
@@ -784,7 +788,12 @@ module rx_parser_csr (
     end
     // frames_seen.count [63:0] rc: Frames received.
     frames_seen_count_d = frames_seen_count_q;
-    frames_seen_count_sum = {1'b0, frames_seen_count_d} + {64'd0, frames_seen_count_incr_i};
+    frames_seen_count_sum_lo = {1'b0, frames_seen_count_d[31:0]} +
+                               {32'd0, frames_seen_count_incr_i};
+    frames_seen_count_inc_hi = {1'b0, frames_seen_count_d[63:32]} + 33'h000000001;
+    frames_seen_count_sum = frames_seen_count_sum_lo[32] ?
+                              {frames_seen_count_inc_hi, frames_seen_count_sum_lo[31:0]} :
+                            {1'b0, frames_seen_count_d[63:32], frames_seen_count_sum_lo[31:0]};
     frames_seen_count_d = frames_seen_count_sum[64] ? 64'hffffffffffffffff :
                           frames_seen_count_sum[63:0];
     if (rd_adv && frames_seen_rsel_q) begin
@@ -792,8 +801,13 @@ module rx_parser_csr (
     end
     // verdict_accept.count [63:0] rc: Accepted frames.
     verdict_accept_count_d = verdict_accept_count_q;
-    verdict_accept_count_sum = {1'b0, verdict_accept_count_d} +
-                               {64'd0, verdict_accept_count_incr_i};
+    verdict_accept_count_sum_lo = {1'b0, verdict_accept_count_d[31:0]} +
+                                  {32'd0, verdict_accept_count_incr_i};
+    verdict_accept_count_inc_hi = {1'b0, verdict_accept_count_d[63:32]} + 33'h000000001;
+    verdict_accept_count_sum = verdict_accept_count_sum_lo[32] ?
+                                 {verdict_accept_count_inc_hi, verdict_accept_count_sum_lo[31:0]} :
+                               {1'b0, verdict_accept_count_d[63:32],
+                                verdict_accept_count_sum_lo[31:0]};
     verdict_accept_count_d = verdict_accept_count_sum[64] ? 64'hffffffffffffffff :
                              verdict_accept_count_sum[63:0];
     if (rd_adv && verdict_accept_rsel_q) begin

@@ -262,6 +262,8 @@ module uar_mlx5 #(
   reg     [1:0]           q_rd_d;
   reg     [3:0]           q_occ_q;
   reg     [3:0]           q_occ_d;
+  reg     [11:0]          q_kind_q;
+  reg     [11:0]          q_kind_d;
   reg                     e1_chk_q;
   reg                     e1_chk_d;
   reg                     bf_busy_q;
@@ -388,12 +390,28 @@ module uar_mlx5 #(
   reg     [7:0]           cs_vf_d;
   reg     [23:0]          cs_qpn_q;
   reg     [23:0]          cs_qpn_d;
-  reg                     cs_fwd_q;
-  reg                     cs_fwd_d;
-  reg     [3:0]           cs_win_q;
-  reg     [3:0]           cs_win_d;
-  reg     [NUM_VF-1:0]    vf_acc;
-  reg     [NUM_VF-1:0]    vf_drop;
+  reg                     cs_drop_not_owner_q;
+  reg                     cs_drop_not_owner_d;
+  reg                     cs_drop_wrong_page_q;
+  reg                     cs_drop_wrong_page_d;
+  reg                     cs_drop_qp_state_q;
+  reg                     cs_drop_qp_state_d;
+  reg                     cs_drop_unmapped_q;
+  reg                     cs_drop_unmapped_d;
+  reg                     cs_drop_pf_only_q;
+  reg                     cs_drop_pf_only_d;
+  reg                     cs_drop_torn_q;
+  reg                     cs_drop_torn_d;
+  reg                     cs_drop_disabled_q;
+  reg                     cs_drop_disabled_d;
+  reg                     cs_cq_db_forwarded_q;
+  reg                     cs_cq_db_forwarded_d;
+  reg                     cs_eq_db_forwarded_q;
+  reg                     cs_eq_db_forwarded_d;
+  reg     [NUM_VF-1:0]    vf_acc_q;
+  reg     [NUM_VF-1:0]    vf_acc_d;
+  reg     [NUM_VF-1:0]    vf_drop_q;
+  reg     [NUM_VF-1:0]    vf_drop_d;
   integer                 vi;
   wire                    unused_ok;              // deliberately unused: software-only CSR outputs,
                                                   // wlast, echoed fields
@@ -575,7 +593,7 @@ module uar_mlx5 #(
   assign h_vf = h[84:77];
   assign h_pf = h[85];
   assign h_reason = h[88:86];
-  assign h_kind = h[91:89];
+  assign h_kind = h_valid ? q_kind_q[q_rd_q * 3 +: 3] : 3'b000;
   assign h_chk = h_kind == 3'b000 || h_kind == 3'b001;
   assign h_fetch = h_valid && h_kind == 3'b000 && db_rsp_valid && db_rsp_ok;
   assign h_bf = h_valid && h_kind == 3'b001 && db_rsp_valid && db_rsp_ok;
@@ -627,13 +645,13 @@ module uar_mlx5 #(
   assign mon_pf = h_pf;
   assign mon_page = h_idx;
   assign mon_qpn = h_qpn;
-  assign csr_int_status_not_owner_set_i = cs_drop_q && cs_reason_q == 3'b001;
-  assign csr_int_status_wrong_page_set_i = cs_drop_q && cs_reason_q == 3'b010;
-  assign csr_int_status_qp_state_set_i = cs_drop_q && cs_reason_q == 3'b011;
-  assign csr_int_status_unmapped_set_i = cs_drop_q && cs_reason_q == 3'b100;
-  assign csr_int_status_pf_only_set_i = cs_drop_q && cs_reason_q == 3'b101;
-  assign csr_int_status_torn_set_i = cs_drop_q && cs_reason_q == 3'b110;
-  assign csr_int_status_disabled_set_i = cs_drop_q && cs_reason_q == 3'b111;
+  assign csr_int_status_not_owner_set_i = cs_drop_not_owner_q;
+  assign csr_int_status_wrong_page_set_i = cs_drop_wrong_page_q;
+  assign csr_int_status_qp_state_set_i = cs_drop_qp_state_q;
+  assign csr_int_status_unmapped_set_i = cs_drop_unmapped_q;
+  assign csr_int_status_pf_only_set_i = cs_drop_pf_only_q;
+  assign csr_int_status_torn_set_i = cs_drop_torn_q;
+  assign csr_int_status_disabled_set_i = cs_drop_disabled_q;
   assign csr_last_drop_reason_we_i = cs_drop_q;
   assign csr_last_drop_reason_d_i = cs_reason_q;
   assign csr_last_drop_page_index_we_i = cs_drop_q;
@@ -644,18 +662,17 @@ module uar_mlx5 #(
   assign csr_last_drop_qpn_qpn_d_i = cs_qpn_q;
   assign csr_db_accepted_count_incr_i = cs_fetch_q;
   assign csr_bf_accepted_count_incr_i = cs_bf_q;
-  assign csr_drop_not_owner_count_incr_i = cs_drop_q && cs_reason_q == 3'b001;
-  assign csr_drop_wrong_page_count_incr_i = cs_drop_q && cs_reason_q == 3'b010;
-  assign csr_drop_qp_state_count_incr_i = cs_drop_q && cs_reason_q == 3'b011;
-  assign csr_drop_unmapped_count_incr_i = cs_drop_q && cs_reason_q == 3'b100;
-  assign csr_drop_pf_only_count_incr_i = cs_drop_q && cs_reason_q == 3'b101;
-  assign csr_drop_torn_count_incr_i = cs_drop_q && cs_reason_q == 3'b110;
-  assign csr_drop_disabled_count_incr_i = cs_drop_q && cs_reason_q == 3'b111;
-  assign csr_cq_db_forwarded_count_incr_i = cs_fwd_q && cs_win_q == 4'b0000;
-  assign csr_eq_db_forwarded_count_incr_i = cs_fwd_q &&
-                                            ((cs_win_q == 4'b0001) | (cs_win_q == 4'b0010));
-  assign csr_vf_doorbells_count_incr_i = vf_acc;
-  assign csr_vf_drops_count_incr_i = vf_drop;
+  assign csr_drop_not_owner_count_incr_i = cs_drop_not_owner_q;
+  assign csr_drop_wrong_page_count_incr_i = cs_drop_wrong_page_q;
+  assign csr_drop_qp_state_count_incr_i = cs_drop_qp_state_q;
+  assign csr_drop_unmapped_count_incr_i = cs_drop_unmapped_q;
+  assign csr_drop_pf_only_count_incr_i = cs_drop_pf_only_q;
+  assign csr_drop_torn_count_incr_i = cs_drop_torn_q;
+  assign csr_drop_disabled_count_incr_i = cs_drop_disabled_q;
+  assign csr_cq_db_forwarded_count_incr_i = cs_cq_db_forwarded_q;
+  assign csr_eq_db_forwarded_count_incr_i = cs_eq_db_forwarded_q;
+  assign csr_vf_doorbells_count_incr_i = vf_acc_q;
+  assign csr_vf_drops_count_incr_i = vf_drop_q;
   assign unused_ok = ^{csr_int_status_not_owner_o, csr_int_status_wrong_page_o,
                        csr_int_status_qp_state_o, csr_int_status_unmapped_o,
                        csr_int_status_pf_only_o, csr_int_status_torn_o, csr_int_status_disabled_o,
@@ -670,7 +687,7 @@ module uar_mlx5 #(
                        csr_eq_db_forwarded_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o,
                        s_axi_wlast, db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], owner[11:8],
                        h_pf, h_win, dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf,
-                       e1_reason, e1_len, e1_win, e1_kind};
+                       e1_reason, e1_len, e1_win, h[91:89], e1_kind};
 
   always @* begin
     // Window decode: shape of the write in the window it starts in
@@ -805,6 +822,7 @@ module uar_mlx5 #(
     q_wr_d = q_wr_q;
     q_rd_d = q_rd_q;
     q_occ_d = q_occ_q;
+    q_kind_d = q_kind_q;
     e1_chk_d = e1_chk_q;
     bf_busy_d = bf_busy_q;
     drain_d = drain_q;
@@ -874,6 +892,7 @@ module uar_mlx5 #(
     // Queue of events in flight through the QPC check
     if (e1_adv) begin
       q_wr_d = q_wr_q + 2'b01;
+      q_kind_d[q_wr_q * 3 +: 3] = e1_kind;
     end
     if (retire) begin
       q_rd_d = q_rd_q + 2'b01;
@@ -915,12 +934,19 @@ module uar_mlx5 #(
     cs_idx_d = h_idx;
     cs_vf_d = h_vf;
     cs_qpn_d = h_qpn;
-    cs_fwd_d = retire && h_fwd;
-    cs_win_d = h_win;
+    cs_drop_not_owner_d = is_drop && drop_reason == 3'b001;
+    cs_drop_wrong_page_d = is_drop && drop_reason == 3'b010;
+    cs_drop_qp_state_d = is_drop && drop_reason == 3'b011;
+    cs_drop_unmapped_d = is_drop && drop_reason == 3'b100;
+    cs_drop_pf_only_d = is_drop && drop_reason == 3'b101;
+    cs_drop_torn_d = is_drop && drop_reason == 3'b110;
+    cs_drop_disabled_d = is_drop && drop_reason == 3'b111;
+    cs_cq_db_forwarded_d = retire && h_fwd && h_win == 4'b0000;
+    cs_eq_db_forwarded_d = retire && h_fwd && ((h_win == 4'b0001) | (h_win == 4'b0010));
     // Per-VF counters
     for (vi = 0; vi < NUM_VF; vi = vi + 1) begin
-      vf_acc[vi] = (cs_fetch_q || cs_bf_q) && cs_vf_q == vi[7:0];
-      vf_drop[vi] = cs_drop_q && cs_vf_q == vi[7:0];
+      vf_acc_d[vi] = retire && (h_fetch || h_bf) && h_vf == vi[7:0];
+      vf_drop_d[vi] = is_drop && h_vf == vi[7:0];
     end
   end
 
@@ -946,6 +972,7 @@ module uar_mlx5 #(
       q_wr_q <= 2'b00;
       q_rd_q <= 2'b00;
       q_occ_q <= 4'b0000;
+      q_kind_q <= 12'h000;
       e1_chk_q <= 1'b1;
       bf_busy_q <= 1'b0;
       drain_q <= 1'b0;
@@ -959,8 +986,17 @@ module uar_mlx5 #(
       cs_idx_q <= 4'b0000;
       cs_vf_q <= 8'h00;
       cs_qpn_q <= 24'h000000;
-      cs_fwd_q <= 1'b0;
-      cs_win_q <= 4'b0000;
+      cs_drop_not_owner_q <= 1'b0;
+      cs_drop_wrong_page_q <= 1'b0;
+      cs_drop_qp_state_q <= 1'b0;
+      cs_drop_unmapped_q <= 1'b0;
+      cs_drop_pf_only_q <= 1'b0;
+      cs_drop_torn_q <= 1'b0;
+      cs_drop_disabled_q <= 1'b0;
+      cs_cq_db_forwarded_q <= 1'b0;
+      cs_eq_db_forwarded_q <= 1'b0;
+      vf_acc_q <= {NUM_VF{1'b0}};
+      vf_drop_q <= {NUM_VF{1'b0}};
     end else begin
       aw_valid_q <= aw_valid_d;
       aw_reason_q <= aw_reason_d;
@@ -982,6 +1018,7 @@ module uar_mlx5 #(
       q_wr_q <= q_wr_d;
       q_rd_q <= q_rd_d;
       q_occ_q <= q_occ_d;
+      q_kind_q <= q_kind_d;
       e1_chk_q <= e1_chk_d;
       bf_busy_q <= bf_busy_d;
       drain_q <= drain_d;
@@ -995,8 +1032,17 @@ module uar_mlx5 #(
       cs_idx_q <= cs_idx_d;
       cs_vf_q <= cs_vf_d;
       cs_qpn_q <= cs_qpn_d;
-      cs_fwd_q <= cs_fwd_d;
-      cs_win_q <= cs_win_d;
+      cs_drop_not_owner_q <= cs_drop_not_owner_d;
+      cs_drop_wrong_page_q <= cs_drop_wrong_page_d;
+      cs_drop_qp_state_q <= cs_drop_qp_state_d;
+      cs_drop_unmapped_q <= cs_drop_unmapped_d;
+      cs_drop_pf_only_q <= cs_drop_pf_only_d;
+      cs_drop_torn_q <= cs_drop_torn_d;
+      cs_drop_disabled_q <= cs_drop_disabled_d;
+      cs_cq_db_forwarded_q <= cs_cq_db_forwarded_d;
+      cs_eq_db_forwarded_q <= cs_eq_db_forwarded_d;
+      vf_acc_q <= vf_acc_d;
+      vf_drop_q <= vf_drop_d;
     end
   end
   always @(posedge clk) begin

@@ -394,9 +394,13 @@ module uar_mlx5_csr #(
   reg  [23:0]          last_drop_qpn_qpn_d;
   reg  [63:0]          db_accepted_count_q;
   reg  [63:0]          db_accepted_count_d;
+  reg  [32:0]          db_accepted_count_sum_lo;   // low 32 bits + step, with carry
+  reg  [32:0]          db_accepted_count_inc_hi;   // high bits + 1, with carry
   reg  [64:0]          db_accepted_count_sum;      // count with carry
   reg  [63:0]          bf_accepted_count_q;
   reg  [63:0]          bf_accepted_count_d;
+  reg  [32:0]          bf_accepted_count_sum_lo;   // low 32 bits + step, with carry
+  reg  [32:0]          bf_accepted_count_inc_hi;   // high bits + 1, with carry
   reg  [64:0]          bf_accepted_count_sum;      // count with carry
   reg  [31:0]          drop_not_owner_count_q;
   reg  [31:0]          drop_not_owner_count_d;
@@ -825,7 +829,12 @@ module uar_mlx5_csr #(
     // db_accepted.count [63:0] rc: 8-byte send doorbells (to `bf_even` or `bf_odd`) that passed
     // every check and produced a WQE-fetch request.
     db_accepted_count_d = db_accepted_count_q;
-    db_accepted_count_sum = {1'b0, db_accepted_count_d} + {64'd0, db_accepted_count_incr_i};
+    db_accepted_count_sum_lo = {1'b0, db_accepted_count_d[31:0]} +
+                               {32'd0, db_accepted_count_incr_i};
+    db_accepted_count_inc_hi = {1'b0, db_accepted_count_d[63:32]} + 33'h000000001;
+    db_accepted_count_sum = db_accepted_count_sum_lo[32] ?
+                              {db_accepted_count_inc_hi, db_accepted_count_sum_lo[31:0]} :
+                            {1'b0, db_accepted_count_d[63:32], db_accepted_count_sum_lo[31:0]};
     db_accepted_count_d = db_accepted_count_sum[64] ? 64'hffffffffffffffff :
                           db_accepted_count_sum[63:0];
     if (rd_adv && db_accepted_rsel_q) begin
@@ -834,7 +843,12 @@ module uar_mlx5_csr #(
     // bf_accepted.count [63:0] rc: Whole-WQE BlueFlame writes that passed every check and were
     // pushed to the send engine.
     bf_accepted_count_d = bf_accepted_count_q;
-    bf_accepted_count_sum = {1'b0, bf_accepted_count_d} + {64'd0, bf_accepted_count_incr_i};
+    bf_accepted_count_sum_lo = {1'b0, bf_accepted_count_d[31:0]} +
+                               {32'd0, bf_accepted_count_incr_i};
+    bf_accepted_count_inc_hi = {1'b0, bf_accepted_count_d[63:32]} + 33'h000000001;
+    bf_accepted_count_sum = bf_accepted_count_sum_lo[32] ?
+                              {bf_accepted_count_inc_hi, bf_accepted_count_sum_lo[31:0]} :
+                            {1'b0, bf_accepted_count_d[63:32], bf_accepted_count_sum_lo[31:0]};
     bf_accepted_count_d = bf_accepted_count_sum[64] ? 64'hffffffffffffffff :
                           bf_accepted_count_sum[63:0];
     if (rd_adv && bf_accepted_rsel_q) begin

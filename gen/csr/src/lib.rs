@@ -1585,6 +1585,35 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                 incr.clone()
             }
         };
+        // Wider than 32 bits: the low 32 bits take the step and the high part's +1 is formed
+        // beside them, chosen by the low part's carry (carry select), so that no carry chain
+        // runs through all the bits. A 64-bit chain was the longest path of the UAR block by
+        // ABC9's delays, and every other path was then mapped against it, deeper (issue 9).
+        let split = (w > 32 && sw <= 32).then(|| {
+            let lo = cat(&p, "_sum_lo", "");
+            let hi = cat(&p, "_inc_hi", "");
+            out.decls.push(V::Decl(
+                Decl::reg(lo.clone(), Range::bits(33)).comment("low 32 bits + step, with carry"),
+            ));
+            out.decls.push(V::Decl(
+                Decl::reg(hi.clone(), Range::bits(w - 31)).comment("high bits + 1, with carry"),
+            ));
+            c.push(Stmt::assign(
+                id(lo.clone()),
+                Expr::plus(
+                    Expr::concat(vec![Expr::zero(1), d.clone().bits(31, 0)]),
+                    Expr::concat(vec![Expr::zero(33 - sw), incr.clone()]),
+                ),
+            ));
+            c.push(Stmt::assign(
+                id(hi.clone()),
+                Expr::plus(
+                    Expr::concat(vec![Expr::zero(1), d.clone().bits(w - 1, 32)]),
+                    Expr::num(w - 31, 1),
+                ),
+            ));
+            (lo, hi)
+        });
         if cnt.saturate {
             let sum = cat(&p, "_sum", "");
             out.decls.push(
@@ -1593,7 +1622,20 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
             );
             c.push(Stmt::assign(
                 id(sum.clone()),
-                Expr::plus(Expr::concat(vec![Expr::zero(1), d.clone()]), widened(w + 1)),
+                match &split {
+                    Some((lo, hi)) => Expr::ternary(
+                        id(lo.clone()).index(Expr::int(32)),
+                        Expr::concat(vec![id(hi.clone()), id(lo.clone()).bits(31, 0)]),
+                        Expr::concat(vec![
+                            Expr::zero(1),
+                            d.clone().bits(w - 1, 32),
+                            id(lo.clone()).bits(31, 0),
+                        ]),
+                    ),
+                    None => {
+                        Expr::plus(Expr::concat(vec![Expr::zero(1), d.clone()]), widened(w + 1))
+                    }
+                },
             ));
             c.push(Stmt::assign(
                 d.clone(),
@@ -1601,6 +1643,18 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                     id(sum.clone()).index(Expr::int(i64::from(w))),
                     Expr::ones(w),
                     id(sum).bits(w - 1, 0),
+                ),
+            ));
+        } else if let Some((lo, hi)) = &split {
+            c.push(Stmt::assign(
+                d.clone(),
+                Expr::ternary(
+                    id(lo.clone()).index(Expr::int(32)),
+                    Expr::concat(vec![
+                        id(hi.clone()).bits(w - 33, 0),
+                        id(lo.clone()).bits(31, 0),
+                    ]),
+                    Expr::concat(vec![d.clone().bits(w - 1, 32), id(lo.clone()).bits(31, 0)]),
                 ),
             ));
         } else {

@@ -698,6 +698,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // (the QPC answer, the head's kind, fetch_ready), and no comparator before the AW/W
     // handshake (through `ev_room`). Stage 1's "needs the QPC check" is a flop too.
     g.flop("q_occ", 4, Some(n(4, 0)));
+    // The queued events' kinds, also kept in flops beside q_mem (3 bits per entry): the retire
+    // decision starts from a 4:1 select of flops, whose delay ABC9 sees, instead of from the
+    // LUT RAM's read, which it takes as free and so mapped the rest of that path one LUT
+    // deeper (`q_mem` address -> `q_occ_q`, `mon_reason`: 7 levels).
+    g.flop("q_kind", 12, Some(n(12, 0)));
     g.flop("e1_chk", 1, Some(b1(K_DB == 0 || K_BF == 0)));
     g.flop("bf_busy", 1, Some(b1(false)));
     g.flop("drain", 1, Some(b1(false)));
@@ -1271,8 +1276,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "queue head; zero while the queue is empty",
     );
     for (name, w) in EV {
-        g.wire(&format!("h_{name}"), w, ev_field("h", name));
+        if name != "kind" {
+            g.wire(&format!("h_{name}"), w, ev_field("h", name));
+        }
     }
+    let kind_at = Expr::bin(BinOp::Mul, id("q_rd_q"), Expr::int(3));
+    g.wire(
+        "h_kind",
+        3,
+        Expr::ternary(
+            id("h_valid"),
+            id("q_kind_q").part(kind_at, Expr::int(3)),
+            n(3, 0),
+        ),
+    );
     g.wire(
         "h_chk",
         1,
@@ -1486,7 +1503,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     ));
     c.push(Stmt::if_(
         id("e1_adv"),
-        vec![set("q_wr_d", Expr::plus(id("q_wr_q"), n(2, 1)))],
+        vec![
+            set("q_wr_d", Expr::plus(id("q_wr_q"), n(2, 1))),
+            Stmt::assign(
+                id("q_kind_d").part(
+                    Expr::bin(BinOp::Mul, id("q_wr_q"), Expr::int(3)),
+                    Expr::int(3),
+                ),
+                id("e1_kind"),
+            ),
+        ],
     ));
     c.push(Stmt::if_(
         id("retire"),
@@ -1575,18 +1601,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.comb.push(Stmt::Comment(
         "CSR event stage: the retired event, one cycle later".into(),
     ));
-    let mut cs = vec![
-        ("fetch", 1, Expr::and(id("retire"), id("h_fetch"))),
-        ("bf", 1, Expr::and(id("retire"), id("h_bf"))),
-        ("drop", 1, id("is_drop")),
-        ("reason", 3, id("drop_reason")),
-        ("idx", 4, id("h_idx")),
-        ("vf", 8, id("h_vf")),
-        ("qpn", 24, id("h_qpn")),
+    let mut cs: Vec<(String, u32, Expr)> = vec![
+        ("fetch".into(), 1, Expr::and(id("retire"), id("h_fetch"))),
+        ("bf".into(), 1, Expr::and(id("retire"), id("h_bf"))),
+        ("drop".into(), 1, id("is_drop")),
+        ("reason".into(), 3, id("drop_reason")),
+        ("idx".into(), 4, id("h_idx")),
+        ("vf".into(), 8, id("h_vf")),
+        ("qpn".into(), 24, id("h_qpn")),
     ];
-    if !fwd_counters.is_empty() {
-        cs.push(("fwd", 1, Expr::and(id("retire"), id("h_fwd"))));
-        cs.push(("win", 4, id("h_win")));
+    // Each drop counter's and forward counter's strobe is a flop of its own (decoded from the
+    // retiring event, not from `cs_reason_q`/the window afterwards), so the counters' carry
+    // chains start at a flop: a compare in front of a 32-bit chain set ABC9's critical delay.
+    for (name, v) in &reasons {
+        cs.push((
+            format!("drop_{}", name.to_ascii_lowercase()),
+            1,
+            Expr::and(id("is_drop"), Expr::eq(id("drop_reason"), n(3, *v))),
+        ));
+    }
+    for (reg, ks) in &fwd_counters {
+        if csr_has(&format!("{reg}_count_incr_i")) {
+            cs.push((
+                reg.clone(),
+                1,
+                Expr::all(vec![
+                    id("retire"),
+                    id("h_fwd"),
+                    Expr::any_of(
+                        ks.iter().map(|k| Expr::eq(id("h_win"), n(4, *k))).collect(),
+                        b1(false),
+                    ),
+                ]),
+            ));
+        }
     }
     for (name, w, d) in cs {
         let q = format!("cs_{name}_q");
@@ -1600,14 +1648,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         });
         g.comb.push(set(&dn, d));
     }
-    // Per-VF counter strobes: one comparator per VF on the registered 8-bit VF (two LUT
-    // levels at any NUM_VF; a VF at or above NUM_VF matches none).
-    g.reg("vf_acc", Some(Range::width(id("NUM_VF"))));
-    g.reg("vf_drop", Some(Range::width(id("NUM_VF"))));
+    // Per-VF counter strobes, registered beside the CSR event stage: one comparator per VF on
+    // the retiring event's VF, so the counters' adders start from a flop rather than from a
+    // compare of `cs_vf_q` (which put two LUT levels before each 32-bit carry chain: the
+    // longest path by ABC9's delays at 64 VFs). A VF at or above NUM_VF matches none.
+    for name in ["vf_acc", "vf_drop"] {
+        g.reg(&format!("{name}_q"), Some(Range::width(id("NUM_VF"))));
+        g.reg(&format!("{name}_d"), Some(Range::width(id("NUM_VF"))));
+        g.flops.push(Flop {
+            q: id(format!("{name}_q")),
+            d: id(format!("{name}_d")),
+            reset: Some(Expr::repl(id("NUM_VF"), b1(false))),
+        });
+    }
     let mut vi = Decl::reg("vi", None);
     vi.kind = verilog_ast::Kind::Integer;
     g.decls.push(V::Decl(vi));
-    let hit = Expr::eq(id("cs_vf_q"), id("vi").bits(7, 0));
+    let hit = Expr::eq(id("h_vf"), id("vi").bits(7, 0));
     let c = &mut g.comb;
     c.push(Stmt::Comment("Per-VF counters".into()));
     c.push(Stmt::for_(
@@ -1616,12 +1673,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("NUM_VF"),
         vec![
             Stmt::assign(
-                id("vf_acc").index(id("vi")),
-                Expr::and(Expr::or(id("cs_fetch_q"), id("cs_bf_q")), hit.clone()),
+                id("vf_acc_d").index(id("vi")),
+                Expr::all(vec![
+                    id("retire"),
+                    Expr::or(id("h_fetch"), id("h_bf")),
+                    hit.clone(),
+                ]),
             ),
             Stmt::assign(
-                id("vf_drop").index(id("vi")),
-                Expr::and(id("cs_drop_q"), hit),
+                id("vf_drop_d").index(id("vi")),
+                Expr::and(id("is_drop"), hit),
             ),
         ],
     ));
@@ -1763,30 +1824,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ("last_drop_vf_d_i".into(), id("cs_vf_q")),
         ("last_drop_qpn_qpn_we_i".into(), id("cs_drop_q")),
         ("last_drop_qpn_qpn_d_i".into(), id("cs_qpn_q")),
-        ("vf_doorbells_count_incr_i".into(), id("vf_acc")),
-        ("vf_drops_count_incr_i".into(), id("vf_drop")),
+        ("vf_doorbells_count_incr_i".into(), id("vf_acc_q")),
+        ("vf_drops_count_incr_i".into(), id("vf_drop_q")),
     ];
-    for (name, v) in &reasons {
+    for (name, _) in &reasons {
         let low = name.to_ascii_lowercase();
-        let hit = Expr::and(id("cs_drop_q"), Expr::eq(id("cs_reason_q"), n(3, *v)));
+        let hit = id(format!("cs_drop_{low}_q"));
         hw.push((format!("drop_{low}_count_incr_i"), hit.clone()));
         hw.push((format!("int_status_{low}_set_i"), hit));
     }
-    for (reg, ks) in &fwd_counters {
+    for (reg, _) in &fwd_counters {
         let port = format!("{reg}_count_incr_i");
         if csr_has(&port) {
-            hw.push((
-                port,
-                Expr::and(
-                    id("cs_fwd_q"),
-                    Expr::any_of(
-                        ks.iter()
-                            .map(|k| Expr::eq(id("cs_win_q"), n(4, *k)))
-                            .collect(),
-                        b1(false),
-                    ),
-                ),
-            ));
+            hw.push((port, id(format!("cs_{reg}_q"))));
         }
     }
     let mut unused = Vec::new();
@@ -1846,6 +1896,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("e1_reason"),
         id("e1_len"),
         id("e1_win"),
+        // The head's kind is read from q_kind_q.
+        ev_field("h", "kind"),
         // Stage 1's "needs the QPC check" is the flop e1_chk_q, stored with the event.
         id("e1_kind"),
     ]);
