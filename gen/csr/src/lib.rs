@@ -1592,12 +1592,10 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         let split = (w > 32 && sw <= 32).then(|| {
             let lo = cat(&p, "_sum_lo", "");
             let hi = cat(&p, "_inc_hi", "");
-            out.decls.push(V::Decl(
-                Decl::reg(lo.clone(), Range::bits(33)).comment("low 32 bits + step, with carry"),
-            ));
-            out.decls.push(V::Decl(
-                Decl::reg(hi.clone(), Range::bits(w - 31)).comment("high bits + 1, with carry"),
-            ));
+            out.decls
+                .push_reg(&lo, 33, Some("low 32 bits + step, with carry"));
+            out.decls
+                .push_reg(&hi, w - 31, Some("high bits + 1, with carry"));
             c.push(Stmt::assign(
                 id(lo.clone()),
                 Expr::plus(
