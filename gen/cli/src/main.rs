@@ -827,7 +827,17 @@ fn map_outputs(
             jobs.map(|job| s.spawn(move || vec![job()])).collect()
         } else {
             let turns: Vec<Job> = jobs.collect();
-            vec![s.spawn(move || turns.into_iter().map(|job| job()).collect())]
+            let failed = &failed;
+            // A generator that panics loses its own output, not the turns before or after it
+            // (whose staged files are then discarded with the rest).
+            let take_turns = move || {
+                let turn = |job: Job| {
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job))
+                        .unwrap_or_else(|_| failed())
+                };
+                turns.into_iter().map(turn).collect()
+            };
+            vec![s.spawn(take_turns)]
         };
         let mut outputs = Vec::new();
         if let Some(t) = csr {
