@@ -59,7 +59,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<String, NameClash> {
 /// Two passes over the map: the definitions, then the layout checks, which must follow every
 /// definition they name. The first pass keeps only hashes of the names it defines; a hash
 /// seen twice (a clash, or two names of the same hash) sends the map through
-/// [`exact_clashes`], which keeps the definitions and compares the names themselves.
+/// an exact pass, which keeps the definitions and compares the names themselves.
 pub fn generate_to(
     map: &RegMap,
     opts: &Options,
