@@ -619,8 +619,47 @@ module rx_parser (
   wire          pay_we1;
   wire [2:0]    pay_wa1;
   wire [576:0]  pay_wd1;
-  wire          view_tag12;       // an 802.1Q tag at byte 12
-  wire          view_tag16;       // an 802.1Q tag at byte 16
+  reg           hdr_tag12_q;      // an 802.1Q tag (TPID 0x8100) at byte 12; kept with hdr_q
+  reg           hdr_tag12_d;
+  wire          view_tag12;       // an 802.1Q tag (TPID 0x8100) at byte 12, as `view` reads
+  reg           hdr_tag16_q;      // an 802.1Q tag at byte 16 (the second one behind tag12); kept
+                                  // with hdr_q
+  reg           hdr_tag16_d;
+  wire          view_tag16;       // an 802.1Q tag at byte 16 (the second one behind tag12), as
+                                  // `view` reads
+  reg           hdr_v4_12_q;      // IPv4 ethertype at byte 12 (no tag); kept with hdr_q
+  reg           hdr_v4_12_d;
+  wire          view_v4_12;       // IPv4 ethertype at byte 12 (no tag), as `view` reads
+  reg           hdr_v4_16_q;      // IPv4 ethertype at byte 16 (one tag); kept with hdr_q
+  reg           hdr_v4_16_d;
+  wire          view_v4_16;       // IPv4 ethertype at byte 16 (one tag), as `view` reads
+  reg           hdr_v4_20_q;      // IPv4 ethertype at byte 20 (two tags); kept with hdr_q
+  reg           hdr_v4_20_d;
+  wire          view_v4_20;       // IPv4 ethertype at byte 20 (two tags), as `view` reads
+  reg           hdr_v6_12_q;      // IPv6 ethertype at byte 12 (no tag); kept with hdr_q
+  reg           hdr_v6_12_d;
+  wire          view_v6_12;       // IPv6 ethertype at byte 12 (no tag), as `view` reads
+  reg           hdr_v6_16_q;      // IPv6 ethertype at byte 16 (one tag); kept with hdr_q
+  reg           hdr_v6_16_d;
+  wire          view_v6_16;       // IPv6 ethertype at byte 16 (one tag), as `view` reads
+  reg           hdr_v6_20_q;      // IPv6 ethertype at byte 20 (two tags); kept with hdr_q
+  reg           hdr_v6_20_d;
+  wire          view_v6_20;       // IPv6 ethertype at byte 20 (two tags), as `view` reads
+  reg  [9:0]    hdr_ihl0_gt_q;    // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k;
+                                  // kept with hdr_q
+  reg  [9:0]    hdr_ihl0_gt_d;
+  wire [9:0]    view_ihl0_gt;     // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k,
+                                  // as `view` reads
+  reg  [9:0]    hdr_ihl1_gt_q;    // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k;
+                                  // kept with hdr_q
+  reg  [9:0]    hdr_ihl1_gt_d;
+  wire [9:0]    view_ihl1_gt;     // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k,
+                                  // as `view` reads
+  reg  [9:0]    hdr_ihl2_gt_q;    // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 +
+                                  // k; kept with hdr_q
+  reg  [9:0]    hdr_ihl2_gt_d;
+  wire [9:0]    view_ihl2_gt;     // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 +
+                                  // k, as `view` reads
   reg           s1_valid_q;
   reg           s1_valid_d;
   reg  [975:0]  s1_hdr_q;
@@ -2377,8 +2416,43 @@ module rx_parser (
   assign pay_we1 = pay_wp_q[0] ? pay_n != 2'b00 : pay_n == 2'd2;
   assign pay_wa1 = pay_wp_q[0] ? pay_wp_q[3:1] : pay_wp1[3:1];
   assign pay_wd1 = pay_wp_q[0] ? pay_e0 : pay_e1;
-  assign view_tag12 = {view[103:96], view[111:104]} == 16'h8100;
-  assign view_tag16 = {view[135:128], view[143:136]} == 16'h8100;
+  assign view_tag12 = view_at_q[0] ? {dly_tdata[103:96], dly_tdata[111:104]} == 16'h8100 :
+                      hdr_tag12_q;
+  assign view_tag16 = view_at_q[0] ? {dly_tdata[135:128], dly_tdata[143:136]} == 16'h8100 :
+                      hdr_tag16_q;
+  assign view_v4_12 = view_at_q[0] ? {dly_tdata[103:96], dly_tdata[111:104]} == 16'h0800 :
+                      hdr_v4_12_q;
+  assign view_v4_16 = view_at_q[0] ? {dly_tdata[135:128], dly_tdata[143:136]} == 16'h0800 :
+                      hdr_v4_16_q;
+  assign view_v4_20 = view_at_q[0] ? {dly_tdata[167:160], dly_tdata[175:168]} == 16'h0800 :
+                      hdr_v4_20_q;
+  assign view_v6_12 = view_at_q[0] ? {dly_tdata[103:96], dly_tdata[111:104]} == 16'h86dd :
+                      hdr_v6_12_q;
+  assign view_v6_16 = view_at_q[0] ? {dly_tdata[135:128], dly_tdata[143:136]} == 16'h86dd :
+                      hdr_v6_16_q;
+  assign view_v6_20 = view_at_q[0] ? {dly_tdata[167:160], dly_tdata[175:168]} == 16'h86dd :
+                      hdr_v6_20_q;
+  assign view_ihl0_gt = view_at_q[0] ?
+                          {dly_tdata[115:112] > 4'd14, dly_tdata[115:112] > 4'd13,
+                           dly_tdata[115:112] > 4'd12, dly_tdata[115:112] > 4'd11,
+                           dly_tdata[115:112] > 4'd10, dly_tdata[115:112] > 4'd9,
+                           dly_tdata[115:112] > 4'd8, dly_tdata[115:112] > 4'd7,
+                           dly_tdata[115:112] > 4'd6, dly_tdata[115:112] > 4'd5} :
+                        hdr_ihl0_gt_q;
+  assign view_ihl1_gt = view_at_q[0] ?
+                          {dly_tdata[147:144] > 4'd14, dly_tdata[147:144] > 4'd13,
+                           dly_tdata[147:144] > 4'd12, dly_tdata[147:144] > 4'd11,
+                           dly_tdata[147:144] > 4'd10, dly_tdata[147:144] > 4'd9,
+                           dly_tdata[147:144] > 4'd8, dly_tdata[147:144] > 4'd7,
+                           dly_tdata[147:144] > 4'd6, dly_tdata[147:144] > 4'd5} :
+                        hdr_ihl1_gt_q;
+  assign view_ihl2_gt = view_at_q[0] ?
+                          {dly_tdata[179:176] > 4'd14, dly_tdata[179:176] > 4'd13,
+                           dly_tdata[179:176] > 4'd12, dly_tdata[179:176] > 4'd11,
+                           dly_tdata[179:176] > 4'd10, dly_tdata[179:176] > 4'd9,
+                           dly_tdata[179:176] > 4'd8, dly_tdata[179:176] > 4'd7,
+                           dly_tdata[179:176] > 4'd6, dly_tdata[179:176] > 4'd5} :
+                        hdr_ihl2_gt_q;
   assign s1_vlan1 = s1_tag12_q;
   assign s1_vlan2 = s1_tag12_q && s1_tag16_q;
   assign s1_ipv4 = s1_vlan2 ? s1_v4_20_q : s1_vlan1 ? s1_v4_16_q : s1_v4_12_q;
@@ -3415,6 +3489,30 @@ module rx_parser (
       pay_res_d = pay_rot;
       pay_seen_d = !dly_tlast && pay_frame;
     end
+    hdr_tag12_d = hdr_tag12_q;
+    hdr_tag16_d = hdr_tag16_q;
+    hdr_v4_12_d = hdr_v4_12_q;
+    hdr_v4_16_d = hdr_v4_16_q;
+    hdr_v4_20_d = hdr_v4_20_q;
+    hdr_v6_12_d = hdr_v6_12_q;
+    hdr_v6_16_d = hdr_v6_16_q;
+    hdr_v6_20_d = hdr_v6_20_q;
+    hdr_ihl0_gt_d = hdr_ihl0_gt_q;
+    hdr_ihl1_gt_d = hdr_ihl1_gt_q;
+    hdr_ihl2_gt_d = hdr_ihl2_gt_q;
+    if (take) begin
+      hdr_tag12_d = view_tag12;
+      hdr_tag16_d = view_tag16;
+      hdr_v4_12_d = view_v4_12;
+      hdr_v4_16_d = view_v4_16;
+      hdr_v4_20_d = view_v4_20;
+      hdr_v6_12_d = view_v6_12;
+      hdr_v6_16_d = view_v6_16;
+      hdr_v6_20_d = view_v6_20;
+      hdr_ihl0_gt_d = view_ihl0_gt;
+      hdr_ihl1_gt_d = view_ihl1_gt;
+      hdr_ihl2_gt_d = view_ihl2_gt;
+    end
     // stage s1: the frame whose tlast beat was taken
     s1_valid_d = s1_valid_q;
     s1_hdr_d = s1_hdr_q;
@@ -3438,55 +3536,54 @@ module rx_parser (
       s1_crc_ok_d = dly_crc_ok;
       s1_tuser_d = dly_tuser;
       s1_pay_d = pay_frame;
-      s1_tag12_d = {view[103:96], view[111:104]} == 16'h8100;
-      s1_tag16_d = {view[135:128], view[143:136]} == 16'h8100;
-      s1_v4_12_d = {view[103:96], view[111:104]} == 16'h0800;
-      s1_v4_16_d = {view[135:128], view[143:136]} == 16'h0800;
-      s1_v4_20_d = {view[167:160], view[175:168]} == 16'h0800;
-      s1_v6_12_d = {view[103:96], view[111:104]} == 16'h86dd;
-      s1_v6_16_d = {view[135:128], view[143:136]} == 16'h86dd;
-      s1_v6_20_d = {view[167:160], view[175:168]} == 16'h86dd;
-      s1_csw_in_d = {view_tag12 && view_tag16 && view[179:176] > 4'd14,
-                     view_tag12 && view_tag16 && view[179:176] > 4'd14,
-                     view_tag12 && (view_tag16 ? view[179:176] > 4'd13 : view[147:144] > 4'd14),
-                     view_tag12 && (view_tag16 ? view[179:176] > 4'd13 : view[147:144] > 4'd14),
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd12 : view[147:144] > 4'd13) :
-                     view[115:112] > 4'd14,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd12 : view[147:144] > 4'd13) :
-                     view[115:112] > 4'd14,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd11 : view[147:144] > 4'd12) :
-                     view[115:112] > 4'd13,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd11 : view[147:144] > 4'd12) :
-                     view[115:112] > 4'd13,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd10 : view[147:144] > 4'd11) :
-                     view[115:112] > 4'd12,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd10 : view[147:144] > 4'd11) :
-                     view[115:112] > 4'd12,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd9 : view[147:144] > 4'd10) :
-                     view[115:112] > 4'd11,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd9 : view[147:144] > 4'd10) :
-                     view[115:112] > 4'd11,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd8 : view[147:144] > 4'd9) :
-                     view[115:112] > 4'd10,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd8 : view[147:144] > 4'd9) :
-                     view[115:112] > 4'd10,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd7 : view[147:144] > 4'd8) :
-                     view[115:112] > 4'd9,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd7 : view[147:144] > 4'd8) :
-                     view[115:112] > 4'd9,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd6 : view[147:144] > 4'd7) :
-                     view[115:112] > 4'd8,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd6 : view[147:144] > 4'd7) :
-                     view[115:112] > 4'd8,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd5 : view[147:144] > 4'd6) :
-                     view[115:112] > 4'd7,
-                     view_tag12 ? (view_tag16 ? view[179:176] > 4'd5 : view[147:144] > 4'd6) :
-                     view[115:112] > 4'd7,
-                     view_tag12 ? view_tag16 || view[147:144] > 4'd5 : view[115:112] > 4'd6,
-                     view_tag12 ? view_tag16 || view[147:144] > 4'd5 : view[115:112] > 4'd6,
-                     view_tag12 || view[115:112] > 4'd5, view_tag12 || view[115:112] > 4'd5, 1'b1,
-                     1'b1, 1'b1, 1'b1, 1'b1, 1'b1, !view_tag12 || !view_tag16,
-                     !view_tag12 || !view_tag16, !view_tag12, !view_tag12};
+      s1_tag12_d = view_tag12;
+      s1_tag16_d = view_tag16;
+      s1_v4_12_d = view_v4_12;
+      s1_v4_16_d = view_v4_16;
+      s1_v4_20_d = view_v4_20;
+      s1_v6_12_d = view_v6_12;
+      s1_v6_16_d = view_v6_16;
+      s1_v6_20_d = view_v6_20;
+      s1_csw_in_d = {view_tag12 && view_tag16 && view_ihl2_gt[9],
+                     view_tag12 && view_tag16 && view_ihl2_gt[9],
+                     view_tag12 && (view_tag16 ? view_ihl2_gt[8] : view_ihl1_gt[9]),
+                     view_tag12 && (view_tag16 ? view_ihl2_gt[8] : view_ihl1_gt[9]),
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[7] : view_ihl1_gt[8]) :
+                     view_ihl0_gt[9],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[7] : view_ihl1_gt[8]) :
+                     view_ihl0_gt[9],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[6] : view_ihl1_gt[7]) :
+                     view_ihl0_gt[8],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[6] : view_ihl1_gt[7]) :
+                     view_ihl0_gt[8],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[5] : view_ihl1_gt[6]) :
+                     view_ihl0_gt[7],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[5] : view_ihl1_gt[6]) :
+                     view_ihl0_gt[7],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[4] : view_ihl1_gt[5]) :
+                     view_ihl0_gt[6],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[4] : view_ihl1_gt[5]) :
+                     view_ihl0_gt[6],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[3] : view_ihl1_gt[4]) :
+                     view_ihl0_gt[5],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[3] : view_ihl1_gt[4]) :
+                     view_ihl0_gt[5],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[2] : view_ihl1_gt[3]) :
+                     view_ihl0_gt[4],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[2] : view_ihl1_gt[3]) :
+                     view_ihl0_gt[4],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[1] : view_ihl1_gt[2]) :
+                     view_ihl0_gt[3],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[1] : view_ihl1_gt[2]) :
+                     view_ihl0_gt[3],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[0] : view_ihl1_gt[1]) :
+                     view_ihl0_gt[2],
+                     view_tag12 ? (view_tag16 ? view_ihl2_gt[0] : view_ihl1_gt[1]) :
+                     view_ihl0_gt[2], view_tag12 ? view_tag16 || view_ihl1_gt[0] : view_ihl0_gt[1],
+                     view_tag12 ? view_tag16 || view_ihl1_gt[0] : view_ihl0_gt[1],
+                     view_tag12 || view_ihl0_gt[0], view_tag12 || view_ihl0_gt[0], 1'b1, 1'b1, 1'b1,
+                     1'b1, 1'b1, 1'b1, !view_tag12 || !view_tag16, !view_tag12 || !view_tag16,
+                     !view_tag12, !view_tag12};
     end
     // stage s1b: the frame's IP/UDP windows and checksum partial sums
     s1b_valid_d = s1b_valid_q;
@@ -4493,6 +4590,17 @@ module rx_parser (
     ic7_pay_first_q <= ic7_pay_first_d;
     ic7_pay_rot_q <= ic7_pay_rot_d;
     pay_res_q <= pay_res_d;
+    hdr_tag12_q <= hdr_tag12_d;
+    hdr_tag16_q <= hdr_tag16_d;
+    hdr_v4_12_q <= hdr_v4_12_d;
+    hdr_v4_16_q <= hdr_v4_16_d;
+    hdr_v4_20_q <= hdr_v4_20_d;
+    hdr_v6_12_q <= hdr_v6_12_d;
+    hdr_v6_16_q <= hdr_v6_16_d;
+    hdr_v6_20_q <= hdr_v6_20_d;
+    hdr_ihl0_gt_q <= hdr_ihl0_gt_d;
+    hdr_ihl1_gt_q <= hdr_ihl1_gt_d;
+    hdr_ihl2_gt_q <= hdr_ihl2_gt_d;
     s1_hdr_q <= s1_hdr_d;
     s1_len_q <= s1_len_d;
     s1_crc_ok_q <= s1_crc_ok_d;

@@ -494,14 +494,65 @@ fn enum_value(map: &RegMap, e: &str, name: &str) -> Result<u64, RxParserError> {
 }
 
 /// Whether the frame's 16-bit word `wj` (from byte 0) lies in the IPv4 header behind `t`
-/// tags whose IHL nibble is `ihl`: its words 0-9 do (IHL >= 5 or the frame is dropped before
-/// the checksum check, NOT_ROCE), word i >= 10 when IHL > i / 2.
-fn csum_word_in(wj: u32, t: u32, ihl: Expr) -> Expr {
+/// tags, given `ihl_gt(k)`, the flag "its IHL nibble > k" (k in `IHL_GT`): its words 0-9 do
+/// (IHL >= 5 or the frame is dropped before the checksum check, NOT_ROCE), word i >= 10
+/// when IHL > i / 2.
+fn csum_word_in(wj: u32, t: u32, ihl_gt: impl Fn(u32) -> Expr) -> Expr {
     match wj.checked_sub(CSUM_FIRST_WORD + 2 * t) {
         Some(0..10) => b1(true),
-        Some(i @ 10..30) => Expr::bin(BinOp::Gt, ihl, d(4, u64::from(i / 2))),
+        Some(i @ 10..30) => ihl_gt(i / 2),
         _ => b1(false),
     }
+}
+
+/// The IHL thresholds `csum_word_in` asks about (IHL > 5 .. IHL > 14).
+const IHL_GT: std::ops::Range<u32> = 5..15;
+
+/// A flag of the header capture (issue 9: compared from `view` in front of stage 1, the tag
+/// compares, the IHL nibbles and the checksum mask's pick were 7 LUT levels): `from_beat`
+/// compares the field at frame bytes `[at, last]` where it stands in the beat taken
+/// (`dly_tdata`, the field in one beat; its argument gives bits `[hi:lo]` of a frame byte),
+/// and the flag is kept with the capture; so `view_{name}` is the taken beat's compare or
+/// the kept flag, as `view` is the beat's bytes or the kept ones. Returns the flag's load
+/// on `take`.
+#[allow(clippy::too_many_arguments)]
+fn view_flag(
+    g: &mut Gen,
+    w8: u32,
+    name: &str,
+    w: u32,
+    at: u32,
+    last: u32,
+    from_beat: impl Fn(&dyn Fn(u32, u32, u32) -> Expr) -> Expr,
+    what: &str,
+) -> Stmt {
+    let chunk = at / w8;
+    assert_eq!(last / w8, chunk, "{name}: the field lies in one beat");
+    let lane_bits = |p: u32, hi: u32, lo: u32| {
+        let base = 8 * (p - chunk * w8);
+        id("dly_tdata").bits(base + hi, base + lo)
+    };
+    g.flop_c(
+        &format!("hdr_{name}"),
+        w,
+        None,
+        &format!("{what}; kept with hdr_q"),
+    );
+    g.wire_c(
+        &format!("view_{name}"),
+        w,
+        Expr::ternary(
+            id("view_at_q").index(Expr::int(i64::from(chunk))),
+            from_beat(&lane_bits),
+            id(format!("hdr_{name}_q")),
+        ),
+        &format!("{what}, as `view` reads"),
+    );
+    g.comb.push(Stmt::assign(
+        id(format!("hdr_{name}_d")),
+        id(format!("hdr_{name}_q")),
+    ));
+    Stmt::assign(id(format!("hdr_{name}_d")), id(format!("view_{name}")))
 }
 
 /// `c ? x : y` for 1-bit `x`, `y`, without the constant arms: `c && y`, `!c || x`, ...
@@ -1036,26 +1087,57 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("pay".into(), 1, id("pay_frame")),
     ];
     let mut notes = Vec::new();
+    let mut flag_loads = Vec::new();
     for (at, v, name, what) in icrc::ET_FLAGS {
-        s1.push((name.into(), 1, Expr::eq(be("view", at, 2), n(16, v))));
+        flag_loads.push(view_flag(
+            &mut g,
+            w8,
+            name,
+            1,
+            at,
+            at + 1,
+            |b| Expr::eq(Expr::concat(vec![b(at, 7, 0), b(at + 1, 7, 0)]), n(16, v)),
+            what,
+        ));
+        s1.push((name.into(), 1, id(format!("view_{name}"))));
         notes.push((name.to_string(), what.to_string()));
     }
-    // The checksum's word mask (issue 9: decoded in stage 1b it was 2 of its LUT levels).
-    for at in [12, 16] {
-        g.wire_c(
-            &format!("view_tag{at}"),
-            1,
-            Expr::eq(be("view", at, 2), n(16, 0x8100)),
-            &format!("an 802.1Q tag at byte {at}"),
-        );
+    // The checksum's word mask (issue 9: decoded in stage 1b it was 2 of its LUT levels),
+    // from the IHL behind 0-2 tags as thermometers.
+    let ngt = IHL_GT.len() as u32;
+    for t in 0..3 {
+        let at = 14 + 4 * t;
+        let tags = ["no tag", "one tag", "two tags"][t as usize];
+        flag_loads.push(view_flag(
+            &mut g,
+            w8,
+            &format!("ihl{t}_gt"),
+            ngt,
+            at,
+            at,
+            |b| {
+                Expr::concat(
+                    IHL_GT
+                        .rev()
+                        .map(|k| gt(b(at, 3, 0), d(4, u64::from(k))))
+                        .collect(),
+                )
+            },
+            &format!(
+                "bit k: the IHL nibble at byte {at} (IPv4 behind {tags}) > {} + k",
+                IHL_GT.start
+            ),
+        ));
     }
+    g.comb.push(Stmt::if_(id("take"), flag_loads));
     let view_tag = |at: u32| id(format!("view_tag{at}"));
     let csw_in: Vec<Expr> = (CSUM_FIRST_WORD..CSUM_END_WORD)
         .rev()
         .map(|wj| {
             let [a, b, c] = [0, 1, 2].map(|t| {
-                let nib = id("view").bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8);
-                csum_word_in(wj, t, nib)
+                csum_word_in(wj, t, |k| {
+                    id(format!("view_ihl{t}_gt")).index(Expr::int(i64::from(k - IHL_GT.start)))
+                })
             });
             bit_mux(view_tag(12), bit_mux(view_tag(16), c, b), a)
         })
