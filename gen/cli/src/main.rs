@@ -277,8 +277,7 @@ fn load_all(paths: &[PathBuf], format: Format) -> Result<Option<Vec<RegMap>>> {
     let mut maps = Vec::new();
     let mut ok = true;
     for p in paths {
-        // The process ends after its command: the YAML trees need not be freed.
-        match rdmagen_regmap::load_leaking_tree(p) {
+        match rdmagen_regmap::load(p) {
             Ok(m) => maps.push(m),
             Err(LoadError::Io { path, source }) => {
                 return Err(source).with_context(|| format!("cannot read {path}"));

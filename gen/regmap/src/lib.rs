@@ -38,24 +38,16 @@ use diag::Sink;
 
 /// Validates map text. `file` is the name shown in diagnostics and in generated headers.
 pub fn parse(file: &str, text: &str) -> Result<RegMap, Diagnostics> {
-    parse_inner(file, text, true)
+    parse_with(file, text, true)
 }
 
-/// [`parse`], but the YAML tree is freed only if `free_tree` (see [`load_leaking_tree`]).
-fn parse_inner(file: &str, text: &str, free_tree: bool) -> Result<RegMap, Diagnostics> {
-    parse_with(file, text, free_tree, true)
-}
-
-/// [`parse_inner`]; `parallel` lets a big map be read and checked on two threads, with the
-/// same result and diagnostics as on one.
-fn parse_with(
-    file: &str,
-    text: &str,
-    free_tree: bool,
-    parallel: bool,
-) -> Result<RegMap, Diagnostics> {
+/// [`parse`]; `parallel` lets a big map be read and checked on two threads, with the same
+/// result and diagnostics as on one.
+fn parse_with(file: &str, text: &str, parallel: bool) -> Result<RegMap, Diagnostics> {
     let mut sink = Sink::new(Source::new(file, text));
-    let Some(root) = parse::load_yaml(&mut sink, text, parallel) else {
+    // The YAML tree lives in arenas, freed in a few blocks when this returns.
+    let mut arenas = yaml::Arenas::default();
+    let Some(root) = parse::load_yaml(&mut sink, text, &mut arenas, parallel) else {
         return Err(sink.finish());
     };
     let mut map = parse::Parser {
@@ -64,9 +56,6 @@ fn parse_with(
     }
     .read_map(&root, file);
     check::check(&mut sink, &mut map, parallel);
-    if !free_tree {
-        std::mem::forget(root);
-    }
     let diags = sink.finish();
     if diags.is_empty() {
         Ok(map)
@@ -89,18 +78,6 @@ pub enum LoadError {
 
 /// Reads and validates a map file.
 pub fn load(path: &std::path::Path) -> Result<RegMap, LoadError> {
-    load_inner(path, true)
-}
-
-/// [`load`] for a process that exits soon after (the command-line tool): the YAML tree the
-/// model is read from is left allocated instead of freed node by node, which is a tenth of
-/// the loading time of a 4096-register map. Each call keeps that memory (a few times the
-/// file's size) until the process ends, so it is not for a long-running program.
-pub fn load_leaking_tree(path: &std::path::Path) -> Result<RegMap, LoadError> {
-    load_inner(path, false)
-}
-
-fn load_inner(path: &std::path::Path, free_tree: bool) -> Result<RegMap, LoadError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
         path: shown.clone(),
@@ -123,7 +100,7 @@ fn load_inner(path: &std::path::Path, free_tree: bool) -> Result<RegMap, LoadErr
             return Err(LoadError::Invalid(sink.finish()));
         }
     };
-    parse_inner(&shown, &text, free_tree).map_err(LoadError::Invalid)
+    parse(&shown, &text).map_err(LoadError::Invalid)
 }
 
 #[cfg(test)]
@@ -149,16 +126,16 @@ mod tests {
     #[test]
     fn a_big_map_parses_on_two_threads_as_on_one() {
         let good = long_map(600, usize::MAX, "");
-        let alone = super::parse_with("m.yaml", &good, true, false);
-        let split = super::parse_with("m.yaml", &good, true, true);
+        let alone = super::parse_with("m.yaml", &good, false);
+        let split = super::parse_with("m.yaml", &good, true);
         assert!(alone.is_ok());
         assert_eq!(format!("{alone:?}"), format!("{split:?}"));
 
         let mut bad = long_map(600, 500, "  - name: Bad\n    offset: 0x3\n    fields: [{ name: x, bits: 0 }]\n  - name: r5\n    offset: 0x2000\n    interrupt: { enable: nope }\n    fields: [{ name: s, bits: 0, access: ro }]\n  - name: a_b\n    offset: 0x2010\n    fields: [{ name: c, bits: 0, access: rw }, { name: c, bits: 40, access: rw }]\n");
         let first_half = "  - name: a\n    offset: 0x20\n    fields: [{ name: b_c, bits: 0, access: rw }]\n  - name: x\n    offset: 0x1ff0\n    fields: [{ name: Y, bits: 3:1, access: rw }]\n";
         bad.insert_str(bad.find("  - name: r20\n").unwrap(), first_half);
-        let alone = super::parse_with("m.yaml", &bad, true, false).unwrap_err();
-        let split = super::parse_with("m.yaml", &bad, true, true).unwrap_err();
+        let alone = super::parse_with("m.yaml", &bad, false).unwrap_err();
+        let split = super::parse_with("m.yaml", &bad, true).unwrap_err();
         assert_eq!(alone.render_short(), split.render_short());
         assert_eq!(alone.render(false), split.render(false));
         for code in [

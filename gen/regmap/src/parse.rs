@@ -16,7 +16,12 @@ pub(crate) struct Parser<'s> {
 
 /// Parses `text` (the sink's source) into a YAML tree, or reports why it is not a map document.
 /// `parallel`: whether a long list may be read on two threads (the same result).
-pub(crate) fn load_yaml<'t>(sink: &mut Sink, text: &'t str, parallel: bool) -> Option<Node<'t>> {
+pub(crate) fn load_yaml<'t>(
+    sink: &mut Sink,
+    text: &'t str,
+    arenas: &'t mut yaml::Arenas,
+    parallel: bool,
+) -> Option<Node<'t>> {
     if text.trim().is_empty()
         || text
             .lines()
@@ -32,7 +37,7 @@ pub(crate) fn load_yaml<'t>(sink: &mut Sink, text: &'t str, parallel: bool) -> O
         .help("a map needs at least `block`, `version` and `registers`; see docs/regmap-format.md");
         return None;
     }
-    match yaml::load_with(text, parallel) {
+    match yaml::load_with(text, arenas, parallel) {
         Ok(m) => Some(Node::Mapping(m)),
         Err(e) => {
             report_load_error(sink, e);
@@ -96,7 +101,7 @@ fn report_load_error(sink: &mut Sink, e: YamlError) {
 }
 
 fn scalar_span(sink: &Sink, s: &Scalar<'_>) -> Span {
-    sink.src.token_span(s.at, s.as_str().len())
+    sink.src.token_span(s.at(), s.as_str().len())
 }
 
 fn node_kind(n: &Node<'_>) -> &'static str {
@@ -150,7 +155,7 @@ impl Parser<'_> {
     fn map_span(&self, m: &Mapping<'_>) -> Span {
         match m.keys().next() {
             Some(k) => self.key_span(k),
-            None => Span::new(m.at, 1),
+            None => Span::new(m.at(), 1),
         }
     }
 

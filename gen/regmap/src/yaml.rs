@@ -13,31 +13,55 @@
 //! first character (the quote or the `|`/`>` indicator), a block mapping at its first key, a
 //! block sequence at its first `-`, a flow collection at its bracket.
 
-use std::borrow::Cow;
+use bumpalo::Bump;
 
 use crate::fasthash::FastSet;
 
-/// A scalar: its text (escapes resolved, lines folded) and the byte offset where it starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Scalar<'t> {
-    pub text: Cow<'t, str>,
-    pub at: usize,
+/// Where a document's nodes live: one bump arena per reading thread. Collections are slices
+/// of an arena, sized exactly, rather than a vector each: a 4096-register map has tens of
+/// thousands of them, and a vector each was a heap allocation with room to spare (a tenth
+/// of the front end's page faults). Dropping the arenas frees the whole tree at once.
+#[derive(Default)]
+pub(crate) struct Arenas {
+    main: Bump,
+    /// For the second half of a long list, read on another thread (see [`Split`]).
+    other: Bump,
 }
 
-impl Scalar<'_> {
-    pub fn as_str(&self) -> &str {
-        &self.text
+/// A scalar: its text (escapes resolved, lines folded) and the byte offset where it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Scalar<'t> {
+    pub text: &'t str,
+    /// A byte offset (`u32`: a node stays small; [`load_with`] refuses larger texts).
+    at: u32,
+}
+
+impl<'t> Scalar<'t> {
+    fn new(text: &'t str, at: usize) -> Self {
+        Scalar {
+            text,
+            at: at as u32,
+        }
+    }
+    pub fn as_str(&self) -> &'t str {
+        self.text
+    }
+    pub fn at(&self) -> usize {
+        self.at as usize
     }
 }
 
 /// A mapping: its entries in source order (keys are unique) and where it starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Mapping<'t> {
-    pub at: usize,
-    pub entries: Vec<(Scalar<'t>, Node<'t>)>,
+    at: u32,
+    pub entries: &'t [(Scalar<'t>, Node<'t>)],
 }
 
 impl<'t> Mapping<'t> {
+    pub fn at(&self) -> usize {
+        self.at as usize
+    }
     pub fn keys(&self) -> impl Iterator<Item = &Scalar<'t>> {
         self.entries.iter().map(|(k, _)| k)
     }
@@ -51,13 +75,13 @@ impl<'t> Mapping<'t> {
 }
 
 /// A sequence: its items and where it starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Sequence<'t> {
-    pub at: usize,
-    pub items: Vec<Node<'t>>,
+    at: u32,
+    pub items: &'t [Node<'t>],
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Node<'t> {
     Scalar(Scalar<'t>),
     Mapping(Mapping<'t>),
@@ -67,9 +91,9 @@ pub(crate) enum Node<'t> {
 impl<'t> Node<'t> {
     pub fn at(&self) -> usize {
         match self {
-            Node::Scalar(s) => s.at,
-            Node::Mapping(m) => m.at,
-            Node::Sequence(s) => s.at,
+            Node::Scalar(s) => s.at(),
+            Node::Mapping(m) => m.at(),
+            Node::Sequence(s) => s.at as usize,
         }
     }
     pub fn as_scalar(&self) -> Option<&Scalar<'t>> {
@@ -84,9 +108,9 @@ impl<'t> Node<'t> {
             _ => None,
         }
     }
-    pub fn as_sequence(&self) -> Option<&[Node<'t>]> {
+    pub fn as_sequence(&self) -> Option<&'t [Node<'t>]> {
         match self {
-            Node::Sequence(s) => Some(&s.items),
+            Node::Sequence(s) => Some(s.items),
             _ => None,
         }
     }
@@ -118,24 +142,40 @@ type Result<T> = std::result::Result<T, YamlError>;
 
 /// Reads one YAML document whose top level must be a mapping.
 #[cfg(test)]
-pub(crate) fn load(text: &str) -> Result<Mapping<'_>> {
-    load_with(text, true)
+pub(crate) fn load<'t>(text: &'t str, arenas: &'t mut Arenas) -> Result<Mapping<'t>> {
+    load_with(text, arenas, true)
 }
 
-/// Reads one YAML document whose top level must be a mapping; `split` lets the reader read the second half of a long block list on another
-/// thread (see [`Split`]). The result is the same either way.
-pub(crate) fn load_with(text: &str, split: bool) -> Result<Mapping<'_>> {
+/// Reads one YAML document whose top level must be a mapping, its nodes kept in `arenas`;
+/// `split` lets the reader read the second half of a long block list on another thread (see
+/// [`Split`]). The result is the same either way.
+pub(crate) fn load_with<'t>(
+    text: &'t str,
+    arenas: &'t mut Arenas,
+    split: bool,
+) -> Result<Mapping<'t>> {
+    if u32::try_from(text.len()).is_err() {
+        return Err(YamlError::Syntax {
+            at: 0,
+            message: "the map is larger than 4 GiB".into(),
+            label: "here",
+            help: "split the map into several files".into(),
+            related: None,
+        });
+    }
+    let Arenas { main, other } = arenas;
     if !split || text.len() < SPLIT_MIN_BYTES {
-        return Reader::new(text, 0, 0, None).document();
+        return Reader::new(text, main, 0, 0, None).document();
     }
     std::thread::scope(|scope| {
         Reader::new(
             text,
+            main,
             0,
             0,
             Some(Split {
                 scope,
-                tried: false,
+                arena: Some(other),
                 pending: None,
             }),
         )
@@ -163,8 +203,8 @@ const SPLIT_SEARCH_BYTES: usize = 64 * 1024;
 /// and reads on by itself: the result and the first error are those of reading alone.
 struct Split<'t, 's> {
     scope: &'s std::thread::Scope<'s, 't>,
-    /// One attempt per document.
-    tried: bool,
+    /// The other thread's arena; taken by the one attempt per document.
+    arena: Option<&'t mut Bump>,
     pending: Option<Pending<'t, 's>>,
 }
 
@@ -188,6 +228,12 @@ struct Reader<'t, 's> {
     t: &'t str,
     b: &'t [u8],
     pos: usize,
+    /// Where the nodes go.
+    arena: &'t Bump,
+    /// The entries of the mappings being read, innermost last: a mapping's entries are moved
+    /// into the arena as one slice when it ends (likewise `items` for lists).
+    entries: Vec<(Scalar<'t>, Node<'t>)>,
+    items: Vec<Node<'t>>,
     /// Open flow brackets (position, byte), innermost last, for "not closed" messages.
     flow: Vec<(usize, u8)>,
     /// The indentation of the block collection that ended last, to explain bad indentation.
@@ -200,13 +246,6 @@ struct Reader<'t, 's> {
 
 /// Nesting limit: maps need a handful of levels, and deeper input must not exhaust the stack.
 const MAX_DEPTH: usize = 64;
-
-/// Room a block mapping or sequence starts with (it always has a first entry): a register's
-/// keys, its list of fields. Growing each from nothing was a separate call per collection,
-/// thousands of them in a NIC-scale map.
-const BLOCK_CAPACITY: usize = 4;
-/// Room a non-empty flow collection starts with: a field's `{ name, bits, access, reset, ... }`.
-const FLOW_CAPACITY: usize = 6;
 
 const INDENT_HELP: &str =
     "indent with spaces so that the keys of one mapping and the `- ` items of one list line up";
@@ -232,11 +271,20 @@ const PLAIN_STOP: [bool; 256] = {
 };
 
 impl<'t, 's> Reader<'t, 's> {
-    fn new(text: &'t str, pos: usize, depth: usize, split: Option<Split<'t, 's>>) -> Self {
+    fn new(
+        text: &'t str,
+        arena: &'t Bump,
+        pos: usize,
+        depth: usize,
+        split: Option<Split<'t, 's>>,
+    ) -> Self {
         Reader {
             t: text,
             b: text.as_bytes(),
             pos,
+            arena,
+            entries: Vec::new(),
+            items: Vec::new(),
             flow: Vec::new(),
             closed: None,
             depth,
@@ -250,10 +298,12 @@ impl<'t, 's> Reader<'t, 's> {
         let Some(split) = self.split.as_mut() else {
             return;
         };
-        if split.tried || self.b.len() - self.pos < SPLIT_MIN_BYTES {
+        if split.arena.is_none() || self.b.len() - self.pos < SPLIT_MIN_BYTES {
             return;
         }
-        split.tried = true;
+        let Some(arena) = split.arena.take() else {
+            return;
+        };
         let b = self.b;
         let middle = self.pos + (b.len() - self.pos) / 2;
         let end = b.len().min(middle + SPLIT_SEARCH_BYTES);
@@ -278,10 +328,9 @@ impl<'t, 's> Reader<'t, 's> {
         };
         let (text, depth) = (self.t, self.depth);
         let worker = std::thread::Builder::new().spawn_scoped(split.scope, move || {
-            let mut r = Reader::new(text, at, depth, None);
-            let mut items = Vec::new();
-            r.sequence_items(indent, &mut items).ok()?;
-            Some((items, r.pos))
+            let mut r = Reader::new(text, arena, at, depth, None);
+            r.sequence_items(indent).ok()?;
+            Some((r.items, r.pos))
         });
         // Without a thread the reader reads the whole list itself.
         if let Ok(items) = worker {
@@ -297,7 +346,7 @@ impl<'t, 's> Reader<'t, 's> {
     /// At the top of a block list's item loop, the `-` at `self.pos`: takes the other
     /// thread's items if it started here, at this indentation and depth, and read to the
     /// list's end; then `self.pos` is after them and the list is complete.
-    fn take_split(&mut self, indent: usize, items: &mut Vec<Node<'t>>) -> bool {
+    fn take_split(&mut self, indent: usize) -> bool {
         let Some(split) = self.split.as_mut() else {
             return false;
         };
@@ -312,7 +361,7 @@ impl<'t, 's> Reader<'t, 's> {
         }
         match p.items.join() {
             Ok(Some((more, end))) => {
-                items.extend(more);
+                self.items.extend(more);
                 self.pos = end;
                 true
             }
@@ -616,13 +665,7 @@ impl<'t, 's> Reader<'t, 's> {
             }
             let (end, colon, _) = self.plain_line_end(p, false);
             match colon {
-                Some(q) => (
-                    Scalar {
-                        text: Cow::Borrowed(&self.t[p..end]),
-                        at: p,
-                    },
-                    q + 1,
-                ),
+                Some(q) => (Scalar::new(&self.t[p..end], p), q + 1),
                 None => return Ok(None),
             }
         };
@@ -701,15 +744,13 @@ impl<'t, 's> Reader<'t, 's> {
 
     fn block_mapping(&mut self, indent: usize, first_key: Scalar<'t>) -> Result<Mapping<'t>> {
         // The previous reader placed a block mapping at the `:` of its first key.
-        let mut m = Mapping {
-            at: self.pos - 1,
-            entries: Vec::with_capacity(BLOCK_CAPACITY),
-        };
-        let mut seen: Option<FastSet<Cow<'t, str>>> = None;
+        let at = self.pos - 1;
+        let base = self.entries.len();
+        let mut seen = None;
         let mut key = first_key;
         loop {
             let value = self.mapping_value(indent)?;
-            insert(&mut m, &mut seen, key, value)?;
+            insert(&mut self.entries, base, &mut seen, key, value)?;
             if !self.next_content()? {
                 break;
             }
@@ -743,7 +784,27 @@ impl<'t, 's> Reader<'t, 's> {
             };
         }
         self.closed = Some((indent, Level::Keys));
-        Ok(m)
+        Ok(self.mapping_from(at, base))
+    }
+
+    /// The mapping at `at` whose entries are `self.entries[base..]`, moved into the arena.
+    fn mapping_from(&mut self, at: usize, base: usize) -> Mapping<'t> {
+        let entries = self.arena.alloc_slice_copy(&self.entries[base..]);
+        self.entries.truncate(base);
+        Mapping {
+            at: at as u32,
+            entries,
+        }
+    }
+
+    /// The list at `at` whose items are `self.items[base..]`, moved into the arena.
+    fn sequence_from(&mut self, at: usize, base: usize) -> Sequence<'t> {
+        let items = self.arena.alloc_slice_copy(&self.items[base..]);
+        self.items.truncate(base);
+        Sequence {
+            at: at as u32,
+            items,
+        }
     }
 
     fn bad_indent(&self, indent: usize, level: Level) -> YamlError {
@@ -827,7 +888,7 @@ impl<'t, 's> Reader<'t, 's> {
             if self.at(p) == Some(b'#') {
                 p += self.t[p..].find('\n').unwrap_or(self.t.len() - p);
             }
-            s.at = p;
+            s.at = p as u32;
             return Ok(Node::Sequence(s));
         }
         // `key:` with nothing: an empty value. Back up so the caller sees the next line.
@@ -839,27 +900,22 @@ impl<'t, 's> Reader<'t, 's> {
     /// An empty scalar (`key:` with no value), placed where the previous reader placed it: at
     /// the next token.
     fn empty(&self, at: usize) -> Node<'t> {
-        Node::Scalar(Scalar {
-            text: Cow::Borrowed(""),
-            at,
-        })
+        Node::Scalar(Scalar::new("", at))
     }
 
     fn block_sequence(&mut self, indent: usize) -> Result<Sequence<'t>> {
-        let mut s = Sequence {
-            at: self.pos,
-            items: Vec::with_capacity(BLOCK_CAPACITY),
-        };
+        let (at, base) = (self.pos, self.items.len());
         self.start_split(indent);
-        self.sequence_items(indent, &mut s.items)?;
+        self.sequence_items(indent)?;
         self.closed = Some((indent, Level::Items));
-        Ok(s)
+        Ok(self.sequence_from(at, base))
     }
 
-    /// The items of a block list at `indent` from the `-` at `self.pos` to the list's end.
-    fn sequence_items(&mut self, indent: usize, items: &mut Vec<Node<'t>>) -> Result<()> {
+    /// The items of a block list at `indent` from the `-` at `self.pos` to the list's end,
+    /// pushed onto `self.items`.
+    fn sequence_items(&mut self, indent: usize) -> Result<()> {
         loop {
-            if self.split.is_some() && self.take_split(indent, items) {
+            if self.split.is_some() && self.take_split(indent) {
                 break;
             }
             let dash = self.pos;
@@ -890,7 +946,7 @@ impl<'t, 's> Reader<'t, 's> {
                     ));
                 }
             };
-            items.push(item);
+            self.items.push(item);
             if !self.next_content()? {
                 break;
             }
@@ -952,10 +1008,7 @@ impl<'t, 's> Reader<'t, 's> {
             None
         };
         let Some(mut q) = line_break else {
-            return Ok(Scalar {
-                text: Cow::Borrowed(&self.t[start..end]),
-                at: start,
-            });
+            return Ok(Scalar::new(&self.t[start..end], start));
         };
         // Continuation lines.
         let mut text: Option<String> = None;
@@ -1025,13 +1078,11 @@ impl<'t, 's> Reader<'t, 's> {
                 _ => break,
             }
         }
-        Ok(Scalar {
-            text: match text {
-                Some(t) => Cow::Owned(t),
-                None => Cow::Borrowed(&self.t[start..end]),
-            },
-            at: start,
-        })
+        let text = match text {
+            Some(t) => self.arena.alloc_str(&t),
+            None => &self.t[start..end],
+        };
+        Ok(Scalar::new(text, start))
     }
 
     /// Position just after the closing quote of a quoted scalar opening at `p`, if it closes
@@ -1083,10 +1134,7 @@ impl<'t, 's> Reader<'t, 's> {
             && !(q == b'\'' && self.at(run + 1) == Some(b'\''))
         {
             self.pos = run + 1;
-            return Ok(Scalar {
-                text: Cow::Borrowed(&self.t[i..run]),
-                at: open,
-            });
+            return Ok(Scalar::new(&self.t[i..run], open));
         }
         let unterminated = |r: &Self| YamlError::Syntax {
             at: open,
@@ -1123,10 +1171,7 @@ impl<'t, 's> Reader<'t, 's> {
                         continue;
                     }
                     self.pos = i + 1;
-                    return Ok(Scalar {
-                        text: Cow::Owned(out),
-                        at: open,
-                    });
+                    return Ok(Scalar::new(self.arena.alloc_str(&out), open));
                 }
                 b'\\' if double => {
                     let Some(e) = self.at(i + 1) else {
@@ -1447,10 +1492,7 @@ impl<'t, 's> Reader<'t, 's> {
             _ => out.push('\n'),
         }
         self.pos = self.back_to_line_end(end);
-        Ok(Scalar {
-            text: Cow::Owned(out),
-            at,
-        })
+        Ok(Scalar::new(self.arena.alloc_str(&out), at))
     }
 
     /// From the start of a line `p`, the position of the line break that ends the previous
@@ -1587,18 +1629,12 @@ impl<'t, 's> Reader<'t, 's> {
             b'[' => {
                 self.flow.push((p, b'['));
                 self.pos += 1;
-                let mut s = Sequence {
-                    at: p,
-                    items: Vec::new(),
-                };
+                let base = self.items.len();
                 loop {
                     self.flow_space(indent)?;
                     if self.peek() == Some(b']') {
                         self.pos += 1;
                         break;
-                    }
-                    if s.items.is_empty() {
-                        s.items.reserve_exact(FLOW_CAPACITY);
                     }
                     let item = self.flow_node(indent)?;
                     self.flow_space(indent)?;
@@ -1609,7 +1645,7 @@ impl<'t, 's> Reader<'t, 's> {
                             "write the pair as a mapping: `[{ key: value }]`",
                         ));
                     }
-                    s.items.push(item);
+                    self.items.push(item);
                     match self.peek() {
                         Some(b',') => self.pos += 1,
                         Some(b']') => {
@@ -1620,15 +1656,12 @@ impl<'t, 's> Reader<'t, 's> {
                     }
                 }
                 self.flow.pop();
-                Ok(Node::Sequence(s))
+                Ok(Node::Sequence(self.sequence_from(p, base)))
             }
             b'{' => {
                 self.flow.push((p, b'{'));
                 self.pos += 1;
-                let mut m = Mapping {
-                    at: p,
-                    entries: Vec::new(),
-                };
+                let base = self.entries.len();
                 let mut seen = None;
                 loop {
                     self.flow_space(indent)?;
@@ -1665,10 +1698,7 @@ impl<'t, 's> Reader<'t, 's> {
                         Some(b',') | Some(b'}') => self.empty(colon),
                         _ => self.flow_node(indent)?,
                     };
-                    if m.entries.is_empty() {
-                        m.entries.reserve_exact(FLOW_CAPACITY);
-                    }
-                    insert(&mut m, &mut seen, key, value)?;
+                    insert(&mut self.entries, base, &mut seen, key, value)?;
                     self.flow_space(indent)?;
                     match self.peek() {
                         Some(b',') => self.pos += 1,
@@ -1680,7 +1710,7 @@ impl<'t, 's> Reader<'t, 's> {
                     }
                 }
                 self.flow.pop();
-                Ok(Node::Mapping(m))
+                Ok(Node::Mapping(self.mapping_from(p, base)))
             }
             b'"' | b'\'' => self.quoted(indent as isize, true).map(Node::Scalar),
             _ if self.plain_can_start(p, true) => {
@@ -1695,34 +1725,36 @@ impl<'t, 's> Reader<'t, 's> {
     }
 }
 
-/// Adds an entry, refusing a key already present.
+/// Adds an entry to the mapping whose entries are `entries[base..]`, refusing a key already
+/// present.
 fn insert<'t>(
-    m: &mut Mapping<'t>,
-    seen: &mut Option<FastSet<Cow<'t, str>>>,
+    entries: &mut Vec<(Scalar<'t>, Node<'t>)>,
+    base: usize,
+    seen: &mut Option<FastSet<&'t str>>,
     key: Scalar<'t>,
     value: Node<'t>,
 ) -> Result<()> {
     // A scan for the usual handful of keys; a set once a mapping grows large.
     const SCAN: usize = 16;
-    let dup = if m.entries.len() < SCAN {
-        m.entries.iter().find(|(k, _)| k.text == key.text)
+    let m = &entries[base..];
+    let dup = if m.len() < SCAN {
+        m.iter().find(|(k, _)| k.text == key.text)
     } else {
-        let set =
-            seen.get_or_insert_with(|| m.entries.iter().map(|(k, _)| k.text.clone()).collect());
-        if set.insert(key.text.clone()) {
+        let set = seen.get_or_insert_with(|| m.iter().map(|(k, _)| k.text).collect());
+        if set.insert(key.text) {
             None
         } else {
-            m.entries.iter().find(|(k, _)| k.text == key.text)
+            m.iter().find(|(k, _)| k.text == key.text)
         }
     };
     if let Some((first, _)) = dup {
         return Err(YamlError::DuplicateKey {
-            key: key.text.into_owned(),
-            at: key.at,
-            first: first.at,
+            key: key.text.to_string(),
+            at: key.at(),
+            first: first.at(),
         });
     }
-    m.entries.push((key, value));
+    entries.push((key, value));
     Ok(())
 }
 
