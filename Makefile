@@ -13,7 +13,7 @@ RDMAGEN := $(CARGO) run -q -p rdmagen --
 TEST_RDMAGEN := $(or $(CARGO_TARGET_DIR),target)/debug/rdmagen
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
-	lint-rtl-async lint-rtl-widths regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
+	lint-rtl-async lint-rtl-widths lint-rtl-test-maps regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
 	bench-hw bench-cycles bench-build pytest-py cocotb bench-cocotb bench-rx
 
 all: rtl
@@ -122,6 +122,17 @@ lint-rtl-widths:
 	set -o pipefail; CHECK_RTL_SYNTH=coarse scripts/check-rtl.sh target/rtl-w64/rx_parser.v target/rtl-w64/rx_top.v \
 	  target/rtl-w1024/rx_parser.v target/rtl-w1024/rx_top.v | tee target/rtl-check-widths.log
 
+# The CSR property tests' test-only maps (tb/csr-tests/maps; not in rtl/), in both reset styles,
+# held to the same checks and to X after reset: only their Verilated models run otherwise.
+TEST_MAPS := $(sort $(wildcard tb/csr-tests/maps/*.yaml))
+lint-rtl-test-maps:
+	rm -rf target/rtl-test-maps
+	$(RDMAGEN) csr $(TEST_MAPS) -o target/rtl-test-maps/sync-high --reset sync-high
+	$(RDMAGEN) csr $(TEST_MAPS) -o target/rtl-test-maps/async-low --reset async-low
+	set -o pipefail; { CHECK_RTL_SYNTH=coarse scripts/check-rtl.sh target/rtl-test-maps/*/*.v && \
+	  scripts/check-x.py --rtl target/rtl-test-maps/sync-high && \
+	  scripts/check-x.py --rtl target/rtl-test-maps/async-low; } | tee target/rtl-check-test-maps.log
+
 # Every module of rtl/ and of the async-low set (make lint-rtl-async) reset on Icarus (4-state),
 # its outputs sampled for X/Z while idle (scripts/check-x.py).
 .PHONY: check-x
@@ -210,6 +221,7 @@ test:
 	$(T) lint-rtl $(MAKE) lint-rtl RDMAGEN=$(TEST_RDMAGEN)
 	$(T) lint-rtl-async $(MAKE) lint-rtl-async RDMAGEN=$(TEST_RDMAGEN)
 	$(T) lint-rtl-widths $(MAKE) lint-rtl-widths RDMAGEN=$(TEST_RDMAGEN)
+	$(T) lint-rtl-test-maps $(MAKE) lint-rtl-test-maps RDMAGEN=$(TEST_RDMAGEN)
 	$(T) check-outputs $(MAKE) check-headers check-rdl check-svg check-x RDMAGEN=$(TEST_RDMAGEN)
 	$(T) regress $(MAKE) regress RDMAGEN_BIN=$(TEST_RDMAGEN)
 	$(T) cargo-test-wheel $(MAKE) cargo-test-wheel
@@ -219,6 +231,6 @@ test:
 	$(T) cocotb-verilator $(MAKE) cocotb SIM=verilator
 	@cat target/cargo-test.log target/cargo-test-wheel.log > target/cargo-test-all.log
 	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log \
-		target/rtl-check-async.log target/rtl-check-widths.log target/header-check.log target/rdl-check.log target/svg-check.log target/x-check.log \
+		target/rtl-check-async.log target/rtl-check-widths.log target/rtl-check-test-maps.log target/header-check.log target/rdl-check.log target/svg-check.log target/x-check.log \
 		target/pytest-py.log target/cocotb-icarus.log target/cocotb-verilator.log
 	@echo "step times (target/test-times.log):"; cat target/test-times.log

@@ -1589,13 +1589,19 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         // beside them, chosen by the low part's carry (carry select), so that no carry chain
         // runs through all the bits. A 64-bit chain was the longest path of the UAR block by
         // ABC9's delays, and every other path was then mapped against it, deeper (issue 9).
+        // Only a saturating counter keeps the high part's carry: a wrapping one drops it, and
+        // an unused bit would fail `verilator -Wall`.
         let split = (w > 32 && sw <= 32).then(|| {
             let lo = cat(&p, "_sum_lo", "");
             let hi = cat(&p, "_inc_hi", "");
             out.decls
                 .push_reg(&lo, 33, Some("low 32 bits + step, with carry"));
-            out.decls
-                .push_reg(&hi, w - 31, Some("high bits + 1, with carry"));
+            if cnt.saturate {
+                out.decls
+                    .push_reg(&hi, w - 31, Some("high bits + 1, with carry"));
+            } else {
+                out.decls.push_reg(&hi, w - 32, Some("high bits + 1"));
+            }
             c.push(Stmt::assign(
                 id(lo.clone()),
                 Expr::plus(
@@ -1605,10 +1611,14 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
             ));
             c.push(Stmt::assign(
                 id(hi.clone()),
-                Expr::plus(
-                    Expr::concat(vec![Expr::zero(1), d.clone().bits(w - 1, 32)]),
-                    Expr::num(w - 31, 1),
-                ),
+                if cnt.saturate {
+                    Expr::plus(
+                        Expr::concat(vec![Expr::zero(1), d.clone().bits(w - 1, 32)]),
+                        Expr::num(w - 31, 1),
+                    )
+                } else {
+                    Expr::plus(d.clone().bits(w - 1, 32), Expr::num(w - 32, 1))
+                },
             ));
             (lo, hi)
         });
@@ -1648,10 +1658,7 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                 d.clone(),
                 Expr::ternary(
                     id(lo.clone()).index(Expr::int(32)),
-                    Expr::concat(vec![
-                        id(hi.clone()).bits(w - 33, 0),
-                        id(lo.clone()).bits(31, 0),
-                    ]),
+                    Expr::concat(vec![id(hi.clone()), id(lo.clone()).bits(31, 0)]),
                     Expr::concat(vec![d.clone().bits(w - 1, 32), id(lo.clone()).bits(31, 0)]),
                 ),
             ));

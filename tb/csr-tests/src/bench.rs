@@ -9,7 +9,7 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestE
 use rdmagen_harness::axil::{AxiLiteMaster, Event};
 use rdmagen_harness::{HasAxiLite, Model, RawPort};
 use rdmagen_refmodel::bits;
-use rdmagen_refmodel::csr::{Bus, CsrModel, HwKind};
+use rdmagen_refmodel::csr::{Bus, CounterHits, CsrModel, HwKind};
 use rdmagen_regmap::RegMap;
 
 use crate::case::{strategy, Case, Layout, Op};
@@ -42,6 +42,11 @@ pub struct Bench<M: Model + HasAxiLite> {
     expect_r: HashMap<u64, (u64, u8)>,
     /// Accepted reads the model has not answered yet, oldest first (reads answer in order).
     read_tags: VecDeque<u64>,
+    /// Address of each accepted read, by tag, until it completes.
+    read_addrs: HashMap<u64, u64>,
+    /// The reads of the last case, in the order they completed: (address, RDATA). Every one
+    /// has already matched the model; directed tests also check the values themselves.
+    pub reads: Vec<(u64, u64)>,
     cycle: u64,
     /// Cycles run over the life of the bench.
     pub total_cycles: u64,
@@ -112,6 +117,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
             expect_b: HashMap::new(),
             expect_r: HashMap::new(),
             read_tags: VecDeque::new(),
+            read_addrs: HashMap::new(),
+            reads: Vec::new(),
             cycle: 0,
             total_cycles: 0,
             dut,
@@ -124,6 +131,11 @@ impl<M: Model + HasAxiLite> Bench<M> {
 
     pub fn dut_mut(&mut self) -> &mut M {
         &mut self.dut
+    }
+
+    /// What the counters' increments reached over every case run so far (the model's tally).
+    pub fn counter_hits(&self) -> Vec<(String, u32, CounterHits)> {
+        self.model.counter_hits()
     }
 
     fn fail<T>(&self, message: String) -> Result<T, Failure> {
@@ -141,6 +153,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
         self.expect_b.clear();
         self.expect_r.clear();
         self.read_tags.clear();
+        self.read_addrs.clear();
+        self.reads.clear();
         self.cycle = 0;
         self.compare_outputs()?;
         let mut master = AxiLiteMaster::new(case.seed, case.timing);
@@ -217,6 +231,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 Event::ReadAccepted { tag, addr } => {
                     bus.read = Some(addr);
                     self.read_tags.push_back(tag);
+                    self.read_addrs.insert(tag, addr);
                 }
                 // An R handshake: RREADY with RVALID, all the model needs of RREADY.
                 Event::ReadDone { .. } => bus.rready = true,
@@ -256,6 +271,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
                             ))
                         ));
                     }
+                    let addr = self.read_addrs.remove(&tag).unwrap_or(u64::MAX);
+                    self.reads.push((addr, data));
                 }
                 _ => {}
             }
@@ -307,9 +324,13 @@ fn load_map(variant: &str) -> RegMap {
         .find(|(v, _)| *v == variant)
         .map(|(_, f)| *f)
         .unwrap_or_else(|| panic!("unknown variant {variant}"));
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../register-maps")
-        .join(file);
+    // As in build.rs: a bare name is in register-maps/, a path is relative to this crate.
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let path = if file.contains('/') {
+        manifest.join(file)
+    } else {
+        manifest.join("../../register-maps").join(file)
+    };
     rdmagen_regmap::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -367,13 +388,15 @@ pub fn replay<M: Model + HasAxiLite>(test: &str, text: &str) {
     }
 }
 
-/// The property test of one variant: `cases` random cases on one reused model.
+/// The property test of one variant: `cases` random cases on one reused model. Returns what
+/// the counters' increments reached over all cases ([`Bench::counter_hits`]).
 ///
-/// With `RDMAGEN_CASE=path` set, runs only that saved case instead.
-pub fn check<M: Model + HasAxiLite>(test: &str, cases: u32) {
+/// With `RDMAGEN_CASE=path` set, runs only that saved case instead (and returns no tallies).
+pub fn check<M: Model + HasAxiLite>(test: &str, cases: u32) -> Vec<(String, u32, CounterHits)> {
     if let Ok(path) = std::env::var("RDMAGEN_CASE") {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        return replay::<M>(test, &text);
+        replay::<M>(test, &text);
+        return Vec::new();
     }
     let map = load_map(M::VARIANT);
     let bench = Bench::<M>::new(&map).unwrap_or_else(|e| panic!("{e}"));
@@ -402,8 +425,20 @@ pub fn check<M: Model + HasAxiLite>(test: &str, cases: u32) {
     });
     match result {
         Ok(()) => {
-            let cycles = bench.borrow().total_cycles;
-            eprintln!("{}: {cases} cases, {cycles} cycles", M::VARIANT);
+            let bench = bench.into_inner();
+            eprintln!(
+                "{}: {cases} cases, {} cycles",
+                M::VARIANT,
+                bench.total_cycles
+            );
+            let hits = bench.counter_hits();
+            for (name, width, h) in hits.iter().filter(|(_, w, _)| *w > 32) {
+                eprintln!(
+                    "  {name} ({width} bits): {} low-half carries, {} past all ones",
+                    h.low_carry, h.overflow
+                );
+            }
+            hits
         }
         Err(TestError::Fail(why, case)) => {
             report::<M>(&map, test, &layout, &case, &why.to_string())

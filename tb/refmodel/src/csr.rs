@@ -155,6 +155,17 @@ pub struct Bus {
     pub rready: bool,
 }
 
+/// What a counter's increments reached, summed over array elements, since the model was built
+/// (`reset` keeps the tallies): how far random stimulus drove it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CounterHits {
+    /// Increments that carried out of the low 32 bits into the bits above (counters wider than
+    /// 32 bits only): what the RTL's split adder selects its high part by.
+    pub low_carry: u64,
+    /// Increments that went past all ones: held there (saturating) or wrapped.
+    pub overflow: u64,
+}
+
 #[derive(Clone, Debug)]
 pub struct CsrModel {
     address_width: u32,
@@ -173,6 +184,8 @@ pub struct CsrModel {
     rd_hi: u32,
     /// Reads between their AR handshake and the R register.
     rd: ReadStage<u64>,
+    /// Per field (counters only ever count).
+    counter_hits: Vec<CounterHits>,
 }
 
 /// The generated CSR block's two-stage AXI4-Lite read, as the blocks that embed one see it: a
@@ -263,6 +276,7 @@ impl CsrModel {
             wr_lo_strb: 0,
             rd_hi: 0,
             rd: ReadStage::default(),
+            counter_hits: Vec::new(),
         };
         for item in &map.items {
             let (group, regs, base, stride, count) = match item {
@@ -454,6 +468,7 @@ impl CsrModel {
             .iter()
             .map(|f| vec![false; m.regs[f.reg].count as usize])
             .collect();
+        m.counter_hits = vec![CounterHits::default(); m.fields.len()];
         m.reset();
         Ok(m)
     }
@@ -622,7 +637,15 @@ impl CsrModel {
                     d |= port_val(3, w);
                 }
                 if let Some((step, saturate)) = f.counter {
-                    let sum = u128::from(d) + u128::from(port_val(4, step));
+                    let incr = port_val(4, step);
+                    let sum = u128::from(d) + u128::from(incr);
+                    let hits = &mut self.counter_hits[fi];
+                    if w > 32 && (d & 0xffff_ffff) + (incr & 0xffff_ffff) > 0xffff_ffff {
+                        hits.low_carry += 1;
+                    }
+                    if sum > u128::from(mask) {
+                        hits.overflow += 1;
+                    }
                     d = if sum > u128::from(mask) {
                         if saturate {
                             mask
@@ -685,6 +708,24 @@ impl CsrModel {
                     .any(|&(s, en)| self.visible(s, e) & self.visible(en, e) != 0)
             })
         })
+    }
+
+    /// Every counter as `(register.field, width, hits)`, in map order (`group.register.field`
+    /// in an array).
+    pub fn counter_hits(&self) -> Vec<(String, u32, CounterHits)> {
+        self.fields
+            .iter()
+            .zip(&self.counter_hits)
+            .filter(|(f, _)| f.counter.is_some())
+            .map(|(f, h)| {
+                let r = &self.regs[f.reg];
+                let name = match &r.group {
+                    Some(g) => format!("{g}.{}.{}", r.name, f.name),
+                    None => format!("{}.{}", r.name, f.name),
+                };
+                (name, f.width(), *h)
+            })
+            .collect()
     }
 
     /// The value of field `field` of register `reg` (element `elem`), for diagnostics.
