@@ -56,11 +56,15 @@ check_one() {
   fi
   mkdir -p "$work"
   {
+    # `ok` only when every check passed (a lint failure used to print both lines).
+    local bad=0
     if ! verilator --lint-only -Wall --top-module "$top" "$f" "${deps[@]}" >"$work/lint" 2>&1 || [ -s "$work/lint" ]; then
       echo "FAIL lint    @FILE@"; sed 's/^/    /' "$work/lint" | head -40
+      bad=1
     fi
     if ! iverilog -g2005 -Wall -o /dev/null "$f" "${deps[@]}" >"$work/iv" 2>&1 || [ -s "$work/iv" ]; then
       echo "FAIL iverilog @FILE@"; sed 's/^/    /' "$work/iv" | head -40
+      bad=1
     fi
     # Blocks with RAMs (context RAMs, per-flow state) keep them as memory cells, as a RAM macro
     # or block RAM would take them: mapping them to flip-flops would only measure Yosys.
@@ -78,7 +82,7 @@ check_one() {
       echo "FAIL yosys   @FILE@"; grep -E "ERROR|Latch inferred|Warning" "$work/ys" | head -20 | sed 's/^/    /'
     elif grep -q "Latch inferred" "$work/ys"; then
       echo "FAIL latch   @FILE@"; grep "Latch inferred" "$work/ys" | head -10 | sed 's/^/    /'
-    else
+    elif [ "$bad" = 0 ]; then
       cells=$(grep -E "Number of cells" "$work/ys" | tail -1 | awk '{print $NF}')
       local own=""
       [ ${#deps[@]} -gt 0 ] && own=" in its own module"
