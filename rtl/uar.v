@@ -214,14 +214,16 @@ module uar #(
   reg     [2:0]           aw_reason_d;
   reg                     aw_bfc_q;
   reg                     aw_bfc_d;
-  reg     [1:0]           aw_hit_q;
-  reg     [1:0]           aw_hit_d;
-  reg     [1:0]           aw_bhit_q;
-  reg     [1:0]           aw_bhit_d;
+  reg     [3:0]           aw_win_q;
+  reg     [3:0]           aw_win_d;
   reg                     aw_hh_q;
   reg                     aw_hh_d;
+  reg                     aw_bh_q;
+  reg                     aw_bh_d;
   reg                     pm_q;
   reg                     pm_d;
+  reg                     aw_pv_q;
+  reg                     aw_pv_d;
   reg     [7:0]           beat_q;
   reg     [7:0]           beat_d;
   reg                     beat0_q;
@@ -304,6 +306,7 @@ module uar #(
   wire    [1:0]           in_bhit;
   wire                    in_hh;
   wire    [3:0]           in_hwin;
+  wire    [3:0]           in_win;
   wire                    in_bf_cand;             // a whole-WQE burst from a BlueFlame window start
   wire                    bf_cand;
   wire                    owns_buf;
@@ -315,6 +318,7 @@ module uar #(
   wire                    complete;               // the high half that completes the pending pair
   wire                    in_slot_pend;
   wire                    in_new_pend;
+  wire                    in_pv;
   wire                    in_pm;
   wire                    tear;                   // another write breaks the pending pair: drop it
                                                   // first, then take this write
@@ -530,14 +534,17 @@ module uar #(
   assign in_bhit = {in_off == 12'h800 && !in_single && in_burst_ok && s_axi_awlen < 8'h20, 1'b0};
   assign in_hh = in_hit[0] | in_hit[1];
   assign in_hwin = in_hit[1] ? 4'b0001 : in_hit[0] ? 4'b0000 : 4'b0000;
+  assign in_win = in_hit[1] || in_bhit[1] ? 4'b0001 : 4'b0000;
   assign in_bf_cand = in_ok && csr_ctrl_bf_enable_o && |in_bhit;
   assign bf_cand = aw_bfc_q;
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];
-  assign pv = pend_valid_q[slot];
+  assign pv = aw_pv_q;
   assign complete = pre_ok && pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
   assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
   assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
+  assign in_pv = last && slot == in_owner[VW - 1:0] ? pend_we || (pv && !complete) :
+                 pend_valid_q[in_owner[VW - 1:0]];
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;
   assign e1_data = e1_q[63:0];
@@ -661,34 +668,19 @@ module uar #(
   always @* begin
     // Window decode: shape of the write in the window it starts in
     dk = 3'b000;
-    dwin = 4'b0000;
+    dwin = aw_win_q;
     dval = be64;
-    if (aw_hit_q[0]) begin
+    if (aw_hh_q) begin
       if (s_axi_wstrb == 8'hff) begin
         dk = 3'b001;
-        dwin = 4'b0000;
       end else if (s_axi_wstrb == 8'h0f) begin
         dk = 3'b010;
-        dwin = 4'b0000;
       end else if (s_axi_wstrb == 8'hf0) begin
         dk = 3'b011;
-        dwin = 4'b0000;
       end
     end
-    if (aw_hit_q[1]) begin
-      if (s_axi_wstrb == 8'hff) begin
-        dk = 3'b001;
-        dwin = 4'b0001;
-      end else if (s_axi_wstrb == 8'h0f) begin
-        dk = 3'b010;
-        dwin = 4'b0001;
-      end else if (s_axi_wstrb == 8'hf0) begin
-        dk = 3'b011;
-        dwin = 4'b0001;
-      end
-    end else if (aw_bhit_q[1] && full_now && owns_buf) begin
+    if (aw_bh_q && full_now && owns_buf) begin
       dk = 3'b100;
-      dwin = 4'b0001;
     end
   end
 
@@ -748,10 +740,11 @@ module uar #(
     aw_user_d = aw_user_q;
     aw_reason_d = aw_reason_q;
     aw_bfc_d = aw_bfc_q;
-    aw_hit_d = aw_hit_q;
-    aw_bhit_d = aw_bhit_q;
+    aw_win_d = aw_win_q;
     aw_hh_d = aw_hh_q;
+    aw_bh_d = aw_bh_q;
     pm_d = pm_q;
+    aw_pv_d = aw_pv_q;
     beat_d = beat_q;
     beat0_d = beat0_q;
     last_d = last_q;
@@ -781,12 +774,17 @@ module uar #(
       aw_user_d = s_axi_awuser;
       aw_reason_d = in_reason;
       aw_bfc_d = in_bf_cand;
-      aw_hit_d = in_hit;
-      aw_bhit_d = in_bhit;
+      aw_win_d = in_win;
       aw_hh_d = in_hh;
       pm_d = in_pm;
+      aw_pv_d = in_pv;
+      aw_bh_d = |in_bhit;
     end else if (w_last_take) begin
       aw_valid_d = 1'b0;
+    end
+    // A tear drops the pending half; the held last beat then goes on without it
+    if (ev_load && tear) begin
+      aw_pv_d = 1'b0;
     end
     if (w_last_take) begin
       beat_d = 8'h00;
@@ -897,10 +895,11 @@ module uar #(
       aw_valid_q <= 1'b0;
       aw_reason_q <= 3'b000;
       aw_bfc_q <= 1'b0;
-      aw_hit_q <= 2'b00;
-      aw_bhit_q <= 2'b00;
+      aw_win_q <= 4'b0000;
       aw_hh_q <= 1'b0;
+      aw_bh_q <= 1'b0;
       pm_q <= 1'b0;
+      aw_pv_q <= 1'b0;
       beat_q <= 8'h00;
       beat0_q <= 1'b1;
       last_q <= 1'b0;
@@ -941,10 +940,11 @@ module uar #(
       aw_valid_q <= aw_valid_d;
       aw_reason_q <= aw_reason_d;
       aw_bfc_q <= aw_bfc_d;
-      aw_hit_q <= aw_hit_d;
-      aw_bhit_q <= aw_bhit_d;
+      aw_win_q <= aw_win_d;
       aw_hh_q <= aw_hh_d;
+      aw_bh_q <= aw_bh_d;
       pm_q <= pm_d;
+      aw_pv_q <= aw_pv_d;
       beat_q <= beat_d;
       beat0_q <= beat0_d;
       last_q <= last_d;

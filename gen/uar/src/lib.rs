@@ -667,13 +667,42 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         g.flop(&format!("aw_{name}"), w, None);
     }
     // The AW checks, registered with the AW (see `in_reason`).
-    let nwin = lay.len() as u32;
     g.flop("aw_reason", 3, Some(n(3, 0)));
     g.flop("aw_bfc", 1, Some(b1(false)));
-    g.flop("aw_hit", nwin, Some(n(nwin, 0)));
-    g.flop("aw_bhit", nwin, Some(n(nwin, 0)));
+    // The window hit and its role, from the AW (see `in_win`): the last beat's decode is the
+    // strobes against these few flops, not a priority chain over a per-window hit vector.
+    g.flop("aw_win", 4, Some(n(4, 0)));
     g.flop("aw_hh", 1, Some(b1(false)));
+    let has_bf = lay.iter().any(|l| l.role == Role::BlueFlame);
+    let f32_lanes = |lanes: u64| {
+        lay.iter()
+            .enumerate()
+            .filter(|(_, l)| {
+                matches!((l.role, l.size), (Role::Forward, 4))
+                    && (if l.offset % 8 == 4 { 0xF0 } else { 0x0F }) == lanes
+            })
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>()
+    };
+    let (f32_lo, f32_hi) = (f32_lanes(0x0F), f32_lanes(0xF0));
+    let has_fwd = lay.iter().any(|l| l.role == Role::Forward);
+    if has_bf {
+        g.flop("aw_bh", 1, Some(b1(false)));
+    }
+    if !f32_lo.is_empty() {
+        g.flop("aw_f32lo", 1, Some(b1(false)));
+    }
+    if !f32_hi.is_empty() {
+        g.flop("aw_f32hi", 1, Some(b1(false)));
+    }
+    if has_fwd {
+        g.flop("aw_fwd", 1, Some(b1(false)));
+    }
     g.flop("pm", 1, Some(b1(false)));
+    // Whether the owner's low half is pending, also registered with the AW (see `in_pv`): the
+    // last beat's tear decision then starts from a flop, not from a NUM_VF:1 select of
+    // `pend_valid_q` (three LUT levels at 64 VFs) in front of `w_ready`.
+    g.flop("aw_pv", 1, Some(b1(false)));
     g.flop("beat", 8, Some(n(8, 0)));
     g.flop("beat0", 1, Some(b1(true)));
     g.flop("last", 1, Some(b1(false)));
@@ -905,8 +934,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     let strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
     g.wire("full_now", 1, Expr::and(id("full_q"), strb(0xFF)));
-    // Window hits, from the AW: `aw_hit_q[k]` a single beat in window k's 8 bytes,
-    // `aw_bhit_q[k]` a whole-WQE burst from BlueFlame window k's start.
+    // Window hits on the AW: `in_hit[k]` a single beat in window k's 8 bytes, `in_bhit[k]` a
+    // whole-WQE burst from BlueFlame window k's start; registered as the window and its role.
     let nwin = lay.len() as u32;
     let in_at8 = |o: u64| Expr::eq(id("in_off").bits(11, 3), n(9, o >> 3));
     let mut hits = Vec::new();
@@ -940,6 +969,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     }
     g.wire("in_hh", 1, Expr::any_of(hh, b1(false)));
     g.wire("in_hwin", 4, hwin);
+    // The window the write starts in (single beat or whole-WQE burst; windows do not overlap).
+    let mut win = n(4, 0);
+    for k in 1..lay.len() {
+        let h = Expr::or(
+            id("in_hit").index(Expr::int(k as i64)),
+            id("in_bhit").index(Expr::int(k as i64)),
+        );
+        win = Expr::ternary(h, n(4, k as u64), win);
+    }
+    g.wire("in_win", 4, win);
+    let any_hit = |ks: &[usize], v: &str| {
+        Expr::any_of(
+            ks.iter()
+                .map(|k| id(v).index(Expr::int(*k as i64)))
+                .collect(),
+            b1(false),
+        )
+    };
     g.wire_c(
         "in_bf_cand",
         1,
@@ -965,83 +1012,54 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     let mut dec = vec![
         Stmt::Comment("Window decode: shape of the write in the window it starts in".into()),
         set("dk", n(3, D_NONE)),
-        set("dwin", n(4, 0)),
+        set("dwin", id("aw_win_q")),
         set("dval", id("be64")),
     ];
-    for (k, l) in lay.iter().enumerate() {
-        let hit = id("aw_hit_q").index(Expr::int(k as i64));
-        let bhit = id("aw_bhit_q").index(Expr::int(k as i64));
-        let k = k as u64;
-        let win = set("dwin", n(4, k));
-        let halves = |s: &mut Vec<Stmt>| {
-            s.push(Stmt::If {
-                cond: strb(0xFF),
-                then: vec![set("dk", n(3, D_DB64)), win.clone()],
-                els: vec![Stmt::If {
-                    cond: strb(0x0F),
-                    then: vec![set("dk", n(3, D_LO)), win.clone()],
-                    els: vec![Stmt::if_(
-                        strb(0xF0),
-                        vec![set("dk", n(3, D_HI)), win.clone()],
-                    )],
-                }],
-            })
-        };
-        match (l.role, l.size) {
-            (Role::SendDoorbell, _) | (Role::Forward, 8) => {
-                let mut then = Vec::new();
-                halves(&mut then);
-                dec.push(Stmt::if_(hit, then));
-            }
-            (Role::Forward, _) => {
-                let lanes = if l.offset % 8 == 4 { 0xF0 } else { 0x0F };
-                let val = if lanes == 0x0F {
-                    id("be64").bits(63, 32)
-                } else {
-                    id("be64").bits(31, 0)
-                };
-                dec.push(Stmt::if_(
-                    Expr::and(hit, strb(lanes)),
-                    vec![
-                        set("dk", n(3, D_F32)),
-                        win.clone(),
-                        set("dval", Expr::concat(vec![n(32, 0), val])),
-                    ],
-                ));
-            }
-            (Role::BlueFlame, _) => {
-                let mut then = Vec::new();
-                halves(&mut then);
-                dec.push(Stmt::if_else(
-                    hit,
-                    then,
-                    vec![Stmt::if_(
-                        Expr::all(vec![bhit, id("full_now"), id("owns_buf")]),
-                        vec![set("dk", n(3, D_BF)), win.clone()],
-                    )],
-                ));
-            }
+    // An 8-byte window (send doorbell, 8-byte forward, a BlueFlame window's first 8 bytes):
+    // the whole value or one of its 32-bit halves.
+    dec.push(Stmt::if_(
+        id("aw_hh_q"),
+        vec![Stmt::If {
+            cond: strb(0xFF),
+            then: vec![set("dk", n(3, D_DB64))],
+            els: vec![Stmt::If {
+                cond: strb(0x0F),
+                then: vec![set("dk", n(3, D_LO))],
+                els: vec![Stmt::if_(strb(0xF0), vec![set("dk", n(3, D_HI))])],
+            }],
+        }],
+    ));
+    // A 4-byte forward window: its own four lanes.
+    for (flag, wins, lanes, val) in [
+        ("aw_f32lo_q", &f32_lo, 0x0F, id("be64").bits(63, 32)),
+        ("aw_f32hi_q", &f32_hi, 0xF0, id("be64").bits(31, 0)),
+    ] {
+        if !wins.is_empty() {
+            dec.push(Stmt::if_(
+                Expr::and(id(flag), strb(lanes)),
+                vec![
+                    set("dk", n(3, D_F32)),
+                    set("dval", Expr::concat(vec![n(32, 0), val])),
+                ],
+            ));
         }
     }
-    let fwd_wins: Vec<u64> = lay
+    if has_bf {
+        dec.push(Stmt::if_(
+            Expr::all(vec![id("aw_bh_q"), id("full_now"), id("owns_buf")]),
+            vec![set("dk", n(3, D_BF))],
+        ));
+    }
+    let fwd_wins: Vec<usize> = lay
         .iter()
         .enumerate()
         .filter(|(_, l)| l.role == Role::Forward)
-        .map(|(k, _)| k as u64)
+        .map(|(k, _)| k)
         .collect();
-    let is_fwd_win = |w: Expr| {
-        Expr::any_of(
-            fwd_wins
-                .iter()
-                .map(|k| Expr::eq(w.clone(), n(4, *k)))
-                .collect(),
-            b1(false),
-        )
-    };
 
     // Pending low halves, one per page owner.
     g.wire("pe", 36, id("pend_mem").index(id("slot")).bits(35, 0));
-    g.wire("pv", 1, id("pend_valid_q").index(id("slot")));
+    g.wire("pv", 1, id("aw_pv_q"));
     g.wire_c(
         "complete",
         1,
@@ -1080,6 +1098,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
             ),
         ]),
+    );
+    // The owner's pending bit as the write ending in this cycle leaves it: that write is the
+    // only one that can change it before this AW's last beat (`last` is low while no write is
+    // open), and at its last beat it stores a low half (`pend_we`), completes the pair or
+    // leaves the bit as it was (a tear holds the beat, so no AW is taken with it).
+    g.wire(
+        "in_pv",
+        1,
+        Expr::ternary(
+            Expr::all(vec![
+                id("last"),
+                Expr::eq(
+                    id("slot"),
+                    id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
+                ),
+            ]),
+            Expr::or(
+                id("pend_we"),
+                Expr::all(vec![id("pv"), not(id("complete"))]),
+            ),
+            id("pend_valid_q")
+                .index(id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0))),
+        ),
     );
     g.wire(
         "in_pm",
@@ -1120,7 +1161,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         vec![
             set(
                 "ev_kind",
-                Expr::ternary(is_fwd_win(id("dwin")), n(3, K_FWD), n(3, K_DB)),
+                if has_fwd {
+                    Expr::ternary(id("aw_fwd_q"), n(3, K_FWD), n(3, K_DB))
+                } else {
+                    n(3, K_DB)
+                },
             ),
             set("ev_data", data),
         ]
@@ -1384,28 +1429,51 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
 
     // ---- next state
+    let mut aw_regs = vec![
+        set("aw_valid_d", b1(true)),
+        set("aw_addr_d", id("s_axi_awaddr")),
+        set("aw_len_d", id("s_axi_awlen")),
+        set("aw_user_d", id("s_axi_awuser")),
+        set("aw_reason_d", id("in_reason")),
+        set("aw_bfc_d", id("in_bf_cand")),
+        set("aw_win_d", id("in_win")),
+        set("aw_hh_d", id("in_hh")),
+        set("pm_d", id("in_pm")),
+        set("aw_pv_d", id("in_pv")),
+    ];
+    if has_bf {
+        aw_regs.push(set(
+            "aw_bh_d",
+            Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
+        ));
+    }
+    if !f32_lo.is_empty() {
+        aw_regs.push(set("aw_f32lo_d", any_hit(&f32_lo, "in_hit")));
+    }
+    if !f32_hi.is_empty() {
+        aw_regs.push(set("aw_f32hi_d", any_hit(&f32_hi, "in_hit")));
+    }
+    if has_fwd {
+        aw_regs.push(set("aw_fwd_d", any_hit(&fwd_wins, "in_hit")));
+    }
     let c = &mut g.comb;
     c.push(Stmt::Comment(
         "AW: one burst at a time; the next AW with the last beat".into(),
     ));
     c.push(Stmt::if_else(
         id("aw_take"),
-        vec![
-            set("aw_valid_d", b1(true)),
-            set("aw_addr_d", id("s_axi_awaddr")),
-            set("aw_len_d", id("s_axi_awlen")),
-            set("aw_user_d", id("s_axi_awuser")),
-            set("aw_reason_d", id("in_reason")),
-            set("aw_bfc_d", id("in_bf_cand")),
-            set("aw_hit_d", id("in_hit")),
-            set("aw_bhit_d", id("in_bhit")),
-            set("aw_hh_d", id("in_hh")),
-            set("pm_d", id("in_pm")),
-        ],
+        aw_regs,
         vec![Stmt::if_(
             id("w_last_take"),
             vec![set("aw_valid_d", b1(false))],
         )],
+    ));
+    c.push(Stmt::Comment(
+        "A tear drops the pending half; the held last beat then goes on without it".into(),
+    ));
+    c.push(Stmt::if_(
+        Expr::all(vec![id("ev_load"), id("tear")]),
+        vec![set("aw_pv_d", b1(false))],
     ));
     c.push(Stmt::if_else(
         id("w_last_take"),
