@@ -19,8 +19,8 @@ use crate::fasthash::FastSet;
 
 /// Where a document's nodes live: one bump arena per reading thread. Collections are slices
 /// of an arena, sized exactly, rather than a vector each: a 4096-register map has tens of
-/// thousands of them, and a vector each was a heap allocation with room to spare (a tenth
-/// of the front end's page faults). Dropping the arenas frees the whole tree at once.
+/// thousands of them, and a vector each was a heap allocation with room to spare (about a
+/// quarter of the front end's page faults). Dropping the arenas frees the whole tree at once.
 #[derive(Default)]
 pub(crate) struct Arenas {
     main: Bump,
