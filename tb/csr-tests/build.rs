@@ -76,7 +76,7 @@ fn run() -> Result<(), String> {
     let vl = rdmagen_vlbuild::Verilator::from_harness()?;
     let mut models = rdmagen_vlbuild::Models::new(vl);
     let mut table = String::from(
-        "/// Map file of every model variant, for the reference model.\npub const VARIANT_MAPS: &[(&str, &str)] = &[\n",
+        "/// Map file of every model variant (its path, resolved here), for the reference model.\npub const VARIANT_MAPS: &[(&str, &str)] = &[\n",
     );
     let mut tests = String::new();
     for v in all.iter().filter(|v| wanted(&v.id)) {
@@ -103,7 +103,10 @@ fn run() -> Result<(), String> {
         let binding =
             rdmagen_vlbind::bind(&module, id, &params).map_err(|e| format!("{id}: {e}"))?;
         models.add(binding, module.print());
-        table.push_str(&format!("    (\"{id}\", \"{file}\"),\n"));
+        table.push_str(&format!(
+            "    ({id:?}, {:?}),\n",
+            path.display().to_string()
+        ));
         tests.push_str(&format!(
             "#[test]\nfn {id}() {{\n    check::<{}>(\"{id}\", cases());\n}}\n\n",
             rdmagen_vlbind::camel(id)

@@ -789,21 +789,17 @@ impl<'t, 's> Reader<'t, 's> {
 
     /// The mapping at `at` whose entries are `self.entries[base..]`, moved into the arena.
     fn mapping_from(&mut self, at: usize, base: usize) -> Mapping<'t> {
-        let entries = self.arena.alloc_slice_copy(&self.entries[base..]);
-        self.entries.truncate(base);
         Mapping {
             at: at as u32,
-            entries,
+            entries: move_to(self.arena, &mut self.entries, base),
         }
     }
 
     /// The list at `at` whose items are `self.items[base..]`, moved into the arena.
     fn sequence_from(&mut self, at: usize, base: usize) -> Sequence<'t> {
-        let items = self.arena.alloc_slice_copy(&self.items[base..]);
-        self.items.truncate(base);
         Sequence {
             at: at as u32,
-            items,
+            items: move_to(self.arena, &mut self.items, base),
         }
     }
 
@@ -1723,6 +1719,13 @@ impl<'t, 's> Reader<'t, 's> {
             )),
         }
     }
+}
+
+/// Moves `stack[base..]` (one collection's entries or items) into `arena` as one slice.
+fn move_to<'t, T: Copy>(arena: &'t Bump, stack: &mut Vec<T>, base: usize) -> &'t [T] {
+    let slice = arena.alloc_slice_copy(&stack[base..]);
+    stack.truncate(base);
+    slice
 }
 
 /// Adds an entry to the mapping whose entries are `entries[base..]`, refusing a key already

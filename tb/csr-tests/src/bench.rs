@@ -5,7 +5,9 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
+use proptest::test_runner::{
+    Config, FileFailurePersistence, RngSeed, TestCaseError, TestError, TestRunner,
+};
 use rdmagen_harness::axil::{AxiLiteMaster, Event};
 use rdmagen_harness::{HasAxiLite, Model, RawPort};
 use rdmagen_refmodel::bits;
@@ -319,19 +321,12 @@ pub fn failure_dir() -> PathBuf {
 }
 
 fn load_map(variant: &str) -> RegMap {
-    let file = crate::VARIANT_MAPS
+    let path = crate::VARIANT_MAPS
         .iter()
         .find(|(v, _)| *v == variant)
-        .map(|(_, f)| *f)
+        .map(|(_, f)| Path::new(f))
         .unwrap_or_else(|| panic!("unknown variant {variant}"));
-    // As in build.rs: a bare name is in register-maps/, a path is relative to this crate.
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let path = if file.contains('/') {
-        manifest.join(file)
-    } else {
-        manifest.join("../../register-maps").join(file)
-    };
-    rdmagen_regmap::load(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    rdmagen_regmap::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Reruns `case` on a fresh model with an FST waveform.
@@ -393,6 +388,16 @@ pub fn replay<M: Model + HasAxiLite>(test: &str, text: &str) {
 ///
 /// With `RDMAGEN_CASE=path` set, runs only that saved case instead (and returns no tallies).
 pub fn check<M: Model + HasAxiLite>(test: &str, cases: u32) -> Vec<(String, u32, CounterHits)> {
+    check_seeded::<M>(test, cases, None)
+}
+
+/// [`check`] from a fixed seed when `seed` is given: the same cases every run, for a test that
+/// asserts what the random cases reach (a random seed would miss a rare event now and then).
+pub fn check_seeded<M: Model + HasAxiLite>(
+    test: &str,
+    cases: u32,
+    seed: Option<u64>,
+) -> Vec<(String, u32, CounterHits)> {
     if let Ok(path) = std::env::var("RDMAGEN_CASE") {
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
         replay::<M>(test, &text);
@@ -414,6 +419,7 @@ pub fn check<M: Model + HasAxiLite>(test: &str, cases: u32) -> Vec<(String, u32,
         cases,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(persistence))),
         max_shrink_iters: 4096,
+        rng_seed: seed.map_or(RngSeed::Random, RngSeed::Fixed),
         ..Config::default()
     };
     let mut runner = TestRunner::new(config);

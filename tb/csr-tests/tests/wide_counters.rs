@@ -12,7 +12,7 @@
 //! naming others).
 #![cfg(wide_counters_built)]
 
-use rdmagen_csr_tests::bench::{check, Bench};
+use rdmagen_csr_tests::bench::{check_seeded, Bench};
 use rdmagen_csr_tests::case::Case;
 use rdmagen_csr_tests::{WideCountersAsync, WideCountersSync};
 use rdmagen_harness::{HasAxiLite, Model};
@@ -242,11 +242,16 @@ fn clear_on_read_during_increments_restarts_at_the_increment() {
 /// model. Left out, and covered by the directed tests above: the carry of `rw48_step8` (an
 /// 8-bit step needs software to set the low 32 bits to nearly all ones first), saturation of
 /// `rc40_clr` (random reads and hardware clears keep it low) and of the two clear-on-read
-/// 64-bit counters (out of reach of 32-bit steps). 400 cases: the rarest (software setting a
-/// wrapping counter near all ones, then a carry) come about 7 times in 200.
+/// 64-bit counters (out of reach of 32-bit steps). 400 cases from a fixed seed, so the tally is
+/// the same every run: the rarest events (software setting a wrapping counter near all ones,
+/// then a carry) come about 7 times in 200 cases, and a random seed missed one now and then.
 #[test]
 fn random_cases_cross_the_carry_and_saturate() {
-    let hits = check::<WideCountersAsync>("random_cases_cross_the_carry_and_saturate", 400);
+    let hits = check_seeded::<WideCountersAsync>(
+        "random_cases_cross_the_carry_and_saturate",
+        400,
+        Some(0x5eed_c0de),
+    );
     let get = |name: &str| {
         hits.iter()
             .find(|h| h.0 == name)

@@ -643,10 +643,11 @@ impl CsrModel {
                     if w > 32 && (d & 0xffff_ffff) + (incr & 0xffff_ffff) > 0xffff_ffff {
                         hits.low_carry += 1;
                     }
-                    if sum > u128::from(mask) {
+                    let over = sum > u128::from(mask);
+                    if over {
                         hits.overflow += 1;
                     }
-                    d = if sum > u128::from(mask) {
+                    d = if over {
                         if saturate {
                             mask
                         } else {
