@@ -604,148 +604,155 @@ impl<'a> Gen<'a> {
             self.state(s, 1, bit1(false), None);
         }
 
-        let c = &mut Vec::with_capacity(32 + wsel.len() + rsel.len() + 4 * self.map.items.len());
-        c.push(Stmt::Comment(
+        self.comb.push(Stmt::Comment(
             "Write decode: the response the address gets, and the register it selects".into(),
         ));
-        c.push(Stmt::assign(id("wr_resp"), id("RESP_DECERR")));
+        self.comb
+            .push(Stmt::assign(id("wr_resp"), id("RESP_DECERR")));
         for s in &wsel {
-            c.push(Stmt::assign(id(s.clone()), bit1(false)));
+            self.comb.push(Stmt::assign(id(s.clone()), bit1(false)));
         }
         if self.has64 {
-            c.push(Stmt::assign(id("wr_lo_store"), bit1(false)));
+            self.comb.push(Stmt::assign(id("wr_lo_store"), bit1(false)));
         }
         // The responses as two arms listing addresses, and the selects as one single-statement
         // arm each: a register costs a label and a line, not a begin/end block.
+        let top_regs = || {
+            self.map.items.iter().filter_map(|item| match item {
+                Item::Register(r) => Some(r),
+                Item::Group(_) => None,
+            })
+        };
         let mut okay = Vec::with_capacity(regs);
         let mut slverr = Vec::new();
-        let mut arms = Vec::with_capacity(regs);
-        for item in &self.map.items {
-            let Item::Register(r) = item else { continue };
-            let addr = id(upper_cat("ADDR_", &r.name, ""));
-            let wide = r.width == 64;
-            let addr_hi = || id(upper_cat("ADDR_", &r.name, "_HI"));
-            if !r.is_writable() {
-                slverr.push(addr);
-                if wide {
-                    slverr.push(addr_hi());
-                }
-                continue;
-            }
-            let sel = Stmt::assign(id(cat(&r.name, "_wsel", "")), bit1(true));
-            okay.push(addr.clone());
-            if wide {
-                // The low half goes to the shadow; the high half commits both.
-                okay.push(addr_hi());
-                arms.push((
-                    vec![addr],
-                    vec![Stmt::assign(id("wr_lo_store"), bit1(true))],
-                ));
-                arms.push((vec![addr_hi()], vec![sel]));
+        for r in top_regs() {
+            let labels = if r.is_writable() {
+                &mut okay
             } else {
-                arms.push((vec![addr], vec![sel]));
+                &mut slverr
+            };
+            labels.push(id(upper_cat("ADDR_", &r.name, "")));
+            if r.width == 64 {
+                labels.push(id(upper_cat("ADDR_", &r.name, "_HI")));
             }
         }
-        let mut resp = Vec::with_capacity(2);
-        for (labels, code) in [(okay, "RESP_OKAY"), (slverr, "RESP_SLVERR")] {
-            if !labels.is_empty() {
-                resp.push((labels, vec![Stmt::assign(id("wr_resp"), id(code))]));
-            }
+        let has_writable = !okay.is_empty();
+        let resp: Vec<_> = [(okay, "RESP_OKAY"), (slverr, "RESP_SLVERR")]
+            .into_iter()
+            .filter(|(labels, _)| !labels.is_empty())
+            .map(|(labels, code)| (labels, vec![Stmt::assign(id("wr_resp"), id(code))]))
+            .collect();
+        if !resp.is_empty() {
+            self.comb.push_case(&id("wr_addr"), resp, &[]);
         }
-        for arms in [resp, arms] {
-            if !arms.is_empty() {
-                c.push(Stmt::Case {
-                    subject: id("wr_addr"),
-                    arms,
-                    default: vec![],
-                });
-            }
+        // Printed arm by arm: the decode of a NIC-scale map has thousands.
+        if has_writable {
+            let arms = top_regs().filter(|r| r.is_writable()).flat_map(|r| {
+                let addr = id(upper_cat("ADDR_", &r.name, ""));
+                let sel = vec![Stmt::assign(id(cat(&r.name, "_wsel", "")), bit1(true))];
+                // The low half of a 64-bit register goes to the shadow; the high half commits
+                // both.
+                let (first, second) = if r.width == 64 {
+                    let lo = vec![Stmt::assign(id("wr_lo_store"), bit1(true))];
+                    let hi = id(upper_cat("ADDR_", &r.name, "_HI"));
+                    ((vec![addr], lo), Some((vec![hi], sel)))
+                } else {
+                    ((vec![addr], sel), None)
+                };
+                std::iter::once(first).chain(second)
+            });
+            self.comb.push_case(&id("wr_addr"), arms, &[]);
         }
         for item in &self.map.items {
             if let Item::Group(g) = item {
-                c.extend(self.group_decode(g, true));
+                let decode = self.group_decode(g, true);
+                self.comb.extend(decode);
             }
         }
 
-        c.push(Stmt::Comment(
+        self.comb.push(Stmt::Comment(
             "Read decode, in the accept cycle: a one-hot register select, or SLVERR".into(),
         ));
-        c.push(Stmt::assign(id("rd_slverr_d"), id("rd_slverr_q")));
+        self.comb
+            .push(Stmt::assign(id("rd_slverr_d"), id("rd_slverr_q")));
         for s in &rsel {
-            c.push(Stmt::assign(id(cat(s, "_d", "")), id(cat(s, "_q", ""))));
+            self.comb
+                .push(Stmt::assign(id(cat(s, "_d", "")), id(cat(s, "_q", ""))));
         }
         if self.has64 {
-            c.push(Stmt::assign(id("rd_latch_d"), id("rd_latch_q")));
-            c.push(Stmt::assign(id("rd_hi_rsel_d"), id("rd_hi_rsel_q")));
+            self.comb
+                .push(Stmt::assign(id("rd_latch_d"), id("rd_latch_q")));
+            self.comb
+                .push(Stmt::assign(id("rd_hi_rsel_d"), id("rd_hi_rsel_q")));
         }
-        let mut dec = Vec::with_capacity(8 + rsel.len() + self.map.items.len());
-        dec.push(Stmt::assign(id("rd_slverr_d"), bit1(false)));
-        for s in &rsel {
-            dec.push(Stmt::assign(id(cat(s, "_d", "")), bit1(false)));
-        }
-        if self.has64 {
-            dec.push(Stmt::assign(id("rd_latch_d"), bit1(false)));
-            dec.push(Stmt::assign(id("rd_hi_rsel_d"), bit1(false)));
-        }
-        let mut arms = Vec::with_capacity(2 * self.map.items.len());
-        for item in &self.map.items {
-            let Item::Register(r) = item else { continue };
-            let addr = id(upper_cat("ADDR_", &r.name, ""));
-            let addr_hi = || id(upper_cat("ADDR_", &r.name, "_HI"));
-            if !r.is_readable() {
-                let err = vec![Stmt::assign(id("rd_slverr_d"), bit1(true))];
-                arms.push((vec![addr], err.clone()));
-                if r.width == 64 {
-                    arms.push((vec![addr_hi()], err));
-                }
-                continue;
-            }
-            let mut hit = Vec::with_capacity(2);
-            hit.push(Stmt::assign(id(cat(&r.name, "_rsel_d", "")), bit1(true)));
-            if r.width == 64 {
-                hit.push(Stmt::assign(id("rd_latch_d"), bit1(true)));
-                arms.push((vec![addr], hit));
-                arms.push((
-                    vec![addr_hi()],
-                    vec![Stmt::assign(id("rd_hi_rsel_d"), bit1(true))],
-                ));
-            } else {
-                arms.push((vec![addr], hit));
-            }
-        }
-        if !arms.is_empty() {
-            dec.push(Stmt::Case {
-                subject: id("rd_addr"),
-                arms,
-                default: vec![],
-            });
-        }
+        let mut group_reads = Vec::new();
         for item in &self.map.items {
             if let Item::Group(g) = item {
-                dec.extend(self.group_decode(g, false));
+                group_reads.push(self.group_decode(g, false));
             }
         }
         for item in &self.map.items {
             if let Item::Group(g) = item {
                 if g.window > g.stride {
                     let elem = format!("{}_rd_elem", g.name);
-                    c.push(Stmt::assign(
+                    self.comb.push(Stmt::assign(
                         id(format!("{elem}_d")),
                         id(format!("{elem}_q")),
                     ));
                 }
             }
         }
-        c.push(Stmt::if_(id("rd_en"), dec));
+        let has64 = self.has64;
+        let map = self.map;
+        self.comb.push_if(&id("rd_en"), |dec| {
+            dec.push(Stmt::assign(id("rd_slverr_d"), bit1(false)));
+            for s in &rsel {
+                dec.push(Stmt::assign(id(cat(s, "_d", "")), bit1(false)));
+            }
+            if has64 {
+                dec.push(Stmt::assign(id("rd_latch_d"), bit1(false)));
+                dec.push(Stmt::assign(id("rd_hi_rsel_d"), bit1(false)));
+            }
+            let mut regs = map.items.iter().filter_map(|item| match item {
+                Item::Register(r) => Some(r),
+                Item::Group(_) => None,
+            });
+            if let Some(first) = regs.next() {
+                let arms = std::iter::once(first).chain(regs).flat_map(|r| {
+                    let addr = id(upper_cat("ADDR_", &r.name, ""));
+                    let hi = || vec![id(upper_cat("ADDR_", &r.name, "_HI"))];
+                    let (first, second) = if !r.is_readable() {
+                        let err = vec![Stmt::assign(id("rd_slverr_d"), bit1(true))];
+                        let second = (r.width == 64).then(|| (hi(), err.clone()));
+                        ((vec![addr], err), second)
+                    } else {
+                        let sel = Stmt::assign(id(cat(&r.name, "_rsel_d", "")), bit1(true));
+                        if r.width == 64 {
+                            let latch = Stmt::assign(id("rd_latch_d"), bit1(true));
+                            let hi_sel = vec![Stmt::assign(id("rd_hi_rsel_d"), bit1(true))];
+                            ((vec![addr], vec![sel, latch]), Some((hi(), hi_sel)))
+                        } else {
+                            ((vec![addr], vec![sel]), None)
+                        }
+                    };
+                    std::iter::once(first).chain(second)
+                });
+                dec.push_case(&id("rd_addr"), arms, &[]);
+            }
+            for decode in group_reads {
+                dec.extend(decode);
+            }
+        });
 
-        c.push(Stmt::Comment(
+        self.comb.push(Stmt::Comment(
             "Read data, in the next cycle: an AND-OR of the selected register's value".into(),
         ));
-        c.push(Stmt::assign(id("rd_data"), Expr::zero(32)));
+        self.comb.push(Stmt::assign(id("rd_data"), Expr::zero(32)));
         if self.has64 {
-            c.push(Stmt::assign(id("rd_hi_next"), Expr::zero(32)));
+            self.comb
+                .push(Stmt::assign(id("rd_hi_next"), Expr::zero(32)));
         }
-        let or_in = |c: &mut Vec<Stmt>, acc: &str, sel: String, value: Expr| {
+        let or_in = |c: &mut PrintedStmts, acc: &str, sel: String, value: Expr| {
             c.push(Stmt::assign(
                 id(acc),
                 Expr::bor(
@@ -759,9 +766,19 @@ impl<'a> Gen<'a> {
                 Item::Register(r) if r.is_readable() => {
                     let scope = Scope { group: None };
                     let sel = cat(&r.name, "_rsel_q", "");
-                    or_in(c, "rd_data", sel.clone(), read_value(scope, r, 0, 31));
+                    or_in(
+                        &mut self.comb,
+                        "rd_data",
+                        sel.clone(),
+                        read_value(scope, r, 0, 31),
+                    );
                     if r.width == 64 {
-                        or_in(c, "rd_hi_next", sel, read_value(scope, r, 32, 63));
+                        or_in(
+                            &mut self.comb,
+                            "rd_hi_next",
+                            sel,
+                            read_value(scope, r, 32, 63),
+                        );
                     }
                 }
                 Item::Register(_) => {}
@@ -773,14 +790,14 @@ impl<'a> Gen<'a> {
                         let base = Expr::times(elem.clone(), Expr::int(i64::from(r.width)));
                         let sel = format!("{p}_rsel_q");
                         or_in(
-                            c,
+                            &mut self.comb,
                             "rd_data",
                             sel.clone(),
                             value.clone().part(base.clone(), Expr::int(32)),
                         );
                         if r.width == 64 {
                             or_in(
-                                c,
+                                &mut self.comb,
                                 "rd_hi_next",
                                 sel,
                                 value.part(Expr::plus(base, Expr::int(32)), Expr::int(32)),
@@ -791,11 +808,17 @@ impl<'a> Gen<'a> {
             }
         }
         if self.has64 {
-            or_in(c, "rd_data", "rd_hi_rsel_q".into(), id("rd_hi_q"));
+            or_in(
+                &mut self.comb,
+                "rd_data",
+                "rd_hi_rsel_q".into(),
+                id("rd_hi_q"),
+            );
         }
         // OKAY when a register is selected, SLVERR or DECERR (nothing there) otherwise.
-        c.push(Stmt::assign(id("rd_resp"), id("RESP_DECERR")));
-        c.push(Stmt::if_(
+        self.comb
+            .push(Stmt::assign(id("rd_resp"), id("RESP_DECERR")));
+        self.comb.push(Stmt::if_(
             id("rd_slverr_q"),
             vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))],
         ));
@@ -807,41 +830,41 @@ impl<'a> Gen<'a> {
             self.table
                 .push(&Decl::wire("rd_hit", None).comment("the decoded read selects a register"));
             self.assigns.push(id("rd_hit"), or_reduce(hits));
-            c.push(Stmt::if_(
+            self.comb.push(Stmt::if_(
                 id("rd_hit"),
                 vec![Stmt::assign(id("rd_resp"), id("RESP_OKAY"))],
             ));
         }
 
-        c.push(Stmt::Comment(
+        self.comb.push(Stmt::Comment(
             "Response channels: hold until taken; a new transfer replaces a taken one".into(),
         ));
-        c.push(Stmt::assign(
+        self.comb.push(Stmt::assign(
             id("bvalid_d"),
             Expr::and(id("bvalid_q"), Expr::lnot(id("s_axil_bready"))),
         ));
-        c.push(Stmt::assign(id("bresp_d"), id("bresp_q")));
-        c.push(Stmt::if_(
+        self.comb.push(Stmt::assign(id("bresp_d"), id("bresp_q")));
+        self.comb.push(Stmt::if_(
             id("wr_en"),
             vec![
                 Stmt::assign(id("bvalid_d"), bit1(true)),
                 Stmt::assign(id("bresp_d"), id("wr_resp")),
             ],
         ));
-        c.push(Stmt::assign(
+        self.comb.push(Stmt::assign(
             id("rd_pend_d"),
             Expr::or(
                 id("rd_en"),
                 Expr::and(id("rd_pend_q"), Expr::lnot(id("rd_adv"))),
             ),
         ));
-        c.push(Stmt::assign(
+        self.comb.push(Stmt::assign(
             id("rvalid_d"),
             Expr::and(id("rvalid_q"), Expr::lnot(id("s_axil_rready"))),
         ));
-        c.push(Stmt::assign(id("rresp_d"), id("rresp_q")));
-        c.push(Stmt::assign(id("rdata_d"), id("rdata_q")));
-        c.push(Stmt::if_(
+        self.comb.push(Stmt::assign(id("rresp_d"), id("rresp_q")));
+        self.comb.push(Stmt::assign(id("rdata_d"), id("rdata_q")));
+        self.comb.push(Stmt::if_(
             id("rd_adv"),
             vec![
                 Stmt::assign(id("rvalid_d"), bit1(true)),
@@ -850,23 +873,23 @@ impl<'a> Gen<'a> {
             ],
         ));
         if self.has64 {
-            c.push(Stmt::Comment("64-bit shadows".into()));
-            c.push(Stmt::assign(id("wr_lo_d"), id("wr_lo_q")));
-            c.push(Stmt::assign(id("wr_lo_strb_d"), id("wr_lo_strb_q")));
-            c.push(Stmt::if_(
+            self.comb.push(Stmt::Comment("64-bit shadows".into()));
+            self.comb.push(Stmt::assign(id("wr_lo_d"), id("wr_lo_q")));
+            self.comb
+                .push(Stmt::assign(id("wr_lo_strb_d"), id("wr_lo_strb_q")));
+            self.comb.push(Stmt::if_(
                 Expr::and(id("wr_en"), id("wr_lo_store")),
                 vec![
                     Stmt::assign(id("wr_lo_d"), id("s_axil_wdata")),
                     Stmt::assign(id("wr_lo_strb_d"), id("s_axil_wstrb")),
                 ],
             ));
-            c.push(Stmt::assign(id("rd_hi_d"), id("rd_hi_q")));
-            c.push(Stmt::if_(
+            self.comb.push(Stmt::assign(id("rd_hi_d"), id("rd_hi_q")));
+            self.comb.push(Stmt::if_(
                 Expr::and(id("rd_adv"), id("rd_latch_q")),
                 vec![Stmt::assign(id("rd_hi_d"), id("rd_hi_next"))],
             ));
         }
-        self.comb.extend(c.drain(..));
     }
 
     /// Window, element index and offset wires of a group, and its decode statements.

@@ -397,6 +397,34 @@ impl PrintedStmts {
         print::stmt_into(self.text.last_mut(), self.indent, &s);
     }
 
+    /// `case (subject)` with each arm printed as `arms` yields it, so a decode of thousands of
+    /// registers never exists whole as a tree: the text [`push`](Self::push) of the
+    /// [`Stmt::Case`] prints.
+    pub fn push_case(
+        &mut self,
+        subject: &Expr,
+        arms: impl IntoIterator<Item = (Vec<Expr>, Vec<Stmt>)>,
+        default: &[Stmt],
+    ) {
+        print::case_into(
+            self.text.last_mut(),
+            self.indent,
+            subject,
+            arms.into_iter(),
+            default,
+        );
+    }
+
+    /// `if (cond) begin`, the statements `then` pushes, `end`: the text [`push`](Self::push)
+    /// of the [`Stmt::If`] without `else` prints.
+    pub fn push_if(&mut self, cond: &Expr, then: impl FnOnce(&mut PrintedStmts)) {
+        print::if_head_into(self.text.last_mut(), self.indent, cond);
+        self.indent += 1;
+        then(self);
+        self.indent -= 1;
+        print::end_into(self.text.last_mut(), self.indent);
+    }
+
     /// `later`'s statements after these (printed apart, say on another thread).
     pub fn append(&mut self, later: PrintedStmts) {
         assert_eq!(self.indent, later.indent, "statements of another depth");
@@ -830,6 +858,49 @@ mod tests {
         later.extend(sample_stmts().into_iter().skip(2));
         parts.append(later);
         assert_eq!(parts, printed(0));
+    }
+
+    #[test]
+    fn a_case_and_an_if_pushed_in_parts_print_as_the_tree_does() {
+        let arms = || {
+            vec![
+                (
+                    vec![Expr::num(4, 1), Expr::num(4, 2)],
+                    vec![Stmt::assign(Expr::id("hit"), Expr::num(1, 1))],
+                ),
+                (
+                    vec![Expr::num(4, 3)],
+                    vec![
+                        Stmt::assign(Expr::id("hit"), Expr::num(1, 1)),
+                        Stmt::assign(Expr::id("hi"), Expr::num(1, 1)),
+                    ],
+                ),
+            ]
+        };
+        let default = || vec![Stmt::assign(Expr::id("hit"), Expr::num(1, 0))];
+        for depth in [0, 1] {
+            let mut tree = PrintedStmts::new(depth);
+            tree.push(Stmt::if_(
+                Expr::id("rd_en"),
+                vec![
+                    Stmt::assign(Expr::id("hit"), Expr::num(1, 0)),
+                    Stmt::Case {
+                        subject: Expr::id("addr"),
+                        arms: arms(),
+                        default: default(),
+                    },
+                ],
+            ));
+            tree.push(Stmt::if_(Expr::id("idle"), vec![]));
+            let mut parts = PrintedStmts::new(depth);
+            parts.push_if(&Expr::id("rd_en"), |then| {
+                then.push(Stmt::assign(Expr::id("hit"), Expr::num(1, 0)));
+                then.push_case(&Expr::id("addr"), arms(), &default());
+            });
+            parts.push_if(&Expr::id("idle"), |_| {});
+            assert!(tree.text.last_mut().contains("endcase"));
+            assert_eq!(parts, tree);
+        }
     }
 
     #[test]

@@ -74,6 +74,34 @@ pub(crate) fn stmt_into(out: &mut String, indent: usize, s: &Stmt) {
     print_after(out, |p| p.stmt(indent, s));
 }
 
+/// A `case` printed at `indent` after the text in `out`, each arm as `arms` yields it (for
+/// [`PrintedStmts::push_case`]): the same text as [`stmt_into`] of the [`Stmt::Case`].
+pub(crate) fn case_into(
+    out: &mut String,
+    indent: usize,
+    subject: &Expr,
+    arms: impl Iterator<Item = (Vec<Expr>, Vec<Stmt>)>,
+    default: &[Stmt],
+) {
+    print_after(out, |p| p.case(indent, subject, arms, default));
+}
+
+/// `if (cond) begin` printed at `indent` after the text in `out`; [`PrintedStmts::push_if`]
+/// prints the body and the `end`.
+pub(crate) fn if_head_into(out: &mut String, indent: usize, cond: &Expr) {
+    print_after(out, |p| {
+        p.start(indent);
+        p.push("if (");
+        p.expr(cond);
+        p.push(") begin\n");
+    });
+}
+
+/// `end` printed at `indent` after the text in `out`.
+pub(crate) fn end_into(out: &mut String, indent: usize) {
+    print_after(out, |p| p.line(indent, "end"));
+}
+
 /// `assign lhs = rhs;` printed at `indent` after the text in `out` (for [`PrintedAssigns`]).
 pub(crate) fn assign_into(out: &mut String, indent: usize, lhs: &Expr, rhs: &Expr) {
     print_after(out, |p| p.assign_line(indent, "assign ", lhs, " = ", rhs));
@@ -796,19 +824,33 @@ impl Printer<'_> {
                 subject,
                 arms,
                 default,
-            } => {
-                self.start(indent);
-                self.push("case (");
-                self.expr(subject);
-                self.push(")\n");
-                for (labels, body) in arms {
-                    self.arm(indent + 1, Some(labels), body);
-                    self.line_done();
-                }
-                self.arm(indent + 1, None, default);
-                self.line(indent, "endcase");
-            }
+            } => self.case(
+                indent,
+                subject,
+                arms.iter().map(|(l, b)| (l.as_slice(), b.as_slice())),
+                default,
+            ),
         }
+    }
+
+    /// `case (subject)`, its arms and `default`, `endcase`.
+    fn case<L: AsRef<[Expr]>, B: AsRef<[Stmt]>>(
+        &mut self,
+        indent: usize,
+        subject: &Expr,
+        arms: impl Iterator<Item = (L, B)>,
+        default: &[Stmt],
+    ) {
+        self.start(indent);
+        self.push("case (");
+        self.expr(subject);
+        self.push(")\n");
+        for (labels, body) in arms {
+            self.arm(indent + 1, Some(labels.as_ref()), body.as_ref());
+            self.line_done();
+        }
+        self.arm(indent + 1, None, default);
+        self.line(indent, "endcase");
     }
 
     /// `a, b, c`
