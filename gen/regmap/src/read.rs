@@ -133,6 +133,9 @@ impl Parser<'_> {
     /// an item depends on nothing but its node). On a 4096-register map reading the items is
     /// a third of the serial front end that every output waits for.
     fn items(&mut self, nodes: &[Node<'_>], out: &mut Vec<Item>) {
+        // Sized up front: items are large, and growing the list copies them (and touches fresh
+        // memory) at each doubling.
+        out.reserve(nodes.len());
         if !self.parallel || nodes.len() < PARALLEL_ITEMS {
             out.extend(nodes.iter().filter_map(|n| self.item(n)));
             return;
@@ -145,10 +148,9 @@ impl Parser<'_> {
                     sink: &mut sink,
                     parallel: false,
                 };
-                second
-                    .iter()
-                    .filter_map(|n| p.item(n))
-                    .collect::<Vec<Item>>()
+                let mut items = Vec::with_capacity(second.len());
+                items.extend(second.iter().filter_map(|n| p.item(n)));
+                items
             });
             out.extend(first.iter().filter_map(|n| self.item(n)));
             match worker.map(|w| w.join()) {
