@@ -421,7 +421,38 @@ def _seq_name(cname, cell, names, port, mod):
         d = next((names[b] for b in cell["connections"].get("D", []) if not names.get(b, "$").startswith("$")), None)
         if d:
             return f"{d} (registered)" if port == "Q" else f"{d} (registered, {port})"
+        # The same register when the address it samples is an unnamed net (ABC duplicated the
+        # logic in front of it): named after the block RAMs whose outputs it selects between,
+        # the LUTs it feeds also reading their data pins (`mem output select (registered)`).
+        q = set(b for b in cell["connections"].get("Q", []) if isinstance(b, int))
+        ram_out = _ram_outputs(mod)
+        brams = set()
+        for c in mod["cells"].values():
+            ins = c["connections"].values()
+            if c["type"].startswith("LUT") and any(q & set(bs) for bs in ins):
+                brams.update(ram_out[b] for bs in ins for b in bs if b in ram_out)
+        if brams:
+            what = f"{sorted(brams)[0]} output select" + (
+                f" (+{len(brams) - 1} memories)" if len(brams) > 1 else ""
+            )
+            return f"{what} (registered)" if port == "Q" else f"{what} (registered, {port})"
     return f"{cname}:{cell['type']}"
+
+
+def _ram_outputs(mod):
+    """Net -> memory of every block RAM output pin (the cell's name without its `.row.column`;
+    flattened names keep their dots: `u_rp.state_mem`)."""
+    table = {}
+    for n, c in mod["cells"].items():
+        if c["type"].startswith("RAMB"):
+            parts = n.rsplit(".", 2)
+            name = parts[0] if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit() else n
+            for p, bs in c["connections"].items():
+                if c["port_directions"].get(p) == "output":
+                    for b in bs:
+                        if isinstance(b, int):
+                            table[b] = name
+    return table
 
 
 def inputs_of_seq(cell):
