@@ -226,19 +226,27 @@ module uar_mlx5 #(
   reg     [2:0]           aw_reason_d;
   reg                     aw_bfc_q;
   reg                     aw_bfc_d;
-  reg     [3:0]           aw_win_q;
+  reg     [3:0]           aw_win_q;               // window the write starts in (the event's `win`)
   reg     [3:0]           aw_win_d;
-  reg                     aw_hh_q;
+  reg                     aw_hh_q;                // an 8-byte window that takes 32-bit halves
   reg                     aw_hh_d;
-  reg                     aw_bh_q;
+  reg                     aw_bh_q;                // a whole-WQE burst at a BlueFlame window's start
   reg                     aw_bh_d;
-  reg                     aw_f32lo_q;
+  reg                     aw_f32lo_q;             // a 32-bit forwarding window in lanes 3:0
   reg                     aw_f32lo_d;
-  reg                     aw_fwd_q;
+  reg                     aw_fwd_q;               // a forwarding window (the write goes out on
+                                                  // fwd_*)
   reg                     aw_fwd_d;
   reg                     pm_q;
   reg                     pm_d;
-  reg                     aw_pv_q;
+  reg                     aw_ps_q;                // pending bit of the owner on s_axi_awaddr,
+                                                  // sampled every cycle
+  reg                     aw_ps_d;
+  reg                     aw_pt_q;                // an AW was taken last cycle and its pending bit
+                                                  // is aw_ps_q
+  reg                     aw_pt_d;
+  reg                     aw_pv_q;                // the open write's owner's pending bit (with
+                                                  // aw_pt_q/aw_ps_q: pv)
   reg                     aw_pv_d;
   reg     [7:0]           beat_q;
   reg     [7:0]           beat_d;
@@ -330,10 +338,12 @@ module uar_mlx5 #(
   reg     [3:0]           dwin;
   reg     [63:0]          dval;
   wire    [35:0]          pe;
-  wire                    pv;
+  wire                    pv;                     // the open write's owner has a low half pending
   wire                    complete;               // the high half that completes the pending pair
   wire                    in_slot_pend;
   wire                    in_new_pend;
+  wire                    in_same;
+  wire                    in_ps;
   wire                    in_pv;
   wire                    in_pm;
   wire                    tear;                   // another write breaks the pending pair: drop it
@@ -561,7 +571,7 @@ module uar_mlx5 #(
                     in_off == 12'h800 && !in_single && in_burst_ok && s_axi_awlen < 8'h20, 1'b0,
                     1'b0, 1'b0};
   assign in_hh = in_hit[0] | in_hit[3] | in_hit[4];
-  assign in_hwin = in_hit[4] ? 4'b0100 : in_hit[3] ? 4'b0011 : in_hit[0] ? 4'b0000 : 4'b0000;
+  assign in_hwin = in_hit[4] ? 4'b0100 : in_hit[3] ? 4'b0011 : 4'b0000;
   assign in_win = in_hit[4] || in_bhit[4] ? 4'b0100 :
                   in_hit[3] || in_bhit[3] ? 4'b0011 :
                   in_hit[2] || in_bhit[2] ? 4'b0010 :
@@ -571,12 +581,13 @@ module uar_mlx5 #(
   assign bf_cand = aw_bfc_q;
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];
-  assign pv = aw_pv_q;
+  assign pv = aw_pv_q || (aw_pt_q && aw_ps_q);
   assign complete = pre_ok && pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
   assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
   assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
-  assign in_pv = last && slot == in_owner[VW - 1:0] ? pend_we || (pv && !complete) :
-                 pend_valid_q[in_owner[VW - 1:0]];
+  assign in_same = last && slot == in_owner[VW - 1:0];
+  assign in_ps = pend_valid_q[in_owner[VW - 1:0]];
+  assign in_pv = in_same && (pend_we || (pv && !complete));
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;
   assign e1_data = e1_q[63:0];
@@ -789,7 +800,9 @@ module uar_mlx5 #(
     aw_f32lo_d = aw_f32lo_q;
     aw_fwd_d = aw_fwd_q;
     pm_d = pm_q;
-    aw_pv_d = aw_pv_q;
+    aw_ps_d = in_ps;
+    aw_pt_d = 1'b0;
+    aw_pv_d = pv;
     beat_d = beat_q;
     beat0_d = beat0_q;
     last_d = last_q;
@@ -823,6 +836,7 @@ module uar_mlx5 #(
       aw_hh_d = in_hh;
       pm_d = in_pm;
       aw_pv_d = in_pv;
+      aw_pt_d = !in_same;
       aw_bh_d = |in_bhit;
       aw_f32lo_d = in_hit[1] | in_hit[2];
       aw_fwd_d = in_hit[0] | in_hit[1] | in_hit[2];
@@ -950,6 +964,8 @@ module uar_mlx5 #(
       aw_f32lo_q <= 1'b0;
       aw_fwd_q <= 1'b0;
       pm_q <= 1'b0;
+      aw_ps_q <= 1'b0;
+      aw_pt_q <= 1'b0;
       aw_pv_q <= 1'b0;
       beat_q <= 8'h00;
       beat0_q <= 1'b1;
@@ -999,6 +1015,8 @@ module uar_mlx5 #(
       aw_f32lo_q <= aw_f32lo_d;
       aw_fwd_q <= aw_fwd_d;
       pm_q <= pm_d;
+      aw_ps_q <= aw_ps_d;
+      aw_pt_q <= aw_pt_d;
       aw_pv_q <= aw_pv_d;
       beat_q <= beat_d;
       beat0_q <= beat0_d;
