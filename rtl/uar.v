@@ -212,6 +212,9 @@ module uar #(
   reg     [8:0]           aw_user_d;
   reg     [2:0]           aw_reason_q;
   reg     [2:0]           aw_reason_d;
+  reg                     aw_ok_q;                // the AW checks passed (aw_reason_q is 0): pre_ok
+                                                  // without a compare
+  reg                     aw_ok_d;
   reg                     aw_bfc_q;
   reg                     aw_bfc_d;
   reg     [3:0]           aw_win_q;               // window the write starts in (the event's `win`)
@@ -532,7 +535,7 @@ module uar #(
   assign in_single = s_axi_awlen == 8'h00;
   assign in_burst_ok = s_axi_awburst == 2'b01 && s_axi_awsize == 3'b011;
   assign pre_reason = aw_reason_q;
-  assign pre_ok = pre_reason == 3'b000;
+  assign pre_ok = aw_ok_q;
   assign last = last_q;
   assign first_beat = beat0_q;
   assign be64 = {s_axi_wdata[7:0], s_axi_wdata[15:8], s_axi_wdata[23:16], s_axi_wdata[31:24],
@@ -749,6 +752,7 @@ module uar #(
     aw_len_d = aw_len_q;
     aw_user_d = aw_user_q;
     aw_reason_d = aw_reason_q;
+    aw_ok_d = aw_ok_q;
     aw_bfc_d = aw_bfc_q;
     aw_win_d = aw_win_q;
     aw_hh_d = aw_hh_q;
@@ -785,6 +789,7 @@ module uar #(
       aw_len_d = s_axi_awlen;
       aw_user_d = s_axi_awuser;
       aw_reason_d = in_reason;
+      aw_ok_d = in_ok;
       aw_bfc_d = in_bf_cand;
       aw_win_d = in_win;
       aw_hh_d = in_hh;
@@ -907,6 +912,7 @@ module uar #(
     if (rst) begin
       aw_valid_q <= 1'b0;
       aw_reason_q <= 3'b000;
+      aw_ok_q <= 1'b0;
       aw_bfc_q <= 1'b0;
       aw_win_q <= 4'b0000;
       aw_hh_q <= 1'b0;
@@ -954,6 +960,7 @@ module uar #(
     end else begin
       aw_valid_q <= aw_valid_d;
       aw_reason_q <= aw_reason_d;
+      aw_ok_q <= aw_ok_d;
       aw_bfc_q <= aw_bfc_d;
       aw_win_q <= aw_win_d;
       aw_hh_q <= aw_hh_d;

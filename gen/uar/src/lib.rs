@@ -688,6 +688,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     }
     // The AW checks, registered with the AW (see `in_reason`).
     g.flop("aw_reason", 3, Some(n(3, 0)));
+    g.flop_c(
+        "aw_ok",
+        1,
+        Some(b1(false)),
+        "the AW checks passed (aw_reason_q is 0): pre_ok without a compare",
+    );
     g.flop("aw_bfc", 1, Some(b1(false)));
     // The window hit and its role, from the AW (see `in_win`): the last beat's decode is the
     // strobes against these few flops, not a priority chain over a per-window hit vector.
@@ -995,7 +1001,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ),
     );
     g.wire("pre_reason", 3, id("aw_reason_q"));
-    g.wire("pre_ok", 1, Expr::eq(id("pre_reason"), n(3, 0)));
+    g.wire("pre_ok", 1, id("aw_ok_q"));
     g.wire("last", 1, id("last_q"));
     g.wire("first_beat", 1, id("beat0_q"));
     g.wire("be64", 64, byteswap("s_axi_wdata"));
@@ -1525,6 +1531,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("aw_len_d", id("s_axi_awlen")),
         set("aw_user_d", id("s_axi_awuser")),
         set("aw_reason_d", id("in_reason")),
+        set("aw_ok_d", id("in_ok")),
         set("aw_bfc_d", id("in_bf_cand")),
         set("aw_win_d", id("in_win")),
         set("aw_hh_d", id("in_hh")),
