@@ -224,21 +224,32 @@ module uar_mlx5 #(
   reg     [8:0]           aw_user_d;
   reg     [2:0]           aw_reason_q;
   reg     [2:0]           aw_reason_d;
+  reg                     aw_ok_q;                // the AW checks passed (aw_reason_q is 0): pre_ok
+                                                  // without a compare
+  reg                     aw_ok_d;
   reg                     aw_bfc_q;
   reg                     aw_bfc_d;
-  reg     [3:0]           aw_win_q;
+  reg     [3:0]           aw_win_q;               // window the write starts in (the event's `win`)
   reg     [3:0]           aw_win_d;
-  reg                     aw_hh_q;
+  reg                     aw_hh_q;                // an 8-byte window that takes 32-bit halves
   reg                     aw_hh_d;
-  reg                     aw_bh_q;
+  reg                     aw_bh_q;                // a whole-WQE burst at a BlueFlame window's start
   reg                     aw_bh_d;
-  reg                     aw_f32lo_q;
+  reg                     aw_f32lo_q;             // a 32-bit forwarding window in lanes 3:0
   reg                     aw_f32lo_d;
-  reg                     aw_fwd_q;
+  reg                     aw_fwd_q;               // a forwarding window (the write goes out on
+                                                  // fwd_*)
   reg                     aw_fwd_d;
   reg                     pm_q;
   reg                     pm_d;
-  reg                     aw_pv_q;
+  reg                     aw_ps_q;                // pending bit of the owner on s_axi_awaddr,
+                                                  // sampled every cycle
+  reg                     aw_ps_d;
+  reg                     aw_pt_q;                // an AW was taken last cycle and its pending bit
+                                                  // is aw_ps_q
+  reg                     aw_pt_d;
+  reg                     aw_pv_q;                // the open write's owner's pending bit (with
+                                                  // aw_pt_q/aw_ps_q: pv)
   reg                     aw_pv_d;
   reg     [7:0]           beat_q;
   reg     [7:0]           beat_d;
@@ -330,10 +341,12 @@ module uar_mlx5 #(
   reg     [3:0]           dwin;
   reg     [63:0]          dval;
   wire    [35:0]          pe;
-  wire                    pv;
+  wire                    pv;                     // the open write's owner has a low half pending
   wire                    complete;               // the high half that completes the pending pair
   wire                    in_slot_pend;
   wire                    in_new_pend;
+  wire                    in_same;
+  wire                    in_ps;
   wire                    in_pv;
   wire                    in_pm;
   wire                    tear;                   // another write breaks the pending pair: drop it
@@ -547,7 +560,7 @@ module uar_mlx5 #(
   assign in_single = s_axi_awlen == 8'h00;
   assign in_burst_ok = s_axi_awburst == 2'b01 && s_axi_awsize == 3'b011;
   assign pre_reason = aw_reason_q;
-  assign pre_ok = pre_reason == 3'b000;
+  assign pre_ok = aw_ok_q;
   assign last = last_q;
   assign first_beat = beat0_q;
   assign be64 = {s_axi_wdata[7:0], s_axi_wdata[15:8], s_axi_wdata[23:16], s_axi_wdata[31:24],
@@ -561,7 +574,7 @@ module uar_mlx5 #(
                     in_off == 12'h800 && !in_single && in_burst_ok && s_axi_awlen < 8'h20, 1'b0,
                     1'b0, 1'b0};
   assign in_hh = in_hit[0] | in_hit[3] | in_hit[4];
-  assign in_hwin = in_hit[4] ? 4'b0100 : in_hit[3] ? 4'b0011 : in_hit[0] ? 4'b0000 : 4'b0000;
+  assign in_hwin = in_hit[4] ? 4'b0100 : in_hit[3] ? 4'b0011 : 4'b0000;
   assign in_win = in_hit[4] || in_bhit[4] ? 4'b0100 :
                   in_hit[3] || in_bhit[3] ? 4'b0011 :
                   in_hit[2] || in_bhit[2] ? 4'b0010 :
@@ -571,12 +584,13 @@ module uar_mlx5 #(
   assign bf_cand = aw_bfc_q;
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];
-  assign pv = aw_pv_q;
+  assign pv = aw_pv_q || (aw_pt_q && aw_ps_q);
   assign complete = pre_ok && pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
   assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
   assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
-  assign in_pv = last && slot == in_owner[VW - 1:0] ? pend_we || (pv && !complete) :
-                 pend_valid_q[in_owner[VW - 1:0]];
+  assign in_same = last && slot == in_owner[VW - 1:0];
+  assign in_ps = pend_valid_q[in_owner[VW - 1:0]];
+  assign in_pv = in_same && (pend_we || (pv && !complete));
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;
   assign e1_data = e1_q[63:0];
@@ -782,6 +796,7 @@ module uar_mlx5 #(
     aw_len_d = aw_len_q;
     aw_user_d = aw_user_q;
     aw_reason_d = aw_reason_q;
+    aw_ok_d = aw_ok_q;
     aw_bfc_d = aw_bfc_q;
     aw_win_d = aw_win_q;
     aw_hh_d = aw_hh_q;
@@ -789,7 +804,9 @@ module uar_mlx5 #(
     aw_f32lo_d = aw_f32lo_q;
     aw_fwd_d = aw_fwd_q;
     pm_d = pm_q;
-    aw_pv_d = aw_pv_q;
+    aw_ps_d = in_ps;
+    aw_pt_d = 1'b0;
+    aw_pv_d = pv;
     beat_d = beat_q;
     beat0_d = beat0_q;
     last_d = last_q;
@@ -818,11 +835,13 @@ module uar_mlx5 #(
       aw_len_d = s_axi_awlen;
       aw_user_d = s_axi_awuser;
       aw_reason_d = in_reason;
+      aw_ok_d = in_ok;
       aw_bfc_d = in_bf_cand;
       aw_win_d = in_win;
       aw_hh_d = in_hh;
       pm_d = in_pm;
       aw_pv_d = in_pv;
+      aw_pt_d = !in_same;
       aw_bh_d = |in_bhit;
       aw_f32lo_d = in_hit[1] | in_hit[2];
       aw_fwd_d = in_hit[0] | in_hit[1] | in_hit[2];
@@ -943,6 +962,7 @@ module uar_mlx5 #(
     if (rst) begin
       aw_valid_q <= 1'b0;
       aw_reason_q <= 3'b000;
+      aw_ok_q <= 1'b0;
       aw_bfc_q <= 1'b0;
       aw_win_q <= 4'b0000;
       aw_hh_q <= 1'b0;
@@ -950,6 +970,8 @@ module uar_mlx5 #(
       aw_f32lo_q <= 1'b0;
       aw_fwd_q <= 1'b0;
       pm_q <= 1'b0;
+      aw_ps_q <= 1'b0;
+      aw_pt_q <= 1'b0;
       aw_pv_q <= 1'b0;
       beat_q <= 8'h00;
       beat0_q <= 1'b1;
@@ -992,6 +1014,7 @@ module uar_mlx5 #(
     end else begin
       aw_valid_q <= aw_valid_d;
       aw_reason_q <= aw_reason_d;
+      aw_ok_q <= aw_ok_d;
       aw_bfc_q <= aw_bfc_d;
       aw_win_q <= aw_win_d;
       aw_hh_q <= aw_hh_d;
@@ -999,6 +1022,8 @@ module uar_mlx5 #(
       aw_f32lo_q <= aw_f32lo_d;
       aw_fwd_q <= aw_fwd_d;
       pm_q <= pm_d;
+      aw_ps_q <= aw_ps_d;
+      aw_pt_q <= aw_pt_d;
       aw_pv_q <= aw_pv_d;
       beat_q <= beat_d;
       beat0_q <= beat0_d;

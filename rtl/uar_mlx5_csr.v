@@ -270,6 +270,9 @@ module uar_mlx5_csr #(
   reg                  rd_slverr_q;                // the decoded read addresses a register with no
                                                    // readable field
   reg                  rd_slverr_d;
+  reg                  rd_fetch_q;                 // the decoded read fetches a wide array's
+                                                   // element word this cycle
+  reg                  rd_fetch_d;
   reg  [1:0]           rd_resp;                    // response of the decoded read
   reg  [31:0]          rd_data;                    // data of the decoded read
   reg  [31:0]          wr_lo_q;                    // 64-bit write shadow: low-half data
@@ -344,6 +347,8 @@ module uar_mlx5_csr #(
   wire [31:0]          vf_rd_elem;                 // element of the decoded read
   reg  [7:0]           vf_rd_elem_q;
   reg  [7:0]           vf_rd_elem_d;
+  reg  [31:0]          vf_rd_word_q;               // vf element of the read being fetched
+  reg  [31:0]          vf_rd_word_d;
   wire                 rd_hit;                     // the decoded read selects a register
   wire [NUM_VF*32-1:0] vf_ctrl_rvalue;
   wire [NUM_VF*32-1:0] vf_doorbells_rvalue;
@@ -433,7 +438,7 @@ module uar_mlx5_csr #(
 
   assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
   assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || rd_adv);
-  assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
+  assign rd_adv = rd_pend_q && !rd_fetch_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[12:2], 2'b00};
   assign rd_addr = {s_axil_araddr[12:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
@@ -565,6 +570,7 @@ module uar_mlx5_csr #(
     rd_latch_d = rd_latch_q;
     rd_hi_rsel_d = rd_hi_rsel_q;
     vf_rd_elem_d = vf_rd_elem_q;
+    rd_fetch_d = 1'b0;
     if (rd_en) begin
       rd_slverr_d = 1'b0;
       ctrl_rsel_d = 1'b0;
@@ -620,12 +626,32 @@ module uar_mlx5_csr #(
       vf_rd_elem_d = vf_ridx[7:0];
       if (vf_rwin && vf_ridx < NUM_VF) begin
         case (vf_roff)
-          OFF_VF_CTRL: vf_ctrl_rsel_d = 1'b1;
-          OFF_VF_DOORBELLS: vf_doorbells_rsel_d = 1'b1;
-          OFF_VF_DROPS: vf_drops_rsel_d = 1'b1;
+          OFF_VF_CTRL: begin
+            vf_ctrl_rsel_d = 1'b1;
+            rd_fetch_d = 1'b1;
+          end
+          OFF_VF_DOORBELLS: begin
+            vf_doorbells_rsel_d = 1'b1;
+            rd_fetch_d = 1'b1;
+          end
+          OFF_VF_DROPS: begin
+            vf_drops_rsel_d = 1'b1;
+            rd_fetch_d = 1'b1;
+          end
           default: ;
         endcase
       end
+    end
+    // The vf element's word, fetched in the cycle after the accept (the array's select has a cycle
+    // of its own)
+    vf_rd_word_d = vf_rd_word_q;
+    if (rd_adv) begin
+      vf_rd_word_d = 32'd0;
+    end
+    if (rd_fetch_q) begin
+      vf_rd_word_d = ({32{vf_ctrl_rsel_q}} & vf_ctrl_rvalue[vf_rd_elem * 32 +: 32]) |
+                     ({32{vf_doorbells_rsel_q}} & vf_doorbells_rvalue[vf_rd_elem * 32 +: 32]) |
+                     ({32{vf_drops_rsel_q}} & vf_drops_rvalue[vf_rd_elem * 32 +: 32]);
     end
     // Read data, in the next cycle: an AND-OR of the selected register's value
     rd_data = 32'd0;
@@ -659,9 +685,7 @@ module uar_mlx5_csr #(
     rd_data = rd_data | ({32{drop_disabled_rsel_q}} & drop_disabled_count_q);
     rd_data = rd_data | ({32{cq_db_forwarded_rsel_q}} & cq_db_forwarded_count_q);
     rd_data = rd_data | ({32{eq_db_forwarded_rsel_q}} & eq_db_forwarded_count_q);
-    rd_data = rd_data | ({32{vf_ctrl_rsel_q}} & vf_ctrl_rvalue[vf_rd_elem * 32 +: 32]);
-    rd_data = rd_data | ({32{vf_doorbells_rsel_q}} & vf_doorbells_rvalue[vf_rd_elem * 32 +: 32]);
-    rd_data = rd_data | ({32{vf_drops_rsel_q}} & vf_drops_rvalue[vf_rd_elem * 32 +: 32]);
+    rd_data = rd_data | vf_rd_word_q;
     rd_data = rd_data | ({32{rd_hi_rsel_q}} & rd_hi_q);
     rd_resp = RESP_DECERR;
     if (rd_slverr_q) begin
@@ -939,6 +963,7 @@ module uar_mlx5_csr #(
       rdata_q <= 32'd0;
       rd_pend_q <= 1'b0;
       rd_slverr_q <= 1'b0;
+      rd_fetch_q <= 1'b0;
       wr_lo_q <= 32'd0;
       wr_lo_strb_q <= 4'b0000;
       rd_hi_q <= 32'd0;
@@ -965,6 +990,7 @@ module uar_mlx5_csr #(
       vf_doorbells_rsel_q <= 1'b0;
       vf_drops_rsel_q <= 1'b0;
       vf_rd_elem_q <= 8'd0;
+      vf_rd_word_q <= 32'd0;
       ctrl_enable_q <= 1'b0;
       ctrl_bf_enable_q <= 1'b1;
       page_cfg_active_pages_q <= 5'h01;
@@ -1006,6 +1032,7 @@ module uar_mlx5_csr #(
       rdata_q <= rdata_d;
       rd_pend_q <= rd_pend_d;
       rd_slverr_q <= rd_slverr_d;
+      rd_fetch_q <= rd_fetch_d;
       wr_lo_q <= wr_lo_d;
       wr_lo_strb_q <= wr_lo_strb_d;
       rd_hi_q <= rd_hi_d;
@@ -1032,6 +1059,7 @@ module uar_mlx5_csr #(
       vf_doorbells_rsel_q <= vf_doorbells_rsel_d;
       vf_drops_rsel_q <= vf_drops_rsel_d;
       vf_rd_elem_q <= vf_rd_elem_d;
+      vf_rd_word_q <= vf_rd_word_d;
       ctrl_enable_q <= ctrl_enable_d;
       ctrl_bf_enable_q <= ctrl_bf_enable_d;
       page_cfg_active_pages_q <= page_cfg_active_pages_d;
@@ -1086,10 +1114,10 @@ module uar_mlx5_csr #(
     assign vf_ctrl_swe = wr_en && vf_ctrl_wsel && vf_widx == i;
     assign vf_ctrl_enable_o[i] = vf_ctrl_enable_q;
     assign vf_ctrl_rvalue[i * 32 +: 32] = {31'd0, vf_ctrl_enable_q};
-    assign vf_doorbells_sre = rd_adv && vf_doorbells_rsel_q && vf_rd_elem == i;
+    assign vf_doorbells_sre = rd_fetch_q && vf_doorbells_rsel_q && vf_rd_elem == i;
     assign vf_doorbells_count_o[i * 32 +: 32] = vf_doorbells_count_q;
     assign vf_doorbells_rvalue[i * 32 +: 32] = vf_doorbells_count_q;
-    assign vf_drops_sre = rd_adv && vf_drops_rsel_q && vf_rd_elem == i;
+    assign vf_drops_sre = rd_fetch_q && vf_drops_rsel_q && vf_rd_elem == i;
     assign vf_drops_count_o[i * 32 +: 32] = vf_drops_count_q;
     assign vf_drops_rvalue[i * 32 +: 32] = vf_drops_count_q;
     always @* begin

@@ -163,6 +163,8 @@ struct Gen<'a> {
     opts: &'a Options,
     aw: u32,
     has64: bool,
+    /// Some group's reads take a fetch stage ([`Group::fetches_reads`]).
+    fetch: bool,
     ports: Vec<PortItem>,
     /// The module's items before its declarations, in order: parameter range checks,
     /// localparams. The list that becomes the module's item list.
@@ -186,6 +188,10 @@ struct Gen<'a> {
 impl<'a> Gen<'a> {
     fn new(map: &'a RegMap, opts: &'a Options) -> Self {
         let has64 = map.registers().any(|(_, r)| r.width == 64);
+        let fetch = map
+            .items
+            .iter()
+            .any(|i| matches!(i, Item::Group(g) if g.fetches_reads()));
         // Sized up front from the map: on a 4096-register map, growing these one doubling at a
         // time copied megabytes of syntax tree (about 3 % of a whole run).
         let (regs, fields, field_ports) = map.registers().fold((0, 0, 0), |(r, f, p), (_, reg)| {
@@ -201,6 +207,7 @@ impl<'a> Gen<'a> {
             opts,
             aw: map.address_width,
             has64,
+            fetch,
             // The bus's, a banner per register, the fields' and the interrupt.
             ports: Vec::with_capacity(32 + regs + field_ports),
             decls,
@@ -473,12 +480,15 @@ impl<'a> Gen<'a> {
         );
         self.table
             .push(&Decl::wire("rd_adv", None).comment("the decoded read moves to R this cycle"));
+        let r_free = Expr::or(Expr::lnot(id("rvalid_q")), id("s_axil_rready"));
         self.assigns.push(
             id("rd_adv"),
-            Expr::and(
-                id("rd_pend_q"),
-                Expr::or(Expr::lnot(id("rvalid_q")), id("s_axil_rready")),
-            ),
+            if self.fetch {
+                // A read of a wide array's element first spends a cycle fetching its word.
+                Expr::all(vec![id("rd_pend_q"), Expr::lnot(id("rd_fetch_q")), r_free])
+            } else {
+                Expr::and(id("rd_pend_q"), r_free)
+            },
         );
         let word = |a: &str| {
             Expr::concat(vec![
@@ -515,6 +525,14 @@ impl<'a> Gen<'a> {
             bit1(false),
             Some("the decoded read addresses a register with no readable field".into()),
         );
+        if self.fetch {
+            self.state(
+                "rd_fetch",
+                1,
+                bit1(false),
+                Some("the decoded read fetches a wide array's element word this cycle".into()),
+            );
+        }
         self.reg("rd_resp", 2, Some("response of the decoded read"));
         self.reg("rd_data", 32, Some("data of the decoded read"));
         if self.has64 {
@@ -702,6 +720,10 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        if self.fetch {
+            // A fetch lasts the one cycle after the accept.
+            self.comb.push(Stmt::assign(id("rd_fetch_d"), bit1(false)));
+        }
         let has64 = self.has64;
         let map = self.map;
         self.comb.push_if(&id("rd_en"), |dec| {
@@ -743,6 +765,13 @@ impl<'a> Gen<'a> {
                 dec.extend(decode);
             }
         });
+        for item in &self.map.items {
+            if let Item::Group(g) = item {
+                if g.fetches_reads() {
+                    self.fetch_word(g);
+                }
+            }
+        }
 
         self.comb.push(Stmt::Comment(
             "Read data, in the next cycle: an AND-OR of the selected register's value".into(),
@@ -782,6 +811,24 @@ impl<'a> Gen<'a> {
                     }
                 }
                 Item::Register(_) => {}
+                Item::Group(g) if g.fetches_reads() => {
+                    // Fetched in the cycle before; zero unless the read is of this group.
+                    let word = id(format!("{}_rd_word_q", g.name));
+                    let wide = fetch_word_width(g) == 64;
+                    let low = if wide {
+                        word.clone().slice(Expr::int(31), Expr::int(0))
+                    } else {
+                        word.clone()
+                    };
+                    self.comb
+                        .push(Stmt::assign(id("rd_data"), Expr::bor(id("rd_data"), low)));
+                    if wide {
+                        self.comb.push(Stmt::assign(
+                            id("rd_hi_next"),
+                            Expr::bor(id("rd_hi_next"), word.slice(Expr::int(63), Expr::int(32))),
+                        ));
+                    }
+                }
                 Item::Group(g) => {
                     let elem = id(format!("{}_rd_elem", g.name));
                     for r in g.registers.iter().filter(|r| r.is_readable()) {
@@ -890,6 +937,49 @@ impl<'a> Gen<'a> {
                 vec![Stmt::assign(id("rd_hi_d"), id("rd_hi_next"))],
             ));
         }
+    }
+
+    /// The word register of a group whose reads take a fetch stage: loaded with the selected
+    /// element's value in the fetch cycle, cleared as its read moves to R, so the read mux ORs
+    /// it in without a select.
+    fn fetch_word(&mut self, g: &Group) {
+        let w = fetch_word_width(g);
+        let name = format!("{}_rd_word", g.name);
+        self.state(
+            &name,
+            w,
+            Expr::zero(w),
+            Some(format!("{} element of the read being fetched", g.name)),
+        );
+        let elem = id(format!("{}_rd_elem", g.name));
+        let mut terms = Vec::new();
+        for r in g.registers.iter().filter(|r| r.is_readable()) {
+            let p = format!("{}_{}", g.name, r.name);
+            let base = Expr::times(elem.clone(), Expr::int(i64::from(r.width)));
+            let mut value = id(format!("{p}_rvalue")).part(base, Expr::int(i64::from(r.width)));
+            if r.width < w {
+                value = Expr::concat(vec![Expr::zero(w - r.width), value]);
+            }
+            terms.push(Expr::band(
+                Expr::repl(Expr::int(i64::from(w)), id(format!("{p}_rsel_q"))),
+                value,
+            ));
+        }
+        let (d, q) = (id(format!("{name}_d")), id(format!("{name}_q")));
+        self.comb.push(Stmt::Comment(format!(
+            "The {} element's word, fetched in the cycle after the accept (the array's select \
+             has a cycle of its own)",
+            g.name
+        )));
+        self.comb.push(Stmt::assign(d.clone(), q));
+        self.comb.push(Stmt::if_(
+            id("rd_adv"),
+            vec![Stmt::assign(d.clone(), Expr::zero(w))],
+        ));
+        self.comb.push(Stmt::if_(
+            id("rd_fetch_q"),
+            vec![Stmt::assign(d, or_reduce_bits(terms))],
+        ));
     }
 
     /// Window, element index and offset wires of a group, and its decode statements.
@@ -1006,6 +1096,9 @@ impl<'a> Gen<'a> {
                 }
             } else {
                 let mut hit = vec![Stmt::assign(id(format!("{p}_rsel_d")), bit1(true))];
+                if g.fetches_reads() {
+                    hit.push(Stmt::assign(id("rd_fetch_d"), bit1(true)));
+                }
                 if r.width == 64 {
                     hit.push(Stmt::assign(id("rd_latch_d"), bit1(true)));
                     arms.push((vec![lo.clone()], hit));
@@ -1120,7 +1213,12 @@ impl<'a> Gen<'a> {
                 format!("{p}_sre"),
                 needs_rsel(r),
                 Expr::all(vec![
-                    id("rd_adv"),
+                    // A fetched element is read (and cleared or set) as it is fetched.
+                    id(if g.fetches_reads() {
+                        "rd_fetch_q"
+                    } else {
+                        "rd_adv"
+                    }),
                     id(format!("{p}_rsel_q")),
                     Expr::eq(id(format!("{}_rd_elem", g.name)), id("i")),
                 ]),
@@ -1325,6 +1423,16 @@ fn bits_text(f: &Field) -> String {
     s
 }
 
+/// Bits of a fetched group's word register: its widest readable register.
+fn fetch_word_width(g: &Group) -> u32 {
+    g.registers
+        .iter()
+        .filter(|r| r.is_readable())
+        .map(|r| r.width)
+        .max()
+        .unwrap_or(32)
+}
+
 fn needs_rsel(r: &Register) -> bool {
     r.fields
         .iter()
@@ -1428,6 +1536,14 @@ fn or_reduce(mut terms: Vec<Expr>) -> Expr {
     } else {
         Expr::un(UnOp::RedOr, Expr::concat(terms))
     }
+}
+
+/// The bitwise OR of `terms` (at least one).
+fn or_reduce_bits(terms: Vec<Expr>) -> Expr {
+    terms
+        .into_iter()
+        .reduce(Expr::bor)
+        .unwrap_or_else(|| bit1(false))
 }
 
 /// Storage, logic and ports of top-level registers `regs` (in order) into `body`, and the

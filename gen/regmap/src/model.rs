@@ -134,6 +134,19 @@ pub struct Group {
     pub registers: Vec<Register>,
 }
 
+impl Group {
+    /// Groups that can hold more elements than this read their element in a stage of its own.
+    pub const FETCH_ABOVE: u64 = 16;
+
+    /// A read of this group's elements takes a fetch stage (one more cycle) in the CSR block:
+    /// the group can hold more than [`Group::FETCH_ABOVE`] elements and has a readable
+    /// register, so its element select is too wide to share a cycle with the read mux
+    /// (docs/regmap-format.md).
+    pub fn fetches_reads(&self) -> bool {
+        self.max_count > Self::FETCH_ABOVE && self.registers.iter().any(|r| r.is_readable())
+    }
+}
+
 /// Software access type of a field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Access {

@@ -253,18 +253,38 @@ impl Gen {
     }
     /// A `name_q`/`name_d` pair; `reset: None` makes a datapath flop.
     fn flop_r(&mut self, name: &str, r: Option<Range>, reset: Option<Expr>) {
-        self.reg(&format!("{name}_q"), r.clone());
+        self.flop_full(name, r, reset, id(format!("{name}_q")), None);
+    }
+    /// A flop whose `_d` defaults to `default` (the hold, `name_q`, for `flop_r`), with a
+    /// comment on its `_q` declaration.
+    fn flop_full(
+        &mut self,
+        name: &str,
+        r: Option<Range>,
+        reset: Option<Expr>,
+        default: Expr,
+        comment: Option<&str>,
+    ) {
+        let mut q = Decl::reg(format!("{name}_q"), r.clone());
+        if let Some(c) = comment {
+            q = q.comment(c);
+        }
+        self.decls.push(V::Decl(q));
         self.reg(&format!("{name}_d"), r);
         self.flops.push(Flop {
             q: id(format!("{name}_q")),
             d: id(format!("{name}_d")),
             reset,
         });
-        self.comb
-            .push(set(&format!("{name}_d"), id(format!("{name}_q"))));
+        self.comb.push(set(&format!("{name}_d"), default));
     }
     fn flop(&mut self, name: &str, w: u32, reset: Option<Expr>) {
         self.flop_r(name, Range::bits(w), reset);
+    }
+    /// `flop` with a comment on its declaration.
+    fn flop_c(&mut self, name: &str, w: u32, reset: Option<Expr>, comment: &str) {
+        let q = id(format!("{name}_q"));
+        self.flop_full(name, Range::bits(w), reset, q, Some(comment));
     }
     fn input(&mut self, name: &str, w: u32, c: &str) {
         self.ports
@@ -668,11 +688,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     }
     // The AW checks, registered with the AW (see `in_reason`).
     g.flop("aw_reason", 3, Some(n(3, 0)));
+    g.flop_c(
+        "aw_ok",
+        1,
+        Some(b1(false)),
+        "the AW checks passed (aw_reason_q is 0): pre_ok without a compare",
+    );
     g.flop("aw_bfc", 1, Some(b1(false)));
     // The window hit and its role, from the AW (see `in_win`): the last beat's decode is the
     // strobes against these few flops, not a priority chain over a per-window hit vector.
-    g.flop("aw_win", 4, Some(n(4, 0)));
-    g.flop("aw_hh", 1, Some(b1(false)));
+    g.flop_c(
+        "aw_win",
+        4,
+        Some(n(4, 0)),
+        "window the write starts in (the event's `win`)",
+    );
+    g.flop_c(
+        "aw_hh",
+        1,
+        Some(b1(false)),
+        "an 8-byte window that takes 32-bit halves",
+    );
     let has_bf = lay.iter().any(|l| l.role == Role::BlueFlame);
     let f32_lanes = |lanes: u64| {
         lay.iter()
@@ -687,22 +723,64 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     let (f32_lo, f32_hi) = (f32_lanes(0x0F), f32_lanes(0xF0));
     let has_fwd = lay.iter().any(|l| l.role == Role::Forward);
     if has_bf {
-        g.flop("aw_bh", 1, Some(b1(false)));
+        g.flop_c(
+            "aw_bh",
+            1,
+            Some(b1(false)),
+            "a whole-WQE burst at a BlueFlame window's start",
+        );
     }
     if !f32_lo.is_empty() {
-        g.flop("aw_f32lo", 1, Some(b1(false)));
+        g.flop_c(
+            "aw_f32lo",
+            1,
+            Some(b1(false)),
+            "a 32-bit forwarding window in lanes 3:0",
+        );
     }
     if !f32_hi.is_empty() {
-        g.flop("aw_f32hi", 1, Some(b1(false)));
+        g.flop_c(
+            "aw_f32hi",
+            1,
+            Some(b1(false)),
+            "a 32-bit forwarding window in lanes 7:4",
+        );
     }
     if has_fwd {
-        g.flop("aw_fwd", 1, Some(b1(false)));
+        g.flop_c(
+            "aw_fwd",
+            1,
+            Some(b1(false)),
+            "a forwarding window (the write goes out on fwd_*)",
+        );
     }
     g.flop("pm", 1, Some(b1(false)));
-    // Whether the owner's low half is pending, also registered with the AW (see `in_pv`): the
-    // last beat's tear decision then starts from a flop, not from a NUM_VF:1 select of
-    // `pend_valid_q` (three LUT levels at 64 VFs) in front of `w_ready`.
-    g.flop("aw_pv", 1, Some(b1(false)));
+    // Whether the owner's low half is pending, registered with the AW: the last beat's tear
+    // decision then starts from flops, not from a NUM_VF:1 select of `pend_valid_q` (three
+    // LUT levels at 64 VFs) in front of `w_ready`. The select itself is registered every
+    // cycle without an enable (`aw_ps_q`), so it is not also behind the AW handshake and the
+    // pair logic; `pv` takes it in the cycle after the AW and `aw_pv_q` keeps it after that.
+    g.flop_full(
+        "aw_ps",
+        Range::bits(1),
+        Some(b1(false)),
+        id("in_ps"),
+        Some("pending bit of the owner on s_axi_awaddr, sampled every cycle"),
+    );
+    g.flop_full(
+        "aw_pt",
+        Range::bits(1),
+        Some(b1(false)),
+        b1(false),
+        Some("an AW was taken last cycle and its pending bit is aw_ps_q"),
+    );
+    g.flop_full(
+        "aw_pv",
+        Range::bits(1),
+        Some(b1(false)),
+        id("pv"),
+        Some("the open write's owner's pending bit (with aw_pt_q/aw_ps_q: pv)"),
+    );
     g.flop("beat", 8, Some(n(8, 0)));
     g.flop("beat0", 1, Some(b1(true)));
     g.flop("last", 1, Some(b1(false)));
@@ -923,7 +1001,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ),
     );
     g.wire("pre_reason", 3, id("aw_reason_q"));
-    g.wire("pre_ok", 1, Expr::eq(id("pre_reason"), n(3, 0)));
+    g.wire("pre_ok", 1, id("aw_ok_q"));
     g.wire("last", 1, id("last_q"));
     g.wire("first_beat", 1, id("beat0_q"));
     g.wire("be64", 64, byteswap("s_axi_wdata"));
@@ -964,7 +1042,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             continue;
         }
         let h = id("in_hit").index(Expr::int(k as i64));
-        hwin = Expr::ternary(h.clone(), n(4, k as u64), hwin);
+        // Window 0 is the value with no later hit anyway.
+        if k != 0 {
+            hwin = Expr::ternary(h.clone(), n(4, k as u64), hwin);
+        }
         hh.push(h);
     }
     g.wire("in_hh", 1, Expr::any_of(hh, b1(false)));
@@ -1059,7 +1140,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
 
     // Pending low halves, one per page owner.
     g.wire("pe", 36, id("pend_mem").index(id("slot")).bits(35, 0));
-    g.wire("pv", 1, id("aw_pv_q"));
+    g.wire_c(
+        "pv",
+        1,
+        Expr::or(id("aw_pv_q"), Expr::and(id("aw_pt_q"), id("aw_ps_q"))),
+        "the open write's owner has a low half pending",
+    );
     g.wire_c(
         "complete",
         1,
@@ -1099,28 +1185,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             ),
         ]),
     );
-    // The owner's pending bit as the write ending in this cycle leaves it: that write is the
-    // only one that can change it before this AW's last beat (`last` is low while no write is
-    // open), and at its last beat it stores a low half (`pend_we`), completes the pair or
-    // leaves the bit as it was (a tear holds the beat, so no AW is taken with it).
+    // The owner's pending bit: from `pend_valid_q`, or as the write ending in this cycle
+    // leaves it when that write has the same owner: that write is the only one that can
+    // change it before this AW's last beat (`last` is low while no write is open), and at its
+    // last beat it stores a low half (`pend_we`), completes the pair or leaves the bit as it
+    // was (a tear holds the beat, so no AW is taken with it).
+    g.wire(
+        "in_same",
+        1,
+        Expr::all(vec![
+            id("last"),
+            Expr::eq(
+                id("slot"),
+                id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
+            ),
+        ]),
+    );
+    g.wire(
+        "in_ps",
+        1,
+        id("pend_valid_q")
+            .index(id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0))),
+    );
     g.wire(
         "in_pv",
         1,
-        Expr::ternary(
-            Expr::all(vec![
-                id("last"),
-                Expr::eq(
-                    id("slot"),
-                    id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
-                ),
-            ]),
+        Expr::all(vec![
+            id("in_same"),
             Expr::or(
                 id("pend_we"),
                 Expr::all(vec![id("pv"), not(id("complete"))]),
             ),
-            id("pend_valid_q")
-                .index(id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0))),
-        ),
+        ]),
     );
     g.wire(
         "in_pm",
@@ -1435,11 +1531,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("aw_len_d", id("s_axi_awlen")),
         set("aw_user_d", id("s_axi_awuser")),
         set("aw_reason_d", id("in_reason")),
+        set("aw_ok_d", id("in_ok")),
         set("aw_bfc_d", id("in_bf_cand")),
         set("aw_win_d", id("in_win")),
         set("aw_hh_d", id("in_hh")),
         set("pm_d", id("in_pm")),
         set("aw_pv_d", id("in_pv")),
+        set("aw_pt_d", not(id("in_same"))),
     ];
     if has_bf {
         aw_regs.push(set(

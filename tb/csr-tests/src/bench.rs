@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use proptest::test_runner::{
     Config, FileFailurePersistence, RngSeed, TestCaseError, TestError, TestRunner,
 };
-use rdmagen_harness::axil::{AxiLiteMaster, Event};
+use rdmagen_harness::axil::{AxiLiteMaster, AxiLitePins, Event};
 use rdmagen_harness::{HasAxiLite, Model, RawPort};
 use rdmagen_refmodel::bits;
 use rdmagen_refmodel::csr::{Bus, CounterHits, CsrModel, HwKind};
@@ -215,6 +215,15 @@ impl<M: Model + HasAxiLite> Bench<M> {
         }
         master.drive(&self.dut.axil());
         self.dut.eval();
+        // The read's timing exactly: RVALID as the model's read stages say, cycle by cycle.
+        let rvalid = self.dut.axil().r().is_some();
+        if rvalid != self.model.rvalid() {
+            return self.fail(format!(
+                "RVALID {}, the model's read timing expects {}",
+                u8::from(rvalid),
+                u8::from(self.model.rvalid())
+            ));
+        }
         self.events.clear();
         master.observe(&self.dut.axil(), &mut self.events);
         let mut bus = Bus::default();

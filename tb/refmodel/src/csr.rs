@@ -16,6 +16,10 @@
 //!   in the accept cycle and holds one decoded read until the R register is free (empty, or
 //!   taken in that cycle); so with RREADY high a read returns the register's value one cycle
 //!   after the AR handshake, and RVALID rises two cycles after it;
+//! - except a read of an element of an array that can hold more than 16 elements (a fixed
+//!   count above 16, or a parameter whose `max` is): it takes effect in the cycle after its AR
+//!   handshake (its fetch cycle, whatever R does), then waits for R with its value; so with
+//!   RREADY high RVALID rises three cycles after the AR handshake;
 //! - `wp` drives the written value for exactly one cycle (and `_stb_o` when wider than a bit);
 //! - `irq_o` is the OR of `status & enable` over interrupt registers and array elements.
 //!
@@ -120,6 +124,9 @@ pub struct RegDef {
     pub wide: bool,
     pub readable: bool,
     pub writable: bool,
+    /// An element of an array that can hold more than 16 elements: its reads take a fetch
+    /// cycle.
+    pub fetched: bool,
     fields: Vec<usize>,
     /// (status field, enable field) pairs when this is an interrupt status register.
     irq: Vec<(usize, usize)>,
@@ -182,8 +189,9 @@ pub struct CsrModel {
     wr_lo: u32,
     wr_lo_strb: u8,
     rd_hi: u32,
-    /// Reads between their AR handshake and the R register.
-    rd: ReadStage<u64>,
+    /// Reads between their AR handshake and the R register: the address, and the response of
+    /// a fetched read (taken in its fetch cycle).
+    rd: ReadStage<(u64, Option<(u64, u8)>)>,
     /// Per field (counters only ever count).
     counter_hits: Vec<CounterHits>,
 }
@@ -194,8 +202,13 @@ pub struct CsrModel {
 /// value read, clear or set on read, the 64-bit latch) happen in that cycle. One read waits at
 /// most: the block accepts the next only as the waiting one moves on.
 #[derive(Clone, Debug)]
+///
+/// A read of a wide array's element (`cycle_fetching`) first spends the cycle after its AR
+/// handshake in the fetch stage, and may move to R only after it.
 pub struct ReadStage<T> {
     pend: Option<T>,
+    /// The waiting read is in its fetch cycle.
+    fetch: bool,
     rvalid: bool,
 }
 
@@ -203,6 +216,7 @@ impl<T> Default for ReadStage<T> {
     fn default() -> Self {
         Self {
             pend: None,
+            fetch: false,
             rvalid: false,
         }
     }
@@ -213,22 +227,49 @@ impl<T> ReadStage<T> {
     /// RVALID is high), `accepted` is the read accepted in it. Returns the read that moves to
     /// the R register in this cycle, if any.
     pub fn cycle(&mut self, rready: bool, accepted: Option<T>) -> Option<T> {
-        let adv = self.pend.is_some() && (!self.rvalid || rready);
+        self.cycle_fetching(rready, accepted.map(|a| (a, false)))
+    }
+
+    /// As `cycle`, with each accepted read saying whether it takes a fetch cycle first.
+    pub fn cycle_fetching(&mut self, rready: bool, accepted: Option<(T, bool)>) -> Option<T> {
+        let adv = self.pend.is_some() && !self.fetch && (!self.rvalid || rready);
         let moved = if adv { self.pend.take() } else { None };
         self.rvalid = adv || (self.rvalid && !rready);
+        self.fetch = false;
         // The block accepts a read only while nothing waits or the waiting one moves on.
         debug_assert!(
             accepted.is_none() || self.pend.is_none(),
             "a read was accepted while another waited"
         );
-        if accepted.is_some() {
-            self.pend = accepted;
+        if let Some((a, fetch)) = accepted {
+            self.pend = Some(a);
+            self.fetch = fetch;
         }
         moved
     }
 
+    /// The waiting read, when this cycle is its fetch cycle (before `cycle_fetching`).
+    pub fn fetching(&mut self) -> Option<&mut T> {
+        if self.fetch {
+            self.pend.as_mut()
+        } else {
+            None
+        }
+    }
+
+    /// The waiting read, if any.
+    pub fn waiting(&mut self) -> Option<&mut T> {
+        self.pend.as_mut()
+    }
+
+    /// RVALID in this cycle.
+    pub fn rvalid(&self) -> bool {
+        self.rvalid
+    }
+
     pub fn reset(&mut self) {
         self.pend = None;
+        self.fetch = false;
         self.rvalid = false;
     }
 }
@@ -312,6 +353,7 @@ impl CsrModel {
                     wide: r.width == 64,
                     readable: r.fields.iter().any(|f| reads(f.access)),
                     writable: r.fields.iter().any(|f| writes(f.access)),
+                    fetched: group.is_some_and(|g| g.max_count > 16),
                     fields: Vec::new(),
                     irq: Vec::new(),
                 };
@@ -537,7 +579,20 @@ impl CsrModel {
 
         // The decoded read moves on when the R register is empty or taken in this cycle; a read
         // accepted in this cycle takes its place.
-        let exec = self.rd.cycle(bus.rready, bus.read);
+        // A fetched read takes effect in its fetch cycle; it moves on later with its response.
+        let fetch = self.rd.fetching().map(|p| p.0);
+        let accepted = bus.read.map(|a| {
+            let fetched = self.hit(a).is_some_and(|h| {
+                let r = &self.regs[h.reg];
+                r.fetched && r.readable && !h.high
+            });
+            ((a, None), fetched)
+        });
+        let moved = self.rd.cycle_fetching(bus.rready, accepted);
+        let exec = fetch.or(match moved {
+            Some((a, None)) => Some(a),
+            _ => None,
+        });
 
         let mut read_resp = None;
         let mut read_hit = None;
@@ -671,7 +726,25 @@ impl CsrModel {
         if let Some(hi) = latch {
             self.rd_hi = hi;
         }
+        let read_resp = match moved {
+            Some((_, Some(fetched))) => Some(fetched),
+            Some((_, None)) => read_resp,
+            None => {
+                // A fetch: the read keeps its response until it moves to R.
+                if fetch.is_some() {
+                    if let Some(p) = self.rd.waiting() {
+                        p.1 = read_resp;
+                    }
+                }
+                None
+            }
+        };
         (write_resp, read_resp)
+    }
+
+    /// RVALID as the block drives it in this cycle (before `cycle`).
+    pub fn rvalid(&self) -> bool {
+        self.rd.rvalid()
     }
 
     /// The value of output port `i` (after the cycle's clock edge), packed into `out`.
@@ -941,6 +1014,44 @@ mod tests {
             &h,
         );
         assert_eq!(rd, None);
+    }
+
+    #[test]
+    fn a_wide_array_read_is_fetched_first() {
+        // uar.yaml: `vf` can hold up to 256 elements; `vf[1].doorbells` at 0x1014 clears on
+        // read; `ctrl` at 0x000 is a top-level register.
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps/uar.yaml");
+        let map = rdmagen_regmap::load(std::path::Path::new(path)).expect("uar map");
+        let mut m = CsrModel::new(&map, &[("NUM_VF", 4)]).unwrap();
+        let mut h = hw(&m);
+        let incr = port(&m, "vf_doorbells_count_incr_i");
+        let idle = Bus::default();
+        // Count 1 for vf[1], then read it; the count goes on in every later cycle.
+        let w = m.hw_ports()[incr].width;
+        bits::set(&mut h[incr], w, w, 1);
+        m.cycle(idle, &h);
+        let read = |a| Bus {
+            read: Some(a),
+            rready: true,
+            ..Bus::default()
+        };
+        let go = Bus {
+            rready: true,
+            ..Bus::default()
+        };
+        assert_eq!(m.cycle(read(0x1014), &h).1, None);
+        // The fetch cycle: the value read is the count before it (2), cleared as it is read.
+        assert!(!m.rvalid());
+        assert_eq!(m.cycle(go, &h).1, None);
+        assert_eq!(m.field_value("doorbells", "count", 1), Some(1));
+        // Then it moves to R (RVALID the cycle after), three cycles after its AR handshake.
+        assert!(!m.rvalid());
+        assert_eq!(m.cycle(go, &h).1, Some((2, OKAY)));
+        assert!(m.rvalid());
+        // A top-level register moves to R in the cycle after its AR handshake.
+        assert_eq!(m.cycle(read(0x000), &h).1, None);
+        // (ctrl: bf_enable resets to 1, enable to 0.)
+        assert_eq!(m.cycle(go, &h).1, Some((2, OKAY)));
     }
 
     #[test]
