@@ -635,15 +635,10 @@ impl<'a> Gen<'a> {
         }
         // The responses as two arms listing addresses, and the selects as one single-statement
         // arm each: a register costs a label and a line, not a begin/end block.
-        let top_regs = || {
-            self.map.items.iter().filter_map(|item| match item {
-                Item::Register(r) => Some(r),
-                Item::Group(_) => None,
-            })
-        };
+        let map = self.map;
         let mut okay = Vec::with_capacity(regs);
         let mut slverr = Vec::new();
-        for r in top_regs() {
+        for r in map.top_registers() {
             let labels = if r.is_writable() {
                 &mut okay
             } else {
@@ -665,20 +660,23 @@ impl<'a> Gen<'a> {
         }
         // Printed arm by arm: the decode of a NIC-scale map has thousands.
         if has_writable {
-            let arms = top_regs().filter(|r| r.is_writable()).flat_map(|r| {
-                let addr = id(upper_cat("ADDR_", &r.name, ""));
-                let sel = vec![Stmt::assign(id(cat(&r.name, "_wsel", "")), bit1(true))];
-                // The low half of a 64-bit register goes to the shadow; the high half commits
-                // both.
-                let (first, second) = if r.width == 64 {
-                    let lo = vec![Stmt::assign(id("wr_lo_store"), bit1(true))];
-                    let hi = id(upper_cat("ADDR_", &r.name, "_HI"));
-                    ((vec![addr], lo), Some((vec![hi], sel)))
-                } else {
-                    ((vec![addr], sel), None)
-                };
-                std::iter::once(first).chain(second)
-            });
+            let arms = map
+                .top_registers()
+                .filter(|r| r.is_writable())
+                .flat_map(|r| {
+                    let addr = id(upper_cat("ADDR_", &r.name, ""));
+                    let sel = vec![Stmt::assign(id(cat(&r.name, "_wsel", "")), bit1(true))];
+                    // The low half of a 64-bit register goes to the shadow; the high half commits
+                    // both.
+                    let (first, second) = if r.width == 64 {
+                        let lo = vec![Stmt::assign(id("wr_lo_store"), bit1(true))];
+                        let hi = id(upper_cat("ADDR_", &r.name, "_HI"));
+                        ((vec![addr], lo), Some((vec![hi], sel)))
+                    } else {
+                        ((vec![addr], sel), None)
+                    };
+                    std::iter::once(first).chain(second)
+                });
             self.comb.push_case(&id("wr_addr"), arms, &[]);
         }
         for item in &self.map.items {
@@ -725,7 +723,6 @@ impl<'a> Gen<'a> {
             self.comb.push(Stmt::assign(id("rd_fetch_d"), bit1(false)));
         }
         let has64 = self.has64;
-        let map = self.map;
         self.comb.push_if(&id("rd_en"), |dec| {
             dec.push(Stmt::assign(id("rd_slverr_d"), bit1(false)));
             for s in &rsel {
@@ -735,10 +732,7 @@ impl<'a> Gen<'a> {
                 dec.push(Stmt::assign(id("rd_latch_d"), bit1(false)));
                 dec.push(Stmt::assign(id("rd_hi_rsel_d"), bit1(false)));
             }
-            let mut regs = map.items.iter().filter_map(|item| match item {
-                Item::Register(r) => Some(r),
-                Item::Group(_) => None,
-            });
+            let mut regs = map.top_registers();
             if let Some(first) = regs.next() {
                 let arms = std::iter::once(first).chain(regs).flat_map(|r| {
                     let addr = id(upper_cat("ADDR_", &r.name, ""));
