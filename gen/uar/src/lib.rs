@@ -1161,6 +1161,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
         "the high half that completes the pending pair",
     );
+    // The AW's owner as a slot index (`in_owner[VW-1:0]`).
+    let owner_slot = || id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0));
     // The pending half's window and page are compared with the write's when the AW is
     // accepted (`pm_q`), from pend_mem or, when the burst ending in that cycle stores the
     // same owner's low half, from what it stores.
@@ -1168,22 +1170,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "in_slot_pend",
         1,
         Expr::eq(
-            id("pend_mem")
-                .index(id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)))
-                .bits(39, 32),
+            id("pend_mem").index(owner_slot()).bits(39, 32),
             Expr::concat(vec![id("in_hwin"), id("in_page_idx").bits(3, 0)]),
         ),
     );
     g.wire(
         "in_new_pend",
         1,
-        Expr::all(vec![
-            id("pend_we"),
-            Expr::eq(
-                id("slot"),
-                id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
-            ),
-        ]),
+        Expr::all(vec![id("pend_we"), Expr::eq(id("slot"), owner_slot())]),
     );
     // The owner's pending bit: from `pend_valid_q`, or as the write ending in this cycle
     // leaves it when that write has the same owner: that write is the only one that can
@@ -1193,20 +1187,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire(
         "in_same",
         1,
-        Expr::all(vec![
-            id("last"),
-            Expr::eq(
-                id("slot"),
-                id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0)),
-            ),
-        ]),
+        Expr::all(vec![id("last"), Expr::eq(id("slot"), owner_slot())]),
     );
-    g.wire(
-        "in_ps",
-        1,
-        id("pend_valid_q")
-            .index(id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0))),
-    );
+    g.wire("in_ps", 1, id("pend_valid_q").index(owner_slot()));
     g.wire(
         "in_pv",
         1,
