@@ -124,8 +124,8 @@ pub struct RegDef {
     pub wide: bool,
     pub readable: bool,
     pub writable: bool,
-    /// An element of an array that can hold more than 16 elements: its reads take a fetch
-    /// cycle.
+    /// An element of an array whose reads take a fetch cycle: the generator's own rule,
+    /// `Group::fetches_reads` (more than `Group::FETCH_ABOVE` elements possible).
     pub fetched: bool,
     fields: Vec<usize>,
     /// (status field, enable field) pairs when this is an interrupt status register.
@@ -353,7 +353,7 @@ impl CsrModel {
                     wide: r.width == 64,
                     readable: r.fields.iter().any(|f| reads(f.access)),
                     writable: r.fields.iter().any(|f| writes(f.access)),
-                    fetched: group.is_some_and(|g| g.max_count > 16),
+                    fetched: group.is_some_and(|g| g.fetches_reads()),
                     fields: Vec::new(),
                     irq: Vec::new(),
                 };
