@@ -33,6 +33,25 @@ pub fn no_transparent_huge_pages() {
     }
 }
 
+/// Ends a successful run at once: flushes stdout and leaves through `_exit`, so no exit handler
+/// runs.
+///
+/// The one handler that does work is mimalloc's own: linked statically, it frees and purges
+/// (`madvise`) its whole heap at exit, for the case of a library unloaded and loaded again.
+/// The kernel frees a dying process's memory anyway; on the flat 4096-register map that
+/// purge was about 2 % of the run's CPU time, all of it serial after the last output was
+/// written (docs/BENCHMARKS.notes.md). Every output file is written, closed and renamed by the
+/// time `run` returns, and every thread has been joined.
+pub fn exit_success_without_cleanup() -> ! {
+    use std::io::Write;
+    // A failed flush (stdout closed) is not a reason to fail a run whose outputs are written;
+    // the normal exit path ignores it too.
+    let _ = std::io::stdout().flush();
+    // SAFETY: `_exit` takes an integer and does not return; nothing after this point needed
+    // to run (see above).
+    unsafe { libc::_exit(0) }
+}
+
 /// Every mimalloc block of 16 bytes or more is 16-byte aligned, and smaller blocks are aligned
 /// to their (word-multiple) size: the guarantee of C's `malloc` that `System` relies on too.
 const MALLOC_ALIGN: usize = 16;

@@ -261,6 +261,7 @@ fn main() -> ExitCode {
     alloc::no_transparent_huge_pages();
     let cli = Cli::parse();
     match run(cli) {
+        Ok(code) if code == ExitCode::SUCCESS => alloc::exit_success_without_cleanup(),
         Ok(code) => code,
         // Every subcommand, `diff` included, uses 2 for usage and I/O errors.
         Err(e) => {
