@@ -270,6 +270,39 @@ impl Differ<'_> {
         }
     }
 
+    /// Named things of the map's top level (enums, memories, spaces) that only one side has:
+    /// removing one breaks software, adding one does not. `codes`: the removed and added
+    /// change kinds.
+    fn only_one_side<'n>(
+        &mut self,
+        codes: [&'static str; 2],
+        noun: &str,
+        removed: impl Iterator<Item = &'n Name>,
+        added: impl Iterator<Item = &'n Name>,
+    ) {
+        let span = self.block_span();
+        for name in removed {
+            self.push(
+                Class::BreakingSoftware,
+                codes[0],
+                format!("{noun} {name}"),
+                format!("{noun} removed"),
+                (None, None),
+                span,
+            );
+        }
+        for name in added {
+            self.push(
+                Class::Compatible,
+                codes[1],
+                format!("{noun} {name}"),
+                format!("{noun} added"),
+                (None, None),
+                name.span,
+            );
+        }
+    }
+
     fn block_span(&self) -> Span {
         self.new.block.span
     }
@@ -364,27 +397,12 @@ impl Differ<'_> {
                 );
             }
         }
-        for oe in m.removed {
-            let span = self.block_span();
-            self.push(
-                Class::BreakingSoftware,
-                "enum-removed",
-                format!("enum {}", oe.name),
-                "enum removed",
-                (None, None),
-                span,
-            );
-        }
-        for ne in m.added {
-            self.push(
-                Class::Compatible,
-                "enum-added",
-                format!("enum {}", ne.name),
-                "enum added",
-                (None, None),
-                ne.name.span,
-            );
-        }
+        self.only_one_side(
+            ["enum-removed", "enum-added"],
+            "enum",
+            m.removed.iter().map(|x| &x.name),
+            m.added.iter().map(|x| &x.name),
+        );
     }
 
     fn parameters(&mut self, old: &RegMap, new: &RegMap) {
@@ -902,27 +920,12 @@ impl Differ<'_> {
             self.description(&path, &om.description, &nm.description, nm.name.span);
             self.bit_fields(&path, nm.name.span, &om.fields, &nm.fields);
         }
-        for om in m.removed {
-            let span = self.block_span();
-            self.push(
-                Class::BreakingSoftware,
-                "memory-removed",
-                format!("memory {}", om.name),
-                "memory removed",
-                (None, None),
-                span,
-            );
-        }
-        for nm in m.added {
-            self.push(
-                Class::Compatible,
-                "memory-added",
-                format!("memory {}", nm.name),
-                "memory added",
-                (None, None),
-                nm.name.span,
-            );
-        }
+        self.only_one_side(
+            ["memory-removed", "memory-added"],
+            "memory",
+            m.removed.iter().map(|x| &x.name),
+            m.added.iter().map(|x| &x.name),
+        );
     }
 
     fn spaces(&mut self, old: &RegMap, new: &RegMap) {
@@ -1022,26 +1025,11 @@ impl Differ<'_> {
                 );
             }
         }
-        for os in m.removed {
-            let span = self.block_span();
-            self.push(
-                Class::BreakingSoftware,
-                "space-removed",
-                format!("space {}", os.name),
-                "space removed",
-                (None, None),
-                span,
-            );
-        }
-        for ns in m.added {
-            self.push(
-                Class::Compatible,
-                "space-added",
-                format!("space {}", ns.name),
-                "space added",
-                (None, None),
-                ns.name.span,
-            );
-        }
+        self.only_one_side(
+            ["space-removed", "space-added"],
+            "space",
+            m.removed.iter().map(|x| &x.name),
+            m.added.iter().map(|x| &x.name),
+        );
     }
 }
