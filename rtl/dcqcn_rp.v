@@ -223,6 +223,9 @@ module dcqcn_rp #(
   reg                 bc_lt_f_d;
   reg                 bc_gt_f_q;     // w_bc_q > rpg_threshold
   reg                 bc_gt_f_d;
+  reg                 bc_lt_tc_q;    // w_bc_q < w_tc_q, kept with the counts (PAPER's smaller
+                                     // count)
+  reg                 bc_lt_tc_d;
   reg [31:0]          d_el_q;        // ev_now_q - w_d_next_q
   reg [31:0]          d_el_d;
   reg [31:0]          i_el_q;        // ev_now_q - w_i_next_q
@@ -314,6 +317,7 @@ module dcqcn_rp #(
   reg [28:0] hai_over_at_q;
   reg        ai_zero_q;
   reg        hai_zero_q;
+  reg [28:0] cap_p1_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -413,6 +417,7 @@ module dcqcn_rp #(
   // Datapath
   wire [19:0] rmax_rate;        // rate cap, Mb/s
   wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
+  wire [28:0] cap_p1_d;         // the cap plus 1 Mb/s (registered: cap_p1_q)
   wire [27:0] min_fx;
   wire [27:0] first_fx;
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
@@ -449,13 +454,14 @@ module dcqcn_rp #(
   wire [24:0] alpha_step;       // alpha after one period
   wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
   wire        clamp;            // Rt = Rc on this cut
+  wire [41:0] cut_prod_lo;      // alpha * Rc[16:0]
+  wire [35:0] cut_prod_hi;      // alpha * Rc[27:17]
   wire [3:0]  gd_d;             // registered: gd_q
   wire [38:0] cut_scaled;       // Rc * alpha >> 14
   wire [38:0] cut_sh1;          // ... >> rpg_gd[1:0]
   wire [38:0] cut_amount;       // Rc * alpha >> (rpg_gd + 14)
   wire [28:0] cut_diff;
   wire        cut_under;        // the cut amount exceeds Rc
-  wire [27:0] cut_rate;
   wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered:
                                 // keep_fac_q)
   wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
@@ -467,8 +473,12 @@ module dcqcn_rp #(
   wire        cut_m_k;
   wire        cut_k_c;
   wire        cut_m_c;
-  wire        cut_over;         // ... is above Rc
-  wire [27:0] cut_new;          // Rc after the cut, never above Rc
+  wire        cut_over;         // the largest of the three is above Rc
+  wire        cut_to_min;       // Rc after the cut is rpg_min_rate
+  wire        cut_to_kv;        // ... rpg_min_dec_fac % of Rc
+  wire        cut_to_rate;      // ... Rc - the cut amount (else 0)
+  wire [27:0] cut_new;          // Rc after the cut: max(rpg_min_dec_fac % of Rc, Rc - amount,
+                                // rpg_min_rate), never above Rc
   wire [27:0] rt_ai_sum;
   wire [28:0] ai_room;          // cap - step, negative when the step passes the cap
   wire [27:0] ai_reach_at_d;    // Rt from which the step ends at the cap (registered: _q)
@@ -500,10 +510,11 @@ module dcqcn_rp #(
   wire        hi_gt_f;          // ... above F
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
-  wire [15:0] hyper_i;          // PAPER hyper-increase multiplier: the smaller count - F
-  wire [35:0] phai_prod;
+  wire [35:0] phai_tc_prod;     // (count - F) * rpg_hai_rate
+  wire [35:0] phai_bc_prod;     // (count - F) * rpg_hai_rate
+  wire [35:0] phai_prod;        // PAPER's hyper-increase step: (the smaller count - F) *
+                                // rpg_hai_rate
   wire [27:0] rt_phai_sum;
-  wire [20:0] phai_room_p1;     // integer part of cap - Rt, plus 1
   wire        phai_capped;      // PAPER's hyper increase reaches the cap
   wire [27:0] rt_phai;
   wire        inc_ai;           // additive increase
@@ -563,21 +574,33 @@ module dcqcn_rp #(
   wire        head_free;        // the FIFO head takes a response pushed this cycle
   wire        r_free;           // stage R takes an event
   wire [31:0] tc_skip_sum;
+  wire [16:0] bc_over_tc;       // w_bc_q - w_tc_q, negative when the byte count is the smaller
+  wire        bc_lt_tc_skip;    // w_bc_q < tc_skip, from registers: below w_tc_q + the jump and
+                                // below 0xFFFF, where tc_skip saturates
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
   wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
+  wire        tok_at_rc;        // tokens accrue at the flow's Rc (else at the cap)
   wire [27:0] tok_rate;
-  wire [47:0] tok_gain;
+  wire [36:0] tok_gain_lo;      // span * rate[16:0]
+  wire [30:0] tok_gain_hi;      // span * rate[27:17]
+  wire [47:0] tok_gain;         // rate * span
   wire [34:0] tok_sum;          // tokens plus the gain (kept only under the cap)
-  wire [35:0] tok_cap_sum;      // burst in 1/256 bits plus one microsecond at the rate
+  wire [35:0] cap_rc_sum;       // burst in 1/256 bits plus one microsecond at Rc
+  wire [35:0] cap_max_sum;      // ... at the cap rate
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
                                 // more
+  wire [35:0] burst_room;       // burst - tokens
+  wire [35:0] room_at_rc;       // cap - tokens at Rc below the saturation
+  wire [35:0] room_at_max;      // cap - tokens at the cap rate
   wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
   wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
   wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
   wire [34:0] r_need;           // stage R's send in 1/256 bits
   wire [35:0] grant_room;       // need - tokens, negative when the tokens cover the send already
+  wire [35:0] need_over_burst;  // need - burst, negative when the burst alone covers the send
+  wire        cap_cover;        // tok_cap covers the send (the cap saturates only above any send)
   wire        rd_grant;         // tok_fill covers the send (both cases compared while tok_over
                                 // settles)
   wire [24:0] rd_byte_sum;
@@ -599,24 +622,25 @@ module dcqcn_rp #(
   wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
-  wire [34:0] alpha_prod;  // G * alpha
-  wire [52:0] cut_prod;    // Rc * alpha
-  wire [44:0] keep_prod;   // Rc * fac * 655
-  wire [28:0] cut_max;     // the largest of the three
-  wire [27:0] phai_room;   // cap - Rt, wrapping when Rt is above the cap (the product passes it, in
-                           // 1/256 Mb/s, when it is above its integer part)
-  wire [36:0] phai_over;   // the product minus that: not negative when the sum passes the cap (a
-                           // DSP post-adder)
+  wire [34:0] alpha_prod;    // G * alpha
+  wire [52:0] cut_prod;      // Rc * alpha
+  wire [44:0] keep_prod;     // Rc * fac * 655
+  wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
+                             // negative when Rt is more than 1 Mb/s above the cap
+  wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
+                             // DSP post-adder)
   wire [28:0] rc_keep_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
   wire [28:0] rc_cap_sum;
   wire [28:0] rc_phai_sum;
-  wire [28:0] phai_room_up;
+  wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
+                             // above the cap
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
+  assign cap_p1_d = {1'd0, rmax_fx_d} + 29'd256;
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
   assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
@@ -656,7 +680,9 @@ module dcqcn_rp #(
   assign alpha_cnp = alpha_prod[34:10] + {alpha_gain_q, 14'd0};
   assign clamp = clamp_tgt_rate_enable_i ||
                  (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
-  assign cut_prod = {25'd0, cut_rc_q} * {28'd0, alpha_in_q};
+  assign cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
+  assign cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
+  assign cut_prod = {11'd0, cut_prod_lo} + {cut_prod_hi, 17'd0};
   assign gd_d = rpg_gd_value_i;
   assign cut_scaled = cut_prod[52:14];
   assign cut_sh1 = gd_q[1:0] == 2'b00 ? cut_scaled :
@@ -669,7 +695,6 @@ module dcqcn_rp #(
                       cut_sh1 >> 12;
   assign cut_diff = {1'd0, cut_rc_q} - {1'd0, cut_amount[27:0]};
   assign cut_under = |cut_amount[38:28] || cut_diff[28];
-  assign cut_rate = cut_under ? 28'd0 : cut_diff[27:0];
   assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
   assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
   assign cut_kv = keep_prod[44:16];
@@ -680,11 +705,15 @@ module dcqcn_rp #(
   assign cut_m_k = {1'd0, min_fx} > cut_kv;
   assign cut_k_c = cut_kv > {1'd0, cut_rc_q};
   assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
-  assign cut_max = cut_k_r ? (cut_m_k ? {1'd0, min_fx} : cut_kv) :
-                   cut_m_r ? {1'd0, min_fx} :
-                   {1'd0, cut_rate};
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
-  assign cut_new = cut_over ? cut_rc_q : cut_max[27:0];
+  assign cut_to_min = !cut_over && (cut_k_r ? cut_m_k : cut_m_r);
+  assign cut_to_kv = !cut_over && cut_k_r && !cut_m_k;
+  assign cut_to_rate = !cut_over && !cut_k_r && !cut_m_r && !cut_under;
+  assign cut_new = cut_over ? cut_rc_q :
+                   cut_to_min ? min_fx :
+                   cut_to_kv ? cut_kv[27:0] :
+                   cut_to_rate ? cut_diff[27:0] :
+                   28'd0;
   assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
   assign ai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
   assign ai_reach_at_d = ai_room[28] ? 28'd0 : ai_room[27:0];
@@ -714,13 +743,13 @@ module dcqcn_rp #(
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign hi_gt_f = tc_gt_f_q || (byte_en_q && bc_gt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
-  assign hyper_i = byte_en_q && w_bc_q < w_tc_q ? w_bc_q - threshold : w_tc_q - threshold;
-  assign phai_prod = {20'd0, hyper_i} * {16'd0, rpg_hai_rate_value_i};
-  assign phai_room = rmax_fx_q - w_rt_q;
+  assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
+  assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
+  assign phai_prod = byte_en_q && bc_lt_tc_q ? phai_bc_prod : phai_tc_prod;
   assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
-  assign phai_room_p1 = {1'd0, phai_room[27:8]} + 21'd1;
-  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1};
-  assign phai_capped = w_rt_q > rmax_fx_q || !phai_over[36];
+  assign phai_room_p1 = cap_p1_q - {1'd0, w_rt_q};
+  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1[28:8]};
+  assign phai_capped = phai_room_p1[28] || !phai_over[36];
   assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
   assign inc_ai = !hi_lt_f && (paper ? !lo_gt_f : !hi_gt_f);
   assign inc_hai = !paper && hi_gt_f;
@@ -746,11 +775,11 @@ module dcqcn_rp #(
   assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
   assign ai_reach = w_rt_q >= ai_reach_at_q;
   assign hai_reach = w_rt_q >= hai_reach_at_q;
-  assign phai_room_up = {1'd0, phai_room} + 29'd255;
+  assign phai_room_up = {1'd0, {rmax_fx_q[27:8], 8'hff}} - {1'd0, w_rt_q};
   assign phai_ceil = phai_room_up[28:8];
   assign inc_at_cap = inc_ai ? ai_reach :
                       inc_hai ? hai_reach :
-                      inc_phai ? w_rt_q > rmax_fx_q || phai_prod >= {15'd0, phai_ceil} :
+                      inc_phai ? phai_room_up[28] || phai_prod >= {15'd0, phai_ceil} :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
                   hi_gt_f && (hai_capped_q ? rt_at_cap_q : hai_zero_q);
@@ -792,22 +821,38 @@ module dcqcn_rp #(
   assign head_free = !sk_valid_q && (!rsp_valid_q || rsp_pop);
   assign r_free = !r_valid_q || r_adv;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
+  assign bc_over_tc = {1'd0, w_bc_q} - {1'd0, w_tc_q};
+  assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
+                         w_bc_q != 16'hffff;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
   assign tok_elapsed = r_now_q - rd_tok_us;
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
-  assign tok_rate = rd_seen && ctrl_rp_enable_i ? rd_rc : rmax_fx_q;
-  assign tok_gain = {20'd0, tok_rate} * {28'd0, tok_span};
+  assign tok_at_rc = rd_seen && ctrl_rp_enable_i;
+  assign tok_rate = tok_at_rc ? rd_rc : rmax_fx_q;
+  assign tok_gain_lo = {20'd0, tok_rate[16:0]} * {17'd0, tok_span};
+  assign tok_gain_hi = {20'd0, tok_rate[27:17]} * {11'd0, tok_span};
+  assign tok_gain = {11'd0, tok_gain_lo} + {tok_gain_hi, 17'd0};
   assign tok_sum = rd_tokens + tok_gain[34:0];
-  assign tok_cap_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, tok_rate};
-  assign tok_cap = tok_cap_sum[35] ? 35'h7ffffffff : tok_cap_sum[34:0];
-  assign tok_room = {1'd0, tok_cap} - {1'd0, rd_tokens};
+  assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
+  assign cap_max_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_q};
+  assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) :
+                   cap_max_sum[35] ? 35'h7ffffffff :
+                   cap_max_sum[34:0];
+  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, rd_tokens};
+  assign room_at_rc = burst_room + {8'd0, rd_rc};
+  assign room_at_max = {1'd0, cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0]} -
+                       {1'd0, rd_tokens};
+  assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
   assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
   assign tok_fill = tok_over ? tok_cap : tok_sum;
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign r_need = {8'd0, {r_bytes_q, 11'd0}};
   assign grant_room = {1'd0, r_need} - {1'd0, rd_tokens};
-  assign rd_grant = tok_over ? tok_cap >= r_need :
-                    grant_room[35] || tok_gain >= {13'd0, grant_room[34:0]};
+  assign need_over_burst = {1'd0, r_need} - {1'd0, {shaper_burst_value_i, 11'd0}};
+  assign cap_cover = need_over_burst[35] ||
+                     (tok_at_rc ? {7'd0, rd_rc} >= need_over_burst[34:0] :
+                      {7'd0, rmax_fx_q} >= need_over_burst[34:0]);
+  assign rd_grant = tok_over ? cap_cover : grant_room[35] || tok_gain >= {13'd0, grant_room[34:0]};
   assign rd_byte_sum = {1'd0, rd_bacc} + {9'd0, r_bytes_q};
   assign rd_fire = rd_byte_sum >= {1'd0, rpg_byte_reset_value_i};
   assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
@@ -884,6 +929,7 @@ module dcqcn_rp #(
     tc_gt_f_d = tc_gt_f_q;
     bc_lt_f_d = bc_lt_f_q;
     bc_gt_f_d = bc_gt_f_q;
+    bc_lt_tc_d = bc_lt_tc_q;
     d_el_d = d_el_q;
     i_el_d = i_el_q;
     cut_rc_d = cut_rc_q;
@@ -1006,6 +1052,7 @@ module dcqcn_rp #(
         w_tc_d = tc_skip;
         tc_lt_f_d = tc_skip_lt_f;
         tc_gt_f_d = tc_skip_gt_f;
+        bc_lt_tc_d = bc_lt_tc_skip;
       end
       skip_j_d = skip_j_q - 5'd1;
       a_jump_d = a_jump_q >> 1;
@@ -1049,6 +1096,7 @@ module dcqcn_rp #(
           w_bc_d = 16'd0;
           bc_lt_f_d = rpg_threshold_value_i != 5'd0;
           bc_gt_f_d = 1'b0;
+          bc_lt_tc_d = 1'b0;
           w_bacc_d = 24'd0;
           ev_fire_d = cut_fire;
           w_incon_d = 1'b1;
@@ -1067,6 +1115,7 @@ module dcqcn_rp #(
         w_tc_d = tc_inc;
         tc_lt_f_d = tc_inc_lt_f;
         tc_gt_f_d = tc_inc_gt_f;
+        bc_lt_tc_d = w_bc_q < tc_inc;
         rc_near_d = inc_rc_near;
         hai_capped_d = inc_hai_capped;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
@@ -1122,6 +1171,7 @@ module dcqcn_rp #(
               w_bc_d = 16'd0;
               bc_lt_f_d = rpg_threshold_value_i != 5'd0;
               bc_gt_f_d = 1'b0;
+              bc_lt_tc_d = 1'b0;
               w_a_next_d = ev_now_q + {15'd0, k_period_q};
               a_el_d = 32'd0 - {15'd0, k_period_q};
               a_once_d = 1'b0;
@@ -1151,6 +1201,7 @@ module dcqcn_rp #(
                 w_bc_d = 16'd0;
                 bc_lt_f_d = rpg_threshold_value_i != 5'd0;
                 bc_gt_f_d = 1'b0;
+                bc_lt_tc_d = 1'b0;
                 w_a_next_d = ev_now_q + {15'd0, k_period_q};
                 a_el_d = 32'd0 - {15'd0, k_period_q};
                 a_once_d = 1'b0;
@@ -1172,6 +1223,7 @@ module dcqcn_rp #(
                 w_bc_d = bc_inc;
                 bc_lt_f_d = bc_inc_lt_f;
                 bc_gt_f_d = bc_inc_gt_f;
+                bc_lt_tc_d = bc_inc < w_tc_q;
                 w_bacc_d = 24'd0;
               end else begin
                 w_bacc_d = byte_sum;
@@ -1195,31 +1247,17 @@ module dcqcn_rp #(
       ram_we = 1'b1;
       rsp_push = 1'b1;
     end
-    // Rc and Rt: the control above picks the source, the values pass one multiplexer; the
-    // cut's copy of Rc takes the same source (each sets the CNP seen)
-    case (rc_sel)
-      2'b01: begin
-        w_rc_d = cut_new;
-        cut_rc_d = cut_new;
-      end
-      2'b10: begin
-        w_rc_d = rc_inc;
-        cut_rc_d = rc_inc;
-      end
-      2'b11: begin
-        w_rc_d = first_rate_q;
-        cut_rc_d = first_rate_q;
-      end
-      default: ;
-    endcase
+    // Rc and Rt: the control above picks the source. The sources known early (the first
+    // CNP's rate, Rt = Rc on a cut) go here; the cut's and the increase's results, which
+    // come late, are selected last, below (the cut's copy of Rc takes the same source)
+    if (rc_sel == 2'b11) begin
+      w_rc_d = first_rate_q;
+      cut_rc_d = first_rate_q;
+    end
     case (rt_sel)
       2'b01: begin
         w_rt_d = cut_rc_q;
         rt_at_cap_d = cut_rc_at_cap;
-      end
-      2'b10: begin
-        w_rt_d = rt_inc;
-        rt_at_cap_d = inc_at_cap;
       end
       2'b11: begin
         w_rt_d = first_rate_q;
@@ -1228,15 +1266,9 @@ module dcqcn_rp #(
       default: ;
     endcase
     // The response counts only when the event is applied: its Rc and Rt by the event's code
+    // (the cut's and the increase's values are selected last, below)
     case (ev_sel)
-      2'b01: begin
-        rsp_rc_new = cut_new;
-        rsp_rt_new = cut_rc_q;
-      end
-      2'b10: begin
-        rsp_rc_new = rc_inc;
-        rsp_rt_new = rt_inc;
-      end
+      2'b01: rsp_rt_new = cut_rc_q;
       2'b11: begin
         rsp_rc_new = first_rate_q;
         rsp_rt_new = first_rate_q;
@@ -1246,8 +1278,9 @@ module dcqcn_rp #(
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
     if (state_q == S_RUN) begin
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
-                   w_bacc_d, w_bc_d, w_tc_d, w_rt_d, w_rc_d, w_alpha_d, w_npv_d, w_tokv_d,
-                   w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
+                   w_bacc_d, w_bc_d, w_tc_d, rt_sel == 2'b10 ? rt_inc : w_rt_d,
+                   rc_sel == 2'b01 ? cut_new : rc_sel == 2'b10 ? rc_inc : w_rc_d, w_alpha_d,
+                   w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
     end
     wb_word_d = ram_wdata;
     rsp_valid_d = sk_valid_q | rsp_push | (rsp_valid_q && !rsp_pop);
@@ -1286,6 +1319,27 @@ module dcqcn_rp #(
       sk_tc_d = w_tc_d;
       sk_time_d = ev_now_q;
       sk_bc_d = w_bc_d;
+    end
+    // The entries' late values: the event's cut or increase
+    if (!head_from_sk && head_free && rsp_push) begin
+      case (ev_sel)
+        2'b01: rsp_rc_d = cut_new;
+        2'b10: begin
+          rsp_rc_d = rc_inc;
+          rsp_rt_d = rt_inc;
+        end
+        default: ;
+      endcase
+    end
+    if (!sk_valid_q) begin
+      case (ev_sel)
+        2'b01: sk_rc_d = cut_new;
+        2'b10: begin
+          sk_rc_d = rc_inc;
+          sk_rt_d = rt_inc;
+        end
+        default: ;
+      endcase
     end
     // Stage R to stage X: the word with its tokens accrued
     if (x_free) begin
@@ -1338,8 +1392,27 @@ module dcqcn_rp #(
         w_bc_d = rd_bc;
         bc_lt_f_d = rd_bc_lt_f;
         bc_gt_f_d = rd_bc_gt_f;
+        bc_lt_tc_d = rd_bc < rd_tc;
         cut_rc_d = rd_seen ? rd_rc : rmax_fx_q;
         alpha_in_d = paper && !rd_seen ? alpha_init : rd_alpha;
+      end
+    end
+    // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
+    if (!r_adv) begin
+      case (rc_sel)
+        2'b01: begin
+          w_rc_d = cut_new;
+          cut_rc_d = cut_new;
+        end
+        2'b10: begin
+          w_rc_d = rc_inc;
+          cut_rc_d = rc_inc;
+        end
+        default: ;
+      endcase
+      if (rt_sel == 2'b10) begin
+        w_rt_d = rt_inc;
+        rt_at_cap_d = inc_at_cap;
       end
     end
     // Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R
@@ -1437,6 +1510,7 @@ module dcqcn_rp #(
     tc_gt_f_q <= tc_gt_f_d;
     bc_lt_f_q <= bc_lt_f_d;
     bc_gt_f_q <= bc_gt_f_d;
+    bc_lt_tc_q <= bc_lt_tc_d;
     d_el_q <= d_el_d;
     i_el_q <= i_el_d;
     cut_rc_q <= cut_rc_d;
@@ -1490,6 +1564,7 @@ module dcqcn_rp #(
     hai_over_at_q <= hai_over_at_d;
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
+    cap_p1_q <= cap_p1_d;
     wb_word_q <= wb_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
   end

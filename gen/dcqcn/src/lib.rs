@@ -133,6 +133,7 @@ const DERIVED: &[(&str, u32)] = &[
     ("hai_over_at", 29),
     ("ai_zero", 1),
     ("hai_zero", 1),
+    ("cap_p1", 29),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -518,6 +519,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("tc_gt_f", 1, "w_tc_q > rpg_threshold"),
         ("bc_lt_f", 1, "w_bc_q < rpg_threshold"),
         ("bc_gt_f", 1, "w_bc_q > rpg_threshold"),
+        (
+            "bc_lt_tc",
+            1,
+            "w_bc_q < w_tc_q, kept with the counts (PAPER's smaller count)",
+        ),
         ("d_el", 32, "ev_now_q - w_d_next_q"),
         ("i_el", 32, "ev_now_q - w_i_next_q"),
         (
@@ -702,6 +708,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         28,
         shl_const(id("rmax_rate"), 8),
         "registered: rmax_fx_q",
+    ));
+    wires.push((
+        "cap_p1_d".into(),
+        29,
+        add(zext(id("rmax_fx_d"), 1), d(29, 256)),
+        "the cap plus 1 Mb/s (registered: cap_p1_q)",
     ));
     wires.push((
         "min_fx".into(),
@@ -890,10 +902,34 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rt = Rc on this cut",
     ));
+    // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11): one
+    // add of the two partial products rather than the tree of four the 28 x 25 product
+    // splits into.
+    wires.push((
+        "cut_prod_lo".into(),
+        42,
+        mul(
+            zext(id("cut_rc_q").bits(16, 0), 25),
+            zext(id("alpha_in_q"), 17),
+        ),
+        "alpha * Rc[16:0]",
+    ));
+    wires.push((
+        "cut_prod_hi".into(),
+        36,
+        mul(
+            zext(id("cut_rc_q").bits(27, 17), 25),
+            zext(id("alpha_in_q"), 11),
+        ),
+        "alpha * Rc[27:17]",
+    ));
     wires.push((
         "cut_prod".into(),
         53,
-        mul(zext(id("cut_rc_q"), 25), zext(id("alpha_in_q"), 28)),
+        add(
+            zext(id("cut_prod_lo"), 11),
+            shl_const(id("cut_prod_hi"), 17),
+        ),
         "Rc * alpha",
     ));
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
@@ -954,12 +990,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "the cut amount exceeds Rc",
     ));
     wires.push((
-        "cut_rate".into(),
-        28,
-        tern(id("cut_under"), d(28, 0), id("cut_diff").bits(27, 0)),
-        "",
-    ));
-    wires.push((
         "keep_fac_d".into(),
         17,
         tern(
@@ -1015,8 +1045,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ] {
         wires.push((n.into(), 1, gt(a, b), ""));
     }
-    // The same selection tree picks the largest value and whether it is above Rc; the
-    // leaves are given for cut_kv, cut_rate and min_fx in that order.
+    // Whether the largest of the three is above Rc, by the tree that picks it; the leaves are
+    // given for cut_kv, cut_rate and min_fx in that order.
     let by_largest = |kv: Expr, rate: Expr, min: Expr| {
         tern(
             id("cut_k_r"),
@@ -1025,22 +1055,56 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         )
     };
     wires.push((
-        "cut_max".into(),
-        29,
-        by_largest(id("cut_kv"), w29("cut_rate"), w29("min_fx")),
-        "the largest of the three",
-    ));
-    wires.push((
         "cut_over".into(),
         1,
         by_largest(id("cut_k_c"), b1(false), id("cut_m_c")),
-        "... is above Rc",
+        "the largest of the three is above Rc",
+    ));
+    // Which value the cut leaves, one flag each (decoded from the compares in parallel), so
+    // the values pass one flat select rather than the tree above.
+    wires.push((
+        "cut_to_min".into(),
+        1,
+        and(vec![
+            not(id("cut_over")),
+            tern(id("cut_k_r"), id("cut_m_k"), id("cut_m_r")),
+        ]),
+        "Rc after the cut is rpg_min_rate",
+    ));
+    wires.push((
+        "cut_to_kv".into(),
+        1,
+        and(vec![not(id("cut_over")), id("cut_k_r"), not(id("cut_m_k"))]),
+        "... rpg_min_dec_fac % of Rc",
+    ));
+    wires.push((
+        "cut_to_rate".into(),
+        1,
+        and(vec![
+            not(id("cut_over")),
+            not(id("cut_k_r")),
+            not(id("cut_m_r")),
+            not(id("cut_under")),
+        ]),
+        "... Rc - the cut amount (else 0)",
     ));
     wires.push((
         "cut_new".into(),
         28,
-        tern(id("cut_over"), id("cut_rc_q"), id("cut_max").bits(27, 0)),
-        "Rc after the cut, never above Rc",
+        tern(
+            id("cut_over"),
+            id("cut_rc_q"),
+            tern(
+                id("cut_to_min"),
+                id("min_fx"),
+                tern(
+                    id("cut_to_kv"),
+                    id("cut_kv").bits(27, 0),
+                    tern(id("cut_to_rate"), id("cut_diff").bits(27, 0), d(28, 0)),
+                ),
+            ),
+        ),
+        "Rc after the cut: max(rpg_min_dec_fac % of Rc, Rc - amount, rpg_min_rate), never above Rc",
     ));
     // Increase. The cap compares Rt with a registered cap - step (in parallel with the
     // sum), the stage flags compare each count with F (in parallel, no max/min first), and
@@ -1159,30 +1223,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "the smaller of the two (the timer count alone without the byte counter) is above F",
     ));
-    wires.push((
-        "hyper_i".into(),
-        16,
-        tern(
-            and(vec![id("byte_en_q"), Expr::lt(id("w_bc_q"), tc())]),
-            sub(id("w_bc_q"), id("threshold")),
-            sub(tc(), id("threshold")),
-        ),
-        "PAPER hyper-increase multiplier: the smaller count - F",
-    ));
+    // PAPER's hyper-increase product for each count, the smaller one's selected after the
+    // DSPs: the counts' compare runs beside the multipliers, not in front of them. A count at
+    // or below F gives a wrapped product, which is read only when both are above F.
+    for n in ["tc", "bc"] {
+        let count = if n == "tc" { tc() } else { id("w_bc_q") };
+        wires.push((
+            format!("phai_{n}_prod"),
+            36,
+            mul(
+                zext(sub(count, id("threshold")), 20),
+                zext(cfg("rpg_hai_rate", "value"), 16),
+            ),
+            "(count - F) * rpg_hai_rate",
+        ));
+    }
     wires.push((
         "phai_prod".into(),
         36,
-        mul(
-            zext(id("hyper_i"), 20),
-            zext(cfg("rpg_hai_rate", "value"), 16),
+        tern(
+            and(vec![id("byte_en_q"), id("bc_lt_tc_q")]),
+            id("phai_bc_prod"),
+            id("phai_tc_prod"),
         ),
-        "",
-    ));
-    wires.push((
-        "phai_room".into(),
-        28,
-        sub(id("rmax_fx_q"), rt()),
-        "cap - Rt, wrapping when Rt is above the cap (the product passes it, in 1/256 Mb/s, when it is above its integer part)",
+        "PAPER's hyper-increase step: (the smaller count - F) * rpg_hai_rate",
     ));
     wires.push((
         "rt_phai_sum".into(),
@@ -1192,20 +1256,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     wires.push((
         "phai_room_p1".into(),
-        21,
-        add(zext(id("phai_room").bits(27, 8), 1), d(21, 1)),
-        "integer part of cap - Rt, plus 1",
+        29,
+        sub(id("cap_p1_q"), zext(rt(), 1)),
+        "cap - Rt + 256: its integer part is that of cap - Rt, plus 1; negative when Rt is more than 1 Mb/s above the cap",
     ));
     wires.push((
         "phai_over".into(),
         37,
-        sub(zext(id("phai_prod"), 1), zext(id("phai_room_p1"), 16)),
+        sub(
+            zext(id("phai_prod"), 1),
+            zext(id("phai_room_p1").bits(28, 8), 16),
+        ),
         "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
     ));
     wires.push((
         "phai_capped".into(),
         1,
-        or(gt(rt(), id("rmax_fx_q")), not(id("phai_over").bits(36, 36))),
+        or(
+            id("phai_room_p1").bits(28, 28),
+            not(id("phai_over").bits(36, 36)),
+        ),
         "PAPER's hyper increase reaches the cap",
     ));
     wires.push((
@@ -1380,8 +1450,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "phai_room_up".into(),
         29,
-        add(zext(id("phai_room"), 1), d(29, 255)),
-        "",
+        sub(
+            zext(
+                Expr::concat(vec![id("rmax_fx_q").bits(27, 8), Expr::num(8, 0xff)]),
+                1,
+            ),
+            zext(rt(), 1),
+        ),
+        "cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step above the cap",
     ));
     wires.push((
         "phai_ceil".into(),
@@ -1401,7 +1477,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 tern(
                     id("inc_phai"),
                     or(
-                        gt(rt(), id("rmax_fx_q")),
+                        id("phai_room_up").bits(28, 28),
                         ge(id("phai_prod"), zext(id("phai_ceil"), 15)),
                     ),
                     id("rt_at_cap_q"),
@@ -1701,6 +1777,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     wires.push((
+        "bc_over_tc".into(),
+        17,
+        sub(zext(id("w_bc_q"), 1), zext(tc(), 1)),
+        "w_bc_q - w_tc_q, negative when the byte count is the smaller",
+    ));
+    wires.push((
+        "bc_lt_tc_skip".into(),
+        1,
+        and(vec![
+            or(
+                id("bc_over_tc").bits(16, 16),
+                gt(id("tc_jump_q"), zext(id("bc_over_tc").bits(15, 0), 16)),
+            ),
+            ne(id("w_bc_q"), Expr::num(16, 0xffff)),
+        ]),
+        "w_bc_q < tc_skip, from registers: below w_tc_q + the jump and below 0xFFFF, where tc_skip saturates",
+    ));
+    wires.push((
         "tc_skip".into(),
         16,
         tern(
@@ -1728,20 +1822,45 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "us of accrual, at most 2**20 - 1",
     ));
     wires.push((
+        "tok_at_rc".into(),
+        1,
+        and(vec![id("rd_seen"), cfg("ctrl", "rp_enable")]),
+        "tokens accrue at the flow's Rc (else at the cap)",
+    ));
+    wires.push((
         "tok_rate".into(),
         28,
-        tern(
-            and(vec![id("rd_seen"), cfg("ctrl", "rp_enable")]),
-            id("rd_rc"),
-            id("rmax_fx_q"),
-        ),
+        tern(id("tok_at_rc"), id("rd_rc"), id("rmax_fx_q")),
         "",
+    ));
+    // The rate's low 17 and high 11 bits times the span, one DSP each: one add of the two
+    // partial products.
+    wires.push((
+        "tok_gain_lo".into(),
+        37,
+        mul(
+            zext(id("tok_rate").bits(16, 0), 20),
+            zext(id("tok_span"), 17),
+        ),
+        "span * rate[16:0]",
+    ));
+    wires.push((
+        "tok_gain_hi".into(),
+        31,
+        mul(
+            zext(id("tok_rate").bits(27, 17), 20),
+            zext(id("tok_span"), 11),
+        ),
+        "span * rate[27:17]",
     ));
     wires.push((
         "tok_gain".into(),
         48,
-        mul(zext(id("tok_rate"), 20), zext(id("tok_span"), 28)),
-        "",
+        add(
+            zext(id("tok_gain_lo"), 11),
+            shl_const(id("tok_gain_hi"), 17),
+        ),
+        "rate * span",
     ));
     wires.push((
         "tok_sum".into(),
@@ -1749,31 +1868,83 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(id("rd_tokens"), id("tok_gain").bits(34, 0)),
         "tokens plus the gain (kept only under the cap)",
     ));
+    // The cap and cap - tokens are formed for both rates (the flow's Rc, the cap rate) and
+    // selected after, so the rate's select is not in front of the sums; cap - tokens at Rc
+    // is (burst - tokens) + Rc, the first difference taken while Rc's sum forms.
+    let burst_fx = || zext(shl_const(cfg("shaper_burst", "value"), 11), 1);
+    let all_ones = || Expr::num(35, (1 << 35) - 1);
     wires.push((
-        "tok_cap_sum".into(),
+        "cap_rc_sum".into(),
         36,
-        add(
-            zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
-            zext(id("tok_rate"), 8),
-        ),
-        "burst in 1/256 bits plus one microsecond at the rate",
+        add(burst_fx(), zext(id("rd_rc"), 8)),
+        "burst in 1/256 bits plus one microsecond at Rc",
+    ));
+    wires.push((
+        "cap_max_sum".into(),
+        36,
+        add(burst_fx(), zext(id("rmax_fx_q"), 8)),
+        "... at the cap rate",
     ));
     wires.push((
         "tok_cap".into(),
         35,
         tern(
-            id("tok_cap_sum").bits(35, 35),
-            Expr::num(35, (1 << 35) - 1),
-            id("tok_cap_sum").bits(34, 0),
+            id("tok_at_rc"),
+            tern(
+                id("cap_rc_sum").bits(35, 35),
+                all_ones(),
+                id("cap_rc_sum").bits(34, 0),
+            ),
+            tern(
+                id("cap_max_sum").bits(35, 35),
+                all_ones(),
+                id("cap_max_sum").bits(34, 0),
+            ),
         ),
         "tokens arrive in one-microsecond quanta: the bucket holds one more",
+    ));
+    wires.push((
+        "burst_room".into(),
+        36,
+        sub(burst_fx(), zext(id("rd_tokens"), 1)),
+        "burst - tokens",
+    ));
+    wires.push((
+        "room_at_rc".into(),
+        36,
+        add(id("burst_room"), zext(id("rd_rc"), 8)),
+        "cap - tokens at Rc below the saturation",
+    ));
+    wires.push((
+        "room_at_max".into(),
+        36,
+        sub(
+            zext(
+                tern(
+                    id("cap_max_sum").bits(35, 35),
+                    all_ones(),
+                    id("cap_max_sum").bits(34, 0),
+                ),
+                1,
+            ),
+            zext(id("rd_tokens"), 1),
+        ),
+        "cap - tokens at the cap rate",
     ));
     // The sum passes the cap when the gain passes cap - tokens: that difference is taken
     // while the product forms, so one compare follows it rather than the sum and a compare.
     wires.push((
         "tok_room".into(),
         36,
-        sub(zext(id("tok_cap"), 1), zext(id("rd_tokens"), 1)),
+        tern(
+            id("tok_at_rc"),
+            tern(
+                id("cap_rc_sum").bits(35, 35),
+                zext(Expr::un(UnOp::BitNot, id("rd_tokens")), 1),
+                id("room_at_rc"),
+            ),
+            id("room_at_max"),
+        ),
         "cap - tokens, negative when the cap dropped below them",
     ));
     wires.push((
@@ -1819,12 +1990,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         sub(zext(id("r_need"), 1), zext(id("rd_tokens"), 1)),
         "need - tokens, negative when the tokens cover the send already",
     ));
+    // A full bucket covers the send when burst + rate reaches need: the rate (either candidate)
+    // is compared with need - burst, taken from registers, rather than the cap summed first.
+    wires.push((
+        "need_over_burst".into(),
+        36,
+        sub(
+            zext(id("r_need"), 1),
+            zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
+        ),
+        "need - burst, negative when the burst alone covers the send",
+    ));
+    wires.push((
+        "cap_cover".into(),
+        1,
+        or(
+            id("need_over_burst").bits(35, 35),
+            tern(
+                id("tok_at_rc"),
+                ge(zext(id("rd_rc"), 7), id("need_over_burst").bits(34, 0)),
+                ge(zext(id("rmax_fx_q"), 7), id("need_over_burst").bits(34, 0)),
+            ),
+        ),
+        "tok_cap covers the send (the cap saturates only above any send)",
+    ));
     wires.push((
         "rd_grant".into(),
         1,
         tern(
             id("tok_over"),
-            ge(id("tok_cap"), id("r_need")),
+            id("cap_cover"),
             or(
                 id("grant_room").bits(35, 35),
                 ge(id("tok_gain"), zext(id("grant_room").bits(34, 0), 13)),
@@ -1939,8 +2134,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "alpha_prod",
         "cut_prod",
         "keep_prod",
-        "cut_max",
-        "phai_room",
+        "phai_room_p1",
         "phai_room_up",
         "phai_over",
         "rc_keep_sum",
@@ -2174,6 +2368,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ));
             v.push(set(&format!("{n}_gt_f_d"), b1(false)));
         }
+        v.push(set("bc_lt_tc_d", b1(false)));
         v
     };
     let cnp = || {
@@ -2215,6 +2410,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("rc_near_d", id("rd_rc_near")));
     load_x.push(set("hai_capped_d", id("rd_hai_capped")));
     load_x.extend(count_to("bc", "rd_bc"));
+    load_x.push(set("bc_lt_tc_d", Expr::lt(id("rd_bc"), id("rd_tc"))));
     load_x.push(set(
         "cut_rc_d",
         tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
@@ -2293,6 +2489,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                                 id("ev_fire_q"),
                                 {
                                     let mut v = count_to("bc", "bc_inc");
+                                    v.push(set("bc_lt_tc_d", Expr::lt(id("bc_inc"), tc())));
                                     v.push(set("w_bacc_d", d(24, 0)));
                                     v
                                 },
@@ -2363,6 +2560,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Otherwise the increase period is the one due".into(),
     )];
     step_inc.extend(count_to("tc", "tc_inc"));
+    step_inc.push(set("bc_lt_tc_d", Expr::lt(id("w_bc_q"), id("tc_inc"))));
     step_inc.push(set("rc_near_d", id("inc_rc_near")));
     step_inc.push(set("hai_capped_d", id("inc_hai_capped")));
     step_inc.extend(advance("i", "step"));
@@ -2387,6 +2585,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         let mut go = advance(x, "jump");
         if x == "i" {
             go.extend(count_to("tc", "tc_skip"));
+            go.push(set("bc_lt_tc_d", id("bc_lt_tc_skip")));
         }
         arm_skip.push(Stmt::if_(
             and(vec![id(&format!("skip_{x}_q")), id(&format!("{x}_fits"))]),
@@ -2426,37 +2625,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(Stmt::if_(id("x_step"), arm_step));
     c.push(Stmt::if_(id("x_done"), finish));
     c.push(Stmt::Comment(
-        "Rc and Rt: the control above picks the source, the values pass one multiplexer; the"
-            .into(),
+        "Rc and Rt: the control above picks the source. The sources known early (the first".into(),
     ));
     c.push(Stmt::Comment(
-        "cut's copy of Rc takes the same source (each sets the CNP seen)".into(),
+        "CNP's rate, Rt = Rc on a cut) go here; the cut's and the increase's results, which".into(),
     ));
-    c.push(Stmt::Case {
-        subject: id("rc_sel"),
-        arms: ["cut_new", "rc_inc", "first_rate_q"]
-            .iter()
-            .zip(1u128..)
-            .map(|(src, v)| {
-                (
-                    vec![Expr::num(2, v)],
-                    vec![set("w_rc_d", id(src)), set("cut_rc_d", id(src))],
-                )
-            })
-            .collect(),
-        default: vec![],
-    });
+    c.push(Stmt::Comment(
+        "come late, are selected last, below (the cut's copy of Rc takes the same source)".into(),
+    ));
+    c.push(Stmt::if_(
+        eq(id("rc_sel"), Expr::num(2, 3)),
+        vec![
+            set("w_rc_d", id("first_rate_q")),
+            set("cut_rc_d", id("first_rate_q")),
+        ],
+    ));
     // Each source of a new Rt with whether it is the cap, in one table.
     c.push(Stmt::Case {
         subject: id("rt_sel"),
         arms: [
-            ("cut_rc_q", "cut_rc_at_cap"),
-            ("rt_inc", "inc_at_cap"),
-            ("first_rate_q", "first_at_cap_q"),
+            (1, "cut_rc_q", "cut_rc_at_cap"),
+            (3, "first_rate_q", "first_at_cap_q"),
         ]
         .iter()
-        .zip(1u128..)
-        .map(|((src, at_cap), v)| {
+        .map(|&(v, src, at_cap)| {
             (
                 vec![Expr::num(2, v)],
                 vec![set("w_rt_d", id(src)), set("rt_at_cap_d", id(at_cap))],
@@ -2469,33 +2661,52 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "The response counts only when the event is applied: its Rc and Rt by the event's code"
             .into(),
     ));
+    c.push(Stmt::Comment(
+        "(the cut's and the increase's values are selected last, below)".into(),
+    ));
     c.push(Stmt::Case {
         subject: id("ev_sel"),
-        arms: [
-            ("cut_new", "cut_rc_q"),
-            ("rc_inc", "rt_inc"),
-            ("first_rate_q", "first_rate_q"),
-        ]
-        .iter()
-        .zip(1u128..)
-        .map(|((rc, rt), v)| {
+        arms: vec![
             (
-                vec![Expr::num(2, v)],
-                vec![set("rsp_rc_new", id(rc)), set("rsp_rt_new", id(rt))],
-            )
-        })
-        .collect(),
+                vec![Expr::num(2, 1)],
+                vec![set("rsp_rt_new", id("cut_rc_q"))],
+            ),
+            (
+                vec![Expr::num(2, 3)],
+                vec![
+                    set("rsp_rc_new", id("first_rate_q")),
+                    set("rsp_rt_new", id("first_rate_q")),
+                ],
+            ),
+        ],
         default: vec![],
     });
     c.push(Stmt::Comment(
         "Write-back and response FIFO: taken from stage X's word before the next event loads it"
             .into(),
     ));
+    // The word's Rc and Rt with the late sources selected last (as below for the registers).
     let packed = Expr::concat(
         STATE_FIELDS
             .iter()
             .rev()
-            .map(|(f, _)| id(&format!("w_{f}_d")))
+            .map(|(f, _)| match *f {
+                "rc" => tern(
+                    eq(id("rc_sel"), Expr::num(2, 1)),
+                    id("cut_new"),
+                    tern(
+                        eq(id("rc_sel"), Expr::num(2, 2)),
+                        id("rc_inc"),
+                        id("w_rc_d"),
+                    ),
+                ),
+                "rt" => tern(
+                    eq(id("rt_sel"), Expr::num(2, 2)),
+                    id("rt_inc"),
+                    id("w_rt_d"),
+                ),
+                _ => id(&format!("w_{f}_d")),
+            })
             .collect(),
     );
     // Taken every cycle of S_RUN (the clear writes zeros): ram_we and r_bypass_q say when it
@@ -2556,6 +2767,35 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         )],
     ));
     c.push(Stmt::if_(not(id("sk_valid_q")), entry("sk")));
+    let late_rsp = |prefix: &str| Stmt::Case {
+        subject: id("ev_sel"),
+        arms: vec![
+            (
+                vec![Expr::num(2, 1)],
+                vec![set(&format!("{prefix}_rc_d"), id("cut_new"))],
+            ),
+            (
+                vec![Expr::num(2, 2)],
+                vec![
+                    set(&format!("{prefix}_rc_d"), id("rc_inc")),
+                    set(&format!("{prefix}_rt_d"), id("rt_inc")),
+                ],
+            ),
+        ],
+        default: vec![],
+    };
+    c.push(Stmt::Comment(
+        "The entries' late values: the event's cut or increase".into(),
+    ));
+    c.push(Stmt::if_(
+        and(vec![
+            not(id("head_from_sk")),
+            id("head_free"),
+            id("rsp_push"),
+        ]),
+        vec![late_rsp("rsp")],
+    ));
+    c.push(Stmt::if_(not(id("sk_valid_q")), vec![late_rsp("sk")]));
     c.push(Stmt::Comment(
         "Stage R to stage X: the word with its tokens accrued".into(),
     ));
@@ -2564,6 +2804,35 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         vec![
             set("x_valid_d", id("r_adv")),
             Stmt::if_(id("r_adv"), load_x),
+        ],
+    ));
+    c.push(Stmt::Comment(
+        "Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads"
+            .into(),
+    ));
+    c.push(Stmt::if_(
+        not(id("r_adv")),
+        vec![
+            Stmt::Case {
+                subject: id("rc_sel"),
+                arms: [(1, "cut_new"), (2, "rc_inc")]
+                    .iter()
+                    .map(|&(v, src)| {
+                        (
+                            vec![Expr::num(2, v)],
+                            vec![set("w_rc_d", id(src)), set("cut_rc_d", id(src))],
+                        )
+                    })
+                    .collect(),
+                default: vec![],
+            },
+            Stmt::if_(
+                eq(id("rt_sel"), Expr::num(2, 2)),
+                vec![
+                    set("w_rt_d", id("rt_inc")),
+                    set("rt_at_cap_d", id("inc_at_cap")),
+                ],
+            ),
         ],
     ));
     c.push(Stmt::Comment(
@@ -2622,6 +2891,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "tc_gt_f",
         "bc_lt_f",
         "bc_gt_f",
+        "bc_lt_tc",
         "d_el",
         "i_el",
         "cut_rc",
