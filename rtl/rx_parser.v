@@ -316,8 +316,27 @@ module rx_parser (
   wire          ic1_ipv6;
   wire [4:0]    ic1_idx;          // the UDP header starts at byte 14 + 4 * idx
   wire [5:0]    ic1_udp4;         // the UDP header starts at byte 4 * udp4 + 2
-  wire [287:0]  ic1_zl;           // candidate i: UDP length if the UDP header starts at byte 14 + 4
-                                  // * i, 24 if shorter
+  wire [16:0]   ic1_end17;
+  wire [16:0]   ic1_end16;
+  wire [16:0]   ic1_end15;
+  wire [16:0]   ic1_end14;
+  wire [16:0]   ic1_end13;
+  wire [16:0]   ic1_end12;
+  wire [16:0]   ic1_end11;
+  wire [16:0]   ic1_end10;
+  wire [16:0]   ic1_end9;
+  wire [16:0]   ic1_end8;
+  wire [16:0]   ic1_end7;
+  wire [16:0]   ic1_end6;
+  wire [16:0]   ic1_end5;
+  wire [16:0]   ic1_end4;
+  wire [16:0]   ic1_end3;
+  wire [16:0]   ic1_end2;
+  wire [16:0]   ic1_end1;
+  wire [16:0]   ic1_end0;
+  wire [287:0]  ic1_pend;         // candidate i: one past the datagram (low 16 bits) if UDP starts
+                                  // at byte 14 + 4 * i
+  wire [17:0]   ic1_pend_hi;      // candidate i: bit 16 of that end
   wire [17:0]   ic1_len_ok;       // candidate i has room for UDP, BTH and ICRC
   wire [2:0]    ic1_l3_ok;        // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6
                                   // (version 6, next header UDP)
@@ -344,8 +363,10 @@ module rx_parser (
   reg  [4:0]    ic2_idx_d;
   reg  [5:0]    ic2_udp4_q;
   reg  [5:0]    ic2_udp4_d;
-  reg  [287:0]  ic2_zl_q;
-  reg  [287:0]  ic2_zl_d;
+  reg  [287:0]  ic2_pend_q;
+  reg  [287:0]  ic2_pend_d;
+  reg  [17:0]   ic2_pend_hi_q;
+  reg  [17:0]   ic2_pend_hi_d;
   reg  [17:0]   ic2_len_ok_q;
   reg  [17:0]   ic2_len_ok_d;
   reg  [2:0]    ic2_l3_ok_q;
@@ -356,7 +377,6 @@ module rx_parser (
   reg  [143:0]  ic2_opcode_d;
   reg  [35:0]   ic2_pad_q;
   reg  [35:0]   ic2_pad_d;
-  wire [15:0]   ic2_zl;
   wire          ic2_len_ok;       // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
   wire [16:0]   ic2_pend;         // one past the datagram: bytes from here on are zeroed
   reg           ic3_valid_q;
@@ -779,6 +799,7 @@ module rx_parser (
   wire [15:0]   s1_csa2_0_fours;
   wire [15:0]   s1_csa2_1_ones;
   wire [15:0]   s1_csa2_1_twos;
+  wire [17:0]   s1_ip_at;         // IP header start
   wire          h_vlan1;
   wire          h_vlan2;
   wire          h_ipv4;
@@ -799,6 +820,10 @@ module rx_parser (
   reg  [15:0]   s1b_ip_payload_d;
   reg  [319:0]  s1b_udpw_q;
   reg  [319:0]  s1b_udpw_d;
+  reg  [17:0]   s1b_room4_q;
+  reg  [17:0]   s1b_room4_d;
+  reg  [17:0]   s1b_room6_q;
+  reg  [17:0]   s1b_room6_d;
   reg           s1b_vlan1_q;
   reg           s1b_vlan1_d;
   reg           s1b_vlan2_q;
@@ -819,7 +844,6 @@ module rx_parser (
   reg  [15:0]   s1b_csum4_d;
   wire [79:0]   h_ipw;
   wire [3:0]    h_ihl;            // IPv4 IHL (the IP header's first byte)
-  wire [7:0]    h_ip;             // IP header start
   wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
   wire [15:0]   h_total;
@@ -838,7 +862,6 @@ module rx_parser (
   wire [15:0]   h_csa1_0_twos;
   wire          h_csum_ok;        // the header's ones' complement sum is 0xFFFF
   wire [16:0]   h_len;
-  wire [16:0]   h_pip;
   wire [15:0]   h_udp_len;
   wire [7:0]    h_opcode;
   wire [7:0]    h_bth1;
@@ -853,10 +876,20 @@ module rx_parser (
   wire          h_has_atomic;
   wire          h_has_imm;
   wire [1:0]    h_pad;
-  wire [15:0]   h_overhead;       // UDP + BTH + extension headers + pad + ICRC
+  wire [16:0]   h_rest0;          // UDP length - (24 + 0 + pad), borrow on top
+  wire [16:0]   h_rest1;          // UDP length - (24 + 4 + pad), borrow on top
+  wire [16:0]   h_rest2;          // UDP length - (24 + 8 + pad), borrow on top
+  wire [16:0]   h_rest3;          // UDP length - (24 + 12 + pad), borrow on top
+  wire [16:0]   h_rest4;          // UDP length - (24 + 16 + pad), borrow on top
+  wire [16:0]   h_rest5;          // UDP length - (24 + 20 + pad), borrow on top
+  wire [16:0]   h_rest6;          // UDP length - (24 + 24 + pad), borrow on top
+  wire [16:0]   h_rest7;          // UDP length - (24 + 28 + pad), borrow on top
+  wire [16:0]   h_rest;           // UDP length - overhead, picked by the extension length
   wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
                                   // IHL * 4)
   wire [15:0]   h_payload_len;
+  wire [17:0]   h_room4;
+  wire [17:0]   h_room6;
   wire          h_chk0;           // BAD_FCS: MAC flagged a bad FCS
   wire          h_chk1;           // TRUNCATED: ends inside Ethernet/VLAN
   wire          h_chk2;           // NOT_ROCE: neither IPv4 nor (enabled) IPv6
@@ -1101,6 +1134,14 @@ module rx_parser (
   reg  [4:0]    p2_reason_n;
   wire          p2_key_chk;       // a RETH/AtomicETH access: the R_Key is checked
   wire          p2_acc_ok;        // the QP grants the remote right
+  wire [32:0]   p2_rd1;
+  wire [32:0]   p2_rd2;
+  wire [32:0]   p2_rd3;
+  wire [32:0]   p2_rd4;
+  wire [32:0]   p2_rd5;
+  wire [23:0]   p2_rd_ceil;
+  wire [23:0]   p2_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
+                                  // length 0
   reg           p3_valid_q;
   reg           p3_valid_d;
   reg           p3_drop_q;
@@ -1161,8 +1202,6 @@ module rx_parser (
   reg  [23:0]   p3_epsn_d;
   reg           p3_nak_q;
   reg           p3_nak_d;
-  reg  [2:0]    p3_mtu_q;
-  reg  [2:0]    p3_mtu_d;
   reg           p3_m1_q;
   reg           p3_m1_d;
   reg           p3_m2_q;
@@ -1171,19 +1210,14 @@ module rx_parser (
   reg           p3_m3_d;
   reg           p3_m4_q;
   reg           p3_m4_d;
+  reg  [23:0]   p3_rd_cnt_q;
+  reg  [23:0]   p3_rd_cnt_d;
   wire [2:0]    p3_tr;
   wire          p3_is_cnp;
   wire          p3_is_resp;
   wire          p3_is_read;
   wire          p3_is_atomic;
   wire          p3_uc_start;
-  wire [32:0]   p3_rd1;
-  wire [32:0]   p3_rd2;
-  wire [32:0]   p3_rd3;
-  wire [32:0]   p3_rd4;
-  wire [32:0]   p3_rd5;
-  wire [23:0]   p3_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
-                                  // length 0
   wire [23:0]   p3_diff0;
   wire          p3_hit2;
   wire [23:0]   p3_diff2;
@@ -1426,6 +1460,50 @@ module rx_parser (
   reg  [23:0]   m_ack_psn_d;
   reg           cs_new_q;         // the verdict register took a verdict in the last cycle
   reg           cs_new_d;
+  reg           cs_frames_seen_inc_q;
+  reg           cs_frames_seen_inc_d;
+  reg           cs_verdict_accept_inc_q;
+  reg           cs_verdict_accept_inc_d;
+  reg           cs_verdict_duplicate_inc_q;
+  reg           cs_verdict_duplicate_inc_d;
+  reg           cs_verdict_nak_psn_seq_inc_q;
+  reg           cs_verdict_nak_psn_seq_inc_d;
+  reg           cs_verdict_nak_remote_access_inc_q;
+  reg           cs_verdict_nak_remote_access_inc_d;
+  reg           cs_event_cnp_received_inc_q;
+  reg           cs_event_cnp_received_inc_d;
+  reg           cs_event_ce_marked_inc_q;
+  reg           cs_event_ce_marked_inc_d;
+  reg           cs_drop_bad_fcs_inc_q;
+  reg           cs_drop_bad_fcs_inc_d;
+  reg           cs_drop_truncated_inc_q;
+  reg           cs_drop_truncated_inc_d;
+  reg           cs_drop_not_roce_inc_q;
+  reg           cs_drop_not_roce_inc_d;
+  reg           cs_drop_bad_ip_checksum_inc_q;
+  reg           cs_drop_bad_ip_checksum_inc_d;
+  reg           cs_drop_fragment_inc_q;
+  reg           cs_drop_fragment_inc_d;
+  reg           cs_drop_bad_icrc_inc_q;
+  reg           cs_drop_bad_icrc_inc_d;
+  reg           cs_drop_tver_inc_q;
+  reg           cs_drop_tver_inc_d;
+  reg           cs_drop_bad_opcode_inc_q;
+  reg           cs_drop_bad_opcode_inc_d;
+  reg           cs_drop_p_key_inc_q;
+  reg           cs_drop_p_key_inc_d;
+  reg           cs_drop_qpn0_inc_q;
+  reg           cs_drop_qpn0_inc_d;
+  reg           cs_drop_wrong_vf_inc_q;
+  reg           cs_drop_wrong_vf_inc_d;
+  reg           cs_drop_unknown_qp_inc_q;
+  reg           cs_drop_unknown_qp_inc_d;
+  reg           cs_drop_transport_mismatch_inc_q;
+  reg           cs_drop_transport_mismatch_inc_d;
+  reg           cs_drop_state_inc_q;
+  reg           cs_drop_state_inc_d;
+  reg           cs_drop_psn_seq_inc_q;
+  reg           cs_drop_psn_seq_inc_d;
   wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check
                                   // reads
 
@@ -1540,60 +1618,69 @@ module rx_parser (
                     ic1_vlan1 ? (ic_v6_16_q ? 6'd14 : {2'b00, ic_hdr_q[27:24]} + 6'd4) :
                     ic_v6_12_q ? 6'd13 :
                     {2'b00, ic_hdr_q[3:0]} + 6'd3;
-  assign ic1_zl = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24 ?
-                     {ic_hdr_q[575:568], ic_hdr_q[583:576]} :
-                   16'd24,
-                   {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24 ?
-                     {ic_hdr_q[543:536], ic_hdr_q[551:544]} :
-                   16'd24,
-                   {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24 ?
-                     {ic_hdr_q[511:504], ic_hdr_q[519:512]} :
-                   16'd24,
-                   {ic_hdr_q[479:472], ic_hdr_q[487:480]} >= 16'd24 ?
-                     {ic_hdr_q[479:472], ic_hdr_q[487:480]} :
-                   16'd24,
-                   {ic_hdr_q[447:440], ic_hdr_q[455:448]} >= 16'd24 ?
-                     {ic_hdr_q[447:440], ic_hdr_q[455:448]} :
-                   16'd24,
-                   {ic_hdr_q[415:408], ic_hdr_q[423:416]} >= 16'd24 ?
-                     {ic_hdr_q[415:408], ic_hdr_q[423:416]} :
-                   16'd24,
-                   {ic_hdr_q[383:376], ic_hdr_q[391:384]} >= 16'd24 ?
-                     {ic_hdr_q[383:376], ic_hdr_q[391:384]} :
-                   16'd24,
-                   {ic_hdr_q[351:344], ic_hdr_q[359:352]} >= 16'd24 ?
-                     {ic_hdr_q[351:344], ic_hdr_q[359:352]} :
-                   16'd24,
-                   {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24 ?
-                     {ic_hdr_q[319:312], ic_hdr_q[327:320]} :
-                   16'd24,
-                   {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24 ?
-                     {ic_hdr_q[287:280], ic_hdr_q[295:288]} :
-                   16'd24,
-                   {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24 ?
-                     {ic_hdr_q[255:248], ic_hdr_q[263:256]} :
-                   16'd24,
-                   {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24 ?
-                     {ic_hdr_q[223:216], ic_hdr_q[231:224]} :
-                   16'd24,
-                   {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24 ?
-                     {ic_hdr_q[191:184], ic_hdr_q[199:192]} :
-                   16'd24,
-                   {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24 ?
-                     {ic_hdr_q[159:152], ic_hdr_q[167:160]} :
-                   16'd24,
-                   {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24 ?
-                     {ic_hdr_q[127:120], ic_hdr_q[135:128]} :
-                   16'd24,
-                   {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24 ?
-                     {ic_hdr_q[95:88], ic_hdr_q[103:96]} :
-                   16'd24,
-                   {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24 ?
-                     {ic_hdr_q[63:56], ic_hdr_q[71:64]} :
-                   16'd24,
-                   {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24 ?
-                     {ic_hdr_q[31:24], ic_hdr_q[39:32]} :
-                   16'd24};
+  assign ic1_end17 = {ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[575:568], ic_hdr_q[583:576]}} + 17'd82 :
+                     17'd106;
+  assign ic1_end16 = {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[543:536], ic_hdr_q[551:544]}} + 17'd78 :
+                     17'd102;
+  assign ic1_end15 = {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[511:504], ic_hdr_q[519:512]}} + 17'd74 :
+                     17'd98;
+  assign ic1_end14 = {ic_hdr_q[479:472], ic_hdr_q[487:480]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[479:472], ic_hdr_q[487:480]}} + 17'd70 :
+                     17'd94;
+  assign ic1_end13 = {ic_hdr_q[447:440], ic_hdr_q[455:448]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[447:440], ic_hdr_q[455:448]}} + 17'd66 :
+                     17'd90;
+  assign ic1_end12 = {ic_hdr_q[415:408], ic_hdr_q[423:416]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[415:408], ic_hdr_q[423:416]}} + 17'd62 :
+                     17'd86;
+  assign ic1_end11 = {ic_hdr_q[383:376], ic_hdr_q[391:384]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[383:376], ic_hdr_q[391:384]}} + 17'd58 :
+                     17'd82;
+  assign ic1_end10 = {ic_hdr_q[351:344], ic_hdr_q[359:352]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[351:344], ic_hdr_q[359:352]}} + 17'd54 :
+                     17'd78;
+  assign ic1_end9 = {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[319:312], ic_hdr_q[327:320]}} + 17'd50 :
+                    17'd74;
+  assign ic1_end8 = {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[287:280], ic_hdr_q[295:288]}} + 17'd46 :
+                    17'd70;
+  assign ic1_end7 = {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[255:248], ic_hdr_q[263:256]}} + 17'd42 :
+                    17'd66;
+  assign ic1_end6 = {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[223:216], ic_hdr_q[231:224]}} + 17'd38 :
+                    17'd62;
+  assign ic1_end5 = {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[191:184], ic_hdr_q[199:192]}} + 17'd34 :
+                    17'd58;
+  assign ic1_end4 = {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[159:152], ic_hdr_q[167:160]}} + 17'd30 :
+                    17'd54;
+  assign ic1_end3 = {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[127:120], ic_hdr_q[135:128]}} + 17'd26 :
+                    17'd50;
+  assign ic1_end2 = {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[95:88], ic_hdr_q[103:96]}} + 17'd22 :
+                    17'd46;
+  assign ic1_end1 = {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[63:56], ic_hdr_q[71:64]}} + 17'd18 :
+                    17'd42;
+  assign ic1_end0 = {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[31:24], ic_hdr_q[39:32]}} + 17'd14 :
+                    17'd38;
+  assign ic1_pend = {ic1_end17[15:0], ic1_end16[15:0], ic1_end15[15:0], ic1_end14[15:0],
+                     ic1_end13[15:0], ic1_end12[15:0], ic1_end11[15:0], ic1_end10[15:0],
+                     ic1_end9[15:0], ic1_end8[15:0], ic1_end7[15:0], ic1_end6[15:0], ic1_end5[15:0],
+                     ic1_end4[15:0], ic1_end3[15:0], ic1_end2[15:0], ic1_end1[15:0],
+                     ic1_end0[15:0]};
+  assign ic1_pend_hi = {ic1_end17[16], ic1_end16[16], ic1_end15[16], ic1_end14[16], ic1_end13[16],
+                        ic1_end12[16], ic1_end11[16], ic1_end10[16], ic1_end9[16], ic1_end8[16],
+                        ic1_end7[16], ic1_end6[16], ic1_end5[16], ic1_end4[16], ic1_end3[16],
+                        ic1_end2[16], ic1_end1[16], ic1_end0[16]};
   assign ic1_len_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24,
                        {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24,
                        {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24,
@@ -1652,9 +1739,10 @@ module rx_parser (
                     ic_hdr_q[357:356], ic_hdr_q[325:324], ic_hdr_q[293:292], ic_hdr_q[261:260],
                     ic_hdr_q[229:228], ic_hdr_q[197:196], ic_hdr_q[165:164], ic_hdr_q[133:132],
                     ic_hdr_q[101:100], ic_hdr_q[69:68]};
-  assign ic2_zl = ic2_idx_q < 5'd18 ? ic2_zl_q[{ic2_idx_q, 4'b0000} +: 16] : 16'd24;
   assign ic2_len_ok = ic2_idx_q < 5'd18 && ic2_len_ok_q[ic2_idx_q];
-  assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
+  assign ic2_pend = ic2_idx_q < 5'd18 ?
+                      {ic2_pend_hi_q[ic2_idx_q], ic2_pend_q[{ic2_idx_q, 4'b0000} +: 16]} :
+                    {9'd0, ic2_udp4_q, 2'b10} + 17'd24;
   assign ic3_hi_all = ic3_beat_q < ic3_pend_q[16:6];
   assign ic3_hi_part = ic3_beat_q == ic3_pend_q[16:6];
   assign ic3_op_ok = (ic3_opcode_q[7:5] == 3'b000 &&
@@ -2636,13 +2724,13 @@ module rx_parser (
                           (s1_csa1_2_ones & {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]}) |
                           ({s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]} &
                            {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]});
+  assign s1_ip_at = s1_vlan2 ? 18'd22 : s1_vlan1 ? 18'd18 : 18'd14;
   assign h_vlan1 = s1b_vlan1_q;
   assign h_vlan2 = s1b_vlan2_q;
   assign h_ipv4 = s1b_ipv4_q;
   assign h_ipv6 = s1b_ipv6_q;
   assign h_ipw = s1b_ip10_q;
   assign h_ihl = h_ipw[3:0];
-  assign h_ip = h_vlan2 ? 8'd22 : h_vlan1 ? 8'd18 : 8'd14;
   assign h_udpw = s1b_udpw_q;
   assign h_ver = h_ipw[7:4];
   assign h_total = {h_ipw[23:16], h_ipw[31:24]};
@@ -2667,7 +2755,6 @@ module rx_parser (
                      ((h_csa1_0_ones | {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) == 16'd0) |
                      ((h_csa1_0_ones & {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) == 16'hffff);
   assign h_len = s1b_len_q;
-  assign h_pip = {9'd0, h_ip};
   assign h_udp_len = {h_udpw[39:32], h_udpw[47:40]};
   assign h_opcode = h_udpw[71:64];
   assign h_bth1 = h_udpw[79:72];
@@ -2719,26 +2806,44 @@ module rx_parser (
                        h_opcode[4:0] == 5'h0b)) ||
                      (h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05);
   assign h_pad = h_bth1[5:4];
-  assign h_overhead = 16'd24 + {11'd0, h_ext_len} + {14'd0, h_pad};
+  assign h_rest0 = {1'b0, h_udp_len} - {15'd6, h_pad};
+  assign h_rest1 = {1'b0, h_udp_len} - {15'd7, h_pad};
+  assign h_rest2 = {1'b0, h_udp_len} - {15'd8, h_pad};
+  assign h_rest3 = {1'b0, h_udp_len} - {15'd9, h_pad};
+  assign h_rest4 = {1'b0, h_udp_len} - {15'd10, h_pad};
+  assign h_rest5 = {1'b0, h_udp_len} - {15'd11, h_pad};
+  assign h_rest6 = {1'b0, h_udp_len} - {15'd12, h_pad};
+  assign h_rest7 = {1'b0, h_udp_len} - {15'd13, h_pad};
+  assign h_rest = (h_rest0 & {17{h_ext_len[4:2] == 3'd0}}) |
+                  (h_rest1 & {17{h_ext_len[4:2] == 3'd1}}) |
+                  (h_rest2 & {17{h_ext_len[4:2] == 3'd2}}) |
+                  (h_rest3 & {17{h_ext_len[4:2] == 3'd3}}) |
+                  (h_rest4 & {17{h_ext_len[4:2] == 3'd4}}) |
+                  (h_rest5 & {17{h_ext_len[4:2] == 3'd5}}) |
+                  (h_rest6 & {17{h_ext_len[4:2] == 3'd6}}) |
+                  (h_rest7 & {17{h_ext_len[4:2] == 3'd7}});
   assign h_ip_payload = s1b_ip_payload_q;
-  assign h_payload_len = h_udp_len - h_overhead;
+  assign h_payload_len = h_rest[15:0];
+  assign h_room4 = s1b_room4_q;
+  assign h_room6 = s1b_room6_q;
   assign h_chk0 = s1b_tuser_q[0];
   assign h_chk1 = h_len < 17'd14 || (h_vlan1 && h_len < 17'd18) || (h_vlan2 && h_len < 17'd22);
   assign h_chk2 = !(h_ipv4 || (h_ipv6 && csr_ctrl_ipv6_en_o));
-  assign h_chk3 = h_len < h_pip + (h_ipv6 ? 17'd40 : 17'd20);
+  assign h_chk3 = h_ipv6 ? h_room6[17] : h_room4[17] || h_room4[16:0] < {12'd0, 5'd20};
   assign h_chk4 = h_ipv6 ? h_ver != 4'd6 || h_ipw[55:48] != 8'd17 : h_ver != 4'd4 || h_ihl < 4'd5;
-  assign h_chk5 = !h_ipv6 && h_len < h_pip + {11'd0, h_ihl4};
+  assign h_chk5 = !h_ipv6 && (h_room4[17] || h_room4[16:0] < {11'd0, h_ihl4});
   assign h_chk6 = !h_ipv6 && !h_csum_ok;
   assign h_chk7 = !h_ipv6 && {h_ipw[53:48], h_ipw[63:56]} != 14'h0000;
   assign h_chk8 = !h_ipv6 && h_ipw[79:72] != 8'd17;
-  assign h_chk9 = h_ipv6 ? h_plen < 16'd8 || h_pip + 17'd40 + {1'b0, h_plen} > h_len :
-                  h_total < {10'd0, h_ihl4} + 16'd8 || h_pip + {1'b0, h_total} > h_len;
+  assign h_chk9 = h_ipv6 ? h_plen < 16'd8 || h_room6[17] || {1'b0, h_plen} > h_room6[16:0] :
+                  h_total < {10'd0, h_ihl4} + 16'd8 || h_room4[17] ||
+                  {1'b0, h_total} > h_room4[16:0];
   assign h_chk10 = {h_udpw[23:16], h_udpw[31:24]} != csr_udp_dport_value_o;
   assign h_chk11 = h_udp_len != h_ip_payload || h_udp_len < 16'd24;
   assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1b_crc_ok_q;
   assign h_chk13 = h_bth1[3:0] != 4'b0000;
   assign h_chk14 = !h_op_ok;
-  assign h_chk15 = h_overhead > h_udp_len;
+  assign h_chk15 = h_rest[16];
   assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] &&
                      (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
@@ -2815,24 +2920,26 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
+  assign p2_rd1 = ({1'b0, p2_dma_len_q} + 33'd255) >> 8;
+  assign p2_rd2 = ({1'b0, p2_dma_len_q} + 33'd511) >> 9;
+  assign p2_rd3 = ({1'b0, p2_dma_len_q} + 33'd1023) >> 10;
+  assign p2_rd4 = ({1'b0, p2_dma_len_q} + 33'd2047) >> 11;
+  assign p2_rd5 = ({1'b0, p2_dma_len_q} + 33'd4095) >> 12;
+  assign p2_rd_ceil = {23'd0,
+                       rx_rsp_mtu != 3'd1 && rx_rsp_mtu != 3'd2 && rx_rsp_mtu != 3'd3 &&
+                       rx_rsp_mtu != 3'd4 && rx_rsp_mtu != 3'd5} |
+                      (p2_rd1[23:0] & {24{rx_rsp_mtu == 3'd1}}) |
+                      (p2_rd2[23:0] & {24{rx_rsp_mtu == 3'd2}}) |
+                      (p2_rd3[23:0] & {24{rx_rsp_mtu == 3'd3}}) |
+                      (p2_rd4[23:0] & {24{rx_rsp_mtu == 3'd4}}) |
+                      (p2_rd5[23:0] & {24{rx_rsp_mtu == 3'd5}});
+  assign p2_rd_cnt = {p2_rd_ceil[23:1], p2_rd_ceil[0] || p2_dma_len_q == 32'd0};
   assign p3_tr = p3_tr_q;
   assign p3_is_cnp = p3_is_cnp_q;
   assign p3_is_resp = p3_is_resp_q;
   assign p3_is_read = p3_is_read_q;
   assign p3_is_atomic = p3_is_atomic_q;
   assign p3_uc_start = p3_uc_start_q;
-  assign p3_rd1 = ({1'b0, p3_dma_len_q} + 33'd255) >> 8;
-  assign p3_rd2 = ({1'b0, p3_dma_len_q} + 33'd511) >> 9;
-  assign p3_rd3 = ({1'b0, p3_dma_len_q} + 33'd1023) >> 10;
-  assign p3_rd4 = ({1'b0, p3_dma_len_q} + 33'd2047) >> 11;
-  assign p3_rd5 = ({1'b0, p3_dma_len_q} + 33'd4095) >> 12;
-  assign p3_rd_cnt = p3_dma_len_q == 32'd0 ? 24'd1 :
-                     p3_mtu_q == 3'd5 ? p3_rd5[23:0] :
-                     p3_mtu_q == 3'd4 ? p3_rd4[23:0] :
-                     p3_mtu_q == 3'd3 ? p3_rd3[23:0] :
-                     p3_mtu_q == 3'd2 ? p3_rd2[23:0] :
-                     p3_mtu_q == 3'd1 ? p3_rd1[23:0] :
-                     24'd1;
   assign p3_diff0 = p3_psn_q - p3_epsn_q;
   assign p3_hit2 = wbh1_valid_q && p3_m2_q;
   assign p3_diff2 = p3_psn_q - wbh1_epsn_q;
@@ -2909,34 +3016,28 @@ module rx_parser (
   assign ce_valid = ce_valid_q;
   assign ce_vf = ce_vf_q;
   assign ce_qpn = ce_qpn_q;
-  assign csr_frames_seen_count_incr_i = cs_new_q;
-  assign csr_verdict_accept_count_incr_i = cs_new_q && out_verdict_q == 3'd0;
-  assign csr_verdict_duplicate_count_incr_i = cs_new_q && out_verdict_q == 3'd1;
-  assign csr_verdict_nak_psn_seq_count_incr_i = cs_new_q && out_verdict_q == 3'd2;
-  assign csr_verdict_nak_remote_access_count_incr_i = cs_new_q && out_verdict_q == 3'd3;
-  assign csr_event_cnp_received_count_incr_i = cs_new_q && out_verdict_q == 3'd0 && out_cnp_q;
-  assign csr_event_ce_marked_count_incr_i = cs_new_q && out_verdict_q == 3'd0 && out_ecn_ce_q;
-  assign csr_drop_bad_fcs_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd2;
-  assign csr_drop_truncated_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                           out_reason_q == 5'd13;
-  assign csr_drop_not_roce_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd1;
-  assign csr_drop_bad_ip_checksum_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                                 out_reason_q == 5'd3;
-  assign csr_drop_fragment_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd4;
-  assign csr_drop_bad_icrc_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd5;
-  assign csr_drop_tver_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd6;
-  assign csr_drop_bad_opcode_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                            out_reason_q == 5'd15;
-  assign csr_drop_p_key_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd7;
-  assign csr_drop_qpn0_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd8;
-  assign csr_drop_wrong_vf_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                          out_reason_q == 5'd10;
-  assign csr_drop_unknown_qp_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                            out_reason_q == 5'd9;
-  assign csr_drop_transport_mismatch_count_incr_i =
-      cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd12;
-  assign csr_drop_state_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd11;
-  assign csr_drop_psn_seq_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd14;
+  assign csr_frames_seen_count_incr_i = cs_frames_seen_inc_q;
+  assign csr_verdict_accept_count_incr_i = cs_verdict_accept_inc_q;
+  assign csr_verdict_duplicate_count_incr_i = cs_verdict_duplicate_inc_q;
+  assign csr_verdict_nak_psn_seq_count_incr_i = cs_verdict_nak_psn_seq_inc_q;
+  assign csr_verdict_nak_remote_access_count_incr_i = cs_verdict_nak_remote_access_inc_q;
+  assign csr_event_cnp_received_count_incr_i = cs_event_cnp_received_inc_q;
+  assign csr_event_ce_marked_count_incr_i = cs_event_ce_marked_inc_q;
+  assign csr_drop_bad_fcs_count_incr_i = cs_drop_bad_fcs_inc_q;
+  assign csr_drop_truncated_count_incr_i = cs_drop_truncated_inc_q;
+  assign csr_drop_not_roce_count_incr_i = cs_drop_not_roce_inc_q;
+  assign csr_drop_bad_ip_checksum_count_incr_i = cs_drop_bad_ip_checksum_inc_q;
+  assign csr_drop_fragment_count_incr_i = cs_drop_fragment_inc_q;
+  assign csr_drop_bad_icrc_count_incr_i = cs_drop_bad_icrc_inc_q;
+  assign csr_drop_tver_count_incr_i = cs_drop_tver_inc_q;
+  assign csr_drop_bad_opcode_count_incr_i = cs_drop_bad_opcode_inc_q;
+  assign csr_drop_p_key_count_incr_i = cs_drop_p_key_inc_q;
+  assign csr_drop_qpn0_count_incr_i = cs_drop_qpn0_inc_q;
+  assign csr_drop_wrong_vf_count_incr_i = cs_drop_wrong_vf_inc_q;
+  assign csr_drop_unknown_qp_count_incr_i = cs_drop_unknown_qp_inc_q;
+  assign csr_drop_transport_mismatch_count_incr_i = cs_drop_transport_mismatch_inc_q;
+  assign csr_drop_state_count_incr_i = cs_drop_state_inc_q;
+  assign csr_drop_psn_seq_count_incr_i = cs_drop_psn_seq_inc_q;
   assign csr_last_drop_reason_we_i = cs_new_q && out_verdict_q == 3'd4;
   assign csr_last_drop_reason_d_i = out_reason_q;
   assign csr_last_drop_vf_we_i = cs_new_q && out_verdict_q == 3'd4;
@@ -2969,8 +3070,8 @@ module rx_parser (
                        ic4_kge_q[1], h_udpw[63:48], h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0],
                        h_ipw[71:64], h_ipw[15:14], h_ipw[11:10], h_bth1[6], h_bth4[5:0],
                        h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf,
-                       mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p3_rd1[32:24],
-                       p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0],
+                       mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p2_rd1[32:24],
+                       p2_rd2[32:24], p2_rd3[32:24], p2_rd4[32:24], p2_rd5[32:24], p3_diff2[22:0],
                        p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
@@ -3105,7 +3206,8 @@ module rx_parser (
     ic2_ipv6_d = ic2_ipv6_q;
     ic2_idx_d = ic2_idx_q;
     ic2_udp4_d = ic2_udp4_q;
-    ic2_zl_d = ic2_zl_q;
+    ic2_pend_d = ic2_pend_q;
+    ic2_pend_hi_d = ic2_pend_hi_q;
     ic2_len_ok_d = ic2_len_ok_q;
     ic2_l3_ok_d = ic2_l3_ok_q;
     ic2_dport_ok_d = ic2_dport_ok_q;
@@ -3122,7 +3224,8 @@ module rx_parser (
       ic2_ipv6_d = ic1_ipv6;
       ic2_idx_d = ic1_idx;
       ic2_udp4_d = ic1_udp4;
-      ic2_zl_d = ic1_zl;
+      ic2_pend_d = ic1_pend;
+      ic2_pend_hi_d = ic1_pend_hi;
       ic2_len_ok_d = ic1_len_ok;
       ic2_l3_ok_d = ic1_l3_ok;
       ic2_dport_ok_d = ic1_dport_ok;
@@ -3594,6 +3697,8 @@ module rx_parser (
     s1b_ip10_d = s1b_ip10_q;
     s1b_ip_payload_d = s1b_ip_payload_q;
     s1b_udpw_d = s1b_udpw_q;
+    s1b_room4_d = s1b_room4_q;
+    s1b_room6_d = s1b_room6_q;
     s1b_vlan1_d = s1b_vlan1_q;
     s1b_vlan2_d = s1b_vlan2_q;
     s1b_ipv4_d = s1b_ipv4_q;
@@ -3613,6 +3718,8 @@ module rx_parser (
       s1b_ip_payload_d = s1_ipv6 ? {s1_ipw[39:32], s1_ipw[47:40]} :
                          {s1_ipw[23:16], s1_ipw[31:24]} - {10'h000, s1_ihl, 2'b00};
       s1b_udpw_d = s1_udpw;
+      s1b_room4_d = {1'b0, s1_len_q} - s1_ip_at;
+      s1b_room6_d = {1'b0, s1_len_q} - (s1_ip_at + 18'd40);
       s1b_vlan1_d = s1_vlan1;
       s1b_vlan2_d = s1_vlan2;
       s1b_ipv4_d = s1_ipv4;
@@ -3940,11 +4047,11 @@ module rx_parser (
     p3_acc_ok_d = p3_acc_ok_q;
     p3_epsn_d = p3_epsn_q;
     p3_nak_d = p3_nak_q;
-    p3_mtu_d = p3_mtu_q;
     p3_m1_d = p3_m1_q;
     p3_m2_d = p3_m2_q;
     p3_m3_d = p3_m3_q;
     p3_m4_d = p3_m4_q;
+    p3_rd_cnt_d = p3_rd_cnt_q;
     if (en) begin
       p3_valid_d = p2_valid_q;
       p3_drop_d = p2_drop_n;
@@ -3976,11 +4083,11 @@ module rx_parser (
       p3_acc_ok_d = p2_acc_ok;
       p3_epsn_d = rx_rsp_epsn;
       p3_nak_d = rx_rsp_nak_sent;
-      p3_mtu_d = rx_rsp_mtu;
       p3_m1_d = p2_vf_q == p3_vf_q && p2_qpn_q == p3_qpn_q;
       p3_m2_d = p2_vf_q == p4_vf_q && p2_qpn_q == p4_qpn_q;
       p3_m3_d = p2_vf_q == wbh1_vf_q && p2_qpn_q == wbh1_qpn_q;
       p3_m4_d = p2_vf_q == wbh2_vf_q && p2_qpn_q == wbh2_qpn_q;
+      p3_rd_cnt_d = p2_rd_cnt;
     end
     // stage p4
     p4_valid_d = p4_valid_q;
@@ -4056,7 +4163,7 @@ module rx_parser (
         p4_uc_d = p3_uc;
         p4_uc_start_d = p3_uc_start;
         p4_rd_or_atomic_d = p3_is_read || p3_is_atomic;
-        p4_next_d = p3_psn_q + (p3_is_read ? p3_rd_cnt : 24'd1);
+        p4_next_d = p3_psn_q + (p3_is_read ? p3_rd_cnt_q : 24'd1);
       end
     end
     // p4 holds a request past the checks: it may write back (and, RC, ask for an ACK/NAK)
@@ -4268,6 +4375,28 @@ module rx_parser (
       m_ack_psn_d = p4_ack_psn;
     end
     cs_new_d = out_load;
+    cs_frames_seen_inc_d = cs_new_q;
+    cs_verdict_accept_inc_d = cs_new_q && out_verdict_q == 3'd0;
+    cs_verdict_duplicate_inc_d = cs_new_q && out_verdict_q == 3'd1;
+    cs_verdict_nak_psn_seq_inc_d = cs_new_q && out_verdict_q == 3'd2;
+    cs_verdict_nak_remote_access_inc_d = cs_new_q && out_verdict_q == 3'd3;
+    cs_event_cnp_received_inc_d = cs_new_q && out_verdict_q == 3'd0 && out_cnp_q;
+    cs_event_ce_marked_inc_d = cs_new_q && out_verdict_q == 3'd0 && out_ecn_ce_q;
+    cs_drop_bad_fcs_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd2;
+    cs_drop_truncated_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd13;
+    cs_drop_not_roce_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd1;
+    cs_drop_bad_ip_checksum_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd3;
+    cs_drop_fragment_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd4;
+    cs_drop_bad_icrc_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd5;
+    cs_drop_tver_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd6;
+    cs_drop_bad_opcode_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd15;
+    cs_drop_p_key_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd7;
+    cs_drop_qpn0_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd8;
+    cs_drop_wrong_vf_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd10;
+    cs_drop_unknown_qp_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd9;
+    cs_drop_transport_mismatch_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd12;
+    cs_drop_state_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd11;
+    cs_drop_psn_seq_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd14;
   end
 
   always @(posedge clk) begin
@@ -4373,6 +4502,28 @@ module rx_parser (
       m_ack_syndrome_q <= 8'd0;
       m_ack_psn_q <= 24'd0;
       cs_new_q <= 1'b0;
+      cs_frames_seen_inc_q <= 1'b0;
+      cs_verdict_accept_inc_q <= 1'b0;
+      cs_verdict_duplicate_inc_q <= 1'b0;
+      cs_verdict_nak_psn_seq_inc_q <= 1'b0;
+      cs_verdict_nak_remote_access_inc_q <= 1'b0;
+      cs_event_cnp_received_inc_q <= 1'b0;
+      cs_event_ce_marked_inc_q <= 1'b0;
+      cs_drop_bad_fcs_inc_q <= 1'b0;
+      cs_drop_truncated_inc_q <= 1'b0;
+      cs_drop_not_roce_inc_q <= 1'b0;
+      cs_drop_bad_ip_checksum_inc_q <= 1'b0;
+      cs_drop_fragment_inc_q <= 1'b0;
+      cs_drop_bad_icrc_inc_q <= 1'b0;
+      cs_drop_tver_inc_q <= 1'b0;
+      cs_drop_bad_opcode_inc_q <= 1'b0;
+      cs_drop_p_key_inc_q <= 1'b0;
+      cs_drop_qpn0_inc_q <= 1'b0;
+      cs_drop_wrong_vf_inc_q <= 1'b0;
+      cs_drop_unknown_qp_inc_q <= 1'b0;
+      cs_drop_transport_mismatch_inc_q <= 1'b0;
+      cs_drop_state_inc_q <= 1'b0;
+      cs_drop_psn_seq_inc_q <= 1'b0;
     end else begin
       ic_beat_q <= ic_beat_d;
       ic1_valid_q <= ic1_valid_d;
@@ -4475,6 +4626,28 @@ module rx_parser (
       m_ack_syndrome_q <= m_ack_syndrome_d;
       m_ack_psn_q <= m_ack_psn_d;
       cs_new_q <= cs_new_d;
+      cs_frames_seen_inc_q <= cs_frames_seen_inc_d;
+      cs_verdict_accept_inc_q <= cs_verdict_accept_inc_d;
+      cs_verdict_duplicate_inc_q <= cs_verdict_duplicate_inc_d;
+      cs_verdict_nak_psn_seq_inc_q <= cs_verdict_nak_psn_seq_inc_d;
+      cs_verdict_nak_remote_access_inc_q <= cs_verdict_nak_remote_access_inc_d;
+      cs_event_cnp_received_inc_q <= cs_event_cnp_received_inc_d;
+      cs_event_ce_marked_inc_q <= cs_event_ce_marked_inc_d;
+      cs_drop_bad_fcs_inc_q <= cs_drop_bad_fcs_inc_d;
+      cs_drop_truncated_inc_q <= cs_drop_truncated_inc_d;
+      cs_drop_not_roce_inc_q <= cs_drop_not_roce_inc_d;
+      cs_drop_bad_ip_checksum_inc_q <= cs_drop_bad_ip_checksum_inc_d;
+      cs_drop_fragment_inc_q <= cs_drop_fragment_inc_d;
+      cs_drop_bad_icrc_inc_q <= cs_drop_bad_icrc_inc_d;
+      cs_drop_tver_inc_q <= cs_drop_tver_inc_d;
+      cs_drop_bad_opcode_inc_q <= cs_drop_bad_opcode_inc_d;
+      cs_drop_p_key_inc_q <= cs_drop_p_key_inc_d;
+      cs_drop_qpn0_inc_q <= cs_drop_qpn0_inc_d;
+      cs_drop_wrong_vf_inc_q <= cs_drop_wrong_vf_inc_d;
+      cs_drop_unknown_qp_inc_q <= cs_drop_unknown_qp_inc_d;
+      cs_drop_transport_mismatch_inc_q <= cs_drop_transport_mismatch_inc_d;
+      cs_drop_state_inc_q <= cs_drop_state_inc_d;
+      cs_drop_psn_seq_inc_q <= cs_drop_psn_seq_inc_d;
     end
   end
   always @(posedge clk) begin
@@ -4501,7 +4674,8 @@ module rx_parser (
     ic2_ipv6_q <= ic2_ipv6_d;
     ic2_idx_q <= ic2_idx_d;
     ic2_udp4_q <= ic2_udp4_d;
-    ic2_zl_q <= ic2_zl_d;
+    ic2_pend_q <= ic2_pend_d;
+    ic2_pend_hi_q <= ic2_pend_hi_d;
     ic2_len_ok_q <= ic2_len_ok_d;
     ic2_l3_ok_q <= ic2_l3_ok_d;
     ic2_dport_ok_q <= ic2_dport_ok_d;
@@ -4622,6 +4796,8 @@ module rx_parser (
     s1b_ip10_q <= s1b_ip10_d;
     s1b_ip_payload_q <= s1b_ip_payload_d;
     s1b_udpw_q <= s1b_udpw_d;
+    s1b_room4_q <= s1b_room4_d;
+    s1b_room6_q <= s1b_room6_d;
     s1b_vlan1_q <= s1b_vlan1_d;
     s1b_vlan2_q <= s1b_vlan2_d;
     s1b_ipv4_q <= s1b_ipv4_d;
@@ -4747,11 +4923,11 @@ module rx_parser (
     p3_acc_ok_q <= p3_acc_ok_d;
     p3_epsn_q <= p3_epsn_d;
     p3_nak_q <= p3_nak_d;
-    p3_mtu_q <= p3_mtu_d;
     p3_m1_q <= p3_m1_d;
     p3_m2_q <= p3_m2_d;
     p3_m3_q <= p3_m3_d;
     p3_m4_q <= p3_m4_d;
+    p3_rd_cnt_q <= p3_rd_cnt_d;
     wbh4_vf_q <= wbh4_vf_d;
     wbh4_qpn_q <= wbh4_qpn_d;
     wbh4_epsn_q <= wbh4_epsn_d;

@@ -14,11 +14,12 @@
 //!   start its port and length, the BTH opcode and PadCnt) are captured in `ic_hdr`.
 //! - **ic1** decodes VLAN tags, IPv6 and IHL into the UDP header's index `idx` (the UDP
 //!   header starts at byte 14 + 4 * idx: the tag count plus IHL, or plus 10 for IPv6), one
-//!   table per tag count, and turns each of the 18 UDP length candidates into the bytes up
-//!   to the first zeroed one (24 when too short: the frame is dropped as truncated). For the
-//!   payload stream it tests the RoCE shape per tag count and the port per candidate.
-//! - **ic2** picks the candidate of `idx` and adds the UDP start: `pend`, one past the ICRC;
-//!   and the payload's shape flag, opcode and PadCnt.
+//!   table per tag count, and turns each of the 18 UDP length candidates into one past the
+//!   ICRC, its UDP start plus the length (24 when too short: the frame is dropped as
+//!   truncated). For the payload stream it tests the RoCE shape per tag count and the port
+//!   per candidate.
+//! - **ic2** picks the candidate of `idx`: `pend`, one past the ICRC; and the payload's
+//!   shape flag, opcode and PadCnt.
 //! - **ic3** compares the beat number with `pend` (whole beat kept, end in this beat with its
 //!   lane, ICRC's last byte in this beat), picks the CRC residue advanced over the zeroed
 //!   lanes after that byte (one constant per lane of `pend`), and registers the positions as
@@ -342,21 +343,43 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         pos.udp_idx(&ihl, 6, 3),
         "the UDP header starts at byte 4 * udp4 + 2",
     );
-    // Candidate i: what the UDP length field says if the UDP header starts at byte 14 + 4 * i,
-    // and the bytes up to the first zeroed one (24 when too short for UDP + BTH + ICRC).
-    let mut zl = Vec::new();
+    // Candidate i: what the UDP length field says if the UDP header starts at byte 14 + 4 * i
+    // (24 when too short for UDP + BTH + ICRC), added to that start: one past the datagram
+    // (issue 9: added in ic2 after the pick by `idx`, the sum was one of the slowest carry
+    // paths; here the adders read the capture, and ic2 only picks).
+    let mut ends = Vec::new();
+    let mut carries = Vec::new();
     let mut ok = Vec::new();
     for i in (0..UDP_IDX).rev() {
         let len = be_cap(&cap, udp_start(i) + 4);
         let fits = Expr::bin(BinOp::Ge, len.clone(), d(16, 24));
-        zl.push(Expr::ternary(fits.clone(), len, d(16, 24)));
+        let at = u64::from(udp_start(i));
+        let end = format!("ic1_end{i}");
+        g.wire(
+            &end,
+            PW,
+            Expr::ternary(
+                fits.clone(),
+                Expr::plus(Expr::concat(vec![Expr::zero(PW - 16), len]), d(PW, at)),
+                d(PW, 24 + at),
+            ),
+        );
+        ends.push(id(&end).bits(15, 0));
+        carries.push(id(&end).index(Expr::int(16)));
         ok.push(fits);
     }
+    assert_eq!(PW, 17, "an end is 16 bits and a carry");
     g.wire_c(
-        "ic1_zl",
+        "ic1_pend",
         16 * UDP_IDX,
-        Expr::concat(zl),
-        "candidate i: UDP length if the UDP header starts at byte 14 + 4 * i, 24 if shorter",
+        Expr::concat(ends),
+        "candidate i: one past the datagram (low 16 bits) if UDP starts at byte 14 + 4 * i",
+    );
+    g.wire_c(
+        "ic1_pend_hi",
+        UDP_IDX,
+        Expr::concat(carries),
+        "candidate i: bit 16 of that end",
     );
     g.wire_c(
         "ic1_len_ok",
@@ -426,7 +449,8 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s2.reg(g, "ipv6", 1, id("ic1_ipv6"), None);
     s2.reg(g, "idx", 5, id("ic1_idx"), None);
     s2.reg(g, "udp4", 6, id("ic1_udp4"), None);
-    s2.reg(g, "zl", 16 * UDP_IDX, id("ic1_zl"), None);
+    s2.reg(g, "pend", 16 * UDP_IDX, id("ic1_pend"), None);
+    s2.reg(g, "pend_hi", UDP_IDX, id("ic1_pend_hi"), None);
     s2.reg(g, "len_ok", UDP_IDX, id("ic1_len_ok"), None);
     s2.reg(g, "l3_ok", 3, id("ic1_l3_ok"), None);
     s2.reg(g, "dport_ok", UDP_IDX, id("ic1_dport_ok"), None);
@@ -436,27 +460,28 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
 
     // ---- ic2: the datagram end
     let idx_in_range = Expr::bin(BinOp::Lt, id("ic2_idx_q"), d(5, u64::from(UDP_IDX)));
-    g.wire(
-        "ic2_zl",
-        16,
-        Expr::ternary(
-            idx_in_range.clone(),
-            id("ic2_zl_q").part(Expr::concat(vec![id("ic2_idx_q"), n(4, 0)]), Expr::int(16)),
-            d(16, 24),
-        ),
-    );
     g.wire_c(
         "ic2_len_ok",
         1,
-        Expr::and(idx_in_range, id("ic2_len_ok_q").index(id("ic2_idx_q"))),
+        Expr::and(
+            idx_in_range.clone(),
+            id("ic2_len_ok_q").index(id("ic2_idx_q")),
+        ),
         "UDP + BTH + ICRC fit (else the frame is dropped as truncated)",
     );
     g.wire_c(
         "ic2_pend",
         PW,
-        Expr::plus(
-            Expr::concat(vec![Expr::zero(PW - 8), id("ic2_udp4_q"), n(2, 2)]),
-            Expr::concat(vec![Expr::zero(PW - 16), id("ic2_zl")]),
+        Expr::ternary(
+            idx_in_range,
+            Expr::concat(vec![
+                id("ic2_pend_hi_q").index(id("ic2_idx_q")),
+                id("ic2_pend_q").part(Expr::concat(vec![id("ic2_idx_q"), n(4, 0)]), Expr::int(16)),
+            ]),
+            Expr::plus(
+                Expr::concat(vec![Expr::zero(PW - 8), id("ic2_udp4_q"), n(2, 2)]),
+                d(PW, 24),
+            ),
         ),
         "one past the datagram: bytes from here on are zeroed",
     );

@@ -1278,6 +1278,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         ("udpw".into(), 320, id("s1_udpw")),
     ];
+    // The frame's bytes from the IP header on, and past a fixed IPv6 header (issue 9: stage 2
+    // added the IP start and the IP length before comparing with the frame length, two carry
+    // chains in a row): 18 bits, the top one set when the frame ends before.
+    let s1_ip = Expr::ternary(
+        id("s1_vlan2"),
+        d(PW + 1, 22),
+        Expr::ternary(id("s1_vlan1"), d(PW + 1, 18), d(PW + 1, 14)),
+    );
+    g.wire_c("s1_ip_at", PW + 1, s1_ip, "IP header start");
+    s1b.push((
+        "room4".into(),
+        PW + 1,
+        Expr::minus(zext(id("s1_len_q"), PW, PW + 1), id("s1_ip_at")),
+    ));
+    s1b.push((
+        "room6".into(),
+        PW + 1,
+        Expr::minus(
+            zext(id("s1_len_q"), PW, PW + 1),
+            Expr::plus(id("s1_ip_at"), d(PW + 1, 40)),
+        ),
+    ));
     for f in ["vlan1", "vlan2", "ipv4", "ipv6"] {
         s1b.push((f.into(), 1, id(format!("s1_{f}"))));
         g.wire(&format!("h_{f}"), 1, id(format!("s1b_{f}_q")));
@@ -1299,16 +1321,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         4,
         id("h_ipw").bits(3, 0),
         "IPv4 IHL (the IP header's first byte)",
-    );
-    g.wire_c(
-        "h_ip",
-        8,
-        Expr::ternary(
-            id("h_vlan2"),
-            d(8, 22),
-            Expr::ternary(id("h_vlan1"), d(8, 18), d(8, 14)),
-        ),
-        "IP header start",
     );
     g.wire("h_udpw", 320, id("s1b_udpw_q"));
     let _ = HIDX;
@@ -1345,8 +1357,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "the header's ones' complement sum is 0xFFFF",
     );
     g.wire("h_len", PW, id("s1b_len_q"));
-    let pos = |e: Expr| zext(e, 8, PW);
-    g.wire("h_pip", PW, pos(id("h_ip")));
     g.wire("h_udp_len", 16, be(uw, 4, 2));
     g.wire("h_opcode", 8, byte(uw, 8));
     g.wire("h_bth1", 8, byte(uw, 9));
@@ -1360,14 +1370,44 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire("h_pad", 2, id("h_bth1").bits(5, 4));
     // The UDP datagram's bytes besides the payload: UDP, BTH, extension headers, pad, ICRC
     // (issue 9: from the UDP length alone, not from byte positions: the UDP start cancels).
+    // The payload length for each extension length 4k (issue 9: the opcode's extension
+    // length, an adder, then the subtraction were the slowest carry path of stage 2): the
+    // UDP length minus 24 + 4k + pad from registers, the extension length picking one after
+    // the carries; bit 16 is the borrow (the overhead beyond the datagram).
+    assert!(
+        opcode_rows().iter().all(|r| r.2 % 4 == 0 && r.2 < 32),
+        "extension lengths 4k, k < 8"
+    );
+    let rests: Vec<Expr> = (0..8u64)
+        .map(|k| {
+            let name = format!("h_rest{k}");
+            g.wire_c(
+                &name,
+                17,
+                Expr::minus(
+                    zext(id("h_udp_len"), 16, 17),
+                    Expr::concat(vec![d(15, 6 + k), id("h_pad")]),
+                ),
+                &format!("UDP length - (24 + {} + pad), borrow on top", 4 * k),
+            );
+            id(name)
+        })
+        .collect();
+    // One-hot AND-OR, not a mux: Yosys (`opt_share`) turns a mux of subtractions that share
+    // an operand into one subtraction of the muxed operands, the carries after the decode.
+    let picks: Vec<Expr> = rests
+        .into_iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let sel = Expr::eq(id("h_ext_len").bits(4, 2), d(3, k as u64));
+            Expr::band(r, Expr::repl(Expr::int(17), sel))
+        })
+        .collect();
     g.wire_c(
-        "h_overhead",
-        16,
-        Expr::plus(
-            Expr::plus(d(16, 8 + 12 + 4), zext(id("h_ext_len"), 5, 16)),
-            zext(id("h_pad"), 2, 16),
-        ),
-        "UDP + BTH + extension headers + pad + ICRC",
+        "h_rest",
+        17,
+        tree(picks, |a, b| Expr::bin(BinOp::BitOr, a, b)),
+        "UDP length - overhead, picked by the extension length",
     );
     g.wire_c(
         "h_ip_payload",
@@ -1375,13 +1415,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("s1b_ip_payload_q"),
         "the IP payload length (IPv6 payload length, IPv4 total length - IHL * 4)",
     );
-    g.wire(
-        "h_payload_len",
-        16,
-        Expr::minus(id("h_udp_len"), id("h_overhead")),
-    );
+    g.wire("h_payload_len", 16, id("h_rest").bits(15, 0));
+    g.wire("h_room4", PW + 1, id("s1b_room4_q"));
+    g.wire("h_room6", PW + 1, id("s1b_room6_q"));
+    // x < 0 or x < v, for a room x (18 bits, top bit the sign) and an unsigned v
+    let short = |room: &str, v: Expr, w: u32| {
+        Expr::or(
+            id(room).index(Expr::int(i64::from(PW))),
+            Expr::lt(id(room).bits(PW - 1, 0), zext(v, w, PW)),
+        )
+    };
     // The checks, in the documented order.
-    let plus17 = |x: &str, k: u64| Expr::plus(id(x), d(PW, k));
     let cfg_pkey = "csr_p_key_value_o";
     let checks: Vec<(&str, Expr, &str)> = vec![
         (
@@ -1410,12 +1454,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            Expr::lt(
-                id("h_len"),
-                Expr::plus(
-                    id("h_pip"),
-                    Expr::ternary(id("h_ipv6"), d(PW, 40), d(PW, 20)),
-                ),
+            Expr::ternary(
+                id("h_ipv6"),
+                id("h_room6").index(Expr::int(i64::from(PW))),
+                short("h_room4", d(5, 20), 5),
             ),
             "ends inside the fixed IP header",
         ),
@@ -1430,13 +1472,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            Expr::and(
-                Expr::lnot(id("h_ipv6")),
-                Expr::lt(
-                    id("h_len"),
-                    Expr::plus(id("h_pip"), zext(id("h_ihl4"), 6, PW)),
-                ),
-            ),
+            Expr::and(Expr::lnot(id("h_ipv6")), short("h_room4", id("h_ihl4"), 6)),
             "ends inside the IPv4 options",
         ),
         (
@@ -1466,9 +1502,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                 id("h_ipv6"),
                 Expr::or(
                     Expr::lt(id("h_plen"), d(16, 8)),
-                    gt(
-                        Expr::plus(plus17("h_pip", 40), zext(id("h_plen"), 16, PW)),
-                        id("h_len"),
+                    Expr::or(
+                        id("h_room6").index(Expr::int(i64::from(PW))),
+                        gt(zext(id("h_plen"), 16, PW), id("h_room6").bits(PW - 1, 0)),
                     ),
                 ),
                 Expr::or(
@@ -1476,9 +1512,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                         id("h_total"),
                         Expr::plus(zext(id("h_ihl4"), 6, 16), d(16, 8)),
                     ),
-                    gt(
-                        Expr::plus(id("h_pip"), zext(id("h_total"), 16, PW)),
-                        id("h_len"),
+                    Expr::or(
+                        id("h_room4").index(Expr::int(i64::from(PW))),
+                        gt(zext(id("h_total"), 16, PW), id("h_room4").bits(PW - 1, 0)),
                     ),
                 ),
             ),
@@ -1513,7 +1549,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            gt(id("h_overhead"), id("h_udp_len")),
+            id("h_rest").index(Expr::int(16)),
             "extension headers + pad beyond the datagram",
         ),
         (
@@ -1949,7 +1985,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("acc_ok".to_string(), 1, id("p2_acc_ok")),
         ("epsn".to_string(), 24, id("rx_rsp_epsn")),
         ("nak".to_string(), 1, id("rx_rsp_nak_sent")),
-        ("mtu".to_string(), 3, id("rx_rsp_mtu")),
     ]);
     // Whether the frame's QP is the one of each write-back it will see in p4 (issue 9:
     // compared here, two moves ahead, so that p3 can pick the forwarded ePSN from
@@ -1969,6 +2004,51 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             same2(id(format!("{ahead}_vf_q")), id(format!("{ahead}_qpn_q"))),
         ));
     }
+    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5). Counted
+    // here and registered for p3 (issue 9: counted in p3, its adder and the PSN's + count
+    // were two carry chains in a row, the slowest path of the lookup pipeline): one count
+    // per MTU from the registered DMA length, the lookup's MTU picking one after the carries.
+    // As a one-hot AND-OR: Yosys (`opt_share`) turns a mux of sums of one operand into one
+    // sum of muxed operands, the carries after the pick.
+    let codes = [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)];
+    let mut picks = vec![Expr::concat(vec![
+        Expr::zero(23),
+        Expr::all(
+            codes
+                .iter()
+                .map(|(code, _)| ne(id("rx_rsp_mtu"), d(3, *code)))
+                .collect(),
+        ),
+    ])];
+    for (code, shift) in codes {
+        let mask = (1u64 << shift) - 1;
+        let up = Expr::plus(zext(id("p2_dma_len_q"), 32, 33), d(33, mask));
+        g.wire(
+            &format!("p2_rd{code}"),
+            33,
+            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
+        );
+        picks.push(Expr::band(
+            id(format!("p2_rd{code}")).bits(23, 0),
+            Expr::repl(Expr::int(24), Expr::eq(id("rx_rsp_mtu"), d(3, code))),
+        ));
+    }
+    let cnt = tree(picks, |a, b| Expr::bin(BinOp::BitOr, a, b));
+    // Every count is 0 for length 0 and no other: that case only sets bit 0.
+    g.wire("p2_rd_ceil", 24, cnt);
+    g.wire_c(
+        "p2_rd_cnt",
+        24,
+        Expr::concat(vec![
+            id("p2_rd_ceil").bits(23, 1),
+            Expr::or(
+                id("p2_rd_ceil").index(Expr::int(0)),
+                Expr::eq(id("p2_dma_len_q"), Expr::zero(32)),
+            ),
+        ]),
+        "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
+    );
+    f3.push(("rd_cnt".to_string(), 24, id("p2_rd_cnt")));
     stage(&mut g, "p3", "", id("p2_valid_q"), &f3, false);
     // p3 prepares what p4's PSN window needs from registers (issue 9: the window with the
     // forwarding in front of it was 17 LUT levels and more). All write-backs the frame will
@@ -1981,28 +2061,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     for (f, w) in classes.into_iter().filter(|c| c.0 != "is_write") {
         g.wire(&format!("p3_{f}"), w, id(format!("p3_{f}_q")));
     }
-    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5).
-    let mut cnt = d(24, 1);
-    for (code, shift) in [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)] {
-        let mask = (1u64 << shift) - 1;
-        let up = Expr::plus(zext(id("p3_dma_len_q"), 32, 33), d(33, mask));
-        g.wire(
-            &format!("p3_rd{code}"),
-            33,
-            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
-        );
-        cnt = Expr::ternary(
-            Expr::eq(id("p3_mtu_q"), d(3, code)),
-            id(format!("p3_rd{code}")).bits(23, 0),
-            cnt,
-        );
-    }
-    g.wire_c(
-        "p3_rd_cnt",
-        24,
-        Expr::ternary(Expr::eq(id("p3_dma_len_q"), Expr::zero(32)), d(24, 1), cnt),
-        "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
-    );
     // Candidates: the lookup's answer (0) and wbh(K-1), which is wbhK when this frame is
     // in p4 (K = 2..FWD_DEPTH).
     let cand = |k: u32, f: &str| {
@@ -2073,7 +2131,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             f.0.strip_prefix('m')
                 .and_then(|k| k.parse::<u32>().ok())
                 .is_some_and(|k| k >= 2);
-        f.0 != "mtu" && !older && !classes.iter().any(|c| c.0 == f.0)
+        f.0 != "rd_cnt" && !older && !classes.iter().any(|c| c.0 == f.0)
     });
     for f in f4.iter_mut() {
         match f.0.as_str() {
@@ -2132,7 +2190,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         24,
         Expr::plus(
             id("p3_psn_q"),
-            Expr::ternary(id("p3_is_read"), id("p3_rd_cnt"), d(24, 1)),
+            Expr::ternary(id("p3_is_read"), id("p3_rd_cnt_q"), d(24, 1)),
         ),
     ));
     stage(&mut g, "p4", "", id("p3_valid_q"), &f4, true);
@@ -2508,7 +2566,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             )));
         }
     }
+    // The counters' increments are registered once more (issue 9: decoded from the verdict
+    // register in front of the counters' adders they were among the slowest carry paths):
+    // the counters count two cycles after the verdict register, `last_drop` one.
     for (name, _, e) in hw {
+        let e = match name.strip_suffix("_count_incr_i") {
+            Some(c) => {
+                let inc = format!("cs_{c}_inc");
+                g.flop(&inc, 1, Some(b1(false)));
+                g.comb.push(Stmt::assign(id(format!("{inc}_d")), e));
+                id(format!("{inc}_q"))
+            }
+            None => e,
+        };
         g.assigns.push(V::Assign(id(format!("csr_{name}")), e));
     }
     let used = [
@@ -2559,7 +2629,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("mk_req_ready"),
     ]);
     for code in 1..=5 {
-        unused.push(id(format!("p3_rd{code}")).bits(32, 24));
+        unused.push(id(format!("p2_rd{code}")).bits(32, 24));
     }
     for k in 2..=FWD_DEPTH {
         unused.push(id(format!("p3_diff{k}")).bits(22, 0));
