@@ -301,7 +301,7 @@ const OPCODES: [(u8, u8, u32, bool, bool, bool, &str); 17] = [
 ];
 
 /// UC opcodes are RC's 0x00–0x0B plus 0x20; UD has SEND only (+imm) with a DETH.
-fn opcode_rows() -> Vec<(u8, u8, u32, bool, bool, bool, String)> {
+fn opcode_rows() -> Vec<OpcodeRow> {
     let mut rows: Vec<_> = OPCODES
         .iter()
         .map(|&(a, b, l, r, at, i, w)| (a, b, l, r, at, i, w.to_string()))
@@ -384,6 +384,29 @@ fn ne(a: Expr, b: Expr) -> Expr {
 fn gt(a: Expr, b: Expr) -> Expr {
     Expr::bin(BinOp::Gt, a, b)
 }
+/// `x < c` for a `w`-bit `x` and a constant `c`, as AND/OR terms (no carry chain): some bit
+/// where `c` has 1 and `x` 0, `x` equal to `c` above it.
+fn lt_const(x: Expr, w: u32, c: u64) -> Expr {
+    assert!(c < 1 << w, "the constant fits");
+    let terms: Vec<Expr> = (0..w)
+        .rev()
+        .filter(|&i| c >> i & 1 == 1)
+        .map(|i| {
+            let mut t = vec![Expr::lnot(x.clone().index(Expr::int(i64::from(i))))];
+            for j in i + 1..w {
+                let xj = x.clone().index(Expr::int(i64::from(j)));
+                t.push(if c >> j & 1 == 1 { xj } else { Expr::lnot(xj) });
+            }
+            Expr::all(t)
+        })
+        .collect();
+    if terms.is_empty() {
+        b1(false)
+    } else {
+        tree(terms, Expr::or)
+    }
+}
+
 fn xor(a: Expr, b: Expr) -> Expr {
     Expr::bin(BinOp::BitXor, a, b)
 }
@@ -1343,18 +1366,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // ones' complement sum is 0xFFFF exactly when its words' sum is such a multiple and not
     // 0, and the sum is not 0 for an IPv4 header (version 4 in word 0; any other version
     // is dropped before the checksum check, NOT_ROCE).
+    // Registered as the three "not of that form" flags, ANDed in the drop chain (issue 9:
+    // the reduction and the three 16-bit compares in stage 2 were its slowest path at 512
+    // bits; the chain takes one flag more per LUT).
     g.wire_c(
-        "h_csum_ok",
-        1,
-        Expr::any_of(
-            vec![
-                Expr::eq(xor(x.clone(), y.clone()), n(16, 0xFFFF)),
-                Expr::eq(Expr::bor(x.clone(), y.clone()), Expr::zero(16)),
-                Expr::eq(Expr::band(x, y), n(16, 0xFFFF)),
-            ],
-            b1(false),
-        ),
-        "the header's ones' complement sum is 0xFFFF",
+        "h_csum_miss",
+        3,
+        Expr::concat(vec![
+            ne(Expr::band(x.clone(), y.clone()), n(16, 0xFFFF)),
+            ne(Expr::bor(x.clone(), y.clone()), Expr::zero(16)),
+            ne(xor(x, y), n(16, 0xFFFF)),
+        ]),
+        "the header's ones' complement sum is not 0xFFFF: all three set",
     );
     g.wire("h_len", PW, id("s1b_len_q"));
     g.wire("h_udp_len", 16, be(uw, 4, 2));
@@ -1366,7 +1389,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire("h_bth8", 8, byte(uw, 16));
     g.wire("h_psn", 24, be(uw, 17, 3));
     // Opcode table.
-    opcode_decode(&mut g, id("h_opcode"), "h", true);
+    opcode_decode(
+        &mut g,
+        id("h_opcode"),
+        "h",
+        &["op_ok", "has_reth", "has_atomic"],
+    );
     g.wire("h_pad", 2, id("h_bth1").bits(5, 4));
     // The UDP datagram's bytes besides the payload: UDP, BTH, extension headers, pad, ICRC
     // (issue 9: from the UDP length alone, not from byte positions: the UDP start cancels).
@@ -1378,44 +1406,68 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         opcode_rows().iter().all(|r| r.2 % 4 == 0 && r.2 < 32),
         "extension lengths 4k, k < 8"
     );
-    let rests: Vec<Expr> = (0..8u64)
+    // The pick's one-hot straight from the opcode, not from `h_ext_len`'s bits (issue 9:
+    // the decode, then a compare of its bits, then the pick were 7 LUT levels at 512 bits).
+    // Opcodes outside the table have no extension headers (`h_ext_len` 0).
+    for k in 0..8u32 {
+        let is_k = if k == 0 {
+            Expr::lnot(opcode_match(&id("h_opcode"), &|r| r.2 != 0))
+        } else {
+            opcode_match(&id("h_opcode"), &|r| r.2 == 4 * k)
+        };
+        g.wire_c(
+            &format!("h_ext_is{k}"),
+            1,
+            is_k,
+            &format!("the opcode's extension headers are {} bytes", 4 * k),
+        );
+    }
+    for k in 0..8u64 {
+        g.wire_c(
+            &format!("h_rest{k}"),
+            16,
+            Expr::minus(
+                id("h_udp_len"),
+                Expr::concat(vec![d(14, 6 + k), id("h_pad")]),
+            ),
+            &format!("UDP length - (24 + {} + pad)", 4 * k),
+        );
+    }
+    // TRUNCATED (UDP length < 24 + 4k + pad) for each k without a carry chain: the bound is
+    // below 64, so the length's bits 15:6 are 0 and bits 5:0 compare with constants (issue 9:
+    // the borrow of the subtraction, then the pick, were the slowest path at 512 bits).
+    let short: Vec<Expr> = (0..8u64)
         .map(|k| {
-            let name = format!("h_rest{k}");
-            g.wire_c(
-                &name,
-                17,
-                Expr::minus(
-                    zext(id("h_udp_len"), 16, 17),
-                    Expr::concat(vec![d(15, 6 + k), id("h_pad")]),
-                ),
-                &format!("UDP length - (24 + {} + pad), borrow on top", 4 * k),
-            );
-            id(name)
-        })
-        .collect();
-    // One-hot AND-OR, not a mux: Yosys (`opt_share`) turns a mux of subtractions that share
-    // an operand into one subtraction of the muxed operands, the carries after the decode.
-    let picks: Vec<Expr> = rests
-        .into_iter()
-        .enumerate()
-        .map(|(k, r)| {
-            let sel = Expr::eq(id("h_ext_len").bits(4, 2), d(3, k as u64));
-            Expr::band(r, Expr::repl(Expr::int(17), sel))
+            let by_pad = (0..4u64)
+                .map(|p| {
+                    Expr::and(
+                        Expr::eq(id("h_pad"), d(2, p)),
+                        lt_const(id("h_udp_len"), 6, 24 + 4 * k + p),
+                    )
+                })
+                .collect();
+            Expr::and(id(format!("h_ext_is{k}")), tree(by_pad, Expr::or))
         })
         .collect();
     g.wire_c(
-        "h_rest",
-        17,
-        tree(picks, |a, b| Expr::bin(BinOp::BitOr, a, b)),
-        "UDP length - overhead, picked by the extension length",
+        "h_trunc",
+        1,
+        Expr::and(
+            Expr::eq(id("h_udp_len").bits(15, 6), Expr::zero(10)),
+            tree(short, Expr::or),
+        ),
+        "extension headers + pad beyond the datagram",
     );
+    // The payload length is picked in p1 from the registered candidates (issue 9: picked
+    // here after the carries, `h_udpw -> p3_payload_len` was 7 LUT levels at 512 bits).
+    // One-hot AND-OR, not a mux: Yosys (`opt_share`) turns a mux of subtractions that share
+    // an operand into one subtraction of the muxed operands.
     g.wire_c(
         "h_ip_payload",
         16,
         id("s1b_ip_payload_q"),
         "the IP payload length (IPv6 payload length, IPv4 total length - IHL * 4)",
     );
-    g.wire("h_payload_len", 16, id("h_rest").bits(15, 0));
     g.wire("h_room4", PW + 1, id("s1b_room4_q"));
     g.wire("h_room6", PW + 1, id("s1b_room6_q"));
     // x < 0 or x < v, for a room x (18 bits, top bit the sign) and an unsigned v
@@ -1477,7 +1529,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "BAD_IP_CHECKSUM",
-            Expr::and(Expr::lnot(id("h_ipv6")), Expr::lnot(id("h_csum_ok"))),
+            Expr::concat(vec![
+                id("h_csum_miss").bits(2, 1),
+                Expr::and(
+                    Expr::lnot(id("h_ipv6")),
+                    id("h_csum_miss").index(Expr::int(0)),
+                ),
+            ]),
             "IPv4 header checksum",
         ),
         (
@@ -1549,7 +1607,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            id("h_rest").index(Expr::int(16)),
+            id("h_trunc"),
             "extension headers + pad beyond the datagram",
         ),
         (
@@ -1576,9 +1634,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .iter()
         .position(|(r, _, _)| *r == "BAD_ICRC")
         .expect("BAD_ICRC row");
+    // A check is one flag, or (BAD_IP_CHECKSUM) flags that fail it together.
+    let chk_width = |r: &str| if r == "BAD_IP_CHECKSUM" { 3 } else { 1 };
     for (i, (r, e, w)) in checks.iter().enumerate() {
-        g.wire_c(&format!("h_chk{i}"), 1, e.clone(), &format!("{r}: {w}"));
-        let _ = r;
+        g.wire_c(
+            &format!("h_chk{i}"),
+            chk_width(r),
+            e.clone(),
+            &format!("{r}: {w}"),
+        );
     }
     g.reg("h_drop", 1);
     g.reg("h_reason", 5);
@@ -1598,8 +1662,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             .find(|(n, _, _)| n == r)
             .map(|(_, _, c)| *c)
             .expect("listed");
+        let failed = if chk_width(r) == 1 {
+            id(format!("s2_chk{i}_q"))
+        } else {
+            Expr::un(UnOp::RedAnd, id(format!("s2_chk{i}_q")))
+        };
         chain = vec![Stmt::if_else(
-            id(format!("s2_chk{i}_q")),
+            failed,
             vec![
                 Stmt::assign(id("h_drop"), b1(true)),
                 Stmt::assign(id("h_reason"), d(5, code)),
@@ -1618,17 +1687,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
     );
     g.wire("h_cnp", 1, Expr::eq(id("h_opcode"), n(8, 0x81)));
+    // ImmDt, the last 4 of 4, 12 or 20 bytes of extension headers, picked one-hot from the
+    // opcode; 0 when the opcode has none (issue 9: `h_ext_len`'s compares, then two muxes
+    // made `h_udpw -> s2_imm` 7 LUT levels at 512 bits).
+    let imm_after = |ext: &dyn Fn(u32) -> bool| opcode_match(&id("h_opcode"), &|r| r.5 && ext(r.2));
+    assert!(
+        opcode_rows()
+            .iter()
+            .all(|r| !r.5 || [4, 12, 20].contains(&r.2)),
+        "ImmDt last of 4, 12 or 20 bytes of extension headers"
+    );
     g.wire(
         "h_imm",
         32,
-        Expr::ternary(
-            Expr::eq(id("h_ext_len"), d(5, 20)),
-            be(uw, 36, 4),
-            Expr::ternary(
-                Expr::eq(id("h_ext_len"), d(5, 12)),
-                be(uw, 28, 4),
-                be(uw, 20, 4),
-            ),
+        tree(
+            [(20, be(uw, 36, 4)), (12, be(uw, 28, 4)), (4, be(uw, 20, 4))]
+                .into_iter()
+                .map(|(at, e)| Expr::band(e, Expr::repl(Expr::int(32), imm_after(&|x| x == at))))
+                .collect(),
+            |a, b| Expr::bin(BinOp::BitOr, a, b),
         ),
     );
 
@@ -1668,14 +1745,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             32,
             Expr::ternary(id("h_has_reth"), be(uw, 32, 4), Expr::zero(32)),
         ),
-        (
-            "imm",
-            32,
-            Expr::ternary(id("h_has_imm"), id("h_imm"), Expr::zero(32)),
-        ),
+        ("imm", 32, id("h_imm")),
         ("ecn_ce", 1, id("h_ecn_ce")),
         ("cnp", 1, id("h_cnp")),
-        ("payload_len", 16, id("h_payload_len")),
+        // (registered as its 8 candidates and picked in p1, below)
+        ("payload_len", 16, Expr::zero(16)),
         ("pay", 1, id("s1b_pay_q")),
     ];
     // ---- lookup pipeline: p1..p4 carry the frame while the QPC answers
@@ -1693,12 +1767,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         let q = id(format!("s2_{n}_q"));
         let e = match *n {
             "opcode" | "qpn" => Expr::ternary(id("h_bth_seen"), q, Expr::zero(*w)),
+            "payload_len" => tree(
+                (0..8u32)
+                    .map(|k| {
+                        Expr::band(
+                            id("s2_rests_q").bits(16 * k + 15, 16 * k),
+                            Expr::repl(
+                                Expr::int(16),
+                                id("s2_ext_is_q").index(Expr::int(i64::from(k))),
+                            ),
+                        )
+                    })
+                    .collect(),
+                |a, b| Expr::bin(BinOp::BitOr, a, b),
+            ),
             _ => q,
         };
         (*n, *w, e)
     }));
     for (name, w, e) in outs.iter().skip(2) {
-        g.wire(&format!("h_out_{name}"), *w, e.clone());
+        if *name != "payload_len" {
+            g.wire(&format!("h_out_{name}"), *w, e.clone());
+        }
     }
     // Stage 3 asks the QPC for the frame's QP; a frame already dropped asks for QP 0 of VF 0
     // (a request goes every cycle so the QPC's pipeline moves in step with this one).
@@ -1731,13 +1821,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             })
             .collect()
     }
-    let s2f: Vec<(String, u32, Expr)> = (0..checks.len())
-        .map(|i| (format!("chk{i}"), 1, id(format!("h_chk{i}"))))
-        .chain(
-            outs.iter()
-                .skip(2)
-                .map(|(n, w, _)| (n.to_string(), *w, id(format!("h_out_{n}")))),
-        )
+    let s2f: Vec<(String, u32, Expr)> = checks
+        .iter()
+        .enumerate()
+        .map(|(i, (r, _, _))| (format!("chk{i}"), chk_width(r), id(format!("h_chk{i}"))))
+        .chain(outs.iter().skip(2).flat_map(|(n, w, _)| {
+            if *n == "payload_len" {
+                vec![
+                    (
+                        "rests".to_string(),
+                        128,
+                        Expr::concat((0..8u32).rev().map(|k| id(format!("h_rest{k}"))).collect()),
+                    ),
+                    (
+                        "ext_is".to_string(),
+                        8,
+                        Expr::concat(
+                            (0..8u32)
+                                .rev()
+                                .map(|k| id(format!("h_ext_is{k}")))
+                                .collect(),
+                        ),
+                    ),
+                ]
+            } else {
+                vec![(n.to_string(), *w, id(format!("h_out_{n}")))]
+            }
+        }))
         .collect();
     stage(&mut g, "s2", "", id("s1b_valid_q"), &s2f, false);
     stage(&mut g, "p1", "", id("s2_valid_q"), &fields, false);
@@ -2845,19 +2955,12 @@ fn p4_accept() -> Expr {
 /// `{p}_has_reth`, `{p}_has_atomic` and `{p}_has_imm` (ImmDt or IETH). Each bit is an OR of
 /// opcode ranges within one transport (the top 3 bits), compared on the low 5 bits (issue 9:
 /// as a `case` on the 8 bits, Yosys mapped the decode 7 LUT levels deep).
-fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, headers: bool) {
-    let rows = opcode_rows();
-    let fields: Vec<(&str, u32)> = [
-        ("op_ok", 1),
-        ("ext_len", 5),
-        ("has_reth", 1),
-        ("has_atomic", 1),
-        ("has_imm", 1),
-    ]
-    .into_iter()
-    .take(if headers { 5 } else { 2 })
-    .collect();
-    let value = |r: &(u8, u8, u32, bool, bool, bool, String), f: &str| -> u32 {
+fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, fields: &[&str]) {
+    let fields: Vec<(&str, u32)> = fields
+        .iter()
+        .map(|&f| (f, if f == "ext_len" { 5 } else { 1 }))
+        .collect();
+    let value = |r: &OpcodeRow, f: &str| -> u32 {
         match f {
             "op_ok" => 1,
             "ext_len" => r.2,
@@ -2866,56 +2969,10 @@ fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, headers: bool) {
             _ => u32::from(r.5),
         }
     };
-    let tr = subject.clone().bits(7, 5);
-    let op5 = subject.bits(4, 0);
-    let mut transports: Vec<u8> = rows.iter().map(|r| r.0 >> 5).collect();
-    transports.dedup();
-    assert!(
-        rows.iter().all(|r| r.0 >> 5 == r.1 >> 5),
-        "a row within one transport"
-    );
     for (f, w) in fields {
         let bits: Vec<Expr> = (0..w)
             .rev()
-            .map(|bit| {
-                let mut terms = Vec::new();
-                for &t in &transports {
-                    // The rows of transport t that set this bit, adjacent ones merged.
-                    let mut ranges: Vec<(u8, u8)> = Vec::new();
-                    for r in rows.iter().filter(|r| r.0 >> 5 == t) {
-                        if value(r, f) >> bit & 1 == 0 {
-                            continue;
-                        }
-                        let (lo, hi) = (r.0 & 31, r.1 & 31);
-                        match ranges.last_mut() {
-                            Some(last) if last.1 + 1 == lo => last.1 = hi,
-                            _ => ranges.push((lo, hi)),
-                        }
-                    }
-                    if ranges.is_empty() {
-                        continue;
-                    }
-                    let v = |x: u8| n(5, u64::from(x));
-                    let within = any(ranges
-                        .into_iter()
-                        .map(|(lo, hi)| match (lo, hi) {
-                            (lo, hi) if lo == hi => Expr::eq(op5.clone(), v(lo)),
-                            (0, hi) => Expr::bin(BinOp::Le, op5.clone(), v(hi)),
-                            (lo, 31) => Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
-                            (lo, hi) => Expr::and(
-                                Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
-                                Expr::bin(BinOp::Le, op5.clone(), v(hi)),
-                            ),
-                        })
-                        .collect());
-                    terms.push(Expr::and(Expr::eq(tr.clone(), n(3, u64::from(t))), within));
-                }
-                if terms.is_empty() {
-                    b1(false)
-                } else {
-                    tree(terms, Expr::or)
-                }
-            })
+            .map(|bit| opcode_match(&subject, &|r| value(r, f) >> bit & 1 == 1))
             .collect();
         let e = if w == 1 {
             bits.into_iter().next().expect("one bit")
@@ -2923,6 +2980,60 @@ fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, headers: bool) {
             Expr::concat(bits)
         };
         g.wire(&format!("{p}_{f}"), w, e);
+    }
+}
+
+/// A row of the opcode table: first and last opcode, extension length, RETH, AtomicETH,
+/// ImmDt, the name.
+type OpcodeRow = (u8, u8, u32, bool, bool, bool, String);
+
+/// Whether `subject` (an 8-bit opcode) is in a row of the table that `pred` holds for: per
+/// transport, its 5-bit ranges (adjacent rows merged).
+fn opcode_match(subject: &Expr, pred: &dyn Fn(&OpcodeRow) -> bool) -> Expr {
+    let rows = opcode_rows();
+    let tr = subject.clone().bits(7, 5);
+    let op5 = subject.clone().bits(4, 0);
+    let mut transports: Vec<u8> = rows.iter().map(|r| r.0 >> 5).collect();
+    transports.dedup();
+    assert!(
+        rows.iter().all(|r| r.0 >> 5 == r.1 >> 5),
+        "a row within one transport"
+    );
+    let mut terms = Vec::new();
+    for &t in &transports {
+        let mut ranges: Vec<(u8, u8)> = Vec::new();
+        for r in rows.iter().filter(|r| r.0 >> 5 == t) {
+            if !pred(r) {
+                continue;
+            }
+            let (lo, hi) = (r.0 & 31, r.1 & 31);
+            match ranges.last_mut() {
+                Some(last) if last.1 + 1 == lo => last.1 = hi,
+                _ => ranges.push((lo, hi)),
+            }
+        }
+        if ranges.is_empty() {
+            continue;
+        }
+        let v = |x: u8| n(5, u64::from(x));
+        let within = any(ranges
+            .into_iter()
+            .map(|(lo, hi)| match (lo, hi) {
+                (lo, hi) if lo == hi => Expr::eq(op5.clone(), v(lo)),
+                (0, hi) => Expr::bin(BinOp::Le, op5.clone(), v(hi)),
+                (lo, 31) => Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
+                (lo, hi) => Expr::and(
+                    Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
+                    Expr::bin(BinOp::Le, op5.clone(), v(hi)),
+                ),
+            })
+            .collect());
+        terms.push(Expr::and(Expr::eq(tr.clone(), n(3, u64::from(t))), within));
+    }
+    if terms.is_empty() {
+        b1(false)
+    } else {
+        tree(terms, Expr::or)
     }
 }
 
@@ -3252,15 +3363,19 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let aw = clog2(PAY_DEPTH);
     g.flop("pay_wp", aw, Some(Expr::zero(aw)));
     g.flop("pay_rp", aw, Some(Expr::zero(aw)));
-    g.flop("pay_cnt", aw + 1, Some(Expr::zero(aw + 1)));
+    // How many beats the FIFO holds, as a thermometer (bit i: more than i): "room for two"
+    // and "not empty" are one bit each, no compare in front of `take` and `pay_pop` (issue 9:
+    // as a count, `en -> pay_cnt` was 7 LUT levels at 512 bits).
+    g.flop_c(
+        "pay_fill",
+        PAY_DEPTH,
+        Some(Expr::zero(PAY_DEPTH)),
+        "payload beats held, as a thermometer: bit i = more than i",
+    );
     g.wire_c(
         "pay_room",
         1,
-        Expr::bin(
-            BinOp::Le,
-            id("pay_cnt_q"),
-            d(aw + 1, u64::from(PAY_DEPTH - 2)),
-        ),
+        Expr::lnot(id("pay_fill_q").index(Expr::int(i64::from(PAY_DEPTH - 2)))),
         "room for the two beats a taken beat may push",
     );
     g.wire("pay_wp1", aw, Expr::plus(id("pay_wp_q"), d(aw, 1)));
@@ -3270,24 +3385,41 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
         Expr::plus(id("pay_wp_q"), zext(id("pay_nt"), 2, aw)),
         "the write pointer after a taken beat",
     );
-    let cnt_nt = || Expr::plus(id("pay_cnt_q"), zext(id("pay_nt"), 2, aw + 1));
+    let up = |by: u32| {
+        Expr::concat(vec![
+            id("pay_fill_q").bits(PAY_DEPTH - 1 - by, 0),
+            Expr::repl(Expr::int(i64::from(by)), b1(true)),
+        ])
+    };
     g.wire_c(
-        "pay_cnt_t",
-        aw + 1,
-        cnt_nt(),
-        "the FIFO count after a taken beat",
+        "pay_fill_t",
+        PAY_DEPTH,
+        Expr::ternary(
+            id("pay_nt").index(Expr::int(1)),
+            up(2),
+            Expr::ternary(id("pay_nt").index(Expr::int(0)), up(1), id("pay_fill_q")),
+        ),
+        "the fill after a taken beat",
     );
     g.wire_c(
-        "pay_cnt_t1",
-        aw + 1,
-        Expr::minus(cnt_nt(), d(aw + 1, 1)),
+        "pay_fill_t1",
+        PAY_DEPTH,
+        Expr::ternary(
+            id("pay_nt").index(Expr::int(1)),
+            up(1),
+            Expr::ternary(
+                id("pay_nt").index(Expr::int(0)),
+                id("pay_fill_q"),
+                id("pay_fill_1"),
+            ),
+        ),
         "... and a pop",
     );
     g.wire_c(
-        "pay_cnt_1",
-        aw + 1,
-        Expr::minus(id("pay_cnt_q"), d(aw + 1, 1)),
-        "the FIFO count after a pop alone",
+        "pay_fill_1",
+        PAY_DEPTH,
+        Expr::concat(vec![b1(false), id("pay_fill_q").bits(PAY_DEPTH - 1, 1)]),
+        "the fill after a pop alone",
     );
     let odd = || id("pay_wp_q").index(Expr::int(0));
     let two = || Expr::eq(id("pay_n"), d(2, 2));
@@ -3422,7 +3554,7 @@ fn payload_output(g: &mut Gen, dw: u32) {
         "pay_head_ok",
         1,
         Expr::and(
-            ne(id("pay_cnt_q"), Expr::zero(aw + 1)),
+            id("pay_fill_q").index(Expr::int(0)),
             Expr::or(
                 Expr::lnot(id("pay_head_last")),
                 id("dsc_fill_q").index(Expr::int(0)),
@@ -3452,10 +3584,9 @@ fn payload_output(g: &mut Gen, dw: u32) {
     g.comb.push(Stmt::Comment(
         "payload FIFO pointers, discard flags and the m_pay_* register".into(),
     ));
-    let inc = |q: &str, by: Expr, w: u32| Expr::plus(id(q), by_w(by, w));
-    fn by_w(e: Expr, w: u32) -> Expr {
-        zext(e, 1, w)
-    }
+    // A pointer steps by a pick after the increment (issue 9: as `q + step`, the pop ran
+    // into a carry chain: `pay_cnt -> dsc_rp` was among the slowest paths at 512 bits).
+    let inc = |q: &str, by: Expr, w: u32| Expr::ternary(by, Expr::plus(id(q), d(w, 1)), id(q));
     g.comb.extend([
         // The sums are formed before `take` and `pay_pop` (the pipeline enable and the sink)
         // pick one (issue 9: added after them, `en -> pay_cnt` was 8 LUT levels).
@@ -3465,11 +3596,11 @@ fn payload_output(g: &mut Gen, dw: u32) {
         ),
         Stmt::assign(id("pay_rp_d"), inc("pay_rp_q", id("pay_pop"), aw)),
         Stmt::assign(
-            id("pay_cnt_d"),
+            id("pay_fill_d"),
             Expr::ternary(
                 id("take"),
-                Expr::ternary(id("pay_pop"), id("pay_cnt_t1"), id("pay_cnt_t")),
-                Expr::ternary(id("pay_pop"), id("pay_cnt_1"), id("pay_cnt_q")),
+                Expr::ternary(id("pay_pop"), id("pay_fill_t1"), id("pay_fill_t")),
+                Expr::ternary(id("pay_pop"), id("pay_fill_1"), id("pay_fill_q")),
             ),
         ),
         Stmt::assign(id("dsc_d"), id("dsc_q")),
