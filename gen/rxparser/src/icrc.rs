@@ -484,7 +484,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         for (k, e) in ext.iter_mut().enumerate() {
             e.push(id(format!("{p}_ext_len")).index(Expr::int(k as i64 + 2)));
         }
-        // Extension lengths are whole words (`ext_len_is_whole_words`).
+        // Extension lengths are whole words (asserted with stage 2's payload length).
         unused.push(id(format!("{p}_ext_len")).bits(1, 0));
     }
     g.wire_c(
