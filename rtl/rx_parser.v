@@ -1533,6 +1533,8 @@ module rx_parser (
   reg  [23:0]   ce_qpn_d;
   reg           m_ack_valid_q;
   reg           m_ack_valid_d;
+  wire          ack_hold;         // the ACK/NAK request waits for m_ack_ready
+  wire          en_but_ack;       // `en` but for a waiting ACK/NAK request
   reg  [7:0]    m_ack_vf_q;
   reg  [7:0]    m_ack_vf_d;
   reg  [23:0]   m_ack_qpn_q;
@@ -3924,6 +3926,8 @@ module rx_parser (
   assign m_pay_tkeep = m_pay_keep_q;
   assign m_pay_tlast = m_pay_last_q;
   assign m_pay_tuser = m_pay_user_q;
+  assign ack_hold = m_ack_valid_q && !m_ack_ready;
+  assign en_but_ack = !(m_hdr_valid_q && !m_hdr_ready) && primed && (!p4_may_wb_q || rx_wb_ready);
   assign m_ack_vf = m_ack_vf_q;
   assign m_ack_qpn = m_ack_qpn_q;
   assign m_ack_syndrome = m_ack_syndrome_q;
@@ -5317,13 +5321,12 @@ module rx_parser (
     ce_vf_d = p4_vf_q;
     ce_qpn_d = p4_qpn_q;
     // the ACK/NAK request register
-    m_ack_valid_d = m_ack_valid_q && !m_ack_ready;
+    m_ack_valid_d = ack_hold || (en_but_ack && ack_need);
     m_ack_vf_d = m_ack_vf_q;
     m_ack_qpn_d = m_ack_qpn_q;
     m_ack_syndrome_d = m_ack_syndrome_q;
     m_ack_psn_d = m_ack_psn_q;
     if (en && ack_need) begin
-      m_ack_valid_d = 1'b1;
       m_ack_vf_d = p4_vf_q;
       m_ack_qpn_d = p4_qpn_q;
       m_ack_syndrome_d = p4_ack_syn;
@@ -5376,6 +5379,7 @@ module rx_parser (
       p1_valid_q <= 1'b0;
       p2_valid_q <= 1'b0;
       p3_valid_q <= 1'b0;
+      p3_psn_q <= 24'd0;
       p4_valid_q <= 1'b0;
       p4_drop_q <= 1'b0;
       p4_reason_q <= 5'd0;
@@ -5500,6 +5504,7 @@ module rx_parser (
       p1_valid_q <= p1_valid_d;
       p2_valid_q <= p2_valid_d;
       p3_valid_q <= p3_valid_d;
+      p3_psn_q <= p3_psn_d;
       p4_valid_q <= p4_valid_d;
       p4_drop_q <= p4_drop_d;
       p4_reason_q <= p4_reason_d;
@@ -5864,7 +5869,6 @@ module rx_parser (
     p3_vf_q <= p3_vf_d;
     p3_opcode_q <= p3_opcode_d;
     p3_qpn_q <= p3_qpn_d;
-    p3_psn_q <= p3_psn_d;
     p3_se_q <= p3_se_d;
     p3_ack_req_q <= p3_ack_req_d;
     p3_fecn_q <= p3_fecn_d;

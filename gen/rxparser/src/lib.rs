@@ -2160,6 +2160,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     );
     f3.push(("rd_cnt".to_string(), 24, id("p2_rd_cnt")));
     stage(&mut g, "p3", "", id("p2_valid_q"), &f3, false);
+    // The PSN register is reset so that Yosys keeps it a flip-flop: p1 -> p3 without a reset
+    // became a shift register, and its read cost `p4_eq` a LUT level (issue 9).
+    if let Some(f) = g.flops.iter_mut().find(|f| f.q == id("p3_psn_q")) {
+        f.reset = Some(Expr::zero(24));
+    }
     // p3 prepares what p4's PSN window needs from registers (issue 9: the window with the
     // forwarding in front of it was 17 LUT levels and more). All write-backs the frame will
     // see in p4 but the newest (wbh1, the write-back of the frame now in p4) are registers
@@ -2582,11 +2587,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("psn", 24, id("p4_ack_psn")),
     ];
     g.flop("m_ack_valid", 1, Some(b1(false)));
+    // A request that waits holds; else the register takes p4's request when everything but
+    // itself lets the pipeline move (`en` without `out_free`'s ACK term, which only stops `en`
+    // while a request waits: issue 9, through `en` the register fed itself 7 LUT levels deep).
+    g.wire_c(
+        "ack_hold",
+        1,
+        Expr::and(id("m_ack_valid_q"), Expr::lnot(id("m_ack_ready"))),
+        "the ACK/NAK request waits for m_ack_ready",
+    );
+    g.wire_c(
+        "en_but_ack",
+        1,
+        Expr::all(vec![
+            Expr::lnot(Expr::and(
+                id("m_hdr_valid_q"),
+                Expr::lnot(id("m_hdr_ready")),
+            )),
+            id("primed"),
+            Expr::or(Expr::lnot(id("p4_may_wb_q")), id("rx_wb_ready")),
+        ]),
+        "`en` but for a waiting ACK/NAK request",
+    );
     g.comb.push(Stmt::assign(
         id("m_ack_valid_d"),
-        Expr::and(id("m_ack_valid_q"), Expr::lnot(id("m_ack_ready"))),
+        Expr::or(id("ack_hold"), Expr::and(id("en_but_ack"), id("ack_need"))),
     ));
-    let mut ack_load = vec![Stmt::assign(id("m_ack_valid_d"), b1(true))];
+    let mut ack_load = Vec::new();
     for (f, w, e) in &ack_fields {
         g.flop(&format!("m_ack_{f}"), *w, Some(Expr::zero(*w)));
         g.comb.push(Stmt::assign(
