@@ -316,13 +316,91 @@ module rx_parser (
   wire          ic1_ipv6;
   wire [4:0]    ic1_idx;          // the UDP header starts at byte 14 + 4 * idx
   wire [5:0]    ic1_udp4;         // the UDP header starts at byte 4 * udp4 + 2
-  wire [287:0]  ic1_zl;           // candidate i: UDP length if the UDP header starts at byte 14 + 4
-                                  // * i, 24 if shorter
+  wire [18:0]   ic1_sel;          // idx one-hot; the top bit: no candidate
+  wire [16:0]   ic1_pend_none;    // the datagram end when no UDP start candidate applies
+  wire [16:0]   ic1_end17;
+  wire [16:0]   ic1_end16;
+  wire [16:0]   ic1_end15;
+  wire [16:0]   ic1_end14;
+  wire [16:0]   ic1_end13;
+  wire [16:0]   ic1_end12;
+  wire [16:0]   ic1_end11;
+  wire [16:0]   ic1_end10;
+  wire [16:0]   ic1_end9;
+  wire [16:0]   ic1_end8;
+  wire [16:0]   ic1_end7;
+  wire [16:0]   ic1_end6;
+  wire [16:0]   ic1_end5;
+  wire [16:0]   ic1_end4;
+  wire [16:0]   ic1_end3;
+  wire [16:0]   ic1_end2;
+  wire [16:0]   ic1_end1;
+  wire [16:0]   ic1_end0;
+  wire [287:0]  ic1_pend;         // candidate i: one past the datagram (low 16 bits) if UDP starts
+                                  // at byte 14 + 4 * i
+  wire [17:0]   ic1_pend_hi;      // candidate i: bit 16 of that end
   wire [17:0]   ic1_len_ok;       // candidate i has room for UDP, BTH and ICRC
   wire [2:0]    ic1_l3_ok;        // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6
                                   // (version 6, next header UDP)
   wire [17:0]   ic1_dport_ok;     // candidate i: the UDP destination port is udp_dport
-  wire [143:0]  ic1_opcode;       // candidate i: the BTH opcode
+  wire [7:0]    ic1_c17_opcode;
+  wire          ic1_c17_op_ok;
+  wire [4:0]    ic1_c17_ext_len;
+  wire [7:0]    ic1_c16_opcode;
+  wire          ic1_c16_op_ok;
+  wire [4:0]    ic1_c16_ext_len;
+  wire [7:0]    ic1_c15_opcode;
+  wire          ic1_c15_op_ok;
+  wire [4:0]    ic1_c15_ext_len;
+  wire [7:0]    ic1_c14_opcode;
+  wire          ic1_c14_op_ok;
+  wire [4:0]    ic1_c14_ext_len;
+  wire [7:0]    ic1_c13_opcode;
+  wire          ic1_c13_op_ok;
+  wire [4:0]    ic1_c13_ext_len;
+  wire [7:0]    ic1_c12_opcode;
+  wire          ic1_c12_op_ok;
+  wire [4:0]    ic1_c12_ext_len;
+  wire [7:0]    ic1_c11_opcode;
+  wire          ic1_c11_op_ok;
+  wire [4:0]    ic1_c11_ext_len;
+  wire [7:0]    ic1_c10_opcode;
+  wire          ic1_c10_op_ok;
+  wire [4:0]    ic1_c10_ext_len;
+  wire [7:0]    ic1_c9_opcode;
+  wire          ic1_c9_op_ok;
+  wire [4:0]    ic1_c9_ext_len;
+  wire [7:0]    ic1_c8_opcode;
+  wire          ic1_c8_op_ok;
+  wire [4:0]    ic1_c8_ext_len;
+  wire [7:0]    ic1_c7_opcode;
+  wire          ic1_c7_op_ok;
+  wire [4:0]    ic1_c7_ext_len;
+  wire [7:0]    ic1_c6_opcode;
+  wire          ic1_c6_op_ok;
+  wire [4:0]    ic1_c6_ext_len;
+  wire [7:0]    ic1_c5_opcode;
+  wire          ic1_c5_op_ok;
+  wire [4:0]    ic1_c5_ext_len;
+  wire [7:0]    ic1_c4_opcode;
+  wire          ic1_c4_op_ok;
+  wire [4:0]    ic1_c4_ext_len;
+  wire [7:0]    ic1_c3_opcode;
+  wire          ic1_c3_op_ok;
+  wire [4:0]    ic1_c3_ext_len;
+  wire [7:0]    ic1_c2_opcode;
+  wire          ic1_c2_op_ok;
+  wire [4:0]    ic1_c2_ext_len;
+  wire [7:0]    ic1_c1_opcode;
+  wire          ic1_c1_op_ok;
+  wire [4:0]    ic1_c1_ext_len;
+  wire [7:0]    ic1_c0_opcode;
+  wire          ic1_c0_op_ok;
+  wire [4:0]    ic1_c0_ext_len;
+  wire [17:0]   ic1_op_ok;        // candidate i: the BTH opcode is one the parser takes
+  wire [17:0]   ic1_ext2;         // candidate i: bit 2 of the extension headers' length
+  wire [17:0]   ic1_ext3;         // candidate i: bit 3 of the extension headers' length
+  wire [17:0]   ic1_ext4;         // candidate i: bit 4 of the extension headers' length
   wire [35:0]   ic1_pad;          // candidate i: the BTH PadCnt
   reg           ic2_valid_q;
   reg           ic2_valid_d;
@@ -344,21 +422,34 @@ module rx_parser (
   reg  [4:0]    ic2_idx_d;
   reg  [5:0]    ic2_udp4_q;
   reg  [5:0]    ic2_udp4_d;
-  reg  [287:0]  ic2_zl_q;
-  reg  [287:0]  ic2_zl_d;
+  reg  [18:0]   ic2_sel_q;
+  reg  [18:0]   ic2_sel_d;
+  reg  [16:0]   ic2_pend_none_q;
+  reg  [16:0]   ic2_pend_none_d;
+  reg  [287:0]  ic2_pend_q;
+  reg  [287:0]  ic2_pend_d;
+  reg  [17:0]   ic2_pend_hi_q;
+  reg  [17:0]   ic2_pend_hi_d;
   reg  [17:0]   ic2_len_ok_q;
   reg  [17:0]   ic2_len_ok_d;
   reg  [2:0]    ic2_l3_ok_q;
   reg  [2:0]    ic2_l3_ok_d;
   reg  [17:0]   ic2_dport_ok_q;
   reg  [17:0]   ic2_dport_ok_d;
-  reg  [143:0]  ic2_opcode_q;
-  reg  [143:0]  ic2_opcode_d;
+  reg  [17:0]   ic2_op_ok_q;
+  reg  [17:0]   ic2_op_ok_d;
+  reg  [17:0]   ic2_ext2_q;
+  reg  [17:0]   ic2_ext2_d;
+  reg  [17:0]   ic2_ext3_q;
+  reg  [17:0]   ic2_ext3_d;
+  reg  [17:0]   ic2_ext4_q;
+  reg  [17:0]   ic2_ext4_d;
   reg  [35:0]   ic2_pad_q;
   reg  [35:0]   ic2_pad_d;
-  wire [15:0]   ic2_zl;
   wire          ic2_len_ok;       // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
   wire [16:0]   ic2_pend;         // one past the datagram: bytes from here on are zeroed
+  wire [17:0]   ic2_end_after;    // candidate i: the datagram ends in a later beat
+  wire [17:0]   ic2_end_at;       // candidate i: the datagram ends in this beat
   reg           ic3_valid_q;
   reg           ic3_valid_d;
   reg  [511:0]  ic3_tdata_q;
@@ -383,14 +474,24 @@ module rx_parser (
   reg           ic3_len_ok_d;
   reg  [16:0]   ic3_pend_q;
   reg  [16:0]   ic3_pend_d;
+  reg  [18:0]   ic3_end_after_q;
+  reg  [18:0]   ic3_end_after_d;
+  reg  [18:0]   ic3_end_at_q;
+  reg  [18:0]   ic3_end_at_d;
+  reg  [18:0]   ic3_sel_q;
+  reg  [18:0]   ic3_sel_d;
   reg           ic3_pay_shape_q;
   reg           ic3_pay_shape_d;
-  reg  [7:0]    ic3_opcode_q;
-  reg  [7:0]    ic3_opcode_d;
+  reg           ic3_op_ok_q;
+  reg           ic3_op_ok_d;
+  reg  [2:0]    ic3_ext_words_q;
+  reg  [2:0]    ic3_ext_words_d;
   reg  [1:0]    ic3_pad_q;
   reg  [1:0]    ic3_pad_d;
   reg  [5:0]    ic3_udp4_q;
   reg  [5:0]    ic3_udp4_d;
+  wire          ic3_hi_all;       // the datagram ends in a later beat
+  wire          ic3_hi_part;      // the datagram ends in this beat
   reg  [31:0]   ic3_residue;
   reg           ic4_valid_q;
   reg           ic4_valid_d;
@@ -416,16 +517,12 @@ module rx_parser (
   reg  [2:0]    ic4_t6_d;
   reg  [17:0]   ic4_u_q;
   reg  [17:0]   ic4_u_d;
-  wire          ic3_hi_all;
-  wire          ic3_hi_part;
   reg  [63:0]   ic4_khi_q;
   reg  [63:0]   ic4_khi_d;
   reg           ic4_end_here_q;
   reg           ic4_end_here_d;
   reg  [31:0]   ic4_residue_q;
   reg  [31:0]   ic4_residue_d;
-  wire          ic3_op_ok;
-  wire [4:0]    ic3_ext_len;
   reg  [10:0]   ic4_beat_q;
   reg  [10:0]   ic4_beat_d;
   reg           ic4_pay_ok_q;
@@ -603,14 +700,14 @@ module rx_parser (
   reg  [3:0]    pay_wp_d;
   reg  [3:0]    pay_rp_q;
   reg  [3:0]    pay_rp_d;
-  reg  [4:0]    pay_cnt_q;
-  reg  [4:0]    pay_cnt_d;
+  reg  [15:0]   pay_fill_q;       // payload beats held, as a thermometer: bit i = more than i
+  reg  [15:0]   pay_fill_d;
   wire          pay_room;         // room for the two beats a taken beat may push
   wire [3:0]    pay_wp1;
   wire [3:0]    pay_wp_t;         // the write pointer after a taken beat
-  wire [4:0]    pay_cnt_t;        // the FIFO count after a taken beat
-  wire [4:0]    pay_cnt_t1;       // ... and a pop
-  wire [4:0]    pay_cnt_1;        // the FIFO count after a pop alone
+  wire [15:0]   pay_fill_t;       // the fill after a taken beat
+  wire [15:0]   pay_fill_t1;      // ... and a pop
+  wire [15:0]   pay_fill_1;       // the fill after a pop alone
   reg  [576:0]  pay_mem0 [0:7];   // payload FIFO, even entries: {last, keep, data}
   wire          pay_we0;
   wire [2:0]    pay_wa0;
@@ -779,6 +876,7 @@ module rx_parser (
   wire [15:0]   s1_csa2_0_fours;
   wire [15:0]   s1_csa2_1_ones;
   wire [15:0]   s1_csa2_1_twos;
+  wire [17:0]   s1_ip_at;         // IP header start
   wire          h_vlan1;
   wire          h_vlan2;
   wire          h_ipv4;
@@ -799,6 +897,10 @@ module rx_parser (
   reg  [15:0]   s1b_ip_payload_d;
   reg  [319:0]  s1b_udpw_q;
   reg  [319:0]  s1b_udpw_d;
+  reg  [17:0]   s1b_room4_q;
+  reg  [17:0]   s1b_room4_d;
+  reg  [17:0]   s1b_room6_q;
+  reg  [17:0]   s1b_room6_d;
   reg           s1b_vlan1_q;
   reg           s1b_vlan1_d;
   reg           s1b_vlan2_q;
@@ -819,7 +921,6 @@ module rx_parser (
   reg  [15:0]   s1b_csum4_d;
   wire [79:0]   h_ipw;
   wire [3:0]    h_ihl;            // IPv4 IHL (the IP header's first byte)
-  wire [7:0]    h_ip;             // IP header start
   wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
   wire [15:0]   h_total;
@@ -836,9 +937,8 @@ module rx_parser (
   wire [15:0]   h_csa0_0_fours;
   wire [15:0]   h_csa1_0_ones;
   wire [15:0]   h_csa1_0_twos;
-  wire          h_csum_ok;        // the header's ones' complement sum is 0xFFFF
+  wire [2:0]    h_csum_miss;      // the header's ones' complement sum is not 0xFFFF: all three set
   wire [16:0]   h_len;
-  wire [16:0]   h_pip;
   wire [15:0]   h_udp_len;
   wire [7:0]    h_opcode;
   wire [7:0]    h_bth1;
@@ -848,22 +948,37 @@ module rx_parser (
   wire [7:0]    h_bth8;
   wire [23:0]   h_psn;
   wire          h_op_ok;
-  wire [4:0]    h_ext_len;
   wire          h_has_reth;
   wire          h_has_atomic;
-  wire          h_has_imm;
   wire [1:0]    h_pad;
-  wire [15:0]   h_overhead;       // UDP + BTH + extension headers + pad + ICRC
+  wire          h_ext_is0;        // the opcode's extension headers are 0 bytes
+  wire          h_ext_is1;        // the opcode's extension headers are 4 bytes
+  wire          h_ext_is2;        // the opcode's extension headers are 8 bytes
+  wire          h_ext_is3;        // the opcode's extension headers are 12 bytes
+  wire          h_ext_is4;        // the opcode's extension headers are 16 bytes
+  wire          h_ext_is5;        // the opcode's extension headers are 20 bytes
+  wire          h_ext_is6;        // the opcode's extension headers are 24 bytes
+  wire          h_ext_is7;        // the opcode's extension headers are 28 bytes
+  wire [15:0]   h_rest0;          // UDP length - (24 + 0 + pad)
+  wire [15:0]   h_rest1;          // UDP length - (24 + 4 + pad)
+  wire [15:0]   h_rest2;          // UDP length - (24 + 8 + pad)
+  wire [15:0]   h_rest3;          // UDP length - (24 + 12 + pad)
+  wire [15:0]   h_rest4;          // UDP length - (24 + 16 + pad)
+  wire [15:0]   h_rest5;          // UDP length - (24 + 20 + pad)
+  wire [15:0]   h_rest6;          // UDP length - (24 + 24 + pad)
+  wire [15:0]   h_rest7;          // UDP length - (24 + 28 + pad)
+  wire          h_trunc;          // extension headers + pad beyond the datagram
   wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
                                   // IHL * 4)
-  wire [15:0]   h_payload_len;
+  wire [17:0]   h_room4;
+  wire [17:0]   h_room6;
   wire          h_chk0;           // BAD_FCS: MAC flagged a bad FCS
   wire          h_chk1;           // TRUNCATED: ends inside Ethernet/VLAN
   wire          h_chk2;           // NOT_ROCE: neither IPv4 nor (enabled) IPv6
   wire          h_chk3;           // TRUNCATED: ends inside the fixed IP header
   wire          h_chk4;           // NOT_ROCE: IP version/IHL wrong (IPv6: or next header not UDP)
   wire          h_chk5;           // TRUNCATED: ends inside the IPv4 options
-  wire          h_chk6;           // BAD_IP_CHECKSUM: IPv4 header checksum
+  wire [2:0]    h_chk6;           // BAD_IP_CHECKSUM: IPv4 header checksum
   wire          h_chk7;           // FRAGMENT: IPv4 MF or fragment offset
   wire          h_chk8;           // NOT_ROCE: IPv4 protocol is not UDP
   wire          h_chk9;           // TRUNCATED: IP length beyond the frame, or no room for UDP
@@ -898,7 +1013,6 @@ module rx_parser (
   wire [31:0]   h_out_imm;
   wire          h_out_ecn_ce;
   wire          h_out_cnp;
-  wire [15:0]   h_out_payload_len;
   wire          h_out_pay;
   wire          h_lookup;         // a frame that passed the header checks asks for its QP
   reg           s2_valid_q;
@@ -915,8 +1029,8 @@ module rx_parser (
   reg           s2_chk4_d;
   reg           s2_chk5_q;
   reg           s2_chk5_d;
-  reg           s2_chk6_q;
-  reg           s2_chk6_d;
+  reg  [2:0]    s2_chk6_q;
+  reg  [2:0]    s2_chk6_d;
   reg           s2_chk7_q;
   reg           s2_chk7_d;
   reg           s2_chk8_q;
@@ -971,8 +1085,10 @@ module rx_parser (
   reg           s2_ecn_ce_d;
   reg           s2_cnp_q;
   reg           s2_cnp_d;
-  reg  [15:0]   s2_payload_len_q;
-  reg  [15:0]   s2_payload_len_d;
+  reg  [127:0]  s2_rests_q;
+  reg  [127:0]  s2_rests_d;
+  reg  [7:0]    s2_ext_is_q;
+  reg  [7:0]    s2_ext_is_d;
   reg           s2_pay_q;
   reg           s2_pay_d;
   reg           p1_valid_q;
@@ -1101,6 +1217,14 @@ module rx_parser (
   reg  [4:0]    p2_reason_n;
   wire          p2_key_chk;       // a RETH/AtomicETH access: the R_Key is checked
   wire          p2_acc_ok;        // the QP grants the remote right
+  wire [32:0]   p2_rd1;
+  wire [32:0]   p2_rd2;
+  wire [32:0]   p2_rd3;
+  wire [32:0]   p2_rd4;
+  wire [32:0]   p2_rd5;
+  wire [23:0]   p2_rd_ceil;
+  wire [23:0]   p2_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
+                                  // length 0
   reg           p3_valid_q;
   reg           p3_valid_d;
   reg           p3_drop_q;
@@ -1161,8 +1285,6 @@ module rx_parser (
   reg  [23:0]   p3_epsn_d;
   reg           p3_nak_q;
   reg           p3_nak_d;
-  reg  [2:0]    p3_mtu_q;
-  reg  [2:0]    p3_mtu_d;
   reg           p3_m1_q;
   reg           p3_m1_d;
   reg           p3_m2_q;
@@ -1171,19 +1293,14 @@ module rx_parser (
   reg           p3_m3_d;
   reg           p3_m4_q;
   reg           p3_m4_d;
+  reg  [23:0]   p3_rd_cnt_q;
+  reg  [23:0]   p3_rd_cnt_d;
   wire [2:0]    p3_tr;
   wire          p3_is_cnp;
   wire          p3_is_resp;
   wire          p3_is_read;
   wire          p3_is_atomic;
   wire          p3_uc_start;
-  wire [32:0]   p3_rd1;
-  wire [32:0]   p3_rd2;
-  wire [32:0]   p3_rd3;
-  wire [32:0]   p3_rd4;
-  wire [32:0]   p3_rd5;
-  wire [23:0]   p3_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
-                                  // length 0
   wire [23:0]   p3_diff0;
   wire          p3_hit2;
   wire [23:0]   p3_diff2;
@@ -1416,6 +1533,8 @@ module rx_parser (
   reg  [23:0]   ce_qpn_d;
   reg           m_ack_valid_q;
   reg           m_ack_valid_d;
+  wire          ack_hold;         // the ACK/NAK request waits for m_ack_ready
+  wire          en_but_ack;       // `en` but for a waiting ACK/NAK request
   reg  [7:0]    m_ack_vf_q;
   reg  [7:0]    m_ack_vf_d;
   reg  [23:0]   m_ack_qpn_q;
@@ -1426,6 +1545,50 @@ module rx_parser (
   reg  [23:0]   m_ack_psn_d;
   reg           cs_new_q;         // the verdict register took a verdict in the last cycle
   reg           cs_new_d;
+  reg           cs_frames_seen_inc_q;
+  reg           cs_frames_seen_inc_d;
+  reg           cs_verdict_accept_inc_q;
+  reg           cs_verdict_accept_inc_d;
+  reg           cs_verdict_duplicate_inc_q;
+  reg           cs_verdict_duplicate_inc_d;
+  reg           cs_verdict_nak_psn_seq_inc_q;
+  reg           cs_verdict_nak_psn_seq_inc_d;
+  reg           cs_verdict_nak_remote_access_inc_q;
+  reg           cs_verdict_nak_remote_access_inc_d;
+  reg           cs_event_cnp_received_inc_q;
+  reg           cs_event_cnp_received_inc_d;
+  reg           cs_event_ce_marked_inc_q;
+  reg           cs_event_ce_marked_inc_d;
+  reg           cs_drop_bad_fcs_inc_q;
+  reg           cs_drop_bad_fcs_inc_d;
+  reg           cs_drop_truncated_inc_q;
+  reg           cs_drop_truncated_inc_d;
+  reg           cs_drop_not_roce_inc_q;
+  reg           cs_drop_not_roce_inc_d;
+  reg           cs_drop_bad_ip_checksum_inc_q;
+  reg           cs_drop_bad_ip_checksum_inc_d;
+  reg           cs_drop_fragment_inc_q;
+  reg           cs_drop_fragment_inc_d;
+  reg           cs_drop_bad_icrc_inc_q;
+  reg           cs_drop_bad_icrc_inc_d;
+  reg           cs_drop_tver_inc_q;
+  reg           cs_drop_tver_inc_d;
+  reg           cs_drop_bad_opcode_inc_q;
+  reg           cs_drop_bad_opcode_inc_d;
+  reg           cs_drop_p_key_inc_q;
+  reg           cs_drop_p_key_inc_d;
+  reg           cs_drop_qpn0_inc_q;
+  reg           cs_drop_qpn0_inc_d;
+  reg           cs_drop_wrong_vf_inc_q;
+  reg           cs_drop_wrong_vf_inc_d;
+  reg           cs_drop_unknown_qp_inc_q;
+  reg           cs_drop_unknown_qp_inc_d;
+  reg           cs_drop_transport_mismatch_inc_q;
+  reg           cs_drop_transport_mismatch_inc_d;
+  reg           cs_drop_state_inc_q;
+  reg           cs_drop_state_inc_d;
+  reg           cs_drop_psn_seq_inc_q;
+  reg           cs_drop_psn_seq_inc_d;
   wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check
                                   // reads
 
@@ -1540,60 +1703,141 @@ module rx_parser (
                     ic1_vlan1 ? (ic_v6_16_q ? 6'd14 : {2'b00, ic_hdr_q[27:24]} + 6'd4) :
                     ic_v6_12_q ? 6'd13 :
                     {2'b00, ic_hdr_q[3:0]} + 6'd3;
-  assign ic1_zl = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24 ?
-                     {ic_hdr_q[575:568], ic_hdr_q[583:576]} :
-                   16'd24,
-                   {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24 ?
-                     {ic_hdr_q[543:536], ic_hdr_q[551:544]} :
-                   16'd24,
-                   {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24 ?
-                     {ic_hdr_q[511:504], ic_hdr_q[519:512]} :
-                   16'd24,
-                   {ic_hdr_q[479:472], ic_hdr_q[487:480]} >= 16'd24 ?
-                     {ic_hdr_q[479:472], ic_hdr_q[487:480]} :
-                   16'd24,
-                   {ic_hdr_q[447:440], ic_hdr_q[455:448]} >= 16'd24 ?
-                     {ic_hdr_q[447:440], ic_hdr_q[455:448]} :
-                   16'd24,
-                   {ic_hdr_q[415:408], ic_hdr_q[423:416]} >= 16'd24 ?
-                     {ic_hdr_q[415:408], ic_hdr_q[423:416]} :
-                   16'd24,
-                   {ic_hdr_q[383:376], ic_hdr_q[391:384]} >= 16'd24 ?
-                     {ic_hdr_q[383:376], ic_hdr_q[391:384]} :
-                   16'd24,
-                   {ic_hdr_q[351:344], ic_hdr_q[359:352]} >= 16'd24 ?
-                     {ic_hdr_q[351:344], ic_hdr_q[359:352]} :
-                   16'd24,
-                   {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24 ?
-                     {ic_hdr_q[319:312], ic_hdr_q[327:320]} :
-                   16'd24,
-                   {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24 ?
-                     {ic_hdr_q[287:280], ic_hdr_q[295:288]} :
-                   16'd24,
-                   {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24 ?
-                     {ic_hdr_q[255:248], ic_hdr_q[263:256]} :
-                   16'd24,
-                   {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24 ?
-                     {ic_hdr_q[223:216], ic_hdr_q[231:224]} :
-                   16'd24,
-                   {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24 ?
-                     {ic_hdr_q[191:184], ic_hdr_q[199:192]} :
-                   16'd24,
-                   {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24 ?
-                     {ic_hdr_q[159:152], ic_hdr_q[167:160]} :
-                   16'd24,
-                   {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24 ?
-                     {ic_hdr_q[127:120], ic_hdr_q[135:128]} :
-                   16'd24,
-                   {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24 ?
-                     {ic_hdr_q[95:88], ic_hdr_q[103:96]} :
-                   16'd24,
-                   {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24 ?
-                     {ic_hdr_q[63:56], ic_hdr_q[71:64]} :
-                   16'd24,
-                   {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24 ?
-                     {ic_hdr_q[31:24], ic_hdr_q[39:32]} :
-                   16'd24};
+  assign ic1_sel = {1'b0,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd15) :
+                    ic1_vlan1 ? 1'b0 :
+                    1'b0,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd14) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd15) :
+                    1'b0,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd13) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd14) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd15,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd12) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd13) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd14,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd11) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd12) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd13,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b1 : ic_hdr_q[59:56] == 4'd10) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd11) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd12,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd9) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b1 : ic_hdr_q[27:24] == 4'd10) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd11,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd8) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd9) :
+                    ic_v6_12_q ? 1'b1 :
+                    ic_hdr_q[3:0] == 4'd10,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd7) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd8) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd9,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd6) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd7) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd8,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd5) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd6) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd7,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd4) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd5) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd6,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd3) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd4) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd5,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd2) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd3) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd4,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd1) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd2) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd3,
+                    ic1_vlan2 ? (ic_v6_20_q ? 1'b0 : ic_hdr_q[59:56] == 4'd0) :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd1) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd2,
+                    ic1_vlan2 ? 1'b0 :
+                    ic1_vlan1 ? (ic_v6_16_q ? 1'b0 : ic_hdr_q[27:24] == 4'd0) :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd1,
+                    ic1_vlan2 ? 1'b0 :
+                    ic1_vlan1 ? 1'b0 :
+                    ic_v6_12_q ? 1'b0 :
+                    ic_hdr_q[3:0] == 4'd0};
+  assign ic1_pend_none = {9'd0, ic1_udp4, 2'b10} + 17'd24;
+  assign ic1_end17 = {ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[575:568], ic_hdr_q[583:576]}} + 17'd82 :
+                     17'd106;
+  assign ic1_end16 = {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[543:536], ic_hdr_q[551:544]}} + 17'd78 :
+                     17'd102;
+  assign ic1_end15 = {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[511:504], ic_hdr_q[519:512]}} + 17'd74 :
+                     17'd98;
+  assign ic1_end14 = {ic_hdr_q[479:472], ic_hdr_q[487:480]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[479:472], ic_hdr_q[487:480]}} + 17'd70 :
+                     17'd94;
+  assign ic1_end13 = {ic_hdr_q[447:440], ic_hdr_q[455:448]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[447:440], ic_hdr_q[455:448]}} + 17'd66 :
+                     17'd90;
+  assign ic1_end12 = {ic_hdr_q[415:408], ic_hdr_q[423:416]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[415:408], ic_hdr_q[423:416]}} + 17'd62 :
+                     17'd86;
+  assign ic1_end11 = {ic_hdr_q[383:376], ic_hdr_q[391:384]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[383:376], ic_hdr_q[391:384]}} + 17'd58 :
+                     17'd82;
+  assign ic1_end10 = {ic_hdr_q[351:344], ic_hdr_q[359:352]} >= 16'd24 ?
+                       {1'b0, {ic_hdr_q[351:344], ic_hdr_q[359:352]}} + 17'd54 :
+                     17'd78;
+  assign ic1_end9 = {ic_hdr_q[319:312], ic_hdr_q[327:320]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[319:312], ic_hdr_q[327:320]}} + 17'd50 :
+                    17'd74;
+  assign ic1_end8 = {ic_hdr_q[287:280], ic_hdr_q[295:288]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[287:280], ic_hdr_q[295:288]}} + 17'd46 :
+                    17'd70;
+  assign ic1_end7 = {ic_hdr_q[255:248], ic_hdr_q[263:256]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[255:248], ic_hdr_q[263:256]}} + 17'd42 :
+                    17'd66;
+  assign ic1_end6 = {ic_hdr_q[223:216], ic_hdr_q[231:224]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[223:216], ic_hdr_q[231:224]}} + 17'd38 :
+                    17'd62;
+  assign ic1_end5 = {ic_hdr_q[191:184], ic_hdr_q[199:192]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[191:184], ic_hdr_q[199:192]}} + 17'd34 :
+                    17'd58;
+  assign ic1_end4 = {ic_hdr_q[159:152], ic_hdr_q[167:160]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[159:152], ic_hdr_q[167:160]}} + 17'd30 :
+                    17'd54;
+  assign ic1_end3 = {ic_hdr_q[127:120], ic_hdr_q[135:128]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[127:120], ic_hdr_q[135:128]}} + 17'd26 :
+                    17'd50;
+  assign ic1_end2 = {ic_hdr_q[95:88], ic_hdr_q[103:96]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[95:88], ic_hdr_q[103:96]}} + 17'd22 :
+                    17'd46;
+  assign ic1_end1 = {ic_hdr_q[63:56], ic_hdr_q[71:64]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[63:56], ic_hdr_q[71:64]}} + 17'd18 :
+                    17'd42;
+  assign ic1_end0 = {ic_hdr_q[31:24], ic_hdr_q[39:32]} >= 16'd24 ?
+                      {1'b0, {ic_hdr_q[31:24], ic_hdr_q[39:32]}} + 17'd14 :
+                    17'd38;
+  assign ic1_pend = {ic1_end17[15:0], ic1_end16[15:0], ic1_end15[15:0], ic1_end14[15:0],
+                     ic1_end13[15:0], ic1_end12[15:0], ic1_end11[15:0], ic1_end10[15:0],
+                     ic1_end9[15:0], ic1_end8[15:0], ic1_end7[15:0], ic1_end6[15:0], ic1_end5[15:0],
+                     ic1_end4[15:0], ic1_end3[15:0], ic1_end2[15:0], ic1_end1[15:0],
+                     ic1_end0[15:0]};
+  assign ic1_pend_hi = {ic1_end17[16], ic1_end16[16], ic1_end15[16], ic1_end14[16], ic1_end13[16],
+                        ic1_end12[16], ic1_end11[16], ic1_end10[16], ic1_end9[16], ic1_end8[16],
+                        ic1_end7[16], ic1_end6[16], ic1_end5[16], ic1_end4[16], ic1_end3[16],
+                        ic1_end2[16], ic1_end1[16], ic1_end0[16]};
   assign ic1_len_ok = {{ic_hdr_q[575:568], ic_hdr_q[583:576]} >= 16'd24,
                        {ic_hdr_q[543:536], ic_hdr_q[551:544]} >= 16'd24,
                        {ic_hdr_q[511:504], ic_hdr_q[519:512]} >= 16'd24,
@@ -1642,50 +1886,657 @@ module rx_parser (
                          {ic_hdr_q[79:72], ic_hdr_q[87:80]} == csr_udp_dport_value_o,
                          {ic_hdr_q[47:40], ic_hdr_q[55:48]} == csr_udp_dport_value_o,
                          {ic_hdr_q[15:8], ic_hdr_q[23:16]} == csr_udp_dport_value_o};
-  assign ic1_opcode = {ic_hdr_q[591:584], ic_hdr_q[575:568], ic_hdr_q[543:536], ic_hdr_q[511:504],
-                       ic_hdr_q[479:472], ic_hdr_q[447:440], ic_hdr_q[415:408], ic_hdr_q[383:376],
-                       ic_hdr_q[351:344], ic_hdr_q[319:312], ic_hdr_q[287:280], ic_hdr_q[255:248],
-                       ic_hdr_q[223:216], ic_hdr_q[191:184], ic_hdr_q[159:152], ic_hdr_q[127:120],
-                       ic_hdr_q[95:88], ic_hdr_q[63:56]};
+  assign ic1_c17_opcode = ic_hdr_q[591:584];
+  assign ic1_c17_op_ok = (ic1_c17_opcode[7:5] == 3'b000 &&
+                          (ic1_c17_opcode[4:0] <= 5'h14 ||
+                           (ic1_c17_opcode[4:0] >= 5'h16 && ic1_c17_opcode[4:0] <= 5'h17))) ||
+                         (ic1_c17_opcode[7:5] == 3'b001 && ic1_c17_opcode[4:0] <= 5'h0b) ||
+                         (ic1_c17_opcode[7:5] == 3'b011 && ic1_c17_opcode[4:0] >= 5'h04 &&
+                          ic1_c17_opcode[4:0] <= 5'h05) ||
+                         (ic1_c17_opcode[7:5] == 3'b100 && ic1_c17_opcode[4:0] == 5'h01);
+  assign ic1_c17_ext_len = {(ic1_c17_opcode[7:5] == 3'b000 &&
+                             (ic1_c17_opcode[4:0] == 5'h06 ||
+                              (ic1_c17_opcode[4:0] >= 5'h0a && ic1_c17_opcode[4:0] <= 5'h0c) ||
+                              (ic1_c17_opcode[4:0] >= 5'h13 && ic1_c17_opcode[4:0] <= 5'h14))) ||
+                            (ic1_c17_opcode[7:5] == 3'b001 &&
+                             (ic1_c17_opcode[4:0] == 5'h06 ||
+                              (ic1_c17_opcode[4:0] >= 5'h0a && ic1_c17_opcode[4:0] <= 5'h0b))) ||
+                            (ic1_c17_opcode[7:5] == 3'b100 && ic1_c17_opcode[4:0] == 5'h01),
+                            (ic1_c17_opcode[7:5] == 3'b000 && ic1_c17_opcode[4:0] >= 5'h12 &&
+                             ic1_c17_opcode[4:0] <= 5'h14) ||
+                            (ic1_c17_opcode[7:5] == 3'b011 && ic1_c17_opcode[4:0] >= 5'h04 &&
+                             ic1_c17_opcode[4:0] <= 5'h05),
+                            (ic1_c17_opcode[7:5] == 3'b000 &&
+                             (ic1_c17_opcode[4:0] == 5'h03 || ic1_c17_opcode[4:0] == 5'h05 ||
+                              ic1_c17_opcode[4:0] == 5'h09 || ic1_c17_opcode[4:0] == 5'h0b ||
+                              ic1_c17_opcode[4:0] == 5'h0d ||
+                              (ic1_c17_opcode[4:0] >= 5'h0f && ic1_c17_opcode[4:0] <= 5'h14) ||
+                              (ic1_c17_opcode[4:0] >= 5'h16 && ic1_c17_opcode[4:0] <= 5'h17))) ||
+                            (ic1_c17_opcode[7:5] == 3'b001 &&
+                             (ic1_c17_opcode[4:0] == 5'h03 || ic1_c17_opcode[4:0] == 5'h05 ||
+                              ic1_c17_opcode[4:0] == 5'h09 || ic1_c17_opcode[4:0] == 5'h0b)) ||
+                            (ic1_c17_opcode[7:5] == 3'b011 && ic1_c17_opcode[4:0] == 5'h05), 1'b0,
+                            1'b0};
+  assign ic1_c16_opcode = ic_hdr_q[575:568];
+  assign ic1_c16_op_ok = (ic1_c16_opcode[7:5] == 3'b000 &&
+                          (ic1_c16_opcode[4:0] <= 5'h14 ||
+                           (ic1_c16_opcode[4:0] >= 5'h16 && ic1_c16_opcode[4:0] <= 5'h17))) ||
+                         (ic1_c16_opcode[7:5] == 3'b001 && ic1_c16_opcode[4:0] <= 5'h0b) ||
+                         (ic1_c16_opcode[7:5] == 3'b011 && ic1_c16_opcode[4:0] >= 5'h04 &&
+                          ic1_c16_opcode[4:0] <= 5'h05) ||
+                         (ic1_c16_opcode[7:5] == 3'b100 && ic1_c16_opcode[4:0] == 5'h01);
+  assign ic1_c16_ext_len = {(ic1_c16_opcode[7:5] == 3'b000 &&
+                             (ic1_c16_opcode[4:0] == 5'h06 ||
+                              (ic1_c16_opcode[4:0] >= 5'h0a && ic1_c16_opcode[4:0] <= 5'h0c) ||
+                              (ic1_c16_opcode[4:0] >= 5'h13 && ic1_c16_opcode[4:0] <= 5'h14))) ||
+                            (ic1_c16_opcode[7:5] == 3'b001 &&
+                             (ic1_c16_opcode[4:0] == 5'h06 ||
+                              (ic1_c16_opcode[4:0] >= 5'h0a && ic1_c16_opcode[4:0] <= 5'h0b))) ||
+                            (ic1_c16_opcode[7:5] == 3'b100 && ic1_c16_opcode[4:0] == 5'h01),
+                            (ic1_c16_opcode[7:5] == 3'b000 && ic1_c16_opcode[4:0] >= 5'h12 &&
+                             ic1_c16_opcode[4:0] <= 5'h14) ||
+                            (ic1_c16_opcode[7:5] == 3'b011 && ic1_c16_opcode[4:0] >= 5'h04 &&
+                             ic1_c16_opcode[4:0] <= 5'h05),
+                            (ic1_c16_opcode[7:5] == 3'b000 &&
+                             (ic1_c16_opcode[4:0] == 5'h03 || ic1_c16_opcode[4:0] == 5'h05 ||
+                              ic1_c16_opcode[4:0] == 5'h09 || ic1_c16_opcode[4:0] == 5'h0b ||
+                              ic1_c16_opcode[4:0] == 5'h0d ||
+                              (ic1_c16_opcode[4:0] >= 5'h0f && ic1_c16_opcode[4:0] <= 5'h14) ||
+                              (ic1_c16_opcode[4:0] >= 5'h16 && ic1_c16_opcode[4:0] <= 5'h17))) ||
+                            (ic1_c16_opcode[7:5] == 3'b001 &&
+                             (ic1_c16_opcode[4:0] == 5'h03 || ic1_c16_opcode[4:0] == 5'h05 ||
+                              ic1_c16_opcode[4:0] == 5'h09 || ic1_c16_opcode[4:0] == 5'h0b)) ||
+                            (ic1_c16_opcode[7:5] == 3'b011 && ic1_c16_opcode[4:0] == 5'h05), 1'b0,
+                            1'b0};
+  assign ic1_c15_opcode = ic_hdr_q[543:536];
+  assign ic1_c15_op_ok = (ic1_c15_opcode[7:5] == 3'b000 &&
+                          (ic1_c15_opcode[4:0] <= 5'h14 ||
+                           (ic1_c15_opcode[4:0] >= 5'h16 && ic1_c15_opcode[4:0] <= 5'h17))) ||
+                         (ic1_c15_opcode[7:5] == 3'b001 && ic1_c15_opcode[4:0] <= 5'h0b) ||
+                         (ic1_c15_opcode[7:5] == 3'b011 && ic1_c15_opcode[4:0] >= 5'h04 &&
+                          ic1_c15_opcode[4:0] <= 5'h05) ||
+                         (ic1_c15_opcode[7:5] == 3'b100 && ic1_c15_opcode[4:0] == 5'h01);
+  assign ic1_c15_ext_len = {(ic1_c15_opcode[7:5] == 3'b000 &&
+                             (ic1_c15_opcode[4:0] == 5'h06 ||
+                              (ic1_c15_opcode[4:0] >= 5'h0a && ic1_c15_opcode[4:0] <= 5'h0c) ||
+                              (ic1_c15_opcode[4:0] >= 5'h13 && ic1_c15_opcode[4:0] <= 5'h14))) ||
+                            (ic1_c15_opcode[7:5] == 3'b001 &&
+                             (ic1_c15_opcode[4:0] == 5'h06 ||
+                              (ic1_c15_opcode[4:0] >= 5'h0a && ic1_c15_opcode[4:0] <= 5'h0b))) ||
+                            (ic1_c15_opcode[7:5] == 3'b100 && ic1_c15_opcode[4:0] == 5'h01),
+                            (ic1_c15_opcode[7:5] == 3'b000 && ic1_c15_opcode[4:0] >= 5'h12 &&
+                             ic1_c15_opcode[4:0] <= 5'h14) ||
+                            (ic1_c15_opcode[7:5] == 3'b011 && ic1_c15_opcode[4:0] >= 5'h04 &&
+                             ic1_c15_opcode[4:0] <= 5'h05),
+                            (ic1_c15_opcode[7:5] == 3'b000 &&
+                             (ic1_c15_opcode[4:0] == 5'h03 || ic1_c15_opcode[4:0] == 5'h05 ||
+                              ic1_c15_opcode[4:0] == 5'h09 || ic1_c15_opcode[4:0] == 5'h0b ||
+                              ic1_c15_opcode[4:0] == 5'h0d ||
+                              (ic1_c15_opcode[4:0] >= 5'h0f && ic1_c15_opcode[4:0] <= 5'h14) ||
+                              (ic1_c15_opcode[4:0] >= 5'h16 && ic1_c15_opcode[4:0] <= 5'h17))) ||
+                            (ic1_c15_opcode[7:5] == 3'b001 &&
+                             (ic1_c15_opcode[4:0] == 5'h03 || ic1_c15_opcode[4:0] == 5'h05 ||
+                              ic1_c15_opcode[4:0] == 5'h09 || ic1_c15_opcode[4:0] == 5'h0b)) ||
+                            (ic1_c15_opcode[7:5] == 3'b011 && ic1_c15_opcode[4:0] == 5'h05), 1'b0,
+                            1'b0};
+  assign ic1_c14_opcode = ic_hdr_q[511:504];
+  assign ic1_c14_op_ok = (ic1_c14_opcode[7:5] == 3'b000 &&
+                          (ic1_c14_opcode[4:0] <= 5'h14 ||
+                           (ic1_c14_opcode[4:0] >= 5'h16 && ic1_c14_opcode[4:0] <= 5'h17))) ||
+                         (ic1_c14_opcode[7:5] == 3'b001 && ic1_c14_opcode[4:0] <= 5'h0b) ||
+                         (ic1_c14_opcode[7:5] == 3'b011 && ic1_c14_opcode[4:0] >= 5'h04 &&
+                          ic1_c14_opcode[4:0] <= 5'h05) ||
+                         (ic1_c14_opcode[7:5] == 3'b100 && ic1_c14_opcode[4:0] == 5'h01);
+  assign ic1_c14_ext_len = {(ic1_c14_opcode[7:5] == 3'b000 &&
+                             (ic1_c14_opcode[4:0] == 5'h06 ||
+                              (ic1_c14_opcode[4:0] >= 5'h0a && ic1_c14_opcode[4:0] <= 5'h0c) ||
+                              (ic1_c14_opcode[4:0] >= 5'h13 && ic1_c14_opcode[4:0] <= 5'h14))) ||
+                            (ic1_c14_opcode[7:5] == 3'b001 &&
+                             (ic1_c14_opcode[4:0] == 5'h06 ||
+                              (ic1_c14_opcode[4:0] >= 5'h0a && ic1_c14_opcode[4:0] <= 5'h0b))) ||
+                            (ic1_c14_opcode[7:5] == 3'b100 && ic1_c14_opcode[4:0] == 5'h01),
+                            (ic1_c14_opcode[7:5] == 3'b000 && ic1_c14_opcode[4:0] >= 5'h12 &&
+                             ic1_c14_opcode[4:0] <= 5'h14) ||
+                            (ic1_c14_opcode[7:5] == 3'b011 && ic1_c14_opcode[4:0] >= 5'h04 &&
+                             ic1_c14_opcode[4:0] <= 5'h05),
+                            (ic1_c14_opcode[7:5] == 3'b000 &&
+                             (ic1_c14_opcode[4:0] == 5'h03 || ic1_c14_opcode[4:0] == 5'h05 ||
+                              ic1_c14_opcode[4:0] == 5'h09 || ic1_c14_opcode[4:0] == 5'h0b ||
+                              ic1_c14_opcode[4:0] == 5'h0d ||
+                              (ic1_c14_opcode[4:0] >= 5'h0f && ic1_c14_opcode[4:0] <= 5'h14) ||
+                              (ic1_c14_opcode[4:0] >= 5'h16 && ic1_c14_opcode[4:0] <= 5'h17))) ||
+                            (ic1_c14_opcode[7:5] == 3'b001 &&
+                             (ic1_c14_opcode[4:0] == 5'h03 || ic1_c14_opcode[4:0] == 5'h05 ||
+                              ic1_c14_opcode[4:0] == 5'h09 || ic1_c14_opcode[4:0] == 5'h0b)) ||
+                            (ic1_c14_opcode[7:5] == 3'b011 && ic1_c14_opcode[4:0] == 5'h05), 1'b0,
+                            1'b0};
+  assign ic1_c13_opcode = ic_hdr_q[479:472];
+  assign ic1_c13_op_ok = (ic1_c13_opcode[7:5] == 3'b000 &&
+                          (ic1_c13_opcode[4:0] <= 5'h14 ||
+                           (ic1_c13_opcode[4:0] >= 5'h16 && ic1_c13_opcode[4:0] <= 5'h17))) ||
+                         (ic1_c13_opcode[7:5] == 3'b001 && ic1_c13_opcode[4:0] <= 5'h0b) ||
+                         (ic1_c13_opcode[7:5] == 3'b011 && ic1_c13_opcode[4:0] >= 5'h04 &&
+                          ic1_c13_opcode[4:0] <= 5'h05) ||
+                         (ic1_c13_opcode[7:5] == 3'b100 && ic1_c13_opcode[4:0] == 5'h01);
+  assign ic1_c13_ext_len = {(ic1_c13_opcode[7:5] == 3'b000 &&
+                             (ic1_c13_opcode[4:0] == 5'h06 ||
+                              (ic1_c13_opcode[4:0] >= 5'h0a && ic1_c13_opcode[4:0] <= 5'h0c) ||
+                              (ic1_c13_opcode[4:0] >= 5'h13 && ic1_c13_opcode[4:0] <= 5'h14))) ||
+                            (ic1_c13_opcode[7:5] == 3'b001 &&
+                             (ic1_c13_opcode[4:0] == 5'h06 ||
+                              (ic1_c13_opcode[4:0] >= 5'h0a && ic1_c13_opcode[4:0] <= 5'h0b))) ||
+                            (ic1_c13_opcode[7:5] == 3'b100 && ic1_c13_opcode[4:0] == 5'h01),
+                            (ic1_c13_opcode[7:5] == 3'b000 && ic1_c13_opcode[4:0] >= 5'h12 &&
+                             ic1_c13_opcode[4:0] <= 5'h14) ||
+                            (ic1_c13_opcode[7:5] == 3'b011 && ic1_c13_opcode[4:0] >= 5'h04 &&
+                             ic1_c13_opcode[4:0] <= 5'h05),
+                            (ic1_c13_opcode[7:5] == 3'b000 &&
+                             (ic1_c13_opcode[4:0] == 5'h03 || ic1_c13_opcode[4:0] == 5'h05 ||
+                              ic1_c13_opcode[4:0] == 5'h09 || ic1_c13_opcode[4:0] == 5'h0b ||
+                              ic1_c13_opcode[4:0] == 5'h0d ||
+                              (ic1_c13_opcode[4:0] >= 5'h0f && ic1_c13_opcode[4:0] <= 5'h14) ||
+                              (ic1_c13_opcode[4:0] >= 5'h16 && ic1_c13_opcode[4:0] <= 5'h17))) ||
+                            (ic1_c13_opcode[7:5] == 3'b001 &&
+                             (ic1_c13_opcode[4:0] == 5'h03 || ic1_c13_opcode[4:0] == 5'h05 ||
+                              ic1_c13_opcode[4:0] == 5'h09 || ic1_c13_opcode[4:0] == 5'h0b)) ||
+                            (ic1_c13_opcode[7:5] == 3'b011 && ic1_c13_opcode[4:0] == 5'h05), 1'b0,
+                            1'b0};
+  assign ic1_c12_opcode = ic_hdr_q[447:440];
+  assign ic1_c12_op_ok = (ic1_c12_opcode[7:5] == 3'b000 &&
+                          (ic1_c12_opcode[4:0] <= 5'h14 ||
+                           (ic1_c12_opcode[4:0] >= 5'h16 && ic1_c12_opcode[4:0] <= 5'h17))) ||
+                         (ic1_c12_opcode[7:5] == 3'b001 && ic1_c12_opcode[4:0] <= 5'h0b) ||
+                         (ic1_c12_opcode[7:5] == 3'b011 && ic1_c12_opcode[4:0] >= 5'h04 &&
+                          ic1_c12_opcode[4:0] <= 5'h05) ||
+                         (ic1_c12_opcode[7:5] == 3'b100 && ic1_c12_opcode[4:0] == 5'h01);
+  assign ic1_c12_ext_len = {(ic1_c12_opcode[7:5] == 3'b000 &&
+                             (ic1_c12_opcode[4:0] == 5'h06 ||
+                              (ic1_c12_opcode[4:0] >= 5'h0a && ic1_c12_opcode[4:0] <= 5'h0c) ||
+                              (ic1_c12_opcode[4:0] >= 5'h13 && ic1_c12_opcode[4:0] <= 5'h14))) ||
+                            (ic1_c12_opcode[7:5] == 3'b001 &&
+                             (ic1_c12_opcode[4:0] == 5'h06 ||
+                              (ic1_c12_opcode[4:0] >= 5'h0a && ic1_c12_opcode[4:0] <= 5'h0b))) ||
+                            (ic1_c12_opcode[7:5] == 3'b100 && ic1_c12_opcode[4:0] == 5'h01),
+                            (ic1_c12_opcode[7:5] == 3'b000 && ic1_c12_opcode[4:0] >= 5'h12 &&
+                             ic1_c12_opcode[4:0] <= 5'h14) ||
+                            (ic1_c12_opcode[7:5] == 3'b011 && ic1_c12_opcode[4:0] >= 5'h04 &&
+                             ic1_c12_opcode[4:0] <= 5'h05),
+                            (ic1_c12_opcode[7:5] == 3'b000 &&
+                             (ic1_c12_opcode[4:0] == 5'h03 || ic1_c12_opcode[4:0] == 5'h05 ||
+                              ic1_c12_opcode[4:0] == 5'h09 || ic1_c12_opcode[4:0] == 5'h0b ||
+                              ic1_c12_opcode[4:0] == 5'h0d ||
+                              (ic1_c12_opcode[4:0] >= 5'h0f && ic1_c12_opcode[4:0] <= 5'h14) ||
+                              (ic1_c12_opcode[4:0] >= 5'h16 && ic1_c12_opcode[4:0] <= 5'h17))) ||
+                            (ic1_c12_opcode[7:5] == 3'b001 &&
+                             (ic1_c12_opcode[4:0] == 5'h03 || ic1_c12_opcode[4:0] == 5'h05 ||
+                              ic1_c12_opcode[4:0] == 5'h09 || ic1_c12_opcode[4:0] == 5'h0b)) ||
+                            (ic1_c12_opcode[7:5] == 3'b011 && ic1_c12_opcode[4:0] == 5'h05), 1'b0,
+                            1'b0};
+  assign ic1_c11_opcode = ic_hdr_q[415:408];
+  assign ic1_c11_op_ok = (ic1_c11_opcode[7:5] == 3'b000 &&
+                          (ic1_c11_opcode[4:0] <= 5'h14 ||
+                           (ic1_c11_opcode[4:0] >= 5'h16 && ic1_c11_opcode[4:0] <= 5'h17))) ||
+                         (ic1_c11_opcode[7:5] == 3'b001 && ic1_c11_opcode[4:0] <= 5'h0b) ||
+                         (ic1_c11_opcode[7:5] == 3'b011 && ic1_c11_opcode[4:0] >= 5'h04 &&
+                          ic1_c11_opcode[4:0] <= 5'h05) ||
+                         (ic1_c11_opcode[7:5] == 3'b100 && ic1_c11_opcode[4:0] == 5'h01);
+  assign ic1_c11_ext_len = {(ic1_c11_opcode[7:5] == 3'b000 &&
+                             (ic1_c11_opcode[4:0] == 5'h06 ||
+                              (ic1_c11_opcode[4:0] >= 5'h0a && ic1_c11_opcode[4:0] <= 5'h0c) ||
+                              (ic1_c11_opcode[4:0] >= 5'h13 && ic1_c11_opcode[4:0] <= 5'h14))) ||
+                            (ic1_c11_opcode[7:5] == 3'b001 &&
+                             (ic1_c11_opcode[4:0] == 5'h06 ||
+                              (ic1_c11_opcode[4:0] >= 5'h0a && ic1_c11_opcode[4:0] <= 5'h0b))) ||
+                            (ic1_c11_opcode[7:5] == 3'b100 && ic1_c11_opcode[4:0] == 5'h01),
+                            (ic1_c11_opcode[7:5] == 3'b000 && ic1_c11_opcode[4:0] >= 5'h12 &&
+                             ic1_c11_opcode[4:0] <= 5'h14) ||
+                            (ic1_c11_opcode[7:5] == 3'b011 && ic1_c11_opcode[4:0] >= 5'h04 &&
+                             ic1_c11_opcode[4:0] <= 5'h05),
+                            (ic1_c11_opcode[7:5] == 3'b000 &&
+                             (ic1_c11_opcode[4:0] == 5'h03 || ic1_c11_opcode[4:0] == 5'h05 ||
+                              ic1_c11_opcode[4:0] == 5'h09 || ic1_c11_opcode[4:0] == 5'h0b ||
+                              ic1_c11_opcode[4:0] == 5'h0d ||
+                              (ic1_c11_opcode[4:0] >= 5'h0f && ic1_c11_opcode[4:0] <= 5'h14) ||
+                              (ic1_c11_opcode[4:0] >= 5'h16 && ic1_c11_opcode[4:0] <= 5'h17))) ||
+                            (ic1_c11_opcode[7:5] == 3'b001 &&
+                             (ic1_c11_opcode[4:0] == 5'h03 || ic1_c11_opcode[4:0] == 5'h05 ||
+                              ic1_c11_opcode[4:0] == 5'h09 || ic1_c11_opcode[4:0] == 5'h0b)) ||
+                            (ic1_c11_opcode[7:5] == 3'b011 && ic1_c11_opcode[4:0] == 5'h05), 1'b0,
+                            1'b0};
+  assign ic1_c10_opcode = ic_hdr_q[383:376];
+  assign ic1_c10_op_ok = (ic1_c10_opcode[7:5] == 3'b000 &&
+                          (ic1_c10_opcode[4:0] <= 5'h14 ||
+                           (ic1_c10_opcode[4:0] >= 5'h16 && ic1_c10_opcode[4:0] <= 5'h17))) ||
+                         (ic1_c10_opcode[7:5] == 3'b001 && ic1_c10_opcode[4:0] <= 5'h0b) ||
+                         (ic1_c10_opcode[7:5] == 3'b011 && ic1_c10_opcode[4:0] >= 5'h04 &&
+                          ic1_c10_opcode[4:0] <= 5'h05) ||
+                         (ic1_c10_opcode[7:5] == 3'b100 && ic1_c10_opcode[4:0] == 5'h01);
+  assign ic1_c10_ext_len = {(ic1_c10_opcode[7:5] == 3'b000 &&
+                             (ic1_c10_opcode[4:0] == 5'h06 ||
+                              (ic1_c10_opcode[4:0] >= 5'h0a && ic1_c10_opcode[4:0] <= 5'h0c) ||
+                              (ic1_c10_opcode[4:0] >= 5'h13 && ic1_c10_opcode[4:0] <= 5'h14))) ||
+                            (ic1_c10_opcode[7:5] == 3'b001 &&
+                             (ic1_c10_opcode[4:0] == 5'h06 ||
+                              (ic1_c10_opcode[4:0] >= 5'h0a && ic1_c10_opcode[4:0] <= 5'h0b))) ||
+                            (ic1_c10_opcode[7:5] == 3'b100 && ic1_c10_opcode[4:0] == 5'h01),
+                            (ic1_c10_opcode[7:5] == 3'b000 && ic1_c10_opcode[4:0] >= 5'h12 &&
+                             ic1_c10_opcode[4:0] <= 5'h14) ||
+                            (ic1_c10_opcode[7:5] == 3'b011 && ic1_c10_opcode[4:0] >= 5'h04 &&
+                             ic1_c10_opcode[4:0] <= 5'h05),
+                            (ic1_c10_opcode[7:5] == 3'b000 &&
+                             (ic1_c10_opcode[4:0] == 5'h03 || ic1_c10_opcode[4:0] == 5'h05 ||
+                              ic1_c10_opcode[4:0] == 5'h09 || ic1_c10_opcode[4:0] == 5'h0b ||
+                              ic1_c10_opcode[4:0] == 5'h0d ||
+                              (ic1_c10_opcode[4:0] >= 5'h0f && ic1_c10_opcode[4:0] <= 5'h14) ||
+                              (ic1_c10_opcode[4:0] >= 5'h16 && ic1_c10_opcode[4:0] <= 5'h17))) ||
+                            (ic1_c10_opcode[7:5] == 3'b001 &&
+                             (ic1_c10_opcode[4:0] == 5'h03 || ic1_c10_opcode[4:0] == 5'h05 ||
+                              ic1_c10_opcode[4:0] == 5'h09 || ic1_c10_opcode[4:0] == 5'h0b)) ||
+                            (ic1_c10_opcode[7:5] == 3'b011 && ic1_c10_opcode[4:0] == 5'h05), 1'b0,
+                            1'b0};
+  assign ic1_c9_opcode = ic_hdr_q[351:344];
+  assign ic1_c9_op_ok = (ic1_c9_opcode[7:5] == 3'b000 &&
+                         (ic1_c9_opcode[4:0] <= 5'h14 ||
+                          (ic1_c9_opcode[4:0] >= 5'h16 && ic1_c9_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c9_opcode[7:5] == 3'b001 && ic1_c9_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c9_opcode[7:5] == 3'b011 && ic1_c9_opcode[4:0] >= 5'h04 &&
+                         ic1_c9_opcode[4:0] <= 5'h05) ||
+                        (ic1_c9_opcode[7:5] == 3'b100 && ic1_c9_opcode[4:0] == 5'h01);
+  assign ic1_c9_ext_len = {(ic1_c9_opcode[7:5] == 3'b000 &&
+                            (ic1_c9_opcode[4:0] == 5'h06 ||
+                             (ic1_c9_opcode[4:0] >= 5'h0a && ic1_c9_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c9_opcode[4:0] >= 5'h13 && ic1_c9_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c9_opcode[7:5] == 3'b001 &&
+                            (ic1_c9_opcode[4:0] == 5'h06 ||
+                             (ic1_c9_opcode[4:0] >= 5'h0a && ic1_c9_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c9_opcode[7:5] == 3'b100 && ic1_c9_opcode[4:0] == 5'h01),
+                           (ic1_c9_opcode[7:5] == 3'b000 && ic1_c9_opcode[4:0] >= 5'h12 &&
+                            ic1_c9_opcode[4:0] <= 5'h14) ||
+                           (ic1_c9_opcode[7:5] == 3'b011 && ic1_c9_opcode[4:0] >= 5'h04 &&
+                            ic1_c9_opcode[4:0] <= 5'h05),
+                           (ic1_c9_opcode[7:5] == 3'b000 &&
+                            (ic1_c9_opcode[4:0] == 5'h03 || ic1_c9_opcode[4:0] == 5'h05 ||
+                             ic1_c9_opcode[4:0] == 5'h09 || ic1_c9_opcode[4:0] == 5'h0b ||
+                             ic1_c9_opcode[4:0] == 5'h0d ||
+                             (ic1_c9_opcode[4:0] >= 5'h0f && ic1_c9_opcode[4:0] <= 5'h14) ||
+                             (ic1_c9_opcode[4:0] >= 5'h16 && ic1_c9_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c9_opcode[7:5] == 3'b001 &&
+                            (ic1_c9_opcode[4:0] == 5'h03 || ic1_c9_opcode[4:0] == 5'h05 ||
+                             ic1_c9_opcode[4:0] == 5'h09 || ic1_c9_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c9_opcode[7:5] == 3'b011 && ic1_c9_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c8_opcode = ic_hdr_q[319:312];
+  assign ic1_c8_op_ok = (ic1_c8_opcode[7:5] == 3'b000 &&
+                         (ic1_c8_opcode[4:0] <= 5'h14 ||
+                          (ic1_c8_opcode[4:0] >= 5'h16 && ic1_c8_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c8_opcode[7:5] == 3'b001 && ic1_c8_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c8_opcode[7:5] == 3'b011 && ic1_c8_opcode[4:0] >= 5'h04 &&
+                         ic1_c8_opcode[4:0] <= 5'h05) ||
+                        (ic1_c8_opcode[7:5] == 3'b100 && ic1_c8_opcode[4:0] == 5'h01);
+  assign ic1_c8_ext_len = {(ic1_c8_opcode[7:5] == 3'b000 &&
+                            (ic1_c8_opcode[4:0] == 5'h06 ||
+                             (ic1_c8_opcode[4:0] >= 5'h0a && ic1_c8_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c8_opcode[4:0] >= 5'h13 && ic1_c8_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c8_opcode[7:5] == 3'b001 &&
+                            (ic1_c8_opcode[4:0] == 5'h06 ||
+                             (ic1_c8_opcode[4:0] >= 5'h0a && ic1_c8_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c8_opcode[7:5] == 3'b100 && ic1_c8_opcode[4:0] == 5'h01),
+                           (ic1_c8_opcode[7:5] == 3'b000 && ic1_c8_opcode[4:0] >= 5'h12 &&
+                            ic1_c8_opcode[4:0] <= 5'h14) ||
+                           (ic1_c8_opcode[7:5] == 3'b011 && ic1_c8_opcode[4:0] >= 5'h04 &&
+                            ic1_c8_opcode[4:0] <= 5'h05),
+                           (ic1_c8_opcode[7:5] == 3'b000 &&
+                            (ic1_c8_opcode[4:0] == 5'h03 || ic1_c8_opcode[4:0] == 5'h05 ||
+                             ic1_c8_opcode[4:0] == 5'h09 || ic1_c8_opcode[4:0] == 5'h0b ||
+                             ic1_c8_opcode[4:0] == 5'h0d ||
+                             (ic1_c8_opcode[4:0] >= 5'h0f && ic1_c8_opcode[4:0] <= 5'h14) ||
+                             (ic1_c8_opcode[4:0] >= 5'h16 && ic1_c8_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c8_opcode[7:5] == 3'b001 &&
+                            (ic1_c8_opcode[4:0] == 5'h03 || ic1_c8_opcode[4:0] == 5'h05 ||
+                             ic1_c8_opcode[4:0] == 5'h09 || ic1_c8_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c8_opcode[7:5] == 3'b011 && ic1_c8_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c7_opcode = ic_hdr_q[287:280];
+  assign ic1_c7_op_ok = (ic1_c7_opcode[7:5] == 3'b000 &&
+                         (ic1_c7_opcode[4:0] <= 5'h14 ||
+                          (ic1_c7_opcode[4:0] >= 5'h16 && ic1_c7_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c7_opcode[7:5] == 3'b001 && ic1_c7_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c7_opcode[7:5] == 3'b011 && ic1_c7_opcode[4:0] >= 5'h04 &&
+                         ic1_c7_opcode[4:0] <= 5'h05) ||
+                        (ic1_c7_opcode[7:5] == 3'b100 && ic1_c7_opcode[4:0] == 5'h01);
+  assign ic1_c7_ext_len = {(ic1_c7_opcode[7:5] == 3'b000 &&
+                            (ic1_c7_opcode[4:0] == 5'h06 ||
+                             (ic1_c7_opcode[4:0] >= 5'h0a && ic1_c7_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c7_opcode[4:0] >= 5'h13 && ic1_c7_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c7_opcode[7:5] == 3'b001 &&
+                            (ic1_c7_opcode[4:0] == 5'h06 ||
+                             (ic1_c7_opcode[4:0] >= 5'h0a && ic1_c7_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c7_opcode[7:5] == 3'b100 && ic1_c7_opcode[4:0] == 5'h01),
+                           (ic1_c7_opcode[7:5] == 3'b000 && ic1_c7_opcode[4:0] >= 5'h12 &&
+                            ic1_c7_opcode[4:0] <= 5'h14) ||
+                           (ic1_c7_opcode[7:5] == 3'b011 && ic1_c7_opcode[4:0] >= 5'h04 &&
+                            ic1_c7_opcode[4:0] <= 5'h05),
+                           (ic1_c7_opcode[7:5] == 3'b000 &&
+                            (ic1_c7_opcode[4:0] == 5'h03 || ic1_c7_opcode[4:0] == 5'h05 ||
+                             ic1_c7_opcode[4:0] == 5'h09 || ic1_c7_opcode[4:0] == 5'h0b ||
+                             ic1_c7_opcode[4:0] == 5'h0d ||
+                             (ic1_c7_opcode[4:0] >= 5'h0f && ic1_c7_opcode[4:0] <= 5'h14) ||
+                             (ic1_c7_opcode[4:0] >= 5'h16 && ic1_c7_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c7_opcode[7:5] == 3'b001 &&
+                            (ic1_c7_opcode[4:0] == 5'h03 || ic1_c7_opcode[4:0] == 5'h05 ||
+                             ic1_c7_opcode[4:0] == 5'h09 || ic1_c7_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c7_opcode[7:5] == 3'b011 && ic1_c7_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c6_opcode = ic_hdr_q[255:248];
+  assign ic1_c6_op_ok = (ic1_c6_opcode[7:5] == 3'b000 &&
+                         (ic1_c6_opcode[4:0] <= 5'h14 ||
+                          (ic1_c6_opcode[4:0] >= 5'h16 && ic1_c6_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c6_opcode[7:5] == 3'b001 && ic1_c6_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c6_opcode[7:5] == 3'b011 && ic1_c6_opcode[4:0] >= 5'h04 &&
+                         ic1_c6_opcode[4:0] <= 5'h05) ||
+                        (ic1_c6_opcode[7:5] == 3'b100 && ic1_c6_opcode[4:0] == 5'h01);
+  assign ic1_c6_ext_len = {(ic1_c6_opcode[7:5] == 3'b000 &&
+                            (ic1_c6_opcode[4:0] == 5'h06 ||
+                             (ic1_c6_opcode[4:0] >= 5'h0a && ic1_c6_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c6_opcode[4:0] >= 5'h13 && ic1_c6_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c6_opcode[7:5] == 3'b001 &&
+                            (ic1_c6_opcode[4:0] == 5'h06 ||
+                             (ic1_c6_opcode[4:0] >= 5'h0a && ic1_c6_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c6_opcode[7:5] == 3'b100 && ic1_c6_opcode[4:0] == 5'h01),
+                           (ic1_c6_opcode[7:5] == 3'b000 && ic1_c6_opcode[4:0] >= 5'h12 &&
+                            ic1_c6_opcode[4:0] <= 5'h14) ||
+                           (ic1_c6_opcode[7:5] == 3'b011 && ic1_c6_opcode[4:0] >= 5'h04 &&
+                            ic1_c6_opcode[4:0] <= 5'h05),
+                           (ic1_c6_opcode[7:5] == 3'b000 &&
+                            (ic1_c6_opcode[4:0] == 5'h03 || ic1_c6_opcode[4:0] == 5'h05 ||
+                             ic1_c6_opcode[4:0] == 5'h09 || ic1_c6_opcode[4:0] == 5'h0b ||
+                             ic1_c6_opcode[4:0] == 5'h0d ||
+                             (ic1_c6_opcode[4:0] >= 5'h0f && ic1_c6_opcode[4:0] <= 5'h14) ||
+                             (ic1_c6_opcode[4:0] >= 5'h16 && ic1_c6_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c6_opcode[7:5] == 3'b001 &&
+                            (ic1_c6_opcode[4:0] == 5'h03 || ic1_c6_opcode[4:0] == 5'h05 ||
+                             ic1_c6_opcode[4:0] == 5'h09 || ic1_c6_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c6_opcode[7:5] == 3'b011 && ic1_c6_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c5_opcode = ic_hdr_q[223:216];
+  assign ic1_c5_op_ok = (ic1_c5_opcode[7:5] == 3'b000 &&
+                         (ic1_c5_opcode[4:0] <= 5'h14 ||
+                          (ic1_c5_opcode[4:0] >= 5'h16 && ic1_c5_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c5_opcode[7:5] == 3'b001 && ic1_c5_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c5_opcode[7:5] == 3'b011 && ic1_c5_opcode[4:0] >= 5'h04 &&
+                         ic1_c5_opcode[4:0] <= 5'h05) ||
+                        (ic1_c5_opcode[7:5] == 3'b100 && ic1_c5_opcode[4:0] == 5'h01);
+  assign ic1_c5_ext_len = {(ic1_c5_opcode[7:5] == 3'b000 &&
+                            (ic1_c5_opcode[4:0] == 5'h06 ||
+                             (ic1_c5_opcode[4:0] >= 5'h0a && ic1_c5_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c5_opcode[4:0] >= 5'h13 && ic1_c5_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c5_opcode[7:5] == 3'b001 &&
+                            (ic1_c5_opcode[4:0] == 5'h06 ||
+                             (ic1_c5_opcode[4:0] >= 5'h0a && ic1_c5_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c5_opcode[7:5] == 3'b100 && ic1_c5_opcode[4:0] == 5'h01),
+                           (ic1_c5_opcode[7:5] == 3'b000 && ic1_c5_opcode[4:0] >= 5'h12 &&
+                            ic1_c5_opcode[4:0] <= 5'h14) ||
+                           (ic1_c5_opcode[7:5] == 3'b011 && ic1_c5_opcode[4:0] >= 5'h04 &&
+                            ic1_c5_opcode[4:0] <= 5'h05),
+                           (ic1_c5_opcode[7:5] == 3'b000 &&
+                            (ic1_c5_opcode[4:0] == 5'h03 || ic1_c5_opcode[4:0] == 5'h05 ||
+                             ic1_c5_opcode[4:0] == 5'h09 || ic1_c5_opcode[4:0] == 5'h0b ||
+                             ic1_c5_opcode[4:0] == 5'h0d ||
+                             (ic1_c5_opcode[4:0] >= 5'h0f && ic1_c5_opcode[4:0] <= 5'h14) ||
+                             (ic1_c5_opcode[4:0] >= 5'h16 && ic1_c5_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c5_opcode[7:5] == 3'b001 &&
+                            (ic1_c5_opcode[4:0] == 5'h03 || ic1_c5_opcode[4:0] == 5'h05 ||
+                             ic1_c5_opcode[4:0] == 5'h09 || ic1_c5_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c5_opcode[7:5] == 3'b011 && ic1_c5_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c4_opcode = ic_hdr_q[191:184];
+  assign ic1_c4_op_ok = (ic1_c4_opcode[7:5] == 3'b000 &&
+                         (ic1_c4_opcode[4:0] <= 5'h14 ||
+                          (ic1_c4_opcode[4:0] >= 5'h16 && ic1_c4_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c4_opcode[7:5] == 3'b001 && ic1_c4_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c4_opcode[7:5] == 3'b011 && ic1_c4_opcode[4:0] >= 5'h04 &&
+                         ic1_c4_opcode[4:0] <= 5'h05) ||
+                        (ic1_c4_opcode[7:5] == 3'b100 && ic1_c4_opcode[4:0] == 5'h01);
+  assign ic1_c4_ext_len = {(ic1_c4_opcode[7:5] == 3'b000 &&
+                            (ic1_c4_opcode[4:0] == 5'h06 ||
+                             (ic1_c4_opcode[4:0] >= 5'h0a && ic1_c4_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c4_opcode[4:0] >= 5'h13 && ic1_c4_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c4_opcode[7:5] == 3'b001 &&
+                            (ic1_c4_opcode[4:0] == 5'h06 ||
+                             (ic1_c4_opcode[4:0] >= 5'h0a && ic1_c4_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c4_opcode[7:5] == 3'b100 && ic1_c4_opcode[4:0] == 5'h01),
+                           (ic1_c4_opcode[7:5] == 3'b000 && ic1_c4_opcode[4:0] >= 5'h12 &&
+                            ic1_c4_opcode[4:0] <= 5'h14) ||
+                           (ic1_c4_opcode[7:5] == 3'b011 && ic1_c4_opcode[4:0] >= 5'h04 &&
+                            ic1_c4_opcode[4:0] <= 5'h05),
+                           (ic1_c4_opcode[7:5] == 3'b000 &&
+                            (ic1_c4_opcode[4:0] == 5'h03 || ic1_c4_opcode[4:0] == 5'h05 ||
+                             ic1_c4_opcode[4:0] == 5'h09 || ic1_c4_opcode[4:0] == 5'h0b ||
+                             ic1_c4_opcode[4:0] == 5'h0d ||
+                             (ic1_c4_opcode[4:0] >= 5'h0f && ic1_c4_opcode[4:0] <= 5'h14) ||
+                             (ic1_c4_opcode[4:0] >= 5'h16 && ic1_c4_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c4_opcode[7:5] == 3'b001 &&
+                            (ic1_c4_opcode[4:0] == 5'h03 || ic1_c4_opcode[4:0] == 5'h05 ||
+                             ic1_c4_opcode[4:0] == 5'h09 || ic1_c4_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c4_opcode[7:5] == 3'b011 && ic1_c4_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c3_opcode = ic_hdr_q[159:152];
+  assign ic1_c3_op_ok = (ic1_c3_opcode[7:5] == 3'b000 &&
+                         (ic1_c3_opcode[4:0] <= 5'h14 ||
+                          (ic1_c3_opcode[4:0] >= 5'h16 && ic1_c3_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c3_opcode[7:5] == 3'b001 && ic1_c3_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c3_opcode[7:5] == 3'b011 && ic1_c3_opcode[4:0] >= 5'h04 &&
+                         ic1_c3_opcode[4:0] <= 5'h05) ||
+                        (ic1_c3_opcode[7:5] == 3'b100 && ic1_c3_opcode[4:0] == 5'h01);
+  assign ic1_c3_ext_len = {(ic1_c3_opcode[7:5] == 3'b000 &&
+                            (ic1_c3_opcode[4:0] == 5'h06 ||
+                             (ic1_c3_opcode[4:0] >= 5'h0a && ic1_c3_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c3_opcode[4:0] >= 5'h13 && ic1_c3_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c3_opcode[7:5] == 3'b001 &&
+                            (ic1_c3_opcode[4:0] == 5'h06 ||
+                             (ic1_c3_opcode[4:0] >= 5'h0a && ic1_c3_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c3_opcode[7:5] == 3'b100 && ic1_c3_opcode[4:0] == 5'h01),
+                           (ic1_c3_opcode[7:5] == 3'b000 && ic1_c3_opcode[4:0] >= 5'h12 &&
+                            ic1_c3_opcode[4:0] <= 5'h14) ||
+                           (ic1_c3_opcode[7:5] == 3'b011 && ic1_c3_opcode[4:0] >= 5'h04 &&
+                            ic1_c3_opcode[4:0] <= 5'h05),
+                           (ic1_c3_opcode[7:5] == 3'b000 &&
+                            (ic1_c3_opcode[4:0] == 5'h03 || ic1_c3_opcode[4:0] == 5'h05 ||
+                             ic1_c3_opcode[4:0] == 5'h09 || ic1_c3_opcode[4:0] == 5'h0b ||
+                             ic1_c3_opcode[4:0] == 5'h0d ||
+                             (ic1_c3_opcode[4:0] >= 5'h0f && ic1_c3_opcode[4:0] <= 5'h14) ||
+                             (ic1_c3_opcode[4:0] >= 5'h16 && ic1_c3_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c3_opcode[7:5] == 3'b001 &&
+                            (ic1_c3_opcode[4:0] == 5'h03 || ic1_c3_opcode[4:0] == 5'h05 ||
+                             ic1_c3_opcode[4:0] == 5'h09 || ic1_c3_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c3_opcode[7:5] == 3'b011 && ic1_c3_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c2_opcode = ic_hdr_q[127:120];
+  assign ic1_c2_op_ok = (ic1_c2_opcode[7:5] == 3'b000 &&
+                         (ic1_c2_opcode[4:0] <= 5'h14 ||
+                          (ic1_c2_opcode[4:0] >= 5'h16 && ic1_c2_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c2_opcode[7:5] == 3'b001 && ic1_c2_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c2_opcode[7:5] == 3'b011 && ic1_c2_opcode[4:0] >= 5'h04 &&
+                         ic1_c2_opcode[4:0] <= 5'h05) ||
+                        (ic1_c2_opcode[7:5] == 3'b100 && ic1_c2_opcode[4:0] == 5'h01);
+  assign ic1_c2_ext_len = {(ic1_c2_opcode[7:5] == 3'b000 &&
+                            (ic1_c2_opcode[4:0] == 5'h06 ||
+                             (ic1_c2_opcode[4:0] >= 5'h0a && ic1_c2_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c2_opcode[4:0] >= 5'h13 && ic1_c2_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c2_opcode[7:5] == 3'b001 &&
+                            (ic1_c2_opcode[4:0] == 5'h06 ||
+                             (ic1_c2_opcode[4:0] >= 5'h0a && ic1_c2_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c2_opcode[7:5] == 3'b100 && ic1_c2_opcode[4:0] == 5'h01),
+                           (ic1_c2_opcode[7:5] == 3'b000 && ic1_c2_opcode[4:0] >= 5'h12 &&
+                            ic1_c2_opcode[4:0] <= 5'h14) ||
+                           (ic1_c2_opcode[7:5] == 3'b011 && ic1_c2_opcode[4:0] >= 5'h04 &&
+                            ic1_c2_opcode[4:0] <= 5'h05),
+                           (ic1_c2_opcode[7:5] == 3'b000 &&
+                            (ic1_c2_opcode[4:0] == 5'h03 || ic1_c2_opcode[4:0] == 5'h05 ||
+                             ic1_c2_opcode[4:0] == 5'h09 || ic1_c2_opcode[4:0] == 5'h0b ||
+                             ic1_c2_opcode[4:0] == 5'h0d ||
+                             (ic1_c2_opcode[4:0] >= 5'h0f && ic1_c2_opcode[4:0] <= 5'h14) ||
+                             (ic1_c2_opcode[4:0] >= 5'h16 && ic1_c2_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c2_opcode[7:5] == 3'b001 &&
+                            (ic1_c2_opcode[4:0] == 5'h03 || ic1_c2_opcode[4:0] == 5'h05 ||
+                             ic1_c2_opcode[4:0] == 5'h09 || ic1_c2_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c2_opcode[7:5] == 3'b011 && ic1_c2_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c1_opcode = ic_hdr_q[95:88];
+  assign ic1_c1_op_ok = (ic1_c1_opcode[7:5] == 3'b000 &&
+                         (ic1_c1_opcode[4:0] <= 5'h14 ||
+                          (ic1_c1_opcode[4:0] >= 5'h16 && ic1_c1_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c1_opcode[7:5] == 3'b001 && ic1_c1_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c1_opcode[7:5] == 3'b011 && ic1_c1_opcode[4:0] >= 5'h04 &&
+                         ic1_c1_opcode[4:0] <= 5'h05) ||
+                        (ic1_c1_opcode[7:5] == 3'b100 && ic1_c1_opcode[4:0] == 5'h01);
+  assign ic1_c1_ext_len = {(ic1_c1_opcode[7:5] == 3'b000 &&
+                            (ic1_c1_opcode[4:0] == 5'h06 ||
+                             (ic1_c1_opcode[4:0] >= 5'h0a && ic1_c1_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c1_opcode[4:0] >= 5'h13 && ic1_c1_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c1_opcode[7:5] == 3'b001 &&
+                            (ic1_c1_opcode[4:0] == 5'h06 ||
+                             (ic1_c1_opcode[4:0] >= 5'h0a && ic1_c1_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c1_opcode[7:5] == 3'b100 && ic1_c1_opcode[4:0] == 5'h01),
+                           (ic1_c1_opcode[7:5] == 3'b000 && ic1_c1_opcode[4:0] >= 5'h12 &&
+                            ic1_c1_opcode[4:0] <= 5'h14) ||
+                           (ic1_c1_opcode[7:5] == 3'b011 && ic1_c1_opcode[4:0] >= 5'h04 &&
+                            ic1_c1_opcode[4:0] <= 5'h05),
+                           (ic1_c1_opcode[7:5] == 3'b000 &&
+                            (ic1_c1_opcode[4:0] == 5'h03 || ic1_c1_opcode[4:0] == 5'h05 ||
+                             ic1_c1_opcode[4:0] == 5'h09 || ic1_c1_opcode[4:0] == 5'h0b ||
+                             ic1_c1_opcode[4:0] == 5'h0d ||
+                             (ic1_c1_opcode[4:0] >= 5'h0f && ic1_c1_opcode[4:0] <= 5'h14) ||
+                             (ic1_c1_opcode[4:0] >= 5'h16 && ic1_c1_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c1_opcode[7:5] == 3'b001 &&
+                            (ic1_c1_opcode[4:0] == 5'h03 || ic1_c1_opcode[4:0] == 5'h05 ||
+                             ic1_c1_opcode[4:0] == 5'h09 || ic1_c1_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c1_opcode[7:5] == 3'b011 && ic1_c1_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_c0_opcode = ic_hdr_q[63:56];
+  assign ic1_c0_op_ok = (ic1_c0_opcode[7:5] == 3'b000 &&
+                         (ic1_c0_opcode[4:0] <= 5'h14 ||
+                          (ic1_c0_opcode[4:0] >= 5'h16 && ic1_c0_opcode[4:0] <= 5'h17))) ||
+                        (ic1_c0_opcode[7:5] == 3'b001 && ic1_c0_opcode[4:0] <= 5'h0b) ||
+                        (ic1_c0_opcode[7:5] == 3'b011 && ic1_c0_opcode[4:0] >= 5'h04 &&
+                         ic1_c0_opcode[4:0] <= 5'h05) ||
+                        (ic1_c0_opcode[7:5] == 3'b100 && ic1_c0_opcode[4:0] == 5'h01);
+  assign ic1_c0_ext_len = {(ic1_c0_opcode[7:5] == 3'b000 &&
+                            (ic1_c0_opcode[4:0] == 5'h06 ||
+                             (ic1_c0_opcode[4:0] >= 5'h0a && ic1_c0_opcode[4:0] <= 5'h0c) ||
+                             (ic1_c0_opcode[4:0] >= 5'h13 && ic1_c0_opcode[4:0] <= 5'h14))) ||
+                           (ic1_c0_opcode[7:5] == 3'b001 &&
+                            (ic1_c0_opcode[4:0] == 5'h06 ||
+                             (ic1_c0_opcode[4:0] >= 5'h0a && ic1_c0_opcode[4:0] <= 5'h0b))) ||
+                           (ic1_c0_opcode[7:5] == 3'b100 && ic1_c0_opcode[4:0] == 5'h01),
+                           (ic1_c0_opcode[7:5] == 3'b000 && ic1_c0_opcode[4:0] >= 5'h12 &&
+                            ic1_c0_opcode[4:0] <= 5'h14) ||
+                           (ic1_c0_opcode[7:5] == 3'b011 && ic1_c0_opcode[4:0] >= 5'h04 &&
+                            ic1_c0_opcode[4:0] <= 5'h05),
+                           (ic1_c0_opcode[7:5] == 3'b000 &&
+                            (ic1_c0_opcode[4:0] == 5'h03 || ic1_c0_opcode[4:0] == 5'h05 ||
+                             ic1_c0_opcode[4:0] == 5'h09 || ic1_c0_opcode[4:0] == 5'h0b ||
+                             ic1_c0_opcode[4:0] == 5'h0d ||
+                             (ic1_c0_opcode[4:0] >= 5'h0f && ic1_c0_opcode[4:0] <= 5'h14) ||
+                             (ic1_c0_opcode[4:0] >= 5'h16 && ic1_c0_opcode[4:0] <= 5'h17))) ||
+                           (ic1_c0_opcode[7:5] == 3'b001 &&
+                            (ic1_c0_opcode[4:0] == 5'h03 || ic1_c0_opcode[4:0] == 5'h05 ||
+                             ic1_c0_opcode[4:0] == 5'h09 || ic1_c0_opcode[4:0] == 5'h0b)) ||
+                           (ic1_c0_opcode[7:5] == 3'b011 && ic1_c0_opcode[4:0] == 5'h05), 1'b0,
+                           1'b0};
+  assign ic1_op_ok = {ic1_c17_op_ok, ic1_c16_op_ok, ic1_c15_op_ok, ic1_c14_op_ok, ic1_c13_op_ok,
+                      ic1_c12_op_ok, ic1_c11_op_ok, ic1_c10_op_ok, ic1_c9_op_ok, ic1_c8_op_ok,
+                      ic1_c7_op_ok, ic1_c6_op_ok, ic1_c5_op_ok, ic1_c4_op_ok, ic1_c3_op_ok,
+                      ic1_c2_op_ok, ic1_c1_op_ok, ic1_c0_op_ok};
+  assign ic1_ext2 = {ic1_c17_ext_len[2], ic1_c16_ext_len[2], ic1_c15_ext_len[2], ic1_c14_ext_len[2],
+                     ic1_c13_ext_len[2], ic1_c12_ext_len[2], ic1_c11_ext_len[2], ic1_c10_ext_len[2],
+                     ic1_c9_ext_len[2], ic1_c8_ext_len[2], ic1_c7_ext_len[2], ic1_c6_ext_len[2],
+                     ic1_c5_ext_len[2], ic1_c4_ext_len[2], ic1_c3_ext_len[2], ic1_c2_ext_len[2],
+                     ic1_c1_ext_len[2], ic1_c0_ext_len[2]};
+  assign ic1_ext3 = {ic1_c17_ext_len[3], ic1_c16_ext_len[3], ic1_c15_ext_len[3], ic1_c14_ext_len[3],
+                     ic1_c13_ext_len[3], ic1_c12_ext_len[3], ic1_c11_ext_len[3], ic1_c10_ext_len[3],
+                     ic1_c9_ext_len[3], ic1_c8_ext_len[3], ic1_c7_ext_len[3], ic1_c6_ext_len[3],
+                     ic1_c5_ext_len[3], ic1_c4_ext_len[3], ic1_c3_ext_len[3], ic1_c2_ext_len[3],
+                     ic1_c1_ext_len[3], ic1_c0_ext_len[3]};
+  assign ic1_ext4 = {ic1_c17_ext_len[4], ic1_c16_ext_len[4], ic1_c15_ext_len[4], ic1_c14_ext_len[4],
+                     ic1_c13_ext_len[4], ic1_c12_ext_len[4], ic1_c11_ext_len[4], ic1_c10_ext_len[4],
+                     ic1_c9_ext_len[4], ic1_c8_ext_len[4], ic1_c7_ext_len[4], ic1_c6_ext_len[4],
+                     ic1_c5_ext_len[4], ic1_c4_ext_len[4], ic1_c3_ext_len[4], ic1_c2_ext_len[4],
+                     ic1_c1_ext_len[4], ic1_c0_ext_len[4]};
   assign ic1_pad = {ic_hdr_q[597:596], ic_hdr_q[581:580], ic_hdr_q[549:548], ic_hdr_q[517:516],
                     ic_hdr_q[485:484], ic_hdr_q[453:452], ic_hdr_q[421:420], ic_hdr_q[389:388],
                     ic_hdr_q[357:356], ic_hdr_q[325:324], ic_hdr_q[293:292], ic_hdr_q[261:260],
                     ic_hdr_q[229:228], ic_hdr_q[197:196], ic_hdr_q[165:164], ic_hdr_q[133:132],
                     ic_hdr_q[101:100], ic_hdr_q[69:68]};
-  assign ic2_zl = ic2_idx_q < 5'd18 ? ic2_zl_q[{ic2_idx_q, 4'b0000} +: 16] : 16'd24;
   assign ic2_len_ok = ic2_idx_q < 5'd18 && ic2_len_ok_q[ic2_idx_q];
-  assign ic2_pend = {9'd0, ic2_udp4_q, 2'b10} + {1'b0, ic2_zl};
-  assign ic3_hi_all = ic3_beat_q < ic3_pend_q[16:6];
-  assign ic3_hi_part = ic3_beat_q == ic3_pend_q[16:6];
-  assign ic3_op_ok = (ic3_opcode_q[7:5] == 3'b000 &&
-                      (ic3_opcode_q[4:0] <= 5'h14 ||
-                       (ic3_opcode_q[4:0] >= 5'h16 && ic3_opcode_q[4:0] <= 5'h17))) ||
-                     (ic3_opcode_q[7:5] == 3'b001 && ic3_opcode_q[4:0] <= 5'h0b) ||
-                     (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] >= 5'h04 &&
-                      ic3_opcode_q[4:0] <= 5'h05) ||
-                     (ic3_opcode_q[7:5] == 3'b100 && ic3_opcode_q[4:0] == 5'h01);
-  assign ic3_ext_len = {(ic3_opcode_q[7:5] == 3'b000 &&
-                         (ic3_opcode_q[4:0] == 5'h06 ||
-                          (ic3_opcode_q[4:0] >= 5'h0a && ic3_opcode_q[4:0] <= 5'h0c) ||
-                          (ic3_opcode_q[4:0] >= 5'h13 && ic3_opcode_q[4:0] <= 5'h14))) ||
-                        (ic3_opcode_q[7:5] == 3'b001 &&
-                         (ic3_opcode_q[4:0] == 5'h06 ||
-                          (ic3_opcode_q[4:0] >= 5'h0a && ic3_opcode_q[4:0] <= 5'h0b))) ||
-                        (ic3_opcode_q[7:5] == 3'b100 && ic3_opcode_q[4:0] == 5'h01),
-                        (ic3_opcode_q[7:5] == 3'b000 && ic3_opcode_q[4:0] >= 5'h12 &&
-                         ic3_opcode_q[4:0] <= 5'h14) ||
-                        (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] >= 5'h04 &&
-                         ic3_opcode_q[4:0] <= 5'h05),
-                        (ic3_opcode_q[7:5] == 3'b000 &&
-                         (ic3_opcode_q[4:0] == 5'h03 || ic3_opcode_q[4:0] == 5'h05 ||
-                          ic3_opcode_q[4:0] == 5'h09 || ic3_opcode_q[4:0] == 5'h0b ||
-                          ic3_opcode_q[4:0] == 5'h0d ||
-                          (ic3_opcode_q[4:0] >= 5'h0f && ic3_opcode_q[4:0] <= 5'h14) ||
-                          (ic3_opcode_q[4:0] >= 5'h16 && ic3_opcode_q[4:0] <= 5'h17))) ||
-                        (ic3_opcode_q[7:5] == 3'b001 &&
-                         (ic3_opcode_q[4:0] == 5'h03 || ic3_opcode_q[4:0] == 5'h05 ||
-                          ic3_opcode_q[4:0] == 5'h09 || ic3_opcode_q[4:0] == 5'h0b)) ||
-                        (ic3_opcode_q[7:5] == 3'b011 && ic3_opcode_q[4:0] == 5'h05), 1'b0, 1'b0};
+  assign ic2_pend = ic2_idx_q < 5'd18 ?
+                      {ic2_pend_hi_q[ic2_idx_q], ic2_pend_q[{ic2_idx_q, 4'b0000} +: 16]} :
+                    ic2_pend_none_q;
+  assign ic2_end_after = {ic2_beat_q < {ic2_pend_hi_q[17], ic2_pend_q[287:278]},
+                          ic2_beat_q < {ic2_pend_hi_q[16], ic2_pend_q[271:262]},
+                          ic2_beat_q < {ic2_pend_hi_q[15], ic2_pend_q[255:246]},
+                          ic2_beat_q < {ic2_pend_hi_q[14], ic2_pend_q[239:230]},
+                          ic2_beat_q < {ic2_pend_hi_q[13], ic2_pend_q[223:214]},
+                          ic2_beat_q < {ic2_pend_hi_q[12], ic2_pend_q[207:198]},
+                          ic2_beat_q < {ic2_pend_hi_q[11], ic2_pend_q[191:182]},
+                          ic2_beat_q < {ic2_pend_hi_q[10], ic2_pend_q[175:166]},
+                          ic2_beat_q < {ic2_pend_hi_q[9], ic2_pend_q[159:150]},
+                          ic2_beat_q < {ic2_pend_hi_q[8], ic2_pend_q[143:134]},
+                          ic2_beat_q < {ic2_pend_hi_q[7], ic2_pend_q[127:118]},
+                          ic2_beat_q < {ic2_pend_hi_q[6], ic2_pend_q[111:102]},
+                          ic2_beat_q < {ic2_pend_hi_q[5], ic2_pend_q[95:86]},
+                          ic2_beat_q < {ic2_pend_hi_q[4], ic2_pend_q[79:70]},
+                          ic2_beat_q < {ic2_pend_hi_q[3], ic2_pend_q[63:54]},
+                          ic2_beat_q < {ic2_pend_hi_q[2], ic2_pend_q[47:38]},
+                          ic2_beat_q < {ic2_pend_hi_q[1], ic2_pend_q[31:22]},
+                          ic2_beat_q < {ic2_pend_hi_q[0], ic2_pend_q[15:6]}};
+  assign ic2_end_at = {ic2_beat_q == {ic2_pend_hi_q[17], ic2_pend_q[287:278]},
+                       ic2_beat_q == {ic2_pend_hi_q[16], ic2_pend_q[271:262]},
+                       ic2_beat_q == {ic2_pend_hi_q[15], ic2_pend_q[255:246]},
+                       ic2_beat_q == {ic2_pend_hi_q[14], ic2_pend_q[239:230]},
+                       ic2_beat_q == {ic2_pend_hi_q[13], ic2_pend_q[223:214]},
+                       ic2_beat_q == {ic2_pend_hi_q[12], ic2_pend_q[207:198]},
+                       ic2_beat_q == {ic2_pend_hi_q[11], ic2_pend_q[191:182]},
+                       ic2_beat_q == {ic2_pend_hi_q[10], ic2_pend_q[175:166]},
+                       ic2_beat_q == {ic2_pend_hi_q[9], ic2_pend_q[159:150]},
+                       ic2_beat_q == {ic2_pend_hi_q[8], ic2_pend_q[143:134]},
+                       ic2_beat_q == {ic2_pend_hi_q[7], ic2_pend_q[127:118]},
+                       ic2_beat_q == {ic2_pend_hi_q[6], ic2_pend_q[111:102]},
+                       ic2_beat_q == {ic2_pend_hi_q[5], ic2_pend_q[95:86]},
+                       ic2_beat_q == {ic2_pend_hi_q[4], ic2_pend_q[79:70]},
+                       ic2_beat_q == {ic2_pend_hi_q[3], ic2_pend_q[63:54]},
+                       ic2_beat_q == {ic2_pend_hi_q[2], ic2_pend_q[47:38]},
+                       ic2_beat_q == {ic2_pend_hi_q[1], ic2_pend_q[31:22]},
+                       ic2_beat_q == {ic2_pend_hi_q[0], ic2_pend_q[15:6]}};
+  assign ic3_hi_all = (ic3_end_after_q[0] && ic3_sel_q[0]) ||
+                      (ic3_end_after_q[1] && ic3_sel_q[1]) ||
+                      (ic3_end_after_q[2] && ic3_sel_q[2]) ||
+                      (ic3_end_after_q[3] && ic3_sel_q[3]) ||
+                      (ic3_end_after_q[4] && ic3_sel_q[4]) ||
+                      (ic3_end_after_q[5] && ic3_sel_q[5]) ||
+                      (ic3_end_after_q[6] && ic3_sel_q[6]) ||
+                      (ic3_end_after_q[7] && ic3_sel_q[7]) ||
+                      (ic3_end_after_q[8] && ic3_sel_q[8]) ||
+                      (ic3_end_after_q[9] && ic3_sel_q[9]) ||
+                      (ic3_end_after_q[10] && ic3_sel_q[10]) ||
+                      (ic3_end_after_q[11] && ic3_sel_q[11]) ||
+                      (ic3_end_after_q[12] && ic3_sel_q[12]) ||
+                      (ic3_end_after_q[13] && ic3_sel_q[13]) ||
+                      (ic3_end_after_q[14] && ic3_sel_q[14]) ||
+                      (ic3_end_after_q[15] && ic3_sel_q[15]) ||
+                      (ic3_end_after_q[16] && ic3_sel_q[16]) ||
+                      (ic3_end_after_q[17] && ic3_sel_q[17]) ||
+                      (ic3_end_after_q[18] && ic3_sel_q[18]);
+  assign ic3_hi_part = (ic3_end_at_q[0] && ic3_sel_q[0]) || (ic3_end_at_q[1] && ic3_sel_q[1]) ||
+                       (ic3_end_at_q[2] && ic3_sel_q[2]) || (ic3_end_at_q[3] && ic3_sel_q[3]) ||
+                       (ic3_end_at_q[4] && ic3_sel_q[4]) || (ic3_end_at_q[5] && ic3_sel_q[5]) ||
+                       (ic3_end_at_q[6] && ic3_sel_q[6]) || (ic3_end_at_q[7] && ic3_sel_q[7]) ||
+                       (ic3_end_at_q[8] && ic3_sel_q[8]) || (ic3_end_at_q[9] && ic3_sel_q[9]) ||
+                       (ic3_end_at_q[10] && ic3_sel_q[10]) || (ic3_end_at_q[11] && ic3_sel_q[11]) ||
+                       (ic3_end_at_q[12] && ic3_sel_q[12]) || (ic3_end_at_q[13] && ic3_sel_q[13]) ||
+                       (ic3_end_at_q[14] && ic3_sel_q[14]) || (ic3_end_at_q[15] && ic3_sel_q[15]) ||
+                       (ic3_end_at_q[16] && ic3_sel_q[16]) || (ic3_end_at_q[17] && ic3_sel_q[17]) ||
+                       (ic3_end_at_q[18] && ic3_sel_q[18]);
   assign ic4_klo[0] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[0] = ic4_khi_q[0];
@@ -2404,12 +3255,16 @@ module rx_parser (
   assign pay_nt = pay_act ? {1'b0, pay_full} + {1'b0, pay_part} : 2'b00;
   assign pay_n = take ? pay_nt : 2'b00;
   assign pay_frame = pay_seen_q || pay_act;
-  assign pay_room = pay_cnt_q <= 5'd14;
+  assign pay_room = !pay_fill_q[14];
   assign pay_wp1 = pay_wp_q + 4'd1;
   assign pay_wp_t = pay_wp_q + {2'b00, pay_nt};
-  assign pay_cnt_t = pay_cnt_q + {3'b000, pay_nt};
-  assign pay_cnt_t1 = (pay_cnt_q + {3'b000, pay_nt}) - 5'd1;
-  assign pay_cnt_1 = pay_cnt_q - 5'd1;
+  assign pay_fill_t = pay_nt[1] ? {pay_fill_q[13:0], {2{1'b1}}} :
+                      pay_nt[0] ? {pay_fill_q[14:0], {1{1'b1}}} :
+                      pay_fill_q;
+  assign pay_fill_t1 = pay_nt[1] ? {pay_fill_q[14:0], {1{1'b1}}} :
+                       pay_nt[0] ? pay_fill_q :
+                       pay_fill_1;
+  assign pay_fill_1 = {1'b0, pay_fill_q[15:1]};
   assign pay_we0 = pay_wp_q[0] ? pay_n == 2'd2 : pay_n != 2'b00;
   assign pay_wa0 = pay_wp_q[0] ? pay_wp1[3:1] : pay_wp_q[3:1];
   assign pay_wd0 = pay_wp_q[0] ? pay_e1 : pay_e0;
@@ -2636,13 +3491,13 @@ module rx_parser (
                           (s1_csa1_2_ones & {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]}) |
                           ({s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]} &
                            {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]});
+  assign s1_ip_at = s1_vlan2 ? 18'd22 : s1_vlan1 ? 18'd18 : 18'd14;
   assign h_vlan1 = s1b_vlan1_q;
   assign h_vlan2 = s1b_vlan2_q;
   assign h_ipv4 = s1b_ipv4_q;
   assign h_ipv6 = s1b_ipv6_q;
   assign h_ipw = s1b_ip10_q;
   assign h_ihl = h_ipw[3:0];
-  assign h_ip = h_vlan2 ? 8'd22 : h_vlan1 ? 8'd18 : 8'd14;
   assign h_udpw = s1b_udpw_q;
   assign h_ver = h_ipw[7:4];
   assign h_total = {h_ipw[23:16], h_ipw[31:24]};
@@ -2663,11 +3518,10 @@ module rx_parser (
                          (h_csa0_0_ones & {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]}) |
                          ({h_csa0_0_twos[14:0], h_csa0_0_twos[15]} &
                           {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]});
-  assign h_csum_ok = ((h_csa1_0_ones ^ {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) == 16'hffff) |
-                     ((h_csa1_0_ones | {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) == 16'd0) |
-                     ((h_csa1_0_ones & {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) == 16'hffff);
+  assign h_csum_miss = {(h_csa1_0_ones & {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'hffff,
+                        (h_csa1_0_ones | {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'd0,
+                        (h_csa1_0_ones ^ {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'hffff};
   assign h_len = s1b_len_q;
-  assign h_pip = {9'd0, h_ip};
   assign h_udp_len = {h_udpw[39:32], h_udpw[47:40]};
   assign h_opcode = h_udpw[71:64];
   assign h_bth1 = h_udpw[79:72];
@@ -2682,27 +3536,6 @@ module rx_parser (
                    (h_opcode[7:5] == 3'b001 && h_opcode[4:0] <= 5'h0b) ||
                    (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 && h_opcode[4:0] <= 5'h05) ||
                    (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01);
-  assign h_ext_len = {(h_opcode[7:5] == 3'b000 &&
-                       (h_opcode[4:0] == 5'h06 ||
-                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0c) ||
-                        (h_opcode[4:0] >= 5'h13 && h_opcode[4:0] <= 5'h14))) ||
-                      (h_opcode[7:5] == 3'b001 &&
-                       (h_opcode[4:0] == 5'h06 ||
-                        (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0b))) ||
-                      (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01),
-                      (h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h12 &&
-                       h_opcode[4:0] <= 5'h14) ||
-                      (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 && h_opcode[4:0] <= 5'h05),
-                      (h_opcode[7:5] == 3'b000 &&
-                       (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 ||
-                        h_opcode[4:0] == 5'h09 || h_opcode[4:0] == 5'h0b ||
-                        h_opcode[4:0] == 5'h0d ||
-                        (h_opcode[4:0] >= 5'h0f && h_opcode[4:0] <= 5'h14) ||
-                        (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
-                      (h_opcode[7:5] == 3'b001 &&
-                       (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 ||
-                        h_opcode[4:0] == 5'h09 || h_opcode[4:0] == 5'h0b)) ||
-                      (h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05), 1'b0, 1'b0};
   assign h_has_reth = (h_opcode[7:5] == 3'b000 &&
                        (h_opcode[4:0] == 5'h06 ||
                         (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0c))) ||
@@ -2710,46 +3543,240 @@ module rx_parser (
                        (h_opcode[4:0] == 5'h06 ||
                         (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0b)));
   assign h_has_atomic = h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h13 && h_opcode[4:0] <= 5'h14;
-  assign h_has_imm = (h_opcode[7:5] == 3'b000 &&
+  assign h_pad = h_bth1[5:4];
+  assign h_ext_is0 = !((h_opcode[7:5] == 3'b000 &&
+                        (h_opcode[4:0] == 5'h03 ||
+                         (h_opcode[4:0] >= 5'h05 && h_opcode[4:0] <= 5'h06) ||
+                         (h_opcode[4:0] >= 5'h09 && h_opcode[4:0] <= 5'h0d) ||
+                         (h_opcode[4:0] >= 5'h0f && h_opcode[4:0] <= 5'h14) ||
+                         (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
+                       (h_opcode[7:5] == 3'b001 &&
+                        (h_opcode[4:0] == 5'h03 ||
+                         (h_opcode[4:0] >= 5'h05 && h_opcode[4:0] <= 5'h06) ||
+                         (h_opcode[4:0] >= 5'h09 && h_opcode[4:0] <= 5'h0b))) ||
+                       (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 &&
+                        h_opcode[4:0] <= 5'h05) ||
+                       (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01));
+  assign h_ext_is1 = (h_opcode[7:5] == 3'b000 &&
                       (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 ||
-                       h_opcode[4:0] == 5'h0b ||
+                       h_opcode[4:0] == 5'h0d ||
+                       (h_opcode[4:0] >= 5'h0f && h_opcode[4:0] <= 5'h11) ||
                        (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
                      (h_opcode[7:5] == 3'b001 &&
-                      (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 ||
-                       h_opcode[4:0] == 5'h0b)) ||
+                      (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09));
+  assign h_ext_is2 = h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h04;
+  assign h_ext_is3 = (h_opcode[7:5] == 3'b000 && h_opcode[4:0] == 5'h12) ||
                      (h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05);
-  assign h_pad = h_bth1[5:4];
-  assign h_overhead = 16'd24 + {11'd0, h_ext_len} + {14'd0, h_pad};
+  assign h_ext_is4 = (h_opcode[7:5] == 3'b000 &&
+                      (h_opcode[4:0] == 5'h06 || h_opcode[4:0] == 5'h0a ||
+                       h_opcode[4:0] == 5'h0c)) ||
+                     (h_opcode[7:5] == 3'b001 &&
+                      (h_opcode[4:0] == 5'h06 || h_opcode[4:0] == 5'h0a)) ||
+                     (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01);
+  assign h_ext_is5 = (h_opcode[7:5] == 3'b000 && h_opcode[4:0] == 5'h0b) ||
+                     (h_opcode[7:5] == 3'b001 && h_opcode[4:0] == 5'h0b);
+  assign h_ext_is6 = 1'b0;
+  assign h_ext_is7 = h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h13 && h_opcode[4:0] <= 5'h14;
+  assign h_rest0 = h_udp_len - {14'd6, h_pad};
+  assign h_rest1 = h_udp_len - {14'd7, h_pad};
+  assign h_rest2 = h_udp_len - {14'd8, h_pad};
+  assign h_rest3 = h_udp_len - {14'd9, h_pad};
+  assign h_rest4 = h_udp_len - {14'd10, h_pad};
+  assign h_rest5 = h_udp_len - {14'd11, h_pad};
+  assign h_rest6 = h_udp_len - {14'd12, h_pad};
+  assign h_rest7 = h_udp_len - {14'd13, h_pad};
+  assign h_trunc = h_udp_len[15:6] == 10'd0 &&
+                   ((h_ext_is0 &&
+                     ((h_pad == 2'd0 &&
+                       ((!h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]))) ||
+                      (h_pad == 2'd1 &&
+                       ((!h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[0] && !h_udp_len[1] && !h_udp_len[2] && h_udp_len[3] &&
+                         h_udp_len[4] && !h_udp_len[5]))) ||
+                      (h_pad == 2'd2 &&
+                       ((!h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[1] && !h_udp_len[2] && h_udp_len[3] && h_udp_len[4] &&
+                         !h_udp_len[5]))) ||
+                      (h_pad == 2'd3 &&
+                       ((!h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[1] && !h_udp_len[2] && h_udp_len[3] && h_udp_len[4] &&
+                         !h_udp_len[5]) ||
+                        (!h_udp_len[0] && h_udp_len[1] && !h_udp_len[2] && h_udp_len[3] &&
+                         h_udp_len[4] && !h_udp_len[5]))))) ||
+                    (h_ext_is1 &&
+                     ((h_pad == 2'd0 &&
+                       ((!h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[2] && h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]))) ||
+                      (h_pad == 2'd1 &&
+                       ((!h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[2] && h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[0] && !h_udp_len[1] && h_udp_len[2] && h_udp_len[3] &&
+                         h_udp_len[4] && !h_udp_len[5]))) ||
+                      (h_pad == 2'd2 &&
+                       ((!h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[2] && h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[1] && h_udp_len[2] && h_udp_len[3] && h_udp_len[4] &&
+                         !h_udp_len[5]))) ||
+                      (h_pad == 2'd3 &&
+                       ((!h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[2] && h_udp_len[3] && h_udp_len[4] && !h_udp_len[5]) ||
+                        (!h_udp_len[1] && h_udp_len[2] && h_udp_len[3] && h_udp_len[4] &&
+                         !h_udp_len[5]) ||
+                        (!h_udp_len[0] && h_udp_len[1] && h_udp_len[2] && h_udp_len[3] &&
+                         h_udp_len[4] && !h_udp_len[5]))))) ||
+                    (h_ext_is2 &&
+                     ((h_pad == 2'd0 && !h_udp_len[5]) ||
+                      (h_pad == 2'd1 &&
+                       (!h_udp_len[5] ||
+                        (!h_udp_len[0] && !h_udp_len[1] && !h_udp_len[2] && !h_udp_len[3] &&
+                         !h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd2 &&
+                       (!h_udp_len[5] ||
+                        (!h_udp_len[1] && !h_udp_len[2] && !h_udp_len[3] && !h_udp_len[4] &&
+                         h_udp_len[5]))) ||
+                      (h_pad == 2'd3 &&
+                       (!h_udp_len[5] ||
+                        (!h_udp_len[1] && !h_udp_len[2] && !h_udp_len[3] && !h_udp_len[4] &&
+                         h_udp_len[5]) ||
+                        (!h_udp_len[0] && h_udp_len[1] && !h_udp_len[2] && !h_udp_len[3] &&
+                         !h_udp_len[4] && h_udp_len[5]))))) ||
+                    (h_ext_is3 &&
+                     ((h_pad == 2'd0 &&
+                       (!h_udp_len[5] ||
+                        (!h_udp_len[2] && !h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd1 &&
+                       (!h_udp_len[5] ||
+                        (!h_udp_len[2] && !h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[0] && !h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] &&
+                         !h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd2 &&
+                       (!h_udp_len[5] ||
+                        (!h_udp_len[2] && !h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] && !h_udp_len[4] &&
+                         h_udp_len[5]))) ||
+                      (h_pad == 2'd3 &&
+                       (!h_udp_len[5] ||
+                        (!h_udp_len[2] && !h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] && !h_udp_len[4] &&
+                         h_udp_len[5]) ||
+                        (!h_udp_len[0] && h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] &&
+                         !h_udp_len[4] && h_udp_len[5]))))) ||
+                    (h_ext_is4 &&
+                     ((h_pad == 2'd0 &&
+                       (!h_udp_len[5] || (!h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd1 &&
+                       (!h_udp_len[5] || (!h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[0] && !h_udp_len[1] && !h_udp_len[2] && h_udp_len[3] &&
+                         !h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd2 &&
+                       (!h_udp_len[5] || (!h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && !h_udp_len[2] && h_udp_len[3] && !h_udp_len[4] &&
+                         h_udp_len[5]))) ||
+                      (h_pad == 2'd3 &&
+                       (!h_udp_len[5] || (!h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && !h_udp_len[2] && h_udp_len[3] && !h_udp_len[4] &&
+                         h_udp_len[5]) ||
+                        (!h_udp_len[0] && h_udp_len[1] && !h_udp_len[2] && h_udp_len[3] &&
+                         !h_udp_len[4] && h_udp_len[5]))))) ||
+                    (h_ext_is5 &&
+                     ((h_pad == 2'd0 &&
+                       (!h_udp_len[5] || (!h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[2] && h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd1 &&
+                       (!h_udp_len[5] || (!h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[2] && h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[0] && !h_udp_len[1] && h_udp_len[2] && h_udp_len[3] &&
+                         !h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd2 &&
+                       (!h_udp_len[5] || (!h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[2] && h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && h_udp_len[2] && h_udp_len[3] && !h_udp_len[4] &&
+                         h_udp_len[5]))) ||
+                      (h_pad == 2'd3 &&
+                       (!h_udp_len[5] || (!h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[2] && h_udp_len[3] && !h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && h_udp_len[2] && h_udp_len[3] && !h_udp_len[4] &&
+                         h_udp_len[5]) ||
+                        (!h_udp_len[0] && h_udp_len[1] && h_udp_len[2] && h_udp_len[3] &&
+                         !h_udp_len[4] && h_udp_len[5]))))) ||
+                    (h_ext_is6 &&
+                     ((h_pad == 2'd0 && (!h_udp_len[5] || (!h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd1 &&
+                       (!h_udp_len[5] || (!h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[0] && !h_udp_len[1] && !h_udp_len[2] && !h_udp_len[3] &&
+                         h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd2 &&
+                       (!h_udp_len[5] || (!h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && !h_udp_len[2] && !h_udp_len[3] && h_udp_len[4] &&
+                         h_udp_len[5]))) ||
+                      (h_pad == 2'd3 &&
+                       (!h_udp_len[5] || (!h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && !h_udp_len[2] && !h_udp_len[3] && h_udp_len[4] &&
+                         h_udp_len[5]) ||
+                        (!h_udp_len[0] && h_udp_len[1] && !h_udp_len[2] && !h_udp_len[3] &&
+                         h_udp_len[4] && h_udp_len[5]))))) ||
+                    (h_ext_is7 &&
+                     ((h_pad == 2'd0 &&
+                       (!h_udp_len[5] || (!h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[2] && !h_udp_len[3] && h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd1 &&
+                       (!h_udp_len[5] || (!h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[2] && !h_udp_len[3] && h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[0] && !h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] &&
+                         h_udp_len[4] && h_udp_len[5]))) ||
+                      (h_pad == 2'd2 &&
+                       (!h_udp_len[5] || (!h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[2] && !h_udp_len[3] && h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] && h_udp_len[4] &&
+                         h_udp_len[5]))) ||
+                      (h_pad == 2'd3 &&
+                       (!h_udp_len[5] || (!h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[2] && !h_udp_len[3] && h_udp_len[4] && h_udp_len[5]) ||
+                        (!h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] && h_udp_len[4] &&
+                         h_udp_len[5]) ||
+                        (!h_udp_len[0] && h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] &&
+                         h_udp_len[4] && h_udp_len[5]))))));
   assign h_ip_payload = s1b_ip_payload_q;
-  assign h_payload_len = h_udp_len - h_overhead;
+  assign h_room4 = s1b_room4_q;
+  assign h_room6 = s1b_room6_q;
   assign h_chk0 = s1b_tuser_q[0];
   assign h_chk1 = h_len < 17'd14 || (h_vlan1 && h_len < 17'd18) || (h_vlan2 && h_len < 17'd22);
   assign h_chk2 = !(h_ipv4 || (h_ipv6 && csr_ctrl_ipv6_en_o));
-  assign h_chk3 = h_len < h_pip + (h_ipv6 ? 17'd40 : 17'd20);
+  assign h_chk3 = h_ipv6 ? h_room6[17] : h_room4[17] || h_room4[16:0] < {12'd0, 5'd20};
   assign h_chk4 = h_ipv6 ? h_ver != 4'd6 || h_ipw[55:48] != 8'd17 : h_ver != 4'd4 || h_ihl < 4'd5;
-  assign h_chk5 = !h_ipv6 && h_len < h_pip + {11'd0, h_ihl4};
-  assign h_chk6 = !h_ipv6 && !h_csum_ok;
+  assign h_chk5 = !h_ipv6 && (h_room4[17] || h_room4[16:0] < {11'd0, h_ihl4});
+  assign h_chk6 = {h_csum_miss[2:1], !h_ipv6 && h_csum_miss[0]};
   assign h_chk7 = !h_ipv6 && {h_ipw[53:48], h_ipw[63:56]} != 14'h0000;
   assign h_chk8 = !h_ipv6 && h_ipw[79:72] != 8'd17;
-  assign h_chk9 = h_ipv6 ? h_plen < 16'd8 || h_pip + 17'd40 + {1'b0, h_plen} > h_len :
-                  h_total < {10'd0, h_ihl4} + 16'd8 || h_pip + {1'b0, h_total} > h_len;
+  assign h_chk9 = h_ipv6 ? h_plen < 16'd8 || h_room6[17] || {1'b0, h_plen} > h_room6[16:0] :
+                  h_total < {10'd0, h_ihl4} + 16'd8 || h_room4[17] ||
+                  {1'b0, h_total} > h_room4[16:0];
   assign h_chk10 = {h_udpw[23:16], h_udpw[31:24]} != csr_udp_dport_value_o;
   assign h_chk11 = h_udp_len != h_ip_payload || h_udp_len < 16'd24;
   assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1b_crc_ok_q;
   assign h_chk13 = h_bth1[3:0] != 4'b0000;
   assign h_chk14 = !h_op_ok;
-  assign h_chk15 = h_overhead > h_udp_len;
+  assign h_chk15 = h_trunc;
   assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] &&
                      (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
   assign h_chk18 = h_qpn[19:12] != s1b_tuser_q[8:1];
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
-  assign h_imm = h_ext_len == 5'd20 ?
-                   {h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} :
-                 h_ext_len == 5'd12 ?
-                   {h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} :
-                 {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
+  assign h_imm = ({h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} &
+                  {32{(h_opcode[7:5] == 3'b000 && h_opcode[4:0] == 5'h0b) || (h_opcode[7:5] == 3'b001 && h_opcode[4:0] == 5'h0b)}}) |
+                 ({h_udpw[231:224], h_udpw[239:232], h_udpw[247:240], h_udpw[255:248]} &
+                  {32{h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05}}) |
+                 ({h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]} &
+                  {32{(h_opcode[7:5] == 3'b000 && (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 || (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) || (h_opcode[7:5] == 3'b001 && (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09))}});
   assign h_out_vf = s1b_tuser_q[8:1];
   assign h_out_opcode = h_opcode;
   assign h_out_qpn = h_qpn;
@@ -2769,10 +3796,9 @@ module rx_parser (
   assign h_out_dma_len = h_has_reth ?
                            {h_udpw[263:256], h_udpw[271:264], h_udpw[279:272], h_udpw[287:280]} :
                          32'd0;
-  assign h_out_imm = h_has_imm ? h_imm : 32'd0;
+  assign h_out_imm = h_imm;
   assign h_out_ecn_ce = h_ecn_ce;
   assign h_out_cnp = h_cnp;
-  assign h_out_payload_len = h_payload_len;
   assign h_out_pay = s1b_pay_q;
   assign rx_req_valid = 1'b1;
   assign h_lookup = s2_valid_q && !h_drop;
@@ -2815,24 +3841,26 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
+  assign p2_rd1 = ({1'b0, p2_dma_len_q} + 33'd255) >> 8;
+  assign p2_rd2 = ({1'b0, p2_dma_len_q} + 33'd511) >> 9;
+  assign p2_rd3 = ({1'b0, p2_dma_len_q} + 33'd1023) >> 10;
+  assign p2_rd4 = ({1'b0, p2_dma_len_q} + 33'd2047) >> 11;
+  assign p2_rd5 = ({1'b0, p2_dma_len_q} + 33'd4095) >> 12;
+  assign p2_rd_ceil = {23'd0,
+                       rx_rsp_mtu != 3'd1 && rx_rsp_mtu != 3'd2 && rx_rsp_mtu != 3'd3 &&
+                       rx_rsp_mtu != 3'd4 && rx_rsp_mtu != 3'd5} |
+                      (p2_rd1[23:0] & {24{rx_rsp_mtu == 3'd1}}) |
+                      (p2_rd2[23:0] & {24{rx_rsp_mtu == 3'd2}}) |
+                      (p2_rd3[23:0] & {24{rx_rsp_mtu == 3'd3}}) |
+                      (p2_rd4[23:0] & {24{rx_rsp_mtu == 3'd4}}) |
+                      (p2_rd5[23:0] & {24{rx_rsp_mtu == 3'd5}});
+  assign p2_rd_cnt = {p2_rd_ceil[23:1], p2_rd_ceil[0] || p2_dma_len_q == 32'd0};
   assign p3_tr = p3_tr_q;
   assign p3_is_cnp = p3_is_cnp_q;
   assign p3_is_resp = p3_is_resp_q;
   assign p3_is_read = p3_is_read_q;
   assign p3_is_atomic = p3_is_atomic_q;
   assign p3_uc_start = p3_uc_start_q;
-  assign p3_rd1 = ({1'b0, p3_dma_len_q} + 33'd255) >> 8;
-  assign p3_rd2 = ({1'b0, p3_dma_len_q} + 33'd511) >> 9;
-  assign p3_rd3 = ({1'b0, p3_dma_len_q} + 33'd1023) >> 10;
-  assign p3_rd4 = ({1'b0, p3_dma_len_q} + 33'd2047) >> 11;
-  assign p3_rd5 = ({1'b0, p3_dma_len_q} + 33'd4095) >> 12;
-  assign p3_rd_cnt = p3_dma_len_q == 32'd0 ? 24'd1 :
-                     p3_mtu_q == 3'd5 ? p3_rd5[23:0] :
-                     p3_mtu_q == 3'd4 ? p3_rd4[23:0] :
-                     p3_mtu_q == 3'd3 ? p3_rd3[23:0] :
-                     p3_mtu_q == 3'd2 ? p3_rd2[23:0] :
-                     p3_mtu_q == 3'd1 ? p3_rd1[23:0] :
-                     24'd1;
   assign p3_diff0 = p3_psn_q - p3_epsn_q;
   assign p3_hit2 = wbh1_valid_q && p3_m2_q;
   assign p3_diff2 = p3_psn_q - wbh1_epsn_q;
@@ -2890,7 +3918,7 @@ module rx_parser (
   assign pay_head = pay_rp_q[0] ? pay_mem1[pay_rp_q[3:1]] : pay_mem0[pay_rp_q[3:1]];
   assign pay_head_last = pay_head[576];
   assign dsc_push = en && p4_push_dsc_q;
-  assign pay_head_ok = pay_cnt_q != 5'd0 && (!pay_head_last || dsc_fill_q[0]);
+  assign pay_head_ok = pay_fill_q[0] && (!pay_head_last || dsc_fill_q[0]);
   assign pay_pop = pay_head_ok && (!m_pay_valid_q || m_pay_tready);
   assign dsc_pop = pay_pop && pay_head_last;
   assign m_pay_tvalid = m_pay_valid_q;
@@ -2898,6 +3926,8 @@ module rx_parser (
   assign m_pay_tkeep = m_pay_keep_q;
   assign m_pay_tlast = m_pay_last_q;
   assign m_pay_tuser = m_pay_user_q;
+  assign ack_hold = m_ack_valid_q && !m_ack_ready;
+  assign en_but_ack = !(m_hdr_valid_q && !m_hdr_ready) && primed && (!p4_may_wb_q || rx_wb_ready);
   assign m_ack_vf = m_ack_vf_q;
   assign m_ack_qpn = m_ack_qpn_q;
   assign m_ack_syndrome = m_ack_syndrome_q;
@@ -2909,34 +3939,28 @@ module rx_parser (
   assign ce_valid = ce_valid_q;
   assign ce_vf = ce_vf_q;
   assign ce_qpn = ce_qpn_q;
-  assign csr_frames_seen_count_incr_i = cs_new_q;
-  assign csr_verdict_accept_count_incr_i = cs_new_q && out_verdict_q == 3'd0;
-  assign csr_verdict_duplicate_count_incr_i = cs_new_q && out_verdict_q == 3'd1;
-  assign csr_verdict_nak_psn_seq_count_incr_i = cs_new_q && out_verdict_q == 3'd2;
-  assign csr_verdict_nak_remote_access_count_incr_i = cs_new_q && out_verdict_q == 3'd3;
-  assign csr_event_cnp_received_count_incr_i = cs_new_q && out_verdict_q == 3'd0 && out_cnp_q;
-  assign csr_event_ce_marked_count_incr_i = cs_new_q && out_verdict_q == 3'd0 && out_ecn_ce_q;
-  assign csr_drop_bad_fcs_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd2;
-  assign csr_drop_truncated_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                           out_reason_q == 5'd13;
-  assign csr_drop_not_roce_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd1;
-  assign csr_drop_bad_ip_checksum_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                                 out_reason_q == 5'd3;
-  assign csr_drop_fragment_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd4;
-  assign csr_drop_bad_icrc_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd5;
-  assign csr_drop_tver_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd6;
-  assign csr_drop_bad_opcode_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                            out_reason_q == 5'd15;
-  assign csr_drop_p_key_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd7;
-  assign csr_drop_qpn0_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd8;
-  assign csr_drop_wrong_vf_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                          out_reason_q == 5'd10;
-  assign csr_drop_unknown_qp_count_incr_i = cs_new_q && out_verdict_q == 3'd4 &&
-                                            out_reason_q == 5'd9;
-  assign csr_drop_transport_mismatch_count_incr_i =
-      cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd12;
-  assign csr_drop_state_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd11;
-  assign csr_drop_psn_seq_count_incr_i = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd14;
+  assign csr_frames_seen_count_incr_i = cs_frames_seen_inc_q;
+  assign csr_verdict_accept_count_incr_i = cs_verdict_accept_inc_q;
+  assign csr_verdict_duplicate_count_incr_i = cs_verdict_duplicate_inc_q;
+  assign csr_verdict_nak_psn_seq_count_incr_i = cs_verdict_nak_psn_seq_inc_q;
+  assign csr_verdict_nak_remote_access_count_incr_i = cs_verdict_nak_remote_access_inc_q;
+  assign csr_event_cnp_received_count_incr_i = cs_event_cnp_received_inc_q;
+  assign csr_event_ce_marked_count_incr_i = cs_event_ce_marked_inc_q;
+  assign csr_drop_bad_fcs_count_incr_i = cs_drop_bad_fcs_inc_q;
+  assign csr_drop_truncated_count_incr_i = cs_drop_truncated_inc_q;
+  assign csr_drop_not_roce_count_incr_i = cs_drop_not_roce_inc_q;
+  assign csr_drop_bad_ip_checksum_count_incr_i = cs_drop_bad_ip_checksum_inc_q;
+  assign csr_drop_fragment_count_incr_i = cs_drop_fragment_inc_q;
+  assign csr_drop_bad_icrc_count_incr_i = cs_drop_bad_icrc_inc_q;
+  assign csr_drop_tver_count_incr_i = cs_drop_tver_inc_q;
+  assign csr_drop_bad_opcode_count_incr_i = cs_drop_bad_opcode_inc_q;
+  assign csr_drop_p_key_count_incr_i = cs_drop_p_key_inc_q;
+  assign csr_drop_qpn0_count_incr_i = cs_drop_qpn0_inc_q;
+  assign csr_drop_wrong_vf_count_incr_i = cs_drop_wrong_vf_inc_q;
+  assign csr_drop_unknown_qp_count_incr_i = cs_drop_unknown_qp_inc_q;
+  assign csr_drop_transport_mismatch_count_incr_i = cs_drop_transport_mismatch_inc_q;
+  assign csr_drop_state_count_incr_i = cs_drop_state_inc_q;
+  assign csr_drop_psn_seq_count_incr_i = cs_drop_psn_seq_inc_q;
   assign csr_last_drop_reason_we_i = cs_new_q && out_verdict_q == 3'd4;
   assign csr_last_drop_reason_d_i = out_reason_q;
   assign csr_last_drop_vf_we_i = cs_new_q && out_verdict_q == 3'd4;
@@ -2956,22 +3980,29 @@ module rx_parser (
                        csr_drop_wrong_vf_count_o, csr_drop_state_count_o,
                        csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o,
                        csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o,
-                       csr_event_cnp_received_count_o, csr_event_ce_marked_count_o, ic_hdr_q[71:70],
-                       ic_hdr_q[67:64], ic_hdr_q[103:102], ic_hdr_q[99:96], ic_hdr_q[135:134],
-                       ic_hdr_q[131:128], ic_hdr_q[167:166], ic_hdr_q[163:160], ic_hdr_q[199:198],
-                       ic_hdr_q[195:192], ic_hdr_q[231:230], ic_hdr_q[227:224], ic_hdr_q[263:262],
-                       ic_hdr_q[259:256], ic_hdr_q[295:294], ic_hdr_q[291:288], ic_hdr_q[327:326],
-                       ic_hdr_q[323:320], ic_hdr_q[359:358], ic_hdr_q[355:352], ic_hdr_q[391:390],
-                       ic_hdr_q[387:384], ic_hdr_q[423:422], ic_hdr_q[419:416], ic_hdr_q[455:454],
-                       ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480], ic_hdr_q[519:518],
-                       ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544], ic_hdr_q[583:582],
-                       ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592], ic4_k_q[2],
-                       ic4_kge_q[1], h_udpw[63:48], h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0],
-                       h_ipw[71:64], h_ipw[15:14], h_ipw[11:10], h_bth1[6], h_bth4[5:0],
-                       h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf,
-                       mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready, p3_rd1[32:24],
-                       p3_rd2[32:24], p3_rd3[32:24], p3_rd4[32:24], p3_rd5[32:24], p3_diff2[22:0],
-                       p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512], pay_wp1[0]};
+                       csr_event_cnp_received_count_o, csr_event_ce_marked_count_o,
+                       ic1_c17_ext_len[1:0], ic1_c16_ext_len[1:0], ic1_c15_ext_len[1:0],
+                       ic1_c14_ext_len[1:0], ic1_c13_ext_len[1:0], ic1_c12_ext_len[1:0],
+                       ic1_c11_ext_len[1:0], ic1_c10_ext_len[1:0], ic1_c9_ext_len[1:0],
+                       ic1_c8_ext_len[1:0], ic1_c7_ext_len[1:0], ic1_c6_ext_len[1:0],
+                       ic1_c5_ext_len[1:0], ic1_c4_ext_len[1:0], ic1_c3_ext_len[1:0],
+                       ic1_c2_ext_len[1:0], ic1_c1_ext_len[1:0], ic1_c0_ext_len[1:0],
+                       ic_hdr_q[71:70], ic_hdr_q[67:64], ic_hdr_q[103:102], ic_hdr_q[99:96],
+                       ic_hdr_q[135:134], ic_hdr_q[131:128], ic_hdr_q[167:166], ic_hdr_q[163:160],
+                       ic_hdr_q[199:198], ic_hdr_q[195:192], ic_hdr_q[231:230], ic_hdr_q[227:224],
+                       ic_hdr_q[263:262], ic_hdr_q[259:256], ic_hdr_q[295:294], ic_hdr_q[291:288],
+                       ic_hdr_q[327:326], ic_hdr_q[323:320], ic_hdr_q[359:358], ic_hdr_q[355:352],
+                       ic_hdr_q[391:390], ic_hdr_q[387:384], ic_hdr_q[423:422], ic_hdr_q[419:416],
+                       ic_hdr_q[455:454], ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480],
+                       ic_hdr_q[519:518], ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544],
+                       ic_hdr_q[583:582], ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592],
+                       ic4_k_q[2], ic4_kge_q[1], h_udpw[63:48], h_udpw[15:0], p3_diff_nx[22:0],
+                       p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14], h_ipw[11:10], h_bth1[6],
+                       h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason,
+                       mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready,
+                       p2_rd1[32:24], p2_rd2[32:24], p2_rd3[32:24], p2_rd4[32:24], p2_rd5[32:24],
+                       p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512],
+                       pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
@@ -3105,11 +4136,17 @@ module rx_parser (
     ic2_ipv6_d = ic2_ipv6_q;
     ic2_idx_d = ic2_idx_q;
     ic2_udp4_d = ic2_udp4_q;
-    ic2_zl_d = ic2_zl_q;
+    ic2_sel_d = ic2_sel_q;
+    ic2_pend_none_d = ic2_pend_none_q;
+    ic2_pend_d = ic2_pend_q;
+    ic2_pend_hi_d = ic2_pend_hi_q;
     ic2_len_ok_d = ic2_len_ok_q;
     ic2_l3_ok_d = ic2_l3_ok_q;
     ic2_dport_ok_d = ic2_dport_ok_q;
-    ic2_opcode_d = ic2_opcode_q;
+    ic2_op_ok_d = ic2_op_ok_q;
+    ic2_ext2_d = ic2_ext2_q;
+    ic2_ext3_d = ic2_ext3_q;
+    ic2_ext4_d = ic2_ext4_q;
     ic2_pad_d = ic2_pad_q;
     if (in_ready) begin
       ic2_valid_d = ic1_valid_q;
@@ -3122,11 +4159,17 @@ module rx_parser (
       ic2_ipv6_d = ic1_ipv6;
       ic2_idx_d = ic1_idx;
       ic2_udp4_d = ic1_udp4;
-      ic2_zl_d = ic1_zl;
+      ic2_sel_d = ic1_sel;
+      ic2_pend_none_d = ic1_pend_none;
+      ic2_pend_d = ic1_pend;
+      ic2_pend_hi_d = ic1_pend_hi;
       ic2_len_ok_d = ic1_len_ok;
       ic2_l3_ok_d = ic1_l3_ok;
       ic2_dport_ok_d = ic1_dport_ok;
-      ic2_opcode_d = ic1_opcode;
+      ic2_op_ok_d = ic1_op_ok;
+      ic2_ext2_d = ic1_ext2;
+      ic2_ext3_d = ic1_ext3;
+      ic2_ext4_d = ic1_ext4;
       ic2_pad_d = ic1_pad;
     end
     ic3_valid_d = ic3_valid_q;
@@ -3141,8 +4184,12 @@ module rx_parser (
     ic3_idx_d = ic3_idx_q;
     ic3_len_ok_d = ic3_len_ok_q;
     ic3_pend_d = ic3_pend_q;
+    ic3_end_after_d = ic3_end_after_q;
+    ic3_end_at_d = ic3_end_at_q;
+    ic3_sel_d = ic3_sel_q;
     ic3_pay_shape_d = ic3_pay_shape_q;
-    ic3_opcode_d = ic3_opcode_q;
+    ic3_op_ok_d = ic3_op_ok_q;
+    ic3_ext_words_d = ic3_ext_words_q;
     ic3_pad_d = ic3_pad_q;
     ic3_udp4_d = ic3_udp4_q;
     if (in_ready) begin
@@ -3158,8 +4205,14 @@ module rx_parser (
       ic3_idx_d = ic2_idx_q;
       ic3_len_ok_d = ic2_len_ok;
       ic3_pend_d = ic2_pend;
+      ic3_end_after_d = {ic2_beat_q < ic2_pend_none_q[16:6], ic2_end_after};
+      ic3_end_at_d = {ic2_beat_q == ic2_pend_none_q[16:6], ic2_end_at};
+      ic3_sel_d = ic2_sel_q;
       ic3_pay_shape_d = ic2_l3_ok_q[ic2_tags_q] && ic2_dport_ok_q[ic2_idx_q];
-      ic3_opcode_d = ic2_opcode_q[{ic2_idx_q, 3'b000} +: 8];
+      ic3_op_ok_d = ic2_idx_q < 5'd18 ? ic2_op_ok_q[ic2_idx_q] : 1'b0;
+      ic3_ext_words_d = {ic2_idx_q < 5'd18 ? ic2_ext4_q[ic2_idx_q] : 1'b0,
+                         ic2_idx_q < 5'd18 ? ic2_ext3_q[ic2_idx_q] : 1'b0,
+                         ic2_idx_q < 5'd18 ? ic2_ext2_q[ic2_idx_q] : 1'b0};
       ic3_pad_d = ic2_pad_q[{ic2_idx_q, 1'b0} +: 2];
       ic3_udp4_d = ic2_udp4_q;
     end
@@ -3333,12 +4386,11 @@ module rx_parser (
                    ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd1),
                    ic3_hi_all || (ic3_hi_part && ic3_pend_q[5:0] > 6'd0)};
       ic4_end_here_d = ic3_len_ok_q &&
-                       (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] :
-                        ic3_beat_q == ic3_pend_q[16:6]);
+                       (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] : ic3_hi_part);
       ic4_residue_d = ic3_residue;
       ic4_beat_d = ic3_beat_q;
-      ic4_pay_ok_d = ic3_pay_shape_q && ic3_op_ok;
-      ic4_pstart_d = {9'd0, ic3_udp4_q, 2'b10} + 17'd20 + {12'd0, ic3_ext_len};
+      ic4_pay_ok_d = ic3_pay_shape_q && ic3_op_ok_q;
+      ic4_pstart_d = {8'd0, {1'b0, ic3_udp4_q} + 7'd5 + {4'b0000, ic3_ext_words_q}, 2'b10};
       ic4_plast_d = ic3_pend_q - (17'd5 + {15'd0, ic3_pad_q});
     end
     ic5_valid_d = ic5_valid_q;
@@ -3594,6 +4646,8 @@ module rx_parser (
     s1b_ip10_d = s1b_ip10_q;
     s1b_ip_payload_d = s1b_ip_payload_q;
     s1b_udpw_d = s1b_udpw_q;
+    s1b_room4_d = s1b_room4_q;
+    s1b_room6_d = s1b_room6_q;
     s1b_vlan1_d = s1b_vlan1_q;
     s1b_vlan2_d = s1b_vlan2_q;
     s1b_ipv4_d = s1b_ipv4_q;
@@ -3613,6 +4667,8 @@ module rx_parser (
       s1b_ip_payload_d = s1_ipv6 ? {s1_ipw[39:32], s1_ipw[47:40]} :
                          {s1_ipw[23:16], s1_ipw[31:24]} - {10'h000, s1_ihl, 2'b00};
       s1b_udpw_d = s1_udpw;
+      s1b_room4_d = {1'b0, s1_len_q} - s1_ip_at;
+      s1b_room6_d = {1'b0, s1_len_q} - (s1_ip_at + 18'd40);
       s1b_vlan1_d = s1_vlan1;
       s1b_vlan2_d = s1_vlan2;
       s1b_ipv4_d = s1_ipv4;
@@ -3648,7 +4704,7 @@ module rx_parser (
       h_drop = 1'b1;
       h_reason = 5'd13;
       h_bth_seen = 1'b0;
-    end else if (s2_chk6_q) begin
+    end else if (&s2_chk6_q) begin
       h_drop = 1'b1;
       h_reason = 5'd3;
       h_bth_seen = 1'b0;
@@ -3741,7 +4797,8 @@ module rx_parser (
     s2_imm_d = s2_imm_q;
     s2_ecn_ce_d = s2_ecn_ce_q;
     s2_cnp_d = s2_cnp_q;
-    s2_payload_len_d = s2_payload_len_q;
+    s2_rests_d = s2_rests_q;
+    s2_ext_is_d = s2_ext_is_q;
     s2_pay_d = s2_pay_q;
     if (en) begin
       s2_valid_d = s1b_valid_q;
@@ -3779,7 +4836,9 @@ module rx_parser (
       s2_imm_d = h_out_imm;
       s2_ecn_ce_d = h_out_ecn_ce;
       s2_cnp_d = h_out_cnp;
-      s2_payload_len_d = h_out_payload_len;
+      s2_rests_d = {h_rest7, h_rest6, h_rest5, h_rest4, h_rest3, h_rest2, h_rest1, h_rest0};
+      s2_ext_is_d = {h_ext_is7, h_ext_is6, h_ext_is5, h_ext_is4, h_ext_is3, h_ext_is2, h_ext_is1,
+                     h_ext_is0};
       s2_pay_d = h_out_pay;
     end
     // stage p1
@@ -3824,7 +4883,14 @@ module rx_parser (
       p1_imm_d = s2_imm_q;
       p1_ecn_ce_d = s2_ecn_ce_q;
       p1_cnp_d = s2_cnp_q;
-      p1_payload_len_d = s2_payload_len_q;
+      p1_payload_len_d = (s2_rests_q[15:0] & {16{s2_ext_is_q[0]}}) |
+                         (s2_rests_q[31:16] & {16{s2_ext_is_q[1]}}) |
+                         (s2_rests_q[47:32] & {16{s2_ext_is_q[2]}}) |
+                         (s2_rests_q[63:48] & {16{s2_ext_is_q[3]}}) |
+                         (s2_rests_q[79:64] & {16{s2_ext_is_q[4]}}) |
+                         (s2_rests_q[95:80] & {16{s2_ext_is_q[5]}}) |
+                         (s2_rests_q[111:96] & {16{s2_ext_is_q[6]}}) |
+                         (s2_rests_q[127:112] & {16{s2_ext_is_q[7]}});
       p1_pay_d = s2_pay_q;
     end
     // stage p2
@@ -3940,11 +5006,11 @@ module rx_parser (
     p3_acc_ok_d = p3_acc_ok_q;
     p3_epsn_d = p3_epsn_q;
     p3_nak_d = p3_nak_q;
-    p3_mtu_d = p3_mtu_q;
     p3_m1_d = p3_m1_q;
     p3_m2_d = p3_m2_q;
     p3_m3_d = p3_m3_q;
     p3_m4_d = p3_m4_q;
+    p3_rd_cnt_d = p3_rd_cnt_q;
     if (en) begin
       p3_valid_d = p2_valid_q;
       p3_drop_d = p2_drop_n;
@@ -3976,11 +5042,11 @@ module rx_parser (
       p3_acc_ok_d = p2_acc_ok;
       p3_epsn_d = rx_rsp_epsn;
       p3_nak_d = rx_rsp_nak_sent;
-      p3_mtu_d = rx_rsp_mtu;
       p3_m1_d = p2_vf_q == p3_vf_q && p2_qpn_q == p3_qpn_q;
       p3_m2_d = p2_vf_q == p4_vf_q && p2_qpn_q == p4_qpn_q;
       p3_m3_d = p2_vf_q == wbh1_vf_q && p2_qpn_q == wbh1_qpn_q;
       p3_m4_d = p2_vf_q == wbh2_vf_q && p2_qpn_q == wbh2_qpn_q;
+      p3_rd_cnt_d = p2_rd_cnt;
     end
     // stage p4
     p4_valid_d = p4_valid_q;
@@ -4056,7 +5122,7 @@ module rx_parser (
         p4_uc_d = p3_uc;
         p4_uc_start_d = p3_uc_start;
         p4_rd_or_atomic_d = p3_is_read || p3_is_atomic;
-        p4_next_d = p3_psn_q + (p3_is_read ? p3_rd_cnt : 24'd1);
+        p4_next_d = p3_psn_q + (p3_is_read ? p3_rd_cnt_q : 24'd1);
       end
     end
     // p4 holds a request past the checks: it may write back (and, RC, ask for an ACK/NAK)
@@ -4225,14 +5291,14 @@ module rx_parser (
     end
     // payload FIFO pointers, discard flags and the m_pay_* register
     pay_wp_d = take ? pay_wp_t : pay_wp_q;
-    pay_rp_d = pay_rp_q + {3'b000, pay_pop};
-    pay_cnt_d = take ? (pay_pop ? pay_cnt_t1 : pay_cnt_t) : pay_pop ? pay_cnt_1 : pay_cnt_q;
+    pay_rp_d = pay_pop ? pay_rp_q + 4'd1 : pay_rp_q;
+    pay_fill_d = take ? (pay_pop ? pay_fill_t1 : pay_fill_t) : pay_pop ? pay_fill_1 : pay_fill_q;
     dsc_d = dsc_q;
     if (dsc_push) begin
       dsc_d[dsc_wp_q] = !p4_accept;
     end
-    dsc_wp_d = dsc_wp_q + {3'b000, dsc_push};
-    dsc_rp_d = dsc_rp_q + {3'b000, dsc_pop};
+    dsc_wp_d = dsc_push ? dsc_wp_q + 4'd1 : dsc_wp_q;
+    dsc_rp_d = dsc_pop ? dsc_rp_q + 4'd1 : dsc_rp_q;
     dsc_fill_d = dsc_push && !dsc_pop ? {dsc_fill_q[14:0], 1'b1} :
                  dsc_pop && !dsc_push ? {1'b0, dsc_fill_q[15:1]} :
                  dsc_fill_q;
@@ -4255,19 +5321,40 @@ module rx_parser (
     ce_vf_d = p4_vf_q;
     ce_qpn_d = p4_qpn_q;
     // the ACK/NAK request register
-    m_ack_valid_d = m_ack_valid_q && !m_ack_ready;
+    m_ack_valid_d = ack_hold || (en_but_ack && ack_need);
     m_ack_vf_d = m_ack_vf_q;
     m_ack_qpn_d = m_ack_qpn_q;
     m_ack_syndrome_d = m_ack_syndrome_q;
     m_ack_psn_d = m_ack_psn_q;
     if (en && ack_need) begin
-      m_ack_valid_d = 1'b1;
       m_ack_vf_d = p4_vf_q;
       m_ack_qpn_d = p4_qpn_q;
       m_ack_syndrome_d = p4_ack_syn;
       m_ack_psn_d = p4_ack_psn;
     end
     cs_new_d = out_load;
+    cs_frames_seen_inc_d = cs_new_q;
+    cs_verdict_accept_inc_d = cs_new_q && out_verdict_q == 3'd0;
+    cs_verdict_duplicate_inc_d = cs_new_q && out_verdict_q == 3'd1;
+    cs_verdict_nak_psn_seq_inc_d = cs_new_q && out_verdict_q == 3'd2;
+    cs_verdict_nak_remote_access_inc_d = cs_new_q && out_verdict_q == 3'd3;
+    cs_event_cnp_received_inc_d = cs_new_q && out_verdict_q == 3'd0 && out_cnp_q;
+    cs_event_ce_marked_inc_d = cs_new_q && out_verdict_q == 3'd0 && out_ecn_ce_q;
+    cs_drop_bad_fcs_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd2;
+    cs_drop_truncated_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd13;
+    cs_drop_not_roce_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd1;
+    cs_drop_bad_ip_checksum_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd3;
+    cs_drop_fragment_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd4;
+    cs_drop_bad_icrc_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd5;
+    cs_drop_tver_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd6;
+    cs_drop_bad_opcode_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd15;
+    cs_drop_p_key_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd7;
+    cs_drop_qpn0_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd8;
+    cs_drop_wrong_vf_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd10;
+    cs_drop_unknown_qp_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd9;
+    cs_drop_transport_mismatch_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd12;
+    cs_drop_state_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd11;
+    cs_drop_psn_seq_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd14;
   end
 
   always @(posedge clk) begin
@@ -4285,13 +5372,14 @@ module rx_parser (
       pay_seen_q <= 1'b0;
       pay_wp_q <= 4'b0000;
       pay_rp_q <= 4'b0000;
-      pay_cnt_q <= 5'd0;
+      pay_fill_q <= 16'd0;
       s1_valid_q <= 1'b0;
       s1b_valid_q <= 1'b0;
       s2_valid_q <= 1'b0;
       p1_valid_q <= 1'b0;
       p2_valid_q <= 1'b0;
       p3_valid_q <= 1'b0;
+      p3_psn_q <= 24'd0;
       p4_valid_q <= 1'b0;
       p4_drop_q <= 1'b0;
       p4_reason_q <= 5'd0;
@@ -4373,6 +5461,28 @@ module rx_parser (
       m_ack_syndrome_q <= 8'd0;
       m_ack_psn_q <= 24'd0;
       cs_new_q <= 1'b0;
+      cs_frames_seen_inc_q <= 1'b0;
+      cs_verdict_accept_inc_q <= 1'b0;
+      cs_verdict_duplicate_inc_q <= 1'b0;
+      cs_verdict_nak_psn_seq_inc_q <= 1'b0;
+      cs_verdict_nak_remote_access_inc_q <= 1'b0;
+      cs_event_cnp_received_inc_q <= 1'b0;
+      cs_event_ce_marked_inc_q <= 1'b0;
+      cs_drop_bad_fcs_inc_q <= 1'b0;
+      cs_drop_truncated_inc_q <= 1'b0;
+      cs_drop_not_roce_inc_q <= 1'b0;
+      cs_drop_bad_ip_checksum_inc_q <= 1'b0;
+      cs_drop_fragment_inc_q <= 1'b0;
+      cs_drop_bad_icrc_inc_q <= 1'b0;
+      cs_drop_tver_inc_q <= 1'b0;
+      cs_drop_bad_opcode_inc_q <= 1'b0;
+      cs_drop_p_key_inc_q <= 1'b0;
+      cs_drop_qpn0_inc_q <= 1'b0;
+      cs_drop_wrong_vf_inc_q <= 1'b0;
+      cs_drop_unknown_qp_inc_q <= 1'b0;
+      cs_drop_transport_mismatch_inc_q <= 1'b0;
+      cs_drop_state_inc_q <= 1'b0;
+      cs_drop_psn_seq_inc_q <= 1'b0;
     end else begin
       ic_beat_q <= ic_beat_d;
       ic1_valid_q <= ic1_valid_d;
@@ -4387,13 +5497,14 @@ module rx_parser (
       pay_seen_q <= pay_seen_d;
       pay_wp_q <= pay_wp_d;
       pay_rp_q <= pay_rp_d;
-      pay_cnt_q <= pay_cnt_d;
+      pay_fill_q <= pay_fill_d;
       s1_valid_q <= s1_valid_d;
       s1b_valid_q <= s1b_valid_d;
       s2_valid_q <= s2_valid_d;
       p1_valid_q <= p1_valid_d;
       p2_valid_q <= p2_valid_d;
       p3_valid_q <= p3_valid_d;
+      p3_psn_q <= p3_psn_d;
       p4_valid_q <= p4_valid_d;
       p4_drop_q <= p4_drop_d;
       p4_reason_q <= p4_reason_d;
@@ -4475,6 +5586,28 @@ module rx_parser (
       m_ack_syndrome_q <= m_ack_syndrome_d;
       m_ack_psn_q <= m_ack_psn_d;
       cs_new_q <= cs_new_d;
+      cs_frames_seen_inc_q <= cs_frames_seen_inc_d;
+      cs_verdict_accept_inc_q <= cs_verdict_accept_inc_d;
+      cs_verdict_duplicate_inc_q <= cs_verdict_duplicate_inc_d;
+      cs_verdict_nak_psn_seq_inc_q <= cs_verdict_nak_psn_seq_inc_d;
+      cs_verdict_nak_remote_access_inc_q <= cs_verdict_nak_remote_access_inc_d;
+      cs_event_cnp_received_inc_q <= cs_event_cnp_received_inc_d;
+      cs_event_ce_marked_inc_q <= cs_event_ce_marked_inc_d;
+      cs_drop_bad_fcs_inc_q <= cs_drop_bad_fcs_inc_d;
+      cs_drop_truncated_inc_q <= cs_drop_truncated_inc_d;
+      cs_drop_not_roce_inc_q <= cs_drop_not_roce_inc_d;
+      cs_drop_bad_ip_checksum_inc_q <= cs_drop_bad_ip_checksum_inc_d;
+      cs_drop_fragment_inc_q <= cs_drop_fragment_inc_d;
+      cs_drop_bad_icrc_inc_q <= cs_drop_bad_icrc_inc_d;
+      cs_drop_tver_inc_q <= cs_drop_tver_inc_d;
+      cs_drop_bad_opcode_inc_q <= cs_drop_bad_opcode_inc_d;
+      cs_drop_p_key_inc_q <= cs_drop_p_key_inc_d;
+      cs_drop_qpn0_inc_q <= cs_drop_qpn0_inc_d;
+      cs_drop_wrong_vf_inc_q <= cs_drop_wrong_vf_inc_d;
+      cs_drop_unknown_qp_inc_q <= cs_drop_unknown_qp_inc_d;
+      cs_drop_transport_mismatch_inc_q <= cs_drop_transport_mismatch_inc_d;
+      cs_drop_state_inc_q <= cs_drop_state_inc_d;
+      cs_drop_psn_seq_inc_q <= cs_drop_psn_seq_inc_d;
     end
   end
   always @(posedge clk) begin
@@ -4501,11 +5634,17 @@ module rx_parser (
     ic2_ipv6_q <= ic2_ipv6_d;
     ic2_idx_q <= ic2_idx_d;
     ic2_udp4_q <= ic2_udp4_d;
-    ic2_zl_q <= ic2_zl_d;
+    ic2_sel_q <= ic2_sel_d;
+    ic2_pend_none_q <= ic2_pend_none_d;
+    ic2_pend_q <= ic2_pend_d;
+    ic2_pend_hi_q <= ic2_pend_hi_d;
     ic2_len_ok_q <= ic2_len_ok_d;
     ic2_l3_ok_q <= ic2_l3_ok_d;
     ic2_dport_ok_q <= ic2_dport_ok_d;
-    ic2_opcode_q <= ic2_opcode_d;
+    ic2_op_ok_q <= ic2_op_ok_d;
+    ic2_ext2_q <= ic2_ext2_d;
+    ic2_ext3_q <= ic2_ext3_d;
+    ic2_ext4_q <= ic2_ext4_d;
     ic2_pad_q <= ic2_pad_d;
     ic3_tdata_q <= ic3_tdata_d;
     ic3_tkeep_q <= ic3_tkeep_d;
@@ -4518,8 +5657,12 @@ module rx_parser (
     ic3_idx_q <= ic3_idx_d;
     ic3_len_ok_q <= ic3_len_ok_d;
     ic3_pend_q <= ic3_pend_d;
+    ic3_end_after_q <= ic3_end_after_d;
+    ic3_end_at_q <= ic3_end_at_d;
+    ic3_sel_q <= ic3_sel_d;
     ic3_pay_shape_q <= ic3_pay_shape_d;
-    ic3_opcode_q <= ic3_opcode_d;
+    ic3_op_ok_q <= ic3_op_ok_d;
+    ic3_ext_words_q <= ic3_ext_words_d;
     ic3_pad_q <= ic3_pad_d;
     ic3_udp4_q <= ic3_udp4_d;
     ic4_tdata_q <= ic4_tdata_d;
@@ -4622,6 +5765,8 @@ module rx_parser (
     s1b_ip10_q <= s1b_ip10_d;
     s1b_ip_payload_q <= s1b_ip_payload_d;
     s1b_udpw_q <= s1b_udpw_d;
+    s1b_room4_q <= s1b_room4_d;
+    s1b_room6_q <= s1b_room6_d;
     s1b_vlan1_q <= s1b_vlan1_d;
     s1b_vlan2_q <= s1b_vlan2_d;
     s1b_ipv4_q <= s1b_ipv4_d;
@@ -4665,7 +5810,8 @@ module rx_parser (
     s2_imm_q <= s2_imm_d;
     s2_ecn_ce_q <= s2_ecn_ce_d;
     s2_cnp_q <= s2_cnp_d;
-    s2_payload_len_q <= s2_payload_len_d;
+    s2_rests_q <= s2_rests_d;
+    s2_ext_is_q <= s2_ext_is_d;
     s2_pay_q <= s2_pay_d;
     p1_drop_q <= p1_drop_d;
     p1_reason_q <= p1_reason_d;
@@ -4723,7 +5869,6 @@ module rx_parser (
     p3_vf_q <= p3_vf_d;
     p3_opcode_q <= p3_opcode_d;
     p3_qpn_q <= p3_qpn_d;
-    p3_psn_q <= p3_psn_d;
     p3_se_q <= p3_se_d;
     p3_ack_req_q <= p3_ack_req_d;
     p3_fecn_q <= p3_fecn_d;
@@ -4747,11 +5892,11 @@ module rx_parser (
     p3_acc_ok_q <= p3_acc_ok_d;
     p3_epsn_q <= p3_epsn_d;
     p3_nak_q <= p3_nak_d;
-    p3_mtu_q <= p3_mtu_d;
     p3_m1_q <= p3_m1_d;
     p3_m2_q <= p3_m2_d;
     p3_m3_q <= p3_m3_d;
     p3_m4_q <= p3_m4_d;
+    p3_rd_cnt_q <= p3_rd_cnt_d;
     wbh4_vf_q <= wbh4_vf_d;
     wbh4_qpn_q <= wbh4_qpn_d;
     wbh4_epsn_q <= wbh4_epsn_d;

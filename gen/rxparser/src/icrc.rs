@@ -14,11 +14,12 @@
 //!   start its port and length, the BTH opcode and PadCnt) are captured in `ic_hdr`.
 //! - **ic1** decodes VLAN tags, IPv6 and IHL into the UDP header's index `idx` (the UDP
 //!   header starts at byte 14 + 4 * idx: the tag count plus IHL, or plus 10 for IPv6), one
-//!   table per tag count, and turns each of the 18 UDP length candidates into the bytes up
-//!   to the first zeroed one (24 when too short: the frame is dropped as truncated). For the
-//!   payload stream it tests the RoCE shape per tag count and the port per candidate.
-//! - **ic2** picks the candidate of `idx` and adds the UDP start: `pend`, one past the ICRC;
-//!   and the payload's shape flag, opcode and PadCnt.
+//!   table per tag count, and turns each of the 18 UDP length candidates into one past the
+//!   ICRC, its UDP start plus the length (24 when too short: the frame is dropped as
+//!   truncated). For the payload stream it tests the RoCE shape per tag count and the port
+//!   per candidate.
+//! - **ic2** picks the candidate of `idx`: `pend`, one past the ICRC; and the payload's
+//!   shape flag, opcode and PadCnt.
 //! - **ic3** compares the beat number with `pend` (whole beat kept, end in this beat with its
 //!   lane, ICRC's last byte in this beat), picks the CRC residue advanced over the zeroed
 //!   lanes after that byte (one constant per lane of `pend`), and registers the positions as
@@ -41,7 +42,7 @@
 //! the zero-byte transition is linear and invertible, so comparing the state after them with
 //! the residue advanced by the same zeros is exact.
 
-use super::{b1, clog2, crc_byte, crc_bytes, d, id, n, xor, Gen, CRC_RESIDUE, LRH_STATE, PW};
+use super::{b1, clog2, crc_byte, crc_bytes, d, id, n, tree, xor, Gen, CRC_RESIDUE, LRH_STATE, PW};
 use verilog_ast::{BinOp, Decl, Expr, Item as V, Range, Stmt, UnOp};
 
 /// Cycles from the cycle a beat is taken on `s_axis_*` to the cycle the parser's input stage
@@ -153,6 +154,32 @@ impl Positions {
             )
         };
         self.by_tags(arm(0), arm(1), arm(2))
+    }
+    /// Whether `idx` (see [`Positions::udp_idx`]) is `i` (`at_least`: at least `i`), from
+    /// compares of the IHL nibble, no adder (constant where the nibble cannot reach).
+    pub(crate) fn udp_idx_is(&self, ihl: &dyn Fn(u32) -> Expr, i: u32, at_least: bool) -> Expr {
+        let arm = |t: u32| {
+            let v6 = 10 + t;
+            let by_ihl = match i.checked_sub(t) {
+                None => b1(at_least),
+                Some(k) if k > 15 => b1(false),
+                Some(k) if at_least => Expr::bin(BinOp::Ge, ihl(t), d(4, u64::from(k))),
+                Some(k) => Expr::eq(ihl(t), d(4, u64::from(k))),
+            };
+            let v6 = b1(if at_least { v6 >= i } else { v6 == i });
+            if v6 == by_ihl {
+                v6
+            } else {
+                Expr::ternary(self.ip_is(6, t), v6, by_ihl)
+            }
+        };
+        let arms = [arm(0), arm(1), arm(2)];
+        if arms.iter().all(|a| *a == arms[0]) {
+            arms[0].clone()
+        } else {
+            let [a, b, c] = arms;
+            self.by_tags(a, b, c)
+        }
     }
     /// The UDP header's index past the tags (`idx` - tags: IPv6 ? 10 : IHL), in 4 bits.
     pub(crate) fn udp_past_tags(&self, ihl: &dyn Fn(u32) -> Expr) -> Expr {
@@ -342,21 +369,62 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         pos.udp_idx(&ihl, 6, 3),
         "the UDP header starts at byte 4 * udp4 + 2",
     );
-    // Candidate i: what the UDP length field says if the UDP header starts at byte 14 + 4 * i,
-    // and the bytes up to the first zeroed one (24 when too short for UDP + BTH + ICRC).
-    let mut zl = Vec::new();
+    g.wire_c(
+        "ic1_sel",
+        UDP_IDX + 1,
+        Expr::concat(
+            std::iter::once(pos.udp_idx_is(&ihl, UDP_IDX, true))
+                .chain((0..UDP_IDX).rev().map(|i| pos.udp_idx_is(&ihl, i, false)))
+                .collect(),
+        ),
+        "idx one-hot; the top bit: no candidate",
+    );
+    g.wire_c(
+        "ic1_pend_none",
+        PW,
+        Expr::plus(
+            Expr::concat(vec![Expr::zero(PW - 8), id("ic1_udp4"), n(2, 2)]),
+            d(PW, 24),
+        ),
+        "the datagram end when no UDP start candidate applies",
+    );
+    // Candidate i: what the UDP length field says if the UDP header starts at byte 14 + 4 * i
+    // (24 when too short for UDP + BTH + ICRC), added to that start: one past the datagram
+    // (issue 9: added in ic2 after the pick by `idx`, the sum was one of the slowest carry
+    // paths; here the adders read the capture, and ic2 only picks).
+    let mut ends = Vec::new();
+    let mut carries = Vec::new();
     let mut ok = Vec::new();
     for i in (0..UDP_IDX).rev() {
         let len = be_cap(&cap, udp_start(i) + 4);
         let fits = Expr::bin(BinOp::Ge, len.clone(), d(16, 24));
-        zl.push(Expr::ternary(fits.clone(), len, d(16, 24)));
+        let at = u64::from(udp_start(i));
+        let end = format!("ic1_end{i}");
+        g.wire(
+            &end,
+            PW,
+            Expr::ternary(
+                fits.clone(),
+                Expr::plus(Expr::concat(vec![Expr::zero(PW - 16), len]), d(PW, at)),
+                d(PW, 24 + at),
+            ),
+        );
+        ends.push(id(&end).bits(15, 0));
+        carries.push(id(&end).index(Expr::int(16)));
         ok.push(fits);
     }
+    assert_eq!(PW, 17, "an end is 16 bits and a carry");
     g.wire_c(
-        "ic1_zl",
+        "ic1_pend",
         16 * UDP_IDX,
-        Expr::concat(zl),
-        "candidate i: UDP length if the UDP header starts at byte 14 + 4 * i, 24 if shorter",
+        Expr::concat(ends),
+        "candidate i: one past the datagram (low 16 bits) if UDP starts at byte 14 + 4 * i",
+    );
+    g.wire_c(
+        "ic1_pend_hi",
+        UDP_IDX,
+        Expr::concat(carries),
+        "candidate i: bit 16 of that end",
     );
     g.wire_c(
         "ic1_len_ok",
@@ -403,12 +471,39 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         per_udp(&|u| Expr::eq(be_cap(&cap, u + 2), id("csr_udp_dport_value_o"))),
         "candidate i: the UDP destination port is udp_dport",
     );
+    // The BTH opcode decoded per candidate, ic2 picks the frame's (issue 9: decoded in ic3
+    // after the pick, the extension length ran into `ic4_pstart`'s adder, one of the slowest
+    // paths at 512 bits).
+    let mut op_ok = Vec::new();
+    let mut ext: [Vec<Expr>; 3] = Default::default();
+    for i in (0..UDP_IDX).rev() {
+        let p = format!("ic1_c{i}");
+        g.wire(&format!("{p}_opcode"), 8, cap(udp_start(i) + 8));
+        super::opcode_decode(g, id(format!("{p}_opcode")), &p, &["op_ok", "ext_len"]);
+        op_ok.push(id(format!("{p}_op_ok")));
+        for (k, e) in ext.iter_mut().enumerate() {
+            e.push(id(format!("{p}_ext_len")).index(Expr::int(k as i64 + 2)));
+        }
+        // Extension lengths are whole words (asserted with stage 2's payload length).
+        unused.push(id(format!("{p}_ext_len")).bits(1, 0));
+    }
     g.wire_c(
-        "ic1_opcode",
-        8 * UDP_IDX,
-        per_udp(&|u| cap(u + 8)),
-        "candidate i: the BTH opcode",
+        "ic1_op_ok",
+        UDP_IDX,
+        Expr::concat(op_ok),
+        "candidate i: the BTH opcode is one the parser takes",
     );
+    for (k, e) in ext.into_iter().enumerate() {
+        g.wire_c(
+            &format!("ic1_ext{}", k + 2),
+            UDP_IDX,
+            Expr::concat(e),
+            &format!(
+                "candidate i: bit {} of the extension headers' length",
+                k + 2
+            ),
+        );
+    }
     g.wire_c(
         "ic1_pad",
         2 * UDP_IDX,
@@ -426,40 +521,78 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s2.reg(g, "ipv6", 1, id("ic1_ipv6"), None);
     s2.reg(g, "idx", 5, id("ic1_idx"), None);
     s2.reg(g, "udp4", 6, id("ic1_udp4"), None);
-    s2.reg(g, "zl", 16 * UDP_IDX, id("ic1_zl"), None);
+    s2.reg(g, "sel", UDP_IDX + 1, id("ic1_sel"), None);
+    s2.reg(g, "pend_none", PW, id("ic1_pend_none"), None);
+    s2.reg(g, "pend", 16 * UDP_IDX, id("ic1_pend"), None);
+    s2.reg(g, "pend_hi", UDP_IDX, id("ic1_pend_hi"), None);
     s2.reg(g, "len_ok", UDP_IDX, id("ic1_len_ok"), None);
     s2.reg(g, "l3_ok", 3, id("ic1_l3_ok"), None);
     s2.reg(g, "dport_ok", UDP_IDX, id("ic1_dport_ok"), None);
-    s2.reg(g, "opcode", 8 * UDP_IDX, id("ic1_opcode"), None);
+    s2.reg(g, "op_ok", UDP_IDX, id("ic1_op_ok"), None);
+    for k in 2..5 {
+        s2.reg(
+            g,
+            &format!("ext{k}"),
+            UDP_IDX,
+            id(format!("ic1_ext{k}")),
+            None,
+        );
+    }
     s2.reg(g, "pad", 2 * UDP_IDX, id("ic1_pad"), None);
     s2.done(g);
 
     // ---- ic2: the datagram end
     let idx_in_range = Expr::bin(BinOp::Lt, id("ic2_idx_q"), d(5, u64::from(UDP_IDX)));
-    g.wire(
-        "ic2_zl",
-        16,
-        Expr::ternary(
-            idx_in_range.clone(),
-            id("ic2_zl_q").part(Expr::concat(vec![id("ic2_idx_q"), n(4, 0)]), Expr::int(16)),
-            d(16, 24),
-        ),
-    );
     g.wire_c(
         "ic2_len_ok",
         1,
-        Expr::and(idx_in_range, id("ic2_len_ok_q").index(id("ic2_idx_q"))),
+        Expr::and(
+            idx_in_range.clone(),
+            id("ic2_len_ok_q").index(id("ic2_idx_q")),
+        ),
         "UDP + BTH + ICRC fit (else the frame is dropped as truncated)",
     );
     g.wire_c(
         "ic2_pend",
         PW,
-        Expr::plus(
-            Expr::concat(vec![Expr::zero(PW - 8), id("ic2_udp4_q"), n(2, 2)]),
-            Expr::concat(vec![Expr::zero(PW - 16), id("ic2_zl")]),
+        Expr::ternary(
+            idx_in_range.clone(),
+            Expr::concat(vec![
+                id("ic2_pend_hi_q").index(id("ic2_idx_q")),
+                id("ic2_pend_q").part(Expr::concat(vec![id("ic2_idx_q"), n(4, 0)]), Expr::int(16)),
+            ]),
+            id("ic2_pend_none_q"),
         ),
         "one past the datagram: bytes from here on are zeroed",
     );
+    // The beat against the end's beat, compared per candidate here and picked in ic3
+    // (issue 9: compared in ic3 after the pick by `idx`, `ic3_pend -> ic4_khi` was the
+    // slowest path at 512 bits: the pick, the compare's carry chain, then the lane compare).
+    let end_beat = |i: u32| {
+        Expr::concat(vec![
+            id("ic2_pend_hi_q").index(Expr::int(i64::from(i))),
+            id("ic2_pend_q").bits(16 * i + 15, 16 * i + lw),
+        ])
+    };
+    let per_end = |f: &dyn Fn(Expr) -> Expr| -> Expr {
+        Expr::concat((0..UDP_IDX).rev().map(|i| f(end_beat(i))).collect())
+    };
+    g.wire_c(
+        "ic2_end_after",
+        UDP_IDX,
+        per_end(&|e| Expr::lt(id("ic2_beat_q"), e)),
+        "candidate i: the datagram ends in a later beat",
+    );
+    g.wire_c(
+        "ic2_end_at",
+        UDP_IDX,
+        per_end(&|e| Expr::eq(id("ic2_beat_q"), e)),
+        "candidate i: the datagram ends in this beat",
+    );
+    let none_beat = || id("ic2_pend_none_q").bits(PW - 1, lw);
+    let by_idx = |v: &str, none: Expr| {
+        Expr::ternary(idx_in_range.clone(), id(v).index(id("ic2_idx_q")), none)
+    };
     let mut s3 = Stage::new("ic3");
     pass_beat(g, &mut s3, Some("ic2"), dw);
     s3.reg(g, "beat", bw, id("ic2_beat_q"), None);
@@ -477,6 +610,27 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s3.reg(g, "pend", PW, id("ic2_pend"), None);
     s3.reg(
         g,
+        "end_after",
+        UDP_IDX + 1,
+        Expr::concat(vec![
+            Expr::lt(id("ic2_beat_q"), none_beat()),
+            id("ic2_end_after"),
+        ]),
+        None,
+    );
+    s3.reg(
+        g,
+        "end_at",
+        UDP_IDX + 1,
+        Expr::concat(vec![
+            Expr::eq(id("ic2_beat_q"), none_beat()),
+            id("ic2_end_at"),
+        ]),
+        None,
+    );
+    s3.reg(g, "sel", UDP_IDX + 1, id("ic2_sel_q"), None);
+    s3.reg(
+        g,
         "pay_shape",
         1,
         Expr::and(
@@ -485,11 +639,17 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         ),
         None,
     );
+    s3.reg(g, "op_ok", 1, by_idx("ic2_op_ok_q", b1(false)), None);
     s3.reg(
         g,
-        "opcode",
-        8,
-        id("ic2_opcode_q").part(Expr::concat(vec![id("ic2_idx_q"), n(3, 0)]), Expr::int(8)),
+        "ext_words",
+        3,
+        Expr::concat(
+            (2..5)
+                .rev()
+                .map(|k| by_idx(&format!("ic2_ext{k}_q"), b1(false)))
+                .collect(),
+        ),
         None,
     );
     s3.reg(
@@ -504,6 +664,32 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
 
     // ---- ic3: where the beat is relative to the datagram end; the residue to expect; the
     // positions as one-hot flags for s4
+    // The frame's compare picked from the registered ones by the one-hot `sel` (top bit: no
+    // candidate), an AND-OR of 2 LUT levels (issue 9: the carry chain and the pick in one
+    // stage were among the slowest paths at 512 bits).
+    let by_sel = |v: &str| {
+        tree(
+            (0..=UDP_IDX)
+                .map(|i| {
+                    let at = Expr::int(i64::from(i));
+                    Expr::and(id(v).index(at.clone()), id("ic3_sel_q").index(at))
+                })
+                .collect(),
+            Expr::or,
+        )
+    };
+    g.wire_c(
+        "ic3_hi_all",
+        1,
+        by_sel("ic3_end_after_q"),
+        "the datagram ends in a later beat",
+    );
+    g.wire_c(
+        "ic3_hi_part",
+        1,
+        by_sel("ic3_end_at_q"),
+        "the datagram ends in this beat",
+    );
     let km = MASK_END.div_ceil(w8);
     let pend_beat = || id("ic3_pend_q").bits(PW - 1, lw);
     let pend_lane = || id("ic3_pend_q").bits(lw - 1, 0);
@@ -595,8 +781,6 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     // lane of the end, the mask was 11 LUT levels at 512 bits): all of a beat before the
     // end's beat, the lanes before the end's lane in its beat; the last lane only when the
     // datagram ends in a later beat.
-    g.wire("ic3_hi_all", 1, Expr::lt(id("ic3_beat_q"), pend_beat()));
-    g.wire("ic3_hi_part", 1, Expr::eq(id("ic3_beat_q"), pend_beat()));
     s4.reg(
         g,
         "khi",
@@ -630,7 +814,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
             Expr::ternary(
                 Expr::eq(pend_lane(), Expr::zero(lw)),
                 Expr::eq(id("ic3_beat_p1_q"), pend_beat()),
-                Expr::eq(id("ic3_beat_q"), pend_beat()),
+                id("ic3_hi_part"),
             ),
         ),
         None,
@@ -638,26 +822,27 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s4.reg(g, "residue", 32, id("ic3_residue"), None);
     // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
     // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
-    super::opcode_decode(g, id("ic3_opcode_q"), "ic3", false);
     s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
     s4.reg(
         g,
         "pay_ok",
         1,
-        Expr::and(id("ic3_pay_shape_q"), id("ic3_op_ok")),
+        Expr::and(id("ic3_pay_shape_q"), id("ic3_op_ok_q")),
         None,
     );
     s4.reg(
         g,
         "pstart",
         PW,
-        Expr::plus(
-            Expr::concat(vec![Expr::zero(PW - 8), id("ic3_udp4_q"), n(2, 2)]),
+        // 4 * udp4 + 2 + 20 + 4 * ext_words, the constant low bits outside the adder.
+        Expr::concat(vec![
+            Expr::zero(PW - 9),
             Expr::plus(
-                d(PW, 20),
-                Expr::concat(vec![Expr::zero(PW - 5), id("ic3_ext_len")]),
+                Expr::concat(vec![n(1, 0), id("ic3_udp4_q")]),
+                Expr::plus(d(7, 5), Expr::concat(vec![n(4, 0), id("ic3_ext_words_q")])),
             ),
-        ),
+            n(2, 2),
+        ]),
         None,
     );
     s4.reg(

@@ -301,7 +301,7 @@ const OPCODES: [(u8, u8, u32, bool, bool, bool, &str); 17] = [
 ];
 
 /// UC opcodes are RC's 0x00–0x0B plus 0x20; UD has SEND only (+imm) with a DETH.
-fn opcode_rows() -> Vec<(u8, u8, u32, bool, bool, bool, String)> {
+fn opcode_rows() -> Vec<OpcodeRow> {
     let mut rows: Vec<_> = OPCODES
         .iter()
         .map(|&(a, b, l, r, at, i, w)| (a, b, l, r, at, i, w.to_string()))
@@ -384,6 +384,29 @@ fn ne(a: Expr, b: Expr) -> Expr {
 fn gt(a: Expr, b: Expr) -> Expr {
     Expr::bin(BinOp::Gt, a, b)
 }
+/// `x < c` for a `w`-bit `x` and a constant `c`, as AND/OR terms (no carry chain): some bit
+/// where `c` has 1 and `x` 0, `x` equal to `c` above it.
+fn lt_const(x: Expr, w: u32, c: u64) -> Expr {
+    assert!(c < 1 << w, "the constant fits");
+    let terms: Vec<Expr> = (0..w)
+        .rev()
+        .filter(|&i| c >> i & 1 == 1)
+        .map(|i| {
+            let mut t = vec![Expr::lnot(x.clone().index(Expr::int(i64::from(i))))];
+            for j in i + 1..w {
+                let xj = x.clone().index(Expr::int(i64::from(j)));
+                t.push(if c >> j & 1 == 1 { xj } else { Expr::lnot(xj) });
+            }
+            Expr::all(t)
+        })
+        .collect();
+    if terms.is_empty() {
+        b1(false)
+    } else {
+        tree(terms, Expr::or)
+    }
+}
+
 fn xor(a: Expr, b: Expr) -> Expr {
     Expr::bin(BinOp::BitXor, a, b)
 }
@@ -1278,6 +1301,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         ("udpw".into(), 320, id("s1_udpw")),
     ];
+    // The frame's bytes from the IP header on, and past a fixed IPv6 header (issue 9: stage 2
+    // added the IP start and the IP length before comparing with the frame length, two carry
+    // chains in a row): 18 bits, the top one set when the frame ends before.
+    let s1_ip = Expr::ternary(
+        id("s1_vlan2"),
+        d(PW + 1, 22),
+        Expr::ternary(id("s1_vlan1"), d(PW + 1, 18), d(PW + 1, 14)),
+    );
+    g.wire_c("s1_ip_at", PW + 1, s1_ip, "IP header start");
+    s1b.push((
+        "room4".into(),
+        PW + 1,
+        Expr::minus(zext(id("s1_len_q"), PW, PW + 1), id("s1_ip_at")),
+    ));
+    s1b.push((
+        "room6".into(),
+        PW + 1,
+        Expr::minus(
+            zext(id("s1_len_q"), PW, PW + 1),
+            Expr::plus(id("s1_ip_at"), d(PW + 1, 40)),
+        ),
+    ));
     for f in ["vlan1", "vlan2", "ipv4", "ipv6"] {
         s1b.push((f.into(), 1, id(format!("s1_{f}"))));
         g.wire(&format!("h_{f}"), 1, id(format!("s1b_{f}_q")));
@@ -1300,16 +1345,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("h_ipw").bits(3, 0),
         "IPv4 IHL (the IP header's first byte)",
     );
-    g.wire_c(
-        "h_ip",
-        8,
-        Expr::ternary(
-            id("h_vlan2"),
-            d(8, 22),
-            Expr::ternary(id("h_vlan1"), d(8, 18), d(8, 14)),
-        ),
-        "IP header start",
-    );
     g.wire("h_udpw", 320, id("s1b_udpw_q"));
     let _ = HIDX;
     let ipw = "h_ipw";
@@ -1331,22 +1366,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // ones' complement sum is 0xFFFF exactly when its words' sum is such a multiple and not
     // 0, and the sum is not 0 for an IPv4 header (version 4 in word 0; any other version
     // is dropped before the checksum check, NOT_ROCE).
+    // Registered as the three "not of that form" flags, ANDed in the drop chain (issue 9:
+    // the reduction and the three 16-bit compares in stage 2 were its slowest path at 512
+    // bits; the chain takes one flag more per LUT).
     g.wire_c(
-        "h_csum_ok",
-        1,
-        Expr::any_of(
-            vec![
-                Expr::eq(xor(x.clone(), y.clone()), n(16, 0xFFFF)),
-                Expr::eq(Expr::bor(x.clone(), y.clone()), Expr::zero(16)),
-                Expr::eq(Expr::band(x, y), n(16, 0xFFFF)),
-            ],
-            b1(false),
-        ),
-        "the header's ones' complement sum is 0xFFFF",
+        "h_csum_miss",
+        3,
+        Expr::concat(vec![
+            ne(Expr::band(x.clone(), y.clone()), n(16, 0xFFFF)),
+            ne(Expr::bor(x.clone(), y.clone()), Expr::zero(16)),
+            ne(xor(x, y), n(16, 0xFFFF)),
+        ]),
+        "the header's ones' complement sum is not 0xFFFF: all three set",
     );
     g.wire("h_len", PW, id("s1b_len_q"));
-    let pos = |e: Expr| zext(e, 8, PW);
-    g.wire("h_pip", PW, pos(id("h_ip")));
     g.wire("h_udp_len", 16, be(uw, 4, 2));
     g.wire("h_opcode", 8, byte(uw, 8));
     g.wire("h_bth1", 8, byte(uw, 9));
@@ -1356,32 +1389,95 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire("h_bth8", 8, byte(uw, 16));
     g.wire("h_psn", 24, be(uw, 17, 3));
     // Opcode table.
-    opcode_decode(&mut g, id("h_opcode"), "h", true);
+    opcode_decode(
+        &mut g,
+        id("h_opcode"),
+        "h",
+        &["op_ok", "has_reth", "has_atomic"],
+    );
     g.wire("h_pad", 2, id("h_bth1").bits(5, 4));
     // The UDP datagram's bytes besides the payload: UDP, BTH, extension headers, pad, ICRC
     // (issue 9: from the UDP length alone, not from byte positions: the UDP start cancels).
-    g.wire_c(
-        "h_overhead",
-        16,
-        Expr::plus(
-            Expr::plus(d(16, 8 + 12 + 4), zext(id("h_ext_len"), 5, 16)),
-            zext(id("h_pad"), 2, 16),
-        ),
-        "UDP + BTH + extension headers + pad + ICRC",
+    // The payload length for each extension length 4k (issue 9: the opcode's extension
+    // length, an adder, then the subtraction were the slowest carry path of stage 2): the
+    // UDP length minus 24 + 4k + pad from registers, the extension length picking one after
+    // the carries; bit 16 is the borrow (the overhead beyond the datagram).
+    assert!(
+        opcode_rows().iter().all(|r| r.2 % 4 == 0 && r.2 < 32),
+        "extension lengths 4k, k < 8"
     );
+    // The pick's one-hot straight from the opcode, not from `h_ext_len`'s bits (issue 9:
+    // the decode, then a compare of its bits, then the pick were 7 LUT levels at 512 bits).
+    // Opcodes outside the table have no extension headers (`h_ext_len` 0).
+    for k in 0..8u32 {
+        let is_k = if k == 0 {
+            Expr::lnot(opcode_match(&id("h_opcode"), &|r| r.2 != 0))
+        } else {
+            opcode_match(&id("h_opcode"), &|r| r.2 == 4 * k)
+        };
+        g.wire_c(
+            &format!("h_ext_is{k}"),
+            1,
+            is_k,
+            &format!("the opcode's extension headers are {} bytes", 4 * k),
+        );
+    }
+    for k in 0..8u64 {
+        g.wire_c(
+            &format!("h_rest{k}"),
+            16,
+            Expr::minus(
+                id("h_udp_len"),
+                Expr::concat(vec![d(14, 6 + k), id("h_pad")]),
+            ),
+            &format!("UDP length - (24 + {} + pad)", 4 * k),
+        );
+    }
+    // TRUNCATED (UDP length < 24 + 4k + pad) for each k without a carry chain: the bound is
+    // below 64, so the length's bits 15:6 are 0 and bits 5:0 compare with constants (issue 9:
+    // the borrow of the subtraction, then the pick, were the slowest path at 512 bits).
+    let short: Vec<Expr> = (0..8u64)
+        .map(|k| {
+            let by_pad = (0..4u64)
+                .map(|p| {
+                    Expr::and(
+                        Expr::eq(id("h_pad"), d(2, p)),
+                        lt_const(id("h_udp_len"), 6, 24 + 4 * k + p),
+                    )
+                })
+                .collect();
+            Expr::and(id(format!("h_ext_is{k}")), tree(by_pad, Expr::or))
+        })
+        .collect();
+    g.wire_c(
+        "h_trunc",
+        1,
+        Expr::and(
+            Expr::eq(id("h_udp_len").bits(15, 6), Expr::zero(10)),
+            tree(short, Expr::or),
+        ),
+        "extension headers + pad beyond the datagram",
+    );
+    // The payload length is picked in p1 from the registered candidates (issue 9: picked
+    // here after the carries, `h_udpw -> p3_payload_len` was 7 LUT levels at 512 bits).
+    // One-hot AND-OR, not a mux: Yosys (`opt_share`) turns a mux of subtractions that share
+    // an operand into one subtraction of the muxed operands.
     g.wire_c(
         "h_ip_payload",
         16,
         id("s1b_ip_payload_q"),
         "the IP payload length (IPv6 payload length, IPv4 total length - IHL * 4)",
     );
-    g.wire(
-        "h_payload_len",
-        16,
-        Expr::minus(id("h_udp_len"), id("h_overhead")),
-    );
+    g.wire("h_room4", PW + 1, id("s1b_room4_q"));
+    g.wire("h_room6", PW + 1, id("s1b_room6_q"));
+    // x < 0 or x < v, for a room x (18 bits, top bit the sign) and an unsigned v
+    let short = |room: &str, v: Expr, w: u32| {
+        Expr::or(
+            id(room).index(Expr::int(i64::from(PW))),
+            Expr::lt(id(room).bits(PW - 1, 0), zext(v, w, PW)),
+        )
+    };
     // The checks, in the documented order.
-    let plus17 = |x: &str, k: u64| Expr::plus(id(x), d(PW, k));
     let cfg_pkey = "csr_p_key_value_o";
     let checks: Vec<(&str, Expr, &str)> = vec![
         (
@@ -1410,12 +1506,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            Expr::lt(
-                id("h_len"),
-                Expr::plus(
-                    id("h_pip"),
-                    Expr::ternary(id("h_ipv6"), d(PW, 40), d(PW, 20)),
-                ),
+            Expr::ternary(
+                id("h_ipv6"),
+                id("h_room6").index(Expr::int(i64::from(PW))),
+                short("h_room4", d(5, 20), 5),
             ),
             "ends inside the fixed IP header",
         ),
@@ -1430,18 +1524,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            Expr::and(
-                Expr::lnot(id("h_ipv6")),
-                Expr::lt(
-                    id("h_len"),
-                    Expr::plus(id("h_pip"), zext(id("h_ihl4"), 6, PW)),
-                ),
-            ),
+            Expr::and(Expr::lnot(id("h_ipv6")), short("h_room4", id("h_ihl4"), 6)),
             "ends inside the IPv4 options",
         ),
         (
             "BAD_IP_CHECKSUM",
-            Expr::and(Expr::lnot(id("h_ipv6")), Expr::lnot(id("h_csum_ok"))),
+            Expr::concat(vec![
+                id("h_csum_miss").bits(2, 1),
+                Expr::and(
+                    Expr::lnot(id("h_ipv6")),
+                    id("h_csum_miss").index(Expr::int(0)),
+                ),
+            ]),
             "IPv4 header checksum",
         ),
         (
@@ -1466,9 +1560,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                 id("h_ipv6"),
                 Expr::or(
                     Expr::lt(id("h_plen"), d(16, 8)),
-                    gt(
-                        Expr::plus(plus17("h_pip", 40), zext(id("h_plen"), 16, PW)),
-                        id("h_len"),
+                    Expr::or(
+                        id("h_room6").index(Expr::int(i64::from(PW))),
+                        gt(zext(id("h_plen"), 16, PW), id("h_room6").bits(PW - 1, 0)),
                     ),
                 ),
                 Expr::or(
@@ -1476,9 +1570,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                         id("h_total"),
                         Expr::plus(zext(id("h_ihl4"), 6, 16), d(16, 8)),
                     ),
-                    gt(
-                        Expr::plus(id("h_pip"), zext(id("h_total"), 16, PW)),
-                        id("h_len"),
+                    Expr::or(
+                        id("h_room4").index(Expr::int(i64::from(PW))),
+                        gt(zext(id("h_total"), 16, PW), id("h_room4").bits(PW - 1, 0)),
                     ),
                 ),
             ),
@@ -1513,7 +1607,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            gt(id("h_overhead"), id("h_udp_len")),
+            id("h_trunc"),
             "extension headers + pad beyond the datagram",
         ),
         (
@@ -1540,9 +1634,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .iter()
         .position(|(r, _, _)| *r == "BAD_ICRC")
         .expect("BAD_ICRC row");
+    // A check is one flag, or (BAD_IP_CHECKSUM) flags that fail it together.
+    let chk_width = |r: &str| if r == "BAD_IP_CHECKSUM" { 3 } else { 1 };
     for (i, (r, e, w)) in checks.iter().enumerate() {
-        g.wire_c(&format!("h_chk{i}"), 1, e.clone(), &format!("{r}: {w}"));
-        let _ = r;
+        g.wire_c(
+            &format!("h_chk{i}"),
+            chk_width(r),
+            e.clone(),
+            &format!("{r}: {w}"),
+        );
     }
     g.reg("h_drop", 1);
     g.reg("h_reason", 5);
@@ -1562,8 +1662,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             .find(|(n, _, _)| n == r)
             .map(|(_, _, c)| *c)
             .expect("listed");
+        let failed = if chk_width(r) == 1 {
+            id(format!("s2_chk{i}_q"))
+        } else {
+            Expr::un(UnOp::RedAnd, id(format!("s2_chk{i}_q")))
+        };
         chain = vec![Stmt::if_else(
-            id(format!("s2_chk{i}_q")),
+            failed,
             vec![
                 Stmt::assign(id("h_drop"), b1(true)),
                 Stmt::assign(id("h_reason"), d(5, code)),
@@ -1582,17 +1687,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
     );
     g.wire("h_cnp", 1, Expr::eq(id("h_opcode"), n(8, 0x81)));
+    // ImmDt, the last 4 of 4, 12 or 20 bytes of extension headers, picked one-hot from the
+    // opcode; 0 when the opcode has none (issue 9: `h_ext_len`'s compares, then two muxes
+    // made `h_udpw -> s2_imm` 7 LUT levels at 512 bits).
+    let imm_after = |ext: &dyn Fn(u32) -> bool| opcode_match(&id("h_opcode"), &|r| r.5 && ext(r.2));
+    assert!(
+        opcode_rows()
+            .iter()
+            .all(|r| !r.5 || [4, 12, 20].contains(&r.2)),
+        "ImmDt last of 4, 12 or 20 bytes of extension headers"
+    );
     g.wire(
         "h_imm",
         32,
-        Expr::ternary(
-            Expr::eq(id("h_ext_len"), d(5, 20)),
-            be(uw, 36, 4),
-            Expr::ternary(
-                Expr::eq(id("h_ext_len"), d(5, 12)),
-                be(uw, 28, 4),
-                be(uw, 20, 4),
-            ),
+        tree(
+            [(20, be(uw, 36, 4)), (12, be(uw, 28, 4)), (4, be(uw, 20, 4))]
+                .into_iter()
+                .map(|(at, e)| Expr::band(e, Expr::repl(Expr::int(32), imm_after(&|x| x == at))))
+                .collect(),
+            |a, b| Expr::bin(BinOp::BitOr, a, b),
         ),
     );
 
@@ -1632,14 +1745,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             32,
             Expr::ternary(id("h_has_reth"), be(uw, 32, 4), Expr::zero(32)),
         ),
-        (
-            "imm",
-            32,
-            Expr::ternary(id("h_has_imm"), id("h_imm"), Expr::zero(32)),
-        ),
+        ("imm", 32, id("h_imm")),
         ("ecn_ce", 1, id("h_ecn_ce")),
         ("cnp", 1, id("h_cnp")),
-        ("payload_len", 16, id("h_payload_len")),
+        // (registered as its 8 candidates and picked in p1, below)
+        ("payload_len", 16, Expr::zero(16)),
         ("pay", 1, id("s1b_pay_q")),
     ];
     // ---- lookup pipeline: p1..p4 carry the frame while the QPC answers
@@ -1657,12 +1767,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         let q = id(format!("s2_{n}_q"));
         let e = match *n {
             "opcode" | "qpn" => Expr::ternary(id("h_bth_seen"), q, Expr::zero(*w)),
+            "payload_len" => tree(
+                (0..8u32)
+                    .map(|k| {
+                        Expr::band(
+                            id("s2_rests_q").bits(16 * k + 15, 16 * k),
+                            Expr::repl(
+                                Expr::int(16),
+                                id("s2_ext_is_q").index(Expr::int(i64::from(k))),
+                            ),
+                        )
+                    })
+                    .collect(),
+                |a, b| Expr::bin(BinOp::BitOr, a, b),
+            ),
             _ => q,
         };
         (*n, *w, e)
     }));
     for (name, w, e) in outs.iter().skip(2) {
-        g.wire(&format!("h_out_{name}"), *w, e.clone());
+        if *name != "payload_len" {
+            g.wire(&format!("h_out_{name}"), *w, e.clone());
+        }
     }
     // Stage 3 asks the QPC for the frame's QP; a frame already dropped asks for QP 0 of VF 0
     // (a request goes every cycle so the QPC's pipeline moves in step with this one).
@@ -1695,13 +1821,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             })
             .collect()
     }
-    let s2f: Vec<(String, u32, Expr)> = (0..checks.len())
-        .map(|i| (format!("chk{i}"), 1, id(format!("h_chk{i}"))))
-        .chain(
-            outs.iter()
-                .skip(2)
-                .map(|(n, w, _)| (n.to_string(), *w, id(format!("h_out_{n}")))),
-        )
+    let s2f: Vec<(String, u32, Expr)> = checks
+        .iter()
+        .enumerate()
+        .map(|(i, (r, _, _))| (format!("chk{i}"), chk_width(r), id(format!("h_chk{i}"))))
+        .chain(outs.iter().skip(2).flat_map(|(n, w, _)| {
+            if *n == "payload_len" {
+                vec![
+                    (
+                        "rests".to_string(),
+                        128,
+                        Expr::concat((0..8u32).rev().map(|k| id(format!("h_rest{k}"))).collect()),
+                    ),
+                    (
+                        "ext_is".to_string(),
+                        8,
+                        Expr::concat(
+                            (0..8u32)
+                                .rev()
+                                .map(|k| id(format!("h_ext_is{k}")))
+                                .collect(),
+                        ),
+                    ),
+                ]
+            } else {
+                vec![(n.to_string(), *w, id(format!("h_out_{n}")))]
+            }
+        }))
         .collect();
     stage(&mut g, "s2", "", id("s1b_valid_q"), &s2f, false);
     stage(&mut g, "p1", "", id("s2_valid_q"), &fields, false);
@@ -1949,7 +2095,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("acc_ok".to_string(), 1, id("p2_acc_ok")),
         ("epsn".to_string(), 24, id("rx_rsp_epsn")),
         ("nak".to_string(), 1, id("rx_rsp_nak_sent")),
-        ("mtu".to_string(), 3, id("rx_rsp_mtu")),
     ]);
     // Whether the frame's QP is the one of each write-back it will see in p4 (issue 9:
     // compared here, two moves ahead, so that p3 can pick the forwarded ePSN from
@@ -1969,7 +2114,57 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             same2(id(format!("{ahead}_vf_q")), id(format!("{ahead}_qpn_q"))),
         ));
     }
+    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5). Counted
+    // here and registered for p3 (issue 9: counted in p3, its adder and the PSN's + count
+    // were two carry chains in a row, the slowest path of the lookup pipeline): one count
+    // per MTU from the registered DMA length, the lookup's MTU picking one after the carries.
+    // As a one-hot AND-OR: Yosys (`opt_share`) turns a mux of sums of one operand into one
+    // sum of muxed operands, the carries after the pick.
+    let codes = [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)];
+    let mut picks = vec![Expr::concat(vec![
+        Expr::zero(23),
+        Expr::all(
+            codes
+                .iter()
+                .map(|(code, _)| ne(id("rx_rsp_mtu"), d(3, *code)))
+                .collect(),
+        ),
+    ])];
+    for (code, shift) in codes {
+        let mask = (1u64 << shift) - 1;
+        let up = Expr::plus(zext(id("p2_dma_len_q"), 32, 33), d(33, mask));
+        g.wire(
+            &format!("p2_rd{code}"),
+            33,
+            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
+        );
+        picks.push(Expr::band(
+            id(format!("p2_rd{code}")).bits(23, 0),
+            Expr::repl(Expr::int(24), Expr::eq(id("rx_rsp_mtu"), d(3, code))),
+        ));
+    }
+    let cnt = tree(picks, |a, b| Expr::bin(BinOp::BitOr, a, b));
+    // Every count is 0 for length 0 and no other: that case only sets bit 0.
+    g.wire("p2_rd_ceil", 24, cnt);
+    g.wire_c(
+        "p2_rd_cnt",
+        24,
+        Expr::concat(vec![
+            id("p2_rd_ceil").bits(23, 1),
+            Expr::or(
+                id("p2_rd_ceil").index(Expr::int(0)),
+                Expr::eq(id("p2_dma_len_q"), Expr::zero(32)),
+            ),
+        ]),
+        "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
+    );
+    f3.push(("rd_cnt".to_string(), 24, id("p2_rd_cnt")));
     stage(&mut g, "p3", "", id("p2_valid_q"), &f3, false);
+    // The PSN register is reset so that Yosys keeps it a flip-flop: p1 -> p3 without a reset
+    // became a shift register, and its read cost `p4_eq` a LUT level (issue 9).
+    if let Some(f) = g.flops.iter_mut().find(|f| f.q == id("p3_psn_q")) {
+        f.reset = Some(Expr::zero(24));
+    }
     // p3 prepares what p4's PSN window needs from registers (issue 9: the window with the
     // forwarding in front of it was 17 LUT levels and more). All write-backs the frame will
     // see in p4 but the newest (wbh1, the write-back of the frame now in p4) are registers
@@ -1981,28 +2176,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     for (f, w) in classes.into_iter().filter(|c| c.0 != "is_write") {
         g.wire(&format!("p3_{f}"), w, id(format!("p3_{f}_q")));
     }
-    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5).
-    let mut cnt = d(24, 1);
-    for (code, shift) in [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)] {
-        let mask = (1u64 << shift) - 1;
-        let up = Expr::plus(zext(id("p3_dma_len_q"), 32, 33), d(33, mask));
-        g.wire(
-            &format!("p3_rd{code}"),
-            33,
-            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
-        );
-        cnt = Expr::ternary(
-            Expr::eq(id("p3_mtu_q"), d(3, code)),
-            id(format!("p3_rd{code}")).bits(23, 0),
-            cnt,
-        );
-    }
-    g.wire_c(
-        "p3_rd_cnt",
-        24,
-        Expr::ternary(Expr::eq(id("p3_dma_len_q"), Expr::zero(32)), d(24, 1), cnt),
-        "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
-    );
     // Candidates: the lookup's answer (0) and wbh(K-1), which is wbhK when this frame is
     // in p4 (K = 2..FWD_DEPTH).
     let cand = |k: u32, f: &str| {
@@ -2073,7 +2246,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             f.0.strip_prefix('m')
                 .and_then(|k| k.parse::<u32>().ok())
                 .is_some_and(|k| k >= 2);
-        f.0 != "mtu" && !older && !classes.iter().any(|c| c.0 == f.0)
+        f.0 != "rd_cnt" && !older && !classes.iter().any(|c| c.0 == f.0)
     });
     for f in f4.iter_mut() {
         match f.0.as_str() {
@@ -2132,7 +2305,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         24,
         Expr::plus(
             id("p3_psn_q"),
-            Expr::ternary(id("p3_is_read"), id("p3_rd_cnt"), d(24, 1)),
+            Expr::ternary(id("p3_is_read"), id("p3_rd_cnt_q"), d(24, 1)),
         ),
     ));
     stage(&mut g, "p4", "", id("p3_valid_q"), &f4, true);
@@ -2414,11 +2587,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("psn", 24, id("p4_ack_psn")),
     ];
     g.flop("m_ack_valid", 1, Some(b1(false)));
+    // A request that waits holds; else the register takes p4's request when everything but
+    // itself lets the pipeline move (`en` without `out_free`'s ACK term, which only stops `en`
+    // while a request waits: issue 9, through `en` the register fed itself 7 LUT levels deep).
+    g.wire_c(
+        "ack_hold",
+        1,
+        Expr::and(id("m_ack_valid_q"), Expr::lnot(id("m_ack_ready"))),
+        "the ACK/NAK request waits for m_ack_ready",
+    );
+    g.wire_c(
+        "en_but_ack",
+        1,
+        Expr::all(vec![
+            Expr::lnot(Expr::and(
+                id("m_hdr_valid_q"),
+                Expr::lnot(id("m_hdr_ready")),
+            )),
+            id("primed"),
+            Expr::or(Expr::lnot(id("p4_may_wb_q")), id("rx_wb_ready")),
+        ]),
+        "`en` but for a waiting ACK/NAK request",
+    );
     g.comb.push(Stmt::assign(
         id("m_ack_valid_d"),
-        Expr::and(id("m_ack_valid_q"), Expr::lnot(id("m_ack_ready"))),
+        Expr::or(id("ack_hold"), Expr::and(id("en_but_ack"), id("ack_need"))),
     ));
-    let mut ack_load = vec![Stmt::assign(id("m_ack_valid_d"), b1(true))];
+    let mut ack_load = Vec::new();
     for (f, w, e) in &ack_fields {
         g.flop(&format!("m_ack_{f}"), *w, Some(Expr::zero(*w)));
         g.comb.push(Stmt::assign(
@@ -2508,7 +2703,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             )));
         }
     }
+    // The counters' increments are registered once more (issue 9: decoded from the verdict
+    // register in front of the counters' adders they were among the slowest carry paths):
+    // the counters count two cycles after the verdict register, `last_drop` one.
     for (name, _, e) in hw {
+        let e = match name.strip_suffix("_count_incr_i") {
+            Some(c) => {
+                let inc = format!("cs_{c}_inc");
+                g.flop(&inc, 1, Some(b1(false)));
+                g.comb.push(Stmt::assign(id(format!("{inc}_d")), e));
+                id(format!("{inc}_q"))
+            }
+            None => e,
+        };
         g.assigns.push(V::Assign(id(format!("csr_{name}")), e));
     }
     let used = [
@@ -2559,7 +2766,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("mk_req_ready"),
     ]);
     for code in 1..=5 {
-        unused.push(id(format!("p3_rd{code}")).bits(32, 24));
+        unused.push(id(format!("p2_rd{code}")).bits(32, 24));
     }
     for k in 2..=FWD_DEPTH {
         unused.push(id(format!("p3_diff{k}")).bits(22, 0));
@@ -2775,19 +2982,12 @@ fn p4_accept() -> Expr {
 /// `{p}_has_reth`, `{p}_has_atomic` and `{p}_has_imm` (ImmDt or IETH). Each bit is an OR of
 /// opcode ranges within one transport (the top 3 bits), compared on the low 5 bits (issue 9:
 /// as a `case` on the 8 bits, Yosys mapped the decode 7 LUT levels deep).
-fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, headers: bool) {
-    let rows = opcode_rows();
-    let fields: Vec<(&str, u32)> = [
-        ("op_ok", 1),
-        ("ext_len", 5),
-        ("has_reth", 1),
-        ("has_atomic", 1),
-        ("has_imm", 1),
-    ]
-    .into_iter()
-    .take(if headers { 5 } else { 2 })
-    .collect();
-    let value = |r: &(u8, u8, u32, bool, bool, bool, String), f: &str| -> u32 {
+fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, fields: &[&str]) {
+    let fields: Vec<(&str, u32)> = fields
+        .iter()
+        .map(|&f| (f, if f == "ext_len" { 5 } else { 1 }))
+        .collect();
+    let value = |r: &OpcodeRow, f: &str| -> u32 {
         match f {
             "op_ok" => 1,
             "ext_len" => r.2,
@@ -2796,56 +2996,10 @@ fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, headers: bool) {
             _ => u32::from(r.5),
         }
     };
-    let tr = subject.clone().bits(7, 5);
-    let op5 = subject.bits(4, 0);
-    let mut transports: Vec<u8> = rows.iter().map(|r| r.0 >> 5).collect();
-    transports.dedup();
-    assert!(
-        rows.iter().all(|r| r.0 >> 5 == r.1 >> 5),
-        "a row within one transport"
-    );
     for (f, w) in fields {
         let bits: Vec<Expr> = (0..w)
             .rev()
-            .map(|bit| {
-                let mut terms = Vec::new();
-                for &t in &transports {
-                    // The rows of transport t that set this bit, adjacent ones merged.
-                    let mut ranges: Vec<(u8, u8)> = Vec::new();
-                    for r in rows.iter().filter(|r| r.0 >> 5 == t) {
-                        if value(r, f) >> bit & 1 == 0 {
-                            continue;
-                        }
-                        let (lo, hi) = (r.0 & 31, r.1 & 31);
-                        match ranges.last_mut() {
-                            Some(last) if last.1 + 1 == lo => last.1 = hi,
-                            _ => ranges.push((lo, hi)),
-                        }
-                    }
-                    if ranges.is_empty() {
-                        continue;
-                    }
-                    let v = |x: u8| n(5, u64::from(x));
-                    let within = any(ranges
-                        .into_iter()
-                        .map(|(lo, hi)| match (lo, hi) {
-                            (lo, hi) if lo == hi => Expr::eq(op5.clone(), v(lo)),
-                            (0, hi) => Expr::bin(BinOp::Le, op5.clone(), v(hi)),
-                            (lo, 31) => Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
-                            (lo, hi) => Expr::and(
-                                Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
-                                Expr::bin(BinOp::Le, op5.clone(), v(hi)),
-                            ),
-                        })
-                        .collect());
-                    terms.push(Expr::and(Expr::eq(tr.clone(), n(3, u64::from(t))), within));
-                }
-                if terms.is_empty() {
-                    b1(false)
-                } else {
-                    tree(terms, Expr::or)
-                }
-            })
+            .map(|bit| opcode_match(&subject, &|r| value(r, f) >> bit & 1 == 1))
             .collect();
         let e = if w == 1 {
             bits.into_iter().next().expect("one bit")
@@ -2853,6 +3007,60 @@ fn opcode_decode(g: &mut Gen, subject: Expr, p: &str, headers: bool) {
             Expr::concat(bits)
         };
         g.wire(&format!("{p}_{f}"), w, e);
+    }
+}
+
+/// A row of the opcode table: first and last opcode, extension length, RETH, AtomicETH,
+/// ImmDt, the name.
+type OpcodeRow = (u8, u8, u32, bool, bool, bool, String);
+
+/// Whether `subject` (an 8-bit opcode) is in a row of the table that `pred` holds for: per
+/// transport, its 5-bit ranges (adjacent rows merged).
+fn opcode_match(subject: &Expr, pred: &dyn Fn(&OpcodeRow) -> bool) -> Expr {
+    let rows = opcode_rows();
+    let tr = subject.clone().bits(7, 5);
+    let op5 = subject.clone().bits(4, 0);
+    let mut transports: Vec<u8> = rows.iter().map(|r| r.0 >> 5).collect();
+    transports.dedup();
+    assert!(
+        rows.iter().all(|r| r.0 >> 5 == r.1 >> 5),
+        "a row within one transport"
+    );
+    let mut terms = Vec::new();
+    for &t in &transports {
+        let mut ranges: Vec<(u8, u8)> = Vec::new();
+        for r in rows.iter().filter(|r| r.0 >> 5 == t) {
+            if !pred(r) {
+                continue;
+            }
+            let (lo, hi) = (r.0 & 31, r.1 & 31);
+            match ranges.last_mut() {
+                Some(last) if last.1 + 1 == lo => last.1 = hi,
+                _ => ranges.push((lo, hi)),
+            }
+        }
+        if ranges.is_empty() {
+            continue;
+        }
+        let v = |x: u8| n(5, u64::from(x));
+        let within = any(ranges
+            .into_iter()
+            .map(|(lo, hi)| match (lo, hi) {
+                (lo, hi) if lo == hi => Expr::eq(op5.clone(), v(lo)),
+                (0, hi) => Expr::bin(BinOp::Le, op5.clone(), v(hi)),
+                (lo, 31) => Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
+                (lo, hi) => Expr::and(
+                    Expr::bin(BinOp::Ge, op5.clone(), v(lo)),
+                    Expr::bin(BinOp::Le, op5.clone(), v(hi)),
+                ),
+            })
+            .collect());
+        terms.push(Expr::and(Expr::eq(tr.clone(), n(3, u64::from(t))), within));
+    }
+    if terms.is_empty() {
+        b1(false)
+    } else {
+        tree(terms, Expr::or)
     }
 }
 
@@ -3182,15 +3390,19 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let aw = clog2(PAY_DEPTH);
     g.flop("pay_wp", aw, Some(Expr::zero(aw)));
     g.flop("pay_rp", aw, Some(Expr::zero(aw)));
-    g.flop("pay_cnt", aw + 1, Some(Expr::zero(aw + 1)));
+    // How many beats the FIFO holds, as a thermometer (bit i: more than i): "room for two"
+    // and "not empty" are one bit each, no compare in front of `take` and `pay_pop` (issue 9:
+    // as a count, `en -> pay_cnt` was 7 LUT levels at 512 bits).
+    g.flop_c(
+        "pay_fill",
+        PAY_DEPTH,
+        Some(Expr::zero(PAY_DEPTH)),
+        "payload beats held, as a thermometer: bit i = more than i",
+    );
     g.wire_c(
         "pay_room",
         1,
-        Expr::bin(
-            BinOp::Le,
-            id("pay_cnt_q"),
-            d(aw + 1, u64::from(PAY_DEPTH - 2)),
-        ),
+        Expr::lnot(id("pay_fill_q").index(Expr::int(i64::from(PAY_DEPTH - 2)))),
         "room for the two beats a taken beat may push",
     );
     g.wire("pay_wp1", aw, Expr::plus(id("pay_wp_q"), d(aw, 1)));
@@ -3200,24 +3412,41 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
         Expr::plus(id("pay_wp_q"), zext(id("pay_nt"), 2, aw)),
         "the write pointer after a taken beat",
     );
-    let cnt_nt = || Expr::plus(id("pay_cnt_q"), zext(id("pay_nt"), 2, aw + 1));
+    let up = |by: u32| {
+        Expr::concat(vec![
+            id("pay_fill_q").bits(PAY_DEPTH - 1 - by, 0),
+            Expr::repl(Expr::int(i64::from(by)), b1(true)),
+        ])
+    };
     g.wire_c(
-        "pay_cnt_t",
-        aw + 1,
-        cnt_nt(),
-        "the FIFO count after a taken beat",
+        "pay_fill_t",
+        PAY_DEPTH,
+        Expr::ternary(
+            id("pay_nt").index(Expr::int(1)),
+            up(2),
+            Expr::ternary(id("pay_nt").index(Expr::int(0)), up(1), id("pay_fill_q")),
+        ),
+        "the fill after a taken beat",
     );
     g.wire_c(
-        "pay_cnt_t1",
-        aw + 1,
-        Expr::minus(cnt_nt(), d(aw + 1, 1)),
+        "pay_fill_t1",
+        PAY_DEPTH,
+        Expr::ternary(
+            id("pay_nt").index(Expr::int(1)),
+            up(1),
+            Expr::ternary(
+                id("pay_nt").index(Expr::int(0)),
+                id("pay_fill_q"),
+                id("pay_fill_1"),
+            ),
+        ),
         "... and a pop",
     );
     g.wire_c(
-        "pay_cnt_1",
-        aw + 1,
-        Expr::minus(id("pay_cnt_q"), d(aw + 1, 1)),
-        "the FIFO count after a pop alone",
+        "pay_fill_1",
+        PAY_DEPTH,
+        Expr::concat(vec![b1(false), id("pay_fill_q").bits(PAY_DEPTH - 1, 1)]),
+        "the fill after a pop alone",
     );
     let odd = || id("pay_wp_q").index(Expr::int(0));
     let two = || Expr::eq(id("pay_n"), d(2, 2));
@@ -3352,7 +3581,7 @@ fn payload_output(g: &mut Gen, dw: u32) {
         "pay_head_ok",
         1,
         Expr::and(
-            ne(id("pay_cnt_q"), Expr::zero(aw + 1)),
+            id("pay_fill_q").index(Expr::int(0)),
             Expr::or(
                 Expr::lnot(id("pay_head_last")),
                 id("dsc_fill_q").index(Expr::int(0)),
@@ -3382,10 +3611,9 @@ fn payload_output(g: &mut Gen, dw: u32) {
     g.comb.push(Stmt::Comment(
         "payload FIFO pointers, discard flags and the m_pay_* register".into(),
     ));
-    let inc = |q: &str, by: Expr, w: u32| Expr::plus(id(q), by_w(by, w));
-    fn by_w(e: Expr, w: u32) -> Expr {
-        zext(e, 1, w)
-    }
+    // A pointer steps by a pick after the increment (issue 9: as `q + step`, the pop ran
+    // into a carry chain: `pay_cnt -> dsc_rp` was among the slowest paths at 512 bits).
+    let inc = |q: &str, by: Expr, w: u32| Expr::ternary(by, Expr::plus(id(q), d(w, 1)), id(q));
     g.comb.extend([
         // The sums are formed before `take` and `pay_pop` (the pipeline enable and the sink)
         // pick one (issue 9: added after them, `en -> pay_cnt` was 8 LUT levels).
@@ -3395,11 +3623,11 @@ fn payload_output(g: &mut Gen, dw: u32) {
         ),
         Stmt::assign(id("pay_rp_d"), inc("pay_rp_q", id("pay_pop"), aw)),
         Stmt::assign(
-            id("pay_cnt_d"),
+            id("pay_fill_d"),
             Expr::ternary(
                 id("take"),
-                Expr::ternary(id("pay_pop"), id("pay_cnt_t1"), id("pay_cnt_t")),
-                Expr::ternary(id("pay_pop"), id("pay_cnt_1"), id("pay_cnt_q")),
+                Expr::ternary(id("pay_pop"), id("pay_fill_t1"), id("pay_fill_t")),
+                Expr::ternary(id("pay_pop"), id("pay_fill_1"), id("pay_fill_q")),
             ),
         ),
         Stmt::assign(id("dsc_d"), id("dsc_q")),
