@@ -225,6 +225,36 @@ fn zext(x: Expr, pad: u32) -> Expr {
 fn shl_const(x: Expr, pad: u32) -> Expr {
     Expr::concat(vec![x, d(pad, 0)])
 }
+/// `name` = `wide * narrow` for a 28-bit `wide` and a `narrow_w`-bit `narrow`, as two products
+/// of `wide`'s low 17 and high 11 bits (one DSP each) and one add: wires `<name>_lo`,
+/// `<name>_hi` and `<name>`, with `comments`. Yosys splits a 28-bit product into four pieces
+/// with two LUT levels of adds.
+fn split_product<'c>(
+    wires: &mut Vec<(String, u32, Expr, &'c str)>,
+    name: &str,
+    (wide, narrow, narrow_w): (&str, &str, u32),
+    comments: [&'c str; 3],
+) {
+    let (lo, hi) = (format!("{name}_lo"), format!("{name}_hi"));
+    wires.push((
+        lo.clone(),
+        17 + narrow_w,
+        mul(zext(id(wide).bits(16, 0), narrow_w), zext(id(narrow), 17)),
+        comments[0],
+    ));
+    wires.push((
+        hi.clone(),
+        11 + narrow_w,
+        mul(zext(id(wide).bits(27, 17), narrow_w), zext(id(narrow), 11)),
+        comments[1],
+    ));
+    wires.push((
+        name.to_owned(),
+        28 + narrow_w,
+        add(zext(id(&lo), 11), shl_const(id(&hi), 17)),
+        comments[2],
+    ));
+}
 fn set(l: &str, r: Expr) -> Stmt {
     Stmt::assign(id(l), r)
 }
@@ -902,36 +932,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rt = Rc on this cut",
     ));
-    // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11): one
-    // add of the two partial products rather than the tree of four the 28 x 25 product
-    // splits into.
-    wires.push((
-        "cut_prod_lo".into(),
-        42,
-        mul(
-            zext(id("cut_rc_q").bits(16, 0), 25),
-            zext(id("alpha_in_q"), 17),
-        ),
-        "alpha * Rc[16:0]",
-    ));
-    wires.push((
-        "cut_prod_hi".into(),
-        36,
-        mul(
-            zext(id("cut_rc_q").bits(27, 17), 25),
-            zext(id("alpha_in_q"), 11),
-        ),
-        "alpha * Rc[27:17]",
-    ));
-    wires.push((
-        "cut_prod".into(),
-        53,
-        add(
-            zext(id("cut_prod_lo"), 11),
-            shl_const(id("cut_prod_hi"), 17),
-        ),
-        "Rc * alpha",
-    ));
+    // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11).
+    split_product(
+        &mut wires,
+        "cut_prod",
+        ("cut_rc_q", "alpha_in_q", 25),
+        ["alpha * Rc[16:0]", "alpha * Rc[27:17]", "Rc * alpha"],
+    );
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
     // The shift by rpg_gd as two 4-way selects (by its low and high bit pairs): one LUT
     // level each.
@@ -1833,35 +1840,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(id("tok_at_rc"), id("rd_rc"), id("rmax_fx_q")),
         "",
     ));
-    // The rate's low 17 and high 11 bits times the span, one DSP each: one add of the two
-    // partial products.
-    wires.push((
-        "tok_gain_lo".into(),
-        37,
-        mul(
-            zext(id("tok_rate").bits(16, 0), 20),
-            zext(id("tok_span"), 17),
-        ),
-        "span * rate[16:0]",
-    ));
-    wires.push((
-        "tok_gain_hi".into(),
-        31,
-        mul(
-            zext(id("tok_rate").bits(27, 17), 20),
-            zext(id("tok_span"), 11),
-        ),
-        "span * rate[27:17]",
-    ));
-    wires.push((
-        "tok_gain".into(),
-        48,
-        add(
-            zext(id("tok_gain_lo"), 11),
-            shl_const(id("tok_gain_hi"), 17),
-        ),
-        "rate * span",
-    ));
+    // The rate's low 17 and high 11 bits times the span, one DSP each.
+    split_product(
+        &mut wires,
+        "tok_gain",
+        ("tok_rate", "tok_span", 20),
+        ["span * rate[16:0]", "span * rate[27:17]", "rate * span"],
+    );
     wires.push((
         "tok_sum".into(),
         35,
