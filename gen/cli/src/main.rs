@@ -10,9 +10,11 @@
 
 mod alloc;
 
+use std::collections::VecDeque;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -808,54 +810,80 @@ fn map_outputs(
             (staged.map(|f| Ok(vec![f])), None)
         }));
     }
-    // The CSR block, when asked for, is the longest output: its own thread. On two CPUs or
-    // fewer the others take turns on one more thread, each reusing the memory the one before
-    // freed (fresh memory costs a page fault per 4 KiB); with more CPUs, a thread each.
-    let apart = std::thread::available_parallelism().map_or(1, |n| n.get()) > 2;
+    // The CSR block, when asked for, is the longest output: it starts first, on its own
+    // thread. The other outputs wait in a queue that this thread takes from the front and the
+    // CSR thread from the back once its block is written, so that neither idles while the
+    // other still has outputs to make; with more than two CPUs, more threads take from the
+    // front. Outputs made one after the other on a thread reuse the memory the one before
+    // freed (fresh memory costs a page fault per 4 KiB).
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let csr = match targets.rtl {
+        Some(_) if !jobs.is_empty() => Some(jobs.remove(0)),
+        _ => None,
+    };
+    let first = usize::from(csr.is_some());
+    let more_threads = cpus.saturating_sub(2).min(jobs.len().saturating_sub(1));
+    let queue: Mutex<VecDeque<(usize, Job)>> = Mutex::new((first..).zip(jobs).collect());
     let failed = || {
         let e = anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
         (Err(e), None)
     };
-    let outputs: Vec<(ThreadOutput, Option<PathBuf>)> = std::thread::scope(|s| {
-        let mut jobs = jobs.into_iter();
-        let csr = if targets.rtl.is_some() {
-            jobs.next().map(|job| s.spawn(job))
-        } else {
-            None
-        };
-        let rest: Vec<_> = if apart {
-            jobs.map(|job| s.spawn(move || vec![job()])).collect()
-        } else {
-            let turns: Vec<Job> = jobs.collect();
-            let failed = &failed;
-            // A generator that panics loses its own output, not the turns before or after it
-            // (whose staged files are then discarded with the rest).
-            let take_turns = move || {
-                let turn = |job: Job| {
-                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job))
-                        .unwrap_or_else(|_| failed())
-                };
-                turns.into_iter().map(turn).collect()
+    // A generator that panics loses its own output, not the others (whose staged files are
+    // then discarded with the rest).
+    let run = |job: Job| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| failed())
+    };
+    let take_turns = |from_back: bool| {
+        let mut done = Vec::new();
+        loop {
+            let next = {
+                let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+                if from_back {
+                    queue.pop_back()
+                } else {
+                    queue.pop_front()
+                }
             };
-            vec![s.spawn(take_turns)]
-        };
-        let mut outputs = Vec::new();
-        if let Some(t) = csr {
-            outputs.push(t.join().unwrap_or_else(|_| failed()));
+            let Some((i, job)) = next else {
+                return done;
+            };
+            done.push((i, run(job)));
         }
-        for t in rest {
+    };
+    let mut outputs: Vec<(usize, (ThreadOutput, Option<PathBuf>))> = std::thread::scope(|s| {
+        let (run, take_turns) = (&run, &take_turns);
+        let csr = csr.map(|job| {
+            rdmagen_regmap::apart::spawn_scoped(s, move || {
+                let mut done = vec![(0, run(job))];
+                done.extend(take_turns(true));
+                done
+            })
+        });
+        let helpers: Vec<_> = (0..more_threads)
+            .map(|_| std::thread::Builder::new().spawn_scoped(s, move || take_turns(false)))
+            .filter_map(Result::ok)
+            .collect();
+        let mut outputs = take_turns(false);
+        if let Some(t) = csr {
+            match t.map(|t| t.join()) {
+                Ok(Ok(done)) => outputs.extend(done),
+                _ => outputs.push((0, failed())),
+            }
+        }
+        for t in helpers {
             match t.join() {
                 Ok(done) => outputs.extend(done),
-                Err(_) => outputs.push(failed()),
+                Err(_) => outputs.push((usize::MAX, failed())),
             }
         }
         outputs
     });
+    outputs.sort_by_key(|&(i, _)| i);
     let mut files = Vec::new();
     let mut picture_dir = None;
     let mut clash = None;
     let mut error = None;
-    for (output, pictures) in outputs {
+    for (_, (output, pictures)) in outputs {
         match output {
             Ok(Ok(staged)) => files.extend(staged),
             Ok(Err(message)) => clash = Some(message),

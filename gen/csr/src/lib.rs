@@ -60,7 +60,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Module {
     // this one builds the logic (a few per cent of the CSR block's work on a big map, which is
     // the longest of `rdmagen all`'s threads).
     std::thread::scope(|s| {
-        let table = std::thread::Builder::new().spawn_scoped(s, || register_table(map));
+        let table = rdmagen_regmap::apart::spawn_scoped(s, || register_table(map));
         let mut g = Gen::new(map, opts);
         g.build();
         let table = match table.map(|t| t.join()) {
@@ -269,14 +269,13 @@ impl<'a> Gen<'a> {
             let made_later = if later.is_empty() {
                 None
             } else {
-                std::thread::Builder::new()
-                    .spawn_scoped(s, || {
-                        let mut code = FieldCode::for_registers(later);
-                        let mut irq = Vec::new();
-                        top_field_code(later, &by_name, &mut code, &mut irq);
-                        (code, irq)
-                    })
-                    .ok()
+                rdmagen_regmap::apart::spawn_scoped(s, || {
+                    let mut code = FieldCode::for_registers(later);
+                    let mut irq = Vec::new();
+                    top_field_code(later, &by_name, &mut code, &mut irq);
+                    (code, irq)
+                })
+                .ok()
             };
             self.bus_ports();
             self.hw_ports();

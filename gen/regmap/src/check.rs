@@ -34,8 +34,8 @@ pub(crate) fn check(sink: &mut Sink, map: &mut RegMap, parallel: bool) {
         let mut other = c.sink.fork();
         let shared: &RegMap = map;
         std::thread::scope(|s| {
-            let worker = std::thread::Builder::new()
-                .spawn_scoped(s, || Checker { sink: &mut other }.ports(shared));
+            let worker =
+                crate::apart::spawn_scoped(s, || Checker { sink: &mut other }.ports(shared));
             c.registers(shared);
             c.layout(shared);
             c.interrupts(shared);

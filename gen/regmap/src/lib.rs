@@ -18,6 +18,7 @@
 //! failing, or [`Diagnostics`] holding every problem in the map at once.
 )]
 
+pub mod apart;
 mod check;
 mod diag;
 pub mod fasthash;

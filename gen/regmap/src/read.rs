@@ -143,7 +143,7 @@ impl Parser<'_> {
         let (first, second) = nodes.split_at(nodes.len() / 2);
         let mut sink = self.sink.fork();
         std::thread::scope(|s| {
-            let worker = std::thread::Builder::new().spawn_scoped(s, || {
+            let worker = crate::apart::spawn_scoped(s, || {
                 let mut p = Parser {
                     sink: &mut sink,
                     parallel: false,

@@ -214,7 +214,7 @@ struct Pending<'t, 's> {
     at: usize,
     indent: usize,
     depth: usize,
-    items: std::thread::ScopedJoinHandle<'s, Option<(Vec<Node<'t>>, usize)>>,
+    items: crate::apart::Apart<'s, Option<(Vec<Node<'t>>, usize)>>,
 }
 
 /// What kind of block collection an indentation level belongs to (for messages).
@@ -327,7 +327,7 @@ impl<'t, 's> Reader<'t, 's> {
             }
         };
         let (text, depth) = (self.t, self.depth);
-        let worker = std::thread::Builder::new().spawn_scoped(split.scope, move || {
+        let worker = crate::apart::spawn_scoped(split.scope, move || {
             let mut r = Reader::new(text, arena, at, depth, None);
             r.sequence_items(indent).ok()?;
             Some((r.items, r.pos))
