@@ -602,7 +602,7 @@ module dcqcn_rp #(
   wire [35:0] cap_rc_sum;       // burst in 1/256 bits plus one microsecond at Rc
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
                                 // more
-  wire [35:0] burst_room;       // burst - tokens
+  wire [35:0] room_csa_sum;     // burst ^ Rc ^ ~tokens
   wire [35:0] room_at_rc;       // cap - tokens at Rc below the saturation
   wire [35:0] room_at_max;      // cap - tokens at the cap rate
   wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
@@ -634,18 +634,19 @@ module dcqcn_rp #(
   wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
-  wire [34:0] alpha_prod;    // G * alpha
-  wire [52:0] cut_prod;      // Rc * alpha
-  wire [44:0] keep_prod;     // Rc * fac * 655
-  wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
-                             // DSP post-adder)
+  wire [34:0] alpha_prod;      // G * alpha
+  wire [52:0] cut_prod;        // Rc * alpha
+  wire [44:0] keep_prod;       // Rc * fac * 655
+  wire [36:0] phai_over;       // the product minus that: not negative when the sum passes the cap
+                               // (a DSP post-adder)
   wire [28:0] rc_keep_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
   wire [28:0] rc_cap_sum;
   wire [28:0] rc_phai_sum;
-  wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
-                             // above the cap
+  wire [28:0] phai_room_up;    // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a
+                               // step above the cap
+  wire [35:0] room_csa_carry;  // their majority: the carries
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
@@ -853,8 +854,11 @@ module dcqcn_rp #(
   assign tok_sum = rd_tokens + tok_gain[34:0];
   assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
   assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) : cap_max_q;
-  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, rd_tokens};
-  assign room_at_rc = burst_room + {8'd0, rd_rc};
+  assign room_csa_sum = {1'd0, {shaper_burst_value_i, 11'd0}} ^ {8'd0, rd_rc} ^ {1'b1, ~rd_tokens};
+  assign room_csa_carry = ({1'd0, {shaper_burst_value_i, 11'd0}} & {8'd0, rd_rc}) |
+                          ({1'd0, {shaper_burst_value_i, 11'd0}} & {1'b1, ~rd_tokens}) |
+                          ({8'd0, rd_rc} & {1'b1, ~rd_tokens});
+  assign room_at_rc = room_csa_sum + {room_csa_carry[34:0], 1'b1};
   assign room_at_max = {1'd0, cap_max_q} - {1'd0, rd_tokens};
   assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
   assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});

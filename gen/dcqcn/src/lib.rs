@@ -1953,16 +1953,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "tokens arrive in one-microsecond quanta: the bucket holds one more",
     ));
+    // burst + Rc - tokens = burst + Rc + ~tokens + 1 as one carry-save layer (each bit's sum
+    // and carry of the three, one LUT) and one add, not two adds in a row.
+    let not_tokens = || Expr::concat(vec![b1(true), Expr::un(UnOp::BitNot, id("rd_tokens"))]);
+    let rc36 = || zext(id("rd_rc"), 8);
+    let band = |a: Expr, b: Expr| Expr::bin(BinOp::BitAnd, a, b);
+    let bor = |a: Expr, b: Expr| Expr::bin(BinOp::BitOr, a, b);
     wires.push((
-        "burst_room".into(),
+        "room_csa_sum".into(),
         36,
-        sub(burst_fx(), zext(id("rd_tokens"), 1)),
-        "burst - tokens",
+        Expr::bin(
+            BinOp::BitXor,
+            Expr::bin(BinOp::BitXor, burst_fx(), rc36()),
+            not_tokens(),
+        ),
+        "burst ^ Rc ^ ~tokens",
+    ));
+    wires.push((
+        "room_csa_carry".into(),
+        36,
+        bor(
+            bor(band(burst_fx(), rc36()), band(burst_fx(), not_tokens())),
+            band(rc36(), not_tokens()),
+        ),
+        "their majority: the carries",
     ));
     wires.push((
         "room_at_rc".into(),
         36,
-        add(id("burst_room"), zext(id("rd_rc"), 8)),
+        add(
+            id("room_csa_sum"),
+            Expr::concat(vec![id("room_csa_carry").bits(34, 0), b1(true)]),
+        ),
         "cap - tokens at Rc below the saturation",
     ));
     wires.push((
@@ -2176,6 +2198,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "keep_prod",
         "phai_room_up",
         "phai_over",
+        "room_csa_carry",
         "rc_keep_sum",
         "rc_ai_sum",
         "rc_hai_sum",
