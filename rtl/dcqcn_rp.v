@@ -294,9 +294,6 @@ module dcqcn_rp #(
   reg                 alpha_zero_d;
   reg                 rt_at_cap_q;   // stage X's Rt equals the cap (follows w_rt_q; not in the RAM)
   reg                 rt_at_cap_d;
-  reg [28:0]          rt_room_q;     // the cap + 1 Mb/s - stage X's Rt (follows w_rt_q; not in the
-                                     // RAM)
-  reg [28:0]          rt_room_d;
   reg [STATE_W-1:0]   wb_word_q;     // the word written
   reg [STATE_W-1:0]   wb_word_d;
   // Values derived from the parameter inputs, registered (the next cycle's stages R and X
@@ -321,7 +318,6 @@ module dcqcn_rp #(
   reg        ai_zero_q;
   reg        hai_zero_q;
   reg [28:0] cap_p1_q;
-  reg [34:0] cap_max_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -422,8 +418,6 @@ module dcqcn_rp #(
   wire [19:0] rmax_rate;        // rate cap, Mb/s
   wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
   wire [28:0] cap_p1_d;         // the cap plus 1 Mb/s (registered: cap_p1_q)
-  wire [35:0] cap_max_sum_d;    // burst in 1/256 bits plus one microsecond at the cap rate
-  wire [34:0] cap_max_d;        // ... saturated (registered: cap_max_q)
   wire [27:0] min_fx;
   wire [27:0] first_fx;
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
@@ -509,6 +503,8 @@ module dcqcn_rp #(
   wire        tc_inc_gt_f;
   wire        bc_inc_lt_f;
   wire        bc_inc_gt_f;
+  wire        tc_skip_lt_f;
+  wire        tc_skip_gt_f;
   wire        hi_lt_f;          // the larger of the timer and byte counts (the mlx5 stage) is below
                                 // F
   wire        hi_gt_f;          // ... above F
@@ -519,10 +515,6 @@ module dcqcn_rp #(
   wire [35:0] phai_prod;        // PAPER's hyper-increase step: (the smaller count - F) *
                                 // rpg_hai_rate
   wire [27:0] rt_phai_sum;
-  wire [28:0] rd_rt_room;
-  wire [28:0] cut_rt_room;
-  wire [28:0] first_rt_room;
-  wire [28:0] inc_rt_room;
   wire        phai_capped;      // PAPER's hyper increase reaches the cap
   wire [27:0] rt_phai;
   wire        inc_ai;           // additive increase
@@ -581,12 +573,7 @@ module dcqcn_rp #(
   wire        head_from_sk;     // the FIFO head takes the second entry
   wire        head_free;        // the FIFO head takes a response pushed this cycle
   wire        r_free;           // stage R takes an event
-  wire        tc_jump_hi;       // the jump alone passes 0xFFFF
-  wire [16:0] tc_skip_sum;
-  wire [5:0]  tc_skip_low;      // the low five bits' sum
-  wire        tc_skip_big;      // the skip's count is at least 32, above any F
-  wire        tc_skip_lt_f;
-  wire        tc_skip_gt_f;
+  wire [31:0] tc_skip_sum;
   wire [16:0] bc_over_tc;       // w_bc_q - w_tc_q, negative when the byte count is the smaller
   wire        bc_lt_tc_skip;    // w_bc_q < tc_skip, from registers: below w_tc_q + the jump and
                                 // below 0xFFFF, where tc_skip saturates
@@ -600,9 +587,10 @@ module dcqcn_rp #(
   wire [47:0] tok_gain;         // rate * span
   wire [34:0] tok_sum;          // tokens plus the gain (kept only under the cap)
   wire [35:0] cap_rc_sum;       // burst in 1/256 bits plus one microsecond at Rc
+  wire [35:0] cap_max_sum;      // ... at the cap rate
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
                                 // more
-  wire [35:0] room_csa_sum;     // burst ^ Rc ^ ~tokens
+  wire [35:0] burst_room;       // burst - tokens
   wire [35:0] room_at_rc;       // cap - tokens at Rc below the saturation
   wire [35:0] room_at_max;      // cap - tokens at the cap rate
   wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
@@ -634,26 +622,25 @@ module dcqcn_rp #(
   wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
-  wire [34:0] alpha_prod;      // G * alpha
-  wire [52:0] cut_prod;        // Rc * alpha
-  wire [44:0] keep_prod;       // Rc * fac * 655
-  wire [36:0] phai_over;       // the product minus that: not negative when the sum passes the cap
-                               // (a DSP post-adder)
+  wire [34:0] alpha_prod;    // G * alpha
+  wire [52:0] cut_prod;      // Rc * alpha
+  wire [44:0] keep_prod;     // Rc * fac * 655
+  wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
+                             // negative when Rt is more than 1 Mb/s above the cap
+  wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
+                             // DSP post-adder)
   wire [28:0] rc_keep_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
   wire [28:0] rc_cap_sum;
   wire [28:0] rc_phai_sum;
-  wire [28:0] phai_room_up;    // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a
-                               // step above the cap
-  wire [35:0] room_csa_carry;  // their majority: the carries
+  wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
+                             // above the cap
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
   assign cap_p1_d = {1'd0, rmax_fx_d} + 29'd256;
-  assign cap_max_sum_d = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_d};
-  assign cap_max_d = cap_max_sum_d[35] ? 35'h7ffffffff : cap_max_sum_d[34:0];
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
   assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
@@ -751,6 +738,8 @@ module dcqcn_rp #(
   assign tc_inc_gt_f = tc_inc > threshold;
   assign bc_inc_lt_f = bc_inc < threshold;
   assign bc_inc_gt_f = bc_inc > threshold;
+  assign tc_skip_lt_f = tc_skip < threshold;
+  assign tc_skip_gt_f = tc_skip > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign hi_gt_f = tc_gt_f_q || (byte_en_q && bc_gt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
@@ -758,12 +747,9 @@ module dcqcn_rp #(
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_prod = byte_en_q && bc_lt_tc_q ? phai_bc_prod : phai_tc_prod;
   assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
-  assign rd_rt_room = cap_p1_q - {1'd0, rd_rt};
-  assign cut_rt_room = cap_p1_q - {1'd0, cut_rc_q};
-  assign first_rt_room = cap_p1_q - {1'd0, first_rate_q};
-  assign inc_rt_room = cap_p1_q - {1'd0, rt_inc};
-  assign phai_over = {1'd0, phai_prod} - {16'd0, rt_room_q[28:8]};
-  assign phai_capped = rt_room_q[28] || !phai_over[36];
+  assign phai_room_p1 = cap_p1_q - {1'd0, w_rt_q};
+  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1[28:8]};
+  assign phai_capped = phai_room_p1[28] || !phai_over[36];
   assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
   assign inc_ai = !hi_lt_f && (paper ? !lo_gt_f : !hi_gt_f);
   assign inc_hai = !paper && hi_gt_f;
@@ -789,7 +775,7 @@ module dcqcn_rp #(
   assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
   assign ai_reach = w_rt_q >= ai_reach_at_q;
   assign hai_reach = w_rt_q >= hai_reach_at_q;
-  assign phai_room_up = rt_room_q - 29'd1;
+  assign phai_room_up = {1'd0, {rmax_fx_q[27:8], 8'hff}} - {1'd0, w_rt_q};
   assign phai_ceil = phai_room_up[28:8];
   assign inc_at_cap = inc_ai ? ai_reach :
                       inc_hai ? hai_reach :
@@ -834,16 +820,11 @@ module dcqcn_rp #(
   assign head_from_sk = sk_valid_q && rsp_pop;
   assign head_free = !sk_valid_q && (!rsp_valid_q || rsp_pop);
   assign r_free = !r_valid_q || r_adv;
-  assign tc_jump_hi = tc_jump_q[31:16] != 16'd0;
-  assign tc_skip_sum = {1'd0, w_tc_q} + {1'd0, tc_jump_q[15:0]};
-  assign tc_skip_low = {1'd0, w_tc_q[4:0]} + {1'd0, tc_jump_q[4:0]};
-  assign tc_skip_big = tc_jump_q[31:5] != 27'd0 || w_tc_q[15:5] != 11'd0;
-  assign tc_skip_lt_f = !tc_skip_big && tc_skip_low < {1'd0, rpg_threshold_value_i};
-  assign tc_skip_gt_f = tc_skip_big || tc_skip_low > {1'd0, rpg_threshold_value_i};
+  assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
   assign bc_over_tc = {1'd0, w_bc_q} - {1'd0, w_tc_q};
-  assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_hi || tc_jump_q[15:0] > bc_over_tc[15:0]) &&
+  assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
                          w_bc_q != 16'hffff;
-  assign tc_skip = tc_jump_hi || tc_skip_sum[16] ? 16'hffff : tc_skip_sum[15:0];
+  assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
   assign tok_elapsed = r_now_q - rd_tok_us;
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
   assign tok_at_rc = rd_seen && ctrl_rp_enable_i;
@@ -853,13 +834,14 @@ module dcqcn_rp #(
   assign tok_gain = {11'd0, tok_gain_lo} + {tok_gain_hi, 17'd0};
   assign tok_sum = rd_tokens + tok_gain[34:0];
   assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
-  assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) : cap_max_q;
-  assign room_csa_sum = {1'd0, {shaper_burst_value_i, 11'd0}} ^ {8'd0, rd_rc} ^ {1'b1, ~rd_tokens};
-  assign room_csa_carry = ({1'd0, {shaper_burst_value_i, 11'd0}} & {8'd0, rd_rc}) |
-                          ({1'd0, {shaper_burst_value_i, 11'd0}} & {1'b1, ~rd_tokens}) |
-                          ({8'd0, rd_rc} & {1'b1, ~rd_tokens});
-  assign room_at_rc = room_csa_sum + {room_csa_carry[34:0], 1'b1};
-  assign room_at_max = {1'd0, cap_max_q} - {1'd0, rd_tokens};
+  assign cap_max_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_q};
+  assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) :
+                   cap_max_sum[35] ? 35'h7ffffffff :
+                   cap_max_sum[34:0];
+  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, rd_tokens};
+  assign room_at_rc = burst_room + {8'd0, rd_rc};
+  assign room_at_max = {1'd0, cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0]} -
+                       {1'd0, rd_tokens};
   assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
   assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
   assign tok_fill = tok_over ? tok_cap : tok_sum;
@@ -976,7 +958,6 @@ module dcqcn_rp #(
     sk_bc_d = sk_bc_q;
     alpha_zero_d = alpha_zero_q;
     rt_at_cap_d = rt_at_cap_q;
-    rt_room_d = rt_room_q;
     w_seen_d = w_seen_q;
     w_acnp_d = w_acnp_q;
     w_dcnp_d = w_dcnp_q;
@@ -1277,12 +1258,10 @@ module dcqcn_rp #(
       2'b01: begin
         w_rt_d = cut_rc_q;
         rt_at_cap_d = cut_rc_at_cap;
-        rt_room_d = cut_rt_room;
       end
       2'b11: begin
         w_rt_d = first_rate_q;
         rt_at_cap_d = first_at_cap_q;
-        rt_room_d = first_rt_room;
       end
       default: ;
     endcase
@@ -1395,7 +1374,6 @@ module dcqcn_rp #(
         w_tokv_d = 1'b1;
         w_tok_us_d = r_now_q;
         rt_at_cap_d = rd_rt_at_cap;
-        rt_room_d = rd_rt_room;
         alpha_zero_d = rd_alpha == 25'd0;
         a_el_d = rd_a_el;
         a_once_d = rd_a_once;
@@ -1435,7 +1413,6 @@ module dcqcn_rp #(
       if (rt_sel == 2'b10) begin
         w_rt_d = rt_inc;
         rt_at_cap_d = inc_at_cap;
-        rt_room_d = inc_rt_room;
       end
     end
     // Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R
@@ -1550,7 +1527,6 @@ module dcqcn_rp #(
     sk_bc_q <= sk_bc_d;
     alpha_zero_q <= alpha_zero_d;
     rt_at_cap_q <= rt_at_cap_d;
-    rt_room_q <= rt_room_d;
     w_seen_q <= w_seen_d;
     w_acnp_q <= w_acnp_d;
     w_dcnp_q <= w_dcnp_d;
@@ -1589,7 +1565,6 @@ module dcqcn_rp #(
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
     cap_p1_q <= cap_p1_d;
-    cap_max_q <= cap_max_d;
     wb_word_q <= wb_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
   end

@@ -134,7 +134,6 @@ const DERIVED: &[(&str, u32)] = &[
     ("ai_zero", 1),
     ("hai_zero", 1),
     ("cap_p1", 29),
-    ("cap_max", 35),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -608,11 +607,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             1,
             "stage X's Rt equals the cap (follows w_rt_q; not in the RAM)",
         ),
-        (
-            "rt_room",
-            29,
-            "the cap + 1 Mb/s - stage X's Rt (follows w_rt_q; not in the RAM)",
-        ),
     ];
     items.push(V::Comment(vec!["Control and response registers".into()]));
     let reg_range = |w: u32| if w == 0 { flow_range.clone() } else { bits(w) };
@@ -750,28 +744,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         29,
         add(zext(id("rmax_fx_d"), 1), d(29, 256)),
         "the cap plus 1 Mb/s (registered: cap_p1_q)",
-    ));
-    // The bucket's cap at the cap rate (burst plus one microsecond at the cap, saturated) is
-    // a function of the parameters alone: registered, so stage R's accrual at the cap rate
-    // starts from it rather than from a 36-bit sum and its saturation.
-    wires.push((
-        "cap_max_sum_d".into(),
-        36,
-        add(
-            zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
-            zext(id("rmax_fx_d"), 8),
-        ),
-        "burst in 1/256 bits plus one microsecond at the cap rate",
-    ));
-    wires.push((
-        "cap_max_d".into(),
-        35,
-        tern(
-            id("cap_max_sum_d").bits(35, 35),
-            Expr::num(35, (1 << 35) - 1),
-            id("cap_max_sum_d").bits(34, 0),
-        ),
-        "... saturated (registered: cap_max_q)",
     ));
     wires.push((
         "min_fx".into(),
@@ -1224,6 +1196,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("rd_bc", id("rd_bc")),
         ("tc_inc", id("tc_inc")),
         ("bc_inc", id("bc_inc")),
+        ("tc_skip", id("tc_skip")),
     ] {
         wires.push((
             format!("{n}_lt_f"),
@@ -1288,24 +1261,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(rt(), shl_const(id("phai_prod").bits(19, 0), 8)),
         "",
     ));
-    // cap + 256 - Rt (its integer part is that of cap - Rt, plus 1; negative when Rt is more
-    // than 1 Mb/s above the cap) is a register kept with Rt, rt_room_q: each source of a new
-    // Rt forms it in parallel with its value, so PAPER's cap test is one subtract after the
-    // product.
-    for (n, v) in [
-        ("rd_rt_room", id("rd_rt")),
-        ("cut_rt_room", id("cut_rc_q")),
-        ("first_rt_room", id("first_rate_q")),
-        ("inc_rt_room", id("rt_inc")),
-    ] {
-        wires.push((n.into(), 29, sub(id("cap_p1_q"), zext(v, 1)), ""));
-    }
+    wires.push((
+        "phai_room_p1".into(),
+        29,
+        sub(id("cap_p1_q"), zext(rt(), 1)),
+        "cap - Rt + 256: its integer part is that of cap - Rt, plus 1; negative when Rt is more than 1 Mb/s above the cap",
+    ));
     wires.push((
         "phai_over".into(),
         37,
         sub(
             zext(id("phai_prod"), 1),
-            zext(id("rt_room_q").bits(28, 8), 16),
+            zext(id("phai_room_p1").bits(28, 8), 16),
         ),
         "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
     ));
@@ -1313,7 +1280,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "phai_capped".into(),
         1,
         or(
-            id("rt_room_q").bits(28, 28),
+            id("phai_room_p1").bits(28, 28),
             not(id("phai_over").bits(36, 36)),
         ),
         "PAPER's hyper increase reaches the cap",
@@ -1490,7 +1457,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "phai_room_up".into(),
         29,
-        sub(id("rt_room_q"), d(29, 1)),
+        sub(
+            zext(
+                Expr::concat(vec![id("rmax_fx_q").bits(27, 8), Expr::num(8, 0xff)]),
+                1,
+            ),
+            zext(rt(), 1),
+        ),
         "cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step above the cap",
     ));
     wires.push((
@@ -1804,55 +1777,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         or(not(id("r_valid_q")), id("r_adv")),
         "stage R takes an event",
     ));
-    // The skip's count is w_tc_q + the jump, saturated at 0xFFFF: a 17-bit sum, the jump's
-    // high half tested apart. Its order with F (at most 31) needs only the low five bits'
-    // sum and whether anything at or above bit 5 is set, not the sum and a compare after it.
-    wires.push((
-        "tc_jump_hi".into(),
-        1,
-        ne(id("tc_jump_q").bits(31, 16), d(16, 0)),
-        "the jump alone passes 0xFFFF",
-    ));
     wires.push((
         "tc_skip_sum".into(),
-        17,
-        add(zext(tc(), 1), zext(id("tc_jump_q").bits(15, 0), 1)),
-        "",
-    ));
-    wires.push((
-        "tc_skip_low".into(),
-        6,
-        add(
-            zext(tc().bits(4, 0), 1),
-            zext(id("tc_jump_q").bits(4, 0), 1),
-        ),
-        "the low five bits' sum",
-    ));
-    wires.push((
-        "tc_skip_big".into(),
-        1,
-        or(
-            ne(id("tc_jump_q").bits(31, 5), d(27, 0)),
-            ne(tc().bits(15, 5), d(11, 0)),
-        ),
-        "the skip's count is at least 32, above any F",
-    ));
-    wires.push((
-        "tc_skip_lt_f".into(),
-        1,
-        and(vec![
-            not(id("tc_skip_big")),
-            Expr::lt(id("tc_skip_low"), zext(cfg("rpg_threshold", "value"), 1)),
-        ]),
-        "",
-    ));
-    wires.push((
-        "tc_skip_gt_f".into(),
-        1,
-        or(
-            id("tc_skip_big"),
-            gt(id("tc_skip_low"), zext(cfg("rpg_threshold", "value"), 1)),
-        ),
+        32,
+        add(zext(tc(), 16), id("tc_jump_q")),
         "",
     ));
     wires.push((
@@ -1867,10 +1795,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             or(
                 id("bc_over_tc").bits(16, 16),
-                or(
-                    id("tc_jump_hi"),
-                    gt(id("tc_jump_q").bits(15, 0), id("bc_over_tc").bits(15, 0)),
-                ),
+                gt(id("tc_jump_q"), zext(id("bc_over_tc").bits(15, 0), 16)),
             ),
             ne(id("w_bc_q"), Expr::num(16, 0xffff)),
         ]),
@@ -1880,7 +1805,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "tc_skip".into(),
         16,
         tern(
-            or(id("tc_jump_hi"), id("tc_skip_sum").bits(16, 16)),
+            Expr::un(UnOp::RedOr, id("tc_skip_sum").bits(31, 16)),
             Expr::num(16, 0xffff),
             id("tc_skip_sum").bits(15, 0),
         ),
@@ -1940,6 +1865,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "burst in 1/256 bits plus one microsecond at Rc",
     ));
     wires.push((
+        "cap_max_sum".into(),
+        36,
+        add(burst_fx(), zext(id("rmax_fx_q"), 8)),
+        "... at the cap rate",
+    ));
+    wires.push((
         "tok_cap".into(),
         35,
         tern(
@@ -1949,48 +1880,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 all_ones(),
                 id("cap_rc_sum").bits(34, 0),
             ),
-            id("cap_max_q"),
+            tern(
+                id("cap_max_sum").bits(35, 35),
+                all_ones(),
+                id("cap_max_sum").bits(34, 0),
+            ),
         ),
         "tokens arrive in one-microsecond quanta: the bucket holds one more",
     ));
-    // burst + Rc - tokens = burst + Rc + ~tokens + 1 as one carry-save layer (each bit's sum
-    // and carry of the three, one LUT) and one add, not two adds in a row.
-    let not_tokens = || Expr::concat(vec![b1(true), Expr::un(UnOp::BitNot, id("rd_tokens"))]);
-    let rc36 = || zext(id("rd_rc"), 8);
-    let band = |a: Expr, b: Expr| Expr::bin(BinOp::BitAnd, a, b);
-    let bor = |a: Expr, b: Expr| Expr::bin(BinOp::BitOr, a, b);
     wires.push((
-        "room_csa_sum".into(),
+        "burst_room".into(),
         36,
-        Expr::bin(
-            BinOp::BitXor,
-            Expr::bin(BinOp::BitXor, burst_fx(), rc36()),
-            not_tokens(),
-        ),
-        "burst ^ Rc ^ ~tokens",
-    ));
-    wires.push((
-        "room_csa_carry".into(),
-        36,
-        bor(
-            bor(band(burst_fx(), rc36()), band(burst_fx(), not_tokens())),
-            band(rc36(), not_tokens()),
-        ),
-        "their majority: the carries",
+        sub(burst_fx(), zext(id("rd_tokens"), 1)),
+        "burst - tokens",
     ));
     wires.push((
         "room_at_rc".into(),
         36,
-        add(
-            id("room_csa_sum"),
-            Expr::concat(vec![id("room_csa_carry").bits(34, 0), b1(true)]),
-        ),
+        add(id("burst_room"), zext(id("rd_rc"), 8)),
         "cap - tokens at Rc below the saturation",
     ));
     wires.push((
         "room_at_max".into(),
         36,
-        sub(zext(id("cap_max_q"), 1), zext(id("rd_tokens"), 1)),
+        sub(
+            zext(
+                tern(
+                    id("cap_max_sum").bits(35, 35),
+                    all_ones(),
+                    id("cap_max_sum").bits(34, 0),
+                ),
+                1,
+            ),
+            zext(id("rd_tokens"), 1),
+        ),
         "cap - tokens at the cap rate",
     ));
     // The sum passes the cap when the gain passes cap - tokens: that difference is taken
@@ -2196,9 +2119,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "alpha_prod",
         "cut_prod",
         "keep_prod",
+        "phai_room_p1",
         "phai_room_up",
         "phai_over",
-        "room_csa_carry",
         "rc_keep_sum",
         "rc_ai_sum",
         "rc_hai_sum",
@@ -2462,7 +2385,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("w_tokv_d", b1(true)));
     load_x.push(set("w_tok_us_d", id("r_now_q")));
     load_x.push(set("rt_at_cap_d", id("rd_rt_at_cap")));
-    load_x.push(set("rt_room_d", id("rd_rt_room")));
     load_x.push(set("alpha_zero_d", eq(id("rd_alpha"), d(25, 0))));
     for x in ["a", "d", "i"] {
         load_x.push(set(&format!("{x}_el_d"), id(&format!("rd_{x}_el"))));
@@ -2707,18 +2629,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(Stmt::Case {
         subject: id("rt_sel"),
         arms: [
-            (1, "cut_rc_q", "cut_rc_at_cap", "cut_rt_room"),
-            (3, "first_rate_q", "first_at_cap_q", "first_rt_room"),
+            (1, "cut_rc_q", "cut_rc_at_cap"),
+            (3, "first_rate_q", "first_at_cap_q"),
         ]
         .iter()
-        .map(|&(v, src, at_cap, room)| {
+        .map(|&(v, src, at_cap)| {
             (
                 vec![Expr::num(2, v)],
-                vec![
-                    set("w_rt_d", id(src)),
-                    set("rt_at_cap_d", id(at_cap)),
-                    set("rt_room_d", id(room)),
-                ],
+                vec![set("w_rt_d", id(src)), set("rt_at_cap_d", id(at_cap))],
             )
         })
         .collect(),
@@ -2898,7 +2816,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 vec![
                     set("w_rt_d", id("rt_inc")),
                     set("rt_at_cap_d", id("inc_at_cap")),
-                    set("rt_room_d", id("inc_rt_room")),
                 ],
             ),
         ],
@@ -2975,7 +2892,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "sk_time",
         "sk_bc",
         "rt_at_cap",
-        "rt_room",
         "alpha_zero",
         "ev_grant",
         "ev_fire",
