@@ -822,7 +822,8 @@ fn map_outputs(
         _ => None,
     };
     let first = usize::from(csr.is_some());
-    let more_threads = cpus.saturating_sub(2).min(jobs.len().saturating_sub(1));
+    // Threads besides this one and the CSR block's, one per CPU left, each with a job to take.
+    let more_threads = (cpus.saturating_sub(1 + first)).min(jobs.len().saturating_sub(1));
     let queue: Mutex<VecDeque<(usize, Job)>> = Mutex::new((first..).zip(jobs).collect());
     let failed = || {
         let e = anyhow::anyhow!("a generator failed unexpectedly on {}", m.file);
@@ -859,15 +860,19 @@ fn map_outputs(
                 done
             })
         });
+        // Started after the CSR thread has pinned this one: left to the scheduler (`apart`).
         let helpers: Vec<_> = (0..more_threads)
-            .map(|_| std::thread::Builder::new().spawn_scoped(s, move || take_turns(false)))
+            .map(|_| rdmagen_regmap::apart::spawn_scoped(s, move || take_turns(false)))
             .filter_map(Result::ok)
             .collect();
         let mut outputs = take_turns(false);
-        if let Some(t) = csr {
-            match t.map(|t| t.join()) {
-                Ok(Ok(done)) => outputs.extend(done),
-                _ => outputs.push((0, failed())),
+        match csr.map(|t| t.map(|t| t.join())) {
+            None => {}
+            Some(Ok(Ok(done))) => outputs.extend(done),
+            Some(Ok(Err(_))) => outputs.push((0, failed())),
+            Some(Err(e)) => {
+                let e = anyhow::Error::new(e).context("cannot start the CSR block's thread");
+                outputs.push((0, (Err(e), None)));
             }
         }
         for t in helpers {
