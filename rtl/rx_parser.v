@@ -557,8 +557,8 @@ module rx_parser (
   reg  [31:0]   ic5_residue_d;
   reg  [511:0]  ic5_lane_q;
   reg  [511:0]  ic5_lane_d;
-  wire [255:0]  ic5_dterm;        // CRC-32 from state 0 of each 64-bit slice of the lane, bits 32 *
-                                  // s + i (64 bytes in parallel)
+  wire [127:0]  ic5_dterm;        // CRC-32 from state 0 of each 128-bit slice of the lane, bits 32
+                                  // * s + i (64 bytes in parallel)
   reg           ic6_valid_q;
   reg           ic6_valid_d;
   reg  [511:0]  ic6_tdata_q;
@@ -575,8 +575,8 @@ module rx_parser (
   reg           ic6_end_here_d;
   reg  [31:0]   ic6_residue_q;
   reg  [31:0]   ic6_residue_d;
-  reg  [255:0]  ic6_dterm_q;
-  reg  [255:0]  ic6_dterm_d;
+  reg  [127:0]  ic6_dterm_q;
+  reg  [127:0]  ic6_dterm_d;
   reg  [31:0]   ic_crc_q;
   reg  [31:0]   ic_crc_d;
   wire [31:0]   ic6_crc_in;       // each frame starts from 0 (the masked LRH is folded into the
@@ -2985,359 +2985,199 @@ module rx_parser (
   assign ic4_ones[511:504] = {{4{ic4_ff[63]}}, {4{ic4_ff[63] || ic4_nib[63]}}};
   assign ic4_keep[511:504] = {8{ic4_klo[63] && ic4_khi[63]}};
   assign ic4_lane = ((ic4_tdata_q | ic4_ones) ^ ic4_lrh) & ic4_keep;
-  assign ic5_dterm[0] = ^(ic5_lane_q[63:0] & 64'hd04d951be5fe1c77);
-  assign ic5_dterm[32] = ^(ic5_lane_q[127:64] & 64'h77971b956500d811);
-  assign ic5_dterm[64] = ^(ic5_lane_q[191:128] & 64'hc30eedb88e659548);
-  assign ic5_dterm[96] = ^(ic5_lane_q[255:192] & 64'ha998da2757f68d2f);
-  assign ic5_dterm[128] = ^(ic5_lane_q[319:256] & 64'hcee3d50174482112);
-  assign ic5_dterm[160] = ^(ic5_lane_q[383:320] & 64'h17830a34c6f00657);
-  assign ic5_dterm[192] = ^(ic5_lane_q[447:384] & 64'hf182fa07eb46de2f);
-  assign ic5_dterm[224] = ^(ic5_lane_q[511:448] & 64'h04d101df481b4e5a);
-  assign ic5_dterm[1] = ^(ic5_lane_q[63:0] & 64'ha09b2a37cbfc38ee);
-  assign ic5_dterm[33] = ^(ic5_lane_q[127:64] & 64'hef2e372aca01b023);
-  assign ic5_dterm[65] = ^(ic5_lane_q[191:128] & 64'h861ddb711ccb2a90);
-  assign ic5_dterm[97] = ^(ic5_lane_q[255:192] & 64'h5331b44eafed1a5f);
-  assign ic5_dterm[129] = ^(ic5_lane_q[319:256] & 64'h9dc7aa02e8904225);
-  assign ic5_dterm[161] = ^(ic5_lane_q[383:320] & 64'h2f0614698de00caf);
-  assign ic5_dterm[193] = ^(ic5_lane_q[447:384] & 64'he305f40fd68dbc5e);
-  assign ic5_dterm[225] = ^(ic5_lane_q[511:448] & 64'h09a203be90369cb5);
-  assign ic5_dterm[2] = ^(ic5_lane_q[63:0] & 64'h4136546f97f871dd);
-  assign ic5_dterm[34] = ^(ic5_lane_q[127:64] & 64'hde5c6e5594036047);
-  assign ic5_dterm[66] = ^(ic5_lane_q[191:128] & 64'h0c3bb6e239965521);
-  assign ic5_dterm[98] = ^(ic5_lane_q[255:192] & 64'ha663689d5fda34bf);
-  assign ic5_dterm[130] = ^(ic5_lane_q[319:256] & 64'h3b8f5405d120844a);
-  assign ic5_dterm[162] = ^(ic5_lane_q[383:320] & 64'h5e0c28d31bc0195f);
-  assign ic5_dterm[194] = ^(ic5_lane_q[447:384] & 64'hc60be81fad1b78bc);
-  assign ic5_dterm[226] = ^(ic5_lane_q[511:448] & 64'h1344077d206d396b);
-  assign ic5_dterm[3] = ^(ic5_lane_q[63:0] & 64'h826ca8df2ff0e3ba);
-  assign ic5_dterm[35] = ^(ic5_lane_q[127:64] & 64'hbcb8dcab2806c08e);
-  assign ic5_dterm[67] = ^(ic5_lane_q[191:128] & 64'h18776dc4732caa43);
-  assign ic5_dterm[99] = ^(ic5_lane_q[255:192] & 64'h4cc6d13abfb4697e);
-  assign ic5_dterm[131] = ^(ic5_lane_q[319:256] & 64'h771ea80ba2410895);
-  assign ic5_dterm[163] = ^(ic5_lane_q[383:320] & 64'hbc1851a6378032be);
-  assign ic5_dterm[195] = ^(ic5_lane_q[447:384] & 64'h8c17d03f5a36f178);
-  assign ic5_dterm[227] = ^(ic5_lane_q[511:448] & 64'h26880efa40da72d7);
-  assign ic5_dterm[4] = ^(ic5_lane_q[63:0] & 64'h04d951be5fe1c775);
-  assign ic5_dterm[36] = ^(ic5_lane_q[127:64] & 64'h7971b956500d811d);
-  assign ic5_dterm[68] = ^(ic5_lane_q[191:128] & 64'h30eedb88e6595487);
-  assign ic5_dterm[100] = ^(ic5_lane_q[255:192] & 64'h998da2757f68d2fc);
-  assign ic5_dterm[132] = ^(ic5_lane_q[319:256] & 64'hee3d50174482112a);
-  assign ic5_dterm[164] = ^(ic5_lane_q[383:320] & 64'h7830a34c6f00657c);
-  assign ic5_dterm[196] = ^(ic5_lane_q[447:384] & 64'h182fa07eb46de2f1);
-  assign ic5_dterm[228] = ^(ic5_lane_q[511:448] & 64'h4d101df481b4e5af);
-  assign ic5_dterm[5] = ^(ic5_lane_q[63:0] & 64'h09b2a37cbfc38eea);
-  assign ic5_dterm[37] = ^(ic5_lane_q[127:64] & 64'hf2e372aca01b023a);
-  assign ic5_dterm[69] = ^(ic5_lane_q[191:128] & 64'h61ddb711ccb2a90e);
-  assign ic5_dterm[101] = ^(ic5_lane_q[255:192] & 64'h331b44eafed1a5f8);
-  assign ic5_dterm[133] = ^(ic5_lane_q[319:256] & 64'hdc7aa02e89042255);
-  assign ic5_dterm[165] = ^(ic5_lane_q[383:320] & 64'hf0614698de00caf9);
-  assign ic5_dterm[197] = ^(ic5_lane_q[447:384] & 64'h305f40fd68dbc5e2);
-  assign ic5_dterm[229] = ^(ic5_lane_q[511:448] & 64'h9a203be90369cb5e);
-  assign ic5_dterm[6] = ^(ic5_lane_q[63:0] & 64'hc328d3e29a7901a2);
-  assign ic5_dterm[38] = ^(ic5_lane_q[127:64] & 64'h9251fecc2536dc65);
-  assign ic5_dterm[70] = ^(ic5_lane_q[191:128] & 64'h00b5839b1700c755);
-  assign ic5_dterm[102] = ^(ic5_lane_q[255:192] & 64'hcfae53f2aa55c6df);
-  assign ic5_dterm[134] = ^(ic5_lane_q[319:256] & 64'h7616955c664065b8);
-  assign ic5_dterm[166] = ^(ic5_lane_q[383:320] & 64'hf74187057af193a4);
-  assign ic5_dterm[198] = ^(ic5_lane_q[447:384] & 64'h913c7bfd3af155ea);
-  assign ic5_dterm[230] = ^(ic5_lane_q[511:448] & 64'h3091760d4ec8d8e6);
-  assign ic5_dterm[7] = ^(ic5_lane_q[63:0] & 64'h8651a7c534f20345);
-  assign ic5_dterm[39] = ^(ic5_lane_q[127:64] & 64'h24a3fd984a6db8cb);
-  assign ic5_dterm[71] = ^(ic5_lane_q[191:128] & 64'h016b07362e018eab);
-  assign ic5_dterm[103] = ^(ic5_lane_q[255:192] & 64'h9f5ca7e554ab8dbe);
-  assign ic5_dterm[135] = ^(ic5_lane_q[319:256] & 64'hec2d2ab8cc80cb71);
-  assign ic5_dterm[167] = ^(ic5_lane_q[383:320] & 64'hee830e0af5e32748);
-  assign ic5_dterm[199] = ^(ic5_lane_q[447:384] & 64'h2278f7fa75e2abd5);
-  assign ic5_dterm[231] = ^(ic5_lane_q[511:448] & 64'h6122ec1a9d91b1cd);
-  assign ic5_dterm[8] = ^(ic5_lane_q[63:0] & 64'h0ca34f8a69e4068b);
-  assign ic5_dterm[40] = ^(ic5_lane_q[127:64] & 64'h4947fb3094db7197);
-  assign ic5_dterm[72] = ^(ic5_lane_q[191:128] & 64'h02d60e6c5c031d56);
-  assign ic5_dterm[104] = ^(ic5_lane_q[255:192] & 64'h3eb94fcaa9571b7c);
-  assign ic5_dterm[136] = ^(ic5_lane_q[319:256] & 64'hd85a5571990196e3);
-  assign ic5_dterm[168] = ^(ic5_lane_q[383:320] & 64'hdd061c15ebc64e91);
-  assign ic5_dterm[200] = ^(ic5_lane_q[447:384] & 64'h44f1eff4ebc557ab);
-  assign ic5_dterm[232] = ^(ic5_lane_q[511:448] & 64'hc245d8353b23639a);
-  assign ic5_dterm[9] = ^(ic5_lane_q[63:0] & 64'hc90b0a0f36361160);
-  assign ic5_dterm[41] = ^(ic5_lane_q[127:64] & 64'he518edf44cb63b3f);
-  assign ic5_dterm[73] = ^(ic5_lane_q[191:128] & 64'hc6a2f1603663afe4);
-  assign ic5_dterm[105] = ^(ic5_lane_q[255:192] & 64'hd4ea45b20558bbd7);
-  assign ic5_dterm[137] = ^(ic5_lane_q[319:256] & 64'h7e577fe2464b0cd4);
-  assign ic5_dterm[169] = ^(ic5_lane_q[383:320] & 64'had8f321f117c9b74);
-  assign ic5_dterm[201] = ^(ic5_lane_q[447:384] & 64'h786125ee3ccc7178);
-  assign ic5_dterm[233] = ^(ic5_lane_q[511:448] & 64'h805ab1b53e5d896e);
-  assign ic5_dterm[10] = ^(ic5_lane_q[63:0] & 64'h425b810589923eb7);
-  assign ic5_dterm[42] = ^(ic5_lane_q[127:64] & 64'hbda6c07dfc6cae6e);
-  assign ic5_dterm[74] = ^(ic5_lane_q[191:128] & 64'h4e4b0f78e2a2ca81);
-  assign ic5_dterm[106] = ^(ic5_lane_q[255:192] & 64'h004c51435d47fa80);
-  assign ic5_dterm[138] = ^(ic5_lane_q[319:256] & 64'h324d2ac5f8de38bb);
-  assign ic5_dterm[170] = ^(ic5_lane_q[383:320] & 64'h4c9d6e0ae40930bf);
-  assign ic5_dterm[202] = ^(ic5_lane_q[447:384] & 64'h0140b1db92de3cde);
-  assign ic5_dterm[234] = ^(ic5_lane_q[511:448] & 64'h046462b534a05c86);
-  assign ic5_dterm[11] = ^(ic5_lane_q[63:0] & 64'h84b7020b13247d6f);
-  assign ic5_dterm[43] = ^(ic5_lane_q[127:64] & 64'h7b4d80fbf8d95cdc);
-  assign ic5_dterm[75] = ^(ic5_lane_q[191:128] & 64'h9c961ef1c5459503);
-  assign ic5_dterm[107] = ^(ic5_lane_q[255:192] & 64'h0098a286ba8ff500);
-  assign ic5_dterm[139] = ^(ic5_lane_q[319:256] & 64'h649a558bf1bc7176);
-  assign ic5_dterm[171] = ^(ic5_lane_q[383:320] & 64'h993adc15c812617e);
-  assign ic5_dterm[203] = ^(ic5_lane_q[447:384] & 64'h028163b725bc79bc);
-  assign ic5_dterm[235] = ^(ic5_lane_q[511:448] & 64'h08c8c56a6940b90c);
-  assign ic5_dterm[12] = ^(ic5_lane_q[63:0] & 64'h096e04162648fade);
-  assign ic5_dterm[44] = ^(ic5_lane_q[127:64] & 64'hf69b01f7f1b2b9b9);
-  assign ic5_dterm[76] = ^(ic5_lane_q[191:128] & 64'h392c3de38a8b2a06);
-  assign ic5_dterm[108] = ^(ic5_lane_q[255:192] & 64'h0131450d751fea01);
-  assign ic5_dterm[140] = ^(ic5_lane_q[319:256] & 64'hc934ab17e378e2ec);
-  assign ic5_dterm[172] = ^(ic5_lane_q[383:320] & 64'h3275b82b9024c2fc);
-  assign ic5_dterm[204] = ^(ic5_lane_q[447:384] & 64'h0502c76e4b78f379);
-  assign ic5_dterm[236] = ^(ic5_lane_q[511:448] & 64'h11918ad4d2817218);
-  assign ic5_dterm[13] = ^(ic5_lane_q[63:0] & 64'h12dc082c4c91f5bd);
-  assign ic5_dterm[45] = ^(ic5_lane_q[127:64] & 64'hed3603efe3657372);
-  assign ic5_dterm[77] = ^(ic5_lane_q[191:128] & 64'h72587bc71516540d);
-  assign ic5_dterm[109] = ^(ic5_lane_q[255:192] & 64'h02628a1aea3fd402);
-  assign ic5_dterm[141] = ^(ic5_lane_q[319:256] & 64'h9269562fc6f1c5d8);
-  assign ic5_dterm[173] = ^(ic5_lane_q[383:320] & 64'h64eb7057204985f9);
-  assign ic5_dterm[205] = ^(ic5_lane_q[447:384] & 64'h0a058edc96f1e6f2);
-  assign ic5_dterm[237] = ^(ic5_lane_q[511:448] & 64'h232315a9a502e430);
-  assign ic5_dterm[14] = ^(ic5_lane_q[63:0] & 64'h25b810589923eb7a);
-  assign ic5_dterm[46] = ^(ic5_lane_q[127:64] & 64'hda6c07dfc6cae6e4);
-  assign ic5_dterm[78] = ^(ic5_lane_q[191:128] & 64'he4b0f78e2a2ca81b);
-  assign ic5_dterm[110] = ^(ic5_lane_q[255:192] & 64'h04c51435d47fa804);
-  assign ic5_dterm[142] = ^(ic5_lane_q[319:256] & 64'h24d2ac5f8de38bb0);
-  assign ic5_dterm[174] = ^(ic5_lane_q[383:320] & 64'hc9d6e0ae40930bf3);
-  assign ic5_dterm[206] = ^(ic5_lane_q[447:384] & 64'h140b1db92de3cde4);
-  assign ic5_dterm[238] = ^(ic5_lane_q[511:448] & 64'h46462b534a05c860);
-  assign ic5_dterm[15] = ^(ic5_lane_q[63:0] & 64'h4b7020b13247d6f4);
-  assign ic5_dterm[47] = ^(ic5_lane_q[127:64] & 64'hb4d80fbf8d95cdc8);
-  assign ic5_dterm[79] = ^(ic5_lane_q[191:128] & 64'hc961ef1c54595037);
-  assign ic5_dterm[111] = ^(ic5_lane_q[255:192] & 64'h098a286ba8ff5009);
-  assign ic5_dterm[143] = ^(ic5_lane_q[319:256] & 64'h49a558bf1bc71760);
-  assign ic5_dterm[175] = ^(ic5_lane_q[383:320] & 64'h93adc15c812617e6);
-  assign ic5_dterm[207] = ^(ic5_lane_q[447:384] & 64'h28163b725bc79bc9);
-  assign ic5_dterm[239] = ^(ic5_lane_q[511:448] & 64'h8c8c56a6940b90c0);
-  assign ic5_dterm[16] = ^(ic5_lane_q[63:0] & 64'h46add4798171b19f);
-  assign ic5_dterm[48] = ^(ic5_lane_q[127:64] & 64'h1e2704ea7e2b4381);
-  assign ic5_dterm[80] = ^(ic5_lane_q[191:128] & 64'h51cd338026d73527);
-  assign ic5_dterm[112] = ^(ic5_lane_q[255:192] & 64'hba8c8af006082d3c);
-  assign ic5_dterm[144] = ^(ic5_lane_q[319:256] & 64'h5da9647f43c60fd2);
-  assign ic5_dterm[176] = ^(ic5_lane_q[383:320] & 64'h30d8888dc4bc299b);
-  assign ic5_dterm[208] = ^(ic5_lane_q[447:384] & 64'ha1ae8ce35cc9e9bc);
-  assign ic5_dterm[240] = ^(ic5_lane_q[511:448] & 64'h1dc9ac92600c6fda);
-  assign ic5_dterm[17] = ^(ic5_lane_q[63:0] & 64'h8d5ba8f302e3633e);
-  assign ic5_dterm[49] = ^(ic5_lane_q[127:64] & 64'h3c4e09d4fc568702);
-  assign ic5_dterm[81] = ^(ic5_lane_q[191:128] & 64'ha39a67004dae6a4e);
-  assign ic5_dterm[113] = ^(ic5_lane_q[255:192] & 64'h751915e00c105a78);
-  assign ic5_dterm[145] = ^(ic5_lane_q[319:256] & 64'hbb52c8fe878c1fa5);
-  assign ic5_dterm[177] = ^(ic5_lane_q[383:320] & 64'h61b1111b89785336);
-  assign ic5_dterm[209] = ^(ic5_lane_q[447:384] & 64'h435d19c6b993d378);
-  assign ic5_dterm[241] = ^(ic5_lane_q[511:448] & 64'h3b935924c018dfb5);
-  assign ic5_dterm[18] = ^(ic5_lane_q[63:0] & 64'h1ab751e605c6c67d);
-  assign ic5_dterm[50] = ^(ic5_lane_q[127:64] & 64'h789c13a9f8ad0e05);
-  assign ic5_dterm[82] = ^(ic5_lane_q[191:128] & 64'h4734ce009b5cd49c);
-  assign ic5_dterm[114] = ^(ic5_lane_q[255:192] & 64'hea322bc01820b4f1);
-  assign ic5_dterm[146] = ^(ic5_lane_q[319:256] & 64'h76a591fd0f183f4a);
-  assign ic5_dterm[178] = ^(ic5_lane_q[383:320] & 64'hc362223712f0a66d);
-  assign ic5_dterm[210] = ^(ic5_lane_q[447:384] & 64'h86ba338d7327a6f0);
-  assign ic5_dterm[242] = ^(ic5_lane_q[511:448] & 64'h7726b2498031bf6a);
-  assign ic5_dterm[19] = ^(ic5_lane_q[63:0] & 64'h356ea3cc0b8d8cfa);
-  assign ic5_dterm[51] = ^(ic5_lane_q[127:64] & 64'hf1382753f15a1c0a);
-  assign ic5_dterm[83] = ^(ic5_lane_q[191:128] & 64'h8e699c0136b9a938);
-  assign ic5_dterm[115] = ^(ic5_lane_q[255:192] & 64'hd4645780304169e2);
-  assign ic5_dterm[147] = ^(ic5_lane_q[319:256] & 64'hed4b23fa1e307e95);
-  assign ic5_dterm[179] = ^(ic5_lane_q[383:320] & 64'h86c4446e25e14cda);
-  assign ic5_dterm[211] = ^(ic5_lane_q[447:384] & 64'h0d74671ae64f4de1);
-  assign ic5_dterm[243] = ^(ic5_lane_q[511:448] & 64'hee4d649300637ed5);
-  assign ic5_dterm[20] = ^(ic5_lane_q[63:0] & 64'hba90d283f2e50583);
-  assign ic5_dterm[52] = ^(ic5_lane_q[127:64] & 64'h95e7553287b4e005);
-  assign ic5_dterm[84] = ^(ic5_lane_q[191:128] & 64'hdfddd5bae316c739);
-  assign ic5_dterm[116] = ^(ic5_lane_q[255:192] & 64'h0150752737745eea);
-  assign ic5_dterm[148] = ^(ic5_lane_q[319:256] & 64'h147592f54828dc39);
-  assign ic5_dterm[180] = ^(ic5_lane_q[383:320] & 64'h1a0b82e88d329fe2);
-  assign ic5_dterm[212] = ^(ic5_lane_q[447:384] & 64'heb6a343227d845ec);
-  assign ic5_dterm[244] = ^(ic5_lane_q[511:448] & 64'hd84bc8f948ddb3f0);
-  assign ic5_dterm[21] = ^(ic5_lane_q[63:0] & 64'ha56c301c00341771);
-  assign ic5_dterm[53] = ^(ic5_lane_q[127:64] & 64'h5c59b1f06a69181a);
-  assign ic5_dterm[85] = ^(ic5_lane_q[191:128] & 64'h7cb546cd48481b3b);
-  assign ic5_dterm[117] = ^(ic5_lane_q[255:192] & 64'hab383069391e30fa);
-  assign ic5_dterm[149] = ^(ic5_lane_q[319:256] & 64'he608f0ebe4199960);
-  assign ic5_dterm[181] = ^(ic5_lane_q[383:320] & 64'h23940fe5dc953993);
-  assign ic5_dterm[213] = ^(ic5_lane_q[447:384] & 64'h27569263a4f655f7);
-  assign ic5_dterm[245] = ^(ic5_lane_q[511:448] & 64'hb446902dd9a029bb);
-  assign ic5_dterm[22] = ^(ic5_lane_q[63:0] & 64'h9a95f523e5963294);
-  assign ic5_dterm[54] = ^(ic5_lane_q[127:64] & 64'hcf247875b1d2e824);
-  assign ic5_dterm[86] = ^(ic5_lane_q[191:128] & 64'h3a6460221ef5a33e);
-  assign ic5_dterm[118] = ^(ic5_lane_q[255:192] & 64'hffe8baf525caecdb);
-  assign ic5_dterm[150] = ^(ic5_lane_q[319:256] & 64'h02f234d6bc7b13d3);
-  assign ic5_dterm[182] = ^(ic5_lane_q[383:320] & 64'h50ab15ff7fda7570);
-  assign ic5_dterm[214] = ^(ic5_lane_q[447:384] & 64'hbf2fdec0a2aa75c1);
-  assign ic5_dterm[246] = ^(ic5_lane_q[511:448] & 64'h6c5c2184fb5b1d2c);
-  assign ic5_dterm[23] = ^(ic5_lane_q[63:0] & 64'h352bea47cb2c6528);
-  assign ic5_dterm[55] = ^(ic5_lane_q[127:64] & 64'h9e48f0eb63a5d049);
-  assign ic5_dterm[87] = ^(ic5_lane_q[191:128] & 64'h74c8c0443deb467d);
-  assign ic5_dterm[119] = ^(ic5_lane_q[255:192] & 64'hffd175ea4b95d9b6);
-  assign ic5_dterm[151] = ^(ic5_lane_q[319:256] & 64'h05e469ad78f627a7);
-  assign ic5_dterm[183] = ^(ic5_lane_q[383:320] & 64'ha1562bfeffb4eae0);
-  assign ic5_dterm[215] = ^(ic5_lane_q[447:384] & 64'h7e5fbd814554eb82);
-  assign ic5_dterm[247] = ^(ic5_lane_q[511:448] & 64'hd8b84309f6b63a59);
-  assign ic5_dterm[24] = ^(ic5_lane_q[63:0] & 64'hba1a419473a6d627);
-  assign ic5_dterm[56] = ^(ic5_lane_q[127:64] & 64'h4b06fa43a24b7883);
-  assign ic5_dterm[88] = ^(ic5_lane_q[191:128] & 64'h2a9f6d30f5b319b3);
-  assign ic5_dterm[120] = ^(ic5_lane_q[255:192] & 64'h563a31f3c0dd3e43);
-  assign ic5_dterm[152] = ^(ic5_lane_q[319:256] & 64'hc52b065b85a46e5d);
-  assign ic5_dterm[184] = ^(ic5_lane_q[383:320] & 64'h552f5dc93999d397);
-  assign ic5_dterm[216] = ^(ic5_lane_q[447:384] & 64'h0d3d810561ef092a);
-  assign ic5_dterm[248] = ^(ic5_lane_q[511:448] & 64'hb5a187cca5773ae8);
-  assign ic5_dterm[25] = ^(ic5_lane_q[63:0] & 64'ha479163302b3b039);
-  assign ic5_dterm[57] = ^(ic5_lane_q[127:64] & 64'he19aef1221962916);
-  assign ic5_dterm[89] = ^(ic5_lane_q[191:128] & 64'h963037d96503a62e);
-  assign ic5_dterm[121] = ^(ic5_lane_q[255:192] & 64'h05ecb9c0d64cf1a9);
-  assign ic5_dterm[153] = ^(ic5_lane_q[319:256] & 64'h44b5d9b67f00fda8);
-  assign ic5_dterm[185] = ^(ic5_lane_q[383:320] & 64'hbdddb1a6b5c3a178);
-  assign ic5_dterm[217] = ^(ic5_lane_q[447:384] & 64'hebf9f80d2898cc7b);
-  assign ic5_dterm[249] = ^(ic5_lane_q[511:448] & 64'h6f920e4602f53b8a);
-  assign ic5_dterm[26] = ^(ic5_lane_q[63:0] & 64'h48f22c6605676073);
-  assign ic5_dterm[58] = ^(ic5_lane_q[127:64] & 64'hc335de24432c522d);
-  assign ic5_dterm[90] = ^(ic5_lane_q[191:128] & 64'h2c606fb2ca074c5d);
-  assign ic5_dterm[122] = ^(ic5_lane_q[255:192] & 64'h0bd97381ac99e353);
-  assign ic5_dterm[154] = ^(ic5_lane_q[319:256] & 64'h896bb36cfe01fb50);
-  assign ic5_dterm[186] = ^(ic5_lane_q[383:320] & 64'h7bbb634d6b8742f0);
-  assign ic5_dterm[218] = ^(ic5_lane_q[447:384] & 64'hd7f3f01a513198f7);
-  assign ic5_dterm[250] = ^(ic5_lane_q[511:448] & 64'hdf241c8c05ea7715);
-  assign ic5_dterm[27] = ^(ic5_lane_q[63:0] & 64'h41a9cdd7ef30dc91);
-  assign ic5_dterm[59] = ^(ic5_lane_q[127:64] & 64'hf1fca7dde3587c4b);
-  assign ic5_dterm[91] = ^(ic5_lane_q[191:128] & 64'h9bce32dd1a6b0df3);
-  assign ic5_dterm[123] = ^(ic5_lane_q[255:192] & 64'hbe2a3d240ec54b89);
-  assign ic5_dterm[155] = ^(ic5_lane_q[319:256] & 64'hdc34b3d8884bd7b2);
-  assign ic5_dterm[187] = ^(ic5_lane_q[383:320] & 64'he0f5ccae11fe83b6);
-  assign ic5_dterm[219] = ^(ic5_lane_q[447:384] & 64'h5e651a334925efc1);
-  assign ic5_dterm[251] = ^(ic5_lane_q[511:448] & 64'hba9938c743cfa071);
-  assign ic5_dterm[28] = ^(ic5_lane_q[63:0] & 64'h531e0eb43b9fa554);
-  assign ic5_dterm[60] = ^(ic5_lane_q[127:64] & 64'h946e542ea3b02087);
-  assign ic5_dterm[92] = ^(ic5_lane_q[191:128] & 64'hf4928802bab38eaf);
-  assign ic5_dterm[124] = ^(ic5_lane_q[255:192] & 64'hd5cca06f4a7c1a3c);
-  assign ic5_dterm[156] = ^(ic5_lane_q[319:256] & 64'h768ab2b064df8e77);
-  assign ic5_dterm[188] = ^(ic5_lane_q[383:320] & 64'hd6689368e50d013a);
-  assign ic5_dterm[220] = ^(ic5_lane_q[447:384] & 64'h4d48ce61790d01ac);
-  assign ic5_dterm[252] = ^(ic5_lane_q[511:448] & 64'h71e37051cf840eb8);
-  assign ic5_dterm[29] = ^(ic5_lane_q[63:0] & 64'ha63c1d68773f4aa8);
-  assign ic5_dterm[61] = ^(ic5_lane_q[127:64] & 64'h28dca85d4760410e);
-  assign ic5_dterm[93] = ^(ic5_lane_q[191:128] & 64'he925100575671d5f);
-  assign ic5_dterm[125] = ^(ic5_lane_q[255:192] & 64'hab9940de94f83479);
-  assign ic5_dterm[157] = ^(ic5_lane_q[319:256] & 64'hed156560c9bf1cef);
-  assign ic5_dterm[189] = ^(ic5_lane_q[383:320] & 64'hacd126d1ca1a0274);
-  assign ic5_dterm[221] = ^(ic5_lane_q[447:384] & 64'h9a919cc2f21a0359);
-  assign ic5_dterm[253] = ^(ic5_lane_q[511:448] & 64'he3c6e0a39f081d70);
-  assign ic5_dterm[30] = ^(ic5_lane_q[63:0] & 64'h9c35afcb0b808926);
-  assign ic5_dterm[62] = ^(ic5_lane_q[127:64] & 64'h262e4b2febc05a0c);
-  assign ic5_dterm[94] = ^(ic5_lane_q[191:128] & 64'h1144cdb264abaff6);
-  assign ic5_dterm[126] = ^(ic5_lane_q[255:192] & 64'hfeaa5b9a7e06e5dc);
-  assign ic5_dterm[158] = ^(ic5_lane_q[319:256] & 64'h14c91fc0e73618cd);
-  assign ic5_dterm[190] = ^(ic5_lane_q[383:320] & 64'h4e21479752c402be);
-  assign ic5_dterm[222] = ^(ic5_lane_q[447:384] & 64'hc4a1c3820f72d89c);
-  assign ic5_dterm[254] = ^(ic5_lane_q[511:448] & 64'hc35cc098760b74bb);
-  assign ic5_dterm[31] = ^(ic5_lane_q[63:0] & 64'he826ca8df2ff0e3b);
-  assign ic5_dterm[63] = ^(ic5_lane_q[127:64] & 64'h3bcb8dcab2806c08);
-  assign ic5_dterm[95] = ^(ic5_lane_q[191:128] & 64'he18776dc4732caa4);
-  assign ic5_dterm[127] = ^(ic5_lane_q[255:192] & 64'h54cc6d13abfb4697);
-  assign ic5_dterm[159] = ^(ic5_lane_q[319:256] & 64'he771ea80ba241089);
-  assign ic5_dterm[191] = ^(ic5_lane_q[383:320] & 64'h8bc1851a6378032b);
-  assign ic5_dterm[223] = ^(ic5_lane_q[447:384] & 64'h78c17d03f5a36f17);
-  assign ic5_dterm[255] = ^(ic5_lane_q[511:448] & 64'h826880efa40da72d);
+  assign ic5_dterm[0] = ^(ic5_lane_q[127:0] & 128'h77971b956500d811d04d951be5fe1c77);
+  assign ic5_dterm[32] = ^(ic5_lane_q[255:128] & 128'ha998da2757f68d2fc30eedb88e659548);
+  assign ic5_dterm[64] = ^(ic5_lane_q[383:256] & 128'h17830a34c6f00657cee3d50174482112);
+  assign ic5_dterm[96] = ^(ic5_lane_q[511:384] & 128'h04d101df481b4e5af182fa07eb46de2f);
+  assign ic5_dterm[1] = ^(ic5_lane_q[127:0] & 128'hef2e372aca01b023a09b2a37cbfc38ee);
+  assign ic5_dterm[33] = ^(ic5_lane_q[255:128] & 128'h5331b44eafed1a5f861ddb711ccb2a90);
+  assign ic5_dterm[65] = ^(ic5_lane_q[383:256] & 128'h2f0614698de00caf9dc7aa02e8904225);
+  assign ic5_dterm[97] = ^(ic5_lane_q[511:384] & 128'h09a203be90369cb5e305f40fd68dbc5e);
+  assign ic5_dterm[2] = ^(ic5_lane_q[127:0] & 128'hde5c6e55940360474136546f97f871dd);
+  assign ic5_dterm[34] = ^(ic5_lane_q[255:128] & 128'ha663689d5fda34bf0c3bb6e239965521);
+  assign ic5_dterm[66] = ^(ic5_lane_q[383:256] & 128'h5e0c28d31bc0195f3b8f5405d120844a);
+  assign ic5_dterm[98] = ^(ic5_lane_q[511:384] & 128'h1344077d206d396bc60be81fad1b78bc);
+  assign ic5_dterm[3] = ^(ic5_lane_q[127:0] & 128'hbcb8dcab2806c08e826ca8df2ff0e3ba);
+  assign ic5_dterm[35] = ^(ic5_lane_q[255:128] & 128'h4cc6d13abfb4697e18776dc4732caa43);
+  assign ic5_dterm[67] = ^(ic5_lane_q[383:256] & 128'hbc1851a6378032be771ea80ba2410895);
+  assign ic5_dterm[99] = ^(ic5_lane_q[511:384] & 128'h26880efa40da72d78c17d03f5a36f178);
+  assign ic5_dterm[4] = ^(ic5_lane_q[127:0] & 128'h7971b956500d811d04d951be5fe1c775);
+  assign ic5_dterm[36] = ^(ic5_lane_q[255:128] & 128'h998da2757f68d2fc30eedb88e6595487);
+  assign ic5_dterm[68] = ^(ic5_lane_q[383:256] & 128'h7830a34c6f00657cee3d50174482112a);
+  assign ic5_dterm[100] = ^(ic5_lane_q[511:384] & 128'h4d101df481b4e5af182fa07eb46de2f1);
+  assign ic5_dterm[5] = ^(ic5_lane_q[127:0] & 128'hf2e372aca01b023a09b2a37cbfc38eea);
+  assign ic5_dterm[37] = ^(ic5_lane_q[255:128] & 128'h331b44eafed1a5f861ddb711ccb2a90e);
+  assign ic5_dterm[69] = ^(ic5_lane_q[383:256] & 128'hf0614698de00caf9dc7aa02e89042255);
+  assign ic5_dterm[101] = ^(ic5_lane_q[511:384] & 128'h9a203be90369cb5e305f40fd68dbc5e2);
+  assign ic5_dterm[6] = ^(ic5_lane_q[127:0] & 128'h9251fecc2536dc65c328d3e29a7901a2);
+  assign ic5_dterm[38] = ^(ic5_lane_q[255:128] & 128'hcfae53f2aa55c6df00b5839b1700c755);
+  assign ic5_dterm[70] = ^(ic5_lane_q[383:256] & 128'hf74187057af193a47616955c664065b8);
+  assign ic5_dterm[102] = ^(ic5_lane_q[511:384] & 128'h3091760d4ec8d8e6913c7bfd3af155ea);
+  assign ic5_dterm[7] = ^(ic5_lane_q[127:0] & 128'h24a3fd984a6db8cb8651a7c534f20345);
+  assign ic5_dterm[39] = ^(ic5_lane_q[255:128] & 128'h9f5ca7e554ab8dbe016b07362e018eab);
+  assign ic5_dterm[71] = ^(ic5_lane_q[383:256] & 128'hee830e0af5e32748ec2d2ab8cc80cb71);
+  assign ic5_dterm[103] = ^(ic5_lane_q[511:384] & 128'h6122ec1a9d91b1cd2278f7fa75e2abd5);
+  assign ic5_dterm[8] = ^(ic5_lane_q[127:0] & 128'h4947fb3094db71970ca34f8a69e4068b);
+  assign ic5_dterm[40] = ^(ic5_lane_q[255:128] & 128'h3eb94fcaa9571b7c02d60e6c5c031d56);
+  assign ic5_dterm[72] = ^(ic5_lane_q[383:256] & 128'hdd061c15ebc64e91d85a5571990196e3);
+  assign ic5_dterm[104] = ^(ic5_lane_q[511:384] & 128'hc245d8353b23639a44f1eff4ebc557ab);
+  assign ic5_dterm[9] = ^(ic5_lane_q[127:0] & 128'he518edf44cb63b3fc90b0a0f36361160);
+  assign ic5_dterm[41] = ^(ic5_lane_q[255:128] & 128'hd4ea45b20558bbd7c6a2f1603663afe4);
+  assign ic5_dterm[73] = ^(ic5_lane_q[383:256] & 128'had8f321f117c9b747e577fe2464b0cd4);
+  assign ic5_dterm[105] = ^(ic5_lane_q[511:384] & 128'h805ab1b53e5d896e786125ee3ccc7178);
+  assign ic5_dterm[10] = ^(ic5_lane_q[127:0] & 128'hbda6c07dfc6cae6e425b810589923eb7);
+  assign ic5_dterm[42] = ^(ic5_lane_q[255:128] & 128'h004c51435d47fa804e4b0f78e2a2ca81);
+  assign ic5_dterm[74] = ^(ic5_lane_q[383:256] & 128'h4c9d6e0ae40930bf324d2ac5f8de38bb);
+  assign ic5_dterm[106] = ^(ic5_lane_q[511:384] & 128'h046462b534a05c860140b1db92de3cde);
+  assign ic5_dterm[11] = ^(ic5_lane_q[127:0] & 128'h7b4d80fbf8d95cdc84b7020b13247d6f);
+  assign ic5_dterm[43] = ^(ic5_lane_q[255:128] & 128'h0098a286ba8ff5009c961ef1c5459503);
+  assign ic5_dterm[75] = ^(ic5_lane_q[383:256] & 128'h993adc15c812617e649a558bf1bc7176);
+  assign ic5_dterm[107] = ^(ic5_lane_q[511:384] & 128'h08c8c56a6940b90c028163b725bc79bc);
+  assign ic5_dterm[12] = ^(ic5_lane_q[127:0] & 128'hf69b01f7f1b2b9b9096e04162648fade);
+  assign ic5_dterm[44] = ^(ic5_lane_q[255:128] & 128'h0131450d751fea01392c3de38a8b2a06);
+  assign ic5_dterm[76] = ^(ic5_lane_q[383:256] & 128'h3275b82b9024c2fcc934ab17e378e2ec);
+  assign ic5_dterm[108] = ^(ic5_lane_q[511:384] & 128'h11918ad4d28172180502c76e4b78f379);
+  assign ic5_dterm[13] = ^(ic5_lane_q[127:0] & 128'hed3603efe365737212dc082c4c91f5bd);
+  assign ic5_dterm[45] = ^(ic5_lane_q[255:128] & 128'h02628a1aea3fd40272587bc71516540d);
+  assign ic5_dterm[77] = ^(ic5_lane_q[383:256] & 128'h64eb7057204985f99269562fc6f1c5d8);
+  assign ic5_dterm[109] = ^(ic5_lane_q[511:384] & 128'h232315a9a502e4300a058edc96f1e6f2);
+  assign ic5_dterm[14] = ^(ic5_lane_q[127:0] & 128'hda6c07dfc6cae6e425b810589923eb7a);
+  assign ic5_dterm[46] = ^(ic5_lane_q[255:128] & 128'h04c51435d47fa804e4b0f78e2a2ca81b);
+  assign ic5_dterm[78] = ^(ic5_lane_q[383:256] & 128'hc9d6e0ae40930bf324d2ac5f8de38bb0);
+  assign ic5_dterm[110] = ^(ic5_lane_q[511:384] & 128'h46462b534a05c860140b1db92de3cde4);
+  assign ic5_dterm[15] = ^(ic5_lane_q[127:0] & 128'hb4d80fbf8d95cdc84b7020b13247d6f4);
+  assign ic5_dterm[47] = ^(ic5_lane_q[255:128] & 128'h098a286ba8ff5009c961ef1c54595037);
+  assign ic5_dterm[79] = ^(ic5_lane_q[383:256] & 128'h93adc15c812617e649a558bf1bc71760);
+  assign ic5_dterm[111] = ^(ic5_lane_q[511:384] & 128'h8c8c56a6940b90c028163b725bc79bc9);
+  assign ic5_dterm[16] = ^(ic5_lane_q[127:0] & 128'h1e2704ea7e2b438146add4798171b19f);
+  assign ic5_dterm[48] = ^(ic5_lane_q[255:128] & 128'hba8c8af006082d3c51cd338026d73527);
+  assign ic5_dterm[80] = ^(ic5_lane_q[383:256] & 128'h30d8888dc4bc299b5da9647f43c60fd2);
+  assign ic5_dterm[112] = ^(ic5_lane_q[511:384] & 128'h1dc9ac92600c6fdaa1ae8ce35cc9e9bc);
+  assign ic5_dterm[17] = ^(ic5_lane_q[127:0] & 128'h3c4e09d4fc5687028d5ba8f302e3633e);
+  assign ic5_dterm[49] = ^(ic5_lane_q[255:128] & 128'h751915e00c105a78a39a67004dae6a4e);
+  assign ic5_dterm[81] = ^(ic5_lane_q[383:256] & 128'h61b1111b89785336bb52c8fe878c1fa5);
+  assign ic5_dterm[113] = ^(ic5_lane_q[511:384] & 128'h3b935924c018dfb5435d19c6b993d378);
+  assign ic5_dterm[18] = ^(ic5_lane_q[127:0] & 128'h789c13a9f8ad0e051ab751e605c6c67d);
+  assign ic5_dterm[50] = ^(ic5_lane_q[255:128] & 128'hea322bc01820b4f14734ce009b5cd49c);
+  assign ic5_dterm[82] = ^(ic5_lane_q[383:256] & 128'hc362223712f0a66d76a591fd0f183f4a);
+  assign ic5_dterm[114] = ^(ic5_lane_q[511:384] & 128'h7726b2498031bf6a86ba338d7327a6f0);
+  assign ic5_dterm[19] = ^(ic5_lane_q[127:0] & 128'hf1382753f15a1c0a356ea3cc0b8d8cfa);
+  assign ic5_dterm[51] = ^(ic5_lane_q[255:128] & 128'hd4645780304169e28e699c0136b9a938);
+  assign ic5_dterm[83] = ^(ic5_lane_q[383:256] & 128'h86c4446e25e14cdaed4b23fa1e307e95);
+  assign ic5_dterm[115] = ^(ic5_lane_q[511:384] & 128'hee4d649300637ed50d74671ae64f4de1);
+  assign ic5_dterm[20] = ^(ic5_lane_q[127:0] & 128'h95e7553287b4e005ba90d283f2e50583);
+  assign ic5_dterm[52] = ^(ic5_lane_q[255:128] & 128'h0150752737745eeadfddd5bae316c739);
+  assign ic5_dterm[84] = ^(ic5_lane_q[383:256] & 128'h1a0b82e88d329fe2147592f54828dc39);
+  assign ic5_dterm[116] = ^(ic5_lane_q[511:384] & 128'hd84bc8f948ddb3f0eb6a343227d845ec);
+  assign ic5_dterm[21] = ^(ic5_lane_q[127:0] & 128'h5c59b1f06a69181aa56c301c00341771);
+  assign ic5_dterm[53] = ^(ic5_lane_q[255:128] & 128'hab383069391e30fa7cb546cd48481b3b);
+  assign ic5_dterm[85] = ^(ic5_lane_q[383:256] & 128'h23940fe5dc953993e608f0ebe4199960);
+  assign ic5_dterm[117] = ^(ic5_lane_q[511:384] & 128'hb446902dd9a029bb27569263a4f655f7);
+  assign ic5_dterm[22] = ^(ic5_lane_q[127:0] & 128'hcf247875b1d2e8249a95f523e5963294);
+  assign ic5_dterm[54] = ^(ic5_lane_q[255:128] & 128'hffe8baf525caecdb3a6460221ef5a33e);
+  assign ic5_dterm[86] = ^(ic5_lane_q[383:256] & 128'h50ab15ff7fda757002f234d6bc7b13d3);
+  assign ic5_dterm[118] = ^(ic5_lane_q[511:384] & 128'h6c5c2184fb5b1d2cbf2fdec0a2aa75c1);
+  assign ic5_dterm[23] = ^(ic5_lane_q[127:0] & 128'h9e48f0eb63a5d049352bea47cb2c6528);
+  assign ic5_dterm[55] = ^(ic5_lane_q[255:128] & 128'hffd175ea4b95d9b674c8c0443deb467d);
+  assign ic5_dterm[87] = ^(ic5_lane_q[383:256] & 128'ha1562bfeffb4eae005e469ad78f627a7);
+  assign ic5_dterm[119] = ^(ic5_lane_q[511:384] & 128'hd8b84309f6b63a597e5fbd814554eb82);
+  assign ic5_dterm[24] = ^(ic5_lane_q[127:0] & 128'h4b06fa43a24b7883ba1a419473a6d627);
+  assign ic5_dterm[56] = ^(ic5_lane_q[255:128] & 128'h563a31f3c0dd3e432a9f6d30f5b319b3);
+  assign ic5_dterm[88] = ^(ic5_lane_q[383:256] & 128'h552f5dc93999d397c52b065b85a46e5d);
+  assign ic5_dterm[120] = ^(ic5_lane_q[511:384] & 128'hb5a187cca5773ae80d3d810561ef092a);
+  assign ic5_dterm[25] = ^(ic5_lane_q[127:0] & 128'he19aef1221962916a479163302b3b039);
+  assign ic5_dterm[57] = ^(ic5_lane_q[255:128] & 128'h05ecb9c0d64cf1a9963037d96503a62e);
+  assign ic5_dterm[89] = ^(ic5_lane_q[383:256] & 128'hbdddb1a6b5c3a17844b5d9b67f00fda8);
+  assign ic5_dterm[121] = ^(ic5_lane_q[511:384] & 128'h6f920e4602f53b8aebf9f80d2898cc7b);
+  assign ic5_dterm[26] = ^(ic5_lane_q[127:0] & 128'hc335de24432c522d48f22c6605676073);
+  assign ic5_dterm[58] = ^(ic5_lane_q[255:128] & 128'h0bd97381ac99e3532c606fb2ca074c5d);
+  assign ic5_dterm[90] = ^(ic5_lane_q[383:256] & 128'h7bbb634d6b8742f0896bb36cfe01fb50);
+  assign ic5_dterm[122] = ^(ic5_lane_q[511:384] & 128'hdf241c8c05ea7715d7f3f01a513198f7);
+  assign ic5_dterm[27] = ^(ic5_lane_q[127:0] & 128'hf1fca7dde3587c4b41a9cdd7ef30dc91);
+  assign ic5_dterm[59] = ^(ic5_lane_q[255:128] & 128'hbe2a3d240ec54b899bce32dd1a6b0df3);
+  assign ic5_dterm[91] = ^(ic5_lane_q[383:256] & 128'he0f5ccae11fe83b6dc34b3d8884bd7b2);
+  assign ic5_dterm[123] = ^(ic5_lane_q[511:384] & 128'hba9938c743cfa0715e651a334925efc1);
+  assign ic5_dterm[28] = ^(ic5_lane_q[127:0] & 128'h946e542ea3b02087531e0eb43b9fa554);
+  assign ic5_dterm[60] = ^(ic5_lane_q[255:128] & 128'hd5cca06f4a7c1a3cf4928802bab38eaf);
+  assign ic5_dterm[92] = ^(ic5_lane_q[383:256] & 128'hd6689368e50d013a768ab2b064df8e77);
+  assign ic5_dterm[124] = ^(ic5_lane_q[511:384] & 128'h71e37051cf840eb84d48ce61790d01ac);
+  assign ic5_dterm[29] = ^(ic5_lane_q[127:0] & 128'h28dca85d4760410ea63c1d68773f4aa8);
+  assign ic5_dterm[61] = ^(ic5_lane_q[255:128] & 128'hab9940de94f83479e925100575671d5f);
+  assign ic5_dterm[93] = ^(ic5_lane_q[383:256] & 128'hacd126d1ca1a0274ed156560c9bf1cef);
+  assign ic5_dterm[125] = ^(ic5_lane_q[511:384] & 128'he3c6e0a39f081d709a919cc2f21a0359);
+  assign ic5_dterm[30] = ^(ic5_lane_q[127:0] & 128'h262e4b2febc05a0c9c35afcb0b808926);
+  assign ic5_dterm[62] = ^(ic5_lane_q[255:128] & 128'hfeaa5b9a7e06e5dc1144cdb264abaff6);
+  assign ic5_dterm[94] = ^(ic5_lane_q[383:256] & 128'h4e21479752c402be14c91fc0e73618cd);
+  assign ic5_dterm[126] = ^(ic5_lane_q[511:384] & 128'hc35cc098760b74bbc4a1c3820f72d89c);
+  assign ic5_dterm[31] = ^(ic5_lane_q[127:0] & 128'h3bcb8dcab2806c08e826ca8df2ff0e3b);
+  assign ic5_dterm[63] = ^(ic5_lane_q[255:128] & 128'h54cc6d13abfb4697e18776dc4732caa4);
+  assign ic5_dterm[95] = ^(ic5_lane_q[383:256] & 128'h8bc1851a6378032be771ea80ba241089);
+  assign ic5_dterm[127] = ^(ic5_lane_q[511:384] & 128'h826880efa40da72d78c17d03f5a36f17);
   assign ic6_crc_in = ic6_first_q ? 32'd0 : ic_crc_q;
   assign ic6_crc[0] = ^(ic6_crc_in & 32'he5fe1c77) ^
-                      ^{ic6_dterm_q[224], ic6_dterm_q[192], ic6_dterm_q[160], ic6_dterm_q[128],
-                        ic6_dterm_q[96], ic6_dterm_q[64], ic6_dterm_q[32], ic6_dterm_q[0]};
+                      ^{ic6_dterm_q[96], ic6_dterm_q[64], ic6_dterm_q[32], ic6_dterm_q[0]};
   assign ic6_crc[1] = ^(ic6_crc_in & 32'hcbfc38ee) ^
-                      ^{ic6_dterm_q[225], ic6_dterm_q[193], ic6_dterm_q[161], ic6_dterm_q[129],
-                        ic6_dterm_q[97], ic6_dterm_q[65], ic6_dterm_q[33], ic6_dterm_q[1]};
+                      ^{ic6_dterm_q[97], ic6_dterm_q[65], ic6_dterm_q[33], ic6_dterm_q[1]};
   assign ic6_crc[2] = ^(ic6_crc_in & 32'h97f871dd) ^
-                      ^{ic6_dterm_q[226], ic6_dterm_q[194], ic6_dterm_q[162], ic6_dterm_q[130],
-                        ic6_dterm_q[98], ic6_dterm_q[66], ic6_dterm_q[34], ic6_dterm_q[2]};
+                      ^{ic6_dterm_q[98], ic6_dterm_q[66], ic6_dterm_q[34], ic6_dterm_q[2]};
   assign ic6_crc[3] = ^(ic6_crc_in & 32'h2ff0e3ba) ^
-                      ^{ic6_dterm_q[227], ic6_dterm_q[195], ic6_dterm_q[163], ic6_dterm_q[131],
-                        ic6_dterm_q[99], ic6_dterm_q[67], ic6_dterm_q[35], ic6_dterm_q[3]};
+                      ^{ic6_dterm_q[99], ic6_dterm_q[67], ic6_dterm_q[35], ic6_dterm_q[3]};
   assign ic6_crc[4] = ^(ic6_crc_in & 32'h5fe1c775) ^
-                      ^{ic6_dterm_q[228], ic6_dterm_q[196], ic6_dterm_q[164], ic6_dterm_q[132],
-                        ic6_dterm_q[100], ic6_dterm_q[68], ic6_dterm_q[36], ic6_dterm_q[4]};
+                      ^{ic6_dterm_q[100], ic6_dterm_q[68], ic6_dterm_q[36], ic6_dterm_q[4]};
   assign ic6_crc[5] = ^(ic6_crc_in & 32'hbfc38eea) ^
-                      ^{ic6_dterm_q[229], ic6_dterm_q[197], ic6_dterm_q[165], ic6_dterm_q[133],
-                        ic6_dterm_q[101], ic6_dterm_q[69], ic6_dterm_q[37], ic6_dterm_q[5]};
+                      ^{ic6_dterm_q[101], ic6_dterm_q[69], ic6_dterm_q[37], ic6_dterm_q[5]};
   assign ic6_crc[6] = ^(ic6_crc_in & 32'h9a7901a2) ^
-                      ^{ic6_dterm_q[230], ic6_dterm_q[198], ic6_dterm_q[166], ic6_dterm_q[134],
-                        ic6_dterm_q[102], ic6_dterm_q[70], ic6_dterm_q[38], ic6_dterm_q[6]};
+                      ^{ic6_dterm_q[102], ic6_dterm_q[70], ic6_dterm_q[38], ic6_dterm_q[6]};
   assign ic6_crc[7] = ^(ic6_crc_in & 32'h34f20345) ^
-                      ^{ic6_dterm_q[231], ic6_dterm_q[199], ic6_dterm_q[167], ic6_dterm_q[135],
-                        ic6_dterm_q[103], ic6_dterm_q[71], ic6_dterm_q[39], ic6_dterm_q[7]};
+                      ^{ic6_dterm_q[103], ic6_dterm_q[71], ic6_dterm_q[39], ic6_dterm_q[7]};
   assign ic6_crc[8] = ^(ic6_crc_in & 32'h69e4068b) ^
-                      ^{ic6_dterm_q[232], ic6_dterm_q[200], ic6_dterm_q[168], ic6_dterm_q[136],
-                        ic6_dterm_q[104], ic6_dterm_q[72], ic6_dterm_q[40], ic6_dterm_q[8]};
+                      ^{ic6_dterm_q[104], ic6_dterm_q[72], ic6_dterm_q[40], ic6_dterm_q[8]};
   assign ic6_crc[9] = ^(ic6_crc_in & 32'h36361160) ^
-                      ^{ic6_dterm_q[233], ic6_dterm_q[201], ic6_dterm_q[169], ic6_dterm_q[137],
-                        ic6_dterm_q[105], ic6_dterm_q[73], ic6_dterm_q[41], ic6_dterm_q[9]};
+                      ^{ic6_dterm_q[105], ic6_dterm_q[73], ic6_dterm_q[41], ic6_dterm_q[9]};
   assign ic6_crc[10] = ^(ic6_crc_in & 32'h89923eb7) ^
-                       ^{ic6_dterm_q[234], ic6_dterm_q[202], ic6_dterm_q[170], ic6_dterm_q[138],
-                         ic6_dterm_q[106], ic6_dterm_q[74], ic6_dterm_q[42], ic6_dterm_q[10]};
+                       ^{ic6_dterm_q[106], ic6_dterm_q[74], ic6_dterm_q[42], ic6_dterm_q[10]};
   assign ic6_crc[11] = ^(ic6_crc_in & 32'h13247d6f) ^
-                       ^{ic6_dterm_q[235], ic6_dterm_q[203], ic6_dterm_q[171], ic6_dterm_q[139],
-                         ic6_dterm_q[107], ic6_dterm_q[75], ic6_dterm_q[43], ic6_dterm_q[11]};
+                       ^{ic6_dterm_q[107], ic6_dterm_q[75], ic6_dterm_q[43], ic6_dterm_q[11]};
   assign ic6_crc[12] = ^(ic6_crc_in & 32'h2648fade) ^
-                       ^{ic6_dterm_q[236], ic6_dterm_q[204], ic6_dterm_q[172], ic6_dterm_q[140],
-                         ic6_dterm_q[108], ic6_dterm_q[76], ic6_dterm_q[44], ic6_dterm_q[12]};
+                       ^{ic6_dterm_q[108], ic6_dterm_q[76], ic6_dterm_q[44], ic6_dterm_q[12]};
   assign ic6_crc[13] = ^(ic6_crc_in & 32'h4c91f5bd) ^
-                       ^{ic6_dterm_q[237], ic6_dterm_q[205], ic6_dterm_q[173], ic6_dterm_q[141],
-                         ic6_dterm_q[109], ic6_dterm_q[77], ic6_dterm_q[45], ic6_dterm_q[13]};
+                       ^{ic6_dterm_q[109], ic6_dterm_q[77], ic6_dterm_q[45], ic6_dterm_q[13]};
   assign ic6_crc[14] = ^(ic6_crc_in & 32'h9923eb7a) ^
-                       ^{ic6_dterm_q[238], ic6_dterm_q[206], ic6_dterm_q[174], ic6_dterm_q[142],
-                         ic6_dterm_q[110], ic6_dterm_q[78], ic6_dterm_q[46], ic6_dterm_q[14]};
+                       ^{ic6_dterm_q[110], ic6_dterm_q[78], ic6_dterm_q[46], ic6_dterm_q[14]};
   assign ic6_crc[15] = ^(ic6_crc_in & 32'h3247d6f4) ^
-                       ^{ic6_dterm_q[239], ic6_dterm_q[207], ic6_dterm_q[175], ic6_dterm_q[143],
-                         ic6_dterm_q[111], ic6_dterm_q[79], ic6_dterm_q[47], ic6_dterm_q[15]};
+                       ^{ic6_dterm_q[111], ic6_dterm_q[79], ic6_dterm_q[47], ic6_dterm_q[15]};
   assign ic6_crc[16] = ^(ic6_crc_in & 32'h8171b19f) ^
-                       ^{ic6_dterm_q[240], ic6_dterm_q[208], ic6_dterm_q[176], ic6_dterm_q[144],
-                         ic6_dterm_q[112], ic6_dterm_q[80], ic6_dterm_q[48], ic6_dterm_q[16]};
+                       ^{ic6_dterm_q[112], ic6_dterm_q[80], ic6_dterm_q[48], ic6_dterm_q[16]};
   assign ic6_crc[17] = ^(ic6_crc_in & 32'h02e3633e) ^
-                       ^{ic6_dterm_q[241], ic6_dterm_q[209], ic6_dterm_q[177], ic6_dterm_q[145],
-                         ic6_dterm_q[113], ic6_dterm_q[81], ic6_dterm_q[49], ic6_dterm_q[17]};
+                       ^{ic6_dterm_q[113], ic6_dterm_q[81], ic6_dterm_q[49], ic6_dterm_q[17]};
   assign ic6_crc[18] = ^(ic6_crc_in & 32'h05c6c67d) ^
-                       ^{ic6_dterm_q[242], ic6_dterm_q[210], ic6_dterm_q[178], ic6_dterm_q[146],
-                         ic6_dterm_q[114], ic6_dterm_q[82], ic6_dterm_q[50], ic6_dterm_q[18]};
+                       ^{ic6_dterm_q[114], ic6_dterm_q[82], ic6_dterm_q[50], ic6_dterm_q[18]};
   assign ic6_crc[19] = ^(ic6_crc_in & 32'h0b8d8cfa) ^
-                       ^{ic6_dterm_q[243], ic6_dterm_q[211], ic6_dterm_q[179], ic6_dterm_q[147],
-                         ic6_dterm_q[115], ic6_dterm_q[83], ic6_dterm_q[51], ic6_dterm_q[19]};
+                       ^{ic6_dterm_q[115], ic6_dterm_q[83], ic6_dterm_q[51], ic6_dterm_q[19]};
   assign ic6_crc[20] = ^(ic6_crc_in & 32'hf2e50583) ^
-                       ^{ic6_dterm_q[244], ic6_dterm_q[212], ic6_dterm_q[180], ic6_dterm_q[148],
-                         ic6_dterm_q[116], ic6_dterm_q[84], ic6_dterm_q[52], ic6_dterm_q[20]};
+                       ^{ic6_dterm_q[116], ic6_dterm_q[84], ic6_dterm_q[52], ic6_dterm_q[20]};
   assign ic6_crc[21] = ^(ic6_crc_in & 32'h00341771) ^
-                       ^{ic6_dterm_q[245], ic6_dterm_q[213], ic6_dterm_q[181], ic6_dterm_q[149],
-                         ic6_dterm_q[117], ic6_dterm_q[85], ic6_dterm_q[53], ic6_dterm_q[21]};
+                       ^{ic6_dterm_q[117], ic6_dterm_q[85], ic6_dterm_q[53], ic6_dterm_q[21]};
   assign ic6_crc[22] = ^(ic6_crc_in & 32'he5963294) ^
-                       ^{ic6_dterm_q[246], ic6_dterm_q[214], ic6_dterm_q[182], ic6_dterm_q[150],
-                         ic6_dterm_q[118], ic6_dterm_q[86], ic6_dterm_q[54], ic6_dterm_q[22]};
+                       ^{ic6_dterm_q[118], ic6_dterm_q[86], ic6_dterm_q[54], ic6_dterm_q[22]};
   assign ic6_crc[23] = ^(ic6_crc_in & 32'hcb2c6528) ^
-                       ^{ic6_dterm_q[247], ic6_dterm_q[215], ic6_dterm_q[183], ic6_dterm_q[151],
-                         ic6_dterm_q[119], ic6_dterm_q[87], ic6_dterm_q[55], ic6_dterm_q[23]};
+                       ^{ic6_dterm_q[119], ic6_dterm_q[87], ic6_dterm_q[55], ic6_dterm_q[23]};
   assign ic6_crc[24] = ^(ic6_crc_in & 32'h73a6d627) ^
-                       ^{ic6_dterm_q[248], ic6_dterm_q[216], ic6_dterm_q[184], ic6_dterm_q[152],
-                         ic6_dterm_q[120], ic6_dterm_q[88], ic6_dterm_q[56], ic6_dterm_q[24]};
+                       ^{ic6_dterm_q[120], ic6_dterm_q[88], ic6_dterm_q[56], ic6_dterm_q[24]};
   assign ic6_crc[25] = ^(ic6_crc_in & 32'h02b3b039) ^
-                       ^{ic6_dterm_q[249], ic6_dterm_q[217], ic6_dterm_q[185], ic6_dterm_q[153],
-                         ic6_dterm_q[121], ic6_dterm_q[89], ic6_dterm_q[57], ic6_dterm_q[25]};
+                       ^{ic6_dterm_q[121], ic6_dterm_q[89], ic6_dterm_q[57], ic6_dterm_q[25]};
   assign ic6_crc[26] = ^(ic6_crc_in & 32'h05676073) ^
-                       ^{ic6_dterm_q[250], ic6_dterm_q[218], ic6_dterm_q[186], ic6_dterm_q[154],
-                         ic6_dterm_q[122], ic6_dterm_q[90], ic6_dterm_q[58], ic6_dterm_q[26]};
+                       ^{ic6_dterm_q[122], ic6_dterm_q[90], ic6_dterm_q[58], ic6_dterm_q[26]};
   assign ic6_crc[27] = ^(ic6_crc_in & 32'hef30dc91) ^
-                       ^{ic6_dterm_q[251], ic6_dterm_q[219], ic6_dterm_q[187], ic6_dterm_q[155],
-                         ic6_dterm_q[123], ic6_dterm_q[91], ic6_dterm_q[59], ic6_dterm_q[27]};
+                       ^{ic6_dterm_q[123], ic6_dterm_q[91], ic6_dterm_q[59], ic6_dterm_q[27]};
   assign ic6_crc[28] = ^(ic6_crc_in & 32'h3b9fa554) ^
-                       ^{ic6_dterm_q[252], ic6_dterm_q[220], ic6_dterm_q[188], ic6_dterm_q[156],
-                         ic6_dterm_q[124], ic6_dterm_q[92], ic6_dterm_q[60], ic6_dterm_q[28]};
+                       ^{ic6_dterm_q[124], ic6_dterm_q[92], ic6_dterm_q[60], ic6_dterm_q[28]};
   assign ic6_crc[29] = ^(ic6_crc_in & 32'h773f4aa8) ^
-                       ^{ic6_dterm_q[253], ic6_dterm_q[221], ic6_dterm_q[189], ic6_dterm_q[157],
-                         ic6_dterm_q[125], ic6_dterm_q[93], ic6_dterm_q[61], ic6_dterm_q[29]};
+                       ^{ic6_dterm_q[125], ic6_dterm_q[93], ic6_dterm_q[61], ic6_dterm_q[29]};
   assign ic6_crc[30] = ^(ic6_crc_in & 32'h0b808926) ^
-                       ^{ic6_dterm_q[254], ic6_dterm_q[222], ic6_dterm_q[190], ic6_dterm_q[158],
-                         ic6_dterm_q[126], ic6_dterm_q[94], ic6_dterm_q[62], ic6_dterm_q[30]};
+                       ^{ic6_dterm_q[126], ic6_dterm_q[94], ic6_dterm_q[62], ic6_dterm_q[30]};
   assign ic6_crc[31] = ^(ic6_crc_in & 32'hf2ff0e3b) ^
-                       ^{ic6_dterm_q[255], ic6_dterm_q[223], ic6_dterm_q[191], ic6_dterm_q[159],
-                         ic6_dterm_q[127], ic6_dterm_q[95], ic6_dterm_q[63], ic6_dterm_q[31]};
+                       ^{ic6_dterm_q[127], ic6_dterm_q[95], ic6_dterm_q[63], ic6_dterm_q[31]};
   assign dly_crc_ok = ic7_end_here_q ? ic_crc_q == ic7_residue_q : !ic7_first_q && ic_ok_q;
   assign dly_tvalid = ic7_valid_q;
   assign dly_tdata = ic7_tdata_q;

@@ -55,7 +55,7 @@ const UDP_IDX: u32 = 18;
 /// UDP + 12).
 const MASK_END: u32 = 96;
 /// Lane bits per data-term slice (ic5); ic6 XORs the slices' terms.
-const SLICE_BITS: u32 = 64;
+const SLICE_BITS: u32 = 128;
 /// The datagram-end compares (19: the candidates and none) ORed by threes after `sel`.
 const SEL_GROUPS: u32 = (UDP_IDX + 1).div_ceil(3);
 
@@ -1010,9 +1010,8 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
             crc_bytes(0, &bytes)
         })
         .collect();
-    // One 32-bit term per 64-bit slice, XORed in ic6 (issue 9: XORed here, the 1024-bit data
-    // term was 10 LUT levels; per 128-bit slice, ABC's sharing between the 32 outputs' XOR
-    // trees made `ic5_lane -> ic6_dterm` 7 at 512 bits).
+    // One 32-bit term per 128-bit slice, XORed in ic6 (issue 9: XORed here, the 1024-bit data
+    // term was 10 LUT levels).
     let slices = dw.div_ceil(SLICE_BITS);
     g.decls.push(V::Decl(
         Decl::wire("ic5_dterm", Range::bits(32 * slices)).comment(format!(
