@@ -687,8 +687,8 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     // ---- ic3: where the beat is relative to the datagram end; the residue to expect; the
     // positions as one-hot flags for s4
     // The frame's compare picked from the registered ones (each ANDed with its one-hot `sel`
-    // bit in ic2; top bit: no candidate), an OR of 19 registers (issue 9: the carry chain and
-    // the pick in one stage were among the slowest paths at 512 bits).
+    // bit and ORed by threes in ic2), an OR of 7 registers (issue 9: the carry chain and the
+    // pick in one stage were among the slowest paths at 512 bits).
     let by_sel = |v: &str| Expr::un(UnOp::RedOr, id(v));
     g.wire_c(
         "ic3_hi_all",
