@@ -474,12 +474,12 @@ module rx_parser (
   reg           ic3_len_ok_d;
   reg  [16:0]   ic3_pend_q;
   reg  [16:0]   ic3_pend_d;
-  reg  [18:0]   ic3_end_after_q;
-  reg  [18:0]   ic3_end_after_d;
-  reg  [18:0]   ic3_end_at_q;
-  reg  [18:0]   ic3_end_at_d;
-  reg  [18:0]   ic3_sel_q;
-  reg  [18:0]   ic3_sel_d;
+  wire [18:0]   ic2_after_sel;    // ic2_end_after of the `sel` candidate (top bit: no candidate)
+  wire [18:0]   ic2_at_sel;       // ic2_end_at of the `sel` candidate (top bit: no candidate)
+  reg  [6:0]    ic3_end_after_q;
+  reg  [6:0]    ic3_end_after_d;
+  reg  [6:0]    ic3_end_at_q;
+  reg  [6:0]    ic3_end_at_d;
   reg           ic3_pay_shape_q;
   reg           ic3_pay_shape_d;
   reg           ic3_op_ok_q;
@@ -647,6 +647,10 @@ module rx_parser (
   reg  [6:0]    ic6_pay_hi_d;
   reg           ic6_pay_zend_q;
   reg           ic6_pay_zend_d;
+  reg           ic6_pay_open_q;
+  reg           ic6_pay_open_d;
+  reg           ic6_pay_rem_nz_q;
+  reg           ic6_pay_rem_nz_d;
   reg           ic6_pay_first_q;
   reg           ic6_pay_first_d;
   reg  [5:0]    ic6_pay_sl_q;
@@ -959,14 +963,8 @@ module rx_parser (
   wire          h_ext_is5;        // the opcode's extension headers are 20 bytes
   wire          h_ext_is6;        // the opcode's extension headers are 24 bytes
   wire          h_ext_is7;        // the opcode's extension headers are 28 bytes
-  wire [15:0]   h_rest0;          // UDP length - (24 + 0 + pad)
-  wire [15:0]   h_rest1;          // UDP length - (24 + 4 + pad)
-  wire [15:0]   h_rest2;          // UDP length - (24 + 8 + pad)
-  wire [15:0]   h_rest3;          // UDP length - (24 + 12 + pad)
-  wire [15:0]   h_rest4;          // UDP length - (24 + 16 + pad)
-  wire [15:0]   h_rest5;          // UDP length - (24 + 20 + pad)
-  wire [15:0]   h_rest6;          // UDP length - (24 + 24 + pad)
-  wire [15:0]   h_rest7;          // UDP length - (24 + 28 + pad)
+  wire [3:0]    h_ovh_hi;         // 6 + k for extension headers of 4k bytes (6 outside the table):
+                                  // the overhead 24 + 4k + pad is {this, pad}
   wire          h_trunc;          // extension headers + pad beyond the datagram
   wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
                                   // IHL * 4)
@@ -1085,10 +1083,10 @@ module rx_parser (
   reg           s2_ecn_ce_d;
   reg           s2_cnp_q;
   reg           s2_cnp_d;
-  reg  [127:0]  s2_rests_q;
-  reg  [127:0]  s2_rests_d;
-  reg  [7:0]    s2_ext_is_q;
-  reg  [7:0]    s2_ext_is_d;
+  reg  [15:0]   s2_udp_len_q;
+  reg  [15:0]   s2_udp_len_d;
+  reg  [3:0]    s2_ovh_hi_q;
+  reg  [3:0]    s2_ovh_hi_d;
   reg           s2_pay_q;
   reg           s2_pay_d;
   reg           p1_valid_q;
@@ -2508,35 +2506,10 @@ module rx_parser (
                        ic2_beat_q == {ic2_pend_hi_q[2], ic2_pend_q[47:38]},
                        ic2_beat_q == {ic2_pend_hi_q[1], ic2_pend_q[31:22]},
                        ic2_beat_q == {ic2_pend_hi_q[0], ic2_pend_q[15:6]}};
-  assign ic3_hi_all = (ic3_end_after_q[0] && ic3_sel_q[0]) ||
-                      (ic3_end_after_q[1] && ic3_sel_q[1]) ||
-                      (ic3_end_after_q[2] && ic3_sel_q[2]) ||
-                      (ic3_end_after_q[3] && ic3_sel_q[3]) ||
-                      (ic3_end_after_q[4] && ic3_sel_q[4]) ||
-                      (ic3_end_after_q[5] && ic3_sel_q[5]) ||
-                      (ic3_end_after_q[6] && ic3_sel_q[6]) ||
-                      (ic3_end_after_q[7] && ic3_sel_q[7]) ||
-                      (ic3_end_after_q[8] && ic3_sel_q[8]) ||
-                      (ic3_end_after_q[9] && ic3_sel_q[9]) ||
-                      (ic3_end_after_q[10] && ic3_sel_q[10]) ||
-                      (ic3_end_after_q[11] && ic3_sel_q[11]) ||
-                      (ic3_end_after_q[12] && ic3_sel_q[12]) ||
-                      (ic3_end_after_q[13] && ic3_sel_q[13]) ||
-                      (ic3_end_after_q[14] && ic3_sel_q[14]) ||
-                      (ic3_end_after_q[15] && ic3_sel_q[15]) ||
-                      (ic3_end_after_q[16] && ic3_sel_q[16]) ||
-                      (ic3_end_after_q[17] && ic3_sel_q[17]) ||
-                      (ic3_end_after_q[18] && ic3_sel_q[18]);
-  assign ic3_hi_part = (ic3_end_at_q[0] && ic3_sel_q[0]) || (ic3_end_at_q[1] && ic3_sel_q[1]) ||
-                       (ic3_end_at_q[2] && ic3_sel_q[2]) || (ic3_end_at_q[3] && ic3_sel_q[3]) ||
-                       (ic3_end_at_q[4] && ic3_sel_q[4]) || (ic3_end_at_q[5] && ic3_sel_q[5]) ||
-                       (ic3_end_at_q[6] && ic3_sel_q[6]) || (ic3_end_at_q[7] && ic3_sel_q[7]) ||
-                       (ic3_end_at_q[8] && ic3_sel_q[8]) || (ic3_end_at_q[9] && ic3_sel_q[9]) ||
-                       (ic3_end_at_q[10] && ic3_sel_q[10]) || (ic3_end_at_q[11] && ic3_sel_q[11]) ||
-                       (ic3_end_at_q[12] && ic3_sel_q[12]) || (ic3_end_at_q[13] && ic3_sel_q[13]) ||
-                       (ic3_end_at_q[14] && ic3_sel_q[14]) || (ic3_end_at_q[15] && ic3_sel_q[15]) ||
-                       (ic3_end_at_q[16] && ic3_sel_q[16]) || (ic3_end_at_q[17] && ic3_sel_q[17]) ||
-                       (ic3_end_at_q[18] && ic3_sel_q[18]);
+  assign ic2_after_sel = {ic2_beat_q < ic2_pend_none_q[16:6], ic2_end_after} & ic2_sel_q;
+  assign ic2_at_sel = {ic2_beat_q == ic2_pend_none_q[16:6], ic2_end_at} & ic2_sel_q;
+  assign ic3_hi_all = |ic3_end_after_q;
+  assign ic3_hi_part = |ic3_end_at_q;
   assign ic4_klo[0] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[0] = ic4_khi_q[0];
@@ -3233,7 +3206,7 @@ module rx_parser (
                        |(ic4_keep_n_edge & 64'h6666666666666666),
                        |(ic4_keep_n_edge & 64'h5555555555555555)};
   assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_zl1_q <= ic5_pay_bytes_q;
-  assign ic6_pay_act = ic6_pay_in_q && ic6_pay_lo_q < ic6_pay_hi_q;
+  assign ic6_pay_act = ic6_pay_in_q && ic6_pay_open_q;
   assign ic6_pay_end = ic6_pay_act && (ic6_pay_zend_q || ic6_tlast_q);
   assign ic6_pay_rem = ic6_pay_hi_q[5:0] - ic6_pay_sl_q;
   assign ic6_pay_rot_wide = {ic6_tdata_q, ic6_tdata_q} >> {ic6_pay_sl_q, 3'b000};
@@ -3577,14 +3550,39 @@ module rx_parser (
                      (h_opcode[7:5] == 3'b001 && h_opcode[4:0] == 5'h0b);
   assign h_ext_is6 = 1'b0;
   assign h_ext_is7 = h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h13 && h_opcode[4:0] <= 5'h14;
-  assign h_rest0 = h_udp_len - {14'd6, h_pad};
-  assign h_rest1 = h_udp_len - {14'd7, h_pad};
-  assign h_rest2 = h_udp_len - {14'd8, h_pad};
-  assign h_rest3 = h_udp_len - {14'd9, h_pad};
-  assign h_rest4 = h_udp_len - {14'd10, h_pad};
-  assign h_rest5 = h_udp_len - {14'd11, h_pad};
-  assign h_rest6 = h_udp_len - {14'd12, h_pad};
-  assign h_rest7 = h_udp_len - {14'd13, h_pad};
+  assign h_ovh_hi = {(h_opcode[7:5] == 3'b000 &&
+                      (h_opcode[4:0] == 5'h06 ||
+                       (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0c) ||
+                       (h_opcode[4:0] >= 5'h12 && h_opcode[4:0] <= 5'h14))) ||
+                     (h_opcode[7:5] == 3'b001 &&
+                      (h_opcode[4:0] == 5'h06 ||
+                       (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0b))) ||
+                     (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 &&
+                      h_opcode[4:0] <= 5'h05) ||
+                     (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01),
+                     !((h_opcode[7:5] == 3'b000 &&
+                        (h_opcode[4:0] == 5'h06 ||
+                         (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0c) ||
+                         h_opcode[4:0] == 5'h12)) ||
+                       (h_opcode[7:5] == 3'b001 &&
+                        (h_opcode[4:0] == 5'h06 ||
+                         (h_opcode[4:0] >= 5'h0a && h_opcode[4:0] <= 5'h0b))) ||
+                       (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 &&
+                        h_opcode[4:0] <= 5'h05) ||
+                       (h_opcode[7:5] == 3'b100 && h_opcode[4:0] == 5'h01)),
+                     !((h_opcode[7:5] == 3'b000 && h_opcode[4:0] >= 5'h12 &&
+                        h_opcode[4:0] <= 5'h14) ||
+                       (h_opcode[7:5] == 3'b011 && h_opcode[4:0] >= 5'h04 &&
+                        h_opcode[4:0] <= 5'h05)),
+                     (h_opcode[7:5] == 3'b000 &&
+                      (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 ||
+                       h_opcode[4:0] == 5'h0b || h_opcode[4:0] == 5'h0d ||
+                       (h_opcode[4:0] >= 5'h0f && h_opcode[4:0] <= 5'h14) ||
+                       (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) ||
+                     (h_opcode[7:5] == 3'b001 &&
+                      (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 ||
+                       h_opcode[4:0] == 5'h0b)) ||
+                     (h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05)};
   assign h_trunc = h_udp_len[15:6] == 10'd0 &&
                    ((h_ext_is0 &&
                      ((h_pad == 2'd0 &&
@@ -3760,7 +3758,8 @@ module rx_parser (
                   h_total < {10'd0, h_ihl4} + 16'd8 || h_room4[17] ||
                   {1'b0, h_total} > h_room4[16:0];
   assign h_chk10 = {h_udpw[23:16], h_udpw[31:24]} != csr_udp_dport_value_o;
-  assign h_chk11 = h_udp_len != h_ip_payload || h_udp_len < 16'd24;
+  assign h_chk11 = h_udp_len != h_ip_payload ||
+                   (h_udp_len[15:5] == 11'd0 && (!h_udp_len[4] || (!h_udp_len[3] && h_udp_len[4])));
   assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1b_crc_ok_q;
   assign h_chk13 = h_bth1[3:0] != 4'b0000;
   assign h_chk14 = !h_op_ok;
@@ -4186,7 +4185,6 @@ module rx_parser (
     ic3_pend_d = ic3_pend_q;
     ic3_end_after_d = ic3_end_after_q;
     ic3_end_at_d = ic3_end_at_q;
-    ic3_sel_d = ic3_sel_q;
     ic3_pay_shape_d = ic3_pay_shape_q;
     ic3_op_ok_d = ic3_op_ok_q;
     ic3_ext_words_d = ic3_ext_words_q;
@@ -4205,9 +4203,11 @@ module rx_parser (
       ic3_idx_d = ic2_idx_q;
       ic3_len_ok_d = ic2_len_ok;
       ic3_pend_d = ic2_pend;
-      ic3_end_after_d = {ic2_beat_q < ic2_pend_none_q[16:6], ic2_end_after};
-      ic3_end_at_d = {ic2_beat_q == ic2_pend_none_q[16:6], ic2_end_at};
-      ic3_sel_d = ic2_sel_q;
+      ic3_end_after_d = {ic2_after_sel[18], |ic2_after_sel[17:15], |ic2_after_sel[14:12],
+                         |ic2_after_sel[11:9], |ic2_after_sel[8:6], |ic2_after_sel[5:3],
+                         |ic2_after_sel[2:0]};
+      ic3_end_at_d = {ic2_at_sel[18], |ic2_at_sel[17:15], |ic2_at_sel[14:12], |ic2_at_sel[11:9],
+                      |ic2_at_sel[8:6], |ic2_at_sel[5:3], |ic2_at_sel[2:0]};
       ic3_pay_shape_d = ic2_l3_ok_q[ic2_tags_q] && ic2_dport_ok_q[ic2_idx_q];
       ic3_op_ok_d = ic2_idx_q < 5'd18 ? ic2_op_ok_q[ic2_idx_q] : 1'b0;
       ic3_ext_words_d = {ic2_idx_q < 5'd18 ? ic2_ext4_q[ic2_idx_q] : 1'b0,
@@ -4501,6 +4501,8 @@ module rx_parser (
     ic6_pay_lo_d = ic6_pay_lo_q;
     ic6_pay_hi_d = ic6_pay_hi_q;
     ic6_pay_zend_d = ic6_pay_zend_q;
+    ic6_pay_open_d = ic6_pay_open_q;
+    ic6_pay_rem_nz_d = ic6_pay_rem_nz_q;
     ic6_pay_first_d = ic6_pay_first_q;
     ic6_pay_sl_d = ic6_pay_sl_q;
     ic6_pay_bnd_d = ic6_pay_bnd_q;
@@ -4510,6 +4512,13 @@ module rx_parser (
       ic6_pay_lo_d = ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} : 7'd0;
       ic6_pay_hi_d = ic5_pay_zend ? ic5_pay_zl1_q : ic5_pay_bytes_q;
       ic6_pay_zend_d = ic5_pay_zend;
+      ic6_pay_open_d = ic5_pay_zend ?
+                         (ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} < ic5_pay_zl1_q :
+                          ic5_pay_zl1_q != 7'd0) :
+                       ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} < ic5_pay_bytes_q :
+                       ic5_pay_bytes_q != 7'd0;
+      ic6_pay_rem_nz_d = ic5_pay_zend ? ic5_pay_zl1_q[5:0] != ic5_pay_sl_q :
+                         ic5_pay_bytes_q[5:0] != ic5_pay_sl_q;
       ic6_pay_first_d = !ic5_pay_past_s_q;
       ic6_pay_sl_d = ic5_pay_sl_q;
       ic6_pay_bnd_d = ic5_pay_sl_q == 6'd0 ? 7'd64 : {1'b0, ic5_pay_sl_q};
@@ -4528,7 +4537,7 @@ module rx_parser (
       ic7_pay_full_d = ic6_pay_in_q && ic6_pay_lo_q < ic6_pay_bnd_q &&
                        ic6_pay_bnd_q <= ic6_pay_hi_q;
       ic7_pay_end_d = ic6_pay_end;
-      ic7_pay_part_d = ic6_pay_end && ic6_pay_rem != 6'd0;
+      ic7_pay_part_d = ic6_pay_end && ic6_pay_rem_nz_q;
       ic7_pay_rem_d = ic6_pay_rem;
       ic7_pay_split_d = 6'd0 - ic6_pay_sl_q;
       ic7_pay_first_d = ic6_pay_first_q;
@@ -4797,8 +4806,8 @@ module rx_parser (
     s2_imm_d = s2_imm_q;
     s2_ecn_ce_d = s2_ecn_ce_q;
     s2_cnp_d = s2_cnp_q;
-    s2_rests_d = s2_rests_q;
-    s2_ext_is_d = s2_ext_is_q;
+    s2_udp_len_d = s2_udp_len_q;
+    s2_ovh_hi_d = s2_ovh_hi_q;
     s2_pay_d = s2_pay_q;
     if (en) begin
       s2_valid_d = s1b_valid_q;
@@ -4836,9 +4845,8 @@ module rx_parser (
       s2_imm_d = h_out_imm;
       s2_ecn_ce_d = h_out_ecn_ce;
       s2_cnp_d = h_out_cnp;
-      s2_rests_d = {h_rest7, h_rest6, h_rest5, h_rest4, h_rest3, h_rest2, h_rest1, h_rest0};
-      s2_ext_is_d = {h_ext_is7, h_ext_is6, h_ext_is5, h_ext_is4, h_ext_is3, h_ext_is2, h_ext_is1,
-                     h_ext_is0};
+      s2_udp_len_d = h_udp_len;
+      s2_ovh_hi_d = h_ovh_hi;
       s2_pay_d = h_out_pay;
     end
     // stage p1
@@ -4883,14 +4891,7 @@ module rx_parser (
       p1_imm_d = s2_imm_q;
       p1_ecn_ce_d = s2_ecn_ce_q;
       p1_cnp_d = s2_cnp_q;
-      p1_payload_len_d = (s2_rests_q[15:0] & {16{s2_ext_is_q[0]}}) |
-                         (s2_rests_q[31:16] & {16{s2_ext_is_q[1]}}) |
-                         (s2_rests_q[47:32] & {16{s2_ext_is_q[2]}}) |
-                         (s2_rests_q[63:48] & {16{s2_ext_is_q[3]}}) |
-                         (s2_rests_q[79:64] & {16{s2_ext_is_q[4]}}) |
-                         (s2_rests_q[95:80] & {16{s2_ext_is_q[5]}}) |
-                         (s2_rests_q[111:96] & {16{s2_ext_is_q[6]}}) |
-                         (s2_rests_q[127:112] & {16{s2_ext_is_q[7]}});
+      p1_payload_len_d = s2_udp_len_q - {10'd0, s2_ovh_hi_q, s2_pad_q};
       p1_pay_d = s2_pay_q;
     end
     // stage p2
@@ -5659,7 +5660,6 @@ module rx_parser (
     ic3_pend_q <= ic3_pend_d;
     ic3_end_after_q <= ic3_end_after_d;
     ic3_end_at_q <= ic3_end_at_d;
-    ic3_sel_q <= ic3_sel_d;
     ic3_pay_shape_q <= ic3_pay_shape_d;
     ic3_op_ok_q <= ic3_op_ok_d;
     ic3_ext_words_q <= ic3_ext_words_d;
@@ -5721,6 +5721,8 @@ module rx_parser (
     ic6_pay_lo_q <= ic6_pay_lo_d;
     ic6_pay_hi_q <= ic6_pay_hi_d;
     ic6_pay_zend_q <= ic6_pay_zend_d;
+    ic6_pay_open_q <= ic6_pay_open_d;
+    ic6_pay_rem_nz_q <= ic6_pay_rem_nz_d;
     ic6_pay_first_q <= ic6_pay_first_d;
     ic6_pay_sl_q <= ic6_pay_sl_d;
     ic6_pay_bnd_q <= ic6_pay_bnd_d;
@@ -5810,8 +5812,8 @@ module rx_parser (
     s2_imm_q <= s2_imm_d;
     s2_ecn_ce_q <= s2_ecn_ce_d;
     s2_cnp_q <= s2_cnp_d;
-    s2_rests_q <= s2_rests_d;
-    s2_ext_is_q <= s2_ext_is_d;
+    s2_udp_len_q <= s2_udp_len_d;
+    s2_ovh_hi_q <= s2_ovh_hi_d;
     s2_pay_q <= s2_pay_d;
     p1_drop_q <= p1_drop_d;
     p1_reason_q <= p1_reason_d;

@@ -42,7 +42,7 @@
 //! the zero-byte transition is linear and invertible, so comparing the state after them with
 //! the residue advanced by the same zeros is exact.
 
-use super::{b1, clog2, crc_byte, crc_bytes, d, id, n, tree, xor, Gen, CRC_RESIDUE, LRH_STATE, PW};
+use super::{b1, clog2, crc_byte, crc_bytes, d, id, n, xor, Gen, CRC_RESIDUE, LRH_STATE, PW};
 use verilog_ast::{BinOp, Decl, Expr, Item as V, Range, Stmt, UnOp};
 
 /// Cycles from the cycle a beat is taken on `s_axis_*` to the cycle the parser's input stage
@@ -54,6 +54,23 @@ const UDP_IDX: u32 = 18;
 /// Frame bytes at and after which no field is masked (UDP at most at byte 82, BTH resv8a at
 /// UDP + 12).
 const MASK_END: u32 = 96;
+/// Lane bits per data-term slice (ic5); ic6 XORs the slices' terms.
+const SLICE_BITS: u32 = 128;
+/// The datagram-end compares (19: the candidates and none) ORed by threes after `sel`.
+const SEL_GROUPS: u32 = (UDP_IDX + 1).div_ceil(3);
+
+/// Bit k: OR of bits 3k..3k+2 of `v` (the datagram-end compares of the `sel` candidate).
+fn sel_groups(v: &str) -> Expr {
+    Expr::concat(
+        (0..SEL_GROUPS)
+            .rev()
+            .map(|k| match (3 * k + 2).min(UDP_IDX) {
+                hi if hi == 3 * k => id(v).index(Expr::int(i64::from(hi))),
+                hi => Expr::un(UnOp::RedOr, id(v).bits(hi, 3 * k)),
+            })
+            .collect(),
+    )
+}
 
 fn udp_start(i: u32) -> u32 {
     14 + 4 * i
@@ -608,27 +625,32 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     s3.reg(g, "idx", 5, id("ic2_idx_q"), None);
     s3.reg(g, "len_ok", 1, id("ic2_len_ok"), None);
     s3.reg(g, "pend", PW, id("ic2_pend"), None);
+    // The pick by the one-hot `sel` started here: each compare ANDed with its `sel` bit and
+    // ORed in groups of 3 (one LUT after each carry), so that ic3's pick is an OR of 7
+    // registers (issue 9: the AND-OR of the 19 compares and `sel` in ic3, 38 inputs, was
+    // mapped as a chain, `ic3_end_at -> ic4_khi` 7 LUT levels at 512 bits).
+    for (v, cmp) in [("after", BinOp::Lt), ("at", BinOp::Eq)] {
+        g.wire_c(
+            &format!("ic2_{v}_sel"),
+            UDP_IDX + 1,
+            Expr::band(
+                Expr::concat(vec![
+                    Expr::bin(cmp, id("ic2_beat_q"), none_beat()),
+                    id(format!("ic2_end_{v}")),
+                ]),
+                id("ic2_sel_q"),
+            ),
+            &format!("ic2_end_{v} of the `sel` candidate (top bit: no candidate)"),
+        );
+    }
     s3.reg(
         g,
         "end_after",
-        UDP_IDX + 1,
-        Expr::concat(vec![
-            Expr::lt(id("ic2_beat_q"), none_beat()),
-            id("ic2_end_after"),
-        ]),
+        SEL_GROUPS,
+        sel_groups("ic2_after_sel"),
         None,
     );
-    s3.reg(
-        g,
-        "end_at",
-        UDP_IDX + 1,
-        Expr::concat(vec![
-            Expr::eq(id("ic2_beat_q"), none_beat()),
-            id("ic2_end_at"),
-        ]),
-        None,
-    );
-    s3.reg(g, "sel", UDP_IDX + 1, id("ic2_sel_q"), None);
+    s3.reg(g, "end_at", SEL_GROUPS, sel_groups("ic2_at_sel"), None);
     s3.reg(
         g,
         "pay_shape",
@@ -664,20 +686,10 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
 
     // ---- ic3: where the beat is relative to the datagram end; the residue to expect; the
     // positions as one-hot flags for s4
-    // The frame's compare picked from the registered ones by the one-hot `sel` (top bit: no
-    // candidate), an AND-OR of 2 LUT levels (issue 9: the carry chain and the pick in one
-    // stage were among the slowest paths at 512 bits).
-    let by_sel = |v: &str| {
-        tree(
-            (0..=UDP_IDX)
-                .map(|i| {
-                    let at = Expr::int(i64::from(i));
-                    Expr::and(id(v).index(at.clone()), id("ic3_sel_q").index(at))
-                })
-                .collect(),
-            Expr::or,
-        )
-    };
+    // The frame's compare picked from the registered ones (each ANDed with its one-hot `sel`
+    // bit and ORed by threes in ic2), an OR of 7 registers (issue 9: the carry chain and the
+    // pick in one stage were among the slowest paths at 512 bits).
+    let by_sel = |v: &str| Expr::un(UnOp::RedOr, id(v));
     g.wire_c(
         "ic3_hi_all",
         1,
@@ -1000,16 +1012,16 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         .collect();
     // One 32-bit term per 128-bit slice, XORed in ic6 (issue 9: XORed here, the 1024-bit data
     // term was 10 LUT levels).
-    let slices = dw.div_ceil(128);
+    let slices = dw.div_ceil(SLICE_BITS);
     g.decls.push(V::Decl(
         Decl::wire("ic5_dterm", Range::bits(32 * slices)).comment(format!(
-            "CRC-32 from state 0 of each 128-bit slice of the lane, bits 32 * s + i ({w8} bytes in parallel)"
+            "CRC-32 from state 0 of each {SLICE_BITS}-bit slice of the lane, bits 32 * s + i ({w8} bytes in parallel)"
         )),
     ));
     for out in 0..32 {
         for chunk in 0..slices {
-            let lo = chunk * 128;
-            let hi = (lo + 128).min(dw);
+            let lo = chunk * SLICE_BITS;
+            let hi = (lo + SLICE_BITS).min(dw);
             let mut m = 0u128;
             for bit in lo..hi {
                 if data_cols[bit as usize] >> out & 1 == 1 {

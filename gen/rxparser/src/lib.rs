@@ -1397,11 +1397,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     );
     g.wire("h_pad", 2, id("h_bth1").bits(5, 4));
     // The UDP datagram's bytes besides the payload: UDP, BTH, extension headers, pad, ICRC
-    // (issue 9: from the UDP length alone, not from byte positions: the UDP start cancels).
-    // The payload length for each extension length 4k (issue 9: the opcode's extension
-    // length, an adder, then the subtraction were the slowest carry path of stage 2): the
-    // UDP length minus 24 + 4k + pad from registers, the extension length picking one after
-    // the carries; bit 16 is the borrow (the overhead beyond the datagram).
+    // (issue 9: from the UDP length alone, not from byte positions: the UDP start cancels),
+    // 24 + 4k + pad for extension headers of 4k bytes. Stage 2 registers the UDP length and
+    // 6 + k; p1 subtracts (issue 9: the opcode's extension length, an adder, then the
+    // subtraction in stage 2 were its slowest carry path; then 8 subtractions in stage 2,
+    // one per k, whose borrows ABC took for TRUNCATED's compares below, put a carry chain
+    // back on `h_udpw -> s2_chk15` at 7 LUT levels at 512 bits).
     assert!(
         opcode_rows().iter().all(|r| r.2 % 4 == 0 && r.2 < 32),
         "extension lengths 4k, k < 8"
@@ -1422,17 +1423,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             &format!("the opcode's extension headers are {} bytes", 4 * k),
         );
     }
-    for k in 0..8u64 {
-        g.wire_c(
-            &format!("h_rest{k}"),
-            16,
-            Expr::minus(
-                id("h_udp_len"),
-                Expr::concat(vec![d(14, 6 + k), id("h_pad")]),
-            ),
-            &format!("UDP length - (24 + {} + pad)", 4 * k),
-        );
-    }
+    g.wire_c(
+        "h_ovh_hi",
+        4,
+        Expr::concat(
+            (0..4u32)
+                .rev()
+                .map(|bit| {
+                    let set = move |r: &OpcodeRow| (6 + r.2 / 4) >> bit & 1 == 1;
+                    // Opcodes outside the table read as k = 0 (6: bits 1 and 2 set).
+                    if 6 >> bit & 1 == 1 {
+                        Expr::lnot(opcode_match(&id("h_opcode"), &|r| !set(r)))
+                    } else {
+                        opcode_match(&id("h_opcode"), &set)
+                    }
+                })
+                .collect(),
+        ),
+        "6 + k for extension headers of 4k bytes (6 outside the table): the overhead 24 + 4k + \
+         pad is {this, pad}",
+    );
     // TRUNCATED (UDP length < 24 + 4k + pad) for each k without a carry chain: the bound is
     // below 64, so the length's bits 15:6 are 0 and bits 5:0 compare with constants (issue 9:
     // the borrow of the subtraction, then the pick, were the slowest path at 512 bits).
@@ -1458,10 +1468,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         "extension headers + pad beyond the datagram",
     );
-    // The payload length is picked in p1 from the registered candidates (issue 9: picked
-    // here after the carries, `h_udpw -> p3_payload_len` was 7 LUT levels at 512 bits).
-    // One-hot AND-OR, not a mux: Yosys (`opt_share`) turns a mux of subtractions that share
-    // an operand into one subtraction of the muxed operands.
     g.wire_c(
         "h_ip_payload",
         16,
@@ -1585,9 +1591,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
+            // (< 24 without a carry chain, as TRUNCATED's compares below)
             Expr::or(
                 ne(id("h_udp_len"), id("h_ip_payload")),
-                Expr::lt(id("h_udp_len"), d(16, 24)),
+                Expr::and(
+                    Expr::eq(id("h_udp_len").bits(15, 5), Expr::zero(11)),
+                    lt_const(id("h_udp_len"), 5, 24),
+                ),
             ),
             "UDP length disagrees with IP, or no room for BTH + ICRC",
         ),
@@ -1748,7 +1758,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("imm", 32, id("h_imm")),
         ("ecn_ce", 1, id("h_ecn_ce")),
         ("cnp", 1, id("h_cnp")),
-        // (registered as its 8 candidates and picked in p1, below)
+        // (registered as the UDP length and 6 + k, subtracted in p1, below)
         ("payload_len", 16, Expr::zero(16)),
         ("pay", 1, id("s1b_pay_q")),
     ];
@@ -1767,19 +1777,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         let q = id(format!("s2_{n}_q"));
         let e = match *n {
             "opcode" | "qpn" => Expr::ternary(id("h_bth_seen"), q, Expr::zero(*w)),
-            "payload_len" => tree(
-                (0..8u32)
-                    .map(|k| {
-                        Expr::band(
-                            id("s2_rests_q").bits(16 * k + 15, 16 * k),
-                            Expr::repl(
-                                Expr::int(16),
-                                id("s2_ext_is_q").index(Expr::int(i64::from(k))),
-                            ),
-                        )
-                    })
-                    .collect(),
-                |a, b| Expr::bin(BinOp::BitOr, a, b),
+            // The UDP length minus the overhead, from stage 2's registers.
+            "payload_len" => Expr::minus(
+                id("s2_udp_len_q"),
+                Expr::concat(vec![Expr::zero(10), id("s2_ovh_hi_q"), id("s2_pad_q")]),
             ),
             _ => q,
         };
@@ -1828,21 +1829,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .chain(outs.iter().skip(2).flat_map(|(n, w, _)| {
             if *n == "payload_len" {
                 vec![
-                    (
-                        "rests".to_string(),
-                        128,
-                        Expr::concat((0..8u32).rev().map(|k| id(format!("h_rest{k}"))).collect()),
-                    ),
-                    (
-                        "ext_is".to_string(),
-                        8,
-                        Expr::concat(
-                            (0..8u32)
-                                .rev()
-                                .map(|k| id(format!("h_ext_is{k}")))
-                                .collect(),
-                        ),
-                    ),
+                    ("udp_len".to_string(), 16, id("h_udp_len")),
+                    ("ovh_hi".to_string(), 4, id("h_ovh_hi")),
                 ]
             } else {
                 vec![(n.to_string(), *w, id(format!("h_out_{n}")))]
@@ -3174,6 +3162,38 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
         None,
     );
     s6.reg(g, "pay_zend", 1, id("ic5_pay_zend"), None);
+    // Lanes [lo, hi) not empty, and hi's lane not the output beat's split (the remainder
+    // hi - sl not 0), compared here for either hi (issue 9: compared in ic6 after the
+    // registers, `ic6_pay_hi -> pay_part` was 7 LUT levels at 512 bits).
+    let lo_lt = |x: &str| {
+        Expr::ternary(
+            id("ic5_pay_on_s_q"),
+            Expr::lt(zext(id("ic5_pay_sl_q"), lw, lw + 1), id(x)),
+            ne(id(x), Expr::zero(lw + 1)),
+        )
+    };
+    s6.reg(
+        g,
+        "pay_open",
+        1,
+        Expr::ternary(
+            id("ic5_pay_zend"),
+            lo_lt("ic5_pay_zl1_q"),
+            lo_lt("ic5_pay_bytes_q"),
+        ),
+        None,
+    );
+    s6.reg(
+        g,
+        "pay_rem_nz",
+        1,
+        Expr::ternary(
+            id("ic5_pay_zend"),
+            ne(id("ic5_pay_zl1_q").bits(lw - 1, 0), id("ic5_pay_sl_q")),
+            ne(id("ic5_pay_bytes_q").bits(lw - 1, 0), id("ic5_pay_sl_q")),
+        ),
+        None,
+    );
     s6.reg(g, "pay_first", 1, Expr::lnot(id("ic5_pay_past_s_q")), None);
     s6.reg(g, "pay_sl", lw, id("ic5_pay_sl_q"), None);
     s6.reg(
@@ -3196,10 +3216,7 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     g.wire_c(
         "ic6_pay_act",
         1,
-        Expr::and(
-            id("ic6_pay_in_q"),
-            Expr::lt(id("ic6_pay_lo_q"), id("ic6_pay_hi_q")),
-        ),
+        Expr::and(id("ic6_pay_in_q"), id("ic6_pay_open_q")),
         "this beat holds payload bytes, in lanes [lo, hi)",
     );
     g.wire_c(
@@ -3245,7 +3262,7 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
         g,
         "pay_part",
         1,
-        Expr::and(id("ic6_pay_end"), ne(id("ic6_pay_rem"), Expr::zero(lw))),
+        Expr::and(id("ic6_pay_end"), id("ic6_pay_rem_nz_q")),
         None,
     );
     s7.reg(g, "pay_rem", lw, id("ic6_pay_rem"), None);
