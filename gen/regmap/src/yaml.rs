@@ -1422,7 +1422,11 @@ impl<'t, 's> Reader<'t, 's> {
                 }
                 Some(n) => {
                     if blank && spaces <= n {
-                        lines.push("");
+                        // A blank last line without a line break is no line of the text
+                        // (YAML 1.2's empty lines end in a break).
+                        if le < self.b.len() {
+                            lines.push("");
+                        }
                     } else if spaces >= n {
                         lines.push(&line[n..]);
                     } else {

@@ -38,7 +38,12 @@ fn ours(n: &Node<'_>) -> T {
 }
 
 fn theirs(n: &marked_yaml::Node, bytes: &[usize]) -> T {
-    let at = |span: &marked_yaml::Span| bytes[span.start().expect("marked").character()];
+    // yaml-rust2 can place a node past the end of the text (`old_reader_position_bug`): such
+    // a position is compared only on ASCII texts, where it does not happen.
+    let at = |span: &marked_yaml::Span| {
+        let character = span.start().expect("marked").character();
+        bytes.get(character).copied().unwrap_or(usize::MAX)
+    };
     match n {
         marked_yaml::Node::Scalar(s) => T::S(s.as_str().to_string(), at(s.span())),
         marked_yaml::Node::Mapping(m) => T::M(
@@ -201,6 +206,11 @@ fn examples() {
         "a: >-\n  one\n  two\n\n  three\nb: c\n",
         "a: |\n  one\n   two\n\nb: c\n",
         "a: |+\n  one\n\n\nb: c\n",
+        // A blank last line without a line break is no line of a kept block scalar (found
+        // by `damaged_documents_never_panic`; see also `a_blank_last_line_without_a_break`).
+        "a: |+\n  one\n ",
+        "a: |+\n  one\n \n ",
+        "a: |+\n    one\n  \n   ",
         "a: >\n  x\n\n    y\n  z\n",
         "a: 'it''s'\nb: \"q\\\"\\x41\\u00e9\"\n",
         "a: \"one\n  two\"\n",
@@ -269,6 +279,35 @@ fn examples() {
 
 /// The old reader counted a non-ASCII character inside a block scalar twice, so every
 /// position after it was one too far (`b` is at byte 15). The new reader is right.
+/// A blank last line without a line break is no line of a block scalar (YAML 1.2: empty
+/// lines end in a break). yaml-rust2 counts it when it reaches the text's indentation, so
+/// `damaged_documents_never_panic` does not compare such texts.
+#[test]
+fn a_blank_last_line_without_a_break() {
+    for (text, want) in [
+        ("a: |+\n  one\n  ", "one\n"),
+        ("a: |+\n  one\n \n  ", "one\n\n"),
+        ("a: |\n  one\n  ", "one\n"),
+        ("a: |+\n  one\n ", "one\n"),
+    ] {
+        let Ok(T::M(_, entries)) = ours_of(text) else {
+            panic!("rejects {text:?}")
+        };
+        assert!(
+            matches!(&entries[0].2, T::S(s, _) if s == want),
+            "{text:?}: {:?}",
+            entries[0].2
+        );
+    }
+}
+
+/// Whether the text's last line is blank and has no line break.
+fn ends_in_blank_line_without_break(text: &str) -> bool {
+    text.rsplit('\n')
+        .next()
+        .is_some_and(|l| !l.is_empty() && l.trim_matches([' ', '\r']).is_empty())
+}
+
 #[test]
 fn old_reader_position_bug() {
     let t = "a: |-\n  x \u{e9} y\nb: |-\n  z\n";
@@ -598,7 +637,8 @@ proptest! {
         let Ok(text) = String::from_utf8(text) else { return Ok(()) };
         let new = std::panic::catch_unwind(|| ours_of(&text).is_ok());
         prop_assert!(new.is_ok(), "panic on:\n{}", text);
-        if let (Some(old), Ok(new)) = (reference(&text), ours_of(&text)) {
+        let comparable = !ends_in_blank_line_without_break(&text);
+        if let (true, Some(old), Ok(new)) = (comparable, reference(&text), ours_of(&text)) {
             // yaml-rust2 miscounts positions after a non-ASCII character inside a block scalar
             // (see `old_reader_position_bug`): compare only the values then.
             if text.is_ascii() {
