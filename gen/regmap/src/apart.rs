@@ -42,7 +42,7 @@ where
     F: FnOnce() -> T + Send + 'scope,
     T: Send + 'scope,
 {
-    let plan = sys::Plan::new();
+    let plan = Plan::new();
     let child = plan.as_ref().map(|p| p.child);
     let handle = Builder::new().spawn_scoped(s, move || {
         if let Some(cpus) = child {
@@ -67,7 +67,7 @@ thread_local! {
 struct Pin(PhantomData<*const ()>);
 
 impl Pin {
-    fn hold(plan: Option<sys::Plan>) -> Pin {
+    fn hold(plan: Option<Plan>) -> Pin {
         let (depth, before) = PINS.get();
         let before = match plan {
             Some(p) if depth == 0 => {
@@ -98,20 +98,21 @@ impl Drop for Pin {
     }
 }
 
+/// Where the two threads go.
+struct Plan {
+    /// The caller's mask before (given back at the end).
+    allowed: sys::CpuSet,
+    /// The caller's CPU alone.
+    parent: sys::CpuSet,
+    /// The next CPU of the process's; when the caller is already pinned, all of them but the
+    /// caller's.
+    child: sys::CpuSet,
+}
+
 #[cfg(target_os = "linux")]
 mod sys {
+    use super::Plan;
     use std::sync::OnceLock;
-
-    /// Where the two threads go.
-    pub struct Plan {
-        /// The caller's mask before (given back at the end).
-        pub allowed: CpuSet,
-        /// The caller's CPU alone.
-        pub parent: CpuSet,
-        /// The next CPU of the process's; when the caller is already pinned, all of them but
-        /// the caller's.
-        pub child: CpuSet,
-    }
 
     impl Plan {
         pub fn new() -> Option<Plan> {
@@ -206,11 +207,7 @@ mod sys {
 /// Off Linux: no plan, a plain spawn.
 #[cfg(not(target_os = "linux"))]
 mod sys {
-    pub struct Plan {
-        pub allowed: CpuSet,
-        pub parent: CpuSet,
-        pub child: CpuSet,
-    }
+    use super::Plan;
 
     impl Plan {
         pub fn new() -> Option<Plan> {
