@@ -9,9 +9,8 @@
 //! this way may use every CPU of the process but its parent's (on two CPUs, the other one): it
 //! is not kept on one CPU, so on a larger machine the scheduler spreads such threads. (Letting
 //! it onto the parent's CPU too, for when the parent blocks in the join, measured 1.5-2 ms
-//! slower on the 2-CPU machine.) Without a second CPU (the
-//! CPU mask, or the CPU quota of [`std::thread::available_parallelism`]), and off Linux, it is
-//! a plain spawn.
+//! slower on the 2-CPU machine.) Without a second CPU (the CPU mask, or the CPU quota of
+//! [`std::thread::available_parallelism`]), and off Linux, it is a plain spawn.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
@@ -52,7 +51,7 @@ where
     })?;
     Ok(Apart {
         handle,
-        _pin: Pin::hold(plan),
+        _pin: Pin::hold(plan.and_then(|p| p.parent)),
     })
 }
 
@@ -67,17 +66,18 @@ thread_local! {
 struct Pin(PhantomData<*const ()>);
 
 impl Pin {
-    fn hold(plan: Option<Plan>) -> Pin {
+    /// Counts one more pin of the calling thread, pinning it first when `parent` says so.
+    fn hold(parent: Option<ParentPin>) -> Pin {
         let (depth, before) = PINS.get();
-        let before = match plan {
-            Some(p) if depth == 0 => {
-                p.parent.apply();
+        let before = match parent {
+            Some(p) => {
+                p.own.apply();
                 // The new thread inherited the parent's CPUs and may be queued behind it: let
                 // it run and move itself now rather than at the next load balance.
-                sys::yield_now();
-                Some(p.allowed)
+                std::thread::yield_now();
+                Some(p.before)
             }
-            _ => before,
+            None => before,
         };
         PINS.set((depth + 1, before));
         Pin(PhantomData)
@@ -100,18 +100,23 @@ impl Drop for Pin {
 
 /// Where the two threads go.
 struct Plan {
-    /// The caller's mask before (given back at the end).
-    allowed: sys::CpuSet,
-    /// The caller's CPU alone.
-    parent: sys::CpuSet,
     /// The next CPU of the process's; when the caller is already pinned, all of them but the
     /// caller's.
     child: sys::CpuSet,
+    /// How to pin the caller, unless it is already pinned.
+    parent: Option<ParentPin>,
+}
+
+struct ParentPin {
+    /// The caller's mask before (given back when its last pin goes).
+    before: sys::CpuSet,
+    /// The caller's CPU alone.
+    own: sys::CpuSet,
 }
 
 #[cfg(target_os = "linux")]
 mod sys {
-    use super::Plan;
+    use super::{ParentPin, Plan};
     use std::sync::OnceLock;
 
     impl Plan {
@@ -126,19 +131,19 @@ mod sys {
             // SAFETY: no arguments.
             let cpu = usize::try_from(unsafe { libc::sched_getcpu() }).ok()?;
             if super::PINS.get().0 > 0 {
-                let allowed = CpuSet::current()?;
                 return Some(Plan {
-                    allowed,
-                    parent: allowed,
                     child: process.without(cpu),
+                    parent: None,
                 });
             }
             let n = CpuSet::SIZE;
             let next = (1..n).map(|i| (cpu + i) % n).find(|&c| process.has(c))?;
             Some(Plan {
-                allowed: CpuSet::current()?,
-                parent: CpuSet::one(cpu),
                 child: CpuSet::one(next),
+                parent: Some(ParentPin {
+                    before: CpuSet::current()?,
+                    own: CpuSet::one(cpu),
+                }),
             })
         }
     }
@@ -197,11 +202,6 @@ mod sys {
             }
         }
     }
-
-    pub fn yield_now() {
-        // SAFETY: no arguments; gives up the rest of this time slice.
-        unsafe { libc::sched_yield() };
-    }
 }
 
 /// Off Linux: no plan, a plain spawn.
@@ -221,8 +221,6 @@ mod sys {
     impl CpuSet {
         pub fn apply(&self) {}
     }
-
-    pub fn yield_now() {}
 }
 
 #[cfg(all(test, target_os = "linux"))]
