@@ -8,7 +8,7 @@
 //! own until the new thread is joined. A thread started while its parent is already pinned
 //! this way may use every CPU of the process but its parent's (on two CPUs, the other one): it
 //! is not kept on one CPU, so on a larger machine the scheduler spreads such threads. (Letting
-//! it onto the parent's CPU too, for when the parent blocks in the join, measured 1.5-2 ms
+//! it onto the parent's CPU too, for when the parent blocks in the join, measured 1.5-2.4 ms
 //! slower on the 2-CPU machine.) Without a second CPU (the CPU mask, or the CPU quota of
 //! [`std::thread::available_parallelism`]), and off Linux, it is a plain spawn.
 
