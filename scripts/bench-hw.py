@@ -100,6 +100,41 @@ DESIGNS = [
     ),
 ]
 
+# The CSR block next to its peers: bench maps (`scripts/gen-bench-map.py VFS STYLE`) through
+# rdmagen, PeakRDL-regblock (SystemVerilog, read by the slang frontend of the pyosys wheel:
+# Yosys's own parser takes no unpacked structs) and Corsair (Verilog), each from the input
+# scripts/bench-peers.py gives it, all mapped like the rows above. The `flat` map has counters,
+# read-set, write-0-clear and interrupt pairs, which Corsair lacks (scripts/corsair-from-json.py
+# would turn them into other modes), so Corsair maps only the `common` map, whose fields all three
+# implement alike. write_md puts each tool's ratios to rdmagen's in a table below the rows.
+PEER_MAPS = (("flat", 16, ("rdmagen", "PeakRDL-regblock")), ("common", 16, ("rdmagen", "PeakRDL-regblock", "Corsair")))
+
+
+def peer_label(style, vfs, tool):
+    return f"CSR, {style} map, {vfs * 16 + 1} registers: {tool}"
+
+
+def peer_dir(style, vfs):
+    """The directory under GEN_DIR that generate_peers writes for one map."""
+    return f"peers-{style}{vfs}"
+
+
+PEER_DIRS = {peer_dir(style, vfs): (style, vfs) for style, vfs, _ in PEER_MAPS}
+
+
+def peer_designs(style, vfs, tools):
+    name = f"bench_{style}_{vfs}"
+    sub = peer_dir(style, vfs)
+    files = {
+        "rdmagen": (f"{name}_csr", [f"{sub}/rdmagen/{name}_csr.v"]),
+        "PeakRDL-regblock": (name, [f"{sub}/peakrdl/{name}_pkg.sv", f"{sub}/peakrdl/{name}.sv"]),
+        "Corsair": ("regs", [f"{sub}/corsair/hw/regs.v"]),
+    }
+    return [(peer_label(style, vfs, tool), *files[tool], {}) for tool in tools]
+
+
+DESIGNS += [d for m in PEER_MAPS for d in peer_designs(*m)]
+
 # Rows that `make bench` leaves out to keep within its time budget (issue 9: 20 minutes on 2
 # CPUs; the table took 2390 CPU seconds of Yosys). Each block keeps two parameter sets and the RX
 # parser its three widths; these rows repeat logic that other rows already map: the CSR blocks
@@ -135,11 +170,40 @@ def rtl_path(f):
     return os.path.join(GEN_DIR if "/" in f else os.path.join(ROOT, "rtl"), f)
 
 
-def generate_variants(rdmagen):
-    for sub, commands in GENERATED.items():
+def generate_variants(rdmagen, subs):
+    """Writes the GENERATED directories and the peer RTL (`peersVFS`) named in `subs`."""
+    for sub in sorted(subs):
         out = os.path.join(GEN_DIR, sub)
-        for cmd in commands:
-            subprocess.run([rdmagen] + cmd + ["-o", out], cwd=ROOT, check=True, capture_output=True)
+        if sub in GENERATED:
+            for cmd in GENERATED[sub]:
+                subprocess.run([rdmagen] + cmd + ["-o", out], cwd=ROOT, check=True, capture_output=True)
+        else:
+            generate_peers(rdmagen, *PEER_DIRS[sub], out)
+
+
+def generate_peers(rdmagen, style, vfs, out):
+    """The three CSR blocks of one peer map, as scripts/bench-peers.py makes them (its `rtl`
+    commands): PeakRDL reads the SystemRDL export, Corsair a regmap written from the JSON export."""
+    venv = os.path.dirname(VENV_PYTHON)
+    run = lambda cmd, cwd=ROOT: subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, text=True)
+    # Pinned versions, installed into .venv as `make bench-peers` does (quick when present).
+    run([os.path.join(ROOT, "scripts", "bench-peers.py"), "--install-only"])
+    subprocess.run(["rm", "-rf", out], check=True)
+    os.makedirs(out)
+    name = f"bench_{style}_{vfs}"
+    yaml = os.path.join(out, f"{name}.yaml")
+    with open(yaml, "w") as f:
+        f.write(run([os.path.join(ROOT, "scripts", "gen-bench-map.py"), str(vfs), style]).stdout)
+    inputs = os.path.join(out, "export")
+    run([rdmagen, "rdl", yaml, "-o", inputs])
+    run([rdmagen, "json", yaml, "-o", inputs])
+    run([rdmagen, "csr", yaml, "-o", os.path.join(out, "rdmagen")])
+    rdl = os.path.join(inputs, f"{name}.rdl")
+    run([os.path.join(venv, "peakrdl"), "regblock", rdl, "-o", os.path.join(out, "peakrdl"), "--cpuif", "axi4-lite-flat"])
+    corsair = os.path.join(out, "corsair")
+    js = os.path.join(inputs, f"{name}.json")
+    run([sys.executable, os.path.join(ROOT, "scripts", "corsair-from-json.py"), js, corsair, "--outputs", "rtl"])
+    run([os.path.join(venv, "corsair"), "-c", "csrconfig"], cwd=corsair)
 
 
 def row_command(label):
@@ -484,17 +548,19 @@ def row_script(top, files, params, stat_xc, netlist, stat_gen):
     and moved the counts by a few cells (dcqcn_csr: 1018 -> 1015 LUTs, 2891 -> 2898 generic
     cells) for no time worth having (parsing takes well under a second)."""
     paths = " ".join(rtl_path(f) for f in files)
+    # SystemVerilog (PeakRDL-regblock's peer rows) through the slang frontend.
+    read = "read_slang" if any(f.endswith(".sv") for f in files) else "read_verilog"
     chparam = ""
     if params:
         sets = " ".join(f"-set {k} {v}" for k, v in params.items())
         chparam = f"chparam {sets} {top}; "
     return (
-        f"read_verilog {paths}; {chparam}"
+        f"{read} {paths}; {chparam}"
         f"synth_xilinx -family xcup -top {top} -flatten -noiopad; "
         f"tee -q -o {stat_xc} stat; "
         f"write_json {netlist}; "
         "design -reset; "
-        f"read_verilog {paths}; {chparam}"
+        f"{read} {paths}; {chparam}"
         f"{generic_flow(top, files)}; "
         f"tee -q -o {stat_gen} stat"
     )
@@ -609,8 +675,47 @@ def write_md(version, rows, last_run):
             f"| `{r['path']}` | {r['generic_cells']} | {secs} | {run} "
             f"| `{row_command(r['label'])}` |"
         )
+    md += peer_table(rows)
     with open(os.path.join(ROOT, "docs", "BENCHMARKS.hw.md"), "w") as f:
         f.write("\n".join(md) + "\n")
+    return md
+
+
+def peer_table(rows):
+    """The peer rows side by side, each as a ratio to rdmagen's block for the same map."""
+    by_label = {r["label"]: r for r in rows if "error" not in r}
+    md = [
+        "",
+        "## The CSR block next to PeakRDL-regblock and Corsair",
+        "",
+        "The rows `CSR, ... map` above, side by side. Each tool's CSR block for the same map, from the",
+        "input `make bench-peers` gives it (PeakRDL-regblock 1.3.1 reads our SystemRDL export,",
+        "`--cpuif axi4-lite-flat`; Corsair 1.0.4 a regmap written from our JSON export by",
+        "`scripts/corsair-from-json.py`, `interface = axil`), all three with an AXI4-Lite slave port,",
+        "mapped by the same Yosys script as every row (PeakRDL's SystemVerilog read with `read_slang`",
+        "instead of `read_verilog`). Maps: `scripts/gen-bench-map.py 16 flat` (every access type,",
+        "hardware counters, read-set, write-0-clear, interrupt pairs; Corsair has no counters, read-set or",
+        "write-0-clear fields, so it is not run on it) and `scripts/gen-bench-map.py 16 common` (the",
+        "fields all three implement alike: the counters' values come from hardware, no read-set,",
+        "write-0-clear or interrupt pairs). Ratios: the tool's figure over rdmagen's (below 1: smaller",
+        "than rdmagen's).",
+        "",
+        "| map | tool | LUTs | FFs | carry cells | LUT levels | generic cells | LUTs / rdmagen | FFs / rdmagen | generic cells / rdmagen |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for style, vfs, tools in PEER_MAPS:
+        ours = by_label.get(peer_label(style, vfs, "rdmagen"))
+        for tool in tools:
+            r = by_label.get(peer_label(style, vfs, tool))
+            if r is None:
+                md.append(f"| `{style}`, {vfs * 16 + 1} registers | {tool} | not measured | | | | | | | |")
+                continue
+            ratio = lambda k: f"{r[k] / ours[k]:.2f}" if ours and ours[k] else "–"
+            levels = "–" if r["lut_levels"] is None else f"{r['lut_levels']} + {r['muxf_levels']} MUXF"
+            md.append(
+                f"| `{style}`, {vfs * 16 + 1} registers | {tool} | {r['luts']} | {r['ffs']} | {r['carry']} | {levels} "
+                f"| {r['generic_cells']} | {ratio('luts')} | {ratio('ffs')} | {ratio('generic_cells')} |"
+            )
     return md
 
 
@@ -656,10 +761,11 @@ def main():
         d for d in DESIGNS if args.only in d[0] and (args.all or args.only or d[0] not in EXTRA)
     ]
     rdmagen = os.path.join(ROOT, "target", "release", "rdmagen")
-    if any("/" in f for d in designs for f in d[2]):
+    subs = {f.split("/")[0] for d in designs for f in d[2] if "/" in f}
+    if subs:
         # Built here so the variants come from the checked-out generator, not an older binary.
         subprocess.run(["cargo", "build", "-q", "--release", "-p", "rdmagen"], cwd=ROOT, check=True)
-        generate_variants(rdmagen)
+        generate_variants(rdmagen, subs)
     missing = [f for d in designs for f in d[2] if not os.path.exists(rtl_path(f))]
     if missing:
         sys.exit(f"bench-hw: missing RTL {missing}; run `make rtl`")

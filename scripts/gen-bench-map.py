@@ -2,8 +2,11 @@
 """Writes a NIC-scale register map for `make bench`: VFS virtual functions with 16 registers
 each, either flat (VFS x 16 distinct registers, as a map with no arrays must be written) or as
 one parameterised array of 16 registers. Deterministic: same arguments, same bytes.
+`common`: flat, with only the fields PeakRDL-regblock and Corsair implement alike (the CSR
+blocks scripts/bench-hw.py maps next to each other): the counters' values come from hardware,
+no read-set or write-0-clear bits, no hardware clear of write-1-set bits, no interrupt pair.
 
-Usage: scripts/gen-bench-map.py VFS flat|array > map.yaml
+Usage: scripts/gen-bench-map.py VFS flat|array|common > map.yaml
 """
 import sys
 
@@ -29,6 +32,12 @@ REGS = [
     ("scratch", [("value", '"31:0"', "rw", "")]),
 ]
 STRIDE = 0x40
+COMMON = {
+    "rx_pkts": [("count", '"31:0"', "ro", "")],
+    "tx_pkts": [("count", '"31:0"', "ro", "")],
+    "drops": [("count", '"15:0"', "ro", ""), ("last", '"23:16"', "ro", "")],
+    "events": [("retrain", "0", "w1s", "")],
+}
 
 
 def register(out, indent, name, offset, fields, interrupt=None):
@@ -62,10 +71,12 @@ def main(vfs, style):
         "    fields: [{ name: enable, bits: 0, access: rw }]",
     ]
     base = 0x1000
-    if style == "flat":
+    if style in ("flat", "common"):
         for vf in range(vfs):
             for j, (name, fields) in enumerate(REGS):
-                interrupt = f"vf{vf}_int_en" if name == "int_status" else None
+                interrupt = f"vf{vf}_int_en" if name == "int_status" and style == "flat" else None
+                if style == "common":
+                    fields = COMMON.get(name, fields)
                 register(out, "  ", f"vf{vf}_{name}", base + vf * STRIDE + 4 * j, fields, interrupt)
     else:
         window = 1
@@ -85,4 +96,6 @@ def main(vfs, style):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[2] not in ("flat", "array", "common"):
+        sys.exit("usage: scripts/gen-bench-map.py VFS flat|array|common > map.yaml")
     main(int(sys.argv[1]), sys.argv[2])
