@@ -499,7 +499,7 @@ module dcqcn_csr (
   assign shaper_deferrals_count_o = shaper_deferrals_count_q;
   assign rp_flow_sel_flow_o = rp_flow_sel_flow_q;
   assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
-                       s_axil_wdata, wr_mask};
+                       s_axil_wdata, s_axil_wstrb, wr_mask};
 
   always @* begin
     // Write decode: the response the address gets, and the register it selects
@@ -755,13 +755,17 @@ module dcqcn_csr (
     // is shaped to the line rate (or rpg_max_rate).
     ctrl_rp_enable_d = ctrl_rp_enable_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_rp_enable_d = (ctrl_rp_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_rp_enable_d = s_axil_wdata[0];
+      end
     end
     // ctrl.np_enable [1] rw: Enable the notification point: CE-marked events from the RX parser
     // generate CNPs (at most one per flow per min_time_between_cnps).
     ctrl_np_enable_d = ctrl_np_enable_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_np_enable_d = (ctrl_np_enable_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_np_enable_d = s_axil_wdata[1];
+      end
     end
     // ctrl.flow_clear [31] wp: Write 1 to clear the per-flow state RAM: every flow returns to the
     // line rate with no CNP history. status.clear_busy is 1 while the sequence runs; it also runs
@@ -774,98 +778,171 @@ module dcqcn_csr (
     // is 0.
     mode_algorithm_d = mode_algorithm_q;
     if (wr_en && mode_wsel) begin
-      mode_algorithm_d = (mode_algorithm_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        mode_algorithm_d = s_axil_wdata[0];
+      end
     end
     // clk_per_us.cycles [11:0] rw: Core clock cycles per microsecond tick, i.e. the clock
     // frequency in MHz. Every time parameter below counts these ticks. The reset value assumes a
     // 250 MHz clock. 0 stops all timers.
     clk_per_us_cycles_d = clk_per_us_cycles_q;
     if (wr_en && clk_per_us_wsel) begin
-      clk_per_us_cycles_d = (clk_per_us_cycles_d & ~wr_mask[11:0]) |
-                            (s_axil_wdata[11:0] & wr_mask[11:0]);
+      if (s_axil_wstrb[0]) begin
+        clk_per_us_cycles_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        clk_per_us_cycles_d[11:8] = s_axil_wdata[11:8];
+      end
     end
     // line_rate.value [19:0] rw: Port line rate in Mb/s (default 100000 = 100 Gb/s). It caps Rt
     // and Rc when rpg_max_rate is 0, and flows that never received a CNP are shaped to it.
     line_rate_value_d = line_rate_value_q;
     if (wr_en && line_rate_wsel) begin
-      line_rate_value_d = (line_rate_value_d & ~wr_mask[19:0]) |
-                          (s_axil_wdata[19:0] & wr_mask[19:0]);
+      if (s_axil_wstrb[0]) begin
+        line_rate_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        line_rate_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        line_rate_value_d[19:16] = s_axil_wdata[19:16];
+      end
     end
     // shaper_burst.value [23:0] rw: Largest number of tokens (bytes) a flow can accumulate. Tokens
     // accrue at Rc and a send request of N bytes is granted only when the flow holds at least N
     // tokens, so this must be at least the largest packet (MTU plus headers).
     shaper_burst_value_d = shaper_burst_value_q;
     if (wr_en && shaper_burst_wsel) begin
-      shaper_burst_value_d = (shaper_burst_value_d & ~wr_mask[23:0]) |
-                             (s_axil_wdata[23:0] & wr_mask[23:0]);
+      if (s_axil_wstrb[0]) begin
+        shaper_burst_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        shaper_burst_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        shaper_burst_value_d[23:16] = s_axil_wdata[23:16];
+      end
     end
     // rpg_time_reset.value [16:0] rw: Microseconds between timer increase events (mlx5 default
     // 300; paper 55).
     rpg_time_reset_value_d = rpg_time_reset_value_q;
     if (wr_en && rpg_time_reset_wsel) begin
-      rpg_time_reset_value_d = (rpg_time_reset_value_d & ~wr_mask[16:0]) |
-                               (s_axil_wdata[16:0] & wr_mask[16:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_time_reset_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rpg_time_reset_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        rpg_time_reset_value_d[16] = s_axil_wdata[16];
+      end
     end
     // rpg_byte_reset.value [23:0] rw: Bytes sent between byte-counter increase events (mlx5
     // default 32767; the paper's 10 MB = 10485760 also fits).
     rpg_byte_reset_value_d = rpg_byte_reset_value_q;
     if (wr_en && rpg_byte_reset_wsel) begin
-      rpg_byte_reset_value_d = (rpg_byte_reset_value_d & ~wr_mask[23:0]) |
-                               (s_axil_wdata[23:0] & wr_mask[23:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_byte_reset_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rpg_byte_reset_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        rpg_byte_reset_value_d[23:16] = s_axil_wdata[23:16];
+      end
     end
     // rpg_threshold.value [4:0] rw: Timer or byte-counter events before fast recovery ends (mlx5
     // default 1; paper 5).
     rpg_threshold_value_d = rpg_threshold_value_q;
     if (wr_en && rpg_threshold_wsel) begin
-      rpg_threshold_value_d = (rpg_threshold_value_d & ~wr_mask[4:0]) |
-                              (s_axil_wdata[4:0] & wr_mask[4:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_threshold_value_d = s_axil_wdata[4:0];
+      end
     end
     // rpg_max_rate.value [19:0] rw: Largest Rt and Rc in Mb/s; 0 (default) means line_rate.
     rpg_max_rate_value_d = rpg_max_rate_value_q;
     if (wr_en && rpg_max_rate_wsel) begin
-      rpg_max_rate_value_d = (rpg_max_rate_value_d & ~wr_mask[19:0]) |
-                             (s_axil_wdata[19:0] & wr_mask[19:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_max_rate_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rpg_max_rate_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        rpg_max_rate_value_d[19:16] = s_axil_wdata[19:16];
+      end
     end
     // rpg_ai_rate.value [19:0] rw: Rt increase per event in the additive stage, Mb/s (mlx5 default
     // 5; paper 40).
     rpg_ai_rate_value_d = rpg_ai_rate_value_q;
     if (wr_en && rpg_ai_rate_wsel) begin
-      rpg_ai_rate_value_d = (rpg_ai_rate_value_d & ~wr_mask[19:0]) |
-                            (s_axil_wdata[19:0] & wr_mask[19:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_ai_rate_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rpg_ai_rate_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        rpg_ai_rate_value_d[19:16] = s_axil_wdata[19:16];
+      end
     end
     // rpg_hai_rate.value [19:0] rw: Rt increase unit in the hyper stage, Mb/s (mlx5 default 50);
     // the step is i * rpg_hai_rate, i growing with the smaller event count.
     rpg_hai_rate_value_d = rpg_hai_rate_value_q;
     if (wr_en && rpg_hai_rate_wsel) begin
-      rpg_hai_rate_value_d = (rpg_hai_rate_value_d & ~wr_mask[19:0]) |
-                             (s_axil_wdata[19:0] & wr_mask[19:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_hai_rate_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rpg_hai_rate_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        rpg_hai_rate_value_d[19:16] = s_axil_wdata[19:16];
+      end
     end
     // rpg_gd.value [3:0] rw: On a cut, Rc = Rc - ((Rc * alpha_1024) >> rpg_gd), where alpha_1024
     // is alpha in 1/1024 units. The default 11 cuts by alpha/2 (DCQCN); each larger value halves
     // the cut.
     rpg_gd_value_d = rpg_gd_value_q;
     if (wr_en && rpg_gd_wsel) begin
-      rpg_gd_value_d = (rpg_gd_value_d & ~wr_mask[3:0]) | (s_axil_wdata[3:0] & wr_mask[3:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_gd_value_d = s_axil_wdata[3:0];
+      end
     end
     // rpg_min_dec_fac.value [6:0] rw: A cut leaves at least this percentage of the old rate, 1 to
     // 100 (mlx5 default 50).
     rpg_min_dec_fac_value_d = rpg_min_dec_fac_value_q;
     if (wr_en && rpg_min_dec_fac_wsel) begin
-      rpg_min_dec_fac_value_d = (rpg_min_dec_fac_value_d & ~wr_mask[6:0]) |
-                                (s_axil_wdata[6:0] & wr_mask[6:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_min_dec_fac_value_d = s_axil_wdata[6:0];
+      end
     end
     // rpg_min_rate.value [19:0] rw: Smallest Rc in Mb/s; no cut goes below it (mlx5 default 1).
     rpg_min_rate_value_d = rpg_min_rate_value_q;
     if (wr_en && rpg_min_rate_wsel) begin
-      rpg_min_rate_value_d = (rpg_min_rate_value_d & ~wr_mask[19:0]) |
-                             (s_axil_wdata[19:0] & wr_mask[19:0]);
+      if (s_axil_wstrb[0]) begin
+        rpg_min_rate_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rpg_min_rate_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        rpg_min_rate_value_d[19:16] = s_axil_wdata[19:16];
+      end
     end
     // rate_to_set_on_first_cnp.value [19:0] rw: Rc in Mb/s set when a flow receives its first CNP;
     // 0 (default) keeps the current rate and cuts normally.
     rate_to_set_on_first_cnp_value_d = rate_to_set_on_first_cnp_value_q;
     if (wr_en && rate_to_set_on_first_cnp_wsel) begin
-      rate_to_set_on_first_cnp_value_d = (rate_to_set_on_first_cnp_value_d & ~wr_mask[19:0]) |
-                                         (s_axil_wdata[19:0] & wr_mask[19:0]);
+      if (s_axil_wstrb[0]) begin
+        rate_to_set_on_first_cnp_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rate_to_set_on_first_cnp_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        rate_to_set_on_first_cnp_value_d[19:16] = s_axil_wdata[19:16];
+      end
     end
     // dce_tcp_g.value [9:0] rw: G, the weight alpha keeps, in 1/1024 units (the mlx5 direction;
     // some NVIDIA documents define it the other way round, this block does not). Every dce_tcp_rtt
@@ -875,41 +952,66 @@ module dcqcn_csr (
     // more slowly. The engine keeps alpha with at least 16 fractional bits.
     dce_tcp_g_value_d = dce_tcp_g_value_q;
     if (wr_en && dce_tcp_g_wsel) begin
-      dce_tcp_g_value_d = (dce_tcp_g_value_d & ~wr_mask[9:0]) | (s_axil_wdata[9:0] & wr_mask[9:0]);
+      if (s_axil_wstrb[0]) begin
+        dce_tcp_g_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        dce_tcp_g_value_d[9:8] = s_axil_wdata[9:8];
+      end
     end
     // dce_tcp_rtt.value [16:0] rw: Microseconds between alpha updates (mlx5 default 1; paper 55).
     dce_tcp_rtt_value_d = dce_tcp_rtt_value_q;
     if (wr_en && dce_tcp_rtt_wsel) begin
-      dce_tcp_rtt_value_d = (dce_tcp_rtt_value_d & ~wr_mask[16:0]) |
-                            (s_axil_wdata[16:0] & wr_mask[16:0]);
+      if (s_axil_wstrb[0]) begin
+        dce_tcp_rtt_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        dce_tcp_rtt_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        dce_tcp_rtt_value_d[16] = s_axil_wdata[16];
+      end
     end
     // rate_reduce_monitor_period.value [16:0] rw: A flow is cut at most once per this many
     // microseconds; CNPs arriving in between are merged into the next cut (mlx5 default 4).
     // Ignored in PAPER mode.
     rate_reduce_monitor_period_value_d = rate_reduce_monitor_period_value_q;
     if (wr_en && rate_reduce_monitor_period_wsel) begin
-      rate_reduce_monitor_period_value_d = (rate_reduce_monitor_period_value_d & ~wr_mask[16:0]) |
-                                           (s_axil_wdata[16:0] & wr_mask[16:0]);
+      if (s_axil_wstrb[0]) begin
+        rate_reduce_monitor_period_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rate_reduce_monitor_period_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        rate_reduce_monitor_period_value_d[16] = s_axil_wdata[16];
+      end
     end
     // initial_alpha_value.value [9:0] rw: Alpha set when a flow receives its first CNP, in 1/1024
     // units (default 1023, about 1.0).
     initial_alpha_value_value_d = initial_alpha_value_value_q;
     if (wr_en && initial_alpha_value_wsel) begin
-      initial_alpha_value_value_d = (initial_alpha_value_value_d & ~wr_mask[9:0]) |
-                                    (s_axil_wdata[9:0] & wr_mask[9:0]);
+      if (s_axil_wstrb[0]) begin
+        initial_alpha_value_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        initial_alpha_value_value_d[9:8] = s_axil_wdata[9:8];
+      end
     end
     // clamp_tgt_rate.enable [0] rw: 1: every cut first sets Rt = Rc (mlx5 default 0).
     clamp_tgt_rate_enable_d = clamp_tgt_rate_enable_q;
     if (wr_en && clamp_tgt_rate_wsel) begin
-      clamp_tgt_rate_enable_d = (clamp_tgt_rate_enable_d & ~wr_mask[0]) |
-                                (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        clamp_tgt_rate_enable_d = s_axil_wdata[0];
+      end
     end
     // clamp_tgt_rate_after_time_inc.enable [0] rw: 1: a cut sets Rt = Rc only if a timer increase
     // happened since the last cut (mlx5 default 1). Ignored while clamp_tgt_rate.enable is 1.
     clamp_tgt_rate_after_time_inc_enable_d = clamp_tgt_rate_after_time_inc_enable_q;
     if (wr_en && clamp_tgt_rate_after_time_inc_wsel) begin
-      clamp_tgt_rate_after_time_inc_enable_d = (clamp_tgt_rate_after_time_inc_enable_d &
-                                                ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        clamp_tgt_rate_after_time_inc_enable_d = s_axil_wdata[0];
+      end
     end
     // min_time_between_cnps.value [15:0] rw: The NP sends at most one CNP per flow per this many
     // microseconds while CE-marked packets arrive (mlx5 default 4; paper 50). The RX parser has
@@ -917,19 +1019,26 @@ module dcqcn_csr (
     // same value.
     min_time_between_cnps_value_d = min_time_between_cnps_value_q;
     if (wr_en && min_time_between_cnps_wsel) begin
-      min_time_between_cnps_value_d = (min_time_between_cnps_value_d & ~wr_mask[15:0]) |
-                                      (s_axil_wdata[15:0] & wr_mask[15:0]);
+      if (s_axil_wstrb[0]) begin
+        min_time_between_cnps_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        min_time_between_cnps_value_d[15:8] = s_axil_wdata[15:8];
+      end
     end
     // cnp_dscp.value [5:0] rw: DSCP written into the IP header of every CNP (mlx5 default 48).
     cnp_dscp_value_d = cnp_dscp_value_q;
     if (wr_en && cnp_dscp_wsel) begin
-      cnp_dscp_value_d = (cnp_dscp_value_d & ~wr_mask[5:0]) | (s_axil_wdata[5:0] & wr_mask[5:0]);
+      if (s_axil_wstrb[0]) begin
+        cnp_dscp_value_d = s_axil_wdata[5:0];
+      end
     end
     // cnp_802p_prio.value [2:0] rw: 802.1p priority (PCP) of every CNP (mlx5 default 6).
     cnp_802p_prio_value_d = cnp_802p_prio_value_q;
     if (wr_en && cnp_802p_prio_wsel) begin
-      cnp_802p_prio_value_d = (cnp_802p_prio_value_d & ~wr_mask[2:0]) |
-                              (s_axil_wdata[2:0] & wr_mask[2:0]);
+      if (s_axil_wstrb[0]) begin
+        cnp_802p_prio_value_d = s_axil_wdata[2:0];
+      end
     end
     // rp_cnps.count [31:0] rc: CNP count; saturates at 0xFFFF_FFFF.
     rp_cnps_count_d = rp_cnps_count_q;
@@ -965,8 +1074,12 @@ module dcqcn_csr (
     // number of flows read back as zero.
     rp_flow_sel_flow_d = rp_flow_sel_flow_q;
     if (wr_en && rp_flow_sel_wsel) begin
-      rp_flow_sel_flow_d = (rp_flow_sel_flow_d & ~wr_mask[15:0]) |
-                           (s_axil_wdata[15:0] & wr_mask[15:0]);
+      if (s_axil_wstrb[0]) begin
+        rp_flow_sel_flow_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        rp_flow_sel_flow_d[15:8] = s_axil_wdata[15:8];
+      end
     end
   end
 

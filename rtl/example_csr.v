@@ -205,7 +205,6 @@ module example_csr #(
   reg                     rd_hi_rsel_d;
   reg  [31:0]             rd_hi_next;           // high half to latch with it
   wire [63:0]             wr_data64;            // a high-half write commits {data, shadow}
-  wire [63:0]             wr_mask64;
   reg                     ctrl_wsel;
   reg                     int_status_wsel;
   reg                     int_en_wsel;
@@ -289,9 +288,6 @@ module example_csr #(
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
                     {8{s_axil_wstrb[0]}}};
   assign wr_data64 = {s_axil_wdata, wr_lo_q};
-  assign wr_mask64 = {wr_mask,
-                      {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}},
-                       {8{wr_lo_strb_q[0]}}}};
   assign s_axil_awready = wr_en;
   assign s_axil_wready = wr_en;
   assign s_axil_bvalid = bvalid_q;
@@ -329,7 +325,7 @@ module example_csr #(
   assign irq_o = |{int_status_rx_done_q & int_en_rx_done_q, int_status_tx_done_q & int_en_tx_done_q,
                    int_status_error_q & int_en_error_q};
   assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
-                       s_axil_wdata, wr_mask, wr_data64, wr_mask64};
+                       s_axil_wdata, s_axil_wstrb, wr_mask, wr_data64, wr_lo_strb_q};
 
   always @* begin
     // Write decode: the response the address gets, and the register it selects
@@ -483,12 +479,16 @@ module example_csr #(
     // ctrl.enable [0] rw: Enables the datapath. While 0 the block drops every frame.
     ctrl_enable_d = ctrl_enable_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_enable_d = (ctrl_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_enable_d = s_axil_wdata[0];
+      end
     end
     // ctrl.mode [3:1] rw: Datapath operating mode. Change it only while `enable` is 0.
     ctrl_mode_d = ctrl_mode_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_mode_d = (ctrl_mode_d & ~wr_mask[3:1]) | (s_axil_wdata[3:1] & wr_mask[3:1]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_mode_d = s_axil_wdata[3:1];
+      end
     end
     // ctrl.soft_reset [31] wp: Write 1 to reset the datapath FIFOs and state machines: the block
     // drives `ctrl_soft_reset_o` high for exactly one clock cycle. CSR contents are kept. Reads as
@@ -518,17 +518,23 @@ module example_csr #(
     // int_en.rx_done [0] rw: Enables the rx_done interrupt.
     int_en_rx_done_d = int_en_rx_done_q;
     if (wr_en && int_en_wsel) begin
-      int_en_rx_done_d = (int_en_rx_done_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        int_en_rx_done_d = s_axil_wdata[0];
+      end
     end
     // int_en.tx_done [1] rw: Enables the tx_done interrupt.
     int_en_tx_done_d = int_en_tx_done_q;
     if (wr_en && int_en_wsel) begin
-      int_en_tx_done_d = (int_en_tx_done_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
+      if (s_axil_wstrb[0]) begin
+        int_en_tx_done_d = s_axil_wdata[1];
+      end
     end
     // int_en.error [2] rw: Enables the error interrupt.
     int_en_error_d = int_en_error_q;
     if (wr_en && int_en_wsel) begin
-      int_en_error_d = (int_en_error_d & ~wr_mask[2]) | (s_axil_wdata[2] & wr_mask[2]);
+      if (s_axil_wstrb[0]) begin
+        int_en_error_d = s_axil_wdata[2];
+      end
     end
     // pkt_count.count [31:0] rc: Frames received since the last read. Reading returns the count
     // and clears it; a frame counted in the same cycle as the read is kept (the counter restarts
@@ -567,18 +573,56 @@ module example_csr #(
     // return 0.
     tx_tail_index_d = tx_tail_index_q;
     if (wr_en && tx_tail_wsel) begin
-      tx_tail_index_d = (tx_tail_index_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
+      if (s_axil_wstrb[0]) begin
+        tx_tail_index_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        tx_tail_index_d[15:8] = s_axil_wdata[15:8];
+      end
     end
     // scratch.value [31:0] rw: Any value; reads back what was written.
     scratch_value_d = scratch_value_q;
     if (wr_en && scratch_wsel) begin
-      scratch_value_d = (scratch_value_d & ~wr_mask[31:0]) | (s_axil_wdata[31:0] & wr_mask[31:0]);
+      if (s_axil_wstrb[0]) begin
+        scratch_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        scratch_value_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        scratch_value_d[23:16] = s_axil_wdata[23:16];
+      end
+      if (s_axil_wstrb[3]) begin
+        scratch_value_d[31:24] = s_axil_wdata[31:24];
+      end
     end
     // base_addr.addr [63:0] rw: Byte address of descriptor 0; must be 64-byte aligned.
     base_addr_addr_d = base_addr_addr_q;
     if (wr_en && base_addr_wsel) begin
-      base_addr_addr_d = (base_addr_addr_d & ~wr_mask64[63:0]) |
-                         (wr_data64[63:0] & wr_mask64[63:0]);
+      if (wr_lo_strb_q[0]) begin
+        base_addr_addr_d[7:0] = wr_data64[7:0];
+      end
+      if (wr_lo_strb_q[1]) begin
+        base_addr_addr_d[15:8] = wr_data64[15:8];
+      end
+      if (wr_lo_strb_q[2]) begin
+        base_addr_addr_d[23:16] = wr_data64[23:16];
+      end
+      if (wr_lo_strb_q[3]) begin
+        base_addr_addr_d[31:24] = wr_data64[31:24];
+      end
+      if (s_axil_wstrb[0]) begin
+        base_addr_addr_d[39:32] = wr_data64[39:32];
+      end
+      if (s_axil_wstrb[1]) begin
+        base_addr_addr_d[47:40] = wr_data64[47:40];
+      end
+      if (s_axil_wstrb[2]) begin
+        base_addr_addr_d[55:48] = wr_data64[55:48];
+      end
+      if (s_axil_wstrb[3]) begin
+        base_addr_addr_d[63:56] = wr_data64[63:56];
+      end
     end
   end
 
@@ -691,12 +735,16 @@ module example_csr #(
       // cfg.enable [0] rw: Enables the port's MAC. 0 holds the MAC in reset.
       port_cfg_enable_d = port_cfg_enable_q;
       if (port_cfg_swe) begin
-        port_cfg_enable_d = (port_cfg_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+        if (s_axil_wstrb[0]) begin
+          port_cfg_enable_d = s_axil_wdata[0];
+        end
       end
       // cfg.promisc [1] rw: Accept frames for any destination MAC address.
       port_cfg_promisc_d = port_cfg_promisc_q;
       if (port_cfg_swe) begin
-        port_cfg_promisc_d = (port_cfg_promisc_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
+        if (s_axil_wstrb[0]) begin
+          port_cfg_promisc_d = s_axil_wdata[1];
+        end
       end
       // link.speed [1:0] ro: Speed negotiated at the last link-up. Hardware loads it when the link
       // trains; it keeps its value while the link is down.

@@ -335,7 +335,7 @@ module qpc_csr (
   assign irq_o = |{int_status_cmd_done_q & int_en_cmd_done_q,
                    int_status_cmd_error_q & int_en_cmd_error_q};
   assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
-                       s_axil_wdata, wr_mask};
+                       s_axil_wdata, s_axil_wstrb, wr_mask};
 
   always @* begin
     // Write decode: the response the address gets, and the register it selects
@@ -477,8 +477,12 @@ module qpc_csr (
     // cmd_ctrl.opcode [15:0] rw: Command to run when `go` is written with 1.
     cmd_ctrl_opcode_d = cmd_ctrl_opcode_q;
     if (wr_en && cmd_ctrl_wsel) begin
-      cmd_ctrl_opcode_d = (cmd_ctrl_opcode_d & ~wr_mask[15:0]) |
-                          (s_axil_wdata[15:0] & wr_mask[15:0]);
+      if (s_axil_wstrb[0]) begin
+        cmd_ctrl_opcode_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        cmd_ctrl_opcode_d[15:8] = s_axil_wdata[15:8];
+      end
     end
     // cmd_ctrl.go [31] wp: Write 1 to start the command in `opcode` (the opcode written in the
     // same write counts). Ignored while cmd_status.busy is 1. Reads as 0.
@@ -490,14 +494,22 @@ module qpc_csr (
     // below QPS_PER_VF), or MKey index (r_key[31:8]) for MKey commands.
     cmd_target_index_d = cmd_target_index_q;
     if (wr_en && cmd_target_wsel) begin
-      cmd_target_index_d = (cmd_target_index_d & ~wr_mask[23:0]) |
-                           (s_axil_wdata[23:0] & wr_mask[23:0]);
+      if (s_axil_wstrb[0]) begin
+        cmd_target_index_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        cmd_target_index_d[15:8] = s_axil_wdata[15:8];
+      end
+      if (s_axil_wstrb[2]) begin
+        cmd_target_index_d[23:16] = s_axil_wdata[23:16];
+      end
     end
     // cmd_target.vf [31:24] rw: VF whose partition the command acts on (must be below NUM_VF).
     cmd_target_vf_d = cmd_target_vf_q;
     if (wr_en && cmd_target_wsel) begin
-      cmd_target_vf_d = (cmd_target_vf_d & ~wr_mask[31:24]) |
-                        (s_axil_wdata[31:24] & wr_mask[31:24]);
+      if (s_axil_wstrb[3]) begin
+        cmd_target_vf_d = s_axil_wdata[31:24];
+      end
     end
     // cmd_status.status [15:8] ro: Completion status of the last command; loaded when it
     // completes.
@@ -526,12 +538,16 @@ module qpc_csr (
     // int_en.cmd_done [0] rw: Interrupt on every command completion.
     int_en_cmd_done_d = int_en_cmd_done_q;
     if (wr_en && int_en_wsel) begin
-      int_en_cmd_done_d = (int_en_cmd_done_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        int_en_cmd_done_d = s_axil_wdata[0];
+      end
     end
     // int_en.cmd_error [1] rw: Interrupt on failed commands.
     int_en_cmd_error_d = int_en_cmd_error_q;
     if (wr_en && int_en_wsel) begin
-      int_en_cmd_error_d = (int_en_cmd_error_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
+      if (s_axil_wstrb[0]) begin
+        int_en_cmd_error_d = s_axil_wdata[1];
+      end
     end
     // illegal_transitions.count [31:0] rc: Refused transitions; saturates at 0xFFFF_FFFF.
     illegal_transitions_count_d = illegal_transitions_count_q;
@@ -690,8 +706,18 @@ module qpc_csr (
       // data.value [31:0] rw: Dword of the context word; QUERY_QP and QUERY_MKEY load it.
       mailbox_data_value_d = mailbox_data_value_q;
       if (mailbox_data_swe) begin
-        mailbox_data_value_d = (mailbox_data_value_d & ~wr_mask[31:0]) |
-                               (s_axil_wdata[31:0] & wr_mask[31:0]);
+        if (s_axil_wstrb[0]) begin
+          mailbox_data_value_d[7:0] = s_axil_wdata[7:0];
+        end
+        if (s_axil_wstrb[1]) begin
+          mailbox_data_value_d[15:8] = s_axil_wdata[15:8];
+        end
+        if (s_axil_wstrb[2]) begin
+          mailbox_data_value_d[23:16] = s_axil_wdata[23:16];
+        end
+        if (s_axil_wstrb[3]) begin
+          mailbox_data_value_d[31:24] = s_axil_wdata[31:24];
+        end
       end
       if (mailbox_data_value_we_i[i]) begin
         mailbox_data_value_d = mailbox_data_value_d_i[i * 32 +: 32];

@@ -259,7 +259,6 @@ module rx_parser_csr (
   wire        rd_adv;                               // the decoded read moves to R this cycle
   wire [8:0]  wr_addr;                              // word-aligned write address
   wire [8:0]  rd_addr;                              // word-aligned read address
-  wire [31:0] wr_mask;                              // WSTRB as a bit mask
   reg         bvalid_q;
   reg         bvalid_d;
   reg  [1:0]  bresp_q;
@@ -295,7 +294,6 @@ module rx_parser_csr (
   reg         rd_hi_rsel_d;
   reg  [31:0] rd_hi_next;                           // high half to latch with it
   wire [63:0] wr_data64;                            // a high-half write commits {data, shadow}
-  wire [63:0] wr_mask64;
   reg         ctrl_wsel;
   reg         udp_dport_wsel;
   reg         p_key_wsel;
@@ -456,12 +454,7 @@ module rx_parser_csr (
   assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[8:2], 2'b00};
   assign rd_addr = {s_axil_araddr[8:2], 2'b00};
-  assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
-                    {8{s_axil_wstrb[0]}}};
   assign wr_data64 = {s_axil_wdata, wr_lo_q};
-  assign wr_mask64 = {wr_mask,
-                      {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}},
-                       {8{wr_lo_strb_q[0]}}}};
   assign s_axil_awready = wr_en;
   assign s_axil_wready = wr_en;
   assign s_axil_bvalid = bvalid_q;
@@ -513,7 +506,7 @@ module rx_parser_csr (
   assign event_cnp_received_count_o = event_cnp_received_count_q;
   assign event_ce_marked_count_o = event_ce_marked_count_q;
   assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
-                       s_axil_wdata, wr_mask, wr_data64, wr_mask64};
+                       s_axil_wdata, s_axil_wstrb, wr_data64, wr_lo_strb_q};
 
   always @* begin
     // Write decode: the response the address gets, and the register it selects
@@ -725,46 +718,67 @@ module rx_parser_csr (
     // While 0 the ICRC is not checked.
     ctrl_icrc_check_en_d = ctrl_icrc_check_en_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_icrc_check_en_d = (ctrl_icrc_check_en_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_icrc_check_en_d = s_axil_wdata[0];
+      end
     end
     // ctrl.ipv6_en [1] rw: Accept RoCEv2 over IPv6. While 0, IPv6 frames count as drop_not_roce.
     ctrl_ipv6_en_d = ctrl_ipv6_en_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_ipv6_en_d = (ctrl_ipv6_en_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_ipv6_en_d = s_axil_wdata[1];
+      end
     end
     // ctrl.cnp_event_en [2] rw: Raise the CNP-received event to the DCQCN reaction point for every
     // accepted CNP (BTH opcode 0x81). Accepted CNPs are counted in event_cnp_received either way.
     ctrl_cnp_event_en_d = ctrl_cnp_event_en_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_cnp_event_en_d = (ctrl_cnp_event_en_d & ~wr_mask[2]) | (s_axil_wdata[2] & wr_mask[2]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_cnp_event_en_d = s_axil_wdata[2];
+      end
     end
     // ctrl.ce_event_en [3] rw: Raise the CE-marked event to the notification point for accepted
     // frames whose IP ECN field is 11, at most one per QP per min_time_between_cnps. CE-marked
     // frames are counted in event_ce_marked either way.
     ctrl_ce_event_en_d = ctrl_ce_event_en_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_ce_event_en_d = (ctrl_ce_event_en_d & ~wr_mask[3]) | (s_axil_wdata[3] & wr_mask[3]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_ce_event_en_d = s_axil_wdata[3];
+      end
     end
     // udp_dport.value [15:0] rw: UDP destination port that marks a frame as RoCEv2 (IANA: 4791).
     udp_dport_value_d = udp_dport_value_q;
     if (wr_en && udp_dport_wsel) begin
-      udp_dport_value_d = (udp_dport_value_d & ~wr_mask[15:0]) |
-                          (s_axil_wdata[15:0] & wr_mask[15:0]);
+      if (s_axil_wstrb[0]) begin
+        udp_dport_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        udp_dport_value_d[15:8] = s_axil_wdata[15:8];
+      end
     end
     // p_key.value [15:0] rw: P_Key compared with BTH.P_Key as in IBTA/rxe: the low 15 bits must be
     // equal and non-zero, and at least one of the two keys must have bit 15 (full membership) set.
     // The default 0xFFFF is the default full-member key.
     p_key_value_d = p_key_value_q;
     if (wr_en && p_key_wsel) begin
-      p_key_value_d = (p_key_value_d & ~wr_mask[15:0]) | (s_axil_wdata[15:0] & wr_mask[15:0]);
+      if (s_axil_wstrb[0]) begin
+        p_key_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        p_key_value_d[15:8] = s_axil_wdata[15:8];
+      end
     end
     // min_time_between_cnps.value [15:0] rw: Minimum time between two CE-marked events for the
     // same QP, in microseconds (mlx5 min_time_between_cnps; default 4). 0 raises an event for
     // every CE-marked frame.
     min_time_between_cnps_value_d = min_time_between_cnps_value_q;
     if (wr_en && min_time_between_cnps_wsel) begin
-      min_time_between_cnps_value_d = (min_time_between_cnps_value_d & ~wr_mask[15:0]) |
-                                      (s_axil_wdata[15:0] & wr_mask[15:0]);
+      if (s_axil_wstrb[0]) begin
+        min_time_between_cnps_value_d[7:0] = s_axil_wdata[7:0];
+      end
+      if (s_axil_wstrb[1]) begin
+        min_time_between_cnps_value_d[15:8] = s_axil_wdata[15:8];
+      end
     end
     // last_drop.reason [4:0] ro: Why the frame was dropped.
     last_drop_reason_d = last_drop_reason_q;

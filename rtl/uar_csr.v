@@ -277,7 +277,6 @@ module uar_csr #(
   reg                  rd_hi_rsel_d;
   reg  [31:0]          rd_hi_next;                 // high half to latch with it
   wire [63:0]          wr_data64;                  // a high-half write commits {data, shadow}
-  wire [63:0]          wr_mask64;
   reg                  ctrl_wsel;
   reg                  page_cfg_wsel;
   reg                  int_status_wsel;
@@ -419,9 +418,6 @@ module uar_csr #(
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
                     {8{s_axil_wstrb[0]}}};
   assign wr_data64 = {s_axil_wdata, wr_lo_q};
-  assign wr_mask64 = {wr_mask,
-                      {{8{wr_lo_strb_q[3]}}, {8{wr_lo_strb_q[2]}}, {8{wr_lo_strb_q[1]}},
-                       {8{wr_lo_strb_q[0]}}}};
   assign s_axil_awready = wr_en;
   assign s_axil_wready = wr_en;
   assign s_axil_bvalid = bvalid_q;
@@ -481,7 +477,7 @@ module uar_csr #(
                    int_status_pf_only_q & int_en_pf_only_q, int_status_torn_q & int_en_torn_q,
                    int_status_disabled_q & int_en_disabled_q};
   assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
-                       s_axil_wdata, wr_mask, wr_data64, wr_mask64};
+                       s_axil_wdata, s_axil_wstrb, wr_mask, wr_data64, wr_lo_strb_q};
 
   always @* begin
     // Write decode: the response the address gets, and the register it selects
@@ -689,22 +685,27 @@ module uar_csr #(
     // `drop_disabled`.
     ctrl_enable_d = ctrl_enable_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_enable_d = (ctrl_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_enable_d = s_axil_wdata[0];
+      end
     end
     // ctrl.bf_enable [1] rw: Accept whole-WQE BlueFlame writes. While 0, BlueFlame writes longer
     // than 8 bytes are dropped and counted in `drop_unmapped`; 8-byte doorbells to the BlueFlame
     // window are still accepted.
     ctrl_bf_enable_d = ctrl_bf_enable_q;
     if (wr_en && ctrl_wsel) begin
-      ctrl_bf_enable_d = (ctrl_bf_enable_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
+      if (s_axil_wstrb[0]) begin
+        ctrl_bf_enable_d = s_axil_wdata[1];
+      end
     end
     // page_cfg.active_pages [4:0] rw: Number of UAR pages each VF may use, 1 to PAGES_PER_VF. A
     // write to a page index at or beyond this value is dropped and counted in `drop_unmapped`.
     // Values 0 and above PAGES_PER_VF act as PAGES_PER_VF.
     page_cfg_active_pages_d = page_cfg_active_pages_q;
     if (wr_en && page_cfg_wsel) begin
-      page_cfg_active_pages_d = (page_cfg_active_pages_d & ~wr_mask[4:0]) |
-                                (s_axil_wdata[4:0] & wr_mask[4:0]);
+      if (s_axil_wstrb[0]) begin
+        page_cfg_active_pages_d = s_axil_wdata[4:0];
+      end
     end
     // page_cfg.pf_only_mask [31:16] rw: Bit i set makes page index i of every function PF-only
     // (the article's BAR4 rule): a VF's write to it is dropped, counted in `drop_pf_only` and
@@ -712,8 +713,12 @@ module uar_csr #(
     // no effect.
     page_cfg_pf_only_mask_d = page_cfg_pf_only_mask_q;
     if (wr_en && page_cfg_wsel) begin
-      page_cfg_pf_only_mask_d = (page_cfg_pf_only_mask_d & ~wr_mask[31:16]) |
-                                (s_axil_wdata[31:16] & wr_mask[31:16]);
+      if (s_axil_wstrb[2]) begin
+        page_cfg_pf_only_mask_d[7:0] = s_axil_wdata[23:16];
+      end
+      if (s_axil_wstrb[3]) begin
+        page_cfg_pf_only_mask_d[15:8] = s_axil_wdata[31:24];
+      end
     end
     // int_status.not_owner [0] w1c: A doorbell named a QP that the writing VF does not own.
     int_status_not_owner_d = int_status_not_owner_q;
@@ -761,37 +766,51 @@ module uar_csr #(
     // int_en.not_owner [0] rw: Interrupt on not_owner drops.
     int_en_not_owner_d = int_en_not_owner_q;
     if (wr_en && int_en_wsel) begin
-      int_en_not_owner_d = (int_en_not_owner_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+      if (s_axil_wstrb[0]) begin
+        int_en_not_owner_d = s_axil_wdata[0];
+      end
     end
     // int_en.wrong_page [1] rw: Interrupt on wrong_page drops.
     int_en_wrong_page_d = int_en_wrong_page_q;
     if (wr_en && int_en_wsel) begin
-      int_en_wrong_page_d = (int_en_wrong_page_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
+      if (s_axil_wstrb[0]) begin
+        int_en_wrong_page_d = s_axil_wdata[1];
+      end
     end
     // int_en.qp_state [2] rw: Interrupt on qp_state drops.
     int_en_qp_state_d = int_en_qp_state_q;
     if (wr_en && int_en_wsel) begin
-      int_en_qp_state_d = (int_en_qp_state_d & ~wr_mask[2]) | (s_axil_wdata[2] & wr_mask[2]);
+      if (s_axil_wstrb[0]) begin
+        int_en_qp_state_d = s_axil_wdata[2];
+      end
     end
     // int_en.unmapped [3] rw: Interrupt on unmapped drops.
     int_en_unmapped_d = int_en_unmapped_q;
     if (wr_en && int_en_wsel) begin
-      int_en_unmapped_d = (int_en_unmapped_d & ~wr_mask[3]) | (s_axil_wdata[3] & wr_mask[3]);
+      if (s_axil_wstrb[0]) begin
+        int_en_unmapped_d = s_axil_wdata[3];
+      end
     end
     // int_en.pf_only [4] rw: Interrupt on pf_only drops.
     int_en_pf_only_d = int_en_pf_only_q;
     if (wr_en && int_en_wsel) begin
-      int_en_pf_only_d = (int_en_pf_only_d & ~wr_mask[4]) | (s_axil_wdata[4] & wr_mask[4]);
+      if (s_axil_wstrb[0]) begin
+        int_en_pf_only_d = s_axil_wdata[4];
+      end
     end
     // int_en.torn [5] rw: Interrupt on torn drops.
     int_en_torn_d = int_en_torn_q;
     if (wr_en && int_en_wsel) begin
-      int_en_torn_d = (int_en_torn_d & ~wr_mask[5]) | (s_axil_wdata[5] & wr_mask[5]);
+      if (s_axil_wstrb[0]) begin
+        int_en_torn_d = s_axil_wdata[5];
+      end
     end
     // int_en.disabled [6] rw: Interrupt on drops while disabled.
     int_en_disabled_d = int_en_disabled_q;
     if (wr_en && int_en_wsel) begin
-      int_en_disabled_d = (int_en_disabled_d & ~wr_mask[6]) | (s_axil_wdata[6] & wr_mask[6]);
+      if (s_axil_wstrb[0]) begin
+        int_en_disabled_d = s_axil_wdata[6];
+      end
     end
     // last_drop.reason [2:0] ro: Reason of the most recent drop.
     last_drop_reason_d = last_drop_reason_q;
@@ -1063,7 +1082,9 @@ module uar_csr #(
       // counted in `drop_disabled` and in this VF's `drops`.
       vf_ctrl_enable_d = vf_ctrl_enable_q;
       if (vf_ctrl_swe) begin
-        vf_ctrl_enable_d = (vf_ctrl_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
+        if (s_axil_wstrb[0]) begin
+          vf_ctrl_enable_d = s_axil_wdata[0];
+        end
       end
       // doorbells.count [31:0] rc: Accepted count; saturates at 0xFFFF_FFFF.
       vf_doorbells_count_d = vf_doorbells_count_q;

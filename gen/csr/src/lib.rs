@@ -116,6 +116,29 @@ fn strobe_mask(strb: &str, lanes: u32) -> Expr {
     )
 }
 
+/// A software write of field `f` into `d`, lane by lane: `if (strobe) d[..] = data[..];` for
+/// each byte lane the field covers (the whole of `d` when it lies in one lane). A 64-bit
+/// register's low four lanes take the strobes held with its low half (`wr_lo_strb_q`).
+fn lane_writes(f: &Field, wide: bool, d: &Expr, data: &str) -> Vec<Stmt> {
+    let (lsb, msb) = (f.lsb, f.msb);
+    (lsb / 8..=msb / 8)
+        .map(|lane| {
+            let strobe = if wide && lane < 4 {
+                id("wr_lo_strb_q").bits(lane, lane)
+            } else {
+                id("s_axil_wstrb").bits(lane % 4, lane % 4)
+            };
+            let (lo, hi) = ((8 * lane).max(lsb), (8 * lane + 7).min(msb));
+            let lhs = if lo == lsb && hi == msb {
+                d.clone()
+            } else {
+                d.clone().bits(hi - lsb, lo - lsb)
+            };
+            Stmt::if_(strobe, vec![Stmt::assign(lhs, id(data).bits(hi, lo))])
+        })
+        .collect()
+}
+
 /// The declared range of a port of width `w` (`None` for one bit).
 fn port_range(w: &PortWidth) -> Option<Range> {
     match w {
@@ -163,6 +186,11 @@ struct Gen<'a> {
     opts: &'a Options,
     aw: u32,
     has64: bool,
+    /// Some field is written bit by bit (write 1 or 0 to clear, write 1 to set, a pulse), so
+    /// WSTRB is needed as a bit mask (`wr_mask`; `wr_mask64` for such a field of a 64-bit
+    /// register). Plain writes go byte lane by byte lane ([`lane_writes`]).
+    mask: bool,
+    mask64: bool,
     /// Some group's reads take a fetch stage ([`Group::fetches_reads`]).
     fetch: bool,
     ports: Vec<PortItem>,
@@ -188,6 +216,16 @@ struct Gen<'a> {
 impl<'a> Gen<'a> {
     fn new(map: &'a RegMap, opts: &'a Options) -> Self {
         let has64 = map.registers().any(|(_, r)| r.width == 64);
+        let masked = |r: &Register| {
+            r.fields.iter().any(|f| {
+                matches!(
+                    f.access,
+                    Access::W1c | Access::W1s | Access::W0c | Access::Wp
+                )
+            })
+        };
+        let mask64 = map.registers().any(|(_, r)| r.width == 64 && masked(r));
+        let mask = mask64 || map.registers().any(|(_, r)| masked(r));
         let fetch = map
             .items
             .iter()
@@ -207,6 +245,8 @@ impl<'a> Gen<'a> {
             opts,
             aw: map.address_width,
             has64,
+            mask,
+            mask64,
             fetch,
             // The bus's, a banner per register, the fields' and the interrupt.
             ports: Vec::with_capacity(32 + regs + field_ports),
@@ -501,10 +541,12 @@ impl<'a> Gen<'a> {
         self.table
             .push(&Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"));
         self.assigns.push(id("rd_addr"), word("s_axil_araddr"));
-        self.table
-            .push(&Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask"));
-        self.assigns
-            .push(id("wr_mask"), strobe_mask("s_axil_wstrb", 4));
+        if self.mask {
+            self.table
+                .push(&Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask"));
+            self.assigns
+                .push(id("wr_mask"), strobe_mask("s_axil_wstrb", 4));
+        }
 
         self.state("bvalid", 1, bit1(false), None);
         self.state("bresp", 2, resp(RESP_OKAY), None);
@@ -579,11 +621,13 @@ impl<'a> Gen<'a> {
                 id("wr_data64"),
                 Expr::concat(vec![id("s_axil_wdata"), id("wr_lo_q")]),
             );
-            self.table.push(&Decl::wire("wr_mask64", Range::bits(64)));
-            self.assigns.push(
-                id("wr_mask64"),
-                Expr::concat(vec![id("wr_mask"), strobe_mask("wr_lo_strb_q", 4)]),
-            );
+            if self.mask64 {
+                self.table.push(&Decl::wire("wr_mask64", Range::bits(64)));
+                self.assigns.push(
+                    id("wr_mask64"),
+                    Expr::concat(vec![id("wr_mask"), strobe_mask("wr_lo_strb_q", 4)]),
+                );
+            }
         }
         for (n, e) in [
             ("awready", id("wr_en")),
@@ -1295,10 +1339,16 @@ impl<'a> Gen<'a> {
             id("s_axil_awaddr").slice(Expr::int(1), Expr::int(0)),
             id("s_axil_araddr").slice(Expr::int(1), Expr::int(0)),
             id("s_axil_wdata"),
-            id("wr_mask"),
+            id("s_axil_wstrb"),
         ];
+        if self.mask {
+            v.push(id("wr_mask"));
+        }
         if self.has64 {
             v.push(id("wr_data64"));
+            v.push(id("wr_lo_strb_q"));
+        }
+        if self.mask64 {
             v.push(id("wr_mask64"));
         }
         self.table
@@ -1661,11 +1711,14 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         _ => {
             // The last use of `q`: moved, not copied.
             c.push(Stmt::assign(d.clone(), q));
+            if matches!(f.access, Access::Rw | Access::Wo) {
+                // One `if` per byte lane: a flop's enable is then the register's write strobe
+                // and that lane's WSTRB bit, and its D input the write data (no LUT per bit,
+                // as a mask expression needs).
+                let lanes = lane_writes(f, r.width == 64, &d, data);
+                c.push(Stmt::if_(swe.clone(), lanes));
+            }
             let write = match f.access {
-                Access::Rw | Access::Wo => Some(Expr::bor(
-                    Expr::band(d.clone(), Expr::bitnot(wm())),
-                    Expr::band(wd(), wm()),
-                )),
                 Access::W1c => Some(Expr::band(d.clone(), Expr::bitnot(Expr::band(wd(), wm())))),
                 Access::W1s => Some(Expr::bor(d.clone(), Expr::band(wd(), wm()))),
                 Access::W0c => Some(Expr::band(d.clone(), Expr::bor(wd(), Expr::bitnot(wm())))),
