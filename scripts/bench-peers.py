@@ -23,6 +23,7 @@ Usage: scripts/bench-peers.py [--sizes 16,64,256] [--limit SECONDS]
 """
 
 import argparse
+import fcntl
 import json
 import os
 import resource
@@ -106,7 +107,11 @@ def main():
     load_before = " ".join(open("/proc/loadavg").read().split()[:3])
     started = time.monotonic()
     os.makedirs(os.path.join(ROOT, "target", "bench"), exist_ok=True)
-    subprocess.run([os.path.join(VENV, "pip"), "install", "-q"] + PEERS, check=True)
+    # `make bench` may install from two steps at once (bench-hw's peer rows, bench-build): one
+    # pip at a time in the shared .venv.
+    with open(os.path.join(ROOT, "target", "bench", "peers-install.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run([os.path.join(VENV, "pip"), "install", "-q"] + PEERS, check=True)
     if args.install_only:
         return
     sh(["cargo", "build", "-q", "--release", "-p", "rdmagen"], cwd=ROOT)
