@@ -582,6 +582,10 @@ def run_one(label, top, files, params):
         if proc.returncode != 0:
             return {"label": label, "error": (proc.stderr or proc.stdout).strip()[-400:]}
         read = lambda k: open(out[k]).read()
+        # ABC9's delay target for the mapping (its `Del =` lines, in ps, in the synth_xilinx part
+        # of the log; area recovery keeps it): the critical path in ABC's UltraScale+ model.
+        xc_log = proc.stdout.split("Executing SYNTH_XILINX pass", 1)[-1].split("Executing SYNTH pass", 1)[0]
+        delays = [float(d) for d in re.findall(r"Del =\s*([0-9]+(?:\.[0-9]+)?)", xc_log)]
         xc = stat_counts(read("stat"))
         gen = stat_counts(read("gen"))
         # The path search holds the whole netlist in Python objects (about 50x its JSON size):
@@ -611,6 +615,7 @@ def run_one(label, top, files, params):
             "muxf_levels": muxf_levels,
             "carry_stages": carry_stages,
             "path": path,
+            "abc_delay_ps": round(max(delays)) if delays else None,
             "generic_cells": gen.get("Number of cells:", None) or sum(
                 v for k, v in gen.items() if k.startswith("$")
             ),
@@ -651,13 +656,19 @@ def write_md(version, rows, last_run):
         "combinational path between flip-flops, block RAMs and ports (computed from the mapped",
         "netlist by the script); MUXF7/8/9 and CARRY4/8 stages on that path are listed apart.",
         "BRAM counts RAMB36 equivalents. Target (issue 9): at most 6 LUT levels on every path.",
+        "*ABC delay*: the delay ABC9 mapped the block for (its `Del` in the log, which area recovery",
+        "keeps): the slowest path in ABC's UltraScale+ model (each LUT input pin 127-642 ps plus 300 ps",
+        "of wire, carry and MUXF cells by their specify delays; DSP and block RAM ports start and end",
+        "paths). Area recovery may lay shallow logic out as a longer chain of LUTs on fast pins while it",
+        "stays under that delay, so LUT levels follow the slowest paths (docs/BENCHMARKS.notes.md,",
+        "branch s32-dcqcn); `–`: a row measured before the column existed.",
         "",
-        "| block | LUTs | FFs | LUT RAM | BRAM36 | carry cells | deepest path: LUT levels (+ MUXF, carry on it) | from -> to | generic `synth` cells | yosys s | measured | command |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| block | LUTs | FFs | LUT RAM | BRAM36 | carry cells | deepest path: LUT levels (+ MUXF, carry on it) | ABC delay ps | from -> to | generic `synth` cells | yosys s | measured | command |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
-            md.append(f"| {r['label']} | failed | | | | | | | | | {RUN} | `{row_command(r['label'])}` |")
+            md.append(f"| {r['label']} | failed | | | | | | | | | | {RUN} | `{row_command(r['label'])}` |")
             continue
         if r["lut_levels"] is None:
             depth = "–"
@@ -671,7 +682,7 @@ def write_md(version, rows, last_run):
             run += ", Yosys 0.23 (Debian)"
         md.append(
             f"| {r['label']} | {r['luts']} | {r['ffs']} | {r['lutram']} | {r['bram36']:g} | {r['carry']} "
-            f"| {depth} "
+            f"| {depth} | {r.get('abc_delay_ps') or '–'} "
             f"| `{r['path']}` | {r['generic_cells']} | {secs} | {run} "
             f"| `{row_command(r['label'])}` |"
         )
