@@ -5,7 +5,7 @@
 //
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
-// 15 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
+// 16 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
 // the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
@@ -97,7 +97,7 @@ module rx_parser (
   input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
-  // Header/verdict stream: one per frame, 15 cycles after its tlast beat
+  // Header/verdict stream: one per frame, 16 cycles after its tlast beat
   output wire         m_hdr_valid,
   input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop
@@ -523,6 +523,8 @@ module rx_parser (
   reg           ic4_end_here_d;
   reg  [31:0]   ic4_residue_q;
   reg  [31:0]   ic4_residue_d;
+  reg  [4:0]    ic4_idx_q;
+  reg  [4:0]    ic4_idx_d;
   reg  [10:0]   ic4_beat_q;
   reg  [10:0]   ic4_beat_d;
   reg           ic4_pay_ok_q;
@@ -549,6 +551,8 @@ module rx_parser (
   reg           ic5_tlast_d;
   reg  [8:0]    ic5_tuser_q;
   reg  [8:0]    ic5_tuser_d;
+  reg  [4:0]    ic5_idx_q;
+  reg  [4:0]    ic5_idx_d;
   reg           ic5_first_q;
   reg           ic5_first_d;
   reg           ic5_end_here_q;
@@ -569,6 +573,8 @@ module rx_parser (
   reg           ic6_tlast_d;
   reg  [8:0]    ic6_tuser_q;
   reg  [8:0]    ic6_tuser_d;
+  reg  [4:0]    ic6_idx_q;
+  reg  [4:0]    ic6_idx_d;
   reg           ic6_first_q;
   reg           ic6_first_d;
   reg           ic6_end_here_q;
@@ -592,6 +598,8 @@ module rx_parser (
   reg           ic7_tlast_d;
   reg  [8:0]    ic7_tuser_q;
   reg  [8:0]    ic7_tuser_d;
+  reg  [4:0]    ic7_idx_q;
+  reg  [4:0]    ic7_idx_d;
   reg           ic7_first_q;
   reg           ic7_first_d;
   reg           ic7_end_here_q;
@@ -607,6 +615,7 @@ module rx_parser (
   wire [63:0]   dly_tkeep;
   wire          dly_tlast;
   wire [8:0]    dly_tuser;
+  wire [4:0]    dly_udp_idx;      // the beat's frame: its UDP header starts at byte 14 + 4 * this
   wire          take;             // the input stage takes the beat that left the ICRC pipeline
   reg  [10:0]   beat_q;
   reg  [10:0]   beat_d;
@@ -771,6 +780,8 @@ module rx_parser (
   reg           s1_crc_ok_d;
   reg  [8:0]    s1_tuser_q;
   reg  [8:0]    s1_tuser_d;
+  reg  [4:0]    s1_udp_idx_q;
+  reg  [4:0]    s1_udp_idx_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
   reg           s1_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
@@ -796,11 +807,8 @@ module rx_parser (
   wire          s1_vlan2;
   wire          s1_ipv4;
   wire          s1_ipv6;
-  wire [3:0]    s1_ihl;
   wire [79:0]   s1_ipw;           // the IP header's first 10 bytes
   wire [863:0]  s1_hdr14;
-  wire [799:0]  s1_hdr_t;         // the header from byte 14 + 4 * tags (the IP header)
-  wire [3:0]    s1_udp_k;         // the UDP header starts at byte 14 + 4 * (tags + k)
   wire [319:0]  s1_udpw;          // 40 bytes from the UDP header start
   wire [543:0]  s1_csw;           // IPv4 header: word i at [16 * i +: 16], zero outside the header
   wire [15:0]   s1_csa0_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
@@ -869,17 +877,6 @@ module rx_parser (
   wire [15:0]   s1_csa1_2_c1;
   wire [15:0]   s1_csa1_2_twos;
   wire [15:0]   s1_csa1_2_fours;
-  wire [15:0]   s1_csa2_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
-  wire [15:0]   s1_csa2_0_c0;
-  wire [15:0]   s1_csa2_0_s1;
-  wire [15:0]   s1_csa2_0_ones;
-  wire [15:0]   s1_csa2_0_c1;
-  wire [15:0]   s1_csa2_0_twos;
-  wire [15:0]   s1_csa2_0_fours;
-  wire [15:0]   s1_csa2_1_ones;
-  wire [15:0]   s1_csa2_1_twos;
   wire [17:0]   s1_ip_at;         // IP header start
   wire          h_vlan1;
   wire          h_vlan2;
@@ -897,8 +894,6 @@ module rx_parser (
   reg           s1b_pay_d;
   reg  [79:0]   s1b_ip10_q;
   reg  [79:0]   s1b_ip10_d;
-  reg  [15:0]   s1b_ip_payload_q;
-  reg  [15:0]   s1b_ip_payload_d;
   reg  [319:0]  s1b_udpw_q;
   reg  [319:0]  s1b_udpw_d;
   reg  [17:0]   s1b_room4_q;
@@ -923,24 +918,79 @@ module rx_parser (
   reg  [15:0]   s1b_csum3_d;
   reg  [15:0]   s1b_csum4_q;
   reg  [15:0]   s1b_csum4_d;
-  wire [79:0]   h_ipw;
+  reg  [15:0]   s1b_csum5_q;
+  reg  [15:0]   s1b_csum5_d;
+  reg  [15:0]   s1b_csum6_q;
+  reg  [15:0]   s1b_csum6_d;
+  reg  [15:0]   s1b_csum7_q;
+  reg  [15:0]   s1b_csum7_d;
+  reg  [15:0]   s1b_csum8_q;
+  reg  [15:0]   s1b_csum8_d;
+  wire [15:0]   s1b_csa0_0_s0;    // carry-save groups of up to 6 words: ones/twos/fours are the
+                                  // bits of each bit's count; the next layer takes twos and fours
+                                  // rotated left 1 and 2 (the ones' complement end-around carry)
+  wire [15:0]   s1b_csa0_0_c0;
+  wire [15:0]   s1b_csa0_0_s1;
+  wire [15:0]   s1b_csa0_0_ones;
+  wire [15:0]   s1b_csa0_0_c1;
+  wire [15:0]   s1b_csa0_0_twos;
+  wire [15:0]   s1b_csa0_0_fours;
+  wire [15:0]   s1b_csa0_1_ones;
+  wire [15:0]   s1b_csa0_1_twos;
+  wire [15:0]   s1b_csa1_0_s0;    // carry-save groups of up to 6 words: ones/twos/fours are the
+                                  // bits of each bit's count; the next layer takes twos and fours
+                                  // rotated left 1 and 2 (the ones' complement end-around carry)
+  wire [15:0]   s1b_csa1_0_c0;
+  wire [15:0]   s1b_csa1_0_s1;
+  wire [15:0]   s1b_csa1_0_ones;
+  wire [15:0]   s1b_csa1_0_c1;
+  wire [15:0]   s1b_csa1_0_twos;
+  wire [15:0]   s1b_csa1_0_fours;
+  reg           s1c_valid_q;
+  reg           s1c_valid_d;
+  reg  [16:0]   s1c_len_q;
+  reg  [16:0]   s1c_len_d;
+  reg           s1c_crc_ok_q;
+  reg           s1c_crc_ok_d;
+  reg  [8:0]    s1c_tuser_q;
+  reg  [8:0]    s1c_tuser_d;
+  reg           s1c_pay_q;
+  reg           s1c_pay_d;
+  reg  [319:0]  s1c_udpw_q;
+  reg  [319:0]  s1c_udpw_d;
+  reg           s1c_vlan1_q;
+  reg           s1c_vlan1_d;
+  reg           s1c_vlan2_q;
+  reg           s1c_vlan2_d;
+  reg           s1c_ipv4_q;
+  reg           s1c_ipv4_d;
+  reg           s1c_ipv6_q;
+  reg           s1c_ipv6_d;
+  reg  [15:0]   s1c_ip_lo_q;
+  reg  [15:0]   s1c_ip_lo_d;
+  reg  [31:0]   s1c_ip_hi_q;
+  reg  [31:0]   s1c_ip_hi_d;
+  reg  [15:0]   s1c_ip_payload_q;
+  reg  [15:0]   s1c_ip_payload_d;
+  reg           s1c_ip_short_fixed_q;
+  reg           s1c_ip_short_fixed_d;
+  reg           s1c_ip_short_opts_q;
+  reg           s1c_ip_short_opts_d;
+  reg           s1c_ip_len_bad_q;
+  reg           s1c_ip_len_bad_d;
+  reg  [15:0]   s1c_csum0_q;
+  reg  [15:0]   s1c_csum0_d;
+  reg  [15:0]   s1c_csum1_q;
+  reg  [15:0]   s1c_csum1_d;
+  reg  [15:0]   s1c_csum2_q;
+  reg  [15:0]   s1c_csum2_d;
+  wire [79:0]   h_ipw;            // the IP header's first 10 bytes (the lengths checked in stage
+                                  // 1c)
   wire [3:0]    h_ihl;            // IPv4 IHL (the IP header's first byte)
   wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
-  wire [15:0]   h_total;
-  wire [15:0]   h_plen;
-  wire [5:0]    h_ihl4;
-  wire [15:0]   h_csa0_0_s0;      // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
-  wire [15:0]   h_csa0_0_c0;
-  wire [15:0]   h_csa0_0_s1;
   wire [15:0]   h_csa0_0_ones;
-  wire [15:0]   h_csa0_0_c1;
   wire [15:0]   h_csa0_0_twos;
-  wire [15:0]   h_csa0_0_fours;
-  wire [15:0]   h_csa1_0_ones;
-  wire [15:0]   h_csa1_0_twos;
   wire [2:0]    h_csum_miss;      // the header's ones' complement sum is not 0xFFFF: all three set
   wire [16:0]   h_len;
   wire [15:0]   h_udp_len;
@@ -968,8 +1018,6 @@ module rx_parser (
   wire          h_trunc;          // extension headers + pad beyond the datagram
   wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
                                   // IHL * 4)
-  wire [17:0]   h_room4;
-  wire [17:0]   h_room6;
   wire          h_chk0;           // BAD_FCS: MAC flagged a bad FCS
   wire          h_chk1;           // TRUNCATED: ends inside Ethernet/VLAN
   wire          h_chk2;           // NOT_ROCE: neither IPv4 nor (enabled) IPv6
@@ -1139,6 +1187,11 @@ module rx_parser (
   wire          p1_is_read;       // RC READ request: RETH, remote read
   wire          p1_is_atomic;     // RC atomics: AtomicETH, remote atomic
   wire          p1_uc_start;      // UC first/only packet: resynchronises ePSN
+  wire [32:0]   p1_rd1;
+  wire [32:0]   p1_rd2;
+  wire [32:0]   p1_rd3;
+  wire [32:0]   p1_rd4;
+  wire [32:0]   p1_rd5;
   reg           p2_valid_q;
   reg           p2_valid_d;
   reg           p2_drop_q;
@@ -1203,6 +1256,18 @@ module rx_parser (
   reg           p2_tr_ud_d;
   reg           p2_key_op_q;
   reg           p2_key_op_d;
+  reg  [23:0]   p2_rd1_q;
+  reg  [23:0]   p2_rd1_d;
+  reg  [23:0]   p2_rd2_q;
+  reg  [23:0]   p2_rd2_d;
+  reg  [23:0]   p2_rd3_q;
+  reg  [23:0]   p2_rd3_d;
+  reg  [23:0]   p2_rd4_q;
+  reg  [23:0]   p2_rd4_d;
+  reg  [23:0]   p2_rd5_q;
+  reg  [23:0]   p2_rd5_d;
+  reg           p2_len0_q;
+  reg           p2_len0_d;
   wire          p2_is_cnp;
   wire          p2_is_resp;
   wire          p2_is_write;
@@ -1215,11 +1280,6 @@ module rx_parser (
   reg  [4:0]    p2_reason_n;
   wire          p2_key_chk;       // a RETH/AtomicETH access: the R_Key is checked
   wire          p2_acc_ok;        // the QP grants the remote right
-  wire [32:0]   p2_rd1;
-  wire [32:0]   p2_rd2;
-  wire [32:0]   p2_rd3;
-  wire [32:0]   p2_rd4;
-  wire [32:0]   p2_rd5;
   wire [23:0]   p2_rd_ceil;
   wire [23:0]   p2_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
                                   // length 0
@@ -1275,6 +1335,18 @@ module rx_parser (
   reg           p3_is_atomic_d;
   reg           p3_uc_start_q;
   reg           p3_uc_start_d;
+  reg  [23:0]   p3_rd1_q;
+  reg  [23:0]   p3_rd1_d;
+  reg  [23:0]   p3_rd2_q;
+  reg  [23:0]   p3_rd2_d;
+  reg  [23:0]   p3_rd3_q;
+  reg  [23:0]   p3_rd3_d;
+  reg  [23:0]   p3_rd4_q;
+  reg  [23:0]   p3_rd4_d;
+  reg  [23:0]   p3_rd5_q;
+  reg  [23:0]   p3_rd5_d;
+  reg           p3_len0_q;
+  reg           p3_len0_d;
   reg           p3_key_chk_q;
   reg           p3_key_chk_d;
   reg           p3_acc_ok_q;
@@ -1354,6 +1426,18 @@ module rx_parser (
   reg  [15:0]   p4_payload_len_d;
   reg           p4_pay_q;
   reg           p4_pay_d;
+  reg  [23:0]   p4_rd1_q;
+  reg  [23:0]   p4_rd1_d;
+  reg  [23:0]   p4_rd2_q;
+  reg  [23:0]   p4_rd2_d;
+  reg  [23:0]   p4_rd3_q;
+  reg  [23:0]   p4_rd3_d;
+  reg  [23:0]   p4_rd4_q;
+  reg  [23:0]   p4_rd4_d;
+  reg  [23:0]   p4_rd5_q;
+  reg  [23:0]   p4_rd5_d;
+  reg           p4_len0_q;
+  reg           p4_len0_d;
   reg           p4_key_chk_q;
   reg           p4_key_chk_d;
   reg           p4_acc_ok_q;
@@ -3184,6 +3268,7 @@ module rx_parser (
   assign dly_tkeep = ic7_tkeep_q;
   assign dly_tlast = ic7_tlast_q;
   assign dly_tuser = ic7_tuser_q;
+  assign dly_udp_idx = ic7_idx_q;
   assign take = dly_tvalid && in_ready;
   assign base = {beat_q, 6'd0};
   assign view = {view_at_q[2] ? dly_tdata[63:0] : hdr_q[1087:1024],
@@ -3285,15 +3370,9 @@ module rx_parser (
   assign s1_vlan2 = s1_tag12_q && s1_tag16_q;
   assign s1_ipv4 = s1_vlan2 ? s1_v4_20_q : s1_vlan1 ? s1_v4_16_q : s1_v4_12_q;
   assign s1_ipv6 = s1_vlan2 ? s1_v6_20_q : s1_vlan1 ? s1_v6_16_q : s1_v6_12_q;
-  assign s1_ihl = s1_vlan2 ? s1_hdr_q[179:176] : s1_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
   assign s1_ipw = s1_vlan2 ? s1_hdr_q[255:176] : s1_vlan1 ? s1_hdr_q[223:144] : s1_hdr_q[191:112];
   assign s1_hdr14 = s1_hdr_q[975:112];
-  assign s1_hdr_t = s1_vlan2 ? s1_hdr14[863:64] : s1_vlan1 ? s1_hdr14[831:32] : s1_hdr14[799:0];
-  assign s1_udp_k = s1_vlan2 ? (s1_v6_20_q ? 4'd10 : s1_hdr_q[179:176]) :
-                    s1_vlan1 ? (s1_v6_16_q ? 4'd10 : s1_hdr_q[147:144]) :
-                    s1_v6_12_q ? 4'd10 :
-                    s1_hdr_q[115:112];
-  assign s1_udpw = s1_hdr_t[{1'b0, s1_udp_k, 5'h00} +: 320];
+  assign s1_udpw = s1_hdr14[{s1_udp_idx_q, 5'h00} +: 320];
   assign s1_csw = {s1_csw_in_q[33] ? {s1_hdr_q[647:640], s1_hdr_q[655:648]} : 16'd0,
                    s1_csw_in_q[32] ? {s1_hdr_q[631:624], s1_hdr_q[639:632]} : 16'd0,
                    s1_csw_in_q[31] ? {s1_hdr_q[615:608], s1_hdr_q[623:616]} : 16'd0,
@@ -3441,60 +3520,49 @@ module rx_parser (
   assign s1_csa1_2_fours = (s1_csa1_2_c0 & s1_csa1_2_c1) |
                            (s1_csa1_2_c0 & s1_csa1_2_s0 & s1_csa1_2_s1) |
                            (s1_csa1_2_c1 & s1_csa1_2_s0 & s1_csa1_2_s1);
-  assign s1_csa2_0_s0 = s1_csa1_0_ones ^ {s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]} ^
-                        {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]};
-  assign s1_csa2_0_c0 = (s1_csa1_0_ones & {s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]}) |
-                        (s1_csa1_0_ones & {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]}) |
-                        ({s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]} &
-                         {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]});
-  assign s1_csa2_0_s1 = s1_csa1_1_ones ^ {s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]} ^
-                        {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]};
-  assign s1_csa2_0_ones = s1_csa2_0_s0 ^ s1_csa2_0_s1;
-  assign s1_csa2_0_c1 = (s1_csa1_1_ones & {s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]}) |
-                        (s1_csa1_1_ones & {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]}) |
-                        ({s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]} &
-                         {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]});
-  assign s1_csa2_0_twos = s1_csa2_0_c0 ^ s1_csa2_0_c1 ^ (s1_csa2_0_s0 & s1_csa2_0_s1);
-  assign s1_csa2_0_fours = (s1_csa2_0_c0 & s1_csa2_0_c1) |
-                           (s1_csa2_0_c0 & s1_csa2_0_s0 & s1_csa2_0_s1) |
-                           (s1_csa2_0_c1 & s1_csa2_0_s0 & s1_csa2_0_s1);
-  assign s1_csa2_1_ones = s1_csa1_2_ones ^ {s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]} ^
-                          {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]};
-  assign s1_csa2_1_twos = (s1_csa1_2_ones & {s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]}) |
-                          (s1_csa1_2_ones & {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]}) |
-                          ({s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]} &
-                           {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]});
   assign s1_ip_at = s1_vlan2 ? 18'd22 : s1_vlan1 ? 18'd18 : 18'd14;
-  assign h_vlan1 = s1b_vlan1_q;
-  assign h_vlan2 = s1b_vlan2_q;
-  assign h_ipv4 = s1b_ipv4_q;
-  assign h_ipv6 = s1b_ipv6_q;
-  assign h_ipw = s1b_ip10_q;
+  assign h_vlan1 = s1c_vlan1_q;
+  assign h_vlan2 = s1c_vlan2_q;
+  assign h_ipv4 = s1c_ipv4_q;
+  assign h_ipv6 = s1c_ipv6_q;
+  assign s1b_csa0_0_s0 = s1b_csum0_q ^ s1b_csum1_q ^ s1b_csum2_q;
+  assign s1b_csa0_0_c0 = (s1b_csum0_q & s1b_csum1_q) | (s1b_csum0_q & s1b_csum2_q) |
+                         (s1b_csum1_q & s1b_csum2_q);
+  assign s1b_csa0_0_s1 = s1b_csum3_q ^ s1b_csum4_q ^ s1b_csum5_q;
+  assign s1b_csa0_0_ones = s1b_csa0_0_s0 ^ s1b_csa0_0_s1;
+  assign s1b_csa0_0_c1 = (s1b_csum3_q & s1b_csum4_q) | (s1b_csum3_q & s1b_csum5_q) |
+                         (s1b_csum4_q & s1b_csum5_q);
+  assign s1b_csa0_0_twos = s1b_csa0_0_c0 ^ s1b_csa0_0_c1 ^ (s1b_csa0_0_s0 & s1b_csa0_0_s1);
+  assign s1b_csa0_0_fours = (s1b_csa0_0_c0 & s1b_csa0_0_c1) |
+                            (s1b_csa0_0_c0 & s1b_csa0_0_s0 & s1b_csa0_0_s1) |
+                            (s1b_csa0_0_c1 & s1b_csa0_0_s0 & s1b_csa0_0_s1);
+  assign s1b_csa0_1_ones = s1b_csum6_q ^ s1b_csum7_q ^ s1b_csum8_q;
+  assign s1b_csa0_1_twos = (s1b_csum6_q & s1b_csum7_q) | (s1b_csum6_q & s1b_csum8_q) |
+                           (s1b_csum7_q & s1b_csum8_q);
+  assign s1b_csa1_0_s0 = s1b_csa0_0_ones ^ {s1b_csa0_0_twos[14:0], s1b_csa0_0_twos[15]} ^
+                         {s1b_csa0_0_fours[13:0], s1b_csa0_0_fours[15:14]};
+  assign s1b_csa1_0_c0 = (s1b_csa0_0_ones & {s1b_csa0_0_twos[14:0], s1b_csa0_0_twos[15]}) |
+                         (s1b_csa0_0_ones & {s1b_csa0_0_fours[13:0], s1b_csa0_0_fours[15:14]}) |
+                         ({s1b_csa0_0_twos[14:0], s1b_csa0_0_twos[15]} &
+                          {s1b_csa0_0_fours[13:0], s1b_csa0_0_fours[15:14]});
+  assign s1b_csa1_0_s1 = s1b_csa0_1_ones ^ {s1b_csa0_1_twos[14:0], s1b_csa0_1_twos[15]};
+  assign s1b_csa1_0_ones = s1b_csa1_0_s0 ^ s1b_csa1_0_s1;
+  assign s1b_csa1_0_c1 = s1b_csa0_1_ones & {s1b_csa0_1_twos[14:0], s1b_csa0_1_twos[15]};
+  assign s1b_csa1_0_twos = s1b_csa1_0_c0 ^ s1b_csa1_0_c1 ^ (s1b_csa1_0_s0 & s1b_csa1_0_s1);
+  assign s1b_csa1_0_fours = (s1b_csa1_0_c0 & s1b_csa1_0_c1) |
+                            (s1b_csa1_0_c0 & s1b_csa1_0_s0 & s1b_csa1_0_s1) |
+                            (s1b_csa1_0_c1 & s1b_csa1_0_s0 & s1b_csa1_0_s1);
+  assign h_ipw = {s1c_ip_hi_q, 32'd0, s1c_ip_lo_q};
   assign h_ihl = h_ipw[3:0];
-  assign h_udpw = s1b_udpw_q;
+  assign h_udpw = s1c_udpw_q;
   assign h_ver = h_ipw[7:4];
-  assign h_total = {h_ipw[23:16], h_ipw[31:24]};
-  assign h_plen = {h_ipw[39:32], h_ipw[47:40]};
-  assign h_ihl4 = {h_ihl, 2'b00};
-  assign h_csa0_0_s0 = s1b_csum0_q ^ s1b_csum1_q ^ s1b_csum2_q;
-  assign h_csa0_0_c0 = (s1b_csum0_q & s1b_csum1_q) | (s1b_csum0_q & s1b_csum2_q) |
-                       (s1b_csum1_q & s1b_csum2_q);
-  assign h_csa0_0_s1 = s1b_csum3_q ^ s1b_csum4_q;
-  assign h_csa0_0_ones = h_csa0_0_s0 ^ h_csa0_0_s1;
-  assign h_csa0_0_c1 = s1b_csum3_q & s1b_csum4_q;
-  assign h_csa0_0_twos = h_csa0_0_c0 ^ h_csa0_0_c1 ^ (h_csa0_0_s0 & h_csa0_0_s1);
-  assign h_csa0_0_fours = (h_csa0_0_c0 & h_csa0_0_c1) | (h_csa0_0_c0 & h_csa0_0_s0 & h_csa0_0_s1) |
-                          (h_csa0_0_c1 & h_csa0_0_s0 & h_csa0_0_s1);
-  assign h_csa1_0_ones = h_csa0_0_ones ^ {h_csa0_0_twos[14:0], h_csa0_0_twos[15]} ^
-                         {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]};
-  assign h_csa1_0_twos = (h_csa0_0_ones & {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) |
-                         (h_csa0_0_ones & {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]}) |
-                         ({h_csa0_0_twos[14:0], h_csa0_0_twos[15]} &
-                          {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]});
-  assign h_csum_miss = {(h_csa1_0_ones & {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'hffff,
-                        (h_csa1_0_ones | {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'd0,
-                        (h_csa1_0_ones ^ {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'hffff};
-  assign h_len = s1b_len_q;
+  assign h_csa0_0_ones = s1c_csum0_q ^ s1c_csum1_q ^ s1c_csum2_q;
+  assign h_csa0_0_twos = (s1c_csum0_q & s1c_csum1_q) | (s1c_csum0_q & s1c_csum2_q) |
+                         (s1c_csum1_q & s1c_csum2_q);
+  assign h_csum_miss = {(h_csa0_0_ones & {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) != 16'hffff,
+                        (h_csa0_0_ones | {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) != 16'd0,
+                        (h_csa0_0_ones ^ {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) != 16'hffff};
+  assign h_len = s1c_len_q;
   assign h_udp_len = {h_udpw[39:32], h_udpw[47:40]};
   assign h_opcode = h_udpw[71:64];
   assign h_bth1 = h_udpw[79:72];
@@ -3742,32 +3810,28 @@ module rx_parser (
                          h_udp_len[5]) ||
                         (!h_udp_len[0] && h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] &&
                          h_udp_len[4] && h_udp_len[5]))))));
-  assign h_ip_payload = s1b_ip_payload_q;
-  assign h_room4 = s1b_room4_q;
-  assign h_room6 = s1b_room6_q;
-  assign h_chk0 = s1b_tuser_q[0];
+  assign h_ip_payload = s1c_ip_payload_q;
+  assign h_chk0 = s1c_tuser_q[0];
   assign h_chk1 = h_len < 17'd14 || (h_vlan1 && h_len < 17'd18) || (h_vlan2 && h_len < 17'd22);
   assign h_chk2 = !(h_ipv4 || (h_ipv6 && csr_ctrl_ipv6_en_o));
-  assign h_chk3 = h_ipv6 ? h_room6[17] : h_room4[17] || h_room4[16:0] < {12'd0, 5'd20};
+  assign h_chk3 = s1c_ip_short_fixed_q;
   assign h_chk4 = h_ipv6 ? h_ver != 4'd6 || h_ipw[55:48] != 8'd17 : h_ver != 4'd4 || h_ihl < 4'd5;
-  assign h_chk5 = !h_ipv6 && (h_room4[17] || h_room4[16:0] < {11'd0, h_ihl4});
+  assign h_chk5 = s1c_ip_short_opts_q;
   assign h_chk6 = {h_csum_miss[2:1], !h_ipv6 && h_csum_miss[0]};
   assign h_chk7 = !h_ipv6 && {h_ipw[53:48], h_ipw[63:56]} != 14'h0000;
   assign h_chk8 = !h_ipv6 && h_ipw[79:72] != 8'd17;
-  assign h_chk9 = h_ipv6 ? h_plen < 16'd8 || h_room6[17] || {1'b0, h_plen} > h_room6[16:0] :
-                  h_total < {10'd0, h_ihl4} + 16'd8 || h_room4[17] ||
-                  {1'b0, h_total} > h_room4[16:0];
+  assign h_chk9 = s1c_ip_len_bad_q;
   assign h_chk10 = {h_udpw[23:16], h_udpw[31:24]} != csr_udp_dport_value_o;
   assign h_chk11 = h_udp_len != h_ip_payload ||
                    (h_udp_len[15:5] == 11'd0 && (!h_udp_len[4] || (!h_udp_len[3] && h_udp_len[4])));
-  assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1b_crc_ok_q;
+  assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1c_crc_ok_q;
   assign h_chk13 = h_bth1[3:0] != 4'b0000;
   assign h_chk14 = !h_op_ok;
   assign h_chk15 = h_trunc;
   assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] &&
                      (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
-  assign h_chk18 = h_qpn[19:12] != s1b_tuser_q[8:1];
+  assign h_chk18 = h_qpn[19:12] != s1c_tuser_q[8:1];
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
   assign h_imm = ({h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} &
@@ -3776,7 +3840,7 @@ module rx_parser (
                   {32{h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05}}) |
                  ({h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]} &
                   {32{(h_opcode[7:5] == 3'b000 && (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 || (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) || (h_opcode[7:5] == 3'b001 && (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09))}});
-  assign h_out_vf = s1b_tuser_q[8:1];
+  assign h_out_vf = s1c_tuser_q[8:1];
   assign h_out_opcode = h_opcode;
   assign h_out_qpn = h_qpn;
   assign h_out_psn = h_psn;
@@ -3798,7 +3862,7 @@ module rx_parser (
   assign h_out_imm = h_imm;
   assign h_out_ecn_ce = h_ecn_ce;
   assign h_out_cnp = h_cnp;
-  assign h_out_pay = s1b_pay_q;
+  assign h_out_pay = s1c_pay_q;
   assign rx_req_valid = 1'b1;
   assign h_lookup = s2_valid_q && !h_drop;
   assign rx_req_vf = h_lookup ? s2_vf_q : 8'd0;
@@ -3818,6 +3882,11 @@ module rx_parser (
   assign p1_uc_start = p1_tr == 3'b001 &&
                        (p1_op5 == 5'h00 || p1_op5 == 5'h04 || p1_op5 == 5'h05 || p1_op5 == 5'h06 ||
                         p1_op5 == 5'h0a || p1_op5 == 5'h0b);
+  assign p1_rd1 = ({1'b0, p1_dma_len_q} + 33'd255) >> 8;
+  assign p1_rd2 = ({1'b0, p1_dma_len_q} + 33'd511) >> 9;
+  assign p1_rd3 = ({1'b0, p1_dma_len_q} + 33'd1023) >> 10;
+  assign p1_rd4 = ({1'b0, p1_dma_len_q} + 33'd2047) >> 11;
+  assign p1_rd5 = ({1'b0, p1_dma_len_q} + 33'd4095) >> 12;
   assign p2_is_cnp = p2_is_cnp_q;
   assign p2_is_resp = p2_is_resp_q;
   assign p2_is_write = p2_is_write_q;
@@ -3840,20 +3909,14 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
-  assign p2_rd1 = ({1'b0, p2_dma_len_q} + 33'd255) >> 8;
-  assign p2_rd2 = ({1'b0, p2_dma_len_q} + 33'd511) >> 9;
-  assign p2_rd3 = ({1'b0, p2_dma_len_q} + 33'd1023) >> 10;
-  assign p2_rd4 = ({1'b0, p2_dma_len_q} + 33'd2047) >> 11;
-  assign p2_rd5 = ({1'b0, p2_dma_len_q} + 33'd4095) >> 12;
   assign p2_rd_ceil = {23'd0,
                        rx_rsp_mtu != 3'd1 && rx_rsp_mtu != 3'd2 && rx_rsp_mtu != 3'd3 &&
                        rx_rsp_mtu != 3'd4 && rx_rsp_mtu != 3'd5} |
-                      (p2_rd1[23:0] & {24{rx_rsp_mtu == 3'd1}}) |
-                      (p2_rd2[23:0] & {24{rx_rsp_mtu == 3'd2}}) |
-                      (p2_rd3[23:0] & {24{rx_rsp_mtu == 3'd3}}) |
-                      (p2_rd4[23:0] & {24{rx_rsp_mtu == 3'd4}}) |
-                      (p2_rd5[23:0] & {24{rx_rsp_mtu == 3'd5}});
-  assign p2_rd_cnt = {p2_rd_ceil[23:1], p2_rd_ceil[0] || p2_dma_len_q == 32'd0};
+                      (p2_rd1_q & {24{rx_rsp_mtu == 3'd1}}) |
+                      (p2_rd2_q & {24{rx_rsp_mtu == 3'd2}}) |
+                      (p2_rd3_q & {24{rx_rsp_mtu == 3'd3}}) |
+                      (p2_rd4_q & {24{rx_rsp_mtu == 3'd4}}) | (p2_rd5_q & {24{rx_rsp_mtu == 3'd5}});
+  assign p2_rd_cnt = {p2_rd_ceil[23:1], p2_rd_ceil[0] || p2_len0_q};
   assign p3_tr = p3_tr_q;
   assign p3_is_cnp = p3_is_cnp_q;
   assign p3_is_resp = p3_is_resp_q;
@@ -3996,12 +4059,12 @@ module rx_parser (
                        ic_hdr_q[519:518], ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544],
                        ic_hdr_q[583:582], ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592],
                        ic4_k_q[2], ic4_kge_q[1], h_udpw[63:48], h_udpw[15:0], p3_diff_nx[22:0],
-                       p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14], h_ipw[11:10], h_bth1[6],
-                       h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason,
-                       mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready,
-                       p2_rd1[32:24], p2_rd2[32:24], p2_rd3[32:24], p2_rd4[32:24], p2_rd5[32:24],
-                       p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512],
-                       pay_wp1[0]};
+                       p3_diff0[22:0], h_ipw[71:64], h_ipw[47:16], h_ipw[15:14], h_ipw[11:10],
+                       h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user,
+                       mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready,
+                       mk_req_ready, p1_rd1[32:24], p1_rd2[32:24], p1_rd3[32:24], p1_rd4[32:24],
+                       p1_rd5[32:24], p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0],
+                       ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
@@ -4299,6 +4362,7 @@ module rx_parser (
     ic4_khi_d = ic4_khi_q;
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
+    ic4_idx_d = ic4_idx_q;
     ic4_beat_d = ic4_beat_q;
     ic4_pay_ok_d = ic4_pay_ok_q;
     ic4_pstart_d = ic4_pstart_q;
@@ -4388,6 +4452,7 @@ module rx_parser (
       ic4_end_here_d = ic3_len_ok_q &&
                        (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] : ic3_hi_part);
       ic4_residue_d = ic3_residue;
+      ic4_idx_d = ic3_idx_q;
       ic4_beat_d = ic3_beat_q;
       ic4_pay_ok_d = ic3_pay_shape_q && ic3_op_ok_q;
       ic4_pstart_d = {8'd0, {1'b0, ic3_udp4_q} + 7'd5 + {4'b0000, ic3_ext_words_q}, 2'b10};
@@ -4398,6 +4463,7 @@ module rx_parser (
     ic5_tkeep_d = ic5_tkeep_q;
     ic5_tlast_d = ic5_tlast_q;
     ic5_tuser_d = ic5_tuser_q;
+    ic5_idx_d = ic5_idx_q;
     ic5_first_d = ic5_first_q;
     ic5_end_here_d = ic5_end_here_q;
     ic5_residue_d = ic5_residue_q;
@@ -4408,6 +4474,7 @@ module rx_parser (
       ic5_tkeep_d = ic4_tkeep_q;
       ic5_tlast_d = ic4_tlast_q;
       ic5_tuser_d = ic4_tuser_q;
+      ic5_idx_d = ic4_idx_q;
       ic5_first_d = ic4_first_q;
       ic5_end_here_d = ic4_end_here_q;
       ic5_residue_d = ic4_residue_q;
@@ -4418,6 +4485,7 @@ module rx_parser (
     ic6_tkeep_d = ic6_tkeep_q;
     ic6_tlast_d = ic6_tlast_q;
     ic6_tuser_d = ic6_tuser_q;
+    ic6_idx_d = ic6_idx_q;
     ic6_first_d = ic6_first_q;
     ic6_end_here_d = ic6_end_here_q;
     ic6_residue_d = ic6_residue_q;
@@ -4428,6 +4496,7 @@ module rx_parser (
       ic6_tkeep_d = ic5_tkeep_q;
       ic6_tlast_d = ic5_tlast_q;
       ic6_tuser_d = ic5_tuser_q;
+      ic6_idx_d = ic5_idx_q;
       ic6_first_d = ic5_first_q;
       ic6_end_here_d = ic5_end_here_q;
       ic6_residue_d = ic5_residue_q;
@@ -4442,6 +4511,7 @@ module rx_parser (
     ic7_tkeep_d = ic7_tkeep_q;
     ic7_tlast_d = ic7_tlast_q;
     ic7_tuser_d = ic7_tuser_q;
+    ic7_idx_d = ic7_idx_q;
     ic7_first_d = ic7_first_q;
     ic7_end_here_d = ic7_end_here_q;
     ic7_residue_d = ic7_residue_q;
@@ -4451,6 +4521,7 @@ module rx_parser (
       ic7_tkeep_d = ic6_tkeep_q;
       ic7_tlast_d = ic6_tlast_q;
       ic7_tuser_d = ic6_tuser_q;
+      ic7_idx_d = ic6_idx_q;
       ic7_first_d = ic6_first_q;
       ic7_end_here_d = ic6_end_here_q;
       ic7_residue_d = ic6_residue_q;
@@ -4580,6 +4651,7 @@ module rx_parser (
     s1_len_d = s1_len_q;
     s1_crc_ok_d = s1_crc_ok_q;
     s1_tuser_d = s1_tuser_q;
+    s1_udp_idx_d = s1_udp_idx_q;
     s1_pay_d = s1_pay_q;
     s1_tag12_d = s1_tag12_q;
     s1_tag16_d = s1_tag16_q;
@@ -4596,6 +4668,7 @@ module rx_parser (
       s1_len_d = base + {10'd0, last_bytes};
       s1_crc_ok_d = dly_crc_ok;
       s1_tuser_d = dly_tuser;
+      s1_udp_idx_d = dly_udp_idx;
       s1_pay_d = pay_frame;
       s1_tag12_d = view_tag12;
       s1_tag16_d = view_tag16;
@@ -4653,7 +4726,6 @@ module rx_parser (
     s1b_tuser_d = s1b_tuser_q;
     s1b_pay_d = s1b_pay_q;
     s1b_ip10_d = s1b_ip10_q;
-    s1b_ip_payload_d = s1b_ip_payload_q;
     s1b_udpw_d = s1b_udpw_q;
     s1b_room4_d = s1b_room4_q;
     s1b_room6_d = s1b_room6_q;
@@ -4666,6 +4738,10 @@ module rx_parser (
     s1b_csum2_d = s1b_csum2_q;
     s1b_csum3_d = s1b_csum3_q;
     s1b_csum4_d = s1b_csum4_q;
+    s1b_csum5_d = s1b_csum5_q;
+    s1b_csum6_d = s1b_csum6_q;
+    s1b_csum7_d = s1b_csum7_q;
+    s1b_csum8_d = s1b_csum8_q;
     if (en) begin
       s1b_valid_d = s1_valid_q;
       s1b_len_d = s1_len_q;
@@ -4673,8 +4749,6 @@ module rx_parser (
       s1b_tuser_d = s1_tuser_q;
       s1b_pay_d = s1_pay_q;
       s1b_ip10_d = s1_ipw[79:0];
-      s1b_ip_payload_d = s1_ipv6 ? {s1_ipw[39:32], s1_ipw[47:40]} :
-                         {s1_ipw[23:16], s1_ipw[31:24]} - {10'h000, s1_ihl, 2'b00};
       s1b_udpw_d = s1_udpw;
       s1b_room4_d = {1'b0, s1_len_q} - s1_ip_at;
       s1b_room6_d = {1'b0, s1_len_q} - (s1_ip_at + 18'd40);
@@ -4682,11 +4756,65 @@ module rx_parser (
       s1b_vlan2_d = s1_vlan2;
       s1b_ipv4_d = s1_ipv4;
       s1b_ipv6_d = s1_ipv6;
-      s1b_csum0_d = s1_csa2_0_ones;
-      s1b_csum1_d = {s1_csa2_0_twos[14:0], s1_csa2_0_twos[15]};
-      s1b_csum2_d = {s1_csa2_0_fours[13:0], s1_csa2_0_fours[15:14]};
-      s1b_csum3_d = s1_csa2_1_ones;
-      s1b_csum4_d = {s1_csa2_1_twos[14:0], s1_csa2_1_twos[15]};
+      s1b_csum0_d = s1_csa1_0_ones;
+      s1b_csum1_d = {s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]};
+      s1b_csum2_d = {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]};
+      s1b_csum3_d = s1_csa1_1_ones;
+      s1b_csum4_d = {s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]};
+      s1b_csum5_d = {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]};
+      s1b_csum6_d = s1_csa1_2_ones;
+      s1b_csum7_d = {s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]};
+      s1b_csum8_d = {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]};
+    end
+    // stage s1c: the frame's windows, checksum partial sums and IP length checks
+    s1c_valid_d = s1c_valid_q;
+    s1c_len_d = s1c_len_q;
+    s1c_crc_ok_d = s1c_crc_ok_q;
+    s1c_tuser_d = s1c_tuser_q;
+    s1c_pay_d = s1c_pay_q;
+    s1c_udpw_d = s1c_udpw_q;
+    s1c_vlan1_d = s1c_vlan1_q;
+    s1c_vlan2_d = s1c_vlan2_q;
+    s1c_ipv4_d = s1c_ipv4_q;
+    s1c_ipv6_d = s1c_ipv6_q;
+    s1c_ip_lo_d = s1c_ip_lo_q;
+    s1c_ip_hi_d = s1c_ip_hi_q;
+    s1c_ip_payload_d = s1c_ip_payload_q;
+    s1c_ip_short_fixed_d = s1c_ip_short_fixed_q;
+    s1c_ip_short_opts_d = s1c_ip_short_opts_q;
+    s1c_ip_len_bad_d = s1c_ip_len_bad_q;
+    s1c_csum0_d = s1c_csum0_q;
+    s1c_csum1_d = s1c_csum1_q;
+    s1c_csum2_d = s1c_csum2_q;
+    if (en) begin
+      s1c_valid_d = s1b_valid_q;
+      s1c_len_d = s1b_len_q;
+      s1c_crc_ok_d = s1b_crc_ok_q;
+      s1c_tuser_d = s1b_tuser_q;
+      s1c_pay_d = s1b_pay_q;
+      s1c_udpw_d = s1b_udpw_q;
+      s1c_vlan1_d = s1b_vlan1_q;
+      s1c_vlan2_d = s1b_vlan2_q;
+      s1c_ipv4_d = s1b_ipv4_q;
+      s1c_ipv6_d = s1b_ipv6_q;
+      s1c_ip_lo_d = s1b_ip10_q[15:0];
+      s1c_ip_hi_d = s1b_ip10_q[79:48];
+      s1c_ip_payload_d = s1b_ipv6_q ? {s1b_ip10_q[39:32], s1b_ip10_q[47:40]} :
+                         {s1b_ip10_q[23:16], s1b_ip10_q[31:24]} - {10'd0, {s1b_ip10_q[3:0], 2'b00}};
+      s1c_ip_short_fixed_d = s1b_ipv6_q ? s1b_room6_q[17] :
+                             s1b_room4_q[17] || s1b_room4_q[16:0] < {12'd0, 5'd20};
+      s1c_ip_short_opts_d = !s1b_ipv6_q &&
+                            (s1b_room4_q[17] ||
+                             s1b_room4_q[16:0] < {11'd0, {s1b_ip10_q[3:0], 2'b00}});
+      s1c_ip_len_bad_d = s1b_ipv6_q ?
+                           {s1b_ip10_q[39:32], s1b_ip10_q[47:40]} < 16'd8 || s1b_room6_q[17] ||
+                           {1'b0, {s1b_ip10_q[39:32], s1b_ip10_q[47:40]}} > s1b_room6_q[16:0] :
+                         {s1b_ip10_q[23:16], s1b_ip10_q[31:24]} <
+                         {10'd0, {s1b_ip10_q[3:0], 2'b00}} + 16'd8 || s1b_room4_q[17] ||
+                         {1'b0, {s1b_ip10_q[23:16], s1b_ip10_q[31:24]}} > s1b_room4_q[16:0];
+      s1c_csum0_d = s1b_csa1_0_ones;
+      s1c_csum1_d = {s1b_csa1_0_twos[14:0], s1b_csa1_0_twos[15]};
+      s1c_csum2_d = {s1b_csa1_0_fours[13:0], s1b_csa1_0_fours[15:14]};
     end
     // the first failing check names the drop reason (the checks as stage 2 registered them)
     if (s2_chk0_q) begin
@@ -4810,7 +4938,7 @@ module rx_parser (
     s2_ovh_hi_d = s2_ovh_hi_q;
     s2_pay_d = s2_pay_q;
     if (en) begin
-      s2_valid_d = s1b_valid_q;
+      s2_valid_d = s1c_valid_q;
       s2_chk0_d = h_chk0;
       s2_chk1_d = h_chk1;
       s2_chk2_d = h_chk2;
@@ -4927,6 +5055,12 @@ module rx_parser (
     p2_tr_uc_d = p2_tr_uc_q;
     p2_tr_ud_d = p2_tr_ud_q;
     p2_key_op_d = p2_key_op_q;
+    p2_rd1_d = p2_rd1_q;
+    p2_rd2_d = p2_rd2_q;
+    p2_rd3_d = p2_rd3_q;
+    p2_rd4_d = p2_rd4_q;
+    p2_rd5_d = p2_rd5_q;
+    p2_len0_d = p2_len0_q;
     if (en) begin
       p2_valid_d = p1_valid_q;
       p2_drop_d = p1_drop_q;
@@ -4960,6 +5094,12 @@ module rx_parser (
       p2_tr_uc_d = p1_tr == 3'b001;
       p2_tr_ud_d = p1_tr == 3'b011;
       p2_key_op_d = p1_valid_q && !p1_drop_q && (p1_is_write || p1_is_read || p1_is_atomic);
+      p2_rd1_d = p1_rd1[23:0];
+      p2_rd2_d = p1_rd2[23:0];
+      p2_rd3_d = p1_rd3[23:0];
+      p2_rd4_d = p1_rd4[23:0];
+      p2_rd5_d = p1_rd5[23:0];
+      p2_len0_d = p1_dma_len_q == 32'd0;
     end
     // p2: QP checks after the header checks (first failing one names the reason)
     p2_drop_n = p2_drop_q;
@@ -5003,6 +5143,12 @@ module rx_parser (
     p3_is_read_d = p3_is_read_q;
     p3_is_atomic_d = p3_is_atomic_q;
     p3_uc_start_d = p3_uc_start_q;
+    p3_rd1_d = p3_rd1_q;
+    p3_rd2_d = p3_rd2_q;
+    p3_rd3_d = p3_rd3_q;
+    p3_rd4_d = p3_rd4_q;
+    p3_rd5_d = p3_rd5_q;
+    p3_len0_d = p3_len0_q;
     p3_key_chk_d = p3_key_chk_q;
     p3_acc_ok_d = p3_acc_ok_q;
     p3_epsn_d = p3_epsn_q;
@@ -5039,6 +5185,12 @@ module rx_parser (
       p3_is_read_d = p2_is_read_q;
       p3_is_atomic_d = p2_is_atomic_q;
       p3_uc_start_d = p2_uc_start_q;
+      p3_rd1_d = p2_rd1_q;
+      p3_rd2_d = p2_rd2_q;
+      p3_rd3_d = p2_rd3_q;
+      p3_rd4_d = p2_rd4_q;
+      p3_rd5_d = p2_rd5_q;
+      p3_len0_d = p2_len0_q;
       p3_key_chk_d = p2_key_chk;
       p3_acc_ok_d = p2_acc_ok;
       p3_epsn_d = rx_rsp_epsn;
@@ -5070,6 +5222,12 @@ module rx_parser (
     p4_cnp_d = p4_cnp_q;
     p4_payload_len_d = p4_payload_len_q;
     p4_pay_d = p4_pay_q;
+    p4_rd1_d = p4_rd1_q;
+    p4_rd2_d = p4_rd2_q;
+    p4_rd3_d = p4_rd3_q;
+    p4_rd4_d = p4_rd4_q;
+    p4_rd5_d = p4_rd5_q;
+    p4_len0_d = p4_len0_q;
     p4_key_chk_d = p4_key_chk_q;
     p4_acc_ok_d = p4_acc_ok_q;
     p4_epsn_d = p4_epsn_q;
@@ -5106,6 +5264,12 @@ module rx_parser (
         p4_cnp_d = p3_cnp_q;
         p4_payload_len_d = p3_payload_len_q;
         p4_pay_d = p3_pay_q;
+        p4_rd1_d = p3_rd1_q;
+        p4_rd2_d = p3_rd2_q;
+        p4_rd3_d = p3_rd3_q;
+        p4_rd4_d = p3_rd4_q;
+        p4_rd5_d = p3_rd5_q;
+        p4_len0_d = p3_len0_q;
         p4_key_chk_d = p3_key_chk_q;
         p4_acc_ok_d = p3_acc_ok_q;
         p4_epsn_d = (p3_sel0 ? p3_epsn_q : 24'd0) | (p3_sel2 ? wbh1_epsn_q : 24'd0) |
@@ -5376,6 +5540,7 @@ module rx_parser (
       pay_fill_q <= 16'd0;
       s1_valid_q <= 1'b0;
       s1b_valid_q <= 1'b0;
+      s1c_valid_q <= 1'b0;
       s2_valid_q <= 1'b0;
       p1_valid_q <= 1'b0;
       p2_valid_q <= 1'b0;
@@ -5401,6 +5566,12 @@ module rx_parser (
       p4_cnp_q <= 1'b0;
       p4_payload_len_q <= 16'd0;
       p4_pay_q <= 1'b0;
+      p4_rd1_q <= 24'd0;
+      p4_rd2_q <= 24'd0;
+      p4_rd3_q <= 24'd0;
+      p4_rd4_q <= 24'd0;
+      p4_rd5_q <= 24'd0;
+      p4_len0_q <= 1'b0;
       p4_key_chk_q <= 1'b0;
       p4_acc_ok_q <= 1'b0;
       p4_epsn_q <= 24'd0;
@@ -5501,6 +5672,7 @@ module rx_parser (
       pay_fill_q <= pay_fill_d;
       s1_valid_q <= s1_valid_d;
       s1b_valid_q <= s1b_valid_d;
+      s1c_valid_q <= s1c_valid_d;
       s2_valid_q <= s2_valid_d;
       p1_valid_q <= p1_valid_d;
       p2_valid_q <= p2_valid_d;
@@ -5526,6 +5698,12 @@ module rx_parser (
       p4_cnp_q <= p4_cnp_d;
       p4_payload_len_q <= p4_payload_len_d;
       p4_pay_q <= p4_pay_d;
+      p4_rd1_q <= p4_rd1_d;
+      p4_rd2_q <= p4_rd2_d;
+      p4_rd3_q <= p4_rd3_d;
+      p4_rd4_q <= p4_rd4_d;
+      p4_rd5_q <= p4_rd5_d;
+      p4_len0_q <= p4_len0_d;
       p4_key_chk_q <= p4_key_chk_d;
       p4_acc_ok_q <= p4_acc_ok_d;
       p4_epsn_q <= p4_epsn_d;
@@ -5679,6 +5857,7 @@ module rx_parser (
     ic4_khi_q <= ic4_khi_d;
     ic4_end_here_q <= ic4_end_here_d;
     ic4_residue_q <= ic4_residue_d;
+    ic4_idx_q <= ic4_idx_d;
     ic4_beat_q <= ic4_beat_d;
     ic4_pay_ok_q <= ic4_pay_ok_d;
     ic4_pstart_q <= ic4_pstart_d;
@@ -5687,6 +5866,7 @@ module rx_parser (
     ic5_tkeep_q <= ic5_tkeep_d;
     ic5_tlast_q <= ic5_tlast_d;
     ic5_tuser_q <= ic5_tuser_d;
+    ic5_idx_q <= ic5_idx_d;
     ic5_first_q <= ic5_first_d;
     ic5_end_here_q <= ic5_end_here_d;
     ic5_residue_q <= ic5_residue_d;
@@ -5695,6 +5875,7 @@ module rx_parser (
     ic6_tkeep_q <= ic6_tkeep_d;
     ic6_tlast_q <= ic6_tlast_d;
     ic6_tuser_q <= ic6_tuser_d;
+    ic6_idx_q <= ic6_idx_d;
     ic6_first_q <= ic6_first_d;
     ic6_end_here_q <= ic6_end_here_d;
     ic6_residue_q <= ic6_residue_d;
@@ -5704,6 +5885,7 @@ module rx_parser (
     ic7_tkeep_q <= ic7_tkeep_d;
     ic7_tlast_q <= ic7_tlast_d;
     ic7_tuser_q <= ic7_tuser_d;
+    ic7_idx_q <= ic7_idx_d;
     ic7_first_q <= ic7_first_d;
     ic7_end_here_q <= ic7_end_here_d;
     ic7_residue_q <= ic7_residue_d;
@@ -5750,6 +5932,7 @@ module rx_parser (
     s1_len_q <= s1_len_d;
     s1_crc_ok_q <= s1_crc_ok_d;
     s1_tuser_q <= s1_tuser_d;
+    s1_udp_idx_q <= s1_udp_idx_d;
     s1_pay_q <= s1_pay_d;
     s1_tag12_q <= s1_tag12_d;
     s1_tag16_q <= s1_tag16_d;
@@ -5765,7 +5948,6 @@ module rx_parser (
     s1b_tuser_q <= s1b_tuser_d;
     s1b_pay_q <= s1b_pay_d;
     s1b_ip10_q <= s1b_ip10_d;
-    s1b_ip_payload_q <= s1b_ip_payload_d;
     s1b_udpw_q <= s1b_udpw_d;
     s1b_room4_q <= s1b_room4_d;
     s1b_room6_q <= s1b_room6_d;
@@ -5778,6 +5960,28 @@ module rx_parser (
     s1b_csum2_q <= s1b_csum2_d;
     s1b_csum3_q <= s1b_csum3_d;
     s1b_csum4_q <= s1b_csum4_d;
+    s1b_csum5_q <= s1b_csum5_d;
+    s1b_csum6_q <= s1b_csum6_d;
+    s1b_csum7_q <= s1b_csum7_d;
+    s1b_csum8_q <= s1b_csum8_d;
+    s1c_len_q <= s1c_len_d;
+    s1c_crc_ok_q <= s1c_crc_ok_d;
+    s1c_tuser_q <= s1c_tuser_d;
+    s1c_pay_q <= s1c_pay_d;
+    s1c_udpw_q <= s1c_udpw_d;
+    s1c_vlan1_q <= s1c_vlan1_d;
+    s1c_vlan2_q <= s1c_vlan2_d;
+    s1c_ipv4_q <= s1c_ipv4_d;
+    s1c_ipv6_q <= s1c_ipv6_d;
+    s1c_ip_lo_q <= s1c_ip_lo_d;
+    s1c_ip_hi_q <= s1c_ip_hi_d;
+    s1c_ip_payload_q <= s1c_ip_payload_d;
+    s1c_ip_short_fixed_q <= s1c_ip_short_fixed_d;
+    s1c_ip_short_opts_q <= s1c_ip_short_opts_d;
+    s1c_ip_len_bad_q <= s1c_ip_len_bad_d;
+    s1c_csum0_q <= s1c_csum0_d;
+    s1c_csum1_q <= s1c_csum1_d;
+    s1c_csum2_q <= s1c_csum2_d;
     s2_chk0_q <= s2_chk0_d;
     s2_chk1_q <= s2_chk1_d;
     s2_chk2_q <= s2_chk2_d;
@@ -5866,6 +6070,12 @@ module rx_parser (
     p2_tr_uc_q <= p2_tr_uc_d;
     p2_tr_ud_q <= p2_tr_ud_d;
     p2_key_op_q <= p2_key_op_d;
+    p2_rd1_q <= p2_rd1_d;
+    p2_rd2_q <= p2_rd2_d;
+    p2_rd3_q <= p2_rd3_d;
+    p2_rd4_q <= p2_rd4_d;
+    p2_rd5_q <= p2_rd5_d;
+    p2_len0_q <= p2_len0_d;
     p3_drop_q <= p3_drop_d;
     p3_reason_q <= p3_reason_d;
     p3_vf_q <= p3_vf_d;
@@ -5890,6 +6100,12 @@ module rx_parser (
     p3_is_read_q <= p3_is_read_d;
     p3_is_atomic_q <= p3_is_atomic_d;
     p3_uc_start_q <= p3_uc_start_d;
+    p3_rd1_q <= p3_rd1_d;
+    p3_rd2_q <= p3_rd2_d;
+    p3_rd3_q <= p3_rd3_d;
+    p3_rd4_q <= p3_rd4_d;
+    p3_rd5_q <= p3_rd5_d;
+    p3_len0_q <= p3_len0_d;
     p3_key_chk_q <= p3_key_chk_d;
     p3_acc_ok_q <= p3_acc_ok_d;
     p3_epsn_q <= p3_epsn_d;

@@ -50,7 +50,7 @@ use verilog_ast::{BinOp, Decl, Expr, Item as V, Range, Stmt, UnOp};
 pub const ICRC_DELAY: u32 = 7;
 
 /// UDP header start candidates: byte 14 + 4 * i (0-2 VLAN tags, IHL 0..15 or IPv6).
-const UDP_IDX: u32 = 18;
+pub(crate) const UDP_IDX: u32 = 18;
 /// Frame bytes at and after which no field is masked (UDP at most at byte 82, BTH resv8a at
 /// UDP + 12).
 const MASK_END: u32 = 96;
@@ -197,11 +197,6 @@ impl Positions {
             let [a, b, c] = arms;
             self.by_tags(a, b, c)
         }
-    }
-    /// The UDP header's index past the tags (`idx` - tags: IPv6 ? 10 : IHL), in 4 bits.
-    pub(crate) fn udp_past_tags(&self, ihl: &dyn Fn(u32) -> Expr) -> Expr {
-        let arm = |t: u32| Expr::ternary(self.ip_is(6, t), d(4, 10), ihl(t));
-        self.by_tags(arm(0), arm(1), arm(2))
     }
 }
 
@@ -832,6 +827,11 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         None,
     );
     s4.reg(g, "residue", 32, id("ic3_residue"), None);
+    // The UDP header's index goes with the beat to the header capture (`dly_udp_idx`):
+    // stage 1 takes the frame's with its last beat, so the verdict's window select has it
+    // from a register (issue 9: decoded from the header in stage 1b, then the select, was
+    // one of the slowest paths at 512 bits).
+    s4.reg(g, "idx", 5, id("ic3_idx_q"), None);
     // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
     // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
     s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
@@ -996,6 +996,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     );
     let mut s5 = Stage::new("ic5");
     pass_beat(g, &mut s5, Some("ic4"), dw);
+    s5.reg(g, "idx", 5, id("ic4_idx_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s5.reg(g, name, w, id(format!("ic4_{name}_q")), None);
     }
@@ -1044,6 +1045,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     }
     let mut s6 = Stage::new("ic6");
     pass_beat(g, &mut s6, Some("ic5"), dw);
+    s6.reg(g, "idx", 5, id("ic5_idx_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s6.reg(g, name, w, id(format!("ic5_{name}_q")), None);
     }
@@ -1096,6 +1098,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     ));
     let mut s7 = Stage::new("ic7");
     pass_beat(g, &mut s7, Some("ic6"), dw);
+    s7.reg(g, "idx", 5, id("ic6_idx_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s7.reg(g, name, w, id(format!("ic6_{name}_q")), None);
     }
@@ -1132,6 +1135,12 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         };
         g.wire(&format!("dly_{name}"), w, id(src));
     }
+    g.wire_c(
+        "dly_udp_idx",
+        5,
+        id("ic7_idx_q"),
+        "the beat's frame: its UDP header starts at byte 14 + 4 * this",
+    );
     unused
 }
 
