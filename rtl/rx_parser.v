@@ -525,6 +525,11 @@ module rx_parser (
   reg  [31:0]   ic4_residue_d;
   reg  [4:0]    ic4_idx_q;
   reg  [4:0]    ic4_idx_d;
+  wire [63:0]   ic3_keep_n_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
+                                  // 0)
+  wire [6:0]    ic3_keep_n;
+  reg  [6:0]    ic4_keep_n_q;
+  reg  [6:0]    ic4_keep_n_d;
   reg  [10:0]   ic4_beat_q;
   reg  [10:0]   ic4_beat_d;
   reg           ic4_pay_ok_q;
@@ -553,6 +558,8 @@ module rx_parser (
   reg  [8:0]    ic5_tuser_d;
   reg  [4:0]    ic5_idx_q;
   reg  [4:0]    ic5_idx_d;
+  reg  [6:0]    ic5_keep_n_q;
+  reg  [6:0]    ic5_keep_n_d;
   reg           ic5_first_q;
   reg           ic5_first_d;
   reg           ic5_end_here_q;
@@ -575,6 +582,8 @@ module rx_parser (
   reg  [8:0]    ic6_tuser_d;
   reg  [4:0]    ic6_idx_q;
   reg  [4:0]    ic6_idx_d;
+  reg  [6:0]    ic6_keep_n_q;
+  reg  [6:0]    ic6_keep_n_d;
   reg           ic6_first_q;
   reg           ic6_first_d;
   reg           ic6_end_here_q;
@@ -600,6 +609,8 @@ module rx_parser (
   reg  [8:0]    ic7_tuser_d;
   reg  [4:0]    ic7_idx_q;
   reg  [4:0]    ic7_idx_d;
+  reg  [6:0]    ic7_keep_n_q;
+  reg  [6:0]    ic7_keep_n_d;
   reg           ic7_first_q;
   reg           ic7_first_d;
   reg           ic7_end_here_q;
@@ -615,6 +626,7 @@ module rx_parser (
   wire [63:0]   dly_tkeep;
   wire          dly_tlast;
   wire [8:0]    dly_tuser;
+  wire [6:0]    dly_keep_n;       // the beat's bytes (its keep is contiguous from lane 0)
   wire [4:0]    dly_udp_idx;      // the beat's frame: its UDP header starts at byte 14 + 4 * this
   wire          take;             // the input stage takes the beat that left the ICRC pipeline
   reg  [10:0]   beat_q;
@@ -625,11 +637,7 @@ module rx_parser (
   reg  [2:0]    view_at_q;
   reg  [2:0]    view_at_d;
   wire [1087:0] view;             // captured header bytes, the current beat merged in
-  wire [63:0]   last_bytes_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
-                                  // 0)
   wire [6:0]    last_bytes;
-  wire [63:0]   ic4_keep_n_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
-                                  // 0)
   wire [6:0]    ic4_keep_n;
   reg           ic5_pay_ok_q;
   reg           ic5_pay_ok_d;
@@ -2594,6 +2602,14 @@ module rx_parser (
   assign ic2_at_sel = {ic2_beat_q == ic2_pend_none_q[16:6], ic2_end_at} & ic2_sel_q;
   assign ic3_hi_all = |ic3_end_after_q;
   assign ic3_hi_part = |ic3_end_at_q;
+  assign ic3_keep_n_edge = ic3_tkeep_q & ~(ic3_tkeep_q >> 1);
+  assign ic3_keep_n = {|(ic3_keep_n_edge & 64'h8000000000000000),
+                       |(ic3_keep_n_edge & 64'h7fffffff80000000),
+                       |(ic3_keep_n_edge & 64'h7fff80007fff8000),
+                       |(ic3_keep_n_edge & 64'h7f807f807f807f80),
+                       |(ic3_keep_n_edge & 64'h7878787878787878),
+                       |(ic3_keep_n_edge & 64'h6666666666666666),
+                       |(ic3_keep_n_edge & 64'h5555555555555555)};
   assign ic4_klo[0] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[0] = ic4_khi_q[0];
@@ -3268,28 +3284,15 @@ module rx_parser (
   assign dly_tkeep = ic7_tkeep_q;
   assign dly_tlast = ic7_tlast_q;
   assign dly_tuser = ic7_tuser_q;
+  assign dly_keep_n = ic7_keep_n_q;
   assign dly_udp_idx = ic7_idx_q;
   assign take = dly_tvalid && in_ready;
   assign base = {beat_q, 6'd0};
   assign view = {view_at_q[2] ? dly_tdata[63:0] : hdr_q[1087:1024],
                  view_at_q[1] ? dly_tdata[511:0] : hdr_q[1023:512],
                  view_at_q[0] ? dly_tdata[511:0] : hdr_q[511:0]};
-  assign last_bytes_edge = dly_tkeep & ~(dly_tkeep >> 1);
-  assign last_bytes = {|(last_bytes_edge & 64'h8000000000000000),
-                       |(last_bytes_edge & 64'h7fffffff80000000),
-                       |(last_bytes_edge & 64'h7fff80007fff8000),
-                       |(last_bytes_edge & 64'h7f807f807f807f80),
-                       |(last_bytes_edge & 64'h7878787878787878),
-                       |(last_bytes_edge & 64'h6666666666666666),
-                       |(last_bytes_edge & 64'h5555555555555555)};
-  assign ic4_keep_n_edge = ic4_tkeep_q & ~(ic4_tkeep_q >> 1);
-  assign ic4_keep_n = {|(ic4_keep_n_edge & 64'h8000000000000000),
-                       |(ic4_keep_n_edge & 64'h7fffffff80000000),
-                       |(ic4_keep_n_edge & 64'h7fff80007fff8000),
-                       |(ic4_keep_n_edge & 64'h7f807f807f807f80),
-                       |(ic4_keep_n_edge & 64'h7878787878787878),
-                       |(ic4_keep_n_edge & 64'h6666666666666666),
-                       |(ic4_keep_n_edge & 64'h5555555555555555)};
+  assign last_bytes = dly_keep_n;
+  assign ic4_keep_n = ic4_keep_n_q;
   assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_zl1_q <= ic5_pay_bytes_q;
   assign ic6_pay_act = ic6_pay_in_q && ic6_pay_open_q;
   assign ic6_pay_end = ic6_pay_act && (ic6_pay_zend_q || ic6_tlast_q);
@@ -4058,12 +4061,12 @@ module rx_parser (
                        ic_hdr_q[455:454], ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480],
                        ic_hdr_q[519:518], ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544],
                        ic_hdr_q[583:582], ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592],
-                       ic4_k_q[2], ic4_kge_q[1], h_udpw[63:48], h_udpw[15:0], p3_diff_nx[22:0],
-                       p3_diff0[22:0], h_ipw[71:64], h_ipw[47:16], h_ipw[15:14], h_ipw[11:10],
-                       h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user,
-                       mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready,
-                       mk_req_ready, p1_rd1[32:24], p1_rd2[32:24], p1_rd3[32:24], p1_rd4[32:24],
-                       p1_rd5[32:24], p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0],
+                       ic4_k_q[2], ic4_kge_q[1], dly_tkeep, h_udpw[63:48], h_udpw[15:0],
+                       p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[47:16], h_ipw[15:14],
+                       h_ipw[11:10], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn,
+                       rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
+                       rx_req_ready, mk_req_ready, p1_rd1[32:24], p1_rd2[32:24], p1_rd3[32:24],
+                       p1_rd4[32:24], p1_rd5[32:24], p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0],
                        ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
@@ -4363,6 +4366,7 @@ module rx_parser (
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
     ic4_idx_d = ic4_idx_q;
+    ic4_keep_n_d = ic4_keep_n_q;
     ic4_beat_d = ic4_beat_q;
     ic4_pay_ok_d = ic4_pay_ok_q;
     ic4_pstart_d = ic4_pstart_q;
@@ -4453,6 +4457,7 @@ module rx_parser (
                        (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] : ic3_hi_part);
       ic4_residue_d = ic3_residue;
       ic4_idx_d = ic3_idx_q;
+      ic4_keep_n_d = ic3_keep_n;
       ic4_beat_d = ic3_beat_q;
       ic4_pay_ok_d = ic3_pay_shape_q && ic3_op_ok_q;
       ic4_pstart_d = {8'd0, {1'b0, ic3_udp4_q} + 7'd5 + {4'b0000, ic3_ext_words_q}, 2'b10};
@@ -4464,6 +4469,7 @@ module rx_parser (
     ic5_tlast_d = ic5_tlast_q;
     ic5_tuser_d = ic5_tuser_q;
     ic5_idx_d = ic5_idx_q;
+    ic5_keep_n_d = ic5_keep_n_q;
     ic5_first_d = ic5_first_q;
     ic5_end_here_d = ic5_end_here_q;
     ic5_residue_d = ic5_residue_q;
@@ -4475,6 +4481,7 @@ module rx_parser (
       ic5_tlast_d = ic4_tlast_q;
       ic5_tuser_d = ic4_tuser_q;
       ic5_idx_d = ic4_idx_q;
+      ic5_keep_n_d = ic4_keep_n_q;
       ic5_first_d = ic4_first_q;
       ic5_end_here_d = ic4_end_here_q;
       ic5_residue_d = ic4_residue_q;
@@ -4486,6 +4493,7 @@ module rx_parser (
     ic6_tlast_d = ic6_tlast_q;
     ic6_tuser_d = ic6_tuser_q;
     ic6_idx_d = ic6_idx_q;
+    ic6_keep_n_d = ic6_keep_n_q;
     ic6_first_d = ic6_first_q;
     ic6_end_here_d = ic6_end_here_q;
     ic6_residue_d = ic6_residue_q;
@@ -4497,6 +4505,7 @@ module rx_parser (
       ic6_tlast_d = ic5_tlast_q;
       ic6_tuser_d = ic5_tuser_q;
       ic6_idx_d = ic5_idx_q;
+      ic6_keep_n_d = ic5_keep_n_q;
       ic6_first_d = ic5_first_q;
       ic6_end_here_d = ic5_end_here_q;
       ic6_residue_d = ic5_residue_q;
@@ -4512,6 +4521,7 @@ module rx_parser (
     ic7_tlast_d = ic7_tlast_q;
     ic7_tuser_d = ic7_tuser_q;
     ic7_idx_d = ic7_idx_q;
+    ic7_keep_n_d = ic7_keep_n_q;
     ic7_first_d = ic7_first_q;
     ic7_end_here_d = ic7_end_here_q;
     ic7_residue_d = ic7_residue_q;
@@ -4522,6 +4532,7 @@ module rx_parser (
       ic7_tlast_d = ic6_tlast_q;
       ic7_tuser_d = ic6_tuser_q;
       ic7_idx_d = ic6_idx_q;
+      ic7_keep_n_d = ic6_keep_n_q;
       ic7_first_d = ic6_first_q;
       ic7_end_here_d = ic6_end_here_q;
       ic7_residue_d = ic6_residue_q;
@@ -5858,6 +5869,7 @@ module rx_parser (
     ic4_end_here_q <= ic4_end_here_d;
     ic4_residue_q <= ic4_residue_d;
     ic4_idx_q <= ic4_idx_d;
+    ic4_keep_n_q <= ic4_keep_n_d;
     ic4_beat_q <= ic4_beat_d;
     ic4_pay_ok_q <= ic4_pay_ok_d;
     ic4_pstart_q <= ic4_pstart_d;
@@ -5867,6 +5879,7 @@ module rx_parser (
     ic5_tlast_q <= ic5_tlast_d;
     ic5_tuser_q <= ic5_tuser_d;
     ic5_idx_q <= ic5_idx_d;
+    ic5_keep_n_q <= ic5_keep_n_d;
     ic5_first_q <= ic5_first_d;
     ic5_end_here_q <= ic5_end_here_d;
     ic5_residue_q <= ic5_residue_d;
@@ -5876,6 +5889,7 @@ module rx_parser (
     ic6_tlast_q <= ic6_tlast_d;
     ic6_tuser_q <= ic6_tuser_d;
     ic6_idx_q <= ic6_idx_d;
+    ic6_keep_n_q <= ic6_keep_n_d;
     ic6_first_q <= ic6_first_d;
     ic6_end_here_q <= ic6_end_here_d;
     ic6_residue_q <= ic6_residue_d;
@@ -5886,6 +5900,7 @@ module rx_parser (
     ic7_tlast_q <= ic7_tlast_d;
     ic7_tuser_q <= ic7_tuser_d;
     ic7_idx_q <= ic7_idx_d;
+    ic7_keep_n_q <= ic7_keep_n_d;
     ic7_first_q <= ic7_first_d;
     ic7_end_here_q <= ic7_end_here_d;
     ic7_residue_q <= ic7_residue_d;

@@ -832,6 +832,11 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     // from a register (issue 9: decoded from the header in stage 1b, then the select, was
     // one of the slowest paths at 512 bits).
     s4.reg(g, "idx", 5, id("ic3_idx_q"), None);
+    // The beat's byte count goes with it too (`ic4_keep_n` for the payload cut, `dly_keep_n`
+    // for the frame length; issue 9: counted from the keep where they are used, the 128-lane
+    // count at 1024 bits, then the compares or the length's adder, was 7 LUT levels).
+    super::keep_count(g, "ic3_keep_n", "ic3_tkeep_q", w8);
+    s4.reg(g, "keep_n", lw + 1, id("ic3_keep_n"), None);
     // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
     // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
     s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
@@ -997,6 +1002,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let mut s5 = Stage::new("ic5");
     pass_beat(g, &mut s5, Some("ic4"), dw);
     s5.reg(g, "idx", 5, id("ic4_idx_q"), None);
+    s5.reg(g, "keep_n", lw + 1, id("ic4_keep_n_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s5.reg(g, name, w, id(format!("ic4_{name}_q")), None);
     }
@@ -1046,6 +1052,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let mut s6 = Stage::new("ic6");
     pass_beat(g, &mut s6, Some("ic5"), dw);
     s6.reg(g, "idx", 5, id("ic5_idx_q"), None);
+    s6.reg(g, "keep_n", lw + 1, id("ic5_keep_n_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s6.reg(g, name, w, id(format!("ic5_{name}_q")), None);
     }
@@ -1099,6 +1106,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let mut s7 = Stage::new("ic7");
     pass_beat(g, &mut s7, Some("ic6"), dw);
     s7.reg(g, "idx", 5, id("ic6_idx_q"), None);
+    s7.reg(g, "keep_n", lw + 1, id("ic6_keep_n_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s7.reg(g, name, w, id(format!("ic6_{name}_q")), None);
     }
@@ -1136,11 +1144,19 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         g.wire(&format!("dly_{name}"), w, id(src));
     }
     g.wire_c(
+        "dly_keep_n",
+        lw + 1,
+        id("ic7_keep_n_q"),
+        "the beat's bytes (its keep is contiguous from lane 0)",
+    );
+    g.wire_c(
         "dly_udp_idx",
         5,
         id("ic7_idx_q"),
         "the beat's frame: its UDP header starts at byte 14 + 4 * this",
     );
+    // (The header capture takes the beat's byte count, `dly_keep_n`, not its keep.)
+    unused.push(id("dly_tkeep"));
     unused
 }
 

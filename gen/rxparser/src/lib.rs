@@ -16,8 +16,10 @@
 //!   advanced by the number of trailing zero bytes. The header capture below takes the beats
 //!   as they leave that pipeline (`dly_*`), with the ICRC result of their frame.
 //! - **Verdict.** On the `tlast` beat the header bytes, the frame length, the ICRC result
-//!   and `tuser` move to stage 1 with the header positions; stage 1b registers the IP and
-//!   UDP header windows and the IPv4 checksum's partial sums (`s1b_*`); stage 2 decodes them
+//!   and `tuser` move to stage 1 with the header positions (the UDP header's index from the
+//!   ICRC pipeline); stage 1b registers the IP and UDP header windows and the IPv4
+//!   checksum's partial sums (`s1b_*`); stage 1c sums them further and checks the IP
+//!   lengths (`s1c_*`); stage 2 decodes the windows
 //!   and registers each header check's result and the verdict's fields (`s2_*`); stage 3 picks the first failing check and
 //!   asks the QPC for the frame's QP (`rx_req`); two cycles later (p2) the QP checks run
 //!   and the R_Key check goes out (`mk_req`, with the QP's PD); two cycles later (p4) the
@@ -1066,7 +1068,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "captured header bytes, the current beat merged in",
     );
     // Frame length on the tlast beat (tkeep contiguous from lane 0).
-    keep_count(&mut g, "last_bytes", "dly_tkeep", w8);
+    g.wire("last_bytes", lw + 1, id("dly_keep_n"));
     g.comb.push(Stmt::assign(id("beat_d"), id("beat_q")));
     g.comb.push(Stmt::assign(id("hdr_d"), id("hdr_q")));
     let beat_max = (1u64 << bw) - 1;
@@ -3141,7 +3143,7 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     g.comb.push(Stmt::Comment(
         "payload cut, ic4: the beat against the beats of the payload's first and last byte".into(),
     ));
-    keep_count(g, "ic4_keep_n", "ic4_tkeep_q", w8);
+    g.wire("ic4_keep_n", lw + 1, id("ic4_keep_n_q"));
     let sb = || id("ic4_pstart_q").bits(PW - 1, lw);
     let zb = || id("ic4_plast_q").bits(PW - 1, lw);
     let mut s5 = icrc::Stage::new("ic5");
