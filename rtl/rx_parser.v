@@ -270,34 +270,36 @@ module rx_parser (
   wire          csr_event_cnp_received_count_incr_i;
   wire [31:0]   csr_event_ce_marked_count_o;
   wire          csr_event_ce_marked_count_incr_i;
-  wire          primed;           // the QPC's lookup pipelines are full (a request goes every cycle
-                                  // from reset on)
-  wire          en;               // the pipeline (and the QPC's lookups with it) moves unless a
-                                  // verdict, an ACK/NAK request or a write-back waits (from p4's
-                                  // registers: the frame in p4 may write back / ask for an ACK)
-  wire          in_ready;         // the payload FIFO stalls only the input side (the ICRC pipeline
-                                  // and the input stage), never the verdict pipeline
-  wire          ic_take;          // a beat enters the ICRC pipeline
+  wire          primed;          // the QPC's lookup pipelines are full (a request goes every cycle
+                                 // from reset on)
+  wire          en;              // the pipeline (and the QPC's lookups with it) moves unless a
+                                 // verdict, an ACK/NAK request or a write-back waits (from p4's
+                                 // registers: the frame in p4 may write back / ask for an ACK)
+  wire          in_ready;        // the payload FIFO stalls only the input side (the ICRC pipeline
+                                 // and the input stage), never the verdict pipeline
+  wire          ic_take;         // a beat enters the ICRC pipeline
   reg  [10:0]   ic_beat_q;
   reg  [10:0]   ic_beat_d;
   reg  [599:0]  ic_hdr_q;
   reg  [599:0]  ic_hdr_d;
-  reg           ic_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
+  reg           ic_tag12_q;      // an 802.1Q tag (TPID 0x8100) at byte 12
   reg           ic_tag12_d;
-  reg           ic_tag16_q;       // an 802.1Q tag at byte 16 (the second one behind tag12)
+  reg           ic_tag16_q;      // an 802.1Q tag at byte 16 (the second one behind tag12)
   reg           ic_tag16_d;
-  reg           ic_v4_12_q;       // IPv4 ethertype at byte 12 (no tag)
+  reg           ic_v4_12_q;      // IPv4 ethertype at byte 12 (no tag)
   reg           ic_v4_12_d;
-  reg           ic_v4_16_q;       // IPv4 ethertype at byte 16 (one tag)
+  reg           ic_v4_16_q;      // IPv4 ethertype at byte 16 (one tag)
   reg           ic_v4_16_d;
-  reg           ic_v4_20_q;       // IPv4 ethertype at byte 20 (two tags)
+  reg           ic_v4_20_q;      // IPv4 ethertype at byte 20 (two tags)
   reg           ic_v4_20_d;
-  reg           ic_v6_12_q;       // IPv6 ethertype at byte 12 (no tag)
+  reg           ic_v6_12_q;      // IPv6 ethertype at byte 12 (no tag)
   reg           ic_v6_12_d;
-  reg           ic_v6_16_q;       // IPv6 ethertype at byte 16 (one tag)
+  reg           ic_v6_16_q;      // IPv6 ethertype at byte 16 (one tag)
   reg           ic_v6_16_d;
-  reg           ic_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
+  reg           ic_v6_20_q;      // IPv6 ethertype at byte 20 (two tags)
   reg           ic_v6_20_d;
+  wire [63:0]   ic_keep_n_edge;  // the last kept lane, one-hot (the keep is contiguous from lane 0)
+  wire [6:0]    ic_keep_n;
   reg           ic1_valid_q;
   reg           ic1_valid_d;
   reg  [511:0]  ic1_tdata_q;
@@ -308,16 +310,18 @@ module rx_parser (
   reg           ic1_tlast_d;
   reg  [8:0]    ic1_tuser_q;
   reg  [8:0]    ic1_tuser_d;
+  reg  [6:0]    ic1_keep_n_q;
+  reg  [6:0]    ic1_keep_n_d;
   reg  [10:0]   ic1_beat_q;
   reg  [10:0]   ic1_beat_d;
   wire          ic1_vlan1;
   wire          ic1_vlan2;
-  wire [1:0]    ic1_tags;         // VLAN tags: the IP header starts at byte 14 + 4 * tags
+  wire [1:0]    ic1_tags;        // VLAN tags: the IP header starts at byte 14 + 4 * tags
   wire          ic1_ipv6;
-  wire [4:0]    ic1_idx;          // the UDP header starts at byte 14 + 4 * idx
-  wire [5:0]    ic1_udp4;         // the UDP header starts at byte 4 * udp4 + 2
-  wire [18:0]   ic1_sel;          // idx one-hot; the top bit: no candidate
-  wire [16:0]   ic1_pend_none;    // the datagram end when no UDP start candidate applies
+  wire [4:0]    ic1_idx;         // the UDP header starts at byte 14 + 4 * idx
+  wire [5:0]    ic1_udp4;        // the UDP header starts at byte 4 * udp4 + 2
+  wire [18:0]   ic1_sel;         // idx one-hot; the top bit: no candidate
+  wire [16:0]   ic1_pend_none;   // the datagram end when no UDP start candidate applies
   wire [16:0]   ic1_end17;
   wire [16:0]   ic1_end16;
   wire [16:0]   ic1_end15;
@@ -336,13 +340,13 @@ module rx_parser (
   wire [16:0]   ic1_end2;
   wire [16:0]   ic1_end1;
   wire [16:0]   ic1_end0;
-  wire [287:0]  ic1_pend;         // candidate i: one past the datagram (low 16 bits) if UDP starts
-                                  // at byte 14 + 4 * i
-  wire [17:0]   ic1_pend_hi;      // candidate i: bit 16 of that end
-  wire [17:0]   ic1_len_ok;       // candidate i has room for UDP, BTH and ICRC
-  wire [2:0]    ic1_l3_ok;        // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6
-                                  // (version 6, next header UDP)
-  wire [17:0]   ic1_dport_ok;     // candidate i: the UDP destination port is udp_dport
+  wire [287:0]  ic1_pend;        // candidate i: one past the datagram (low 16 bits) if UDP starts
+                                 // at byte 14 + 4 * i
+  wire [17:0]   ic1_pend_hi;     // candidate i: bit 16 of that end
+  wire [17:0]   ic1_len_ok;      // candidate i has room for UDP, BTH and ICRC
+  wire [2:0]    ic1_l3_ok;       // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6
+                                 // (version 6, next header UDP)
+  wire [17:0]   ic1_dport_ok;    // candidate i: the UDP destination port is udp_dport
   wire [7:0]    ic1_c17_opcode;
   wire          ic1_c17_op_ok;
   wire [4:0]    ic1_c17_ext_len;
@@ -397,11 +401,11 @@ module rx_parser (
   wire [7:0]    ic1_c0_opcode;
   wire          ic1_c0_op_ok;
   wire [4:0]    ic1_c0_ext_len;
-  wire [17:0]   ic1_op_ok;        // candidate i: the BTH opcode is one the parser takes
-  wire [17:0]   ic1_ext2;         // candidate i: bit 2 of the extension headers' length
-  wire [17:0]   ic1_ext3;         // candidate i: bit 3 of the extension headers' length
-  wire [17:0]   ic1_ext4;         // candidate i: bit 4 of the extension headers' length
-  wire [35:0]   ic1_pad;          // candidate i: the BTH PadCnt
+  wire [17:0]   ic1_op_ok;       // candidate i: the BTH opcode is one the parser takes
+  wire [17:0]   ic1_ext2;        // candidate i: bit 2 of the extension headers' length
+  wire [17:0]   ic1_ext3;        // candidate i: bit 3 of the extension headers' length
+  wire [17:0]   ic1_ext4;        // candidate i: bit 4 of the extension headers' length
+  wire [35:0]   ic1_pad;         // candidate i: the BTH PadCnt
   reg           ic2_valid_q;
   reg           ic2_valid_d;
   reg  [511:0]  ic2_tdata_q;
@@ -412,6 +416,8 @@ module rx_parser (
   reg           ic2_tlast_d;
   reg  [8:0]    ic2_tuser_q;
   reg  [8:0]    ic2_tuser_d;
+  reg  [6:0]    ic2_keep_n_q;
+  reg  [6:0]    ic2_keep_n_d;
   reg  [10:0]   ic2_beat_q;
   reg  [10:0]   ic2_beat_d;
   reg  [1:0]    ic2_tags_q;
@@ -446,10 +452,10 @@ module rx_parser (
   reg  [17:0]   ic2_ext4_d;
   reg  [35:0]   ic2_pad_q;
   reg  [35:0]   ic2_pad_d;
-  wire          ic2_len_ok;       // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
-  wire [16:0]   ic2_pend;         // one past the datagram: bytes from here on are zeroed
-  wire [17:0]   ic2_end_after;    // candidate i: the datagram ends in a later beat
-  wire [17:0]   ic2_end_at;       // candidate i: the datagram ends in this beat
+  wire          ic2_len_ok;      // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
+  wire [16:0]   ic2_pend;        // one past the datagram: bytes from here on are zeroed
+  wire [17:0]   ic2_end_after;   // candidate i: the datagram ends in a later beat
+  wire [17:0]   ic2_end_at;      // candidate i: the datagram ends in this beat
   reg           ic3_valid_q;
   reg           ic3_valid_d;
   reg  [511:0]  ic3_tdata_q;
@@ -460,6 +466,8 @@ module rx_parser (
   reg           ic3_tlast_d;
   reg  [8:0]    ic3_tuser_q;
   reg  [8:0]    ic3_tuser_d;
+  reg  [6:0]    ic3_keep_n_q;
+  reg  [6:0]    ic3_keep_n_d;
   reg  [10:0]   ic3_beat_q;
   reg  [10:0]   ic3_beat_d;
   reg  [10:0]   ic3_beat_p1_q;
@@ -474,8 +482,8 @@ module rx_parser (
   reg           ic3_len_ok_d;
   reg  [16:0]   ic3_pend_q;
   reg  [16:0]   ic3_pend_d;
-  wire [18:0]   ic2_after_sel;    // ic2_end_after of the `sel` candidate (top bit: no candidate)
-  wire [18:0]   ic2_at_sel;       // ic2_end_at of the `sel` candidate (top bit: no candidate)
+  wire [18:0]   ic2_after_sel;   // ic2_end_after of the `sel` candidate (top bit: no candidate)
+  wire [18:0]   ic2_at_sel;      // ic2_end_at of the `sel` candidate (top bit: no candidate)
   reg  [6:0]    ic3_end_after_q;
   reg  [6:0]    ic3_end_after_d;
   reg  [6:0]    ic3_end_at_q;
@@ -490,8 +498,8 @@ module rx_parser (
   reg  [1:0]    ic3_pad_d;
   reg  [5:0]    ic3_udp4_q;
   reg  [5:0]    ic3_udp4_d;
-  wire          ic3_hi_all;       // the datagram ends in a later beat
-  wire          ic3_hi_part;      // the datagram ends in this beat
+  wire          ic3_hi_all;      // the datagram ends in a later beat
+  wire          ic3_hi_part;     // the datagram ends in this beat
   reg  [31:0]   ic3_residue;
   reg           ic4_valid_q;
   reg           ic4_valid_d;
@@ -503,6 +511,8 @@ module rx_parser (
   reg           ic4_tlast_d;
   reg  [8:0]    ic4_tuser_q;
   reg  [8:0]    ic4_tuser_d;
+  reg  [6:0]    ic4_keep_n_q;
+  reg  [6:0]    ic4_keep_n_d;
   reg           ic4_first_q;
   reg           ic4_first_d;
   reg  [2:0]    ic4_k_q;
@@ -525,11 +535,6 @@ module rx_parser (
   reg  [31:0]   ic4_residue_d;
   reg  [4:0]    ic4_idx_q;
   reg  [4:0]    ic4_idx_d;
-  wire [63:0]   ic3_keep_n_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
-                                  // 0)
-  wire [6:0]    ic3_keep_n;
-  reg  [6:0]    ic4_keep_n_q;
-  reg  [6:0]    ic4_keep_n_d;
   reg  [10:0]   ic4_beat_q;
   reg  [10:0]   ic4_beat_d;
   reg           ic4_pay_ok_q;
@@ -542,10 +547,10 @@ module rx_parser (
   wire [63:0]   ic4_khi;
   wire [63:0]   ic4_ff;
   wire [63:0]   ic4_nib;
-  wire [511:0]  ic4_lrh;          // masked-LRH state XORed into IP bytes 0-3
-  wire [511:0]  ic4_ones;         // variant fields forced to ones
-  wire [511:0]  ic4_keep;         // from the IP header to the datagram end
-  wire [511:0]  ic4_lane;         // the beat as the ICRC sees it
+  wire [511:0]  ic4_lrh;         // masked-LRH state XORed into IP bytes 0-3
+  wire [511:0]  ic4_ones;        // variant fields forced to ones
+  wire [511:0]  ic4_keep;        // from the IP header to the datagram end
+  wire [511:0]  ic4_lane;        // the beat as the ICRC sees it
   reg           ic5_valid_q;
   reg           ic5_valid_d;
   reg  [511:0]  ic5_tdata_q;
@@ -556,10 +561,10 @@ module rx_parser (
   reg           ic5_tlast_d;
   reg  [8:0]    ic5_tuser_q;
   reg  [8:0]    ic5_tuser_d;
-  reg  [4:0]    ic5_idx_q;
-  reg  [4:0]    ic5_idx_d;
   reg  [6:0]    ic5_keep_n_q;
   reg  [6:0]    ic5_keep_n_d;
+  reg  [4:0]    ic5_idx_q;
+  reg  [4:0]    ic5_idx_d;
   reg           ic5_first_q;
   reg           ic5_first_d;
   reg           ic5_end_here_q;
@@ -568,8 +573,8 @@ module rx_parser (
   reg  [31:0]   ic5_residue_d;
   reg  [511:0]  ic5_lane_q;
   reg  [511:0]  ic5_lane_d;
-  wire [127:0]  ic5_dterm;        // CRC-32 from state 0 of each 128-bit slice of the lane, bits 32
-                                  // * s + i (64 bytes in parallel)
+  wire [127:0]  ic5_dterm;       // CRC-32 from state 0 of each 128-bit slice of the lane, bits 32 *
+                                 // s + i (64 bytes in parallel)
   reg           ic6_valid_q;
   reg           ic6_valid_d;
   reg  [511:0]  ic6_tdata_q;
@@ -580,10 +585,10 @@ module rx_parser (
   reg           ic6_tlast_d;
   reg  [8:0]    ic6_tuser_q;
   reg  [8:0]    ic6_tuser_d;
-  reg  [4:0]    ic6_idx_q;
-  reg  [4:0]    ic6_idx_d;
   reg  [6:0]    ic6_keep_n_q;
   reg  [6:0]    ic6_keep_n_d;
+  reg  [4:0]    ic6_idx_q;
+  reg  [4:0]    ic6_idx_d;
   reg           ic6_first_q;
   reg           ic6_first_d;
   reg           ic6_end_here_q;
@@ -594,9 +599,9 @@ module rx_parser (
   reg  [127:0]  ic6_dterm_d;
   reg  [31:0]   ic_crc_q;
   reg  [31:0]   ic_crc_d;
-  wire [31:0]   ic6_crc_in;       // each frame starts from 0 (the masked LRH is folded into the
-                                  // first IP bytes)
-  wire [31:0]   ic6_crc;          // CRC register after this beat: A advances it over 64 zero bytes
+  wire [31:0]   ic6_crc_in;      // each frame starts from 0 (the masked LRH is folded into the
+                                 // first IP bytes)
+  wire [31:0]   ic6_crc;         // CRC register after this beat: A advances it over 64 zero bytes
   reg           ic7_valid_q;
   reg           ic7_valid_d;
   reg  [511:0]  ic7_tdata_q;
@@ -607,10 +612,10 @@ module rx_parser (
   reg           ic7_tlast_d;
   reg  [8:0]    ic7_tuser_q;
   reg  [8:0]    ic7_tuser_d;
-  reg  [4:0]    ic7_idx_q;
-  reg  [4:0]    ic7_idx_d;
   reg  [6:0]    ic7_keep_n_q;
   reg  [6:0]    ic7_keep_n_d;
+  reg  [4:0]    ic7_idx_q;
+  reg  [4:0]    ic7_idx_d;
   reg           ic7_first_q;
   reg           ic7_first_d;
   reg           ic7_end_here_q;
@@ -619,24 +624,24 @@ module rx_parser (
   reg  [31:0]   ic7_residue_d;
   reg           ic_ok_q;
   reg           ic_ok_d;
-  wire          dly_crc_ok;       // the ICRC matched (in the beat holding its last byte; kept to
-                                  // the frame's end)
+  wire          dly_crc_ok;      // the ICRC matched (in the beat holding its last byte; kept to the
+                                 // frame's end)
   wire          dly_tvalid;
   wire [511:0]  dly_tdata;
   wire [63:0]   dly_tkeep;
   wire          dly_tlast;
   wire [8:0]    dly_tuser;
-  wire [6:0]    dly_keep_n;       // the beat's bytes (its keep is contiguous from lane 0)
-  wire [4:0]    dly_udp_idx;      // the beat's frame: its UDP header starts at byte 14 + 4 * this
-  wire          take;             // the input stage takes the beat that left the ICRC pipeline
+  wire [6:0]    dly_keep_n;      // the beat's bytes (its keep is contiguous from lane 0)
+  wire [4:0]    dly_udp_idx;     // the beat's frame: its UDP header starts at byte 14 + 4 * this
+  wire          take;            // the input stage takes the beat that left the ICRC pipeline
   reg  [10:0]   beat_q;
   reg  [10:0]   beat_d;
   reg  [1087:0] hdr_q;
   reg  [1087:0] hdr_d;
-  wire [16:0]   base;             // byte position of the beat's lane 0
+  wire [16:0]   base;            // byte position of the beat's lane 0
   reg  [2:0]    view_at_q;
   reg  [2:0]    view_at_d;
-  wire [1087:0] view;             // captured header bytes, the current beat merged in
+  wire [1087:0] view;            // captured header bytes, the current beat merged in
   wire [6:0]    last_bytes;
   wire [6:0]    ic4_keep_n;
   reg           ic5_pay_ok_q;
@@ -655,11 +660,17 @@ module rx_parser (
   reg  [6:0]    ic5_pay_zl1_d;
   reg  [6:0]    ic5_pay_bytes_q;
   reg  [6:0]    ic5_pay_bytes_d;
+  reg           ic5_pay_z_in_q;
+  reg           ic5_pay_z_in_d;
+  reg           ic5_pay_s_le_z_q;
+  reg           ic5_pay_s_le_z_d;
+  reg           ic5_pay_s_in_q;
+  reg           ic5_pay_s_in_d;
   reg           ic6_pay_in_q;
   reg           ic6_pay_in_d;
   reg  [6:0]    ic6_pay_lo_q;
   reg  [6:0]    ic6_pay_lo_d;
-  wire          ic5_pay_zend;     // the payload's last byte is in this beat
+  wire          ic5_pay_zend;    // the payload's last byte is in this beat
   reg  [6:0]    ic6_pay_hi_q;
   reg  [6:0]    ic6_pay_hi_d;
   reg           ic6_pay_zend_q;
@@ -674,9 +685,9 @@ module rx_parser (
   reg  [5:0]    ic6_pay_sl_d;
   reg  [6:0]    ic6_pay_bnd_q;
   reg  [6:0]    ic6_pay_bnd_d;
-  wire          ic6_pay_act;      // this beat holds payload bytes, in lanes [lo, hi)
-  wire          ic6_pay_end;      // the payload (or the frame, if cut short) ends in this beat
-  wire [5:0]    ic6_pay_rem;      // bytes of the output beat open after this beat
+  wire          ic6_pay_act;     // this beat holds payload bytes, in lanes [lo, hi)
+  wire          ic6_pay_end;     // the payload (or the frame, if cut short) ends in this beat
+  wire [5:0]    ic6_pay_rem;     // bytes of the output beat open after this beat
   wire [1023:0] ic6_pay_rot_wide;
   reg           ic7_pay_act_q;
   reg           ic7_pay_act_d;
@@ -694,90 +705,90 @@ module rx_parser (
   reg           ic7_pay_first_d;
   reg  [511:0]  ic7_pay_rot_q;
   reg  [511:0]  ic7_pay_rot_d;
-  wire          pay_act;          // this beat holds payload bytes
-  wire          pay_full;         // a whole output beat completes in this beat
-  wire          pay_end;          // the payload (or the frame, if cut short) ends in this beat
-  wire          pay_part;         // a partial last output beat of pay_rem bytes
+  wire          pay_act;         // this beat holds payload bytes
+  wire          pay_full;        // a whole output beat completes in this beat
+  wire          pay_end;         // the payload (or the frame, if cut short) ends in this beat
+  wire          pay_part;        // a partial last output beat of pay_rem bytes
   wire [5:0]    pay_rem;
-  wire [5:0]    pay_split;        // output lanes below this come from the previous beat
-  wire          pay_first;        // the payload starts in this beat (or later)
-  wire [511:0]  pay_rot;          // the beat rotated down by the payload start's lane
+  wire [5:0]    pay_split;       // output lanes below this come from the previous beat
+  wire          pay_first;       // the payload starts in this beat (or later)
+  wire [511:0]  pay_rot;         // the beat rotated down by the payload start's lane
   reg  [511:0]  pay_res_q;
   reg  [511:0]  pay_res_d;
   wire [511:0]  pay_cur;
   wire [511:0]  pay_lomask;
-  wire [511:0]  pay_combo;        // the output beat ending in this beat: the previous beat's rest,
-                                  // then this beat's start
+  wire [511:0]  pay_combo;       // the output beat ending in this beat: the previous beat's rest,
+                                 // then this beat's start
   wire [63:0]   pay_keep_rem;
-  wire [576:0]  pay_e0;           // first beat pushed: {last, keep, data}
-  wire [576:0]  pay_e1;           // second beat pushed (a whole beat and the partial last one end
-                                  // here)
-  wire [1:0]    pay_nt;           // beats the beat pushes into the payload FIFO if it is taken
-  wire [1:0]    pay_n;            // beats pushed into the payload FIFO
-  wire          pay_frame;        // the frame has a payload packet (read on its tlast beat)
+  wire [576:0]  pay_e0;          // first beat pushed: {last, keep, data}
+  wire [576:0]  pay_e1;          // second beat pushed (a whole beat and the partial last one end
+                                 // here)
+  wire [1:0]    pay_nt;          // beats the beat pushes into the payload FIFO if it is taken
+  wire [1:0]    pay_n;           // beats pushed into the payload FIFO
+  wire          pay_frame;       // the frame has a payload packet (read on its tlast beat)
   reg           pay_seen_q;
   reg           pay_seen_d;
   reg  [3:0]    pay_wp_q;
   reg  [3:0]    pay_wp_d;
   reg  [3:0]    pay_rp_q;
   reg  [3:0]    pay_rp_d;
-  reg  [15:0]   pay_fill_q;       // payload beats held, as a thermometer: bit i = more than i
+  reg  [15:0]   pay_fill_q;      // payload beats held, as a thermometer: bit i = more than i
   reg  [15:0]   pay_fill_d;
-  wire          pay_room;         // room for the two beats a taken beat may push
+  wire          pay_room;        // room for the two beats a taken beat may push
   wire [3:0]    pay_wp1;
-  wire [3:0]    pay_wp_t;         // the write pointer after a taken beat
-  wire [15:0]   pay_fill_t;       // the fill after a taken beat
-  wire [15:0]   pay_fill_t1;      // ... and a pop
-  wire [15:0]   pay_fill_1;       // the fill after a pop alone
-  reg  [576:0]  pay_mem0 [0:7];   // payload FIFO, even entries: {last, keep, data}
+  wire [3:0]    pay_wp_t;        // the write pointer after a taken beat
+  wire [15:0]   pay_fill_t;      // the fill after a taken beat
+  wire [15:0]   pay_fill_t1;     // ... and a pop
+  wire [15:0]   pay_fill_1;      // the fill after a pop alone
+  reg  [576:0]  pay_mem0 [0:7];  // payload FIFO, even entries: {last, keep, data}
   wire          pay_we0;
   wire [2:0]    pay_wa0;
   wire [576:0]  pay_wd0;
-  reg  [576:0]  pay_mem1 [0:7];   // payload FIFO, odd entries: {last, keep, data}
+  reg  [576:0]  pay_mem1 [0:7];  // payload FIFO, odd entries: {last, keep, data}
   wire          pay_we1;
   wire [2:0]    pay_wa1;
   wire [576:0]  pay_wd1;
-  reg           hdr_tag12_q;      // an 802.1Q tag (TPID 0x8100) at byte 12; kept with hdr_q
+  reg           hdr_tag12_q;     // an 802.1Q tag (TPID 0x8100) at byte 12; kept with hdr_q
   reg           hdr_tag12_d;
-  wire          view_tag12;       // an 802.1Q tag (TPID 0x8100) at byte 12, as `view` reads
-  reg           hdr_tag16_q;      // an 802.1Q tag at byte 16 (the second one behind tag12); kept
-                                  // with hdr_q
+  wire          view_tag12;      // an 802.1Q tag (TPID 0x8100) at byte 12, as `view` reads
+  reg           hdr_tag16_q;     // an 802.1Q tag at byte 16 (the second one behind tag12); kept
+                                 // with hdr_q
   reg           hdr_tag16_d;
-  wire          view_tag16;       // an 802.1Q tag at byte 16 (the second one behind tag12), as
-                                  // `view` reads
-  reg           hdr_v4_12_q;      // IPv4 ethertype at byte 12 (no tag); kept with hdr_q
+  wire          view_tag16;      // an 802.1Q tag at byte 16 (the second one behind tag12), as
+                                 // `view` reads
+  reg           hdr_v4_12_q;     // IPv4 ethertype at byte 12 (no tag); kept with hdr_q
   reg           hdr_v4_12_d;
-  wire          view_v4_12;       // IPv4 ethertype at byte 12 (no tag), as `view` reads
-  reg           hdr_v4_16_q;      // IPv4 ethertype at byte 16 (one tag); kept with hdr_q
+  wire          view_v4_12;      // IPv4 ethertype at byte 12 (no tag), as `view` reads
+  reg           hdr_v4_16_q;     // IPv4 ethertype at byte 16 (one tag); kept with hdr_q
   reg           hdr_v4_16_d;
-  wire          view_v4_16;       // IPv4 ethertype at byte 16 (one tag), as `view` reads
-  reg           hdr_v4_20_q;      // IPv4 ethertype at byte 20 (two tags); kept with hdr_q
+  wire          view_v4_16;      // IPv4 ethertype at byte 16 (one tag), as `view` reads
+  reg           hdr_v4_20_q;     // IPv4 ethertype at byte 20 (two tags); kept with hdr_q
   reg           hdr_v4_20_d;
-  wire          view_v4_20;       // IPv4 ethertype at byte 20 (two tags), as `view` reads
-  reg           hdr_v6_12_q;      // IPv6 ethertype at byte 12 (no tag); kept with hdr_q
+  wire          view_v4_20;      // IPv4 ethertype at byte 20 (two tags), as `view` reads
+  reg           hdr_v6_12_q;     // IPv6 ethertype at byte 12 (no tag); kept with hdr_q
   reg           hdr_v6_12_d;
-  wire          view_v6_12;       // IPv6 ethertype at byte 12 (no tag), as `view` reads
-  reg           hdr_v6_16_q;      // IPv6 ethertype at byte 16 (one tag); kept with hdr_q
+  wire          view_v6_12;      // IPv6 ethertype at byte 12 (no tag), as `view` reads
+  reg           hdr_v6_16_q;     // IPv6 ethertype at byte 16 (one tag); kept with hdr_q
   reg           hdr_v6_16_d;
-  wire          view_v6_16;       // IPv6 ethertype at byte 16 (one tag), as `view` reads
-  reg           hdr_v6_20_q;      // IPv6 ethertype at byte 20 (two tags); kept with hdr_q
+  wire          view_v6_16;      // IPv6 ethertype at byte 16 (one tag), as `view` reads
+  reg           hdr_v6_20_q;     // IPv6 ethertype at byte 20 (two tags); kept with hdr_q
   reg           hdr_v6_20_d;
-  wire          view_v6_20;       // IPv6 ethertype at byte 20 (two tags), as `view` reads
-  reg  [9:0]    hdr_ihl0_gt_q;    // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k;
-                                  // kept with hdr_q
+  wire          view_v6_20;      // IPv6 ethertype at byte 20 (two tags), as `view` reads
+  reg  [9:0]    hdr_ihl0_gt_q;   // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k;
+                                 // kept with hdr_q
   reg  [9:0]    hdr_ihl0_gt_d;
-  wire [9:0]    view_ihl0_gt;     // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k,
-                                  // as `view` reads
-  reg  [9:0]    hdr_ihl1_gt_q;    // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k;
-                                  // kept with hdr_q
+  wire [9:0]    view_ihl0_gt;    // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k,
+                                 // as `view` reads
+  reg  [9:0]    hdr_ihl1_gt_q;   // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k;
+                                 // kept with hdr_q
   reg  [9:0]    hdr_ihl1_gt_d;
-  wire [9:0]    view_ihl1_gt;     // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k,
-                                  // as `view` reads
-  reg  [9:0]    hdr_ihl2_gt_q;    // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 +
-                                  // k; kept with hdr_q
+  wire [9:0]    view_ihl1_gt;    // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k,
+                                 // as `view` reads
+  reg  [9:0]    hdr_ihl2_gt_q;   // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 + k;
+                                 // kept with hdr_q
   reg  [9:0]    hdr_ihl2_gt_d;
-  wire [9:0]    view_ihl2_gt;     // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 +
-                                  // k, as `view` reads
+  wire [9:0]    view_ihl2_gt;    // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 + k,
+                                 // as `view` reads
   reg           s1_valid_q;
   reg           s1_valid_d;
   reg  [975:0]  s1_hdr_q;
@@ -792,36 +803,35 @@ module rx_parser (
   reg  [4:0]    s1_udp_idx_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
-  reg           s1_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
+  reg           s1_tag12_q;      // an 802.1Q tag (TPID 0x8100) at byte 12
   reg           s1_tag12_d;
-  reg           s1_tag16_q;       // an 802.1Q tag at byte 16 (the second one behind tag12)
+  reg           s1_tag16_q;      // an 802.1Q tag at byte 16 (the second one behind tag12)
   reg           s1_tag16_d;
-  reg           s1_v4_12_q;       // IPv4 ethertype at byte 12 (no tag)
+  reg           s1_v4_12_q;      // IPv4 ethertype at byte 12 (no tag)
   reg           s1_v4_12_d;
-  reg           s1_v4_16_q;       // IPv4 ethertype at byte 16 (one tag)
+  reg           s1_v4_16_q;      // IPv4 ethertype at byte 16 (one tag)
   reg           s1_v4_16_d;
-  reg           s1_v4_20_q;       // IPv4 ethertype at byte 20 (two tags)
+  reg           s1_v4_20_q;      // IPv4 ethertype at byte 20 (two tags)
   reg           s1_v4_20_d;
-  reg           s1_v6_12_q;       // IPv6 ethertype at byte 12 (no tag)
+  reg           s1_v6_12_q;      // IPv6 ethertype at byte 12 (no tag)
   reg           s1_v6_12_d;
-  reg           s1_v6_16_q;       // IPv6 ethertype at byte 16 (one tag)
+  reg           s1_v6_16_q;      // IPv6 ethertype at byte 16 (one tag)
   reg           s1_v6_16_d;
-  reg           s1_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
+  reg           s1_v6_20_q;      // IPv6 ethertype at byte 20 (two tags)
   reg           s1_v6_20_d;
-  reg  [33:0]   s1_csw_in_q;      // bit i: IPv4 checksum word i (from byte 14) lies in the IP
-                                  // header
+  reg  [33:0]   s1_csw_in_q;     // bit i: IPv4 checksum word i (from byte 14) lies in the IP header
   reg  [33:0]   s1_csw_in_d;
   wire          s1_vlan1;
   wire          s1_vlan2;
   wire          s1_ipv4;
   wire          s1_ipv6;
-  wire [79:0]   s1_ipw;           // the IP header's first 10 bytes
+  wire [79:0]   s1_ipw;          // the IP header's first 10 bytes
   wire [863:0]  s1_hdr14;
-  wire [319:0]  s1_udpw;          // 40 bytes from the UDP header start
-  wire [543:0]  s1_csw;           // IPv4 header: word i at [16 * i +: 16], zero outside the header
-  wire [15:0]   s1_csa0_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
+  wire [319:0]  s1_udpw;         // 40 bytes from the UDP header start
+  wire [543:0]  s1_csw;          // IPv4 header: word i at [16 * i +: 16], zero outside the header
+  wire [15:0]   s1_csa0_0_s0;    // carry-save groups of up to 6 words: ones/twos/fours are the bits
+                                 // of each bit's count; the next layer takes twos and fours rotated
+                                 // left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1_csa0_0_c0;
   wire [15:0]   s1_csa0_0_s1;
   wire [15:0]   s1_csa0_0_ones;
@@ -862,9 +872,9 @@ module rx_parser (
   wire [15:0]   s1_csa0_5_ones;
   wire [15:0]   s1_csa0_5_twos;
   wire [15:0]   s1_csa0_5_fours;
-  wire [15:0]   s1_csa1_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
+  wire [15:0]   s1_csa1_0_s0;    // carry-save groups of up to 6 words: ones/twos/fours are the bits
+                                 // of each bit's count; the next layer takes twos and fours rotated
+                                 // left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1_csa1_0_c0;
   wire [15:0]   s1_csa1_0_s1;
   wire [15:0]   s1_csa1_0_ones;
@@ -885,7 +895,7 @@ module rx_parser (
   wire [15:0]   s1_csa1_2_c1;
   wire [15:0]   s1_csa1_2_twos;
   wire [15:0]   s1_csa1_2_fours;
-  wire [17:0]   s1_ip_at;         // IP header start
+  wire [17:0]   s1_ip_at;        // IP header start
   wire          h_vlan1;
   wire          h_vlan2;
   wire          h_ipv4;
@@ -934,9 +944,9 @@ module rx_parser (
   reg  [15:0]   s1b_csum7_d;
   reg  [15:0]   s1b_csum8_q;
   reg  [15:0]   s1b_csum8_d;
-  wire [15:0]   s1b_csa0_0_s0;    // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
+  wire [15:0]   s1b_csa0_0_s0;   // carry-save groups of up to 6 words: ones/twos/fours are the bits
+                                 // of each bit's count; the next layer takes twos and fours rotated
+                                 // left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1b_csa0_0_c0;
   wire [15:0]   s1b_csa0_0_s1;
   wire [15:0]   s1b_csa0_0_ones;
@@ -945,9 +955,9 @@ module rx_parser (
   wire [15:0]   s1b_csa0_0_fours;
   wire [15:0]   s1b_csa0_1_ones;
   wire [15:0]   s1b_csa0_1_twos;
-  wire [15:0]   s1b_csa1_0_s0;    // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
+  wire [15:0]   s1b_csa1_0_s0;   // carry-save groups of up to 6 words: ones/twos/fours are the bits
+                                 // of each bit's count; the next layer takes twos and fours rotated
+                                 // left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1b_csa1_0_c0;
   wire [15:0]   s1b_csa1_0_s1;
   wire [15:0]   s1b_csa1_0_ones;
@@ -992,14 +1002,13 @@ module rx_parser (
   reg  [15:0]   s1c_csum1_d;
   reg  [15:0]   s1c_csum2_q;
   reg  [15:0]   s1c_csum2_d;
-  wire [79:0]   h_ipw;            // the IP header's first 10 bytes (the lengths checked in stage
-                                  // 1c)
-  wire [3:0]    h_ihl;            // IPv4 IHL (the IP header's first byte)
+  wire [79:0]   h_ipw;           // the IP header's first 10 bytes (the lengths checked in stage 1c)
+  wire [3:0]    h_ihl;           // IPv4 IHL (the IP header's first byte)
   wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
   wire [15:0]   h_csa0_0_ones;
   wire [15:0]   h_csa0_0_twos;
-  wire [2:0]    h_csum_miss;      // the header's ones' complement sum is not 0xFFFF: all three set
+  wire [2:0]    h_csum_miss;     // the header's ones' complement sum is not 0xFFFF: all three set
   wire [16:0]   h_len;
   wire [15:0]   h_udp_len;
   wire [7:0]    h_opcode;
@@ -1013,39 +1022,39 @@ module rx_parser (
   wire          h_has_reth;
   wire          h_has_atomic;
   wire [1:0]    h_pad;
-  wire          h_ext_is0;        // the opcode's extension headers are 0 bytes
-  wire          h_ext_is1;        // the opcode's extension headers are 4 bytes
-  wire          h_ext_is2;        // the opcode's extension headers are 8 bytes
-  wire          h_ext_is3;        // the opcode's extension headers are 12 bytes
-  wire          h_ext_is4;        // the opcode's extension headers are 16 bytes
-  wire          h_ext_is5;        // the opcode's extension headers are 20 bytes
-  wire          h_ext_is6;        // the opcode's extension headers are 24 bytes
-  wire          h_ext_is7;        // the opcode's extension headers are 28 bytes
-  wire [3:0]    h_ovh_hi;         // 6 + k for extension headers of 4k bytes (6 outside the table):
-                                  // the overhead 24 + 4k + pad is {this, pad}
-  wire          h_trunc;          // extension headers + pad beyond the datagram
-  wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
-                                  // IHL * 4)
-  wire          h_chk0;           // BAD_FCS: MAC flagged a bad FCS
-  wire          h_chk1;           // TRUNCATED: ends inside Ethernet/VLAN
-  wire          h_chk2;           // NOT_ROCE: neither IPv4 nor (enabled) IPv6
-  wire          h_chk3;           // TRUNCATED: ends inside the fixed IP header
-  wire          h_chk4;           // NOT_ROCE: IP version/IHL wrong (IPv6: or next header not UDP)
-  wire          h_chk5;           // TRUNCATED: ends inside the IPv4 options
-  wire [2:0]    h_chk6;           // BAD_IP_CHECKSUM: IPv4 header checksum
-  wire          h_chk7;           // FRAGMENT: IPv4 MF or fragment offset
-  wire          h_chk8;           // NOT_ROCE: IPv4 protocol is not UDP
-  wire          h_chk9;           // TRUNCATED: IP length beyond the frame, or no room for UDP
-  wire          h_chk10;          // NOT_ROCE: UDP destination port
-  wire          h_chk11;          // TRUNCATED: UDP length disagrees with IP, or no room for BTH +
-                                  // ICRC
-  wire          h_chk12;          // BAD_ICRC: ICRC mismatch
-  wire          h_chk13;          // TVER: BTH TVer
-  wire          h_chk14;          // BAD_OPCODE: reserved/unsupported opcode
-  wire          h_chk15;          // TRUNCATED: extension headers + pad beyond the datagram
-  wire          h_chk16;          // P_KEY: P_Key: equal low 15 bits, not 0, one full member
-  wire          h_chk17;          // QPN0: DestQP 0
-  wire          h_chk18;          // WRONG_VF: DestQP's VF field is not the frame's VF
+  wire          h_ext_is0;       // the opcode's extension headers are 0 bytes
+  wire          h_ext_is1;       // the opcode's extension headers are 4 bytes
+  wire          h_ext_is2;       // the opcode's extension headers are 8 bytes
+  wire          h_ext_is3;       // the opcode's extension headers are 12 bytes
+  wire          h_ext_is4;       // the opcode's extension headers are 16 bytes
+  wire          h_ext_is5;       // the opcode's extension headers are 20 bytes
+  wire          h_ext_is6;       // the opcode's extension headers are 24 bytes
+  wire          h_ext_is7;       // the opcode's extension headers are 28 bytes
+  wire [3:0]    h_ovh_hi;        // 6 + k for extension headers of 4k bytes (6 outside the table):
+                                 // the overhead 24 + 4k + pad is {this, pad}
+  wire          h_trunc;         // extension headers + pad beyond the datagram
+  wire [15:0]   h_ip_payload;    // the IP payload length (IPv6 payload length, IPv4 total length -
+                                 // IHL * 4)
+  wire          h_chk0;          // BAD_FCS: MAC flagged a bad FCS
+  wire          h_chk1;          // TRUNCATED: ends inside Ethernet/VLAN
+  wire          h_chk2;          // NOT_ROCE: neither IPv4 nor (enabled) IPv6
+  wire          h_chk3;          // TRUNCATED: ends inside the fixed IP header
+  wire          h_chk4;          // NOT_ROCE: IP version/IHL wrong (IPv6: or next header not UDP)
+  wire          h_chk5;          // TRUNCATED: ends inside the IPv4 options
+  wire [2:0]    h_chk6;          // BAD_IP_CHECKSUM: IPv4 header checksum
+  wire          h_chk7;          // FRAGMENT: IPv4 MF or fragment offset
+  wire          h_chk8;          // NOT_ROCE: IPv4 protocol is not UDP
+  wire          h_chk9;          // TRUNCATED: IP length beyond the frame, or no room for UDP
+  wire          h_chk10;         // NOT_ROCE: UDP destination port
+  wire          h_chk11;         // TRUNCATED: UDP length disagrees with IP, or no room for BTH +
+                                 // ICRC
+  wire          h_chk12;         // BAD_ICRC: ICRC mismatch
+  wire          h_chk13;         // TVER: BTH TVer
+  wire          h_chk14;         // BAD_OPCODE: reserved/unsupported opcode
+  wire          h_chk15;         // TRUNCATED: extension headers + pad beyond the datagram
+  wire          h_chk16;         // P_KEY: P_Key: equal low 15 bits, not 0, one full member
+  wire          h_chk17;         // QPN0: DestQP 0
+  wire          h_chk18;         // WRONG_VF: DestQP's VF field is not the frame's VF
   reg           h_drop;
   reg  [4:0]    h_reason;
   reg           h_bth_seen;
@@ -1068,7 +1077,7 @@ module rx_parser (
   wire          h_out_ecn_ce;
   wire          h_out_cnp;
   wire          h_out_pay;
-  wire          h_lookup;         // a frame that passed the header checks asks for its QP
+  wire          h_lookup;        // a frame that passed the header checks asks for its QP
   reg           s2_valid_q;
   reg           s2_valid_d;
   reg           s2_chk0_q;
@@ -1189,12 +1198,12 @@ module rx_parser (
   reg           p1_pay_d;
   wire [2:0]    p1_tr;
   wire [4:0]    p1_op5;
-  wire          p1_is_cnp;        // CNP: needs only an existing QP
-  wire          p1_is_resp;       // RC READ response, ACK or ATOMIC ACK
-  wire          p1_is_write;      // RC/UC WRITE first/only: RETH, remote write
-  wire          p1_is_read;       // RC READ request: RETH, remote read
-  wire          p1_is_atomic;     // RC atomics: AtomicETH, remote atomic
-  wire          p1_uc_start;      // UC first/only packet: resynchronises ePSN
+  wire          p1_is_cnp;       // CNP: needs only an existing QP
+  wire          p1_is_resp;      // RC READ response, ACK or ATOMIC ACK
+  wire          p1_is_write;     // RC/UC WRITE first/only: RETH, remote write
+  wire          p1_is_read;      // RC READ request: RETH, remote read
+  wire          p1_is_atomic;    // RC atomics: AtomicETH, remote atomic
+  wire          p1_uc_start;     // UC first/only packet: resynchronises ePSN
   wire [32:0]   p1_rd1;
   wire [32:0]   p1_rd2;
   wire [32:0]   p1_rd3;
@@ -1281,16 +1290,16 @@ module rx_parser (
   wire          p2_is_write;
   wire          p2_is_read;
   wire          p2_is_atomic;
-  wire          p2_tr_ok;         // opcode transport (RC 000, UC 001, UD 011) vs the QP's service
-                                  // type
-  wire          p2_state_ok;      // requests from RTR on; responses and ACKs need RTS, SQER or SQD
+  wire          p2_tr_ok;        // opcode transport (RC 000, UC 001, UD 011) vs the QP's service
+                                 // type
+  wire          p2_state_ok;     // requests from RTR on; responses and ACKs need RTS, SQER or SQD
   reg           p2_drop_n;
   reg  [4:0]    p2_reason_n;
-  wire          p2_key_chk;       // a RETH/AtomicETH access: the R_Key is checked
-  wire          p2_acc_ok;        // the QP grants the remote right
+  wire          p2_key_chk;      // a RETH/AtomicETH access: the R_Key is checked
+  wire          p2_acc_ok;       // the QP grants the remote right
   wire [23:0]   p2_rd_ceil;
-  wire [23:0]   p2_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
-                                  // length 0
+  wire [23:0]   p2_rd_cnt;       // READ response packets: ceil(DMA length / path MTU), 1 for length
+                                 // 0
   reg           p3_valid_q;
   reg           p3_valid_d;
   reg           p3_drop_q;
@@ -1386,13 +1395,13 @@ module rx_parser (
   wire [23:0]   p3_diff3;
   wire          p3_hit4;
   wire [23:0]   p3_diff4;
-  wire [23:0]   p3_diff_nx;       // PSN - the ePSN the frame in p4 writes back if it is accepted in
-                                  // order
+  wire [23:0]   p3_diff_nx;      // PSN - the ePSN the frame in p4 writes back if it is accepted in
+                                 // order
   wire          p3_sel0;
   wire          p3_sel2;
   wire          p3_sel3;
   wire          p3_sel4;
-  wire          p3_seq;           // an RC/UC request: the PSN window applies
+  wire          p3_seq;          // an RC/UC request: the PSN window applies
   wire          p3_uc;
   reg           p4_valid_q;
   reg           p4_valid_d;
@@ -1514,15 +1523,14 @@ module rx_parser (
   reg  [23:0]   wbh1_epsn_d;
   reg           wbh1_nak_q;
   reg           wbh1_nak_d;
-  wire          wbh1_hit;         // the frame ahead wrote this frame's QP back
-  wire          p4_adv;           // ... and advanced its ePSN
-  wire [23:0]   p4_epsn;          // ePSN with the in-flight write-backs forwarded
-  wire [23:0]   p4_epsn_m1;       // the forwarded ePSN - 1 (the last PSN received in order)
-  wire          p4_nak;           // NAK-sent with the in-flight write-backs forwarded
-  wire          p4_eq;            // PSN = the forwarded ePSN
-  wire          p4_behind;        // PSN - ePSN modulo 2^24 has bit 23 set: behind (duplicate)
-  wire          p4_key_ok;        // QP right granted and the R_Key check passed (or no key to
-                                  // check)
+  wire          wbh1_hit;        // the frame ahead wrote this frame's QP back
+  wire          p4_adv;          // ... and advanced its ePSN
+  wire [23:0]   p4_epsn;         // ePSN with the in-flight write-backs forwarded
+  wire [23:0]   p4_epsn_m1;      // the forwarded ePSN - 1 (the last PSN received in order)
+  wire          p4_nak;          // NAK-sent with the in-flight write-backs forwarded
+  wire          p4_eq;           // PSN = the forwarded ePSN
+  wire          p4_behind;       // PSN - ePSN modulo 2^24 has bit 23 set: behind (duplicate)
+  wire          p4_key_ok;       // QP right granted and the R_Key check passed (or no key to check)
   reg  [2:0]    p4_verdict;
   reg  [4:0]    p4_reason;
   reg           p4_wb;
@@ -1535,16 +1543,15 @@ module rx_parser (
   reg           p4_may_wb_d;
   reg           p4_may_ack_q;
   reg           p4_may_ack_d;
-  reg           p4_push_dsc_q;    // p4's verdict pushes a discard flag (a payload packet)
+  reg           p4_push_dsc_q;   // p4's verdict pushes a discard flag (a payload packet)
   reg           p4_push_dsc_d;
-  wire          p3_may_wb;        // a request past the checks: in p4 it may write ePSN/NAK-sent
-                                  // back
-  wire          wb_need;          // this verdict writes ePSN/NAK-sent back
-  wire          ack_need;         // this verdict asks for an ACK/NAK
-  wire          out_free;         // the verdict register can load, and the ACK/NAK register too if
-                                  // this verdict may need it
-  wire          p4_accept;        // p4's verdict is accept
-  wire          out_load;         // p4 registers a verdict
+  wire          p3_may_wb;       // a request past the checks: in p4 it may write ePSN/NAK-sent back
+  wire          wb_need;         // this verdict writes ePSN/NAK-sent back
+  wire          ack_need;        // this verdict asks for an ACK/NAK
+  wire          out_free;        // the verdict register can load, and the ACK/NAK register too if
+                                 // this verdict may need it
+  wire          p4_accept;       // p4's verdict is accept
+  wire          out_load;        // p4 registers a verdict
   reg           m_hdr_valid_q;
   reg           m_hdr_valid_d;
   reg  [2:0]    out_verdict_q;
@@ -1585,7 +1592,7 @@ module rx_parser (
   reg  [15:0]   out_payload_len_d;
   reg           out_pay_q;
   reg           out_pay_d;
-  wire [576:0]  pay_head;         // the oldest payload beat
+  wire [576:0]  pay_head;        // the oldest payload beat
   wire          pay_head_last;
   reg  [15:0]   dsc_q;
   reg  [15:0]   dsc_d;
@@ -1593,11 +1600,11 @@ module rx_parser (
   reg  [3:0]    dsc_wp_d;
   reg  [3:0]    dsc_rp_q;
   reg  [3:0]    dsc_rp_d;
-  reg  [15:0]   dsc_fill_q;       // discard flags waiting, as a thermometer: bit i = more than i
+  reg  [15:0]   dsc_fill_q;      // discard flags waiting, as a thermometer: bit i = more than i
   reg  [15:0]   dsc_fill_d;
-  wire          dsc_push;         // a verdict of a frame with a payload packet: its discard flag
-  wire          pay_head_ok;      // the head can leave (a tlast beat once its verdict is known)
-  wire          pay_pop;          // the head moves to the output register
+  wire          dsc_push;        // a verdict of a frame with a payload packet: its discard flag
+  wire          pay_head_ok;     // the head can leave (a tlast beat once its verdict is known)
+  wire          pay_pop;         // the head moves to the output register
   wire          dsc_pop;
   reg           m_pay_valid_q;
   reg           m_pay_valid_d;
@@ -1623,8 +1630,8 @@ module rx_parser (
   reg  [23:0]   ce_qpn_d;
   reg           m_ack_valid_q;
   reg           m_ack_valid_d;
-  wire          ack_hold;         // the ACK/NAK request waits for m_ack_ready
-  wire          en_but_ack;       // `en` but for a waiting ACK/NAK request
+  wire          ack_hold;        // the ACK/NAK request waits for m_ack_ready
+  wire          en_but_ack;      // `en` but for a waiting ACK/NAK request
   reg  [7:0]    m_ack_vf_q;
   reg  [7:0]    m_ack_vf_d;
   reg  [23:0]   m_ack_qpn_q;
@@ -1633,7 +1640,7 @@ module rx_parser (
   reg  [7:0]    m_ack_syndrome_d;
   reg  [23:0]   m_ack_psn_q;
   reg  [23:0]   m_ack_psn_d;
-  reg           cs_new_q;         // the verdict register took a verdict in the last cycle
+  reg           cs_new_q;        // the verdict register took a verdict in the last cycle
   reg           cs_new_d;
   reg           cs_frames_seen_inc_q;
   reg           cs_frames_seen_inc_d;
@@ -1679,8 +1686,8 @@ module rx_parser (
   reg           cs_drop_state_inc_d;
   reg           cs_drop_psn_seq_inc_q;
   reg           cs_drop_psn_seq_inc_d;
-  wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check
-                                  // reads
+  wire          unused_ok;       // deliberately unused: software-only CSR outputs, bits no check
+                                 // reads
 
   // The CSR block: configuration, counters, last drop.
   rx_parser_csr u_csr (
@@ -1781,6 +1788,14 @@ module rx_parser (
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
+  assign ic_keep_n_edge = s_axis_tkeep & ~(s_axis_tkeep >> 1);
+  assign ic_keep_n = {|(ic_keep_n_edge & 64'h8000000000000000),
+                      |(ic_keep_n_edge & 64'h7fffffff80000000),
+                      |(ic_keep_n_edge & 64'h7fff80007fff8000),
+                      |(ic_keep_n_edge & 64'h7f807f807f807f80),
+                      |(ic_keep_n_edge & 64'h7878787878787878),
+                      |(ic_keep_n_edge & 64'h6666666666666666),
+                      |(ic_keep_n_edge & 64'h5555555555555555)};
   assign ic1_vlan1 = ic_tag12_q;
   assign ic1_vlan2 = ic_tag12_q && ic_tag16_q;
   assign ic1_tags = ic1_vlan2 ? 2'd2 : ic1_vlan1 ? 2'd1 : 2'd0;
@@ -2602,14 +2617,6 @@ module rx_parser (
   assign ic2_at_sel = {ic2_beat_q == ic2_pend_none_q[16:6], ic2_end_at} & ic2_sel_q;
   assign ic3_hi_all = |ic3_end_after_q;
   assign ic3_hi_part = |ic3_end_at_q;
-  assign ic3_keep_n_edge = ic3_tkeep_q & ~(ic3_tkeep_q >> 1);
-  assign ic3_keep_n = {|(ic3_keep_n_edge & 64'h8000000000000000),
-                       |(ic3_keep_n_edge & 64'h7fffffff80000000),
-                       |(ic3_keep_n_edge & 64'h7fff80007fff8000),
-                       |(ic3_keep_n_edge & 64'h7f807f807f807f80),
-                       |(ic3_keep_n_edge & 64'h7878787878787878),
-                       |(ic3_keep_n_edge & 64'h6666666666666666),
-                       |(ic3_keep_n_edge & 64'h5555555555555555)};
   assign ic4_klo[0] = (ic4_tg_q[0] && ic4_kge_q[0]) || (ic4_tg_q[1] && ic4_kge_q[0]) ||
                       (ic4_tg_q[2] && ic4_kge_q[0]);
   assign ic4_khi[0] = ic4_khi_q[0];
@@ -3293,7 +3300,7 @@ module rx_parser (
                  view_at_q[0] ? dly_tdata[511:0] : hdr_q[511:0]};
   assign last_bytes = dly_keep_n;
   assign ic4_keep_n = ic4_keep_n_q;
-  assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_zl1_q <= ic5_pay_bytes_q;
+  assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_z_in_q;
   assign ic6_pay_act = ic6_pay_in_q && ic6_pay_open_q;
   assign ic6_pay_end = ic6_pay_act && (ic6_pay_zend_q || ic6_tlast_q);
   assign ic6_pay_rem = ic6_pay_hi_q[5:0] - ic6_pay_sl_q;
@@ -4182,6 +4189,7 @@ module rx_parser (
     ic1_tkeep_d = ic1_tkeep_q;
     ic1_tlast_d = ic1_tlast_q;
     ic1_tuser_d = ic1_tuser_q;
+    ic1_keep_n_d = ic1_keep_n_q;
     ic1_beat_d = ic1_beat_q;
     if (in_ready) begin
       ic1_valid_d = s_axis_tvalid;
@@ -4189,6 +4197,7 @@ module rx_parser (
       ic1_tkeep_d = s_axis_tkeep;
       ic1_tlast_d = s_axis_tlast;
       ic1_tuser_d = s_axis_tuser;
+      ic1_keep_n_d = ic_keep_n;
       ic1_beat_d = ic_beat_q;
     end
     ic2_valid_d = ic2_valid_q;
@@ -4196,6 +4205,7 @@ module rx_parser (
     ic2_tkeep_d = ic2_tkeep_q;
     ic2_tlast_d = ic2_tlast_q;
     ic2_tuser_d = ic2_tuser_q;
+    ic2_keep_n_d = ic2_keep_n_q;
     ic2_beat_d = ic2_beat_q;
     ic2_tags_d = ic2_tags_q;
     ic2_ipv6_d = ic2_ipv6_q;
@@ -4219,6 +4229,7 @@ module rx_parser (
       ic2_tkeep_d = ic1_tkeep_q;
       ic2_tlast_d = ic1_tlast_q;
       ic2_tuser_d = ic1_tuser_q;
+      ic2_keep_n_d = ic1_keep_n_q;
       ic2_beat_d = ic1_beat_q;
       ic2_tags_d = ic1_tags;
       ic2_ipv6_d = ic1_ipv6;
@@ -4242,6 +4253,7 @@ module rx_parser (
     ic3_tkeep_d = ic3_tkeep_q;
     ic3_tlast_d = ic3_tlast_q;
     ic3_tuser_d = ic3_tuser_q;
+    ic3_keep_n_d = ic3_keep_n_q;
     ic3_beat_d = ic3_beat_q;
     ic3_beat_p1_d = ic3_beat_p1_q;
     ic3_tags_d = ic3_tags_q;
@@ -4262,6 +4274,7 @@ module rx_parser (
       ic3_tkeep_d = ic2_tkeep_q;
       ic3_tlast_d = ic2_tlast_q;
       ic3_tuser_d = ic2_tuser_q;
+      ic3_keep_n_d = ic2_keep_n_q;
       ic3_beat_d = ic2_beat_q;
       ic3_beat_p1_d = ic2_beat_q + 11'd1;
       ic3_tags_d = ic2_tags_q;
@@ -4355,6 +4368,7 @@ module rx_parser (
     ic4_tkeep_d = ic4_tkeep_q;
     ic4_tlast_d = ic4_tlast_q;
     ic4_tuser_d = ic4_tuser_q;
+    ic4_keep_n_d = ic4_keep_n_q;
     ic4_first_d = ic4_first_q;
     ic4_k_d = ic4_k_q;
     ic4_kge_d = ic4_kge_q;
@@ -4366,7 +4380,6 @@ module rx_parser (
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
     ic4_idx_d = ic4_idx_q;
-    ic4_keep_n_d = ic4_keep_n_q;
     ic4_beat_d = ic4_beat_q;
     ic4_pay_ok_d = ic4_pay_ok_q;
     ic4_pstart_d = ic4_pstart_q;
@@ -4377,6 +4390,7 @@ module rx_parser (
       ic4_tkeep_d = ic3_tkeep_q;
       ic4_tlast_d = ic3_tlast_q;
       ic4_tuser_d = ic3_tuser_q;
+      ic4_keep_n_d = ic3_keep_n_q;
       ic4_first_d = ic3_beat_q == 11'd0;
       ic4_k_d = {ic3_beat_q >= 11'd2, ic3_beat_q == 11'd1, ic3_beat_q == 11'd0};
       ic4_kge_d = {ic3_beat_q >= 11'd2, ic3_beat_q >= 11'd1};
@@ -4457,7 +4471,6 @@ module rx_parser (
                        (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] : ic3_hi_part);
       ic4_residue_d = ic3_residue;
       ic4_idx_d = ic3_idx_q;
-      ic4_keep_n_d = ic3_keep_n;
       ic4_beat_d = ic3_beat_q;
       ic4_pay_ok_d = ic3_pay_shape_q && ic3_op_ok_q;
       ic4_pstart_d = {8'd0, {1'b0, ic3_udp4_q} + 7'd5 + {4'b0000, ic3_ext_words_q}, 2'b10};
@@ -4468,8 +4481,8 @@ module rx_parser (
     ic5_tkeep_d = ic5_tkeep_q;
     ic5_tlast_d = ic5_tlast_q;
     ic5_tuser_d = ic5_tuser_q;
-    ic5_idx_d = ic5_idx_q;
     ic5_keep_n_d = ic5_keep_n_q;
+    ic5_idx_d = ic5_idx_q;
     ic5_first_d = ic5_first_q;
     ic5_end_here_d = ic5_end_here_q;
     ic5_residue_d = ic5_residue_q;
@@ -4480,8 +4493,8 @@ module rx_parser (
       ic5_tkeep_d = ic4_tkeep_q;
       ic5_tlast_d = ic4_tlast_q;
       ic5_tuser_d = ic4_tuser_q;
-      ic5_idx_d = ic4_idx_q;
       ic5_keep_n_d = ic4_keep_n_q;
+      ic5_idx_d = ic4_idx_q;
       ic5_first_d = ic4_first_q;
       ic5_end_here_d = ic4_end_here_q;
       ic5_residue_d = ic4_residue_q;
@@ -4492,8 +4505,8 @@ module rx_parser (
     ic6_tkeep_d = ic6_tkeep_q;
     ic6_tlast_d = ic6_tlast_q;
     ic6_tuser_d = ic6_tuser_q;
-    ic6_idx_d = ic6_idx_q;
     ic6_keep_n_d = ic6_keep_n_q;
+    ic6_idx_d = ic6_idx_q;
     ic6_first_d = ic6_first_q;
     ic6_end_here_d = ic6_end_here_q;
     ic6_residue_d = ic6_residue_q;
@@ -4504,8 +4517,8 @@ module rx_parser (
       ic6_tkeep_d = ic5_tkeep_q;
       ic6_tlast_d = ic5_tlast_q;
       ic6_tuser_d = ic5_tuser_q;
-      ic6_idx_d = ic5_idx_q;
       ic6_keep_n_d = ic5_keep_n_q;
+      ic6_idx_d = ic5_idx_q;
       ic6_first_d = ic5_first_q;
       ic6_end_here_d = ic5_end_here_q;
       ic6_residue_d = ic5_residue_q;
@@ -4520,8 +4533,8 @@ module rx_parser (
     ic7_tkeep_d = ic7_tkeep_q;
     ic7_tlast_d = ic7_tlast_q;
     ic7_tuser_d = ic7_tuser_q;
-    ic7_idx_d = ic7_idx_q;
     ic7_keep_n_d = ic7_keep_n_q;
+    ic7_idx_d = ic7_idx_q;
     ic7_first_d = ic7_first_q;
     ic7_end_here_d = ic7_end_here_q;
     ic7_residue_d = ic7_residue_q;
@@ -4531,8 +4544,8 @@ module rx_parser (
       ic7_tkeep_d = ic6_tkeep_q;
       ic7_tlast_d = ic6_tlast_q;
       ic7_tuser_d = ic6_tuser_q;
-      ic7_idx_d = ic6_idx_q;
       ic7_keep_n_d = ic6_keep_n_q;
+      ic7_idx_d = ic6_idx_q;
       ic7_first_d = ic6_first_q;
       ic7_end_here_d = ic6_end_here_q;
       ic7_residue_d = ic6_residue_q;
@@ -4568,6 +4581,9 @@ module rx_parser (
     ic5_pay_sl_d = ic5_pay_sl_q;
     ic5_pay_zl1_d = ic5_pay_zl1_q;
     ic5_pay_bytes_d = ic5_pay_bytes_q;
+    ic5_pay_z_in_d = ic5_pay_z_in_q;
+    ic5_pay_s_le_z_d = ic5_pay_s_le_z_q;
+    ic5_pay_s_in_d = ic5_pay_s_in_q;
     if (in_ready) begin
       ic5_pay_ok_d = ic4_pay_ok_q;
       ic5_pay_on_s_d = ic4_beat_q == ic4_pstart_q[16:6];
@@ -4577,6 +4593,9 @@ module rx_parser (
       ic5_pay_sl_d = ic4_pstart_q[5:0];
       ic5_pay_zl1_d = {1'b0, ic4_plast_q[5:0]} + 7'd1;
       ic5_pay_bytes_d = ic4_tlast_q ? ic4_keep_n : 7'd64;
+      ic5_pay_z_in_d = !ic4_tlast_q || {1'b0, ic4_plast_q[5:0]} < ic4_keep_n;
+      ic5_pay_s_le_z_d = ic4_pstart_q[5:0] <= ic4_plast_q[5:0];
+      ic5_pay_s_in_d = !ic4_tlast_q || {1'b0, ic4_pstart_q[5:0]} < ic4_keep_n;
     end
     // payload cut, ic5: the beat's payload lanes [lo, hi)
     ic6_pay_in_d = ic6_pay_in_q;
@@ -4594,10 +4613,8 @@ module rx_parser (
       ic6_pay_lo_d = ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} : 7'd0;
       ic6_pay_hi_d = ic5_pay_zend ? ic5_pay_zl1_q : ic5_pay_bytes_q;
       ic6_pay_zend_d = ic5_pay_zend;
-      ic6_pay_open_d = ic5_pay_zend ?
-                         (ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} < ic5_pay_zl1_q :
-                          ic5_pay_zl1_q != 7'd0) :
-                       ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} < ic5_pay_bytes_q :
+      ic6_pay_open_d = ic5_pay_zend ? !ic5_pay_on_s_q || ic5_pay_s_le_z_q :
+                       ic5_pay_on_s_q ? ic5_pay_s_in_q :
                        ic5_pay_bytes_q != 7'd0;
       ic6_pay_rem_nz_d = ic5_pay_zend ? ic5_pay_zl1_q[5:0] != ic5_pay_sl_q :
                          ic5_pay_bytes_q[5:0] != ic5_pay_sl_q;
@@ -5537,12 +5554,19 @@ module rx_parser (
     if (rst) begin
       ic_beat_q <= 11'd0;
       ic1_valid_q <= 1'b0;
+      ic1_keep_n_q <= 7'd0;
       ic2_valid_q <= 1'b0;
+      ic2_keep_n_q <= 7'd0;
       ic3_valid_q <= 1'b0;
+      ic3_keep_n_q <= 7'd0;
       ic4_valid_q <= 1'b0;
+      ic4_keep_n_q <= 7'd0;
       ic5_valid_q <= 1'b0;
+      ic5_keep_n_q <= 7'd0;
       ic6_valid_q <= 1'b0;
+      ic6_keep_n_q <= 7'd0;
       ic7_valid_q <= 1'b0;
+      ic7_keep_n_q <= 7'd0;
       beat_q <= 11'd0;
       view_at_q <= {2'b00, 1'b1};
       pay_seen_q <= 1'b0;
@@ -5669,12 +5693,19 @@ module rx_parser (
     end else begin
       ic_beat_q <= ic_beat_d;
       ic1_valid_q <= ic1_valid_d;
+      ic1_keep_n_q <= ic1_keep_n_d;
       ic2_valid_q <= ic2_valid_d;
+      ic2_keep_n_q <= ic2_keep_n_d;
       ic3_valid_q <= ic3_valid_d;
+      ic3_keep_n_q <= ic3_keep_n_d;
       ic4_valid_q <= ic4_valid_d;
+      ic4_keep_n_q <= ic4_keep_n_d;
       ic5_valid_q <= ic5_valid_d;
+      ic5_keep_n_q <= ic5_keep_n_d;
       ic6_valid_q <= ic6_valid_d;
+      ic6_keep_n_q <= ic6_keep_n_d;
       ic7_valid_q <= ic7_valid_d;
+      ic7_keep_n_q <= ic7_keep_n_d;
       beat_q <= beat_d;
       view_at_q <= view_at_d;
       pay_seen_q <= pay_seen_d;
@@ -5869,7 +5900,6 @@ module rx_parser (
     ic4_end_here_q <= ic4_end_here_d;
     ic4_residue_q <= ic4_residue_d;
     ic4_idx_q <= ic4_idx_d;
-    ic4_keep_n_q <= ic4_keep_n_d;
     ic4_beat_q <= ic4_beat_d;
     ic4_pay_ok_q <= ic4_pay_ok_d;
     ic4_pstart_q <= ic4_pstart_d;
@@ -5879,7 +5909,6 @@ module rx_parser (
     ic5_tlast_q <= ic5_tlast_d;
     ic5_tuser_q <= ic5_tuser_d;
     ic5_idx_q <= ic5_idx_d;
-    ic5_keep_n_q <= ic5_keep_n_d;
     ic5_first_q <= ic5_first_d;
     ic5_end_here_q <= ic5_end_here_d;
     ic5_residue_q <= ic5_residue_d;
@@ -5889,7 +5918,6 @@ module rx_parser (
     ic6_tlast_q <= ic6_tlast_d;
     ic6_tuser_q <= ic6_tuser_d;
     ic6_idx_q <= ic6_idx_d;
-    ic6_keep_n_q <= ic6_keep_n_d;
     ic6_first_q <= ic6_first_d;
     ic6_end_here_q <= ic6_end_here_d;
     ic6_residue_q <= ic6_residue_d;
@@ -5900,7 +5928,6 @@ module rx_parser (
     ic7_tlast_q <= ic7_tlast_d;
     ic7_tuser_q <= ic7_tuser_d;
     ic7_idx_q <= ic7_idx_d;
-    ic7_keep_n_q <= ic7_keep_n_d;
     ic7_first_q <= ic7_first_d;
     ic7_end_here_q <= ic7_end_here_d;
     ic7_residue_q <= ic7_residue_d;
@@ -5914,6 +5941,9 @@ module rx_parser (
     ic5_pay_sl_q <= ic5_pay_sl_d;
     ic5_pay_zl1_q <= ic5_pay_zl1_d;
     ic5_pay_bytes_q <= ic5_pay_bytes_d;
+    ic5_pay_z_in_q <= ic5_pay_z_in_d;
+    ic5_pay_s_le_z_q <= ic5_pay_s_le_z_d;
+    ic5_pay_s_in_q <= ic5_pay_s_in_d;
     ic6_pay_in_q <= ic6_pay_in_d;
     ic6_pay_lo_q <= ic6_pay_lo_d;
     ic6_pay_hi_q <= ic6_pay_hi_d;

@@ -264,6 +264,16 @@ fn pass_beat(g: &mut Gen, st: &mut Stage, from: Option<&str>, dw: u32) {
     st.reg(g, "tkeep", dw / 8, src("tkeep"), None);
     st.reg(g, "tlast", 1, src("tlast"), None);
     st.reg(g, "tuser", 9, src("tuser"), None);
+    // The beat's byte count, counted as it is taken (`ic_keep_n`), goes with it (issue 9:
+    // counted from the keep where it is used, the 128-lane count at 1024 bits, then the
+    // payload cut's compares or the frame length's adder, was 7 LUT levels). Reset, so that
+    // Yosys keeps registers (a shift register's read would count as a LUT level).
+    let lw = clog2(dw / 8);
+    let keep_n = match from {
+        Some(p) => id(format!("{p}_keep_n_q")),
+        None => id("ic_keep_n"),
+    };
+    st.reg(g, "keep_n", lw + 1, keep_n, Some(Expr::zero(lw + 1)));
 }
 
 /// Emits the ICRC pipeline. Reads `s_axis_*` and `in_ready` (the input side moves); drives `dly_tvalid`, `dly_tdata`,
@@ -354,6 +364,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         )],
     ));
     g.comb.push(Stmt::if_(id("ic_take"), caps));
+    super::keep_count(g, "ic_keep_n", "s_axis_tkeep", w8);
     let mut s1 = Stage::new("ic1");
     pass_beat(g, &mut s1, None, dw);
     s1.reg(g, "beat", bw, id("ic_beat_q"), None);
@@ -832,11 +843,6 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     // from a register (issue 9: decoded from the header in stage 1b, then the select, was
     // one of the slowest paths at 512 bits).
     s4.reg(g, "idx", 5, id("ic3_idx_q"), None);
-    // The beat's byte count goes with it too (`ic4_keep_n` for the payload cut, `dly_keep_n`
-    // for the frame length; issue 9: counted from the keep where they are used, the 128-lane
-    // count at 1024 bits, then the compares or the length's adder, was 7 LUT levels).
-    super::keep_count(g, "ic3_keep_n", "ic3_tkeep_q", w8);
-    s4.reg(g, "keep_n", lw + 1, id("ic3_keep_n"), None);
     // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
     // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
     s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
@@ -1002,7 +1008,6 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let mut s5 = Stage::new("ic5");
     pass_beat(g, &mut s5, Some("ic4"), dw);
     s5.reg(g, "idx", 5, id("ic4_idx_q"), None);
-    s5.reg(g, "keep_n", lw + 1, id("ic4_keep_n_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s5.reg(g, name, w, id(format!("ic4_{name}_q")), None);
     }
@@ -1052,7 +1057,6 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let mut s6 = Stage::new("ic6");
     pass_beat(g, &mut s6, Some("ic5"), dw);
     s6.reg(g, "idx", 5, id("ic5_idx_q"), None);
-    s6.reg(g, "keep_n", lw + 1, id("ic5_keep_n_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s6.reg(g, name, w, id(format!("ic5_{name}_q")), None);
     }
@@ -1106,7 +1110,6 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     let mut s7 = Stage::new("ic7");
     pass_beat(g, &mut s7, Some("ic6"), dw);
     s7.reg(g, "idx", 5, id("ic6_idx_q"), None);
-    s7.reg(g, "keep_n", lw + 1, id("ic6_keep_n_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s7.reg(g, name, w, id(format!("ic6_{name}_q")), None);
     }

@@ -3170,6 +3170,42 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
         Expr::ternary(id("ic4_tlast_q"), id("ic4_keep_n"), lanes(u64::from(w8))),
         None,
     );
+    // The lane compares ic5 picks from, made here from registers (issue 9: made in ic5 after
+    // the sum `zl1` and the pick of `bytes`, then picked by a compare of the two, they were
+    // the slowest path of the payload cut): the payload's last lane within the beat's bytes
+    // (`zl1 <= bytes`), its first lane at or before the last (`sl < zl1`) and before the
+    // beat's end (`sl < bytes`).
+    let lt_bytes = |x: Expr| {
+        Expr::or(
+            Expr::lnot(id("ic4_tlast_q")),
+            Expr::lt(zext(x, lw, lw + 1), id("ic4_keep_n")),
+        )
+    };
+    s5.reg(
+        g,
+        "pay_z_in",
+        1,
+        lt_bytes(id("ic4_plast_q").bits(lw - 1, 0)),
+        None,
+    );
+    s5.reg(
+        g,
+        "pay_s_le_z",
+        1,
+        Expr::bin(
+            BinOp::Le,
+            id("ic4_pstart_q").bits(lw - 1, 0),
+            id("ic4_plast_q").bits(lw - 1, 0),
+        ),
+        None,
+    );
+    s5.reg(
+        g,
+        "pay_s_in",
+        1,
+        lt_bytes(id("ic4_pstart_q").bits(lw - 1, 0)),
+        None,
+    );
     s5.done(g);
 
     // ---- ic5: the payload lanes of the beat
@@ -3202,10 +3238,7 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     g.wire_c(
         "ic5_pay_zend",
         1,
-        Expr::and(
-            id("ic5_pay_on_z_q"),
-            Expr::bin(BinOp::Le, id("ic5_pay_zl1_q"), id("ic5_pay_bytes_q")),
-        ),
+        Expr::and(id("ic5_pay_on_z_q"), id("ic5_pay_z_in_q")),
         "the payload's last byte is in this beat",
     );
     s6.reg(
@@ -3223,21 +3256,19 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     // Lanes [lo, hi) not empty, and hi's lane not the output beat's split (the remainder
     // hi - sl not 0), compared here for either hi (issue 9: compared in ic6 after the
     // registers, `ic6_pay_hi -> pay_part` was 7 LUT levels at 512 bits).
-    let lo_lt = |x: &str| {
-        Expr::ternary(
-            id("ic5_pay_on_s_q"),
-            Expr::lt(zext(id("ic5_pay_sl_q"), lw, lw + 1), id(x)),
-            ne(id(x), Expr::zero(lw + 1)),
-        )
-    };
+    // (`zl1` is at least 1; `sl < x` from ic4's compares.)
     s6.reg(
         g,
         "pay_open",
         1,
         Expr::ternary(
             id("ic5_pay_zend"),
-            lo_lt("ic5_pay_zl1_q"),
-            lo_lt("ic5_pay_bytes_q"),
+            Expr::or(Expr::lnot(id("ic5_pay_on_s_q")), id("ic5_pay_s_le_z_q")),
+            Expr::ternary(
+                id("ic5_pay_on_s_q"),
+                id("ic5_pay_s_in_q"),
+                ne(id("ic5_pay_bytes_q"), Expr::zero(lw + 1)),
+            ),
         ),
         None,
     );
