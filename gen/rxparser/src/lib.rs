@@ -1316,9 +1316,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // length checks, from stage 1b's registers (issue 9: the checksum's last layers and its
     // compares in stage 2, and stage 2's IP length compares after the window's fields, were
     // the slowest paths at 512 bits; one cycle of latency).
-    let mut csum: Vec<Expr> = (0..csum_1b)
-        .map(|i| id(format!("s1b_csum{i}_q")))
-        .collect();
+    let mut csum: Vec<Expr> = (0..csum_1b).map(|i| id(format!("s1b_csum{i}_q"))).collect();
     let mut layer = 0;
     while csum.len() > CSUM_1C {
         csum = csa_layer(&mut g, &format!("s1b_csa{layer}"), csum);
@@ -1359,7 +1357,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         (
             "ip_payload".to_string(),
             16,
-            Expr::ternary(b_ipv6(), b_plen(), Expr::minus(b_total(), zext(b_ihl4(), 6, 16))),
+            Expr::ternary(
+                b_ipv6(),
+                b_plen(),
+                Expr::minus(b_total(), zext(b_ihl4(), 6, 16)),
+            ),
         ),
         (
             "ip_short_fixed".to_string(),
@@ -1425,9 +1427,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     let ipw = "h_ipw";
     let uw = "h_udpw";
     g.wire("h_ver", 4, id(ipw).bits(7, 4));
-    let mut csum: Vec<Expr> = (0..csum_1c)
-        .map(|i| id(format!("s1c_csum{i}_q")))
-        .collect();
+    let mut csum: Vec<Expr> = (0..csum_1c).map(|i| id(format!("s1c_csum{i}_q"))).collect();
     let mut layer = 0;
     while csum.len() > 2 {
         csum = csa_layer(&mut g, &format!("h_csa{layer}"), csum);
@@ -2192,10 +2192,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         24,
         Expr::concat(vec![
             id("p2_rd_ceil").bits(23, 1),
-            Expr::or(
-                id("p2_rd_ceil").index(Expr::int(0)),
-                id("p2_len0_q"),
-            ),
+            Expr::or(id("p2_rd_ceil").index(Expr::int(0)), id("p2_len0_q")),
         ]),
         "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
     );
