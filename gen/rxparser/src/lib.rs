@@ -1219,10 +1219,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // then the select, was 6 LUT levels and one of the slowest paths at 512 bits; the
     // ICRC pipeline decodes the same bytes with the same `Positions`).
     assert!(S1_HDR_BITS <= hb, "stage 1's bytes in the capture");
-    assert!(
-        S1_HDR_BITS - 14 * 8 >= 32 * (icrc::UDP_IDX - 1) + 320,
-        "stage 1's bytes hold the UDP window furthest in"
-    );
+    const {
+        assert!(
+            S1_HDR_BITS - 14 * 8 >= 32 * (icrc::UDP_IDX - 1) + 320,
+            "stage 1's bytes hold the UDP window furthest in"
+        )
+    };
     g.wire_c(
         "s1_udpw",
         320,
