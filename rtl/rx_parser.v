@@ -5,7 +5,7 @@
 //
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
-// 15 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
+// 16 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
 // the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
@@ -97,7 +97,7 @@ module rx_parser (
   input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
-  // Header/verdict stream: one per frame, 15 cycles after its tlast beat
+  // Header/verdict stream: one per frame, 16 cycles after its tlast beat
   output wire         m_hdr_valid,
   input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop
@@ -270,34 +270,36 @@ module rx_parser (
   wire          csr_event_cnp_received_count_incr_i;
   wire [31:0]   csr_event_ce_marked_count_o;
   wire          csr_event_ce_marked_count_incr_i;
-  wire          primed;           // the QPC's lookup pipelines are full (a request goes every cycle
-                                  // from reset on)
-  wire          en;               // the pipeline (and the QPC's lookups with it) moves unless a
-                                  // verdict, an ACK/NAK request or a write-back waits (from p4's
-                                  // registers: the frame in p4 may write back / ask for an ACK)
-  wire          in_ready;         // the payload FIFO stalls only the input side (the ICRC pipeline
-                                  // and the input stage), never the verdict pipeline
-  wire          ic_take;          // a beat enters the ICRC pipeline
+  wire          primed;          // the QPC's lookup pipelines are full (a request goes every cycle
+                                 // from reset on)
+  wire          en;              // the pipeline (and the QPC's lookups with it) moves unless a
+                                 // verdict, an ACK/NAK request or a write-back waits (from p4's
+                                 // registers: the frame in p4 may write back / ask for an ACK)
+  wire          in_ready;        // the payload FIFO stalls only the input side (the ICRC pipeline
+                                 // and the input stage), never the verdict pipeline
+  wire          ic_take;         // a beat enters the ICRC pipeline
   reg  [10:0]   ic_beat_q;
   reg  [10:0]   ic_beat_d;
   reg  [599:0]  ic_hdr_q;
   reg  [599:0]  ic_hdr_d;
-  reg           ic_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
+  reg           ic_tag12_q;      // an 802.1Q tag (TPID 0x8100) at byte 12
   reg           ic_tag12_d;
-  reg           ic_tag16_q;       // an 802.1Q tag at byte 16 (the second one behind tag12)
+  reg           ic_tag16_q;      // an 802.1Q tag at byte 16 (the second one behind tag12)
   reg           ic_tag16_d;
-  reg           ic_v4_12_q;       // IPv4 ethertype at byte 12 (no tag)
+  reg           ic_v4_12_q;      // IPv4 ethertype at byte 12 (no tag)
   reg           ic_v4_12_d;
-  reg           ic_v4_16_q;       // IPv4 ethertype at byte 16 (one tag)
+  reg           ic_v4_16_q;      // IPv4 ethertype at byte 16 (one tag)
   reg           ic_v4_16_d;
-  reg           ic_v4_20_q;       // IPv4 ethertype at byte 20 (two tags)
+  reg           ic_v4_20_q;      // IPv4 ethertype at byte 20 (two tags)
   reg           ic_v4_20_d;
-  reg           ic_v6_12_q;       // IPv6 ethertype at byte 12 (no tag)
+  reg           ic_v6_12_q;      // IPv6 ethertype at byte 12 (no tag)
   reg           ic_v6_12_d;
-  reg           ic_v6_16_q;       // IPv6 ethertype at byte 16 (one tag)
+  reg           ic_v6_16_q;      // IPv6 ethertype at byte 16 (one tag)
   reg           ic_v6_16_d;
-  reg           ic_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
+  reg           ic_v6_20_q;      // IPv6 ethertype at byte 20 (two tags)
   reg           ic_v6_20_d;
+  wire [63:0]   ic_keep_n_edge;  // the last kept lane, one-hot (the keep is contiguous from lane 0)
+  wire [6:0]    ic_keep_n;
   reg           ic1_valid_q;
   reg           ic1_valid_d;
   reg  [511:0]  ic1_tdata_q;
@@ -308,16 +310,18 @@ module rx_parser (
   reg           ic1_tlast_d;
   reg  [8:0]    ic1_tuser_q;
   reg  [8:0]    ic1_tuser_d;
+  reg  [6:0]    ic1_keep_n_q;
+  reg  [6:0]    ic1_keep_n_d;
   reg  [10:0]   ic1_beat_q;
   reg  [10:0]   ic1_beat_d;
   wire          ic1_vlan1;
   wire          ic1_vlan2;
-  wire [1:0]    ic1_tags;         // VLAN tags: the IP header starts at byte 14 + 4 * tags
+  wire [1:0]    ic1_tags;        // VLAN tags: the IP header starts at byte 14 + 4 * tags
   wire          ic1_ipv6;
-  wire [4:0]    ic1_idx;          // the UDP header starts at byte 14 + 4 * idx
-  wire [5:0]    ic1_udp4;         // the UDP header starts at byte 4 * udp4 + 2
-  wire [18:0]   ic1_sel;          // idx one-hot; the top bit: no candidate
-  wire [16:0]   ic1_pend_none;    // the datagram end when no UDP start candidate applies
+  wire [4:0]    ic1_idx;         // the UDP header starts at byte 14 + 4 * idx
+  wire [5:0]    ic1_udp4;        // the UDP header starts at byte 4 * udp4 + 2
+  wire [18:0]   ic1_sel;         // idx one-hot; the top bit: no candidate
+  wire [16:0]   ic1_pend_none;   // the datagram end when no UDP start candidate applies
   wire [16:0]   ic1_end17;
   wire [16:0]   ic1_end16;
   wire [16:0]   ic1_end15;
@@ -336,13 +340,13 @@ module rx_parser (
   wire [16:0]   ic1_end2;
   wire [16:0]   ic1_end1;
   wire [16:0]   ic1_end0;
-  wire [287:0]  ic1_pend;         // candidate i: one past the datagram (low 16 bits) if UDP starts
-                                  // at byte 14 + 4 * i
-  wire [17:0]   ic1_pend_hi;      // candidate i: bit 16 of that end
-  wire [17:0]   ic1_len_ok;       // candidate i has room for UDP, BTH and ICRC
-  wire [2:0]    ic1_l3_ok;        // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6
-                                  // (version 6, next header UDP)
-  wire [17:0]   ic1_dport_ok;     // candidate i: the UDP destination port is udp_dport
+  wire [287:0]  ic1_pend;        // candidate i: one past the datagram (low 16 bits) if UDP starts
+                                 // at byte 14 + 4 * i
+  wire [17:0]   ic1_pend_hi;     // candidate i: bit 16 of that end
+  wire [17:0]   ic1_len_ok;      // candidate i has room for UDP, BTH and ICRC
+  wire [2:0]    ic1_l3_ok;       // with t tags: IPv4 (version 4, IHL >= 5, UDP) or enabled IPv6
+                                 // (version 6, next header UDP)
+  wire [17:0]   ic1_dport_ok;    // candidate i: the UDP destination port is udp_dport
   wire [7:0]    ic1_c17_opcode;
   wire          ic1_c17_op_ok;
   wire [4:0]    ic1_c17_ext_len;
@@ -397,11 +401,11 @@ module rx_parser (
   wire [7:0]    ic1_c0_opcode;
   wire          ic1_c0_op_ok;
   wire [4:0]    ic1_c0_ext_len;
-  wire [17:0]   ic1_op_ok;        // candidate i: the BTH opcode is one the parser takes
-  wire [17:0]   ic1_ext2;         // candidate i: bit 2 of the extension headers' length
-  wire [17:0]   ic1_ext3;         // candidate i: bit 3 of the extension headers' length
-  wire [17:0]   ic1_ext4;         // candidate i: bit 4 of the extension headers' length
-  wire [35:0]   ic1_pad;          // candidate i: the BTH PadCnt
+  wire [17:0]   ic1_op_ok;       // candidate i: the BTH opcode is one the parser takes
+  wire [17:0]   ic1_ext2;        // candidate i: bit 2 of the extension headers' length
+  wire [17:0]   ic1_ext3;        // candidate i: bit 3 of the extension headers' length
+  wire [17:0]   ic1_ext4;        // candidate i: bit 4 of the extension headers' length
+  wire [35:0]   ic1_pad;         // candidate i: the BTH PadCnt
   reg           ic2_valid_q;
   reg           ic2_valid_d;
   reg  [511:0]  ic2_tdata_q;
@@ -412,6 +416,8 @@ module rx_parser (
   reg           ic2_tlast_d;
   reg  [8:0]    ic2_tuser_q;
   reg  [8:0]    ic2_tuser_d;
+  reg  [6:0]    ic2_keep_n_q;
+  reg  [6:0]    ic2_keep_n_d;
   reg  [10:0]   ic2_beat_q;
   reg  [10:0]   ic2_beat_d;
   reg  [1:0]    ic2_tags_q;
@@ -446,10 +452,10 @@ module rx_parser (
   reg  [17:0]   ic2_ext4_d;
   reg  [35:0]   ic2_pad_q;
   reg  [35:0]   ic2_pad_d;
-  wire          ic2_len_ok;       // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
-  wire [16:0]   ic2_pend;         // one past the datagram: bytes from here on are zeroed
-  wire [17:0]   ic2_end_after;    // candidate i: the datagram ends in a later beat
-  wire [17:0]   ic2_end_at;       // candidate i: the datagram ends in this beat
+  wire          ic2_len_ok;      // UDP + BTH + ICRC fit (else the frame is dropped as truncated)
+  wire [16:0]   ic2_pend;        // one past the datagram: bytes from here on are zeroed
+  wire [17:0]   ic2_end_after;   // candidate i: the datagram ends in a later beat
+  wire [17:0]   ic2_end_at;      // candidate i: the datagram ends in this beat
   reg           ic3_valid_q;
   reg           ic3_valid_d;
   reg  [511:0]  ic3_tdata_q;
@@ -460,6 +466,8 @@ module rx_parser (
   reg           ic3_tlast_d;
   reg  [8:0]    ic3_tuser_q;
   reg  [8:0]    ic3_tuser_d;
+  reg  [6:0]    ic3_keep_n_q;
+  reg  [6:0]    ic3_keep_n_d;
   reg  [10:0]   ic3_beat_q;
   reg  [10:0]   ic3_beat_d;
   reg  [10:0]   ic3_beat_p1_q;
@@ -474,8 +482,8 @@ module rx_parser (
   reg           ic3_len_ok_d;
   reg  [16:0]   ic3_pend_q;
   reg  [16:0]   ic3_pend_d;
-  wire [18:0]   ic2_after_sel;    // ic2_end_after of the `sel` candidate (top bit: no candidate)
-  wire [18:0]   ic2_at_sel;       // ic2_end_at of the `sel` candidate (top bit: no candidate)
+  wire [18:0]   ic2_after_sel;   // ic2_end_after of the `sel` candidate (top bit: no candidate)
+  wire [18:0]   ic2_at_sel;      // ic2_end_at of the `sel` candidate (top bit: no candidate)
   reg  [6:0]    ic3_end_after_q;
   reg  [6:0]    ic3_end_after_d;
   reg  [6:0]    ic3_end_at_q;
@@ -490,8 +498,8 @@ module rx_parser (
   reg  [1:0]    ic3_pad_d;
   reg  [5:0]    ic3_udp4_q;
   reg  [5:0]    ic3_udp4_d;
-  wire          ic3_hi_all;       // the datagram ends in a later beat
-  wire          ic3_hi_part;      // the datagram ends in this beat
+  wire          ic3_hi_all;      // the datagram ends in a later beat
+  wire          ic3_hi_part;     // the datagram ends in this beat
   reg  [31:0]   ic3_residue;
   reg           ic4_valid_q;
   reg           ic4_valid_d;
@@ -503,6 +511,8 @@ module rx_parser (
   reg           ic4_tlast_d;
   reg  [8:0]    ic4_tuser_q;
   reg  [8:0]    ic4_tuser_d;
+  reg  [6:0]    ic4_keep_n_q;
+  reg  [6:0]    ic4_keep_n_d;
   reg           ic4_first_q;
   reg           ic4_first_d;
   reg  [2:0]    ic4_k_q;
@@ -523,6 +533,8 @@ module rx_parser (
   reg           ic4_end_here_d;
   reg  [31:0]   ic4_residue_q;
   reg  [31:0]   ic4_residue_d;
+  reg  [4:0]    ic4_idx_q;
+  reg  [4:0]    ic4_idx_d;
   reg  [10:0]   ic4_beat_q;
   reg  [10:0]   ic4_beat_d;
   reg           ic4_pay_ok_q;
@@ -535,10 +547,10 @@ module rx_parser (
   wire [63:0]   ic4_khi;
   wire [63:0]   ic4_ff;
   wire [63:0]   ic4_nib;
-  wire [511:0]  ic4_lrh;          // masked-LRH state XORed into IP bytes 0-3
-  wire [511:0]  ic4_ones;         // variant fields forced to ones
-  wire [511:0]  ic4_keep;         // from the IP header to the datagram end
-  wire [511:0]  ic4_lane;         // the beat as the ICRC sees it
+  wire [511:0]  ic4_lrh;         // masked-LRH state XORed into IP bytes 0-3
+  wire [511:0]  ic4_ones;        // variant fields forced to ones
+  wire [511:0]  ic4_keep;        // from the IP header to the datagram end
+  wire [511:0]  ic4_lane;        // the beat as the ICRC sees it
   reg           ic5_valid_q;
   reg           ic5_valid_d;
   reg  [511:0]  ic5_tdata_q;
@@ -549,6 +561,10 @@ module rx_parser (
   reg           ic5_tlast_d;
   reg  [8:0]    ic5_tuser_q;
   reg  [8:0]    ic5_tuser_d;
+  reg  [6:0]    ic5_keep_n_q;
+  reg  [6:0]    ic5_keep_n_d;
+  reg  [4:0]    ic5_idx_q;
+  reg  [4:0]    ic5_idx_d;
   reg           ic5_first_q;
   reg           ic5_first_d;
   reg           ic5_end_here_q;
@@ -557,8 +573,8 @@ module rx_parser (
   reg  [31:0]   ic5_residue_d;
   reg  [511:0]  ic5_lane_q;
   reg  [511:0]  ic5_lane_d;
-  wire [127:0]  ic5_dterm;        // CRC-32 from state 0 of each 128-bit slice of the lane, bits 32
-                                  // * s + i (64 bytes in parallel)
+  wire [127:0]  ic5_dterm;       // CRC-32 from state 0 of each 128-bit slice of the lane, bits 32 *
+                                 // s + i (64 bytes in parallel)
   reg           ic6_valid_q;
   reg           ic6_valid_d;
   reg  [511:0]  ic6_tdata_q;
@@ -569,6 +585,10 @@ module rx_parser (
   reg           ic6_tlast_d;
   reg  [8:0]    ic6_tuser_q;
   reg  [8:0]    ic6_tuser_d;
+  reg  [6:0]    ic6_keep_n_q;
+  reg  [6:0]    ic6_keep_n_d;
+  reg  [4:0]    ic6_idx_q;
+  reg  [4:0]    ic6_idx_d;
   reg           ic6_first_q;
   reg           ic6_first_d;
   reg           ic6_end_here_q;
@@ -579,9 +599,9 @@ module rx_parser (
   reg  [127:0]  ic6_dterm_d;
   reg  [31:0]   ic_crc_q;
   reg  [31:0]   ic_crc_d;
-  wire [31:0]   ic6_crc_in;       // each frame starts from 0 (the masked LRH is folded into the
-                                  // first IP bytes)
-  wire [31:0]   ic6_crc;          // CRC register after this beat: A advances it over 64 zero bytes
+  wire [31:0]   ic6_crc_in;      // each frame starts from 0 (the masked LRH is folded into the
+                                 // first IP bytes)
+  wire [31:0]   ic6_crc;         // CRC register after this beat: A advances it over 64 zero bytes
   reg           ic7_valid_q;
   reg           ic7_valid_d;
   reg  [511:0]  ic7_tdata_q;
@@ -592,6 +612,10 @@ module rx_parser (
   reg           ic7_tlast_d;
   reg  [8:0]    ic7_tuser_q;
   reg  [8:0]    ic7_tuser_d;
+  reg  [6:0]    ic7_keep_n_q;
+  reg  [6:0]    ic7_keep_n_d;
+  reg  [4:0]    ic7_idx_q;
+  reg  [4:0]    ic7_idx_d;
   reg           ic7_first_q;
   reg           ic7_first_d;
   reg           ic7_end_here_q;
@@ -600,27 +624,25 @@ module rx_parser (
   reg  [31:0]   ic7_residue_d;
   reg           ic_ok_q;
   reg           ic_ok_d;
-  wire          dly_crc_ok;       // the ICRC matched (in the beat holding its last byte; kept to
-                                  // the frame's end)
+  wire          dly_crc_ok;      // the ICRC matched (in the beat holding its last byte; kept to the
+                                 // frame's end)
   wire          dly_tvalid;
   wire [511:0]  dly_tdata;
   wire [63:0]   dly_tkeep;
   wire          dly_tlast;
   wire [8:0]    dly_tuser;
-  wire          take;             // the input stage takes the beat that left the ICRC pipeline
+  wire [6:0]    dly_keep_n;      // the beat's bytes (its keep is contiguous from lane 0)
+  wire [4:0]    dly_udp_idx;     // the beat's frame: its UDP header starts at byte 14 + 4 * this
+  wire          take;            // the input stage takes the beat that left the ICRC pipeline
   reg  [10:0]   beat_q;
   reg  [10:0]   beat_d;
   reg  [1087:0] hdr_q;
   reg  [1087:0] hdr_d;
-  wire [16:0]   base;             // byte position of the beat's lane 0
+  wire [16:0]   base;            // byte position of the beat's lane 0
   reg  [2:0]    view_at_q;
   reg  [2:0]    view_at_d;
-  wire [1087:0] view;             // captured header bytes, the current beat merged in
-  wire [63:0]   last_bytes_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
-                                  // 0)
+  wire [1087:0] view;            // captured header bytes, the current beat merged in
   wire [6:0]    last_bytes;
-  wire [63:0]   ic4_keep_n_edge;  // the last kept lane, one-hot (the keep is contiguous from lane
-                                  // 0)
   wire [6:0]    ic4_keep_n;
   reg           ic5_pay_ok_q;
   reg           ic5_pay_ok_d;
@@ -638,11 +660,17 @@ module rx_parser (
   reg  [6:0]    ic5_pay_zl1_d;
   reg  [6:0]    ic5_pay_bytes_q;
   reg  [6:0]    ic5_pay_bytes_d;
+  reg           ic5_pay_z_in_q;
+  reg           ic5_pay_z_in_d;
+  reg           ic5_pay_s_le_z_q;
+  reg           ic5_pay_s_le_z_d;
+  reg           ic5_pay_s_in_q;
+  reg           ic5_pay_s_in_d;
   reg           ic6_pay_in_q;
   reg           ic6_pay_in_d;
   reg  [6:0]    ic6_pay_lo_q;
   reg  [6:0]    ic6_pay_lo_d;
-  wire          ic5_pay_zend;     // the payload's last byte is in this beat
+  wire          ic5_pay_zend;    // the payload's last byte is in this beat
   reg  [6:0]    ic6_pay_hi_q;
   reg  [6:0]    ic6_pay_hi_d;
   reg           ic6_pay_zend_q;
@@ -657,9 +685,9 @@ module rx_parser (
   reg  [5:0]    ic6_pay_sl_d;
   reg  [6:0]    ic6_pay_bnd_q;
   reg  [6:0]    ic6_pay_bnd_d;
-  wire          ic6_pay_act;      // this beat holds payload bytes, in lanes [lo, hi)
-  wire          ic6_pay_end;      // the payload (or the frame, if cut short) ends in this beat
-  wire [5:0]    ic6_pay_rem;      // bytes of the output beat open after this beat
+  wire          ic6_pay_act;     // this beat holds payload bytes, in lanes [lo, hi)
+  wire          ic6_pay_end;     // the payload (or the frame, if cut short) ends in this beat
+  wire [5:0]    ic6_pay_rem;     // bytes of the output beat open after this beat
   wire [1023:0] ic6_pay_rot_wide;
   reg           ic7_pay_act_q;
   reg           ic7_pay_act_d;
@@ -677,90 +705,90 @@ module rx_parser (
   reg           ic7_pay_first_d;
   reg  [511:0]  ic7_pay_rot_q;
   reg  [511:0]  ic7_pay_rot_d;
-  wire          pay_act;          // this beat holds payload bytes
-  wire          pay_full;         // a whole output beat completes in this beat
-  wire          pay_end;          // the payload (or the frame, if cut short) ends in this beat
-  wire          pay_part;         // a partial last output beat of pay_rem bytes
+  wire          pay_act;         // this beat holds payload bytes
+  wire          pay_full;        // a whole output beat completes in this beat
+  wire          pay_end;         // the payload (or the frame, if cut short) ends in this beat
+  wire          pay_part;        // a partial last output beat of pay_rem bytes
   wire [5:0]    pay_rem;
-  wire [5:0]    pay_split;        // output lanes below this come from the previous beat
-  wire          pay_first;        // the payload starts in this beat (or later)
-  wire [511:0]  pay_rot;          // the beat rotated down by the payload start's lane
+  wire [5:0]    pay_split;       // output lanes below this come from the previous beat
+  wire          pay_first;       // the payload starts in this beat (or later)
+  wire [511:0]  pay_rot;         // the beat rotated down by the payload start's lane
   reg  [511:0]  pay_res_q;
   reg  [511:0]  pay_res_d;
   wire [511:0]  pay_cur;
   wire [511:0]  pay_lomask;
-  wire [511:0]  pay_combo;        // the output beat ending in this beat: the previous beat's rest,
-                                  // then this beat's start
+  wire [511:0]  pay_combo;       // the output beat ending in this beat: the previous beat's rest,
+                                 // then this beat's start
   wire [63:0]   pay_keep_rem;
-  wire [576:0]  pay_e0;           // first beat pushed: {last, keep, data}
-  wire [576:0]  pay_e1;           // second beat pushed (a whole beat and the partial last one end
-                                  // here)
-  wire [1:0]    pay_nt;           // beats the beat pushes into the payload FIFO if it is taken
-  wire [1:0]    pay_n;            // beats pushed into the payload FIFO
-  wire          pay_frame;        // the frame has a payload packet (read on its tlast beat)
+  wire [576:0]  pay_e0;          // first beat pushed: {last, keep, data}
+  wire [576:0]  pay_e1;          // second beat pushed (a whole beat and the partial last one end
+                                 // here)
+  wire [1:0]    pay_nt;          // beats the beat pushes into the payload FIFO if it is taken
+  wire [1:0]    pay_n;           // beats pushed into the payload FIFO
+  wire          pay_frame;       // the frame has a payload packet (read on its tlast beat)
   reg           pay_seen_q;
   reg           pay_seen_d;
   reg  [3:0]    pay_wp_q;
   reg  [3:0]    pay_wp_d;
   reg  [3:0]    pay_rp_q;
   reg  [3:0]    pay_rp_d;
-  reg  [15:0]   pay_fill_q;       // payload beats held, as a thermometer: bit i = more than i
+  reg  [15:0]   pay_fill_q;      // payload beats held, as a thermometer: bit i = more than i
   reg  [15:0]   pay_fill_d;
-  wire          pay_room;         // room for the two beats a taken beat may push
+  wire          pay_room;        // room for the two beats a taken beat may push
   wire [3:0]    pay_wp1;
-  wire [3:0]    pay_wp_t;         // the write pointer after a taken beat
-  wire [15:0]   pay_fill_t;       // the fill after a taken beat
-  wire [15:0]   pay_fill_t1;      // ... and a pop
-  wire [15:0]   pay_fill_1;       // the fill after a pop alone
-  reg  [576:0]  pay_mem0 [0:7];   // payload FIFO, even entries: {last, keep, data}
+  wire [3:0]    pay_wp_t;        // the write pointer after a taken beat
+  wire [15:0]   pay_fill_t;      // the fill after a taken beat
+  wire [15:0]   pay_fill_t1;     // ... and a pop
+  wire [15:0]   pay_fill_1;      // the fill after a pop alone
+  reg  [576:0]  pay_mem0 [0:7];  // payload FIFO, even entries: {last, keep, data}
   wire          pay_we0;
   wire [2:0]    pay_wa0;
   wire [576:0]  pay_wd0;
-  reg  [576:0]  pay_mem1 [0:7];   // payload FIFO, odd entries: {last, keep, data}
+  reg  [576:0]  pay_mem1 [0:7];  // payload FIFO, odd entries: {last, keep, data}
   wire          pay_we1;
   wire [2:0]    pay_wa1;
   wire [576:0]  pay_wd1;
-  reg           hdr_tag12_q;      // an 802.1Q tag (TPID 0x8100) at byte 12; kept with hdr_q
+  reg           hdr_tag12_q;     // an 802.1Q tag (TPID 0x8100) at byte 12; kept with hdr_q
   reg           hdr_tag12_d;
-  wire          view_tag12;       // an 802.1Q tag (TPID 0x8100) at byte 12, as `view` reads
-  reg           hdr_tag16_q;      // an 802.1Q tag at byte 16 (the second one behind tag12); kept
-                                  // with hdr_q
+  wire          view_tag12;      // an 802.1Q tag (TPID 0x8100) at byte 12, as `view` reads
+  reg           hdr_tag16_q;     // an 802.1Q tag at byte 16 (the second one behind tag12); kept
+                                 // with hdr_q
   reg           hdr_tag16_d;
-  wire          view_tag16;       // an 802.1Q tag at byte 16 (the second one behind tag12), as
-                                  // `view` reads
-  reg           hdr_v4_12_q;      // IPv4 ethertype at byte 12 (no tag); kept with hdr_q
+  wire          view_tag16;      // an 802.1Q tag at byte 16 (the second one behind tag12), as
+                                 // `view` reads
+  reg           hdr_v4_12_q;     // IPv4 ethertype at byte 12 (no tag); kept with hdr_q
   reg           hdr_v4_12_d;
-  wire          view_v4_12;       // IPv4 ethertype at byte 12 (no tag), as `view` reads
-  reg           hdr_v4_16_q;      // IPv4 ethertype at byte 16 (one tag); kept with hdr_q
+  wire          view_v4_12;      // IPv4 ethertype at byte 12 (no tag), as `view` reads
+  reg           hdr_v4_16_q;     // IPv4 ethertype at byte 16 (one tag); kept with hdr_q
   reg           hdr_v4_16_d;
-  wire          view_v4_16;       // IPv4 ethertype at byte 16 (one tag), as `view` reads
-  reg           hdr_v4_20_q;      // IPv4 ethertype at byte 20 (two tags); kept with hdr_q
+  wire          view_v4_16;      // IPv4 ethertype at byte 16 (one tag), as `view` reads
+  reg           hdr_v4_20_q;     // IPv4 ethertype at byte 20 (two tags); kept with hdr_q
   reg           hdr_v4_20_d;
-  wire          view_v4_20;       // IPv4 ethertype at byte 20 (two tags), as `view` reads
-  reg           hdr_v6_12_q;      // IPv6 ethertype at byte 12 (no tag); kept with hdr_q
+  wire          view_v4_20;      // IPv4 ethertype at byte 20 (two tags), as `view` reads
+  reg           hdr_v6_12_q;     // IPv6 ethertype at byte 12 (no tag); kept with hdr_q
   reg           hdr_v6_12_d;
-  wire          view_v6_12;       // IPv6 ethertype at byte 12 (no tag), as `view` reads
-  reg           hdr_v6_16_q;      // IPv6 ethertype at byte 16 (one tag); kept with hdr_q
+  wire          view_v6_12;      // IPv6 ethertype at byte 12 (no tag), as `view` reads
+  reg           hdr_v6_16_q;     // IPv6 ethertype at byte 16 (one tag); kept with hdr_q
   reg           hdr_v6_16_d;
-  wire          view_v6_16;       // IPv6 ethertype at byte 16 (one tag), as `view` reads
-  reg           hdr_v6_20_q;      // IPv6 ethertype at byte 20 (two tags); kept with hdr_q
+  wire          view_v6_16;      // IPv6 ethertype at byte 16 (one tag), as `view` reads
+  reg           hdr_v6_20_q;     // IPv6 ethertype at byte 20 (two tags); kept with hdr_q
   reg           hdr_v6_20_d;
-  wire          view_v6_20;       // IPv6 ethertype at byte 20 (two tags), as `view` reads
-  reg  [9:0]    hdr_ihl0_gt_q;    // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k;
-                                  // kept with hdr_q
+  wire          view_v6_20;      // IPv6 ethertype at byte 20 (two tags), as `view` reads
+  reg  [9:0]    hdr_ihl0_gt_q;   // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k;
+                                 // kept with hdr_q
   reg  [9:0]    hdr_ihl0_gt_d;
-  wire [9:0]    view_ihl0_gt;     // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k,
-                                  // as `view` reads
-  reg  [9:0]    hdr_ihl1_gt_q;    // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k;
-                                  // kept with hdr_q
+  wire [9:0]    view_ihl0_gt;    // bit k: the IHL nibble at byte 14 (IPv4 behind no tag) > 5 + k,
+                                 // as `view` reads
+  reg  [9:0]    hdr_ihl1_gt_q;   // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k;
+                                 // kept with hdr_q
   reg  [9:0]    hdr_ihl1_gt_d;
-  wire [9:0]    view_ihl1_gt;     // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k,
-                                  // as `view` reads
-  reg  [9:0]    hdr_ihl2_gt_q;    // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 +
-                                  // k; kept with hdr_q
+  wire [9:0]    view_ihl1_gt;    // bit k: the IHL nibble at byte 18 (IPv4 behind one tag) > 5 + k,
+                                 // as `view` reads
+  reg  [9:0]    hdr_ihl2_gt_q;   // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 + k;
+                                 // kept with hdr_q
   reg  [9:0]    hdr_ihl2_gt_d;
-  wire [9:0]    view_ihl2_gt;     // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 +
-                                  // k, as `view` reads
+  wire [9:0]    view_ihl2_gt;    // bit k: the IHL nibble at byte 22 (IPv4 behind two tags) > 5 + k,
+                                 // as `view` reads
   reg           s1_valid_q;
   reg           s1_valid_d;
   reg  [975:0]  s1_hdr_q;
@@ -771,41 +799,39 @@ module rx_parser (
   reg           s1_crc_ok_d;
   reg  [8:0]    s1_tuser_q;
   reg  [8:0]    s1_tuser_d;
+  reg  [4:0]    s1_udp_idx_q;
+  reg  [4:0]    s1_udp_idx_d;
   reg           s1_pay_q;
   reg           s1_pay_d;
-  reg           s1_tag12_q;       // an 802.1Q tag (TPID 0x8100) at byte 12
+  reg           s1_tag12_q;      // an 802.1Q tag (TPID 0x8100) at byte 12
   reg           s1_tag12_d;
-  reg           s1_tag16_q;       // an 802.1Q tag at byte 16 (the second one behind tag12)
+  reg           s1_tag16_q;      // an 802.1Q tag at byte 16 (the second one behind tag12)
   reg           s1_tag16_d;
-  reg           s1_v4_12_q;       // IPv4 ethertype at byte 12 (no tag)
+  reg           s1_v4_12_q;      // IPv4 ethertype at byte 12 (no tag)
   reg           s1_v4_12_d;
-  reg           s1_v4_16_q;       // IPv4 ethertype at byte 16 (one tag)
+  reg           s1_v4_16_q;      // IPv4 ethertype at byte 16 (one tag)
   reg           s1_v4_16_d;
-  reg           s1_v4_20_q;       // IPv4 ethertype at byte 20 (two tags)
+  reg           s1_v4_20_q;      // IPv4 ethertype at byte 20 (two tags)
   reg           s1_v4_20_d;
-  reg           s1_v6_12_q;       // IPv6 ethertype at byte 12 (no tag)
+  reg           s1_v6_12_q;      // IPv6 ethertype at byte 12 (no tag)
   reg           s1_v6_12_d;
-  reg           s1_v6_16_q;       // IPv6 ethertype at byte 16 (one tag)
+  reg           s1_v6_16_q;      // IPv6 ethertype at byte 16 (one tag)
   reg           s1_v6_16_d;
-  reg           s1_v6_20_q;       // IPv6 ethertype at byte 20 (two tags)
+  reg           s1_v6_20_q;      // IPv6 ethertype at byte 20 (two tags)
   reg           s1_v6_20_d;
-  reg  [33:0]   s1_csw_in_q;      // bit i: IPv4 checksum word i (from byte 14) lies in the IP
-                                  // header
+  reg  [33:0]   s1_csw_in_q;     // bit i: IPv4 checksum word i (from byte 14) lies in the IP header
   reg  [33:0]   s1_csw_in_d;
   wire          s1_vlan1;
   wire          s1_vlan2;
   wire          s1_ipv4;
   wire          s1_ipv6;
-  wire [3:0]    s1_ihl;
-  wire [79:0]   s1_ipw;           // the IP header's first 10 bytes
+  wire [79:0]   s1_ipw;          // the IP header's first 10 bytes
   wire [863:0]  s1_hdr14;
-  wire [799:0]  s1_hdr_t;         // the header from byte 14 + 4 * tags (the IP header)
-  wire [3:0]    s1_udp_k;         // the UDP header starts at byte 14 + 4 * (tags + k)
-  wire [319:0]  s1_udpw;          // 40 bytes from the UDP header start
-  wire [543:0]  s1_csw;           // IPv4 header: word i at [16 * i +: 16], zero outside the header
-  wire [15:0]   s1_csa0_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
+  wire [319:0]  s1_udpw;         // 40 bytes from the UDP header start
+  wire [543:0]  s1_csw;          // IPv4 header: word i at [16 * i +: 16], zero outside the header
+  wire [15:0]   s1_csa0_0_s0;    // carry-save groups of up to 6 words: ones/twos/fours are the bits
+                                 // of each bit's count; the next layer takes twos and fours rotated
+                                 // left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1_csa0_0_c0;
   wire [15:0]   s1_csa0_0_s1;
   wire [15:0]   s1_csa0_0_ones;
@@ -846,9 +872,9 @@ module rx_parser (
   wire [15:0]   s1_csa0_5_ones;
   wire [15:0]   s1_csa0_5_twos;
   wire [15:0]   s1_csa0_5_fours;
-  wire [15:0]   s1_csa1_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
+  wire [15:0]   s1_csa1_0_s0;    // carry-save groups of up to 6 words: ones/twos/fours are the bits
+                                 // of each bit's count; the next layer takes twos and fours rotated
+                                 // left 1 and 2 (the ones' complement end-around carry)
   wire [15:0]   s1_csa1_0_c0;
   wire [15:0]   s1_csa1_0_s1;
   wire [15:0]   s1_csa1_0_ones;
@@ -869,18 +895,7 @@ module rx_parser (
   wire [15:0]   s1_csa1_2_c1;
   wire [15:0]   s1_csa1_2_twos;
   wire [15:0]   s1_csa1_2_fours;
-  wire [15:0]   s1_csa2_0_s0;     // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
-  wire [15:0]   s1_csa2_0_c0;
-  wire [15:0]   s1_csa2_0_s1;
-  wire [15:0]   s1_csa2_0_ones;
-  wire [15:0]   s1_csa2_0_c1;
-  wire [15:0]   s1_csa2_0_twos;
-  wire [15:0]   s1_csa2_0_fours;
-  wire [15:0]   s1_csa2_1_ones;
-  wire [15:0]   s1_csa2_1_twos;
-  wire [17:0]   s1_ip_at;         // IP header start
+  wire [17:0]   s1_ip_at;        // IP header start
   wire          h_vlan1;
   wire          h_vlan2;
   wire          h_ipv4;
@@ -897,8 +912,6 @@ module rx_parser (
   reg           s1b_pay_d;
   reg  [79:0]   s1b_ip10_q;
   reg  [79:0]   s1b_ip10_d;
-  reg  [15:0]   s1b_ip_payload_q;
-  reg  [15:0]   s1b_ip_payload_d;
   reg  [319:0]  s1b_udpw_q;
   reg  [319:0]  s1b_udpw_d;
   reg  [17:0]   s1b_room4_q;
@@ -923,25 +936,79 @@ module rx_parser (
   reg  [15:0]   s1b_csum3_d;
   reg  [15:0]   s1b_csum4_q;
   reg  [15:0]   s1b_csum4_d;
-  wire [79:0]   h_ipw;
-  wire [3:0]    h_ihl;            // IPv4 IHL (the IP header's first byte)
+  reg  [15:0]   s1b_csum5_q;
+  reg  [15:0]   s1b_csum5_d;
+  reg  [15:0]   s1b_csum6_q;
+  reg  [15:0]   s1b_csum6_d;
+  reg  [15:0]   s1b_csum7_q;
+  reg  [15:0]   s1b_csum7_d;
+  reg  [15:0]   s1b_csum8_q;
+  reg  [15:0]   s1b_csum8_d;
+  wire [15:0]   s1b_csa0_0_s0;   // carry-save groups of up to 6 words: ones/twos/fours are the bits
+                                 // of each bit's count; the next layer takes twos and fours rotated
+                                 // left 1 and 2 (the ones' complement end-around carry)
+  wire [15:0]   s1b_csa0_0_c0;
+  wire [15:0]   s1b_csa0_0_s1;
+  wire [15:0]   s1b_csa0_0_ones;
+  wire [15:0]   s1b_csa0_0_c1;
+  wire [15:0]   s1b_csa0_0_twos;
+  wire [15:0]   s1b_csa0_0_fours;
+  wire [15:0]   s1b_csa0_1_ones;
+  wire [15:0]   s1b_csa0_1_twos;
+  wire [15:0]   s1b_csa1_0_s0;   // carry-save groups of up to 6 words: ones/twos/fours are the bits
+                                 // of each bit's count; the next layer takes twos and fours rotated
+                                 // left 1 and 2 (the ones' complement end-around carry)
+  wire [15:0]   s1b_csa1_0_c0;
+  wire [15:0]   s1b_csa1_0_s1;
+  wire [15:0]   s1b_csa1_0_ones;
+  wire [15:0]   s1b_csa1_0_c1;
+  wire [15:0]   s1b_csa1_0_twos;
+  wire [15:0]   s1b_csa1_0_fours;
+  reg           s1c_valid_q;
+  reg           s1c_valid_d;
+  reg  [16:0]   s1c_len_q;
+  reg  [16:0]   s1c_len_d;
+  reg           s1c_crc_ok_q;
+  reg           s1c_crc_ok_d;
+  reg  [8:0]    s1c_tuser_q;
+  reg  [8:0]    s1c_tuser_d;
+  reg           s1c_pay_q;
+  reg           s1c_pay_d;
+  reg  [319:0]  s1c_udpw_q;
+  reg  [319:0]  s1c_udpw_d;
+  reg           s1c_vlan1_q;
+  reg           s1c_vlan1_d;
+  reg           s1c_vlan2_q;
+  reg           s1c_vlan2_d;
+  reg           s1c_ipv4_q;
+  reg           s1c_ipv4_d;
+  reg           s1c_ipv6_q;
+  reg           s1c_ipv6_d;
+  reg  [15:0]   s1c_ip_lo_q;
+  reg  [15:0]   s1c_ip_lo_d;
+  reg  [31:0]   s1c_ip_hi_q;
+  reg  [31:0]   s1c_ip_hi_d;
+  reg  [15:0]   s1c_ip_payload_q;
+  reg  [15:0]   s1c_ip_payload_d;
+  reg           s1c_ip_short_fixed_q;
+  reg           s1c_ip_short_fixed_d;
+  reg           s1c_ip_short_opts_q;
+  reg           s1c_ip_short_opts_d;
+  reg           s1c_ip_len_bad_q;
+  reg           s1c_ip_len_bad_d;
+  reg  [15:0]   s1c_csum0_q;
+  reg  [15:0]   s1c_csum0_d;
+  reg  [15:0]   s1c_csum1_q;
+  reg  [15:0]   s1c_csum1_d;
+  reg  [15:0]   s1c_csum2_q;
+  reg  [15:0]   s1c_csum2_d;
+  wire [79:0]   h_ipw;           // the IP header's first 10 bytes (the lengths checked in stage 1c)
+  wire [3:0]    h_ihl;           // IPv4 IHL (the IP header's first byte)
   wire [319:0]  h_udpw;
   wire [3:0]    h_ver;
-  wire [15:0]   h_total;
-  wire [15:0]   h_plen;
-  wire [5:0]    h_ihl4;
-  wire [15:0]   h_csa0_0_s0;      // carry-save groups of up to 6 words: ones/twos/fours are the
-                                  // bits of each bit's count; the next layer takes twos and fours
-                                  // rotated left 1 and 2 (the ones' complement end-around carry)
-  wire [15:0]   h_csa0_0_c0;
-  wire [15:0]   h_csa0_0_s1;
   wire [15:0]   h_csa0_0_ones;
-  wire [15:0]   h_csa0_0_c1;
   wire [15:0]   h_csa0_0_twos;
-  wire [15:0]   h_csa0_0_fours;
-  wire [15:0]   h_csa1_0_ones;
-  wire [15:0]   h_csa1_0_twos;
-  wire [2:0]    h_csum_miss;      // the header's ones' complement sum is not 0xFFFF: all three set
+  wire [2:0]    h_csum_miss;     // the header's ones' complement sum is not 0xFFFF: all three set
   wire [16:0]   h_len;
   wire [15:0]   h_udp_len;
   wire [7:0]    h_opcode;
@@ -955,41 +1022,39 @@ module rx_parser (
   wire          h_has_reth;
   wire          h_has_atomic;
   wire [1:0]    h_pad;
-  wire          h_ext_is0;        // the opcode's extension headers are 0 bytes
-  wire          h_ext_is1;        // the opcode's extension headers are 4 bytes
-  wire          h_ext_is2;        // the opcode's extension headers are 8 bytes
-  wire          h_ext_is3;        // the opcode's extension headers are 12 bytes
-  wire          h_ext_is4;        // the opcode's extension headers are 16 bytes
-  wire          h_ext_is5;        // the opcode's extension headers are 20 bytes
-  wire          h_ext_is6;        // the opcode's extension headers are 24 bytes
-  wire          h_ext_is7;        // the opcode's extension headers are 28 bytes
-  wire [3:0]    h_ovh_hi;         // 6 + k for extension headers of 4k bytes (6 outside the table):
-                                  // the overhead 24 + 4k + pad is {this, pad}
-  wire          h_trunc;          // extension headers + pad beyond the datagram
-  wire [15:0]   h_ip_payload;     // the IP payload length (IPv6 payload length, IPv4 total length -
-                                  // IHL * 4)
-  wire [17:0]   h_room4;
-  wire [17:0]   h_room6;
-  wire          h_chk0;           // BAD_FCS: MAC flagged a bad FCS
-  wire          h_chk1;           // TRUNCATED: ends inside Ethernet/VLAN
-  wire          h_chk2;           // NOT_ROCE: neither IPv4 nor (enabled) IPv6
-  wire          h_chk3;           // TRUNCATED: ends inside the fixed IP header
-  wire          h_chk4;           // NOT_ROCE: IP version/IHL wrong (IPv6: or next header not UDP)
-  wire          h_chk5;           // TRUNCATED: ends inside the IPv4 options
-  wire [2:0]    h_chk6;           // BAD_IP_CHECKSUM: IPv4 header checksum
-  wire          h_chk7;           // FRAGMENT: IPv4 MF or fragment offset
-  wire          h_chk8;           // NOT_ROCE: IPv4 protocol is not UDP
-  wire          h_chk9;           // TRUNCATED: IP length beyond the frame, or no room for UDP
-  wire          h_chk10;          // NOT_ROCE: UDP destination port
-  wire          h_chk11;          // TRUNCATED: UDP length disagrees with IP, or no room for BTH +
-                                  // ICRC
-  wire          h_chk12;          // BAD_ICRC: ICRC mismatch
-  wire          h_chk13;          // TVER: BTH TVer
-  wire          h_chk14;          // BAD_OPCODE: reserved/unsupported opcode
-  wire          h_chk15;          // TRUNCATED: extension headers + pad beyond the datagram
-  wire          h_chk16;          // P_KEY: P_Key: equal low 15 bits, not 0, one full member
-  wire          h_chk17;          // QPN0: DestQP 0
-  wire          h_chk18;          // WRONG_VF: DestQP's VF field is not the frame's VF
+  wire          h_ext_is0;       // the opcode's extension headers are 0 bytes
+  wire          h_ext_is1;       // the opcode's extension headers are 4 bytes
+  wire          h_ext_is2;       // the opcode's extension headers are 8 bytes
+  wire          h_ext_is3;       // the opcode's extension headers are 12 bytes
+  wire          h_ext_is4;       // the opcode's extension headers are 16 bytes
+  wire          h_ext_is5;       // the opcode's extension headers are 20 bytes
+  wire          h_ext_is6;       // the opcode's extension headers are 24 bytes
+  wire          h_ext_is7;       // the opcode's extension headers are 28 bytes
+  wire [3:0]    h_ovh_hi;        // 6 + k for extension headers of 4k bytes (6 outside the table):
+                                 // the overhead 24 + 4k + pad is {this, pad}
+  wire          h_trunc;         // extension headers + pad beyond the datagram
+  wire [15:0]   h_ip_payload;    // the IP payload length (IPv6 payload length, IPv4 total length -
+                                 // IHL * 4)
+  wire          h_chk0;          // BAD_FCS: MAC flagged a bad FCS
+  wire          h_chk1;          // TRUNCATED: ends inside Ethernet/VLAN
+  wire          h_chk2;          // NOT_ROCE: neither IPv4 nor (enabled) IPv6
+  wire          h_chk3;          // TRUNCATED: ends inside the fixed IP header
+  wire          h_chk4;          // NOT_ROCE: IP version/IHL wrong (IPv6: or next header not UDP)
+  wire          h_chk5;          // TRUNCATED: ends inside the IPv4 options
+  wire [2:0]    h_chk6;          // BAD_IP_CHECKSUM: IPv4 header checksum
+  wire          h_chk7;          // FRAGMENT: IPv4 MF or fragment offset
+  wire          h_chk8;          // NOT_ROCE: IPv4 protocol is not UDP
+  wire          h_chk9;          // TRUNCATED: IP length beyond the frame, or no room for UDP
+  wire          h_chk10;         // NOT_ROCE: UDP destination port
+  wire          h_chk11;         // TRUNCATED: UDP length disagrees with IP, or no room for BTH +
+                                 // ICRC
+  wire          h_chk12;         // BAD_ICRC: ICRC mismatch
+  wire          h_chk13;         // TVER: BTH TVer
+  wire          h_chk14;         // BAD_OPCODE: reserved/unsupported opcode
+  wire          h_chk15;         // TRUNCATED: extension headers + pad beyond the datagram
+  wire          h_chk16;         // P_KEY: P_Key: equal low 15 bits, not 0, one full member
+  wire          h_chk17;         // QPN0: DestQP 0
+  wire          h_chk18;         // WRONG_VF: DestQP's VF field is not the frame's VF
   reg           h_drop;
   reg  [4:0]    h_reason;
   reg           h_bth_seen;
@@ -1012,7 +1077,7 @@ module rx_parser (
   wire          h_out_ecn_ce;
   wire          h_out_cnp;
   wire          h_out_pay;
-  wire          h_lookup;         // a frame that passed the header checks asks for its QP
+  wire          h_lookup;        // a frame that passed the header checks asks for its QP
   reg           s2_valid_q;
   reg           s2_valid_d;
   reg           s2_chk0_q;
@@ -1133,12 +1198,17 @@ module rx_parser (
   reg           p1_pay_d;
   wire [2:0]    p1_tr;
   wire [4:0]    p1_op5;
-  wire          p1_is_cnp;        // CNP: needs only an existing QP
-  wire          p1_is_resp;       // RC READ response, ACK or ATOMIC ACK
-  wire          p1_is_write;      // RC/UC WRITE first/only: RETH, remote write
-  wire          p1_is_read;       // RC READ request: RETH, remote read
-  wire          p1_is_atomic;     // RC atomics: AtomicETH, remote atomic
-  wire          p1_uc_start;      // UC first/only packet: resynchronises ePSN
+  wire          p1_is_cnp;       // CNP: needs only an existing QP
+  wire          p1_is_resp;      // RC READ response, ACK or ATOMIC ACK
+  wire          p1_is_write;     // RC/UC WRITE first/only: RETH, remote write
+  wire          p1_is_read;      // RC READ request: RETH, remote read
+  wire          p1_is_atomic;    // RC atomics: AtomicETH, remote atomic
+  wire          p1_uc_start;     // UC first/only packet: resynchronises ePSN
+  wire [32:0]   p1_rd1;
+  wire [32:0]   p1_rd2;
+  wire [32:0]   p1_rd3;
+  wire [32:0]   p1_rd4;
+  wire [32:0]   p1_rd5;
   reg           p2_valid_q;
   reg           p2_valid_d;
   reg           p2_drop_q;
@@ -1203,26 +1273,33 @@ module rx_parser (
   reg           p2_tr_ud_d;
   reg           p2_key_op_q;
   reg           p2_key_op_d;
+  reg  [23:0]   p2_rd1_q;
+  reg  [23:0]   p2_rd1_d;
+  reg  [23:0]   p2_rd2_q;
+  reg  [23:0]   p2_rd2_d;
+  reg  [23:0]   p2_rd3_q;
+  reg  [23:0]   p2_rd3_d;
+  reg  [23:0]   p2_rd4_q;
+  reg  [23:0]   p2_rd4_d;
+  reg  [23:0]   p2_rd5_q;
+  reg  [23:0]   p2_rd5_d;
+  reg           p2_len0_q;
+  reg           p2_len0_d;
   wire          p2_is_cnp;
   wire          p2_is_resp;
   wire          p2_is_write;
   wire          p2_is_read;
   wire          p2_is_atomic;
-  wire          p2_tr_ok;         // opcode transport (RC 000, UC 001, UD 011) vs the QP's service
-                                  // type
-  wire          p2_state_ok;      // requests from RTR on; responses and ACKs need RTS, SQER or SQD
+  wire          p2_tr_ok;        // opcode transport (RC 000, UC 001, UD 011) vs the QP's service
+                                 // type
+  wire          p2_state_ok;     // requests from RTR on; responses and ACKs need RTS, SQER or SQD
   reg           p2_drop_n;
   reg  [4:0]    p2_reason_n;
-  wire          p2_key_chk;       // a RETH/AtomicETH access: the R_Key is checked
-  wire          p2_acc_ok;        // the QP grants the remote right
-  wire [32:0]   p2_rd1;
-  wire [32:0]   p2_rd2;
-  wire [32:0]   p2_rd3;
-  wire [32:0]   p2_rd4;
-  wire [32:0]   p2_rd5;
+  wire          p2_key_chk;      // a RETH/AtomicETH access: the R_Key is checked
+  wire          p2_acc_ok;       // the QP grants the remote right
   wire [23:0]   p2_rd_ceil;
-  wire [23:0]   p2_rd_cnt;        // READ response packets: ceil(DMA length / path MTU), 1 for
-                                  // length 0
+  wire [23:0]   p2_rd_cnt;       // READ response packets: ceil(DMA length / path MTU), 1 for length
+                                 // 0
   reg           p3_valid_q;
   reg           p3_valid_d;
   reg           p3_drop_q;
@@ -1275,6 +1352,18 @@ module rx_parser (
   reg           p3_is_atomic_d;
   reg           p3_uc_start_q;
   reg           p3_uc_start_d;
+  reg  [23:0]   p3_rd1_q;
+  reg  [23:0]   p3_rd1_d;
+  reg  [23:0]   p3_rd2_q;
+  reg  [23:0]   p3_rd2_d;
+  reg  [23:0]   p3_rd3_q;
+  reg  [23:0]   p3_rd3_d;
+  reg  [23:0]   p3_rd4_q;
+  reg  [23:0]   p3_rd4_d;
+  reg  [23:0]   p3_rd5_q;
+  reg  [23:0]   p3_rd5_d;
+  reg           p3_len0_q;
+  reg           p3_len0_d;
   reg           p3_key_chk_q;
   reg           p3_key_chk_d;
   reg           p3_acc_ok_q;
@@ -1306,13 +1395,13 @@ module rx_parser (
   wire [23:0]   p3_diff3;
   wire          p3_hit4;
   wire [23:0]   p3_diff4;
-  wire [23:0]   p3_diff_nx;       // PSN - the ePSN the frame in p4 writes back if it is accepted in
-                                  // order
+  wire [23:0]   p3_diff_nx;      // PSN - the ePSN the frame in p4 writes back if it is accepted in
+                                 // order
   wire          p3_sel0;
   wire          p3_sel2;
   wire          p3_sel3;
   wire          p3_sel4;
-  wire          p3_seq;           // an RC/UC request: the PSN window applies
+  wire          p3_seq;          // an RC/UC request: the PSN window applies
   wire          p3_uc;
   reg           p4_valid_q;
   reg           p4_valid_d;
@@ -1354,6 +1443,18 @@ module rx_parser (
   reg  [15:0]   p4_payload_len_d;
   reg           p4_pay_q;
   reg           p4_pay_d;
+  reg  [23:0]   p4_rd1_q;
+  reg  [23:0]   p4_rd1_d;
+  reg  [23:0]   p4_rd2_q;
+  reg  [23:0]   p4_rd2_d;
+  reg  [23:0]   p4_rd3_q;
+  reg  [23:0]   p4_rd3_d;
+  reg  [23:0]   p4_rd4_q;
+  reg  [23:0]   p4_rd4_d;
+  reg  [23:0]   p4_rd5_q;
+  reg  [23:0]   p4_rd5_d;
+  reg           p4_len0_q;
+  reg           p4_len0_d;
   reg           p4_key_chk_q;
   reg           p4_key_chk_d;
   reg           p4_acc_ok_q;
@@ -1422,15 +1523,14 @@ module rx_parser (
   reg  [23:0]   wbh1_epsn_d;
   reg           wbh1_nak_q;
   reg           wbh1_nak_d;
-  wire          wbh1_hit;         // the frame ahead wrote this frame's QP back
-  wire          p4_adv;           // ... and advanced its ePSN
-  wire [23:0]   p4_epsn;          // ePSN with the in-flight write-backs forwarded
-  wire [23:0]   p4_epsn_m1;       // the forwarded ePSN - 1 (the last PSN received in order)
-  wire          p4_nak;           // NAK-sent with the in-flight write-backs forwarded
-  wire          p4_eq;            // PSN = the forwarded ePSN
-  wire          p4_behind;        // PSN - ePSN modulo 2^24 has bit 23 set: behind (duplicate)
-  wire          p4_key_ok;        // QP right granted and the R_Key check passed (or no key to
-                                  // check)
+  wire          wbh1_hit;        // the frame ahead wrote this frame's QP back
+  wire          p4_adv;          // ... and advanced its ePSN
+  wire [23:0]   p4_epsn;         // ePSN with the in-flight write-backs forwarded
+  wire [23:0]   p4_epsn_m1;      // the forwarded ePSN - 1 (the last PSN received in order)
+  wire          p4_nak;          // NAK-sent with the in-flight write-backs forwarded
+  wire          p4_eq;           // PSN = the forwarded ePSN
+  wire          p4_behind;       // PSN - ePSN modulo 2^24 has bit 23 set: behind (duplicate)
+  wire          p4_key_ok;       // QP right granted and the R_Key check passed (or no key to check)
   reg  [2:0]    p4_verdict;
   reg  [4:0]    p4_reason;
   reg           p4_wb;
@@ -1443,16 +1543,15 @@ module rx_parser (
   reg           p4_may_wb_d;
   reg           p4_may_ack_q;
   reg           p4_may_ack_d;
-  reg           p4_push_dsc_q;    // p4's verdict pushes a discard flag (a payload packet)
+  reg           p4_push_dsc_q;   // p4's verdict pushes a discard flag (a payload packet)
   reg           p4_push_dsc_d;
-  wire          p3_may_wb;        // a request past the checks: in p4 it may write ePSN/NAK-sent
-                                  // back
-  wire          wb_need;          // this verdict writes ePSN/NAK-sent back
-  wire          ack_need;         // this verdict asks for an ACK/NAK
-  wire          out_free;         // the verdict register can load, and the ACK/NAK register too if
-                                  // this verdict may need it
-  wire          p4_accept;        // p4's verdict is accept
-  wire          out_load;         // p4 registers a verdict
+  wire          p3_may_wb;       // a request past the checks: in p4 it may write ePSN/NAK-sent back
+  wire          wb_need;         // this verdict writes ePSN/NAK-sent back
+  wire          ack_need;        // this verdict asks for an ACK/NAK
+  wire          out_free;        // the verdict register can load, and the ACK/NAK register too if
+                                 // this verdict may need it
+  wire          p4_accept;       // p4's verdict is accept
+  wire          out_load;        // p4 registers a verdict
   reg           m_hdr_valid_q;
   reg           m_hdr_valid_d;
   reg  [2:0]    out_verdict_q;
@@ -1493,7 +1592,7 @@ module rx_parser (
   reg  [15:0]   out_payload_len_d;
   reg           out_pay_q;
   reg           out_pay_d;
-  wire [576:0]  pay_head;         // the oldest payload beat
+  wire [576:0]  pay_head;        // the oldest payload beat
   wire          pay_head_last;
   reg  [15:0]   dsc_q;
   reg  [15:0]   dsc_d;
@@ -1501,11 +1600,11 @@ module rx_parser (
   reg  [3:0]    dsc_wp_d;
   reg  [3:0]    dsc_rp_q;
   reg  [3:0]    dsc_rp_d;
-  reg  [15:0]   dsc_fill_q;       // discard flags waiting, as a thermometer: bit i = more than i
+  reg  [15:0]   dsc_fill_q;      // discard flags waiting, as a thermometer: bit i = more than i
   reg  [15:0]   dsc_fill_d;
-  wire          dsc_push;         // a verdict of a frame with a payload packet: its discard flag
-  wire          pay_head_ok;      // the head can leave (a tlast beat once its verdict is known)
-  wire          pay_pop;          // the head moves to the output register
+  wire          dsc_push;        // a verdict of a frame with a payload packet: its discard flag
+  wire          pay_head_ok;     // the head can leave (a tlast beat once its verdict is known)
+  wire          pay_pop;         // the head moves to the output register
   wire          dsc_pop;
   reg           m_pay_valid_q;
   reg           m_pay_valid_d;
@@ -1531,8 +1630,8 @@ module rx_parser (
   reg  [23:0]   ce_qpn_d;
   reg           m_ack_valid_q;
   reg           m_ack_valid_d;
-  wire          ack_hold;         // the ACK/NAK request waits for m_ack_ready
-  wire          en_but_ack;       // `en` but for a waiting ACK/NAK request
+  wire          ack_hold;        // the ACK/NAK request waits for m_ack_ready
+  wire          en_but_ack;      // `en` but for a waiting ACK/NAK request
   reg  [7:0]    m_ack_vf_q;
   reg  [7:0]    m_ack_vf_d;
   reg  [23:0]   m_ack_qpn_q;
@@ -1541,7 +1640,7 @@ module rx_parser (
   reg  [7:0]    m_ack_syndrome_d;
   reg  [23:0]   m_ack_psn_q;
   reg  [23:0]   m_ack_psn_d;
-  reg           cs_new_q;         // the verdict register took a verdict in the last cycle
+  reg           cs_new_q;        // the verdict register took a verdict in the last cycle
   reg           cs_new_d;
   reg           cs_frames_seen_inc_q;
   reg           cs_frames_seen_inc_d;
@@ -1587,8 +1686,8 @@ module rx_parser (
   reg           cs_drop_state_inc_d;
   reg           cs_drop_psn_seq_inc_q;
   reg           cs_drop_psn_seq_inc_d;
-  wire          unused_ok;        // deliberately unused: software-only CSR outputs, bits no check
-                                  // reads
+  wire          unused_ok;       // deliberately unused: software-only CSR outputs, bits no check
+                                 // reads
 
   // The CSR block: configuration, counters, last drop.
   rx_parser_csr u_csr (
@@ -1689,6 +1788,14 @@ module rx_parser (
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
+  assign ic_keep_n_edge = s_axis_tkeep & ~(s_axis_tkeep >> 1);
+  assign ic_keep_n = {|(ic_keep_n_edge & 64'h8000000000000000),
+                      |(ic_keep_n_edge & 64'h7fffffff80000000),
+                      |(ic_keep_n_edge & 64'h7fff80007fff8000),
+                      |(ic_keep_n_edge & 64'h7f807f807f807f80),
+                      |(ic_keep_n_edge & 64'h7878787878787878),
+                      |(ic_keep_n_edge & 64'h6666666666666666),
+                      |(ic_keep_n_edge & 64'h5555555555555555)};
   assign ic1_vlan1 = ic_tag12_q;
   assign ic1_vlan2 = ic_tag12_q && ic_tag16_q;
   assign ic1_tags = ic1_vlan2 ? 2'd2 : ic1_vlan1 ? 2'd1 : 2'd0;
@@ -3184,28 +3291,16 @@ module rx_parser (
   assign dly_tkeep = ic7_tkeep_q;
   assign dly_tlast = ic7_tlast_q;
   assign dly_tuser = ic7_tuser_q;
+  assign dly_keep_n = ic7_keep_n_q;
+  assign dly_udp_idx = ic7_idx_q;
   assign take = dly_tvalid && in_ready;
   assign base = {beat_q, 6'd0};
   assign view = {view_at_q[2] ? dly_tdata[63:0] : hdr_q[1087:1024],
                  view_at_q[1] ? dly_tdata[511:0] : hdr_q[1023:512],
                  view_at_q[0] ? dly_tdata[511:0] : hdr_q[511:0]};
-  assign last_bytes_edge = dly_tkeep & ~(dly_tkeep >> 1);
-  assign last_bytes = {|(last_bytes_edge & 64'h8000000000000000),
-                       |(last_bytes_edge & 64'h7fffffff80000000),
-                       |(last_bytes_edge & 64'h7fff80007fff8000),
-                       |(last_bytes_edge & 64'h7f807f807f807f80),
-                       |(last_bytes_edge & 64'h7878787878787878),
-                       |(last_bytes_edge & 64'h6666666666666666),
-                       |(last_bytes_edge & 64'h5555555555555555)};
-  assign ic4_keep_n_edge = ic4_tkeep_q & ~(ic4_tkeep_q >> 1);
-  assign ic4_keep_n = {|(ic4_keep_n_edge & 64'h8000000000000000),
-                       |(ic4_keep_n_edge & 64'h7fffffff80000000),
-                       |(ic4_keep_n_edge & 64'h7fff80007fff8000),
-                       |(ic4_keep_n_edge & 64'h7f807f807f807f80),
-                       |(ic4_keep_n_edge & 64'h7878787878787878),
-                       |(ic4_keep_n_edge & 64'h6666666666666666),
-                       |(ic4_keep_n_edge & 64'h5555555555555555)};
-  assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_zl1_q <= ic5_pay_bytes_q;
+  assign last_bytes = dly_keep_n;
+  assign ic4_keep_n = ic4_keep_n_q;
+  assign ic5_pay_zend = ic5_pay_on_z_q && ic5_pay_z_in_q;
   assign ic6_pay_act = ic6_pay_in_q && ic6_pay_open_q;
   assign ic6_pay_end = ic6_pay_act && (ic6_pay_zend_q || ic6_tlast_q);
   assign ic6_pay_rem = ic6_pay_hi_q[5:0] - ic6_pay_sl_q;
@@ -3285,15 +3380,9 @@ module rx_parser (
   assign s1_vlan2 = s1_tag12_q && s1_tag16_q;
   assign s1_ipv4 = s1_vlan2 ? s1_v4_20_q : s1_vlan1 ? s1_v4_16_q : s1_v4_12_q;
   assign s1_ipv6 = s1_vlan2 ? s1_v6_20_q : s1_vlan1 ? s1_v6_16_q : s1_v6_12_q;
-  assign s1_ihl = s1_vlan2 ? s1_hdr_q[179:176] : s1_vlan1 ? s1_hdr_q[147:144] : s1_hdr_q[115:112];
   assign s1_ipw = s1_vlan2 ? s1_hdr_q[255:176] : s1_vlan1 ? s1_hdr_q[223:144] : s1_hdr_q[191:112];
   assign s1_hdr14 = s1_hdr_q[975:112];
-  assign s1_hdr_t = s1_vlan2 ? s1_hdr14[863:64] : s1_vlan1 ? s1_hdr14[831:32] : s1_hdr14[799:0];
-  assign s1_udp_k = s1_vlan2 ? (s1_v6_20_q ? 4'd10 : s1_hdr_q[179:176]) :
-                    s1_vlan1 ? (s1_v6_16_q ? 4'd10 : s1_hdr_q[147:144]) :
-                    s1_v6_12_q ? 4'd10 :
-                    s1_hdr_q[115:112];
-  assign s1_udpw = s1_hdr_t[{1'b0, s1_udp_k, 5'h00} +: 320];
+  assign s1_udpw = s1_hdr14[{s1_udp_idx_q, 5'h00} +: 320];
   assign s1_csw = {s1_csw_in_q[33] ? {s1_hdr_q[647:640], s1_hdr_q[655:648]} : 16'd0,
                    s1_csw_in_q[32] ? {s1_hdr_q[631:624], s1_hdr_q[639:632]} : 16'd0,
                    s1_csw_in_q[31] ? {s1_hdr_q[615:608], s1_hdr_q[623:616]} : 16'd0,
@@ -3441,60 +3530,49 @@ module rx_parser (
   assign s1_csa1_2_fours = (s1_csa1_2_c0 & s1_csa1_2_c1) |
                            (s1_csa1_2_c0 & s1_csa1_2_s0 & s1_csa1_2_s1) |
                            (s1_csa1_2_c1 & s1_csa1_2_s0 & s1_csa1_2_s1);
-  assign s1_csa2_0_s0 = s1_csa1_0_ones ^ {s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]} ^
-                        {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]};
-  assign s1_csa2_0_c0 = (s1_csa1_0_ones & {s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]}) |
-                        (s1_csa1_0_ones & {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]}) |
-                        ({s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]} &
-                         {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]});
-  assign s1_csa2_0_s1 = s1_csa1_1_ones ^ {s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]} ^
-                        {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]};
-  assign s1_csa2_0_ones = s1_csa2_0_s0 ^ s1_csa2_0_s1;
-  assign s1_csa2_0_c1 = (s1_csa1_1_ones & {s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]}) |
-                        (s1_csa1_1_ones & {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]}) |
-                        ({s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]} &
-                         {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]});
-  assign s1_csa2_0_twos = s1_csa2_0_c0 ^ s1_csa2_0_c1 ^ (s1_csa2_0_s0 & s1_csa2_0_s1);
-  assign s1_csa2_0_fours = (s1_csa2_0_c0 & s1_csa2_0_c1) |
-                           (s1_csa2_0_c0 & s1_csa2_0_s0 & s1_csa2_0_s1) |
-                           (s1_csa2_0_c1 & s1_csa2_0_s0 & s1_csa2_0_s1);
-  assign s1_csa2_1_ones = s1_csa1_2_ones ^ {s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]} ^
-                          {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]};
-  assign s1_csa2_1_twos = (s1_csa1_2_ones & {s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]}) |
-                          (s1_csa1_2_ones & {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]}) |
-                          ({s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]} &
-                           {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]});
   assign s1_ip_at = s1_vlan2 ? 18'd22 : s1_vlan1 ? 18'd18 : 18'd14;
-  assign h_vlan1 = s1b_vlan1_q;
-  assign h_vlan2 = s1b_vlan2_q;
-  assign h_ipv4 = s1b_ipv4_q;
-  assign h_ipv6 = s1b_ipv6_q;
-  assign h_ipw = s1b_ip10_q;
+  assign h_vlan1 = s1c_vlan1_q;
+  assign h_vlan2 = s1c_vlan2_q;
+  assign h_ipv4 = s1c_ipv4_q;
+  assign h_ipv6 = s1c_ipv6_q;
+  assign s1b_csa0_0_s0 = s1b_csum0_q ^ s1b_csum1_q ^ s1b_csum2_q;
+  assign s1b_csa0_0_c0 = (s1b_csum0_q & s1b_csum1_q) | (s1b_csum0_q & s1b_csum2_q) |
+                         (s1b_csum1_q & s1b_csum2_q);
+  assign s1b_csa0_0_s1 = s1b_csum3_q ^ s1b_csum4_q ^ s1b_csum5_q;
+  assign s1b_csa0_0_ones = s1b_csa0_0_s0 ^ s1b_csa0_0_s1;
+  assign s1b_csa0_0_c1 = (s1b_csum3_q & s1b_csum4_q) | (s1b_csum3_q & s1b_csum5_q) |
+                         (s1b_csum4_q & s1b_csum5_q);
+  assign s1b_csa0_0_twos = s1b_csa0_0_c0 ^ s1b_csa0_0_c1 ^ (s1b_csa0_0_s0 & s1b_csa0_0_s1);
+  assign s1b_csa0_0_fours = (s1b_csa0_0_c0 & s1b_csa0_0_c1) |
+                            (s1b_csa0_0_c0 & s1b_csa0_0_s0 & s1b_csa0_0_s1) |
+                            (s1b_csa0_0_c1 & s1b_csa0_0_s0 & s1b_csa0_0_s1);
+  assign s1b_csa0_1_ones = s1b_csum6_q ^ s1b_csum7_q ^ s1b_csum8_q;
+  assign s1b_csa0_1_twos = (s1b_csum6_q & s1b_csum7_q) | (s1b_csum6_q & s1b_csum8_q) |
+                           (s1b_csum7_q & s1b_csum8_q);
+  assign s1b_csa1_0_s0 = s1b_csa0_0_ones ^ {s1b_csa0_0_twos[14:0], s1b_csa0_0_twos[15]} ^
+                         {s1b_csa0_0_fours[13:0], s1b_csa0_0_fours[15:14]};
+  assign s1b_csa1_0_c0 = (s1b_csa0_0_ones & {s1b_csa0_0_twos[14:0], s1b_csa0_0_twos[15]}) |
+                         (s1b_csa0_0_ones & {s1b_csa0_0_fours[13:0], s1b_csa0_0_fours[15:14]}) |
+                         ({s1b_csa0_0_twos[14:0], s1b_csa0_0_twos[15]} &
+                          {s1b_csa0_0_fours[13:0], s1b_csa0_0_fours[15:14]});
+  assign s1b_csa1_0_s1 = s1b_csa0_1_ones ^ {s1b_csa0_1_twos[14:0], s1b_csa0_1_twos[15]};
+  assign s1b_csa1_0_ones = s1b_csa1_0_s0 ^ s1b_csa1_0_s1;
+  assign s1b_csa1_0_c1 = s1b_csa0_1_ones & {s1b_csa0_1_twos[14:0], s1b_csa0_1_twos[15]};
+  assign s1b_csa1_0_twos = s1b_csa1_0_c0 ^ s1b_csa1_0_c1 ^ (s1b_csa1_0_s0 & s1b_csa1_0_s1);
+  assign s1b_csa1_0_fours = (s1b_csa1_0_c0 & s1b_csa1_0_c1) |
+                            (s1b_csa1_0_c0 & s1b_csa1_0_s0 & s1b_csa1_0_s1) |
+                            (s1b_csa1_0_c1 & s1b_csa1_0_s0 & s1b_csa1_0_s1);
+  assign h_ipw = {s1c_ip_hi_q, 32'd0, s1c_ip_lo_q};
   assign h_ihl = h_ipw[3:0];
-  assign h_udpw = s1b_udpw_q;
+  assign h_udpw = s1c_udpw_q;
   assign h_ver = h_ipw[7:4];
-  assign h_total = {h_ipw[23:16], h_ipw[31:24]};
-  assign h_plen = {h_ipw[39:32], h_ipw[47:40]};
-  assign h_ihl4 = {h_ihl, 2'b00};
-  assign h_csa0_0_s0 = s1b_csum0_q ^ s1b_csum1_q ^ s1b_csum2_q;
-  assign h_csa0_0_c0 = (s1b_csum0_q & s1b_csum1_q) | (s1b_csum0_q & s1b_csum2_q) |
-                       (s1b_csum1_q & s1b_csum2_q);
-  assign h_csa0_0_s1 = s1b_csum3_q ^ s1b_csum4_q;
-  assign h_csa0_0_ones = h_csa0_0_s0 ^ h_csa0_0_s1;
-  assign h_csa0_0_c1 = s1b_csum3_q & s1b_csum4_q;
-  assign h_csa0_0_twos = h_csa0_0_c0 ^ h_csa0_0_c1 ^ (h_csa0_0_s0 & h_csa0_0_s1);
-  assign h_csa0_0_fours = (h_csa0_0_c0 & h_csa0_0_c1) | (h_csa0_0_c0 & h_csa0_0_s0 & h_csa0_0_s1) |
-                          (h_csa0_0_c1 & h_csa0_0_s0 & h_csa0_0_s1);
-  assign h_csa1_0_ones = h_csa0_0_ones ^ {h_csa0_0_twos[14:0], h_csa0_0_twos[15]} ^
-                         {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]};
-  assign h_csa1_0_twos = (h_csa0_0_ones & {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) |
-                         (h_csa0_0_ones & {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]}) |
-                         ({h_csa0_0_twos[14:0], h_csa0_0_twos[15]} &
-                          {h_csa0_0_fours[13:0], h_csa0_0_fours[15:14]});
-  assign h_csum_miss = {(h_csa1_0_ones & {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'hffff,
-                        (h_csa1_0_ones | {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'd0,
-                        (h_csa1_0_ones ^ {h_csa1_0_twos[14:0], h_csa1_0_twos[15]}) != 16'hffff};
-  assign h_len = s1b_len_q;
+  assign h_csa0_0_ones = s1c_csum0_q ^ s1c_csum1_q ^ s1c_csum2_q;
+  assign h_csa0_0_twos = (s1c_csum0_q & s1c_csum1_q) | (s1c_csum0_q & s1c_csum2_q) |
+                         (s1c_csum1_q & s1c_csum2_q);
+  assign h_csum_miss = {(h_csa0_0_ones & {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) != 16'hffff,
+                        (h_csa0_0_ones | {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) != 16'd0,
+                        (h_csa0_0_ones ^ {h_csa0_0_twos[14:0], h_csa0_0_twos[15]}) != 16'hffff};
+  assign h_len = s1c_len_q;
   assign h_udp_len = {h_udpw[39:32], h_udpw[47:40]};
   assign h_opcode = h_udpw[71:64];
   assign h_bth1 = h_udpw[79:72];
@@ -3742,32 +3820,28 @@ module rx_parser (
                          h_udp_len[5]) ||
                         (!h_udp_len[0] && h_udp_len[1] && h_udp_len[2] && !h_udp_len[3] &&
                          h_udp_len[4] && h_udp_len[5]))))));
-  assign h_ip_payload = s1b_ip_payload_q;
-  assign h_room4 = s1b_room4_q;
-  assign h_room6 = s1b_room6_q;
-  assign h_chk0 = s1b_tuser_q[0];
+  assign h_ip_payload = s1c_ip_payload_q;
+  assign h_chk0 = s1c_tuser_q[0];
   assign h_chk1 = h_len < 17'd14 || (h_vlan1 && h_len < 17'd18) || (h_vlan2 && h_len < 17'd22);
   assign h_chk2 = !(h_ipv4 || (h_ipv6 && csr_ctrl_ipv6_en_o));
-  assign h_chk3 = h_ipv6 ? h_room6[17] : h_room4[17] || h_room4[16:0] < {12'd0, 5'd20};
+  assign h_chk3 = s1c_ip_short_fixed_q;
   assign h_chk4 = h_ipv6 ? h_ver != 4'd6 || h_ipw[55:48] != 8'd17 : h_ver != 4'd4 || h_ihl < 4'd5;
-  assign h_chk5 = !h_ipv6 && (h_room4[17] || h_room4[16:0] < {11'd0, h_ihl4});
+  assign h_chk5 = s1c_ip_short_opts_q;
   assign h_chk6 = {h_csum_miss[2:1], !h_ipv6 && h_csum_miss[0]};
   assign h_chk7 = !h_ipv6 && {h_ipw[53:48], h_ipw[63:56]} != 14'h0000;
   assign h_chk8 = !h_ipv6 && h_ipw[79:72] != 8'd17;
-  assign h_chk9 = h_ipv6 ? h_plen < 16'd8 || h_room6[17] || {1'b0, h_plen} > h_room6[16:0] :
-                  h_total < {10'd0, h_ihl4} + 16'd8 || h_room4[17] ||
-                  {1'b0, h_total} > h_room4[16:0];
+  assign h_chk9 = s1c_ip_len_bad_q;
   assign h_chk10 = {h_udpw[23:16], h_udpw[31:24]} != csr_udp_dport_value_o;
   assign h_chk11 = h_udp_len != h_ip_payload ||
                    (h_udp_len[15:5] == 11'd0 && (!h_udp_len[4] || (!h_udp_len[3] && h_udp_len[4])));
-  assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1b_crc_ok_q;
+  assign h_chk12 = csr_ctrl_icrc_check_en_o && !s1c_crc_ok_q;
   assign h_chk13 = h_bth1[3:0] != 4'b0000;
   assign h_chk14 = !h_op_ok;
   assign h_chk15 = h_trunc;
   assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] &&
                      (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
-  assign h_chk18 = h_qpn[19:12] != s1b_tuser_q[8:1];
+  assign h_chk18 = h_qpn[19:12] != s1c_tuser_q[8:1];
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
   assign h_imm = ({h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} &
@@ -3776,7 +3850,7 @@ module rx_parser (
                   {32{h_opcode[7:5] == 3'b011 && h_opcode[4:0] == 5'h05}}) |
                  ({h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]} &
                   {32{(h_opcode[7:5] == 3'b000 && (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 || (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) || (h_opcode[7:5] == 3'b001 && (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09))}});
-  assign h_out_vf = s1b_tuser_q[8:1];
+  assign h_out_vf = s1c_tuser_q[8:1];
   assign h_out_opcode = h_opcode;
   assign h_out_qpn = h_qpn;
   assign h_out_psn = h_psn;
@@ -3798,7 +3872,7 @@ module rx_parser (
   assign h_out_imm = h_imm;
   assign h_out_ecn_ce = h_ecn_ce;
   assign h_out_cnp = h_cnp;
-  assign h_out_pay = s1b_pay_q;
+  assign h_out_pay = s1c_pay_q;
   assign rx_req_valid = 1'b1;
   assign h_lookup = s2_valid_q && !h_drop;
   assign rx_req_vf = h_lookup ? s2_vf_q : 8'd0;
@@ -3818,6 +3892,11 @@ module rx_parser (
   assign p1_uc_start = p1_tr == 3'b001 &&
                        (p1_op5 == 5'h00 || p1_op5 == 5'h04 || p1_op5 == 5'h05 || p1_op5 == 5'h06 ||
                         p1_op5 == 5'h0a || p1_op5 == 5'h0b);
+  assign p1_rd1 = ({1'b0, p1_dma_len_q} + 33'd255) >> 8;
+  assign p1_rd2 = ({1'b0, p1_dma_len_q} + 33'd511) >> 9;
+  assign p1_rd3 = ({1'b0, p1_dma_len_q} + 33'd1023) >> 10;
+  assign p1_rd4 = ({1'b0, p1_dma_len_q} + 33'd2047) >> 11;
+  assign p1_rd5 = ({1'b0, p1_dma_len_q} + 33'd4095) >> 12;
   assign p2_is_cnp = p2_is_cnp_q;
   assign p2_is_resp = p2_is_resp_q;
   assign p2_is_write = p2_is_write_q;
@@ -3840,20 +3919,14 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
-  assign p2_rd1 = ({1'b0, p2_dma_len_q} + 33'd255) >> 8;
-  assign p2_rd2 = ({1'b0, p2_dma_len_q} + 33'd511) >> 9;
-  assign p2_rd3 = ({1'b0, p2_dma_len_q} + 33'd1023) >> 10;
-  assign p2_rd4 = ({1'b0, p2_dma_len_q} + 33'd2047) >> 11;
-  assign p2_rd5 = ({1'b0, p2_dma_len_q} + 33'd4095) >> 12;
   assign p2_rd_ceil = {23'd0,
                        rx_rsp_mtu != 3'd1 && rx_rsp_mtu != 3'd2 && rx_rsp_mtu != 3'd3 &&
                        rx_rsp_mtu != 3'd4 && rx_rsp_mtu != 3'd5} |
-                      (p2_rd1[23:0] & {24{rx_rsp_mtu == 3'd1}}) |
-                      (p2_rd2[23:0] & {24{rx_rsp_mtu == 3'd2}}) |
-                      (p2_rd3[23:0] & {24{rx_rsp_mtu == 3'd3}}) |
-                      (p2_rd4[23:0] & {24{rx_rsp_mtu == 3'd4}}) |
-                      (p2_rd5[23:0] & {24{rx_rsp_mtu == 3'd5}});
-  assign p2_rd_cnt = {p2_rd_ceil[23:1], p2_rd_ceil[0] || p2_dma_len_q == 32'd0};
+                      (p2_rd1_q & {24{rx_rsp_mtu == 3'd1}}) |
+                      (p2_rd2_q & {24{rx_rsp_mtu == 3'd2}}) |
+                      (p2_rd3_q & {24{rx_rsp_mtu == 3'd3}}) |
+                      (p2_rd4_q & {24{rx_rsp_mtu == 3'd4}}) | (p2_rd5_q & {24{rx_rsp_mtu == 3'd5}});
+  assign p2_rd_cnt = {p2_rd_ceil[23:1], p2_rd_ceil[0] || p2_len0_q};
   assign p3_tr = p3_tr_q;
   assign p3_is_cnp = p3_is_cnp_q;
   assign p3_is_resp = p3_is_resp_q;
@@ -3995,13 +4068,13 @@ module rx_parser (
                        ic_hdr_q[455:454], ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480],
                        ic_hdr_q[519:518], ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544],
                        ic_hdr_q[583:582], ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592],
-                       ic4_k_q[2], ic4_kge_q[1], h_udpw[63:48], h_udpw[15:0], p3_diff_nx[22:0],
-                       p3_diff0[22:0], h_ipw[71:64], h_ipw[15:14], h_ipw[11:10], h_bth1[6],
-                       h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn, rx_rsp_user, mk_rsp_reason,
-                       mk_rsp_vf, mk_rsp_rkey, mk_rsp_user, rx_req_ready, mk_req_ready,
-                       p2_rd1[32:24], p2_rd2[32:24], p2_rd3[32:24], p2_rd4[32:24], p2_rd5[32:24],
-                       p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0], ic6_pay_rot_wide[1023:512],
-                       pay_wp1[0]};
+                       ic4_k_q[2], ic4_kge_q[1], dly_tkeep, h_udpw[63:48], h_udpw[15:0],
+                       p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[47:16], h_ipw[15:14],
+                       h_ipw[11:10], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn,
+                       rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
+                       rx_req_ready, mk_req_ready, p1_rd1[32:24], p1_rd2[32:24], p1_rd3[32:24],
+                       p1_rd4[32:24], p1_rd5[32:24], p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0],
+                       ic6_pay_rot_wide[1023:512], pay_wp1[0]};
 
   always @* begin
     // ICRC pipeline (CRC-32, reflected polynomial 0xEDB88320): s0 captures the bytes the positions
@@ -4116,6 +4189,7 @@ module rx_parser (
     ic1_tkeep_d = ic1_tkeep_q;
     ic1_tlast_d = ic1_tlast_q;
     ic1_tuser_d = ic1_tuser_q;
+    ic1_keep_n_d = ic1_keep_n_q;
     ic1_beat_d = ic1_beat_q;
     if (in_ready) begin
       ic1_valid_d = s_axis_tvalid;
@@ -4123,6 +4197,7 @@ module rx_parser (
       ic1_tkeep_d = s_axis_tkeep;
       ic1_tlast_d = s_axis_tlast;
       ic1_tuser_d = s_axis_tuser;
+      ic1_keep_n_d = ic_keep_n;
       ic1_beat_d = ic_beat_q;
     end
     ic2_valid_d = ic2_valid_q;
@@ -4130,6 +4205,7 @@ module rx_parser (
     ic2_tkeep_d = ic2_tkeep_q;
     ic2_tlast_d = ic2_tlast_q;
     ic2_tuser_d = ic2_tuser_q;
+    ic2_keep_n_d = ic2_keep_n_q;
     ic2_beat_d = ic2_beat_q;
     ic2_tags_d = ic2_tags_q;
     ic2_ipv6_d = ic2_ipv6_q;
@@ -4153,6 +4229,7 @@ module rx_parser (
       ic2_tkeep_d = ic1_tkeep_q;
       ic2_tlast_d = ic1_tlast_q;
       ic2_tuser_d = ic1_tuser_q;
+      ic2_keep_n_d = ic1_keep_n_q;
       ic2_beat_d = ic1_beat_q;
       ic2_tags_d = ic1_tags;
       ic2_ipv6_d = ic1_ipv6;
@@ -4176,6 +4253,7 @@ module rx_parser (
     ic3_tkeep_d = ic3_tkeep_q;
     ic3_tlast_d = ic3_tlast_q;
     ic3_tuser_d = ic3_tuser_q;
+    ic3_keep_n_d = ic3_keep_n_q;
     ic3_beat_d = ic3_beat_q;
     ic3_beat_p1_d = ic3_beat_p1_q;
     ic3_tags_d = ic3_tags_q;
@@ -4196,6 +4274,7 @@ module rx_parser (
       ic3_tkeep_d = ic2_tkeep_q;
       ic3_tlast_d = ic2_tlast_q;
       ic3_tuser_d = ic2_tuser_q;
+      ic3_keep_n_d = ic2_keep_n_q;
       ic3_beat_d = ic2_beat_q;
       ic3_beat_p1_d = ic2_beat_q + 11'd1;
       ic3_tags_d = ic2_tags_q;
@@ -4289,6 +4368,7 @@ module rx_parser (
     ic4_tkeep_d = ic4_tkeep_q;
     ic4_tlast_d = ic4_tlast_q;
     ic4_tuser_d = ic4_tuser_q;
+    ic4_keep_n_d = ic4_keep_n_q;
     ic4_first_d = ic4_first_q;
     ic4_k_d = ic4_k_q;
     ic4_kge_d = ic4_kge_q;
@@ -4299,6 +4379,7 @@ module rx_parser (
     ic4_khi_d = ic4_khi_q;
     ic4_end_here_d = ic4_end_here_q;
     ic4_residue_d = ic4_residue_q;
+    ic4_idx_d = ic4_idx_q;
     ic4_beat_d = ic4_beat_q;
     ic4_pay_ok_d = ic4_pay_ok_q;
     ic4_pstart_d = ic4_pstart_q;
@@ -4309,6 +4390,7 @@ module rx_parser (
       ic4_tkeep_d = ic3_tkeep_q;
       ic4_tlast_d = ic3_tlast_q;
       ic4_tuser_d = ic3_tuser_q;
+      ic4_keep_n_d = ic3_keep_n_q;
       ic4_first_d = ic3_beat_q == 11'd0;
       ic4_k_d = {ic3_beat_q >= 11'd2, ic3_beat_q == 11'd1, ic3_beat_q == 11'd0};
       ic4_kge_d = {ic3_beat_q >= 11'd2, ic3_beat_q >= 11'd1};
@@ -4388,6 +4470,7 @@ module rx_parser (
       ic4_end_here_d = ic3_len_ok_q &&
                        (ic3_pend_q[5:0] == 6'd0 ? ic3_beat_p1_q == ic3_pend_q[16:6] : ic3_hi_part);
       ic4_residue_d = ic3_residue;
+      ic4_idx_d = ic3_idx_q;
       ic4_beat_d = ic3_beat_q;
       ic4_pay_ok_d = ic3_pay_shape_q && ic3_op_ok_q;
       ic4_pstart_d = {8'd0, {1'b0, ic3_udp4_q} + 7'd5 + {4'b0000, ic3_ext_words_q}, 2'b10};
@@ -4398,6 +4481,8 @@ module rx_parser (
     ic5_tkeep_d = ic5_tkeep_q;
     ic5_tlast_d = ic5_tlast_q;
     ic5_tuser_d = ic5_tuser_q;
+    ic5_keep_n_d = ic5_keep_n_q;
+    ic5_idx_d = ic5_idx_q;
     ic5_first_d = ic5_first_q;
     ic5_end_here_d = ic5_end_here_q;
     ic5_residue_d = ic5_residue_q;
@@ -4408,6 +4493,8 @@ module rx_parser (
       ic5_tkeep_d = ic4_tkeep_q;
       ic5_tlast_d = ic4_tlast_q;
       ic5_tuser_d = ic4_tuser_q;
+      ic5_keep_n_d = ic4_keep_n_q;
+      ic5_idx_d = ic4_idx_q;
       ic5_first_d = ic4_first_q;
       ic5_end_here_d = ic4_end_here_q;
       ic5_residue_d = ic4_residue_q;
@@ -4418,6 +4505,8 @@ module rx_parser (
     ic6_tkeep_d = ic6_tkeep_q;
     ic6_tlast_d = ic6_tlast_q;
     ic6_tuser_d = ic6_tuser_q;
+    ic6_keep_n_d = ic6_keep_n_q;
+    ic6_idx_d = ic6_idx_q;
     ic6_first_d = ic6_first_q;
     ic6_end_here_d = ic6_end_here_q;
     ic6_residue_d = ic6_residue_q;
@@ -4428,6 +4517,8 @@ module rx_parser (
       ic6_tkeep_d = ic5_tkeep_q;
       ic6_tlast_d = ic5_tlast_q;
       ic6_tuser_d = ic5_tuser_q;
+      ic6_keep_n_d = ic5_keep_n_q;
+      ic6_idx_d = ic5_idx_q;
       ic6_first_d = ic5_first_q;
       ic6_end_here_d = ic5_end_here_q;
       ic6_residue_d = ic5_residue_q;
@@ -4442,6 +4533,8 @@ module rx_parser (
     ic7_tkeep_d = ic7_tkeep_q;
     ic7_tlast_d = ic7_tlast_q;
     ic7_tuser_d = ic7_tuser_q;
+    ic7_keep_n_d = ic7_keep_n_q;
+    ic7_idx_d = ic7_idx_q;
     ic7_first_d = ic7_first_q;
     ic7_end_here_d = ic7_end_here_q;
     ic7_residue_d = ic7_residue_q;
@@ -4451,6 +4544,8 @@ module rx_parser (
       ic7_tkeep_d = ic6_tkeep_q;
       ic7_tlast_d = ic6_tlast_q;
       ic7_tuser_d = ic6_tuser_q;
+      ic7_keep_n_d = ic6_keep_n_q;
+      ic7_idx_d = ic6_idx_q;
       ic7_first_d = ic6_first_q;
       ic7_end_here_d = ic6_end_here_q;
       ic7_residue_d = ic6_residue_q;
@@ -4486,6 +4581,9 @@ module rx_parser (
     ic5_pay_sl_d = ic5_pay_sl_q;
     ic5_pay_zl1_d = ic5_pay_zl1_q;
     ic5_pay_bytes_d = ic5_pay_bytes_q;
+    ic5_pay_z_in_d = ic5_pay_z_in_q;
+    ic5_pay_s_le_z_d = ic5_pay_s_le_z_q;
+    ic5_pay_s_in_d = ic5_pay_s_in_q;
     if (in_ready) begin
       ic5_pay_ok_d = ic4_pay_ok_q;
       ic5_pay_on_s_d = ic4_beat_q == ic4_pstart_q[16:6];
@@ -4495,6 +4593,9 @@ module rx_parser (
       ic5_pay_sl_d = ic4_pstart_q[5:0];
       ic5_pay_zl1_d = {1'b0, ic4_plast_q[5:0]} + 7'd1;
       ic5_pay_bytes_d = ic4_tlast_q ? ic4_keep_n : 7'd64;
+      ic5_pay_z_in_d = !ic4_tlast_q || {1'b0, ic4_plast_q[5:0]} < ic4_keep_n;
+      ic5_pay_s_le_z_d = ic4_pstart_q[5:0] <= ic4_plast_q[5:0];
+      ic5_pay_s_in_d = !ic4_tlast_q || {1'b0, ic4_pstart_q[5:0]} < ic4_keep_n;
     end
     // payload cut, ic5: the beat's payload lanes [lo, hi)
     ic6_pay_in_d = ic6_pay_in_q;
@@ -4512,10 +4613,8 @@ module rx_parser (
       ic6_pay_lo_d = ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} : 7'd0;
       ic6_pay_hi_d = ic5_pay_zend ? ic5_pay_zl1_q : ic5_pay_bytes_q;
       ic6_pay_zend_d = ic5_pay_zend;
-      ic6_pay_open_d = ic5_pay_zend ?
-                         (ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} < ic5_pay_zl1_q :
-                          ic5_pay_zl1_q != 7'd0) :
-                       ic5_pay_on_s_q ? {1'b0, ic5_pay_sl_q} < ic5_pay_bytes_q :
+      ic6_pay_open_d = ic5_pay_zend ? !ic5_pay_on_s_q || ic5_pay_s_le_z_q :
+                       ic5_pay_on_s_q ? ic5_pay_s_in_q :
                        ic5_pay_bytes_q != 7'd0;
       ic6_pay_rem_nz_d = ic5_pay_zend ? ic5_pay_zl1_q[5:0] != ic5_pay_sl_q :
                          ic5_pay_bytes_q[5:0] != ic5_pay_sl_q;
@@ -4580,6 +4679,7 @@ module rx_parser (
     s1_len_d = s1_len_q;
     s1_crc_ok_d = s1_crc_ok_q;
     s1_tuser_d = s1_tuser_q;
+    s1_udp_idx_d = s1_udp_idx_q;
     s1_pay_d = s1_pay_q;
     s1_tag12_d = s1_tag12_q;
     s1_tag16_d = s1_tag16_q;
@@ -4596,6 +4696,7 @@ module rx_parser (
       s1_len_d = base + {10'd0, last_bytes};
       s1_crc_ok_d = dly_crc_ok;
       s1_tuser_d = dly_tuser;
+      s1_udp_idx_d = dly_udp_idx;
       s1_pay_d = pay_frame;
       s1_tag12_d = view_tag12;
       s1_tag16_d = view_tag16;
@@ -4653,7 +4754,6 @@ module rx_parser (
     s1b_tuser_d = s1b_tuser_q;
     s1b_pay_d = s1b_pay_q;
     s1b_ip10_d = s1b_ip10_q;
-    s1b_ip_payload_d = s1b_ip_payload_q;
     s1b_udpw_d = s1b_udpw_q;
     s1b_room4_d = s1b_room4_q;
     s1b_room6_d = s1b_room6_q;
@@ -4666,6 +4766,10 @@ module rx_parser (
     s1b_csum2_d = s1b_csum2_q;
     s1b_csum3_d = s1b_csum3_q;
     s1b_csum4_d = s1b_csum4_q;
+    s1b_csum5_d = s1b_csum5_q;
+    s1b_csum6_d = s1b_csum6_q;
+    s1b_csum7_d = s1b_csum7_q;
+    s1b_csum8_d = s1b_csum8_q;
     if (en) begin
       s1b_valid_d = s1_valid_q;
       s1b_len_d = s1_len_q;
@@ -4673,8 +4777,6 @@ module rx_parser (
       s1b_tuser_d = s1_tuser_q;
       s1b_pay_d = s1_pay_q;
       s1b_ip10_d = s1_ipw[79:0];
-      s1b_ip_payload_d = s1_ipv6 ? {s1_ipw[39:32], s1_ipw[47:40]} :
-                         {s1_ipw[23:16], s1_ipw[31:24]} - {10'h000, s1_ihl, 2'b00};
       s1b_udpw_d = s1_udpw;
       s1b_room4_d = {1'b0, s1_len_q} - s1_ip_at;
       s1b_room6_d = {1'b0, s1_len_q} - (s1_ip_at + 18'd40);
@@ -4682,11 +4784,65 @@ module rx_parser (
       s1b_vlan2_d = s1_vlan2;
       s1b_ipv4_d = s1_ipv4;
       s1b_ipv6_d = s1_ipv6;
-      s1b_csum0_d = s1_csa2_0_ones;
-      s1b_csum1_d = {s1_csa2_0_twos[14:0], s1_csa2_0_twos[15]};
-      s1b_csum2_d = {s1_csa2_0_fours[13:0], s1_csa2_0_fours[15:14]};
-      s1b_csum3_d = s1_csa2_1_ones;
-      s1b_csum4_d = {s1_csa2_1_twos[14:0], s1_csa2_1_twos[15]};
+      s1b_csum0_d = s1_csa1_0_ones;
+      s1b_csum1_d = {s1_csa1_0_twos[14:0], s1_csa1_0_twos[15]};
+      s1b_csum2_d = {s1_csa1_0_fours[13:0], s1_csa1_0_fours[15:14]};
+      s1b_csum3_d = s1_csa1_1_ones;
+      s1b_csum4_d = {s1_csa1_1_twos[14:0], s1_csa1_1_twos[15]};
+      s1b_csum5_d = {s1_csa1_1_fours[13:0], s1_csa1_1_fours[15:14]};
+      s1b_csum6_d = s1_csa1_2_ones;
+      s1b_csum7_d = {s1_csa1_2_twos[14:0], s1_csa1_2_twos[15]};
+      s1b_csum8_d = {s1_csa1_2_fours[13:0], s1_csa1_2_fours[15:14]};
+    end
+    // stage s1c: the frame's windows, checksum partial sums and IP length checks
+    s1c_valid_d = s1c_valid_q;
+    s1c_len_d = s1c_len_q;
+    s1c_crc_ok_d = s1c_crc_ok_q;
+    s1c_tuser_d = s1c_tuser_q;
+    s1c_pay_d = s1c_pay_q;
+    s1c_udpw_d = s1c_udpw_q;
+    s1c_vlan1_d = s1c_vlan1_q;
+    s1c_vlan2_d = s1c_vlan2_q;
+    s1c_ipv4_d = s1c_ipv4_q;
+    s1c_ipv6_d = s1c_ipv6_q;
+    s1c_ip_lo_d = s1c_ip_lo_q;
+    s1c_ip_hi_d = s1c_ip_hi_q;
+    s1c_ip_payload_d = s1c_ip_payload_q;
+    s1c_ip_short_fixed_d = s1c_ip_short_fixed_q;
+    s1c_ip_short_opts_d = s1c_ip_short_opts_q;
+    s1c_ip_len_bad_d = s1c_ip_len_bad_q;
+    s1c_csum0_d = s1c_csum0_q;
+    s1c_csum1_d = s1c_csum1_q;
+    s1c_csum2_d = s1c_csum2_q;
+    if (en) begin
+      s1c_valid_d = s1b_valid_q;
+      s1c_len_d = s1b_len_q;
+      s1c_crc_ok_d = s1b_crc_ok_q;
+      s1c_tuser_d = s1b_tuser_q;
+      s1c_pay_d = s1b_pay_q;
+      s1c_udpw_d = s1b_udpw_q;
+      s1c_vlan1_d = s1b_vlan1_q;
+      s1c_vlan2_d = s1b_vlan2_q;
+      s1c_ipv4_d = s1b_ipv4_q;
+      s1c_ipv6_d = s1b_ipv6_q;
+      s1c_ip_lo_d = s1b_ip10_q[15:0];
+      s1c_ip_hi_d = s1b_ip10_q[79:48];
+      s1c_ip_payload_d = s1b_ipv6_q ? {s1b_ip10_q[39:32], s1b_ip10_q[47:40]} :
+                         {s1b_ip10_q[23:16], s1b_ip10_q[31:24]} - {10'd0, {s1b_ip10_q[3:0], 2'b00}};
+      s1c_ip_short_fixed_d = s1b_ipv6_q ? s1b_room6_q[17] :
+                             s1b_room4_q[17] || s1b_room4_q[16:0] < {12'd0, 5'd20};
+      s1c_ip_short_opts_d = !s1b_ipv6_q &&
+                            (s1b_room4_q[17] ||
+                             s1b_room4_q[16:0] < {11'd0, {s1b_ip10_q[3:0], 2'b00}});
+      s1c_ip_len_bad_d = s1b_ipv6_q ?
+                           {s1b_ip10_q[39:32], s1b_ip10_q[47:40]} < 16'd8 || s1b_room6_q[17] ||
+                           {1'b0, {s1b_ip10_q[39:32], s1b_ip10_q[47:40]}} > s1b_room6_q[16:0] :
+                         {s1b_ip10_q[23:16], s1b_ip10_q[31:24]} <
+                         {10'd0, {s1b_ip10_q[3:0], 2'b00}} + 16'd8 || s1b_room4_q[17] ||
+                         {1'b0, {s1b_ip10_q[23:16], s1b_ip10_q[31:24]}} > s1b_room4_q[16:0];
+      s1c_csum0_d = s1b_csa1_0_ones;
+      s1c_csum1_d = {s1b_csa1_0_twos[14:0], s1b_csa1_0_twos[15]};
+      s1c_csum2_d = {s1b_csa1_0_fours[13:0], s1b_csa1_0_fours[15:14]};
     end
     // the first failing check names the drop reason (the checks as stage 2 registered them)
     if (s2_chk0_q) begin
@@ -4810,7 +4966,7 @@ module rx_parser (
     s2_ovh_hi_d = s2_ovh_hi_q;
     s2_pay_d = s2_pay_q;
     if (en) begin
-      s2_valid_d = s1b_valid_q;
+      s2_valid_d = s1c_valid_q;
       s2_chk0_d = h_chk0;
       s2_chk1_d = h_chk1;
       s2_chk2_d = h_chk2;
@@ -4927,6 +5083,12 @@ module rx_parser (
     p2_tr_uc_d = p2_tr_uc_q;
     p2_tr_ud_d = p2_tr_ud_q;
     p2_key_op_d = p2_key_op_q;
+    p2_rd1_d = p2_rd1_q;
+    p2_rd2_d = p2_rd2_q;
+    p2_rd3_d = p2_rd3_q;
+    p2_rd4_d = p2_rd4_q;
+    p2_rd5_d = p2_rd5_q;
+    p2_len0_d = p2_len0_q;
     if (en) begin
       p2_valid_d = p1_valid_q;
       p2_drop_d = p1_drop_q;
@@ -4960,6 +5122,12 @@ module rx_parser (
       p2_tr_uc_d = p1_tr == 3'b001;
       p2_tr_ud_d = p1_tr == 3'b011;
       p2_key_op_d = p1_valid_q && !p1_drop_q && (p1_is_write || p1_is_read || p1_is_atomic);
+      p2_rd1_d = p1_rd1[23:0];
+      p2_rd2_d = p1_rd2[23:0];
+      p2_rd3_d = p1_rd3[23:0];
+      p2_rd4_d = p1_rd4[23:0];
+      p2_rd5_d = p1_rd5[23:0];
+      p2_len0_d = p1_dma_len_q == 32'd0;
     end
     // p2: QP checks after the header checks (first failing one names the reason)
     p2_drop_n = p2_drop_q;
@@ -5003,6 +5171,12 @@ module rx_parser (
     p3_is_read_d = p3_is_read_q;
     p3_is_atomic_d = p3_is_atomic_q;
     p3_uc_start_d = p3_uc_start_q;
+    p3_rd1_d = p3_rd1_q;
+    p3_rd2_d = p3_rd2_q;
+    p3_rd3_d = p3_rd3_q;
+    p3_rd4_d = p3_rd4_q;
+    p3_rd5_d = p3_rd5_q;
+    p3_len0_d = p3_len0_q;
     p3_key_chk_d = p3_key_chk_q;
     p3_acc_ok_d = p3_acc_ok_q;
     p3_epsn_d = p3_epsn_q;
@@ -5039,6 +5213,12 @@ module rx_parser (
       p3_is_read_d = p2_is_read_q;
       p3_is_atomic_d = p2_is_atomic_q;
       p3_uc_start_d = p2_uc_start_q;
+      p3_rd1_d = p2_rd1_q;
+      p3_rd2_d = p2_rd2_q;
+      p3_rd3_d = p2_rd3_q;
+      p3_rd4_d = p2_rd4_q;
+      p3_rd5_d = p2_rd5_q;
+      p3_len0_d = p2_len0_q;
       p3_key_chk_d = p2_key_chk;
       p3_acc_ok_d = p2_acc_ok;
       p3_epsn_d = rx_rsp_epsn;
@@ -5070,6 +5250,12 @@ module rx_parser (
     p4_cnp_d = p4_cnp_q;
     p4_payload_len_d = p4_payload_len_q;
     p4_pay_d = p4_pay_q;
+    p4_rd1_d = p4_rd1_q;
+    p4_rd2_d = p4_rd2_q;
+    p4_rd3_d = p4_rd3_q;
+    p4_rd4_d = p4_rd4_q;
+    p4_rd5_d = p4_rd5_q;
+    p4_len0_d = p4_len0_q;
     p4_key_chk_d = p4_key_chk_q;
     p4_acc_ok_d = p4_acc_ok_q;
     p4_epsn_d = p4_epsn_q;
@@ -5106,6 +5292,12 @@ module rx_parser (
         p4_cnp_d = p3_cnp_q;
         p4_payload_len_d = p3_payload_len_q;
         p4_pay_d = p3_pay_q;
+        p4_rd1_d = p3_rd1_q;
+        p4_rd2_d = p3_rd2_q;
+        p4_rd3_d = p3_rd3_q;
+        p4_rd4_d = p3_rd4_q;
+        p4_rd5_d = p3_rd5_q;
+        p4_len0_d = p3_len0_q;
         p4_key_chk_d = p3_key_chk_q;
         p4_acc_ok_d = p3_acc_ok_q;
         p4_epsn_d = (p3_sel0 ? p3_epsn_q : 24'd0) | (p3_sel2 ? wbh1_epsn_q : 24'd0) |
@@ -5362,12 +5554,19 @@ module rx_parser (
     if (rst) begin
       ic_beat_q <= 11'd0;
       ic1_valid_q <= 1'b0;
+      ic1_keep_n_q <= 7'd0;
       ic2_valid_q <= 1'b0;
+      ic2_keep_n_q <= 7'd0;
       ic3_valid_q <= 1'b0;
+      ic3_keep_n_q <= 7'd0;
       ic4_valid_q <= 1'b0;
+      ic4_keep_n_q <= 7'd0;
       ic5_valid_q <= 1'b0;
+      ic5_keep_n_q <= 7'd0;
       ic6_valid_q <= 1'b0;
+      ic6_keep_n_q <= 7'd0;
       ic7_valid_q <= 1'b0;
+      ic7_keep_n_q <= 7'd0;
       beat_q <= 11'd0;
       view_at_q <= {2'b00, 1'b1};
       pay_seen_q <= 1'b0;
@@ -5376,6 +5575,7 @@ module rx_parser (
       pay_fill_q <= 16'd0;
       s1_valid_q <= 1'b0;
       s1b_valid_q <= 1'b0;
+      s1c_valid_q <= 1'b0;
       s2_valid_q <= 1'b0;
       p1_valid_q <= 1'b0;
       p2_valid_q <= 1'b0;
@@ -5401,6 +5601,12 @@ module rx_parser (
       p4_cnp_q <= 1'b0;
       p4_payload_len_q <= 16'd0;
       p4_pay_q <= 1'b0;
+      p4_rd1_q <= 24'd0;
+      p4_rd2_q <= 24'd0;
+      p4_rd3_q <= 24'd0;
+      p4_rd4_q <= 24'd0;
+      p4_rd5_q <= 24'd0;
+      p4_len0_q <= 1'b0;
       p4_key_chk_q <= 1'b0;
       p4_acc_ok_q <= 1'b0;
       p4_epsn_q <= 24'd0;
@@ -5487,12 +5693,19 @@ module rx_parser (
     end else begin
       ic_beat_q <= ic_beat_d;
       ic1_valid_q <= ic1_valid_d;
+      ic1_keep_n_q <= ic1_keep_n_d;
       ic2_valid_q <= ic2_valid_d;
+      ic2_keep_n_q <= ic2_keep_n_d;
       ic3_valid_q <= ic3_valid_d;
+      ic3_keep_n_q <= ic3_keep_n_d;
       ic4_valid_q <= ic4_valid_d;
+      ic4_keep_n_q <= ic4_keep_n_d;
       ic5_valid_q <= ic5_valid_d;
+      ic5_keep_n_q <= ic5_keep_n_d;
       ic6_valid_q <= ic6_valid_d;
+      ic6_keep_n_q <= ic6_keep_n_d;
       ic7_valid_q <= ic7_valid_d;
+      ic7_keep_n_q <= ic7_keep_n_d;
       beat_q <= beat_d;
       view_at_q <= view_at_d;
       pay_seen_q <= pay_seen_d;
@@ -5501,6 +5714,7 @@ module rx_parser (
       pay_fill_q <= pay_fill_d;
       s1_valid_q <= s1_valid_d;
       s1b_valid_q <= s1b_valid_d;
+      s1c_valid_q <= s1c_valid_d;
       s2_valid_q <= s2_valid_d;
       p1_valid_q <= p1_valid_d;
       p2_valid_q <= p2_valid_d;
@@ -5526,6 +5740,12 @@ module rx_parser (
       p4_cnp_q <= p4_cnp_d;
       p4_payload_len_q <= p4_payload_len_d;
       p4_pay_q <= p4_pay_d;
+      p4_rd1_q <= p4_rd1_d;
+      p4_rd2_q <= p4_rd2_d;
+      p4_rd3_q <= p4_rd3_d;
+      p4_rd4_q <= p4_rd4_d;
+      p4_rd5_q <= p4_rd5_d;
+      p4_len0_q <= p4_len0_d;
       p4_key_chk_q <= p4_key_chk_d;
       p4_acc_ok_q <= p4_acc_ok_d;
       p4_epsn_q <= p4_epsn_d;
@@ -5679,6 +5899,7 @@ module rx_parser (
     ic4_khi_q <= ic4_khi_d;
     ic4_end_here_q <= ic4_end_here_d;
     ic4_residue_q <= ic4_residue_d;
+    ic4_idx_q <= ic4_idx_d;
     ic4_beat_q <= ic4_beat_d;
     ic4_pay_ok_q <= ic4_pay_ok_d;
     ic4_pstart_q <= ic4_pstart_d;
@@ -5687,6 +5908,7 @@ module rx_parser (
     ic5_tkeep_q <= ic5_tkeep_d;
     ic5_tlast_q <= ic5_tlast_d;
     ic5_tuser_q <= ic5_tuser_d;
+    ic5_idx_q <= ic5_idx_d;
     ic5_first_q <= ic5_first_d;
     ic5_end_here_q <= ic5_end_here_d;
     ic5_residue_q <= ic5_residue_d;
@@ -5695,6 +5917,7 @@ module rx_parser (
     ic6_tkeep_q <= ic6_tkeep_d;
     ic6_tlast_q <= ic6_tlast_d;
     ic6_tuser_q <= ic6_tuser_d;
+    ic6_idx_q <= ic6_idx_d;
     ic6_first_q <= ic6_first_d;
     ic6_end_here_q <= ic6_end_here_d;
     ic6_residue_q <= ic6_residue_d;
@@ -5704,6 +5927,7 @@ module rx_parser (
     ic7_tkeep_q <= ic7_tkeep_d;
     ic7_tlast_q <= ic7_tlast_d;
     ic7_tuser_q <= ic7_tuser_d;
+    ic7_idx_q <= ic7_idx_d;
     ic7_first_q <= ic7_first_d;
     ic7_end_here_q <= ic7_end_here_d;
     ic7_residue_q <= ic7_residue_d;
@@ -5717,6 +5941,9 @@ module rx_parser (
     ic5_pay_sl_q <= ic5_pay_sl_d;
     ic5_pay_zl1_q <= ic5_pay_zl1_d;
     ic5_pay_bytes_q <= ic5_pay_bytes_d;
+    ic5_pay_z_in_q <= ic5_pay_z_in_d;
+    ic5_pay_s_le_z_q <= ic5_pay_s_le_z_d;
+    ic5_pay_s_in_q <= ic5_pay_s_in_d;
     ic6_pay_in_q <= ic6_pay_in_d;
     ic6_pay_lo_q <= ic6_pay_lo_d;
     ic6_pay_hi_q <= ic6_pay_hi_d;
@@ -5750,6 +5977,7 @@ module rx_parser (
     s1_len_q <= s1_len_d;
     s1_crc_ok_q <= s1_crc_ok_d;
     s1_tuser_q <= s1_tuser_d;
+    s1_udp_idx_q <= s1_udp_idx_d;
     s1_pay_q <= s1_pay_d;
     s1_tag12_q <= s1_tag12_d;
     s1_tag16_q <= s1_tag16_d;
@@ -5765,7 +5993,6 @@ module rx_parser (
     s1b_tuser_q <= s1b_tuser_d;
     s1b_pay_q <= s1b_pay_d;
     s1b_ip10_q <= s1b_ip10_d;
-    s1b_ip_payload_q <= s1b_ip_payload_d;
     s1b_udpw_q <= s1b_udpw_d;
     s1b_room4_q <= s1b_room4_d;
     s1b_room6_q <= s1b_room6_d;
@@ -5778,6 +6005,28 @@ module rx_parser (
     s1b_csum2_q <= s1b_csum2_d;
     s1b_csum3_q <= s1b_csum3_d;
     s1b_csum4_q <= s1b_csum4_d;
+    s1b_csum5_q <= s1b_csum5_d;
+    s1b_csum6_q <= s1b_csum6_d;
+    s1b_csum7_q <= s1b_csum7_d;
+    s1b_csum8_q <= s1b_csum8_d;
+    s1c_len_q <= s1c_len_d;
+    s1c_crc_ok_q <= s1c_crc_ok_d;
+    s1c_tuser_q <= s1c_tuser_d;
+    s1c_pay_q <= s1c_pay_d;
+    s1c_udpw_q <= s1c_udpw_d;
+    s1c_vlan1_q <= s1c_vlan1_d;
+    s1c_vlan2_q <= s1c_vlan2_d;
+    s1c_ipv4_q <= s1c_ipv4_d;
+    s1c_ipv6_q <= s1c_ipv6_d;
+    s1c_ip_lo_q <= s1c_ip_lo_d;
+    s1c_ip_hi_q <= s1c_ip_hi_d;
+    s1c_ip_payload_q <= s1c_ip_payload_d;
+    s1c_ip_short_fixed_q <= s1c_ip_short_fixed_d;
+    s1c_ip_short_opts_q <= s1c_ip_short_opts_d;
+    s1c_ip_len_bad_q <= s1c_ip_len_bad_d;
+    s1c_csum0_q <= s1c_csum0_d;
+    s1c_csum1_q <= s1c_csum1_d;
+    s1c_csum2_q <= s1c_csum2_d;
     s2_chk0_q <= s2_chk0_d;
     s2_chk1_q <= s2_chk1_d;
     s2_chk2_q <= s2_chk2_d;
@@ -5866,6 +6115,12 @@ module rx_parser (
     p2_tr_uc_q <= p2_tr_uc_d;
     p2_tr_ud_q <= p2_tr_ud_d;
     p2_key_op_q <= p2_key_op_d;
+    p2_rd1_q <= p2_rd1_d;
+    p2_rd2_q <= p2_rd2_d;
+    p2_rd3_q <= p2_rd3_d;
+    p2_rd4_q <= p2_rd4_d;
+    p2_rd5_q <= p2_rd5_d;
+    p2_len0_q <= p2_len0_d;
     p3_drop_q <= p3_drop_d;
     p3_reason_q <= p3_reason_d;
     p3_vf_q <= p3_vf_d;
@@ -5890,6 +6145,12 @@ module rx_parser (
     p3_is_read_q <= p3_is_read_d;
     p3_is_atomic_q <= p3_is_atomic_d;
     p3_uc_start_q <= p3_uc_start_d;
+    p3_rd1_q <= p3_rd1_d;
+    p3_rd2_q <= p3_rd2_d;
+    p3_rd3_q <= p3_rd3_d;
+    p3_rd4_q <= p3_rd4_d;
+    p3_rd5_q <= p3_rd5_d;
+    p3_len0_q <= p3_len0_d;
     p3_key_chk_q <= p3_key_chk_d;
     p3_acc_ok_q <= p3_acc_ok_d;
     p3_epsn_q <= p3_epsn_d;

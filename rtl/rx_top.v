@@ -54,7 +54,7 @@ module rx_top #(
   input  wire         s_axis_tlast,
   input  wire [8:0]   s_axis_tuser,       // {vf[7:0], bad_fcs}, sampled on the tlast beat
 
-  // Header/verdict stream: one per frame, 15 cycles after its tlast beat
+  // Header/verdict stream: one per frame, 16 cycles after its tlast beat
   output wire         m_hdr_valid,
   input  wire         m_hdr_ready,
   output wire [2:0]   m_hdr_verdict,      // 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop

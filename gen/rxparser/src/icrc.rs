@@ -50,7 +50,7 @@ use verilog_ast::{BinOp, Decl, Expr, Item as V, Range, Stmt, UnOp};
 pub const ICRC_DELAY: u32 = 7;
 
 /// UDP header start candidates: byte 14 + 4 * i (0-2 VLAN tags, IHL 0..15 or IPv6).
-const UDP_IDX: u32 = 18;
+pub(crate) const UDP_IDX: u32 = 18;
 /// Frame bytes at and after which no field is masked (UDP at most at byte 82, BTH resv8a at
 /// UDP + 12).
 const MASK_END: u32 = 96;
@@ -198,11 +198,6 @@ impl Positions {
             self.by_tags(a, b, c)
         }
     }
-    /// The UDP header's index past the tags (`idx` - tags: IPv6 ? 10 : IHL), in 4 bits.
-    pub(crate) fn udp_past_tags(&self, ihl: &dyn Fn(u32) -> Expr) -> Expr {
-        let arm = |t: u32| Expr::ternary(self.ip_is(6, t), d(4, 10), ihl(t));
-        self.by_tags(arm(0), arm(1), arm(2))
-    }
 }
 
 fn captured_bytes() -> Vec<u32> {
@@ -269,6 +264,16 @@ fn pass_beat(g: &mut Gen, st: &mut Stage, from: Option<&str>, dw: u32) {
     st.reg(g, "tkeep", dw / 8, src("tkeep"), None);
     st.reg(g, "tlast", 1, src("tlast"), None);
     st.reg(g, "tuser", 9, src("tuser"), None);
+    // The beat's byte count, counted as it is taken (`ic_keep_n`), goes with it (issue 9:
+    // counted from the keep where it is used, the 128-lane count at 1024 bits, then the
+    // payload cut's compares or the frame length's adder, was 7 LUT levels). Reset, so that
+    // Yosys keeps registers (a shift register's read would count as a LUT level).
+    let lw = clog2(dw / 8);
+    let keep_n = match from {
+        Some(p) => id(format!("{p}_keep_n_q")),
+        None => id("ic_keep_n"),
+    };
+    st.reg(g, "keep_n", lw + 1, keep_n, Some(Expr::zero(lw + 1)));
 }
 
 /// Emits the ICRC pipeline. Reads `s_axis_*` and `in_ready` (the input side moves); drives `dly_tvalid`, `dly_tdata`,
@@ -359,6 +364,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         )],
     ));
     g.comb.push(Stmt::if_(id("ic_take"), caps));
+    super::keep_count(g, "ic_keep_n", "s_axis_tkeep", w8);
     let mut s1 = Stage::new("ic1");
     pass_beat(g, &mut s1, None, dw);
     s1.reg(g, "beat", bw, id("ic_beat_q"), None);
@@ -832,6 +838,11 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         None,
     );
     s4.reg(g, "residue", 32, id("ic3_residue"), None);
+    // The UDP header's index goes with the beat to the header capture (`dly_udp_idx`):
+    // stage 1 takes the frame's with its last beat, so the verdict's window select has it
+    // from a register (issue 9: decoded from the header in stage 1b, then the select, was
+    // one of the slowest paths at 512 bits).
+    s4.reg(g, "idx", 5, id("ic3_idx_q"), None);
     // The payload's positions (docs/rx_parser.md "Payload stream"), for the payload cut that
     // runs in ic4..ic6 beside the ICRC (`payload_input` in lib.rs).
     s4.reg(g, "beat", bw, id("ic3_beat_q"), None);
@@ -996,6 +1007,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     );
     let mut s5 = Stage::new("ic5");
     pass_beat(g, &mut s5, Some("ic4"), dw);
+    s5.reg(g, "idx", 5, id("ic4_idx_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s5.reg(g, name, w, id(format!("ic4_{name}_q")), None);
     }
@@ -1044,6 +1056,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     }
     let mut s6 = Stage::new("ic6");
     pass_beat(g, &mut s6, Some("ic5"), dw);
+    s6.reg(g, "idx", 5, id("ic5_idx_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s6.reg(g, name, w, id(format!("ic5_{name}_q")), None);
     }
@@ -1096,6 +1109,7 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     ));
     let mut s7 = Stage::new("ic7");
     pass_beat(g, &mut s7, Some("ic6"), dw);
+    s7.reg(g, "idx", 5, id("ic6_idx_q"), None);
     for (name, w) in [("first", 1), ("end_here", 1), ("residue", 32)] {
         s7.reg(g, name, w, id(format!("ic6_{name}_q")), None);
     }
@@ -1132,6 +1146,20 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
         };
         g.wire(&format!("dly_{name}"), w, id(src));
     }
+    g.wire_c(
+        "dly_keep_n",
+        lw + 1,
+        id("ic7_keep_n_q"),
+        "the beat's bytes (its keep is contiguous from lane 0)",
+    );
+    g.wire_c(
+        "dly_udp_idx",
+        5,
+        id("ic7_idx_q"),
+        "the beat's frame: its UDP header starts at byte 14 + 4 * this",
+    );
+    // (The header capture takes the beat's byte count, `dly_keep_n`, not its keep.)
+    unused.push(id("dly_tkeep"));
     unused
 }
 

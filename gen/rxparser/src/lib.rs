@@ -16,8 +16,10 @@
 //!   advanced by the number of trailing zero bytes. The header capture below takes the beats
 //!   as they leave that pipeline (`dly_*`), with the ICRC result of their frame.
 //! - **Verdict.** On the `tlast` beat the header bytes, the frame length, the ICRC result
-//!   and `tuser` move to stage 1 with the header positions; stage 1b registers the IP and
-//!   UDP header windows and the IPv4 checksum's partial sums (`s1b_*`); stage 2 decodes them
+//!   and `tuser` move to stage 1 with the header positions (the UDP header's index from the
+//!   ICRC pipeline); stage 1b registers the IP and UDP header windows and the IPv4
+//!   checksum's partial sums (`s1b_*`); stage 1c sums them further and checks the IP
+//!   lengths (`s1c_*`); stage 2 decodes the windows
 //!   and registers each header check's result and the verdict's fields (`s2_*`); stage 3 picks the first failing check and
 //!   asks the QPC for the frame's QP (`rx_req`); two cycles later (p2) the QP checks run
 //!   and the R_Key check goes out (`mk_req`, with the QP's PD); two cycles later (p4) the
@@ -58,9 +60,9 @@ use verilog_ast::{
 pub const HDR_BYTES: u32 = 136;
 /// Cycles from the cycle the `tlast` beat is taken to the cycle `m_hdr_valid` shows its
 /// verdict, when `m_hdr_ready` was high in between.
-/// (The ICRC pipeline, then stages 1, 1b, 2, 3 = p0, p1..p4 with the two QPC lookups.)
+/// (The ICRC pipeline, then stages 1, 1b, 1c, 2, 3 = p0, p1..p4 with the two QPC lookups.)
 /// The tests and benches take it from here; the generated port description says it too.
-pub const VERDICT_LATENCY: u32 = icrc::ICRC_DELAY + 8;
+pub const VERDICT_LATENCY: u32 = icrc::ICRC_DELAY + 9;
 /// Cycles from the cycle the `tlast` beat is taken to the cycle the frame's payload
 /// packet's `tlast` beat is valid on `m_pay_*`, with every sink ready: its discard flag is
 /// pushed with the verdict, and the beat moves to the output register in the next cycle.
@@ -92,8 +94,10 @@ const HIDX: u32 = 11;
 /// one past its last behind two tags (byte 22 + 60).
 const CSUM_FIRST_WORD: u32 = 7;
 const CSUM_END_WORD: u32 = 41;
-/// Stage 1b reduces the checksum's words to this many (3 LUT levels), stage 2 the rest.
-const CSUM_KEPT: usize = 5;
+/// Stage 1b reduces the checksum's words to this many (2 carry-save layers), stage 1c to
+/// [`CSUM_1C`] (2 more), stage 2 the rest (1) before its three compares.
+const CSUM_1B: usize = 9;
+const CSUM_1C: usize = 3;
 /// Stage 1's header bits: up to the last byte of the UDP window furthest in (two tags and a
 /// 60-byte IPv4 header: UDP at byte 14 + 4 * 17, 40 bytes).
 const S1_HDR_BITS: u32 = 8 * (14 + 4 * 17 + 40);
@@ -1064,7 +1068,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "captured header bytes, the current beat merged in",
     );
     // Frame length on the tlast beat (tkeep contiguous from lane 0).
-    keep_count(&mut g, "last_bytes", "dly_tkeep", w8);
+    g.wire("last_bytes", lw + 1, id("dly_keep_n"));
     g.comb.push(Stmt::assign(id("beat_d"), id("beat_q")));
     g.comb.push(Stmt::assign(id("hdr_d"), id("hdr_q")));
     let beat_max = (1u64 << bw) - 1;
@@ -1107,6 +1111,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         ("crc_ok".into(), 1, id("dly_crc_ok")),
         ("tuser".into(), 9, id("dly_tuser")),
+        ("udp_idx".into(), 5, id("dly_udp_idx")),
         ("pay".into(), 1, id("pay_frame")),
     ];
     let mut notes = Vec::new();
@@ -1194,15 +1199,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     for v in [4, 6] {
         g.wire(&format!("s1_ipv{v}"), 1, pos.ip(v));
     }
-    g.wire(
-        "s1_ihl",
-        4,
-        pos.by_tags(
-            id(h).bits(14 * 8 + 3, 14 * 8),
-            id(h).bits(18 * 8 + 3, 18 * 8),
-            id(h).bits(22 * 8 + 3, 22 * 8),
-        ),
-    );
     g.wire_c(
         "s1_ipw",
         80,
@@ -1213,38 +1209,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         "the IP header's first 10 bytes",
     );
-    let ihl_at = |t: u32| id(h).bits((14 + 4 * t) * 8 + 3, (14 + 4 * t) * 8);
     g.wire(
         "s1_hdr14",
         S1_HDR_BITS - 14 * 8,
         id(h).bits(S1_HDR_BITS - 1, 14 * 8),
     );
-    // The UDP window in two steps (issue 9: a part-select by the UDP index, tags + IHL or
-    // 10, after its adder was 7 LUT levels): the header from the tags on, picked by the
-    // registered tag flags, then the window in it by the index past the tags.
-    let past_tags = 32 * 15 + 320;
+    // The UDP window by the UDP header's index from the ICRC pipeline, registered with the
+    // frame (issue 9: a part-select by the index decoded here from the tags and the IHL,
+    // then the select, was 6 LUT levels and one of the slowest paths at 512 bits; the
+    // ICRC pipeline decodes the same bytes with the same `Positions`).
     assert!(S1_HDR_BITS <= hb, "stage 1's bytes in the capture");
-    g.wire_c(
-        "s1_hdr_t",
-        past_tags,
-        pos.by_tags(
-            id("s1_hdr14").bits(past_tags - 1, 0),
-            id("s1_hdr14").bits(32 + past_tags - 1, 32),
-            id("s1_hdr14").bits(64 + past_tags - 1, 64),
-        ),
-        "the header from byte 14 + 4 * tags (the IP header)",
-    );
-    g.wire_c(
-        "s1_udp_k",
-        4,
-        pos.udp_past_tags(&ihl_at),
-        "the UDP header starts at byte 14 + 4 * (tags + k)",
-    );
+    const {
+        assert!(
+            S1_HDR_BITS - 14 * 8 >= 32 * (icrc::UDP_IDX - 1) + 320,
+            "stage 1's bytes hold the UDP window furthest in"
+        )
+    };
     g.wire_c(
         "s1_udpw",
         320,
-        id("s1_hdr_t").part(
-            Expr::concat(vec![n(1, 0), id("s1_udp_k"), n(5, 0)]),
+        id("s1_hdr14").part(
+            Expr::concat(vec![id("s1_udp_idx_q"), n(5, 0)]),
             Expr::int(320),
         ),
         "40 bytes from the UDP header start",
@@ -1254,7 +1239,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // an even byte behind 0-2 tags), each zero unless it lies in the header (from
     // registered flags), and reduced without carry propagation: ones' complement
     // carry-save adders, 6 words to 3 per LUT level, whose carries out of bit 15 wrap to
-    // bit 0 (2^16 = 1 modulo 0xFFFF), to CSUM_KEPT words here and 2 in stage 2.
+    // bit 0 (2^16 = 1 modulo 0xFFFF), to CSUM_1B words here, CSUM_1C in stage 1c and 2 in
+    // stage 2.
     let nw = CSUM_END_WORD - CSUM_FIRST_WORD;
     let words: Vec<Expr> = (0..nw)
         .rev()
@@ -1276,10 +1262,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         .map(|i| id("s1_csw").bits(16 * i + 15, 16 * i))
         .collect();
     let mut layer = 0;
-    while csum.len() > CSUM_KEPT {
+    while csum.len() > CSUM_1B {
         csum = csa_layer(&mut g, &format!("s1_csa{layer}"), csum);
         layer += 1;
     }
+    let csum_1b = csum.len();
     let mut s1b: Vec<(String, u32, Expr)> = vec![
         ("len".into(), PW, id("s1_len_q")),
         ("crc_ok".into(), 1, id("s1_crc_ok_q")),
@@ -1287,18 +1274,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("pay".into(), 1, id("s1_pay_q")),
         // The IP header bytes the checks read besides the checksum (the IHL among them).
         ("ip10".into(), 80, id("s1_ipw").bits(79, 0)),
-        (
-            "ip_payload".into(),
-            16,
-            Expr::ternary(
-                id("s1_ipv6"),
-                be("s1_ipw", 4, 2),
-                Expr::minus(
-                    be("s1_ipw", 2, 2),
-                    Expr::concat(vec![n(10, 0), id("s1_ihl"), n(2, 0)]),
-                ),
-            ),
-        ),
         ("udpw".into(), 320, id("s1_udpw")),
     ];
     // The frame's bytes from the IP header on, and past a fixed IPv6 header (issue 9: stage 2
@@ -1325,7 +1300,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ));
     for f in ["vlan1", "vlan2", "ipv4", "ipv6"] {
         s1b.push((f.into(), 1, id(format!("s1_{f}"))));
-        g.wire(&format!("h_{f}"), 1, id(format!("s1b_{f}_q")));
+        g.wire(&format!("h_{f}"), 1, id(format!("s1c_{f}_q")));
     }
     for (i, e) in csum.into_iter().enumerate() {
         s1b.push((format!("csum{i}"), 16, e));
@@ -1338,24 +1313,123 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         &s1b,
         false,
     );
-    g.wire("h_ipw", 80, id("s1b_ip10_q"));
+
+    // ---- stage 1c: the checksum's next carry-save layers, the IP payload length and the IP
+    // length checks, from stage 1b's registers (issue 9: the checksum's last layers and its
+    // compares in stage 2, and stage 2's IP length compares after the window's fields, were
+    // the slowest paths at 512 bits; one cycle of latency).
+    let mut csum: Vec<Expr> = (0..csum_1b).map(|i| id(format!("s1b_csum{i}_q"))).collect();
+    let mut layer = 0;
+    while csum.len() > CSUM_1C {
+        csum = csa_layer(&mut g, &format!("s1b_csa{layer}"), csum);
+        layer += 1;
+    }
+    let csum_1c = csum.len();
+    let bw_ip = "s1b_ip10_q";
+    let b_ipv6 = || id("s1b_ipv6_q");
+    let b_ihl4 = || Expr::concat(vec![id(bw_ip).bits(3, 0), n(2, 0)]);
+    let b_total = || be(bw_ip, 2, 2);
+    let b_plen = || be(bw_ip, 4, 2);
+    // x < 0 or x < v, for a room x (18 bits, top bit the sign) and an unsigned v
+    let short = |room: &str, v: Expr, w: u32| {
+        let room = format!("s1b_{room}_q");
+        Expr::or(
+            id(&room).index(Expr::int(i64::from(PW))),
+            Expr::lt(id(&room).bits(PW - 1, 0), zext(v, w, PW)),
+        )
+    };
+    let mut s1c: Vec<(String, u32, Expr)> = [
+        ("len", PW),
+        ("crc_ok", 1),
+        ("tuser", 9),
+        ("pay", 1),
+        ("udpw", 320),
+        ("vlan1", 1),
+        ("vlan2", 1),
+        ("ipv4", 1),
+        ("ipv6", 1),
+    ]
+    .into_iter()
+    .map(|(f, w)| (f.to_string(), w, id(format!("s1b_{f}_q"))))
+    .collect();
+    // The IP header's bytes stage 2 reads (the lengths, bytes 2-5, are checked here).
+    s1c.push(("ip_lo".into(), 16, id(bw_ip).bits(15, 0)));
+    s1c.push(("ip_hi".into(), 32, id(bw_ip).bits(79, 48)));
+    s1c.extend([
+        (
+            "ip_payload".to_string(),
+            16,
+            Expr::ternary(
+                b_ipv6(),
+                b_plen(),
+                Expr::minus(b_total(), zext(b_ihl4(), 6, 16)),
+            ),
+        ),
+        (
+            "ip_short_fixed".to_string(),
+            1,
+            Expr::ternary(
+                b_ipv6(),
+                id("s1b_room6_q").index(Expr::int(i64::from(PW))),
+                short("room4", d(5, 20), 5),
+            ),
+        ),
+        (
+            "ip_short_opts".to_string(),
+            1,
+            Expr::and(Expr::lnot(b_ipv6()), short("room4", b_ihl4(), 6)),
+        ),
+        (
+            "ip_len_bad".to_string(),
+            1,
+            Expr::ternary(
+                b_ipv6(),
+                Expr::or(
+                    Expr::lt(b_plen(), d(16, 8)),
+                    Expr::or(
+                        id("s1b_room6_q").index(Expr::int(i64::from(PW))),
+                        gt(zext(b_plen(), 16, PW), id("s1b_room6_q").bits(PW - 1, 0)),
+                    ),
+                ),
+                Expr::or(
+                    Expr::lt(b_total(), Expr::plus(zext(b_ihl4(), 6, 16), d(16, 8))),
+                    Expr::or(
+                        id("s1b_room4_q").index(Expr::int(i64::from(PW))),
+                        gt(zext(b_total(), 16, PW), id("s1b_room4_q").bits(PW - 1, 0)),
+                    ),
+                ),
+            ),
+        ),
+    ]);
+    for (i, e) in csum.into_iter().enumerate() {
+        s1c.push((format!("csum{i}"), 16, e));
+    }
+    stage(
+        &mut g,
+        "s1c",
+        "the frame's windows, checksum partial sums and IP length checks",
+        id("s1b_valid_q"),
+        &s1c,
+        false,
+    );
+    g.wire_c(
+        "h_ipw",
+        80,
+        Expr::concat(vec![id("s1c_ip_hi_q"), Expr::zero(32), id("s1c_ip_lo_q")]),
+        "the IP header's first 10 bytes (the lengths checked in stage 1c)",
+    );
     g.wire_c(
         "h_ihl",
         4,
         id("h_ipw").bits(3, 0),
         "IPv4 IHL (the IP header's first byte)",
     );
-    g.wire("h_udpw", 320, id("s1b_udpw_q"));
+    g.wire("h_udpw", 320, id("s1c_udpw_q"));
     let _ = HIDX;
     let ipw = "h_ipw";
     let uw = "h_udpw";
     g.wire("h_ver", 4, id(ipw).bits(7, 4));
-    g.wire("h_total", 16, be(ipw, 2, 2));
-    g.wire("h_plen", 16, be(ipw, 4, 2));
-    g.wire("h_ihl4", 6, Expr::concat(vec![id("h_ihl"), n(2, 0)]));
-    let mut csum: Vec<Expr> = (0..CSUM_KEPT)
-        .map(|i| id(format!("s1b_csum{i}_q")))
-        .collect();
+    let mut csum: Vec<Expr> = (0..csum_1c).map(|i| id(format!("s1c_csum{i}_q"))).collect();
     let mut layer = 0;
     while csum.len() > 2 {
         csum = csa_layer(&mut g, &format!("h_csa{layer}"), csum);
@@ -1379,7 +1453,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ]),
         "the header's ones' complement sum is not 0xFFFF: all three set",
     );
-    g.wire("h_len", PW, id("s1b_len_q"));
+    g.wire("h_len", PW, id("s1c_len_q"));
     g.wire("h_udp_len", 16, be(uw, 4, 2));
     g.wire("h_opcode", 8, byte(uw, 8));
     g.wire("h_bth1", 8, byte(uw, 9));
@@ -1471,24 +1545,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire_c(
         "h_ip_payload",
         16,
-        id("s1b_ip_payload_q"),
+        id("s1c_ip_payload_q"),
         "the IP payload length (IPv6 payload length, IPv4 total length - IHL * 4)",
     );
-    g.wire("h_room4", PW + 1, id("s1b_room4_q"));
-    g.wire("h_room6", PW + 1, id("s1b_room6_q"));
-    // x < 0 or x < v, for a room x (18 bits, top bit the sign) and an unsigned v
-    let short = |room: &str, v: Expr, w: u32| {
-        Expr::or(
-            id(room).index(Expr::int(i64::from(PW))),
-            Expr::lt(id(room).bits(PW - 1, 0), zext(v, w, PW)),
-        )
-    };
     // The checks, in the documented order.
     let cfg_pkey = "csr_p_key_value_o";
     let checks: Vec<(&str, Expr, &str)> = vec![
         (
             "BAD_FCS",
-            id("s1b_tuser_q").index(Expr::int(0)),
+            id("s1c_tuser_q").index(Expr::int(0)),
             "MAC flagged a bad FCS",
         ),
         (
@@ -1512,11 +1577,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            Expr::ternary(
-                id("h_ipv6"),
-                id("h_room6").index(Expr::int(i64::from(PW))),
-                short("h_room4", d(5, 20), 5),
-            ),
+            id("s1c_ip_short_fixed_q"),
             "ends inside the fixed IP header",
         ),
         (
@@ -1530,7 +1591,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            Expr::and(Expr::lnot(id("h_ipv6")), short("h_room4", id("h_ihl4"), 6)),
+            id("s1c_ip_short_opts_q"),
             "ends inside the IPv4 options",
         ),
         (
@@ -1562,26 +1623,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
         (
             "TRUNCATED",
-            Expr::ternary(
-                id("h_ipv6"),
-                Expr::or(
-                    Expr::lt(id("h_plen"), d(16, 8)),
-                    Expr::or(
-                        id("h_room6").index(Expr::int(i64::from(PW))),
-                        gt(zext(id("h_plen"), 16, PW), id("h_room6").bits(PW - 1, 0)),
-                    ),
-                ),
-                Expr::or(
-                    Expr::lt(
-                        id("h_total"),
-                        Expr::plus(zext(id("h_ihl4"), 6, 16), d(16, 8)),
-                    ),
-                    Expr::or(
-                        id("h_room4").index(Expr::int(i64::from(PW))),
-                        gt(zext(id("h_total"), 16, PW), id("h_room4").bits(PW - 1, 0)),
-                    ),
-                ),
-            ),
+            id("s1c_ip_len_bad_q"),
             "IP length beyond the frame, or no room for UDP",
         ),
         (
@@ -1605,7 +1647,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             "BAD_ICRC",
             Expr::and(
                 id("csr_ctrl_icrc_check_en_o"),
-                Expr::lnot(id("s1b_crc_ok_q")),
+                Expr::lnot(id("s1c_crc_ok_q")),
             ),
             "ICRC mismatch",
         ),
@@ -1635,7 +1677,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("QPN0", Expr::eq(id("h_qpn"), Expr::zero(24)), "DestQP 0"),
         (
             "WRONG_VF",
-            ne(id("h_qpn").bits(19, 12), id("s1b_tuser_q").bits(8, 1)),
+            ne(id("h_qpn").bits(19, 12), id("s1c_tuser_q").bits(8, 1)),
             "DestQP's VF field is not the frame's VF",
         ),
     ];
@@ -1723,7 +1765,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     let outs: Vec<(&str, u32, Expr)> = vec![
         ("verdict", 3, Expr::zero(3)),
         ("reason", 5, id("h_reason")),
-        ("vf", 8, id("s1b_tuser_q").bits(8, 1)),
+        ("vf", 8, id("s1c_tuser_q").bits(8, 1)),
         ("opcode", 8, id("h_opcode")),
         ("qpn", 24, id("h_qpn")),
         ("psn", 24, id("h_psn")),
@@ -1760,7 +1802,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("cnp", 1, id("h_cnp")),
         // (registered as the UDP length and 6 + k, subtracted in p1, below)
         ("payload_len", 16, Expr::zero(16)),
-        ("pay", 1, id("s1b_pay_q")),
+        ("pay", 1, id("s1c_pay_q")),
     ];
     // ---- lookup pipeline: p1..p4 carry the frame while the QPC answers
     // Every field of the verdict, as decided by the header checks of stage 2.
@@ -1837,7 +1879,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             }
         }))
         .collect();
-    stage(&mut g, "s2", "", id("s1b_valid_q"), &s2f, false);
+    stage(&mut g, "s2", "", id("s1c_valid_q"), &s2f, false);
     stage(&mut g, "p1", "", id("s2_valid_q"), &fields, false);
     let op = |p: &str| id(format!("{p}_opcode_q"));
     let opc = |g: &mut Gen, p: &str| {
@@ -1938,6 +1980,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     for (f, e) in &p2_only {
         f2.push((f.to_string(), 1, e.clone()));
     }
+    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5). One count
+    // per MTU from the DMA length, counted here and registered for p2, where the lookup's
+    // MTU picks one (issue 9: counted in p2 from the registered length, the carries, then
+    // the pick, were the slowest path of the lookup pipeline at 512 bits).
+    for (code, shift) in RD_MTUS {
+        let mask = (1u64 << shift) - 1;
+        let up = Expr::plus(zext(id("p1_dma_len_q"), 32, 33), d(33, mask));
+        g.wire(
+            &format!("p1_rd{code}"),
+            33,
+            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
+        );
+        f2.push((
+            format!("rd{code}"),
+            24,
+            id(format!("p1_rd{code}")).bits(23, 0),
+        ));
+    }
+    f2.push((
+        "len0".to_string(),
+        1,
+        Expr::eq(id("p1_dma_len_q"), Expr::zero(32)),
+    ));
     stage(&mut g, "p2", "", id("p1_valid_q"), &f2, false);
 
     // ---- p2: the QPC's answer (rx_rsp_*) is for this stage's frame
@@ -2102,32 +2167,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             same2(id(format!("{ahead}_vf_q")), id(format!("{ahead}_qpn_q"))),
         ));
     }
-    // READ responses: ceil(len / PMTU), at least 1; PMTU = 128 << mtu (mtu 1..5). Counted
-    // here and registered for p3 (issue 9: counted in p3, its adder and the PSN's + count
-    // were two carry chains in a row, the slowest path of the lookup pipeline): one count
-    // per MTU from the registered DMA length, the lookup's MTU picking one after the carries.
-    // As a one-hot AND-OR: Yosys (`opt_share`) turns a mux of sums of one operand into one
-    // sum of muxed operands, the carries after the pick.
-    let codes = [(1u64, 8u32), (2, 9), (3, 10), (4, 11), (5, 12)];
+    // The READ response count (counted in p1, above), picked by the lookup's MTU and
+    // registered for p3 (issue 9: counted in p3, its adder and the PSN's + count were two
+    // carry chains in a row). As a one-hot AND-OR: Yosys (`opt_share`) turns a mux of sums
+    // of one operand into one sum of muxed operands, the carries after the pick.
     let mut picks = vec![Expr::concat(vec![
         Expr::zero(23),
         Expr::all(
-            codes
+            RD_MTUS
                 .iter()
                 .map(|(code, _)| ne(id("rx_rsp_mtu"), d(3, *code)))
                 .collect(),
         ),
     ])];
-    for (code, shift) in codes {
-        let mask = (1u64 << shift) - 1;
-        let up = Expr::plus(zext(id("p2_dma_len_q"), 32, 33), d(33, mask));
-        g.wire(
-            &format!("p2_rd{code}"),
-            33,
-            Expr::bin(BinOp::Shr, up, Expr::int(i64::from(shift))),
-        );
+    for (code, _) in RD_MTUS {
         picks.push(Expr::band(
-            id(format!("p2_rd{code}")).bits(23, 0),
+            id(format!("p2_rd{code}_q")),
             Expr::repl(Expr::int(24), Expr::eq(id("rx_rsp_mtu"), d(3, code))),
         ));
     }
@@ -2139,10 +2194,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         24,
         Expr::concat(vec![
             id("p2_rd_ceil").bits(23, 1),
-            Expr::or(
-                id("p2_rd_ceil").index(Expr::int(0)),
-                Expr::eq(id("p2_dma_len_q"), Expr::zero(32)),
-            ),
+            Expr::or(id("p2_rd_ceil").index(Expr::int(0)), id("p2_len0_q")),
         ]),
         "READ response packets: ceil(DMA length / path MTU), 1 for length 0",
     );
@@ -2736,8 +2788,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         // The PSN compares need only the sign of PSN - ePSN.
         id("p3_diff_nx").bits(22, 0),
         id("p3_diff0").bits(22, 0),
-        // TTL, TOS/traffic class bits other than ECN.
+        // TTL, TOS/traffic class bits other than ECN; the lengths (0 here: stage 1c
+        // checks them).
         id("h_ipw").bits(71, 64),
+        id("h_ipw").bits(47, 16),
         id("h_ipw").bits(15, 14),
         id("h_ipw").bits(11, 10),
         id("h_bth1").index(Expr::int(6)),
@@ -2754,7 +2808,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         id("mk_req_ready"),
     ]);
     for code in 1..=5 {
-        unused.push(id(format!("p2_rd{code}")).bits(32, 24));
+        unused.push(id(format!("p1_rd{code}")).bits(32, 24));
     }
     for k in 2..=FWD_DEPTH {
         unused.push(id(format!("p3_diff{k}")).bits(22, 0));
@@ -2849,6 +2903,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         reset: opts.reset,
     })
 }
+
+/// The path MTU codes of the QPC (`rx_rsp_mtu`) and their log2 bytes (256 .. 4096).
+const RD_MTUS: [(u64, u32); 5] = [(1, 8), (2, 9), (3, 10), (4, 11), (5, 12)];
 
 /// Entries of the payload FIFO (two banks, so the input can push two beats in a cycle).
 pub const PAY_DEPTH: u32 = 16;
@@ -3085,7 +3142,7 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     g.comb.push(Stmt::Comment(
         "payload cut, ic4: the beat against the beats of the payload's first and last byte".into(),
     ));
-    keep_count(g, "ic4_keep_n", "ic4_tkeep_q", w8);
+    g.wire("ic4_keep_n", lw + 1, id("ic4_keep_n_q"));
     let sb = || id("ic4_pstart_q").bits(PW - 1, lw);
     let zb = || id("ic4_plast_q").bits(PW - 1, lw);
     let mut s5 = icrc::Stage::new("ic5");
@@ -3110,6 +3167,42 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
         "pay_bytes",
         lw + 1,
         Expr::ternary(id("ic4_tlast_q"), id("ic4_keep_n"), lanes(u64::from(w8))),
+        None,
+    );
+    // The lane compares ic5 picks from, made here from registers (issue 9: made in ic5 after
+    // the sum `zl1` and the pick of `bytes`, then picked by a compare of the two, they were
+    // the slowest path of the payload cut): the payload's last lane within the beat's bytes
+    // (`zl1 <= bytes`), its first lane at or before the last (`sl < zl1`) and before the
+    // beat's end (`sl < bytes`).
+    let lt_bytes = |x: Expr| {
+        Expr::or(
+            Expr::lnot(id("ic4_tlast_q")),
+            Expr::lt(zext(x, lw, lw + 1), id("ic4_keep_n")),
+        )
+    };
+    s5.reg(
+        g,
+        "pay_z_in",
+        1,
+        lt_bytes(id("ic4_plast_q").bits(lw - 1, 0)),
+        None,
+    );
+    s5.reg(
+        g,
+        "pay_s_le_z",
+        1,
+        Expr::bin(
+            BinOp::Le,
+            id("ic4_pstart_q").bits(lw - 1, 0),
+            id("ic4_plast_q").bits(lw - 1, 0),
+        ),
+        None,
+    );
+    s5.reg(
+        g,
+        "pay_s_in",
+        1,
+        lt_bytes(id("ic4_pstart_q").bits(lw - 1, 0)),
         None,
     );
     s5.done(g);
@@ -3144,10 +3237,7 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     g.wire_c(
         "ic5_pay_zend",
         1,
-        Expr::and(
-            id("ic5_pay_on_z_q"),
-            Expr::bin(BinOp::Le, id("ic5_pay_zl1_q"), id("ic5_pay_bytes_q")),
-        ),
+        Expr::and(id("ic5_pay_on_z_q"), id("ic5_pay_z_in_q")),
         "the payload's last byte is in this beat",
     );
     s6.reg(
@@ -3165,21 +3255,19 @@ fn payload_input(g: &mut Gen, dw: u32) -> Vec<Expr> {
     // Lanes [lo, hi) not empty, and hi's lane not the output beat's split (the remainder
     // hi - sl not 0), compared here for either hi (issue 9: compared in ic6 after the
     // registers, `ic6_pay_hi -> pay_part` was 7 LUT levels at 512 bits).
-    let lo_lt = |x: &str| {
-        Expr::ternary(
-            id("ic5_pay_on_s_q"),
-            Expr::lt(zext(id("ic5_pay_sl_q"), lw, lw + 1), id(x)),
-            ne(id(x), Expr::zero(lw + 1)),
-        )
-    };
+    // (`zl1` is at least 1; `sl < x` from ic4's compares.)
     s6.reg(
         g,
         "pay_open",
         1,
         Expr::ternary(
             id("ic5_pay_zend"),
-            lo_lt("ic5_pay_zl1_q"),
-            lo_lt("ic5_pay_bytes_q"),
+            Expr::or(Expr::lnot(id("ic5_pay_on_s_q")), id("ic5_pay_s_le_z_q")),
+            Expr::ternary(
+                id("ic5_pay_on_s_q"),
+                id("ic5_pay_s_in_q"),
+                ne(id("ic5_pay_bytes_q"), Expr::zero(lw + 1)),
+            ),
         ),
         None,
     );
@@ -3861,7 +3949,7 @@ mod tests {
     /// come here (and to the docs) on purpose.
     #[test]
     fn latencies_are_the_documented_ones() {
-        assert_eq!((super::VERDICT_LATENCY, super::PAY_LAST_LATENCY), (15, 16));
+        assert_eq!((super::VERDICT_LATENCY, super::PAY_LAST_LATENCY), (16, 17));
     }
 
     use super::*;

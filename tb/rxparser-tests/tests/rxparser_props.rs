@@ -100,7 +100,7 @@ fn rx_parser_w1024() {
 
 /// Line rate: back-to-back frames (62-byte ACKs, minimum SENDs, WRITE firsts whose headers
 /// straddle beats, IPv6 with VLAN tags, long payloads) are taken at one beat per cycle with
-/// the verdict sink ready, and every verdict comes exactly VERDICT_LATENCY (15) cycles after
+/// the verdict sink ready, and every verdict comes exactly VERDICT_LATENCY (16) cycles after
 /// its tlast beat.
 fn line_rate<M: Model>() {
     let mut frames = Vec::new();
