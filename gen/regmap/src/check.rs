@@ -885,7 +885,7 @@ impl Checker<'_> {
             let scope = format!("in space `{}`", s.name);
             self.unique(s.windows.iter().map(|w| &w.name), "window", &scope);
             for w in &s.windows {
-                if w.size == 0 || w.offset.saturating_add(w.size) > s.size {
+                if w.size == 0 || end_of(w.offset, w.size) > u128::from(s.size) {
                     self.sink
                         .error(
                             "regmap::window_outside",
@@ -894,7 +894,7 @@ impl Checker<'_> {
                                 "window `{}` at {:#x}..{:#x} does not lie inside the {:#x}-byte space `{}`",
                                 w.name,
                                 w.offset,
-                                w.offset.saturating_add(w.size),
+                                end_of(w.offset, w.size),
                                 s.size,
                                 s.name
                             ),

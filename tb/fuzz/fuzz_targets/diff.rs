@@ -18,7 +18,11 @@ fn compare(old: &str, new: &str) {
     for format in [Format::Text, Format::Json, Format::Sarif] {
         let _ = report.render(format);
     }
-    let _ = (report.version_error(), report.version_warning(), report.is_breaking());
+    let _ = (
+        report.version_error(),
+        report.version_warning(),
+        report.is_breaking(),
+    );
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -15,7 +15,10 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(short, b.render_short());
             assert_eq!(a.render(false), b.render(false));
             let _ = a.render(true);
-            assert!(a.items.iter().all(|d| d.help.is_some()), "a diagnostic has no hint: {short}");
+            assert!(
+                a.items.iter().all(|d| d.help.is_some()),
+                "a diagnostic has no hint: {short}"
+            );
         }
         _ => panic!("one thread and two disagree on whether the map is valid"),
     }
