@@ -687,6 +687,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "ctrl_icrc_check_en_o",
         "ctrl_ipv6_en_o",
         "ctrl_cnp_event_en_o",
+        "ctrl_ce_event_en_o",
         "udp_dport_value_o",
         "p_key_value_o",
         "frames_seen_count_incr_i",
@@ -3865,6 +3866,26 @@ mod tests {
     }
 
     use super::*;
+
+    /// Found by tb/fuzz (check-outputs.sh on the `generate` corpus): with `ctrl.ce_event_en`
+    /// renamed, the parser still read `csr_ctrl_ce_event_en_o`, an undeclared wire (Verilator,
+    /// Icarus and Yosys refused the output). A missing CSR port is now an error.
+    #[test]
+    fn a_map_without_ce_event_en_is_refused() {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../register-maps/rx_parser.yaml");
+        let text = std::fs::read_to_string(p).unwrap();
+        assert!(text.contains("name: ce_event_en\n"));
+        let text = text.replace("name: ce_event_en\n", "name: ce_events_en\n");
+        let map = rdmagen_regmap::parse("rx_parser.yaml", &text).expect("map loads");
+        let opts = Options {
+            reset: ResetStyle::SyncHigh,
+            generator: "rdmagen test".into(),
+            width: 64,
+        };
+        let e = generate(&map, &opts).unwrap_err();
+        assert!(e.0.contains("`ctrl_ce_event_en_o`"), "{}", e.0);
+    }
 
     #[test]
     fn lrh_state_and_residue() {

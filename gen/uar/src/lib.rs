@@ -670,6 +670,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             },
         ));
     }
+    // A map without an interrupt register gives a CSR block without `irq_o`: the block's own
+    // `irq_o` is then constant low, not left undriven.
+    if !csr
+        .ports
+        .iter()
+        .any(|p| matches!(p, PortItem::Port(p) if p.name == "irq_o"))
+    {
+        g.assigns.push(V::Assign(id("irq_o"), b1(false)));
+    }
     g.inst.push(V::Comment(vec![
         "The CSR block: control, drop counters and status.".into(),
     ]));

@@ -1,9 +1,18 @@
 //! A map that validates must generate: every output of every generator on it, with no panic
 //! (the block generators may refuse a map that is not shaped like their block, with an error).
+//! The text outputs hold no control character but line breaks and tabs (a NUL in a Verilog
+//! comment made Yosys drop the rest of the line), the SVG pictures parse as XML and the JSON
+//! export as JSON. Whether the Verilog, C and SystemRDL compile is `check-outputs.sh`'s job.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use verilog_ast::ResetStyle;
+
+fn plain(what: &str, text: &str) {
+    if let Some(c) = text.chars().find(|&c| c.is_control() && c != '\n' && c != '\t') {
+        panic!("{what} holds the control character U+{:04X}", c as u32);
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(map) = rdmagen_regmap::fuzz::parse_bytes(data, true) else {
@@ -15,31 +24,43 @@ fuzz_target!(|data: &[u8]| {
             reset,
             generator: generator.clone(),
         };
-        let _ = rdmagen_csr::generate(&map, &csr).print();
+        plain("the CSR block", &rdmagen_csr::generate(&map, &csr).print());
     }
     let opts = rdmagen_outputs::Options {
         generator: generator.clone(),
     };
-    let _ = rdmagen_outputs::c_header::generate(&map, &opts);
-    let _ = rdmagen_outputs::markdown::generate(&map, &opts);
-    let _ = rdmagen_outputs::systemrdl::generate(&map, &opts);
-    let _ = rdmagen_outputs::json::generate(&map, &opts);
+    if let Ok(h) = rdmagen_outputs::c_header::generate(&map, &opts) {
+        plain("the C header", &h);
+    }
+    let doc = rdmagen_outputs::markdown::generate(&map, &opts);
+    plain("the Markdown", &doc.markdown);
+    for (name, svg) in &doc.pictures {
+        plain(name, svg);
+        if let Err(e) = roxmltree::Document::parse(svg) {
+            panic!("{name} is not XML: {e}");
+        }
+    }
+    plain("the SystemRDL", &rdmagen_outputs::systemrdl::generate(&map, &opts));
+    let json = rdmagen_outputs::json::generate(&map, &opts);
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
+        panic!("the JSON export is not JSON: {e}");
+    }
     let reset = ResetStyle::SyncHigh;
     let qpc = rdmagen_qpc::Options {
         reset,
         generator: generator.clone(),
     };
     if let Ok(m) = rdmagen_qpc::generate(&map, &qpc) {
-        let _ = m.print();
+        plain("a block", &m.print());
     }
     let uar = rdmagen_uar::Options {
         reset,
         generator: generator.clone(),
     };
     if let Ok(m) = rdmagen_uar::generate(&map, &uar) {
-        let _ = m.print();
+        plain("a block", &m.print());
         if let Ok(top) = rdmagen_uar::generate_top(&map, &map, &uar) {
-            let _ = top.print();
+            plain("a top", &top.print());
         }
     }
     let dcqcn = rdmagen_dcqcn::Options {
@@ -47,9 +68,9 @@ fuzz_target!(|data: &[u8]| {
         generator: generator.clone(),
     };
     if let Ok(m) = rdmagen_dcqcn::generate(&map, &dcqcn) {
-        let _ = m.print();
+        plain("a block", &m.print());
         if let Ok(top) = rdmagen_dcqcn::generate_top(&map, &dcqcn) {
-            let _ = top.print();
+            plain("a top", &top.print());
         }
     }
     // The narrowest width: the most beats per header, the most edge cases per byte of map.
@@ -59,9 +80,9 @@ fuzz_target!(|data: &[u8]| {
         width: 64,
     };
     if let Ok(m) = rdmagen_rxparser::generate(&map, &rx) {
-        let _ = m.print();
+        plain("a block", &m.print());
         if let Ok(top) = rdmagen_rxparser::generate_top(&map, &map, &rx) {
-            let _ = top.print();
+            plain("a top", &top.print());
         }
     }
     // A map against itself: no changes, and nothing breaking.
