@@ -7,11 +7,12 @@
 # file (Verilator -Wall, Icarus, Yosys; coarse synthesis),
 # scripts/check-headers.sh on the C header and scripts/check-rdl.py on the SystemRDL export.
 # Usage (from the repository root, after `cargo build --release -p rdmagen`):
-#   tb/fuzz/check-outputs.sh tb/fuzz/corpus/generate [N]
+#   tb/fuzz/check-outputs.sh tb/fuzz/corpus/generate [N [SKIP]]   (SKIP: valid maps passed over first)
 # Prints the failing maps; exits 1 if any.
 set -uo pipefail
 corpus=$1
 max=${2:-100}
+skip=${3:-0}
 rdmagen=${RDMAGEN:-target/release/rdmagen}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -20,6 +21,7 @@ for f in "$corpus"/*; do
   [ "$n" -ge "$max" ] && break
   cp "$f" "$work/map.yaml"
   "$rdmagen" check "$work/map.yaml" >/dev/null 2>&1 || continue
+  if [ "$skip" -gt 0 ]; then skip=$((skip - 1)); continue; fi
   n=$((n + 1))
   out=$work/out$n
   if ! "$rdmagen" all --out "$out" "$work/map.yaml" >"$work/log" 2>&1; then
