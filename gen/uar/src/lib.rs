@@ -1997,6 +1997,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             hw.push((port, id(format!("cs_{reg}_q"))));
         }
     }
+    // Every input the block drives must be one of the CSR block's: a map whose
+    // `last_drop.page_index` lost its `hw_write` left the page-index flop unread (Verilator
+    // UNUSEDSIGNAL) and the field silently unloaded.
+    if let Some((name, _)) = hw.iter().find(|(n, _)| !csr_has(n)) {
+        return Err(UarError(format!(
+            "the map's CSR block has no port `{name}` (see register-maps/uar.yaml)"
+        )));
+    }
     let mut unused = Vec::new();
     for item in &csr.ports {
         let PortItem::Port(p) = item else { continue };

@@ -107,3 +107,22 @@ fn a_map_without_an_interrupt_ties_irq_low() {
         .print();
     assert!(!v.contains("assign irq_o"));
 }
+
+/// Found by tb/fuzz (check-outputs.sh): uar-mlx5.yaml with `last_drop.page_index` made
+/// `hw_clear` instead of `hw_write` generated a block whose page-index flop nothing read
+/// (Verilator UNUSEDSIGNAL) and whose field was never loaded. A missing CSR input is an error.
+#[test]
+fn a_map_without_a_driven_csr_input_is_refused() {
+    let p =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../register-maps/uar-mlx5.yaml");
+    let text = std::fs::read_to_string(p).unwrap();
+    let field = "{ name: page_index, bits: \"11:8\", access: ro, hw_write: true,";
+    assert!(text.contains(field));
+    let text = text.replace(
+        field,
+        "{ name: page_index, bits: \"11:8\", access: ro, hw_clear: true,",
+    );
+    let m = rdmagen_regmap::parse("uar-mlx5.yaml", &text).expect("map loads");
+    let e = generate(&m, &opts(ResetStyle::SyncHigh)).unwrap_err();
+    assert!(e.to_string().contains("`last_drop_page_index_we_i`"), "{e}");
+}
