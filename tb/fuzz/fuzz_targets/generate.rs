@@ -9,7 +9,10 @@ use libfuzzer_sys::fuzz_target;
 use verilog_ast::ResetStyle;
 
 fn plain(what: &str, text: &str) {
-    if let Some(c) = text.chars().find(|&c| c.is_control() && c != '\n' && c != '\t') {
+    if let Some(c) = text
+        .chars()
+        .find(|&c| c.is_control() && c != '\n' && c != '\t')
+    {
         panic!("{what} holds the control character U+{:04X}", c as u32);
     }
 }
@@ -40,7 +43,10 @@ fuzz_target!(|data: &[u8]| {
             panic!("{name} is not XML: {e}");
         }
     }
-    plain("the SystemRDL", &rdmagen_outputs::systemrdl::generate(&map, &opts));
+    plain(
+        "the SystemRDL",
+        &rdmagen_outputs::systemrdl::generate(&map, &opts),
+    );
     let json = rdmagen_outputs::json::generate(&map, &opts);
     if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
         panic!("the JSON export is not JSON: {e}");
