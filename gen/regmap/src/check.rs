@@ -53,8 +53,9 @@ pub(crate) fn check(sink: &mut Sink, map: &mut RegMap, parallel: bool) {
     c.spaces(map);
 }
 
-/// Maps with at least this many top-level items are checked on two threads.
-const PARALLEL_ITEMS: usize = 256;
+/// Maps with at least this many top-level items are checked on two threads (4 with the `fuzz`
+/// feature, as in `read`).
+const PARALLEL_ITEMS: usize = if cfg!(feature = "fuzz") { 4 } else { 256 };
 
 struct Checker<'s> {
     sink: &'s mut Sink,
@@ -62,6 +63,18 @@ struct Checker<'s> {
 
 fn bits_of(v: u64) -> u32 {
     64 - v.leading_zeros()
+}
+
+/// The end of `size` bytes at `offset`, exact whatever the numbers (a map may give any 64-bit
+/// offset or size; the checks report what does not fit instead of wrapping).
+fn end_of(offset: u64, size: u64) -> u128 {
+    u128::from(offset) + u128::from(size)
+}
+
+/// The smallest power of two at least `v`, or `u64::MAX` (not a power of two) when there is
+/// none in 64 bits, for hints and derived windows.
+fn next_pow2(v: u64) -> u64 {
+    v.checked_next_power_of_two().unwrap_or(u64::MAX)
 }
 
 fn fits(value: u64, width: u32) -> bool {
@@ -242,7 +255,7 @@ impl Checker<'_> {
             let span_end = g
                 .registers
                 .iter()
-                .map(|r| r.offset + r.bytes())
+                .map(|r| r.offset.saturating_add(r.bytes()))
                 .max()
                 .unwrap_or(0);
             if !g.stride.is_power_of_two() || g.stride < 4 {
@@ -255,13 +268,13 @@ impl Checker<'_> {
                     )
                     .help(format!(
                         "use {:#x}; element index decoding takes address bits, so strides are powers of two",
-                        span_end.max(4).next_power_of_two()
+                        next_pow2(span_end.max(4))
                     ));
             } else if span_end > g.stride {
                 let last = g
                     .registers
                     .iter()
-                    .max_by_key(|r| r.offset + r.bytes())
+                    .max_by_key(|r| r.offset.saturating_add(r.bytes()))
                     .map(|r| r.offset_span)
                     .unwrap_or(g.name.span);
                 self.sink
@@ -277,12 +290,12 @@ impl Checker<'_> {
                     .related(last, "this register ends past the stride")
                     .help(format!(
                         "use a stride of at least {:#x}",
-                        span_end.next_power_of_two()
+                        next_pow2(span_end)
                     ));
             }
             let needed = g.stride.saturating_mul(max.max(1));
             if g.window == 0 {
-                g.window = needed.next_power_of_two();
+                g.window = next_pow2(needed);
             } else if !g.window.is_power_of_two() {
                 self.sink
                     .error(
@@ -294,7 +307,7 @@ impl Checker<'_> {
                         ),
                         "window",
                     )
-                    .help(format!("use {:#x}", g.window.next_power_of_two()));
+                    .help(format!("use {:#x}", next_pow2(g.window)));
             } else if needed > g.window {
                 let at = g.count_span;
                 self.sink
@@ -309,7 +322,7 @@ impl Checker<'_> {
                     )
                     .help(format!(
                         "grow the window to {:#x}, shrink the stride, or lower the count's max",
-                        needed.next_power_of_two()
+                        next_pow2(needed)
                     ));
             }
             if g.window.is_power_of_two() && g.offset % g.window != 0 {
@@ -325,7 +338,7 @@ impl Checker<'_> {
                     )
                     .help(format!(
                         "move it to {:#x}; windows are decoded from the upper address bits",
-                        g.offset.next_multiple_of(g.window)
+                        g.offset.checked_next_multiple_of(g.window).unwrap_or(0)
                     ));
             }
         }
@@ -376,11 +389,14 @@ impl Checker<'_> {
                     ),
                     "misaligned",
                 )
-                .help(format!(
-                    "move it to {:#x} or {:#x}",
-                    r.offset - r.offset % r.bytes(),
-                    r.offset.next_multiple_of(r.bytes())
-                ));
+                .help(match r.offset.checked_next_multiple_of(r.bytes()) {
+                    Some(up) => format!(
+                        "move it to {:#x} or {:#x}",
+                        r.offset - r.offset % r.bytes(),
+                        up
+                    ),
+                    None => format!("move it to {:#x}", r.offset - r.offset % r.bytes()),
+                });
         }
         self.unique(
             r.fields.iter().map(|f| &f.name),
@@ -573,7 +589,7 @@ impl Checker<'_> {
         let mut open: Option<(u64, u64, Span, &Name)> = None;
         for r in v {
             if let Some(o) = open {
-                if r.0 < o.0 + o.1 {
+                if u128::from(r.0) < end_of(o.0, o.1) {
                     let (first, second) = if order[&o.2] <= order[&r.2] {
                         (o, r)
                     } else {
@@ -587,16 +603,16 @@ impl Checker<'_> {
                                 "`{}` at {:#x}..{:#x} overlaps `{}` at {:#x}..{:#x} {scope}",
                                 second.3,
                                 second.0,
-                                second.0 + second.1,
+                                end_of(second.0, second.1),
                                 first.3,
                                 first.0,
-                                first.0 + first.1
+                                end_of(first.0, first.1)
                             ),
                             "overlapping addresses",
                         )
                         .related(first.2, format!("`{}` is here", first.3))
                         .help("move one of them to a free offset");
-                    if r.0 + r.1 <= o.0 + o.1 {
+                    if end_of(r.0, r.1) <= end_of(o.0, o.1) {
                         continue;
                     }
                 }
@@ -708,12 +724,12 @@ impl Checker<'_> {
             .items
             .iter()
             .map(|i| match i {
-                Item::Register(r) => r.offset + r.bytes(),
-                Item::Group(g) => g.offset + g.window,
+                Item::Register(r) => end_of(r.offset, r.bytes()),
+                Item::Group(g) => end_of(g.offset, g.window),
             })
             .max()
             .unwrap_or(0);
-        let needed = bits_of(end.saturating_sub(1)).max(MIN_ADDRESS_WIDTH);
+        let needed = (128 - end.saturating_sub(1).leading_zeros()).max(MIN_ADDRESS_WIDTH);
         if needed > MAX_ADDRESS_WIDTH {
             self.sink
                 .error(
@@ -864,12 +880,12 @@ impl Checker<'_> {
                         ),
                         "size",
                     )
-                    .help(format!("use {:#x}", s.size.next_power_of_two()));
+                    .help(format!("use {:#x}", next_pow2(s.size)));
             }
             let scope = format!("in space `{}`", s.name);
             self.unique(s.windows.iter().map(|w| &w.name), "window", &scope);
             for w in &s.windows {
-                if w.size == 0 || w.offset.saturating_add(w.size) > s.size {
+                if w.size == 0 || end_of(w.offset, w.size) > u128::from(s.size) {
                     self.sink
                         .error(
                             "regmap::window_outside",
@@ -878,7 +894,7 @@ impl Checker<'_> {
                                 "window `{}` at {:#x}..{:#x} does not lie inside the {:#x}-byte space `{}`",
                                 w.name,
                                 w.offset,
-                                w.offset.saturating_add(w.size),
+                                end_of(w.offset, w.size),
                                 s.size,
                                 s.name
                             ),
@@ -893,7 +909,7 @@ impl Checker<'_> {
             v.sort_by_key(|w| w.offset);
             for pair in v.windows(2) {
                 let (a, b) = (pair[0], pair[1]);
-                if b.offset < a.offset + a.size {
+                if u128::from(b.offset) < end_of(a.offset, a.size) {
                     self.sink
                         .error(
                             "regmap::window_overlap",
@@ -904,7 +920,7 @@ impl Checker<'_> {
                                 b.offset,
                                 a.name,
                                 a.offset,
-                                a.offset + a.size
+                                end_of(a.offset, a.size)
                             ),
                             "overlapping window",
                         )

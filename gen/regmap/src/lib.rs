@@ -84,13 +84,18 @@ pub fn load(path: &std::path::Path) -> Result<RegMap, LoadError> {
         path: shown.clone(),
         source,
     })?;
+    parse_bytes(&shown, bytes, true).map_err(LoadError::Invalid)
+}
+
+/// [`parse_with`] of a file's bytes, which may not be UTF-8.
+fn parse_bytes(shown: &str, bytes: Vec<u8>, parallel: bool) -> Result<RegMap, Diagnostics> {
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             // Report as a map problem so the user gets a position, not an I/O error.
             let valid = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
-            let mut sink = Sink::new(Source::new(&shown, text));
+            let mut sink = Sink::new(Source::new(shown, text));
             sink.error(
                 "regmap::yaml_syntax",
                 Span::new(valid, 1),
@@ -98,10 +103,74 @@ pub fn load(path: &std::path::Path) -> Result<RegMap, LoadError> {
                 "invalid byte",
             )
             .help("save the file as UTF-8");
-            return Err(LoadError::Invalid(sink.finish()));
+            return Err(sink.finish());
         }
     };
-    parse(&shown, &text).map_err(LoadError::Invalid)
+    parse_with(shown, &text, parallel)
+}
+
+/// Entry points of the fuzz targets in `tb/fuzz` (not an API): the YAML reader alone, and
+/// [`load`] without the file system, on one thread or two.
+#[cfg(feature = "fuzz")]
+#[doc(hidden)]
+pub mod fuzz {
+    use super::{Diagnostics, RegMap};
+
+    /// What [`load`](super::load) gives for a file holding `bytes`.
+    pub fn parse_bytes(bytes: &[u8], parallel: bool) -> Result<RegMap, Diagnostics> {
+        super::parse_bytes("fuzz.yaml", bytes.to_vec(), parallel)
+    }
+
+    /// The YAML reader's tree or error (as text, to compare the one- and two-thread reads).
+    /// Panics if a position it reports is outside the text or inside a character: diagnostics
+    /// are drawn at those positions.
+    pub fn yaml(text: &str, split: bool) -> Result<String, String> {
+        use crate::yaml::{load_with, Arenas, Node, YamlError};
+        let placed = |at: usize| {
+            assert!(
+                at <= text.len() && text.is_char_boundary(at),
+                "position {at} is not a character boundary of the {}-byte text",
+                text.len()
+            )
+        };
+        fn walk(n: &Node<'_>, placed: &dyn Fn(usize)) {
+            placed(n.at());
+            match n {
+                Node::Scalar(_) => {}
+                Node::Mapping(m) => {
+                    for (k, v) in m.entries {
+                        placed(k.at());
+                        walk(v, placed);
+                    }
+                }
+                Node::Sequence(s) => s.items.iter().for_each(|i| walk(i, placed)),
+            }
+        }
+        let mut arenas = Arenas::default();
+        match load_with(text, &mut arenas, split) {
+            Ok(m) => {
+                let root = Node::Mapping(m);
+                walk(&root, &placed);
+                Ok(format!("{root:?}"))
+            }
+            Err(e) => {
+                match &e {
+                    YamlError::Syntax { at, related, .. } => {
+                        placed(*at);
+                        if let Some((r, _)) = related {
+                            placed(*r);
+                        }
+                    }
+                    YamlError::DuplicateKey { at, first, .. } => {
+                        placed(*at);
+                        placed(*first);
+                    }
+                    YamlError::TopLevelNotMapping { at } => placed(*at),
+                }
+                Err(format!("{e:?}"))
+            }
+        }
+    }
 }
 
 #[cfg(test)]

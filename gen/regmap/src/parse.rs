@@ -305,13 +305,28 @@ impl Parser<'_> {
     }
 
     pub fn description(&mut self, m: &Mapping<'_>) -> String {
-        match m.get_node("description") {
-            Some(n) => self
-                .string(n, "`description`")
-                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
-                .unwrap_or_default(),
-            None => String::new(),
+        let Some(n) = m.get_node("description") else {
+            return String::new();
+        };
+        let Some(text) = self.string(n, "`description`") else {
+            return String::new();
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        // Descriptions are copied into Verilog and C comments, Markdown, SVG (XML) and
+        // SystemRDL: a control character (a NUL from `\0`, or a raw one) breaks those files
+        // after the map has validated, so it is refused here, where its position is known.
+        if let Some(c) = text.chars().find(|c| c.is_control()) {
+            let span = self.span_of(n);
+            self.sink
+                .error(
+                    "regmap::bad_text",
+                    span,
+                    format!("the description holds the control character U+{:04X}", c as u32),
+                    "control character",
+                )
+                .help("remove it: descriptions are copied into the generated RTL, headers and documents, which cannot hold it");
         }
+        text
     }
 
     /// Reads and checks the `name` key of `m`.

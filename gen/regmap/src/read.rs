@@ -59,8 +59,9 @@ const WINDOW_KEYS: &[&str] = &[
 ];
 
 /// Top-level lists at least this long are read on two threads (see [`Parser::items`]); a thread
-/// costs about as much as reading a few registers.
-const PARALLEL_ITEMS: usize = 256;
+/// costs about as much as reading a few registers. (The `fuzz` feature lowers it so that the
+/// two-thread path runs on the small inputs a fuzzer makes.)
+const PARALLEL_ITEMS: usize = if cfg!(feature = "fuzz") { 4 } else { 256 };
 
 impl Parser<'_> {
     pub fn read_map(&mut self, root: &Node<'_>, file: &str) -> RegMap {

@@ -186,9 +186,18 @@ pub(crate) fn load_with<'t>(
 /// Text left after a block list's first `-` from which its second half is read on another
 /// thread: about 450 registers of a NIC-scale map, a few million instructions, far more than
 /// starting a thread costs.
-const SPLIT_MIN_BYTES: usize = 64 * 1024;
+/// The `fuzz` feature lowers both limits so that the split runs on a fuzzer's small inputs.
+const SPLIT_MIN_BYTES: usize = if cfg!(feature = "fuzz") {
+    64
+} else {
+    64 * 1024
+};
 /// How far past the middle of the text a line that starts an item of the list is looked for.
-const SPLIT_SEARCH_BYTES: usize = 64 * 1024;
+const SPLIT_SEARCH_BYTES: usize = if cfg!(feature = "fuzz") {
+    256
+} else {
+    64 * 1024
+};
 
 /// A long block list read by two threads. At the first block list with at least
 /// [`SPLIT_MIN_BYTES`] of text after it, the reader picks the first line past the middle of

@@ -670,6 +670,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             },
         ));
     }
+    // A map without an interrupt register gives a CSR block without `irq_o`: the block's own
+    // `irq_o` is then constant low, not left undriven.
+    if !csr
+        .ports
+        .iter()
+        .any(|p| matches!(p, PortItem::Port(p) if p.name == "irq_o"))
+    {
+        g.assigns.push(V::Assign(id("irq_o"), b1(false)));
+    }
     g.inst.push(V::Comment(vec![
         "The CSR block: control, drop counters and status.".into(),
     ]));
@@ -1987,6 +1996,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         if csr_has(&port) {
             hw.push((port, id(format!("cs_{reg}_q"))));
         }
+    }
+    // Every input the block drives must be one of the CSR block's: a map whose
+    // `last_drop.page_index` lost its `hw_write` left the page-index flop unread (Verilator
+    // UNUSEDSIGNAL) and the field silently unloaded.
+    if let Some((name, _)) = hw.iter().find(|(n, _)| !csr_has(n)) {
+        return Err(UarError(format!(
+            "the map's CSR block has no port `{name}` (see register-maps/uar.yaml)"
+        )));
     }
     let mut unused = Vec::new();
     for item in &csr.ports {

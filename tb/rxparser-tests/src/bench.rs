@@ -60,49 +60,7 @@ fn qpc_clear_cycles<M: Model>() -> u64 {
     (p("NUM_VF") * p("QPS_PER_VF")).max(p("NUM_MKEYS")) + 8
 }
 
-/// A QP the case creates through the QPC mailbox (CREATE_QP, then modifies up to `state`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QpSpec {
-    pub vf: u8,
-    pub local: u16,
-    /// mlx5 service type: 0 RC, 1 UC, 2 UD.
-    pub st: u8,
-    /// Target state: RST, INIT, RTR, RTS, SQD or ERR.
-    pub state: u8,
-    pub pd: u32,
-    pub epsn: u32,
-    pub rre: bool,
-    pub rwe: bool,
-    pub rae: bool,
-    /// Path MTU code 1..=5.
-    pub mtu: u8,
-}
-
-impl QpSpec {
-    pub fn qpn(&self) -> u32 {
-        u32::from(self.vf) << 12 | u32::from(self.local)
-    }
-}
-
-/// A memory key the case creates (CREATE_MKEY on `vf`, index `index`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct KeySpec {
-    pub vf: u8,
-    pub index: u32,
-    pub key: u8,
-    pub pd: u32,
-    pub va: u64,
-    pub length: u64,
-    pub remote_read: bool,
-    pub remote_write: bool,
-    pub remote_atomic: bool,
-}
-
-impl KeySpec {
-    pub fn rkey(&self) -> u32 {
-        self.index << 8 | u32::from(self.key)
-    }
-}
+pub use crate::input::{KeySpec, QpSpec};
 
 /// Where a RETH/AtomicETH access points, relative to one of the case's keys.
 #[derive(Clone, Debug, PartialEq, Eq)]

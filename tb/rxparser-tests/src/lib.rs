@@ -5,4 +5,5 @@ mod models {
 }
 pub use models::*;
 pub mod bench;
+pub mod input;
 pub mod sim;

@@ -7,3 +7,4 @@ pub use models::*;
 
 pub mod bench;
 pub mod sim;
+pub mod trace;
