@@ -210,9 +210,6 @@ module uar #(
   reg     [7:0]           aw_len_d;
   reg     [8:0]           aw_user_q;
   reg     [8:0]           aw_user_d;
-  reg     [31:0]          aw_dsok_q;              // bit k: a BlueFlame burst of this AW holds a WQE
-                                                  // of ds = k (2 k <= awlen + 1)
-  reg     [31:0]          aw_dsok_d;
   reg     [2:0]           aw_reason_q;
   reg     [2:0]           aw_reason_d;
   reg                     aw_ok_q;                // the AW checks passed (aw_reason_q is 0): pre_ok
@@ -317,8 +314,6 @@ module uar #(
   wire    [63:0]          be64;
   wire    [63:0]          first_be;
   wire                    full_now;
-  wire    [31:0]          in_dsok;                // a thermometer: the check at the beat is a
-                                                  // select, not a compare
   wire                    ds_fits;                // the first beat's ds (16-byte units) fits in the
                                                   // burst
   wire    [1:0]           in_hit;
@@ -552,18 +547,7 @@ module uar #(
                  s_axi_wdata[39:32], s_axi_wdata[47:40], s_axi_wdata[55:48], s_axi_wdata[63:56]};
   assign first_be = first_beat ? be64 : first_q;
   assign full_now = full_q && s_axi_wstrb == 8'hff;
-  assign in_dsok = {s_axi_awlen >= 8'h3d, s_axi_awlen >= 8'h3b, s_axi_awlen >= 8'h39,
-                    s_axi_awlen >= 8'h37, s_axi_awlen >= 8'h35, s_axi_awlen >= 8'h33,
-                    s_axi_awlen >= 8'h31, s_axi_awlen >= 8'h2f, s_axi_awlen >= 8'h2d,
-                    s_axi_awlen >= 8'h2b, s_axi_awlen >= 8'h29, s_axi_awlen >= 8'h27,
-                    s_axi_awlen >= 8'h25, s_axi_awlen >= 8'h23, s_axi_awlen >= 8'h21,
-                    s_axi_awlen >= 8'h1f, s_axi_awlen >= 8'h1d, s_axi_awlen >= 8'h1b,
-                    s_axi_awlen >= 8'h19, s_axi_awlen >= 8'h17, s_axi_awlen >= 8'h15,
-                    s_axi_awlen >= 8'h13, s_axi_awlen >= 8'h11, s_axi_awlen >= 8'h0f,
-                    s_axi_awlen >= 8'h0d, s_axi_awlen >= 8'h0b, s_axi_awlen >= 8'h09,
-                    s_axi_awlen >= 8'h07, s_axi_awlen >= 8'h05, s_axi_awlen >= 8'h03,
-                    s_axi_awlen >= 8'h01, 1'b1};
-  assign ds_fits = be64[7:5] == 3'b000 && aw_dsok_q[be64[4:0]];
+  assign ds_fits = {1'b0, be64[7:0], 1'b0} <= {2'b00, aw_len_q} + 10'h001;
   assign in_hit = {in_single && in_off[11:3] == 9'h100, in_single && in_off[11:3] == 9'h000};
   assign in_bhit = {in_off == 12'h800 && !in_single && in_burst_ok && s_axi_awlen < 8'h20, 1'b0};
   assign in_hh = in_hit[0] | in_hit[1];
@@ -773,7 +757,6 @@ module uar #(
     aw_addr_d = aw_addr_q;
     aw_len_d = aw_len_q;
     aw_user_d = aw_user_q;
-    aw_dsok_d = aw_dsok_q;
     aw_reason_d = aw_reason_q;
     aw_ok_d = aw_ok_q;
     aw_bfc_d = aw_bfc_q;
@@ -810,7 +793,6 @@ module uar #(
       aw_valid_d = 1'b1;
       aw_addr_d = s_axi_awaddr;
       aw_len_d = s_axi_awlen;
-      aw_dsok_d = in_dsok;
       aw_user_d = s_axi_awuser;
       aw_reason_d = in_reason;
       aw_ok_d = in_ok;
@@ -936,7 +918,6 @@ module uar #(
   always @(posedge clk) begin
     if (rst) begin
       aw_valid_q <= 1'b0;
-      aw_dsok_q <= 32'h00000000;
       aw_reason_q <= 3'b000;
       aw_ok_q <= 1'b0;
       aw_bfc_q <= 1'b0;
@@ -985,7 +966,6 @@ module uar #(
       vf_drop_q <= {NUM_VF{1'b0}};
     end else begin
       aw_valid_q <= aw_valid_d;
-      aw_dsok_q <= aw_dsok_d;
       aw_reason_q <= aw_reason_d;
       aw_ok_q <= aw_ok_d;
       aw_bfc_q <= aw_bfc_d;

@@ -686,12 +686,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     for (name, w) in [("addr", 24), ("len", 8), ("user", 9)] {
         g.flop(&format!("aw_{name}"), w, None);
     }
-    g.flop_c(
-        "aw_dsok",
-        32,
-        Some(n(32, 0)),
-        "bit k: a BlueFlame burst of this AW holds a WQE of ds = k (2 k <= awlen + 1)",
-    );
     // The AW checks, registered with the AW (see `in_reason`).
     g.flop("aw_reason", 3, Some(n(3, 0)));
     g.flop_c(
@@ -1021,35 +1015,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     let strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
     g.wire("full_now", 1, Expr::and(id("full_q"), strb(0xFF)));
     // A BlueFlame burst is a whole WQE only if it holds the WQE its control segment sizes
-    // (SPEC §3, FACTS §2): ds x 16 bytes <= (awlen + 1) x 8 bytes, i.e. ds <= (awlen + 1) / 2.
-    // The bound is registered with the AW as a thermometer (`aw_dsok_q`) and the check made at
-    // the first beat (ds is its byte 7) into `full_q`: the last beat's decode is unchanged and
-    // the first beat's check is a select, not a compare (issue 9: `ds <= (awlen + 1) / 2` in
-    // the beat's cycle took `uar` at 64 VFs from 6 to 7 LUT levels).
-    // Bit k: 2 k <= awlen + 1, i.e. awlen >= 2 k - 1 (bit 0, ds = 0, always holds).
-    g.wire_c(
-        "in_dsok",
-        32,
-        Expr::concat(
-            (0..32u64)
-                .rev()
-                .map(|k| {
-                    if k == 0 {
-                        b1(true)
-                    } else {
-                        ge(id("s_axi_awlen"), n(8, 2 * k - 1))
-                    }
-                })
-                .collect(),
-        ),
-        "a thermometer: the check at the beat is a select, not a compare",
-    );
+    // (SPEC §3, FACTS §2): ds x 16 bytes <= (awlen + 1) x 8 bytes, i.e. 2 ds <= awlen + 1.
+    // Decided at the first beat (ds is its byte 7) into `full_q`, so the last beat's decode
+    // is unchanged.
     g.wire_c(
         "ds_fits",
         1,
-        Expr::and(
-            Expr::eq(id("be64").bits(7, 5), n(3, 0)),
-            id("aw_dsok_q").index(id("be64").bits(4, 0)),
+        Expr::bin(
+            BinOp::Le,
+            Expr::concat(vec![n(1, 0), id("be64").bits(7, 0), n(1, 0)]),
+            Expr::plus(Expr::concat(vec![n(2, 0), id("aw_len_q")]), n(10, 1)),
         ),
         "the first beat's ds (16-byte units) fits in the burst",
     );
@@ -1553,7 +1528,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("aw_valid_d", b1(true)),
         set("aw_addr_d", id("s_axi_awaddr")),
         set("aw_len_d", id("s_axi_awlen")),
-        set("aw_dsok_d", id("in_dsok")),
         set("aw_user_d", id("s_axi_awuser")),
         set("aw_reason_d", id("in_reason")),
         set("aw_ok_d", id("in_ok")),
