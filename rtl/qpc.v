@@ -479,6 +479,7 @@ module qpc #(
   wire             wb_inpart;                     // the QPN lies in the requesting VF's partition
   wire [31:0]      wb_index;
   wire [AW-1:0]    wb_addr;
+  wire             wb_free;                       // the PSN RAM's port is free for a write-back
   wire             wb_take;                       // a write-back is accepted this cycle
   reg  [1:0]       cmd_fsm_q;
   reg  [1:0]       cmd_fsm_d;
@@ -666,7 +667,7 @@ module qpc #(
   assign db_addr = GEO_POW2 ? db_index_p2[AW - 1:0] : db_inpart ? db_index[AW - 1:0] : {AW{1'b0}};
   assign db_adv = !db_rsp_valid_q || db_rsp_ready;
   assign db_take = db_req_valid && db_adv;
-  assign db_req_ready = db_adv;
+  assign db_req_ready = !rst && db_adv;
   assign wqe_inpart = wqe_req_qpn[23:20] == 4'b0000 && wqe_req_qpn[19:12] == wqe_req_vf &&
                       {1'b0, wqe_req_vf} < GEO_NUM_VF && {1'b0, wqe_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign wqe_index = {24'h000000, wqe_req_vf} * QPS_PER_VF + {20'h00000, wqe_req_qpn[11:0]};
@@ -677,7 +678,7 @@ module qpc #(
                     {AW{1'b0}};
   assign wqe_adv = !wqe_rsp_valid_q || wqe_rsp_ready;
   assign wqe_take = wqe_req_valid && wqe_adv;
-  assign wqe_req_ready = wqe_adv;
+  assign wqe_req_ready = !rst && wqe_adv;
   assign rx_inpart = rx_req_qpn[23:20] == 4'b0000 && rx_req_qpn[19:12] == rx_req_vf &&
                      {1'b0, rx_req_vf} < GEO_NUM_VF && {1'b0, rx_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign rx_index = {24'h000000, rx_req_vf} * QPS_PER_VF + {20'h00000, rx_req_qpn[11:0]};
@@ -686,7 +687,7 @@ module qpc #(
   assign rx_addr = GEO_POW2 ? rx_index_p2[AW - 1:0] : rx_inpart ? rx_index[AW - 1:0] : {AW{1'b0}};
   assign rx_adv = !rx_rsp_valid_q || rx_rsp_ready;
   assign rx_take = rx_req_valid && rx_adv;
-  assign rx_req_ready = rx_adv;
+  assign rx_req_ready = !rst && rx_adv;
   assign db_rsp_ok = db_rsp_ok_q;
   assign db_rsp_reason = db_rsp_reason_q;
   assign db_rsp_vf = db_rsp_vf_q;
@@ -731,7 +732,7 @@ module qpc #(
   assign mk_inrange = mk_req_rkey[31:21] == 11'h000 && mk_req_rkey[20:8] < GEO_NUM_MKEYS;
   assign mk_addr = mk_inrange ? mk_req_rkey[MK_AW + 7:8] : {MK_AW{1'b0}};
   assign mk_adv = !mk_rsp_valid_q || mk_rsp_ready;
-  assign mk_req_ready = mk_adv;
+  assign mk_req_ready = !rst && mk_adv;
   assign mk_req_end = {1'b0, mk_req_va} + {33'h000000000, mk_req_len};
   assign mk_rsp_ok = mk_rsp_ok_q;
   assign mk_rsp_reason = mk_rsp_reason_q;
@@ -753,8 +754,9 @@ module qpc #(
                      {1'b0, rx_wb_vf} < GEO_NUM_VF && {1'b0, rx_wb_qpn[11:0]} < GEO_QPS_PER_VF;
   assign wb_index = {24'h000000, rx_wb_vf} * QPS_PER_VF + {20'h00000, rx_wb_qpn[11:0]};
   assign wb_addr = wb_inpart ? wb_index[AW - 1:0] : {AW{1'b0}};
-  assign wb_take = rx_wb_valid && rx_wb_ready;
-  assign rx_wb_ready = !clr_busy_q && cmd_fsm_q != CMD_WRITE;
+  assign wb_free = !clr_busy_q && cmd_fsm_q != CMD_WRITE;
+  assign wb_take = rx_wb_valid && wb_free;
+  assign rx_wb_ready = !rst && wb_free;
   assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o &&
                       {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
                       {1'b0, cmd_qpn[11:0]} < GEO_QPS_PER_VF;

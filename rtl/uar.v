@@ -281,6 +281,8 @@ module uar #(
   reg     [63:0]          bf_mem [0:31];          // BlueFlame buffer: one WQE of up to 256 bytes
   reg     [91:0]          q_mem [0:3];            // events waiting for their QPC answer, in order
   wire                    aw_take;
+  wire                    aw_rdy;                 // no write open, or the open one ends now
+                                                  // (s_axi_awready out of reset)
   wire    [11:0]          aw_page;
   wire    [11:0]          owner;                  // the function whose BAR holds the page
   wire    [11:0]          page_idx;               // page index within that function
@@ -504,7 +506,8 @@ module uar #(
     .irq_o                        (irq_o)
   );
 
-  assign aw_take = s_axi_awvalid && s_axi_awready;
+  assign aw_take = s_axi_awvalid && aw_rdy;
+  assign aw_rdy = !aw_valid_q || w_last_take;
   assign aw_page = aw_addr_q[23:12];
   assign owner = aw_page >> PW;
   assign page_idx = aw_page & PAGE_MASK;
@@ -601,7 +604,7 @@ module uar #(
   assign drop_reason = h_chk ? chk_reason : h_reason;
   assign h_qpn = h_chk ? h_data[31:8] : 24'h000000;
   assign bf_end = drain_q && m_axis_bf_tready && drain_idx_q == drain_last_q;
-  assign s_axi_awready = !aw_valid_q || w_last_take;
+  assign s_axi_awready = !rst && aw_rdy;
   assign s_axi_wready = w_ready;
   assign s_axi_bvalid = b_valid_q;
   assign s_axi_bresp = b_resp_q;

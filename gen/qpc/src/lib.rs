@@ -957,9 +957,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::and(id(format!("{p}_req_valid")), id(format!("{p}_adv"))),
             Some("a request is accepted this cycle"),
         );
+        // Ready is low in reset (SPEC §2: nothing is accepted while in reset; the stage-1
+        // flops are held there, so a handshake would be lost). Only the port is gated:
+        // `_take` stays on `_adv`, whose effects reset discards anyway.
         g.assigns.push(V::Assign(
             id(format!("{p}_req_ready")),
-            id(format!("{p}_adv")),
+            Expr::and(rst.released(), id(format!("{p}_adv"))),
         ));
         // Stage 1: the request and the replica word read at acceptance.
         g.state(&format!("{p}_s1_valid"), 1, b1(false));
@@ -1297,7 +1300,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::or(Expr::lnot(id("mk_rsp_valid_q")), id("mk_rsp_ready")),
         Some("the pipeline moves this cycle"),
     );
-    g.assigns.push(V::Assign(id("mk_req_ready"), id("mk_adv")));
+    g.assigns.push(V::Assign(
+        id("mk_req_ready"),
+        Expr::and(rst.released(), id("mk_adv")),
+    ));
     // The access's end, one past its last byte, added as the request is taken: the range
     // check then compares two ends instead of adding in the same cycle (issue 9).
     g.wire(
@@ -1453,20 +1459,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
 
     // ---- RX write-back
     part(&mut g, "wb", "rx_wb_vf", "rx_wb_qpn", false);
-    g.wire(
-        "wb_take",
-        1,
-        Expr::and(id("rx_wb_valid"), id("rx_wb_ready")),
-        Some("a write-back is accepted this cycle"),
-    );
     // Low for the whole WRITE cycle, not only when the command writes the PSN RAM: the
     // command's outcome then selects neither this ready nor the PSN RAM's address (issue 9).
-    g.assigns.push(V::Assign(
-        id("rx_wb_ready"),
+    g.wire(
+        "wb_free",
+        1,
         Expr::and(
             Expr::lnot(id("clr_busy_q")),
             Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_WRITE")),
         ),
+        Some("the PSN RAM's port is free for a write-back"),
+    );
+    g.wire(
+        "wb_take",
+        1,
+        Expr::and(id("rx_wb_valid"), id("wb_free")),
+        Some("a write-back is accepted this cycle"),
+    );
+    // The port is also low in reset (SPEC §2), which `clr_busy_q` covers only from the first
+    // edge of a synchronous reset; `wb_take` stays on `wb_free` (the clear that follows reset
+    // zeroes the PSN RAM anyway).
+    g.assigns.push(V::Assign(
+        id("rx_wb_ready"),
+        Expr::and(rst.released(), id("wb_free")),
     ));
 
     // ---- command engine

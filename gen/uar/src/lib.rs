@@ -846,10 +846,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
 
     // ---- stage 0: the AXI write, classified at its last beat
-    g.wire(
-        "aw_take",
+    g.wire("aw_take", 1, Expr::and(id("s_axi_awvalid"), id("aw_rdy")));
+    g.wire_c(
+        "aw_rdy",
         1,
-        Expr::and(id("s_axi_awvalid"), id("s_axi_awready")),
+        Expr::or(not(id("aw_valid_q")), id("w_last_take")),
+        "no write open, or the open one ends now (s_axi_awready out of reset)",
     );
     g.wire("aw_page", 12, id("aw_addr_q").bits(23, 12));
     g.wire_c(
@@ -1875,10 +1877,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
 
     // ---- outputs
     let out = |g: &mut Gen, name: &str, e: Expr| g.assigns.push(V::Assign(id(name), e));
+    // Low in reset (SPEC §2: nothing is accepted while in reset; the AW flops are held there,
+    // so the write's W beats would wait for an AW the block never saw). Only the port is
+    // gated: `aw_take` stays on `aw_rdy`, whose effects reset discards anyway.
     out(
         &mut g,
         "s_axi_awready",
-        Expr::or(not(id("aw_valid_q")), id("w_last_take")),
+        Expr::and(rst.released(), id("aw_rdy")),
     );
     out(&mut g, "s_axi_wready", id("w_ready"));
     out(&mut g, "s_axi_bvalid", id("b_valid_q"));

@@ -120,3 +120,64 @@ fn clear_starting_in_write_drops_the_write() {
         "no clear started in an MKey command's WRITE cycle"
     );
 }
+
+/// SPEC §2: nothing is accepted while in reset. With every request `valid` high and reset
+/// asserted (for several edges, in either reset style), no request port may show `ready`: a
+/// handshake then would be lost, since the stage-1 flops are held in reset. Before the fix
+/// the lookup ports' `ready` was `!rsp_valid_q || rsp_ready`, which is 1 in reset.
+fn no_request_taken_in_reset<M: rdmagen_harness::Model>() {
+    let mut m = M::create();
+    m.zero_inputs();
+    m.set_reset(true);
+    let set = |m: &M, n: &str, v: u32| {
+        m.port(n)
+            .unwrap_or_else(|| panic!("no port {n}"))
+            .write(&[v, 0, 0]);
+    };
+    let get = |m: &M, n: &str| {
+        let mut w = [0u32; 1];
+        m.port(n)
+            .unwrap_or_else(|| panic!("no port {n}"))
+            .read(&mut w);
+        w[0]
+    };
+    for p in ["db", "wqe", "rx", "mk"] {
+        set(&m, &format!("{p}_req_valid"), 1);
+        set(&m, &format!("{p}_rsp_ready"), 1);
+    }
+    set(&m, "rx_wb_valid", 1);
+    set(&m, "s_axil_awvalid", 1);
+    set(&m, "s_axil_wvalid", 1);
+    set(&m, "s_axil_arvalid", 1);
+    for edge in 0..4 {
+        m.eval();
+        for p in [
+            "db_req_ready",
+            "wqe_req_ready",
+            "rx_req_ready",
+            "mk_req_ready",
+            "rx_wb_ready",
+            "s_axil_awready",
+            "s_axil_wready",
+            "s_axil_arready",
+        ] {
+            assert_eq!(
+                get(&m, p),
+                0,
+                "{} after {edge} edges in reset: {p} is 1",
+                M::VARIANT
+            );
+        }
+        m.tick();
+    }
+}
+
+#[test]
+fn no_request_taken_in_reset_sync_high() {
+    no_request_taken_in_reset::<QpcV4Q16>();
+}
+
+#[test]
+fn no_request_taken_in_reset_async_low() {
+    no_request_taken_in_reset::<rdmagen_qpc_tests::QpcV256Q64>();
+}

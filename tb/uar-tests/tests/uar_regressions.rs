@@ -104,3 +104,68 @@ fn foreign_high_half_leaves_the_pending_pair() {
     b.run(&case).unwrap_or_else(|f| panic!("{f}"));
     assert_eq!(b.stats.fetches, 1);
 }
+
+/// SPEC §2: nothing is accepted while in reset. With AWVALID, WVALID and the CSR masters'
+/// valids high and reset asserted (for several edges, in either reset style), no ready may
+/// be high: an AW handshake in reset is lost (the AW flops are held in reset), so the master's
+/// W beats would then wait forever for an AW the block never saw. Before the fix
+/// `s_axi_awready` was `!aw_valid_q || w_last_take`, which is 1 in reset.
+fn no_write_taken_in_reset<M: rdmagen_harness::Model>() {
+    let mut m = M::create();
+    m.zero_inputs();
+    m.set_reset(true);
+    let set = |m: &M, n: &str, v: u32| {
+        m.port(n)
+            .unwrap_or_else(|| panic!("no port {n}"))
+            .write(&[v, 0, 0]);
+    };
+    let get = |m: &M, n: &str| {
+        let mut w = [0u32; 1];
+        m.port(n)
+            .unwrap_or_else(|| panic!("no port {n}"))
+            .read(&mut w);
+        w[0]
+    };
+    // A single-beat doorbell of VF 0 to its page 0, and CSR writes and reads.
+    set(&m, "s_axi_awvalid", 1);
+    set(&m, "s_axi_wvalid", 1);
+    set(&m, "s_axi_wstrb", 0xFF);
+    set(&m, "s_axi_wlast", 1);
+    set(&m, "s_axi_bready", 1);
+    for pre in ["s_axil_", "qpc_s_axil_"] {
+        for v in ["awvalid", "wvalid", "arvalid", "bready", "rready"] {
+            set(&m, &format!("{pre}{v}"), 1);
+        }
+    }
+    for edge in 0..4 {
+        m.eval();
+        for p in [
+            "s_axi_awready",
+            "s_axi_wready",
+            "s_axil_awready",
+            "s_axil_wready",
+            "s_axil_arready",
+            "qpc_s_axil_awready",
+            "qpc_s_axil_wready",
+            "qpc_s_axil_arready",
+        ] {
+            assert_eq!(
+                get(&m, p),
+                0,
+                "{} after {edge} edges in reset: {p} is 1",
+                M::VARIANT
+            );
+        }
+        m.tick();
+    }
+}
+
+#[test]
+fn no_write_taken_in_reset_sync_high() {
+    no_write_taken_in_reset::<UarV4Q16>();
+}
+
+#[test]
+fn no_write_taken_in_reset_async_low() {
+    no_write_taken_in_reset::<Mlx5V4Q16>();
+}
