@@ -533,6 +533,7 @@ module qpc #(
   wire [383:0]     cmd_state_word;
   wire [383:0]     cmd_query_word;
   wire [191:0]     cmd_mk_load_word;
+  wire [64:0]      mb_mk_end_d;
   reg  [64:0]      mb_mk_end_q;
   wire             cmd_mk_exists;                 // the targeted key exists and belongs to the
                                                   // command's VF
@@ -551,6 +552,7 @@ module qpc #(
   wire             cmd_ctx_we;
   wire             cmd_psn_we;
   wire             cmd_mk_we;
+  wire [3:0]       wr_prev_d;
   reg              wr_ctx_we_q;
   reg              wr_psn_we_q;
   reg              wr_mk_we_q;
@@ -577,6 +579,7 @@ module qpc #(
   wire             mk_we;                         // the clear or an MKey command writes the key
                                                   // table
   wire [MK_AW-1:0] mk_wr_addr;
+  wire             mk_rsp_new_d;                  // a key lookup answers this cycle
   reg              cmd_done_q;
   reg              mk_rsp_new_q;
   reg              cnt_illegal_transitions_q;
@@ -587,6 +590,7 @@ module qpc #(
   wire             cnt_pd_mismatches_d;
   reg  [4:0]       cnt_partition_violations_q;
   wire [4:0]       cnt_partition_violations_d;
+  wire [2:0]       cnt_partition_violations_sum_d;
   reg  [2:0]       cnt_partition_violations_sum_q;
   reg              cnt_port_collisions_q;
   wire             cnt_port_collisions_d;
@@ -822,6 +826,8 @@ module qpc #(
   assign cmd_mk_load_word = {csr_mailbox_data_value_o[191:32], 1'b1,
                              csr_mailbox_data_value_o[30:24], cmd_vf_q,
                              csr_mailbox_data_value_o[15:0]};
+  assign mb_mk_end_d = {1'b0, csr_mailbox_data_value_o[127:64]} +
+                       {1'b0, csr_mailbox_data_value_o[191:128]};
   assign cmd_mk_exists = cmd_mk_q[31] && cmd_mk_q[23:16] == cmd_vf_q;
   assign cmd_mk_query = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing && cmd_mk_exists;
   assign cmd_from_ok = cmd_from_q[4] || cmd_from_q[3:0] == cmd_ctx_q[31:28];
@@ -837,6 +843,8 @@ module qpc #(
   assign cmd_mk_we = cmd_go &&
                      ((cmd_does_q[DOES_MK_CREATE] && !cmd_mk_q[31]) ||
                       (cmd_does_q[DOES_MK_DESTROY] && cmd_mk_exists));
+  assign wr_prev_d = cmd_pre_ok_q && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_ctx_q[31:28] :
+                     4'b0000;
   assign wr_word = ({384{wr_load_q}} & cmd_load_word) | ({384{wr_state_q}} & cmd_state_word);
   assign wr_psn = {25{wr_load_q}} & {1'b0, csr_mailbox_data_value_o[247:224]};
   assign wr_mk_word = {192{wr_mk_load_q}} & cmd_mk_load_word;
@@ -850,6 +858,7 @@ module qpc #(
   assign psn_word = clr_busy_q ? 25'd0 : cmd_end ? wr_psn : {rx_wb_nak_sent, rx_wb_epsn};
   assign mk_we = mk_clr_busy_q || wr_mk_we_q;
   assign mk_wr_addr = mk_clr_busy_q ? mk_clr_addr_q : cmd_mk_addr_q;
+  assign mk_rsp_new_d = mk_adv && mk_s1_valid_q;
   assign csr_status_clear_busy_i = clearing;
   assign csr_mkey_geometry_num_mkeys_i = GEO_NUM_MKEYS;
   assign csr_geometry_num_vf_i = GEO_NUM_VF;
@@ -872,6 +881,11 @@ module qpc #(
                                         !(cmd_inpart && cmd_index_ok)), wb_take && !wb_inpart,
                                        rx_take && !rx_inpart, wqe_take && !wqe_inpart,
                                        db_take && !db_inpart};
+  assign cnt_partition_violations_sum_d = {2'b00, cnt_partition_violations_q[0]} +
+                                          {2'b00, cnt_partition_violations_q[1]} +
+                                          {2'b00, cnt_partition_violations_q[2]} +
+                                          {2'b00, cnt_partition_violations_q[3]} +
+                                          {2'b00, cnt_partition_violations_q[4]};
   assign csr_partition_violations_count_incr_i = cnt_partition_violations_sum_q;
   assign cnt_port_collisions_d = db_take && rx_take && db_inpart && rx_inpart &&
                                  db_req_qpn[19:0] == rx_req_qpn[19:0];
@@ -1244,19 +1258,14 @@ module qpc #(
       wr_mk_load_q <= cmd_does_q[DOES_MK_CREATE];
       wr_status_q <= cmd_status;
       wr_illegal_q <= cmd_illegal;
-      wr_prev_q <= cmd_pre_ok_q && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_ctx_q[31:28] :
-                   4'b0000;
+      wr_prev_q <= wr_prev_d;
       cmd_done_q <= cmd_end;
-      mk_rsp_new_q <= mk_adv && mk_s1_valid_q;
+      mk_rsp_new_q <= mk_rsp_new_d;
       cnt_illegal_transitions_q <= cnt_illegal_transitions_d;
       cnt_cmd_errors_q <= cnt_cmd_errors_d;
       cnt_pd_mismatches_q <= cnt_pd_mismatches_d;
       cnt_partition_violations_q <= cnt_partition_violations_d;
-      cnt_partition_violations_sum_q <= {2'b00, cnt_partition_violations_q[0]} +
-                                        {2'b00, cnt_partition_violations_q[1]} +
-                                        {2'b00, cnt_partition_violations_q[2]} +
-                                        {2'b00, cnt_partition_violations_q[3]} +
-                                        {2'b00, cnt_partition_violations_q[4]};
+      cnt_partition_violations_sum_q <= cnt_partition_violations_sum_d;
       cnt_port_collisions_q <= cnt_port_collisions_d;
       cnt_rkey_violations_q <= cnt_rkey_violations_d;
     end
@@ -1326,8 +1335,7 @@ module qpc #(
     cmd_ctx_q <= ctx_mem[cmd_addr_q];
     cmd_psn_q <= psn_mem[cmd_addr_q];
     cmd_mk_q <= mkey_mem[cmd_mk_addr_q];
-    mb_mk_end_q <= {1'b0, csr_mailbox_data_value_o[127:64]} +
-                   {1'b0, csr_mailbox_data_value_o[191:128]};
+    mb_mk_end_q <= mb_mk_end_d;
   end
 
   // Context RAMs: one write port each; the replicas take every command write

@@ -682,10 +682,51 @@ module uar #(
                        e1_reason, e1_len, e1_win, h[91:89], e1_kind};
 
   always @* begin
-    // Window decode: shape of the write in the window it starts in
+    // Defaults
     dk = 3'b000;
     dwin = aw_win_q;
     dval = be64;
+    ev_kind = 3'b100;
+    ev_reason = 3'b000;
+    ev_idx = page_idx[3:0];
+    ev_data = 64'h0000000000000000;
+    ev_resp = 2'b00;
+    aw_valid_d = aw_valid_q;
+    aw_addr_d = aw_addr_q;
+    aw_len_d = aw_len_q;
+    aw_user_d = aw_user_q;
+    aw_reason_d = aw_reason_q;
+    aw_ok_d = aw_ok_q;
+    aw_bfc_d = aw_bfc_q;
+    aw_win_d = aw_win_q;
+    aw_hh_d = aw_hh_q;
+    aw_bh_d = aw_bh_q;
+    pm_d = pm_q;
+    aw_ps_d = in_ps;
+    aw_pt_d = 1'b0;
+    aw_pv_d = pv;
+    beat_d = beat_q;
+    beat0_d = beat0_q;
+    last_d = last_q;
+    full_d = full_q;
+    first_d = first_q;
+    cand_d = cand_q;
+    b_valid_d = b_valid_q;
+    b_resp_d = b_resp_q;
+    pend_valid_d = pend_valid_q;
+    e1_valid_d = e1_valid_q;
+    e1_d = e1_q;
+    q_wr_d = q_wr_q;
+    q_rd_d = q_rd_q;
+    q_occ_d = q_occ_q;
+    q_kind_d = q_kind_q;
+    e1_chk_d = e1_chk_q;
+    bf_busy_d = bf_busy_q;
+    drain_d = drain_q;
+    drain_idx_d = drain_idx_q;
+    drain_last_d = drain_last_q;
+    drain_user_d = drain_user_q;
+    // Window decode: shape of the write in the window it starts in
     if (aw_hh_q) begin
       if (s_axi_wstrb == 8'hff) begin
         dk = 3'b001;
@@ -698,15 +739,7 @@ module uar #(
     if (aw_bh_q && full_now && owns_buf) begin
       dk = 3'b100;
     end
-  end
-
-  always @* begin
     // Classification of the write at its last beat
-    ev_kind = 3'b100;
-    ev_reason = 3'b000;
-    ev_idx = page_idx[3:0];
-    ev_data = 64'h0000000000000000;
-    ev_resp = 2'b00;
     if (tear) begin
       ev_kind = 3'b100;
       ev_reason = 3'b110;
@@ -746,45 +779,6 @@ module uar #(
         end
       endcase
     end
-  end
-
-  always @* begin
-    // Defaults: hold
-    aw_valid_d = aw_valid_q;
-    aw_addr_d = aw_addr_q;
-    aw_len_d = aw_len_q;
-    aw_user_d = aw_user_q;
-    aw_reason_d = aw_reason_q;
-    aw_ok_d = aw_ok_q;
-    aw_bfc_d = aw_bfc_q;
-    aw_win_d = aw_win_q;
-    aw_hh_d = aw_hh_q;
-    aw_bh_d = aw_bh_q;
-    pm_d = pm_q;
-    aw_ps_d = in_ps;
-    aw_pt_d = 1'b0;
-    aw_pv_d = pv;
-    beat_d = beat_q;
-    beat0_d = beat0_q;
-    last_d = last_q;
-    full_d = full_q;
-    first_d = first_q;
-    cand_d = cand_q;
-    b_valid_d = b_valid_q;
-    b_resp_d = b_resp_q;
-    pend_valid_d = pend_valid_q;
-    e1_valid_d = e1_valid_q;
-    e1_d = e1_q;
-    q_wr_d = q_wr_q;
-    q_rd_d = q_rd_q;
-    q_occ_d = q_occ_q;
-    q_kind_d = q_kind_q;
-    e1_chk_d = e1_chk_q;
-    bf_busy_d = bf_busy_q;
-    drain_d = drain_q;
-    drain_idx_d = drain_idx_q;
-    drain_last_d = drain_last_q;
-    drain_user_d = drain_user_q;
     // AW: one burst at a time; the next AW with the last beat
     if (aw_take) begin
       aw_valid_d = 1'b1;

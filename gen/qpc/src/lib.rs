@@ -1812,13 +1812,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     // A new key's end, from the mailbox as it is one cycle before WRITE stores it (like
     // `mb_ok_q`, the mailbox is not software's to change while busy): the adder ends at a flop
     // rather than at the end table's write port.
-    g.reg("mb_mk_end_q", mk_end_w);
-    g.flops.push(Flop {
-        q: id("mb_mk_end_q"),
-        d: Expr::plus(
+    g.wire(
+        "mb_mk_end_d",
+        mk_end_w,
+        Expr::plus(
             wide(mkf.va.of(mb), mkf.va.w()),
             wide(mkf.length.of(mb), mkf.length.w()),
         ),
+        None,
+    );
+    g.reg("mb_mk_end_q", mk_end_w);
+    g.flops.push(Flop {
+        q: id("mb_mk_end_q"),
+        d: id("mb_mk_end_d"),
         reset: None,
     });
     g.wire(
@@ -2116,6 +2122,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         cur_state,
         Expr::zero(sw),
     );
+    // Flops load a name, not logic (the style every block keeps): the state before the command.
+    g.wire("wr_prev_d", sw, prev_state, None);
     for (q, w, d, reset) in [
         ("wr_ctx_we_q", 1, id("cmd_ctx_we"), Some(b1(false))),
         ("wr_psn_we_q", 1, id("cmd_psn_we"), Some(b1(false))),
@@ -2125,7 +2133,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("wr_mk_load_q", 1, does("DOES_MK_CREATE"), Some(b1(false))),
         ("wr_status_q", 8, id("cmd_status"), Some(n(8, ok))),
         ("wr_illegal_q", 1, id("cmd_illegal"), Some(b1(false))),
-        ("wr_prev_q", sw, prev_state, Some(Expr::zero(sw))),
+        ("wr_prev_q", sw, id("wr_prev_d"), Some(Expr::zero(sw))),
     ] {
         g.reg(q, w);
         g.flops.push(Flop { q: id(q), d, reset });
@@ -2283,9 +2291,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     });
 
     // ---- CSR hardware inputs
+    g.wire(
+        "mk_rsp_new_d",
+        1,
+        Expr::and(id("mk_adv"), id("mk_s1_valid_q")),
+        Some("a key lookup answers this cycle"),
+    );
     for (q, d) in [
         ("cmd_done_q", id("cmd_end")),
-        ("mk_rsp_new_q", Expr::and(id("mk_adv"), id("mk_s1_valid_q"))),
+        ("mk_rsp_new_q", id("mk_rsp_new_d")),
     ] {
         g.reg(q, 1);
         g.flops.push(Flop {
@@ -2423,13 +2437,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                     // The events' count, as wide as the counter's 3-bit increment port, in
                     // a flop of its own: the counter's adder then starts from flops only.
                     let sum = format!("cnt_{short}_sum_q");
-                    g.reg(&sum, 3);
-                    g.flops.push(Flop {
-                        q: id(sum.clone()),
-                        d: (0..*w)
+                    let sum_d = format!("cnt_{short}_sum_d");
+                    g.wire(
+                        &sum_d,
+                        3,
+                        (0..*w)
                             .map(|i| Expr::concat(vec![n(2, 0), id(q.clone()).bits(i, i)]))
                             .reduce(Expr::plus)
                             .expect("at least one event"),
+                        None,
+                    );
+                    g.reg(&sum, 3);
+                    g.flops.push(Flop {
+                        q: id(sum.clone()),
+                        d: id(sum_d),
                         reset: Some(n(3, 0)),
                     });
                     id(sum)

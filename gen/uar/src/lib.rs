@@ -2101,11 +2101,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     items.push(V::Blank);
     items.extend(g.assigns);
     items.push(V::Blank);
-    items.push(V::Comb(dec));
-    items.push(V::Blank);
-    items.push(V::Comb(classify));
-    items.push(V::Blank);
-    items.push(V::Comb(g.comb));
+    items.push(V::Comb(one_comb([dec, classify, g.comb])));
     items.push(V::Blank);
     items.push(V::Flops(g.flops));
     items.push(V::Blank);
@@ -2324,4 +2320,29 @@ pub fn generate_top(map: &RegMap, qpc_map: &RegMap, opts: &Options) -> Result<Mo
         items,
         reset: rst,
     })
+}
+
+/// The module's one `always @*` from its sections (the window decode, the classification at
+/// the last beat, the next state), each a title comment, its defaults and then its logic: all
+/// the defaults first, under one comment, then each section's logic under its title, in
+/// order (each section reads the ones before it).
+fn one_comb<const N: usize>(sections: [Vec<Stmt>; N]) -> Vec<Stmt> {
+    let mut defaults = vec![Stmt::Comment("Defaults".into())];
+    let mut logic = Vec::new();
+    for mut section in sections {
+        let n = section
+            .iter()
+            .skip(1)
+            .take_while(|s| matches!(s, Stmt::Assign(..)))
+            .count();
+        let mut rest = section.split_off(1 + n);
+        let title = section.remove(0);
+        defaults.append(&mut section);
+        if !matches!(&title, Stmt::Comment(t) if t.starts_with("Defaults")) {
+            logic.push(title);
+        }
+        logic.append(&mut rest);
+    }
+    defaults.append(&mut logic);
+    defaults
 }
