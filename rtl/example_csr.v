@@ -735,16 +735,12 @@ module example_csr #(
       // cfg.enable [0] rw: Enables the port's MAC. 0 holds the MAC in reset.
       port_cfg_enable_d = port_cfg_enable_q;
       if (port_cfg_swe) begin
-        if (s_axil_wstrb[0]) begin
-          port_cfg_enable_d = s_axil_wdata[0];
-        end
+        port_cfg_enable_d = (port_cfg_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
       end
       // cfg.promisc [1] rw: Accept frames for any destination MAC address.
       port_cfg_promisc_d = port_cfg_promisc_q;
       if (port_cfg_swe) begin
-        if (s_axil_wstrb[0]) begin
-          port_cfg_promisc_d = s_axil_wdata[1];
-        end
+        port_cfg_promisc_d = (port_cfg_promisc_d & ~wr_mask[1]) | (s_axil_wdata[1] & wr_mask[1]);
       end
       // link.speed [1:0] ro: Speed negotiated at the last link-up. Hardware loads it when the link
       // trains; it keeps its value while the link is down.

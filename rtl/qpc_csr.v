@@ -706,18 +706,8 @@ module qpc_csr (
       // data.value [31:0] rw: Dword of the context word; QUERY_QP and QUERY_MKEY load it.
       mailbox_data_value_d = mailbox_data_value_q;
       if (mailbox_data_swe) begin
-        if (s_axil_wstrb[0]) begin
-          mailbox_data_value_d[7:0] = s_axil_wdata[7:0];
-        end
-        if (s_axil_wstrb[1]) begin
-          mailbox_data_value_d[15:8] = s_axil_wdata[15:8];
-        end
-        if (s_axil_wstrb[2]) begin
-          mailbox_data_value_d[23:16] = s_axil_wdata[23:16];
-        end
-        if (s_axil_wstrb[3]) begin
-          mailbox_data_value_d[31:24] = s_axil_wdata[31:24];
-        end
+        mailbox_data_value_d = (mailbox_data_value_d & ~wr_mask[31:0]) |
+                               (s_axil_wdata[31:0] & wr_mask[31:0]);
       end
       if (mailbox_data_value_we_i[i]) begin
         mailbox_data_value_d = mailbox_data_value_d_i[i * 32 +: 32];

@@ -1144,9 +1144,7 @@ module uar_mlx5_csr #(
       // counted in `drop_disabled` and in this VF's `drops`.
       vf_ctrl_enable_d = vf_ctrl_enable_q;
       if (vf_ctrl_swe) begin
-        if (s_axil_wstrb[0]) begin
-          vf_ctrl_enable_d = s_axil_wdata[0];
-        end
+        vf_ctrl_enable_d = (vf_ctrl_enable_d & ~wr_mask[0]) | (s_axil_wdata[0] & wr_mask[0]);
       end
       // doorbells.count [31:0] rc: Accepted count; saturates at 0xFFFF_FFFF.
       vf_doorbells_count_d = vf_doorbells_count_q;

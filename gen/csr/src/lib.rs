@@ -186,9 +186,10 @@ struct Gen<'a> {
     opts: &'a Options,
     aw: u32,
     has64: bool,
-    /// Some field is written bit by bit (write 1 or 0 to clear, write 1 to set, a pulse), so
-    /// WSTRB is needed as a bit mask (`wr_mask`; `wr_mask64` for such a field of a 64-bit
-    /// register). Plain writes go byte lane by byte lane ([`lane_writes`]).
+    /// Some field is written bit by bit (write 1 or 0 to clear, write 1 to set, a pulse, any
+    /// write in an array), so WSTRB is needed as a bit mask (`wr_mask`; `wr_mask64` for such a
+    /// field of a 64-bit register). Other plain writes go byte lane by byte lane
+    /// ([`lane_writes`]).
     mask: bool,
     mask64: bool,
     /// Some group's reads take a fetch stage ([`Group::fetches_reads`]).
@@ -216,16 +217,16 @@ struct Gen<'a> {
 impl<'a> Gen<'a> {
     fn new(map: &'a RegMap, opts: &'a Options) -> Self {
         let has64 = map.registers().any(|(_, r)| r.width == 64);
-        let masked = |r: &Register| {
-            r.fields.iter().any(|f| {
-                matches!(
-                    f.access,
-                    Access::W1c | Access::W1s | Access::W0c | Access::Wp
-                )
+        // Array registers write `rw`/`wo` fields through the mask too (see `field_logic`).
+        let masked = |g: Option<&Group>, r: &Register| {
+            r.fields.iter().any(|f| match f.access {
+                Access::W1c | Access::W1s | Access::W0c | Access::Wp => true,
+                Access::Rw | Access::Wo => g.is_some(),
+                _ => false,
             })
         };
-        let mask64 = map.registers().any(|(_, r)| r.width == 64 && masked(r));
-        let mask = mask64 || map.registers().any(|(_, r)| masked(r));
+        let mask64 = map.registers().any(|(g, r)| r.width == 64 && masked(g, r));
+        let mask = mask64 || map.registers().any(|(g, r)| masked(g, r));
         let fetch = map
             .items
             .iter()
@@ -1711,14 +1712,20 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         _ => {
             // The last use of `q`: moved, not copied.
             c.push(Stmt::assign(d.clone(), q));
-            if matches!(f.access, Access::Rw | Access::Wo) {
+            if matches!(f.access, Access::Rw | Access::Wo) && scope.group.is_none() {
                 // One `if` per byte lane: a flop's enable is then the register's write strobe
                 // and that lane's WSTRB bit, and its D input the write data (no LUT per bit,
-                // as a mask expression needs).
+                // as a mask expression needs). Not in an array, whose write strobe already
+                // compares the element index: with the lane there too, the enable of a
+                // 64-element array measured one LUT level over the target (issue 9).
                 let lanes = lane_writes(f, r.width == 64, &d, data);
                 c.push(Stmt::if_(swe.clone(), lanes));
             }
             let write = match f.access {
+                Access::Rw | Access::Wo if scope.group.is_some() => Some(Expr::bor(
+                    Expr::band(d.clone(), Expr::bitnot(wm())),
+                    Expr::band(wd(), wm()),
+                )),
                 Access::W1c => Some(Expr::band(d.clone(), Expr::bitnot(Expr::band(wd(), wm())))),
                 Access::W1s => Some(Expr::bor(d.clone(), Expr::band(wd(), wm()))),
                 Access::W0c => Some(Expr::band(d.clone(), Expr::bor(wd(), Expr::bitnot(wm())))),
