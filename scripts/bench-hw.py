@@ -711,21 +711,21 @@ def peer_table(rows):
         "write-0-clear or interrupt pairs). Ratios: the tool's figure over rdmagen's (below 1: smaller",
         "than rdmagen's).",
         "",
-        "| map | tool | LUTs | FFs | carry cells | LUT levels | generic cells | LUTs / rdmagen | FFs / rdmagen | generic cells / rdmagen |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| map | tool | LUTs | FFs | carry cells | LUT levels | ABC delay ps | generic cells | LUTs / rdmagen | FFs / rdmagen | generic cells / rdmagen |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for style, vfs, tools in PEER_MAPS:
         ours = by_label.get(peer_label(style, vfs, "rdmagen"))
         for tool in tools:
             r = by_label.get(peer_label(style, vfs, tool))
             if r is None:
-                md.append(f"| `{style}`, {vfs * 16 + 1} registers | {tool} | not measured | | | | | | | |")
+                md.append(f"| `{style}`, {vfs * 16 + 1} registers | {tool} | not measured | | | | | | | | |")
                 continue
             ratio = lambda k: f"{r[k] / ours[k]:.2f}" if ours and ours[k] else "–"
             levels = "–" if r["lut_levels"] is None else f"{r['lut_levels']} + {r['muxf_levels']} MUXF"
             md.append(
                 f"| `{style}`, {vfs * 16 + 1} registers | {tool} | {r['luts']} | {r['ffs']} | {r['carry']} | {levels} "
-                f"| {r['generic_cells']} | {ratio('luts')} | {ratio('ffs')} | {ratio('generic_cells')} |"
+                f"| {r.get('abc_delay_ps') or '–'} | {r['generic_cells']} | {ratio('luts')} | {ratio('ffs')} | {ratio('generic_cells')} |"
             )
     return md
 
