@@ -171,7 +171,10 @@ def rtl_path(f):
 
 
 def generate_variants(rdmagen, subs):
-    """Writes the GENERATED directories and the peer RTL (`peersVFS`) named in `subs`."""
+    """Writes the GENERATED directories and the peer RTL (`peer_dir`) named in `subs`."""
+    if any(sub in PEER_DIRS for sub in subs):
+        # Pinned versions, installed into .venv as `make bench-peers` does (quick when present).
+        subprocess.run([os.path.join(ROOT, "scripts", "bench-peers.py"), "--install-only"], check=True)
     for sub in sorted(subs):
         out = os.path.join(GEN_DIR, sub)
         if sub in GENERATED:
@@ -186,8 +189,6 @@ def generate_peers(rdmagen, style, vfs, out):
     commands): PeakRDL reads the SystemRDL export, Corsair a regmap written from the JSON export."""
     venv = os.path.dirname(VENV_PYTHON)
     run = lambda cmd, cwd=ROOT: subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, text=True)
-    # Pinned versions, installed into .venv as `make bench-peers` does (quick when present).
-    run([os.path.join(ROOT, "scripts", "bench-peers.py"), "--install-only"])
     subprocess.run(["rm", "-rf", out], check=True)
     os.makedirs(out)
     name = f"bench_{style}_{vfs}"

@@ -225,18 +225,26 @@ impl<'a> Gen<'a> {
                 _ => false,
             })
         };
-        let mask64 = map.registers().any(|(g, r)| r.width == 64 && masked(g, r));
-        let mask = mask64 || map.registers().any(|(g, r)| masked(g, r));
         let fetch = map
             .items
             .iter()
             .any(|i| matches!(i, Item::Group(g) if g.fetches_reads()));
         // Sized up front from the map: on a 4096-register map, growing these one doubling at a
-        // time copied megabytes of syntax tree (about 3 % of a whole run).
-        let (regs, fields, field_ports) = map.registers().fold((0, 0, 0), |(r, f, p), (_, reg)| {
-            let ports: usize = reg.fields.iter().map(field_port_count).sum();
-            (r + 1, f + reg.fields.len(), p + ports)
-        });
+        // time copied megabytes of syntax tree (about 3 % of a whole run). The same pass finds
+        // whether the WSTRB masks are needed.
+        let (regs, fields, field_ports, mask, mask64) =
+            map.registers()
+                .fold((0, 0, 0, false, false), |(r, f, p, m, m64), (g, reg)| {
+                    let ports: usize = reg.fields.iter().map(field_port_count).sum();
+                    let bitwise = masked(g, reg);
+                    (
+                        r + 1,
+                        f + reg.fields.len(),
+                        p + ports,
+                        m || bitwise,
+                        m64 || (bitwise && reg.width == 64),
+                    )
+                });
         let assigns = 16 + regs + 2 * fields;
         // Room for localparams and then the rest of the items (see `finish`).
         let mut decls = Vec::with_capacity(64 + 2 * regs);

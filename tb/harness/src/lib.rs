@@ -69,6 +69,27 @@ pub trait Model {
     /// A port by name.
     fn port(&self, name: &str) -> Option<DynPort<'_>>;
 
+    /// Drives input `name` (up to 32 bits) to `v`, for directed tests that set ports by name.
+    ///
+    /// # Panics
+    /// When the model has no such input: a testbench bug.
+    fn poke(&self, name: &str, v: u32) {
+        self.port(name)
+            .unwrap_or_else(|| panic!("no port {name}"))
+            .write(&[v]);
+    }
+
+    /// The low 32 bits of port `name`.
+    ///
+    /// # Panics
+    /// When the model has no such port: a testbench bug.
+    fn peek(&self, name: &str) -> u32 {
+        let port = self.port(name).unwrap_or_else(|| panic!("no port {name}"));
+        let mut w = vec![0u32; port.words().max(1)];
+        port.read(&mut w);
+        w[0]
+    }
+
     fn param(name: &str) -> Option<i64> {
         Self::PARAMS
             .iter()

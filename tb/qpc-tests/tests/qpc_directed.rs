@@ -129,26 +129,14 @@ fn no_request_taken_in_reset<M: rdmagen_harness::Model>() {
     let mut m = M::create();
     m.zero_inputs();
     m.set_reset(true);
-    let set = |m: &M, n: &str, v: u32| {
-        m.port(n)
-            .unwrap_or_else(|| panic!("no port {n}"))
-            .write(&[v, 0, 0]);
-    };
-    let get = |m: &M, n: &str| {
-        let mut w = [0u32; 1];
-        m.port(n)
-            .unwrap_or_else(|| panic!("no port {n}"))
-            .read(&mut w);
-        w[0]
-    };
     for p in ["db", "wqe", "rx", "mk"] {
-        set(&m, &format!("{p}_req_valid"), 1);
-        set(&m, &format!("{p}_rsp_ready"), 1);
+        m.poke(&format!("{p}_req_valid"), 1);
+        m.poke(&format!("{p}_rsp_ready"), 1);
     }
-    set(&m, "rx_wb_valid", 1);
-    set(&m, "s_axil_awvalid", 1);
-    set(&m, "s_axil_wvalid", 1);
-    set(&m, "s_axil_arvalid", 1);
+    m.poke("rx_wb_valid", 1);
+    m.poke("s_axil_awvalid", 1);
+    m.poke("s_axil_wvalid", 1);
+    m.poke("s_axil_arvalid", 1);
     for edge in 0..4 {
         m.eval();
         for p in [
@@ -162,7 +150,7 @@ fn no_request_taken_in_reset<M: rdmagen_harness::Model>() {
             "s_axil_arready",
         ] {
             assert_eq!(
-                get(&m, p),
+                m.peek(p),
                 0,
                 "{} after {edge} edges in reset: {p} is 1",
                 M::VARIANT

@@ -114,27 +114,15 @@ fn no_write_taken_in_reset<M: rdmagen_harness::Model>() {
     let mut m = M::create();
     m.zero_inputs();
     m.set_reset(true);
-    let set = |m: &M, n: &str, v: u32| {
-        m.port(n)
-            .unwrap_or_else(|| panic!("no port {n}"))
-            .write(&[v, 0, 0]);
-    };
-    let get = |m: &M, n: &str| {
-        let mut w = [0u32; 1];
-        m.port(n)
-            .unwrap_or_else(|| panic!("no port {n}"))
-            .read(&mut w);
-        w[0]
-    };
     // A single-beat doorbell of VF 0 to its page 0, and CSR writes and reads.
-    set(&m, "s_axi_awvalid", 1);
-    set(&m, "s_axi_wvalid", 1);
-    set(&m, "s_axi_wstrb", 0xFF);
-    set(&m, "s_axi_wlast", 1);
-    set(&m, "s_axi_bready", 1);
+    m.poke("s_axi_awvalid", 1);
+    m.poke("s_axi_wvalid", 1);
+    m.poke("s_axi_wstrb", 0xFF);
+    m.poke("s_axi_wlast", 1);
+    m.poke("s_axi_bready", 1);
     for pre in ["s_axil_", "qpc_s_axil_"] {
         for v in ["awvalid", "wvalid", "arvalid", "bready", "rready"] {
-            set(&m, &format!("{pre}{v}"), 1);
+            m.poke(&format!("{pre}{v}"), 1);
         }
     }
     for edge in 0..4 {
@@ -150,7 +138,7 @@ fn no_write_taken_in_reset<M: rdmagen_harness::Model>() {
             "qpc_s_axil_arready",
         ] {
             assert_eq!(
-                get(&m, p),
+                m.peek(p),
                 0,
                 "{} after {edge} edges in reset: {p} is 1",
                 M::VARIANT
