@@ -687,31 +687,53 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             generator: opts.generator.clone(),
         },
     );
+    // CSR ports the parser reads or drives, with the width its logic is built for.
     let needed = [
-        "ctrl_icrc_check_en_o",
-        "ctrl_ipv6_en_o",
-        "ctrl_cnp_event_en_o",
-        "ctrl_ce_event_en_o",
-        "udp_dport_value_o",
-        "p_key_value_o",
-        "frames_seen_count_incr_i",
-        "verdict_accept_count_incr_i",
-        "last_drop_reason_we_i",
-        "last_drop_qpn_qpn_we_i",
-        "event_cnp_received_count_incr_i",
-        "event_ce_marked_count_incr_i",
+        ("ctrl_icrc_check_en_o", 1),
+        ("ctrl_ipv6_en_o", 1),
+        ("ctrl_cnp_event_en_o", 1),
+        ("ctrl_ce_event_en_o", 1),
+        ("udp_dport_value_o", 16),
+        ("p_key_value_o", 16),
+        ("frames_seen_count_incr_i", 1),
+        ("verdict_accept_count_incr_i", 1),
+        ("last_drop_reason_we_i", 1),
+        ("last_drop_qpn_qpn_we_i", 1),
+        ("event_cnp_received_count_incr_i", 1),
+        ("event_ce_marked_count_incr_i", 1),
     ];
-    let csr_port = |name: &str| {
-        csr.ports
-            .iter()
-            .any(|p| matches!(p, PortItem::Port(p) if p.name == name))
-    };
-    for name in needed {
-        if !csr_port(name) {
+    // A port of the wrong width would lint with WIDTH warnings and truncate or zero-extend a
+    // field silently, so the map is refused by name, as for a missing port.
+    let csr_port_check = |name: &str, width: u32| -> Result<(), RxParserError> {
+        let port = csr.ports.iter().find_map(|p| match p {
+            PortItem::Port(p) if p.name == name => Some(p),
+            _ => None,
+        });
+        let Some(port) = port else {
             return Err(RxParserError(format!(
                 "the map's CSR block has no port `{name}` (see register-maps/rx_parser.yaml)"
             )));
+        };
+        let have = match &port.range {
+            None => Some(1),
+            Some(r) => match (&r.msb, &r.lsb) {
+                (Expr::Int(m), Expr::Int(0)) => u32::try_from(*m + 1).ok(),
+                _ => None,
+            },
+        };
+        if have != Some(width) {
+            let field = name.trim_end_matches("_o").trim_end_matches("_i");
+            return Err(RxParserError(format!(
+                "the map's CSR port `{name}` is {} bits; the parser is built for {width} \
+                 (make the field behind `{field}` {width} bits wide, as in \
+                 register-maps/rx_parser.yaml)",
+                have.map_or_else(|| "not a constant number of".to_string(), |w| w.to_string())
+            )));
         }
+        Ok(())
+    };
+    for (name, width) in needed {
+        csr_port_check(name, width)?;
     }
     // Drop reasons this block decides, with the map's counter register of each.
     let reasons: Vec<(&str, &str, u64)> = [
@@ -735,11 +757,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     .map(|&(r, c)| Ok((r, c, reason(r)?)))
     .collect::<Result<_, RxParserError>>()?;
     for (_, c, _) in &reasons {
-        if !csr_port(&format!("{c}_count_incr_i")) {
+        let incr = format!("{c}_count_incr_i");
+        if !csr
+            .ports
+            .iter()
+            .any(|p| matches!(p, PortItem::Port(p) if p.name == incr))
+        {
             return Err(RxParserError(format!(
                 "the map has no counter register `{c}`"
             )));
         }
+        csr_port_check(&incr, 1)?;
     }
 
     let mut g = Gen {
@@ -2734,12 +2762,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     let driven: Vec<String> = hw.iter().map(|(n, _, _)| n.clone()).collect();
     // And the other way: every input the parser drives must be one of the CSR block's (a map
     // without, say, `verdict_duplicate` gave RTL assigning an undeclared wire).
-    for name in &driven {
-        if !csr_port(name) {
-            return Err(RxParserError(format!(
-                "the map's CSR block has no port `{name}` (see register-maps/rx_parser.yaml)"
-            )));
-        }
+    for (name, width, _) in &hw {
+        csr_port_check(name, *width)?;
     }
     for item in &csr.ports {
         let PortItem::Port(p) = item else { continue };
@@ -3986,6 +4010,38 @@ mod tests {
             format!("{}{}", &text[..start], &text[end..])
         });
         assert!(e.contains("`verdict_duplicate_count_incr_i`"), "{e}");
+    }
+
+    /// A CSR field of another width than the parser's logic would have been connected anyway
+    /// (Verilator's WIDTH warnings, a UDP port compared on 8 of its 16 bits); it is refused.
+    #[test]
+    fn a_map_with_a_narrower_field_the_parser_reads_is_refused() {
+        let e = refusal_of_edited_map(|text| {
+            let old = r#"{ name: value, bits: "15:0", access: rw, reset: 4791,"#;
+            assert!(text.contains(old));
+            text.replace(
+                old,
+                r#"{ name: value, bits: "7:0", access: rw, reset: 183,"#,
+            )
+        });
+        assert!(
+            e.contains("`udp_dport_value_o` is 8 bits; the parser is built for 16"),
+            "{e}"
+        );
+    }
+
+    /// The same for a field the parser drives: `last_drop.vf` narrowed to 4 bits.
+    #[test]
+    fn a_map_with_a_narrower_field_the_parser_drives_is_refused() {
+        let e = refusal_of_edited_map(|text| {
+            let old = r#"{ name: vf, bits: "15:8","#;
+            assert!(text.contains(old));
+            text.replace(old, r#"{ name: vf, bits: "11:8","#)
+        });
+        assert!(
+            e.contains("`last_drop_vf_d_i` is 4 bits; the parser is built for 8"),
+            "{e}"
+        );
     }
 
     /// The generator's refusal of register-maps/rx_parser.yaml after `edit` (the edited map
