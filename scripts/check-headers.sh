@@ -4,8 +4,8 @@
 # `g++ -std=c++17 -Wall -Wextra -Werror -pedantic`, included twice (include guard) from a unit
 # that also uses an array-offset function when the map has arrays, so the header's
 # `static_assert`s run in both languages. Then the same with one field's width wrong (its
-# `_WIDTH` one more): the header must fail to compile, naming that field, or its checks check
-# nothing.
+# `_WIDTH` one more, or one less for a 64-bit field, whose mask has no bit above): the header
+# must fail to compile, naming that field, or its checks check nothing.
 # Usage: scripts/check-headers.sh HEADER.h...   Prints one ok/FAIL line per header.
 set -uo pipefail
 fail=0
@@ -37,16 +37,19 @@ for h in "$@"; do
   if [ -z "$field" ] || [ -z "$width" ]; then
     echo "FAIL no field with _SHIFT and _WIDTH to corrupt in $h"; ok=0
   else
-    sed -E "s/^#define ${field}_WIDTH [0-9]+u\$/#define ${field}_WIDTH $((width + 1))u/" "$h" >"$work/$name"
+    # One more than 64 would be a shift past uint64_t, a compile error of its own.
+    bad=$((width + 1))
+    [ "$width" -ge 64 ] && bad=$((width - 1))
+    sed -E "s/^#define ${field}_WIDTH [0-9]+u\$/#define ${field}_WIDTH ${bad}u/" "$h" >"$work/$name"
     sed "s|#include \"$name\"|#include \"$work/$name\"|" "$work/use.c" >"$work/bad.c"
     if gcc -std=c11 -Wall -Wextra -Werror -pedantic -I"$inc" -o "$work/c" "$work/bad.c" >"$work/log" 2>&1; then
-      echo "FAIL $h compiles with ${field}_WIDTH $((width + 1)) (the layout checks check nothing)"; ok=0
+      echo "FAIL $h compiles with ${field}_WIDTH $bad (the layout checks check nothing)"; ok=0
     elif ! grep -q "static assertion failed.*mask matches its width" "$work/log"; then
-      echo "FAIL $h with ${field}_WIDTH $((width + 1)): no failed width check"; sed 's/^/    /' "$work/log" | head -10; ok=0
+      echo "FAIL $h with ${field}_WIDTH $bad: no failed width check"; sed 's/^/    /' "$work/log" | head -10; ok=0
     fi
   fi
   if [ $ok -eq 1 ]; then
-    echo "ok   $h (gcc -std=c11 -pedantic, g++ -std=c++17 -pedantic, -Wall -Wextra -Werror; fails with ${field}_WIDTH wrong)"
+    echo "ok   $h (gcc -std=c11 -pedantic, g++ -std=c++17 -pedantic, -Wall -Wextra -Werror; fails with ${field}_WIDTH $bad)"
   else
     fail=1
   fi
