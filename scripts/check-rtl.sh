@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks generated Verilog the way users will: `verilator --lint-only -Wall` with zero
 # warnings, `iverilog -g2005` compile with no warnings, and Yosys `synth` with no latch and no
-# error. Usage: scripts/check-rtl.sh FILE.v...   (one module per file, named after the file;
+# error, and no combinational path between AXI inputs and AXI outputs. Usage: scripts/check-rtl.sh FILE.v...   (one module per file, named after the file;
 # submodules are found in the file's directory, as `<module>.v`)
 #
 # - Verilator and Icarus see the whole hierarchy (port widths and connections are checked
@@ -58,6 +58,25 @@ check_one() {
   {
     # `ok` only when every check passed (a lint failure used to print both lines).
     local bad=0
+    # AXI forbids combinational paths between a manager's or subordinate's inputs and its
+    # outputs (IHI 0022, A3.2.1 / "Signal dependencies"): no AXI4 or AXI4-Lite input may reach
+    # an AXI output without a flop, through the whole hierarchy under this file.
+    if grep -qE '^ *input +wire.* s_axil?_' "$f"; then
+      if ! yosys -q -l "$work/axi" -p "read_verilog $f ${deps[*]}; hierarchy -top $top; proc; flatten; opt_clean;
+          select -set ins i:s_axi_* i:s_axil_*; select -set outs o:s_axi_* o:s_axil_*;
+          select -set path @ins %coe* @outs %cie* %i;
+          tee -o $work/axi-in select -list @path @ins %i; tee -o $work/axi-out select -list @path @outs %i" \
+          >/dev/null 2>&1; then
+        echo "FAIL axi     @FILE@"; grep -E "ERROR" "$work/axi" | head -5 | sed 's/^/    /'
+        bad=1
+      elif [ -s "$work/axi-in" ] || [ -s "$work/axi-out" ]; then
+        echo "FAIL axi     @FILE@: combinational path from AXI inputs to AXI outputs"
+        echo "    inputs:  $(sed 's|.*/||' "$work/axi-in" | sort | tr '\n' ' ')"
+        echo "    outputs: $(sed 's|.*/||' "$work/axi-out" | sort | tr '\n' ' ')"
+        echo "    fix: register the ready/valid outputs (a skid buffer keeps one transfer per cycle)"
+        bad=1
+      fi
+    fi
     if ! verilator --lint-only -Wall --top-module "$top" "$f" "${deps[@]}" >"$work/lint" 2>&1 || [ -s "$work/lint" ]; then
       echo "FAIL lint    @FILE@"; sed 's/^/    /' "$work/lint" | head -40
       bad=1
