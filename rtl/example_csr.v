@@ -284,19 +284,19 @@ module example_csr #(
   reg  [63:0]             base_addr_addr_d;
   wire                    unused_ok;            // deliberately unused bits (see below)
 
-  assign wr_en = wr_rdy_q && !rst;
-  assign rd_en = rd_rdy_q && !rst;
+  assign wr_en = wr_rdy_q;
+  assign rd_en = rd_rdy_q;
   assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[8:2], 2'b00};
   assign rd_addr = {s_axil_araddr[8:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
                     {8{s_axil_wstrb[0]}}};
   assign wr_data64 = {s_axil_wdata, wr_lo_q};
-  assign s_axil_awready = wr_en;
-  assign s_axil_wready = wr_en;
+  assign s_axil_awready = wr_rdy_q && !rst;
+  assign s_axil_wready = wr_rdy_q && !rst;
   assign s_axil_bvalid = bvalid_q;
   assign s_axil_bresp = bresp_q;
-  assign s_axil_arready = rd_en;
+  assign s_axil_arready = rd_rdy_q && !rst;
   assign s_axil_rvalid = rvalid_q;
   assign s_axil_rdata = rdata_q;
   assign s_axil_rresp = rresp_q;

@@ -506,11 +506,12 @@ impl<'a> Gen<'a> {
         // one cycle it is high; it never stays high, so a write takes two cycles. The valids
         // stay up until their handshake, so the address and data seen then are the ones seen
         // in the cycle before. Reads alike with `rd_rdy_q` and room in the decode stage.
+        // A synchronous reset clears a ready flop only at the next edge, so the ready port is
+        // masked while reset is asserted: nothing is taken in reset. An asynchronous one clears
+        // it at once. Inside, the write and read enables need no mask: every flop of the block
+        // is reset, and reset wins over what they would load.
         let gate = |q: &str| match self.opts.reset {
-            // A synchronous reset clears the flop only at the next edge: the ready is masked
-            // in the first cycle of reset, so nothing is taken while reset is asserted.
             ResetStyle::SyncHigh => Expr::and(id(q), live.clone()),
-            // An asynchronous one clears it at once.
             ResetStyle::AsyncLow => id(q),
         };
         self.state(
@@ -521,7 +522,7 @@ impl<'a> Gen<'a> {
         );
         self.table
             .push(&Decl::wire("wr_en", None).comment("a write is accepted this cycle"));
-        self.assigns.push(id("wr_en"), gate("wr_rdy_q"));
+        self.assigns.push(id("wr_en"), id("wr_rdy_q"));
         self.state(
             "rd_rdy",
             1,
@@ -533,7 +534,7 @@ impl<'a> Gen<'a> {
         // So no path runs from the address through the whole read mux.
         self.table
             .push(&Decl::wire("rd_en", None).comment("a read is accepted this cycle"));
-        self.assigns.push(id("rd_en"), gate("rd_rdy_q"));
+        self.assigns.push(id("rd_en"), id("rd_rdy_q"));
         self.table
             .push(&Decl::wire("rd_adv", None).comment("the decoded read moves to R this cycle"));
         let r_free = Expr::or(Expr::lnot(id("rvalid_q")), id("s_axil_rready"));
@@ -647,11 +648,11 @@ impl<'a> Gen<'a> {
             }
         }
         for (n, e) in [
-            ("awready", id("wr_en")),
-            ("wready", id("wr_en")),
+            ("awready", gate("wr_rdy_q")),
+            ("wready", gate("wr_rdy_q")),
             ("bvalid", id("bvalid_q")),
             ("bresp", id("bresp_q")),
-            ("arready", id("rd_en")),
+            ("arready", gate("rd_rdy_q")),
             ("rvalid", id("rvalid_q")),
             ("rdata", id("rdata_q")),
             ("rresp", id("rresp_q")),
