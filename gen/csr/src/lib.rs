@@ -11,6 +11,12 @@
 //!                      64-bit: latch high half      groups: generate loop per element
 //! ```
 //!
+//! AWREADY, WREADY and ARREADY are flops (`wr_rdy_q`, `rd_rdy_q`): AXI allows no combinational
+//! path from a subordinate's inputs to its outputs. Each rises the cycle after its valids (and
+//! room for the response or in the decode stage) and stays high one cycle, in which the transfer
+//! is taken: a write or read every two cycles, and from the handshake on the timing is the same
+//! as when the readies followed the valids combinationally.
+//!
 //! The generated module has one `always @*` for the decode and the top-level fields (defaults
 //! first), one flop block (`reset` then `q <= d`), and one generate loop per register group
 //! whose bound is a module parameter, so its size does not grow with the element count.
