@@ -67,7 +67,7 @@ check_one() {
     # stop at a memory's read port, which after `proc` is asynchronous (a synchronous read is
     # that port and a flop), and so miss a path such as an address through a RAM to RDATA.
     local ifs
-    ifs=$(grep -E '^ *(input|output) +wire' "$f" | grep -oE '\b[a-z0-9_]*s_axil?_[a-z]' |
+    ifs=$(grep -E '^ *(input|output)\b' "$f" | grep -oE '\b[a-z0-9_]*s_axil?_[a-z]' |
       sed 's/.$//' | sort -u)
     if [ -n "$ifs" ]; then
       local seq='$ff,$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$aldff,$aldffe,$dffsr,$dffsre'
