@@ -164,7 +164,11 @@ module example_csr #(
   localparam [3:0] OFF_PORT_CFG      = 4'b0000;
   localparam [3:0] OFF_PORT_LINK     = 4'b0100;
 
+  reg                     wr_rdy_q;             // AWREADY and WREADY: the write is taken this cycle
+  reg                     wr_rdy_d;
   wire                    wr_en;                // a write is accepted this cycle
+  reg                     rd_rdy_q;             // ARREADY: the read is taken this cycle
+  reg                     rd_rdy_d;
   wire                    rd_en;                // a read is accepted this cycle
   wire                    rd_adv;               // the decoded read moves to R this cycle
   wire [8:0]              wr_addr;              // word-aligned write address
@@ -280,19 +284,19 @@ module example_csr #(
   reg  [63:0]             base_addr_addr_d;
   wire                    unused_ok;            // deliberately unused bits (see below)
 
-  assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
-  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || rd_adv);
+  assign wr_en = wr_rdy_q;
+  assign rd_en = rd_rdy_q;
   assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[8:2], 2'b00};
   assign rd_addr = {s_axil_araddr[8:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
                     {8{s_axil_wstrb[0]}}};
   assign wr_data64 = {s_axil_wdata, wr_lo_q};
-  assign s_axil_awready = wr_en;
-  assign s_axil_wready = wr_en;
+  assign s_axil_awready = wr_rdy_q && !rst;
+  assign s_axil_wready = wr_rdy_q && !rst;
   assign s_axil_bvalid = bvalid_q;
   assign s_axil_bresp = bresp_q;
-  assign s_axil_arready = rd_en;
+  assign s_axil_arready = rd_rdy_q && !rst;
   assign s_axil_rvalid = rvalid_q;
   assign s_axil_rdata = rdata_q;
   assign s_axil_rresp = rresp_q;
@@ -457,6 +461,8 @@ module example_csr #(
       bresp_d = wr_resp;
     end
     rd_pend_d = rd_en || (rd_pend_q && !rd_adv);
+    wr_rdy_d = s_axil_awvalid && s_axil_wvalid && !wr_rdy_q && (!bvalid_q || s_axil_bready);
+    rd_rdy_d = s_axil_arvalid && !rd_rdy_q && (!rd_pend_q || rd_adv);
     rvalid_d = rvalid_q && !s_axil_rready;
     rresp_d = rresp_q;
     rdata_d = rdata_q;
@@ -628,6 +634,8 @@ module example_csr #(
 
   always @(posedge clk) begin
     if (rst) begin
+      wr_rdy_q <= 1'b0;
+      rd_rdy_q <= 1'b0;
       bvalid_q <= 1'b0;
       bresp_q <= 2'b00;
       rvalid_q <= 1'b0;
@@ -668,6 +676,8 @@ module example_csr #(
       scratch_value_q <= 32'h00000000;
       base_addr_addr_q <= 64'h0000000000000000;
     end else begin
+      wr_rdy_q <= wr_rdy_d;
+      rd_rdy_q <= rd_rdy_d;
       bvalid_q <= bvalid_d;
       bresp_q <= bresp_d;
       rvalid_q <= rvalid_d;

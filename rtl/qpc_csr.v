@@ -179,7 +179,11 @@ module qpc_csr (
   localparam [7:0] ADDR_PORT_COLLISIONS      = 8'h40;
   localparam [7:0] ADDR_RKEY_VIOLATIONS      = 8'h44;
 
+  reg          wr_rdy_q;                        // AWREADY and WREADY: the write is taken this cycle
+  reg          wr_rdy_d;
   wire         wr_en;                           // a write is accepted this cycle
+  reg          rd_rdy_q;                        // ARREADY: the read is taken this cycle
+  reg          rd_rdy_d;
   wire         rd_en;                           // a read is accepted this cycle
   wire         rd_adv;                          // the decoded read moves to R this cycle
   wire [7:0]   wr_addr;                         // word-aligned write address
@@ -290,18 +294,18 @@ module qpc_csr (
   reg  [32:0]  rkey_violations_count_sum;       // count with carry
   wire         unused_ok;                       // deliberately unused bits (see below)
 
-  assign wr_en = !rst && s_axil_awvalid && s_axil_wvalid && (!bvalid_q || s_axil_bready);
-  assign rd_en = !rst && s_axil_arvalid && (!rd_pend_q || rd_adv);
+  assign wr_en = wr_rdy_q;
+  assign rd_en = rd_rdy_q;
   assign rd_adv = rd_pend_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[7:2], 2'b00};
   assign rd_addr = {s_axil_araddr[7:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
                     {8{s_axil_wstrb[0]}}};
-  assign s_axil_awready = wr_en;
-  assign s_axil_wready = wr_en;
+  assign s_axil_awready = wr_rdy_q && !rst;
+  assign s_axil_wready = wr_rdy_q && !rst;
   assign s_axil_bvalid = bvalid_q;
   assign s_axil_bresp = bresp_q;
-  assign s_axil_arready = rd_en;
+  assign s_axil_arready = rd_rdy_q && !rst;
   assign s_axil_rvalid = rvalid_q;
   assign s_axil_rdata = rdata_q;
   assign s_axil_rresp = rresp_q;
@@ -460,6 +464,8 @@ module qpc_csr (
       bresp_d = wr_resp;
     end
     rd_pend_d = rd_en || (rd_pend_q && !rd_adv);
+    wr_rdy_d = s_axil_awvalid && s_axil_wvalid && !wr_rdy_q && (!bvalid_q || s_axil_bready);
+    rd_rdy_d = s_axil_arvalid && !rd_rdy_q && (!rd_pend_q || rd_adv);
     rvalid_d = rvalid_q && !s_axil_rready;
     rresp_d = rresp_q;
     rdata_d = rdata_q;
@@ -604,6 +610,8 @@ module qpc_csr (
 
   always @(posedge clk) begin
     if (rst) begin
+      wr_rdy_q <= 1'b0;
+      rd_rdy_q <= 1'b0;
       bvalid_q <= 1'b0;
       bresp_q <= 2'b00;
       rvalid_q <= 1'b0;
@@ -645,6 +653,8 @@ module qpc_csr (
       port_collisions_count_q <= 32'h00000000;
       rkey_violations_count_q <= 32'h00000000;
     end else begin
+      wr_rdy_q <= wr_rdy_d;
+      rd_rdy_q <= rd_rdy_d;
       bvalid_q <= bvalid_d;
       bresp_q <= bresp_d;
       rvalid_q <= rvalid_d;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks generated Verilog the way users will: `verilator --lint-only -Wall` with zero
 # warnings, `iverilog -g2005` compile with no warnings, and Yosys `synth` with no latch and no
-# error. Usage: scripts/check-rtl.sh FILE.v...   (one module per file, named after the file;
+# error, and no combinational path between AXI inputs and AXI outputs.
+# Usage: scripts/check-rtl.sh FILE.v...   (one module per file, named after the file;
 # submodules are found in the file's directory, as `<module>.v`)
 #
 # - Verilator and Icarus see the whole hierarchy (port widths and connections are checked
@@ -58,6 +59,42 @@ check_one() {
   {
     # `ok` only when every check passed (a lint failure used to print both lines).
     local bad=0
+    # AXI forbids combinational paths between a manager's or subordinate's inputs and its
+    # outputs (IHI 0022, A3.2.1 / "Signal dependencies"): no input of an AXI4 or AXI4-Lite
+    # interface (ports `[prefix]s_axi_*` or `[prefix]s_axil_*`, e.g. a top's `qpc_s_axil_*`)
+    # may reach an output of the same interface without a flop, through the whole hierarchy
+    # under this file. The cones stop at flops and memory writes only: `%coe`/`%cie` would also
+    # stop at a memory's read port, which after `proc` is asynchronous (a synchronous read is
+    # that port and a flop), and so miss a path such as an address through a RAM to RDATA.
+    local ifs
+    ifs=$(grep -E '^ *(input|output)\b' "$f" | grep -oE '\b[a-z0-9_]*s_axil?_[a-z]' |
+      sed 's/.$//' | sort -u)
+    if [ -n "$ifs" ]; then
+      local seq='$ff,$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$aldff,$aldffe,$dffsr,$dffsre'
+      seq+=',$dlatch,$adlatch,$dlatchsr,$memwr,$memwr_v2,$meminit,$meminit_v2,$mem,$mem_v2'
+      local sel="" p
+      for p in $ifs; do
+        sel+="select -set ins i:$p*; select -set outs o:$p*;
+          select -set path @ins %co*:-$seq @outs %ci*:-$seq %i;
+          tee -q -o $work/axi-in-$p select -list @path @ins %i;
+          tee -q -o $work/axi-out-$p select -list @path @outs %i; "
+      done
+      if ! yosys -q -l "$work/axi" -p "read_verilog $f ${deps[*]}; hierarchy -top $top; proc; flatten; opt_clean; $sel" \
+          >/dev/null 2>&1; then
+        echo "FAIL axi     @FILE@"; grep -E "ERROR" "$work/axi" | head -5 | sed 's/^/    /'
+        bad=1
+      else
+        for p in $ifs; do
+          if [ -s "$work/axi-in-$p" ] || [ -s "$work/axi-out-$p" ]; then
+            echo "FAIL axi     @FILE@: combinational path from $p* inputs to $p* outputs"
+            echo "    inputs:  $(sed 's|.*/||' "$work/axi-in-$p" | sort | tr '\n' ' ')"
+            echo "    outputs: $(sed 's|.*/||' "$work/axi-out-$p" | sort | tr '\n' ' ')"
+            echo "    fix: register the ready/valid outputs (a skid buffer keeps one transfer per cycle)"
+            bad=1
+          fi
+        done
+      fi
+    fi
     if ! verilator --lint-only -Wall --top-module "$top" "$f" "${deps[@]}" >"$work/lint" 2>&1 || [ -s "$work/lint" ]; then
       echo "FAIL lint    @FILE@"; sed 's/^/    /' "$work/lint" | head -40
       bad=1

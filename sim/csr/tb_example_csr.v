@@ -253,12 +253,15 @@ module tb_example_csr;
     axil_write(9'h124, 32'h0, 4'b1111, 2'b10);
 
     // back-to-back reads with the master stalling R: the block takes a second read into its
-    // decode stage behind the full R register, then stalls AR; nothing lost or duplicated
+    // decode stage behind the full R register, then stalls AR; nothing lost or duplicated.
+    // ARREADY is a registered pulse, so each address stays up until its handshake.
     @(negedge clk);
     araddr = 9'h01c; arvalid = 1'b1; rready = 1'b0;
-    @(posedge clk); @(negedge clk);
+    @(posedge clk); while (!arready) @(posedge clk);
+    @(negedge clk);
     araddr = 9'h000;
-    @(posedge clk); @(negedge clk);
+    @(posedge clk); while (!arready) @(posedge clk);
+    @(negedge clk);
     araddr = 9'h110;
     repeat (3) @(negedge clk);
     check("ar stalled while R is full", {63'd0, arready}, 64'd0);
@@ -266,13 +269,38 @@ module tb_example_csr;
     rready = 1'b1;
     @(posedge clk);
     check("first read data", {32'd0, rdata}, 64'hde22be44);
-    @(negedge clk); arvalid = 1'b0;
+    // The second read moves to R as the first is taken, and the third is taken as it moves.
+    @(negedge clk);
     check("second read data", {32'd0, rdata}, 64'h0000000b);
+    check("third read taken", {63'd0, arready}, 64'd1);
+    @(negedge clk); arvalid = 1'b0;
+    check("R empty, third read decoding", {63'd0, rvalid}, 64'd0);
     @(negedge clk);
     check("third read data", {32'd0, rdata}, 64'h00000002);
     @(negedge clk);
     check("no fourth response", {63'd0, rvalid}, 64'd0);
     rready = 1'b0;
+
+    // The readies are flops (AXI: no combinational path from inputs to outputs): none rises
+    // in the cycle its valids rise; the transfers are taken in the next cycle, B follows one
+    // cycle after the write's handshake and R two after the read's (an unmapped address).
+    @(negedge clk);
+    awaddr = 9'h1fc; wdata = 32'h0; wstrb = 4'b1111; awvalid = 1'b1; wvalid = 1'b1; bready = 1'b1;
+    araddr = 9'h1fc; arvalid = 1'b1; rready = 1'b1;
+    #1;
+    check("no ready with the valids", {61'd0, awready, wready, arready}, 64'd0);
+    @(negedge clk);
+    check("readies the cycle after", {61'd0, awready, wready, arready}, 64'd7);
+    @(negedge clk);
+    awvalid = 1'b0; wvalid = 1'b0; arvalid = 1'b0;
+    check("readies pulse one cycle", {61'd0, awready, wready, arready}, 64'd0);
+    check("B after the handshake", {61'd0, bvalid, bresp}, 64'd7);
+    check("R not yet", {63'd0, rvalid}, 64'd0);
+    @(negedge clk);
+    check("R two cycles after", {61'd0, rvalid, rresp}, 64'd7);
+    check("B taken", {63'd0, bvalid}, 64'd0);
+    @(negedge clk);
+    bready = 1'b0; rready = 1'b0;
 
     $display("tb_example_csr: %0d passed, %0d failed", passed, failed);
     $finish;

@@ -11,6 +11,12 @@
 //!                      64-bit: latch high half      groups: generate loop per element
 //! ```
 //!
+//! AWREADY, WREADY and ARREADY are flops (`wr_rdy_q`, `rd_rdy_q`): AXI allows no combinational
+//! path from a subordinate's inputs to its outputs. Each rises the cycle after its valids (and
+//! room for the response or in the decode stage) and stays high one cycle, in which the transfer
+//! is taken: a write or read every two cycles, and from the handshake on the timing is the same
+//! as when the readies followed the valids combinationally.
+//!
 //! The generated module has one `always @*` for the decode and the top-level fields (defaults
 //! first), one flop block (`reset` then `q <= d`), and one generate loop per register group
 //! whose bound is a module parameter, so its size does not grow with the element count.
@@ -500,32 +506,41 @@ impl<'a> Gen<'a> {
         // The declarations follow the localparams.
         self.decls.push(V::Blank);
 
-        // Handshakes: a write needs address and data together and room for the response.
+        // Handshakes. AXI forbids a combinational path from a subordinate's inputs to its
+        // outputs, so the readies are flops: `wr_rdy_q` rises the cycle after AW and W are both
+        // valid with room for the response, and the write is taken (both handshakes) in the
+        // one cycle it is high; it never stays high, so a write takes two cycles. The valids
+        // stay up until their handshake, so the address and data seen then are the ones seen
+        // in the cycle before. Reads alike with `rd_rdy_q` and room in the decode stage.
+        // A synchronous reset clears a ready flop only at the next edge, so the ready port is
+        // masked while reset is asserted: nothing is taken in reset. An asynchronous one clears
+        // it at once. Inside, the write and read enables need no mask: every flop of the block
+        // is reset, and reset wins over what they would load.
+        let gate = |q: &str| match self.opts.reset {
+            ResetStyle::SyncHigh => Expr::and(id(q), live.clone()),
+            ResetStyle::AsyncLow => id(q),
+        };
+        self.state(
+            "wr_rdy",
+            1,
+            bit1(false),
+            Some("AWREADY and WREADY: the write is taken this cycle".into()),
+        );
         self.table
             .push(&Decl::wire("wr_en", None).comment("a write is accepted this cycle"));
-        self.assigns.push(
-            id("wr_en"),
-            Expr::all(vec![
-                live.clone(),
-                id("s_axil_awvalid"),
-                id("s_axil_wvalid"),
-                Expr::or(Expr::lnot(id("bvalid_q")), id("s_axil_bready")),
-            ]),
+        self.assigns.push(id("wr_en"), id("wr_rdy_q"));
+        self.state(
+            "rd_rdy",
+            1,
+            bit1(false),
+            Some("ARREADY: the read is taken this cycle".into()),
         );
         // Reads take two stages: the accept cycle decodes the address into a one-hot register
         // select (registered), and the next cycle moves the selected value into the R register.
-        // So no path runs from the address through the whole read mux. A read is accepted when
-        // the decode stage is empty or moves on in the same cycle.
+        // So no path runs from the address through the whole read mux.
         self.table
             .push(&Decl::wire("rd_en", None).comment("a read is accepted this cycle"));
-        self.assigns.push(
-            id("rd_en"),
-            Expr::all(vec![
-                live,
-                id("s_axil_arvalid"),
-                Expr::or(Expr::lnot(id("rd_pend_q")), id("rd_adv")),
-            ]),
-        );
+        self.assigns.push(id("rd_en"), id("rd_rdy_q"));
         self.table
             .push(&Decl::wire("rd_adv", None).comment("the decoded read moves to R this cycle"));
         let r_free = Expr::or(Expr::lnot(id("rvalid_q")), id("s_axil_rready"));
@@ -639,11 +654,11 @@ impl<'a> Gen<'a> {
             }
         }
         for (n, e) in [
-            ("awready", id("wr_en")),
-            ("wready", id("wr_en")),
+            ("awready", gate("wr_rdy_q")),
+            ("wready", gate("wr_rdy_q")),
             ("bvalid", id("bvalid_q")),
             ("bresp", id("bresp_q")),
-            ("arready", id("rd_en")),
+            ("arready", gate("rd_rdy_q")),
             ("rvalid", id("rvalid_q")),
             ("rdata", id("rdata_q")),
             ("rresp", id("rresp_q")),
@@ -950,6 +965,27 @@ impl<'a> Gen<'a> {
                 id("rd_en"),
                 Expr::and(id("rd_pend_q"), Expr::lnot(id("rd_adv"))),
             ),
+        ));
+        // The next write is taken when both its channels are valid and the B register is
+        // empty in the taking cycle: empty now, or taken now (no write is taken now).
+        self.comb.push(Stmt::assign(
+            id("wr_rdy_d"),
+            Expr::all(vec![
+                id("s_axil_awvalid"),
+                id("s_axil_wvalid"),
+                Expr::lnot(id("wr_rdy_q")),
+                Expr::or(Expr::lnot(id("bvalid_q")), id("s_axil_bready")),
+            ]),
+        ));
+        // The next read is taken when the decode stage is empty in the taking cycle: nothing
+        // waits now, or the waiting read moves on now (no read is taken now).
+        self.comb.push(Stmt::assign(
+            id("rd_rdy_d"),
+            Expr::all(vec![
+                id("s_axil_arvalid"),
+                Expr::lnot(id("rd_rdy_q")),
+                Expr::or(Expr::lnot(id("rd_pend_q")), id("rd_adv")),
+            ]),
         ));
         self.comb.push(Stmt::assign(
             id("rvalid_d"),

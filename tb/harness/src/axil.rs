@@ -364,8 +364,9 @@ mod tests {
     use super::*;
     use std::cell::Cell;
 
-    /// A register-file slave in Rust with the same handshake rules as the generated CSR
-    /// blocks, to test the master without Verilator.
+    /// A register-file slave in Rust, to test the master without Verilator. Its readies follow
+    /// the valids in the same cycle (the generated CSR blocks register theirs): the master must
+    /// work with either.
     #[derive(Default)]
     struct Slave {
         awvalid: Cell<bool>,

@@ -347,8 +347,8 @@ impl<M: Model + HasAxiLite> Bench<M> {
     }
 
     /// Fills the mailbox with `w`, starts `opcode` on (vf, index), waits for it and reads the
-    /// status (and the mailbox after a query). With `clear_after`, writes `ctrl.clear` that
-    /// many cycles after the engine sees `go`.
+    /// status (and the mailbox after a query). With `clear_after`, queues the `ctrl.clear`
+    /// write that many cycles after the cycle the engine sees `go` in.
     fn run_command(
         &mut self,
         r: &mut Run,
@@ -377,7 +377,10 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 return self.fail("a command never completed".into());
             }
             if let Some(after) = clear_after {
-                if go_seen.is_none() && self.model.busy() {
+                // From the cycle `go` pulses: the next write is taken two cycles after
+                // `cmd_ctrl` at the earliest (the CSR block's registered ready), and a clear
+                // taken then starts in the command's WRITE cycle.
+                if go_seen.is_none() && self.model.go_seen() {
                     go_seen = Some(self.cycle);
                 }
                 if go_seen.is_some_and(|g| self.cycle - g == u64::from(after)) {

@@ -200,7 +200,9 @@ pub struct CsrModel {
 /// read accepted at its AR handshake waits in the decode stage, and moves to the R register in
 /// the first cycle in which R is empty or taken (RVALID the cycle after). Its effects (the
 /// value read, clear or set on read, the 64-bit latch) happen in that cycle. One read waits at
-/// most: the block accepts the next only as the waiting one moves on.
+/// most: the block's ARREADY is a flop that rises only when the stage is empty in the cycle it
+/// takes the next read (the waiting one moved on in the cycle before), so reads are taken one
+/// every two cycles at most. The model follows handshakes and needs no more of that.
 #[derive(Clone, Debug)]
 ///
 /// A read of a wide array's element (`cycle_fetching`) first spends the cycle after its AR

@@ -578,6 +578,10 @@ impl QpcModel {
     pub fn busy(&self) -> bool {
         self.fsm != Fsm::Idle
     }
+    /// `go` is seen in this cycle (the pulse the accepted `cmd_ctrl` write makes next cycle).
+    pub fn go_seen(&self) -> bool {
+        self.go_pulse
+    }
     /// The context word and receive PSN state of (vf, local QPN), for checks.
     pub fn context(&self, vf: u32, local: u32) -> (&[u32], (u32, bool)) {
         let a = (vf * self.qps + local) as usize;
