@@ -331,6 +331,8 @@ module uar_mlx5 #(
   wire    [63:0]          be64;
   wire    [63:0]          first_be;
   wire                    full_now;
+  wire                    ds_fits;                // the first beat's ds (16-byte units) fits in the
+                                                  // burst
   wire    [4:0]           in_hit;
   wire    [4:0]           in_bhit;
   wire                    in_hh;
@@ -570,6 +572,7 @@ module uar_mlx5 #(
                  s_axi_wdata[39:32], s_axi_wdata[47:40], s_axi_wdata[55:48], s_axi_wdata[63:56]};
   assign first_be = first_beat ? be64 : first_q;
   assign full_now = full_q && s_axi_wstrb == 8'hff;
+  assign ds_fits = {1'b0, be64[7:0], 1'b0} <= {2'b00, aw_len_q} + 10'h001;
   assign in_hit = {in_single && in_off[11:3] == 9'h120, in_single && in_off[11:3] == 9'h100,
                    in_single && in_off[11:3] == 9'h009, in_single && in_off[11:3] == 9'h008,
                    in_single && in_off[11:3] == 9'h004};
@@ -861,6 +864,7 @@ module uar_mlx5 #(
       cand_d = owns_buf;
       if (first_beat) begin
         first_d = be64;
+        full_d = full_now && ds_fits;
       end
     end
     // The next beat is the burst's last (registered: no length compare at the beat)

@@ -1023,6 +1023,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     let strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
     g.wire("full_now", 1, Expr::and(id("full_q"), strb(0xFF)));
+    // A BlueFlame burst is a whole WQE only if it holds the WQE its control segment sizes
+    // (SPEC §3, FACTS §2): ds x 16 bytes <= (awlen + 1) x 8 bytes, i.e. 2 ds <= awlen + 1.
+    // Decided at the first beat (ds is its byte 7) into `full_q`, so the last beat's decode
+    // is unchanged.
+    g.wire_c(
+        "ds_fits",
+        1,
+        Expr::bin(
+            BinOp::Le,
+            Expr::concat(vec![n(1, 0), id("be64").bits(7, 0), n(1, 0)]),
+            Expr::plus(Expr::concat(vec![n(2, 0), id("aw_len_q")]), n(10, 1)),
+        ),
+        "the first beat's ds (16-byte units) fits in the burst",
+    );
     // Window hits on the AW: `in_hit[k]` a single beat in window k's 8 bytes, `in_bhit[k]` a
     // whole-WQE burst from BlueFlame window k's start; registered as the window and its role.
     let nwin = lay.len() as u32;
@@ -1582,7 +1596,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 set("beat0_d", b1(false)),
                 set("full_d", id("full_now")),
                 set("cand_d", id("owns_buf")),
-                Stmt::if_(id("first_beat"), vec![set("first_d", id("be64"))]),
+                Stmt::if_(
+                    id("first_beat"),
+                    vec![
+                        set("first_d", id("be64")),
+                        set("full_d", Expr::and(id("full_now"), id("ds_fits"))),
+                    ],
+                ),
             ],
         )],
     ));

@@ -157,3 +157,45 @@ fn no_write_taken_in_reset_sync_high() {
 fn no_write_taken_in_reset_async_low() {
     no_write_taken_in_reset::<Mlx5V4Q16>();
 }
+
+/// SPEC §3 / FACTS §2: BlueFlame pushes a *whole* WQE. A burst of full beats that is shorter
+/// than the `ds` x 16 bytes its own control segment names is not one: it must be dropped
+/// (UNMAPPED, DECERR, like a partial BlueFlame), not sent to the send engine as a truncated
+/// WQE. Before the fix a 2-beat (16-byte) burst with ds = 4 (64 bytes) went out on
+/// m_axis_bf as a 2-beat WQE. Bursts that hold their WQE still go out, on both maps.
+fn blueflame_shorter_than_its_ds<M: rdmagen_harness::Model>(variant: &str, bf: u32) {
+    let mut b = Bench::<M>::new(variant);
+    let page = b.model.address(1, 0, bf);
+    let burst = |ds: u8, n: u64| {
+        let mut beats = vec![(doorbell_beat(5, 0x0A, 1 << 12, ds), 0xFF)];
+        beats.extend((1..n).map(|k| (k * 0x0101_0101, 0xFF)));
+        Op::Write(Write {
+            pf: false,
+            vf: 1,
+            addr: page,
+            size: 3,
+            burst: 1,
+            beats,
+        })
+    };
+    let case = Case {
+        seed: 0,
+        stall: Profile::new(0, 0),
+        ops: vec![
+            bring_up(1),
+            burst(4, 2),   // 16 bytes of a 64-byte WQE: dropped
+            burst(4, 8),   // exactly the WQE: out
+            burst(1, 2),   // 16 bytes, ds 1: out
+            burst(9, 16),  // 128 bytes of a 144-byte WQE: dropped
+            burst(16, 32), // 256 bytes, ds 16: out
+        ],
+    };
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(b.stats.blueflames, 3);
+}
+
+#[test]
+fn blueflame_shorter_than_its_ds_is_dropped() {
+    blueflame_shorter_than_its_ds::<UarV4Q16>("uar_v4_q16", 0x800);
+    blueflame_shorter_than_its_ds::<Mlx5V4Q16>("mlx5_v4_q16", 0x900);
+}
