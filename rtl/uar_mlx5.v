@@ -332,7 +332,7 @@ module uar_mlx5 #(
   wire    [1:0]           a_burst;
   wire    [8:0]           a_user;
   wire                    w_valid;                // a W beat is offered: the skid's, else the
-                                                  // port's
+                                                  // port's (taken there once its AW is open)
   wire    [63:0]          w_data;
   wire                    w_sff;
   wire                    w_slo;
@@ -578,7 +578,7 @@ module uar_mlx5 #(
   assign a_size = ask_valid_q ? ask_size_q : s_axi_awsize;
   assign a_burst = ask_valid_q ? ask_burst_q : s_axi_awburst;
   assign a_user = ask_valid_q ? ask_user_q : s_axi_awuser;
-  assign w_valid = wsk_valid_q || s_axi_wvalid;
+  assign w_valid = wsk_valid_q || (s_axi_wvalid && aw_valid_q);
   assign w_data = wsk_valid_q ? wsk_data_q : s_axi_wdata;
   assign w_sff = wsk_valid_q ? wsk_ff_q : s_axi_wstrb == 8'hff;
   assign w_slo = wsk_valid_q ? wsk_lo_q : s_axi_wstrb == 8'h0f;
@@ -691,7 +691,7 @@ module uar_mlx5 #(
   assign h_qpn = h_chk ? h_data[31:8] : 24'h000000;
   assign bf_end = drain_q && m_axis_bf_tready && drain_idx_q == drain_last_q;
   assign s_axi_awready = !rst && !ask_valid_q;
-  assign s_axi_wready = !rst && !wsk_valid_q;
+  assign s_axi_wready = !rst && !wsk_valid_q && aw_valid_q;
   assign s_axi_bvalid = b_valid_q;
   assign s_axi_bresp = b_resp_q;
   assign db_req_valid = e1_valid_q && e1_chk && !q_full;

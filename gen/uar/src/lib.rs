@@ -900,8 +900,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "w_valid",
         1,
-        Expr::or(id("wsk_valid_q"), id("s_axi_wvalid")),
-        "a W beat is offered: the skid's, else the port's",
+        Expr::or(
+            id("wsk_valid_q"),
+            Expr::and(id("s_axi_wvalid"), id("aw_valid_q")),
+        ),
+        "a W beat is offered: the skid's, else the port's (taken there once its AW is open)",
     );
     g.wire(
         "w_data",
@@ -2015,8 +2018,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
 
     // ---- outputs
     let out = |g: &mut Gen, name: &str, e: Expr| g.assigns.push(V::Assign(id(name), e));
-    // Flops only (the skids are empty), and low in reset (SPEC §2: nothing is accepted while
+    // Flops only (the skid is empty), and low in reset (SPEC §2: nothing is accepted while
     // in reset; the skids are held empty there, so a transfer taken then would be lost).
+    // W also waits for its AW to be open in the block (`aw_valid_q`, as AXI allows): a beat
+    // is then taken when the block can take it, as before the skids, not a cycle early into
+    // the skid, and the latency from the last beat's handshake is unchanged.
     out(
         &mut g,
         "s_axi_awready",
@@ -2025,7 +2031,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     out(
         &mut g,
         "s_axi_wready",
-        Expr::and(rst.released(), not(id("wsk_valid_q"))),
+        Expr::all(vec![
+            rst.released(),
+            not(id("wsk_valid_q")),
+            id("aw_valid_q"),
+        ]),
     );
     out(&mut g, "s_axi_bvalid", id("b_valid_q"));
     out(&mut g, "s_axi_bresp", id("b_resp_q"));
