@@ -707,7 +707,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Some(b1(false)),
         "AW skid: an AW the port took that the block has not",
     );
-    for (name, w) in [("addr", 24), ("len", 8), ("size", 3), ("burst", 2), ("user", 9)] {
+    for (name, w) in [
+        ("addr", 24),
+        ("len", 8),
+        ("size", 3),
+        ("burst", 2),
+        ("user", 9),
+    ] {
         g.flop(&format!("ask_{name}"), w, None);
     }
     g.flop_c(
@@ -886,7 +892,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::or(id("ask_valid_q"), id("s_axi_awvalid")),
         "an AW is offered: the skid's, else the port's",
     );
-    for (name, w) in [("addr", 24), ("len", 8), ("size", 3), ("burst", 2), ("user", 9)] {
+    for (name, w) in [
+        ("addr", 24),
+        ("len", 8),
+        ("size", 3),
+        ("burst", 2),
+        ("user", 9),
+    ] {
         g.wire(
             &format!("a_{name}"),
             w,
@@ -1438,11 +1450,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
     );
     g.wire("ev_room", 1, Expr::or(not(id("e1_valid_q")), id("e1_adv")));
-    g.wire(
-        "b_free",
-        1,
-        not(id("bsk_valid_q")),
-    );
+    g.wire("b_free", 1, not(id("bsk_valid_q")));
     g.wire_c(
         "bf_block",
         1,
