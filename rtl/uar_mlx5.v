@@ -283,8 +283,6 @@ module uar_mlx5 #(
   reg     [7:0]           beat_d;
   reg                     beat0_q;
   reg                     beat0_d;
-  reg                     beat1_q;                // the next beat is the burst's second
-  reg                     beat1_d;
   reg                     last_q;
   reg                     last_d;
   reg                     full_q;
@@ -374,8 +372,6 @@ module uar_mlx5 #(
   wire                    full_now;
   wire                    ds_fits;                // the first beat's ds (16-byte units) fits in the
                                                   // burst
-  wire                    ds_fits2;               // not a 2-beat burst, or this first beat's ds is
-                                                  // at most 1
   wire    [4:0]           in_hit;
   wire    [4:0]           in_bhit;
   wire                    in_hh;
@@ -626,8 +622,7 @@ module uar_mlx5 #(
                  w_data[47:40], w_data[55:48], w_data[63:56]};
   assign first_be = first_beat ? be64 : first_q;
   assign full_now = full_q && w_sff;
-  assign ds_fits = {1'b0, first_q[7:0], 1'b0} <= {2'b00, aw_len_q} + 10'h001;
-  assign ds_fits2 = aw_len_q != 8'h01 || be64[7:1] == 7'h00;
+  assign ds_fits = {1'b0, be64[7:0], 1'b0} <= {2'b00, aw_len_q} + 10'h001;
   assign in_hit = {in_single && in_off[11:3] == 9'h120, in_single && in_off[11:3] == 9'h100,
                    in_single && in_off[11:3] == 9'h009, in_single && in_off[11:3] == 9'h008,
                    in_single && in_off[11:3] == 9'h004};
@@ -820,7 +815,6 @@ module uar_mlx5 #(
     aw_pv_d = pv;
     beat_d = beat_q;
     beat0_d = beat0_q;
-    beat1_d = beat1_q;
     last_d = last_q;
     full_d = full_q;
     first_d = first_q;
@@ -926,18 +920,13 @@ module uar_mlx5 #(
       beat0_d = 1'b1;
       full_d = 1'b1;
       cand_d = 1'b0;
-      beat1_d = 1'b0;
     end else if (w_take) begin
       beat_d = beat_q + 8'h01;
       beat0_d = 1'b0;
-      beat1_d = first_beat;
       full_d = full_now;
       cand_d = owns_buf;
       if (first_beat) begin
         first_d = be64;
-        full_d = full_now && ds_fits2;
-      end
-      if (beat1_q) begin
         full_d = full_now && ds_fits;
       end
     end
@@ -1079,7 +1068,6 @@ module uar_mlx5 #(
       aw_pv_q <= 1'b0;
       beat_q <= 8'h00;
       beat0_q <= 1'b1;
-      beat1_q <= 1'b0;
       last_q <= 1'b0;
       full_q <= 1'b1;
       cand_q <= 1'b0;
@@ -1136,7 +1124,6 @@ module uar_mlx5 #(
       aw_pv_q <= aw_pv_d;
       beat_q <= beat_d;
       beat0_q <= beat0_d;
-      beat1_q <= beat1_d;
       last_q <= last_d;
       full_q <= full_d;
       cand_q <= cand_d;

@@ -831,12 +831,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.flop("beat", 8, Some(n(8, 0)));
     g.flop("beat0", 1, Some(b1(true)));
-    g.flop_c(
-        "beat1",
-        1,
-        Some(b1(false)),
-        "the next beat is the burst's second",
-    );
     g.flop("last", 1, Some(b1(false)));
     g.flop("full", 1, Some(b1(true)));
     g.flop("first", 64, None);
@@ -1123,29 +1117,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire("full_now", 1, Expr::and(id("full_q"), strb(0xFF)));
     // A BlueFlame burst is a whole WQE only if it holds the WQE its control segment sizes
     // (SPEC §3, FACTS §2): ds x 16 bytes <= (awlen + 1) x 8 bytes, i.e. 2 ds <= awlen + 1.
-    // Folded into `full_q` before the last beat, so the last beat's decode is unchanged; and
-    // the compare starts from flops: at the second beat, from `first_q` (ds is the first
-    // beat's byte 7) and `aw_len_q`. A 2-beat burst's second beat is its last, so its bound
-    // (ds <= 1) is taken at the first beat: a zero test, no compare (issue 9: the compare
-    // at the first beat, on the beat's data, put `uar` at 8 VFs from 5 to 6 LUT levels).
+    // Decided at the first beat (ds is its byte 7) into `full_q`, so the last beat's decode
+    // is unchanged.
     g.wire_c(
         "ds_fits",
         1,
         Expr::bin(
             BinOp::Le,
-            Expr::concat(vec![n(1, 0), id("first_q").bits(7, 0), n(1, 0)]),
+            Expr::concat(vec![n(1, 0), id("be64").bits(7, 0), n(1, 0)]),
             Expr::plus(Expr::concat(vec![n(2, 0), id("aw_len_q")]), n(10, 1)),
         ),
         "the first beat's ds (16-byte units) fits in the burst",
-    );
-    g.wire_c(
-        "ds_fits2",
-        1,
-        Expr::or(
-            ne(id("aw_len_q"), n(8, 1)),
-            Expr::eq(id("be64").bits(7, 1), n(7, 0)),
-        ),
-        "not a 2-beat burst, or this first beat's ds is at most 1",
     );
     // Window hits on the AW: `in_hit[k]` a single beat in window k's 8 bytes, `in_bhit[k]` a
     // whole-WQE burst from BlueFlame window k's start; registered as the window and its role.
@@ -1694,26 +1676,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             set("beat0_d", b1(true)),
             set("full_d", b1(true)),
             set("cand_d", b1(false)),
-            set("beat1_d", b1(false)),
         ],
         vec![Stmt::if_(
             id("w_take"),
             vec![
                 set("beat_d", Expr::plus(id("beat_q"), n(8, 1))),
                 set("beat0_d", b1(false)),
-                set("beat1_d", id("first_beat")),
                 set("full_d", id("full_now")),
                 set("cand_d", id("owns_buf")),
                 Stmt::if_(
                     id("first_beat"),
                     vec![
                         set("first_d", id("be64")),
-                        set("full_d", Expr::and(id("full_now"), id("ds_fits2"))),
+                        set("full_d", Expr::and(id("full_now"), id("ds_fits"))),
                     ],
-                ),
-                Stmt::if_(
-                    id("beat1_q"),
-                    vec![set("full_d", Expr::and(id("full_now"), id("ds_fits")))],
                 ),
             ],
         )],
