@@ -210,6 +210,34 @@ module uar #(
   reg     [7:0]           aw_len_d;
   reg     [8:0]           aw_user_q;
   reg     [8:0]           aw_user_d;
+  reg                     ask_valid_q;            // AW skid: an AW the port took that the block has
+                                                  // not
+  reg                     ask_valid_d;
+  reg     [23:0]          ask_addr_q;
+  reg     [23:0]          ask_addr_d;
+  reg     [7:0]           ask_len_q;
+  reg     [7:0]           ask_len_d;
+  reg     [2:0]           ask_size_q;
+  reg     [2:0]           ask_size_d;
+  reg     [1:0]           ask_burst_q;
+  reg     [1:0]           ask_burst_d;
+  reg     [8:0]           ask_user_q;
+  reg     [8:0]           ask_user_d;
+  reg                     wsk_valid_q;            // W skid: a beat the port took that the block has
+                                                  // not
+  reg                     wsk_valid_d;
+  reg     [63:0]          wsk_data_q;
+  reg     [63:0]          wsk_data_d;
+  reg                     wsk_ff_q;
+  reg                     wsk_ff_d;
+  reg                     wsk_lo_q;
+  reg                     wsk_lo_d;
+  reg                     wsk_hi_q;
+  reg                     wsk_hi_d;
+  reg                     bsk_valid_q;            // B skid: a response behind the one on s_axi_b*
+  reg                     bsk_valid_d;
+  reg     [1:0]           bsk_resp_q;
+  reg     [1:0]           bsk_resp_d;
   reg     [2:0]           aw_reason_q;
   reg     [2:0]           aw_reason_d;
   reg                     aw_ok_q;                // the AW checks passed (aw_reason_q is 0): pre_ok
@@ -225,8 +253,8 @@ module uar #(
   reg                     aw_bh_d;
   reg                     pm_q;
   reg                     pm_d;
-  reg                     aw_ps_q;                // pending bit of the owner on s_axi_awaddr,
-                                                  // sampled every cycle
+  reg                     aw_ps_q;                // pending bit of the owner on a_addr, sampled
+                                                  // every cycle
   reg                     aw_ps_d;
   reg                     aw_pt_q;                // an AW was taken last cycle and its pending bit
                                                   // is aw_ps_q
@@ -280,9 +308,20 @@ module uar #(
                                                   // dword}
   reg     [63:0]          bf_mem [0:31];          // BlueFlame buffer: one WQE of up to 256 bytes
   reg     [91:0]          q_mem [0:3];            // events waiting for their QPC answer, in order
+  wire                    a_valid;                // an AW is offered: the skid's, else the port's
+  wire    [23:0]          a_addr;
+  wire    [7:0]           a_len;
+  wire    [2:0]           a_size;
+  wire    [1:0]           a_burst;
+  wire    [8:0]           a_user;
+  wire                    w_valid;                // a W beat is offered: the skid's, else the
+                                                  // port's (taken there once its AW is open)
+  wire    [63:0]          w_data;
+  wire                    w_sff;
+  wire                    w_slo;
+  wire                    w_shi;
   wire                    aw_take;
   wire                    aw_rdy;                 // no write open, or the open one ends now
-                                                  // (s_axi_awready out of reset)
   wire    [11:0]          aw_page;
   wire    [11:0]          owner;                  // the function whose BAR holds the page
   wire    [11:0]          page_idx;               // page index within that function
@@ -314,6 +353,8 @@ module uar #(
   wire    [63:0]          be64;
   wire    [63:0]          first_be;
   wire                    full_now;
+  wire                    ds_fits;                // the first beat's ds (16-byte units) fits in the
+                                                  // burst
   wire    [1:0]           in_hit;
   wire    [1:0]           in_bhit;
   wire                    in_hh;
@@ -506,7 +547,18 @@ module uar #(
     .irq_o                        (irq_o)
   );
 
-  assign aw_take = s_axi_awvalid && aw_rdy;
+  assign a_valid = ask_valid_q || s_axi_awvalid;
+  assign a_addr = ask_valid_q ? ask_addr_q : s_axi_awaddr;
+  assign a_len = ask_valid_q ? ask_len_q : s_axi_awlen;
+  assign a_size = ask_valid_q ? ask_size_q : s_axi_awsize;
+  assign a_burst = ask_valid_q ? ask_burst_q : s_axi_awburst;
+  assign a_user = ask_valid_q ? ask_user_q : s_axi_awuser;
+  assign w_valid = wsk_valid_q || (s_axi_wvalid && aw_valid_q);
+  assign w_data = wsk_valid_q ? wsk_data_q : s_axi_wdata;
+  assign w_sff = wsk_valid_q ? wsk_ff_q : s_axi_wstrb == 8'hff;
+  assign w_slo = wsk_valid_q ? wsk_lo_q : s_axi_wstrb == 8'h0f;
+  assign w_shi = wsk_valid_q ? wsk_hi_q : s_axi_wstrb == 8'hf0;
+  assign aw_take = a_valid && aw_rdy;
   assign aw_rdy = !aw_valid_q || w_last_take;
   assign aw_page = aw_addr_q[23:12];
   assign owner = aw_page >> PW;
@@ -515,12 +567,12 @@ module uar #(
   assign r_vf = aw_user_q[7:0];
   assign slot = owner[VW - 1:0];
   assign ev_vf = r_pf ? owner[7:0] : r_vf;
-  assign in_page = s_axi_awaddr[23:12];
-  assign in_off = s_axi_awaddr[11:0];
+  assign in_page = a_addr[23:12];
+  assign in_off = a_addr[11:0];
   assign in_owner = in_page >> PW;
   assign in_page_idx = in_page & PAGE_MASK;
-  assign in_pf = s_axi_awuser[8];
-  assign in_vf = s_axi_awuser[7:0];
+  assign in_pf = a_user[8];
+  assign in_vf = a_user[7:0];
   assign in_slot = in_vf[VW - 1:0];
   assign in_nofunc = !in_pf && {4'b0000, in_vf} >= GEO_NUM_VF;
   assign eff_pages = csr_page_cfg_active_pages_o == 5'h00 ||
@@ -535,18 +587,19 @@ module uar #(
   assign in_ok = csr_ctrl_enable_o && (in_pf || csr_vf_ctrl_enable_o[in_slot]) && !in_outside &&
                  (in_pf || !in_pf_only);
   assign in_reason = in_ok ? 3'b000 : in_dis ? 3'b111 : in_outside ? 3'b100 : 3'b101;
-  assign in_single = s_axi_awlen == 8'h00;
-  assign in_burst_ok = s_axi_awburst == 2'b01 && s_axi_awsize == 3'b011;
+  assign in_single = a_len == 8'h00;
+  assign in_burst_ok = a_burst == 2'b01 && a_size == 3'b011;
   assign pre_reason = aw_reason_q;
   assign pre_ok = aw_ok_q;
   assign last = last_q;
   assign first_beat = beat0_q;
-  assign be64 = {s_axi_wdata[7:0], s_axi_wdata[15:8], s_axi_wdata[23:16], s_axi_wdata[31:24],
-                 s_axi_wdata[39:32], s_axi_wdata[47:40], s_axi_wdata[55:48], s_axi_wdata[63:56]};
+  assign be64 = {w_data[7:0], w_data[15:8], w_data[23:16], w_data[31:24], w_data[39:32],
+                 w_data[47:40], w_data[55:48], w_data[63:56]};
   assign first_be = first_beat ? be64 : first_q;
-  assign full_now = full_q && s_axi_wstrb == 8'hff;
+  assign full_now = full_q && w_sff;
+  assign ds_fits = {1'b0, be64[7:0], 1'b0} <= {2'b00, aw_len_q} + 10'h001;
   assign in_hit = {in_single && in_off[11:3] == 9'h100, in_single && in_off[11:3] == 9'h000};
-  assign in_bhit = {in_off == 12'h800 && !in_single && in_burst_ok && s_axi_awlen < 8'h20, 1'b0};
+  assign in_bhit = {in_off == 12'h800 && !in_single && in_burst_ok && a_len < 8'h20, 1'b0};
   assign in_hh = in_hit[0] | in_hit[1];
   assign in_hwin = in_hit[1] ? 4'b0001 : 4'b0000;
   assign in_win = in_hit[1] || in_bhit[1] ? 4'b0001 : 4'b0000;
@@ -555,7 +608,7 @@ module uar #(
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];
   assign pv = aw_pv_q || (aw_pt_q && aw_ps_q);
-  assign complete = pre_ok && pv && aw_hh_q && s_axi_wstrb == 8'hf0 && pm_q;
+  assign complete = pre_ok && pv && aw_hh_q && w_shi && pm_q;
   assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
   assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
   assign in_same = last && slot == in_owner[VW - 1:0];
@@ -575,13 +628,13 @@ module uar #(
   assign e1_chk = e1_chk_q;
   assign e1_adv = e1_valid_q && !q_full && (!e1_chk || db_req_ready);
   assign ev_room = !e1_valid_q || e1_adv;
-  assign b_free = !b_valid_q || s_axi_bready;
+  assign b_free = !bsk_valid_q;
   assign bf_block = first_beat && bf_cand && bf_busy_q;
   assign tear_now = pre_ok && pv && !complete;
   assign w_ready = aw_valid_q && !bf_block && (!last || (ev_room && b_free && !tear_now));
-  assign w_take = s_axi_wvalid && w_ready;
+  assign w_take = w_valid && w_ready;
   assign w_last_take = w_take && last;
-  assign ev_load = s_axi_wvalid && last && ev_room && ((tear_now && !bf_block) || w_ready);
+  assign ev_load = w_valid && last && ev_room && ((tear_now && !bf_block) || w_ready);
   assign pend_we = ev_load && !tear && ev_kind == 3'b011;
   assign h_valid = q_occ_q[0];
   assign h = h_valid ? q_mem[q_rd_q] : 92'h00000000000000000000000;
@@ -604,8 +657,8 @@ module uar #(
   assign drop_reason = h_chk ? chk_reason : h_reason;
   assign h_qpn = h_chk ? h_data[31:8] : 24'h000000;
   assign bf_end = drain_q && m_axis_bf_tready && drain_idx_q == drain_last_q;
-  assign s_axi_awready = !rst && aw_rdy;
-  assign s_axi_wready = w_ready;
+  assign s_axi_awready = !rst && !ask_valid_q;
+  assign s_axi_wready = !rst && !wsk_valid_q && aw_valid_q;
   assign s_axi_bvalid = b_valid_q;
   assign s_axi_bresp = b_resp_q;
   assign db_req_valid = e1_valid_q && e1_chk && !q_full;
@@ -695,6 +748,19 @@ module uar #(
     aw_addr_d = aw_addr_q;
     aw_len_d = aw_len_q;
     aw_user_d = aw_user_q;
+    ask_valid_d = ask_valid_q;
+    ask_addr_d = ask_addr_q;
+    ask_len_d = ask_len_q;
+    ask_size_d = ask_size_q;
+    ask_burst_d = ask_burst_q;
+    ask_user_d = ask_user_q;
+    wsk_valid_d = wsk_valid_q;
+    wsk_data_d = wsk_data_q;
+    wsk_ff_d = wsk_ff_q;
+    wsk_lo_d = wsk_lo_q;
+    wsk_hi_d = wsk_hi_q;
+    bsk_valid_d = bsk_valid_q;
+    bsk_resp_d = bsk_resp_q;
     aw_reason_d = aw_reason_q;
     aw_ok_d = aw_ok_q;
     aw_bfc_d = aw_bfc_q;
@@ -728,11 +794,11 @@ module uar #(
     drain_user_d = drain_user_q;
     // Window decode: shape of the write in the window it starts in
     if (aw_hh_q) begin
-      if (s_axi_wstrb == 8'hff) begin
+      if (w_sff) begin
         dk = 3'b001;
-      end else if (s_axi_wstrb == 8'h0f) begin
+      end else if (w_slo) begin
         dk = 3'b010;
-      end else if (s_axi_wstrb == 8'hf0) begin
+      end else if (w_shi) begin
         dk = 3'b011;
       end
     end
@@ -782,9 +848,9 @@ module uar #(
     // AW: one burst at a time; the next AW with the last beat
     if (aw_take) begin
       aw_valid_d = 1'b1;
-      aw_addr_d = s_axi_awaddr;
-      aw_len_d = s_axi_awlen;
-      aw_user_d = s_axi_awuser;
+      aw_addr_d = a_addr;
+      aw_len_d = a_len;
+      aw_user_d = a_user;
       aw_reason_d = in_reason;
       aw_ok_d = in_ok;
       aw_bfc_d = in_bf_cand;
@@ -813,6 +879,7 @@ module uar #(
       cand_d = owns_buf;
       if (first_beat) begin
         first_d = be64;
+        full_d = full_now && ds_fits;
       end
     end
     // The next beat is the burst's last (registered: no length compare at the beat)
@@ -823,12 +890,37 @@ module uar #(
     end else if (w_take) begin
       last_d = beat_q + 8'h01 == aw_len_q;
     end
-    // B: one response per burst
-    if (w_last_take) begin
-      b_valid_d = 1'b1;
-      b_resp_d = ev_resp;
-    end else if (s_axi_bready) begin
-      b_valid_d = 1'b0;
+    // Skids: hold what the port took and the block did not; a held entry goes first
+    ask_valid_d = a_valid && !aw_take;
+    wsk_valid_d = w_valid && !w_take;
+    if (!ask_valid_q) begin
+      ask_addr_d = s_axi_awaddr;
+      ask_len_d = s_axi_awlen;
+      ask_size_d = s_axi_awsize;
+      ask_burst_d = s_axi_awburst;
+      ask_user_d = s_axi_awuser;
+    end
+    if (!wsk_valid_q) begin
+      wsk_data_d = s_axi_wdata;
+      wsk_ff_d = s_axi_wstrb == 8'hff;
+      wsk_lo_d = s_axi_wstrb == 8'h0f;
+      wsk_hi_d = s_axi_wstrb == 8'hf0;
+    end
+    // B: one response per burst, into the output register or, behind it, the skid
+    if (!bsk_valid_q) begin
+      bsk_resp_d = ev_resp;
+    end
+    if (!b_valid_q || s_axi_bready) begin
+      if (bsk_valid_q) begin
+        b_valid_d = 1'b1;
+        b_resp_d = bsk_resp_q;
+        bsk_valid_d = 1'b0;
+      end else begin
+        b_valid_d = w_last_take;
+        b_resp_d = ev_resp;
+      end
+    end else if (w_last_take) begin
+      bsk_valid_d = 1'b1;
     end
     // Pending halves
     if (ev_load) begin
@@ -908,6 +1000,10 @@ module uar #(
   always @(posedge clk) begin
     if (rst) begin
       aw_valid_q <= 1'b0;
+      ask_valid_q <= 1'b0;
+      wsk_valid_q <= 1'b0;
+      bsk_valid_q <= 1'b0;
+      bsk_resp_q <= 2'b00;
       aw_reason_q <= 3'b000;
       aw_ok_q <= 1'b0;
       aw_bfc_q <= 1'b0;
@@ -956,6 +1052,10 @@ module uar #(
       vf_drop_q <= {NUM_VF{1'b0}};
     end else begin
       aw_valid_q <= aw_valid_d;
+      ask_valid_q <= ask_valid_d;
+      wsk_valid_q <= wsk_valid_d;
+      bsk_valid_q <= bsk_valid_d;
+      bsk_resp_q <= bsk_resp_d;
       aw_reason_q <= aw_reason_d;
       aw_ok_q <= aw_ok_d;
       aw_bfc_q <= aw_bfc_d;
@@ -1008,6 +1108,15 @@ module uar #(
     aw_addr_q <= aw_addr_d;
     aw_len_q <= aw_len_d;
     aw_user_q <= aw_user_d;
+    ask_addr_q <= ask_addr_d;
+    ask_len_q <= ask_len_d;
+    ask_size_q <= ask_size_d;
+    ask_burst_q <= ask_burst_d;
+    ask_user_q <= ask_user_d;
+    wsk_data_q <= wsk_data_d;
+    wsk_ff_q <= wsk_ff_d;
+    wsk_lo_q <= wsk_lo_d;
+    wsk_hi_q <= wsk_hi_d;
     first_q <= first_d;
   end
 
@@ -1016,7 +1125,7 @@ module uar #(
     if (pend_we) pend_mem[slot] <= {dwin, page_idx[3:0], be64[63:32]};
   end
   always @(posedge clk) begin
-    if (w_take && owns_buf && beat_q[7:5] == 3'b000) bf_mem[beat_q[4:0]] <= s_axi_wdata;
+    if (w_take && owns_buf && beat_q[7:5] == 3'b000) bf_mem[beat_q[4:0]] <= w_data;
   end
   always @(posedge clk) begin
     if (e1_adv) q_mem[q_wr_q] <= e1_q;

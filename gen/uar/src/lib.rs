@@ -695,6 +695,45 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     for (name, w) in [("addr", 24), ("len", 8), ("user", 9)] {
         g.flop(&format!("aw_{name}"), w, None);
     }
+    // AXI4 skid buffers (IHI 0022 A3.2.1: no combinational path from an AXI input to an AXI
+    // output). `s_axi_awready`/`s_axi_wready` are "the skid is empty", a flop: a transfer the
+    // port takes while the block cannot is held here and offered again from the next cycle;
+    // while the skid is empty the block sees the port itself, so there is no added cycle.
+    // B has an output register and a skid: the last beat needs only the skid free, not
+    // `s_axi_bready`.
+    g.flop_c(
+        "ask_valid",
+        1,
+        Some(b1(false)),
+        "AW skid: an AW the port took that the block has not",
+    );
+    for (name, w) in [
+        ("addr", 24),
+        ("len", 8),
+        ("size", 3),
+        ("burst", 2),
+        ("user", 9),
+    ] {
+        g.flop(&format!("ask_{name}"), w, None);
+    }
+    g.flop_c(
+        "wsk_valid",
+        1,
+        Some(b1(false)),
+        "W skid: a beat the port took that the block has not",
+    );
+    g.flop("wsk_data", 64, None);
+    // The strobe shapes the decode asks about, compared as the beat enters the skid.
+    for s in ["ff", "lo", "hi"] {
+        g.flop(&format!("wsk_{s}"), 1, None);
+    }
+    g.flop_c(
+        "bsk_valid",
+        1,
+        Some(b1(false)),
+        "B skid: a response behind the one on s_axi_b*",
+    );
+    g.flop("bsk_resp", 2, Some(n(2, 0)));
     // The AW checks, registered with the AW (see `in_reason`).
     g.flop("aw_reason", 3, Some(n(3, 0)));
     g.flop_c(
@@ -774,7 +813,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Range::bits(1),
         Some(b1(false)),
         id("in_ps"),
-        Some("pending bit of the owner on s_axi_awaddr, sampled every cycle"),
+        Some("pending bit of the owner on a_addr, sampled every cycle"),
     );
     g.flop_full(
         "aw_pt",
@@ -846,12 +885,58 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
 
     // ---- stage 0: the AXI write, classified at its last beat
-    g.wire("aw_take", 1, Expr::and(id("s_axi_awvalid"), id("aw_rdy")));
+    // The channels as the block sees them: the skid's entry while it holds one, else the port.
+    g.wire_c(
+        "a_valid",
+        1,
+        Expr::or(id("ask_valid_q"), id("s_axi_awvalid")),
+        "an AW is offered: the skid's, else the port's",
+    );
+    for (name, w) in [
+        ("addr", 24),
+        ("len", 8),
+        ("size", 3),
+        ("burst", 2),
+        ("user", 9),
+    ] {
+        g.wire(
+            &format!("a_{name}"),
+            w,
+            Expr::ternary(
+                id("ask_valid_q"),
+                id(format!("ask_{name}_q")),
+                id(format!("s_axi_aw{name}")),
+            ),
+        );
+    }
+    g.wire_c(
+        "w_valid",
+        1,
+        Expr::or(
+            id("wsk_valid_q"),
+            Expr::and(id("s_axi_wvalid"), id("aw_valid_q")),
+        ),
+        "a W beat is offered: the skid's, else the port's (taken there once its AW is open)",
+    );
+    g.wire(
+        "w_data",
+        64,
+        Expr::ternary(id("wsk_valid_q"), id("wsk_data_q"), id("s_axi_wdata")),
+    );
+    let port_strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
+    for (s, v) in [("ff", 0xFF), ("lo", 0x0F), ("hi", 0xF0)] {
+        g.wire(
+            &format!("w_s{s}"),
+            1,
+            Expr::ternary(id("wsk_valid_q"), id(format!("wsk_{s}_q")), port_strb(v)),
+        );
+    }
+    g.wire("aw_take", 1, Expr::and(id("a_valid"), id("aw_rdy")));
     g.wire_c(
         "aw_rdy",
         1,
         Expr::or(not(id("aw_valid_q")), id("w_last_take")),
-        "no write open, or the open one ends now (s_axi_awready out of reset)",
+        "no write open, or the open one ends now",
     );
     g.wire("aw_page", 12, id("aw_addr_q").bits(23, 12));
     g.wire_c(
@@ -885,8 +970,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // (`aw_reason_q`, `aw_bfc_q`, the window hits): the last beat then starts from flops
     // (issue 9: LUT depth). The CSR configuration is therefore sampled when the AW is
     // accepted.
-    g.wire("in_page", 12, id("s_axi_awaddr").bits(23, 12));
-    g.wire("in_off", 12, id("s_axi_awaddr").bits(11, 0));
+    g.wire("in_page", 12, id("a_addr").bits(23, 12));
+    g.wire("in_off", 12, id("a_addr").bits(11, 0));
     g.wire(
         "in_owner",
         12,
@@ -897,8 +982,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         12,
         Expr::band(id("in_page"), id("PAGE_MASK")),
     );
-    g.wire("in_pf", 1, id("s_axi_awuser").index(Expr::int(8)));
-    g.wire("in_vf", 8, id("s_axi_awuser").bits(7, 0));
+    g.wire("in_pf", 1, id("a_user").index(Expr::int(8)));
+    g.wire("in_vf", 8, id("a_user").bits(7, 0));
     g.decls
         .push(V::Decl(Decl::wire("in_slot", Some(Range::width(id("VW"))))));
     g.assigns.push(V::Assign(
@@ -1002,27 +1087,48 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             ),
         ),
     );
-    g.wire("in_single", 1, Expr::eq(id("s_axi_awlen"), n(8, 0)));
+    g.wire("in_single", 1, Expr::eq(id("a_len"), n(8, 0)));
     g.wire(
         "in_burst_ok",
         1,
         Expr::and(
-            Expr::eq(id("s_axi_awburst"), n(2, 1)),
-            Expr::eq(id("s_axi_awsize"), n(3, 3)),
+            Expr::eq(id("a_burst"), n(2, 1)),
+            Expr::eq(id("a_size"), n(3, 3)),
         ),
     );
     g.wire("pre_reason", 3, id("aw_reason_q"));
     g.wire("pre_ok", 1, id("aw_ok_q"));
     g.wire("last", 1, id("last_q"));
     g.wire("first_beat", 1, id("beat0_q"));
-    g.wire("be64", 64, byteswap("s_axi_wdata"));
+    g.wire("be64", 64, byteswap("w_data"));
     g.wire(
         "first_be",
         64,
         Expr::ternary(id("first_beat"), id("be64"), id("first_q")),
     );
-    let strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
+    let strb = |v: u64| {
+        id(match v {
+            0xFF => "w_sff",
+            0x0F => "w_slo",
+            0xF0 => "w_shi",
+            _ => unreachable!("strobe shape {v:#x}"),
+        })
+    };
     g.wire("full_now", 1, Expr::and(id("full_q"), strb(0xFF)));
+    // A BlueFlame burst is a whole WQE only if it holds the WQE its control segment sizes
+    // (SPEC §3, FACTS §2): ds x 16 bytes <= (awlen + 1) x 8 bytes, i.e. 2 ds <= awlen + 1.
+    // Decided at the first beat (ds is its byte 7) into `full_q`, so the last beat's decode
+    // is unchanged.
+    g.wire_c(
+        "ds_fits",
+        1,
+        Expr::bin(
+            BinOp::Le,
+            Expr::concat(vec![n(1, 0), id("be64").bits(7, 0), n(1, 0)]),
+            Expr::plus(Expr::concat(vec![n(2, 0), id("aw_len_q")]), n(10, 1)),
+        ),
+        "the first beat's ds (16-byte units) fits in the burst",
+    );
     // Window hits on the AW: `in_hit[k]` a single beat in window k's 8 bytes, `in_bhit[k]` a
     // whole-WQE burst from BlueFlame window k's start; registered as the window and its role.
     let nwin = lay.len() as u32;
@@ -1036,7 +1142,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 Expr::eq(id("in_off"), n(12, l.offset)),
                 not(id("in_single")),
                 id("in_burst_ok"),
-                Expr::bin(BinOp::Lt, id("s_axi_awlen"), n(8, l.size / 8)),
+                Expr::bin(BinOp::Lt, id("a_len"), n(8, l.size / 8)),
             ])
         } else {
             b1(false)
@@ -1344,11 +1450,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
     );
     g.wire("ev_room", 1, Expr::or(not(id("e1_valid_q")), id("e1_adv")));
-    g.wire(
-        "b_free",
-        1,
-        Expr::or(not(id("b_valid_q")), id("s_axi_bready")),
-    );
+    g.wire("b_free", 1, not(id("bsk_valid_q")));
     g.wire_c(
         "bf_block",
         1,
@@ -1372,13 +1474,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             ),
         ]),
     );
-    g.wire("w_take", 1, Expr::and(id("s_axi_wvalid"), id("w_ready")));
+    g.wire("w_take", 1, Expr::and(id("w_valid"), id("w_ready")));
     g.wire("w_last_take", 1, Expr::and(id("w_take"), id("last")));
     g.wire_c(
         "ev_load",
         1,
         Expr::all(vec![
-            id("s_axi_wvalid"),
+            id("w_valid"),
             id("last"),
             id("ev_room"),
             Expr::or(
@@ -1521,9 +1623,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // ---- next state
     let mut aw_regs = vec![
         set("aw_valid_d", b1(true)),
-        set("aw_addr_d", id("s_axi_awaddr")),
-        set("aw_len_d", id("s_axi_awlen")),
-        set("aw_user_d", id("s_axi_awuser")),
+        set("aw_addr_d", id("a_addr")),
+        set("aw_len_d", id("a_len")),
+        set("aw_user_d", id("a_user")),
         set("aw_reason_d", id("in_reason")),
         set("aw_ok_d", id("in_ok")),
         set("aw_bfc_d", id("in_bf_cand")),
@@ -1582,7 +1684,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 set("beat0_d", b1(false)),
                 set("full_d", id("full_now")),
                 set("cand_d", id("owns_buf")),
-                Stmt::if_(id("first_beat"), vec![set("first_d", id("be64"))]),
+                Stmt::if_(
+                    id("first_beat"),
+                    vec![
+                        set("first_d", id("be64")),
+                        set("full_d", Expr::and(id("full_now"), id("ds_fits"))),
+                    ],
+                ),
             ],
         )],
     ));
@@ -1604,13 +1712,54 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             )],
         )],
     ));
-    c.push(Stmt::Comment("B: one response per burst".into()));
+    c.push(Stmt::Comment(
+        "Skids: hold what the port took and the block did not; a held entry goes first".into(),
+    ));
+    c.push(set(
+        "ask_valid_d",
+        Expr::and(id("a_valid"), not(id("aw_take"))),
+    ));
+    c.push(set(
+        "wsk_valid_d",
+        Expr::and(id("w_valid"), not(id("w_take"))),
+    ));
+    let mut fill_aw = Vec::new();
+    for name in ["addr", "len", "size", "burst", "user"] {
+        fill_aw.push(set(&format!("ask_{name}_d"), id(format!("s_axi_aw{name}"))));
+    }
+    c.push(Stmt::if_(not(id("ask_valid_q")), fill_aw));
+    let mut fill_w = vec![set("wsk_data_d", id("s_axi_wdata"))];
+    for (name, v) in [("ff", 0xFFu64), ("lo", 0x0F), ("hi", 0xF0)] {
+        fill_w.push(set(
+            &format!("wsk_{name}_d"),
+            Expr::eq(id("s_axi_wstrb"), n(8, v)),
+        ));
+    }
+    c.push(Stmt::if_(not(id("wsk_valid_q")), fill_w));
+    c.push(Stmt::Comment(
+        "B: one response per burst, into the output register or, behind it, the skid".into(),
+    ));
+    c.push(Stmt::if_(
+        not(id("bsk_valid_q")),
+        vec![set("bsk_resp_d", id("ev_resp"))],
+    ));
     c.push(Stmt::if_else(
-        id("w_last_take"),
-        vec![set("b_valid_d", b1(true)), set("b_resp_d", id("ev_resp"))],
+        Expr::or(not(id("b_valid_q")), id("s_axi_bready")),
+        vec![Stmt::if_else(
+            id("bsk_valid_q"),
+            vec![
+                set("b_valid_d", b1(true)),
+                set("b_resp_d", id("bsk_resp_q")),
+                set("bsk_valid_d", b1(false)),
+            ],
+            vec![
+                set("b_valid_d", id("w_last_take")),
+                set("b_resp_d", id("ev_resp")),
+            ],
+        )],
         vec![Stmt::if_(
-            id("s_axi_bready"),
-            vec![set("b_valid_d", b1(false))],
+            id("w_last_take"),
+            vec![set("bsk_valid_d", b1(true))],
         )],
     ));
     c.push(Stmt::Comment("Pending halves".into()));
@@ -1866,7 +2015,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             Expr::eq(id("beat_q").bits(7, 5), n(3, 0)),
         ]),
         addr: id("beat_q").bits(4, 0),
-        data: id("s_axi_wdata"),
+        data: id("w_data"),
     });
     g.mems.push(V::MemWrite {
         mem: "q_mem".into(),
@@ -1877,15 +2026,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
 
     // ---- outputs
     let out = |g: &mut Gen, name: &str, e: Expr| g.assigns.push(V::Assign(id(name), e));
-    // Low in reset (SPEC §2: nothing is accepted while in reset; the AW flops are held there,
-    // so the write's W beats would wait for an AW the block never saw). Only the port is
-    // gated: `aw_take` stays on `aw_rdy`, whose effects reset discards anyway.
+    // Flops only (the skid is empty), and low in reset (SPEC §2: nothing is accepted while
+    // in reset; the skids are held empty there, so a transfer taken then would be lost).
+    // W also waits for its AW to be open in the block (`aw_valid_q`, as AXI allows): a beat
+    // is then taken when the block can take it, as before the skids, not a cycle early into
+    // the skid, and the latency from the last beat's handshake is unchanged.
     out(
         &mut g,
         "s_axi_awready",
-        Expr::and(rst.released(), id("aw_rdy")),
+        Expr::and(rst.released(), not(id("ask_valid_q"))),
     );
-    out(&mut g, "s_axi_wready", id("w_ready"));
+    out(
+        &mut g,
+        "s_axi_wready",
+        Expr::all(vec![
+            rst.released(),
+            not(id("wsk_valid_q")),
+            id("aw_valid_q"),
+        ]),
+    );
     out(&mut g, "s_axi_bvalid", id("b_valid_q"));
     out(&mut g, "s_axi_bresp", id("b_resp_q"));
     out(

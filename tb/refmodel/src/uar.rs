@@ -8,8 +8,9 @@
 //!   write or as two 4-byte writes, low address first, with no other write to that
 //!   function's pages in between;
 //! - it fetches only if the QP belongs to the writing VF, names the page index it came
-//!   through as its `uar_page`, and is in RTS; a whole-WQE write to a BlueFlame window is
-//!   pushed out as is, after the same check;
+//!   through as its `uar_page`, and is in RTS; a whole-WQE write to a BlueFlame window (a
+//!   burst of full beats that holds the `ds` x 16 bytes its control segment names) is pushed
+//!   out as is, after the same check;
 //! - everything else is dropped with a reason from the map's `drop_reason` enum; unmapped
 //!   or foreign addresses answer DECERR, PF-only pages SLVERR.
 //!
@@ -434,6 +435,7 @@ impl UarModel {
                         && w.size == 3
                         && w.beats.iter().all(|b| b.1 == 0xFF)
                         && (w.beats.len() as u64) * 8 <= size
+                        && (be & 0xFF) * 16 <= (w.beats.len() as u64) * 8
                         && self.cfg.bf_enable =>
                 {
                     shape = Shape::Bf;

@@ -1105,6 +1105,14 @@ pub fn strategy(model: &UarModel, min_ops: usize, max_ops: usize) -> impl Strate
                             .copied()
                             .unwrap_or(so);
                         let n = [2usize, 4, 8, 8, 16, 32, 33, 3][pick];
+                        // Mostly a ds that the burst holds (a whole WQE); every fourth
+                        // `idx` keeps the random ds, which may claim more than was written.
+                        let ds = if idx % 4 == 0 {
+                            ds
+                        } else {
+                            ds.min((n / 2) as u8)
+                        };
+                        let db = doorbell_beat(idx, 0x0A, qpn, ds);
                         let mut beats = vec![(db, 0xFF)];
                         for k in 1..n {
                             beats.push((junk.rotate_left(k as u32 * 7) ^ k as u64, 0xFF));

@@ -157,3 +157,132 @@ fn no_write_taken_in_reset_sync_high() {
 fn no_write_taken_in_reset_async_low() {
     no_write_taken_in_reset::<Mlx5V4Q16>();
 }
+
+/// SPEC §3 / FACTS §2: BlueFlame pushes a *whole* WQE. A burst of full beats that is shorter
+/// than the `ds` x 16 bytes its own control segment names is not one: it must be dropped
+/// (UNMAPPED, DECERR, like a partial BlueFlame), not sent to the send engine as a truncated
+/// WQE. Before the fix a 2-beat (16-byte) burst with ds = 4 (64 bytes) went out on
+/// m_axis_bf as a 2-beat WQE. Bursts that hold their WQE still go out, on both maps.
+fn blueflame_shorter_than_its_ds<M: rdmagen_harness::Model>(variant: &str, bf: u32) {
+    let mut b = Bench::<M>::new(variant);
+    let page = b.model.address(1, 0, bf);
+    let burst = |ds: u8, n: u64| {
+        let mut beats = vec![(doorbell_beat(5, 0x0A, 1 << 12, ds), 0xFF)];
+        beats.extend((1..n).map(|k| (k * 0x0101_0101, 0xFF)));
+        Op::Write(Write {
+            pf: false,
+            vf: 1,
+            addr: page,
+            size: 3,
+            burst: 1,
+            beats,
+        })
+    };
+    let case = Case {
+        seed: 0,
+        stall: Profile::new(0, 0),
+        ops: vec![
+            bring_up(1),
+            burst(4, 2),   // 16 bytes of a 64-byte WQE: dropped
+            burst(4, 8),   // exactly the WQE: out
+            burst(1, 2),   // 16 bytes, ds 1: out
+            burst(9, 16),  // 128 bytes of a 144-byte WQE: dropped
+            burst(16, 32), // 256 bytes, ds 16: out
+        ],
+    };
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(b.stats.blueflames, 3);
+}
+
+#[test]
+fn blueflame_shorter_than_its_ds_is_dropped() {
+    blueflame_shorter_than_its_ds::<UarV4Q16>("uar_v4_q16", 0x800);
+    blueflame_shorter_than_its_ds::<Mlx5V4Q16>("mlx5_v4_q16", 0x900);
+}
+
+/// AXI4 (IHI 0022, A3.2.1): no combinational path from an input of the `s_axi_*` port to its
+/// outputs. Within each cycle every combination of `awvalid`, `wvalid`, `wstrb` (a whole
+/// doorbell, a low half, a high half, none) and `bready` must leave `awready`, `wready`,
+/// `bvalid` and `bresp` as they are; the cycles between take doorbell halves and whole
+/// doorbells with B backpressure, so the probes see an open write at its last beat, a pending
+/// low half (a high half completes it, anything else tears it) and a B response waiting.
+/// Before the skid buffers `awready` followed `wvalid` (the next AW with the last beat) and
+/// `wready` followed `bready` and `wstrb` (the tear).
+fn axi_outputs_do_not_follow_inputs<M: rdmagen_harness::Model>() {
+    let mut m = M::create();
+    m.zero_inputs();
+    m.set_reset(true);
+    m.tick();
+    m.tick();
+    m.set_reset(false);
+    // VF 0, its page 0, offset 0: a doorbell window in both maps' first page? Any offset
+    // does: the readies must not depend on the inputs whatever the decode says.
+    m.poke("s_axi_awaddr", 0);
+    m.poke("s_axi_awuser", 0);
+    m.poke("s_axi_awlen", 0);
+    m.poke("s_axi_awsize", 3);
+    m.poke("s_axi_awburst", 1);
+    m.poke("s_axi_wlast", 1);
+    m.poke("s_axi_wdata", 0x0102_0304);
+    let outs = [
+        "s_axi_awready",
+        "s_axi_wready",
+        "s_axi_bvalid",
+        "s_axi_bresp",
+    ];
+    let strobes = [0xFF, 0x0F, 0xF0, 0x00];
+    let mut seen_open = false;
+    for cycle in 0..64u32 {
+        let drive = |m: &M, aw: u32, w: u32, strb: u32, b: u32| {
+            m.poke("s_axi_awvalid", aw);
+            m.poke("s_axi_wvalid", w);
+            m.poke("s_axi_wstrb", strb);
+            m.poke("s_axi_bready", b);
+        };
+        let mut first: Option<Vec<u32>> = None;
+        for combo in 0..32u32 {
+            drive(
+                &m,
+                combo & 1,
+                (combo >> 1) & 1,
+                strobes[(combo >> 2) as usize & 3],
+                combo >> 4,
+            );
+            m.eval();
+            let got: Vec<u32> = outs.iter().map(|p| m.peek(p)).collect();
+            match &first {
+                None => first = Some(got),
+                Some(f) => assert_eq!(
+                    &got,
+                    f,
+                    "{} cycle {cycle}: {outs:?} changed with the inputs (combination {combo})",
+                    M::VARIANT
+                ),
+            }
+        }
+        let f = first.expect("probed");
+        seen_open |= f[0] == 1 && f[1] == 1;
+        // The cycle's own inputs: AW and W offered, the strobes cycling through the shapes,
+        // B taken every third cycle.
+        drive(
+            &m,
+            1,
+            1,
+            strobes[(cycle % 3) as usize],
+            u32::from(cycle % 3 == 0),
+        );
+        m.eval();
+        m.tick();
+    }
+    assert!(
+        seen_open,
+        "{}: never ready for AW and W at once",
+        M::VARIANT
+    );
+}
+
+#[test]
+fn axi_outputs_do_not_follow_inputs_in_the_cycle() {
+    axi_outputs_do_not_follow_inputs::<UarV4Q16>();
+    axi_outputs_do_not_follow_inputs::<Mlx5V4Q16>();
+}

@@ -169,9 +169,12 @@ fn storm<M: Model>(per_vf: u32) {
         "a VF starved: {per_vf_count:?}"
     );
     // In-block latency: 3 cycles plus the events queued ahead (at most 6) under
-    // backpressure runs of at most 3 cycles.
+    // backpressure runs of at most 3 cycles. Under backpressure the last beat's handshake
+    // is one cycle earlier than the block takes it (it waits in the W skid: `s_axi_wready`
+    // is a flop, AXI4 A3.2.1), so P50 from the handshake is 5 where it was 3 and 4 with a
+    // combinational ready; the storm's total cycles are unchanged (1,839 and 3,875).
     assert!(
-        p50 <= 4 && p99 <= 24 && p999 <= 24,
+        p50 <= 5 && p99 <= 24 && p999 <= 24,
         "latency P50 {p50} P99 {p99} P999 {p999}"
     );
     // Arrival order is served in order: the whole storm drains at the rate the fetch port
