@@ -84,14 +84,11 @@ impl Diagnostics {
         let handler = GraphicalReportHandler::new_themed(theme).with_width(100);
         let mut out = String::new();
         // A line longer than `LONG_LINE` (a map written on one line, megabytes long) would be
-        // printed whole: such a source is shown with its long lines clipped around the labels.
-        let long = self
-            .items
-            .first()
-            .is_some_and(|d| has_long_line(d.src.inner()));
+        // printed whole: a problem shown near one is shown over a copy of the source with its
+        // long lines clipped around the labels.
         for d in &self.items {
             // Writing into a String cannot fail.
-            match long.then(|| Clipped::of(d)) {
+            match near_long_line(d).then(|| Clipped::of(d)) {
                 Some(c) => {
                     let _ = handler.render_report(&mut out, &c);
                 }
@@ -131,8 +128,31 @@ const CLIP_AFTER: usize = 40;
 /// Marks where a clipped line was cut.
 const CUT: &str = "…";
 
-fn has_long_line(text: &str) -> bool {
-    text.split('\n').any(|l| l.len() > LONG_LINE)
+/// Whether a line the rendering of `d` may show (from two lines before its first label to two
+/// after its last) is longer than `LONG_LINE`.
+fn near_long_line(d: &Diag) -> bool {
+    let text: &str = d.src.inner();
+    let spans = std::iter::once(d.span).chain(d.related.iter().map(|r| r.0));
+    let lo = spans
+        .clone()
+        .map(|s| s.start)
+        .min()
+        .unwrap_or(0)
+        .min(text.len());
+    let hi = spans
+        .map(|s| s.start + s.len)
+        .max()
+        .unwrap_or(0)
+        .min(text.len());
+    let before = text[..lo]
+        .rmatch_indices('\n')
+        .nth(2)
+        .map_or(0, |(i, _)| i + 1);
+    let after = text[hi..]
+        .match_indices('\n')
+        .nth(2)
+        .map_or(text.len(), |(i, _)| hi + i);
+    text[before..after].split('\n').any(|l| l.len() > LONG_LINE)
 }
 
 /// `i` moved down to a character boundary of `text`.

@@ -109,3 +109,18 @@ fn a_far_label_on_a_long_line_points_at_the_cut() {
         assert!(line.chars().count() < 200, "{line}");
     }
 }
+
+/// A long line far from the problem is not shown, so the problem is shown from the map as it
+/// is (no copy, no cut).
+#[test]
+fn a_long_line_elsewhere_changes_nothing() {
+    let text = format!(
+        "block: b\nversion: 1.0.0\ndescription: {}\nregisters:\n  - name: r\n    offset: 0x0\n    fields:\n      - {{ name: a, bits: 0, access: rw1c }}\n",
+        "x".repeat(1000)
+    );
+    let err = rdmagen_regmap::parse("b.yaml", &text).unwrap_err();
+    let human = err.render(false);
+    assert!(human.contains("[b.yaml:8:37]"), "{human}");
+    assert!(!human.contains('…'), "{human}");
+    assert!(!human.contains("xxx"), "{human}");
+}
