@@ -36,13 +36,13 @@
 // Commands (cmd_ctrl.opcode, legal source state -> destination):
 //   CREATE_QP      needs a free context; loads the mailbox
 //   DESTROY_QP     zeroes the context (any state)
-//   RST2INIT_QP    RST -> INIT, loads the mailbox
-//   INIT2INIT_QP   INIT -> INIT, loads the mailbox
-//   INIT2RTR_QP    INIT -> RTR, loads the mailbox
-//   RTR2RTS_QP     RTR -> RTS, loads the mailbox
-//   RTS2RTS_QP     RTS -> RTS, loads the mailbox
-//   SQERR2RTS_QP   SQER -> RTS, loads the mailbox
-//   SQD_RTS_QP     SQD -> RTS, loads the mailbox
+//   RST2INIT_QP    RST -> INIT, loads the mailbox, keeps ePSN/NAK-sent
+//   INIT2INIT_QP   INIT -> INIT, loads the mailbox, keeps ePSN/NAK-sent
+//   INIT2RTR_QP    INIT -> RTR, loads the mailbox, ePSN included
+//   RTR2RTS_QP     RTR -> RTS, loads the mailbox, keeps ePSN/NAK-sent
+//   RTS2RTS_QP     RTS -> RTS, loads the mailbox, keeps ePSN/NAK-sent
+//   SQERR2RTS_QP   SQER -> RTS, loads the mailbox, keeps ePSN/NAK-sent
+//   SQD_RTS_QP     SQD -> RTS, loads the mailbox, keeps ePSN/NAK-sent
 //   RTS2SQD_QP     RTS -> SQD, state only
 //   TO_ERR_QP      any -> ERR, state only
 //   TO_RST_QP      any -> RST, state only
@@ -243,6 +243,7 @@ module qpc #(
   localparam [2:0] DOES_TO_RST     = 3'b100;
   localparam [2:0] DOES_MK_CREATE  = 3'b101;
   localparam [2:0] DOES_MK_DESTROY = 3'b110;
+  localparam [2:0] DOES_RQ_PSN     = 3'b111;
 
   wire             csr_ctrl_clear_o;
   wire             csr_status_clear_busy_i;
@@ -522,8 +523,8 @@ module qpc #(
   wire [3:0]       op_kind;
   wire [4:0]       op_from;
   wire [3:0]       op_to;
-  reg  [6:0]       cmd_does_q;
-  reg  [6:0]       cmd_does_d;
+  reg  [7:0]       cmd_does_q;
+  reg  [7:0]       cmd_does_d;
   reg              cmd_pre_ok_q;
   reg              cmd_pre_ok_d;
   wire             mb_params_ok;                  // mailbox service type is one of the map's and
@@ -563,8 +564,8 @@ module qpc #(
   reg              wr_illegal_q;
   reg  [3:0]       wr_prev_q;
   wire [383:0]     wr_word;
-  wire [24:0]      wr_psn;                        // a load takes the mailbox's ePSN; DESTROY and
-                                                  // TO_RST zero it
+  wire [24:0]      wr_psn;                        // CREATE and INIT2RTR take the mailbox's ePSN;
+                                                  // DESTROY and TO_RST zero it
   wire [191:0]     wr_mk_word;
   wire [64:0]      wr_mk_end;                     // the end of the key CREATE_MKEY writes;
                                                   // DESTROY_MKEY zeroes it
@@ -839,7 +840,8 @@ module qpc #(
   assign cmd_zero = cmd_does_q[DOES_DESTROY] && cmd_ctx_q[63];
   assign cmd_ctx_we = cmd_go && (cmd_sel_load | cmd_sel_state | cmd_zero);
   assign cmd_psn_we = cmd_go &&
-                      (cmd_sel_load | (cmd_sel_state && cmd_does_q[DOES_TO_RST]) | cmd_zero);
+                      ((cmd_sel_load && cmd_does_q[DOES_RQ_PSN]) |
+                       (cmd_sel_state && cmd_does_q[DOES_TO_RST]) | cmd_zero);
   assign cmd_mk_we = cmd_go &&
                      ((cmd_does_q[DOES_MK_CREATE] && !cmd_mk_q[31]) ||
                       (cmd_does_q[DOES_MK_DESTROY] && cmd_mk_exists));
@@ -1115,7 +1117,7 @@ module qpc #(
         cmd_to_d = op_to;
         cmd_pre_d = op_kind == KIND_NONE ? 8'h02 : cmd_tok_q ? 8'h00 : 8'h0a;
         cmd_pre_ok_d = |cmd_hit_q && cmd_tok_q;
-        cmd_does_d = {cmd_hit_q[14], cmd_hit_q[13], cmd_hit_q[11],
+        cmd_does_d = {cmd_hit_q[0] | cmd_hit_q[4], cmd_hit_q[14], cmd_hit_q[13], cmd_hit_q[11],
                       cmd_hit_q[9] | cmd_hit_q[10] | cmd_hit_q[11],
                       cmd_hit_q[2] | cmd_hit_q[3] | cmd_hit_q[4] | cmd_hit_q[5] | cmd_hit_q[6] |
                       cmd_hit_q[7] | cmd_hit_q[8], cmd_hit_q[1], cmd_hit_q[0]};
@@ -1202,7 +1204,7 @@ module qpc #(
       cmd_tok_q <= 1'b0;
       cmd_addr_q <= {AW{1'b0}};
       cmd_hit_q <= 16'd0;
-      cmd_does_q <= 7'd0;
+      cmd_does_q <= 8'd0;
       cmd_pre_ok_q <= 1'b0;
       mb_ok_q <= 1'b0;
       wr_ctx_we_q <= 1'b0;

@@ -383,8 +383,8 @@ static inline uint32_t qpc_mailbox_data_offset(uint32_t i) { return QPC_MAILBOX_
  * [23:0]). */
 #define QPC_QPC_LAST_ACKED_PSN_SHIFT 192u
 #define QPC_QPC_LAST_ACKED_PSN_WIDTH 24u
-/* next_rcv_psn [247:224]: Expected PSN (ePSN) of the next incoming request; the RX port writes it
- * back (mlx5 qpc 0x94 [23:0]). */
+/* next_rcv_psn [247:224]: Expected PSN (ePSN) of the next incoming request: set by CREATE_QP and
+ * INIT2RTR_QP, then written back by the RX port; the other modifies keep it (mlx5 qpc 0x94 [23:0]). */
 #define QPC_QPC_NEXT_RCV_PSN_SHIFT 224u
 #define QPC_QPC_NEXT_RCV_PSN_WIDTH 24u
 /* cqn_rcv [279:256]: Completion queue for receive WQEs (mlx5 qpc 0x9C [23:0]). */

@@ -302,24 +302,25 @@ fn header_name_clash_fails_with_exit_1_and_writes_nothing() {
 }
 
 /// Outputs are written to temporary files as they are generated and renamed into place only
-/// when every map's outputs exist: a header clash in the second map, found after the first
-/// map's files were staged, leaves the old files as they were and no temporary file behind.
+/// when every map's outputs exist: the second map's header failing to stage (a directory
+/// where its temporary file goes), after the first map's files were staged, leaves the old
+/// files as they were and no temporary file behind. (A header name clash, which this test
+/// used, is now refused by validation before anything is generated.)
 #[test]
-fn all_with_a_header_clash_keeps_old_files_and_leaves_no_temporaries() {
-    let scratch = scratch("all-clash");
+fn all_with_a_late_failure_keeps_old_files_and_leaves_no_temporaries() {
+    let scratch = scratch("all-late");
     let dir = scratch.path();
-    let map = dir.join("clash.yaml");
+    let map = dir.join("second.yaml");
     std::fs::write(
         &map,
-        "block: clash\nversion: 1.0.0\nregisters:\n\
-         \x20 - name: port_cfg\n    offset: 0x0\n    fields: [{ name: a, bits: 0, access: rw }]\n\
-         \x20 - name: port\n    offset: 0x10\n    array: { count: 2, stride: 0x4 }\n    registers:\n\
-         \x20     - name: cfg\n        offset: 0x0\n        fields: [{ name: b, bits: 0, access: rw }]\n",
+        "block: second\nversion: 1.0.0\nregisters:\n\
+         \x20 - name: cfg\n    offset: 0x0\n    fields: [{ name: a, bits: 0, access: rw }]\n",
     )
     .unwrap();
     let old = dir.join("out/rtl/example_csr.v");
     std::fs::create_dir_all(old.parent().unwrap()).unwrap();
     std::fs::write(&old, "// an earlier run\n").unwrap();
+    std::fs::create_dir_all(dir.join("out/include/second.h.tmp")).unwrap();
     let out = rdmagen()
         .arg("all")
         .arg(format!("{MAPS}/example.yaml"))
@@ -334,8 +335,12 @@ fn all_with_a_header_clash_keeps_old_files_and_leaves_no_temporaries() {
         .arg(dir.join("out/export"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("CLASH_PORT_CFG"));
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("second.h"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         std::fs::read_to_string(&old).unwrap(),
         "// an earlier run\n"

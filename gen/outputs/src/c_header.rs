@@ -6,8 +6,10 @@
 //! Naming (all upper case, prefixed by the block): `<B>_<REG>_OFFSET`, `<B>_<REG>_RESET_VALUE`,
 //! `<B>_<REG>_<FIELD>_{SHIFT,MASK,WIDTH,RESET}`; register-level suffixes never end in a
 //! field-level one, so they cannot meet. Other clashes (a group register `a.b` beside a
-//! register `a_b`) are reported by [`generate`] instead of producing a header that redefines
-//! a macro.
+//! register `a_b`) are reported by validation (`regmap::c_name_clash`, from
+//! `rdmagen_regmap::cnames`, which lists the names this header defines); [`generate`] keeps an
+//! exact check of its own as a guard, so that a map validation let through (or a model changed
+//! after validation) never produces a header that redefines a macro.
 
 use rdmagen_regmap::text::{push_decimal, push_hex, push_upper};
 use std::fmt::Write;
@@ -352,10 +354,15 @@ impl<'w> Header<'w> {
         let start = self.out.len();
         self.out.push_str(name);
         self.out.push_str(suffix);
+        // A function-like macro by its identifier: `X_OFFSET(i)` and `X_OFFSET` are one name.
+        let end = match self.out[start..].find('(') {
+            Some(open) => start + open,
+            None => self.out.len(),
+        };
         match &mut self.names {
-            Names::Exact(defined) => defined.push(start..self.out.len()),
+            Names::Exact(defined) => defined.push(start..end),
             Names::Hashed { seen, repeated } => {
-                if !seen.insert(hash_name(&self.out[start..])) {
+                if !seen.insert(hash_name(&self.out[start..end])) {
                     *repeated = true;
                 }
             }
@@ -1022,6 +1029,60 @@ mod tests {
         }
         let err = generate_to(&map, &opts, &mut Full).unwrap_err();
         assert_eq!(err.to_string(), "disk full");
+    }
+
+    /// The names the header defines are the names validation checks for clashes
+    /// (`rdmagen_regmap::cnames`), one for one: every committed map and a map with every kind
+    /// of element (parameters, enums, registers, a parameter-sized and a fixed group, a
+    /// register field without storage, memories of both depths, a space with windows).
+    #[test]
+    fn defines_the_names_validation_checks() {
+        use super::{Header, Names, Pass};
+        let opts = crate::Options {
+            generator: "rdmagen test".into(),
+        };
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../register-maps");
+        let mut maps: Vec<rdmagen_regmap::RegMap> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+            .map(|p| rdmagen_regmap::load(&p).unwrap_or_else(|e| panic!("{e}")))
+            .collect();
+        let every = "block: every\nversion: 1.2.3\n\
+            parameters:\n  - { name: NUM_Q, default: 2, min: 1, max: 8 }\n\
+            enums:\n  - name: mode\n    values: [{ name: OFF, value: 0 }, { name: ON, value: 1 }]\n\
+            registers:\n\
+            \x20 - name: ctrl\n    offset: 0x0\n    fields:\n\
+            \x20     - { name: mode, bits: 0, access: rw, enum: mode, reset: 1 }\n\
+            \x20     - { name: level, bits: \"7:4\", access: ro }\n\
+            \x20 - name: q\n    offset: 0x100\n    array: { count: NUM_Q, stride: 0x8 }\n    registers:\n\
+            \x20     - name: head\n        offset: 0x0\n        fields: [{ name: ptr, bits: \"15:0\", access: rw }]\n\
+            \x20 - name: p\n    offset: 0x200\n    array: { count: 2, stride: 0x4 }\n    registers:\n\
+            \x20     - name: cfg\n        offset: 0x0\n        fields: [{ name: on, bits: 0, access: rw }]\n\
+            memories:\n\
+            \x20 - name: ctx\n    depth: NUM_Q\n    width: 64\n    fields: [{ name: psn, bits: \"23:0\" }]\n\
+            \x20 - name: tbl\n    depth: 16\n    width: 32\n    fields: [{ name: key, bits: \"7:0\" }]\n\
+            spaces:\n\
+            \x20 - name: page\n    size: 0x1000\n    windows:\n\
+            \x20     - { name: db, offset: 0x800, size: 8, access: wo, fields: [{ name: cnt, bits: \"15:0\" }] }\n";
+        maps.push(rdmagen_regmap::parse("every.yaml", every).unwrap_or_else(|e| panic!("{e}")));
+        for map in &maps {
+            let mut h = Header::new(map, Pass::Definitions, None);
+            h.walk(map, &opts);
+            let Names::Exact(defined) = &h.names else {
+                unreachable!()
+            };
+            let mut header: Vec<String> = defined
+                .iter()
+                .map(|r| h.out[r.clone()].to_string())
+                .chain(h.reserved.iter().cloned())
+                .collect();
+            let mut listed = Vec::new();
+            rdmagen_regmap::cnames::for_each_macro(map, |_, n| listed.push(n.to_string()));
+            header.sort();
+            listed.sort();
+            assert_eq!(header, listed, "{}", map.block);
+        }
     }
 
     /// A comment that is one line already is written as [`wrap_words`] writes it.

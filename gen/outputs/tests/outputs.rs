@@ -182,19 +182,32 @@ fn registers_drawn_alike_share_one_picture() {
 #[test]
 fn c_name_clash_is_reported_not_emitted() {
     // A group register `port.cfg` and a register `port_cfg` would both define
-    // EXAMPLE_PORT_CFG_*; the header generator refuses instead of writing a broken header.
+    // CLASH_PORT_CFG_*: validation refuses the map, at both places.
     let text = "block: clash\nversion: 1.0.0\nregisters:\n\
                 \x20 - name: port_cfg\n    offset: 0x0\n    fields: [{ name: a, bits: 0, access: rw }]\n\
                 \x20 - name: port\n    offset: 0x10\n    array: { count: 2, stride: 0x4 }\n    registers:\n\
                 \x20     - name: cfg\n        offset: 0x0\n        fields: [{ name: b, bits: 0, access: rw }]\n";
-    let map = rdmagen_regmap::parse("clash.yaml", text).unwrap();
+    let err = rdmagen_regmap::parse("clash.yaml", text).unwrap_err();
+    assert_eq!(err.codes(), ["regmap::c_name_clash"], "{err}");
+    let short = err.render_short();
+    assert!(short.starts_with("clash.yaml:11:15: "), "{short}");
+    assert!(short.contains("`CLASH_PORT_CFG_OFFSET`"), "{short}");
+    assert!(short.contains("at clash.yaml:4:11"), "{short}");
+    // The header's own guard: the same clash made after validation (a renamed register) is
+    // refused, not written. The object-like `_OFFSET` and the function-like `_OFFSET(i)` are
+    // one macro name.
+    let mut map =
+        rdmagen_regmap::parse("clash.yaml", &text.replace("port_cfg", "port_cf")).unwrap();
+    let rdmagen_regmap::Item::Register(r) = &mut map.items[0] else {
+        panic!("a register first")
+    };
+    r.name.text = "port_cfg".into();
     let err = c_header::generate(&map, &opts()).unwrap_err();
-    assert!(
-        err.names.iter().any(|n| n.starts_with("CLASH_PORT_CFG")),
+    assert_eq!(
+        err.names,
+        ["CLASH_PORT_CFG_OFFSET", "CLASH_PORT_CFG_RESET_VALUE"],
         "{err}"
     );
-    // Exactly the one name both define (`_OFFSET` and `_OFFSET(i)` differ), once.
-    assert_eq!(err.names, ["CLASH_PORT_CFG_RESET_VALUE"], "{err}");
 }
 
 /// A map of `n` plain registers (several KiB of JSON each with their fields).

@@ -234,21 +234,26 @@ enum CmdKind {
     Query,
 }
 
-/// (opcode name, kind, from state, to state) — the legal IB transitions.
-const COMMANDS: [(&str, CmdKind, Option<&str>, &str); 13] = [
-    ("CREATE_QP", CmdKind::Create, None, "RST"),
-    ("DESTROY_QP", CmdKind::Destroy, None, "RST"),
-    ("RST2INIT_QP", CmdKind::Load, Some("RST"), "INIT"),
-    ("INIT2INIT_QP", CmdKind::Load, Some("INIT"), "INIT"),
-    ("INIT2RTR_QP", CmdKind::Load, Some("INIT"), "RTR"),
-    ("RTR2RTS_QP", CmdKind::Load, Some("RTR"), "RTS"),
-    ("RTS2RTS_QP", CmdKind::Load, Some("RTS"), "RTS"),
-    ("SQERR2RTS_QP", CmdKind::Load, Some("SQER"), "RTS"),
-    ("SQD_RTS_QP", CmdKind::Load, Some("SQD"), "RTS"),
-    ("RTS2SQD_QP", CmdKind::StateOnly, Some("RTS"), "SQD"),
-    ("TO_ERR_QP", CmdKind::StateOnly, None, "ERR"),
-    ("TO_RST_QP", CmdKind::StateOnly, None, "RST"),
-    ("QUERY_QP", CmdKind::Query, None, "RST"),
+/// (opcode name, kind, from state, to state, sets the receive PSN) — the legal IB
+/// transitions. The receive PSN state (ePSN and NAK-sent, `psn_mem`) is loaded from the
+/// mailbox only by CREATE_QP (a free context: nothing live to lose) and INIT2RTR, the one
+/// transition whose attributes include it (IBA's RQ PSN, mlx5 `next_rcv_psn`); from RTR on
+/// the RX write-back owns it, so every other modify keeps the live value (reloading software's
+/// copy would undo a write-back that landed since the mailbox was written).
+const COMMANDS: [(&str, CmdKind, Option<&str>, &str, bool); 13] = [
+    ("CREATE_QP", CmdKind::Create, None, "RST", true),
+    ("DESTROY_QP", CmdKind::Destroy, None, "RST", false),
+    ("RST2INIT_QP", CmdKind::Load, Some("RST"), "INIT", false),
+    ("INIT2INIT_QP", CmdKind::Load, Some("INIT"), "INIT", false),
+    ("INIT2RTR_QP", CmdKind::Load, Some("INIT"), "RTR", true),
+    ("RTR2RTS_QP", CmdKind::Load, Some("RTR"), "RTS", false),
+    ("RTS2RTS_QP", CmdKind::Load, Some("RTS"), "RTS", false),
+    ("SQERR2RTS_QP", CmdKind::Load, Some("SQER"), "RTS", false),
+    ("SQD_RTS_QP", CmdKind::Load, Some("SQD"), "RTS", false),
+    ("RTS2SQD_QP", CmdKind::StateOnly, Some("RTS"), "SQD", false),
+    ("TO_ERR_QP", CmdKind::StateOnly, None, "ERR", false),
+    ("TO_RST_QP", CmdKind::StateOnly, None, "RST", false),
+    ("QUERY_QP", CmdKind::Query, None, "RST", false),
 ];
 
 /// One command of the transition table, with its opcode and states from the map.
@@ -258,19 +263,22 @@ pub struct Command {
     pub kind_code: u8,
     pub from: Option<u64>,
     pub to: u64,
+    /// Loads ePSN from the mailbox and clears NAK-sent (CREATE_QP, INIT2RTR_QP).
+    pub rq_psn: bool,
 }
 
 /// The commands with their opcode and state values from the map (for the reference model).
 pub fn commands(map: &RegMap) -> Result<Vec<Command>, QpcError> {
     COMMANDS
         .iter()
-        .map(|(name, kind, from, to)| {
+        .map(|(name, kind, from, to, rq_psn)| {
             Ok(Command {
                 name,
                 opcode: enum_value(map, "qpc_cmd_op", name)?,
                 kind_code: *kind as u8,
                 from: from.map(|s| enum_value(map, "qp_state", s)).transpose()?,
                 to: enum_value(map, "qp_state", to)?,
+                rq_psn: *rq_psn,
             })
         })
         .collect()
@@ -1631,6 +1639,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         kind: u64,
         from: u64,
         to: u64,
+        rq_psn: bool,
     }
     let mut ops = Vec::new();
     for c in &cmds {
@@ -1639,6 +1648,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             kind: u64::from(c.kind_code),
             from: c.from.unwrap_or(1 << sw),
             to: c.to,
+            rq_psn: c.rq_psn,
         });
     }
     for (opcode, kind) in &mk_ops {
@@ -1647,6 +1657,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             kind: *kind,
             from: 0,
             to: 0,
+            rq_psn: false,
         });
     }
     let nops = u32::try_from(ops.len()).expect("few opcodes");
@@ -1696,10 +1707,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     );
     g.wire("op_from", sw + 1, onehot(sw + 1, |o| o.from), None);
     g.wire("op_to", sw, onehot(sw, |o| o.to), None);
-    // What the command may write, one flag per kind (and TO_RST's PSN reset), set in READ
-    // from the opcode's compares like the kind: the write enables are then flat (issue 9).
+    // What the command may write, one flag per kind (and TO_RST's PSN reset, and the loads
+    // that set the receive PSN), set in READ from the opcode's compares like the kind: the
+    // write enables are then flat (issue 9).
     type Pred = fn(&OpDecode) -> bool;
-    let does_bits: [(&str, Pred); 7] = [
+    let does_bits: [(&str, Pred); 8] = [
         ("DOES_CREATE", |o| o.kind == CmdKind::Create as u64),
         ("DOES_DESTROY", |o| o.kind == CmdKind::Destroy as u64),
         ("DOES_LOAD", |o| o.kind == CmdKind::Load as u64),
@@ -1709,6 +1721,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         }),
         ("DOES_MK_CREATE", |o| o.kind == KIND_MK_CREATE),
         ("DOES_MK_DESTROY", |o| o.kind == KIND_MK_DESTROY),
+        ("DOES_RQ_PSN", |o| o.rq_psn),
     ];
     g.lp.push(V::Comment(vec![
         "Bits of cmd_does_q: what the command may write".into(),
@@ -1996,7 +2009,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             id("cmd_go"),
             Expr::any_of(
                 vec![
-                    id("cmd_sel_load"),
+                    // Only CREATE and INIT2RTR load ePSN; the other modifies keep the
+                    // RX write-back's (see COMMANDS).
+                    Expr::and(id("cmd_sel_load"), does("DOES_RQ_PSN")),
                     // TO_RST also forgets the receive PSN state
                     Expr::and(id("cmd_sel_state"), does("DOES_TO_RST")),
                     id("cmd_zero"),
@@ -2162,7 +2177,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::repl(Expr::int(i64::from(psn_w)), id("wr_load_q")),
             Expr::concat(vec![b1(false), f.epsn.of(mb)]),
         ),
-        Some("a load takes the mailbox's ePSN; DESTROY and TO_RST zero it"),
+        Some("CREATE and INIT2RTR take the mailbox's ePSN; DESTROY and TO_RST zero it"),
     );
     g.wire_r(
         "wr_mk_word",
@@ -2581,11 +2596,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     }
     header.push(String::new());
     header.push("Commands (cmd_ctrl.opcode, legal source state -> destination):".into());
-    for (name, kind, from, to) in COMMANDS {
+    for (name, kind, from, to, rq_psn) in COMMANDS {
         let what = match kind {
             CmdKind::Create => "needs a free context; loads the mailbox".to_string(),
             CmdKind::Destroy => "zeroes the context (any state)".to_string(),
-            CmdKind::Load => format!("{} -> {to}, loads the mailbox", from.unwrap_or("any")),
+            CmdKind::Load if rq_psn => format!(
+                "{} -> {to}, loads the mailbox, ePSN included",
+                from.unwrap_or("any")
+            ),
+            CmdKind::Load => format!(
+                "{} -> {to}, loads the mailbox, keeps ePSN/NAK-sent",
+                from.unwrap_or("any")
+            ),
             CmdKind::StateOnly => format!("{} -> {to}, state only", from.unwrap_or("any")),
             CmdKind::Query => "copies the context to the mailbox".to_string(),
         };

@@ -51,6 +51,7 @@ pub(crate) fn check(sink: &mut Sink, map: &mut RegMap, parallel: bool) {
     c.address_width(map);
     c.memories(map);
     c.spaces(map);
+    c.c_names(map);
 }
 
 /// Maps with at least this many top-level items are checked on two threads (4 with the `fuzz`
@@ -796,6 +797,54 @@ impl Checker<'_> {
                         .help("rename one field or register so `<register>_<field>` differs");
                 }
             }
+        }
+    }
+
+    /// Two elements whose C header macros would be the same name (`a.b` beside `a_b`, an enum
+    /// value beside a register's macro, …): the header would redefine a macro. Pairs already
+    /// reported as a duplicate name or as two fields of one port name are left to those checks.
+    fn c_names(&mut self, map: &RegMap) {
+        use crate::cnames::Owner;
+        for c in crate::cnames::clashes(map) {
+            if let (Owner::Field(g1, r1, f1), Owner::Field(g2, r2, f2)) = (c.first, c.second) {
+                let ports = field_ports(g1, r1, f1);
+                if field_ports(g2, r2, f2)
+                    .iter()
+                    .any(|p| ports.iter().any(|q| q.0 == p.0))
+                {
+                    continue;
+                }
+            }
+            let (first, second) = (c.first.describe(map), c.second.describe(map));
+            let first_span = c.first.span(map);
+            let (line, col) = self.sink.src.line_col(first_span.start);
+            let more = match c.names.len() {
+                1 => String::new(),
+                n => format!(
+                    " (and {} more: {})",
+                    n - 1,
+                    c.names[1..]
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            self.sink
+                .error(
+                    "regmap::c_name_clash",
+                    c.second.span(map),
+                    format!(
+                        "{second} would define C macro `{}`{more}, which {first} at {}:{line}:{col} also defines",
+                        c.names[0], self.sink.src.name
+                    ),
+                    "defines it again",
+                )
+                .related(first_span, "first defines it")
+                .help(format!(
+                    "rename {second} or {first}: the C header names each element by its block, \
+                     group, register and field names upper-cased and joined with `_`, so these meet"
+                ));
         }
     }
 

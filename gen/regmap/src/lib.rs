@@ -20,6 +20,7 @@
 
 pub mod apart;
 mod check;
+pub mod cnames;
 mod diag;
 pub mod fasthash;
 mod model;

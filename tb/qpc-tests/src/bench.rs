@@ -10,8 +10,8 @@ use rdmagen_harness::axil::{AxiLiteMaster, Event, Timing};
 use rdmagen_harness::stall::{split_seed, Profile, Stall};
 use rdmagen_harness::{HasAxiLite, Model, RawPort};
 use rdmagen_refmodel::qpc::{
-    addr, set, set64, CycleIn, DbRsp, MkReq, MkRsp, QpcModel, Req, RxRsp, Wb, WqeRsp, COMMANDS,
-    MK_COMMANDS,
+    addr, set, set64, CycleIn, DbRsp, Kind, MkReq, MkRsp, QpcModel, Req, RxRsp, Wb, WqeRsp,
+    COMMANDS, MK_COMMANDS,
 };
 
 /// Mailbox contents of a create or modify command.
@@ -106,6 +106,20 @@ pub enum Op {
         cmd: Box<Op>,
         after: u8,
     },
+    /// A command (`Cmd`) with an RX write-back queued `after` cycles after the model's engine
+    /// sees its `go` (it is taken then, or a cycle later in the command's WRITE cycle), then
+    /// an RX lookup of the write-back's QPN: aims a write-back at each cycle of a modify, the
+    /// race between the RX path and software's mailbox (a write-back that lands after the
+    /// mailbox was filled must survive every modify but CREATE and INIT2RTR). With `legal`,
+    /// a free target is first brought up to RTR (the random ops leave most targets free),
+    /// and the opcode is replaced, when the op runs, by a modify that loads the mailbox and
+    /// is legal from the target's state then (as the model holds it), if there is one.
+    CmdWb {
+        cmd: Box<Op>,
+        wb: Wb,
+        after: u8,
+        legal: bool,
+    },
     /// `n` RX lookups of one QPN queued at once: the port takes one per cycle while the
     /// next ops run (a command, say), so the responses show the cycle its write lands.
     RxBurst {
@@ -120,6 +134,13 @@ pub struct Case {
     pub seed: u64,
     pub stall: Profile,
     pub ops: Vec<Op>,
+}
+
+/// Something aimed at one cycle of a command, counted from the cycle the engine sees `go`.
+#[derive(Clone, Copy)]
+enum Aim {
+    Clear,
+    Wb(Wb),
 }
 
 /// A valid/ready source: keeps `valid` and the payload until taken.
@@ -177,6 +198,9 @@ pub struct Bench<M: Model + HasAxiLite> {
     pub hostile: u64,
     /// R_Key checks compared.
     pub rkey_checks: u64,
+    /// Modifies that kept a live ePSN/NAK-sent other than the mailbox's (the model's
+    /// `loads_kept_live_psn`, summed over the bench's runs).
+    pub psn_kept: u64,
     /// Per response taken: the port (as in failure messages), the cycle its request was
     /// accepted, the cycle the response was taken and its `ok` (WQE check: status EXECUTE).
     /// Cleared by `run`.
@@ -213,6 +237,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
             lookups: 0,
             hostile: 0,
             rkey_checks: 0,
+            psn_kept: 0,
             responses: Vec::new(),
             go_accepted: Vec::new(),
             dut,
@@ -296,6 +321,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         while !r.quiet() {
             self.step(&mut r)?;
         }
+        self.psn_kept += u64::from(self.model.loads_kept_live_psn);
         Ok(())
     }
 
@@ -306,7 +332,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         vf: u32,
         index: u32,
         ctx: &Ctx,
-        clear_after: Option<u8>,
+        aim: Option<(u8, Aim)>,
     ) -> Result<(), Failure> {
         let l = self.model.layout().clone();
         let mut w = vec![0u32; 12];
@@ -322,7 +348,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         // Junk where hardware decides: it must be ignored.
         set(&mut w, l.valid, ctx.flags >> 3 & 1);
         set(&mut w, l.state, ctx.flags >> 4 & 0xf);
-        self.run_command(r, opcode, vf, index, &w, clear_after)
+        self.run_command(r, opcode, vf, index, &w, aim)
     }
 
     fn mk_command(
@@ -332,7 +358,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         vf: u32,
         index: u32,
         key: &Key,
-        clear_after: Option<u8>,
+        aim: Option<(u8, Aim)>,
     ) -> Result<(), Failure> {
         let l = self.model.mk_layout().clone();
         let mut w = vec![0u32; 6];
@@ -343,12 +369,12 @@ impl<M: Model + HasAxiLite> Bench<M> {
         w[0] |= (key.rights & 0x1f) << 9;
         set(&mut w, l.valid, key.junk & 1);
         set(&mut w, l.vf, key.junk >> 1 & 0xff);
-        self.run_command(r, opcode, vf, index, &w, clear_after)
+        self.run_command(r, opcode, vf, index, &w, aim)
     }
 
     /// Fills the mailbox with `w`, starts `opcode` on (vf, index), waits for it and reads the
-    /// status (and the mailbox after a query). With `clear_after`, queues the `ctrl.clear`
-    /// write that many cycles after the cycle the engine sees `go` in.
+    /// status (and the mailbox after a query). With `aim`, writes `ctrl.clear` or queues an RX
+    /// write-back that many cycles after the cycle the engine sees `go` in.
     fn run_command(
         &mut self,
         r: &mut Run,
@@ -356,7 +382,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         vf: u32,
         index: u32,
         w: &[u32],
-        clear_after: Option<u8>,
+        aim: Option<(u8, Aim)>,
     ) -> Result<(), Failure> {
         for (i, d) in w.iter().enumerate() {
             r.axil
@@ -372,11 +398,12 @@ impl<M: Model + HasAxiLite> Bench<M> {
         // Wait for the engine, then read the status (and the mailbox of a query).
         let start = self.cycle;
         let mut go_seen = None;
+        let mut aimed = false;
         while !r.axil.is_idle() || self.model.busy() || self.cycle - start < 4 {
             if self.cycle - start > 10_000 {
                 return self.fail("a command never completed".into());
             }
-            if let Some(after) = clear_after {
+            if let Some((after, what)) = aim {
                 // From the cycle `go` pulses: the next write is taken two cycles after
                 // `cmd_ctrl` at the earliest (the CSR block's registered ready), and a clear
                 // taken then starts in the command's WRITE cycle.
@@ -384,10 +411,20 @@ impl<M: Model + HasAxiLite> Bench<M> {
                     go_seen = Some(self.cycle);
                 }
                 if go_seen.is_some_and(|g| self.cycle - g == u64::from(after)) {
-                    r.axil.write(addr::CTRL, 1, 0xf);
+                    aimed = true;
+                    match what {
+                        Aim::Clear => {
+                            r.axil.write(addr::CTRL, 1, 0xf);
+                        }
+                        Aim::Wb(wb) => r.wb.queue.push_back(wb),
+                    }
                 }
             }
             self.step(r)?;
+        }
+        // A write-back aimed past the command's end still comes, after it.
+        if let (false, Some((_, Aim::Wb(wb)))) = (aimed, aim) {
+            r.wb.queue.push_back(wb);
         }
         r.axil.read(addr::CMD_STATUS);
         if opcode == 0x50B || opcode == 0x201 {
@@ -497,15 +534,63 @@ impl<M: Model + HasAxiLite> Bench<M> {
                     vf,
                     index,
                     ctx,
-                } => self.command(r, *opcode, *vf, *index, ctx, Some(*after))?,
+                } => self.command(r, *opcode, *vf, *index, ctx, Some((*after, Aim::Clear)))?,
                 Op::MkCmd {
                     opcode,
                     vf,
                     index,
                     key,
-                } => self.mk_command(r, *opcode, *vf, *index, key, Some(*after))?,
+                } => self.mk_command(r, *opcode, *vf, *index, key, Some((*after, Aim::Clear)))?,
                 other => panic!("CmdClear wraps a command, not {other:?}"),
             },
+            Op::CmdWb {
+                cmd,
+                wb,
+                after,
+                legal,
+            } => {
+                let Op::Cmd {
+                    opcode,
+                    vf,
+                    index,
+                    ctx,
+                } = &**cmd
+                else {
+                    panic!("CmdWb wraps a QP command, not {cmd:?}");
+                };
+                let mut opcode = *opcode;
+                if *legal && *vf < self.model.num_vf && *index < self.model.qps {
+                    let l = self.model.layout().clone();
+                    if rdmagen_refmodel::qpc::get(self.model.context(*vf, *index).0, l.valid) == 0 {
+                        self.op(
+                            r,
+                            &Op::Bringup {
+                                vf: *vf,
+                                local: *index,
+                                steps: 2,
+                                ctx: ctx.clone(),
+                            },
+                        )?;
+                    }
+                    let (w, _) = self.model.context(*vf, *index);
+                    let s = rdmagen_refmodel::qpc::get(w, l.state);
+                    let fits: Vec<u16> = COMMANDS
+                        .iter()
+                        .filter(|c| c.2 == Kind::Load && c.3 == Some(s))
+                        .map(|c| c.1)
+                        .collect();
+                    if rdmagen_refmodel::qpc::get(w, l.valid) == 1 && !fits.is_empty() {
+                        opcode = fits[wb.epsn as usize % fits.len()];
+                    }
+                }
+                self.command(r, opcode, *vf, *index, ctx, Some((*after, Aim::Wb(*wb))))?;
+                r.rx.queue.push_back(Req {
+                    vf: wb.vf,
+                    qpn: wb.qpn,
+                    arg: 0,
+                    user: 0x5eb,
+                });
+            }
             Op::RxBurst { vf, qpn, n } => {
                 for user in 0..u32::from(*n) {
                     r.rx.queue.push_back(Req {
@@ -857,7 +942,7 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
     let op = prop_oneof![
         3 => (proptest::sample::select(opcodes), vf.clone(), prop_oneof![4 => local.clone(), 1 => 0u32..0x2000], ctx.clone())
             .prop_map(|(opcode, vf, index, ctx)| Op::Cmd { opcode, vf, index, ctx }),
-        2 => (vf, local, 0u8..4, ctx)
+        2 => (vf, local, 0u8..4, ctx.clone())
             .prop_map(|(vf, local, steps, ctx)| Op::Bringup { vf, local, steps, ctx }),
         4 => (target.clone(), 0u32..3, any::<u32>())
             .prop_map(|((vf, qpn), page, user)| Op::Db { vf, qpn, page, user }),
@@ -934,8 +1019,47 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
                 user,
             }
         });
+    // A command (mostly a modify that keeps the receive PSN) on one of the QPs, with a
+    // write-back to that QP aimed at one of its cycles, then a lookup of it.
+    let loads: Vec<u16> = COMMANDS
+        .iter()
+        .filter(|c| c.2 == Kind::Load)
+        .map(|c| c.1)
+        .collect();
+    let cmd_wb = (
+        prop_oneof![
+            3 => proptest::sample::select(loads),
+            1 => proptest::sample::select(COMMANDS.iter().map(|c| c.1).collect::<Vec<_>>()),
+        ],
+        (0..vfs.min(3), 0..qps.min(4), ctx),
+        (
+            any::<u32>(),
+            any::<bool>(),
+            0u8..6,
+            prop_oneof![3 => Just(true), 1 => Just(false)],
+        ),
+    )
+        .prop_map(
+            move |(opcode, (vf, local, ctx), (epsn, nak, after, legal))| Op::CmdWb {
+                cmd: Box::new(Op::Cmd {
+                    opcode,
+                    vf,
+                    index: local,
+                    ctx,
+                }),
+                wb: Wb {
+                    vf: vf as u8,
+                    qpn: vf << 12 | local,
+                    epsn: epsn & 0xff_ffff,
+                    nak_sent: nak,
+                },
+                after,
+                legal,
+            },
+        );
     let op = prop_oneof![
         10 => op,
+        2 => cmd_wb,
         2 => mk_cmd,
         1 => mk_check,
         2 => mk_probe,

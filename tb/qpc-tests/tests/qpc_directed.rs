@@ -4,6 +4,7 @@
 use rdmagen_harness::stall::Profile;
 use rdmagen_qpc_tests::bench::{Bench, Case, Ctx, Key, Op};
 use rdmagen_qpc_tests::QpcV4Q16;
+use rdmagen_refmodel::qpc::{state, Wb};
 
 fn ctx(epsn: u32) -> Ctx {
     Ctx {
@@ -49,9 +50,10 @@ fn clear_starting_in_write_drops_the_write() {
                     key: key(3),
                 }
             } else {
-                // RTS2RTS on a QP in RTS: EXEC decides OK and WRITE loads context and ePSN.
+                // INIT2RTR on a QP in INIT: EXEC decides OK and WRITE loads context and
+                // ePSN (the other modifies keep ePSN).
                 Op::Cmd {
-                    opcode: 0x505,
+                    opcode: 0x503,
                     vf: 0,
                     index: 0,
                     ctx: ctx(0x77),
@@ -61,7 +63,7 @@ fn clear_starting_in_write_drops_the_write() {
                 Op::Bringup {
                     vf: 0,
                     local: 0,
-                    steps: 3,
+                    steps: 1,
                     ctx: ctx(0x10),
                 },
                 Op::CmdClear {
@@ -119,6 +121,117 @@ fn clear_starting_in_write_drops_the_write() {
         key_dropped > 0,
         "no clear started in an MKey command's WRITE cycle"
     );
+}
+
+/// The RX write-back owns ePSN and NAK-sent from RTR on: a modify other than INIT2RTR (and
+/// CREATE) keeps them, whatever the mailbox holds. A write-back to the QP is aimed at each
+/// cycle of the modify, from the cycle `go` is seen (software filled the mailbox before) to
+/// after its WRITE cycle; the QP must come out with the write-back's ePSN and NAK-sent, not
+/// the mailbox's. Before the fix every modify reloaded them from the mailbox, so a write-back
+/// that landed between the mailbox write and the command's WRITE was lost (the next packet
+/// NAKed as out of sequence, or a duplicate executed again).
+#[test]
+fn modify_keeps_the_written_back_epsn() {
+    let (vf, local) = (1u32, 2u32);
+    let qpn = vf << 12 | local;
+    // (opcode, bring-up steps, extra command to reach the source state, destination)
+    let modifies: [(u16, u8, Option<u16>, u32); 5] = [
+        (0x502, 0, None, state::INIT),       // RST2INIT
+        (0x50E, 1, None, state::INIT),       // INIT2INIT
+        (0x504, 2, None, state::RTS),        // RTR2RTS
+        (0x505, 3, None, state::RTS),        // RTS2RTS
+        (0x50C, 3, Some(0x508), state::RTS), // RTS2SQD, then SQD_RTS
+    ];
+    for (opcode, steps, pre, to) in modifies {
+        for after in 0..6u8 {
+            let mut ops = vec![Op::Bringup {
+                vf,
+                local,
+                steps,
+                ctx: ctx(0x10),
+            }];
+            if let Some(p) = pre {
+                ops.push(Op::Cmd {
+                    opcode: p,
+                    vf,
+                    index: local,
+                    ctx: ctx(0x10),
+                });
+            }
+            ops.push(Op::CmdWb {
+                cmd: Box::new(Op::Cmd {
+                    opcode,
+                    vf,
+                    index: local,
+                    ctx: ctx(0x77),
+                }),
+                wb: Wb {
+                    vf: vf as u8,
+                    qpn,
+                    epsn: 0x42,
+                    nak_sent: true,
+                },
+                after,
+                legal: false,
+            });
+            // QUERY_QP reads back the live ePSN and NAK-sent too.
+            ops.push(Op::Cmd {
+                opcode: 0x50B,
+                vf,
+                index: local,
+                ctx: ctx(0),
+            });
+            let case = Case {
+                seed: u64::from(after),
+                stall: Profile::NONE,
+                ops,
+            };
+            let what = format!("opcode {opcode:#x}, write-back {after} cycles after go");
+            let mut b = Bench::<QpcV4Q16>::new();
+            b.run(&case).unwrap_or_else(|f| panic!("{what}: {f}"));
+            // The RTL agreed with the model; the model must also say what the rule says.
+            let m = b.model();
+            let (w, psn) = m.context(vf, local);
+            let l = m.layout();
+            assert_eq!(rdmagen_refmodel::qpc::get(w, l.state), to, "{what}");
+            assert_eq!(psn, (0x42, true), "{what}");
+            assert_eq!(m.loads_kept_live_psn, 1, "{what}");
+        }
+    }
+    // INIT2RTR sets the receive PSN: the mailbox's ePSN replaces a write-back that came
+    // before it (while software filled the mailbox) and NAK-sent is cleared.
+    let case = Case {
+        seed: 9,
+        stall: Profile::NONE,
+        ops: vec![
+            Op::Bringup {
+                vf,
+                local,
+                steps: 1,
+                ctx: ctx(0x10),
+            },
+            Op::Wb {
+                vf: vf as u8,
+                qpn,
+                epsn: 0x42,
+                nak: true,
+            },
+            Op::Cmd {
+                opcode: 0x503,
+                vf,
+                index: local,
+                ctx: ctx(0x77),
+            },
+            Op::Rx {
+                vf: vf as u8,
+                qpn,
+                user: 3,
+            },
+        ],
+    };
+    let mut b = Bench::<QpcV4Q16>::new();
+    b.run(&case).unwrap_or_else(|f| panic!("INIT2RTR: {f}"));
+    assert_eq!(b.model().context(vf, local).1, (0x77, false));
 }
 
 /// SPEC §2: nothing is accepted while in reset. With every request `valid` high and reset

@@ -49,13 +49,14 @@ fn check<M: Model + HasAxiLite>(test: &str) {
         Ok(()) => {
             let b = bench.borrow();
             eprintln!(
-                "{}: {} cases, {} cycles, {} lookups ({} outside the requester's partition), {} R_Key checks",
+                "{}: {} cases, {} cycles, {} lookups ({} outside the requester's partition), {} R_Key checks, {} modifies that kept a written-back ePSN",
                 M::VARIANT,
                 cases(),
                 b.total_cycles,
                 b.lookups,
                 b.hostile,
-                b.rkey_checks
+                b.rkey_checks,
+                b.psn_kept
             );
         }
         Err(TestError::Fail(why, case)) => {

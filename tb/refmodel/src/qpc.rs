@@ -10,6 +10,8 @@
 //!   g+2) and writes and reports its status at the end of g+3, loading the mailbox as it is
 //!   in g+3 (software does not write it while the command is busy); a clear that starts in
 //!   g+3 drops the command's write (the clear zeroes that context too);
+//! - ePSN and NAK-sent are loaded from the mailbox only by CREATE_QP and INIT2RTR_QP
+//!   (`RQ_PSN_LOADERS`); every other modify keeps the RX write-back's values;
 //! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
 //!   answer "invalid", commands complete with RES_BUSY and write-backs wait.
 //!
@@ -142,6 +144,15 @@ pub const COMMANDS: [(&str, u16, Kind, Option<u32>, u32); 13] = [
         state::INIT,
     ),
 ];
+
+/// The commands that load the receive PSN state (ePSN from the mailbox, NAK-sent cleared):
+/// CREATE_QP (a free context, nothing live to keep) and INIT2RTR_QP, the one transition whose
+/// attributes carry the receive PSN (IBA's RQ PSN, required on INIT to RTR only; mlx5
+/// `next_rcv_psn`). From RTR on the RX write-back keeps ePSN and NAK-sent up to date, so every
+/// other modify keeps them: loading software's copy would undo a write-back that landed after
+/// software filled the mailbox (the next packet NAKed as out of sequence, or a duplicate
+/// executed again). TO_RST, DESTROY and the clear zero them.
+pub const RQ_PSN_LOADERS: [u16; 2] = [0x500, 0x503];
 
 /// CSR byte addresses the model understands.
 pub mod addr {
@@ -410,6 +421,8 @@ struct Pending {
     ctx: Option<Word>,
     psn: Option<(u32, bool)>,
     load: Option<u32>,
+    /// The load also takes the mailbox's ePSN (`RQ_PSN_LOADERS`).
+    load_psn: bool,
     mk: Option<Word>,
     mk_load: bool,
 }
@@ -472,6 +485,8 @@ pub struct QpcModel {
     mailbox: Vec<u32>,
     fsm: Fsm,
     cmd: Option<(Kind, Option<u32>, u32)>,
+    /// The command in flight is one of `RQ_PSN_LOADERS`.
+    cmd_rq_psn: bool,
     cmd_addr: usize,
     cmd_vf: u32,
     cmd_mk_addr: usize,
@@ -488,6 +503,9 @@ pub struct QpcModel {
     /// Commands whose RAM write a clear starting in their WRITE cycle dropped (the clear
     /// zeroes that context or key anyway), since reset: directed tests check they made one.
     pub writes_dropped_by_clear: u32,
+    /// Modifies that kept a live {ePSN, NAK-sent} other than what loading the mailbox would
+    /// have written (`RQ_PSN_LOADERS`), since reset: tests check that they reached the case.
+    pub loads_kept_live_psn: u32,
     /// The CSR block's reads between AR and R.
     csr_read: ReadStage<u64>,
 }
@@ -515,6 +533,7 @@ impl QpcModel {
             mailbox: vec![0; 12],
             fsm: Fsm::Idle,
             cmd: None,
+            cmd_rq_psn: false,
             cmd_addr: 0,
             cmd_vf: 0,
             cmd_mk_addr: 0,
@@ -527,6 +546,7 @@ impl QpcModel {
             last_prev: 0,
             counters: Counters::default(),
             writes_dropped_by_clear: 0,
+            loads_kept_live_psn: 0,
             csr_read: ReadStage::default(),
             layout,
             mk_layout,
@@ -547,6 +567,7 @@ impl QpcModel {
         self.mailbox.fill(0);
         self.fsm = Fsm::Idle;
         self.cmd = None;
+        self.cmd_rq_psn = false;
         self.cmd_addr = 0;
         self.cmd_pre = status::OK;
         self.pending = Pending::default();
@@ -555,6 +576,7 @@ impl QpcModel {
         self.last_prev = 0;
         self.counters = Counters::default();
         self.writes_dropped_by_clear = 0;
+        self.loads_kept_live_psn = 0;
         self.csr_read.reset();
     }
 
@@ -664,7 +686,7 @@ impl QpcModel {
         let ok = Exec::fail(status::OK);
         let loaded = |to: u32| Exec {
             load: Some(to),
-            psn_we: true,
+            psn_we: self.cmd_rq_psn,
             ..Exec::fail(status::OK)
         };
         let ml = &self.mk_layout;
@@ -854,6 +876,7 @@ impl QpcModel {
                     let vf_ok = vf < self.num_vf;
                     let mk_ok = vf_ok && index < self.num_mkeys;
                     self.cmd = cmd;
+                    self.cmd_rq_psn = RQ_PSN_LOADERS.contains(&self.opcode);
                     self.cmd_addr = a.unwrap_or(0);
                     self.cmd_vf = vf;
                     self.cmd_mk_addr = if mk_ok { index as usize } else { 0 };
@@ -890,6 +913,7 @@ impl QpcModel {
                     ctx: ex.ctx,
                     psn: ex.psn_we.then_some(ex.psn),
                     load: ex.load,
+                    load_psn: ex.load.is_some() && ex.psn_we,
                     mk: ex.mk,
                     mk_load: ex.mk_load,
                 };
@@ -902,7 +926,11 @@ impl QpcModel {
                     set(&mut w, l.state, to);
                     set(&mut w, l.valid, 1);
                     set(&mut w, l.nak, 0);
-                    p.psn = Some((get(&w, l.epsn), false));
+                    if p.load_psn {
+                        p.psn = Some((get(&w, l.epsn), false));
+                    } else if self.psn[self.cmd_addr] != (get(&w, l.epsn), false) {
+                        self.loads_kept_live_psn += 1;
+                    }
                     p.ctx = Some(w);
                 }
                 if p.mk_load {
