@@ -32,8 +32,9 @@
 // bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the
 // flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)
 // for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of
-// tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
-// a flow must be touched at least every 2**31 us).
+// tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits;
+// a timer's elapsed time is signed in 33 bits, exact while a flow idles less than
+// 2**32 - 2**17 us, beyond that seen modulo 2**32 us).
 // Parameters are read in stages R and X: change them while no event is in flight.
 // Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,
 // first-CNP rate and whether it is the cap, initial alpha = 0, periods, 1024 - G,
@@ -195,8 +196,8 @@ module dcqcn_rp #(
   reg [47:0]          i_jump_d;
   reg [31:0]          tc_jump_q;     // periods in i_jump: 1 << skip_j
   reg [31:0]          tc_jump_d;
-  reg [31:0]          a_el_q;        // ev_now_q - w_a_next_q, kept with the deadline
-  reg [31:0]          a_el_d;
+  reg [32:0]          a_el_q;        // ev_now_q - w_a_next_q (signed, EL_W), kept with the deadline
+  reg [32:0]          a_el_d;
   reg                 a_once_q;      // a_el_q < the alpha period (unsigned): at most one period due
   reg                 a_once_d;
   reg                 a_due_q;       // the alpha timer is due (kept with a_el_q)
@@ -226,10 +227,10 @@ module dcqcn_rp #(
   reg                 bc_lt_tc_q;    // w_bc_q < w_tc_q, kept with the counts (PAPER's smaller
                                      // count)
   reg                 bc_lt_tc_d;
-  reg [31:0]          d_el_q;        // ev_now_q - w_d_next_q
-  reg [31:0]          d_el_d;
-  reg [31:0]          i_el_q;        // ev_now_q - w_i_next_q
-  reg [31:0]          i_el_d;
+  reg [32:0]          d_el_q;        // ev_now_q - w_d_next_q
+  reg [32:0]          d_el_d;
+  reg [32:0]          i_el_q;        // ev_now_q - w_i_next_q
+  reg [32:0]          i_el_d;
   reg [27:0]          cut_rc_q;      // Rc before a cut: w_rc_q, or the cap while the flow has seen
                                      // no CNP
   reg [27:0]          cut_rc_d;
@@ -423,16 +424,22 @@ module dcqcn_rp #(
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] rd_a_el;          // stage R: now minus the deadline (loads the _el_q register)
-  wire [31:0] a_el_step;        // after a period
-  wire [31:0] a_el_jump;        // after the skip's jump
-  wire [31:0] rd_d_el;          // stage R: now minus the deadline (loads the _el_q register)
-  wire [31:0] d_el_step;        // after a period
-  wire [31:0] d_el_jump;        // after the skip's jump
-  wire [31:0] rd_i_el;          // stage R: now minus the deadline (loads the _el_q register)
-  wire [31:0] i_el_step;        // after a period
-  wire [31:0] i_el_jump;        // after the skip's jump
-  wire [31:0] i_el_cut;         // i_el_q when a cut restarts the increase timer
+  wire [31:0] rd_a_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_a_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
+                                // ahead (loads the _el_q register)
+  wire [32:0] a_el_step;        // after a period
+  wire [32:0] a_el_jump;        // after the skip's jump
+  wire [31:0] rd_d_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_d_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
+                                // ahead (loads the _el_q register)
+  wire [32:0] d_el_step;        // after a period
+  wire [32:0] d_el_jump;        // after the skip's jump
+  wire [31:0] rd_i_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_i_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
+                                // ahead (loads the _el_q register)
+  wire [32:0] i_el_step;        // after a period
+  wire [32:0] i_el_jump;        // after the skip's jump
+  wire [32:0] i_el_cut;         // i_el_q when a cut restarts the increase timer
   wire        rd_a_once;        // less than a period elapsed
   wire        a_once_step;      // less than a period elapsed
   wire        a_once_jump;      // less than a period elapsed
@@ -647,30 +654,33 @@ module dcqcn_rp #(
   assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 :
                       rate_reduce_monitor_period_value_i;
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
-  assign rd_a_el = r_now_q - rd_a_next;
-  assign a_el_step = a_el_q - {15'd0, k_period_q};
-  assign a_el_jump = a_el_q - a_jump_q[31:0];
-  assign rd_d_el = r_now_q - rd_d_next;
-  assign d_el_step = d_el_q - {15'd0, d_period_q};
-  assign d_el_jump = d_el_q - d_jump_q[31:0];
-  assign rd_i_el = r_now_q - rd_i_next;
-  assign i_el_step = i_el_q - {15'd0, t_period_q};
-  assign i_el_jump = i_el_q - i_jump_q[31:0];
-  assign i_el_cut = d_el_q - {15'd0, t_period_q};
-  assign rd_a_once = rd_a_el < {15'd0, k_period_q};
-  assign a_once_step = a_el_step < {15'd0, k_period_q};
-  assign a_once_jump = a_el_jump < {15'd0, k_period_q};
-  assign rd_d_once = rd_d_el < {15'd0, d_period_q};
-  assign d_once_step = d_el_step < {15'd0, d_period_q};
-  assign d_once_jump = d_el_jump < {15'd0, d_period_q};
-  assign rd_i_once = rd_i_el < {15'd0, t_period_q};
-  assign i_once_step = i_el_step < {15'd0, t_period_q};
-  assign i_once_jump = i_el_jump < {15'd0, t_period_q};
-  assign i_once_cut = i_el_cut < {15'd0, t_period_q};
+  assign rd_a_diff = r_now_q - rd_a_next;
+  assign rd_a_el = {rd_a_diff[31:17] == 15'd32767 && rd_a_diff[16:0] != 17'd0, rd_a_diff};
+  assign a_el_step = a_el_q - {16'd0, k_period_q};
+  assign a_el_jump = a_el_q - {1'd0, a_jump_q[31:0]};
+  assign rd_d_diff = r_now_q - rd_d_next;
+  assign rd_d_el = {rd_d_diff[31:17] == 15'd32767 && rd_d_diff[16:0] != 17'd0, rd_d_diff};
+  assign d_el_step = d_el_q - {16'd0, d_period_q};
+  assign d_el_jump = d_el_q - {1'd0, d_jump_q[31:0]};
+  assign rd_i_diff = r_now_q - rd_i_next;
+  assign rd_i_el = {rd_i_diff[31:17] == 15'd32767 && rd_i_diff[16:0] != 17'd0, rd_i_diff};
+  assign i_el_step = i_el_q - {16'd0, t_period_q};
+  assign i_el_jump = i_el_q - {1'd0, i_jump_q[31:0]};
+  assign i_el_cut = d_el_q - {16'd0, t_period_q};
+  assign rd_a_once = rd_a_el < {16'd0, k_period_q};
+  assign a_once_step = a_el_step < {16'd0, k_period_q};
+  assign a_once_jump = a_el_jump < {16'd0, k_period_q};
+  assign rd_d_once = rd_d_el < {16'd0, d_period_q};
+  assign d_once_step = d_el_step < {16'd0, d_period_q};
+  assign d_once_jump = d_el_jump < {16'd0, d_period_q};
+  assign rd_i_once = rd_i_el < {16'd0, t_period_q};
+  assign i_once_step = i_el_step < {16'd0, t_period_q};
+  assign i_once_jump = i_el_jump < {16'd0, t_period_q};
+  assign i_once_cut = i_el_cut < {16'd0, t_period_q};
   assign paper = mode_algorithm_i;
-  assign rd_a_due = rd_seen && !rd_a_el[31];
-  assign rd_d_due = rd_seen && !paper && !rd_d_el[31];
-  assign rd_i_due = rd_seen && rd_incon && !rd_i_el[31];
+  assign rd_a_due = rd_seen && !rd_a_el[32];
+  assign rd_d_due = rd_seen && !paper && !rd_d_el[32];
+  assign rd_i_due = rd_seen && rd_incon && !rd_i_el[32];
   assign pick_a = a_due_q && (!d_due_q || a_el_q >= d_el_q) && (!i_due_q || a_el_q >= i_el_q);
   assign pick_d = !pick_a && d_due_q && (!i_due_q || d_el_q >= i_el_q);
   assign alpha_init = {1'd0, {initial_alpha_value_value_i, 14'd0}};
@@ -793,11 +803,11 @@ module dcqcn_rp #(
   assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
   assign i_still = !w_dcnp_q && rc_near_q && i_flat;
   assign a_skip = a_due_q && a_still && !a_once_q;
-  assign a_fits = a_jump_q <= {16'd0, a_el_q};
+  assign a_fits = a_jump_q <= {15'd0, a_el_q};
   assign d_skip = d_due_q && !w_dcnp_q && !d_once_q;
-  assign d_fits = d_jump_q <= {16'd0, d_el_q};
+  assign d_fits = d_jump_q <= {15'd0, d_el_q};
   assign i_skip = i_due_q && i_still && !i_once_q;
-  assign i_fits = i_jump_q <= {16'd0, i_el_q};
+  assign i_fits = i_jump_q <= {15'd0, i_el_q};
   assign fold_block = ev_pcnp_q && a_due_q;
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
@@ -1036,19 +1046,19 @@ module dcqcn_rp #(
         w_a_next_d = w_a_next_q + a_jump_q[31:0];
         a_el_d = a_el_jump;
         a_once_d = a_once_jump;
-        a_due_d = !a_el_jump[31];
+        a_due_d = !a_el_jump[32];
       end
       if (skip_d_q && d_fits) begin
         w_d_next_d = w_d_next_q + d_jump_q[31:0];
         d_el_d = d_el_jump;
         d_once_d = d_once_jump;
-        d_due_d = !d_el_jump[31];
+        d_due_d = !d_el_jump[32];
       end
       if (skip_i_q && i_fits) begin
         w_i_next_d = w_i_next_q + i_jump_q[31:0];
         i_el_d = i_el_jump;
         i_once_d = i_once_jump;
-        i_due_d = !i_el_jump[31];
+        i_due_d = !i_el_jump[32];
         w_tc_d = tc_skip;
         tc_lt_f_d = tc_skip_lt_f;
         tc_gt_f_d = tc_skip_gt_f;
@@ -1083,12 +1093,12 @@ module dcqcn_rp #(
         w_a_next_d = w_a_next_q + {15'd0, k_period_q};
         a_el_d = a_el_step;
         a_once_d = a_once_step;
-        a_due_d = !a_el_step[31];
+        a_due_d = !a_el_step[32];
       end else if (pick_d) begin
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
         d_el_d = d_el_step;
         d_once_d = d_once_step;
-        d_due_d = !d_el_step[31];
+        d_due_d = !d_el_step[32];
         if (w_dcnp_q) begin
           w_tc_d = 16'd0;
           tc_lt_f_d = rpg_threshold_value_i != 5'd0;
@@ -1103,7 +1113,7 @@ module dcqcn_rp #(
           w_i_next_d = w_d_next_q + {15'd0, t_period_q};
           i_el_d = i_el_cut;
           i_once_d = i_once_cut;
-          i_due_d = !i_el_cut[31];
+          i_due_d = !i_el_cut[32];
           hai_capped_d = cut_hai_capped;
           // rc_near_q is not read until an increase step sets it again: the cut leaves both
           // counts at 0, so i_flat (mlx5: a count above F) is 0 until then
@@ -1121,7 +1131,7 @@ module dcqcn_rp #(
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
         i_el_d = i_el_step;
         i_once_d = i_once_step;
-        i_due_d = !i_el_step[31];
+        i_due_d = !i_el_step[32];
       end
     end
     if (x_done) begin
@@ -1136,13 +1146,13 @@ module dcqcn_rp #(
           w_a_next_d = w_a_next_q + {15'd0, k_period_q};
           a_el_d = a_el_step;
           a_once_d = a_once_step;
-          a_due_d = !a_el_step[31];
+          a_due_d = !a_el_step[32];
         end
         if (d_due_q) begin
           w_d_next_d = w_d_next_q + {15'd0, d_period_q};
           d_el_d = d_el_step;
           d_once_d = d_once_step;
-          d_due_d = !d_el_step[31];
+          d_due_d = !d_el_step[32];
         end
       end
       case (ev_kind_q)
@@ -1154,7 +1164,7 @@ module dcqcn_rp #(
               w_seen_d = 1'b1;
               if (!w_seen_q) begin
                 w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                d_el_d = 32'd0 - {15'd0, d_period_q};
+                d_el_d = 33'd0 - {16'd0, d_period_q};
                 d_once_d = 1'b0;
                 d_due_d = 1'b0;
               end
@@ -1173,11 +1183,11 @@ module dcqcn_rp #(
               bc_gt_f_d = 1'b0;
               bc_lt_tc_d = 1'b0;
               w_a_next_d = ev_now_q + {15'd0, k_period_q};
-              a_el_d = 32'd0 - {15'd0, k_period_q};
+              a_el_d = 33'd0 - {16'd0, k_period_q};
               a_once_d = 1'b0;
               a_due_d = 1'b0;
               w_i_next_d = ev_now_q + {15'd0, t_period_q};
-              i_el_d = 32'd0 - {15'd0, t_period_q};
+              i_el_d = 33'd0 - {16'd0, t_period_q};
               i_once_d = 1'b0;
               i_due_d = 1'b0;
             end else begin
@@ -1203,11 +1213,11 @@ module dcqcn_rp #(
                 bc_gt_f_d = 1'b0;
                 bc_lt_tc_d = 1'b0;
                 w_a_next_d = ev_now_q + {15'd0, k_period_q};
-                a_el_d = 32'd0 - {15'd0, k_period_q};
+                a_el_d = 33'd0 - {16'd0, k_period_q};
                 a_once_d = 1'b0;
                 a_due_d = 1'b0;
                 w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                d_el_d = 32'd0 - {15'd0, d_period_q};
+                d_el_d = 33'd0 - {16'd0, d_period_q};
                 d_once_d = 1'b0;
                 d_due_d = 1'b0;
               end

@@ -316,8 +316,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the",
             "flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)",
             "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of",
-            "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
-            "a flow must be touched at least every 2**31 us).",
+            "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits;",
+            "a timer's elapsed time is signed in 33 bits, exact while a flow idles less than",
+            "2**32 - 2**17 us, beyond that seen modulo 2**32 us).",
             "Parameters are read in stages R and X: change them while no event is in flight.",
             "Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,",
             "first-CNP rate and whether it is the cap, initial alpha = 0, periods, 1024 - G,",
@@ -524,7 +525,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("d_jump", 48, "the cut timer's"),
         ("i_jump", 48, "the increase timer's"),
         ("tc_jump", 32, "periods in i_jump: 1 << skip_j"),
-        ("a_el", 32, "ev_now_q - w_a_next_q, kept with the deadline"),
+        (
+            "a_el",
+            33,
+            "ev_now_q - w_a_next_q (signed, EL_W), kept with the deadline",
+        ),
         (
             "a_once",
             1,
@@ -554,8 +559,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             1,
             "w_bc_q < w_tc_q, kept with the counts (PAPER's smaller count)",
         ),
-        ("d_el", 32, "ev_now_q - w_d_next_q"),
-        ("i_el", 32, "ev_now_q - w_i_next_q"),
+        ("d_el", 33, "ev_now_q - w_d_next_q"),
+        ("i_el", 33, "ev_now_q - w_i_next_q"),
         (
             "cut_rc",
             28,
@@ -770,28 +775,46 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     // Timers: the elapsed time since each deadline is a register kept with the deadline, so
-    // the due tests read a sign bit.
+    // the due tests read a sign bit. It is signed, one bit wider than the 32-bit time: a
+    // deadline lies at most a period (17 bits) ahead of now, so a 32-bit difference within a
+    // period of wrapping is a deadline ahead and any other one is in the past, up to
+    // 2**32 - 2**17 us (read as a 32-bit signed difference, a flow idle for 2**31 us or more
+    // saw its deadlines ahead and its timers stood still until the clock wrapped past them).
     for x in ["a", "d", "i"] {
-        let per = || zext(id(timer_period(x)), 15);
+        let per = || zext(id(timer_period(x)), EL_W - 17);
         wires.push((
-            format!("rd_{x}_el"),
+            format!("rd_{x}_diff"),
             32,
             sub(id("r_now_q"), id(&format!("rd_{x}_next"))),
-            "stage R: now minus the deadline (loads the _el_q register)",
+            "stage R: now minus the deadline, modulo 2**32",
+        ));
+        let diff = || id(&format!("rd_{x}_diff"));
+        wires.push((
+            format!("rd_{x}_el"),
+            EL_W,
+            Expr::concat(vec![
+                and(vec![
+                    eq(diff().bits(31, 17), d(15, 0x7fff)),
+                    ne(diff().bits(16, 0), d(17, 0)),
+                ]),
+                diff(),
+            ]),
+            "stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us ahead (loads the \
+             _el_q register)",
         ));
         let el_q = id(&format!("{x}_el_q"));
-        let jump = id(&format!("{x}_jump_q")).bits(31, 0);
+        let jump = zext(id(&format!("{x}_jump_q")).bits(31, 0), EL_W - 32);
         for (how, el, comment) in [
             ("step", sub(el_q.clone(), per()), "after a period"),
             ("jump", sub(el_q, jump), "after the skip's jump"),
         ] {
-            wires.push((format!("{x}_el_{how}"), 32, el, comment));
+            wires.push((format!("{x}_el_{how}"), EL_W, el, comment));
         }
     }
     wires.push((
         "i_el_cut".into(),
-        32,
-        sub(id("d_el_q"), zext(id("t_period_q"), 15)),
+        EL_W,
+        sub(id("d_el_q"), zext(id("t_period_q"), EL_W - 17)),
         "i_el_q when a cut restarts the increase timer",
     ));
     for x in ["a", "d", "i"] {
@@ -814,7 +837,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             wires.push((
                 name,
                 1,
-                Expr::lt(id(&el), zext(id(timer_period(x)), 15)),
+                Expr::lt(id(&el), zext(id(timer_period(x)), EL_W - 17)),
                 "less than a period elapsed",
             ));
         }
@@ -831,7 +854,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "rd_a_due".into(),
         1,
-        and(vec![id("rd_seen"), not(id("rd_a_el").bits(31, 31))]),
+        and(vec![
+            id("rd_seen"),
+            not(id("rd_a_el").bits(EL_W - 1, EL_W - 1)),
+        ]),
         "stage R's word: deadline reached",
     ));
     wires.push((
@@ -840,7 +866,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("rd_seen"),
             not(id("paper")),
-            not(id("rd_d_el").bits(31, 31)),
+            not(id("rd_d_el").bits(EL_W - 1, EL_W - 1)),
         ]),
         "",
     ));
@@ -850,14 +876,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("rd_seen"),
             id("rd_incon"),
-            not(id("rd_i_el").bits(31, 31)),
+            not(id("rd_i_el").bits(EL_W - 1, EL_W - 1)),
         ]),
         "",
     ));
     // Deadline order. It matters only between two due timers, whose elapsed times are both
-    // below 2**31: the earlier deadline is the larger elapsed time, an unsigned compare of two
-    // registers (a carry chain), with the same result as the wrapping a - b <= 0 of the
-    // deadlines (ties to the first).
+    // non-negative: the earlier deadline is the larger elapsed time, a compare of two
+    // registers (a carry chain; ties to the first).
     let le = |a: &str, b: &str| ge(id(&format!("{a}_el_q")), id(&format!("{b}_el_q")));
     wires.push((
         "pick_a".into(),
@@ -1600,7 +1625,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         wires.push((
             fits,
             1,
-            Expr::bin(BinOp::Le, id(&jump), zext(id(&el), 16)),
+            Expr::bin(BinOp::Le, id(&jump), zext(id(&el), 48 - EL_W)),
             "",
         ));
     }
@@ -2315,14 +2340,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             // Only a due timer moves: what else it needs to run holds.
             set(
                 &format!("{x}_due_d"),
-                not(id(&format!("{x}_el_{how}")).bits(31, 31)),
+                not(id(&format!("{x}_el_{how}")).bits(EL_W - 1, EL_W - 1)),
             ),
         ]
     };
     let restart = |x: &str, period: &str| {
         vec![
             set(&format!("w_{x}_next_d"), add(now(), zext(id(period), 15))),
-            set(&format!("{x}_el_d"), sub(d(32, 0), zext(id(period), 15))),
+            set(
+                &format!("{x}_el_d"),
+                sub(d(EL_W, 0), zext(id(period), EL_W - 17)),
+            ),
             set(&format!("{x}_once_d"), b1(false)),
             set(&format!("{x}_due_d"), b1(false)),
         ]
@@ -2529,7 +2557,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("w_i_next_d", add(id("w_d_next_q"), t())),
         set("i_el_d", id("i_el_cut")),
         set("i_once_d", id("i_once_cut")),
-        set("i_due_d", not(id("i_el_cut").bits(31, 31))),
+        set("i_due_d", not(id("i_el_cut").bits(EL_W - 1, EL_W - 1))),
         set("hai_capped_d", id("cut_hai_capped")),
         Stmt::Comment(
             "rc_near_q is not read until an increase step sets it again: the cut leaves both"
@@ -2960,6 +2988,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
 }
 
 /// The period register of timer `x` (alpha, cut, increase).
+/// Bits of a timer's elapsed time (`{x}_el_q`): the 32-bit microsecond difference and a sign.
+const EL_W: u32 = 33;
+
 fn timer_period(x: &str) -> &'static str {
     match x {
         "a" => "k_period_q",

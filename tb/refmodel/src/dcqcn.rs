@@ -226,12 +226,21 @@ impl std::ops::AddAssign for Stats {
     }
 }
 
+/// The furthest an active deadline can lie ahead of now: every period is a 17-bit field, and
+/// a deadline is set or advanced at most one period past the time of the touch.
+pub const MAX_AHEAD_US: u32 = (1 << 17) - 1;
+
+/// Whether a deadline is reached. A deadline "ahead" by more than any period can be is in the
+/// past: the flow idled 2^31 µs or more (read as a signed distance, such deadlines looked ahead
+/// and every timer of the flow stood still until the clock wrapped past them). Exact while a
+/// flow idles less than 2^32 − 2^17 µs (71 minutes); beyond that the idle time is seen
+/// modulo 2^32 µs.
 fn due(now: u32, next: u32) -> bool {
-    now.wrapping_sub(next) & 0x8000_0000 == 0
+    next.wrapping_sub(now).wrapping_sub(1) >= MAX_AHEAD_US
 }
-fn le(a: u32, b: u32) -> bool {
-    let d = a.wrapping_sub(b);
-    d & 0x8000_0000 != 0 || d == 0
+/// Of two due deadlines, whether `a` is not later than `b`: the larger elapsed time.
+fn not_later(now: u32, a: u32, b: u32) -> bool {
+    now.wrapping_sub(a) >= now.wrapping_sub(b)
 }
 
 /// alpha = G·alpha/1024, plus (1024 − G)/1024 when a CNP counts.
@@ -370,6 +379,7 @@ fn first_due(p: &Params, f: &Flow, now: u32) -> Option<Due> {
     let a = f.seen && due(now, f.a_next);
     let d = f.seen && !p.paper && due(now, f.d_next);
     let i = f.seen && f.incon && due(now, f.i_next);
+    let le = |x: u32, y: u32| not_later(now, x, y);
     if a && (!d || le(f.a_next, f.d_next)) && (!i || le(f.a_next, f.i_next)) {
         Some(Due::Alpha)
     } else if d && (!i || le(f.d_next, f.i_next)) {

@@ -232,6 +232,35 @@ fn one_cnp_trajectory() {
     assert_eq!(much_later, 100_000);
 }
 
+/// A flow cut by a CNP and then idle for more than 2^31 µs (36 minutes: a storage QP between
+/// jobs) must come back recovered (FACTS §5: with no CNPs alpha decays and the rate climbs
+/// back to the line rate) and must still react to a CNP. The deadlines are 32-bit
+/// microseconds; read as a signed distance they looked 36 minutes in the future, so every
+/// timer stood still: the flow stayed at its cut rate, and a new CNP was never applied,
+/// until the clock wrapped past them (up to another 36 minutes).
+#[test]
+fn idle_past_2_pow_31_us_recovers_and_still_cuts() {
+    let p = Params::default();
+    let mut e = Engine::new(1);
+    e.event(&p, Kind::Cnp, 0, 0, 0);
+    let cut = e.event(&p, Kind::Read, 0, 0, 10).rsp;
+    assert!(cut.rc < 60_000 << 8, "cut: {}", cut.rc >> 8);
+    for idle in [(1u32 << 31) + 1_000, 3_000_000_000, u32::MAX - (1 << 17)] {
+        let mut e = e.clone();
+        let back = e.event(&p, Kind::Read, 0, 0, 10 + idle).rsp;
+        assert_eq!(
+            (back.rc >> 8, back.rt >> 8, back.alpha),
+            (100_000, 100_000, 0),
+            "after {idle} idle µs"
+        );
+        // A CNP now is cut at the next cut check, 4 µs later.
+        let t = 10 + idle + 1;
+        e.event(&p, Kind::Cnp, 0, 0, t);
+        let again = e.event(&p, Kind::Read, 0, 0, t + 5).rsp;
+        assert!(again.rc < 100_000 << 8, "after {idle} idle µs no cut");
+    }
+}
+
 /// The shaper's long-run throughput equals Rc within 0.5%: a sender asking for 1500 bytes
 /// every microsecond at rates below what it asks for.
 #[test]
