@@ -886,8 +886,9 @@ module dcqcn_csr (
         rpg_ai_rate_value_d[19:16] = s_axil_wdata[19:16];
       end
     end
-    // rpg_hai_rate.value [19:0] rw: Rt increase unit in the hyper stage, Mb/s (mlx5 default 50);
-    // the step is i * rpg_hai_rate, i growing with the smaller event count.
+    // rpg_hai_rate.value [19:0] rw: Rt increase per event in the hyper stage, Mb/s (mlx5 default
+    // 50); in PAPER mode the step is i * rpg_hai_rate, i = the smaller event count -
+    // rpg_threshold.
     rpg_hai_rate_value_d = rpg_hai_rate_value_q;
     if (wr_en && rpg_hai_rate_wsel) begin
       if (s_axil_wstrb[0]) begin

@@ -21,9 +21,9 @@
 //   every rate_reduce_monitor_period us, if a CNP was marked: Rt = Rc when clamping
 //               applies; Rc -= Rc*alpha >> (rpg_gd+14), kept >= rpg_min_dec_fac % of Rc
 //               (x 655/65536) and >= rpg_min_rate; stage = 0; increase timer restarts
-//   every rpg_time_reset us after a cut: stage < F: Rc = (Rc+Rt+1)/2; stage = F: Rt +=
-//               rpg_ai_rate; stage > F: Rt += rpg_hai_rate (Rt capped at the line rate
-//               or rpg_max_rate), then Rc = (Rc+Rt+1)/2; stage += 1
+//   every rpg_time_reset us after a cut (tc += 1 after it): both counts < F: Rc =
+//               (Rc+Rt+1)/2; both > F: Rt += rpg_hai_rate; else Rt += rpg_ai_rate (Rt
+//               capped at the line rate or rpg_max_rate), then Rc = (Rc+Rt+1)/2
 // Timers fire in deadline order, alpha before cut before increase in the same
 // microsecond, and before an event arriving in that microsecond. Periods that change
 // nothing but their own deadline are skipped by a 32-cycle binary jump.
@@ -44,7 +44,7 @@
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
-// mlx5 stage = max(tc, bc). PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each
+// Without it both counts are tc. PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each
 // CNP cuts at once (the first from the cap with initial_alpha_value): Rt = Rc, Rc -=
 // Rc*alpha >> (rpg_gd+14) (>= rpg_min_rate), then alpha = G*alpha/1024 + (1024-G)/1024
 // and the alpha timer, counts and increase timer restart; the alpha timer only decays;
@@ -214,6 +214,9 @@ module dcqcn_rp #(
   reg                 hai_capped_q;  // w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept
                                      // with Rt
   reg                 hai_capped_d;
+  reg                 ai_capped_q;   // w_rt_q + rpg_ai_rate passes the cap (rt_ai_capped), kept
+                                     // with Rt
+  reg                 ai_capped_d;
   reg                 i_once_q;      // i_el_q < the increase period
   reg                 i_once_d;
   reg                 tc_lt_f_q;     // w_tc_q < rpg_threshold, kept with the count
@@ -512,9 +515,7 @@ module dcqcn_rp #(
   wire        bc_inc_gt_f;
   wire        tc_skip_lt_f;
   wire        tc_skip_gt_f;
-  wire        hi_lt_f;          // the larger of the timer and byte counts (the mlx5 stage) is below
-                                // F
-  wire        hi_gt_f;          // ... above F
+  wire        hi_lt_f;          // both the timer and the byte count are below F (fast recovery)
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
   wire [35:0] phai_tc_prod;     // (count - F) * rpg_hai_rate
@@ -546,12 +547,15 @@ module dcqcn_rp #(
   wire        i_flat;           // no further stage moves Rt
   wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
   wire        rd_rc_near;
+  wire        rd_ai_capped;
   wire        rd_hai_capped;
   wire [28:0] rc_up1;           // Rc + 1
   wire [27:0] rc_down2;         // Rc - 2, at least 0
   wire        inc_rc_near;      // Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)
+  wire        inc_ai_capped;
+  wire        cut_ai_capped;    // after a cut
   wire        inc_hai_capped;
-  wire        cut_hai_capped;   // hai_capped after a cut
+  wire        cut_hai_capped;   // after a cut
   wire        i_still;          // increase periods only count
   wire        a_skip;           // two or more idle periods due
   wire        a_fits;
@@ -751,7 +755,6 @@ module dcqcn_rp #(
   assign tc_skip_lt_f = tc_skip < threshold;
   assign tc_skip_gt_f = tc_skip > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
-  assign hi_gt_f = tc_gt_f_q || (byte_en_q && bc_gt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
@@ -761,8 +764,8 @@ module dcqcn_rp #(
   assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1[28:8]};
   assign phai_capped = phai_room_p1[28] || !phai_over[36];
   assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
-  assign inc_ai = !hi_lt_f && (paper ? !lo_gt_f : !hi_gt_f);
-  assign inc_hai = !paper && hi_gt_f;
+  assign inc_ai = !hi_lt_f && !lo_gt_f;
+  assign inc_hai = !paper && lo_gt_f;
   assign inc_phai = paper && lo_gt_f;
   assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
   assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
@@ -792,13 +795,17 @@ module dcqcn_rp #(
                       inc_phai ? phai_room_up[28] || phai_prod >= {15'd0, phai_ceil} :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
-                  hi_gt_f && (hai_capped_q ? rt_at_cap_q : hai_zero_q);
+                  lo_gt_f ? (hai_capped_q ? rt_at_cap_q : hai_zero_q) :
+                  tc_gt_f_q && (ai_capped_q ? rt_at_cap_q : ai_zero_q);
   assign rd_rc_over_rt = {1'd0, rd_rc} - {1'd0, rd_rt};
   assign rd_rc_near = rd_rc_over_rt <= 29'd1;
+  assign rd_ai_capped = {1'd0, rd_rt} >= ai_over_at_q;
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
   assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
   assign rc_down2 = w_rc_q < 28'd2 ? 28'd0 : w_rc_q - 28'd2;
   assign inc_rc_near = {1'd0, rt_inc} <= rc_up1 && rt_inc >= rc_down2;
+  assign inc_ai_capped = {1'd0, rt_inc} >= ai_over_at_q;
+  assign cut_ai_capped = clamp ? {1'd0, cut_rc_q} >= ai_over_at_q : ai_capped_q;
   assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
   assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
   assign i_still = !w_dcnp_q && rc_near_q && i_flat;
@@ -934,6 +941,7 @@ module dcqcn_rp #(
     d_once_d = d_once_q;
     rc_near_d = rc_near_q;
     hai_capped_d = hai_capped_q;
+    ai_capped_d = ai_capped_q;
     i_once_d = i_once_q;
     tc_lt_f_d = tc_lt_f_q;
     tc_gt_f_d = tc_gt_f_q;
@@ -1115,8 +1123,9 @@ module dcqcn_rp #(
           i_once_d = i_once_cut;
           i_due_d = !i_el_cut[32];
           hai_capped_d = cut_hai_capped;
+          ai_capped_d = cut_ai_capped;
           // rc_near_q is not read until an increase step sets it again: the cut leaves both
-          // counts at 0, so i_flat (mlx5: a count above F) is 0 until then
+          // counts at 0, so i_flat (mlx5: the timer count above F) is 0 until then
           w_dcnp_d = 1'b0;
           stat_cut_d = 1'b1;
         end
@@ -1128,6 +1137,7 @@ module dcqcn_rp #(
         bc_lt_tc_d = w_bc_q < tc_inc;
         rc_near_d = inc_rc_near;
         hai_capped_d = inc_hai_capped;
+        ai_capped_d = inc_ai_capped;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
         i_el_d = i_el_step;
         i_once_d = i_once_step;
@@ -1399,6 +1409,7 @@ module dcqcn_rp #(
         tc_gt_f_d = rd_tc_gt_f;
         rc_near_d = rd_rc_near;
         hai_capped_d = rd_hai_capped;
+        ai_capped_d = rd_ai_capped;
         w_bc_d = rd_bc;
         bc_lt_f_d = rd_bc_lt_f;
         bc_gt_f_d = rd_bc_gt_f;
@@ -1515,6 +1526,7 @@ module dcqcn_rp #(
     d_once_q <= d_once_d;
     rc_near_q <= rc_near_d;
     hai_capped_q <= hai_capped_d;
+    ai_capped_q <= ai_capped_d;
     i_once_q <= i_once_d;
     tc_lt_f_q <= tc_lt_f_d;
     tc_gt_f_q <= tc_gt_f_d;

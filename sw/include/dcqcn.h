@@ -175,8 +175,8 @@ extern "C" {
 /* rpg_hai_rate (0x114, 32-bit): Hyper-increase step. */
 #define DCQCN_RPG_HAI_RATE_OFFSET 0x114u
 #define DCQCN_RPG_HAI_RATE_RESET_VALUE 0x32u
-/* value [19:0] rw: Rt increase unit in the hyper stage, Mb/s (mlx5 default 50); the step is i *
- * rpg_hai_rate, i growing with the smaller event count. */
+/* value [19:0] rw: Rt increase per event in the hyper stage, Mb/s (mlx5 default 50); in PAPER mode
+ * the step is i * rpg_hai_rate, i = the smaller event count - rpg_threshold. */
 #define DCQCN_RPG_HAI_RATE_VALUE_SHIFT 0u
 #define DCQCN_RPG_HAI_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_HAI_RATE_VALUE_MASK 0xfffffu

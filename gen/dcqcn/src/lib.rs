@@ -305,9 +305,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "  every rate_reduce_monitor_period us, if a CNP was marked: Rt = Rc when clamping",
             "              applies; Rc -= Rc*alpha >> (rpg_gd+14), kept >= rpg_min_dec_fac % of Rc",
             "              (x 655/65536) and >= rpg_min_rate; stage = 0; increase timer restarts",
-            "  every rpg_time_reset us after a cut: stage < F: Rc = (Rc+Rt+1)/2; stage = F: Rt +=",
-            "              rpg_ai_rate; stage > F: Rt += rpg_hai_rate (Rt capped at the line rate",
-            "              or rpg_max_rate), then Rc = (Rc+Rt+1)/2; stage += 1",
+            "  every rpg_time_reset us after a cut (tc += 1 after it): both counts < F: Rc =",
+            "              (Rc+Rt+1)/2; both > F: Rt += rpg_hai_rate; else Rt += rpg_ai_rate (Rt",
+            "              capped at the line rate or rpg_max_rate), then Rc = (Rc+Rt+1)/2",
             "Timers fire in deadline order, alpha before cut before increase in the same",
             "microsecond, and before an event arriving in that microsecond. Periods that change",
             "nothing but their own deadline are skipped by a 32-cycle binary jump.",
@@ -328,7 +328,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
-            "mlx5 stage = max(tc, bc). PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each",
+            "Without it both counts are tc. PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each",
             "CNP cuts at once (the first from the cap with initial_alpha_value): Rt = Rc, Rc -=",
             "Rc*alpha >> (rpg_gd+14) (>= rpg_min_rate), then alpha = G*alpha/1024 + (1024-G)/1024",
             "and the alpha timer, counts and increase timer restart; the alpha timer only decays;",
@@ -548,6 +548,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "hai_capped",
             1,
             "w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept with Rt",
+        ),
+        (
+            "ai_capped",
+            1,
+            "w_rt_q + rpg_ai_rate passes the cap (rt_ai_capped), kept with Rt",
         ),
         ("i_once", 1, "i_el_q < the increase period"),
         ("tc_lt_f", 1, "w_tc_q < rpg_threshold, kept with the count"),
@@ -1238,13 +1243,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             id("tc_lt_f_q"),
             or(not(id("byte_en_q")), id("bc_lt_f_q")),
         ]),
-        "the larger of the timer and byte counts (the mlx5 stage) is below F",
-    ));
-    wires.push((
-        "hi_gt_f".into(),
-        1,
-        or(id("tc_gt_f_q"), and(vec![id("byte_en_q"), id("bc_gt_f_q")])),
-        "... above F",
+        "both the timer and the byte count are below F (fast recovery)",
     ));
     wires.push((
         "lo_gt_f".into(),
@@ -1321,19 +1320,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     // Which candidate Rt the stage picks: hold (fast recovery), AI, HAI or PAPER's hyper.
+    // Both modes stage as FACTS §5 says: hyper once both counts are above F, additive once
+    // one has reached F (until s34 mlx5 mode went hyper on the larger count alone, so the
+    // byte counter by itself raised Rt by rpg_hai_rate per event).
     wires.push((
         "inc_ai".into(),
         1,
-        and(vec![
-            not(id("hi_lt_f")),
-            tern(id("paper"), not(id("lo_gt_f")), not(id("hi_gt_f"))),
-        ]),
+        and(vec![not(id("hi_lt_f")), not(id("lo_gt_f"))]),
         "additive increase",
     ));
     wires.push((
         "inc_hai".into(),
         1,
-        and(vec![not(id("paper")), id("hi_gt_f")]),
+        and(vec![not(id("paper")), id("lo_gt_f")]),
         "mlx5 hyper increase",
     ));
     wires.push((
@@ -1530,10 +1529,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     or(id("hai_zero_q"), id("lo_stays_low")),
                 ]),
             ),
-            and(vec![
-                id("hi_gt_f"),
+            // mlx5: hyper for good, or additive for good (the timer count above F and the
+            // byte count, the smaller one, at or below F: it does not move while idle). Not
+            // right after a cut (both counts 0): rc_near_q is set again by an increase step.
+            tern(
+                id("lo_gt_f"),
                 tern(id("hai_capped_q"), id("rt_at_cap_q"), id("hai_zero_q")),
-            ]),
+                and(vec![
+                    id("tc_gt_f_q"),
+                    tern(id("ai_capped_q"), id("rt_at_cap_q"), id("ai_zero_q")),
+                ]),
+            ),
         ),
         "no further stage moves Rt",
     ));
@@ -1555,12 +1561,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Expr::bin(BinOp::Le, id("rd_rc_over_rt"), d(29, 1)),
         "",
     ));
-    wires.push((
-        "rd_hai_capped".into(),
-        1,
-        ge(zext(id("rd_rt"), 1), id("hai_over_at_q")),
-        "",
-    ));
+    for x in ["ai", "hai"] {
+        wires.push((
+            format!("rd_{x}_capped"),
+            1,
+            ge(zext(id("rd_rt"), 1), id(&format!("{x}_over_at_q"))),
+            "",
+        ));
+    }
     // Rc + 1 - Rt in [0, 3] as two compares of the new Rt with bounds taken from Rc while
     // Rt forms (rather than the difference, then a test of its upper bits).
     wires.push(("rc_up1".into(), 29, add(zext(rc(), 1), d(29, 1)), "Rc + 1"));
@@ -1579,22 +1587,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)",
     ));
-    wires.push((
-        "inc_hai_capped".into(),
-        1,
-        ge(zext(id("rt_inc"), 1), id("hai_over_at_q")),
-        "",
-    ));
-    wires.push((
-        "cut_hai_capped".into(),
-        1,
-        tern(
-            id("clamp"),
-            ge(zext(id("cut_rc_q"), 1), id("hai_over_at_q")),
-            id("hai_capped_q"),
-        ),
-        "hai_capped after a cut",
-    ));
+    for x in ["ai", "hai"] {
+        let over_at = || id(&format!("{x}_over_at_q"));
+        wires.push((
+            format!("inc_{x}_capped"),
+            1,
+            ge(zext(id("rt_inc"), 1), over_at()),
+            "",
+        ));
+        wires.push((
+            format!("cut_{x}_capped"),
+            1,
+            tern(
+                id("clamp"),
+                ge(zext(id("cut_rc_q"), 1), over_at()),
+                id(&format!("{x}_capped_q")),
+            ),
+            "after a cut",
+        ));
+    }
     wires.push((
         "i_still".into(),
         1,
@@ -2422,6 +2433,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.extend(count_to("tc", "rd_tc"));
     load_x.push(set("rc_near_d", id("rd_rc_near")));
     load_x.push(set("hai_capped_d", id("rd_hai_capped")));
+    load_x.push(set("ai_capped_d", id("rd_ai_capped")));
     load_x.extend(count_to("bc", "rd_bc"));
     load_x.push(set("bc_lt_tc_d", Expr::lt(id("rd_bc"), id("rd_tc"))));
     load_x.push(set(
@@ -2559,11 +2571,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("i_once_d", id("i_once_cut")),
         set("i_due_d", not(id("i_el_cut").bits(EL_W - 1, EL_W - 1))),
         set("hai_capped_d", id("cut_hai_capped")),
+        set("ai_capped_d", id("cut_ai_capped")),
         Stmt::Comment(
             "rc_near_q is not read until an increase step sets it again: the cut leaves both"
                 .into(),
         ),
-        Stmt::Comment("counts at 0, so i_flat (mlx5: a count above F) is 0 until then".into()),
+        Stmt::Comment(
+            "counts at 0, so i_flat (mlx5: the timer count above F) is 0 until then".into(),
+        ),
         set("w_dcnp_d", b1(false)),
         set("stat_cut_d", b1(true)),
     ]);
@@ -2576,6 +2591,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     step_inc.push(set("bc_lt_tc_d", Expr::lt(id("w_bc_q"), id("tc_inc"))));
     step_inc.push(set("rc_near_d", id("inc_rc_near")));
     step_inc.push(set("hai_capped_d", id("inc_hai_capped")));
+    step_inc.push(set("ai_capped_d", id("inc_ai_capped")));
     step_inc.extend(advance("i", "step"));
     let arm_step = vec![Stmt::if_else(
         id("pick_a"),
@@ -2895,6 +2911,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "a_once",
         "rc_near",
         "hai_capped",
+        "ai_capped",
         "a_due",
         "d_due",
         "i_due",

@@ -293,3 +293,36 @@ fn shaper_throughput_matches_rc() {
         );
     }
 }
+
+/// FACTS §5: hyper increase needs both counts above F ("once both exceed F"); while the byte
+/// counter alone is above F the stage is additive. mlx5 mode staged by the larger count, so
+/// with the byte counter on (the default) a fast sender went hyper (+`rpg_hai_rate` per
+/// event) a few byte events after a cut, long before its first timer event.
+#[test]
+fn byte_counter_alone_gives_additive_not_hyper_increase() {
+    use rdmagen_refmodel::dcqcn::{stage, STAGE_ADDITIVE};
+    let p = Params {
+        rpg_byte_reset: 1000,
+        clamp_tgt_rate: true,
+        ..Params::default()
+    };
+    let mut e = Engine::new(1);
+    e.event(&p, Kind::Cnp, 0, 0, 0);
+    // The first cut (at 4 µs) sets Rt to the line rate; the second (at 8 µs) to the cut Rc.
+    e.event(&p, Kind::Cnp, 0, 0, 5);
+    let before = e.event(&p, Kind::Read, 0, 0, 9).rsp;
+    assert!(before.rt < 60_000 << 8, "Rt {}", before.rt >> 8);
+    // Three byte-counter events, no timer event (rpg_time_reset is 300 µs): fast recovery
+    // (both counts 0), then additive at byte count 1 (= F) and 2 (> F, timer count 0 ≤ F).
+    for t in 10..13 {
+        assert!(e.event(&p, Kind::Tx, 0, 1000, t).rsp.flag);
+    }
+    let after = e.event(&p, Kind::Read, 0, 0, 13).rsp;
+    assert_eq!((after.timer_count, after.byte_count), (0, 3));
+    assert_eq!(
+        after.rt - before.rt,
+        2 * (5 << 8),
+        "two additive steps of 5 Mb/s"
+    );
+    assert_eq!(stage(&p, 0, 3), STAGE_ADDITIVE);
+}
