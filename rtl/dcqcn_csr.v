@@ -859,7 +859,8 @@ module dcqcn_csr (
         rpg_threshold_value_d = s_axil_wdata[4:0];
       end
     end
-    // rpg_max_rate.value [19:0] rw: Largest Rt and Rc in Mb/s; 0 (default) means line_rate.
+    // rpg_max_rate.value [19:0] rw: Largest Rt and Rc in Mb/s; 0 (default), or a value above
+    // line_rate, means line_rate.
     rpg_max_rate_value_d = rpg_max_rate_value_q;
     if (wr_en && rpg_max_rate_wsel) begin
       if (s_axil_wstrb[0]) begin

@@ -419,7 +419,8 @@ module dcqcn_rp #(
   assign rd_np_last = r_word[337:306];
 
   // Datapath
-  wire [19:0] rmax_rate;        // rate cap, Mb/s
+  wire [19:0] rmax_rate;        // rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or
+                                // above it
   wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
   wire [28:0] cap_p1_d;         // the cap plus 1 Mb/s (registered: cap_p1_q)
   wire [27:0] min_fx;
@@ -649,7 +650,9 @@ module dcqcn_rp #(
                              // above the cap
   // verilator lint_on UNUSED
 
-  assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
+  assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
+                       rpg_max_rate_value_i :
+                     line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
   assign cap_p1_d = {1'd0, rmax_fx_d} + 29'd256;
   assign min_fx = {rpg_min_rate_value_i, 8'd0};

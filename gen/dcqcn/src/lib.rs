@@ -737,11 +737,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "rmax_rate".into(),
         20,
         tern(
-            ne(cfg("rpg_max_rate", "value"), d(20, 0)),
+            and(vec![
+                ne(cfg("rpg_max_rate", "value"), d(20, 0)),
+                Expr::lt(cfg("rpg_max_rate", "value"), cfg("line_rate", "value")),
+            ]),
             cfg("rpg_max_rate", "value"),
             cfg("line_rate", "value"),
         ),
-        "rate cap, Mb/s",
+        "rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or above it",
     ));
     wires.push((
         "rmax_fx_d".into(),

@@ -98,9 +98,10 @@ impl Params {
             ..self.clone()
         }
     }
-    /// The rate cap in fixed point: `rpg_max_rate`, or the line rate when it is 0.
+    /// The rate cap in fixed point: `rpg_max_rate`, or the line rate when it is 0 or above
+    /// the line rate (SPEC §6: the rate stays within the line rate).
     pub fn rmax_fx(&self) -> u32 {
-        let r = if self.rpg_max_rate != 0 {
+        let r = if self.rpg_max_rate != 0 && self.rpg_max_rate < self.line_rate {
             self.rpg_max_rate
         } else {
             self.line_rate

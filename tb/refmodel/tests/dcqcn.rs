@@ -326,3 +326,20 @@ fn byte_counter_alone_gives_additive_not_hyper_increase() {
     );
     assert_eq!(stage(&p, 0, 3), STAGE_ADDITIVE);
 }
+
+/// SPEC §6: the rate stays within [rpg_min_rate, line rate] (mlx5 documents `rpg_max_rate` as
+/// 0 .. line rate). An `rpg_max_rate` above `line_rate` was the cap as it stood, so a flow
+/// with no CNP was shaped above the line rate and a recovering flow's Rt and Rc climbed past it.
+#[test]
+fn rpg_max_rate_above_the_line_rate_caps_at_the_line_rate() {
+    let p = Params {
+        line_rate: 100_000,
+        rpg_max_rate: 150_000,
+        ..Params::default()
+    };
+    let mut e = Engine::new(2);
+    assert_eq!(e.event(&p, Kind::Read, 1, 0, 0).rsp.rc >> 8, 100_000);
+    e.event(&p, Kind::Cnp, 0, 0, 0);
+    let r = e.event(&p, Kind::Read, 0, 0, 4_000_000).rsp;
+    assert_eq!((r.rc >> 8, r.rt >> 8), (100_000, 100_000));
+}
