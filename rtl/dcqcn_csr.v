@@ -865,7 +865,8 @@ module dcqcn_csr (
         rpg_threshold_value_d = s_axil_wdata[4:0];
       end
     end
-    // rpg_max_rate.value [19:0] rw: Largest Rt and Rc in Mb/s; 0 (default) means line_rate.
+    // rpg_max_rate.value [19:0] rw: Largest Rt and Rc in Mb/s; 0 (default), or a value above
+    // line_rate, means line_rate.
     rpg_max_rate_value_d = rpg_max_rate_value_q;
     if (wr_en && rpg_max_rate_wsel) begin
       if (s_axil_wstrb[0]) begin
@@ -892,8 +893,9 @@ module dcqcn_csr (
         rpg_ai_rate_value_d[19:16] = s_axil_wdata[19:16];
       end
     end
-    // rpg_hai_rate.value [19:0] rw: Rt increase unit in the hyper stage, Mb/s (mlx5 default 50);
-    // the step is i * rpg_hai_rate, i growing with the smaller event count.
+    // rpg_hai_rate.value [19:0] rw: Rt increase per event in the hyper stage, Mb/s (mlx5 default
+    // 50); in PAPER mode the step is i * rpg_hai_rate, i = the smaller event count -
+    // rpg_threshold.
     rpg_hai_rate_value_d = rpg_hai_rate_value_q;
     if (wr_en && rpg_hai_rate_wsel) begin
       if (s_axil_wstrb[0]) begin

@@ -21,9 +21,9 @@
 //   every rate_reduce_monitor_period us, if a CNP was marked: Rt = Rc when clamping
 //               applies; Rc -= Rc*alpha >> (rpg_gd+14), kept >= rpg_min_dec_fac % of Rc
 //               (x 655/65536) and >= rpg_min_rate; stage = 0; increase timer restarts
-//   every rpg_time_reset us after a cut: stage < F: Rc = (Rc+Rt+1)/2; stage = F: Rt +=
-//               rpg_ai_rate; stage > F: Rt += rpg_hai_rate (Rt capped at the line rate
-//               or rpg_max_rate), then Rc = (Rc+Rt+1)/2; stage += 1
+//   every rpg_time_reset us after a cut (tc += 1 after it): both counts < F: Rc =
+//               (Rc+Rt+1)/2; both > F: Rt += rpg_hai_rate; else Rt += rpg_ai_rate (Rt
+//               capped at the line rate or rpg_max_rate), then Rc = (Rc+Rt+1)/2
 // Timers fire in deadline order, alpha before cut before increase in the same
 // microsecond, and before an event arriving in that microsecond. Periods that change
 // nothing but their own deadline are skipped by a 32-cycle binary jump.
@@ -32,8 +32,9 @@
 // bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the
 // flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)
 // for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of
-// tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:
-// a flow must be touched at least every 2**31 us).
+// tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits;
+// a timer's elapsed time is signed in 33 bits, exact while a flow idles less than
+// 2**32 - 2**17 us, beyond that seen modulo 2**32 us).
 // Parameters are read in stages R and X: change them while no event is in flight.
 // Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,
 // first-CNP rate and whether it is the cap, initial alpha = 0, periods, 1024 - G,
@@ -43,7 +44,7 @@
 // Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers
 // from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event
 // (as above, with the byte count bc) and restarts the sum; a cut clears both counts.
-// mlx5 stage = max(tc, bc). PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each
+// Without it both counts are tc. PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each
 // CNP cuts at once (the first from the cap with initial_alpha_value): Rt = Rc, Rc -=
 // Rc*alpha >> (rpg_gd+14) (>= rpg_min_rate), then alpha = G*alpha/1024 + (1024-G)/1024
 // and the alpha timer, counts and increase timer restart; the alpha timer only decays;
@@ -195,8 +196,8 @@ module dcqcn_rp #(
   reg [47:0]          i_jump_d;
   reg [31:0]          tc_jump_q;     // periods in i_jump: 1 << skip_j
   reg [31:0]          tc_jump_d;
-  reg [31:0]          a_el_q;        // ev_now_q - w_a_next_q, kept with the deadline
-  reg [31:0]          a_el_d;
+  reg [32:0]          a_el_q;        // ev_now_q - w_a_next_q (signed, EL_W), kept with the deadline
+  reg [32:0]          a_el_d;
   reg                 a_once_q;      // a_el_q < the alpha period (unsigned): at most one period due
   reg                 a_once_d;
   reg                 a_due_q;       // the alpha timer is due (kept with a_el_q)
@@ -213,6 +214,9 @@ module dcqcn_rp #(
   reg                 hai_capped_q;  // w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept
                                      // with Rt
   reg                 hai_capped_d;
+  reg                 ai_capped_q;   // w_rt_q + rpg_ai_rate passes the cap (rt_ai_capped), kept
+                                     // with Rt
+  reg                 ai_capped_d;
   reg                 i_once_q;      // i_el_q < the increase period
   reg                 i_once_d;
   reg                 tc_lt_f_q;     // w_tc_q < rpg_threshold, kept with the count
@@ -226,10 +230,10 @@ module dcqcn_rp #(
   reg                 bc_lt_tc_q;    // w_bc_q < w_tc_q, kept with the counts (PAPER's smaller
                                      // count)
   reg                 bc_lt_tc_d;
-  reg [31:0]          d_el_q;        // ev_now_q - w_d_next_q
-  reg [31:0]          d_el_d;
-  reg [31:0]          i_el_q;        // ev_now_q - w_i_next_q
-  reg [31:0]          i_el_d;
+  reg [32:0]          d_el_q;        // ev_now_q - w_d_next_q
+  reg [32:0]          d_el_d;
+  reg [32:0]          i_el_q;        // ev_now_q - w_i_next_q
+  reg [32:0]          i_el_d;
   reg [27:0]          cut_rc_q;      // Rc before a cut: w_rc_q, or the cap while the flow has seen
                                      // no CNP
   reg [27:0]          cut_rc_d;
@@ -415,7 +419,8 @@ module dcqcn_rp #(
   assign rd_np_last = r_word[337:306];
 
   // Datapath
-  wire [19:0] rmax_rate;        // rate cap, Mb/s
+  wire [19:0] rmax_rate;        // rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or
+                                // above it
   wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
   wire [28:0] cap_p1_d;         // the cap plus 1 Mb/s (registered: cap_p1_q)
   wire [27:0] min_fx;
@@ -423,16 +428,22 @@ module dcqcn_rp #(
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] rd_a_el;          // stage R: now minus the deadline (loads the _el_q register)
-  wire [31:0] a_el_step;        // after a period
-  wire [31:0] a_el_jump;        // after the skip's jump
-  wire [31:0] rd_d_el;          // stage R: now minus the deadline (loads the _el_q register)
-  wire [31:0] d_el_step;        // after a period
-  wire [31:0] d_el_jump;        // after the skip's jump
-  wire [31:0] rd_i_el;          // stage R: now minus the deadline (loads the _el_q register)
-  wire [31:0] i_el_step;        // after a period
-  wire [31:0] i_el_jump;        // after the skip's jump
-  wire [31:0] i_el_cut;         // i_el_q when a cut restarts the increase timer
+  wire [31:0] rd_a_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_a_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
+                                // ahead (loads the _el_q register)
+  wire [32:0] a_el_step;        // after a period
+  wire [32:0] a_el_jump;        // after the skip's jump
+  wire [31:0] rd_d_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_d_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
+                                // ahead (loads the _el_q register)
+  wire [32:0] d_el_step;        // after a period
+  wire [32:0] d_el_jump;        // after the skip's jump
+  wire [31:0] rd_i_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_i_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
+                                // ahead (loads the _el_q register)
+  wire [32:0] i_el_step;        // after a period
+  wire [32:0] i_el_jump;        // after the skip's jump
+  wire [32:0] i_el_cut;         // i_el_q when a cut restarts the increase timer
   wire        rd_a_once;        // less than a period elapsed
   wire        a_once_step;      // less than a period elapsed
   wire        a_once_jump;      // less than a period elapsed
@@ -505,9 +516,7 @@ module dcqcn_rp #(
   wire        bc_inc_gt_f;
   wire        tc_skip_lt_f;
   wire        tc_skip_gt_f;
-  wire        hi_lt_f;          // the larger of the timer and byte counts (the mlx5 stage) is below
-                                // F
-  wire        hi_gt_f;          // ... above F
+  wire        hi_lt_f;          // both the timer and the byte count are below F (fast recovery)
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
   wire [35:0] phai_tc_prod;     // (count - F) * rpg_hai_rate
@@ -539,12 +548,15 @@ module dcqcn_rp #(
   wire        i_flat;           // no further stage moves Rt
   wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
   wire        rd_rc_near;
+  wire        rd_ai_capped;
   wire        rd_hai_capped;
   wire [28:0] rc_up1;           // Rc + 1
   wire [27:0] rc_down2;         // Rc - 2, at least 0
   wire        inc_rc_near;      // Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)
+  wire        inc_ai_capped;
+  wire        cut_ai_capped;    // after a cut
   wire        inc_hai_capped;
-  wire        cut_hai_capped;   // hai_capped after a cut
+  wire        cut_hai_capped;   // after a cut
   wire        i_still;          // increase periods only count
   wire        a_skip;           // two or more idle periods due
   wire        a_fits;
@@ -638,7 +650,9 @@ module dcqcn_rp #(
                              // above the cap
   // verilator lint_on UNUSED
 
-  assign rmax_rate = rpg_max_rate_value_i != 20'd0 ? rpg_max_rate_value_i : line_rate_value_i;
+  assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
+                       rpg_max_rate_value_i :
+                     line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
   assign cap_p1_d = {1'd0, rmax_fx_d} + 29'd256;
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
@@ -647,30 +661,33 @@ module dcqcn_rp #(
   assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 :
                       rate_reduce_monitor_period_value_i;
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
-  assign rd_a_el = r_now_q - rd_a_next;
-  assign a_el_step = a_el_q - {15'd0, k_period_q};
-  assign a_el_jump = a_el_q - a_jump_q[31:0];
-  assign rd_d_el = r_now_q - rd_d_next;
-  assign d_el_step = d_el_q - {15'd0, d_period_q};
-  assign d_el_jump = d_el_q - d_jump_q[31:0];
-  assign rd_i_el = r_now_q - rd_i_next;
-  assign i_el_step = i_el_q - {15'd0, t_period_q};
-  assign i_el_jump = i_el_q - i_jump_q[31:0];
-  assign i_el_cut = d_el_q - {15'd0, t_period_q};
-  assign rd_a_once = rd_a_el < {15'd0, k_period_q};
-  assign a_once_step = a_el_step < {15'd0, k_period_q};
-  assign a_once_jump = a_el_jump < {15'd0, k_period_q};
-  assign rd_d_once = rd_d_el < {15'd0, d_period_q};
-  assign d_once_step = d_el_step < {15'd0, d_period_q};
-  assign d_once_jump = d_el_jump < {15'd0, d_period_q};
-  assign rd_i_once = rd_i_el < {15'd0, t_period_q};
-  assign i_once_step = i_el_step < {15'd0, t_period_q};
-  assign i_once_jump = i_el_jump < {15'd0, t_period_q};
-  assign i_once_cut = i_el_cut < {15'd0, t_period_q};
+  assign rd_a_diff = r_now_q - rd_a_next;
+  assign rd_a_el = {rd_a_diff[31:17] == 15'd32767 && rd_a_diff[16:0] != 17'd0, rd_a_diff};
+  assign a_el_step = a_el_q - {16'd0, k_period_q};
+  assign a_el_jump = a_el_q - {1'd0, a_jump_q[31:0]};
+  assign rd_d_diff = r_now_q - rd_d_next;
+  assign rd_d_el = {rd_d_diff[31:17] == 15'd32767 && rd_d_diff[16:0] != 17'd0, rd_d_diff};
+  assign d_el_step = d_el_q - {16'd0, d_period_q};
+  assign d_el_jump = d_el_q - {1'd0, d_jump_q[31:0]};
+  assign rd_i_diff = r_now_q - rd_i_next;
+  assign rd_i_el = {rd_i_diff[31:17] == 15'd32767 && rd_i_diff[16:0] != 17'd0, rd_i_diff};
+  assign i_el_step = i_el_q - {16'd0, t_period_q};
+  assign i_el_jump = i_el_q - {1'd0, i_jump_q[31:0]};
+  assign i_el_cut = d_el_q - {16'd0, t_period_q};
+  assign rd_a_once = rd_a_el < {16'd0, k_period_q};
+  assign a_once_step = a_el_step < {16'd0, k_period_q};
+  assign a_once_jump = a_el_jump < {16'd0, k_period_q};
+  assign rd_d_once = rd_d_el < {16'd0, d_period_q};
+  assign d_once_step = d_el_step < {16'd0, d_period_q};
+  assign d_once_jump = d_el_jump < {16'd0, d_period_q};
+  assign rd_i_once = rd_i_el < {16'd0, t_period_q};
+  assign i_once_step = i_el_step < {16'd0, t_period_q};
+  assign i_once_jump = i_el_jump < {16'd0, t_period_q};
+  assign i_once_cut = i_el_cut < {16'd0, t_period_q};
   assign paper = mode_algorithm_i;
-  assign rd_a_due = rd_seen && !rd_a_el[31];
-  assign rd_d_due = rd_seen && !paper && !rd_d_el[31];
-  assign rd_i_due = rd_seen && rd_incon && !rd_i_el[31];
+  assign rd_a_due = rd_seen && !rd_a_el[32];
+  assign rd_d_due = rd_seen && !paper && !rd_d_el[32];
+  assign rd_i_due = rd_seen && rd_incon && !rd_i_el[32];
   assign pick_a = a_due_q && (!d_due_q || a_el_q >= d_el_q) && (!i_due_q || a_el_q >= i_el_q);
   assign pick_d = !pick_a && d_due_q && (!i_due_q || d_el_q >= i_el_q);
   assign alpha_init = {1'd0, {initial_alpha_value_value_i, 14'd0}};
@@ -741,7 +758,6 @@ module dcqcn_rp #(
   assign tc_skip_lt_f = tc_skip < threshold;
   assign tc_skip_gt_f = tc_skip > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
-  assign hi_gt_f = tc_gt_f_q || (byte_en_q && bc_gt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
@@ -751,8 +767,8 @@ module dcqcn_rp #(
   assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1[28:8]};
   assign phai_capped = phai_room_p1[28] || !phai_over[36];
   assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
-  assign inc_ai = !hi_lt_f && (paper ? !lo_gt_f : !hi_gt_f);
-  assign inc_hai = !paper && hi_gt_f;
+  assign inc_ai = !hi_lt_f && !lo_gt_f;
+  assign inc_hai = !paper && lo_gt_f;
   assign inc_phai = paper && lo_gt_f;
   assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
   assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
@@ -782,22 +798,26 @@ module dcqcn_rp #(
                       inc_phai ? phai_room_up[28] || phai_prod >= {15'd0, phai_ceil} :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
-                  hi_gt_f && (hai_capped_q ? rt_at_cap_q : hai_zero_q);
+                  lo_gt_f ? (hai_capped_q ? rt_at_cap_q : hai_zero_q) :
+                  tc_gt_f_q && (ai_capped_q ? rt_at_cap_q : ai_zero_q);
   assign rd_rc_over_rt = {1'd0, rd_rc} - {1'd0, rd_rt};
   assign rd_rc_near = rd_rc_over_rt <= 29'd1;
+  assign rd_ai_capped = {1'd0, rd_rt} >= ai_over_at_q;
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
   assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
   assign rc_down2 = w_rc_q < 28'd2 ? 28'd0 : w_rc_q - 28'd2;
   assign inc_rc_near = {1'd0, rt_inc} <= rc_up1 && rt_inc >= rc_down2;
+  assign inc_ai_capped = {1'd0, rt_inc} >= ai_over_at_q;
+  assign cut_ai_capped = clamp ? {1'd0, cut_rc_q} >= ai_over_at_q : ai_capped_q;
   assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
   assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
   assign i_still = !w_dcnp_q && rc_near_q && i_flat;
   assign a_skip = a_due_q && a_still && !a_once_q;
-  assign a_fits = a_jump_q <= {16'd0, a_el_q};
+  assign a_fits = a_jump_q <= {15'd0, a_el_q};
   assign d_skip = d_due_q && !w_dcnp_q && !d_once_q;
-  assign d_fits = d_jump_q <= {16'd0, d_el_q};
+  assign d_fits = d_jump_q <= {15'd0, d_el_q};
   assign i_skip = i_due_q && i_still && !i_once_q;
-  assign i_fits = i_jump_q <= {16'd0, i_el_q};
+  assign i_fits = i_jump_q <= {15'd0, i_el_q};
   assign fold_block = ev_pcnp_q && a_due_q;
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
@@ -924,6 +944,7 @@ module dcqcn_rp #(
     d_once_d = d_once_q;
     rc_near_d = rc_near_q;
     hai_capped_d = hai_capped_q;
+    ai_capped_d = ai_capped_q;
     i_once_d = i_once_q;
     tc_lt_f_d = tc_lt_f_q;
     tc_gt_f_d = tc_gt_f_q;
@@ -1036,19 +1057,19 @@ module dcqcn_rp #(
         w_a_next_d = w_a_next_q + a_jump_q[31:0];
         a_el_d = a_el_jump;
         a_once_d = a_once_jump;
-        a_due_d = !a_el_jump[31];
+        a_due_d = !a_el_jump[32];
       end
       if (skip_d_q && d_fits) begin
         w_d_next_d = w_d_next_q + d_jump_q[31:0];
         d_el_d = d_el_jump;
         d_once_d = d_once_jump;
-        d_due_d = !d_el_jump[31];
+        d_due_d = !d_el_jump[32];
       end
       if (skip_i_q && i_fits) begin
         w_i_next_d = w_i_next_q + i_jump_q[31:0];
         i_el_d = i_el_jump;
         i_once_d = i_once_jump;
-        i_due_d = !i_el_jump[31];
+        i_due_d = !i_el_jump[32];
         w_tc_d = tc_skip;
         tc_lt_f_d = tc_skip_lt_f;
         tc_gt_f_d = tc_skip_gt_f;
@@ -1083,12 +1104,12 @@ module dcqcn_rp #(
         w_a_next_d = w_a_next_q + {15'd0, k_period_q};
         a_el_d = a_el_step;
         a_once_d = a_once_step;
-        a_due_d = !a_el_step[31];
+        a_due_d = !a_el_step[32];
       end else if (pick_d) begin
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
         d_el_d = d_el_step;
         d_once_d = d_once_step;
-        d_due_d = !d_el_step[31];
+        d_due_d = !d_el_step[32];
         if (w_dcnp_q) begin
           w_tc_d = 16'd0;
           tc_lt_f_d = rpg_threshold_value_i != 5'd0;
@@ -1103,10 +1124,11 @@ module dcqcn_rp #(
           w_i_next_d = w_d_next_q + {15'd0, t_period_q};
           i_el_d = i_el_cut;
           i_once_d = i_once_cut;
-          i_due_d = !i_el_cut[31];
+          i_due_d = !i_el_cut[32];
           hai_capped_d = cut_hai_capped;
+          ai_capped_d = cut_ai_capped;
           // rc_near_q is not read until an increase step sets it again: the cut leaves both
-          // counts at 0, so i_flat (mlx5: a count above F) is 0 until then
+          // counts at 0, so i_flat (mlx5: the timer count above F) is 0 until then
           w_dcnp_d = 1'b0;
           stat_cut_d = 1'b1;
         end
@@ -1118,10 +1140,11 @@ module dcqcn_rp #(
         bc_lt_tc_d = w_bc_q < tc_inc;
         rc_near_d = inc_rc_near;
         hai_capped_d = inc_hai_capped;
+        ai_capped_d = inc_ai_capped;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
         i_el_d = i_el_step;
         i_once_d = i_once_step;
-        i_due_d = !i_el_step[31];
+        i_due_d = !i_el_step[32];
       end
     end
     if (x_done) begin
@@ -1136,13 +1159,13 @@ module dcqcn_rp #(
           w_a_next_d = w_a_next_q + {15'd0, k_period_q};
           a_el_d = a_el_step;
           a_once_d = a_once_step;
-          a_due_d = !a_el_step[31];
+          a_due_d = !a_el_step[32];
         end
         if (d_due_q) begin
           w_d_next_d = w_d_next_q + {15'd0, d_period_q};
           d_el_d = d_el_step;
           d_once_d = d_once_step;
-          d_due_d = !d_el_step[31];
+          d_due_d = !d_el_step[32];
         end
       end
       case (ev_kind_q)
@@ -1154,7 +1177,7 @@ module dcqcn_rp #(
               w_seen_d = 1'b1;
               if (!w_seen_q) begin
                 w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                d_el_d = 32'd0 - {15'd0, d_period_q};
+                d_el_d = 33'd0 - {16'd0, d_period_q};
                 d_once_d = 1'b0;
                 d_due_d = 1'b0;
               end
@@ -1173,11 +1196,11 @@ module dcqcn_rp #(
               bc_gt_f_d = 1'b0;
               bc_lt_tc_d = 1'b0;
               w_a_next_d = ev_now_q + {15'd0, k_period_q};
-              a_el_d = 32'd0 - {15'd0, k_period_q};
+              a_el_d = 33'd0 - {16'd0, k_period_q};
               a_once_d = 1'b0;
               a_due_d = 1'b0;
               w_i_next_d = ev_now_q + {15'd0, t_period_q};
-              i_el_d = 32'd0 - {15'd0, t_period_q};
+              i_el_d = 33'd0 - {16'd0, t_period_q};
               i_once_d = 1'b0;
               i_due_d = 1'b0;
             end else begin
@@ -1203,11 +1226,11 @@ module dcqcn_rp #(
                 bc_gt_f_d = 1'b0;
                 bc_lt_tc_d = 1'b0;
                 w_a_next_d = ev_now_q + {15'd0, k_period_q};
-                a_el_d = 32'd0 - {15'd0, k_period_q};
+                a_el_d = 33'd0 - {16'd0, k_period_q};
                 a_once_d = 1'b0;
                 a_due_d = 1'b0;
                 w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                d_el_d = 32'd0 - {15'd0, d_period_q};
+                d_el_d = 33'd0 - {16'd0, d_period_q};
                 d_once_d = 1'b0;
                 d_due_d = 1'b0;
               end
@@ -1389,6 +1412,7 @@ module dcqcn_rp #(
         tc_gt_f_d = rd_tc_gt_f;
         rc_near_d = rd_rc_near;
         hai_capped_d = rd_hai_capped;
+        ai_capped_d = rd_ai_capped;
         w_bc_d = rd_bc;
         bc_lt_f_d = rd_bc_lt_f;
         bc_gt_f_d = rd_bc_gt_f;
@@ -1505,6 +1529,7 @@ module dcqcn_rp #(
     d_once_q <= d_once_d;
     rc_near_q <= rc_near_d;
     hai_capped_q <= hai_capped_d;
+    ai_capped_q <= ai_capped_d;
     i_once_q <= i_once_d;
     tc_lt_f_q <= tc_lt_f_d;
     tc_gt_f_q <= tc_gt_f_d;

@@ -11,7 +11,7 @@
 // sets ready; it never appears on m_rsp_*. The window is a snapshot: later events of
 // the flow do not change it until rp_flow_sel is written again. Flows at or beyond
 // 2**FLOW_BITS read as zero. rp_state.stage is the stage of the flow's next increase
-// (from its counts and the current rpg_threshold, rpg_byte_reset and mode).
+// (from its counts and the current rpg_threshold and rpg_byte_reset).
 // The engine's other ports are the top's s_evt_*/m_rsp_*; its parameters are the CSRs.
 
 `resetall
@@ -191,7 +191,7 @@ module dcqcn_top #(
   wire [15:0] cnt_hi;        // larger of the two counts
   wire [15:0] cnt_lo;        // smaller (the timer count without the byte counter)
   wire [15:0] threshold;     // F
-  wire [1:0]  rsp_stage;     // the stage the flow's next increase uses
+  wire [1:0]  rsp_stage;     // the stage the flow's next increase uses (both modes, FACTS §5)
   wire        unused_ok;     // software-only CSR outputs; Rc and Rt fractions
   assign sel_wr = s_axil_awvalid && s_axil_awready && s_axil_wvalid && s_axil_wready &&
                   s_axil_awaddr[10:2] == SEL_WORD;
@@ -213,9 +213,8 @@ module dcqcn_top #(
                   eng_rsp_timer_count;
   assign threshold = {11'd0, rpg_threshold_value};
   assign rsp_stage = cnt_hi < threshold ? ST_FAST_RECOVERY :
-                     mode_algorithm ? (cnt_lo > threshold ? ST_HYPER : ST_ADDITIVE) :
-                     cnt_hi == threshold ? ST_ADDITIVE :
-                     ST_HYPER;
+                     cnt_lo > threshold ? ST_HYPER :
+                     ST_ADDITIVE;
 
   // Event input: a pending read-back takes the engine's next slot
   assign eng_evt_valid = rb_req || (room && s_evt_valid);

@@ -157,7 +157,8 @@ extern "C" {
 /* rpg_max_rate (0x10c, 32-bit): Rate cap. */
 #define DCQCN_RPG_MAX_RATE_OFFSET 0x10cu
 #define DCQCN_RPG_MAX_RATE_RESET_VALUE 0x0u
-/* value [19:0] rw: Largest Rt and Rc in Mb/s; 0 (default) means line_rate. */
+/* value [19:0] rw: Largest Rt and Rc in Mb/s; 0 (default), or a value above line_rate, means
+ * line_rate. */
 #define DCQCN_RPG_MAX_RATE_VALUE_SHIFT 0u
 #define DCQCN_RPG_MAX_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_MAX_RATE_VALUE_MASK 0xfffffu
@@ -175,8 +176,8 @@ extern "C" {
 /* rpg_hai_rate (0x114, 32-bit): Hyper-increase step. */
 #define DCQCN_RPG_HAI_RATE_OFFSET 0x114u
 #define DCQCN_RPG_HAI_RATE_RESET_VALUE 0x32u
-/* value [19:0] rw: Rt increase unit in the hyper stage, Mb/s (mlx5 default 50); the step is i *
- * rpg_hai_rate, i growing with the smaller event count. */
+/* value [19:0] rw: Rt increase per event in the hyper stage, Mb/s (mlx5 default 50); in PAPER mode
+ * the step is i * rpg_hai_rate, i = the smaller event count - rpg_threshold. */
 #define DCQCN_RPG_HAI_RATE_VALUE_SHIFT 0u
 #define DCQCN_RPG_HAI_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_HAI_RATE_VALUE_MASK 0xfffffu

@@ -305,9 +305,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "  every rate_reduce_monitor_period us, if a CNP was marked: Rt = Rc when clamping",
             "              applies; Rc -= Rc*alpha >> (rpg_gd+14), kept >= rpg_min_dec_fac % of Rc",
             "              (x 655/65536) and >= rpg_min_rate; stage = 0; increase timer restarts",
-            "  every rpg_time_reset us after a cut: stage < F: Rc = (Rc+Rt+1)/2; stage = F: Rt +=",
-            "              rpg_ai_rate; stage > F: Rt += rpg_hai_rate (Rt capped at the line rate",
-            "              or rpg_max_rate), then Rc = (Rc+Rt+1)/2; stage += 1",
+            "  every rpg_time_reset us after a cut (tc += 1 after it): both counts < F: Rc =",
+            "              (Rc+Rt+1)/2; both > F: Rt += rpg_hai_rate; else Rt += rpg_ai_rate (Rt",
+            "              capped at the line rate or rpg_max_rate), then Rc = (Rc+Rt+1)/2",
             "Timers fire in deadline order, alpha before cut before increase in the same",
             "microsecond, and before an event arriving in that microsecond. Periods that change",
             "nothing but their own deadline are skipped by a 32-cycle binary jump.",
@@ -316,8 +316,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "bits (1.0 = 0x1000000); tokens in bits with 8 fractional bits, accrued at Rc (at the",
             "flow's last touch, or the line rate while the flow has seen no CNP or rp_enable is 0)",
             "for up to 2**20 - 1 us per touch and capped at shaper_burst bytes plus one us of",
-            "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits:",
-            "a flow must be touched at least every 2**31 us).",
+            "tokens at that rate (tokens arrive in 1 us quanta); time in microseconds (32 bits;",
+            "a timer's elapsed time is signed in 33 bits, exact while a flow idles less than",
+            "2**32 - 2**17 us, beyond that seen modulo 2**32 us).",
             "Parameters are read in stages R and X: change them while no event is in flight.",
             "Values derived from them alone (rate cap, cap - AI and cap - HAI, AI = 0, HAI = 0,",
             "first-CNP rate and whether it is the cap, initial alpha = 0, periods, 1024 - G,",
@@ -327,7 +328,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "Byte counter (both modes; rpg_byte_reset = 0 disables it): while a flow recovers",
             "from a cut, granted send bytes add up; reaching rpg_byte_reset is an increase event",
             "(as above, with the byte count bc) and restarts the sum; a cut clears both counts.",
-            "mlx5 stage = max(tc, bc). PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each",
+            "Without it both counts are tc. PAPER mode (mode.algorithm = 1, Zhu et al. 2015): each",
             "CNP cuts at once (the first from the cap with initial_alpha_value): Rt = Rc, Rc -=",
             "Rc*alpha >> (rpg_gd+14) (>= rpg_min_rate), then alpha = G*alpha/1024 + (1024-G)/1024",
             "and the alpha timer, counts and increase timer restart; the alpha timer only decays;",
@@ -524,7 +525,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("d_jump", 48, "the cut timer's"),
         ("i_jump", 48, "the increase timer's"),
         ("tc_jump", 32, "periods in i_jump: 1 << skip_j"),
-        ("a_el", 32, "ev_now_q - w_a_next_q, kept with the deadline"),
+        (
+            "a_el",
+            33,
+            "ev_now_q - w_a_next_q (signed, EL_W), kept with the deadline",
+        ),
         (
             "a_once",
             1,
@@ -544,6 +549,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             1,
             "w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept with Rt",
         ),
+        (
+            "ai_capped",
+            1,
+            "w_rt_q + rpg_ai_rate passes the cap (rt_ai_capped), kept with Rt",
+        ),
         ("i_once", 1, "i_el_q < the increase period"),
         ("tc_lt_f", 1, "w_tc_q < rpg_threshold, kept with the count"),
         ("tc_gt_f", 1, "w_tc_q > rpg_threshold"),
@@ -554,8 +564,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             1,
             "w_bc_q < w_tc_q, kept with the counts (PAPER's smaller count)",
         ),
-        ("d_el", 32, "ev_now_q - w_d_next_q"),
-        ("i_el", 32, "ev_now_q - w_i_next_q"),
+        ("d_el", 33, "ev_now_q - w_d_next_q"),
+        ("i_el", 33, "ev_now_q - w_i_next_q"),
         (
             "cut_rc",
             28,
@@ -727,11 +737,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "rmax_rate".into(),
         20,
         tern(
-            ne(cfg("rpg_max_rate", "value"), d(20, 0)),
+            and(vec![
+                ne(cfg("rpg_max_rate", "value"), d(20, 0)),
+                Expr::lt(cfg("rpg_max_rate", "value"), cfg("line_rate", "value")),
+            ]),
             cfg("rpg_max_rate", "value"),
             cfg("line_rate", "value"),
         ),
-        "rate cap, Mb/s",
+        "rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or above it",
     ));
     wires.push((
         "rmax_fx_d".into(),
@@ -770,28 +783,46 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     // Timers: the elapsed time since each deadline is a register kept with the deadline, so
-    // the due tests read a sign bit.
+    // the due tests read a sign bit. It is signed, one bit wider than the 32-bit time: a
+    // deadline lies at most a period (17 bits) ahead of now, so a 32-bit difference within a
+    // period of wrapping is a deadline ahead and any other one is in the past, up to
+    // 2**32 - 2**17 us (read as a 32-bit signed difference, a flow idle for 2**31 us or more
+    // saw its deadlines ahead and its timers stood still until the clock wrapped past them).
     for x in ["a", "d", "i"] {
-        let per = || zext(id(timer_period(x)), 15);
+        let per = || zext(id(timer_period(x)), EL_W - 17);
         wires.push((
-            format!("rd_{x}_el"),
+            format!("rd_{x}_diff"),
             32,
             sub(id("r_now_q"), id(&format!("rd_{x}_next"))),
-            "stage R: now minus the deadline (loads the _el_q register)",
+            "stage R: now minus the deadline, modulo 2**32",
+        ));
+        let diff = || id(&format!("rd_{x}_diff"));
+        wires.push((
+            format!("rd_{x}_el"),
+            EL_W,
+            Expr::concat(vec![
+                and(vec![
+                    eq(diff().bits(31, 17), d(15, 0x7fff)),
+                    ne(diff().bits(16, 0), d(17, 0)),
+                ]),
+                diff(),
+            ]),
+            "stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us ahead (loads the \
+             _el_q register)",
         ));
         let el_q = id(&format!("{x}_el_q"));
-        let jump = id(&format!("{x}_jump_q")).bits(31, 0);
+        let jump = zext(id(&format!("{x}_jump_q")).bits(31, 0), EL_W - 32);
         for (how, el, comment) in [
             ("step", sub(el_q.clone(), per()), "after a period"),
             ("jump", sub(el_q, jump), "after the skip's jump"),
         ] {
-            wires.push((format!("{x}_el_{how}"), 32, el, comment));
+            wires.push((format!("{x}_el_{how}"), EL_W, el, comment));
         }
     }
     wires.push((
         "i_el_cut".into(),
-        32,
-        sub(id("d_el_q"), zext(id("t_period_q"), 15)),
+        EL_W,
+        sub(id("d_el_q"), zext(id("t_period_q"), EL_W - 17)),
         "i_el_q when a cut restarts the increase timer",
     ));
     for x in ["a", "d", "i"] {
@@ -814,7 +845,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             wires.push((
                 name,
                 1,
-                Expr::lt(id(&el), zext(id(timer_period(x)), 15)),
+                Expr::lt(id(&el), zext(id(timer_period(x)), EL_W - 17)),
                 "less than a period elapsed",
             ));
         }
@@ -831,7 +862,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "rd_a_due".into(),
         1,
-        and(vec![id("rd_seen"), not(id("rd_a_el").bits(31, 31))]),
+        and(vec![
+            id("rd_seen"),
+            not(id("rd_a_el").bits(EL_W - 1, EL_W - 1)),
+        ]),
         "stage R's word: deadline reached",
     ));
     wires.push((
@@ -840,7 +874,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("rd_seen"),
             not(id("paper")),
-            not(id("rd_d_el").bits(31, 31)),
+            not(id("rd_d_el").bits(EL_W - 1, EL_W - 1)),
         ]),
         "",
     ));
@@ -850,14 +884,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("rd_seen"),
             id("rd_incon"),
-            not(id("rd_i_el").bits(31, 31)),
+            not(id("rd_i_el").bits(EL_W - 1, EL_W - 1)),
         ]),
         "",
     ));
     // Deadline order. It matters only between two due timers, whose elapsed times are both
-    // below 2**31: the earlier deadline is the larger elapsed time, an unsigned compare of two
-    // registers (a carry chain), with the same result as the wrapping a - b <= 0 of the
-    // deadlines (ties to the first).
+    // non-negative: the earlier deadline is the larger elapsed time, a compare of two
+    // registers (a carry chain; ties to the first).
     let le = |a: &str, b: &str| ge(id(&format!("{a}_el_q")), id(&format!("{b}_el_q")));
     wires.push((
         "pick_a".into(),
@@ -1213,13 +1246,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             id("tc_lt_f_q"),
             or(not(id("byte_en_q")), id("bc_lt_f_q")),
         ]),
-        "the larger of the timer and byte counts (the mlx5 stage) is below F",
-    ));
-    wires.push((
-        "hi_gt_f".into(),
-        1,
-        or(id("tc_gt_f_q"), and(vec![id("byte_en_q"), id("bc_gt_f_q")])),
-        "... above F",
+        "both the timer and the byte count are below F (fast recovery)",
     ));
     wires.push((
         "lo_gt_f".into(),
@@ -1296,19 +1323,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     // Which candidate Rt the stage picks: hold (fast recovery), AI, HAI or PAPER's hyper.
+    // Both modes stage as FACTS §5 says: hyper once both counts are above F, additive once
+    // one has reached F (until s34 mlx5 mode went hyper on the larger count alone, so the
+    // byte counter by itself raised Rt by rpg_hai_rate per event).
     wires.push((
         "inc_ai".into(),
         1,
-        and(vec![
-            not(id("hi_lt_f")),
-            tern(id("paper"), not(id("lo_gt_f")), not(id("hi_gt_f"))),
-        ]),
+        and(vec![not(id("hi_lt_f")), not(id("lo_gt_f"))]),
         "additive increase",
     ));
     wires.push((
         "inc_hai".into(),
         1,
-        and(vec![not(id("paper")), id("hi_gt_f")]),
+        and(vec![not(id("paper")), id("lo_gt_f")]),
         "mlx5 hyper increase",
     ));
     wires.push((
@@ -1505,10 +1532,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                     or(id("hai_zero_q"), id("lo_stays_low")),
                 ]),
             ),
-            and(vec![
-                id("hi_gt_f"),
+            // mlx5: hyper for good, or additive for good (the timer count above F and the
+            // byte count, the smaller one, at or below F: it does not move while idle). Not
+            // right after a cut (both counts 0): rc_near_q is set again by an increase step.
+            tern(
+                id("lo_gt_f"),
                 tern(id("hai_capped_q"), id("rt_at_cap_q"), id("hai_zero_q")),
-            ]),
+                and(vec![
+                    id("tc_gt_f_q"),
+                    tern(id("ai_capped_q"), id("rt_at_cap_q"), id("ai_zero_q")),
+                ]),
+            ),
         ),
         "no further stage moves Rt",
     ));
@@ -1530,12 +1564,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Expr::bin(BinOp::Le, id("rd_rc_over_rt"), d(29, 1)),
         "",
     ));
-    wires.push((
-        "rd_hai_capped".into(),
-        1,
-        ge(zext(id("rd_rt"), 1), id("hai_over_at_q")),
-        "",
-    ));
+    for x in ["ai", "hai"] {
+        wires.push((
+            format!("rd_{x}_capped"),
+            1,
+            ge(zext(id("rd_rt"), 1), id(&format!("{x}_over_at_q"))),
+            "",
+        ));
+    }
     // Rc + 1 - Rt in [0, 3] as two compares of the new Rt with bounds taken from Rc while
     // Rt forms (rather than the difference, then a test of its upper bits).
     wires.push(("rc_up1".into(), 29, add(zext(rc(), 1), d(29, 1)), "Rc + 1"));
@@ -1554,22 +1590,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)",
     ));
-    wires.push((
-        "inc_hai_capped".into(),
-        1,
-        ge(zext(id("rt_inc"), 1), id("hai_over_at_q")),
-        "",
-    ));
-    wires.push((
-        "cut_hai_capped".into(),
-        1,
-        tern(
-            id("clamp"),
-            ge(zext(id("cut_rc_q"), 1), id("hai_over_at_q")),
-            id("hai_capped_q"),
-        ),
-        "hai_capped after a cut",
-    ));
+    for x in ["ai", "hai"] {
+        let over_at = || id(&format!("{x}_over_at_q"));
+        wires.push((
+            format!("inc_{x}_capped"),
+            1,
+            ge(zext(id("rt_inc"), 1), over_at()),
+            "",
+        ));
+        wires.push((
+            format!("cut_{x}_capped"),
+            1,
+            tern(
+                id("clamp"),
+                ge(zext(id("cut_rc_q"), 1), over_at()),
+                id(&format!("{x}_capped_q")),
+            ),
+            "after a cut",
+        ));
+    }
     wires.push((
         "i_still".into(),
         1,
@@ -1600,7 +1639,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         wires.push((
             fits,
             1,
-            Expr::bin(BinOp::Le, id(&jump), zext(id(&el), 16)),
+            Expr::bin(BinOp::Le, id(&jump), zext(id(&el), 48 - EL_W)),
             "",
         ));
     }
@@ -2315,14 +2354,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             // Only a due timer moves: what else it needs to run holds.
             set(
                 &format!("{x}_due_d"),
-                not(id(&format!("{x}_el_{how}")).bits(31, 31)),
+                not(id(&format!("{x}_el_{how}")).bits(EL_W - 1, EL_W - 1)),
             ),
         ]
     };
     let restart = |x: &str, period: &str| {
         vec![
             set(&format!("w_{x}_next_d"), add(now(), zext(id(period), 15))),
-            set(&format!("{x}_el_d"), sub(d(32, 0), zext(id(period), 15))),
+            set(
+                &format!("{x}_el_d"),
+                sub(d(EL_W, 0), zext(id(period), EL_W - 17)),
+            ),
             set(&format!("{x}_once_d"), b1(false)),
             set(&format!("{x}_due_d"), b1(false)),
         ]
@@ -2394,6 +2436,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.extend(count_to("tc", "rd_tc"));
     load_x.push(set("rc_near_d", id("rd_rc_near")));
     load_x.push(set("hai_capped_d", id("rd_hai_capped")));
+    load_x.push(set("ai_capped_d", id("rd_ai_capped")));
     load_x.extend(count_to("bc", "rd_bc"));
     load_x.push(set("bc_lt_tc_d", Expr::lt(id("rd_bc"), id("rd_tc"))));
     load_x.push(set(
@@ -2529,13 +2572,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("w_i_next_d", add(id("w_d_next_q"), t())),
         set("i_el_d", id("i_el_cut")),
         set("i_once_d", id("i_once_cut")),
-        set("i_due_d", not(id("i_el_cut").bits(31, 31))),
+        set("i_due_d", not(id("i_el_cut").bits(EL_W - 1, EL_W - 1))),
         set("hai_capped_d", id("cut_hai_capped")),
+        set("ai_capped_d", id("cut_ai_capped")),
         Stmt::Comment(
             "rc_near_q is not read until an increase step sets it again: the cut leaves both"
                 .into(),
         ),
-        Stmt::Comment("counts at 0, so i_flat (mlx5: a count above F) is 0 until then".into()),
+        Stmt::Comment(
+            "counts at 0, so i_flat (mlx5: the timer count above F) is 0 until then".into(),
+        ),
         set("w_dcnp_d", b1(false)),
         set("stat_cut_d", b1(true)),
     ]);
@@ -2548,6 +2594,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     step_inc.push(set("bc_lt_tc_d", Expr::lt(id("w_bc_q"), id("tc_inc"))));
     step_inc.push(set("rc_near_d", id("inc_rc_near")));
     step_inc.push(set("hai_capped_d", id("inc_hai_capped")));
+    step_inc.push(set("ai_capped_d", id("inc_ai_capped")));
     step_inc.extend(advance("i", "step"));
     let arm_step = vec![Stmt::if_else(
         id("pick_a"),
@@ -2867,6 +2914,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "a_once",
         "rc_near",
         "hai_capped",
+        "ai_capped",
         "a_due",
         "d_due",
         "i_due",
@@ -2960,6 +3008,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
 }
 
 /// The period register of timer `x` (alpha, cut, increase).
+/// Bits of a timer's elapsed time (`{x}_el_q`): the 32-bit microsecond difference and a sign.
+const EL_W: u32 = 33;
+
 fn timer_period(x: &str) -> &'static str {
     match x {
         "a" => "k_period_q",

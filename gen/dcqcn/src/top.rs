@@ -509,20 +509,12 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 Expr::lt(id("cnt_hi"), id("threshold")),
                 id("ST_FAST_RECOVERY"),
                 tern(
-                    id("mode_algorithm"),
-                    tern(
-                        Expr::bin(BinOp::Gt, id("cnt_lo"), id("threshold")),
-                        id("ST_HYPER"),
-                        id("ST_ADDITIVE"),
-                    ),
-                    tern(
-                        Expr::eq(id("cnt_hi"), id("threshold")),
-                        id("ST_ADDITIVE"),
-                        id("ST_HYPER"),
-                    ),
+                    Expr::bin(BinOp::Gt, id("cnt_lo"), id("threshold")),
+                    id("ST_HYPER"),
+                    id("ST_ADDITIVE"),
                 ),
             ),
-            "the stage the flow's next increase uses",
+            "the stage the flow's next increase uses (both modes, FACTS §5)",
         ),
     ];
     items.push(V::Comment(vec!["Window control".into()]));
@@ -728,7 +720,7 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "sets ready; it never appears on m_rsp_*. The window is a snapshot: later events of".into(),
         "the flow do not change it until rp_flow_sel is written again. Flows at or beyond".into(),
         "2**FLOW_BITS read as zero. rp_state.stage is the stage of the flow's next increase".into(),
-        "(from its counts and the current rpg_threshold, rpg_byte_reset and mode).".into(),
+        "(from its counts and the current rpg_threshold and rpg_byte_reset).".into(),
         "The engine's other ports are the top's s_evt_*/m_rsp_*; its parameters are the CSRs."
             .into(),
     ];

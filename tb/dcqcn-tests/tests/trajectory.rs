@@ -137,3 +137,55 @@ fn one_cnp_at_t0_paper() {
     assert!(at(65).alpha < at(0).alpha);
     assert_eq!(at(65).timer_count, 1);
 }
+
+/// A flow cut by a CNP, then idle for 2^31 + 1000 µs (36 minutes), then read back: it must be
+/// back at the line rate with alpha 0, and a CNP then must still cut it (FACTS §5). The
+/// deadlines are 32-bit microseconds: read as a signed distance they looked 36 minutes ahead,
+/// so every timer stood still (the rate stayed cut and a new CNP was never applied) until the
+/// clock wrapped past them. The bench compares every response with the model; the asserts
+/// say what the model (`idle_past_2_pow_31_us_recovers_and_still_cuts` in tb/refmodel) says.
+/// 2^31 cycles at `clk_per_us` = 1: about 15 minutes (894 s here), so run it on demand:
+/// `cargo test --release -p rdmagen-dcqcn-tests --test trajectory -- --ignored`.
+#[test]
+#[ignore = "2^31 simulated cycles, about 15 minutes"]
+fn idle_past_2_pow_31_us_recovers_and_still_cuts() {
+    let params = Params {
+        clk_per_us: 1,
+        ..Params::default()
+    };
+    let ev = |kind| Op::Event {
+        kind,
+        flow: 5,
+        bytes: 0,
+    };
+    let ops = vec![
+        ev(Kind::Cnp),
+        Op::Idle(20),
+        ev(Kind::Read),
+        Op::Idle((1 << 31) + 1000),
+        ev(Kind::Read),
+        ev(Kind::Cnp),
+        Op::Idle(20),
+        ev(Kind::Read),
+    ];
+    let case = Case {
+        seed: 1,
+        params,
+        evt: Profile::NONE,
+        rsp: Profile::NONE,
+        ops,
+    };
+    let mut b = Bench::<DcqcnRpF16>::new().unwrap_or_else(|e| panic!("{e}"));
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    let r = &b.responses;
+    assert!(r[1].rc < 60_000 << 8, "cut: {}", r[1].rc >> 8);
+    assert_eq!(
+        (r[2].rc >> 8, r[2].rt >> 8, r[2].alpha),
+        (100_000, 100_000, 0)
+    );
+    assert!(
+        r[4].rc < 100_000 << 8,
+        "no cut after the idle: {}",
+        r[4].rc >> 8
+    );
+}

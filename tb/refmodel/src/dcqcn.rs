@@ -98,9 +98,10 @@ impl Params {
             ..self.clone()
         }
     }
-    /// The rate cap in fixed point: `rpg_max_rate`, or the line rate when it is 0.
+    /// The rate cap in fixed point: `rpg_max_rate`, or the line rate when it is 0 or above
+    /// the line rate (SPEC §6: the rate stays within the line rate).
     pub fn rmax_fx(&self) -> u32 {
-        let r = if self.rpg_max_rate != 0 {
+        let r = if self.rpg_max_rate != 0 && self.rpg_max_rate < self.line_rate {
             self.rpg_max_rate
         } else {
             self.line_rate
@@ -226,12 +227,21 @@ impl std::ops::AddAssign for Stats {
     }
 }
 
+/// The furthest an active deadline can lie ahead of now: every period is a 17-bit field, and
+/// a deadline is set or advanced at most one period past the time of the touch.
+pub const MAX_AHEAD_US: u32 = (1 << 17) - 1;
+
+/// Whether a deadline is reached. A deadline "ahead" by more than any period can be is in the
+/// past: the flow idled 2^31 µs or more (read as a signed distance, such deadlines looked ahead
+/// and every timer of the flow stood still until the clock wrapped past them). Exact while a
+/// flow idles less than 2^32 − 2^17 µs (71 minutes); beyond that the idle time is seen
+/// modulo 2^32 µs.
 fn due(now: u32, next: u32) -> bool {
-    now.wrapping_sub(next) & 0x8000_0000 == 0
+    next.wrapping_sub(now).wrapping_sub(1) >= MAX_AHEAD_US
 }
-fn le(a: u32, b: u32) -> bool {
-    let d = a.wrapping_sub(b);
-    d & 0x8000_0000 != 0 || d == 0
+/// Of two due deadlines, whether `a` is not later than `b`: the larger elapsed time.
+fn not_later(now: u32, a: u32, b: u32) -> bool {
+    now.wrapping_sub(a) >= now.wrapping_sub(b)
 }
 
 /// alpha = G·alpha/1024, plus (1024 − G)/1024 when a CNP counts.
@@ -299,11 +309,10 @@ fn counts(p: &Params, f: &Flow) -> (u32, u32) {
     }
 }
 
-/// Rt after an increase event in the flow's current stage.
-///
-/// mlx5: stage = the larger count; below F fast recovery, at F additive (`rpg_ai_rate`), above
-/// F hyper (`rpg_hai_rate`). PAPER: both counts below F fast recovery, both above F hyper
-/// with i × `rpg_hai_rate`, i = smaller count − F, else additive.
+/// Rt after an increase event in the flow's current stage (FACTS §5): both counts below F
+/// fast recovery (Rt holds), both above F hyper, else additive (`rpg_ai_rate`). The hyper step
+/// is `rpg_hai_rate` in mlx5 mode (the HPCC ns-3 model), i × `rpg_hai_rate` with i = smaller
+/// count − F in PAPER mode. Without the byte counter both counts are the timer count.
 fn rt_after(p: &Params, f: &Flow) -> u32 {
     let rt = f.rt;
     let cap = |step: u64| (u64::from(rt) + (step << 8)).min(u64::from(p.rmax_fx())) as u32;
@@ -311,16 +320,14 @@ fn rt_after(p: &Params, f: &Flow) -> u32 {
     let (hi, lo) = counts(p, f);
     if hi < thr {
         rt
-    } else if p.paper {
-        if lo > thr {
+    } else if lo > thr {
+        if p.paper {
             cap(u64::from(lo - thr) * u64::from(p.rpg_hai_rate))
         } else {
-            cap(u64::from(p.rpg_ai_rate))
+            cap(u64::from(p.rpg_hai_rate))
         }
-    } else if hi == thr {
-        cap(u64::from(p.rpg_ai_rate))
     } else {
-        cap(u64::from(p.rpg_hai_rate))
+        cap(u64::from(p.rpg_ai_rate))
     }
 }
 
@@ -333,7 +340,7 @@ fn raise(p: &Params, f: &mut Flow) {
 
 /// Whether every further increase period leaves Rc and Rt alone (only the timer count moves).
 fn increase_still(p: &Params, f: &Flow) -> bool {
-    let (hi, lo) = counts(p, f);
+    let (_, lo) = counts(p, f);
     let thr = p.rpg_threshold;
     let flat = if p.paper {
         // While the flow idles only the timer count moves: with the byte counter on and the
@@ -342,8 +349,15 @@ fn increase_still(p: &Params, f: &Flow) -> bool {
         let lo_stays_low = p.rpg_byte_reset != 0 && f.bc <= thr;
         f.rt == p.rmax_fx()
             || ((p.rpg_ai_rate == 0 || lo > thr) && (p.rpg_hai_rate == 0 || lo_stays_low))
+    } else if lo > thr {
+        // Hyper for good (the counts only grow).
+        rt_after(p, f) == f.rt
     } else {
-        hi > thr && rt_after(p, f) == f.rt
+        // Additive for good: the timer count is above F, so the byte count (on, at or below
+        // F) is the smaller one, and it does not move while the flow idles. (The timer count,
+        // not the larger one: after a cut both are 0, and only an increase step tells the RTL
+        // where Rc stands against Rt.)
+        f.tc > thr && rt_after(p, f) == f.rt
     };
     // (Rc + Rt + 1) / 2 is Rc at Rc = Rt and also at Rc = Rt + 1, where Rc settles when it
     // starts above Rt (Rt clamped by a lower rpg_max_rate).
@@ -370,6 +384,7 @@ fn first_due(p: &Params, f: &Flow, now: u32) -> Option<Due> {
     let a = f.seen && due(now, f.a_next);
     let d = f.seen && !p.paper && due(now, f.d_next);
     let i = f.seen && f.incon && due(now, f.i_next);
+    let le = |x: u32, y: u32| not_later(now, x, y);
     if a && (!d || le(f.a_next, f.d_next)) && (!i || le(f.a_next, f.i_next)) {
         Some(Due::Alpha)
     } else if d && (!i || le(f.d_next, f.i_next)) {
@@ -702,9 +717,8 @@ pub const STAGE_FAST_RECOVERY: u32 = 0;
 pub const STAGE_ADDITIVE: u32 = 1;
 pub const STAGE_HYPER: u32 = 2;
 
-/// The stage a flow's next increase event uses, from its timer and byte counts: mlx5 by the
-/// larger count (below F fast recovery, at F additive, above F hyper); PAPER fast recovery
-/// while both are below F, hyper when both are above F, else additive.
+/// The stage a flow's next increase event uses, from its timer and byte counts (both modes):
+/// fast recovery while both are below F, hyper when both are above F, else additive.
 pub fn stage(p: &Params, timer_count: u32, byte_count: u32) -> u32 {
     let p = &p.masked();
     let f = Flow {
@@ -716,16 +730,10 @@ pub fn stage(p: &Params, timer_count: u32, byte_count: u32) -> u32 {
     let thr = p.rpg_threshold;
     if hi < thr {
         STAGE_FAST_RECOVERY
-    } else if p.paper {
-        if lo > thr {
-            STAGE_HYPER
-        } else {
-            STAGE_ADDITIVE
-        }
-    } else if hi == thr {
-        STAGE_ADDITIVE
-    } else {
+    } else if lo > thr {
         STAGE_HYPER
+    } else {
+        STAGE_ADDITIVE
     }
 }
 

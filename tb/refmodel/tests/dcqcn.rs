@@ -232,6 +232,35 @@ fn one_cnp_trajectory() {
     assert_eq!(much_later, 100_000);
 }
 
+/// A flow cut by a CNP and then idle for more than 2^31 µs (36 minutes: a storage QP between
+/// jobs) must come back recovered (FACTS §5: with no CNPs alpha decays and the rate climbs
+/// back to the line rate) and must still react to a CNP. The deadlines are 32-bit
+/// microseconds; read as a signed distance they looked 36 minutes in the future, so every
+/// timer stood still: the flow stayed at its cut rate, and a new CNP was never applied,
+/// until the clock wrapped past them (up to another 36 minutes).
+#[test]
+fn idle_past_2_pow_31_us_recovers_and_still_cuts() {
+    let p = Params::default();
+    let mut e = Engine::new(1);
+    e.event(&p, Kind::Cnp, 0, 0, 0);
+    let cut = e.event(&p, Kind::Read, 0, 0, 10).rsp;
+    assert!(cut.rc < 60_000 << 8, "cut: {}", cut.rc >> 8);
+    for idle in [(1u32 << 31) + 1_000, 3_000_000_000, u32::MAX - (1 << 17)] {
+        let mut e = e.clone();
+        let back = e.event(&p, Kind::Read, 0, 0, 10 + idle).rsp;
+        assert_eq!(
+            (back.rc >> 8, back.rt >> 8, back.alpha),
+            (100_000, 100_000, 0),
+            "after {idle} idle µs"
+        );
+        // A CNP now is cut at the next cut check, 4 µs later.
+        let t = 10 + idle + 1;
+        e.event(&p, Kind::Cnp, 0, 0, t);
+        let again = e.event(&p, Kind::Read, 0, 0, t + 5).rsp;
+        assert!(again.rc < 100_000 << 8, "after {idle} idle µs no cut");
+    }
+}
+
 /// The shaper's long-run throughput equals Rc within 0.5%: a sender asking for 1500 bytes
 /// every microsecond at rates below what it asks for.
 #[test]
@@ -263,4 +292,54 @@ fn shaper_throughput_matches_rc() {
             "rate {rc} Mb/s: {bytes} bytes vs {want:.0}: {err:.4}"
         );
     }
+}
+
+/// FACTS §5: hyper increase needs both counts above F ("once both exceed F"); while the byte
+/// counter alone is above F the stage is additive. mlx5 mode staged by the larger count, so
+/// with the byte counter on (the default) a fast sender went hyper (+`rpg_hai_rate` per
+/// event) a few byte events after a cut, long before its first timer event.
+#[test]
+fn byte_counter_alone_gives_additive_not_hyper_increase() {
+    use rdmagen_refmodel::dcqcn::{stage, STAGE_ADDITIVE};
+    let p = Params {
+        rpg_byte_reset: 1000,
+        clamp_tgt_rate: true,
+        ..Params::default()
+    };
+    let mut e = Engine::new(1);
+    e.event(&p, Kind::Cnp, 0, 0, 0);
+    // The first cut (at 4 µs) sets Rt to the line rate; the second (at 8 µs) to the cut Rc.
+    e.event(&p, Kind::Cnp, 0, 0, 5);
+    let before = e.event(&p, Kind::Read, 0, 0, 9).rsp;
+    assert!(before.rt < 60_000 << 8, "Rt {}", before.rt >> 8);
+    // Three byte-counter events, no timer event (rpg_time_reset is 300 µs): fast recovery
+    // (both counts 0), then additive at byte count 1 (= F) and 2 (> F, timer count 0 ≤ F).
+    for t in 10..13 {
+        assert!(e.event(&p, Kind::Tx, 0, 1000, t).rsp.flag);
+    }
+    let after = e.event(&p, Kind::Read, 0, 0, 13).rsp;
+    assert_eq!((after.timer_count, after.byte_count), (0, 3));
+    assert_eq!(
+        after.rt - before.rt,
+        2 * (5 << 8),
+        "two additive steps of 5 Mb/s"
+    );
+    assert_eq!(stage(&p, 0, 3), STAGE_ADDITIVE);
+}
+
+/// SPEC §6: the rate stays within [rpg_min_rate, line rate] (mlx5 documents `rpg_max_rate` as
+/// 0 .. line rate). An `rpg_max_rate` above `line_rate` was the cap as it stood, so a flow
+/// with no CNP was shaped above the line rate and a recovering flow's Rt and Rc climbed past it.
+#[test]
+fn rpg_max_rate_above_the_line_rate_caps_at_the_line_rate() {
+    let p = Params {
+        line_rate: 100_000,
+        rpg_max_rate: 150_000,
+        ..Params::default()
+    };
+    let mut e = Engine::new(2);
+    assert_eq!(e.event(&p, Kind::Read, 1, 0, 0).rsp.rc >> 8, 100_000);
+    e.event(&p, Kind::Cnp, 0, 0, 0);
+    let r = e.event(&p, Kind::Read, 0, 0, 4_000_000).rsp;
+    assert_eq!((r.rc >> 8, r.rt >> 8), (100_000, 100_000));
 }
