@@ -34,90 +34,111 @@ module uar #(
   // SR-IOV VFs; range 1..256
   parameter integer NUM_VF = 8,
   // UAR pages per function; range 1..16
-  parameter integer PAGES_PER_VF = 1
+  parameter integer PAGES_PER_VF = 1,
+  // AXI4 ID bits (AWID/BID, ARID/RID); 1 or more
+  parameter integer ID_WIDTH = 4
 ) (
   // Clock and reset
-  input  wire        clk,
-  input  wire        rst,               // synchronous, active high
+  input  wire                clk,
+  input  wire                rst,               // synchronous, active high
 
   // AXI4-Lite slave of the CSR block (PF BAR0)
-  input  wire [12:0] s_axil_awaddr,
-  input  wire [2:0]  s_axil_awprot,
-  input  wire        s_axil_awvalid,
-  output wire        s_axil_awready,
-  input  wire [31:0] s_axil_wdata,
-  input  wire [3:0]  s_axil_wstrb,
-  input  wire        s_axil_wvalid,
-  output wire        s_axil_wready,
-  output wire [1:0]  s_axil_bresp,
-  output wire        s_axil_bvalid,
-  input  wire        s_axil_bready,
-  input  wire [12:0] s_axil_araddr,
-  input  wire [2:0]  s_axil_arprot,
-  input  wire        s_axil_arvalid,
-  output wire        s_axil_arready,
-  output wire [31:0] s_axil_rdata,
-  output wire [1:0]  s_axil_rresp,
-  output wire        s_axil_rvalid,
-  input  wire        s_axil_rready,
+  input  wire [12:0]         s_axil_awaddr,
+  input  wire [2:0]          s_axil_awprot,
+  input  wire                s_axil_awvalid,
+  output wire                s_axil_awready,
+  input  wire [31:0]         s_axil_wdata,
+  input  wire [3:0]          s_axil_wstrb,
+  input  wire                s_axil_wvalid,
+  output wire                s_axil_wready,
+  output wire [1:0]          s_axil_bresp,
+  output wire                s_axil_bvalid,
+  input  wire                s_axil_bready,
+  input  wire [12:0]         s_axil_araddr,
+  input  wire [2:0]          s_axil_arprot,
+  input  wire                s_axil_arvalid,
+  output wire                s_axil_arready,
+  output wire [31:0]         s_axil_rdata,
+  output wire [1:0]          s_axil_rresp,
+  output wire                s_axil_rvalid,
+  input  wire                s_axil_rready,
 
-  // AXI4 write slave: the functions' UAR pages (BAR2), 64-bit data
-  input  wire        s_axi_awvalid,     // 
-  output wire        s_axi_awready,     // 
-  input  wire [23:0] s_axi_awaddr,      // [23:12] page in the BAR2 aperture, [11:0] page offset
-  input  wire [7:0]  s_axi_awlen,       // beats - 1
-  input  wire [2:0]  s_axi_awsize,      // bytes per beat = 2^awsize
-  input  wire [1:0]  s_axi_awburst,     // INCR (01) for BlueFlame bursts
-  input  wire [8:0]  s_axi_awuser,      // requester: {pf, vf[7:0]} (the PCIe core's function
-                                        // number)
-  input  wire        s_axi_wvalid,      // 
-  output wire        s_axi_wready,      // 
-  input  wire [63:0] s_axi_wdata,       // byte i of the beat is the byte at address +i
-  input  wire [7:0]  s_axi_wstrb,       // 
-  input  wire        s_axi_wlast,       // not used: the beat count comes from awlen
-  output wire        s_axi_bvalid,      // 
-  input  wire        s_axi_bready,      // 
-  output wire [1:0]  s_axi_bresp,       // OKAY; DECERR unmapped/foreign/inactive; SLVERR PF-only
+  // AXI4 slave: the functions' UAR pages (BAR2), 64-bit data
+  input  wire                s_axi_awvalid,
+  output wire                s_axi_awready,
+  input  wire [ID_WIDTH-1:0] s_axi_awid,
+  input  wire [23:0]         s_axi_awaddr,      // [23:12] page in the BAR2 aperture, [11:0] page
+                                                // offset
+  input  wire [7:0]          s_axi_awlen,       // beats - 1
+  input  wire [2:0]          s_axi_awsize,      // bytes per beat = 2^awsize
+  input  wire [1:0]          s_axi_awburst,     // INCR (01) for BlueFlame bursts
+  input  wire [8:0]          s_axi_awuser,      // requester: {pf, vf[7:0]} (the PCIe core's
+                                                // function number)
+  input  wire                s_axi_wvalid,
+  output wire                s_axi_wready,
+  input  wire [63:0]         s_axi_wdata,       // byte i of the beat is the byte at address +i
+  input  wire [7:0]          s_axi_wstrb,
+  input  wire                s_axi_wlast,       // not used: the beat count comes from awlen
+  output wire                s_axi_bvalid,
+  input  wire                s_axi_bready,
+  output wire [ID_WIDTH-1:0] s_axi_bid,         // the write's AWID
+  output wire [1:0]          s_axi_bresp,       // OKAY; DECERR unmapped/foreign/inactive; SLVERR
+                                                // PF-only
+  input  wire                s_axi_arvalid,
+  output wire                s_axi_arready,
+  input  wire [ID_WIDTH-1:0] s_axi_arid,
+  input  wire [23:0]         s_axi_araddr,      // not decoded: every page reads as zero
+  input  wire [7:0]          s_axi_arlen,       // beats - 1
+  input  wire [2:0]          s_axi_arsize,      // not used: the data is zero whatever the size
+  input  wire [1:0]          s_axi_arburst,     // not used
+  input  wire [8:0]          s_axi_aruser,      // not used
+  output wire                s_axi_rvalid,
+  input  wire                s_axi_rready,
+  output wire [ID_WIDTH-1:0] s_axi_rid,         // the read's ARID
+  output wire [63:0]         s_axi_rdata,       // zero
+  output wire [1:0]          s_axi_rresp,       // OKAY
+  output wire                s_axi_rlast,       // the read's last beat (beat arlen)
 
   // Doorbell check: master of the QPC block's db_* port (2-cycle latency)
-  output wire        db_req_valid,      // 
-  input  wire        db_req_ready,      // 
-  output wire [7:0]  db_req_vf,         // 
-  output wire [23:0] db_req_qpn,        // 
-  output wire [23:0] db_req_page,       // 
-  output wire [31:0] db_req_user,       // 
-  input  wire        db_rsp_valid,      // 
-  output wire        db_rsp_ready,      // 
-  input  wire        db_rsp_ok,         // 
-  input  wire [2:0]  db_rsp_reason,     // 
-  input  wire [7:0]  db_rsp_vf,         // 
-  input  wire [23:0] db_rsp_qpn,        // 
-  input  wire [31:0] db_rsp_user,       // 
+  output wire                db_req_valid,
+  input  wire                db_req_ready,
+  output wire [7:0]          db_req_vf,
+  output wire [23:0]         db_req_qpn,
+  output wire [23:0]         db_req_page,
+  output wire [31:0]         db_req_user,
+  input  wire                db_rsp_valid,
+  output wire                db_rsp_ready,
+  input  wire                db_rsp_ok,
+  input  wire [2:0]          db_rsp_reason,
+  input  wire [7:0]          db_rsp_vf,
+  input  wire [23:0]         db_rsp_qpn,
+  input  wire [31:0]         db_rsp_user,
 
   // Results: fetch requests, BlueFlame WQEs, forwarded doorbells, monitor
-  output wire        fetch_valid,       // WQE-fetch request
-  input  wire        fetch_ready,       // 
-  output wire [7:0]  fetch_vf,          // 
-  output wire [23:0] fetch_qpn,         // 
-  output wire [15:0] fetch_wqe_index,   // in 64-byte basic blocks
-  output wire [7:0]  fetch_ds,          // WQE size in 16-byte units
-  output wire [7:0]  fetch_opcode,      // 
-  output wire        m_axis_bf_tvalid,  // BlueFlame WQE, bytes in address order
-  input  wire        m_axis_bf_tready,  // 
-  output wire [63:0] m_axis_bf_tdata,   // 
-  output wire [7:0]  m_axis_bf_tkeep,   // all ones
-  output wire        m_axis_bf_tlast,   // 
-  output wire [31:0] m_axis_bf_tuser,   // {vf[7:0], qpn[23:0]}
-  output wire        mon_valid,         // one pulse per retired event (never stalls)
-  output wire [2:0]  mon_result,        // 0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4 FORWARD
-  output wire [2:0]  mon_reason,        // drop_reason, 0 unless DROP
-  output wire [7:0]  mon_vf,            // writing VF (page owner for the PF)
-  output wire        mon_pf,            // the PF wrote
-  output wire [3:0]  mon_page,          // page index within the function
-  output wire [23:0] mon_qpn,           // QPN of a checked doorbell, else 0
+  output wire                fetch_valid,       // WQE-fetch request
+  input  wire                fetch_ready,
+  output wire [7:0]          fetch_vf,
+  output wire [23:0]         fetch_qpn,
+  output wire [15:0]         fetch_wqe_index,   // in 64-byte basic blocks
+  output wire [7:0]          fetch_ds,          // WQE size in 16-byte units
+  output wire [7:0]          fetch_opcode,
+  output wire                m_axis_bf_tvalid,  // BlueFlame WQE, bytes in address order
+  input  wire                m_axis_bf_tready,
+  output wire [63:0]         m_axis_bf_tdata,
+  output wire [7:0]          m_axis_bf_tkeep,   // all ones
+  output wire                m_axis_bf_tlast,
+  output wire [31:0]         m_axis_bf_tuser,   // {vf[7:0], qpn[23:0]}
+  output wire                mon_valid,         // one pulse per retired event (never stalls)
+  output wire [2:0]          mon_result,        // 0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4
+                                                // FORWARD
+  output wire [2:0]          mon_reason,        // drop_reason, 0 unless DROP
+  output wire [7:0]          mon_vf,            // writing VF (page owner for the PF)
+  output wire                mon_pf,            // the PF wrote
+  output wire [3:0]          mon_page,          // page index within the function
+  output wire [23:0]         mon_qpn,           // QPN of a checked doorbell, else 0
 
   // Interrupt
-  output wire        irq_o              // from the CSR block: drop events
+  output wire                irq_o              // from the CSR block: drop events
 );
   // Parameter range checks (simulation and lint only)
 `ifndef SYNTHESIS
@@ -128,6 +149,10 @@ module uar #(
     end
     if (PAGES_PER_VF < 1 || PAGES_PER_VF > 16) begin
       $display("%m: PAGES_PER_VF = %0d is outside 1..16", PAGES_PER_VF);
+      $finish;
+    end
+    if (ID_WIDTH < 1 || ID_WIDTH > 32) begin
+      $display("%m: ID_WIDTH = %0d is outside 1..32", ID_WIDTH);
       $finish;
     end
   end
@@ -238,6 +263,20 @@ module uar #(
   reg                     bsk_valid_d;
   reg     [1:0]           bsk_resp_q;
   reg     [1:0]           bsk_resp_d;
+  reg     [ID_WIDTH-1:0]  ask_id_q;
+  reg     [ID_WIDTH-1:0]  ask_id_d;
+  reg     [ID_WIDTH-1:0]  aw_id_q;
+  reg     [ID_WIDTH-1:0]  aw_id_d;
+  reg     [ID_WIDTH-1:0]  bsk_id_q;
+  reg     [ID_WIDTH-1:0]  bsk_id_d;
+  reg     [ID_WIDTH-1:0]  b_id_q;
+  reg     [ID_WIDTH-1:0]  b_id_d;
+  reg                     rd_valid_q;             // a read is being answered (s_axi_rvalid)
+  reg                     rd_valid_d;
+  reg     [7:0]           rd_left_q;
+  reg     [7:0]           rd_left_d;
+  reg     [ID_WIDTH-1:0]  rd_id_q;
+  reg     [ID_WIDTH-1:0]  rd_id_d;
   reg     [2:0]           aw_reason_q;
   reg     [2:0]           aw_reason_d;
   reg                     aw_ok_q;                // the AW checks passed (aw_reason_q is 0): pre_ok
@@ -314,6 +353,7 @@ module uar #(
   wire    [2:0]           a_size;
   wire    [1:0]           a_burst;
   wire    [8:0]           a_user;
+  wire    [ID_WIDTH-1:0]  a_id;
   wire                    w_valid;                // a W beat is offered: the skid's, else the
                                                   // port's (taken there once its AW is open)
   wire    [63:0]          w_data;
@@ -457,7 +497,7 @@ module uar #(
   reg     [NUM_VF-1:0]    vf_drop_d;
   integer                 vi;
   wire                    unused_ok;              // deliberately unused: software-only CSR outputs,
-                                                  // wlast, echoed fields
+                                                  // wlast, the read address, echoed fields
 
   // The CSR block: control, drop counters and status.
   uar_csr #(
@@ -553,6 +593,7 @@ module uar #(
   assign a_size = ask_valid_q ? ask_size_q : s_axi_awsize;
   assign a_burst = ask_valid_q ? ask_burst_q : s_axi_awburst;
   assign a_user = ask_valid_q ? ask_user_q : s_axi_awuser;
+  assign a_id = ask_valid_q ? ask_id_q : s_axi_awid;
   assign w_valid = wsk_valid_q || (s_axi_wvalid && aw_valid_q);
   assign w_data = wsk_valid_q ? wsk_data_q : s_axi_wdata;
   assign w_sff = wsk_valid_q ? wsk_ff_q : s_axi_wstrb == 8'hff;
@@ -661,6 +702,13 @@ module uar #(
   assign s_axi_wready = !rst && !wsk_valid_q && aw_valid_q;
   assign s_axi_bvalid = b_valid_q;
   assign s_axi_bresp = b_resp_q;
+  assign s_axi_bid = b_id_q;
+  assign s_axi_arready = !rst && !rd_valid_q;
+  assign s_axi_rvalid = rd_valid_q;
+  assign s_axi_rid = rd_id_q;
+  assign s_axi_rdata = 64'h0000000000000000;
+  assign s_axi_rresp = 2'b00;
+  assign s_axi_rlast = rd_left_q == 8'h00;
   assign db_req_valid = e1_valid_q && e1_chk && !q_full;
   assign db_req_vf = e1_vf;
   assign db_req_qpn = e1_data[31:8];
@@ -730,9 +778,10 @@ module uar #(
                        csr_drop_wrong_page_count_o, csr_drop_qp_state_count_o,
                        csr_drop_unmapped_count_o, csr_drop_pf_only_count_o, csr_drop_torn_count_o,
                        csr_drop_disabled_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o,
-                       s_axi_wlast, db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], owner[11:8],
-                       h_pf, h_win, dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf,
-                       e1_reason, e1_len, e1_win, h[91:89], e1_kind};
+                       s_axi_wlast, s_axi_araddr, s_axi_arsize, s_axi_arburst, s_axi_aruser,
+                       db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], owner[11:8], h_pf, h_win,
+                       dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf, e1_reason, e1_len,
+                       e1_win, h[91:89], e1_kind};
 
   always @* begin
     // Defaults
@@ -761,6 +810,13 @@ module uar #(
     wsk_hi_d = wsk_hi_q;
     bsk_valid_d = bsk_valid_q;
     bsk_resp_d = bsk_resp_q;
+    ask_id_d = ask_id_q;
+    aw_id_d = aw_id_q;
+    bsk_id_d = bsk_id_q;
+    b_id_d = b_id_q;
+    rd_valid_d = rd_valid_q;
+    rd_left_d = rd_left_q;
+    rd_id_d = rd_id_q;
     aw_reason_d = aw_reason_q;
     aw_ok_d = aw_ok_q;
     aw_bfc_d = aw_bfc_q;
@@ -851,6 +907,7 @@ module uar #(
       aw_addr_d = a_addr;
       aw_len_d = a_len;
       aw_user_d = a_user;
+      aw_id_d = a_id;
       aw_reason_d = in_reason;
       aw_ok_d = in_ok;
       aw_bfc_d = in_bf_cand;
@@ -899,6 +956,7 @@ module uar #(
       ask_size_d = s_axi_awsize;
       ask_burst_d = s_axi_awburst;
       ask_user_d = s_axi_awuser;
+      ask_id_d = s_axi_awid;
     end
     if (!wsk_valid_q) begin
       wsk_data_d = s_axi_wdata;
@@ -909,18 +967,35 @@ module uar #(
     // B: one response per burst, into the output register or, behind it, the skid
     if (!bsk_valid_q) begin
       bsk_resp_d = ev_resp;
+      bsk_id_d = aw_id_q;
     end
     if (!b_valid_q || s_axi_bready) begin
       if (bsk_valid_q) begin
         b_valid_d = 1'b1;
         b_resp_d = bsk_resp_q;
+        b_id_d = bsk_id_q;
         bsk_valid_d = 1'b0;
       end else begin
         b_valid_d = w_last_take;
         b_resp_d = ev_resp;
+        b_id_d = aw_id_q;
       end
     end else if (w_last_take) begin
       bsk_valid_d = 1'b1;
+    end
+    // Reads: zero data, OKAY, arlen + 1 beats; the next AR is taken after the last beat
+    if (rd_valid_q) begin
+      if (s_axi_rready) begin
+        if (rd_left_q == 8'h00) begin
+          rd_valid_d = 1'b0;
+        end else begin
+          rd_left_d = rd_left_q - 8'h01;
+        end
+      end
+    end else if (s_axi_arvalid) begin
+      rd_valid_d = !rst;
+      rd_left_d = s_axi_arlen;
+      rd_id_d = s_axi_arid;
     end
     // Pending halves
     if (ev_load) begin
@@ -1004,6 +1079,11 @@ module uar #(
       wsk_valid_q <= 1'b0;
       bsk_valid_q <= 1'b0;
       bsk_resp_q <= 2'b00;
+      aw_id_q <= {ID_WIDTH{1'b0}};
+      b_id_q <= {ID_WIDTH{1'b0}};
+      rd_valid_q <= 1'b0;
+      rd_left_q <= 8'h00;
+      rd_id_q <= {ID_WIDTH{1'b0}};
       aw_reason_q <= 3'b000;
       aw_ok_q <= 1'b0;
       aw_bfc_q <= 1'b0;
@@ -1056,6 +1136,11 @@ module uar #(
       wsk_valid_q <= wsk_valid_d;
       bsk_valid_q <= bsk_valid_d;
       bsk_resp_q <= bsk_resp_d;
+      aw_id_q <= aw_id_d;
+      b_id_q <= b_id_d;
+      rd_valid_q <= rd_valid_d;
+      rd_left_q <= rd_left_d;
+      rd_id_q <= rd_id_d;
       aw_reason_q <= aw_reason_d;
       aw_ok_q <= aw_ok_d;
       aw_bfc_q <= aw_bfc_d;
@@ -1117,6 +1202,8 @@ module uar #(
     wsk_ff_q <= wsk_ff_d;
     wsk_lo_q <= wsk_lo_d;
     wsk_hi_q <= wsk_hi_d;
+    ask_id_q <= ask_id_d;
+    bsk_id_q <= bsk_id_d;
     first_q <= first_d;
   end
 

@@ -16,102 +16,123 @@ module uar_mlx5_top #(
   // UAR pages per function; range 1..16
   parameter integer PAGES_PER_VF = 1,
   // QPs per VF (QPC)
-  parameter integer QPS_PER_VF = 64
+  parameter integer QPS_PER_VF = 64,
+  // AXI4 ID bits of s_axi_*
+  parameter integer ID_WIDTH = 4
 ) (
   // Clock and reset
-  input  wire        clk,
-  input  wire        rst,               // synchronous, active high
+  input  wire                clk,
+  input  wire                rst,               // synchronous, active high
 
   // UAR: AXI4-Lite slave of the CSR block (PF BAR0)
-  input  wire [12:0] s_axil_awaddr,
-  input  wire [2:0]  s_axil_awprot,
-  input  wire        s_axil_awvalid,
-  output wire        s_axil_awready,
-  input  wire [31:0] s_axil_wdata,
-  input  wire [3:0]  s_axil_wstrb,
-  input  wire        s_axil_wvalid,
-  output wire        s_axil_wready,
-  output wire [1:0]  s_axil_bresp,
-  output wire        s_axil_bvalid,
-  input  wire        s_axil_bready,
-  input  wire [12:0] s_axil_araddr,
-  input  wire [2:0]  s_axil_arprot,
-  input  wire        s_axil_arvalid,
-  output wire        s_axil_arready,
-  output wire [31:0] s_axil_rdata,
-  output wire [1:0]  s_axil_rresp,
-  output wire        s_axil_rvalid,
-  input  wire        s_axil_rready,
+  input  wire [12:0]         s_axil_awaddr,
+  input  wire [2:0]          s_axil_awprot,
+  input  wire                s_axil_awvalid,
+  output wire                s_axil_awready,
+  input  wire [31:0]         s_axil_wdata,
+  input  wire [3:0]          s_axil_wstrb,
+  input  wire                s_axil_wvalid,
+  output wire                s_axil_wready,
+  output wire [1:0]          s_axil_bresp,
+  output wire                s_axil_bvalid,
+  input  wire                s_axil_bready,
+  input  wire [12:0]         s_axil_araddr,
+  input  wire [2:0]          s_axil_arprot,
+  input  wire                s_axil_arvalid,
+  output wire                s_axil_arready,
+  output wire [31:0]         s_axil_rdata,
+  output wire [1:0]          s_axil_rresp,
+  output wire                s_axil_rvalid,
+  input  wire                s_axil_rready,
 
-  // UAR: AXI4 write slave: the functions' UAR pages (BAR2), 64-bit data
-  input  wire        s_axi_awvalid,     // 
-  output wire        s_axi_awready,     // 
-  input  wire [23:0] s_axi_awaddr,      // [23:12] page in the BAR2 aperture, [11:0] page offset
-  input  wire [7:0]  s_axi_awlen,       // beats - 1
-  input  wire [2:0]  s_axi_awsize,      // bytes per beat = 2^awsize
-  input  wire [1:0]  s_axi_awburst,     // INCR (01) for BlueFlame bursts
-  input  wire [8:0]  s_axi_awuser,      // requester: {pf, vf[7:0]} (the PCIe core's function
-                                        // number)
-  input  wire        s_axi_wvalid,      // 
-  output wire        s_axi_wready,      // 
-  input  wire [63:0] s_axi_wdata,       // byte i of the beat is the byte at address +i
-  input  wire [7:0]  s_axi_wstrb,       // 
-  input  wire        s_axi_wlast,       // not used: the beat count comes from awlen
-  output wire        s_axi_bvalid,      // 
-  input  wire        s_axi_bready,      // 
-  output wire [1:0]  s_axi_bresp,       // OKAY; DECERR unmapped/foreign/inactive; SLVERR PF-only
+  // UAR: AXI4 slave: the functions' UAR pages (BAR2), 64-bit data
+  input  wire                s_axi_awvalid,
+  output wire                s_axi_awready,
+  input  wire [ID_WIDTH-1:0] s_axi_awid,
+  input  wire [23:0]         s_axi_awaddr,      // [23:12] page in the BAR2 aperture, [11:0] page
+                                                // offset
+  input  wire [7:0]          s_axi_awlen,       // beats - 1
+  input  wire [2:0]          s_axi_awsize,      // bytes per beat = 2^awsize
+  input  wire [1:0]          s_axi_awburst,     // INCR (01) for BlueFlame bursts
+  input  wire [8:0]          s_axi_awuser,      // requester: {pf, vf[7:0]} (the PCIe core's
+                                                // function number)
+  input  wire                s_axi_wvalid,
+  output wire                s_axi_wready,
+  input  wire [63:0]         s_axi_wdata,       // byte i of the beat is the byte at address +i
+  input  wire [7:0]          s_axi_wstrb,
+  input  wire                s_axi_wlast,       // not used: the beat count comes from awlen
+  output wire                s_axi_bvalid,
+  input  wire                s_axi_bready,
+  output wire [ID_WIDTH-1:0] s_axi_bid,         // the write's AWID
+  output wire [1:0]          s_axi_bresp,       // OKAY; DECERR unmapped/foreign/inactive; SLVERR
+                                                // PF-only
+  input  wire                s_axi_arvalid,
+  output wire                s_axi_arready,
+  input  wire [ID_WIDTH-1:0] s_axi_arid,
+  input  wire [23:0]         s_axi_araddr,      // not decoded: every page reads as zero
+  input  wire [7:0]          s_axi_arlen,       // beats - 1
+  input  wire [2:0]          s_axi_arsize,      // not used: the data is zero whatever the size
+  input  wire [1:0]          s_axi_arburst,     // not used
+  input  wire [8:0]          s_axi_aruser,      // not used
+  output wire                s_axi_rvalid,
+  input  wire                s_axi_rready,
+  output wire [ID_WIDTH-1:0] s_axi_rid,         // the read's ARID
+  output wire [63:0]         s_axi_rdata,       // zero
+  output wire [1:0]          s_axi_rresp,       // OKAY
+  output wire                s_axi_rlast,       // the read's last beat (beat arlen)
 
   // UAR: Results: fetch requests, BlueFlame WQEs, forwarded doorbells, monitor
-  output wire        fetch_valid,       // WQE-fetch request
-  input  wire        fetch_ready,       // 
-  output wire [7:0]  fetch_vf,          // 
-  output wire [23:0] fetch_qpn,         // 
-  output wire [15:0] fetch_wqe_index,   // in 64-byte basic blocks
-  output wire [7:0]  fetch_ds,          // WQE size in 16-byte units
-  output wire [7:0]  fetch_opcode,      // 
-  output wire        m_axis_bf_tvalid,  // BlueFlame WQE, bytes in address order
-  input  wire        m_axis_bf_tready,  // 
-  output wire [63:0] m_axis_bf_tdata,   // 
-  output wire [7:0]  m_axis_bf_tkeep,   // all ones
-  output wire        m_axis_bf_tlast,   // 
-  output wire [31:0] m_axis_bf_tuser,   // {vf[7:0], qpn[23:0]}
-  output wire        fwd_valid,         // forwarded doorbell (CQ/EQ) with its function
-  input  wire        fwd_ready,         // 
-  output wire [7:0]  fwd_vf,            // page owner
-  output wire [3:0]  fwd_win,           // window index in the map
-  output wire [63:0] fwd_data,          // big-endian value; 4-byte windows in [31:0]
-  output wire        mon_valid,         // one pulse per retired event (never stalls)
-  output wire [2:0]  mon_result,        // 0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4 FORWARD
-  output wire [2:0]  mon_reason,        // drop_reason, 0 unless DROP
-  output wire [7:0]  mon_vf,            // writing VF (page owner for the PF)
-  output wire        mon_pf,            // the PF wrote
-  output wire [3:0]  mon_page,          // page index within the function
-  output wire [23:0] mon_qpn,           // QPN of a checked doorbell, else 0
+  output wire                fetch_valid,       // WQE-fetch request
+  input  wire                fetch_ready,
+  output wire [7:0]          fetch_vf,
+  output wire [23:0]         fetch_qpn,
+  output wire [15:0]         fetch_wqe_index,   // in 64-byte basic blocks
+  output wire [7:0]          fetch_ds,          // WQE size in 16-byte units
+  output wire [7:0]          fetch_opcode,
+  output wire                m_axis_bf_tvalid,  // BlueFlame WQE, bytes in address order
+  input  wire                m_axis_bf_tready,
+  output wire [63:0]         m_axis_bf_tdata,
+  output wire [7:0]          m_axis_bf_tkeep,   // all ones
+  output wire                m_axis_bf_tlast,
+  output wire [31:0]         m_axis_bf_tuser,   // {vf[7:0], qpn[23:0]}
+  output wire                fwd_valid,         // forwarded doorbell (CQ/EQ) with its function
+  input  wire                fwd_ready,
+  output wire [7:0]          fwd_vf,            // page owner
+  output wire [3:0]          fwd_win,           // window index in the map
+  output wire [63:0]         fwd_data,          // big-endian value; 4-byte windows in [31:0]
+  output wire                mon_valid,         // one pulse per retired event (never stalls)
+  output wire [2:0]          mon_result,        // 0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4
+                                                // FORWARD
+  output wire [2:0]          mon_reason,        // drop_reason, 0 unless DROP
+  output wire [7:0]          mon_vf,            // writing VF (page owner for the PF)
+  output wire                mon_pf,            // the PF wrote
+  output wire [3:0]          mon_page,          // page index within the function
+  output wire [23:0]         mon_qpn,           // QPN of a checked doorbell, else 0
 
   // UAR: Interrupt
-  output wire        uar_irq_o,         // from the CSR block: drop events
+  output wire                uar_irq_o,         // from the CSR block: drop events
 
   // QPC: AXI4-Lite slave of its CSR block (command mailbox)
-  input  wire [7:0]  qpc_s_axil_awaddr,
-  input  wire [2:0]  qpc_s_axil_awprot,
-  input  wire        qpc_s_axil_awvalid,
-  output wire        qpc_s_axil_awready,
-  input  wire [31:0] qpc_s_axil_wdata,
-  input  wire [3:0]  qpc_s_axil_wstrb,
-  input  wire        qpc_s_axil_wvalid,
-  output wire        qpc_s_axil_wready,
-  output wire [1:0]  qpc_s_axil_bresp,
-  output wire        qpc_s_axil_bvalid,
-  input  wire        qpc_s_axil_bready,
-  input  wire [7:0]  qpc_s_axil_araddr,
-  input  wire [2:0]  qpc_s_axil_arprot,
-  input  wire        qpc_s_axil_arvalid,
-  output wire        qpc_s_axil_arready,
-  output wire [31:0] qpc_s_axil_rdata,
-  output wire [1:0]  qpc_s_axil_rresp,
-  output wire        qpc_s_axil_rvalid,
-  input  wire        qpc_s_axil_rready,
-  output wire        qpc_irq_o
+  input  wire [7:0]          qpc_s_axil_awaddr,
+  input  wire [2:0]          qpc_s_axil_awprot,
+  input  wire                qpc_s_axil_awvalid,
+  output wire                qpc_s_axil_awready,
+  input  wire [31:0]         qpc_s_axil_wdata,
+  input  wire [3:0]          qpc_s_axil_wstrb,
+  input  wire                qpc_s_axil_wvalid,
+  output wire                qpc_s_axil_wready,
+  output wire [1:0]          qpc_s_axil_bresp,
+  output wire                qpc_s_axil_bvalid,
+  input  wire                qpc_s_axil_bready,
+  input  wire [7:0]          qpc_s_axil_araddr,
+  input  wire [2:0]          qpc_s_axil_arprot,
+  input  wire                qpc_s_axil_arvalid,
+  output wire                qpc_s_axil_arready,
+  output wire [31:0]         qpc_s_axil_rdata,
+  output wire [1:0]          qpc_s_axil_rresp,
+  output wire                qpc_s_axil_rvalid,
+  input  wire                qpc_s_axil_rready,
+  output wire                qpc_irq_o
 );
   // Doorbell-check port between the blocks
   wire        db_req_valid;
@@ -161,7 +182,8 @@ module uar_mlx5_top #(
 
   uar_mlx5 #(
     .NUM_VF       (NUM_VF),
-    .PAGES_PER_VF (PAGES_PER_VF)
+    .PAGES_PER_VF (PAGES_PER_VF),
+    .ID_WIDTH     (ID_WIDTH)
   ) u_uar (
     .clk              (clk),
     .rst              (rst),
@@ -186,6 +208,7 @@ module uar_mlx5_top #(
     .s_axil_rready    (s_axil_rready),
     .s_axi_awvalid    (s_axi_awvalid),
     .s_axi_awready    (s_axi_awready),
+    .s_axi_awid       (s_axi_awid),
     .s_axi_awaddr     (s_axi_awaddr),
     .s_axi_awlen      (s_axi_awlen),
     .s_axi_awsize     (s_axi_awsize),
@@ -198,7 +221,22 @@ module uar_mlx5_top #(
     .s_axi_wlast      (s_axi_wlast),
     .s_axi_bvalid     (s_axi_bvalid),
     .s_axi_bready     (s_axi_bready),
+    .s_axi_bid        (s_axi_bid),
     .s_axi_bresp      (s_axi_bresp),
+    .s_axi_arvalid    (s_axi_arvalid),
+    .s_axi_arready    (s_axi_arready),
+    .s_axi_arid       (s_axi_arid),
+    .s_axi_araddr     (s_axi_araddr),
+    .s_axi_arlen      (s_axi_arlen),
+    .s_axi_arsize     (s_axi_arsize),
+    .s_axi_arburst    (s_axi_arburst),
+    .s_axi_aruser     (s_axi_aruser),
+    .s_axi_rvalid     (s_axi_rvalid),
+    .s_axi_rready     (s_axi_rready),
+    .s_axi_rid        (s_axi_rid),
+    .s_axi_rdata      (s_axi_rdata),
+    .s_axi_rresp      (s_axi_rresp),
+    .s_axi_rlast      (s_axi_rlast),
     .db_req_valid     (db_req_valid),
     .db_req_ready     (db_req_ready),
     .db_req_vf        (db_req_vf),

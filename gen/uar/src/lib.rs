@@ -238,6 +238,15 @@ struct Gen {
     inst: Vec<V>,
 }
 
+/// `p` with comment `c`, or none when `c` is empty (no dangling `// `).
+fn commented(p: Port, c: &str) -> Port {
+    if c.is_empty() {
+        p
+    } else {
+        p.comment(c)
+    }
+}
+
 impl Gen {
     fn wire(&mut self, name: &str, w: u32, value: Expr) {
         self.decls.push(V::Decl(Decl::wire(name, Range::bits(w))));
@@ -287,13 +296,16 @@ impl Gen {
         self.flop_full(name, Range::bits(w), reset, q, Some(comment));
     }
     fn input(&mut self, name: &str, w: u32, c: &str) {
-        self.ports
-            .push(PortItem::Port(Port::input(name, Range::bits(w)).comment(c)));
+        self.ports.push(PortItem::Port(commented(
+            Port::input(name, Range::bits(w)),
+            c,
+        )));
     }
     fn output(&mut self, name: &str, w: u32, c: &str) {
-        self.ports.push(PortItem::Port(
-            Port::output(name, Range::bits(w)).comment(c),
-        ));
+        self.ports.push(PortItem::Port(commented(
+            Port::output(name, Range::bits(w)),
+            c,
+        )));
     }
     fn banner(&mut self, s: &str) {
         self.ports.push(PortItem::Banner(s.into()));
@@ -407,6 +419,29 @@ const AXI: [(&str, u32, bool, &str); 15] = [
         false,
         "OKAY; DECERR unmapped/foreign/inactive; SLVERR PF-only",
     ),
+];
+
+/// (name, width, direction is input, comment) of the AXI4 read channels: the pages read as
+/// zero (the map says so; mlx5 software never reads them), so a stray read completes rather
+/// than hanging the PCIe core's AXI master.
+const AXI_READ: [(&str, u32, bool, &str); 12] = [
+    ("arvalid", 1, true, ""),
+    ("arready", 1, false, ""),
+    ("araddr", 24, true, "not decoded: every page reads as zero"),
+    ("arlen", 8, true, "beats - 1"),
+    (
+        "arsize",
+        3,
+        true,
+        "not used: the data is zero whatever the size",
+    ),
+    ("arburst", 2, true, "not used"),
+    ("aruser", 9, true, "not used"),
+    ("rvalid", 1, false, ""),
+    ("rready", 1, true, ""),
+    ("rdata", 64, false, "zero"),
+    ("rresp", 2, false, "OKAY"),
+    ("rlast", 1, false, "the read's last beat (beat arlen)"),
 ];
 
 /// The doorbell-check port (master side of the QPC's `db_*`): (name, width, is output of UAR).
@@ -563,13 +598,43 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             }
         }
     }
-    g.banner("AXI4 write slave: the functions' UAR pages (BAR2), 64-bit data");
+    g.banner("AXI4 slave: the functions' UAR pages (BAR2), 64-bit data");
+    let id_port = |name: &str, input: bool, c: &str| {
+        let r = Some(Range::width(id("ID_WIDTH")));
+        let p = if input {
+            Port::input(name, r)
+        } else {
+            Port::output(name, r)
+        };
+        PortItem::Port(commented(p, c))
+    };
     for (name, w, input, c) in AXI {
         let name = format!("s_axi_{name}");
         if input {
             g.input(&name, w, c)
         } else {
             g.output(&name, w, c)
+        }
+        // Each channel's ID after its handshake pair, as in the AXI spec's tables.
+        match name.as_str() {
+            "s_axi_awready" => g.ports.push(id_port("s_axi_awid", true, "")),
+            "s_axi_bready" => g
+                .ports
+                .push(id_port("s_axi_bid", false, "the write's AWID")),
+            _ => {}
+        }
+    }
+    for (name, w, input, c) in AXI_READ {
+        let name = format!("s_axi_{name}");
+        if input {
+            g.input(&name, w, c)
+        } else {
+            g.output(&name, w, c)
+        }
+        match name.as_str() {
+            "s_axi_arready" => g.ports.push(id_port("s_axi_arid", true, "")),
+            "s_axi_rready" => g.ports.push(id_port("s_axi_rid", false, "the read's ARID")),
+            _ => {}
         }
     }
     g.banner("Doorbell check: master of the QPC block's db_* port (2-cycle latency)");
@@ -734,6 +799,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "B skid: a response behind the one on s_axi_b*",
     );
     g.flop("bsk_resp", 2, Some(n(2, 0)));
+    // The write's AWID rides with its AW into B (writes complete in order, one at a time).
+    let idr = || Some(Range::width(id("ID_WIDTH")));
+    g.flop_r("ask_id", idr(), None);
+    // Reset: B's register loads it in every cycle it is free, before the first AW.
+    g.flop_r("aw_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
+    g.flop_r("bsk_id", idr(), None);
+    g.flop_r("b_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
+    // Reads: one at a time, answered with zero data, OKAY, one beat per cycle the master takes.
+    g.flop_c(
+        "rd_valid",
+        1,
+        Some(b1(false)),
+        "a read is being answered (s_axi_rvalid)",
+    );
+    g.flop("rd_left", 8, Some(n(8, 0)));
+    g.flop_r("rd_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
     // The AW checks, registered with the AW (see `in_reason`).
     g.flop("aw_reason", 3, Some(n(3, 0)));
     g.flop_c(
@@ -909,6 +990,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             ),
         );
     }
+    g.decls.push(V::Decl(Decl::wire(
+        "a_id",
+        Some(Range::width(id("ID_WIDTH"))),
+    )));
+    g.assigns.push(V::Assign(
+        id("a_id"),
+        Expr::ternary(id("ask_valid_q"), id("ask_id_q"), id("s_axi_awid")),
+    ));
     g.wire_c(
         "w_valid",
         1,
@@ -1626,6 +1715,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("aw_addr_d", id("a_addr")),
         set("aw_len_d", id("a_len")),
         set("aw_user_d", id("a_user")),
+        set("aw_id_d", id("a_id")),
         set("aw_reason_d", id("in_reason")),
         set("aw_ok_d", id("in_ok")),
         set("aw_bfc_d", id("in_bf_cand")),
@@ -1724,7 +1814,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::and(id("w_valid"), not(id("w_take"))),
     ));
     let mut fill_aw = Vec::new();
-    for name in ["addr", "len", "size", "burst", "user"] {
+    for name in ["addr", "len", "size", "burst", "user", "id"] {
         fill_aw.push(set(&format!("ask_{name}_d"), id(format!("s_axi_aw{name}"))));
     }
     c.push(Stmt::if_(not(id("ask_valid_q")), fill_aw));
@@ -1741,7 +1831,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     ));
     c.push(Stmt::if_(
         not(id("bsk_valid_q")),
-        vec![set("bsk_resp_d", id("ev_resp"))],
+        vec![
+            set("bsk_resp_d", id("ev_resp")),
+            set("bsk_id_d", id("aw_id_q")),
+        ],
     ));
     c.push(Stmt::if_else(
         Expr::or(not(id("b_valid_q")), id("s_axi_bready")),
@@ -1750,16 +1843,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             vec![
                 set("b_valid_d", b1(true)),
                 set("b_resp_d", id("bsk_resp_q")),
+                set("b_id_d", id("bsk_id_q")),
                 set("bsk_valid_d", b1(false)),
             ],
             vec![
                 set("b_valid_d", id("w_last_take")),
                 set("b_resp_d", id("ev_resp")),
+                set("b_id_d", id("aw_id_q")),
             ],
         )],
         vec![Stmt::if_(
             id("w_last_take"),
             vec![set("bsk_valid_d", b1(true))],
+        )],
+    ));
+    c.push(Stmt::Comment(
+        "Reads: zero data, OKAY, arlen + 1 beats; the next AR is taken after the last beat".into(),
+    ));
+    c.push(Stmt::if_else(
+        id("rd_valid_q"),
+        vec![Stmt::if_(
+            id("s_axi_rready"),
+            vec![Stmt::if_else(
+                Expr::eq(id("rd_left_q"), n(8, 0)),
+                vec![set("rd_valid_d", b1(false))],
+                vec![set("rd_left_d", Expr::minus(id("rd_left_q"), n(8, 1)))],
+            )],
+        )],
+        vec![Stmt::if_(
+            id("s_axi_arvalid"),
+            vec![
+                set("rd_valid_d", rst.released()),
+                set("rd_left_d", id("s_axi_arlen")),
+                set("rd_id_d", id("s_axi_arid")),
+            ],
         )],
     ));
     c.push(Stmt::Comment("Pending halves".into()));
@@ -2047,6 +2164,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     out(&mut g, "s_axi_bvalid", id("b_valid_q"));
     out(&mut g, "s_axi_bresp", id("b_resp_q"));
+    out(&mut g, "s_axi_bid", id("b_id_q"));
+    out(
+        &mut g,
+        "s_axi_arready",
+        Expr::and(rst.released(), not(id("rd_valid_q"))),
+    );
+    out(&mut g, "s_axi_rvalid", id("rd_valid_q"));
+    out(&mut g, "s_axi_rid", id("rd_id_q"));
+    out(&mut g, "s_axi_rdata", n(64, 0));
+    out(&mut g, "s_axi_rresp", n(2, 0));
+    out(&mut g, "s_axi_rlast", Expr::eq(id("rd_left_q"), n(8, 0)));
     out(
         &mut g,
         "db_req_valid",
@@ -2211,6 +2339,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     }
     unused.extend([
         id("s_axi_wlast"),
+        id("s_axi_araddr"),
+        id("s_axi_arsize"),
+        id("s_axi_arburst"),
+        id("s_axi_aruser"),
         id("db_rsp_vf"),
         id("db_rsp_qpn"),
         id("db_rsp_user"),
@@ -2235,7 +2367,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "unused_ok",
         1,
         Expr::un(verilog_ast::UnOp::RedXor, Expr::concat(unused)),
-        "deliberately unused: software-only CSR outputs, wlast, echoed fields",
+        "deliberately unused: software-only CSR outputs, wlast, the read address, echoed fields",
     );
 
     // ---- assemble
@@ -2249,6 +2381,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             let p = map.parameter(p).expect("checked");
             Stmt::param_range_check(&p.name.text, p.min, p.max)
         })
+        .chain([Stmt::param_range_check("ID_WIDTH", 1, 32)])
         .collect();
     items.push(V::SimInitial(checks));
     items.push(V::Blank);
@@ -2331,6 +2464,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 default: Expr::int(param("PAGES_PER_VF") as i64),
                 comment: Some("UAR pages per function; range 1..16".into()),
             },
+            Param {
+                name: "ID_WIDTH".into(),
+                default: Expr::int(4),
+                comment: Some("AXI4 ID bits (AWID/BID, ARID/RID); 1 or more".into()),
+            },
         ],
         ports: g.ports,
         items,
@@ -2412,6 +2550,7 @@ pub fn generate_top(map: &RegMap, qpc_map: &RegMap, opts: &Options) -> Result<Mo
         params: vec![
             ("NUM_VF".into(), id("NUM_VF")),
             ("PAGES_PER_VF".into(), id("PAGES_PER_VF")),
+            ("ID_WIDTH".into(), id("ID_WIDTH")),
         ],
         ports: uar_conns,
     });
@@ -2473,6 +2612,11 @@ pub fn generate_top(map: &RegMap, qpc_map: &RegMap, opts: &Options) -> Result<Mo
                 name: "QPS_PER_VF".into(),
                 default: Expr::int(qps as i64),
                 comment: Some("QPs per VF (QPC)".into()),
+            },
+            Param {
+                name: "ID_WIDTH".into(),
+                default: Expr::int(4),
+                comment: Some("AXI4 ID bits of s_axi_*".into()),
             },
         ],
         ports: g.ports,

@@ -8,6 +8,8 @@ AXI4 write bursts (64-bit doorbells, 32-bit pairs, torn halves, BlueFlame WQEs, 
 doorbells on the mlx5 map, unmapped offsets, other VFs' QPNs and pages, wrong page indices,
 non-RTS QPs, PF-only and inactive pages, PF writes) with random idle on AW and W and random
 backpressure on B, fetch, forward and the BlueFlame stream (cocotbext-axi AxiStreamSink).
+Stray reads run beside them (cocotbext-axi AxiMasterRead, random idle on AR and R): every page
+reads as zero, OKAY.
 
 A monitor in the middle of every cycle rebuilds each write from the AW and W handshakes, asks
 the model what it makes, and compares in order every monitor event, fetch request, forwarded
@@ -28,8 +30,8 @@ from typing import Any
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
-from cocotbext.axi import (AxiAWBus, AxiBBus, AxiLiteBus, AxiLiteMaster, AxiMasterWrite,
-                           AxiStreamBus, AxiStreamSink, AxiWBus, AxiWriteBus)
+from cocotbext.axi import (AxiLiteBus, AxiLiteMaster, AxiMasterRead, AxiMasterWrite, AxiReadBus, AxiResp,
+                           AxiStreamBus, AxiStreamSink, AxiWriteBus)
 
 import rdmagen
 
@@ -40,41 +42,6 @@ DROP = 2  # mon_result
 def params() -> dict[str, int]:
     text = os.environ.get("RDMAGEN_PARAMS", "NUM_VF=4,PAGES_PER_VF=2,QPS_PER_VF=16")
     return {k: int(v, 0) for k, v in (p.split("=") for p in text.split(",") if p)}
-
-
-class _NoId:
-    """The AXI ID the block does not have: cocotbext-axi's AXI4 master requires AWID and BID;
-    this stands in for both as a 0-bit signal (one ID, every write uses ID 0)."""
-
-    class _Zero(int):
-        def __len__(self) -> int:
-            return 0
-
-    def __len__(self) -> int:
-        return 0
-
-    @property
-    def value(self):
-        return self._Zero(0)
-
-    @value.setter
-    def value(self, v) -> None:
-        pass
-
-    def setimmediatevalue(self, v) -> None:
-        pass
-
-
-def axi_write_bus(dut, prefix: str) -> AxiWriteBus:
-    class AwBus(AxiAWBus):
-        _signals = [s for s in AxiAWBus._signals if s != "awid"]
-
-    class BBus(AxiBBus):
-        _signals = [s for s in AxiBBus._signals if s != "bid"]
-
-    aw, b = AwBus.from_prefix(dut, prefix), BBus.from_prefix(dut, prefix)
-    aw.awid, b.bid = _NoId(), _NoId()
-    return AxiWriteBus(aw, AxiWBus.from_prefix(dut, prefix), b)
 
 
 def pauses(rng: random.Random, p: float, run: int = 3):
@@ -236,10 +203,13 @@ async def uar_random(dut):
         dut.fwd_ready.value = 0
     Clock(dut.clk, 10, unit="ns").start()
     b = Bench(dut, model, rng)
-    axi = AxiMasterWrite(axi_write_bus(dut, "s_axi"), dut.clk, dut.rst)
+    axi = AxiMasterWrite(AxiWriteBus.from_prefix(dut, "s_axi"), dut.clk, dut.rst)
     axi.aw_channel.set_pause_generator(pauses(rng, 0.3))
     axi.w_channel.set_pause_generator(pauses(rng, 0.3))
     axi.b_channel.set_pause_generator(pauses(rng, 0.3))
+    rd = AxiMasterRead(AxiReadBus.from_prefix(dut, "s_axi"), dut.clk, dut.rst)
+    rd.ar_channel.set_pause_generator(pauses(rng, 0.3))
+    rd.r_channel.set_pause_generator(pauses(rng, 0.3))
     sink = AxiStreamSink(AxiStreamBus.from_prefix(dut, "m_axis_bf"), dut.clk, dut.rst)
     sink.set_pause_generator(pauses(rng, 0.3))
     ulite = AxiLiteMaster(AxiLiteBus.from_prefix(dut, "s_axil"), dut.clk, dut.rst)
@@ -256,6 +226,19 @@ async def uar_random(dut):
     await ClockCycles(dut.clk, 3)
     dut.rst.value = 0
     cocotb.start_soon(b.drive())
+    reads = {"n": 0, "stop": False}
+
+    async def reader(rrng: random.Random) -> None:
+        """Stray reads beside the doorbells: every page reads as zero, OKAY (the map)."""
+        while not reads["stop"]:
+            length = 8 * rrng.choice([1, 1, 2, 4, 8])
+            addr = model.address(rrng.randrange(nvf), rrng.randrange(pages)) + 8 * rrng.randrange(64)
+            resp = await rd.read(addr, length)
+            assert resp.data == bytes(length) and resp.resp == AxiResp.OKAY, f"read of {addr:#x}: {resp}"
+            reads["n"] += 1
+            await ClockCycles(dut.clk, rrng.randint(1, 40))
+
+    reader_task = cocotb.start_soon(reader(random.Random(rng.getrandbits(32))))
 
     pending = []
 
@@ -381,6 +364,9 @@ async def uar_random(dut):
             await pending[0].wait()
             pending.pop(0)
     await drain()
+    reads["stop"] = True
+    await reader_task
+    assert reads["n"], "no read completed"
 
     # Counters (read to clear) and every live QP, against the model.
     c = model.counters
@@ -418,9 +404,9 @@ async def uar_random(dut):
 
         assert (get("state"), get("uar_page")) == (state, page), f"QP {q:#x}: QPC {get('state')}/{get('uar_page')}"
     s = b.seen
-    dut._log.info("%d cycles, %d writes (%d hostile); checked %d events, %d fetches, %d WQEs, %d forwards, "
-                  "%d B responses; drops %s", b.cycles, s["writes"], s["hostile"], s["events"], s["fetch"],
-                  s["wqe"], s["fwd"], s["b"], c["drops"])
+    dut._log.info("%d cycles, %d writes (%d hostile), %d reads; checked %d events, %d fetches, %d WQEs, "
+                  "%d forwards, %d B responses; drops %s", b.cycles, s["writes"], s["hostile"], reads["n"],
+                  s["events"], s["fetch"], s["wqe"], s["fwd"], s["b"], c["drops"])
     assert s["fetch"] and s["hostile"] and s["events"] >= s["writes"], s
     # Issue 7: no output is X or Z after reset, not even a payload while its valid is low.
     assert not b.idle_x, f"X on idle payload outputs after reset: {sorted(b.idle_x)}"

@@ -64,6 +64,11 @@ pub enum Op {
         vf_disable: Option<u32>,
     },
     Idle(u8),
+    /// One AXI4 read of a UAR page (`len` + 1 beats, ID `id`): answered with zeros, OKAY.
+    Read {
+        len: u8,
+        id: u8,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -175,7 +180,11 @@ struct Aw {
     size: u8,
     burst: u8,
     user: u16,
+    id: u8,
 }
+
+/// IDs the bench gives writes and reads: ID_WIDTH is 4 in the built models.
+const ID_MASK: u8 = 0xF;
 
 /// The AXI4 write master: AW and W on their own random schedules, in order.
 struct AxiW {
@@ -187,6 +196,14 @@ struct AxiW {
     aw_idle: Stall,
     w_idle: Stall,
     b_stall: Stall,
+    /// Reads not yet taken on AR: (arlen, arid).
+    ar: VecDeque<(u8, u8)>,
+    ar_valid: bool,
+    ar_idle: Stall,
+    r_stall: Stall,
+    /// Reads taken, answered in order: (arlen, arid), and the beats of the head answered.
+    want_r: VecDeque<(u8, u8)>,
+    r_beat: u8,
 }
 
 /// Timing statistics of a bench (cycles).
@@ -198,6 +215,8 @@ pub struct Stats {
     pub max_event_latency: u64,
     pub writes: u64,
     pub hostile: u64,
+    /// Stray AXI4 reads answered (every beat zero, OKAY, its ARID).
+    pub reads: u64,
     pub fetches: u64,
     pub blueflames: u64,
     pub forwards: u64,
@@ -268,7 +287,7 @@ struct Run {
     want_fetch: VecDeque<(usize, Fetch)>,
     want_bf: VecDeque<(u64, bool, u32)>,
     want_fwd: VecDeque<Fwd>,
-    want_b: VecDeque<u8>,
+    want_b: VecDeque<(u8, u8)>,
     accepted_at: HashMap<usize, u64>,
     fetch_seen: Option<u64>,
     next_write: usize,
@@ -290,6 +309,12 @@ impl Run {
                 aw_idle: Stall::new(s(3), p),
                 w_idle: Stall::new(s(4), p),
                 b_stall: Stall::new(s(5), p),
+                ar: VecDeque::new(),
+                ar_valid: false,
+                ar_idle: Stall::new(s(9), p),
+                r_stall: Stall::new(s(10), p),
+                want_r: VecDeque::new(),
+                r_beat: 0,
             },
             fetch_stall: Stall::new(s(6), out),
             bf_stall: Stall::new(s(7), out),
@@ -316,6 +341,8 @@ impl Run {
             && self.want_bf.is_empty()
             && self.want_fwd.is_empty()
             && self.want_b.is_empty()
+            && self.axi.ar.is_empty()
+            && self.axi.want_r.is_empty()
     }
     fn quiet(&self) -> bool {
         self.uar_quiet() && self.uar.is_idle() && self.qpc.is_idle()
@@ -550,6 +577,7 @@ impl<M: Model> Bench<M> {
             size: w.size,
             burst: w.burst,
             user: u16::from(w.pf) << 8 | u16::from(w.vf),
+            id: i as u8 & ID_MASK,
         });
         for (k, (d, s)) in w.beats.iter().enumerate() {
             r.axi.w.push_back((*d, *s, i, k + 1 == w.beats.len()));
@@ -568,7 +596,7 @@ impl<M: Model> Bench<M> {
         if let Some(f) = o.fwd {
             r.want_fwd.push_back(f);
         }
-        r.want_b.push_back(o.bresp);
+        r.want_b.push_back((o.bresp, i as u8 & ID_MASK));
     }
 
     /// A session for `rdmagen sim`: reset, then operations one by one.
@@ -639,6 +667,10 @@ impl<M: Model> Bench<M> {
                     for _ in 0..*n {
                         self.step(&mut r)?;
                     }
+                }
+                Op::Read { len, id } => {
+                    r.axi.ar.push_back((*len, id & ID_MASK));
+                    self.step(&mut r)?;
                 }
             }
         }
@@ -773,6 +805,7 @@ impl<M: Model> Bench<M> {
             size: 0,
             burst: 0,
             user: 0,
+            id: 0,
         });
         self.set("s_axi_awvalid", u64::from(ax.aw_valid));
         self.set("s_axi_awaddr", u64::from(a.addr));
@@ -780,6 +813,17 @@ impl<M: Model> Bench<M> {
         self.set("s_axi_awsize", u64::from(a.size));
         self.set("s_axi_awburst", u64::from(a.burst));
         self.set("s_axi_awuser", u64::from(a.user));
+        self.set("s_axi_awid", u64::from(a.id));
+        ax.ar_valid = !ax.ar.is_empty() && (ax.ar_valid || !ax.ar_idle.hold());
+        let (ar_len, ar_id) = ax.ar.front().copied().unwrap_or((0, 0));
+        self.set("s_axi_arvalid", u64::from(ax.ar_valid));
+        self.set("s_axi_araddr", 0x1008);
+        self.set("s_axi_arlen", u64::from(ar_len));
+        self.set("s_axi_arsize", 3);
+        self.set("s_axi_arburst", 1);
+        self.set("s_axi_arid", u64::from(ar_id));
+        let rready = !ax.r_stall.hold();
+        self.set("s_axi_rready", u64::from(rready));
         let wb = ax.w.front().copied().unwrap_or((0, 0, 0, false));
         self.set("s_axi_wvalid", u64::from(ax.w_valid));
         self.set("s_axi_wdata", wb.0);
@@ -855,10 +899,47 @@ impl<M: Model> Bench<M> {
             }
         }
         if bready && self.get("s_axi_bvalid") == 1 {
-            let got = self.get("s_axi_bresp") as u8;
+            let got = (self.get("s_axi_bresp") as u8, self.get("s_axi_bid") as u8);
             match r.want_b.pop_front() {
                 Some(w) if w == got => {}
-                w => return self.fail(format!("B response {got}, the model expects {w:?}")),
+                w => {
+                    return self.fail(format!(
+                        "B response (bresp, bid) {got:?}, the model expects {w:?}"
+                    ))
+                }
+            }
+        }
+        if ax.ar_valid && self.get("s_axi_arready") == 1 {
+            let a = ax.ar.pop_front().expect("valid");
+            ax.ar_valid = false;
+            ax.want_r.push_back(a);
+        }
+        if rready && self.get("s_axi_rvalid") == 1 {
+            let got = (
+                self.get("s_axi_rid") as u8,
+                self.get("s_axi_rdata"),
+                self.get("s_axi_rresp"),
+                self.get("s_axi_rlast") == 1,
+            );
+            let Some(&(len, id)) = ax.want_r.front() else {
+                return self.fail(format!("an R beat {got:?} with no read taken"));
+            };
+            let last = ax.r_beat == len;
+            if got != (id, 0, 0, last) {
+                return self.fail(format!(
+                    "R beat {} of a read of {} (ARID {id}): (rid, rdata, rresp, rlast) {got:?}, \
+                     want {:?}",
+                    ax.r_beat,
+                    u16::from(len) + 1,
+                    (id, 0, 0, last)
+                ));
+            }
+            if last {
+                ax.want_r.pop_front();
+                ax.r_beat = 0;
+                self.stats.reads += 1;
+            } else {
+                ax.r_beat += 1;
             }
         }
         if self.get("fetch_valid") == 1 && r.fetch_seen.is_none() {
@@ -1162,6 +1243,9 @@ pub fn strategy(model: &UarModel, min_ops: usize, max_ops: usize) -> impl Strate
         20 => write.prop_map(|ws| ws.into_iter().map(Op::Write).collect::<Vec<_>>()),
         1 => config.prop_map(|o| vec![o]),
         1 => (1u8..10).prop_map(|n| vec![Op::Idle(n)]),
+        // A stray read (mlx5 software never reads the pages): answered beside the writes.
+        1 => (prop_oneof![3 => 0u8..4, 1 => any::<u8>()], any::<u8>())
+            .prop_map(|(len, id)| vec![Op::Read { len, id }]),
     ];
     let stall = prop_oneof![
         1 => Just(Profile::NONE),

@@ -120,6 +120,8 @@ fn no_write_taken_in_reset<M: rdmagen_harness::Model>() {
     m.poke("s_axi_wstrb", 0xFF);
     m.poke("s_axi_wlast", 1);
     m.poke("s_axi_bready", 1);
+    m.poke("s_axi_arvalid", 1);
+    m.poke("s_axi_rready", 1);
     for pre in ["s_axil_", "qpc_s_axil_"] {
         for v in ["awvalid", "wvalid", "arvalid", "bready", "rready"] {
             m.poke(&format!("{pre}{v}"), 1);
@@ -130,6 +132,8 @@ fn no_write_taken_in_reset<M: rdmagen_harness::Model>() {
         for p in [
             "s_axi_awready",
             "s_axi_wready",
+            "s_axi_arready",
+            "s_axi_rvalid",
             "s_axil_awready",
             "s_axil_wready",
             "s_axil_arready",
@@ -202,8 +206,9 @@ fn blueflame_shorter_than_its_ds_is_dropped() {
 
 /// AXI4 (IHI 0022, A3.2.1): no combinational path from an input of the `s_axi_*` port to its
 /// outputs. Within each cycle every combination of `awvalid`, `wvalid`, `wstrb` (a whole
-/// doorbell, a low half, a high half, none) and `bready` must leave `awready`, `wready`,
-/// `bvalid` and `bresp` as they are; the cycles between take doorbell halves and whole
+/// doorbell, a low half, a high half, none), `bready`, `arvalid` and `rready` must leave
+/// `awready`, `wready`, `bvalid`, `bresp`, `bid`, `arready`, `rvalid`, `rlast` and `rid` as
+/// they are (3-beat reads are offered every fifth cycle and R taken every other one); the cycles between take doorbell halves and whole
 /// doorbells with B backpressure, so the probes see an open write at its last beat, a pending
 /// low half (a high half completes it, anything else tears it) and a B response waiting.
 /// Before the skid buffers `awready` followed `wvalid` (the next AW with the last beat) and
@@ -224,29 +229,41 @@ fn axi_outputs_do_not_follow_inputs<M: rdmagen_harness::Model>() {
     m.poke("s_axi_awburst", 1);
     m.poke("s_axi_wlast", 1);
     m.poke("s_axi_wdata", 0x0102_0304);
+    m.poke("s_axi_arlen", 2);
     let outs = [
         "s_axi_awready",
         "s_axi_wready",
         "s_axi_bvalid",
         "s_axi_bresp",
+        "s_axi_bid",
+        "s_axi_arready",
+        "s_axi_rvalid",
+        "s_axi_rlast",
+        "s_axi_rid",
     ];
     let strobes = [0xFF, 0x0F, 0xF0, 0x00];
     let mut seen_open = false;
     for cycle in 0..64u32 {
-        let drive = |m: &M, aw: u32, w: u32, strb: u32, b: u32| {
+        let drive = |m: &M, aw: u32, w: u32, strb: u32, b: u32, ar: u32, r: u32| {
             m.poke("s_axi_awvalid", aw);
             m.poke("s_axi_wvalid", w);
             m.poke("s_axi_wstrb", strb);
             m.poke("s_axi_bready", b);
+            m.poke("s_axi_arvalid", ar);
+            m.poke("s_axi_rready", r);
+            m.poke("s_axi_awid", cycle % 16);
+            m.poke("s_axi_arid", (cycle + 5) % 16);
         };
         let mut first: Option<Vec<u32>> = None;
-        for combo in 0..32u32 {
+        for combo in 0..128u32 {
             drive(
                 &m,
                 combo & 1,
                 (combo >> 1) & 1,
                 strobes[(combo >> 2) as usize & 3],
-                combo >> 4,
+                (combo >> 4) & 1,
+                (combo >> 5) & 1,
+                combo >> 6,
             );
             m.eval();
             let got: Vec<u32> = outs.iter().map(|p| m.peek(p)).collect();
@@ -264,12 +281,15 @@ fn axi_outputs_do_not_follow_inputs<M: rdmagen_harness::Model>() {
         seen_open |= f[0] == 1 && f[1] == 1;
         // The cycle's own inputs: AW and W offered, the strobes cycling through the shapes,
         // B taken every third cycle.
+        // A read of 3 beats offered every fifth cycle, R taken every other cycle.
         drive(
             &m,
             1,
             1,
             strobes[(cycle % 3) as usize],
             u32::from(cycle % 3 == 0),
+            u32::from(cycle % 5 == 0),
+            cycle % 2,
         );
         m.eval();
         m.tick();
