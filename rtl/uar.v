@@ -275,6 +275,9 @@ module uar #(
   reg                     rd_valid_d;
   reg     [7:0]           rd_left_q;
   reg     [7:0]           rd_left_d;
+  reg                     rd_last_q;              // rd_left_q is 0: the beat on R is the read's
+                                                  // last
+  reg                     rd_last_d;
   reg     [ID_WIDTH-1:0]  rd_id_q;
   reg     [ID_WIDTH-1:0]  rd_id_d;
   reg     [2:0]           aw_reason_q;
@@ -708,7 +711,7 @@ module uar #(
   assign s_axi_rid = rd_id_q;
   assign s_axi_rdata = 64'h0000000000000000;
   assign s_axi_rresp = 2'b00;
-  assign s_axi_rlast = rd_left_q == 8'h00;
+  assign s_axi_rlast = rd_last_q;
   assign db_req_valid = e1_valid_q && e1_chk && !q_full;
   assign db_req_vf = e1_vf;
   assign db_req_qpn = e1_data[31:8];
@@ -816,6 +819,7 @@ module uar #(
     b_id_d = b_id_q;
     rd_valid_d = rd_valid_q;
     rd_left_d = rd_left_q;
+    rd_last_d = rd_last_q;
     rd_id_d = rd_id_q;
     aw_reason_d = aw_reason_q;
     aw_ok_d = aw_ok_q;
@@ -986,15 +990,17 @@ module uar #(
     // Reads: zero data, OKAY, arlen + 1 beats; the next AR is taken after the last beat
     if (rd_valid_q) begin
       if (s_axi_rready) begin
-        if (rd_left_q == 8'h00) begin
+        if (rd_last_q) begin
           rd_valid_d = 1'b0;
         end else begin
           rd_left_d = rd_left_q - 8'h01;
+          rd_last_d = rd_left_q == 8'h01;
         end
       end
     end else if (s_axi_arvalid) begin
-      rd_valid_d = !rst;
+      rd_valid_d = 1'b1;
       rd_left_d = s_axi_arlen;
+      rd_last_d = s_axi_arlen == 8'h00;
       rd_id_d = s_axi_arid;
     end
     // Pending halves
@@ -1083,6 +1089,7 @@ module uar #(
       b_id_q <= {ID_WIDTH{1'b0}};
       rd_valid_q <= 1'b0;
       rd_left_q <= 8'h00;
+      rd_last_q <= 1'b0;
       rd_id_q <= {ID_WIDTH{1'b0}};
       aw_reason_q <= 3'b000;
       aw_ok_q <= 1'b0;
@@ -1140,6 +1147,7 @@ module uar #(
       b_id_q <= b_id_d;
       rd_valid_q <= rd_valid_d;
       rd_left_q <= rd_left_d;
+      rd_last_q <= rd_last_d;
       rd_id_q <= rd_id_d;
       aw_reason_q <= aw_reason_d;
       aw_ok_q <= aw_ok_d;

@@ -814,6 +814,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "a read is being answered (s_axi_rvalid)",
     );
     g.flop("rd_left", 8, Some(n(8, 0)));
+    g.flop_c(
+        "rd_last",
+        1,
+        Some(b1(false)),
+        "rd_left_q is 0: the beat on R is the read's last",
+    );
     g.flop_r("rd_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
     // The AW checks, registered with the AW (see `in_reason`).
     g.flop("aw_reason", 3, Some(n(3, 0)));
@@ -1865,16 +1871,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         vec![Stmt::if_(
             id("s_axi_rready"),
             vec![Stmt::if_else(
-                Expr::eq(id("rd_left_q"), n(8, 0)),
+                id("rd_last_q"),
                 vec![set("rd_valid_d", b1(false))],
-                vec![set("rd_left_d", Expr::minus(id("rd_left_q"), n(8, 1)))],
+                vec![
+                    set("rd_left_d", Expr::minus(id("rd_left_q"), n(8, 1))),
+                    set("rd_last_d", Expr::eq(id("rd_left_q"), n(8, 1))),
+                ],
             )],
         )],
         vec![Stmt::if_(
             id("s_axi_arvalid"),
             vec![
-                set("rd_valid_d", rst.released()),
+                set("rd_valid_d", b1(true)),
                 set("rd_left_d", id("s_axi_arlen")),
+                set("rd_last_d", Expr::eq(id("s_axi_arlen"), n(8, 0))),
                 set("rd_id_d", id("s_axi_arid")),
             ],
         )],
@@ -2174,7 +2184,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     out(&mut g, "s_axi_rid", id("rd_id_q"));
     out(&mut g, "s_axi_rdata", n(64, 0));
     out(&mut g, "s_axi_rresp", n(2, 0));
-    out(&mut g, "s_axi_rlast", Expr::eq(id("rd_left_q"), n(8, 0)));
+    out(&mut g, "s_axi_rlast", id("rd_last_q"));
     out(
         &mut g,
         "db_req_valid",
