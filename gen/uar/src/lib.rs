@@ -608,7 +608,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         };
         PortItem::Port(commented(p, c))
     };
-    for (name, w, input, c) in AXI {
+    for &(name, w, input, c) in AXI.iter().chain(&AXI_READ) {
         let name = format!("s_axi_{name}");
         if input {
             g.input(&name, w, c)
@@ -621,17 +621,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             "s_axi_bready" => g
                 .ports
                 .push(id_port("s_axi_bid", false, "the write's AWID")),
-            _ => {}
-        }
-    }
-    for (name, w, input, c) in AXI_READ {
-        let name = format!("s_axi_{name}");
-        if input {
-            g.input(&name, w, c)
-        } else {
-            g.output(&name, w, c)
-        }
-        match name.as_str() {
             "s_axi_arready" => g.ports.push(id_port("s_axi_arid", true, "")),
             "s_axi_rready" => g.ports.push(id_port("s_axi_rid", false, "the read's ARID")),
             _ => {}
