@@ -144,6 +144,8 @@ fn near_long_line(d: &Diag) -> bool {
         .max()
         .unwrap_or(0)
         .min(text.len());
+    // Labels are on character boundaries; floored anyway, as slicing off one would panic.
+    let (lo, hi) = (floor_boundary(text, lo), floor_boundary(text, hi));
     let before = text[..lo]
         .rmatch_indices('\n')
         .nth(2)

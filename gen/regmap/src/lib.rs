@@ -97,9 +97,11 @@ fn parse_bytes(shown: &str, bytes: Vec<u8>, parallel: bool) -> Result<RegMap, Di
             let valid = e.utf8_error().valid_up_to();
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
             let mut sink = Sink::new(Source::new(shown, text));
+            // In the lossy text the invalid byte is U+FFFD, three bytes: the label covers it
+            // (one byte would end inside the character).
             sink.error(
                 "regmap::yaml_syntax",
-                Span::new(valid, 1),
+                Span::new(valid, char::REPLACEMENT_CHARACTER.len_utf8()),
                 "the map is not valid UTF-8",
                 "invalid byte",
             )

@@ -124,3 +124,27 @@ fn a_long_line_elsewhere_changes_nothing() {
     assert!(!human.contains('…'), "{human}");
     assert!(!human.contains("xxx"), "{human}");
 }
+
+/// Found by tb/fuzz (`map`): a map that is not UTF-8 got a one-byte label at its first
+/// invalid byte, which in the shown (lossy) text is the start of a three-byte U+FFFD, and the
+/// check for long lines near the labels sliced the text inside that character and panicked.
+#[test]
+fn a_map_that_is_not_utf8_renders() {
+    let bytes = b"block: nasty\nversion\xff\xfe\xc3(: 1.0.0\nregisters:\n  - name: ctrl\n    offset: 0x0\n    fields:\n      - { name: en, bits: 0, access: rw }\n";
+    let path = std::env::temp_dir().join(format!("rdmagen-not-utf8-{}.yaml", std::process::id()));
+    std::fs::write(&path, bytes).unwrap();
+    let err = rdmagen_regmap::load(&path);
+    std::fs::remove_file(&path).unwrap();
+    let Err(rdmagen_regmap::LoadError::Invalid(err)) = err else {
+        panic!("a map that is not UTF-8 loaded");
+    };
+    assert_eq!(err.codes(), ["regmap::yaml_syntax"]);
+    let human = err.render(false);
+    assert!(human.contains(":2:8"), "{human}");
+    let _ = err.render(true);
+    assert!(
+        err.render_short().contains(":2:8: "),
+        "{}",
+        err.render_short()
+    );
+}
