@@ -260,6 +260,8 @@ module uar_mlx5 #(
   reg     [1:0]           ask_burst_d;
   reg     [8:0]           ask_user_q;
   reg     [8:0]           ask_user_d;
+  reg     [ID_WIDTH-1:0]  ask_id_q;
+  reg     [ID_WIDTH-1:0]  ask_id_d;
   reg                     wsk_valid_q;            // W skid: a beat the port took that the block has
                                                   // not
   reg                     wsk_valid_d;
@@ -275,8 +277,6 @@ module uar_mlx5 #(
   reg                     bsk_valid_d;
   reg     [1:0]           bsk_resp_q;
   reg     [1:0]           bsk_resp_d;
-  reg     [ID_WIDTH-1:0]  ask_id_q;
-  reg     [ID_WIDTH-1:0]  ask_id_d;
   reg     [ID_WIDTH-1:0]  aw_id_q;
   reg     [ID_WIDTH-1:0]  aw_id_d;
   reg     [ID_WIDTH-1:0]  bsk_id_q;
@@ -846,6 +846,7 @@ module uar_mlx5 #(
     ask_size_d = ask_size_q;
     ask_burst_d = ask_burst_q;
     ask_user_d = ask_user_q;
+    ask_id_d = ask_id_q;
     wsk_valid_d = wsk_valid_q;
     wsk_data_d = wsk_data_q;
     wsk_ff_d = wsk_ff_q;
@@ -853,7 +854,6 @@ module uar_mlx5 #(
     wsk_hi_d = wsk_hi_q;
     bsk_valid_d = bsk_valid_q;
     bsk_resp_d = bsk_resp_q;
-    ask_id_d = ask_id_q;
     aw_id_d = aw_id_q;
     bsk_id_d = bsk_id_q;
     b_id_d = b_id_q;
@@ -1264,11 +1264,11 @@ module uar_mlx5 #(
     ask_size_q <= ask_size_d;
     ask_burst_q <= ask_burst_d;
     ask_user_q <= ask_user_d;
+    ask_id_q <= ask_id_d;
     wsk_data_q <= wsk_data_d;
     wsk_ff_q <= wsk_ff_d;
     wsk_lo_q <= wsk_lo_d;
     wsk_hi_q <= wsk_hi_d;
-    ask_id_q <= ask_id_d;
     bsk_id_q <= bsk_id_d;
     first_q <= first_d;
   end

@@ -421,6 +421,23 @@ const AXI: [(&str, u32, bool, &str); 15] = [
     ),
 ];
 
+/// The AW fields the AW skid holds (`ask_<name>_q`) and the block reads through its select
+/// (`a_<name>`): `s_axi_aw<name>`, with its range.
+fn aw_fields() -> [(&'static str, Option<Range>); 6] {
+    [
+        ("addr", Range::bits(24)),
+        ("len", Range::bits(8)),
+        ("size", Range::bits(3)),
+        ("burst", Range::bits(2)),
+        ("user", Range::bits(9)),
+        ("id", Some(Range::width(id("ID_WIDTH")))),
+    ]
+}
+
+/// The WSTRB shapes the decode asks about (a whole beat, its low half, its high half): each is
+/// compared as a beat enters the W skid (`wsk_<name>_q`) and read as `w_s<name>`.
+const STRB_SHAPES: [(&str, u64); 3] = [("ff", 0xFF), ("lo", 0x0F), ("hi", 0xF0)];
+
 /// (name, width, direction is input, comment) of the AXI4 read channels: the pages read as
 /// zero (the map says so; mlx5 software never reads them), so a stray read completes rather
 /// than hanging the PCIe core's AXI master.
@@ -761,14 +778,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Some(b1(false)),
         "AW skid: an AW the port took that the block has not",
     );
-    for (name, w) in [
-        ("addr", 24),
-        ("len", 8),
-        ("size", 3),
-        ("burst", 2),
-        ("user", 9),
-    ] {
-        g.flop(&format!("ask_{name}"), w, None);
+    for (name, r) in aw_fields() {
+        g.flop_r(&format!("ask_{name}"), r, None);
     }
     g.flop_c(
         "wsk_valid",
@@ -778,7 +789,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.flop("wsk_data", 64, None);
     // The strobe shapes the decode asks about, compared as the beat enters the skid.
-    for s in ["ff", "lo", "hi"] {
+    for (s, _) in STRB_SHAPES {
         g.flop(&format!("wsk_{s}"), 1, None);
     }
     g.flop_c(
@@ -790,7 +801,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.flop("bsk_resp", 2, Some(n(2, 0)));
     // The write's AWID rides with its AW into B (writes complete in order, one at a time).
     let idr = || Some(Range::width(id("ID_WIDTH")));
-    g.flop_r("ask_id", idr(), None);
     // Reset: B's register loads it in every cycle it is free, before the first AW.
     g.flop_r("aw_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
     g.flop_r("bsk_id", idr(), None);
@@ -968,31 +978,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::or(id("ask_valid_q"), id("s_axi_awvalid")),
         "an AW is offered: the skid's, else the port's",
     );
-    for (name, w) in [
-        ("addr", 24),
-        ("len", 8),
-        ("size", 3),
-        ("burst", 2),
-        ("user", 9),
-    ] {
-        g.wire(
-            &format!("a_{name}"),
-            w,
+    for (name, r) in aw_fields() {
+        let a = format!("a_{name}");
+        g.decls.push(V::Decl(Decl::wire(a.clone(), r)));
+        g.assigns.push(V::Assign(
+            id(a),
             Expr::ternary(
                 id("ask_valid_q"),
                 id(format!("ask_{name}_q")),
                 id(format!("s_axi_aw{name}")),
             ),
-        );
+        ));
     }
-    g.decls.push(V::Decl(Decl::wire(
-        "a_id",
-        Some(Range::width(id("ID_WIDTH"))),
-    )));
-    g.assigns.push(V::Assign(
-        id("a_id"),
-        Expr::ternary(id("ask_valid_q"), id("ask_id_q"), id("s_axi_awid")),
-    ));
     g.wire_c(
         "w_valid",
         1,
@@ -1008,7 +1005,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::ternary(id("wsk_valid_q"), id("wsk_data_q"), id("s_axi_wdata")),
     );
     let port_strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
-    for (s, v) in [("ff", 0xFF), ("lo", 0x0F), ("hi", 0xF0)] {
+    for (s, v) in STRB_SHAPES {
         g.wire(
             &format!("w_s{s}"),
             1,
@@ -1191,12 +1188,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::ternary(id("first_beat"), id("be64"), id("first_q")),
     );
     let strb = |v: u64| {
-        id(match v {
-            0xFF => "w_sff",
-            0x0F => "w_slo",
-            0xF0 => "w_shi",
-            _ => unreachable!("strobe shape {v:#x}"),
-        })
+        let (s, _) = STRB_SHAPES
+            .iter()
+            .find(|&&(_, shape)| shape == v)
+            .expect("a shape of STRB_SHAPES");
+        id(format!("w_s{s}"))
     };
     g.wire("full_now", 1, Expr::and(id("full_q"), strb(0xFF)));
     // A BlueFlame burst is a whole WQE only if it holds the WQE its control segment sizes
@@ -1809,16 +1805,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::and(id("w_valid"), not(id("w_take"))),
     ));
     let mut fill_aw = Vec::new();
-    for name in ["addr", "len", "size", "burst", "user", "id"] {
+    for (name, _) in aw_fields() {
         fill_aw.push(set(&format!("ask_{name}_d"), id(format!("s_axi_aw{name}"))));
     }
     c.push(Stmt::if_(not(id("ask_valid_q")), fill_aw));
     let mut fill_w = vec![set("wsk_data_d", id("s_axi_wdata"))];
-    for (name, v) in [("ff", 0xFFu64), ("lo", 0x0F), ("hi", 0xF0)] {
-        fill_w.push(set(
-            &format!("wsk_{name}_d"),
-            Expr::eq(id("s_axi_wstrb"), n(8, v)),
-        ));
+    for (name, v) in STRB_SHAPES {
+        fill_w.push(set(&format!("wsk_{name}_d"), port_strb(v)));
     }
     c.push(Stmt::if_(not(id("wsk_valid_q")), fill_w));
     c.push(Stmt::Comment(
