@@ -198,8 +198,10 @@ struct Gen<'a> {
     /// ([`lane_writes`]).
     mask: bool,
     mask64: bool,
-    /// Some group's reads take a fetch stage ([`Group::fetches_reads`]).
+    /// Some reads take a fetch stage ([`Group::fetches_reads`], [`RegMap::fetches_top_reads`]).
     fetch: bool,
+    /// Reads of registers outside groups take it ([`RegMap::fetches_top_reads`]).
+    top_fetch: bool,
     ports: Vec<PortItem>,
     /// The module's items before its declarations, in order: parameter range checks,
     /// localparams. The list that becomes the module's item list.
@@ -231,10 +233,12 @@ impl<'a> Gen<'a> {
                 _ => false,
             })
         };
-        let fetch = map
-            .items
-            .iter()
-            .any(|i| matches!(i, Item::Group(g) if g.fetches_reads()));
+        let top_fetch = map.fetches_top_reads();
+        let fetch = top_fetch
+            || map
+                .items
+                .iter()
+                .any(|i| matches!(i, Item::Group(g) if g.fetches_reads()));
         // Sized up front from the map: on a 4096-register map, growing these one doubling at a
         // time copied megabytes of syntax tree (about 3 % of a whole run). The same pass finds
         // whether the WSTRB masks are needed.
@@ -263,6 +267,7 @@ impl<'a> Gen<'a> {
             mask,
             mask64,
             fetch,
+            top_fetch,
             // The bus's, a banner per register, the fields' and the interrupt.
             ports: Vec::with_capacity(32 + regs + field_ports),
             decls,
@@ -320,6 +325,7 @@ impl<'a> Gen<'a> {
                 .map_or(regs.len(), |i| i + 1)
         };
         let (earlier, later) = regs.split_at(split);
+        let read_strobe = read_strobe(self.map);
         std::thread::scope(|s| {
             let made_later = if later.is_empty() {
                 None
@@ -327,7 +333,7 @@ impl<'a> Gen<'a> {
                 rdmagen_regmap::apart::spawn_scoped(s, || {
                     let mut code = FieldCode::for_registers(later);
                     let mut irq = Vec::new();
-                    top_field_code(later, &by_name, &mut code, &mut irq);
+                    top_field_code(later, &by_name, read_strobe, &mut code, &mut irq);
                     (code, irq)
                 })
                 .ok()
@@ -547,7 +553,8 @@ impl<'a> Gen<'a> {
         self.assigns.push(
             id("rd_adv"),
             if self.fetch {
-                // A read of a wide array's element first spends a cycle fetching its word.
+                // A fetched read (a wide array's element, or any register outside groups in a
+                // map with many) first spends a cycle fetching its word.
                 Expr::all(vec![id("rd_pend_q"), Expr::lnot(id("rd_fetch_q")), r_free])
             } else {
                 Expr::and(id("rd_pend_q"), r_free)
@@ -595,7 +602,19 @@ impl<'a> Gen<'a> {
                 "rd_fetch",
                 1,
                 bit1(false),
-                Some("the decoded read fetches a wide array's element word this cycle".into()),
+                Some(if self.top_fetch {
+                    "the decoded read fetches its word this cycle".into()
+                } else {
+                    "the decoded read fetches a wide array's element word this cycle".into()
+                }),
+            );
+        }
+        if self.top_fetch {
+            self.state(
+                "rd_top_ok",
+                1,
+                bit1(false),
+                Some("the decoded read selects a readable register outside groups".into()),
             );
         }
         self.reg("rd_resp", 2, Some("response of the decoded read"));
@@ -758,6 +777,10 @@ impl<'a> Gen<'a> {
         ));
         self.comb
             .push(Stmt::assign(id("rd_slverr_d"), id("rd_slverr_q")));
+        if self.top_fetch {
+            self.comb
+                .push(Stmt::assign(id("rd_top_ok_d"), id("rd_top_ok_q")));
+        }
         for s in &rsel {
             self.comb
                 .push(Stmt::assign(id(cat(s, "_d", "")), id(cat(s, "_q", ""))));
@@ -790,8 +813,12 @@ impl<'a> Gen<'a> {
             self.comb.push(Stmt::assign(id("rd_fetch_d"), bit1(false)));
         }
         let has64 = self.has64;
+        let top_fetch = self.top_fetch;
         self.comb.push_if(&id("rd_en"), |dec| {
             dec.push(Stmt::assign(id("rd_slverr_d"), bit1(false)));
+            if top_fetch {
+                dec.push(Stmt::assign(id("rd_top_ok_d"), bit1(false)));
+            }
             for s in &rsel {
                 dec.push(Stmt::assign(id(cat(s, "_d", "")), bit1(false)));
             }
@@ -809,13 +836,18 @@ impl<'a> Gen<'a> {
                         let second = (r.width == 64).then(|| (hi(), err.clone()));
                         ((vec![addr], err), second)
                     } else {
-                        let sel = Stmt::assign(id(cat(&r.name, "_rsel_d", "")), bit1(true));
+                        let mut sel =
+                            vec![Stmt::assign(id(cat(&r.name, "_rsel_d", "")), bit1(true))];
+                        if top_fetch {
+                            sel.push(Stmt::assign(id("rd_fetch_d"), bit1(true)));
+                            sel.push(Stmt::assign(id("rd_top_ok_d"), bit1(true)));
+                        }
                         if r.width == 64 {
-                            let latch = Stmt::assign(id("rd_latch_d"), bit1(true));
+                            sel.push(Stmt::assign(id("rd_latch_d"), bit1(true)));
                             let hi_sel = vec![Stmt::assign(id("rd_hi_rsel_d"), bit1(true))];
-                            ((vec![addr], vec![sel, latch]), Some((hi(), hi_sel)))
+                            ((vec![addr], sel), Some((hi(), hi_sel)))
                         } else {
-                            ((vec![addr], vec![sel]), None)
+                            ((vec![addr], sel), None)
                         }
                     };
                     std::iter::once(first).chain(second)
@@ -833,6 +865,11 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        let top_words = if self.top_fetch {
+            self.fetch_top_words()
+        } else {
+            Vec::new()
+        };
 
         self.comb.push(Stmt::Comment(
             "Read data, in the next cycle: an AND-OR of the selected register's value".into(),
@@ -851,8 +888,28 @@ impl<'a> Gen<'a> {
                 ),
             ));
         };
+        // Fetched in the cycle before; zero unless the read is of their registers.
+        for (word, w) in top_words {
+            let low = if w == 64 {
+                id(&word).slice(Expr::int(31), Expr::int(0))
+            } else {
+                id(&word)
+            };
+            self.comb
+                .push(Stmt::assign(id("rd_data"), Expr::bor(id("rd_data"), low)));
+            if w == 64 {
+                self.comb.push(Stmt::assign(
+                    id("rd_hi_next"),
+                    Expr::bor(
+                        id("rd_hi_next"),
+                        id(&word).slice(Expr::int(63), Expr::int(32)),
+                    ),
+                ));
+            }
+        }
         for item in &self.map.items {
             match item {
+                Item::Register(_) if self.top_fetch => {}
                 Item::Register(r) if r.is_readable() => {
                     let scope = Scope { group: None };
                     let sel = cat(&r.name, "_rsel_q", "");
@@ -930,7 +987,18 @@ impl<'a> Gen<'a> {
             id("rd_slverr_q"),
             vec![Stmt::assign(id("rd_resp"), id("RESP_SLVERR"))],
         ));
-        let mut hits: Vec<Expr> = rsel.iter().map(|s| id(cat(s, "_q", ""))).collect();
+        let mut hits: Vec<Expr> = if self.top_fetch {
+            // The fetch registered whether a register outside groups was selected.
+            let groups = self
+                .map
+                .registers()
+                .filter(|(g, r)| g.is_some() && r.is_readable());
+            std::iter::once(id("rd_top_ok_q"))
+                .chain(groups.map(|(g, r)| id(cat(&Scope { group: g }.prefix(r), "_rsel_q", ""))))
+                .collect()
+        } else {
+            rsel.iter().map(|s| id(cat(s, "_q", ""))).collect()
+        };
         if self.has64 {
             hits.push(id("rd_hi_rsel_q"));
         }
@@ -1019,6 +1087,62 @@ impl<'a> Gen<'a> {
                 vec![Stmt::assign(id("rd_hi_d"), id("rd_hi_next"))],
             ));
         }
+    }
+
+    /// The word registers of the readable registers outside groups when their reads take a
+    /// fetch stage: [`RegMap::FETCH_CHUNK`] registers' AND-OR each, loaded in the fetch cycle
+    /// and cleared as the read moves to R, so the read mux ORs a few words instead of every
+    /// register's value. Returns each word's name and width.
+    fn fetch_top_words(&mut self) -> Vec<(String, u32)> {
+        let map = self.map;
+        let readable: Vec<&Register> = map.top_registers().filter(|r| r.is_readable()).collect();
+        let scope = Scope { group: None };
+        let mut words = Vec::new();
+        for (k, chunk) in readable.chunks(RegMap::FETCH_CHUNK).enumerate() {
+            let w = if chunk.iter().any(|r| r.width == 64) {
+                64
+            } else {
+                32
+            };
+            let name = format!("rd_top{k}_word");
+            let (first, last) = (&chunk[0].name, &chunk[chunk.len() - 1].name);
+            self.state(
+                &name,
+                w,
+                Expr::zero(w),
+                Some(format!("{first} to {last}: the read being fetched")),
+            );
+            let terms = chunk
+                .iter()
+                .map(|r| {
+                    let lo = read_value(scope, r, 0, 31);
+                    let value = match (w, r.width) {
+                        (64, 64) => Expr::concat(vec![read_value(scope, r, 32, 63), lo]),
+                        (64, _) => Expr::concat(vec![Expr::zero(32), lo]),
+                        _ => lo,
+                    };
+                    let sel = id(cat(&r.name, "_rsel_q", ""));
+                    Expr::band(Expr::repl(Expr::int(i64::from(w)), sel), value)
+                })
+                .collect();
+            let (d, q) = (id(format!("{name}_d")), id(format!("{name}_q")));
+            self.comb.push(Stmt::Comment(format!(
+                "{first} to {last}, fetched in the cycle after the accept (an AND-OR of {} \
+                 registers in a cycle of its own)",
+                chunk.len()
+            )));
+            self.comb.push(Stmt::assign(d.clone(), q));
+            self.comb.push(Stmt::if_(
+                id("rd_adv"),
+                vec![Stmt::assign(d.clone(), Expr::zero(w))],
+            ));
+            self.comb.push(Stmt::if_(
+                id("rd_fetch_q"),
+                vec![Stmt::assign(d, or_reduce_bits(terms))],
+            ));
+            words.push((format!("{name}_q"), w));
+        }
+        words
     }
 
     /// The word register of a group whose reads take a fetch stage: loaded with the selected
@@ -1249,7 +1373,8 @@ impl<'a> Gen<'a> {
             comb: std::mem::take(&mut self.comb),
             flops: std::mem::take(&mut self.flops),
         };
-        top_field_code(regs, by_name, &mut body, &mut self.irq_terms);
+        let read_strobe = read_strobe(self.map);
+        top_field_code(regs, by_name, read_strobe, &mut body, &mut self.irq_terms);
         self.table = body.decls;
         self.comb = body.comb;
         self.flops = body.flops;
@@ -1634,18 +1759,30 @@ fn or_reduce_bits(terms: Vec<Expr>) -> Expr {
         .unwrap_or_else(|| bit1(false))
 }
 
+/// The strobe in whose cycle a read of a register outside groups takes effect (`rc`/`rs`):
+/// its fetch cycle when such reads are fetched, else the cycle it moves to R.
+fn read_strobe(map: &RegMap) -> &'static str {
+    if map.fetches_top_reads() {
+        "rd_fetch_q"
+    } else {
+        "rd_adv"
+    }
+}
+
 /// Storage, logic and ports of top-level registers `regs` (in order) into `body`, and the
-/// interrupt terms of those with an enable into `irq`; `by_name` holds every top-level register.
+/// interrupt terms of those with an enable into `irq`; `by_name` holds every top-level register;
+/// reads take effect with `read_strobe` ([`read_strobe`]).
 fn top_field_code(
     regs: &[&Register],
     by_name: &HashMap<&str, &Register>,
+    read_strobe: &str,
     body: &mut FieldCode,
     irq: &mut Vec<Expr>,
 ) {
     let scope = Scope { group: None };
     for &r in regs {
         let swe = Expr::and(id("wr_en"), id(cat(&r.name, "_wsel", "")));
-        let sre = Expr::and(id("rd_adv"), id(cat(&r.name, "_rsel_q", "")));
+        let sre = Expr::and(id(read_strobe), id(cat(&r.name, "_rsel_q", "")));
         for f in &r.fields {
             field_logic(scope, r, f, &swe, &sre, body);
         }
@@ -2122,6 +2259,33 @@ mod tests {
             offset += step;
         }
         rdmagen_regmap::parse("wide.yaml", &text).unwrap_or_else(|d| panic!("{}", d.render(false)))
+    }
+
+    /// 64 readable registers outside groups are read in one stage; more move them all to a
+    /// fetch stage, whose cycle is also when a read clears (`rc`). (`flat_map(65)` would end
+    /// on an interrupt register without its enable.)
+    #[test]
+    fn many_top_registers_are_read_through_a_fetch_stage() {
+        let opts = Options {
+            reset: ResetStyle::SyncHigh,
+            generator: "test".into(),
+        };
+        let at = generate(&flat_map(RegMap::TOP_FETCH_ABOVE), &opts).print();
+        assert!(
+            !at.contains("rd_fetch_q") && !at.contains("rd_top0_word_q"),
+            "{at}"
+        );
+        assert!(at.contains("rd_adv && r2_rsel_q"), "{at}");
+        let above = generate(&flat_map(RegMap::TOP_FETCH_ABOVE + 2), &opts).print();
+        for want in [
+            "rd_top0_word_q",
+            "rd_top2_word_q",
+            "rd_fetch_q && r2_rsel_q",
+            "rd_hit = |{rd_top_ok_q, rd_hi_rsel_q}",
+        ] {
+            assert!(above.contains(want), "no `{want}` in:\n{above}");
+        }
+        assert!(!above.contains("rd_top3_word_q") && !above.contains("rd_adv && r2_rsel_q"));
     }
 
     #[test]

@@ -329,6 +329,19 @@ impl RegMap {
     pub fn space(&self, name: &str) -> Option<&Space> {
         self.spaces.iter().find(|s| s.name.text == name)
     }
+    /// Maps with more readable registers outside groups than this read them through a fetch
+    /// stage in the CSR block, in chunks of [`RegMap::FETCH_CHUNK`].
+    pub const TOP_FETCH_ABOVE: usize = 64;
+    /// Readable top-level registers per fetched word when [`RegMap::fetches_top_reads`].
+    pub const FETCH_CHUNK: usize = 32;
+
+    /// A read of a register outside groups takes a fetch stage (one more cycle) in the CSR
+    /// block: the map has more than [`RegMap::TOP_FETCH_ABOVE`] readable ones, so one AND-OR
+    /// of them all is too deep to share a cycle with the R register's load; the fetch cycle
+    /// ORs them in chunks into registers of their own (docs/regmap-format.md).
+    pub fn fetches_top_reads(&self) -> bool {
+        self.top_registers().filter(|r| r.is_readable()).count() > Self::TOP_FETCH_ABOVE
+    }
     /// Registers outside groups, in map order.
     pub fn top_registers(&self) -> impl Iterator<Item = &Register> {
         self.items.iter().filter_map(|i| match i {

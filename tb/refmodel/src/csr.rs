@@ -124,8 +124,10 @@ pub struct RegDef {
     pub wide: bool,
     pub readable: bool,
     pub writable: bool,
-    /// An element of an array whose reads take a fetch cycle: the generator's own rule,
-    /// `Group::fetches_reads` (more than `Group::FETCH_ABOVE` elements possible).
+    /// A register whose reads take a fetch cycle: the generator's own rules,
+    /// `Group::fetches_reads` for an array's element (more than `Group::FETCH_ABOVE` elements
+    /// possible) and `RegMap::fetches_top_reads` for one outside groups (more than
+    /// `RegMap::TOP_FETCH_ABOVE` readable ones).
     pub fetched: bool,
     fields: Vec<usize>,
     /// (status field, enable field) pairs when this is an interrupt status register.
@@ -355,7 +357,7 @@ impl CsrModel {
                     wide: r.width == 64,
                     readable: r.fields.iter().any(|f| reads(f.access)),
                     writable: r.fields.iter().any(|f| writes(f.access)),
-                    fetched: group.is_some_and(|g| g.fetches_reads()),
+                    fetched: group.map_or(map.fetches_top_reads(), |g| g.fetches_reads()),
                     fields: Vec::new(),
                     irq: Vec::new(),
                 };
