@@ -1125,21 +1125,12 @@ impl<'a> Gen<'a> {
                     Expr::band(Expr::repl(Expr::int(i64::from(w)), sel), value)
                 })
                 .collect();
-            let (d, q) = (id(format!("{name}_d")), id(format!("{name}_q")));
-            self.comb.push(Stmt::Comment(format!(
+            let why = format!(
                 "{first} to {last}, fetched in the cycle after the accept (an AND-OR of {} \
                  registers in a cycle of its own)",
                 chunk.len()
-            )));
-            self.comb.push(Stmt::assign(d.clone(), q));
-            self.comb.push(Stmt::if_(
-                id("rd_adv"),
-                vec![Stmt::assign(d.clone(), Expr::zero(w))],
-            ));
-            self.comb.push(Stmt::if_(
-                id("rd_fetch_q"),
-                vec![Stmt::assign(d, or_reduce_bits(terms))],
-            ));
+            );
+            self.fetched_word_logic(&name, w, why, terms);
             words.push((format!("{name}_q"), w));
         }
         words
@@ -1171,12 +1162,19 @@ impl<'a> Gen<'a> {
                 value,
             ));
         }
-        let (d, q) = (id(format!("{name}_d")), id(format!("{name}_q")));
-        self.comb.push(Stmt::Comment(format!(
+        let why = format!(
             "The {} element's word, fetched in the cycle after the accept (the array's select \
              has a cycle of its own)",
             g.name
-        )));
+        );
+        self.fetched_word_logic(&name, w, why, terms);
+    }
+
+    /// The next value of fetched word `name` (`w` bits): the AND-OR `terms` in the fetch
+    /// cycle, zero as its read moves to R, else held.
+    fn fetched_word_logic(&mut self, name: &str, w: u32, why: String, terms: Vec<Expr>) {
+        let (d, q) = (id(format!("{name}_d")), id(format!("{name}_q")));
+        self.comb.push(Stmt::Comment(why));
         self.comb.push(Stmt::assign(d.clone(), q));
         self.comb.push(Stmt::if_(
             id("rd_adv"),
