@@ -300,6 +300,8 @@ module qpc #(
   reg              mk_clr_busy_d;
   reg  [MK_AW-1:0] mk_clr_addr_q;
   reg  [MK_AW-1:0] mk_clr_addr_d;
+  wire             clearing_d;
+  reg              clearing_q;
   wire             clearing;                      // either clear sequence runs: commands complete
                                                   // with RES_BUSY
   wire             db_inpart;                     // the QPN lies in the requesting VF's partition
@@ -538,7 +540,10 @@ module qpc #(
   reg  [64:0]      mb_mk_end_q;
   wire             cmd_mk_exists;                 // the targeted key exists and belongs to the
                                                   // command's VF
-  wire             cmd_mk_query;                  // QUERY_MKEY copies the key into the mailbox
+  wire             cmd_mk_query;                  // QUERY_MKEY copies the key into the mailbox (in
+                                                  // WRITE)
+  wire             wr_mk_miss;                    // DESTROY_MKEY or QUERY_MKEY of a key that is not
+                                                  // the VF's: BAD_RES
   reg  [7:0]       cmd_status;
   reg              cmd_query;
   reg              cmd_illegal;
@@ -552,7 +557,11 @@ module qpc #(
   wire             cmd_zero;                      // DESTROY of an existing context
   wire             cmd_ctx_we;
   wire             cmd_psn_we;
-  wire             cmd_mk_we;
+  wire             cmd_mk_we;                     // CREATE_MKEY of a free key (DESTROY_MKEY:
+                                                  // `mk_we`)
+  wire             wr_mk_chk_d;                   // the command needs the key to be the VF's
+  wire             wr_mk_del_d;
+  wire             wr_mkq_d;
   wire [3:0]       wr_prev_d;
   reg              wr_ctx_we_q;
   reg              wr_psn_we_q;
@@ -561,8 +570,13 @@ module qpc #(
   reg              wr_state_q;
   reg              wr_mk_load_q;
   reg  [7:0]       wr_status_q;
+  reg              wr_mk_own_q;
+  reg              wr_mk_chk_q;
+  reg              wr_mk_del_q;
+  reg              wr_mkq_q;
   reg              wr_illegal_q;
   reg  [3:0]       wr_prev_q;
+  wire [7:0]       wr_status;                     // the status WRITE reports
   wire [383:0]     wr_word;
   wire [24:0]      wr_psn;                        // CREATE and INIT2RTR take the mailbox's ePSN;
                                                   // DESTROY and TO_RST zero it
@@ -663,7 +677,8 @@ module qpc #(
     .irq_o                             (irq_o)
   );
 
-  assign clearing = clr_busy_q || mk_clr_busy_q;
+  assign clearing_d = clr_busy_d || mk_clr_busy_d;
+  assign clearing = clearing_q;
   assign db_inpart = db_req_qpn[23:20] == 4'b0000 && db_req_qpn[19:12] == db_req_vf &&
                      {1'b0, db_req_vf} < GEO_NUM_VF && {1'b0, db_req_qpn[11:0]} < GEO_QPS_PER_VF;
   assign db_index = {24'h000000, db_req_vf} * QPS_PER_VF + {20'h00000, db_req_qpn[11:0]};
@@ -830,7 +845,8 @@ module qpc #(
   assign mb_mk_end_d = {1'b0, csr_mailbox_data_value_o[127:64]} +
                        {1'b0, csr_mailbox_data_value_o[191:128]};
   assign cmd_mk_exists = cmd_mk_q[31] && cmd_mk_q[23:16] == cmd_vf_q;
-  assign cmd_mk_query = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing && cmd_mk_exists;
+  assign cmd_mk_query = wr_mkq_q && wr_mk_own_q;
+  assign wr_mk_miss = wr_mk_chk_q && !wr_mk_own_q;
   assign cmd_from_ok = cmd_from_q[4] || cmd_from_q[3:0] == cmd_ctx_q[31:28];
   assign cmd_go = cmd_fsm_q == CMD_EXEC && cmd_pre_ok_q && !clearing;
   assign cmd_sel_load = mb_ok_q &&
@@ -842,11 +858,14 @@ module qpc #(
   assign cmd_psn_we = cmd_go &&
                       ((cmd_sel_load && cmd_does_q[DOES_RQ_PSN]) |
                        (cmd_sel_state && cmd_does_q[DOES_TO_RST]) | cmd_zero);
-  assign cmd_mk_we = cmd_go &&
-                     ((cmd_does_q[DOES_MK_CREATE] && !cmd_mk_q[31]) ||
-                      (cmd_does_q[DOES_MK_DESTROY] && cmd_mk_exists));
+  assign cmd_mk_we = cmd_go && cmd_does_q[DOES_MK_CREATE] && !cmd_mk_q[31];
+  assign wr_mk_chk_d = cmd_fsm_q == CMD_EXEC && cmd_pre_ok_q && !clearing &&
+                       (cmd_kind_q == KIND_MK_DESTROY || cmd_kind_q == KIND_MK_QUERY);
+  assign wr_mk_del_d = cmd_go && cmd_does_q[DOES_MK_DESTROY];
+  assign wr_mkq_d = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing;
   assign wr_prev_d = cmd_pre_ok_q && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_ctx_q[31:28] :
                      4'b0000;
+  assign wr_status = wr_mk_miss ? 8'h05 : wr_status_q;
   assign wr_word = ({384{wr_load_q}} & cmd_load_word) | ({384{wr_state_q}} & cmd_state_word);
   assign wr_psn = {25{wr_load_q}} & {1'b0, csr_mailbox_data_value_o[247:224]};
   assign wr_mk_word = {192{wr_mk_load_q}} & cmd_mk_load_word;
@@ -858,7 +877,7 @@ module qpc #(
   assign psn_we = clr_busy_q || wr_psn_we_q || (wb_take && wb_inpart);
   assign psn_addr = clr_busy_q ? clr_addr_q : cmd_end ? cmd_addr_q : wb_addr;
   assign psn_word = clr_busy_q ? 25'd0 : cmd_end ? wr_psn : {rx_wb_nak_sent, rx_wb_epsn};
-  assign mk_we = mk_clr_busy_q || wr_mk_we_q;
+  assign mk_we = mk_clr_busy_q | wr_mk_we_q | (wr_mk_del_q && wr_mk_own_q);
   assign mk_wr_addr = mk_clr_busy_q ? mk_clr_addr_q : cmd_mk_addr_q;
   assign mk_rsp_new_d = mk_adv && mk_s1_valid_q;
   assign csr_status_clear_busy_i = clearing;
@@ -867,14 +886,14 @@ module qpc #(
   assign csr_geometry_qps_per_vf_i = GEO_QPS_PER_VF;
   assign csr_cmd_status_busy_i = cmd_fsm_q != CMD_IDLE;
   assign csr_cmd_status_status_we_i = cmd_end;
-  assign csr_cmd_status_status_d_i = wr_status_q;
+  assign csr_cmd_status_status_d_i = wr_status;
   assign csr_cmd_status_prev_state_we_i = cmd_end;
   assign csr_cmd_status_prev_state_d_i = wr_prev_q;
   assign csr_int_status_cmd_done_set_i = cmd_done_q;
   assign csr_int_status_cmd_error_set_i = cnt_cmd_errors_q;
   assign cnt_illegal_transitions_d = wr_illegal_q;
   assign csr_illegal_transitions_count_incr_i = cnt_illegal_transitions_q;
-  assign cnt_cmd_errors_d = cmd_end && wr_status_q != 8'h00;
+  assign cnt_cmd_errors_d = cmd_end && wr_status != 8'h00;
   assign csr_cmd_errors_count_incr_i = cnt_cmd_errors_q;
   assign cnt_pd_mismatches_d = wqe_adv && wqe_s1_valid_q && wqe_status == 2'b10;
   assign csr_pd_mismatches_count_incr_i = cnt_pd_mismatches_q;
@@ -1166,9 +1185,7 @@ module qpc #(
               end
             end
             KIND_MK_DESTROY, KIND_MK_QUERY: begin
-              if (!cmd_mk_exists) begin
-                cmd_status = 8'h05;
-              end
+              // BAD_RES if the key is not the VF's: `wr_mk_miss`, in WRITE
             end
             default: cmd_status = 8'h02;
           endcase
@@ -1185,6 +1202,7 @@ module qpc #(
       clr_addr_q <= {AW{1'b0}};
       mk_clr_busy_q <= 1'b1;
       mk_clr_addr_q <= {MK_AW{1'b0}};
+      clearing_q <= 1'b1;
       db_s1_valid_q <= 1'b0;
       wqe_s1_valid_q <= 1'b0;
       rx_s1_valid_q <= 1'b0;
@@ -1214,6 +1232,10 @@ module qpc #(
       wr_state_q <= 1'b0;
       wr_mk_load_q <= 1'b0;
       wr_status_q <= 8'h00;
+      wr_mk_own_q <= 1'b0;
+      wr_mk_chk_q <= 1'b0;
+      wr_mk_del_q <= 1'b0;
+      wr_mkq_q <= 1'b0;
       wr_illegal_q <= 1'b0;
       wr_prev_q <= 4'b0000;
       cmd_done_q <= 1'b0;
@@ -1230,6 +1252,7 @@ module qpc #(
       clr_addr_q <= clr_addr_d;
       mk_clr_busy_q <= mk_clr_busy_d;
       mk_clr_addr_q <= mk_clr_addr_d;
+      clearing_q <= clearing_d;
       db_s1_valid_q <= db_s1_valid_d;
       wqe_s1_valid_q <= wqe_s1_valid_d;
       rx_s1_valid_q <= rx_s1_valid_d;
@@ -1259,6 +1282,10 @@ module qpc #(
       wr_state_q <= cmd_sel_state;
       wr_mk_load_q <= cmd_does_q[DOES_MK_CREATE];
       wr_status_q <= cmd_status;
+      wr_mk_own_q <= cmd_mk_exists;
+      wr_mk_chk_q <= wr_mk_chk_d;
+      wr_mk_del_q <= wr_mk_del_d;
+      wr_mkq_q <= wr_mkq_d;
       wr_illegal_q <= cmd_illegal;
       wr_prev_q <= wr_prev_d;
       cmd_done_q <= cmd_end;
@@ -1336,7 +1363,7 @@ module qpc #(
     mk_rsp_user_q <= mk_rsp_user_d;
     cmd_ctx_q <= ctx_mem[cmd_addr_q];
     cmd_psn_q <= psn_mem[cmd_addr_q];
-    cmd_mk_q <= mkey_mem[cmd_mk_addr_q];
+    cmd_mk_q <= cmd_fsm_q == CMD_EXEC ? cmd_mk_q : mkey_mem[cmd_mk_addr_q];
     mb_mk_end_q <= mb_mk_end_d;
   end
 

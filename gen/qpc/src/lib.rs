@@ -883,10 +883,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("MK_AW", "MK_LAST"),
         "The memory-key table clears alongside, one key per cycle",
     );
+    // `clearing` from one flop, not the OR of the two sequencers' flops: it gates every EXEC
+    // decision and QUERY_QP's copy into the mailbox (one LUT input fewer on those paths).
+    g.wire(
+        "clearing_d",
+        1,
+        Expr::or(id("clr_busy_d"), id("mk_clr_busy_d")),
+        None,
+    );
+    g.reg("clearing_q", 1);
+    g.flops.push(Flop {
+        q: id("clearing_q"),
+        d: id("clearing_d"),
+        reset: Some(b1(true)),
+    });
     g.wire(
         "clearing",
         1,
-        Expr::or(id("clr_busy_q"), id("mk_clr_busy_q")),
+        id("clearing_q"),
         Some("either clear sequence runs: commands complete with RES_BUSY"),
     );
 
@@ -1538,8 +1552,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.state("cmd_to", sw, Expr::zero(sw));
     g.state("cmd_pre", 8, n(8, ok));
     // An MKey query whose target passed the checks at go: with the key's existence, all that
-    // decides its copy into the mailbox (`cmd_mk_query`), so that the key compare is not
-    // followed by the engine's kind and status decode on the way into the CSR block.
+    // decides its copy into the mailbox (`cmd_mk_query`).
     g.state("cmd_mkq", 1, b1(false));
     // The target checks, registered at go; READ turns them and the kind into `cmd_pre`, so
     // the opcode decode and the partition checks are not one path into `cmd_pre_q`.
@@ -1558,10 +1571,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         d: id("psn_mem").index(id("cmd_addr_q")),
         reset: None,
     });
+    // The key, held in EXEC: QUERY_MKEY copies it into the mailbox in WRITE, as it was read.
     g.reg("cmd_mk_q", mkf.width);
     g.flops.push(Flop {
         q: id("cmd_mk_q"),
-        d: id("mkey_mem").index(id("cmd_mk_addr_q")),
+        d: Expr::ternary(
+            Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
+            id("cmd_mk_q"),
+            id("mkey_mem").index(id("cmd_mk_addr_q")),
+        ),
         reset: None,
     });
     part(&mut g, "cmd", "csr_cmd_target_vf_o", "cmd_qpn", false);
@@ -1849,16 +1867,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ),
         Some("the targeted key exists and belongs to the command's VF"),
     );
+    // The key compare (from the key RAM's read port) ends in a flop, `wr_mk_own_q`, and what
+    // depends on it (DESTROY_MKEY's write, BAD_RES of DESTROY_MKEY and QUERY_MKEY, QUERY_MKEY's
+    // copy into the mailbox) is decided in WRITE from flops: the compare is not followed by
+    // the status decode or the CSR block's mailbox write logic (issue 9: LUT depth).
     g.wire(
         "cmd_mk_query",
         1,
-        Expr::all(vec![
-            Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
-            id("cmd_mkq_q"),
-            Expr::lnot(id("clearing")),
-            id("cmd_mk_exists"),
-        ]),
-        Some("QUERY_MKEY copies the key into the mailbox"),
+        Expr::and(id("wr_mkq_q"), id("wr_mk_own_q")),
+        Some("QUERY_MKEY copies the key into the mailbox (in WRITE)"),
+    );
+    g.wire(
+        "wr_mk_miss",
+        1,
+        Expr::and(id("wr_mk_chk_q"), Expr::lnot(id("wr_mk_own_q"))),
+        Some("DESTROY_MKEY or QUERY_MKEY of a key that is not the VF's: BAD_RES"),
     );
     let cur_valid = f.valid.of("cmd_ctx_q");
     let cur_state = f.state.of("cmd_ctx_q");
@@ -1926,8 +1949,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                         ),
                         (
                             vec![id("KIND_MK_DESTROY"), id("KIND_MK_QUERY")],
-                            // QUERY_MKEY's copy into the mailbox is `cmd_mk_query`.
-                            vec![Stmt::if_(Expr::lnot(id("cmd_mk_exists")), bad(bad_res))],
+                            vec![Stmt::Comment(
+                                "BAD_RES if the key is not the VF's: `wr_mk_miss`, in WRITE".into(),
+                            )],
                         ),
                     ],
                     default: bad(bad_op),
@@ -2026,11 +2050,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         1,
         Expr::and(
             id("cmd_go"),
-            Expr::or(
-                Expr::and(does("DOES_MK_CREATE"), Expr::lnot(mkf.valid.of("cmd_mk_q"))),
-                Expr::and(does("DOES_MK_DESTROY"), id("cmd_mk_exists")),
-            ),
+            Expr::and(does("DOES_MK_CREATE"), Expr::lnot(mkf.valid.of("cmd_mk_q"))),
         ),
+        Some("CREATE_MKEY of a free key (DESTROY_MKEY: `mk_we`)"),
+    );
+    g.wire(
+        "wr_mk_chk_d",
+        1,
+        Expr::all(vec![
+            Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
+            id("cmd_pre_ok_q"),
+            Expr::lnot(id("clearing")),
+            Expr::or(
+                Expr::eq(id("cmd_kind_q"), id("KIND_MK_DESTROY")),
+                Expr::eq(id("cmd_kind_q"), id("KIND_MK_QUERY")),
+            ),
+        ]),
+        Some("the command needs the key to be the VF's"),
+    );
+    g.wire(
+        "wr_mk_del_d",
+        1,
+        Expr::and(id("cmd_go"), does("DOES_MK_DESTROY")),
+        None,
+    );
+    g.wire(
+        "wr_mkq_d",
+        1,
+        Expr::all(vec![
+            Expr::eq(id("cmd_fsm_q"), id("CMD_EXEC")),
+            id("cmd_mkq_q"),
+            Expr::lnot(id("clearing")),
+        ]),
         None,
     );
     let c = &mut g.comb;
@@ -2147,12 +2198,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("wr_state_q", 1, id("cmd_sel_state"), Some(b1(false))),
         ("wr_mk_load_q", 1, does("DOES_MK_CREATE"), Some(b1(false))),
         ("wr_status_q", 8, id("cmd_status"), Some(n(8, ok))),
+        ("wr_mk_own_q", 1, id("cmd_mk_exists"), Some(b1(false))),
+        ("wr_mk_chk_q", 1, id("wr_mk_chk_d"), Some(b1(false))),
+        ("wr_mk_del_q", 1, id("wr_mk_del_d"), Some(b1(false))),
+        ("wr_mkq_q", 1, id("wr_mkq_d"), Some(b1(false))),
         ("wr_illegal_q", 1, id("cmd_illegal"), Some(b1(false))),
         ("wr_prev_q", sw, id("wr_prev_d"), Some(Expr::zero(sw))),
     ] {
         g.reg(q, w);
         g.flops.push(Flop { q: id(q), d, reset });
     }
+    g.wire(
+        "wr_status",
+        8,
+        Expr::ternary(id("wr_mk_miss"), n(8, bad_res), id("wr_status_q")),
+        Some("the status WRITE reports"),
+    );
     // The data WRITE writes, from the flops above and what READ/EXEC saw: the mailbox (not
     // software's to write while busy), the context read (only the command and the clear
     // write it, and a clear running in EXEC stops the write) and the command's VF.
@@ -2274,7 +2335,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.wire(
         "mk_we",
         1,
-        Expr::or(id("mk_clr_busy_q"), id("wr_mk_we_q")),
+        Expr::any_of(
+            vec![
+                id("mk_clr_busy_q"),
+                id("wr_mk_we_q"),
+                Expr::and(id("wr_mk_del_q"), id("wr_mk_own_q")),
+            ],
+            b1(false),
+        ),
         Some("the clear or an MKey command writes the key table"),
     );
     g.wire_r(
@@ -2333,7 +2401,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::bin(BinOp::Ne, id("cmd_fsm_q"), id("CMD_IDLE")),
         ),
         ("csr_cmd_status_status_we_i", id("cmd_end")),
-        ("csr_cmd_status_status_d_i", id("wr_status_q")),
+        ("csr_cmd_status_status_d_i", id("wr_status")),
         ("csr_cmd_status_prev_state_we_i", id("cmd_end")),
         ("csr_cmd_status_prev_state_d_i", id("wr_prev_q")),
         // The interrupt bits are set one cycle after `busy` drops, from flops: the EXEC
@@ -2347,7 +2415,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             "csr_cmd_errors_count_incr_i",
             Expr::and(
                 id("cmd_end"),
-                Expr::bin(BinOp::Ne, id("wr_status_q"), n(8, ok)),
+                Expr::bin(BinOp::Ne, id("wr_status"), n(8, ok)),
             ),
         ),
         (

@@ -106,6 +106,14 @@ pub enum Op {
         cmd: Box<Op>,
         after: u8,
     },
+    /// A command (`Cmd` or `MkCmd`) with a CSR read of `addr` issued `after` cycles after the
+    /// model's engine sees its `go`: shows a register (the mailbox, the status) in the cycles
+    /// of the command (software reads while busy; the random ops read after the command).
+    CmdRead {
+        cmd: Box<Op>,
+        after: u8,
+        addr: u64,
+    },
     /// A command (`Cmd`) with an RX write-back queued `after` cycles after the model's engine
     /// sees its `go` (it is taken then, or a cycle later in the command's WRITE cycle), then
     /// an RX lookup of the write-back's QPN: aims a write-back at each cycle of a modify, the
@@ -141,6 +149,7 @@ pub struct Case {
 enum Aim {
     Clear,
     Wb(Wb),
+    Read(u64),
 }
 
 /// A valid/ready source: keeps `valid` and the payload until taken.
@@ -417,6 +426,9 @@ impl<M: Model + HasAxiLite> Bench<M> {
                             r.axil.write(addr::CTRL, 1, 0xf);
                         }
                         Aim::Wb(wb) => r.wb.queue.push_back(wb),
+                        Aim::Read(a) => {
+                            r.axil.read(a);
+                        }
                     }
                 }
             }
@@ -543,6 +555,24 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 } => self.mk_command(r, *opcode, *vf, *index, key, Some((*after, Aim::Clear)))?,
                 other => panic!("CmdClear wraps a command, not {other:?}"),
             },
+            Op::CmdRead { cmd, after, addr } => {
+                let aim = Some((*after, Aim::Read(*addr)));
+                match &**cmd {
+                    Op::Cmd {
+                        opcode,
+                        vf,
+                        index,
+                        ctx,
+                    } => self.command(r, *opcode, *vf, *index, ctx, aim)?,
+                    Op::MkCmd {
+                        opcode,
+                        vf,
+                        index,
+                        key,
+                    } => self.mk_command(r, *opcode, *vf, *index, key, aim)?,
+                    other => panic!("CmdRead wraps a command, not {other:?}"),
+                }
+            }
             Op::CmdWb {
                 cmd,
                 wb,

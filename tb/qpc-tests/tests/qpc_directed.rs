@@ -3,8 +3,8 @@
 
 use rdmagen_harness::stall::Profile;
 use rdmagen_qpc_tests::bench::{Bench, Case, Ctx, Key, Op};
-use rdmagen_qpc_tests::QpcV4Q16;
-use rdmagen_refmodel::qpc::{state, Wb};
+use rdmagen_qpc_tests::{QpcV256Q64, QpcV4Q16};
+use rdmagen_refmodel::qpc::{addr, state, Wb};
 
 fn ctx(epsn: u32) -> Ctx {
     Ctx {
@@ -281,4 +281,84 @@ fn no_request_taken_in_reset_sync_high() {
 #[test]
 fn no_request_taken_in_reset_async_low() {
     no_request_taken_in_reset::<rdmagen_qpc_tests::QpcV256Q64>();
+}
+
+/// The mailbox and the status read in every cycle of the MKey commands: a CSR read is issued
+/// 0-9 cycles after the engine sees `go`, so that the register is sampled before, in and after
+/// the command's EXEC and WRITE cycles. QUERY_MKEY copies the key into the mailbox at the end
+/// of WRITE (the key compare ends in a flop in EXEC; issue 9) and only when the key is the
+/// VF's; DESTROY_MKEY and QUERY_MKEY of another VF's key report BAD_RES and change nothing.
+/// The mailbox holds other values than the key (software filled it for the query), so a copy
+/// one cycle earlier or later than the model's, or one that should not happen, is seen.
+#[test]
+fn mkey_commands_read_in_every_cycle() {
+    let stored = Key {
+        pd: 3,
+        key: 7,
+        va: 0x1000,
+        length: 0x1000,
+        rights: 0b00100,
+        junk: 0,
+    };
+    let filled = Key {
+        pd: 0x55,
+        key: 0x99,
+        va: 0xdead_0000,
+        length: 0x20,
+        rights: 0b11011,
+        junk: 0,
+    };
+    // (opcode, target VF): QUERY_MKEY and DESTROY_MKEY; the key belongs to VF 1.
+    let cmds = [(0x201u16, 1u32), (0x201, 2), (0x202, 2), (0x202, 1)];
+    let mut runs = 0;
+    for (opcode, vf) in cmds {
+        for after in 0..10u8 {
+            for a in (0..6)
+                .map(|i| addr::MAILBOX + 4 * i)
+                .chain([addr::CMD_STATUS])
+            {
+                let ops = vec![
+                    Op::MkCmd {
+                        opcode: 0x200,
+                        vf: 1,
+                        index: 3,
+                        key: stored.clone(),
+                    },
+                    Op::CmdRead {
+                        cmd: Box::new(Op::MkCmd {
+                            opcode,
+                            vf,
+                            index: 3,
+                            key: filled.clone(),
+                        }),
+                        after,
+                        addr: a,
+                    },
+                    // The key as the command left it.
+                    Op::MkCmd {
+                        opcode: 0x201,
+                        vf: 1,
+                        index: 3,
+                        key: filled.clone(),
+                    },
+                ];
+                let case = Case {
+                    seed: u64::from(after),
+                    stall: Profile::NONE,
+                    ops,
+                };
+                let what = format!(
+                    "opcode {opcode:#x} from VF {vf}, read of {a:#x} {after} cycles after go"
+                );
+                Bench::<QpcV4Q16>::new()
+                    .run(&case)
+                    .unwrap_or_else(|f| panic!("{what}: {f}"));
+                Bench::<QpcV256Q64>::new()
+                    .run(&case)
+                    .unwrap_or_else(|f| panic!("{what}, 256 VFs: {f}"));
+                runs += 1;
+            }
+        }
+    }
+    assert_eq!(runs, 4 * 10 * 7);
 }

@@ -6,10 +6,11 @@
 //! - a lookup sees the state before the cycle it is accepted in (read-first);
 //! - a command whose `go` is seen at cycle g reads its context during g+1, decides in g+2
 //!   (the RTL checks the mailbox's parameters as they are in g+1 and adds a new key's end,
-//!   va + length, from the mailbox as it is in g+2; a query loads the mailbox at the end of
-//!   g+2) and writes and reports its status at the end of g+3, loading the mailbox as it is
-//!   in g+3 (software does not write it while the command is busy); a clear that starts in
-//!   g+3 drops the command's write (the clear zeroes that context too);
+//!   va + length, from the mailbox as it is in g+2; QUERY_QP loads the mailbox at the end of
+//!   g+2, QUERY_MKEY at the end of g+3 with the key read in g+1) and writes and reports its
+//!   status at the end of g+3, loading the mailbox as it is in g+3 (software does not write
+//!   it while the command is busy); a clear that starts in g+3 drops the command's write
+//!   (the clear zeroes that context too);
 //! - ePSN and NAK-sent are loaded from the mailbox only by CREATE_QP and INIT2RTR_QP
 //!   (`RQ_PSN_LOADERS`); every other modify keeps the RX write-back's values;
 //! - after reset and on `ctrl.clear` every context is zeroed, one per cycle; meanwhile lookups
@@ -425,6 +426,9 @@ struct Pending {
     load_psn: bool,
     mk: Option<Word>,
     mk_load: bool,
+    /// QUERY_MKEY's key, copied into the mailbox in WRITE (the RTL's key compare ends in a
+    /// flop in EXEC; issue 9).
+    mk_query: Option<Word>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -852,6 +856,7 @@ impl QpcModel {
         let st = ex.status;
         let mut writes: Vec<RamWrite> = Vec::new();
         let mut mk_write = None;
+        let mut mailbox_mk_load = None;
         match self.fsm {
             Fsm::Idle => {
                 if self.go_pulse {
@@ -916,11 +921,13 @@ impl QpcModel {
                     load_psn: ex.load.is_some() && ex.psn_we,
                     mk: ex.mk,
                     mk_load: ex.mk_load,
+                    mk_query: ex.mk_query.then(|| self.snap_mk.clone()),
                 };
                 self.fsm = Fsm::Write;
             }
             Fsm::Write => {
                 let mut p = std::mem::take(&mut self.pending);
+                mailbox_mk_load = p.mk_query.take();
                 if let Some(to) = p.load {
                     let mut w = self.mailbox.clone();
                     set(&mut w, l.state, to);
@@ -973,10 +980,6 @@ impl QpcModel {
             set(&mut w, l.epsn, self.snap.1 .0);
             set(&mut w, l.nak, u32::from(self.snap.1 .1));
             mailbox_load = Some(w);
-        }
-        let mut mailbox_mk_load = None;
-        if ex.mk_query {
-            mailbox_mk_load = Some(self.snap_mk.clone());
         }
 
         // RX write-back (the caller passes it only when `wb_ready()` said so).
