@@ -717,6 +717,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::minus(Expr::bin(BinOp::Shl, n(12, 1), id("PW")), n(12, 1)),
         "page index = page & PAGE_MASK",
     );
+    lp(
+        &mut g,
+        "SLOT_MASK",
+        None,
+        Expr::minus(Expr::bin(BinOp::Shl, Expr::int(1), id("VW")), Expr::int(1)),
+        "pending-half slot = owner & SLOT_MASK (owner[VW-1:0])",
+    );
 
     // ---- CSR block instance
     let mut conns = Vec::new();
@@ -1386,7 +1393,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::all(vec![id("last"), Expr::eq(id("slot"), owner_slot())]),
     );
-    g.wire("in_ps", 1, id("pend_valid_q").index(owner_slot()));
+    // The owner's pending bit, selected from each AW source (the skid's address, the port's)
+    // and chosen by `ask_valid_q` after the two selects, so the AW skid's select (`a_addr`)
+    // is not in front of the NUM_VF:1 select (issue 9: `uar` at 64 VFs x 4 pages went from 7
+    // LUT levels to 6). The slots are masked rather than sliced: with two plain slices Yosys
+    // (opt_share) moves the 2:1 select back in front of one shared NUM_VF:1 select.
+    let src_slot = |addr: &str| {
+        Expr::band(
+            Expr::bin(BinOp::Shr, id(addr).bits(23, 12), id("PW")),
+            id("SLOT_MASK"),
+        )
+    };
+    g.wire(
+        "in_ps",
+        1,
+        Expr::ternary(
+            id("ask_valid_q"),
+            id("pend_valid_q").index(src_slot("ask_addr_q")),
+            id("pend_valid_q").index(src_slot("s_axi_awaddr")),
+        ),
+    );
     g.wire(
         "in_pv",
         1,
