@@ -691,8 +691,8 @@ module uar_mlx5 #(
   assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
   assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
   assign in_same = last && slot == in_owner[VW - 1:0];
-  assign in_ps = ask_valid_q ? pend_valid_q[(ask_addr_q[23:12] >> PW) & SLOT_MASK] :
-                 pend_valid_q[(s_axi_awaddr[23:12] >> PW) & SLOT_MASK];
+  assign in_ps = ask_valid_q ? pend_valid_q[({20'h00000, ask_addr_q[23:12]} >> PW) & SLOT_MASK] :
+                 pend_valid_q[({20'h00000, s_axi_awaddr[23:12]} >> PW) & SLOT_MASK];
   assign in_pv = in_same && (pend_we || (pv && !complete));
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;

@@ -1400,7 +1400,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // (opt_share) moves the 2:1 select back in front of one shared NUM_VF:1 select.
     let src_slot = |addr: &str| {
         Expr::band(
-            Expr::bin(BinOp::Shr, id(addr).bits(23, 12), id("PW")),
+            Expr::bin(
+                BinOp::Shr,
+                Expr::concat(vec![n(20, 0), id(addr).bits(23, 12)]),
+                id("PW"),
+            ),
             id("SLOT_MASK"),
         )
     };
