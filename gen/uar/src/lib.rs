@@ -1393,11 +1393,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::all(vec![id("last"), Expr::eq(id("slot"), owner_slot())]),
     );
-    // The owner's pending bit, selected from each AW source (the skid's address, the port's)
-    // and chosen by `ask_valid_q` after the two selects, so the AW skid's select (`a_addr`)
-    // is not in front of the NUM_VF:1 select (issue 9: `uar` at 64 VFs x 4 pages went from 7
-    // LUT levels to 6). The slots are masked rather than sliced: with two plain slices Yosys
-    // (opt_share) moves the 2:1 select back in front of one shared NUM_VF:1 select.
+    // The owner's pending bit, written as a select from each AW source (the skid's address,
+    // the port's) chosen by `ask_valid_q`. Yosys (opt_share) moves that 2:1 select back in
+    // front of one NUM_VF:1 select, so what this changes is that the slot gets a 2:1 select of
+    // its own instead of sharing the AW decode's `a_addr`; with it ABC maps `uar` at 64 VFs x 4
+    // pages at 6 LUT levels instead of 7 (issue 9; a mapping effect, not a shorter path:
+    // docs/BENCHMARKS.notes.md, branch s35-uar). Keep the form: with 12-bit masks Yosys also
+    // merges the index computations and the row is 7 again.
     let src_slot = |addr: &str| {
         Expr::band(
             Expr::bin(
