@@ -174,6 +174,8 @@ module uar_mlx5 #(
   localparam [11:0]  GEO_NUM_VF = NUM_VF[11:0];  // NUM_VF as a 12-bit value
   localparam [4:0]   GEO_PAGES  = PAGES_PER_VF[4:0];  // PAGES_PER_VF as a 5-bit value
   localparam [11:0]  PAGE_MASK  = (12'h001 << PW) - 12'h001;  // page index = page & PAGE_MASK
+  localparam integer SLOT_MASK  = (1 << VW) - 1;  // pending-half slot = owner & SLOT_MASK
+                                                  // (owner[VW-1:0])
 
   wire                    csr_ctrl_enable_o;
   wire                    csr_ctrl_bf_enable_o;
@@ -689,7 +691,8 @@ module uar_mlx5 #(
   assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
   assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
   assign in_same = last && slot == in_owner[VW - 1:0];
-  assign in_ps = pend_valid_q[in_owner[VW - 1:0]];
+  assign in_ps = ask_valid_q ? pend_valid_q[({20'h00000, ask_addr_q[23:12]} >> PW) & SLOT_MASK] :
+                 pend_valid_q[({20'h00000, s_axi_awaddr[23:12]} >> PW) & SLOT_MASK];
   assign in_pv = in_same && (pend_we || (pv && !complete));
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;

@@ -717,6 +717,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::minus(Expr::bin(BinOp::Shl, n(12, 1), id("PW")), n(12, 1)),
         "page index = page & PAGE_MASK",
     );
+    lp(
+        &mut g,
+        "SLOT_MASK",
+        None,
+        Expr::minus(Expr::bin(BinOp::Shl, Expr::int(1), id("VW")), Expr::int(1)),
+        "pending-half slot = owner & SLOT_MASK (owner[VW-1:0])",
+    );
 
     // ---- CSR block instance
     let mut conns = Vec::new();
@@ -1386,7 +1393,32 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::all(vec![id("last"), Expr::eq(id("slot"), owner_slot())]),
     );
-    g.wire("in_ps", 1, id("pend_valid_q").index(owner_slot()));
+    // The owner's pending bit, written as a select from each AW source (the skid's address,
+    // the port's) chosen by `ask_valid_q`. Yosys (opt_share) moves that 2:1 select back in
+    // front of one NUM_VF:1 select, so what this changes is that the slot gets a 2:1 select of
+    // its own instead of sharing the AW decode's `a_addr`; with it ABC maps `uar` at 64 VFs x 4
+    // pages at 6 LUT levels instead of 7 (issue 9; a mapping effect, not a shorter path:
+    // docs/BENCHMARKS.notes.md, branch s35-uar). Keep the form: with 12-bit masks Yosys also
+    // merges the index computations and the row is 7 again.
+    let src_slot = |addr: &str| {
+        Expr::band(
+            Expr::bin(
+                BinOp::Shr,
+                Expr::concat(vec![n(20, 0), id(addr).bits(23, 12)]),
+                id("PW"),
+            ),
+            id("SLOT_MASK"),
+        )
+    };
+    g.wire(
+        "in_ps",
+        1,
+        Expr::ternary(
+            id("ask_valid_q"),
+            id("pend_valid_q").index(src_slot("ask_addr_q")),
+            id("pend_valid_q").index(src_slot("s_axi_awaddr")),
+        ),
+    );
     g.wire(
         "in_pv",
         1,
