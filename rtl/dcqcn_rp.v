@@ -148,7 +148,17 @@ module dcqcn_rp #(
   reg [11:0]          pre_cnt_d;
   reg [31:0]          now_us_q;      // microseconds since reset
   reg [31:0]          now_us_d;
-  reg                 r_valid_q;     // stage R: an event whose state word is being read
+  reg                 m_valid_q;     // stage M: an event whose state word the RAM has read
+  reg                 m_valid_d;
+  reg [1:0]           m_kind_q;
+  reg [1:0]           m_kind_d;
+  reg [FLOW_BITS-1:0] m_flow_q;
+  reg [FLOW_BITS-1:0] m_flow_d;
+  reg [15:0]          m_bytes_q;
+  reg [15:0]          m_bytes_d;
+  reg [31:0]          m_now_q;       // microsecond the event was taken
+  reg [31:0]          m_now_d;
+  reg                 r_valid_q;     // stage R: an event whose state word is registered (r_word_q)
   reg                 r_valid_d;
   reg [1:0]           r_kind_q;
   reg [1:0]           r_kind_d;
@@ -240,8 +250,11 @@ module dcqcn_rp #(
   reg [24:0]          alpha_in_q;    // alpha a period or cut reads: w_alpha_q, or
                                      // initial_alpha_value for PAPER's first CNP
   reg [24:0]          alpha_in_d;
-  reg                 r_bypass_q;    // stage X wrote stage R's flow at the edge that read it
-  reg                 r_bypass_d;
+  reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
+  reg                 m_bypass_d;
+  reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
+                                     // r_word_q
+  reg                 r_fwd_d;
   reg                 rsp_valid_q;   // response FIFO head (the output register)
   reg                 rsp_valid_d;
   reg [1:0]           rsp_kind_q;
@@ -300,6 +313,8 @@ module dcqcn_rp #(
   reg                 rt_at_cap_d;
   reg [STATE_W-1:0]   wb_word_q;     // the word written
   reg [STATE_W-1:0]   wb_word_d;
+  reg [STATE_W-1:0]   r_word_q;      // stage R's word (stage M's, registered)
+  reg [STATE_W-1:0]   r_word_d;
   // Values derived from the parameter inputs, registered (the next cycle's stages R and X
   // read them: an event taken in the cycle a parameter changes, or later, sees it)
   reg [27:0] rmax_fx_q;
@@ -376,11 +391,14 @@ module dcqcn_rp #(
   reg [27:0]          rsp_rc_new;  // the response's Rc (the cap before a CNP)
   reg [27:0]          rsp_rt_new;  // ... and Rt
 
-  // Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read
-  // it (the RAM returns the old word then). A write in the current cycle cannot be to
-  // this flow: stage R holds an event whose flow stage X holds (see r_hazard).
+  // Stage M's state word: the RAM's, unless stage X wrote this flow at the edge that read
+  // it (the RAM returns the old word then); registered into r_word_q, so no RAM output
+  // select is in front of stage R's logic. Stage R's word: r_word_q, or wb_word_q when
+  // stage X wrote the flow at the edge that loaded it or while R waited (see r_hazard).
+  wire [STATE_W-1:0] m_word;
   wire [STATE_W-1:0] r_word;
-  assign r_word = r_bypass_q ? wb_word_q : ram_rdata_q;
+  assign m_word = m_bypass_q ? wb_word_q : ram_rdata_q;
+  assign r_word = r_fwd_q ? wb_word_q : r_word_q;
   wire        rd_seen;
   wire        rd_acnp;
   wire        rd_dcnp;
@@ -585,6 +603,8 @@ module dcqcn_rp #(
   wire        head_from_sk;     // the FIFO head takes the second entry
   wire        head_free;        // the FIFO head takes a response pushed this cycle
   wire        r_free;           // stage R takes an event
+  wire        m_adv;            // stage M's event moves to stage R
+  wire        m_free;           // stage M takes an event
   wire [31:0] tc_skip_sum;
   wire [16:0] bc_over_tc;       // w_bc_q - w_tc_q, negative when the byte count is the smaller
   wire        bc_lt_tc_skip;    // w_bc_q < tc_skip, from registers: below w_tc_q + the jump and
@@ -840,6 +860,8 @@ module dcqcn_rp #(
   assign head_from_sk = sk_valid_q && rsp_pop;
   assign head_free = !sk_valid_q && (!rsp_valid_q || rsp_pop);
   assign r_free = !r_valid_q || r_adv;
+  assign m_adv = m_valid_q && r_free;
+  assign m_free = !m_valid_q || m_adv;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
   assign bc_over_tc = {1'd0, w_bc_q} - {1'd0, w_tc_q};
   assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
@@ -889,7 +911,7 @@ module dcqcn_rp #(
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
 
-  assign s_evt_ready = state_q == S_RUN && !clear_pend_q && r_free;
+  assign s_evt_ready = state_q == S_RUN && !clear_pend_q && m_free;
   assign m_rsp_valid = rsp_valid_q;
   assign m_rsp_kind = rsp_kind_q;
   assign m_rsp_flow = rsp_flow_q;
@@ -913,6 +935,11 @@ module dcqcn_rp #(
     clr_addr_d = clr_addr_q;
     pre_cnt_d = pre_cnt_q;
     now_us_d = now_us_q;
+    m_valid_d = m_valid_q;
+    m_kind_d = m_kind_q;
+    m_flow_d = m_flow_q;
+    m_bytes_d = m_bytes_q;
+    m_now_d = m_now_q;
     r_valid_d = r_valid_q;
     r_kind_d = r_kind_q;
     r_flow_d = r_flow_q;
@@ -1003,6 +1030,9 @@ module dcqcn_rp #(
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
     wb_word_d = wb_word_q;
+    // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
+    // stage X's word in every cycle, written or not)
+    r_word_d = r_word;
     ram_wdata = {STATE_W{1'b0}};
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
@@ -1011,8 +1041,8 @@ module dcqcn_rp #(
     // Rc's and Rt's sources: the step's code or the event's
     rc_sel = step_cut ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
     rt_sel = step_cut && clamp ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
-    // Stage T: read the offered flow's word; a waiting stage R reads its own again
-    ram_raddr = r_valid_q && !r_adv ? r_flow_q : s_evt_flow;
+    // Stage T: read the offered flow's word; a waiting stage M reads its own again
+    ram_raddr = m_valid_q && !m_adv ? m_flow_q : s_evt_flow;
     ram_we = 1'b0;
     ram_waddr = ev_flow_q;
     // Microsecond time base
@@ -1032,18 +1062,29 @@ module dcqcn_rp #(
         end
       end
       S_RUN: begin
-        if (clear_pend_q && !r_valid_q && !x_valid_q) begin
+        if (clear_pend_q && !m_valid_q && !r_valid_q && !x_valid_q) begin
           state_d = S_CLEAR;
           clear_pend_d = ctrl_flow_clear_i;
           clr_addr_d = {FLOW_BITS{1'b0}};
         end
-        // Stage T: take an event into stage R
+        // Stage T: take an event into stage M
         if (s_evt_valid && s_evt_ready) begin
+          m_valid_d = 1'b1;
+          m_kind_d = s_evt_kind;
+          m_flow_d = s_evt_flow;
+          m_bytes_d = s_evt_bytes;
+          m_now_d = now_us_q;
+        end else if (m_adv) begin
+          m_valid_d = 1'b0;
+        end
+        // Stage M to stage R: the word registered
+        if (m_adv) begin
           r_valid_d = 1'b1;
-          r_kind_d = s_evt_kind;
-          r_flow_d = s_evt_flow;
-          r_bytes_d = s_evt_bytes;
-          r_now_d = now_us_q;
+          r_kind_d = m_kind_q;
+          r_flow_d = m_flow_q;
+          r_bytes_d = m_bytes_q;
+          r_now_d = m_now_q;
+          r_word_d = m_word;
         end else if (r_adv) begin
           r_valid_d = 1'b0;
         end
@@ -1439,10 +1480,12 @@ module dcqcn_rp #(
         rt_at_cap_d = inc_at_cap;
       end
     end
-    // Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R
+    // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
     // holds next (compared with both candidates, the take selecting after the compare)
-    r_bypass_d = rsp_push &&
-                 (s_evt_valid && s_evt_ready ? s_evt_flow == ev_flow_q : r_flow_q == ev_flow_q);
+    m_bypass_d = rsp_push &&
+                 (s_evt_valid && s_evt_ready ? s_evt_flow == ev_flow_q : m_flow_q == ev_flow_q);
+    // Stage R's forward: stage X writes at this edge the flow stage R holds next
+    r_fwd_d = rsp_push && (m_adv ? m_flow_q : r_flow_q) == ev_flow_q;
   end
 
   always @(posedge clk) begin
@@ -1452,10 +1495,12 @@ module dcqcn_rp #(
       clr_addr_q <= {FLOW_BITS{1'b0}};
       pre_cnt_q <= 12'd0;
       now_us_q <= 32'd0;
+      m_valid_q <= 1'b0;
       r_valid_q <= 1'b0;
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
-      r_bypass_q <= 1'b0;
+      m_bypass_q <= 1'b0;
+      r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_kind_q <= 2'b00;
       rsp_flow_q <= {FLOW_BITS{1'b0}};
@@ -1478,10 +1523,12 @@ module dcqcn_rp #(
       clr_addr_q <= clr_addr_d;
       pre_cnt_q <= pre_cnt_d;
       now_us_q <= now_us_d;
+      m_valid_q <= m_valid_d;
       r_valid_q <= r_valid_d;
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
-      r_bypass_q <= r_bypass_d;
+      m_bypass_q <= m_bypass_d;
+      r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;
       rsp_kind_q <= rsp_kind_d;
       rsp_flow_q <= rsp_flow_d;
@@ -1501,6 +1548,10 @@ module dcqcn_rp #(
     end
   end
   always @(posedge clk) begin
+    m_kind_q <= m_kind_d;
+    m_flow_q <= m_flow_d;
+    m_bytes_q <= m_bytes_d;
+    m_now_q <= m_now_d;
     r_kind_q <= r_kind_d;
     r_flow_q <= r_flow_d;
     r_bytes_q <= r_bytes_d;
@@ -1591,6 +1642,7 @@ module dcqcn_rp #(
     hai_zero_q <= hai_zero_d;
     cap_p1_q <= cap_p1_d;
     wb_word_q <= wb_word_d;
+    r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
   end
 

@@ -475,9 +475,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("pre_cnt", 12, "microsecond prescaler"),
         ("now_us", 32, "microseconds since reset"),
         (
+            "m_valid",
+            1,
+            "stage M: an event whose state word the RAM has read",
+        ),
+        ("m_kind", 2, ""),
+        ("m_flow", 0, ""),
+        ("m_bytes", 16, ""),
+        ("m_now", 32, "microsecond the event was taken"),
+        (
             "r_valid",
             1,
-            "stage R: an event whose state word is being read",
+            "stage R: an event whose state word is registered (r_word_q)",
         ),
         ("r_kind", 2, ""),
         ("r_flow", 0, ""),
@@ -577,9 +586,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "alpha a period or cut reads: w_alpha_q, or initial_alpha_value for PAPER's first CNP",
         ),
         (
-            "r_bypass",
+            "m_bypass",
             1,
-            "stage X wrote stage R's flow at the edge that read it",
+            "stage X wrote stage M's flow at the edge that read it",
+        ),
+        (
+            "r_fwd",
+            1,
+            "stage X wrote stage R's flow at the edge that loaded r_word_q",
         ),
         ("rsp_valid", 1, "response FIFO head (the output register)"),
         ("rsp_kind", 2, ""),
@@ -629,15 +643,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             items.push(V::Decl(decl));
         }
     }
-    for suffix in ["_q", "_d"] {
-        let mut decl = Decl::reg(
-            format!("wb_word{suffix}"),
-            Some(Range::width(id("STATE_W"))),
-        );
-        if suffix == "_q" {
-            decl = decl.comment("the word written");
+    for (name, comment) in [
+        ("wb_word", "the word written"),
+        ("r_word", "stage R's word (stage M's, registered)"),
+    ] {
+        for suffix in ["_q", "_d"] {
+            let mut decl = Decl::reg(format!("{name}{suffix}"), Some(Range::width(id("STATE_W"))));
+            if suffix == "_q" {
+                decl = decl.comment(comment);
+            }
+            items.push(V::Decl(decl));
         }
-        items.push(V::Decl(decl));
     }
     items.push(V::Comment(vec![
         "Values derived from the parameter inputs, registered (the next cycle's stages R and X"
@@ -699,20 +715,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     items.push(V::Blank);
 
-    // Stage R's word: the RAM's, or the write the RAM read at the same edge missed.
+    // Stage M's word: the RAM's, or the write the RAM read at the same edge missed; stage
+    // R's: the register, or a write stage X made since it was loaded.
     items.push(V::Comment(vec![
-        "Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read"
+        "Stage M's state word: the RAM's, unless stage X wrote this flow at the edge that read"
             .into(),
-        "it (the RAM returns the old word then). A write in the current cycle cannot be to".into(),
-        "this flow: stage R holds an event whose flow stage X holds (see r_hazard).".into(),
+        "it (the RAM returns the old word then); registered into r_word_q, so no RAM output".into(),
+        "select is in front of stage R's logic. Stage R's word: r_word_q, or wb_word_q when".into(),
+        "stage X wrote the flow at the edge that loaded it or while R waited (see r_hazard)."
+            .into(),
     ]));
-    items.push(V::Decl(Decl::wire(
-        "r_word",
-        Some(Range::width(id("STATE_W"))),
-    )));
+    for name in ["m_word", "r_word"] {
+        items.push(V::Decl(Decl::wire(name, Some(Range::width(id("STATE_W"))))));
+    }
+    items.push(V::Assign(
+        id("m_word"),
+        tern(id("m_bypass_q"), id("wb_word_q"), id("ram_rdata_q")),
+    ));
     items.push(V::Assign(
         id("r_word"),
-        tern(id("r_bypass_q"), id("wb_word_q"), id("ram_rdata_q")),
+        tern(id("r_fwd_q"), id("wb_word_q"), id("r_word_q")),
     ));
     let mut lsb = 0;
     let mut rd_assigns = Vec::new();
@@ -1817,6 +1839,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "stage R takes an event",
     ));
     wires.push((
+        "m_adv".into(),
+        1,
+        and(vec![id("m_valid_q"), id("r_free")]),
+        "stage M's event moves to stage R",
+    ));
+    wires.push((
+        "m_free".into(),
+        1,
+        or(not(id("m_valid_q")), id("m_adv")),
+        "stage M takes an event",
+    ));
+    wires.push((
         "tc_skip_sum".into(),
         32,
         add(zext(tc(), 16), id("tc_jump_q")),
@@ -2198,7 +2232,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             eq(id("state_q"), id("S_RUN")),
             not(id("clear_pend_q")),
-            id("r_free"),
+            id("m_free"),
         ]),
     ));
     items.push(V::Assign(id("m_rsp_valid"), id("rsp_valid_q")));
@@ -2232,7 +2266,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )];
     let pulses = ["stat_cnp", "stat_cut", "stat_np", "stat_defer"];
     for (name, _, _) in regs {
-        if !["clear_pend", "r_bypass"].contains(name) && !pulses.contains(name) {
+        if !["clear_pend", "m_bypass", "r_fwd"].contains(name) && !pulses.contains(name) {
             c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
         }
     }
@@ -2247,6 +2281,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
     c.push(set("wb_word_d", id("wb_word_q")));
+    c.push(Stmt::Comment(
+        "A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows".into(),
+    ));
+    c.push(Stmt::Comment(
+        "stage X's word in every cycle, written or not)".into(),
+    ));
+    c.push(set("r_word_d", id("r_word")));
     c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
@@ -2275,13 +2316,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     c.push(Stmt::Comment(
-        "Stage T: read the offered flow's word; a waiting stage R reads its own again".into(),
+        "Stage T: read the offered flow's word; a waiting stage M reads its own again".into(),
     ));
     c.push(set(
         "ram_raddr",
         tern(
-            and(vec![id("r_valid_q"), not(id("r_adv"))]),
-            id("r_flow_q"),
+            and(vec![id("m_valid_q"), not(id("m_adv"))]),
+            id("m_flow_q"),
             id("s_evt_flow"),
         ),
     ));
@@ -2313,6 +2354,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::if_(
             and(vec![
                 id("clear_pend_q"),
+                not(id("m_valid_q")),
                 not(id("r_valid_q")),
                 not(id("x_valid_q")),
             ]),
@@ -2322,15 +2364,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 set("clr_addr_d", zero_flow()),
             ],
         ),
-        Stmt::Comment("Stage T: take an event into stage R".into()),
+        Stmt::Comment("Stage T: take an event into stage M".into()),
         Stmt::if_else(
             and(vec![id("s_evt_valid"), id("s_evt_ready")]),
             vec![
+                set("m_valid_d", b1(true)),
+                set("m_kind_d", id("s_evt_kind")),
+                set("m_flow_d", id("s_evt_flow")),
+                set("m_bytes_d", id("s_evt_bytes")),
+                set("m_now_d", id("now_us_q")),
+            ],
+            vec![Stmt::if_(id("m_adv"), vec![set("m_valid_d", b1(false))])],
+        ),
+        Stmt::Comment("Stage M to stage R: the word registered".into()),
+        Stmt::if_else(
+            id("m_adv"),
+            vec![
                 set("r_valid_d", b1(true)),
-                set("r_kind_d", id("s_evt_kind")),
-                set("r_flow_d", id("s_evt_flow")),
-                set("r_bytes_d", id("s_evt_bytes")),
-                set("r_now_d", id("now_us_q")),
+                set("r_kind_d", id("m_kind_q")),
+                set("r_flow_d", id("m_flow_q")),
+                set("r_bytes_d", id("m_bytes_q")),
+                set("r_now_d", id("m_now_q")),
+                set("r_word_d", id("m_word")),
             ],
             vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
         ),
@@ -2741,7 +2796,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             })
             .collect(),
     );
-    // Taken every cycle of S_RUN (the clear writes zeros): ram_we and r_bypass_q say when it
+    // Taken every cycle of S_RUN (the clear writes zeros): ram_we and m_bypass_q say when it
     // counts, so the word's path does not wait for the decision to write.
     c.push(Stmt::if_(
         eq(id("state_q"), id("S_RUN")),
@@ -2868,19 +2923,32 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ],
     ));
     c.push(Stmt::Comment(
-        "Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R".into(),
+        "Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M".into(),
     ));
     c.push(Stmt::Comment(
         "holds next (compared with both candidates, the take selecting after the compare)".into(),
     ));
     c.push(set(
-        "r_bypass_d",
+        "m_bypass_d",
         and(vec![
             id("rsp_push"),
             tern(
                 and(vec![id("s_evt_valid"), id("s_evt_ready")]),
                 eq(id("s_evt_flow"), id("ev_flow_q")),
-                eq(id("r_flow_q"), id("ev_flow_q")),
+                eq(id("m_flow_q"), id("ev_flow_q")),
+            ),
+        ]),
+    ));
+    c.push(Stmt::Comment(
+        "Stage R's forward: stage X writes at this edge the flow stage R holds next".into(),
+    ));
+    c.push(set(
+        "r_fwd_d",
+        and(vec![
+            id("rsp_push"),
+            eq(
+                tern(id("m_adv"), id("m_flow_q"), id("r_flow_q")),
+                id("ev_flow_q"),
             ),
         ]),
     ));
@@ -2892,6 +2960,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // Registers without reset. The response registers (rsp_*) are not among them: they drive
     // the outputs, which read 0, not X, until the first response.
     let datapath = [
+        "m_kind",
+        "m_flow",
+        "m_bytes",
+        "m_now",
         "r_kind",
         "r_flow",
         "r_bytes",
@@ -2974,11 +3046,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             reset: None,
         });
     }
-    flops.push(Flop {
-        q: id("wb_word_q"),
-        d: id("wb_word_d"),
-        reset: None,
-    });
+    for name in ["wb_word", "r_word"] {
+        flops.push(Flop {
+            q: id(&format!("{name}_q")),
+            d: id(&format!("{name}_d")),
+            reset: None,
+        });
+    }
     flops.push(Flop {
         q: id("ram_rdata_q"),
         d: id("state_ram").index(id("ram_raddr")),

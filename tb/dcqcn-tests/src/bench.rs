@@ -46,10 +46,10 @@ pub(crate) struct Expect {
     pub(crate) own: bool,
 }
 
-/// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t is in stage R in
-/// t + 1 and enters stage X in max(t + 2, the cycle after stage X applied the previous
-/// event), or one cycle later when the previous event is for the same flow (stage R waits
-/// for its write). It spends `Outcome::cycles` cycles in X, the last one applying it, and
+/// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t is in stage M in
+/// t + 1, in stage R from t + 2 (stage R is free then: it holds only the event before it) and
+/// enters stage X in max(t + 3, the cycle after stage X applied the previous event), or one
+/// cycle later when the previous event is for the same flow (stage R waits for its write). It spends `Outcome::cycles` cycles in X, the last one applying it, and
 /// that cycle waits while the two-entry response FIFO is full; the response is at the FIFO
 /// head (valid) from the next cycle until taken.
 #[derive(Default)]
@@ -95,22 +95,27 @@ impl Timing {
             Some((c, _)) => c + 1,
             None => 0,
         };
-        Some(*self.x_start.get_or_insert((e.accepted + 2).max(after)))
+        Some(*self.x_start.get_or_insert((e.accepted + 3).max(after)))
     }
 
-    /// Whether the engine (running, no clear pending) takes an event in `cycle`: stage R is
-    /// empty or its event moves to stage X at the end of the cycle. Call after
-    /// [`Timing::apply`] for the cycle.
+    /// Whether the engine (running, no clear pending) takes an event in `cycle`: stage M is
+    /// empty or its event moves to stage R at the end of the cycle (stage R is empty or its
+    /// event moves to stage X). Call after [`Timing::apply`] for the cycle.
     pub(crate) fn ready(&mut self, cycle: u64, flows: u32) -> bool {
         let Some(start) = self.start(flows) else {
             return true;
         };
+        let accepted = self.pending[0].accepted;
         if start <= cycle {
-            // pending[0] is in stage X and stays there this cycle: stage R cannot move.
-            self.pending.len() < 2
+            // pending[0] is in stage X and stays there this cycle: stages R and M cannot
+            // move, so the engine takes an event while stage M is empty.
+            self.pending.len() < 3
+        } else if accepted + 2 <= cycle {
+            // pending[0] is in stage R, pending[1] (if any) in stage M.
+            start == cycle + 1 || self.pending.len() < 2
         } else {
-            // pending[0] is in stage R.
-            start == cycle + 1
+            // pending[0] is in stage M and moves to the empty stage R.
+            true
         }
     }
 }
@@ -512,9 +517,10 @@ impl Burst {
     }
 
     /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus one per
-    /// same-flow hold, plus 3 cycles to fill (take, read, and the response register).
+    /// same-flow hold, plus 4 cycles to fill (take, read, register, and the response
+    /// register).
     pub fn predicted(&self) -> u64 {
-        self.events + self.catch_up + self.holds + 3
+        self.events + self.catch_up + self.holds + 4
     }
 
     pub fn rate(&self) -> f64 {
