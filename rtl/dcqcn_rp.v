@@ -1485,7 +1485,7 @@ module dcqcn_rp #(
     m_bypass_d = rsp_push &&
                  (s_evt_valid && s_evt_ready ? s_evt_flow == ev_flow_q : m_flow_q == ev_flow_q);
     // Stage R's forward: stage X writes at this edge the flow stage R holds next
-    r_fwd_d = rsp_push && (m_adv ? m_flow_q : r_flow_q) == ev_flow_q;
+    r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_q : r_flow_q == ev_flow_q);
   end
 
   always @(posedge clk) begin

@@ -2946,9 +2946,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "r_fwd_d",
         and(vec![
             id("rsp_push"),
-            eq(
-                tern(id("m_adv"), id("m_flow_q"), id("r_flow_q")),
-                id("ev_flow_q"),
+            tern(
+                id("m_adv"),
+                eq(id("m_flow_q"), id("ev_flow_q")),
+                eq(id("r_flow_q"), id("ev_flow_q")),
             ),
         ]),
     ));
