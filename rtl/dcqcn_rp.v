@@ -148,6 +148,16 @@ module dcqcn_rp #(
   reg [11:0]          pre_cnt_d;
   reg [31:0]          now_us_q;      // microseconds since reset
   reg [31:0]          now_us_d;
+  reg                 t_valid_q;     // input skid: an event taken while stage M could not take it
+  reg                 t_valid_d;
+  reg [1:0]           t_kind_q;
+  reg [1:0]           t_kind_d;
+  reg [FLOW_BITS-1:0] t_flow_q;
+  reg [FLOW_BITS-1:0] t_flow_d;
+  reg [15:0]          t_bytes_q;
+  reg [15:0]          t_bytes_d;
+  reg [31:0]          t_now_q;       // microsecond the event was taken
+  reg [31:0]          t_now_d;
   reg                 m_valid_q;     // stage M: an event whose state word the RAM has read
   reg                 m_valid_d;
   reg [1:0]           m_kind_q;
@@ -605,6 +615,7 @@ module dcqcn_rp #(
   wire        r_free;           // stage R takes an event
   wire        m_adv;            // stage M's event moves to stage R
   wire        m_free;           // stage M takes an event
+  wire        take;             // an event is taken
   wire [31:0] tc_skip_sum;
   wire [16:0] bc_over_tc;       // w_bc_q - w_tc_q, negative when the byte count is the smaller
   wire        bc_lt_tc_skip;    // w_bc_q < tc_skip, from registers: below w_tc_q + the jump and
@@ -862,6 +873,7 @@ module dcqcn_rp #(
   assign r_free = !r_valid_q || r_adv;
   assign m_adv = m_valid_q && r_free;
   assign m_free = !m_valid_q || m_adv;
+  assign take = s_evt_valid && s_evt_ready;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
   assign bc_over_tc = {1'd0, w_bc_q} - {1'd0, w_tc_q};
   assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
@@ -911,7 +923,7 @@ module dcqcn_rp #(
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
 
-  assign s_evt_ready = state_q == S_RUN && !clear_pend_q && m_free;
+  assign s_evt_ready = state_q == S_RUN && !clear_pend_q && !t_valid_q;
   assign m_rsp_valid = rsp_valid_q;
   assign m_rsp_kind = rsp_kind_q;
   assign m_rsp_flow = rsp_flow_q;
@@ -935,6 +947,11 @@ module dcqcn_rp #(
     clr_addr_d = clr_addr_q;
     pre_cnt_d = pre_cnt_q;
     now_us_d = now_us_q;
+    t_valid_d = t_valid_q;
+    t_kind_d = t_kind_q;
+    t_flow_d = t_flow_q;
+    t_bytes_d = t_bytes_q;
+    t_now_d = t_now_q;
     m_valid_d = m_valid_q;
     m_kind_d = m_kind_q;
     m_flow_d = m_flow_q;
@@ -1042,7 +1059,7 @@ module dcqcn_rp #(
     rc_sel = step_cut ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
     rt_sel = step_cut && clamp ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
     // Stage T: read the offered flow's word; a waiting stage M reads its own again
-    ram_raddr = m_valid_q && !m_adv ? m_flow_q : s_evt_flow;
+    ram_raddr = !m_free ? m_flow_q : t_valid_q ? t_flow_q : s_evt_flow;
     ram_we = 1'b0;
     ram_waddr = ev_flow_q;
     // Microsecond time base
@@ -1062,20 +1079,33 @@ module dcqcn_rp #(
         end
       end
       S_RUN: begin
-        if (clear_pend_q && !m_valid_q && !r_valid_q && !x_valid_q) begin
+        if (clear_pend_q && !t_valid_q && !m_valid_q && !r_valid_q && !x_valid_q) begin
           state_d = S_CLEAR;
           clear_pend_d = ctrl_flow_clear_i;
           clr_addr_d = {FLOW_BITS{1'b0}};
         end
-        // Stage T: take an event into stage M
-        if (s_evt_valid && s_evt_ready) begin
-          m_valid_d = 1'b1;
-          m_kind_d = s_evt_kind;
-          m_flow_d = s_evt_flow;
-          m_bytes_d = s_evt_bytes;
-          m_now_d = now_us_q;
-        end else if (m_adv) begin
-          m_valid_d = 1'b0;
+        // Stage T: take an event into stage M, or into the skid while M cannot take it
+        // (s_evt_ready is the skid's emptiness: a flop, not stage X's progress)
+        if (!t_valid_q) begin
+          t_kind_d = s_evt_kind;
+          t_flow_d = s_evt_flow;
+          t_bytes_d = s_evt_bytes;
+          t_now_d = now_us_q;
+        end
+        t_valid_d = t_valid_q ? !m_free : take && !m_free;
+        if (m_free) begin
+          m_valid_d = t_valid_q || take;
+          if (t_valid_q) begin
+            m_kind_d = t_kind_q;
+            m_flow_d = t_flow_q;
+            m_bytes_d = t_bytes_q;
+            m_now_d = t_now_q;
+          end else begin
+            m_kind_d = s_evt_kind;
+            m_flow_d = s_evt_flow;
+            m_bytes_d = s_evt_bytes;
+            m_now_d = now_us_q;
+          end
         end
         // Stage M to stage R: the word registered
         if (m_adv) begin
@@ -1481,9 +1511,12 @@ module dcqcn_rp #(
       end
     end
     // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
-    // holds next (compared with both candidates, the take selecting after the compare)
+    // holds next (compared with its three candidates: its own, the skid's, the offered one; the
+    // moves select after)
     m_bypass_d = rsp_push &&
-                 (s_evt_valid && s_evt_ready ? s_evt_flow == ev_flow_q : m_flow_q == ev_flow_q);
+                 (!m_free ? m_flow_q == ev_flow_q :
+                  t_valid_q ? t_flow_q == ev_flow_q :
+                  s_evt_flow == ev_flow_q);
     // Stage R's forward: stage X writes at this edge the flow stage R holds next
     r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_q : r_flow_q == ev_flow_q);
   end
@@ -1495,6 +1528,7 @@ module dcqcn_rp #(
       clr_addr_q <= {FLOW_BITS{1'b0}};
       pre_cnt_q <= 12'd0;
       now_us_q <= 32'd0;
+      t_valid_q <= 1'b0;
       m_valid_q <= 1'b0;
       r_valid_q <= 1'b0;
       x_valid_q <= 1'b0;
@@ -1523,6 +1557,7 @@ module dcqcn_rp #(
       clr_addr_q <= clr_addr_d;
       pre_cnt_q <= pre_cnt_d;
       now_us_q <= now_us_d;
+      t_valid_q <= t_valid_d;
       m_valid_q <= m_valid_d;
       r_valid_q <= r_valid_d;
       x_valid_q <= x_valid_d;
@@ -1548,6 +1583,10 @@ module dcqcn_rp #(
     end
   end
   always @(posedge clk) begin
+    t_kind_q <= t_kind_d;
+    t_flow_q <= t_flow_d;
+    t_bytes_q <= t_bytes_d;
+    t_now_q <= t_now_d;
     m_kind_q <= m_kind_d;
     m_flow_q <= m_flow_d;
     m_bytes_q <= m_bytes_d;

@@ -475,6 +475,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("pre_cnt", 12, "microsecond prescaler"),
         ("now_us", 32, "microseconds since reset"),
         (
+            "t_valid",
+            1,
+            "input skid: an event taken while stage M could not take it",
+        ),
+        ("t_kind", 2, ""),
+        ("t_flow", 0, ""),
+        ("t_bytes", 16, ""),
+        ("t_now", 32, "microsecond the event was taken"),
+        (
             "m_valid",
             1,
             "stage M: an event whose state word the RAM has read",
@@ -1851,6 +1860,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "stage M takes an event",
     ));
     wires.push((
+        "take".into(),
+        1,
+        and(vec![id("s_evt_valid"), id("s_evt_ready")]),
+        "an event is taken",
+    ));
+    wires.push((
         "tc_skip_sum".into(),
         32,
         add(zext(tc(), 16), id("tc_jump_q")),
@@ -2232,7 +2247,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             eq(id("state_q"), id("S_RUN")),
             not(id("clear_pend_q")),
-            id("m_free"),
+            not(id("t_valid_q")),
         ]),
     ));
     items.push(V::Assign(id("m_rsp_valid"), id("rsp_valid_q")));
@@ -2321,9 +2336,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(set(
         "ram_raddr",
         tern(
-            and(vec![id("m_valid_q"), not(id("m_adv"))]),
+            not(id("m_free")),
             id("m_flow_q"),
-            id("s_evt_flow"),
+            tern(id("t_valid_q"), id("t_flow_q"), id("s_evt_flow")),
         ),
     ));
     c.push(set("ram_we", b1(false)));
@@ -2354,6 +2369,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::if_(
             and(vec![
                 id("clear_pend_q"),
+                not(id("t_valid_q")),
                 not(id("m_valid_q")),
                 not(id("r_valid_q")),
                 not(id("x_valid_q")),
@@ -2364,17 +2380,49 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 set("clr_addr_d", zero_flow()),
             ],
         ),
-        Stmt::Comment("Stage T: take an event into stage M".into()),
-        Stmt::if_else(
-            and(vec![id("s_evt_valid"), id("s_evt_ready")]),
+        Stmt::Comment(
+            "Stage T: take an event into stage M, or into the skid while M cannot take it".into(),
+        ),
+        Stmt::Comment(
+            "(s_evt_ready is the skid's emptiness: a flop, not stage X's progress)".into(),
+        ),
+        Stmt::if_(
+            not(id("t_valid_q")),
             vec![
-                set("m_valid_d", b1(true)),
-                set("m_kind_d", id("s_evt_kind")),
-                set("m_flow_d", id("s_evt_flow")),
-                set("m_bytes_d", id("s_evt_bytes")),
-                set("m_now_d", id("now_us_q")),
+                set("t_kind_d", id("s_evt_kind")),
+                set("t_flow_d", id("s_evt_flow")),
+                set("t_bytes_d", id("s_evt_bytes")),
+                set("t_now_d", id("now_us_q")),
             ],
-            vec![Stmt::if_(id("m_adv"), vec![set("m_valid_d", b1(false))])],
+        ),
+        set(
+            "t_valid_d",
+            tern(
+                id("t_valid_q"),
+                not(id("m_free")),
+                and(vec![id("take"), not(id("m_free"))]),
+            ),
+        ),
+        Stmt::if_(
+            id("m_free"),
+            vec![
+                set("m_valid_d", or(id("t_valid_q"), id("take"))),
+                Stmt::if_else(
+                    id("t_valid_q"),
+                    vec![
+                        set("m_kind_d", id("t_kind_q")),
+                        set("m_flow_d", id("t_flow_q")),
+                        set("m_bytes_d", id("t_bytes_q")),
+                        set("m_now_d", id("t_now_q")),
+                    ],
+                    vec![
+                        set("m_kind_d", id("s_evt_kind")),
+                        set("m_flow_d", id("s_evt_flow")),
+                        set("m_bytes_d", id("s_evt_bytes")),
+                        set("m_now_d", id("now_us_q")),
+                    ],
+                ),
+            ],
         ),
         Stmt::Comment("Stage M to stage R: the word registered".into()),
         Stmt::if_else(
@@ -2926,16 +2974,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M".into(),
     ));
     c.push(Stmt::Comment(
-        "holds next (compared with both candidates, the take selecting after the compare)".into(),
+        "holds next (compared with its three candidates: its own, the skid's, the offered one; the moves select after)".into(),
     ));
     c.push(set(
         "m_bypass_d",
         and(vec![
             id("rsp_push"),
             tern(
-                and(vec![id("s_evt_valid"), id("s_evt_ready")]),
-                eq(id("s_evt_flow"), id("ev_flow_q")),
+                not(id("m_free")),
                 eq(id("m_flow_q"), id("ev_flow_q")),
+                tern(
+                    id("t_valid_q"),
+                    eq(id("t_flow_q"), id("ev_flow_q")),
+                    eq(id("s_evt_flow"), id("ev_flow_q")),
+                ),
             ),
         ]),
     ));
@@ -2961,6 +3013,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // Registers without reset. The response registers (rsp_*) are not among them: they drive
     // the outputs, which read 0, not X, until the first response.
     let datapath = [
+        "t_kind",
+        "t_flow",
+        "t_bytes",
+        "t_now",
         "m_kind",
         "m_flow",
         "m_bytes",

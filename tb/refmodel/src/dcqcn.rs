@@ -795,7 +795,7 @@ pub struct Selector {
 
 impl Selector {
     /// Whether the window claims the engine's input this cycle (`room`: the engine holds fewer
-    /// than five events).
+    /// than six events).
     pub fn request(&self, in_range: bool, room: bool) -> bool {
         self.pend && in_range && room
     }
