@@ -260,6 +260,16 @@ module dcqcn_rp #(
   reg [24:0]          alpha_in_q;    // alpha a period or cut reads: w_alpha_q, or
                                      // initial_alpha_value for PAPER's first CNP
   reg [24:0]          alpha_in_d;
+  reg [38:0]          cut_amount_q;  // the cut's rank: cut_rc_q * alpha_in_q >> (rpg_gd + 14)
+  reg [38:0]          cut_amount_d;
+  reg [28:0]          cut_kv_q;      // ... rpg_min_dec_fac % of Rc
+  reg [28:0]          cut_kv_d;
+  reg [29:0]          cut_room_k_q;  // ... Rc - cut_kv
+  reg [29:0]          cut_room_k_d;
+  reg [29:0]          cut_room_m_q;  // ... Rc - rpg_min_rate
+  reg [29:0]          cut_room_m_d;
+  reg                 cut_fresh_q;   // the cut's rank is formed from stage X's current Rc and alpha
+  reg                 cut_fresh_d;
   reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
   reg                 m_bypass_d;
   reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
@@ -493,11 +503,27 @@ module dcqcn_rp #(
   wire [24:0] alpha_step;       // alpha after one period
   wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
   wire        clamp;            // Rt = Rc on this cut
-  wire [41:0] cut_prod_lo;      // alpha * Rc[16:0]
-  wire [35:0] cut_prod_hi;      // alpha * Rc[27:17]
   wire [3:0]  gd_d;             // registered: gd_q
-  wire [38:0] cut_scaled;       // Rc * alpha >> 14
-  wire [38:0] cut_sh1;          // ... >> rpg_gd[1:0]
+  wire [27:0] ld_cut_rc;        // stage R: Rc before a cut (loads cut_rc_q)
+  wire [24:0] ld_alpha_in;      // stage R: the alpha a period or cut reads (loads alpha_in_q)
+  wire [41:0] ld_cut_prod_lo;   // alpha * Rc[16:0]
+  wire [35:0] ld_cut_prod_hi;   // alpha * Rc[27:17]
+  wire [38:0] ld_cut_scaled;    // Rc * alpha >> 14
+  wire [38:0] ld_cut_sh1;       // ... >> rpg_gd[1:0]
+  wire [38:0] ld_cut_amount;    // Rc * alpha >> (rpg_gd + 14) (registered: cut_amount_q)
+  wire [28:0] ld_cut_kv;        // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
+                                // PAPER mode)
+  wire [29:0] ld_cut_room_k;    // Rc - cut_kv (two's complement; registered: cut_room_k_q)
+  wire [29:0] ld_cut_room_m;    // Rc - rpg_min_rate (two's complement; registered: cut_room_m_q)
+  wire [41:0] x_cut_prod_lo;    // alpha * Rc[16:0]
+  wire [35:0] x_cut_prod_hi;    // alpha * Rc[27:17]
+  wire [38:0] x_cut_scaled;     // Rc * alpha >> 14
+  wire [38:0] x_cut_sh1;        // ... >> rpg_gd[1:0]
+  wire [38:0] x_cut_amount;     // Rc * alpha >> (rpg_gd + 14) (registered: cut_amount_q)
+  wire [28:0] x_cut_kv;         // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
+                                // PAPER mode)
+  wire [29:0] x_cut_room_k;     // Rc - cut_kv (two's complement; registered: cut_room_k_q)
+  wire [29:0] x_cut_room_m;     // Rc - rpg_min_rate (two's complement; registered: cut_room_m_q)
   wire [38:0] cut_amount;       // Rc * alpha >> (rpg_gd + 14)
   wire [28:0] cut_diff;
   wire        cut_under;        // the cut amount exceeds Rc
@@ -595,6 +621,8 @@ module dcqcn_rp #(
   wire        fold_block;       // a PAPER CNP cuts with alpha: its alpha period takes a cycle
   wire        fold;             // one alpha period and one cut check with no CNP marked go with the
                                 // event
+  wire        cut_wait;         // a step changed Rc or alpha at the last edge and the event or the
+                                // next step cuts: wait a cycle for the cut's rank
   wire        x_apply;          // stage X can apply its event this cycle
   wire        x_skip_start;     // a skip phase starts
   wire        x_step;           // stage X applies the earliest due period
@@ -666,8 +694,10 @@ module dcqcn_rp #(
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [34:0] alpha_prod;    // G * alpha
-  wire [52:0] cut_prod;      // Rc * alpha
-  wire [44:0] keep_prod;     // Rc * fac * 655
+  wire [52:0] ld_cut_prod;   // Rc * alpha
+  wire [44:0] ld_keep_prod;  // Rc * fac * 655
+  wire [52:0] x_cut_prod;    // Rc * alpha
+  wire [44:0] x_keep_prod;   // Rc * fac * 655
   wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
                              // negative when Rt is more than 1 Mb/s above the cap
   wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
@@ -728,26 +758,48 @@ module dcqcn_rp #(
   assign alpha_cnp = alpha_prod[34:10] + {alpha_gain_q, 14'd0};
   assign clamp = clamp_tgt_rate_enable_i ||
                  (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
-  assign cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
-  assign cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
-  assign cut_prod = {11'd0, cut_prod_lo} + {cut_prod_hi, 17'd0};
   assign gd_d = rpg_gd_value_i;
-  assign cut_scaled = cut_prod[52:14];
-  assign cut_sh1 = gd_q[1:0] == 2'b00 ? cut_scaled :
-                   gd_q[1:0] == 2'b01 ? cut_scaled >> 1 :
-                   gd_q[1:0] == 2'b10 ? cut_scaled >> 2 :
-                   cut_scaled >> 3;
-  assign cut_amount = gd_q[3:2] == 2'b00 ? cut_sh1 :
-                      gd_q[3:2] == 2'b01 ? cut_sh1 >> 4 :
-                      gd_q[3:2] == 2'b10 ? cut_sh1 >> 8 :
-                      cut_sh1 >> 12;
+  assign ld_cut_rc = rd_seen ? rd_rc : rmax_fx_q;
+  assign ld_alpha_in = paper && !rd_seen ? alpha_init : rd_alpha;
+  assign ld_cut_prod_lo = {25'd0, ld_cut_rc[16:0]} * {17'd0, ld_alpha_in};
+  assign ld_cut_prod_hi = {25'd0, ld_cut_rc[27:17]} * {11'd0, ld_alpha_in};
+  assign ld_cut_prod = {11'd0, ld_cut_prod_lo} + {ld_cut_prod_hi, 17'd0};
+  assign ld_cut_scaled = ld_cut_prod[52:14];
+  assign ld_cut_sh1 = gd_q[1:0] == 2'b00 ? ld_cut_scaled :
+                      gd_q[1:0] == 2'b01 ? ld_cut_scaled >> 1 :
+                      gd_q[1:0] == 2'b10 ? ld_cut_scaled >> 2 :
+                      ld_cut_scaled >> 3;
+  assign ld_cut_amount = gd_q[3:2] == 2'b00 ? ld_cut_sh1 :
+                         gd_q[3:2] == 2'b01 ? ld_cut_sh1 >> 4 :
+                         gd_q[3:2] == 2'b10 ? ld_cut_sh1 >> 8 :
+                         ld_cut_sh1 >> 12;
+  assign ld_keep_prod = {17'd0, rd_rc} * {28'd0, keep_fac_q};
+  assign ld_cut_kv = ld_keep_prod[44:16];
+  assign ld_cut_room_k = {2'd0, ld_cut_rc} - {1'd0, ld_cut_kv};
+  assign ld_cut_room_m = {2'd0, ld_cut_rc} - {2'd0, min_fx};
+  assign x_cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
+  assign x_cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
+  assign x_cut_prod = {11'd0, x_cut_prod_lo} + {x_cut_prod_hi, 17'd0};
+  assign x_cut_scaled = x_cut_prod[52:14];
+  assign x_cut_sh1 = gd_q[1:0] == 2'b00 ? x_cut_scaled :
+                     gd_q[1:0] == 2'b01 ? x_cut_scaled >> 1 :
+                     gd_q[1:0] == 2'b10 ? x_cut_scaled >> 2 :
+                     x_cut_scaled >> 3;
+  assign x_cut_amount = gd_q[3:2] == 2'b00 ? x_cut_sh1 :
+                        gd_q[3:2] == 2'b01 ? x_cut_sh1 >> 4 :
+                        gd_q[3:2] == 2'b10 ? x_cut_sh1 >> 8 :
+                        x_cut_sh1 >> 12;
+  assign x_keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
+  assign x_cut_kv = x_keep_prod[44:16];
+  assign x_cut_room_k = {2'd0, cut_rc_q} - {1'd0, x_cut_kv};
+  assign x_cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
+  assign cut_amount = cut_amount_q;
   assign cut_diff = {1'd0, cut_rc_q} - {1'd0, cut_amount[27:0]};
   assign cut_under = |cut_amount[38:28] || cut_diff[28];
   assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
-  assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
-  assign cut_kv = keep_prod[44:16];
-  assign cut_room_k = {2'd0, cut_rc_q} - {1'd0, cut_kv};
-  assign cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
+  assign cut_kv = cut_kv_q;
+  assign cut_room_k = cut_room_k_q;
+  assign cut_room_m = cut_room_m_q;
   assign cut_k_r = cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]};
   assign cut_m_r = cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]};
   assign cut_m_k = {1'd0, min_fx} > cut_kv;
@@ -852,11 +904,12 @@ module dcqcn_rp #(
   assign fold_block = ev_pcnp_q && a_due_q;
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
-  assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
-  assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
-  assign x_step = x_valid_q && !x_skip_q && !x_apply;
-  assign step_cut = x_valid_q && !x_skip_q && pick_d && w_dcnp_q;
-  assign step_inc = x_valid_q && !x_skip_q && i_due_q && !pick_a && !pick_d;
+  assign cut_wait = !cut_fresh_q && (ev_pcnp_q || (pick_d && w_dcnp_q));
+  assign x_apply = x_valid_q && !x_skip_q && !cut_wait && (fold || !(a_due_q | d_due_q | i_due_q));
+  assign x_skip_start = x_valid_q && !x_skip_q && !cut_wait && (a_skip | d_skip | i_skip);
+  assign x_step = x_valid_q && !x_skip_q && !cut_wait && !x_apply;
+  assign step_cut = x_valid_q && !x_skip_q && !cut_wait && pick_d && w_dcnp_q;
+  assign step_inc = x_valid_q && !x_skip_q && !cut_wait && i_due_q && !pick_a && !pick_d;
   assign ev_byte_inc = ev_kind_q == K_TX && ev_grant_q && byte_on && ev_fire_q;
   assign ev_sel = ev_cnp_q && paper ? 2'b01 :
                   ev_cnp_q && !w_seen_q ? 2'b11 :
@@ -999,6 +1052,11 @@ module dcqcn_rp #(
     i_el_d = i_el_q;
     cut_rc_d = cut_rc_q;
     alpha_in_d = alpha_in_q;
+    cut_amount_d = cut_amount_q;
+    cut_kv_d = cut_kv_q;
+    cut_room_k_d = cut_room_k_q;
+    cut_room_m_d = cut_room_m_q;
+    cut_fresh_d = cut_fresh_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
@@ -1046,6 +1104,13 @@ module dcqcn_rp #(
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
+    // The cut's rank from stage X's registers, one cycle behind a step (the load below
+    // takes stage R's instead)
+    cut_amount_d = x_cut_amount;
+    cut_kv_d = x_cut_kv;
+    cut_room_k_d = x_cut_room_k;
+    cut_room_m_d = x_cut_room_m;
+    cut_fresh_d = !x_step;
     wb_word_d = wb_word_q;
     // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
     // stage X's word in every cycle, written or not)
@@ -1488,8 +1553,14 @@ module dcqcn_rp #(
         bc_lt_f_d = rd_bc_lt_f;
         bc_gt_f_d = rd_bc_gt_f;
         bc_lt_tc_d = rd_bc < rd_tc;
-        cut_rc_d = rd_seen ? rd_rc : rmax_fx_q;
-        alpha_in_d = paper && !rd_seen ? alpha_init : rd_alpha;
+        cut_rc_d = ld_cut_rc;
+        alpha_in_d = ld_alpha_in;
+        // The cut's rank from stage R's word: ready for the event's first cycle
+        cut_amount_d = ld_cut_amount;
+        cut_kv_d = ld_cut_kv;
+        cut_room_k_d = ld_cut_room_k;
+        cut_room_m_d = ld_cut_room_m;
+        cut_fresh_d = 1'b1;
       end
     end
     // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
@@ -1533,6 +1604,7 @@ module dcqcn_rp #(
       r_valid_q <= 1'b0;
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
+      cut_fresh_q <= 1'b0;
       m_bypass_q <= 1'b0;
       r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
@@ -1562,6 +1634,7 @@ module dcqcn_rp #(
       r_valid_q <= r_valid_d;
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
+      cut_fresh_q <= cut_fresh_d;
       m_bypass_q <= m_bypass_d;
       r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;
@@ -1630,6 +1703,10 @@ module dcqcn_rp #(
     i_el_q <= i_el_d;
     cut_rc_q <= cut_rc_d;
     alpha_in_q <= alpha_in_d;
+    cut_amount_q <= cut_amount_d;
+    cut_kv_q <= cut_kv_d;
+    cut_room_k_q <= cut_room_k_d;
+    cut_room_m_q <= cut_room_m_d;
     sk_kind_q <= sk_kind_d;
     sk_flow_q <= sk_flow_d;
     sk_flag_q <= sk_flag_d;

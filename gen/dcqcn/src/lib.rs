@@ -595,6 +595,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "alpha a period or cut reads: w_alpha_q, or initial_alpha_value for PAPER's first CNP",
         ),
         (
+            "cut_amount",
+            39,
+            "the cut's rank: cut_rc_q * alpha_in_q >> (rpg_gd + 14)",
+        ),
+        ("cut_kv", 29, "... rpg_min_dec_fac % of Rc"),
+        ("cut_room_k", 30, "... Rc - cut_kv"),
+        ("cut_room_m", 30, "... Rc - rpg_min_rate"),
+        (
+            "cut_fresh",
+            1,
+            "the cut's rank is formed from stage X's current Rc and alpha",
+        ),
+        (
             "m_bypass",
             1,
             "stage X wrote stage M's flow at the edge that read it",
@@ -996,13 +1009,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rt = Rc on this cut",
     ));
-    // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11).
-    split_product(
-        &mut wires,
-        "cut_prod",
-        ("cut_rc_q", "alpha_in_q", 25),
-        ["alpha * Rc[16:0]", "alpha * Rc[27:17]", "Rc * alpha"],
-    );
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
     // The shift by rpg_gd as two 4-way selects (by its low and high bit pairs): one LUT
     // level each.
@@ -1024,22 +1030,87 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         )
     };
+    // The cut's rank: Rc * alpha >> (rpg_gd + 14), rpg_min_dec_fac % of Rc and Rc minus
+    // each bound, registered (cut_amount_q, cut_kv_q, cut_room_k_q, cut_room_m_q) so that the
+    // cut's compares and selects start from registers, not behind the product's add and the
+    // shift. Formed twice: from stage R's word for the load ("ld_"), so an event with nothing
+    // stepped before it finds them ready, and from stage X's registers ("x_") in every other
+    // cycle, so they are ready one cycle after a step changed Rc or alpha (cut_fresh_q; a cut
+    // waits for it, see cut_wait).
     wires.push((
-        "cut_scaled".into(),
-        39,
-        id("cut_prod").bits(52, 14),
-        "Rc * alpha >> 14",
+        "ld_cut_rc".into(),
+        28,
+        tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
+        "stage R: Rc before a cut (loads cut_rc_q)",
     ));
     wires.push((
-        "cut_sh1".into(),
-        39,
-        by_pair("cut_scaled", id("gd_q").bits(1, 0), 1),
-        "... >> rpg_gd[1:0]",
+        "ld_alpha_in".into(),
+        25,
+        tern(
+            and(vec![id("paper"), not(id("rd_seen"))]),
+            id("alpha_init"),
+            id("rd_alpha"),
+        ),
+        "stage R: the alpha a period or cut reads (loads alpha_in_q)",
     ));
+    for (side, rc_in, alpha_in, rc_keep) in [
+        ("ld", "ld_cut_rc", "ld_alpha_in", "rd_rc"),
+        ("x", "cut_rc_q", "alpha_in_q", "w_rc_q"),
+    ] {
+        // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11).
+        split_product(
+            &mut wires,
+            &format!("{side}_cut_prod"),
+            (rc_in, alpha_in, 25),
+            ["alpha * Rc[16:0]", "alpha * Rc[27:17]", "Rc * alpha"],
+        );
+        wires.push((
+            format!("{side}_cut_scaled"),
+            39,
+            id(&format!("{side}_cut_prod")).bits(52, 14),
+            "Rc * alpha >> 14",
+        ));
+        wires.push((
+            format!("{side}_cut_sh1"),
+            39,
+            by_pair(&format!("{side}_cut_scaled"), id("gd_q").bits(1, 0), 1),
+            "... >> rpg_gd[1:0]",
+        ));
+        wires.push((
+            format!("{side}_cut_amount"),
+            39,
+            by_pair(&format!("{side}_cut_sh1"), id("gd_q").bits(3, 2), 4),
+            "Rc * alpha >> (rpg_gd + 14) (registered: cut_amount_q)",
+        ));
+        wires.push((
+            format!("{side}_keep_prod"),
+            45,
+            mul(zext(id(rc_keep), 17), zext(id("keep_fac_q"), 28)),
+            "Rc * fac * 655",
+        ));
+        wires.push((
+            format!("{side}_cut_kv"),
+            29,
+            id(&format!("{side}_keep_prod")).bits(44, 16),
+            "at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in PAPER mode)",
+        ));
+        wires.push((
+            format!("{side}_cut_room_k"),
+            30,
+            sub(zext(id(rc_in), 2), zext(id(&format!("{side}_cut_kv")), 1)),
+            "Rc - cut_kv (two's complement; registered: cut_room_k_q)",
+        ));
+        wires.push((
+            format!("{side}_cut_room_m"),
+            30,
+            sub(zext(id(rc_in), 2), zext(id("min_fx"), 2)),
+            "Rc - rpg_min_rate (two's complement; registered: cut_room_m_q)",
+        ));
+    }
     wires.push((
         "cut_amount".into(),
         39,
-        by_pair("cut_sh1", id("gd_q").bits(3, 2), 4),
+        id("cut_amount_q"),
         "Rc * alpha >> (rpg_gd + 14)",
     ));
     wires.push((
@@ -1071,15 +1142,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered: keep_fac_q)",
     ));
     wires.push((
-        "keep_prod".into(),
-        45,
-        mul(zext(rc(), 17), zext(id("keep_fac_q"), 28)),
-        "Rc * fac * 655",
-    ));
-    wires.push((
         "cut_kv".into(),
         29,
-        id("keep_prod").bits(44, 16),
+        id("cut_kv_q"),
         "at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in PAPER mode)",
     ));
     // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
@@ -1092,13 +1157,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cut_room_k".into(),
         30,
-        sub(zext(id("cut_rc_q"), 2), zext(id("cut_kv"), 1)),
+        id("cut_room_k_q"),
         "Rc - cut_kv (two's complement)",
     ));
     wires.push((
         "cut_room_m".into(),
         30,
-        sub(zext(id("cut_rc_q"), 2), zext(id("min_fx"), 2)),
+        id("cut_room_m_q"),
         "Rc - rpg_min_rate (two's complement)",
     ));
     let above_rate = |room: &str| {
@@ -1697,6 +1762,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "one alpha period and one cut check with no CNP marked go with the event",
     ));
     wires.push((
+        "cut_wait".into(),
+        1,
+        and(vec![
+            not(id("cut_fresh_q")),
+            or(id("ev_pcnp_q"), and(vec![id("pick_d"), id("w_dcnp_q")])),
+        ]),
+        "a step changed Rc or alpha at the last edge and the event or the next step cuts: wait \
+         a cycle for the cut's rank",
+    ));
+    wires.push((
         "x_apply".into(),
         1,
         // No skip term: a skip needs two or more periods of its timer due, which rules out
@@ -1704,6 +1779,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
+            not(id("cut_wait")),
             or(
                 id("fold"),
                 not(Expr::any_of(
@@ -1720,6 +1796,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
+            not(id("cut_wait")),
             Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
         ]),
         "a skip phase starts",
@@ -1735,6 +1812,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
+            not(id("cut_wait")),
             not(id("x_apply")),
         ]),
         "stage X applies the earliest due period",
@@ -1744,7 +1822,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // a due cut with a CNP marked rules out folding, so it is the step when it is the
     // earliest due timer; the increase is, when it is.
     let code = |c: Expr, v: u128, rest: Expr| tern(c, Expr::num(2, v), rest);
-    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q"))];
+    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q")), not(id("cut_wait"))];
     wires.push((
         "step_cut".into(),
         1,
@@ -2205,8 +2283,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // Products and sums keep every bit; the fixed-point scaling drops low bits.
     let dropped = [
         "alpha_prod",
-        "cut_prod",
-        "keep_prod",
+        "ld_cut_prod",
+        "x_cut_prod",
+        "ld_keep_prod",
+        "x_keep_prod",
         "phai_room_p1",
         "phai_room_up",
         "phai_over",
@@ -2295,6 +2375,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for s in pulses {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
+    c.push(Stmt::Comment(
+        "The cut's rank from stage X's registers, one cycle behind a step (the load below".into(),
+    ));
+    c.push(Stmt::Comment("takes stage R's instead)".into()));
+    for r in ["cut_amount", "cut_kv", "cut_room_k", "cut_room_m"] {
+        c.push(set(&format!("{r}_d"), id(&format!("x_{r}"))));
+    }
+    c.push(set("cut_fresh_d", not(id("x_step"))));
     c.push(set("wb_word_d", id("wb_word_q")));
     c.push(Stmt::Comment(
         "A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows".into(),
@@ -2542,18 +2630,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("ai_capped_d", id("rd_ai_capped")));
     load_x.extend(count_to("bc", "rd_bc"));
     load_x.push(set("bc_lt_tc_d", Expr::lt(id("rd_bc"), id("rd_tc"))));
-    load_x.push(set(
-        "cut_rc_d",
-        tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
+    load_x.push(set("cut_rc_d", id("ld_cut_rc")));
+    load_x.push(set("alpha_in_d", id("ld_alpha_in")));
+    load_x.push(Stmt::Comment(
+        "The cut's rank from stage R's word: ready for the event's first cycle".into(),
     ));
-    load_x.push(set(
-        "alpha_in_d",
-        tern(
-            and(vec![id("paper"), not(id("rd_seen"))]),
-            id("alpha_init"),
-            id("rd_alpha"),
-        ),
-    ));
+    for r in ["cut_amount", "cut_kv", "cut_room_k", "cut_room_m"] {
+        load_x.push(set(&format!("{r}_d"), id(&format!("ld_{r}"))));
+    }
+    load_x.push(set("cut_fresh_d", b1(true)));
 
     let mut first_cnp = vec![set("w_seen_d", b1(true))];
     first_cnp.extend(alpha_to(id("alpha_init"), id("alpha0_zero_q")));
@@ -3058,6 +3143,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "i_el",
         "cut_rc",
         "alpha_in",
+        "cut_amount",
+        "cut_kv",
+        "cut_room_k",
+        "cut_room_m",
         "sk_kind",
         "sk_flow",
         "sk_flag",
