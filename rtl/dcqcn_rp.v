@@ -260,14 +260,22 @@ module dcqcn_rp #(
   reg [24:0]          alpha_in_q;    // alpha a period or cut reads: w_alpha_q, or
                                      // initial_alpha_value for PAPER's first CNP
   reg [24:0]          alpha_in_d;
-  reg [38:0]          cut_amount_q;  // the cut's rank: cut_rc_q * alpha_in_q >> (rpg_gd + 14)
-  reg [38:0]          cut_amount_d;
-  reg [28:0]          cut_kv_q;      // ... rpg_min_dec_fac % of Rc
-  reg [28:0]          cut_kv_d;
-  reg [29:0]          cut_room_k_q;  // ... Rc - cut_kv
-  reg [29:0]          cut_room_k_d;
-  reg [29:0]          cut_room_m_q;  // ... Rc - rpg_min_rate
-  reg [29:0]          cut_room_m_d;
+  reg [27:0]          cut_kv_q;      // the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q
+  reg [27:0]          cut_kv_d;
+  reg [27:0]          cut_diff_q;    // ... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))
+  reg [27:0]          cut_diff_d;
+  reg                 cut_under_q;   // ... the amount exceeds Rc
+  reg                 cut_under_d;
+  reg                 cut_k_r_q;     // ... cut_kv > Rc - amount
+  reg                 cut_k_r_d;
+  reg                 cut_m_r_q;     // ... rpg_min_rate > Rc - amount
+  reg                 cut_m_r_d;
+  reg                 cut_m_k_q;     // ... rpg_min_rate > cut_kv
+  reg                 cut_m_k_d;
+  reg                 cut_k_c_q;     // ... cut_kv > Rc
+  reg                 cut_k_c_d;
+  reg                 cut_m_c_q;     // ... rpg_min_rate > Rc
+  reg                 cut_m_c_d;
   reg                 cut_fresh_q;   // the cut's rank is formed from stage X's current Rc and alpha
   reg                 cut_fresh_d;
   reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
@@ -510,34 +518,44 @@ module dcqcn_rp #(
   wire [35:0] ld_cut_prod_hi;   // alpha * Rc[27:17]
   wire [38:0] ld_cut_scaled;    // Rc * alpha >> 14
   wire [38:0] ld_cut_sh1;       // ... >> rpg_gd[1:0]
-  wire [38:0] ld_cut_amount;    // Rc * alpha >> (rpg_gd + 14) (registered: cut_amount_q)
+  wire [38:0] ld_cut_amount;    // Rc * alpha >> (rpg_gd + 14)
   wire [28:0] ld_cut_kv;        // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
                                 // PAPER mode)
-  wire [29:0] ld_cut_room_k;    // Rc - cut_kv (two's complement; registered: cut_room_k_q)
-  wire [29:0] ld_cut_room_m;    // Rc - rpg_min_rate (two's complement; registered: cut_room_m_q)
+  wire [29:0] ld_cut_room_k;    // Rc - cut_kv (two's complement)
+  wire [29:0] ld_cut_room_m;    // Rc - rpg_min_rate (two's complement)
+  wire [28:0] ld_cut_diff;      // Rc - the cut amount (registered: cut_diff_q)
+  wire        ld_cut_under;     // the cut amount exceeds Rc
+  wire        ld_cut_k_r;       // the bound is above Rc - the cut amount
+  wire        ld_cut_m_r;       // the bound is above Rc - the cut amount
+  wire        ld_cut_m_k;
+  wire        ld_cut_k_c;
+  wire        ld_cut_m_c;
   wire [41:0] x_cut_prod_lo;    // alpha * Rc[16:0]
   wire [35:0] x_cut_prod_hi;    // alpha * Rc[27:17]
   wire [38:0] x_cut_scaled;     // Rc * alpha >> 14
   wire [38:0] x_cut_sh1;        // ... >> rpg_gd[1:0]
-  wire [38:0] x_cut_amount;     // Rc * alpha >> (rpg_gd + 14) (registered: cut_amount_q)
+  wire [38:0] x_cut_amount;     // Rc * alpha >> (rpg_gd + 14)
   wire [28:0] x_cut_kv;         // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
                                 // PAPER mode)
-  wire [29:0] x_cut_room_k;     // Rc - cut_kv (two's complement; registered: cut_room_k_q)
-  wire [29:0] x_cut_room_m;     // Rc - rpg_min_rate (two's complement; registered: cut_room_m_q)
-  wire [38:0] cut_amount;       // Rc * alpha >> (rpg_gd + 14)
-  wire [28:0] cut_diff;
-  wire        cut_under;        // the cut amount exceeds Rc
+  wire [29:0] x_cut_room_k;     // Rc - cut_kv (two's complement)
+  wire [29:0] x_cut_room_m;     // Rc - rpg_min_rate (two's complement)
+  wire [28:0] x_cut_diff;       // Rc - the cut amount (registered: cut_diff_q)
+  wire        x_cut_under;      // the cut amount exceeds Rc
+  wire        x_cut_k_r;        // the bound is above Rc - the cut amount
+  wire        x_cut_m_r;        // the bound is above Rc - the cut amount
+  wire        x_cut_m_k;
+  wire        x_cut_k_c;
+  wire        x_cut_m_c;
+  wire [27:0] cut_kv;           // the cut's rank
+  wire [27:0] cut_diff;         // the cut's rank
+  wire        cut_under;        // the cut's rank
+  wire        cut_k_r;          // the cut's rank
+  wire        cut_m_r;          // the cut's rank
+  wire        cut_m_k;          // the cut's rank
+  wire        cut_k_c;          // the cut's rank
+  wire        cut_m_c;          // the cut's rank
   wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered:
                                 // keep_fac_q)
-  wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
-                                // PAPER mode)
-  wire [29:0] cut_room_k;       // Rc - cut_kv (two's complement)
-  wire [29:0] cut_room_m;       // Rc - rpg_min_rate (two's complement)
-  wire        cut_k_r;
-  wire        cut_m_r;
-  wire        cut_m_k;
-  wire        cut_k_c;
-  wire        cut_m_c;
   wire        cut_over;         // the largest of the three is above Rc
   wire        cut_to_min;       // Rc after the cut is rpg_min_rate
   wire        cut_to_kv;        // ... rpg_min_dec_fac % of Rc
@@ -777,6 +795,13 @@ module dcqcn_rp #(
   assign ld_cut_kv = ld_keep_prod[44:16];
   assign ld_cut_room_k = {2'd0, ld_cut_rc} - {1'd0, ld_cut_kv};
   assign ld_cut_room_m = {2'd0, ld_cut_rc} - {2'd0, min_fx};
+  assign ld_cut_diff = {1'd0, ld_cut_rc} - {1'd0, ld_cut_amount[27:0]};
+  assign ld_cut_under = |ld_cut_amount[38:28] || ld_cut_diff[28];
+  assign ld_cut_k_r = ld_cut_room_k[29] || ld_cut_amount > {10'd0, ld_cut_room_k[28:0]};
+  assign ld_cut_m_r = ld_cut_room_m[29] || ld_cut_amount > {10'd0, ld_cut_room_m[28:0]};
+  assign ld_cut_m_k = {1'd0, min_fx} > ld_cut_kv;
+  assign ld_cut_k_c = ld_cut_kv > {1'd0, ld_cut_rc};
+  assign ld_cut_m_c = {1'd0, min_fx} > {1'd0, ld_cut_rc};
   assign x_cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
   assign x_cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
   assign x_cut_prod = {11'd0, x_cut_prod_lo} + {x_cut_prod_hi, 17'd0};
@@ -793,18 +818,22 @@ module dcqcn_rp #(
   assign x_cut_kv = x_keep_prod[44:16];
   assign x_cut_room_k = {2'd0, cut_rc_q} - {1'd0, x_cut_kv};
   assign x_cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
-  assign cut_amount = cut_amount_q;
-  assign cut_diff = {1'd0, cut_rc_q} - {1'd0, cut_amount[27:0]};
-  assign cut_under = |cut_amount[38:28] || cut_diff[28];
-  assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
+  assign x_cut_diff = {1'd0, cut_rc_q} - {1'd0, x_cut_amount[27:0]};
+  assign x_cut_under = |x_cut_amount[38:28] || x_cut_diff[28];
+  assign x_cut_k_r = x_cut_room_k[29] || x_cut_amount > {10'd0, x_cut_room_k[28:0]};
+  assign x_cut_m_r = x_cut_room_m[29] || x_cut_amount > {10'd0, x_cut_room_m[28:0]};
+  assign x_cut_m_k = {1'd0, min_fx} > x_cut_kv;
+  assign x_cut_k_c = x_cut_kv > {1'd0, cut_rc_q};
+  assign x_cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
   assign cut_kv = cut_kv_q;
-  assign cut_room_k = cut_room_k_q;
-  assign cut_room_m = cut_room_m_q;
-  assign cut_k_r = cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]};
-  assign cut_m_r = cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]};
-  assign cut_m_k = {1'd0, min_fx} > cut_kv;
-  assign cut_k_c = cut_kv > {1'd0, cut_rc_q};
-  assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
+  assign cut_diff = cut_diff_q;
+  assign cut_under = cut_under_q;
+  assign cut_k_r = cut_k_r_q;
+  assign cut_m_r = cut_m_r_q;
+  assign cut_m_k = cut_m_k_q;
+  assign cut_k_c = cut_k_c_q;
+  assign cut_m_c = cut_m_c_q;
+  assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
   assign cut_to_min = !cut_over && (cut_k_r ? cut_m_k : cut_m_r);
   assign cut_to_kv = !cut_over && cut_k_r && !cut_m_k;
@@ -1052,10 +1081,14 @@ module dcqcn_rp #(
     i_el_d = i_el_q;
     cut_rc_d = cut_rc_q;
     alpha_in_d = alpha_in_q;
-    cut_amount_d = cut_amount_q;
     cut_kv_d = cut_kv_q;
-    cut_room_k_d = cut_room_k_q;
-    cut_room_m_d = cut_room_m_q;
+    cut_diff_d = cut_diff_q;
+    cut_under_d = cut_under_q;
+    cut_k_r_d = cut_k_r_q;
+    cut_m_r_d = cut_m_r_q;
+    cut_m_k_d = cut_m_k_q;
+    cut_k_c_d = cut_k_c_q;
+    cut_m_c_d = cut_m_c_q;
     cut_fresh_d = cut_fresh_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
@@ -1106,10 +1139,14 @@ module dcqcn_rp #(
     stat_defer_d = 1'b0;
     // The cut's rank from stage X's registers, one cycle behind a step (the load below
     // takes stage R's instead)
-    cut_amount_d = x_cut_amount;
-    cut_kv_d = x_cut_kv;
-    cut_room_k_d = x_cut_room_k;
-    cut_room_m_d = x_cut_room_m;
+    cut_kv_d = x_cut_kv[27:0];
+    cut_diff_d = x_cut_diff[27:0];
+    cut_under_d = x_cut_under;
+    cut_k_r_d = x_cut_k_r;
+    cut_m_r_d = x_cut_m_r;
+    cut_m_k_d = x_cut_m_k;
+    cut_k_c_d = x_cut_k_c;
+    cut_m_c_d = x_cut_m_c;
     cut_fresh_d = !x_step;
     wb_word_d = wb_word_q;
     // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
@@ -1556,10 +1593,14 @@ module dcqcn_rp #(
         cut_rc_d = ld_cut_rc;
         alpha_in_d = ld_alpha_in;
         // The cut's rank from stage R's word: ready for the event's first cycle
-        cut_amount_d = ld_cut_amount;
-        cut_kv_d = ld_cut_kv;
-        cut_room_k_d = ld_cut_room_k;
-        cut_room_m_d = ld_cut_room_m;
+        cut_kv_d = ld_cut_kv[27:0];
+        cut_diff_d = ld_cut_diff[27:0];
+        cut_under_d = ld_cut_under;
+        cut_k_r_d = ld_cut_k_r;
+        cut_m_r_d = ld_cut_m_r;
+        cut_m_k_d = ld_cut_m_k;
+        cut_k_c_d = ld_cut_k_c;
+        cut_m_c_d = ld_cut_m_c;
         cut_fresh_d = 1'b1;
       end
     end
@@ -1703,10 +1744,14 @@ module dcqcn_rp #(
     i_el_q <= i_el_d;
     cut_rc_q <= cut_rc_d;
     alpha_in_q <= alpha_in_d;
-    cut_amount_q <= cut_amount_d;
     cut_kv_q <= cut_kv_d;
-    cut_room_k_q <= cut_room_k_d;
-    cut_room_m_q <= cut_room_m_d;
+    cut_diff_q <= cut_diff_d;
+    cut_under_q <= cut_under_d;
+    cut_k_r_q <= cut_k_r_d;
+    cut_m_r_q <= cut_m_r_d;
+    cut_m_k_q <= cut_m_k_d;
+    cut_k_c_q <= cut_k_c_d;
+    cut_m_c_q <= cut_m_c_d;
     sk_kind_q <= sk_kind_d;
     sk_flow_q <= sk_flow_d;
     sk_flag_q <= sk_flag_d;

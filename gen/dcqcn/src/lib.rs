@@ -595,13 +595,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "alpha a period or cut reads: w_alpha_q, or initial_alpha_value for PAPER's first CNP",
         ),
         (
-            "cut_amount",
-            39,
-            "the cut's rank: cut_rc_q * alpha_in_q >> (rpg_gd + 14)",
+            "cut_kv",
+            28,
+            "the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q",
         ),
-        ("cut_kv", 29, "... rpg_min_dec_fac % of Rc"),
-        ("cut_room_k", 30, "... Rc - cut_kv"),
-        ("cut_room_m", 30, "... Rc - rpg_min_rate"),
+        (
+            "cut_diff",
+            28,
+            "... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))",
+        ),
+        ("cut_under", 1, "... the amount exceeds Rc"),
+        ("cut_k_r", 1, "... cut_kv > Rc - amount"),
+        ("cut_m_r", 1, "... rpg_min_rate > Rc - amount"),
+        ("cut_m_k", 1, "... rpg_min_rate > cut_kv"),
+        ("cut_k_c", 1, "... cut_kv > Rc"),
+        ("cut_m_c", 1, "... rpg_min_rate > Rc"),
         (
             "cut_fresh",
             1,
@@ -1030,10 +1038,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         )
     };
-    // The cut's rank: Rc * alpha >> (rpg_gd + 14), rpg_min_dec_fac % of Rc and Rc minus
-    // each bound, registered (cut_amount_q, cut_kv_q, cut_room_k_q, cut_room_m_q) so that the
-    // cut's compares and selects start from registers, not behind the product's add and the
-    // shift. Formed twice: from stage R's word for the load ("ld_"), so an event with nothing
+    // The cut's rank (CUT_RANK): rpg_min_dec_fac % of Rc, Rc minus the amount Rc * alpha >>
+    // (rpg_gd + 14) and the compares of the bounds, registered, so that the cut's selects
+    // start from registers, not behind the product's add, the shift and the compares. Formed twice: from stage R's word for the load ("ld_"), so an event with nothing
     // stepped before it finds them ready, and from stage X's registers ("x_") in every other
     // cycle, so they are ready one cycle after a step changed Rc or alpha (cut_fresh_q; a cut
     // waits for it, see cut_wait).
@@ -1080,7 +1087,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             format!("{side}_cut_amount"),
             39,
             by_pair(&format!("{side}_cut_sh1"), id("gd_q").bits(3, 2), 4),
-            "Rc * alpha >> (rpg_gd + 14) (registered: cut_amount_q)",
+            "Rc * alpha >> (rpg_gd + 14)",
         ));
         wires.push((
             format!("{side}_keep_prod"),
@@ -1098,39 +1105,66 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             format!("{side}_cut_room_k"),
             30,
             sub(zext(id(rc_in), 2), zext(id(&format!("{side}_cut_kv")), 1)),
-            "Rc - cut_kv (two's complement; registered: cut_room_k_q)",
+            "Rc - cut_kv (two's complement)",
         ));
         wires.push((
             format!("{side}_cut_room_m"),
             30,
             sub(zext(id(rc_in), 2), zext(id("min_fx"), 2)),
-            "Rc - rpg_min_rate (two's complement; registered: cut_room_m_q)",
+            "Rc - rpg_min_rate (two's complement)",
+        ));
+        // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
+        // parallel rather than one after the other. A bound is above cut_rate = max(Rc -
+        // amount, 0) when the amount is above Rc - bound: that difference is taken while the
+        // product forms, so only one compare follows the shift. (A bound of 0 passes the test
+        // only when cut_rate is 0 too, so the pick's value is the same.) cut_rate is never
+        // above Rc.
+        let amount = || id(&format!("{side}_cut_amount"));
+        let kv = || id(&format!("{side}_cut_kv"));
+        let diff = format!("{side}_cut_diff");
+        wires.push((
+            diff.clone(),
+            29,
+            sub(zext(id(rc_in), 1), zext(amount().bits(27, 0), 1)),
+            "Rc - the cut amount (registered: cut_diff_q)",
+        ));
+        wires.push((
+            format!("{side}_cut_under"),
+            1,
+            or(
+                Expr::un(UnOp::RedOr, amount().bits(38, 28)),
+                id(&diff).bits(28, 28),
+            ),
+            "the cut amount exceeds Rc",
+        ));
+        for (n, room) in [("k_r", "room_k"), ("m_r", "room_m")] {
+            let room = id(&format!("{side}_cut_{room}"));
+            wires.push((
+                format!("{side}_cut_{n}"),
+                1,
+                or(
+                    room.clone().bits(29, 29),
+                    gt(amount(), zext(room.bits(28, 0), 10)),
+                ),
+                "the bound is above Rc - the cut amount",
+            ));
+        }
+        for (n, a, b) in [
+            ("m_k", zext(id("min_fx"), 1), kv()),
+            ("k_c", kv(), zext(id(rc_in), 1)),
+            ("m_c", zext(id("min_fx"), 1), zext(id(rc_in), 1)),
+        ] {
+            wires.push((format!("{side}_cut_{n}"), 1, gt(a, b), ""));
+        }
+    }
+    for (n, w) in CUT_RANK {
+        wires.push((
+            format!("cut_{n}"),
+            *w,
+            id(&format!("cut_{n}_q")),
+            "the cut's rank",
         ));
     }
-    wires.push((
-        "cut_amount".into(),
-        39,
-        id("cut_amount_q"),
-        "Rc * alpha >> (rpg_gd + 14)",
-    ));
-    wires.push((
-        "cut_diff".into(),
-        29,
-        sub(
-            zext(id("cut_rc_q"), 1),
-            zext(id("cut_amount").bits(27, 0), 1),
-        ),
-        "",
-    ));
-    wires.push((
-        "cut_under".into(),
-        1,
-        or(
-            Expr::un(UnOp::RedOr, id("cut_amount").bits(38, 28)),
-            id("cut_diff").bits(28, 28),
-        ),
-        "the cut amount exceeds Rc",
-    ));
     wires.push((
         "keep_fac_d".into(),
         17,
@@ -1141,46 +1175,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered: keep_fac_q)",
     ));
-    wires.push((
-        "cut_kv".into(),
-        29,
-        id("cut_kv_q"),
-        "at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in PAPER mode)",
-    ));
-    // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
-    // parallel rather than one after the other. A bound is above cut_rate = max(Rc - amount,
-    // 0) when the amount is above Rc - bound: that difference is taken from registers while
-    // the product forms, so only one compare follows the shift. (A bound of 0 passes the test
-    // only when cut_rate is 0 too, so the pick's value is the same.) cut_rate is never above
-    // Rc.
-    let w29 = |n: &str| zext(id(n), 1);
-    wires.push((
-        "cut_room_k".into(),
-        30,
-        id("cut_room_k_q"),
-        "Rc - cut_kv (two's complement)",
-    ));
-    wires.push((
-        "cut_room_m".into(),
-        30,
-        id("cut_room_m_q"),
-        "Rc - rpg_min_rate (two's complement)",
-    ));
-    let above_rate = |room: &str| {
-        or(
-            id(room).bits(29, 29),
-            gt(id("cut_amount"), zext(id(room).bits(28, 0), 10)),
-        )
-    };
-    wires.push(("cut_k_r".into(), 1, above_rate("cut_room_k"), ""));
-    wires.push(("cut_m_r".into(), 1, above_rate("cut_room_m"), ""));
-    for (n, a, b) in [
-        ("cut_m_k", w29("min_fx"), id("cut_kv")),
-        ("cut_k_c", id("cut_kv"), w29("cut_rc_q")),
-        ("cut_m_c", w29("min_fx"), w29("cut_rc_q")),
-    ] {
-        wires.push((n.into(), 1, gt(a, b), ""));
-    }
     // Whether the largest of the three is above Rc, by the tree that picks it; the leaves are
     // given for cut_kv, cut_rate and min_fx in that order.
     let by_largest = |kv: Expr, rate: Expr, min: Expr| {
@@ -2379,8 +2373,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "The cut's rank from stage X's registers, one cycle behind a step (the load below".into(),
     ));
     c.push(Stmt::Comment("takes stage R's instead)".into()));
-    for r in ["cut_amount", "cut_kv", "cut_room_k", "cut_room_m"] {
-        c.push(set(&format!("{r}_d"), id(&format!("x_{r}"))));
+    for (n, w) in CUT_RANK {
+        c.push(set(
+            &format!("cut_{n}_d"),
+            rank_bits(&format!("x_cut_{n}"), *w),
+        ));
     }
     c.push(set("cut_fresh_d", not(id("x_step"))));
     c.push(set("wb_word_d", id("wb_word_q")));
@@ -2635,8 +2632,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(Stmt::Comment(
         "The cut's rank from stage R's word: ready for the event's first cycle".into(),
     ));
-    for r in ["cut_amount", "cut_kv", "cut_room_k", "cut_room_m"] {
-        load_x.push(set(&format!("{r}_d"), id(&format!("ld_{r}"))));
+    for (n, w) in CUT_RANK {
+        load_x.push(set(
+            &format!("cut_{n}_d"),
+            rank_bits(&format!("ld_cut_{n}"), *w),
+        ));
     }
     load_x.push(set("cut_fresh_d", b1(true)));
 
@@ -3143,10 +3143,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "i_el",
         "cut_rc",
         "alpha_in",
-        "cut_amount",
         "cut_kv",
-        "cut_room_k",
-        "cut_room_m",
+        "cut_diff",
+        "cut_under",
+        "cut_k_r",
+        "cut_m_r",
+        "cut_m_k",
+        "cut_k_c",
+        "cut_m_c",
         "sk_kind",
         "sk_flow",
         "sk_flag",
@@ -3225,6 +3229,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         items,
         reset,
     })
+}
+
+/// The cut's rank: registers `cut_<name>_q` of stage X, formed from `ld_cut_<name>` (stage R's
+/// word) or `x_cut_<name>` (stage X's registers), with their widths.
+const CUT_RANK: &[(&str, u32)] = &[
+    ("kv", 28),
+    ("diff", 28),
+    ("under", 1),
+    ("k_r", 1),
+    ("m_r", 1),
+    ("m_k", 1),
+    ("k_c", 1),
+    ("m_c", 1),
+];
+
+/// The low `w` bits of wire `name` (a 1-bit wire whole): the registered part of a rank value.
+fn rank_bits(name: &str, w: u32) -> Expr {
+    if w == 1 {
+        id(name)
+    } else {
+        id(name).bits(w - 1, 0)
+    }
 }
 
 /// The period register of timer `x` (alpha, cut, increase).
