@@ -1,8 +1,9 @@
 //! The DCQCN reaction-point engine generator: `register-maps/dcqcn.yaml` in, `dcqcn_rp.v` out.
 //!
 //! The engine keeps every flow's DCQCN state in one RAM word and runs one shared pipeline over
-//! it: take (stage T, RAM read) → read (stage R: the word, the shaper's token accrual) →
-//! compute (stage X: catch-up and the event, RAM write) → a two-entry response FIFO. An event
+//! it: take (stage T, an input skid entry, RAM read) → stage M (the RAM's word registered) →
+//! read (stage R: the word, the shaper's token accrual) → compute (stage X: catch-up and the
+//! event, RAM write) → a two-entry response FIFO. An event
 //! per cycle when nothing but foldable periods is due; an event for the flow stage X holds
 //! waits one cycle in stage R and then reads the written word from a bypass register (see
 //! docs/dcqcn.md). A flow's periodic timers (alpha update every `dce_tcp_rtt` µs, cut check
@@ -52,7 +53,8 @@ pub const MODULE: &str = "dcqcn_rp";
 /// phases (one per timer) of 33 cycles each. The state-changing steps are bounded by the
 /// parameters: alpha decays to 0 in at most about 11,000 steps (G = 1023), the increase timer
 /// reaches its fixed point after at most `rpg_threshold` + 30 + line rate / `rpg_hai_rate`
-/// steps, and at most one cut step consumes a pending CNP.
+/// steps, and at most one cut step consumes a pending CNP. Each step may cost one cycle more: a
+/// cut, or a PAPER CNP's next action, right after a step waits for the cut's registered rank.
 pub const CATCH_UP_BOUND: u32 = 3 * 33;
 
 /// One field of the per-flow state word, least significant first.
