@@ -148,7 +148,27 @@ module dcqcn_rp #(
   reg [11:0]          pre_cnt_d;
   reg [31:0]          now_us_q;      // microseconds since reset
   reg [31:0]          now_us_d;
-  reg                 r_valid_q;     // stage R: an event whose state word is being read
+  reg                 t_valid_q;     // input skid: an event taken while stage M could not take it
+  reg                 t_valid_d;
+  reg [1:0]           t_kind_q;
+  reg [1:0]           t_kind_d;
+  reg [FLOW_BITS-1:0] t_flow_q;
+  reg [FLOW_BITS-1:0] t_flow_d;
+  reg [15:0]          t_bytes_q;
+  reg [15:0]          t_bytes_d;
+  reg [31:0]          t_now_q;       // microsecond the event was taken
+  reg [31:0]          t_now_d;
+  reg                 m_valid_q;     // stage M: an event whose state word the RAM has read
+  reg                 m_valid_d;
+  reg [1:0]           m_kind_q;
+  reg [1:0]           m_kind_d;
+  reg [FLOW_BITS-1:0] m_flow_q;
+  reg [FLOW_BITS-1:0] m_flow_d;
+  reg [15:0]          m_bytes_q;
+  reg [15:0]          m_bytes_d;
+  reg [31:0]          m_now_q;       // microsecond the event was taken
+  reg [31:0]          m_now_d;
+  reg                 r_valid_q;     // stage R: an event whose state word is registered (r_word_q)
   reg                 r_valid_d;
   reg [1:0]           r_kind_q;
   reg [1:0]           r_kind_d;
@@ -240,8 +260,29 @@ module dcqcn_rp #(
   reg [24:0]          alpha_in_q;    // alpha a period or cut reads: w_alpha_q, or
                                      // initial_alpha_value for PAPER's first CNP
   reg [24:0]          alpha_in_d;
-  reg                 r_bypass_q;    // stage X wrote stage R's flow at the edge that read it
-  reg                 r_bypass_d;
+  reg [27:0]          cut_kv_q;      // the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q
+  reg [27:0]          cut_kv_d;
+  reg [27:0]          cut_diff_q;    // ... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))
+  reg [27:0]          cut_diff_d;
+  reg                 cut_under_q;   // ... the amount exceeds Rc
+  reg                 cut_under_d;
+  reg                 cut_k_r_q;     // ... cut_kv > Rc - amount
+  reg                 cut_k_r_d;
+  reg                 cut_m_r_q;     // ... rpg_min_rate > Rc - amount
+  reg                 cut_m_r_d;
+  reg                 cut_m_k_q;     // ... rpg_min_rate > cut_kv
+  reg                 cut_m_k_d;
+  reg                 cut_k_c_q;     // ... cut_kv > Rc
+  reg                 cut_k_c_d;
+  reg                 cut_m_c_q;     // ... rpg_min_rate > Rc
+  reg                 cut_m_c_d;
+  reg                 cut_fresh_q;   // the cut's rank is formed from stage X's current Rc and alpha
+  reg                 cut_fresh_d;
+  reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
+  reg                 m_bypass_d;
+  reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
+                                     // r_word_q
+  reg                 r_fwd_d;
   reg                 rsp_valid_q;   // response FIFO head (the output register)
   reg                 rsp_valid_d;
   reg [1:0]           rsp_kind_q;
@@ -300,6 +341,8 @@ module dcqcn_rp #(
   reg                 rt_at_cap_d;
   reg [STATE_W-1:0]   wb_word_q;     // the word written
   reg [STATE_W-1:0]   wb_word_d;
+  reg [STATE_W-1:0]   r_word_q;      // stage R's word (stage M's, registered)
+  reg [STATE_W-1:0]   r_word_d;
   // Values derived from the parameter inputs, registered (the next cycle's stages R and X
   // read them: an event taken in the cycle a parameter changes, or later, sees it)
   reg [27:0] rmax_fx_q;
@@ -376,11 +419,14 @@ module dcqcn_rp #(
   reg [27:0]          rsp_rc_new;  // the response's Rc (the cap before a CNP)
   reg [27:0]          rsp_rt_new;  // ... and Rt
 
-  // Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read
-  // it (the RAM returns the old word then). A write in the current cycle cannot be to
-  // this flow: stage R holds an event whose flow stage X holds (see r_hazard).
+  // Stage M's state word: the RAM's, unless stage X wrote this flow at the edge that read
+  // it (the RAM returns the old word then); registered into r_word_q, so no RAM output
+  // select is in front of stage R's logic. Stage R's word: r_word_q, or wb_word_q when
+  // stage X wrote the flow at the edge that loaded it or while R waited (see r_hazard).
+  wire [STATE_W-1:0] m_word;
   wire [STATE_W-1:0] r_word;
-  assign r_word = r_bypass_q ? wb_word_q : ram_rdata_q;
+  assign m_word = m_bypass_q ? wb_word_q : ram_rdata_q;
+  assign r_word = r_fwd_q ? wb_word_q : r_word_q;
   wire        rd_seen;
   wire        rd_acnp;
   wire        rd_dcnp;
@@ -465,25 +511,51 @@ module dcqcn_rp #(
   wire [24:0] alpha_step;       // alpha after one period
   wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
   wire        clamp;            // Rt = Rc on this cut
-  wire [41:0] cut_prod_lo;      // alpha * Rc[16:0]
-  wire [35:0] cut_prod_hi;      // alpha * Rc[27:17]
   wire [3:0]  gd_d;             // registered: gd_q
-  wire [38:0] cut_scaled;       // Rc * alpha >> 14
-  wire [38:0] cut_sh1;          // ... >> rpg_gd[1:0]
-  wire [38:0] cut_amount;       // Rc * alpha >> (rpg_gd + 14)
-  wire [28:0] cut_diff;
-  wire        cut_under;        // the cut amount exceeds Rc
+  wire [27:0] ld_cut_rc;        // stage R: Rc before a cut (loads cut_rc_q)
+  wire [24:0] ld_alpha_in;      // stage R: the alpha a period or cut reads (loads alpha_in_q)
+  wire [41:0] ld_cut_prod_lo;   // alpha * Rc[16:0]
+  wire [35:0] ld_cut_prod_hi;   // alpha * Rc[27:17]
+  wire [38:0] ld_cut_scaled;    // Rc * alpha >> 14
+  wire [38:0] ld_cut_sh1;       // ... >> rpg_gd[1:0]
+  wire [38:0] ld_cut_amount;    // Rc * alpha >> (rpg_gd + 14)
+  wire [28:0] ld_cut_kv;        // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
+                                // PAPER mode)
+  wire [29:0] ld_cut_room_k;    // Rc - cut_kv (two's complement)
+  wire [29:0] ld_cut_room_m;    // Rc - rpg_min_rate (two's complement)
+  wire [28:0] ld_cut_diff;      // Rc - the cut amount (registered: cut_diff_q)
+  wire        ld_cut_under;     // the cut amount exceeds Rc
+  wire        ld_cut_k_r;       // the bound is above Rc - the cut amount
+  wire        ld_cut_m_r;       // the bound is above Rc - the cut amount
+  wire        ld_cut_m_k;
+  wire        ld_cut_k_c;
+  wire        ld_cut_m_c;
+  wire [41:0] x_cut_prod_lo;    // alpha * Rc[16:0]
+  wire [35:0] x_cut_prod_hi;    // alpha * Rc[27:17]
+  wire [38:0] x_cut_scaled;     // Rc * alpha >> 14
+  wire [38:0] x_cut_sh1;        // ... >> rpg_gd[1:0]
+  wire [38:0] x_cut_amount;     // Rc * alpha >> (rpg_gd + 14)
+  wire [28:0] x_cut_kv;         // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
+                                // PAPER mode)
+  wire [29:0] x_cut_room_k;     // Rc - cut_kv (two's complement)
+  wire [29:0] x_cut_room_m;     // Rc - rpg_min_rate (two's complement)
+  wire [28:0] x_cut_diff;       // Rc - the cut amount (registered: cut_diff_q)
+  wire        x_cut_under;      // the cut amount exceeds Rc
+  wire        x_cut_k_r;        // the bound is above Rc - the cut amount
+  wire        x_cut_m_r;        // the bound is above Rc - the cut amount
+  wire        x_cut_m_k;
+  wire        x_cut_k_c;
+  wire        x_cut_m_c;
+  wire [27:0] cut_kv;           // the cut's rank
+  wire [27:0] cut_diff;         // the cut's rank
+  wire        cut_under;        // the cut's rank
+  wire        cut_k_r;          // the cut's rank
+  wire        cut_m_r;          // the cut's rank
+  wire        cut_m_k;          // the cut's rank
+  wire        cut_k_c;          // the cut's rank
+  wire        cut_m_c;          // the cut's rank
   wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered:
                                 // keep_fac_q)
-  wire [28:0] cut_kv;           // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
-                                // PAPER mode)
-  wire [29:0] cut_room_k;       // Rc - cut_kv (two's complement)
-  wire [29:0] cut_room_m;       // Rc - rpg_min_rate (two's complement)
-  wire        cut_k_r;
-  wire        cut_m_r;
-  wire        cut_m_k;
-  wire        cut_k_c;
-  wire        cut_m_c;
   wire        cut_over;         // the largest of the three is above Rc
   wire        cut_to_min;       // Rc after the cut is rpg_min_rate
   wire        cut_to_kv;        // ... rpg_min_dec_fac % of Rc
@@ -567,6 +639,8 @@ module dcqcn_rp #(
   wire        fold_block;       // a PAPER CNP cuts with alpha: its alpha period takes a cycle
   wire        fold;             // one alpha period and one cut check with no CNP marked go with the
                                 // event
+  wire        cut_wait;         // a step changed Rc or alpha at the last edge and the event or the
+                                // next step cuts: wait a cycle for the cut's rank
   wire        x_apply;          // stage X can apply its event this cycle
   wire        x_skip_start;     // a skip phase starts
   wire        x_step;           // stage X applies the earliest due period
@@ -585,6 +659,9 @@ module dcqcn_rp #(
   wire        head_from_sk;     // the FIFO head takes the second entry
   wire        head_free;        // the FIFO head takes a response pushed this cycle
   wire        r_free;           // stage R takes an event
+  wire        m_adv;            // stage M's event moves to stage R
+  wire        m_free;           // stage M takes an event
+  wire        take;             // an event is taken
   wire [31:0] tc_skip_sum;
   wire [16:0] bc_over_tc;       // w_bc_q - w_tc_q, negative when the byte count is the smaller
   wire        bc_lt_tc_skip;    // w_bc_q < tc_skip, from registers: below w_tc_q + the jump and
@@ -635,8 +712,10 @@ module dcqcn_rp #(
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [34:0] alpha_prod;    // G * alpha
-  wire [52:0] cut_prod;      // Rc * alpha
-  wire [44:0] keep_prod;     // Rc * fac * 655
+  wire [52:0] ld_cut_prod;   // Rc * alpha
+  wire [44:0] ld_keep_prod;  // Rc * fac * 655
+  wire [52:0] x_cut_prod;    // Rc * alpha
+  wire [44:0] x_keep_prod;   // Rc * fac * 655
   wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
                              // negative when Rt is more than 1 Mb/s above the cap
   wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
@@ -697,31 +776,64 @@ module dcqcn_rp #(
   assign alpha_cnp = alpha_prod[34:10] + {alpha_gain_q, 14'd0};
   assign clamp = clamp_tgt_rate_enable_i ||
                  (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
-  assign cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
-  assign cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
-  assign cut_prod = {11'd0, cut_prod_lo} + {cut_prod_hi, 17'd0};
   assign gd_d = rpg_gd_value_i;
-  assign cut_scaled = cut_prod[52:14];
-  assign cut_sh1 = gd_q[1:0] == 2'b00 ? cut_scaled :
-                   gd_q[1:0] == 2'b01 ? cut_scaled >> 1 :
-                   gd_q[1:0] == 2'b10 ? cut_scaled >> 2 :
-                   cut_scaled >> 3;
-  assign cut_amount = gd_q[3:2] == 2'b00 ? cut_sh1 :
-                      gd_q[3:2] == 2'b01 ? cut_sh1 >> 4 :
-                      gd_q[3:2] == 2'b10 ? cut_sh1 >> 8 :
-                      cut_sh1 >> 12;
-  assign cut_diff = {1'd0, cut_rc_q} - {1'd0, cut_amount[27:0]};
-  assign cut_under = |cut_amount[38:28] || cut_diff[28];
+  assign ld_cut_rc = rd_seen ? rd_rc : rmax_fx_q;
+  assign ld_alpha_in = paper && !rd_seen ? alpha_init : rd_alpha;
+  assign ld_cut_prod_lo = {25'd0, ld_cut_rc[16:0]} * {17'd0, ld_alpha_in};
+  assign ld_cut_prod_hi = {25'd0, ld_cut_rc[27:17]} * {11'd0, ld_alpha_in};
+  assign ld_cut_prod = {11'd0, ld_cut_prod_lo} + {ld_cut_prod_hi, 17'd0};
+  assign ld_cut_scaled = ld_cut_prod[52:14];
+  assign ld_cut_sh1 = gd_q[1:0] == 2'b00 ? ld_cut_scaled :
+                      gd_q[1:0] == 2'b01 ? ld_cut_scaled >> 1 :
+                      gd_q[1:0] == 2'b10 ? ld_cut_scaled >> 2 :
+                      ld_cut_scaled >> 3;
+  assign ld_cut_amount = gd_q[3:2] == 2'b00 ? ld_cut_sh1 :
+                         gd_q[3:2] == 2'b01 ? ld_cut_sh1 >> 4 :
+                         gd_q[3:2] == 2'b10 ? ld_cut_sh1 >> 8 :
+                         ld_cut_sh1 >> 12;
+  assign ld_keep_prod = {17'd0, rd_rc} * {28'd0, keep_fac_q};
+  assign ld_cut_kv = ld_keep_prod[44:16];
+  assign ld_cut_room_k = {2'd0, ld_cut_rc} - {1'd0, ld_cut_kv};
+  assign ld_cut_room_m = {2'd0, ld_cut_rc} - {2'd0, min_fx};
+  assign ld_cut_diff = {1'd0, ld_cut_rc} - {1'd0, ld_cut_amount[27:0]};
+  assign ld_cut_under = |ld_cut_amount[38:28] || ld_cut_diff[28];
+  assign ld_cut_k_r = ld_cut_room_k[29] || ld_cut_amount > {10'd0, ld_cut_room_k[28:0]};
+  assign ld_cut_m_r = ld_cut_room_m[29] || ld_cut_amount > {10'd0, ld_cut_room_m[28:0]};
+  assign ld_cut_m_k = {1'd0, min_fx} > ld_cut_kv;
+  assign ld_cut_k_c = ld_cut_kv > {1'd0, ld_cut_rc};
+  assign ld_cut_m_c = {1'd0, min_fx} > {1'd0, ld_cut_rc};
+  assign x_cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
+  assign x_cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
+  assign x_cut_prod = {11'd0, x_cut_prod_lo} + {x_cut_prod_hi, 17'd0};
+  assign x_cut_scaled = x_cut_prod[52:14];
+  assign x_cut_sh1 = gd_q[1:0] == 2'b00 ? x_cut_scaled :
+                     gd_q[1:0] == 2'b01 ? x_cut_scaled >> 1 :
+                     gd_q[1:0] == 2'b10 ? x_cut_scaled >> 2 :
+                     x_cut_scaled >> 3;
+  assign x_cut_amount = gd_q[3:2] == 2'b00 ? x_cut_sh1 :
+                        gd_q[3:2] == 2'b01 ? x_cut_sh1 >> 4 :
+                        gd_q[3:2] == 2'b10 ? x_cut_sh1 >> 8 :
+                        x_cut_sh1 >> 12;
+  assign x_keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
+  assign x_cut_kv = x_keep_prod[44:16];
+  assign x_cut_room_k = {2'd0, cut_rc_q} - {1'd0, x_cut_kv};
+  assign x_cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
+  assign x_cut_diff = {1'd0, cut_rc_q} - {1'd0, x_cut_amount[27:0]};
+  assign x_cut_under = |x_cut_amount[38:28] || x_cut_diff[28];
+  assign x_cut_k_r = x_cut_room_k[29] || x_cut_amount > {10'd0, x_cut_room_k[28:0]};
+  assign x_cut_m_r = x_cut_room_m[29] || x_cut_amount > {10'd0, x_cut_room_m[28:0]};
+  assign x_cut_m_k = {1'd0, min_fx} > x_cut_kv;
+  assign x_cut_k_c = x_cut_kv > {1'd0, cut_rc_q};
+  assign x_cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
+  assign cut_kv = cut_kv_q;
+  assign cut_diff = cut_diff_q;
+  assign cut_under = cut_under_q;
+  assign cut_k_r = cut_k_r_q;
+  assign cut_m_r = cut_m_r_q;
+  assign cut_m_k = cut_m_k_q;
+  assign cut_k_c = cut_k_c_q;
+  assign cut_m_c = cut_m_c_q;
   assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
-  assign keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
-  assign cut_kv = keep_prod[44:16];
-  assign cut_room_k = {2'd0, cut_rc_q} - {1'd0, cut_kv};
-  assign cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
-  assign cut_k_r = cut_room_k[29] || cut_amount > {10'd0, cut_room_k[28:0]};
-  assign cut_m_r = cut_room_m[29] || cut_amount > {10'd0, cut_room_m[28:0]};
-  assign cut_m_k = {1'd0, min_fx} > cut_kv;
-  assign cut_k_c = cut_kv > {1'd0, cut_rc_q};
-  assign cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
   assign cut_to_min = !cut_over && (cut_k_r ? cut_m_k : cut_m_r);
   assign cut_to_kv = !cut_over && cut_k_r && !cut_m_k;
@@ -821,11 +933,12 @@ module dcqcn_rp #(
   assign fold_block = ev_pcnp_q && a_due_q;
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
-  assign x_apply = x_valid_q && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
-  assign x_skip_start = x_valid_q && !x_skip_q && (a_skip | d_skip | i_skip);
-  assign x_step = x_valid_q && !x_skip_q && !x_apply;
-  assign step_cut = x_valid_q && !x_skip_q && pick_d && w_dcnp_q;
-  assign step_inc = x_valid_q && !x_skip_q && i_due_q && !pick_a && !pick_d;
+  assign cut_wait = !cut_fresh_q && (ev_pcnp_q || (pick_d && w_dcnp_q));
+  assign x_apply = x_valid_q && !x_skip_q && !cut_wait && (fold || !(a_due_q | d_due_q | i_due_q));
+  assign x_skip_start = x_valid_q && !x_skip_q && !cut_wait && (a_skip | d_skip | i_skip);
+  assign x_step = x_valid_q && !x_skip_q && !cut_wait && !x_apply;
+  assign step_cut = x_valid_q && !x_skip_q && !cut_wait && pick_d && w_dcnp_q;
+  assign step_inc = x_valid_q && !x_skip_q && !cut_wait && i_due_q && !pick_a && !pick_d;
   assign ev_byte_inc = ev_kind_q == K_TX && ev_grant_q && byte_on && ev_fire_q;
   assign ev_sel = ev_cnp_q && paper ? 2'b01 :
                   ev_cnp_q && !w_seen_q ? 2'b11 :
@@ -840,6 +953,9 @@ module dcqcn_rp #(
   assign head_from_sk = sk_valid_q && rsp_pop;
   assign head_free = !sk_valid_q && (!rsp_valid_q || rsp_pop);
   assign r_free = !r_valid_q || r_adv;
+  assign m_adv = m_valid_q && r_free;
+  assign m_free = !m_valid_q || m_adv;
+  assign take = s_evt_valid && s_evt_ready;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
   assign bc_over_tc = {1'd0, w_bc_q} - {1'd0, w_tc_q};
   assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
@@ -889,7 +1005,7 @@ module dcqcn_rp #(
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
 
-  assign s_evt_ready = state_q == S_RUN && !clear_pend_q && r_free;
+  assign s_evt_ready = state_q == S_RUN && !clear_pend_q && !t_valid_q;
   assign m_rsp_valid = rsp_valid_q;
   assign m_rsp_kind = rsp_kind_q;
   assign m_rsp_flow = rsp_flow_q;
@@ -913,6 +1029,16 @@ module dcqcn_rp #(
     clr_addr_d = clr_addr_q;
     pre_cnt_d = pre_cnt_q;
     now_us_d = now_us_q;
+    t_valid_d = t_valid_q;
+    t_kind_d = t_kind_q;
+    t_flow_d = t_flow_q;
+    t_bytes_d = t_bytes_q;
+    t_now_d = t_now_q;
+    m_valid_d = m_valid_q;
+    m_kind_d = m_kind_q;
+    m_flow_d = m_flow_q;
+    m_bytes_d = m_bytes_q;
+    m_now_d = m_now_q;
     r_valid_d = r_valid_q;
     r_kind_d = r_kind_q;
     r_flow_d = r_flow_q;
@@ -955,6 +1081,15 @@ module dcqcn_rp #(
     i_el_d = i_el_q;
     cut_rc_d = cut_rc_q;
     alpha_in_d = alpha_in_q;
+    cut_kv_d = cut_kv_q;
+    cut_diff_d = cut_diff_q;
+    cut_under_d = cut_under_q;
+    cut_k_r_d = cut_k_r_q;
+    cut_m_r_d = cut_m_r_q;
+    cut_m_k_d = cut_m_k_q;
+    cut_k_c_d = cut_k_c_q;
+    cut_m_c_d = cut_m_c_q;
+    cut_fresh_d = cut_fresh_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
@@ -1002,7 +1137,21 @@ module dcqcn_rp #(
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
+    // The cut's rank from stage X's registers, one cycle behind a step (the load below
+    // takes stage R's instead)
+    cut_kv_d = x_cut_kv[27:0];
+    cut_diff_d = x_cut_diff[27:0];
+    cut_under_d = x_cut_under;
+    cut_k_r_d = x_cut_k_r;
+    cut_m_r_d = x_cut_m_r;
+    cut_m_k_d = x_cut_m_k;
+    cut_k_c_d = x_cut_k_c;
+    cut_m_c_d = x_cut_m_c;
+    cut_fresh_d = !x_step;
     wb_word_d = wb_word_q;
+    // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
+    // stage X's word in every cycle, written or not)
+    r_word_d = r_word;
     ram_wdata = {STATE_W{1'b0}};
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
@@ -1011,8 +1160,8 @@ module dcqcn_rp #(
     // Rc's and Rt's sources: the step's code or the event's
     rc_sel = step_cut ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
     rt_sel = step_cut && clamp ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
-    // Stage T: read the offered flow's word; a waiting stage R reads its own again
-    ram_raddr = r_valid_q && !r_adv ? r_flow_q : s_evt_flow;
+    // Stage T: read the offered flow's word; a waiting stage M reads its own again
+    ram_raddr = !m_free ? m_flow_q : t_valid_q ? t_flow_q : s_evt_flow;
     ram_we = 1'b0;
     ram_waddr = ev_flow_q;
     // Microsecond time base
@@ -1032,18 +1181,42 @@ module dcqcn_rp #(
         end
       end
       S_RUN: begin
-        if (clear_pend_q && !r_valid_q && !x_valid_q) begin
+        if (clear_pend_q && !t_valid_q && !m_valid_q && !r_valid_q && !x_valid_q) begin
           state_d = S_CLEAR;
           clear_pend_d = ctrl_flow_clear_i;
           clr_addr_d = {FLOW_BITS{1'b0}};
         end
-        // Stage T: take an event into stage R
-        if (s_evt_valid && s_evt_ready) begin
+        // Stage T: take an event into stage M, or into the skid while M cannot take it
+        // (s_evt_ready is the skid's emptiness: a flop, not stage X's progress)
+        if (!t_valid_q) begin
+          t_kind_d = s_evt_kind;
+          t_flow_d = s_evt_flow;
+          t_bytes_d = s_evt_bytes;
+          t_now_d = now_us_q;
+        end
+        t_valid_d = t_valid_q ? !m_free : take && !m_free;
+        if (m_free) begin
+          m_valid_d = t_valid_q || take;
+          if (t_valid_q) begin
+            m_kind_d = t_kind_q;
+            m_flow_d = t_flow_q;
+            m_bytes_d = t_bytes_q;
+            m_now_d = t_now_q;
+          end else begin
+            m_kind_d = s_evt_kind;
+            m_flow_d = s_evt_flow;
+            m_bytes_d = s_evt_bytes;
+            m_now_d = now_us_q;
+          end
+        end
+        // Stage M to stage R: the word registered
+        if (m_adv) begin
           r_valid_d = 1'b1;
-          r_kind_d = s_evt_kind;
-          r_flow_d = s_evt_flow;
-          r_bytes_d = s_evt_bytes;
-          r_now_d = now_us_q;
+          r_kind_d = m_kind_q;
+          r_flow_d = m_flow_q;
+          r_bytes_d = m_bytes_q;
+          r_now_d = m_now_q;
+          r_word_d = m_word;
         end else if (r_adv) begin
           r_valid_d = 1'b0;
         end
@@ -1417,8 +1590,18 @@ module dcqcn_rp #(
         bc_lt_f_d = rd_bc_lt_f;
         bc_gt_f_d = rd_bc_gt_f;
         bc_lt_tc_d = rd_bc < rd_tc;
-        cut_rc_d = rd_seen ? rd_rc : rmax_fx_q;
-        alpha_in_d = paper && !rd_seen ? alpha_init : rd_alpha;
+        cut_rc_d = ld_cut_rc;
+        alpha_in_d = ld_alpha_in;
+        // The cut's rank from stage R's word: ready for the event's first cycle
+        cut_kv_d = ld_cut_kv[27:0];
+        cut_diff_d = ld_cut_diff[27:0];
+        cut_under_d = ld_cut_under;
+        cut_k_r_d = ld_cut_k_r;
+        cut_m_r_d = ld_cut_m_r;
+        cut_m_k_d = ld_cut_m_k;
+        cut_k_c_d = ld_cut_k_c;
+        cut_m_c_d = ld_cut_m_c;
+        cut_fresh_d = 1'b1;
       end
     end
     // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
@@ -1439,10 +1622,15 @@ module dcqcn_rp #(
         rt_at_cap_d = inc_at_cap;
       end
     end
-    // Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R
-    // holds next (compared with both candidates, the take selecting after the compare)
-    r_bypass_d = rsp_push &&
-                 (s_evt_valid && s_evt_ready ? s_evt_flow == ev_flow_q : r_flow_q == ev_flow_q);
+    // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
+    // holds next (compared with its three candidates: its own, the skid's, the offered one; the
+    // moves select after)
+    m_bypass_d = rsp_push &&
+                 (!m_free ? m_flow_q == ev_flow_q :
+                  t_valid_q ? t_flow_q == ev_flow_q :
+                  s_evt_flow == ev_flow_q);
+    // Stage R's forward: stage X writes at this edge the flow stage R holds next
+    r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_q : r_flow_q == ev_flow_q);
   end
 
   always @(posedge clk) begin
@@ -1452,10 +1640,14 @@ module dcqcn_rp #(
       clr_addr_q <= {FLOW_BITS{1'b0}};
       pre_cnt_q <= 12'd0;
       now_us_q <= 32'd0;
+      t_valid_q <= 1'b0;
+      m_valid_q <= 1'b0;
       r_valid_q <= 1'b0;
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
-      r_bypass_q <= 1'b0;
+      cut_fresh_q <= 1'b0;
+      m_bypass_q <= 1'b0;
+      r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_kind_q <= 2'b00;
       rsp_flow_q <= {FLOW_BITS{1'b0}};
@@ -1478,10 +1670,14 @@ module dcqcn_rp #(
       clr_addr_q <= clr_addr_d;
       pre_cnt_q <= pre_cnt_d;
       now_us_q <= now_us_d;
+      t_valid_q <= t_valid_d;
+      m_valid_q <= m_valid_d;
       r_valid_q <= r_valid_d;
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
-      r_bypass_q <= r_bypass_d;
+      cut_fresh_q <= cut_fresh_d;
+      m_bypass_q <= m_bypass_d;
+      r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;
       rsp_kind_q <= rsp_kind_d;
       rsp_flow_q <= rsp_flow_d;
@@ -1501,6 +1697,14 @@ module dcqcn_rp #(
     end
   end
   always @(posedge clk) begin
+    t_kind_q <= t_kind_d;
+    t_flow_q <= t_flow_d;
+    t_bytes_q <= t_bytes_d;
+    t_now_q <= t_now_d;
+    m_kind_q <= m_kind_d;
+    m_flow_q <= m_flow_d;
+    m_bytes_q <= m_bytes_d;
+    m_now_q <= m_now_d;
     r_kind_q <= r_kind_d;
     r_flow_q <= r_flow_d;
     r_bytes_q <= r_bytes_d;
@@ -1540,6 +1744,14 @@ module dcqcn_rp #(
     i_el_q <= i_el_d;
     cut_rc_q <= cut_rc_d;
     alpha_in_q <= alpha_in_d;
+    cut_kv_q <= cut_kv_d;
+    cut_diff_q <= cut_diff_d;
+    cut_under_q <= cut_under_d;
+    cut_k_r_q <= cut_k_r_d;
+    cut_m_r_q <= cut_m_r_d;
+    cut_m_k_q <= cut_m_k_d;
+    cut_k_c_q <= cut_k_c_d;
+    cut_m_c_q <= cut_m_c_d;
     sk_kind_q <= sk_kind_d;
     sk_flow_q <= sk_flow_d;
     sk_flag_q <= sk_flag_d;
@@ -1591,6 +1803,7 @@ module dcqcn_rp #(
     hai_zero_q <= hai_zero_d;
     cap_p1_q <= cap_p1_d;
     wb_word_q <= wb_word_d;
+    r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
   end
 

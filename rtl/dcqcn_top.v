@@ -165,12 +165,12 @@ module dcqcn_top #(
   reg [1:0]  sel_stage_d;
   reg        sel_seen_q;   // CNP seen
   reg        sel_seen_d;
-  reg [3:0]  tag_q;        // per engine event in flight: 1 = the window's read-back
-  reg [3:0]  tag_d;
-  reg [1:0]  tag_wp_q;     // tag FIFO write pointer
-  reg [1:0]  tag_wp_d;
-  reg [1:0]  tag_rp_q;     // tag FIFO read pointer (the oldest event's tag)
-  reg [1:0]  tag_rp_d;
+  reg [7:0]  tag_q;        // per engine event in flight: 1 = the window's read-back
+  reg [7:0]  tag_d;
+  reg [2:0]  tag_wp_q;     // tag FIFO write pointer
+  reg [2:0]  tag_wp_d;
+  reg [2:0]  tag_rp_q;     // tag FIFO read pointer (the oldest event's tag)
+  reg [2:0]  tag_rp_d;
   reg [2:0]  infl_q;       // events in the engine (taken, response not yet taken)
   reg [2:0]  infl_d;
 
@@ -196,7 +196,7 @@ module dcqcn_top #(
   assign sel_wr = s_axil_awvalid && s_axil_awready && s_axil_wvalid && s_axil_wready &&
                   s_axil_awaddr[10:2] == SEL_WORD;
   assign sel_in_range = (rp_flow_sel_flow >> FLOW_BITS) == 16'd0;
-  assign room = infl_q != 3'd4;
+  assign room = infl_q != 3'd6;
   assign rb_req = sel_pend_q && sel_in_range && room;
   assign rb_issue = rb_req && eng_evt_ready;
   assign rb_zero = sel_pend_q && !sel_in_range;
@@ -267,10 +267,10 @@ module dcqcn_top #(
     // Tag FIFO: one entry per event the engine takes, popped with its response
     if (evt_push) begin
       tag_d[tag_wp_q] = rb_issue;
-      tag_wp_d = tag_wp_q + 2'd1;
+      tag_wp_d = tag_wp_q + 3'd1;
     end
     if (rsp_pop) begin
-      tag_rp_d = tag_rp_q + 2'd1;
+      tag_rp_d = tag_rp_q + 3'd1;
     end
     if (evt_push && !rsp_pop) begin
       infl_d = infl_q + 3'd1;
@@ -326,9 +326,9 @@ module dcqcn_top #(
       sel_bc_q <= 16'd0;
       sel_stage_q <= 2'b00;
       sel_seen_q <= 1'b0;
-      tag_q <= 4'b0000;
-      tag_wp_q <= 2'b00;
-      tag_rp_q <= 2'b00;
+      tag_q <= 8'd0;
+      tag_wp_q <= 3'b000;
+      tag_rp_q <= 3'b000;
       infl_q <= 3'b000;
     end else begin
       sel_pend_q <= sel_pend_d;

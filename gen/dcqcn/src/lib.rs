@@ -1,8 +1,9 @@
 //! The DCQCN reaction-point engine generator: `register-maps/dcqcn.yaml` in, `dcqcn_rp.v` out.
 //!
 //! The engine keeps every flow's DCQCN state in one RAM word and runs one shared pipeline over
-//! it: take (stage T, RAM read) → read (stage R: the word, the shaper's token accrual) →
-//! compute (stage X: catch-up and the event, RAM write) → a two-entry response FIFO. An event
+//! it: take (stage T, an input skid entry, RAM read) → stage M (the RAM's word registered) →
+//! read (stage R: the word, the shaper's token accrual) → compute (stage X: catch-up and the
+//! event, RAM write) → a two-entry response FIFO. An event
 //! per cycle when nothing but foldable periods is due; an event for the flow stage X holds
 //! waits one cycle in stage R and then reads the written word from a bypass register (see
 //! docs/dcqcn.md). A flow's periodic timers (alpha update every `dce_tcp_rtt` µs, cut check
@@ -52,7 +53,8 @@ pub const MODULE: &str = "dcqcn_rp";
 /// phases (one per timer) of 33 cycles each. The state-changing steps are bounded by the
 /// parameters: alpha decays to 0 in at most about 11,000 steps (G = 1023), the increase timer
 /// reaches its fixed point after at most `rpg_threshold` + 30 + line rate / `rpg_hai_rate`
-/// steps, and at most one cut step consumes a pending CNP.
+/// steps, and at most one cut step consumes a pending CNP. Each step may cost one cycle more: a
+/// cut, or a PAPER CNP's next action, right after a step waits for the cut's registered rank.
 pub const CATCH_UP_BOUND: u32 = 3 * 33;
 
 /// One field of the per-flow state word, least significant first.
@@ -475,9 +477,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("pre_cnt", 12, "microsecond prescaler"),
         ("now_us", 32, "microseconds since reset"),
         (
+            "t_valid",
+            1,
+            "input skid: an event taken while stage M could not take it",
+        ),
+        ("t_kind", 2, ""),
+        ("t_flow", 0, ""),
+        ("t_bytes", 16, ""),
+        ("t_now", 32, "microsecond the event was taken"),
+        (
+            "m_valid",
+            1,
+            "stage M: an event whose state word the RAM has read",
+        ),
+        ("m_kind", 2, ""),
+        ("m_flow", 0, ""),
+        ("m_bytes", 16, ""),
+        ("m_now", 32, "microsecond the event was taken"),
+        (
             "r_valid",
             1,
-            "stage R: an event whose state word is being read",
+            "stage R: an event whose state word is registered (r_word_q)",
         ),
         ("r_kind", 2, ""),
         ("r_flow", 0, ""),
@@ -577,9 +597,35 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "alpha a period or cut reads: w_alpha_q, or initial_alpha_value for PAPER's first CNP",
         ),
         (
-            "r_bypass",
+            "cut_kv",
+            28,
+            "the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q",
+        ),
+        (
+            "cut_diff",
+            28,
+            "... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))",
+        ),
+        ("cut_under", 1, "... the amount exceeds Rc"),
+        ("cut_k_r", 1, "... cut_kv > Rc - amount"),
+        ("cut_m_r", 1, "... rpg_min_rate > Rc - amount"),
+        ("cut_m_k", 1, "... rpg_min_rate > cut_kv"),
+        ("cut_k_c", 1, "... cut_kv > Rc"),
+        ("cut_m_c", 1, "... rpg_min_rate > Rc"),
+        (
+            "cut_fresh",
             1,
-            "stage X wrote stage R's flow at the edge that read it",
+            "the cut's rank is formed from stage X's current Rc and alpha",
+        ),
+        (
+            "m_bypass",
+            1,
+            "stage X wrote stage M's flow at the edge that read it",
+        ),
+        (
+            "r_fwd",
+            1,
+            "stage X wrote stage R's flow at the edge that loaded r_word_q",
         ),
         ("rsp_valid", 1, "response FIFO head (the output register)"),
         ("rsp_kind", 2, ""),
@@ -629,15 +675,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             items.push(V::Decl(decl));
         }
     }
-    for suffix in ["_q", "_d"] {
-        let mut decl = Decl::reg(
-            format!("wb_word{suffix}"),
-            Some(Range::width(id("STATE_W"))),
-        );
-        if suffix == "_q" {
-            decl = decl.comment("the word written");
+    for (name, comment) in [
+        ("wb_word", "the word written"),
+        ("r_word", "stage R's word (stage M's, registered)"),
+    ] {
+        for suffix in ["_q", "_d"] {
+            let mut decl = Decl::reg(format!("{name}{suffix}"), Some(Range::width(id("STATE_W"))));
+            if suffix == "_q" {
+                decl = decl.comment(comment);
+            }
+            items.push(V::Decl(decl));
         }
-        items.push(V::Decl(decl));
     }
     items.push(V::Comment(vec![
         "Values derived from the parameter inputs, registered (the next cycle's stages R and X"
@@ -699,20 +747,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     items.push(V::Blank);
 
-    // Stage R's word: the RAM's, or the write the RAM read at the same edge missed.
+    // Stage M's word: the RAM's, or the write the RAM read at the same edge missed; stage
+    // R's: the register, or a write stage X made since it was loaded.
     items.push(V::Comment(vec![
-        "Stage R's state word: the RAM's, unless stage X wrote this flow at the edge that read"
+        "Stage M's state word: the RAM's, unless stage X wrote this flow at the edge that read"
             .into(),
-        "it (the RAM returns the old word then). A write in the current cycle cannot be to".into(),
-        "this flow: stage R holds an event whose flow stage X holds (see r_hazard).".into(),
+        "it (the RAM returns the old word then); registered into r_word_q, so no RAM output".into(),
+        "select is in front of stage R's logic. Stage R's word: r_word_q, or wb_word_q when".into(),
+        "stage X wrote the flow at the edge that loaded it or while R waited (see r_hazard)."
+            .into(),
     ]));
-    items.push(V::Decl(Decl::wire(
-        "r_word",
-        Some(Range::width(id("STATE_W"))),
-    )));
+    for name in ["m_word", "r_word"] {
+        items.push(V::Decl(Decl::wire(name, Some(Range::width(id("STATE_W"))))));
+    }
+    items.push(V::Assign(
+        id("m_word"),
+        tern(id("m_bypass_q"), id("wb_word_q"), id("ram_rdata_q")),
+    ));
     items.push(V::Assign(
         id("r_word"),
-        tern(id("r_bypass_q"), id("wb_word_q"), id("ram_rdata_q")),
+        tern(id("r_fwd_q"), id("wb_word_q"), id("r_word_q")),
     ));
     let mut lsb = 0;
     let mut rd_assigns = Vec::new();
@@ -965,13 +1019,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rt = Rc on this cut",
     ));
-    // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11).
-    split_product(
-        &mut wires,
-        "cut_prod",
-        ("cut_rc_q", "alpha_in_q", 25),
-        ["alpha * Rc[16:0]", "alpha * Rc[27:17]", "Rc * alpha"],
-    );
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
     // The shift by rpg_gd as two 4-way selects (by its low and high bit pairs): one LUT
     // level each.
@@ -993,42 +1040,133 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         )
     };
+    // The cut's rank (CUT_RANK): rpg_min_dec_fac % of Rc, Rc minus the amount Rc * alpha >>
+    // (rpg_gd + 14) and the compares of the bounds, registered, so that the cut's selects
+    // start from registers, not behind the product's add, the shift and the compares. Formed twice: from stage R's word for the load ("ld_"), so an event with nothing
+    // stepped before it finds them ready, and from stage X's registers ("x_") in every other
+    // cycle, so they are ready one cycle after a step changed Rc or alpha (cut_fresh_q; a cut
+    // waits for it, see cut_wait).
     wires.push((
-        "cut_scaled".into(),
-        39,
-        id("cut_prod").bits(52, 14),
-        "Rc * alpha >> 14",
+        "ld_cut_rc".into(),
+        28,
+        tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
+        "stage R: Rc before a cut (loads cut_rc_q)",
     ));
     wires.push((
-        "cut_sh1".into(),
-        39,
-        by_pair("cut_scaled", id("gd_q").bits(1, 0), 1),
-        "... >> rpg_gd[1:0]",
-    ));
-    wires.push((
-        "cut_amount".into(),
-        39,
-        by_pair("cut_sh1", id("gd_q").bits(3, 2), 4),
-        "Rc * alpha >> (rpg_gd + 14)",
-    ));
-    wires.push((
-        "cut_diff".into(),
-        29,
-        sub(
-            zext(id("cut_rc_q"), 1),
-            zext(id("cut_amount").bits(27, 0), 1),
+        "ld_alpha_in".into(),
+        25,
+        tern(
+            and(vec![id("paper"), not(id("rd_seen"))]),
+            id("alpha_init"),
+            id("rd_alpha"),
         ),
-        "",
+        "stage R: the alpha a period or cut reads (loads alpha_in_q)",
     ));
-    wires.push((
-        "cut_under".into(),
-        1,
-        or(
-            Expr::un(UnOp::RedOr, id("cut_amount").bits(38, 28)),
-            id("cut_diff").bits(28, 28),
-        ),
-        "the cut amount exceeds Rc",
-    ));
+    for (side, rc_in, alpha_in, rc_keep) in [
+        ("ld", "ld_cut_rc", "ld_alpha_in", "rd_rc"),
+        ("x", "cut_rc_q", "alpha_in_q", "w_rc_q"),
+    ] {
+        // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11).
+        split_product(
+            &mut wires,
+            &format!("{side}_cut_prod"),
+            (rc_in, alpha_in, 25),
+            ["alpha * Rc[16:0]", "alpha * Rc[27:17]", "Rc * alpha"],
+        );
+        wires.push((
+            format!("{side}_cut_scaled"),
+            39,
+            id(&format!("{side}_cut_prod")).bits(52, 14),
+            "Rc * alpha >> 14",
+        ));
+        wires.push((
+            format!("{side}_cut_sh1"),
+            39,
+            by_pair(&format!("{side}_cut_scaled"), id("gd_q").bits(1, 0), 1),
+            "... >> rpg_gd[1:0]",
+        ));
+        wires.push((
+            format!("{side}_cut_amount"),
+            39,
+            by_pair(&format!("{side}_cut_sh1"), id("gd_q").bits(3, 2), 4),
+            "Rc * alpha >> (rpg_gd + 14)",
+        ));
+        wires.push((
+            format!("{side}_keep_prod"),
+            45,
+            mul(zext(id(rc_keep), 17), zext(id("keep_fac_q"), 28)),
+            "Rc * fac * 655",
+        ));
+        wires.push((
+            format!("{side}_cut_kv"),
+            29,
+            id(&format!("{side}_keep_prod")).bits(44, 16),
+            "at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in PAPER mode)",
+        ));
+        wires.push((
+            format!("{side}_cut_room_k"),
+            30,
+            sub(zext(id(rc_in), 2), zext(id(&format!("{side}_cut_kv")), 1)),
+            "Rc - cut_kv (two's complement)",
+        ));
+        wires.push((
+            format!("{side}_cut_room_m"),
+            30,
+            sub(zext(id(rc_in), 2), zext(id("min_fx"), 2)),
+            "Rc - rpg_min_rate (two's complement)",
+        ));
+        // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
+        // parallel rather than one after the other. A bound is above cut_rate = max(Rc -
+        // amount, 0) when the amount is above Rc - bound: that difference is taken while the
+        // product forms, so only one compare follows the shift. (A bound of 0 passes the test
+        // only when cut_rate is 0 too, so the pick's value is the same.) cut_rate is never
+        // above Rc.
+        let amount = || id(&format!("{side}_cut_amount"));
+        let kv = || id(&format!("{side}_cut_kv"));
+        let diff = format!("{side}_cut_diff");
+        wires.push((
+            diff.clone(),
+            29,
+            sub(zext(id(rc_in), 1), zext(amount().bits(27, 0), 1)),
+            "Rc - the cut amount (registered: cut_diff_q)",
+        ));
+        wires.push((
+            format!("{side}_cut_under"),
+            1,
+            or(
+                Expr::un(UnOp::RedOr, amount().bits(38, 28)),
+                id(&diff).bits(28, 28),
+            ),
+            "the cut amount exceeds Rc",
+        ));
+        for (n, room) in [("k_r", "room_k"), ("m_r", "room_m")] {
+            let room = id(&format!("{side}_cut_{room}"));
+            wires.push((
+                format!("{side}_cut_{n}"),
+                1,
+                or(
+                    room.clone().bits(29, 29),
+                    gt(amount(), zext(room.bits(28, 0), 10)),
+                ),
+                "the bound is above Rc - the cut amount",
+            ));
+        }
+        for (n, a, b) in [
+            ("m_k", zext(id("min_fx"), 1), kv()),
+            ("k_c", kv(), zext(id(rc_in), 1)),
+            ("m_c", zext(id("min_fx"), 1), zext(id(rc_in), 1)),
+        ] {
+            wires.push((format!("{side}_cut_{n}"), 1, gt(a, b), ""));
+        }
+    }
+    for (n, w) in CUT_RANK {
+        wires.push((
+            format!("cut_{n}"),
+            *w,
+            id(&format!("cut_{n}_q")),
+            "the cut's rank",
+        ));
+    }
     wires.push((
         "keep_fac_d".into(),
         17,
@@ -1039,52 +1177,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered: keep_fac_q)",
     ));
-    wires.push((
-        "keep_prod".into(),
-        45,
-        mul(zext(rc(), 17), zext(id("keep_fac_q"), 28)),
-        "Rc * fac * 655",
-    ));
-    wires.push((
-        "cut_kv".into(),
-        29,
-        id("keep_prod").bits(44, 16),
-        "at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in PAPER mode)",
-    ));
-    // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
-    // parallel rather than one after the other. A bound is above cut_rate = max(Rc - amount,
-    // 0) when the amount is above Rc - bound: that difference is taken from registers while
-    // the product forms, so only one compare follows the shift. (A bound of 0 passes the test
-    // only when cut_rate is 0 too, so the pick's value is the same.) cut_rate is never above
-    // Rc.
-    let w29 = |n: &str| zext(id(n), 1);
-    wires.push((
-        "cut_room_k".into(),
-        30,
-        sub(zext(id("cut_rc_q"), 2), zext(id("cut_kv"), 1)),
-        "Rc - cut_kv (two's complement)",
-    ));
-    wires.push((
-        "cut_room_m".into(),
-        30,
-        sub(zext(id("cut_rc_q"), 2), zext(id("min_fx"), 2)),
-        "Rc - rpg_min_rate (two's complement)",
-    ));
-    let above_rate = |room: &str| {
-        or(
-            id(room).bits(29, 29),
-            gt(id("cut_amount"), zext(id(room).bits(28, 0), 10)),
-        )
-    };
-    wires.push(("cut_k_r".into(), 1, above_rate("cut_room_k"), ""));
-    wires.push(("cut_m_r".into(), 1, above_rate("cut_room_m"), ""));
-    for (n, a, b) in [
-        ("cut_m_k", w29("min_fx"), id("cut_kv")),
-        ("cut_k_c", id("cut_kv"), w29("cut_rc_q")),
-        ("cut_m_c", w29("min_fx"), w29("cut_rc_q")),
-    ] {
-        wires.push((n.into(), 1, gt(a, b), ""));
-    }
     // Whether the largest of the three is above Rc, by the tree that picks it; the leaves are
     // given for cut_kv, cut_rate and min_fx in that order.
     let by_largest = |kv: Expr, rate: Expr, min: Expr| {
@@ -1666,6 +1758,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "one alpha period and one cut check with no CNP marked go with the event",
     ));
     wires.push((
+        "cut_wait".into(),
+        1,
+        and(vec![
+            not(id("cut_fresh_q")),
+            or(id("ev_pcnp_q"), and(vec![id("pick_d"), id("w_dcnp_q")])),
+        ]),
+        "a step changed Rc or alpha at the last edge and the event or the next step cuts: wait \
+         a cycle for the cut's rank",
+    ));
+    wires.push((
         "x_apply".into(),
         1,
         // No skip term: a skip needs two or more periods of its timer due, which rules out
@@ -1673,6 +1775,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
+            not(id("cut_wait")),
             or(
                 id("fold"),
                 not(Expr::any_of(
@@ -1689,6 +1792,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
+            not(id("cut_wait")),
             Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
         ]),
         "a skip phase starts",
@@ -1704,6 +1808,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
+            not(id("cut_wait")),
             not(id("x_apply")),
         ]),
         "stage X applies the earliest due period",
@@ -1713,7 +1818,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // a due cut with a CNP marked rules out folding, so it is the step when it is the
     // earliest due timer; the increase is, when it is.
     let code = |c: Expr, v: u128, rest: Expr| tern(c, Expr::num(2, v), rest);
-    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q"))];
+    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q")), not(id("cut_wait"))];
     wires.push((
         "step_cut".into(),
         1,
@@ -1815,6 +1920,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         or(not(id("r_valid_q")), id("r_adv")),
         "stage R takes an event",
+    ));
+    wires.push((
+        "m_adv".into(),
+        1,
+        and(vec![id("m_valid_q"), id("r_free")]),
+        "stage M's event moves to stage R",
+    ));
+    wires.push((
+        "m_free".into(),
+        1,
+        or(not(id("m_valid_q")), id("m_adv")),
+        "stage M takes an event",
+    ));
+    wires.push((
+        "take".into(),
+        1,
+        and(vec![id("s_evt_valid"), id("s_evt_ready")]),
+        "an event is taken",
     ));
     wires.push((
         "tc_skip_sum".into(),
@@ -2156,8 +2279,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // Products and sums keep every bit; the fixed-point scaling drops low bits.
     let dropped = [
         "alpha_prod",
-        "cut_prod",
-        "keep_prod",
+        "ld_cut_prod",
+        "x_cut_prod",
+        "ld_keep_prod",
+        "x_keep_prod",
         "phai_room_p1",
         "phai_room_up",
         "phai_over",
@@ -2198,7 +2323,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             eq(id("state_q"), id("S_RUN")),
             not(id("clear_pend_q")),
-            id("r_free"),
+            not(id("t_valid_q")),
         ]),
     ));
     items.push(V::Assign(id("m_rsp_valid"), id("rsp_valid_q")));
@@ -2232,7 +2357,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )];
     let pulses = ["stat_cnp", "stat_cut", "stat_np", "stat_defer"];
     for (name, _, _) in regs {
-        if !["clear_pend", "r_bypass"].contains(name) && !pulses.contains(name) {
+        if !["clear_pend", "m_bypass", "r_fwd"].contains(name) && !pulses.contains(name) {
             c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
         }
     }
@@ -2246,7 +2371,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for s in pulses {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
+    c.push(Stmt::Comment(
+        "The cut's rank from stage X's registers, one cycle behind a step (the load below".into(),
+    ));
+    c.push(Stmt::Comment("takes stage R's instead)".into()));
+    for (n, w) in CUT_RANK {
+        c.push(set(
+            &format!("cut_{n}_d"),
+            rank_bits(&format!("x_cut_{n}"), *w),
+        ));
+    }
+    c.push(set("cut_fresh_d", not(id("x_step"))));
     c.push(set("wb_word_d", id("wb_word_q")));
+    c.push(Stmt::Comment(
+        "A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows".into(),
+    ));
+    c.push(Stmt::Comment(
+        "stage X's word in every cycle, written or not)".into(),
+    ));
+    c.push(set("r_word_d", id("r_word")));
     c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
@@ -2275,14 +2418,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     c.push(Stmt::Comment(
-        "Stage T: read the offered flow's word; a waiting stage R reads its own again".into(),
+        "Stage T: read the offered flow's word; a waiting stage M reads its own again".into(),
     ));
     c.push(set(
         "ram_raddr",
         tern(
-            and(vec![id("r_valid_q"), not(id("r_adv"))]),
-            id("r_flow_q"),
-            id("s_evt_flow"),
+            not(id("m_free")),
+            id("m_flow_q"),
+            tern(id("t_valid_q"), id("t_flow_q"), id("s_evt_flow")),
         ),
     ));
     c.push(set("ram_we", b1(false)));
@@ -2313,6 +2456,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::if_(
             and(vec![
                 id("clear_pend_q"),
+                not(id("t_valid_q")),
+                not(id("m_valid_q")),
                 not(id("r_valid_q")),
                 not(id("x_valid_q")),
             ]),
@@ -2322,15 +2467,60 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 set("clr_addr_d", zero_flow()),
             ],
         ),
-        Stmt::Comment("Stage T: take an event into stage R".into()),
+        Stmt::Comment(
+            "Stage T: take an event into stage M, or into the skid while M cannot take it".into(),
+        ),
+        Stmt::Comment(
+            "(s_evt_ready is the skid's emptiness: a flop, not stage X's progress)".into(),
+        ),
+        Stmt::if_(
+            not(id("t_valid_q")),
+            vec![
+                set("t_kind_d", id("s_evt_kind")),
+                set("t_flow_d", id("s_evt_flow")),
+                set("t_bytes_d", id("s_evt_bytes")),
+                set("t_now_d", id("now_us_q")),
+            ],
+        ),
+        set(
+            "t_valid_d",
+            tern(
+                id("t_valid_q"),
+                not(id("m_free")),
+                and(vec![id("take"), not(id("m_free"))]),
+            ),
+        ),
+        Stmt::if_(
+            id("m_free"),
+            vec![
+                set("m_valid_d", or(id("t_valid_q"), id("take"))),
+                Stmt::if_else(
+                    id("t_valid_q"),
+                    vec![
+                        set("m_kind_d", id("t_kind_q")),
+                        set("m_flow_d", id("t_flow_q")),
+                        set("m_bytes_d", id("t_bytes_q")),
+                        set("m_now_d", id("t_now_q")),
+                    ],
+                    vec![
+                        set("m_kind_d", id("s_evt_kind")),
+                        set("m_flow_d", id("s_evt_flow")),
+                        set("m_bytes_d", id("s_evt_bytes")),
+                        set("m_now_d", id("now_us_q")),
+                    ],
+                ),
+            ],
+        ),
+        Stmt::Comment("Stage M to stage R: the word registered".into()),
         Stmt::if_else(
-            and(vec![id("s_evt_valid"), id("s_evt_ready")]),
+            id("m_adv"),
             vec![
                 set("r_valid_d", b1(true)),
-                set("r_kind_d", id("s_evt_kind")),
-                set("r_flow_d", id("s_evt_flow")),
-                set("r_bytes_d", id("s_evt_bytes")),
-                set("r_now_d", id("now_us_q")),
+                set("r_kind_d", id("m_kind_q")),
+                set("r_flow_d", id("m_flow_q")),
+                set("r_bytes_d", id("m_bytes_q")),
+                set("r_now_d", id("m_now_q")),
+                set("r_word_d", id("m_word")),
             ],
             vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
         ),
@@ -2439,18 +2629,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("ai_capped_d", id("rd_ai_capped")));
     load_x.extend(count_to("bc", "rd_bc"));
     load_x.push(set("bc_lt_tc_d", Expr::lt(id("rd_bc"), id("rd_tc"))));
-    load_x.push(set(
-        "cut_rc_d",
-        tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
+    load_x.push(set("cut_rc_d", id("ld_cut_rc")));
+    load_x.push(set("alpha_in_d", id("ld_alpha_in")));
+    load_x.push(Stmt::Comment(
+        "The cut's rank from stage R's word: ready for the event's first cycle".into(),
     ));
-    load_x.push(set(
-        "alpha_in_d",
-        tern(
-            and(vec![id("paper"), not(id("rd_seen"))]),
-            id("alpha_init"),
-            id("rd_alpha"),
-        ),
-    ));
+    for (n, w) in CUT_RANK {
+        load_x.push(set(
+            &format!("cut_{n}_d"),
+            rank_bits(&format!("ld_cut_{n}"), *w),
+        ));
+    }
+    load_x.push(set("cut_fresh_d", b1(true)));
 
     let mut first_cnp = vec![set("w_seen_d", b1(true))];
     first_cnp.extend(alpha_to(id("alpha_init"), id("alpha0_zero_q")));
@@ -2741,7 +2931,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             })
             .collect(),
     );
-    // Taken every cycle of S_RUN (the clear writes zeros): ram_we and r_bypass_q say when it
+    // Taken every cycle of S_RUN (the clear writes zeros): ram_we and m_bypass_q say when it
     // counts, so the word's path does not wait for the decision to write.
     c.push(Stmt::if_(
         eq(id("state_q"), id("S_RUN")),
@@ -2868,18 +3058,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ],
     ));
     c.push(Stmt::Comment(
-        "Stage R's bypass for the next cycle: stage X writes at this edge the flow stage R".into(),
+        "Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M".into(),
     ));
     c.push(Stmt::Comment(
-        "holds next (compared with both candidates, the take selecting after the compare)".into(),
+        "holds next (compared with its three candidates: its own, the skid's, the offered one; the moves select after)".into(),
     ));
     c.push(set(
-        "r_bypass_d",
+        "m_bypass_d",
         and(vec![
             id("rsp_push"),
             tern(
-                and(vec![id("s_evt_valid"), id("s_evt_ready")]),
-                eq(id("s_evt_flow"), id("ev_flow_q")),
+                not(id("m_free")),
+                eq(id("m_flow_q"), id("ev_flow_q")),
+                tern(
+                    id("t_valid_q"),
+                    eq(id("t_flow_q"), id("ev_flow_q")),
+                    eq(id("s_evt_flow"), id("ev_flow_q")),
+                ),
+            ),
+        ]),
+    ));
+    c.push(Stmt::Comment(
+        "Stage R's forward: stage X writes at this edge the flow stage R holds next".into(),
+    ));
+    c.push(set(
+        "r_fwd_d",
+        and(vec![
+            id("rsp_push"),
+            tern(
+                id("m_adv"),
+                eq(id("m_flow_q"), id("ev_flow_q")),
                 eq(id("r_flow_q"), id("ev_flow_q")),
             ),
         ]),
@@ -2892,6 +3100,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // Registers without reset. The response registers (rsp_*) are not among them: they drive
     // the outputs, which read 0, not X, until the first response.
     let datapath = [
+        "t_kind",
+        "t_flow",
+        "t_bytes",
+        "t_now",
+        "m_kind",
+        "m_flow",
+        "m_bytes",
+        "m_now",
         "r_kind",
         "r_flow",
         "r_bytes",
@@ -2929,6 +3145,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "i_el",
         "cut_rc",
         "alpha_in",
+        "cut_kv",
+        "cut_diff",
+        "cut_under",
+        "cut_k_r",
+        "cut_m_r",
+        "cut_m_k",
+        "cut_k_c",
+        "cut_m_c",
         "sk_kind",
         "sk_flow",
         "sk_flag",
@@ -2974,11 +3198,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             reset: None,
         });
     }
-    flops.push(Flop {
-        q: id("wb_word_q"),
-        d: id("wb_word_d"),
-        reset: None,
-    });
+    for name in ["wb_word", "r_word"] {
+        flops.push(Flop {
+            q: id(&format!("{name}_q")),
+            d: id(&format!("{name}_d")),
+            reset: None,
+        });
+    }
     flops.push(Flop {
         q: id("ram_rdata_q"),
         d: id("state_ram").index(id("ram_raddr")),
@@ -3005,6 +3231,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         items,
         reset,
     })
+}
+
+/// The cut's rank: registers `cut_<name>_q` of stage X, formed from `ld_cut_<name>` (stage R's
+/// word) or `x_cut_<name>` (stage X's registers), with their widths.
+const CUT_RANK: &[(&str, u32)] = &[
+    ("kv", 28),
+    ("diff", 28),
+    ("under", 1),
+    ("k_r", 1),
+    ("m_r", 1),
+    ("m_k", 1),
+    ("k_c", 1),
+    ("m_c", 1),
+];
+
+/// The low `w` bits of wire `name` (a 1-bit wire whole): the registered part of a rank value.
+fn rank_bits(name: &str, w: u32) -> Expr {
+    if w == 1 {
+        id(name)
+    } else {
+        id(name).bits(w - 1, 0)
+    }
 }
 
 /// The period register of timer `x` (alpha, cut, increase).

@@ -8,8 +8,8 @@
 //! pending read-back has priority over `s_evt_*` for one engine slot: `s_evt_ready` is low in
 //! the cycles it waits for the engine, and one write costs the event stream at most one slot.
 //! Writes before the read-back is taken merge into one for the newest flow. Responses stay in
-//! order; a four-entry tag FIFO (the engine holds at most four events: stages R and X and two
-//! response entries) marks which are the top's own: those are taken at once and never reach
+//! order; an eight-entry tag FIFO (the engine holds at most six events: its input skid, stages
+//! M, R and X and two response entries) marks which are the top's own: those are taken at once and never reach
 //! `m_rsp_*`. The response of the newest selection loads the window registers and sets `ready`;
 //! the responses of read-backs issued for an older selection are dropped. Flow indices at or
 //! beyond 2**FLOW_BITS issue no event and read back as zero with `ready` set.
@@ -24,9 +24,12 @@ use crate::{Options, KIND_READ, MODULE};
 /// Module (and file) name of the top.
 pub const TOP: &str = "dcqcn_top";
 
-/// Events the engine can hold at once (stages R and X, the two response FIFO entries): the
-/// depth of the top's tag FIFO.
-pub const IN_FLIGHT: u32 = 4;
+/// Events the engine can hold at once (its input skid, stages M, R and X, the two response
+/// FIFO entries).
+pub const IN_FLIGHT: u32 = 6;
+
+/// Bits of the tag FIFO's pointers: 2**TAG_BITS entries, at least [`IN_FLIGHT`].
+const TAG_BITS: u32 = 3;
 
 /// The window's CSR inputs (`<register>_<field>_i`) and the width the top drives.
 const WINDOW: &[(&str, u32)] = &[
@@ -356,13 +359,13 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("sel_seen", 1, "CNP seen"),
         (
             "tag",
-            IN_FLIGHT,
+            1 << TAG_BITS,
             "per engine event in flight: 1 = the window's read-back",
         ),
-        ("tag_wp", 2, "tag FIFO write pointer"),
+        ("tag_wp", TAG_BITS, "tag FIFO write pointer"),
         (
             "tag_rp",
-            2,
+            TAG_BITS,
             "tag FIFO read pointer (the oldest event's tag)",
         ),
         (
@@ -614,12 +617,12 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
         id("evt_push"),
         vec![
             Stmt::assign(id("tag_d").index(id("tag_wp_q")), id("rb_issue")),
-            set("tag_wp_d", Expr::plus(id("tag_wp_q"), d(2, 1))),
+            set("tag_wp_d", Expr::plus(id("tag_wp_q"), d(TAG_BITS, 1))),
         ],
     ));
     c.push(Stmt::if_(
         id("rsp_pop"),
-        vec![set("tag_rp_d", Expr::plus(id("tag_rp_q"), d(2, 1)))],
+        vec![set("tag_rp_d", Expr::plus(id("tag_rp_q"), d(TAG_BITS, 1)))],
     ));
     c.push(Stmt::if_else(
         and(vec![id("evt_push"), not(id("rsp_pop"))]),

@@ -44,12 +44,26 @@ pub(crate) struct Expect {
     pub(crate) accepted: u64,
     /// The top's own read-back (dcqcn_top's window), not an `s_evt_*` event.
     pub(crate) own: bool,
+    /// Where the event is at the start of the cycle ([`Timing::ready`] keeps it; the
+    /// property bench, which does not predict `s_evt_ready`, leaves it).
+    pub(crate) stage: Stage,
 }
 
-/// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t is in stage R in
-/// t + 1 and enters stage X in max(t + 2, the cycle after stage X applied the previous
-/// event), or one cycle later when the previous event is for the same flow (stage R waits
-/// for its write). It spends `Outcome::cycles` cycles in X, the last one applying it, and
+/// An event's place in the engine before it is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    X,
+    R,
+    M,
+    /// The input skid: taken while stage M could not take it.
+    Skid,
+}
+
+/// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t enters stage X in
+/// max(t + 3, the cycle after stage X applied the previous event), or one cycle later when the
+/// previous event is for the same flow (stage R waits for its write). On the way it is in
+/// stage M (or first the input skid, when stage M cannot take it) and stage R, each moving
+/// on when the next is empty or moves on. It spends `Outcome::cycles` cycles in X, the last one applying it, and
 /// that cycle waits while the two-entry response FIFO is full; the response is at the FIFO
 /// head (valid) from the next cycle until taken.
 #[derive(Default)]
@@ -62,6 +76,9 @@ pub(crate) struct Timing {
     last_apply: Option<(u64, u32)>,
     /// Stage X start of `pending[0]`, once known.
     x_start: Option<u64>,
+    /// Stage M is empty or moves on at the end of the cycle [`Timing::ready`] was last called
+    /// for: where an event taken in it goes.
+    m_free: bool,
 }
 
 impl Timing {
@@ -95,23 +112,44 @@ impl Timing {
             Some((c, _)) => c + 1,
             None => 0,
         };
-        Some(*self.x_start.get_or_insert((e.accepted + 2).max(after)))
+        Some(*self.x_start.get_or_insert((e.accepted + 3).max(after)))
     }
 
-    /// Whether the engine (running, no clear pending) takes an event in `cycle`: stage R is
-    /// empty or its event moves to stage X at the end of the cycle. Call after
-    /// [`Timing::apply`] for the cycle.
+    /// Whether the engine (running, no clear pending) takes an event in `cycle`: its input
+    /// skid is empty. Moves the events in flight to where they are at the end of the cycle;
+    /// call once per cycle, after [`Timing::apply`] and before [`Timing::take`].
     pub(crate) fn ready(&mut self, cycle: u64, flows: u32) -> bool {
-        let Some(start) = self.start(flows) else {
-            return true;
-        };
-        if start <= cycle {
-            // pending[0] is in stage X and stays there this cycle: stage R cannot move.
-            self.pending.len() < 2
-        } else {
-            // pending[0] is in stage R.
-            start == cycle + 1
+        let ready = !self.pending.iter().any(|e| e.stage == Stage::Skid);
+        // Stage R's event moves when it enters stage X next cycle; each stage before it moves
+        // into the next when that one is empty or moves.
+        let enters_x = self.start(flows) == Some(cycle + 1);
+        let mut free = !self.pending.iter().any(|e| e.stage == Stage::X);
+        for (at, to) in [
+            (Stage::R, Stage::X),
+            (Stage::M, Stage::R),
+            (Stage::Skid, Stage::M),
+        ] {
+            let mut stays = false;
+            for e in self.pending.iter_mut().filter(|e| e.stage == at) {
+                if free && (at != Stage::R || enters_x) {
+                    e.stage = to;
+                } else {
+                    stays = true;
+                }
+            }
+            free = !stays;
+            if at == Stage::M {
+                self.m_free = free;
+            }
         }
+        ready
+    }
+
+    /// An event taken in the cycle of the last [`Timing::ready`]: to stage M, or to the skid
+    /// while stage M cannot take it.
+    pub(crate) fn take(&mut self, mut e: Expect) {
+        e.stage = if self.m_free { Stage::M } else { Stage::Skid };
+        self.pending.push_back(e);
     }
 }
 
@@ -385,6 +423,7 @@ impl<M: Model> Bench<M> {
                         out,
                         accepted: self.cycle,
                         own: false,
+                        stage: Stage::M,
                     });
                     ops.pop_front();
                     self.total_events += 1;
@@ -512,9 +551,10 @@ impl Burst {
     }
 
     /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus one per
-    /// same-flow hold, plus 3 cycles to fill (take, read, and the response register).
+    /// same-flow hold, plus 4 cycles to fill (take, read, register, and the response
+    /// register).
     pub fn predicted(&self) -> u64 {
-        self.events + self.catch_up + self.holds + 3
+        self.events + self.catch_up + self.holds + 4
     }
 
     pub fn rate(&self) -> f64 {

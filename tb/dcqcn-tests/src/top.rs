@@ -3,7 +3,7 @@
 //! idle and backpressure.
 //!
 //! The bench predicts, every cycle, the top's `s_evt_ready` (the engine's readiness from the
-//! pipeline's cost model, the window's priority claim, the four-event room) and `m_rsp_valid`,
+//! pipeline's cost model, the window's priority claim, the six-event room) and `m_rsp_valid`,
 //! and the value of every AXI4-Lite read of the window (`rdmagen_refmodel::dcqcn::Selector`):
 //! the window's read-backs go through the same reference engine as the external events, in
 //! the order the RTL takes them, so a read-back that is issued in the wrong cycle, lost,
@@ -21,7 +21,7 @@ use rdmagen_harness::{Model, RawPort};
 use rdmagen_refmodel::csr::ReadStage;
 use rdmagen_refmodel::dcqcn::{Engine, Kind, Params, Prescaler, Response, Selector};
 
-use crate::bench::{param_port, rd, wr, Expect, Failure, Timing};
+use crate::bench::{param_port, rd, wr, Expect, Failure, Stage, Timing};
 use crate::case::{fields, params};
 use crate::regs::REGS;
 
@@ -407,11 +407,11 @@ impl<M: Model> TopBench<M> {
         // The engine: stage X, its readiness, the window's claim on its input.
         let applied = self.timing.apply(self.cycle, flows);
         let engine_ready = self.timing.ready(self.cycle, flows);
-        let room = self.timing.pending.len() + self.timing.fifo.len() < 4;
+        let room = self.timing.pending.len() + self.timing.fifo.len() < 6;
         if !room && engine_ready {
-            // The engine holds at most four events (stages R and X, two response entries), so
-            // the top's room check never decides anything.
-            return self.fail("four events in flight and the engine ready".into());
+            // The engine holds at most six events (its input skid, stages M, R and X, two
+            // response entries), so the top's room check never decides anything.
+            return self.fail("six events in flight and the engine ready".into());
         }
         let in_range = self.sel_flow < flows;
         let claim = self.sel.request(in_range, room);
@@ -430,10 +430,11 @@ impl<M: Model> TopBench<M> {
             let out = self
                 .model
                 .event(&self.params, Kind::Read, self.sel_flow, 0, now);
-            self.timing.pending.push_back(Expect {
+            self.timing.take(Expect {
                 out,
                 accepted: self.cycle,
                 own: true,
+                stage: Stage::M,
             });
             self.own_taken.push((self.cycle, now));
             self.last_progress = self.cycle;
@@ -441,10 +442,11 @@ impl<M: Model> TopBench<M> {
         let taken = offer.is_some() && want_ready;
         if taken {
             let out = self.model.event(&self.params, kind, flow, bytes, now);
-            self.timing.pending.push_back(Expect {
+            self.timing.take(Expect {
                 out,
                 accepted: self.cycle,
                 own: false,
+                stage: Stage::M,
             });
             self.events_taken += 1;
             self.last_progress = self.cycle;

@@ -6,7 +6,7 @@
 //! burst's cycle count must equal the pipeline's cost model ([`Burst::predicted`]): one cycle
 //! per event, plus the model's catch-up cycles (state-changing periods not folded into the
 //! apply cycle, skip phases), plus one per event for the same flow as the one before it, plus
-//! three cycles of fill. The common case — flows touched at least once per period, no CNP
+//! four cycles of fill. The common case — flows touched at least once per period, no CNP
 //! pending a cut — must cost exactly one cycle per event.
 
 use rdmagen_dcqcn_tests::bench::{Bench, Burst};
@@ -109,7 +109,7 @@ fn all<M: Model>() {
         );
         assert_eq!(
             r.cycles,
-            r.events + 3,
+            r.events + 4,
             "the common case is one event per cycle"
         );
         assert!(r.folded > 0, "the burst crossed no period: {r:?}");

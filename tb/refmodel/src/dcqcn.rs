@@ -119,8 +119,9 @@ impl Params {
     /// timer catch-up): the state-changing periods a touch can find due — alpha decaying from
     /// its largest value to 0, Rt climbing to the cap by the smallest step that moves it
     /// (`rpg_ai_rate` or `rpg_hai_rate`), the stage changes up to F and Rc halving its way to
-    /// Rt (F + 32 each way), the pending cut — one cycle each, plus three skip phases and the
-    /// apply cycle.
+    /// Rt (F + 32 each way), the pending cut — one cycle each and at most one more each (a
+    /// cut, or a PAPER CNP's next action, right after a step waits a cycle for the cut's
+    /// registered rank), plus three skip phases and the apply cycle.
     pub fn catch_up_bound(&self) -> u64 {
         let p = self.masked();
         let mut alpha = 0x1ff_ffffu64;
@@ -135,7 +136,7 @@ impl Params {
             .map(|&step| u64::from(p.rmax_fx()) / (u64::from(step) << 8) + 1)
             .sum();
         let steps = alpha_steps + climb + 2 * (u64::from(p.rpg_threshold) + 32) + 2;
-        steps + 3 * 33 + 1
+        2 * steps + 3 * 33 + 1
     }
     fn first_rate(&self) -> u32 {
         let first = self.rate_to_set_on_first_cnp << 8;
@@ -522,8 +523,8 @@ fn apply(
 pub struct Outcome {
     pub rsp: Response,
     pub stats: Stats,
-    /// Cycles the event spends in the RTL's compute stage X (catch-up steps, skip phases and
-    /// the apply cycle): with an empty pipeline and no response backpressure the response is
+    /// Cycles the event spends in the RTL's compute stage X (catch-up steps, skip phases, the
+    /// waits for the cut's rank after a step, and the apply cycle): with an empty pipeline and no response backpressure the response is
     /// valid this many cycles after the cycle following acceptance plus one.
     pub cycles: u32,
     /// Timer periods applied one by one, a cycle each.
@@ -561,6 +562,12 @@ impl Engine {
         accrue(p, f, rc, now);
         let (mut cycles, mut steps, mut skips, mut folded) = (0, 0, 0, 0);
         let mut stats = Stats::default();
+        // The RTL's cut reads a registered rank (Rc * alpha shifted, the bounds) formed from
+        // stage R's word at the load and from stage X's registers one cycle after each step:
+        // a cut step, or any action of a PAPER CNP (which cuts at its apply), right after a
+        // step waits a cycle for it. A skip phase's jumps leave it formed.
+        let pcnp = p.paper && kind == Kind::Cnp && p.rp_enable;
+        let mut fresh = true;
         loop {
             let el = |next: u32| now.wrapping_sub(next);
             let a_due = f.seen && due(now, f.a_next);
@@ -593,10 +600,15 @@ impl Engine {
                 }
             }
             cycles += 1;
+            let next = first_due(p, f, now);
+            if !fresh && (pcnp || (next == Some(Due::Cut) && f.dcnp)) {
+                cycles += 1;
+            }
+            fresh = false;
             // The earliest due period steps, also in a skip phase's first cycle: the skipped
             // timers' periods change nothing the step reads or writes (and the step leaves
             // them idle), so the jumps that follow are exact from the stepped state.
-            match first_due(p, f, now) {
+            match next {
                 Some(Due::Alpha) => alpha_step(p, f),
                 Some(Due::Cut) => {
                     if cut_step(p, f) {
@@ -621,6 +633,7 @@ impl Engine {
             if a_skip || d_skip || i_skip {
                 skips += 1;
                 cycles += 32;
+                fresh = true;
                 for j in (0..32).rev() {
                     let jump = |per: u32| u64::from(per) << j;
                     if a_skip && jump(k) <= u64::from(el(f.a_next)) {
@@ -795,7 +808,7 @@ pub struct Selector {
 
 impl Selector {
     /// Whether the window claims the engine's input this cycle (`room`: the engine holds fewer
-    /// than four events).
+    /// than six events).
     pub fn request(&self, in_range: bool, room: bool) -> bool {
         self.pend && in_range && room
     }
