@@ -285,6 +285,16 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The strobe in whose cycle a read of a register outside groups takes effect
+    /// (`rc`/`rs`): its fetch cycle when such reads are fetched, else the cycle it moves to R.
+    fn read_strobe(&self) -> &'static str {
+        if self.top_fetch {
+            "rd_fetch_q"
+        } else {
+            "rd_adv"
+        }
+    }
+
     fn addr_lit(&self, v: u64) -> Expr {
         Expr::num(self.aw, u128::from(v))
     }
@@ -325,7 +335,7 @@ impl<'a> Gen<'a> {
                 .map_or(regs.len(), |i| i + 1)
         };
         let (earlier, later) = regs.split_at(split);
-        let read_strobe = read_strobe(self.map);
+        let read_strobe = self.read_strobe();
         std::thread::scope(|s| {
             let made_later = if later.is_empty() {
                 None
@@ -1371,7 +1381,7 @@ impl<'a> Gen<'a> {
             comb: std::mem::take(&mut self.comb),
             flops: std::mem::take(&mut self.flops),
         };
-        let read_strobe = read_strobe(self.map);
+        let read_strobe = self.read_strobe();
         top_field_code(regs, by_name, read_strobe, &mut body, &mut self.irq_terms);
         self.table = body.decls;
         self.comb = body.comb;
@@ -1757,19 +1767,9 @@ fn or_reduce_bits(terms: Vec<Expr>) -> Expr {
         .unwrap_or_else(|| bit1(false))
 }
 
-/// The strobe in whose cycle a read of a register outside groups takes effect (`rc`/`rs`):
-/// its fetch cycle when such reads are fetched, else the cycle it moves to R.
-fn read_strobe(map: &RegMap) -> &'static str {
-    if map.fetches_top_reads() {
-        "rd_fetch_q"
-    } else {
-        "rd_adv"
-    }
-}
-
 /// Storage, logic and ports of top-level registers `regs` (in order) into `body`, and the
 /// interrupt terms of those with an enable into `irq`; `by_name` holds every top-level register;
-/// reads take effect with `read_strobe` ([`read_strobe`]).
+/// reads take effect with `read_strobe` ([`Gen::read_strobe`]).
 fn top_field_code(
     regs: &[&Register],
     by_name: &HashMap<&str, &Register>,

@@ -524,8 +524,9 @@ pub struct Outcome {
     pub rsp: Response,
     pub stats: Stats,
     /// Cycles the event spends in the RTL's compute stage X (catch-up steps, skip phases, the
-    /// waits for the cut's rank after a step, and the apply cycle): with an empty pipeline and no response backpressure the response is
-    /// valid this many cycles after the cycle following acceptance plus one.
+    /// waits for the cut's rank after a step, and the apply cycle): with an empty pipeline and
+    /// no response backpressure the response is valid this many cycles after the cycle
+    /// following acceptance plus one.
     pub cycles: u32,
     /// Timer periods applied one by one, a cycle each.
     pub steps: u32,
