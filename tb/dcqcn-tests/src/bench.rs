@@ -63,9 +63,9 @@ pub(crate) enum Stage {
 /// max(t + 3, the cycle after stage X applied the previous event), or one cycle later when the
 /// previous event is for the same flow (stage R waits for its write). On the way it is in
 /// stage M (or first the input skid, when stage M cannot take it) and stage R, each moving
-/// on when the next is empty or moves on. It spends `Outcome::cycles` cycles in X, the last one applying it, and
-/// that cycle waits while the two-entry response FIFO is full; the response is at the FIFO
-/// head (valid) from the next cycle until taken.
+/// on when the next is empty or moves on. It spends `Outcome::cycles` cycles in X, the last
+/// one applying it, and that cycle waits while the two-entry response FIFO is full; the
+/// response is at the FIFO head (valid) from the next cycle until taken.
 #[derive(Default)]
 pub(crate) struct Timing {
     /// Events taken and not applied yet (predicted), oldest first.
