@@ -140,6 +140,7 @@ module qpc #(
   output wire        rx_rsp_rwe,       // 0 unless ok
   output wire        rx_rsp_rae,       // 0 unless ok
   output wire [2:0]  rx_rsp_mtu,       // path MTU code; 0 unless ok
+  output wire [31:0] rx_rsp_qkey,      // Q_Key (the parser checks UD DETHs); 0 unless ok
   output wire [7:0]  rx_rsp_vf,
   output wire [23:0] rx_rsp_qpn,
   output wire [31:0] rx_rsp_user,
@@ -285,7 +286,7 @@ module qpc #(
   reg  [383:0]     ctx_mem [0:DEPTH-1];           // full context words, written by commands
   reg  [28:0]      db_mem [0:DEPTH-1];            // doorbell-check replica: uar_page, state, valid
   reg  [52:0]      wqe_mem [0:DEPTH-1];           // WQE-check replica: cqn_snd, pd, state, valid
-  reg  [42:0]      rx_mem [0:DEPTH-1];            // RX replica: MTU, access flags, pd, st, state,
+  reg  [74:0]      rx_mem [0:DEPTH-1];            // RX replica: MTU, access flags, pd, st, state,
                                                   // valid
   reg  [24:0]      psn_mem [0:DEPTH-1];           // {nak_sent, ePSN}: written by commands and the
                                                   // RX write-back
@@ -364,7 +365,7 @@ module qpc #(
   reg              rx_s1_inpart_d;
   reg              rx_s1_clear_q;
   reg              rx_s1_clear_d;
-  reg  [42:0]      rx_word_q;
+  reg  [74:0]      rx_word_q;
   reg  [24:0]      rx_psn_q;
   reg              db_rsp_valid_q;
   reg              db_rsp_valid_d;
@@ -425,6 +426,8 @@ module qpc #(
   reg              rx_rsp_rae_d;
   reg  [2:0]       rx_rsp_mtu_q;
   reg  [2:0]       rx_rsp_mtu_d;
+  reg  [31:0]      rx_rsp_qkey_q;
+  reg  [31:0]      rx_rsp_qkey_d;
   reg  [7:0]       rx_rsp_vf_q;
   reg  [7:0]       rx_rsp_vf_d;
   reg  [23:0]      rx_rsp_qpn_q;
@@ -744,11 +747,12 @@ module qpc #(
   assign rx_rsp_rwe = rx_rsp_rwe_q;
   assign rx_rsp_rae = rx_rsp_rae_q;
   assign rx_rsp_mtu = rx_rsp_mtu_q;
+  assign rx_rsp_qkey = rx_rsp_qkey_q;
   assign rx_rsp_vf = rx_rsp_vf_q;
   assign rx_rsp_qpn = rx_rsp_qpn_q;
   assign rx_rsp_user = rx_rsp_user_q;
   assign rx_rsp_valid = rx_rsp_valid_q;
-  assign rx_ok = rx_s1_inpart_q && !rx_s1_clear_q && rx_word_q[42];
+  assign rx_ok = rx_s1_inpart_q && !rx_s1_clear_q && rx_word_q[74];
   assign mk_inrange = mk_req_rkey[31:21] == 11'h000 && mk_req_rkey[20:8] < GEO_NUM_MKEYS;
   assign mk_addr = mk_inrange ? mk_req_rkey[MK_AW + 7:8] : {MK_AW{1'b0}};
   assign mk_adv = !mk_rsp_valid_q || mk_rsp_ready;
@@ -1042,21 +1046,23 @@ module qpc #(
     rx_rsp_rwe_d = rx_rsp_rwe_q;
     rx_rsp_rae_d = rx_rsp_rae_q;
     rx_rsp_mtu_d = rx_rsp_mtu_q;
+    rx_rsp_qkey_d = rx_rsp_qkey_q;
     rx_rsp_vf_d = rx_rsp_vf_q;
     rx_rsp_qpn_d = rx_rsp_qpn_q;
     rx_rsp_user_d = rx_rsp_user_q;
     if (rx_adv) begin
       rx_rsp_valid_d = rx_s1_valid_q;
       rx_rsp_ok_d = rx_ok;
-      rx_rsp_state_d = rx_ok ? rx_word_q[41:38] : 4'b0000;
-      rx_rsp_st_d = rx_ok ? rx_word_q[37:30] : 8'd0;
-      rx_rsp_pd_d = rx_ok ? rx_word_q[29:6] : 24'd0;
+      rx_rsp_state_d = rx_ok ? rx_word_q[73:70] : 4'b0000;
+      rx_rsp_st_d = rx_ok ? rx_word_q[69:62] : 8'd0;
+      rx_rsp_pd_d = rx_ok ? rx_word_q[61:38] : 24'd0;
       rx_rsp_epsn_d = rx_ok ? rx_psn_q[23:0] : 24'd0;
       rx_rsp_nak_sent_d = rx_ok ? rx_psn_q[24] : 1'b0;
-      rx_rsp_rre_d = rx_ok ? rx_word_q[5] : 1'b0;
-      rx_rsp_rwe_d = rx_ok ? rx_word_q[4] : 1'b0;
-      rx_rsp_rae_d = rx_ok ? rx_word_q[3] : 1'b0;
-      rx_rsp_mtu_d = rx_ok ? rx_word_q[2:0] : 3'b000;
+      rx_rsp_rre_d = rx_ok ? rx_word_q[37] : 1'b0;
+      rx_rsp_rwe_d = rx_ok ? rx_word_q[36] : 1'b0;
+      rx_rsp_rae_d = rx_ok ? rx_word_q[35] : 1'b0;
+      rx_rsp_mtu_d = rx_ok ? rx_word_q[34:32] : 3'b000;
+      rx_rsp_qkey_d = rx_ok ? rx_word_q[31:0] : 32'd0;
       rx_rsp_vf_d = rx_s1_vf_q;
       rx_rsp_qpn_d = rx_s1_qpn_q;
       rx_rsp_user_d = rx_s1_user_q;
@@ -1341,6 +1347,7 @@ module qpc #(
     rx_rsp_rwe_q <= rx_rsp_rwe_d;
     rx_rsp_rae_q <= rx_rsp_rae_d;
     rx_rsp_mtu_q <= rx_rsp_mtu_d;
+    rx_rsp_qkey_q <= rx_rsp_qkey_d;
     rx_rsp_vf_q <= rx_rsp_vf_d;
     rx_rsp_qpn_q <= rx_rsp_qpn_d;
     rx_rsp_user_q <= rx_rsp_user_d;
@@ -1378,7 +1385,7 @@ module qpc #(
   always @(posedge clk) begin
     if (ram_we) rx_mem[ram_addr] <= {ram_word[63], ram_word[31:28], ram_word[23:16],
                                      ram_word[55:32], ram_word[90], ram_word[89], ram_word[88],
-                                     ram_word[95:93]};
+                                     ram_word[95:93], ram_word[319:288]};
   end
   always @(posedge clk) begin
     if (ram_we) ctx_mem[ram_addr] <= ram_word;

@@ -165,6 +165,7 @@ module rx_parser (
   input  wire         rx_rsp_rwe,
   input  wire         rx_rsp_rae,
   input  wire [2:0]   rx_rsp_mtu,
+  input  wire [31:0]  rx_rsp_qkey,
   input  wire [7:0]   rx_rsp_vf,
   input  wire [23:0]  rx_rsp_qpn,
   input  wire [31:0]  rx_rsp_user,
@@ -266,6 +267,8 @@ module rx_parser (
   wire          csr_drop_psn_seq_count_incr_i;
   wire [31:0]   csr_drop_bad_opcode_count_o;
   wire          csr_drop_bad_opcode_count_incr_i;
+  wire [31:0]   csr_drop_q_key_count_o;
+  wire          csr_drop_q_key_count_incr_i;
   wire [31:0]   csr_event_cnp_received_count_o;
   wire          csr_event_cnp_received_count_incr_i;
   wire [31:0]   csr_event_ce_marked_count_o;
@@ -1154,6 +1157,8 @@ module rx_parser (
   reg  [3:0]    s2_ovh_hi_d;
   reg           s2_pay_q;
   reg           s2_pay_d;
+  reg  [31:0]   s2_qkey_q;
+  reg  [31:0]   s2_qkey_d;
   reg           p1_valid_q;
   reg           p1_valid_d;
   reg           p1_drop_q;
@@ -1162,6 +1167,8 @@ module rx_parser (
   reg  [4:0]    p1_reason_d;
   reg           p1_lookup_q;
   reg           p1_lookup_d;
+  reg  [31:0]   p1_qkey_q;
+  reg  [31:0]   p1_qkey_d;
   reg  [7:0]    p1_vf_q;
   reg  [7:0]    p1_vf_d;
   reg  [7:0]    p1_opcode_q;
@@ -1217,6 +1224,8 @@ module rx_parser (
   reg  [4:0]    p2_reason_d;
   reg           p2_lookup_q;
   reg           p2_lookup_d;
+  reg  [31:0]   p2_qkey_q;
+  reg  [31:0]   p2_qkey_d;
   reg  [7:0]    p2_vf_q;
   reg  [7:0]    p2_vf_d;
   reg  [7:0]    p2_opcode_q;
@@ -1297,6 +1306,7 @@ module rx_parser (
   reg  [4:0]    p2_reason_n;
   wire          p2_key_chk;      // a RETH/AtomicETH access: the R_Key is checked
   wire          p2_acc_ok;       // the QP grants the remote right
+  wire          p2_qkey_bad;     // a UD request whose DETH Q_Key is not the QP's
   wire [23:0]   p2_rd_ceil;
   wire [23:0]   p2_rd_cnt;       // READ response packets: ceil(DMA length / path MTU), 1 for length
                                  // 0
@@ -1364,6 +1374,8 @@ module rx_parser (
   reg  [23:0]   p3_rd5_d;
   reg           p3_len0_q;
   reg           p3_len0_d;
+  reg           p3_qkey_bad_q;
+  reg           p3_qkey_bad_d;
   reg           p3_key_chk_q;
   reg           p3_key_chk_d;
   reg           p3_acc_ok_q;
@@ -1684,6 +1696,8 @@ module rx_parser (
   reg           cs_drop_transport_mismatch_inc_d;
   reg           cs_drop_state_inc_q;
   reg           cs_drop_state_inc_d;
+  reg           cs_drop_q_key_inc_q;
+  reg           cs_drop_q_key_inc_d;
   reg           cs_drop_psn_seq_inc_q;
   reg           cs_drop_psn_seq_inc_d;
   wire          unused_ok;       // deliberately unused: software-only CSR outputs, bits no check
@@ -1771,6 +1785,8 @@ module rx_parser (
     .drop_psn_seq_count_incr_i              (csr_drop_psn_seq_count_incr_i),
     .drop_bad_opcode_count_o                (csr_drop_bad_opcode_count_o),
     .drop_bad_opcode_count_incr_i           (csr_drop_bad_opcode_count_incr_i),
+    .drop_q_key_count_o                     (csr_drop_q_key_count_o),
+    .drop_q_key_count_incr_i                (csr_drop_q_key_count_incr_i),
     .event_cnp_received_count_o             (csr_event_cnp_received_count_o),
     .event_cnp_received_count_incr_i        (csr_event_cnp_received_count_incr_i),
     .event_ce_marked_count_o                (csr_event_ce_marked_count_o),
@@ -3919,6 +3935,7 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
+  assign p2_qkey_bad = p2_tr_ud_q && p2_qkey_q != rx_rsp_qkey;
   assign p2_rd_ceil = {23'd0,
                        rx_rsp_mtu != 3'd1 && rx_rsp_mtu != 3'd2 && rx_rsp_mtu != 3'd3 &&
                        rx_rsp_mtu != 3'd4 && rx_rsp_mtu != 3'd5} |
@@ -4032,6 +4049,7 @@ module rx_parser (
   assign csr_drop_unknown_qp_count_incr_i = cs_drop_unknown_qp_inc_q;
   assign csr_drop_transport_mismatch_count_incr_i = cs_drop_transport_mismatch_inc_q;
   assign csr_drop_state_count_incr_i = cs_drop_state_inc_q;
+  assign csr_drop_q_key_count_incr_i = cs_drop_q_key_inc_q;
   assign csr_drop_psn_seq_count_incr_i = cs_drop_psn_seq_inc_q;
   assign csr_last_drop_reason_we_i = cs_new_q && out_verdict_q == 3'd4;
   assign csr_last_drop_reason_d_i = out_reason_q;
@@ -4052,26 +4070,26 @@ module rx_parser (
                        csr_drop_wrong_vf_count_o, csr_drop_state_count_o,
                        csr_drop_transport_mismatch_count_o, csr_drop_truncated_count_o,
                        csr_drop_psn_seq_count_o, csr_drop_bad_opcode_count_o,
-                       csr_event_cnp_received_count_o, csr_event_ce_marked_count_o,
-                       ic1_c17_ext_len[1:0], ic1_c16_ext_len[1:0], ic1_c15_ext_len[1:0],
-                       ic1_c14_ext_len[1:0], ic1_c13_ext_len[1:0], ic1_c12_ext_len[1:0],
-                       ic1_c11_ext_len[1:0], ic1_c10_ext_len[1:0], ic1_c9_ext_len[1:0],
-                       ic1_c8_ext_len[1:0], ic1_c7_ext_len[1:0], ic1_c6_ext_len[1:0],
-                       ic1_c5_ext_len[1:0], ic1_c4_ext_len[1:0], ic1_c3_ext_len[1:0],
-                       ic1_c2_ext_len[1:0], ic1_c1_ext_len[1:0], ic1_c0_ext_len[1:0],
-                       ic_hdr_q[71:70], ic_hdr_q[67:64], ic_hdr_q[103:102], ic_hdr_q[99:96],
-                       ic_hdr_q[135:134], ic_hdr_q[131:128], ic_hdr_q[167:166], ic_hdr_q[163:160],
-                       ic_hdr_q[199:198], ic_hdr_q[195:192], ic_hdr_q[231:230], ic_hdr_q[227:224],
-                       ic_hdr_q[263:262], ic_hdr_q[259:256], ic_hdr_q[295:294], ic_hdr_q[291:288],
-                       ic_hdr_q[327:326], ic_hdr_q[323:320], ic_hdr_q[359:358], ic_hdr_q[355:352],
-                       ic_hdr_q[391:390], ic_hdr_q[387:384], ic_hdr_q[423:422], ic_hdr_q[419:416],
-                       ic_hdr_q[455:454], ic_hdr_q[451:448], ic_hdr_q[487:486], ic_hdr_q[483:480],
-                       ic_hdr_q[519:518], ic_hdr_q[515:512], ic_hdr_q[551:550], ic_hdr_q[547:544],
-                       ic_hdr_q[583:582], ic_hdr_q[579:576], ic_hdr_q[599:598], ic_hdr_q[595:592],
-                       ic4_k_q[2], ic4_kge_q[1], dly_tkeep, h_udpw[63:48], h_udpw[15:0],
-                       p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[47:16], h_ipw[15:14],
-                       h_ipw[11:10], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf, rx_rsp_qpn,
-                       rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
+                       csr_drop_q_key_count_o, csr_event_cnp_received_count_o,
+                       csr_event_ce_marked_count_o, ic1_c17_ext_len[1:0], ic1_c16_ext_len[1:0],
+                       ic1_c15_ext_len[1:0], ic1_c14_ext_len[1:0], ic1_c13_ext_len[1:0],
+                       ic1_c12_ext_len[1:0], ic1_c11_ext_len[1:0], ic1_c10_ext_len[1:0],
+                       ic1_c9_ext_len[1:0], ic1_c8_ext_len[1:0], ic1_c7_ext_len[1:0],
+                       ic1_c6_ext_len[1:0], ic1_c5_ext_len[1:0], ic1_c4_ext_len[1:0],
+                       ic1_c3_ext_len[1:0], ic1_c2_ext_len[1:0], ic1_c1_ext_len[1:0],
+                       ic1_c0_ext_len[1:0], ic_hdr_q[71:70], ic_hdr_q[67:64], ic_hdr_q[103:102],
+                       ic_hdr_q[99:96], ic_hdr_q[135:134], ic_hdr_q[131:128], ic_hdr_q[167:166],
+                       ic_hdr_q[163:160], ic_hdr_q[199:198], ic_hdr_q[195:192], ic_hdr_q[231:230],
+                       ic_hdr_q[227:224], ic_hdr_q[263:262], ic_hdr_q[259:256], ic_hdr_q[295:294],
+                       ic_hdr_q[291:288], ic_hdr_q[327:326], ic_hdr_q[323:320], ic_hdr_q[359:358],
+                       ic_hdr_q[355:352], ic_hdr_q[391:390], ic_hdr_q[387:384], ic_hdr_q[423:422],
+                       ic_hdr_q[419:416], ic_hdr_q[455:454], ic_hdr_q[451:448], ic_hdr_q[487:486],
+                       ic_hdr_q[483:480], ic_hdr_q[519:518], ic_hdr_q[515:512], ic_hdr_q[551:550],
+                       ic_hdr_q[547:544], ic_hdr_q[583:582], ic_hdr_q[579:576], ic_hdr_q[599:598],
+                       ic_hdr_q[595:592], ic4_k_q[2], ic4_kge_q[1], dly_tkeep, h_udpw[63:48],
+                       h_udpw[15:0], p3_diff_nx[22:0], p3_diff0[22:0], h_ipw[71:64], h_ipw[47:16],
+                       h_ipw[15:14], h_ipw[11:10], h_bth1[6], h_bth4[5:0], h_bth8[6:0], rx_rsp_vf,
+                       rx_rsp_qpn, rx_rsp_user, mk_rsp_reason, mk_rsp_vf, mk_rsp_rkey, mk_rsp_user,
                        rx_req_ready, mk_req_ready, p1_rd1[32:24], p1_rd2[32:24], p1_rd3[32:24],
                        p1_rd4[32:24], p1_rd5[32:24], p3_diff2[22:0], p3_diff3[22:0], p3_diff4[22:0],
                        ic6_pay_rot_wide[1023:512], pay_wp1[0]};
@@ -4965,6 +4983,7 @@ module rx_parser (
     s2_udp_len_d = s2_udp_len_q;
     s2_ovh_hi_d = s2_ovh_hi_q;
     s2_pay_d = s2_pay_q;
+    s2_qkey_d = s2_qkey_q;
     if (en) begin
       s2_valid_d = s1c_valid_q;
       s2_chk0_d = h_chk0;
@@ -5004,12 +5023,14 @@ module rx_parser (
       s2_udp_len_d = h_udp_len;
       s2_ovh_hi_d = h_ovh_hi;
       s2_pay_d = h_out_pay;
+      s2_qkey_d = {h_udpw[167:160], h_udpw[175:168], h_udpw[183:176], h_udpw[191:184]};
     end
     // stage p1
     p1_valid_d = p1_valid_q;
     p1_drop_d = p1_drop_q;
     p1_reason_d = p1_reason_q;
     p1_lookup_d = p1_lookup_q;
+    p1_qkey_d = p1_qkey_q;
     p1_vf_d = p1_vf_q;
     p1_opcode_d = p1_opcode_q;
     p1_qpn_d = p1_qpn_q;
@@ -5032,6 +5053,7 @@ module rx_parser (
       p1_drop_d = h_drop;
       p1_reason_d = h_reason;
       p1_lookup_d = h_lookup;
+      p1_qkey_d = s2_qkey_q;
       p1_vf_d = s2_vf_q;
       p1_opcode_d = h_bth_seen ? s2_opcode_q : 8'd0;
       p1_qpn_d = h_bth_seen ? s2_qpn_q : 24'd0;
@@ -5055,6 +5077,7 @@ module rx_parser (
     p2_drop_d = p2_drop_q;
     p2_reason_d = p2_reason_q;
     p2_lookup_d = p2_lookup_q;
+    p2_qkey_d = p2_qkey_q;
     p2_vf_d = p2_vf_q;
     p2_opcode_d = p2_opcode_q;
     p2_qpn_d = p2_qpn_q;
@@ -5094,6 +5117,7 @@ module rx_parser (
       p2_drop_d = p1_drop_q;
       p2_reason_d = p1_reason_q;
       p2_lookup_d = p1_lookup_q;
+      p2_qkey_d = p1_qkey_q;
       p2_vf_d = p1_vf_q;
       p2_opcode_d = p1_opcode_q;
       p2_qpn_d = p1_qpn_q;
@@ -5177,6 +5201,7 @@ module rx_parser (
     p3_rd4_d = p3_rd4_q;
     p3_rd5_d = p3_rd5_q;
     p3_len0_d = p3_len0_q;
+    p3_qkey_bad_d = p3_qkey_bad_q;
     p3_key_chk_d = p3_key_chk_q;
     p3_acc_ok_d = p3_acc_ok_q;
     p3_epsn_d = p3_epsn_q;
@@ -5219,6 +5244,7 @@ module rx_parser (
       p3_rd4_d = p2_rd4_q;
       p3_rd5_d = p2_rd5_q;
       p3_len0_d = p2_len0_q;
+      p3_qkey_bad_d = p2_qkey_bad;
       p3_key_chk_d = p2_key_chk;
       p3_acc_ok_d = p2_acc_ok;
       p3_epsn_d = rx_rsp_epsn;
@@ -5273,8 +5299,8 @@ module rx_parser (
     if (en) begin
       p4_valid_d = p3_valid_q;
       if (p3_valid_q) begin
-        p4_drop_d = p3_drop_q;
-        p4_reason_d = p3_reason_q;
+        p4_drop_d = p3_drop_q || p3_qkey_bad_q;
+        p4_reason_d = p3_qkey_bad_q && !p3_drop_q ? 5'd16 : p3_reason_q;
         p4_vf_d = p3_vf_q;
         p4_opcode_d = p3_opcode_q;
         p4_qpn_d = p3_qpn_q;
@@ -5547,6 +5573,7 @@ module rx_parser (
     cs_drop_unknown_qp_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd9;
     cs_drop_transport_mismatch_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd12;
     cs_drop_state_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd11;
+    cs_drop_q_key_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd16;
     cs_drop_psn_seq_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd14;
   end
 
@@ -5689,6 +5716,7 @@ module rx_parser (
       cs_drop_unknown_qp_inc_q <= 1'b0;
       cs_drop_transport_mismatch_inc_q <= 1'b0;
       cs_drop_state_inc_q <= 1'b0;
+      cs_drop_q_key_inc_q <= 1'b0;
       cs_drop_psn_seq_inc_q <= 1'b0;
     end else begin
       ic_beat_q <= ic_beat_d;
@@ -5828,6 +5856,7 @@ module rx_parser (
       cs_drop_unknown_qp_inc_q <= cs_drop_unknown_qp_inc_d;
       cs_drop_transport_mismatch_inc_q <= cs_drop_transport_mismatch_inc_d;
       cs_drop_state_inc_q <= cs_drop_state_inc_d;
+      cs_drop_q_key_inc_q <= cs_drop_q_key_inc_d;
       cs_drop_psn_seq_inc_q <= cs_drop_psn_seq_inc_d;
     end
   end
@@ -6064,9 +6093,11 @@ module rx_parser (
     s2_udp_len_q <= s2_udp_len_d;
     s2_ovh_hi_q <= s2_ovh_hi_d;
     s2_pay_q <= s2_pay_d;
+    s2_qkey_q <= s2_qkey_d;
     p1_drop_q <= p1_drop_d;
     p1_reason_q <= p1_reason_d;
     p1_lookup_q <= p1_lookup_d;
+    p1_qkey_q <= p1_qkey_d;
     p1_vf_q <= p1_vf_d;
     p1_opcode_q <= p1_opcode_d;
     p1_qpn_q <= p1_qpn_d;
@@ -6087,6 +6118,7 @@ module rx_parser (
     p2_drop_q <= p2_drop_d;
     p2_reason_q <= p2_reason_d;
     p2_lookup_q <= p2_lookup_d;
+    p2_qkey_q <= p2_qkey_d;
     p2_vf_q <= p2_vf_d;
     p2_opcode_q <= p2_opcode_d;
     p2_qpn_q <= p2_qpn_d;
@@ -6151,6 +6183,7 @@ module rx_parser (
     p3_rd4_q <= p3_rd4_d;
     p3_rd5_q <= p3_rd5_d;
     p3_len0_q <= p3_len0_d;
+    p3_qkey_bad_q <= p3_qkey_bad_d;
     p3_key_chk_q <= p3_key_chk_d;
     p3_acc_ok_q <= p3_acc_ok_d;
     p3_epsn_q <= p3_epsn_d;

@@ -53,6 +53,7 @@
 // 0x0150  drop_truncated              31:0  count          rc+counter   0x0
 // 0x0154  drop_psn_seq                31:0  count          rc+counter   0x0
 // 0x0158  drop_bad_opcode             31:0  count          rc+counter   0x0
+// 0x015c  drop_q_key                  31:0  count          rc+counter   0x0
 // 0x0180  event_cnp_received          31:0  count          rc+counter   0x0
 // 0x0184  event_ce_marked             31:0  count          rc+counter   0x0
 
@@ -208,6 +209,11 @@ module rx_parser_csr (
   output wire [31:0] drop_bad_opcode_count_o,            // [31:0] rc
   input  wire        drop_bad_opcode_count_incr_i,
 
+  // drop_q_key @ 0x15c: UD requests whose DETH Q_Key differs from the destination QP's Q_Key (qpc
+  // q_key; IBA 10.2.4, silently dropped, as rxe does). Clears on read.
+  output wire [31:0] drop_q_key_count_o,                 // [31:0] rc
+  input  wire        drop_q_key_count_incr_i,
+
   // event_cnp_received @ 0x180: Accepted CNPs (BTH opcode 0x81); these frames also count in
   // verdict_accept. Clears on read.
   output wire [31:0] event_cnp_received_count_o,         // [31:0] rc
@@ -251,6 +257,7 @@ module rx_parser_csr (
   localparam [8:0] ADDR_DROP_TRUNCATED            = 9'h150;
   localparam [8:0] ADDR_DROP_PSN_SEQ              = 9'h154;
   localparam [8:0] ADDR_DROP_BAD_OPCODE           = 9'h158;
+  localparam [8:0] ADDR_DROP_Q_KEY                = 9'h15c;
   localparam [8:0] ADDR_EVENT_CNP_RECEIVED        = 9'h180;
   localparam [8:0] ADDR_EVENT_CE_MARKED           = 9'h184;
 
@@ -355,6 +362,8 @@ module rx_parser_csr (
   reg         drop_psn_seq_rsel_d;
   reg         drop_bad_opcode_rsel_q;
   reg         drop_bad_opcode_rsel_d;
+  reg         drop_q_key_rsel_q;
+  reg         drop_q_key_rsel_d;
   reg         event_cnp_received_rsel_q;
   reg         event_cnp_received_rsel_d;
   reg         event_ce_marked_rsel_q;
@@ -446,6 +455,9 @@ module rx_parser_csr (
   reg  [31:0] drop_bad_opcode_count_q;
   reg  [31:0] drop_bad_opcode_count_d;
   reg  [32:0] drop_bad_opcode_count_sum;            // count with carry
+  reg  [31:0] drop_q_key_count_q;
+  reg  [31:0] drop_q_key_count_d;
+  reg  [32:0] drop_q_key_count_sum;                 // count with carry
   reg  [31:0] event_cnp_received_count_q;
   reg  [31:0] event_cnp_received_count_d;
   reg  [32:0] event_cnp_received_count_sum;         // count with carry
@@ -476,7 +488,8 @@ module rx_parser_csr (
                     drop_tver_rsel_q, drop_p_key_rsel_q, drop_qpn0_rsel_q, drop_unknown_qp_rsel_q,
                     drop_wrong_vf_rsel_q, drop_state_rsel_q, drop_transport_mismatch_rsel_q,
                     drop_truncated_rsel_q, drop_psn_seq_rsel_q, drop_bad_opcode_rsel_q,
-                    event_cnp_received_rsel_q, event_ce_marked_rsel_q, rd_hi_rsel_q};
+                    drop_q_key_rsel_q, event_cnp_received_rsel_q, event_ce_marked_rsel_q,
+                    rd_hi_rsel_q};
   assign ctrl_icrc_check_en_o = ctrl_icrc_check_en_q;
   assign ctrl_ipv6_en_o = ctrl_ipv6_en_q;
   assign ctrl_cnp_event_en_o = ctrl_cnp_event_en_q;
@@ -508,6 +521,7 @@ module rx_parser_csr (
   assign drop_truncated_count_o = drop_truncated_count_q;
   assign drop_psn_seq_count_o = drop_psn_seq_count_q;
   assign drop_bad_opcode_count_o = drop_bad_opcode_count_q;
+  assign drop_q_key_count_o = drop_q_key_count_q;
   assign event_cnp_received_count_o = event_cnp_received_count_q;
   assign event_ce_marked_count_o = event_ce_marked_count_q;
   assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
@@ -529,7 +543,7 @@ module rx_parser_csr (
       ADDR_DROP_BAD_FCS, ADDR_DROP_BAD_IP_CHECKSUM, ADDR_DROP_FRAGMENT, ADDR_DROP_BAD_ICRC,
       ADDR_DROP_TVER, ADDR_DROP_P_KEY, ADDR_DROP_QPN0, ADDR_DROP_UNKNOWN_QP, ADDR_DROP_WRONG_VF,
       ADDR_DROP_STATE, ADDR_DROP_TRANSPORT_MISMATCH, ADDR_DROP_TRUNCATED, ADDR_DROP_PSN_SEQ,
-      ADDR_DROP_BAD_OPCODE, ADDR_EVENT_CNP_RECEIVED, ADDR_EVENT_CE_MARKED: wr_resp = RESP_SLVERR;
+      ADDR_DROP_BAD_OPCODE, ADDR_DROP_Q_KEY, ADDR_EVENT_CNP_RECEIVED, ADDR_EVENT_CE_MARKED: wr_resp = RESP_SLVERR;
       default: ;
     endcase
     case (wr_addr)
@@ -567,6 +581,7 @@ module rx_parser_csr (
     drop_truncated_rsel_d = drop_truncated_rsel_q;
     drop_psn_seq_rsel_d = drop_psn_seq_rsel_q;
     drop_bad_opcode_rsel_d = drop_bad_opcode_rsel_q;
+    drop_q_key_rsel_d = drop_q_key_rsel_q;
     event_cnp_received_rsel_d = event_cnp_received_rsel_q;
     event_ce_marked_rsel_d = event_ce_marked_rsel_q;
     rd_latch_d = rd_latch_q;
@@ -599,6 +614,7 @@ module rx_parser_csr (
       drop_truncated_rsel_d = 1'b0;
       drop_psn_seq_rsel_d = 1'b0;
       drop_bad_opcode_rsel_d = 1'b0;
+      drop_q_key_rsel_d = 1'b0;
       event_cnp_received_rsel_d = 1'b0;
       event_ce_marked_rsel_d = 1'b0;
       rd_latch_d = 1'b0;
@@ -638,6 +654,7 @@ module rx_parser_csr (
         ADDR_DROP_TRUNCATED: drop_truncated_rsel_d = 1'b1;
         ADDR_DROP_PSN_SEQ: drop_psn_seq_rsel_d = 1'b1;
         ADDR_DROP_BAD_OPCODE: drop_bad_opcode_rsel_d = 1'b1;
+        ADDR_DROP_Q_KEY: drop_q_key_rsel_d = 1'b1;
         ADDR_EVENT_CNP_RECEIVED: event_cnp_received_rsel_d = 1'b1;
         ADDR_EVENT_CE_MARKED: event_ce_marked_rsel_d = 1'b1;
         default: ;
@@ -681,6 +698,7 @@ module rx_parser_csr (
     rd_data = rd_data | ({32{drop_truncated_rsel_q}} & drop_truncated_count_q);
     rd_data = rd_data | ({32{drop_psn_seq_rsel_q}} & drop_psn_seq_count_q);
     rd_data = rd_data | ({32{drop_bad_opcode_rsel_q}} & drop_bad_opcode_count_q);
+    rd_data = rd_data | ({32{drop_q_key_rsel_q}} & drop_q_key_count_q);
     rd_data = rd_data | ({32{event_cnp_received_rsel_q}} & event_cnp_received_count_q);
     rd_data = rd_data | ({32{event_ce_marked_rsel_q}} & event_ce_marked_count_q);
     rd_data = rd_data | ({32{rd_hi_rsel_q}} & rd_hi_q);
@@ -980,6 +998,13 @@ module rx_parser_csr (
     if (rd_adv && drop_bad_opcode_rsel_q) begin
       drop_bad_opcode_count_d = {31'd0, drop_bad_opcode_count_incr_i};
     end
+    // drop_q_key.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
+    drop_q_key_count_d = drop_q_key_count_q;
+    drop_q_key_count_sum = {1'b0, drop_q_key_count_d} + {32'd0, drop_q_key_count_incr_i};
+    drop_q_key_count_d = drop_q_key_count_sum[32] ? 32'hffffffff : drop_q_key_count_sum[31:0];
+    if (rd_adv && drop_q_key_rsel_q) begin
+      drop_q_key_count_d = {31'd0, drop_q_key_count_incr_i};
+    end
     // event_cnp_received.count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF.
     event_cnp_received_count_d = event_cnp_received_count_q;
     event_cnp_received_count_sum = {1'b0, event_cnp_received_count_d} +
@@ -1042,6 +1067,7 @@ module rx_parser_csr (
       drop_truncated_rsel_q <= 1'b0;
       drop_psn_seq_rsel_q <= 1'b0;
       drop_bad_opcode_rsel_q <= 1'b0;
+      drop_q_key_rsel_q <= 1'b0;
       event_cnp_received_rsel_q <= 1'b0;
       event_ce_marked_rsel_q <= 1'b0;
       ctrl_icrc_check_en_q <= 1'b1;
@@ -1075,6 +1101,7 @@ module rx_parser_csr (
       drop_truncated_count_q <= 32'h00000000;
       drop_psn_seq_count_q <= 32'h00000000;
       drop_bad_opcode_count_q <= 32'h00000000;
+      drop_q_key_count_q <= 32'h00000000;
       event_cnp_received_count_q <= 32'h00000000;
       event_ce_marked_count_q <= 32'h00000000;
     end else begin
@@ -1118,6 +1145,7 @@ module rx_parser_csr (
       drop_truncated_rsel_q <= drop_truncated_rsel_d;
       drop_psn_seq_rsel_q <= drop_psn_seq_rsel_d;
       drop_bad_opcode_rsel_q <= drop_bad_opcode_rsel_d;
+      drop_q_key_rsel_q <= drop_q_key_rsel_d;
       event_cnp_received_rsel_q <= event_cnp_received_rsel_d;
       event_ce_marked_rsel_q <= event_ce_marked_rsel_d;
       ctrl_icrc_check_en_q <= ctrl_icrc_check_en_d;
@@ -1151,6 +1179,7 @@ module rx_parser_csr (
       drop_truncated_count_q <= drop_truncated_count_d;
       drop_psn_seq_count_q <= drop_psn_seq_count_d;
       drop_bad_opcode_count_q <= drop_bad_opcode_count_d;
+      drop_q_key_count_q <= drop_q_key_count_d;
       event_cnp_received_count_q <= event_cnp_received_count_d;
       event_ce_marked_count_q <= event_ce_marked_count_d;
     end

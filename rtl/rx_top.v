@@ -181,6 +181,7 @@ module rx_top #(
   wire        rx_rsp_rwe;
   wire        rx_rsp_rae;
   wire [2:0]  rx_rsp_mtu;
+  wire [31:0] rx_rsp_qkey;
   wire [7:0]  rx_rsp_vf;
   wire [23:0] rx_rsp_qpn;
   wire [31:0] rx_rsp_user;
@@ -272,6 +273,7 @@ module rx_top #(
     .rx_rsp_rwe        (rx_rsp_rwe),
     .rx_rsp_rae        (rx_rsp_rae),
     .rx_rsp_mtu        (rx_rsp_mtu),
+    .rx_rsp_qkey       (rx_rsp_qkey),
     .rx_rsp_vf         (rx_rsp_vf),
     .rx_rsp_qpn        (rx_rsp_qpn),
     .rx_rsp_user       (rx_rsp_user),
@@ -374,6 +376,7 @@ module rx_top #(
     .rx_rsp_rwe      (rx_rsp_rwe),
     .rx_rsp_rae      (rx_rsp_rae),
     .rx_rsp_mtu      (rx_rsp_mtu),
+    .rx_rsp_qkey     (rx_rsp_qkey),
     .rx_rsp_vf       (rx_rsp_vf),
     .rx_rsp_qpn      (rx_rsp_qpn),
     .rx_rsp_user     (rx_rsp_user),

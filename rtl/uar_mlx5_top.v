@@ -167,6 +167,7 @@ module uar_mlx5_top #(
   wire        qpc_rx_rsp_rwe;
   wire        qpc_rx_rsp_rae;
   wire [2:0]  qpc_rx_rsp_mtu;
+  wire [31:0] qpc_rx_rsp_qkey;
   wire [7:0]  qpc_rx_rsp_vf;
   wire [23:0] qpc_rx_rsp_qpn;
   wire [31:0] qpc_rx_rsp_user;
@@ -347,6 +348,7 @@ module uar_mlx5_top #(
     .rx_rsp_rwe      (qpc_rx_rsp_rwe),
     .rx_rsp_rae      (qpc_rx_rsp_rae),
     .rx_rsp_mtu      (qpc_rx_rsp_mtu),
+    .rx_rsp_qkey     (qpc_rx_rsp_qkey),
     .rx_rsp_vf       (qpc_rx_rsp_vf),
     .rx_rsp_qpn      (qpc_rx_rsp_qpn),
     .rx_rsp_user     (qpc_rx_rsp_user),
@@ -379,10 +381,10 @@ module uar_mlx5_top #(
                        qpc_wqe_rsp_vf, qpc_wqe_rsp_qpn, qpc_wqe_rsp_user, qpc_rx_req_ready,
                        qpc_rx_rsp_valid, qpc_rx_rsp_ok, qpc_rx_rsp_state, qpc_rx_rsp_st,
                        qpc_rx_rsp_pd, qpc_rx_rsp_epsn, qpc_rx_rsp_nak_sent, qpc_rx_rsp_rre,
-                       qpc_rx_rsp_rwe, qpc_rx_rsp_rae, qpc_rx_rsp_mtu, qpc_rx_rsp_vf,
-                       qpc_rx_rsp_qpn, qpc_rx_rsp_user, qpc_rx_wb_ready, qpc_mk_req_ready,
-                       qpc_mk_rsp_valid, qpc_mk_rsp_ok, qpc_mk_rsp_reason, qpc_mk_rsp_vf,
-                       qpc_mk_rsp_rkey, qpc_mk_rsp_user};
+                       qpc_rx_rsp_rwe, qpc_rx_rsp_rae, qpc_rx_rsp_mtu, qpc_rx_rsp_qkey,
+                       qpc_rx_rsp_vf, qpc_rx_rsp_qpn, qpc_rx_rsp_user, qpc_rx_wb_ready,
+                       qpc_mk_req_ready, qpc_mk_rsp_valid, qpc_mk_rsp_ok, qpc_mk_rsp_reason,
+                       qpc_mk_rsp_vf, qpc_mk_rsp_rkey, qpc_mk_rsp_user};
 
 endmodule
 

@@ -60,6 +60,7 @@ extern "C" {
 #define RX_PARSER_RX_DROP_REASON_TRUNCATED 0xdu
 #define RX_PARSER_RX_DROP_REASON_PSN_SEQ 0xeu
 #define RX_PARSER_RX_DROP_REASON_BAD_OPCODE 0xfu
+#define RX_PARSER_RX_DROP_REASON_Q_KEY 0x10u
 
 /* ctrl (0x000, 32-bit): Parser feature enables. */
 #define RX_PARSER_CTRL_OFFSET 0x0u
@@ -345,6 +346,16 @@ extern "C" {
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_RESET 0x0u
 
+/* drop_q_key (0x15c, 32-bit): UD requests whose DETH Q_Key differs from the destination QP's Q_Key
+ * (qpc q_key; IBA 10.2.4, silently dropped, as rxe does). Clears on read. */
+#define RX_PARSER_DROP_Q_KEY_OFFSET 0x15cu
+#define RX_PARSER_DROP_Q_KEY_RESET_VALUE 0x0u
+/* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
+#define RX_PARSER_DROP_Q_KEY_COUNT_SHIFT 0u
+#define RX_PARSER_DROP_Q_KEY_COUNT_WIDTH 32u
+#define RX_PARSER_DROP_Q_KEY_COUNT_MASK 0xffffffffu
+#define RX_PARSER_DROP_Q_KEY_COUNT_RESET 0x0u
+
 /* event_cnp_received (0x180, 32-bit): Accepted CNPs (BTH opcode 0x81); these frames also count in
  * verdict_accept. Clears on read. */
 #define RX_PARSER_EVENT_CNP_RECEIVED_OFFSET 0x180u
@@ -482,6 +493,10 @@ RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_BAD_OPCODE_COUNT, "drop_bad_opcode.c
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_BAD_OPCODE_COUNT, "drop_bad_opcode.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_OPCODE_OFFSET % 4u == 0u, "drop_bad_opcode is aligned");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_OPCODE_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_BAD_OPCODE_COUNT)), "drop_bad_opcode reset value is its fields' resets");
+RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_Q_KEY_COUNT, "drop_q_key.count");
+RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_Q_KEY_COUNT, "drop_q_key.count");
+RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_Q_KEY_OFFSET % 4u == 0u, "drop_q_key is aligned");
+RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_Q_KEY_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_Q_KEY_COUNT)), "drop_q_key reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_EVENT_CNP_RECEIVED_COUNT, "event_cnp_received.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_EVENT_CNP_RECEIVED_COUNT, "event_cnp_received.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_EVENT_CNP_RECEIVED_OFFSET % 4u == 0u, "event_cnp_received is aligned");
@@ -515,7 +530,8 @@ RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_STATE_OFFSET + 4u <= RX_PARSER_DROP_TRANS
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_TRANSPORT_MISMATCH_OFFSET + 4u <= RX_PARSER_DROP_TRUNCATED_OFFSET, "drop_transport_mismatch ends before drop_truncated");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_TRUNCATED_OFFSET + 4u <= RX_PARSER_DROP_PSN_SEQ_OFFSET, "drop_truncated ends before drop_psn_seq");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_PSN_SEQ_OFFSET + 4u <= RX_PARSER_DROP_BAD_OPCODE_OFFSET, "drop_psn_seq ends before drop_bad_opcode");
-RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_OPCODE_OFFSET + 4u <= RX_PARSER_EVENT_CNP_RECEIVED_OFFSET, "drop_bad_opcode ends before event_cnp_received");
+RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_OPCODE_OFFSET + 4u <= RX_PARSER_DROP_Q_KEY_OFFSET, "drop_bad_opcode ends before drop_q_key");
+RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_Q_KEY_OFFSET + 4u <= RX_PARSER_EVENT_CNP_RECEIVED_OFFSET, "drop_q_key ends before event_cnp_received");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_EVENT_CNP_RECEIVED_OFFSET + 4u <= RX_PARSER_EVENT_CE_MARKED_OFFSET, "event_cnp_received ends before event_ce_marked");
 RX_PARSER_STATIC_ASSERT((uint64_t)(RX_PARSER_EVENT_CE_MARKED_OFFSET + 4u) <= (1ull << RX_PARSER_ADDRESS_WIDTH), "event_ce_marked is inside the address width");
 

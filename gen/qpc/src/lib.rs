@@ -140,6 +140,7 @@ struct Fields {
     rre: F,
     rwe: F,
     rae: F,
+    qkey: F,
     cqn_snd: F,
     epsn: F,
     nak: F,
@@ -167,6 +168,7 @@ fn mem_fields(m: &Memory) -> Result<Fields, QpcError> {
         rre: get("rre")?,
         rwe: get("rwe")?,
         rae: get("rae")?,
+        qkey: get("q_key")?,
         cqn_snd: get("cqn_snd")?,
         epsn: get("next_rcv_psn")?,
         nak: get("nak_sent")?,
@@ -610,6 +612,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ("rwe", 1, ok_only),
             ("rae", 1, ok_only),
             ("mtu", f.mtu.w(), "path MTU code; 0 unless ok"),
+            (
+                "qkey",
+                f.qkey.w(),
+                "Q_Key (the parser checks UD DETHs); 0 unless ok",
+            ),
         ],
     );
     g.ports.push(PortItem::Banner(
@@ -805,6 +812,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     let rx_rep = Replica {
         name: "rx",
         fields: vec![
+            ("qkey", f.qkey),
             ("mtu", f.mtu),
             ("rae", f.rae),
             ("rwe", f.rwe),
@@ -1263,6 +1271,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("rwe", 1),
         ("rae", 1),
         ("mtu", f.mtu.w()),
+        ("qkey", f.qkey.w()),
         ("vf", 8),
         ("qpn", 24),
         ("user", 32),
@@ -1278,7 +1287,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Stmt::assign(id("rx_rsp_valid_d"), id("rx_s1_valid_q")),
         Stmt::assign(id("rx_rsp_ok_d"), id("rx_ok")),
     ];
-    for (name, w) in &rx_fields[1..10] {
+    for (name, w) in &rx_fields[1..11] {
         let v = match *name {
             "epsn" => id("rx_psn_q").bits(f.epsn.w() - 1, 0),
             "nak_sent" => id("rx_psn_q").bits(f.epsn.w(), f.epsn.w()),

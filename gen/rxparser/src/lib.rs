@@ -751,6 +751,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("UNKNOWN_QP", "drop_unknown_qp"),
         ("TRANSPORT_MISMATCH", "drop_transport_mismatch"),
         ("STATE", "drop_state"),
+        ("Q_KEY", "drop_q_key"),
         ("PSN_SEQ", "drop_psn_seq"),
     ]
     .iter()
@@ -921,6 +922,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.input("rx_rsp_rwe", 1, "");
     g.input("rx_rsp_rae", 1, "");
     g.input("rx_rsp_mtu", 3, "");
+    g.input("rx_rsp_qkey", 32, "");
     g.input("rx_rsp_vf", 8, "");
     g.input("rx_rsp_qpn", 24, "");
     g.input("rx_rsp_user", 32, "");
@@ -1839,6 +1841,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("drop", 1, id("h_drop")),
         ("reason", 5, id("h_reason")),
         ("lookup", 1, id("h_lookup")),
+        // DETH's Q_Key (the first extension header; read only for UD opcodes, which p2
+        // checks against the QP's Q_Key).
+        ("qkey", 32, id("s2_qkey_q")),
     ];
     // Stage 2 registers the header checks and the verdict's fields (issue 9: the checks and
     // the first-failing-check chain with the QP lookup after it were 20 LUT levels and more);
@@ -1907,6 +1912,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                 vec![(n.to_string(), *w, id(format!("h_out_{n}")))]
             }
         }))
+        .chain([("qkey".to_string(), 32, be(uw, 20, 4))])
         .collect();
     stage(&mut g, "s2", "", id("s1c_valid_q"), &s2f, false);
     stage(&mut g, "p1", "", id("s2_valid_q"), &fields, false);
@@ -2163,7 +2169,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     }
     let mut f3: Vec<(String, u32, Expr)> = from("p2", &f2);
     // p3 needs the opcode's classes other than is_write (decoded in p1).
-    f3.retain(|f| f.0 != "lookup" && f.0 != "is_write" && !p2_only.iter().any(|(n, _)| *n == f.0));
+    f3.retain(|f| {
+        !["lookup", "is_write", "qkey"].contains(&f.0.as_str())
+            && !p2_only.iter().any(|(n, _)| *n == f.0)
+    });
     for f in f3.iter_mut() {
         if f.0 == "drop" {
             f.2 = id("p2_drop_n");
@@ -2172,7 +2181,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             f.2 = id("p2_reason_n");
         }
     }
+    // A UD request's DETH Q_Key against the QP's (IBA 10.2.4 / rxe `check_keys`): compared
+    // here, merged into the verdict by p3 (the QP checks above keep their depth in front of
+    // the R_Key request, which a UD frame never makes).
+    g.wire_c(
+        "p2_qkey_bad",
+        1,
+        Expr::and(id("p2_tr_ud_q"), ne(id("p2_qkey_q"), id("rx_rsp_qkey"))),
+        "a UD request whose DETH Q_Key is not the QP's",
+    );
     f3.extend([
+        ("qkey_bad".to_string(), 1, id("p2_qkey_bad")),
         ("key_chk".to_string(), 1, id("p2_key_chk")),
         ("acc_ok".to_string(), 1, id("p2_acc_ok")),
         ("epsn".to_string(), 24, id("rx_rsp_epsn")),
@@ -2315,10 +2334,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             f.0.strip_prefix('m')
                 .and_then(|k| k.parse::<u32>().ok())
                 .is_some_and(|k| k >= 2);
-        f.0 != "rd_cnt" && !older && !classes.iter().any(|c| c.0 == f.0)
+        f.0 != "rd_cnt" && f.0 != "qkey_bad" && !older && !classes.iter().any(|c| c.0 == f.0)
     });
     for f in f4.iter_mut() {
         match f.0.as_str() {
+            // Q_KEY follows every check p2 made (it passed them when `p3_drop_q` is 0).
+            "drop" => f.2 = Expr::or(id("p3_drop_q"), id("p3_qkey_bad_q")),
+            "reason" => {
+                f.2 = Expr::ternary(
+                    Expr::and(id("p3_qkey_bad_q"), Expr::lnot(id("p3_drop_q"))),
+                    d(5, reason("Q_KEY")?),
+                    id("p3_reason_q"),
+                )
+            }
             "epsn" => f.2 = pick(&|k| cand(k, "epsn"), 24),
             "nak" => f.2 = pick(&|k| cand(k, "nak"), 1),
             _ => {}

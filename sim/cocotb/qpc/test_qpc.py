@@ -34,7 +34,7 @@ REQ = {
 RSP = {
     "db": ("ok", "reason", "vf", "qpn", "user"),
     "wqe": ("status", "cqn", "vf", "qpn", "user"),
-    "rx": ("ok", "state", "st", "pd", "epsn", "nak_sent", "rre", "rwe", "rae", "vf", "qpn", "user"),
+    "rx": ("ok", "state", "st", "pd", "epsn", "nak_sent", "rre", "rwe", "rae", "qkey", "vf", "qpn", "user"),
     "mk": ("ok", "reason", "vf", "rkey", "user"),
 }
 WB = ("vf", "qpn", "epsn", "nak_sent")
@@ -184,6 +184,7 @@ async def qpc_random(dut):
                             ("mtu", rng.randint(1, 5) if rng.random() < 0.9 else 7),
                             ("rre", rng.getrandbits(1)), ("rwe", rng.getrandbits(1)),
                             ("rae", rng.getrandbits(1)), ("cqn_snd", rng.getrandbits(24)),
+                            ("q_key", rng.getrandbits(32)),
                             ("valid", rng.getrandbits(1)), ("state", rng.getrandbits(3))]:
             msb, lsb = layout[name]
             word |= (value & ((1 << (msb - lsb + 1)) - 1)) << lsb

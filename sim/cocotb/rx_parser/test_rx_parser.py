@@ -113,7 +113,8 @@ def random_table(rng: random.Random, prm: dict[str, int]) -> dict:
         qps.append({"vf": vf, "qpn": vf << 12 | local, "st": st, "state": state, "pd": rng.randrange(1, 4),
                     "epsn": rng.choice([0xFFFFFD, 0, rng.getrandbits(24)]),
                     "mtu": rng.choice(list(MTU_CODE)), "rre": rng.random() < 0.9,
-                    "rwe": rng.random() < 0.9, "rae": rng.random() < 0.9})
+                    "rwe": rng.random() < 0.9, "rae": rng.random() < 0.9,
+                    "qkey": rng.choice([0, 0x80010000, rng.getrandbits(32)])})
     keys = []
     for index in rng.sample(range(prm["NUM_MKEYS"]), rng.randint(1, min(3, prm["NUM_MKEYS"]))):
         q = rng.choice(qps)
@@ -179,6 +180,10 @@ class Frames:
                 p["reth"]["va"], p["reth"]["rkey"], p["reth"]["dma_len"] = access
             if "atomic" in p:
                 p["atomic"]["va"], p["atomic"]["rkey"] = access[0], access[1]
+        if "deth" in p:
+            # Mostly the QP's Q_Key; the rest meet Q_KEY (a UD QP) or nothing (another type).
+            p["deth"]["qkey"] = q["qkey"] if rng.random() < 0.85 else rng.getrandbits(32)
+            p["deth"]["src_qp"] = rng.getrandbits(24)
         if "imm" in p:
             p["imm"] = rng.getrandbits(32)
         if "ieth" in p:
@@ -211,7 +216,8 @@ class Frames:
         for n in names:
             ext += {"reth": va.to_bytes(8, "big") + rkey.to_bytes(4, "big") + length.to_bytes(4, "big"),
                     "atomic": va.to_bytes(8, "big") + rkey.to_bytes(4, "big") + bytes(16),
-                    "aeth": bytes(4), "atomic_ack": bytes(8), "deth": bytes(8),
+                    "aeth": bytes(4), "atomic_ack": bytes(8),
+                    "deth": q["qkey"].to_bytes(4, "big") + rng.randbytes(4),
                     "imm": rng.randbytes(4), "ieth": rng.randbytes(4)}[n]
         payload = rng.randbytes(rng.choice([0, 3, 64]))
         pad = (-len(payload)) % 4
@@ -380,7 +386,7 @@ async def rx_parser_random(dut):
         word = 0
         for name, value in [("st", {"RC": 0, "UC": 1, "UD": 2}[q["st"]]), ("pd", q["pd"]),
                             ("mtu", MTU_CODE[q["mtu"]]), ("rre", q["rre"]), ("rwe", q["rwe"]),
-                            ("rae", q["rae"]), ("next_rcv_psn", q["epsn"])]:
+                            ("rae", q["rae"]), ("q_key", q["qkey"]), ("next_rcv_psn", q["epsn"])]:
             msb, lsb = layout[name]
             word |= (int(value) & ((1 << (msb - lsb + 1)) - 1)) << lsb
         return [word >> (32 * i) & 0xFFFFFFFF for i in range(12)]

@@ -133,6 +133,7 @@ impl PyQpcModel {
                 e.set_item("rre", r.rre)?;
                 e.set_item("rwe", r.rwe)?;
                 e.set_item("rae", r.rae)?;
+                e.set_item("qkey", r.qkey)?;
                 e.set_item("vf", r.vf)?;
                 e.set_item("qpn", r.qpn)?;
                 e.set_item("user", r.user)?;
@@ -225,6 +226,7 @@ impl PyQpcModel {
             ("rre", l.rre),
             ("rwe", l.rwe),
             ("rae", l.rae),
+            ("q_key", l.qkey),
             ("cqn_snd", l.cqn_snd),
             ("next_rcv_psn", l.epsn),
             ("nak_sent", l.nak),

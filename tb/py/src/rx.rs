@@ -58,6 +58,7 @@ fn reason_name(r: DropReason) -> &'static str {
         DropReason::Truncated => "truncated",
         DropReason::PsnSeq => "psn_seq",
         DropReason::BadOpcode => "bad_opcode",
+        DropReason::QKey => "q_key",
     }
 }
 
@@ -152,7 +153,7 @@ fn parse_qp(at: String, v: &Bound<'_, PyAny>) -> PyResult<((u8, u32), RxQp, Opti
         v,
         &[
             "vf", "qpn", "state", "st", "pd", "epsn", "pkey", "mtu", "rre", "rwe", "rae",
-            "nak_sent",
+            "nak_sent", "qkey",
         ],
     )?;
     let vf = e.need("vf", 255)? as u32;
@@ -191,6 +192,7 @@ fn parse_qp(at: String, v: &Bound<'_, PyAny>) -> PyResult<((u8, u32), RxQp, Opti
         rwe: e.flag("rwe", true)?,
         rae: e.flag("rae", true)?,
         mtu,
+        qkey: e.num("qkey", 0xFFFF_FFFF)?.unwrap_or(0) as u32,
     };
     let pkey = e.num("pkey", 0xFFFF)?.map(|p| p as u16);
     Ok(((vf as u8, global), qp, pkey))
@@ -407,7 +409,7 @@ impl PyRxVerdict {
 ///
 /// `table` has the shape of `rdmagen sim rx-parser`'s QPS.yaml:
 /// `{"qps": [{"vf", "qpn", "state", "st", "pd", "epsn"?, "pkey"?, "mtu"?, "rre"?, "rwe"?,
-/// "rae"?, "nak_sent"?}], "keys": [{"rkey", "pd", "va", "length", "access"?, "vf"?}]}`.
+/// "rae"?, "nak_sent"?, "qkey"?}], "keys": [{"rkey", "pd", "va", "length", "access"?, "vf"?}]}`.
 /// `qpn` is the local QPN or the global `vf << 12 | local`; `state` RST, INIT, RTR, RTS,
 /// SQER, SQD or ERR and `st` RC, UC or UD (or their codes); `mtu` in bytes (default 1024);
 /// the rights default to granted; `access` lists `remote_write`, `remote_read`,
@@ -452,6 +454,7 @@ fn drop_counter(r: DropReason) -> &'static str {
         DropReason::Truncated => "drop_truncated",
         DropReason::PsnSeq => "drop_psn_seq",
         DropReason::BadOpcode => "drop_bad_opcode",
+        DropReason::QKey => "drop_q_key",
     }
 }
 
@@ -470,6 +473,7 @@ fn qp_dict<'py>(py: Python<'py>, vf: u8, qpn: u32, q: &RxQp) -> PyResult<Bound<'
     d.set_item("rae", q.rae)?;
     let mtu = MTUS.iter().find(|(_, c)| *c == q.mtu).map(|(b, _)| *b);
     d.set_item("mtu", mtu)?;
+    d.set_item("qkey", q.qkey)?;
     Ok(d)
 }
 

@@ -84,7 +84,7 @@ def table() -> dict:
         "qps": [
             {"vf": VF, "qpn": RC, "state": "RTS", "st": "RC", "pd": 7, "epsn": 0xFFFFFE, "mtu": 256},
             {"vf": VF, "qpn": 0x12, "state": "RTS", "st": "UC", "pd": 7, "epsn": 10},
-            {"vf": VF, "qpn": UD, "state": "RTR", "st": 2, "pd": 7},
+            {"vf": VF, "qpn": UD, "state": "RTR", "st": 2, "pd": 7, "qkey": 0x11111111},
             {"vf": VF, "qpn": RTR_QP, "state": "RTR", "st": "RC", "pd": 7},
             {"vf": VF, "qpn": ERR_QP, "state": "ERR", "st": "RC", "pd": 7, "rwe": False},
         ],
@@ -201,6 +201,7 @@ def test_uc_ud_and_qp_checks():
         (frame(0x04, RC, 0, dport=4792), VF, "not_roce"),
         (frame(0x04, RC, 0)[:50], VF, "truncated"),
         (frame(0x15, RC, 0), VF, "bad_opcode"),
+        (frame(0x64, UD, 999, struct.pack(">II", 0x11111110, 0x1)), VF, "q_key"),
     ]:
         v = m.receive(f, vf=vf)
         assert (v.verdict, v.reason) == ("drop", reason)

@@ -24,6 +24,7 @@ pub struct Ctx {
     pub mtu: u32,
     pub flags: u32,
     pub cqn: u32,
+    pub qkey: u32,
 }
 
 /// Mailbox contents of CREATE_MKEY.
@@ -354,6 +355,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         set(&mut w, l.rwe, ctx.flags >> 1 & 1);
         set(&mut w, l.rae, ctx.flags >> 2 & 1);
         set(&mut w, l.cqn_snd, ctx.cqn);
+        set(&mut w, l.qkey, ctx.qkey);
         // Junk where hardware decides: it must be ignored.
         set(&mut w, l.valid, ctx.flags >> 3 & 1);
         set(&mut w, l.state, ctx.flags >> 4 & 0xf);
@@ -798,6 +800,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 rwe: self.get("rx_rsp_rwe") == 1,
                 rae: self.get("rx_rsp_rae") == 1,
                 mtu: self.get("rx_rsp_mtu") as u32,
+                qkey: self.get("rx_rsp_qkey") as u32,
                 vf: self.get("rx_rsp_vf") as u8,
                 qpn: self.get("rx_rsp_qpn") as u32,
                 user: self.get("rx_rsp_user") as u32,
@@ -943,8 +946,9 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
         prop_oneof![4 => 1u32..=5, 1 => 0u32..8],
         0u32..256,
         0u32..4,
+        prop_oneof![1 => Just(0u32), 2 => any::<u32>()],
     )
-        .prop_map(|(st, pd, page, epsn, mtu, flags, cqn)| Ctx {
+        .prop_map(|(st, pd, page, epsn, mtu, flags, cqn, qkey)| Ctx {
             st,
             pd,
             page,
@@ -952,6 +956,7 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
             mtu,
             flags,
             cqn,
+            qkey,
         });
     // (requesting VF, QPN): mostly the VF's own QPs, else another VF's, beyond the
     // partition, or junk in the high bits.

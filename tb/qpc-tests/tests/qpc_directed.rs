@@ -15,6 +15,7 @@ fn ctx(epsn: u32) -> Ctx {
         mtu: 3,
         flags: 0b111,
         cqn: 2,
+        qkey: 0x8001_0000,
     }
 }
 

@@ -13,6 +13,7 @@ fn ctx(epsn: u32) -> Ctx {
         mtu: 3,
         flags: 0,
         cqn: 2,
+        qkey: 0x8001_0000,
     }
 }
 

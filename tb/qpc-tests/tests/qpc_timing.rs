@@ -23,6 +23,7 @@ fn lookups<M: Model + HasAxiLite>() {
         mtu: 3,
         flags: 0b111,
         cqn: 1,
+        qkey: 0x1234_5678,
     };
     let mut ops: Vec<Op> = (0..QPS)
         .map(|local| Op::Bringup {
@@ -131,6 +132,7 @@ fn command_write<M: Model + HasAxiLite>() {
         mtu: 3,
         flags: 0b111,
         cqn: 1,
+        qkey: 0x1234_5678,
     };
     let qpn = 1 << 12 | 2;
     let case = Case {

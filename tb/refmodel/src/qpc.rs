@@ -190,6 +190,7 @@ pub struct Layout {
     pub rre: Bits,
     pub rwe: Bits,
     pub rae: Bits,
+    pub qkey: Bits,
     pub cqn_snd: Bits,
     pub epsn: Bits,
     pub nak: Bits,
@@ -220,6 +221,7 @@ impl Layout {
             rre: get("rre")?,
             rwe: get("rwe")?,
             rae: get("rae")?,
+            qkey: get("q_key")?,
             cqn_snd: get("cqn_snd")?,
             epsn: get("next_rcv_psn")?,
             nak: get("nak_sent")?,
@@ -363,6 +365,7 @@ pub struct RxRsp {
     pub rae: bool,
     /// Path MTU code (1 = 256 ... 5 = 4096 bytes).
     pub mtu: u32,
+    pub qkey: u32,
     pub vf: u8,
     pub qpn: u32,
     pub user: u32,
@@ -814,6 +817,7 @@ impl QpcModel {
                 rsp.rwe = get(w, l.rwe) == 1;
                 rsp.rae = get(w, l.rae) == 1;
                 rsp.mtu = get(w, l.mtu);
+                rsp.qkey = get(w, l.qkey);
             }
             out.rx = Some(rsp);
         }

@@ -652,11 +652,12 @@ pub enum DropReason {
     Truncated = 13,
     PsnSeq = 14,
     BadOpcode = 15,
+    QKey = 16,
 }
 
 impl DropReason {
     /// Every reason, in enum order.
-    pub const ALL: [DropReason; 15] = [
+    pub const ALL: [DropReason; 16] = [
         DropReason::NotRoce,
         DropReason::BadFcs,
         DropReason::BadIpChecksum,
@@ -672,6 +673,7 @@ impl DropReason {
         DropReason::Truncated,
         DropReason::PsnSeq,
         DropReason::BadOpcode,
+        DropReason::QKey,
     ];
 
     /// The map's enum value (`last_drop.reason`).
@@ -734,6 +736,13 @@ fn be32(b: &[u8], o: usize) -> u32 {
 }
 fn be64(b: &[u8], o: usize) -> u64 {
     u64::from(be32(b, o)) << 32 | u64::from(be32(b, o + 4))
+}
+
+/// The DETH's Q_Key of a UD frame that passed the header checks (the first extension header,
+/// right after the BTH); `None` when the frame has no BTH within reach or no room for it.
+pub fn deth_qkey(frame: &[u8], cfg: &RxConfig) -> Option<u32> {
+    let at = layout(frame, cfg).ok()?.bth_start() + 12;
+    (at + 4 <= frame.len()).then(|| be32(frame, at))
 }
 
 /// Walks Ethernet, VLAN, IP and UDP up to a BTH, in the parser's check order (SPEC §5;

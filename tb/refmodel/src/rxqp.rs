@@ -11,14 +11,15 @@
 //!    A CNP skips this and the state check: it only needs an existing QP.
 //! 4. `STATE`: requests need RTR, RTS, SQER or SQD; RC responses and ACKs need RTS, SQER
 //!    or SQD.
-//! 5. Responses, ACKs, CNPs and UD requests are accepted (no PSN window on this side).
-//! 6. RC request: `diff = (psn - ePSN) mod 2^24` read as signed 24 bits. 0: the R_Key check
+//! 5. `Q_KEY`: a UD request's DETH Q_Key is not the QP's Q_Key.
+//! 6. Responses, ACKs, CNPs and UD requests are accepted (no PSN window on this side).
+//! 7. RC request: `diff = (psn - ePSN) mod 2^24` read as signed 24 bits. 0: the R_Key check
 //!    (WRITE first/only, READ request, atomics: the QP must grant the right and the memory
 //!    key must allow the access), then accept with ePSN += 1 (a READ request: += its
 //!    response count, ceil(DMA length / path MTU), at least 1) and NAK-sent cleared, or
 //!    `nak_access` with nothing changed. Negative: `duplicate`. Positive: `nak_seq` and
 //!    NAK-sent set, or, while NAK-sent, a silent `PSN_SEQ` drop.
-//! 7. UC request: an expected PSN or a first/only packet (which resynchronises) is
+//! 8. UC request: an expected PSN or a first/only packet (which resynchronises) is
 //!    executed (R_Key check as above; accept sets ePSN = psn + 1); any other is a silent
 //!    `PSN_SEQ` drop. UC never NAKs a sequence error.
 //!
@@ -72,6 +73,8 @@ pub struct RxQp {
     pub rae: bool,
     /// Path MTU code: 1 = 256 ... 5 = 4096 bytes.
     pub mtu: u8,
+    /// Q_Key, checked against a UD request's DETH.
+    pub qkey: u32,
 }
 
 /// A memory key (mlx5 mkey), indexed by `rkey >> 8`.
@@ -261,6 +264,12 @@ impl RxQpModel {
             drop(&mut o, DropReason::State);
             return o;
         }
+        // UD: the DETH's Q_Key must be the QP's (IBA 10.2.4; rxe `check_keys`), silently
+        // dropped otherwise. The header checks passed, so the DETH is in the frame.
+        if tr == 3 && crate::roce::deth_qkey(frame, &self.hdr.cfg) != Some(qp.qkey) {
+            drop(&mut o, DropReason::QKey);
+            return o;
+        }
         if cnp || resp || tr == 3 {
             return o;
         }
@@ -332,6 +341,7 @@ mod tests {
                 rwe: true,
                 rae: false,
                 mtu: 1,
+                qkey: 0,
             },
         );
         m.keys.insert(
@@ -356,6 +366,40 @@ mod tests {
             (r.va, r.rkey, r.dma_len) = (va, rkey, len);
         }
         p.to_bytes().unwrap()
+    }
+
+    /// A UD request is accepted only with the QP's Q_Key in its DETH, and the check comes
+    /// after the state check (a UD QP in INIT drops for STATE whatever the key).
+    #[test]
+    fn ud_requests_need_the_qps_q_key() {
+        let mut m = model();
+        let q = 1 << 12 | 9;
+        let ud = RxQp {
+            st: st::UD,
+            qkey: 0x8001_0000,
+            ..m.qps[&(1, 1 << 12 | 5)].clone()
+        };
+        m.qps.insert((1, q), ud);
+        let send = |m: &mut RxQpModel, op: u8, qkey: u32| {
+            let mut p = RocePacket::new_ipv4(op, q, 7).unwrap();
+            p.ext.deth.as_mut().unwrap().qkey = qkey;
+            let o = m.receive(&p.to_bytes().unwrap(), false, 1);
+            (o.verdict, o.reason)
+        };
+        for op in [0x64, 0x65] {
+            assert_eq!(send(&mut m, op, 0x8001_0000), (Verdict::Accept, None));
+            for bad in [0, 0x8001_0001, 0x0001_0000] {
+                assert_eq!(
+                    send(&mut m, op, bad),
+                    (Verdict::Drop, Some(DropReason::QKey))
+                );
+            }
+        }
+        m.qps.get_mut(&(1, q)).unwrap().state = state::INIT;
+        assert_eq!(
+            send(&mut m, 0x64, 0),
+            (Verdict::Drop, Some(DropReason::State))
+        );
     }
 
     #[test]

@@ -126,6 +126,8 @@ pub struct FrameSpec {
     pub rdma: Option<RdmaAim>,
     /// RETH/AtomicETH (va, rkey, dma_len) resolved from `rdma`.
     pub reth: Option<(u64, u32, u32)>,
+    /// DETH Q_Key; with a target, mostly replaced by the QP's (the rest meet Q_KEY).
+    pub qkey: u32,
 }
 
 impl FrameSpec {
@@ -145,6 +147,9 @@ impl FrameSpec {
                     2 => 0x64 | op & 1,
                     _ => self.opcode,
                 };
+            }
+            if (self.fill >> 2) & 7 != 0 {
+                f.qkey = q.qkey;
             }
             if let (Some(rel), Some(m)) = (self.psn_rel, model.qps.get(&(q.vf, q.qpn()))) {
                 f.psn = (m.epsn as i64 + i64::from(rel)).rem_euclid(1 << 24) as u32;
@@ -230,6 +235,10 @@ impl FrameSpec {
         }
         if let Some(i) = &mut e.ieth {
             *i = 0xBEEF_0000 | self.qpn & 0xFFFF;
+        }
+        if let Some(d) = &mut e.deth {
+            d.qkey = self.qkey;
+            d.src_qp = 0xAB_0000 | self.psn & 0xFFFF;
         }
         if let Some(a) = &mut e.aeth {
             a.syndrome = 0x1F;
@@ -738,6 +747,7 @@ impl<M: Model> Bench<M> {
             set(&mut w, l.rwe, u32::from(q.rwe));
             set(&mut w, l.rae, u32::from(q.rae));
             set(&mut w, l.epsn, q.epsn);
+            set(&mut w, l.qkey, q.qkey);
             let target = u32::from(q.vf) << 24 | u32::from(q.local);
             let mut ops = vec![0x500u16];
             let up = [0x502u16, 0x503, 0x504];
@@ -1361,6 +1371,7 @@ pub fn model_of(cfg: &RxConfig, qps: &[QpSpec], keys: &[KeySpec]) -> RxQpModel {
                 rwe: q.rwe,
                 rae: q.rae,
                 mtu: q.mtu,
+                qkey: q.qkey,
             },
         );
     }
@@ -1451,18 +1462,20 @@ pub fn frame_strategy(max_payload: u16) -> impl Strategy<Value = FrameSpec> {
                 3 => (0u8..4, 0u8..6, prop_oneof![3 => 0u32..0x300, 1 => any::<u32>()], prop_oneof![9 => Just(false), 1 => Just(true)])
                     .prop_map(|(key, edge, len, bad_variant)| Some(RdmaAim { key, edge, len, bad_variant })),
             ],
+            any::<u32>(),
         ),
     )
         .prop_map(
             |(
                 (opcode, vlans, ipv6, ip_options, ecn, qpn, psn),
                 (pkey, tver, pad, payload, fill, mutation, bad_fcs, vf),
-                (target, psn_rel, rdma),
+                (target, psn_rel, rdma, qkey),
             )| FrameSpec {
                 target,
                 psn_rel,
                 rdma,
                 reth: None,
+                qkey,
                 opcode,
                 vlans,
                 ipv6,
@@ -1520,9 +1533,10 @@ pub fn strategy(max_frames: usize, max_payload: u16) -> impl Strategy<Value = Ca
             prop_oneof![5 => Just(true), 1 => Just(false)],
             prop_oneof![5 => Just(true), 1 => Just(false)],
             1u8..=5,
+            prop_oneof![1 => Just(0u32), 2 => any::<u32>()],
         ),
     )
-        .prop_map(|((vf, local, st, state), (pd, epsn, rre, rwe, rae, mtu))| QpSpec {
+        .prop_map(|((vf, local, st, state), (pd, epsn, rre, rwe, rae, mtu, qkey))| QpSpec {
             vf,
             local,
             st,
@@ -1533,6 +1547,7 @@ pub fn strategy(max_frames: usize, max_payload: u16) -> impl Strategy<Value = Ca
             rwe,
             rae,
             mtu,
+            qkey,
         });
     let key = (
         (0u8..4, any::<u8>(), 1u32..=2),
@@ -1606,6 +1621,7 @@ pub fn plain(opcode: u8, payload: u16, vlans: u8, ipv6: bool) -> FrameSpec {
         psn_rel: Some(0),
         rdma: None,
         reth: None,
+        qkey: 0,
     }
 }
 
@@ -1623,5 +1639,6 @@ pub fn plain_qp() -> QpSpec {
         rwe: true,
         rae: true,
         mtu: 3,
+        qkey: 0,
     }
 }

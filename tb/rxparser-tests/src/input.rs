@@ -22,6 +22,8 @@ pub struct QpSpec {
     pub rae: bool,
     /// Path MTU code 1..=5.
     pub mtu: u8,
+    /// Q_Key (qpc `q_key`), checked against UD requests' DETH.
+    pub qkey: u32,
 }
 
 impl QpSpec {
@@ -155,7 +157,9 @@ pub fn parse_qps(
         let what = "QP";
         known_keys(
             m,
-            &["vf", "qpn", "state", "st", "pd", "epsn", "pkey", "mtu"],
+            &[
+                "vf", "qpn", "state", "st", "pd", "epsn", "pkey", "mtu", "qkey",
+            ],
             what,
             at,
         )?;
@@ -233,6 +237,7 @@ pub fn parse_qps(
             rwe: true,
             rae: true,
             mtu,
+            qkey: num(m, "qkey", what, 0xFFFF_FFFF)?.unwrap_or(0) as u32,
         };
         if setup.qps.iter().any(|q| q.qpn() == spec.qpn()) {
             return Err(format!("line {at}: QP {:#x} is listed twice", spec.qpn()));

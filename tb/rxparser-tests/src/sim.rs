@@ -146,5 +146,6 @@ pub fn reason_name(r: DropReason) -> &'static str {
         DropReason::Truncated => "truncated",
         DropReason::PsnSeq => "psn_seq",
         DropReason::BadOpcode => "bad_opcode",
+        DropReason::QKey => "q_key",
     }
 }

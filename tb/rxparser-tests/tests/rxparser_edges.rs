@@ -3,8 +3,9 @@
 
 use rdmagen_harness::stall::Profile;
 use rdmagen_harness::Model;
-use rdmagen_refmodel::roce::RxConfig;
+use rdmagen_refmodel::roce::{DropReason, RxConfig};
 use rdmagen_rxparser_tests::bench::{plain, plain_qp, Bench, Case, FrameSpec, Mutation, Tally};
+use rdmagen_rxparser_tests::input::QpSpec;
 use rdmagen_rxparser_tests::{RxParserW1024, RxParserW512, RxParserW64};
 
 fn run<M: Model>(frames: &[FrameSpec], stall: Profile) -> Tally {
@@ -244,5 +245,52 @@ fn truncated_payload_is_cut_and_discarded() {
         assert_eq!((t.pay_packets, t.drops.get(&13).copied()), (6, Some(6)));
         let t = run::<RxParserW512>(&frames, stall);
         assert_eq!(t.pay_packets, 6);
+    }
+}
+
+/// UD requests carry the destination QP's Q_Key in their DETH (IBA 10.2.4): the right key
+/// is accepted, any other (one bit off, the controlled-key bit, zero) is dropped as Q_KEY and
+/// counted in `drop_q_key`; an RC QP's frames are not affected.
+#[test]
+fn ud_q_key_is_checked() {
+    let ud = QpSpec {
+        local: 0x0D,
+        st: 2,
+        qkey: 0x8001_0000,
+        ..plain_qp()
+    };
+    // `fill` 4: the frame keeps its opcode and takes the target QP's Q_Key; 0: it keeps its own.
+    let to_ud = |opcode, fill, qkey| FrameSpec {
+        opcode,
+        fill,
+        qkey,
+        target: Some(1),
+        ..plain(0x64, 16, 0, false)
+    };
+    let frames = [
+        to_ud(0x64, 4, 0),
+        to_ud(0x65, 4, 0),
+        to_ud(0x64, 0, 0x8001_0001),
+        to_ud(0x65, 0, 0x0001_0000),
+        to_ud(0x64, 0, 0),
+        plain(0x04, 16, 0, false),
+    ];
+    for stall in [Profile::new(0, 1), Profile::new(40, 3)] {
+        let case = Case {
+            seed: 5,
+            idle: stall,
+            stall,
+            cfg: RxConfig::default(),
+            qps: vec![plain_qp(), ud.clone()],
+            keys: Vec::new(),
+            frames: frames.to_vec(),
+        };
+        for t in [
+            Bench::<RxParserW64>::new().run(&case).unwrap(),
+            Bench::<RxParserW512>::new().run(&case).unwrap(),
+        ] {
+            assert_eq!(t.accept, 3);
+            assert_eq!(t.drops.get(&DropReason::QKey.code()), Some(&3));
+        }
     }
 }

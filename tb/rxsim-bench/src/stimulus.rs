@@ -117,6 +117,8 @@ pub fn model_of(qps: &[QpSpec], keys: &[KeySpec]) -> RxQpModel {
                 rwe: true,
                 rae: true,
                 mtu: q.mtu,
+                // The rig's contexts leave q_key 0, as the stimulus's DETHs carry it.
+                qkey: 0,
             },
         );
     }
