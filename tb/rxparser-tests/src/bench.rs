@@ -433,6 +433,17 @@ pub struct Bench<M: Model> {
     /// The QPs and keys the last case left, when it ended cleanly: the next case destroys
     /// them instead of resetting (the QPC clear after reset takes thousands of cycles).
     live: Option<(Vec<QpSpec>, Vec<KeySpec>)>,
+    /// With [`Bench::probe_readies`]: cycles probed, and of those, cycles a verdict and an
+    /// ACK/NAK request were waiting (the probe saw the FIFOs in use).
+    pub probed: Option<Probed>,
+}
+
+/// What [`Bench::probe_readies`] saw.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Probed {
+    pub cycles: u64,
+    pub hdr_waiting: u64,
+    pub ack_waiting: u64,
 }
 
 impl<M: Model> Default for Bench<M> {
@@ -467,7 +478,57 @@ impl<M: Model> Bench<M> {
             pay_discarded: 0,
             reasons: Default::default(),
             live: None,
+            probed: None,
         }
+    }
+
+    /// From now on, every cycle of a case also drives the three sink readies
+    /// (`m_hdr_ready`, `m_ack_ready`, `m_pay_tready`) through all 8 combinations, evaluating
+    /// after each, before the cycle's own values: `s_axis_tready` and every sink's valid
+    /// must not change with them (no combinational path from a sink's ready to the input's
+    /// ready or another stream's valid; check-rtl checks the same statically).
+    pub fn probe_readies(&mut self) {
+        self.probed = Some(Probed::default());
+    }
+
+    /// The probe of [`Bench::probe_readies`] for this cycle (inputs other than the readies
+    /// already driven); the caller drives the cycle's readies and evaluates again after.
+    fn probe(&mut self) -> Result<(), Failure> {
+        let Some(mut seen) = self.probed else {
+            return Ok(());
+        };
+        let outs = [
+            "s_axis_tready",
+            "m_hdr_valid",
+            "m_ack_valid",
+            "m_pay_tvalid",
+        ];
+        let mut first: Option<Vec<u64>> = None;
+        for combo in 0..8u64 {
+            self.set("m_hdr_ready", combo & 1);
+            self.set("m_ack_ready", combo >> 1 & 1);
+            self.set("m_pay_tready", combo >> 2);
+            self.dut.eval();
+            let got: Vec<u64> = outs.iter().map(|o| self.get(o)).collect();
+            match &first {
+                None => first = Some(got),
+                Some(f) if *f != got => {
+                    return self.fail(format!(
+                        "{outs:?} = {got:?} with (m_hdr_ready, m_ack_ready, m_pay_tready) = ({}, {}, {}), {f:?} with all 0: an output follows a sink's ready in the cycle",
+                        combo & 1,
+                        combo >> 1 & 1,
+                        combo >> 2
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let f = first.expect("probed");
+        seen.cycles += 1;
+        seen.hdr_waiting += f[1];
+        seen.ack_waiting += f[2];
+        self.probed = Some(seen);
+        Ok(())
     }
 
     pub fn data_bytes(&self) -> usize {
@@ -1013,6 +1074,7 @@ impl<M: Model> Bench<M> {
                 (true, Some((_, b))) => self.drive_beat(true, b),
                 _ => self.drive_beat(false, &Beat::empty(self.data_bytes)),
             }
+            self.probe()?;
             let ready = !stall.hold();
             self.set("m_hdr_ready", u64::from(ready));
             let ack_ready = !ack_stall.hold();
