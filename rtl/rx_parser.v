@@ -6,7 +6,9 @@
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
 // 16 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
-// the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
+// the pipeline and s_axis_tready with it from the next cycle (a 2-entry FIFO: no
+// combinational path from a sink's ready to s_axis_tready or the QPC's readies).
+// Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
 // ICRC (IBTA Annex A17): CRC-32 over 8 bytes of ones, then the IP header to the end
@@ -134,8 +136,9 @@ module rx_parser (
                                           // accept); 0 on other beats
 
   // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its
-  // verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict may need
-  // another (an RC request past the checks)
+  // verdict into a 2-entry FIFO; m_ack_ready low holds it, and a full FIFO stalls the pipeline
+  // (from the next cycle) only when the next verdict may need another (an RC request past the
+  // checks)
   output wire         m_ack_valid,
   input  wire         m_ack_ready,
   output wire [7:0]   m_ack_vf,
@@ -169,7 +172,9 @@ module rx_parser (
   input  wire [23:0]  rx_rsp_qpn,
   input  wire [31:0]  rx_rsp_user,
 
-  // QPC RX write-back: new ePSN / NAK-sent of the verdict's QP
+  // QPC RX write-back: new ePSN / NAK-sent of the verdict's QP, in the cycle of the verdict;
+  // rx_wb_ready low keeps it in a skid and stalls the pipeline from the next cycle until the QPC
+  // takes it
   output wire         rx_wb_valid,
   input  wire         rx_wb_ready,
   output wire [7:0]   rx_wb_vf,
