@@ -436,6 +436,9 @@ pub struct Bench<M: Model> {
     /// With [`Bench::probe_readies`]: cycles probed, and of those, cycles a verdict and an
     /// ACK/NAK request were waiting (the probe saw the FIFOs in use).
     pub probed: Option<Probed>,
+    /// With [`Bench::qpc_noise`]: the period (cycles) of QPC commands on a QP of no case
+    /// while the frames stream, and how many were issued.
+    qpc_noise: Option<(u64, u64)>,
 }
 
 /// What [`Bench::probe_readies`] saw.
@@ -479,6 +482,7 @@ impl<M: Model> Bench<M> {
             reasons: Default::default(),
             live: None,
             probed: None,
+            qpc_noise: None,
         }
     }
 
@@ -529,6 +533,19 @@ impl<M: Model> Bench<M> {
         seen.ack_waiting += f[2];
         self.probed = Some(seen);
         Ok(())
+    }
+
+    /// From now on, while a case's frames stream, a QPC command goes every `period` cycles
+    /// (CREATE_QP and DESTROY_QP in turn, on QP 0x3F of VF 0, which no case uses): each has
+    /// a WRITE cycle in which the QPC's `rx_wb_ready` is low, so write-backs of frames in
+    /// flight wait in the parser's skid. Returns nothing; [`Bench::qpc_noise_issued`] counts.
+    pub fn qpc_noise(&mut self, period: u64) {
+        self.qpc_noise = Some((period.max(1), 0));
+    }
+
+    /// QPC commands issued by [`Bench::qpc_noise`].
+    pub fn qpc_noise_issued(&self) -> u64 {
+        self.qpc_noise.map_or(0, |(_, n)| n)
     }
 
     pub fn data_bytes(&self) -> usize {
@@ -977,7 +994,10 @@ impl<M: Model> Bench<M> {
         exact_timing: bool,
     ) -> Result<Tally, Failure> {
         let (seed, idle, stall, cfg) = (case.seed, case.idle, case.stall, &case.cfg);
-        let (mut axil, _qaxil) = self.start(case)?;
+        let (mut axil, mut qaxil) = self.start(case)?;
+        if self.qpc_noise.is_some() {
+            qaxil.write(qpc_addr::CMD_TARGET, 0x3F, 0xF);
+        }
         let mut events = Vec::new();
         let mut queue: VecDeque<(usize, Beat)> = VecDeque::new();
         let mut want: VecDeque<(Seen, u64)> = VecDeque::new();
@@ -1082,6 +1102,14 @@ impl<M: Model> Bench<M> {
             let pay_ready = !pay_stall.hold();
             self.set("m_pay_tready", u64::from(pay_ready));
             axil.drive(&self.lite("s_axil_"));
+            if let Some((period, n)) = self.qpc_noise {
+                if (self.cycle - start) % period == 0 && qaxil.is_idle() {
+                    let op = if n % 2 == 0 { 0x500u64 } else { 0x501 };
+                    qaxil.write(qpc_addr::CMD_CTRL, 1 << 31 | op, 0xF);
+                    self.qpc_noise = Some((period, n + 1));
+                }
+                qaxil.drive(&self.lite("qpc_s_axil_"));
+            }
             self.dut.eval();
             let ack_valid = self.get("m_ack_valid") == 1;
             if ack_valid && ack_ready {
@@ -1099,6 +1127,9 @@ impl<M: Model> Bench<M> {
             }
             events.clear();
             axil.observe(&self.lite("s_axil_"), &mut events);
+            if self.qpc_noise.is_some() {
+                qaxil.observe(&self.lite("qpc_s_axil_"), &mut events);
+            }
             if valid && self.get("s_axis_tready") == 1 {
                 let (_, b) = queue.pop_front().expect("valid");
                 self.beats += 1;

@@ -232,6 +232,48 @@ fn sink_readies_do_not_reach_the_input_ready_in_the_cycle() {
     probe::<RxParserW512>(&frames);
 }
 
+/// Write-backs the QPC cannot take (`rx_wb_ready` is low in every QPC command's WRITE cycle)
+/// wait in the parser's skid while the pipeline and the lookups stop; none may be lost or
+/// applied late for a lookup. QPC commands on an unrelated QP every few cycles while
+/// back-to-back SENDs on one QP (each accept writes its ePSN back, the duplicates re-ACK)
+/// stream at line rate and under backpressure; every verdict must match the model.
+#[test]
+fn write_backs_wait_while_the_qpc_runs_commands() {
+    let frames: Vec<FrameSpec> = (0..48)
+        .map(|i| FrameSpec {
+            psn_rel: Some(if i % 7 == 3 { -1 } else { 0 }),
+            ..plain(0x04, (i % 3) as u16 * 20, 0, false)
+        })
+        .collect();
+    fn noisy<M: Model>(frames: &[FrameSpec], stall: Profile, period: u64) -> Tally {
+        let case = Case {
+            seed: 5,
+            idle: Profile::NONE,
+            stall,
+            cfg: RxConfig::default(),
+            qps: vec![plain_qp()],
+            keys: Vec::new(),
+            frames: frames.to_vec(),
+        };
+        let mut b = Bench::<M>::new();
+        b.qpc_noise(period);
+        let t = b
+            .run(&case)
+            .unwrap_or_else(|f| panic!("{}: {f}", M::VARIANT));
+        assert!(b.qpc_noise_issued() > 4, "{}", b.qpc_noise_issued());
+        t
+    }
+    for period in [5, 7, 11] {
+        for t in [
+            noisy::<RxParserW64>(&frames, Profile::NONE, period),
+            noisy::<RxParserW512>(&frames, Profile::NONE, period),
+            noisy::<RxParserW512>(&frames, Profile::new(40, 3), period),
+        ] {
+            assert_eq!((t.accept, t.duplicate), (41, 7), "{t:?}");
+        }
+    }
+}
+
 /// The payload stream at every start lane and length: 0–2 VLAN tags (IPv4 and IPv6) ×
 /// extension headers of 0, 4, 16, 20 and 28 bytes (SEND only, SEND only+imm, WRITE only,
 /// WRITE only+imm, compare-swap) × pad 0–3 × payloads around one, two and three beats, under
