@@ -4,7 +4,9 @@
 use rdmagen_harness::stall::Profile;
 use rdmagen_harness::Model;
 use rdmagen_refmodel::roce::RxConfig;
-use rdmagen_rxparser_tests::bench::{plain, plain_qp, Bench, Case, FrameSpec, Mutation, Tally};
+use rdmagen_rxparser_tests::bench::{
+    plain, plain_qp, Bench, Case, FrameSpec, Mutation, QpSpec, Tally,
+};
 use rdmagen_rxparser_tests::{RxParserW1024, RxParserW512, RxParserW64};
 
 fn run<M: Model>(frames: &[FrameSpec], stall: Profile) -> Tally {
@@ -234,24 +236,39 @@ fn sink_readies_do_not_reach_the_input_ready_in_the_cycle() {
 
 /// Write-backs the QPC cannot take (`rx_wb_ready` is low in every QPC command's WRITE cycle)
 /// wait in the parser's skid while the pipeline and the lookups stop; none may be lost or
-/// applied late for a lookup. QPC commands on an unrelated QP every few cycles while
-/// back-to-back SENDs on one QP (each accept writes its ePSN back, the duplicates re-ACK)
-/// stream at line rate and under backpressure; every verdict must match the model.
+/// applied after a lookup that misses it. QPC commands on an unrelated QP every few cycles
+/// while back-to-back SENDs stream at line rate and under backpressure: to 6 QPs in turn
+/// (a frame's QP was last written back 6 frames earlier, beyond the 4-deep forwarding
+/// history: its lookup must see the QPC updated), and to one QP with runs of 5 duplicates
+/// (no write-back) between accepts. Every verdict must match the model.
 #[test]
 fn write_backs_wait_while_the_qpc_runs_commands() {
-    let frames: Vec<FrameSpec> = (0..48)
+    let qps: Vec<QpSpec> = (0..6)
+        .map(|k| QpSpec {
+            local: 2 + k,
+            ..plain_qp()
+        })
+        .collect();
+    let spread: Vec<FrameSpec> = (0..60)
         .map(|i| FrameSpec {
-            psn_rel: Some(if i % 7 == 3 { -1 } else { 0 }),
+            target: Some((i % 6) as u8),
+            psn_rel: Some(if i % 13 == 7 { -1 } else { 0 }),
             ..plain(0x04, (i % 3) as u16 * 20, 0, false)
         })
         .collect();
-    fn noisy<M: Model>(frames: &[FrameSpec], stall: Profile, period: u64) -> Tally {
+    let runs: Vec<FrameSpec> = (0..48)
+        .map(|i| FrameSpec {
+            psn_rel: Some(if i % 6 == 0 { 0 } else { -1 }),
+            ..plain(0x04, (i % 2) as u16 * 8, 0, false)
+        })
+        .collect();
+    fn noisy<M: Model>(qps: &[QpSpec], frames: &[FrameSpec], stall: Profile, period: u64) -> Tally {
         let case = Case {
             seed: 5,
             idle: Profile::NONE,
             stall,
             cfg: RxConfig::default(),
-            qps: vec![plain_qp()],
+            qps: qps.to_vec(),
             keys: Vec::new(),
             frames: frames.to_vec(),
         };
@@ -264,12 +281,19 @@ fn write_backs_wait_while_the_qpc_runs_commands() {
         t
     }
     for period in [5, 7, 11] {
-        for t in [
-            noisy::<RxParserW64>(&frames, Profile::NONE, period),
-            noisy::<RxParserW512>(&frames, Profile::NONE, period),
-            noisy::<RxParserW512>(&frames, Profile::new(40, 3), period),
-        ] {
-            assert_eq!((t.accept, t.duplicate), (41, 7), "{t:?}");
+        for stall in [Profile::NONE, Profile::new(40, 3)] {
+            for t in [
+                noisy::<RxParserW64>(&qps, &spread, stall, period),
+                noisy::<RxParserW512>(&qps, &spread, stall, period),
+            ] {
+                assert_eq!((t.accept, t.duplicate), (55, 5), "{t:?}");
+            }
+            for t in [
+                noisy::<RxParserW64>(&qps[..1], &runs, stall, period),
+                noisy::<RxParserW512>(&qps[..1], &runs, stall, period),
+            ] {
+                assert_eq!((t.accept, t.duplicate), (8, 40), "{t:?}");
+            }
         }
     }
 }
