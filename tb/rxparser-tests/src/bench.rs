@@ -536,9 +536,9 @@ impl<M: Model> Bench<M> {
     }
 
     /// From now on, while a case's frames stream, a QPC command goes every `period` cycles
-    /// (CREATE_QP and DESTROY_QP in turn, on QP 0x3F of VF 0, which no case uses): each has
-    /// a WRITE cycle in which the QPC's `rx_wb_ready` is low, so write-backs of frames in
-    /// flight wait in the parser's skid. Returns nothing; [`Bench::qpc_noise_issued`] counts.
+    /// (CREATE_QP and DESTROY_QP in turn, on QP 0x0F of VF 0, which the case must not use):
+    /// each has a WRITE cycle in which the QPC's `rx_wb_ready` is low, so write-backs of
+    /// frames in flight wait in the parser's skid. [`Bench::qpc_noise_issued`] counts them.
     pub fn qpc_noise(&mut self, period: u64) {
         self.qpc_noise = Some((period.max(1), 0));
     }
@@ -996,7 +996,7 @@ impl<M: Model> Bench<M> {
         let (seed, idle, stall, cfg) = (case.seed, case.idle, case.stall, &case.cfg);
         let (mut axil, mut qaxil) = self.start(case)?;
         if self.qpc_noise.is_some() {
-            qaxil.write(qpc_addr::CMD_TARGET, 0x3F, 0xF);
+            qaxil.write(qpc_addr::CMD_TARGET, 0x0F, 0xF);
         }
         let mut events = Vec::new();
         let mut queue: VecDeque<(usize, Beat)> = VecDeque::new();
