@@ -6,7 +6,9 @@
 // Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension
 // headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered
 // 16 cycles after the frame's tlast beat is taken; m_hdr_ready low stalls
-// the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in
+// the pipeline and s_axis_tready with it from the next cycle (a 2-entry FIFO: no
+// combinational path from a sink's ready to s_axis_tready or the QPC's readies).
+// Every frame counts in frames_seen and in
 // exactly one verdict_* or drop_* counter.
 //
 // ICRC (IBTA Annex A17): CRC-32 over 8 bytes of ones, then the IP header to the end
@@ -134,8 +136,9 @@ module rx_parser (
                                           // accept); 0 on other beats
 
   // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its
-  // verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict may need
-  // another (an RC request past the checks)
+  // verdict into a 2-entry FIFO; m_ack_ready low holds it, and a full FIFO stalls the pipeline
+  // (from the next cycle) only when the next verdict may need another (an RC request past the
+  // checks)
   output wire         m_ack_valid,
   input  wire         m_ack_ready,
   output wire [7:0]   m_ack_vf,
@@ -170,7 +173,9 @@ module rx_parser (
   input  wire [23:0]  rx_rsp_qpn,
   input  wire [31:0]  rx_rsp_user,
 
-  // QPC RX write-back: new ePSN / NAK-sent of the verdict's QP
+  // QPC RX write-back: new ePSN / NAK-sent of the verdict's QP, in the cycle of the verdict;
+  // rx_wb_ready low keeps it in a skid and stalls the pipeline from the next cycle until the QPC
+  // takes it
   output wire         rx_wb_valid,
   input  wire         rx_wb_ready,
   output wire [7:0]   rx_wb_vf,
@@ -275,9 +280,9 @@ module rx_parser (
   wire          csr_event_ce_marked_count_incr_i;
   wire          primed;          // the QPC's lookup pipelines are full (a request goes every cycle
                                  // from reset on)
-  wire          en;              // the pipeline (and the QPC's lookups with it) moves unless a
-                                 // verdict, an ACK/NAK request or a write-back waits (from p4's
-                                 // registers: the frame in p4 may write back / ask for an ACK)
+  wire          en;              // the pipeline (and the QPC's lookups with it) moves unless the
+                                 // verdict FIFO is full, the ACK/NAK FIFO is full while the frame
+                                 // in p4 may need it, or a write-back waits in its skid
   wire          in_ready;        // the payload FIFO stalls only the input side (the ICRC pipeline
                                  // and the input stage), never the verdict pipeline
   wire          ic_take;         // a beat enters the ICRC pipeline
@@ -1560,50 +1565,117 @@ module rx_parser (
   wire          p3_may_wb;       // a request past the checks: in p4 it may write ePSN/NAK-sent back
   wire          wb_need;         // this verdict writes ePSN/NAK-sent back
   wire          ack_need;        // this verdict asks for an ACK/NAK
-  wire          out_free;        // the verdict register can load, and the ACK/NAK register too if
-                                 // this verdict may need it
+  reg           wb_sk_valid_q;   // a write-back waits for rx_wb_ready
+  reg           wb_sk_valid_d;
+  wire          wb_out;          // p4's verdict writes back in this cycle
+  reg  [7:0]    wb_sk_vf_q;
+  reg  [7:0]    wb_sk_vf_d;
+  reg  [23:0]   wb_sk_qpn_q;
+  reg  [23:0]   wb_sk_qpn_d;
+  reg  [23:0]   wb_sk_epsn_q;
+  reg  [23:0]   wb_sk_epsn_d;
+  reg           wb_sk_nak_sent_q;
+  reg           wb_sk_nak_sent_d;
   wire          p4_accept;       // p4's verdict is accept
   wire          out_load;        // p4 registers a verdict
-  reg           m_hdr_valid_q;
-  reg           m_hdr_valid_d;
+  reg           hdr_wp_q;
+  reg           hdr_wp_d;
+  reg           hdr_rp_q;
+  reg           hdr_rp_d;
+  reg  [1:0]    hdr_fill_q;      // entries held, as a thermometer: bit i = more than i
+  reg  [1:0]    hdr_fill_d;
+  wire          hdr_push;
+  wire          hdr_pop;
+  reg  [2:0]    hdr0_verdict_q;
+  reg  [2:0]    hdr0_verdict_d;
+  reg  [2:0]    hdr1_verdict_q;
+  reg  [2:0]    hdr1_verdict_d;
   reg  [2:0]    out_verdict_q;
   reg  [2:0]    out_verdict_d;
+  reg  [4:0]    hdr0_reason_q;
+  reg  [4:0]    hdr0_reason_d;
+  reg  [4:0]    hdr1_reason_q;
+  reg  [4:0]    hdr1_reason_d;
   reg  [4:0]    out_reason_q;
   reg  [4:0]    out_reason_d;
+  reg  [7:0]    hdr0_vf_q;
+  reg  [7:0]    hdr0_vf_d;
+  reg  [7:0]    hdr1_vf_q;
+  reg  [7:0]    hdr1_vf_d;
   reg  [7:0]    out_vf_q;
   reg  [7:0]    out_vf_d;
+  reg  [7:0]    hdr0_opcode_q;
+  reg  [7:0]    hdr0_opcode_d;
+  reg  [7:0]    hdr1_opcode_q;
+  reg  [7:0]    hdr1_opcode_d;
   reg  [7:0]    out_opcode_q;
   reg  [7:0]    out_opcode_d;
+  reg  [23:0]   hdr0_qpn_q;
+  reg  [23:0]   hdr0_qpn_d;
+  reg  [23:0]   hdr1_qpn_q;
+  reg  [23:0]   hdr1_qpn_d;
   reg  [23:0]   out_qpn_q;
   reg  [23:0]   out_qpn_d;
-  reg  [23:0]   out_psn_q;
-  reg  [23:0]   out_psn_d;
-  reg           out_se_q;
-  reg           out_se_d;
-  reg           out_ack_req_q;
-  reg           out_ack_req_d;
-  reg           out_fecn_q;
-  reg           out_fecn_d;
-  reg           out_becn_q;
-  reg           out_becn_d;
-  reg  [1:0]    out_pad_q;
-  reg  [1:0]    out_pad_d;
-  reg  [63:0]   out_va_q;
-  reg  [63:0]   out_va_d;
-  reg  [31:0]   out_rkey_q;
-  reg  [31:0]   out_rkey_d;
-  reg  [31:0]   out_dma_len_q;
-  reg  [31:0]   out_dma_len_d;
-  reg  [31:0]   out_imm_q;
-  reg  [31:0]   out_imm_d;
+  reg  [23:0]   hdr0_psn_q;
+  reg  [23:0]   hdr0_psn_d;
+  reg  [23:0]   hdr1_psn_q;
+  reg  [23:0]   hdr1_psn_d;
+  reg           hdr0_se_q;
+  reg           hdr0_se_d;
+  reg           hdr1_se_q;
+  reg           hdr1_se_d;
+  reg           hdr0_ack_req_q;
+  reg           hdr0_ack_req_d;
+  reg           hdr1_ack_req_q;
+  reg           hdr1_ack_req_d;
+  reg           hdr0_fecn_q;
+  reg           hdr0_fecn_d;
+  reg           hdr1_fecn_q;
+  reg           hdr1_fecn_d;
+  reg           hdr0_becn_q;
+  reg           hdr0_becn_d;
+  reg           hdr1_becn_q;
+  reg           hdr1_becn_d;
+  reg  [1:0]    hdr0_pad_q;
+  reg  [1:0]    hdr0_pad_d;
+  reg  [1:0]    hdr1_pad_q;
+  reg  [1:0]    hdr1_pad_d;
+  reg  [63:0]   hdr0_va_q;
+  reg  [63:0]   hdr0_va_d;
+  reg  [63:0]   hdr1_va_q;
+  reg  [63:0]   hdr1_va_d;
+  reg  [31:0]   hdr0_rkey_q;
+  reg  [31:0]   hdr0_rkey_d;
+  reg  [31:0]   hdr1_rkey_q;
+  reg  [31:0]   hdr1_rkey_d;
+  reg  [31:0]   hdr0_dma_len_q;
+  reg  [31:0]   hdr0_dma_len_d;
+  reg  [31:0]   hdr1_dma_len_q;
+  reg  [31:0]   hdr1_dma_len_d;
+  reg  [31:0]   hdr0_imm_q;
+  reg  [31:0]   hdr0_imm_d;
+  reg  [31:0]   hdr1_imm_q;
+  reg  [31:0]   hdr1_imm_d;
+  reg           hdr0_ecn_ce_q;
+  reg           hdr0_ecn_ce_d;
+  reg           hdr1_ecn_ce_q;
+  reg           hdr1_ecn_ce_d;
   reg           out_ecn_ce_q;
   reg           out_ecn_ce_d;
+  reg           hdr0_cnp_q;
+  reg           hdr0_cnp_d;
+  reg           hdr1_cnp_q;
+  reg           hdr1_cnp_d;
   reg           out_cnp_q;
   reg           out_cnp_d;
-  reg  [15:0]   out_payload_len_q;
-  reg  [15:0]   out_payload_len_d;
-  reg           out_pay_q;
-  reg           out_pay_d;
+  reg  [15:0]   hdr0_payload_len_q;
+  reg  [15:0]   hdr0_payload_len_d;
+  reg  [15:0]   hdr1_payload_len_q;
+  reg  [15:0]   hdr1_payload_len_d;
+  reg           hdr0_pay_q;
+  reg           hdr0_pay_d;
+  reg           hdr1_pay_q;
+  reg           hdr1_pay_d;
   wire [576:0]  pay_head;        // the oldest payload beat
   wire          pay_head_last;
   reg  [15:0]   dsc_q;
@@ -1640,18 +1712,30 @@ module rx_parser (
   reg  [7:0]    ce_vf_d;
   reg  [23:0]   ce_qpn_q;
   reg  [23:0]   ce_qpn_d;
-  reg           m_ack_valid_q;
-  reg           m_ack_valid_d;
-  wire          ack_hold;        // the ACK/NAK request waits for m_ack_ready
-  wire          en_but_ack;      // `en` but for a waiting ACK/NAK request
-  reg  [7:0]    m_ack_vf_q;
-  reg  [7:0]    m_ack_vf_d;
-  reg  [23:0]   m_ack_qpn_q;
-  reg  [23:0]   m_ack_qpn_d;
-  reg  [7:0]    m_ack_syndrome_q;
-  reg  [7:0]    m_ack_syndrome_d;
-  reg  [23:0]   m_ack_psn_q;
-  reg  [23:0]   m_ack_psn_d;
+  reg           ack_wp_q;
+  reg           ack_wp_d;
+  reg           ack_rp_q;
+  reg           ack_rp_d;
+  reg  [1:0]    ack_fill_q;      // entries held, as a thermometer: bit i = more than i
+  reg  [1:0]    ack_fill_d;
+  wire          ack_push;
+  wire          ack_pop;
+  reg  [7:0]    ack0_vf_q;
+  reg  [7:0]    ack0_vf_d;
+  reg  [7:0]    ack1_vf_q;
+  reg  [7:0]    ack1_vf_d;
+  reg  [23:0]   ack0_qpn_q;
+  reg  [23:0]   ack0_qpn_d;
+  reg  [23:0]   ack1_qpn_q;
+  reg  [23:0]   ack1_qpn_d;
+  reg  [7:0]    ack0_syndrome_q;
+  reg  [7:0]    ack0_syndrome_d;
+  reg  [7:0]    ack1_syndrome_q;
+  reg  [7:0]    ack1_syndrome_d;
+  reg  [23:0]   ack0_psn_q;
+  reg  [23:0]   ack0_psn_d;
+  reg  [23:0]   ack1_psn_q;
+  reg  [23:0]   ack1_psn_d;
   reg           cs_new_q;        // the verdict register took a verdict in the last cycle
   reg           cs_new_d;
   reg           cs_frames_seen_inc_q;
@@ -1800,7 +1884,7 @@ module rx_parser (
   end
 
   assign primed = rx_rsp_valid && mk_rsp_valid;
-  assign en = out_free && primed && (!p4_may_wb_q || rx_wb_ready);
+  assign en = !hdr_fill_q[1] && !(p4_may_ack_q && ack_fill_q[1]) && !wb_sk_valid_q && primed;
   assign in_ready = en && pay_room;
   assign s_axis_tready = in_ready;
   assign ic_take = s_axis_tvalid && in_ready;
@@ -3975,35 +4059,36 @@ module rx_parser (
   assign p3_may_wb = p3_valid_q && !p3_drop_q && p3_seq;
   assign wb_need = p4_valid_q && p4_wb;
   assign ack_need = p4_valid_q && p4_ack;
-  assign out_free = !(m_hdr_valid_q && !m_hdr_ready) &&
-                    !(p4_may_ack_q && m_ack_valid_q && !m_ack_ready);
-  assign rx_wb_valid = wb_need && out_free && primed;
-  assign rx_wb_vf = p4_vf_q;
-  assign rx_wb_qpn = p4_qpn_q;
-  assign rx_wb_epsn = p4_wb_epsn;
-  assign rx_wb_nak_sent = p4_wb_nak;
+  assign wb_out = en && wb_need;
+  assign rx_wb_vf = wb_sk_valid_q ? wb_sk_vf_q : p4_vf_q;
+  assign rx_wb_qpn = wb_sk_valid_q ? wb_sk_qpn_q : p4_qpn_q;
+  assign rx_wb_epsn = wb_sk_valid_q ? wb_sk_epsn_q : p4_wb_epsn;
+  assign rx_wb_nak_sent = wb_sk_valid_q ? wb_sk_nak_sent_q : p4_wb_nak;
+  assign rx_wb_valid = wb_sk_valid_q || wb_out;
   assign p4_accept = !p4_drop_q && (!p4_seq_q || (p4_key_ok && (p4_eq || p4_uc_start_q)));
   assign out_load = en && p4_valid_q;
-  assign m_hdr_valid = m_hdr_valid_q;
-  assign m_hdr_verdict = out_verdict_q;
-  assign m_hdr_reason = out_reason_q;
-  assign m_hdr_vf = out_vf_q;
-  assign m_hdr_opcode = out_opcode_q;
-  assign m_hdr_qpn = out_qpn_q;
-  assign m_hdr_psn = out_psn_q;
-  assign m_hdr_se = out_se_q;
-  assign m_hdr_ack_req = out_ack_req_q;
-  assign m_hdr_fecn = out_fecn_q;
-  assign m_hdr_becn = out_becn_q;
-  assign m_hdr_pad = out_pad_q;
-  assign m_hdr_va = out_va_q;
-  assign m_hdr_rkey = out_rkey_q;
-  assign m_hdr_dma_len = out_dma_len_q;
-  assign m_hdr_imm = out_imm_q;
-  assign m_hdr_ecn_ce = out_ecn_ce_q;
-  assign m_hdr_cnp = out_cnp_q;
-  assign m_hdr_payload_len = out_payload_len_q;
-  assign m_hdr_pay = out_pay_q;
+  assign hdr_push = out_load;
+  assign hdr_pop = hdr_fill_q[0] && m_hdr_ready;
+  assign m_hdr_valid = hdr_fill_q[0];
+  assign m_hdr_verdict = hdr_rp_q ? hdr1_verdict_q : hdr0_verdict_q;
+  assign m_hdr_reason = hdr_rp_q ? hdr1_reason_q : hdr0_reason_q;
+  assign m_hdr_vf = hdr_rp_q ? hdr1_vf_q : hdr0_vf_q;
+  assign m_hdr_opcode = hdr_rp_q ? hdr1_opcode_q : hdr0_opcode_q;
+  assign m_hdr_qpn = hdr_rp_q ? hdr1_qpn_q : hdr0_qpn_q;
+  assign m_hdr_psn = hdr_rp_q ? hdr1_psn_q : hdr0_psn_q;
+  assign m_hdr_se = hdr_rp_q ? hdr1_se_q : hdr0_se_q;
+  assign m_hdr_ack_req = hdr_rp_q ? hdr1_ack_req_q : hdr0_ack_req_q;
+  assign m_hdr_fecn = hdr_rp_q ? hdr1_fecn_q : hdr0_fecn_q;
+  assign m_hdr_becn = hdr_rp_q ? hdr1_becn_q : hdr0_becn_q;
+  assign m_hdr_pad = hdr_rp_q ? hdr1_pad_q : hdr0_pad_q;
+  assign m_hdr_va = hdr_rp_q ? hdr1_va_q : hdr0_va_q;
+  assign m_hdr_rkey = hdr_rp_q ? hdr1_rkey_q : hdr0_rkey_q;
+  assign m_hdr_dma_len = hdr_rp_q ? hdr1_dma_len_q : hdr0_dma_len_q;
+  assign m_hdr_imm = hdr_rp_q ? hdr1_imm_q : hdr0_imm_q;
+  assign m_hdr_ecn_ce = hdr_rp_q ? hdr1_ecn_ce_q : hdr0_ecn_ce_q;
+  assign m_hdr_cnp = hdr_rp_q ? hdr1_cnp_q : hdr0_cnp_q;
+  assign m_hdr_payload_len = hdr_rp_q ? hdr1_payload_len_q : hdr0_payload_len_q;
+  assign m_hdr_pay = hdr_rp_q ? hdr1_pay_q : hdr0_pay_q;
   assign pay_head = pay_rp_q[0] ? pay_mem1[pay_rp_q[3:1]] : pay_mem0[pay_rp_q[3:1]];
   assign pay_head_last = pay_head[576];
   assign dsc_push = en && p4_push_dsc_q;
@@ -4015,13 +4100,13 @@ module rx_parser (
   assign m_pay_tkeep = m_pay_keep_q;
   assign m_pay_tlast = m_pay_last_q;
   assign m_pay_tuser = m_pay_user_q;
-  assign ack_hold = m_ack_valid_q && !m_ack_ready;
-  assign en_but_ack = !(m_hdr_valid_q && !m_hdr_ready) && primed && (!p4_may_wb_q || rx_wb_ready);
-  assign m_ack_vf = m_ack_vf_q;
-  assign m_ack_qpn = m_ack_qpn_q;
-  assign m_ack_syndrome = m_ack_syndrome_q;
-  assign m_ack_psn = m_ack_psn_q;
-  assign m_ack_valid = m_ack_valid_q;
+  assign ack_push = en && ack_need;
+  assign ack_pop = ack_fill_q[0] && m_ack_ready;
+  assign m_ack_valid = ack_fill_q[0];
+  assign m_ack_vf = ack_rp_q ? ack1_vf_q : ack0_vf_q;
+  assign m_ack_qpn = ack_rp_q ? ack1_qpn_q : ack0_qpn_q;
+  assign m_ack_syndrome = ack_rp_q ? ack1_syndrome_q : ack0_syndrome_q;
+  assign m_ack_psn = ack_rp_q ? ack1_psn_q : ack0_psn_q;
   assign cnp_valid = cnp_valid_q;
   assign cnp_vf = cnp_vf_q;
   assign cnp_qpn = cnp_qpn_q;
@@ -5420,6 +5505,17 @@ module rx_parser (
         p4_ack_psn = p4_epsn;
       end
     end
+    wb_sk_valid_d = (wb_sk_valid_q || wb_out) && !rx_wb_ready;
+    wb_sk_vf_d = wb_sk_vf_q;
+    wb_sk_qpn_d = wb_sk_qpn_q;
+    wb_sk_epsn_d = wb_sk_epsn_q;
+    wb_sk_nak_sent_d = wb_sk_nak_sent_q;
+    if (en && p4_may_wb_q) begin
+      wb_sk_vf_d = p4_vf_q;
+      wb_sk_qpn_d = p4_qpn_q;
+      wb_sk_epsn_d = p4_wb_epsn;
+      wb_sk_nak_sent_d = p4_wb_nak;
+    end
     // write-back history, newest first, one entry per pipeline move
     wbh1_valid_d = wbh1_valid_q;
     wbh1_vf_d = wbh1_vf_q;
@@ -5463,50 +5559,106 @@ module rx_parser (
       wbh4_epsn_d = wbh3_epsn_q;
       wbh4_nak_d = wbh3_nak_q;
     end
-    // the verdict register
-    m_hdr_valid_d = m_hdr_valid_q && !m_hdr_ready;
+    hdr_wp_d = hdr_push ? !hdr_wp_q : hdr_wp_q;
+    hdr_rp_d = hdr_pop ? !hdr_rp_q : hdr_rp_q;
+    hdr_fill_d = hdr_push && !hdr_pop ? {hdr_fill_q[0], 1'b1} :
+                 hdr_pop && !hdr_push ? {1'b0, hdr_fill_q[1]} :
+                 hdr_fill_q;
+    hdr0_verdict_d = hdr0_verdict_q;
+    hdr1_verdict_d = hdr1_verdict_q;
     out_verdict_d = out_verdict_q;
+    hdr0_reason_d = hdr0_reason_q;
+    hdr1_reason_d = hdr1_reason_q;
     out_reason_d = out_reason_q;
+    hdr0_vf_d = hdr0_vf_q;
+    hdr1_vf_d = hdr1_vf_q;
     out_vf_d = out_vf_q;
+    hdr0_opcode_d = hdr0_opcode_q;
+    hdr1_opcode_d = hdr1_opcode_q;
     out_opcode_d = out_opcode_q;
+    hdr0_qpn_d = hdr0_qpn_q;
+    hdr1_qpn_d = hdr1_qpn_q;
     out_qpn_d = out_qpn_q;
-    out_psn_d = out_psn_q;
-    out_se_d = out_se_q;
-    out_ack_req_d = out_ack_req_q;
-    out_fecn_d = out_fecn_q;
-    out_becn_d = out_becn_q;
-    out_pad_d = out_pad_q;
-    out_va_d = out_va_q;
-    out_rkey_d = out_rkey_q;
-    out_dma_len_d = out_dma_len_q;
-    out_imm_d = out_imm_q;
+    hdr0_psn_d = hdr0_psn_q;
+    hdr1_psn_d = hdr1_psn_q;
+    hdr0_se_d = hdr0_se_q;
+    hdr1_se_d = hdr1_se_q;
+    hdr0_ack_req_d = hdr0_ack_req_q;
+    hdr1_ack_req_d = hdr1_ack_req_q;
+    hdr0_fecn_d = hdr0_fecn_q;
+    hdr1_fecn_d = hdr1_fecn_q;
+    hdr0_becn_d = hdr0_becn_q;
+    hdr1_becn_d = hdr1_becn_q;
+    hdr0_pad_d = hdr0_pad_q;
+    hdr1_pad_d = hdr1_pad_q;
+    hdr0_va_d = hdr0_va_q;
+    hdr1_va_d = hdr1_va_q;
+    hdr0_rkey_d = hdr0_rkey_q;
+    hdr1_rkey_d = hdr1_rkey_q;
+    hdr0_dma_len_d = hdr0_dma_len_q;
+    hdr1_dma_len_d = hdr1_dma_len_q;
+    hdr0_imm_d = hdr0_imm_q;
+    hdr1_imm_d = hdr1_imm_q;
+    hdr0_ecn_ce_d = hdr0_ecn_ce_q;
+    hdr1_ecn_ce_d = hdr1_ecn_ce_q;
     out_ecn_ce_d = out_ecn_ce_q;
+    hdr0_cnp_d = hdr0_cnp_q;
+    hdr1_cnp_d = hdr1_cnp_q;
     out_cnp_d = out_cnp_q;
-    out_payload_len_d = out_payload_len_q;
-    out_pay_d = out_pay_q;
-    if (en) begin
-      m_hdr_valid_d = p4_valid_q;
-      if (p4_valid_q) begin
-        out_verdict_d = p4_verdict;
-        out_reason_d = p4_verdict == 3'd4 ? p4_reason : 5'd0;
-        out_vf_d = p4_vf_q;
-        out_opcode_d = p4_opcode_q;
-        out_qpn_d = p4_qpn_q;
-        out_psn_d = p4_psn_q;
-        out_se_d = p4_se_q;
-        out_ack_req_d = p4_ack_req_q;
-        out_fecn_d = p4_fecn_q;
-        out_becn_d = p4_becn_q;
-        out_pad_d = p4_pad_q;
-        out_va_d = p4_va_q;
-        out_rkey_d = p4_rkey_q;
-        out_dma_len_d = p4_dma_len_q;
-        out_imm_d = p4_imm_q;
-        out_ecn_ce_d = p4_ecn_ce_q;
-        out_cnp_d = p4_cnp_q;
-        out_payload_len_d = p4_payload_len_q;
-        out_pay_d = p4_pay_q;
-      end
+    hdr0_payload_len_d = hdr0_payload_len_q;
+    hdr1_payload_len_d = hdr1_payload_len_q;
+    hdr0_pay_d = hdr0_pay_q;
+    hdr1_pay_d = hdr1_pay_q;
+    if (out_load && !hdr_wp_q) begin
+      hdr0_verdict_d = p4_verdict;
+      hdr0_reason_d = p4_verdict == 3'd4 ? p4_reason : 5'd0;
+      hdr0_vf_d = p4_vf_q;
+      hdr0_opcode_d = p4_opcode_q;
+      hdr0_qpn_d = p4_qpn_q;
+      hdr0_psn_d = p4_psn_q;
+      hdr0_se_d = p4_se_q;
+      hdr0_ack_req_d = p4_ack_req_q;
+      hdr0_fecn_d = p4_fecn_q;
+      hdr0_becn_d = p4_becn_q;
+      hdr0_pad_d = p4_pad_q;
+      hdr0_va_d = p4_va_q;
+      hdr0_rkey_d = p4_rkey_q;
+      hdr0_dma_len_d = p4_dma_len_q;
+      hdr0_imm_d = p4_imm_q;
+      hdr0_ecn_ce_d = p4_ecn_ce_q;
+      hdr0_cnp_d = p4_cnp_q;
+      hdr0_payload_len_d = p4_payload_len_q;
+      hdr0_pay_d = p4_pay_q;
+    end
+    if (out_load && hdr_wp_q) begin
+      hdr1_verdict_d = p4_verdict;
+      hdr1_reason_d = p4_verdict == 3'd4 ? p4_reason : 5'd0;
+      hdr1_vf_d = p4_vf_q;
+      hdr1_opcode_d = p4_opcode_q;
+      hdr1_qpn_d = p4_qpn_q;
+      hdr1_psn_d = p4_psn_q;
+      hdr1_se_d = p4_se_q;
+      hdr1_ack_req_d = p4_ack_req_q;
+      hdr1_fecn_d = p4_fecn_q;
+      hdr1_becn_d = p4_becn_q;
+      hdr1_pad_d = p4_pad_q;
+      hdr1_va_d = p4_va_q;
+      hdr1_rkey_d = p4_rkey_q;
+      hdr1_dma_len_d = p4_dma_len_q;
+      hdr1_imm_d = p4_imm_q;
+      hdr1_ecn_ce_d = p4_ecn_ce_q;
+      hdr1_cnp_d = p4_cnp_q;
+      hdr1_payload_len_d = p4_payload_len_q;
+      hdr1_pay_d = p4_pay_q;
+    end
+    if (out_load) begin
+      out_verdict_d = p4_verdict;
+      out_reason_d = p4_verdict == 3'd4 ? p4_reason : 5'd0;
+      out_vf_d = p4_vf_q;
+      out_opcode_d = p4_opcode_q;
+      out_qpn_d = p4_qpn_q;
+      out_ecn_ce_d = p4_ecn_ce_q;
+      out_cnp_d = p4_cnp_q;
     end
     // payload FIFO pointers, discard flags and the m_pay_* register
     pay_wp_d = take ? pay_wp_t : pay_wp_q;
@@ -5539,17 +5691,31 @@ module rx_parser (
     ce_valid_d = out_load && p4_accept && p4_ecn_ce_q && csr_ctrl_ce_event_en_o;
     ce_vf_d = p4_vf_q;
     ce_qpn_d = p4_qpn_q;
-    // the ACK/NAK request register
-    m_ack_valid_d = ack_hold || (en_but_ack && ack_need);
-    m_ack_vf_d = m_ack_vf_q;
-    m_ack_qpn_d = m_ack_qpn_q;
-    m_ack_syndrome_d = m_ack_syndrome_q;
-    m_ack_psn_d = m_ack_psn_q;
-    if (en && ack_need) begin
-      m_ack_vf_d = p4_vf_q;
-      m_ack_qpn_d = p4_qpn_q;
-      m_ack_syndrome_d = p4_ack_syn;
-      m_ack_psn_d = p4_ack_psn;
+    // the ACK/NAK request FIFO
+    ack_wp_d = ack_push ? !ack_wp_q : ack_wp_q;
+    ack_rp_d = ack_pop ? !ack_rp_q : ack_rp_q;
+    ack_fill_d = ack_push && !ack_pop ? {ack_fill_q[0], 1'b1} :
+                 ack_pop && !ack_push ? {1'b0, ack_fill_q[1]} :
+                 ack_fill_q;
+    ack0_vf_d = ack0_vf_q;
+    ack1_vf_d = ack1_vf_q;
+    ack0_qpn_d = ack0_qpn_q;
+    ack1_qpn_d = ack1_qpn_q;
+    ack0_syndrome_d = ack0_syndrome_q;
+    ack1_syndrome_d = ack1_syndrome_q;
+    ack0_psn_d = ack0_psn_q;
+    ack1_psn_d = ack1_psn_q;
+    if (en && p4_may_ack_q && !ack_wp_q) begin
+      ack0_vf_d = p4_vf_q;
+      ack0_qpn_d = p4_qpn_q;
+      ack0_syndrome_d = p4_ack_syn;
+      ack0_psn_d = p4_ack_psn;
+    end
+    if (en && p4_may_ack_q && ack_wp_q) begin
+      ack1_vf_d = p4_vf_q;
+      ack1_qpn_d = p4_qpn_q;
+      ack1_syndrome_d = p4_ack_syn;
+      ack1_psn_d = p4_ack_psn;
     end
     cs_new_d = out_load;
     cs_frames_seen_inc_d = cs_new_q;
@@ -5655,26 +5821,52 @@ module rx_parser (
       p4_may_wb_q <= 1'b0;
       p4_may_ack_q <= 1'b0;
       p4_push_dsc_q <= 1'b0;
-      m_hdr_valid_q <= 1'b0;
-      out_verdict_q <= 3'b000;
-      out_reason_q <= 5'd0;
-      out_vf_q <= 8'd0;
-      out_opcode_q <= 8'd0;
-      out_qpn_q <= 24'd0;
-      out_psn_q <= 24'd0;
-      out_se_q <= 1'b0;
-      out_ack_req_q <= 1'b0;
-      out_fecn_q <= 1'b0;
-      out_becn_q <= 1'b0;
-      out_pad_q <= 2'b00;
-      out_va_q <= 64'd0;
-      out_rkey_q <= 32'd0;
-      out_dma_len_q <= 32'd0;
-      out_imm_q <= 32'd0;
-      out_ecn_ce_q <= 1'b0;
-      out_cnp_q <= 1'b0;
-      out_payload_len_q <= 16'd0;
-      out_pay_q <= 1'b0;
+      wb_sk_valid_q <= 1'b0;
+      wb_sk_vf_q <= 8'd0;
+      wb_sk_qpn_q <= 24'd0;
+      wb_sk_epsn_q <= 24'd0;
+      wb_sk_nak_sent_q <= 1'b0;
+      hdr_wp_q <= 1'b0;
+      hdr_rp_q <= 1'b0;
+      hdr_fill_q <= 2'b00;
+      hdr0_verdict_q <= 3'b000;
+      hdr1_verdict_q <= 3'b000;
+      hdr0_reason_q <= 5'd0;
+      hdr1_reason_q <= 5'd0;
+      hdr0_vf_q <= 8'd0;
+      hdr1_vf_q <= 8'd0;
+      hdr0_opcode_q <= 8'd0;
+      hdr1_opcode_q <= 8'd0;
+      hdr0_qpn_q <= 24'd0;
+      hdr1_qpn_q <= 24'd0;
+      hdr0_psn_q <= 24'd0;
+      hdr1_psn_q <= 24'd0;
+      hdr0_se_q <= 1'b0;
+      hdr1_se_q <= 1'b0;
+      hdr0_ack_req_q <= 1'b0;
+      hdr1_ack_req_q <= 1'b0;
+      hdr0_fecn_q <= 1'b0;
+      hdr1_fecn_q <= 1'b0;
+      hdr0_becn_q <= 1'b0;
+      hdr1_becn_q <= 1'b0;
+      hdr0_pad_q <= 2'b00;
+      hdr1_pad_q <= 2'b00;
+      hdr0_va_q <= 64'd0;
+      hdr1_va_q <= 64'd0;
+      hdr0_rkey_q <= 32'd0;
+      hdr1_rkey_q <= 32'd0;
+      hdr0_dma_len_q <= 32'd0;
+      hdr1_dma_len_q <= 32'd0;
+      hdr0_imm_q <= 32'd0;
+      hdr1_imm_q <= 32'd0;
+      hdr0_ecn_ce_q <= 1'b0;
+      hdr1_ecn_ce_q <= 1'b0;
+      hdr0_cnp_q <= 1'b0;
+      hdr1_cnp_q <= 1'b0;
+      hdr0_payload_len_q <= 16'd0;
+      hdr1_payload_len_q <= 16'd0;
+      hdr0_pay_q <= 1'b0;
+      hdr1_pay_q <= 1'b0;
       dsc_wp_q <= 4'b0000;
       dsc_rp_q <= 4'b0000;
       dsc_fill_q <= 16'd0;
@@ -5689,11 +5881,17 @@ module rx_parser (
       ce_valid_q <= 1'b0;
       ce_vf_q <= 8'd0;
       ce_qpn_q <= 24'd0;
-      m_ack_valid_q <= 1'b0;
-      m_ack_vf_q <= 8'd0;
-      m_ack_qpn_q <= 24'd0;
-      m_ack_syndrome_q <= 8'd0;
-      m_ack_psn_q <= 24'd0;
+      ack_wp_q <= 1'b0;
+      ack_rp_q <= 1'b0;
+      ack_fill_q <= 2'b00;
+      ack0_vf_q <= 8'd0;
+      ack1_vf_q <= 8'd0;
+      ack0_qpn_q <= 24'd0;
+      ack1_qpn_q <= 24'd0;
+      ack0_syndrome_q <= 8'd0;
+      ack1_syndrome_q <= 8'd0;
+      ack0_psn_q <= 24'd0;
+      ack1_psn_q <= 24'd0;
       cs_new_q <= 1'b0;
       cs_frames_seen_inc_q <= 1'b0;
       cs_verdict_accept_inc_q <= 1'b0;
@@ -5795,26 +5993,52 @@ module rx_parser (
       p4_may_wb_q <= p4_may_wb_d;
       p4_may_ack_q <= p4_may_ack_d;
       p4_push_dsc_q <= p4_push_dsc_d;
-      m_hdr_valid_q <= m_hdr_valid_d;
-      out_verdict_q <= out_verdict_d;
-      out_reason_q <= out_reason_d;
-      out_vf_q <= out_vf_d;
-      out_opcode_q <= out_opcode_d;
-      out_qpn_q <= out_qpn_d;
-      out_psn_q <= out_psn_d;
-      out_se_q <= out_se_d;
-      out_ack_req_q <= out_ack_req_d;
-      out_fecn_q <= out_fecn_d;
-      out_becn_q <= out_becn_d;
-      out_pad_q <= out_pad_d;
-      out_va_q <= out_va_d;
-      out_rkey_q <= out_rkey_d;
-      out_dma_len_q <= out_dma_len_d;
-      out_imm_q <= out_imm_d;
-      out_ecn_ce_q <= out_ecn_ce_d;
-      out_cnp_q <= out_cnp_d;
-      out_payload_len_q <= out_payload_len_d;
-      out_pay_q <= out_pay_d;
+      wb_sk_valid_q <= wb_sk_valid_d;
+      wb_sk_vf_q <= wb_sk_vf_d;
+      wb_sk_qpn_q <= wb_sk_qpn_d;
+      wb_sk_epsn_q <= wb_sk_epsn_d;
+      wb_sk_nak_sent_q <= wb_sk_nak_sent_d;
+      hdr_wp_q <= hdr_wp_d;
+      hdr_rp_q <= hdr_rp_d;
+      hdr_fill_q <= hdr_fill_d;
+      hdr0_verdict_q <= hdr0_verdict_d;
+      hdr1_verdict_q <= hdr1_verdict_d;
+      hdr0_reason_q <= hdr0_reason_d;
+      hdr1_reason_q <= hdr1_reason_d;
+      hdr0_vf_q <= hdr0_vf_d;
+      hdr1_vf_q <= hdr1_vf_d;
+      hdr0_opcode_q <= hdr0_opcode_d;
+      hdr1_opcode_q <= hdr1_opcode_d;
+      hdr0_qpn_q <= hdr0_qpn_d;
+      hdr1_qpn_q <= hdr1_qpn_d;
+      hdr0_psn_q <= hdr0_psn_d;
+      hdr1_psn_q <= hdr1_psn_d;
+      hdr0_se_q <= hdr0_se_d;
+      hdr1_se_q <= hdr1_se_d;
+      hdr0_ack_req_q <= hdr0_ack_req_d;
+      hdr1_ack_req_q <= hdr1_ack_req_d;
+      hdr0_fecn_q <= hdr0_fecn_d;
+      hdr1_fecn_q <= hdr1_fecn_d;
+      hdr0_becn_q <= hdr0_becn_d;
+      hdr1_becn_q <= hdr1_becn_d;
+      hdr0_pad_q <= hdr0_pad_d;
+      hdr1_pad_q <= hdr1_pad_d;
+      hdr0_va_q <= hdr0_va_d;
+      hdr1_va_q <= hdr1_va_d;
+      hdr0_rkey_q <= hdr0_rkey_d;
+      hdr1_rkey_q <= hdr1_rkey_d;
+      hdr0_dma_len_q <= hdr0_dma_len_d;
+      hdr1_dma_len_q <= hdr1_dma_len_d;
+      hdr0_imm_q <= hdr0_imm_d;
+      hdr1_imm_q <= hdr1_imm_d;
+      hdr0_ecn_ce_q <= hdr0_ecn_ce_d;
+      hdr1_ecn_ce_q <= hdr1_ecn_ce_d;
+      hdr0_cnp_q <= hdr0_cnp_d;
+      hdr1_cnp_q <= hdr1_cnp_d;
+      hdr0_payload_len_q <= hdr0_payload_len_d;
+      hdr1_payload_len_q <= hdr1_payload_len_d;
+      hdr0_pay_q <= hdr0_pay_d;
+      hdr1_pay_q <= hdr1_pay_d;
       dsc_wp_q <= dsc_wp_d;
       dsc_rp_q <= dsc_rp_d;
       dsc_fill_q <= dsc_fill_d;
@@ -5829,11 +6053,17 @@ module rx_parser (
       ce_valid_q <= ce_valid_d;
       ce_vf_q <= ce_vf_d;
       ce_qpn_q <= ce_qpn_d;
-      m_ack_valid_q <= m_ack_valid_d;
-      m_ack_vf_q <= m_ack_vf_d;
-      m_ack_qpn_q <= m_ack_qpn_d;
-      m_ack_syndrome_q <= m_ack_syndrome_d;
-      m_ack_psn_q <= m_ack_psn_d;
+      ack_wp_q <= ack_wp_d;
+      ack_rp_q <= ack_rp_d;
+      ack_fill_q <= ack_fill_d;
+      ack0_vf_q <= ack0_vf_d;
+      ack1_vf_q <= ack1_vf_d;
+      ack0_qpn_q <= ack0_qpn_d;
+      ack1_qpn_q <= ack1_qpn_d;
+      ack0_syndrome_q <= ack0_syndrome_d;
+      ack1_syndrome_q <= ack1_syndrome_d;
+      ack0_psn_q <= ack0_psn_d;
+      ack1_psn_q <= ack1_psn_d;
       cs_new_q <= cs_new_d;
       cs_frames_seen_inc_q <= cs_frames_seen_inc_d;
       cs_verdict_accept_inc_q <= cs_verdict_accept_inc_d;
@@ -6209,6 +6439,13 @@ module rx_parser (
     wbh1_qpn_q <= wbh1_qpn_d;
     wbh1_epsn_q <= wbh1_epsn_d;
     wbh1_nak_q <= wbh1_nak_d;
+    out_verdict_q <= out_verdict_d;
+    out_reason_q <= out_reason_d;
+    out_vf_q <= out_vf_d;
+    out_opcode_q <= out_opcode_d;
+    out_qpn_q <= out_qpn_d;
+    out_ecn_ce_q <= out_ecn_ce_d;
+    out_cnp_q <= out_cnp_d;
     dsc_q <= dsc_d;
   end
 

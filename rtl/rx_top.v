@@ -91,8 +91,9 @@ module rx_top #(
                                           // accept); 0 on other beats
 
   // ACK/NAK request stream (RC only): one per frame that needs an answer, registered with its
-  // verdict; m_ack_ready low holds it and stalls the pipeline only when the next verdict may need
-  // another (an RC request past the checks)
+  // verdict into a 2-entry FIFO; m_ack_ready low holds it, and a full FIFO stalls the pipeline
+  // (from the next cycle) only when the next verdict may need another (an RC request past the
+  // checks)
   output wire         m_ack_valid,
   input  wire         m_ack_ready,
   output wire [7:0]   m_ack_vf,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks generated Verilog the way users will: `verilator --lint-only -Wall` with zero
 # warnings, `iverilog -g2005` compile with no warnings, and Yosys `synth` with no latch and no
-# error, and no combinational path between AXI inputs and AXI outputs.
+# error, no combinational path between AXI inputs and AXI outputs, and none from one
+# valid/ready interface's ready input to another's ready or valid output.
 # Usage: scripts/check-rtl.sh FILE.v...   (one module per file, named after the file;
 # submodules are found in the file's directory, as `<module>.v`)
 #
@@ -30,6 +31,51 @@ log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 tools="$(verilator --version 2>&1 | head -1); $(iverilog -V 2>&1 | head -1); $(yosys -V 2>&1)"
 self=$(sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1)
+
+# Cells a combinational cone stops at: flops and memory writes only. `%coe`/`%cie` would also
+# stop at a memory's read port, which after `proc` is asynchronous (a synchronous read is that
+# port and a flop), and so miss a path such as an address through a RAM to RDATA.
+seq_cells='$ff,$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$aldff,$aldffe,$dffsr,$dffsre'
+seq_cells+=',$dlatch,$adlatch,$dlatchsr,$memwr,$memwr_v2,$meminit,$meminit_v2,$mem,$mem_v2'
+
+# The interface a valid/ready port belongs to: `[prefix]s_axi[l]_` for AXI ports, else the
+# name without its `[t]ready`/`[t]valid` suffix.
+stream_if() {
+  if [[ $1 =~ ^([a-z0-9_]*s_axil?_) ]]; then echo "${BASH_REMATCH[1]}"; else echo "$1" | sed -E 's/(ready|valid)$//'; fi
+}
+
+# Known combinational paths from one interface's ready input to another interface's ready or
+# valid output: `module input output`, each with why it exists. Every other path fails.
+# These are the next work items; a path is not skipped silently.
+STREAM_ALLOW=(
+  # QPC lookup pipelines (db, wqe, rx, mk): a request is taken when the pipeline advances
+  # (`*_adv`), which waits for the response's ready; the request and response ports are one
+  # 2-stage pipeline, but their readies are a combinational path between two interfaces. Fix:
+  # a response skid per pipeline (the parser depends on the lookup moving with it).
+  "qpc db_rsp_ready db_req_ready"
+  "qpc wqe_rsp_ready wqe_req_ready"
+  "qpc rx_rsp_ready rx_req_ready"
+  "qpc mk_rsp_ready mk_req_ready"
+  # UAR: the doorbell at the head retires (takes the QPC's answer, `db_rsp_ready`, and pulses
+  # the monitor `mon_valid`) in the cycle the fetch queue (`fetch_ready`) or the forward port
+  # (`fwd_ready`, uar_mlx5) takes it. Fix: a skid on the fetch and forward outputs.
+  "uar fetch_ready db_rsp_ready"
+  "uar fetch_ready mon_valid"
+  "uar_mlx5 fetch_ready db_rsp_ready"
+  "uar_mlx5 fetch_ready mon_valid"
+  "uar_mlx5 fwd_ready mon_valid"
+  "uar_top fetch_ready mon_valid"
+  "uar_mlx5_top fetch_ready mon_valid"
+  "uar_mlx5_top fwd_ready mon_valid"
+)
+
+stream_allowed() {
+  local e
+  for e in "${STREAM_ALLOW[@]}"; do
+    [ "$e" = "$1 $2 $3" ] && return 0
+  done
+  return 1
+}
 
 # Prints the `ok`/`FAIL` lines for one file.
 check_one() {
@@ -63,15 +109,12 @@ check_one() {
     # outputs (IHI 0022, A3.2.1 / "Signal dependencies"): no input of an AXI4 or AXI4-Lite
     # interface (ports `[prefix]s_axi_*` or `[prefix]s_axil_*`, e.g. a top's `qpc_s_axil_*`)
     # may reach an output of the same interface without a flop, through the whole hierarchy
-    # under this file. The cones stop at flops and memory writes only: `%coe`/`%cie` would also
-    # stop at a memory's read port, which after `proc` is asynchronous (a synchronous read is
-    # that port and a flop), and so miss a path such as an address through a RAM to RDATA.
+    # under this file. The cones stop at flops and memory writes only (`seq_cells`).
     local ifs
     ifs=$(grep -E '^ *(input|output)\b' "$f" | grep -oE '\b[a-z0-9_]*s_axil?_[a-z]' |
       sed 's/.$//' | sort -u)
     if [ -n "$ifs" ]; then
-      local seq='$ff,$dff,$dffe,$adff,$adffe,$sdff,$sdffe,$sdffce,$aldff,$aldffe,$dffsr,$dffsre'
-      seq+=',$dlatch,$adlatch,$dlatchsr,$memwr,$memwr_v2,$meminit,$meminit_v2,$mem,$mem_v2'
+      local seq=$seq_cells
       local sel="" p
       for p in $ifs; do
         sel+="select -set ins i:$p*; select -set outs o:$p*;
@@ -93,6 +136,43 @@ check_one() {
             bad=1
           fi
         done
+      fi
+    fi
+    # Valid/ready interfaces (AXI4-Stream and the blocks' own stream ports, UG934): no ready
+    # input of one interface may reach a ready or valid output of another without a flop,
+    # through the whole hierarchy under this file. Such a path makes timing closure depend on
+    # whatever is connected on both sides and closes a loop when blocks are chained. An
+    # interface is the port name without `[t]ready`/`[t]valid` (`m_hdr_`, `s_axis_t`,
+    # `rx_wb_`), or the `[prefix]s_axi[l]_` of an AXI port (its channels are one interface,
+    # checked above). Known paths are listed in STREAM_ALLOW, each with its reason.
+    local rdy outs_rv
+    rdy=$(grep -E '^ *input\b' "$f" | grep -oE '\b[a-z0-9_]*ready\b' | sort -u)
+    outs_rv=$(grep -E '^ *output\b' "$f" | grep -oE '\b[a-z0-9_]*(ready|valid)\b' | sort -u)
+    if [ -n "$rdy" ] && [ -n "$outs_rv" ]; then
+      local ssel="" o
+      for o in $outs_rv; do
+        ssel+="tee -q -o $work/stream-$o select -list o:$o %ci*:-$seq_cells i:*ready %i; "
+      done
+      if ! yosys -q -l "$work/stream" -p "read_verilog $f ${deps[*]}; hierarchy -top $top; proc; flatten; opt_clean; $ssel" \
+          >/dev/null 2>&1; then
+        echo "FAIL stream  @FILE@"; grep -E "ERROR" "$work/stream" | head -5 | sed 's/^/    /'
+        bad=1
+      else
+        local i_ o_if i_if
+        for o in $outs_rv; do
+          o_if=$(stream_if "$o")
+          for i_ in $(sed 's|.*/||' "$work/stream-$o" | sort -u); do
+            i_if=$(stream_if "$i_")
+            [ "$i_if" = "$o_if" ] && continue
+            if stream_allowed "$top" "$i_" "$o"; then
+              echo "note stream  @FILE@: $i_ -> $o is combinational (allowed in STREAM_ALLOW)"
+              continue
+            fi
+            echo "FAIL stream  @FILE@: combinational path from $i_ to $o (another interface's ready)"
+            bad=1
+          done
+        done
+        [ "$bad" = 1 ] && echo "    fix: compute the output from flops (an output register and a skid entry per stream)"
       fi
     fi
     if ! verilator --lint-only -Wall --top-module "$top" "$f" "${deps[@]}" >"$work/lint" 2>&1 || [ -s "$work/lint" ]; then

@@ -28,17 +28,19 @@
 //!   the `m_hdr_*` stream: [`VERDICT_LATENCY`] cycles after the `tlast` beat is taken; the
 //!   counters and `last_drop` take it one cycle later. Backpressure on `m_hdr_ready` (or a
 //!   write-back the QPC cannot take) stalls the whole pipeline, the QPC lookups with it
-//!   (`s_axis_tready` follows), so a beat is taken per cycle (1.00 beats per cycle) while
-//!   the sink is ready.
+//!   (`s_axis_tready` follows), one cycle later: the pipeline enable is a function of flops
+//!   (no combinational path from a sink's ready to `s_axis_tready` or the QPC's readies),
+//!   and each output has a second entry for the verdict of that cycle. A beat is taken per
+//!   cycle (1.00 beats per cycle) while the sinks are ready.
 //!
 //! Events: `cnp_*` pulses for every accepted CNP (to the DCQCN reaction point) and `ce_*`
 //! pulses for every accepted frame with ECN = 11 (to the notification point in
 //! `dcqcn_rp`, event kind 2, which applies `min_time_between_cnps` per flow).
 //!
 //! ACK/NAK requests: `m_ack_*` (valid/ready), one per RC frame that needs an answer, loaded
-//! with its verdict (see [`generate`]'s header comment and docs/rx_parser.md). A full ACK
-//! register stalls the pipeline only when the frame in p4 is an RC request past the checks
-//! (it may need one: decided from p4's registers, not from its verdict, issue 9).
+//! with its verdict (see [`generate`]'s header comment and docs/rx_parser.md). A full
+//! 2-entry ACK FIFO stalls the pipeline only when the frame in p4 is an RC request past the
+//! checks (it may need one: decided from p4's registers, not from its verdict, issue 9).
 //!
 //! Payload: `m_pay_*` (AXI4-Stream at `DW`), cut-through: the payload of every RoCE-shaped
 //! frame, realigned to byte 0 with pad and ICRC removed (positions from the ICRC pipeline's
@@ -871,8 +873,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     );
     g.ports.push(PortItem::Banner(
         "ACK/NAK request stream (RC only): one per frame that needs an answer, registered \
-         with its verdict; m_ack_ready low holds it and stalls the pipeline only when the \
-         next verdict may need another (an RC request past the checks)"
+         with its verdict into a 2-entry FIFO; m_ack_ready low holds it, and a full FIFO \
+         stalls the pipeline (from the next cycle) only when the next verdict may need \
+         another (an RC request past the checks)"
             .into(),
     ));
     g.output("m_ack_valid", 1, "");
@@ -927,7 +930,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.input("rx_rsp_qpn", 24, "");
     g.input("rx_rsp_user", 32, "");
     g.ports.push(PortItem::Banner(
-        "QPC RX write-back: new ePSN / NAK-sent of the verdict's QP".into(),
+        "QPC RX write-back: new ePSN / NAK-sent of the verdict's QP, in the cycle of the \
+         verdict; rx_wb_ready low keeps it in a skid and stalls the pipeline from the next \
+         cycle until the QPC takes it"
+            .into(),
     ));
     g.output("rx_wb_valid", 1, "");
     g.input("rx_wb_ready", 1, "");
@@ -1018,15 +1024,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::and(id("rx_rsp_valid"), id("mk_rsp_valid")),
         "the QPC's lookup pipelines are full (a request goes every cycle from reset on)",
     );
+    // The enable is a function of flops (and the QPC's answers being valid), never of a
+    // sink's ready: no combinational path from `m_hdr_ready`, `m_ack_ready` or `rx_wb_ready`
+    // to `s_axis_tready` or the QPC's response readies (UG934; scripts/check-rtl.sh checks
+    // it). Each output keeps a second entry for the one verdict that may arrive in the cycle
+    // its sink stops; the enable waits while that entry is taken.
     g.wire_c(
         "en",
         1,
         Expr::all(vec![
-            id("out_free"),
+            Expr::lnot(id("hdr_fill_q").index(Expr::int(1))),
+            Expr::lnot(Expr::and(
+                id("p4_may_ack_q"),
+                id("ack_fill_q").index(Expr::int(1)),
+            )),
+            Expr::lnot(id("wb_sk_valid_q")),
             id("primed"),
-            Expr::or(Expr::lnot(id("p4_may_wb_q")), id("rx_wb_ready")),
         ]),
-        "the pipeline (and the QPC's lookups with it) moves unless a verdict, an ACK/NAK request or a write-back waits (from p4's registers: the frame in p4 may write back / ask for an ACK)",
+        "the pipeline (and the QPC's lookups with it) moves unless the verdict FIFO is full, the ACK/NAK FIFO is full while the frame in p4 may need it, or a write-back waits in its skid",
     );
     g.wire_c(
         "in_ready",
@@ -2546,32 +2561,54 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::and(id("p4_valid_q"), id("p4_ack")),
         "this verdict asks for an ACK/NAK",
     );
-    g.wire_c(
-        "out_free",
+    // The write-back leaves in the cycle its frame leaves p4 (the lookups of the frames
+    // behind it, taken from then on, see it or have it in the history below); when the QPC
+    // cannot take it, it waits in a skid and the pipeline (with the lookups) stops until the
+    // QPC has it, so no lookup is taken while a write-back it misses is neither applied nor
+    // in the history.
+    g.flop_c(
+        "wb_sk_valid",
         1,
-        Expr::and(
-            Expr::lnot(Expr::and(
-                id("m_hdr_valid_q"),
-                Expr::lnot(id("m_hdr_ready")),
-            )),
-            Expr::lnot(Expr::all(vec![
-                id("p4_may_ack_q"),
-                id("m_ack_valid_q"),
-                Expr::lnot(id("m_ack_ready")),
-            ])),
-        ),
-        "the verdict register can load, and the ACK/NAK register too if this verdict may need it",
+        Some(b1(false)),
+        "a write-back waits for rx_wb_ready",
     );
+    g.wire_c(
+        "wb_out",
+        1,
+        Expr::and(id("en"), id("wb_need")),
+        "p4's verdict writes back in this cycle",
+    );
+    g.comb.push(Stmt::assign(
+        id("wb_sk_valid_d"),
+        Expr::and(
+            Expr::or(id("wb_sk_valid_q"), id("wb_out")),
+            Expr::lnot(id("rx_wb_ready")),
+        ),
+    ));
+    let mut wb_load = Vec::new();
+    for (f, w, src) in [
+        ("vf", 8, id("p4_vf_q")),
+        ("qpn", 24, id("p4_qpn_q")),
+        ("epsn", 24, id("p4_wb_epsn")),
+        ("nak_sent", 1, id("p4_wb_nak")),
+    ] {
+        let sk = format!("wb_sk_{f}");
+        g.flop(&sk, w, Some(Expr::zero(w)));
+        g.comb
+            .push(Stmt::assign(id(format!("{sk}_d")), id(format!("{sk}_q"))));
+        wb_load.push(Stmt::assign(id(format!("{sk}_d")), src.clone()));
+        g.assigns.push(V::Assign(
+            id(format!("rx_wb_{f}")),
+            Expr::ternary(id("wb_sk_valid_q"), id(format!("{sk}_q")), src),
+        ));
+    }
+    // (Loaded whenever p4's frame may write back, from flops: the skid is empty then.)
+    g.comb
+        .push(Stmt::if_(Expr::and(id("en"), id("p4_may_wb_q")), wb_load));
     g.assigns.push(V::Assign(
         id("rx_wb_valid"),
-        Expr::all(vec![id("wb_need"), id("out_free"), id("primed")]),
+        Expr::or(id("wb_sk_valid_q"), id("wb_out")),
     ));
-    g.assigns.push(V::Assign(id("rx_wb_vf"), id("p4_vf_q")));
-    g.assigns.push(V::Assign(id("rx_wb_qpn"), id("p4_qpn_q")));
-    g.assigns
-        .push(V::Assign(id("rx_wb_epsn"), id("p4_wb_epsn")));
-    g.assigns
-        .push(V::Assign(id("rx_wb_nak_sent"), id("p4_wb_nak")));
     g.comb.push(Stmt::Comment(
         "write-back history, newest first, one entry per pipeline move".into(),
     ));
@@ -2609,25 +2646,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Expr::and(id("en"), id("p4_valid_q")),
         "p4 registers a verdict",
     );
-    g.flop("m_hdr_valid", 1, Some(b1(false)));
-    g.assigns
-        .push(V::Assign(id("m_hdr_valid"), id("m_hdr_valid_q")));
-    g.comb.push(Stmt::Comment("the verdict register".into()));
-    // Taken verdicts leave even when the pipeline cannot move (an ACK/NAK request or a
-    // write-back waits), so none shows twice.
-    g.comb.push(Stmt::assign(
-        id("m_hdr_valid_d"),
-        Expr::and(id("m_hdr_valid_q"), Expr::lnot(id("m_hdr_ready"))),
+    // The verdict FIFO: two entries, each loaded straight from p4 (no select in front of
+    // them: p4's verdict is the deepest path), read through a select by the read pointer.
+    // Its second entry takes the verdict of the cycle `m_hdr_ready` drops in, which the
+    // enable (from the fill) could not yet see.
+    fifo2(&mut g, "hdr", id("out_load"), id("m_hdr_ready"));
+    g.assigns.push(V::Assign(
+        id("m_hdr_valid"),
+        id("hdr_fill_q").index(Expr::int(0)),
     ));
-    let mut load = vec![Stmt::assign(id("m_hdr_valid_d"), id("p4_valid_q"))];
-    // The verdict fields change only with a frame behind them (known from reset on).
-    let mut out_load = Vec::new();
+    let mut loads = [Vec::new(), Vec::new()];
+    // The last verdict again, for the counters and `last_drop` (one cycle after it is
+    // registered, whatever the sink does).
+    let mut cs_load = Vec::new();
     for (name, w, _) in &outs {
-        let q = format!("out_{name}");
-        // Output registers are reset: every output is known from reset on.
-        g.flop(&q, *w, Some(Expr::zero(*w)));
-        g.comb
-            .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
         let src = match *name {
             "verdict" => id("p4_verdict"),
             "reason" => Expr::ternary(
@@ -2637,12 +2669,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             ),
             other => id(format!("p4_{other}_q")),
         };
-        out_load.push(Stmt::assign(id(format!("{q}_d")), src));
-        g.assigns
-            .push(V::Assign(id(format!("m_hdr_{name}")), id(format!("{q}_q"))));
+        for (k, load) in loads.iter_mut().enumerate() {
+            let q = format!("hdr{k}_{name}");
+            // Reset: every output is known from reset on.
+            g.flop(&q, *w, Some(Expr::zero(*w)));
+            g.comb
+                .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
+            load.push(Stmt::assign(id(format!("{q}_d")), src.clone()));
+        }
+        g.assigns.push(V::Assign(
+            id(format!("m_hdr_{name}")),
+            Expr::ternary(
+                id("hdr_rp_q"),
+                id(format!("hdr1_{name}_q")),
+                id(format!("hdr0_{name}_q")),
+            ),
+        ));
+        if CS_FIELDS.contains(name) {
+            let q = format!("out_{name}");
+            g.flop(&q, *w, None);
+            g.comb
+                .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
+            cs_load.push(Stmt::assign(id(format!("{q}_d")), src));
+        }
     }
-    load.push(Stmt::if_(id("p4_valid_q"), out_load));
-    g.comb.push(Stmt::if_(id("en"), load));
+    let [load0, load1] = loads;
+    g.comb.extend([
+        Stmt::if_(Expr::and(id("out_load"), Expr::lnot(id("hdr_wp_q"))), load0),
+        Stmt::if_(Expr::and(id("out_load"), id("hdr_wp_q")), load1),
+        Stmt::if_(id("out_load"), cs_load),
+    ]);
     payload_output(&mut g, dw);
     g.flop("cnp_valid", 1, Some(b1(false)));
     g.flop("cnp_vf", 8, Some(Expr::zero(8)));
@@ -2673,60 +2729,50 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ));
     g.comb.push(Stmt::assign(id("ce_vf_d"), id("p4_vf_q")));
     g.comb.push(Stmt::assign(id("ce_qpn_d"), id("p4_qpn_q")));
-    // The ACK/NAK request register: loads with the verdict that needs it (`en` waited for
-    // it to be free whenever p4's frame may need it), holds until m_ack_ready.
     g.comb
-        .push(Stmt::Comment("the ACK/NAK request register".into()));
+        .push(Stmt::Comment("the ACK/NAK request FIFO".into()));
     let ack_fields: [(&str, u32, Expr); 4] = [
         ("vf", 8, id("p4_vf_q")),
         ("qpn", 24, id("p4_qpn_q")),
         ("syndrome", 8, id("p4_ack_syn")),
         ("psn", 24, id("p4_ack_psn")),
     ];
-    g.flop("m_ack_valid", 1, Some(b1(false)));
-    // A request that waits holds; else the register takes p4's request when everything but
-    // itself lets the pipeline move (`en` without `out_free`'s ACK term, which only stops `en`
-    // while a request waits: issue 9, through `en` the register fed itself 7 LUT levels deep).
-    g.wire_c(
-        "ack_hold",
-        1,
-        Expr::and(id("m_ack_valid_q"), Expr::lnot(id("m_ack_ready"))),
-        "the ACK/NAK request waits for m_ack_ready",
+    // The ACK/NAK FIFO, as the verdict's: the push is the verdict's need, the entries load
+    // whenever p4's frame may need one (flops; the enable left an entry free then).
+    fifo2(
+        &mut g,
+        "ack",
+        Expr::and(id("en"), id("ack_need")),
+        id("m_ack_ready"),
     );
-    g.wire_c(
-        "en_but_ack",
-        1,
-        Expr::all(vec![
-            Expr::lnot(Expr::and(
-                id("m_hdr_valid_q"),
-                Expr::lnot(id("m_hdr_ready")),
-            )),
-            id("primed"),
-            Expr::or(Expr::lnot(id("p4_may_wb_q")), id("rx_wb_ready")),
-        ]),
-        "`en` but for a waiting ACK/NAK request",
-    );
-    g.comb.push(Stmt::assign(
-        id("m_ack_valid_d"),
-        Expr::or(id("ack_hold"), Expr::and(id("en_but_ack"), id("ack_need"))),
+    g.assigns.push(V::Assign(
+        id("m_ack_valid"),
+        id("ack_fill_q").index(Expr::int(0)),
     ));
-    let mut ack_load = Vec::new();
+    let mut loads = [Vec::new(), Vec::new()];
     for (f, w, e) in &ack_fields {
-        g.flop(&format!("m_ack_{f}"), *w, Some(Expr::zero(*w)));
-        g.comb.push(Stmt::assign(
-            id(format!("m_ack_{f}_d")),
-            id(format!("m_ack_{f}_q")),
-        ));
-        ack_load.push(Stmt::assign(id(format!("m_ack_{f}_d")), e.clone()));
+        for (k, load) in loads.iter_mut().enumerate() {
+            let q = format!("ack{k}_{f}");
+            g.flop(&q, *w, Some(Expr::zero(*w)));
+            g.comb
+                .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
+            load.push(Stmt::assign(id(format!("{q}_d")), e.clone()));
+        }
         g.assigns.push(V::Assign(
             id(format!("m_ack_{f}")),
-            id(format!("m_ack_{f}_q")),
+            Expr::ternary(
+                id("ack_rp_q"),
+                id(format!("ack1_{f}_q")),
+                id(format!("ack0_{f}_q")),
+            ),
         ));
     }
-    g.comb
-        .push(Stmt::if_(Expr::and(id("en"), id("ack_need")), ack_load));
-    g.assigns
-        .push(V::Assign(id("m_ack_valid"), id("m_ack_valid_q")));
+    let [load0, load1] = loads;
+    let may = Expr::and(id("en"), id("p4_may_ack_q"));
+    g.comb.extend([
+        Stmt::if_(Expr::and(may.clone(), Expr::lnot(id("ack_wp_q"))), load0),
+        Stmt::if_(Expr::and(may, id("ack_wp_q")), load1),
+    ]);
     for p in [
         "cnp_valid",
         "cnp_vf",
@@ -2910,7 +2956,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "Ethernet [0-2 x 802.1Q] -> IPv4 | IPv6 -> UDP (udp_dport) -> BTH -> extension".into(),
         "headers -> payload -> pad -> ICRC. One verdict per frame on m_hdr_*, registered".into(),
         format!("{VERDICT_LATENCY} cycles after the frame's tlast beat is taken; m_hdr_ready low stalls"),
-        "the pipeline and s_axis_tready with it. Every frame counts in frames_seen and in".into(),
+        "the pipeline and s_axis_tready with it from the next cycle (a 2-entry FIFO: no".into(),
+        "combinational path from a sink's ready to s_axis_tready or the QPC's readies).".into(),
+        "Every frame counts in frames_seen and in".into(),
         "exactly one verdict_* or drop_* counter.".into(),
         String::new(),
         "ICRC (IBTA Annex A17): CRC-32 over 8 bytes of ones, then the IP header to the end".into(),
@@ -3706,6 +3754,53 @@ fn keep_count(g: &mut Gen, name: &str, keep: &str, w8: u32) {
 
 /// The payload stream's output side: the FIFO head goes to the `m_pay_*` register; a
 /// packet's tlast beat waits until its frame's verdict has pushed the discard flag.
+/// The verdict fields the counters and `last_drop` read (kept once more, as the last
+/// verdict registered).
+const CS_FIELDS: [&str; 7] = ["verdict", "reason", "vf", "opcode", "qpn", "cnp", "ecn_ce"];
+
+/// A 2-entry FIFO's control: write and read pointers `{name}_wp`/`{name}_rp` (the entry to
+/// load next / the head) and the fill `{name}_fill` as a thermometer (bit 0: not empty, bit 1:
+/// full), so "valid" and "full" are flops. The entries are the caller's.
+fn fifo2(g: &mut Gen, name: &str, push: Expr, ready: Expr) {
+    g.flop(&format!("{name}_wp"), 1, Some(b1(false)));
+    g.flop(&format!("{name}_rp"), 1, Some(b1(false)));
+    g.flop_c(
+        &format!("{name}_fill"),
+        2,
+        Some(Expr::zero(2)),
+        "entries held, as a thermometer: bit i = more than i",
+    );
+    let fill = |i: i64| id(format!("{name}_fill_q")).index(Expr::int(i));
+    g.wire(&format!("{name}_push"), 1, push);
+    g.wire(&format!("{name}_pop"), 1, Expr::and(fill(0), ready));
+    let push = id(format!("{name}_push"));
+    let pop = id(format!("{name}_pop"));
+    let wp = id(format!("{name}_wp_q"));
+    let rp = id(format!("{name}_rp_q"));
+    g.comb.extend([
+        Stmt::assign(
+            id(format!("{name}_wp_d")),
+            Expr::ternary(push.clone(), Expr::lnot(wp.clone()), wp),
+        ),
+        Stmt::assign(
+            id(format!("{name}_rp_d")),
+            Expr::ternary(pop.clone(), Expr::lnot(rp.clone()), rp),
+        ),
+        Stmt::assign(
+            id(format!("{name}_fill_d")),
+            Expr::ternary(
+                Expr::and(push.clone(), Expr::lnot(pop.clone())),
+                Expr::concat(vec![fill(0), b1(true)]),
+                Expr::ternary(
+                    Expr::and(pop, Expr::lnot(push)),
+                    Expr::concat(vec![b1(false), fill(1)]),
+                    id(format!("{name}_fill_q")),
+                ),
+            ),
+        ),
+    ]);
+}
+
 fn payload_output(g: &mut Gen, dw: u32) {
     let w8 = dw / 8;
     let aw = clog2(PAY_DEPTH);

@@ -442,6 +442,20 @@ pub struct Bench<M: Model> {
     /// The QPs and keys the last case left, when it ended cleanly: the next case destroys
     /// them instead of resetting (the QPC clear after reset takes thousands of cycles).
     live: Option<(Vec<QpSpec>, Vec<KeySpec>)>,
+    /// With [`Bench::probe_readies`]: cycles probed, and of those, cycles a verdict and an
+    /// ACK/NAK request were waiting (the probe saw the FIFOs in use).
+    pub probed: Option<Probed>,
+    /// With [`Bench::qpc_noise`]: the period (cycles) of QPC commands on a QP of no case
+    /// while the frames stream, and how many were issued.
+    qpc_noise: Option<(u64, u64)>,
+}
+
+/// What [`Bench::probe_readies`] saw.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Probed {
+    pub cycles: u64,
+    pub hdr_waiting: u64,
+    pub ack_waiting: u64,
 }
 
 impl<M: Model> Default for Bench<M> {
@@ -476,7 +490,71 @@ impl<M: Model> Bench<M> {
             pay_discarded: 0,
             reasons: Default::default(),
             live: None,
+            probed: None,
+            qpc_noise: None,
         }
+    }
+
+    /// From now on, every cycle of a case also drives the three sink readies
+    /// (`m_hdr_ready`, `m_ack_ready`, `m_pay_tready`) through all 8 combinations, evaluating
+    /// after each, before the cycle's own values: `s_axis_tready` and every sink's valid
+    /// must not change with them (no combinational path from a sink's ready to the input's
+    /// ready or another stream's valid; check-rtl checks the same statically).
+    pub fn probe_readies(&mut self) {
+        self.probed = Some(Probed::default());
+    }
+
+    /// The probe of [`Bench::probe_readies`] for this cycle (inputs other than the readies
+    /// already driven); the caller drives the cycle's readies and evaluates again after.
+    fn probe(&mut self) -> Result<(), Failure> {
+        let Some(mut seen) = self.probed else {
+            return Ok(());
+        };
+        let outs = [
+            "s_axis_tready",
+            "m_hdr_valid",
+            "m_ack_valid",
+            "m_pay_tvalid",
+        ];
+        let mut first: Option<Vec<u64>> = None;
+        for combo in 0..8u64 {
+            self.set("m_hdr_ready", combo & 1);
+            self.set("m_ack_ready", combo >> 1 & 1);
+            self.set("m_pay_tready", combo >> 2);
+            self.dut.eval();
+            let got: Vec<u64> = outs.iter().map(|o| self.get(o)).collect();
+            match &first {
+                None => first = Some(got),
+                Some(f) if *f != got => {
+                    return self.fail(format!(
+                        "{outs:?} = {got:?} with (m_hdr_ready, m_ack_ready, m_pay_tready) = ({}, {}, {}), {f:?} with all 0: an output follows a sink's ready in the cycle",
+                        combo & 1,
+                        combo >> 1 & 1,
+                        combo >> 2
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+        let f = first.expect("probed");
+        seen.cycles += 1;
+        seen.hdr_waiting += f[1];
+        seen.ack_waiting += f[2];
+        self.probed = Some(seen);
+        Ok(())
+    }
+
+    /// From now on, while a case's frames stream, a QPC command goes every `period` cycles
+    /// (CREATE_QP and DESTROY_QP in turn, on QP 0x0F of VF 0, which the case must not use):
+    /// each has a WRITE cycle in which the QPC's `rx_wb_ready` is low, so write-backs of
+    /// frames in flight wait in the parser's skid. [`Bench::qpc_noise_issued`] counts them.
+    pub fn qpc_noise(&mut self, period: u64) {
+        self.qpc_noise = Some((period.max(1), 0));
+    }
+
+    /// QPC commands issued by [`Bench::qpc_noise`].
+    pub fn qpc_noise_issued(&self) -> u64 {
+        self.qpc_noise.map_or(0, |(_, n)| n)
     }
 
     pub fn data_bytes(&self) -> usize {
@@ -926,7 +1004,10 @@ impl<M: Model> Bench<M> {
         exact_timing: bool,
     ) -> Result<Tally, Failure> {
         let (seed, idle, stall, cfg) = (case.seed, case.idle, case.stall, &case.cfg);
-        let (mut axil, _qaxil) = self.start(case)?;
+        let (mut axil, mut qaxil) = self.start(case)?;
+        if self.qpc_noise.is_some() {
+            qaxil.write(qpc_addr::CMD_TARGET, 0x0F, 0xF);
+        }
         let mut events = Vec::new();
         let mut queue: VecDeque<(usize, Beat)> = VecDeque::new();
         let mut want: VecDeque<(Seen, u64)> = VecDeque::new();
@@ -1023,6 +1104,7 @@ impl<M: Model> Bench<M> {
                 (true, Some((_, b))) => self.drive_beat(true, b),
                 _ => self.drive_beat(false, &Beat::empty(self.data_bytes)),
             }
+            self.probe()?;
             let ready = !stall.hold();
             self.set("m_hdr_ready", u64::from(ready));
             let ack_ready = !ack_stall.hold();
@@ -1030,6 +1112,14 @@ impl<M: Model> Bench<M> {
             let pay_ready = !pay_stall.hold();
             self.set("m_pay_tready", u64::from(pay_ready));
             axil.drive(&self.lite("s_axil_"));
+            if let Some((period, n)) = self.qpc_noise {
+                if (self.cycle - start) % period == 0 && qaxil.is_idle() {
+                    let op = if n % 2 == 0 { 0x500u64 } else { 0x501 };
+                    qaxil.write(qpc_addr::CMD_CTRL, 1 << 31 | op, 0xF);
+                    self.qpc_noise = Some((period, n + 1));
+                }
+                qaxil.drive(&self.lite("qpc_s_axil_"));
+            }
             self.dut.eval();
             let ack_valid = self.get("m_ack_valid") == 1;
             if ack_valid && ack_ready {
@@ -1047,6 +1137,9 @@ impl<M: Model> Bench<M> {
             }
             events.clear();
             axil.observe(&self.lite("s_axil_"), &mut events);
+            if self.qpc_noise.is_some() {
+                qaxil.observe(&self.lite("qpc_s_axil_"), &mut events);
+            }
             if valid && self.get("s_axis_tready") == 1 {
                 let (_, b) = queue.pop_front().expect("valid");
                 self.beats += 1;

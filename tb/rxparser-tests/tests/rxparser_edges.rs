@@ -4,8 +4,9 @@
 use rdmagen_harness::stall::Profile;
 use rdmagen_harness::Model;
 use rdmagen_refmodel::roce::{DropReason, RxConfig};
-use rdmagen_rxparser_tests::bench::{plain, plain_qp, Bench, Case, FrameSpec, Mutation, Tally};
-use rdmagen_rxparser_tests::input::QpSpec;
+use rdmagen_rxparser_tests::bench::{
+    plain, plain_qp, Bench, Case, FrameSpec, Mutation, QpSpec, Tally,
+};
 use rdmagen_rxparser_tests::{RxParserW1024, RxParserW512, RxParserW64};
 
 fn run<M: Model>(frames: &[FrameSpec], stall: Profile) -> Tally {
@@ -191,6 +192,109 @@ fn verdict_taken_while_an_ack_waits_shows_once() {
         let b = run::<RxParserW1024>(&frames, stall);
         assert_eq!((a.duplicate, a.acks), (24, 24));
         assert_eq!((b.duplicate, b.acks), (24, 24));
+    }
+}
+
+/// No combinational path from a sink's ready to `s_axis_tready` or another sink's valid
+/// (UG934; the parser's enable used to be a function of `m_hdr_ready` and `m_ack_ready`):
+/// every cycle of a run with frames that need ACKs under random backpressure, the three
+/// sink readies go through all 8 combinations and the outputs must not move. The run also
+/// checks every verdict, request and packet against the model as usual.
+#[test]
+fn sink_readies_do_not_reach_the_input_ready_in_the_cycle() {
+    let frames: Vec<FrameSpec> = (0..24)
+        .map(|i| FrameSpec {
+            psn_rel: Some(if i % 4 == 0 { -1 } else { 0 }),
+            ..plain(0x04, (i % 5) as u16 * 9, 0, false)
+        })
+        .collect();
+    fn probe<M: Model>(frames: &[FrameSpec]) {
+        let case = Case {
+            seed: 11,
+            idle: Profile::new(20, 2),
+            stall: Profile::new(60, 8),
+            cfg: RxConfig::default(),
+            qps: vec![plain_qp()],
+            keys: Vec::new(),
+            frames: frames.to_vec(),
+        };
+        let mut b = Bench::<M>::new();
+        b.probe_readies();
+        b.run(&case)
+            .unwrap_or_else(|f| panic!("{}: {f}", M::VARIANT));
+        let p = b.probed.expect("probed");
+        // The probe must have seen verdicts and requests waiting, else it proves nothing.
+        assert!(
+            p.hdr_waiting > 20 && p.ack_waiting > 5,
+            "{}: {p:?}",
+            M::VARIANT
+        );
+    }
+    probe::<RxParserW64>(&frames);
+    probe::<RxParserW512>(&frames);
+}
+
+/// Write-backs the QPC cannot take (`rx_wb_ready` is low in every QPC command's WRITE cycle)
+/// wait in the parser's skid while the pipeline and the lookups stop; none may be lost or
+/// applied after a lookup that misses it. QPC commands on an unrelated QP every few cycles
+/// while back-to-back SENDs stream at line rate and under backpressure: to 6 QPs in turn
+/// (a frame's QP was last written back 6 frames earlier, beyond the 4-deep forwarding
+/// history: its lookup must see the QPC updated), and to one QP with runs of 5 duplicates
+/// (no write-back) between accepts. Every verdict must match the model.
+#[test]
+fn write_backs_wait_while_the_qpc_runs_commands() {
+    let qps: Vec<QpSpec> = (0..6)
+        .map(|k| QpSpec {
+            local: 2 + k,
+            ..plain_qp()
+        })
+        .collect();
+    let spread: Vec<FrameSpec> = (0..60)
+        .map(|i| FrameSpec {
+            target: Some((i % 6) as u8),
+            psn_rel: Some(if i % 13 == 7 { -1 } else { 0 }),
+            ..plain(0x04, (i % 3) as u16 * 20, 0, false)
+        })
+        .collect();
+    let runs: Vec<FrameSpec> = (0..48)
+        .map(|i| FrameSpec {
+            psn_rel: Some(if i % 6 == 0 { 0 } else { -1 }),
+            ..plain(0x04, (i % 2) as u16 * 8, 0, false)
+        })
+        .collect();
+    fn noisy<M: Model>(qps: &[QpSpec], frames: &[FrameSpec], stall: Profile, period: u64) -> Tally {
+        let case = Case {
+            seed: 5,
+            idle: Profile::NONE,
+            stall,
+            cfg: RxConfig::default(),
+            qps: qps.to_vec(),
+            keys: Vec::new(),
+            frames: frames.to_vec(),
+        };
+        let mut b = Bench::<M>::new();
+        b.qpc_noise(period);
+        let t = b
+            .run(&case)
+            .unwrap_or_else(|f| panic!("{}: {f}", M::VARIANT));
+        assert!(b.qpc_noise_issued() > 4, "{}", b.qpc_noise_issued());
+        t
+    }
+    for period in [5, 7, 11] {
+        for stall in [Profile::NONE, Profile::new(40, 3)] {
+            for t in [
+                noisy::<RxParserW64>(&qps, &spread, stall, period),
+                noisy::<RxParserW512>(&qps, &spread, stall, period),
+            ] {
+                assert_eq!((t.accept, t.duplicate), (55, 5), "{t:?}");
+            }
+            for t in [
+                noisy::<RxParserW64>(&qps[..1], &runs, stall, period),
+                noisy::<RxParserW512>(&qps[..1], &runs, stall, period),
+            ] {
+                assert_eq!((t.accept, t.duplicate), (8, 40), "{t:?}");
+            }
+        }
     }
 }
 

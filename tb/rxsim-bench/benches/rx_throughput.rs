@@ -34,7 +34,8 @@ fn run() -> Result<(), String> {
     rows.extend(measure::<RxSimW512>(SIZES, frames)?);
     rows.extend(measure::<RxSimW1024>(SIZES, frames)?);
     println!(
-        "rx_throughput: {frames} back-to-back RC SEND frames per size to one QP, sinks always ready, every verdict accept at tlast + 13 cycles; Gb/s at {clock} MHz; {:.1} s",
+        "rx_throughput: {frames} back-to-back RC SEND frames per size to one QP, sinks always ready, every verdict accept at tlast + {} cycles; Gb/s at {clock} MHz; {:.1} s",
+        rdmagen_rxsim_bench::rig::VERDICT_LATENCY,
         t0.elapsed().as_secs_f64()
     );
     println!("width bytes frames beats cycles frames/cycle beats/cycle Gb/s");
