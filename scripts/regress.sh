@@ -2,7 +2,7 @@
 # Regression over every committed map, one table row each:
 #   map      the map file
 #   outputs  validates, regenerates into a temporary directory, byte-compares with rtl/
-#   lint     verilator --lint-only -Wall and iverilog -g2005 (scripts/check-rtl.sh)
+#   lint     verilator --lint-only -Wall, iverilog -g2005 and the interface path rules (scripts/check-rtl.sh)
 #   synth    yosys synth, no latches (scripts/check-rtl.sh)
 #   sim      the CSR property tests of the map's variants in tb/csr-tests/variants.txt ("–" if none)
 #   compat   rdmagen diff --check-version against the map at the base revision: the merge base
@@ -97,8 +97,13 @@ for map in "${maps[@]}"; do
 
     scripts/check-rtl.sh "$out"/rtl/*.v >"$out/rtl-check.log" 2>&1
     lint="ok" synth="ok"
-    if grep -qE '^FAIL (lint|iverilog)' "$out/rtl-check.log"; then lint="FAIL"; ok=0; fi
+    # The interface rules (no combinational path across AXI or stream interfaces) count as lint.
+    if grep -qE '^FAIL (lint|iverilog|axi|stream)' "$out/rtl-check.log"; then lint="FAIL"; ok=0; fi
     if grep -qE '^FAIL (yosys|latch)' "$out/rtl-check.log"; then synth="FAIL"; ok=0; fi
+    # Any other FAIL line of check-rtl.sh (a check added later) fails the map too.
+    if grep -E '^FAIL' "$out/rtl-check.log" | grep -qvE '^FAIL (lint|iverilog|axi|stream|yosys|latch)'; then
+      lint="FAIL"; ok=0
+    fi
     if [ "$lint" = FAIL ] || [ "$synth" = FAIL ]; then
       echo "FAIL $map: RTL checks"; sed 's/^/    /' "$out/rtl-check.log" | head -40
     fi
