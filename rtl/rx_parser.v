@@ -117,6 +117,7 @@ module rx_parser (
   output wire [31:0]  m_hdr_rkey,         // RETH/AtomicETH R_Key, else 0
   output wire [31:0]  m_hdr_dma_len,      // RETH DMA length, else 0
   output wire [31:0]  m_hdr_imm,          // ImmDt or IETH, else 0
+  output wire [23:0]  m_hdr_src_qp,       // DETH source QP (UD), else 0
   output wire         m_hdr_ecn_ce,       // IP ECN = 11
   output wire         m_hdr_cnp,          // BTH opcode 0x81
   output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and
@@ -1082,6 +1083,7 @@ module rx_parser (
   wire [31:0]   h_out_rkey;
   wire [31:0]   h_out_dma_len;
   wire [31:0]   h_out_imm;
+  wire [23:0]   h_out_src_qp;
   wire          h_out_ecn_ce;
   wire          h_out_cnp;
   wire          h_out_pay;
@@ -1152,6 +1154,8 @@ module rx_parser (
   reg  [31:0]   s2_dma_len_d;
   reg  [31:0]   s2_imm_q;
   reg  [31:0]   s2_imm_d;
+  reg  [23:0]   s2_src_qp_q;
+  reg  [23:0]   s2_src_qp_d;
   reg           s2_ecn_ce_q;
   reg           s2_ecn_ce_d;
   reg           s2_cnp_q;
@@ -1200,6 +1204,8 @@ module rx_parser (
   reg  [31:0]   p1_dma_len_d;
   reg  [31:0]   p1_imm_q;
   reg  [31:0]   p1_imm_d;
+  reg  [23:0]   p1_src_qp_q;
+  reg  [23:0]   p1_src_qp_d;
   reg           p1_ecn_ce_q;
   reg           p1_ecn_ce_d;
   reg           p1_cnp_q;
@@ -1257,6 +1263,8 @@ module rx_parser (
   reg  [31:0]   p2_dma_len_d;
   reg  [31:0]   p2_imm_q;
   reg  [31:0]   p2_imm_d;
+  reg  [23:0]   p2_src_qp_q;
+  reg  [23:0]   p2_src_qp_d;
   reg           p2_ecn_ce_q;
   reg           p2_ecn_ce_d;
   reg           p2_cnp_q;
@@ -1347,6 +1355,8 @@ module rx_parser (
   reg  [31:0]   p3_dma_len_d;
   reg  [31:0]   p3_imm_q;
   reg  [31:0]   p3_imm_d;
+  reg  [23:0]   p3_src_qp_q;
+  reg  [23:0]   p3_src_qp_d;
   reg           p3_ecn_ce_q;
   reg           p3_ecn_ce_d;
   reg           p3_cnp_q;
@@ -1452,6 +1462,8 @@ module rx_parser (
   reg  [31:0]   p4_dma_len_d;
   reg  [31:0]   p4_imm_q;
   reg  [31:0]   p4_imm_d;
+  reg  [23:0]   p4_src_qp_q;
+  reg  [23:0]   p4_src_qp_d;
   reg           p4_ecn_ce_q;
   reg           p4_ecn_ce_d;
   reg           p4_cnp_q;
@@ -1656,6 +1668,10 @@ module rx_parser (
   reg  [31:0]   hdr0_imm_d;
   reg  [31:0]   hdr1_imm_q;
   reg  [31:0]   hdr1_imm_d;
+  reg  [23:0]   hdr0_src_qp_q;
+  reg  [23:0]   hdr0_src_qp_d;
+  reg  [23:0]   hdr1_src_qp_q;
+  reg  [23:0]   hdr1_src_qp_d;
   reg           hdr0_ecn_ce_q;
   reg           hdr0_ecn_ce_d;
   reg           hdr1_ecn_ce_q;
@@ -3970,6 +3986,9 @@ module rx_parser (
                            {h_udpw[263:256], h_udpw[271:264], h_udpw[279:272], h_udpw[287:280]} :
                          32'd0;
   assign h_out_imm = h_imm;
+  assign h_out_src_qp = h_opcode[7:5] == 3'b011 ?
+                          {h_udpw[207:200], h_udpw[215:208], h_udpw[223:216]} :
+                        24'd0;
   assign h_out_ecn_ce = h_ecn_ce;
   assign h_out_cnp = h_cnp;
   assign h_out_pay = s1c_pay_q;
@@ -4085,6 +4104,7 @@ module rx_parser (
   assign m_hdr_rkey = hdr_rp_q ? hdr1_rkey_q : hdr0_rkey_q;
   assign m_hdr_dma_len = hdr_rp_q ? hdr1_dma_len_q : hdr0_dma_len_q;
   assign m_hdr_imm = hdr_rp_q ? hdr1_imm_q : hdr0_imm_q;
+  assign m_hdr_src_qp = hdr_rp_q ? hdr1_src_qp_q : hdr0_src_qp_q;
   assign m_hdr_ecn_ce = hdr_rp_q ? hdr1_ecn_ce_q : hdr0_ecn_ce_q;
   assign m_hdr_cnp = hdr_rp_q ? hdr1_cnp_q : hdr0_cnp_q;
   assign m_hdr_payload_len = hdr_rp_q ? hdr1_payload_len_q : hdr0_payload_len_q;
@@ -5063,6 +5083,7 @@ module rx_parser (
     s2_rkey_d = s2_rkey_q;
     s2_dma_len_d = s2_dma_len_q;
     s2_imm_d = s2_imm_q;
+    s2_src_qp_d = s2_src_qp_q;
     s2_ecn_ce_d = s2_ecn_ce_q;
     s2_cnp_d = s2_cnp_q;
     s2_udp_len_d = s2_udp_len_q;
@@ -5103,6 +5124,7 @@ module rx_parser (
       s2_rkey_d = h_out_rkey;
       s2_dma_len_d = h_out_dma_len;
       s2_imm_d = h_out_imm;
+      s2_src_qp_d = h_out_src_qp;
       s2_ecn_ce_d = h_out_ecn_ce;
       s2_cnp_d = h_out_cnp;
       s2_udp_len_d = h_udp_len;
@@ -5129,6 +5151,7 @@ module rx_parser (
     p1_rkey_d = p1_rkey_q;
     p1_dma_len_d = p1_dma_len_q;
     p1_imm_d = p1_imm_q;
+    p1_src_qp_d = p1_src_qp_q;
     p1_ecn_ce_d = p1_ecn_ce_q;
     p1_cnp_d = p1_cnp_q;
     p1_payload_len_d = p1_payload_len_q;
@@ -5152,6 +5175,7 @@ module rx_parser (
       p1_rkey_d = s2_rkey_q;
       p1_dma_len_d = s2_dma_len_q;
       p1_imm_d = s2_imm_q;
+      p1_src_qp_d = s2_src_qp_q;
       p1_ecn_ce_d = s2_ecn_ce_q;
       p1_cnp_d = s2_cnp_q;
       p1_payload_len_d = s2_udp_len_q - {10'd0, s2_ovh_hi_q, s2_pad_q};
@@ -5176,6 +5200,7 @@ module rx_parser (
     p2_rkey_d = p2_rkey_q;
     p2_dma_len_d = p2_dma_len_q;
     p2_imm_d = p2_imm_q;
+    p2_src_qp_d = p2_src_qp_q;
     p2_ecn_ce_d = p2_ecn_ce_q;
     p2_cnp_d = p2_cnp_q;
     p2_payload_len_d = p2_payload_len_q;
@@ -5216,6 +5241,7 @@ module rx_parser (
       p2_rkey_d = p1_rkey_q;
       p2_dma_len_d = p1_dma_len_q;
       p2_imm_d = p1_imm_q;
+      p2_src_qp_d = p1_src_qp_q;
       p2_ecn_ce_d = p1_ecn_ce_q;
       p2_cnp_d = p1_cnp_q;
       p2_payload_len_d = p1_payload_len_q;
@@ -5270,6 +5296,7 @@ module rx_parser (
     p3_rkey_d = p3_rkey_q;
     p3_dma_len_d = p3_dma_len_q;
     p3_imm_d = p3_imm_q;
+    p3_src_qp_d = p3_src_qp_q;
     p3_ecn_ce_d = p3_ecn_ce_q;
     p3_cnp_d = p3_cnp_q;
     p3_payload_len_d = p3_payload_len_q;
@@ -5313,6 +5340,7 @@ module rx_parser (
       p3_rkey_d = p2_rkey_q;
       p3_dma_len_d = p2_dma_len_q;
       p3_imm_d = p2_imm_q;
+      p3_src_qp_d = p2_src_qp_q;
       p3_ecn_ce_d = p2_ecn_ce_q;
       p3_cnp_d = p2_cnp_q;
       p3_payload_len_d = p2_payload_len_q;
@@ -5357,6 +5385,7 @@ module rx_parser (
     p4_rkey_d = p4_rkey_q;
     p4_dma_len_d = p4_dma_len_q;
     p4_imm_d = p4_imm_q;
+    p4_src_qp_d = p4_src_qp_q;
     p4_ecn_ce_d = p4_ecn_ce_q;
     p4_cnp_d = p4_cnp_q;
     p4_payload_len_d = p4_payload_len_q;
@@ -5399,6 +5428,7 @@ module rx_parser (
         p4_rkey_d = p3_rkey_q;
         p4_dma_len_d = p3_dma_len_q;
         p4_imm_d = p3_imm_q;
+        p4_src_qp_d = p3_src_qp_q;
         p4_ecn_ce_d = p3_ecn_ce_q;
         p4_cnp_d = p3_cnp_q;
         p4_payload_len_d = p3_payload_len_q;
@@ -5599,6 +5629,8 @@ module rx_parser (
     hdr1_dma_len_d = hdr1_dma_len_q;
     hdr0_imm_d = hdr0_imm_q;
     hdr1_imm_d = hdr1_imm_q;
+    hdr0_src_qp_d = hdr0_src_qp_q;
+    hdr1_src_qp_d = hdr1_src_qp_q;
     hdr0_ecn_ce_d = hdr0_ecn_ce_q;
     hdr1_ecn_ce_d = hdr1_ecn_ce_q;
     out_ecn_ce_d = out_ecn_ce_q;
@@ -5625,6 +5657,7 @@ module rx_parser (
       hdr0_rkey_d = p4_rkey_q;
       hdr0_dma_len_d = p4_dma_len_q;
       hdr0_imm_d = p4_imm_q;
+      hdr0_src_qp_d = p4_src_qp_q;
       hdr0_ecn_ce_d = p4_ecn_ce_q;
       hdr0_cnp_d = p4_cnp_q;
       hdr0_payload_len_d = p4_payload_len_q;
@@ -5646,6 +5679,7 @@ module rx_parser (
       hdr1_rkey_d = p4_rkey_q;
       hdr1_dma_len_d = p4_dma_len_q;
       hdr1_imm_d = p4_imm_q;
+      hdr1_src_qp_d = p4_src_qp_q;
       hdr1_ecn_ce_d = p4_ecn_ce_q;
       hdr1_cnp_d = p4_cnp_q;
       hdr1_payload_len_d = p4_payload_len_q;
@@ -5790,6 +5824,7 @@ module rx_parser (
       p4_rkey_q <= 32'd0;
       p4_dma_len_q <= 32'd0;
       p4_imm_q <= 32'd0;
+      p4_src_qp_q <= 24'd0;
       p4_ecn_ce_q <= 1'b0;
       p4_cnp_q <= 1'b0;
       p4_payload_len_q <= 16'd0;
@@ -5859,6 +5894,8 @@ module rx_parser (
       hdr1_dma_len_q <= 32'd0;
       hdr0_imm_q <= 32'd0;
       hdr1_imm_q <= 32'd0;
+      hdr0_src_qp_q <= 24'd0;
+      hdr1_src_qp_q <= 24'd0;
       hdr0_ecn_ce_q <= 1'b0;
       hdr1_ecn_ce_q <= 1'b0;
       hdr0_cnp_q <= 1'b0;
@@ -5962,6 +5999,7 @@ module rx_parser (
       p4_rkey_q <= p4_rkey_d;
       p4_dma_len_q <= p4_dma_len_d;
       p4_imm_q <= p4_imm_d;
+      p4_src_qp_q <= p4_src_qp_d;
       p4_ecn_ce_q <= p4_ecn_ce_d;
       p4_cnp_q <= p4_cnp_d;
       p4_payload_len_q <= p4_payload_len_d;
@@ -6031,6 +6069,8 @@ module rx_parser (
       hdr1_dma_len_q <= hdr1_dma_len_d;
       hdr0_imm_q <= hdr0_imm_d;
       hdr1_imm_q <= hdr1_imm_d;
+      hdr0_src_qp_q <= hdr0_src_qp_d;
+      hdr1_src_qp_q <= hdr1_src_qp_d;
       hdr0_ecn_ce_q <= hdr0_ecn_ce_d;
       hdr1_ecn_ce_q <= hdr1_ecn_ce_d;
       hdr0_cnp_q <= hdr0_cnp_d;
@@ -6318,6 +6358,7 @@ module rx_parser (
     s2_rkey_q <= s2_rkey_d;
     s2_dma_len_q <= s2_dma_len_d;
     s2_imm_q <= s2_imm_d;
+    s2_src_qp_q <= s2_src_qp_d;
     s2_ecn_ce_q <= s2_ecn_ce_d;
     s2_cnp_q <= s2_cnp_d;
     s2_udp_len_q <= s2_udp_len_d;
@@ -6341,6 +6382,7 @@ module rx_parser (
     p1_rkey_q <= p1_rkey_d;
     p1_dma_len_q <= p1_dma_len_d;
     p1_imm_q <= p1_imm_d;
+    p1_src_qp_q <= p1_src_qp_d;
     p1_ecn_ce_q <= p1_ecn_ce_d;
     p1_cnp_q <= p1_cnp_d;
     p1_payload_len_q <= p1_payload_len_d;
@@ -6362,6 +6404,7 @@ module rx_parser (
     p2_rkey_q <= p2_rkey_d;
     p2_dma_len_q <= p2_dma_len_d;
     p2_imm_q <= p2_imm_d;
+    p2_src_qp_q <= p2_src_qp_d;
     p2_ecn_ce_q <= p2_ecn_ce_d;
     p2_cnp_q <= p2_cnp_d;
     p2_payload_len_q <= p2_payload_len_d;
@@ -6397,6 +6440,7 @@ module rx_parser (
     p3_rkey_q <= p3_rkey_d;
     p3_dma_len_q <= p3_dma_len_d;
     p3_imm_q <= p3_imm_d;
+    p3_src_qp_q <= p3_src_qp_d;
     p3_ecn_ce_q <= p3_ecn_ce_d;
     p3_cnp_q <= p3_cnp_d;
     p3_payload_len_q <= p3_payload_len_d;

@@ -72,6 +72,7 @@ module rx_top #(
   output wire [31:0]  m_hdr_rkey,         // RETH/AtomicETH R_Key, else 0
   output wire [31:0]  m_hdr_dma_len,      // RETH DMA length, else 0
   output wire [31:0]  m_hdr_imm,          // ImmDt or IETH, else 0
+  output wire [23:0]  m_hdr_src_qp,       // DETH source QP (UD), else 0
   output wire         m_hdr_ecn_ce,       // IP ECN = 11
   output wire         m_hdr_cnp,          // BTH opcode 0x81
   output wire [15:0]  m_hdr_payload_len,  // payload bytes (after the extension headers; pad and
@@ -241,6 +242,7 @@ module rx_top #(
     .m_hdr_rkey        (m_hdr_rkey),
     .m_hdr_dma_len     (m_hdr_dma_len),
     .m_hdr_imm         (m_hdr_imm),
+    .m_hdr_src_qp      (m_hdr_src_qp),
     .m_hdr_ecn_ce      (m_hdr_ecn_ce),
     .m_hdr_cnp         (m_hdr_cnp),
     .m_hdr_payload_len (m_hdr_payload_len),

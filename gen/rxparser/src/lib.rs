@@ -844,6 +844,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.output("m_hdr_rkey", 32, "RETH/AtomicETH R_Key, else 0");
     g.output("m_hdr_dma_len", 32, "RETH DMA length, else 0");
     g.output("m_hdr_imm", 32, "ImmDt or IETH, else 0");
+    g.output("m_hdr_src_qp", 24, "DETH source QP (UD), else 0");
     g.output("m_hdr_ecn_ce", 1, "IP ECN = 11");
     g.output("m_hdr_cnp", 1, "BTH opcode 0x81");
     g.output(
@@ -1844,6 +1845,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             Expr::ternary(id("h_has_reth"), be(uw, 32, 4), Expr::zero(32)),
         ),
         ("imm", 32, id("h_imm")),
+        (
+            "src_qp",
+            24,
+            Expr::ternary(
+                Expr::eq(id("h_opcode").bits(7, 5), n(3, 3)),
+                be(uw, 25, 3),
+                Expr::zero(24),
+            ),
+        ),
         ("ecn_ce", 1, id("h_ecn_ce")),
         ("cnp", 1, id("h_cnp")),
         // (registered as the UDP length and 6 + k, subtracted in p1, below)

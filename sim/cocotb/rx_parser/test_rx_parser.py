@@ -64,7 +64,7 @@ def verdict_latency() -> int:
 
 VERDICT_LATENCY = verdict_latency()
 HDR = ["verdict", "reason", "vf", "opcode", "qpn", "psn", "se", "ack_req", "fecn", "becn", "pad",
-       "va", "rkey", "dma_len", "imm", "ecn_ce", "cnp", "payload_len"]
+       "va", "rkey", "dma_len", "imm", "src_qp", "ecn_ce", "cnp", "payload_len"]
 OUTPUTS = (["s_axis_tready", "m_hdr_valid", "cnp_valid", "cnp_vf", "cnp_qpn", "ce_valid", "ce_vf", "ce_qpn",
             "qpc_irq_o"] + [f"m_hdr_{n}" for n in HDR]
            + [f"{p}_{n}" for p in ("s_axil", "qpc_s_axil")

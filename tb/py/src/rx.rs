@@ -272,6 +272,8 @@ pub struct PyRxVerdict {
     dma_len: u32,
     /// ImmDt, or the IETH R_Key, else 0.
     imm: u32,
+    /// DETH source QP (UD), else 0.
+    src_qp: u32,
     /// IP ECN = 11.
     ecn_ce: bool,
     /// BTH opcode 0x81.
@@ -290,7 +292,7 @@ pub struct PyRxVerdict {
 }
 
 /// The `m_hdr_*` fields, in port order (without the prefix).
-const HDR_FIELDS: [&str; 18] = [
+const HDR_FIELDS: [&str; 19] = [
     "verdict",
     "reason",
     "vf",
@@ -306,6 +308,7 @@ const HDR_FIELDS: [&str; 18] = [
     "rkey",
     "dma_len",
     "imm",
+    "src_qp",
     "ecn_ce",
     "cnp",
     "payload_len",
@@ -322,7 +325,7 @@ impl PyRxVerdict {
     /// dropped frame undefined (docs/rx_parser.md), so a scoreboard compares the keys given.
     fn hdr<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        let vals: [u64; 18] = [
+        let vals: [u64; 19] = [
             self.verdict_code.into(),
             self.reason_code.into(),
             self.vf.into(),
@@ -338,6 +341,7 @@ impl PyRxVerdict {
             self.rkey.into(),
             self.dma_len.into(),
             self.imm.into(),
+            self.src_qp.into(),
             self.ecn_ce.into(),
             self.cnp.into(),
             u64::from(self.payload_len & 0xFFFF),
@@ -519,6 +523,7 @@ impl PyRxModel {
             rkey: f.rkey,
             dma_len: f.dma_len,
             imm: f.imm,
+            src_qp: f.src_qp,
             ecn_ce: f.ecn_ce,
             cnp: f.cnp,
             payload_len: f.payload_len,

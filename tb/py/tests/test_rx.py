@@ -191,7 +191,8 @@ def test_uc_ud_and_qp_checks():
     assert m.receive(frame(0x20, UC, 30), vf=VF).verdict == "accept", "a first resynchronises"
     assert m.qp(VF, UC)["epsn"] == 31
     deth = struct.pack(">II", 0x11111111, 0x1)
-    assert m.receive(frame(0x64, UD, 999, deth), vf=VF).verdict == "accept"
+    v = m.receive(frame(0x64, UD, 999, deth), vf=VF)
+    assert (v.verdict, v.src_qp, v.hdr()["src_qp"]) == ("accept", 1, 1)
     for f, vf, reason in [
         (frame(0x04, UC, 31), VF, "transport_mismatch"),
         (frame(0x04, VF << 12 | 0x99, 0), VF, "unknown_qp"),

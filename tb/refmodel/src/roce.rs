@@ -1022,6 +1022,8 @@ pub struct RxFields {
     pub dma_len: u32,
     /// ImmDt, or the IETH R_Key, else 0.
     pub imm: u32,
+    /// DETH source QP (UD), else 0.
+    pub src_qp: u32,
     /// IP ECN = 11.
     pub ecn_ce: bool,
     /// BTH opcode 0x81.
@@ -1112,6 +1114,7 @@ impl RxParserModel {
             (fields.va, fields.rkey) = (a.va, a.rkey);
         }
         fields.imm = ext.imm.or(ext.ieth).unwrap_or(0);
+        fields.src_qp = ext.deth.map_or(0, |d| d.src_qp);
         fields.ecn_ce = ecn == 3;
         fields.cnp = bth.opcode == CNP_OPCODE;
         fields.payload_len = payload.len() as u32;
