@@ -178,6 +178,20 @@ module dcqcn_rp #(
   reg [15:0]          r_bytes_d;
   reg [31:0]          r_now_q;       // microsecond the event was taken
   reg [31:0]          r_now_d;
+  reg [19:0]          r_span_q;      // the shaper's accrual, formed in stage M from its word:
+                                     // microseconds of accrual
+  reg [19:0]          r_span_d;
+  reg [27:0]          r_rate_q;      // ... the rate tokens accrue at
+  reg [27:0]          r_rate_d;
+  reg [34:0]          r_tcap_q;      // ... the bucket's cap
+  reg [34:0]          r_tcap_d;
+  reg [35:0]          r_troom_q;     // ... cap - tokens, negative when the cap dropped below them
+  reg [35:0]          r_troom_d;
+  reg [35:0]          r_groom_q;     // ... need - tokens, negative when the tokens cover the send
+                                     // already
+  reg [35:0]          r_groom_d;
+  reg                 r_ccover_q;    // ... the cap covers the send
+  reg                 r_ccover_d;
   reg                 x_valid_q;     // stage X: an event being caught up and applied
   reg                 x_valid_d;
   reg                 x_skip_q;      // stage X is in a skip phase
@@ -280,9 +294,6 @@ module dcqcn_rp #(
   reg                 cut_fresh_d;
   reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
   reg                 m_bypass_d;
-  reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
-                                     // r_word_q
-  reg                 r_fwd_d;
   reg                 rsp_valid_q;   // response FIFO head (the output register)
   reg                 rsp_valid_d;
   reg [1:0]           rsp_kind_q;
@@ -421,12 +432,11 @@ module dcqcn_rp #(
 
   // Stage M's state word: the RAM's, unless stage X wrote this flow at the edge that read
   // it (the RAM returns the old word then); registered into r_word_q, so no RAM output
-  // select is in front of stage R's logic. Stage R's word: r_word_q, or wb_word_q when
-  // stage X wrote the flow at the edge that loaded it or while R waited (see r_hazard).
+  // select is in front of stage R's logic. Stage R's word is r_word_q as loaded: stage M
+  // does not move on while stage R or X holds its flow (m_hazard), so no write follows.
   wire [STATE_W-1:0] m_word;
-  wire [STATE_W-1:0] r_word;
   assign m_word = m_bypass_q ? wb_word_q : ram_rdata_q;
-  assign r_word = r_fwd_q ? wb_word_q : r_word_q;
+  wire        md_seen;
   wire        rd_seen;
   wire        rd_acnp;
   wire        rd_dcnp;
@@ -434,6 +444,7 @@ module dcqcn_rp #(
   wire        rd_tokv;
   wire        rd_npv;
   wire [24:0] rd_alpha;
+  wire [27:0] md_rc;
   wire [27:0] rd_rc;
   wire [27:0] rd_rt;
   wire [15:0] rd_tc;
@@ -442,27 +453,31 @@ module dcqcn_rp #(
   wire [31:0] rd_a_next;
   wire [31:0] rd_d_next;
   wire [31:0] rd_i_next;
+  wire [34:0] md_tokens;
   wire [34:0] rd_tokens;
-  wire [31:0] rd_tok_us;
+  wire [31:0] md_tok_us;
   wire [31:0] rd_np_last;
-  assign rd_seen = r_word[0];
-  assign rd_acnp = r_word[1];
-  assign rd_dcnp = r_word[2];
-  assign rd_incon = r_word[3];
-  assign rd_tokv = r_word[4];
-  assign rd_npv = r_word[5];
-  assign rd_alpha = r_word[30:6];
-  assign rd_rc = r_word[58:31];
-  assign rd_rt = r_word[86:59];
-  assign rd_tc = r_word[102:87];
-  assign rd_bc = r_word[118:103];
-  assign rd_bacc = r_word[142:119];
-  assign rd_a_next = r_word[174:143];
-  assign rd_d_next = r_word[206:175];
-  assign rd_i_next = r_word[238:207];
-  assign rd_tokens = r_word[273:239];
-  assign rd_tok_us = r_word[305:274];
-  assign rd_np_last = r_word[337:306];
+  assign md_seen = m_word[0];
+  assign rd_seen = r_word_q[0];
+  assign rd_acnp = r_word_q[1];
+  assign rd_dcnp = r_word_q[2];
+  assign rd_incon = r_word_q[3];
+  assign rd_tokv = r_word_q[4];
+  assign rd_npv = r_word_q[5];
+  assign rd_alpha = r_word_q[30:6];
+  assign md_rc = m_word[58:31];
+  assign rd_rc = r_word_q[58:31];
+  assign rd_rt = r_word_q[86:59];
+  assign rd_tc = r_word_q[102:87];
+  assign rd_bc = r_word_q[118:103];
+  assign rd_bacc = r_word_q[142:119];
+  assign rd_a_next = r_word_q[174:143];
+  assign rd_d_next = r_word_q[206:175];
+  assign rd_i_next = r_word_q[238:207];
+  assign md_tokens = m_word[273:239];
+  assign rd_tokens = r_word_q[273:239];
+  assign md_tok_us = m_word[305:274];
+  assign rd_np_last = r_word_q[337:306];
 
   // Datapath
   wire [19:0] rmax_rate;        // rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or
@@ -593,9 +608,11 @@ module dcqcn_rp #(
                                 // counter) is above F
   wire [35:0] phai_tc_prod;     // (count - F) * rpg_hai_rate
   wire [35:0] phai_bc_prod;     // (count - F) * rpg_hai_rate
-  wire [35:0] phai_prod;        // PAPER's hyper-increase step: (the smaller count - F) *
-                                // rpg_hai_rate
-  wire [27:0] rt_phai_sum;
+  wire        phai_bc;          // PAPER's hyper step reads the byte count's product
+  wire [27:0] rt_phai_tc_sum;
+  wire        phai_tc_capped;   // ... with this count's product
+  wire [27:0] rt_phai_bc_sum;
+  wire        phai_bc_capped;   // ... with this count's product
   wire        phai_capped;      // PAPER's hyper increase reaches the cap
   wire [27:0] rt_phai;
   wire        inc_ai;           // additive increase
@@ -616,6 +633,8 @@ module dcqcn_rp #(
   wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
   wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
                                 // there
+  wire        phai_tc_reach;    // PAPER's hyper step with this count's product ends at the cap
+  wire        phai_bc_reach;    // PAPER's hyper step with this count's product ends at the cap
   wire        inc_at_cap;       // rt_inc is the cap
   wire        i_flat;           // no further stage moves Rt
   wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
@@ -653,8 +672,9 @@ module dcqcn_rp #(
   wire [27:0] rt_shown;         // Rt as the response shows it: the cap before the flow's first CNP
   wire        x_done;           // ... and the response FIFO has room: it does
   wire        x_free;           // stage X takes an event at the next edge
-  wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
   wire        r_adv;            // stage R's event moves to stage X
+  wire        m_hazard;         // stage R or X holds stage M's flow: M waits until it is written
+                                // (and re-reads)
   wire        rsp_pop;          // the response FIFO head is taken
   wire        head_from_sk;     // the FIFO head takes the second entry
   wire        head_free;        // the FIFO head takes a response pushed this cycle
@@ -686,7 +706,7 @@ module dcqcn_rp #(
   wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
   wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
-  wire [34:0] r_need;           // stage R's send in 1/256 bits
+  wire [34:0] m_need;           // stage M's send in 1/256 bits
   wire [35:0] grant_room;       // need - tokens, negative when the tokens cover the send already
   wire [35:0] need_over_burst;  // need - burst, negative when the burst alone covers the send
   wire        cap_cover;        // tok_cap covers the send (the cap saturates only above any send)
@@ -718,12 +738,14 @@ module dcqcn_rp #(
   wire [44:0] x_keep_prod;   // Rc * fac * 655
   wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
                              // negative when Rt is more than 1 Mb/s above the cap
-  wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
-                             // DSP post-adder)
+  wire [36:0] phai_tc_over;  // the product minus that: not negative when the sum passes the cap
+  wire [36:0] phai_bc_over;  // the product minus that: not negative when the sum passes the cap
   wire [28:0] rc_keep_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
   wire [28:0] rc_cap_sum;
+  wire [28:0] rc_phai_tc_sum;
+  wire [28:0] rc_phai_bc_sum;
   wire [28:0] rc_phai_sum;
   wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
                              // above the cap
@@ -873,12 +895,16 @@ module dcqcn_rp #(
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
-  assign phai_prod = byte_en_q && bc_lt_tc_q ? phai_bc_prod : phai_tc_prod;
-  assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
+  assign phai_bc = byte_en_q && bc_lt_tc_q;
   assign phai_room_p1 = cap_p1_q - {1'd0, w_rt_q};
-  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1[28:8]};
-  assign phai_capped = phai_room_p1[28] || !phai_over[36];
-  assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
+  assign rt_phai_tc_sum = w_rt_q + {phai_tc_prod[19:0], 8'd0};
+  assign phai_tc_over = {1'd0, phai_tc_prod} - {16'd0, phai_room_p1[28:8]};
+  assign phai_tc_capped = phai_room_p1[28] || !phai_tc_over[36];
+  assign rt_phai_bc_sum = w_rt_q + {phai_bc_prod[19:0], 8'd0};
+  assign phai_bc_over = {1'd0, phai_bc_prod} - {16'd0, phai_room_p1[28:8]};
+  assign phai_bc_capped = phai_room_p1[28] || !phai_bc_over[36];
+  assign phai_capped = phai_bc ? phai_bc_capped : phai_tc_capped;
+  assign rt_phai = phai_capped ? rmax_fx_q : phai_bc ? rt_phai_bc_sum : rt_phai_tc_sum;
   assign inc_ai = !hi_lt_f && !lo_gt_f;
   assign inc_hai = !paper && lo_gt_f;
   assign inc_phai = paper && lo_gt_f;
@@ -887,7 +913,9 @@ module dcqcn_rp #(
   assign rc_ai_sum = {1'd0, w_rc_q} + {1'd0, rt_ai} + 29'd1;
   assign rc_hai_sum = {1'd0, w_rc_q} + {1'd0, rt_hai} + 29'd1;
   assign rc_cap_sum = {1'd0, w_rc_q} + {1'd0, rmax_fx_q} + 29'd1;
-  assign rc_phai_sum = phai_capped ? rc_cap_sum : rc_keep_sum + {1'd0, {phai_prod[19:0], 8'd0}};
+  assign rc_phai_tc_sum = rc_keep_sum + {1'd0, {phai_tc_prod[19:0], 8'd0}};
+  assign rc_phai_bc_sum = rc_keep_sum + {1'd0, {phai_bc_prod[19:0], 8'd0}};
+  assign rc_phai_sum = phai_capped ? rc_cap_sum : phai_bc ? rc_phai_bc_sum : rc_phai_tc_sum;
   assign rc_inc = inc_ai ? rc_ai_sum[28:1] :
                   inc_hai ? rc_hai_sum[28:1] :
                   inc_phai ? rc_phai_sum[28:1] :
@@ -905,9 +933,11 @@ module dcqcn_rp #(
   assign hai_reach = w_rt_q >= hai_reach_at_q;
   assign phai_room_up = {1'd0, {rmax_fx_q[27:8], 8'hff}} - {1'd0, w_rt_q};
   assign phai_ceil = phai_room_up[28:8];
+  assign phai_tc_reach = phai_room_up[28] || phai_tc_prod >= {15'd0, phai_ceil};
+  assign phai_bc_reach = phai_room_up[28] || phai_bc_prod >= {15'd0, phai_ceil};
   assign inc_at_cap = inc_ai ? ai_reach :
                       inc_hai ? hai_reach :
-                      inc_phai ? phai_room_up[28] || phai_prod >= {15'd0, phai_ceil} :
+                      inc_phai ? (phai_bc ? phai_bc_reach : phai_tc_reach) :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
                   lo_gt_f ? (hai_capped_q ? rt_at_cap_q : hai_zero_q) :
@@ -947,13 +977,13 @@ module dcqcn_rp #(
   assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
-  assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
-  assign r_adv = r_valid_q && x_free && !r_hazard;
+  assign r_adv = r_valid_q && x_free;
+  assign m_hazard = (r_valid_q && r_flow_q == m_flow_q) || (x_valid_q && ev_flow_q == m_flow_q);
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
   assign head_from_sk = sk_valid_q && rsp_pop;
   assign head_free = !sk_valid_q && (!rsp_valid_q || rsp_pop);
   assign r_free = !r_valid_q || r_adv;
-  assign m_adv = m_valid_q && r_free;
+  assign m_adv = m_valid_q && r_free && !m_hazard;
   assign m_free = !m_valid_q || m_adv;
   assign take = s_evt_valid && s_evt_ready;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
@@ -961,34 +991,34 @@ module dcqcn_rp #(
   assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
                          w_bc_q != 16'hffff;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
-  assign tok_elapsed = r_now_q - rd_tok_us;
-  assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
-  assign tok_at_rc = rd_seen && ctrl_rp_enable_i;
-  assign tok_rate = tok_at_rc ? rd_rc : rmax_fx_q;
-  assign tok_gain_lo = {20'd0, tok_rate[16:0]} * {17'd0, tok_span};
-  assign tok_gain_hi = {20'd0, tok_rate[27:17]} * {11'd0, tok_span};
+  assign tok_elapsed = m_now_q - md_tok_us;
+  assign tok_span = |tok_elapsed[31:20] ? 20'hfffff : tok_elapsed[19:0];
+  assign tok_at_rc = md_seen && ctrl_rp_enable_i;
+  assign tok_rate = tok_at_rc ? md_rc : rmax_fx_q;
+  assign tok_gain_lo = {20'd0, r_rate_q[16:0]} * {17'd0, r_span_q};
+  assign tok_gain_hi = {20'd0, r_rate_q[27:17]} * {11'd0, r_span_q};
   assign tok_gain = {11'd0, tok_gain_lo} + {tok_gain_hi, 17'd0};
   assign tok_sum = rd_tokens + tok_gain[34:0];
-  assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
+  assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, md_rc};
   assign cap_max_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_q};
   assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) :
                    cap_max_sum[35] ? 35'h7ffffffff :
                    cap_max_sum[34:0];
-  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, rd_tokens};
-  assign room_at_rc = burst_room + {8'd0, rd_rc};
+  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, md_tokens};
+  assign room_at_rc = burst_room + {8'd0, md_rc};
   assign room_at_max = {1'd0, cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0]} -
-                       {1'd0, rd_tokens};
-  assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
-  assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
-  assign tok_fill = tok_over ? tok_cap : tok_sum;
+                       {1'd0, md_tokens};
+  assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~md_tokens} : room_at_rc) : room_at_max;
+  assign tok_over = !rd_tokv | r_troom_q[35] | (tok_gain > {13'd0, r_troom_q[34:0]});
+  assign tok_fill = tok_over ? r_tcap_q : tok_sum;
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
-  assign r_need = {8'd0, {r_bytes_q, 11'd0}};
-  assign grant_room = {1'd0, r_need} - {1'd0, rd_tokens};
-  assign need_over_burst = {1'd0, r_need} - {1'd0, {shaper_burst_value_i, 11'd0}};
+  assign m_need = {8'd0, {m_bytes_q, 11'd0}};
+  assign grant_room = {1'd0, m_need} - {1'd0, md_tokens};
+  assign need_over_burst = {1'd0, m_need} - {1'd0, {shaper_burst_value_i, 11'd0}};
   assign cap_cover = need_over_burst[35] ||
-                     (tok_at_rc ? {7'd0, rd_rc} >= need_over_burst[34:0] :
+                     (tok_at_rc ? {7'd0, md_rc} >= need_over_burst[34:0] :
                       {7'd0, rmax_fx_q} >= need_over_burst[34:0]);
-  assign rd_grant = tok_over ? cap_cover : grant_room[35] || tok_gain >= {13'd0, grant_room[34:0]};
+  assign rd_grant = tok_over ? r_ccover_q : r_groom_q[35] || tok_gain >= {13'd0, r_groom_q[34:0]};
   assign rd_byte_sum = {1'd0, rd_bacc} + {9'd0, r_bytes_q};
   assign rd_fire = rd_byte_sum >= {1'd0, rpg_byte_reset_value_i};
   assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
@@ -1044,6 +1074,12 @@ module dcqcn_rp #(
     r_flow_d = r_flow_q;
     r_bytes_d = r_bytes_q;
     r_now_d = r_now_q;
+    r_span_d = r_span_q;
+    r_rate_d = r_rate_q;
+    r_tcap_d = r_tcap_q;
+    r_troom_d = r_troom_q;
+    r_groom_d = r_groom_q;
+    r_ccover_d = r_ccover_q;
     x_valid_d = x_valid_q;
     x_skip_d = x_skip_q;
     ev_kind_d = ev_kind_q;
@@ -1149,9 +1185,7 @@ module dcqcn_rp #(
     cut_m_c_d = x_cut_m_c;
     cut_fresh_d = !x_step;
     wb_word_d = wb_word_q;
-    // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
-    // stage X's word in every cycle, written or not)
-    r_word_d = r_word;
+    r_word_d = r_word_q;
     ram_wdata = {STATE_W{1'b0}};
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
@@ -1217,6 +1251,12 @@ module dcqcn_rp #(
           r_bytes_d = m_bytes_q;
           r_now_d = m_now_q;
           r_word_d = m_word;
+          r_span_d = tok_span;
+          r_rate_d = tok_rate;
+          r_tcap_d = tok_cap;
+          r_troom_d = tok_room;
+          r_groom_d = grant_room;
+          r_ccover_d = cap_cover;
         end else if (r_adv) begin
           r_valid_d = 1'b0;
         end
@@ -1629,8 +1669,6 @@ module dcqcn_rp #(
                  (!m_free ? m_flow_q == ev_flow_q :
                   t_valid_q ? t_flow_q == ev_flow_q :
                   s_evt_flow == ev_flow_q);
-    // Stage R's forward: stage X writes at this edge the flow stage R holds next
-    r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_q : r_flow_q == ev_flow_q);
   end
 
   always @(posedge clk) begin
@@ -1647,7 +1685,6 @@ module dcqcn_rp #(
       x_skip_q <= 1'b0;
       cut_fresh_q <= 1'b0;
       m_bypass_q <= 1'b0;
-      r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_kind_q <= 2'b00;
       rsp_flow_q <= {FLOW_BITS{1'b0}};
@@ -1677,7 +1714,6 @@ module dcqcn_rp #(
       x_skip_q <= x_skip_d;
       cut_fresh_q <= cut_fresh_d;
       m_bypass_q <= m_bypass_d;
-      r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;
       rsp_kind_q <= rsp_kind_d;
       rsp_flow_q <= rsp_flow_d;
@@ -1709,6 +1745,12 @@ module dcqcn_rp #(
     r_flow_q <= r_flow_d;
     r_bytes_q <= r_bytes_d;
     r_now_q <= r_now_d;
+    r_span_q <= r_span_d;
+    r_rate_q <= r_rate_d;
+    r_tcap_q <= r_tcap_d;
+    r_troom_q <= r_troom_d;
+    r_groom_q <= r_groom_d;
+    r_ccover_q <= r_ccover_d;
     ev_kind_q <= ev_kind_d;
     ev_flow_q <= ev_flow_d;
     ev_bytes_q <= ev_bytes_d;

@@ -504,6 +504,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("r_bytes", 16, ""),
         ("r_now", 32, "microsecond the event was taken"),
         (
+            "r_span",
+            20,
+            "the shaper's accrual, formed in stage M from its word: microseconds of accrual",
+        ),
+        ("r_rate", 28, "... the rate tokens accrue at"),
+        ("r_tcap", 35, "... the bucket's cap"),
+        (
+            "r_troom",
+            36,
+            "... cap - tokens, negative when the cap dropped below them",
+        ),
+        (
+            "r_groom",
+            36,
+            "... need - tokens, negative when the tokens cover the send already",
+        ),
+        ("r_ccover", 1, "... the cap covers the send"),
+        (
             "x_valid",
             1,
             "stage X: an event being caught up and applied",
@@ -621,11 +639,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "m_bypass",
             1,
             "stage X wrote stage M's flow at the edge that read it",
-        ),
-        (
-            "r_fwd",
-            1,
-            "stage X wrote stage R's flow at the edge that loaded r_word_q",
         ),
         ("rsp_valid", 1, "response FIFO head (the output register)"),
         ("rsp_kind", 2, ""),
@@ -753,29 +766,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Stage M's state word: the RAM's, unless stage X wrote this flow at the edge that read"
             .into(),
         "it (the RAM returns the old word then); registered into r_word_q, so no RAM output".into(),
-        "select is in front of stage R's logic. Stage R's word: r_word_q, or wb_word_q when".into(),
-        "stage X wrote the flow at the edge that loaded it or while R waited (see r_hazard)."
+        "select is in front of stage R's logic. Stage R's word is r_word_q as loaded: stage M"
+            .into(),
+        "does not move on while stage R or X holds its flow (m_hazard), so no write follows."
             .into(),
     ]));
-    for name in ["m_word", "r_word"] {
-        items.push(V::Decl(Decl::wire(name, Some(Range::width(id("STATE_W"))))));
-    }
+    items.push(V::Decl(Decl::wire(
+        "m_word",
+        Some(Range::width(id("STATE_W"))),
+    )));
     items.push(V::Assign(
         id("m_word"),
         tern(id("m_bypass_q"), id("wb_word_q"), id("ram_rdata_q")),
     ));
-    items.push(V::Assign(
-        id("r_word"),
-        tern(id("r_fwd_q"), id("wb_word_q"), id("r_word_q")),
-    ));
     let mut lsb = 0;
     let mut rd_assigns = Vec::new();
     for &(f, w) in STATE_FIELDS {
-        items.push(V::Decl(Decl::wire(format!("rd_{f}"), bits(w))));
-        rd_assigns.push(V::Assign(
-            id(&format!("rd_{f}")),
-            id("r_word").bits(lsb + w - 1, lsb),
-        ));
+        for (prefix, word) in [("md", "m_word"), ("rd", "r_word_q")] {
+            // Stage M reads what the shaper's accrual needs; stage R all but its time.
+            let skip = match prefix {
+                "md" => !["seen", "rc", "tokens", "tok_us"].contains(&f),
+                _ => f == "tok_us",
+            };
+            if skip {
+                continue;
+            }
+            items.push(V::Decl(Decl::wire(format!("{prefix}_{f}"), bits(w))));
+            rd_assigns.push(V::Assign(
+                id(&format!("{prefix}_{f}")),
+                id(word).bits(lsb + w - 1, lsb),
+            ));
+        }
         lsb += w;
     }
     items.extend(rd_assigns);
@@ -1364,21 +1385,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "(count - F) * rpg_hai_rate",
         ));
     }
+    // PAPER's hyper-increase step is (the smaller count - F) * rpg_hai_rate: each product's
+    // sums and cap tests are formed after its DSP, and the smaller count's picked after them,
+    // so no select stands between a product and its carry chains.
     wires.push((
-        "phai_prod".into(),
-        36,
-        tern(
-            and(vec![id("byte_en_q"), id("bc_lt_tc_q")]),
-            id("phai_bc_prod"),
-            id("phai_tc_prod"),
-        ),
-        "PAPER's hyper-increase step: (the smaller count - F) * rpg_hai_rate",
-    ));
-    wires.push((
-        "rt_phai_sum".into(),
-        28,
-        add(rt(), shl_const(id("phai_prod").bits(19, 0), 8)),
-        "",
+        "phai_bc".into(),
+        1,
+        and(vec![id("byte_en_q"), id("bc_lt_tc_q")]),
+        "PAPER's hyper step reads the byte count's product",
     ));
     wires.push((
         "phai_room_p1".into(),
@@ -1386,22 +1400,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         sub(id("cap_p1_q"), zext(rt(), 1)),
         "cap - Rt + 256: its integer part is that of cap - Rt, plus 1; negative when Rt is more than 1 Mb/s above the cap",
     ));
-    wires.push((
-        "phai_over".into(),
-        37,
-        sub(
-            zext(id("phai_prod"), 1),
-            zext(id("phai_room_p1").bits(28, 8), 16),
-        ),
-        "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
-    ));
+    for n in ["tc", "bc"] {
+        let prod = || id(&format!("phai_{n}_prod"));
+        wires.push((
+            format!("rt_phai_{n}_sum"),
+            28,
+            add(rt(), shl_const(prod().bits(19, 0), 8)),
+            "",
+        ));
+        wires.push((
+            format!("phai_{n}_over"),
+            37,
+            sub(
+                zext(prod(), 1),
+                zext(id("phai_room_p1").bits(28, 8), 16),
+            ),
+            "the product minus that: not negative when the sum passes the cap",
+        ));
+        wires.push((
+            format!("phai_{n}_capped"),
+            1,
+            or(
+                id("phai_room_p1").bits(28, 28),
+                not(id(&format!("phai_{n}_over")).bits(36, 36)),
+            ),
+            "... with this count's product",
+        ));
+    }
     wires.push((
         "phai_capped".into(),
         1,
-        or(
-            id("phai_room_p1").bits(28, 28),
-            not(id("phai_over").bits(36, 36)),
-        ),
+        tern(id("phai_bc"), id("phai_bc_capped"), id("phai_tc_capped")),
         "PAPER's hyper increase reaches the cap",
     ));
     wires.push((
@@ -1410,7 +1439,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(
             id("phai_capped"),
             id("rmax_fx_q"),
-            id("rt_phai_sum").bits(27, 0),
+            tern(
+                id("phai_bc"),
+                id("rt_phai_bc_sum"),
+                id("rt_phai_tc_sum"),
+            ),
         ),
         "",
     ));
@@ -1465,15 +1498,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     }
     // PAPER's hyper step below the cap adds the product to Rc + Rt + 1 (rt_phai_sum does not
     // wrap there: the product is at most (cap - Rt) / 256), not Rt + product to Rc.
+    for n in ["tc", "bc"] {
+        wires.push((
+            format!("rc_phai_{n}_sum"),
+            29,
+            add(
+                id("rc_keep_sum"),
+                zext(shl_const(id(&format!("phai_{n}_prod")).bits(19, 0), 8), 1),
+            ),
+            "",
+        ));
+    }
     wires.push((
         "rc_phai_sum".into(),
         29,
         tern(
             id("phai_capped"),
             id("rc_cap_sum"),
-            add(
-                id("rc_keep_sum"),
-                zext(shl_const(id("phai_prod").bits(19, 0), 8), 1),
+            tern(
+                id("phai_bc"),
+                id("rc_phai_bc_sum"),
+                id("rc_phai_tc_sum"),
             ),
         ),
         "",
@@ -1591,6 +1636,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         id("phai_room_up").bits(28, 8),
         "cap - Rt in Mb/s, rounded up: the product reaches the cap from there",
     ));
+    for n in ["tc", "bc"] {
+        wires.push((
+            format!("phai_{n}_reach"),
+            1,
+            or(
+                id("phai_room_up").bits(28, 28),
+                ge(
+                    id(&format!("phai_{n}_prod")),
+                    zext(id("phai_ceil"), 15),
+                ),
+            ),
+            "PAPER's hyper step with this count's product ends at the cap",
+        ));
+    }
     wires.push((
         "inc_at_cap".into(),
         1,
@@ -1602,10 +1661,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 id("hai_reach"),
                 tern(
                     id("inc_phai"),
-                    or(
-                        id("phai_room_up").bits(28, 28),
-                        ge(id("phai_prod"), zext(id("phai_ceil"), 15)),
-                    ),
+                    tern(id("phai_bc"), id("phai_bc_reach"), id("phai_tc_reach")),
                     id("rt_at_cap_q"),
                 ),
             ),
@@ -1879,20 +1935,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "stage X takes an event at the next edge",
     ));
     wires.push((
-        "r_hazard".into(),
-        1,
-        and(vec![
-            id("r_valid_q"),
-            id("x_valid_q"),
-            eq(id("ev_flow_q"), id("r_flow_q")),
-        ]),
-        "stage X holds stage R's flow: R waits for the write",
-    ));
-    wires.push((
         "r_adv".into(),
         1,
-        and(vec![id("r_valid_q"), id("x_free"), not(id("r_hazard"))]),
+        and(vec![id("r_valid_q"), id("x_free")]),
         "stage R's event moves to stage X",
+    ));
+    wires.push((
+        "m_hazard".into(),
+        1,
+        or(
+            and(vec![id("r_valid_q"), eq(id("r_flow_q"), id("m_flow_q"))]),
+            and(vec![id("x_valid_q"), eq(id("ev_flow_q"), id("m_flow_q"))]),
+        ),
+        "stage R or X holds stage M's flow: M waits until it is written (and re-reads)",
     ));
     wires.push((
         "rsp_pop".into(),
@@ -1924,7 +1979,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "m_adv".into(),
         1,
-        and(vec![id("m_valid_q"), id("r_free")]),
+        and(vec![id("m_valid_q"), id("r_free"), not(id("m_hazard"))]),
         "stage M's event moves to stage R",
     ));
     wires.push((
@@ -1973,18 +2028,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "",
     ));
-    // Shaper accrual, on the word read from the RAM.
+    // Shaper accrual: the span, the rate, the cap and the rooms from stage M's word
+    // (registered as r_span_q ...), the product and its compares in stage R.
     wires.push((
         "tok_elapsed".into(),
         32,
-        sub(id("r_now_q"), id("rd_tok_us")),
+        sub(id("m_now_q"), id("md_tok_us")),
         "",
     ));
     wires.push((
         "tok_span".into(),
         20,
         tern(
-            gt(id("tok_elapsed"), d(32, 0xf_ffff)),
+            Expr::un(UnOp::RedOr, id("tok_elapsed").bits(31, 20)),
             Expr::num(20, 0xf_ffff),
             id("tok_elapsed").bits(19, 0),
         ),
@@ -1993,20 +2049,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "tok_at_rc".into(),
         1,
-        and(vec![id("rd_seen"), cfg("ctrl", "rp_enable")]),
+        and(vec![id("md_seen"), cfg("ctrl", "rp_enable")]),
         "tokens accrue at the flow's Rc (else at the cap)",
     ));
     wires.push((
         "tok_rate".into(),
         28,
-        tern(id("tok_at_rc"), id("rd_rc"), id("rmax_fx_q")),
+        tern(id("tok_at_rc"), id("md_rc"), id("rmax_fx_q")),
         "",
     ));
     // The rate's low 17 and high 11 bits times the span, one DSP each.
     split_product(
         &mut wires,
         "tok_gain",
-        ("tok_rate", "tok_span", 20),
+        ("r_rate_q", "r_span_q", 20),
         ["span * rate[16:0]", "span * rate[27:17]", "rate * span"],
     );
     wires.push((
@@ -2023,7 +2079,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cap_rc_sum".into(),
         36,
-        add(burst_fx(), zext(id("rd_rc"), 8)),
+        add(burst_fx(), zext(id("md_rc"), 8)),
         "burst in 1/256 bits plus one microsecond at Rc",
     ));
     wires.push((
@@ -2053,13 +2109,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "burst_room".into(),
         36,
-        sub(burst_fx(), zext(id("rd_tokens"), 1)),
+        sub(burst_fx(), zext(id("md_tokens"), 1)),
         "burst - tokens",
     ));
     wires.push((
         "room_at_rc".into(),
         36,
-        add(id("burst_room"), zext(id("rd_rc"), 8)),
+        add(id("burst_room"), zext(id("md_rc"), 8)),
         "cap - tokens at Rc below the saturation",
     ));
     wires.push((
@@ -2074,7 +2130,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 ),
                 1,
             ),
-            zext(id("rd_tokens"), 1),
+            zext(id("md_tokens"), 1),
         ),
         "cap - tokens at the cap rate",
     ));
@@ -2087,7 +2143,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             id("tok_at_rc"),
             tern(
                 id("cap_rc_sum").bits(35, 35),
-                zext(Expr::un(UnOp::BitNot, id("rd_tokens")), 1),
+                zext(Expr::un(UnOp::BitNot, id("md_tokens")), 1),
                 id("room_at_rc"),
             ),
             id("room_at_max"),
@@ -2100,8 +2156,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Expr::any_of(
             vec![
                 not(id("rd_tokv")),
-                id("tok_room").bits(35, 35),
-                gt(id("tok_gain"), zext(id("tok_room").bits(34, 0), 13)),
+                id("r_troom_q").bits(35, 35),
+                gt(id("tok_gain"), zext(id("r_troom_q").bits(34, 0), 13)),
             ],
             b1(false),
         ),
@@ -2110,7 +2166,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "tok_fill".into(),
         35,
-        tern(id("tok_over"), id("tok_cap"), id("tok_sum")),
+        tern(id("tok_over"), id("r_tcap_q"), id("tok_sum")),
         "tokens after accrual",
     ));
     // Events.
@@ -2124,17 +2180,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // registers set with the tokens and the byte sum (ev_grant_q, ev_fire_q), so the event's
     // Rc and Rt select does not wait for a 35-bit and a 25-bit compare.
     wires.push((
-        "r_need".into(),
+        "m_need".into(),
         35,
-        zext(shl_const(id("r_bytes_q"), 11), 8),
-        "stage R's send in 1/256 bits",
+        zext(shl_const(id("m_bytes_q"), 11), 8),
+        "stage M's send in 1/256 bits",
     ));
     // Below the cap the tokens cover the send when the gain reaches need - tokens, taken
     // while the product forms (as tok_room), so one compare follows the product.
     wires.push((
         "grant_room".into(),
         36,
-        sub(zext(id("r_need"), 1), zext(id("rd_tokens"), 1)),
+        sub(zext(id("m_need"), 1), zext(id("md_tokens"), 1)),
         "need - tokens, negative when the tokens cover the send already",
     ));
     // A full bucket covers the send when burst + rate reaches need: the rate (either candidate)
@@ -2143,7 +2199,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "need_over_burst".into(),
         36,
         sub(
-            zext(id("r_need"), 1),
+            zext(id("m_need"), 1),
             zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
         ),
         "need - burst, negative when the burst alone covers the send",
@@ -2155,7 +2211,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             id("need_over_burst").bits(35, 35),
             tern(
                 id("tok_at_rc"),
-                ge(zext(id("rd_rc"), 7), id("need_over_burst").bits(34, 0)),
+                ge(zext(id("md_rc"), 7), id("need_over_burst").bits(34, 0)),
                 ge(zext(id("rmax_fx_q"), 7), id("need_over_burst").bits(34, 0)),
             ),
         ),
@@ -2166,10 +2222,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         tern(
             id("tok_over"),
-            id("cap_cover"),
+            id("r_ccover_q"),
             or(
-                id("grant_room").bits(35, 35),
-                ge(id("tok_gain"), zext(id("grant_room").bits(34, 0), 13)),
+                id("r_groom_q").bits(35, 35),
+                ge(id("tok_gain"), zext(id("r_groom_q").bits(34, 0), 13)),
             ),
         ),
         "tok_fill covers the send (both cases compared while tok_over settles)",
@@ -2285,7 +2341,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "x_keep_prod",
         "phai_room_p1",
         "phai_room_up",
-        "phai_over",
+        "phai_tc_over",
+        "phai_bc_over",
+        "rc_phai_tc_sum",
+        "rc_phai_bc_sum",
         "rc_keep_sum",
         "rc_ai_sum",
         "rc_hai_sum",
@@ -2357,7 +2416,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )];
     let pulses = ["stat_cnp", "stat_cut", "stat_np", "stat_defer"];
     for (name, _, _) in regs {
-        if !["clear_pend", "m_bypass", "r_fwd"].contains(name) && !pulses.contains(name) {
+        if !["clear_pend", "m_bypass"].contains(name) && !pulses.contains(name) {
             c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
         }
     }
@@ -2383,13 +2442,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     }
     c.push(set("cut_fresh_d", not(id("x_step"))));
     c.push(set("wb_word_d", id("wb_word_q")));
-    c.push(Stmt::Comment(
-        "A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows".into(),
-    ));
-    c.push(Stmt::Comment(
-        "stage X's word in every cycle, written or not)".into(),
-    ));
-    c.push(set("r_word_d", id("r_word")));
+    c.push(set("r_word_d", id("r_word_q")));
     c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
@@ -2521,6 +2574,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 set("r_bytes_d", id("m_bytes_q")),
                 set("r_now_d", id("m_now_q")),
                 set("r_word_d", id("m_word")),
+                set("r_span_d", id("tok_span")),
+                set("r_rate_d", id("tok_rate")),
+                set("r_tcap_d", id("tok_cap")),
+                set("r_troom_d", id("tok_room")),
+                set("r_groom_d", id("grant_room")),
+                set("r_ccover_d", id("cap_cover")),
             ],
             vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
         ),
@@ -3078,20 +3137,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         ]),
     ));
-    c.push(Stmt::Comment(
-        "Stage R's forward: stage X writes at this edge the flow stage R holds next".into(),
-    ));
-    c.push(set(
-        "r_fwd_d",
-        and(vec![
-            id("rsp_push"),
-            tern(
-                id("m_adv"),
-                eq(id("m_flow_q"), id("ev_flow_q")),
-                eq(id("r_flow_q"), id("ev_flow_q")),
-            ),
-        ]),
-    ));
     items.push(V::Comb(c));
     items.push(V::Blank);
 
@@ -3112,6 +3157,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "r_flow",
         "r_bytes",
         "r_now",
+        "r_span",
+        "r_rate",
+        "r_tcap",
+        "r_troom",
+        "r_groom",
+        "r_ccover",
         "ev_kind",
         "ev_flow",
         "ev_bytes",

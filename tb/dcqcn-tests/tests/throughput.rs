@@ -62,7 +62,7 @@ fn measure<M: Model>(b: &mut Bench<M>, what: &str, paper: bool, warm: &[Op], ops
         .burst(&params(paper), warm, ops)
         .unwrap_or_else(|f| panic!("{} {what}: {f}", M::VARIANT));
     eprintln!(
-        "{} | {} | {what} | {} | {} | {:.3} | {} steps, {} skips, {} folded, {} holds",
+        "{} | {} | {what} | {} | {} | {:.3} | {} steps, {} skips, {} folded, {} holds, {} holds two apart",
         M::VARIANT,
         if paper { "PAPER" } else { "mlx5" },
         r.events,
@@ -71,7 +71,8 @@ fn measure<M: Model>(b: &mut Bench<M>, what: &str, paper: bool, warm: &[Op], ops
         r.steps,
         r.skips,
         r.folded,
-        r.holds
+        r.holds,
+        r.holds2
     );
     assert_eq!(r.events, u64::from(EVENTS));
     record(&Figure {
@@ -114,7 +115,8 @@ fn all<M: Model>() {
         );
         assert!(r.folded > 0, "the burst crossed no period: {r:?}");
 
-        // (b) A burst on one flow: each event waits a cycle for the one before it.
+        // (b) A burst on one flow: each event waits in stage M until the one before it is
+        // written (three cycles per event).
         let one = spread::<M>(1);
         let r = measure(
             &mut b,
