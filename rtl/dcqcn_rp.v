@@ -375,7 +375,7 @@ module dcqcn_rp #(
   reg [28:0] hai_over_at_q;
   reg        ai_zero_q;
   reg        hai_zero_q;
-  reg [28:0] cap_p1_q;
+  reg [19:0] cap_inv_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -483,7 +483,8 @@ module dcqcn_rp #(
   wire [19:0] rmax_rate;        // rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or
                                 // above it
   wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
-  wire [28:0] cap_p1_d;         // the cap plus 1 Mb/s (registered: cap_p1_q)
+  wire [19:0] cap_inv_d;        // 2**20 - 1 - the cap in Mb/s: PAPER's hyper step compares with it
+                                // by a sum (registered: cap_inv_q)
   wire [27:0] min_fx;
   wire [27:0] first_fx;
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
@@ -610,9 +611,13 @@ module dcqcn_rp #(
   wire [35:0] phai_bc_prod;     // (count - F) * rpg_hai_rate
   wire        phai_bc;          // PAPER's hyper step reads the byte count's product
   wire [27:0] rt_phai_tc_sum;
-  wire        phai_tc_capped;   // ... with this count's product
+  wire        phai_tc_big;      // the product alone passes any cap
+  wire        phai_tc_capped;   // PAPER's hyper increase with this count's product passes the cap
+  wire        phai_tc_reach;    // ... reaches the cap
   wire [27:0] rt_phai_bc_sum;
-  wire        phai_bc_capped;   // ... with this count's product
+  wire        phai_bc_big;      // the product alone passes any cap
+  wire        phai_bc_capped;   // PAPER's hyper increase with this count's product passes the cap
+  wire        phai_bc_reach;    // ... reaches the cap
   wire        phai_capped;      // PAPER's hyper increase reaches the cap
   wire [27:0] rt_phai;
   wire        inc_ai;           // additive increase
@@ -631,22 +636,40 @@ module dcqcn_rp #(
   wire        cut_rc_at_cap;    // Rc before the cut is the cap
   wire        ai_reach;         // Rt + step >= cap: the step ends at the cap
   wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
-  wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
-                                // there
-  wire        phai_tc_reach;    // PAPER's hyper step with this count's product ends at the cap
-  wire        phai_bc_reach;    // PAPER's hyper step with this count's product ends at the cap
   wire        inc_at_cap;       // rt_inc is the cap
   wire        i_flat;           // no further stage moves Rt
   wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
   wire        rd_rc_near;
   wire        rd_ai_capped;
   wire        rd_hai_capped;
-  wire [28:0] rc_up1;           // Rc + 1
-  wire [27:0] rc_down2;         // Rc - 2, at least 0
+  wire        near_hi_cap;
+  wire        near_lo_cap;
+  wire        capped_ai_cap;
+  wire        capped_hai_cap;
+  wire        near_hi_keep;
+  wire        near_lo_keep;
+  wire        capped_ai_keep;
+  wire        capped_hai_keep;
+  wire        near_hi_ai;
+  wire        near_lo_ai;
+  wire        capped_ai_ai;
+  wire        capped_hai_ai;
+  wire        near_hi_hai;
+  wire        near_lo_hai;
+  wire        capped_ai_hai;
+  wire        capped_hai_hai;
+  wire        near_hi_ptc;
+  wire        near_lo_ptc;
+  wire        capped_ai_ptc;
+  wire        capped_hai_ptc;
+  wire        near_hi_pbc;
+  wire        near_lo_pbc;
+  wire        capped_ai_pbc;
+  wire        capped_hai_pbc;
   wire        inc_rc_near;      // Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)
-  wire        inc_ai_capped;
+  wire        inc_ai_capped;    // rt_inc + step passes the cap
   wire        cut_ai_capped;    // after a cut
-  wire        inc_hai_capped;
+  wire        inc_hai_capped;   // rt_inc + step passes the cap
   wire        cut_hai_capped;   // after a cut
   wire        i_still;          // increase periods only count
   wire        a_skip;           // two or more idle periods due
@@ -736,10 +759,10 @@ module dcqcn_rp #(
   wire [44:0] ld_keep_prod;  // Rc * fac * 655
   wire [52:0] x_cut_prod;    // Rc * alpha
   wire [44:0] x_keep_prod;   // Rc * fac * 655
-  wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
-                             // negative when Rt is more than 1 Mb/s above the cap
-  wire [36:0] phai_tc_over;  // the product minus that: not negative when the sum passes the cap
-  wire [36:0] phai_bc_over;  // the product minus that: not negative when the sum passes the cap
+  wire [21:0] phai_tc_over;  // product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap
+  wire [21:0] phai_tc_up;    // product + Rt's integer part + 2**20 - cap
+  wire [21:0] phai_bc_over;  // product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap
+  wire [21:0] phai_bc_up;    // product + Rt's integer part + 2**20 - cap
   wire [28:0] rc_keep_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
@@ -747,15 +770,37 @@ module dcqcn_rp #(
   wire [28:0] rc_phai_tc_sum;
   wire [28:0] rc_phai_bc_sum;
   wire [28:0] rc_phai_sum;
-  wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
-                             // above the cap
+  wire [30:0] near_hi_cap_sum3;
+  wire [30:0] near_lo_cap_sum3;
+  wire [30:0] capped_ai_cap_sum3;
+  wire [30:0] capped_hai_cap_sum3;
+  wire [30:0] near_hi_keep_sum3;
+  wire [30:0] near_lo_keep_sum3;
+  wire [30:0] capped_ai_keep_sum3;
+  wire [30:0] capped_hai_keep_sum3;
+  wire [30:0] near_hi_ai_sum3;
+  wire [30:0] near_lo_ai_sum3;
+  wire [31:0] capped_ai_ai_sum3;
+  wire [31:0] capped_hai_ai_sum3;
+  wire [30:0] near_hi_hai_sum3;
+  wire [30:0] near_lo_hai_sum3;
+  wire [31:0] capped_ai_hai_sum3;
+  wire [31:0] capped_hai_hai_sum3;
+  wire [30:0] near_hi_ptc_sum3;
+  wire [30:0] near_lo_ptc_sum3;
+  wire [31:0] capped_ai_ptc_sum3;
+  wire [31:0] capped_hai_ptc_sum3;
+  wire [30:0] near_hi_pbc_sum3;
+  wire [30:0] near_lo_pbc_sum3;
+  wire [31:0] capped_ai_pbc_sum3;
+  wire [31:0] capped_hai_pbc_sum3;
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
                        rpg_max_rate_value_i :
                      line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
-  assign cap_p1_d = {1'd0, rmax_fx_d} + 29'd256;
+  assign cap_inv_d = ~rmax_rate;
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
   assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
@@ -896,13 +941,22 @@ module dcqcn_rp #(
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_bc = byte_en_q && bc_lt_tc_q;
-  assign phai_room_p1 = cap_p1_q - {1'd0, w_rt_q};
   assign rt_phai_tc_sum = w_rt_q + {phai_tc_prod[19:0], 8'd0};
-  assign phai_tc_over = {1'd0, phai_tc_prod} - {16'd0, phai_room_p1[28:8]};
-  assign phai_tc_capped = phai_room_p1[28] || !phai_tc_over[36];
+  assign phai_tc_big = |phai_tc_prod[35:20];
+  assign phai_tc_over = {2'd0, phai_tc_prod[19:0]} + {2'd0, w_rt_q[27:8]} + {2'd0, cap_inv_q} +
+                        {21'd0, |w_rt_q[7:0]};
+  assign phai_tc_capped = phai_tc_big || |phai_tc_over[21:20];
+  assign phai_tc_up = {2'd0, phai_tc_prod[19:0]} + {2'd0, w_rt_q[27:8]} + {2'd0, cap_inv_q} +
+                      {21'd0, 1'b1};
+  assign phai_tc_reach = phai_tc_big || |phai_tc_up[21:20];
   assign rt_phai_bc_sum = w_rt_q + {phai_bc_prod[19:0], 8'd0};
-  assign phai_bc_over = {1'd0, phai_bc_prod} - {16'd0, phai_room_p1[28:8]};
-  assign phai_bc_capped = phai_room_p1[28] || !phai_bc_over[36];
+  assign phai_bc_big = |phai_bc_prod[35:20];
+  assign phai_bc_over = {2'd0, phai_bc_prod[19:0]} + {2'd0, w_rt_q[27:8]} + {2'd0, cap_inv_q} +
+                        {21'd0, |w_rt_q[7:0]};
+  assign phai_bc_capped = phai_bc_big || |phai_bc_over[21:20];
+  assign phai_bc_up = {2'd0, phai_bc_prod[19:0]} + {2'd0, w_rt_q[27:8]} + {2'd0, cap_inv_q} +
+                      {21'd0, 1'b1};
+  assign phai_bc_reach = phai_bc_big || |phai_bc_up[21:20];
   assign phai_capped = phai_bc ? phai_bc_capped : phai_tc_capped;
   assign rt_phai = phai_capped ? rmax_fx_q : phai_bc ? rt_phai_bc_sum : rt_phai_tc_sum;
   assign inc_ai = !hi_lt_f && !lo_gt_f;
@@ -931,10 +985,6 @@ module dcqcn_rp #(
   assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
   assign ai_reach = w_rt_q >= ai_reach_at_q;
   assign hai_reach = w_rt_q >= hai_reach_at_q;
-  assign phai_room_up = {1'd0, {rmax_fx_q[27:8], 8'hff}} - {1'd0, w_rt_q};
-  assign phai_ceil = phai_room_up[28:8];
-  assign phai_tc_reach = phai_room_up[28] || phai_tc_prod >= {15'd0, phai_ceil};
-  assign phai_bc_reach = phai_room_up[28] || phai_bc_prod >= {15'd0, phai_ceil};
   assign inc_at_cap = inc_ai ? ai_reach :
                       inc_hai ? hai_reach :
                       inc_phai ? (phai_bc ? phai_bc_reach : phai_tc_reach) :
@@ -946,12 +996,93 @@ module dcqcn_rp #(
   assign rd_rc_near = rd_rc_over_rt <= 29'd1;
   assign rd_ai_capped = {1'd0, rd_rt} >= ai_over_at_q;
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
-  assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
-  assign rc_down2 = w_rc_q < 28'd2 ? 28'd0 : w_rc_q - 28'd2;
-  assign inc_rc_near = {1'd0, rt_inc} <= rc_up1 && rt_inc >= rc_down2;
-  assign inc_ai_capped = {1'd0, rt_inc} >= ai_over_at_q;
+  assign near_hi_cap_sum3 = 31'h00000001 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~rmax_fx_q};
+  assign near_hi_cap = |near_hi_cap_sum3[30:28];
+  assign near_lo_cap_sum3 = 31'h00000001 + {3'd0, rmax_fx_q} + {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_cap = w_rc_q < 28'd2 || |near_lo_cap_sum3[30:28];
+  assign capped_ai_cap_sum3 = 31'h00000001 + {2'd0, {1'd0, rmax_fx_q}} + {2'd0, ~ai_over_at_q};
+  assign capped_ai_cap = |capped_ai_cap_sum3[30:29];
+  assign capped_hai_cap_sum3 = 31'h00000001 + {2'd0, {1'd0, rmax_fx_q}} + {2'd0, ~hai_over_at_q};
+  assign capped_hai_cap = |capped_hai_cap_sum3[30:29];
+  assign near_hi_keep_sum3 = 31'h00000001 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q};
+  assign near_hi_keep = |near_hi_keep_sum3[30:28];
+  assign near_lo_keep_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_keep = w_rc_q < 28'd2 || |near_lo_keep_sum3[30:28];
+  assign capped_ai_keep_sum3 = 31'h00000001 + {2'd0, {1'd0, w_rt_q}} + {2'd0, ~ai_over_at_q};
+  assign capped_ai_keep = |capped_ai_keep_sum3[30:29];
+  assign capped_hai_keep_sum3 = 31'h00000001 + {2'd0, {1'd0, w_rt_q}} + {2'd0, ~hai_over_at_q};
+  assign capped_hai_keep = |capped_hai_keep_sum3[30:29];
+  assign near_hi_ai_sum3 = 31'h00000002 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q} +
+                           {3'd0, ~{rpg_ai_rate_value_i, 8'd0}};
+  assign near_hi_ai = |near_hi_ai_sum3[30:29];
+  assign near_lo_ai_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, {rpg_ai_rate_value_i, 8'd0}} +
+                           {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_ai = w_rc_q < 28'd2 || |near_lo_ai_sum3[30:28];
+  assign capped_ai_ai_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                             {3'd0, {1'd0, {rpg_ai_rate_value_i, 8'd0}}} + {3'd0, ~ai_over_at_q};
+  assign capped_ai_ai = |capped_ai_ai_sum3[31:29];
+  assign capped_hai_ai_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                              {3'd0, {1'd0, {rpg_ai_rate_value_i, 8'd0}}} + {3'd0, ~hai_over_at_q};
+  assign capped_hai_ai = |capped_hai_ai_sum3[31:29];
+  assign near_hi_hai_sum3 = 31'h00000002 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q} +
+                            {3'd0, ~{rpg_hai_rate_value_i, 8'd0}};
+  assign near_hi_hai = |near_hi_hai_sum3[30:29];
+  assign near_lo_hai_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, {rpg_hai_rate_value_i, 8'd0}} +
+                            {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_hai = w_rc_q < 28'd2 || |near_lo_hai_sum3[30:28];
+  assign capped_ai_hai_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                              {3'd0, {1'd0, {rpg_hai_rate_value_i, 8'd0}}} + {3'd0, ~ai_over_at_q};
+  assign capped_ai_hai = |capped_ai_hai_sum3[31:29];
+  assign capped_hai_hai_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                               {3'd0, {1'd0, {rpg_hai_rate_value_i, 8'd0}}} +
+                               {3'd0, ~hai_over_at_q};
+  assign capped_hai_hai = |capped_hai_hai_sum3[31:29];
+  assign near_hi_ptc_sum3 = 31'h00000002 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q} +
+                            {3'd0, ~{phai_tc_prod[19:0], 8'd0}};
+  assign near_hi_ptc = |near_hi_ptc_sum3[30:29];
+  assign near_lo_ptc_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, {phai_tc_prod[19:0], 8'd0}} +
+                            {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_ptc = w_rc_q < 28'd2 || |near_lo_ptc_sum3[30:28];
+  assign capped_ai_ptc_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                              {3'd0, {1'd0, {phai_tc_prod[19:0], 8'd0}}} + {3'd0, ~ai_over_at_q};
+  assign capped_ai_ptc = |capped_ai_ptc_sum3[31:29];
+  assign capped_hai_ptc_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                               {3'd0, {1'd0, {phai_tc_prod[19:0], 8'd0}}} + {3'd0, ~hai_over_at_q};
+  assign capped_hai_ptc = |capped_hai_ptc_sum3[31:29];
+  assign near_hi_pbc_sum3 = 31'h00000002 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q} +
+                            {3'd0, ~{phai_bc_prod[19:0], 8'd0}};
+  assign near_hi_pbc = |near_hi_pbc_sum3[30:29];
+  assign near_lo_pbc_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, {phai_bc_prod[19:0], 8'd0}} +
+                            {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_pbc = w_rc_q < 28'd2 || |near_lo_pbc_sum3[30:28];
+  assign capped_ai_pbc_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                              {3'd0, {1'd0, {phai_bc_prod[19:0], 8'd0}}} + {3'd0, ~ai_over_at_q};
+  assign capped_ai_pbc = |capped_ai_pbc_sum3[31:29];
+  assign capped_hai_pbc_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                               {3'd0, {1'd0, {phai_bc_prod[19:0], 8'd0}}} + {3'd0, ~hai_over_at_q};
+  assign capped_hai_pbc = |capped_hai_pbc_sum3[31:29];
+  assign inc_rc_near = inc_ai ?
+                         (rt_ai_capped ? near_hi_cap && near_lo_cap : near_hi_ai && near_lo_ai) :
+                       inc_hai ?
+                         (rt_hai_capped ? near_hi_cap && near_lo_cap : near_hi_hai && near_lo_hai) :
+                       inc_phai ?
+                         (phai_capped ? near_hi_cap && near_lo_cap :
+                          phai_bc ? near_hi_pbc && near_lo_pbc :
+                          near_hi_ptc && near_lo_ptc) :
+                       near_hi_keep && near_lo_keep;
+  assign inc_ai_capped = inc_ai ? (rt_ai_capped ? capped_ai_cap : capped_ai_ai) :
+                         inc_hai ? (rt_hai_capped ? capped_ai_cap : capped_ai_hai) :
+                         inc_phai ?
+                           (phai_capped ? capped_ai_cap : phai_bc ? capped_ai_pbc : capped_ai_ptc) :
+                         capped_ai_keep;
   assign cut_ai_capped = clamp ? {1'd0, cut_rc_q} >= ai_over_at_q : ai_capped_q;
-  assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
+  assign inc_hai_capped = inc_ai ? (rt_ai_capped ? capped_hai_cap : capped_hai_ai) :
+                          inc_hai ? (rt_hai_capped ? capped_hai_cap : capped_hai_hai) :
+                          inc_phai ?
+                            (phai_capped ? capped_hai_cap :
+                             phai_bc ? capped_hai_pbc :
+                             capped_hai_ptc) :
+                          capped_hai_keep;
   assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
   assign i_still = !w_dcnp_q && rc_near_q && i_flat;
   assign a_skip = a_due_q && a_still && !a_once_q;
@@ -1843,7 +1974,7 @@ module dcqcn_rp #(
     hai_over_at_q <= hai_over_at_d;
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
-    cap_p1_q <= cap_p1_d;
+    cap_inv_q <= cap_inv_d;
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];

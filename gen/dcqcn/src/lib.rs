@@ -135,7 +135,7 @@ const DERIVED: &[(&str, u32)] = &[
     ("hai_over_at", 29),
     ("ai_zero", 1),
     ("hai_zero", 1),
-    ("cap_p1", 29),
+    ("cap_inv", 20),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -219,6 +219,33 @@ fn or(a: Expr, b: Expr) -> Expr {
 fn tern(c: Expr, t: Expr, f: Expr) -> Expr {
     Expr::ternary(c, t, f)
 }
+/// Whether the sum of `pos` less the sum of `neg` (every term below 2**`w`) is not negative:
+/// one sum, Σ pos + Σ ~neg + |neg| = Σ pos - Σ neg + |neg| * 2**w, compared with |neg| * 2**w
+/// by its top bits (|neg| is 1 or 2), so Yosys forms it as full adders and one carry chain.
+/// The sum is wire `<name>_sum3` (pushed to `wires`); returns the test.
+fn nonneg(wires: &mut Wires, name: &str, pos: &[Expr], neg: &[Expr], w: u32) -> Expr {
+    let k = neg.len() as u32;
+    assert!(k == 1 || k == 2, "one or two negative terms");
+    let n = pos.len() as u32 + k;
+    // Bits for sums up to n * 2**w.
+    let sw = w + 32 - (n - 1).leading_zeros() + 1;
+    let mut sum = Expr::num(sw, u128::from(k));
+    for t in pos {
+        sum = add(sum, zext(t.clone(), sw - w));
+    }
+    for t in neg {
+        sum = add(sum, zext(Expr::bitnot(t.clone()), sw - w));
+    }
+    // k * 2**w is 2**w or 2**(w + 1): the sum reaches it when a bit from there up is set.
+    let from = w + k - 1;
+    let wire = format!("{name}_sum3");
+    wires.push((wire.clone(), sw, sum, ""));
+    Expr::un(UnOp::RedOr, id(&wire).bits(sw - 1, from))
+}
+
+/// Named combinational wires: name, width, value, comment.
+type Wires = Vec<(String, u32, Expr, &'static str)>;
+
 /// `{pad'd0, x}`.
 fn zext(x: Expr, pad: u32) -> Expr {
     Expr::concat(vec![d(pad, 0), x])
@@ -803,7 +830,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     items.push(V::Blank);
 
     // Combinational datapath, as named wires.
-    let mut wires: Vec<(String, u32, Expr, &str)> = Vec::new();
+    let mut wires: Wires = Vec::new();
     let rc = || id("w_rc_q");
     let rt = || id("w_rt_q");
     let tc = || id("w_tc_q");
@@ -828,10 +855,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "registered: rmax_fx_q",
     ));
     wires.push((
-        "cap_p1_d".into(),
-        29,
-        add(zext(id("rmax_fx_d"), 1), d(29, 256)),
-        "the cap plus 1 Mb/s (registered: cap_p1_q)",
+        "cap_inv_d".into(),
+        20,
+        Expr::bitnot(id("rmax_rate")),
+        "2**20 - 1 - the cap in Mb/s: PAPER's hyper step compares with it by a sum (registered: cap_inv_q)",
     ));
     wires.push((
         "min_fx".into(),
@@ -1394,12 +1421,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![id("byte_en_q"), id("bc_lt_tc_q")]),
         "PAPER's hyper step reads the byte count's product",
     ));
-    wires.push((
-        "phai_room_p1".into(),
-        29,
-        sub(id("cap_p1_q"), zext(rt(), 1)),
-        "cap - Rt + 256: its integer part is that of cap - Rt, plus 1; negative when Rt is more than 1 Mb/s above the cap",
-    ));
+    // The cap's fraction is 0, so Rt + product * 256 passes the cap exactly when product +
+    // Rt's integer part + (Rt has a fraction) > the cap in Mb/s, and reaches it when product
+    // + Rt's integer part >= the cap: a product from 2**20 up does both, else one sum of
+    // three 20-bit terms (a layer of full adders, one carry chain) from the DSP's output and
+    // registers, at least 2**20 when it does.
+    let cap_test = |prod: Expr, cin: Expr| {
+        add(
+            add(zext(prod.bits(19, 0), 2), zext(rt().bits(27, 8), 2)),
+            add(zext(id("cap_inv_q"), 2), zext(cin, 21)),
+        )
+    };
     for n in ["tc", "bc"] {
         let prod = || id(&format!("phai_{n}_prod"));
         wires.push((
@@ -1409,22 +1441,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
         wires.push((
+            format!("phai_{n}_big"),
+            1,
+            Expr::un(UnOp::RedOr, prod().bits(35, 20)),
+            "the product alone passes any cap",
+        ));
+        wires.push((
             format!("phai_{n}_over"),
-            37,
-            sub(
-                zext(prod(), 1),
-                zext(id("phai_room_p1").bits(28, 8), 16),
-            ),
-            "the product minus that: not negative when the sum passes the cap",
+            22,
+            cap_test(prod(), Expr::un(UnOp::RedOr, rt().bits(7, 0))),
+            "product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap",
         ));
         wires.push((
             format!("phai_{n}_capped"),
             1,
             or(
-                id("phai_room_p1").bits(28, 28),
-                not(id(&format!("phai_{n}_over")).bits(36, 36)),
+                id(&format!("phai_{n}_big")),
+                Expr::un(UnOp::RedOr, id(&format!("phai_{n}_over")).bits(21, 20)),
             ),
-            "... with this count's product",
+            "PAPER's hyper increase with this count's product passes the cap",
+        ));
+        wires.push((
+            format!("phai_{n}_up"),
+            22,
+            cap_test(prod(), b1(true)),
+            "product + Rt's integer part + 2**20 - cap",
+        ));
+        wires.push((
+            format!("phai_{n}_reach"),
+            1,
+            or(
+                id(&format!("phai_{n}_big")),
+                Expr::un(UnOp::RedOr, id(&format!("phai_{n}_up")).bits(21, 20)),
+            ),
+            "... reaches the cap",
         ));
     }
     wires.push((
@@ -1619,38 +1669,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     wires.push((
-        "phai_room_up".into(),
-        29,
-        sub(
-            zext(
-                Expr::concat(vec![id("rmax_fx_q").bits(27, 8), Expr::num(8, 0xff)]),
-                1,
-            ),
-            zext(rt(), 1),
-        ),
-        "cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step above the cap",
-    ));
-    wires.push((
-        "phai_ceil".into(),
-        21,
-        id("phai_room_up").bits(28, 8),
-        "cap - Rt in Mb/s, rounded up: the product reaches the cap from there",
-    ));
-    for n in ["tc", "bc"] {
-        wires.push((
-            format!("phai_{n}_reach"),
-            1,
-            or(
-                id("phai_room_up").bits(28, 28),
-                ge(
-                    id(&format!("phai_{n}_prod")),
-                    zext(id("phai_ceil"), 15),
-                ),
-            ),
-            "PAPER's hyper step with this count's product ends at the cap",
-        ));
-    }
-    wires.push((
         "inc_at_cap".into(),
         1,
         tern(
@@ -1720,22 +1738,76 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
     }
-    // Rc + 1 - Rt in [0, 3] as two compares of the new Rt with bounds taken from Rc while
-    // Rt forms (rather than the difference, then a test of its upper bits).
-    wires.push(("rc_up1".into(), 29, add(zext(rc(), 1), d(29, 1)), "Rc + 1"));
-    wires.push((
-        "rc_down2".into(),
-        28,
-        tern(Expr::lt(rc(), d(28, 2)), d(28, 0), sub(rc(), d(28, 2))),
-        "Rc - 2, at least 0",
-    ));
+    // The flags an increase step sets from the new Rt, tested on each candidate Rt and
+    // selected as rt_inc is: a candidate Rt + step is compared by one sum of three or four
+    // terms (a layer of full adders, one carry chain) rather than its sum, the select and
+    // a compare in a row.
+    let cands: Vec<(&str, Option<Expr>)> = vec![
+        ("cap", None),
+        ("keep", None),
+        ("ai", Some(shl_const(cfg("rpg_ai_rate", "value"), 8))),
+        ("hai", Some(shl_const(cfg("rpg_hai_rate", "value"), 8))),
+        ("ptc", Some(shl_const(id("phai_tc_prod").bits(19, 0), 8))),
+        ("pbc", Some(shl_const(id("phai_bc_prod").bits(19, 0), 8))),
+    ];
+    for (c, step) in &cands {
+        let base = if *c == "cap" { id("rmax_fx_q") } else { rt() };
+        let mut terms = vec![base];
+        if let Some(st) = step {
+            terms.push(st.clone());
+        }
+        // Rt' <= Rc + 1: Rc + 1 - Rt' >= 0.
+        let t = nonneg(&mut wires, &format!("near_hi_{c}"), &[rc(), d(28, 1)], &terms, 28);
+        wires.push((format!("near_hi_{c}"), 1, t, ""));
+        // Rt' >= Rc - 2 (0 when Rc < 2: always).
+        let mut up = terms.clone();
+        up.push(d(28, 2));
+        let t = nonneg(&mut wires, &format!("near_lo_{c}"), &up, &[rc()], 28);
+        wires.push((
+            format!("near_lo_{c}"),
+            1,
+            or(Expr::lt(rc(), d(28, 2)), t),
+            "",
+        ));
+        for x in ["ai", "hai"] {
+            let t = nonneg(
+                &mut wires,
+                &format!("capped_{x}_{c}"),
+                &terms.iter().map(|t| zext(t.clone(), 1)).collect::<Vec<_>>(),
+                &[id(&format!("{x}_over_at_q"))],
+                29,
+            );
+            wires.push((format!("capped_{x}_{c}"), 1, t, ""));
+        }
+    }
+    let by_cand = |f: &dyn Fn(&str) -> Expr| {
+        tern(
+            id("inc_ai"),
+            tern(id("rt_ai_capped"), f("cap"), f("ai")),
+            tern(
+                id("inc_hai"),
+                tern(id("rt_hai_capped"), f("cap"), f("hai")),
+                tern(
+                    id("inc_phai"),
+                    tern(
+                        id("phai_capped"),
+                        f("cap"),
+                        tern(id("phai_bc"), f("pbc"), f("ptc")),
+                    ),
+                    f("keep"),
+                ),
+            ),
+        )
+    };
     wires.push((
         "inc_rc_near".into(),
         1,
-        and(vec![
-            Expr::bin(BinOp::Le, zext(id("rt_inc"), 1), id("rc_up1")),
-            ge(id("rt_inc"), id("rc_down2")),
-        ]),
+        by_cand(&|c| {
+            and(vec![
+                id(&format!("near_hi_{c}")),
+                id(&format!("near_lo_{c}")),
+            ])
+        }),
         "Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)",
     ));
     for x in ["ai", "hai"] {
@@ -1743,8 +1815,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         wires.push((
             format!("inc_{x}_capped"),
             1,
-            ge(zext(id("rt_inc"), 1), over_at()),
-            "",
+            by_cand(&|c| id(&format!("capped_{x}_{c}"))),
+            "rt_inc + step passes the cap",
         ));
         wires.push((
             format!("cut_{x}_capped"),
@@ -2339,10 +2411,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "x_cut_prod",
         "ld_keep_prod",
         "x_keep_prod",
-        "phai_room_p1",
-        "phai_room_up",
         "phai_tc_over",
         "phai_bc_over",
+        "phai_tc_up",
+        "phai_bc_up",
         "rc_phai_tc_sum",
         "rc_phai_bc_sum",
         "rc_keep_sum",
@@ -2359,7 +2431,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         if !c.is_empty() {
             decl = decl.comment(*c);
         }
-        if dropped.contains(&name.as_str()) {
+        if dropped.contains(&name.as_str()) || name.ends_with("_sum3") {
             lint.push(V::Decl(decl));
         } else {
             decls.push(V::Decl(decl));
