@@ -376,6 +376,8 @@ module dcqcn_rp #(
   reg        ai_zero_q;
   reg        hai_zero_q;
   reg [19:0] cap_inv_q;
+  reg [15:0] thr_m1_q;
+  reg [15:0] thr_p1_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -594,16 +596,18 @@ module dcqcn_rp #(
   wire        hai_zero_d;       // no hyper step (registered: hai_zero_q)
   wire [15:0] threshold;        // F
   wire        byte_en_d;        // byte counter enabled (registered: byte_en_q)
-  wire        rd_tc_lt_f;
-  wire        rd_tc_gt_f;
-  wire        rd_bc_lt_f;
-  wire        rd_bc_gt_f;
+  wire [15:0] thr_m1_d;         // F - 1, 0 when F is 0 (registered: thr_m1_q)
+  wire [15:0] thr_p1_d;         // F + 1 (registered: thr_p1_q)
   wire        tc_inc_lt_f;
   wire        tc_inc_gt_f;
   wire        bc_inc_lt_f;
   wire        bc_inc_gt_f;
-  wire        tc_skip_lt_f;
   wire        tc_skip_gt_f;
+  wire        tc_skip_lt_f;
+  wire        rd_tc_lt_f;
+  wire        rd_tc_gt_f;
+  wire        rd_bc_lt_f;
+  wire        rd_bc_gt_f;
   wire        hi_lt_f;          // both the timer and the byte count are below F (fast recovery)
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
@@ -759,6 +763,8 @@ module dcqcn_rp #(
   wire [44:0] ld_keep_prod;  // Rc * fac * 655
   wire [52:0] x_cut_prod;    // Rc * alpha
   wire [44:0] x_keep_prod;   // Rc * fac * 655
+  wire [34:0] tc_skip_gt_f_sum3;
+  wire [34:0] tc_skip_lt_f_sum3;
   wire [21:0] phai_tc_over;  // product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap
   wire [21:0] phai_tc_up;    // product + Rt's integer part + 2**20 - cap
   wire [21:0] phai_bc_over;  // product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap
@@ -926,16 +932,22 @@ module dcqcn_rp #(
   assign hai_zero_d = rpg_hai_rate_value_i == 20'd0;
   assign threshold = {11'd0, rpg_threshold_value_i};
   assign byte_en_d = rpg_byte_reset_value_i != 24'd0;
+  assign thr_m1_d = threshold == 16'd0 ? 16'd0 : threshold - 16'd1;
+  assign thr_p1_d = threshold + 16'd1;
+  assign tc_inc_lt_f = w_tc_q < thr_m1_q;
+  assign tc_inc_gt_f = !tc_lt_f_q;
+  assign bc_inc_lt_f = w_bc_q < thr_m1_q;
+  assign bc_inc_gt_f = !bc_lt_f_q;
+  assign tc_skip_gt_f_sum3 = 35'h000000001 + {3'd0, {16'd0, w_tc_q}} + {3'd0, tc_jump_q} +
+                             {3'd0, ~{16'd0, thr_p1_q}};
+  assign tc_skip_gt_f = |tc_skip_gt_f_sum3[34:32];
+  assign tc_skip_lt_f_sum3 = 35'h000000002 + {3'd0, {16'd0, thr_m1_q}} + {3'd0, ~{16'd0, w_tc_q}} +
+                             {3'd0, ~tc_jump_q};
+  assign tc_skip_lt_f = |tc_skip_lt_f_sum3[34:33];
   assign rd_tc_lt_f = rd_tc < threshold;
   assign rd_tc_gt_f = rd_tc > threshold;
   assign rd_bc_lt_f = rd_bc < threshold;
   assign rd_bc_gt_f = rd_bc > threshold;
-  assign tc_inc_lt_f = tc_inc < threshold;
-  assign tc_inc_gt_f = tc_inc > threshold;
-  assign bc_inc_lt_f = bc_inc < threshold;
-  assign bc_inc_gt_f = bc_inc > threshold;
-  assign tc_skip_lt_f = tc_skip < threshold;
-  assign tc_skip_gt_f = tc_skip > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
@@ -1975,6 +1987,8 @@ module dcqcn_rp #(
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
     cap_inv_q <= cap_inv_d;
+    thr_m1_q <= thr_m1_d;
+    thr_p1_q <= thr_p1_d;
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];

@@ -136,6 +136,8 @@ const DERIVED: &[(&str, u32)] = &[
     ("ai_zero", 1),
     ("hai_zero", 1),
     ("cap_inv", 20),
+    ("thr_m1", 16),
+    ("thr_p1", 16),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -1364,13 +1366,47 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     // Each count's order with F is a register (tc_lt_f_q, ...) that every source of a new
     // count sets with it, compared in parallel with the value.
-    for (n, c) in [
-        ("rd_tc", id("rd_tc")),
-        ("rd_bc", id("rd_bc")),
-        ("tc_inc", id("tc_inc")),
-        ("bc_inc", id("bc_inc")),
-        ("tc_skip", id("tc_skip")),
-    ] {
+    // A count after an increase or a skip is compared with F from the count's registers:
+    // count + 1 > F exactly when count >= F (the flag kept with it), count + 1 < F when
+    // count < F - 1 (0 when F is 0, so never), and count + jump by one sum of three terms
+    // each way (saturation at 0xFFFF changes neither).
+    wires.push((
+        "thr_m1_d".into(),
+        16,
+        tern(
+            eq(id("threshold"), d(16, 0)),
+            d(16, 0),
+            sub(id("threshold"), d(16, 1)),
+        ),
+        "F - 1, 0 when F is 0 (registered: thr_m1_q)",
+    ));
+    wires.push((
+        "thr_p1_d".into(),
+        16,
+        add(id("threshold"), d(16, 1)),
+        "F + 1 (registered: thr_p1_q)",
+    ));
+    for n in ["tc", "bc"] {
+        let count = if n == "tc" { tc() } else { id("w_bc_q") };
+        wires.push((
+            format!("{n}_inc_lt_f"),
+            1,
+            Expr::lt(count, id("thr_m1_q")),
+            "",
+        ));
+        wires.push((
+            format!("{n}_inc_gt_f"),
+            1,
+            not(id(&format!("{n}_lt_f_q"))),
+            "",
+        ));
+    }
+    let skip_terms = || vec![zext(tc(), 16), id("tc_jump_q")];
+    let t = nonneg(&mut wires, "tc_skip_gt_f", &skip_terms(), &[zext(id("thr_p1_q"), 16)], 32);
+    wires.push(("tc_skip_gt_f".into(), 1, t, ""));
+    let t = nonneg(&mut wires, "tc_skip_lt_f", &[zext(id("thr_m1_q"), 16)], &skip_terms(), 32);
+    wires.push(("tc_skip_lt_f".into(), 1, t, ""));
+    for (n, c) in [("rd_tc", id("rd_tc")), ("rd_bc", id("rd_bc"))] {
         wires.push((
             format!("{n}_lt_f"),
             1,
