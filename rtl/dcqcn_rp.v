@@ -770,9 +770,9 @@ module dcqcn_rp #(
   wire [21:0] phai_bc_over;  // product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap
   wire [21:0] phai_bc_up;    // product + Rt's integer part + 2**20 - cap
   wire [28:0] rc_keep_sum;
+  wire [28:0] rc_cap_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
-  wire [28:0] rc_cap_sum;
   wire [28:0] rc_phai_tc_sum;
   wire [28:0] rc_phai_bc_sum;
   wire [28:0] rc_phai_sum;
@@ -976,9 +976,12 @@ module dcqcn_rp #(
   assign inc_phai = paper && lo_gt_f;
   assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
   assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
-  assign rc_ai_sum = {1'd0, w_rc_q} + {1'd0, rt_ai} + 29'd1;
-  assign rc_hai_sum = {1'd0, w_rc_q} + {1'd0, rt_hai} + 29'd1;
   assign rc_cap_sum = {1'd0, w_rc_q} + {1'd0, rmax_fx_q} + 29'd1;
+  assign rc_ai_sum = rt_ai_capped ? rc_cap_sum :
+                     {1'd0, w_rc_q} + {1'd0, w_rt_q} + {1'd0, {rpg_ai_rate_value_i, 8'd0}} + 29'd1;
+  assign rc_hai_sum = rt_hai_capped ? rc_cap_sum :
+                      {1'd0, w_rc_q} + {1'd0, w_rt_q} + {1'd0, {rpg_hai_rate_value_i, 8'd0}} +
+                      29'd1;
   assign rc_phai_tc_sum = rc_keep_sum + {1'd0, {phai_tc_prod[19:0], 8'd0}};
   assign rc_phai_bc_sum = rc_keep_sum + {1'd0, {phai_bc_prod[19:0], 8'd0}};
   assign rc_phai_sum = phai_capped ? rc_cap_sum : phai_bc ? rc_phai_bc_sum : rc_phai_tc_sum;

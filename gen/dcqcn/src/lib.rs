@@ -1569,16 +1569,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rt after an increase event",
     ));
-    for (n, r) in [
-        ("rc_keep", rt()),
-        ("rc_ai", id("rt_ai")),
-        ("rc_hai", id("rt_hai")),
-        ("rc_cap", id("rmax_fx_q")),
-    ] {
+    for (n, r) in [("rc_keep", rt()), ("rc_cap", id("rmax_fx_q"))] {
         wires.push((
             format!("{n}_sum"),
             29,
             add(add(zext(rc(), 1), zext(r, 1)), d(29, 1)),
+            "",
+        ));
+    }
+    // Below the cap Rc + (Rt + step) + 1 is one sum of three terms (no carry chain for Rt +
+    // step in front); at the cap it is rc_cap_sum.
+    for (x, step) in [("ai", "rpg_ai_rate"), ("hai", "rpg_hai_rate")] {
+        wires.push((
+            format!("rc_{x}_sum"),
+            29,
+            tern(
+                id(&format!("rt_{x}_capped")),
+                id("rc_cap_sum"),
+                add(
+                    add(zext(rc(), 1), zext(rt(), 1)),
+                    add(zext(shl_const(cfg(step, "value"), 8), 1), d(29, 1)),
+                ),
+            ),
             "",
         ));
     }
