@@ -5,9 +5,10 @@
 //! checks every response and the cycle it appears in against the model; here the whole
 //! burst's cycle count must equal the pipeline's cost model ([`Burst::predicted`]): one cycle
 //! per event, plus the model's catch-up cycles (state-changing periods not folded into the
-//! apply cycle, skip phases), plus one per event for the same flow as the one before it, plus
-//! four cycles of fill. The common case — flows touched at least once per period, no CNP
-//! pending a cut — must cost exactly one cycle per event.
+//! apply cycle, skip phases), plus the waits of events for a flow among the two before them
+//! (two cycles after a same-flow neighbour), plus four cycles of fill. The common case — flows
+//! touched at least once per period, no CNP pending a cut — must cost exactly one cycle per
+//! event.
 
 use rdmagen_dcqcn_tests::bench::{Bench, Burst};
 use rdmagen_dcqcn_tests::case::Op;
@@ -126,6 +127,18 @@ fn all<M: Model>() {
             &round_robin(&one, &sends),
         );
         assert_eq!(r.holds, r.events - 1);
+
+        // (b) Two flows alternating: each event's flow is the one two before it, so it waits
+        // in stage M for that one's write (two events per three cycles).
+        let two = spread::<M>(2);
+        let r = measure(
+            &mut b,
+            "(b) 2 flows alternating: send, CE, read",
+            paper,
+            &warm(&two),
+            &round_robin(&two, &sends),
+        );
+        assert_eq!(r.holds2, r.events - 2);
 
         // (c) Due periods that change state: CNPs mark cuts (mlx5: a cut check every
         // rate_reduce_monitor_period µs; PAPER: every CNP cuts and restarts alpha), and
