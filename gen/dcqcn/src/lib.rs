@@ -1402,9 +1402,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     let skip_terms = || vec![zext(tc(), 16), id("tc_jump_q")];
-    let t = nonneg(&mut wires, "tc_skip_gt_f", &skip_terms(), &[zext(id("thr_p1_q"), 16)], 32);
+    let t = nonneg(
+        &mut wires,
+        "tc_skip_gt_f",
+        &skip_terms(),
+        &[zext(id("thr_p1_q"), 16)],
+        32,
+    );
     wires.push(("tc_skip_gt_f".into(), 1, t, ""));
-    let t = nonneg(&mut wires, "tc_skip_lt_f", &[zext(id("thr_m1_q"), 16)], &skip_terms(), 32);
+    let t = nonneg(
+        &mut wires,
+        "tc_skip_lt_f",
+        &[zext(id("thr_m1_q"), 16)],
+        &skip_terms(),
+        32,
+    );
     wires.push(("tc_skip_lt_f".into(), 1, t, ""));
     for (n, c) in [("rd_tc", id("rd_tc")), ("rd_bc", id("rd_bc"))] {
         wires.push((
@@ -1525,11 +1537,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(
             id("phai_capped"),
             id("rmax_fx_q"),
-            tern(
-                id("phai_bc"),
-                id("rt_phai_bc_sum"),
-                id("rt_phai_tc_sum"),
-            ),
+            tern(id("phai_bc"), id("rt_phai_bc_sum"), id("rt_phai_tc_sum")),
         ),
         "",
     ));
@@ -1613,11 +1621,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(
             id("phai_capped"),
             id("rc_cap_sum"),
-            tern(
-                id("phai_bc"),
-                id("rc_phai_bc_sum"),
-                id("rc_phai_tc_sum"),
-            ),
+            tern(id("phai_bc"), id("rc_phai_bc_sum"), id("rc_phai_tc_sum")),
         ),
         "",
     ));
@@ -1805,7 +1809,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             terms.push(st.clone());
         }
         // Rt' <= Rc + 1: Rc + 1 - Rt' >= 0.
-        let t = nonneg(&mut wires, &format!("near_hi_{c}"), &[rc(), d(28, 1)], &terms, 28);
+        let t = nonneg(
+            &mut wires,
+            &format!("near_hi_{c}"),
+            &[rc(), d(28, 1)],
+            &terms,
+            28,
+        );
         wires.push((format!("near_hi_{c}"), 1, t, ""));
         // Rt' >= Rc - 2 (0 when Rc < 2: always).
         let mut up = terms.clone();
