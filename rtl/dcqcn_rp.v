@@ -982,10 +982,8 @@ module dcqcn_rp #(
   assign rc_hai_sum = rt_hai_capped ? rc_cap_sum :
                       {1'd0, w_rc_q} + {1'd0, w_rt_q} + {1'd0, {rpg_hai_rate_value_i, 8'd0}} +
                       29'd1;
-  assign rc_phai_tc_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + {1'd0, {phai_tc_prod[19:0], 8'd0}} +
-                          29'd1;
-  assign rc_phai_bc_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + {1'd0, {phai_bc_prod[19:0], 8'd0}} +
-                          29'd1;
+  assign rc_phai_tc_sum = rc_keep_sum + {1'd0, {phai_tc_prod[19:0], 8'd0}};
+  assign rc_phai_bc_sum = rc_keep_sum + {1'd0, {phai_bc_prod[19:0], 8'd0}};
   assign rc_phai_sum = phai_capped ? rc_cap_sum : phai_bc ? rc_phai_bc_sum : rc_phai_tc_sum;
   assign rc_inc = inc_ai ? rc_ai_sum[28:1] :
                   inc_hai ? rc_hai_sum[28:1] :

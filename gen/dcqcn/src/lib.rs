@@ -1602,19 +1602,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
     }
-    // PAPER's hyper step below the cap: Rc + Rt + product + 1 as one sum of four terms
-    // (rt_phai_sum does not wrap there: the product is at most (cap - Rt) / 256), not Rt +
-    // product and then Rc, nor Rc + Rt + 1 and then the product.
+    // PAPER's hyper step below the cap adds the product to Rc + Rt + 1 (rt_phai_sum does not
+    // wrap there: the product is at most (cap - Rt) / 256), not Rt + product to Rc.
     for n in ["tc", "bc"] {
         wires.push((
             format!("rc_phai_{n}_sum"),
             29,
             add(
-                add(zext(rc(), 1), zext(rt(), 1)),
-                add(
-                    zext(shl_const(id(&format!("phai_{n}_prod")).bits(19, 0), 8), 1),
-                    d(29, 1),
-                ),
+                id("rc_keep_sum"),
+                zext(shl_const(id(&format!("phai_{n}_prod")).bits(19, 0), 8), 1),
             ),
             "",
         ));
