@@ -7,9 +7,11 @@
 // event (CNP, send request, CE-marked arrival, read-back) reads the word, catches the
 // flow's timers up to now, applies the event, writes the word back and answers on the
 // response channel, in a pipeline that takes one event per cycle:
-//   stage T   take the event, read its flow's word (stage R re-reads while it waits)
-//   stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with
-//             the shaper's tokens accrued; waits while stage X holds the same flow
+//   stage T   take the event, read its flow's word (stage M re-reads while it waits)
+//   stage M   the word (or the one stage X wrote at the reading edge: wb_word_q) and
+//             the shaper's span, rate and rooms, registered; waits while stage R or X
+//             holds the same flow
+//   stage R   the shaper's tokens accrued
 //   stage X   one due period per cycle (a skip phase: 33 cycles), then the event with
 //             at most one alpha period and one cut check without a CNP folded in;
 //             writes the word back and pushes the response (2-entry FIFO)
