@@ -535,7 +535,8 @@ impl ExtHeaders {
         if layout.deth {
             ext.deth = Some(Deth {
                 qkey: be32(b, o),
-                src_qp: be32(b, o + 4),
+                // The byte before it is reserved: ignored on receive (IBA 9.3.3).
+                src_qp: be24(b, o + 5),
             });
             o += 8;
         }

@@ -395,6 +395,21 @@ mod tests {
                 );
             }
         }
+        // The DETH's reserved byte (before the source QP) is ignored: 24-bit src_qp.
+        let mut p = RocePacket::new_ipv4(0x64, q, 7).unwrap();
+        *p.ext.deth.as_mut().unwrap() = crate::roce::Deth {
+            qkey: 0x8001_0000,
+            src_qp: 0xAB_CDEF,
+        };
+        let mut f = p.to_bytes().unwrap();
+        let at = f.len() - 4 - 4; // before the ICRC: the DETH's last 4 bytes (no payload)
+        f[at] = 0x5A;
+        let crc = crate::roce::icrc(&f).unwrap();
+        let n = f.len();
+        f[n - 4..].copy_from_slice(&crc.to_le_bytes());
+        let o = m.hdr.classify(&f, false, 1);
+        assert_eq!(o.verdict, Verdict::Accept);
+        assert_eq!(o.fields.src_qp, 0xAB_CDEF);
         m.qps.get_mut(&(1, q)).unwrap().state = state::INIT;
         assert_eq!(
             send(&mut m, 0x64, 0),
