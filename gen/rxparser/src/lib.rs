@@ -2679,22 +2679,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             ),
             other => id(format!("p4_{other}_q")),
         };
-        for (k, load) in loads.iter_mut().enumerate() {
-            let q = format!("hdr{k}_{name}");
-            // Reset: every output is known from reset on.
-            g.flop(&q, *w, Some(Expr::zero(*w)));
-            g.comb
-                .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
-            load.push(Stmt::assign(id(format!("{q}_d")), src.clone()));
-        }
-        g.assigns.push(V::Assign(
-            id(format!("m_hdr_{name}")),
-            Expr::ternary(
-                id("hdr_rp_q"),
-                id(format!("hdr1_{name}_q")),
-                id(format!("hdr0_{name}_q")),
-            ),
-        ));
+        fifo2_field(&mut g, "hdr", "m_hdr", name, *w, &src, &mut loads);
         if CS_FIELDS.contains(name) {
             let q = format!("out_{name}");
             g.flop(&q, *w, None);
@@ -2761,21 +2746,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ));
     let mut loads = [Vec::new(), Vec::new()];
     for (f, w, e) in &ack_fields {
-        for (k, load) in loads.iter_mut().enumerate() {
-            let q = format!("ack{k}_{f}");
-            g.flop(&q, *w, Some(Expr::zero(*w)));
-            g.comb
-                .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
-            load.push(Stmt::assign(id(format!("{q}_d")), e.clone()));
-        }
-        g.assigns.push(V::Assign(
-            id(format!("m_ack_{f}")),
-            Expr::ternary(
-                id("ack_rp_q"),
-                id(format!("ack1_{f}_q")),
-                id(format!("ack0_{f}_q")),
-            ),
-        ));
+        fifo2_field(&mut g, "ack", "m_ack", f, *w, e, &mut loads);
     }
     let [load0, load1] = loads;
     let may = Expr::and(id("en"), id("p4_may_ack_q"));
@@ -3809,6 +3780,35 @@ fn fifo2(g: &mut Gen, name: &str, push: Expr, ready: Expr) {
             ),
         ),
     ]);
+}
+
+/// One field of [`fifo2`] `name`'s two entries (`{name}0_{field}`, `{name}1_{field}`, reset
+/// flops: every output is known from reset on), each entry's load from `src` added to
+/// `loads`, and the port `{port}_{field}` read through the read pointer.
+fn fifo2_field(
+    g: &mut Gen,
+    name: &str,
+    port: &str,
+    field: &str,
+    w: u32,
+    src: &Expr,
+    loads: &mut [Vec<Stmt>; 2],
+) {
+    for (k, load) in loads.iter_mut().enumerate() {
+        let q = format!("{name}{k}_{field}");
+        g.flop(&q, w, Some(Expr::zero(w)));
+        g.comb
+            .push(Stmt::assign(id(format!("{q}_d")), id(format!("{q}_q"))));
+        load.push(Stmt::assign(id(format!("{q}_d")), src.clone()));
+    }
+    g.assigns.push(V::Assign(
+        id(format!("{port}_{field}")),
+        Expr::ternary(
+            id(format!("{name}_rp_q")),
+            id(format!("{name}1_{field}_q")),
+            id(format!("{name}0_{field}_q")),
+        ),
+    ));
 }
 
 fn payload_output(g: &mut Gen, dw: u32) {
