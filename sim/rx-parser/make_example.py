@@ -18,6 +18,7 @@ from scapy.utils import wrpcap
 QPN = 0x123      # QP 0x123 of VF 0 (example-qps.yaml), ePSN 0xABCD
 VA = 0x7F0000000000
 RKEY = 0x1234    # key of example-qps.yaml: [VA, VA + 0x100000), remote write
+UD_QPN = 0x125   # the UD QP of example-qps.yaml, Q_Key 0x11223344
 
 
 def frame(opcode, psn, qpn=QPN, ext=b"", payload=b"", tos=0):
@@ -31,6 +32,10 @@ def frame(opcode, psn, qpn=QPN, ext=b"", payload=b"", tos=0):
 
 def reth(va, rkey, length):
     return struct.pack(">QII", va, rkey, length)
+
+
+def deth(qkey, src_qp):
+    return struct.pack(">II", qkey, src_qp)
 
 
 def main():
@@ -47,6 +52,9 @@ def main():
         frame(0x0A, 0xABD0, ext=reth(VA + 0x100000 - 8, RKEY, 16),
               payload=data),                                         # nak_access: past the end
         frame(0x04, 0xABD0, qpn=0x124),                              # drop unknown_qp
+        frame(0x64, 7, qpn=UD_QPN, ext=deth(0x11223344, 0xABC),
+              payload=b"ud"),                                        # accept, src_qp 0xABC
+        frame(0x64, 8, qpn=UD_QPN, ext=deth(0x11223345, 0xABC)),     # drop q_key
         Ether(dst="02:00:00:00:00:01", src="02:00:00:00:00:02")
         / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=49152, dport=4791, chksum=0)
         / cnp(QPN),                                                  # accept, cnp

@@ -369,6 +369,8 @@ impl PyRxVerdict {
         d.set_item("va", self.va)?;
         d.set_item("rkey", self.rkey)?;
         d.set_item("dmalen", self.dma_len)?;
+        d.set_item("imm", self.imm)?;
+        d.set_item("src_qp", self.src_qp)?;
         d.set_item("ecn_ce", self.ecn_ce)?;
         d.set_item("cnp", self.cnp)?;
         let hex = |b: &Vec<u8>| b.iter().map(|x| format!("{x:02x}")).collect::<String>();

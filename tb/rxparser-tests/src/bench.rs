@@ -344,6 +344,8 @@ pub struct HdrOut {
     pub va: u64,
     pub rkey: u32,
     pub dma_len: u32,
+    pub imm: u32,
+    pub src_qp: u32,
     pub ecn_ce: bool,
     pub cnp: bool,
     /// The ACK/NAK request registered with this verdict: (AETH syndrome, PSN).
@@ -980,6 +982,8 @@ impl<M: Model> Bench<M> {
                     va: g("va"),
                     rkey: g("rkey") as u32,
                     dma_len: g("dma_len") as u32,
+                    imm: g("imm") as u32,
+                    src_qp: g("src_qp") as u32,
                     ecn_ce: g("ecn_ce") == 1,
                     cnp: g("cnp") == 1,
                     // Both sinks are always ready, so a request shows with its verdict.

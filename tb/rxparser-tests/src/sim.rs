@@ -15,12 +15,14 @@
 //! QP fields: `qpn` is the local QPN or the global `vf << 12 | local`; `state` one of RST,
 //! INIT, RTR, RTS, SQD, ERR; `st` one of RC, UC, UD; `pkey` is the port's P_Key (the parser
 //! has one, so every QP must give the same, default 0xFFFF); optional `mtu` in bytes (256 ..
-//! 4096, default 1024). The QPs grant every remote right; the keys decide. Key fields:
+//! 4096, default 1024) and `qkey` (the Q_Key UD requests must carry, default 0). The QPs
+//! grant every remote right; the keys decide. Key fields:
 //! `access` any of `remote_write`, `remote_read`, `remote_atomic`; optional `vf` (the owning
 //! VF, default `--vf`). Every frame is steered to VF `--vf` (default 0).
 //!
 //! Output per frame: `{"frame":N,"verdict":V,"reason":R,"vf":..,"qpn":..,"opcode":..,"psn":..,
-//! "va":..,"rkey":..,"dmalen":..,"ecn_ce":..,"cnp":..}`, V one of accept, duplicate,
+//! "va":..,"rkey":..,"dmalen":..,"imm":..,"src_qp":..,"ecn_ce":..,"cnp":..}` (`imm`: ImmDt or
+//! IETH; `src_qp`: a UD request's DETH source QP; 0 when absent), V one of accept, duplicate,
 //! nak_seq, nak_access, drop; R the drop reason (`rx_drop_reason` in lower case), `none`
 //! unless dropped; `"ack"`: the ACK/NAK request the parser raised with the verdict,
 //! `{"kind":K,"syndrome":S,"psn":P}` (K `ack`, `nak_seq` or `nak_access`, S the AETH
@@ -108,6 +110,8 @@ pub fn run<M: Model>(
                 "va": v.va,
                 "rkey": v.rkey,
                 "dmalen": v.dma_len,
+                "imm": v.imm,
+                "src_qp": v.src_qp,
                 "ecn_ce": v.ecn_ce,
                 "cnp": v.cnp,
                 "payload_len": v.payload.as_ref().map_or(0, Vec::len),
