@@ -7,9 +7,11 @@
 // event (CNP, send request, CE-marked arrival, read-back) reads the word, catches the
 // flow's timers up to now, applies the event, writes the word back and answers on the
 // response channel, in a pipeline that takes one event per cycle:
-//   stage T   take the event, read its flow's word (stage R re-reads while it waits)
-//   stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with
-//             the shaper's tokens accrued; waits while stage X holds the same flow
+//   stage T   take the event, read its flow's word (stage M re-reads while it waits)
+//   stage M   the word (or the one stage X wrote at the reading edge: wb_word_q) and
+//             the shaper's span, rate and rooms, registered; waits while stage R or X
+//             holds the same flow
+//   stage R   the shaper's tokens accrued
 //   stage X   one due period per cycle (a skip phase: 33 cycles), then the event with
 //             at most one alpha period and one cut check without a CNP folded in;
 //             writes the word back and pushes the response (2-entry FIFO)
@@ -178,6 +180,20 @@ module dcqcn_rp #(
   reg [15:0]          r_bytes_d;
   reg [31:0]          r_now_q;       // microsecond the event was taken
   reg [31:0]          r_now_d;
+  reg [19:0]          r_span_q;      // the shaper's accrual, formed in stage M from its word:
+                                     // microseconds of accrual
+  reg [19:0]          r_span_d;
+  reg [27:0]          r_rate_q;      // ... the rate tokens accrue at
+  reg [27:0]          r_rate_d;
+  reg [34:0]          r_tcap_q;      // ... the bucket's cap
+  reg [34:0]          r_tcap_d;
+  reg [35:0]          r_troom_q;     // ... cap - tokens, negative when the cap dropped below them
+  reg [35:0]          r_troom_d;
+  reg [35:0]          r_groom_q;     // ... need - tokens, negative when the tokens cover the send
+                                     // already
+  reg [35:0]          r_groom_d;
+  reg                 r_ccover_q;    // ... the cap covers the send
+  reg                 r_ccover_d;
   reg                 x_valid_q;     // stage X: an event being caught up and applied
   reg                 x_valid_d;
   reg                 x_skip_q;      // stage X is in a skip phase
@@ -280,9 +296,6 @@ module dcqcn_rp #(
   reg                 cut_fresh_d;
   reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
   reg                 m_bypass_d;
-  reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
-                                     // r_word_q
-  reg                 r_fwd_d;
   reg                 rsp_valid_q;   // response FIFO head (the output register)
   reg                 rsp_valid_d;
   reg [1:0]           rsp_kind_q;
@@ -364,7 +377,9 @@ module dcqcn_rp #(
   reg [28:0] hai_over_at_q;
   reg        ai_zero_q;
   reg        hai_zero_q;
-  reg [28:0] cap_p1_q;
+  reg [19:0] cap_inv_q;
+  reg [15:0] thr_m1_q;
+  reg [15:0] thr_p1_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -421,12 +436,11 @@ module dcqcn_rp #(
 
   // Stage M's state word: the RAM's, unless stage X wrote this flow at the edge that read
   // it (the RAM returns the old word then); registered into r_word_q, so no RAM output
-  // select is in front of stage R's logic. Stage R's word: r_word_q, or wb_word_q when
-  // stage X wrote the flow at the edge that loaded it or while R waited (see r_hazard).
+  // select is in front of stage R's logic. Stage R's word is r_word_q as loaded: stage M
+  // does not move on while stage R or X holds its flow (m_hazard), so no write follows.
   wire [STATE_W-1:0] m_word;
-  wire [STATE_W-1:0] r_word;
   assign m_word = m_bypass_q ? wb_word_q : ram_rdata_q;
-  assign r_word = r_fwd_q ? wb_word_q : r_word_q;
+  wire        md_seen;
   wire        rd_seen;
   wire        rd_acnp;
   wire        rd_dcnp;
@@ -434,6 +448,7 @@ module dcqcn_rp #(
   wire        rd_tokv;
   wire        rd_npv;
   wire [24:0] rd_alpha;
+  wire [27:0] md_rc;
   wire [27:0] rd_rc;
   wire [27:0] rd_rt;
   wire [15:0] rd_tc;
@@ -442,33 +457,38 @@ module dcqcn_rp #(
   wire [31:0] rd_a_next;
   wire [31:0] rd_d_next;
   wire [31:0] rd_i_next;
+  wire [34:0] md_tokens;
   wire [34:0] rd_tokens;
-  wire [31:0] rd_tok_us;
+  wire [31:0] md_tok_us;
   wire [31:0] rd_np_last;
-  assign rd_seen = r_word[0];
-  assign rd_acnp = r_word[1];
-  assign rd_dcnp = r_word[2];
-  assign rd_incon = r_word[3];
-  assign rd_tokv = r_word[4];
-  assign rd_npv = r_word[5];
-  assign rd_alpha = r_word[30:6];
-  assign rd_rc = r_word[58:31];
-  assign rd_rt = r_word[86:59];
-  assign rd_tc = r_word[102:87];
-  assign rd_bc = r_word[118:103];
-  assign rd_bacc = r_word[142:119];
-  assign rd_a_next = r_word[174:143];
-  assign rd_d_next = r_word[206:175];
-  assign rd_i_next = r_word[238:207];
-  assign rd_tokens = r_word[273:239];
-  assign rd_tok_us = r_word[305:274];
-  assign rd_np_last = r_word[337:306];
+  assign md_seen = m_word[0];
+  assign rd_seen = r_word_q[0];
+  assign rd_acnp = r_word_q[1];
+  assign rd_dcnp = r_word_q[2];
+  assign rd_incon = r_word_q[3];
+  assign rd_tokv = r_word_q[4];
+  assign rd_npv = r_word_q[5];
+  assign rd_alpha = r_word_q[30:6];
+  assign md_rc = m_word[58:31];
+  assign rd_rc = r_word_q[58:31];
+  assign rd_rt = r_word_q[86:59];
+  assign rd_tc = r_word_q[102:87];
+  assign rd_bc = r_word_q[118:103];
+  assign rd_bacc = r_word_q[142:119];
+  assign rd_a_next = r_word_q[174:143];
+  assign rd_d_next = r_word_q[206:175];
+  assign rd_i_next = r_word_q[238:207];
+  assign md_tokens = m_word[273:239];
+  assign rd_tokens = r_word_q[273:239];
+  assign md_tok_us = m_word[305:274];
+  assign rd_np_last = r_word_q[337:306];
 
   // Datapath
   wire [19:0] rmax_rate;        // rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or
                                 // above it
   wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
-  wire [28:0] cap_p1_d;         // the cap plus 1 Mb/s (registered: cap_p1_q)
+  wire [19:0] cap_inv_d;        // 2**20 - 1 - the cap in Mb/s: PAPER's hyper step compares with it
+                                // by a sum (registered: cap_inv_q)
   wire [27:0] min_fx;
   wire [27:0] first_fx;
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
@@ -578,24 +598,32 @@ module dcqcn_rp #(
   wire        hai_zero_d;       // no hyper step (registered: hai_zero_q)
   wire [15:0] threshold;        // F
   wire        byte_en_d;        // byte counter enabled (registered: byte_en_q)
-  wire        rd_tc_lt_f;
-  wire        rd_tc_gt_f;
-  wire        rd_bc_lt_f;
-  wire        rd_bc_gt_f;
+  wire [15:0] thr_m1_d;         // F - 1, 0 when F is 0 (registered: thr_m1_q)
+  wire [15:0] thr_p1_d;         // F + 1 (registered: thr_p1_q)
   wire        tc_inc_lt_f;
   wire        tc_inc_gt_f;
   wire        bc_inc_lt_f;
   wire        bc_inc_gt_f;
-  wire        tc_skip_lt_f;
   wire        tc_skip_gt_f;
+  wire        tc_skip_lt_f;
+  wire        rd_tc_lt_f;
+  wire        rd_tc_gt_f;
+  wire        rd_bc_lt_f;
+  wire        rd_bc_gt_f;
   wire        hi_lt_f;          // both the timer and the byte count are below F (fast recovery)
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
   wire [35:0] phai_tc_prod;     // (count - F) * rpg_hai_rate
   wire [35:0] phai_bc_prod;     // (count - F) * rpg_hai_rate
-  wire [35:0] phai_prod;        // PAPER's hyper-increase step: (the smaller count - F) *
-                                // rpg_hai_rate
-  wire [27:0] rt_phai_sum;
+  wire        phai_bc;          // PAPER's hyper step reads the byte count's product
+  wire [27:0] rt_phai_tc_sum;
+  wire        phai_tc_big;      // the product alone passes any cap
+  wire        phai_tc_capped;   // PAPER's hyper increase with this count's product passes the cap
+  wire        phai_tc_reach;    // ... reaches the cap
+  wire [27:0] rt_phai_bc_sum;
+  wire        phai_bc_big;      // the product alone passes any cap
+  wire        phai_bc_capped;   // PAPER's hyper increase with this count's product passes the cap
+  wire        phai_bc_reach;    // ... reaches the cap
   wire        phai_capped;      // PAPER's hyper increase reaches the cap
   wire [27:0] rt_phai;
   wire        inc_ai;           // additive increase
@@ -614,20 +642,40 @@ module dcqcn_rp #(
   wire        cut_rc_at_cap;    // Rc before the cut is the cap
   wire        ai_reach;         // Rt + step >= cap: the step ends at the cap
   wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
-  wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
-                                // there
   wire        inc_at_cap;       // rt_inc is the cap
   wire        i_flat;           // no further stage moves Rt
   wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
   wire        rd_rc_near;
   wire        rd_ai_capped;
   wire        rd_hai_capped;
-  wire [28:0] rc_up1;           // Rc + 1
-  wire [27:0] rc_down2;         // Rc - 2, at least 0
+  wire        near_hi_cap;
+  wire        near_lo_cap;
+  wire        capped_ai_cap;
+  wire        capped_hai_cap;
+  wire        near_hi_keep;
+  wire        near_lo_keep;
+  wire        capped_ai_keep;
+  wire        capped_hai_keep;
+  wire        near_hi_ai;
+  wire        near_lo_ai;
+  wire        capped_ai_ai;
+  wire        capped_hai_ai;
+  wire        near_hi_hai;
+  wire        near_lo_hai;
+  wire        capped_ai_hai;
+  wire        capped_hai_hai;
+  wire        near_hi_ptc;
+  wire        near_lo_ptc;
+  wire        capped_ai_ptc;
+  wire        capped_hai_ptc;
+  wire        near_hi_pbc;
+  wire        near_lo_pbc;
+  wire        capped_ai_pbc;
+  wire        capped_hai_pbc;
   wire        inc_rc_near;      // Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)
-  wire        inc_ai_capped;
+  wire        inc_ai_capped;    // rt_inc + step passes the cap
   wire        cut_ai_capped;    // after a cut
-  wire        inc_hai_capped;
+  wire        inc_hai_capped;   // rt_inc + step passes the cap
   wire        cut_hai_capped;   // after a cut
   wire        i_still;          // increase periods only count
   wire        a_skip;           // two or more idle periods due
@@ -653,8 +701,9 @@ module dcqcn_rp #(
   wire [27:0] rt_shown;         // Rt as the response shows it: the cap before the flow's first CNP
   wire        x_done;           // ... and the response FIFO has room: it does
   wire        x_free;           // stage X takes an event at the next edge
-  wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
   wire        r_adv;            // stage R's event moves to stage X
+  wire        m_hazard;         // stage R or X holds stage M's flow: M waits until it is written
+                                // (and re-reads)
   wire        rsp_pop;          // the response FIFO head is taken
   wire        head_from_sk;     // the FIFO head takes the second entry
   wire        head_free;        // the FIFO head takes a response pushed this cycle
@@ -686,7 +735,7 @@ module dcqcn_rp #(
   wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
   wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
-  wire [34:0] r_need;           // stage R's send in 1/256 bits
+  wire [34:0] m_need;           // stage M's send in 1/256 bits
   wire [35:0] grant_room;       // need - tokens, negative when the tokens cover the send already
   wire [35:0] need_over_burst;  // need - burst, negative when the burst alone covers the send
   wire        cap_cover;        // tok_cap covers the send (the cap saturates only above any send)
@@ -716,24 +765,50 @@ module dcqcn_rp #(
   wire [44:0] ld_keep_prod;  // Rc * fac * 655
   wire [52:0] x_cut_prod;    // Rc * alpha
   wire [44:0] x_keep_prod;   // Rc * fac * 655
-  wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
-                             // negative when Rt is more than 1 Mb/s above the cap
-  wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
-                             // DSP post-adder)
+  wire [34:0] tc_skip_gt_f_sum3;
+  wire [34:0] tc_skip_lt_f_sum3;
+  wire [21:0] phai_tc_over;  // product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap
+  wire [21:0] phai_tc_up;    // product + Rt's integer part + 2**20 - cap
+  wire [21:0] phai_bc_over;  // product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap
+  wire [21:0] phai_bc_up;    // product + Rt's integer part + 2**20 - cap
   wire [28:0] rc_keep_sum;
+  wire [28:0] rc_cap_sum;
   wire [28:0] rc_ai_sum;
   wire [28:0] rc_hai_sum;
-  wire [28:0] rc_cap_sum;
+  wire [28:0] rc_phai_tc_sum;
+  wire [28:0] rc_phai_bc_sum;
   wire [28:0] rc_phai_sum;
-  wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
-                             // above the cap
+  wire [30:0] near_hi_cap_sum3;
+  wire [30:0] near_lo_cap_sum3;
+  wire [30:0] capped_ai_cap_sum3;
+  wire [30:0] capped_hai_cap_sum3;
+  wire [30:0] near_hi_keep_sum3;
+  wire [30:0] near_lo_keep_sum3;
+  wire [30:0] capped_ai_keep_sum3;
+  wire [30:0] capped_hai_keep_sum3;
+  wire [30:0] near_hi_ai_sum3;
+  wire [30:0] near_lo_ai_sum3;
+  wire [31:0] capped_ai_ai_sum3;
+  wire [31:0] capped_hai_ai_sum3;
+  wire [30:0] near_hi_hai_sum3;
+  wire [30:0] near_lo_hai_sum3;
+  wire [31:0] capped_ai_hai_sum3;
+  wire [31:0] capped_hai_hai_sum3;
+  wire [30:0] near_hi_ptc_sum3;
+  wire [30:0] near_lo_ptc_sum3;
+  wire [31:0] capped_ai_ptc_sum3;
+  wire [31:0] capped_hai_ptc_sum3;
+  wire [30:0] near_hi_pbc_sum3;
+  wire [30:0] near_lo_pbc_sum3;
+  wire [31:0] capped_ai_pbc_sum3;
+  wire [31:0] capped_hai_pbc_sum3;
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
                        rpg_max_rate_value_i :
                      line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
-  assign cap_p1_d = {1'd0, rmax_fx_d} + 29'd256;
+  assign cap_inv_d = ~rmax_rate;
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
   assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
@@ -859,35 +934,59 @@ module dcqcn_rp #(
   assign hai_zero_d = rpg_hai_rate_value_i == 20'd0;
   assign threshold = {11'd0, rpg_threshold_value_i};
   assign byte_en_d = rpg_byte_reset_value_i != 24'd0;
+  assign thr_m1_d = threshold == 16'd0 ? 16'd0 : threshold - 16'd1;
+  assign thr_p1_d = threshold + 16'd1;
+  assign tc_inc_lt_f = w_tc_q < thr_m1_q;
+  assign tc_inc_gt_f = !tc_lt_f_q;
+  assign bc_inc_lt_f = w_bc_q < thr_m1_q;
+  assign bc_inc_gt_f = !bc_lt_f_q;
+  assign tc_skip_gt_f_sum3 = 35'h000000001 + {3'd0, {16'd0, w_tc_q}} + {3'd0, tc_jump_q} +
+                             {3'd0, ~{16'd0, thr_p1_q}};
+  assign tc_skip_gt_f = |tc_skip_gt_f_sum3[34:32];
+  assign tc_skip_lt_f_sum3 = 35'h000000002 + {3'd0, {16'd0, thr_m1_q}} + {3'd0, ~{16'd0, w_tc_q}} +
+                             {3'd0, ~tc_jump_q};
+  assign tc_skip_lt_f = |tc_skip_lt_f_sum3[34:33];
   assign rd_tc_lt_f = rd_tc < threshold;
   assign rd_tc_gt_f = rd_tc > threshold;
   assign rd_bc_lt_f = rd_bc < threshold;
   assign rd_bc_gt_f = rd_bc > threshold;
-  assign tc_inc_lt_f = tc_inc < threshold;
-  assign tc_inc_gt_f = tc_inc > threshold;
-  assign bc_inc_lt_f = bc_inc < threshold;
-  assign bc_inc_gt_f = bc_inc > threshold;
-  assign tc_skip_lt_f = tc_skip < threshold;
-  assign tc_skip_gt_f = tc_skip > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
-  assign phai_prod = byte_en_q && bc_lt_tc_q ? phai_bc_prod : phai_tc_prod;
-  assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
-  assign phai_room_p1 = cap_p1_q - {1'd0, w_rt_q};
-  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1[28:8]};
-  assign phai_capped = phai_room_p1[28] || !phai_over[36];
-  assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
+  assign phai_bc = byte_en_q && bc_lt_tc_q;
+  assign rt_phai_tc_sum = w_rt_q + {phai_tc_prod[19:0], 8'd0};
+  assign phai_tc_big = |phai_tc_prod[35:20];
+  assign phai_tc_over = {2'd0, phai_tc_prod[19:0]} + {2'd0, w_rt_q[27:8]} + {2'd0, cap_inv_q} +
+                        {21'd0, |w_rt_q[7:0]};
+  assign phai_tc_capped = phai_tc_big || |phai_tc_over[21:20];
+  assign phai_tc_up = {2'd0, phai_tc_prod[19:0]} + {2'd0, w_rt_q[27:8]} + {2'd0, cap_inv_q} +
+                      {21'd0, 1'b1};
+  assign phai_tc_reach = phai_tc_big || |phai_tc_up[21:20];
+  assign rt_phai_bc_sum = w_rt_q + {phai_bc_prod[19:0], 8'd0};
+  assign phai_bc_big = |phai_bc_prod[35:20];
+  assign phai_bc_over = {2'd0, phai_bc_prod[19:0]} + {2'd0, w_rt_q[27:8]} + {2'd0, cap_inv_q} +
+                        {21'd0, |w_rt_q[7:0]};
+  assign phai_bc_capped = phai_bc_big || |phai_bc_over[21:20];
+  assign phai_bc_up = {2'd0, phai_bc_prod[19:0]} + {2'd0, w_rt_q[27:8]} + {2'd0, cap_inv_q} +
+                      {21'd0, 1'b1};
+  assign phai_bc_reach = phai_bc_big || |phai_bc_up[21:20];
+  assign phai_capped = phai_bc ? phai_bc_capped : phai_tc_capped;
+  assign rt_phai = phai_capped ? rmax_fx_q : phai_bc ? rt_phai_bc_sum : rt_phai_tc_sum;
   assign inc_ai = !hi_lt_f && !lo_gt_f;
   assign inc_hai = !paper && lo_gt_f;
   assign inc_phai = paper && lo_gt_f;
   assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
   assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
-  assign rc_ai_sum = {1'd0, w_rc_q} + {1'd0, rt_ai} + 29'd1;
-  assign rc_hai_sum = {1'd0, w_rc_q} + {1'd0, rt_hai} + 29'd1;
   assign rc_cap_sum = {1'd0, w_rc_q} + {1'd0, rmax_fx_q} + 29'd1;
-  assign rc_phai_sum = phai_capped ? rc_cap_sum : rc_keep_sum + {1'd0, {phai_prod[19:0], 8'd0}};
+  assign rc_ai_sum = rt_ai_capped ? rc_cap_sum :
+                     {1'd0, w_rc_q} + {1'd0, w_rt_q} + {1'd0, {rpg_ai_rate_value_i, 8'd0}} + 29'd1;
+  assign rc_hai_sum = rt_hai_capped ? rc_cap_sum :
+                      {1'd0, w_rc_q} + {1'd0, w_rt_q} + {1'd0, {rpg_hai_rate_value_i, 8'd0}} +
+                      29'd1;
+  assign rc_phai_tc_sum = rc_keep_sum + {1'd0, {phai_tc_prod[19:0], 8'd0}};
+  assign rc_phai_bc_sum = rc_keep_sum + {1'd0, {phai_bc_prod[19:0], 8'd0}};
+  assign rc_phai_sum = phai_capped ? rc_cap_sum : phai_bc ? rc_phai_bc_sum : rc_phai_tc_sum;
   assign rc_inc = inc_ai ? rc_ai_sum[28:1] :
                   inc_hai ? rc_hai_sum[28:1] :
                   inc_phai ? rc_phai_sum[28:1] :
@@ -903,11 +1002,9 @@ module dcqcn_rp #(
   assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
   assign ai_reach = w_rt_q >= ai_reach_at_q;
   assign hai_reach = w_rt_q >= hai_reach_at_q;
-  assign phai_room_up = {1'd0, {rmax_fx_q[27:8], 8'hff}} - {1'd0, w_rt_q};
-  assign phai_ceil = phai_room_up[28:8];
   assign inc_at_cap = inc_ai ? ai_reach :
                       inc_hai ? hai_reach :
-                      inc_phai ? phai_room_up[28] || phai_prod >= {15'd0, phai_ceil} :
+                      inc_phai ? (phai_bc ? phai_bc_reach : phai_tc_reach) :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
                   lo_gt_f ? (hai_capped_q ? rt_at_cap_q : hai_zero_q) :
@@ -916,12 +1013,93 @@ module dcqcn_rp #(
   assign rd_rc_near = rd_rc_over_rt <= 29'd1;
   assign rd_ai_capped = {1'd0, rd_rt} >= ai_over_at_q;
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
-  assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
-  assign rc_down2 = w_rc_q < 28'd2 ? 28'd0 : w_rc_q - 28'd2;
-  assign inc_rc_near = {1'd0, rt_inc} <= rc_up1 && rt_inc >= rc_down2;
-  assign inc_ai_capped = {1'd0, rt_inc} >= ai_over_at_q;
+  assign near_hi_cap_sum3 = 31'h00000001 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~rmax_fx_q};
+  assign near_hi_cap = |near_hi_cap_sum3[30:28];
+  assign near_lo_cap_sum3 = 31'h00000001 + {3'd0, rmax_fx_q} + {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_cap = w_rc_q < 28'd2 || |near_lo_cap_sum3[30:28];
+  assign capped_ai_cap_sum3 = 31'h00000001 + {2'd0, {1'd0, rmax_fx_q}} + {2'd0, ~ai_over_at_q};
+  assign capped_ai_cap = |capped_ai_cap_sum3[30:29];
+  assign capped_hai_cap_sum3 = 31'h00000001 + {2'd0, {1'd0, rmax_fx_q}} + {2'd0, ~hai_over_at_q};
+  assign capped_hai_cap = |capped_hai_cap_sum3[30:29];
+  assign near_hi_keep_sum3 = 31'h00000001 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q};
+  assign near_hi_keep = |near_hi_keep_sum3[30:28];
+  assign near_lo_keep_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_keep = w_rc_q < 28'd2 || |near_lo_keep_sum3[30:28];
+  assign capped_ai_keep_sum3 = 31'h00000001 + {2'd0, {1'd0, w_rt_q}} + {2'd0, ~ai_over_at_q};
+  assign capped_ai_keep = |capped_ai_keep_sum3[30:29];
+  assign capped_hai_keep_sum3 = 31'h00000001 + {2'd0, {1'd0, w_rt_q}} + {2'd0, ~hai_over_at_q};
+  assign capped_hai_keep = |capped_hai_keep_sum3[30:29];
+  assign near_hi_ai_sum3 = 31'h00000002 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q} +
+                           {3'd0, ~{rpg_ai_rate_value_i, 8'd0}};
+  assign near_hi_ai = |near_hi_ai_sum3[30:29];
+  assign near_lo_ai_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, {rpg_ai_rate_value_i, 8'd0}} +
+                           {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_ai = w_rc_q < 28'd2 || |near_lo_ai_sum3[30:28];
+  assign capped_ai_ai_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                             {3'd0, {1'd0, {rpg_ai_rate_value_i, 8'd0}}} + {3'd0, ~ai_over_at_q};
+  assign capped_ai_ai = |capped_ai_ai_sum3[31:29];
+  assign capped_hai_ai_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                              {3'd0, {1'd0, {rpg_ai_rate_value_i, 8'd0}}} + {3'd0, ~hai_over_at_q};
+  assign capped_hai_ai = |capped_hai_ai_sum3[31:29];
+  assign near_hi_hai_sum3 = 31'h00000002 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q} +
+                            {3'd0, ~{rpg_hai_rate_value_i, 8'd0}};
+  assign near_hi_hai = |near_hi_hai_sum3[30:29];
+  assign near_lo_hai_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, {rpg_hai_rate_value_i, 8'd0}} +
+                            {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_hai = w_rc_q < 28'd2 || |near_lo_hai_sum3[30:28];
+  assign capped_ai_hai_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                              {3'd0, {1'd0, {rpg_hai_rate_value_i, 8'd0}}} + {3'd0, ~ai_over_at_q};
+  assign capped_ai_hai = |capped_ai_hai_sum3[31:29];
+  assign capped_hai_hai_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                               {3'd0, {1'd0, {rpg_hai_rate_value_i, 8'd0}}} +
+                               {3'd0, ~hai_over_at_q};
+  assign capped_hai_hai = |capped_hai_hai_sum3[31:29];
+  assign near_hi_ptc_sum3 = 31'h00000002 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q} +
+                            {3'd0, ~{phai_tc_prod[19:0], 8'd0}};
+  assign near_hi_ptc = |near_hi_ptc_sum3[30:29];
+  assign near_lo_ptc_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, {phai_tc_prod[19:0], 8'd0}} +
+                            {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_ptc = w_rc_q < 28'd2 || |near_lo_ptc_sum3[30:28];
+  assign capped_ai_ptc_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                              {3'd0, {1'd0, {phai_tc_prod[19:0], 8'd0}}} + {3'd0, ~ai_over_at_q};
+  assign capped_ai_ptc = |capped_ai_ptc_sum3[31:29];
+  assign capped_hai_ptc_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                               {3'd0, {1'd0, {phai_tc_prod[19:0], 8'd0}}} + {3'd0, ~hai_over_at_q};
+  assign capped_hai_ptc = |capped_hai_ptc_sum3[31:29];
+  assign near_hi_pbc_sum3 = 31'h00000002 + {3'd0, w_rc_q} + {3'd0, 28'd1} + {3'd0, ~w_rt_q} +
+                            {3'd0, ~{phai_bc_prod[19:0], 8'd0}};
+  assign near_hi_pbc = |near_hi_pbc_sum3[30:29];
+  assign near_lo_pbc_sum3 = 31'h00000001 + {3'd0, w_rt_q} + {3'd0, {phai_bc_prod[19:0], 8'd0}} +
+                            {3'd0, 28'd2} + {3'd0, ~w_rc_q};
+  assign near_lo_pbc = w_rc_q < 28'd2 || |near_lo_pbc_sum3[30:28];
+  assign capped_ai_pbc_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                              {3'd0, {1'd0, {phai_bc_prod[19:0], 8'd0}}} + {3'd0, ~ai_over_at_q};
+  assign capped_ai_pbc = |capped_ai_pbc_sum3[31:29];
+  assign capped_hai_pbc_sum3 = 32'h00000001 + {3'd0, {1'd0, w_rt_q}} +
+                               {3'd0, {1'd0, {phai_bc_prod[19:0], 8'd0}}} + {3'd0, ~hai_over_at_q};
+  assign capped_hai_pbc = |capped_hai_pbc_sum3[31:29];
+  assign inc_rc_near = inc_ai ?
+                         (rt_ai_capped ? near_hi_cap && near_lo_cap : near_hi_ai && near_lo_ai) :
+                       inc_hai ?
+                         (rt_hai_capped ? near_hi_cap && near_lo_cap : near_hi_hai && near_lo_hai) :
+                       inc_phai ?
+                         (phai_capped ? near_hi_cap && near_lo_cap :
+                          phai_bc ? near_hi_pbc && near_lo_pbc :
+                          near_hi_ptc && near_lo_ptc) :
+                       near_hi_keep && near_lo_keep;
+  assign inc_ai_capped = inc_ai ? (rt_ai_capped ? capped_ai_cap : capped_ai_ai) :
+                         inc_hai ? (rt_hai_capped ? capped_ai_cap : capped_ai_hai) :
+                         inc_phai ?
+                           (phai_capped ? capped_ai_cap : phai_bc ? capped_ai_pbc : capped_ai_ptc) :
+                         capped_ai_keep;
   assign cut_ai_capped = clamp ? {1'd0, cut_rc_q} >= ai_over_at_q : ai_capped_q;
-  assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
+  assign inc_hai_capped = inc_ai ? (rt_ai_capped ? capped_hai_cap : capped_hai_ai) :
+                          inc_hai ? (rt_hai_capped ? capped_hai_cap : capped_hai_hai) :
+                          inc_phai ?
+                            (phai_capped ? capped_hai_cap :
+                             phai_bc ? capped_hai_pbc :
+                             capped_hai_ptc) :
+                          capped_hai_keep;
   assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
   assign i_still = !w_dcnp_q && rc_near_q && i_flat;
   assign a_skip = a_due_q && a_still && !a_once_q;
@@ -947,13 +1125,13 @@ module dcqcn_rp #(
   assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
   assign x_done = x_apply && !sk_valid_q;
   assign x_free = !x_valid_q || x_done;
-  assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
-  assign r_adv = r_valid_q && x_free && !r_hazard;
+  assign r_adv = r_valid_q && x_free;
+  assign m_hazard = (r_valid_q && r_flow_q == m_flow_q) || (x_valid_q && ev_flow_q == m_flow_q);
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
   assign head_from_sk = sk_valid_q && rsp_pop;
   assign head_free = !sk_valid_q && (!rsp_valid_q || rsp_pop);
   assign r_free = !r_valid_q || r_adv;
-  assign m_adv = m_valid_q && r_free;
+  assign m_adv = m_valid_q && r_free && !m_hazard;
   assign m_free = !m_valid_q || m_adv;
   assign take = s_evt_valid && s_evt_ready;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
@@ -961,34 +1139,34 @@ module dcqcn_rp #(
   assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
                          w_bc_q != 16'hffff;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
-  assign tok_elapsed = r_now_q - rd_tok_us;
-  assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
-  assign tok_at_rc = rd_seen && ctrl_rp_enable_i;
-  assign tok_rate = tok_at_rc ? rd_rc : rmax_fx_q;
-  assign tok_gain_lo = {20'd0, tok_rate[16:0]} * {17'd0, tok_span};
-  assign tok_gain_hi = {20'd0, tok_rate[27:17]} * {11'd0, tok_span};
+  assign tok_elapsed = m_now_q - md_tok_us;
+  assign tok_span = |tok_elapsed[31:20] ? 20'hfffff : tok_elapsed[19:0];
+  assign tok_at_rc = md_seen && ctrl_rp_enable_i;
+  assign tok_rate = tok_at_rc ? md_rc : rmax_fx_q;
+  assign tok_gain_lo = {20'd0, r_rate_q[16:0]} * {17'd0, r_span_q};
+  assign tok_gain_hi = {20'd0, r_rate_q[27:17]} * {11'd0, r_span_q};
   assign tok_gain = {11'd0, tok_gain_lo} + {tok_gain_hi, 17'd0};
   assign tok_sum = rd_tokens + tok_gain[34:0];
-  assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
+  assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, md_rc};
   assign cap_max_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_q};
   assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) :
                    cap_max_sum[35] ? 35'h7ffffffff :
                    cap_max_sum[34:0];
-  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, rd_tokens};
-  assign room_at_rc = burst_room + {8'd0, rd_rc};
+  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, md_tokens};
+  assign room_at_rc = burst_room + {8'd0, md_rc};
   assign room_at_max = {1'd0, cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0]} -
-                       {1'd0, rd_tokens};
-  assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
-  assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
-  assign tok_fill = tok_over ? tok_cap : tok_sum;
+                       {1'd0, md_tokens};
+  assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~md_tokens} : room_at_rc) : room_at_max;
+  assign tok_over = !rd_tokv | r_troom_q[35] | (tok_gain > {13'd0, r_troom_q[34:0]});
+  assign tok_fill = tok_over ? r_tcap_q : tok_sum;
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
-  assign r_need = {8'd0, {r_bytes_q, 11'd0}};
-  assign grant_room = {1'd0, r_need} - {1'd0, rd_tokens};
-  assign need_over_burst = {1'd0, r_need} - {1'd0, {shaper_burst_value_i, 11'd0}};
+  assign m_need = {8'd0, {m_bytes_q, 11'd0}};
+  assign grant_room = {1'd0, m_need} - {1'd0, md_tokens};
+  assign need_over_burst = {1'd0, m_need} - {1'd0, {shaper_burst_value_i, 11'd0}};
   assign cap_cover = need_over_burst[35] ||
-                     (tok_at_rc ? {7'd0, rd_rc} >= need_over_burst[34:0] :
+                     (tok_at_rc ? {7'd0, md_rc} >= need_over_burst[34:0] :
                       {7'd0, rmax_fx_q} >= need_over_burst[34:0]);
-  assign rd_grant = tok_over ? cap_cover : grant_room[35] || tok_gain >= {13'd0, grant_room[34:0]};
+  assign rd_grant = tok_over ? r_ccover_q : r_groom_q[35] || tok_gain >= {13'd0, r_groom_q[34:0]};
   assign rd_byte_sum = {1'd0, rd_bacc} + {9'd0, r_bytes_q};
   assign rd_fire = rd_byte_sum >= {1'd0, rpg_byte_reset_value_i};
   assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
@@ -1044,6 +1222,12 @@ module dcqcn_rp #(
     r_flow_d = r_flow_q;
     r_bytes_d = r_bytes_q;
     r_now_d = r_now_q;
+    r_span_d = r_span_q;
+    r_rate_d = r_rate_q;
+    r_tcap_d = r_tcap_q;
+    r_troom_d = r_troom_q;
+    r_groom_d = r_groom_q;
+    r_ccover_d = r_ccover_q;
     x_valid_d = x_valid_q;
     x_skip_d = x_skip_q;
     ev_kind_d = ev_kind_q;
@@ -1149,9 +1333,7 @@ module dcqcn_rp #(
     cut_m_c_d = x_cut_m_c;
     cut_fresh_d = !x_step;
     wb_word_d = wb_word_q;
-    // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
-    // stage X's word in every cycle, written or not)
-    r_word_d = r_word;
+    r_word_d = r_word_q;
     ram_wdata = {STATE_W{1'b0}};
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
@@ -1217,6 +1399,12 @@ module dcqcn_rp #(
           r_bytes_d = m_bytes_q;
           r_now_d = m_now_q;
           r_word_d = m_word;
+          r_span_d = tok_span;
+          r_rate_d = tok_rate;
+          r_tcap_d = tok_cap;
+          r_troom_d = tok_room;
+          r_groom_d = grant_room;
+          r_ccover_d = cap_cover;
         end else if (r_adv) begin
           r_valid_d = 1'b0;
         end
@@ -1629,8 +1817,6 @@ module dcqcn_rp #(
                  (!m_free ? m_flow_q == ev_flow_q :
                   t_valid_q ? t_flow_q == ev_flow_q :
                   s_evt_flow == ev_flow_q);
-    // Stage R's forward: stage X writes at this edge the flow stage R holds next
-    r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_q : r_flow_q == ev_flow_q);
   end
 
   always @(posedge clk) begin
@@ -1647,7 +1833,6 @@ module dcqcn_rp #(
       x_skip_q <= 1'b0;
       cut_fresh_q <= 1'b0;
       m_bypass_q <= 1'b0;
-      r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_kind_q <= 2'b00;
       rsp_flow_q <= {FLOW_BITS{1'b0}};
@@ -1677,7 +1862,6 @@ module dcqcn_rp #(
       x_skip_q <= x_skip_d;
       cut_fresh_q <= cut_fresh_d;
       m_bypass_q <= m_bypass_d;
-      r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;
       rsp_kind_q <= rsp_kind_d;
       rsp_flow_q <= rsp_flow_d;
@@ -1709,6 +1893,12 @@ module dcqcn_rp #(
     r_flow_q <= r_flow_d;
     r_bytes_q <= r_bytes_d;
     r_now_q <= r_now_d;
+    r_span_q <= r_span_d;
+    r_rate_q <= r_rate_d;
+    r_tcap_q <= r_tcap_d;
+    r_troom_q <= r_troom_d;
+    r_groom_q <= r_groom_d;
+    r_ccover_q <= r_ccover_d;
     ev_kind_q <= ev_kind_d;
     ev_flow_q <= ev_flow_d;
     ev_bytes_q <= ev_bytes_d;
@@ -1801,7 +1991,9 @@ module dcqcn_rp #(
     hai_over_at_q <= hai_over_at_d;
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
-    cap_p1_q <= cap_p1_d;
+    cap_inv_q <= cap_inv_d;
+    thr_m1_q <= thr_m1_d;
+    thr_p1_q <= thr_p1_d;
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];

@@ -135,7 +135,9 @@ const DERIVED: &[(&str, u32)] = &[
     ("hai_over_at", 29),
     ("ai_zero", 1),
     ("hai_zero", 1),
-    ("cap_p1", 29),
+    ("cap_inv", 20),
+    ("thr_m1", 16),
+    ("thr_p1", 16),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -219,6 +221,33 @@ fn or(a: Expr, b: Expr) -> Expr {
 fn tern(c: Expr, t: Expr, f: Expr) -> Expr {
     Expr::ternary(c, t, f)
 }
+/// Whether the sum of `pos` less the sum of `neg` (every term below 2**`w`) is not negative:
+/// one sum, Σ pos + Σ ~neg + |neg| = Σ pos - Σ neg + |neg| * 2**w, compared with |neg| * 2**w
+/// by its top bits (|neg| is 1 or 2), so Yosys forms it as full adders and one carry chain.
+/// The sum is wire `<name>_sum3` (pushed to `wires`); returns the test.
+fn nonneg(wires: &mut Wires, name: &str, pos: &[Expr], neg: &[Expr], w: u32) -> Expr {
+    let k = neg.len() as u32;
+    assert!(k == 1 || k == 2, "one or two negative terms");
+    let n = pos.len() as u32 + k;
+    // Bits for sums up to n * 2**w.
+    let sw = w + 32 - (n - 1).leading_zeros() + 1;
+    let mut sum = Expr::num(sw, u128::from(k));
+    for t in pos {
+        sum = add(sum, zext(t.clone(), sw - w));
+    }
+    for t in neg {
+        sum = add(sum, zext(Expr::bitnot(t.clone()), sw - w));
+    }
+    // k * 2**w is 2**w or 2**(w + 1): the sum reaches it when a bit from there up is set.
+    let from = w + k - 1;
+    let wire = format!("{name}_sum3");
+    wires.push((wire.clone(), sw, sum, ""));
+    Expr::un(UnOp::RedOr, id(&wire).bits(sw - 1, from))
+}
+
+/// Named combinational wires: name, width, value, comment.
+type Wires = Vec<(String, u32, Expr, &'static str)>;
+
 /// `{pad'd0, x}`.
 fn zext(x: Expr, pad: u32) -> Expr {
     Expr::concat(vec![d(pad, 0), x])
@@ -293,9 +322,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "event (CNP, send request, CE-marked arrival, read-back) reads the word, catches the",
             "flow's timers up to now, applies the event, writes the word back and answers on the",
             "response channel, in a pipeline that takes one event per cycle:",
-            "  stage T   take the event, read its flow's word (stage R re-reads while it waits)",
-            "  stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with",
-            "            the shaper's tokens accrued; waits while stage X holds the same flow",
+            "  stage T   take the event, read its flow's word (stage M re-reads while it waits)",
+            "  stage M   the word (or the one stage X wrote at the reading edge: wb_word_q) and",
+            "            the shaper's span, rate and rooms, registered; waits while stage R or X",
+            "            holds the same flow",
+            "  stage R   the shaper's tokens accrued",
             "  stage X   one due period per cycle (a skip phase: 33 cycles), then the event with",
             "            at most one alpha period and one cut check without a CNP folded in;",
             "            writes the word back and pushes the response (2-entry FIFO)",
@@ -504,6 +535,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("r_bytes", 16, ""),
         ("r_now", 32, "microsecond the event was taken"),
         (
+            "r_span",
+            20,
+            "the shaper's accrual, formed in stage M from its word: microseconds of accrual",
+        ),
+        ("r_rate", 28, "... the rate tokens accrue at"),
+        ("r_tcap", 35, "... the bucket's cap"),
+        (
+            "r_troom",
+            36,
+            "... cap - tokens, negative when the cap dropped below them",
+        ),
+        (
+            "r_groom",
+            36,
+            "... need - tokens, negative when the tokens cover the send already",
+        ),
+        ("r_ccover", 1, "... the cap covers the send"),
+        (
             "x_valid",
             1,
             "stage X: an event being caught up and applied",
@@ -621,11 +670,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "m_bypass",
             1,
             "stage X wrote stage M's flow at the edge that read it",
-        ),
-        (
-            "r_fwd",
-            1,
-            "stage X wrote stage R's flow at the edge that loaded r_word_q",
         ),
         ("rsp_valid", 1, "response FIFO head (the output register)"),
         ("rsp_kind", 2, ""),
@@ -753,36 +797,44 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Stage M's state word: the RAM's, unless stage X wrote this flow at the edge that read"
             .into(),
         "it (the RAM returns the old word then); registered into r_word_q, so no RAM output".into(),
-        "select is in front of stage R's logic. Stage R's word: r_word_q, or wb_word_q when".into(),
-        "stage X wrote the flow at the edge that loaded it or while R waited (see r_hazard)."
+        "select is in front of stage R's logic. Stage R's word is r_word_q as loaded: stage M"
+            .into(),
+        "does not move on while stage R or X holds its flow (m_hazard), so no write follows."
             .into(),
     ]));
-    for name in ["m_word", "r_word"] {
-        items.push(V::Decl(Decl::wire(name, Some(Range::width(id("STATE_W"))))));
-    }
+    items.push(V::Decl(Decl::wire(
+        "m_word",
+        Some(Range::width(id("STATE_W"))),
+    )));
     items.push(V::Assign(
         id("m_word"),
         tern(id("m_bypass_q"), id("wb_word_q"), id("ram_rdata_q")),
     ));
-    items.push(V::Assign(
-        id("r_word"),
-        tern(id("r_fwd_q"), id("wb_word_q"), id("r_word_q")),
-    ));
     let mut lsb = 0;
     let mut rd_assigns = Vec::new();
     for &(f, w) in STATE_FIELDS {
-        items.push(V::Decl(Decl::wire(format!("rd_{f}"), bits(w))));
-        rd_assigns.push(V::Assign(
-            id(&format!("rd_{f}")),
-            id("r_word").bits(lsb + w - 1, lsb),
-        ));
+        for (prefix, word) in [("md", "m_word"), ("rd", "r_word_q")] {
+            // Stage M reads what the shaper's accrual needs; stage R all but its time.
+            let skip = match prefix {
+                "md" => !["seen", "rc", "tokens", "tok_us"].contains(&f),
+                _ => f == "tok_us",
+            };
+            if skip {
+                continue;
+            }
+            items.push(V::Decl(Decl::wire(format!("{prefix}_{f}"), bits(w))));
+            rd_assigns.push(V::Assign(
+                id(&format!("{prefix}_{f}")),
+                id(word).bits(lsb + w - 1, lsb),
+            ));
+        }
         lsb += w;
     }
     items.extend(rd_assigns);
     items.push(V::Blank);
 
     // Combinational datapath, as named wires.
-    let mut wires: Vec<(String, u32, Expr, &str)> = Vec::new();
+    let mut wires: Wires = Vec::new();
     let rc = || id("w_rc_q");
     let rt = || id("w_rt_q");
     let tc = || id("w_tc_q");
@@ -807,10 +859,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "registered: rmax_fx_q",
     ));
     wires.push((
-        "cap_p1_d".into(),
-        29,
-        add(zext(id("rmax_fx_d"), 1), d(29, 256)),
-        "the cap plus 1 Mb/s (registered: cap_p1_q)",
+        "cap_inv_d".into(),
+        20,
+        Expr::bitnot(id("rmax_rate")),
+        "2**20 - 1 - the cap in Mb/s: PAPER's hyper step compares with it by a sum (registered: cap_inv_q)",
     ));
     wires.push((
         "min_fx".into(),
@@ -1316,13 +1368,59 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     // Each count's order with F is a register (tc_lt_f_q, ...) that every source of a new
     // count sets with it, compared in parallel with the value.
-    for (n, c) in [
-        ("rd_tc", id("rd_tc")),
-        ("rd_bc", id("rd_bc")),
-        ("tc_inc", id("tc_inc")),
-        ("bc_inc", id("bc_inc")),
-        ("tc_skip", id("tc_skip")),
-    ] {
+    // A count after an increase or a skip is compared with F from the count's registers:
+    // count + 1 > F exactly when count >= F (the flag kept with it), count + 1 < F when
+    // count < F - 1 (0 when F is 0, so never), and count + jump by one sum of three terms
+    // each way (saturation at 0xFFFF changes neither).
+    wires.push((
+        "thr_m1_d".into(),
+        16,
+        tern(
+            eq(id("threshold"), d(16, 0)),
+            d(16, 0),
+            sub(id("threshold"), d(16, 1)),
+        ),
+        "F - 1, 0 when F is 0 (registered: thr_m1_q)",
+    ));
+    wires.push((
+        "thr_p1_d".into(),
+        16,
+        add(id("threshold"), d(16, 1)),
+        "F + 1 (registered: thr_p1_q)",
+    ));
+    for n in ["tc", "bc"] {
+        let count = if n == "tc" { tc() } else { id("w_bc_q") };
+        wires.push((
+            format!("{n}_inc_lt_f"),
+            1,
+            Expr::lt(count, id("thr_m1_q")),
+            "",
+        ));
+        wires.push((
+            format!("{n}_inc_gt_f"),
+            1,
+            not(id(&format!("{n}_lt_f_q"))),
+            "",
+        ));
+    }
+    let skip_terms = || vec![zext(tc(), 16), id("tc_jump_q")];
+    let t = nonneg(
+        &mut wires,
+        "tc_skip_gt_f",
+        &skip_terms(),
+        &[zext(id("thr_p1_q"), 16)],
+        32,
+    );
+    wires.push(("tc_skip_gt_f".into(), 1, t, ""));
+    let t = nonneg(
+        &mut wires,
+        "tc_skip_lt_f",
+        &[zext(id("thr_m1_q"), 16)],
+        &skip_terms(),
+        32,
+    );
+    wires.push(("tc_skip_lt_f".into(), 1, t, ""));
+    for (n, c) in [("rd_tc", id("rd_tc")), ("rd_bc", id("rd_bc"))] {
         wires.push((
             format!("{n}_lt_f"),
             1,
@@ -1364,44 +1462,75 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "(count - F) * rpg_hai_rate",
         ));
     }
+    // PAPER's hyper-increase step is (the smaller count - F) * rpg_hai_rate: each product's
+    // sums and cap tests are formed after its DSP, and the smaller count's picked after them,
+    // so no select stands between a product and its carry chains.
     wires.push((
-        "phai_prod".into(),
-        36,
-        tern(
-            and(vec![id("byte_en_q"), id("bc_lt_tc_q")]),
-            id("phai_bc_prod"),
-            id("phai_tc_prod"),
-        ),
-        "PAPER's hyper-increase step: (the smaller count - F) * rpg_hai_rate",
+        "phai_bc".into(),
+        1,
+        and(vec![id("byte_en_q"), id("bc_lt_tc_q")]),
+        "PAPER's hyper step reads the byte count's product",
     ));
-    wires.push((
-        "rt_phai_sum".into(),
-        28,
-        add(rt(), shl_const(id("phai_prod").bits(19, 0), 8)),
-        "",
-    ));
-    wires.push((
-        "phai_room_p1".into(),
-        29,
-        sub(id("cap_p1_q"), zext(rt(), 1)),
-        "cap - Rt + 256: its integer part is that of cap - Rt, plus 1; negative when Rt is more than 1 Mb/s above the cap",
-    ));
-    wires.push((
-        "phai_over".into(),
-        37,
-        sub(
-            zext(id("phai_prod"), 1),
-            zext(id("phai_room_p1").bits(28, 8), 16),
-        ),
-        "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
-    ));
+    // The cap's fraction is 0, so Rt + product * 256 passes the cap exactly when product +
+    // Rt's integer part + (Rt has a fraction) > the cap in Mb/s, and reaches it when product
+    // + Rt's integer part >= the cap: a product from 2**20 up does both, else one sum of
+    // three 20-bit terms (a layer of full adders, one carry chain) from the DSP's output and
+    // registers, at least 2**20 when it does.
+    let cap_test = |prod: Expr, cin: Expr| {
+        add(
+            add(zext(prod.bits(19, 0), 2), zext(rt().bits(27, 8), 2)),
+            add(zext(id("cap_inv_q"), 2), zext(cin, 21)),
+        )
+    };
+    for n in ["tc", "bc"] {
+        let prod = || id(&format!("phai_{n}_prod"));
+        wires.push((
+            format!("rt_phai_{n}_sum"),
+            28,
+            add(rt(), shl_const(prod().bits(19, 0), 8)),
+            "",
+        ));
+        wires.push((
+            format!("phai_{n}_big"),
+            1,
+            Expr::un(UnOp::RedOr, prod().bits(35, 20)),
+            "the product alone passes any cap",
+        ));
+        wires.push((
+            format!("phai_{n}_over"),
+            22,
+            cap_test(prod(), Expr::un(UnOp::RedOr, rt().bits(7, 0))),
+            "product + Rt's integer part + (Rt's fraction != 0) + 2**20 - 1 - cap",
+        ));
+        wires.push((
+            format!("phai_{n}_capped"),
+            1,
+            or(
+                id(&format!("phai_{n}_big")),
+                Expr::un(UnOp::RedOr, id(&format!("phai_{n}_over")).bits(21, 20)),
+            ),
+            "PAPER's hyper increase with this count's product passes the cap",
+        ));
+        wires.push((
+            format!("phai_{n}_up"),
+            22,
+            cap_test(prod(), b1(true)),
+            "product + Rt's integer part + 2**20 - cap",
+        ));
+        wires.push((
+            format!("phai_{n}_reach"),
+            1,
+            or(
+                id(&format!("phai_{n}_big")),
+                Expr::un(UnOp::RedOr, id(&format!("phai_{n}_up")).bits(21, 20)),
+            ),
+            "... reaches the cap",
+        ));
+    }
     wires.push((
         "phai_capped".into(),
         1,
-        or(
-            id("phai_room_p1").bits(28, 28),
-            not(id("phai_over").bits(36, 36)),
-        ),
+        tern(id("phai_bc"), id("phai_bc_capped"), id("phai_tc_capped")),
         "PAPER's hyper increase reaches the cap",
     ));
     wires.push((
@@ -1410,7 +1539,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         tern(
             id("phai_capped"),
             id("rmax_fx_q"),
-            id("rt_phai_sum").bits(27, 0),
+            tern(id("phai_bc"), id("rt_phai_bc_sum"), id("rt_phai_tc_sum")),
         ),
         "",
     ));
@@ -1450,12 +1579,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rt after an increase event",
     ));
-    for (n, r) in [
-        ("rc_keep", rt()),
-        ("rc_ai", id("rt_ai")),
-        ("rc_hai", id("rt_hai")),
-        ("rc_cap", id("rmax_fx_q")),
-    ] {
+    for (n, r) in [("rc_keep", rt()), ("rc_cap", id("rmax_fx_q"))] {
         wires.push((
             format!("{n}_sum"),
             29,
@@ -1463,18 +1587,43 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
     }
+    // Below the cap Rc + (Rt + step) + 1 is one sum of three terms (no carry chain for Rt +
+    // step in front); at the cap it is rc_cap_sum.
+    for (x, step) in [("ai", "rpg_ai_rate"), ("hai", "rpg_hai_rate")] {
+        wires.push((
+            format!("rc_{x}_sum"),
+            29,
+            tern(
+                id(&format!("rt_{x}_capped")),
+                id("rc_cap_sum"),
+                add(
+                    add(zext(rc(), 1), zext(rt(), 1)),
+                    add(zext(shl_const(cfg(step, "value"), 8), 1), d(29, 1)),
+                ),
+            ),
+            "",
+        ));
+    }
     // PAPER's hyper step below the cap adds the product to Rc + Rt + 1 (rt_phai_sum does not
     // wrap there: the product is at most (cap - Rt) / 256), not Rt + product to Rc.
+    for n in ["tc", "bc"] {
+        wires.push((
+            format!("rc_phai_{n}_sum"),
+            29,
+            add(
+                id("rc_keep_sum"),
+                zext(shl_const(id(&format!("phai_{n}_prod")).bits(19, 0), 8), 1),
+            ),
+            "",
+        ));
+    }
     wires.push((
         "rc_phai_sum".into(),
         29,
         tern(
             id("phai_capped"),
             id("rc_cap_sum"),
-            add(
-                id("rc_keep_sum"),
-                zext(shl_const(id("phai_prod").bits(19, 0), 8), 1),
-            ),
+            tern(id("phai_bc"), id("rc_phai_bc_sum"), id("rc_phai_tc_sum")),
         ),
         "",
     ));
@@ -1574,24 +1723,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     wires.push((
-        "phai_room_up".into(),
-        29,
-        sub(
-            zext(
-                Expr::concat(vec![id("rmax_fx_q").bits(27, 8), Expr::num(8, 0xff)]),
-                1,
-            ),
-            zext(rt(), 1),
-        ),
-        "cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step above the cap",
-    ));
-    wires.push((
-        "phai_ceil".into(),
-        21,
-        id("phai_room_up").bits(28, 8),
-        "cap - Rt in Mb/s, rounded up: the product reaches the cap from there",
-    ));
-    wires.push((
         "inc_at_cap".into(),
         1,
         tern(
@@ -1602,10 +1733,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 id("hai_reach"),
                 tern(
                     id("inc_phai"),
-                    or(
-                        id("phai_room_up").bits(28, 28),
-                        ge(id("phai_prod"), zext(id("phai_ceil"), 15)),
-                    ),
+                    tern(id("phai_bc"), id("phai_bc_reach"), id("phai_tc_reach")),
                     id("rt_at_cap_q"),
                 ),
             ),
@@ -1664,22 +1792,82 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "",
         ));
     }
-    // Rc + 1 - Rt in [0, 3] as two compares of the new Rt with bounds taken from Rc while
-    // Rt forms (rather than the difference, then a test of its upper bits).
-    wires.push(("rc_up1".into(), 29, add(zext(rc(), 1), d(29, 1)), "Rc + 1"));
-    wires.push((
-        "rc_down2".into(),
-        28,
-        tern(Expr::lt(rc(), d(28, 2)), d(28, 0), sub(rc(), d(28, 2))),
-        "Rc - 2, at least 0",
-    ));
+    // The flags an increase step sets from the new Rt, tested on each candidate Rt and
+    // selected as rt_inc is: a candidate Rt + step is compared by one sum of three or four
+    // terms (a layer of full adders, one carry chain) rather than its sum, the select and
+    // a compare in a row.
+    let cands: Vec<(&str, Option<Expr>)> = vec![
+        ("cap", None),
+        ("keep", None),
+        ("ai", Some(shl_const(cfg("rpg_ai_rate", "value"), 8))),
+        ("hai", Some(shl_const(cfg("rpg_hai_rate", "value"), 8))),
+        ("ptc", Some(shl_const(id("phai_tc_prod").bits(19, 0), 8))),
+        ("pbc", Some(shl_const(id("phai_bc_prod").bits(19, 0), 8))),
+    ];
+    for (c, step) in &cands {
+        let base = if *c == "cap" { id("rmax_fx_q") } else { rt() };
+        let mut terms = vec![base];
+        if let Some(st) = step {
+            terms.push(st.clone());
+        }
+        // Rt' <= Rc + 1: Rc + 1 - Rt' >= 0.
+        let t = nonneg(
+            &mut wires,
+            &format!("near_hi_{c}"),
+            &[rc(), d(28, 1)],
+            &terms,
+            28,
+        );
+        wires.push((format!("near_hi_{c}"), 1, t, ""));
+        // Rt' >= Rc - 2 (0 when Rc < 2: always).
+        let mut up = terms.clone();
+        up.push(d(28, 2));
+        let t = nonneg(&mut wires, &format!("near_lo_{c}"), &up, &[rc()], 28);
+        wires.push((
+            format!("near_lo_{c}"),
+            1,
+            or(Expr::lt(rc(), d(28, 2)), t),
+            "",
+        ));
+        for x in ["ai", "hai"] {
+            let t = nonneg(
+                &mut wires,
+                &format!("capped_{x}_{c}"),
+                &terms.iter().map(|t| zext(t.clone(), 1)).collect::<Vec<_>>(),
+                &[id(&format!("{x}_over_at_q"))],
+                29,
+            );
+            wires.push((format!("capped_{x}_{c}"), 1, t, ""));
+        }
+    }
+    let by_cand = |f: &dyn Fn(&str) -> Expr| {
+        tern(
+            id("inc_ai"),
+            tern(id("rt_ai_capped"), f("cap"), f("ai")),
+            tern(
+                id("inc_hai"),
+                tern(id("rt_hai_capped"), f("cap"), f("hai")),
+                tern(
+                    id("inc_phai"),
+                    tern(
+                        id("phai_capped"),
+                        f("cap"),
+                        tern(id("phai_bc"), f("pbc"), f("ptc")),
+                    ),
+                    f("keep"),
+                ),
+            ),
+        )
+    };
     wires.push((
         "inc_rc_near".into(),
         1,
-        and(vec![
-            Expr::bin(BinOp::Le, zext(id("rt_inc"), 1), id("rc_up1")),
-            ge(id("rt_inc"), id("rc_down2")),
-        ]),
+        by_cand(&|c| {
+            and(vec![
+                id(&format!("near_hi_{c}")),
+                id(&format!("near_lo_{c}")),
+            ])
+        }),
         "Rc after the increase is Rt or Rt + 1 (Rc + 1 - Rt is 0 to 3)",
     ));
     for x in ["ai", "hai"] {
@@ -1687,8 +1875,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         wires.push((
             format!("inc_{x}_capped"),
             1,
-            ge(zext(id("rt_inc"), 1), over_at()),
-            "",
+            by_cand(&|c| id(&format!("capped_{x}_{c}"))),
+            "rt_inc + step passes the cap",
         ));
         wires.push((
             format!("cut_{x}_capped"),
@@ -1879,20 +2067,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "stage X takes an event at the next edge",
     ));
     wires.push((
-        "r_hazard".into(),
-        1,
-        and(vec![
-            id("r_valid_q"),
-            id("x_valid_q"),
-            eq(id("ev_flow_q"), id("r_flow_q")),
-        ]),
-        "stage X holds stage R's flow: R waits for the write",
-    ));
-    wires.push((
         "r_adv".into(),
         1,
-        and(vec![id("r_valid_q"), id("x_free"), not(id("r_hazard"))]),
+        and(vec![id("r_valid_q"), id("x_free")]),
         "stage R's event moves to stage X",
+    ));
+    wires.push((
+        "m_hazard".into(),
+        1,
+        or(
+            and(vec![id("r_valid_q"), eq(id("r_flow_q"), id("m_flow_q"))]),
+            and(vec![id("x_valid_q"), eq(id("ev_flow_q"), id("m_flow_q"))]),
+        ),
+        "stage R or X holds stage M's flow: M waits until it is written (and re-reads)",
     ));
     wires.push((
         "rsp_pop".into(),
@@ -1924,7 +2111,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "m_adv".into(),
         1,
-        and(vec![id("m_valid_q"), id("r_free")]),
+        and(vec![id("m_valid_q"), id("r_free"), not(id("m_hazard"))]),
         "stage M's event moves to stage R",
     ));
     wires.push((
@@ -1973,18 +2160,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "",
     ));
-    // Shaper accrual, on the word read from the RAM.
+    // Shaper accrual: the span, the rate, the cap and the rooms from stage M's word
+    // (registered as r_span_q ...), the product and its compares in stage R.
     wires.push((
         "tok_elapsed".into(),
         32,
-        sub(id("r_now_q"), id("rd_tok_us")),
+        sub(id("m_now_q"), id("md_tok_us")),
         "",
     ));
     wires.push((
         "tok_span".into(),
         20,
         tern(
-            gt(id("tok_elapsed"), d(32, 0xf_ffff)),
+            Expr::un(UnOp::RedOr, id("tok_elapsed").bits(31, 20)),
             Expr::num(20, 0xf_ffff),
             id("tok_elapsed").bits(19, 0),
         ),
@@ -1993,20 +2181,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "tok_at_rc".into(),
         1,
-        and(vec![id("rd_seen"), cfg("ctrl", "rp_enable")]),
+        and(vec![id("md_seen"), cfg("ctrl", "rp_enable")]),
         "tokens accrue at the flow's Rc (else at the cap)",
     ));
     wires.push((
         "tok_rate".into(),
         28,
-        tern(id("tok_at_rc"), id("rd_rc"), id("rmax_fx_q")),
+        tern(id("tok_at_rc"), id("md_rc"), id("rmax_fx_q")),
         "",
     ));
     // The rate's low 17 and high 11 bits times the span, one DSP each.
     split_product(
         &mut wires,
         "tok_gain",
-        ("tok_rate", "tok_span", 20),
+        ("r_rate_q", "r_span_q", 20),
         ["span * rate[16:0]", "span * rate[27:17]", "rate * span"],
     );
     wires.push((
@@ -2023,7 +2211,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cap_rc_sum".into(),
         36,
-        add(burst_fx(), zext(id("rd_rc"), 8)),
+        add(burst_fx(), zext(id("md_rc"), 8)),
         "burst in 1/256 bits plus one microsecond at Rc",
     ));
     wires.push((
@@ -2053,13 +2241,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "burst_room".into(),
         36,
-        sub(burst_fx(), zext(id("rd_tokens"), 1)),
+        sub(burst_fx(), zext(id("md_tokens"), 1)),
         "burst - tokens",
     ));
     wires.push((
         "room_at_rc".into(),
         36,
-        add(id("burst_room"), zext(id("rd_rc"), 8)),
+        add(id("burst_room"), zext(id("md_rc"), 8)),
         "cap - tokens at Rc below the saturation",
     ));
     wires.push((
@@ -2074,7 +2262,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 ),
                 1,
             ),
-            zext(id("rd_tokens"), 1),
+            zext(id("md_tokens"), 1),
         ),
         "cap - tokens at the cap rate",
     ));
@@ -2087,7 +2275,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             id("tok_at_rc"),
             tern(
                 id("cap_rc_sum").bits(35, 35),
-                zext(Expr::un(UnOp::BitNot, id("rd_tokens")), 1),
+                zext(Expr::un(UnOp::BitNot, id("md_tokens")), 1),
                 id("room_at_rc"),
             ),
             id("room_at_max"),
@@ -2100,8 +2288,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Expr::any_of(
             vec![
                 not(id("rd_tokv")),
-                id("tok_room").bits(35, 35),
-                gt(id("tok_gain"), zext(id("tok_room").bits(34, 0), 13)),
+                id("r_troom_q").bits(35, 35),
+                gt(id("tok_gain"), zext(id("r_troom_q").bits(34, 0), 13)),
             ],
             b1(false),
         ),
@@ -2110,7 +2298,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "tok_fill".into(),
         35,
-        tern(id("tok_over"), id("tok_cap"), id("tok_sum")),
+        tern(id("tok_over"), id("r_tcap_q"), id("tok_sum")),
         "tokens after accrual",
     ));
     // Events.
@@ -2124,17 +2312,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // registers set with the tokens and the byte sum (ev_grant_q, ev_fire_q), so the event's
     // Rc and Rt select does not wait for a 35-bit and a 25-bit compare.
     wires.push((
-        "r_need".into(),
+        "m_need".into(),
         35,
-        zext(shl_const(id("r_bytes_q"), 11), 8),
-        "stage R's send in 1/256 bits",
+        zext(shl_const(id("m_bytes_q"), 11), 8),
+        "stage M's send in 1/256 bits",
     ));
     // Below the cap the tokens cover the send when the gain reaches need - tokens, taken
     // while the product forms (as tok_room), so one compare follows the product.
     wires.push((
         "grant_room".into(),
         36,
-        sub(zext(id("r_need"), 1), zext(id("rd_tokens"), 1)),
+        sub(zext(id("m_need"), 1), zext(id("md_tokens"), 1)),
         "need - tokens, negative when the tokens cover the send already",
     ));
     // A full bucket covers the send when burst + rate reaches need: the rate (either candidate)
@@ -2143,7 +2331,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "need_over_burst".into(),
         36,
         sub(
-            zext(id("r_need"), 1),
+            zext(id("m_need"), 1),
             zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
         ),
         "need - burst, negative when the burst alone covers the send",
@@ -2155,7 +2343,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             id("need_over_burst").bits(35, 35),
             tern(
                 id("tok_at_rc"),
-                ge(zext(id("rd_rc"), 7), id("need_over_burst").bits(34, 0)),
+                ge(zext(id("md_rc"), 7), id("need_over_burst").bits(34, 0)),
                 ge(zext(id("rmax_fx_q"), 7), id("need_over_burst").bits(34, 0)),
             ),
         ),
@@ -2166,10 +2354,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         tern(
             id("tok_over"),
-            id("cap_cover"),
+            id("r_ccover_q"),
             or(
-                id("grant_room").bits(35, 35),
-                ge(id("tok_gain"), zext(id("grant_room").bits(34, 0), 13)),
+                id("r_groom_q").bits(35, 35),
+                ge(id("tok_gain"), zext(id("r_groom_q").bits(34, 0), 13)),
             ),
         ),
         "tok_fill covers the send (both cases compared while tok_over settles)",
@@ -2283,9 +2471,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "x_cut_prod",
         "ld_keep_prod",
         "x_keep_prod",
-        "phai_room_p1",
-        "phai_room_up",
-        "phai_over",
+        "phai_tc_over",
+        "phai_bc_over",
+        "phai_tc_up",
+        "phai_bc_up",
+        "rc_phai_tc_sum",
+        "rc_phai_bc_sum",
         "rc_keep_sum",
         "rc_ai_sum",
         "rc_hai_sum",
@@ -2300,7 +2491,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         if !c.is_empty() {
             decl = decl.comment(*c);
         }
-        if dropped.contains(&name.as_str()) {
+        if dropped.contains(&name.as_str()) || name.ends_with("_sum3") {
             lint.push(V::Decl(decl));
         } else {
             decls.push(V::Decl(decl));
@@ -2357,7 +2548,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     )];
     let pulses = ["stat_cnp", "stat_cut", "stat_np", "stat_defer"];
     for (name, _, _) in regs {
-        if !["clear_pend", "m_bypass", "r_fwd"].contains(name) && !pulses.contains(name) {
+        if !["clear_pend", "m_bypass"].contains(name) && !pulses.contains(name) {
             c.push(set(&format!("{name}_d"), id(&format!("{name}_q"))));
         }
     }
@@ -2383,13 +2574,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     }
     c.push(set("cut_fresh_d", not(id("x_step"))));
     c.push(set("wb_word_d", id("wb_word_q")));
-    c.push(Stmt::Comment(
-        "A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows".into(),
-    ));
-    c.push(Stmt::Comment(
-        "stage X's word in every cycle, written or not)".into(),
-    ));
-    c.push(set("r_word_d", id("r_word")));
+    c.push(set("r_word_d", id("r_word_q")));
     c.push(set("ram_wdata", Expr::repl(id("STATE_W"), b1(false))));
     c.push(set("rsp_push", b1(false)));
     c.push(set("rsp_new_flag", b1(false)));
@@ -2521,6 +2706,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 set("r_bytes_d", id("m_bytes_q")),
                 set("r_now_d", id("m_now_q")),
                 set("r_word_d", id("m_word")),
+                set("r_span_d", id("tok_span")),
+                set("r_rate_d", id("tok_rate")),
+                set("r_tcap_d", id("tok_cap")),
+                set("r_troom_d", id("tok_room")),
+                set("r_groom_d", id("grant_room")),
+                set("r_ccover_d", id("cap_cover")),
             ],
             vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
         ),
@@ -3078,20 +3269,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         ]),
     ));
-    c.push(Stmt::Comment(
-        "Stage R's forward: stage X writes at this edge the flow stage R holds next".into(),
-    ));
-    c.push(set(
-        "r_fwd_d",
-        and(vec![
-            id("rsp_push"),
-            tern(
-                id("m_adv"),
-                eq(id("m_flow_q"), id("ev_flow_q")),
-                eq(id("r_flow_q"), id("ev_flow_q")),
-            ),
-        ]),
-    ));
     items.push(V::Comb(c));
     items.push(V::Blank);
 
@@ -3112,6 +3289,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "r_flow",
         "r_bytes",
         "r_now",
+        "r_span",
+        "r_rate",
+        "r_tcap",
+        "r_troom",
+        "r_groom",
+        "r_ccover",
         "ev_kind",
         "ev_flow",
         "ev_bytes",

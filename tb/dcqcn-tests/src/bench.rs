@@ -60,10 +60,11 @@ pub(crate) enum Stage {
 }
 
 /// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t enters stage X in
-/// max(t + 3, the cycle after stage X applied the previous event), or one cycle later when the
-/// previous event is for the same flow (stage R waits for its write). On the way it is in
-/// stage M (or first the input skid, when stage M cannot take it) and stage R, each moving
-/// on when the next is empty or moves on. It spends `Outcome::cycles` cycles in X, the last
+/// max(t + 3, the cycle after stage X applied the previous event, three cycles after stage X
+/// applied an event for the same flow among the two before it): stage M does not move on while
+/// stage R or X holds its flow. On the way it is in stage M (or first the input skid, when
+/// stage M cannot take it) and stage R, each moving on when the next is empty or moves on
+/// (stage M also when neither R nor X holds its flow). It spends `Outcome::cycles` cycles in X, the last
 /// one applying it, and that cycle waits while the two-entry response FIFO is full; the
 /// response is at the FIFO head (valid) from the next cycle until taken.
 #[derive(Default)]
@@ -72,8 +73,9 @@ pub(crate) struct Timing {
     pub(crate) pending: VecDeque<Expect>,
     /// Predicted FIFO contents, head first (with the top's `own` mark).
     pub(crate) fifo: VecDeque<(Response, bool)>,
-    /// Cycle and flow of the last event applied.
+    /// Cycle and flow of the last event applied, and of the one before it.
     last_apply: Option<(u64, u32)>,
+    prev_apply: Option<(u64, u32)>,
     /// Stage X start of `pending[0]`, once known.
     x_start: Option<u64>,
     /// Stage M is empty or moves on at the end of the cycle [`Timing::ready`] was last called
@@ -100,6 +102,7 @@ impl Timing {
             return None;
         }
         self.x_start = None;
+        self.prev_apply = self.last_apply;
         self.last_apply = Some((cycle, e.out.rsp.flow % flows));
         self.pending.pop_front()
     }
@@ -107,11 +110,17 @@ impl Timing {
     /// The cycle `pending[0]` enters (or entered) stage X.
     fn start(&mut self, flows: u32) -> Option<u64> {
         let e = self.pending.front()?;
-        let after = match self.last_apply {
-            Some((c, f)) if f == e.out.rsp.flow % flows => c + 2,
+        let flow = e.out.rsp.flow % flows;
+        let mut after = match self.last_apply {
+            Some((c, f)) if f == flow => c + 3,
             Some((c, _)) => c + 1,
             None => 0,
         };
+        if let Some((c, f)) = self.prev_apply {
+            if f == flow {
+                after = after.max(c + 3);
+            }
+        }
         Some(*self.x_start.get_or_insert((e.accepted + 3).max(after)))
     }
 
@@ -123,6 +132,19 @@ impl Timing {
         // Stage R's event moves when it enters stage X next cycle; each stage before it moves
         // into the next when that one is empty or moves.
         let enters_x = self.start(flows) == Some(cycle + 1);
+        // Flows stage R and X hold in this cycle (X's event may have been applied in it):
+        // stage M's event does not move on to R while either holds its flow.
+        let mut held: Vec<u32> = self
+            .pending
+            .iter()
+            .filter(|e| matches!(e.stage, Stage::R | Stage::X))
+            .map(|e| e.out.rsp.flow % flows)
+            .collect();
+        if let Some((c, f)) = self.last_apply {
+            if c == cycle {
+                held.push(f);
+            }
+        }
         let mut free = !self.pending.iter().any(|e| e.stage == Stage::X);
         for (at, to) in [
             (Stage::R, Stage::X),
@@ -131,7 +153,8 @@ impl Timing {
         ] {
             let mut stays = false;
             for e in self.pending.iter_mut().filter(|e| e.stage == at) {
-                if free && (at != Stage::R || enters_x) {
+                let hazard = at == Stage::M && held.contains(&(e.out.rsp.flow % flows));
+                if free && !hazard && (at != Stage::R || enters_x) {
                     e.stage = to;
                 } else {
                     stays = true;
@@ -521,8 +544,12 @@ pub struct Burst {
     /// Stage X cycles beyond one per event (unfolded catch-up steps and skip phases), from the
     /// model.
     pub catch_up: u64,
-    /// Events for the same flow as the event before them (stage R waits one cycle).
+    /// Events for the same flow as the event before them (stage M waits for its write).
     pub holds: u64,
+    /// Events for the same flow as the event two before them and not the one before.
+    pub holds2: u64,
+    /// The cost model's cycle count (see [`Burst::predicted`]).
+    model: u64,
     pub steps: u64,
     pub skips: u64,
     pub folded: u64,
@@ -546,15 +573,38 @@ impl Burst {
             })
             .collect();
         r.holds = flows.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+        r.holds2 = flows
+            .windows(3)
+            .filter(|w| w[0] == w[2] && w[1] != w[2])
+            .count() as u64;
+        // Stage X's start and apply cycles, from the first event's start (the input keeps
+        // ahead of the engine in a burst): after the previous apply, and three cycles after
+        // an apply of the same flow among the two events before.
+        let n = flows.len().min(b.outcomes.len() - skip);
+        let mut applied: Vec<u64> = Vec::with_capacity(n);
+        for (i, o) in b.outcomes[skip..skip + n].iter().enumerate() {
+            let mut start = 0;
+            for back in 1..=2 {
+                if let Some(j) = i.checked_sub(back) {
+                    let gap = if flows[j] == flows[i] { 3 } else { 1 };
+                    start = start.max(applied[j] + gap);
+                }
+            }
+            applied.push(start + u64::from(o.cycles) - 1);
+        }
+        // Three cycles to stage X, the apply, the response register.
+        r.model = applied.last().map_or(0, |&a| a + 5);
         r.cycles = b.taken_at.last().map_or(0, |&t| t + 1) - b.accepted_at[skip];
         r
     }
 
-    /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus one per
-    /// same-flow hold, plus 4 cycles to fill (take, read, register, and the response
-    /// register).
+    /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus two per
+    /// event for the same flow as the one before it and up to one per event for the flow of the
+    /// one two before it (stage M waits until stage X has written the flow), plus 4 cycles to
+    /// fill (take, read, register, and the response register). Computed event by event from
+    /// the model's stage X cycles.
     pub fn predicted(&self) -> u64 {
-        self.events + self.catch_up + self.holds + 4
+        self.model
     }
 
     pub fn rate(&self) -> f64 {

@@ -5,9 +5,10 @@
 //! checks every response and the cycle it appears in against the model; here the whole
 //! burst's cycle count must equal the pipeline's cost model ([`Burst::predicted`]): one cycle
 //! per event, plus the model's catch-up cycles (state-changing periods not folded into the
-//! apply cycle, skip phases), plus one per event for the same flow as the one before it, plus
-//! four cycles of fill. The common case — flows touched at least once per period, no CNP
-//! pending a cut — must cost exactly one cycle per event.
+//! apply cycle, skip phases), plus the waits of events for a flow among the two before them
+//! (two cycles after a same-flow neighbour), plus four cycles of fill. The common case — flows
+//! touched at least once per period, no CNP pending a cut — must cost exactly one cycle per
+//! event.
 
 use rdmagen_dcqcn_tests::bench::{Bench, Burst};
 use rdmagen_dcqcn_tests::case::Op;
@@ -62,7 +63,7 @@ fn measure<M: Model>(b: &mut Bench<M>, what: &str, paper: bool, warm: &[Op], ops
         .burst(&params(paper), warm, ops)
         .unwrap_or_else(|f| panic!("{} {what}: {f}", M::VARIANT));
     eprintln!(
-        "{} | {} | {what} | {} | {} | {:.3} | {} steps, {} skips, {} folded, {} holds",
+        "{} | {} | {what} | {} | {} | {:.3} | {} steps, {} skips, {} folded, {} holds, {} holds two apart",
         M::VARIANT,
         if paper { "PAPER" } else { "mlx5" },
         r.events,
@@ -71,7 +72,8 @@ fn measure<M: Model>(b: &mut Bench<M>, what: &str, paper: bool, warm: &[Op], ops
         r.steps,
         r.skips,
         r.folded,
-        r.holds
+        r.holds,
+        r.holds2
     );
     assert_eq!(r.events, u64::from(EVENTS));
     record(&Figure {
@@ -114,7 +116,8 @@ fn all<M: Model>() {
         );
         assert!(r.folded > 0, "the burst crossed no period: {r:?}");
 
-        // (b) A burst on one flow: each event waits a cycle for the one before it.
+        // (b) A burst on one flow: each event waits in stage M until the one before it is
+        // written (three cycles per event).
         let one = spread::<M>(1);
         let r = measure(
             &mut b,
@@ -124,6 +127,18 @@ fn all<M: Model>() {
             &round_robin(&one, &sends),
         );
         assert_eq!(r.holds, r.events - 1);
+
+        // (b) Two flows alternating: each event's flow is the one two before it, so it waits
+        // in stage M for that one's write (two events per three cycles).
+        let two = spread::<M>(2);
+        let r = measure(
+            &mut b,
+            "(b) 2 flows alternating: send, CE, read",
+            paper,
+            &warm(&two),
+            &round_robin(&two, &sends),
+        );
+        assert_eq!(r.holds2, r.events - 2);
 
         // (c) Due periods that change state: CNPs mark cuts (mlx5: a cut check every
         // rate_reduce_monitor_period µs; PAPER: every CNP cuts and restarts alpha), and
