@@ -140,17 +140,17 @@ module dcqcn_rp #(
   localparam integer STATE_W = 338;  // per-flow state word
 
   // Control and response registers
-  reg                 state_q;       // engine state
+  reg                 state_q;         // engine state
   reg                 state_d;
-  reg                 clear_pend_q;  // a state RAM clear is requested
+  reg                 clear_pend_q;    // a state RAM clear is requested
   reg                 clear_pend_d;
-  reg [FLOW_BITS-1:0] clr_addr_q;    // next flow to clear
+  reg [FLOW_BITS-1:0] clr_addr_q;      // next flow to clear
   reg [FLOW_BITS-1:0] clr_addr_d;
-  reg [11:0]          pre_cnt_q;     // microsecond prescaler
+  reg [11:0]          pre_cnt_q;       // microsecond prescaler
   reg [11:0]          pre_cnt_d;
-  reg [31:0]          now_us_q;      // microseconds since reset
+  reg [31:0]          now_us_q;        // microseconds since reset
   reg [31:0]          now_us_d;
-  reg                 t_valid_q;     // input skid: an event taken while stage M could not take it
+  reg                 t_valid_q;       // input skid: an event taken while stage M could not take it
   reg                 t_valid_d;
   reg [1:0]           t_kind_q;
   reg [1:0]           t_kind_d;
@@ -158,9 +158,9 @@ module dcqcn_rp #(
   reg [FLOW_BITS-1:0] t_flow_d;
   reg [15:0]          t_bytes_q;
   reg [15:0]          t_bytes_d;
-  reg [31:0]          t_now_q;       // microsecond the event was taken
+  reg [31:0]          t_now_q;         // microsecond the event was taken
   reg [31:0]          t_now_d;
-  reg                 m_valid_q;     // stage M: an event whose state word the RAM has read
+  reg                 m_valid_q;       // stage M: an event whose state word the RAM has read
   reg                 m_valid_d;
   reg [1:0]           m_kind_q;
   reg [1:0]           m_kind_d;
@@ -168,9 +168,10 @@ module dcqcn_rp #(
   reg [FLOW_BITS-1:0] m_flow_d;
   reg [15:0]          m_bytes_q;
   reg [15:0]          m_bytes_d;
-  reg [31:0]          m_now_q;       // microsecond the event was taken
+  reg [31:0]          m_now_q;         // microsecond the event was taken
   reg [31:0]          m_now_d;
-  reg                 r_valid_q;     // stage R: an event whose state word is registered (r_word_q)
+  reg                 r_valid_q;       // stage R: an event whose state word is registered
+                                       // (r_word_q)
   reg                 r_valid_d;
   reg [1:0]           r_kind_q;
   reg [1:0]           r_kind_d;
@@ -178,25 +179,32 @@ module dcqcn_rp #(
   reg [FLOW_BITS-1:0] r_flow_d;
   reg [15:0]          r_bytes_q;
   reg [15:0]          r_bytes_d;
-  reg [31:0]          r_now_q;       // microsecond the event was taken
+  reg [31:0]          r_now_q;         // microsecond the event was taken
   reg [31:0]          r_now_d;
-  reg [19:0]          r_span_q;      // the shaper's accrual, formed in stage M from its word:
-                                     // microseconds of accrual
+  reg [19:0]          r_span_q;        // the shaper's accrual, formed in stage M from its word:
+                                       // microseconds of accrual
   reg [19:0]          r_span_d;
-  reg [27:0]          r_rate_q;      // ... the rate tokens accrue at
+  reg [27:0]          r_rate_q;        // ... the rate tokens accrue at
   reg [27:0]          r_rate_d;
-  reg [34:0]          r_tcap_q;      // ... the bucket's cap
+  reg [34:0]          r_tcap_q;        // ... the bucket's cap
   reg [34:0]          r_tcap_d;
-  reg [35:0]          r_troom_q;     // ... cap - tokens, negative when the cap dropped below them
+  reg [35:0]          r_troom_q;       // ... cap - tokens, negative when the cap dropped below them
   reg [35:0]          r_troom_d;
-  reg [35:0]          r_groom_q;     // ... need - tokens, negative when the tokens cover the send
-                                     // already
+  reg [35:0]          r_groom_q;       // ... need - tokens, negative when the tokens cover the send
+                                       // already
   reg [35:0]          r_groom_d;
-  reg                 r_ccover_q;    // ... the cap covers the send
+  reg                 r_ccover_q;      // ... the cap covers the send
   reg                 r_ccover_d;
-  reg                 x_valid_q;     // stage X: an event being caught up and applied
+  reg [27:0]          r_cut_rc_q;      // the load's cut inputs, formed in stage M from its word: Rc
+                                       // before a cut
+  reg [27:0]          r_cut_rc_d;
+  reg [24:0]          r_alpha_in_q;    // ... the alpha a period or cut reads
+  reg [24:0]          r_alpha_in_d;
+  reg [29:0]          r_cut_room_m_q;  // ... Rc - rpg_min_rate (two's complement)
+  reg [29:0]          r_cut_room_m_d;
+  reg                 x_valid_q;       // stage X: an event being caught up and applied
   reg                 x_valid_d;
-  reg                 x_skip_q;      // stage X is in a skip phase
+  reg                 x_skip_q;        // stage X is in a skip phase
   reg                 x_skip_d;
   reg [1:0]           ev_kind_q;
   reg [1:0]           ev_kind_d;
@@ -204,99 +212,102 @@ module dcqcn_rp #(
   reg [FLOW_BITS-1:0] ev_flow_d;
   reg [15:0]          ev_bytes_q;
   reg [15:0]          ev_bytes_d;
-  reg [31:0]          ev_now_q;      // microsecond the event was taken
+  reg [31:0]          ev_now_q;        // microsecond the event was taken
   reg [31:0]          ev_now_d;
-  reg                 ev_cnp_q;      // the event is a CNP and rp_enable is set (at the load)
+  reg                 ev_cnp_q;        // the event is a CNP and rp_enable is set (at the load)
   reg                 ev_cnp_d;
-  reg                 ev_pcnp_q;     // ... and PAPER mode: the CNP cuts with alpha (at the load)
+  reg                 ev_pcnp_q;       // ... and PAPER mode: the CNP cuts with alpha (at the load)
   reg                 ev_pcnp_d;
-  reg                 ev_grant_q;    // the tokens cover the event's bytes (set at the load with the
-                                     // tokens)
+  reg                 ev_grant_q;      // the tokens cover the event's bytes (set at the load with
+                                       // the tokens)
   reg                 ev_grant_d;
-  reg                 ev_fire_q;     // the event's bytes bring the byte sum to rpg_byte_reset
-                                     // (follows w_bacc_q)
+  reg                 ev_fire_q;       // the event's bytes bring the byte sum to rpg_byte_reset
+                                       // (follows w_bacc_q)
   reg                 ev_fire_d;
-  reg                 skip_a_q;      // jumping the alpha timer
+  reg                 skip_a_q;        // jumping the alpha timer
   reg                 skip_a_d;
-  reg                 skip_d_q;      // jumping the cut timer
+  reg                 skip_d_q;        // jumping the cut timer
   reg                 skip_d_d;
-  reg                 skip_i_q;      // jumping the increase timer
+  reg                 skip_i_q;        // jumping the increase timer
   reg                 skip_i_d;
-  reg [4:0]           skip_j_q;      // jump of 2**skip_j periods tried this cycle
+  reg [4:0]           skip_j_q;        // jump of 2**skip_j periods tried this cycle
   reg [4:0]           skip_j_d;
-  reg [47:0]          a_jump_q;      // the alpha timer's jump this cycle: its period << skip_j
+  reg [47:0]          a_jump_q;        // the alpha timer's jump this cycle: its period << skip_j
   reg [47:0]          a_jump_d;
-  reg [47:0]          d_jump_q;      // the cut timer's
+  reg [47:0]          d_jump_q;        // the cut timer's
   reg [47:0]          d_jump_d;
-  reg [47:0]          i_jump_q;      // the increase timer's
+  reg [47:0]          i_jump_q;        // the increase timer's
   reg [47:0]          i_jump_d;
-  reg [31:0]          tc_jump_q;     // periods in i_jump: 1 << skip_j
+  reg [31:0]          tc_jump_q;       // periods in i_jump: 1 << skip_j
   reg [31:0]          tc_jump_d;
-  reg [32:0]          a_el_q;        // ev_now_q - w_a_next_q (signed, EL_W), kept with the deadline
+  reg [32:0]          a_el_q;          // ev_now_q - w_a_next_q (signed, EL_W), kept with the
+                                       // deadline
   reg [32:0]          a_el_d;
-  reg                 a_once_q;      // a_el_q < the alpha period (unsigned): at most one period due
+  reg                 a_once_q;        // a_el_q < the alpha period (unsigned): at most one period
+                                       // due
   reg                 a_once_d;
-  reg                 a_due_q;       // the alpha timer is due (kept with a_el_q)
+  reg                 a_due_q;         // the alpha timer is due (kept with a_el_q)
   reg                 a_due_d;
-  reg                 d_due_q;       // the cut timer is due
+  reg                 d_due_q;         // the cut timer is due
   reg                 d_due_d;
-  reg                 i_due_q;       // the increase timer is due
+  reg                 i_due_q;         // the increase timer is due
   reg                 i_due_d;
-  reg                 d_once_q;      // d_el_q < the cut period
+  reg                 d_once_q;        // d_el_q < the cut period
   reg                 d_once_d;
-  reg                 rc_near_q;     // w_rc_q - w_rt_q is 0 or 1 (where increases leave Rc), kept
-                                     // with them
+  reg                 rc_near_q;       // w_rc_q - w_rt_q is 0 or 1 (where increases leave Rc), kept
+                                       // with them
   reg                 rc_near_d;
-  reg                 hai_capped_q;  // w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept
-                                     // with Rt
+  reg                 hai_capped_q;    // w_rt_q + rpg_hai_rate passes the cap (rt_hai_capped), kept
+                                       // with Rt
   reg                 hai_capped_d;
-  reg                 ai_capped_q;   // w_rt_q + rpg_ai_rate passes the cap (rt_ai_capped), kept
-                                     // with Rt
+  reg                 ai_capped_q;     // w_rt_q + rpg_ai_rate passes the cap (rt_ai_capped), kept
+                                       // with Rt
   reg                 ai_capped_d;
-  reg                 i_once_q;      // i_el_q < the increase period
+  reg                 i_once_q;        // i_el_q < the increase period
   reg                 i_once_d;
-  reg                 tc_lt_f_q;     // w_tc_q < rpg_threshold, kept with the count
+  reg                 tc_lt_f_q;       // w_tc_q < rpg_threshold, kept with the count
   reg                 tc_lt_f_d;
-  reg                 tc_gt_f_q;     // w_tc_q > rpg_threshold
+  reg                 tc_gt_f_q;       // w_tc_q > rpg_threshold
   reg                 tc_gt_f_d;
-  reg                 bc_lt_f_q;     // w_bc_q < rpg_threshold
+  reg                 bc_lt_f_q;       // w_bc_q < rpg_threshold
   reg                 bc_lt_f_d;
-  reg                 bc_gt_f_q;     // w_bc_q > rpg_threshold
+  reg                 bc_gt_f_q;       // w_bc_q > rpg_threshold
   reg                 bc_gt_f_d;
-  reg                 bc_lt_tc_q;    // w_bc_q < w_tc_q, kept with the counts (PAPER's smaller
-                                     // count)
+  reg                 bc_lt_tc_q;      // w_bc_q < w_tc_q, kept with the counts (PAPER's smaller
+                                       // count)
   reg                 bc_lt_tc_d;
-  reg [32:0]          d_el_q;        // ev_now_q - w_d_next_q
+  reg [32:0]          d_el_q;          // ev_now_q - w_d_next_q
   reg [32:0]          d_el_d;
-  reg [32:0]          i_el_q;        // ev_now_q - w_i_next_q
+  reg [32:0]          i_el_q;          // ev_now_q - w_i_next_q
   reg [32:0]          i_el_d;
-  reg [27:0]          cut_rc_q;      // Rc before a cut: w_rc_q, or the cap while the flow has seen
-                                     // no CNP
+  reg [27:0]          cut_rc_q;        // Rc before a cut: w_rc_q, or the cap while the flow has
+                                       // seen no CNP
   reg [27:0]          cut_rc_d;
-  reg [24:0]          alpha_in_q;    // alpha a period or cut reads: w_alpha_q, or
-                                     // initial_alpha_value for PAPER's first CNP
+  reg [24:0]          alpha_in_q;      // alpha a period or cut reads: w_alpha_q, or
+                                       // initial_alpha_value for PAPER's first CNP
   reg [24:0]          alpha_in_d;
-  reg [27:0]          cut_kv_q;      // the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q
+  reg [27:0]          cut_kv_q;        // the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q
   reg [27:0]          cut_kv_d;
-  reg [27:0]          cut_diff_q;    // ... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))
+  reg [27:0]          cut_diff_q;      // ... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))
   reg [27:0]          cut_diff_d;
-  reg                 cut_under_q;   // ... the amount exceeds Rc
+  reg                 cut_under_q;     // ... the amount exceeds Rc
   reg                 cut_under_d;
-  reg                 cut_k_r_q;     // ... cut_kv > Rc - amount
+  reg                 cut_k_r_q;       // ... cut_kv > Rc - amount
   reg                 cut_k_r_d;
-  reg                 cut_m_r_q;     // ... rpg_min_rate > Rc - amount
+  reg                 cut_m_r_q;       // ... rpg_min_rate > Rc - amount
   reg                 cut_m_r_d;
-  reg                 cut_m_k_q;     // ... rpg_min_rate > cut_kv
+  reg                 cut_m_k_q;       // ... rpg_min_rate > cut_kv
   reg                 cut_m_k_d;
-  reg                 cut_k_c_q;     // ... cut_kv > Rc
+  reg                 cut_k_c_q;       // ... cut_kv > Rc
   reg                 cut_k_c_d;
-  reg                 cut_m_c_q;     // ... rpg_min_rate > Rc
+  reg                 cut_m_c_q;       // ... rpg_min_rate > Rc
   reg                 cut_m_c_d;
-  reg                 cut_fresh_q;   // the cut's rank is formed from stage X's current Rc and alpha
+  reg                 cut_fresh_q;     // the cut's rank is formed from stage X's current Rc and
+                                       // alpha
   reg                 cut_fresh_d;
-  reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
+  reg                 m_bypass_q;      // stage X wrote stage M's flow at the edge that read it
   reg                 m_bypass_d;
-  reg                 rsp_valid_q;   // response FIFO head (the output register)
+  reg                 rsp_valid_q;     // response FIFO head (the output register)
   reg                 rsp_valid_d;
   reg [1:0]           rsp_kind_q;
   reg [1:0]           rsp_kind_d;
@@ -318,7 +329,7 @@ module dcqcn_rp #(
   reg [31:0]          rsp_time_d;
   reg [15:0]          rsp_bc_q;
   reg [15:0]          rsp_bc_d;
-  reg                 sk_valid_q;    // response FIFO second entry (full when set)
+  reg                 sk_valid_q;      // response FIFO second entry (full when set)
   reg                 sk_valid_d;
   reg [1:0]           sk_kind_q;
   reg [1:0]           sk_kind_d;
@@ -340,7 +351,7 @@ module dcqcn_rp #(
   reg [31:0]          sk_time_d;
   reg [15:0]          sk_bc_q;
   reg [15:0]          sk_bc_d;
-  reg                 stat_cnp_q;    // statistics pulses
+  reg                 stat_cnp_q;      // statistics pulses
   reg                 stat_cnp_d;
   reg                 stat_cut_q;
   reg                 stat_cut_d;
@@ -348,13 +359,14 @@ module dcqcn_rp #(
   reg                 stat_np_d;
   reg                 stat_defer_q;
   reg                 stat_defer_d;
-  reg                 alpha_zero_q;  // stage X's alpha is 0 (follows w_alpha_q; not in the RAM)
+  reg                 alpha_zero_q;    // stage X's alpha is 0 (follows w_alpha_q; not in the RAM)
   reg                 alpha_zero_d;
-  reg                 rt_at_cap_q;   // stage X's Rt equals the cap (follows w_rt_q; not in the RAM)
+  reg                 rt_at_cap_q;     // stage X's Rt equals the cap (follows w_rt_q; not in the
+                                       // RAM)
   reg                 rt_at_cap_d;
-  reg [STATE_W-1:0]   wb_word_q;     // the word written
+  reg [STATE_W-1:0]   wb_word_q;       // the word written
   reg [STATE_W-1:0]   wb_word_d;
-  reg [STATE_W-1:0]   r_word_q;      // stage R's word (stage M's, registered)
+  reg [STATE_W-1:0]   r_word_q;        // stage R's word (stage M's, registered)
   reg [STATE_W-1:0]   r_word_d;
   // Values derived from the parameter inputs, registered (the next cycle's stages R and X
   // read them: an event taken in the cycle a parameter changes, or later, sees it)
@@ -447,6 +459,7 @@ module dcqcn_rp #(
   wire        rd_incon;
   wire        rd_tokv;
   wire        rd_npv;
+  wire [24:0] md_alpha;
   wire [24:0] rd_alpha;
   wire [27:0] md_rc;
   wire [27:0] rd_rc;
@@ -468,6 +481,7 @@ module dcqcn_rp #(
   assign rd_incon = r_word_q[3];
   assign rd_tokv = r_word_q[4];
   assign rd_npv = r_word_q[5];
+  assign md_alpha = m_word[30:6];
   assign rd_alpha = r_word_q[30:6];
   assign md_rc = m_word[58:31];
   assign rd_rc = r_word_q[58:31];
@@ -532,8 +546,11 @@ module dcqcn_rp #(
   wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
   wire        clamp;            // Rt = Rc on this cut
   wire [3:0]  gd_d;             // registered: gd_q
-  wire [27:0] ld_cut_rc;        // stage R: Rc before a cut (loads cut_rc_q)
-  wire [24:0] ld_alpha_in;      // stage R: the alpha a period or cut reads (loads alpha_in_q)
+  wire [27:0] md_cut_rc;        // stage M: Rc before a cut (registered: r_cut_rc_q, loads cut_rc_q)
+  wire [24:0] md_alpha_in;      // stage M: the alpha a period or cut reads (registered:
+                                // r_alpha_in_q, loads alpha_in_q)
+  wire [29:0] md_cut_room_m;    // stage M: Rc - rpg_min_rate (two's complement; registered:
+                                // r_cut_room_m_q)
   wire [41:0] ld_cut_prod_lo;   // alpha * Rc[16:0]
   wire [35:0] ld_cut_prod_hi;   // alpha * Rc[27:17]
   wire [38:0] ld_cut_scaled;    // Rc * alpha >> 14
@@ -852,10 +869,11 @@ module dcqcn_rp #(
   assign clamp = clamp_tgt_rate_enable_i ||
                  (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
   assign gd_d = rpg_gd_value_i;
-  assign ld_cut_rc = rd_seen ? rd_rc : rmax_fx_q;
-  assign ld_alpha_in = paper && !rd_seen ? alpha_init : rd_alpha;
-  assign ld_cut_prod_lo = {25'd0, ld_cut_rc[16:0]} * {17'd0, ld_alpha_in};
-  assign ld_cut_prod_hi = {25'd0, ld_cut_rc[27:17]} * {11'd0, ld_alpha_in};
+  assign md_cut_rc = md_seen ? md_rc : rmax_fx_q;
+  assign md_alpha_in = paper && !md_seen ? alpha_init : md_alpha;
+  assign md_cut_room_m = {2'd0, md_cut_rc} - {2'd0, min_fx};
+  assign ld_cut_prod_lo = {25'd0, r_cut_rc_q[16:0]} * {17'd0, r_alpha_in_q};
+  assign ld_cut_prod_hi = {25'd0, r_cut_rc_q[27:17]} * {11'd0, r_alpha_in_q};
   assign ld_cut_prod = {11'd0, ld_cut_prod_lo} + {ld_cut_prod_hi, 17'd0};
   assign ld_cut_scaled = ld_cut_prod[52:14];
   assign ld_cut_sh1 = gd_q[1:0] == 2'b00 ? ld_cut_scaled :
@@ -868,15 +886,15 @@ module dcqcn_rp #(
                          ld_cut_sh1 >> 12;
   assign ld_keep_prod = {17'd0, rd_rc} * {28'd0, keep_fac_q};
   assign ld_cut_kv = ld_keep_prod[44:16];
-  assign ld_cut_room_k = {2'd0, ld_cut_rc} - {1'd0, ld_cut_kv};
-  assign ld_cut_room_m = {2'd0, ld_cut_rc} - {2'd0, min_fx};
-  assign ld_cut_diff = {1'd0, ld_cut_rc} - {1'd0, ld_cut_amount[27:0]};
+  assign ld_cut_room_k = {2'd0, r_cut_rc_q} - {1'd0, ld_cut_kv};
+  assign ld_cut_room_m = r_cut_room_m_q;
+  assign ld_cut_diff = {1'd0, r_cut_rc_q} - {1'd0, ld_cut_amount[27:0]};
   assign ld_cut_under = |ld_cut_amount[38:28] || ld_cut_diff[28];
   assign ld_cut_k_r = ld_cut_room_k[29] || ld_cut_amount > {10'd0, ld_cut_room_k[28:0]};
   assign ld_cut_m_r = ld_cut_room_m[29] || ld_cut_amount > {10'd0, ld_cut_room_m[28:0]};
   assign ld_cut_m_k = {1'd0, min_fx} > ld_cut_kv;
-  assign ld_cut_k_c = ld_cut_kv > {1'd0, ld_cut_rc};
-  assign ld_cut_m_c = {1'd0, min_fx} > {1'd0, ld_cut_rc};
+  assign ld_cut_k_c = ld_cut_kv > {1'd0, r_cut_rc_q};
+  assign ld_cut_m_c = ld_cut_room_m[29];
   assign x_cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
   assign x_cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
   assign x_cut_prod = {11'd0, x_cut_prod_lo} + {x_cut_prod_hi, 17'd0};
@@ -899,7 +917,7 @@ module dcqcn_rp #(
   assign x_cut_m_r = x_cut_room_m[29] || x_cut_amount > {10'd0, x_cut_room_m[28:0]};
   assign x_cut_m_k = {1'd0, min_fx} > x_cut_kv;
   assign x_cut_k_c = x_cut_kv > {1'd0, cut_rc_q};
-  assign x_cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
+  assign x_cut_m_c = x_cut_room_m[29];
   assign cut_kv = cut_kv_q;
   assign cut_diff = cut_diff_q;
   assign cut_under = cut_under_q;
@@ -1228,6 +1246,9 @@ module dcqcn_rp #(
     r_troom_d = r_troom_q;
     r_groom_d = r_groom_q;
     r_ccover_d = r_ccover_q;
+    r_cut_rc_d = r_cut_rc_q;
+    r_alpha_in_d = r_alpha_in_q;
+    r_cut_room_m_d = r_cut_room_m_q;
     x_valid_d = x_valid_q;
     x_skip_d = x_skip_q;
     ev_kind_d = ev_kind_q;
@@ -1405,6 +1426,9 @@ module dcqcn_rp #(
           r_troom_d = tok_room;
           r_groom_d = grant_room;
           r_ccover_d = cap_cover;
+          r_cut_rc_d = md_cut_rc;
+          r_alpha_in_d = md_alpha_in;
+          r_cut_room_m_d = md_cut_room_m;
         end else if (r_adv) begin
           r_valid_d = 1'b0;
         end
@@ -1778,8 +1802,8 @@ module dcqcn_rp #(
         bc_lt_f_d = rd_bc_lt_f;
         bc_gt_f_d = rd_bc_gt_f;
         bc_lt_tc_d = rd_bc < rd_tc;
-        cut_rc_d = ld_cut_rc;
-        alpha_in_d = ld_alpha_in;
+        cut_rc_d = r_cut_rc_q;
+        alpha_in_d = r_alpha_in_q;
         // The cut's rank from stage R's word: ready for the event's first cycle
         cut_kv_d = ld_cut_kv[27:0];
         cut_diff_d = ld_cut_diff[27:0];
@@ -1899,6 +1923,9 @@ module dcqcn_rp #(
     r_troom_q <= r_troom_d;
     r_groom_q <= r_groom_d;
     r_ccover_q <= r_ccover_d;
+    r_cut_rc_q <= r_cut_rc_d;
+    r_alpha_in_q <= r_alpha_in_d;
+    r_cut_room_m_q <= r_cut_room_m_d;
     ev_kind_q <= ev_kind_d;
     ev_flow_q <= ev_flow_d;
     ev_bytes_q <= ev_bytes_d;

@@ -553,6 +553,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         ("r_ccover", 1, "... the cap covers the send"),
         (
+            "r_cut_rc",
+            28,
+            "the load's cut inputs, formed in stage M from its word: Rc before a cut",
+        ),
+        ("r_alpha_in", 25, "... the alpha a period or cut reads"),
+        (
+            "r_cut_room_m",
+            30,
+            "... Rc - rpg_min_rate (two's complement)",
+        ),
+        (
             "x_valid",
             1,
             "stage X: an event being caught up and applied",
@@ -814,9 +825,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     let mut rd_assigns = Vec::new();
     for &(f, w) in STATE_FIELDS {
         for (prefix, word) in [("md", "m_word"), ("rd", "r_word_q")] {
-            // Stage M reads what the shaper's accrual needs; stage R all but its time.
+            // Stage M reads what the shaper's accrual and the cut's inputs need; stage R all
+            // but the shaper's time.
             let skip = match prefix {
-                "md" => !["seen", "rc", "tokens", "tok_us"].contains(&f),
+                "md" => !["seen", "rc", "alpha", "tokens", "tok_us"].contains(&f),
                 _ => f == "tok_us",
             };
             if skip {
@@ -1094,28 +1106,38 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     };
     // The cut's rank (CUT_RANK): rpg_min_dec_fac % of Rc, Rc minus the amount Rc * alpha >>
     // (rpg_gd + 14) and the compares of the bounds, registered, so that the cut's selects
-    // start from registers, not behind the product's add, the shift and the compares. Formed twice: from stage R's word for the load ("ld_"), so an event with nothing
-    // stepped before it finds them ready, and from stage X's registers ("x_") in every other
-    // cycle, so they are ready one cycle after a step changed Rc or alpha (cut_fresh_q; a cut
-    // waits for it, see cut_wait).
+    // start from registers, not behind the product's add, the shift and the compares. Formed
+    // twice: from stage R's registers for the load ("ld_"), so an event with nothing stepped
+    // before it finds them ready, and from stage X's registers ("x_") in every other cycle, so
+    // they are ready one cycle after a step changed Rc or alpha (cut_fresh_q; a cut waits for
+    // it, see cut_wait). The load's inputs (Rc before the cut, alpha, Rc - rpg_min_rate and
+    // its sign) are formed in stage M from its word and registered with it (r_cut_rc_q ...,
+    // exact since no write follows a word into stage R), so stage R's products start from
+    // registers, not behind the seen select.
     wires.push((
-        "ld_cut_rc".into(),
+        "md_cut_rc".into(),
         28,
-        tern(id("rd_seen"), id("rd_rc"), id("rmax_fx_q")),
-        "stage R: Rc before a cut (loads cut_rc_q)",
+        tern(id("md_seen"), id("md_rc"), id("rmax_fx_q")),
+        "stage M: Rc before a cut (registered: r_cut_rc_q, loads cut_rc_q)",
     ));
     wires.push((
-        "ld_alpha_in".into(),
+        "md_alpha_in".into(),
         25,
         tern(
-            and(vec![id("paper"), not(id("rd_seen"))]),
+            and(vec![id("paper"), not(id("md_seen"))]),
             id("alpha_init"),
-            id("rd_alpha"),
+            id("md_alpha"),
         ),
-        "stage R: the alpha a period or cut reads (loads alpha_in_q)",
+        "stage M: the alpha a period or cut reads (registered: r_alpha_in_q, loads alpha_in_q)",
+    ));
+    wires.push((
+        "md_cut_room_m".into(),
+        30,
+        sub(zext(id("md_cut_rc"), 2), zext(id("min_fx"), 2)),
+        "stage M: Rc - rpg_min_rate (two's complement; registered: r_cut_room_m_q)",
     ));
     for (side, rc_in, alpha_in, rc_keep) in [
-        ("ld", "ld_cut_rc", "ld_alpha_in", "rd_rc"),
+        ("ld", "r_cut_rc_q", "r_alpha_in_q", "rd_rc"),
         ("x", "cut_rc_q", "alpha_in_q", "w_rc_q"),
     ] {
         // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11).
@@ -1164,7 +1186,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         wires.push((
             format!("{side}_cut_room_m"),
             30,
-            sub(zext(id(rc_in), 2), zext(id("min_fx"), 2)),
+            if side == "ld" {
+                id("r_cut_room_m_q")
+            } else {
+                sub(zext(id(rc_in), 2), zext(id("min_fx"), 2))
+            },
             "Rc - rpg_min_rate (two's complement)",
         ));
         // Rc after the cut: min(max(cut_kv, cut_rate, min_fx), cut_rc), every comparison in
@@ -1206,10 +1232,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         for (n, a, b) in [
             ("m_k", zext(id("min_fx"), 1), kv()),
             ("k_c", kv(), zext(id(rc_in), 1)),
-            ("m_c", zext(id("min_fx"), 1), zext(id(rc_in), 1)),
         ] {
             wires.push((format!("{side}_cut_{n}"), 1, gt(a, b), ""));
         }
+        // rpg_min_rate > Rc: Rc - rpg_min_rate is negative.
+        wires.push((
+            format!("{side}_cut_m_c"),
+            1,
+            id(&format!("{side}_cut_room_m")).bits(29, 29),
+            "",
+        ));
     }
     for (n, w) in CUT_RANK {
         wires.push((
@@ -2712,6 +2744,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 set("r_troom_d", id("tok_room")),
                 set("r_groom_d", id("grant_room")),
                 set("r_ccover_d", id("cap_cover")),
+                set("r_cut_rc_d", id("md_cut_rc")),
+                set("r_alpha_in_d", id("md_alpha_in")),
+                set("r_cut_room_m_d", id("md_cut_room_m")),
             ],
             vec![Stmt::if_(id("r_adv"), vec![set("r_valid_d", b1(false))])],
         ),
@@ -2820,8 +2855,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("ai_capped_d", id("rd_ai_capped")));
     load_x.extend(count_to("bc", "rd_bc"));
     load_x.push(set("bc_lt_tc_d", Expr::lt(id("rd_bc"), id("rd_tc"))));
-    load_x.push(set("cut_rc_d", id("ld_cut_rc")));
-    load_x.push(set("alpha_in_d", id("ld_alpha_in")));
+    load_x.push(set("cut_rc_d", id("r_cut_rc_q")));
+    load_x.push(set("alpha_in_d", id("r_alpha_in_q")));
     load_x.push(Stmt::Comment(
         "The cut's rank from stage R's word: ready for the event's first cycle".into(),
     ));
@@ -3295,6 +3330,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "r_troom",
         "r_groom",
         "r_ccover",
+        "r_cut_rc",
+        "r_alpha_in",
+        "r_cut_room_m",
         "ev_kind",
         "ev_flow",
         "ev_bytes",
