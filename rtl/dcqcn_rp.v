@@ -1130,7 +1130,8 @@ module dcqcn_rp #(
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
   assign cut_wait = !cut_fresh_q && (ev_pcnp_q || (pick_d && w_dcnp_q));
-  assign x_apply = x_valid_q && !x_skip_q && !cut_wait && (fold || !(a_due_q | d_due_q | i_due_q));
+  assign x_apply = x_valid_q && !x_skip_q && !(!cut_fresh_q && ev_pcnp_q) &&
+                   (fold || !(a_due_q | d_due_q | i_due_q));
   assign x_skip_start = x_valid_q && !x_skip_q && !cut_wait && (a_skip | d_skip | i_skip);
   assign x_step = x_valid_q && !x_skip_q && !cut_wait && !x_apply;
   assign step_cut = x_valid_q && !x_skip_q && !cut_wait && pick_d && w_dcnp_q;

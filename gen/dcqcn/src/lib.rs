@@ -1991,11 +1991,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "x_apply".into(),
         1,
         // No skip term: a skip needs two or more periods of its timer due, which rules out
-        // both a fold and nothing due, and keeps the skip decisions off this path.
+        // both a fold and nothing due, and keeps the skip decisions off this path. Nor
+        // cut_wait's cut step: a fold has no cut with a CNP marked due and nothing due none,
+        // so cut_wait is the PAPER CNP's term alone here, and the deadline order's compares
+        // (pick_d) stay off the path into stage M's moves and the RAM.
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(id("cut_wait")),
+            not(and(vec![not(id("cut_fresh_q")), id("ev_pcnp_q")])),
             or(
                 id("fold"),
                 not(Expr::any_of(
