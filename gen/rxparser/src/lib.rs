@@ -2660,11 +2660,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // them: p4's verdict is the deepest path), read through a select by the read pointer.
     // Its second entry takes the verdict of the cycle `m_hdr_ready` drops in, which the
     // enable (from the fill) could not yet see.
-    fifo2(&mut g, "hdr", id("out_load"), id("m_hdr_ready"));
-    g.assigns.push(V::Assign(
-        id("m_hdr_valid"),
-        id("hdr_fill_q").index(Expr::int(0)),
-    ));
+    fifo2(&mut g, "hdr", "m_hdr", id("out_load"), id("m_hdr_ready"));
     let mut loads = [Vec::new(), Vec::new()];
     // The last verdict again, for the counters and `last_drop` (one cycle after it is
     // registered, whatever the sink does).
@@ -2688,12 +2684,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             cs_load.push(Stmt::assign(id(format!("{q}_d")), src));
         }
     }
-    let [load0, load1] = loads;
-    g.comb.extend([
-        Stmt::if_(Expr::and(id("out_load"), Expr::lnot(id("hdr_wp_q"))), load0),
-        Stmt::if_(Expr::and(id("out_load"), id("hdr_wp_q")), load1),
-        Stmt::if_(id("out_load"), cs_load),
-    ]);
+    fifo2_load(&mut g, "hdr", id("out_load"), loads);
+    g.comb.push(Stmt::if_(id("out_load"), cs_load));
     payload_output(&mut g, dw);
     g.flop("cnp_valid", 1, Some(b1(false)));
     g.flop("cnp_vf", 8, Some(Expr::zero(8)));
@@ -2737,23 +2729,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     fifo2(
         &mut g,
         "ack",
+        "m_ack",
         Expr::and(id("en"), id("ack_need")),
         id("m_ack_ready"),
     );
-    g.assigns.push(V::Assign(
-        id("m_ack_valid"),
-        id("ack_fill_q").index(Expr::int(0)),
-    ));
     let mut loads = [Vec::new(), Vec::new()];
     for (f, w, e) in &ack_fields {
         fifo2_field(&mut g, "ack", "m_ack", f, *w, e, &mut loads);
     }
-    let [load0, load1] = loads;
-    let may = Expr::and(id("en"), id("p4_may_ack_q"));
-    g.comb.extend([
-        Stmt::if_(Expr::and(may.clone(), Expr::lnot(id("ack_wp_q"))), load0),
-        Stmt::if_(Expr::and(may, id("ack_wp_q")), load1),
-    ]);
+    fifo2_load(
+        &mut g,
+        "ack",
+        Expr::and(id("en"), id("p4_may_ack_q")),
+        loads,
+    );
     for p in [
         "cnp_valid",
         "cnp_vf",
@@ -3733,16 +3722,15 @@ fn keep_count(g: &mut Gen, name: &str, keep: &str, w8: u32) {
     g.wire(name, lw + 1, Expr::concat(bits));
 }
 
-/// The payload stream's output side: the FIFO head goes to the `m_pay_*` register; a
-/// packet's tlast beat waits until its frame's verdict has pushed the discard flag.
 /// The verdict fields the counters and `last_drop` read (kept once more, as the last
 /// verdict registered).
 const CS_FIELDS: [&str; 7] = ["verdict", "reason", "vf", "opcode", "qpn", "cnp", "ecn_ce"];
 
 /// A 2-entry FIFO's control: write and read pointers `{name}_wp`/`{name}_rp` (the entry to
 /// load next / the head) and the fill `{name}_fill` as a thermometer (bit 0: not empty, bit 1:
-/// full), so "valid" and "full" are flops. The entries are the caller's.
-fn fifo2(g: &mut Gen, name: &str, push: Expr, ready: Expr) {
+/// full), so "valid" and "full" are flops; `{port}_valid` is bit 0. The entries are the
+/// caller's ([`fifo2_field`], [`fifo2_load`]).
+fn fifo2(g: &mut Gen, name: &str, port: &str, push: Expr, ready: Expr) {
     g.flop(&format!("{name}_wp"), 1, Some(b1(false)));
     g.flop(&format!("{name}_rp"), 1, Some(b1(false)));
     g.flop_c(
@@ -3780,6 +3768,19 @@ fn fifo2(g: &mut Gen, name: &str, push: Expr, ready: Expr) {
             ),
         ),
     ]);
+    g.assigns
+        .push(V::Assign(id(format!("{port}_valid")), fill(0)));
+}
+
+/// Loads [`fifo2`] `name`'s entry at the write pointer with `loads` (from [`fifo2_field`])
+/// while `when`.
+fn fifo2_load(g: &mut Gen, name: &str, when: Expr, loads: [Vec<Stmt>; 2]) {
+    let wp = id(format!("{name}_wp_q"));
+    let [load0, load1] = loads;
+    g.comb.extend([
+        Stmt::if_(Expr::and(when.clone(), Expr::lnot(wp.clone())), load0),
+        Stmt::if_(Expr::and(when, wp), load1),
+    ]);
 }
 
 /// One field of [`fifo2`] `name`'s two entries (`{name}0_{field}`, `{name}1_{field}`, reset
@@ -3811,6 +3812,8 @@ fn fifo2_field(
     ));
 }
 
+/// The payload stream's output side: the FIFO head goes to the `m_pay_*` register; a
+/// packet's tlast beat waits until its frame's verdict has pushed the discard flag.
 fn payload_output(g: &mut Gen, dw: u32) {
     let w8 = dw / 8;
     let aw = clog2(PAY_DEPTH);

@@ -739,13 +739,6 @@ fn be64(b: &[u8], o: usize) -> u64 {
     u64::from(be32(b, o)) << 32 | u64::from(be32(b, o + 4))
 }
 
-/// The DETH's Q_Key of a UD frame that passed the header checks (the first extension header,
-/// right after the BTH); `None` when the frame has no BTH within reach or no room for it.
-pub fn deth_qkey(frame: &[u8], cfg: &RxConfig) -> Option<u32> {
-    let at = layout(frame, cfg).ok()?.bth_start() + 12;
-    (at + 4 <= frame.len()).then(|| be32(frame, at))
-}
-
 /// Walks Ethernet, VLAN, IP and UDP up to a BTH, in the parser's check order (SPEC §5;
 /// `docs/rx_parser.md`): the first failing check gives the drop reason. Ethernet padding
 /// after the IP datagram is allowed.
@@ -1025,6 +1018,8 @@ pub struct RxFields {
     pub imm: u32,
     /// DETH source QP (UD), else 0.
     pub src_qp: u32,
+    /// DETH Q_Key (UD), else 0: checked against the QP's, not on `m_hdr_*`.
+    pub qkey: u32,
     /// IP ECN = 11.
     pub ecn_ce: bool,
     /// BTH opcode 0x81.
@@ -1116,6 +1111,7 @@ impl RxParserModel {
         }
         fields.imm = ext.imm.or(ext.ieth).unwrap_or(0);
         fields.src_qp = ext.deth.map_or(0, |d| d.src_qp);
+        fields.qkey = ext.deth.map_or(0, |d| d.qkey);
         fields.ecn_ce = ecn == 3;
         fields.cnp = bth.opcode == CNP_OPCODE;
         fields.payload_len = payload.len() as u32;

@@ -265,8 +265,8 @@ impl RxQpModel {
             return o;
         }
         // UD: the DETH's Q_Key must be the QP's (IBA 10.2.4; rxe `check_keys`), silently
-        // dropped otherwise. The header checks passed, so the DETH is in the frame.
-        if tr == 3 && crate::roce::deth_qkey(frame, &self.hdr.cfg) != Some(qp.qkey) {
+        // dropped otherwise.
+        if tr == 3 && f.qkey != qp.qkey {
             drop(&mut o, DropReason::QKey);
             return o;
         }
