@@ -39,7 +39,7 @@
 //   TRUNCATED        extension headers + pad beyond the datagram
 //   P_KEY            P_Key: equal low 15 bits, not 0, one full member
 //   QPN0             DestQP 0
-//   WRONG_VF         DestQP's VF field is not the frame's VF
+//   WRONG_VF         DestQP's VF field is not the frame's VF (DestQP 1 is every VF's)
 // cnp_*: pulse per accepted CNP; ce_*: pulse per accepted ECN=11 frame (paced per
 // flow by the DCQCN notification point, dcqcn_rp event kind 2).
 // Then, with the QPC's answer (rx_req/rx_rsp, 2 cycles): UNKNOWN_QP,
@@ -1025,6 +1025,7 @@ module rx_parser (
   wire [15:0]   h_pkey;
   wire [7:0]    h_bth4;
   wire [23:0]   h_qpn;
+  wire          h_gsi;           // DestQP 1, the GSI: the receiving VF's QP 1
   wire [7:0]    h_bth8;
   wire [23:0]   h_psn;
   wire          h_op_ok;
@@ -1063,7 +1064,8 @@ module rx_parser (
   wire          h_chk15;         // TRUNCATED: extension headers + pad beyond the datagram
   wire          h_chk16;         // P_KEY: P_Key: equal low 15 bits, not 0, one full member
   wire          h_chk17;         // QPN0: DestQP 0
-  wire          h_chk18;         // WRONG_VF: DestQP's VF field is not the frame's VF
+  wire          h_chk18;         // WRONG_VF: DestQP's VF field is not the frame's VF (DestQP 1 is
+                                 // every VF's)
   reg           h_drop;
   reg  [4:0]    h_reason;
   reg           h_bth_seen;
@@ -1295,6 +1297,8 @@ module rx_parser (
   reg           p2_tr_ud_d;
   reg           p2_key_op_q;
   reg           p2_key_op_d;
+  reg           p2_qkey_gsi_bad_q;
+  reg           p2_qkey_gsi_bad_d;
   reg  [23:0]   p2_rd1_q;
   reg  [23:0]   p2_rd1_d;
   reg  [23:0]   p2_rd2_q;
@@ -1312,14 +1316,16 @@ module rx_parser (
   wire          p2_is_write;
   wire          p2_is_read;
   wire          p2_is_atomic;
+  wire          p2_st_qp1;       // the QP is a GSI QP (service type QP1)
   wire          p2_tr_ok;        // opcode transport (RC 000, UC 001, UD 011) vs the QP's service
-                                 // type
+                                 // type (UD: UD or QP1)
   wire          p2_state_ok;     // requests from RTR on; responses and ACKs need RTS, SQER or SQD
   reg           p2_drop_n;
   reg  [4:0]    p2_reason_n;
   wire          p2_key_chk;      // a RETH/AtomicETH access: the R_Key is checked
   wire          p2_acc_ok;       // the QP grants the remote right
-  wire          p2_qkey_bad;     // a UD request whose DETH Q_Key is not the QP's
+  wire          p2_qkey_bad;     // a UD request whose DETH Q_Key is not the QP's (a GSI QP's is
+                                 // 0x8001_0000)
   wire [23:0]   p2_rd_ceil;
   wire [23:0]   p2_rd_cnt;       // READ response packets: ceil(DMA length / path MTU), 1 for length
                                  // 0
@@ -3695,6 +3701,7 @@ module rx_parser (
   assign h_pkey = {h_udpw[87:80], h_udpw[95:88]};
   assign h_bth4 = h_udpw[103:96];
   assign h_qpn = {h_udpw[111:104], h_udpw[119:112], h_udpw[127:120]};
+  assign h_gsi = h_qpn == 24'd1;
   assign h_bth8 = h_udpw[135:128];
   assign h_psn = {h_udpw[143:136], h_udpw[151:144], h_udpw[159:152]};
   assign h_op_ok = (h_opcode[7:5] == 3'b000 &&
@@ -3957,7 +3964,7 @@ module rx_parser (
   assign h_chk16 = !(h_pkey[14:0] != 15'h0000 && h_pkey[14:0] == csr_p_key_value_o[14:0] &&
                      (h_pkey[15] || csr_p_key_value_o[15]));
   assign h_chk17 = h_qpn == 24'd0;
-  assign h_chk18 = h_qpn[19:12] != s1c_tuser_q[8:1];
+  assign h_chk18 = h_qpn[19:12] != s1c_tuser_q[8:1] && !h_gsi;
   assign h_ecn_ce = (h_ipv6 ? h_ipw[13:12] : h_ipw[9:8]) == 2'b11;
   assign h_cnp = h_opcode == 8'h81;
   assign h_imm = ({h_udpw[295:288], h_udpw[303:296], h_udpw[311:304], h_udpw[319:312]} &
@@ -3968,7 +3975,7 @@ module rx_parser (
                   {32{(h_opcode[7:5] == 3'b000 && (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09 || (h_opcode[4:0] >= 5'h16 && h_opcode[4:0] <= 5'h17))) || (h_opcode[7:5] == 3'b001 && (h_opcode[4:0] == 5'h03 || h_opcode[4:0] == 5'h05 || h_opcode[4:0] == 5'h09))}});
   assign h_out_vf = s1c_tuser_q[8:1];
   assign h_out_opcode = h_opcode;
-  assign h_out_qpn = h_qpn;
+  assign h_out_qpn = h_qpn | {4'b0000, s1c_tuser_q[8:1] & {8{h_gsi}}, 12'd0};
   assign h_out_psn = h_psn;
   assign h_out_se = h_bth1[7];
   assign h_out_ack_req = h_bth8[7];
@@ -4021,8 +4028,10 @@ module rx_parser (
   assign p2_is_write = p2_is_write_q;
   assign p2_is_read = p2_is_read_q;
   assign p2_is_atomic = p2_is_atomic_q;
+  assign p2_st_qp1 = rx_rsp_st == 8'd8;
   assign p2_tr_ok = p2_is_cnp || (p2_tr_rc_q && rx_rsp_st == 8'd0) ||
-                    (p2_tr_uc_q && rx_rsp_st == 8'd1) || (p2_tr_ud_q && rx_rsp_st == 8'd2);
+                    (p2_tr_uc_q && rx_rsp_st == 8'd1) ||
+                    (p2_tr_ud_q && (rx_rsp_st == 8'd2 || p2_st_qp1));
   assign p2_state_ok = p2_is_cnp ||
                        (!p2_is_resp &&
                         (rx_rsp_state == 4'd2 || rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 ||
@@ -4038,7 +4047,7 @@ module rx_parser (
   assign mk_req_va = p2_key_chk ? p2_va_q : 64'd0;
   assign mk_req_len = p2_key_chk ? (p2_is_atomic ? 32'd8 : p2_dma_len_q) : 32'd0;
   assign mk_req_access = p2_key_chk ? {p2_is_atomic, p2_is_write, p2_is_read} : 3'b000;
-  assign p2_qkey_bad = p2_tr_ud_q && p2_qkey_q != rx_rsp_qkey;
+  assign p2_qkey_bad = p2_tr_ud_q && (p2_st_qp1 ? p2_qkey_gsi_bad_q : p2_qkey_q != rx_rsp_qkey);
   assign p2_rd_ceil = {23'd0,
                        rx_rsp_mtu != 3'd1 && rx_rsp_mtu != 3'd2 && rx_rsp_mtu != 3'd3 &&
                        rx_rsp_mtu != 3'd4 && rx_rsp_mtu != 3'd5} |
@@ -5216,6 +5225,7 @@ module rx_parser (
     p2_tr_uc_d = p2_tr_uc_q;
     p2_tr_ud_d = p2_tr_ud_q;
     p2_key_op_d = p2_key_op_q;
+    p2_qkey_gsi_bad_d = p2_qkey_gsi_bad_q;
     p2_rd1_d = p2_rd1_q;
     p2_rd2_d = p2_rd2_q;
     p2_rd3_d = p2_rd3_q;
@@ -5257,6 +5267,7 @@ module rx_parser (
       p2_tr_uc_d = p1_tr == 3'b001;
       p2_tr_ud_d = p1_tr == 3'b011;
       p2_key_op_d = p1_valid_q && !p1_drop_q && (p1_is_write || p1_is_read || p1_is_atomic);
+      p2_qkey_gsi_bad_d = p1_qkey_q != 32'h80010000;
       p2_rd1_d = p1_rd1[23:0];
       p2_rd2_d = p1_rd2[23:0];
       p2_rd3_d = p1_rd3[23:0];
@@ -5780,6 +5791,7 @@ module rx_parser (
   always @(posedge clk) begin
     if (rst) begin
       ic_beat_q <= 11'd0;
+      ic_hdr_q <= 600'd0;
       ic1_valid_q <= 1'b0;
       ic1_keep_n_q <= 7'd0;
       ic2_valid_q <= 1'b0;
@@ -5955,6 +5967,7 @@ module rx_parser (
       cs_drop_psn_seq_inc_q <= 1'b0;
     end else begin
       ic_beat_q <= ic_beat_d;
+      ic_hdr_q <= ic_hdr_d;
       ic1_valid_q <= ic1_valid_d;
       ic1_keep_n_q <= ic1_keep_n_d;
       ic2_valid_q <= ic2_valid_d;
@@ -6131,7 +6144,6 @@ module rx_parser (
     end
   end
   always @(posedge clk) begin
-    ic_hdr_q <= ic_hdr_d;
     ic_tag12_q <= ic_tag12_d;
     ic_tag16_q <= ic_tag16_d;
     ic_v4_12_q <= ic_v4_12_d;
@@ -6420,6 +6432,7 @@ module rx_parser (
     p2_tr_uc_q <= p2_tr_uc_d;
     p2_tr_ud_q <= p2_tr_ud_d;
     p2_key_op_q <= p2_key_op_d;
+    p2_qkey_gsi_bad_q <= p2_qkey_gsi_bad_d;
     p2_rd1_q <= p2_rd1_d;
     p2_rd2_q <= p2_rd2_d;
     p2_rd3_q <= p2_rd3_d;

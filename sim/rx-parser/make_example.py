@@ -19,6 +19,7 @@ QPN = 0x123      # QP 0x123 of VF 0 (example-qps.yaml), ePSN 0xABCD
 VA = 0x7F0000000000
 RKEY = 0x1234    # key of example-qps.yaml: [VA, VA + 0x100000), remote write
 UD_QPN = 0x125   # the UD QP of example-qps.yaml, Q_Key 0x11223344
+GSI_QKEY = 0x80010000  # the GSI's well-known Q_Key (QP 1, example-qps.yaml's QP1 QP)
 
 
 def frame(opcode, psn, qpn=QPN, ext=b"", payload=b"", tos=0):
@@ -55,6 +56,8 @@ def main():
         frame(0x64, 7, qpn=UD_QPN, ext=deth(0x11223344, 0xABC),
               payload=b"ud"),                                        # accept, src_qp 0xABC
         frame(0x64, 8, qpn=UD_QPN, ext=deth(0x11223345, 0xABC)),     # drop q_key
+        frame(0x64, 0, qpn=1, ext=deth(GSI_QKEY, 0x1),
+              payload=b"cm mad"),                                    # accept: GSI, src_qp 1
         Ether(dst="02:00:00:00:00:01", src="02:00:00:00:00:02")
         / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=49152, dport=4791, chksum=0)
         / cnp(QPN),                                                  # accept, cnp

@@ -311,7 +311,11 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     );
     g.flop("ic_beat", bw, Some(Expr::zero(bw)));
     let nbytes = slots.len() as u32;
-    g.flop("ic_hdr", 8 * nbytes, None);
+    // Reset, unlike the other datapath registers: a frame's first beats read the bytes its
+    // later beats have not loaded yet (results that are discarded), and after reset those
+    // would be X in a 4-state simulator and reach the payload FIFO's count (the first frame
+    // after reset with a header past the first beat showed `s_axis_tready` X on Icarus).
+    g.flop("ic_hdr", 8 * nbytes, Some(Expr::zero(8 * nbytes)));
     g.comb.push(Stmt::assign(id("ic_beat_d"), id("ic_beat_q")));
     g.comb.push(Stmt::assign(id("ic_hdr_d"), id("ic_hdr_q")));
     for (_, _, name, what) in ET_FLAGS {

@@ -81,6 +81,13 @@ const CNP: u8 = 0x81;
 pub const ST_RC: u8 = 0;
 pub const ST_UC: u8 = 1;
 pub const ST_UD: u8 = 2;
+/// The GSI QP's service type (mlx5 `MLX5_QP_ST_QP1`): UD opcodes, the well-known Q_Key.
+pub const ST_QP1: u8 = 8;
+/// DestQP of the General Services Interface (IBA 13.4.6.1; RDMA CM's MADs on RoCE): every
+/// function has its own, so the parser reads it as the receiving VF's QP 1.
+pub const GSI_QPN: u32 = 1;
+/// The GSI QP's Q_Key (IBA 13.4.6.1.1; rxe `check_keys` compares QP 1's DETH with it).
+pub const GSI_QKEY: u32 = 0x8001_0000;
 pub const S_RTR: u8 = 2;
 pub const S_RTS: u8 = 3;
 pub const S_SQER: u8 = 4;
@@ -1507,6 +1514,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire("h_pkey", 16, be(uw, 10, 2));
     g.wire("h_bth4", 8, byte(uw, 12));
     g.wire("h_qpn", 24, be(uw, 13, 3));
+    g.wire_c(
+        "h_gsi",
+        1,
+        Expr::eq(id("h_qpn"), d(24, u64::from(GSI_QPN))),
+        "DestQP 1, the GSI: the receiving VF's QP 1",
+    );
     g.wire("h_bth8", 8, byte(uw, 16));
     g.wire("h_psn", 24, be(uw, 17, 3));
     // Opcode table.
@@ -1724,8 +1737,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("QPN0", Expr::eq(id("h_qpn"), Expr::zero(24)), "DestQP 0"),
         (
             "WRONG_VF",
-            ne(id("h_qpn").bits(19, 12), id("s1c_tuser_q").bits(8, 1)),
-            "DestQP's VF field is not the frame's VF",
+            Expr::and(
+                ne(id("h_qpn").bits(19, 12), id("s1c_tuser_q").bits(8, 1)),
+                Expr::lnot(id("h_gsi")),
+            ),
+            "DestQP's VF field is not the frame's VF (DestQP 1 is every VF's)",
         ),
     ];
     // Index of the first check after which the BTH has been seen (after the UDP length).
@@ -1814,7 +1830,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("reason", 5, id("h_reason")),
         ("vf", 8, id("s1c_tuser_q").bits(8, 1)),
         ("opcode", 8, id("h_opcode")),
-        ("qpn", 24, id("h_qpn")),
+        // DestQP 1 carries the frame's VF in its VF field from here on, so the lookup, the
+        // write-back and the verdict name the VF's own QP 1 (its field is 0 on the wire).
+        (
+            "qpn",
+            24,
+            Expr::bor(
+                id("h_qpn"),
+                Expr::concat(vec![
+                    Expr::zero(4),
+                    Expr::band(
+                        id("s1c_tuser_q").bits(8, 1),
+                        Expr::repl(Expr::int(8), id("h_gsi")),
+                    ),
+                    Expr::zero(12),
+                ]),
+            ),
+        ),
         ("psn", 24, id("h_psn")),
         ("se", 1, id("h_bth1").index(Expr::int(7))),
         ("ack_req", 1, id("h_bth8").index(Expr::int(7))),
@@ -2020,7 +2052,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // For p2 alone (issue 9: `p2_opcode -> mk_req_*` was 8 LUT levels): the transport one-hot
     // and "an access past the header checks", so that only the QP checks on `rx_rsp_*` remain
     // in front of the R_Key request.
-    let p2_only: [(&str, Expr); 4] = [
+    let p2_only: [(&str, Expr); 5] = [
         ("tr_rc", Expr::eq(id("p1_tr"), n(3, 0))),
         ("tr_uc", Expr::eq(id("p1_tr"), n(3, 1))),
         ("tr_ud", Expr::eq(id("p1_tr"), n(3, 3))),
@@ -2035,6 +2067,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                     id("p1_is_atomic"),
                 ]),
             ]),
+        ),
+        // The Q_Key a GSI QP takes, compared a stage early: p2 only picks it by service type.
+        (
+            "qkey_gsi_bad",
+            ne(id("p1_qkey_q"), n(32, u64::from(GSI_QKEY))),
         ),
     ];
     for (f, e) in &p2_only {
@@ -2073,6 +2110,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         g.wire(&format!("p2_{f}"), w, id(format!("p2_{f}_q")));
     }
     g.wire_c(
+        "p2_st_qp1",
+        1,
+        Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_QP1))),
+        "the QP is a GSI QP (service type QP1)",
+    );
+    g.wire_c(
         "p2_tr_ok",
         1,
         any(vec![
@@ -2087,10 +2130,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             ),
             Expr::and(
                 id("p2_tr_ud_q"),
-                Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_UD))),
+                Expr::or(
+                    Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_UD))),
+                    id("p2_st_qp1"),
+                ),
             ),
         ]),
-        "opcode transport (RC 000, UC 001, UD 011) vs the QP's service type",
+        "opcode transport (RC 000, UC 001, UD 011) vs the QP's service type (UD: UD or QP1)",
     );
     let st_is = |v: u8| Expr::eq(id("rx_rsp_state"), d(4, u64::from(v)));
     g.wire_c(
@@ -2212,8 +2258,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire_c(
         "p2_qkey_bad",
         1,
-        Expr::and(id("p2_tr_ud_q"), ne(id("p2_qkey_q"), id("rx_rsp_qkey"))),
-        "a UD request whose DETH Q_Key is not the QP's",
+        Expr::and(
+            id("p2_tr_ud_q"),
+            Expr::ternary(
+                id("p2_st_qp1"),
+                id("p2_qkey_gsi_bad_q"),
+                ne(id("p2_qkey_q"), id("rx_rsp_qkey")),
+            ),
+        ),
+        "a UD request whose DETH Q_Key is not the QP's (a GSI QP's is 0x8001_0000)",
     );
     f3.extend([
         ("qkey_bad".to_string(), 1, id("p2_qkey_bad")),
@@ -3973,10 +4026,11 @@ pub fn generate_top(
     qpc_map: &RegMap,
     opts: &Options,
 ) -> Result<Module, RxParserError> {
-    let checks: [(&str, &str, u8); 7] = [
+    let checks: [(&str, &str, u8); 8] = [
         ("service_type", "RC", ST_RC),
         ("service_type", "UC", ST_UC),
         ("service_type", "UD", ST_UD),
+        ("service_type", "QP1", ST_QP1),
         ("qp_state", "RTR", S_RTR),
         ("qp_state", "RTS", S_RTS),
         ("qp_state", "SQER", S_SQER),

@@ -36,7 +36,12 @@ const STATES: [(&str, u8); 7] = [
     ("SQD", state::SQD),
     ("ERR", state::ERR),
 ];
-const SERVICE_TYPES: [(&str, u8); 3] = [("RC", st::RC), ("UC", st::UC), ("UD", st::UD)];
+const SERVICE_TYPES: [(&str, u8); 4] = [
+    ("RC", st::RC),
+    ("UC", st::UC),
+    ("UD", st::UD),
+    ("QP1", st::QP1),
+];
 const MTUS: [(u32, u8); 5] = [(256, 1), (512, 2), (1024, 3), (2048, 4), (4096, 5)];
 
 /// The map's `rx_drop_reason` value names in lower case (tests/test_rx.py compares them with

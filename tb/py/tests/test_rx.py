@@ -17,7 +17,8 @@ EXAMPLE = ROOT / "sim" / "rx-parser"
 # sim/rx-parser/example-qps.yaml as the dict RxModel takes (same field names).
 EXAMPLE_TABLE = {
     "qps": [{"vf": 0, "qpn": 0x123, "state": "RTS", "st": "RC", "pd": 1, "epsn": 0xABCD, "pkey": 0xFFFF},
-            {"vf": 0, "qpn": 0x125, "state": "RTS", "st": "UD", "pd": 1, "qkey": 0x11223344}],
+            {"vf": 0, "qpn": 0x125, "state": "RTS", "st": "UD", "pd": 1, "qkey": 0x11223344},
+            {"vf": 0, "qpn": 0x001, "state": "RTS", "st": "QP1", "pd": 1}],
     "keys": [{"rkey": 0x1234, "pd": 1, "va": 0x7F0000000000, "length": 0x100000, "access": ["remote_write"]}],
 }
 
@@ -47,11 +48,11 @@ def test_example_capture_matches_the_rtl_output():
     rx_top on example.pcap (checked by tests/rxparser_sim.rs): the model must agree."""
     text = (EXAMPLE / "example-qps.yaml").read_text()
     for token in ("0x123", "0xABCD", "0x1234", "0x7f0000000000", "0x100000", "remote_write", "RTS", "RC",
-                  "0x125", "UD", "0x11223344"):
+                  "0x125", "UD", "0x11223344", "0x001", "QP1"):
         assert token in text, f"example-qps.yaml changed ({token}): update EXAMPLE_TABLE"
     frames = read_pcap(EXAMPLE / "example.pcap")
     want = [json.loads(line) for line in (EXAMPLE / "example.expected.jsonl").read_text().splitlines()]
-    assert len(frames) == len(want) == 13
+    assert len(frames) == len(want) == 14
     m = rdmagen.RxModel(EXAMPLE_TABLE)
     for i, (f, w) in enumerate(zip(frames, want)):
         v = m.receive(f, vf=0)
@@ -61,8 +62,8 @@ def test_example_capture_matches_the_rtl_output():
             got = {k: got[k] for k in w}
         assert got == w, f"frame {i}"
     c = m.counters
-    assert c["frames_seen"] == 13
-    assert sum(v for k, v in c.items() if k.startswith(("verdict_", "drop_"))) == 13
+    assert c["frames_seen"] == 14
+    assert sum(v for k, v in c.items() if k.startswith(("verdict_", "drop_"))) == 14
     assert (c["drop_q_key"], want[8]["src_qp"]) == (1, 0xABC)
     assert m.qp(0, 0x123)["epsn"] == 0xABD1
 

@@ -18,6 +18,10 @@ use std::fmt;
 pub const ROCE_UDP_PORT: u16 = 4791;
 /// BTH opcode of a congestion notification packet.
 pub const CNP_OPCODE: u8 = 0x81;
+/// DestQP of the General Services Interface, QP 1 (IBA 13.4.6.1; RDMA CM's MADs on RoCE).
+pub const GSI_QPN: u32 = 1;
+/// The GSI's well-known Q_Key (IBA 13.4.6.1.1; rxe `check_keys`).
+pub const GSI_QKEY: u32 = 0x8001_0000;
 /// 802.1Q tag protocol identifier.
 pub const TPID_8021Q: u16 = 0x8100;
 pub const ETHERTYPE_IPV4: u16 = 0x0800;
@@ -1075,7 +1079,13 @@ impl RxParserModel {
         let bth = Bth::read(&frame[b..b + BTH_LEN]);
         fields.bth_seen = true;
         fields.opcode = bth.opcode;
-        fields.qpn = bth.dest_qp;
+        // DestQP 1 is the GSI of whichever function receives the frame: it names the VF's
+        // own QP 1 from here on (the parser fills the VF field it has as 0 on the wire).
+        fields.qpn = if bth.dest_qp == GSI_QPN {
+            u32::from(vf) << 12 | GSI_QPN
+        } else {
+            bth.dest_qp
+        };
         if self.cfg.icrc_check && !icrc_ok(frame, &l) {
             return drop(DropReason::BadIcrc, fields);
         }

@@ -39,7 +39,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::roce::{DropReason, RxConfig, RxOutcome, RxParserModel, Verdict, CNP_OPCODE};
+use crate::roce::{DropReason, RxConfig, RxOutcome, RxParserModel, Verdict, CNP_OPCODE, GSI_QKEY};
 
 /// QP states (mlx5 encoding, register-maps/qpc.yaml `qp_state`).
 pub mod state {
@@ -57,6 +57,8 @@ pub mod st {
     pub const RC: u8 = 0;
     pub const UC: u8 = 1;
     pub const UD: u8 = 2;
+    /// The GSI QP (mlx5 `MLX5_QP_ST_QP1`): takes UD opcodes, with the well-known Q_Key.
+    pub const QP1: u8 = 8;
 }
 
 /// What the parser needs of a QP.
@@ -248,7 +250,7 @@ impl RxQpModel {
         let tr_ok = cnp
             || (tr == 0 && qp.st == st::RC)
             || (tr == 1 && qp.st == st::UC)
-            || (tr == 3 && qp.st == st::UD);
+            || (tr == 3 && (qp.st == st::UD || qp.st == st::QP1));
         if !tr_ok {
             drop(&mut o, DropReason::TransportMismatch);
             return o;
@@ -264,9 +266,10 @@ impl RxQpModel {
             drop(&mut o, DropReason::State);
             return o;
         }
-        // UD: the DETH's Q_Key must be the QP's (IBA 10.2.4; rxe `check_keys`), silently
-        // dropped otherwise.
-        if tr == 3 && f.qkey != qp.qkey {
+        // UD: the DETH's Q_Key must be the QP's (IBA 10.2.4; rxe `check_keys`), a GSI QP's
+        // the well-known 0x8001_0000 whatever its context holds; silently dropped otherwise.
+        let qkey = if qp.st == st::QP1 { GSI_QKEY } else { qp.qkey };
+        if tr == 3 && f.qkey != qkey {
             drop(&mut o, DropReason::QKey);
             return o;
         }
@@ -414,6 +417,66 @@ mod tests {
         assert_eq!(
             send(&mut m, 0x64, 0),
             (Verdict::Drop, Some(DropReason::State))
+        );
+    }
+
+    /// DestQP 1 reaches the receiving VF's QP 1 (every VF has its GSI QP), a GSI QP (service
+    /// type QP1) takes UD opcodes with the well-known Q_Key whatever its context holds, and
+    /// the verdict names the VF's QP 1.
+    #[test]
+    fn dest_qp_1_is_the_receiving_vfs_gsi_qp() {
+        let mut m = model();
+        let gsi = RxQp {
+            st: st::QP1,
+            qkey: 0x1234,
+            ..m.qps[&(1, 1 << 12 | 5)].clone()
+        };
+        m.qps.insert((1, 1 << 12 | 1), gsi.clone());
+        let send = |m: &mut RxQpModel, op: u8, dest: u32, qkey: u32, vf: u8| {
+            let mut p = RocePacket::new_ipv4(op, dest, 7).unwrap();
+            if let Some(d) = p.ext.deth.as_mut() {
+                d.qkey = qkey;
+            }
+            let o = m.receive(&p.to_bytes().unwrap(), false, vf);
+            (o.verdict, o.reason, o.fields.qpn)
+        };
+        let gsi_qn = 1 << 12 | 1;
+        assert_eq!(
+            send(&mut m, 0x64, 1, 0x8001_0000, 1),
+            (Verdict::Accept, None, gsi_qn)
+        );
+        assert_eq!(
+            send(&mut m, 0x64, 1, 0x1234, 1),
+            (Verdict::Drop, Some(DropReason::QKey), gsi_qn)
+        );
+        // Addressed by its full number it is the same QP.
+        assert_eq!(
+            send(&mut m, 0x65, gsi_qn, 0x8001_0000, 1).0,
+            Verdict::Accept
+        );
+        // RC opcodes are not the GSI's transport.
+        assert_eq!(
+            send(&mut m, 0x04, 1, 0, 1),
+            (Verdict::Drop, Some(DropReason::TransportMismatch), gsi_qn)
+        );
+        // VF 2 has no QP 1: DestQP 1 there is unknown, not another VF's (no WRONG_VF).
+        assert_eq!(
+            send(&mut m, 0x64, 1, 0x8001_0000, 2),
+            (Verdict::Drop, Some(DropReason::UnknownQp), 2 << 12 | 1)
+        );
+        m.qps.insert((2, 2 << 12 | 1), gsi);
+        assert_eq!(send(&mut m, 0x64, 1, 0x8001_0000, 2).0, Verdict::Accept);
+        // A plain UD QP keeps its own Q_Key, even 0x8001_0000's neighbours.
+        let ud = RxQp {
+            st: st::UD,
+            qkey: 0x1234,
+            ..m.qps[&(1, 1 << 12 | 5)].clone()
+        };
+        m.qps.insert((1, 1 << 12 | 1), ud);
+        assert_eq!(send(&mut m, 0x64, 1, 0x1234, 1).0, Verdict::Accept);
+        assert_eq!(
+            send(&mut m, 0x64, 1, 0x8001_0000, 1).1,
+            Some(DropReason::QKey)
         );
     }
 

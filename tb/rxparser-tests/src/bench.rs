@@ -15,7 +15,7 @@ use rdmagen_harness::{Model, RawPort};
 use rdmagen_refmodel::qpc::{set, Layout, MkLayout};
 use rdmagen_refmodel::roce::{
     ext_layout, icrc, payload_packet, DropReason, IpHeader, Ipv6Header, RocePacket, RxConfig,
-    RxOutcome, Verdict, CNP_OPCODE, IPPROTO_UDP,
+    RxOutcome, Verdict, CNP_OPCODE, GSI_QKEY, GSI_QPN, IPPROTO_UDP,
 };
 use rdmagen_refmodel::rxqp::{state, AckRequest, RxKey, RxQp, RxQpModel};
 
@@ -144,12 +144,17 @@ impl FrameSpec {
                 f.opcode = match q.st {
                     0 => op,
                     1 if op <= 0x0B => op | 0x20,
-                    2 => 0x64 | op & 1,
+                    2 | 8 => 0x64 | op & 1,
                     _ => self.opcode,
                 };
             }
+            // A GSI QP takes the well-known Q_Key, whatever its context holds.
             if (self.fill >> 2) & 7 != 0 {
-                f.qkey = q.qkey;
+                f.qkey = if q.st == 8 { GSI_QKEY } else { q.qkey };
+            }
+            // The VF's QP 1 mostly as DestQP 1, the GSI's number on the wire.
+            if q.local == 1 && (self.fill >> 5) & 3 != 0 {
+                f.qpn = GSI_QPN;
             }
             if let (Some(rel), Some(m)) = (self.psn_rel, model.qps.get(&(q.vf, q.qpn()))) {
                 f.psn = (m.epsn as i64 + i64::from(rel)).rem_euclid(1 << 24) as u32;
@@ -1616,7 +1621,7 @@ pub fn strategy(max_frames: usize, max_payload: u16) -> impl Strategy<Value = Ca
         (
             0u8..4,
             0u16..5,
-            prop_oneof![6 => Just(0u8), 2 => Just(1), 1 => Just(2)],
+            prop_oneof![6 => Just(0u8), 2 => Just(1), 1 => Just(2), 1 => Just(8)],
             prop_oneof![
                 8 => Just(state::RTS),
                 2 => Just(state::RTR),

@@ -11,7 +11,7 @@ use rdmagen_refmodel::rxqp::state;
 pub struct QpSpec {
     pub vf: u8,
     pub local: u16,
-    /// mlx5 service type: 0 RC, 1 UC, 2 UD.
+    /// mlx5 service type: 0 RC, 1 UC, 2 UD, 8 QP1 (the GSI QP).
     pub st: u8,
     /// Target state: RST, INIT, RTR, RTS, SQD or ERR.
     pub state: u8,
@@ -190,7 +190,12 @@ pub fn parse_qps(
             "RC" => 0,
             "UC" => 1,
             "UD" => 2,
-            other => return Err(format!("line {at}: st `{other}`: expected RC, UC or UD")),
+            "QP1" => 8,
+            other => {
+                return Err(format!(
+                    "line {at}: st `{other}`: expected RC, UC, UD or QP1"
+                ))
+            }
         };
         let state_name = word(m, "state", what, at)?;
         let state = match state_name.as_str() {

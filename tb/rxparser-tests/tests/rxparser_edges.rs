@@ -352,6 +352,67 @@ fn truncated_payload_is_cut_and_discarded() {
     }
 }
 
+/// Runs `frames` on `qps` (no keys, default configuration) at 64 and 512 bits, each without
+/// and with input idle and sink stalls: the four tallies.
+fn at_64_and_512_bits(seed: u64, qps: &[QpSpec], frames: &[FrameSpec]) -> Vec<Tally> {
+    let mut tallies = Vec::new();
+    for stall in [Profile::new(0, 1), Profile::new(40, 3)] {
+        let case = Case {
+            seed,
+            idle: stall,
+            stall,
+            cfg: RxConfig::default(),
+            qps: qps.to_vec(),
+            keys: Vec::new(),
+            frames: frames.to_vec(),
+        };
+        tallies.push(Bench::<RxParserW64>::new().run(&case).unwrap());
+        tallies.push(Bench::<RxParserW512>::new().run(&case).unwrap());
+    }
+    tallies
+}
+
+/// DestQP 1, the GSI (RDMA CM's MADs on RoCE), is the receiving VF's own QP 1: VF 3's and
+/// VF 2's GSI QPs (service type QP1) each take UD sends to DestQP 1 from their own VF with the
+/// well-known Q_Key 0x8001_0000 (their contexts hold another key, which is not the one
+/// compared), the verdict names the VF's QP 1 (the bench compares every field with the
+/// model); a VF without a QP 1 drops them as UNKNOWN_QP (not WRONG_VF), another Q_Key as
+/// Q_KEY, and an RC opcode as TRANSPORT_MISMATCH.
+#[test]
+fn dest_qp_1_reaches_each_vfs_gsi_qp() {
+    let gsi = |vf| QpSpec {
+        vf,
+        local: 1,
+        st: 8,
+        qkey: 0x1234,
+        ..plain_qp()
+    };
+    let to_gsi = |opcode, vf, qkey| FrameSpec {
+        opcode,
+        vf,
+        qpn: 1,
+        qkey,
+        target: None,
+        psn_rel: None,
+        ..plain(0x64, 16, 0, false)
+    };
+    let frames = [
+        to_gsi(0x64, 3, 0x8001_0000),
+        to_gsi(0x65, 2, 0x8001_0000),
+        to_gsi(0x64, 3, 0x1234),
+        to_gsi(0x64, 1, 0x8001_0000),
+        to_gsi(0x04, 2, 0),
+        plain(0x04, 16, 0, false),
+    ];
+    for t in at_64_and_512_bits(7, &[plain_qp(), gsi(3), gsi(2)], &frames) {
+        assert_eq!(t.accept, 3);
+        assert_eq!(t.drops.get(&DropReason::QKey.code()), Some(&1));
+        assert_eq!(t.drops.get(&DropReason::UnknownQp.code()), Some(&1));
+        assert_eq!(t.drops.get(&DropReason::TransportMismatch.code()), Some(&1));
+        assert_eq!(t.drops.get(&DropReason::WrongVf.code()), None);
+    }
+}
+
 /// UD requests carry the destination QP's Q_Key in their DETH (IBA 10.2.4): the right key
 /// is accepted, any other (one bit off, the controlled-key bit, zero) is dropped as Q_KEY and
 /// counted in `drop_q_key`; an RC QP's frames are not affected.
@@ -379,22 +440,8 @@ fn ud_q_key_is_checked() {
         to_ud(0x64, 0, 0),
         plain(0x04, 16, 0, false),
     ];
-    for stall in [Profile::new(0, 1), Profile::new(40, 3)] {
-        let case = Case {
-            seed: 5,
-            idle: stall,
-            stall,
-            cfg: RxConfig::default(),
-            qps: vec![plain_qp(), ud.clone()],
-            keys: Vec::new(),
-            frames: frames.to_vec(),
-        };
-        for t in [
-            Bench::<RxParserW64>::new().run(&case).unwrap(),
-            Bench::<RxParserW512>::new().run(&case).unwrap(),
-        ] {
-            assert_eq!(t.accept, 3);
-            assert_eq!(t.drops.get(&DropReason::QKey.code()), Some(&3));
-        }
+    for t in at_64_and_512_bits(5, &[plain_qp(), ud], &frames) {
+        assert_eq!(t.accept, 3);
+        assert_eq!(t.drops.get(&DropReason::QKey.code()), Some(&3));
     }
 }
