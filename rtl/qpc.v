@@ -309,7 +309,8 @@ module qpc #(
   wire [31:0]      db_index;
   wire [31:0]      db_index_p2;
   wire [AW-1:0]    db_addr;
-  wire             db_adv;                        // the pipeline moves this cycle
+  wire             db_adv;                        // the pipeline moves this cycle: the response's
+                                                  // second entry is empty
   wire             db_take;                       // a request is accepted this cycle
   reg              db_s1_valid_q;
   reg              db_s1_valid_d;
@@ -330,7 +331,8 @@ module qpc #(
   wire [31:0]      wqe_index;
   wire [31:0]      wqe_index_p2;
   wire [AW-1:0]    wqe_addr;
-  wire             wqe_adv;                       // the pipeline moves this cycle
+  wire             wqe_adv;                       // the pipeline moves this cycle: the response's
+                                                  // second entry is empty
   wire             wqe_take;                      // a request is accepted this cycle
   reg              wqe_s1_valid_q;
   reg              wqe_s1_valid_d;
@@ -386,6 +388,20 @@ module qpc #(
   wire [2:0]       db_reason;                     // first failing check: 1 partition, 2 existence,
                                                   // 3 page, 4 state (0 OK)
   wire             db_ok;
+  reg              db_sk_valid_q;
+  reg              db_sk_valid_d;
+  reg              db_sk_ok_q;
+  reg              db_sk_ok_d;
+  reg  [2:0]       db_sk_reason_q;
+  reg  [2:0]       db_sk_reason_d;
+  reg  [7:0]       db_sk_vf_q;
+  reg  [7:0]       db_sk_vf_d;
+  reg  [23:0]      db_sk_qpn_q;
+  reg  [23:0]      db_sk_qpn_d;
+  reg  [31:0]      db_sk_user_q;
+  reg  [31:0]      db_sk_user_d;
+  wire             db_head_free;                  // the response's head is empty or taken this
+                                                  // cycle
   reg              wqe_rsp_valid_q;
   reg              wqe_rsp_valid_d;
   reg  [1:0]       wqe_rsp_status_q;
@@ -404,6 +420,20 @@ module qpc #(
   wire             wqe_pd_bad;                    // a QP in RTS of another PD
   wire [1:0]       wqe_status;                    // 3 refused, 1 flush (ERR), 2 PD mismatch, 0
                                                   // execute
+  reg              wqe_sk_valid_q;
+  reg              wqe_sk_valid_d;
+  reg  [1:0]       wqe_sk_status_q;
+  reg  [1:0]       wqe_sk_status_d;
+  reg  [23:0]      wqe_sk_cqn_q;
+  reg  [23:0]      wqe_sk_cqn_d;
+  reg  [7:0]       wqe_sk_vf_q;
+  reg  [7:0]       wqe_sk_vf_d;
+  reg  [23:0]      wqe_sk_qpn_q;
+  reg  [23:0]      wqe_sk_qpn_d;
+  reg  [31:0]      wqe_sk_user_q;
+  reg  [31:0]      wqe_sk_user_d;
+  wire             wqe_head_free;                 // the response's head is empty or taken this
+                                                  // cycle
   reg              rx_rsp_valid_q;
   reg              rx_rsp_valid_d;
   reg              rx_rsp_ok_q;
@@ -688,7 +718,7 @@ module qpc #(
   assign db_index_p2 = ({24'h000000, db_req_vf} * QPS_PER_VF) |
                        {20'h00000, db_req_qpn[11:0] & LOCAL_MASK};
   assign db_addr = GEO_POW2 ? db_index_p2[AW - 1:0] : db_inpart ? db_index[AW - 1:0] : {AW{1'b0}};
-  assign db_adv = !db_rsp_valid_q || db_rsp_ready;
+  assign db_adv = !db_sk_valid_q;
   assign db_take = db_req_valid && db_adv;
   assign db_req_ready = !rst && db_adv;
   assign wqe_inpart = wqe_req_qpn[23:20] == 4'b0000 && wqe_req_qpn[19:12] == wqe_req_vf &&
@@ -699,7 +729,7 @@ module qpc #(
   assign wqe_addr = GEO_POW2 ? wqe_index_p2[AW - 1:0] :
                     wqe_inpart ? wqe_index[AW - 1:0] :
                     {AW{1'b0}};
-  assign wqe_adv = !wqe_rsp_valid_q || wqe_rsp_ready;
+  assign wqe_adv = !wqe_sk_valid_q;
   assign wqe_take = wqe_req_valid && wqe_adv;
   assign wqe_req_ready = !rst && wqe_adv;
   assign rx_inpart = rx_req_qpn[23:20] == 4'b0000 && rx_req_qpn[19:12] == rx_req_vf &&
@@ -724,6 +754,7 @@ module qpc #(
   assign db_reason = {db_state_bad, (db_s1_inpart_q && !db_exists) || db_page_bad,
                       !db_s1_inpart_q || db_page_bad};
   assign db_ok = db_exists && db_page_eq && db_word_q[27:24] == 4'b0011;
+  assign db_head_free = !db_rsp_valid_q || db_rsp_ready;
   assign wqe_rsp_status = wqe_rsp_status_q;
   assign wqe_rsp_cqn = wqe_rsp_cqn_q;
   assign wqe_rsp_vf = wqe_rsp_vf_q;
@@ -737,6 +768,7 @@ module qpc #(
   assign wqe_pd_bad = wqe_exists && wqe_word_q[51:48] == 4'b0011 &&
                       wqe_word_q[47:24] != wqe_s1_pd_q;
   assign wqe_status = {wqe_refused || wqe_pd_bad, wqe_refused || wqe_flush};
+  assign wqe_head_free = !wqe_rsp_valid_q || wqe_rsp_ready;
   assign rx_rsp_ok = rx_rsp_ok_q;
   assign rx_rsp_state = rx_rsp_state_q;
   assign rx_rsp_st = rx_rsp_st_q;
@@ -1010,13 +1042,36 @@ module qpc #(
     db_rsp_vf_d = db_rsp_vf_q;
     db_rsp_qpn_d = db_rsp_qpn_q;
     db_rsp_user_d = db_rsp_user_q;
-    if (db_adv) begin
-      db_rsp_valid_d = db_s1_valid_q;
-      db_rsp_ok_d = db_ok;
-      db_rsp_reason_d = db_reason;
-      db_rsp_vf_d = db_s1_vf_q;
-      db_rsp_qpn_d = db_s1_qpn_q;
-      db_rsp_user_d = db_s1_user_q;
+    db_sk_valid_d = db_sk_valid_q;
+    db_sk_ok_d = db_sk_ok_q;
+    db_sk_reason_d = db_sk_reason_q;
+    db_sk_vf_d = db_sk_vf_q;
+    db_sk_qpn_d = db_sk_qpn_q;
+    db_sk_user_d = db_sk_user_q;
+    if (db_head_free) begin
+      if (db_sk_valid_q) begin
+        db_rsp_valid_d = 1'b1;
+        db_sk_valid_d = 1'b0;
+        db_rsp_ok_d = db_sk_ok_q;
+        db_rsp_reason_d = db_sk_reason_q;
+        db_rsp_vf_d = db_sk_vf_q;
+        db_rsp_qpn_d = db_sk_qpn_q;
+        db_rsp_user_d = db_sk_user_q;
+      end else begin
+        db_rsp_valid_d = db_s1_valid_q;
+        db_rsp_ok_d = db_ok;
+        db_rsp_reason_d = db_reason;
+        db_rsp_vf_d = db_s1_vf_q;
+        db_rsp_qpn_d = db_s1_qpn_q;
+        db_rsp_user_d = db_s1_user_q;
+      end
+    end else if (!db_sk_valid_q) begin
+      db_sk_valid_d = db_s1_valid_q;
+      db_sk_ok_d = db_ok;
+      db_sk_reason_d = db_reason;
+      db_sk_vf_d = db_s1_vf_q;
+      db_sk_qpn_d = db_s1_qpn_q;
+      db_sk_user_d = db_s1_user_q;
     end
     // wqe: stage 2 registers the response
     wqe_rsp_valid_d = wqe_rsp_valid_q && !wqe_rsp_ready;
@@ -1025,14 +1080,38 @@ module qpc #(
     wqe_rsp_vf_d = wqe_rsp_vf_q;
     wqe_rsp_qpn_d = wqe_rsp_qpn_q;
     wqe_rsp_user_d = wqe_rsp_user_q;
-    if (wqe_adv) begin
-      wqe_rsp_valid_d = wqe_s1_valid_q;
-      wqe_rsp_status_d = wqe_status;
-      wqe_rsp_cqn_d = wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52] ? wqe_word_q[23:0] :
-                      24'd0;
-      wqe_rsp_vf_d = wqe_s1_vf_q;
-      wqe_rsp_qpn_d = wqe_s1_qpn_q;
-      wqe_rsp_user_d = wqe_s1_user_q;
+    wqe_sk_valid_d = wqe_sk_valid_q;
+    wqe_sk_status_d = wqe_sk_status_q;
+    wqe_sk_cqn_d = wqe_sk_cqn_q;
+    wqe_sk_vf_d = wqe_sk_vf_q;
+    wqe_sk_qpn_d = wqe_sk_qpn_q;
+    wqe_sk_user_d = wqe_sk_user_q;
+    if (wqe_head_free) begin
+      if (wqe_sk_valid_q) begin
+        wqe_rsp_valid_d = 1'b1;
+        wqe_sk_valid_d = 1'b0;
+        wqe_rsp_status_d = wqe_sk_status_q;
+        wqe_rsp_cqn_d = wqe_sk_cqn_q;
+        wqe_rsp_vf_d = wqe_sk_vf_q;
+        wqe_rsp_qpn_d = wqe_sk_qpn_q;
+        wqe_rsp_user_d = wqe_sk_user_q;
+      end else begin
+        wqe_rsp_valid_d = wqe_s1_valid_q;
+        wqe_rsp_status_d = wqe_status;
+        wqe_rsp_cqn_d = wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52] ? wqe_word_q[23:0] :
+                        24'd0;
+        wqe_rsp_vf_d = wqe_s1_vf_q;
+        wqe_rsp_qpn_d = wqe_s1_qpn_q;
+        wqe_rsp_user_d = wqe_s1_user_q;
+      end
+    end else if (!wqe_sk_valid_q) begin
+      wqe_sk_valid_d = wqe_s1_valid_q;
+      wqe_sk_status_d = wqe_status;
+      wqe_sk_cqn_d = wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52] ? wqe_word_q[23:0] :
+                     24'd0;
+      wqe_sk_vf_d = wqe_s1_vf_q;
+      wqe_sk_qpn_d = wqe_s1_qpn_q;
+      wqe_sk_user_d = wqe_s1_user_q;
     end
     // rx: stage 2 registers the response
     rx_rsp_valid_d = rx_rsp_valid_q && !rx_rsp_ready;
@@ -1213,7 +1292,9 @@ module qpc #(
       wqe_s1_valid_q <= 1'b0;
       rx_s1_valid_q <= 1'b0;
       db_rsp_valid_q <= 1'b0;
+      db_sk_valid_q <= 1'b0;
       wqe_rsp_valid_q <= 1'b0;
+      wqe_sk_valid_q <= 1'b0;
       rx_rsp_valid_q <= 1'b0;
       mk_s1_valid_q <= 1'b0;
       mk_rsp_valid_q <= 1'b0;
@@ -1263,7 +1344,9 @@ module qpc #(
       wqe_s1_valid_q <= wqe_s1_valid_d;
       rx_s1_valid_q <= rx_s1_valid_d;
       db_rsp_valid_q <= db_rsp_valid_d;
+      db_sk_valid_q <= db_sk_valid_d;
       wqe_rsp_valid_q <= wqe_rsp_valid_d;
+      wqe_sk_valid_q <= wqe_sk_valid_d;
       rx_rsp_valid_q <= rx_rsp_valid_d;
       mk_s1_valid_q <= mk_s1_valid_d;
       mk_rsp_valid_q <= mk_rsp_valid_d;
@@ -1332,11 +1415,21 @@ module qpc #(
     db_rsp_vf_q <= db_rsp_vf_d;
     db_rsp_qpn_q <= db_rsp_qpn_d;
     db_rsp_user_q <= db_rsp_user_d;
+    db_sk_ok_q <= db_sk_ok_d;
+    db_sk_reason_q <= db_sk_reason_d;
+    db_sk_vf_q <= db_sk_vf_d;
+    db_sk_qpn_q <= db_sk_qpn_d;
+    db_sk_user_q <= db_sk_user_d;
     wqe_rsp_status_q <= wqe_rsp_status_d;
     wqe_rsp_cqn_q <= wqe_rsp_cqn_d;
     wqe_rsp_vf_q <= wqe_rsp_vf_d;
     wqe_rsp_qpn_q <= wqe_rsp_qpn_d;
     wqe_rsp_user_q <= wqe_rsp_user_d;
+    wqe_sk_status_q <= wqe_sk_status_d;
+    wqe_sk_cqn_q <= wqe_sk_cqn_d;
+    wqe_sk_vf_q <= wqe_sk_vf_d;
+    wqe_sk_qpn_q <= wqe_sk_qpn_d;
+    wqe_sk_user_q <= wqe_sk_user_d;
     rx_rsp_ok_q <= rx_rsp_ok_d;
     rx_rsp_state_q <= rx_rsp_state_d;
     rx_rsp_st_q <= rx_rsp_st_d;

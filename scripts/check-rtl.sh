@@ -48,12 +48,11 @@ stream_if() {
 # valid output: `module input output`, each with why it exists. Every other path fails.
 # These are the next work items; a path is not skipped silently.
 STREAM_ALLOW=(
-  # QPC lookup pipelines (db, wqe, rx, mk): a request is taken when the pipeline advances
+  # QPC RX and R_Key lookups (rx, mk): a request is taken when the pipeline advances
   # (`*_adv`), which waits for the response's ready; the request and response ports are one
-  # 2-stage pipeline, but their readies are a combinational path between two interfaces. Fix:
-  # a response skid per pipeline (the parser depends on the lookup moving with it).
-  "qpc db_rsp_ready db_req_ready"
-  "qpc wqe_rsp_ready wqe_req_ready"
+  # 2-stage pipeline, but their readies are a combinational path between two interfaces. The
+  # RX parser drives both every cycle with its own pipeline enable as the response ready and
+  # relies on the lookup moving with it; the doorbell and WQE ports have a response skid.
   "qpc rx_rsp_ready rx_req_ready"
   "qpc mk_rsp_ready mk_req_ready"
   # UAR: the doorbell at the head retires (takes the QPC's answer, `db_rsp_ready`, and pulses

@@ -408,6 +408,52 @@ fn clear_sequencer(g: &mut Gen, p: &str, (aw, last): (&str, &str), comment: &str
     ));
 }
 
+/// The two-entry response of lookup port `p` (its head, `{p}_rsp_*`, declared by the caller;
+/// `new` is stage 2's answer per field): the head takes stage 1's answer when it is free this
+/// cycle, else the second entry `{p}_sk_*` does; a free head takes the second entry first
+/// (stage 1 holds then: `{p}_adv` is "the second entry is empty").
+fn response_skid(g: &mut Gen, p: &str, new: &[(&str, u32, Expr)]) {
+    g.state(&format!("{p}_sk_valid"), 1, b1(false));
+    for (f, w, _) in new {
+        g.data(&format!("{p}_sk_{f}"), *w);
+    }
+    g.wire(
+        &format!("{p}_head_free"),
+        1,
+        Expr::or(
+            Expr::lnot(id(format!("{p}_rsp_valid_q"))),
+            id(format!("{p}_rsp_ready")),
+        ),
+        Some("the response's head is empty or taken this cycle"),
+    );
+    let set = |to: &str, f: &str, e: Expr| Stmt::assign(id(format!("{p}_{to}_{f}_d")), e);
+    let c = &mut g.comb;
+    c.push(Stmt::assign(
+        id(format!("{p}_sk_valid_d")),
+        id(format!("{p}_sk_valid_q")),
+    ));
+    for (f, _, _) in new {
+        c.push(set("sk", f, id(format!("{p}_sk_{f}_q"))));
+    }
+    let mut from_sk = vec![set("rsp", "valid", b1(true)), set("sk", "valid", b1(false))];
+    let mut from_s1 = vec![set("rsp", "valid", id(format!("{p}_s1_valid_q")))];
+    let mut to_sk = vec![set("sk", "valid", id(format!("{p}_s1_valid_q")))];
+    for (f, _, e) in new {
+        from_sk.push(set("rsp", f, id(format!("{p}_sk_{f}_q"))));
+        from_s1.push(set("rsp", f, e.clone()));
+        to_sk.push(set("sk", f, e.clone()));
+    }
+    c.push(Stmt::if_else(
+        id(format!("{p}_head_free")),
+        vec![Stmt::if_else(
+            id(format!("{p}_sk_valid_q")),
+            from_sk,
+            from_s1,
+        )],
+        vec![Stmt::if_(Expr::lnot(id(format!("{p}_sk_valid_q"))), to_sk)],
+    ));
+}
+
 /// A replica RAM: its name and the context fields it holds, least significant first.
 struct Replica {
     name: &'static str,
@@ -970,17 +1016,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     };
 
     // ---- lookup pipelines
-    let pipeline = |g: &mut Gen, p: &str, rep: &Replica, extra: &[(&str, u32)]| {
+    // `skid`: the response has a second entry (`{p}_sk_*`), so the pipeline moves while that
+    // entry is empty and `{p}_req_ready` is a flop's (no path from `{p}_rsp_ready`); without
+    // it the pipeline moves with the response's ready (the RX and R_Key ports, which the RX
+    // parser drives in step with its own pipeline every cycle).
+    let pipeline = |g: &mut Gen, p: &str, rep: &Replica, extra: &[(&str, u32)], skid: bool| {
         part(g, p, &format!("{p}_req_vf"), &format!("{p}_req_qpn"), true);
-        g.wire(
-            &format!("{p}_adv"),
-            1,
-            Expr::or(
-                Expr::lnot(id(format!("{p}_rsp_valid_q"))),
-                id(format!("{p}_rsp_ready")),
-            ),
-            Some("the pipeline moves this cycle"),
-        );
+        let (adv, what) = if skid {
+            (
+                Expr::lnot(id(format!("{p}_sk_valid_q"))),
+                "the pipeline moves this cycle: the response's second entry is empty",
+            )
+        } else {
+            (
+                Expr::or(
+                    Expr::lnot(id(format!("{p}_rsp_valid_q"))),
+                    id(format!("{p}_rsp_ready")),
+                ),
+                "the pipeline moves this cycle",
+            )
+        };
+        g.wire(&format!("{p}_adv"), 1, adv, Some(what));
         g.wire(
             &format!("{p}_take"),
             1,
@@ -1048,9 +1104,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         c.push(Stmt::if_(id(format!("{p}_adv")), load));
     };
 
-    pipeline(&mut g, "db", &db_rep, &[("page", 24)]);
-    pipeline(&mut g, "wqe", &wqe_rep, &[("pd", 24)]);
-    pipeline(&mut g, "rx", &rx_rep, &[]);
+    pipeline(&mut g, "db", &db_rep, &[("page", 24)], true);
+    pipeline(&mut g, "wqe", &wqe_rep, &[("pd", 24)], true);
+    pipeline(&mut g, "rx", &rx_rep, &[], false);
     // The RX port also reads {nak_sent, ePSN}.
     g.reg("rx_psn_q", psn_w);
     g.flops.push(Flop {
@@ -1168,18 +1224,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ]),
         None,
     );
-    let mut load = vec![
-        Stmt::assign(id("db_rsp_valid_d"), id("db_s1_valid_q")),
-        Stmt::assign(id("db_rsp_ok_d"), id("db_ok")),
-        Stmt::assign(id("db_rsp_reason_d"), id("db_reason")),
-    ];
-    for x in ["vf", "qpn", "user"] {
-        load.push(Stmt::assign(
-            id(format!("db_rsp_{x}_d")),
-            id(format!("db_s1_{x}_q")),
-        ));
+    let mut new = vec![("ok", 1, id("db_ok")), ("reason", 3, id("db_reason"))];
+    for (x, w) in [("vf", 8), ("qpn", 24), ("user", 32)] {
+        new.push((x, w, id(format!("db_s1_{x}_q"))));
     }
-    g.comb.push(Stmt::if_(id("db_adv"), load));
+    response_skid(&mut g, "db", &new);
     // wqe
     resp_regs(
         &mut g,
@@ -1240,11 +1289,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ]),
         Some("3 refused, 1 flush (ERR), 2 PD mismatch, 0 execute"),
     );
-    let mut load = vec![
-        Stmt::assign(id("wqe_rsp_valid_d"), id("wqe_s1_valid_q")),
-        Stmt::assign(id("wqe_rsp_status_d"), id("wqe_status")),
-        Stmt::assign(
-            id("wqe_rsp_cqn_d"),
+    let mut new = vec![
+        ("status", 2, id("wqe_status")),
+        (
+            "cqn",
+            24,
             Expr::ternary(
                 exists("wqe", &wqe_rep),
                 wqe_rep.get("wqe_word_q", "cqn_snd"),
@@ -1252,13 +1301,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ),
         ),
     ];
-    for x in ["vf", "qpn", "user"] {
-        load.push(Stmt::assign(
-            id(format!("wqe_rsp_{x}_d")),
-            id(format!("wqe_s1_{x}_q")),
-        ));
+    for (x, w) in [("vf", 8), ("qpn", 24), ("user", 32)] {
+        new.push((x, w, id(format!("wqe_s1_{x}_q"))));
     }
-    g.comb.push(Stmt::if_(id("wqe_adv"), load));
+    response_skid(&mut g, "wqe", &new);
     // rx
     let rx_fields: Vec<(&str, u32)> = vec![
         ("ok", 1),

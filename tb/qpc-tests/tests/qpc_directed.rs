@@ -363,3 +363,74 @@ fn mkey_commands_read_in_every_cycle() {
     }
     assert_eq!(runs, 4 * 10 * 7);
 }
+
+/// The doorbell and WQE ports have a two-entry response (docs/qpc.md): `{p}_req_ready` is a
+/// flop's, the same whatever `{p}_rsp_ready` is in the cycle, and with the response held the
+/// port still takes three requests (the head, the second entry and stage 1), then waits; once
+/// released the answers come in order with none lost or repeated. Requests go to QP 0 of VF 0,
+/// which does not exist (every answer is a refusal; `user` tells them apart).
+fn response_skid<M: rdmagen_harness::Model>() {
+    for p in ["db", "wqe"] {
+        let mut m = M::create();
+        m.reset(4);
+        // The QPC clears its tables after reset; lookups answer "invalid" meanwhile, which
+        // is all this test needs.
+        m.poke(&format!("{p}_rsp_ready"), 0);
+        let mut taken = Vec::new();
+        let mut user = 0;
+        for cycle in 0..12 {
+            m.poke(&format!("{p}_req_valid"), 1);
+            m.poke(&format!("{p}_req_user"), user);
+            let mut readies = [0; 2];
+            for (i, r) in [1, 0].into_iter().enumerate() {
+                m.poke(&format!("{p}_rsp_ready"), r);
+                m.eval();
+                readies[i] = m.peek(&format!("{p}_req_ready"));
+            }
+            assert_eq!(
+                readies[0],
+                readies[1],
+                "{} {p}: cycle {cycle}: {p}_req_ready follows {p}_rsp_ready",
+                M::VARIANT
+            );
+            if readies[1] == 1 {
+                taken.push(user);
+                user += 1;
+            }
+            m.tick();
+        }
+        assert_eq!(
+            taken,
+            [0, 1, 2],
+            "{} {p}: requests taken while the response is held",
+            M::VARIANT
+        );
+        // Release the response: the three answers in order, one per cycle, nothing more.
+        m.poke(&format!("{p}_req_valid"), 0);
+        m.poke(&format!("{p}_rsp_ready"), 1);
+        let mut answers = Vec::new();
+        for _ in 0..8 {
+            m.eval();
+            if m.peek(&format!("{p}_rsp_valid")) == 1 {
+                answers.push(m.peek(&format!("{p}_rsp_user")));
+            }
+            m.tick();
+        }
+        assert_eq!(
+            answers,
+            [0, 1, 2],
+            "{} {p}: answers after the release",
+            M::VARIANT
+        );
+    }
+}
+
+#[test]
+fn response_skid_sync_high() {
+    response_skid::<QpcV4Q16>();
+}
+
+#[test]
+fn response_skid_async_low() {
+    response_skid::<rdmagen_qpc_tests::QpcV256Q64>();
+}

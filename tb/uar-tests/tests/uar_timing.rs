@@ -168,13 +168,16 @@ fn storm<M: Model>(per_vf: u32) {
         per_vf_count.iter().all(|c| *c == per_vf),
         "a VF starved: {per_vf_count:?}"
     );
-    // In-block latency: 3 cycles plus the events queued ahead (at most 6) under
-    // backpressure runs of at most 3 cycles. Under backpressure the last beat's handshake
-    // is one cycle earlier than the block takes it (it waits in the W skid: `s_axi_wready`
-    // is a flop, AXI4 A3.2.1), so P50 from the handshake is 5 where it was 3 and 4 with a
-    // combinational ready; the storm's total cycles are unchanged (1,839 and 3,875).
+    // In-block latency: 3 cycles plus the events queued ahead under backpressure runs of at
+    // most 3 cycles. Under backpressure the last beat's handshake is one cycle earlier than
+    // the block takes it (it waits in the W skid: `s_axi_wready` is a flop, AXI4 A3.2.1), so
+    // P50 from the handshake is 5 where it was 3 and 4 with a combinational ready. Since the
+    // QPC's doorbell port answers through two entries (docs/qpc.md, "Backpressure") it takes
+    // up to two more doorbells while the UAR's head waits for the fetch port, so more are
+    // queued ahead of a new one: P50 5 -> 6, P999 18 -> 22 and 20 -> 25 (4 and 256 VFs), with
+    // the storm's total cycles and its completion times unchanged (1,853 and 3,670).
     assert!(
-        p50 <= 5 && p99 <= 24 && p999 <= 24,
+        p50 <= 6 && p99 <= 24 && p999 <= 28,
         "latency P50 {p50} P99 {p99} P999 {p999}"
     );
     // Arrival order is served in order: the whole storm drains at the rate the fetch port
