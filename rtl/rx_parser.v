@@ -5792,6 +5792,14 @@ module rx_parser (
     if (rst) begin
       ic_beat_q <= 11'd0;
       ic_hdr_q <= 600'd0;
+      ic_tag12_q <= 1'b0;
+      ic_tag16_q <= 1'b0;
+      ic_v4_12_q <= 1'b0;
+      ic_v4_16_q <= 1'b0;
+      ic_v4_20_q <= 1'b0;
+      ic_v6_12_q <= 1'b0;
+      ic_v6_16_q <= 1'b0;
+      ic_v6_20_q <= 1'b0;
       ic1_valid_q <= 1'b0;
       ic1_keep_n_q <= 7'd0;
       ic2_valid_q <= 1'b0;
@@ -5968,6 +5976,14 @@ module rx_parser (
     end else begin
       ic_beat_q <= ic_beat_d;
       ic_hdr_q <= ic_hdr_d;
+      ic_tag12_q <= ic_tag12_d;
+      ic_tag16_q <= ic_tag16_d;
+      ic_v4_12_q <= ic_v4_12_d;
+      ic_v4_16_q <= ic_v4_16_d;
+      ic_v4_20_q <= ic_v4_20_d;
+      ic_v6_12_q <= ic_v6_12_d;
+      ic_v6_16_q <= ic_v6_16_d;
+      ic_v6_20_q <= ic_v6_20_d;
       ic1_valid_q <= ic1_valid_d;
       ic1_keep_n_q <= ic1_keep_n_d;
       ic2_valid_q <= ic2_valid_d;
@@ -6144,14 +6160,6 @@ module rx_parser (
     end
   end
   always @(posedge clk) begin
-    ic_tag12_q <= ic_tag12_d;
-    ic_tag16_q <= ic_tag16_d;
-    ic_v4_12_q <= ic_v4_12_d;
-    ic_v4_16_q <= ic_v4_16_d;
-    ic_v4_20_q <= ic_v4_20_d;
-    ic_v6_12_q <= ic_v6_12_d;
-    ic_v6_16_q <= ic_v6_16_d;
-    ic_v6_20_q <= ic_v6_20_d;
     ic1_tdata_q <= ic1_tdata_d;
     ic1_tkeep_q <= ic1_tkeep_d;
     ic1_tlast_q <= ic1_tlast_d;

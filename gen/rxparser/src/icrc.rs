@@ -311,15 +311,16 @@ pub(crate) fn emit(g: &mut Gen, dw: u32) -> Vec<Expr> {
     );
     g.flop("ic_beat", bw, Some(Expr::zero(bw)));
     let nbytes = slots.len() as u32;
-    // Reset, unlike the other datapath registers: a frame's first beats read the bytes its
-    // later beats have not loaded yet (results that are discarded), and after reset those
-    // would be X in a 4-state simulator and reach the payload FIFO's count (the first frame
-    // after reset with a header past the first beat showed `s_axis_tready` X on Icarus).
+    // The capture and the ethertype flags are reset, unlike the other datapath registers: a
+    // frame's first beats read what its later beats have not loaded yet (results that are
+    // discarded), and after reset those would be X in a 4-state simulator and reach the
+    // payload FIFO's count (the first frame after reset made `s_axis_tready` X on Icarus: at
+    // 512 bits one with its headers past the first beat, at 64 bits any).
     g.flop("ic_hdr", 8 * nbytes, Some(Expr::zero(8 * nbytes)));
     g.comb.push(Stmt::assign(id("ic_beat_d"), id("ic_beat_q")));
     g.comb.push(Stmt::assign(id("ic_hdr_d"), id("ic_hdr_q")));
     for (_, _, name, what) in ET_FLAGS {
-        g.flop_c(&format!("ic_{name}"), 1, None, what);
+        g.flop_c(&format!("ic_{name}"), 1, Some(b1(false)), what);
         g.comb.push(Stmt::assign(
             id(format!("ic_{name}_d")),
             id(format!("ic_{name}_q")),
