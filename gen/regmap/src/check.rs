@@ -482,6 +482,21 @@ impl Checker<'_> {
                 )
                 .help("remove `reset`, or give the field storage with hw_write/hw_set/hw_clear/counter");
         }
+        if f.reset != 0 && f.access == Access::Wp {
+            // The pulse flop would hold the reset on `_o` through reset and one cycle after:
+            // a pulse nobody wrote.
+            self.sink
+                .error(
+                    "regmap::reset_without_storage",
+                    f.name.span,
+                    format!(
+                        "field `{}` is a `wp` pulse; a reset of {:#x} would drive it on the output through reset, not for one written cycle",
+                        f.name, f.reset
+                    ),
+                    "`reset` on a write pulse",
+                )
+                .help("remove `reset`: a `wp` field is 0 except in the cycle after a write");
+        }
         if f.hw.any() && matches!(f.access, Access::Wo | Access::Wp) {
             let prop = if f.hw.write {
                 "hw_write"

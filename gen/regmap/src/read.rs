@@ -432,11 +432,21 @@ impl Parser<'_> {
                 None => {
                     let span = self.span_of(a);
                     let all: Vec<&str> = Access::ALL.iter().map(|a| a.as_str()).collect();
-                    let help = match s.as_str() {
+                    let lower = s.to_ascii_lowercase();
+                    let help = match lower.as_str() {
+                        _ if lower != s && Access::parse(&lower).is_some() => {
+                            format!("access types are lower case: `{lower}`")
+                        }
                         "rw1c" | "w1clr" | "woclr" => "W1C is spelled `w1c`".to_string(),
                         "rw1s" | "w1set" | "woset" => "W1S is spelled `w1s`".to_string(),
+                        "rw0c" | "wzc" | "w0clr" | "wzclr" => "W0C is spelled `w0c`".to_string(),
+                        "rclr" | "rtc" | "roc" | "clear-on-read" => {
+                            "clear on read is `rc`".to_string()
+                        }
+                        "rset" | "set-on-read" => "set on read is `rs`".to_string(),
                         "r" | "read-only" | "readonly" => "read-only is `ro`".to_string(),
-                        "w" | "write-only" => "write-only is `wo`".to_string(),
+                        "w" | "write-only" | "writeonly" => "write-only is `wo`".to_string(),
+                        "r/w" | "read-write" | "readwrite" => "read-write is `rw`".to_string(),
                         "pulse" | "wpulse" | "singlepulse" => "a write pulse is `wp`".to_string(),
                         _ => format!("access types: {}", all.join(", ")),
                     };
