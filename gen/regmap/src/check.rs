@@ -758,20 +758,35 @@ impl Checker<'_> {
                 .help("shrink the offsets or array windows");
             return;
         }
-        if map.address_width == 0 {
-            map.address_width = needed;
-        } else if map.address_width < needed || map.address_width > MAX_ADDRESS_WIDTH {
-            self.sink
-                .error(
-                    "regmap::address_width",
-                    map.block.span,
-                    format!(
-                        "address_width {} cannot address the map, which needs {} bits (ends at {:#x})",
-                        map.address_width, needed, end
-                    ),
-                    "declared here",
-                )
-                .help(format!("set `address_width: {needed}` or remove it to use the smallest width"));
+        match map.address_width_declared {
+            None => map.address_width = needed,
+            Some((w, span))
+                if !(u64::from(MIN_ADDRESS_WIDTH)..=u64::from(MAX_ADDRESS_WIDTH)).contains(&w) =>
+            {
+                self.sink
+                    .error(
+                        "regmap::address_width",
+                        span,
+                        format!(
+                            "address_width {w} is outside {MIN_ADDRESS_WIDTH}..={MAX_ADDRESS_WIDTH}, the AXI4-Lite address widths the CSR block takes"
+                        ),
+                        "out of range",
+                    )
+                    .help(format!("this map needs {needed} bits: set `address_width: {needed}` or remove it to use the smallest width"));
+            }
+            Some((w, span)) if w < u64::from(needed) => {
+                self.sink
+                    .error(
+                        "regmap::address_width",
+                        span,
+                        format!(
+                            "address_width {w} cannot address the map, which needs {needed} bits (ends at {end:#x})"
+                        ),
+                        "too narrow",
+                    )
+                    .help(format!("set `address_width: {needed}` or remove it to use the smallest width"));
+            }
+            Some((w, _)) => map.address_width = w as u32,
         }
     }
 

@@ -78,6 +78,7 @@ impl Parser<'_> {
             },
             description: String::new(),
             address_width: 0,
+            address_width_declared: None,
             parameters: Vec::new(),
             enums: Vec::new(),
             items: Vec::new(),
@@ -98,7 +99,10 @@ impl Parser<'_> {
         }
         map.description = self.description(m);
         if let Some(n) = m.get_node("address_width") {
-            map.address_width = self.int(n, "`address_width`").unwrap_or(0) as u32;
+            // Kept whole for the checks: `as u32` read 2^32 + 32 as 32.
+            if let Some(v) = self.int(n, "`address_width`") {
+                map.address_width_declared = Some((v, self.span_of(n)));
+            }
         }
         for n in self.list(m, "parameters") {
             if let Some(p) = self.parameter(n) {
