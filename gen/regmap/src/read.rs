@@ -493,10 +493,25 @@ impl Parser<'_> {
         if let Some(c) = m.get_node("counter") {
             if let Some(cm) = self.as_map(c, "`counter`") {
                 self.check_keys(cm, COUNTER_KEYS, &[], "`counter`");
+                // Whole, not `as u32`: 2^32 + 1 read as 1 and was accepted.
                 let step_width = cm
                     .get_node("step_width")
-                    .and_then(|n| self.int(n, "`step_width`"))
-                    .unwrap_or(1) as u32;
+                    .and_then(|n| {
+                        let v = self.int(n, "`step_width`")?;
+                        u32::try_from(v).ok().or_else(|| {
+                            let span = self.span_of(n);
+                            self.sink
+                                .error(
+                                    "regmap::hw_property_not_allowed",
+                                    span,
+                                    format!("step_width {v} is wider than any field"),
+                                    "bad step_width",
+                                )
+                                .help("the increment input cannot be wider than the counter");
+                            None
+                        })
+                    })
+                    .unwrap_or(1);
                 let saturate = cm
                     .get_node("saturate")
                     .and_then(|n| self.boolean(n, "`saturate`"))
