@@ -665,8 +665,26 @@ impl Checker<'_> {
                 let Some(en) = &r.interrupt_enable else {
                     continue;
                 };
+                if en.text == r.name.text {
+                    // A copy-paste slip (`enable: int_status`): irq_o would follow the status
+                    // bits with nothing to mask them.
+                    self.sink
+                        .error(
+                            "regmap::interrupt_mismatch",
+                            en.span,
+                            format!("interrupt status register `{}` names itself as its enable", r.name),
+                            "its own name",
+                        )
+                        .help("name the enable register, a separate register with the same fields (`access: rw`)");
+                    continue;
+                }
                 let Some(&enable) = by_name.get(en.text.as_str()) else {
-                    let names: Vec<&str> = regs.iter().map(|e| e.name.text.as_str()).collect();
+                    // Not the status register itself: it cannot be its own enable.
+                    let names: Vec<&str> = regs
+                        .iter()
+                        .map(|e| e.name.text.as_str())
+                        .filter(|n| *n != r.name.text)
+                        .collect();
                     let help = match crate::names::closest(en, &names) {
                         Some(c) => format!(
                             "did you mean `{c}`? The enable register must be in the same group"
@@ -718,6 +736,47 @@ impl Checker<'_> {
                                 )
                                 .related(e.bits_span, "enable field")
                                 .help("give the status and enable fields the same width");
+                        }
+                        Some(e) if e.lsb != f.lsb => {
+                            // The format promises one mask for both registers.
+                            let at = |x: &Field| {
+                                if x.msb == x.lsb {
+                                    format!("bit {}", x.lsb)
+                                } else {
+                                    format!("bits {}:{}", x.msb, x.lsb)
+                                }
+                            };
+                            self.sink
+                                .error(
+                                    "regmap::interrupt_mismatch",
+                                    f.bits_span,
+                                    format!(
+                                        "interrupt status field `{}` is at {} but its enable at {}",
+                                        f.name,
+                                        at(f),
+                                        at(e)
+                                    ),
+                                    "bits differ",
+                                )
+                                .related(e.bits_span, "enable field")
+                                .help("put the enable field at the status field's bits, so one mask serves both registers");
+                        }
+                        Some(e) if !e.access.sw_reads() => {
+                            // The block ANDs the status with the enable as software reads it.
+                            self.sink
+                                .error(
+                                    "regmap::interrupt_mismatch",
+                                    e.name.span,
+                                    format!(
+                                        "interrupt enable field `{}` of `{}` is `{}`, which reads as 0: the interrupt could never fire",
+                                        e.name,
+                                        enable.name,
+                                        e.access.as_str()
+                                    ),
+                                    "unreadable enable",
+                                )
+                                .related(f.name.span, "status field")
+                                .help("make the enable field `rw`, so software can also read back what it enabled");
                         }
                         Some(_) => {}
                     }
