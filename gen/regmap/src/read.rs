@@ -369,7 +369,23 @@ impl Parser<'_> {
                     count = self.count(cn, "`count`");
                 }
                 stride = am.get_node("stride").and_then(|n| self.int(n, "`stride`"));
-                window = am.get_node("window").and_then(|n| self.int(n, "`window`"));
+                window = am.get_node("window").and_then(|n| {
+                    let v = self.int(n, "`window`")?;
+                    if v == 0 {
+                        // 0 stands for "no window given" in the model: say so here instead
+                        // of deriving one the map did not ask for.
+                        let span = self.span_of(n);
+                        self.sink
+                            .error(
+                                "regmap::bad_window",
+                                span,
+                                "array window 0 is not a power of two",
+                                "window",
+                            )
+                            .help("remove `window` to get stride x maximum count rounded up to a power of two");
+                    }
+                    Some(v)
+                });
             }
         }
         let list = self.list(m, "registers");
