@@ -576,12 +576,18 @@ impl<'a> Gen<'a> {
                 Expr::num(2, 0),
             ])
         };
-        self.table
-            .push(&Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address"));
-        self.assigns.push(id("wr_addr"), word("s_axil_awaddr"));
-        self.table
-            .push(&Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"));
-        self.assigns.push(id("rd_addr"), word("s_axil_araddr"));
+        // Only registers outside arrays are decoded from the whole address (arrays decode
+        // their window, element and offset bits): a map of arrays alone has no use for them,
+        // and `verilator -Wall` reports an unused wire.
+        if self.map.top_registers().next().is_some() {
+            self.table.push(
+                &Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address"),
+            );
+            self.assigns.push(id("wr_addr"), word("s_axil_awaddr"));
+            self.table
+                .push(&Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"));
+            self.assigns.push(id("rd_addr"), word("s_axil_araddr"));
+        }
         if self.mask {
             self.table
                 .push(&Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask"));
