@@ -815,7 +815,7 @@ impl<'a> Gen<'a> {
         }
         for item in &self.map.items {
             if let Item::Group(g) = item {
-                if g.window > g.stride {
+                if g.window > g.stride && g.registers.iter().any(|r| r.is_readable()) {
                     let elem = format!("{}_rd_elem", g.name);
                     self.comb.push(Stmt::assign(
                         id(format!("{elem}_d")),
@@ -1344,7 +1344,9 @@ impl<'a> Gen<'a> {
             Expr::and(id(win), Expr::lt(id(idx.clone()), Self::count_expr(g))),
             inner,
         );
-        if write {
+        // A read of an array without readable registers only answers SLVERR, from the address:
+        // no element index to keep (nothing would read it; `verilator -Wall` UNUSEDSIGNAL).
+        if write || !g.registers.iter().any(|r| r.is_readable()) {
             return vec![hit];
         }
         // The element index, registered for the data stage (`_rd_elem_q`), and widened to 32

@@ -912,7 +912,7 @@ impl Checker<'_> {
                     }
                 }
                 Item::Group(g) => {
-                    if g.window > g.stride {
+                    if g.window > g.stride && g.registers.iter().any(|r| r.is_readable()) {
                         elem_groups.insert(g.name.text.as_str(), g.name.span);
                     }
                     if g.fetches_reads() {
