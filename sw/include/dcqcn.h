@@ -12,7 +12,8 @@
  * are in microseconds of the tick set by clk_per_us.
  *
  * Naming: DCQCN_<REG>_OFFSET is a register's byte offset in the CSR block and
- * DCQCN_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0).
+ * DCQCN_<REG>_RESET_VALUE its fields' resets in place (hardware-driven `ro` fields
+ * as 0; `wo` fields with their reset, though a read returns 0 for them).
  * DCQCN_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is DCQCN_<GROUP>_<REG>_OFFSET(i), for i below DCQCN_<GROUP>_COUNT_MAX.

@@ -7,7 +7,8 @@
  * a packet counter, a 64-bit DMA base address and one register group per port.
  *
  * Naming: EXAMPLE_<REG>_OFFSET is a register's byte offset in the CSR block and
- * EXAMPLE_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0).
+ * EXAMPLE_<REG>_RESET_VALUE its fields' resets in place (hardware-driven `ro` fields
+ * as 0; `wo` fields with their reset, though a read returns 0 for them).
  * EXAMPLE_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is EXAMPLE_<GROUP>_<REG>_OFFSET(i), for i below EXAMPLE_<GROUP>_COUNT_MAX.

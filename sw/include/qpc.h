@@ -10,7 +10,8 @@
  * transitions; an illegal one is refused with BAD_RES_STATE and leaves the context unchanged.
  *
  * Naming: QPC_<REG>_OFFSET is a register's byte offset in the CSR block and
- * QPC_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0).
+ * QPC_<REG>_RESET_VALUE its fields' resets in place (hardware-driven `ro` fields
+ * as 0; `wo` fields with their reset, though a read returns 0 for them).
  * QPC_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is QPC_<GROUP>_<REG>_OFFSET(i), for i below QPC_<GROUP>_COUNT_MAX.

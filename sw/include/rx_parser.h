@@ -11,7 +11,8 @@
  * (IP ECN = 11) for the notification point.
  *
  * Naming: RX_PARSER_<REG>_OFFSET is a register's byte offset in the CSR block and
- * RX_PARSER_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0).
+ * RX_PARSER_<REG>_RESET_VALUE its fields' resets in place (hardware-driven `ro` fields
+ * as 0; `wo` fields with their reset, though a read returns 0 for them).
  * RX_PARSER_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is RX_PARSER_<GROUP>_<REG>_OFFSET(i), for i below RX_PARSER_<GROUP>_COUNT_MAX.

@@ -10,7 +10,8 @@
  * reason and never reach another VF's QP. The CSRs below are reached through the PF's BAR0.
  *
  * Naming: UAR_<REG>_OFFSET is a register's byte offset in the CSR block and
- * UAR_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0).
+ * UAR_<REG>_RESET_VALUE its fields' resets in place (hardware-driven `ro` fields
+ * as 0; `wo` fields with their reset, though a read returns 0 for them).
  * UAR_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is UAR_<GROUP>_<REG>_OFFSET(i), for i below UAR_<GROUP>_COUNT_MAX.

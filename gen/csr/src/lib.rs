@@ -576,12 +576,18 @@ impl<'a> Gen<'a> {
                 Expr::num(2, 0),
             ])
         };
-        self.table
-            .push(&Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address"));
-        self.assigns.push(id("wr_addr"), word("s_axil_awaddr"));
-        self.table
-            .push(&Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"));
-        self.assigns.push(id("rd_addr"), word("s_axil_araddr"));
+        // Only registers outside arrays are decoded from the whole address (arrays decode
+        // their window, element and offset bits): a map of arrays alone has no use for them,
+        // and `verilator -Wall` reports an unused wire.
+        if self.map.top_registers().next().is_some() {
+            self.table.push(
+                &Decl::wire("wr_addr", Range::bits(aw)).comment("word-aligned write address"),
+            );
+            self.assigns.push(id("wr_addr"), word("s_axil_awaddr"));
+            self.table
+                .push(&Decl::wire("rd_addr", Range::bits(aw)).comment("word-aligned read address"));
+            self.assigns.push(id("rd_addr"), word("s_axil_araddr"));
+        }
         if self.mask {
             self.table
                 .push(&Decl::wire("wr_mask", Range::bits(32)).comment("WSTRB as a bit mask"));
@@ -809,7 +815,7 @@ impl<'a> Gen<'a> {
         }
         for item in &self.map.items {
             if let Item::Group(g) = item {
-                if g.window > g.stride {
+                if g.window > g.stride && g.registers.iter().any(|r| r.is_readable()) {
                     let elem = format!("{}_rd_elem", g.name);
                     self.comb.push(Stmt::assign(
                         id(format!("{elem}_d")),
@@ -1338,7 +1344,9 @@ impl<'a> Gen<'a> {
             Expr::and(id(win), Expr::lt(id(idx.clone()), Self::count_expr(g))),
             inner,
         );
-        if write {
+        // A read of an array without readable registers only answers SLVERR, from the address:
+        // no element index to keep (nothing would read it; `verilator -Wall` UNUSEDSIGNAL).
+        if write || !g.registers.iter().any(|r| r.is_readable()) {
             return vec![hit];
         }
         // The element index, registered for the data stage (`_rd_elem_q`), and widened to 32

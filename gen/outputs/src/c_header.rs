@@ -464,9 +464,11 @@ impl<'w> Header<'w> {
         let _ = writeln!(o, " *");
         for line in [
             format!("Naming: {b}_<REG>_OFFSET is a register's byte offset in the CSR block and"),
+            // Not "what a read returns": a `wo` field's reset is its output's, and it reads 0.
             format!(
-                "{b}_<REG>_RESET_VALUE its value after reset (hardware-driven fields read as 0)."
+                "{b}_<REG>_RESET_VALUE its fields' resets in place (hardware-driven `ro` fields"
             ),
+            "as 0; `wo` fields with their reset, though a read returns 0 for them).".into(),
             format!("{b}_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)"),
             "describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in".into(),
             format!("element i is {b}_<GROUP>_<REG>_OFFSET(i), for i below {b}_<GROUP>_COUNT_MAX."),

@@ -89,8 +89,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     let _ = writeln!(md);
     let _ = writeln!(
         md,
-        "Addresses not listed hold no register and answer DECERR. Reset values count \
-         hardware-driven `ro` fields as 0.\n"
+        "Addresses not listed hold no register and answer DECERR. Reset values are the \
+         fields' resets in place: hardware-driven `ro` fields count as 0, `wo` fields with \
+         their reset, though a read returns 0 for them.\n"
     );
 
     if !map.parameters.is_empty() {

@@ -49,6 +49,7 @@ pub(crate) fn check(sink: &mut Sink, map: &mut RegMap, parallel: bool) {
         c.sink.absorb(other);
     }
     c.address_width(map);
+    c.rtl_names(map);
     c.memories(map);
     c.spaces(map);
     c.c_names(map);
@@ -481,6 +482,21 @@ impl Checker<'_> {
                 )
                 .help("remove `reset`, or give the field storage with hw_write/hw_set/hw_clear/counter");
         }
+        if f.reset != 0 && f.access == Access::Wp {
+            // The pulse flop would hold the reset on `_o` through reset and one cycle after:
+            // a pulse nobody wrote.
+            self.sink
+                .error(
+                    "regmap::reset_without_storage",
+                    f.name.span,
+                    format!(
+                        "field `{}` is a `wp` pulse; a reset of {:#x} would drive it on the output through reset, not for one written cycle",
+                        f.name, f.reset
+                    ),
+                    "`reset` on a write pulse",
+                )
+                .help("remove `reset`: a `wp` field is 0 except in the cycle after a write");
+        }
         if f.hw.any() && matches!(f.access, Access::Wo | Access::Wp) {
             let prop = if f.hw.write {
                 "hw_write"
@@ -649,8 +665,26 @@ impl Checker<'_> {
                 let Some(en) = &r.interrupt_enable else {
                     continue;
                 };
+                if en.text == r.name.text {
+                    // A copy-paste slip (`enable: int_status`): irq_o would follow the status
+                    // bits with nothing to mask them.
+                    self.sink
+                        .error(
+                            "regmap::interrupt_mismatch",
+                            en.span,
+                            format!("interrupt status register `{}` names itself as its enable", r.name),
+                            "its own name",
+                        )
+                        .help("name the enable register, a separate register with the same fields (`access: rw`)");
+                    continue;
+                }
                 let Some(&enable) = by_name.get(en.text.as_str()) else {
-                    let names: Vec<&str> = regs.iter().map(|e| e.name.text.as_str()).collect();
+                    // Not the status register itself: it cannot be its own enable.
+                    let names: Vec<&str> = regs
+                        .iter()
+                        .map(|e| e.name.text.as_str())
+                        .filter(|n| *n != r.name.text)
+                        .collect();
                     let help = match crate::names::closest(en, &names) {
                         Some(c) => format!(
                             "did you mean `{c}`? The enable register must be in the same group"
@@ -703,6 +737,47 @@ impl Checker<'_> {
                                 .related(e.bits_span, "enable field")
                                 .help("give the status and enable fields the same width");
                         }
+                        Some(e) if e.lsb != f.lsb => {
+                            // The format promises one mask for both registers.
+                            let at = |x: &Field| {
+                                if x.msb == x.lsb {
+                                    format!("bit {}", x.lsb)
+                                } else {
+                                    format!("bits {}:{}", x.msb, x.lsb)
+                                }
+                            };
+                            self.sink
+                                .error(
+                                    "regmap::interrupt_mismatch",
+                                    f.bits_span,
+                                    format!(
+                                        "interrupt status field `{}` is at {} but its enable at {}",
+                                        f.name,
+                                        at(f),
+                                        at(e)
+                                    ),
+                                    "bits differ",
+                                )
+                                .related(e.bits_span, "enable field")
+                                .help("put the enable field at the status field's bits, so one mask serves both registers");
+                        }
+                        Some(e) if !e.access.sw_reads() => {
+                            // The block ANDs the status with the enable as software reads it.
+                            self.sink
+                                .error(
+                                    "regmap::interrupt_mismatch",
+                                    e.name.span,
+                                    format!(
+                                        "interrupt enable field `{}` of `{}` is `{}`, which reads as 0: the interrupt could never fire",
+                                        e.name,
+                                        enable.name,
+                                        e.access.as_str()
+                                    ),
+                                    "unreadable enable",
+                                )
+                                .related(f.name.span, "status field")
+                                .help("make the enable field `rw`, so software can also read back what it enabled");
+                        }
                         Some(_) => {}
                     }
                     if !f.access.sw_reads() {
@@ -742,20 +817,35 @@ impl Checker<'_> {
                 .help("shrink the offsets or array windows");
             return;
         }
-        if map.address_width == 0 {
-            map.address_width = needed;
-        } else if map.address_width < needed || map.address_width > MAX_ADDRESS_WIDTH {
-            self.sink
-                .error(
-                    "regmap::address_width",
-                    map.block.span,
-                    format!(
-                        "address_width {} cannot address the map, which needs {} bits (ends at {:#x})",
-                        map.address_width, needed, end
-                    ),
-                    "declared here",
-                )
-                .help(format!("set `address_width: {needed}` or remove it to use the smallest width"));
+        match map.address_width_declared {
+            None => map.address_width = needed,
+            Some((w, span))
+                if !(u64::from(MIN_ADDRESS_WIDTH)..=u64::from(MAX_ADDRESS_WIDTH)).contains(&w) =>
+            {
+                self.sink
+                    .error(
+                        "regmap::address_width",
+                        span,
+                        format!(
+                            "address_width {w} is outside {MIN_ADDRESS_WIDTH}..={MAX_ADDRESS_WIDTH}, the AXI4-Lite address widths the CSR block takes"
+                        ),
+                        "out of range",
+                    )
+                    .help(format!("this map needs {needed} bits: set `address_width: {needed}` or remove it to use the smallest width"));
+            }
+            Some((w, span)) if w < u64::from(needed) => {
+                self.sink
+                    .error(
+                        "regmap::address_width",
+                        span,
+                        format!(
+                            "address_width {w} cannot address the map, which needs {needed} bits (ends at {end:#x})"
+                        ),
+                        "too narrow",
+                    )
+                    .help(format!("set `address_width: {needed}` or remove it to use the smallest width"));
+            }
+            Some((w, _)) => map.address_width = w as u32,
         }
     }
 
@@ -795,6 +885,161 @@ impl Checker<'_> {
                         )
                         .related(first, "that field")
                         .help("rename one field or register so `<register>_<field>` differs");
+                }
+            }
+        }
+    }
+
+    /// Names the CSR block's RTL derives from the map that would be declared twice: a field's
+    /// storage `<register>_<field>_q` (`<group>_<register>_<field>_q` in a group) that is also
+    /// one of the block's own flops (`rd_hi_q`, a register's read select `<register>_rsel_q`,
+    /// a group's `<group>_rd_elem_q`, …), or a register `<r>_hi` beside a 64-bit register `<r>`
+    /// (both give the localparam `ADDR_<R>_HI`). Either makes RTL no Verilog tool accepts
+    /// (a duplicate declaration, or in a group one hiding the block's own).
+    fn rtl_names(&mut self, map: &RegMap) {
+        let block = BlockState::of(map);
+        // Readable registers by their path (`r`, `g_r`): their read select is `<path>_rsel_q`.
+        let mut rsel: FastMap<String, Span> = FastMap::default();
+        // Groups that declare `<group>_rd_elem_q` (more than one element) and
+        // `<group>_rd_word_q` (reads with a fetch stage).
+        let mut elem_groups: FastMap<&str, Span> = FastMap::default();
+        let mut word_groups: FastMap<&str, Span> = FastMap::default();
+        for item in &map.items {
+            match item {
+                Item::Register(r) => {
+                    if r.is_readable() {
+                        rsel.insert(r.name.text.clone(), r.name.span);
+                    }
+                }
+                Item::Group(g) => {
+                    if g.window > g.stride && g.registers.iter().any(|r| r.is_readable()) {
+                        elem_groups.insert(g.name.text.as_str(), g.name.span);
+                    }
+                    if g.fetches_reads() {
+                        word_groups.insert(g.name.text.as_str(), g.name.span);
+                    }
+                    for r in g.registers.iter().filter(|r| r.is_readable()) {
+                        rsel.insert(format!("{}_{}", g.name, r.name), r.name.span);
+                    }
+                }
+            }
+        }
+        // A register's own read select can be one of the block's flops (`rd_hi` gives
+        // `rd_hi_rsel_q`).
+        for (g, r) in map.registers().filter(|(_, r)| r.is_readable()) {
+            let first = g.map_or(&r.name.text, |g| &g.name.text);
+            if !(first.starts_with("rd_") || first.starts_with("wr_")) {
+                continue;
+            }
+            let path = match g {
+                Some(g) => format!("{}_{}", g.name, r.name),
+                None => r.name.text.clone(),
+            };
+            if let Some(why) = block.uses(&format!("{path}_rsel")) {
+                self.sink
+                    .error(
+                        "regmap::rtl_name_clash",
+                        r.name.span,
+                        format!(
+                            "register `{path}` would get the read select `{path}_rsel_q`, a flop the CSR block already declares ({why})"
+                        ),
+                        "same RTL name",
+                    )
+                    .help("rename the register");
+            }
+        }
+        for (g, r) in map.registers() {
+            for f in r.fields.iter().filter(|f| f.is_stored()) {
+                // Most fields end in none of these and start with neither `rd_` nor `wr_`:
+                // no allocation for them.
+                let first = g.map_or(&r.name.text, |g| &g.name.text);
+                let fixed_start = first.starts_with("rd_")
+                    || first.starts_with("wr_")
+                    || first == "rd"
+                    || first == "wr";
+                let ends = |s: &str| f.name.text.ends_with(s);
+                if !(fixed_start || ends("rsel") || ends("elem") || ends("word")) {
+                    continue;
+                }
+                let stem = field_port_prefix(g, r, f);
+                let clash: Option<(String, Option<(Span, &str)>)> = if let Some(why) =
+                    block.uses(&stem)
+                {
+                    Some((why.to_string(), None))
+                } else if let Some(span) = stem.strip_suffix("_rsel").and_then(|p| rsel.get(p)) {
+                    Some((
+                        "the read select of that register".to_string(),
+                        Some((*span, "this register's read select")),
+                    ))
+                } else if let Some((span, what)) = stem
+                    .strip_suffix("_rd_elem")
+                    .and_then(|p| elem_groups.get(p).map(|s| (*s, "element index")))
+                    .or_else(|| {
+                        stem.strip_suffix("_rd_word")
+                            .and_then(|p| word_groups.get(p).map(|s| (*s, "fetched word")))
+                    })
+                {
+                    Some((
+                        format!("the read {what} of that group"),
+                        Some((span, "this group's read state")),
+                    ))
+                } else {
+                    None
+                };
+                if let Some((why, related)) = clash {
+                    let d = self.sink.error(
+                        "regmap::rtl_name_clash",
+                        f.name.span,
+                        format!(
+                            "field `{}` would be stored in `{stem}_q`, a flop the CSR block already declares ({why})",
+                            f.name
+                        ),
+                        "same RTL name",
+                    );
+                    let d = match related {
+                        Some((span, label)) => d.related(span, label),
+                        None => d,
+                    };
+                    d.help("rename the field or its register");
+                }
+            }
+        }
+        // `ADDR_<R>_HI` (`OFF_<G>_<R>_HI` in a group) names a 64-bit register's high half.
+        let scopes =
+            std::iter::once(("ADDR_".to_string(), map.top_registers().collect::<Vec<_>>())).chain(
+                map.items.iter().filter_map(|i| match i {
+                    Item::Group(g) => Some((
+                        format!("OFF_{}_", g.name.text.to_uppercase()),
+                        g.registers.iter().collect(),
+                    )),
+                    Item::Register(_) => None,
+                }),
+            );
+        for (prefix, regs) in scopes {
+            let wide: FastMap<&str, Span> = regs
+                .iter()
+                .filter(|r| r.width == 64)
+                .map(|r| (r.name.text.as_str(), r.name.span))
+                .collect();
+            if wide.is_empty() {
+                continue;
+            }
+            for r in &regs {
+                if let Some(span) = r.name.text.strip_suffix("_hi").and_then(|p| wide.get(p)) {
+                    let upper = format!("{prefix}{}", r.name.text.to_uppercase());
+                    self.sink
+                        .error(
+                            "regmap::rtl_name_clash",
+                            r.name.span,
+                            format!(
+                                "register `{}` would get the address localparam `{upper}` that names the high half of 64-bit register `{}`",
+                                r.name,
+                                &r.name.text[..r.name.text.len() - 3]
+                            ),
+                            "same RTL name",
+                        )
+                        .related(*span, "the 64-bit register")
+                        .help("rename one of the two registers");
                 }
             }
         }
@@ -1003,4 +1248,57 @@ fn free_bits_hint(r: &Register, width: u32) -> String {
         }
     }
     "the register has no room left; move the field to another register".into()
+}
+
+/// Which of its optional flops the CSR block of a map declares (as gen/csr decides them).
+#[derive(Clone, Copy)]
+struct BlockState {
+    /// Any 64-bit register: the shadows and the high-half read select.
+    has64: bool,
+    /// Reads of registers outside groups take a fetch stage ([`RegMap::fetches_top_reads`]).
+    top_fetch: bool,
+    /// Some read takes a fetch stage (that, or a group's [`Group::fetches_reads`]).
+    fetch: bool,
+}
+
+impl BlockState {
+    fn of(map: &RegMap) -> BlockState {
+        let top_fetch = map.fetches_top_reads();
+        BlockState {
+            has64: map.registers().any(|(_, r)| r.width == 64),
+            top_fetch,
+            fetch: top_fetch
+                || map
+                    .items
+                    .iter()
+                    .any(|i| matches!(i, Item::Group(g) if g.fetches_reads())),
+        }
+    }
+
+    /// What the block uses a flop `<stem>_q` of its own for, when `stem` is one of its fixed
+    /// state names (gen/csr declares these besides the ones it derives from the map).
+    fn uses(self, stem: &str) -> Option<&'static str> {
+        let why = match stem {
+            "wr_rdy" => "AWREADY and WREADY",
+            "rd_rdy" => "ARREADY",
+            "rd_pend" => "a decoded read waiting for R",
+            "rd_slverr" => "the decoded read's SLVERR flag",
+            "rd_fetch" if self.fetch => "the read fetch stage",
+            "rd_top_ok" if self.top_fetch => "the fetched read's hit flag",
+            "wr_lo" if self.has64 => "the 64-bit write shadow",
+            "wr_lo_strb" if self.has64 => "the 64-bit write shadow's strobes",
+            "rd_hi" if self.has64 => "the 64-bit read shadow",
+            "rd_latch" if self.has64 => "the 64-bit read latch flag",
+            "rd_hi_rsel" if self.has64 => "the 64-bit high-half read select",
+            _ if self.top_fetch => {
+                let k = stem.strip_prefix("rd_top")?.strip_suffix("_word")?;
+                if k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                "a fetched word of the registers outside groups"
+            }
+            _ => return None,
+        };
+        Some(why)
+    }
 }

@@ -194,6 +194,42 @@ mod tests {
         t
     }
 
+    /// An explicit address width outside 4..=32 is an error at its value, whatever the map
+    /// needs: 0 is not "derive it", and 2^32 + 32 is not 32.
+    #[test]
+    fn address_width_outside_4_to_32_is_rejected_where_written() {
+        for (w, ok) in [
+            ("0", false),
+            ("3", false),
+            ("4", true),
+            ("32", true),
+            ("33", false),
+            ("64", false),
+            ("0x1_0000_0020", false),
+        ] {
+            let text = format!(
+                "block: b\nversion: 1.0.0\naddress_width: {w}\nregisters:\n  - {{ name: r, offset: 0, fields: [{{ name: f, bits: 0, access: rw }}] }}\n"
+            );
+            match super::parse("m.yaml", &text) {
+                Ok(map) => {
+                    assert!(ok, "address_width {w} accepted");
+                    assert_eq!(
+                        u64::from(map.address_width),
+                        super::parse::parse_int(w).unwrap()
+                    );
+                }
+                Err(d) => {
+                    assert!(!ok, "address_width {w} rejected: {}", d.render_short());
+                    let short = d.render_short();
+                    assert!(
+                        short.starts_with("m.yaml:3:16: error[regmap::address_width]"),
+                        "{short}"
+                    );
+                }
+            }
+        }
+    }
+
     /// A big map read and checked on two threads gives what one thread gives: the same model,
     /// or the same diagnostics in the same order, wherever the problems are.
     #[test]

@@ -43,8 +43,11 @@ pub struct RegMap {
     pub block: Name,
     pub version: Version,
     pub description: String,
-    /// AXI4-Lite address bits of the CSR block.
+    /// AXI4-Lite address bits of the CSR block (after the checks; 0 while a map without
+    /// `address_width` is being read).
     pub address_width: u32,
+    /// `address_width` as the map wrote it, with where: checked against 4..=32 and the map.
+    pub address_width_declared: Option<(u64, Span)>,
     pub parameters: Vec<Parameter>,
     pub enums: Vec<Enum>,
     /// Registers and groups in map order.

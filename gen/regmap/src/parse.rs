@@ -161,7 +161,13 @@ impl Parser<'_> {
 
     fn wrong_type(&mut self, n: &Node<'_>, what: &str, expected: &str, hint: &str) {
         let span = self.span_of(n);
-        let found = node_kind(n);
+        // A short one-line scalar is quoted (`found \`maybe\``), as the integer readers do.
+        let found = match n.as_scalar().map(|s| s.as_str()) {
+            Some(t) if !t.is_empty() && t.len() <= 40 && !t.contains(['\n', '`']) => {
+                format!("`{t}`")
+            }
+            _ => node_kind(n).to_string(),
+        };
         self.sink
             .error(
                 "regmap::wrong_type",

@@ -78,6 +78,7 @@ impl Parser<'_> {
             },
             description: String::new(),
             address_width: 0,
+            address_width_declared: None,
             parameters: Vec::new(),
             enums: Vec::new(),
             items: Vec::new(),
@@ -98,7 +99,10 @@ impl Parser<'_> {
         }
         map.description = self.description(m);
         if let Some(n) = m.get_node("address_width") {
-            map.address_width = self.int(n, "`address_width`").unwrap_or(0) as u32;
+            // Kept whole for the checks: `as u32` read 2^32 + 32 as 32.
+            if let Some(v) = self.int(n, "`address_width`") {
+                map.address_width_declared = Some((v, self.span_of(n)));
+            }
         }
         for n in self.list(m, "parameters") {
             if let Some(p) = self.parameter(n) {
@@ -365,7 +369,23 @@ impl Parser<'_> {
                     count = self.count(cn, "`count`");
                 }
                 stride = am.get_node("stride").and_then(|n| self.int(n, "`stride`"));
-                window = am.get_node("window").and_then(|n| self.int(n, "`window`"));
+                window = am.get_node("window").and_then(|n| {
+                    let v = self.int(n, "`window`")?;
+                    if v == 0 {
+                        // 0 stands for "no window given" in the model: say so here instead
+                        // of deriving one the map did not ask for.
+                        let span = self.span_of(n);
+                        self.sink
+                            .error(
+                                "regmap::bad_window",
+                                span,
+                                "array window 0 is not a power of two",
+                                "window",
+                            )
+                            .help("remove `window` to get stride x maximum count rounded up to a power of two");
+                    }
+                    Some(v)
+                });
             }
         }
         let list = self.list(m, "registers");
@@ -432,11 +452,21 @@ impl Parser<'_> {
                 None => {
                     let span = self.span_of(a);
                     let all: Vec<&str> = Access::ALL.iter().map(|a| a.as_str()).collect();
-                    let help = match s.as_str() {
+                    let lower = s.to_ascii_lowercase();
+                    let help = match lower.as_str() {
+                        _ if lower != s && Access::parse(&lower).is_some() => {
+                            format!("access types are lower case: `{lower}`")
+                        }
                         "rw1c" | "w1clr" | "woclr" => "W1C is spelled `w1c`".to_string(),
                         "rw1s" | "w1set" | "woset" => "W1S is spelled `w1s`".to_string(),
+                        "rw0c" | "wzc" | "w0clr" | "wzclr" => "W0C is spelled `w0c`".to_string(),
+                        "rclr" | "rtc" | "roc" | "clear-on-read" => {
+                            "clear on read is `rc`".to_string()
+                        }
+                        "rset" | "set-on-read" => "set on read is `rs`".to_string(),
                         "r" | "read-only" | "readonly" => "read-only is `ro`".to_string(),
-                        "w" | "write-only" => "write-only is `wo`".to_string(),
+                        "w" | "write-only" | "writeonly" => "write-only is `wo`".to_string(),
+                        "r/w" | "read-write" | "readwrite" => "read-write is `rw`".to_string(),
                         "pulse" | "wpulse" | "singlepulse" => "a write pulse is `wp`".to_string(),
                         _ => format!("access types: {}", all.join(", ")),
                     };
@@ -479,10 +509,25 @@ impl Parser<'_> {
         if let Some(c) = m.get_node("counter") {
             if let Some(cm) = self.as_map(c, "`counter`") {
                 self.check_keys(cm, COUNTER_KEYS, &[], "`counter`");
+                // Whole, not `as u32`: 2^32 + 1 read as 1 and was accepted.
                 let step_width = cm
                     .get_node("step_width")
-                    .and_then(|n| self.int(n, "`step_width`"))
-                    .unwrap_or(1) as u32;
+                    .and_then(|n| {
+                        let v = self.int(n, "`step_width`")?;
+                        u32::try_from(v).ok().or_else(|| {
+                            let span = self.span_of(n);
+                            self.sink
+                                .error(
+                                    "regmap::hw_property_not_allowed",
+                                    span,
+                                    format!("step_width {v} is wider than any field"),
+                                    "bad step_width",
+                                )
+                                .help("the increment input cannot be wider than the counter");
+                            None
+                        })
+                    })
+                    .unwrap_or(1);
                 let saturate = cm
                     .get_node("saturate")
                     .and_then(|n| self.boolean(n, "`saturate`"))
