@@ -276,8 +276,9 @@ module dcqcn_rp #(
   reg                 cut_k_c_d;
   reg                 cut_m_c_q;     // ... rpg_min_rate > Rc
   reg                 cut_m_c_d;
-  reg                 cut_fresh_q;   // the cut's rank is formed from stage X's current Rc and alpha
-  reg                 cut_fresh_d;
+  reg                 x_fresh_q;     // stage X's registered values (_p) are formed from its
+                                     // registers as they are: stage X acts
+  reg                 x_fresh_d;
   reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
   reg                 m_bypass_d;
   reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
@@ -514,22 +515,6 @@ module dcqcn_rp #(
   wire [3:0]  gd_d;             // registered: gd_q
   wire [27:0] ld_cut_rc;        // stage R: Rc before a cut (loads cut_rc_q)
   wire [24:0] ld_alpha_in;      // stage R: the alpha a period or cut reads (loads alpha_in_q)
-  wire [41:0] ld_cut_prod_lo;   // alpha * Rc[16:0]
-  wire [35:0] ld_cut_prod_hi;   // alpha * Rc[27:17]
-  wire [38:0] ld_cut_scaled;    // Rc * alpha >> 14
-  wire [38:0] ld_cut_sh1;       // ... >> rpg_gd[1:0]
-  wire [38:0] ld_cut_amount;    // Rc * alpha >> (rpg_gd + 14)
-  wire [28:0] ld_cut_kv;        // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
-                                // PAPER mode)
-  wire [29:0] ld_cut_room_k;    // Rc - cut_kv (two's complement)
-  wire [29:0] ld_cut_room_m;    // Rc - rpg_min_rate (two's complement)
-  wire [28:0] ld_cut_diff;      // Rc - the cut amount (registered: cut_diff_q)
-  wire        ld_cut_under;     // the cut amount exceeds Rc
-  wire        ld_cut_k_r;       // the bound is above Rc - the cut amount
-  wire        ld_cut_m_r;       // the bound is above Rc - the cut amount
-  wire        ld_cut_m_k;
-  wire        ld_cut_k_c;
-  wire        ld_cut_m_c;
   wire [41:0] x_cut_prod_lo;    // alpha * Rc[16:0]
   wire [35:0] x_cut_prod_hi;    // alpha * Rc[27:17]
   wire [38:0] x_cut_scaled;     // Rc * alpha >> 14
@@ -639,8 +624,6 @@ module dcqcn_rp #(
   wire        fold_block;       // a PAPER CNP cuts with alpha: its alpha period takes a cycle
   wire        fold;             // one alpha period and one cut check with no CNP marked go with the
                                 // event
-  wire        cut_wait;         // a step changed Rc or alpha at the last edge and the event or the
-                                // next step cuts: wait a cycle for the cut's rank
   wire        x_apply;          // stage X can apply its event this cycle
   wire        x_skip_start;     // a skip phase starts
   wire        x_step;           // stage X applies the earliest due period
@@ -652,6 +635,9 @@ module dcqcn_rp #(
                                 // byte-counter increase
   wire [27:0] rt_shown;         // Rt as the response shows it: the cap before the flow's first CNP
   wire        x_done;           // ... and the response FIFO has room: it does
+  wire        x_v1;             // stage X holds an event and does not act this cycle: the values X1
+                                // forms now are its registers' as they will be next cycle (X1's
+                                // wires read this as stage X's valid bit)
   wire        x_free;           // stage X takes an event at the next edge
   wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
   wire        r_adv;            // stage R's event moves to stage X
@@ -712,8 +698,6 @@ module dcqcn_rp #(
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [34:0] alpha_prod;    // G * alpha
-  wire [52:0] ld_cut_prod;   // Rc * alpha
-  wire [44:0] ld_keep_prod;  // Rc * fac * 655
   wire [52:0] x_cut_prod;    // Rc * alpha
   wire [44:0] x_keep_prod;   // Rc * fac * 655
   wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
@@ -779,29 +763,6 @@ module dcqcn_rp #(
   assign gd_d = rpg_gd_value_i;
   assign ld_cut_rc = rd_seen ? rd_rc : rmax_fx_q;
   assign ld_alpha_in = paper && !rd_seen ? alpha_init : rd_alpha;
-  assign ld_cut_prod_lo = {25'd0, ld_cut_rc[16:0]} * {17'd0, ld_alpha_in};
-  assign ld_cut_prod_hi = {25'd0, ld_cut_rc[27:17]} * {11'd0, ld_alpha_in};
-  assign ld_cut_prod = {11'd0, ld_cut_prod_lo} + {ld_cut_prod_hi, 17'd0};
-  assign ld_cut_scaled = ld_cut_prod[52:14];
-  assign ld_cut_sh1 = gd_q[1:0] == 2'b00 ? ld_cut_scaled :
-                      gd_q[1:0] == 2'b01 ? ld_cut_scaled >> 1 :
-                      gd_q[1:0] == 2'b10 ? ld_cut_scaled >> 2 :
-                      ld_cut_scaled >> 3;
-  assign ld_cut_amount = gd_q[3:2] == 2'b00 ? ld_cut_sh1 :
-                         gd_q[3:2] == 2'b01 ? ld_cut_sh1 >> 4 :
-                         gd_q[3:2] == 2'b10 ? ld_cut_sh1 >> 8 :
-                         ld_cut_sh1 >> 12;
-  assign ld_keep_prod = {17'd0, rd_rc} * {28'd0, keep_fac_q};
-  assign ld_cut_kv = ld_keep_prod[44:16];
-  assign ld_cut_room_k = {2'd0, ld_cut_rc} - {1'd0, ld_cut_kv};
-  assign ld_cut_room_m = {2'd0, ld_cut_rc} - {2'd0, min_fx};
-  assign ld_cut_diff = {1'd0, ld_cut_rc} - {1'd0, ld_cut_amount[27:0]};
-  assign ld_cut_under = |ld_cut_amount[38:28] || ld_cut_diff[28];
-  assign ld_cut_k_r = ld_cut_room_k[29] || ld_cut_amount > {10'd0, ld_cut_room_k[28:0]};
-  assign ld_cut_m_r = ld_cut_room_m[29] || ld_cut_amount > {10'd0, ld_cut_room_m[28:0]};
-  assign ld_cut_m_k = {1'd0, min_fx} > ld_cut_kv;
-  assign ld_cut_k_c = ld_cut_kv > {1'd0, ld_cut_rc};
-  assign ld_cut_m_c = {1'd0, min_fx} > {1'd0, ld_cut_rc};
   assign x_cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
   assign x_cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
   assign x_cut_prod = {11'd0, x_cut_prod_lo} + {x_cut_prod_hi, 17'd0};
@@ -933,19 +894,19 @@ module dcqcn_rp #(
   assign fold_block = ev_pcnp_q && a_due_q;
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
-  assign cut_wait = !cut_fresh_q && (ev_pcnp_q || (pick_d && w_dcnp_q));
-  assign x_apply = x_valid_q && !x_skip_q && !cut_wait && (fold || !(a_due_q | d_due_q | i_due_q));
-  assign x_skip_start = x_valid_q && !x_skip_q && !cut_wait && (a_skip | d_skip | i_skip);
-  assign x_step = x_valid_q && !x_skip_q && !cut_wait && !x_apply;
-  assign step_cut = x_valid_q && !x_skip_q && !cut_wait && pick_d && w_dcnp_q;
-  assign step_inc = x_valid_q && !x_skip_q && !cut_wait && i_due_q && !pick_a && !pick_d;
+  assign x_apply = x_v1 && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
+  assign x_skip_start = x_v1 && !x_skip_q && (a_skip | d_skip | i_skip);
+  assign x_step = x_v1 && !x_skip_q && !x_apply;
+  assign step_cut = x_v1 && !x_skip_q && pick_d && w_dcnp_q;
+  assign step_inc = x_v1 && !x_skip_q && i_due_q && !pick_a && !pick_d;
   assign ev_byte_inc = ev_kind_q == K_TX && ev_grant_q && byte_on && ev_fire_q;
   assign ev_sel = ev_cnp_q && paper ? 2'b01 :
                   ev_cnp_q && !w_seen_q ? 2'b11 :
                   ev_byte_inc ? 2'b10 :
                   2'b00;
   assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
-  assign x_done = x_apply && !sk_valid_q;
+  assign x_done = x_apply_p && !sk_valid_q;
+  assign x_v1 = x_valid_q && !(x_done | x_step_p | x_skip_start_p | (x_skip_q && x_fresh_q));
   assign x_free = !x_valid_q || x_done;
   assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
   assign r_adv = r_valid_q && x_free && !r_hazard;
@@ -1004,6 +965,70 @@ module dcqcn_rp #(
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
+
+  // Stage X's values formed in X1 from its registers, read by X2 (verilator lint_off UNUSED:
+  // X2 reads some of them in part)
+  // verilator lint_off UNUSED
+  reg [32:0] a_el_jump_p;
+  reg [32:0] a_el_step_p;
+  reg        a_fits_p;
+  reg        a_once_jump_p;
+  reg        a_once_step_p;
+  reg        a_skip_p;
+  reg [24:0] alpha_cnp_p;
+  reg        alpha_prod_low_p;
+  reg [24:0] alpha_step_p;
+  reg        alpha_step_zero_p;
+  reg [15:0] bc_inc_p;
+  reg        bc_inc_gt_f_p;
+  reg        bc_inc_lt_f_p;
+  reg        bc_lt_tc_skip_p;
+  reg        byte_on_p;
+  reg [23:0] byte_sum_p;
+  reg        clamp_p;
+  reg        cut_ai_capped_p;
+  reg        cut_fire_p;
+  reg        cut_hai_capped_p;
+  reg        cut_rc_at_cap_p;
+  reg [32:0] d_el_jump_p;
+  reg [32:0] d_el_step_p;
+  reg        d_fits_p;
+  reg        d_once_jump_p;
+  reg        d_once_step_p;
+  reg        d_skip_p;
+  reg [1:0]  ev_sel_p;
+  reg        fold_p;
+  reg [32:0] i_el_cut_p;
+  reg [32:0] i_el_jump_p;
+  reg [32:0] i_el_step_p;
+  reg        i_fits_p;
+  reg        i_once_cut_p;
+  reg        i_once_jump_p;
+  reg        i_once_step_p;
+  reg        i_skip_p;
+  reg        inc_ai_capped_p;
+  reg        inc_at_cap_p;
+  reg        inc_hai_capped_p;
+  reg        inc_rc_near_p;
+  reg        np_send_p;
+  reg        pick_a_p;
+  reg        pick_d_p;
+  reg [27:0] rc_inc_p;
+  reg [27:0] rt_inc_p;
+  reg [27:0] rt_shown_p;
+  reg        step_cut_p;
+  reg        step_inc_p;
+  reg [15:0] tc_inc_p;
+  reg        tc_inc_gt_f_p;
+  reg        tc_inc_lt_f_p;
+  reg [15:0] tc_skip_p;
+  reg        tc_skip_gt_f_p;
+  reg        tc_skip_lt_f_p;
+  reg [34:0] tx_need_p;
+  reg        x_apply_p;
+  reg        x_skip_start_p;
+  reg        x_step_p;
+  // verilator lint_on UNUSED
 
   assign s_evt_ready = state_q == S_RUN && !clear_pend_q && !t_valid_q;
   assign m_rsp_valid = rsp_valid_q;
@@ -1089,7 +1114,7 @@ module dcqcn_rp #(
     cut_m_k_d = cut_m_k_q;
     cut_k_c_d = cut_k_c_q;
     cut_m_c_d = cut_m_c_q;
-    cut_fresh_d = cut_fresh_q;
+    x_fresh_d = x_fresh_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
@@ -1137,8 +1162,7 @@ module dcqcn_rp #(
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
-    // The cut's rank from stage X's registers, one cycle behind a step (the load below
-    // takes stage R's instead)
+    // The cut's rank from stage X's registers in every cycle: formed in X1, read in X2
     cut_kv_d = x_cut_kv[27:0];
     cut_diff_d = x_cut_diff[27:0];
     cut_under_d = x_cut_under;
@@ -1147,7 +1171,6 @@ module dcqcn_rp #(
     cut_m_k_d = x_cut_m_k;
     cut_k_c_d = x_cut_k_c;
     cut_m_c_d = x_cut_m_c;
-    cut_fresh_d = !x_step;
     wb_word_d = wb_word_q;
     // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
     // stage X's word in every cycle, written or not)
@@ -1156,10 +1179,10 @@ module dcqcn_rp #(
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
     rsp_rc_new = cut_rc_q;
-    rsp_rt_new = rt_shown;
+    rsp_rt_new = rt_shown_p;
     // Rc's and Rt's sources: the step's code or the event's
-    rc_sel = step_cut ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
-    rt_sel = step_cut && clamp ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
+    rc_sel = step_cut_p ? 2'b01 : step_inc_p ? 2'b10 : x_done ? ev_sel_p : 2'b00;
+    rt_sel = step_cut_p && clamp_p ? 2'b01 : step_inc_p ? 2'b10 : x_done ? ev_sel_p : 2'b00;
     // Stage T: read the offered flow's word; a waiting stage M reads its own again
     ram_raddr = !m_free ? m_flow_q : t_valid_q ? t_flow_q : s_evt_flow;
     ram_we = 1'b0;
@@ -1225,28 +1248,29 @@ module dcqcn_rp #(
     endcase
     // Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with
     // it), or the event; the three exclude one another (see x_apply)
-    if (x_valid_q && x_skip_q) begin
-      if (skip_a_q && a_fits) begin
+    x_fresh_d = x_v1;
+    if (x_valid_q && x_skip_q && x_fresh_q) begin
+      if (skip_a_q && a_fits_p) begin
         w_a_next_d = w_a_next_q + a_jump_q[31:0];
-        a_el_d = a_el_jump;
-        a_once_d = a_once_jump;
-        a_due_d = !a_el_jump[32];
+        a_el_d = a_el_jump_p;
+        a_once_d = a_once_jump_p;
+        a_due_d = !a_el_jump_p[32];
       end
-      if (skip_d_q && d_fits) begin
+      if (skip_d_q && d_fits_p) begin
         w_d_next_d = w_d_next_q + d_jump_q[31:0];
-        d_el_d = d_el_jump;
-        d_once_d = d_once_jump;
-        d_due_d = !d_el_jump[32];
+        d_el_d = d_el_jump_p;
+        d_once_d = d_once_jump_p;
+        d_due_d = !d_el_jump_p[32];
       end
-      if (skip_i_q && i_fits) begin
+      if (skip_i_q && i_fits_p) begin
         w_i_next_d = w_i_next_q + i_jump_q[31:0];
-        i_el_d = i_el_jump;
-        i_once_d = i_once_jump;
-        i_due_d = !i_el_jump[32];
-        w_tc_d = tc_skip;
-        tc_lt_f_d = tc_skip_lt_f;
-        tc_gt_f_d = tc_skip_gt_f;
-        bc_lt_tc_d = bc_lt_tc_skip;
+        i_el_d = i_el_jump_p;
+        i_once_d = i_once_jump_p;
+        i_due_d = !i_el_jump_p[32];
+        w_tc_d = tc_skip_p;
+        tc_lt_f_d = tc_skip_lt_f_p;
+        tc_gt_f_d = tc_skip_gt_f_p;
+        bc_lt_tc_d = bc_lt_tc_skip_p;
       end
       skip_j_d = skip_j_q - 5'd1;
       a_jump_d = a_jump_q >> 1;
@@ -1257,10 +1281,10 @@ module dcqcn_rp #(
         x_skip_d = 1'b0;
       end
     end
-    if (x_skip_start) begin
-      skip_a_d = a_skip;
-      skip_d_d = d_skip;
-      skip_i_d = i_skip;
+    if (x_skip_start_p) begin
+      skip_a_d = a_skip_p;
+      skip_d_d = d_skip_p;
+      skip_i_d = i_skip_p;
       skip_j_d = 5'd31;
       a_jump_d = {k_period_q, 31'd0};
       d_jump_d = {d_period_q, 31'd0};
@@ -1268,21 +1292,21 @@ module dcqcn_rp #(
       tc_jump_d = 32'h80000000;
       x_skip_d = 1'b1;
     end
-    if (x_step) begin
-      if (pick_a) begin
-        w_alpha_d = alpha_step;
-        alpha_in_d = alpha_step;
-        alpha_zero_d = alpha_step_zero;
+    if (x_step_p) begin
+      if (pick_a_p) begin
+        w_alpha_d = alpha_step_p;
+        alpha_in_d = alpha_step_p;
+        alpha_zero_d = alpha_step_zero_p;
         w_acnp_d = 1'b0;
         w_a_next_d = w_a_next_q + {15'd0, k_period_q};
-        a_el_d = a_el_step;
-        a_once_d = a_once_step;
-        a_due_d = !a_el_step[32];
-      end else if (pick_d) begin
+        a_el_d = a_el_step_p;
+        a_once_d = a_once_step_p;
+        a_due_d = !a_el_step_p[32];
+      end else if (pick_d_p) begin
         w_d_next_d = w_d_next_q + {15'd0, d_period_q};
-        d_el_d = d_el_step;
-        d_once_d = d_once_step;
-        d_due_d = !d_el_step[32];
+        d_el_d = d_el_step_p;
+        d_once_d = d_once_step_p;
+        d_due_d = !d_el_step_p[32];
         if (w_dcnp_q) begin
           w_tc_d = 16'd0;
           tc_lt_f_d = rpg_threshold_value_i != 5'd0;
@@ -1292,14 +1316,14 @@ module dcqcn_rp #(
           bc_gt_f_d = 1'b0;
           bc_lt_tc_d = 1'b0;
           w_bacc_d = 24'd0;
-          ev_fire_d = cut_fire;
+          ev_fire_d = cut_fire_p;
           w_incon_d = 1'b1;
           w_i_next_d = w_d_next_q + {15'd0, t_period_q};
-          i_el_d = i_el_cut;
-          i_once_d = i_once_cut;
-          i_due_d = !i_el_cut[32];
-          hai_capped_d = cut_hai_capped;
-          ai_capped_d = cut_ai_capped;
+          i_el_d = i_el_cut_p;
+          i_once_d = i_once_cut_p;
+          i_due_d = !i_el_cut_p[32];
+          hai_capped_d = cut_hai_capped_p;
+          ai_capped_d = cut_ai_capped_p;
           // rc_near_q is not read until an increase step sets it again: the cut leaves both
           // counts at 0, so i_flat (mlx5: the timer count above F) is 0 until then
           w_dcnp_d = 1'b0;
@@ -1307,38 +1331,38 @@ module dcqcn_rp #(
         end
       end else begin
         // Otherwise the increase period is the one due
-        w_tc_d = tc_inc;
-        tc_lt_f_d = tc_inc_lt_f;
-        tc_gt_f_d = tc_inc_gt_f;
-        bc_lt_tc_d = w_bc_q < tc_inc;
-        rc_near_d = inc_rc_near;
-        hai_capped_d = inc_hai_capped;
-        ai_capped_d = inc_ai_capped;
+        w_tc_d = tc_inc_p;
+        tc_lt_f_d = tc_inc_lt_f_p;
+        tc_gt_f_d = tc_inc_gt_f_p;
+        bc_lt_tc_d = w_bc_q < tc_inc_p;
+        rc_near_d = inc_rc_near_p;
+        hai_capped_d = inc_hai_capped_p;
+        ai_capped_d = inc_ai_capped_p;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
-        i_el_d = i_el_step;
-        i_once_d = i_once_step;
-        i_due_d = !i_el_step[32];
+        i_el_d = i_el_step_p;
+        i_once_d = i_once_step_p;
+        i_due_d = !i_el_step_p[32];
       end
     end
     if (x_done) begin
       // Nothing due but the foldable periods: take them, apply the event, write back,
       // respond
-      if (fold) begin
+      if (fold_p) begin
         if (a_due_q) begin
-          w_alpha_d = alpha_step;
-          alpha_in_d = alpha_step;
-          alpha_zero_d = alpha_step_zero;
+          w_alpha_d = alpha_step_p;
+          alpha_in_d = alpha_step_p;
+          alpha_zero_d = alpha_step_zero_p;
           w_acnp_d = 1'b0;
           w_a_next_d = w_a_next_q + {15'd0, k_period_q};
-          a_el_d = a_el_step;
-          a_once_d = a_once_step;
-          a_due_d = !a_el_step[32];
+          a_el_d = a_el_step_p;
+          a_once_d = a_once_step_p;
+          a_due_d = !a_el_step_p[32];
         end
         if (d_due_q) begin
           w_d_next_d = w_d_next_q + {15'd0, d_period_q};
-          d_el_d = d_el_step;
-          d_once_d = d_once_step;
-          d_due_d = !d_el_step[32];
+          d_el_d = d_el_step_p;
+          d_once_d = d_once_step_p;
+          d_due_d = !d_el_step_p[32];
         end
       end
       case (ev_kind_q)
@@ -1354,9 +1378,9 @@ module dcqcn_rp #(
                 d_once_d = 1'b0;
                 d_due_d = 1'b0;
               end
-              w_alpha_d = alpha_cnp;
-              alpha_in_d = alpha_cnp;
-              alpha_zero_d = alpha_prod_low && alpha_gain_zero;
+              w_alpha_d = alpha_cnp_p;
+              alpha_in_d = alpha_cnp_p;
+              alpha_zero_d = alpha_prod_low_p && alpha_gain_zero;
               w_acnp_d = 1'b0;
               w_dcnp_d = 1'b0;
               w_bacc_d = 24'd0;
@@ -1412,17 +1436,17 @@ module dcqcn_rp #(
         end
         K_TX: begin
           if (ev_grant_q) begin
-            w_tokens_d = w_tokens_q - tx_need;
+            w_tokens_d = w_tokens_q - tx_need_p;
             rsp_new_flag = 1'b1;
-            if (byte_on) begin
+            if (byte_on_p) begin
               if (ev_fire_q) begin
-                w_bc_d = bc_inc;
-                bc_lt_f_d = bc_inc_lt_f;
-                bc_gt_f_d = bc_inc_gt_f;
-                bc_lt_tc_d = bc_inc < w_tc_q;
+                w_bc_d = bc_inc_p;
+                bc_lt_f_d = bc_inc_lt_f_p;
+                bc_gt_f_d = bc_inc_gt_f_p;
+                bc_lt_tc_d = bc_inc_p < w_tc_q;
                 w_bacc_d = 24'd0;
               end else begin
-                w_bacc_d = byte_sum;
+                w_bacc_d = byte_sum_p;
               end
             end
           end else begin
@@ -1430,7 +1454,7 @@ module dcqcn_rp #(
           end
         end
         K_CE: begin
-          if (np_send) begin
+          if (np_send_p) begin
             w_npv_d = 1'b1;
             w_np_last_d = ev_now_q;
             rsp_new_flag = 1'b1;
@@ -1453,7 +1477,7 @@ module dcqcn_rp #(
     case (rt_sel)
       2'b01: begin
         w_rt_d = cut_rc_q;
-        rt_at_cap_d = cut_rc_at_cap;
+        rt_at_cap_d = cut_rc_at_cap_p;
       end
       2'b11: begin
         w_rt_d = first_rate_q;
@@ -1463,7 +1487,7 @@ module dcqcn_rp #(
     endcase
     // The response counts only when the event is applied: its Rc and Rt by the event's code
     // (the cut's and the increase's values are selected last, below)
-    case (ev_sel)
+    case (ev_sel_p)
       2'b01: rsp_rt_new = cut_rc_q;
       2'b11: begin
         rsp_rc_new = first_rate_q;
@@ -1474,8 +1498,8 @@ module dcqcn_rp #(
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
     if (state_q == S_RUN) begin
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
-                   w_bacc_d, w_bc_d, w_tc_d, rt_sel == 2'b10 ? rt_inc : w_rt_d,
-                   rc_sel == 2'b01 ? cut_new : rc_sel == 2'b10 ? rc_inc : w_rc_d, w_alpha_d,
+                   w_bacc_d, w_bc_d, w_tc_d, rt_sel == 2'b10 ? rt_inc_p : w_rt_d,
+                   rc_sel == 2'b01 ? cut_new : rc_sel == 2'b10 ? rc_inc_p : w_rc_d, w_alpha_d,
                    w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
     end
     wb_word_d = ram_wdata;
@@ -1518,21 +1542,21 @@ module dcqcn_rp #(
     end
     // The entries' late values: the event's cut or increase
     if (!head_from_sk && head_free && rsp_push) begin
-      case (ev_sel)
+      case (ev_sel_p)
         2'b01: rsp_rc_d = cut_new;
         2'b10: begin
-          rsp_rc_d = rc_inc;
-          rsp_rt_d = rt_inc;
+          rsp_rc_d = rc_inc_p;
+          rsp_rt_d = rt_inc_p;
         end
         default: ;
       endcase
     end
     if (!sk_valid_q) begin
-      case (ev_sel)
+      case (ev_sel_p)
         2'b01: sk_rc_d = cut_new;
         2'b10: begin
-          sk_rc_d = rc_inc;
-          sk_rt_d = rt_inc;
+          sk_rc_d = rc_inc_p;
+          sk_rt_d = rt_inc_p;
         end
         default: ;
       endcase
@@ -1592,16 +1616,6 @@ module dcqcn_rp #(
         bc_lt_tc_d = rd_bc < rd_tc;
         cut_rc_d = ld_cut_rc;
         alpha_in_d = ld_alpha_in;
-        // The cut's rank from stage R's word: ready for the event's first cycle
-        cut_kv_d = ld_cut_kv[27:0];
-        cut_diff_d = ld_cut_diff[27:0];
-        cut_under_d = ld_cut_under;
-        cut_k_r_d = ld_cut_k_r;
-        cut_m_r_d = ld_cut_m_r;
-        cut_m_k_d = ld_cut_m_k;
-        cut_k_c_d = ld_cut_k_c;
-        cut_m_c_d = ld_cut_m_c;
-        cut_fresh_d = 1'b1;
       end
     end
     // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
@@ -1612,14 +1626,14 @@ module dcqcn_rp #(
           cut_rc_d = cut_new;
         end
         2'b10: begin
-          w_rc_d = rc_inc;
-          cut_rc_d = rc_inc;
+          w_rc_d = rc_inc_p;
+          cut_rc_d = rc_inc_p;
         end
         default: ;
       endcase
       if (rt_sel == 2'b10) begin
-        w_rt_d = rt_inc;
-        rt_at_cap_d = inc_at_cap;
+        w_rt_d = rt_inc_p;
+        rt_at_cap_d = inc_at_cap_p;
       end
     end
     // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
@@ -1645,7 +1659,7 @@ module dcqcn_rp #(
       r_valid_q <= 1'b0;
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
-      cut_fresh_q <= 1'b0;
+      x_fresh_q <= 1'b0;
       m_bypass_q <= 1'b0;
       r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
@@ -1675,7 +1689,7 @@ module dcqcn_rp #(
       r_valid_q <= r_valid_d;
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
-      cut_fresh_q <= cut_fresh_d;
+      x_fresh_q <= x_fresh_d;
       m_bypass_q <= m_bypass_d;
       r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;
@@ -1805,6 +1819,65 @@ module dcqcn_rp #(
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
+    a_el_jump_p <= a_el_jump;
+    a_el_step_p <= a_el_step;
+    a_fits_p <= a_fits;
+    a_once_jump_p <= a_once_jump;
+    a_once_step_p <= a_once_step;
+    a_skip_p <= a_skip;
+    alpha_cnp_p <= alpha_cnp;
+    alpha_prod_low_p <= alpha_prod_low;
+    alpha_step_p <= alpha_step;
+    alpha_step_zero_p <= alpha_step_zero;
+    bc_inc_p <= bc_inc;
+    bc_inc_gt_f_p <= bc_inc_gt_f;
+    bc_inc_lt_f_p <= bc_inc_lt_f;
+    bc_lt_tc_skip_p <= bc_lt_tc_skip;
+    byte_on_p <= byte_on;
+    byte_sum_p <= byte_sum;
+    clamp_p <= clamp;
+    cut_ai_capped_p <= cut_ai_capped;
+    cut_fire_p <= cut_fire;
+    cut_hai_capped_p <= cut_hai_capped;
+    cut_rc_at_cap_p <= cut_rc_at_cap;
+    d_el_jump_p <= d_el_jump;
+    d_el_step_p <= d_el_step;
+    d_fits_p <= d_fits;
+    d_once_jump_p <= d_once_jump;
+    d_once_step_p <= d_once_step;
+    d_skip_p <= d_skip;
+    ev_sel_p <= ev_sel;
+    fold_p <= fold;
+    i_el_cut_p <= i_el_cut;
+    i_el_jump_p <= i_el_jump;
+    i_el_step_p <= i_el_step;
+    i_fits_p <= i_fits;
+    i_once_cut_p <= i_once_cut;
+    i_once_jump_p <= i_once_jump;
+    i_once_step_p <= i_once_step;
+    i_skip_p <= i_skip;
+    inc_ai_capped_p <= inc_ai_capped;
+    inc_at_cap_p <= inc_at_cap;
+    inc_hai_capped_p <= inc_hai_capped;
+    inc_rc_near_p <= inc_rc_near;
+    np_send_p <= np_send;
+    pick_a_p <= pick_a;
+    pick_d_p <= pick_d;
+    rc_inc_p <= rc_inc;
+    rt_inc_p <= rt_inc;
+    rt_shown_p <= rt_shown;
+    step_cut_p <= step_cut;
+    step_inc_p <= step_inc;
+    tc_inc_p <= tc_inc;
+    tc_inc_gt_f_p <= tc_inc_gt_f;
+    tc_inc_lt_f_p <= tc_inc_lt_f;
+    tc_skip_p <= tc_skip;
+    tc_skip_gt_f_p <= tc_skip_gt_f;
+    tc_skip_lt_f_p <= tc_skip_lt_f;
+    tx_need_p <= tx_need;
+    x_apply_p <= x_apply;
+    x_skip_start_p <= x_skip_start;
+    x_step_p <= x_step;
   end
 
   always @(posedge clk) begin

@@ -33,6 +33,7 @@ mod top;
 pub use top::{generate_top, IN_FLIGHT, TOP};
 
 use rdmagen_regmap::RegMap;
+use std::collections::{HashMap, HashSet};
 use verilog_ast::{
     BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
     UnOp,
@@ -613,9 +614,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("cut_k_c", 1, "... cut_kv > Rc"),
         ("cut_m_c", 1, "... rpg_min_rate > Rc"),
         (
-            "cut_fresh",
+            "x_fresh",
             1,
-            "the cut's rank is formed from stage X's current Rc and alpha",
+            "stage X's registered values (_p) are formed from its registers as they are: stage X acts",
         ),
         (
             "m_bypass",
@@ -1062,10 +1063,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "stage R: the alpha a period or cut reads (loads alpha_in_q)",
     ));
-    for (side, rc_in, alpha_in, rc_keep) in [
-        ("ld", "ld_cut_rc", "ld_alpha_in", "rd_rc"),
-        ("x", "cut_rc_q", "alpha_in_q", "w_rc_q"),
-    ] {
+    for (side, rc_in, alpha_in, rc_keep) in [("x", "cut_rc_q", "alpha_in_q", "w_rc_q")] {
         // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11).
         split_product(
             &mut wires,
@@ -1758,16 +1756,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "one alpha period and one cut check with no CNP marked go with the event",
     ));
     wires.push((
-        "cut_wait".into(),
-        1,
-        and(vec![
-            not(id("cut_fresh_q")),
-            or(id("ev_pcnp_q"), and(vec![id("pick_d"), id("w_dcnp_q")])),
-        ]),
-        "a step changed Rc or alpha at the last edge and the event or the next step cuts: wait \
-         a cycle for the cut's rank",
-    ));
-    wires.push((
         "x_apply".into(),
         1,
         // No skip term: a skip needs two or more periods of its timer due, which rules out
@@ -1775,7 +1763,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(id("cut_wait")),
             or(
                 id("fold"),
                 not(Expr::any_of(
@@ -1792,7 +1779,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(id("cut_wait")),
             Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
         ]),
         "a skip phase starts",
@@ -1808,7 +1794,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(id("cut_wait")),
             not(id("x_apply")),
         ]),
         "stage X applies the earliest due period",
@@ -1818,7 +1803,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // a due cut with a CNP marked rules out folding, so it is the step when it is the
     // earliest due timer; the increase is, when it is.
     let code = |c: Expr, v: u128, rest: Expr| tern(c, Expr::num(2, v), rest);
-    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q")), not(id("cut_wait"))];
+    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q"))];
     wires.push((
         "step_cut".into(),
         1,
@@ -1871,6 +1856,24 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         and(vec![id("x_apply"), not(id("sk_valid_q"))]),
         "... and the response FIFO has room: it does",
+    ));
+    wires.push((
+        "x_v1".into(),
+        1,
+        and(vec![
+            id("x_valid_q"),
+            not(Expr::any_of(
+                vec![
+                    id("x_done"),
+                    id("x_step"),
+                    id("x_skip_start"),
+                    and(vec![id("x_skip_q"), id("x_fresh_q")]),
+                ],
+                b1(false),
+            )),
+        ]),
+        "stage X holds an event and does not act this cycle: the values X1 forms now are its \
+         registers' as they will be next cycle (X1's wires read this as stage X's valid bit)",
     ));
     wires.push((
         "x_free".into(),
@@ -2276,48 +2279,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "a microsecond ends",
     ));
 
-    // Products and sums keep every bit; the fixed-point scaling drops low bits.
-    let dropped = [
-        "alpha_prod",
-        "ld_cut_prod",
-        "x_cut_prod",
-        "ld_keep_prod",
-        "x_keep_prod",
-        "phai_room_p1",
-        "phai_room_up",
-        "phai_over",
-        "rc_keep_sum",
-        "rc_ai_sum",
-        "rc_hai_sum",
-        "rc_phai_sum",
-        "rc_cap_sum",
-    ];
-    items.push(V::Comment(vec!["Datapath".into()]));
-    let mut decls = Vec::new();
-    let mut lint = Vec::new();
-    for (name, w, _, c) in &wires {
-        let mut decl = Decl::wire(name.clone(), bits(*w));
-        if !c.is_empty() {
-            decl = decl.comment(*c);
-        }
-        if dropped.contains(&name.as_str()) {
-            lint.push(V::Decl(decl));
-        } else {
-            decls.push(V::Decl(decl));
-        }
-    }
-    items.extend(decls);
-    items.push(V::Comment(vec![
-        "Fixed-point scaling drops the low bits of these products and sums by design.".into(),
-        "verilator lint_off UNUSED".into(),
-    ]));
-    items.extend(lint);
-    items.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));
-    items.push(V::Blank);
-    for (name, _, e, _) in wires {
-        items.push(V::Assign(id(&name), e));
-    }
-    items.push(V::Blank);
+    let wires_at = items.len();
     items.push(V::Assign(
         id("s_evt_ready"),
         and(vec![
@@ -2372,16 +2334,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
     c.push(Stmt::Comment(
-        "The cut's rank from stage X's registers, one cycle behind a step (the load below".into(),
+        "The cut's rank from stage X's registers in every cycle: formed in X1, read in X2".into(),
     ));
-    c.push(Stmt::Comment("takes stage R's instead)".into()));
     for (n, w) in CUT_RANK {
         c.push(set(
             &format!("cut_{n}_d"),
             rank_bits(&format!("x_cut_{n}"), *w),
         ));
     }
-    c.push(set("cut_fresh_d", not(id("x_step"))));
     c.push(set("wb_word_d", id("wb_word_q")));
     c.push(Stmt::Comment(
         "A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows".into(),
@@ -2631,16 +2591,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("bc_lt_tc_d", Expr::lt(id("rd_bc"), id("rd_tc"))));
     load_x.push(set("cut_rc_d", id("ld_cut_rc")));
     load_x.push(set("alpha_in_d", id("ld_alpha_in")));
-    load_x.push(Stmt::Comment(
-        "The cut's rank from stage R's word: ready for the event's first cycle".into(),
-    ));
-    for (n, w) in CUT_RANK {
-        load_x.push(set(
-            &format!("cut_{n}_d"),
-            rank_bits(&format!("ld_cut_{n}"), *w),
-        ));
-    }
-    load_x.push(set("cut_fresh_d", b1(true)));
 
     let mut first_cnp = vec![set("w_seen_d", b1(true))];
     first_cnp.extend(alpha_to(id("alpha_init"), id("alpha0_zero_q")));
@@ -2839,8 +2789,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(Stmt::Comment(
         "it), or the event; the three exclude one another (see x_apply)".into(),
     ));
+    c.push(set("x_fresh_d", id("x_v1")));
     c.push(Stmt::if_(
-        and(vec![id("x_valid_q"), id("x_skip_q")]),
+        and(vec![id("x_valid_q"), id("x_skip_q"), id("x_fresh_q")]),
         arm_skip,
     ));
     c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
@@ -3092,6 +3043,178 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         ]),
     ));
+    // Stage X over two cycles (X1, X2). Every datapath value that is a function of stage X's
+    // registers and the parameters alone (a "pure" wire) is formed in X1 and registered
+    // (`<wire>_p`); X2 (the always block and the wires that read other stages or the FIFO)
+    // selects from those registers, so no path runs from one of stage X's registers through
+    // the arithmetic and the selects back into it. X2 acts (a step, a skip jump, the apply)
+    // only in a cycle whose registered values were formed from stage X's registers as they
+    // are (x_v1 in X1, x_fresh_q): a step or jump costs two cycles, as does an event.
+    let is_param = |n: &str| {
+        n.ends_with("_i")
+            || DERIVED.iter().any(|(d, _)| format!("{d}_q") == n)
+            || [
+                "K_CNP", "K_TX", "K_CE", "K_READ", "S_CLEAR", "S_RUN", "STATE_W", "FLOW_BITS",
+            ]
+            .contains(&n)
+    };
+    let is_x_reg = |n: &str| {
+        let Some(r) = n.strip_suffix("_q") else {
+            return false;
+        };
+        if STATE_FIELDS.iter().any(|(f, _)| format!("w_{f}") == r) {
+            return true;
+        }
+        regs.iter().any(|(name, _, _)| *name == r)
+            && ![
+                "state",
+                "clear_pend",
+                "clr_addr",
+                "pre_cnt",
+                "now_us",
+                "x_fresh",
+            ]
+            .contains(&r)
+            && !["t_", "m_", "r_", "rsp_", "sk_", "stat_"]
+                .iter()
+                .any(|pre| r.starts_with(pre))
+            && !CUT_RANK.iter().any(|(k, _)| format!("cut_{k}") == r)
+    };
+    let index: HashMap<String, usize> = wires
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _, _, _))| (n.clone(), i))
+        .collect();
+    // Per wire: Some(true) pure and reading a stage X register, Some(false) pure on
+    // parameters alone, None not pure.
+    let mut class: Vec<Option<Option<bool>>> = vec![None; wires.len()];
+    fn classify(
+        i: usize,
+        wires: &[(String, u32, Expr, &str)],
+        index: &HashMap<String, usize>,
+        class: &mut Vec<Option<Option<bool>>>,
+        leaf: &dyn Fn(&str) -> Option<bool>,
+    ) -> Option<bool> {
+        if let Some(c) = class[i] {
+            return c;
+        }
+        class[i] = Some(None); // a cycle through wires is not pure
+        let mut ids = Vec::new();
+        expr_ids(&wires[i].2, &mut ids);
+        let mut out = Some(false);
+        for n in ids {
+            let c = match index.get(&n) {
+                Some(&j) => classify(j, wires, index, class, leaf),
+                None => leaf(&n),
+            };
+            out = match (out, c) {
+                (Some(a), Some(b)) => Some(a || b),
+                _ => None,
+            };
+        }
+        class[i] = Some(out);
+        out
+    }
+    let leaf = |n: &str| {
+        if is_x_reg(n) {
+            Some(true)
+        } else if is_param(n) {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    for i in 0..wires.len() {
+        classify(i, &wires, &index, &mut class, &leaf);
+    }
+    let x1: HashSet<String> = wires
+        .iter()
+        .zip(&class)
+        .filter(|(_, c)| **c == Some(Some(true)))
+        .map(|((n, _, _, _), _)| n.clone())
+        .collect();
+    // X2's reads of X1's values take the registered copy; X1's wires read stage X's valid
+    // bit as x_v1 (valid and not acting this cycle), so a value formed in a cycle that
+    // changes stage X's registers says "nothing to do" in the next.
+    let rename = |n: &str| x1.contains(n).then(|| format!("{n}_p"));
+    let mut read_p = HashSet::new();
+    for (n, _, e, _) in wires.iter_mut() {
+        if x1.contains(n) {
+            *e = map_expr(e, &|v| (v == "x_valid_q").then(|| "x_v1".to_string()));
+        } else {
+            let mut ids = Vec::new();
+            expr_ids(e, &mut ids);
+            read_p.extend(ids.into_iter().filter(|v| x1.contains(v)));
+            *e = map_expr(e, &rename);
+        }
+    }
+    let keep: Vec<String> = CUT_RANK.iter().map(|(k, _)| format!("cut_{k}_d")).collect();
+    for st in &c {
+        stmt_ids(st, &keep, &mut |v| {
+            if x1.contains(v) {
+                read_p.insert(v.to_string());
+            }
+        });
+    }
+    let c: Vec<Stmt> = c.iter().map(|st| map_stmt(st, &keep, &rename)).collect();
+    let mut registered: Vec<(String, u32)> = wires
+        .iter()
+        .filter(|(n, _, _, _)| read_p.contains(n))
+        .map(|(n, w, _, _)| (n.clone(), *w))
+        .collect();
+    registered.sort();
+    // Products and sums keep every bit; the fixed-point scaling drops low bits.
+    let mut dp = Vec::new();
+    let dropped = [
+        "alpha_prod",
+        "x_cut_prod",
+        "x_keep_prod",
+        "phai_room_p1",
+        "phai_room_up",
+        "phai_over",
+        "rc_keep_sum",
+        "rc_ai_sum",
+        "rc_hai_sum",
+        "rc_phai_sum",
+        "rc_cap_sum",
+    ];
+    dp.push(V::Comment(vec!["Datapath".into()]));
+    let mut decls = Vec::new();
+    let mut lint = Vec::new();
+    for (name, w, _, c) in &wires {
+        let mut decl = Decl::wire(name.clone(), bits(*w));
+        if !c.is_empty() {
+            decl = decl.comment(*c);
+        }
+        if dropped.contains(&name.as_str()) {
+            lint.push(V::Decl(decl));
+        } else {
+            decls.push(V::Decl(decl));
+        }
+    }
+    dp.extend(decls);
+    dp.push(V::Comment(vec![
+        "Fixed-point scaling drops the low bits of these products and sums by design.".into(),
+        "verilator lint_off UNUSED".into(),
+    ]));
+    dp.extend(lint);
+    dp.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));
+    dp.push(V::Blank);
+    for (name, _, e, _) in wires {
+        dp.push(V::Assign(id(&name), e));
+    }
+    dp.push(V::Blank);
+    dp.push(V::Comment(vec![
+        "Stage X's values formed in X1 from its registers, read by X2 (verilator lint_off UNUSED:".into(),
+        "X2 reads some of them in part)".into(),
+        "verilator lint_off UNUSED".into(),
+    ]));
+    for (n, w) in &registered {
+        dp.push(V::Decl(Decl::reg(format!("{n}_p"), bits(*w))));
+    }
+    dp.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));
+    dp.push(V::Blank);
+    items.splice(wires_at..wires_at, dp);
     items.push(V::Comb(c));
     items.push(V::Blank);
 
@@ -3210,6 +3333,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         d: id("state_ram").index(id("ram_raddr")),
         reset: None,
     });
+    for (n, _) in &registered {
+        flops.push(Flop {
+            q: id(&format!("{n}_p")),
+            d: id(n),
+            reset: None,
+        });
+    }
     items.push(V::Flops(flops));
     items.push(V::Blank);
     items.push(V::MemWrite {
@@ -3277,4 +3407,131 @@ fn zext_flow(v: u128) -> Expr {
 
 fn zero_flow() -> Expr {
     Expr::repl(id("FLOW_BITS"), b1(false))
+}
+
+/// Every identifier `e` reads, in order, with repeats.
+fn expr_ids(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Ident(n) => out.push(n.clone()),
+        Expr::Int(_) | Expr::Num { .. } | Expr::Str(_) => {}
+        Expr::Index(a, b) | Expr::Repl(a, b) | Expr::Binary(_, a, b) => {
+            expr_ids(a, out);
+            expr_ids(b, out);
+        }
+        Expr::Slice(a, b, c) | Expr::PartSelect(a, b, c) | Expr::Ternary(a, b, c) => {
+            expr_ids(a, out);
+            expr_ids(b, out);
+            expr_ids(c, out);
+        }
+        Expr::Concat(v) => v.iter().for_each(|x| expr_ids(x, out)),
+        Expr::Unary(_, a) => expr_ids(a, out),
+        Expr::Call(c) => c.1.iter().for_each(|x| expr_ids(x, out)),
+    }
+}
+
+/// `e` with each identifier `f` names a replacement for replaced.
+fn map_expr(e: &Expr, f: &dyn Fn(&str) -> Option<String>) -> Expr {
+    let m = |x: &Expr| Box::new(map_expr(x, f));
+    match e {
+        Expr::Ident(n) => f(n).map_or_else(|| e.clone(), Expr::Ident),
+        Expr::Int(_) | Expr::Num { .. } | Expr::Str(_) => e.clone(),
+        Expr::Index(a, b) => Expr::Index(m(a), m(b)),
+        Expr::Repl(a, b) => Expr::Repl(m(a), m(b)),
+        Expr::Binary(op, a, b) => Expr::Binary(*op, m(a), m(b)),
+        Expr::Slice(a, b, c) => Expr::Slice(m(a), m(b), m(c)),
+        Expr::PartSelect(a, b, c) => Expr::PartSelect(m(a), m(b), m(c)),
+        Expr::Ternary(a, b, c) => Expr::Ternary(m(a), m(b), m(c)),
+        Expr::Concat(v) => Expr::Concat(v.iter().map(|x| map_expr(x, f)).collect()),
+        Expr::Unary(op, a) => Expr::Unary(*op, m(a)),
+        Expr::Call(c) => Expr::Call(Box::new((
+            c.0.clone(),
+            c.1.iter().map(|x| map_expr(x, f)).collect(),
+        ))),
+    }
+}
+
+/// The name an assignment writes (its target's identifier).
+fn lhs_name(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Ident(n) => Some(n),
+        Expr::Index(a, _) | Expr::Slice(a, _, _) | Expr::PartSelect(a, _, _) => lhs_name(a),
+        _ => None,
+    }
+}
+
+/// Calls `f` on every identifier `s` reads (not the targets; not the right-hand side of an
+/// assignment to a name in `keep`).
+fn stmt_ids(s: &Stmt, keep: &[String], f: &mut dyn FnMut(&str)) {
+    let on = |e: &Expr, f: &mut dyn FnMut(&str)| {
+        let mut ids = Vec::new();
+        expr_ids(e, &mut ids);
+        ids.iter().for_each(|n| f(n));
+    };
+    match s {
+        Stmt::Assign(l, r) => {
+            if !lhs_name(l).is_some_and(|n| keep.iter().any(|k| k == n)) {
+                on(r, f);
+            }
+        }
+        Stmt::If { cond, then, els } => {
+            on(cond, f);
+            then.iter().chain(els).for_each(|x| stmt_ids(x, keep, f));
+        }
+        Stmt::Case {
+            subject,
+            arms,
+            default,
+        } => {
+            on(subject, f);
+            for (labels, body) in arms {
+                labels.iter().for_each(|l| on(l, f));
+                body.iter().for_each(|x| stmt_ids(x, keep, f));
+            }
+            default.iter().for_each(|x| stmt_ids(x, keep, f));
+        }
+        Stmt::For(l) => l.body.iter().for_each(|x| stmt_ids(x, keep, f)),
+        Stmt::SysCall(_, args) => args.iter().for_each(|a| on(a, f)),
+        Stmt::Comment(_) => {}
+    }
+}
+
+/// `s` with the identifiers it reads renamed by `f` (targets, and the right-hand side of an
+/// assignment to a name in `keep`, as they are).
+fn map_stmt(s: &Stmt, keep: &[String], f: &dyn Fn(&str) -> Option<String>) -> Stmt {
+    let body = |v: &[Stmt]| v.iter().map(|x| map_stmt(x, keep, f)).collect();
+    match s {
+        Stmt::Assign(l, r) => {
+            if lhs_name(l).is_some_and(|n| keep.iter().any(|k| k == n)) {
+                s.clone()
+            } else {
+                Stmt::Assign(l.clone(), map_expr(r, f))
+            }
+        }
+        Stmt::If { cond, then, els } => Stmt::If {
+            cond: map_expr(cond, f),
+            then: body(then),
+            els: body(els),
+        },
+        Stmt::Case {
+            subject,
+            arms,
+            default,
+        } => Stmt::Case {
+            subject: map_expr(subject, f),
+            arms: arms
+                .iter()
+                .map(|(ls, b)| (ls.iter().map(|l| map_expr(l, f)).collect(), body(b)))
+                .collect(),
+            default: body(default),
+        },
+        Stmt::For(l) => {
+            let mut l = l.clone();
+            l.body = body(&l.body);
+            Stmt::For(l)
+        }
+        Stmt::SysCall(n, args) => {
+            Stmt::SysCall(n.clone(), args.iter().map(|a| map_expr(a, f)).collect())
+        }
+        Stmt::Comment(_) => s.clone(),
+    }
 }
