@@ -704,11 +704,7 @@ module dcqcn_rp #(
                              // negative when Rt is more than 1 Mb/s above the cap
   wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
                              // DSP post-adder)
-  wire [28:0] rc_keep_sum;
-  wire [28:0] rc_ai_sum;
-  wire [28:0] rc_hai_sum;
-  wire [28:0] rc_cap_sum;
-  wire [28:0] rc_phai_sum;
+  wire [28:0] rc_inc_sum;
   wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
                              // above the cap
   // verilator lint_on UNUSED
@@ -828,8 +824,8 @@ module dcqcn_rp #(
   assign tc_inc_gt_f = tc_inc > threshold;
   assign bc_inc_lt_f = bc_inc < threshold;
   assign bc_inc_gt_f = bc_inc > threshold;
-  assign tc_skip_lt_f = tc_skip < threshold;
-  assign tc_skip_gt_f = tc_skip > threshold;
+  assign tc_skip_lt_f = tc_skip_p < threshold;
+  assign tc_skip_gt_f = tc_skip_p > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
@@ -844,15 +840,8 @@ module dcqcn_rp #(
   assign inc_hai = !paper && lo_gt_f;
   assign inc_phai = paper && lo_gt_f;
   assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
-  assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
-  assign rc_ai_sum = {1'd0, w_rc_q} + {1'd0, rt_ai} + 29'd1;
-  assign rc_hai_sum = {1'd0, w_rc_q} + {1'd0, rt_hai} + 29'd1;
-  assign rc_cap_sum = {1'd0, w_rc_q} + {1'd0, rmax_fx_q} + 29'd1;
-  assign rc_phai_sum = phai_capped ? rc_cap_sum : rc_keep_sum + {1'd0, {phai_prod[19:0], 8'd0}};
-  assign rc_inc = inc_ai ? rc_ai_sum[28:1] :
-                  inc_hai ? rc_hai_sum[28:1] :
-                  inc_phai ? rc_phai_sum[28:1] :
-                  rc_keep_sum[28:1];
+  assign rc_inc_sum = {1'd0, w_rc_q} + {1'd0, rt_inc_p} + 29'd1;
+  assign rc_inc = rc_inc_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign alpha_prod_low = alpha_prod[34:10] == 25'd0;
@@ -879,10 +868,10 @@ module dcqcn_rp #(
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
   assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
   assign rc_down2 = w_rc_q < 28'd2 ? 28'd0 : w_rc_q - 28'd2;
-  assign inc_rc_near = {1'd0, rt_inc} <= rc_up1 && rt_inc >= rc_down2;
-  assign inc_ai_capped = {1'd0, rt_inc} >= ai_over_at_q;
+  assign inc_rc_near = {1'd0, rt_inc_p} <= rc_up1_p && rt_inc_p >= rc_down2_p;
+  assign inc_ai_capped = {1'd0, rt_inc_p} >= ai_over_at_q;
   assign cut_ai_capped = clamp ? {1'd0, cut_rc_q} >= ai_over_at_q : ai_capped_q;
-  assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
+  assign inc_hai_capped = {1'd0, rt_inc_p} >= hai_over_at_q;
   assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
   assign i_still = !w_dcnp_q && rc_near_q && i_flat;
   assign a_skip = a_due_q && a_still && !a_once_q;
@@ -1006,14 +995,12 @@ module dcqcn_rp #(
   reg        i_once_jump_p;
   reg        i_once_step_p;
   reg        i_skip_p;
-  reg        inc_ai_capped_p;
   reg        inc_at_cap_p;
-  reg        inc_hai_capped_p;
-  reg        inc_rc_near_p;
   reg        np_send_p;
   reg        pick_a_p;
   reg        pick_d_p;
-  reg [27:0] rc_inc_p;
+  reg [27:0] rc_down2_p;
+  reg [28:0] rc_up1_p;
   reg [27:0] rt_inc_p;
   reg [27:0] rt_shown_p;
   reg        step_cut_p;
@@ -1022,8 +1009,6 @@ module dcqcn_rp #(
   reg        tc_inc_gt_f_p;
   reg        tc_inc_lt_f_p;
   reg [15:0] tc_skip_p;
-  reg        tc_skip_gt_f_p;
-  reg        tc_skip_lt_f_p;
   reg [34:0] tx_need_p;
   reg        x_apply_p;
   reg        x_skip_start_p;
@@ -1268,8 +1253,8 @@ module dcqcn_rp #(
         i_once_d = i_once_jump_p;
         i_due_d = !i_el_jump_p[32];
         w_tc_d = tc_skip_p;
-        tc_lt_f_d = tc_skip_lt_f_p;
-        tc_gt_f_d = tc_skip_gt_f_p;
+        tc_lt_f_d = tc_skip_lt_f;
+        tc_gt_f_d = tc_skip_gt_f;
         bc_lt_tc_d = bc_lt_tc_skip_p;
       end
       skip_j_d = skip_j_q - 5'd1;
@@ -1335,9 +1320,9 @@ module dcqcn_rp #(
         tc_lt_f_d = tc_inc_lt_f_p;
         tc_gt_f_d = tc_inc_gt_f_p;
         bc_lt_tc_d = w_bc_q < tc_inc_p;
-        rc_near_d = inc_rc_near_p;
-        hai_capped_d = inc_hai_capped_p;
-        ai_capped_d = inc_ai_capped_p;
+        rc_near_d = inc_rc_near;
+        hai_capped_d = inc_hai_capped;
+        ai_capped_d = inc_ai_capped;
         w_i_next_d = w_i_next_q + {15'd0, t_period_q};
         i_el_d = i_el_step_p;
         i_once_d = i_once_step_p;
@@ -1499,7 +1484,7 @@ module dcqcn_rp #(
     if (state_q == S_RUN) begin
       ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
                    w_bacc_d, w_bc_d, w_tc_d, rt_sel == 2'b10 ? rt_inc_p : w_rt_d,
-                   rc_sel == 2'b01 ? cut_new : rc_sel == 2'b10 ? rc_inc_p : w_rc_d, w_alpha_d,
+                   rc_sel == 2'b01 ? cut_new : rc_sel == 2'b10 ? rc_inc : w_rc_d, w_alpha_d,
                    w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
     end
     wb_word_d = ram_wdata;
@@ -1545,7 +1530,7 @@ module dcqcn_rp #(
       case (ev_sel_p)
         2'b01: rsp_rc_d = cut_new;
         2'b10: begin
-          rsp_rc_d = rc_inc_p;
+          rsp_rc_d = rc_inc;
           rsp_rt_d = rt_inc_p;
         end
         default: ;
@@ -1555,7 +1540,7 @@ module dcqcn_rp #(
       case (ev_sel_p)
         2'b01: sk_rc_d = cut_new;
         2'b10: begin
-          sk_rc_d = rc_inc_p;
+          sk_rc_d = rc_inc;
           sk_rt_d = rt_inc_p;
         end
         default: ;
@@ -1626,8 +1611,8 @@ module dcqcn_rp #(
           cut_rc_d = cut_new;
         end
         2'b10: begin
-          w_rc_d = rc_inc_p;
-          cut_rc_d = rc_inc_p;
+          w_rc_d = rc_inc;
+          cut_rc_d = rc_inc;
         end
         default: ;
       endcase
@@ -1856,14 +1841,12 @@ module dcqcn_rp #(
     i_once_jump_p <= i_once_jump;
     i_once_step_p <= i_once_step;
     i_skip_p <= i_skip;
-    inc_ai_capped_p <= inc_ai_capped;
     inc_at_cap_p <= inc_at_cap;
-    inc_hai_capped_p <= inc_hai_capped;
-    inc_rc_near_p <= inc_rc_near;
     np_send_p <= np_send;
     pick_a_p <= pick_a;
     pick_d_p <= pick_d;
-    rc_inc_p <= rc_inc;
+    rc_down2_p <= rc_down2;
+    rc_up1_p <= rc_up1;
     rt_inc_p <= rt_inc;
     rt_shown_p <= rt_shown;
     step_cut_p <= step_cut;
@@ -1872,8 +1855,6 @@ module dcqcn_rp #(
     tc_inc_gt_f_p <= tc_inc_gt_f;
     tc_inc_lt_f_p <= tc_inc_lt_f;
     tc_skip_p <= tc_skip;
-    tc_skip_gt_f_p <= tc_skip_gt_f;
-    tc_skip_lt_f_p <= tc_skip_lt_f;
     tx_need_p <= tx_need;
     x_apply_p <= x_apply;
     x_skip_start_p <= x_skip_start;

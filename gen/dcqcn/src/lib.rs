@@ -1448,50 +1448,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rt after an increase event",
     ));
-    for (n, r) in [
-        ("rc_keep", rt()),
-        ("rc_ai", id("rt_ai")),
-        ("rc_hai", id("rt_hai")),
-        ("rc_cap", id("rmax_fx_q")),
-    ] {
-        wires.push((
-            format!("{n}_sum"),
-            29,
-            add(add(zext(rc(), 1), zext(r, 1)), d(29, 1)),
-            "",
-        ));
-    }
-    // PAPER's hyper step below the cap adds the product to Rc + Rt + 1 (rt_phai_sum does not
-    // wrap there: the product is at most (cap - Rt) / 256), not Rt + product to Rc.
+    // Rc after an increase from X1's registered new Rt: one carry chain in X2 (rc_inc is an
+    // X2 wire, see X2_WIRES). PAPER's hyper step below the cap is Rt + the product, which
+    // does not wrap there (the product is at most (cap - Rt) / 256).
     wires.push((
-        "rc_phai_sum".into(),
+        "rc_inc_sum".into(),
         29,
-        tern(
-            id("phai_capped"),
-            id("rc_cap_sum"),
-            add(
-                id("rc_keep_sum"),
-                zext(shl_const(id("phai_prod").bits(19, 0), 8), 1),
-            ),
-        ),
+        add(add(zext(rc(), 1), zext(id("rt_inc"), 1)), d(29, 1)),
         "",
     ));
     wires.push((
         "rc_inc".into(),
         28,
-        tern(
-            id("inc_ai"),
-            id("rc_ai_sum").bits(28, 1),
-            tern(
-                id("inc_hai"),
-                id("rc_hai_sum").bits(28, 1),
-                tern(
-                    id("inc_phai"),
-                    id("rc_phai_sum").bits(28, 1),
-                    id("rc_keep_sum").bits(28, 1),
-                ),
-            ),
-        ),
+        id("rc_inc_sum").bits(28, 1),
         "(Rc + Rt + 1) / 2 with Rt after the increase",
     ));
     wires.push((
@@ -3124,6 +3093,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             None
         }
     };
+    for (i, (n, _, _, _)) in wires.iter().enumerate() {
+        if X2_WIRES.contains(&n.as_str()) {
+            class[i] = Some(None);
+        }
+    }
     for i in 0..wires.len() {
         classify(i, &wires, &index, &mut class, &leaf);
     }
@@ -3172,11 +3146,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "phai_room_p1",
         "phai_room_up",
         "phai_over",
-        "rc_keep_sum",
-        "rc_ai_sum",
-        "rc_hai_sum",
-        "rc_phai_sum",
-        "rc_cap_sum",
+        "rc_inc_sum",
     ];
     dp.push(V::Comment(vec!["Datapath".into()]));
     let mut decls = Vec::new();
@@ -3408,6 +3378,19 @@ fn zext_flow(v: u128) -> Expr {
 fn zero_flow() -> Expr {
     Expr::repl(id("FLOW_BITS"), b1(false))
 }
+
+/// Wires of stage X formed in X2 from X1's registered values: the flags of a new value that
+/// need the value itself (a compare behind the increase's select, the skip's count) and Rc
+/// after an increase (a sum behind the new Rt), each one carry chain behind a register.
+const X2_WIRES: &[&str] = &[
+    "rc_inc_sum",
+    "rc_inc",
+    "inc_rc_near",
+    "inc_ai_capped",
+    "inc_hai_capped",
+    "tc_skip_lt_f",
+    "tc_skip_gt_f",
+];
 
 /// Every identifier `e` reads, in order, with repeats.
 fn expr_ids(e: &Expr, out: &mut Vec<String>) {
