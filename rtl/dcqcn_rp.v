@@ -194,9 +194,19 @@ module dcqcn_rp #(
   reg                 ev_cnp_d;
   reg                 ev_pcnp_q;     // ... and PAPER mode: the CNP cuts with alpha (at the load)
   reg                 ev_pcnp_d;
-  reg                 ev_grant_q;    // the tokens cover the event's bytes (set at the load with the
-                                     // tokens)
-  reg                 ev_grant_d;
+  reg [47:0]          tk_gain_q;     // the shaper's accrual, formed in stage R: the gain (rate x
+                                     // span)
+  reg [47:0]          tk_gain_d;
+  reg [35:0]          tk_room_q;     // ... cap - tokens, negative when the cap dropped below them
+  reg [35:0]          tk_room_d;
+  reg [34:0]          tk_cap_q;      // ... the bucket's cap
+  reg [34:0]          tk_cap_d;
+  reg [35:0]          tk_groom_q;    // ... need - tokens
+  reg [35:0]          tk_groom_d;
+  reg                 tk_cover_q;    // ... the cap covers the send
+  reg                 tk_cover_d;
+  reg                 tk_new_q;      // ... the flow's bucket is new (fills)
+  reg                 tk_new_d;
   reg                 ev_fire_q;     // the event's bytes bring the byte sum to rpg_byte_reset
                                      // (follows w_bacc_q)
   reg                 ev_fire_d;
@@ -660,7 +670,6 @@ module dcqcn_rp #(
   wire [36:0] tok_gain_lo;      // span * rate[16:0]
   wire [30:0] tok_gain_hi;      // span * rate[27:17]
   wire [47:0] tok_gain;         // rate * span
-  wire [34:0] tok_sum;          // tokens plus the gain (kept only under the cap)
   wire [35:0] cap_rc_sum;       // burst in 1/256 bits plus one microsecond at Rc
   wire [35:0] cap_max_sum;      // ... at the cap rate
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
@@ -670,13 +679,14 @@ module dcqcn_rp #(
   wire [35:0] room_at_max;      // cap - tokens at the cap rate
   wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
   wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
+  wire [34:0] tok_sum;          // tokens plus the gain (kept only under the cap)
   wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
   wire [34:0] r_need;           // stage R's send in 1/256 bits
   wire [35:0] grant_room;       // need - tokens, negative when the tokens cover the send already
   wire [35:0] need_over_burst;  // need - burst, negative when the burst alone covers the send
   wire        cap_cover;        // tok_cap covers the send (the cap saturates only above any send)
-  wire        rd_grant;         // tok_fill covers the send (both cases compared while tok_over
+  wire        ev_grant;         // tok_fill covers the send (X1; both cases compared while tok_over
                                 // settles)
   wire [24:0] rd_byte_sum;
   wire        rd_fire;          // stage R's word: the send fires the byte counter
@@ -888,7 +898,7 @@ module dcqcn_rp #(
   assign x_step = x_v1 && !x_skip_q && !x_apply;
   assign step_cut = x_v1 && !x_skip_q && pick_d && w_dcnp_q;
   assign step_inc = x_v1 && !x_skip_q && i_due_q && !pick_a && !pick_d;
-  assign ev_byte_inc = ev_kind_q == K_TX && ev_grant_q && byte_on && ev_fire_q;
+  assign ev_byte_inc = ev_kind_q == K_TX && ev_grant && byte_on && ev_fire_q;
   assign ev_sel = ev_cnp_q && paper ? 2'b01 :
                   ev_cnp_q && !w_seen_q ? 2'b11 :
                   ev_byte_inc ? 2'b10 :
@@ -918,7 +928,6 @@ module dcqcn_rp #(
   assign tok_gain_lo = {20'd0, tok_rate[16:0]} * {17'd0, tok_span};
   assign tok_gain_hi = {20'd0, tok_rate[27:17]} * {11'd0, tok_span};
   assign tok_gain = {11'd0, tok_gain_lo} + {tok_gain_hi, 17'd0};
-  assign tok_sum = rd_tokens + tok_gain[34:0];
   assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
   assign cap_max_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_q};
   assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) :
@@ -929,8 +938,9 @@ module dcqcn_rp #(
   assign room_at_max = {1'd0, cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0]} -
                        {1'd0, rd_tokens};
   assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
-  assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
-  assign tok_fill = tok_over ? tok_cap : tok_sum;
+  assign tok_over = tk_new_q | tk_room_q[35] | (tk_gain_q > {13'd0, tk_room_q[34:0]});
+  assign tok_sum = w_tokens_q + tk_gain_q[34:0];
+  assign tok_fill = tok_over ? tk_cap_q : tok_sum;
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign r_need = {8'd0, {r_bytes_q, 11'd0}};
   assign grant_room = {1'd0, r_need} - {1'd0, rd_tokens};
@@ -938,7 +948,8 @@ module dcqcn_rp #(
   assign cap_cover = need_over_burst[35] ||
                      (tok_at_rc ? {7'd0, rd_rc} >= need_over_burst[34:0] :
                       {7'd0, rmax_fx_q} >= need_over_burst[34:0]);
-  assign rd_grant = tok_over ? cap_cover : grant_room[35] || tok_gain >= {13'd0, grant_room[34:0]};
+  assign ev_grant = tok_over ? tk_cover_q :
+                    tk_groom_q[35] || tk_gain_q >= {13'd0, tk_groom_q[34:0]};
   assign rd_byte_sum = {1'd0, rd_bacc} + {9'd0, r_bytes_q};
   assign rd_fire = rd_byte_sum >= {1'd0, rpg_byte_reset_value_i};
   assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
@@ -985,6 +996,7 @@ module dcqcn_rp #(
   reg        d_once_jump_p;
   reg        d_once_step_p;
   reg        d_skip_p;
+  reg        ev_grant_p;
   reg [1:0]  ev_sel_p;
   reg        fold_p;
   reg [32:0] i_el_cut_p;
@@ -1009,6 +1021,7 @@ module dcqcn_rp #(
   reg        tc_inc_gt_f_p;
   reg        tc_inc_lt_f_p;
   reg [15:0] tc_skip_p;
+  reg [34:0] tok_fill_p;
   reg [34:0] tx_need_p;
   reg        x_apply_p;
   reg        x_skip_start_p;
@@ -1062,7 +1075,12 @@ module dcqcn_rp #(
     ev_now_d = ev_now_q;
     ev_cnp_d = ev_cnp_q;
     ev_pcnp_d = ev_pcnp_q;
-    ev_grant_d = ev_grant_q;
+    tk_gain_d = tk_gain_q;
+    tk_room_d = tk_room_q;
+    tk_cap_d = tk_cap_q;
+    tk_groom_d = tk_groom_q;
+    tk_cover_d = tk_cover_q;
+    tk_new_d = tk_new_q;
     ev_fire_d = ev_fire_q;
     skip_a_d = skip_a_q;
     skip_d_d = skip_d_q;
@@ -1350,6 +1368,8 @@ module dcqcn_rp #(
           d_due_d = !d_el_step_p[32];
         end
       end
+      // The tokens accrued at the load (X1 formed them)
+      w_tokens_d = tok_fill_p;
       case (ev_kind_q)
         K_CNP: begin
           if (ev_cnp_q) begin
@@ -1420,8 +1440,8 @@ module dcqcn_rp #(
           end
         end
         K_TX: begin
-          if (ev_grant_q) begin
-            w_tokens_d = w_tokens_q - tx_need_p;
+          if (ev_grant_p) begin
+            w_tokens_d = tok_fill_p - tx_need_p;
             rsp_new_flag = 1'b1;
             if (byte_on_p) begin
               if (ev_fire_q) begin
@@ -1573,8 +1593,13 @@ module dcqcn_rp #(
         w_i_next_d = rd_i_next;
         w_np_last_d = rd_np_last;
         // Tokens accrue at the rate of the flow's last touch
-        w_tokens_d = tok_fill;
-        ev_grant_d = rd_grant;
+        w_tokens_d = rd_tokens;
+        tk_gain_d = tok_gain;
+        tk_room_d = tok_room;
+        tk_cap_d = tok_cap;
+        tk_groom_d = grant_room;
+        tk_cover_d = cap_cover;
+        tk_new_d = !rd_tokv;
         ev_fire_d = rd_fire;
         w_tokv_d = 1'b1;
         w_tok_us_d = r_now_q;
@@ -1714,7 +1739,12 @@ module dcqcn_rp #(
     ev_now_q <= ev_now_d;
     ev_cnp_q <= ev_cnp_d;
     ev_pcnp_q <= ev_pcnp_d;
-    ev_grant_q <= ev_grant_d;
+    tk_gain_q <= tk_gain_d;
+    tk_room_q <= tk_room_d;
+    tk_cap_q <= tk_cap_d;
+    tk_groom_q <= tk_groom_d;
+    tk_cover_q <= tk_cover_d;
+    tk_new_q <= tk_new_d;
     ev_fire_q <= ev_fire_d;
     skip_a_q <= skip_a_d;
     skip_d_q <= skip_d_d;
@@ -1831,6 +1861,7 @@ module dcqcn_rp #(
     d_once_jump_p <= d_once_jump;
     d_once_step_p <= d_once_step;
     d_skip_p <= d_skip;
+    ev_grant_p <= ev_grant;
     ev_sel_p <= ev_sel;
     fold_p <= fold;
     i_el_cut_p <= i_el_cut;
@@ -1855,6 +1886,7 @@ module dcqcn_rp #(
     tc_inc_gt_f_p <= tc_inc_gt_f;
     tc_inc_lt_f_p <= tc_inc_lt_f;
     tc_skip_p <= tc_skip;
+    tok_fill_p <= tok_fill;
     tx_need_p <= tx_need;
     x_apply_p <= x_apply;
     x_skip_start_p <= x_skip_start;

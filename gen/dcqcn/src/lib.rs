@@ -525,10 +525,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "... and PAPER mode: the CNP cuts with alpha (at the load)",
         ),
         (
-            "ev_grant",
-            1,
-            "the tokens cover the event's bytes (set at the load with the tokens)",
+            "tk_gain",
+            48,
+            "the shaper's accrual, formed in stage R: the gain (rate x span)",
         ),
+        ("tk_room", 36, "... cap - tokens, negative when the cap dropped below them"),
+        ("tk_cap", 35, "... the bucket's cap"),
+        ("tk_groom", 36, "... need - tokens"),
+        ("tk_cover", 1, "... the cap covers the send"),
+        ("tk_new", 1, "... the flow's bucket is new (fills)"),
         (
             "ev_fire",
             1,
@@ -1794,7 +1799,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         and(vec![
             eq(id("ev_kind_q"), id("K_TX")),
-            id("ev_grant_q"),
+            id("ev_grant"),
             id("byte_on"),
             id("ev_fire_q"),
         ]),
@@ -1981,12 +1986,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("tok_rate", "tok_span", 20),
         ["span * rate[16:0]", "span * rate[27:17]", "rate * span"],
     );
-    wires.push((
-        "tok_sum".into(),
-        35,
-        add(id("rd_tokens"), id("tok_gain").bits(34, 0)),
-        "tokens plus the gain (kept only under the cap)",
-    ));
     // The cap and cap - tokens are formed for both rates (the flow's Rc, the cap rate) and
     // selected after, so the rate's select is not in front of the sums; cap - tokens at Rc
     // is (burst - tokens) + Rc, the first difference taken while Rc's sum forms.
@@ -2066,23 +2065,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "cap - tokens, negative when the cap dropped below them",
     ));
+    // The accrual's last step, in stage X's first cycle (X1) from the registers stage R formed
+    // (tk_*): the gain against cap - tokens, one compare behind registers.
     wires.push((
         "tok_over".into(),
         1,
         Expr::any_of(
             vec![
-                not(id("rd_tokv")),
-                id("tok_room").bits(35, 35),
-                gt(id("tok_gain"), zext(id("tok_room").bits(34, 0), 13)),
+                id("tk_new_q"),
+                id("tk_room_q").bits(35, 35),
+                gt(id("tk_gain_q"), zext(id("tk_room_q").bits(34, 0), 13)),
             ],
             b1(false),
         ),
         "the bucket fills: a new flow's, or the accrual reaches the cap",
     ));
     wires.push((
+        "tok_sum".into(),
+        35,
+        add(id("w_tokens_q"), id("tk_gain_q").bits(34, 0)),
+        "tokens plus the gain (kept only under the cap)",
+    ));
+    wires.push((
         "tok_fill".into(),
         35,
-        tern(id("tok_over"), id("tok_cap"), id("tok_sum")),
+        tern(id("tok_over"), id("tk_cap_q"), id("tok_sum")),
         "tokens after accrual",
     ));
     // Events.
@@ -2134,17 +2141,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "tok_cap covers the send (the cap saturates only above any send)",
     ));
     wires.push((
-        "rd_grant".into(),
+        "ev_grant".into(),
         1,
         tern(
             id("tok_over"),
-            id("cap_cover"),
+            id("tk_cover_q"),
             or(
-                id("grant_room").bits(35, 35),
-                ge(id("tok_gain"), zext(id("grant_room").bits(34, 0), 13)),
+                id("tk_groom_q").bits(35, 35),
+                ge(id("tk_gain_q"), zext(id("tk_groom_q").bits(34, 0), 13)),
             ),
         ),
-        "tok_fill covers the send (both cases compared while tok_over settles)",
+        "tok_fill covers the send (X1; both cases compared while tok_over settles)",
     ));
     wires.push((
         "rd_byte_sum".into(),
@@ -2540,8 +2547,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(Stmt::Comment(
         "Tokens accrue at the rate of the flow's last touch".into(),
     ));
-    load_x.push(set("w_tokens_d", id("tok_fill")));
-    load_x.push(set("ev_grant_d", id("rd_grant")));
+    load_x.push(set("w_tokens_d", id("rd_tokens")));
+    for (r, v) in [
+        ("tk_gain", id("tok_gain")),
+        ("tk_room", id("tok_room")),
+        ("tk_cap", id("tok_cap")),
+        ("tk_groom", id("grant_room")),
+        ("tk_cover", id("cap_cover")),
+        ("tk_new", not(id("rd_tokv"))),
+    ] {
+        load_x.push(set(&format!("{r}_d"), v));
+    }
     load_x.push(set("ev_fire_d", id("rd_fire")));
     load_x.push(set("w_tokv_d", b1(true)));
     load_x.push(set("w_tok_us_d", id("r_now_q")));
@@ -2616,9 +2632,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             (
                 vec![id("K_TX")],
                 vec![Stmt::if_else(
-                    id("ev_grant_q"),
+                    id("ev_grant"),
                     vec![
-                        set("w_tokens_d", sub(id("w_tokens_q"), id("tx_need"))),
+                        set("w_tokens_d", sub(id("tok_fill"), id("tx_need"))),
                         set("rsp_new_flag", b1(true)),
                         Stmt::if_(
                             id("byte_on"),
@@ -2669,6 +2685,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 Stmt::if_(id("d_due_q"), advance("d", "step")),
             ],
         ),
+        Stmt::Comment("The tokens accrued at the load (X1 formed them)".into()),
+        set("w_tokens_d", id("tok_fill")),
         event,
         set("ram_we", b1(true)),
         set("rsp_push", b1(true)),
@@ -3258,8 +3276,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "sk_bc",
         "rt_at_cap",
         "alpha_zero",
-        "ev_grant",
         "ev_fire",
+        "tk_gain",
+        "tk_room",
+        "tk_cap",
+        "tk_groom",
+        "tk_cover",
+        "tk_new",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {
