@@ -645,11 +645,18 @@ module dcqcn_rp #(
                                 // byte-counter increase
   wire [27:0] rt_shown;         // Rt as the response shows it: the cap before the flow's first CNP
   wire        x_done;           // ... and the response FIFO has room: it does
+  wire        x_stall;          // X2 holds an apply and the response FIFO is full: X2's registers
+                                // hold
+  wire        x2_step;          // X2 steps X1's event (a period, a skip phase's start or jump):
+                                // stage X's registers change
   wire        x_v1;             // stage X holds an event and does not act this cycle: the values X1
                                 // forms now are its registers' as they will be next cycle (X1's
                                 // wires read this as stage X's valid bit)
-  wire        x_free;           // stage X takes an event at the next edge
-  wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
+  wire        x_free;           // stage X takes an event at the next edge: X1 forms its event's
+                                // apply (X2 applies it next cycle from registers while X1 serves
+                                // the next event)
+  wire        r_hazard;         // stage X holds stage R's flow (X1's event, or X2's apply still to
+                                // write): R waits for the write
   wire        r_adv;            // stage R's event moves to stage X
   wire        rsp_pop;          // the response FIFO head is taken
   wire        head_from_sk;     // the FIFO head takes the second entry
@@ -805,7 +812,7 @@ module dcqcn_rp #(
   assign cut_to_min = !cut_over && (cut_k_r ? cut_m_k : cut_m_r);
   assign cut_to_kv = !cut_over && cut_k_r && !cut_m_k;
   assign cut_to_rate = !cut_over && !cut_k_r && !cut_m_r && !cut_under;
-  assign cut_new = cut_over ? cut_rc_q :
+  assign cut_new = cut_over ? cut_rc_p :
                    cut_to_min ? min_fx :
                    cut_to_kv ? cut_kv[27:0] :
                    cut_to_rate ? cut_diff[27:0] :
@@ -850,7 +857,7 @@ module dcqcn_rp #(
   assign inc_hai = !paper && lo_gt_f;
   assign inc_phai = paper && lo_gt_f;
   assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
-  assign rc_inc_sum = {1'd0, w_rc_q} + {1'd0, rt_inc_p} + 29'd1;
+  assign rc_inc_sum = {1'd0, w_rc_p} + {1'd0, rt_inc_p} + 29'd1;
   assign rc_inc = rc_inc_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
@@ -905,9 +912,12 @@ module dcqcn_rp #(
                   2'b00;
   assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
   assign x_done = x_apply_p && !sk_valid_q;
-  assign x_v1 = x_valid_q && !(x_done | x_step_p | x_skip_start_p | (x_skip_q && x_fresh_q));
-  assign x_free = !x_valid_q || x_done;
-  assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
+  assign x_stall = x_apply_p && sk_valid_q;
+  assign x2_step = x_step_p | x_skip_start_p | (x_skip_p && x_fresh_q);
+  assign x_v1 = x_valid_q && !(x_stall || x2_step);
+  assign x_free = !x_valid_q || x_apply;
+  assign r_hazard = r_valid_q &&
+                    ((x_valid_q && ev_flow_q == r_flow_q) || (x_apply_p && ev_flow_p == r_flow_q));
   assign r_adv = r_valid_q && x_free && !r_hazard;
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
   assign head_from_sk = sk_valid_q && rsp_pop;
@@ -969,63 +979,124 @@ module dcqcn_rp #(
   // Stage X's values formed in X1 from its registers, read by X2 (verilator lint_off UNUSED:
   // X2 reads some of them in part)
   // verilator lint_off UNUSED
-  reg [32:0] a_el_jump_p;
-  reg [32:0] a_el_step_p;
-  reg        a_fits_p;
-  reg        a_once_jump_p;
-  reg        a_once_step_p;
-  reg        a_skip_p;
-  reg [24:0] alpha_cnp_p;
-  reg        alpha_prod_low_p;
-  reg [24:0] alpha_step_p;
-  reg        alpha_step_zero_p;
-  reg [15:0] bc_inc_p;
-  reg        bc_inc_gt_f_p;
-  reg        bc_inc_lt_f_p;
-  reg        bc_lt_tc_skip_p;
-  reg        byte_on_p;
-  reg [23:0] byte_sum_p;
-  reg        clamp_p;
-  reg        cut_ai_capped_p;
-  reg        cut_fire_p;
-  reg        cut_hai_capped_p;
-  reg        cut_rc_at_cap_p;
-  reg [32:0] d_el_jump_p;
-  reg [32:0] d_el_step_p;
-  reg        d_fits_p;
-  reg        d_once_jump_p;
-  reg        d_once_step_p;
-  reg        d_skip_p;
-  reg        ev_grant_p;
-  reg [1:0]  ev_sel_p;
-  reg        fold_p;
-  reg [32:0] i_el_cut_p;
-  reg [32:0] i_el_jump_p;
-  reg [32:0] i_el_step_p;
-  reg        i_fits_p;
-  reg        i_once_cut_p;
-  reg        i_once_jump_p;
-  reg        i_once_step_p;
-  reg        i_skip_p;
-  reg        inc_at_cap_p;
-  reg        np_send_p;
-  reg        pick_a_p;
-  reg        pick_d_p;
-  reg [27:0] rc_down2_p;
-  reg [28:0] rc_up1_p;
-  reg [27:0] rt_inc_p;
-  reg [27:0] rt_shown_p;
-  reg        step_cut_p;
-  reg        step_inc_p;
-  reg [15:0] tc_inc_p;
-  reg        tc_inc_gt_f_p;
-  reg        tc_inc_lt_f_p;
-  reg [15:0] tc_skip_p;
-  reg [34:0] tok_fill_p;
-  reg [34:0] tx_need_p;
-  reg        x_apply_p;
-  reg        x_skip_start_p;
-  reg        x_step_p;
+  reg [32:0]          a_el_jump_p;
+  reg [32:0]          a_el_step_p;
+  reg                 a_fits_p;
+  reg                 a_once_jump_p;
+  reg                 a_once_step_p;
+  reg                 a_skip_p;
+  reg [24:0]          alpha_cnp_p;
+  reg                 alpha_prod_low_p;
+  reg [24:0]          alpha_step_p;
+  reg                 alpha_step_zero_p;
+  reg [15:0]          bc_inc_p;
+  reg                 bc_inc_gt_f_p;
+  reg                 bc_inc_lt_f_p;
+  reg                 bc_lt_tc_skip_p;
+  reg                 byte_on_p;
+  reg [23:0]          byte_sum_p;
+  reg                 clamp_p;
+  reg                 cut_ai_capped_p;
+  reg                 cut_fire_p;
+  reg                 cut_hai_capped_p;
+  reg                 cut_rc_at_cap_p;
+  reg [32:0]          d_el_jump_p;
+  reg [32:0]          d_el_step_p;
+  reg                 d_fits_p;
+  reg                 d_once_jump_p;
+  reg                 d_once_step_p;
+  reg                 d_skip_p;
+  reg                 ev_grant_p;
+  reg [1:0]           ev_sel_p;
+  reg                 fold_p;
+  reg [32:0]          i_el_cut_p;
+  reg [32:0]          i_el_jump_p;
+  reg [32:0]          i_el_step_p;
+  reg                 i_fits_p;
+  reg                 i_once_cut_p;
+  reg                 i_once_jump_p;
+  reg                 i_once_step_p;
+  reg                 i_skip_p;
+  reg                 inc_at_cap_p;
+  reg                 np_send_p;
+  reg                 pick_a_p;
+  reg                 pick_d_p;
+  reg [27:0]          rc_down2_p;
+  reg [28:0]          rc_up1_p;
+  reg [27:0]          rt_inc_p;
+  reg [27:0]          rt_shown_p;
+  reg                 step_cut_p;
+  reg                 step_inc_p;
+  reg [15:0]          tc_inc_p;
+  reg                 tc_inc_gt_f_p;
+  reg                 tc_inc_lt_f_p;
+  reg [15:0]          tc_skip_p;
+  reg [34:0]          tok_fill_p;
+  reg [34:0]          tx_need_p;
+  reg                 x_apply_p;
+  reg                 x_skip_start_p;
+  reg                 x_step_p;
+  reg                 a_due_p;
+  reg [32:0]          a_el_p;
+  reg [47:0]          a_jump_p;
+  reg                 a_once_p;
+  reg                 ai_capped_p;
+  reg [24:0]          alpha_in_p;
+  reg                 alpha_zero_p;
+  reg                 bc_gt_f_p;
+  reg                 bc_lt_f_p;
+  reg                 bc_lt_tc_p;
+  reg [27:0]          cut_rc_p;
+  reg                 d_due_p;
+  reg [32:0]          d_el_p;
+  reg [47:0]          d_jump_p;
+  reg                 d_once_p;
+  reg [15:0]          ev_bytes_p;
+  reg                 ev_cnp_p;
+  reg                 ev_fire_p;
+  reg [FLOW_BITS-1:0] ev_flow_p;
+  reg [1:0]           ev_kind_p;
+  reg [31:0]          ev_now_p;
+  reg                 ev_pcnp_p;
+  reg                 hai_capped_p;
+  reg                 i_due_p;
+  reg [32:0]          i_el_p;
+  reg [47:0]          i_jump_p;
+  reg                 i_once_p;
+  reg                 rc_near_p;
+  reg                 rt_at_cap_p;
+  reg                 skip_a_p;
+  reg                 skip_d_p;
+  reg                 skip_i_p;
+  reg [4:0]           skip_j_p;
+  reg                 tc_gt_f_p;
+  reg [31:0]          tc_jump_p;
+  reg                 tc_lt_f_p;
+  reg [34:0]          tk_cap_p;
+  reg                 tk_cover_p;
+  reg [47:0]          tk_gain_p;
+  reg [35:0]          tk_groom_p;
+  reg                 tk_new_p;
+  reg [35:0]          tk_room_p;
+  reg [31:0]          w_a_next_p;
+  reg                 w_acnp_p;
+  reg [24:0]          w_alpha_p;
+  reg [23:0]          w_bacc_p;
+  reg [15:0]          w_bc_p;
+  reg [31:0]          w_d_next_p;
+  reg                 w_dcnp_p;
+  reg [31:0]          w_i_next_p;
+  reg                 w_incon_p;
+  reg [31:0]          w_np_last_p;
+  reg                 w_npv_p;
+  reg [27:0]          w_rc_p;
+  reg [27:0]          w_rt_p;
+  reg                 w_seen_p;
+  reg [15:0]          w_tc_p;
+  reg [31:0]          w_tok_us_p;
+  reg [34:0]          w_tokens_p;
+  reg                 w_tokv_p;
+  reg                 x_skip_p;
   // verilator lint_on UNUSED
 
   assign s_evt_ready = state_q == S_RUN && !clear_pend_q && !t_valid_q;
@@ -1068,47 +1139,47 @@ module dcqcn_rp #(
     r_bytes_d = r_bytes_q;
     r_now_d = r_now_q;
     x_valid_d = x_valid_q;
-    x_skip_d = x_skip_q;
-    ev_kind_d = ev_kind_q;
-    ev_flow_d = ev_flow_q;
-    ev_bytes_d = ev_bytes_q;
-    ev_now_d = ev_now_q;
-    ev_cnp_d = ev_cnp_q;
-    ev_pcnp_d = ev_pcnp_q;
-    tk_gain_d = tk_gain_q;
-    tk_room_d = tk_room_q;
-    tk_cap_d = tk_cap_q;
-    tk_groom_d = tk_groom_q;
-    tk_cover_d = tk_cover_q;
-    tk_new_d = tk_new_q;
-    ev_fire_d = ev_fire_q;
-    skip_a_d = skip_a_q;
-    skip_d_d = skip_d_q;
-    skip_i_d = skip_i_q;
-    skip_j_d = skip_j_q;
-    a_jump_d = a_jump_q;
-    d_jump_d = d_jump_q;
-    i_jump_d = i_jump_q;
-    tc_jump_d = tc_jump_q;
-    a_el_d = a_el_q;
-    a_once_d = a_once_q;
-    a_due_d = a_due_q;
-    d_due_d = d_due_q;
-    i_due_d = i_due_q;
-    d_once_d = d_once_q;
-    rc_near_d = rc_near_q;
-    hai_capped_d = hai_capped_q;
-    ai_capped_d = ai_capped_q;
-    i_once_d = i_once_q;
-    tc_lt_f_d = tc_lt_f_q;
-    tc_gt_f_d = tc_gt_f_q;
-    bc_lt_f_d = bc_lt_f_q;
-    bc_gt_f_d = bc_gt_f_q;
-    bc_lt_tc_d = bc_lt_tc_q;
-    d_el_d = d_el_q;
-    i_el_d = i_el_q;
-    cut_rc_d = cut_rc_q;
-    alpha_in_d = alpha_in_q;
+    x_skip_d = x_skip_p;
+    ev_kind_d = ev_kind_p;
+    ev_flow_d = ev_flow_p;
+    ev_bytes_d = ev_bytes_p;
+    ev_now_d = ev_now_p;
+    ev_cnp_d = ev_cnp_p;
+    ev_pcnp_d = ev_pcnp_p;
+    tk_gain_d = tk_gain_p;
+    tk_room_d = tk_room_p;
+    tk_cap_d = tk_cap_p;
+    tk_groom_d = tk_groom_p;
+    tk_cover_d = tk_cover_p;
+    tk_new_d = tk_new_p;
+    ev_fire_d = ev_fire_p;
+    skip_a_d = skip_a_p;
+    skip_d_d = skip_d_p;
+    skip_i_d = skip_i_p;
+    skip_j_d = skip_j_p;
+    a_jump_d = a_jump_p;
+    d_jump_d = d_jump_p;
+    i_jump_d = i_jump_p;
+    tc_jump_d = tc_jump_p;
+    a_el_d = a_el_p;
+    a_once_d = a_once_p;
+    a_due_d = a_due_p;
+    d_due_d = d_due_p;
+    i_due_d = i_due_p;
+    d_once_d = d_once_p;
+    rc_near_d = rc_near_p;
+    hai_capped_d = hai_capped_p;
+    ai_capped_d = ai_capped_p;
+    i_once_d = i_once_p;
+    tc_lt_f_d = tc_lt_f_p;
+    tc_gt_f_d = tc_gt_f_p;
+    bc_lt_f_d = bc_lt_f_p;
+    bc_gt_f_d = bc_gt_f_p;
+    bc_lt_tc_d = bc_lt_tc_p;
+    d_el_d = d_el_p;
+    i_el_d = i_el_p;
+    cut_rc_d = cut_rc_p;
+    alpha_in_d = alpha_in_p;
     cut_kv_d = cut_kv_q;
     cut_diff_d = cut_diff_q;
     cut_under_d = cut_under_q;
@@ -1140,40 +1211,42 @@ module dcqcn_rp #(
     sk_tc_d = sk_tc_q;
     sk_time_d = sk_time_q;
     sk_bc_d = sk_bc_q;
-    alpha_zero_d = alpha_zero_q;
-    rt_at_cap_d = rt_at_cap_q;
-    w_seen_d = w_seen_q;
-    w_acnp_d = w_acnp_q;
-    w_dcnp_d = w_dcnp_q;
-    w_incon_d = w_incon_q;
-    w_tokv_d = w_tokv_q;
-    w_npv_d = w_npv_q;
-    w_alpha_d = w_alpha_q;
-    w_rc_d = w_rc_q;
-    w_rt_d = w_rt_q;
-    w_tc_d = w_tc_q;
-    w_bc_d = w_bc_q;
-    w_bacc_d = w_bacc_q;
-    w_a_next_d = w_a_next_q;
-    w_d_next_d = w_d_next_q;
-    w_i_next_d = w_i_next_q;
-    w_tokens_d = w_tokens_q;
-    w_tok_us_d = w_tok_us_q;
-    w_np_last_d = w_np_last_q;
+    alpha_zero_d = alpha_zero_p;
+    rt_at_cap_d = rt_at_cap_p;
+    w_seen_d = w_seen_p;
+    w_acnp_d = w_acnp_p;
+    w_dcnp_d = w_dcnp_p;
+    w_incon_d = w_incon_p;
+    w_tokv_d = w_tokv_p;
+    w_npv_d = w_npv_p;
+    w_alpha_d = w_alpha_p;
+    w_rc_d = w_rc_p;
+    w_rt_d = w_rt_p;
+    w_tc_d = w_tc_p;
+    w_bc_d = w_bc_p;
+    w_bacc_d = w_bacc_p;
+    w_a_next_d = w_a_next_p;
+    w_d_next_d = w_d_next_p;
+    w_i_next_d = w_i_next_p;
+    w_tokens_d = w_tokens_p;
+    w_tok_us_d = w_tok_us_p;
+    w_np_last_d = w_np_last_p;
     clear_pend_d = clear_pend_q || ctrl_flow_clear_i;
     stat_cnp_d = 1'b0;
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
     // The cut's rank from stage X's registers in every cycle: formed in X1, read in X2
-    cut_kv_d = x_cut_kv[27:0];
-    cut_diff_d = x_cut_diff[27:0];
-    cut_under_d = x_cut_under;
-    cut_k_r_d = x_cut_k_r;
-    cut_m_r_d = x_cut_m_r;
-    cut_m_k_d = x_cut_m_k;
-    cut_k_c_d = x_cut_k_c;
-    cut_m_c_d = x_cut_m_c;
+    if (!x_stall) begin
+      cut_kv_d = x_cut_kv[27:0];
+      cut_diff_d = x_cut_diff[27:0];
+      cut_under_d = x_cut_under;
+      cut_k_r_d = x_cut_k_r;
+      cut_m_r_d = x_cut_m_r;
+      cut_m_k_d = x_cut_m_k;
+      cut_k_c_d = x_cut_k_c;
+      cut_m_c_d = x_cut_m_c;
+    end
     wb_word_d = wb_word_q;
     // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
     // stage X's word in every cycle, written or not)
@@ -1181,7 +1254,7 @@ module dcqcn_rp #(
     ram_wdata = {STATE_W{1'b0}};
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
-    rsp_rc_new = cut_rc_q;
+    rsp_rc_new = cut_rc_p;
     rsp_rt_new = rt_shown_p;
     // Rc's and Rt's sources: the step's code or the event's
     rc_sel = step_cut_p ? 2'b01 : step_inc_p ? 2'b10 : x_done ? ev_sel_p : 2'b00;
@@ -1189,7 +1262,7 @@ module dcqcn_rp #(
     // Stage T: read the offered flow's word; a waiting stage M reads its own again
     ram_raddr = !m_free ? m_flow_q : t_valid_q ? t_flow_q : s_evt_flow;
     ram_we = 1'b0;
-    ram_waddr = ev_flow_q;
+    ram_waddr = ev_flow_p;
     // Microsecond time base
     if (tick) begin
       pre_cnt_d = 12'd0;
@@ -1207,7 +1280,7 @@ module dcqcn_rp #(
         end
       end
       S_RUN: begin
-        if (clear_pend_q && !t_valid_q && !m_valid_q && !r_valid_q && !x_valid_q) begin
+        if (clear_pend_q && !t_valid_q && !m_valid_q && !r_valid_q && !x_valid_q && !x_fresh_q) begin
           state_d = S_CLEAR;
           clear_pend_d = ctrl_flow_clear_i;
           clr_addr_d = {FLOW_BITS{1'b0}};
@@ -1251,22 +1324,22 @@ module dcqcn_rp #(
     endcase
     // Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with
     // it), or the event; the three exclude one another (see x_apply)
-    x_fresh_d = x_v1;
-    if (x_valid_q && x_skip_q && x_fresh_q) begin
-      if (skip_a_q && a_fits_p) begin
-        w_a_next_d = w_a_next_q + a_jump_q[31:0];
+    x_fresh_d = x_stall ? x_fresh_q : x_v1;
+    if (x_skip_p && x_fresh_q) begin
+      if (skip_a_p && a_fits_p) begin
+        w_a_next_d = w_a_next_p + a_jump_p[31:0];
         a_el_d = a_el_jump_p;
         a_once_d = a_once_jump_p;
         a_due_d = !a_el_jump_p[32];
       end
-      if (skip_d_q && d_fits_p) begin
-        w_d_next_d = w_d_next_q + d_jump_q[31:0];
+      if (skip_d_p && d_fits_p) begin
+        w_d_next_d = w_d_next_p + d_jump_p[31:0];
         d_el_d = d_el_jump_p;
         d_once_d = d_once_jump_p;
         d_due_d = !d_el_jump_p[32];
       end
-      if (skip_i_q && i_fits_p) begin
-        w_i_next_d = w_i_next_q + i_jump_q[31:0];
+      if (skip_i_p && i_fits_p) begin
+        w_i_next_d = w_i_next_p + i_jump_p[31:0];
         i_el_d = i_el_jump_p;
         i_once_d = i_once_jump_p;
         i_due_d = !i_el_jump_p[32];
@@ -1275,12 +1348,12 @@ module dcqcn_rp #(
         tc_gt_f_d = tc_skip_gt_f;
         bc_lt_tc_d = bc_lt_tc_skip_p;
       end
-      skip_j_d = skip_j_q - 5'd1;
-      a_jump_d = a_jump_q >> 1;
-      d_jump_d = d_jump_q >> 1;
-      i_jump_d = i_jump_q >> 1;
-      tc_jump_d = tc_jump_q >> 1;
-      if (skip_j_q == 5'd0) begin
+      skip_j_d = skip_j_p - 5'd1;
+      a_jump_d = a_jump_p >> 1;
+      d_jump_d = d_jump_p >> 1;
+      i_jump_d = i_jump_p >> 1;
+      tc_jump_d = tc_jump_p >> 1;
+      if (skip_j_p == 5'd0) begin
         x_skip_d = 1'b0;
       end
     end
@@ -1301,16 +1374,16 @@ module dcqcn_rp #(
         alpha_in_d = alpha_step_p;
         alpha_zero_d = alpha_step_zero_p;
         w_acnp_d = 1'b0;
-        w_a_next_d = w_a_next_q + {15'd0, k_period_q};
+        w_a_next_d = w_a_next_p + {15'd0, k_period_q};
         a_el_d = a_el_step_p;
         a_once_d = a_once_step_p;
         a_due_d = !a_el_step_p[32];
       end else if (pick_d_p) begin
-        w_d_next_d = w_d_next_q + {15'd0, d_period_q};
+        w_d_next_d = w_d_next_p + {15'd0, d_period_q};
         d_el_d = d_el_step_p;
         d_once_d = d_once_step_p;
         d_due_d = !d_el_step_p[32];
-        if (w_dcnp_q) begin
+        if (w_dcnp_p) begin
           w_tc_d = 16'd0;
           tc_lt_f_d = rpg_threshold_value_i != 5'd0;
           tc_gt_f_d = 1'b0;
@@ -1321,7 +1394,7 @@ module dcqcn_rp #(
           w_bacc_d = 24'd0;
           ev_fire_d = cut_fire_p;
           w_incon_d = 1'b1;
-          w_i_next_d = w_d_next_q + {15'd0, t_period_q};
+          w_i_next_d = w_d_next_p + {15'd0, t_period_q};
           i_el_d = i_el_cut_p;
           i_once_d = i_once_cut_p;
           i_due_d = !i_el_cut_p[32];
@@ -1337,11 +1410,11 @@ module dcqcn_rp #(
         w_tc_d = tc_inc_p;
         tc_lt_f_d = tc_inc_lt_f_p;
         tc_gt_f_d = tc_inc_gt_f_p;
-        bc_lt_tc_d = w_bc_q < tc_inc_p;
+        bc_lt_tc_d = w_bc_p < tc_inc_p;
         rc_near_d = inc_rc_near;
         hai_capped_d = inc_hai_capped;
         ai_capped_d = inc_ai_capped;
-        w_i_next_d = w_i_next_q + {15'd0, t_period_q};
+        w_i_next_d = w_i_next_p + {15'd0, t_period_q};
         i_el_d = i_el_step_p;
         i_once_d = i_once_step_p;
         i_due_d = !i_el_step_p[32];
@@ -1351,18 +1424,18 @@ module dcqcn_rp #(
       // Nothing due but the foldable periods: take them, apply the event, write back,
       // respond
       if (fold_p) begin
-        if (a_due_q) begin
+        if (a_due_p) begin
           w_alpha_d = alpha_step_p;
           alpha_in_d = alpha_step_p;
           alpha_zero_d = alpha_step_zero_p;
           w_acnp_d = 1'b0;
-          w_a_next_d = w_a_next_q + {15'd0, k_period_q};
+          w_a_next_d = w_a_next_p + {15'd0, k_period_q};
           a_el_d = a_el_step_p;
           a_once_d = a_once_step_p;
           a_due_d = !a_el_step_p[32];
         end
-        if (d_due_q) begin
-          w_d_next_d = w_d_next_q + {15'd0, d_period_q};
+        if (d_due_p) begin
+          w_d_next_d = w_d_next_p + {15'd0, d_period_q};
           d_el_d = d_el_step_p;
           d_once_d = d_once_step_p;
           d_due_d = !d_el_step_p[32];
@@ -1370,15 +1443,15 @@ module dcqcn_rp #(
       end
       // The tokens accrued at the load (X1 formed them)
       w_tokens_d = tok_fill_p;
-      case (ev_kind_q)
+      case (ev_kind_p)
         K_CNP: begin
-          if (ev_cnp_q) begin
+          if (ev_cnp_p) begin
             if (paper) begin
               stat_cnp_d = 1'b1;
               stat_cut_d = 1'b1;
               w_seen_d = 1'b1;
-              if (!w_seen_q) begin
-                w_d_next_d = ev_now_q + {15'd0, d_period_q};
+              if (!w_seen_p) begin
+                w_d_next_d = ev_now_p + {15'd0, d_period_q};
                 d_el_d = 33'd0 - {16'd0, d_period_q};
                 d_once_d = 1'b0;
                 d_due_d = 1'b0;
@@ -1397,17 +1470,17 @@ module dcqcn_rp #(
               bc_lt_f_d = rpg_threshold_value_i != 5'd0;
               bc_gt_f_d = 1'b0;
               bc_lt_tc_d = 1'b0;
-              w_a_next_d = ev_now_q + {15'd0, k_period_q};
+              w_a_next_d = ev_now_p + {15'd0, k_period_q};
               a_el_d = 33'd0 - {16'd0, k_period_q};
               a_once_d = 1'b0;
               a_due_d = 1'b0;
-              w_i_next_d = ev_now_q + {15'd0, t_period_q};
+              w_i_next_d = ev_now_p + {15'd0, t_period_q};
               i_el_d = 33'd0 - {16'd0, t_period_q};
               i_once_d = 1'b0;
               i_due_d = 1'b0;
             end else begin
               stat_cnp_d = 1'b1;
-              if (w_seen_q) begin
+              if (w_seen_p) begin
                 w_acnp_d = 1'b1;
                 w_dcnp_d = 1'b1;
               end else begin
@@ -1427,11 +1500,11 @@ module dcqcn_rp #(
                 bc_lt_f_d = rpg_threshold_value_i != 5'd0;
                 bc_gt_f_d = 1'b0;
                 bc_lt_tc_d = 1'b0;
-                w_a_next_d = ev_now_q + {15'd0, k_period_q};
+                w_a_next_d = ev_now_p + {15'd0, k_period_q};
                 a_el_d = 33'd0 - {16'd0, k_period_q};
                 a_once_d = 1'b0;
                 a_due_d = 1'b0;
-                w_d_next_d = ev_now_q + {15'd0, d_period_q};
+                w_d_next_d = ev_now_p + {15'd0, d_period_q};
                 d_el_d = 33'd0 - {16'd0, d_period_q};
                 d_once_d = 1'b0;
                 d_due_d = 1'b0;
@@ -1444,11 +1517,11 @@ module dcqcn_rp #(
             w_tokens_d = tok_fill_p - tx_need_p;
             rsp_new_flag = 1'b1;
             if (byte_on_p) begin
-              if (ev_fire_q) begin
+              if (ev_fire_p) begin
                 w_bc_d = bc_inc_p;
                 bc_lt_f_d = bc_inc_lt_f_p;
                 bc_gt_f_d = bc_inc_gt_f_p;
-                bc_lt_tc_d = bc_inc_p < w_tc_q;
+                bc_lt_tc_d = bc_inc_p < w_tc_p;
                 w_bacc_d = 24'd0;
               end else begin
                 w_bacc_d = byte_sum_p;
@@ -1461,7 +1534,7 @@ module dcqcn_rp #(
         K_CE: begin
           if (np_send_p) begin
             w_npv_d = 1'b1;
-            w_np_last_d = ev_now_q;
+            w_np_last_d = ev_now_p;
             rsp_new_flag = 1'b1;
             stat_np_d = 1'b1;
           end
@@ -1481,7 +1554,7 @@ module dcqcn_rp #(
     end
     case (rt_sel)
       2'b01: begin
-        w_rt_d = cut_rc_q;
+        w_rt_d = cut_rc_p;
         rt_at_cap_d = cut_rc_at_cap_p;
       end
       2'b11: begin
@@ -1493,7 +1566,7 @@ module dcqcn_rp #(
     // The response counts only when the event is applied: its Rc and Rt by the event's code
     // (the cut's and the increase's values are selected last, below)
     case (ev_sel_p)
-      2'b01: rsp_rt_new = cut_rc_q;
+      2'b01: rsp_rt_new = cut_rc_p;
       2'b11: begin
         rsp_rc_new = first_rate_q;
         rsp_rt_new = first_rate_q;
@@ -1522,27 +1595,27 @@ module dcqcn_rp #(
       rsp_time_d = sk_time_q;
       rsp_bc_d = sk_bc_q;
     end else if (head_free && rsp_push) begin
-      rsp_kind_d = ev_kind_q;
-      rsp_flow_d = ev_flow_q;
+      rsp_kind_d = ev_kind_p;
+      rsp_flow_d = ev_flow_p;
       rsp_flag_d = rsp_new_flag;
       rsp_seen_d = w_seen_d;
       rsp_rc_d = rsp_rc_new;
       rsp_rt_d = rsp_rt_new;
       rsp_alpha_d = w_alpha_d;
       rsp_tc_d = w_tc_d;
-      rsp_time_d = ev_now_q;
+      rsp_time_d = ev_now_p;
       rsp_bc_d = w_bc_d;
     end
     if (!sk_valid_q) begin
-      sk_kind_d = ev_kind_q;
-      sk_flow_d = ev_flow_q;
+      sk_kind_d = ev_kind_p;
+      sk_flow_d = ev_flow_p;
       sk_flag_d = rsp_new_flag;
       sk_seen_d = w_seen_d;
       sk_rc_d = rsp_rc_new;
       sk_rt_d = rsp_rt_new;
       sk_alpha_d = w_alpha_d;
       sk_tc_d = w_tc_d;
-      sk_time_d = ev_now_q;
+      sk_time_d = ev_now_p;
       sk_bc_d = w_bc_d;
     end
     // The entries' late values: the event's cut or increase
@@ -1565,6 +1638,98 @@ module dcqcn_rp #(
         end
         default: ;
       endcase
+    end
+    // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
+    if (!r_adv) begin
+      case (rc_sel)
+        2'b01: begin
+          w_rc_d = cut_new;
+          cut_rc_d = cut_new;
+        end
+        2'b10: begin
+          w_rc_d = rc_inc;
+          cut_rc_d = rc_inc;
+        end
+        default: ;
+      endcase
+      if (rt_sel == 2'b10) begin
+        w_rt_d = rt_inc_p;
+        rt_at_cap_d = inc_at_cap_p;
+      end
+    end
+    // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
+    // holds next (compared with its three candidates: its own, the skid's, the offered one; the
+    // moves select after)
+    m_bypass_d = rsp_push &&
+                 (!m_free ? m_flow_q == ev_flow_p :
+                  t_valid_q ? t_flow_q == ev_flow_p :
+                  s_evt_flow == ev_flow_p);
+    // Stage R's forward: stage X writes at this edge the flow stage R holds next
+    r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_p : r_flow_q == ev_flow_p);
+    // Stage X's registers: X2's result when it stepped their event, else held
+    if (!x2_step) begin
+      x_valid_d = x_valid_q;
+      x_skip_d = x_skip_q;
+      ev_kind_d = ev_kind_q;
+      ev_flow_d = ev_flow_q;
+      ev_bytes_d = ev_bytes_q;
+      ev_now_d = ev_now_q;
+      ev_cnp_d = ev_cnp_q;
+      ev_pcnp_d = ev_pcnp_q;
+      tk_gain_d = tk_gain_q;
+      tk_room_d = tk_room_q;
+      tk_cap_d = tk_cap_q;
+      tk_groom_d = tk_groom_q;
+      tk_cover_d = tk_cover_q;
+      tk_new_d = tk_new_q;
+      ev_fire_d = ev_fire_q;
+      skip_a_d = skip_a_q;
+      skip_d_d = skip_d_q;
+      skip_i_d = skip_i_q;
+      skip_j_d = skip_j_q;
+      a_jump_d = a_jump_q;
+      d_jump_d = d_jump_q;
+      i_jump_d = i_jump_q;
+      tc_jump_d = tc_jump_q;
+      a_el_d = a_el_q;
+      a_once_d = a_once_q;
+      a_due_d = a_due_q;
+      d_due_d = d_due_q;
+      i_due_d = i_due_q;
+      d_once_d = d_once_q;
+      rc_near_d = rc_near_q;
+      hai_capped_d = hai_capped_q;
+      ai_capped_d = ai_capped_q;
+      i_once_d = i_once_q;
+      tc_lt_f_d = tc_lt_f_q;
+      tc_gt_f_d = tc_gt_f_q;
+      bc_lt_f_d = bc_lt_f_q;
+      bc_gt_f_d = bc_gt_f_q;
+      bc_lt_tc_d = bc_lt_tc_q;
+      d_el_d = d_el_q;
+      i_el_d = i_el_q;
+      cut_rc_d = cut_rc_q;
+      alpha_in_d = alpha_in_q;
+      alpha_zero_d = alpha_zero_q;
+      rt_at_cap_d = rt_at_cap_q;
+      w_seen_d = w_seen_q;
+      w_acnp_d = w_acnp_q;
+      w_dcnp_d = w_dcnp_q;
+      w_incon_d = w_incon_q;
+      w_tokv_d = w_tokv_q;
+      w_npv_d = w_npv_q;
+      w_alpha_d = w_alpha_q;
+      w_rc_d = w_rc_q;
+      w_rt_d = w_rt_q;
+      w_tc_d = w_tc_q;
+      w_bc_d = w_bc_q;
+      w_bacc_d = w_bacc_q;
+      w_a_next_d = w_a_next_q;
+      w_d_next_d = w_d_next_q;
+      w_i_next_d = w_i_next_q;
+      w_tokens_d = w_tokens_q;
+      w_tok_us_d = w_tok_us_q;
+      w_np_last_d = w_np_last_q;
     end
     // Stage R to stage X: the word with its tokens accrued
     if (x_free) begin
@@ -1628,33 +1793,6 @@ module dcqcn_rp #(
         alpha_in_d = ld_alpha_in;
       end
     end
-    // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
-    if (!r_adv) begin
-      case (rc_sel)
-        2'b01: begin
-          w_rc_d = cut_new;
-          cut_rc_d = cut_new;
-        end
-        2'b10: begin
-          w_rc_d = rc_inc;
-          cut_rc_d = rc_inc;
-        end
-        default: ;
-      endcase
-      if (rt_sel == 2'b10) begin
-        w_rt_d = rt_inc_p;
-        rt_at_cap_d = inc_at_cap_p;
-      end
-    end
-    // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
-    // holds next (compared with its three candidates: its own, the skid's, the offered one; the
-    // moves select after)
-    m_bypass_d = rsp_push &&
-                 (!m_free ? m_flow_q == ev_flow_q :
-                  t_valid_q ? t_flow_q == ev_flow_q :
-                  s_evt_flow == ev_flow_q);
-    // Stage R's forward: stage X writes at this edge the flow stage R holds next
-    r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_q : r_flow_q == ev_flow_q);
   end
 
   always @(posedge clk) begin
@@ -1834,63 +1972,124 @@ module dcqcn_rp #(
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
-    a_el_jump_p <= a_el_jump;
-    a_el_step_p <= a_el_step;
-    a_fits_p <= a_fits;
-    a_once_jump_p <= a_once_jump;
-    a_once_step_p <= a_once_step;
-    a_skip_p <= a_skip;
-    alpha_cnp_p <= alpha_cnp;
-    alpha_prod_low_p <= alpha_prod_low;
-    alpha_step_p <= alpha_step;
-    alpha_step_zero_p <= alpha_step_zero;
-    bc_inc_p <= bc_inc;
-    bc_inc_gt_f_p <= bc_inc_gt_f;
-    bc_inc_lt_f_p <= bc_inc_lt_f;
-    bc_lt_tc_skip_p <= bc_lt_tc_skip;
-    byte_on_p <= byte_on;
-    byte_sum_p <= byte_sum;
-    clamp_p <= clamp;
-    cut_ai_capped_p <= cut_ai_capped;
-    cut_fire_p <= cut_fire;
-    cut_hai_capped_p <= cut_hai_capped;
-    cut_rc_at_cap_p <= cut_rc_at_cap;
-    d_el_jump_p <= d_el_jump;
-    d_el_step_p <= d_el_step;
-    d_fits_p <= d_fits;
-    d_once_jump_p <= d_once_jump;
-    d_once_step_p <= d_once_step;
-    d_skip_p <= d_skip;
-    ev_grant_p <= ev_grant;
-    ev_sel_p <= ev_sel;
-    fold_p <= fold;
-    i_el_cut_p <= i_el_cut;
-    i_el_jump_p <= i_el_jump;
-    i_el_step_p <= i_el_step;
-    i_fits_p <= i_fits;
-    i_once_cut_p <= i_once_cut;
-    i_once_jump_p <= i_once_jump;
-    i_once_step_p <= i_once_step;
-    i_skip_p <= i_skip;
-    inc_at_cap_p <= inc_at_cap;
-    np_send_p <= np_send;
-    pick_a_p <= pick_a;
-    pick_d_p <= pick_d;
-    rc_down2_p <= rc_down2;
-    rc_up1_p <= rc_up1;
-    rt_inc_p <= rt_inc;
-    rt_shown_p <= rt_shown;
-    step_cut_p <= step_cut;
-    step_inc_p <= step_inc;
-    tc_inc_p <= tc_inc;
-    tc_inc_gt_f_p <= tc_inc_gt_f;
-    tc_inc_lt_f_p <= tc_inc_lt_f;
-    tc_skip_p <= tc_skip;
-    tok_fill_p <= tok_fill;
-    tx_need_p <= tx_need;
-    x_apply_p <= x_apply;
-    x_skip_start_p <= x_skip_start;
-    x_step_p <= x_step;
+    a_el_jump_p <= x_stall ? a_el_jump_p : a_el_jump;
+    a_el_step_p <= x_stall ? a_el_step_p : a_el_step;
+    a_fits_p <= x_stall ? a_fits_p : a_fits;
+    a_once_jump_p <= x_stall ? a_once_jump_p : a_once_jump;
+    a_once_step_p <= x_stall ? a_once_step_p : a_once_step;
+    a_skip_p <= x_stall ? a_skip_p : a_skip;
+    alpha_cnp_p <= x_stall ? alpha_cnp_p : alpha_cnp;
+    alpha_prod_low_p <= x_stall ? alpha_prod_low_p : alpha_prod_low;
+    alpha_step_p <= x_stall ? alpha_step_p : alpha_step;
+    alpha_step_zero_p <= x_stall ? alpha_step_zero_p : alpha_step_zero;
+    bc_inc_p <= x_stall ? bc_inc_p : bc_inc;
+    bc_inc_gt_f_p <= x_stall ? bc_inc_gt_f_p : bc_inc_gt_f;
+    bc_inc_lt_f_p <= x_stall ? bc_inc_lt_f_p : bc_inc_lt_f;
+    bc_lt_tc_skip_p <= x_stall ? bc_lt_tc_skip_p : bc_lt_tc_skip;
+    byte_on_p <= x_stall ? byte_on_p : byte_on;
+    byte_sum_p <= x_stall ? byte_sum_p : byte_sum;
+    clamp_p <= x_stall ? clamp_p : clamp;
+    cut_ai_capped_p <= x_stall ? cut_ai_capped_p : cut_ai_capped;
+    cut_fire_p <= x_stall ? cut_fire_p : cut_fire;
+    cut_hai_capped_p <= x_stall ? cut_hai_capped_p : cut_hai_capped;
+    cut_rc_at_cap_p <= x_stall ? cut_rc_at_cap_p : cut_rc_at_cap;
+    d_el_jump_p <= x_stall ? d_el_jump_p : d_el_jump;
+    d_el_step_p <= x_stall ? d_el_step_p : d_el_step;
+    d_fits_p <= x_stall ? d_fits_p : d_fits;
+    d_once_jump_p <= x_stall ? d_once_jump_p : d_once_jump;
+    d_once_step_p <= x_stall ? d_once_step_p : d_once_step;
+    d_skip_p <= x_stall ? d_skip_p : d_skip;
+    ev_grant_p <= x_stall ? ev_grant_p : ev_grant;
+    ev_sel_p <= x_stall ? ev_sel_p : ev_sel;
+    fold_p <= x_stall ? fold_p : fold;
+    i_el_cut_p <= x_stall ? i_el_cut_p : i_el_cut;
+    i_el_jump_p <= x_stall ? i_el_jump_p : i_el_jump;
+    i_el_step_p <= x_stall ? i_el_step_p : i_el_step;
+    i_fits_p <= x_stall ? i_fits_p : i_fits;
+    i_once_cut_p <= x_stall ? i_once_cut_p : i_once_cut;
+    i_once_jump_p <= x_stall ? i_once_jump_p : i_once_jump;
+    i_once_step_p <= x_stall ? i_once_step_p : i_once_step;
+    i_skip_p <= x_stall ? i_skip_p : i_skip;
+    inc_at_cap_p <= x_stall ? inc_at_cap_p : inc_at_cap;
+    np_send_p <= x_stall ? np_send_p : np_send;
+    pick_a_p <= x_stall ? pick_a_p : pick_a;
+    pick_d_p <= x_stall ? pick_d_p : pick_d;
+    rc_down2_p <= x_stall ? rc_down2_p : rc_down2;
+    rc_up1_p <= x_stall ? rc_up1_p : rc_up1;
+    rt_inc_p <= x_stall ? rt_inc_p : rt_inc;
+    rt_shown_p <= x_stall ? rt_shown_p : rt_shown;
+    step_cut_p <= x_stall ? step_cut_p : step_cut;
+    step_inc_p <= x_stall ? step_inc_p : step_inc;
+    tc_inc_p <= x_stall ? tc_inc_p : tc_inc;
+    tc_inc_gt_f_p <= x_stall ? tc_inc_gt_f_p : tc_inc_gt_f;
+    tc_inc_lt_f_p <= x_stall ? tc_inc_lt_f_p : tc_inc_lt_f;
+    tc_skip_p <= x_stall ? tc_skip_p : tc_skip;
+    tok_fill_p <= x_stall ? tok_fill_p : tok_fill;
+    tx_need_p <= x_stall ? tx_need_p : tx_need;
+    x_apply_p <= x_stall ? x_apply_p : x_apply;
+    x_skip_start_p <= x_stall ? x_skip_start_p : x_skip_start;
+    x_step_p <= x_stall ? x_step_p : x_step;
+    a_due_p <= x_stall ? a_due_p : a_due_q;
+    a_el_p <= x_stall ? a_el_p : a_el_q;
+    a_jump_p <= x_stall ? a_jump_p : a_jump_q;
+    a_once_p <= x_stall ? a_once_p : a_once_q;
+    ai_capped_p <= x_stall ? ai_capped_p : ai_capped_q;
+    alpha_in_p <= x_stall ? alpha_in_p : alpha_in_q;
+    alpha_zero_p <= x_stall ? alpha_zero_p : alpha_zero_q;
+    bc_gt_f_p <= x_stall ? bc_gt_f_p : bc_gt_f_q;
+    bc_lt_f_p <= x_stall ? bc_lt_f_p : bc_lt_f_q;
+    bc_lt_tc_p <= x_stall ? bc_lt_tc_p : bc_lt_tc_q;
+    cut_rc_p <= x_stall ? cut_rc_p : cut_rc_q;
+    d_due_p <= x_stall ? d_due_p : d_due_q;
+    d_el_p <= x_stall ? d_el_p : d_el_q;
+    d_jump_p <= x_stall ? d_jump_p : d_jump_q;
+    d_once_p <= x_stall ? d_once_p : d_once_q;
+    ev_bytes_p <= x_stall ? ev_bytes_p : ev_bytes_q;
+    ev_cnp_p <= x_stall ? ev_cnp_p : ev_cnp_q;
+    ev_fire_p <= x_stall ? ev_fire_p : ev_fire_q;
+    ev_flow_p <= x_stall ? ev_flow_p : ev_flow_q;
+    ev_kind_p <= x_stall ? ev_kind_p : ev_kind_q;
+    ev_now_p <= x_stall ? ev_now_p : ev_now_q;
+    ev_pcnp_p <= x_stall ? ev_pcnp_p : ev_pcnp_q;
+    hai_capped_p <= x_stall ? hai_capped_p : hai_capped_q;
+    i_due_p <= x_stall ? i_due_p : i_due_q;
+    i_el_p <= x_stall ? i_el_p : i_el_q;
+    i_jump_p <= x_stall ? i_jump_p : i_jump_q;
+    i_once_p <= x_stall ? i_once_p : i_once_q;
+    rc_near_p <= x_stall ? rc_near_p : rc_near_q;
+    rt_at_cap_p <= x_stall ? rt_at_cap_p : rt_at_cap_q;
+    skip_a_p <= x_stall ? skip_a_p : skip_a_q;
+    skip_d_p <= x_stall ? skip_d_p : skip_d_q;
+    skip_i_p <= x_stall ? skip_i_p : skip_i_q;
+    skip_j_p <= x_stall ? skip_j_p : skip_j_q;
+    tc_gt_f_p <= x_stall ? tc_gt_f_p : tc_gt_f_q;
+    tc_jump_p <= x_stall ? tc_jump_p : tc_jump_q;
+    tc_lt_f_p <= x_stall ? tc_lt_f_p : tc_lt_f_q;
+    tk_cap_p <= x_stall ? tk_cap_p : tk_cap_q;
+    tk_cover_p <= x_stall ? tk_cover_p : tk_cover_q;
+    tk_gain_p <= x_stall ? tk_gain_p : tk_gain_q;
+    tk_groom_p <= x_stall ? tk_groom_p : tk_groom_q;
+    tk_new_p <= x_stall ? tk_new_p : tk_new_q;
+    tk_room_p <= x_stall ? tk_room_p : tk_room_q;
+    w_a_next_p <= x_stall ? w_a_next_p : w_a_next_q;
+    w_acnp_p <= x_stall ? w_acnp_p : w_acnp_q;
+    w_alpha_p <= x_stall ? w_alpha_p : w_alpha_q;
+    w_bacc_p <= x_stall ? w_bacc_p : w_bacc_q;
+    w_bc_p <= x_stall ? w_bc_p : w_bc_q;
+    w_d_next_p <= x_stall ? w_d_next_p : w_d_next_q;
+    w_dcnp_p <= x_stall ? w_dcnp_p : w_dcnp_q;
+    w_i_next_p <= x_stall ? w_i_next_p : w_i_next_q;
+    w_incon_p <= x_stall ? w_incon_p : w_incon_q;
+    w_np_last_p <= x_stall ? w_np_last_p : w_np_last_q;
+    w_npv_p <= x_stall ? w_npv_p : w_npv_q;
+    w_rc_p <= x_stall ? w_rc_p : w_rc_q;
+    w_rt_p <= x_stall ? w_rt_p : w_rt_q;
+    w_seen_p <= x_stall ? w_seen_p : w_seen_q;
+    w_tc_p <= x_stall ? w_tc_p : w_tc_q;
+    w_tok_us_p <= x_stall ? w_tok_us_p : w_tok_us_q;
+    w_tokens_p <= x_stall ? w_tokens_p : w_tokens_q;
+    w_tokv_p <= x_stall ? w_tokv_p : w_tokv_q;
+    x_skip_p <= x_stall ? x_skip_p : x_skip_q;
   end
 
   always @(posedge clk) begin

@@ -1832,19 +1832,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "... and the response FIFO has room: it does",
     ));
     wires.push((
+        "x_stall".into(),
+        1,
+        and(vec![id("x_apply_p"), id("sk_valid_q")]),
+        "X2 holds an apply and the response FIFO is full: X2's registers hold",
+    ));
+    wires.push((
+        "x2_step".into(),
+        1,
+        Expr::any_of(
+            vec![
+                id("x_step"),
+                id("x_skip_start"),
+                and(vec![id("x_skip_q"), id("x_fresh_q")]),
+            ],
+            b1(false),
+        ),
+        "X2 steps X1's event (a period, a skip phase's start or jump): stage X's registers change",
+    ));
+    wires.push((
         "x_v1".into(),
         1,
         and(vec![
             id("x_valid_q"),
-            not(Expr::any_of(
-                vec![
-                    id("x_done"),
-                    id("x_step"),
-                    id("x_skip_start"),
-                    and(vec![id("x_skip_q"), id("x_fresh_q")]),
-                ],
-                b1(false),
-            )),
+            not(or(id("x_stall"), id("x2_step"))),
         ]),
         "stage X holds an event and does not act this cycle: the values X1 forms now are its \
          registers' as they will be next cycle (X1's wires read this as stage X's valid bit)",
@@ -1852,18 +1863,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "x_free".into(),
         1,
-        or(not(id("x_valid_q")), id("x_done")),
-        "stage X takes an event at the next edge",
+        or(not(id("x_valid_q")), id("x_apply")),
+        "stage X takes an event at the next edge: X1 forms its event's apply (X2 applies it \
+         next cycle from registers while X1 serves the next event)",
     ));
     wires.push((
         "r_hazard".into(),
         1,
         and(vec![
             id("r_valid_q"),
-            id("x_valid_q"),
-            eq(id("ev_flow_q"), id("r_flow_q")),
+            or(
+                and(vec![id("x_valid_q"), eq(id("ev_flow_q"), id("r_flow_q"))]),
+                and(vec![id("x_apply_p"), eq(id("ev_flow_p"), id("r_flow_q"))]),
+            ),
         ]),
-        "stage X holds stage R's flow: R waits for the write",
+        "stage X holds stage R's flow (X1's event, or X2's apply still to write): R waits for \
+         the write",
     ));
     wires.push((
         "r_adv".into(),
@@ -2312,12 +2327,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(Stmt::Comment(
         "The cut's rank from stage X's registers in every cycle: formed in X1, read in X2".into(),
     ));
-    for (n, w) in CUT_RANK {
-        c.push(set(
-            &format!("cut_{n}_d"),
-            rank_bits(&format!("x_cut_{n}"), *w),
-        ));
-    }
+    c.push(Stmt::if_(
+        not(id("x_stall")),
+        CUT_RANK
+            .iter()
+            .map(|(n, w)| set(&format!("cut_{n}_d"), rank_bits(&format!("x_cut_{n}"), *w)))
+            .collect(),
+    ));
     c.push(set("wb_word_d", id("wb_word_q")));
     c.push(Stmt::Comment(
         "A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows".into(),
@@ -2396,6 +2412,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 not(id("m_valid_q")),
                 not(id("r_valid_q")),
                 not(id("x_valid_q")),
+                not(id("x_fresh_q")),
             ]),
             vec![
                 set("state_d", id("S_CLEAR")),
@@ -2776,9 +2793,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(Stmt::Comment(
         "it), or the event; the three exclude one another (see x_apply)".into(),
     ));
-    c.push(set("x_fresh_d", id("x_v1")));
+    c.push(set(
+        "x_fresh_d",
+        tern(id("x_stall"), id("x_fresh_q"), id("x_v1")),
+    ));
     c.push(Stmt::if_(
-        and(vec![id("x_valid_q"), id("x_skip_q"), id("x_fresh_q")]),
+        and(vec![id("x_skip_q"), id("x_fresh_q")]),
         arm_skip,
     ));
     c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
@@ -2957,16 +2977,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     c.push(Stmt::if_(not(id("sk_valid_q")), vec![late_rsp("sk")]));
     c.push(Stmt::Comment(
-        "Stage R to stage X: the word with its tokens accrued".into(),
-    ));
-    c.push(Stmt::if_(
-        id("x_free"),
-        vec![
-            set("x_valid_d", id("r_adv")),
-            Stmt::if_(id("r_adv"), load_x),
-        ],
-    ));
-    c.push(Stmt::Comment(
         "Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads"
             .into(),
     ));
@@ -3030,6 +3040,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         ]),
     ));
+    let load_tail = vec![
+        Stmt::Comment("Stage R to stage X: the word with its tokens accrued".into()),
+        Stmt::if_(
+            id("x_free"),
+            vec![
+                set("x_valid_d", id("r_adv")),
+                Stmt::if_(id("r_adv"), load_x),
+            ],
+        ),
+    ];
     // Stage X over two cycles (X1, X2). Every datapath value that is a function of stage X's
     // registers and the parameters alone (a "pure" wire) is formed in X1 and registered
     // (`<wire>_p`); X2 (the always block and the wires that read other stages or the FIFO)
@@ -3111,8 +3131,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             None
         }
     };
+    // Stage X's control reads stage X's registers themselves (see `control` below).
+    let control = ["x_v1", "x_free", "r_hazard"];
     for (i, (n, _, _, _)) in wires.iter().enumerate() {
-        if X2_WIRES.contains(&n.as_str()) {
+        if X2_WIRES.contains(&n.as_str()) || control.contains(&n.as_str()) {
             class[i] = Some(None);
         }
     }
@@ -3128,15 +3150,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // X2's reads of X1's values take the registered copy; X1's wires read stage X's valid
     // bit as x_v1 (valid and not acting this cycle), so a value formed in a cycle that
     // changes stage X's registers says "nothing to do" in the next.
-    let rename = |n: &str| x1.contains(n).then(|| format!("{n}_p"));
+    // X2 also reads stage X's registers through registered copies (`<reg>_p`, formed with
+    // the values), so that X1 can serve the next event while X2 applies one: X1 takes the
+    // next event at the edge that ends its apply pass. Stage X's control (x_v1, x_free,
+    // r_hazard) reads the registers themselves.
+    let x_copy = |n: &str| is_x_reg(n) && n != "x_valid_q";
+    let copy_name = |n: &str| format!("{}_p", n.strip_suffix("_q").unwrap_or(n));
+    let rename = |n: &str| {
+        if x1.contains(n) {
+            Some(format!("{n}_p"))
+        } else if x_copy(n) {
+            Some(copy_name(n))
+        } else {
+            None
+        }
+    };
     let mut read_p = HashSet::new();
+    let mut read_copy = HashSet::new();
     for (n, _, e, _) in wires.iter_mut() {
         if x1.contains(n) {
             *e = map_expr(e, &|v| (v == "x_valid_q").then(|| "x_v1".to_string()));
-        } else {
+        } else if !control.contains(&n.as_str()) {
             let mut ids = Vec::new();
             expr_ids(e, &mut ids);
-            read_p.extend(ids.into_iter().filter(|v| x1.contains(v)));
+            for v in ids {
+                if x1.contains(&v) {
+                    read_p.insert(v);
+                } else if x_copy(&v) {
+                    read_copy.insert(v);
+                }
+            }
             *e = map_expr(e, &rename);
         }
     }
@@ -3145,10 +3188,51 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         stmt_ids(st, &keep, &mut |v| {
             if x1.contains(v) {
                 read_p.insert(v.to_string());
+            } else if x_copy(v) {
+                read_copy.insert(v.to_string());
             }
         });
     }
-    let c: Vec<Stmt> = c.iter().map(|st| map_stmt(st, &keep, &rename)).collect();
+    let mut c: Vec<Stmt> = c.iter().map(|st| map_stmt(st, &keep, &rename)).collect();
+    // X2 computed the word and the response from its copies; stage X's registers take the
+    // result only when X2 stepped their own event (after an apply they hold the next one).
+    let x_regs: Vec<String> = regs
+        .iter()
+        .map(|(n, _, _)| format!("{n}_q"))
+        .chain(STATE_FIELDS.iter().map(|(f, _)| format!("w_{f}_q")))
+        .filter(|n| is_x_reg(n))
+        .collect();
+    c.push(Stmt::Comment(
+        "Stage X's registers: X2's result when it stepped their event, else held".into(),
+    ));
+    c.push(Stmt::if_(
+        not(id("x2_step")),
+        x_regs
+            .iter()
+            .map(|n| set(&format!("{}_d", n.strip_suffix("_q").unwrap()), id(n)))
+            .collect(),
+    ));
+    c.extend(load_tail);
+    let mut copies: Vec<(String, u32)> = x_regs
+        .iter()
+        .filter(|n| read_copy.contains(*n))
+        .map(|n| {
+            let r = n.strip_suffix("_q").unwrap();
+            let w = regs
+                .iter()
+                .find(|(m, _, _)| *m == r)
+                .map(|(_, w, _)| *w)
+                .or_else(|| {
+                    STATE_FIELDS
+                        .iter()
+                        .find(|(f, _)| format!("w_{f}") == r)
+                        .map(|(_, w)| *w)
+                })
+                .unwrap();
+            (n.clone(), w)
+        })
+        .collect();
+    copies.sort();
     let mut registered: Vec<(String, u32)> = wires
         .iter()
         .filter(|(n, _, _, _)| read_p.contains(n))
@@ -3199,6 +3283,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ]));
     for (n, w) in &registered {
         dp.push(V::Decl(Decl::reg(format!("{n}_p"), bits(*w))));
+    }
+    for (n, w) in &copies {
+        let range = if *w == 0 { flow_range.clone() } else { bits(*w) };
+        dp.push(V::Decl(Decl::reg(copy_name(n), range)));
     }
     dp.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));
     dp.push(V::Blank);
@@ -3326,10 +3414,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         d: id("state_ram").index(id("ram_raddr")),
         reset: None,
     });
+    // X2's registers hold while it waits for the response FIFO with an apply.
     for (n, _) in &registered {
+        let q = format!("{n}_p");
         flops.push(Flop {
-            q: id(&format!("{n}_p")),
-            d: id(n),
+            q: id(&q),
+            d: tern(id("x_stall"), id(&q), id(n)),
+            reset: None,
+        });
+    }
+    for (n, _) in &copies {
+        let q = copy_name(n);
+        flops.push(Flop {
+            q: id(&q),
+            d: tern(id("x_stall"), id(&q), id(n)),
             reset: None,
         });
     }

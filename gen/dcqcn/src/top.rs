@@ -24,9 +24,9 @@ use crate::{Options, KIND_READ, MODULE};
 /// Module (and file) name of the top.
 pub const TOP: &str = "dcqcn_top";
 
-/// Events the engine can hold at once (its input skid, stages M, R and X, the two response
-/// FIFO entries).
-pub const IN_FLIGHT: u32 = 6;
+/// Events the engine can hold at once (its input skid, stages M and R, stage X's registers,
+/// X2's apply waiting for the response FIFO, the two response FIFO entries).
+pub const IN_FLIGHT: u32 = 7;
 
 /// Bits of the tag FIFO's pointers: 2**TAG_BITS entries, at least [`IN_FLIGHT`].
 const TAG_BITS: u32 = 3;
