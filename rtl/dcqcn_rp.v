@@ -581,8 +581,6 @@ module dcqcn_rp #(
   wire        tc_inc_gt_f;
   wire        bc_inc_lt_f;
   wire        bc_inc_gt_f;
-  wire        tc_skip_lt_f;
-  wire        tc_skip_gt_f;
   wire        hi_lt_f;          // both the timer and the byte count are below F (fast recovery)
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
@@ -647,8 +645,8 @@ module dcqcn_rp #(
   wire        x_done;           // ... and the response FIFO has room: it does
   wire        x_stall;          // X2 holds an apply and the response FIFO is full: X2's registers
                                 // hold
-  wire        x2_step;          // X2 steps X1's event (a period, a skip phase's start or jump):
-                                // stage X's registers change
+  wire        x2_step;          // X2 steps X1's event (a period, a skip phase's start) or a skip
+                                // jump: stage X's registers change
   wire        x_v1;             // stage X holds an event and does not act this cycle: the values X1
                                 // forms now are its registers' as they will be next cycle (X1's
                                 // wires read this as stage X's valid bit)
@@ -666,9 +664,12 @@ module dcqcn_rp #(
   wire        m_free;           // stage M takes an event
   wire        take;             // an event is taken
   wire [31:0] tc_skip_sum;
-  wire [16:0] bc_over_tc;       // w_bc_q - w_tc_q, negative when the byte count is the smaller
-  wire        bc_lt_tc_skip;    // w_bc_q < tc_skip, from registers: below w_tc_q + the jump and
-                                // below 0xFFFF, where tc_skip saturates
+  wire        tc_skip_lt_f;     // tc_skip < F: w_tc_q + the jump - F is negative
+  wire        tc_skip_gt_f;     // tc_skip > F: F - w_tc_q - the jump is negative
+  wire        bc_below_skip;    // w_bc_q < w_tc_q + the jump: w_bc_q - w_tc_q - the jump is
+                                // negative
+  wire        bc_lt_tc_skip;    // w_bc_q < tc_skip (below the sum and below 0xFFFF, where tc_skip
+                                // saturates)
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
   wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
@@ -724,6 +725,9 @@ module dcqcn_rp #(
   wire [28:0] rc_inc_sum;
   wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
                              // above the cap
+  wire [33:0] tc_skip_lt_f_sum;
+  wire [33:0] tc_skip_gt_f_sum;
+  wire [33:0] bc_below_skip_sum;
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
@@ -841,8 +845,6 @@ module dcqcn_rp #(
   assign tc_inc_gt_f = tc_inc > threshold;
   assign bc_inc_lt_f = bc_inc < threshold;
   assign bc_inc_gt_f = bc_inc > threshold;
-  assign tc_skip_lt_f = tc_skip_p < threshold;
-  assign tc_skip_gt_f = tc_skip_p > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
@@ -913,7 +915,7 @@ module dcqcn_rp #(
   assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
   assign x_done = x_apply_p && !sk_valid_q;
   assign x_stall = x_apply_p && sk_valid_q;
-  assign x2_step = x_step_p | x_skip_start_p | (x_skip_p && x_fresh_q);
+  assign x2_step = x_step_p | x_skip_start_p | (x_skip_q && x_valid_q);
   assign x_v1 = x_valid_q && !(x_stall || x2_step);
   assign x_free = !x_valid_q || x_apply;
   assign r_hazard = r_valid_q &&
@@ -927,9 +929,22 @@ module dcqcn_rp #(
   assign m_free = !m_valid_q || m_adv;
   assign take = s_evt_valid && s_evt_ready;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
-  assign bc_over_tc = {1'd0, w_bc_q} - {1'd0, w_tc_q};
-  assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
-                         w_bc_q != 16'hffff;
+  assign tc_skip_lt_f_sum = ({18'd0, w_tc_q} ^ {2'd0, tc_jump_q} ^ ~{18'd0, threshold}) +
+                            ((({18'd0, w_tc_q} & {2'd0, tc_jump_q}) |
+                              ({18'd0, w_tc_q} & ~{18'd0, threshold}) |
+                              ({2'd0, tc_jump_q} & ~{18'd0, threshold})) << 1) + 34'd1;
+  assign tc_skip_lt_f = tc_skip_lt_f_sum[33];
+  assign tc_skip_gt_f_sum = ({18'd0, threshold} ^ ~{18'd0, w_tc_q} ^ ~{2'd0, tc_jump_q}) +
+                            ((({18'd0, threshold} & ~{18'd0, w_tc_q}) |
+                              ({18'd0, threshold} & ~{2'd0, tc_jump_q}) |
+                              (~{18'd0, w_tc_q} & ~{2'd0, tc_jump_q})) << 1) + 34'd2;
+  assign tc_skip_gt_f = tc_skip_gt_f_sum[33];
+  assign bc_below_skip_sum = ({18'd0, w_bc_q} ^ ~{18'd0, w_tc_q} ^ ~{2'd0, tc_jump_q}) +
+                             ((({18'd0, w_bc_q} & ~{18'd0, w_tc_q}) |
+                               ({18'd0, w_bc_q} & ~{2'd0, tc_jump_q}) |
+                               (~{18'd0, w_tc_q} & ~{2'd0, tc_jump_q})) << 1) + 34'd2;
+  assign bc_below_skip = bc_below_skip_sum[33];
+  assign bc_lt_tc_skip = bc_below_skip && w_bc_q != 16'hffff;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
   assign tok_elapsed = r_now_q - rd_tok_us;
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
@@ -979,10 +994,7 @@ module dcqcn_rp #(
   // Stage X's values formed in X1 from its registers, read by X2 (verilator lint_off UNUSED:
   // X2 reads some of them in part)
   // verilator lint_off UNUSED
-  reg [32:0]          a_el_jump_p;
   reg [32:0]          a_el_step_p;
-  reg                 a_fits_p;
-  reg                 a_once_jump_p;
   reg                 a_once_step_p;
   reg                 a_skip_p;
   reg [24:0]          alpha_cnp_p;
@@ -992,7 +1004,6 @@ module dcqcn_rp #(
   reg [15:0]          bc_inc_p;
   reg                 bc_inc_gt_f_p;
   reg                 bc_inc_lt_f_p;
-  reg                 bc_lt_tc_skip_p;
   reg                 byte_on_p;
   reg [23:0]          byte_sum_p;
   reg                 clamp_p;
@@ -1000,21 +1011,15 @@ module dcqcn_rp #(
   reg                 cut_fire_p;
   reg                 cut_hai_capped_p;
   reg                 cut_rc_at_cap_p;
-  reg [32:0]          d_el_jump_p;
   reg [32:0]          d_el_step_p;
-  reg                 d_fits_p;
-  reg                 d_once_jump_p;
   reg                 d_once_step_p;
   reg                 d_skip_p;
   reg                 ev_grant_p;
   reg [1:0]           ev_sel_p;
   reg                 fold_p;
   reg [32:0]          i_el_cut_p;
-  reg [32:0]          i_el_jump_p;
   reg [32:0]          i_el_step_p;
-  reg                 i_fits_p;
   reg                 i_once_cut_p;
-  reg                 i_once_jump_p;
   reg                 i_once_step_p;
   reg                 i_skip_p;
   reg                 inc_at_cap_p;
@@ -1030,7 +1035,6 @@ module dcqcn_rp #(
   reg [15:0]          tc_inc_p;
   reg                 tc_inc_gt_f_p;
   reg                 tc_inc_lt_f_p;
-  reg [15:0]          tc_skip_p;
   reg [34:0]          tok_fill_p;
   reg [34:0]          tx_need_p;
   reg                 x_apply_p;
@@ -1325,38 +1329,6 @@ module dcqcn_rp #(
     // Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with
     // it), or the event; the three exclude one another (see x_apply)
     x_fresh_d = x_stall ? x_fresh_q : x_v1;
-    if (x_skip_p && x_fresh_q) begin
-      if (skip_a_p && a_fits_p) begin
-        w_a_next_d = w_a_next_p + a_jump_p[31:0];
-        a_el_d = a_el_jump_p;
-        a_once_d = a_once_jump_p;
-        a_due_d = !a_el_jump_p[32];
-      end
-      if (skip_d_p && d_fits_p) begin
-        w_d_next_d = w_d_next_p + d_jump_p[31:0];
-        d_el_d = d_el_jump_p;
-        d_once_d = d_once_jump_p;
-        d_due_d = !d_el_jump_p[32];
-      end
-      if (skip_i_p && i_fits_p) begin
-        w_i_next_d = w_i_next_p + i_jump_p[31:0];
-        i_el_d = i_el_jump_p;
-        i_once_d = i_once_jump_p;
-        i_due_d = !i_el_jump_p[32];
-        w_tc_d = tc_skip_p;
-        tc_lt_f_d = tc_skip_lt_f;
-        tc_gt_f_d = tc_skip_gt_f;
-        bc_lt_tc_d = bc_lt_tc_skip_p;
-      end
-      skip_j_d = skip_j_p - 5'd1;
-      a_jump_d = a_jump_p >> 1;
-      d_jump_d = d_jump_p >> 1;
-      i_jump_d = i_jump_p >> 1;
-      tc_jump_d = tc_jump_p >> 1;
-      if (skip_j_p == 5'd0) begin
-        x_skip_d = 1'b0;
-      end
-    end
     if (x_skip_start_p) begin
       skip_a_d = a_skip_p;
       skip_d_d = d_skip_p;
@@ -1667,7 +1639,7 @@ module dcqcn_rp #(
     // Stage R's forward: stage X writes at this edge the flow stage R holds next
     r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_p : r_flow_q == ev_flow_p);
     // Stage X's registers: X2's result when it stepped their event, else held
-    if (!x2_step) begin
+    if (!(x_step_p || x_skip_start_p)) begin
       x_valid_d = x_valid_q;
       x_skip_d = x_skip_q;
       ev_kind_d = ev_kind_q;
@@ -1730,6 +1702,39 @@ module dcqcn_rp #(
       w_tokens_d = w_tokens_q;
       w_tok_us_d = w_tok_us_q;
       w_np_last_d = w_np_last_q;
+    end
+    // Skip phase: one jump per cycle from stage X's registers (X1 waits)
+    if (x_skip_q && x_valid_q) begin
+      if (skip_a_q && a_fits) begin
+        w_a_next_d = w_a_next_q + a_jump_q[31:0];
+        a_el_d = a_el_jump;
+        a_once_d = a_once_jump;
+        a_due_d = !a_el_jump[32];
+      end
+      if (skip_d_q && d_fits) begin
+        w_d_next_d = w_d_next_q + d_jump_q[31:0];
+        d_el_d = d_el_jump;
+        d_once_d = d_once_jump;
+        d_due_d = !d_el_jump[32];
+      end
+      if (skip_i_q && i_fits) begin
+        w_i_next_d = w_i_next_q + i_jump_q[31:0];
+        i_el_d = i_el_jump;
+        i_once_d = i_once_jump;
+        i_due_d = !i_el_jump[32];
+        w_tc_d = tc_skip;
+        tc_lt_f_d = tc_skip_lt_f;
+        tc_gt_f_d = tc_skip_gt_f;
+        bc_lt_tc_d = bc_lt_tc_skip;
+      end
+      skip_j_d = skip_j_q - 5'd1;
+      a_jump_d = a_jump_q >> 1;
+      d_jump_d = d_jump_q >> 1;
+      i_jump_d = i_jump_q >> 1;
+      tc_jump_d = tc_jump_q >> 1;
+      if (skip_j_q == 5'd0) begin
+        x_skip_d = 1'b0;
+      end
     end
     // Stage R to stage X: the word with its tokens accrued
     if (x_free) begin
@@ -1972,10 +1977,7 @@ module dcqcn_rp #(
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
-    a_el_jump_p <= x_stall ? a_el_jump_p : a_el_jump;
     a_el_step_p <= x_stall ? a_el_step_p : a_el_step;
-    a_fits_p <= x_stall ? a_fits_p : a_fits;
-    a_once_jump_p <= x_stall ? a_once_jump_p : a_once_jump;
     a_once_step_p <= x_stall ? a_once_step_p : a_once_step;
     a_skip_p <= x_stall ? a_skip_p : a_skip;
     alpha_cnp_p <= x_stall ? alpha_cnp_p : alpha_cnp;
@@ -1985,7 +1987,6 @@ module dcqcn_rp #(
     bc_inc_p <= x_stall ? bc_inc_p : bc_inc;
     bc_inc_gt_f_p <= x_stall ? bc_inc_gt_f_p : bc_inc_gt_f;
     bc_inc_lt_f_p <= x_stall ? bc_inc_lt_f_p : bc_inc_lt_f;
-    bc_lt_tc_skip_p <= x_stall ? bc_lt_tc_skip_p : bc_lt_tc_skip;
     byte_on_p <= x_stall ? byte_on_p : byte_on;
     byte_sum_p <= x_stall ? byte_sum_p : byte_sum;
     clamp_p <= x_stall ? clamp_p : clamp;
@@ -1993,21 +1994,15 @@ module dcqcn_rp #(
     cut_fire_p <= x_stall ? cut_fire_p : cut_fire;
     cut_hai_capped_p <= x_stall ? cut_hai_capped_p : cut_hai_capped;
     cut_rc_at_cap_p <= x_stall ? cut_rc_at_cap_p : cut_rc_at_cap;
-    d_el_jump_p <= x_stall ? d_el_jump_p : d_el_jump;
     d_el_step_p <= x_stall ? d_el_step_p : d_el_step;
-    d_fits_p <= x_stall ? d_fits_p : d_fits;
-    d_once_jump_p <= x_stall ? d_once_jump_p : d_once_jump;
     d_once_step_p <= x_stall ? d_once_step_p : d_once_step;
     d_skip_p <= x_stall ? d_skip_p : d_skip;
     ev_grant_p <= x_stall ? ev_grant_p : ev_grant;
     ev_sel_p <= x_stall ? ev_sel_p : ev_sel;
     fold_p <= x_stall ? fold_p : fold;
     i_el_cut_p <= x_stall ? i_el_cut_p : i_el_cut;
-    i_el_jump_p <= x_stall ? i_el_jump_p : i_el_jump;
     i_el_step_p <= x_stall ? i_el_step_p : i_el_step;
-    i_fits_p <= x_stall ? i_fits_p : i_fits;
     i_once_cut_p <= x_stall ? i_once_cut_p : i_once_cut;
-    i_once_jump_p <= x_stall ? i_once_jump_p : i_once_jump;
     i_once_step_p <= x_stall ? i_once_step_p : i_once_step;
     i_skip_p <= x_stall ? i_skip_p : i_skip;
     inc_at_cap_p <= x_stall ? inc_at_cap_p : inc_at_cap;
@@ -2023,7 +2018,6 @@ module dcqcn_rp #(
     tc_inc_p <= x_stall ? tc_inc_p : tc_inc;
     tc_inc_gt_f_p <= x_stall ? tc_inc_gt_f_p : tc_inc_gt_f;
     tc_inc_lt_f_p <= x_stall ? tc_inc_lt_f_p : tc_inc_lt_f;
-    tc_skip_p <= x_stall ? tc_skip_p : tc_skip;
     tok_fill_p <= x_stall ? tok_fill_p : tok_fill;
     tx_need_p <= x_stall ? tx_need_p : tx_need;
     x_apply_p <= x_stall ? x_apply_p : x_apply;

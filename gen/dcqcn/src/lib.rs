@@ -1324,7 +1324,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("rd_bc", id("rd_bc")),
         ("tc_inc", id("tc_inc")),
         ("bc_inc", id("bc_inc")),
-        ("tc_skip", id("tc_skip")),
     ] {
         wires.push((
             format!("{n}_lt_f"),
@@ -1842,13 +1841,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         Expr::any_of(
             vec![
-                id("x_step"),
-                id("x_skip_start"),
-                and(vec![id("x_skip_q"), id("x_fresh_q")]),
+                id("x_step_p"),
+                id("x_skip_start_p"),
+                and(vec![id("x_skip_q"), id("x_valid_q")]),
             ],
             b1(false),
         ),
-        "X2 steps X1's event (a period, a skip phase's start or jump): stage X's registers change",
+        "X2 steps X1's event (a period, a skip phase's start) or a skip jump: stage X's \
+         registers change",
     ));
     wires.push((
         "x_v1".into(),
@@ -1937,23 +1937,71 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(zext(tc(), 16), id("tc_jump_q")),
         "",
     ));
-    wires.push((
-        "bc_over_tc".into(),
-        17,
-        sub(zext(id("w_bc_q"), 1), zext(tc(), 1)),
-        "w_bc_q - w_tc_q, negative when the byte count is the smaller",
-    ));
+    // The skip's count flags compare w_tc_q + the jump with F and w_bc_q as three-input sums
+    // (one LUT level of carry-save, then one carry chain), not the sum and then a compare:
+    // the skip phase's jumps loop one per cycle. A saturated count (0xFFFF) is above F like
+    // the sum it stands for.
+    let w34 = |e: Expr, w: u32| zext(e, 34 - w);
+    let not34 = |e: Expr, w: u32| Expr::bitnot(w34(e, w));
+    for (name, terms, k, what) in [
+        (
+            "tc_skip_lt_f",
+            [w34(tc(), 16), w34(id("tc_jump_q"), 32), not34(id("threshold"), 16)],
+            1,
+            "tc_skip < F: w_tc_q + the jump - F is negative",
+        ),
+        (
+            "tc_skip_gt_f",
+            [w34(id("threshold"), 16), not34(tc(), 16), not34(id("tc_jump_q"), 32)],
+            2,
+            "tc_skip > F: F - w_tc_q - the jump is negative",
+        ),
+        (
+            "bc_below_skip",
+            [w34(id("w_bc_q"), 16), not34(tc(), 16), not34(id("tc_jump_q"), 32)],
+            2,
+            "w_bc_q < w_tc_q + the jump: w_bc_q - w_tc_q - the jump is negative",
+        ),
+    ] {
+        let [a, b, c] = terms;
+        let xor = Expr::bin(
+            BinOp::BitXor,
+            Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
+            c.clone(),
+        );
+        let maj = Expr::bin(
+            BinOp::BitOr,
+            Expr::bin(
+                BinOp::BitOr,
+                Expr::bin(BinOp::BitAnd, a.clone(), b.clone()),
+                Expr::bin(BinOp::BitAnd, a, c.clone()),
+            ),
+            Expr::bin(BinOp::BitAnd, b, c),
+        );
+        wires.push((
+            format!("{name}_sum"),
+            34,
+            add(
+                add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1))),
+                d(34, k),
+            ),
+            "",
+        ));
+        wires.push((
+            name.into(),
+            1,
+            id(&format!("{name}_sum")).bits(33, 33),
+            what,
+        ));
+    }
     wires.push((
         "bc_lt_tc_skip".into(),
         1,
         and(vec![
-            or(
-                id("bc_over_tc").bits(16, 16),
-                gt(id("tc_jump_q"), zext(id("bc_over_tc").bits(15, 0), 16)),
-            ),
+            id("bc_below_skip"),
             ne(id("w_bc_q"), Expr::num(16, 0xffff)),
         ]),
-        "w_bc_q < tc_skip, from registers: below w_tc_q + the jump and below 0xFFFF, where tc_skip saturates",
+        "w_bc_q < tc_skip (below the sum and below 0xFFFF, where tc_skip saturates)",
     ));
     wires.push((
         "tc_skip".into(),
@@ -2797,10 +2845,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "x_fresh_d",
         tern(id("x_stall"), id("x_fresh_q"), id("x_v1")),
     ));
-    c.push(Stmt::if_(
-        and(vec![id("x_skip_q"), id("x_fresh_q")]),
-        arm_skip,
-    ));
+    // The skip phase's jumps, one per cycle, read stage X's registers themselves: added
+    // after X2's renaming, below (skip_tail).
+    let skip_tail = vec![
+        Stmt::Comment(
+            "Skip phase: one jump per cycle from stage X's registers (X1 waits)".into(),
+        ),
+        Stmt::if_(and(vec![id("x_skip_q"), id("x_valid_q")]), arm_skip),
+    ];
     c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
     c.push(Stmt::if_(id("x_step"), arm_step));
     c.push(Stmt::if_(id("x_done"), finish));
@@ -3132,7 +3184,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         }
     };
     // Stage X's control reads stage X's registers themselves (see `control` below).
-    let control = ["x_v1", "x_free", "r_hazard"];
+    let control = ["x_v1", "x_free", "r_hazard", "x2_step"];
     for (i, (n, _, _, _)) in wires.iter().enumerate() {
         if X2_WIRES.contains(&n.as_str()) || control.contains(&n.as_str()) {
             class[i] = Some(None);
@@ -3206,12 +3258,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Stage X's registers: X2's result when it stepped their event, else held".into(),
     ));
     c.push(Stmt::if_(
-        not(id("x2_step")),
+        not(or(id("x_step_p"), id("x_skip_start_p"))),
         x_regs
             .iter()
             .map(|n| set(&format!("{}_d", n.strip_suffix("_q").unwrap()), id(n)))
             .collect(),
     ));
+    c.extend(skip_tail);
     c.extend(load_tail);
     let mut copies: Vec<(String, u32)> = x_regs
         .iter()
@@ -3249,6 +3302,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "phai_room_up",
         "phai_over",
         "rc_inc_sum",
+        "tc_skip_lt_f_sum",
+        "tc_skip_gt_f_sum",
+        "bc_below_skip_sum",
     ];
     dp.push(V::Comment(vec!["Datapath".into()]));
     let mut decls = Vec::new();
@@ -3509,8 +3565,6 @@ const X2_WIRES: &[&str] = &[
     "inc_rc_near",
     "inc_ai_capped",
     "inc_hai_capped",
-    "tc_skip_lt_f",
-    "tc_skip_gt_f",
 ];
 
 /// Every identifier `e` reads, in order, with repeats.

@@ -1,7 +1,7 @@
 //! One Verilated DCQCN engine next to the reference model, driven cycle by cycle.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
@@ -557,10 +557,13 @@ pub struct Burst {
     pub events: u64,
     /// Cycles from the first measured event taken to the last response taken.
     pub cycles: u64,
-    /// Stage X cycles beyond one per event (unfolded catch-up steps and skip phases), from the
-    /// model.
+    /// Stage X cycles beyond one per event (two per unfolded catch-up step or skip jump), from
+    /// the model.
     pub catch_up: u64,
-    /// Events for the same flow as the event before them (stage R waits one cycle).
+    /// Cycles events wait for an earlier event of their flow to write (stage R takes the
+    /// write the cycle after X2 applies it: the next event of a flow enters X1 three cycles
+    /// after the apply's X1, and an event two behind one cycle later than otherwise when the
+    /// one between has a single pass).
     pub holds: u64,
     pub steps: u64,
     pub skips: u64,
@@ -570,13 +573,6 @@ pub struct Burst {
 impl Burst {
     fn from_run<M: Model>(b: &Bench<M>, skip: usize, ops: &[Op]) -> Burst {
         let mut r = Burst::default();
-        for o in &b.outcomes[skip..] {
-            r.events += 1;
-            r.catch_up += u64::from(o.cycles - 1);
-            r.steps += u64::from(o.steps);
-            r.skips += u64::from(o.skips);
-            r.folded += u64::from(o.folded);
-        }
         let flows: Vec<u32> = ops
             .iter()
             .filter_map(|op| match op {
@@ -584,16 +580,33 @@ impl Burst {
                 _ => None,
             })
             .collect();
-        r.holds = flows.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+        // With the input saturated, an event's first X1 cycle is the one after its
+        // predecessor's apply was formed (issue), unless an earlier event of its flow writes
+        // later than two cycles before (its apply's X2 is the cycle after its issue).
+        let mut issue: Option<u64> = None;
+        let mut written: HashMap<u32, u64> = HashMap::new();
+        for (o, &flow) in b.outcomes[skip..].iter().zip(&flows) {
+            r.events += 1;
+            r.catch_up += u64::from(o.cycles - 2);
+            r.steps += u64::from(o.steps);
+            r.skips += u64::from(o.skips);
+            r.folded += u64::from(o.folded);
+            let free = issue.map_or(0, |i| i + 1);
+            let start = written.get(&flow).map_or(free, |&w| free.max(w + 2));
+            r.holds += start - free;
+            let i = start + u64::from(o.cycles) - 2;
+            written.insert(flow, i + 1);
+            issue = Some(i);
+        }
         r.cycles = b.taken_at.last().map_or(0, |&t| t + 1) - b.accepted_at[skip];
         r
     }
 
-    /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus one per
-    /// same-flow hold, plus 4 cycles to fill (take, read, register, and the response
+    /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus the
+    /// same-flow holds, plus 5 cycles to fill (take, read, register, X2, and the response
     /// register).
     pub fn predicted(&self) -> u64 {
-        self.events + self.catch_up + self.holds + 4
+        self.events + self.catch_up + self.holds + 5
     }
 
     pub fn rate(&self) -> f64 {

@@ -136,7 +136,7 @@ impl Params {
             .map(|&step| u64::from(p.rmax_fx()) / (u64::from(step) << 8) + 1)
             .sum();
         let steps = alpha_steps + climb + 2 * (u64::from(p.rpg_threshold) + 32) + 2;
-        2 * (steps + 3 * 33 + 1)
+        2 * (steps + 3 + 1) + 3 * 32
     }
     fn first_rate(&self) -> u32 {
         let first = self.rate_to_set_on_first_cnp << 8;
@@ -563,9 +563,11 @@ impl Engine {
         accrue(p, f, rc, now);
         let (mut cycles, mut steps, mut skips, mut folded) = (0, 0, 0, 0);
         let mut stats = Stats::default();
-        // Stage X takes two cycles per pass (a step, a skip jump, the apply): X1 forms every
-        // value from its registers into registers, X2 selects and acts. `cycles` counts passes
-        // here and is doubled on return.
+        // Stage X takes two cycles per pass (a step, a skip phase's first step, the apply):
+        // X1 forms every value from its registers into registers, X2 selects and acts; a skip
+        // phase's 32 jumps take one cycle each. `cycles` counts passes here and is doubled on
+        // return, `jumps` the jump cycles.
+        let mut jumps = 0;
         loop {
             let el = |next: u32| now.wrapping_sub(next);
             let a_due = f.seen && due(now, f.a_next);
@@ -616,7 +618,7 @@ impl Engine {
                     return Outcome {
                         rsp,
                         stats,
-                        cycles: 2 * cycles,
+                        cycles: 2 * cycles + jumps,
                         steps,
                         skips,
                         folded,
@@ -626,7 +628,7 @@ impl Engine {
             steps += 1;
             if a_skip || d_skip || i_skip {
                 skips += 1;
-                cycles += 32;
+                jumps += 32;
                 for j in (0..32).rev() {
                     let jump = |per: u32| u64::from(per) << j;
                     if a_skip && jump(k) <= u64::from(el(f.a_next)) {
