@@ -1853,10 +1853,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "x_v1".into(),
         1,
-        and(vec![
-            id("x_valid_q"),
-            not(or(id("x_stall"), id("x2_step"))),
-        ]),
+        and(vec![id("x_valid_q"), not(or(id("x_stall"), id("x2_step")))]),
         "stage X holds an event and does not act this cycle: the values X1 forms now are its \
          registers' as they will be next cycle (X1's wires read this as stage X's valid bit)",
     ));
@@ -1946,19 +1943,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for (name, terms, k, what) in [
         (
             "tc_skip_lt_f",
-            [w34(tc(), 16), w34(id("tc_jump_q"), 32), not34(id("threshold"), 16)],
+            [
+                w34(tc(), 16),
+                w34(id("tc_jump_q"), 32),
+                not34(id("threshold"), 16),
+            ],
             1,
             "tc_skip < F: w_tc_q + the jump - F is negative",
         ),
         (
             "tc_skip_gt_f",
-            [w34(id("threshold"), 16), not34(tc(), 16), not34(id("tc_jump_q"), 32)],
+            [
+                w34(id("threshold"), 16),
+                not34(tc(), 16),
+                not34(id("tc_jump_q"), 32),
+            ],
             2,
             "tc_skip > F: F - w_tc_q - the jump is negative",
         ),
         (
             "bc_below_skip",
-            [w34(id("w_bc_q"), 16), not34(tc(), 16), not34(id("tc_jump_q"), 32)],
+            [
+                w34(id("w_bc_q"), 16),
+                not34(tc(), 16),
+                not34(id("tc_jump_q"), 32),
+            ],
             2,
             "w_bc_q < w_tc_q + the jump: w_bc_q - w_tc_q - the jump is negative",
         ),
@@ -1981,10 +1990,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         wires.push((
             format!("{name}_sum"),
             34,
-            add(
-                add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1))),
-                d(34, k),
-            ),
+            add(add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1))), d(34, k)),
             "",
         ));
         wires.push((
@@ -2848,9 +2854,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // The skip phase's jumps, one per cycle, read stage X's registers themselves: added
     // after X2's renaming, below (skip_tail).
     let skip_tail = vec![
-        Stmt::Comment(
-            "Skip phase: one jump per cycle from stage X's registers (X1 waits)".into(),
-        ),
+        Stmt::Comment("Skip phase: one jump per cycle from stage X's registers (X1 waits)".into()),
         Stmt::if_(and(vec![id("x_skip_q"), id("x_valid_q")]), arm_skip),
     ];
     c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
@@ -3113,7 +3117,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         n.ends_with("_i")
             || DERIVED.iter().any(|(d, _)| format!("{d}_q") == n)
             || [
-                "K_CNP", "K_TX", "K_CE", "K_READ", "S_CLEAR", "S_RUN", "STATE_W", "FLOW_BITS",
+                "K_CNP",
+                "K_TX",
+                "K_CE",
+                "K_READ",
+                "S_CLEAR",
+                "S_RUN",
+                "STATE_W",
+                "FLOW_BITS",
             ]
             .contains(&n)
     };
@@ -3333,7 +3344,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     }
     dp.push(V::Blank);
     dp.push(V::Comment(vec![
-        "Stage X's values formed in X1 from its registers, read by X2 (verilator lint_off UNUSED:".into(),
+        "Stage X's values formed in X1 from its registers, read by X2 (verilator lint_off UNUSED:"
+            .into(),
         "X2 reads some of them in part)".into(),
         "verilator lint_off UNUSED".into(),
     ]));
@@ -3341,7 +3353,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         dp.push(V::Decl(Decl::reg(format!("{n}_p"), bits(*w))));
     }
     for (n, w) in &copies {
-        let range = if *w == 0 { flow_range.clone() } else { bits(*w) };
+        let range = if *w == 0 {
+            flow_range.clone()
+        } else {
+            bits(*w)
+        };
         dp.push(V::Decl(Decl::reg(copy_name(n), range)));
     }
     dp.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));

@@ -455,9 +455,7 @@ impl<M: Model> Bench<M> {
                     self.outcomes.push(out);
                     self.accepted_at.push(self.cycle);
                     if !engine_ready {
-                        return self.fail(
-                            "s_evt_ready with the input skid predicted full".into(),
-                        );
+                        return self.fail("s_evt_ready with the input skid predicted full".into());
                     }
                     timing.take(Expect {
                         out,

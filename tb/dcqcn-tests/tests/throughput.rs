@@ -127,6 +127,19 @@ fn all<M: Model>() {
         );
         assert_eq!(r.holds, 2 * (r.events - 1));
 
+        // (b) Two flows alternating: each event waits a cycle for the write of the one two
+        // before it (the same flow), which X2 applies the cycle after the one between is
+        // formed.
+        let two = spread::<M>(2);
+        let r = measure(
+            &mut b,
+            "(b) 2 flows alternating: send, CE, read",
+            paper,
+            &warm(&two),
+            &round_robin(&two, &sends),
+        );
+        assert_eq!(r.holds, r.events - 2);
+
         // (c) Due periods that change state: CNPs mark cuts (mlx5: a cut check every
         // rate_reduce_monitor_period µs; PAPER: every CNP cuts and restarts alpha), and
         // flows idle for 100 µs before the burst (100 alpha periods each).
