@@ -10,9 +10,11 @@
 //   stage T   take the event, read its flow's word (stage R re-reads while it waits)
 //   stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with
 //             the shaper's tokens accrued; waits while stage X holds the same flow
-//   stage X   one due period per cycle (a skip phase: 33 cycles), then the event with
-//             at most one alpha period and one cut check without a CNP folded in;
-//             writes the word back and pushes the response (2-entry FIFO)
+//   stage X   two cycles per pass: X1 forms every value from stage X's registers into
+//             registers (_p), X2 selects: one due period per pass (a skip phase: then
+//             32 jumps, one per cycle), then the event with at most one alpha period
+//             and one cut check without a CNP folded in, whose X2 writes the word back
+//             and pushes the response (2-entry FIFO) while X1 serves the next event
 // mlx5 mode (the HPCC ns-3 "Mellanox DCQCN" model):
 //   first CNP   alpha = initial_alpha_value; Rc = Rt = rate_to_set_on_first_cnp (or the
 //               line rate, and then a cut is pending); alpha and cut timers start now
