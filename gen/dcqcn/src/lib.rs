@@ -2373,6 +2373,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for &(f, _) in STATE_FIELDS {
         c.push(set(&format!("w_{f}_d"), id(&format!("w_{f}_q"))));
     }
+    let n_defaults = c.len();
     c.push(set(
         "clear_pend_d",
         or(id("clear_pend_q"), cfg("ctrl", "flow_clear")),
@@ -3249,7 +3250,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         }
     }
     let keep: Vec<String> = CUT_RANK.iter().map(|(k, _)| format!("cut_{k}_d")).collect();
-    for st in &c {
+    // The hold defaults of stage X's registers other than the word's fields read the
+    // registers: X2's word and response read only the fields' (`w_*_d`), and the others
+    // count only when X2 steps their own event, when the registers equal X1's copies.
+    let held = |st: &Stmt| match st {
+        Stmt::Assign(l, _) => lhs_name(l).is_some_and(|n| !n.starts_with("w_")),
+        _ => false,
+    };
+    for (i, st) in c.iter().enumerate() {
+        if i < n_defaults && held(st) {
+            continue;
+        }
         stmt_ids(st, &keep, &mut |v| {
             if x1.contains(v) {
                 read_p.insert(v.to_string());
@@ -3258,7 +3269,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             }
         });
     }
-    let mut c: Vec<Stmt> = c.iter().map(|st| map_stmt(st, &keep, &rename)).collect();
+    let mut c: Vec<Stmt> = c
+        .iter()
+        .enumerate()
+        .map(|(i, st)| {
+            if i < n_defaults && held(st) {
+                st.clone()
+            } else {
+                map_stmt(st, &keep, &rename)
+            }
+        })
+        .collect();
     // X2 computed the word and the response from its copies; stage X's registers take the
     // result only when X2 stepped their own event (after an apply they hold the next one).
     let x_regs: Vec<String> = regs
