@@ -10,9 +10,11 @@
 //   stage T   take the event, read its flow's word (stage R re-reads while it waits)
 //   stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with
 //             the shaper's tokens accrued; waits while stage X holds the same flow
-//   stage X   one due period per cycle (a skip phase: 33 cycles), then the event with
-//             at most one alpha period and one cut check without a CNP folded in;
-//             writes the word back and pushes the response (2-entry FIFO)
+//   stage X   two cycles per pass: X1 forms every value from stage X's registers into
+//             registers (_p), X2 selects: one due period per pass (a skip phase: then
+//             32 jumps, one per cycle), then the event with at most one alpha period
+//             and one cut check without a CNP folded in, whose X2 writes the word back
+//             and pushes the response (2-entry FIFO) while X1 serves the next event
 // mlx5 mode (the HPCC ns-3 "Mellanox DCQCN" model):
 //   first CNP   alpha = initial_alpha_value; Rc = Rt = rate_to_set_on_first_cnp (or the
 //               line rate, and then a cut is pending); alpha and cut timers start now
@@ -194,9 +196,19 @@ module dcqcn_rp #(
   reg                 ev_cnp_d;
   reg                 ev_pcnp_q;     // ... and PAPER mode: the CNP cuts with alpha (at the load)
   reg                 ev_pcnp_d;
-  reg                 ev_grant_q;    // the tokens cover the event's bytes (set at the load with the
-                                     // tokens)
-  reg                 ev_grant_d;
+  reg [47:0]          tk_gain_q;     // the shaper's accrual, formed in stage R: the gain (rate x
+                                     // span)
+  reg [47:0]          tk_gain_d;
+  reg [35:0]          tk_room_q;     // ... cap - tokens, negative when the cap dropped below them
+  reg [35:0]          tk_room_d;
+  reg [34:0]          tk_cap_q;      // ... the bucket's cap
+  reg [34:0]          tk_cap_d;
+  reg [35:0]          tk_groom_q;    // ... need - tokens
+  reg [35:0]          tk_groom_d;
+  reg                 tk_cover_q;    // ... the cap covers the send
+  reg                 tk_cover_d;
+  reg                 tk_new_q;      // ... the flow's bucket is new (fills)
+  reg                 tk_new_d;
   reg                 ev_fire_q;     // the event's bytes bring the byte sum to rpg_byte_reset
                                      // (follows w_bacc_q)
   reg                 ev_fire_d;
@@ -276,8 +288,9 @@ module dcqcn_rp #(
   reg                 cut_k_c_d;
   reg                 cut_m_c_q;     // ... rpg_min_rate > Rc
   reg                 cut_m_c_d;
-  reg                 cut_fresh_q;   // the cut's rank is formed from stage X's current Rc and alpha
-  reg                 cut_fresh_d;
+  reg                 x_fresh_q;     // stage X's registered values (_p) are formed from its
+                                     // registers as they are: stage X acts
+  reg                 x_fresh_d;
   reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
   reg                 m_bypass_d;
   reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
@@ -514,22 +527,6 @@ module dcqcn_rp #(
   wire [3:0]  gd_d;             // registered: gd_q
   wire [27:0] ld_cut_rc;        // stage R: Rc before a cut (loads cut_rc_q)
   wire [24:0] ld_alpha_in;      // stage R: the alpha a period or cut reads (loads alpha_in_q)
-  wire [41:0] ld_cut_prod_lo;   // alpha * Rc[16:0]
-  wire [35:0] ld_cut_prod_hi;   // alpha * Rc[27:17]
-  wire [38:0] ld_cut_scaled;    // Rc * alpha >> 14
-  wire [38:0] ld_cut_sh1;       // ... >> rpg_gd[1:0]
-  wire [38:0] ld_cut_amount;    // Rc * alpha >> (rpg_gd + 14)
-  wire [28:0] ld_cut_kv;        // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
-                                // PAPER mode)
-  wire [29:0] ld_cut_room_k;    // Rc - cut_kv (two's complement)
-  wire [29:0] ld_cut_room_m;    // Rc - rpg_min_rate (two's complement)
-  wire [28:0] ld_cut_diff;      // Rc - the cut amount (registered: cut_diff_q)
-  wire        ld_cut_under;     // the cut amount exceeds Rc
-  wire        ld_cut_k_r;       // the bound is above Rc - the cut amount
-  wire        ld_cut_m_r;       // the bound is above Rc - the cut amount
-  wire        ld_cut_m_k;
-  wire        ld_cut_k_c;
-  wire        ld_cut_m_c;
   wire [41:0] x_cut_prod_lo;    // alpha * Rc[16:0]
   wire [35:0] x_cut_prod_hi;    // alpha * Rc[27:17]
   wire [38:0] x_cut_scaled;     // Rc * alpha >> 14
@@ -586,8 +583,6 @@ module dcqcn_rp #(
   wire        tc_inc_gt_f;
   wire        bc_inc_lt_f;
   wire        bc_inc_gt_f;
-  wire        tc_skip_lt_f;
-  wire        tc_skip_gt_f;
   wire        hi_lt_f;          // both the timer and the byte count are below F (fast recovery)
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
@@ -639,8 +634,6 @@ module dcqcn_rp #(
   wire        fold_block;       // a PAPER CNP cuts with alpha: its alpha period takes a cycle
   wire        fold;             // one alpha period and one cut check with no CNP marked go with the
                                 // event
-  wire        cut_wait;         // a step changed Rc or alpha at the last edge and the event or the
-                                // next step cuts: wait a cycle for the cut's rank
   wire        x_apply;          // stage X can apply its event this cycle
   wire        x_skip_start;     // a skip phase starts
   wire        x_step;           // stage X applies the earliest due period
@@ -652,8 +645,18 @@ module dcqcn_rp #(
                                 // byte-counter increase
   wire [27:0] rt_shown;         // Rt as the response shows it: the cap before the flow's first CNP
   wire        x_done;           // ... and the response FIFO has room: it does
-  wire        x_free;           // stage X takes an event at the next edge
-  wire        r_hazard;         // stage X holds stage R's flow: R waits for the write
+  wire        x_stall;          // X2 holds an apply and the response FIFO is full: X2's registers
+                                // hold
+  wire        x2_step;          // X2 steps X1's event (a period, a skip phase's start) or a skip
+                                // jump: stage X's registers change
+  wire        x_v1;             // stage X holds an event and does not act this cycle: the values X1
+                                // forms now are its registers' as they will be next cycle (X1's
+                                // wires read this as stage X's valid bit)
+  wire        x_free;           // stage X takes an event at the next edge: X1 forms its event's
+                                // apply (X2 applies it next cycle from registers while X1 serves
+                                // the next event)
+  wire        r_hazard;         // stage X holds stage R's flow (X1's event, or X2's apply still to
+                                // write): R waits for the write
   wire        r_adv;            // stage R's event moves to stage X
   wire        rsp_pop;          // the response FIFO head is taken
   wire        head_from_sk;     // the FIFO head takes the second entry
@@ -663,9 +666,12 @@ module dcqcn_rp #(
   wire        m_free;           // stage M takes an event
   wire        take;             // an event is taken
   wire [31:0] tc_skip_sum;
-  wire [16:0] bc_over_tc;       // w_bc_q - w_tc_q, negative when the byte count is the smaller
-  wire        bc_lt_tc_skip;    // w_bc_q < tc_skip, from registers: below w_tc_q + the jump and
-                                // below 0xFFFF, where tc_skip saturates
+  wire        tc_skip_lt_f;     // tc_skip < F: w_tc_q + the jump - F is negative
+  wire        tc_skip_gt_f;     // tc_skip > F: F - w_tc_q - the jump is negative
+  wire        bc_below_skip;    // w_bc_q < w_tc_q + the jump: w_bc_q - w_tc_q - the jump is
+                                // negative
+  wire        bc_lt_tc_skip;    // w_bc_q < tc_skip (below the sum and below 0xFFFF, where tc_skip
+                                // saturates)
   wire [15:0] tc_skip;
   wire [31:0] tok_elapsed;
   wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
@@ -674,7 +680,6 @@ module dcqcn_rp #(
   wire [36:0] tok_gain_lo;      // span * rate[16:0]
   wire [30:0] tok_gain_hi;      // span * rate[27:17]
   wire [47:0] tok_gain;         // rate * span
-  wire [34:0] tok_sum;          // tokens plus the gain (kept only under the cap)
   wire [35:0] cap_rc_sum;       // burst in 1/256 bits plus one microsecond at Rc
   wire [35:0] cap_max_sum;      // ... at the cap rate
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
@@ -684,13 +689,14 @@ module dcqcn_rp #(
   wire [35:0] room_at_max;      // cap - tokens at the cap rate
   wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
   wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
+  wire [34:0] tok_sum;          // tokens plus the gain (kept only under the cap)
   wire [34:0] tok_fill;         // tokens after accrual
   wire [34:0] tx_need;
   wire [34:0] r_need;           // stage R's send in 1/256 bits
   wire [35:0] grant_room;       // need - tokens, negative when the tokens cover the send already
   wire [35:0] need_over_burst;  // need - burst, negative when the burst alone covers the send
   wire        cap_cover;        // tok_cap covers the send (the cap saturates only above any send)
-  wire        rd_grant;         // tok_fill covers the send (both cases compared while tok_over
+  wire        ev_grant;         // tok_fill covers the send (X1; both cases compared while tok_over
                                 // settles)
   wire [24:0] rd_byte_sum;
   wire        rd_fire;          // stage R's word: the send fires the byte counter
@@ -712,21 +718,18 @@ module dcqcn_rp #(
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
   wire [34:0] alpha_prod;    // G * alpha
-  wire [52:0] ld_cut_prod;   // Rc * alpha
-  wire [44:0] ld_keep_prod;  // Rc * fac * 655
   wire [52:0] x_cut_prod;    // Rc * alpha
   wire [44:0] x_keep_prod;   // Rc * fac * 655
   wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
                              // negative when Rt is more than 1 Mb/s above the cap
   wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
                              // DSP post-adder)
-  wire [28:0] rc_keep_sum;
-  wire [28:0] rc_ai_sum;
-  wire [28:0] rc_hai_sum;
-  wire [28:0] rc_cap_sum;
-  wire [28:0] rc_phai_sum;
+  wire [28:0] rc_inc_sum;
   wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
                              // above the cap
+  wire [33:0] tc_skip_lt_f_sum;
+  wire [33:0] tc_skip_gt_f_sum;
+  wire [33:0] bc_below_skip_sum;
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
@@ -779,29 +782,6 @@ module dcqcn_rp #(
   assign gd_d = rpg_gd_value_i;
   assign ld_cut_rc = rd_seen ? rd_rc : rmax_fx_q;
   assign ld_alpha_in = paper && !rd_seen ? alpha_init : rd_alpha;
-  assign ld_cut_prod_lo = {25'd0, ld_cut_rc[16:0]} * {17'd0, ld_alpha_in};
-  assign ld_cut_prod_hi = {25'd0, ld_cut_rc[27:17]} * {11'd0, ld_alpha_in};
-  assign ld_cut_prod = {11'd0, ld_cut_prod_lo} + {ld_cut_prod_hi, 17'd0};
-  assign ld_cut_scaled = ld_cut_prod[52:14];
-  assign ld_cut_sh1 = gd_q[1:0] == 2'b00 ? ld_cut_scaled :
-                      gd_q[1:0] == 2'b01 ? ld_cut_scaled >> 1 :
-                      gd_q[1:0] == 2'b10 ? ld_cut_scaled >> 2 :
-                      ld_cut_scaled >> 3;
-  assign ld_cut_amount = gd_q[3:2] == 2'b00 ? ld_cut_sh1 :
-                         gd_q[3:2] == 2'b01 ? ld_cut_sh1 >> 4 :
-                         gd_q[3:2] == 2'b10 ? ld_cut_sh1 >> 8 :
-                         ld_cut_sh1 >> 12;
-  assign ld_keep_prod = {17'd0, rd_rc} * {28'd0, keep_fac_q};
-  assign ld_cut_kv = ld_keep_prod[44:16];
-  assign ld_cut_room_k = {2'd0, ld_cut_rc} - {1'd0, ld_cut_kv};
-  assign ld_cut_room_m = {2'd0, ld_cut_rc} - {2'd0, min_fx};
-  assign ld_cut_diff = {1'd0, ld_cut_rc} - {1'd0, ld_cut_amount[27:0]};
-  assign ld_cut_under = |ld_cut_amount[38:28] || ld_cut_diff[28];
-  assign ld_cut_k_r = ld_cut_room_k[29] || ld_cut_amount > {10'd0, ld_cut_room_k[28:0]};
-  assign ld_cut_m_r = ld_cut_room_m[29] || ld_cut_amount > {10'd0, ld_cut_room_m[28:0]};
-  assign ld_cut_m_k = {1'd0, min_fx} > ld_cut_kv;
-  assign ld_cut_k_c = ld_cut_kv > {1'd0, ld_cut_rc};
-  assign ld_cut_m_c = {1'd0, min_fx} > {1'd0, ld_cut_rc};
   assign x_cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
   assign x_cut_prod_hi = {25'd0, cut_rc_q[27:17]} * {11'd0, alpha_in_q};
   assign x_cut_prod = {11'd0, x_cut_prod_lo} + {x_cut_prod_hi, 17'd0};
@@ -838,7 +818,7 @@ module dcqcn_rp #(
   assign cut_to_min = !cut_over && (cut_k_r ? cut_m_k : cut_m_r);
   assign cut_to_kv = !cut_over && cut_k_r && !cut_m_k;
   assign cut_to_rate = !cut_over && !cut_k_r && !cut_m_r && !cut_under;
-  assign cut_new = cut_over ? cut_rc_q :
+  assign cut_new = cut_over ? cut_rc_p :
                    cut_to_min ? min_fx :
                    cut_to_kv ? cut_kv[27:0] :
                    cut_to_rate ? cut_diff[27:0] :
@@ -867,8 +847,6 @@ module dcqcn_rp #(
   assign tc_inc_gt_f = tc_inc > threshold;
   assign bc_inc_lt_f = bc_inc < threshold;
   assign bc_inc_gt_f = bc_inc > threshold;
-  assign tc_skip_lt_f = tc_skip < threshold;
-  assign tc_skip_gt_f = tc_skip > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
@@ -883,15 +861,8 @@ module dcqcn_rp #(
   assign inc_hai = !paper && lo_gt_f;
   assign inc_phai = paper && lo_gt_f;
   assign rt_inc = inc_ai ? rt_ai : inc_hai ? rt_hai : inc_phai ? rt_phai : w_rt_q;
-  assign rc_keep_sum = {1'd0, w_rc_q} + {1'd0, w_rt_q} + 29'd1;
-  assign rc_ai_sum = {1'd0, w_rc_q} + {1'd0, rt_ai} + 29'd1;
-  assign rc_hai_sum = {1'd0, w_rc_q} + {1'd0, rt_hai} + 29'd1;
-  assign rc_cap_sum = {1'd0, w_rc_q} + {1'd0, rmax_fx_q} + 29'd1;
-  assign rc_phai_sum = phai_capped ? rc_cap_sum : rc_keep_sum + {1'd0, {phai_prod[19:0], 8'd0}};
-  assign rc_inc = inc_ai ? rc_ai_sum[28:1] :
-                  inc_hai ? rc_hai_sum[28:1] :
-                  inc_phai ? rc_phai_sum[28:1] :
-                  rc_keep_sum[28:1];
+  assign rc_inc_sum = {1'd0, w_rc_p} + {1'd0, rt_inc_p} + 29'd1;
+  assign rc_inc = rc_inc_sum[28:1];
   assign tc_inc = w_tc_q == 16'hffff ? w_tc_q : w_tc_q + 16'd1;
   assign bc_inc = w_bc_q == 16'hffff ? w_bc_q : w_bc_q + 16'd1;
   assign alpha_prod_low = alpha_prod[34:10] == 25'd0;
@@ -918,10 +889,10 @@ module dcqcn_rp #(
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
   assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
   assign rc_down2 = w_rc_q < 28'd2 ? 28'd0 : w_rc_q - 28'd2;
-  assign inc_rc_near = {1'd0, rt_inc} <= rc_up1 && rt_inc >= rc_down2;
-  assign inc_ai_capped = {1'd0, rt_inc} >= ai_over_at_q;
+  assign inc_rc_near = {1'd0, rt_inc_p} <= rc_up1_p && rt_inc_p >= rc_down2_p;
+  assign inc_ai_capped = {1'd0, rt_inc_p} >= ai_over_at_q;
   assign cut_ai_capped = clamp ? {1'd0, cut_rc_q} >= ai_over_at_q : ai_capped_q;
-  assign inc_hai_capped = {1'd0, rt_inc} >= hai_over_at_q;
+  assign inc_hai_capped = {1'd0, rt_inc_p} >= hai_over_at_q;
   assign cut_hai_capped = clamp ? {1'd0, cut_rc_q} >= hai_over_at_q : hai_capped_q;
   assign i_still = !w_dcnp_q && rc_near_q && i_flat;
   assign a_skip = a_due_q && a_still && !a_once_q;
@@ -933,21 +904,24 @@ module dcqcn_rp #(
   assign fold_block = ev_pcnp_q && a_due_q;
   assign fold = !i_due_q && (a_due_q || d_due_q) && (!a_due_q || a_once_q) &&
                 (!d_due_q || (!w_dcnp_q && d_once_q)) && !fold_block;
-  assign cut_wait = !cut_fresh_q && (ev_pcnp_q || (pick_d && w_dcnp_q));
-  assign x_apply = x_valid_q && !x_skip_q && !cut_wait && (fold || !(a_due_q | d_due_q | i_due_q));
-  assign x_skip_start = x_valid_q && !x_skip_q && !cut_wait && (a_skip | d_skip | i_skip);
-  assign x_step = x_valid_q && !x_skip_q && !cut_wait && !x_apply;
-  assign step_cut = x_valid_q && !x_skip_q && !cut_wait && pick_d && w_dcnp_q;
-  assign step_inc = x_valid_q && !x_skip_q && !cut_wait && i_due_q && !pick_a && !pick_d;
-  assign ev_byte_inc = ev_kind_q == K_TX && ev_grant_q && byte_on && ev_fire_q;
+  assign x_apply = x_v1 && !x_skip_q && (fold || !(a_due_q | d_due_q | i_due_q));
+  assign x_skip_start = x_v1 && !x_skip_q && (a_skip | d_skip | i_skip);
+  assign x_step = x_v1 && !x_skip_q && !x_apply;
+  assign step_cut = x_v1 && !x_skip_q && pick_d && w_dcnp_q;
+  assign step_inc = x_v1 && !x_skip_q && i_due_q && !pick_a && !pick_d;
+  assign ev_byte_inc = ev_kind_q == K_TX && ev_grant && byte_on && ev_fire_q;
   assign ev_sel = ev_cnp_q && paper ? 2'b01 :
                   ev_cnp_q && !w_seen_q ? 2'b11 :
                   ev_byte_inc ? 2'b10 :
                   2'b00;
   assign rt_shown = w_seen_q ? w_rt_q : rmax_fx_q;
-  assign x_done = x_apply && !sk_valid_q;
-  assign x_free = !x_valid_q || x_done;
-  assign r_hazard = r_valid_q && x_valid_q && ev_flow_q == r_flow_q;
+  assign x_done = x_apply_p && !sk_valid_q;
+  assign x_stall = x_apply_p && sk_valid_q;
+  assign x2_step = x_step_p | x_skip_start_p | (x_skip_q && x_valid_q);
+  assign x_v1 = x_valid_q && !(x_stall || x2_step);
+  assign x_free = !x_valid_q || x_apply;
+  assign r_hazard = r_valid_q &&
+                    ((x_valid_q && ev_flow_q == r_flow_q) || (x_apply_p && ev_flow_p == r_flow_q));
   assign r_adv = r_valid_q && x_free && !r_hazard;
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
   assign head_from_sk = sk_valid_q && rsp_pop;
@@ -957,9 +931,22 @@ module dcqcn_rp #(
   assign m_free = !m_valid_q || m_adv;
   assign take = s_evt_valid && s_evt_ready;
   assign tc_skip_sum = {16'd0, w_tc_q} + tc_jump_q;
-  assign bc_over_tc = {1'd0, w_bc_q} - {1'd0, w_tc_q};
-  assign bc_lt_tc_skip = (bc_over_tc[16] || tc_jump_q > {16'd0, bc_over_tc[15:0]}) &&
-                         w_bc_q != 16'hffff;
+  assign tc_skip_lt_f_sum = ({18'd0, w_tc_q} ^ {2'd0, tc_jump_q} ^ ~{18'd0, threshold}) +
+                            ((({18'd0, w_tc_q} & {2'd0, tc_jump_q}) |
+                              ({18'd0, w_tc_q} & ~{18'd0, threshold}) |
+                              ({2'd0, tc_jump_q} & ~{18'd0, threshold})) << 1) + 34'd1;
+  assign tc_skip_lt_f = tc_skip_lt_f_sum[33];
+  assign tc_skip_gt_f_sum = ({18'd0, threshold} ^ ~{18'd0, w_tc_q} ^ ~{2'd0, tc_jump_q}) +
+                            ((({18'd0, threshold} & ~{18'd0, w_tc_q}) |
+                              ({18'd0, threshold} & ~{2'd0, tc_jump_q}) |
+                              (~{18'd0, w_tc_q} & ~{2'd0, tc_jump_q})) << 1) + 34'd2;
+  assign tc_skip_gt_f = tc_skip_gt_f_sum[33];
+  assign bc_below_skip_sum = ({18'd0, w_bc_q} ^ ~{18'd0, w_tc_q} ^ ~{2'd0, tc_jump_q}) +
+                             ((({18'd0, w_bc_q} & ~{18'd0, w_tc_q}) |
+                               ({18'd0, w_bc_q} & ~{2'd0, tc_jump_q}) |
+                               (~{18'd0, w_tc_q} & ~{2'd0, tc_jump_q})) << 1) + 34'd2;
+  assign bc_below_skip = bc_below_skip_sum[33];
+  assign bc_lt_tc_skip = bc_below_skip && w_bc_q != 16'hffff;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
   assign tok_elapsed = r_now_q - rd_tok_us;
   assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
@@ -968,7 +955,6 @@ module dcqcn_rp #(
   assign tok_gain_lo = {20'd0, tok_rate[16:0]} * {17'd0, tok_span};
   assign tok_gain_hi = {20'd0, tok_rate[27:17]} * {11'd0, tok_span};
   assign tok_gain = {11'd0, tok_gain_lo} + {tok_gain_hi, 17'd0};
-  assign tok_sum = rd_tokens + tok_gain[34:0];
   assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
   assign cap_max_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_q};
   assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) :
@@ -979,8 +965,9 @@ module dcqcn_rp #(
   assign room_at_max = {1'd0, cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0]} -
                        {1'd0, rd_tokens};
   assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
-  assign tok_over = !rd_tokv | tok_room[35] | (tok_gain > {13'd0, tok_room[34:0]});
-  assign tok_fill = tok_over ? tok_cap : tok_sum;
+  assign tok_over = tk_new_q | tk_room_q[35] | (tk_gain_q > {13'd0, tk_room_q[34:0]});
+  assign tok_sum = w_tokens_q + tk_gain_q[34:0];
+  assign tok_fill = tok_over ? tk_cap_q : tok_sum;
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign r_need = {8'd0, {r_bytes_q, 11'd0}};
   assign grant_room = {1'd0, r_need} - {1'd0, rd_tokens};
@@ -988,7 +975,8 @@ module dcqcn_rp #(
   assign cap_cover = need_over_burst[35] ||
                      (tok_at_rc ? {7'd0, rd_rc} >= need_over_burst[34:0] :
                       {7'd0, rmax_fx_q} >= need_over_burst[34:0]);
-  assign rd_grant = tok_over ? cap_cover : grant_room[35] || tok_gain >= {13'd0, grant_room[34:0]};
+  assign ev_grant = tok_over ? tk_cover_q :
+                    tk_groom_q[35] || tk_gain_q >= {13'd0, tk_groom_q[34:0]};
   assign rd_byte_sum = {1'd0, rd_bacc} + {9'd0, r_bytes_q};
   assign rd_fire = rd_byte_sum >= {1'd0, rpg_byte_reset_value_i};
   assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
@@ -1004,6 +992,83 @@ module dcqcn_rp #(
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
+
+  // Stage X's values formed in X1 from its registers, read by X2 (verilator lint_off UNUSED:
+  // X2 reads some of them in part)
+  // verilator lint_off UNUSED
+  reg [32:0]          a_el_step_p;
+  reg                 a_once_step_p;
+  reg                 a_skip_p;
+  reg [24:0]          alpha_cnp_p;
+  reg                 alpha_prod_low_p;
+  reg [24:0]          alpha_step_p;
+  reg                 alpha_step_zero_p;
+  reg [15:0]          bc_inc_p;
+  reg                 bc_inc_gt_f_p;
+  reg                 bc_inc_lt_f_p;
+  reg                 byte_on_p;
+  reg [23:0]          byte_sum_p;
+  reg                 clamp_p;
+  reg                 cut_ai_capped_p;
+  reg                 cut_fire_p;
+  reg                 cut_hai_capped_p;
+  reg                 cut_rc_at_cap_p;
+  reg [32:0]          d_el_step_p;
+  reg                 d_once_step_p;
+  reg                 d_skip_p;
+  reg                 ev_grant_p;
+  reg [1:0]           ev_sel_p;
+  reg                 fold_p;
+  reg [32:0]          i_el_cut_p;
+  reg [32:0]          i_el_step_p;
+  reg                 i_once_cut_p;
+  reg                 i_once_step_p;
+  reg                 i_skip_p;
+  reg                 inc_at_cap_p;
+  reg                 np_send_p;
+  reg                 pick_a_p;
+  reg                 pick_d_p;
+  reg [27:0]          rc_down2_p;
+  reg [28:0]          rc_up1_p;
+  reg [27:0]          rt_inc_p;
+  reg [27:0]          rt_shown_p;
+  reg                 step_cut_p;
+  reg                 step_inc_p;
+  reg [15:0]          tc_inc_p;
+  reg                 tc_inc_gt_f_p;
+  reg                 tc_inc_lt_f_p;
+  reg [34:0]          tok_fill_p;
+  reg [34:0]          tx_need_p;
+  reg                 x_apply_p;
+  reg                 x_skip_start_p;
+  reg                 x_step_p;
+  reg                 a_due_p;
+  reg [27:0]          cut_rc_p;
+  reg                 d_due_p;
+  reg                 ev_cnp_p;
+  reg                 ev_fire_p;
+  reg [FLOW_BITS-1:0] ev_flow_p;
+  reg [1:0]           ev_kind_p;
+  reg [31:0]          ev_now_p;
+  reg [31:0]          w_a_next_p;
+  reg                 w_acnp_p;
+  reg [24:0]          w_alpha_p;
+  reg [23:0]          w_bacc_p;
+  reg [15:0]          w_bc_p;
+  reg [31:0]          w_d_next_p;
+  reg                 w_dcnp_p;
+  reg [31:0]          w_i_next_p;
+  reg                 w_incon_p;
+  reg [31:0]          w_np_last_p;
+  reg                 w_npv_p;
+  reg [27:0]          w_rc_p;
+  reg [27:0]          w_rt_p;
+  reg                 w_seen_p;
+  reg [15:0]          w_tc_p;
+  reg [31:0]          w_tok_us_p;
+  reg [34:0]          w_tokens_p;
+  reg                 w_tokv_p;
+  // verilator lint_on UNUSED
 
   assign s_evt_ready = state_q == S_RUN && !clear_pend_q && !t_valid_q;
   assign m_rsp_valid = rsp_valid_q;
@@ -1052,7 +1117,12 @@ module dcqcn_rp #(
     ev_now_d = ev_now_q;
     ev_cnp_d = ev_cnp_q;
     ev_pcnp_d = ev_pcnp_q;
-    ev_grant_d = ev_grant_q;
+    tk_gain_d = tk_gain_q;
+    tk_room_d = tk_room_q;
+    tk_cap_d = tk_cap_q;
+    tk_groom_d = tk_groom_q;
+    tk_cover_d = tk_cover_q;
+    tk_new_d = tk_new_q;
     ev_fire_d = ev_fire_q;
     skip_a_d = skip_a_q;
     skip_d_d = skip_d_q;
@@ -1089,7 +1159,7 @@ module dcqcn_rp #(
     cut_m_k_d = cut_m_k_q;
     cut_k_c_d = cut_k_c_q;
     cut_m_c_d = cut_m_c_q;
-    cut_fresh_d = cut_fresh_q;
+    x_fresh_d = x_fresh_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
@@ -1114,40 +1184,40 @@ module dcqcn_rp #(
     sk_bc_d = sk_bc_q;
     alpha_zero_d = alpha_zero_q;
     rt_at_cap_d = rt_at_cap_q;
-    w_seen_d = w_seen_q;
-    w_acnp_d = w_acnp_q;
-    w_dcnp_d = w_dcnp_q;
-    w_incon_d = w_incon_q;
-    w_tokv_d = w_tokv_q;
-    w_npv_d = w_npv_q;
-    w_alpha_d = w_alpha_q;
-    w_rc_d = w_rc_q;
-    w_rt_d = w_rt_q;
-    w_tc_d = w_tc_q;
-    w_bc_d = w_bc_q;
-    w_bacc_d = w_bacc_q;
-    w_a_next_d = w_a_next_q;
-    w_d_next_d = w_d_next_q;
-    w_i_next_d = w_i_next_q;
-    w_tokens_d = w_tokens_q;
-    w_tok_us_d = w_tok_us_q;
-    w_np_last_d = w_np_last_q;
+    w_seen_d = w_seen_p;
+    w_acnp_d = w_acnp_p;
+    w_dcnp_d = w_dcnp_p;
+    w_incon_d = w_incon_p;
+    w_tokv_d = w_tokv_p;
+    w_npv_d = w_npv_p;
+    w_alpha_d = w_alpha_p;
+    w_rc_d = w_rc_p;
+    w_rt_d = w_rt_p;
+    w_tc_d = w_tc_p;
+    w_bc_d = w_bc_p;
+    w_bacc_d = w_bacc_p;
+    w_a_next_d = w_a_next_p;
+    w_d_next_d = w_d_next_p;
+    w_i_next_d = w_i_next_p;
+    w_tokens_d = w_tokens_p;
+    w_tok_us_d = w_tok_us_p;
+    w_np_last_d = w_np_last_p;
     clear_pend_d = clear_pend_q || ctrl_flow_clear_i;
     stat_cnp_d = 1'b0;
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
-    // The cut's rank from stage X's registers, one cycle behind a step (the load below
-    // takes stage R's instead)
-    cut_kv_d = x_cut_kv[27:0];
-    cut_diff_d = x_cut_diff[27:0];
-    cut_under_d = x_cut_under;
-    cut_k_r_d = x_cut_k_r;
-    cut_m_r_d = x_cut_m_r;
-    cut_m_k_d = x_cut_m_k;
-    cut_k_c_d = x_cut_k_c;
-    cut_m_c_d = x_cut_m_c;
-    cut_fresh_d = !x_step;
+    // The cut's rank from stage X's registers in every cycle: formed in X1, read in X2
+    if (!x_stall) begin
+      cut_kv_d = x_cut_kv[27:0];
+      cut_diff_d = x_cut_diff[27:0];
+      cut_under_d = x_cut_under;
+      cut_k_r_d = x_cut_k_r;
+      cut_m_r_d = x_cut_m_r;
+      cut_m_k_d = x_cut_m_k;
+      cut_k_c_d = x_cut_k_c;
+      cut_m_c_d = x_cut_m_c;
+    end
     wb_word_d = wb_word_q;
     // A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows
     // stage X's word in every cycle, written or not)
@@ -1155,15 +1225,15 @@ module dcqcn_rp #(
     ram_wdata = {STATE_W{1'b0}};
     rsp_push = 1'b0;
     rsp_new_flag = 1'b0;
-    rsp_rc_new = cut_rc_q;
-    rsp_rt_new = rt_shown;
+    rsp_rc_new = cut_rc_p;
+    rsp_rt_new = rt_shown_p;
     // Rc's and Rt's sources: the step's code or the event's
-    rc_sel = step_cut ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
-    rt_sel = step_cut && clamp ? 2'b01 : step_inc ? 2'b10 : x_done ? ev_sel : 2'b00;
+    rc_sel = step_cut_p ? 2'b01 : step_inc_p ? 2'b10 : x_done ? ev_sel_p : 2'b00;
+    rt_sel = step_cut_p && clamp_p ? 2'b01 : step_inc_p ? 2'b10 : x_done ? ev_sel_p : 2'b00;
     // Stage T: read the offered flow's word; a waiting stage M reads its own again
     ram_raddr = !m_free ? m_flow_q : t_valid_q ? t_flow_q : s_evt_flow;
     ram_we = 1'b0;
-    ram_waddr = ev_flow_q;
+    ram_waddr = ev_flow_p;
     // Microsecond time base
     if (tick) begin
       pre_cnt_d = 12'd0;
@@ -1181,7 +1251,7 @@ module dcqcn_rp #(
         end
       end
       S_RUN: begin
-        if (clear_pend_q && !t_valid_q && !m_valid_q && !r_valid_q && !x_valid_q) begin
+        if (clear_pend_q && !t_valid_q && !m_valid_q && !r_valid_q && !x_valid_q && !x_fresh_q) begin
           state_d = S_CLEAR;
           clear_pend_d = ctrl_flow_clear_i;
           clr_addr_d = {FLOW_BITS{1'b0}};
@@ -1225,7 +1295,383 @@ module dcqcn_rp #(
     endcase
     // Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with
     // it), or the event; the three exclude one another (see x_apply)
-    if (x_valid_q && x_skip_q) begin
+    x_fresh_d = x_stall ? x_fresh_q : x_v1;
+    if (x_skip_start_p) begin
+      skip_a_d = a_skip_p;
+      skip_d_d = d_skip_p;
+      skip_i_d = i_skip_p;
+      skip_j_d = 5'd31;
+      a_jump_d = {k_period_q, 31'd0};
+      d_jump_d = {d_period_q, 31'd0};
+      i_jump_d = {t_period_q, 31'd0};
+      tc_jump_d = 32'h80000000;
+      x_skip_d = 1'b1;
+    end
+    if (x_step_p) begin
+      if (pick_a_p) begin
+        w_alpha_d = alpha_step_p;
+        alpha_in_d = alpha_step_p;
+        alpha_zero_d = alpha_step_zero_p;
+        w_acnp_d = 1'b0;
+        w_a_next_d = w_a_next_p + {15'd0, k_period_q};
+        a_el_d = a_el_step_p;
+        a_once_d = a_once_step_p;
+        a_due_d = !a_el_step_p[32];
+      end else if (pick_d_p) begin
+        w_d_next_d = w_d_next_p + {15'd0, d_period_q};
+        d_el_d = d_el_step_p;
+        d_once_d = d_once_step_p;
+        d_due_d = !d_el_step_p[32];
+        if (w_dcnp_p) begin
+          w_tc_d = 16'd0;
+          tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+          tc_gt_f_d = 1'b0;
+          w_bc_d = 16'd0;
+          bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+          bc_gt_f_d = 1'b0;
+          bc_lt_tc_d = 1'b0;
+          w_bacc_d = 24'd0;
+          ev_fire_d = cut_fire_p;
+          w_incon_d = 1'b1;
+          w_i_next_d = w_d_next_p + {15'd0, t_period_q};
+          i_el_d = i_el_cut_p;
+          i_once_d = i_once_cut_p;
+          i_due_d = !i_el_cut_p[32];
+          hai_capped_d = cut_hai_capped_p;
+          ai_capped_d = cut_ai_capped_p;
+          // rc_near_q is not read until an increase step sets it again: the cut leaves both
+          // counts at 0, so i_flat (mlx5: the timer count above F) is 0 until then
+          w_dcnp_d = 1'b0;
+          stat_cut_d = 1'b1;
+        end
+      end else begin
+        // Otherwise the increase period is the one due
+        w_tc_d = tc_inc_p;
+        tc_lt_f_d = tc_inc_lt_f_p;
+        tc_gt_f_d = tc_inc_gt_f_p;
+        bc_lt_tc_d = w_bc_p < tc_inc_p;
+        rc_near_d = inc_rc_near;
+        hai_capped_d = inc_hai_capped;
+        ai_capped_d = inc_ai_capped;
+        w_i_next_d = w_i_next_p + {15'd0, t_period_q};
+        i_el_d = i_el_step_p;
+        i_once_d = i_once_step_p;
+        i_due_d = !i_el_step_p[32];
+      end
+    end
+    if (x_done) begin
+      // Nothing due but the foldable periods: take them, apply the event, write back,
+      // respond
+      if (fold_p) begin
+        if (a_due_p) begin
+          w_alpha_d = alpha_step_p;
+          alpha_in_d = alpha_step_p;
+          alpha_zero_d = alpha_step_zero_p;
+          w_acnp_d = 1'b0;
+          w_a_next_d = w_a_next_p + {15'd0, k_period_q};
+          a_el_d = a_el_step_p;
+          a_once_d = a_once_step_p;
+          a_due_d = !a_el_step_p[32];
+        end
+        if (d_due_p) begin
+          w_d_next_d = w_d_next_p + {15'd0, d_period_q};
+          d_el_d = d_el_step_p;
+          d_once_d = d_once_step_p;
+          d_due_d = !d_el_step_p[32];
+        end
+      end
+      // The tokens accrued at the load (X1 formed them)
+      w_tokens_d = tok_fill_p;
+      case (ev_kind_p)
+        K_CNP: begin
+          if (ev_cnp_p) begin
+            if (paper) begin
+              stat_cnp_d = 1'b1;
+              stat_cut_d = 1'b1;
+              w_seen_d = 1'b1;
+              if (!w_seen_p) begin
+                w_d_next_d = ev_now_p + {15'd0, d_period_q};
+                d_el_d = 33'd0 - {16'd0, d_period_q};
+                d_once_d = 1'b0;
+                d_due_d = 1'b0;
+              end
+              w_alpha_d = alpha_cnp_p;
+              alpha_in_d = alpha_cnp_p;
+              alpha_zero_d = alpha_prod_low_p && alpha_gain_zero;
+              w_acnp_d = 1'b0;
+              w_dcnp_d = 1'b0;
+              w_bacc_d = 24'd0;
+              w_incon_d = 1'b1;
+              w_tc_d = 16'd0;
+              tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+              tc_gt_f_d = 1'b0;
+              w_bc_d = 16'd0;
+              bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+              bc_gt_f_d = 1'b0;
+              bc_lt_tc_d = 1'b0;
+              w_a_next_d = ev_now_p + {15'd0, k_period_q};
+              a_el_d = 33'd0 - {16'd0, k_period_q};
+              a_once_d = 1'b0;
+              a_due_d = 1'b0;
+              w_i_next_d = ev_now_p + {15'd0, t_period_q};
+              i_el_d = 33'd0 - {16'd0, t_period_q};
+              i_once_d = 1'b0;
+              i_due_d = 1'b0;
+            end else begin
+              stat_cnp_d = 1'b1;
+              if (w_seen_p) begin
+                w_acnp_d = 1'b1;
+                w_dcnp_d = 1'b1;
+              end else begin
+                w_seen_d = 1'b1;
+                w_alpha_d = alpha_init;
+                alpha_in_d = alpha_init;
+                alpha_zero_d = alpha0_zero_q;
+                w_acnp_d = 1'b0;
+                w_dcnp_d = first_zero_q;
+                w_incon_d = 1'b0;
+                i_due_d = 1'b0;
+                w_bacc_d = 24'd0;
+                w_tc_d = 16'd0;
+                tc_lt_f_d = rpg_threshold_value_i != 5'd0;
+                tc_gt_f_d = 1'b0;
+                w_bc_d = 16'd0;
+                bc_lt_f_d = rpg_threshold_value_i != 5'd0;
+                bc_gt_f_d = 1'b0;
+                bc_lt_tc_d = 1'b0;
+                w_a_next_d = ev_now_p + {15'd0, k_period_q};
+                a_el_d = 33'd0 - {16'd0, k_period_q};
+                a_once_d = 1'b0;
+                a_due_d = 1'b0;
+                w_d_next_d = ev_now_p + {15'd0, d_period_q};
+                d_el_d = 33'd0 - {16'd0, d_period_q};
+                d_once_d = 1'b0;
+                d_due_d = 1'b0;
+              end
+            end
+          end
+        end
+        K_TX: begin
+          if (ev_grant_p) begin
+            w_tokens_d = tok_fill_p - tx_need_p;
+            rsp_new_flag = 1'b1;
+            if (byte_on_p) begin
+              if (ev_fire_p) begin
+                w_bc_d = bc_inc_p;
+                bc_lt_f_d = bc_inc_lt_f_p;
+                bc_gt_f_d = bc_inc_gt_f_p;
+                bc_lt_tc_d = bc_inc_p < w_tc_p;
+                w_bacc_d = 24'd0;
+              end else begin
+                w_bacc_d = byte_sum_p;
+              end
+            end
+          end else begin
+            stat_defer_d = 1'b1;
+          end
+        end
+        K_CE: begin
+          if (np_send_p) begin
+            w_npv_d = 1'b1;
+            w_np_last_d = ev_now_p;
+            rsp_new_flag = 1'b1;
+            stat_np_d = 1'b1;
+          end
+        end
+        K_READ: ;
+        default: ;
+      endcase
+      ram_we = 1'b1;
+      rsp_push = 1'b1;
+    end
+    // Rc and Rt: the control above picks the source. The sources known early (the first
+    // CNP's rate, Rt = Rc on a cut) go here; the cut's and the increase's results, which
+    // come late, are selected last, below (the cut's copy of Rc takes the same source)
+    if (rc_sel == 2'b11) begin
+      w_rc_d = first_rate_q;
+      cut_rc_d = first_rate_q;
+    end
+    case (rt_sel)
+      2'b01: begin
+        w_rt_d = cut_rc_p;
+        rt_at_cap_d = cut_rc_at_cap_p;
+      end
+      2'b11: begin
+        w_rt_d = first_rate_q;
+        rt_at_cap_d = first_at_cap_q;
+      end
+      default: ;
+    endcase
+    // The response counts only when the event is applied: its Rc and Rt by the event's code
+    // (the cut's and the increase's values are selected last, below)
+    case (ev_sel_p)
+      2'b01: rsp_rt_new = cut_rc_p;
+      2'b11: begin
+        rsp_rc_new = first_rate_q;
+        rsp_rt_new = first_rate_q;
+      end
+      default: ;
+    endcase
+    // Write-back and response FIFO: taken from stage X's word before the next event loads it
+    if (state_q == S_RUN) begin
+      ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
+                   w_bacc_d, w_bc_d, w_tc_d, rt_sel == 2'b10 ? rt_inc_p : w_rt_d,
+                   rc_sel == 2'b01 ? cut_new : rc_sel == 2'b10 ? rc_inc : w_rc_d, w_alpha_d,
+                   w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
+    end
+    wb_word_d = ram_wdata;
+    rsp_valid_d = sk_valid_q | rsp_push | (rsp_valid_q && !rsp_pop);
+    sk_valid_d = sk_valid_q ? !rsp_pop : rsp_push && rsp_valid_q && !rsp_pop;
+    if (head_from_sk) begin
+      rsp_kind_d = sk_kind_q;
+      rsp_flow_d = sk_flow_q;
+      rsp_flag_d = sk_flag_q;
+      rsp_seen_d = sk_seen_q;
+      rsp_rc_d = sk_rc_q;
+      rsp_rt_d = sk_rt_q;
+      rsp_alpha_d = sk_alpha_q;
+      rsp_tc_d = sk_tc_q;
+      rsp_time_d = sk_time_q;
+      rsp_bc_d = sk_bc_q;
+    end else if (head_free && rsp_push) begin
+      rsp_kind_d = ev_kind_p;
+      rsp_flow_d = ev_flow_p;
+      rsp_flag_d = rsp_new_flag;
+      rsp_seen_d = w_seen_d;
+      rsp_rc_d = rsp_rc_new;
+      rsp_rt_d = rsp_rt_new;
+      rsp_alpha_d = w_alpha_d;
+      rsp_tc_d = w_tc_d;
+      rsp_time_d = ev_now_p;
+      rsp_bc_d = w_bc_d;
+    end
+    if (!sk_valid_q) begin
+      sk_kind_d = ev_kind_p;
+      sk_flow_d = ev_flow_p;
+      sk_flag_d = rsp_new_flag;
+      sk_seen_d = w_seen_d;
+      sk_rc_d = rsp_rc_new;
+      sk_rt_d = rsp_rt_new;
+      sk_alpha_d = w_alpha_d;
+      sk_tc_d = w_tc_d;
+      sk_time_d = ev_now_p;
+      sk_bc_d = w_bc_d;
+    end
+    // The entries' late values: the event's cut or increase
+    if (!head_from_sk && head_free && rsp_push) begin
+      case (ev_sel_p)
+        2'b01: rsp_rc_d = cut_new;
+        2'b10: begin
+          rsp_rc_d = rc_inc;
+          rsp_rt_d = rt_inc_p;
+        end
+        default: ;
+      endcase
+    end
+    if (!sk_valid_q) begin
+      case (ev_sel_p)
+        2'b01: sk_rc_d = cut_new;
+        2'b10: begin
+          sk_rc_d = rc_inc;
+          sk_rt_d = rt_inc_p;
+        end
+        default: ;
+      endcase
+    end
+    // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
+    if (!r_adv) begin
+      case (rc_sel)
+        2'b01: begin
+          w_rc_d = cut_new;
+          cut_rc_d = cut_new;
+        end
+        2'b10: begin
+          w_rc_d = rc_inc;
+          cut_rc_d = rc_inc;
+        end
+        default: ;
+      endcase
+      if (rt_sel == 2'b10) begin
+        w_rt_d = rt_inc_p;
+        rt_at_cap_d = inc_at_cap_p;
+      end
+    end
+    // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
+    // holds next (compared with its three candidates: its own, the skid's, the offered one; the
+    // moves select after)
+    m_bypass_d = rsp_push &&
+                 (!m_free ? m_flow_q == ev_flow_p :
+                  t_valid_q ? t_flow_q == ev_flow_p :
+                  s_evt_flow == ev_flow_p);
+    // Stage R's forward: stage X writes at this edge the flow stage R holds next
+    r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_p : r_flow_q == ev_flow_p);
+    // Stage X's registers: X2's result when it stepped their event, else held
+    if (!(x_step_p || x_skip_start_p)) begin
+      x_valid_d = x_valid_q;
+      x_skip_d = x_skip_q;
+      ev_kind_d = ev_kind_q;
+      ev_flow_d = ev_flow_q;
+      ev_bytes_d = ev_bytes_q;
+      ev_now_d = ev_now_q;
+      ev_cnp_d = ev_cnp_q;
+      ev_pcnp_d = ev_pcnp_q;
+      tk_gain_d = tk_gain_q;
+      tk_room_d = tk_room_q;
+      tk_cap_d = tk_cap_q;
+      tk_groom_d = tk_groom_q;
+      tk_cover_d = tk_cover_q;
+      tk_new_d = tk_new_q;
+      ev_fire_d = ev_fire_q;
+      skip_a_d = skip_a_q;
+      skip_d_d = skip_d_q;
+      skip_i_d = skip_i_q;
+      skip_j_d = skip_j_q;
+      a_jump_d = a_jump_q;
+      d_jump_d = d_jump_q;
+      i_jump_d = i_jump_q;
+      tc_jump_d = tc_jump_q;
+      a_el_d = a_el_q;
+      a_once_d = a_once_q;
+      a_due_d = a_due_q;
+      d_due_d = d_due_q;
+      i_due_d = i_due_q;
+      d_once_d = d_once_q;
+      rc_near_d = rc_near_q;
+      hai_capped_d = hai_capped_q;
+      ai_capped_d = ai_capped_q;
+      i_once_d = i_once_q;
+      tc_lt_f_d = tc_lt_f_q;
+      tc_gt_f_d = tc_gt_f_q;
+      bc_lt_f_d = bc_lt_f_q;
+      bc_gt_f_d = bc_gt_f_q;
+      bc_lt_tc_d = bc_lt_tc_q;
+      d_el_d = d_el_q;
+      i_el_d = i_el_q;
+      cut_rc_d = cut_rc_q;
+      alpha_in_d = alpha_in_q;
+      alpha_zero_d = alpha_zero_q;
+      rt_at_cap_d = rt_at_cap_q;
+      w_seen_d = w_seen_q;
+      w_acnp_d = w_acnp_q;
+      w_dcnp_d = w_dcnp_q;
+      w_incon_d = w_incon_q;
+      w_tokv_d = w_tokv_q;
+      w_npv_d = w_npv_q;
+      w_alpha_d = w_alpha_q;
+      w_rc_d = w_rc_q;
+      w_rt_d = w_rt_q;
+      w_tc_d = w_tc_q;
+      w_bc_d = w_bc_q;
+      w_bacc_d = w_bacc_q;
+      w_a_next_d = w_a_next_q;
+      w_d_next_d = w_d_next_q;
+      w_i_next_d = w_i_next_q;
+      w_tokens_d = w_tokens_q;
+      w_tok_us_d = w_tok_us_q;
+      w_np_last_d = w_np_last_q;
+    end
+    // Skip phase: one jump per cycle from stage X's registers (X1 waits)
+    if (x_skip_q && x_valid_q) begin
       if (skip_a_q && a_fits) begin
         w_a_next_d = w_a_next_q + a_jump_q[31:0];
         a_el_d = a_el_jump;
@@ -1257,286 +1703,6 @@ module dcqcn_rp #(
         x_skip_d = 1'b0;
       end
     end
-    if (x_skip_start) begin
-      skip_a_d = a_skip;
-      skip_d_d = d_skip;
-      skip_i_d = i_skip;
-      skip_j_d = 5'd31;
-      a_jump_d = {k_period_q, 31'd0};
-      d_jump_d = {d_period_q, 31'd0};
-      i_jump_d = {t_period_q, 31'd0};
-      tc_jump_d = 32'h80000000;
-      x_skip_d = 1'b1;
-    end
-    if (x_step) begin
-      if (pick_a) begin
-        w_alpha_d = alpha_step;
-        alpha_in_d = alpha_step;
-        alpha_zero_d = alpha_step_zero;
-        w_acnp_d = 1'b0;
-        w_a_next_d = w_a_next_q + {15'd0, k_period_q};
-        a_el_d = a_el_step;
-        a_once_d = a_once_step;
-        a_due_d = !a_el_step[32];
-      end else if (pick_d) begin
-        w_d_next_d = w_d_next_q + {15'd0, d_period_q};
-        d_el_d = d_el_step;
-        d_once_d = d_once_step;
-        d_due_d = !d_el_step[32];
-        if (w_dcnp_q) begin
-          w_tc_d = 16'd0;
-          tc_lt_f_d = rpg_threshold_value_i != 5'd0;
-          tc_gt_f_d = 1'b0;
-          w_bc_d = 16'd0;
-          bc_lt_f_d = rpg_threshold_value_i != 5'd0;
-          bc_gt_f_d = 1'b0;
-          bc_lt_tc_d = 1'b0;
-          w_bacc_d = 24'd0;
-          ev_fire_d = cut_fire;
-          w_incon_d = 1'b1;
-          w_i_next_d = w_d_next_q + {15'd0, t_period_q};
-          i_el_d = i_el_cut;
-          i_once_d = i_once_cut;
-          i_due_d = !i_el_cut[32];
-          hai_capped_d = cut_hai_capped;
-          ai_capped_d = cut_ai_capped;
-          // rc_near_q is not read until an increase step sets it again: the cut leaves both
-          // counts at 0, so i_flat (mlx5: the timer count above F) is 0 until then
-          w_dcnp_d = 1'b0;
-          stat_cut_d = 1'b1;
-        end
-      end else begin
-        // Otherwise the increase period is the one due
-        w_tc_d = tc_inc;
-        tc_lt_f_d = tc_inc_lt_f;
-        tc_gt_f_d = tc_inc_gt_f;
-        bc_lt_tc_d = w_bc_q < tc_inc;
-        rc_near_d = inc_rc_near;
-        hai_capped_d = inc_hai_capped;
-        ai_capped_d = inc_ai_capped;
-        w_i_next_d = w_i_next_q + {15'd0, t_period_q};
-        i_el_d = i_el_step;
-        i_once_d = i_once_step;
-        i_due_d = !i_el_step[32];
-      end
-    end
-    if (x_done) begin
-      // Nothing due but the foldable periods: take them, apply the event, write back,
-      // respond
-      if (fold) begin
-        if (a_due_q) begin
-          w_alpha_d = alpha_step;
-          alpha_in_d = alpha_step;
-          alpha_zero_d = alpha_step_zero;
-          w_acnp_d = 1'b0;
-          w_a_next_d = w_a_next_q + {15'd0, k_period_q};
-          a_el_d = a_el_step;
-          a_once_d = a_once_step;
-          a_due_d = !a_el_step[32];
-        end
-        if (d_due_q) begin
-          w_d_next_d = w_d_next_q + {15'd0, d_period_q};
-          d_el_d = d_el_step;
-          d_once_d = d_once_step;
-          d_due_d = !d_el_step[32];
-        end
-      end
-      case (ev_kind_q)
-        K_CNP: begin
-          if (ev_cnp_q) begin
-            if (paper) begin
-              stat_cnp_d = 1'b1;
-              stat_cut_d = 1'b1;
-              w_seen_d = 1'b1;
-              if (!w_seen_q) begin
-                w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                d_el_d = 33'd0 - {16'd0, d_period_q};
-                d_once_d = 1'b0;
-                d_due_d = 1'b0;
-              end
-              w_alpha_d = alpha_cnp;
-              alpha_in_d = alpha_cnp;
-              alpha_zero_d = alpha_prod_low && alpha_gain_zero;
-              w_acnp_d = 1'b0;
-              w_dcnp_d = 1'b0;
-              w_bacc_d = 24'd0;
-              w_incon_d = 1'b1;
-              w_tc_d = 16'd0;
-              tc_lt_f_d = rpg_threshold_value_i != 5'd0;
-              tc_gt_f_d = 1'b0;
-              w_bc_d = 16'd0;
-              bc_lt_f_d = rpg_threshold_value_i != 5'd0;
-              bc_gt_f_d = 1'b0;
-              bc_lt_tc_d = 1'b0;
-              w_a_next_d = ev_now_q + {15'd0, k_period_q};
-              a_el_d = 33'd0 - {16'd0, k_period_q};
-              a_once_d = 1'b0;
-              a_due_d = 1'b0;
-              w_i_next_d = ev_now_q + {15'd0, t_period_q};
-              i_el_d = 33'd0 - {16'd0, t_period_q};
-              i_once_d = 1'b0;
-              i_due_d = 1'b0;
-            end else begin
-              stat_cnp_d = 1'b1;
-              if (w_seen_q) begin
-                w_acnp_d = 1'b1;
-                w_dcnp_d = 1'b1;
-              end else begin
-                w_seen_d = 1'b1;
-                w_alpha_d = alpha_init;
-                alpha_in_d = alpha_init;
-                alpha_zero_d = alpha0_zero_q;
-                w_acnp_d = 1'b0;
-                w_dcnp_d = first_zero_q;
-                w_incon_d = 1'b0;
-                i_due_d = 1'b0;
-                w_bacc_d = 24'd0;
-                w_tc_d = 16'd0;
-                tc_lt_f_d = rpg_threshold_value_i != 5'd0;
-                tc_gt_f_d = 1'b0;
-                w_bc_d = 16'd0;
-                bc_lt_f_d = rpg_threshold_value_i != 5'd0;
-                bc_gt_f_d = 1'b0;
-                bc_lt_tc_d = 1'b0;
-                w_a_next_d = ev_now_q + {15'd0, k_period_q};
-                a_el_d = 33'd0 - {16'd0, k_period_q};
-                a_once_d = 1'b0;
-                a_due_d = 1'b0;
-                w_d_next_d = ev_now_q + {15'd0, d_period_q};
-                d_el_d = 33'd0 - {16'd0, d_period_q};
-                d_once_d = 1'b0;
-                d_due_d = 1'b0;
-              end
-            end
-          end
-        end
-        K_TX: begin
-          if (ev_grant_q) begin
-            w_tokens_d = w_tokens_q - tx_need;
-            rsp_new_flag = 1'b1;
-            if (byte_on) begin
-              if (ev_fire_q) begin
-                w_bc_d = bc_inc;
-                bc_lt_f_d = bc_inc_lt_f;
-                bc_gt_f_d = bc_inc_gt_f;
-                bc_lt_tc_d = bc_inc < w_tc_q;
-                w_bacc_d = 24'd0;
-              end else begin
-                w_bacc_d = byte_sum;
-              end
-            end
-          end else begin
-            stat_defer_d = 1'b1;
-          end
-        end
-        K_CE: begin
-          if (np_send) begin
-            w_npv_d = 1'b1;
-            w_np_last_d = ev_now_q;
-            rsp_new_flag = 1'b1;
-            stat_np_d = 1'b1;
-          end
-        end
-        K_READ: ;
-        default: ;
-      endcase
-      ram_we = 1'b1;
-      rsp_push = 1'b1;
-    end
-    // Rc and Rt: the control above picks the source. The sources known early (the first
-    // CNP's rate, Rt = Rc on a cut) go here; the cut's and the increase's results, which
-    // come late, are selected last, below (the cut's copy of Rc takes the same source)
-    if (rc_sel == 2'b11) begin
-      w_rc_d = first_rate_q;
-      cut_rc_d = first_rate_q;
-    end
-    case (rt_sel)
-      2'b01: begin
-        w_rt_d = cut_rc_q;
-        rt_at_cap_d = cut_rc_at_cap;
-      end
-      2'b11: begin
-        w_rt_d = first_rate_q;
-        rt_at_cap_d = first_at_cap_q;
-      end
-      default: ;
-    endcase
-    // The response counts only when the event is applied: its Rc and Rt by the event's code
-    // (the cut's and the increase's values are selected last, below)
-    case (ev_sel)
-      2'b01: rsp_rt_new = cut_rc_q;
-      2'b11: begin
-        rsp_rc_new = first_rate_q;
-        rsp_rt_new = first_rate_q;
-      end
-      default: ;
-    endcase
-    // Write-back and response FIFO: taken from stage X's word before the next event loads it
-    if (state_q == S_RUN) begin
-      ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
-                   w_bacc_d, w_bc_d, w_tc_d, rt_sel == 2'b10 ? rt_inc : w_rt_d,
-                   rc_sel == 2'b01 ? cut_new : rc_sel == 2'b10 ? rc_inc : w_rc_d, w_alpha_d,
-                   w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
-    end
-    wb_word_d = ram_wdata;
-    rsp_valid_d = sk_valid_q | rsp_push | (rsp_valid_q && !rsp_pop);
-    sk_valid_d = sk_valid_q ? !rsp_pop : rsp_push && rsp_valid_q && !rsp_pop;
-    if (head_from_sk) begin
-      rsp_kind_d = sk_kind_q;
-      rsp_flow_d = sk_flow_q;
-      rsp_flag_d = sk_flag_q;
-      rsp_seen_d = sk_seen_q;
-      rsp_rc_d = sk_rc_q;
-      rsp_rt_d = sk_rt_q;
-      rsp_alpha_d = sk_alpha_q;
-      rsp_tc_d = sk_tc_q;
-      rsp_time_d = sk_time_q;
-      rsp_bc_d = sk_bc_q;
-    end else if (head_free && rsp_push) begin
-      rsp_kind_d = ev_kind_q;
-      rsp_flow_d = ev_flow_q;
-      rsp_flag_d = rsp_new_flag;
-      rsp_seen_d = w_seen_d;
-      rsp_rc_d = rsp_rc_new;
-      rsp_rt_d = rsp_rt_new;
-      rsp_alpha_d = w_alpha_d;
-      rsp_tc_d = w_tc_d;
-      rsp_time_d = ev_now_q;
-      rsp_bc_d = w_bc_d;
-    end
-    if (!sk_valid_q) begin
-      sk_kind_d = ev_kind_q;
-      sk_flow_d = ev_flow_q;
-      sk_flag_d = rsp_new_flag;
-      sk_seen_d = w_seen_d;
-      sk_rc_d = rsp_rc_new;
-      sk_rt_d = rsp_rt_new;
-      sk_alpha_d = w_alpha_d;
-      sk_tc_d = w_tc_d;
-      sk_time_d = ev_now_q;
-      sk_bc_d = w_bc_d;
-    end
-    // The entries' late values: the event's cut or increase
-    if (!head_from_sk && head_free && rsp_push) begin
-      case (ev_sel)
-        2'b01: rsp_rc_d = cut_new;
-        2'b10: begin
-          rsp_rc_d = rc_inc;
-          rsp_rt_d = rt_inc;
-        end
-        default: ;
-      endcase
-    end
-    if (!sk_valid_q) begin
-      case (ev_sel)
-        2'b01: sk_rc_d = cut_new;
-        2'b10: begin
-          sk_rc_d = rc_inc;
-          sk_rt_d = rt_inc;
-        end
-        default: ;
-      endcase
-    end
     // Stage R to stage X: the word with its tokens accrued
     if (x_free) begin
       x_valid_d = r_adv;
@@ -1564,8 +1730,13 @@ module dcqcn_rp #(
         w_i_next_d = rd_i_next;
         w_np_last_d = rd_np_last;
         // Tokens accrue at the rate of the flow's last touch
-        w_tokens_d = tok_fill;
-        ev_grant_d = rd_grant;
+        w_tokens_d = rd_tokens;
+        tk_gain_d = tok_gain;
+        tk_room_d = tok_room;
+        tk_cap_d = tok_cap;
+        tk_groom_d = grant_room;
+        tk_cover_d = cap_cover;
+        tk_new_d = !rd_tokv;
         ev_fire_d = rd_fire;
         w_tokv_d = 1'b1;
         w_tok_us_d = r_now_q;
@@ -1592,45 +1763,8 @@ module dcqcn_rp #(
         bc_lt_tc_d = rd_bc < rd_tc;
         cut_rc_d = ld_cut_rc;
         alpha_in_d = ld_alpha_in;
-        // The cut's rank from stage R's word: ready for the event's first cycle
-        cut_kv_d = ld_cut_kv[27:0];
-        cut_diff_d = ld_cut_diff[27:0];
-        cut_under_d = ld_cut_under;
-        cut_k_r_d = ld_cut_k_r;
-        cut_m_r_d = ld_cut_m_r;
-        cut_m_k_d = ld_cut_m_k;
-        cut_k_c_d = ld_cut_k_c;
-        cut_m_c_d = ld_cut_m_c;
-        cut_fresh_d = 1'b1;
       end
     end
-    // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
-    if (!r_adv) begin
-      case (rc_sel)
-        2'b01: begin
-          w_rc_d = cut_new;
-          cut_rc_d = cut_new;
-        end
-        2'b10: begin
-          w_rc_d = rc_inc;
-          cut_rc_d = rc_inc;
-        end
-        default: ;
-      endcase
-      if (rt_sel == 2'b10) begin
-        w_rt_d = rt_inc;
-        rt_at_cap_d = inc_at_cap;
-      end
-    end
-    // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
-    // holds next (compared with its three candidates: its own, the skid's, the offered one; the
-    // moves select after)
-    m_bypass_d = rsp_push &&
-                 (!m_free ? m_flow_q == ev_flow_q :
-                  t_valid_q ? t_flow_q == ev_flow_q :
-                  s_evt_flow == ev_flow_q);
-    // Stage R's forward: stage X writes at this edge the flow stage R holds next
-    r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_q : r_flow_q == ev_flow_q);
   end
 
   always @(posedge clk) begin
@@ -1645,7 +1779,7 @@ module dcqcn_rp #(
       r_valid_q <= 1'b0;
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
-      cut_fresh_q <= 1'b0;
+      x_fresh_q <= 1'b0;
       m_bypass_q <= 1'b0;
       r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
@@ -1675,7 +1809,7 @@ module dcqcn_rp #(
       r_valid_q <= r_valid_d;
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
-      cut_fresh_q <= cut_fresh_d;
+      x_fresh_q <= x_fresh_d;
       m_bypass_q <= m_bypass_d;
       r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;
@@ -1715,7 +1849,12 @@ module dcqcn_rp #(
     ev_now_q <= ev_now_d;
     ev_cnp_q <= ev_cnp_d;
     ev_pcnp_q <= ev_pcnp_d;
-    ev_grant_q <= ev_grant_d;
+    tk_gain_q <= tk_gain_d;
+    tk_room_q <= tk_room_d;
+    tk_cap_q <= tk_cap_d;
+    tk_groom_q <= tk_groom_d;
+    tk_cover_q <= tk_cover_d;
+    tk_new_q <= tk_new_d;
     ev_fire_q <= ev_fire_d;
     skip_a_q <= skip_a_d;
     skip_d_q <= skip_d_d;
@@ -1805,6 +1944,78 @@ module dcqcn_rp #(
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];
+    a_el_step_p <= x_stall ? a_el_step_p : a_el_step;
+    a_once_step_p <= x_stall ? a_once_step_p : a_once_step;
+    a_skip_p <= x_stall ? a_skip_p : a_skip;
+    alpha_cnp_p <= x_stall ? alpha_cnp_p : alpha_cnp;
+    alpha_prod_low_p <= x_stall ? alpha_prod_low_p : alpha_prod_low;
+    alpha_step_p <= x_stall ? alpha_step_p : alpha_step;
+    alpha_step_zero_p <= x_stall ? alpha_step_zero_p : alpha_step_zero;
+    bc_inc_p <= x_stall ? bc_inc_p : bc_inc;
+    bc_inc_gt_f_p <= x_stall ? bc_inc_gt_f_p : bc_inc_gt_f;
+    bc_inc_lt_f_p <= x_stall ? bc_inc_lt_f_p : bc_inc_lt_f;
+    byte_on_p <= x_stall ? byte_on_p : byte_on;
+    byte_sum_p <= x_stall ? byte_sum_p : byte_sum;
+    clamp_p <= x_stall ? clamp_p : clamp;
+    cut_ai_capped_p <= x_stall ? cut_ai_capped_p : cut_ai_capped;
+    cut_fire_p <= x_stall ? cut_fire_p : cut_fire;
+    cut_hai_capped_p <= x_stall ? cut_hai_capped_p : cut_hai_capped;
+    cut_rc_at_cap_p <= x_stall ? cut_rc_at_cap_p : cut_rc_at_cap;
+    d_el_step_p <= x_stall ? d_el_step_p : d_el_step;
+    d_once_step_p <= x_stall ? d_once_step_p : d_once_step;
+    d_skip_p <= x_stall ? d_skip_p : d_skip;
+    ev_grant_p <= x_stall ? ev_grant_p : ev_grant;
+    ev_sel_p <= x_stall ? ev_sel_p : ev_sel;
+    fold_p <= x_stall ? fold_p : fold;
+    i_el_cut_p <= x_stall ? i_el_cut_p : i_el_cut;
+    i_el_step_p <= x_stall ? i_el_step_p : i_el_step;
+    i_once_cut_p <= x_stall ? i_once_cut_p : i_once_cut;
+    i_once_step_p <= x_stall ? i_once_step_p : i_once_step;
+    i_skip_p <= x_stall ? i_skip_p : i_skip;
+    inc_at_cap_p <= x_stall ? inc_at_cap_p : inc_at_cap;
+    np_send_p <= x_stall ? np_send_p : np_send;
+    pick_a_p <= x_stall ? pick_a_p : pick_a;
+    pick_d_p <= x_stall ? pick_d_p : pick_d;
+    rc_down2_p <= x_stall ? rc_down2_p : rc_down2;
+    rc_up1_p <= x_stall ? rc_up1_p : rc_up1;
+    rt_inc_p <= x_stall ? rt_inc_p : rt_inc;
+    rt_shown_p <= x_stall ? rt_shown_p : rt_shown;
+    step_cut_p <= x_stall ? step_cut_p : step_cut;
+    step_inc_p <= x_stall ? step_inc_p : step_inc;
+    tc_inc_p <= x_stall ? tc_inc_p : tc_inc;
+    tc_inc_gt_f_p <= x_stall ? tc_inc_gt_f_p : tc_inc_gt_f;
+    tc_inc_lt_f_p <= x_stall ? tc_inc_lt_f_p : tc_inc_lt_f;
+    tok_fill_p <= x_stall ? tok_fill_p : tok_fill;
+    tx_need_p <= x_stall ? tx_need_p : tx_need;
+    x_apply_p <= x_stall ? x_apply_p : x_apply;
+    x_skip_start_p <= x_stall ? x_skip_start_p : x_skip_start;
+    x_step_p <= x_stall ? x_step_p : x_step;
+    a_due_p <= x_stall ? a_due_p : a_due_q;
+    cut_rc_p <= x_stall ? cut_rc_p : cut_rc_q;
+    d_due_p <= x_stall ? d_due_p : d_due_q;
+    ev_cnp_p <= x_stall ? ev_cnp_p : ev_cnp_q;
+    ev_fire_p <= x_stall ? ev_fire_p : ev_fire_q;
+    ev_flow_p <= x_stall ? ev_flow_p : ev_flow_q;
+    ev_kind_p <= x_stall ? ev_kind_p : ev_kind_q;
+    ev_now_p <= x_stall ? ev_now_p : ev_now_q;
+    w_a_next_p <= x_stall ? w_a_next_p : w_a_next_q;
+    w_acnp_p <= x_stall ? w_acnp_p : w_acnp_q;
+    w_alpha_p <= x_stall ? w_alpha_p : w_alpha_q;
+    w_bacc_p <= x_stall ? w_bacc_p : w_bacc_q;
+    w_bc_p <= x_stall ? w_bc_p : w_bc_q;
+    w_d_next_p <= x_stall ? w_d_next_p : w_d_next_q;
+    w_dcnp_p <= x_stall ? w_dcnp_p : w_dcnp_q;
+    w_i_next_p <= x_stall ? w_i_next_p : w_i_next_q;
+    w_incon_p <= x_stall ? w_incon_p : w_incon_q;
+    w_np_last_p <= x_stall ? w_np_last_p : w_np_last_q;
+    w_npv_p <= x_stall ? w_npv_p : w_npv_q;
+    w_rc_p <= x_stall ? w_rc_p : w_rc_q;
+    w_rt_p <= x_stall ? w_rt_p : w_rt_q;
+    w_seen_p <= x_stall ? w_seen_p : w_seen_q;
+    w_tc_p <= x_stall ? w_tc_p : w_tc_q;
+    w_tok_us_p <= x_stall ? w_tok_us_p : w_tok_us_q;
+    w_tokens_p <= x_stall ? w_tokens_p : w_tokens_q;
+    w_tokv_p <= x_stall ? w_tokv_p : w_tokv_q;
   end
 
   always @(posedge clk) begin

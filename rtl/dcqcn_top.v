@@ -196,7 +196,7 @@ module dcqcn_top #(
   assign sel_wr = s_axil_awvalid && s_axil_awready && s_axil_wvalid && s_axil_wready &&
                   s_axil_awaddr[10:2] == SEL_WORD;
   assign sel_in_range = (rp_flow_sel_flow >> FLOW_BITS) == 16'd0;
-  assign room = infl_q != 3'd6;
+  assign room = infl_q != 3'd7;
   assign rb_req = sel_pend_q && sel_in_range && room;
   assign rb_issue = rb_req && eng_evt_ready;
   assign rb_zero = sel_pend_q && !sel_in_range;

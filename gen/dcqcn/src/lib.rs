@@ -33,6 +33,7 @@ mod top;
 pub use top::{generate_top, IN_FLIGHT, TOP};
 
 use rdmagen_regmap::RegMap;
+use std::collections::{HashMap, HashSet};
 use verilog_ast::{
     BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
     UnOp,
@@ -296,9 +297,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "  stage T   take the event, read its flow's word (stage R re-reads while it waits)",
             "  stage R   the word (or the one stage X wrote at the reading edge: wb_word_q), with",
             "            the shaper's tokens accrued; waits while stage X holds the same flow",
-            "  stage X   one due period per cycle (a skip phase: 33 cycles), then the event with",
-            "            at most one alpha period and one cut check without a CNP folded in;",
-            "            writes the word back and pushes the response (2-entry FIFO)",
+            "  stage X   two cycles per pass: X1 forms every value from stage X's registers into",
+            "            registers (_p), X2 selects: one due period per pass (a skip phase: then",
+            "            32 jumps, one per cycle), then the event with at most one alpha period",
+            "            and one cut check without a CNP folded in, whose X2 writes the word back",
+            "            and pushes the response (2-entry FIFO) while X1 serves the next event",
             "mlx5 mode (the HPCC ns-3 \"Mellanox DCQCN\" model):",
             "  first CNP   alpha = initial_alpha_value; Rc = Rt = rate_to_set_on_first_cnp (or the",
             "              line rate, and then a cut is pending); alpha and cut timers start now",
@@ -524,10 +527,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "... and PAPER mode: the CNP cuts with alpha (at the load)",
         ),
         (
-            "ev_grant",
-            1,
-            "the tokens cover the event's bytes (set at the load with the tokens)",
+            "tk_gain",
+            48,
+            "the shaper's accrual, formed in stage R: the gain (rate x span)",
         ),
+        ("tk_room", 36, "... cap - tokens, negative when the cap dropped below them"),
+        ("tk_cap", 35, "... the bucket's cap"),
+        ("tk_groom", 36, "... need - tokens"),
+        ("tk_cover", 1, "... the cap covers the send"),
+        ("tk_new", 1, "... the flow's bucket is new (fills)"),
         (
             "ev_fire",
             1,
@@ -613,9 +621,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("cut_k_c", 1, "... cut_kv > Rc"),
         ("cut_m_c", 1, "... rpg_min_rate > Rc"),
         (
-            "cut_fresh",
+            "x_fresh",
             1,
-            "the cut's rank is formed from stage X's current Rc and alpha",
+            "stage X's registered values (_p) are formed from its registers as they are: stage X acts",
         ),
         (
             "m_bypass",
@@ -1062,10 +1070,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "stage R: the alpha a period or cut reads (loads alpha_in_q)",
     ));
-    for (side, rc_in, alpha_in, rc_keep) in [
-        ("ld", "ld_cut_rc", "ld_alpha_in", "rd_rc"),
-        ("x", "cut_rc_q", "alpha_in_q", "w_rc_q"),
-    ] {
+    for (side, rc_in, alpha_in, rc_keep) in [("x", "cut_rc_q", "alpha_in_q", "w_rc_q")] {
         // Rc * alpha from Rc's low 17 and high 11 bits, one DSP each (25 x 17 and 25 x 11).
         split_product(
             &mut wires,
@@ -1321,7 +1326,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("rd_bc", id("rd_bc")),
         ("tc_inc", id("tc_inc")),
         ("bc_inc", id("bc_inc")),
-        ("tc_skip", id("tc_skip")),
     ] {
         wires.push((
             format!("{n}_lt_f"),
@@ -1450,50 +1454,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "Rt after an increase event",
     ));
-    for (n, r) in [
-        ("rc_keep", rt()),
-        ("rc_ai", id("rt_ai")),
-        ("rc_hai", id("rt_hai")),
-        ("rc_cap", id("rmax_fx_q")),
-    ] {
-        wires.push((
-            format!("{n}_sum"),
-            29,
-            add(add(zext(rc(), 1), zext(r, 1)), d(29, 1)),
-            "",
-        ));
-    }
-    // PAPER's hyper step below the cap adds the product to Rc + Rt + 1 (rt_phai_sum does not
-    // wrap there: the product is at most (cap - Rt) / 256), not Rt + product to Rc.
+    // Rc after an increase from X1's registered new Rt: one carry chain in X2 (rc_inc is an
+    // X2 wire, see X2_WIRES). PAPER's hyper step below the cap is Rt + the product, which
+    // does not wrap there (the product is at most (cap - Rt) / 256).
     wires.push((
-        "rc_phai_sum".into(),
+        "rc_inc_sum".into(),
         29,
-        tern(
-            id("phai_capped"),
-            id("rc_cap_sum"),
-            add(
-                id("rc_keep_sum"),
-                zext(shl_const(id("phai_prod").bits(19, 0), 8), 1),
-            ),
-        ),
+        add(add(zext(rc(), 1), zext(id("rt_inc"), 1)), d(29, 1)),
         "",
     ));
     wires.push((
         "rc_inc".into(),
         28,
-        tern(
-            id("inc_ai"),
-            id("rc_ai_sum").bits(28, 1),
-            tern(
-                id("inc_hai"),
-                id("rc_hai_sum").bits(28, 1),
-                tern(
-                    id("inc_phai"),
-                    id("rc_phai_sum").bits(28, 1),
-                    id("rc_keep_sum").bits(28, 1),
-                ),
-            ),
-        ),
+        id("rc_inc_sum").bits(28, 1),
         "(Rc + Rt + 1) / 2 with Rt after the increase",
     ));
     wires.push((
@@ -1758,16 +1731,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "one alpha period and one cut check with no CNP marked go with the event",
     ));
     wires.push((
-        "cut_wait".into(),
-        1,
-        and(vec![
-            not(id("cut_fresh_q")),
-            or(id("ev_pcnp_q"), and(vec![id("pick_d"), id("w_dcnp_q")])),
-        ]),
-        "a step changed Rc or alpha at the last edge and the event or the next step cuts: wait \
-         a cycle for the cut's rank",
-    ));
-    wires.push((
         "x_apply".into(),
         1,
         // No skip term: a skip needs two or more periods of its timer due, which rules out
@@ -1775,7 +1738,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(id("cut_wait")),
             or(
                 id("fold"),
                 not(Expr::any_of(
@@ -1792,7 +1754,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(id("cut_wait")),
             Expr::any_of(vec![id("a_skip"), id("d_skip"), id("i_skip")], b1(false)),
         ]),
         "a skip phase starts",
@@ -1808,7 +1769,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("x_valid_q"),
             not(id("x_skip_q")),
-            not(id("cut_wait")),
             not(id("x_apply")),
         ]),
         "stage X applies the earliest due period",
@@ -1818,7 +1778,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // a due cut with a CNP marked rules out folding, so it is the step when it is the
     // earliest due timer; the increase is, when it is.
     let code = |c: Expr, v: u128, rest: Expr| tern(c, Expr::num(2, v), rest);
-    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q")), not(id("cut_wait"))];
+    let in_x = || vec![id("x_valid_q"), not(id("x_skip_q"))];
     wires.push((
         "step_cut".into(),
         1,
@@ -1840,7 +1800,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         1,
         and(vec![
             eq(id("ev_kind_q"), id("K_TX")),
-            id("ev_grant_q"),
+            id("ev_grant"),
             id("byte_on"),
             id("ev_fire_q"),
         ]),
@@ -1873,20 +1833,51 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "... and the response FIFO has room: it does",
     ));
     wires.push((
+        "x_stall".into(),
+        1,
+        and(vec![id("x_apply_p"), id("sk_valid_q")]),
+        "X2 holds an apply and the response FIFO is full: X2's registers hold",
+    ));
+    wires.push((
+        "x2_step".into(),
+        1,
+        Expr::any_of(
+            vec![
+                id("x_step_p"),
+                id("x_skip_start_p"),
+                and(vec![id("x_skip_q"), id("x_valid_q")]),
+            ],
+            b1(false),
+        ),
+        "X2 steps X1's event (a period, a skip phase's start) or a skip jump: stage X's \
+         registers change",
+    ));
+    wires.push((
+        "x_v1".into(),
+        1,
+        and(vec![id("x_valid_q"), not(or(id("x_stall"), id("x2_step")))]),
+        "stage X holds an event and does not act this cycle: the values X1 forms now are its \
+         registers' as they will be next cycle (X1's wires read this as stage X's valid bit)",
+    ));
+    wires.push((
         "x_free".into(),
         1,
-        or(not(id("x_valid_q")), id("x_done")),
-        "stage X takes an event at the next edge",
+        or(not(id("x_valid_q")), id("x_apply")),
+        "stage X takes an event at the next edge: X1 forms its event's apply (X2 applies it \
+         next cycle from registers while X1 serves the next event)",
     ));
     wires.push((
         "r_hazard".into(),
         1,
         and(vec![
             id("r_valid_q"),
-            id("x_valid_q"),
-            eq(id("ev_flow_q"), id("r_flow_q")),
+            or(
+                and(vec![id("x_valid_q"), eq(id("ev_flow_q"), id("r_flow_q"))]),
+                and(vec![id("x_apply_p"), eq(id("ev_flow_p"), id("r_flow_q"))]),
+            ),
         ]),
-        "stage X holds stage R's flow: R waits for the write",
+        "stage X holds stage R's flow (X1's event, or X2's apply still to write): R waits for \
+         the write",
     ));
     wires.push((
         "r_adv".into(),
@@ -1945,23 +1936,80 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(zext(tc(), 16), id("tc_jump_q")),
         "",
     ));
-    wires.push((
-        "bc_over_tc".into(),
-        17,
-        sub(zext(id("w_bc_q"), 1), zext(tc(), 1)),
-        "w_bc_q - w_tc_q, negative when the byte count is the smaller",
-    ));
+    // The skip's count flags compare w_tc_q + the jump with F and w_bc_q as three-input sums
+    // (one LUT level of carry-save, then one carry chain), not the sum and then a compare:
+    // the skip phase's jumps loop one per cycle. A saturated count (0xFFFF) is above F like
+    // the sum it stands for.
+    let w34 = |e: Expr, w: u32| zext(e, 34 - w);
+    let not34 = |e: Expr, w: u32| Expr::bitnot(w34(e, w));
+    for (name, terms, k, what) in [
+        (
+            "tc_skip_lt_f",
+            [
+                w34(tc(), 16),
+                w34(id("tc_jump_q"), 32),
+                not34(id("threshold"), 16),
+            ],
+            1,
+            "tc_skip < F: w_tc_q + the jump - F is negative",
+        ),
+        (
+            "tc_skip_gt_f",
+            [
+                w34(id("threshold"), 16),
+                not34(tc(), 16),
+                not34(id("tc_jump_q"), 32),
+            ],
+            2,
+            "tc_skip > F: F - w_tc_q - the jump is negative",
+        ),
+        (
+            "bc_below_skip",
+            [
+                w34(id("w_bc_q"), 16),
+                not34(tc(), 16),
+                not34(id("tc_jump_q"), 32),
+            ],
+            2,
+            "w_bc_q < w_tc_q + the jump: w_bc_q - w_tc_q - the jump is negative",
+        ),
+    ] {
+        let [a, b, c] = terms;
+        let xor = Expr::bin(
+            BinOp::BitXor,
+            Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
+            c.clone(),
+        );
+        let maj = Expr::bin(
+            BinOp::BitOr,
+            Expr::bin(
+                BinOp::BitOr,
+                Expr::bin(BinOp::BitAnd, a.clone(), b.clone()),
+                Expr::bin(BinOp::BitAnd, a, c.clone()),
+            ),
+            Expr::bin(BinOp::BitAnd, b, c),
+        );
+        wires.push((
+            format!("{name}_sum"),
+            34,
+            add(add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1))), d(34, k)),
+            "",
+        ));
+        wires.push((
+            name.into(),
+            1,
+            id(&format!("{name}_sum")).bits(33, 33),
+            what,
+        ));
+    }
     wires.push((
         "bc_lt_tc_skip".into(),
         1,
         and(vec![
-            or(
-                id("bc_over_tc").bits(16, 16),
-                gt(id("tc_jump_q"), zext(id("bc_over_tc").bits(15, 0), 16)),
-            ),
+            id("bc_below_skip"),
             ne(id("w_bc_q"), Expr::num(16, 0xffff)),
         ]),
-        "w_bc_q < tc_skip, from registers: below w_tc_q + the jump and below 0xFFFF, where tc_skip saturates",
+        "w_bc_q < tc_skip (below the sum and below 0xFFFF, where tc_skip saturates)",
     ));
     wires.push((
         "tc_skip".into(),
@@ -2009,12 +2057,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("tok_rate", "tok_span", 20),
         ["span * rate[16:0]", "span * rate[27:17]", "rate * span"],
     );
-    wires.push((
-        "tok_sum".into(),
-        35,
-        add(id("rd_tokens"), id("tok_gain").bits(34, 0)),
-        "tokens plus the gain (kept only under the cap)",
-    ));
     // The cap and cap - tokens are formed for both rates (the flow's Rc, the cap rate) and
     // selected after, so the rate's select is not in front of the sums; cap - tokens at Rc
     // is (burst - tokens) + Rc, the first difference taken while Rc's sum forms.
@@ -2094,23 +2136,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "cap - tokens, negative when the cap dropped below them",
     ));
+    // The accrual's last step, in stage X's first cycle (X1) from the registers stage R formed
+    // (tk_*): the gain against cap - tokens, one compare behind registers.
     wires.push((
         "tok_over".into(),
         1,
         Expr::any_of(
             vec![
-                not(id("rd_tokv")),
-                id("tok_room").bits(35, 35),
-                gt(id("tok_gain"), zext(id("tok_room").bits(34, 0), 13)),
+                id("tk_new_q"),
+                id("tk_room_q").bits(35, 35),
+                gt(id("tk_gain_q"), zext(id("tk_room_q").bits(34, 0), 13)),
             ],
             b1(false),
         ),
         "the bucket fills: a new flow's, or the accrual reaches the cap",
     ));
     wires.push((
+        "tok_sum".into(),
+        35,
+        add(id("w_tokens_q"), id("tk_gain_q").bits(34, 0)),
+        "tokens plus the gain (kept only under the cap)",
+    ));
+    wires.push((
         "tok_fill".into(),
         35,
-        tern(id("tok_over"), id("tok_cap"), id("tok_sum")),
+        tern(id("tok_over"), id("tk_cap_q"), id("tok_sum")),
         "tokens after accrual",
     ));
     // Events.
@@ -2162,17 +2212,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "tok_cap covers the send (the cap saturates only above any send)",
     ));
     wires.push((
-        "rd_grant".into(),
+        "ev_grant".into(),
         1,
         tern(
             id("tok_over"),
-            id("cap_cover"),
+            id("tk_cover_q"),
             or(
-                id("grant_room").bits(35, 35),
-                ge(id("tok_gain"), zext(id("grant_room").bits(34, 0), 13)),
+                id("tk_groom_q").bits(35, 35),
+                ge(id("tk_gain_q"), zext(id("tk_groom_q").bits(34, 0), 13)),
             ),
         ),
-        "tok_fill covers the send (both cases compared while tok_over settles)",
+        "tok_fill covers the send (X1; both cases compared while tok_over settles)",
     ));
     wires.push((
         "rd_byte_sum".into(),
@@ -2276,48 +2326,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "a microsecond ends",
     ));
 
-    // Products and sums keep every bit; the fixed-point scaling drops low bits.
-    let dropped = [
-        "alpha_prod",
-        "ld_cut_prod",
-        "x_cut_prod",
-        "ld_keep_prod",
-        "x_keep_prod",
-        "phai_room_p1",
-        "phai_room_up",
-        "phai_over",
-        "rc_keep_sum",
-        "rc_ai_sum",
-        "rc_hai_sum",
-        "rc_phai_sum",
-        "rc_cap_sum",
-    ];
-    items.push(V::Comment(vec!["Datapath".into()]));
-    let mut decls = Vec::new();
-    let mut lint = Vec::new();
-    for (name, w, _, c) in &wires {
-        let mut decl = Decl::wire(name.clone(), bits(*w));
-        if !c.is_empty() {
-            decl = decl.comment(*c);
-        }
-        if dropped.contains(&name.as_str()) {
-            lint.push(V::Decl(decl));
-        } else {
-            decls.push(V::Decl(decl));
-        }
-    }
-    items.extend(decls);
-    items.push(V::Comment(vec![
-        "Fixed-point scaling drops the low bits of these products and sums by design.".into(),
-        "verilator lint_off UNUSED".into(),
-    ]));
-    items.extend(lint);
-    items.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));
-    items.push(V::Blank);
-    for (name, _, e, _) in wires {
-        items.push(V::Assign(id(&name), e));
-    }
-    items.push(V::Blank);
+    let wires_at = items.len();
     items.push(V::Assign(
         id("s_evt_ready"),
         and(vec![
@@ -2364,6 +2373,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     for &(f, _) in STATE_FIELDS {
         c.push(set(&format!("w_{f}_d"), id(&format!("w_{f}_q"))));
     }
+    let n_defaults = c.len();
     c.push(set(
         "clear_pend_d",
         or(id("clear_pend_q"), cfg("ctrl", "flow_clear")),
@@ -2372,16 +2382,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         c.push(set(&format!("{s}_d"), b1(false)));
     }
     c.push(Stmt::Comment(
-        "The cut's rank from stage X's registers, one cycle behind a step (the load below".into(),
+        "The cut's rank from stage X's registers in every cycle: formed in X1, read in X2".into(),
     ));
-    c.push(Stmt::Comment("takes stage R's instead)".into()));
-    for (n, w) in CUT_RANK {
-        c.push(set(
-            &format!("cut_{n}_d"),
-            rank_bits(&format!("x_cut_{n}"), *w),
-        ));
-    }
-    c.push(set("cut_fresh_d", not(id("x_step"))));
+    c.push(Stmt::if_(
+        not(id("x_stall")),
+        CUT_RANK
+            .iter()
+            .map(|(n, w)| set(&format!("cut_{n}_d"), rank_bits(&format!("x_cut_{n}"), *w)))
+            .collect(),
+    ));
     c.push(set("wb_word_d", id("wb_word_q")));
     c.push(Stmt::Comment(
         "A waiting stage R keeps its word with a forwarded write in it (wb_word_q follows".into(),
@@ -2460,6 +2469,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 not(id("m_valid_q")),
                 not(id("r_valid_q")),
                 not(id("x_valid_q")),
+                not(id("x_fresh_q")),
             ]),
             vec![
                 set("state_d", id("S_CLEAR")),
@@ -2611,8 +2621,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(Stmt::Comment(
         "Tokens accrue at the rate of the flow's last touch".into(),
     ));
-    load_x.push(set("w_tokens_d", id("tok_fill")));
-    load_x.push(set("ev_grant_d", id("rd_grant")));
+    load_x.push(set("w_tokens_d", id("rd_tokens")));
+    for (r, v) in [
+        ("tk_gain", id("tok_gain")),
+        ("tk_room", id("tok_room")),
+        ("tk_cap", id("tok_cap")),
+        ("tk_groom", id("grant_room")),
+        ("tk_cover", id("cap_cover")),
+        ("tk_new", not(id("rd_tokv"))),
+    ] {
+        load_x.push(set(&format!("{r}_d"), v));
+    }
     load_x.push(set("ev_fire_d", id("rd_fire")));
     load_x.push(set("w_tokv_d", b1(true)));
     load_x.push(set("w_tok_us_d", id("r_now_q")));
@@ -2631,16 +2650,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("bc_lt_tc_d", Expr::lt(id("rd_bc"), id("rd_tc"))));
     load_x.push(set("cut_rc_d", id("ld_cut_rc")));
     load_x.push(set("alpha_in_d", id("ld_alpha_in")));
-    load_x.push(Stmt::Comment(
-        "The cut's rank from stage R's word: ready for the event's first cycle".into(),
-    ));
-    for (n, w) in CUT_RANK {
-        load_x.push(set(
-            &format!("cut_{n}_d"),
-            rank_bits(&format!("ld_cut_{n}"), *w),
-        ));
-    }
-    load_x.push(set("cut_fresh_d", b1(true)));
 
     let mut first_cnp = vec![set("w_seen_d", b1(true))];
     first_cnp.extend(alpha_to(id("alpha_init"), id("alpha0_zero_q")));
@@ -2697,9 +2706,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             (
                 vec![id("K_TX")],
                 vec![Stmt::if_else(
-                    id("ev_grant_q"),
+                    id("ev_grant"),
                     vec![
-                        set("w_tokens_d", sub(id("w_tokens_q"), id("tx_need"))),
+                        set("w_tokens_d", sub(id("tok_fill"), id("tx_need"))),
                         set("rsp_new_flag", b1(true)),
                         Stmt::if_(
                             id("byte_on"),
@@ -2750,6 +2759,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 Stmt::if_(id("d_due_q"), advance("d", "step")),
             ],
         ),
+        Stmt::Comment("The tokens accrued at the load (X1 formed them)".into()),
+        set("w_tokens_d", id("tok_fill")),
         event,
         set("ram_we", b1(true)),
         set("rsp_push", b1(true)),
@@ -2839,10 +2850,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(Stmt::Comment(
         "it), or the event; the three exclude one another (see x_apply)".into(),
     ));
-    c.push(Stmt::if_(
-        and(vec![id("x_valid_q"), id("x_skip_q")]),
-        arm_skip,
+    c.push(set(
+        "x_fresh_d",
+        tern(id("x_stall"), id("x_fresh_q"), id("x_v1")),
     ));
+    // The skip phase's jumps, one per cycle, read stage X's registers themselves: added
+    // after X2's renaming, below (skip_tail).
+    let skip_tail = vec![
+        Stmt::Comment("Skip phase: one jump per cycle from stage X's registers (X1 waits)".into()),
+        Stmt::if_(and(vec![id("x_skip_q"), id("x_valid_q")]), arm_skip),
+    ];
     c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
     c.push(Stmt::if_(id("x_step"), arm_step));
     c.push(Stmt::if_(id("x_done"), finish));
@@ -3019,16 +3036,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     c.push(Stmt::if_(not(id("sk_valid_q")), vec![late_rsp("sk")]));
     c.push(Stmt::Comment(
-        "Stage R to stage X: the word with its tokens accrued".into(),
-    ));
-    c.push(Stmt::if_(
-        id("x_free"),
-        vec![
-            set("x_valid_d", id("r_adv")),
-            Stmt::if_(id("r_adv"), load_x),
-        ],
-    ));
-    c.push(Stmt::Comment(
         "Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads"
             .into(),
     ));
@@ -3092,6 +3099,293 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             ),
         ]),
     ));
+    let load_tail = vec![
+        Stmt::Comment("Stage R to stage X: the word with its tokens accrued".into()),
+        Stmt::if_(
+            id("x_free"),
+            vec![
+                set("x_valid_d", id("r_adv")),
+                Stmt::if_(id("r_adv"), load_x),
+            ],
+        ),
+    ];
+    // Stage X over two cycles (X1, X2). Every datapath value that is a function of stage X's
+    // registers and the parameters alone (a "pure" wire) is formed in X1 and registered
+    // (`<wire>_p`); X2 (the always block and the wires that read other stages or the FIFO)
+    // selects from those registers, so no path runs from one of stage X's registers through
+    // the arithmetic and the selects back into it. X2 acts (a step, a skip jump, the apply)
+    // only in a cycle whose registered values were formed from stage X's registers as they
+    // are (x_v1 in X1, x_fresh_q): a step or jump costs two cycles, as does an event.
+    let is_param = |n: &str| {
+        n.ends_with("_i")
+            || DERIVED.iter().any(|(d, _)| format!("{d}_q") == n)
+            || [
+                "K_CNP",
+                "K_TX",
+                "K_CE",
+                "K_READ",
+                "S_CLEAR",
+                "S_RUN",
+                "STATE_W",
+                "FLOW_BITS",
+            ]
+            .contains(&n)
+    };
+    let is_x_reg = |n: &str| {
+        let Some(r) = n.strip_suffix("_q") else {
+            return false;
+        };
+        if STATE_FIELDS.iter().any(|(f, _)| format!("w_{f}") == r) {
+            return true;
+        }
+        regs.iter().any(|(name, _, _)| *name == r)
+            && ![
+                "state",
+                "clear_pend",
+                "clr_addr",
+                "pre_cnt",
+                "now_us",
+                "x_fresh",
+            ]
+            .contains(&r)
+            && !["t_", "m_", "r_", "rsp_", "sk_", "stat_"]
+                .iter()
+                .any(|pre| r.starts_with(pre))
+            && !CUT_RANK.iter().any(|(k, _)| format!("cut_{k}") == r)
+    };
+    let index: HashMap<String, usize> = wires
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _, _, _))| (n.clone(), i))
+        .collect();
+    // Per wire: Some(true) pure and reading a stage X register, Some(false) pure on
+    // parameters alone, None not pure.
+    let mut class: Vec<Option<Option<bool>>> = vec![None; wires.len()];
+    fn classify(
+        i: usize,
+        wires: &[(String, u32, Expr, &str)],
+        index: &HashMap<String, usize>,
+        class: &mut Vec<Option<Option<bool>>>,
+        leaf: &dyn Fn(&str) -> Option<bool>,
+    ) -> Option<bool> {
+        if let Some(c) = class[i] {
+            return c;
+        }
+        class[i] = Some(None); // a cycle through wires is not pure
+        let mut ids = Vec::new();
+        expr_ids(&wires[i].2, &mut ids);
+        let mut out = Some(false);
+        for n in ids {
+            let c = match index.get(&n) {
+                Some(&j) => classify(j, wires, index, class, leaf),
+                None => leaf(&n),
+            };
+            out = match (out, c) {
+                (Some(a), Some(b)) => Some(a || b),
+                _ => None,
+            };
+        }
+        class[i] = Some(out);
+        out
+    }
+    let leaf = |n: &str| {
+        if is_x_reg(n) {
+            Some(true)
+        } else if is_param(n) {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    // Stage X's control reads stage X's registers themselves (see `control` below).
+    let control = ["x_v1", "x_free", "r_hazard", "x2_step"];
+    for (i, (n, _, _, _)) in wires.iter().enumerate() {
+        if X2_WIRES.contains(&n.as_str()) || control.contains(&n.as_str()) {
+            class[i] = Some(None);
+        }
+    }
+    for i in 0..wires.len() {
+        classify(i, &wires, &index, &mut class, &leaf);
+    }
+    let x1: HashSet<String> = wires
+        .iter()
+        .zip(&class)
+        .filter(|(_, c)| **c == Some(Some(true)))
+        .map(|((n, _, _, _), _)| n.clone())
+        .collect();
+    // X2's reads of X1's values take the registered copy; X1's wires read stage X's valid
+    // bit as x_v1 (valid and not acting this cycle), so a value formed in a cycle that
+    // changes stage X's registers says "nothing to do" in the next.
+    // X2 also reads stage X's registers through registered copies (`<reg>_p`, formed with
+    // the values), so that X1 can serve the next event while X2 applies one: X1 takes the
+    // next event at the edge that ends its apply pass. Stage X's control (x_v1, x_free,
+    // r_hazard) reads the registers themselves.
+    let x_copy = |n: &str| is_x_reg(n) && n != "x_valid_q";
+    let copy_name = |n: &str| format!("{}_p", n.strip_suffix("_q").unwrap_or(n));
+    let rename = |n: &str| {
+        if x1.contains(n) {
+            Some(format!("{n}_p"))
+        } else if x_copy(n) {
+            Some(copy_name(n))
+        } else {
+            None
+        }
+    };
+    let mut read_p = HashSet::new();
+    let mut read_copy = HashSet::new();
+    for (n, _, e, _) in wires.iter_mut() {
+        if x1.contains(n) {
+            *e = map_expr(e, &|v| (v == "x_valid_q").then(|| "x_v1".to_string()));
+        } else if !control.contains(&n.as_str()) {
+            let mut ids = Vec::new();
+            expr_ids(e, &mut ids);
+            for v in ids {
+                if x1.contains(&v) {
+                    read_p.insert(v);
+                } else if x_copy(&v) {
+                    read_copy.insert(v);
+                }
+            }
+            *e = map_expr(e, &rename);
+        }
+    }
+    let keep: Vec<String> = CUT_RANK.iter().map(|(k, _)| format!("cut_{k}_d")).collect();
+    // The hold defaults of stage X's registers other than the word's fields read the
+    // registers: X2's word and response read only the fields' (`w_*_d`), and the others
+    // count only when X2 steps their own event, when the registers equal X1's copies.
+    let held = |st: &Stmt| match st {
+        Stmt::Assign(l, _) => lhs_name(l).is_some_and(|n| !n.starts_with("w_")),
+        _ => false,
+    };
+    for (i, st) in c.iter().enumerate() {
+        if i < n_defaults && held(st) {
+            continue;
+        }
+        stmt_ids(st, &keep, &mut |v| {
+            if x1.contains(v) {
+                read_p.insert(v.to_string());
+            } else if x_copy(v) {
+                read_copy.insert(v.to_string());
+            }
+        });
+    }
+    let mut c: Vec<Stmt> = c
+        .iter()
+        .enumerate()
+        .map(|(i, st)| {
+            if i < n_defaults && held(st) {
+                st.clone()
+            } else {
+                map_stmt(st, &keep, &rename)
+            }
+        })
+        .collect();
+    // X2 computed the word and the response from its copies; stage X's registers take the
+    // result only when X2 stepped their own event (after an apply they hold the next one).
+    let x_regs: Vec<String> = regs
+        .iter()
+        .map(|(n, _, _)| format!("{n}_q"))
+        .chain(STATE_FIELDS.iter().map(|(f, _)| format!("w_{f}_q")))
+        .filter(|n| is_x_reg(n))
+        .collect();
+    c.push(Stmt::Comment(
+        "Stage X's registers: X2's result when it stepped their event, else held".into(),
+    ));
+    c.push(Stmt::if_(
+        not(or(id("x_step_p"), id("x_skip_start_p"))),
+        x_regs
+            .iter()
+            .map(|n| set(&format!("{}_d", n.strip_suffix("_q").unwrap()), id(n)))
+            .collect(),
+    ));
+    c.extend(skip_tail);
+    c.extend(load_tail);
+    let mut copies: Vec<(String, u32)> = x_regs
+        .iter()
+        .filter(|n| read_copy.contains(*n))
+        .map(|n| {
+            let r = n.strip_suffix("_q").unwrap();
+            let w = regs
+                .iter()
+                .find(|(m, _, _)| *m == r)
+                .map(|(_, w, _)| *w)
+                .or_else(|| {
+                    STATE_FIELDS
+                        .iter()
+                        .find(|(f, _)| format!("w_{f}") == r)
+                        .map(|(_, w)| *w)
+                })
+                .unwrap();
+            (n.clone(), w)
+        })
+        .collect();
+    copies.sort();
+    let mut registered: Vec<(String, u32)> = wires
+        .iter()
+        .filter(|(n, _, _, _)| read_p.contains(n))
+        .map(|(n, w, _, _)| (n.clone(), *w))
+        .collect();
+    registered.sort();
+    // Products and sums keep every bit; the fixed-point scaling drops low bits.
+    let mut dp = Vec::new();
+    let dropped = [
+        "alpha_prod",
+        "x_cut_prod",
+        "x_keep_prod",
+        "phai_room_p1",
+        "phai_room_up",
+        "phai_over",
+        "rc_inc_sum",
+        "tc_skip_lt_f_sum",
+        "tc_skip_gt_f_sum",
+        "bc_below_skip_sum",
+    ];
+    dp.push(V::Comment(vec!["Datapath".into()]));
+    let mut decls = Vec::new();
+    let mut lint = Vec::new();
+    for (name, w, _, c) in &wires {
+        let mut decl = Decl::wire(name.clone(), bits(*w));
+        if !c.is_empty() {
+            decl = decl.comment(*c);
+        }
+        if dropped.contains(&name.as_str()) {
+            lint.push(V::Decl(decl));
+        } else {
+            decls.push(V::Decl(decl));
+        }
+    }
+    dp.extend(decls);
+    dp.push(V::Comment(vec![
+        "Fixed-point scaling drops the low bits of these products and sums by design.".into(),
+        "verilator lint_off UNUSED".into(),
+    ]));
+    dp.extend(lint);
+    dp.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));
+    dp.push(V::Blank);
+    for (name, _, e, _) in wires {
+        dp.push(V::Assign(id(&name), e));
+    }
+    dp.push(V::Blank);
+    dp.push(V::Comment(vec![
+        "Stage X's values formed in X1 from its registers, read by X2 (verilator lint_off UNUSED:"
+            .into(),
+        "X2 reads some of them in part)".into(),
+        "verilator lint_off UNUSED".into(),
+    ]));
+    for (n, w) in &registered {
+        dp.push(V::Decl(Decl::reg(format!("{n}_p"), bits(*w))));
+    }
+    for (n, w) in &copies {
+        let range = if *w == 0 {
+            flow_range.clone()
+        } else {
+            bits(*w)
+        };
+        dp.push(V::Decl(Decl::reg(copy_name(n), range)));
+    }
+    dp.push(V::Comment(vec!["verilator lint_on UNUSED".into()]));
+    dp.push(V::Blank);
+    items.splice(wires_at..wires_at, dp);
     items.push(V::Comb(c));
     items.push(V::Blank);
 
@@ -3165,8 +3459,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "sk_bc",
         "rt_at_cap",
         "alpha_zero",
-        "ev_grant",
         "ev_fire",
+        "tk_gain",
+        "tk_room",
+        "tk_cap",
+        "tk_groom",
+        "tk_cover",
+        "tk_new",
     ];
     for (name, w, _) in regs {
         let reset_value = if datapath.contains(name) {
@@ -3210,6 +3509,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         d: id("state_ram").index(id("ram_raddr")),
         reset: None,
     });
+    // X2's registers hold while it waits for the response FIFO with an apply.
+    for (n, _) in &registered {
+        let q = format!("{n}_p");
+        flops.push(Flop {
+            q: id(&q),
+            d: tern(id("x_stall"), id(&q), id(n)),
+            reset: None,
+        });
+    }
+    for (n, _) in &copies {
+        let q = copy_name(n);
+        flops.push(Flop {
+            q: id(&q),
+            d: tern(id("x_stall"), id(&q), id(n)),
+            reset: None,
+        });
+    }
     items.push(V::Flops(flops));
     items.push(V::Blank);
     items.push(V::MemWrite {
@@ -3277,4 +3593,142 @@ fn zext_flow(v: u128) -> Expr {
 
 fn zero_flow() -> Expr {
     Expr::repl(id("FLOW_BITS"), b1(false))
+}
+
+/// Wires of stage X formed in X2 from X1's registered values: the flags of a new value that
+/// need the value itself (a compare behind the increase's select, the skip's count) and Rc
+/// after an increase (a sum behind the new Rt), each one carry chain behind a register.
+const X2_WIRES: &[&str] = &[
+    "rc_inc_sum",
+    "rc_inc",
+    "inc_rc_near",
+    "inc_ai_capped",
+    "inc_hai_capped",
+];
+
+/// Every identifier `e` reads, in order, with repeats.
+fn expr_ids(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Ident(n) => out.push(n.clone()),
+        Expr::Int(_) | Expr::Num { .. } | Expr::Str(_) => {}
+        Expr::Index(a, b) | Expr::Repl(a, b) | Expr::Binary(_, a, b) => {
+            expr_ids(a, out);
+            expr_ids(b, out);
+        }
+        Expr::Slice(a, b, c) | Expr::PartSelect(a, b, c) | Expr::Ternary(a, b, c) => {
+            expr_ids(a, out);
+            expr_ids(b, out);
+            expr_ids(c, out);
+        }
+        Expr::Concat(v) => v.iter().for_each(|x| expr_ids(x, out)),
+        Expr::Unary(_, a) => expr_ids(a, out),
+        Expr::Call(c) => c.1.iter().for_each(|x| expr_ids(x, out)),
+    }
+}
+
+/// `e` with each identifier `f` names a replacement for replaced.
+fn map_expr(e: &Expr, f: &dyn Fn(&str) -> Option<String>) -> Expr {
+    let m = |x: &Expr| Box::new(map_expr(x, f));
+    match e {
+        Expr::Ident(n) => f(n).map_or_else(|| e.clone(), Expr::Ident),
+        Expr::Int(_) | Expr::Num { .. } | Expr::Str(_) => e.clone(),
+        Expr::Index(a, b) => Expr::Index(m(a), m(b)),
+        Expr::Repl(a, b) => Expr::Repl(m(a), m(b)),
+        Expr::Binary(op, a, b) => Expr::Binary(*op, m(a), m(b)),
+        Expr::Slice(a, b, c) => Expr::Slice(m(a), m(b), m(c)),
+        Expr::PartSelect(a, b, c) => Expr::PartSelect(m(a), m(b), m(c)),
+        Expr::Ternary(a, b, c) => Expr::Ternary(m(a), m(b), m(c)),
+        Expr::Concat(v) => Expr::Concat(v.iter().map(|x| map_expr(x, f)).collect()),
+        Expr::Unary(op, a) => Expr::Unary(*op, m(a)),
+        Expr::Call(c) => Expr::Call(Box::new((
+            c.0.clone(),
+            c.1.iter().map(|x| map_expr(x, f)).collect(),
+        ))),
+    }
+}
+
+/// The name an assignment writes (its target's identifier).
+fn lhs_name(e: &Expr) -> Option<&str> {
+    match e {
+        Expr::Ident(n) => Some(n),
+        Expr::Index(a, _) | Expr::Slice(a, _, _) | Expr::PartSelect(a, _, _) => lhs_name(a),
+        _ => None,
+    }
+}
+
+/// Calls `f` on every identifier `s` reads (not the targets; not the right-hand side of an
+/// assignment to a name in `keep`).
+fn stmt_ids(s: &Stmt, keep: &[String], f: &mut dyn FnMut(&str)) {
+    let on = |e: &Expr, f: &mut dyn FnMut(&str)| {
+        let mut ids = Vec::new();
+        expr_ids(e, &mut ids);
+        ids.iter().for_each(|n| f(n));
+    };
+    match s {
+        Stmt::Assign(l, r) => {
+            if !lhs_name(l).is_some_and(|n| keep.iter().any(|k| k == n)) {
+                on(r, f);
+            }
+        }
+        Stmt::If { cond, then, els } => {
+            on(cond, f);
+            then.iter().chain(els).for_each(|x| stmt_ids(x, keep, f));
+        }
+        Stmt::Case {
+            subject,
+            arms,
+            default,
+        } => {
+            on(subject, f);
+            for (labels, body) in arms {
+                labels.iter().for_each(|l| on(l, f));
+                body.iter().for_each(|x| stmt_ids(x, keep, f));
+            }
+            default.iter().for_each(|x| stmt_ids(x, keep, f));
+        }
+        Stmt::For(l) => l.body.iter().for_each(|x| stmt_ids(x, keep, f)),
+        Stmt::SysCall(_, args) => args.iter().for_each(|a| on(a, f)),
+        Stmt::Comment(_) => {}
+    }
+}
+
+/// `s` with the identifiers it reads renamed by `f` (targets, and the right-hand side of an
+/// assignment to a name in `keep`, as they are).
+fn map_stmt(s: &Stmt, keep: &[String], f: &dyn Fn(&str) -> Option<String>) -> Stmt {
+    let body = |v: &[Stmt]| v.iter().map(|x| map_stmt(x, keep, f)).collect();
+    match s {
+        Stmt::Assign(l, r) => {
+            if lhs_name(l).is_some_and(|n| keep.iter().any(|k| k == n)) {
+                s.clone()
+            } else {
+                Stmt::Assign(l.clone(), map_expr(r, f))
+            }
+        }
+        Stmt::If { cond, then, els } => Stmt::If {
+            cond: map_expr(cond, f),
+            then: body(then),
+            els: body(els),
+        },
+        Stmt::Case {
+            subject,
+            arms,
+            default,
+        } => Stmt::Case {
+            subject: map_expr(subject, f),
+            arms: arms
+                .iter()
+                .map(|(ls, b)| (ls.iter().map(|l| map_expr(l, f)).collect(), body(b)))
+                .collect(),
+            default: body(default),
+        },
+        Stmt::For(l) => {
+            let mut l = l.clone();
+            l.body = body(&l.body);
+            Stmt::For(l)
+        }
+        Stmt::SysCall(n, args) => {
+            Stmt::SysCall(n.clone(), args.iter().map(|a| map_expr(a, f)).collect())
+        }
+        Stmt::Comment(_) => s.clone(),
+    }
 }

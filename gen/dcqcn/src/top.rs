@@ -8,8 +8,9 @@
 //! pending read-back has priority over `s_evt_*` for one engine slot: `s_evt_ready` is low in
 //! the cycles it waits for the engine, and one write costs the event stream at most one slot.
 //! Writes before the read-back is taken merge into one for the newest flow. Responses stay in
-//! order; an eight-entry tag FIFO (the engine holds at most six events: its input skid, stages
-//! M, R and X and two response entries) marks which are the top's own: those are taken at once and never reach
+//! order; an eight-entry tag FIFO (the engine holds at most seven events: its input skid,
+//! stages M and R, stage X's registers, an apply X2 holds for the response FIFO and two
+//! response entries) marks which are the top's own: those are taken at once and never reach
 //! `m_rsp_*`. The response of the newest selection loads the window registers and sets `ready`;
 //! the responses of read-backs issued for an older selection are dropped. Flow indices at or
 //! beyond 2**FLOW_BITS issue no event and read back as zero with `ready` set.
@@ -24,9 +25,9 @@ use crate::{Options, KIND_READ, MODULE};
 /// Module (and file) name of the top.
 pub const TOP: &str = "dcqcn_top";
 
-/// Events the engine can hold at once (its input skid, stages M, R and X, the two response
-/// FIFO entries).
-pub const IN_FLIGHT: u32 = 6;
+/// Events the engine can hold at once (its input skid, stages M and R, stage X's registers,
+/// X2's apply waiting for the response FIFO, the two response FIFO entries).
+pub const IN_FLIGHT: u32 = 7;
 
 /// Bits of the tag FIFO's pointers: 2**TAG_BITS entries, at least [`IN_FLIGHT`].
 const TAG_BITS: u32 = 3;

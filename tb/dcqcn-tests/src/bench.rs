@@ -1,7 +1,7 @@
 //! One Verilated DCQCN engine next to the reference model, driven cycle by cycle.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use proptest::test_runner::{Config, FileFailurePersistence, TestCaseError, TestError, TestRunner};
@@ -52,6 +52,9 @@ pub(crate) struct Expect {
 /// An event's place in the engine before it is applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stage {
+    /// X2's apply, formed by X1 (its response is pushed when the FIFO has room).
+    P,
+    /// Stage X's registers (X1 and the steps).
     X,
     R,
     M,
@@ -59,23 +62,28 @@ pub(crate) enum Stage {
     Skid,
 }
 
-/// The pipeline's timing, from docs/dcqcn.md: an event taken in cycle t enters stage X in
-/// max(t + 3, the cycle after stage X applied the previous event), or one cycle later when the
-/// previous event is for the same flow (stage R waits for its write). On the way it is in
-/// stage M (or first the input skid, when stage M cannot take it) and stage R, each moving
-/// on when the next is empty or moves on. It spends `Outcome::cycles` cycles in X, the last
-/// one applying it, and that cycle waits while the two-entry response FIFO is full; the
-/// response is at the FIFO head (valid) from the next cycle until taken.
+/// The pipeline's timing, from docs/dcqcn.md. An event taken in cycle t is in stage M (or
+/// first the input skid, when stage M cannot take it), then stage R, each moving on when the
+/// next is empty or moves on. Stage R's event enters stage X's registers when they are free
+/// (empty, or their event's last X1 pass forms its apply in that cycle) and no earlier event
+/// of its flow is still to write (in X, or X2's apply in that cycle or later: it waits for
+/// the write and takes it the cycle after). Its first X1 cycle is the first one in stage X
+/// with no earlier apply waiting in X2 for the FIFO; it spends `Outcome::cycles` cycles (two
+/// per pass) until X1 forms its apply, which X2 pushes into the two-entry response FIFO in
+/// the next cycle or, while the FIFO is full, later; the response is at the FIFO head (valid)
+/// from the next cycle until taken.
 #[derive(Default)]
 pub(crate) struct Timing {
     /// Events taken and not applied yet (predicted), oldest first.
     pub(crate) pending: VecDeque<Expect>,
     /// Predicted FIFO contents, head first (with the top's `own` mark).
     pub(crate) fifo: VecDeque<(Response, bool)>,
-    /// Cycle and flow of the last event applied.
-    last_apply: Option<(u64, u32)>,
-    /// Stage X start of `pending[0]`, once known.
+    /// First X1 cycle of the event in stage X, once known.
     x_start: Option<u64>,
+    /// Cycle X1 formed the apply of the event in stage P.
+    p_issue: u64,
+    /// Flow of the apply X2 pushed in the cycle of the last [`Timing::apply`].
+    pushed: Option<u32>,
     /// Stage M is empty or moves on at the end of the cycle [`Timing::ready`] was last called
     /// for: where an event taken in it goes.
     m_free: bool,
@@ -88,42 +96,62 @@ impl Timing {
     /// 1 Mb/s per period is a million cycles: slow, within the bound, and checked to the cycle
     /// by [`Timing::apply`].
     pub(crate) fn hang_limit(&self) -> u64 {
-        HANG_LIMIT + self.pending.front().map_or(0, |e| u64::from(e.out.cycles))
+        HANG_LIMIT
+            + self
+                .pending
+                .iter()
+                .take(2)
+                .map(|e| u64::from(e.out.cycles))
+                .sum::<u64>()
     }
 
-    /// Whether stage X applies `pending[0]` in `cycle`; call once per cycle before the FIFO
-    /// pops of that cycle.
+    /// The event X2 applies (pushes into the response FIFO) in `cycle`, if any; moves stage
+    /// X's event on (its first X1 cycle, its apply formed). Call once per cycle before the
+    /// FIFO pops of that cycle.
     pub(crate) fn apply(&mut self, cycle: u64, flows: u32) -> Option<Expect> {
-        let start = self.start(flows)?;
-        let e = self.pending.front()?;
-        if cycle + 1 < start + u64::from(e.out.cycles) || self.fifo.len() >= 2 {
-            return None;
+        self.pushed = None;
+        let mut out = None;
+        if self.pending.front().is_some_and(|e| e.stage == Stage::P)
+            && cycle > self.p_issue
+            && self.fifo.len() < 2
+        {
+            let e = self.pending.pop_front().expect("checked");
+            self.pushed = Some(e.out.rsp.flow % flows);
+            out = Some(e);
         }
-        self.x_start = None;
-        self.last_apply = Some((cycle, e.out.rsp.flow % flows));
-        self.pending.pop_front()
-    }
-
-    /// The cycle `pending[0]` enters (or entered) stage X.
-    fn start(&mut self, flows: u32) -> Option<u64> {
-        let e = self.pending.front()?;
-        let after = match self.last_apply {
-            Some((c, f)) if f == e.out.rsp.flow % flows => c + 2,
-            Some((c, _)) => c + 1,
-            None => 0,
-        };
-        Some(*self.x_start.get_or_insert((e.accepted + 3).max(after)))
+        let p_waits = self.pending.iter().any(|e| e.stage == Stage::P);
+        if let Some(e) = self.pending.iter_mut().find(|e| e.stage == Stage::X) {
+            if self.x_start.is_none() && !p_waits {
+                self.x_start = Some(cycle);
+            }
+            if let Some(start) = self.x_start {
+                if cycle + 2 == start + u64::from(e.out.cycles) {
+                    e.stage = Stage::P;
+                    self.p_issue = cycle;
+                    self.x_start = None;
+                }
+            }
+        }
+        out
     }
 
     /// Whether the engine (running, no clear pending) takes an event in `cycle`: its input
     /// skid is empty. Moves the events in flight to where they are at the end of the cycle;
     /// call once per cycle, after [`Timing::apply`] and before [`Timing::take`].
-    pub(crate) fn ready(&mut self, cycle: u64, flows: u32) -> bool {
+    pub(crate) fn ready(&mut self, _cycle: u64, flows: u32) -> bool {
         let ready = !self.pending.iter().any(|e| e.stage == Stage::Skid);
-        // Stage R's event moves when it enters stage X next cycle; each stage before it moves
-        // into the next when that one is empty or moves.
-        let enters_x = self.start(flows) == Some(cycle + 1);
-        let mut free = !self.pending.iter().any(|e| e.stage == Stage::X);
+        // Stage R's event enters stage X when X is free and no earlier event of its flow is
+        // still to write; each stage before it moves into the next when that one is empty or
+        // moves.
+        let x_busy = self.pending.iter().any(|e| e.stage == Stage::X);
+        let writing: Vec<u32> = self
+            .pending
+            .iter()
+            .filter(|e| e.stage == Stage::P)
+            .map(|e| e.out.rsp.flow % flows)
+            .chain(self.pushed)
+            .collect();
+        let mut free = true;
         for (at, to) in [
             (Stage::R, Stage::X),
             (Stage::M, Stage::R),
@@ -131,7 +159,12 @@ impl Timing {
         ] {
             let mut stays = false;
             for e in self.pending.iter_mut().filter(|e| e.stage == at) {
-                if free && (at != Stage::R || enters_x) {
+                let go = if at == Stage::R {
+                    !x_busy && !writing.contains(&(e.out.rsp.flow % flows))
+                } else {
+                    free
+                };
+                if go {
                     e.stage = to;
                 } else {
                     stays = true;
@@ -403,6 +436,8 @@ impl<M: Model> Bench<M> {
             let ready = !rsp_stall.hold();
             wr(&self.ports.rsp_ready, u64::from(ready));
             self.dut.eval();
+            let applied = timing.apply(self.cycle, flows);
+            let engine_ready = timing.ready(self.cycle, flows);
             // Handshakes.
             if let Some((kind, flow, bytes)) = offered {
                 if rd(&self.ports.evt_ready) != 0 {
@@ -419,7 +454,10 @@ impl<M: Model> Bench<M> {
                     }
                     self.outcomes.push(out);
                     self.accepted_at.push(self.cycle);
-                    timing.pending.push_back(Expect {
+                    if !engine_ready {
+                        return self.fail("s_evt_ready with the input skid predicted full".into());
+                    }
+                    timing.take(Expect {
                         out,
                         accepted: self.cycle,
                         own: false,
@@ -430,7 +468,6 @@ impl<M: Model> Bench<M> {
                     last_progress = self.cycle;
                 }
             }
-            let applied = timing.apply(self.cycle, flows);
             let valid = rd(&self.ports.rsp_valid) != 0;
             if valid != !timing.fifo.is_empty() {
                 let next = timing.pending.front().map(|e| {
@@ -518,10 +555,13 @@ pub struct Burst {
     pub events: u64,
     /// Cycles from the first measured event taken to the last response taken.
     pub cycles: u64,
-    /// Stage X cycles beyond one per event (unfolded catch-up steps and skip phases), from the
-    /// model.
+    /// Stage X cycles beyond one per event (two per unfolded catch-up step or skip jump), from
+    /// the model.
     pub catch_up: u64,
-    /// Events for the same flow as the event before them (stage R waits one cycle).
+    /// Cycles events wait for an earlier event of their flow to write (stage R takes the
+    /// write the cycle after X2 applies it: the next event of a flow enters X1 three cycles
+    /// after the apply's X1, and an event two behind one cycle later than otherwise when the
+    /// one between has a single pass).
     pub holds: u64,
     pub steps: u64,
     pub skips: u64,
@@ -531,13 +571,6 @@ pub struct Burst {
 impl Burst {
     fn from_run<M: Model>(b: &Bench<M>, skip: usize, ops: &[Op]) -> Burst {
         let mut r = Burst::default();
-        for o in &b.outcomes[skip..] {
-            r.events += 1;
-            r.catch_up += u64::from(o.cycles - 1);
-            r.steps += u64::from(o.steps);
-            r.skips += u64::from(o.skips);
-            r.folded += u64::from(o.folded);
-        }
         let flows: Vec<u32> = ops
             .iter()
             .filter_map(|op| match op {
@@ -545,16 +578,33 @@ impl Burst {
                 _ => None,
             })
             .collect();
-        r.holds = flows.windows(2).filter(|w| w[0] == w[1]).count() as u64;
+        // With the input saturated, an event's first X1 cycle is the one after its
+        // predecessor's apply was formed (issue), unless an earlier event of its flow writes
+        // later than two cycles before (its apply's X2 is the cycle after its issue).
+        let mut issue: Option<u64> = None;
+        let mut written: HashMap<u32, u64> = HashMap::new();
+        for (o, &flow) in b.outcomes[skip..].iter().zip(&flows) {
+            r.events += 1;
+            r.catch_up += u64::from(o.cycles - 2);
+            r.steps += u64::from(o.steps);
+            r.skips += u64::from(o.skips);
+            r.folded += u64::from(o.folded);
+            let free = issue.map_or(0, |i| i + 1);
+            let start = written.get(&flow).map_or(free, |&w| free.max(w + 2));
+            r.holds += start - free;
+            let i = start + u64::from(o.cycles) - 2;
+            written.insert(flow, i + 1);
+            issue = Some(i);
+        }
         r.cycles = b.taken_at.last().map_or(0, |&t| t + 1) - b.accepted_at[skip];
         r
     }
 
-    /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus one per
-    /// same-flow hold, plus 4 cycles to fill (take, read, register, and the response
+    /// The pipeline's cost model: one cycle per event, plus the catch-up cycles, plus the
+    /// same-flow holds, plus 5 cycles to fill (take, read, register, X2, and the response
     /// register).
     pub fn predicted(&self) -> u64 {
-        self.events + self.catch_up + self.holds + 4
+        self.events + self.catch_up + self.holds + 5
     }
 
     pub fn rate(&self) -> f64 {

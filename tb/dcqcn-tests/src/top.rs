@@ -3,7 +3,7 @@
 //! idle and backpressure.
 //!
 //! The bench predicts, every cycle, the top's `s_evt_ready` (the engine's readiness from the
-//! pipeline's cost model, the window's priority claim, the six-event room) and `m_rsp_valid`,
+//! pipeline's cost model, the window's priority claim, the seven-event room) and `m_rsp_valid`,
 //! and the value of every AXI4-Lite read of the window (`rdmagen_refmodel::dcqcn::Selector`):
 //! the window's read-backs go through the same reference engine as the external events, in
 //! the order the RTL takes them, so a read-back that is issued in the wrong cycle, lost,
@@ -407,11 +407,12 @@ impl<M: Model> TopBench<M> {
         // The engine: stage X, its readiness, the window's claim on its input.
         let applied = self.timing.apply(self.cycle, flows);
         let engine_ready = self.timing.ready(self.cycle, flows);
-        let room = self.timing.pending.len() + self.timing.fifo.len() < 6;
+        let room = self.timing.pending.len() + self.timing.fifo.len() < 7;
         if !room && engine_ready {
-            // The engine holds at most six events (its input skid, stages M, R and X, two
-            // response entries), so the top's room check never decides anything.
-            return self.fail("six events in flight and the engine ready".into());
+            // The engine holds at most seven events (its input skid, stages M and R, stage
+            // X's registers, X2's apply waiting for the FIFO, two response entries), so the
+            // top's room check never decides anything.
+            return self.fail("seven events in flight and the engine ready".into());
         }
         let in_range = self.sel_flow < flows;
         let claim = self.sel.request(in_range, room);

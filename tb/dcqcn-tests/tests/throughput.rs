@@ -4,10 +4,12 @@
 //! the map's defaults otherwise, after a warm-up that gives every flow used a CNP. The bench
 //! checks every response and the cycle it appears in against the model; here the whole
 //! burst's cycle count must equal the pipeline's cost model ([`Burst::predicted`]): one cycle
-//! per event, plus the model's catch-up cycles (state-changing periods not folded into the
-//! apply cycle, skip phases), plus one per event for the same flow as the one before it, plus
-//! four cycles of fill. The common case — flows touched at least once per period, no CNP
-//! pending a cut — must cost exactly one cycle per event.
+//! per event, plus the model's catch-up cycles (two per state-changing period not folded into
+//! the apply, two per skip jump), plus the cycles events wait for an earlier event of their
+//! flow to write (two for the same flow as the one before, one for the flow two before when
+//! the one between has a single pass), plus five cycles of fill. The common case — flows
+//! touched at least once per period, no CNP pending a cut — must cost exactly one cycle per
+//! event.
 
 use rdmagen_dcqcn_tests::bench::{Bench, Burst};
 use rdmagen_dcqcn_tests::case::Op;
@@ -109,12 +111,12 @@ fn all<M: Model>() {
         );
         assert_eq!(
             r.cycles,
-            r.events + 4,
+            r.events + 5,
             "the common case is one event per cycle"
         );
         assert!(r.folded > 0, "the burst crossed no period: {r:?}");
 
-        // (b) A burst on one flow: each event waits a cycle for the one before it.
+        // (b) A burst on one flow: each event waits two cycles for the one before it.
         let one = spread::<M>(1);
         let r = measure(
             &mut b,
@@ -123,7 +125,20 @@ fn all<M: Model>() {
             &warm(&one),
             &round_robin(&one, &sends),
         );
-        assert_eq!(r.holds, r.events - 1);
+        assert_eq!(r.holds, 2 * (r.events - 1));
+
+        // (b) Two flows alternating: an event whose predecessor entered X1 right after the
+        // one before it (its flow) waits a cycle for that one's write, which X2 makes in the
+        // predecessor's X1 cycle; every second event waits (0.666 events per cycle).
+        let two = spread::<M>(2);
+        let r = measure(
+            &mut b,
+            "(b) 2 flows alternating: send, CE, read",
+            paper,
+            &warm(&two),
+            &round_robin(&two, &sends),
+        );
+        assert_eq!(r.holds, (r.events - 1) / 2);
 
         // (c) Due periods that change state: CNPs mark cuts (mlx5: a cut check every
         // rate_reduce_monitor_period µs; PAPER: every CNP cuts and restarts alpha), and

@@ -136,7 +136,7 @@ impl Params {
             .map(|&step| u64::from(p.rmax_fx()) / (u64::from(step) << 8) + 1)
             .sum();
         let steps = alpha_steps + climb + 2 * (u64::from(p.rpg_threshold) + 32) + 2;
-        2 * steps + 3 * 33 + 1
+        2 * (steps + 3 + 1) + 3 * 32
     }
     fn first_rate(&self) -> u32 {
         let first = self.rate_to_set_on_first_cnp << 8;
@@ -563,12 +563,11 @@ impl Engine {
         accrue(p, f, rc, now);
         let (mut cycles, mut steps, mut skips, mut folded) = (0, 0, 0, 0);
         let mut stats = Stats::default();
-        // The RTL's cut reads a registered rank (Rc * alpha shifted, the bounds) formed from
-        // stage R's word at the load and from stage X's registers one cycle after each step:
-        // a cut step, or any action of a PAPER CNP (which cuts at its apply), right after a
-        // step waits a cycle for it. A skip phase's jumps leave it formed.
-        let pcnp = p.paper && kind == Kind::Cnp && p.rp_enable;
-        let mut fresh = true;
+        // Stage X takes two cycles per pass (a step, a skip phase's first step, the apply):
+        // X1 forms every value from its registers into registers, X2 selects and acts; a skip
+        // phase's 32 jumps take one cycle each. `cycles` counts passes here and is doubled on
+        // return, `jumps` the jump cycles.
+        let mut jumps = 0;
         loop {
             let el = |next: u32| now.wrapping_sub(next);
             let a_due = f.seen && due(now, f.a_next);
@@ -602,10 +601,6 @@ impl Engine {
             }
             cycles += 1;
             let next = first_due(p, f, now);
-            if !fresh && (pcnp || (next == Some(Due::Cut) && f.dcnp)) {
-                cycles += 1;
-            }
-            fresh = false;
             // The earliest due period steps, also in a skip phase's first cycle: the skipped
             // timers' periods change nothing the step reads or writes (and the step leaves
             // them idle), so the jumps that follow are exact from the stepped state.
@@ -623,7 +618,7 @@ impl Engine {
                     return Outcome {
                         rsp,
                         stats,
-                        cycles,
+                        cycles: 2 * cycles + jumps,
                         steps,
                         skips,
                         folded,
@@ -633,8 +628,7 @@ impl Engine {
             steps += 1;
             if a_skip || d_skip || i_skip {
                 skips += 1;
-                cycles += 32;
-                fresh = true;
+                jumps += 32;
                 for j in (0..32).rev() {
                     let jump = |per: u32| u64::from(per) << j;
                     if a_skip && jump(k) <= u64::from(el(f.a_next)) {

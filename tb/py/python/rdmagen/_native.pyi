@@ -226,8 +226,8 @@ class DcqcnEngine:
         now: int,
         params: Mapping[str, Any] | None = None,
     ) -> DcqcnOutcome:
-        """Processes one event taken at microsecond ``now``; ``cycles`` is the cycle count of
-        the sequential engine this model was written against."""
+        """Processes one event taken at microsecond ``now``; ``cycles`` is the event's stage X
+        cycles in ``dcqcn_rp`` (two per pass, 32 per skip phase: docs/dcqcn.md, cost model)."""
     def flow(self, index: int) -> dict[str, int | bool]:
         """One flow's state word as a dict."""
     def set_flow(self, index: int, fields: Mapping[str, Any]) -> None:
