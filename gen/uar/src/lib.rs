@@ -168,7 +168,7 @@ fn reason(map: &RegMap, name: &str) -> Result<u64, UarError> {
 }
 
 /// The drop reasons this block uses, in the map's order of names.
-pub const DROP_REASONS: [&str; 7] = [
+pub const DROP_REASONS: [&str; 8] = [
     "NOT_OWNER",
     "WRONG_PAGE",
     "QP_STATE",
@@ -176,13 +176,25 @@ pub const DROP_REASONS: [&str; 7] = [
     "PF_ONLY",
     "TORN",
     "DISABLED",
+    "BF_CHUNK",
 ];
+
+/// Width of a drop reason (`mon_reason`, `last_drop.reason`): values 0 to 15.
+pub const RW: u32 = 4;
 
 /// The drop reason values (name, value) of a map.
 pub fn drop_reasons(map: &RegMap) -> Result<Vec<(&'static str, u64)>, UarError> {
     DROP_REASONS
         .iter()
-        .map(|n| Ok((*n, reason(map, n)?)))
+        .map(|n| {
+            let v = reason(map, n)?;
+            if v >> RW != 0 {
+                return Err(UarError(format!(
+                    "drop_reason `{n}` = {v} does not fit in {RW} bits"
+                )));
+            }
+            Ok((*n, v))
+        })
         .collect()
 }
 
@@ -335,6 +347,8 @@ const D_LO: u64 = 2;
 const D_HI: u64 = 3;
 const D_BF: u64 = 4;
 const D_F32: u64 = 5;
+const D_FC: u64 = 6;
+const D_CC: u64 = 7;
 
 /// Fields of an event word, least significant first: (name, width).
 const EV: [(&str, u32); 8] = [
@@ -344,10 +358,10 @@ const EV: [(&str, u32); 8] = [
     ("idx", 4),
     ("vf", 8),
     ("pf", 1),
-    ("reason", 3),
+    ("reason", RW),
     ("kind", 3),
 ];
-const EV_W: u32 = 92;
+const EV_W: u32 = 93;
 
 fn ev_field(reg: &str, name: &str) -> Expr {
     let mut lsb = 0;
@@ -532,7 +546,7 @@ fn out_ports(fwd: bool) -> Vec<(&'static str, u32, bool, &'static str)> {
             true,
             "0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4 FORWARD",
         ),
-        ("mon_reason", 3, true, "drop_reason, 0 unless DROP"),
+        ("mon_reason", RW, true, "drop_reason, 0 unless DROP"),
         ("mon_vf", 8, true, "writing VF (page owner for the PF)"),
         ("mon_pf", 1, true, "the PF wrote"),
         ("mon_page", 4, true, "page index within the function"),
@@ -828,7 +842,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.flop_r("rd_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
     // The AW checks, registered with the AW (see `in_reason`).
-    g.flop("aw_reason", 3, Some(n(3, 0)));
+    g.flop("aw_reason", RW, Some(n(RW, 0)));
     g.flop_c(
         "aw_ok",
         1,
@@ -869,6 +883,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             1,
             Some(b1(false)),
             "a whole-WQE burst at a BlueFlame window's start",
+        );
+        // Write-combining chunks (rdma-core's mlx5_bf_copy writes a WQE in 64-byte chunks,
+        // which a root complex may deliver as separate TLPs): both shapes are known from the
+        // AW alone and registered with it, so the last beat's decode reads flops.
+        g.flop_c(
+            "aw_fc",
+            1,
+            Some(b1(false)),
+            "a burst from a BlueFlame window's start of 64-byte multiples (a first chunk if short)",
+        );
+        g.flop_c(
+            "aw_cc",
+            1,
+            Some(b1(false)),
+            "a continuation chunk: 64-byte multiples at a BlueFlame window's offset 64 k > 0",
         );
     }
     if !f32_lo.is_empty() {
@@ -926,6 +955,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.flop("beat0", 1, Some(b1(true)));
     g.flop("last", 1, Some(b1(false)));
     g.flop("full", 1, Some(b1(true)));
+    // Full strobes so far (a continuation chunk), and full strobes with a first beat whose ds
+    // the burst does not hold (a first chunk): flags, so the last beat reads flops.
+    g.flop("allff", 1, Some(b1(true)));
+    g.flop("sf", 1, Some(b1(false)));
     g.flop("first", 64, None);
     g.flop("cand", 1, Some(b1(false)));
     g.flop("b_valid", 1, Some(b1(false)));
@@ -1164,14 +1197,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.wire(
         "in_reason",
-        3,
+        RW,
         Expr::ternary(
             id("in_ok"),
-            n(3, 0),
+            n(RW, 0),
             Expr::ternary(
                 id("in_dis"),
-                n(3, r("DISABLED")),
-                Expr::ternary(id("in_outside"), n(3, r("UNMAPPED")), n(3, r("PF_ONLY"))),
+                n(RW, r("DISABLED")),
+                Expr::ternary(id("in_outside"), n(RW, r("UNMAPPED")), n(RW, r("PF_ONLY"))),
             ),
         ),
     );
@@ -1184,7 +1217,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             Expr::eq(id("a_size"), n(3, 3)),
         ),
     );
-    g.wire("pre_reason", 3, id("aw_reason_q"));
+    g.wire("pre_reason", RW, id("aw_reason_q"));
     g.wire("pre_ok", 1, id("aw_ok_q"));
     g.wire("last", 1, id("last_q"));
     g.wire("first_beat", 1, id("beat0_q"));
@@ -1237,6 +1270,41 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     }
     g.wire("in_hit", nwin, Expr::concat(hits));
     g.wire("in_bhit", nwin, Expr::concat(bhits));
+    // Chunks: 64-byte multiples (awlen = 8 m - 1). A first chunk starts at the window's start
+    // (a burst of `in_bhit`), a continuation chunk at one of its 64-byte offsets after it and
+    // ends within it.
+    let in_len8 = || Expr::eq(id("a_len").bits(2, 0), n(3, 7));
+    let mut chits = Vec::new();
+    for l in lay.iter().filter(|l| l.role == Role::BlueFlame) {
+        for j in (64..l.size).step_by(64) {
+            if l.size - j < 64 {
+                continue;
+            }
+            chits.push(Expr::all(vec![
+                Expr::eq(id("in_off"), n(12, l.offset + j)),
+                Expr::bin(BinOp::Lt, id("a_len"), n(8, (l.size - j) / 8)),
+            ]));
+        }
+    }
+    if has_bf {
+        g.wire_c(
+            "in_fc",
+            1,
+            Expr::and(Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")), in_len8()),
+            "a burst of 64-byte multiples from a BlueFlame window's start",
+        );
+        g.wire_c(
+            "in_cc",
+            1,
+            Expr::all(vec![
+                id("csr_ctrl_bf_enable_o"),
+                id("in_burst_ok"),
+                in_len8(),
+                Expr::any_of(chits, b1(false)),
+            ]),
+            "a continuation chunk of a BlueFlame window (while bf_enable)",
+        );
+    }
     // The window a 32-bit high half would complete a pair in (later windows win, as in the
     // decode below).
     let mut hwin = n(4, 0);
@@ -1333,6 +1401,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         dec.push(Stmt::if_(
             Expr::all(vec![id("aw_bh_q"), id("full_now"), id("owns_buf")]),
             vec![set("dk", n(3, D_BF))],
+        ));
+        // A first chunk: full strobes, shorter than its ds x 16 bytes (so not D_BF).
+        dec.push(Stmt::if_(
+            Expr::all(vec![id("aw_fc_q"), id("sf_q"), strb(0xFF), id("owns_buf")]),
+            vec![set("dk", n(3, D_FC))],
+        ));
+        dec.push(Stmt::if_(
+            Expr::all(vec![id("aw_cc_q"), id("allff_q"), strb(0xFF)]),
+            vec![set("dk", n(3, D_CC))],
         ));
     }
     let fwd_wins: Vec<usize> = lay
@@ -1457,14 +1534,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // The event this write (or the tear) makes.
     for (name, w) in [
         ("ev_kind", 3),
-        ("ev_reason", 3),
+        ("ev_reason", RW),
         ("ev_idx", 4),
         ("ev_data", 64),
         ("ev_resp", 2),
     ] {
         g.reg(name, Range::bits(w));
     }
-    let drop = |why: u64| vec![set("ev_kind", n(3, K_DROP)), set("ev_reason", n(3, why))];
+    let drop = |why: u64| vec![set("ev_kind", n(3, K_DROP)), set("ev_reason", n(RW, why))];
     let db_or_fwd = |data: Expr| {
         vec![
             set(
@@ -1481,7 +1558,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     let mut classify = vec![
         Stmt::Comment("Classification of the write at its last beat".into()),
         set("ev_kind", n(3, K_DROP)),
-        set("ev_reason", n(3, 0)),
+        set("ev_reason", n(RW, 0)),
         set("ev_idx", id("page_idx").bits(3, 0)),
         set("ev_data", n(64, 0)),
         set("ev_resp", n(2, 0)),
@@ -1510,6 +1587,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 vec![n(3, D_F32)],
                 vec![set("ev_kind", n(3, K_FWD)), set("ev_data", id("dval"))],
             ),
+            // The first chunk of a WQE written in chunks: its first 8 bytes are the send
+            // doorbell (the WQE is in the send queue too; the fetch reads it from there).
+            (
+                vec![n(3, D_FC)],
+                vec![set("ev_kind", n(3, K_DB)), set("ev_data", id("first_be"))],
+            ),
+            // A continuation chunk: that WQE is fetched, so its data is not needed (OKAY).
+            (vec![n(3, D_CC)], drop(r("BF_CHUNK"))),
         ],
         default: {
             let mut v = drop(r("UNMAPPED"));
@@ -1532,10 +1617,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 set(
                     "ev_resp",
                     Expr::ternary(
-                        Expr::eq(id("pre_reason"), n(3, r("UNMAPPED"))),
+                        Expr::eq(id("pre_reason"), n(RW, r("UNMAPPED"))),
                         n(2, 3),
                         Expr::ternary(
-                            Expr::eq(id("pre_reason"), n(3, r("PF_ONLY"))),
+                            Expr::eq(id("pre_reason"), n(RW, r("PF_ONLY"))),
                             n(2, 2),
                             n(2, 0),
                         ),
@@ -1690,14 +1775,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.wire(
         "chk_reason",
-        3,
+        RW,
         Expr::ternary(
             Expr::eq(id("db_rsp_reason"), n(3, 3)),
-            n(3, r("WRONG_PAGE")),
+            n(RW, r("WRONG_PAGE")),
             Expr::ternary(
                 Expr::eq(id("db_rsp_reason"), n(3, 4)),
-                n(3, r("QP_STATE")),
-                n(3, r("NOT_OWNER")),
+                n(RW, r("QP_STATE")),
+                n(RW, r("NOT_OWNER")),
             ),
         ),
     );
@@ -1714,7 +1799,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.wire(
         "drop_reason",
-        3,
+        RW,
         Expr::ternary(id("h_chk"), id("chk_reason"), id("h_reason")),
     );
     g.wire(
@@ -1753,6 +1838,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             "aw_bh_d",
             Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
         ));
+        aw_regs.push(set("aw_fc_d", id("in_fc")));
+        aw_regs.push(set("aw_cc_d", id("in_cc")));
     }
     if !f32_lo.is_empty() {
         aw_regs.push(set("aw_f32lo_d", any_hit(&f32_lo, "in_hit")));
@@ -1788,6 +1875,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             set("beat_d", n(8, 0)),
             set("beat0_d", b1(true)),
             set("full_d", b1(true)),
+            set("allff_d", b1(true)),
+            set("sf_d", b1(false)),
             set("cand_d", b1(false)),
         ],
         vec![Stmt::if_(
@@ -1796,12 +1885,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 set("beat_d", Expr::plus(id("beat_q"), n(8, 1))),
                 set("beat0_d", b1(false)),
                 set("full_d", id("full_now")),
+                set("allff_d", Expr::and(id("allff_q"), strb(0xFF))),
+                set("sf_d", Expr::and(id("sf_q"), strb(0xFF))),
                 set("cand_d", id("owns_buf")),
                 Stmt::if_(
                     id("first_beat"),
                     vec![
                         set("first_d", id("be64")),
                         set("full_d", Expr::and(id("full_now"), id("ds_fits"))),
+                        set("sf_d", Expr::and(strb(0xFF), not(id("ds_fits")))),
                     ],
                 ),
             ],
@@ -2055,7 +2147,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ("fetch".into(), 1, Expr::and(id("retire"), id("h_fetch"))),
         ("bf".into(), 1, Expr::and(id("retire"), id("h_bf"))),
         ("drop".into(), 1, id("is_drop")),
-        ("reason".into(), 3, id("drop_reason")),
+        ("reason".into(), RW, id("drop_reason")),
         ("idx".into(), 4, id("h_idx")),
         ("vf".into(), 8, id("h_vf")),
         ("qpn".into(), 24, id("h_qpn")),
@@ -2067,7 +2159,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         cs.push((
             format!("drop_{}", name.to_ascii_lowercase()),
             1,
-            Expr::and(id("is_drop"), Expr::eq(id("drop_reason"), n(3, *v))),
+            Expr::and(id("is_drop"), Expr::eq(id("drop_reason"), n(RW, *v))),
         ));
     }
     for (reg, ks) in &fwd_counters {
@@ -2279,7 +2371,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         &mut g,
         "mon_reason",
         // is_drop, not the QPC answer alone: db_rsp_* mean nothing before db_rsp_valid.
-        Expr::ternary(id("is_drop"), id("drop_reason"), n(3, 0)),
+        Expr::ternary(id("is_drop"), id("drop_reason"), n(RW, 0)),
     );
     out(&mut g, "mon_vf", id("h_vf"));
     out(&mut g, "mon_pf", id("h_pf"));
