@@ -312,12 +312,9 @@ module uar_mlx5 #(
   reg                     aw_hh_d;
   reg                     aw_bh_q;                // a whole-WQE burst at a BlueFlame window's start
   reg                     aw_bh_d;
-  reg                     aw_fc_q;                // a burst from a BlueFlame window's start of
-                                                  // 64-byte multiples (a first chunk if short)
-  reg                     aw_fc_d;
-  reg                     aw_cc_q;                // a continuation chunk: 64-byte multiples at a
-                                                  // BlueFlame window's offset 64 k > 0
-  reg                     aw_cc_d;
+  reg                     aw_ck_q;                // INCR of 8-byte beats while bf_enable: a burst
+                                                  // that may be a chunk
+  reg                     aw_ck_d;
   reg                     aw_f32lo_q;             // a 32-bit forwarding window in lanes 3:0
   reg                     aw_f32lo_d;
   reg                     aw_fwd_q;               // a forwarding window (the write goes out on
@@ -342,10 +339,10 @@ module uar_mlx5 #(
   reg                     last_d;
   reg                     full_q;
   reg                     full_d;
-  reg                     allff_q;
-  reg                     allff_d;
-  reg                     sf_q;
-  reg                     sf_d;
+  reg                     fc_ok_q;
+  reg                     fc_ok_d;
+  reg                     cc_ok_q;
+  reg                     cc_ok_d;
   reg     [63:0]          first_q;
   reg     [63:0]          first_d;
   reg                     cand_q;
@@ -434,10 +431,9 @@ module uar_mlx5 #(
                                                   // burst
   wire    [4:0]           in_hit;
   wire    [4:0]           in_bhit;
-  wire                    in_fc;                  // a burst of 64-byte multiples from a BlueFlame
-                                                  // window's start
-  wire                    in_cc;                  // a continuation chunk of a BlueFlame window
-                                                  // (while bf_enable)
+  wire                    len8;                   // the open burst is a multiple of 64 bytes
+  wire                    cc_at;                  // the open burst's offset and length are a
+                                                  // continuation chunk's
   wire                    in_hh;
   wire    [3:0]           in_hwin;
   wire    [3:0]           in_win;
@@ -701,11 +697,14 @@ module uar_mlx5 #(
   assign in_bhit = {in_off == 12'h900 && !in_single && in_burst_ok && a_len < 8'h20,
                     in_off == 12'h800 && !in_single && in_burst_ok && a_len < 8'h20, 1'b0, 1'b0,
                     1'b0};
-  assign in_fc = |in_bhit && a_len[2:0] == 3'b111;
-  assign in_cc = csr_ctrl_bf_enable_o && in_burst_ok && a_len[2:0] == 3'b111 &&
-                 ((in_off == 12'h840 && a_len < 8'h18) | (in_off == 12'h880 && a_len < 8'h10) |
-                  (in_off == 12'h8c0 && a_len < 8'h08) | (in_off == 12'h940 && a_len < 8'h18) |
-                  (in_off == 12'h980 && a_len < 8'h10) | (in_off == 12'h9c0 && a_len < 8'h08));
+  assign len8 = aw_len_q[2:0] == 3'b111;
+  assign cc_at = len8 &&
+                 ((aw_addr_q[11:0] == 12'h840 && aw_len_q[7:3] < 5'h03) |
+                  (aw_addr_q[11:0] == 12'h880 && aw_len_q[7:3] < 5'h02) |
+                  (aw_addr_q[11:0] == 12'h8c0 && aw_len_q[7:3] < 5'h01) |
+                  (aw_addr_q[11:0] == 12'h940 && aw_len_q[7:3] < 5'h03) |
+                  (aw_addr_q[11:0] == 12'h980 && aw_len_q[7:3] < 5'h02) |
+                  (aw_addr_q[11:0] == 12'h9c0 && aw_len_q[7:3] < 5'h01));
   assign in_hh = in_hit[0] | in_hit[3] | in_hit[4];
   assign in_hwin = in_hit[4] ? 4'b0100 : in_hit[3] ? 4'b0011 : 4'b0000;
   assign in_win = in_hit[4] || in_bhit[4] ? 4'b0100 :
@@ -906,8 +905,7 @@ module uar_mlx5 #(
     aw_win_d = aw_win_q;
     aw_hh_d = aw_hh_q;
     aw_bh_d = aw_bh_q;
-    aw_fc_d = aw_fc_q;
-    aw_cc_d = aw_cc_q;
+    aw_ck_d = aw_ck_q;
     aw_f32lo_d = aw_f32lo_q;
     aw_fwd_d = aw_fwd_q;
     pm_d = pm_q;
@@ -918,8 +916,8 @@ module uar_mlx5 #(
     beat0_d = beat0_q;
     last_d = last_q;
     full_d = full_q;
-    allff_d = allff_q;
-    sf_d = sf_q;
+    fc_ok_d = fc_ok_q;
+    cc_ok_d = cc_ok_q;
     first_d = first_q;
     cand_d = cand_q;
     b_valid_d = b_valid_q;
@@ -938,6 +936,9 @@ module uar_mlx5 #(
     drain_last_d = drain_last_q;
     drain_user_d = drain_user_q;
     // Window decode: shape of the write in the window it starts in
+    if (cc_ok_q && full_now) begin
+      dk = 3'b110;
+    end
     if (aw_hh_q) begin
       if (w_sff) begin
         dk = 3'b001;
@@ -952,13 +953,7 @@ module uar_mlx5 #(
       dval = {32'h00000000, be64[63:32]};
     end
     if (aw_bh_q && full_now && owns_buf) begin
-      dk = 3'b100;
-    end
-    if (aw_fc_q && sf_q && w_sff && owns_buf) begin
-      dk = 3'b110;
-    end
-    if (aw_cc_q && allff_q && w_sff) begin
-      dk = 3'b111;
+      dk = fc_ok_q ? 3'b001 : 3'b100;
     end
     // Classification of the write at its last beat
     if (tear) begin
@@ -994,10 +989,6 @@ module uar_mlx5 #(
           ev_data = dval;
         end
         3'b110: begin
-          ev_kind = 3'b000;
-          ev_data = first_be;
-        end
-        3'b111: begin
           ev_kind = 3'b100;
           ev_reason = 4'b1000;
         end
@@ -1024,8 +1015,7 @@ module uar_mlx5 #(
       aw_pv_d = in_pv;
       aw_pt_d = !in_same;
       aw_bh_d = |in_bhit;
-      aw_fc_d = in_fc;
-      aw_cc_d = in_cc;
+      aw_ck_d = csr_ctrl_bf_enable_o && in_burst_ok;
       aw_f32lo_d = in_hit[1] | in_hit[2];
       aw_fwd_d = in_hit[0] | in_hit[1] | in_hit[2];
     end else if (w_last_take) begin
@@ -1039,21 +1029,24 @@ module uar_mlx5 #(
       beat_d = 8'h00;
       beat0_d = 1'b1;
       full_d = 1'b1;
-      allff_d = 1'b1;
-      sf_d = 1'b0;
       cand_d = 1'b0;
     end else if (w_take) begin
       beat_d = beat_q + 8'h01;
       beat0_d = 1'b0;
       full_d = full_now;
-      allff_d = allff_q && w_sff;
-      sf_d = sf_q && w_sff;
       cand_d = owns_buf;
       if (first_beat) begin
         first_d = be64;
-        full_d = full_now && ds_fits;
-        sf_d = w_sff && !ds_fits;
+        full_d = full_now && (ds_fits | (bf_cand && len8) | (aw_ck_q && cc_at));
       end
+    end
+    // Chunk shapes so far (cleared with the last beat)
+    if (w_last_take) begin
+      fc_ok_d = 1'b0;
+      cc_ok_d = 1'b0;
+    end else if (w_take && first_beat) begin
+      fc_ok_d = bf_cand && len8 && !ds_fits;
+      cc_ok_d = aw_ck_q && cc_at;
     end
     // The next beat is the burst's last (registered: no length compare at the beat)
     if (aw_take) begin
@@ -1149,7 +1142,7 @@ module uar_mlx5 #(
     if (w_take && first_beat && bf_cand) begin
       bf_busy_d = 1'b1;
     end
-    if (w_last_take && owns_buf && ev_kind != 3'b001) begin
+    if (w_last_take && cand_q && (!full_now || fc_ok_q)) begin
       bf_busy_d = 1'b0;
     end
     if (retire && h_kind == 3'b001 && !db_rsp_ok) begin
@@ -1212,8 +1205,7 @@ module uar_mlx5 #(
       aw_win_q <= 4'b0000;
       aw_hh_q <= 1'b0;
       aw_bh_q <= 1'b0;
-      aw_fc_q <= 1'b0;
-      aw_cc_q <= 1'b0;
+      aw_ck_q <= 1'b0;
       aw_f32lo_q <= 1'b0;
       aw_fwd_q <= 1'b0;
       pm_q <= 1'b0;
@@ -1224,8 +1216,8 @@ module uar_mlx5 #(
       beat0_q <= 1'b1;
       last_q <= 1'b0;
       full_q <= 1'b1;
-      allff_q <= 1'b1;
-      sf_q <= 1'b0;
+      fc_ok_q <= 1'b0;
+      cc_ok_q <= 1'b0;
       cand_q <= 1'b0;
       b_valid_q <= 1'b0;
       b_resp_q <= 2'b00;
@@ -1279,8 +1271,7 @@ module uar_mlx5 #(
       aw_win_q <= aw_win_d;
       aw_hh_q <= aw_hh_d;
       aw_bh_q <= aw_bh_d;
-      aw_fc_q <= aw_fc_d;
-      aw_cc_q <= aw_cc_d;
+      aw_ck_q <= aw_ck_d;
       aw_f32lo_q <= aw_f32lo_d;
       aw_fwd_q <= aw_fwd_d;
       pm_q <= pm_d;
@@ -1291,8 +1282,8 @@ module uar_mlx5 #(
       beat0_q <= beat0_d;
       last_q <= last_d;
       full_q <= full_d;
-      allff_q <= allff_d;
-      sf_q <= sf_d;
+      fc_ok_q <= fc_ok_d;
+      cc_ok_q <= cc_ok_d;
       cand_q <= cand_d;
       b_valid_q <= b_valid_d;
       b_resp_q <= b_resp_d;

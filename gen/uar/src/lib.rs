@@ -347,8 +347,7 @@ const D_LO: u64 = 2;
 const D_HI: u64 = 3;
 const D_BF: u64 = 4;
 const D_F32: u64 = 5;
-const D_FC: u64 = 6;
-const D_CC: u64 = 7;
+const D_CC: u64 = 6;
 
 /// Fields of an event word, least significant first: (name, width).
 const EV: [(&str, u32); 8] = [
@@ -885,19 +884,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             "a whole-WQE burst at a BlueFlame window's start",
         );
         // Write-combining chunks (rdma-core's mlx5_bf_copy writes a WQE in 64-byte chunks,
-        // which a root complex may deliver as separate TLPs): both shapes are known from the
-        // AW alone and registered with it, so the last beat's decode reads flops.
+        // which a root complex may deliver as separate TLPs). Only what depends on the CSRs at
+        // AW time is registered with the AW; the offset and length are matched at the first
+        // beat from `aw_addr_q`/`aw_len_q` (see `fc_ok`/`cc_ok`), off the AW decode.
         g.flop_c(
-            "aw_fc",
+            "aw_ck",
             1,
             Some(b1(false)),
-            "a burst from a BlueFlame window's start of 64-byte multiples (a first chunk if short)",
-        );
-        g.flop_c(
-            "aw_cc",
-            1,
-            Some(b1(false)),
-            "a continuation chunk: 64-byte multiples at a BlueFlame window's offset 64 k > 0",
+            "INCR of 8-byte beats while bf_enable: a burst that may be a chunk",
         );
     }
     if !f32_lo.is_empty() {
@@ -955,10 +949,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.flop("beat0", 1, Some(b1(true)));
     g.flop("last", 1, Some(b1(false)));
     g.flop("full", 1, Some(b1(true)));
-    // Full strobes so far (a continuation chunk), and full strobes with a first beat whose ds
-    // the burst does not hold (a first chunk): flags, so the last beat reads flops.
-    g.flop("allff", 1, Some(b1(true)));
-    g.flop("sf", 1, Some(b1(false)));
+    // A chunk so far (its shape from the AW, full strobes, and for a first chunk the buffer
+    // claimed and a first beat whose ds the burst does not hold): one flag each, so the last
+    // beat's decode adds one flop and its strobes per shape.
+    if has_bf {
+        g.flop("fc_ok", 1, Some(b1(false)));
+        g.flop("cc_ok", 1, Some(b1(false)));
+    }
     g.flop("first", 64, None);
     g.flop("cand", 1, Some(b1(false)));
     g.flop("b_valid", 1, Some(b1(false)));
@@ -1272,37 +1269,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire("in_bhit", nwin, Expr::concat(bhits));
     // Chunks: 64-byte multiples (awlen = 8 m - 1). A first chunk starts at the window's start
     // (a burst of `in_bhit`), a continuation chunk at one of its 64-byte offsets after it and
-    // ends within it.
-    let in_len8 = || Expr::eq(id("a_len").bits(2, 0), n(3, 7));
+    // ends within it. Matched on the open write's registered AW, used at its first beat.
     let mut chits = Vec::new();
     for l in lay.iter().filter(|l| l.role == Role::BlueFlame) {
         for j in (64..l.size).step_by(64) {
             if l.size - j < 64 {
                 continue;
             }
+            // With awlen[2:0] = 7, awlen < 8 m is awlen[7:3] < m: a 5-bit compare.
             chits.push(Expr::all(vec![
-                Expr::eq(id("in_off"), n(12, l.offset + j)),
-                Expr::bin(BinOp::Lt, id("a_len"), n(8, (l.size - j) / 8)),
+                Expr::eq(id("aw_addr_q").bits(11, 0), n(12, l.offset + j)),
+                Expr::bin(
+                    BinOp::Lt,
+                    id("aw_len_q").bits(7, 3),
+                    n(5, (l.size - j) / 64),
+                ),
             ]));
         }
     }
     if has_bf {
         g.wire_c(
-            "in_fc",
+            "len8",
             1,
-            Expr::and(Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")), in_len8()),
-            "a burst of 64-byte multiples from a BlueFlame window's start",
+            Expr::eq(id("aw_len_q").bits(2, 0), n(3, 7)),
+            "the open burst is a multiple of 64 bytes",
         );
         g.wire_c(
-            "in_cc",
+            "cc_at",
             1,
-            Expr::all(vec![
-                id("csr_ctrl_bf_enable_o"),
-                id("in_burst_ok"),
-                in_len8(),
-                Expr::any_of(chits, b1(false)),
-            ]),
-            "a continuation chunk of a BlueFlame window (while bf_enable)",
+            Expr::and(id("len8"), Expr::any_of(chits, b1(false))),
+            "the open burst's offset and length are a continuation chunk's",
         );
     }
     // The window a 32-bit high half would complete a pair in (later windows win, as in the
@@ -1368,6 +1364,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("dwin", id("aw_win_q")),
         set("dval", id("be64")),
     ];
+    // Chunks of a WQE written in 64-byte pieces, decided first: the shapes below exclude
+    // them anyway (other flags), and being overridden rather than overriding keeps their terms
+    // off the other shapes' decode (the low half's `pend_we` sits in front of the AW taken
+    // with the last beat). A first chunk (`fc_ok_q`: full strobes, the buffer claimed, shorter
+    // than its ds x 16 bytes, so not D_BF) is the send doorbell of its first 8 bytes (the WQE
+    // is in the send queue too; the fetch reads it from there), so it decodes as an 8-byte
+    // doorbell (`first_be`; a BlueFlame window forwards nothing). Its last beat is never its
+    // first (8 beats or more), so the flags cover every earlier beat.
+    if has_bf {
+        dec.push(Stmt::if_(
+            Expr::and(id("cc_ok_q"), id("full_now")),
+            vec![set("dk", n(3, D_CC))],
+        ));
+    }
     // An 8-byte window (send doorbell, 8-byte forward, a BlueFlame window's first 8 bytes):
     // the whole value or one of its 32-bit halves.
     dec.push(Stmt::if_(
@@ -1400,16 +1410,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     if has_bf {
         dec.push(Stmt::if_(
             Expr::all(vec![id("aw_bh_q"), id("full_now"), id("owns_buf")]),
-            vec![set("dk", n(3, D_BF))],
-        ));
-        // A first chunk: full strobes, shorter than its ds x 16 bytes (so not D_BF).
-        dec.push(Stmt::if_(
-            Expr::all(vec![id("aw_fc_q"), id("sf_q"), strb(0xFF), id("owns_buf")]),
-            vec![set("dk", n(3, D_FC))],
-        ));
-        dec.push(Stmt::if_(
-            Expr::all(vec![id("aw_cc_q"), id("allff_q"), strb(0xFF)]),
-            vec![set("dk", n(3, D_CC))],
+            vec![set(
+                "dk",
+                Expr::ternary(id("fc_ok_q"), n(3, D_DB64), n(3, D_BF)),
+            )],
         ));
     }
     let fwd_wins: Vec<usize> = lay
@@ -1586,12 +1590,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             (
                 vec![n(3, D_F32)],
                 vec![set("ev_kind", n(3, K_FWD)), set("ev_data", id("dval"))],
-            ),
-            // The first chunk of a WQE written in chunks: its first 8 bytes are the send
-            // doorbell (the WQE is in the send queue too; the fetch reads it from there).
-            (
-                vec![n(3, D_FC)],
-                vec![set("ev_kind", n(3, K_DB)), set("ev_data", id("first_be"))],
             ),
             // A continuation chunk: that WQE is fetched, so its data is not needed (OKAY).
             (vec![n(3, D_CC)], drop(r("BF_CHUNK"))),
@@ -1838,8 +1836,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             "aw_bh_d",
             Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
         ));
-        aw_regs.push(set("aw_fc_d", id("in_fc")));
-        aw_regs.push(set("aw_cc_d", id("in_cc")));
+        aw_regs.push(set(
+            "aw_ck_d",
+            Expr::and(id("csr_ctrl_bf_enable_o"), id("in_burst_ok")),
+        ));
     }
     if !f32_lo.is_empty() {
         aw_regs.push(set("aw_f32lo_d", any_hit(&f32_lo, "in_hit")));
@@ -1875,8 +1875,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             set("beat_d", n(8, 0)),
             set("beat0_d", b1(true)),
             set("full_d", b1(true)),
-            set("allff_d", b1(true)),
-            set("sf_d", b1(false)),
             set("cand_d", b1(false)),
         ],
         vec![Stmt::if_(
@@ -1885,20 +1883,52 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 set("beat_d", Expr::plus(id("beat_q"), n(8, 1))),
                 set("beat0_d", b1(false)),
                 set("full_d", id("full_now")),
-                set("allff_d", Expr::and(id("allff_q"), strb(0xFF))),
-                set("sf_d", Expr::and(id("sf_q"), strb(0xFF))),
                 set("cand_d", id("owns_buf")),
                 Stmt::if_(
                     id("first_beat"),
                     vec![
                         set("first_d", id("be64")),
-                        set("full_d", Expr::and(id("full_now"), id("ds_fits"))),
-                        set("sf_d", Expr::and(strb(0xFF), not(id("ds_fits")))),
+                        // full_q: full strobes, and the burst holds its WQE or is a chunk.
+                        set(
+                            "full_d",
+                            Expr::and(
+                                id("full_now"),
+                                Expr::any_of(
+                                    vec![
+                                        id("ds_fits"),
+                                        Expr::and(id("bf_cand"), id("len8")),
+                                        Expr::and(id("aw_ck_q"), id("cc_at")),
+                                    ],
+                                    b1(false),
+                                ),
+                            ),
+                        ),
                     ],
                 ),
             ],
         )],
     ));
+    if has_bf {
+        c.push(Stmt::Comment(
+            "Chunk shapes so far (cleared with the last beat)".into(),
+        ));
+        c.push(Stmt::if_else(
+            id("w_last_take"),
+            vec![set("fc_ok_d", b1(false)), set("cc_ok_d", b1(false))],
+            vec![Stmt::if_(
+                Expr::and(id("w_take"), id("first_beat")),
+                vec![
+                    // bf_cand: a burst from a BlueFlame window's start that claimed the
+                    // buffer (the AW checks passed, bf_enable, INCR of 8-byte beats).
+                    set(
+                        "fc_ok_d",
+                        Expr::all(vec![id("bf_cand"), id("len8"), not(id("ds_fits"))]),
+                    ),
+                    set("cc_ok_d", Expr::and(id("aw_ck_q"), id("cc_at"))),
+                ],
+            )],
+        ));
+    }
     c.push(Stmt::Comment(
         "The next beat is the burst's last (registered: no length compare at the beat)".into(),
     ));
@@ -2086,11 +2116,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::all(vec![id("w_take"), id("first_beat"), id("bf_cand")]),
         vec![set("bf_busy_d", b1(true))],
     ));
+    // A burst that claimed the buffer and is no whole WQE frees it at its last beat. That beat
+    // is never its first (a claim needs 2 beats or more), so `owns_buf` is `cand_q` there, and
+    // the claim implies the AW checks passed, the last beat tears nothing (`w_last_take` waits
+    // for a tear) and `aw_bh_q`: the write is a WQE exactly when `full_now`. Written so, not as
+    // `ev_kind != K_BF`, which runs through the whole decode (`s_axi_wstrb -> bf_busy_q` was
+    // the 7th level at 64 VFs once the chunk shapes joined the decode).
     c.push(Stmt::if_(
         Expr::all(vec![
             id("w_last_take"),
-            id("owns_buf"),
-            ne(id("ev_kind"), n(3, K_BF)),
+            id("cand_q"),
+            Expr::or(not(id("full_now")), id("fc_ok_q")),
         ]),
         vec![set("bf_busy_d", b1(false))],
     ));

@@ -166,7 +166,8 @@ fn no_write_taken_in_reset_async_low() {
 /// than the `ds` x 16 bytes its own control segment names is not one: it must be dropped
 /// (UNMAPPED, DECERR, like a partial BlueFlame), not sent to the send engine as a truncated
 /// WQE. Before the fix a 2-beat (16-byte) burst with ds = 4 (64 bytes) went out on
-/// m_axis_bf as a 2-beat WQE. Bursts that hold their WQE still go out, on both maps.
+/// m_axis_bf as a 2-beat WQE. Bursts that hold their WQE still go out, on both maps. A short
+/// burst of 64-byte multiples is a first chunk (docs/uar.md): its doorbell, never a WQE.
 fn blueflame_shorter_than_its_ds<M: rdmagen_harness::Model>(variant: &str, bf: u32) {
     let mut b = Bench::<M>::new(variant);
     let page = b.model.address(1, 0, bf);
@@ -190,7 +191,7 @@ fn blueflame_shorter_than_its_ds<M: rdmagen_harness::Model>(variant: &str, bf: u
             burst(4, 2),   // 16 bytes of a 64-byte WQE: dropped
             burst(4, 8),   // exactly the WQE: out
             burst(1, 2),   // 16 bytes, ds 1: out
-            burst(9, 16),  // 128 bytes of a 144-byte WQE: dropped
+            burst(9, 16),  // 128 bytes of a 144-byte WQE: a first chunk, a doorbell
             burst(16, 32), // 256 bytes, ds 16: out
         ],
     };
