@@ -949,9 +949,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.flop("beat0", 1, Some(b1(true)));
     g.flop("last", 1, Some(b1(false)));
     g.flop("full", 1, Some(b1(true)));
-    // A chunk so far (its shape from the AW, full strobes, and for a first chunk the buffer
-    // claimed and a first beat whose ds the burst does not hold): one flag each, so the last
-    // beat's decode adds one flop and its strobes per shape.
+    // The open burst's chunk shape, set at its first beat: a first chunk (the buffer claimed,
+    // 64-byte multiples, a first beat whose ds the burst does not hold) or a continuation
+    // chunk (offset and length). The strobes stay in `full_q`, so the last beat's decode
+    // reads one more flop per shape and the strobes once, through `full_now`.
     if has_bf {
         g.flop("fc_ok", 1, Some(b1(false)));
         g.flop("cc_ok", 1, Some(b1(false)));
@@ -1364,14 +1365,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("dwin", id("aw_win_q")),
         set("dval", id("be64")),
     ];
-    // Chunks of a WQE written in 64-byte pieces, decided first: the shapes below exclude
-    // them anyway (other flags), and being overridden rather than overriding keeps their terms
-    // off the other shapes' decode (the low half's `pend_we` sits in front of the AW taken
-    // with the last beat). A first chunk (`fc_ok_q`: full strobes, the buffer claimed, shorter
-    // than its ds x 16 bytes, so not D_BF) is the send doorbell of its first 8 bytes (the WQE
-    // is in the send queue too; the fetch reads it from there), so it decodes as an 8-byte
-    // doorbell (`first_be`; a BlueFlame window forwards nothing). Its last beat is never its
-    // first (8 beats or more), so the flags cover every earlier beat.
+    // A continuation chunk of a WQE written in 64-byte pieces, decided first: the shapes below
+    // exclude it anyway (other flags), and being overridden rather than overriding keeps its
+    // term off their decode (the low half's `pend_we` sits in front of the AW taken with the
+    // last beat). Its last beat is never its first (8 beats), so `full_now` covers them all.
     if has_bf {
         dec.push(Stmt::if_(
             Expr::and(id("cc_ok_q"), id("full_now")),
@@ -1410,6 +1407,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     if has_bf {
         dec.push(Stmt::if_(
             Expr::all(vec![id("aw_bh_q"), id("full_now"), id("owns_buf")]),
+            // A first chunk (`fc_ok_q`: full strobes, the buffer claimed, shorter than its
+            // ds x 16 bytes; `full_q` admits it) is the send doorbell of its first 8 bytes
+            // (the WQE is in the send queue too; the fetch reads it from there): an 8-byte
+            // doorbell of `first_be` (a BlueFlame window forwards nothing).
             vec![set(
                 "dk",
                 Expr::ternary(id("fc_ok_q"), n(3, D_DB64), n(3, D_BF)),
@@ -2119,9 +2120,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // A burst that claimed the buffer and is no whole WQE frees it at its last beat. That beat
     // is never its first (a claim needs 2 beats or more), so `owns_buf` is `cand_q` there, and
     // the claim implies the AW checks passed, the last beat tears nothing (`w_last_take` waits
-    // for a tear) and `aw_bh_q`: the write is a WQE exactly when `full_now`. Written so, not as
-    // `ev_kind != K_BF`, which runs through the whole decode (`s_axi_wstrb -> bf_busy_q` was
-    // the 7th level at 64 VFs once the chunk shapes joined the decode).
+    // for a tear) and `aw_bh_q`: the write is a WQE exactly when `full_now` and it is no first
+    // chunk. Written so, not as `ev_kind != K_BF`, which runs through the whole decode (with
+    // that form `uar` at 64 VFs went to 7 levels, docs/BENCHMARKS.notes.md, s37-bfchunk).
     c.push(Stmt::if_(
         Expr::all(vec![
             id("w_last_take"),
