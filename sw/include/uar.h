@@ -407,9 +407,11 @@ static inline uint32_t uar_vf_drops_offset(uint32_t i) { return UAR_VF_DROPS_OFF
 #define UAR_UAR_PAGE_DOORBELL_DS_WIDTH 8u
 #define UAR_UAR_PAGE_DOORBELL_DS_MASK 0xffull
 /* Window uar_page.blueflame (256 bytes, wo, big-endian; fields of its first 8 bytes read as one
- * big-endian integer): BlueFlame buffer (the article's BF_BUFFER). A write of a whole WQE (up to
- * 256 bytes, in 64-byte write-combined chunks) is checked like a doorbell (using its first 8 bytes)
- * and pushed onto the WQE stream to the send engine; no fetch is issued. An 8-byte write here is a
+ * big-endian integer): BlueFlame buffer (the article's BF_BUFFER). A whole WQE (up to 256 bytes)
+ * written in one burst is checked like a doorbell (using its first 8 bytes) and pushed onto the WQE
+ * stream to the send engine; no fetch is issued. A WQE written as 64-byte write-combined chunks,
+ * each its own burst, rings the send doorbell with its first chunk (the WQE is fetched from the
+ * send queue); the later chunks are dropped (BF_CHUNK, OKAY response). An 8-byte write here is a
  * plain doorbell with the layout of the `doorbell` window. */
 #define UAR_UAR_PAGE_BLUEFLAME_OFFSET 0x800u
 #define UAR_UAR_PAGE_BLUEFLAME_SIZE 0x100u

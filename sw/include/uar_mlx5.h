@@ -446,9 +446,11 @@ static inline uint32_t uar_mlx5_vf_drops_offset(uint32_t i) { return UAR_MLX5_VF
  * alternates between `bf_even` and `bf_odd` after every post so that write-combined doorbells never
  * merge; hardware treats both halves alike. An 8-byte write is a send doorbell: the first 8 bytes
  * of the WQE control segment, opmod[63:56] wqe_index[55:40] opcode[39:32] qpn[31:8] ds[7:0] as one
- * big-endian 64-bit value (the two 32-bit halves may arrive separately, low address first). A
- * whole-WQE write (up to 256 bytes in 64-byte write-combined chunks) is BlueFlame: checked like a
- * doorbell using its first 8 bytes and pushed to the send engine without a fetch. */
+ * big-endian 64-bit value (the two 32-bit halves may arrive separately, low address first). A whole
+ * WQE (up to 256 bytes) in one burst is BlueFlame: checked like a doorbell using its first 8 bytes
+ * and pushed to the send engine without a fetch. A WQE written as 64-byte write-combined chunks,
+ * each its own burst, rings the send doorbell with its first chunk (the WQE is fetched from the
+ * send queue); the later chunks are dropped (BF_CHUNK, OKAY response). */
 #define UAR_MLX5_UAR_PAGE_BF_EVEN_OFFSET 0x800u
 #define UAR_MLX5_UAR_PAGE_BF_EVEN_SIZE 0x100u
 /* Window uar_page.bf_odd (256 bytes, wo, big-endian; fields of its first 8 bytes read as one
