@@ -131,7 +131,7 @@ module uar #(
   output wire                mon_valid,         // one pulse per retired event (never stalls)
   output wire [2:0]          mon_result,        // 0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4
                                                 // FORWARD
-  output wire [2:0]          mon_reason,        // drop_reason, 0 unless DROP
+  output wire [3:0]          mon_reason,        // drop_reason, 0 unless DROP
   output wire [7:0]          mon_vf,            // writing VF (page owner for the PF)
   output wire                mon_pf,            // the PF wrote
   output wire [3:0]          mon_page,          // page index within the function
@@ -187,6 +187,8 @@ module uar #(
   wire                    csr_int_status_torn_set_i;
   wire                    csr_int_status_disabled_o;
   wire                    csr_int_status_disabled_set_i;
+  wire                    csr_int_status_bf_chunk_o;
+  wire                    csr_int_status_bf_chunk_set_i;
   wire                    csr_int_en_not_owner_o;
   wire                    csr_int_en_wrong_page_o;
   wire                    csr_int_en_qp_state_o;
@@ -194,9 +196,10 @@ module uar #(
   wire                    csr_int_en_pf_only_o;
   wire                    csr_int_en_torn_o;
   wire                    csr_int_en_disabled_o;
-  wire    [2:0]           csr_last_drop_reason_o;
+  wire                    csr_int_en_bf_chunk_o;
+  wire    [3:0]           csr_last_drop_reason_o;
   wire                    csr_last_drop_reason_we_i;
-  wire    [2:0]           csr_last_drop_reason_d_i;
+  wire    [3:0]           csr_last_drop_reason_d_i;
   wire    [3:0]           csr_last_drop_page_index_o;
   wire                    csr_last_drop_page_index_we_i;
   wire    [3:0]           csr_last_drop_page_index_d_i;
@@ -224,6 +227,8 @@ module uar #(
   wire                    csr_drop_torn_count_incr_i;
   wire    [31:0]          csr_drop_disabled_count_o;
   wire                    csr_drop_disabled_count_incr_i;
+  wire    [31:0]          csr_drop_bf_chunk_count_o;
+  wire                    csr_drop_bf_chunk_count_incr_i;
   wire    [NUM_VF-1:0]    csr_vf_ctrl_enable_o;
   wire    [NUM_VF*32-1:0] csr_vf_doorbells_count_o;
   wire    [NUM_VF-1:0]    csr_vf_doorbells_count_incr_i;
@@ -282,8 +287,8 @@ module uar #(
   reg                     rd_last_d;
   reg     [ID_WIDTH-1:0]  rd_id_q;
   reg     [ID_WIDTH-1:0]  rd_id_d;
-  reg     [2:0]           aw_reason_q;
-  reg     [2:0]           aw_reason_d;
+  reg     [3:0]           aw_reason_q;
+  reg     [3:0]           aw_reason_d;
   reg                     aw_ok_q;                // the AW checks passed (aw_reason_q is 0): pre_ok
                                                   // without a compare
   reg                     aw_ok_d;
@@ -295,6 +300,9 @@ module uar #(
   reg                     aw_hh_d;
   reg                     aw_bh_q;                // a whole-WQE burst at a BlueFlame window's start
   reg                     aw_bh_d;
+  reg                     aw_ck_q;                // INCR of 8-byte beats while bf_enable: a burst
+                                                  // that may be a chunk
+  reg                     aw_ck_d;
   reg                     pm_q;
   reg                     pm_d;
   reg                     aw_ps_q;                // pending bit of the owner on a_addr, sampled
@@ -314,6 +322,10 @@ module uar #(
   reg                     last_d;
   reg                     full_q;
   reg                     full_d;
+  reg                     fc_ok_q;
+  reg                     fc_ok_d;
+  reg                     cc_ok_q;
+  reg                     cc_ok_d;
   reg     [63:0]          first_q;
   reg     [63:0]          first_d;
   reg                     cand_q;
@@ -326,8 +338,8 @@ module uar #(
   reg     [NUM_VF-1:0]    pend_valid_d;
   reg                     e1_valid_q;
   reg                     e1_valid_d;
-  reg     [91:0]          e1_q;
-  reg     [91:0]          e1_d;
+  reg     [92:0]          e1_q;
+  reg     [92:0]          e1_d;
   reg     [1:0]           q_wr_q;
   reg     [1:0]           q_wr_d;
   reg     [1:0]           q_rd_q;
@@ -351,7 +363,7 @@ module uar #(
   reg     [39:0]          pend_mem [0:NUM_VF-1];  // per VF: pending low half {window, page index,
                                                   // dword}
   reg     [63:0]          bf_mem [0:31];          // BlueFlame buffer: one WQE of up to 256 bytes
-  reg     [91:0]          q_mem [0:3];            // events waiting for their QPC answer, in order
+  reg     [92:0]          q_mem [0:3];            // events waiting for their QPC answer, in order
   wire                    a_valid;                // an AW is offered: the skid's, else the port's
   wire    [23:0]          a_addr;
   wire    [7:0]           a_len;
@@ -388,10 +400,10 @@ module uar #(
   wire                    in_outside;             // a page of another function, or an inactive page
                                                   // index
   wire                    in_ok;                  // no check refuses the write (in_reason is 0)
-  wire    [2:0]           in_reason;
+  wire    [3:0]           in_reason;
   wire                    in_single;
   wire                    in_burst_ok;
-  wire    [2:0]           pre_reason;
+  wire    [3:0]           pre_reason;
   wire                    pre_ok;
   wire                    last;
   wire                    first_beat;
@@ -402,6 +414,9 @@ module uar #(
                                                   // burst
   wire    [1:0]           in_hit;
   wire    [1:0]           in_bhit;
+  wire                    len8;                   // the open burst is a multiple of 64 bytes
+  wire                    cc_at;                  // the open burst's offset and length are a
+                                                  // continuation chunk's
   wire                    in_hh;
   wire    [3:0]           in_hwin;
   wire    [3:0]           in_win;
@@ -423,7 +438,7 @@ module uar #(
   wire                    tear;                   // another write breaks the pending pair: drop it
                                                   // first, then take this write
   reg     [2:0]           ev_kind;
-  reg     [2:0]           ev_reason;
+  reg     [3:0]           ev_reason;
   reg     [3:0]           ev_idx;
   reg     [63:0]          ev_data;
   reg     [1:0]           ev_resp;
@@ -433,7 +448,7 @@ module uar #(
   wire    [3:0]           e1_idx;
   wire    [7:0]           e1_vf;
   wire                    e1_pf;
-  wire    [2:0]           e1_reason;
+  wire    [3:0]           e1_reason;
   wire    [2:0]           e1_kind;
   wire                    q_full;
   wire                    e1_chk;
@@ -449,23 +464,23 @@ module uar #(
                                                   // the tear before it
   wire                    pend_we;                // a low half is stored for the page owner
   wire                    h_valid;
-  wire    [91:0]          h;                      // queue head; zero while the queue is empty
+  wire    [92:0]          h;                      // queue head; zero while the queue is empty
   wire    [63:0]          h_data;
   wire    [4:0]           h_len;
   wire    [3:0]           h_win;
   wire    [3:0]           h_idx;
   wire    [7:0]           h_vf;
   wire                    h_pf;
-  wire    [2:0]           h_reason;
+  wire    [3:0]           h_reason;
   wire    [2:0]           h_kind;
   wire                    h_chk;
   wire                    h_fetch;
   wire                    h_bf;
   wire                    h_fwd;
   wire                    retire;
-  wire    [2:0]           chk_reason;
+  wire    [3:0]           chk_reason;
   wire                    is_drop;
-  wire    [2:0]           drop_reason;
+  wire    [3:0]           drop_reason;
   wire    [23:0]          h_qpn;
   wire                    bf_end;
   reg                     cs_fetch_q;
@@ -474,8 +489,8 @@ module uar #(
   reg                     cs_bf_d;
   reg                     cs_drop_q;
   reg                     cs_drop_d;
-  reg     [2:0]           cs_reason_q;
-  reg     [2:0]           cs_reason_d;
+  reg     [3:0]           cs_reason_q;
+  reg     [3:0]           cs_reason_d;
   reg     [3:0]           cs_idx_q;
   reg     [3:0]           cs_idx_d;
   reg     [7:0]           cs_vf_q;
@@ -496,6 +511,8 @@ module uar #(
   reg                     cs_drop_torn_d;
   reg                     cs_drop_disabled_q;
   reg                     cs_drop_disabled_d;
+  reg                     cs_drop_bf_chunk_q;
+  reg                     cs_drop_bf_chunk_d;
   reg     [NUM_VF-1:0]    vf_acc_q;
   reg     [NUM_VF-1:0]    vf_acc_d;
   reg     [NUM_VF-1:0]    vf_drop_q;
@@ -547,6 +564,8 @@ module uar #(
     .int_status_torn_set_i        (csr_int_status_torn_set_i),
     .int_status_disabled_o        (csr_int_status_disabled_o),
     .int_status_disabled_set_i    (csr_int_status_disabled_set_i),
+    .int_status_bf_chunk_o        (csr_int_status_bf_chunk_o),
+    .int_status_bf_chunk_set_i    (csr_int_status_bf_chunk_set_i),
     .int_en_not_owner_o           (csr_int_en_not_owner_o),
     .int_en_wrong_page_o          (csr_int_en_wrong_page_o),
     .int_en_qp_state_o            (csr_int_en_qp_state_o),
@@ -554,6 +573,7 @@ module uar #(
     .int_en_pf_only_o             (csr_int_en_pf_only_o),
     .int_en_torn_o                (csr_int_en_torn_o),
     .int_en_disabled_o            (csr_int_en_disabled_o),
+    .int_en_bf_chunk_o            (csr_int_en_bf_chunk_o),
     .last_drop_reason_o           (csr_last_drop_reason_o),
     .last_drop_reason_we_i        (csr_last_drop_reason_we_i),
     .last_drop_reason_d_i         (csr_last_drop_reason_d_i),
@@ -584,6 +604,8 @@ module uar #(
     .drop_torn_count_incr_i       (csr_drop_torn_count_incr_i),
     .drop_disabled_count_o        (csr_drop_disabled_count_o),
     .drop_disabled_count_incr_i   (csr_drop_disabled_count_incr_i),
+    .drop_bf_chunk_count_o        (csr_drop_bf_chunk_count_o),
+    .drop_bf_chunk_count_incr_i   (csr_drop_bf_chunk_count_incr_i),
     .vf_ctrl_enable_o             (csr_vf_ctrl_enable_o),
     .vf_doorbells_count_o         (csr_vf_doorbells_count_o),
     .vf_doorbells_count_incr_i    (csr_vf_doorbells_count_incr_i),
@@ -632,7 +654,7 @@ module uar #(
                       (in_page_idx >= {7'h00, eff_pages});
   assign in_ok = csr_ctrl_enable_o && (in_pf || csr_vf_ctrl_enable_o[in_slot]) && !in_outside &&
                  (in_pf || !in_pf_only);
-  assign in_reason = in_ok ? 3'b000 : in_dis ? 3'b111 : in_outside ? 3'b100 : 3'b101;
+  assign in_reason = in_ok ? 4'b0000 : in_dis ? 4'b0111 : in_outside ? 4'b0100 : 4'b0101;
   assign in_single = a_len == 8'h00;
   assign in_burst_ok = a_burst == 2'b01 && a_size == 3'b011;
   assign pre_reason = aw_reason_q;
@@ -646,6 +668,11 @@ module uar #(
   assign ds_fits = {1'b0, be64[7:0], 1'b0} <= {2'b00, aw_len_q} + 10'h001;
   assign in_hit = {in_single && in_off[11:3] == 9'h100, in_single && in_off[11:3] == 9'h000};
   assign in_bhit = {in_off == 12'h800 && !in_single && in_burst_ok && a_len < 8'h20, 1'b0};
+  assign len8 = aw_len_q[2:0] == 3'b111;
+  assign cc_at = len8 &&
+                 ((aw_addr_q[11:0] == 12'h840 && aw_len_q[7:3] < 5'h03) |
+                  (aw_addr_q[11:0] == 12'h880 && aw_len_q[7:3] < 5'h02) |
+                  (aw_addr_q[11:0] == 12'h8c0 && aw_len_q[7:3] < 5'h01));
   assign in_hh = in_hit[0] | in_hit[1];
   assign in_hwin = in_hit[1] ? 4'b0001 : 4'b0000;
   assign in_win = in_hit[1] || in_bhit[1] ? 4'b0001 : 4'b0000;
@@ -669,8 +696,8 @@ module uar #(
   assign e1_idx = e1_q[76:73];
   assign e1_vf = e1_q[84:77];
   assign e1_pf = e1_q[85];
-  assign e1_reason = e1_q[88:86];
-  assign e1_kind = e1_q[91:89];
+  assign e1_reason = e1_q[89:86];
+  assign e1_kind = e1_q[92:90];
   assign q_full = q_occ_q[3];
   assign e1_chk = e1_chk_q;
   assign e1_adv = e1_valid_q && !q_full && (!e1_chk || db_req_ready);
@@ -684,14 +711,14 @@ module uar #(
   assign ev_load = w_valid && last && ev_room && ((tear_now && !bf_block) || w_ready);
   assign pend_we = ev_load && !tear && ev_kind == 3'b011;
   assign h_valid = q_occ_q[0];
-  assign h = h_valid ? q_mem[q_rd_q] : 92'h00000000000000000000000;
+  assign h = h_valid ? q_mem[q_rd_q] : 93'h000000000000000000000000;
   assign h_data = h[63:0];
   assign h_len = h[68:64];
   assign h_win = h[72:69];
   assign h_idx = h[76:73];
   assign h_vf = h[84:77];
   assign h_pf = h[85];
-  assign h_reason = h[88:86];
+  assign h_reason = h[89:86];
   assign h_kind = h_valid ? q_kind_q[q_rd_q * 3 +: 3] : 3'b000;
   assign h_chk = h_kind == 3'b000 || h_kind == 3'b001;
   assign h_fetch = h_valid && h_kind == 3'b000 && db_rsp_valid && db_rsp_ok;
@@ -699,7 +726,9 @@ module uar #(
   assign h_fwd = h_valid && h_kind == 3'b010;
   assign retire = h_valid &&
                   (h_chk ? db_rsp_valid && (!h_fetch || fetch_ready) : h_fwd ? 1'b1 : 1'b1);
-  assign chk_reason = db_rsp_reason == 3'b011 ? 3'b010 : db_rsp_reason == 3'b100 ? 3'b011 : 3'b001;
+  assign chk_reason = db_rsp_reason == 3'b011 ? 4'b0010 :
+                      db_rsp_reason == 3'b100 ? 4'b0011 :
+                      4'b0001;
   assign is_drop = retire && (h_kind == 3'b100 || (h_chk && !db_rsp_ok));
   assign drop_reason = h_chk ? chk_reason : h_reason;
   assign h_qpn = h_chk ? h_data[31:8] : 24'h000000;
@@ -742,7 +771,7 @@ module uar #(
                       h_kind == 3'b011 ? 3'b011 :
                       h_fwd ? 3'b100 :
                       3'b010;
-  assign mon_reason = is_drop ? drop_reason : 3'b000;
+  assign mon_reason = is_drop ? drop_reason : 4'b0000;
   assign mon_vf = h_vf;
   assign mon_pf = h_pf;
   assign mon_page = h_idx;
@@ -754,6 +783,7 @@ module uar #(
   assign csr_int_status_pf_only_set_i = cs_drop_pf_only_q;
   assign csr_int_status_torn_set_i = cs_drop_torn_q;
   assign csr_int_status_disabled_set_i = cs_drop_disabled_q;
+  assign csr_int_status_bf_chunk_set_i = cs_drop_bf_chunk_q;
   assign csr_last_drop_reason_we_i = cs_drop_q;
   assign csr_last_drop_reason_d_i = cs_reason_q;
   assign csr_last_drop_page_index_we_i = cs_drop_q;
@@ -771,23 +801,25 @@ module uar #(
   assign csr_drop_pf_only_count_incr_i = cs_drop_pf_only_q;
   assign csr_drop_torn_count_incr_i = cs_drop_torn_q;
   assign csr_drop_disabled_count_incr_i = cs_drop_disabled_q;
+  assign csr_drop_bf_chunk_count_incr_i = cs_drop_bf_chunk_q;
   assign csr_vf_doorbells_count_incr_i = vf_acc_q;
   assign csr_vf_drops_count_incr_i = vf_drop_q;
   assign unused_ok = ^{csr_int_status_not_owner_o, csr_int_status_wrong_page_o,
                        csr_int_status_qp_state_o, csr_int_status_unmapped_o,
                        csr_int_status_pf_only_o, csr_int_status_torn_o, csr_int_status_disabled_o,
-                       csr_int_en_not_owner_o, csr_int_en_wrong_page_o, csr_int_en_qp_state_o,
-                       csr_int_en_unmapped_o, csr_int_en_pf_only_o, csr_int_en_torn_o,
-                       csr_int_en_disabled_o, csr_last_drop_reason_o, csr_last_drop_page_index_o,
-                       csr_last_drop_vf_o, csr_last_drop_qpn_qpn_o, csr_db_accepted_count_o,
-                       csr_bf_accepted_count_o, csr_drop_not_owner_count_o,
-                       csr_drop_wrong_page_count_o, csr_drop_qp_state_count_o,
-                       csr_drop_unmapped_count_o, csr_drop_pf_only_count_o, csr_drop_torn_count_o,
-                       csr_drop_disabled_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o,
+                       csr_int_status_bf_chunk_o, csr_int_en_not_owner_o, csr_int_en_wrong_page_o,
+                       csr_int_en_qp_state_o, csr_int_en_unmapped_o, csr_int_en_pf_only_o,
+                       csr_int_en_torn_o, csr_int_en_disabled_o, csr_int_en_bf_chunk_o,
+                       csr_last_drop_reason_o, csr_last_drop_page_index_o, csr_last_drop_vf_o,
+                       csr_last_drop_qpn_qpn_o, csr_db_accepted_count_o, csr_bf_accepted_count_o,
+                       csr_drop_not_owner_count_o, csr_drop_wrong_page_count_o,
+                       csr_drop_qp_state_count_o, csr_drop_unmapped_count_o,
+                       csr_drop_pf_only_count_o, csr_drop_torn_count_o, csr_drop_disabled_count_o,
+                       csr_drop_bf_chunk_count_o, csr_vf_doorbells_count_o, csr_vf_drops_count_o,
                        s_axi_wlast, s_axi_araddr, s_axi_arsize, s_axi_arburst, s_axi_aruser,
                        db_rsp_vf, db_rsp_qpn, db_rsp_user, page_idx[11:4], owner[11:8], h_pf, h_win,
                        dval, h_data[63:56], e1_data[63:32], e1_data[7:0], e1_pf, e1_reason, e1_len,
-                       e1_win, h[91:89], e1_kind};
+                       e1_win, h[92:90], e1_kind};
 
   always @* begin
     // Defaults
@@ -795,7 +827,7 @@ module uar #(
     dwin = aw_win_q;
     dval = be64;
     ev_kind = 3'b100;
-    ev_reason = 3'b000;
+    ev_reason = 4'b0000;
     ev_idx = page_idx[3:0];
     ev_data = 64'h0000000000000000;
     ev_resp = 2'b00;
@@ -830,6 +862,7 @@ module uar #(
     aw_win_d = aw_win_q;
     aw_hh_d = aw_hh_q;
     aw_bh_d = aw_bh_q;
+    aw_ck_d = aw_ck_q;
     pm_d = pm_q;
     aw_ps_d = in_ps;
     aw_pt_d = 1'b0;
@@ -838,6 +871,8 @@ module uar #(
     beat0_d = beat0_q;
     last_d = last_q;
     full_d = full_q;
+    fc_ok_d = fc_ok_q;
+    cc_ok_d = cc_ok_q;
     first_d = first_q;
     cand_d = cand_q;
     b_valid_d = b_valid_q;
@@ -856,6 +891,9 @@ module uar #(
     drain_last_d = drain_last_q;
     drain_user_d = drain_user_q;
     // Window decode: shape of the write in the window it starts in
+    if (cc_ok_q && full_now) begin
+      dk = 3'b110;
+    end
     if (aw_hh_q) begin
       if (w_sff) begin
         dk = 3'b001;
@@ -866,17 +904,17 @@ module uar #(
       end
     end
     if (aw_bh_q && full_now && owns_buf) begin
-      dk = 3'b100;
+      dk = fc_ok_q ? 3'b001 : 3'b100;
     end
     // Classification of the write at its last beat
     if (tear) begin
       ev_kind = 3'b100;
-      ev_reason = 3'b110;
+      ev_reason = 4'b0110;
       ev_idx = pe[35:32];
     end else if (!pre_ok) begin
       ev_kind = 3'b100;
       ev_reason = pre_reason;
-      ev_resp = pre_reason == 3'b100 ? 2'b11 : pre_reason == 3'b101 ? 2'b10 : 2'b00;
+      ev_resp = pre_reason == 4'b0100 ? 2'b11 : pre_reason == 4'b0101 ? 2'b10 : 2'b00;
     end else begin
       case (dk)
         3'b001: begin
@@ -890,7 +928,7 @@ module uar #(
             ev_data = {pe[31:0], be64[31:0]};
           end else begin
             ev_kind = 3'b100;
-            ev_reason = 3'b110;
+            ev_reason = 4'b0110;
           end
         end
         3'b100: begin
@@ -901,9 +939,13 @@ module uar #(
           ev_kind = 3'b010;
           ev_data = dval;
         end
+        3'b110: begin
+          ev_kind = 3'b100;
+          ev_reason = 4'b1000;
+        end
         default: begin
           ev_kind = 3'b100;
-          ev_reason = 3'b100;
+          ev_reason = 4'b0100;
           ev_resp = 2'b11;
         end
       endcase
@@ -924,6 +966,7 @@ module uar #(
       aw_pv_d = in_pv;
       aw_pt_d = !in_same;
       aw_bh_d = |in_bhit;
+      aw_ck_d = csr_ctrl_bf_enable_o && in_burst_ok;
     end else if (w_last_take) begin
       aw_valid_d = 1'b0;
     end
@@ -943,8 +986,16 @@ module uar #(
       cand_d = owns_buf;
       if (first_beat) begin
         first_d = be64;
-        full_d = full_now && ds_fits;
+        full_d = full_now && (ds_fits | (bf_cand && len8) | (aw_ck_q && cc_at));
       end
+    end
+    // Chunk shapes so far (cleared with the last beat)
+    if (w_last_take) begin
+      fc_ok_d = 1'b0;
+      cc_ok_d = 1'b0;
+    end else if (w_take && first_beat) begin
+      fc_ok_d = bf_cand && len8 && !ds_fits;
+      cc_ok_d = aw_ck_q && cc_at;
     end
     // The next beat is the burst's last (registered: no length compare at the beat)
     if (aw_take) begin
@@ -1040,7 +1091,7 @@ module uar #(
     if (w_take && first_beat && bf_cand) begin
       bf_busy_d = 1'b1;
     end
-    if (w_last_take && owns_buf && ev_kind != 3'b001) begin
+    if (w_last_take && cand_q && (!full_now || fc_ok_q)) begin
       bf_busy_d = 1'b0;
     end
     if (retire && h_kind == 3'b001 && !db_rsp_ok) begin
@@ -1067,13 +1118,14 @@ module uar #(
     cs_idx_d = h_idx;
     cs_vf_d = h_vf;
     cs_qpn_d = h_qpn;
-    cs_drop_not_owner_d = is_drop && drop_reason == 3'b001;
-    cs_drop_wrong_page_d = is_drop && drop_reason == 3'b010;
-    cs_drop_qp_state_d = is_drop && drop_reason == 3'b011;
-    cs_drop_unmapped_d = is_drop && drop_reason == 3'b100;
-    cs_drop_pf_only_d = is_drop && drop_reason == 3'b101;
-    cs_drop_torn_d = is_drop && drop_reason == 3'b110;
-    cs_drop_disabled_d = is_drop && drop_reason == 3'b111;
+    cs_drop_not_owner_d = is_drop && drop_reason == 4'b0001;
+    cs_drop_wrong_page_d = is_drop && drop_reason == 4'b0010;
+    cs_drop_qp_state_d = is_drop && drop_reason == 4'b0011;
+    cs_drop_unmapped_d = is_drop && drop_reason == 4'b0100;
+    cs_drop_pf_only_d = is_drop && drop_reason == 4'b0101;
+    cs_drop_torn_d = is_drop && drop_reason == 4'b0110;
+    cs_drop_disabled_d = is_drop && drop_reason == 4'b0111;
+    cs_drop_bf_chunk_d = is_drop && drop_reason == 4'b1000;
     // Per-VF counters
     for (vi = 0; vi < NUM_VF; vi = vi + 1) begin
       vf_acc_d[vi] = retire && (h_fetch || h_bf) && h_vf == vi[7:0];
@@ -1094,12 +1146,13 @@ module uar #(
       rd_left_q <= 8'h00;
       rd_last_q <= 1'b0;
       rd_id_q <= {ID_WIDTH{1'b0}};
-      aw_reason_q <= 3'b000;
+      aw_reason_q <= 4'b0000;
       aw_ok_q <= 1'b0;
       aw_bfc_q <= 1'b0;
       aw_win_q <= 4'b0000;
       aw_hh_q <= 1'b0;
       aw_bh_q <= 1'b0;
+      aw_ck_q <= 1'b0;
       pm_q <= 1'b0;
       aw_ps_q <= 1'b0;
       aw_pt_q <= 1'b0;
@@ -1108,12 +1161,14 @@ module uar #(
       beat0_q <= 1'b1;
       last_q <= 1'b0;
       full_q <= 1'b1;
+      fc_ok_q <= 1'b0;
+      cc_ok_q <= 1'b0;
       cand_q <= 1'b0;
       b_valid_q <= 1'b0;
       b_resp_q <= 2'b00;
       pend_valid_q <= {NUM_VF{1'b0}};
       e1_valid_q <= 1'b0;
-      e1_q <= 92'h00000000000000000000000;
+      e1_q <= 93'h000000000000000000000000;
       q_wr_q <= 2'b00;
       q_rd_q <= 2'b00;
       q_occ_q <= 4'b0000;
@@ -1127,7 +1182,7 @@ module uar #(
       cs_fetch_q <= 1'b0;
       cs_bf_q <= 1'b0;
       cs_drop_q <= 1'b0;
-      cs_reason_q <= 3'b000;
+      cs_reason_q <= 4'b0000;
       cs_idx_q <= 4'b0000;
       cs_vf_q <= 8'h00;
       cs_qpn_q <= 24'h000000;
@@ -1138,6 +1193,7 @@ module uar #(
       cs_drop_pf_only_q <= 1'b0;
       cs_drop_torn_q <= 1'b0;
       cs_drop_disabled_q <= 1'b0;
+      cs_drop_bf_chunk_q <= 1'b0;
       vf_acc_q <= {NUM_VF{1'b0}};
       vf_drop_q <= {NUM_VF{1'b0}};
     end else begin
@@ -1158,6 +1214,7 @@ module uar #(
       aw_win_q <= aw_win_d;
       aw_hh_q <= aw_hh_d;
       aw_bh_q <= aw_bh_d;
+      aw_ck_q <= aw_ck_d;
       pm_q <= pm_d;
       aw_ps_q <= aw_ps_d;
       aw_pt_q <= aw_pt_d;
@@ -1166,6 +1223,8 @@ module uar #(
       beat0_q <= beat0_d;
       last_q <= last_d;
       full_q <= full_d;
+      fc_ok_q <= fc_ok_d;
+      cc_ok_q <= cc_ok_d;
       cand_q <= cand_d;
       b_valid_q <= b_valid_d;
       b_resp_q <= b_resp_d;
@@ -1196,6 +1255,7 @@ module uar #(
       cs_drop_pf_only_q <= cs_drop_pf_only_d;
       cs_drop_torn_q <= cs_drop_torn_d;
       cs_drop_disabled_q <= cs_drop_disabled_d;
+      cs_drop_bf_chunk_q <= cs_drop_bf_chunk_d;
       vf_acc_q <= vf_acc_d;
       vf_drop_q <= vf_drop_d;
     end

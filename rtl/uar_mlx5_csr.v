@@ -27,14 +27,16 @@
 //                                     0  enable        rw           0x0
 // 0x0004         page_cfg         31:16  pf_only_mask  rw           0x0
 //                                   4:0  active_pages  rw           0x1
-// 0x0010         int_status           6  disabled      w1c+hw_set   0x0
+// 0x0010         int_status           7  bf_chunk      w1c+hw_set   0x0
+//                                     6  disabled      w1c+hw_set   0x0
 //                                     5  torn          w1c+hw_set   0x0
 //                                     4  pf_only       w1c+hw_set   0x0
 //                                     3  unmapped      w1c+hw_set   0x0
 //                                     2  qp_state      w1c+hw_set   0x0
 //                                     1  wrong_page    w1c+hw_set   0x0
 //                                     0  not_owner     w1c+hw_set   0x0
-// 0x0014         int_en               6  disabled      rw           0x0
+// 0x0014         int_en               7  bf_chunk      rw           0x0
+//                                     6  disabled      rw           0x0
 //                                     5  torn          rw           0x0
 //                                     4  pf_only       rw           0x0
 //                                     3  unmapped      rw           0x0
@@ -43,7 +45,7 @@
 //                                     0  not_owner     rw           0x0
 // 0x0018         last_drop        23:16  vf            ro+hw_write  0x0
 //                                  11:8  page_index    ro+hw_write  0x0
-//                                   2:0  reason        ro+hw_write  0x0
+//                                   3:0  reason        ro+hw_write  0x0
 // 0x001c         last_drop_qpn     23:0  qpn           ro+hw_write  0x0
 // 0x0020         db_accepted       63:0  count         rc+counter   0x0
 // 0x0028         bf_accepted       63:0  count         rc+counter   0x0
@@ -54,6 +56,7 @@
 // 0x0040         drop_pf_only      31:0  count         rc+counter   0x0
 // 0x0044         drop_torn         31:0  count         rc+counter   0x0
 // 0x0048         drop_disabled     31:0  count         rc+counter   0x0
+// 0x004c         drop_bf_chunk     31:0  count         rc+counter   0x0
 // 0x0050         cq_db_forwarded   31:0  count         rc+counter   0x0
 // 0x0054         eq_db_forwarded   31:0  count         rc+counter   0x0
 // 0x1000+i*0x10  vf[i].ctrl           0  enable        rw           0x0
@@ -117,6 +120,8 @@ module uar_mlx5_csr #(
   input  wire                 int_status_torn_set_i,
   output wire                 int_status_disabled_o,    // [6] w1c
   input  wire                 int_status_disabled_set_i,
+  output wire                 int_status_bf_chunk_o,    // [7] w1c
+  input  wire                 int_status_bf_chunk_set_i,
 
   // int_en @ 0x014: Interrupt enables, one per `int_status` bit.
   output wire                 int_en_not_owner_o,       // [0] rw
@@ -126,11 +131,12 @@ module uar_mlx5_csr #(
   output wire                 int_en_pf_only_o,         // [4] rw
   output wire                 int_en_torn_o,            // [5] rw
   output wire                 int_en_disabled_o,        // [6] rw
+  output wire                 int_en_bf_chunk_o,        // [7] rw
 
   // last_drop @ 0x018: Where the most recent drop came from. Hardware reloads it on every drop.
-  output wire [2:0]           last_drop_reason_o,       // [2:0] ro
+  output wire [3:0]           last_drop_reason_o,       // [3:0] ro
   input  wire                 last_drop_reason_we_i,
-  input  wire [2:0]           last_drop_reason_d_i,
+  input  wire [3:0]           last_drop_reason_d_i,
   output wire [3:0]           last_drop_page_index_o,   // [11:8] ro
   input  wire                 last_drop_page_index_we_i,
   input  wire [3:0]           last_drop_page_index_d_i,
@@ -185,6 +191,12 @@ module uar_mlx5_csr #(
   // Clears on read.
   output wire [31:0]          drop_disabled_count_o,    // [31:0] rc
   input  wire                 drop_disabled_count_incr_i,
+
+  // drop_bf_chunk @ 0x04c: BlueFlame continuation chunks dropped: the 64-byte chunks after the
+  // first of a WQE written in chunks (the first chunk rang the doorbell, so the WQE is fetched
+  // from the send queue). Answered OKAY. Clears on read.
+  output wire [31:0]          drop_bf_chunk_count_o,    // [31:0] rc
+  input  wire                 drop_bf_chunk_count_incr_i,
 
   // cq_db_forwarded @ 0x050: CQ doorbells forwarded to the completion engine. Clears on read.
   output wire [31:0]          cq_db_forwarded_count_o,  // [31:0] rc
@@ -242,6 +254,7 @@ module uar_mlx5_csr #(
   localparam [12:0] ADDR_DROP_PF_ONLY    = 13'h0040;
   localparam [12:0] ADDR_DROP_TORN       = 13'h0044;
   localparam [12:0] ADDR_DROP_DISABLED   = 13'h0048;
+  localparam [12:0] ADDR_DROP_BF_CHUNK   = 13'h004c;
   localparam [12:0] ADDR_CQ_DB_FORWARDED = 13'h0050;
   localparam [12:0] ADDR_EQ_DB_FORWARDED = 13'h0054;
   localparam [3:0]  OFF_VF_CTRL          = 4'b0000;
@@ -332,6 +345,8 @@ module uar_mlx5_csr #(
   reg                  drop_torn_rsel_d;
   reg                  drop_disabled_rsel_q;
   reg                  drop_disabled_rsel_d;
+  reg                  drop_bf_chunk_rsel_q;
+  reg                  drop_bf_chunk_rsel_d;
   reg                  cq_db_forwarded_rsel_q;
   reg                  cq_db_forwarded_rsel_d;
   reg                  eq_db_forwarded_rsel_q;
@@ -379,6 +394,8 @@ module uar_mlx5_csr #(
   reg                  int_status_torn_d;
   reg                  int_status_disabled_q;
   reg                  int_status_disabled_d;
+  reg                  int_status_bf_chunk_q;
+  reg                  int_status_bf_chunk_d;
   reg                  int_en_not_owner_q;
   reg                  int_en_not_owner_d;
   reg                  int_en_wrong_page_q;
@@ -393,8 +410,10 @@ module uar_mlx5_csr #(
   reg                  int_en_torn_d;
   reg                  int_en_disabled_q;
   reg                  int_en_disabled_d;
-  reg  [2:0]           last_drop_reason_q;
-  reg  [2:0]           last_drop_reason_d;
+  reg                  int_en_bf_chunk_q;
+  reg                  int_en_bf_chunk_d;
+  reg  [3:0]           last_drop_reason_q;
+  reg  [3:0]           last_drop_reason_d;
   reg  [3:0]           last_drop_page_index_q;
   reg  [3:0]           last_drop_page_index_d;
   reg  [7:0]           last_drop_vf_q;
@@ -432,6 +451,9 @@ module uar_mlx5_csr #(
   reg  [31:0]          drop_disabled_count_q;
   reg  [31:0]          drop_disabled_count_d;
   reg  [32:0]          drop_disabled_count_sum;    // count with carry
+  reg  [31:0]          drop_bf_chunk_count_q;
+  reg  [31:0]          drop_bf_chunk_count_d;
+  reg  [32:0]          drop_bf_chunk_count_sum;    // count with carry
   reg  [31:0]          cq_db_forwarded_count_q;
   reg  [31:0]          cq_db_forwarded_count_d;
   reg  [32:0]          cq_db_forwarded_count_sum;  // count with carry
@@ -467,8 +489,9 @@ module uar_mlx5_csr #(
                     last_drop_rsel_q, last_drop_qpn_rsel_q, db_accepted_rsel_q, bf_accepted_rsel_q,
                     drop_not_owner_rsel_q, drop_wrong_page_rsel_q, drop_qp_state_rsel_q,
                     drop_unmapped_rsel_q, drop_pf_only_rsel_q, drop_torn_rsel_q,
-                    drop_disabled_rsel_q, cq_db_forwarded_rsel_q, eq_db_forwarded_rsel_q,
-                    vf_ctrl_rsel_q, vf_doorbells_rsel_q, vf_drops_rsel_q, rd_hi_rsel_q};
+                    drop_disabled_rsel_q, drop_bf_chunk_rsel_q, cq_db_forwarded_rsel_q,
+                    eq_db_forwarded_rsel_q, vf_ctrl_rsel_q, vf_doorbells_rsel_q, vf_drops_rsel_q,
+                    rd_hi_rsel_q};
   assign ctrl_enable_o = ctrl_enable_q;
   assign ctrl_bf_enable_o = ctrl_bf_enable_q;
   assign page_cfg_active_pages_o = page_cfg_active_pages_q;
@@ -480,6 +503,7 @@ module uar_mlx5_csr #(
   assign int_status_pf_only_o = int_status_pf_only_q;
   assign int_status_torn_o = int_status_torn_q;
   assign int_status_disabled_o = int_status_disabled_q;
+  assign int_status_bf_chunk_o = int_status_bf_chunk_q;
   assign int_en_not_owner_o = int_en_not_owner_q;
   assign int_en_wrong_page_o = int_en_wrong_page_q;
   assign int_en_qp_state_o = int_en_qp_state_q;
@@ -487,6 +511,7 @@ module uar_mlx5_csr #(
   assign int_en_pf_only_o = int_en_pf_only_q;
   assign int_en_torn_o = int_en_torn_q;
   assign int_en_disabled_o = int_en_disabled_q;
+  assign int_en_bf_chunk_o = int_en_bf_chunk_q;
   assign last_drop_reason_o = last_drop_reason_q;
   assign last_drop_page_index_o = last_drop_page_index_q;
   assign last_drop_vf_o = last_drop_vf_q;
@@ -500,6 +525,7 @@ module uar_mlx5_csr #(
   assign drop_pf_only_count_o = drop_pf_only_count_q;
   assign drop_torn_count_o = drop_torn_count_q;
   assign drop_disabled_count_o = drop_disabled_count_q;
+  assign drop_bf_chunk_count_o = drop_bf_chunk_count_q;
   assign cq_db_forwarded_count_o = cq_db_forwarded_count_q;
   assign eq_db_forwarded_count_o = eq_db_forwarded_count_q;
   assign irq_o = |{int_status_not_owner_q & int_en_not_owner_q,
@@ -507,7 +533,8 @@ module uar_mlx5_csr #(
                    int_status_qp_state_q & int_en_qp_state_q,
                    int_status_unmapped_q & int_en_unmapped_q,
                    int_status_pf_only_q & int_en_pf_only_q, int_status_torn_q & int_en_torn_q,
-                   int_status_disabled_q & int_en_disabled_q};
+                   int_status_disabled_q & int_en_disabled_q,
+                   int_status_bf_chunk_q & int_en_bf_chunk_q};
   assign unused_ok = ^{s_axil_awprot, s_axil_arprot, s_axil_awaddr[1:0], s_axil_araddr[1:0],
                        s_axil_wdata, s_axil_wstrb, wr_mask, wr_data64, wr_lo_strb_q};
 
@@ -525,7 +552,7 @@ module uar_mlx5_csr #(
       ADDR_LAST_DROP, ADDR_LAST_DROP_QPN, ADDR_DB_ACCEPTED, ADDR_DB_ACCEPTED_HI, ADDR_BF_ACCEPTED,
       ADDR_BF_ACCEPTED_HI, ADDR_DROP_NOT_OWNER, ADDR_DROP_WRONG_PAGE, ADDR_DROP_QP_STATE,
       ADDR_DROP_UNMAPPED, ADDR_DROP_PF_ONLY, ADDR_DROP_TORN, ADDR_DROP_DISABLED,
-      ADDR_CQ_DB_FORWARDED, ADDR_EQ_DB_FORWARDED: wr_resp = RESP_SLVERR;
+      ADDR_DROP_BF_CHUNK, ADDR_CQ_DB_FORWARDED, ADDR_EQ_DB_FORWARDED: wr_resp = RESP_SLVERR;
       default: ;
     endcase
     case (wr_addr)
@@ -563,6 +590,7 @@ module uar_mlx5_csr #(
     drop_pf_only_rsel_d = drop_pf_only_rsel_q;
     drop_torn_rsel_d = drop_torn_rsel_q;
     drop_disabled_rsel_d = drop_disabled_rsel_q;
+    drop_bf_chunk_rsel_d = drop_bf_chunk_rsel_q;
     cq_db_forwarded_rsel_d = cq_db_forwarded_rsel_q;
     eq_db_forwarded_rsel_d = eq_db_forwarded_rsel_q;
     vf_ctrl_rsel_d = vf_ctrl_rsel_q;
@@ -589,6 +617,7 @@ module uar_mlx5_csr #(
       drop_pf_only_rsel_d = 1'b0;
       drop_torn_rsel_d = 1'b0;
       drop_disabled_rsel_d = 1'b0;
+      drop_bf_chunk_rsel_d = 1'b0;
       cq_db_forwarded_rsel_d = 1'b0;
       eq_db_forwarded_rsel_d = 1'b0;
       vf_ctrl_rsel_d = 1'b0;
@@ -620,6 +649,7 @@ module uar_mlx5_csr #(
         ADDR_DROP_PF_ONLY: drop_pf_only_rsel_d = 1'b1;
         ADDR_DROP_TORN: drop_torn_rsel_d = 1'b1;
         ADDR_DROP_DISABLED: drop_disabled_rsel_d = 1'b1;
+        ADDR_DROP_BF_CHUNK: drop_bf_chunk_rsel_d = 1'b1;
         ADDR_CQ_DB_FORWARDED: cq_db_forwarded_rsel_d = 1'b1;
         ADDR_EQ_DB_FORWARDED: eq_db_forwarded_rsel_d = 1'b1;
         default: ;
@@ -662,16 +692,17 @@ module uar_mlx5_csr #(
               ({32{page_cfg_rsel_q}} & {page_cfg_pf_only_mask_q, 11'd0, page_cfg_active_pages_q});
     rd_data = rd_data |
               ({32{int_status_rsel_q}} &
-               {25'd0, int_status_disabled_q, int_status_torn_q, int_status_pf_only_q,
-                int_status_unmapped_q, int_status_qp_state_q, int_status_wrong_page_q,
-                int_status_not_owner_q});
+               {24'd0, int_status_bf_chunk_q, int_status_disabled_q, int_status_torn_q,
+                int_status_pf_only_q, int_status_unmapped_q, int_status_qp_state_q,
+                int_status_wrong_page_q, int_status_not_owner_q});
     rd_data = rd_data |
               ({32{int_en_rsel_q}} &
-               {25'd0, int_en_disabled_q, int_en_torn_q, int_en_pf_only_q, int_en_unmapped_q,
-                int_en_qp_state_q, int_en_wrong_page_q, int_en_not_owner_q});
+               {24'd0, int_en_bf_chunk_q, int_en_disabled_q, int_en_torn_q, int_en_pf_only_q,
+                int_en_unmapped_q, int_en_qp_state_q, int_en_wrong_page_q, int_en_not_owner_q});
     rd_data = rd_data |
               ({32{last_drop_rsel_q}} &
-               {8'd0, last_drop_vf_q, 4'b0000, last_drop_page_index_q, 5'd0, last_drop_reason_q});
+               {8'd0, last_drop_vf_q, 4'b0000, last_drop_page_index_q, 4'b0000,
+                last_drop_reason_q});
     rd_data = rd_data | ({32{last_drop_qpn_rsel_q}} & {8'd0, last_drop_qpn_qpn_q});
     rd_data = rd_data | ({32{db_accepted_rsel_q}} & db_accepted_count_q[31:0]);
     rd_hi_next = rd_hi_next | ({32{db_accepted_rsel_q}} & db_accepted_count_q[63:32]);
@@ -684,6 +715,7 @@ module uar_mlx5_csr #(
     rd_data = rd_data | ({32{drop_pf_only_rsel_q}} & drop_pf_only_count_q);
     rd_data = rd_data | ({32{drop_torn_rsel_q}} & drop_torn_count_q);
     rd_data = rd_data | ({32{drop_disabled_rsel_q}} & drop_disabled_count_q);
+    rd_data = rd_data | ({32{drop_bf_chunk_rsel_q}} & drop_bf_chunk_count_q);
     rd_data = rd_data | ({32{cq_db_forwarded_rsel_q}} & cq_db_forwarded_count_q);
     rd_data = rd_data | ({32{eq_db_forwarded_rsel_q}} & eq_db_forwarded_count_q);
     rd_data = rd_data | vf_rd_word_q;
@@ -806,6 +838,13 @@ module uar_mlx5_csr #(
       int_status_disabled_d = int_status_disabled_d & ~(s_axil_wdata[6] & wr_mask[6]);
     end
     int_status_disabled_d = int_status_disabled_d | int_status_disabled_set_i;
+    // int_status.bf_chunk [7] w1c: A BlueFlame continuation chunk was dropped (its WQE is fetched
+    // instead).
+    int_status_bf_chunk_d = int_status_bf_chunk_q;
+    if (wr_en && int_status_wsel) begin
+      int_status_bf_chunk_d = int_status_bf_chunk_d & ~(s_axil_wdata[7] & wr_mask[7]);
+    end
+    int_status_bf_chunk_d = int_status_bf_chunk_d | int_status_bf_chunk_set_i;
     // int_en.not_owner [0] rw: Interrupt on not_owner drops.
     int_en_not_owner_d = int_en_not_owner_q;
     if (wr_en && int_en_wsel) begin
@@ -855,7 +894,14 @@ module uar_mlx5_csr #(
         int_en_disabled_d = s_axil_wdata[6];
       end
     end
-    // last_drop.reason [2:0] ro: Reason of the most recent drop.
+    // int_en.bf_chunk [7] rw: Interrupt on dropped BlueFlame continuation chunks.
+    int_en_bf_chunk_d = int_en_bf_chunk_q;
+    if (wr_en && int_en_wsel) begin
+      if (s_axil_wstrb[0]) begin
+        int_en_bf_chunk_d = s_axil_wdata[7];
+      end
+    end
+    // last_drop.reason [3:0] ro: Reason of the most recent drop.
     last_drop_reason_d = last_drop_reason_q;
     if (last_drop_reason_we_i) begin
       last_drop_reason_d = last_drop_reason_d_i;
@@ -960,6 +1006,14 @@ module uar_mlx5_csr #(
     if (rd_adv && drop_disabled_rsel_q) begin
       drop_disabled_count_d = {31'd0, drop_disabled_count_incr_i};
     end
+    // drop_bf_chunk.count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF.
+    drop_bf_chunk_count_d = drop_bf_chunk_count_q;
+    drop_bf_chunk_count_sum = {1'b0, drop_bf_chunk_count_d} + {32'd0, drop_bf_chunk_count_incr_i};
+    drop_bf_chunk_count_d = drop_bf_chunk_count_sum[32] ? 32'hffffffff :
+                            drop_bf_chunk_count_sum[31:0];
+    if (rd_adv && drop_bf_chunk_rsel_q) begin
+      drop_bf_chunk_count_d = {31'd0, drop_bf_chunk_count_incr_i};
+    end
     // cq_db_forwarded.count [31:0] rc: Forwarded count; saturates at 0xFFFF_FFFF.
     cq_db_forwarded_count_d = cq_db_forwarded_count_q;
     cq_db_forwarded_count_sum = {1'b0, cq_db_forwarded_count_d} +
@@ -1012,6 +1066,7 @@ module uar_mlx5_csr #(
       drop_pf_only_rsel_q <= 1'b0;
       drop_torn_rsel_q <= 1'b0;
       drop_disabled_rsel_q <= 1'b0;
+      drop_bf_chunk_rsel_q <= 1'b0;
       cq_db_forwarded_rsel_q <= 1'b0;
       eq_db_forwarded_rsel_q <= 1'b0;
       vf_ctrl_rsel_q <= 1'b0;
@@ -1030,6 +1085,7 @@ module uar_mlx5_csr #(
       int_status_pf_only_q <= 1'b0;
       int_status_torn_q <= 1'b0;
       int_status_disabled_q <= 1'b0;
+      int_status_bf_chunk_q <= 1'b0;
       int_en_not_owner_q <= 1'b0;
       int_en_wrong_page_q <= 1'b0;
       int_en_qp_state_q <= 1'b0;
@@ -1037,7 +1093,8 @@ module uar_mlx5_csr #(
       int_en_pf_only_q <= 1'b0;
       int_en_torn_q <= 1'b0;
       int_en_disabled_q <= 1'b0;
-      last_drop_reason_q <= 3'b000;
+      int_en_bf_chunk_q <= 1'b0;
+      last_drop_reason_q <= 4'b0000;
       last_drop_page_index_q <= 4'b0000;
       last_drop_vf_q <= 8'h00;
       last_drop_qpn_qpn_q <= 24'h000000;
@@ -1050,6 +1107,7 @@ module uar_mlx5_csr #(
       drop_pf_only_count_q <= 32'h00000000;
       drop_torn_count_q <= 32'h00000000;
       drop_disabled_count_q <= 32'h00000000;
+      drop_bf_chunk_count_q <= 32'h00000000;
       cq_db_forwarded_count_q <= 32'h00000000;
       eq_db_forwarded_count_q <= 32'h00000000;
     end else begin
@@ -1083,6 +1141,7 @@ module uar_mlx5_csr #(
       drop_pf_only_rsel_q <= drop_pf_only_rsel_d;
       drop_torn_rsel_q <= drop_torn_rsel_d;
       drop_disabled_rsel_q <= drop_disabled_rsel_d;
+      drop_bf_chunk_rsel_q <= drop_bf_chunk_rsel_d;
       cq_db_forwarded_rsel_q <= cq_db_forwarded_rsel_d;
       eq_db_forwarded_rsel_q <= eq_db_forwarded_rsel_d;
       vf_ctrl_rsel_q <= vf_ctrl_rsel_d;
@@ -1101,6 +1160,7 @@ module uar_mlx5_csr #(
       int_status_pf_only_q <= int_status_pf_only_d;
       int_status_torn_q <= int_status_torn_d;
       int_status_disabled_q <= int_status_disabled_d;
+      int_status_bf_chunk_q <= int_status_bf_chunk_d;
       int_en_not_owner_q <= int_en_not_owner_d;
       int_en_wrong_page_q <= int_en_wrong_page_d;
       int_en_qp_state_q <= int_en_qp_state_d;
@@ -1108,6 +1168,7 @@ module uar_mlx5_csr #(
       int_en_pf_only_q <= int_en_pf_only_d;
       int_en_torn_q <= int_en_torn_d;
       int_en_disabled_q <= int_en_disabled_d;
+      int_en_bf_chunk_q <= int_en_bf_chunk_d;
       last_drop_reason_q <= last_drop_reason_d;
       last_drop_page_index_q <= last_drop_page_index_d;
       last_drop_vf_q <= last_drop_vf_d;
@@ -1121,6 +1182,7 @@ module uar_mlx5_csr #(
       drop_pf_only_count_q <= drop_pf_only_count_d;
       drop_torn_count_q <= drop_torn_count_d;
       drop_disabled_count_q <= drop_disabled_count_d;
+      drop_bf_chunk_count_q <= drop_bf_chunk_count_d;
       cq_db_forwarded_count_q <= cq_db_forwarded_count_d;
       eq_db_forwarded_count_q <= eq_db_forwarded_count_d;
     end

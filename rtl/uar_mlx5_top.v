@@ -103,7 +103,7 @@ module uar_mlx5_top #(
   output wire                mon_valid,         // one pulse per retired event (never stalls)
   output wire [2:0]          mon_result,        // 0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4
                                                 // FORWARD
-  output wire [2:0]          mon_reason,        // drop_reason, 0 unless DROP
+  output wire [3:0]          mon_reason,        // drop_reason, 0 unless DROP
   output wire [7:0]          mon_vf,            // writing VF (page owner for the PF)
   output wire                mon_pf,            // the PF wrote
   output wire [3:0]          mon_page,          // page index within the function

@@ -63,6 +63,7 @@ extern "C" {
 #define UAR_DROP_REASON_PF_ONLY 0x5u
 #define UAR_DROP_REASON_TORN 0x6u
 #define UAR_DROP_REASON_DISABLED 0x7u
+#define UAR_DROP_REASON_BF_CHUNK 0x8u
 
 /* Enum wqe_opcode: WQE opcodes carried in the doorbell's opcode byte (mlx5 MLX5_OPCODE_*). */
 #define UAR_WQE_OPCODE_NOP 0x0u
@@ -147,6 +148,11 @@ extern "C" {
 #define UAR_INT_STATUS_DISABLED_WIDTH 1u
 #define UAR_INT_STATUS_DISABLED_MASK 0x40u
 #define UAR_INT_STATUS_DISABLED_RESET 0x0u
+/* bf_chunk [7] w1c: A BlueFlame continuation chunk was dropped (its WQE is fetched instead). */
+#define UAR_INT_STATUS_BF_CHUNK_SHIFT 7u
+#define UAR_INT_STATUS_BF_CHUNK_WIDTH 1u
+#define UAR_INT_STATUS_BF_CHUNK_MASK 0x80u
+#define UAR_INT_STATUS_BF_CHUNK_RESET 0x0u
 
 /* int_en (0x014, 32-bit): Interrupt enables, one per `int_status` bit. */
 #define UAR_INT_EN_OFFSET 0x14u
@@ -186,15 +192,20 @@ extern "C" {
 #define UAR_INT_EN_DISABLED_WIDTH 1u
 #define UAR_INT_EN_DISABLED_MASK 0x40u
 #define UAR_INT_EN_DISABLED_RESET 0x0u
+/* bf_chunk [7] rw: Interrupt on dropped BlueFlame continuation chunks. */
+#define UAR_INT_EN_BF_CHUNK_SHIFT 7u
+#define UAR_INT_EN_BF_CHUNK_WIDTH 1u
+#define UAR_INT_EN_BF_CHUNK_MASK 0x80u
+#define UAR_INT_EN_BF_CHUNK_RESET 0x0u
 
 /* last_drop (0x018, 32-bit): Where the most recent drop came from. Hardware reloads it on every
  * drop. */
 #define UAR_LAST_DROP_OFFSET 0x18u
 #define UAR_LAST_DROP_RESET_VALUE 0x0u
-/* reason [2:0] ro, enum drop_reason: Reason of the most recent drop. */
+/* reason [3:0] ro, enum drop_reason: Reason of the most recent drop. */
 #define UAR_LAST_DROP_REASON_SHIFT 0u
-#define UAR_LAST_DROP_REASON_WIDTH 3u
-#define UAR_LAST_DROP_REASON_MASK 0x7u
+#define UAR_LAST_DROP_REASON_WIDTH 4u
+#define UAR_LAST_DROP_REASON_MASK 0xfu
 #define UAR_LAST_DROP_REASON_RESET 0x0u
 /* page_index [11:8] ro: Page index within the VF that the dropped write addressed. */
 #define UAR_LAST_DROP_PAGE_INDEX_SHIFT 8u
@@ -309,6 +320,17 @@ extern "C" {
 #define UAR_DROP_DISABLED_COUNT_MASK 0xffffffffu
 #define UAR_DROP_DISABLED_COUNT_RESET 0x0u
 
+/* drop_bf_chunk (0x04c, 32-bit): BlueFlame continuation chunks dropped: the 64-byte chunks after
+ * the first of a WQE written in chunks (the first chunk rang the doorbell, so the WQE is fetched
+ * from the send queue). Answered OKAY. Clears on read. */
+#define UAR_DROP_BF_CHUNK_OFFSET 0x4cu
+#define UAR_DROP_BF_CHUNK_RESET_VALUE 0x0u
+/* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
+#define UAR_DROP_BF_CHUNK_COUNT_SHIFT 0u
+#define UAR_DROP_BF_CHUNK_COUNT_WIDTH 32u
+#define UAR_DROP_BF_CHUNK_COUNT_MASK 0xffffffffu
+#define UAR_DROP_BF_CHUNK_COUNT_RESET 0x0u
+
 /* Array vf (NUM_VF elements, at most 256, stride 0x10): Per-VF UAR control and statistics, one
  * element per VF. */
 #define UAR_VF_OFFSET 0x1000u
@@ -386,9 +408,11 @@ static inline uint32_t uar_vf_drops_offset(uint32_t i) { return UAR_VF_DROPS_OFF
 #define UAR_UAR_PAGE_DOORBELL_DS_WIDTH 8u
 #define UAR_UAR_PAGE_DOORBELL_DS_MASK 0xffull
 /* Window uar_page.blueflame (256 bytes, wo, big-endian; fields of its first 8 bytes read as one
- * big-endian integer): BlueFlame buffer (the article's BF_BUFFER). A write of a whole WQE (up to
- * 256 bytes, in 64-byte write-combined chunks) is checked like a doorbell (using its first 8 bytes)
- * and pushed onto the WQE stream to the send engine; no fetch is issued. An 8-byte write here is a
+ * big-endian integer): BlueFlame buffer (the article's BF_BUFFER). A whole WQE (up to 256 bytes)
+ * written in one burst is checked like a doorbell (using its first 8 bytes) and pushed onto the WQE
+ * stream to the send engine; no fetch is issued. A WQE written as 64-byte write-combined chunks,
+ * each its own burst, rings the send doorbell with its first chunk (the WQE is fetched from the
+ * send queue); the later chunks are dropped (BF_CHUNK, OKAY response). An 8-byte write here is a
  * plain doorbell with the layout of the `doorbell` window. */
 #define UAR_UAR_PAGE_BLUEFLAME_OFFSET 0x800u
 #define UAR_UAR_PAGE_BLUEFLAME_SIZE 0x100u
@@ -422,9 +446,11 @@ UAR_ASSERT_FIELD_RESET(UAR_INT_STATUS_TORN, "int_status.torn");
 UAR_ASSERT_FIELD(UAR_INT_STATUS_TORN, "int_status.torn");
 UAR_ASSERT_FIELD_RESET(UAR_INT_STATUS_DISABLED, "int_status.disabled");
 UAR_ASSERT_FIELD(UAR_INT_STATUS_DISABLED, "int_status.disabled");
+UAR_ASSERT_FIELD_RESET(UAR_INT_STATUS_BF_CHUNK, "int_status.bf_chunk");
+UAR_ASSERT_FIELD(UAR_INT_STATUS_BF_CHUNK, "int_status.bf_chunk");
 UAR_STATIC_ASSERT(UAR_INT_STATUS_OFFSET % 4u == 0u, "int_status is aligned");
-UAR_STATIC_ASSERT((UAR_INT_STATUS_NOT_OWNER_MASK | UAR_INT_STATUS_WRONG_PAGE_MASK | UAR_INT_STATUS_QP_STATE_MASK | UAR_INT_STATUS_UNMAPPED_MASK | UAR_INT_STATUS_PF_ONLY_MASK | UAR_INT_STATUS_TORN_MASK | UAR_INT_STATUS_DISABLED_MASK) == (UAR_INT_STATUS_NOT_OWNER_MASK + UAR_INT_STATUS_WRONG_PAGE_MASK + UAR_INT_STATUS_QP_STATE_MASK + UAR_INT_STATUS_UNMAPPED_MASK + UAR_INT_STATUS_PF_ONLY_MASK + UAR_INT_STATUS_TORN_MASK + UAR_INT_STATUS_DISABLED_MASK), "int_status fields do not overlap");
-UAR_STATIC_ASSERT(UAR_INT_STATUS_RESET_VALUE == (UAR_RESET_IN_PLACE(UAR_INT_STATUS_NOT_OWNER) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_WRONG_PAGE) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_QP_STATE) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_UNMAPPED) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_PF_ONLY) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_TORN) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_DISABLED)), "int_status reset value is its fields' resets");
+UAR_STATIC_ASSERT((UAR_INT_STATUS_NOT_OWNER_MASK | UAR_INT_STATUS_WRONG_PAGE_MASK | UAR_INT_STATUS_QP_STATE_MASK | UAR_INT_STATUS_UNMAPPED_MASK | UAR_INT_STATUS_PF_ONLY_MASK | UAR_INT_STATUS_TORN_MASK | UAR_INT_STATUS_DISABLED_MASK | UAR_INT_STATUS_BF_CHUNK_MASK) == (UAR_INT_STATUS_NOT_OWNER_MASK + UAR_INT_STATUS_WRONG_PAGE_MASK + UAR_INT_STATUS_QP_STATE_MASK + UAR_INT_STATUS_UNMAPPED_MASK + UAR_INT_STATUS_PF_ONLY_MASK + UAR_INT_STATUS_TORN_MASK + UAR_INT_STATUS_DISABLED_MASK + UAR_INT_STATUS_BF_CHUNK_MASK), "int_status fields do not overlap");
+UAR_STATIC_ASSERT(UAR_INT_STATUS_RESET_VALUE == (UAR_RESET_IN_PLACE(UAR_INT_STATUS_NOT_OWNER) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_WRONG_PAGE) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_QP_STATE) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_UNMAPPED) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_PF_ONLY) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_TORN) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_DISABLED) | UAR_RESET_IN_PLACE(UAR_INT_STATUS_BF_CHUNK)), "int_status reset value is its fields' resets");
 UAR_ASSERT_FIELD_RESET(UAR_INT_EN_NOT_OWNER, "int_en.not_owner");
 UAR_ASSERT_FIELD(UAR_INT_EN_NOT_OWNER, "int_en.not_owner");
 UAR_ASSERT_FIELD_RESET(UAR_INT_EN_WRONG_PAGE, "int_en.wrong_page");
@@ -439,9 +465,11 @@ UAR_ASSERT_FIELD_RESET(UAR_INT_EN_TORN, "int_en.torn");
 UAR_ASSERT_FIELD(UAR_INT_EN_TORN, "int_en.torn");
 UAR_ASSERT_FIELD_RESET(UAR_INT_EN_DISABLED, "int_en.disabled");
 UAR_ASSERT_FIELD(UAR_INT_EN_DISABLED, "int_en.disabled");
+UAR_ASSERT_FIELD_RESET(UAR_INT_EN_BF_CHUNK, "int_en.bf_chunk");
+UAR_ASSERT_FIELD(UAR_INT_EN_BF_CHUNK, "int_en.bf_chunk");
 UAR_STATIC_ASSERT(UAR_INT_EN_OFFSET % 4u == 0u, "int_en is aligned");
-UAR_STATIC_ASSERT((UAR_INT_EN_NOT_OWNER_MASK | UAR_INT_EN_WRONG_PAGE_MASK | UAR_INT_EN_QP_STATE_MASK | UAR_INT_EN_UNMAPPED_MASK | UAR_INT_EN_PF_ONLY_MASK | UAR_INT_EN_TORN_MASK | UAR_INT_EN_DISABLED_MASK) == (UAR_INT_EN_NOT_OWNER_MASK + UAR_INT_EN_WRONG_PAGE_MASK + UAR_INT_EN_QP_STATE_MASK + UAR_INT_EN_UNMAPPED_MASK + UAR_INT_EN_PF_ONLY_MASK + UAR_INT_EN_TORN_MASK + UAR_INT_EN_DISABLED_MASK), "int_en fields do not overlap");
-UAR_STATIC_ASSERT(UAR_INT_EN_RESET_VALUE == (UAR_RESET_IN_PLACE(UAR_INT_EN_NOT_OWNER) | UAR_RESET_IN_PLACE(UAR_INT_EN_WRONG_PAGE) | UAR_RESET_IN_PLACE(UAR_INT_EN_QP_STATE) | UAR_RESET_IN_PLACE(UAR_INT_EN_UNMAPPED) | UAR_RESET_IN_PLACE(UAR_INT_EN_PF_ONLY) | UAR_RESET_IN_PLACE(UAR_INT_EN_TORN) | UAR_RESET_IN_PLACE(UAR_INT_EN_DISABLED)), "int_en reset value is its fields' resets");
+UAR_STATIC_ASSERT((UAR_INT_EN_NOT_OWNER_MASK | UAR_INT_EN_WRONG_PAGE_MASK | UAR_INT_EN_QP_STATE_MASK | UAR_INT_EN_UNMAPPED_MASK | UAR_INT_EN_PF_ONLY_MASK | UAR_INT_EN_TORN_MASK | UAR_INT_EN_DISABLED_MASK | UAR_INT_EN_BF_CHUNK_MASK) == (UAR_INT_EN_NOT_OWNER_MASK + UAR_INT_EN_WRONG_PAGE_MASK + UAR_INT_EN_QP_STATE_MASK + UAR_INT_EN_UNMAPPED_MASK + UAR_INT_EN_PF_ONLY_MASK + UAR_INT_EN_TORN_MASK + UAR_INT_EN_DISABLED_MASK + UAR_INT_EN_BF_CHUNK_MASK), "int_en fields do not overlap");
+UAR_STATIC_ASSERT(UAR_INT_EN_RESET_VALUE == (UAR_RESET_IN_PLACE(UAR_INT_EN_NOT_OWNER) | UAR_RESET_IN_PLACE(UAR_INT_EN_WRONG_PAGE) | UAR_RESET_IN_PLACE(UAR_INT_EN_QP_STATE) | UAR_RESET_IN_PLACE(UAR_INT_EN_UNMAPPED) | UAR_RESET_IN_PLACE(UAR_INT_EN_PF_ONLY) | UAR_RESET_IN_PLACE(UAR_INT_EN_TORN) | UAR_RESET_IN_PLACE(UAR_INT_EN_DISABLED) | UAR_RESET_IN_PLACE(UAR_INT_EN_BF_CHUNK)), "int_en reset value is its fields' resets");
 UAR_ASSERT_FIELD_RESET(UAR_LAST_DROP_REASON, "last_drop.reason");
 UAR_ASSERT_FIELD(UAR_LAST_DROP_REASON, "last_drop.reason");
 UAR_ASSERT_FIELD_RESET(UAR_LAST_DROP_PAGE_INDEX, "last_drop.page_index");
@@ -491,6 +519,10 @@ UAR_ASSERT_FIELD_RESET(UAR_DROP_DISABLED_COUNT, "drop_disabled.count");
 UAR_ASSERT_FIELD(UAR_DROP_DISABLED_COUNT, "drop_disabled.count");
 UAR_STATIC_ASSERT(UAR_DROP_DISABLED_OFFSET % 4u == 0u, "drop_disabled is aligned");
 UAR_STATIC_ASSERT(UAR_DROP_DISABLED_RESET_VALUE == (UAR_RESET_IN_PLACE(UAR_DROP_DISABLED_COUNT)), "drop_disabled reset value is its fields' resets");
+UAR_ASSERT_FIELD_RESET(UAR_DROP_BF_CHUNK_COUNT, "drop_bf_chunk.count");
+UAR_ASSERT_FIELD(UAR_DROP_BF_CHUNK_COUNT, "drop_bf_chunk.count");
+UAR_STATIC_ASSERT(UAR_DROP_BF_CHUNK_OFFSET % 4u == 0u, "drop_bf_chunk is aligned");
+UAR_STATIC_ASSERT(UAR_DROP_BF_CHUNK_RESET_VALUE == (UAR_RESET_IN_PLACE(UAR_DROP_BF_CHUNK_COUNT)), "drop_bf_chunk reset value is its fields' resets");
 UAR_STATIC_ASSERT(UAR_VF_COUNT_MAX * UAR_VF_STRIDE <= UAR_VF_WINDOW, "vf elements fit the window");
 UAR_STATIC_ASSERT(UAR_VF_OFFSET % UAR_VF_WINDOW == 0u, "vf is aligned to its window");
 UAR_ASSERT_FIELD_RESET(UAR_VF_CTRL_ENABLE, "vf.ctrl.enable");
@@ -526,7 +558,8 @@ UAR_STATIC_ASSERT(UAR_DROP_QP_STATE_OFFSET + 4u <= UAR_DROP_UNMAPPED_OFFSET, "dr
 UAR_STATIC_ASSERT(UAR_DROP_UNMAPPED_OFFSET + 4u <= UAR_DROP_PF_ONLY_OFFSET, "drop_unmapped ends before drop_pf_only");
 UAR_STATIC_ASSERT(UAR_DROP_PF_ONLY_OFFSET + 4u <= UAR_DROP_TORN_OFFSET, "drop_pf_only ends before drop_torn");
 UAR_STATIC_ASSERT(UAR_DROP_TORN_OFFSET + 4u <= UAR_DROP_DISABLED_OFFSET, "drop_torn ends before drop_disabled");
-UAR_STATIC_ASSERT(UAR_DROP_DISABLED_OFFSET + 4u <= UAR_VF_OFFSET, "drop_disabled ends before vf");
+UAR_STATIC_ASSERT(UAR_DROP_DISABLED_OFFSET + 4u <= UAR_DROP_BF_CHUNK_OFFSET, "drop_disabled ends before drop_bf_chunk");
+UAR_STATIC_ASSERT(UAR_DROP_BF_CHUNK_OFFSET + 4u <= UAR_VF_OFFSET, "drop_bf_chunk ends before vf");
 UAR_STATIC_ASSERT((uint64_t)(UAR_VF_OFFSET + UAR_VF_WINDOW) <= (1ull << UAR_ADDRESS_WIDTH), "vf is inside the address width");
 
 #ifdef __cplusplus

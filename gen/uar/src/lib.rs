@@ -168,7 +168,7 @@ fn reason(map: &RegMap, name: &str) -> Result<u64, UarError> {
 }
 
 /// The drop reasons this block uses, in the map's order of names.
-pub const DROP_REASONS: [&str; 7] = [
+pub const DROP_REASONS: [&str; 8] = [
     "NOT_OWNER",
     "WRONG_PAGE",
     "QP_STATE",
@@ -176,13 +176,25 @@ pub const DROP_REASONS: [&str; 7] = [
     "PF_ONLY",
     "TORN",
     "DISABLED",
+    "BF_CHUNK",
 ];
+
+/// Width of a drop reason (`mon_reason`, `last_drop.reason`): values 0 to 15.
+pub const RW: u32 = 4;
 
 /// The drop reason values (name, value) of a map.
 pub fn drop_reasons(map: &RegMap) -> Result<Vec<(&'static str, u64)>, UarError> {
     DROP_REASONS
         .iter()
-        .map(|n| Ok((*n, reason(map, n)?)))
+        .map(|n| {
+            let v = reason(map, n)?;
+            if v >> RW != 0 {
+                return Err(UarError(format!(
+                    "drop_reason `{n}` = {v} does not fit in {RW} bits"
+                )));
+            }
+            Ok((*n, v))
+        })
         .collect()
 }
 
@@ -335,6 +347,7 @@ const D_LO: u64 = 2;
 const D_HI: u64 = 3;
 const D_BF: u64 = 4;
 const D_F32: u64 = 5;
+const D_CC: u64 = 6;
 
 /// Fields of an event word, least significant first: (name, width).
 const EV: [(&str, u32); 8] = [
@@ -344,10 +357,10 @@ const EV: [(&str, u32); 8] = [
     ("idx", 4),
     ("vf", 8),
     ("pf", 1),
-    ("reason", 3),
+    ("reason", RW),
     ("kind", 3),
 ];
-const EV_W: u32 = 92;
+const EV_W: u32 = 93;
 
 fn ev_field(reg: &str, name: &str) -> Expr {
     let mut lsb = 0;
@@ -532,7 +545,7 @@ fn out_ports(fwd: bool) -> Vec<(&'static str, u32, bool, &'static str)> {
             true,
             "0 FETCH, 1 BLUEFLAME, 2 DROP, 3 PENDING, 4 FORWARD",
         ),
-        ("mon_reason", 3, true, "drop_reason, 0 unless DROP"),
+        ("mon_reason", RW, true, "drop_reason, 0 unless DROP"),
         ("mon_vf", 8, true, "writing VF (page owner for the PF)"),
         ("mon_pf", 1, true, "the PF wrote"),
         ("mon_page", 4, true, "page index within the function"),
@@ -828,7 +841,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.flop_r("rd_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
     // The AW checks, registered with the AW (see `in_reason`).
-    g.flop("aw_reason", 3, Some(n(3, 0)));
+    g.flop("aw_reason", RW, Some(n(RW, 0)));
     g.flop_c(
         "aw_ok",
         1,
@@ -869,6 +882,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             1,
             Some(b1(false)),
             "a whole-WQE burst at a BlueFlame window's start",
+        );
+        // Write-combining chunks (rdma-core's mlx5_bf_copy writes a WQE in 64-byte chunks,
+        // which a root complex may deliver as separate TLPs). Only what depends on the CSRs at
+        // AW time is registered with the AW; the offset and length are matched at the first
+        // beat from `aw_addr_q`/`aw_len_q` (see `fc_ok`/`cc_ok`), off the AW decode.
+        g.flop_c(
+            "aw_ck",
+            1,
+            Some(b1(false)),
+            "INCR of 8-byte beats while bf_enable: a burst that may be a chunk",
         );
     }
     if !f32_lo.is_empty() {
@@ -926,6 +949,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.flop("beat0", 1, Some(b1(true)));
     g.flop("last", 1, Some(b1(false)));
     g.flop("full", 1, Some(b1(true)));
+    // The open burst's chunk shape, set at its first beat: a first chunk (the buffer claimed,
+    // 64-byte multiples, a first beat whose ds the burst does not hold) or a continuation
+    // chunk (offset and length). The strobes stay in `full_q`, so the last beat's decode
+    // reads one more flop per shape and the strobes once, through `full_now`.
+    if has_bf {
+        g.flop("fc_ok", 1, Some(b1(false)));
+        g.flop("cc_ok", 1, Some(b1(false)));
+    }
     g.flop("first", 64, None);
     g.flop("cand", 1, Some(b1(false)));
     g.flop("b_valid", 1, Some(b1(false)));
@@ -1164,14 +1195,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.wire(
         "in_reason",
-        3,
+        RW,
         Expr::ternary(
             id("in_ok"),
-            n(3, 0),
+            n(RW, 0),
             Expr::ternary(
                 id("in_dis"),
-                n(3, r("DISABLED")),
-                Expr::ternary(id("in_outside"), n(3, r("UNMAPPED")), n(3, r("PF_ONLY"))),
+                n(RW, r("DISABLED")),
+                Expr::ternary(id("in_outside"), n(RW, r("UNMAPPED")), n(RW, r("PF_ONLY"))),
             ),
         ),
     );
@@ -1184,7 +1215,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             Expr::eq(id("a_size"), n(3, 3)),
         ),
     );
-    g.wire("pre_reason", 3, id("aw_reason_q"));
+    g.wire("pre_reason", RW, id("aw_reason_q"));
     g.wire("pre_ok", 1, id("aw_ok_q"));
     g.wire("last", 1, id("last_q"));
     g.wire("first_beat", 1, id("beat0_q"));
@@ -1237,6 +1268,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     }
     g.wire("in_hit", nwin, Expr::concat(hits));
     g.wire("in_bhit", nwin, Expr::concat(bhits));
+    // Chunks: 64-byte multiples (awlen = 8 m - 1). A first chunk starts at the window's start
+    // (a burst of `in_bhit`), a continuation chunk at one of its 64-byte offsets after it and
+    // ends within it. Matched on the open write's registered AW, used at its first beat.
+    let mut chits = Vec::new();
+    for l in lay.iter().filter(|l| l.role == Role::BlueFlame) {
+        for j in (64..l.size).step_by(64) {
+            if l.size - j < 64 {
+                continue;
+            }
+            // With awlen[2:0] = 7, awlen < 8 m is awlen[7:3] < m: a 5-bit compare.
+            chits.push(Expr::all(vec![
+                Expr::eq(id("aw_addr_q").bits(11, 0), n(12, l.offset + j)),
+                Expr::bin(
+                    BinOp::Lt,
+                    id("aw_len_q").bits(7, 3),
+                    n(5, (l.size - j) / 64),
+                ),
+            ]));
+        }
+    }
+    if has_bf {
+        g.wire_c(
+            "len8",
+            1,
+            Expr::eq(id("aw_len_q").bits(2, 0), n(3, 7)),
+            "the open burst is a multiple of 64 bytes",
+        );
+        g.wire_c(
+            "cc_at",
+            1,
+            Expr::and(id("len8"), Expr::any_of(chits, b1(false))),
+            "the open burst's offset and length are a continuation chunk's",
+        );
+    }
     // The window a 32-bit high half would complete a pair in (later windows win, as in the
     // decode below).
     let mut hwin = n(4, 0);
@@ -1300,6 +1365,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("dwin", id("aw_win_q")),
         set("dval", id("be64")),
     ];
+    // A continuation chunk of a WQE written in 64-byte pieces, decided first: the shapes below
+    // exclude it anyway (other flags), and being overridden rather than overriding keeps its
+    // term off their decode (the low half's `pend_we` sits in front of the AW taken with the
+    // last beat). Its last beat is never its first (8 beats), so `full_now` covers them all.
+    if has_bf {
+        dec.push(Stmt::if_(
+            Expr::and(id("cc_ok_q"), id("full_now")),
+            vec![set("dk", n(3, D_CC))],
+        ));
+    }
     // An 8-byte window (send doorbell, 8-byte forward, a BlueFlame window's first 8 bytes):
     // the whole value or one of its 32-bit halves.
     dec.push(Stmt::if_(
@@ -1332,7 +1407,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     if has_bf {
         dec.push(Stmt::if_(
             Expr::all(vec![id("aw_bh_q"), id("full_now"), id("owns_buf")]),
-            vec![set("dk", n(3, D_BF))],
+            // A first chunk (`fc_ok_q`: full strobes, the buffer claimed, shorter than its
+            // ds x 16 bytes; `full_q` admits it) is the send doorbell of its first 8 bytes
+            // (the WQE is in the send queue too; the fetch reads it from there): an 8-byte
+            // doorbell of `first_be` (a BlueFlame window forwards nothing).
+            vec![set(
+                "dk",
+                Expr::ternary(id("fc_ok_q"), n(3, D_DB64), n(3, D_BF)),
+            )],
         ));
     }
     let fwd_wins: Vec<usize> = lay
@@ -1457,14 +1539,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // The event this write (or the tear) makes.
     for (name, w) in [
         ("ev_kind", 3),
-        ("ev_reason", 3),
+        ("ev_reason", RW),
         ("ev_idx", 4),
         ("ev_data", 64),
         ("ev_resp", 2),
     ] {
         g.reg(name, Range::bits(w));
     }
-    let drop = |why: u64| vec![set("ev_kind", n(3, K_DROP)), set("ev_reason", n(3, why))];
+    let drop = |why: u64| vec![set("ev_kind", n(3, K_DROP)), set("ev_reason", n(RW, why))];
     let db_or_fwd = |data: Expr| {
         vec![
             set(
@@ -1481,7 +1563,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     let mut classify = vec![
         Stmt::Comment("Classification of the write at its last beat".into()),
         set("ev_kind", n(3, K_DROP)),
-        set("ev_reason", n(3, 0)),
+        set("ev_reason", n(RW, 0)),
         set("ev_idx", id("page_idx").bits(3, 0)),
         set("ev_data", n(64, 0)),
         set("ev_resp", n(2, 0)),
@@ -1510,6 +1592,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 vec![n(3, D_F32)],
                 vec![set("ev_kind", n(3, K_FWD)), set("ev_data", id("dval"))],
             ),
+            // A continuation chunk: that WQE is fetched, so its data is not needed (OKAY).
+            (vec![n(3, D_CC)], drop(r("BF_CHUNK"))),
         ],
         default: {
             let mut v = drop(r("UNMAPPED"));
@@ -1532,10 +1616,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 set(
                     "ev_resp",
                     Expr::ternary(
-                        Expr::eq(id("pre_reason"), n(3, r("UNMAPPED"))),
+                        Expr::eq(id("pre_reason"), n(RW, r("UNMAPPED"))),
                         n(2, 3),
                         Expr::ternary(
-                            Expr::eq(id("pre_reason"), n(3, r("PF_ONLY"))),
+                            Expr::eq(id("pre_reason"), n(RW, r("PF_ONLY"))),
                             n(2, 2),
                             n(2, 0),
                         ),
@@ -1690,14 +1774,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.wire(
         "chk_reason",
-        3,
+        RW,
         Expr::ternary(
             Expr::eq(id("db_rsp_reason"), n(3, 3)),
-            n(3, r("WRONG_PAGE")),
+            n(RW, r("WRONG_PAGE")),
             Expr::ternary(
                 Expr::eq(id("db_rsp_reason"), n(3, 4)),
-                n(3, r("QP_STATE")),
-                n(3, r("NOT_OWNER")),
+                n(RW, r("QP_STATE")),
+                n(RW, r("NOT_OWNER")),
             ),
         ),
     );
@@ -1714,7 +1798,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.wire(
         "drop_reason",
-        3,
+        RW,
         Expr::ternary(id("h_chk"), id("chk_reason"), id("h_reason")),
     );
     g.wire(
@@ -1752,6 +1836,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         aw_regs.push(set(
             "aw_bh_d",
             Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
+        ));
+        aw_regs.push(set(
+            "aw_ck_d",
+            Expr::and(id("csr_ctrl_bf_enable_o"), id("in_burst_ok")),
         ));
     }
     if !f32_lo.is_empty() {
@@ -1801,12 +1889,47 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                     id("first_beat"),
                     vec![
                         set("first_d", id("be64")),
-                        set("full_d", Expr::and(id("full_now"), id("ds_fits"))),
+                        // full_q: full strobes, and the burst holds its WQE or is a chunk.
+                        set(
+                            "full_d",
+                            Expr::and(
+                                id("full_now"),
+                                Expr::any_of(
+                                    vec![
+                                        id("ds_fits"),
+                                        Expr::and(id("bf_cand"), id("len8")),
+                                        Expr::and(id("aw_ck_q"), id("cc_at")),
+                                    ],
+                                    b1(false),
+                                ),
+                            ),
+                        ),
                     ],
                 ),
             ],
         )],
     ));
+    if has_bf {
+        c.push(Stmt::Comment(
+            "Chunk shapes so far (cleared with the last beat)".into(),
+        ));
+        c.push(Stmt::if_else(
+            id("w_last_take"),
+            vec![set("fc_ok_d", b1(false)), set("cc_ok_d", b1(false))],
+            vec![Stmt::if_(
+                Expr::and(id("w_take"), id("first_beat")),
+                vec![
+                    // bf_cand: a burst from a BlueFlame window's start that claimed the
+                    // buffer (the AW checks passed, bf_enable, INCR of 8-byte beats).
+                    set(
+                        "fc_ok_d",
+                        Expr::all(vec![id("bf_cand"), id("len8"), not(id("ds_fits"))]),
+                    ),
+                    set("cc_ok_d", Expr::and(id("aw_ck_q"), id("cc_at"))),
+                ],
+            )],
+        ));
+    }
     c.push(Stmt::Comment(
         "The next beat is the burst's last (registered: no length compare at the beat)".into(),
     ));
@@ -1994,11 +2117,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::all(vec![id("w_take"), id("first_beat"), id("bf_cand")]),
         vec![set("bf_busy_d", b1(true))],
     ));
+    // A burst that claimed the buffer and is no whole WQE frees it at its last beat. That beat
+    // is never its first (a claim needs 2 beats or more), so `owns_buf` is `cand_q` there, and
+    // the claim implies the AW checks passed, the last beat tears nothing (`w_last_take` waits
+    // for a tear) and `aw_bh_q`: the write is a WQE exactly when `full_now` and it is no first
+    // chunk. Written so, not as `ev_kind != K_BF`, which runs through the whole decode (with
+    // that form `uar` at 64 VFs went to 7 levels, docs/BENCHMARKS.notes.md, s37-bfchunk).
     c.push(Stmt::if_(
         Expr::all(vec![
             id("w_last_take"),
-            id("owns_buf"),
-            ne(id("ev_kind"), n(3, K_BF)),
+            id("cand_q"),
+            Expr::or(not(id("full_now")), id("fc_ok_q")),
         ]),
         vec![set("bf_busy_d", b1(false))],
     ));
@@ -2055,7 +2184,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ("fetch".into(), 1, Expr::and(id("retire"), id("h_fetch"))),
         ("bf".into(), 1, Expr::and(id("retire"), id("h_bf"))),
         ("drop".into(), 1, id("is_drop")),
-        ("reason".into(), 3, id("drop_reason")),
+        ("reason".into(), RW, id("drop_reason")),
         ("idx".into(), 4, id("h_idx")),
         ("vf".into(), 8, id("h_vf")),
         ("qpn".into(), 24, id("h_qpn")),
@@ -2067,7 +2196,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         cs.push((
             format!("drop_{}", name.to_ascii_lowercase()),
             1,
-            Expr::and(id("is_drop"), Expr::eq(id("drop_reason"), n(3, *v))),
+            Expr::and(id("is_drop"), Expr::eq(id("drop_reason"), n(RW, *v))),
         ));
     }
     for (reg, ks) in &fwd_counters {
@@ -2279,7 +2408,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         &mut g,
         "mon_reason",
         // is_drop, not the QPC answer alone: db_rsp_* mean nothing before db_rsp_valid.
-        Expr::ternary(id("is_drop"), id("drop_reason"), n(3, 0)),
+        Expr::ternary(id("is_drop"), id("drop_reason"), n(RW, 0)),
     );
     out(&mut g, "mon_vf", id("h_vf"));
     out(&mut g, "mon_pf", id("h_pf"));

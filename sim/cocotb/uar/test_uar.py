@@ -348,6 +348,15 @@ async def uar_random(dut):
             write(base + off + 4, db[4:], vf, pf)
         elif kind < 0.65:  # a torn half
             write(base + off + 4 * rng.randrange(2), db[:4], vf, pf)
+        elif kind < 0.72 and bf_wins:
+            # A WQE in 64-byte write-combining chunks, one burst each (mlx5_bf_copy), or a
+            # stray continuation chunk.
+            w = rng.choice(bf_wins)
+            c = rng.randint(2, w[2] // 64)
+            db = DB(rng.getrandbits(16), 0x0A, qpn, 4 * (c - 1) + rng.randint(1, 4)).to_bytes(8, "little")
+            wqe = db + bytes(rng.getrandbits(8) for _ in range(64 * c - 8))
+            for j in range(c) if rng.random() < 0.85 else [rng.randrange(1, c)]:
+                write(base + w[1] + 64 * j, wqe[64 * j: 64 * j + 64], vf, pf)
         elif kind < 0.85 and bf_wins:
             w = rng.choice(bf_wins)
             n = rng.choice([2, 4, 8, 8, w[2] // 8, w[2] // 8 + 1])

@@ -263,6 +263,7 @@ impl PyUarModel {
             ("pf_only", r.pf_only),
             ("torn", r.torn),
             ("disabled", r.disabled),
+            ("bf_chunk", r.bf_chunk),
         ] {
             d.set_item(n, v)?;
         }
@@ -345,7 +346,7 @@ impl PyUarModel {
         let c = &mut self.model.counters;
         c.db_accepted = 0;
         c.bf_accepted = 0;
-        c.drops = [0; 8];
+        c.drops = [0; 16];
         c.vf_doorbells.fill(0);
         c.vf_drops.fill(0);
         c.forwarded.fill(0);

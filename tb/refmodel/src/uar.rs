@@ -11,6 +11,11 @@
 //!   through as its `uar_page`, and is in RTS; a whole-WQE write to a BlueFlame window (a
 //!   burst of full beats that holds the `ds` x 16 bytes its control segment names) is pushed
 //!   out as is, after the same check;
+//! - a WQE written in 64-byte write-combining chunks (rdma-core's `mlx5_bf_copy`), each its
+//!   own burst: the first chunk (a burst of 64-byte multiples from the window's start, shorter
+//!   than `ds` x 16 bytes) is the send doorbell of its first 8 bytes (the WQE is in the send
+//!   queue too, so the fetch loses nothing); a continuation chunk (64-byte multiples at the
+//!   window's offsets 64 k > 0, within it) is not needed then and is dropped, answered OKAY;
 //! - everything else is dropped with a reason from the map's `drop_reason` enum; unmapped
 //!   or foreign addresses answer DECERR, PF-only pages SLVERR.
 //!
@@ -52,6 +57,7 @@ pub struct Reasons {
     pub pf_only: u8,
     pub torn: u8,
     pub disabled: u8,
+    pub bf_chunk: u8,
 }
 
 /// The result of a write as the block reports it (`mon_*`).
@@ -171,7 +177,7 @@ pub struct Counters {
     pub db_accepted: u64,
     pub bf_accepted: u64,
     /// By drop reason value (index 0 unused).
-    pub drops: [u64; 8],
+    pub drops: [u64; 16],
     pub vf_doorbells: Vec<u64>,
     pub vf_drops: Vec<u64>,
     /// `<prefix>_db_forwarded` by window index.
@@ -238,6 +244,7 @@ impl UarModel {
             pf_only: v("PF_ONLY")?,
             torn: v("TORN")?,
             disabled: v("DISABLED")?,
+            bf_chunk: v("BF_CHUNK")?,
         };
         let mut m = UarModel {
             num_vf,
@@ -399,6 +406,10 @@ impl UarModel {
             Lo(usize),
             Hi(usize),
             Bf,
+            /// The first chunk of a WQE written in 64-byte chunks: a doorbell.
+            FirstChunk(usize, u64),
+            /// A later chunk of such a WQE.
+            Chunk,
             F32(usize, u64),
             None,
         }
@@ -435,10 +446,27 @@ impl UarModel {
                         && w.size == 3
                         && w.beats.iter().all(|b| b.1 == 0xFF)
                         && (w.beats.len() as u64) * 8 <= size
-                        && (be & 0xFF) * 16 <= (w.beats.len() as u64) * 8
                         && self.cfg.bf_enable =>
                 {
-                    shape = Shape::Bf;
+                    let bytes = (w.beats.len() as u64) * 8;
+                    if (be & 0xFF) * 16 <= bytes {
+                        shape = Shape::Bf;
+                    } else if bytes.is_multiple_of(64) {
+                        shape = Shape::FirstChunk(k, be);
+                    }
+                }
+                (Role::BlueFlame, size)
+                    if !single
+                        && off > win.offset
+                        && (off - win.offset).is_multiple_of(64)
+                        && w.burst == 1
+                        && w.size == 3
+                        && w.beats.len().is_multiple_of(8)
+                        && w.beats.iter().all(|b| b.1 == 0xFF)
+                        && off - win.offset + (w.beats.len() as u64) * 8 <= size
+                        && self.cfg.bf_enable =>
+                {
+                    shape = Shape::Chunk;
                 }
                 _ => {}
             }
@@ -490,6 +518,12 @@ impl UarModel {
                 }
             },
             Shape::Db64(k, v) => Some((k, v)),
+            Shape::FirstChunk(k, v) => Some((k, v)),
+            Shape::Chunk => {
+                ev.reason = r.bf_chunk;
+                finish(self, &mut out, ev);
+                return out;
+            }
             Shape::F32(k, v) => {
                 self.counters.forwarded[k] += 1;
                 out.fwd = Some(Fwd {
@@ -554,9 +588,12 @@ impl UarModel {
     }
 
     /// Whether an outcome is hostile: dropped for any reason but DISABLED.
+    /// Continuation chunks are a driver's ordinary writes, not hostile.
     pub fn hostile(&self, o: &Outcome) -> bool {
-        o.events
-            .iter()
-            .any(|e| e.result == Result_::Drop && e.reason != self.reasons.disabled)
+        o.events.iter().any(|e| {
+            e.result == Result_::Drop
+                && e.reason != self.reasons.disabled
+                && e.reason != self.reasons.bf_chunk
+        })
     }
 }

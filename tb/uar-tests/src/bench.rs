@@ -709,7 +709,7 @@ impl<M: Model> Bench<M> {
             (csr::DB_ACCEPTED, c.db_accepted as u32),
             (csr::BF_ACCEPTED, c.bf_accepted as u32),
         ];
-        for reason in 1..=7u64 {
+        for reason in 1..=8u64 {
             want.push((
                 csr::DROPS + 4 * (reason - 1),
                 c.drops[reason as usize] as u32,
@@ -1078,6 +1078,9 @@ enum Kind {
     /// High half alone, or low half alone then something else.
     Torn,
     Bf,
+    /// A WQE written in 64-byte chunks, each its own burst (mlx5_bf_copy through a root
+    /// complex that sends each write-combining buffer as its own TLP), or one stray chunk.
+    Chunks,
     /// A forwarded doorbell window (or a random in-page offset elsewhere).
     Other,
     Unmapped,
@@ -1145,6 +1148,7 @@ pub fn strategy(model: &UarModel, min_ops: usize, max_ops: usize) -> impl Strate
                 2 => Just(Kind::Pair),
                 1 => Just(Kind::Torn),
                 2 => Just(Kind::Bf),
+                2 => Just(Kind::Chunks),
                 1 => Just(Kind::Other),
                 1 => Just(Kind::Unmapped),
             ],
@@ -1209,6 +1213,53 @@ pub fn strategy(model: &UarModel, min_ops: usize, max_ops: usize) -> impl Strate
                             burst: 1,
                             beats,
                         }]
+                    }
+                    Kind::Chunks => {
+                        let off = bf_offs
+                            .get(pick % bf_offs.len().max(1))
+                            .copied()
+                            .unwrap_or(so);
+                        // 2 to 4 chunks; ds needs all of them (more than 64 (c - 1) bytes).
+                        let c = 2 + (idx as usize >> 2) % 3;
+                        let ds = (4 * (c - 1) + 1 + ds as usize % 4) as u8;
+                        let db = doorbell_beat(idx, 0x0A, qpn, ds);
+                        let data = |j: usize| junk.rotate_left(j as u32 * 7) ^ j as u64;
+                        let chunk = |at: u32, from: usize, beats: usize| Write {
+                            pf,
+                            vf: vf as u8,
+                            addr: addr_of(off + at),
+                            size: 3,
+                            burst: 1,
+                            beats: (from..from + beats)
+                                .map(|j| (if j == 0 { db } else { data(j) }, 0xFF))
+                                .collect(),
+                        };
+                        match pick {
+                            // The whole WQE, chunk by chunk.
+                            0..=3 => (0..c).map(|j| chunk(64 * j as u32, 8 * j, 8)).collect(),
+                            // A first burst of two chunks (write-combining merged them).
+                            4 => {
+                                let mut v = vec![chunk(0, 0, 16)];
+                                v.extend((2..c).map(|j| chunk(64 * j as u32, 8 * j, 8)));
+                                v
+                            }
+                            // A continuation chunk alone (its first chunk never came).
+                            5 => vec![chunk(64 * (1 + (idx as u32 >> 4) % 3), 8, 8)],
+                            // A continuation chunk with a hole: DECERR.
+                            6 => {
+                                let mut w = chunk(64, 8, 8);
+                                w.beats[(idx as usize >> 3) % 8].1 = 0xF0;
+                                vec![chunk(0, 0, 8), w]
+                            }
+                            // Too long for the window, or not at a 64-byte offset: DECERR.
+                            _ => {
+                                if idx % 2 == 0 {
+                                    vec![chunk(0xC0, 8, 16)]
+                                } else {
+                                    vec![chunk(0x20, 8, 8)]
+                                }
+                            }
+                        }
                     }
                     Kind::Other => {
                         let off = other_offs[pick % other_offs.len()];

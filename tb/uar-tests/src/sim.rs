@@ -34,6 +34,7 @@ pub fn run<M: Model>(b: &mut Bench<M>, trace: &str) -> Result<Vec<String>, Strin
             (x.pf_only, "PF_ONLY"),
             (x.torn, "TORN"),
             (x.disabled, "DISABLED"),
+            (x.bf_chunk, "BF_CHUNK"),
         ];
         n.iter()
             .find(|(v, _)| *v == r)

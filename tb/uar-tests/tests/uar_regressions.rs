@@ -166,7 +166,8 @@ fn no_write_taken_in_reset_async_low() {
 /// than the `ds` x 16 bytes its own control segment names is not one: it must be dropped
 /// (UNMAPPED, DECERR, like a partial BlueFlame), not sent to the send engine as a truncated
 /// WQE. Before the fix a 2-beat (16-byte) burst with ds = 4 (64 bytes) went out on
-/// m_axis_bf as a 2-beat WQE. Bursts that hold their WQE still go out, on both maps.
+/// m_axis_bf as a 2-beat WQE. Bursts that hold their WQE still go out, on both maps. A short
+/// burst of 64-byte multiples is a first chunk (docs/uar.md): its doorbell, never a WQE.
 fn blueflame_shorter_than_its_ds<M: rdmagen_harness::Model>(variant: &str, bf: u32) {
     let mut b = Bench::<M>::new(variant);
     let page = b.model.address(1, 0, bf);
@@ -190,7 +191,7 @@ fn blueflame_shorter_than_its_ds<M: rdmagen_harness::Model>(variant: &str, bf: u
             burst(4, 2),   // 16 bytes of a 64-byte WQE: dropped
             burst(4, 8),   // exactly the WQE: out
             burst(1, 2),   // 16 bytes, ds 1: out
-            burst(9, 16),  // 128 bytes of a 144-byte WQE: dropped
+            burst(9, 16),  // 128 bytes of a 144-byte WQE: a first chunk, a doorbell
             burst(16, 32), // 256 bytes, ds 16: out
         ],
     };
@@ -305,4 +306,77 @@ fn axi_outputs_do_not_follow_inputs<M: rdmagen_harness::Model>() {
 fn axi_outputs_do_not_follow_inputs_in_the_cycle() {
     axi_outputs_do_not_follow_inputs::<UarV4Q16>();
     axi_outputs_do_not_follow_inputs::<Mlx5V4Q16>();
+}
+
+/// A burst of `beats` full beats of VF `vf` at `addr`, the first beat `first`.
+fn burst(vf: u8, addr: u32, first: u64, beats: usize) -> Op {
+    let mut v = vec![(first, 0xFF)];
+    v.extend((1..beats as u64).map(|k| (k * 0x0101_0101_0101, 0xFF)));
+    Op::Write(Write {
+        pf: false,
+        vf,
+        addr,
+        size: 3,
+        burst: 1,
+        beats: v,
+    })
+}
+
+/// A 192-byte WQE (ds 12) written as mlx5_bf_copy's three 64-byte chunks, each its own
+/// burst, with another VF's doorbell between the first two: the first chunk rings the
+/// doorbell (a fetch with its wqe_index and ds, B OKAY), the two continuation chunks are
+/// dropped as BF_CHUNK (B OKAY, not DECERR); then a stray continuation chunk (BF_CHUNK) and a
+/// 32-byte burst at a chunk offset, which is no chunk (UNMAPPED). The bench checks every B
+/// response, event and counter (drop_bf_chunk included) against the model; the events and
+/// the fetch are also pinned here.
+fn chunked_wqe_rings_its_doorbell<M: rdmagen_harness::Model>(variant: &str, bf: u32) {
+    let mut b = Bench::<M>::new(variant);
+    b.logging = true;
+    let page = |vf: u32, off: u32| b.model.address(vf, 0, off);
+    let db = doorbell_beat(7, 0x0A, 1 << 12, 12);
+    let (bfc, unm) = (b.model.reasons.bf_chunk, b.model.reasons.unmapped);
+    let case = Case {
+        seed: 5,
+        stall: Profile::new(30, 2),
+        ops: vec![
+            bring_up(1),
+            bring_up(2),
+            burst(1, page(1, bf), db, 8),
+            one(2, page(2, 0x800), doorbell_beat(3, 0x0A, 2 << 12, 2), 0xFF),
+            burst(1, page(1, bf + 0x40), 1, 8),
+            burst(1, page(1, bf + 0x80), 2, 8),
+            burst(1, page(1, bf + 0xC0), 3, 8),
+            burst(1, page(1, bf + 0x40), 4, 4),
+        ],
+    };
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    let got: Vec<(usize, u8, u8)> = b
+        .log
+        .iter()
+        .map(|l| (l.write, l.event.result.code(), l.event.reason))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (0, 0, 0),
+            (1, 0, 0),
+            (2, 2, bfc),
+            (3, 2, bfc),
+            (4, 2, bfc),
+            (5, 2, unm)
+        ]
+    );
+    let f = b.log[0].fetch.expect("the first chunk's fetch");
+    assert_eq!((f.vf, f.qpn, f.wqe_index, f.ds), (1, 1 << 12, 7, 12));
+    assert_eq!(b.stats.blueflames, 0);
+}
+
+#[test]
+fn chunked_wqe_rings_its_doorbell_uar() {
+    chunked_wqe_rings_its_doorbell::<UarV4Q16>("uar_v4_q16", 0x800);
+}
+
+#[test]
+fn chunked_wqe_rings_its_doorbell_mlx5() {
+    chunked_wqe_rings_its_doorbell::<Mlx5V4Q16>("mlx5_v4_q16", 0x900);
 }
