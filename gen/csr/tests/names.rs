@@ -10,6 +10,23 @@ use std::collections::HashMap;
 use rdmagen_csr::{generate, Options};
 use verilog_ast::ResetStyle;
 
+/// The CSR block of `map` as printed Verilog, once per reset style.
+fn in_both_reset_styles(map: &rdmagen_regmap::RegMap) -> Vec<String> {
+    [ResetStyle::SyncHigh, ResetStyle::AsyncLow]
+        .into_iter()
+        .map(|reset| {
+            generate(
+                map,
+                &Options {
+                    reset,
+                    generator: "test".into(),
+                },
+            )
+            .print()
+        })
+        .collect()
+}
+
 /// Each identifier the printed module declares (`reg`, `wire`, `localparam`, `genvar`), with
 /// how many times; generate blocks count with the module, as a name declared in both hides
 /// the outer one (Verilator's VARHIDDEN).
@@ -152,15 +169,7 @@ fn accepted_maps_declare_each_name_once() {
                         }
                     };
                     accepted += 1;
-                    for reset in [ResetStyle::SyncHigh, ResetStyle::AsyncLow] {
-                        let text = generate(
-                            &map,
-                            &Options {
-                                reset,
-                                generator: "test".into(),
-                            },
-                        )
-                        .print();
+                    for text in in_both_reset_styles(&map) {
                         let twice: Vec<_> = declarations(&text)
                             .into_iter()
                             .filter(|(_, n)| *n > 1)
@@ -200,15 +209,7 @@ fn a_map_of_arrays_only_reads_every_wire_it_declares() {
         map.top_registers().next().is_none(),
         "the map has registers outside arrays"
     );
-    for reset in [ResetStyle::SyncHigh, ResetStyle::AsyncLow] {
-        let text = generate(
-            &map,
-            &Options {
-                reset,
-                generator: "test".into(),
-            },
-        )
-        .print();
+    for text in in_both_reset_styles(&map) {
         let mut mentions: HashMap<&str, usize> = HashMap::new();
         for word in text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
             *mentions.entry(word).or_insert(0) += 1;

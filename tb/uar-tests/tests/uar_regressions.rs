@@ -6,15 +6,20 @@ use rdmagen_refmodel::uar::Write;
 use rdmagen_uar_tests::bench::{doorbell_beat, Bench, Case, Op, QpOp};
 use rdmagen_uar_tests::{Mlx5V4Q16, UarV4Q16};
 
-fn one(vf: u8, addr: u32, data: u64, strb: u8) -> Op {
+/// An INCR write of VF `vf` at `addr` with 8-byte beats `beats` (data, strobes).
+fn write(vf: u8, addr: u32, beats: Vec<(u64, u8)>) -> Op {
     Op::Write(Write {
         pf: false,
         vf,
         addr,
         size: 3,
         burst: 1,
-        beats: vec![(data, strb)],
+        beats,
     })
+}
+
+fn one(vf: u8, addr: u32, data: u64, strb: u8) -> Op {
+    write(vf, addr, vec![(data, strb)])
 }
 
 /// VF `vf`'s first QP on its first page, brought up to RTS (state 3): doorbells to it fetch.
@@ -43,14 +48,7 @@ fn tear_by_a_blueflame_burst_then_pairs_complete() {
         ops: vec![
             bring_up(1),
             one(1, page(0x800), db, 0x0F),
-            Op::Write(Write {
-                pf: false,
-                vf: 1,
-                addr: page(0x900),
-                size: 3,
-                burst: 1,
-                beats: bf,
-            }),
+            write(1, page(0x900), bf),
             one(1, page(0x900), db, 0x0F),
             one(1, page(0x904), db, 0xF0),
             one(1, page(0x020), 0x0102_0304_0506_0708, 0x0F),
@@ -174,14 +172,7 @@ fn blueflame_shorter_than_its_ds<M: rdmagen_harness::Model>(variant: &str, bf: u
     let burst = |ds: u8, n: u64| {
         let mut beats = vec![(doorbell_beat(5, 0x0A, 1 << 12, ds), 0xFF)];
         beats.extend((1..n).map(|k| (k * 0x0101_0101, 0xFF)));
-        Op::Write(Write {
-            pf: false,
-            vf: 1,
-            addr: page,
-            size: 3,
-            burst: 1,
-            beats,
-        })
+        write(1, page, beats)
     };
     let case = Case {
         seed: 0,
@@ -312,14 +303,7 @@ fn axi_outputs_do_not_follow_inputs_in_the_cycle() {
 fn burst(vf: u8, addr: u32, first: u64, beats: usize) -> Op {
     let mut v = vec![(first, 0xFF)];
     v.extend((1..beats as u64).map(|k| (k * 0x0101_0101_0101, 0xFF)));
-    Op::Write(Write {
-        pf: false,
-        vf,
-        addr,
-        size: 3,
-        burst: 1,
-        beats: v,
-    })
+    write(vf, addr, v)
 }
 
 /// A 192-byte WQE (ds 12) written as mlx5_bf_copy's three 64-byte chunks, each its own
