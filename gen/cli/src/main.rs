@@ -6,9 +6,11 @@
 //!
 //! Exit codes: 0 success, 1 a map is invalid (diagnostics on stderr), 2 usage or I/O error.
 //! `diff` has its own: 0 compatible, 1 breaking (or, with `--check-version`, a breaking change
-//! without the version bump it needs), 2 error (see docs/diff.md).
+//! without the version bump it needs), 2 error (see docs/diff.md); so has `versions`: 0 every
+//! version the map had in git still holds, 1 one does not, 2 error.
 
 mod alloc;
+mod history;
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
@@ -134,6 +136,16 @@ enum Command {
         /// Fail (exit 1) only when a breaking change came without the version bump it needs.
         #[arg(long)]
         check_version: bool,
+    },
+    /// Check each map's `version` against its git history: against every commit that set a
+    /// version (the current one and each earlier one), the changes since need the bump `diff`
+    /// asks for. Catches a breaking change spread over commits, or made with too small a bump.
+    Versions {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        /// The revision whose history is read (the map's file itself is read as it is now).
+        #[arg(long, default_value = "HEAD")]
+        rev: String,
     },
     /// Generate the C header (`<block>.h`) of each map.
     Header {
@@ -554,6 +566,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             format,
             check_version,
         } => diff(&old, &new, format, check_version),
+        Command::Versions { maps, rev } => versions(&maps, &rev),
         Command::Sim { block, args } => sim(&block, &args),
     }
 }
@@ -679,6 +692,73 @@ fn diff(old: &str, new: &Path, format: DiffFormat, check_version: bool) -> Resul
         return Ok(ExitCode::SUCCESS);
     }
     Ok(if report.is_breaking() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `rdmagen versions`: prints, for each map, every version start and whether it still holds.
+fn versions(maps: &[PathBuf], rev: &str) -> Result<ExitCode> {
+    let mut broken = false;
+    for map in maps {
+        let name = map.display().to_string();
+        let text = std::fs::read_to_string(map).with_context(|| format!("cannot read {name}"))?;
+        let Some(now) = parse_or_report(&name, &text) else {
+            return Ok(ExitCode::from(DIFF_ERROR));
+        };
+        let history = history::walk(map, rev)?;
+        let verdicts = history::check(&history, &now, &text)?;
+        println!("{name}: version {}", now.version);
+        if verdicts.is_empty() {
+            println!("  no commit of {rev} has this map yet");
+        }
+        let mut held = 0;
+        for v in &verdicts {
+            let at = format!(
+                "  {} set in {}",
+                v.start.version,
+                history::short(&v.start.commit)
+            );
+            if v.holds() {
+                held += 1;
+                let note = match v.report.required_bump() {
+                    None => "no change since".to_string(),
+                    Some(b) if v.report.version_is_enough() => {
+                        format!(
+                            "changes since need a {} bump, which {} is",
+                            b.as_str(),
+                            now.version
+                        )
+                    }
+                    Some(b) => format!(
+                        "compatible changes since suggest a {} bump; a warning only",
+                        b.as_str()
+                    ),
+                };
+                println!("{at}: holds ({note})");
+            } else {
+                broken = true;
+                println!("{at}: BROKEN");
+                let rendered = v.report.render(rdmagen_diff::Format::Text);
+                for line in rendered.lines() {
+                    println!("    {line}");
+                }
+                if let Some(error) = v.report.version_error() {
+                    eprintln!(
+                        "error: {error} (since {} set {})",
+                        history::short(&v.start.commit),
+                        v.start.version
+                    );
+                }
+            }
+        }
+        if let Some(why) = &history.cut_short {
+            println!("  history read back to the commit above only: {why}");
+        }
+        println!("{name}: {held} of {} version starts hold", verdicts.len());
+    }
+    Ok(if broken {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
