@@ -13,7 +13,7 @@ RDMAGEN := $(CARGO) run -q -p rdmagen --
 TEST_RDMAGEN := $(or $(CARGO_TARGET_DIR),target)/debug/rdmagen
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
-	lint-rtl-async lint-rtl-widths lint-rtl-test-maps regress check-headers check-rdl check-svg bench bench-gen bench-peers bench-harness \
+	lint-rtl-async lint-rtl-widths lint-rtl-test-maps regress check-headers check-rdl check-ipxact check-svg bench bench-gen bench-peers bench-harness \
 	bench-hw bench-cycles bench-build pytest-py cocotb bench-cocotb bench-rx
 
 all: rtl
@@ -171,6 +171,10 @@ check-headers: regen-check
 check-rdl: regen-check
 	set -o pipefail; .venv/bin/python scripts/check-rdl.py export/*.rdl | tee target/rdl-check.log
 
+# The IP-XACT exports imported by PeakRDL-ipxact and compared with the JSON exports.
+check-ipxact: regen-check
+	set -o pipefail; .venv/bin/python scripts/check-ipxact.py export/*.xml | tee target/ipxact-check.log
+
 # One register picture per map rendered to PNG (well-formedness of all: cargo test).
 check-svg: regen-check
 	set -o pipefail; scripts/check-svg.sh docs/regs | tee target/svg-check.log
@@ -240,7 +244,7 @@ test:
 	$(T) lint-rtl-async $(MAKE) lint-rtl-async RDMAGEN=$(TEST_RDMAGEN)
 	$(T) lint-rtl-widths $(MAKE) lint-rtl-widths RDMAGEN=$(TEST_RDMAGEN)
 	$(T) lint-rtl-test-maps $(MAKE) lint-rtl-test-maps RDMAGEN=$(TEST_RDMAGEN)
-	$(T) check-outputs $(MAKE) check-headers check-rdl check-svg check-x RDMAGEN=$(TEST_RDMAGEN)
+	$(T) check-outputs $(MAKE) check-headers check-rdl check-ipxact check-svg check-x RDMAGEN=$(TEST_RDMAGEN)
 	$(T) regress $(MAKE) regress RDMAGEN_BIN=$(TEST_RDMAGEN)
 	$(T) cargo-test-wheel $(MAKE) cargo-test-wheel
 	$(T) py-extension scripts/setup.sh
@@ -249,6 +253,6 @@ test:
 	$(T) cocotb-verilator $(MAKE) cocotb SIM=verilator
 	@cat target/cargo-test.log target/cargo-test-wheel.log > target/cargo-test-all.log
 	@scripts/summary.sh target/cargo-test-all.log target/regress.log target/rtl-check.log \
-		target/rtl-check-async.log target/rtl-check-widths.log target/rtl-check-test-maps.log target/header-check.log target/rdl-check.log target/svg-check.log target/x-check.log \
+		target/rtl-check-async.log target/rtl-check-widths.log target/rtl-check-test-maps.log target/header-check.log target/rdl-check.log target/ipxact-check.log target/svg-check.log target/x-check.log \
 		target/pytest-py.log target/cocotb-icarus.log target/cocotb-verilator.log
 	@echo "step times (target/test-times.log):"; cat target/test-times.log

@@ -33,6 +33,11 @@ if ! .venv/bin/python -c 'import systemrdl' 2>/dev/null; then
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/python -m pip install -q --disable-pip-version-check 'systemrdl-compiler>=1.27,<2'
 fi
+# PeakRDL-ipxact: the IP-XACT export check imports each export with it.
+if ! .venv/bin/python -c 'import peakrdl_ipxact' 2>/dev/null; then
+  echo "setup: installing peakrdl-ipxact into .venv"
+  .venv/bin/python -m pip install -q --disable-pip-version-check 'peakrdl-ipxact>=3.5,<4'
+fi
 
 if command -v rustup >/dev/null; then
   rustup component list --installed 2>/dev/null | grep -q '^rustfmt' || rustup component add rustfmt

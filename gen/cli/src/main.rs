@@ -1,5 +1,5 @@
 //! `rdmagen`: validate register maps and generate the CSR RTL, C headers, the Markdown/SVG
-//! register reference, SystemRDL and JSON, and the QPC and DCQCN blocks.
+//! register reference, SystemRDL, IP-XACT and JSON, and the QPC and DCQCN blocks.
 //!
 //! Every generating command is all-or-nothing: all maps are validated and every output is
 //! produced in memory before the first file is written, and unchanged files are left alone.
@@ -174,6 +174,15 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
+    /// Generate the IP-XACT (IEEE 1685-2014) export (`<block>.xml`) of each map.
+    Ipxact {
+        #[arg(required = true)]
+        maps: Vec<PathBuf>,
+        #[arg(short, long, default_value = "export")]
+        out: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
     /// Generate the JSON dump of the validated model (`<block>.json`) of each map.
     Json {
         #[arg(required = true)]
@@ -196,7 +205,8 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<std::ffi::OsString>,
     },
-    /// Generate every output of each map: CSR RTL, C header, register reference, SystemRDL, JSON.
+    /// Generate every output of each map: CSR RTL, C header, register reference, SystemRDL,
+    /// IP-XACT, JSON.
     All {
         #[arg(required = true)]
         maps: Vec<PathBuf>,
@@ -213,7 +223,7 @@ enum Command {
         /// Directory of the register reference [default: OUT/docs/regs].
         #[arg(long)]
         docs: Option<PathBuf>,
-        /// Directory of the SystemRDL and JSON exports [default: OUT/export].
+        /// Directory of the SystemRDL, IP-XACT and JSON exports [default: OUT/export].
         #[arg(long)]
         export: Option<PathBuf>,
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
@@ -239,6 +249,7 @@ struct Targets {
     header: Option<PathBuf>,
     docs: Option<PathBuf>,
     rdl: Option<PathBuf>,
+    ipxact: Option<PathBuf>,
     json: Option<PathBuf>,
 }
 
@@ -361,6 +372,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ..Targets::default()
             },
         ),
+        Command::Ipxact { maps, out, format } => generate(
+            &maps,
+            format,
+            &Targets {
+                ipxact: Some(out),
+                ..Targets::default()
+            },
+        ),
         Command::Json { maps, out, format } => generate(
             &maps,
             format,
@@ -396,6 +415,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     header: Some(include.unwrap_or_else(|| under("sw/include"))),
                     docs: Some(docs.unwrap_or_else(|| under("docs/regs"))),
                     rdl: Some(export.clone()),
+                    ipxact: Some(export.clone()),
                     json: Some(export),
                 },
             )
@@ -814,7 +834,7 @@ fn map_outputs(
     targets: &Targets,
     opts: &rdmagen_outputs::Options,
 ) -> Result<Result<(Vec<Staged>, Option<PathBuf>), String>> {
-    use rdmagen_outputs::{c_header, json, markdown, systemrdl};
+    use rdmagen_outputs::{c_header, ipxact, json, markdown, systemrdl};
     type Job<'j> = Box<dyn FnOnce() -> (ThreadOutput, Option<PathBuf>) + Send + 'j>;
     let mut jobs: Vec<Job> = Vec::new();
     if let Some((dir, reset)) = &targets.rtl {
@@ -879,6 +899,15 @@ fn map_outputs(
                 systemrdl::generate(m, opts),
             );
             (stage_all(vec![planned]).map(Ok), None)
+        }));
+    }
+    if let Some(dir) = &targets.ipxact {
+        jobs.push(Box::new(move || {
+            // Written as it is made (tens of megabytes on a NIC-scale map).
+            let staged = stage_streamed(dir.join(ipxact::file_name(m)), |w| {
+                ipxact::generate_to(m, opts, w)
+            });
+            (staged.map(|f| Ok(vec![f])), None)
         }));
     }
     if let Some(dir) = &targets.json {

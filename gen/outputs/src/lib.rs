@@ -10,6 +10,7 @@
 //! (never an absolute path), so regenerating on another machine gives the same bytes.
 
 pub mod c_header;
+pub mod ipxact;
 pub mod json;
 pub mod markdown;
 pub mod svg;

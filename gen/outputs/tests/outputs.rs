@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rdmagen_outputs::{c_header, json, markdown, systemrdl, Options};
+use rdmagen_outputs::{c_header, ipxact, json, markdown, systemrdl, Options};
 use rdmagen_regmap::RegMap;
 
 const MAPS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../register-maps");
@@ -61,6 +61,11 @@ fn example_pictures() {
 #[test]
 fn example_systemrdl() {
     insta::assert_snapshot!(systemrdl::generate(&load("example.yaml"), &opts()));
+}
+
+#[test]
+fn example_ipxact() {
+    insta::assert_snapshot!(ipxact::generate(&load("example.yaml"), &opts()));
 }
 
 #[test]
@@ -143,6 +148,7 @@ fn outputs_are_deterministic_and_name_no_absolute_path() {
         c_header::generate(&map, &opts()).unwrap(),
         doc.markdown.clone(),
         systemrdl::generate(&map, &opts()),
+        ipxact::generate(&map, &opts()),
         json::generate(&map, &opts()),
     ];
     for out in &outputs {
@@ -223,7 +229,7 @@ fn many_registers(n: usize) -> RegMap {
 }
 
 #[test]
-fn json_written_as_made_is_the_same_text_in_chunks() {
+fn json_and_ipxact_written_as_made_are_the_same_text_in_chunks() {
     struct Chunks(Vec<usize>, Vec<u8>);
     impl std::io::Write for Chunks {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -235,10 +241,19 @@ fn json_written_as_made_is_the_same_text_in_chunks() {
             Ok(())
         }
     }
-    for map in [load("example.yaml"), many_registers(2000)] {
-        let text = json::generate(&map, &opts());
+    type Whole = fn(&RegMap, &Options) -> String;
+    type Streamed = fn(&RegMap, &Options, &mut dyn std::io::Write) -> std::io::Result<()>;
+    let outputs: [(Whole, Streamed); 2] = [
+        (json::generate, json::generate_to),
+        (ipxact::generate, ipxact::generate_to),
+    ];
+    for (map, (whole, streamed)) in [load("example.yaml"), many_registers(2000)]
+        .into_iter()
+        .flat_map(|m| outputs.map(|o| (m.clone(), o)))
+    {
+        let text = whole(&map, &opts());
         let mut w = Chunks(Vec::new(), Vec::new());
-        json::generate_to(&map, &opts(), &mut w).unwrap();
+        streamed(&map, &opts(), &mut w).unwrap();
         assert_eq!(String::from_utf8(w.1).unwrap(), text);
         if map.block.text == "big" {
             assert!(
@@ -265,6 +280,8 @@ fn json_written_as_made_is_the_same_text_in_chunks() {
             Ok(())
         }
     }
-    let e = json::generate_to(&many_registers(2000), &opts(), &mut Full).unwrap_err();
-    assert_eq!(e.to_string(), "disk full");
+    for (_, streamed) in outputs {
+        let e = streamed(&many_registers(2000), &opts(), &mut Full).unwrap_err();
+        assert_eq!(e.to_string(), "disk full");
+    }
 }

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Imports every IP-XACT export with PeakRDL-ipxact into systemrdl-compiler and compares the
+result with the JSON export of the same map, as scripts/check-rdl.py does for the SystemRDL
+export: register paths, absolute addresses (every array element up to the maximum count),
+field bit ranges, reset values, software access and read/write side effects. A wrong export
+fails. It also checks that the importer kept every enumeration's values.
+
+Usage: scripts/check-ipxact.py export/*.xml   (export/<block>.json must sit beside each .xml)
+Prints one `ok`/`FAIL` line per file and a closing `ipxact: N passed, N failed` line; exits 1
+on any failure.
+"""
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from peakrdl_ipxact import IPXACTImporter
+from systemrdl import RDLCompileError, RDLCompiler
+from systemrdl.node import FieldNode, RegNode
+
+# The expected model and the comparison are check-rdl.py's: both exports carry the same CSRs.
+_spec = importlib.util.spec_from_file_location("check_rdl", Path(__file__).with_name("check-rdl.py"))
+check_rdl = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(check_rdl)
+
+
+def actual(root, block):
+    """check_rdl.actual, with the importer's `<component>__<memoryMap>.<addressBlock>` prefix
+    replaced by the block's name."""
+    regs = {}
+    for path, value in check_rdl.actual(root).items():
+        parts = path.split(".")
+        regs[".".join([block] + parts[2:])] = value
+    return regs
+
+
+def enums(root):
+    """{(register, field): {name: value}} of every field with an encoding."""
+    out = {}
+    for node in root.descendants(unroll=False):
+        if isinstance(node, FieldNode):
+            enc = node.get_property("encode")
+            if enc is not None:
+                out[(node.parent.inst_name, node.inst_name)] = {m.name: m.value for m in enc}
+    return out
+
+
+def expected_enums(model):
+    by_name = {e["name"]: {v["name"]: v["value"] for v in e["values"]} for e in model["enums"]}
+    out = {}
+
+    def fields(reg):
+        for f in reg["fields"]:
+            if f.get("enum"):
+                width = f["msb"] - f["lsb"] + 1
+                out[(reg["name"], f["name"])] = {k: v for k, v in by_name[f["enum"]].items() if v >> width == 0}
+
+    for item in model["items"]:
+        for reg in [item] if item["kind"] == "register" else item["registers"]:
+            fields(reg)
+    return out
+
+
+def main(paths):
+    passed = failed = 0
+    for xml in paths:
+        xml = Path(xml)
+        model = json.loads(xml.with_suffix(".json").read_text())
+        compiler = RDLCompiler()
+        try:
+            IPXACTImporter(compiler).import_file(str(xml))
+            root = compiler.elaborate().top
+        except RDLCompileError:
+            print(f"FAIL {xml}: PeakRDL-ipxact rejected it (messages above)")
+            failed += 1
+            continue
+        want = check_rdl.expected(model)
+        problems = check_rdl.compare(want, actual(root, model["block"]))
+        want_enums, got_enums = expected_enums(model), enums(root)
+        for name in sorted(set(want_enums) | set(got_enums)):
+            if want_enums.get(name) != got_enums.get(name):
+                problems.append(f"field {name}: enumeration {got_enums.get(name)}, expected {want_enums.get(name)}")
+        if problems:
+            print(f"FAIL {xml}: {len(problems)} differences from {xml.with_suffix('.json')}")
+            for p in problems[:20]:
+                print(f"    {p}")
+            failed += 1
+        else:
+            nfields = sum(len(f) for _, f in want.values())
+            print(
+                f"ok   {xml} (PeakRDL-ipxact imported; {len(want)} registers, {nfields} fields, "
+                f"{len(want_enums)} encodings match the JSON export)"
+            )
+            passed += 1
+    print(f"ipxact: {passed} passed, {failed} failed")
+    return 1 if failed or not paths else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
