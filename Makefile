@@ -13,7 +13,7 @@ RDMAGEN := $(CARGO) run -q -p rdmagen --
 TEST_RDMAGEN := $(or $(CARGO_TARGET_DIR),target)/debug/rdmagen
 
 .PHONY: all rtl test setup fmt-check clippy doc cargo-test cargo-test-wheel regen-check lint-rtl \
-	lint-rtl-async lint-rtl-widths lint-rtl-test-maps regress check-headers check-rdl check-ipxact check-svg bench bench-gen bench-peers bench-harness \
+	lint-rtl-async lint-rtl-widths lint-rtl-test-maps regress check-headers check-rdl check-ipxact test-map-exports check-svg bench bench-gen bench-peers bench-harness \
 	bench-hw bench-cycles bench-build pytest-py cocotb bench-cocotb bench-rx
 
 all: rtl
@@ -167,13 +167,23 @@ check-headers: regen-check
 	$(RDMAGEN) header $(TEST_MAPS) -o target/test-map-headers
 	set -o pipefail; scripts/check-headers.sh sw/include/*.h target/test-map-headers/*.h | tee target/header-check.log
 
+# The exports of the CSR test maps (tb/csr-tests/maps), beside the committed ones in export/.
+TEST_MAP_EXPORTS := target/test-map-exports
+test-map-exports:
+	rm -rf $(TEST_MAP_EXPORTS)
+	$(RDMAGEN) rdl $(TEST_MAPS) -o $(TEST_MAP_EXPORTS)
+	$(RDMAGEN) ipxact $(TEST_MAPS) -o $(TEST_MAP_EXPORTS)
+	$(RDMAGEN) json $(TEST_MAPS) -o $(TEST_MAP_EXPORTS)
+
 # The SystemRDL exports elaborated by systemrdl-compiler and compared with the JSON exports.
-check-rdl: regen-check
-	set -o pipefail; .venv/bin/python scripts/check-rdl.py export/*.rdl | tee target/rdl-check.log
+check-rdl: regen-check test-map-exports
+	set -o pipefail; .venv/bin/python scripts/check-rdl.py export/*.rdl $(TEST_MAP_EXPORTS)/*.rdl \
+	  | tee target/rdl-check.log
 
 # The IP-XACT exports imported by PeakRDL-ipxact and compared with the JSON exports.
-check-ipxact: regen-check
-	set -o pipefail; .venv/bin/python scripts/check-ipxact.py export/*.xml | tee target/ipxact-check.log
+check-ipxact: regen-check test-map-exports
+	set -o pipefail; .venv/bin/python scripts/check-ipxact.py export/*.xml $(TEST_MAP_EXPORTS)/*.xml \
+	  | tee target/ipxact-check.log
 
 # One register picture per map rendered to PNG (well-formedness of all: cargo test).
 check-svg: regen-check
