@@ -21,6 +21,7 @@
 
 use std::fmt::Write;
 
+use rdmagen_regmap::text::{push_decimal, push_hex};
 use rdmagen_regmap::{Access, Count, Field, Group, Item, RegMap, Register};
 
 use crate::{field_reset, source_name, Options};
@@ -32,50 +33,104 @@ pub fn file_name(map: &RegMap) -> String {
     format!("{}.xml", map.block)
 }
 
-/// XML character data: whitespace folded, `&`, `<`, `>` and `"` escaped.
-fn text(s: &str) -> String {
-    let folded = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out = String::with_capacity(folded.len());
-    for c in folded.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
+/// Appends XML character data: whitespace folded, `&`, `<`, `>` and `"` escaped. Pushed word
+/// by word: a NIC-scale map's export is tens of megabytes of it.
+fn push_text(o: &mut String, s: &str) {
+    for (i, word) in s.split_whitespace().enumerate() {
+        if i > 0 {
+            o.push(' ');
+        }
+        if !word.bytes().any(|b| matches!(b, b'&' | b'<' | b'>' | b'"')) {
+            o.push_str(word);
+            continue;
+        }
+        for c in word.chars() {
+            match c {
+                '&' => o.push_str("&amp;"),
+                '<' => o.push_str("&lt;"),
+                '>' => o.push_str("&gt;"),
+                '"' => o.push_str("&quot;"),
+                c => o.push(c),
+            }
         }
     }
-    out
 }
 
-/// An IP-XACT number: SystemVerilog's `'h` form, as the standard's expressions write it.
-fn num(v: u64) -> String {
-    format!("'h{v:X}")
+/// [`push_text`] into a new string.
+fn text(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    push_text(&mut o, s);
+    o
 }
 
-/// `<tag>value</tag>` on its own line.
+/// Appends an IP-XACT number: SystemVerilog's `'h` form, as the standard's expressions write
+/// it.
+fn push_num(o: &mut String, v: u64) {
+    let at = o.len();
+    push_hex(o, v, 1);
+    o.replace_range(at..at + 2, "'h");
+}
+
+const SPACES: &str = "                                        ";
+
+/// Opens `<ipxact:tag>` at `indent` spaces, without a line end.
+fn start(o: &mut String, indent: usize, tag: &str) {
+    o.push_str(&SPACES[..indent]);
+    o.push_str("<ipxact:");
+    o.push_str(tag);
+    o.push('>');
+}
+
+/// Closes `</ipxact:tag>` and ends the line.
+fn end(o: &mut String, tag: &str) {
+    o.push_str("</ipxact:");
+    o.push_str(tag);
+    o.push_str(">\n");
+}
+
+/// `<tag>value</tag>` on its own line; `value` is written as it is.
 fn elem(o: &mut String, indent: usize, tag: &str, value: &str) {
-    let _ = writeln!(
-        o,
-        "{:indent$}<ipxact:{tag}>{value}</ipxact:{tag}>",
-        "",
-        indent = indent
-    );
+    start(o, indent, tag);
+    o.push_str(value);
+    end(o, tag);
+}
+
+/// `<tag>text</tag>` on its own line, `text` escaped.
+fn elem_text(o: &mut String, indent: usize, tag: &str, text: &str) {
+    start(o, indent, tag);
+    push_text(o, text);
+    end(o, tag);
+}
+
+/// `<tag>number</tag>` on its own line.
+fn elem_num(o: &mut String, indent: usize, tag: &str, v: u64) {
+    start(o, indent, tag);
+    push_num(o, v);
+    end(o, tag);
+}
+
+/// `<tag>decimal</tag>` on its own line.
+fn elem_dec(o: &mut String, indent: usize, tag: &str, v: u64) {
+    start(o, indent, tag);
+    push_decimal(o, v);
+    end(o, tag);
 }
 
 fn open(o: &mut String, indent: usize, tag: &str) {
-    let _ = writeln!(o, "{:indent$}<ipxact:{tag}>", "", indent = indent);
+    start(o, indent, tag);
+    o.push('\n');
 }
 
 fn close(o: &mut String, indent: usize, tag: &str) {
-    let _ = writeln!(o, "{:indent$}</ipxact:{tag}>", "", indent = indent);
+    o.push_str(&SPACES[..indent]);
+    end(o, tag);
 }
 
 /// The name and, when there is one, the description.
 fn name_group(o: &mut String, indent: usize, name: &str, description: &str) {
-    elem(o, indent, "name", &text(name));
+    elem_text(o, indent, "name", name);
     if !description.trim().is_empty() {
-        elem(o, indent, "description", &text(description));
+        elem_text(o, indent, "description", description);
     }
 }
 
@@ -152,11 +207,11 @@ fn write(
     );
     elem(&mut o, 2, "vendor", "rdmagen");
     elem(&mut o, 2, "library", "regmap");
-    elem(&mut o, 2, "name", &text(&map.block));
+    elem_text(&mut o, 2, "name", &map.block);
     elem(&mut o, 2, "version", &map.version.to_string());
     open(&mut o, 2, "memoryMaps");
     open(&mut o, 4, "memoryMap");
-    elem(&mut o, 6, "name", &text(&map.block));
+    elem_text(&mut o, 6, "name", &map.block);
     open(&mut o, 6, "addressBlock");
     name_group(
         &mut o,
@@ -164,8 +219,8 @@ fn write(
         &format!("{}_csr", map.block),
         "The CSR block (AXI4-Lite).",
     );
-    elem(&mut o, 8, "baseAddress", &num(0));
-    elem(&mut o, 8, "range", &num(1u64 << map.address_width));
+    elem_num(&mut o, 8, "baseAddress", 0);
+    elem_num(&mut o, 8, "range", 1u64 << map.address_width);
     elem(&mut o, 8, "width", "32");
     elem(&mut o, 8, "usage", "register");
     for item in &map.items {
@@ -182,7 +237,7 @@ fn write(
     close(&mut o, 4, "memoryMap");
     close(&mut o, 2, "memoryMaps");
     if !map.description.trim().is_empty() {
-        elem(&mut o, 2, "description", &text(&map.description));
+        elem_text(&mut o, 2, "description", &map.description);
     }
     if !map.parameters.is_empty() {
         open(&mut o, 2, "parameters");
@@ -199,7 +254,7 @@ fn write(
                 format!("{} (From {range})", p.description.trim())
             };
             name_group(&mut o, 6, &p.name, &description);
-            elem(&mut o, 6, "value", &p.default.to_string());
+            elem_dec(&mut o, 6, "value", p.default);
             close(&mut o, 4, "parameter");
         }
         close(&mut o, 2, "parameters");
@@ -220,9 +275,9 @@ fn group(o: &mut String, map: &RegMap, g: &Group) {
         format!("{} (Array of {count}.)", g.description.trim())
     };
     name_group(o, 10, &g.name, &desc);
-    elem(o, 10, "dim", &g.max_count.to_string());
-    elem(o, 10, "addressOffset", &num(g.offset));
-    elem(o, 10, "range", &num(g.stride));
+    elem_dec(o, 10, "dim", g.max_count);
+    elem_num(o, 10, "addressOffset", g.offset);
+    elem_num(o, 10, "range", g.stride);
     for r in &g.registers {
         register(o, map, r, 10);
     }
@@ -238,8 +293,8 @@ fn register(o: &mut String, map: &RegMap, r: &Register, indent: usize) {
     open(o, indent, "register");
     let i = indent + 2;
     name_group(o, i, &r.name, &r.description);
-    elem(o, i, "addressOffset", &num(r.offset));
-    elem(o, i, "size", &r.width.to_string());
+    elem_num(o, i, "addressOffset", r.offset);
+    elem_dec(o, i, "size", u64::from(r.width));
     if r.fields.iter().any(volatile) {
         elem(o, i, "volatile", "true");
     }
@@ -264,15 +319,15 @@ fn field(o: &mut String, map: &RegMap, f: &Field, indent: usize) {
         f.description.clone()
     };
     name_group(o, i, &f.name, &description);
-    elem(o, i, "bitOffset", &f.lsb.to_string());
+    elem_dec(o, i, "bitOffset", u64::from(f.lsb));
     if let Some(reset) = field_reset(f) {
         open(o, i, "resets");
         open(o, i + 2, "reset");
-        elem(o, i + 4, "value", &num(reset));
+        elem_num(o, i + 4, "value", reset);
         close(o, i + 2, "reset");
         close(o, i, "resets");
     }
-    elem(o, i, "bitWidth", &f.width().to_string());
+    elem_dec(o, i, "bitWidth", u64::from(f.width()));
     if volatile(f) {
         elem(o, i, "volatile", "true");
     }
@@ -293,7 +348,7 @@ fn field(o: &mut String, map: &RegMap, f: &Field, indent: usize) {
             for v in e.values.iter().filter(|v| fits(v.value)) {
                 open(o, i + 2, "enumeratedValue");
                 name_group(o, i + 4, &v.name, &v.description);
-                elem(o, i + 4, "value", &num(v.value));
+                elem_num(o, i + 4, "value", v.value);
                 close(o, i + 2, "enumeratedValue");
             }
             close(o, i, "enumeratedValues");
@@ -312,7 +367,13 @@ fn field(o: &mut String, map: &RegMap, f: &Field, indent: usize) {
 
 #[cfg(test)]
 mod tests {
-    use super::{num, text};
+    use super::{push_num, text};
+
+    fn num(v: u64) -> String {
+        let mut o = String::new();
+        push_num(&mut o, v);
+        o
+    }
 
     #[test]
     fn text_is_escaped_and_folded() {
@@ -326,5 +387,6 @@ mod tests {
     fn numbers_are_sv_hex() {
         assert_eq!(num(0), "'h0");
         assert_eq!(num(0x8001_0000), "'h80010000");
+        assert_eq!(num(0xABC), "'habc");
     }
 }
