@@ -5,7 +5,8 @@
 # block generators (`qpc`, `uar`, `dcqcn`, `rx-parser` at 64 bits, which refuse a map not
 # shaped like their block: that is not a failure), then scripts/check-rtl.sh on every Verilog
 # file (Verilator -Wall, Icarus, Yosys; coarse synthesis),
-# scripts/check-headers.sh on the C header and scripts/check-rdl.py on the SystemRDL export.
+# scripts/check-headers.sh on the C header, scripts/check-rdl.py on the SystemRDL export and
+# scripts/check-ipxact.py on the IP-XACT export.
 # Usage (from the repository root, after `cargo build --release -p rdmagen`):
 #   tb/fuzz/check-outputs.sh tb/fuzz/corpus/generate [N [SKIP]]   (SKIP: valid maps passed over first)
 # Prints the failing maps; exits 1 if any.
@@ -35,6 +36,7 @@ for f in "$corpus"/*; do
   CHECK_RTL_CACHE= CHECK_RTL_SYNTH=coarse CHECK_RTL_JOBS=1 scripts/check-rtl.sh "$out"/rtl/*.v >"$work/log" 2>&1 || ok=0
   scripts/check-headers.sh "$out"/sw/include/*.h >>"$work/log" 2>&1 || ok=0
   .venv/bin/python scripts/check-rdl.py "$out"/export/*.rdl >>"$work/log" 2>&1 || ok=0
+  .venv/bin/python scripts/check-ipxact.py "$out"/export/*.xml >>"$work/log" 2>&1 || ok=0
   if [ "$ok" = 0 ]; then
     echo "FAIL outputs $f"; grep -v '^ok' "$work/log" | sed 's/^/    /' | head -20; bad=$((bad + 1))
   fi

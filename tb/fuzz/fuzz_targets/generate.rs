@@ -1,8 +1,9 @@
 //! A map that validates must generate: every output of every generator on it, with no panic
 //! (the block generators may refuse a map that is not shaped like their block, with an error).
 //! The text outputs hold no control character but line breaks and tabs (a NUL in a Verilog
-//! comment made Yosys drop the rest of the line), the SVG pictures parse as XML and the JSON
-//! export as JSON. Whether the Verilog, C and SystemRDL compile is `check-outputs.sh`'s job.
+//! comment made Yosys drop the rest of the line), the SVG pictures and the IP-XACT export parse
+//! as XML and the JSON export as JSON. Whether the Verilog, C and SystemRDL compile (and the
+//! IP-XACT imports) is `check-outputs.sh`'s job.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -47,6 +48,11 @@ fuzz_target!(|data: &[u8]| {
         "the SystemRDL",
         &rdmagen_outputs::systemrdl::generate(&map, &opts),
     );
+    let ipxact = rdmagen_outputs::ipxact::generate(&map, &opts);
+    plain("the IP-XACT", &ipxact);
+    if let Err(e) = roxmltree::Document::parse(&ipxact) {
+        panic!("the IP-XACT export is not XML: {e}");
+    }
     let json = rdmagen_outputs::json::generate(&map, &opts);
     if let Err(e) = serde_json::from_str::<serde_json::Value>(&json) {
         panic!("the JSON export is not JSON: {e}");
