@@ -205,7 +205,12 @@ fn c_name_clash_is_reported_not_emitted() {
     let err = c_header::generate(&map, &opts()).unwrap_err();
     assert_eq!(
         err.names,
-        ["CLASH_PORT_CFG_OFFSET", "CLASH_PORT_CFG_RESET_VALUE"],
+        [
+            "CLASH_PORT_CFG_OFFSET",
+            "CLASH_PORT_CFG_RDMASK",
+            "CLASH_PORT_CFG_RESET_VALUE",
+            "CLASH_PORT_CFG_WRMASK"
+        ],
         "{err}"
     );
 }
@@ -267,4 +272,25 @@ fn json_written_as_made_is_the_same_text_in_chunks() {
     }
     let e = json::generate_to(&many_registers(2000), &opts(), &mut Full).unwrap_err();
     assert_eq!(e.to_string(), "disk full");
+}
+
+/// Register masks are `_RDMASK`/`_WRMASK`, not `_RD_MASK`/`_WR_MASK`, which fields named `rd`
+/// and `wr` would define as their `_MASK`: such a map is valid and its header defines each
+/// name once.
+#[test]
+fn fields_named_rd_and_wr_do_not_meet_the_register_masks() {
+    let text = "block: dma\nversion: 1.0.0\nregisters:\n\
+                \x20 - name: ptr\n    offset: 0x0\n    fields:\n\
+                \x20     - { name: rd, bits: \"7:0\", access: ro }\n\
+                \x20     - { name: wr, bits: \"15:8\", access: rw }\n";
+    let map = rdmagen_regmap::parse("dma.yaml", text).unwrap_or_else(|e| panic!("{e}"));
+    let header = c_header::generate(&map, &opts()).unwrap();
+    for line in [
+        "#define DMA_PTR_RD_MASK 0xffu",
+        "#define DMA_PTR_WR_MASK 0xff00u",
+        "#define DMA_PTR_RDMASK 0xffffu",
+        "#define DMA_PTR_WRMASK 0xff00u",
+    ] {
+        assert!(header.lines().any(|l| l == line), "{line}");
+    }
 }
