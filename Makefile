@@ -162,9 +162,13 @@ check-headers: regen-check
 	$(RDMAGEN) header $(TEST_MAPS) -o target/test-map-headers
 	set -o pipefail; scripts/check-headers.sh sw/include/*.h target/test-map-headers/*.h | tee target/header-check.log
 
-# The SystemRDL exports elaborated by systemrdl-compiler and compared with the JSON exports.
+# The SystemRDL exports elaborated by systemrdl-compiler and compared with the JSON exports (the
+# committed ones and the CSR test maps', which have the wide `wp` and `hw_write` status fields).
 check-rdl: regen-check
-	set -o pipefail; .venv/bin/python scripts/check-rdl.py export/*.rdl | tee target/rdl-check.log
+	rm -rf target/test-map-rdl
+	$(RDMAGEN) rdl $(TEST_MAPS) -o target/test-map-rdl
+	$(RDMAGEN) json $(TEST_MAPS) -o target/test-map-rdl
+	set -o pipefail; .venv/bin/python scripts/check-rdl.py export/*.rdl target/test-map-rdl/*.rdl | tee target/rdl-check.log
 
 # One register picture per map rendered to PNG (well-formedness of all: cargo test).
 check-svg: regen-check

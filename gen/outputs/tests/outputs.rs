@@ -294,3 +294,42 @@ fn fields_named_rd_and_wr_do_not_meet_the_register_masks() {
         assert!(header.lines().any(|l| l == line), "{line}");
     }
 }
+
+/// The SystemRDL export says what the CSR block does: a `wp` field wider than one bit is a
+/// one-cycle pulse (`swmod` plus the declared `rdmagen_pulse` property, not a stored value), a
+/// status field that hardware loads (`hw_write`) is a non-sticky interrupt, and fields that
+/// both software and hardware change give hardware precedence. The property is declared only
+/// where used.
+#[test]
+fn systemrdl_export_says_what_the_rtl_does() {
+    let path = Path::new(MAPS).join("../tb/csr-tests/maps/emac_review.yaml");
+    let map = rdmagen_regmap::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let rdl = systemrdl::generate(&map, &opts());
+    let field = |name: &str| -> String {
+        let end = rdl
+            .find(&format!("}} {name}["))
+            .unwrap_or_else(|| panic!("{name}"));
+        let start = rdl[..end].rfind("field {").unwrap();
+        rdl[start..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(rdl.contains("property rdmagen_pulse { type = boolean; component = field; };"));
+    assert_eq!(
+        field("flush"),
+        "field { sw = w; hw = r; swmod; rdmagen_pulse = true;"
+    );
+    assert_eq!(
+        field("pause_rx"),
+        "field { sw = rw; hw = rw; onwrite = woclr; precedence = hw; we; nonsticky intr;"
+    );
+    assert_eq!(
+        field("link_change"),
+        "field { sw = rw; hw = r; onwrite = woclr; precedence = hw; hwset; intr;"
+    );
+    // 1-bit pulses only: no declaration.
+    let example = systemrdl::generate(&load("example.yaml"), &opts());
+    assert!(example.contains("singlepulse;"));
+    assert!(!example.contains("rdmagen_pulse"));
+}
