@@ -41,6 +41,11 @@ extern "C" {
         what " mask matches its width")
 #define DCQCN_ASSERT_FIELD_RESET(F, what) \
   DCQCN_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define DCQCN_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define DCQCN_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -69,16 +74,14 @@ extern "C" {
 #define DCQCN_CTRL_RP_ENABLE_WIDTH 1u
 #define DCQCN_CTRL_RP_ENABLE_MASK 0x1u
 #define DCQCN_CTRL_RP_ENABLE_RESET 0x1u
-static inline uint32_t dcqcn_ctrl_rp_enable_get(uint32_t reg) { return (reg & DCQCN_CTRL_RP_ENABLE_MASK) >> DCQCN_CTRL_RP_ENABLE_SHIFT; }
-static inline uint32_t dcqcn_ctrl_rp_enable_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_CTRL_RP_ENABLE_MASK) | ((v << DCQCN_CTRL_RP_ENABLE_SHIFT) & DCQCN_CTRL_RP_ENABLE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_ctrl_rp_enable_get, dcqcn_ctrl_rp_enable_set, DCQCN_CTRL_RP_ENABLE)
 /* np_enable [1] rw: Enable the notification point: CE-marked events from the RX parser generate
  * CNPs (at most one per flow per min_time_between_cnps). */
 #define DCQCN_CTRL_NP_ENABLE_SHIFT 1u
 #define DCQCN_CTRL_NP_ENABLE_WIDTH 1u
 #define DCQCN_CTRL_NP_ENABLE_MASK 0x2u
 #define DCQCN_CTRL_NP_ENABLE_RESET 0x1u
-static inline uint32_t dcqcn_ctrl_np_enable_get(uint32_t reg) { return (reg & DCQCN_CTRL_NP_ENABLE_MASK) >> DCQCN_CTRL_NP_ENABLE_SHIFT; }
-static inline uint32_t dcqcn_ctrl_np_enable_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_CTRL_NP_ENABLE_MASK) | ((v << DCQCN_CTRL_NP_ENABLE_SHIFT) & DCQCN_CTRL_NP_ENABLE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_ctrl_np_enable_get, dcqcn_ctrl_np_enable_set, DCQCN_CTRL_NP_ENABLE)
 /* flow_clear [31] wp: Write 1 to clear the per-flow state RAM: every flow returns to the line rate
  * with no CNP history. status.clear_busy is 1 while the sequence runs; it also runs once after
  * reset. Reads as 0. */
@@ -86,8 +89,7 @@ static inline uint32_t dcqcn_ctrl_np_enable_set(uint32_t reg, uint32_t v) { retu
 #define DCQCN_CTRL_FLOW_CLEAR_WIDTH 1u
 #define DCQCN_CTRL_FLOW_CLEAR_MASK 0x80000000u
 #define DCQCN_CTRL_FLOW_CLEAR_RESET 0x0u
-static inline uint32_t dcqcn_ctrl_flow_clear_get(uint32_t reg) { return (reg & DCQCN_CTRL_FLOW_CLEAR_MASK) >> DCQCN_CTRL_FLOW_CLEAR_SHIFT; }
-static inline uint32_t dcqcn_ctrl_flow_clear_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_CTRL_FLOW_CLEAR_MASK) | ((v << DCQCN_CTRL_FLOW_CLEAR_SHIFT) & DCQCN_CTRL_FLOW_CLEAR_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_ctrl_flow_clear_get, dcqcn_ctrl_flow_clear_set, DCQCN_CTRL_FLOW_CLEAR)
 
 /* status (0x004, 32-bit): Block status. */
 #define DCQCN_STATUS_OFFSET 0x4u
@@ -98,8 +100,7 @@ static inline uint32_t dcqcn_ctrl_flow_clear_set(uint32_t reg, uint32_t v) { ret
 #define DCQCN_STATUS_CLEAR_BUSY_SHIFT 0u
 #define DCQCN_STATUS_CLEAR_BUSY_WIDTH 1u
 #define DCQCN_STATUS_CLEAR_BUSY_MASK 0x1u
-static inline uint32_t dcqcn_status_clear_busy_get(uint32_t reg) { return (reg & DCQCN_STATUS_CLEAR_BUSY_MASK) >> DCQCN_STATUS_CLEAR_BUSY_SHIFT; }
-static inline uint32_t dcqcn_status_clear_busy_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_STATUS_CLEAR_BUSY_MASK) | ((v << DCQCN_STATUS_CLEAR_BUSY_SHIFT) & DCQCN_STATUS_CLEAR_BUSY_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_status_clear_busy_get, dcqcn_status_clear_busy_set, DCQCN_STATUS_CLEAR_BUSY)
 
 /* mode (0x008, 32-bit): Algorithm variant. */
 #define DCQCN_MODE_OFFSET 0x8u
@@ -112,8 +113,7 @@ static inline uint32_t dcqcn_status_clear_busy_set(uint32_t reg, uint32_t v) { r
 #define DCQCN_MODE_ALGORITHM_WIDTH 1u
 #define DCQCN_MODE_ALGORITHM_MASK 0x1u
 #define DCQCN_MODE_ALGORITHM_RESET 0x0u
-static inline uint32_t dcqcn_mode_algorithm_get(uint32_t reg) { return (reg & DCQCN_MODE_ALGORITHM_MASK) >> DCQCN_MODE_ALGORITHM_SHIFT; }
-static inline uint32_t dcqcn_mode_algorithm_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_MODE_ALGORITHM_MASK) | ((v << DCQCN_MODE_ALGORITHM_SHIFT) & DCQCN_MODE_ALGORITHM_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_mode_algorithm_get, dcqcn_mode_algorithm_set, DCQCN_MODE_ALGORITHM)
 
 /* clk_per_us (0x00c, 32-bit): Time base. */
 #define DCQCN_CLK_PER_US_OFFSET 0xcu
@@ -127,8 +127,7 @@ static inline uint32_t dcqcn_mode_algorithm_set(uint32_t reg, uint32_t v) { retu
 #define DCQCN_CLK_PER_US_CYCLES_WIDTH 12u
 #define DCQCN_CLK_PER_US_CYCLES_MASK 0xfffu
 #define DCQCN_CLK_PER_US_CYCLES_RESET 0xfau
-static inline uint32_t dcqcn_clk_per_us_cycles_get(uint32_t reg) { return (reg & DCQCN_CLK_PER_US_CYCLES_MASK) >> DCQCN_CLK_PER_US_CYCLES_SHIFT; }
-static inline uint32_t dcqcn_clk_per_us_cycles_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_CLK_PER_US_CYCLES_MASK) | ((v << DCQCN_CLK_PER_US_CYCLES_SHIFT) & DCQCN_CLK_PER_US_CYCLES_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_clk_per_us_cycles_get, dcqcn_clk_per_us_cycles_set, DCQCN_CLK_PER_US_CYCLES)
 
 /* line_rate (0x010, 32-bit): Port speed. */
 #define DCQCN_LINE_RATE_OFFSET 0x10u
@@ -141,8 +140,7 @@ static inline uint32_t dcqcn_clk_per_us_cycles_set(uint32_t reg, uint32_t v) { r
 #define DCQCN_LINE_RATE_VALUE_WIDTH 20u
 #define DCQCN_LINE_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_LINE_RATE_VALUE_RESET 0x186a0u
-static inline uint32_t dcqcn_line_rate_value_get(uint32_t reg) { return (reg & DCQCN_LINE_RATE_VALUE_MASK) >> DCQCN_LINE_RATE_VALUE_SHIFT; }
-static inline uint32_t dcqcn_line_rate_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_LINE_RATE_VALUE_MASK) | ((v << DCQCN_LINE_RATE_VALUE_SHIFT) & DCQCN_LINE_RATE_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_line_rate_value_get, dcqcn_line_rate_value_set, DCQCN_LINE_RATE_VALUE)
 
 /* shaper_burst (0x014, 32-bit): Token-bucket depth. */
 #define DCQCN_SHAPER_BURST_OFFSET 0x14u
@@ -156,8 +154,7 @@ static inline uint32_t dcqcn_line_rate_value_set(uint32_t reg, uint32_t v) { ret
 #define DCQCN_SHAPER_BURST_VALUE_WIDTH 24u
 #define DCQCN_SHAPER_BURST_VALUE_MASK 0xffffffu
 #define DCQCN_SHAPER_BURST_VALUE_RESET 0x4000u
-static inline uint32_t dcqcn_shaper_burst_value_get(uint32_t reg) { return (reg & DCQCN_SHAPER_BURST_VALUE_MASK) >> DCQCN_SHAPER_BURST_VALUE_SHIFT; }
-static inline uint32_t dcqcn_shaper_burst_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_SHAPER_BURST_VALUE_MASK) | ((v << DCQCN_SHAPER_BURST_VALUE_SHIFT) & DCQCN_SHAPER_BURST_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_shaper_burst_value_get, dcqcn_shaper_burst_value_set, DCQCN_SHAPER_BURST_VALUE)
 
 /* rpg_time_reset (0x100, 32-bit): Rate-increase timer period (T). */
 #define DCQCN_RPG_TIME_RESET_OFFSET 0x100u
@@ -169,8 +166,7 @@ static inline uint32_t dcqcn_shaper_burst_value_set(uint32_t reg, uint32_t v) { 
 #define DCQCN_RPG_TIME_RESET_VALUE_WIDTH 17u
 #define DCQCN_RPG_TIME_RESET_VALUE_MASK 0x1ffffu
 #define DCQCN_RPG_TIME_RESET_VALUE_RESET 0x12cu
-static inline uint32_t dcqcn_rpg_time_reset_value_get(uint32_t reg) { return (reg & DCQCN_RPG_TIME_RESET_VALUE_MASK) >> DCQCN_RPG_TIME_RESET_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_time_reset_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_TIME_RESET_VALUE_MASK) | ((v << DCQCN_RPG_TIME_RESET_VALUE_SHIFT) & DCQCN_RPG_TIME_RESET_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_time_reset_value_get, dcqcn_rpg_time_reset_value_set, DCQCN_RPG_TIME_RESET_VALUE)
 
 /* rpg_byte_reset (0x104, 32-bit): Rate-increase byte counter (B). */
 #define DCQCN_RPG_BYTE_RESET_OFFSET 0x104u
@@ -183,8 +179,7 @@ static inline uint32_t dcqcn_rpg_time_reset_value_set(uint32_t reg, uint32_t v) 
 #define DCQCN_RPG_BYTE_RESET_VALUE_WIDTH 24u
 #define DCQCN_RPG_BYTE_RESET_VALUE_MASK 0xffffffu
 #define DCQCN_RPG_BYTE_RESET_VALUE_RESET 0x7fffu
-static inline uint32_t dcqcn_rpg_byte_reset_value_get(uint32_t reg) { return (reg & DCQCN_RPG_BYTE_RESET_VALUE_MASK) >> DCQCN_RPG_BYTE_RESET_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_byte_reset_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_BYTE_RESET_VALUE_MASK) | ((v << DCQCN_RPG_BYTE_RESET_VALUE_SHIFT) & DCQCN_RPG_BYTE_RESET_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_byte_reset_value_get, dcqcn_rpg_byte_reset_value_set, DCQCN_RPG_BYTE_RESET_VALUE)
 
 /* rpg_threshold (0x108, 32-bit): Increase events per stage (F). */
 #define DCQCN_RPG_THRESHOLD_OFFSET 0x108u
@@ -196,8 +191,7 @@ static inline uint32_t dcqcn_rpg_byte_reset_value_set(uint32_t reg, uint32_t v) 
 #define DCQCN_RPG_THRESHOLD_VALUE_WIDTH 5u
 #define DCQCN_RPG_THRESHOLD_VALUE_MASK 0x1fu
 #define DCQCN_RPG_THRESHOLD_VALUE_RESET 0x1u
-static inline uint32_t dcqcn_rpg_threshold_value_get(uint32_t reg) { return (reg & DCQCN_RPG_THRESHOLD_VALUE_MASK) >> DCQCN_RPG_THRESHOLD_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_threshold_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_THRESHOLD_VALUE_MASK) | ((v << DCQCN_RPG_THRESHOLD_VALUE_SHIFT) & DCQCN_RPG_THRESHOLD_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_threshold_value_get, dcqcn_rpg_threshold_value_set, DCQCN_RPG_THRESHOLD_VALUE)
 
 /* rpg_max_rate (0x10c, 32-bit): Rate cap. */
 #define DCQCN_RPG_MAX_RATE_OFFSET 0x10cu
@@ -210,8 +204,7 @@ static inline uint32_t dcqcn_rpg_threshold_value_set(uint32_t reg, uint32_t v) {
 #define DCQCN_RPG_MAX_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_MAX_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_RPG_MAX_RATE_VALUE_RESET 0x0u
-static inline uint32_t dcqcn_rpg_max_rate_value_get(uint32_t reg) { return (reg & DCQCN_RPG_MAX_RATE_VALUE_MASK) >> DCQCN_RPG_MAX_RATE_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_max_rate_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_MAX_RATE_VALUE_MASK) | ((v << DCQCN_RPG_MAX_RATE_VALUE_SHIFT) & DCQCN_RPG_MAX_RATE_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_max_rate_value_get, dcqcn_rpg_max_rate_value_set, DCQCN_RPG_MAX_RATE_VALUE)
 
 /* rpg_ai_rate (0x110, 32-bit): Additive-increase step. */
 #define DCQCN_RPG_AI_RATE_OFFSET 0x110u
@@ -223,8 +216,7 @@ static inline uint32_t dcqcn_rpg_max_rate_value_set(uint32_t reg, uint32_t v) { 
 #define DCQCN_RPG_AI_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_AI_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_RPG_AI_RATE_VALUE_RESET 0x5u
-static inline uint32_t dcqcn_rpg_ai_rate_value_get(uint32_t reg) { return (reg & DCQCN_RPG_AI_RATE_VALUE_MASK) >> DCQCN_RPG_AI_RATE_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_ai_rate_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_AI_RATE_VALUE_MASK) | ((v << DCQCN_RPG_AI_RATE_VALUE_SHIFT) & DCQCN_RPG_AI_RATE_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_ai_rate_value_get, dcqcn_rpg_ai_rate_value_set, DCQCN_RPG_AI_RATE_VALUE)
 
 /* rpg_hai_rate (0x114, 32-bit): Hyper-increase step. */
 #define DCQCN_RPG_HAI_RATE_OFFSET 0x114u
@@ -237,8 +229,7 @@ static inline uint32_t dcqcn_rpg_ai_rate_value_set(uint32_t reg, uint32_t v) { r
 #define DCQCN_RPG_HAI_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_HAI_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_RPG_HAI_RATE_VALUE_RESET 0x32u
-static inline uint32_t dcqcn_rpg_hai_rate_value_get(uint32_t reg) { return (reg & DCQCN_RPG_HAI_RATE_VALUE_MASK) >> DCQCN_RPG_HAI_RATE_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_hai_rate_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_HAI_RATE_VALUE_MASK) | ((v << DCQCN_RPG_HAI_RATE_VALUE_SHIFT) & DCQCN_RPG_HAI_RATE_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_hai_rate_value_get, dcqcn_rpg_hai_rate_value_set, DCQCN_RPG_HAI_RATE_VALUE)
 
 /* rpg_gd (0x118, 32-bit): Rate-cut shift. */
 #define DCQCN_RPG_GD_OFFSET 0x118u
@@ -251,8 +242,7 @@ static inline uint32_t dcqcn_rpg_hai_rate_value_set(uint32_t reg, uint32_t v) { 
 #define DCQCN_RPG_GD_VALUE_WIDTH 4u
 #define DCQCN_RPG_GD_VALUE_MASK 0xfu
 #define DCQCN_RPG_GD_VALUE_RESET 0xbu
-static inline uint32_t dcqcn_rpg_gd_value_get(uint32_t reg) { return (reg & DCQCN_RPG_GD_VALUE_MASK) >> DCQCN_RPG_GD_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_gd_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_GD_VALUE_MASK) | ((v << DCQCN_RPG_GD_VALUE_SHIFT) & DCQCN_RPG_GD_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_gd_value_get, dcqcn_rpg_gd_value_set, DCQCN_RPG_GD_VALUE)
 
 /* rpg_min_dec_fac (0x11c, 32-bit): Deepest single cut. */
 #define DCQCN_RPG_MIN_DEC_FAC_OFFSET 0x11cu
@@ -265,8 +255,7 @@ static inline uint32_t dcqcn_rpg_gd_value_set(uint32_t reg, uint32_t v) { return
 #define DCQCN_RPG_MIN_DEC_FAC_VALUE_WIDTH 7u
 #define DCQCN_RPG_MIN_DEC_FAC_VALUE_MASK 0x7fu
 #define DCQCN_RPG_MIN_DEC_FAC_VALUE_RESET 0x32u
-static inline uint32_t dcqcn_rpg_min_dec_fac_value_get(uint32_t reg) { return (reg & DCQCN_RPG_MIN_DEC_FAC_VALUE_MASK) >> DCQCN_RPG_MIN_DEC_FAC_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_min_dec_fac_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_MIN_DEC_FAC_VALUE_MASK) | ((v << DCQCN_RPG_MIN_DEC_FAC_VALUE_SHIFT) & DCQCN_RPG_MIN_DEC_FAC_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_min_dec_fac_value_get, dcqcn_rpg_min_dec_fac_value_set, DCQCN_RPG_MIN_DEC_FAC_VALUE)
 
 /* rpg_min_rate (0x120, 32-bit): Rate floor. */
 #define DCQCN_RPG_MIN_RATE_OFFSET 0x120u
@@ -278,8 +267,7 @@ static inline uint32_t dcqcn_rpg_min_dec_fac_value_set(uint32_t reg, uint32_t v)
 #define DCQCN_RPG_MIN_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_MIN_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_RPG_MIN_RATE_VALUE_RESET 0x1u
-static inline uint32_t dcqcn_rpg_min_rate_value_get(uint32_t reg) { return (reg & DCQCN_RPG_MIN_RATE_VALUE_MASK) >> DCQCN_RPG_MIN_RATE_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rpg_min_rate_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RPG_MIN_RATE_VALUE_MASK) | ((v << DCQCN_RPG_MIN_RATE_VALUE_SHIFT) & DCQCN_RPG_MIN_RATE_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_min_rate_value_get, dcqcn_rpg_min_rate_value_set, DCQCN_RPG_MIN_RATE_VALUE)
 
 /* rate_to_set_on_first_cnp (0x124, 32-bit): Rate on a flow's first CNP. */
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_OFFSET 0x124u
@@ -292,8 +280,7 @@ static inline uint32_t dcqcn_rpg_min_rate_value_set(uint32_t reg, uint32_t v) { 
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_WIDTH 20u
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_MASK 0xfffffu
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_RESET 0x0u
-static inline uint32_t dcqcn_rate_to_set_on_first_cnp_value_get(uint32_t reg) { return (reg & DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_MASK) >> DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rate_to_set_on_first_cnp_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_MASK) | ((v << DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_SHIFT) & DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rate_to_set_on_first_cnp_value_get, dcqcn_rate_to_set_on_first_cnp_value_set, DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE)
 
 /* dce_tcp_g (0x128, 32-bit): Alpha gain, mlx5 convention. */
 #define DCQCN_DCE_TCP_G_OFFSET 0x128u
@@ -310,8 +297,7 @@ static inline uint32_t dcqcn_rate_to_set_on_first_cnp_value_set(uint32_t reg, ui
 #define DCQCN_DCE_TCP_G_VALUE_WIDTH 10u
 #define DCQCN_DCE_TCP_G_VALUE_MASK 0x3ffu
 #define DCQCN_DCE_TCP_G_VALUE_RESET 0x3fbu
-static inline uint32_t dcqcn_dce_tcp_g_value_get(uint32_t reg) { return (reg & DCQCN_DCE_TCP_G_VALUE_MASK) >> DCQCN_DCE_TCP_G_VALUE_SHIFT; }
-static inline uint32_t dcqcn_dce_tcp_g_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_DCE_TCP_G_VALUE_MASK) | ((v << DCQCN_DCE_TCP_G_VALUE_SHIFT) & DCQCN_DCE_TCP_G_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_dce_tcp_g_value_get, dcqcn_dce_tcp_g_value_set, DCQCN_DCE_TCP_G_VALUE)
 
 /* dce_tcp_rtt (0x12c, 32-bit): Alpha update period (K). */
 #define DCQCN_DCE_TCP_RTT_OFFSET 0x12cu
@@ -323,8 +309,7 @@ static inline uint32_t dcqcn_dce_tcp_g_value_set(uint32_t reg, uint32_t v) { ret
 #define DCQCN_DCE_TCP_RTT_VALUE_WIDTH 17u
 #define DCQCN_DCE_TCP_RTT_VALUE_MASK 0x1ffffu
 #define DCQCN_DCE_TCP_RTT_VALUE_RESET 0x1u
-static inline uint32_t dcqcn_dce_tcp_rtt_value_get(uint32_t reg) { return (reg & DCQCN_DCE_TCP_RTT_VALUE_MASK) >> DCQCN_DCE_TCP_RTT_VALUE_SHIFT; }
-static inline uint32_t dcqcn_dce_tcp_rtt_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_DCE_TCP_RTT_VALUE_MASK) | ((v << DCQCN_DCE_TCP_RTT_VALUE_SHIFT) & DCQCN_DCE_TCP_RTT_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_dce_tcp_rtt_value_get, dcqcn_dce_tcp_rtt_value_set, DCQCN_DCE_TCP_RTT_VALUE)
 
 /* rate_reduce_monitor_period (0x130, 32-bit): Cut spacing. */
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_OFFSET 0x130u
@@ -337,8 +322,7 @@ static inline uint32_t dcqcn_dce_tcp_rtt_value_set(uint32_t reg, uint32_t v) { r
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_WIDTH 17u
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_MASK 0x1ffffu
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_RESET 0x4u
-static inline uint32_t dcqcn_rate_reduce_monitor_period_value_get(uint32_t reg) { return (reg & DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_MASK) >> DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_SHIFT; }
-static inline uint32_t dcqcn_rate_reduce_monitor_period_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_MASK) | ((v << DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_SHIFT) & DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rate_reduce_monitor_period_value_get, dcqcn_rate_reduce_monitor_period_value_set, DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE)
 
 /* initial_alpha_value (0x134, 32-bit): Alpha on a flow's first CNP. */
 #define DCQCN_INITIAL_ALPHA_VALUE_OFFSET 0x134u
@@ -351,8 +335,7 @@ static inline uint32_t dcqcn_rate_reduce_monitor_period_value_set(uint32_t reg, 
 #define DCQCN_INITIAL_ALPHA_VALUE_VALUE_WIDTH 10u
 #define DCQCN_INITIAL_ALPHA_VALUE_VALUE_MASK 0x3ffu
 #define DCQCN_INITIAL_ALPHA_VALUE_VALUE_RESET 0x3ffu
-static inline uint32_t dcqcn_initial_alpha_value_value_get(uint32_t reg) { return (reg & DCQCN_INITIAL_ALPHA_VALUE_VALUE_MASK) >> DCQCN_INITIAL_ALPHA_VALUE_VALUE_SHIFT; }
-static inline uint32_t dcqcn_initial_alpha_value_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_INITIAL_ALPHA_VALUE_VALUE_MASK) | ((v << DCQCN_INITIAL_ALPHA_VALUE_VALUE_SHIFT) & DCQCN_INITIAL_ALPHA_VALUE_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_initial_alpha_value_value_get, dcqcn_initial_alpha_value_value_set, DCQCN_INITIAL_ALPHA_VALUE_VALUE)
 
 /* clamp_tgt_rate (0x138, 32-bit): Target clamping on every cut. */
 #define DCQCN_CLAMP_TGT_RATE_OFFSET 0x138u
@@ -364,8 +347,7 @@ static inline uint32_t dcqcn_initial_alpha_value_value_set(uint32_t reg, uint32_
 #define DCQCN_CLAMP_TGT_RATE_ENABLE_WIDTH 1u
 #define DCQCN_CLAMP_TGT_RATE_ENABLE_MASK 0x1u
 #define DCQCN_CLAMP_TGT_RATE_ENABLE_RESET 0x0u
-static inline uint32_t dcqcn_clamp_tgt_rate_enable_get(uint32_t reg) { return (reg & DCQCN_CLAMP_TGT_RATE_ENABLE_MASK) >> DCQCN_CLAMP_TGT_RATE_ENABLE_SHIFT; }
-static inline uint32_t dcqcn_clamp_tgt_rate_enable_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_CLAMP_TGT_RATE_ENABLE_MASK) | ((v << DCQCN_CLAMP_TGT_RATE_ENABLE_SHIFT) & DCQCN_CLAMP_TGT_RATE_ENABLE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_clamp_tgt_rate_enable_get, dcqcn_clamp_tgt_rate_enable_set, DCQCN_CLAMP_TGT_RATE_ENABLE)
 
 /* clamp_tgt_rate_after_time_inc (0x13c, 32-bit): Target clamping after a timer increase. */
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_OFFSET 0x13cu
@@ -378,8 +360,7 @@ static inline uint32_t dcqcn_clamp_tgt_rate_enable_set(uint32_t reg, uint32_t v)
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_WIDTH 1u
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_MASK 0x1u
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_RESET 0x1u
-static inline uint32_t dcqcn_clamp_tgt_rate_after_time_inc_enable_get(uint32_t reg) { return (reg & DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_MASK) >> DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_SHIFT; }
-static inline uint32_t dcqcn_clamp_tgt_rate_after_time_inc_enable_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_MASK) | ((v << DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_SHIFT) & DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_clamp_tgt_rate_after_time_inc_enable_get, dcqcn_clamp_tgt_rate_after_time_inc_enable_set, DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE)
 
 /* min_time_between_cnps (0x180, 32-bit): CNP spacing at the notification point. */
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_OFFSET 0x180u
@@ -393,8 +374,7 @@ static inline uint32_t dcqcn_clamp_tgt_rate_after_time_inc_enable_set(uint32_t r
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_WIDTH 16u
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_MASK 0xffffu
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_RESET 0x4u
-static inline uint32_t dcqcn_min_time_between_cnps_value_get(uint32_t reg) { return (reg & DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_MASK) >> DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_SHIFT; }
-static inline uint32_t dcqcn_min_time_between_cnps_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_MASK) | ((v << DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_SHIFT) & DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_min_time_between_cnps_value_get, dcqcn_min_time_between_cnps_value_set, DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE)
 
 /* cnp_dscp (0x184, 32-bit): IP marking of generated CNPs. */
 #define DCQCN_CNP_DSCP_OFFSET 0x184u
@@ -406,8 +386,7 @@ static inline uint32_t dcqcn_min_time_between_cnps_value_set(uint32_t reg, uint3
 #define DCQCN_CNP_DSCP_VALUE_WIDTH 6u
 #define DCQCN_CNP_DSCP_VALUE_MASK 0x3fu
 #define DCQCN_CNP_DSCP_VALUE_RESET 0x30u
-static inline uint32_t dcqcn_cnp_dscp_value_get(uint32_t reg) { return (reg & DCQCN_CNP_DSCP_VALUE_MASK) >> DCQCN_CNP_DSCP_VALUE_SHIFT; }
-static inline uint32_t dcqcn_cnp_dscp_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_CNP_DSCP_VALUE_MASK) | ((v << DCQCN_CNP_DSCP_VALUE_SHIFT) & DCQCN_CNP_DSCP_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_cnp_dscp_value_get, dcqcn_cnp_dscp_value_set, DCQCN_CNP_DSCP_VALUE)
 
 /* cnp_802p_prio (0x188, 32-bit): VLAN marking of generated CNPs. */
 #define DCQCN_CNP_802P_PRIO_OFFSET 0x188u
@@ -419,8 +398,7 @@ static inline uint32_t dcqcn_cnp_dscp_value_set(uint32_t reg, uint32_t v) { retu
 #define DCQCN_CNP_802P_PRIO_VALUE_WIDTH 3u
 #define DCQCN_CNP_802P_PRIO_VALUE_MASK 0x7u
 #define DCQCN_CNP_802P_PRIO_VALUE_RESET 0x6u
-static inline uint32_t dcqcn_cnp_802p_prio_value_get(uint32_t reg) { return (reg & DCQCN_CNP_802P_PRIO_VALUE_MASK) >> DCQCN_CNP_802P_PRIO_VALUE_SHIFT; }
-static inline uint32_t dcqcn_cnp_802p_prio_value_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_CNP_802P_PRIO_VALUE_MASK) | ((v << DCQCN_CNP_802P_PRIO_VALUE_SHIFT) & DCQCN_CNP_802P_PRIO_VALUE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_cnp_802p_prio_value_get, dcqcn_cnp_802p_prio_value_set, DCQCN_CNP_802P_PRIO_VALUE)
 
 /* rp_cnps (0x200, 32-bit): CNPs received by the reaction point (while ctrl.rp_enable is 1). Clears
  * on read. */
@@ -433,8 +411,7 @@ static inline uint32_t dcqcn_cnp_802p_prio_value_set(uint32_t reg, uint32_t v) {
 #define DCQCN_RP_CNPS_COUNT_WIDTH 32u
 #define DCQCN_RP_CNPS_COUNT_MASK 0xffffffffu
 #define DCQCN_RP_CNPS_COUNT_RESET 0x0u
-static inline uint32_t dcqcn_rp_cnps_count_get(uint32_t reg) { return (reg & DCQCN_RP_CNPS_COUNT_MASK) >> DCQCN_RP_CNPS_COUNT_SHIFT; }
-static inline uint32_t dcqcn_rp_cnps_count_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_CNPS_COUNT_MASK) | ((v << DCQCN_RP_CNPS_COUNT_SHIFT) & DCQCN_RP_CNPS_COUNT_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_cnps_count_get, dcqcn_rp_cnps_count_set, DCQCN_RP_CNPS_COUNT)
 
 /* rp_rate_cuts (0x204, 32-bit): Rate cuts applied; fewer than rp_cnps when CNPs are merged within
  * rate_reduce_monitor_period. Clears on read. */
@@ -447,8 +424,7 @@ static inline uint32_t dcqcn_rp_cnps_count_set(uint32_t reg, uint32_t v) { retur
 #define DCQCN_RP_RATE_CUTS_COUNT_WIDTH 32u
 #define DCQCN_RP_RATE_CUTS_COUNT_MASK 0xffffffffu
 #define DCQCN_RP_RATE_CUTS_COUNT_RESET 0x0u
-static inline uint32_t dcqcn_rp_rate_cuts_count_get(uint32_t reg) { return (reg & DCQCN_RP_RATE_CUTS_COUNT_MASK) >> DCQCN_RP_RATE_CUTS_COUNT_SHIFT; }
-static inline uint32_t dcqcn_rp_rate_cuts_count_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_RATE_CUTS_COUNT_MASK) | ((v << DCQCN_RP_RATE_CUTS_COUNT_SHIFT) & DCQCN_RP_RATE_CUTS_COUNT_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_rate_cuts_count_get, dcqcn_rp_rate_cuts_count_set, DCQCN_RP_RATE_CUTS_COUNT)
 
 /* np_cnps_sent (0x208, 32-bit): CNPs generated by the notification point. Clears on read. */
 #define DCQCN_NP_CNPS_SENT_OFFSET 0x208u
@@ -460,8 +436,7 @@ static inline uint32_t dcqcn_rp_rate_cuts_count_set(uint32_t reg, uint32_t v) { 
 #define DCQCN_NP_CNPS_SENT_COUNT_WIDTH 32u
 #define DCQCN_NP_CNPS_SENT_COUNT_MASK 0xffffffffu
 #define DCQCN_NP_CNPS_SENT_COUNT_RESET 0x0u
-static inline uint32_t dcqcn_np_cnps_sent_count_get(uint32_t reg) { return (reg & DCQCN_NP_CNPS_SENT_COUNT_MASK) >> DCQCN_NP_CNPS_SENT_COUNT_SHIFT; }
-static inline uint32_t dcqcn_np_cnps_sent_count_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_NP_CNPS_SENT_COUNT_MASK) | ((v << DCQCN_NP_CNPS_SENT_COUNT_SHIFT) & DCQCN_NP_CNPS_SENT_COUNT_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_np_cnps_sent_count_get, dcqcn_np_cnps_sent_count_set, DCQCN_NP_CNPS_SENT_COUNT)
 
 /* shaper_deferrals (0x20c, 32-bit): Send requests the shaper refused because the flow's tokens did
  * not cover them (each retry counts). Clears on read. */
@@ -474,8 +449,7 @@ static inline uint32_t dcqcn_np_cnps_sent_count_set(uint32_t reg, uint32_t v) { 
 #define DCQCN_SHAPER_DEFERRALS_COUNT_WIDTH 32u
 #define DCQCN_SHAPER_DEFERRALS_COUNT_MASK 0xffffffffu
 #define DCQCN_SHAPER_DEFERRALS_COUNT_RESET 0x0u
-static inline uint32_t dcqcn_shaper_deferrals_count_get(uint32_t reg) { return (reg & DCQCN_SHAPER_DEFERRALS_COUNT_MASK) >> DCQCN_SHAPER_DEFERRALS_COUNT_SHIFT; }
-static inline uint32_t dcqcn_shaper_deferrals_count_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_SHAPER_DEFERRALS_COUNT_MASK) | ((v << DCQCN_SHAPER_DEFERRALS_COUNT_SHIFT) & DCQCN_SHAPER_DEFERRALS_COUNT_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_shaper_deferrals_count_get, dcqcn_shaper_deferrals_count_set, DCQCN_SHAPER_DEFERRALS_COUNT)
 
 /* rp_flow_sel (0x3f0, 32-bit): Selects the flow shown by the read-back registers rp_rate,
  * rp_target, rp_current, rp_timer and rp_state. */
@@ -489,8 +463,7 @@ static inline uint32_t dcqcn_shaper_deferrals_count_set(uint32_t reg, uint32_t v
 #define DCQCN_RP_FLOW_SEL_FLOW_WIDTH 16u
 #define DCQCN_RP_FLOW_SEL_FLOW_MASK 0xffffu
 #define DCQCN_RP_FLOW_SEL_FLOW_RESET 0x0u
-static inline uint32_t dcqcn_rp_flow_sel_flow_get(uint32_t reg) { return (reg & DCQCN_RP_FLOW_SEL_FLOW_MASK) >> DCQCN_RP_FLOW_SEL_FLOW_SHIFT; }
-static inline uint32_t dcqcn_rp_flow_sel_flow_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_FLOW_SEL_FLOW_MASK) | ((v << DCQCN_RP_FLOW_SEL_FLOW_SHIFT) & DCQCN_RP_FLOW_SEL_FLOW_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_flow_sel_flow_get, dcqcn_rp_flow_sel_flow_set, DCQCN_RP_FLOW_SEL_FLOW)
 /* ready [31] ro: 1 when the read-back registers show the flow in `flow`; it drops after a write to
  * this register until the engine has fetched that flow's state (a read-back event, which catches
  * the flow's timers up to now). The values are a snapshot of that moment: later events do not
@@ -498,8 +471,7 @@ static inline uint32_t dcqcn_rp_flow_sel_flow_set(uint32_t reg, uint32_t v) { re
 #define DCQCN_RP_FLOW_SEL_READY_SHIFT 31u
 #define DCQCN_RP_FLOW_SEL_READY_WIDTH 1u
 #define DCQCN_RP_FLOW_SEL_READY_MASK 0x80000000u
-static inline uint32_t dcqcn_rp_flow_sel_ready_get(uint32_t reg) { return (reg & DCQCN_RP_FLOW_SEL_READY_MASK) >> DCQCN_RP_FLOW_SEL_READY_SHIFT; }
-static inline uint32_t dcqcn_rp_flow_sel_ready_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_FLOW_SEL_READY_MASK) | ((v << DCQCN_RP_FLOW_SEL_READY_SHIFT) & DCQCN_RP_FLOW_SEL_READY_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_flow_sel_ready_get, dcqcn_rp_flow_sel_ready_set, DCQCN_RP_FLOW_SEL_READY)
 
 /* rp_rate (0x400, 32-bit): Article RP_RATE, the selected flow's current rate. */
 #define DCQCN_RP_RATE_OFFSET 0x400u
@@ -510,8 +482,7 @@ static inline uint32_t dcqcn_rp_flow_sel_ready_set(uint32_t reg, uint32_t v) { r
 #define DCQCN_RP_RATE_RC_SHIFT 0u
 #define DCQCN_RP_RATE_RC_WIDTH 32u
 #define DCQCN_RP_RATE_RC_MASK 0xffffffffu
-static inline uint32_t dcqcn_rp_rate_rc_get(uint32_t reg) { return (reg & DCQCN_RP_RATE_RC_MASK) >> DCQCN_RP_RATE_RC_SHIFT; }
-static inline uint32_t dcqcn_rp_rate_rc_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_RATE_RC_MASK) | ((v << DCQCN_RP_RATE_RC_SHIFT) & DCQCN_RP_RATE_RC_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_rate_rc_get, dcqcn_rp_rate_rc_set, DCQCN_RP_RATE_RC)
 
 /* rp_target (0x480, 32-bit): Article RP_TARGET, the selected flow's target rate. */
 #define DCQCN_RP_TARGET_OFFSET 0x480u
@@ -522,8 +493,7 @@ static inline uint32_t dcqcn_rp_rate_rc_set(uint32_t reg, uint32_t v) { return (
 #define DCQCN_RP_TARGET_RT_SHIFT 0u
 #define DCQCN_RP_TARGET_RT_WIDTH 32u
 #define DCQCN_RP_TARGET_RT_MASK 0xffffffffu
-static inline uint32_t dcqcn_rp_target_rt_get(uint32_t reg) { return (reg & DCQCN_RP_TARGET_RT_MASK) >> DCQCN_RP_TARGET_RT_SHIFT; }
-static inline uint32_t dcqcn_rp_target_rt_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_TARGET_RT_MASK) | ((v << DCQCN_RP_TARGET_RT_SHIFT) & DCQCN_RP_TARGET_RT_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_target_rt_get, dcqcn_rp_target_rt_set, DCQCN_RP_TARGET_RT)
 
 /* rp_current (0x4c0, 32-bit): Article RP_CURRENT, the selected flow's alpha. */
 #define DCQCN_RP_CURRENT_OFFSET 0x4c0u
@@ -535,8 +505,7 @@ static inline uint32_t dcqcn_rp_target_rt_set(uint32_t reg, uint32_t v) { return
 #define DCQCN_RP_CURRENT_ALPHA_SHIFT 0u
 #define DCQCN_RP_CURRENT_ALPHA_WIDTH 32u
 #define DCQCN_RP_CURRENT_ALPHA_MASK 0xffffffffu
-static inline uint32_t dcqcn_rp_current_alpha_get(uint32_t reg) { return (reg & DCQCN_RP_CURRENT_ALPHA_MASK) >> DCQCN_RP_CURRENT_ALPHA_SHIFT; }
-static inline uint32_t dcqcn_rp_current_alpha_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_CURRENT_ALPHA_MASK) | ((v << DCQCN_RP_CURRENT_ALPHA_SHIFT) & DCQCN_RP_CURRENT_ALPHA_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_current_alpha_get, dcqcn_rp_current_alpha_set, DCQCN_RP_CURRENT_ALPHA)
 
 /* rp_timer (0x500, 32-bit): Article RP_TIMER, the selected flow's timer count. */
 #define DCQCN_RP_TIMER_OFFSET 0x500u
@@ -548,8 +517,7 @@ static inline uint32_t dcqcn_rp_current_alpha_set(uint32_t reg, uint32_t v) { re
 #define DCQCN_RP_TIMER_TIMER_COUNT_SHIFT 0u
 #define DCQCN_RP_TIMER_TIMER_COUNT_WIDTH 16u
 #define DCQCN_RP_TIMER_TIMER_COUNT_MASK 0xffffu
-static inline uint32_t dcqcn_rp_timer_timer_count_get(uint32_t reg) { return (reg & DCQCN_RP_TIMER_TIMER_COUNT_MASK) >> DCQCN_RP_TIMER_TIMER_COUNT_SHIFT; }
-static inline uint32_t dcqcn_rp_timer_timer_count_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_TIMER_TIMER_COUNT_MASK) | ((v << DCQCN_RP_TIMER_TIMER_COUNT_SHIFT) & DCQCN_RP_TIMER_TIMER_COUNT_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_timer_timer_count_get, dcqcn_rp_timer_timer_count_set, DCQCN_RP_TIMER_TIMER_COUNT)
 
 /* rp_state (0x504, 32-bit): The selected flow's byte counter and increase stage. */
 #define DCQCN_RP_STATE_OFFSET 0x504u
@@ -561,21 +529,18 @@ static inline uint32_t dcqcn_rp_timer_timer_count_set(uint32_t reg, uint32_t v) 
 #define DCQCN_RP_STATE_BYTE_COUNT_SHIFT 0u
 #define DCQCN_RP_STATE_BYTE_COUNT_WIDTH 16u
 #define DCQCN_RP_STATE_BYTE_COUNT_MASK 0xffffu
-static inline uint32_t dcqcn_rp_state_byte_count_get(uint32_t reg) { return (reg & DCQCN_RP_STATE_BYTE_COUNT_MASK) >> DCQCN_RP_STATE_BYTE_COUNT_SHIFT; }
-static inline uint32_t dcqcn_rp_state_byte_count_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_STATE_BYTE_COUNT_MASK) | ((v << DCQCN_RP_STATE_BYTE_COUNT_SHIFT) & DCQCN_RP_STATE_BYTE_COUNT_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_state_byte_count_get, dcqcn_rp_state_byte_count_set, DCQCN_RP_STATE_BYTE_COUNT)
 /* stage [17:16] ro, enum rp_stage: Current rate-increase stage. */
 #define DCQCN_RP_STATE_STAGE_SHIFT 16u
 #define DCQCN_RP_STATE_STAGE_WIDTH 2u
 #define DCQCN_RP_STATE_STAGE_MASK 0x30000u
-static inline uint32_t dcqcn_rp_state_stage_get(uint32_t reg) { return (reg & DCQCN_RP_STATE_STAGE_MASK) >> DCQCN_RP_STATE_STAGE_SHIFT; }
-static inline uint32_t dcqcn_rp_state_stage_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_STATE_STAGE_MASK) | ((v << DCQCN_RP_STATE_STAGE_SHIFT) & DCQCN_RP_STATE_STAGE_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_state_stage_get, dcqcn_rp_state_stage_set, DCQCN_RP_STATE_STAGE)
 /* cnp_seen [31] ro: 1 once the flow has received a CNP since the flow state was last cleared; while
  * 0 the flow runs at the line rate. */
 #define DCQCN_RP_STATE_CNP_SEEN_SHIFT 31u
 #define DCQCN_RP_STATE_CNP_SEEN_WIDTH 1u
 #define DCQCN_RP_STATE_CNP_SEEN_MASK 0x80000000u
-static inline uint32_t dcqcn_rp_state_cnp_seen_get(uint32_t reg) { return (reg & DCQCN_RP_STATE_CNP_SEEN_MASK) >> DCQCN_RP_STATE_CNP_SEEN_SHIFT; }
-static inline uint32_t dcqcn_rp_state_cnp_seen_set(uint32_t reg, uint32_t v) { return (reg & ~DCQCN_RP_STATE_CNP_SEEN_MASK) | ((v << DCQCN_RP_STATE_CNP_SEEN_SHIFT) & DCQCN_RP_STATE_CNP_SEEN_MASK); }
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_state_cnp_seen_get, dcqcn_rp_state_cnp_seen_set, DCQCN_RP_STATE_CNP_SEEN)
 
 /* Layout checks: the compiler re-checks what rdmagen validated. */
 DCQCN_ASSERT_FIELD_RESET(DCQCN_CTRL_RP_ENABLE, "ctrl.rp_enable");

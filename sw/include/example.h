@@ -36,6 +36,11 @@ extern "C" {
         what " mask matches its width")
 #define EXAMPLE_ASSERT_FIELD_RESET(F, what) \
   EXAMPLE_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define EXAMPLE_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define EXAMPLE_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -71,23 +76,20 @@ extern "C" {
 #define EXAMPLE_CTRL_ENABLE_WIDTH 1u
 #define EXAMPLE_CTRL_ENABLE_MASK 0x1u
 #define EXAMPLE_CTRL_ENABLE_RESET 0x0u
-static inline uint32_t example_ctrl_enable_get(uint32_t reg) { return (reg & EXAMPLE_CTRL_ENABLE_MASK) >> EXAMPLE_CTRL_ENABLE_SHIFT; }
-static inline uint32_t example_ctrl_enable_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_CTRL_ENABLE_MASK) | ((v << EXAMPLE_CTRL_ENABLE_SHIFT) & EXAMPLE_CTRL_ENABLE_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_ctrl_enable_get, example_ctrl_enable_set, EXAMPLE_CTRL_ENABLE)
 /* mode [3:1] rw, enum op_mode: Datapath operating mode. Change it only while `enable` is 0. */
 #define EXAMPLE_CTRL_MODE_SHIFT 1u
 #define EXAMPLE_CTRL_MODE_WIDTH 3u
 #define EXAMPLE_CTRL_MODE_MASK 0xeu
 #define EXAMPLE_CTRL_MODE_RESET 0x0u
-static inline uint32_t example_ctrl_mode_get(uint32_t reg) { return (reg & EXAMPLE_CTRL_MODE_MASK) >> EXAMPLE_CTRL_MODE_SHIFT; }
-static inline uint32_t example_ctrl_mode_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_CTRL_MODE_MASK) | ((v << EXAMPLE_CTRL_MODE_SHIFT) & EXAMPLE_CTRL_MODE_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_ctrl_mode_get, example_ctrl_mode_set, EXAMPLE_CTRL_MODE)
 /* soft_reset [31] wp: Write 1 to reset the datapath FIFOs and state machines: the block drives
  * `ctrl_soft_reset_o` high for exactly one clock cycle. CSR contents are kept. Reads as 0. */
 #define EXAMPLE_CTRL_SOFT_RESET_SHIFT 31u
 #define EXAMPLE_CTRL_SOFT_RESET_WIDTH 1u
 #define EXAMPLE_CTRL_SOFT_RESET_MASK 0x80000000u
 #define EXAMPLE_CTRL_SOFT_RESET_RESET 0x0u
-static inline uint32_t example_ctrl_soft_reset_get(uint32_t reg) { return (reg & EXAMPLE_CTRL_SOFT_RESET_MASK) >> EXAMPLE_CTRL_SOFT_RESET_SHIFT; }
-static inline uint32_t example_ctrl_soft_reset_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_CTRL_SOFT_RESET_MASK) | ((v << EXAMPLE_CTRL_SOFT_RESET_SHIFT) & EXAMPLE_CTRL_SOFT_RESET_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_ctrl_soft_reset_get, example_ctrl_soft_reset_set, EXAMPLE_CTRL_SOFT_RESET)
 
 /* status (0x004, 32-bit): Live datapath status, driven directly by hardware (no storage). */
 #define EXAMPLE_STATUS_OFFSET 0x4u
@@ -98,20 +100,17 @@ static inline uint32_t example_ctrl_soft_reset_set(uint32_t reg, uint32_t v) { r
 #define EXAMPLE_STATUS_BUSY_SHIFT 0u
 #define EXAMPLE_STATUS_BUSY_WIDTH 1u
 #define EXAMPLE_STATUS_BUSY_MASK 0x1u
-static inline uint32_t example_status_busy_get(uint32_t reg) { return (reg & EXAMPLE_STATUS_BUSY_MASK) >> EXAMPLE_STATUS_BUSY_SHIFT; }
-static inline uint32_t example_status_busy_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_STATUS_BUSY_MASK) | ((v << EXAMPLE_STATUS_BUSY_SHIFT) & EXAMPLE_STATUS_BUSY_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_status_busy_get, example_status_busy_set, EXAMPLE_STATUS_BUSY)
 /* link_up [1] ro: Current link state of port 0 (1 = up). */
 #define EXAMPLE_STATUS_LINK_UP_SHIFT 1u
 #define EXAMPLE_STATUS_LINK_UP_WIDTH 1u
 #define EXAMPLE_STATUS_LINK_UP_MASK 0x2u
-static inline uint32_t example_status_link_up_get(uint32_t reg) { return (reg & EXAMPLE_STATUS_LINK_UP_MASK) >> EXAMPLE_STATUS_LINK_UP_SHIFT; }
-static inline uint32_t example_status_link_up_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_STATUS_LINK_UP_MASK) | ((v << EXAMPLE_STATUS_LINK_UP_SHIFT) & EXAMPLE_STATUS_LINK_UP_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_status_link_up_get, example_status_link_up_set, EXAMPLE_STATUS_LINK_UP)
 /* fifo_level [15:8] ro: Receive FIFO fill level, in 64-byte entries. */
 #define EXAMPLE_STATUS_FIFO_LEVEL_SHIFT 8u
 #define EXAMPLE_STATUS_FIFO_LEVEL_WIDTH 8u
 #define EXAMPLE_STATUS_FIFO_LEVEL_MASK 0xff00u
-static inline uint32_t example_status_fifo_level_get(uint32_t reg) { return (reg & EXAMPLE_STATUS_FIFO_LEVEL_MASK) >> EXAMPLE_STATUS_FIFO_LEVEL_SHIFT; }
-static inline uint32_t example_status_fifo_level_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_STATUS_FIFO_LEVEL_MASK) | ((v << EXAMPLE_STATUS_FIFO_LEVEL_SHIFT) & EXAMPLE_STATUS_FIFO_LEVEL_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_status_fifo_level_get, example_status_fifo_level_set, EXAMPLE_STATUS_FIFO_LEVEL)
 
 /* int_status (0x008, 32-bit): Interrupt status. Hardware sets a bit when the event happens;
  * software clears it by writing 1. `irq_o` is high while any bit here is set together with the same
@@ -125,22 +124,19 @@ static inline uint32_t example_status_fifo_level_set(uint32_t reg, uint32_t v) {
 #define EXAMPLE_INT_STATUS_RX_DONE_WIDTH 1u
 #define EXAMPLE_INT_STATUS_RX_DONE_MASK 0x1u
 #define EXAMPLE_INT_STATUS_RX_DONE_RESET 0x0u
-static inline uint32_t example_int_status_rx_done_get(uint32_t reg) { return (reg & EXAMPLE_INT_STATUS_RX_DONE_MASK) >> EXAMPLE_INT_STATUS_RX_DONE_SHIFT; }
-static inline uint32_t example_int_status_rx_done_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_INT_STATUS_RX_DONE_MASK) | ((v << EXAMPLE_INT_STATUS_RX_DONE_SHIFT) & EXAMPLE_INT_STATUS_RX_DONE_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_status_rx_done_get, example_int_status_rx_done_set, EXAMPLE_INT_STATUS_RX_DONE)
 /* tx_done [1] w1c: A frame finished transmitting. */
 #define EXAMPLE_INT_STATUS_TX_DONE_SHIFT 1u
 #define EXAMPLE_INT_STATUS_TX_DONE_WIDTH 1u
 #define EXAMPLE_INT_STATUS_TX_DONE_MASK 0x2u
 #define EXAMPLE_INT_STATUS_TX_DONE_RESET 0x0u
-static inline uint32_t example_int_status_tx_done_get(uint32_t reg) { return (reg & EXAMPLE_INT_STATUS_TX_DONE_MASK) >> EXAMPLE_INT_STATUS_TX_DONE_SHIFT; }
-static inline uint32_t example_int_status_tx_done_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_INT_STATUS_TX_DONE_MASK) | ((v << EXAMPLE_INT_STATUS_TX_DONE_SHIFT) & EXAMPLE_INT_STATUS_TX_DONE_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_status_tx_done_get, example_int_status_tx_done_set, EXAMPLE_INT_STATUS_TX_DONE)
 /* error [2] w1c: A datapath error occurred (FIFO overflow or DMA error). */
 #define EXAMPLE_INT_STATUS_ERROR_SHIFT 2u
 #define EXAMPLE_INT_STATUS_ERROR_WIDTH 1u
 #define EXAMPLE_INT_STATUS_ERROR_MASK 0x4u
 #define EXAMPLE_INT_STATUS_ERROR_RESET 0x0u
-static inline uint32_t example_int_status_error_get(uint32_t reg) { return (reg & EXAMPLE_INT_STATUS_ERROR_MASK) >> EXAMPLE_INT_STATUS_ERROR_SHIFT; }
-static inline uint32_t example_int_status_error_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_INT_STATUS_ERROR_MASK) | ((v << EXAMPLE_INT_STATUS_ERROR_SHIFT) & EXAMPLE_INT_STATUS_ERROR_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_status_error_get, example_int_status_error_set, EXAMPLE_INT_STATUS_ERROR)
 
 /* int_en (0x00c, 32-bit): Interrupt enables, one per `int_status` bit. */
 #define EXAMPLE_INT_EN_OFFSET 0xcu
@@ -152,22 +148,19 @@ static inline uint32_t example_int_status_error_set(uint32_t reg, uint32_t v) { 
 #define EXAMPLE_INT_EN_RX_DONE_WIDTH 1u
 #define EXAMPLE_INT_EN_RX_DONE_MASK 0x1u
 #define EXAMPLE_INT_EN_RX_DONE_RESET 0x0u
-static inline uint32_t example_int_en_rx_done_get(uint32_t reg) { return (reg & EXAMPLE_INT_EN_RX_DONE_MASK) >> EXAMPLE_INT_EN_RX_DONE_SHIFT; }
-static inline uint32_t example_int_en_rx_done_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_INT_EN_RX_DONE_MASK) | ((v << EXAMPLE_INT_EN_RX_DONE_SHIFT) & EXAMPLE_INT_EN_RX_DONE_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_en_rx_done_get, example_int_en_rx_done_set, EXAMPLE_INT_EN_RX_DONE)
 /* tx_done [1] rw: Enables the tx_done interrupt. */
 #define EXAMPLE_INT_EN_TX_DONE_SHIFT 1u
 #define EXAMPLE_INT_EN_TX_DONE_WIDTH 1u
 #define EXAMPLE_INT_EN_TX_DONE_MASK 0x2u
 #define EXAMPLE_INT_EN_TX_DONE_RESET 0x0u
-static inline uint32_t example_int_en_tx_done_get(uint32_t reg) { return (reg & EXAMPLE_INT_EN_TX_DONE_MASK) >> EXAMPLE_INT_EN_TX_DONE_SHIFT; }
-static inline uint32_t example_int_en_tx_done_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_INT_EN_TX_DONE_MASK) | ((v << EXAMPLE_INT_EN_TX_DONE_SHIFT) & EXAMPLE_INT_EN_TX_DONE_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_en_tx_done_get, example_int_en_tx_done_set, EXAMPLE_INT_EN_TX_DONE)
 /* error [2] rw: Enables the error interrupt. */
 #define EXAMPLE_INT_EN_ERROR_SHIFT 2u
 #define EXAMPLE_INT_EN_ERROR_WIDTH 1u
 #define EXAMPLE_INT_EN_ERROR_MASK 0x4u
 #define EXAMPLE_INT_EN_ERROR_RESET 0x0u
-static inline uint32_t example_int_en_error_get(uint32_t reg) { return (reg & EXAMPLE_INT_EN_ERROR_MASK) >> EXAMPLE_INT_EN_ERROR_SHIFT; }
-static inline uint32_t example_int_en_error_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_INT_EN_ERROR_MASK) | ((v << EXAMPLE_INT_EN_ERROR_SHIFT) & EXAMPLE_INT_EN_ERROR_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_en_error_get, example_int_en_error_set, EXAMPLE_INT_EN_ERROR)
 
 /* pkt_count (0x010, 32-bit): Received-frame counter. */
 #define EXAMPLE_PKT_COUNT_OFFSET 0x10u
@@ -181,8 +174,7 @@ static inline uint32_t example_int_en_error_set(uint32_t reg, uint32_t v) { retu
 #define EXAMPLE_PKT_COUNT_COUNT_WIDTH 32u
 #define EXAMPLE_PKT_COUNT_COUNT_MASK 0xffffffffu
 #define EXAMPLE_PKT_COUNT_COUNT_RESET 0x0u
-static inline uint32_t example_pkt_count_count_get(uint32_t reg) { return (reg & EXAMPLE_PKT_COUNT_COUNT_MASK) >> EXAMPLE_PKT_COUNT_COUNT_SHIFT; }
-static inline uint32_t example_pkt_count_count_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_PKT_COUNT_COUNT_MASK) | ((v << EXAMPLE_PKT_COUNT_COUNT_SHIFT) & EXAMPLE_PKT_COUNT_COUNT_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_pkt_count_count_get, example_pkt_count_count_set, EXAMPLE_PKT_COUNT_COUNT)
 
 /* events (0x014, 32-bit): Software requests, sticky events and a hardware semaphore. */
 #define EXAMPLE_EVENTS_OFFSET 0x14u
@@ -195,16 +187,14 @@ static inline uint32_t example_pkt_count_count_set(uint32_t reg, uint32_t v) { r
 #define EXAMPLE_EVENTS_RETRAIN_WIDTH 1u
 #define EXAMPLE_EVENTS_RETRAIN_MASK 0x1u
 #define EXAMPLE_EVENTS_RETRAIN_RESET 0x0u
-static inline uint32_t example_events_retrain_get(uint32_t reg) { return (reg & EXAMPLE_EVENTS_RETRAIN_MASK) >> EXAMPLE_EVENTS_RETRAIN_SHIFT; }
-static inline uint32_t example_events_retrain_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_EVENTS_RETRAIN_MASK) | ((v << EXAMPLE_EVENTS_RETRAIN_SHIFT) & EXAMPLE_EVENTS_RETRAIN_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_events_retrain_get, example_events_retrain_set, EXAMPLE_EVENTS_RETRAIN)
 /* link_seen [1] w0c: Sticky: hardware sets it whenever a link comes up. Write 0 to clear it;
  * writing 1 has no effect. */
 #define EXAMPLE_EVENTS_LINK_SEEN_SHIFT 1u
 #define EXAMPLE_EVENTS_LINK_SEEN_WIDTH 1u
 #define EXAMPLE_EVENTS_LINK_SEEN_MASK 0x2u
 #define EXAMPLE_EVENTS_LINK_SEEN_RESET 0x0u
-static inline uint32_t example_events_link_seen_get(uint32_t reg) { return (reg & EXAMPLE_EVENTS_LINK_SEEN_MASK) >> EXAMPLE_EVENTS_LINK_SEEN_SHIFT; }
-static inline uint32_t example_events_link_seen_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_EVENTS_LINK_SEEN_MASK) | ((v << EXAMPLE_EVENTS_LINK_SEEN_SHIFT) & EXAMPLE_EVENTS_LINK_SEEN_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_events_link_seen_get, example_events_link_seen_set, EXAMPLE_EVENTS_LINK_SEEN)
 /* lock [8] rs: Hardware semaphore for the shared PHY management bus. A read returns the current
  * value and then sets the bit: reading 0 means the reader now owns the bus, reading 1 means someone
  * else does. The MDIO engine clears the bit when the owner's transaction completes. Writes are
@@ -213,8 +203,7 @@ static inline uint32_t example_events_link_seen_set(uint32_t reg, uint32_t v) { 
 #define EXAMPLE_EVENTS_LOCK_WIDTH 1u
 #define EXAMPLE_EVENTS_LOCK_MASK 0x100u
 #define EXAMPLE_EVENTS_LOCK_RESET 0x0u
-static inline uint32_t example_events_lock_get(uint32_t reg) { return (reg & EXAMPLE_EVENTS_LOCK_MASK) >> EXAMPLE_EVENTS_LOCK_SHIFT; }
-static inline uint32_t example_events_lock_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_EVENTS_LOCK_MASK) | ((v << EXAMPLE_EVENTS_LOCK_SHIFT) & EXAMPLE_EVENTS_LOCK_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_events_lock_get, example_events_lock_set, EXAMPLE_EVENTS_LOCK)
 
 /* tx_tail (0x018, 32-bit): Transmit ring doorbell. */
 #define EXAMPLE_TX_TAIL_OFFSET 0x18u
@@ -227,8 +216,7 @@ static inline uint32_t example_events_lock_set(uint32_t reg, uint32_t v) { retur
 #define EXAMPLE_TX_TAIL_INDEX_WIDTH 16u
 #define EXAMPLE_TX_TAIL_INDEX_MASK 0xffffu
 #define EXAMPLE_TX_TAIL_INDEX_RESET 0x0u
-static inline uint32_t example_tx_tail_index_get(uint32_t reg) { return (reg & EXAMPLE_TX_TAIL_INDEX_MASK) >> EXAMPLE_TX_TAIL_INDEX_SHIFT; }
-static inline uint32_t example_tx_tail_index_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_TX_TAIL_INDEX_MASK) | ((v << EXAMPLE_TX_TAIL_INDEX_SHIFT) & EXAMPLE_TX_TAIL_INDEX_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_tx_tail_index_get, example_tx_tail_index_set, EXAMPLE_TX_TAIL_INDEX)
 
 /* scratch (0x01c, 32-bit): Scratch register with no hardware effect, for bus tests. */
 #define EXAMPLE_SCRATCH_OFFSET 0x1cu
@@ -240,8 +228,7 @@ static inline uint32_t example_tx_tail_index_set(uint32_t reg, uint32_t v) { ret
 #define EXAMPLE_SCRATCH_VALUE_WIDTH 32u
 #define EXAMPLE_SCRATCH_VALUE_MASK 0xffffffffu
 #define EXAMPLE_SCRATCH_VALUE_RESET 0x0u
-static inline uint32_t example_scratch_value_get(uint32_t reg) { return (reg & EXAMPLE_SCRATCH_VALUE_MASK) >> EXAMPLE_SCRATCH_VALUE_SHIFT; }
-static inline uint32_t example_scratch_value_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_SCRATCH_VALUE_MASK) | ((v << EXAMPLE_SCRATCH_VALUE_SHIFT) & EXAMPLE_SCRATCH_VALUE_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_scratch_value_get, example_scratch_value_set, EXAMPLE_SCRATCH_VALUE)
 
 /* base_addr (0x020, 64-bit): Host address of the receive descriptor ring. Write the low half first,
  * then the high half; the 64 bits change together when the high half is written. */
@@ -254,8 +241,7 @@ static inline uint32_t example_scratch_value_set(uint32_t reg, uint32_t v) { ret
 #define EXAMPLE_BASE_ADDR_ADDR_WIDTH 64u
 #define EXAMPLE_BASE_ADDR_ADDR_MASK 0xffffffffffffffffull
 #define EXAMPLE_BASE_ADDR_ADDR_RESET 0x0ull
-static inline uint64_t example_base_addr_addr_get(uint64_t reg) { return (reg & EXAMPLE_BASE_ADDR_ADDR_MASK) >> EXAMPLE_BASE_ADDR_ADDR_SHIFT; }
-static inline uint64_t example_base_addr_addr_set(uint64_t reg, uint64_t v) { return (reg & ~EXAMPLE_BASE_ADDR_ADDR_MASK) | ((v << EXAMPLE_BASE_ADDR_ADDR_SHIFT) & EXAMPLE_BASE_ADDR_ADDR_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint64_t, example_base_addr_addr_get, example_base_addr_addr_set, EXAMPLE_BASE_ADDR_ADDR)
 
 /* Array port (NUM_PORTS elements, at most 8, stride 0x10): Per-port registers, one element per
  * port. */
@@ -276,15 +262,13 @@ static inline uint32_t example_port_cfg_offset(uint32_t i) { return EXAMPLE_PORT
 #define EXAMPLE_PORT_CFG_ENABLE_WIDTH 1u
 #define EXAMPLE_PORT_CFG_ENABLE_MASK 0x1u
 #define EXAMPLE_PORT_CFG_ENABLE_RESET 0x1u
-static inline uint32_t example_port_cfg_enable_get(uint32_t reg) { return (reg & EXAMPLE_PORT_CFG_ENABLE_MASK) >> EXAMPLE_PORT_CFG_ENABLE_SHIFT; }
-static inline uint32_t example_port_cfg_enable_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_PORT_CFG_ENABLE_MASK) | ((v << EXAMPLE_PORT_CFG_ENABLE_SHIFT) & EXAMPLE_PORT_CFG_ENABLE_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_port_cfg_enable_get, example_port_cfg_enable_set, EXAMPLE_PORT_CFG_ENABLE)
 /* promisc [1] rw: Accept frames for any destination MAC address. */
 #define EXAMPLE_PORT_CFG_PROMISC_SHIFT 1u
 #define EXAMPLE_PORT_CFG_PROMISC_WIDTH 1u
 #define EXAMPLE_PORT_CFG_PROMISC_MASK 0x2u
 #define EXAMPLE_PORT_CFG_PROMISC_RESET 0x0u
-static inline uint32_t example_port_cfg_promisc_get(uint32_t reg) { return (reg & EXAMPLE_PORT_CFG_PROMISC_MASK) >> EXAMPLE_PORT_CFG_PROMISC_SHIFT; }
-static inline uint32_t example_port_cfg_promisc_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_PORT_CFG_PROMISC_MASK) | ((v << EXAMPLE_PORT_CFG_PROMISC_SHIFT) & EXAMPLE_PORT_CFG_PROMISC_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_port_cfg_promisc_get, example_port_cfg_promisc_set, EXAMPLE_PORT_CFG_PROMISC)
 
 /* port.link (element offset 0x004, 32-bit): Port link information. */
 #define EXAMPLE_PORT_LINK_ELEMENT_OFFSET 0x4u
@@ -299,15 +283,13 @@ static inline uint32_t example_port_link_offset(uint32_t i) { return EXAMPLE_POR
 #define EXAMPLE_PORT_LINK_SPEED_WIDTH 2u
 #define EXAMPLE_PORT_LINK_SPEED_MASK 0x3u
 #define EXAMPLE_PORT_LINK_SPEED_RESET 0x0u
-static inline uint32_t example_port_link_speed_get(uint32_t reg) { return (reg & EXAMPLE_PORT_LINK_SPEED_MASK) >> EXAMPLE_PORT_LINK_SPEED_SHIFT; }
-static inline uint32_t example_port_link_speed_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_PORT_LINK_SPEED_MASK) | ((v << EXAMPLE_PORT_LINK_SPEED_SHIFT) & EXAMPLE_PORT_LINK_SPEED_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_port_link_speed_get, example_port_link_speed_set, EXAMPLE_PORT_LINK_SPEED)
 /* errors [31:16] ro: Frames received with a bad FCS on this port since reset. Saturates at 0xFFFF. */
 #define EXAMPLE_PORT_LINK_ERRORS_SHIFT 16u
 #define EXAMPLE_PORT_LINK_ERRORS_WIDTH 16u
 #define EXAMPLE_PORT_LINK_ERRORS_MASK 0xffff0000u
 #define EXAMPLE_PORT_LINK_ERRORS_RESET 0x0u
-static inline uint32_t example_port_link_errors_get(uint32_t reg) { return (reg & EXAMPLE_PORT_LINK_ERRORS_MASK) >> EXAMPLE_PORT_LINK_ERRORS_SHIFT; }
-static inline uint32_t example_port_link_errors_set(uint32_t reg, uint32_t v) { return (reg & ~EXAMPLE_PORT_LINK_ERRORS_MASK) | ((v << EXAMPLE_PORT_LINK_ERRORS_SHIFT) & EXAMPLE_PORT_LINK_ERRORS_MASK); }
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_port_link_errors_get, example_port_link_errors_set, EXAMPLE_PORT_LINK_ERRORS)
 
 /* Layout checks: the compiler re-checks what rdmagen validated. */
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_CTRL_ENABLE, "ctrl.enable");

@@ -39,6 +39,11 @@ extern "C" {
         what " mask matches its width")
 #define QPC_ASSERT_FIELD_RESET(F, what) \
   QPC_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define QPC_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define QPC_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -130,8 +135,7 @@ extern "C" {
 #define QPC_CTRL_CLEAR_WIDTH 1u
 #define QPC_CTRL_CLEAR_MASK 0x1u
 #define QPC_CTRL_CLEAR_RESET 0x0u
-static inline uint32_t qpc_ctrl_clear_get(uint32_t reg) { return (reg & QPC_CTRL_CLEAR_MASK) >> QPC_CTRL_CLEAR_SHIFT; }
-static inline uint32_t qpc_ctrl_clear_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CTRL_CLEAR_MASK) | ((v << QPC_CTRL_CLEAR_SHIFT) & QPC_CTRL_CLEAR_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_ctrl_clear_get, qpc_ctrl_clear_set, QPC_CTRL_CLEAR)
 
 /* status (0x004, 32-bit): Block status. */
 #define QPC_STATUS_OFFSET 0x4u
@@ -143,8 +147,7 @@ static inline uint32_t qpc_ctrl_clear_set(uint32_t reg, uint32_t v) { return (re
 #define QPC_STATUS_CLEAR_BUSY_SHIFT 0u
 #define QPC_STATUS_CLEAR_BUSY_WIDTH 1u
 #define QPC_STATUS_CLEAR_BUSY_MASK 0x1u
-static inline uint32_t qpc_status_clear_busy_get(uint32_t reg) { return (reg & QPC_STATUS_CLEAR_BUSY_MASK) >> QPC_STATUS_CLEAR_BUSY_SHIFT; }
-static inline uint32_t qpc_status_clear_busy_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_STATUS_CLEAR_BUSY_MASK) | ((v << QPC_STATUS_CLEAR_BUSY_SHIFT) & QPC_STATUS_CLEAR_BUSY_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_status_clear_busy_get, qpc_status_clear_busy_set, QPC_STATUS_CLEAR_BUSY)
 
 /* geometry (0x008, 32-bit): The partition geometry the block was built with (its parameters). */
 #define QPC_GEOMETRY_OFFSET 0x8u
@@ -155,14 +158,12 @@ static inline uint32_t qpc_status_clear_busy_set(uint32_t reg, uint32_t v) { ret
 #define QPC_GEOMETRY_NUM_VF_SHIFT 0u
 #define QPC_GEOMETRY_NUM_VF_WIDTH 9u
 #define QPC_GEOMETRY_NUM_VF_MASK 0x1ffu
-static inline uint32_t qpc_geometry_num_vf_get(uint32_t reg) { return (reg & QPC_GEOMETRY_NUM_VF_MASK) >> QPC_GEOMETRY_NUM_VF_SHIFT; }
-static inline uint32_t qpc_geometry_num_vf_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_GEOMETRY_NUM_VF_MASK) | ((v << QPC_GEOMETRY_NUM_VF_SHIFT) & QPC_GEOMETRY_NUM_VF_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_geometry_num_vf_get, qpc_geometry_num_vf_set, QPC_GEOMETRY_NUM_VF)
 /* qps_per_vf [28:16] ro: QPS_PER_VF. */
 #define QPC_GEOMETRY_QPS_PER_VF_SHIFT 16u
 #define QPC_GEOMETRY_QPS_PER_VF_WIDTH 13u
 #define QPC_GEOMETRY_QPS_PER_VF_MASK 0x1fff0000u
-static inline uint32_t qpc_geometry_qps_per_vf_get(uint32_t reg) { return (reg & QPC_GEOMETRY_QPS_PER_VF_MASK) >> QPC_GEOMETRY_QPS_PER_VF_SHIFT; }
-static inline uint32_t qpc_geometry_qps_per_vf_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_GEOMETRY_QPS_PER_VF_MASK) | ((v << QPC_GEOMETRY_QPS_PER_VF_SHIFT) & QPC_GEOMETRY_QPS_PER_VF_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_geometry_qps_per_vf_get, qpc_geometry_qps_per_vf_set, QPC_GEOMETRY_QPS_PER_VF)
 
 /* mkey_geometry (0x00c, 32-bit): The size of the memory-key table the block was built with. */
 #define QPC_MKEY_GEOMETRY_OFFSET 0xcu
@@ -173,8 +174,7 @@ static inline uint32_t qpc_geometry_qps_per_vf_set(uint32_t reg, uint32_t v) { r
 #define QPC_MKEY_GEOMETRY_NUM_MKEYS_SHIFT 0u
 #define QPC_MKEY_GEOMETRY_NUM_MKEYS_WIDTH 13u
 #define QPC_MKEY_GEOMETRY_NUM_MKEYS_MASK 0x1fffu
-static inline uint32_t qpc_mkey_geometry_num_mkeys_get(uint32_t reg) { return (reg & QPC_MKEY_GEOMETRY_NUM_MKEYS_MASK) >> QPC_MKEY_GEOMETRY_NUM_MKEYS_SHIFT; }
-static inline uint32_t qpc_mkey_geometry_num_mkeys_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_MKEY_GEOMETRY_NUM_MKEYS_MASK) | ((v << QPC_MKEY_GEOMETRY_NUM_MKEYS_SHIFT) & QPC_MKEY_GEOMETRY_NUM_MKEYS_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_mkey_geometry_num_mkeys_get, qpc_mkey_geometry_num_mkeys_set, QPC_MKEY_GEOMETRY_NUM_MKEYS)
 
 /* cmd_ctrl (0x010, 32-bit): Command opcode and start strobe. Fill the mailbox and cmd_target, then
  * write the opcode with go = 1 in one write. Wait for cmd_status.busy = 0 (or the cmd_done
@@ -188,16 +188,14 @@ static inline uint32_t qpc_mkey_geometry_num_mkeys_set(uint32_t reg, uint32_t v)
 #define QPC_CMD_CTRL_OPCODE_WIDTH 16u
 #define QPC_CMD_CTRL_OPCODE_MASK 0xffffu
 #define QPC_CMD_CTRL_OPCODE_RESET 0x0u
-static inline uint32_t qpc_cmd_ctrl_opcode_get(uint32_t reg) { return (reg & QPC_CMD_CTRL_OPCODE_MASK) >> QPC_CMD_CTRL_OPCODE_SHIFT; }
-static inline uint32_t qpc_cmd_ctrl_opcode_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CMD_CTRL_OPCODE_MASK) | ((v << QPC_CMD_CTRL_OPCODE_SHIFT) & QPC_CMD_CTRL_OPCODE_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_ctrl_opcode_get, qpc_cmd_ctrl_opcode_set, QPC_CMD_CTRL_OPCODE)
 /* go [31] wp: Write 1 to start the command in `opcode` (the opcode written in the same write
  * counts). Ignored while cmd_status.busy is 1. Reads as 0. */
 #define QPC_CMD_CTRL_GO_SHIFT 31u
 #define QPC_CMD_CTRL_GO_WIDTH 1u
 #define QPC_CMD_CTRL_GO_MASK 0x80000000u
 #define QPC_CMD_CTRL_GO_RESET 0x0u
-static inline uint32_t qpc_cmd_ctrl_go_get(uint32_t reg) { return (reg & QPC_CMD_CTRL_GO_MASK) >> QPC_CMD_CTRL_GO_SHIFT; }
-static inline uint32_t qpc_cmd_ctrl_go_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CMD_CTRL_GO_MASK) | ((v << QPC_CMD_CTRL_GO_SHIFT) & QPC_CMD_CTRL_GO_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_ctrl_go_get, qpc_cmd_ctrl_go_set, QPC_CMD_CTRL_GO)
 
 /* cmd_target (0x014, 32-bit): The context a command acts on. */
 #define QPC_CMD_TARGET_OFFSET 0x14u
@@ -210,15 +208,13 @@ static inline uint32_t qpc_cmd_ctrl_go_set(uint32_t reg, uint32_t v) { return (r
 #define QPC_CMD_TARGET_INDEX_WIDTH 24u
 #define QPC_CMD_TARGET_INDEX_MASK 0xffffffu
 #define QPC_CMD_TARGET_INDEX_RESET 0x0u
-static inline uint32_t qpc_cmd_target_index_get(uint32_t reg) { return (reg & QPC_CMD_TARGET_INDEX_MASK) >> QPC_CMD_TARGET_INDEX_SHIFT; }
-static inline uint32_t qpc_cmd_target_index_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CMD_TARGET_INDEX_MASK) | ((v << QPC_CMD_TARGET_INDEX_SHIFT) & QPC_CMD_TARGET_INDEX_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_target_index_get, qpc_cmd_target_index_set, QPC_CMD_TARGET_INDEX)
 /* vf [31:24] rw: VF whose partition the command acts on (must be below NUM_VF). */
 #define QPC_CMD_TARGET_VF_SHIFT 24u
 #define QPC_CMD_TARGET_VF_WIDTH 8u
 #define QPC_CMD_TARGET_VF_MASK 0xff000000u
 #define QPC_CMD_TARGET_VF_RESET 0x0u
-static inline uint32_t qpc_cmd_target_vf_get(uint32_t reg) { return (reg & QPC_CMD_TARGET_VF_MASK) >> QPC_CMD_TARGET_VF_SHIFT; }
-static inline uint32_t qpc_cmd_target_vf_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CMD_TARGET_VF_MASK) | ((v << QPC_CMD_TARGET_VF_SHIFT) & QPC_CMD_TARGET_VF_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_target_vf_get, qpc_cmd_target_vf_set, QPC_CMD_TARGET_VF)
 
 /* cmd_status (0x018, 32-bit): Progress and result of the last command. */
 #define QPC_CMD_STATUS_OFFSET 0x18u
@@ -229,24 +225,21 @@ static inline uint32_t qpc_cmd_target_vf_set(uint32_t reg, uint32_t v) { return 
 #define QPC_CMD_STATUS_BUSY_SHIFT 0u
 #define QPC_CMD_STATUS_BUSY_WIDTH 1u
 #define QPC_CMD_STATUS_BUSY_MASK 0x1u
-static inline uint32_t qpc_cmd_status_busy_get(uint32_t reg) { return (reg & QPC_CMD_STATUS_BUSY_MASK) >> QPC_CMD_STATUS_BUSY_SHIFT; }
-static inline uint32_t qpc_cmd_status_busy_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CMD_STATUS_BUSY_MASK) | ((v << QPC_CMD_STATUS_BUSY_SHIFT) & QPC_CMD_STATUS_BUSY_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_status_busy_get, qpc_cmd_status_busy_set, QPC_CMD_STATUS_BUSY)
 /* status [15:8] ro, enum qpc_cmd_status: Completion status of the last command; loaded when it
  * completes. */
 #define QPC_CMD_STATUS_STATUS_SHIFT 8u
 #define QPC_CMD_STATUS_STATUS_WIDTH 8u
 #define QPC_CMD_STATUS_STATUS_MASK 0xff00u
 #define QPC_CMD_STATUS_STATUS_RESET 0x0u
-static inline uint32_t qpc_cmd_status_status_get(uint32_t reg) { return (reg & QPC_CMD_STATUS_STATUS_MASK) >> QPC_CMD_STATUS_STATUS_SHIFT; }
-static inline uint32_t qpc_cmd_status_status_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CMD_STATUS_STATUS_MASK) | ((v << QPC_CMD_STATUS_STATUS_SHIFT) & QPC_CMD_STATUS_STATUS_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_status_status_get, qpc_cmd_status_status_set, QPC_CMD_STATUS_STATUS)
 /* prev_state [19:16] ro, enum qp_state: For QP commands, the QP's state before the command (RST for
  * CREATE_QP); loaded when the command completes. */
 #define QPC_CMD_STATUS_PREV_STATE_SHIFT 16u
 #define QPC_CMD_STATUS_PREV_STATE_WIDTH 4u
 #define QPC_CMD_STATUS_PREV_STATE_MASK 0xf0000u
 #define QPC_CMD_STATUS_PREV_STATE_RESET 0x0u
-static inline uint32_t qpc_cmd_status_prev_state_get(uint32_t reg) { return (reg & QPC_CMD_STATUS_PREV_STATE_MASK) >> QPC_CMD_STATUS_PREV_STATE_SHIFT; }
-static inline uint32_t qpc_cmd_status_prev_state_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CMD_STATUS_PREV_STATE_MASK) | ((v << QPC_CMD_STATUS_PREV_STATE_SHIFT) & QPC_CMD_STATUS_PREV_STATE_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_status_prev_state_get, qpc_cmd_status_prev_state_set, QPC_CMD_STATUS_PREV_STATE)
 
 /* int_status (0x01c, 32-bit): Command interrupts. Hardware sets a bit; software clears it by
  * writing 1. */
@@ -259,15 +252,13 @@ static inline uint32_t qpc_cmd_status_prev_state_set(uint32_t reg, uint32_t v) {
 #define QPC_INT_STATUS_CMD_DONE_WIDTH 1u
 #define QPC_INT_STATUS_CMD_DONE_MASK 0x1u
 #define QPC_INT_STATUS_CMD_DONE_RESET 0x0u
-static inline uint32_t qpc_int_status_cmd_done_get(uint32_t reg) { return (reg & QPC_INT_STATUS_CMD_DONE_MASK) >> QPC_INT_STATUS_CMD_DONE_SHIFT; }
-static inline uint32_t qpc_int_status_cmd_done_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_INT_STATUS_CMD_DONE_MASK) | ((v << QPC_INT_STATUS_CMD_DONE_SHIFT) & QPC_INT_STATUS_CMD_DONE_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_int_status_cmd_done_get, qpc_int_status_cmd_done_set, QPC_INT_STATUS_CMD_DONE)
 /* cmd_error [1] w1c: A command completed with a status other than OK. */
 #define QPC_INT_STATUS_CMD_ERROR_SHIFT 1u
 #define QPC_INT_STATUS_CMD_ERROR_WIDTH 1u
 #define QPC_INT_STATUS_CMD_ERROR_MASK 0x2u
 #define QPC_INT_STATUS_CMD_ERROR_RESET 0x0u
-static inline uint32_t qpc_int_status_cmd_error_get(uint32_t reg) { return (reg & QPC_INT_STATUS_CMD_ERROR_MASK) >> QPC_INT_STATUS_CMD_ERROR_SHIFT; }
-static inline uint32_t qpc_int_status_cmd_error_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_INT_STATUS_CMD_ERROR_MASK) | ((v << QPC_INT_STATUS_CMD_ERROR_SHIFT) & QPC_INT_STATUS_CMD_ERROR_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_int_status_cmd_error_get, qpc_int_status_cmd_error_set, QPC_INT_STATUS_CMD_ERROR)
 
 /* int_en (0x020, 32-bit): Interrupt enables, one per `int_status` bit. */
 #define QPC_INT_EN_OFFSET 0x20u
@@ -279,15 +270,13 @@ static inline uint32_t qpc_int_status_cmd_error_set(uint32_t reg, uint32_t v) { 
 #define QPC_INT_EN_CMD_DONE_WIDTH 1u
 #define QPC_INT_EN_CMD_DONE_MASK 0x1u
 #define QPC_INT_EN_CMD_DONE_RESET 0x0u
-static inline uint32_t qpc_int_en_cmd_done_get(uint32_t reg) { return (reg & QPC_INT_EN_CMD_DONE_MASK) >> QPC_INT_EN_CMD_DONE_SHIFT; }
-static inline uint32_t qpc_int_en_cmd_done_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_INT_EN_CMD_DONE_MASK) | ((v << QPC_INT_EN_CMD_DONE_SHIFT) & QPC_INT_EN_CMD_DONE_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_int_en_cmd_done_get, qpc_int_en_cmd_done_set, QPC_INT_EN_CMD_DONE)
 /* cmd_error [1] rw: Interrupt on failed commands. */
 #define QPC_INT_EN_CMD_ERROR_SHIFT 1u
 #define QPC_INT_EN_CMD_ERROR_WIDTH 1u
 #define QPC_INT_EN_CMD_ERROR_MASK 0x2u
 #define QPC_INT_EN_CMD_ERROR_RESET 0x0u
-static inline uint32_t qpc_int_en_cmd_error_get(uint32_t reg) { return (reg & QPC_INT_EN_CMD_ERROR_MASK) >> QPC_INT_EN_CMD_ERROR_SHIFT; }
-static inline uint32_t qpc_int_en_cmd_error_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_INT_EN_CMD_ERROR_MASK) | ((v << QPC_INT_EN_CMD_ERROR_SHIFT) & QPC_INT_EN_CMD_ERROR_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_int_en_cmd_error_get, qpc_int_en_cmd_error_set, QPC_INT_EN_CMD_ERROR)
 
 /* illegal_transitions (0x030, 32-bit): Modify commands refused because the QP was not in the
  * opcode's source state (status BAD_RES_STATE). Clears on read. */
@@ -300,8 +289,7 @@ static inline uint32_t qpc_int_en_cmd_error_set(uint32_t reg, uint32_t v) { retu
 #define QPC_ILLEGAL_TRANSITIONS_COUNT_WIDTH 32u
 #define QPC_ILLEGAL_TRANSITIONS_COUNT_MASK 0xffffffffu
 #define QPC_ILLEGAL_TRANSITIONS_COUNT_RESET 0x0u
-static inline uint32_t qpc_illegal_transitions_count_get(uint32_t reg) { return (reg & QPC_ILLEGAL_TRANSITIONS_COUNT_MASK) >> QPC_ILLEGAL_TRANSITIONS_COUNT_SHIFT; }
-static inline uint32_t qpc_illegal_transitions_count_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_ILLEGAL_TRANSITIONS_COUNT_MASK) | ((v << QPC_ILLEGAL_TRANSITIONS_COUNT_SHIFT) & QPC_ILLEGAL_TRANSITIONS_COUNT_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_illegal_transitions_count_get, qpc_illegal_transitions_count_set, QPC_ILLEGAL_TRANSITIONS_COUNT)
 
 /* cmd_errors (0x034, 32-bit): Commands that completed with any status other than OK, illegal
  * transitions included. Clears on read. */
@@ -314,8 +302,7 @@ static inline uint32_t qpc_illegal_transitions_count_set(uint32_t reg, uint32_t 
 #define QPC_CMD_ERRORS_COUNT_WIDTH 32u
 #define QPC_CMD_ERRORS_COUNT_MASK 0xffffffffu
 #define QPC_CMD_ERRORS_COUNT_RESET 0x0u
-static inline uint32_t qpc_cmd_errors_count_get(uint32_t reg) { return (reg & QPC_CMD_ERRORS_COUNT_MASK) >> QPC_CMD_ERRORS_COUNT_SHIFT; }
-static inline uint32_t qpc_cmd_errors_count_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_CMD_ERRORS_COUNT_MASK) | ((v << QPC_CMD_ERRORS_COUNT_SHIFT) & QPC_CMD_ERRORS_COUNT_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_errors_count_get, qpc_cmd_errors_count_set, QPC_CMD_ERRORS_COUNT)
 
 /* pd_mismatches (0x038, 32-bit): WQE checks whose PD differed from the QP's pd; each one completes
  * its WQE with a local protection error. Clears on read. */
@@ -328,8 +315,7 @@ static inline uint32_t qpc_cmd_errors_count_set(uint32_t reg, uint32_t v) { retu
 #define QPC_PD_MISMATCHES_COUNT_WIDTH 32u
 #define QPC_PD_MISMATCHES_COUNT_MASK 0xffffffffu
 #define QPC_PD_MISMATCHES_COUNT_RESET 0x0u
-static inline uint32_t qpc_pd_mismatches_count_get(uint32_t reg) { return (reg & QPC_PD_MISMATCHES_COUNT_MASK) >> QPC_PD_MISMATCHES_COUNT_SHIFT; }
-static inline uint32_t qpc_pd_mismatches_count_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_PD_MISMATCHES_COUNT_MASK) | ((v << QPC_PD_MISMATCHES_COUNT_SHIFT) & QPC_PD_MISMATCHES_COUNT_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_pd_mismatches_count_get, qpc_pd_mismatches_count_set, QPC_PD_MISMATCHES_COUNT)
 
 /* partition_violations (0x03c, 32-bit): Requests on any port (doorbell check, WQE check, RX lookup,
  * RX write-back, command) whose QPN names another VF or lies outside the partition (vf >= NUM_VF or
@@ -344,8 +330,7 @@ static inline uint32_t qpc_pd_mismatches_count_set(uint32_t reg, uint32_t v) { r
 #define QPC_PARTITION_VIOLATIONS_COUNT_WIDTH 32u
 #define QPC_PARTITION_VIOLATIONS_COUNT_MASK 0xffffffffu
 #define QPC_PARTITION_VIOLATIONS_COUNT_RESET 0x0u
-static inline uint32_t qpc_partition_violations_count_get(uint32_t reg) { return (reg & QPC_PARTITION_VIOLATIONS_COUNT_MASK) >> QPC_PARTITION_VIOLATIONS_COUNT_SHIFT; }
-static inline uint32_t qpc_partition_violations_count_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_PARTITION_VIOLATIONS_COUNT_MASK) | ((v << QPC_PARTITION_VIOLATIONS_COUNT_SHIFT) & QPC_PARTITION_VIOLATIONS_COUNT_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_partition_violations_count_get, qpc_partition_violations_count_set, QPC_PARTITION_VIOLATIONS_COUNT)
 
 /* port_collisions (0x040, 32-bit): Cycles in which the doorbell-check port and the RX port
  * addressed the same QP; the QPC block documents which access sees the other's update. Clears on
@@ -359,8 +344,7 @@ static inline uint32_t qpc_partition_violations_count_set(uint32_t reg, uint32_t
 #define QPC_PORT_COLLISIONS_COUNT_WIDTH 32u
 #define QPC_PORT_COLLISIONS_COUNT_MASK 0xffffffffu
 #define QPC_PORT_COLLISIONS_COUNT_RESET 0x0u
-static inline uint32_t qpc_port_collisions_count_get(uint32_t reg) { return (reg & QPC_PORT_COLLISIONS_COUNT_MASK) >> QPC_PORT_COLLISIONS_COUNT_SHIFT; }
-static inline uint32_t qpc_port_collisions_count_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_PORT_COLLISIONS_COUNT_MASK) | ((v << QPC_PORT_COLLISIONS_COUNT_SHIFT) & QPC_PORT_COLLISIONS_COUNT_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_port_collisions_count_get, qpc_port_collisions_count_set, QPC_PORT_COLLISIONS_COUNT)
 
 /* rkey_violations (0x044, 32-bit): R_Key checks (mk port) that failed: no such key for the
  * requesting VF, PD mismatch, a missing access right or a range outside the region. Each one is a
@@ -374,8 +358,7 @@ static inline uint32_t qpc_port_collisions_count_set(uint32_t reg, uint32_t v) {
 #define QPC_RKEY_VIOLATIONS_COUNT_WIDTH 32u
 #define QPC_RKEY_VIOLATIONS_COUNT_MASK 0xffffffffu
 #define QPC_RKEY_VIOLATIONS_COUNT_RESET 0x0u
-static inline uint32_t qpc_rkey_violations_count_get(uint32_t reg) { return (reg & QPC_RKEY_VIOLATIONS_COUNT_MASK) >> QPC_RKEY_VIOLATIONS_COUNT_SHIFT; }
-static inline uint32_t qpc_rkey_violations_count_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_RKEY_VIOLATIONS_COUNT_MASK) | ((v << QPC_RKEY_VIOLATIONS_COUNT_SHIFT) & QPC_RKEY_VIOLATIONS_COUNT_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_rkey_violations_count_get, qpc_rkey_violations_count_set, QPC_RKEY_VIOLATIONS_COUNT)
 
 /* Array mailbox (12 elements, stride 0x4): Command mailbox: one context word as 32-bit dwords,
  * dword i = word bits [32i+31:32i] of the `qpc` memory layout (dwords 0-5 of the `mkey` layout for
@@ -399,8 +382,7 @@ static inline uint32_t qpc_mailbox_data_offset(uint32_t i) { return QPC_MAILBOX_
 #define QPC_MAILBOX_DATA_VALUE_WIDTH 32u
 #define QPC_MAILBOX_DATA_VALUE_MASK 0xffffffffu
 #define QPC_MAILBOX_DATA_VALUE_RESET 0x0u
-static inline uint32_t qpc_mailbox_data_value_get(uint32_t reg) { return (reg & QPC_MAILBOX_DATA_VALUE_MASK) >> QPC_MAILBOX_DATA_VALUE_SHIFT; }
-static inline uint32_t qpc_mailbox_data_value_set(uint32_t reg, uint32_t v) { return (reg & ~QPC_MAILBOX_DATA_VALUE_MASK) | ((v << QPC_MAILBOX_DATA_VALUE_SHIFT) & QPC_MAILBOX_DATA_VALUE_MASK); }
+QPC_FIELD_ACCESSORS(uint32_t, qpc_mailbox_data_value_get, qpc_mailbox_data_value_set, QPC_MAILBOX_DATA_VALUE)
 
 /* Memory qpc (384-bit words; SHIFT is the bit index in the word): Queue-pair context, one 384-bit
  * word per QP, at address vf * QPS_PER_VF + local QPN. The word is this project's packing of the

@@ -40,6 +40,11 @@ extern "C" {
         what " mask matches its width")
 #define RX_PARSER_ASSERT_FIELD_RESET(F, what) \
   RX_PARSER_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define RX_PARSER_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define RX_PARSER_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -79,23 +84,20 @@ extern "C" {
 #define RX_PARSER_CTRL_ICRC_CHECK_EN_WIDTH 1u
 #define RX_PARSER_CTRL_ICRC_CHECK_EN_MASK 0x1u
 #define RX_PARSER_CTRL_ICRC_CHECK_EN_RESET 0x1u
-static inline uint32_t rx_parser_ctrl_icrc_check_en_get(uint32_t reg) { return (reg & RX_PARSER_CTRL_ICRC_CHECK_EN_MASK) >> RX_PARSER_CTRL_ICRC_CHECK_EN_SHIFT; }
-static inline uint32_t rx_parser_ctrl_icrc_check_en_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_CTRL_ICRC_CHECK_EN_MASK) | ((v << RX_PARSER_CTRL_ICRC_CHECK_EN_SHIFT) & RX_PARSER_CTRL_ICRC_CHECK_EN_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_ctrl_icrc_check_en_get, rx_parser_ctrl_icrc_check_en_set, RX_PARSER_CTRL_ICRC_CHECK_EN)
 /* ipv6_en [1] rw: Accept RoCEv2 over IPv6. While 0, IPv6 frames count as drop_not_roce. */
 #define RX_PARSER_CTRL_IPV6_EN_SHIFT 1u
 #define RX_PARSER_CTRL_IPV6_EN_WIDTH 1u
 #define RX_PARSER_CTRL_IPV6_EN_MASK 0x2u
 #define RX_PARSER_CTRL_IPV6_EN_RESET 0x1u
-static inline uint32_t rx_parser_ctrl_ipv6_en_get(uint32_t reg) { return (reg & RX_PARSER_CTRL_IPV6_EN_MASK) >> RX_PARSER_CTRL_IPV6_EN_SHIFT; }
-static inline uint32_t rx_parser_ctrl_ipv6_en_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_CTRL_IPV6_EN_MASK) | ((v << RX_PARSER_CTRL_IPV6_EN_SHIFT) & RX_PARSER_CTRL_IPV6_EN_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_ctrl_ipv6_en_get, rx_parser_ctrl_ipv6_en_set, RX_PARSER_CTRL_IPV6_EN)
 /* cnp_event_en [2] rw: Raise the CNP-received event to the DCQCN reaction point for every accepted
  * CNP (BTH opcode 0x81). Accepted CNPs are counted in event_cnp_received either way. */
 #define RX_PARSER_CTRL_CNP_EVENT_EN_SHIFT 2u
 #define RX_PARSER_CTRL_CNP_EVENT_EN_WIDTH 1u
 #define RX_PARSER_CTRL_CNP_EVENT_EN_MASK 0x4u
 #define RX_PARSER_CTRL_CNP_EVENT_EN_RESET 0x1u
-static inline uint32_t rx_parser_ctrl_cnp_event_en_get(uint32_t reg) { return (reg & RX_PARSER_CTRL_CNP_EVENT_EN_MASK) >> RX_PARSER_CTRL_CNP_EVENT_EN_SHIFT; }
-static inline uint32_t rx_parser_ctrl_cnp_event_en_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_CTRL_CNP_EVENT_EN_MASK) | ((v << RX_PARSER_CTRL_CNP_EVENT_EN_SHIFT) & RX_PARSER_CTRL_CNP_EVENT_EN_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_ctrl_cnp_event_en_get, rx_parser_ctrl_cnp_event_en_set, RX_PARSER_CTRL_CNP_EVENT_EN)
 /* ce_event_en [3] rw: Raise the CE-marked event to the notification point for accepted frames whose
  * IP ECN field is 11, at most one per QP per min_time_between_cnps. CE-marked frames are counted in
  * event_ce_marked either way. */
@@ -103,8 +105,7 @@ static inline uint32_t rx_parser_ctrl_cnp_event_en_set(uint32_t reg, uint32_t v)
 #define RX_PARSER_CTRL_CE_EVENT_EN_WIDTH 1u
 #define RX_PARSER_CTRL_CE_EVENT_EN_MASK 0x8u
 #define RX_PARSER_CTRL_CE_EVENT_EN_RESET 0x1u
-static inline uint32_t rx_parser_ctrl_ce_event_en_get(uint32_t reg) { return (reg & RX_PARSER_CTRL_CE_EVENT_EN_MASK) >> RX_PARSER_CTRL_CE_EVENT_EN_SHIFT; }
-static inline uint32_t rx_parser_ctrl_ce_event_en_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_CTRL_CE_EVENT_EN_MASK) | ((v << RX_PARSER_CTRL_CE_EVENT_EN_SHIFT) & RX_PARSER_CTRL_CE_EVENT_EN_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_ctrl_ce_event_en_get, rx_parser_ctrl_ce_event_en_set, RX_PARSER_CTRL_CE_EVENT_EN)
 
 /* udp_dport (0x004, 32-bit): RoCEv2 UDP destination port. */
 #define RX_PARSER_UDP_DPORT_OFFSET 0x4u
@@ -116,8 +117,7 @@ static inline uint32_t rx_parser_ctrl_ce_event_en_set(uint32_t reg, uint32_t v) 
 #define RX_PARSER_UDP_DPORT_VALUE_WIDTH 16u
 #define RX_PARSER_UDP_DPORT_VALUE_MASK 0xffffu
 #define RX_PARSER_UDP_DPORT_VALUE_RESET 0x12b7u
-static inline uint32_t rx_parser_udp_dport_value_get(uint32_t reg) { return (reg & RX_PARSER_UDP_DPORT_VALUE_MASK) >> RX_PARSER_UDP_DPORT_VALUE_SHIFT; }
-static inline uint32_t rx_parser_udp_dport_value_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_UDP_DPORT_VALUE_MASK) | ((v << RX_PARSER_UDP_DPORT_VALUE_SHIFT) & RX_PARSER_UDP_DPORT_VALUE_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_udp_dport_value_get, rx_parser_udp_dport_value_set, RX_PARSER_UDP_DPORT_VALUE)
 
 /* p_key (0x008, 32-bit): Partition key of this port. */
 #define RX_PARSER_P_KEY_OFFSET 0x8u
@@ -131,8 +131,7 @@ static inline uint32_t rx_parser_udp_dport_value_set(uint32_t reg, uint32_t v) {
 #define RX_PARSER_P_KEY_VALUE_WIDTH 16u
 #define RX_PARSER_P_KEY_VALUE_MASK 0xffffu
 #define RX_PARSER_P_KEY_VALUE_RESET 0xffffu
-static inline uint32_t rx_parser_p_key_value_get(uint32_t reg) { return (reg & RX_PARSER_P_KEY_VALUE_MASK) >> RX_PARSER_P_KEY_VALUE_SHIFT; }
-static inline uint32_t rx_parser_p_key_value_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_P_KEY_VALUE_MASK) | ((v << RX_PARSER_P_KEY_VALUE_SHIFT) & RX_PARSER_P_KEY_VALUE_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_p_key_value_get, rx_parser_p_key_value_set, RX_PARSER_P_KEY_VALUE)
 
 /* min_time_between_cnps (0x00c, 32-bit): Spacing of CE-marked events per QP (notification point). */
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_OFFSET 0xcu
@@ -145,8 +144,7 @@ static inline uint32_t rx_parser_p_key_value_set(uint32_t reg, uint32_t v) { ret
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_WIDTH 16u
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_MASK 0xffffu
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_RESET 0x4u
-static inline uint32_t rx_parser_min_time_between_cnps_value_get(uint32_t reg) { return (reg & RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_MASK) >> RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_SHIFT; }
-static inline uint32_t rx_parser_min_time_between_cnps_value_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_MASK) | ((v << RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_SHIFT) & RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_min_time_between_cnps_value_get, rx_parser_min_time_between_cnps_value_set, RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE)
 
 /* last_drop (0x010, 32-bit): The most recent dropped frame. Hardware reloads it on every drop. */
 #define RX_PARSER_LAST_DROP_OFFSET 0x10u
@@ -158,22 +156,19 @@ static inline uint32_t rx_parser_min_time_between_cnps_value_set(uint32_t reg, u
 #define RX_PARSER_LAST_DROP_REASON_WIDTH 5u
 #define RX_PARSER_LAST_DROP_REASON_MASK 0x1fu
 #define RX_PARSER_LAST_DROP_REASON_RESET 0x0u
-static inline uint32_t rx_parser_last_drop_reason_get(uint32_t reg) { return (reg & RX_PARSER_LAST_DROP_REASON_MASK) >> RX_PARSER_LAST_DROP_REASON_SHIFT; }
-static inline uint32_t rx_parser_last_drop_reason_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_LAST_DROP_REASON_MASK) | ((v << RX_PARSER_LAST_DROP_REASON_SHIFT) & RX_PARSER_LAST_DROP_REASON_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_last_drop_reason_get, rx_parser_last_drop_reason_set, RX_PARSER_LAST_DROP_REASON)
 /* vf [15:8] ro: VF the e-switch steered the frame to (from tuser). */
 #define RX_PARSER_LAST_DROP_VF_SHIFT 8u
 #define RX_PARSER_LAST_DROP_VF_WIDTH 8u
 #define RX_PARSER_LAST_DROP_VF_MASK 0xff00u
 #define RX_PARSER_LAST_DROP_VF_RESET 0x0u
-static inline uint32_t rx_parser_last_drop_vf_get(uint32_t reg) { return (reg & RX_PARSER_LAST_DROP_VF_MASK) >> RX_PARSER_LAST_DROP_VF_SHIFT; }
-static inline uint32_t rx_parser_last_drop_vf_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_LAST_DROP_VF_MASK) | ((v << RX_PARSER_LAST_DROP_VF_SHIFT) & RX_PARSER_LAST_DROP_VF_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_last_drop_vf_get, rx_parser_last_drop_vf_set, RX_PARSER_LAST_DROP_VF)
 /* opcode [23:16] ro: BTH opcode, or 0 when the frame was dropped before the BTH. */
 #define RX_PARSER_LAST_DROP_OPCODE_SHIFT 16u
 #define RX_PARSER_LAST_DROP_OPCODE_WIDTH 8u
 #define RX_PARSER_LAST_DROP_OPCODE_MASK 0xff0000u
 #define RX_PARSER_LAST_DROP_OPCODE_RESET 0x0u
-static inline uint32_t rx_parser_last_drop_opcode_get(uint32_t reg) { return (reg & RX_PARSER_LAST_DROP_OPCODE_MASK) >> RX_PARSER_LAST_DROP_OPCODE_SHIFT; }
-static inline uint32_t rx_parser_last_drop_opcode_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_LAST_DROP_OPCODE_MASK) | ((v << RX_PARSER_LAST_DROP_OPCODE_SHIFT) & RX_PARSER_LAST_DROP_OPCODE_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_last_drop_opcode_get, rx_parser_last_drop_opcode_set, RX_PARSER_LAST_DROP_OPCODE)
 
 /* last_drop_qpn (0x014, 32-bit): DestQP of the most recent dropped frame. */
 #define RX_PARSER_LAST_DROP_QPN_OFFSET 0x14u
@@ -185,8 +180,7 @@ static inline uint32_t rx_parser_last_drop_opcode_set(uint32_t reg, uint32_t v) 
 #define RX_PARSER_LAST_DROP_QPN_QPN_WIDTH 24u
 #define RX_PARSER_LAST_DROP_QPN_QPN_MASK 0xffffffu
 #define RX_PARSER_LAST_DROP_QPN_QPN_RESET 0x0u
-static inline uint32_t rx_parser_last_drop_qpn_qpn_get(uint32_t reg) { return (reg & RX_PARSER_LAST_DROP_QPN_QPN_MASK) >> RX_PARSER_LAST_DROP_QPN_QPN_SHIFT; }
-static inline uint32_t rx_parser_last_drop_qpn_qpn_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_LAST_DROP_QPN_QPN_MASK) | ((v << RX_PARSER_LAST_DROP_QPN_QPN_SHIFT) & RX_PARSER_LAST_DROP_QPN_QPN_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_last_drop_qpn_qpn_get, rx_parser_last_drop_qpn_qpn_set, RX_PARSER_LAST_DROP_QPN_QPN)
 
 /* frames_seen (0x100, 64-bit): Every frame received; each also counts in exactly one verdict_* or
  * drop_* counter. Read the low half first; clears on read. */
@@ -199,8 +193,7 @@ static inline uint32_t rx_parser_last_drop_qpn_qpn_set(uint32_t reg, uint32_t v)
 #define RX_PARSER_FRAMES_SEEN_COUNT_WIDTH 64u
 #define RX_PARSER_FRAMES_SEEN_COUNT_MASK 0xffffffffffffffffull
 #define RX_PARSER_FRAMES_SEEN_COUNT_RESET 0x0ull
-static inline uint64_t rx_parser_frames_seen_count_get(uint64_t reg) { return (reg & RX_PARSER_FRAMES_SEEN_COUNT_MASK) >> RX_PARSER_FRAMES_SEEN_COUNT_SHIFT; }
-static inline uint64_t rx_parser_frames_seen_count_set(uint64_t reg, uint64_t v) { return (reg & ~RX_PARSER_FRAMES_SEEN_COUNT_MASK) | ((v << RX_PARSER_FRAMES_SEEN_COUNT_SHIFT) & RX_PARSER_FRAMES_SEEN_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint64_t, rx_parser_frames_seen_count_get, rx_parser_frames_seen_count_set, RX_PARSER_FRAMES_SEEN_COUNT)
 
 /* verdict_accept (0x108, 64-bit): Frames accepted: requests with PSN = ePSN (ePSN advances),
  * responses and ACKs in an allowed state, and valid CNPs. Read the low half first; clears on read. */
@@ -213,8 +206,7 @@ static inline uint64_t rx_parser_frames_seen_count_set(uint64_t reg, uint64_t v)
 #define RX_PARSER_VERDICT_ACCEPT_COUNT_WIDTH 64u
 #define RX_PARSER_VERDICT_ACCEPT_COUNT_MASK 0xffffffffffffffffull
 #define RX_PARSER_VERDICT_ACCEPT_COUNT_RESET 0x0ull
-static inline uint64_t rx_parser_verdict_accept_count_get(uint64_t reg) { return (reg & RX_PARSER_VERDICT_ACCEPT_COUNT_MASK) >> RX_PARSER_VERDICT_ACCEPT_COUNT_SHIFT; }
-static inline uint64_t rx_parser_verdict_accept_count_set(uint64_t reg, uint64_t v) { return (reg & ~RX_PARSER_VERDICT_ACCEPT_COUNT_MASK) | ((v << RX_PARSER_VERDICT_ACCEPT_COUNT_SHIFT) & RX_PARSER_VERDICT_ACCEPT_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint64_t, rx_parser_verdict_accept_count_get, rx_parser_verdict_accept_count_set, RX_PARSER_VERDICT_ACCEPT_COUNT)
 
 /* verdict_duplicate (0x110, 32-bit): Requests with a PSN behind ePSN (modular 24-bit compare):
  * duplicates that are re-ACKed (SEND, WRITE) or re-executed (READ). Clears on read. */
@@ -227,8 +219,7 @@ static inline uint64_t rx_parser_verdict_accept_count_set(uint64_t reg, uint64_t
 #define RX_PARSER_VERDICT_DUPLICATE_COUNT_WIDTH 32u
 #define RX_PARSER_VERDICT_DUPLICATE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_VERDICT_DUPLICATE_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_verdict_duplicate_count_get(uint32_t reg) { return (reg & RX_PARSER_VERDICT_DUPLICATE_COUNT_MASK) >> RX_PARSER_VERDICT_DUPLICATE_COUNT_SHIFT; }
-static inline uint32_t rx_parser_verdict_duplicate_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_VERDICT_DUPLICATE_COUNT_MASK) | ((v << RX_PARSER_VERDICT_DUPLICATE_COUNT_SHIFT) & RX_PARSER_VERDICT_DUPLICATE_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_verdict_duplicate_count_get, rx_parser_verdict_duplicate_count_set, RX_PARSER_VERDICT_DUPLICATE_COUNT)
 
 /* verdict_nak_psn_seq (0x114, 32-bit): Requests ahead of ePSN that produced a NAK with PSN sequence
  * error (AETH 0x60) carrying ePSN; one per gap. Clears on read. */
@@ -241,8 +232,7 @@ static inline uint32_t rx_parser_verdict_duplicate_count_set(uint32_t reg, uint3
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_WIDTH 32u
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_MASK 0xffffffffu
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_verdict_nak_psn_seq_count_get(uint32_t reg) { return (reg & RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_MASK) >> RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_SHIFT; }
-static inline uint32_t rx_parser_verdict_nak_psn_seq_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_MASK) | ((v << RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_SHIFT) & RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_verdict_nak_psn_seq_count_get, rx_parser_verdict_nak_psn_seq_count_set, RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT)
 
 /* verdict_nak_remote_access (0x118, 32-bit): Requests refused with a NAK remote access error (AETH
  * 0x62): R_Key miss, PD mismatch, missing access right or out-of-range address. Clears on read. */
@@ -255,8 +245,7 @@ static inline uint32_t rx_parser_verdict_nak_psn_seq_count_set(uint32_t reg, uin
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_WIDTH 32u
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_MASK 0xffffffffu
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_verdict_nak_remote_access_count_get(uint32_t reg) { return (reg & RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_MASK) >> RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_SHIFT; }
-static inline uint32_t rx_parser_verdict_nak_remote_access_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_MASK) | ((v << RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_SHIFT) & RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_verdict_nak_remote_access_count_get, rx_parser_verdict_nak_remote_access_count_set, RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT)
 
 /* drop_not_roce (0x120, 32-bit): Frames that are not RoCEv2: not IPv4/IPv6 (IPv6 also while
  * ctrl.ipv6_en is 0), not UDP, or UDP to a port other than udp_dport. Clears on read. */
@@ -269,8 +258,7 @@ static inline uint32_t rx_parser_verdict_nak_remote_access_count_set(uint32_t re
 #define RX_PARSER_DROP_NOT_ROCE_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_NOT_ROCE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_NOT_ROCE_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_not_roce_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_NOT_ROCE_COUNT_MASK) >> RX_PARSER_DROP_NOT_ROCE_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_not_roce_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_NOT_ROCE_COUNT_MASK) | ((v << RX_PARSER_DROP_NOT_ROCE_COUNT_SHIFT) & RX_PARSER_DROP_NOT_ROCE_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_not_roce_count_get, rx_parser_drop_not_roce_count_set, RX_PARSER_DROP_NOT_ROCE_COUNT)
 
 /* drop_bad_fcs (0x124, 32-bit): Frames the MAC flagged with a bad FCS (tuser). Clears on read. */
 #define RX_PARSER_DROP_BAD_FCS_OFFSET 0x124u
@@ -282,8 +270,7 @@ static inline uint32_t rx_parser_drop_not_roce_count_set(uint32_t reg, uint32_t 
 #define RX_PARSER_DROP_BAD_FCS_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_BAD_FCS_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_FCS_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_bad_fcs_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_BAD_FCS_COUNT_MASK) >> RX_PARSER_DROP_BAD_FCS_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_bad_fcs_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_BAD_FCS_COUNT_MASK) | ((v << RX_PARSER_DROP_BAD_FCS_COUNT_SHIFT) & RX_PARSER_DROP_BAD_FCS_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_bad_fcs_count_get, rx_parser_drop_bad_fcs_count_set, RX_PARSER_DROP_BAD_FCS_COUNT)
 
 /* drop_bad_ip_checksum (0x128, 32-bit): IPv4 frames with a bad header checksum. Clears on read. */
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_OFFSET 0x128u
@@ -295,8 +282,7 @@ static inline uint32_t rx_parser_drop_bad_fcs_count_set(uint32_t reg, uint32_t v
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_bad_ip_checksum_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_MASK) >> RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_bad_ip_checksum_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_MASK) | ((v << RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_SHIFT) & RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_bad_ip_checksum_count_get, rx_parser_drop_bad_ip_checksum_count_set, RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT)
 
 /* drop_fragment (0x12c, 32-bit): IPv4 fragments (MF set or non-zero fragment offset). Clears on
  * read. */
@@ -309,8 +295,7 @@ static inline uint32_t rx_parser_drop_bad_ip_checksum_count_set(uint32_t reg, ui
 #define RX_PARSER_DROP_FRAGMENT_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_FRAGMENT_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_FRAGMENT_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_fragment_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_FRAGMENT_COUNT_MASK) >> RX_PARSER_DROP_FRAGMENT_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_fragment_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_FRAGMENT_COUNT_MASK) | ((v << RX_PARSER_DROP_FRAGMENT_COUNT_SHIFT) & RX_PARSER_DROP_FRAGMENT_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_fragment_count_get, rx_parser_drop_fragment_count_set, RX_PARSER_DROP_FRAGMENT_COUNT)
 
 /* drop_bad_icrc (0x130, 32-bit): Frames whose ICRC does not match (silent, never NAKed). Clears on
  * read. */
@@ -323,8 +308,7 @@ static inline uint32_t rx_parser_drop_fragment_count_set(uint32_t reg, uint32_t 
 #define RX_PARSER_DROP_BAD_ICRC_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_BAD_ICRC_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_ICRC_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_bad_icrc_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_BAD_ICRC_COUNT_MASK) >> RX_PARSER_DROP_BAD_ICRC_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_bad_icrc_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_BAD_ICRC_COUNT_MASK) | ((v << RX_PARSER_DROP_BAD_ICRC_COUNT_SHIFT) & RX_PARSER_DROP_BAD_ICRC_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_bad_icrc_count_get, rx_parser_drop_bad_icrc_count_set, RX_PARSER_DROP_BAD_ICRC_COUNT)
 
 /* drop_tver (0x134, 32-bit): Frames whose BTH TVer is not 0. Clears on read. */
 #define RX_PARSER_DROP_TVER_OFFSET 0x134u
@@ -336,8 +320,7 @@ static inline uint32_t rx_parser_drop_bad_icrc_count_set(uint32_t reg, uint32_t 
 #define RX_PARSER_DROP_TVER_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_TVER_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_TVER_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_tver_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_TVER_COUNT_MASK) >> RX_PARSER_DROP_TVER_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_tver_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_TVER_COUNT_MASK) | ((v << RX_PARSER_DROP_TVER_COUNT_SHIFT) & RX_PARSER_DROP_TVER_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_tver_count_get, rx_parser_drop_tver_count_set, RX_PARSER_DROP_TVER_COUNT)
 
 /* drop_p_key (0x138, 32-bit): Frames whose BTH P_Key does not match p_key. Clears on read. */
 #define RX_PARSER_DROP_P_KEY_OFFSET 0x138u
@@ -349,8 +332,7 @@ static inline uint32_t rx_parser_drop_tver_count_set(uint32_t reg, uint32_t v) {
 #define RX_PARSER_DROP_P_KEY_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_P_KEY_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_P_KEY_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_p_key_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_P_KEY_COUNT_MASK) >> RX_PARSER_DROP_P_KEY_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_p_key_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_P_KEY_COUNT_MASK) | ((v << RX_PARSER_DROP_P_KEY_COUNT_SHIFT) & RX_PARSER_DROP_P_KEY_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_p_key_count_get, rx_parser_drop_p_key_count_set, RX_PARSER_DROP_P_KEY_COUNT)
 
 /* drop_qpn0 (0x13c, 32-bit): Frames addressed to DestQP 0 (QP0 does not exist on RoCE). Clears on
  * read. */
@@ -363,8 +345,7 @@ static inline uint32_t rx_parser_drop_p_key_count_set(uint32_t reg, uint32_t v) 
 #define RX_PARSER_DROP_QPN0_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_QPN0_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_QPN0_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_qpn0_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_QPN0_COUNT_MASK) >> RX_PARSER_DROP_QPN0_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_qpn0_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_QPN0_COUNT_MASK) | ((v << RX_PARSER_DROP_QPN0_COUNT_SHIFT) & RX_PARSER_DROP_QPN0_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_qpn0_count_get, rx_parser_drop_qpn0_count_set, RX_PARSER_DROP_QPN0_COUNT)
 
 /* drop_unknown_qp (0x140, 32-bit): Frames whose DestQP names no valid QP in the QPC. Clears on
  * read. */
@@ -377,8 +358,7 @@ static inline uint32_t rx_parser_drop_qpn0_count_set(uint32_t reg, uint32_t v) {
 #define RX_PARSER_DROP_UNKNOWN_QP_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_UNKNOWN_QP_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_UNKNOWN_QP_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_unknown_qp_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_UNKNOWN_QP_COUNT_MASK) >> RX_PARSER_DROP_UNKNOWN_QP_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_unknown_qp_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_UNKNOWN_QP_COUNT_MASK) | ((v << RX_PARSER_DROP_UNKNOWN_QP_COUNT_SHIFT) & RX_PARSER_DROP_UNKNOWN_QP_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_unknown_qp_count_get, rx_parser_drop_unknown_qp_count_set, RX_PARSER_DROP_UNKNOWN_QP_COUNT)
 
 /* drop_wrong_vf (0x144, 32-bit): Frames whose DestQP belongs to a VF other than the one the
  * e-switch steered the frame to. Clears on read. */
@@ -391,8 +371,7 @@ static inline uint32_t rx_parser_drop_unknown_qp_count_set(uint32_t reg, uint32_
 #define RX_PARSER_DROP_WRONG_VF_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_WRONG_VF_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_WRONG_VF_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_wrong_vf_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_WRONG_VF_COUNT_MASK) >> RX_PARSER_DROP_WRONG_VF_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_wrong_vf_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_WRONG_VF_COUNT_MASK) | ((v << RX_PARSER_DROP_WRONG_VF_COUNT_SHIFT) & RX_PARSER_DROP_WRONG_VF_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_wrong_vf_count_get, rx_parser_drop_wrong_vf_count_set, RX_PARSER_DROP_WRONG_VF_COUNT)
 
 /* drop_state (0x148, 32-bit): Frames the QP state does not allow: requests need RTR, RTS, SQD or
  * SQER; responses and ACKs need RTS or later. Clears on read. */
@@ -405,8 +384,7 @@ static inline uint32_t rx_parser_drop_wrong_vf_count_set(uint32_t reg, uint32_t 
 #define RX_PARSER_DROP_STATE_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_STATE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_STATE_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_state_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_STATE_COUNT_MASK) >> RX_PARSER_DROP_STATE_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_state_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_STATE_COUNT_MASK) | ((v << RX_PARSER_DROP_STATE_COUNT_SHIFT) & RX_PARSER_DROP_STATE_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_state_count_get, rx_parser_drop_state_count_set, RX_PARSER_DROP_STATE_COUNT)
 
 /* drop_transport_mismatch (0x14c, 32-bit): Frames whose BTH opcode transport (RC, UC, UD) differs
  * from the QP's service type. Clears on read. */
@@ -419,8 +397,7 @@ static inline uint32_t rx_parser_drop_state_count_set(uint32_t reg, uint32_t v) 
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_transport_mismatch_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_MASK) >> RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_transport_mismatch_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_MASK) | ((v << RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_SHIFT) & RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_transport_mismatch_count_get, rx_parser_drop_transport_mismatch_count_set, RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT)
 
 /* drop_truncated (0x150, 32-bit): Frames that end inside their headers, or whose IP/UDP length
  * fields disagree with the frame length. Clears on read. */
@@ -433,8 +410,7 @@ static inline uint32_t rx_parser_drop_transport_mismatch_count_set(uint32_t reg,
 #define RX_PARSER_DROP_TRUNCATED_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_TRUNCATED_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_TRUNCATED_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_truncated_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_TRUNCATED_COUNT_MASK) >> RX_PARSER_DROP_TRUNCATED_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_truncated_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_TRUNCATED_COUNT_MASK) | ((v << RX_PARSER_DROP_TRUNCATED_COUNT_SHIFT) & RX_PARSER_DROP_TRUNCATED_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_truncated_count_get, rx_parser_drop_truncated_count_set, RX_PARSER_DROP_TRUNCATED_COUNT)
 
 /* drop_psn_seq (0x154, 32-bit): Out-of-sequence requests dropped silently: ahead of ePSN while a
  * PSN NAK is outstanding (qpc.nak_sent), or UC packets until the next first/only packet. Clears on
@@ -448,8 +424,7 @@ static inline uint32_t rx_parser_drop_truncated_count_set(uint32_t reg, uint32_t
 #define RX_PARSER_DROP_PSN_SEQ_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_PSN_SEQ_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_PSN_SEQ_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_psn_seq_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_PSN_SEQ_COUNT_MASK) >> RX_PARSER_DROP_PSN_SEQ_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_psn_seq_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_PSN_SEQ_COUNT_MASK) | ((v << RX_PARSER_DROP_PSN_SEQ_COUNT_SHIFT) & RX_PARSER_DROP_PSN_SEQ_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_psn_seq_count_get, rx_parser_drop_psn_seq_count_set, RX_PARSER_DROP_PSN_SEQ_COUNT)
 
 /* drop_bad_opcode (0x158, 32-bit): Frames with a reserved or unsupported BTH opcode. Clears on
  * read. */
@@ -462,8 +437,7 @@ static inline uint32_t rx_parser_drop_psn_seq_count_set(uint32_t reg, uint32_t v
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_bad_opcode_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_BAD_OPCODE_COUNT_MASK) >> RX_PARSER_DROP_BAD_OPCODE_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_bad_opcode_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_BAD_OPCODE_COUNT_MASK) | ((v << RX_PARSER_DROP_BAD_OPCODE_COUNT_SHIFT) & RX_PARSER_DROP_BAD_OPCODE_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_bad_opcode_count_get, rx_parser_drop_bad_opcode_count_set, RX_PARSER_DROP_BAD_OPCODE_COUNT)
 
 /* drop_q_key (0x15c, 32-bit): UD requests whose DETH Q_Key differs from the destination QP's Q_Key
  * (qpc q_key; IBA 10.2.4, silently dropped, as rxe does). Clears on read. */
@@ -476,8 +450,7 @@ static inline uint32_t rx_parser_drop_bad_opcode_count_set(uint32_t reg, uint32_
 #define RX_PARSER_DROP_Q_KEY_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_Q_KEY_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_Q_KEY_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_drop_q_key_count_get(uint32_t reg) { return (reg & RX_PARSER_DROP_Q_KEY_COUNT_MASK) >> RX_PARSER_DROP_Q_KEY_COUNT_SHIFT; }
-static inline uint32_t rx_parser_drop_q_key_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_DROP_Q_KEY_COUNT_MASK) | ((v << RX_PARSER_DROP_Q_KEY_COUNT_SHIFT) & RX_PARSER_DROP_Q_KEY_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_q_key_count_get, rx_parser_drop_q_key_count_set, RX_PARSER_DROP_Q_KEY_COUNT)
 
 /* event_cnp_received (0x180, 32-bit): Accepted CNPs (BTH opcode 0x81); these frames also count in
  * verdict_accept. Clears on read. */
@@ -490,8 +463,7 @@ static inline uint32_t rx_parser_drop_q_key_count_set(uint32_t reg, uint32_t v) 
 #define RX_PARSER_EVENT_CNP_RECEIVED_COUNT_WIDTH 32u
 #define RX_PARSER_EVENT_CNP_RECEIVED_COUNT_MASK 0xffffffffu
 #define RX_PARSER_EVENT_CNP_RECEIVED_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_event_cnp_received_count_get(uint32_t reg) { return (reg & RX_PARSER_EVENT_CNP_RECEIVED_COUNT_MASK) >> RX_PARSER_EVENT_CNP_RECEIVED_COUNT_SHIFT; }
-static inline uint32_t rx_parser_event_cnp_received_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_EVENT_CNP_RECEIVED_COUNT_MASK) | ((v << RX_PARSER_EVENT_CNP_RECEIVED_COUNT_SHIFT) & RX_PARSER_EVENT_CNP_RECEIVED_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_event_cnp_received_count_get, rx_parser_event_cnp_received_count_set, RX_PARSER_EVENT_CNP_RECEIVED_COUNT)
 
 /* event_ce_marked (0x184, 32-bit): Accepted frames with IP ECN = 11 (congestion experienced),
  * before the min_time_between_cnps filter. Clears on read. */
@@ -504,8 +476,7 @@ static inline uint32_t rx_parser_event_cnp_received_count_set(uint32_t reg, uint
 #define RX_PARSER_EVENT_CE_MARKED_COUNT_WIDTH 32u
 #define RX_PARSER_EVENT_CE_MARKED_COUNT_MASK 0xffffffffu
 #define RX_PARSER_EVENT_CE_MARKED_COUNT_RESET 0x0u
-static inline uint32_t rx_parser_event_ce_marked_count_get(uint32_t reg) { return (reg & RX_PARSER_EVENT_CE_MARKED_COUNT_MASK) >> RX_PARSER_EVENT_CE_MARKED_COUNT_SHIFT; }
-static inline uint32_t rx_parser_event_ce_marked_count_set(uint32_t reg, uint32_t v) { return (reg & ~RX_PARSER_EVENT_CE_MARKED_COUNT_MASK) | ((v << RX_PARSER_EVENT_CE_MARKED_COUNT_SHIFT) & RX_PARSER_EVENT_CE_MARKED_COUNT_MASK); }
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_event_ce_marked_count_get, rx_parser_event_ce_marked_count_set, RX_PARSER_EVENT_CE_MARKED_COUNT)
 
 /* Layout checks: the compiler re-checks what rdmagen validated. */
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_CTRL_ICRC_CHECK_EN, "ctrl.icrc_check_en");

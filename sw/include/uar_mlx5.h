@@ -41,6 +41,11 @@ extern "C" {
         what " mask matches its width")
 #define UAR_MLX5_ASSERT_FIELD_RESET(F, what) \
   UAR_MLX5_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define UAR_MLX5_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define UAR_MLX5_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -81,8 +86,7 @@ extern "C" {
 #define UAR_MLX5_CTRL_ENABLE_WIDTH 1u
 #define UAR_MLX5_CTRL_ENABLE_MASK 0x1u
 #define UAR_MLX5_CTRL_ENABLE_RESET 0x0u
-static inline uint32_t uar_mlx5_ctrl_enable_get(uint32_t reg) { return (reg & UAR_MLX5_CTRL_ENABLE_MASK) >> UAR_MLX5_CTRL_ENABLE_SHIFT; }
-static inline uint32_t uar_mlx5_ctrl_enable_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_CTRL_ENABLE_MASK) | ((v << UAR_MLX5_CTRL_ENABLE_SHIFT) & UAR_MLX5_CTRL_ENABLE_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_ctrl_enable_get, uar_mlx5_ctrl_enable_set, UAR_MLX5_CTRL_ENABLE)
 /* bf_enable [1] rw: Accept whole-WQE BlueFlame writes. While 0, BlueFlame writes longer than 8
  * bytes are dropped and counted in `drop_unmapped`; 8-byte send doorbells to `bf_even` / `bf_odd`
  * are still accepted. */
@@ -90,8 +94,7 @@ static inline uint32_t uar_mlx5_ctrl_enable_set(uint32_t reg, uint32_t v) { retu
 #define UAR_MLX5_CTRL_BF_ENABLE_WIDTH 1u
 #define UAR_MLX5_CTRL_BF_ENABLE_MASK 0x2u
 #define UAR_MLX5_CTRL_BF_ENABLE_RESET 0x1u
-static inline uint32_t uar_mlx5_ctrl_bf_enable_get(uint32_t reg) { return (reg & UAR_MLX5_CTRL_BF_ENABLE_MASK) >> UAR_MLX5_CTRL_BF_ENABLE_SHIFT; }
-static inline uint32_t uar_mlx5_ctrl_bf_enable_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_CTRL_BF_ENABLE_MASK) | ((v << UAR_MLX5_CTRL_BF_ENABLE_SHIFT) & UAR_MLX5_CTRL_BF_ENABLE_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_ctrl_bf_enable_get, uar_mlx5_ctrl_bf_enable_set, UAR_MLX5_CTRL_BF_ENABLE)
 
 /* page_cfg (0x004, 32-bit): UAR page configuration, PF only. */
 #define UAR_MLX5_PAGE_CFG_OFFSET 0x4u
@@ -105,8 +108,7 @@ static inline uint32_t uar_mlx5_ctrl_bf_enable_set(uint32_t reg, uint32_t v) { r
 #define UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_WIDTH 5u
 #define UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_MASK 0x1fu
 #define UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_RESET 0x1u
-static inline uint32_t uar_mlx5_page_cfg_active_pages_get(uint32_t reg) { return (reg & UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_MASK) >> UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_SHIFT; }
-static inline uint32_t uar_mlx5_page_cfg_active_pages_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_MASK) | ((v << UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_SHIFT) & UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_page_cfg_active_pages_get, uar_mlx5_page_cfg_active_pages_set, UAR_MLX5_PAGE_CFG_ACTIVE_PAGES)
 /* pf_only_mask [31:16] rw: Bit i set makes page index i of every function PF-only (the article's
  * BAR4 rule): a VF's write to it is dropped, counted in `drop_pf_only` and answered with an AXI
  * error; the PF's writes are accepted. Bits at or above PAGES_PER_VF have no effect. */
@@ -114,8 +116,7 @@ static inline uint32_t uar_mlx5_page_cfg_active_pages_set(uint32_t reg, uint32_t
 #define UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_WIDTH 16u
 #define UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_MASK 0xffff0000u
 #define UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_RESET 0x0u
-static inline uint32_t uar_mlx5_page_cfg_pf_only_mask_get(uint32_t reg) { return (reg & UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_MASK) >> UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_SHIFT; }
-static inline uint32_t uar_mlx5_page_cfg_pf_only_mask_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_MASK) | ((v << UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_SHIFT) & UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_page_cfg_pf_only_mask_get, uar_mlx5_page_cfg_pf_only_mask_set, UAR_MLX5_PAGE_CFG_PF_ONLY_MASK)
 
 /* int_status (0x010, 32-bit): Drop events. Hardware sets a bit when it drops a write for that
  * reason; software clears it by writing 1. */
@@ -128,57 +129,49 @@ static inline uint32_t uar_mlx5_page_cfg_pf_only_mask_set(uint32_t reg, uint32_t
 #define UAR_MLX5_INT_STATUS_NOT_OWNER_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_NOT_OWNER_MASK 0x1u
 #define UAR_MLX5_INT_STATUS_NOT_OWNER_RESET 0x0u
-static inline uint32_t uar_mlx5_int_status_not_owner_get(uint32_t reg) { return (reg & UAR_MLX5_INT_STATUS_NOT_OWNER_MASK) >> UAR_MLX5_INT_STATUS_NOT_OWNER_SHIFT; }
-static inline uint32_t uar_mlx5_int_status_not_owner_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_STATUS_NOT_OWNER_MASK) | ((v << UAR_MLX5_INT_STATUS_NOT_OWNER_SHIFT) & UAR_MLX5_INT_STATUS_NOT_OWNER_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_not_owner_get, uar_mlx5_int_status_not_owner_set, UAR_MLX5_INT_STATUS_NOT_OWNER)
 /* wrong_page [1] w1c: A doorbell came through a UAR page other than its QP's uar_page. */
 #define UAR_MLX5_INT_STATUS_WRONG_PAGE_SHIFT 1u
 #define UAR_MLX5_INT_STATUS_WRONG_PAGE_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_WRONG_PAGE_MASK 0x2u
 #define UAR_MLX5_INT_STATUS_WRONG_PAGE_RESET 0x0u
-static inline uint32_t uar_mlx5_int_status_wrong_page_get(uint32_t reg) { return (reg & UAR_MLX5_INT_STATUS_WRONG_PAGE_MASK) >> UAR_MLX5_INT_STATUS_WRONG_PAGE_SHIFT; }
-static inline uint32_t uar_mlx5_int_status_wrong_page_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_STATUS_WRONG_PAGE_MASK) | ((v << UAR_MLX5_INT_STATUS_WRONG_PAGE_SHIFT) & UAR_MLX5_INT_STATUS_WRONG_PAGE_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_wrong_page_get, uar_mlx5_int_status_wrong_page_set, UAR_MLX5_INT_STATUS_WRONG_PAGE)
 /* qp_state [2] w1c: A doorbell named a QP that is not in RTS. */
 #define UAR_MLX5_INT_STATUS_QP_STATE_SHIFT 2u
 #define UAR_MLX5_INT_STATUS_QP_STATE_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_QP_STATE_MASK 0x4u
 #define UAR_MLX5_INT_STATUS_QP_STATE_RESET 0x0u
-static inline uint32_t uar_mlx5_int_status_qp_state_get(uint32_t reg) { return (reg & UAR_MLX5_INT_STATUS_QP_STATE_MASK) >> UAR_MLX5_INT_STATUS_QP_STATE_SHIFT; }
-static inline uint32_t uar_mlx5_int_status_qp_state_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_STATUS_QP_STATE_MASK) | ((v << UAR_MLX5_INT_STATUS_QP_STATE_SHIFT) & UAR_MLX5_INT_STATUS_QP_STATE_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_qp_state_get, uar_mlx5_int_status_qp_state_set, UAR_MLX5_INT_STATUS_QP_STATE)
 /* unmapped [3] w1c: A write hit an unmapped offset or an inactive page. */
 #define UAR_MLX5_INT_STATUS_UNMAPPED_SHIFT 3u
 #define UAR_MLX5_INT_STATUS_UNMAPPED_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_UNMAPPED_MASK 0x8u
 #define UAR_MLX5_INT_STATUS_UNMAPPED_RESET 0x0u
-static inline uint32_t uar_mlx5_int_status_unmapped_get(uint32_t reg) { return (reg & UAR_MLX5_INT_STATUS_UNMAPPED_MASK) >> UAR_MLX5_INT_STATUS_UNMAPPED_SHIFT; }
-static inline uint32_t uar_mlx5_int_status_unmapped_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_STATUS_UNMAPPED_MASK) | ((v << UAR_MLX5_INT_STATUS_UNMAPPED_SHIFT) & UAR_MLX5_INT_STATUS_UNMAPPED_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_unmapped_get, uar_mlx5_int_status_unmapped_set, UAR_MLX5_INT_STATUS_UNMAPPED)
 /* pf_only [4] w1c: A VF wrote a PF-only page. */
 #define UAR_MLX5_INT_STATUS_PF_ONLY_SHIFT 4u
 #define UAR_MLX5_INT_STATUS_PF_ONLY_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_PF_ONLY_MASK 0x10u
 #define UAR_MLX5_INT_STATUS_PF_ONLY_RESET 0x0u
-static inline uint32_t uar_mlx5_int_status_pf_only_get(uint32_t reg) { return (reg & UAR_MLX5_INT_STATUS_PF_ONLY_MASK) >> UAR_MLX5_INT_STATUS_PF_ONLY_SHIFT; }
-static inline uint32_t uar_mlx5_int_status_pf_only_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_STATUS_PF_ONLY_MASK) | ((v << UAR_MLX5_INT_STATUS_PF_ONLY_SHIFT) & UAR_MLX5_INT_STATUS_PF_ONLY_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_pf_only_get, uar_mlx5_int_status_pf_only_set, UAR_MLX5_INT_STATUS_PF_ONLY)
 /* torn [5] w1c: A 64-bit doorbell arrived as an incomplete 32-bit pair. */
 #define UAR_MLX5_INT_STATUS_TORN_SHIFT 5u
 #define UAR_MLX5_INT_STATUS_TORN_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_TORN_MASK 0x20u
 #define UAR_MLX5_INT_STATUS_TORN_RESET 0x0u
-static inline uint32_t uar_mlx5_int_status_torn_get(uint32_t reg) { return (reg & UAR_MLX5_INT_STATUS_TORN_MASK) >> UAR_MLX5_INT_STATUS_TORN_SHIFT; }
-static inline uint32_t uar_mlx5_int_status_torn_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_STATUS_TORN_MASK) | ((v << UAR_MLX5_INT_STATUS_TORN_SHIFT) & UAR_MLX5_INT_STATUS_TORN_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_torn_get, uar_mlx5_int_status_torn_set, UAR_MLX5_INT_STATUS_TORN)
 /* disabled [6] w1c: A write arrived while the block or its VF was disabled. */
 #define UAR_MLX5_INT_STATUS_DISABLED_SHIFT 6u
 #define UAR_MLX5_INT_STATUS_DISABLED_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_DISABLED_MASK 0x40u
 #define UAR_MLX5_INT_STATUS_DISABLED_RESET 0x0u
-static inline uint32_t uar_mlx5_int_status_disabled_get(uint32_t reg) { return (reg & UAR_MLX5_INT_STATUS_DISABLED_MASK) >> UAR_MLX5_INT_STATUS_DISABLED_SHIFT; }
-static inline uint32_t uar_mlx5_int_status_disabled_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_STATUS_DISABLED_MASK) | ((v << UAR_MLX5_INT_STATUS_DISABLED_SHIFT) & UAR_MLX5_INT_STATUS_DISABLED_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_disabled_get, uar_mlx5_int_status_disabled_set, UAR_MLX5_INT_STATUS_DISABLED)
 /* bf_chunk [7] w1c: A BlueFlame continuation chunk was dropped (its WQE is fetched instead). */
 #define UAR_MLX5_INT_STATUS_BF_CHUNK_SHIFT 7u
 #define UAR_MLX5_INT_STATUS_BF_CHUNK_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_BF_CHUNK_MASK 0x80u
 #define UAR_MLX5_INT_STATUS_BF_CHUNK_RESET 0x0u
-static inline uint32_t uar_mlx5_int_status_bf_chunk_get(uint32_t reg) { return (reg & UAR_MLX5_INT_STATUS_BF_CHUNK_MASK) >> UAR_MLX5_INT_STATUS_BF_CHUNK_SHIFT; }
-static inline uint32_t uar_mlx5_int_status_bf_chunk_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_STATUS_BF_CHUNK_MASK) | ((v << UAR_MLX5_INT_STATUS_BF_CHUNK_SHIFT) & UAR_MLX5_INT_STATUS_BF_CHUNK_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_bf_chunk_get, uar_mlx5_int_status_bf_chunk_set, UAR_MLX5_INT_STATUS_BF_CHUNK)
 
 /* int_en (0x014, 32-bit): Interrupt enables, one per `int_status` bit. */
 #define UAR_MLX5_INT_EN_OFFSET 0x14u
@@ -190,57 +183,49 @@ static inline uint32_t uar_mlx5_int_status_bf_chunk_set(uint32_t reg, uint32_t v
 #define UAR_MLX5_INT_EN_NOT_OWNER_WIDTH 1u
 #define UAR_MLX5_INT_EN_NOT_OWNER_MASK 0x1u
 #define UAR_MLX5_INT_EN_NOT_OWNER_RESET 0x0u
-static inline uint32_t uar_mlx5_int_en_not_owner_get(uint32_t reg) { return (reg & UAR_MLX5_INT_EN_NOT_OWNER_MASK) >> UAR_MLX5_INT_EN_NOT_OWNER_SHIFT; }
-static inline uint32_t uar_mlx5_int_en_not_owner_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_EN_NOT_OWNER_MASK) | ((v << UAR_MLX5_INT_EN_NOT_OWNER_SHIFT) & UAR_MLX5_INT_EN_NOT_OWNER_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_not_owner_get, uar_mlx5_int_en_not_owner_set, UAR_MLX5_INT_EN_NOT_OWNER)
 /* wrong_page [1] rw: Interrupt on wrong_page drops. */
 #define UAR_MLX5_INT_EN_WRONG_PAGE_SHIFT 1u
 #define UAR_MLX5_INT_EN_WRONG_PAGE_WIDTH 1u
 #define UAR_MLX5_INT_EN_WRONG_PAGE_MASK 0x2u
 #define UAR_MLX5_INT_EN_WRONG_PAGE_RESET 0x0u
-static inline uint32_t uar_mlx5_int_en_wrong_page_get(uint32_t reg) { return (reg & UAR_MLX5_INT_EN_WRONG_PAGE_MASK) >> UAR_MLX5_INT_EN_WRONG_PAGE_SHIFT; }
-static inline uint32_t uar_mlx5_int_en_wrong_page_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_EN_WRONG_PAGE_MASK) | ((v << UAR_MLX5_INT_EN_WRONG_PAGE_SHIFT) & UAR_MLX5_INT_EN_WRONG_PAGE_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_wrong_page_get, uar_mlx5_int_en_wrong_page_set, UAR_MLX5_INT_EN_WRONG_PAGE)
 /* qp_state [2] rw: Interrupt on qp_state drops. */
 #define UAR_MLX5_INT_EN_QP_STATE_SHIFT 2u
 #define UAR_MLX5_INT_EN_QP_STATE_WIDTH 1u
 #define UAR_MLX5_INT_EN_QP_STATE_MASK 0x4u
 #define UAR_MLX5_INT_EN_QP_STATE_RESET 0x0u
-static inline uint32_t uar_mlx5_int_en_qp_state_get(uint32_t reg) { return (reg & UAR_MLX5_INT_EN_QP_STATE_MASK) >> UAR_MLX5_INT_EN_QP_STATE_SHIFT; }
-static inline uint32_t uar_mlx5_int_en_qp_state_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_EN_QP_STATE_MASK) | ((v << UAR_MLX5_INT_EN_QP_STATE_SHIFT) & UAR_MLX5_INT_EN_QP_STATE_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_qp_state_get, uar_mlx5_int_en_qp_state_set, UAR_MLX5_INT_EN_QP_STATE)
 /* unmapped [3] rw: Interrupt on unmapped drops. */
 #define UAR_MLX5_INT_EN_UNMAPPED_SHIFT 3u
 #define UAR_MLX5_INT_EN_UNMAPPED_WIDTH 1u
 #define UAR_MLX5_INT_EN_UNMAPPED_MASK 0x8u
 #define UAR_MLX5_INT_EN_UNMAPPED_RESET 0x0u
-static inline uint32_t uar_mlx5_int_en_unmapped_get(uint32_t reg) { return (reg & UAR_MLX5_INT_EN_UNMAPPED_MASK) >> UAR_MLX5_INT_EN_UNMAPPED_SHIFT; }
-static inline uint32_t uar_mlx5_int_en_unmapped_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_EN_UNMAPPED_MASK) | ((v << UAR_MLX5_INT_EN_UNMAPPED_SHIFT) & UAR_MLX5_INT_EN_UNMAPPED_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_unmapped_get, uar_mlx5_int_en_unmapped_set, UAR_MLX5_INT_EN_UNMAPPED)
 /* pf_only [4] rw: Interrupt on pf_only drops. */
 #define UAR_MLX5_INT_EN_PF_ONLY_SHIFT 4u
 #define UAR_MLX5_INT_EN_PF_ONLY_WIDTH 1u
 #define UAR_MLX5_INT_EN_PF_ONLY_MASK 0x10u
 #define UAR_MLX5_INT_EN_PF_ONLY_RESET 0x0u
-static inline uint32_t uar_mlx5_int_en_pf_only_get(uint32_t reg) { return (reg & UAR_MLX5_INT_EN_PF_ONLY_MASK) >> UAR_MLX5_INT_EN_PF_ONLY_SHIFT; }
-static inline uint32_t uar_mlx5_int_en_pf_only_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_EN_PF_ONLY_MASK) | ((v << UAR_MLX5_INT_EN_PF_ONLY_SHIFT) & UAR_MLX5_INT_EN_PF_ONLY_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_pf_only_get, uar_mlx5_int_en_pf_only_set, UAR_MLX5_INT_EN_PF_ONLY)
 /* torn [5] rw: Interrupt on torn drops. */
 #define UAR_MLX5_INT_EN_TORN_SHIFT 5u
 #define UAR_MLX5_INT_EN_TORN_WIDTH 1u
 #define UAR_MLX5_INT_EN_TORN_MASK 0x20u
 #define UAR_MLX5_INT_EN_TORN_RESET 0x0u
-static inline uint32_t uar_mlx5_int_en_torn_get(uint32_t reg) { return (reg & UAR_MLX5_INT_EN_TORN_MASK) >> UAR_MLX5_INT_EN_TORN_SHIFT; }
-static inline uint32_t uar_mlx5_int_en_torn_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_EN_TORN_MASK) | ((v << UAR_MLX5_INT_EN_TORN_SHIFT) & UAR_MLX5_INT_EN_TORN_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_torn_get, uar_mlx5_int_en_torn_set, UAR_MLX5_INT_EN_TORN)
 /* disabled [6] rw: Interrupt on drops while disabled. */
 #define UAR_MLX5_INT_EN_DISABLED_SHIFT 6u
 #define UAR_MLX5_INT_EN_DISABLED_WIDTH 1u
 #define UAR_MLX5_INT_EN_DISABLED_MASK 0x40u
 #define UAR_MLX5_INT_EN_DISABLED_RESET 0x0u
-static inline uint32_t uar_mlx5_int_en_disabled_get(uint32_t reg) { return (reg & UAR_MLX5_INT_EN_DISABLED_MASK) >> UAR_MLX5_INT_EN_DISABLED_SHIFT; }
-static inline uint32_t uar_mlx5_int_en_disabled_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_EN_DISABLED_MASK) | ((v << UAR_MLX5_INT_EN_DISABLED_SHIFT) & UAR_MLX5_INT_EN_DISABLED_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_disabled_get, uar_mlx5_int_en_disabled_set, UAR_MLX5_INT_EN_DISABLED)
 /* bf_chunk [7] rw: Interrupt on dropped BlueFlame continuation chunks. */
 #define UAR_MLX5_INT_EN_BF_CHUNK_SHIFT 7u
 #define UAR_MLX5_INT_EN_BF_CHUNK_WIDTH 1u
 #define UAR_MLX5_INT_EN_BF_CHUNK_MASK 0x80u
 #define UAR_MLX5_INT_EN_BF_CHUNK_RESET 0x0u
-static inline uint32_t uar_mlx5_int_en_bf_chunk_get(uint32_t reg) { return (reg & UAR_MLX5_INT_EN_BF_CHUNK_MASK) >> UAR_MLX5_INT_EN_BF_CHUNK_SHIFT; }
-static inline uint32_t uar_mlx5_int_en_bf_chunk_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_INT_EN_BF_CHUNK_MASK) | ((v << UAR_MLX5_INT_EN_BF_CHUNK_SHIFT) & UAR_MLX5_INT_EN_BF_CHUNK_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_bf_chunk_get, uar_mlx5_int_en_bf_chunk_set, UAR_MLX5_INT_EN_BF_CHUNK)
 
 /* last_drop (0x018, 32-bit): Where the most recent drop came from. Hardware reloads it on every
  * drop. */
@@ -253,22 +238,19 @@ static inline uint32_t uar_mlx5_int_en_bf_chunk_set(uint32_t reg, uint32_t v) { 
 #define UAR_MLX5_LAST_DROP_REASON_WIDTH 4u
 #define UAR_MLX5_LAST_DROP_REASON_MASK 0xfu
 #define UAR_MLX5_LAST_DROP_REASON_RESET 0x0u
-static inline uint32_t uar_mlx5_last_drop_reason_get(uint32_t reg) { return (reg & UAR_MLX5_LAST_DROP_REASON_MASK) >> UAR_MLX5_LAST_DROP_REASON_SHIFT; }
-static inline uint32_t uar_mlx5_last_drop_reason_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_LAST_DROP_REASON_MASK) | ((v << UAR_MLX5_LAST_DROP_REASON_SHIFT) & UAR_MLX5_LAST_DROP_REASON_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_last_drop_reason_get, uar_mlx5_last_drop_reason_set, UAR_MLX5_LAST_DROP_REASON)
 /* page_index [11:8] ro: Page index within the VF that the dropped write addressed. */
 #define UAR_MLX5_LAST_DROP_PAGE_INDEX_SHIFT 8u
 #define UAR_MLX5_LAST_DROP_PAGE_INDEX_WIDTH 4u
 #define UAR_MLX5_LAST_DROP_PAGE_INDEX_MASK 0xf00u
 #define UAR_MLX5_LAST_DROP_PAGE_INDEX_RESET 0x0u
-static inline uint32_t uar_mlx5_last_drop_page_index_get(uint32_t reg) { return (reg & UAR_MLX5_LAST_DROP_PAGE_INDEX_MASK) >> UAR_MLX5_LAST_DROP_PAGE_INDEX_SHIFT; }
-static inline uint32_t uar_mlx5_last_drop_page_index_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_LAST_DROP_PAGE_INDEX_MASK) | ((v << UAR_MLX5_LAST_DROP_PAGE_INDEX_SHIFT) & UAR_MLX5_LAST_DROP_PAGE_INDEX_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_last_drop_page_index_get, uar_mlx5_last_drop_page_index_set, UAR_MLX5_LAST_DROP_PAGE_INDEX)
 /* vf [23:16] ro: VF that issued the dropped write. */
 #define UAR_MLX5_LAST_DROP_VF_SHIFT 16u
 #define UAR_MLX5_LAST_DROP_VF_WIDTH 8u
 #define UAR_MLX5_LAST_DROP_VF_MASK 0xff0000u
 #define UAR_MLX5_LAST_DROP_VF_RESET 0x0u
-static inline uint32_t uar_mlx5_last_drop_vf_get(uint32_t reg) { return (reg & UAR_MLX5_LAST_DROP_VF_MASK) >> UAR_MLX5_LAST_DROP_VF_SHIFT; }
-static inline uint32_t uar_mlx5_last_drop_vf_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_LAST_DROP_VF_MASK) | ((v << UAR_MLX5_LAST_DROP_VF_SHIFT) & UAR_MLX5_LAST_DROP_VF_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_last_drop_vf_get, uar_mlx5_last_drop_vf_set, UAR_MLX5_LAST_DROP_VF)
 
 /* last_drop_qpn (0x01c, 32-bit): QPN of the most recent dropped doorbell. */
 #define UAR_MLX5_LAST_DROP_QPN_OFFSET 0x1cu
@@ -281,8 +263,7 @@ static inline uint32_t uar_mlx5_last_drop_vf_set(uint32_t reg, uint32_t v) { ret
 #define UAR_MLX5_LAST_DROP_QPN_QPN_WIDTH 24u
 #define UAR_MLX5_LAST_DROP_QPN_QPN_MASK 0xffffffu
 #define UAR_MLX5_LAST_DROP_QPN_QPN_RESET 0x0u
-static inline uint32_t uar_mlx5_last_drop_qpn_qpn_get(uint32_t reg) { return (reg & UAR_MLX5_LAST_DROP_QPN_QPN_MASK) >> UAR_MLX5_LAST_DROP_QPN_QPN_SHIFT; }
-static inline uint32_t uar_mlx5_last_drop_qpn_qpn_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_LAST_DROP_QPN_QPN_MASK) | ((v << UAR_MLX5_LAST_DROP_QPN_QPN_SHIFT) & UAR_MLX5_LAST_DROP_QPN_QPN_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_last_drop_qpn_qpn_get, uar_mlx5_last_drop_qpn_qpn_set, UAR_MLX5_LAST_DROP_QPN_QPN)
 
 /* db_accepted (0x020, 64-bit): Accepted doorbells. Read the low half first; the read clears the
  * count. */
@@ -296,8 +277,7 @@ static inline uint32_t uar_mlx5_last_drop_qpn_qpn_set(uint32_t reg, uint32_t v) 
 #define UAR_MLX5_DB_ACCEPTED_COUNT_WIDTH 64u
 #define UAR_MLX5_DB_ACCEPTED_COUNT_MASK 0xffffffffffffffffull
 #define UAR_MLX5_DB_ACCEPTED_COUNT_RESET 0x0ull
-static inline uint64_t uar_mlx5_db_accepted_count_get(uint64_t reg) { return (reg & UAR_MLX5_DB_ACCEPTED_COUNT_MASK) >> UAR_MLX5_DB_ACCEPTED_COUNT_SHIFT; }
-static inline uint64_t uar_mlx5_db_accepted_count_set(uint64_t reg, uint64_t v) { return (reg & ~UAR_MLX5_DB_ACCEPTED_COUNT_MASK) | ((v << UAR_MLX5_DB_ACCEPTED_COUNT_SHIFT) & UAR_MLX5_DB_ACCEPTED_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint64_t, uar_mlx5_db_accepted_count_get, uar_mlx5_db_accepted_count_set, UAR_MLX5_DB_ACCEPTED_COUNT)
 
 /* bf_accepted (0x028, 64-bit): Accepted BlueFlame WQEs. Read the low half first; the read clears
  * the count. */
@@ -311,8 +291,7 @@ static inline uint64_t uar_mlx5_db_accepted_count_set(uint64_t reg, uint64_t v) 
 #define UAR_MLX5_BF_ACCEPTED_COUNT_WIDTH 64u
 #define UAR_MLX5_BF_ACCEPTED_COUNT_MASK 0xffffffffffffffffull
 #define UAR_MLX5_BF_ACCEPTED_COUNT_RESET 0x0ull
-static inline uint64_t uar_mlx5_bf_accepted_count_get(uint64_t reg) { return (reg & UAR_MLX5_BF_ACCEPTED_COUNT_MASK) >> UAR_MLX5_BF_ACCEPTED_COUNT_SHIFT; }
-static inline uint64_t uar_mlx5_bf_accepted_count_set(uint64_t reg, uint64_t v) { return (reg & ~UAR_MLX5_BF_ACCEPTED_COUNT_MASK) | ((v << UAR_MLX5_BF_ACCEPTED_COUNT_SHIFT) & UAR_MLX5_BF_ACCEPTED_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint64_t, uar_mlx5_bf_accepted_count_get, uar_mlx5_bf_accepted_count_set, UAR_MLX5_BF_ACCEPTED_COUNT)
 
 /* drop_not_owner (0x030, 32-bit): Doorbells dropped because the QP is not owned by the writing VF.
  * Clears on read. */
@@ -325,8 +304,7 @@ static inline uint64_t uar_mlx5_bf_accepted_count_set(uint64_t reg, uint64_t v) 
 #define UAR_MLX5_DROP_NOT_OWNER_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_NOT_OWNER_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_NOT_OWNER_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_drop_not_owner_count_get(uint32_t reg) { return (reg & UAR_MLX5_DROP_NOT_OWNER_COUNT_MASK) >> UAR_MLX5_DROP_NOT_OWNER_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_drop_not_owner_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_DROP_NOT_OWNER_COUNT_MASK) | ((v << UAR_MLX5_DROP_NOT_OWNER_COUNT_SHIFT) & UAR_MLX5_DROP_NOT_OWNER_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_not_owner_count_get, uar_mlx5_drop_not_owner_count_set, UAR_MLX5_DROP_NOT_OWNER_COUNT)
 
 /* drop_wrong_page (0x034, 32-bit): Doorbells dropped because they came through a UAR page other
  * than the QP's uar_page (mlx5 ignores these silently). Clears on read. */
@@ -339,8 +317,7 @@ static inline uint32_t uar_mlx5_drop_not_owner_count_set(uint32_t reg, uint32_t 
 #define UAR_MLX5_DROP_WRONG_PAGE_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_WRONG_PAGE_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_WRONG_PAGE_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_drop_wrong_page_count_get(uint32_t reg) { return (reg & UAR_MLX5_DROP_WRONG_PAGE_COUNT_MASK) >> UAR_MLX5_DROP_WRONG_PAGE_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_drop_wrong_page_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_DROP_WRONG_PAGE_COUNT_MASK) | ((v << UAR_MLX5_DROP_WRONG_PAGE_COUNT_SHIFT) & UAR_MLX5_DROP_WRONG_PAGE_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_wrong_page_count_get, uar_mlx5_drop_wrong_page_count_set, UAR_MLX5_DROP_WRONG_PAGE_COUNT)
 
 /* drop_qp_state (0x038, 32-bit): Doorbells dropped because the QP is not in RTS. Clears on read. */
 #define UAR_MLX5_DROP_QP_STATE_OFFSET 0x38u
@@ -352,8 +329,7 @@ static inline uint32_t uar_mlx5_drop_wrong_page_count_set(uint32_t reg, uint32_t
 #define UAR_MLX5_DROP_QP_STATE_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_QP_STATE_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_QP_STATE_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_drop_qp_state_count_get(uint32_t reg) { return (reg & UAR_MLX5_DROP_QP_STATE_COUNT_MASK) >> UAR_MLX5_DROP_QP_STATE_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_drop_qp_state_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_DROP_QP_STATE_COUNT_MASK) | ((v << UAR_MLX5_DROP_QP_STATE_COUNT_SHIFT) & UAR_MLX5_DROP_QP_STATE_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_qp_state_count_get, uar_mlx5_drop_qp_state_count_set, UAR_MLX5_DROP_QP_STATE_COUNT)
 
 /* drop_unmapped (0x03c, 32-bit): Writes dropped because they hit an offset outside every window, a
  * page index at or beyond page_cfg.active_pages, or a disabled BlueFlame. Clears on read. */
@@ -366,8 +342,7 @@ static inline uint32_t uar_mlx5_drop_qp_state_count_set(uint32_t reg, uint32_t v
 #define UAR_MLX5_DROP_UNMAPPED_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_UNMAPPED_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_UNMAPPED_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_drop_unmapped_count_get(uint32_t reg) { return (reg & UAR_MLX5_DROP_UNMAPPED_COUNT_MASK) >> UAR_MLX5_DROP_UNMAPPED_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_drop_unmapped_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_DROP_UNMAPPED_COUNT_MASK) | ((v << UAR_MLX5_DROP_UNMAPPED_COUNT_SHIFT) & UAR_MLX5_DROP_UNMAPPED_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_unmapped_count_get, uar_mlx5_drop_unmapped_count_set, UAR_MLX5_DROP_UNMAPPED_COUNT)
 
 /* drop_pf_only (0x040, 32-bit): VF writes dropped because they addressed a PF-only page. Clears on
  * read. */
@@ -380,8 +355,7 @@ static inline uint32_t uar_mlx5_drop_unmapped_count_set(uint32_t reg, uint32_t v
 #define UAR_MLX5_DROP_PF_ONLY_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_PF_ONLY_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_PF_ONLY_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_drop_pf_only_count_get(uint32_t reg) { return (reg & UAR_MLX5_DROP_PF_ONLY_COUNT_MASK) >> UAR_MLX5_DROP_PF_ONLY_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_drop_pf_only_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_DROP_PF_ONLY_COUNT_MASK) | ((v << UAR_MLX5_DROP_PF_ONLY_COUNT_SHIFT) & UAR_MLX5_DROP_PF_ONLY_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_pf_only_count_get, uar_mlx5_drop_pf_only_count_set, UAR_MLX5_DROP_PF_ONLY_COUNT)
 
 /* drop_torn (0x044, 32-bit): 64-bit send or CQ doorbells dropped because their two 32-bit halves
  * did not arrive as a pair (high half first or alone, or another write to the page in between).
@@ -395,8 +369,7 @@ static inline uint32_t uar_mlx5_drop_pf_only_count_set(uint32_t reg, uint32_t v)
 #define UAR_MLX5_DROP_TORN_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_TORN_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_TORN_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_drop_torn_count_get(uint32_t reg) { return (reg & UAR_MLX5_DROP_TORN_COUNT_MASK) >> UAR_MLX5_DROP_TORN_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_drop_torn_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_DROP_TORN_COUNT_MASK) | ((v << UAR_MLX5_DROP_TORN_COUNT_SHIFT) & UAR_MLX5_DROP_TORN_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_torn_count_get, uar_mlx5_drop_torn_count_set, UAR_MLX5_DROP_TORN_COUNT)
 
 /* drop_disabled (0x048, 32-bit): Writes dropped because ctrl.enable or the VF's vf.ctrl.enable was
  * 0. Clears on read. */
@@ -409,8 +382,7 @@ static inline uint32_t uar_mlx5_drop_torn_count_set(uint32_t reg, uint32_t v) { 
 #define UAR_MLX5_DROP_DISABLED_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_DISABLED_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_DISABLED_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_drop_disabled_count_get(uint32_t reg) { return (reg & UAR_MLX5_DROP_DISABLED_COUNT_MASK) >> UAR_MLX5_DROP_DISABLED_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_drop_disabled_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_DROP_DISABLED_COUNT_MASK) | ((v << UAR_MLX5_DROP_DISABLED_COUNT_SHIFT) & UAR_MLX5_DROP_DISABLED_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_disabled_count_get, uar_mlx5_drop_disabled_count_set, UAR_MLX5_DROP_DISABLED_COUNT)
 
 /* drop_bf_chunk (0x04c, 32-bit): BlueFlame continuation chunks dropped: the 64-byte chunks after
  * the first of a WQE written in chunks (the first chunk rang the doorbell, so the WQE is fetched
@@ -424,8 +396,7 @@ static inline uint32_t uar_mlx5_drop_disabled_count_set(uint32_t reg, uint32_t v
 #define UAR_MLX5_DROP_BF_CHUNK_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_BF_CHUNK_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_BF_CHUNK_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_drop_bf_chunk_count_get(uint32_t reg) { return (reg & UAR_MLX5_DROP_BF_CHUNK_COUNT_MASK) >> UAR_MLX5_DROP_BF_CHUNK_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_drop_bf_chunk_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_DROP_BF_CHUNK_COUNT_MASK) | ((v << UAR_MLX5_DROP_BF_CHUNK_COUNT_SHIFT) & UAR_MLX5_DROP_BF_CHUNK_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_bf_chunk_count_get, uar_mlx5_drop_bf_chunk_count_set, UAR_MLX5_DROP_BF_CHUNK_COUNT)
 
 /* cq_db_forwarded (0x050, 32-bit): CQ doorbells forwarded to the completion engine. Clears on read. */
 #define UAR_MLX5_CQ_DB_FORWARDED_OFFSET 0x50u
@@ -437,8 +408,7 @@ static inline uint32_t uar_mlx5_drop_bf_chunk_count_set(uint32_t reg, uint32_t v
 #define UAR_MLX5_CQ_DB_FORWARDED_COUNT_WIDTH 32u
 #define UAR_MLX5_CQ_DB_FORWARDED_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_CQ_DB_FORWARDED_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_cq_db_forwarded_count_get(uint32_t reg) { return (reg & UAR_MLX5_CQ_DB_FORWARDED_COUNT_MASK) >> UAR_MLX5_CQ_DB_FORWARDED_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_cq_db_forwarded_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_CQ_DB_FORWARDED_COUNT_MASK) | ((v << UAR_MLX5_CQ_DB_FORWARDED_COUNT_SHIFT) & UAR_MLX5_CQ_DB_FORWARDED_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_cq_db_forwarded_count_get, uar_mlx5_cq_db_forwarded_count_set, UAR_MLX5_CQ_DB_FORWARDED_COUNT)
 
 /* eq_db_forwarded (0x054, 32-bit): EQ doorbells (with or without re-arm) forwarded to the event
  * engine. Clears on read. */
@@ -451,8 +421,7 @@ static inline uint32_t uar_mlx5_cq_db_forwarded_count_set(uint32_t reg, uint32_t
 #define UAR_MLX5_EQ_DB_FORWARDED_COUNT_WIDTH 32u
 #define UAR_MLX5_EQ_DB_FORWARDED_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_EQ_DB_FORWARDED_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_eq_db_forwarded_count_get(uint32_t reg) { return (reg & UAR_MLX5_EQ_DB_FORWARDED_COUNT_MASK) >> UAR_MLX5_EQ_DB_FORWARDED_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_eq_db_forwarded_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_EQ_DB_FORWARDED_COUNT_MASK) | ((v << UAR_MLX5_EQ_DB_FORWARDED_COUNT_SHIFT) & UAR_MLX5_EQ_DB_FORWARDED_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_eq_db_forwarded_count_get, uar_mlx5_eq_db_forwarded_count_set, UAR_MLX5_EQ_DB_FORWARDED_COUNT)
 
 /* Array vf (NUM_VF elements, at most 256, stride 0x10): Per-VF UAR control and statistics, one
  * element per VF. */
@@ -474,8 +443,7 @@ static inline uint32_t uar_mlx5_vf_ctrl_offset(uint32_t i) { return UAR_MLX5_VF_
 #define UAR_MLX5_VF_CTRL_ENABLE_WIDTH 1u
 #define UAR_MLX5_VF_CTRL_ENABLE_MASK 0x1u
 #define UAR_MLX5_VF_CTRL_ENABLE_RESET 0x0u
-static inline uint32_t uar_mlx5_vf_ctrl_enable_get(uint32_t reg) { return (reg & UAR_MLX5_VF_CTRL_ENABLE_MASK) >> UAR_MLX5_VF_CTRL_ENABLE_SHIFT; }
-static inline uint32_t uar_mlx5_vf_ctrl_enable_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_VF_CTRL_ENABLE_MASK) | ((v << UAR_MLX5_VF_CTRL_ENABLE_SHIFT) & UAR_MLX5_VF_CTRL_ENABLE_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_vf_ctrl_enable_get, uar_mlx5_vf_ctrl_enable_set, UAR_MLX5_VF_CTRL_ENABLE)
 
 /* vf.doorbells (element offset 0x004, 32-bit): Send doorbells and BlueFlame WQEs accepted from this
  * VF. Clears on read. */
@@ -490,8 +458,7 @@ static inline uint32_t uar_mlx5_vf_doorbells_offset(uint32_t i) { return UAR_MLX
 #define UAR_MLX5_VF_DOORBELLS_COUNT_WIDTH 32u
 #define UAR_MLX5_VF_DOORBELLS_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_VF_DOORBELLS_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_vf_doorbells_count_get(uint32_t reg) { return (reg & UAR_MLX5_VF_DOORBELLS_COUNT_MASK) >> UAR_MLX5_VF_DOORBELLS_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_vf_doorbells_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_VF_DOORBELLS_COUNT_MASK) | ((v << UAR_MLX5_VF_DOORBELLS_COUNT_SHIFT) & UAR_MLX5_VF_DOORBELLS_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_vf_doorbells_count_get, uar_mlx5_vf_doorbells_count_set, UAR_MLX5_VF_DOORBELLS_COUNT)
 
 /* vf.drops (element offset 0x008, 32-bit): Writes from this VF dropped for any reason. Clears on
  * read. */
@@ -506,8 +473,7 @@ static inline uint32_t uar_mlx5_vf_drops_offset(uint32_t i) { return UAR_MLX5_VF
 #define UAR_MLX5_VF_DROPS_COUNT_WIDTH 32u
 #define UAR_MLX5_VF_DROPS_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_VF_DROPS_COUNT_RESET 0x0u
-static inline uint32_t uar_mlx5_vf_drops_count_get(uint32_t reg) { return (reg & UAR_MLX5_VF_DROPS_COUNT_MASK) >> UAR_MLX5_VF_DROPS_COUNT_SHIFT; }
-static inline uint32_t uar_mlx5_vf_drops_count_set(uint32_t reg, uint32_t v) { return (reg & ~UAR_MLX5_VF_DROPS_COUNT_MASK) | ((v << UAR_MLX5_VF_DROPS_COUNT_SHIFT) & UAR_MLX5_VF_DROPS_COUNT_MASK); }
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_vf_drops_count_get, uar_mlx5_vf_drops_count_set, UAR_MLX5_VF_DROPS_COUNT)
 
 /* Space uar_page (0x1000 bytes): One 4 KiB UAR page per (VF, page index) in BAR2, laid out as on
  * mlx5 (rdma-core providers/mlx5, Linux mlx5 core). Only the windows below are mapped; a write

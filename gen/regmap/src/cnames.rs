@@ -161,6 +161,7 @@ pub fn macros_of(map: &RegMap, owner: &Owner<'_>, buf: &mut String, f: &mut dyn 
                     "_STATIC_ASSERT",
                     "_ASSERT_FIELD",
                     "_ASSERT_FIELD_RESET",
+                    "_FIELD_ACCESSORS",
                     "_RESET_IN_PLACE",
                     "_VERSION_MAJOR",
                     "_VERSION_MINOR",
