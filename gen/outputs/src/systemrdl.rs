@@ -20,7 +20,9 @@
 //! property keep the value (PeakRDL-regblock does).
 //!
 //! Hardware properties: `hw_write` → `hw = rw; we`, `hw_set` → `hwset`, `hw_clear` → `hwclr`,
-//! `counter` → `counter; incrwidth; incrsaturate`. A field that both software and hardware
+//! `counter` → `counter; incrwidth; incrsaturate`. Our `hw_set` and `hw_clear` act per bit (an
+//! input as wide as the field); SystemRDL's `hwset`/`hwclr` are one signal for the whole field
+//! (systemrdl-compiler refuses a wider signal reference), the same only for 1-bit fields. A field that both software and hardware
 //! change gets `precedence = hw`: in our CSR block hardware acts after software in the same
 //! cycle (docs/regmap-format.md), where SystemRDL's default is software. An interrupt status
 //! register's fields get `intr` (sticky: hardware sets bits, software clears them) and a
