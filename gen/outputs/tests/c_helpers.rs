@@ -21,10 +21,31 @@ fn maps() -> Vec<RegMap> {
         .collect();
     paths.sort();
     assert!(paths.len() >= 10, "{paths:?}");
-    paths
+    let mut maps: Vec<RegMap> = paths
         .iter()
         .map(|p| rdmagen_regmap::load(p).unwrap_or_else(|e| panic!("{e}")))
-        .collect()
+        .collect();
+    // Field edges the maps above lack: a 64-bit field (no bit above it to cut), the top bit of
+    // a 64-bit register, a 32-bit field, every access type in one register.
+    let edge = "block: edges\nversion: 1.0.0\nregisters:\n\
+        \x20 - name: full\n    offset: 0x0\n    width: 64\n    fields: [{ name: v, bits: \"63:0\", access: rw }]\n\
+        \x20 - name: top\n    offset: 0x8\n    width: 64\n    fields:\n\
+        \x20     - { name: lo, bits: \"31:0\", access: ro }\n\
+        \x20     - { name: hi, bits: 63, access: w1c, hw_set: true }\n\
+        \x20 - name: word\n    offset: 0x10\n    fields: [{ name: all, bits: \"31:0\", access: wo }]\n\
+        \x20 - name: mix\n    offset: 0x14\n    fields:\n\
+        \x20     - { name: a, bits: 0, access: rw }\n\
+        \x20     - { name: b, bits: 1, access: ro }\n\
+        \x20     - { name: c, bits: \"3:2\", access: wo }\n\
+        \x20     - { name: d, bits: 4, access: w1c, hw_set: true }\n\
+        \x20     - { name: e, bits: 5, access: w1s, hw_clear: true }\n\
+        \x20     - { name: f, bits: 6, access: w0c, hw_set: true }\n\
+        \x20     - { name: g, bits: \"15:8\", access: rc, counter: {} }\n\
+        \x20     - { name: h, bits: 16, access: rs, hw_clear: true }\n\
+        \x20     - { name: i, bits: \"30:28\", access: wp }\n\
+        \x20     - { name: j, bits: 31, access: wp }\n";
+    maps.push(rdmagen_regmap::parse("edges.yaml", edge).unwrap_or_else(|e| panic!("{e}")));
+    maps
 }
 
 /// Software reads return the field / software writes act on it, by the access table of
