@@ -3,8 +3,9 @@
 the JSON export of the same map: register paths, absolute addresses (every array element up to
 the maximum count), field bit ranges, reset values, software access and read/write side
 effects, pulses (1-bit `wp` singlepulse; wider `wp` swmod plus the `rdmagen_pulse` property),
-precedence (hw when both software and hardware change the field) and interrupt fields (sticky
-unless hardware loads them with `hw_write`). A wrong export fails.
+precedence (hw when both software and hardware change the field), interrupt fields (sticky
+unless hardware loads them with `hw_write`), hwset/hwclr (per bit on a wider field: the
+`rdmagen_bitwise` property). A wrong export fails.
 
 Usage: scripts/check-rdl.py export/*.rdl   (export/<block>.json must sit beside each .rdl)
 Prints one `ok`/`FAIL` line per file and a closing `systemrdl: N passed, N failed` line; exits 1
@@ -31,12 +32,16 @@ ACCESS = {
 }
 
 
-FIELD = "(msb, lsb, reset, sw, onwrite, onread, singlepulse, swmod, rdmagen_pulse, precedence, intr)"
+FIELD = (
+    "(msb, lsb, reset, sw, onwrite, onread, singlepulse, swmod, rdmagen_pulse, precedence, intr,"
+    " hwset, hwclr, rdmagen_bitwise)"
+)
 
 
 def behaviour(f, interrupt):
-    """(singlepulse, swmod, rdmagen_pulse, precedence, intr) of a field of the JSON export;
-    intr is None outside interrupt registers, else "sticky" or "nonsticky"."""
+    """(singlepulse, swmod, rdmagen_pulse, precedence, intr, hwset, hwclr, rdmagen_bitwise) of a
+    field of the JSON export; intr is None outside interrupt registers, else "sticky" or
+    "nonsticky"; rdmagen_bitwise marks a wider field's per-bit hwset/hwclr."""
     wp = f["access"] == "wp"
     wide = f["msb"] > f["lsb"]
     hw = f["hw"]
@@ -46,7 +51,17 @@ def behaviour(f, interrupt):
     intr = None
     if interrupt:
         intr = "nonsticky" if hw["write"] else "sticky"
-    return (wp and not wide, wp and wide, True if wp and wide else None, precedence, intr)
+    bitwise = True if wide and (hw["set"] or hw["clear"]) else None
+    return (
+        wp and not wide,
+        wp and wide,
+        True if wp and wide else None,
+        precedence,
+        intr,
+        hw["set"],
+        hw["clear"],
+        bitwise,
+    )
 
 
 def expected(model):
@@ -100,6 +115,9 @@ def actual(root):
                 ("sticky" if f.get_property("stickybit") else "nonsticky")
                 if f.get_property("intr")
                 else None,
+                f.get_property("hwset"),
+                f.get_property("hwclr"),
+                f.get_property("rdmagen_bitwise", default=None),
             )
         regs[node.get_path()] = (node.absolute_address, fields)
     return regs

@@ -22,7 +22,9 @@
 //! Hardware properties: `hw_write` → `hw = rw; we`, `hw_set` → `hwset`, `hw_clear` → `hwclr`,
 //! `counter` → `counter; incrwidth; incrsaturate`. Our `hw_set` and `hw_clear` act per bit (an
 //! input as wide as the field); SystemRDL's `hwset`/`hwclr` are one signal for the whole field
-//! (systemrdl-compiler refuses a wider signal reference), the same only for 1-bit fields. A field that both software and hardware
+//! (systemrdl-compiler refuses a wider signal reference), the same only for 1-bit fields. So a
+//! wider field with either also gets the user-defined boolean `rdmagen_bitwise = true`,
+//! declared like `rdmagen_pulse`. A field that both software and hardware
 //! change gets `precedence = hw`: in our CSR block hardware acts after software in the same
 //! cycle (docs/regmap-format.md), where SystemRDL's default is software. An interrupt status
 //! register's fields get `intr` (sticky: hardware sets bits, software clears them) and a
@@ -172,15 +174,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> String {
             names.join(", ")
         );
     }
-    if map
-        .registers()
-        .any(|(_, r)| r.fields.iter().any(wide_pulse))
-    {
+    let uses = |p: fn(&Field) -> bool| map.registers().any(|(_, r)| r.fields.iter().any(p));
+    if uses(wide_pulse) {
         let _ = writeln!(
             o,
             "\n// A `wp` field wider than 1 bit: the written value is on the field's output for one\n\
              // cycle, then 0 (swmod is that cycle's strobe). SystemRDL's singlepulse is 1 bit only.\n\
              property rdmagen_pulse {{ type = boolean; component = field; }};"
+        );
+    }
+    if uses(bitwise_hw) {
+        let _ = writeln!(
+            o,
+            "\n// hwset/hwclr of a field wider than 1 bit: an input as wide as the field, each 1 sets or\n\
+             // clears its bit (SystemRDL's hwset/hwclr are one signal for the whole field).\n\
+             property rdmagen_bitwise {{ type = boolean; component = field; }};"
         );
     }
     let _ = writeln!(o, "\naddrmap {} {{", ident(&map.block));
@@ -288,6 +296,11 @@ fn wide_pulse(f: &Field) -> bool {
     f.access == Access::Wp && f.width() > 1
 }
 
+/// A field wider than one bit with `hw_set` or `hw_clear`, exported with `rdmagen_bitwise`.
+fn bitwise_hw(f: &Field) -> bool {
+    (f.hw.set || f.hw.clear) && f.width() > 1
+}
+
 fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     push_all(o, &[indent, "    field {\n"]);
     let prop = |o: &mut String, pieces: &[&str]| {
@@ -336,6 +349,9 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     }
     if f.hw.clear {
         prop(o, &["hwclr"]);
+    }
+    if bitwise_hw(f) {
+        prop(o, &["rdmagen_bitwise = true"]);
     }
     if let Some(c) = &f.hw.counter {
         prop(o, &["counter"]);

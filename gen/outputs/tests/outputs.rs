@@ -298,8 +298,8 @@ fn fields_named_rd_and_wr_do_not_meet_the_register_masks() {
 /// The SystemRDL export says what the CSR block does: a `wp` field wider than one bit is a
 /// one-cycle pulse (`swmod` plus the declared `rdmagen_pulse` property, not a stored value), a
 /// status field that hardware loads (`hw_write`) is a non-sticky interrupt, and fields that
-/// both software and hardware change give hardware precedence. The property is declared only
-/// where used.
+/// both software and hardware change give hardware precedence; a wider field's per-bit
+/// `hw_set` is marked `rdmagen_bitwise`. The properties are declared only where used.
 #[test]
 fn systemrdl_export_says_what_the_rtl_does() {
     let path = Path::new(MAPS).join("../tb/csr-tests/maps/emac_review.yaml");
@@ -328,8 +328,15 @@ fn systemrdl_export_says_what_the_rtl_does() {
         field("link_change"),
         "field { sw = rw; hw = r; onwrite = woclr; precedence = hw; hwset; intr;"
     );
-    // 1-bit pulses only: no declaration.
+    // A per-bit hw_set on 8 bits: SystemRDL's hwset alone would be one signal for all 8.
+    assert!(rdl.contains("property rdmagen_bitwise { type = boolean; component = field; };"));
+    assert_eq!(
+        field("fatal"),
+        "field { sw = rw; hw = r; onwrite = woclr; precedence = hw; hwset; rdmagen_bitwise = true; intr;"
+    );
+    // 1-bit pulses and set/clear only: no declaration.
     let example = systemrdl::generate(&load("example.yaml"), &opts());
     assert!(example.contains("singlepulse;"));
     assert!(!example.contains("rdmagen_pulse"));
+    assert!(!example.contains("rdmagen_bitwise"));
 }
