@@ -175,7 +175,8 @@ test-map-exports:
 	$(RDMAGEN) ipxact $(TEST_MAPS) -o $(TEST_MAP_EXPORTS)
 	$(RDMAGEN) json $(TEST_MAPS) -o $(TEST_MAP_EXPORTS)
 
-# The SystemRDL exports elaborated by systemrdl-compiler and compared with the JSON exports.
+# The SystemRDL exports elaborated by systemrdl-compiler and compared with the JSON exports (the
+# committed ones and the CSR test maps', which have the wide `wp` and `hw_write` status fields).
 check-rdl: regen-check test-map-exports
 	set -o pipefail; .venv/bin/python scripts/check-rdl.py export/*.rdl $(TEST_MAP_EXPORTS)/*.rdl \
 	  | tee target/rdl-check.log

@@ -2,8 +2,9 @@
 """Imports every IP-XACT export with PeakRDL-ipxact into systemrdl-compiler and compares the
 result with the JSON export of the same map, as scripts/check-rdl.py does for the SystemRDL
 export: register paths, absolute addresses (every array element up to the maximum count),
-field bit ranges, reset values, software access and read/write side effects. A wrong export
-fails. It also checks that the importer kept every enumeration's values.
+field bit ranges, reset values, software access, read/write side effects and `volatile` (on
+fields software can write). A wrong export fails. It also checks that the importer kept every
+enumeration's values.
 
 Usage: scripts/check-ipxact.py export/*.xml   (export/<block>.json must sit beside each .xml)
 Prints one `ok`/`FAIL` line per file and a closing `ipxact: N passed, N failed` line; exits 1
@@ -24,13 +25,58 @@ check_rdl = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(check_rdl)
 
 
+# What IP-XACT carries of a field: check_rdl's first six (bits, reset, sw, onwrite, onread) and
+# `volatile` (the hardware changes the value), which the importer turns into hw = rw on a field
+# software can write (on a read-only one it always says hw = w, so it is not compared there).
+# The rest of check_rdl's tuple (pulses, precedence, interrupts, hwset/hwclr) has no IP-XACT
+# element.
+check_rdl.FIELD = "(msb, lsb, reset, sw, onwrite, onread, volatile)"
+
+
+def expected(model):
+    regs = check_rdl.expected(model)
+    by_path = {}
+    block = model["block"]
+    for item in model["items"]:
+        if item["kind"] == "register":
+            by_path[f"{block}.{item['name']}"] = item
+        else:
+            for i in range(item["max_count"]):
+                for reg in item["registers"]:
+                    by_path[f"{block}.{item['name']}[{i}].{reg['name']}"] = reg
+    out = {}
+    for path, (addr, fields) in regs.items():
+        json_fields = {f["name"]: f for f in by_path[path]["fields"]}
+        projected = {}
+        for name, t in fields.items():
+            f = json_fields[name]
+            hw = f["hw"]
+            changed = (f["access"] == "ro" and not (hw["set"] or hw["clear"] or hw["counter"])) or (
+                hw["write"] or hw["set"] or hw["clear"] or hw["counter"] is not None
+            )
+            projected[name] = t[:6] + (None if t[3] == "r" else changed,)
+        out[path] = (addr, projected)
+    return out
+
+
 def actual(root, block):
-    """check_rdl.actual, with the importer's `<component>__<memoryMap>.<addressBlock>` prefix
-    replaced by the block's name."""
+    """check_rdl.actual's first six, with the importer's `<component>__<memoryMap>.<addressBlock>`
+    prefix replaced by the block's name, and `volatile` read back from hw."""
+    hw = {}
+    for node in root.descendants(unroll=True):
+        if isinstance(node, RegNode):
+            for f in node.fields():
+                hw[(node.get_path(), f.inst_name)] = f.get_property("hw").name
     regs = {}
-    for path, value in check_rdl.actual(root).items():
+    for path, (addr, fields) in check_rdl.actual(root).items():
         parts = path.split(".")
-        regs[".".join([block] + parts[2:])] = value
+        regs[".".join([block] + parts[2:])] = (
+            addr,
+            {
+                name: t[:6] + (None if t[3] == "r" else hw[(path, name)] == "rw",)
+                for name, t in fields.items()
+            },
+        )
     return regs
 
 
@@ -74,7 +120,7 @@ def main(paths):
             print(f"FAIL {xml}: PeakRDL-ipxact rejected it (messages above)")
             failed += 1
             continue
-        want = check_rdl.expected(model)
+        want = expected(model)
         problems = check_rdl.compare(want, actual(root, model["block"]))
         want_enums, got_enums = expected_enums(model), enums(root)
         for name in sorted(set(want_enums) | set(got_enums)):

@@ -2,7 +2,10 @@
 """Compiles and elaborates every SystemRDL export with systemrdl-compiler and compares it with
 the JSON export of the same map: register paths, absolute addresses (every array element up to
 the maximum count), field bit ranges, reset values, software access and read/write side
-effects. A wrong export fails.
+effects, pulses (1-bit `wp` singlepulse; wider `wp` swmod plus the `rdmagen_pulse` property),
+precedence (hw when both software and hardware change the field), interrupt fields (sticky
+unless hardware loads them with `hw_write`), hwset/hwclr (per bit on a wider field: the
+`rdmagen_bitwise` property). A wrong export fails.
 
 Usage: scripts/check-rdl.py export/*.rdl   (export/<block>.json must sit beside each .rdl)
 Prints one `ok`/`FAIL` line per file and a closing `systemrdl: N passed, N failed` line; exits 1
@@ -29,14 +32,49 @@ ACCESS = {
 }
 
 
+FIELD = (
+    "(msb, lsb, reset, sw, onwrite, onread, singlepulse, swmod, rdmagen_pulse, precedence, intr,"
+    " hwset, hwclr, rdmagen_bitwise)"
+)
+
+
+def behaviour(f, interrupt):
+    """(singlepulse, swmod, rdmagen_pulse, precedence, intr, hwset, hwclr, rdmagen_bitwise) of a
+    field of the JSON export; intr is None outside interrupt registers, else "sticky" or
+    "nonsticky"; rdmagen_bitwise marks a wider field's per-bit hwset/hwclr."""
+    wp = f["access"] == "wp"
+    wide = f["msb"] > f["lsb"]
+    hw = f["hw"]
+    hw_any = hw["write"] or hw["set"] or hw["clear"] or hw["counter"] is not None
+    # Software changes every field but `ro`'s (no write, no read side effect).
+    precedence = "hw" if hw_any and f["access"] != "ro" else "sw"
+    intr = None
+    if interrupt:
+        intr = "nonsticky" if hw["write"] else "sticky"
+    bitwise = True if wide and (hw["set"] or hw["clear"]) else None
+    return (
+        wp and not wide,
+        wp and wide,
+        True if wp and wide else None,
+        precedence,
+        intr,
+        hw["set"],
+        hw["clear"],
+        bitwise,
+    )
+
+
 def expected(model):
-    """{register path: (address, {field: (msb, lsb, reset, sw, onwrite, onread)})}"""
+    """{register path: (address, {field: FIELD})}"""
     regs = {}
     block = model["block"]
 
     def fields(reg):
+        interrupt = reg.get("interrupt_enable") is not None
         return {
-            f["name"]: (f["msb"], f["lsb"], f["reset"]) + ACCESS[f["access"]]
+            f["name"]: (f["msb"], f["lsb"], f["reset"])
+            + ACCESS[f["access"]]
+            + behaviour(f, interrupt)
             for f in reg["fields"]
         }
 
@@ -70,6 +108,16 @@ def actual(root):
                 enum_name(f.get_property("sw")),
                 enum_name(f.get_property("onwrite")),
                 enum_name(f.get_property("onread")),
+                f.get_property("singlepulse"),
+                f.get_property("swmod"),
+                f.get_property("rdmagen_pulse", default=None),
+                enum_name(f.get_property("precedence")),
+                ("sticky" if f.get_property("stickybit") else "nonsticky")
+                if f.get_property("intr")
+                else None,
+                f.get_property("hwset"),
+                f.get_property("hwclr"),
+                f.get_property("rdmagen_bitwise", default=None),
             )
         regs[node.get_path()] = (node.absolute_address, fields)
     return regs
@@ -89,7 +137,7 @@ def compare(want, got):
             for name in sorted(set(wf) | set(gf)):
                 if wf.get(name) != gf.get(name):
                     problems.append(
-                        f"{path}.{name}: (msb, lsb, reset, sw, onwrite, onread) = "
+                        f"{path}.{name}: {FIELD} = "
                         f"{gf.get(name)}, expected {wf.get(name)}"
                     )
     return problems

@@ -17,6 +17,10 @@
  * DCQCN_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is DCQCN_<GROUP>_<REG>_OFFSET(i), for i below DCQCN_<GROUP>_COUNT_MAX.
+ * DCQCN_<REG>_RDMASK and _WRMASK are the bits a read returns and a write acts on
+ * (w1c, w1s, w0c and wp bits are writable). Per field, <reg>_<field>_get(reg) is the
+ * field's value in a register value and <reg>_<field>_set(reg, v) that register value
+ * with the field replaced by v (cut to the field's width); lower case, block prefix.
  */
 #ifndef DCQCN_REGS_H
 #define DCQCN_REGS_H
@@ -37,6 +41,11 @@ extern "C" {
         what " mask matches its width")
 #define DCQCN_ASSERT_FIELD_RESET(F, what) \
   DCQCN_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define DCQCN_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define DCQCN_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -57,18 +66,22 @@ extern "C" {
 /* ctrl (0x000, 32-bit): Block control. */
 #define DCQCN_CTRL_OFFSET 0x0u
 #define DCQCN_CTRL_RESET_VALUE 0x3u
+#define DCQCN_CTRL_RDMASK 0x3u
+#define DCQCN_CTRL_WRMASK 0x80000003u
 /* rp_enable [0] rw: Enable the reaction point. While 0, CNPs are ignored and every flow is shaped
  * to the line rate (or rpg_max_rate). */
 #define DCQCN_CTRL_RP_ENABLE_SHIFT 0u
 #define DCQCN_CTRL_RP_ENABLE_WIDTH 1u
 #define DCQCN_CTRL_RP_ENABLE_MASK 0x1u
 #define DCQCN_CTRL_RP_ENABLE_RESET 0x1u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_ctrl_rp_enable_get, dcqcn_ctrl_rp_enable_set, DCQCN_CTRL_RP_ENABLE)
 /* np_enable [1] rw: Enable the notification point: CE-marked events from the RX parser generate
  * CNPs (at most one per flow per min_time_between_cnps). */
 #define DCQCN_CTRL_NP_ENABLE_SHIFT 1u
 #define DCQCN_CTRL_NP_ENABLE_WIDTH 1u
 #define DCQCN_CTRL_NP_ENABLE_MASK 0x2u
 #define DCQCN_CTRL_NP_ENABLE_RESET 0x1u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_ctrl_np_enable_get, dcqcn_ctrl_np_enable_set, DCQCN_CTRL_NP_ENABLE)
 /* flow_clear [31] wp: Write 1 to clear the per-flow state RAM: every flow returns to the line rate
  * with no CNP history. status.clear_busy is 1 while the sequence runs; it also runs once after
  * reset. Reads as 0. */
@@ -76,28 +89,37 @@ extern "C" {
 #define DCQCN_CTRL_FLOW_CLEAR_WIDTH 1u
 #define DCQCN_CTRL_FLOW_CLEAR_MASK 0x80000000u
 #define DCQCN_CTRL_FLOW_CLEAR_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_ctrl_flow_clear_get, dcqcn_ctrl_flow_clear_set, DCQCN_CTRL_FLOW_CLEAR)
 
 /* status (0x004, 32-bit): Block status. */
 #define DCQCN_STATUS_OFFSET 0x4u
 #define DCQCN_STATUS_RESET_VALUE 0x0u
+#define DCQCN_STATUS_RDMASK 0x1u
+#define DCQCN_STATUS_WRMASK 0x0u
 /* clear_busy [0] ro: 1 while the per-flow state RAM is being cleared; events are held meanwhile. */
 #define DCQCN_STATUS_CLEAR_BUSY_SHIFT 0u
 #define DCQCN_STATUS_CLEAR_BUSY_WIDTH 1u
 #define DCQCN_STATUS_CLEAR_BUSY_MASK 0x1u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_status_clear_busy_get, dcqcn_status_clear_busy_set, DCQCN_STATUS_CLEAR_BUSY)
 
 /* mode (0x008, 32-bit): Algorithm variant. */
 #define DCQCN_MODE_OFFSET 0x8u
 #define DCQCN_MODE_RESET_VALUE 0x0u
+#define DCQCN_MODE_RDMASK 0x1u
+#define DCQCN_MODE_WRMASK 0x1u
 /* algorithm [0] rw, enum dcqcn_mode: MLX5 (0, default) or PAPER (1). Change it only while
  * ctrl.rp_enable is 0. */
 #define DCQCN_MODE_ALGORITHM_SHIFT 0u
 #define DCQCN_MODE_ALGORITHM_WIDTH 1u
 #define DCQCN_MODE_ALGORITHM_MASK 0x1u
 #define DCQCN_MODE_ALGORITHM_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_mode_algorithm_get, dcqcn_mode_algorithm_set, DCQCN_MODE_ALGORITHM)
 
 /* clk_per_us (0x00c, 32-bit): Time base. */
 #define DCQCN_CLK_PER_US_OFFSET 0xcu
 #define DCQCN_CLK_PER_US_RESET_VALUE 0xfau
+#define DCQCN_CLK_PER_US_RDMASK 0xfffu
+#define DCQCN_CLK_PER_US_WRMASK 0xfffu
 /* cycles [11:0] rw: Core clock cycles per microsecond tick, i.e. the clock frequency in MHz. Every
  * time parameter below counts these ticks. The reset value assumes a 250 MHz clock. 0 stops all
  * timers. */
@@ -105,20 +127,26 @@ extern "C" {
 #define DCQCN_CLK_PER_US_CYCLES_WIDTH 12u
 #define DCQCN_CLK_PER_US_CYCLES_MASK 0xfffu
 #define DCQCN_CLK_PER_US_CYCLES_RESET 0xfau
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_clk_per_us_cycles_get, dcqcn_clk_per_us_cycles_set, DCQCN_CLK_PER_US_CYCLES)
 
 /* line_rate (0x010, 32-bit): Port speed. */
 #define DCQCN_LINE_RATE_OFFSET 0x10u
 #define DCQCN_LINE_RATE_RESET_VALUE 0x186a0u
+#define DCQCN_LINE_RATE_RDMASK 0xfffffu
+#define DCQCN_LINE_RATE_WRMASK 0xfffffu
 /* value [19:0] rw: Port line rate in Mb/s (default 100000 = 100 Gb/s). It caps Rt and Rc when
  * rpg_max_rate is 0, and flows that never received a CNP are shaped to it. */
 #define DCQCN_LINE_RATE_VALUE_SHIFT 0u
 #define DCQCN_LINE_RATE_VALUE_WIDTH 20u
 #define DCQCN_LINE_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_LINE_RATE_VALUE_RESET 0x186a0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_line_rate_value_get, dcqcn_line_rate_value_set, DCQCN_LINE_RATE_VALUE)
 
 /* shaper_burst (0x014, 32-bit): Token-bucket depth. */
 #define DCQCN_SHAPER_BURST_OFFSET 0x14u
 #define DCQCN_SHAPER_BURST_RESET_VALUE 0x4000u
+#define DCQCN_SHAPER_BURST_RDMASK 0xffffffu
+#define DCQCN_SHAPER_BURST_WRMASK 0xffffffu
 /* value [23:0] rw: Largest number of tokens (bytes) a flow can accumulate. Tokens accrue at Rc and
  * a send request of N bytes is granted only when the flow holds at least N tokens, so this must be
  * at least the largest packet (MTU plus headers). */
@@ -126,106 +154,139 @@ extern "C" {
 #define DCQCN_SHAPER_BURST_VALUE_WIDTH 24u
 #define DCQCN_SHAPER_BURST_VALUE_MASK 0xffffffu
 #define DCQCN_SHAPER_BURST_VALUE_RESET 0x4000u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_shaper_burst_value_get, dcqcn_shaper_burst_value_set, DCQCN_SHAPER_BURST_VALUE)
 
 /* rpg_time_reset (0x100, 32-bit): Rate-increase timer period (T). */
 #define DCQCN_RPG_TIME_RESET_OFFSET 0x100u
 #define DCQCN_RPG_TIME_RESET_RESET_VALUE 0x12cu
+#define DCQCN_RPG_TIME_RESET_RDMASK 0x1ffffu
+#define DCQCN_RPG_TIME_RESET_WRMASK 0x1ffffu
 /* value [16:0] rw: Microseconds between timer increase events (mlx5 default 300; paper 55). */
 #define DCQCN_RPG_TIME_RESET_VALUE_SHIFT 0u
 #define DCQCN_RPG_TIME_RESET_VALUE_WIDTH 17u
 #define DCQCN_RPG_TIME_RESET_VALUE_MASK 0x1ffffu
 #define DCQCN_RPG_TIME_RESET_VALUE_RESET 0x12cu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_time_reset_value_get, dcqcn_rpg_time_reset_value_set, DCQCN_RPG_TIME_RESET_VALUE)
 
 /* rpg_byte_reset (0x104, 32-bit): Rate-increase byte counter (B). */
 #define DCQCN_RPG_BYTE_RESET_OFFSET 0x104u
 #define DCQCN_RPG_BYTE_RESET_RESET_VALUE 0x7fffu
+#define DCQCN_RPG_BYTE_RESET_RDMASK 0xffffffu
+#define DCQCN_RPG_BYTE_RESET_WRMASK 0xffffffu
 /* value [23:0] rw: Bytes sent between byte-counter increase events (mlx5 default 32767; the paper's
  * 10 MB = 10485760 also fits). */
 #define DCQCN_RPG_BYTE_RESET_VALUE_SHIFT 0u
 #define DCQCN_RPG_BYTE_RESET_VALUE_WIDTH 24u
 #define DCQCN_RPG_BYTE_RESET_VALUE_MASK 0xffffffu
 #define DCQCN_RPG_BYTE_RESET_VALUE_RESET 0x7fffu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_byte_reset_value_get, dcqcn_rpg_byte_reset_value_set, DCQCN_RPG_BYTE_RESET_VALUE)
 
 /* rpg_threshold (0x108, 32-bit): Increase events per stage (F). */
 #define DCQCN_RPG_THRESHOLD_OFFSET 0x108u
 #define DCQCN_RPG_THRESHOLD_RESET_VALUE 0x1u
+#define DCQCN_RPG_THRESHOLD_RDMASK 0x1fu
+#define DCQCN_RPG_THRESHOLD_WRMASK 0x1fu
 /* value [4:0] rw: Timer or byte-counter events before fast recovery ends (mlx5 default 1; paper 5). */
 #define DCQCN_RPG_THRESHOLD_VALUE_SHIFT 0u
 #define DCQCN_RPG_THRESHOLD_VALUE_WIDTH 5u
 #define DCQCN_RPG_THRESHOLD_VALUE_MASK 0x1fu
 #define DCQCN_RPG_THRESHOLD_VALUE_RESET 0x1u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_threshold_value_get, dcqcn_rpg_threshold_value_set, DCQCN_RPG_THRESHOLD_VALUE)
 
 /* rpg_max_rate (0x10c, 32-bit): Rate cap. */
 #define DCQCN_RPG_MAX_RATE_OFFSET 0x10cu
 #define DCQCN_RPG_MAX_RATE_RESET_VALUE 0x0u
+#define DCQCN_RPG_MAX_RATE_RDMASK 0xfffffu
+#define DCQCN_RPG_MAX_RATE_WRMASK 0xfffffu
 /* value [19:0] rw: Largest Rt and Rc in Mb/s; 0 (default), or a value above line_rate, means
  * line_rate. */
 #define DCQCN_RPG_MAX_RATE_VALUE_SHIFT 0u
 #define DCQCN_RPG_MAX_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_MAX_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_RPG_MAX_RATE_VALUE_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_max_rate_value_get, dcqcn_rpg_max_rate_value_set, DCQCN_RPG_MAX_RATE_VALUE)
 
 /* rpg_ai_rate (0x110, 32-bit): Additive-increase step. */
 #define DCQCN_RPG_AI_RATE_OFFSET 0x110u
 #define DCQCN_RPG_AI_RATE_RESET_VALUE 0x5u
+#define DCQCN_RPG_AI_RATE_RDMASK 0xfffffu
+#define DCQCN_RPG_AI_RATE_WRMASK 0xfffffu
 /* value [19:0] rw: Rt increase per event in the additive stage, Mb/s (mlx5 default 5; paper 40). */
 #define DCQCN_RPG_AI_RATE_VALUE_SHIFT 0u
 #define DCQCN_RPG_AI_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_AI_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_RPG_AI_RATE_VALUE_RESET 0x5u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_ai_rate_value_get, dcqcn_rpg_ai_rate_value_set, DCQCN_RPG_AI_RATE_VALUE)
 
 /* rpg_hai_rate (0x114, 32-bit): Hyper-increase step. */
 #define DCQCN_RPG_HAI_RATE_OFFSET 0x114u
 #define DCQCN_RPG_HAI_RATE_RESET_VALUE 0x32u
+#define DCQCN_RPG_HAI_RATE_RDMASK 0xfffffu
+#define DCQCN_RPG_HAI_RATE_WRMASK 0xfffffu
 /* value [19:0] rw: Rt increase per event in the hyper stage, Mb/s (mlx5 default 50); in PAPER mode
  * the step is i * rpg_hai_rate, i = the smaller event count - rpg_threshold. */
 #define DCQCN_RPG_HAI_RATE_VALUE_SHIFT 0u
 #define DCQCN_RPG_HAI_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_HAI_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_RPG_HAI_RATE_VALUE_RESET 0x32u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_hai_rate_value_get, dcqcn_rpg_hai_rate_value_set, DCQCN_RPG_HAI_RATE_VALUE)
 
 /* rpg_gd (0x118, 32-bit): Rate-cut shift. */
 #define DCQCN_RPG_GD_OFFSET 0x118u
 #define DCQCN_RPG_GD_RESET_VALUE 0xbu
+#define DCQCN_RPG_GD_RDMASK 0xfu
+#define DCQCN_RPG_GD_WRMASK 0xfu
 /* value [3:0] rw: On a cut, Rc = Rc - ((Rc * alpha_1024) >> rpg_gd), where alpha_1024 is alpha in
  * 1/1024 units. The default 11 cuts by alpha/2 (DCQCN); each larger value halves the cut. */
 #define DCQCN_RPG_GD_VALUE_SHIFT 0u
 #define DCQCN_RPG_GD_VALUE_WIDTH 4u
 #define DCQCN_RPG_GD_VALUE_MASK 0xfu
 #define DCQCN_RPG_GD_VALUE_RESET 0xbu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_gd_value_get, dcqcn_rpg_gd_value_set, DCQCN_RPG_GD_VALUE)
 
 /* rpg_min_dec_fac (0x11c, 32-bit): Deepest single cut. */
 #define DCQCN_RPG_MIN_DEC_FAC_OFFSET 0x11cu
 #define DCQCN_RPG_MIN_DEC_FAC_RESET_VALUE 0x32u
+#define DCQCN_RPG_MIN_DEC_FAC_RDMASK 0x7fu
+#define DCQCN_RPG_MIN_DEC_FAC_WRMASK 0x7fu
 /* value [6:0] rw: A cut leaves at least this percentage of the old rate, 1 to 100 (mlx5 default
  * 50). */
 #define DCQCN_RPG_MIN_DEC_FAC_VALUE_SHIFT 0u
 #define DCQCN_RPG_MIN_DEC_FAC_VALUE_WIDTH 7u
 #define DCQCN_RPG_MIN_DEC_FAC_VALUE_MASK 0x7fu
 #define DCQCN_RPG_MIN_DEC_FAC_VALUE_RESET 0x32u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_min_dec_fac_value_get, dcqcn_rpg_min_dec_fac_value_set, DCQCN_RPG_MIN_DEC_FAC_VALUE)
 
 /* rpg_min_rate (0x120, 32-bit): Rate floor. */
 #define DCQCN_RPG_MIN_RATE_OFFSET 0x120u
 #define DCQCN_RPG_MIN_RATE_RESET_VALUE 0x1u
+#define DCQCN_RPG_MIN_RATE_RDMASK 0xfffffu
+#define DCQCN_RPG_MIN_RATE_WRMASK 0xfffffu
 /* value [19:0] rw: Smallest Rc in Mb/s; no cut goes below it (mlx5 default 1). */
 #define DCQCN_RPG_MIN_RATE_VALUE_SHIFT 0u
 #define DCQCN_RPG_MIN_RATE_VALUE_WIDTH 20u
 #define DCQCN_RPG_MIN_RATE_VALUE_MASK 0xfffffu
 #define DCQCN_RPG_MIN_RATE_VALUE_RESET 0x1u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rpg_min_rate_value_get, dcqcn_rpg_min_rate_value_set, DCQCN_RPG_MIN_RATE_VALUE)
 
 /* rate_to_set_on_first_cnp (0x124, 32-bit): Rate on a flow's first CNP. */
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_OFFSET 0x124u
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_RESET_VALUE 0x0u
+#define DCQCN_RATE_TO_SET_ON_FIRST_CNP_RDMASK 0xfffffu
+#define DCQCN_RATE_TO_SET_ON_FIRST_CNP_WRMASK 0xfffffu
 /* value [19:0] rw: Rc in Mb/s set when a flow receives its first CNP; 0 (default) keeps the current
  * rate and cuts normally. */
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_SHIFT 0u
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_WIDTH 20u
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_MASK 0xfffffu
 #define DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rate_to_set_on_first_cnp_value_get, dcqcn_rate_to_set_on_first_cnp_value_set, DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE)
 
 /* dce_tcp_g (0x128, 32-bit): Alpha gain, mlx5 convention. */
 #define DCQCN_DCE_TCP_G_OFFSET 0x128u
 #define DCQCN_DCE_TCP_G_RESET_VALUE 0x3fbu
+#define DCQCN_DCE_TCP_G_RDMASK 0x3ffu
+#define DCQCN_DCE_TCP_G_WRMASK 0x3ffu
 /* value [9:0] rw: G, the weight alpha keeps, in 1/1024 units (the mlx5 direction; some NVIDIA
  * documents define it the other way round, this block does not). Every dce_tcp_rtt microseconds:
  * alpha = (G * alpha) / 1024 + (1024 - G) / 1024 if a CNP arrived in that period, else alpha = (G *
@@ -236,58 +297,76 @@ extern "C" {
 #define DCQCN_DCE_TCP_G_VALUE_WIDTH 10u
 #define DCQCN_DCE_TCP_G_VALUE_MASK 0x3ffu
 #define DCQCN_DCE_TCP_G_VALUE_RESET 0x3fbu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_dce_tcp_g_value_get, dcqcn_dce_tcp_g_value_set, DCQCN_DCE_TCP_G_VALUE)
 
 /* dce_tcp_rtt (0x12c, 32-bit): Alpha update period (K). */
 #define DCQCN_DCE_TCP_RTT_OFFSET 0x12cu
 #define DCQCN_DCE_TCP_RTT_RESET_VALUE 0x1u
+#define DCQCN_DCE_TCP_RTT_RDMASK 0x1ffffu
+#define DCQCN_DCE_TCP_RTT_WRMASK 0x1ffffu
 /* value [16:0] rw: Microseconds between alpha updates (mlx5 default 1; paper 55). */
 #define DCQCN_DCE_TCP_RTT_VALUE_SHIFT 0u
 #define DCQCN_DCE_TCP_RTT_VALUE_WIDTH 17u
 #define DCQCN_DCE_TCP_RTT_VALUE_MASK 0x1ffffu
 #define DCQCN_DCE_TCP_RTT_VALUE_RESET 0x1u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_dce_tcp_rtt_value_get, dcqcn_dce_tcp_rtt_value_set, DCQCN_DCE_TCP_RTT_VALUE)
 
 /* rate_reduce_monitor_period (0x130, 32-bit): Cut spacing. */
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_OFFSET 0x130u
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_RESET_VALUE 0x4u
+#define DCQCN_RATE_REDUCE_MONITOR_PERIOD_RDMASK 0x1ffffu
+#define DCQCN_RATE_REDUCE_MONITOR_PERIOD_WRMASK 0x1ffffu
 /* value [16:0] rw: A flow is cut at most once per this many microseconds; CNPs arriving in between
  * are merged into the next cut (mlx5 default 4). Ignored in PAPER mode. */
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_SHIFT 0u
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_WIDTH 17u
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_MASK 0x1ffffu
 #define DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_RESET 0x4u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rate_reduce_monitor_period_value_get, dcqcn_rate_reduce_monitor_period_value_set, DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE)
 
 /* initial_alpha_value (0x134, 32-bit): Alpha on a flow's first CNP. */
 #define DCQCN_INITIAL_ALPHA_VALUE_OFFSET 0x134u
 #define DCQCN_INITIAL_ALPHA_VALUE_RESET_VALUE 0x3ffu
+#define DCQCN_INITIAL_ALPHA_VALUE_RDMASK 0x3ffu
+#define DCQCN_INITIAL_ALPHA_VALUE_WRMASK 0x3ffu
 /* value [9:0] rw: Alpha set when a flow receives its first CNP, in 1/1024 units (default 1023,
  * about 1.0). */
 #define DCQCN_INITIAL_ALPHA_VALUE_VALUE_SHIFT 0u
 #define DCQCN_INITIAL_ALPHA_VALUE_VALUE_WIDTH 10u
 #define DCQCN_INITIAL_ALPHA_VALUE_VALUE_MASK 0x3ffu
 #define DCQCN_INITIAL_ALPHA_VALUE_VALUE_RESET 0x3ffu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_initial_alpha_value_value_get, dcqcn_initial_alpha_value_value_set, DCQCN_INITIAL_ALPHA_VALUE_VALUE)
 
 /* clamp_tgt_rate (0x138, 32-bit): Target clamping on every cut. */
 #define DCQCN_CLAMP_TGT_RATE_OFFSET 0x138u
 #define DCQCN_CLAMP_TGT_RATE_RESET_VALUE 0x0u
+#define DCQCN_CLAMP_TGT_RATE_RDMASK 0x1u
+#define DCQCN_CLAMP_TGT_RATE_WRMASK 0x1u
 /* enable [0] rw: 1: every cut first sets Rt = Rc (mlx5 default 0). */
 #define DCQCN_CLAMP_TGT_RATE_ENABLE_SHIFT 0u
 #define DCQCN_CLAMP_TGT_RATE_ENABLE_WIDTH 1u
 #define DCQCN_CLAMP_TGT_RATE_ENABLE_MASK 0x1u
 #define DCQCN_CLAMP_TGT_RATE_ENABLE_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_clamp_tgt_rate_enable_get, dcqcn_clamp_tgt_rate_enable_set, DCQCN_CLAMP_TGT_RATE_ENABLE)
 
 /* clamp_tgt_rate_after_time_inc (0x13c, 32-bit): Target clamping after a timer increase. */
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_OFFSET 0x13cu
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_RESET_VALUE 0x1u
+#define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_RDMASK 0x1u
+#define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_WRMASK 0x1u
 /* enable [0] rw: 1: a cut sets Rt = Rc only if a timer increase happened since the last cut (mlx5
  * default 1). Ignored while clamp_tgt_rate.enable is 1. */
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_SHIFT 0u
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_WIDTH 1u
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_MASK 0x1u
 #define DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_RESET 0x1u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_clamp_tgt_rate_after_time_inc_enable_get, dcqcn_clamp_tgt_rate_after_time_inc_enable_set, DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE)
 
 /* min_time_between_cnps (0x180, 32-bit): CNP spacing at the notification point. */
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_OFFSET 0x180u
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_RESET_VALUE 0x4u
+#define DCQCN_MIN_TIME_BETWEEN_CNPS_RDMASK 0xffffu
+#define DCQCN_MIN_TIME_BETWEEN_CNPS_WRMASK 0xffffu
 /* value [15:0] rw: The NP sends at most one CNP per flow per this many microseconds while CE-marked
  * packets arrive (mlx5 default 4; paper 50). The RX parser has its own copy (rx_parser
  * min_time_between_cnps) for its CE-marked events; program both to the same value. */
@@ -295,74 +374,96 @@ extern "C" {
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_WIDTH 16u
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_MASK 0xffffu
 #define DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_RESET 0x4u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_min_time_between_cnps_value_get, dcqcn_min_time_between_cnps_value_set, DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE)
 
 /* cnp_dscp (0x184, 32-bit): IP marking of generated CNPs. */
 #define DCQCN_CNP_DSCP_OFFSET 0x184u
 #define DCQCN_CNP_DSCP_RESET_VALUE 0x30u
+#define DCQCN_CNP_DSCP_RDMASK 0x3fu
+#define DCQCN_CNP_DSCP_WRMASK 0x3fu
 /* value [5:0] rw: DSCP written into the IP header of every CNP (mlx5 default 48). */
 #define DCQCN_CNP_DSCP_VALUE_SHIFT 0u
 #define DCQCN_CNP_DSCP_VALUE_WIDTH 6u
 #define DCQCN_CNP_DSCP_VALUE_MASK 0x3fu
 #define DCQCN_CNP_DSCP_VALUE_RESET 0x30u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_cnp_dscp_value_get, dcqcn_cnp_dscp_value_set, DCQCN_CNP_DSCP_VALUE)
 
 /* cnp_802p_prio (0x188, 32-bit): VLAN marking of generated CNPs. */
 #define DCQCN_CNP_802P_PRIO_OFFSET 0x188u
 #define DCQCN_CNP_802P_PRIO_RESET_VALUE 0x6u
+#define DCQCN_CNP_802P_PRIO_RDMASK 0x7u
+#define DCQCN_CNP_802P_PRIO_WRMASK 0x7u
 /* value [2:0] rw: 802.1p priority (PCP) of every CNP (mlx5 default 6). */
 #define DCQCN_CNP_802P_PRIO_VALUE_SHIFT 0u
 #define DCQCN_CNP_802P_PRIO_VALUE_WIDTH 3u
 #define DCQCN_CNP_802P_PRIO_VALUE_MASK 0x7u
 #define DCQCN_CNP_802P_PRIO_VALUE_RESET 0x6u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_cnp_802p_prio_value_get, dcqcn_cnp_802p_prio_value_set, DCQCN_CNP_802P_PRIO_VALUE)
 
 /* rp_cnps (0x200, 32-bit): CNPs received by the reaction point (while ctrl.rp_enable is 1). Clears
  * on read. */
 #define DCQCN_RP_CNPS_OFFSET 0x200u
 #define DCQCN_RP_CNPS_RESET_VALUE 0x0u
+#define DCQCN_RP_CNPS_RDMASK 0xffffffffu
+#define DCQCN_RP_CNPS_WRMASK 0x0u
 /* count [31:0] rc: CNP count; saturates at 0xFFFF_FFFF. */
 #define DCQCN_RP_CNPS_COUNT_SHIFT 0u
 #define DCQCN_RP_CNPS_COUNT_WIDTH 32u
 #define DCQCN_RP_CNPS_COUNT_MASK 0xffffffffu
 #define DCQCN_RP_CNPS_COUNT_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_cnps_count_get, dcqcn_rp_cnps_count_set, DCQCN_RP_CNPS_COUNT)
 
 /* rp_rate_cuts (0x204, 32-bit): Rate cuts applied; fewer than rp_cnps when CNPs are merged within
  * rate_reduce_monitor_period. Clears on read. */
 #define DCQCN_RP_RATE_CUTS_OFFSET 0x204u
 #define DCQCN_RP_RATE_CUTS_RESET_VALUE 0x0u
+#define DCQCN_RP_RATE_CUTS_RDMASK 0xffffffffu
+#define DCQCN_RP_RATE_CUTS_WRMASK 0x0u
 /* count [31:0] rc: Cut count; saturates at 0xFFFF_FFFF. */
 #define DCQCN_RP_RATE_CUTS_COUNT_SHIFT 0u
 #define DCQCN_RP_RATE_CUTS_COUNT_WIDTH 32u
 #define DCQCN_RP_RATE_CUTS_COUNT_MASK 0xffffffffu
 #define DCQCN_RP_RATE_CUTS_COUNT_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_rate_cuts_count_get, dcqcn_rp_rate_cuts_count_set, DCQCN_RP_RATE_CUTS_COUNT)
 
 /* np_cnps_sent (0x208, 32-bit): CNPs generated by the notification point. Clears on read. */
 #define DCQCN_NP_CNPS_SENT_OFFSET 0x208u
 #define DCQCN_NP_CNPS_SENT_RESET_VALUE 0x0u
+#define DCQCN_NP_CNPS_SENT_RDMASK 0xffffffffu
+#define DCQCN_NP_CNPS_SENT_WRMASK 0x0u
 /* count [31:0] rc: CNP count; saturates at 0xFFFF_FFFF. */
 #define DCQCN_NP_CNPS_SENT_COUNT_SHIFT 0u
 #define DCQCN_NP_CNPS_SENT_COUNT_WIDTH 32u
 #define DCQCN_NP_CNPS_SENT_COUNT_MASK 0xffffffffu
 #define DCQCN_NP_CNPS_SENT_COUNT_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_np_cnps_sent_count_get, dcqcn_np_cnps_sent_count_set, DCQCN_NP_CNPS_SENT_COUNT)
 
 /* shaper_deferrals (0x20c, 32-bit): Send requests the shaper refused because the flow's tokens did
  * not cover them (each retry counts). Clears on read. */
 #define DCQCN_SHAPER_DEFERRALS_OFFSET 0x20cu
 #define DCQCN_SHAPER_DEFERRALS_RESET_VALUE 0x0u
+#define DCQCN_SHAPER_DEFERRALS_RDMASK 0xffffffffu
+#define DCQCN_SHAPER_DEFERRALS_WRMASK 0x0u
 /* count [31:0] rc: Refusal count; saturates at 0xFFFF_FFFF. */
 #define DCQCN_SHAPER_DEFERRALS_COUNT_SHIFT 0u
 #define DCQCN_SHAPER_DEFERRALS_COUNT_WIDTH 32u
 #define DCQCN_SHAPER_DEFERRALS_COUNT_MASK 0xffffffffu
 #define DCQCN_SHAPER_DEFERRALS_COUNT_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_shaper_deferrals_count_get, dcqcn_shaper_deferrals_count_set, DCQCN_SHAPER_DEFERRALS_COUNT)
 
 /* rp_flow_sel (0x3f0, 32-bit): Selects the flow shown by the read-back registers rp_rate,
  * rp_target, rp_current, rp_timer and rp_state. */
 #define DCQCN_RP_FLOW_SEL_OFFSET 0x3f0u
 #define DCQCN_RP_FLOW_SEL_RESET_VALUE 0x0u
+#define DCQCN_RP_FLOW_SEL_RDMASK 0x8000ffffu
+#define DCQCN_RP_FLOW_SEL_WRMASK 0xffffu
 /* flow [15:0] rw: Flow (QP) index to read back. Indices at or beyond the engine's number of flows
  * read back as zero. */
 #define DCQCN_RP_FLOW_SEL_FLOW_SHIFT 0u
 #define DCQCN_RP_FLOW_SEL_FLOW_WIDTH 16u
 #define DCQCN_RP_FLOW_SEL_FLOW_MASK 0xffffu
 #define DCQCN_RP_FLOW_SEL_FLOW_RESET 0x0u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_flow_sel_flow_get, dcqcn_rp_flow_sel_flow_set, DCQCN_RP_FLOW_SEL_FLOW)
 /* ready [31] ro: 1 when the read-back registers show the flow in `flow`; it drops after a write to
  * this register until the engine has fetched that flow's state (a read-back event, which catches
  * the flow's timers up to now). The values are a snapshot of that moment: later events do not
@@ -370,58 +471,76 @@ extern "C" {
 #define DCQCN_RP_FLOW_SEL_READY_SHIFT 31u
 #define DCQCN_RP_FLOW_SEL_READY_WIDTH 1u
 #define DCQCN_RP_FLOW_SEL_READY_MASK 0x80000000u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_flow_sel_ready_get, dcqcn_rp_flow_sel_ready_set, DCQCN_RP_FLOW_SEL_READY)
 
 /* rp_rate (0x400, 32-bit): Article RP_RATE, the selected flow's current rate. */
 #define DCQCN_RP_RATE_OFFSET 0x400u
 #define DCQCN_RP_RATE_RESET_VALUE 0x0u
+#define DCQCN_RP_RATE_RDMASK 0xffffffffu
+#define DCQCN_RP_RATE_WRMASK 0x0u
 /* rc [31:0] ro: Current rate Rc in Mb/s (rounded down). */
 #define DCQCN_RP_RATE_RC_SHIFT 0u
 #define DCQCN_RP_RATE_RC_WIDTH 32u
 #define DCQCN_RP_RATE_RC_MASK 0xffffffffu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_rate_rc_get, dcqcn_rp_rate_rc_set, DCQCN_RP_RATE_RC)
 
 /* rp_target (0x480, 32-bit): Article RP_TARGET, the selected flow's target rate. */
 #define DCQCN_RP_TARGET_OFFSET 0x480u
 #define DCQCN_RP_TARGET_RESET_VALUE 0x0u
+#define DCQCN_RP_TARGET_RDMASK 0xffffffffu
+#define DCQCN_RP_TARGET_WRMASK 0x0u
 /* rt [31:0] ro: Target rate Rt in Mb/s (rounded down). */
 #define DCQCN_RP_TARGET_RT_SHIFT 0u
 #define DCQCN_RP_TARGET_RT_WIDTH 32u
 #define DCQCN_RP_TARGET_RT_MASK 0xffffffffu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_target_rt_get, dcqcn_rp_target_rt_set, DCQCN_RP_TARGET_RT)
 
 /* rp_current (0x4c0, 32-bit): Article RP_CURRENT, the selected flow's alpha. */
 #define DCQCN_RP_CURRENT_OFFSET 0x4c0u
 #define DCQCN_RP_CURRENT_RESET_VALUE 0x0u
+#define DCQCN_RP_CURRENT_RDMASK 0xffffffffu
+#define DCQCN_RP_CURRENT_WRMASK 0x0u
 /* alpha [31:0] ro: Alpha as unsigned fixed point with 24 fractional bits: 1.0 = 0x0100_0000,
  * 1023/1024 = 0x00FF_C000. An engine that keeps fewer fractional bits pads with zeros. */
 #define DCQCN_RP_CURRENT_ALPHA_SHIFT 0u
 #define DCQCN_RP_CURRENT_ALPHA_WIDTH 32u
 #define DCQCN_RP_CURRENT_ALPHA_MASK 0xffffffffu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_current_alpha_get, dcqcn_rp_current_alpha_set, DCQCN_RP_CURRENT_ALPHA)
 
 /* rp_timer (0x500, 32-bit): Article RP_TIMER, the selected flow's timer count. */
 #define DCQCN_RP_TIMER_OFFSET 0x500u
 #define DCQCN_RP_TIMER_RESET_VALUE 0x0u
+#define DCQCN_RP_TIMER_RDMASK 0xffffu
+#define DCQCN_RP_TIMER_WRMASK 0x0u
 /* timer_count [15:0] ro: Timer increase events since the flow's last cut (T_c), saturating at
  * 0xFFFF. */
 #define DCQCN_RP_TIMER_TIMER_COUNT_SHIFT 0u
 #define DCQCN_RP_TIMER_TIMER_COUNT_WIDTH 16u
 #define DCQCN_RP_TIMER_TIMER_COUNT_MASK 0xffffu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_timer_timer_count_get, dcqcn_rp_timer_timer_count_set, DCQCN_RP_TIMER_TIMER_COUNT)
 
 /* rp_state (0x504, 32-bit): The selected flow's byte counter and increase stage. */
 #define DCQCN_RP_STATE_OFFSET 0x504u
 #define DCQCN_RP_STATE_RESET_VALUE 0x0u
+#define DCQCN_RP_STATE_RDMASK 0x8003ffffu
+#define DCQCN_RP_STATE_WRMASK 0x0u
 /* byte_count [15:0] ro: Byte-counter increase events since the flow's last cut (B_c), saturating at
  * 0xFFFF. */
 #define DCQCN_RP_STATE_BYTE_COUNT_SHIFT 0u
 #define DCQCN_RP_STATE_BYTE_COUNT_WIDTH 16u
 #define DCQCN_RP_STATE_BYTE_COUNT_MASK 0xffffu
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_state_byte_count_get, dcqcn_rp_state_byte_count_set, DCQCN_RP_STATE_BYTE_COUNT)
 /* stage [17:16] ro, enum rp_stage: Current rate-increase stage. */
 #define DCQCN_RP_STATE_STAGE_SHIFT 16u
 #define DCQCN_RP_STATE_STAGE_WIDTH 2u
 #define DCQCN_RP_STATE_STAGE_MASK 0x30000u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_state_stage_get, dcqcn_rp_state_stage_set, DCQCN_RP_STATE_STAGE)
 /* cnp_seen [31] ro: 1 once the flow has received a CNP since the flow state was last cleared; while
  * 0 the flow runs at the line rate. */
 #define DCQCN_RP_STATE_CNP_SEEN_SHIFT 31u
 #define DCQCN_RP_STATE_CNP_SEEN_WIDTH 1u
 #define DCQCN_RP_STATE_CNP_SEEN_MASK 0x80000000u
+DCQCN_FIELD_ACCESSORS(uint32_t, dcqcn_rp_state_cnp_seen_get, dcqcn_rp_state_cnp_seen_set, DCQCN_RP_STATE_CNP_SEEN)
 
 /* Layout checks: the compiler re-checks what rdmagen validated. */
 DCQCN_ASSERT_FIELD_RESET(DCQCN_CTRL_RP_ENABLE, "ctrl.rp_enable");
@@ -431,136 +550,171 @@ DCQCN_ASSERT_FIELD(DCQCN_CTRL_NP_ENABLE, "ctrl.np_enable");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_CTRL_FLOW_CLEAR, "ctrl.flow_clear");
 DCQCN_ASSERT_FIELD(DCQCN_CTRL_FLOW_CLEAR, "ctrl.flow_clear");
 DCQCN_STATIC_ASSERT(DCQCN_CTRL_OFFSET % 4u == 0u, "ctrl is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_CTRL_RDMASK | DCQCN_CTRL_WRMASK) == (DCQCN_CTRL_RP_ENABLE_MASK | DCQCN_CTRL_NP_ENABLE_MASK | DCQCN_CTRL_FLOW_CLEAR_MASK), "ctrl read and write masks cover its fields");
 DCQCN_STATIC_ASSERT((DCQCN_CTRL_RP_ENABLE_MASK | DCQCN_CTRL_NP_ENABLE_MASK | DCQCN_CTRL_FLOW_CLEAR_MASK) == (DCQCN_CTRL_RP_ENABLE_MASK + DCQCN_CTRL_NP_ENABLE_MASK + DCQCN_CTRL_FLOW_CLEAR_MASK), "ctrl fields do not overlap");
 DCQCN_STATIC_ASSERT(DCQCN_CTRL_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_CTRL_RP_ENABLE) | DCQCN_RESET_IN_PLACE(DCQCN_CTRL_NP_ENABLE) | DCQCN_RESET_IN_PLACE(DCQCN_CTRL_FLOW_CLEAR)), "ctrl reset value is its fields' resets");
 DCQCN_ASSERT_FIELD(DCQCN_STATUS_CLEAR_BUSY, "status.clear_busy");
 DCQCN_STATIC_ASSERT(DCQCN_STATUS_OFFSET % 4u == 0u, "status is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_STATUS_RDMASK | DCQCN_STATUS_WRMASK) == (DCQCN_STATUS_CLEAR_BUSY_MASK), "status read and write masks cover its fields");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_MODE_ALGORITHM, "mode.algorithm");
 DCQCN_ASSERT_FIELD(DCQCN_MODE_ALGORITHM, "mode.algorithm");
 DCQCN_STATIC_ASSERT(DCQCN_MODE_OFFSET % 4u == 0u, "mode is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_MODE_RDMASK | DCQCN_MODE_WRMASK) == (DCQCN_MODE_ALGORITHM_MASK), "mode read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_MODE_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_MODE_ALGORITHM)), "mode reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_CLK_PER_US_CYCLES, "clk_per_us.cycles");
 DCQCN_ASSERT_FIELD(DCQCN_CLK_PER_US_CYCLES, "clk_per_us.cycles");
 DCQCN_STATIC_ASSERT(DCQCN_CLK_PER_US_OFFSET % 4u == 0u, "clk_per_us is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_CLK_PER_US_RDMASK | DCQCN_CLK_PER_US_WRMASK) == (DCQCN_CLK_PER_US_CYCLES_MASK), "clk_per_us read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_CLK_PER_US_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_CLK_PER_US_CYCLES)), "clk_per_us reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_LINE_RATE_VALUE, "line_rate.value");
 DCQCN_ASSERT_FIELD(DCQCN_LINE_RATE_VALUE, "line_rate.value");
 DCQCN_STATIC_ASSERT(DCQCN_LINE_RATE_OFFSET % 4u == 0u, "line_rate is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_LINE_RATE_RDMASK | DCQCN_LINE_RATE_WRMASK) == (DCQCN_LINE_RATE_VALUE_MASK), "line_rate read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_LINE_RATE_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_LINE_RATE_VALUE)), "line_rate reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_SHAPER_BURST_VALUE, "shaper_burst.value");
 DCQCN_ASSERT_FIELD(DCQCN_SHAPER_BURST_VALUE, "shaper_burst.value");
 DCQCN_STATIC_ASSERT(DCQCN_SHAPER_BURST_OFFSET % 4u == 0u, "shaper_burst is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_SHAPER_BURST_RDMASK | DCQCN_SHAPER_BURST_WRMASK) == (DCQCN_SHAPER_BURST_VALUE_MASK), "shaper_burst read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_SHAPER_BURST_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_SHAPER_BURST_VALUE)), "shaper_burst reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_TIME_RESET_VALUE, "rpg_time_reset.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_TIME_RESET_VALUE, "rpg_time_reset.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_TIME_RESET_OFFSET % 4u == 0u, "rpg_time_reset is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_TIME_RESET_RDMASK | DCQCN_RPG_TIME_RESET_WRMASK) == (DCQCN_RPG_TIME_RESET_VALUE_MASK), "rpg_time_reset read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_TIME_RESET_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_TIME_RESET_VALUE)), "rpg_time_reset reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_BYTE_RESET_VALUE, "rpg_byte_reset.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_BYTE_RESET_VALUE, "rpg_byte_reset.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_BYTE_RESET_OFFSET % 4u == 0u, "rpg_byte_reset is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_BYTE_RESET_RDMASK | DCQCN_RPG_BYTE_RESET_WRMASK) == (DCQCN_RPG_BYTE_RESET_VALUE_MASK), "rpg_byte_reset read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_BYTE_RESET_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_BYTE_RESET_VALUE)), "rpg_byte_reset reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_THRESHOLD_VALUE, "rpg_threshold.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_THRESHOLD_VALUE, "rpg_threshold.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_THRESHOLD_OFFSET % 4u == 0u, "rpg_threshold is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_THRESHOLD_RDMASK | DCQCN_RPG_THRESHOLD_WRMASK) == (DCQCN_RPG_THRESHOLD_VALUE_MASK), "rpg_threshold read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_THRESHOLD_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_THRESHOLD_VALUE)), "rpg_threshold reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_MAX_RATE_VALUE, "rpg_max_rate.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_MAX_RATE_VALUE, "rpg_max_rate.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_MAX_RATE_OFFSET % 4u == 0u, "rpg_max_rate is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_MAX_RATE_RDMASK | DCQCN_RPG_MAX_RATE_WRMASK) == (DCQCN_RPG_MAX_RATE_VALUE_MASK), "rpg_max_rate read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_MAX_RATE_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_MAX_RATE_VALUE)), "rpg_max_rate reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_AI_RATE_VALUE, "rpg_ai_rate.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_AI_RATE_VALUE, "rpg_ai_rate.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_AI_RATE_OFFSET % 4u == 0u, "rpg_ai_rate is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_AI_RATE_RDMASK | DCQCN_RPG_AI_RATE_WRMASK) == (DCQCN_RPG_AI_RATE_VALUE_MASK), "rpg_ai_rate read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_AI_RATE_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_AI_RATE_VALUE)), "rpg_ai_rate reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_HAI_RATE_VALUE, "rpg_hai_rate.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_HAI_RATE_VALUE, "rpg_hai_rate.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_HAI_RATE_OFFSET % 4u == 0u, "rpg_hai_rate is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_HAI_RATE_RDMASK | DCQCN_RPG_HAI_RATE_WRMASK) == (DCQCN_RPG_HAI_RATE_VALUE_MASK), "rpg_hai_rate read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_HAI_RATE_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_HAI_RATE_VALUE)), "rpg_hai_rate reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_GD_VALUE, "rpg_gd.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_GD_VALUE, "rpg_gd.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_GD_OFFSET % 4u == 0u, "rpg_gd is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_GD_RDMASK | DCQCN_RPG_GD_WRMASK) == (DCQCN_RPG_GD_VALUE_MASK), "rpg_gd read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_GD_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_GD_VALUE)), "rpg_gd reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_MIN_DEC_FAC_VALUE, "rpg_min_dec_fac.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_MIN_DEC_FAC_VALUE, "rpg_min_dec_fac.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_MIN_DEC_FAC_OFFSET % 4u == 0u, "rpg_min_dec_fac is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_MIN_DEC_FAC_RDMASK | DCQCN_RPG_MIN_DEC_FAC_WRMASK) == (DCQCN_RPG_MIN_DEC_FAC_VALUE_MASK), "rpg_min_dec_fac read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_MIN_DEC_FAC_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_MIN_DEC_FAC_VALUE)), "rpg_min_dec_fac reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RPG_MIN_RATE_VALUE, "rpg_min_rate.value");
 DCQCN_ASSERT_FIELD(DCQCN_RPG_MIN_RATE_VALUE, "rpg_min_rate.value");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_MIN_RATE_OFFSET % 4u == 0u, "rpg_min_rate is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RPG_MIN_RATE_RDMASK | DCQCN_RPG_MIN_RATE_WRMASK) == (DCQCN_RPG_MIN_RATE_VALUE_MASK), "rpg_min_rate read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RPG_MIN_RATE_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RPG_MIN_RATE_VALUE)), "rpg_min_rate reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE, "rate_to_set_on_first_cnp.value");
 DCQCN_ASSERT_FIELD(DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE, "rate_to_set_on_first_cnp.value");
 DCQCN_STATIC_ASSERT(DCQCN_RATE_TO_SET_ON_FIRST_CNP_OFFSET % 4u == 0u, "rate_to_set_on_first_cnp is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RATE_TO_SET_ON_FIRST_CNP_RDMASK | DCQCN_RATE_TO_SET_ON_FIRST_CNP_WRMASK) == (DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE_MASK), "rate_to_set_on_first_cnp read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RATE_TO_SET_ON_FIRST_CNP_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RATE_TO_SET_ON_FIRST_CNP_VALUE)), "rate_to_set_on_first_cnp reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_DCE_TCP_G_VALUE, "dce_tcp_g.value");
 DCQCN_ASSERT_FIELD(DCQCN_DCE_TCP_G_VALUE, "dce_tcp_g.value");
 DCQCN_STATIC_ASSERT(DCQCN_DCE_TCP_G_OFFSET % 4u == 0u, "dce_tcp_g is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_DCE_TCP_G_RDMASK | DCQCN_DCE_TCP_G_WRMASK) == (DCQCN_DCE_TCP_G_VALUE_MASK), "dce_tcp_g read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_DCE_TCP_G_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_DCE_TCP_G_VALUE)), "dce_tcp_g reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_DCE_TCP_RTT_VALUE, "dce_tcp_rtt.value");
 DCQCN_ASSERT_FIELD(DCQCN_DCE_TCP_RTT_VALUE, "dce_tcp_rtt.value");
 DCQCN_STATIC_ASSERT(DCQCN_DCE_TCP_RTT_OFFSET % 4u == 0u, "dce_tcp_rtt is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_DCE_TCP_RTT_RDMASK | DCQCN_DCE_TCP_RTT_WRMASK) == (DCQCN_DCE_TCP_RTT_VALUE_MASK), "dce_tcp_rtt read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_DCE_TCP_RTT_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_DCE_TCP_RTT_VALUE)), "dce_tcp_rtt reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE, "rate_reduce_monitor_period.value");
 DCQCN_ASSERT_FIELD(DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE, "rate_reduce_monitor_period.value");
 DCQCN_STATIC_ASSERT(DCQCN_RATE_REDUCE_MONITOR_PERIOD_OFFSET % 4u == 0u, "rate_reduce_monitor_period is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RATE_REDUCE_MONITOR_PERIOD_RDMASK | DCQCN_RATE_REDUCE_MONITOR_PERIOD_WRMASK) == (DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE_MASK), "rate_reduce_monitor_period read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RATE_REDUCE_MONITOR_PERIOD_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RATE_REDUCE_MONITOR_PERIOD_VALUE)), "rate_reduce_monitor_period reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_INITIAL_ALPHA_VALUE_VALUE, "initial_alpha_value.value");
 DCQCN_ASSERT_FIELD(DCQCN_INITIAL_ALPHA_VALUE_VALUE, "initial_alpha_value.value");
 DCQCN_STATIC_ASSERT(DCQCN_INITIAL_ALPHA_VALUE_OFFSET % 4u == 0u, "initial_alpha_value is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_INITIAL_ALPHA_VALUE_RDMASK | DCQCN_INITIAL_ALPHA_VALUE_WRMASK) == (DCQCN_INITIAL_ALPHA_VALUE_VALUE_MASK), "initial_alpha_value read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_INITIAL_ALPHA_VALUE_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_INITIAL_ALPHA_VALUE_VALUE)), "initial_alpha_value reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_CLAMP_TGT_RATE_ENABLE, "clamp_tgt_rate.enable");
 DCQCN_ASSERT_FIELD(DCQCN_CLAMP_TGT_RATE_ENABLE, "clamp_tgt_rate.enable");
 DCQCN_STATIC_ASSERT(DCQCN_CLAMP_TGT_RATE_OFFSET % 4u == 0u, "clamp_tgt_rate is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_CLAMP_TGT_RATE_RDMASK | DCQCN_CLAMP_TGT_RATE_WRMASK) == (DCQCN_CLAMP_TGT_RATE_ENABLE_MASK), "clamp_tgt_rate read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_CLAMP_TGT_RATE_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_CLAMP_TGT_RATE_ENABLE)), "clamp_tgt_rate reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE, "clamp_tgt_rate_after_time_inc.enable");
 DCQCN_ASSERT_FIELD(DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE, "clamp_tgt_rate_after_time_inc.enable");
 DCQCN_STATIC_ASSERT(DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_OFFSET % 4u == 0u, "clamp_tgt_rate_after_time_inc is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_RDMASK | DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_WRMASK) == (DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE_MASK), "clamp_tgt_rate_after_time_inc read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_CLAMP_TGT_RATE_AFTER_TIME_INC_ENABLE)), "clamp_tgt_rate_after_time_inc reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE, "min_time_between_cnps.value");
 DCQCN_ASSERT_FIELD(DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE, "min_time_between_cnps.value");
 DCQCN_STATIC_ASSERT(DCQCN_MIN_TIME_BETWEEN_CNPS_OFFSET % 4u == 0u, "min_time_between_cnps is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_MIN_TIME_BETWEEN_CNPS_RDMASK | DCQCN_MIN_TIME_BETWEEN_CNPS_WRMASK) == (DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE_MASK), "min_time_between_cnps read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_MIN_TIME_BETWEEN_CNPS_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_MIN_TIME_BETWEEN_CNPS_VALUE)), "min_time_between_cnps reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_CNP_DSCP_VALUE, "cnp_dscp.value");
 DCQCN_ASSERT_FIELD(DCQCN_CNP_DSCP_VALUE, "cnp_dscp.value");
 DCQCN_STATIC_ASSERT(DCQCN_CNP_DSCP_OFFSET % 4u == 0u, "cnp_dscp is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_CNP_DSCP_RDMASK | DCQCN_CNP_DSCP_WRMASK) == (DCQCN_CNP_DSCP_VALUE_MASK), "cnp_dscp read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_CNP_DSCP_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_CNP_DSCP_VALUE)), "cnp_dscp reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_CNP_802P_PRIO_VALUE, "cnp_802p_prio.value");
 DCQCN_ASSERT_FIELD(DCQCN_CNP_802P_PRIO_VALUE, "cnp_802p_prio.value");
 DCQCN_STATIC_ASSERT(DCQCN_CNP_802P_PRIO_OFFSET % 4u == 0u, "cnp_802p_prio is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_CNP_802P_PRIO_RDMASK | DCQCN_CNP_802P_PRIO_WRMASK) == (DCQCN_CNP_802P_PRIO_VALUE_MASK), "cnp_802p_prio read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_CNP_802P_PRIO_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_CNP_802P_PRIO_VALUE)), "cnp_802p_prio reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RP_CNPS_COUNT, "rp_cnps.count");
 DCQCN_ASSERT_FIELD(DCQCN_RP_CNPS_COUNT, "rp_cnps.count");
 DCQCN_STATIC_ASSERT(DCQCN_RP_CNPS_OFFSET % 4u == 0u, "rp_cnps is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RP_CNPS_RDMASK | DCQCN_RP_CNPS_WRMASK) == (DCQCN_RP_CNPS_COUNT_MASK), "rp_cnps read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RP_CNPS_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RP_CNPS_COUNT)), "rp_cnps reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RP_RATE_CUTS_COUNT, "rp_rate_cuts.count");
 DCQCN_ASSERT_FIELD(DCQCN_RP_RATE_CUTS_COUNT, "rp_rate_cuts.count");
 DCQCN_STATIC_ASSERT(DCQCN_RP_RATE_CUTS_OFFSET % 4u == 0u, "rp_rate_cuts is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RP_RATE_CUTS_RDMASK | DCQCN_RP_RATE_CUTS_WRMASK) == (DCQCN_RP_RATE_CUTS_COUNT_MASK), "rp_rate_cuts read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_RP_RATE_CUTS_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RP_RATE_CUTS_COUNT)), "rp_rate_cuts reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_NP_CNPS_SENT_COUNT, "np_cnps_sent.count");
 DCQCN_ASSERT_FIELD(DCQCN_NP_CNPS_SENT_COUNT, "np_cnps_sent.count");
 DCQCN_STATIC_ASSERT(DCQCN_NP_CNPS_SENT_OFFSET % 4u == 0u, "np_cnps_sent is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_NP_CNPS_SENT_RDMASK | DCQCN_NP_CNPS_SENT_WRMASK) == (DCQCN_NP_CNPS_SENT_COUNT_MASK), "np_cnps_sent read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_NP_CNPS_SENT_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_NP_CNPS_SENT_COUNT)), "np_cnps_sent reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_SHAPER_DEFERRALS_COUNT, "shaper_deferrals.count");
 DCQCN_ASSERT_FIELD(DCQCN_SHAPER_DEFERRALS_COUNT, "shaper_deferrals.count");
 DCQCN_STATIC_ASSERT(DCQCN_SHAPER_DEFERRALS_OFFSET % 4u == 0u, "shaper_deferrals is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_SHAPER_DEFERRALS_RDMASK | DCQCN_SHAPER_DEFERRALS_WRMASK) == (DCQCN_SHAPER_DEFERRALS_COUNT_MASK), "shaper_deferrals read and write masks cover its fields");
 DCQCN_STATIC_ASSERT(DCQCN_SHAPER_DEFERRALS_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_SHAPER_DEFERRALS_COUNT)), "shaper_deferrals reset value is its fields' resets");
 DCQCN_ASSERT_FIELD_RESET(DCQCN_RP_FLOW_SEL_FLOW, "rp_flow_sel.flow");
 DCQCN_ASSERT_FIELD(DCQCN_RP_FLOW_SEL_FLOW, "rp_flow_sel.flow");
 DCQCN_ASSERT_FIELD(DCQCN_RP_FLOW_SEL_READY, "rp_flow_sel.ready");
 DCQCN_STATIC_ASSERT(DCQCN_RP_FLOW_SEL_OFFSET % 4u == 0u, "rp_flow_sel is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RP_FLOW_SEL_RDMASK | DCQCN_RP_FLOW_SEL_WRMASK) == (DCQCN_RP_FLOW_SEL_FLOW_MASK | DCQCN_RP_FLOW_SEL_READY_MASK), "rp_flow_sel read and write masks cover its fields");
 DCQCN_STATIC_ASSERT((DCQCN_RP_FLOW_SEL_FLOW_MASK | DCQCN_RP_FLOW_SEL_READY_MASK) == (DCQCN_RP_FLOW_SEL_FLOW_MASK + DCQCN_RP_FLOW_SEL_READY_MASK), "rp_flow_sel fields do not overlap");
 DCQCN_STATIC_ASSERT(DCQCN_RP_FLOW_SEL_RESET_VALUE == (DCQCN_RESET_IN_PLACE(DCQCN_RP_FLOW_SEL_FLOW)), "rp_flow_sel reset value is its fields' resets");
 DCQCN_ASSERT_FIELD(DCQCN_RP_RATE_RC, "rp_rate.rc");
 DCQCN_STATIC_ASSERT(DCQCN_RP_RATE_OFFSET % 4u == 0u, "rp_rate is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RP_RATE_RDMASK | DCQCN_RP_RATE_WRMASK) == (DCQCN_RP_RATE_RC_MASK), "rp_rate read and write masks cover its fields");
 DCQCN_ASSERT_FIELD(DCQCN_RP_TARGET_RT, "rp_target.rt");
 DCQCN_STATIC_ASSERT(DCQCN_RP_TARGET_OFFSET % 4u == 0u, "rp_target is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RP_TARGET_RDMASK | DCQCN_RP_TARGET_WRMASK) == (DCQCN_RP_TARGET_RT_MASK), "rp_target read and write masks cover its fields");
 DCQCN_ASSERT_FIELD(DCQCN_RP_CURRENT_ALPHA, "rp_current.alpha");
 DCQCN_STATIC_ASSERT(DCQCN_RP_CURRENT_OFFSET % 4u == 0u, "rp_current is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RP_CURRENT_RDMASK | DCQCN_RP_CURRENT_WRMASK) == (DCQCN_RP_CURRENT_ALPHA_MASK), "rp_current read and write masks cover its fields");
 DCQCN_ASSERT_FIELD(DCQCN_RP_TIMER_TIMER_COUNT, "rp_timer.timer_count");
 DCQCN_STATIC_ASSERT(DCQCN_RP_TIMER_OFFSET % 4u == 0u, "rp_timer is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RP_TIMER_RDMASK | DCQCN_RP_TIMER_WRMASK) == (DCQCN_RP_TIMER_TIMER_COUNT_MASK), "rp_timer read and write masks cover its fields");
 DCQCN_ASSERT_FIELD(DCQCN_RP_STATE_BYTE_COUNT, "rp_state.byte_count");
 DCQCN_ASSERT_FIELD(DCQCN_RP_STATE_STAGE, "rp_state.stage");
 DCQCN_ASSERT_FIELD(DCQCN_RP_STATE_CNP_SEEN, "rp_state.cnp_seen");
 DCQCN_STATIC_ASSERT(DCQCN_RP_STATE_OFFSET % 4u == 0u, "rp_state is aligned");
+DCQCN_STATIC_ASSERT((DCQCN_RP_STATE_RDMASK | DCQCN_RP_STATE_WRMASK) == (DCQCN_RP_STATE_BYTE_COUNT_MASK | DCQCN_RP_STATE_STAGE_MASK | DCQCN_RP_STATE_CNP_SEEN_MASK), "rp_state read and write masks cover its fields");
 DCQCN_STATIC_ASSERT((DCQCN_RP_STATE_BYTE_COUNT_MASK | DCQCN_RP_STATE_STAGE_MASK | DCQCN_RP_STATE_CNP_SEEN_MASK) == (DCQCN_RP_STATE_BYTE_COUNT_MASK + DCQCN_RP_STATE_STAGE_MASK + DCQCN_RP_STATE_CNP_SEEN_MASK), "rp_state fields do not overlap");
 DCQCN_STATIC_ASSERT(DCQCN_CTRL_OFFSET + 4u <= DCQCN_STATUS_OFFSET, "ctrl ends before status");
 DCQCN_STATIC_ASSERT(DCQCN_STATUS_OFFSET + 4u <= DCQCN_MODE_OFFSET, "status ends before mode");

@@ -12,6 +12,10 @@
  * EXAMPLE_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is EXAMPLE_<GROUP>_<REG>_OFFSET(i), for i below EXAMPLE_<GROUP>_COUNT_MAX.
+ * EXAMPLE_<REG>_RDMASK and _WRMASK are the bits a read returns and a write acts on
+ * (w1c, w1s, w0c and wp bits are writable). Per field, <reg>_<field>_get(reg) is the
+ * field's value in a register value and <reg>_<field>_set(reg, v) that register value
+ * with the field replaced by v (cut to the field's width); lower case, block prefix.
  */
 #ifndef EXAMPLE_REGS_H
 #define EXAMPLE_REGS_H
@@ -32,6 +36,11 @@ extern "C" {
         what " mask matches its width")
 #define EXAMPLE_ASSERT_FIELD_RESET(F, what) \
   EXAMPLE_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define EXAMPLE_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define EXAMPLE_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -60,82 +69,104 @@ extern "C" {
 /* ctrl (0x000, 32-bit): Global control. */
 #define EXAMPLE_CTRL_OFFSET 0x0u
 #define EXAMPLE_CTRL_RESET_VALUE 0x0u
+#define EXAMPLE_CTRL_RDMASK 0xfu
+#define EXAMPLE_CTRL_WRMASK 0x8000000fu
 /* enable [0] rw: Enables the datapath. While 0 the block drops every frame. */
 #define EXAMPLE_CTRL_ENABLE_SHIFT 0u
 #define EXAMPLE_CTRL_ENABLE_WIDTH 1u
 #define EXAMPLE_CTRL_ENABLE_MASK 0x1u
 #define EXAMPLE_CTRL_ENABLE_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_ctrl_enable_get, example_ctrl_enable_set, EXAMPLE_CTRL_ENABLE)
 /* mode [3:1] rw, enum op_mode: Datapath operating mode. Change it only while `enable` is 0. */
 #define EXAMPLE_CTRL_MODE_SHIFT 1u
 #define EXAMPLE_CTRL_MODE_WIDTH 3u
 #define EXAMPLE_CTRL_MODE_MASK 0xeu
 #define EXAMPLE_CTRL_MODE_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_ctrl_mode_get, example_ctrl_mode_set, EXAMPLE_CTRL_MODE)
 /* soft_reset [31] wp: Write 1 to reset the datapath FIFOs and state machines: the block drives
  * `ctrl_soft_reset_o` high for exactly one clock cycle. CSR contents are kept. Reads as 0. */
 #define EXAMPLE_CTRL_SOFT_RESET_SHIFT 31u
 #define EXAMPLE_CTRL_SOFT_RESET_WIDTH 1u
 #define EXAMPLE_CTRL_SOFT_RESET_MASK 0x80000000u
 #define EXAMPLE_CTRL_SOFT_RESET_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_ctrl_soft_reset_get, example_ctrl_soft_reset_set, EXAMPLE_CTRL_SOFT_RESET)
 
 /* status (0x004, 32-bit): Live datapath status, driven directly by hardware (no storage). */
 #define EXAMPLE_STATUS_OFFSET 0x4u
 #define EXAMPLE_STATUS_RESET_VALUE 0x0u
+#define EXAMPLE_STATUS_RDMASK 0xff03u
+#define EXAMPLE_STATUS_WRMASK 0x0u
 /* busy [0] ro: 1 while a frame is being transmitted or received. */
 #define EXAMPLE_STATUS_BUSY_SHIFT 0u
 #define EXAMPLE_STATUS_BUSY_WIDTH 1u
 #define EXAMPLE_STATUS_BUSY_MASK 0x1u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_status_busy_get, example_status_busy_set, EXAMPLE_STATUS_BUSY)
 /* link_up [1] ro: Current link state of port 0 (1 = up). */
 #define EXAMPLE_STATUS_LINK_UP_SHIFT 1u
 #define EXAMPLE_STATUS_LINK_UP_WIDTH 1u
 #define EXAMPLE_STATUS_LINK_UP_MASK 0x2u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_status_link_up_get, example_status_link_up_set, EXAMPLE_STATUS_LINK_UP)
 /* fifo_level [15:8] ro: Receive FIFO fill level, in 64-byte entries. */
 #define EXAMPLE_STATUS_FIFO_LEVEL_SHIFT 8u
 #define EXAMPLE_STATUS_FIFO_LEVEL_WIDTH 8u
 #define EXAMPLE_STATUS_FIFO_LEVEL_MASK 0xff00u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_status_fifo_level_get, example_status_fifo_level_set, EXAMPLE_STATUS_FIFO_LEVEL)
 
 /* int_status (0x008, 32-bit): Interrupt status. Hardware sets a bit when the event happens;
  * software clears it by writing 1. `irq_o` is high while any bit here is set together with the same
  * bit of `int_en`. */
 #define EXAMPLE_INT_STATUS_OFFSET 0x8u
 #define EXAMPLE_INT_STATUS_RESET_VALUE 0x0u
+#define EXAMPLE_INT_STATUS_RDMASK 0x7u
+#define EXAMPLE_INT_STATUS_WRMASK 0x7u
 /* rx_done [0] w1c: A received frame was written to host memory. */
 #define EXAMPLE_INT_STATUS_RX_DONE_SHIFT 0u
 #define EXAMPLE_INT_STATUS_RX_DONE_WIDTH 1u
 #define EXAMPLE_INT_STATUS_RX_DONE_MASK 0x1u
 #define EXAMPLE_INT_STATUS_RX_DONE_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_status_rx_done_get, example_int_status_rx_done_set, EXAMPLE_INT_STATUS_RX_DONE)
 /* tx_done [1] w1c: A frame finished transmitting. */
 #define EXAMPLE_INT_STATUS_TX_DONE_SHIFT 1u
 #define EXAMPLE_INT_STATUS_TX_DONE_WIDTH 1u
 #define EXAMPLE_INT_STATUS_TX_DONE_MASK 0x2u
 #define EXAMPLE_INT_STATUS_TX_DONE_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_status_tx_done_get, example_int_status_tx_done_set, EXAMPLE_INT_STATUS_TX_DONE)
 /* error [2] w1c: A datapath error occurred (FIFO overflow or DMA error). */
 #define EXAMPLE_INT_STATUS_ERROR_SHIFT 2u
 #define EXAMPLE_INT_STATUS_ERROR_WIDTH 1u
 #define EXAMPLE_INT_STATUS_ERROR_MASK 0x4u
 #define EXAMPLE_INT_STATUS_ERROR_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_status_error_get, example_int_status_error_set, EXAMPLE_INT_STATUS_ERROR)
 
 /* int_en (0x00c, 32-bit): Interrupt enables, one per `int_status` bit. */
 #define EXAMPLE_INT_EN_OFFSET 0xcu
 #define EXAMPLE_INT_EN_RESET_VALUE 0x0u
+#define EXAMPLE_INT_EN_RDMASK 0x7u
+#define EXAMPLE_INT_EN_WRMASK 0x7u
 /* rx_done [0] rw: Enables the rx_done interrupt. */
 #define EXAMPLE_INT_EN_RX_DONE_SHIFT 0u
 #define EXAMPLE_INT_EN_RX_DONE_WIDTH 1u
 #define EXAMPLE_INT_EN_RX_DONE_MASK 0x1u
 #define EXAMPLE_INT_EN_RX_DONE_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_en_rx_done_get, example_int_en_rx_done_set, EXAMPLE_INT_EN_RX_DONE)
 /* tx_done [1] rw: Enables the tx_done interrupt. */
 #define EXAMPLE_INT_EN_TX_DONE_SHIFT 1u
 #define EXAMPLE_INT_EN_TX_DONE_WIDTH 1u
 #define EXAMPLE_INT_EN_TX_DONE_MASK 0x2u
 #define EXAMPLE_INT_EN_TX_DONE_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_en_tx_done_get, example_int_en_tx_done_set, EXAMPLE_INT_EN_TX_DONE)
 /* error [2] rw: Enables the error interrupt. */
 #define EXAMPLE_INT_EN_ERROR_SHIFT 2u
 #define EXAMPLE_INT_EN_ERROR_WIDTH 1u
 #define EXAMPLE_INT_EN_ERROR_MASK 0x4u
 #define EXAMPLE_INT_EN_ERROR_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_int_en_error_get, example_int_en_error_set, EXAMPLE_INT_EN_ERROR)
 
 /* pkt_count (0x010, 32-bit): Received-frame counter. */
 #define EXAMPLE_PKT_COUNT_OFFSET 0x10u
 #define EXAMPLE_PKT_COUNT_RESET_VALUE 0x0u
+#define EXAMPLE_PKT_COUNT_RDMASK 0xffffffffu
+#define EXAMPLE_PKT_COUNT_WRMASK 0x0u
 /* count [31:0] rc: Frames received since the last read. Reading returns the count and clears it; a
  * frame counted in the same cycle as the read is kept (the counter restarts at 1). Saturates at
  * 0xFFFF_FFFF. */
@@ -143,22 +174,27 @@ extern "C" {
 #define EXAMPLE_PKT_COUNT_COUNT_WIDTH 32u
 #define EXAMPLE_PKT_COUNT_COUNT_MASK 0xffffffffu
 #define EXAMPLE_PKT_COUNT_COUNT_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_pkt_count_count_get, example_pkt_count_count_set, EXAMPLE_PKT_COUNT_COUNT)
 
 /* events (0x014, 32-bit): Software requests, sticky events and a hardware semaphore. */
 #define EXAMPLE_EVENTS_OFFSET 0x14u
 #define EXAMPLE_EVENTS_RESET_VALUE 0x0u
+#define EXAMPLE_EVENTS_RDMASK 0x103u
+#define EXAMPLE_EVENTS_WRMASK 0x3u
 /* retrain [0] w1s: Write 1 to request a link retrain on every port. Hardware clears the bit when
  * the retrain has finished. Writing 0 has no effect. */
 #define EXAMPLE_EVENTS_RETRAIN_SHIFT 0u
 #define EXAMPLE_EVENTS_RETRAIN_WIDTH 1u
 #define EXAMPLE_EVENTS_RETRAIN_MASK 0x1u
 #define EXAMPLE_EVENTS_RETRAIN_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_events_retrain_get, example_events_retrain_set, EXAMPLE_EVENTS_RETRAIN)
 /* link_seen [1] w0c: Sticky: hardware sets it whenever a link comes up. Write 0 to clear it;
  * writing 1 has no effect. */
 #define EXAMPLE_EVENTS_LINK_SEEN_SHIFT 1u
 #define EXAMPLE_EVENTS_LINK_SEEN_WIDTH 1u
 #define EXAMPLE_EVENTS_LINK_SEEN_MASK 0x2u
 #define EXAMPLE_EVENTS_LINK_SEEN_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_events_link_seen_get, example_events_link_seen_set, EXAMPLE_EVENTS_LINK_SEEN)
 /* lock [8] rs: Hardware semaphore for the shared PHY management bus. A read returns the current
  * value and then sets the bit: reading 0 means the reader now owns the bus, reading 1 means someone
  * else does. The MDIO engine clears the bit when the owner's transaction completes. Writes are
@@ -167,35 +203,45 @@ extern "C" {
 #define EXAMPLE_EVENTS_LOCK_WIDTH 1u
 #define EXAMPLE_EVENTS_LOCK_MASK 0x100u
 #define EXAMPLE_EVENTS_LOCK_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_events_lock_get, example_events_lock_set, EXAMPLE_EVENTS_LOCK)
 
 /* tx_tail (0x018, 32-bit): Transmit ring doorbell. */
 #define EXAMPLE_TX_TAIL_OFFSET 0x18u
 #define EXAMPLE_TX_TAIL_RESET_VALUE 0x0u
+#define EXAMPLE_TX_TAIL_RDMASK 0x0u
+#define EXAMPLE_TX_TAIL_WRMASK 0xffffu
 /* index [15:0] wo: Producer index of the transmit descriptor ring. Software writes the index of the
  * next free descriptor; the DMA engine reads it from `tx_tail_index_o`. Reads return 0. */
 #define EXAMPLE_TX_TAIL_INDEX_SHIFT 0u
 #define EXAMPLE_TX_TAIL_INDEX_WIDTH 16u
 #define EXAMPLE_TX_TAIL_INDEX_MASK 0xffffu
 #define EXAMPLE_TX_TAIL_INDEX_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_tx_tail_index_get, example_tx_tail_index_set, EXAMPLE_TX_TAIL_INDEX)
 
 /* scratch (0x01c, 32-bit): Scratch register with no hardware effect, for bus tests. */
 #define EXAMPLE_SCRATCH_OFFSET 0x1cu
 #define EXAMPLE_SCRATCH_RESET_VALUE 0x0u
+#define EXAMPLE_SCRATCH_RDMASK 0xffffffffu
+#define EXAMPLE_SCRATCH_WRMASK 0xffffffffu
 /* value [31:0] rw: Any value; reads back what was written. */
 #define EXAMPLE_SCRATCH_VALUE_SHIFT 0u
 #define EXAMPLE_SCRATCH_VALUE_WIDTH 32u
 #define EXAMPLE_SCRATCH_VALUE_MASK 0xffffffffu
 #define EXAMPLE_SCRATCH_VALUE_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_scratch_value_get, example_scratch_value_set, EXAMPLE_SCRATCH_VALUE)
 
 /* base_addr (0x020, 64-bit): Host address of the receive descriptor ring. Write the low half first,
  * then the high half; the 64 bits change together when the high half is written. */
 #define EXAMPLE_BASE_ADDR_OFFSET 0x20u
 #define EXAMPLE_BASE_ADDR_RESET_VALUE 0x0ull
+#define EXAMPLE_BASE_ADDR_RDMASK 0xffffffffffffffffull
+#define EXAMPLE_BASE_ADDR_WRMASK 0xffffffffffffffffull
 /* addr [63:0] rw: Byte address of descriptor 0; must be 64-byte aligned. */
 #define EXAMPLE_BASE_ADDR_ADDR_SHIFT 0u
 #define EXAMPLE_BASE_ADDR_ADDR_WIDTH 64u
 #define EXAMPLE_BASE_ADDR_ADDR_MASK 0xffffffffffffffffull
 #define EXAMPLE_BASE_ADDR_ADDR_RESET 0x0ull
+EXAMPLE_FIELD_ACCESSORS(uint64_t, example_base_addr_addr_get, example_base_addr_addr_set, EXAMPLE_BASE_ADDR_ADDR)
 
 /* Array port (NUM_PORTS elements, at most 8, stride 0x10): Per-port registers, one element per
  * port. */
@@ -209,33 +255,41 @@ extern "C" {
 #define EXAMPLE_PORT_CFG_OFFSET(i) (EXAMPLE_PORT_OFFSET + (i) * EXAMPLE_PORT_STRIDE + EXAMPLE_PORT_CFG_ELEMENT_OFFSET)
 static inline uint32_t example_port_cfg_offset(uint32_t i) { return EXAMPLE_PORT_CFG_OFFSET(i); }
 #define EXAMPLE_PORT_CFG_RESET_VALUE 0x1u
+#define EXAMPLE_PORT_CFG_RDMASK 0x3u
+#define EXAMPLE_PORT_CFG_WRMASK 0x3u
 /* enable [0] rw: Enables the port's MAC. 0 holds the MAC in reset. */
 #define EXAMPLE_PORT_CFG_ENABLE_SHIFT 0u
 #define EXAMPLE_PORT_CFG_ENABLE_WIDTH 1u
 #define EXAMPLE_PORT_CFG_ENABLE_MASK 0x1u
 #define EXAMPLE_PORT_CFG_ENABLE_RESET 0x1u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_port_cfg_enable_get, example_port_cfg_enable_set, EXAMPLE_PORT_CFG_ENABLE)
 /* promisc [1] rw: Accept frames for any destination MAC address. */
 #define EXAMPLE_PORT_CFG_PROMISC_SHIFT 1u
 #define EXAMPLE_PORT_CFG_PROMISC_WIDTH 1u
 #define EXAMPLE_PORT_CFG_PROMISC_MASK 0x2u
 #define EXAMPLE_PORT_CFG_PROMISC_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_port_cfg_promisc_get, example_port_cfg_promisc_set, EXAMPLE_PORT_CFG_PROMISC)
 
 /* port.link (element offset 0x004, 32-bit): Port link information. */
 #define EXAMPLE_PORT_LINK_ELEMENT_OFFSET 0x4u
 #define EXAMPLE_PORT_LINK_OFFSET(i) (EXAMPLE_PORT_OFFSET + (i) * EXAMPLE_PORT_STRIDE + EXAMPLE_PORT_LINK_ELEMENT_OFFSET)
 static inline uint32_t example_port_link_offset(uint32_t i) { return EXAMPLE_PORT_LINK_OFFSET(i); }
 #define EXAMPLE_PORT_LINK_RESET_VALUE 0x0u
+#define EXAMPLE_PORT_LINK_RDMASK 0xffff0003u
+#define EXAMPLE_PORT_LINK_WRMASK 0x0u
 /* speed [1:0] ro, enum link_speed: Speed negotiated at the last link-up. Hardware loads it when the
  * link trains; it keeps its value while the link is down. */
 #define EXAMPLE_PORT_LINK_SPEED_SHIFT 0u
 #define EXAMPLE_PORT_LINK_SPEED_WIDTH 2u
 #define EXAMPLE_PORT_LINK_SPEED_MASK 0x3u
 #define EXAMPLE_PORT_LINK_SPEED_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_port_link_speed_get, example_port_link_speed_set, EXAMPLE_PORT_LINK_SPEED)
 /* errors [31:16] ro: Frames received with a bad FCS on this port since reset. Saturates at 0xFFFF. */
 #define EXAMPLE_PORT_LINK_ERRORS_SHIFT 16u
 #define EXAMPLE_PORT_LINK_ERRORS_WIDTH 16u
 #define EXAMPLE_PORT_LINK_ERRORS_MASK 0xffff0000u
 #define EXAMPLE_PORT_LINK_ERRORS_RESET 0x0u
+EXAMPLE_FIELD_ACCESSORS(uint32_t, example_port_link_errors_get, example_port_link_errors_set, EXAMPLE_PORT_LINK_ERRORS)
 
 /* Layout checks: the compiler re-checks what rdmagen validated. */
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_CTRL_ENABLE, "ctrl.enable");
@@ -245,12 +299,14 @@ EXAMPLE_ASSERT_FIELD(EXAMPLE_CTRL_MODE, "ctrl.mode");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_CTRL_SOFT_RESET, "ctrl.soft_reset");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_CTRL_SOFT_RESET, "ctrl.soft_reset");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_CTRL_OFFSET % 4u == 0u, "ctrl is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_CTRL_RDMASK | EXAMPLE_CTRL_WRMASK) == (EXAMPLE_CTRL_ENABLE_MASK | EXAMPLE_CTRL_MODE_MASK | EXAMPLE_CTRL_SOFT_RESET_MASK), "ctrl read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT((EXAMPLE_CTRL_ENABLE_MASK | EXAMPLE_CTRL_MODE_MASK | EXAMPLE_CTRL_SOFT_RESET_MASK) == (EXAMPLE_CTRL_ENABLE_MASK + EXAMPLE_CTRL_MODE_MASK + EXAMPLE_CTRL_SOFT_RESET_MASK), "ctrl fields do not overlap");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_CTRL_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_CTRL_ENABLE) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_CTRL_MODE) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_CTRL_SOFT_RESET)), "ctrl reset value is its fields' resets");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_STATUS_BUSY, "status.busy");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_STATUS_LINK_UP, "status.link_up");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_STATUS_FIFO_LEVEL, "status.fifo_level");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_STATUS_OFFSET % 4u == 0u, "status is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_STATUS_RDMASK | EXAMPLE_STATUS_WRMASK) == (EXAMPLE_STATUS_BUSY_MASK | EXAMPLE_STATUS_LINK_UP_MASK | EXAMPLE_STATUS_FIFO_LEVEL_MASK), "status read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT((EXAMPLE_STATUS_BUSY_MASK | EXAMPLE_STATUS_LINK_UP_MASK | EXAMPLE_STATUS_FIFO_LEVEL_MASK) == (EXAMPLE_STATUS_BUSY_MASK + EXAMPLE_STATUS_LINK_UP_MASK + EXAMPLE_STATUS_FIFO_LEVEL_MASK), "status fields do not overlap");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_INT_STATUS_RX_DONE, "int_status.rx_done");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_INT_STATUS_RX_DONE, "int_status.rx_done");
@@ -259,6 +315,7 @@ EXAMPLE_ASSERT_FIELD(EXAMPLE_INT_STATUS_TX_DONE, "int_status.tx_done");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_INT_STATUS_ERROR, "int_status.error");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_INT_STATUS_ERROR, "int_status.error");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_INT_STATUS_OFFSET % 4u == 0u, "int_status is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_INT_STATUS_RDMASK | EXAMPLE_INT_STATUS_WRMASK) == (EXAMPLE_INT_STATUS_RX_DONE_MASK | EXAMPLE_INT_STATUS_TX_DONE_MASK | EXAMPLE_INT_STATUS_ERROR_MASK), "int_status read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT((EXAMPLE_INT_STATUS_RX_DONE_MASK | EXAMPLE_INT_STATUS_TX_DONE_MASK | EXAMPLE_INT_STATUS_ERROR_MASK) == (EXAMPLE_INT_STATUS_RX_DONE_MASK + EXAMPLE_INT_STATUS_TX_DONE_MASK + EXAMPLE_INT_STATUS_ERROR_MASK), "int_status fields do not overlap");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_INT_STATUS_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_INT_STATUS_RX_DONE) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_INT_STATUS_TX_DONE) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_INT_STATUS_ERROR)), "int_status reset value is its fields' resets");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_INT_EN_RX_DONE, "int_en.rx_done");
@@ -268,11 +325,13 @@ EXAMPLE_ASSERT_FIELD(EXAMPLE_INT_EN_TX_DONE, "int_en.tx_done");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_INT_EN_ERROR, "int_en.error");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_INT_EN_ERROR, "int_en.error");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_INT_EN_OFFSET % 4u == 0u, "int_en is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_INT_EN_RDMASK | EXAMPLE_INT_EN_WRMASK) == (EXAMPLE_INT_EN_RX_DONE_MASK | EXAMPLE_INT_EN_TX_DONE_MASK | EXAMPLE_INT_EN_ERROR_MASK), "int_en read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT((EXAMPLE_INT_EN_RX_DONE_MASK | EXAMPLE_INT_EN_TX_DONE_MASK | EXAMPLE_INT_EN_ERROR_MASK) == (EXAMPLE_INT_EN_RX_DONE_MASK + EXAMPLE_INT_EN_TX_DONE_MASK + EXAMPLE_INT_EN_ERROR_MASK), "int_en fields do not overlap");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_INT_EN_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_INT_EN_RX_DONE) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_INT_EN_TX_DONE) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_INT_EN_ERROR)), "int_en reset value is its fields' resets");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_PKT_COUNT_COUNT, "pkt_count.count");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_PKT_COUNT_COUNT, "pkt_count.count");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PKT_COUNT_OFFSET % 4u == 0u, "pkt_count is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_PKT_COUNT_RDMASK | EXAMPLE_PKT_COUNT_WRMASK) == (EXAMPLE_PKT_COUNT_COUNT_MASK), "pkt_count read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PKT_COUNT_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_PKT_COUNT_COUNT)), "pkt_count reset value is its fields' resets");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_EVENTS_RETRAIN, "events.retrain");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_EVENTS_RETRAIN, "events.retrain");
@@ -281,19 +340,23 @@ EXAMPLE_ASSERT_FIELD(EXAMPLE_EVENTS_LINK_SEEN, "events.link_seen");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_EVENTS_LOCK, "events.lock");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_EVENTS_LOCK, "events.lock");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_EVENTS_OFFSET % 4u == 0u, "events is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_EVENTS_RDMASK | EXAMPLE_EVENTS_WRMASK) == (EXAMPLE_EVENTS_RETRAIN_MASK | EXAMPLE_EVENTS_LINK_SEEN_MASK | EXAMPLE_EVENTS_LOCK_MASK), "events read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT((EXAMPLE_EVENTS_RETRAIN_MASK | EXAMPLE_EVENTS_LINK_SEEN_MASK | EXAMPLE_EVENTS_LOCK_MASK) == (EXAMPLE_EVENTS_RETRAIN_MASK + EXAMPLE_EVENTS_LINK_SEEN_MASK + EXAMPLE_EVENTS_LOCK_MASK), "events fields do not overlap");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_EVENTS_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_EVENTS_RETRAIN) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_EVENTS_LINK_SEEN) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_EVENTS_LOCK)), "events reset value is its fields' resets");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_TX_TAIL_INDEX, "tx_tail.index");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_TX_TAIL_INDEX, "tx_tail.index");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_TX_TAIL_OFFSET % 4u == 0u, "tx_tail is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_TX_TAIL_RDMASK | EXAMPLE_TX_TAIL_WRMASK) == (EXAMPLE_TX_TAIL_INDEX_MASK), "tx_tail read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_TX_TAIL_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_TX_TAIL_INDEX)), "tx_tail reset value is its fields' resets");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_SCRATCH_VALUE, "scratch.value");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_SCRATCH_VALUE, "scratch.value");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_SCRATCH_OFFSET % 4u == 0u, "scratch is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_SCRATCH_RDMASK | EXAMPLE_SCRATCH_WRMASK) == (EXAMPLE_SCRATCH_VALUE_MASK), "scratch read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_SCRATCH_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_SCRATCH_VALUE)), "scratch reset value is its fields' resets");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_BASE_ADDR_ADDR, "base_addr.addr");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_BASE_ADDR_ADDR, "base_addr.addr");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_BASE_ADDR_OFFSET % 8u == 0u, "base_addr is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_BASE_ADDR_RDMASK | EXAMPLE_BASE_ADDR_WRMASK) == (EXAMPLE_BASE_ADDR_ADDR_MASK), "base_addr read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_BASE_ADDR_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_BASE_ADDR_ADDR)), "base_addr reset value is its fields' resets");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PORT_COUNT_MAX * EXAMPLE_PORT_STRIDE <= EXAMPLE_PORT_WINDOW, "port elements fit the window");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PORT_OFFSET % EXAMPLE_PORT_WINDOW == 0u, "port is aligned to its window");
@@ -302,6 +365,7 @@ EXAMPLE_ASSERT_FIELD(EXAMPLE_PORT_CFG_ENABLE, "port.cfg.enable");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_PORT_CFG_PROMISC, "port.cfg.promisc");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_PORT_CFG_PROMISC, "port.cfg.promisc");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PORT_CFG_ELEMENT_OFFSET % 4u == 0u, "port.cfg is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_PORT_CFG_RDMASK | EXAMPLE_PORT_CFG_WRMASK) == (EXAMPLE_PORT_CFG_ENABLE_MASK | EXAMPLE_PORT_CFG_PROMISC_MASK), "port.cfg read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT((EXAMPLE_PORT_CFG_ENABLE_MASK | EXAMPLE_PORT_CFG_PROMISC_MASK) == (EXAMPLE_PORT_CFG_ENABLE_MASK + EXAMPLE_PORT_CFG_PROMISC_MASK), "port.cfg fields do not overlap");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PORT_CFG_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_PORT_CFG_ENABLE) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_PORT_CFG_PROMISC)), "port.cfg reset value is its fields' resets");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PORT_CFG_ELEMENT_OFFSET + 4u <= EXAMPLE_PORT_STRIDE, "port.cfg fits the stride");
@@ -310,6 +374,7 @@ EXAMPLE_ASSERT_FIELD(EXAMPLE_PORT_LINK_SPEED, "port.link.speed");
 EXAMPLE_ASSERT_FIELD_RESET(EXAMPLE_PORT_LINK_ERRORS, "port.link.errors");
 EXAMPLE_ASSERT_FIELD(EXAMPLE_PORT_LINK_ERRORS, "port.link.errors");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PORT_LINK_ELEMENT_OFFSET % 4u == 0u, "port.link is aligned");
+EXAMPLE_STATIC_ASSERT((EXAMPLE_PORT_LINK_RDMASK | EXAMPLE_PORT_LINK_WRMASK) == (EXAMPLE_PORT_LINK_SPEED_MASK | EXAMPLE_PORT_LINK_ERRORS_MASK), "port.link read and write masks cover its fields");
 EXAMPLE_STATIC_ASSERT((EXAMPLE_PORT_LINK_SPEED_MASK | EXAMPLE_PORT_LINK_ERRORS_MASK) == (EXAMPLE_PORT_LINK_SPEED_MASK + EXAMPLE_PORT_LINK_ERRORS_MASK), "port.link fields do not overlap");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PORT_LINK_RESET_VALUE == (EXAMPLE_RESET_IN_PLACE(EXAMPLE_PORT_LINK_SPEED) | EXAMPLE_RESET_IN_PLACE(EXAMPLE_PORT_LINK_ERRORS)), "port.link reset value is its fields' resets");
 EXAMPLE_STATIC_ASSERT(EXAMPLE_PORT_LINK_ELEMENT_OFFSET + 4u <= EXAMPLE_PORT_STRIDE, "port.link fits the stride");

@@ -15,6 +15,10 @@
  * QPC_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is QPC_<GROUP>_<REG>_OFFSET(i), for i below QPC_<GROUP>_COUNT_MAX.
+ * QPC_<REG>_RDMASK and _WRMASK are the bits a read returns and a write acts on
+ * (w1c, w1s, w0c and wp bits are writable). Per field, <reg>_<field>_get(reg) is the
+ * field's value in a register value and <reg>_<field>_set(reg, v) that register value
+ * with the field replaced by v (cut to the field's width); lower case, block prefix.
  */
 #ifndef QPC_REGS_H
 #define QPC_REGS_H
@@ -35,6 +39,11 @@ extern "C" {
         what " mask matches its width")
 #define QPC_ASSERT_FIELD_RESET(F, what) \
   QPC_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define QPC_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define QPC_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -118,152 +127,195 @@ extern "C" {
 /* ctrl (0x000, 32-bit): Block control. */
 #define QPC_CTRL_OFFSET 0x0u
 #define QPC_CTRL_RESET_VALUE 0x0u
+#define QPC_CTRL_RDMASK 0x0u
+#define QPC_CTRL_WRMASK 0x1u
 /* clear [0] wp: Write 1 to clear both context RAMs (every QP and MKey becomes invalid). The
  * sequence also runs once after reset; status.clear_busy is 1 while it runs. Reads as 0. */
 #define QPC_CTRL_CLEAR_SHIFT 0u
 #define QPC_CTRL_CLEAR_WIDTH 1u
 #define QPC_CTRL_CLEAR_MASK 0x1u
 #define QPC_CTRL_CLEAR_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_ctrl_clear_get, qpc_ctrl_clear_set, QPC_CTRL_CLEAR)
 
 /* status (0x004, 32-bit): Block status. */
 #define QPC_STATUS_OFFSET 0x4u
 #define QPC_STATUS_RESET_VALUE 0x0u
+#define QPC_STATUS_RDMASK 0x1u
+#define QPC_STATUS_WRMASK 0x0u
 /* clear_busy [0] ro: 1 while the clear sequence runs. Meanwhile commands complete with RES_BUSY and
  * every lookup port reports the QP as invalid. */
 #define QPC_STATUS_CLEAR_BUSY_SHIFT 0u
 #define QPC_STATUS_CLEAR_BUSY_WIDTH 1u
 #define QPC_STATUS_CLEAR_BUSY_MASK 0x1u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_status_clear_busy_get, qpc_status_clear_busy_set, QPC_STATUS_CLEAR_BUSY)
 
 /* geometry (0x008, 32-bit): The partition geometry the block was built with (its parameters). */
 #define QPC_GEOMETRY_OFFSET 0x8u
 #define QPC_GEOMETRY_RESET_VALUE 0x0u
+#define QPC_GEOMETRY_RDMASK 0x1fff01ffu
+#define QPC_GEOMETRY_WRMASK 0x0u
 /* num_vf [8:0] ro: NUM_VF. */
 #define QPC_GEOMETRY_NUM_VF_SHIFT 0u
 #define QPC_GEOMETRY_NUM_VF_WIDTH 9u
 #define QPC_GEOMETRY_NUM_VF_MASK 0x1ffu
+QPC_FIELD_ACCESSORS(uint32_t, qpc_geometry_num_vf_get, qpc_geometry_num_vf_set, QPC_GEOMETRY_NUM_VF)
 /* qps_per_vf [28:16] ro: QPS_PER_VF. */
 #define QPC_GEOMETRY_QPS_PER_VF_SHIFT 16u
 #define QPC_GEOMETRY_QPS_PER_VF_WIDTH 13u
 #define QPC_GEOMETRY_QPS_PER_VF_MASK 0x1fff0000u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_geometry_qps_per_vf_get, qpc_geometry_qps_per_vf_set, QPC_GEOMETRY_QPS_PER_VF)
 
 /* mkey_geometry (0x00c, 32-bit): The size of the memory-key table the block was built with. */
 #define QPC_MKEY_GEOMETRY_OFFSET 0xcu
 #define QPC_MKEY_GEOMETRY_RESET_VALUE 0x0u
+#define QPC_MKEY_GEOMETRY_RDMASK 0x1fffu
+#define QPC_MKEY_GEOMETRY_WRMASK 0x0u
 /* num_mkeys [12:0] ro: NUM_MKEYS. */
 #define QPC_MKEY_GEOMETRY_NUM_MKEYS_SHIFT 0u
 #define QPC_MKEY_GEOMETRY_NUM_MKEYS_WIDTH 13u
 #define QPC_MKEY_GEOMETRY_NUM_MKEYS_MASK 0x1fffu
+QPC_FIELD_ACCESSORS(uint32_t, qpc_mkey_geometry_num_mkeys_get, qpc_mkey_geometry_num_mkeys_set, QPC_MKEY_GEOMETRY_NUM_MKEYS)
 
 /* cmd_ctrl (0x010, 32-bit): Command opcode and start strobe. Fill the mailbox and cmd_target, then
  * write the opcode with go = 1 in one write. Wait for cmd_status.busy = 0 (or the cmd_done
  * interrupt), then read cmd_status.status. */
 #define QPC_CMD_CTRL_OFFSET 0x10u
 #define QPC_CMD_CTRL_RESET_VALUE 0x0u
+#define QPC_CMD_CTRL_RDMASK 0xffffu
+#define QPC_CMD_CTRL_WRMASK 0x8000ffffu
 /* opcode [15:0] rw, enum qpc_cmd_op: Command to run when `go` is written with 1. */
 #define QPC_CMD_CTRL_OPCODE_SHIFT 0u
 #define QPC_CMD_CTRL_OPCODE_WIDTH 16u
 #define QPC_CMD_CTRL_OPCODE_MASK 0xffffu
 #define QPC_CMD_CTRL_OPCODE_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_ctrl_opcode_get, qpc_cmd_ctrl_opcode_set, QPC_CMD_CTRL_OPCODE)
 /* go [31] wp: Write 1 to start the command in `opcode` (the opcode written in the same write
  * counts). Ignored while cmd_status.busy is 1. Reads as 0. */
 #define QPC_CMD_CTRL_GO_SHIFT 31u
 #define QPC_CMD_CTRL_GO_WIDTH 1u
 #define QPC_CMD_CTRL_GO_MASK 0x80000000u
 #define QPC_CMD_CTRL_GO_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_ctrl_go_get, qpc_cmd_ctrl_go_set, QPC_CMD_CTRL_GO)
 
 /* cmd_target (0x014, 32-bit): The context a command acts on. */
 #define QPC_CMD_TARGET_OFFSET 0x14u
 #define QPC_CMD_TARGET_RESET_VALUE 0x0u
+#define QPC_CMD_TARGET_RDMASK 0xffffffffu
+#define QPC_CMD_TARGET_WRMASK 0xffffffffu
 /* index [23:0] rw: Local QPN within the VF's partition for QP commands (must be below QPS_PER_VF),
  * or MKey index (r_key[31:8]) for MKey commands. */
 #define QPC_CMD_TARGET_INDEX_SHIFT 0u
 #define QPC_CMD_TARGET_INDEX_WIDTH 24u
 #define QPC_CMD_TARGET_INDEX_MASK 0xffffffu
 #define QPC_CMD_TARGET_INDEX_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_target_index_get, qpc_cmd_target_index_set, QPC_CMD_TARGET_INDEX)
 /* vf [31:24] rw: VF whose partition the command acts on (must be below NUM_VF). */
 #define QPC_CMD_TARGET_VF_SHIFT 24u
 #define QPC_CMD_TARGET_VF_WIDTH 8u
 #define QPC_CMD_TARGET_VF_MASK 0xff000000u
 #define QPC_CMD_TARGET_VF_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_target_vf_get, qpc_cmd_target_vf_set, QPC_CMD_TARGET_VF)
 
 /* cmd_status (0x018, 32-bit): Progress and result of the last command. */
 #define QPC_CMD_STATUS_OFFSET 0x18u
 #define QPC_CMD_STATUS_RESET_VALUE 0x0u
+#define QPC_CMD_STATUS_RDMASK 0xfff01u
+#define QPC_CMD_STATUS_WRMASK 0x0u
 /* busy [0] ro: 1 from the `go` write until the command completes. */
 #define QPC_CMD_STATUS_BUSY_SHIFT 0u
 #define QPC_CMD_STATUS_BUSY_WIDTH 1u
 #define QPC_CMD_STATUS_BUSY_MASK 0x1u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_status_busy_get, qpc_cmd_status_busy_set, QPC_CMD_STATUS_BUSY)
 /* status [15:8] ro, enum qpc_cmd_status: Completion status of the last command; loaded when it
  * completes. */
 #define QPC_CMD_STATUS_STATUS_SHIFT 8u
 #define QPC_CMD_STATUS_STATUS_WIDTH 8u
 #define QPC_CMD_STATUS_STATUS_MASK 0xff00u
 #define QPC_CMD_STATUS_STATUS_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_status_status_get, qpc_cmd_status_status_set, QPC_CMD_STATUS_STATUS)
 /* prev_state [19:16] ro, enum qp_state: For QP commands, the QP's state before the command (RST for
  * CREATE_QP); loaded when the command completes. */
 #define QPC_CMD_STATUS_PREV_STATE_SHIFT 16u
 #define QPC_CMD_STATUS_PREV_STATE_WIDTH 4u
 #define QPC_CMD_STATUS_PREV_STATE_MASK 0xf0000u
 #define QPC_CMD_STATUS_PREV_STATE_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_status_prev_state_get, qpc_cmd_status_prev_state_set, QPC_CMD_STATUS_PREV_STATE)
 
 /* int_status (0x01c, 32-bit): Command interrupts. Hardware sets a bit; software clears it by
  * writing 1. */
 #define QPC_INT_STATUS_OFFSET 0x1cu
 #define QPC_INT_STATUS_RESET_VALUE 0x0u
+#define QPC_INT_STATUS_RDMASK 0x3u
+#define QPC_INT_STATUS_WRMASK 0x3u
 /* cmd_done [0] w1c: A command completed (any status). */
 #define QPC_INT_STATUS_CMD_DONE_SHIFT 0u
 #define QPC_INT_STATUS_CMD_DONE_WIDTH 1u
 #define QPC_INT_STATUS_CMD_DONE_MASK 0x1u
 #define QPC_INT_STATUS_CMD_DONE_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_int_status_cmd_done_get, qpc_int_status_cmd_done_set, QPC_INT_STATUS_CMD_DONE)
 /* cmd_error [1] w1c: A command completed with a status other than OK. */
 #define QPC_INT_STATUS_CMD_ERROR_SHIFT 1u
 #define QPC_INT_STATUS_CMD_ERROR_WIDTH 1u
 #define QPC_INT_STATUS_CMD_ERROR_MASK 0x2u
 #define QPC_INT_STATUS_CMD_ERROR_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_int_status_cmd_error_get, qpc_int_status_cmd_error_set, QPC_INT_STATUS_CMD_ERROR)
 
 /* int_en (0x020, 32-bit): Interrupt enables, one per `int_status` bit. */
 #define QPC_INT_EN_OFFSET 0x20u
 #define QPC_INT_EN_RESET_VALUE 0x0u
+#define QPC_INT_EN_RDMASK 0x3u
+#define QPC_INT_EN_WRMASK 0x3u
 /* cmd_done [0] rw: Interrupt on every command completion. */
 #define QPC_INT_EN_CMD_DONE_SHIFT 0u
 #define QPC_INT_EN_CMD_DONE_WIDTH 1u
 #define QPC_INT_EN_CMD_DONE_MASK 0x1u
 #define QPC_INT_EN_CMD_DONE_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_int_en_cmd_done_get, qpc_int_en_cmd_done_set, QPC_INT_EN_CMD_DONE)
 /* cmd_error [1] rw: Interrupt on failed commands. */
 #define QPC_INT_EN_CMD_ERROR_SHIFT 1u
 #define QPC_INT_EN_CMD_ERROR_WIDTH 1u
 #define QPC_INT_EN_CMD_ERROR_MASK 0x2u
 #define QPC_INT_EN_CMD_ERROR_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_int_en_cmd_error_get, qpc_int_en_cmd_error_set, QPC_INT_EN_CMD_ERROR)
 
 /* illegal_transitions (0x030, 32-bit): Modify commands refused because the QP was not in the
  * opcode's source state (status BAD_RES_STATE). Clears on read. */
 #define QPC_ILLEGAL_TRANSITIONS_OFFSET 0x30u
 #define QPC_ILLEGAL_TRANSITIONS_RESET_VALUE 0x0u
+#define QPC_ILLEGAL_TRANSITIONS_RDMASK 0xffffffffu
+#define QPC_ILLEGAL_TRANSITIONS_WRMASK 0x0u
 /* count [31:0] rc: Refused transitions; saturates at 0xFFFF_FFFF. */
 #define QPC_ILLEGAL_TRANSITIONS_COUNT_SHIFT 0u
 #define QPC_ILLEGAL_TRANSITIONS_COUNT_WIDTH 32u
 #define QPC_ILLEGAL_TRANSITIONS_COUNT_MASK 0xffffffffu
 #define QPC_ILLEGAL_TRANSITIONS_COUNT_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_illegal_transitions_count_get, qpc_illegal_transitions_count_set, QPC_ILLEGAL_TRANSITIONS_COUNT)
 
 /* cmd_errors (0x034, 32-bit): Commands that completed with any status other than OK, illegal
  * transitions included. Clears on read. */
 #define QPC_CMD_ERRORS_OFFSET 0x34u
 #define QPC_CMD_ERRORS_RESET_VALUE 0x0u
+#define QPC_CMD_ERRORS_RDMASK 0xffffffffu
+#define QPC_CMD_ERRORS_WRMASK 0x0u
 /* count [31:0] rc: Failed commands; saturates at 0xFFFF_FFFF. */
 #define QPC_CMD_ERRORS_COUNT_SHIFT 0u
 #define QPC_CMD_ERRORS_COUNT_WIDTH 32u
 #define QPC_CMD_ERRORS_COUNT_MASK 0xffffffffu
 #define QPC_CMD_ERRORS_COUNT_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_cmd_errors_count_get, qpc_cmd_errors_count_set, QPC_CMD_ERRORS_COUNT)
 
 /* pd_mismatches (0x038, 32-bit): WQE checks whose PD differed from the QP's pd; each one completes
  * its WQE with a local protection error. Clears on read. */
 #define QPC_PD_MISMATCHES_OFFSET 0x38u
 #define QPC_PD_MISMATCHES_RESET_VALUE 0x0u
+#define QPC_PD_MISMATCHES_RDMASK 0xffffffffu
+#define QPC_PD_MISMATCHES_WRMASK 0x0u
 /* count [31:0] rc: PD mismatches; saturates at 0xFFFF_FFFF. */
 #define QPC_PD_MISMATCHES_COUNT_SHIFT 0u
 #define QPC_PD_MISMATCHES_COUNT_WIDTH 32u
 #define QPC_PD_MISMATCHES_COUNT_MASK 0xffffffffu
 #define QPC_PD_MISMATCHES_COUNT_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_pd_mismatches_count_get, qpc_pd_mismatches_count_set, QPC_PD_MISMATCHES_COUNT)
 
 /* partition_violations (0x03c, 32-bit): Requests on any port (doorbell check, WQE check, RX lookup,
  * RX write-back, command) whose QPN names another VF or lies outside the partition (vf >= NUM_VF or
@@ -271,33 +323,42 @@ extern "C" {
  * one cycle. Clears on read. */
 #define QPC_PARTITION_VIOLATIONS_OFFSET 0x3cu
 #define QPC_PARTITION_VIOLATIONS_RESET_VALUE 0x0u
+#define QPC_PARTITION_VIOLATIONS_RDMASK 0xffffffffu
+#define QPC_PARTITION_VIOLATIONS_WRMASK 0x0u
 /* count [31:0] rc: Refused requests; saturates at 0xFFFF_FFFF. */
 #define QPC_PARTITION_VIOLATIONS_COUNT_SHIFT 0u
 #define QPC_PARTITION_VIOLATIONS_COUNT_WIDTH 32u
 #define QPC_PARTITION_VIOLATIONS_COUNT_MASK 0xffffffffu
 #define QPC_PARTITION_VIOLATIONS_COUNT_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_partition_violations_count_get, qpc_partition_violations_count_set, QPC_PARTITION_VIOLATIONS_COUNT)
 
 /* port_collisions (0x040, 32-bit): Cycles in which the doorbell-check port and the RX port
  * addressed the same QP; the QPC block documents which access sees the other's update. Clears on
  * read. */
 #define QPC_PORT_COLLISIONS_OFFSET 0x40u
 #define QPC_PORT_COLLISIONS_RESET_VALUE 0x0u
+#define QPC_PORT_COLLISIONS_RDMASK 0xffffffffu
+#define QPC_PORT_COLLISIONS_WRMASK 0x0u
 /* count [31:0] rc: Same-QP cycles; saturates at 0xFFFF_FFFF. */
 #define QPC_PORT_COLLISIONS_COUNT_SHIFT 0u
 #define QPC_PORT_COLLISIONS_COUNT_WIDTH 32u
 #define QPC_PORT_COLLISIONS_COUNT_MASK 0xffffffffu
 #define QPC_PORT_COLLISIONS_COUNT_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_port_collisions_count_get, qpc_port_collisions_count_set, QPC_PORT_COLLISIONS_COUNT)
 
 /* rkey_violations (0x044, 32-bit): R_Key checks (mk port) that failed: no such key for the
  * requesting VF, PD mismatch, a missing access right or a range outside the region. Each one is a
  * NAK with remote access error at the parser. Clears on read. */
 #define QPC_RKEY_VIOLATIONS_OFFSET 0x44u
 #define QPC_RKEY_VIOLATIONS_RESET_VALUE 0x0u
+#define QPC_RKEY_VIOLATIONS_RDMASK 0xffffffffu
+#define QPC_RKEY_VIOLATIONS_WRMASK 0x0u
 /* count [31:0] rc: Failed R_Key checks; saturates at 0xFFFF_FFFF. */
 #define QPC_RKEY_VIOLATIONS_COUNT_SHIFT 0u
 #define QPC_RKEY_VIOLATIONS_COUNT_WIDTH 32u
 #define QPC_RKEY_VIOLATIONS_COUNT_MASK 0xffffffffu
 #define QPC_RKEY_VIOLATIONS_COUNT_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_rkey_violations_count_get, qpc_rkey_violations_count_set, QPC_RKEY_VIOLATIONS_COUNT)
 
 /* Array mailbox (12 elements, stride 0x4): Command mailbox: one context word as 32-bit dwords,
  * dword i = word bits [32i+31:32i] of the `qpc` memory layout (dwords 0-5 of the `mkey` layout for
@@ -314,11 +375,14 @@ extern "C" {
 #define QPC_MAILBOX_DATA_OFFSET(i) (QPC_MAILBOX_OFFSET + (i) * QPC_MAILBOX_STRIDE + QPC_MAILBOX_DATA_ELEMENT_OFFSET)
 static inline uint32_t qpc_mailbox_data_offset(uint32_t i) { return QPC_MAILBOX_DATA_OFFSET(i); }
 #define QPC_MAILBOX_DATA_RESET_VALUE 0x0u
+#define QPC_MAILBOX_DATA_RDMASK 0xffffffffu
+#define QPC_MAILBOX_DATA_WRMASK 0xffffffffu
 /* value [31:0] rw: Dword of the context word; QUERY_QP and QUERY_MKEY load it. */
 #define QPC_MAILBOX_DATA_VALUE_SHIFT 0u
 #define QPC_MAILBOX_DATA_VALUE_WIDTH 32u
 #define QPC_MAILBOX_DATA_VALUE_MASK 0xffffffffu
 #define QPC_MAILBOX_DATA_VALUE_RESET 0x0u
+QPC_FIELD_ACCESSORS(uint32_t, qpc_mailbox_data_value_get, qpc_mailbox_data_value_set, QPC_MAILBOX_DATA_VALUE)
 
 /* Memory qpc (384-bit words; SHIFT is the bit index in the word): Queue-pair context, one 384-bit
  * word per QP, at address vf * QPS_PER_VF + local QPN. The word is this project's packing of the
@@ -446,20 +510,25 @@ static inline uint32_t qpc_mailbox_data_offset(uint32_t i) { return QPC_MAILBOX_
 QPC_ASSERT_FIELD_RESET(QPC_CTRL_CLEAR, "ctrl.clear");
 QPC_ASSERT_FIELD(QPC_CTRL_CLEAR, "ctrl.clear");
 QPC_STATIC_ASSERT(QPC_CTRL_OFFSET % 4u == 0u, "ctrl is aligned");
+QPC_STATIC_ASSERT((QPC_CTRL_RDMASK | QPC_CTRL_WRMASK) == (QPC_CTRL_CLEAR_MASK), "ctrl read and write masks cover its fields");
 QPC_STATIC_ASSERT(QPC_CTRL_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CTRL_CLEAR)), "ctrl reset value is its fields' resets");
 QPC_ASSERT_FIELD(QPC_STATUS_CLEAR_BUSY, "status.clear_busy");
 QPC_STATIC_ASSERT(QPC_STATUS_OFFSET % 4u == 0u, "status is aligned");
+QPC_STATIC_ASSERT((QPC_STATUS_RDMASK | QPC_STATUS_WRMASK) == (QPC_STATUS_CLEAR_BUSY_MASK), "status read and write masks cover its fields");
 QPC_ASSERT_FIELD(QPC_GEOMETRY_NUM_VF, "geometry.num_vf");
 QPC_ASSERT_FIELD(QPC_GEOMETRY_QPS_PER_VF, "geometry.qps_per_vf");
 QPC_STATIC_ASSERT(QPC_GEOMETRY_OFFSET % 4u == 0u, "geometry is aligned");
+QPC_STATIC_ASSERT((QPC_GEOMETRY_RDMASK | QPC_GEOMETRY_WRMASK) == (QPC_GEOMETRY_NUM_VF_MASK | QPC_GEOMETRY_QPS_PER_VF_MASK), "geometry read and write masks cover its fields");
 QPC_STATIC_ASSERT((QPC_GEOMETRY_NUM_VF_MASK | QPC_GEOMETRY_QPS_PER_VF_MASK) == (QPC_GEOMETRY_NUM_VF_MASK + QPC_GEOMETRY_QPS_PER_VF_MASK), "geometry fields do not overlap");
 QPC_ASSERT_FIELD(QPC_MKEY_GEOMETRY_NUM_MKEYS, "mkey_geometry.num_mkeys");
 QPC_STATIC_ASSERT(QPC_MKEY_GEOMETRY_OFFSET % 4u == 0u, "mkey_geometry is aligned");
+QPC_STATIC_ASSERT((QPC_MKEY_GEOMETRY_RDMASK | QPC_MKEY_GEOMETRY_WRMASK) == (QPC_MKEY_GEOMETRY_NUM_MKEYS_MASK), "mkey_geometry read and write masks cover its fields");
 QPC_ASSERT_FIELD_RESET(QPC_CMD_CTRL_OPCODE, "cmd_ctrl.opcode");
 QPC_ASSERT_FIELD(QPC_CMD_CTRL_OPCODE, "cmd_ctrl.opcode");
 QPC_ASSERT_FIELD_RESET(QPC_CMD_CTRL_GO, "cmd_ctrl.go");
 QPC_ASSERT_FIELD(QPC_CMD_CTRL_GO, "cmd_ctrl.go");
 QPC_STATIC_ASSERT(QPC_CMD_CTRL_OFFSET % 4u == 0u, "cmd_ctrl is aligned");
+QPC_STATIC_ASSERT((QPC_CMD_CTRL_RDMASK | QPC_CMD_CTRL_WRMASK) == (QPC_CMD_CTRL_OPCODE_MASK | QPC_CMD_CTRL_GO_MASK), "cmd_ctrl read and write masks cover its fields");
 QPC_STATIC_ASSERT((QPC_CMD_CTRL_OPCODE_MASK | QPC_CMD_CTRL_GO_MASK) == (QPC_CMD_CTRL_OPCODE_MASK + QPC_CMD_CTRL_GO_MASK), "cmd_ctrl fields do not overlap");
 QPC_STATIC_ASSERT(QPC_CMD_CTRL_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CMD_CTRL_OPCODE) | QPC_RESET_IN_PLACE(QPC_CMD_CTRL_GO)), "cmd_ctrl reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_CMD_TARGET_INDEX, "cmd_target.index");
@@ -467,6 +536,7 @@ QPC_ASSERT_FIELD(QPC_CMD_TARGET_INDEX, "cmd_target.index");
 QPC_ASSERT_FIELD_RESET(QPC_CMD_TARGET_VF, "cmd_target.vf");
 QPC_ASSERT_FIELD(QPC_CMD_TARGET_VF, "cmd_target.vf");
 QPC_STATIC_ASSERT(QPC_CMD_TARGET_OFFSET % 4u == 0u, "cmd_target is aligned");
+QPC_STATIC_ASSERT((QPC_CMD_TARGET_RDMASK | QPC_CMD_TARGET_WRMASK) == (QPC_CMD_TARGET_INDEX_MASK | QPC_CMD_TARGET_VF_MASK), "cmd_target read and write masks cover its fields");
 QPC_STATIC_ASSERT((QPC_CMD_TARGET_INDEX_MASK | QPC_CMD_TARGET_VF_MASK) == (QPC_CMD_TARGET_INDEX_MASK + QPC_CMD_TARGET_VF_MASK), "cmd_target fields do not overlap");
 QPC_STATIC_ASSERT(QPC_CMD_TARGET_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CMD_TARGET_INDEX) | QPC_RESET_IN_PLACE(QPC_CMD_TARGET_VF)), "cmd_target reset value is its fields' resets");
 QPC_ASSERT_FIELD(QPC_CMD_STATUS_BUSY, "cmd_status.busy");
@@ -475,6 +545,7 @@ QPC_ASSERT_FIELD(QPC_CMD_STATUS_STATUS, "cmd_status.status");
 QPC_ASSERT_FIELD_RESET(QPC_CMD_STATUS_PREV_STATE, "cmd_status.prev_state");
 QPC_ASSERT_FIELD(QPC_CMD_STATUS_PREV_STATE, "cmd_status.prev_state");
 QPC_STATIC_ASSERT(QPC_CMD_STATUS_OFFSET % 4u == 0u, "cmd_status is aligned");
+QPC_STATIC_ASSERT((QPC_CMD_STATUS_RDMASK | QPC_CMD_STATUS_WRMASK) == (QPC_CMD_STATUS_BUSY_MASK | QPC_CMD_STATUS_STATUS_MASK | QPC_CMD_STATUS_PREV_STATE_MASK), "cmd_status read and write masks cover its fields");
 QPC_STATIC_ASSERT((QPC_CMD_STATUS_BUSY_MASK | QPC_CMD_STATUS_STATUS_MASK | QPC_CMD_STATUS_PREV_STATE_MASK) == (QPC_CMD_STATUS_BUSY_MASK + QPC_CMD_STATUS_STATUS_MASK + QPC_CMD_STATUS_PREV_STATE_MASK), "cmd_status fields do not overlap");
 QPC_STATIC_ASSERT(QPC_CMD_STATUS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CMD_STATUS_STATUS) | QPC_RESET_IN_PLACE(QPC_CMD_STATUS_PREV_STATE)), "cmd_status reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_INT_STATUS_CMD_DONE, "int_status.cmd_done");
@@ -482,6 +553,7 @@ QPC_ASSERT_FIELD(QPC_INT_STATUS_CMD_DONE, "int_status.cmd_done");
 QPC_ASSERT_FIELD_RESET(QPC_INT_STATUS_CMD_ERROR, "int_status.cmd_error");
 QPC_ASSERT_FIELD(QPC_INT_STATUS_CMD_ERROR, "int_status.cmd_error");
 QPC_STATIC_ASSERT(QPC_INT_STATUS_OFFSET % 4u == 0u, "int_status is aligned");
+QPC_STATIC_ASSERT((QPC_INT_STATUS_RDMASK | QPC_INT_STATUS_WRMASK) == (QPC_INT_STATUS_CMD_DONE_MASK | QPC_INT_STATUS_CMD_ERROR_MASK), "int_status read and write masks cover its fields");
 QPC_STATIC_ASSERT((QPC_INT_STATUS_CMD_DONE_MASK | QPC_INT_STATUS_CMD_ERROR_MASK) == (QPC_INT_STATUS_CMD_DONE_MASK + QPC_INT_STATUS_CMD_ERROR_MASK), "int_status fields do not overlap");
 QPC_STATIC_ASSERT(QPC_INT_STATUS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_INT_STATUS_CMD_DONE) | QPC_RESET_IN_PLACE(QPC_INT_STATUS_CMD_ERROR)), "int_status reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_INT_EN_CMD_DONE, "int_en.cmd_done");
@@ -489,37 +561,45 @@ QPC_ASSERT_FIELD(QPC_INT_EN_CMD_DONE, "int_en.cmd_done");
 QPC_ASSERT_FIELD_RESET(QPC_INT_EN_CMD_ERROR, "int_en.cmd_error");
 QPC_ASSERT_FIELD(QPC_INT_EN_CMD_ERROR, "int_en.cmd_error");
 QPC_STATIC_ASSERT(QPC_INT_EN_OFFSET % 4u == 0u, "int_en is aligned");
+QPC_STATIC_ASSERT((QPC_INT_EN_RDMASK | QPC_INT_EN_WRMASK) == (QPC_INT_EN_CMD_DONE_MASK | QPC_INT_EN_CMD_ERROR_MASK), "int_en read and write masks cover its fields");
 QPC_STATIC_ASSERT((QPC_INT_EN_CMD_DONE_MASK | QPC_INT_EN_CMD_ERROR_MASK) == (QPC_INT_EN_CMD_DONE_MASK + QPC_INT_EN_CMD_ERROR_MASK), "int_en fields do not overlap");
 QPC_STATIC_ASSERT(QPC_INT_EN_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_INT_EN_CMD_DONE) | QPC_RESET_IN_PLACE(QPC_INT_EN_CMD_ERROR)), "int_en reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_ILLEGAL_TRANSITIONS_COUNT, "illegal_transitions.count");
 QPC_ASSERT_FIELD(QPC_ILLEGAL_TRANSITIONS_COUNT, "illegal_transitions.count");
 QPC_STATIC_ASSERT(QPC_ILLEGAL_TRANSITIONS_OFFSET % 4u == 0u, "illegal_transitions is aligned");
+QPC_STATIC_ASSERT((QPC_ILLEGAL_TRANSITIONS_RDMASK | QPC_ILLEGAL_TRANSITIONS_WRMASK) == (QPC_ILLEGAL_TRANSITIONS_COUNT_MASK), "illegal_transitions read and write masks cover its fields");
 QPC_STATIC_ASSERT(QPC_ILLEGAL_TRANSITIONS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_ILLEGAL_TRANSITIONS_COUNT)), "illegal_transitions reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_CMD_ERRORS_COUNT, "cmd_errors.count");
 QPC_ASSERT_FIELD(QPC_CMD_ERRORS_COUNT, "cmd_errors.count");
 QPC_STATIC_ASSERT(QPC_CMD_ERRORS_OFFSET % 4u == 0u, "cmd_errors is aligned");
+QPC_STATIC_ASSERT((QPC_CMD_ERRORS_RDMASK | QPC_CMD_ERRORS_WRMASK) == (QPC_CMD_ERRORS_COUNT_MASK), "cmd_errors read and write masks cover its fields");
 QPC_STATIC_ASSERT(QPC_CMD_ERRORS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_CMD_ERRORS_COUNT)), "cmd_errors reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_PD_MISMATCHES_COUNT, "pd_mismatches.count");
 QPC_ASSERT_FIELD(QPC_PD_MISMATCHES_COUNT, "pd_mismatches.count");
 QPC_STATIC_ASSERT(QPC_PD_MISMATCHES_OFFSET % 4u == 0u, "pd_mismatches is aligned");
+QPC_STATIC_ASSERT((QPC_PD_MISMATCHES_RDMASK | QPC_PD_MISMATCHES_WRMASK) == (QPC_PD_MISMATCHES_COUNT_MASK), "pd_mismatches read and write masks cover its fields");
 QPC_STATIC_ASSERT(QPC_PD_MISMATCHES_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_PD_MISMATCHES_COUNT)), "pd_mismatches reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_PARTITION_VIOLATIONS_COUNT, "partition_violations.count");
 QPC_ASSERT_FIELD(QPC_PARTITION_VIOLATIONS_COUNT, "partition_violations.count");
 QPC_STATIC_ASSERT(QPC_PARTITION_VIOLATIONS_OFFSET % 4u == 0u, "partition_violations is aligned");
+QPC_STATIC_ASSERT((QPC_PARTITION_VIOLATIONS_RDMASK | QPC_PARTITION_VIOLATIONS_WRMASK) == (QPC_PARTITION_VIOLATIONS_COUNT_MASK), "partition_violations read and write masks cover its fields");
 QPC_STATIC_ASSERT(QPC_PARTITION_VIOLATIONS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_PARTITION_VIOLATIONS_COUNT)), "partition_violations reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_PORT_COLLISIONS_COUNT, "port_collisions.count");
 QPC_ASSERT_FIELD(QPC_PORT_COLLISIONS_COUNT, "port_collisions.count");
 QPC_STATIC_ASSERT(QPC_PORT_COLLISIONS_OFFSET % 4u == 0u, "port_collisions is aligned");
+QPC_STATIC_ASSERT((QPC_PORT_COLLISIONS_RDMASK | QPC_PORT_COLLISIONS_WRMASK) == (QPC_PORT_COLLISIONS_COUNT_MASK), "port_collisions read and write masks cover its fields");
 QPC_STATIC_ASSERT(QPC_PORT_COLLISIONS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_PORT_COLLISIONS_COUNT)), "port_collisions reset value is its fields' resets");
 QPC_ASSERT_FIELD_RESET(QPC_RKEY_VIOLATIONS_COUNT, "rkey_violations.count");
 QPC_ASSERT_FIELD(QPC_RKEY_VIOLATIONS_COUNT, "rkey_violations.count");
 QPC_STATIC_ASSERT(QPC_RKEY_VIOLATIONS_OFFSET % 4u == 0u, "rkey_violations is aligned");
+QPC_STATIC_ASSERT((QPC_RKEY_VIOLATIONS_RDMASK | QPC_RKEY_VIOLATIONS_WRMASK) == (QPC_RKEY_VIOLATIONS_COUNT_MASK), "rkey_violations read and write masks cover its fields");
 QPC_STATIC_ASSERT(QPC_RKEY_VIOLATIONS_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_RKEY_VIOLATIONS_COUNT)), "rkey_violations reset value is its fields' resets");
 QPC_STATIC_ASSERT(QPC_MAILBOX_COUNT_MAX * QPC_MAILBOX_STRIDE <= QPC_MAILBOX_WINDOW, "mailbox elements fit the window");
 QPC_STATIC_ASSERT(QPC_MAILBOX_OFFSET % QPC_MAILBOX_WINDOW == 0u, "mailbox is aligned to its window");
 QPC_ASSERT_FIELD_RESET(QPC_MAILBOX_DATA_VALUE, "mailbox.data.value");
 QPC_ASSERT_FIELD(QPC_MAILBOX_DATA_VALUE, "mailbox.data.value");
 QPC_STATIC_ASSERT(QPC_MAILBOX_DATA_ELEMENT_OFFSET % 4u == 0u, "mailbox.data is aligned");
+QPC_STATIC_ASSERT((QPC_MAILBOX_DATA_RDMASK | QPC_MAILBOX_DATA_WRMASK) == (QPC_MAILBOX_DATA_VALUE_MASK), "mailbox.data read and write masks cover its fields");
 QPC_STATIC_ASSERT(QPC_MAILBOX_DATA_RESET_VALUE == (QPC_RESET_IN_PLACE(QPC_MAILBOX_DATA_VALUE)), "mailbox.data reset value is its fields' resets");
 QPC_STATIC_ASSERT(QPC_MAILBOX_DATA_ELEMENT_OFFSET + 4u <= QPC_MAILBOX_STRIDE, "mailbox.data fits the stride");
 QPC_STATIC_ASSERT(QPC_CTRL_OFFSET + 4u <= QPC_STATUS_OFFSET, "ctrl ends before status");

@@ -16,6 +16,10 @@
  * RX_PARSER_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is RX_PARSER_<GROUP>_<REG>_OFFSET(i), for i below RX_PARSER_<GROUP>_COUNT_MAX.
+ * RX_PARSER_<REG>_RDMASK and _WRMASK are the bits a read returns and a write acts on
+ * (w1c, w1s, w0c and wp bits are writable). Per field, <reg>_<field>_get(reg) is the
+ * field's value in a register value and <reg>_<field>_set(reg, v) that register value
+ * with the field replaced by v (cut to the field's width); lower case, block prefix.
  */
 #ifndef RX_PARSER_REGS_H
 #define RX_PARSER_REGS_H
@@ -36,6 +40,11 @@ extern "C" {
         what " mask matches its width")
 #define RX_PARSER_ASSERT_FIELD_RESET(F, what) \
   RX_PARSER_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define RX_PARSER_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define RX_PARSER_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -66,6 +75,8 @@ extern "C" {
 /* ctrl (0x000, 32-bit): Parser feature enables. */
 #define RX_PARSER_CTRL_OFFSET 0x0u
 #define RX_PARSER_CTRL_RESET_VALUE 0xfu
+#define RX_PARSER_CTRL_RDMASK 0xfu
+#define RX_PARSER_CTRL_WRMASK 0xfu
 /* icrc_check_en [0] rw: Check the ICRC (IBTA Annex A17, masked fields as in rxe). A mismatch drops
  * the frame silently and counts it in drop_bad_icrc; it never causes a NAK. While 0 the ICRC is not
  * checked. */
@@ -73,17 +84,20 @@ extern "C" {
 #define RX_PARSER_CTRL_ICRC_CHECK_EN_WIDTH 1u
 #define RX_PARSER_CTRL_ICRC_CHECK_EN_MASK 0x1u
 #define RX_PARSER_CTRL_ICRC_CHECK_EN_RESET 0x1u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_ctrl_icrc_check_en_get, rx_parser_ctrl_icrc_check_en_set, RX_PARSER_CTRL_ICRC_CHECK_EN)
 /* ipv6_en [1] rw: Accept RoCEv2 over IPv6. While 0, IPv6 frames count as drop_not_roce. */
 #define RX_PARSER_CTRL_IPV6_EN_SHIFT 1u
 #define RX_PARSER_CTRL_IPV6_EN_WIDTH 1u
 #define RX_PARSER_CTRL_IPV6_EN_MASK 0x2u
 #define RX_PARSER_CTRL_IPV6_EN_RESET 0x1u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_ctrl_ipv6_en_get, rx_parser_ctrl_ipv6_en_set, RX_PARSER_CTRL_IPV6_EN)
 /* cnp_event_en [2] rw: Raise the CNP-received event to the DCQCN reaction point for every accepted
  * CNP (BTH opcode 0x81). Accepted CNPs are counted in event_cnp_received either way. */
 #define RX_PARSER_CTRL_CNP_EVENT_EN_SHIFT 2u
 #define RX_PARSER_CTRL_CNP_EVENT_EN_WIDTH 1u
 #define RX_PARSER_CTRL_CNP_EVENT_EN_MASK 0x4u
 #define RX_PARSER_CTRL_CNP_EVENT_EN_RESET 0x1u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_ctrl_cnp_event_en_get, rx_parser_ctrl_cnp_event_en_set, RX_PARSER_CTRL_CNP_EVENT_EN)
 /* ce_event_en [3] rw: Raise the CE-marked event to the notification point for accepted frames whose
  * IP ECN field is 11, at most one per QP per min_time_between_cnps. CE-marked frames are counted in
  * event_ce_marked either way. */
@@ -91,19 +105,25 @@ extern "C" {
 #define RX_PARSER_CTRL_CE_EVENT_EN_WIDTH 1u
 #define RX_PARSER_CTRL_CE_EVENT_EN_MASK 0x8u
 #define RX_PARSER_CTRL_CE_EVENT_EN_RESET 0x1u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_ctrl_ce_event_en_get, rx_parser_ctrl_ce_event_en_set, RX_PARSER_CTRL_CE_EVENT_EN)
 
 /* udp_dport (0x004, 32-bit): RoCEv2 UDP destination port. */
 #define RX_PARSER_UDP_DPORT_OFFSET 0x4u
 #define RX_PARSER_UDP_DPORT_RESET_VALUE 0x12b7u
+#define RX_PARSER_UDP_DPORT_RDMASK 0xffffu
+#define RX_PARSER_UDP_DPORT_WRMASK 0xffffu
 /* value [15:0] rw: UDP destination port that marks a frame as RoCEv2 (IANA: 4791). */
 #define RX_PARSER_UDP_DPORT_VALUE_SHIFT 0u
 #define RX_PARSER_UDP_DPORT_VALUE_WIDTH 16u
 #define RX_PARSER_UDP_DPORT_VALUE_MASK 0xffffu
 #define RX_PARSER_UDP_DPORT_VALUE_RESET 0x12b7u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_udp_dport_value_get, rx_parser_udp_dport_value_set, RX_PARSER_UDP_DPORT_VALUE)
 
 /* p_key (0x008, 32-bit): Partition key of this port. */
 #define RX_PARSER_P_KEY_OFFSET 0x8u
 #define RX_PARSER_P_KEY_RESET_VALUE 0xffffu
+#define RX_PARSER_P_KEY_RDMASK 0xffffu
+#define RX_PARSER_P_KEY_WRMASK 0xffffu
 /* value [15:0] rw: P_Key compared with BTH.P_Key as in IBTA/rxe: the low 15 bits must be equal and
  * non-zero, and at least one of the two keys must have bit 15 (full membership) set. The default
  * 0xFFFF is the default full-member key. */
@@ -111,271 +131,352 @@ extern "C" {
 #define RX_PARSER_P_KEY_VALUE_WIDTH 16u
 #define RX_PARSER_P_KEY_VALUE_MASK 0xffffu
 #define RX_PARSER_P_KEY_VALUE_RESET 0xffffu
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_p_key_value_get, rx_parser_p_key_value_set, RX_PARSER_P_KEY_VALUE)
 
 /* min_time_between_cnps (0x00c, 32-bit): Spacing of CE-marked events per QP (notification point). */
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_OFFSET 0xcu
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_RESET_VALUE 0x4u
+#define RX_PARSER_MIN_TIME_BETWEEN_CNPS_RDMASK 0xffffu
+#define RX_PARSER_MIN_TIME_BETWEEN_CNPS_WRMASK 0xffffu
 /* value [15:0] rw: Minimum time between two CE-marked events for the same QP, in microseconds (mlx5
  * min_time_between_cnps; default 4). 0 raises an event for every CE-marked frame. */
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_SHIFT 0u
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_WIDTH 16u
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_MASK 0xffffu
 #define RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_RESET 0x4u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_min_time_between_cnps_value_get, rx_parser_min_time_between_cnps_value_set, RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE)
 
 /* last_drop (0x010, 32-bit): The most recent dropped frame. Hardware reloads it on every drop. */
 #define RX_PARSER_LAST_DROP_OFFSET 0x10u
 #define RX_PARSER_LAST_DROP_RESET_VALUE 0x0u
+#define RX_PARSER_LAST_DROP_RDMASK 0xffff1fu
+#define RX_PARSER_LAST_DROP_WRMASK 0x0u
 /* reason [4:0] ro, enum rx_drop_reason: Why the frame was dropped. */
 #define RX_PARSER_LAST_DROP_REASON_SHIFT 0u
 #define RX_PARSER_LAST_DROP_REASON_WIDTH 5u
 #define RX_PARSER_LAST_DROP_REASON_MASK 0x1fu
 #define RX_PARSER_LAST_DROP_REASON_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_last_drop_reason_get, rx_parser_last_drop_reason_set, RX_PARSER_LAST_DROP_REASON)
 /* vf [15:8] ro: VF the e-switch steered the frame to (from tuser). */
 #define RX_PARSER_LAST_DROP_VF_SHIFT 8u
 #define RX_PARSER_LAST_DROP_VF_WIDTH 8u
 #define RX_PARSER_LAST_DROP_VF_MASK 0xff00u
 #define RX_PARSER_LAST_DROP_VF_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_last_drop_vf_get, rx_parser_last_drop_vf_set, RX_PARSER_LAST_DROP_VF)
 /* opcode [23:16] ro: BTH opcode, or 0 when the frame was dropped before the BTH. */
 #define RX_PARSER_LAST_DROP_OPCODE_SHIFT 16u
 #define RX_PARSER_LAST_DROP_OPCODE_WIDTH 8u
 #define RX_PARSER_LAST_DROP_OPCODE_MASK 0xff0000u
 #define RX_PARSER_LAST_DROP_OPCODE_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_last_drop_opcode_get, rx_parser_last_drop_opcode_set, RX_PARSER_LAST_DROP_OPCODE)
 
 /* last_drop_qpn (0x014, 32-bit): DestQP of the most recent dropped frame. */
 #define RX_PARSER_LAST_DROP_QPN_OFFSET 0x14u
 #define RX_PARSER_LAST_DROP_QPN_RESET_VALUE 0x0u
+#define RX_PARSER_LAST_DROP_QPN_RDMASK 0xffffffu
+#define RX_PARSER_LAST_DROP_QPN_WRMASK 0x0u
 /* qpn [23:0] ro: BTH DestQP, or 0 when the frame was dropped before the BTH. */
 #define RX_PARSER_LAST_DROP_QPN_QPN_SHIFT 0u
 #define RX_PARSER_LAST_DROP_QPN_QPN_WIDTH 24u
 #define RX_PARSER_LAST_DROP_QPN_QPN_MASK 0xffffffu
 #define RX_PARSER_LAST_DROP_QPN_QPN_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_last_drop_qpn_qpn_get, rx_parser_last_drop_qpn_qpn_set, RX_PARSER_LAST_DROP_QPN_QPN)
 
 /* frames_seen (0x100, 64-bit): Every frame received; each also counts in exactly one verdict_* or
  * drop_* counter. Read the low half first; clears on read. */
 #define RX_PARSER_FRAMES_SEEN_OFFSET 0x100u
 #define RX_PARSER_FRAMES_SEEN_RESET_VALUE 0x0ull
+#define RX_PARSER_FRAMES_SEEN_RDMASK 0xffffffffffffffffull
+#define RX_PARSER_FRAMES_SEEN_WRMASK 0x0ull
 /* count [63:0] rc: Frames received. */
 #define RX_PARSER_FRAMES_SEEN_COUNT_SHIFT 0u
 #define RX_PARSER_FRAMES_SEEN_COUNT_WIDTH 64u
 #define RX_PARSER_FRAMES_SEEN_COUNT_MASK 0xffffffffffffffffull
 #define RX_PARSER_FRAMES_SEEN_COUNT_RESET 0x0ull
+RX_PARSER_FIELD_ACCESSORS(uint64_t, rx_parser_frames_seen_count_get, rx_parser_frames_seen_count_set, RX_PARSER_FRAMES_SEEN_COUNT)
 
 /* verdict_accept (0x108, 64-bit): Frames accepted: requests with PSN = ePSN (ePSN advances),
  * responses and ACKs in an allowed state, and valid CNPs. Read the low half first; clears on read. */
 #define RX_PARSER_VERDICT_ACCEPT_OFFSET 0x108u
 #define RX_PARSER_VERDICT_ACCEPT_RESET_VALUE 0x0ull
+#define RX_PARSER_VERDICT_ACCEPT_RDMASK 0xffffffffffffffffull
+#define RX_PARSER_VERDICT_ACCEPT_WRMASK 0x0ull
 /* count [63:0] rc: Accepted frames. */
 #define RX_PARSER_VERDICT_ACCEPT_COUNT_SHIFT 0u
 #define RX_PARSER_VERDICT_ACCEPT_COUNT_WIDTH 64u
 #define RX_PARSER_VERDICT_ACCEPT_COUNT_MASK 0xffffffffffffffffull
 #define RX_PARSER_VERDICT_ACCEPT_COUNT_RESET 0x0ull
+RX_PARSER_FIELD_ACCESSORS(uint64_t, rx_parser_verdict_accept_count_get, rx_parser_verdict_accept_count_set, RX_PARSER_VERDICT_ACCEPT_COUNT)
 
 /* verdict_duplicate (0x110, 32-bit): Requests with a PSN behind ePSN (modular 24-bit compare):
  * duplicates that are re-ACKed (SEND, WRITE) or re-executed (READ). Clears on read. */
 #define RX_PARSER_VERDICT_DUPLICATE_OFFSET 0x110u
 #define RX_PARSER_VERDICT_DUPLICATE_RESET_VALUE 0x0u
+#define RX_PARSER_VERDICT_DUPLICATE_RDMASK 0xffffffffu
+#define RX_PARSER_VERDICT_DUPLICATE_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_VERDICT_DUPLICATE_COUNT_SHIFT 0u
 #define RX_PARSER_VERDICT_DUPLICATE_COUNT_WIDTH 32u
 #define RX_PARSER_VERDICT_DUPLICATE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_VERDICT_DUPLICATE_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_verdict_duplicate_count_get, rx_parser_verdict_duplicate_count_set, RX_PARSER_VERDICT_DUPLICATE_COUNT)
 
 /* verdict_nak_psn_seq (0x114, 32-bit): Requests ahead of ePSN that produced a NAK with PSN sequence
  * error (AETH 0x60) carrying ePSN; one per gap. Clears on read. */
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_OFFSET 0x114u
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_RESET_VALUE 0x0u
+#define RX_PARSER_VERDICT_NAK_PSN_SEQ_RDMASK 0xffffffffu
+#define RX_PARSER_VERDICT_NAK_PSN_SEQ_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_SHIFT 0u
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_WIDTH 32u
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_MASK 0xffffffffu
 #define RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_verdict_nak_psn_seq_count_get, rx_parser_verdict_nak_psn_seq_count_set, RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT)
 
 /* verdict_nak_remote_access (0x118, 32-bit): Requests refused with a NAK remote access error (AETH
  * 0x62): R_Key miss, PD mismatch, missing access right or out-of-range address. Clears on read. */
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_OFFSET 0x118u
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_RESET_VALUE 0x0u
+#define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_RDMASK 0xffffffffu
+#define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_SHIFT 0u
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_WIDTH 32u
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_MASK 0xffffffffu
 #define RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_verdict_nak_remote_access_count_get, rx_parser_verdict_nak_remote_access_count_set, RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT)
 
 /* drop_not_roce (0x120, 32-bit): Frames that are not RoCEv2: not IPv4/IPv6 (IPv6 also while
  * ctrl.ipv6_en is 0), not UDP, or UDP to a port other than udp_dport. Clears on read. */
 #define RX_PARSER_DROP_NOT_ROCE_OFFSET 0x120u
 #define RX_PARSER_DROP_NOT_ROCE_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_NOT_ROCE_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_NOT_ROCE_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_NOT_ROCE_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_NOT_ROCE_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_NOT_ROCE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_NOT_ROCE_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_not_roce_count_get, rx_parser_drop_not_roce_count_set, RX_PARSER_DROP_NOT_ROCE_COUNT)
 
 /* drop_bad_fcs (0x124, 32-bit): Frames the MAC flagged with a bad FCS (tuser). Clears on read. */
 #define RX_PARSER_DROP_BAD_FCS_OFFSET 0x124u
 #define RX_PARSER_DROP_BAD_FCS_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_BAD_FCS_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_BAD_FCS_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_BAD_FCS_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_BAD_FCS_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_BAD_FCS_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_FCS_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_bad_fcs_count_get, rx_parser_drop_bad_fcs_count_set, RX_PARSER_DROP_BAD_FCS_COUNT)
 
 /* drop_bad_ip_checksum (0x128, 32-bit): IPv4 frames with a bad header checksum. Clears on read. */
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_OFFSET 0x128u
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_BAD_IP_CHECKSUM_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_BAD_IP_CHECKSUM_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_bad_ip_checksum_count_get, rx_parser_drop_bad_ip_checksum_count_set, RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT)
 
 /* drop_fragment (0x12c, 32-bit): IPv4 fragments (MF set or non-zero fragment offset). Clears on
  * read. */
 #define RX_PARSER_DROP_FRAGMENT_OFFSET 0x12cu
 #define RX_PARSER_DROP_FRAGMENT_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_FRAGMENT_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_FRAGMENT_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_FRAGMENT_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_FRAGMENT_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_FRAGMENT_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_FRAGMENT_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_fragment_count_get, rx_parser_drop_fragment_count_set, RX_PARSER_DROP_FRAGMENT_COUNT)
 
 /* drop_bad_icrc (0x130, 32-bit): Frames whose ICRC does not match (silent, never NAKed). Clears on
  * read. */
 #define RX_PARSER_DROP_BAD_ICRC_OFFSET 0x130u
 #define RX_PARSER_DROP_BAD_ICRC_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_BAD_ICRC_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_BAD_ICRC_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_BAD_ICRC_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_BAD_ICRC_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_BAD_ICRC_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_ICRC_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_bad_icrc_count_get, rx_parser_drop_bad_icrc_count_set, RX_PARSER_DROP_BAD_ICRC_COUNT)
 
 /* drop_tver (0x134, 32-bit): Frames whose BTH TVer is not 0. Clears on read. */
 #define RX_PARSER_DROP_TVER_OFFSET 0x134u
 #define RX_PARSER_DROP_TVER_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_TVER_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_TVER_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_TVER_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_TVER_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_TVER_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_TVER_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_tver_count_get, rx_parser_drop_tver_count_set, RX_PARSER_DROP_TVER_COUNT)
 
 /* drop_p_key (0x138, 32-bit): Frames whose BTH P_Key does not match p_key. Clears on read. */
 #define RX_PARSER_DROP_P_KEY_OFFSET 0x138u
 #define RX_PARSER_DROP_P_KEY_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_P_KEY_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_P_KEY_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_P_KEY_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_P_KEY_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_P_KEY_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_P_KEY_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_p_key_count_get, rx_parser_drop_p_key_count_set, RX_PARSER_DROP_P_KEY_COUNT)
 
 /* drop_qpn0 (0x13c, 32-bit): Frames addressed to DestQP 0 (QP0 does not exist on RoCE). Clears on
  * read. */
 #define RX_PARSER_DROP_QPN0_OFFSET 0x13cu
 #define RX_PARSER_DROP_QPN0_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_QPN0_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_QPN0_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_QPN0_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_QPN0_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_QPN0_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_QPN0_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_qpn0_count_get, rx_parser_drop_qpn0_count_set, RX_PARSER_DROP_QPN0_COUNT)
 
 /* drop_unknown_qp (0x140, 32-bit): Frames whose DestQP names no valid QP in the QPC. Clears on
  * read. */
 #define RX_PARSER_DROP_UNKNOWN_QP_OFFSET 0x140u
 #define RX_PARSER_DROP_UNKNOWN_QP_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_UNKNOWN_QP_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_UNKNOWN_QP_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_UNKNOWN_QP_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_UNKNOWN_QP_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_UNKNOWN_QP_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_UNKNOWN_QP_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_unknown_qp_count_get, rx_parser_drop_unknown_qp_count_set, RX_PARSER_DROP_UNKNOWN_QP_COUNT)
 
 /* drop_wrong_vf (0x144, 32-bit): Frames whose DestQP belongs to a VF other than the one the
  * e-switch steered the frame to. Clears on read. */
 #define RX_PARSER_DROP_WRONG_VF_OFFSET 0x144u
 #define RX_PARSER_DROP_WRONG_VF_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_WRONG_VF_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_WRONG_VF_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_WRONG_VF_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_WRONG_VF_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_WRONG_VF_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_WRONG_VF_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_wrong_vf_count_get, rx_parser_drop_wrong_vf_count_set, RX_PARSER_DROP_WRONG_VF_COUNT)
 
 /* drop_state (0x148, 32-bit): Frames the QP state does not allow: requests need RTR, RTS, SQD or
  * SQER; responses and ACKs need RTS or later. Clears on read. */
 #define RX_PARSER_DROP_STATE_OFFSET 0x148u
 #define RX_PARSER_DROP_STATE_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_STATE_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_STATE_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_STATE_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_STATE_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_STATE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_STATE_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_state_count_get, rx_parser_drop_state_count_set, RX_PARSER_DROP_STATE_COUNT)
 
 /* drop_transport_mismatch (0x14c, 32-bit): Frames whose BTH opcode transport (RC, UC, UD) differs
  * from the QP's service type. Clears on read. */
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_OFFSET 0x14cu
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_TRANSPORT_MISMATCH_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_TRANSPORT_MISMATCH_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_transport_mismatch_count_get, rx_parser_drop_transport_mismatch_count_set, RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT)
 
 /* drop_truncated (0x150, 32-bit): Frames that end inside their headers, or whose IP/UDP length
  * fields disagree with the frame length. Clears on read. */
 #define RX_PARSER_DROP_TRUNCATED_OFFSET 0x150u
 #define RX_PARSER_DROP_TRUNCATED_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_TRUNCATED_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_TRUNCATED_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_TRUNCATED_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_TRUNCATED_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_TRUNCATED_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_TRUNCATED_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_truncated_count_get, rx_parser_drop_truncated_count_set, RX_PARSER_DROP_TRUNCATED_COUNT)
 
 /* drop_psn_seq (0x154, 32-bit): Out-of-sequence requests dropped silently: ahead of ePSN while a
  * PSN NAK is outstanding (qpc.nak_sent), or UC packets until the next first/only packet. Clears on
  * read. */
 #define RX_PARSER_DROP_PSN_SEQ_OFFSET 0x154u
 #define RX_PARSER_DROP_PSN_SEQ_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_PSN_SEQ_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_PSN_SEQ_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_PSN_SEQ_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_PSN_SEQ_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_PSN_SEQ_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_PSN_SEQ_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_psn_seq_count_get, rx_parser_drop_psn_seq_count_set, RX_PARSER_DROP_PSN_SEQ_COUNT)
 
 /* drop_bad_opcode (0x158, 32-bit): Frames with a reserved or unsupported BTH opcode. Clears on
  * read. */
 #define RX_PARSER_DROP_BAD_OPCODE_OFFSET 0x158u
 #define RX_PARSER_DROP_BAD_OPCODE_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_BAD_OPCODE_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_BAD_OPCODE_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_BAD_OPCODE_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_bad_opcode_count_get, rx_parser_drop_bad_opcode_count_set, RX_PARSER_DROP_BAD_OPCODE_COUNT)
 
 /* drop_q_key (0x15c, 32-bit): UD requests whose DETH Q_Key differs from the destination QP's Q_Key
  * (qpc q_key; IBA 10.2.4, silently dropped, as rxe does). Clears on read. */
 #define RX_PARSER_DROP_Q_KEY_OFFSET 0x15cu
 #define RX_PARSER_DROP_Q_KEY_RESET_VALUE 0x0u
+#define RX_PARSER_DROP_Q_KEY_RDMASK 0xffffffffu
+#define RX_PARSER_DROP_Q_KEY_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_DROP_Q_KEY_COUNT_SHIFT 0u
 #define RX_PARSER_DROP_Q_KEY_COUNT_WIDTH 32u
 #define RX_PARSER_DROP_Q_KEY_COUNT_MASK 0xffffffffu
 #define RX_PARSER_DROP_Q_KEY_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_drop_q_key_count_get, rx_parser_drop_q_key_count_set, RX_PARSER_DROP_Q_KEY_COUNT)
 
 /* event_cnp_received (0x180, 32-bit): Accepted CNPs (BTH opcode 0x81); these frames also count in
  * verdict_accept. Clears on read. */
 #define RX_PARSER_EVENT_CNP_RECEIVED_OFFSET 0x180u
 #define RX_PARSER_EVENT_CNP_RECEIVED_RESET_VALUE 0x0u
+#define RX_PARSER_EVENT_CNP_RECEIVED_RDMASK 0xffffffffu
+#define RX_PARSER_EVENT_CNP_RECEIVED_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_EVENT_CNP_RECEIVED_COUNT_SHIFT 0u
 #define RX_PARSER_EVENT_CNP_RECEIVED_COUNT_WIDTH 32u
 #define RX_PARSER_EVENT_CNP_RECEIVED_COUNT_MASK 0xffffffffu
 #define RX_PARSER_EVENT_CNP_RECEIVED_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_event_cnp_received_count_get, rx_parser_event_cnp_received_count_set, RX_PARSER_EVENT_CNP_RECEIVED_COUNT)
 
 /* event_ce_marked (0x184, 32-bit): Accepted frames with IP ECN = 11 (congestion experienced),
  * before the min_time_between_cnps filter. Clears on read. */
 #define RX_PARSER_EVENT_CE_MARKED_OFFSET 0x184u
 #define RX_PARSER_EVENT_CE_MARKED_RESET_VALUE 0x0u
+#define RX_PARSER_EVENT_CE_MARKED_RDMASK 0xffffffffu
+#define RX_PARSER_EVENT_CE_MARKED_WRMASK 0x0u
 /* count [31:0] rc: Frame count; saturates at 0xFFFF_FFFF. */
 #define RX_PARSER_EVENT_CE_MARKED_COUNT_SHIFT 0u
 #define RX_PARSER_EVENT_CE_MARKED_COUNT_WIDTH 32u
 #define RX_PARSER_EVENT_CE_MARKED_COUNT_MASK 0xffffffffu
 #define RX_PARSER_EVENT_CE_MARKED_COUNT_RESET 0x0u
+RX_PARSER_FIELD_ACCESSORS(uint32_t, rx_parser_event_ce_marked_count_get, rx_parser_event_ce_marked_count_set, RX_PARSER_EVENT_CE_MARKED_COUNT)
 
 /* Layout checks: the compiler re-checks what rdmagen validated. */
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_CTRL_ICRC_CHECK_EN, "ctrl.icrc_check_en");
@@ -387,19 +488,23 @@ RX_PARSER_ASSERT_FIELD(RX_PARSER_CTRL_CNP_EVENT_EN, "ctrl.cnp_event_en");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_CTRL_CE_EVENT_EN, "ctrl.ce_event_en");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_CTRL_CE_EVENT_EN, "ctrl.ce_event_en");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_CTRL_OFFSET % 4u == 0u, "ctrl is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_CTRL_RDMASK | RX_PARSER_CTRL_WRMASK) == (RX_PARSER_CTRL_ICRC_CHECK_EN_MASK | RX_PARSER_CTRL_IPV6_EN_MASK | RX_PARSER_CTRL_CNP_EVENT_EN_MASK | RX_PARSER_CTRL_CE_EVENT_EN_MASK), "ctrl read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT((RX_PARSER_CTRL_ICRC_CHECK_EN_MASK | RX_PARSER_CTRL_IPV6_EN_MASK | RX_PARSER_CTRL_CNP_EVENT_EN_MASK | RX_PARSER_CTRL_CE_EVENT_EN_MASK) == (RX_PARSER_CTRL_ICRC_CHECK_EN_MASK + RX_PARSER_CTRL_IPV6_EN_MASK + RX_PARSER_CTRL_CNP_EVENT_EN_MASK + RX_PARSER_CTRL_CE_EVENT_EN_MASK), "ctrl fields do not overlap");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_CTRL_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_CTRL_ICRC_CHECK_EN) | RX_PARSER_RESET_IN_PLACE(RX_PARSER_CTRL_IPV6_EN) | RX_PARSER_RESET_IN_PLACE(RX_PARSER_CTRL_CNP_EVENT_EN) | RX_PARSER_RESET_IN_PLACE(RX_PARSER_CTRL_CE_EVENT_EN)), "ctrl reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_UDP_DPORT_VALUE, "udp_dport.value");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_UDP_DPORT_VALUE, "udp_dport.value");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_UDP_DPORT_OFFSET % 4u == 0u, "udp_dport is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_UDP_DPORT_RDMASK | RX_PARSER_UDP_DPORT_WRMASK) == (RX_PARSER_UDP_DPORT_VALUE_MASK), "udp_dport read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_UDP_DPORT_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_UDP_DPORT_VALUE)), "udp_dport reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_P_KEY_VALUE, "p_key.value");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_P_KEY_VALUE, "p_key.value");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_P_KEY_OFFSET % 4u == 0u, "p_key is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_P_KEY_RDMASK | RX_PARSER_P_KEY_WRMASK) == (RX_PARSER_P_KEY_VALUE_MASK), "p_key read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_P_KEY_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_P_KEY_VALUE)), "p_key reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE, "min_time_between_cnps.value");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE, "min_time_between_cnps.value");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_MIN_TIME_BETWEEN_CNPS_OFFSET % 4u == 0u, "min_time_between_cnps is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_MIN_TIME_BETWEEN_CNPS_RDMASK | RX_PARSER_MIN_TIME_BETWEEN_CNPS_WRMASK) == (RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE_MASK), "min_time_between_cnps read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_MIN_TIME_BETWEEN_CNPS_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_MIN_TIME_BETWEEN_CNPS_VALUE)), "min_time_between_cnps reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_LAST_DROP_REASON, "last_drop.reason");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_LAST_DROP_REASON, "last_drop.reason");
@@ -408,103 +513,128 @@ RX_PARSER_ASSERT_FIELD(RX_PARSER_LAST_DROP_VF, "last_drop.vf");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_LAST_DROP_OPCODE, "last_drop.opcode");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_LAST_DROP_OPCODE, "last_drop.opcode");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_LAST_DROP_OFFSET % 4u == 0u, "last_drop is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_LAST_DROP_RDMASK | RX_PARSER_LAST_DROP_WRMASK) == (RX_PARSER_LAST_DROP_REASON_MASK | RX_PARSER_LAST_DROP_VF_MASK | RX_PARSER_LAST_DROP_OPCODE_MASK), "last_drop read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT((RX_PARSER_LAST_DROP_REASON_MASK | RX_PARSER_LAST_DROP_VF_MASK | RX_PARSER_LAST_DROP_OPCODE_MASK) == (RX_PARSER_LAST_DROP_REASON_MASK + RX_PARSER_LAST_DROP_VF_MASK + RX_PARSER_LAST_DROP_OPCODE_MASK), "last_drop fields do not overlap");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_LAST_DROP_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_LAST_DROP_REASON) | RX_PARSER_RESET_IN_PLACE(RX_PARSER_LAST_DROP_VF) | RX_PARSER_RESET_IN_PLACE(RX_PARSER_LAST_DROP_OPCODE)), "last_drop reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_LAST_DROP_QPN_QPN, "last_drop_qpn.qpn");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_LAST_DROP_QPN_QPN, "last_drop_qpn.qpn");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_LAST_DROP_QPN_OFFSET % 4u == 0u, "last_drop_qpn is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_LAST_DROP_QPN_RDMASK | RX_PARSER_LAST_DROP_QPN_WRMASK) == (RX_PARSER_LAST_DROP_QPN_QPN_MASK), "last_drop_qpn read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_LAST_DROP_QPN_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_LAST_DROP_QPN_QPN)), "last_drop_qpn reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_FRAMES_SEEN_COUNT, "frames_seen.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_FRAMES_SEEN_COUNT, "frames_seen.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_FRAMES_SEEN_OFFSET % 8u == 0u, "frames_seen is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_FRAMES_SEEN_RDMASK | RX_PARSER_FRAMES_SEEN_WRMASK) == (RX_PARSER_FRAMES_SEEN_COUNT_MASK), "frames_seen read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_FRAMES_SEEN_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_FRAMES_SEEN_COUNT)), "frames_seen reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_VERDICT_ACCEPT_COUNT, "verdict_accept.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_VERDICT_ACCEPT_COUNT, "verdict_accept.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_VERDICT_ACCEPT_OFFSET % 8u == 0u, "verdict_accept is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_VERDICT_ACCEPT_RDMASK | RX_PARSER_VERDICT_ACCEPT_WRMASK) == (RX_PARSER_VERDICT_ACCEPT_COUNT_MASK), "verdict_accept read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_VERDICT_ACCEPT_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_VERDICT_ACCEPT_COUNT)), "verdict_accept reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_VERDICT_DUPLICATE_COUNT, "verdict_duplicate.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_VERDICT_DUPLICATE_COUNT, "verdict_duplicate.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_VERDICT_DUPLICATE_OFFSET % 4u == 0u, "verdict_duplicate is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_VERDICT_DUPLICATE_RDMASK | RX_PARSER_VERDICT_DUPLICATE_WRMASK) == (RX_PARSER_VERDICT_DUPLICATE_COUNT_MASK), "verdict_duplicate read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_VERDICT_DUPLICATE_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_VERDICT_DUPLICATE_COUNT)), "verdict_duplicate reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT, "verdict_nak_psn_seq.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT, "verdict_nak_psn_seq.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_VERDICT_NAK_PSN_SEQ_OFFSET % 4u == 0u, "verdict_nak_psn_seq is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_VERDICT_NAK_PSN_SEQ_RDMASK | RX_PARSER_VERDICT_NAK_PSN_SEQ_WRMASK) == (RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT_MASK), "verdict_nak_psn_seq read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_VERDICT_NAK_PSN_SEQ_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_VERDICT_NAK_PSN_SEQ_COUNT)), "verdict_nak_psn_seq reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT, "verdict_nak_remote_access.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT, "verdict_nak_remote_access.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_OFFSET % 4u == 0u, "verdict_nak_remote_access is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_RDMASK | RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_WRMASK) == (RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT_MASK), "verdict_nak_remote_access read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_VERDICT_NAK_REMOTE_ACCESS_COUNT)), "verdict_nak_remote_access reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_NOT_ROCE_COUNT, "drop_not_roce.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_NOT_ROCE_COUNT, "drop_not_roce.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_NOT_ROCE_OFFSET % 4u == 0u, "drop_not_roce is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_NOT_ROCE_RDMASK | RX_PARSER_DROP_NOT_ROCE_WRMASK) == (RX_PARSER_DROP_NOT_ROCE_COUNT_MASK), "drop_not_roce read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_NOT_ROCE_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_NOT_ROCE_COUNT)), "drop_not_roce reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_BAD_FCS_COUNT, "drop_bad_fcs.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_BAD_FCS_COUNT, "drop_bad_fcs.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_FCS_OFFSET % 4u == 0u, "drop_bad_fcs is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_BAD_FCS_RDMASK | RX_PARSER_DROP_BAD_FCS_WRMASK) == (RX_PARSER_DROP_BAD_FCS_COUNT_MASK), "drop_bad_fcs read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_FCS_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_BAD_FCS_COUNT)), "drop_bad_fcs reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT, "drop_bad_ip_checksum.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT, "drop_bad_ip_checksum.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_IP_CHECKSUM_OFFSET % 4u == 0u, "drop_bad_ip_checksum is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_BAD_IP_CHECKSUM_RDMASK | RX_PARSER_DROP_BAD_IP_CHECKSUM_WRMASK) == (RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT_MASK), "drop_bad_ip_checksum read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_IP_CHECKSUM_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_BAD_IP_CHECKSUM_COUNT)), "drop_bad_ip_checksum reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_FRAGMENT_COUNT, "drop_fragment.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_FRAGMENT_COUNT, "drop_fragment.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_FRAGMENT_OFFSET % 4u == 0u, "drop_fragment is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_FRAGMENT_RDMASK | RX_PARSER_DROP_FRAGMENT_WRMASK) == (RX_PARSER_DROP_FRAGMENT_COUNT_MASK), "drop_fragment read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_FRAGMENT_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_FRAGMENT_COUNT)), "drop_fragment reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_BAD_ICRC_COUNT, "drop_bad_icrc.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_BAD_ICRC_COUNT, "drop_bad_icrc.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_ICRC_OFFSET % 4u == 0u, "drop_bad_icrc is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_BAD_ICRC_RDMASK | RX_PARSER_DROP_BAD_ICRC_WRMASK) == (RX_PARSER_DROP_BAD_ICRC_COUNT_MASK), "drop_bad_icrc read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_ICRC_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_BAD_ICRC_COUNT)), "drop_bad_icrc reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_TVER_COUNT, "drop_tver.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_TVER_COUNT, "drop_tver.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_TVER_OFFSET % 4u == 0u, "drop_tver is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_TVER_RDMASK | RX_PARSER_DROP_TVER_WRMASK) == (RX_PARSER_DROP_TVER_COUNT_MASK), "drop_tver read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_TVER_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_TVER_COUNT)), "drop_tver reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_P_KEY_COUNT, "drop_p_key.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_P_KEY_COUNT, "drop_p_key.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_P_KEY_OFFSET % 4u == 0u, "drop_p_key is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_P_KEY_RDMASK | RX_PARSER_DROP_P_KEY_WRMASK) == (RX_PARSER_DROP_P_KEY_COUNT_MASK), "drop_p_key read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_P_KEY_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_P_KEY_COUNT)), "drop_p_key reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_QPN0_COUNT, "drop_qpn0.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_QPN0_COUNT, "drop_qpn0.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_QPN0_OFFSET % 4u == 0u, "drop_qpn0 is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_QPN0_RDMASK | RX_PARSER_DROP_QPN0_WRMASK) == (RX_PARSER_DROP_QPN0_COUNT_MASK), "drop_qpn0 read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_QPN0_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_QPN0_COUNT)), "drop_qpn0 reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_UNKNOWN_QP_COUNT, "drop_unknown_qp.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_UNKNOWN_QP_COUNT, "drop_unknown_qp.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_UNKNOWN_QP_OFFSET % 4u == 0u, "drop_unknown_qp is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_UNKNOWN_QP_RDMASK | RX_PARSER_DROP_UNKNOWN_QP_WRMASK) == (RX_PARSER_DROP_UNKNOWN_QP_COUNT_MASK), "drop_unknown_qp read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_UNKNOWN_QP_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_UNKNOWN_QP_COUNT)), "drop_unknown_qp reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_WRONG_VF_COUNT, "drop_wrong_vf.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_WRONG_VF_COUNT, "drop_wrong_vf.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_WRONG_VF_OFFSET % 4u == 0u, "drop_wrong_vf is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_WRONG_VF_RDMASK | RX_PARSER_DROP_WRONG_VF_WRMASK) == (RX_PARSER_DROP_WRONG_VF_COUNT_MASK), "drop_wrong_vf read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_WRONG_VF_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_WRONG_VF_COUNT)), "drop_wrong_vf reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_STATE_COUNT, "drop_state.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_STATE_COUNT, "drop_state.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_STATE_OFFSET % 4u == 0u, "drop_state is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_STATE_RDMASK | RX_PARSER_DROP_STATE_WRMASK) == (RX_PARSER_DROP_STATE_COUNT_MASK), "drop_state read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_STATE_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_STATE_COUNT)), "drop_state reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT, "drop_transport_mismatch.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT, "drop_transport_mismatch.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_TRANSPORT_MISMATCH_OFFSET % 4u == 0u, "drop_transport_mismatch is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_TRANSPORT_MISMATCH_RDMASK | RX_PARSER_DROP_TRANSPORT_MISMATCH_WRMASK) == (RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT_MASK), "drop_transport_mismatch read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_TRANSPORT_MISMATCH_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_TRANSPORT_MISMATCH_COUNT)), "drop_transport_mismatch reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_TRUNCATED_COUNT, "drop_truncated.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_TRUNCATED_COUNT, "drop_truncated.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_TRUNCATED_OFFSET % 4u == 0u, "drop_truncated is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_TRUNCATED_RDMASK | RX_PARSER_DROP_TRUNCATED_WRMASK) == (RX_PARSER_DROP_TRUNCATED_COUNT_MASK), "drop_truncated read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_TRUNCATED_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_TRUNCATED_COUNT)), "drop_truncated reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_PSN_SEQ_COUNT, "drop_psn_seq.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_PSN_SEQ_COUNT, "drop_psn_seq.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_PSN_SEQ_OFFSET % 4u == 0u, "drop_psn_seq is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_PSN_SEQ_RDMASK | RX_PARSER_DROP_PSN_SEQ_WRMASK) == (RX_PARSER_DROP_PSN_SEQ_COUNT_MASK), "drop_psn_seq read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_PSN_SEQ_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_PSN_SEQ_COUNT)), "drop_psn_seq reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_BAD_OPCODE_COUNT, "drop_bad_opcode.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_BAD_OPCODE_COUNT, "drop_bad_opcode.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_OPCODE_OFFSET % 4u == 0u, "drop_bad_opcode is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_BAD_OPCODE_RDMASK | RX_PARSER_DROP_BAD_OPCODE_WRMASK) == (RX_PARSER_DROP_BAD_OPCODE_COUNT_MASK), "drop_bad_opcode read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_BAD_OPCODE_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_BAD_OPCODE_COUNT)), "drop_bad_opcode reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_DROP_Q_KEY_COUNT, "drop_q_key.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_DROP_Q_KEY_COUNT, "drop_q_key.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_Q_KEY_OFFSET % 4u == 0u, "drop_q_key is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_DROP_Q_KEY_RDMASK | RX_PARSER_DROP_Q_KEY_WRMASK) == (RX_PARSER_DROP_Q_KEY_COUNT_MASK), "drop_q_key read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_DROP_Q_KEY_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_DROP_Q_KEY_COUNT)), "drop_q_key reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_EVENT_CNP_RECEIVED_COUNT, "event_cnp_received.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_EVENT_CNP_RECEIVED_COUNT, "event_cnp_received.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_EVENT_CNP_RECEIVED_OFFSET % 4u == 0u, "event_cnp_received is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_EVENT_CNP_RECEIVED_RDMASK | RX_PARSER_EVENT_CNP_RECEIVED_WRMASK) == (RX_PARSER_EVENT_CNP_RECEIVED_COUNT_MASK), "event_cnp_received read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_EVENT_CNP_RECEIVED_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_EVENT_CNP_RECEIVED_COUNT)), "event_cnp_received reset value is its fields' resets");
 RX_PARSER_ASSERT_FIELD_RESET(RX_PARSER_EVENT_CE_MARKED_COUNT, "event_ce_marked.count");
 RX_PARSER_ASSERT_FIELD(RX_PARSER_EVENT_CE_MARKED_COUNT, "event_ce_marked.count");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_EVENT_CE_MARKED_OFFSET % 4u == 0u, "event_ce_marked is aligned");
+RX_PARSER_STATIC_ASSERT((RX_PARSER_EVENT_CE_MARKED_RDMASK | RX_PARSER_EVENT_CE_MARKED_WRMASK) == (RX_PARSER_EVENT_CE_MARKED_COUNT_MASK), "event_ce_marked read and write masks cover its fields");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_EVENT_CE_MARKED_RESET_VALUE == (RX_PARSER_RESET_IN_PLACE(RX_PARSER_EVENT_CE_MARKED_COUNT)), "event_ce_marked reset value is its fields' resets");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_CTRL_OFFSET + 4u <= RX_PARSER_UDP_DPORT_OFFSET, "ctrl ends before udp_dport");
 RX_PARSER_STATIC_ASSERT(RX_PARSER_UDP_DPORT_OFFSET + 4u <= RX_PARSER_P_KEY_OFFSET, "udp_dport ends before p_key");

@@ -17,6 +17,10 @@
  * UAR_MLX5_<REG>_<FIELD>_SHIFT, _WIDTH, _MASK (in place) and _RESET (unshifted)
  * describe a field. A register of array <GROUP> is <GROUP>_<REG>; its offset in
  * element i is UAR_MLX5_<GROUP>_<REG>_OFFSET(i), for i below UAR_MLX5_<GROUP>_COUNT_MAX.
+ * UAR_MLX5_<REG>_RDMASK and _WRMASK are the bits a read returns and a write acts on
+ * (w1c, w1s, w0c and wp bits are writable). Per field, <reg>_<field>_get(reg) is the
+ * field's value in a register value and <reg>_<field>_set(reg, v) that register value
+ * with the field replaced by v (cut to the field's width); lower case, block prefix.
  */
 #ifndef UAR_MLX5_REGS_H
 #define UAR_MLX5_REGS_H
@@ -37,6 +41,11 @@ extern "C" {
         what " mask matches its width")
 #define UAR_MLX5_ASSERT_FIELD_RESET(F, what) \
   UAR_MLX5_STATIC_ASSERT((F##_RESET & ~(F##_MASK >> F##_SHIFT)) == 0u, what " reset fits the field")
+/* Field F's accessors of type T: get(reg) is the field's value in register value reg,
+ * set(reg, v) is reg with the field replaced by v (cut to the field's width). */
+#define UAR_MLX5_FIELD_ACCESSORS(T, get, set, F) \
+  static inline T get(T reg) { return (reg & F##_MASK) >> F##_SHIFT; } \
+  static inline T set(T reg, T v) { return (reg & ~F##_MASK) | ((v << F##_SHIFT) & F##_MASK); }
 /* Field F's reset value in place in its register. */
 #define UAR_MLX5_RESET_IN_PLACE(F) ((uint64_t)F##_RESET << F##_SHIFT)
 
@@ -70,11 +79,14 @@ extern "C" {
 /* ctrl (0x000, 32-bit): Global control of the UAR block. */
 #define UAR_MLX5_CTRL_OFFSET 0x0u
 #define UAR_MLX5_CTRL_RESET_VALUE 0x2u
+#define UAR_MLX5_CTRL_RDMASK 0x3u
+#define UAR_MLX5_CTRL_WRMASK 0x3u
 /* enable [0] rw: Accept UAR writes. While 0 every write is dropped and counted in `drop_disabled`. */
 #define UAR_MLX5_CTRL_ENABLE_SHIFT 0u
 #define UAR_MLX5_CTRL_ENABLE_WIDTH 1u
 #define UAR_MLX5_CTRL_ENABLE_MASK 0x1u
 #define UAR_MLX5_CTRL_ENABLE_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_ctrl_enable_get, uar_mlx5_ctrl_enable_set, UAR_MLX5_CTRL_ENABLE)
 /* bf_enable [1] rw: Accept whole-WQE BlueFlame writes. While 0, BlueFlame writes longer than 8
  * bytes are dropped and counted in `drop_unmapped`; 8-byte send doorbells to `bf_even` / `bf_odd`
  * are still accepted. */
@@ -82,10 +94,13 @@ extern "C" {
 #define UAR_MLX5_CTRL_BF_ENABLE_WIDTH 1u
 #define UAR_MLX5_CTRL_BF_ENABLE_MASK 0x2u
 #define UAR_MLX5_CTRL_BF_ENABLE_RESET 0x1u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_ctrl_bf_enable_get, uar_mlx5_ctrl_bf_enable_set, UAR_MLX5_CTRL_BF_ENABLE)
 
 /* page_cfg (0x004, 32-bit): UAR page configuration, PF only. */
 #define UAR_MLX5_PAGE_CFG_OFFSET 0x4u
 #define UAR_MLX5_PAGE_CFG_RESET_VALUE 0x1u
+#define UAR_MLX5_PAGE_CFG_RDMASK 0xffff001fu
+#define UAR_MLX5_PAGE_CFG_WRMASK 0xffff001fu
 /* active_pages [4:0] rw: Number of UAR pages each VF may use, 1 to PAGES_PER_VF. A write to a page
  * index at or beyond this value is dropped and counted in `drop_unmapped`. Values 0 and above
  * PAGES_PER_VF act as PAGES_PER_VF. */
@@ -93,6 +108,7 @@ extern "C" {
 #define UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_WIDTH 5u
 #define UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_MASK 0x1fu
 #define UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_RESET 0x1u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_page_cfg_active_pages_get, uar_mlx5_page_cfg_active_pages_set, UAR_MLX5_PAGE_CFG_ACTIVE_PAGES)
 /* pf_only_mask [31:16] rw: Bit i set makes page index i of every function PF-only (the article's
  * BAR4 rule): a VF's write to it is dropped, counted in `drop_pf_only` and answered with an AXI
  * error; the PF's writes are accepted. Bits at or above PAGES_PER_VF have no effect. */
@@ -100,247 +116,312 @@ extern "C" {
 #define UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_WIDTH 16u
 #define UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_MASK 0xffff0000u
 #define UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_page_cfg_pf_only_mask_get, uar_mlx5_page_cfg_pf_only_mask_set, UAR_MLX5_PAGE_CFG_PF_ONLY_MASK)
 
 /* int_status (0x010, 32-bit): Drop events. Hardware sets a bit when it drops a write for that
  * reason; software clears it by writing 1. */
 #define UAR_MLX5_INT_STATUS_OFFSET 0x10u
 #define UAR_MLX5_INT_STATUS_RESET_VALUE 0x0u
+#define UAR_MLX5_INT_STATUS_RDMASK 0xffu
+#define UAR_MLX5_INT_STATUS_WRMASK 0xffu
 /* not_owner [0] w1c: A doorbell named a QP that the writing VF does not own. */
 #define UAR_MLX5_INT_STATUS_NOT_OWNER_SHIFT 0u
 #define UAR_MLX5_INT_STATUS_NOT_OWNER_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_NOT_OWNER_MASK 0x1u
 #define UAR_MLX5_INT_STATUS_NOT_OWNER_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_not_owner_get, uar_mlx5_int_status_not_owner_set, UAR_MLX5_INT_STATUS_NOT_OWNER)
 /* wrong_page [1] w1c: A doorbell came through a UAR page other than its QP's uar_page. */
 #define UAR_MLX5_INT_STATUS_WRONG_PAGE_SHIFT 1u
 #define UAR_MLX5_INT_STATUS_WRONG_PAGE_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_WRONG_PAGE_MASK 0x2u
 #define UAR_MLX5_INT_STATUS_WRONG_PAGE_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_wrong_page_get, uar_mlx5_int_status_wrong_page_set, UAR_MLX5_INT_STATUS_WRONG_PAGE)
 /* qp_state [2] w1c: A doorbell named a QP that is not in RTS. */
 #define UAR_MLX5_INT_STATUS_QP_STATE_SHIFT 2u
 #define UAR_MLX5_INT_STATUS_QP_STATE_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_QP_STATE_MASK 0x4u
 #define UAR_MLX5_INT_STATUS_QP_STATE_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_qp_state_get, uar_mlx5_int_status_qp_state_set, UAR_MLX5_INT_STATUS_QP_STATE)
 /* unmapped [3] w1c: A write hit an unmapped offset or an inactive page. */
 #define UAR_MLX5_INT_STATUS_UNMAPPED_SHIFT 3u
 #define UAR_MLX5_INT_STATUS_UNMAPPED_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_UNMAPPED_MASK 0x8u
 #define UAR_MLX5_INT_STATUS_UNMAPPED_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_unmapped_get, uar_mlx5_int_status_unmapped_set, UAR_MLX5_INT_STATUS_UNMAPPED)
 /* pf_only [4] w1c: A VF wrote a PF-only page. */
 #define UAR_MLX5_INT_STATUS_PF_ONLY_SHIFT 4u
 #define UAR_MLX5_INT_STATUS_PF_ONLY_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_PF_ONLY_MASK 0x10u
 #define UAR_MLX5_INT_STATUS_PF_ONLY_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_pf_only_get, uar_mlx5_int_status_pf_only_set, UAR_MLX5_INT_STATUS_PF_ONLY)
 /* torn [5] w1c: A 64-bit doorbell arrived as an incomplete 32-bit pair. */
 #define UAR_MLX5_INT_STATUS_TORN_SHIFT 5u
 #define UAR_MLX5_INT_STATUS_TORN_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_TORN_MASK 0x20u
 #define UAR_MLX5_INT_STATUS_TORN_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_torn_get, uar_mlx5_int_status_torn_set, UAR_MLX5_INT_STATUS_TORN)
 /* disabled [6] w1c: A write arrived while the block or its VF was disabled. */
 #define UAR_MLX5_INT_STATUS_DISABLED_SHIFT 6u
 #define UAR_MLX5_INT_STATUS_DISABLED_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_DISABLED_MASK 0x40u
 #define UAR_MLX5_INT_STATUS_DISABLED_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_disabled_get, uar_mlx5_int_status_disabled_set, UAR_MLX5_INT_STATUS_DISABLED)
 /* bf_chunk [7] w1c: A BlueFlame continuation chunk was dropped (its WQE is fetched instead). */
 #define UAR_MLX5_INT_STATUS_BF_CHUNK_SHIFT 7u
 #define UAR_MLX5_INT_STATUS_BF_CHUNK_WIDTH 1u
 #define UAR_MLX5_INT_STATUS_BF_CHUNK_MASK 0x80u
 #define UAR_MLX5_INT_STATUS_BF_CHUNK_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_status_bf_chunk_get, uar_mlx5_int_status_bf_chunk_set, UAR_MLX5_INT_STATUS_BF_CHUNK)
 
 /* int_en (0x014, 32-bit): Interrupt enables, one per `int_status` bit. */
 #define UAR_MLX5_INT_EN_OFFSET 0x14u
 #define UAR_MLX5_INT_EN_RESET_VALUE 0x0u
+#define UAR_MLX5_INT_EN_RDMASK 0xffu
+#define UAR_MLX5_INT_EN_WRMASK 0xffu
 /* not_owner [0] rw: Interrupt on not_owner drops. */
 #define UAR_MLX5_INT_EN_NOT_OWNER_SHIFT 0u
 #define UAR_MLX5_INT_EN_NOT_OWNER_WIDTH 1u
 #define UAR_MLX5_INT_EN_NOT_OWNER_MASK 0x1u
 #define UAR_MLX5_INT_EN_NOT_OWNER_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_not_owner_get, uar_mlx5_int_en_not_owner_set, UAR_MLX5_INT_EN_NOT_OWNER)
 /* wrong_page [1] rw: Interrupt on wrong_page drops. */
 #define UAR_MLX5_INT_EN_WRONG_PAGE_SHIFT 1u
 #define UAR_MLX5_INT_EN_WRONG_PAGE_WIDTH 1u
 #define UAR_MLX5_INT_EN_WRONG_PAGE_MASK 0x2u
 #define UAR_MLX5_INT_EN_WRONG_PAGE_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_wrong_page_get, uar_mlx5_int_en_wrong_page_set, UAR_MLX5_INT_EN_WRONG_PAGE)
 /* qp_state [2] rw: Interrupt on qp_state drops. */
 #define UAR_MLX5_INT_EN_QP_STATE_SHIFT 2u
 #define UAR_MLX5_INT_EN_QP_STATE_WIDTH 1u
 #define UAR_MLX5_INT_EN_QP_STATE_MASK 0x4u
 #define UAR_MLX5_INT_EN_QP_STATE_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_qp_state_get, uar_mlx5_int_en_qp_state_set, UAR_MLX5_INT_EN_QP_STATE)
 /* unmapped [3] rw: Interrupt on unmapped drops. */
 #define UAR_MLX5_INT_EN_UNMAPPED_SHIFT 3u
 #define UAR_MLX5_INT_EN_UNMAPPED_WIDTH 1u
 #define UAR_MLX5_INT_EN_UNMAPPED_MASK 0x8u
 #define UAR_MLX5_INT_EN_UNMAPPED_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_unmapped_get, uar_mlx5_int_en_unmapped_set, UAR_MLX5_INT_EN_UNMAPPED)
 /* pf_only [4] rw: Interrupt on pf_only drops. */
 #define UAR_MLX5_INT_EN_PF_ONLY_SHIFT 4u
 #define UAR_MLX5_INT_EN_PF_ONLY_WIDTH 1u
 #define UAR_MLX5_INT_EN_PF_ONLY_MASK 0x10u
 #define UAR_MLX5_INT_EN_PF_ONLY_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_pf_only_get, uar_mlx5_int_en_pf_only_set, UAR_MLX5_INT_EN_PF_ONLY)
 /* torn [5] rw: Interrupt on torn drops. */
 #define UAR_MLX5_INT_EN_TORN_SHIFT 5u
 #define UAR_MLX5_INT_EN_TORN_WIDTH 1u
 #define UAR_MLX5_INT_EN_TORN_MASK 0x20u
 #define UAR_MLX5_INT_EN_TORN_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_torn_get, uar_mlx5_int_en_torn_set, UAR_MLX5_INT_EN_TORN)
 /* disabled [6] rw: Interrupt on drops while disabled. */
 #define UAR_MLX5_INT_EN_DISABLED_SHIFT 6u
 #define UAR_MLX5_INT_EN_DISABLED_WIDTH 1u
 #define UAR_MLX5_INT_EN_DISABLED_MASK 0x40u
 #define UAR_MLX5_INT_EN_DISABLED_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_disabled_get, uar_mlx5_int_en_disabled_set, UAR_MLX5_INT_EN_DISABLED)
 /* bf_chunk [7] rw: Interrupt on dropped BlueFlame continuation chunks. */
 #define UAR_MLX5_INT_EN_BF_CHUNK_SHIFT 7u
 #define UAR_MLX5_INT_EN_BF_CHUNK_WIDTH 1u
 #define UAR_MLX5_INT_EN_BF_CHUNK_MASK 0x80u
 #define UAR_MLX5_INT_EN_BF_CHUNK_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_int_en_bf_chunk_get, uar_mlx5_int_en_bf_chunk_set, UAR_MLX5_INT_EN_BF_CHUNK)
 
 /* last_drop (0x018, 32-bit): Where the most recent drop came from. Hardware reloads it on every
  * drop. */
 #define UAR_MLX5_LAST_DROP_OFFSET 0x18u
 #define UAR_MLX5_LAST_DROP_RESET_VALUE 0x0u
+#define UAR_MLX5_LAST_DROP_RDMASK 0xff0f0fu
+#define UAR_MLX5_LAST_DROP_WRMASK 0x0u
 /* reason [3:0] ro, enum drop_reason: Reason of the most recent drop. */
 #define UAR_MLX5_LAST_DROP_REASON_SHIFT 0u
 #define UAR_MLX5_LAST_DROP_REASON_WIDTH 4u
 #define UAR_MLX5_LAST_DROP_REASON_MASK 0xfu
 #define UAR_MLX5_LAST_DROP_REASON_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_last_drop_reason_get, uar_mlx5_last_drop_reason_set, UAR_MLX5_LAST_DROP_REASON)
 /* page_index [11:8] ro: Page index within the VF that the dropped write addressed. */
 #define UAR_MLX5_LAST_DROP_PAGE_INDEX_SHIFT 8u
 #define UAR_MLX5_LAST_DROP_PAGE_INDEX_WIDTH 4u
 #define UAR_MLX5_LAST_DROP_PAGE_INDEX_MASK 0xf00u
 #define UAR_MLX5_LAST_DROP_PAGE_INDEX_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_last_drop_page_index_get, uar_mlx5_last_drop_page_index_set, UAR_MLX5_LAST_DROP_PAGE_INDEX)
 /* vf [23:16] ro: VF that issued the dropped write. */
 #define UAR_MLX5_LAST_DROP_VF_SHIFT 16u
 #define UAR_MLX5_LAST_DROP_VF_WIDTH 8u
 #define UAR_MLX5_LAST_DROP_VF_MASK 0xff0000u
 #define UAR_MLX5_LAST_DROP_VF_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_last_drop_vf_get, uar_mlx5_last_drop_vf_set, UAR_MLX5_LAST_DROP_VF)
 
 /* last_drop_qpn (0x01c, 32-bit): QPN of the most recent dropped doorbell. */
 #define UAR_MLX5_LAST_DROP_QPN_OFFSET 0x1cu
 #define UAR_MLX5_LAST_DROP_QPN_RESET_VALUE 0x0u
+#define UAR_MLX5_LAST_DROP_QPN_RDMASK 0xffffffu
+#define UAR_MLX5_LAST_DROP_QPN_WRMASK 0x0u
 /* qpn [23:0] ro: QPN carried by the dropped doorbell; 0 when the write was dropped before a QPN
  * could be decoded (unmapped, PF-only, torn, disabled). */
 #define UAR_MLX5_LAST_DROP_QPN_QPN_SHIFT 0u
 #define UAR_MLX5_LAST_DROP_QPN_QPN_WIDTH 24u
 #define UAR_MLX5_LAST_DROP_QPN_QPN_MASK 0xffffffu
 #define UAR_MLX5_LAST_DROP_QPN_QPN_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_last_drop_qpn_qpn_get, uar_mlx5_last_drop_qpn_qpn_set, UAR_MLX5_LAST_DROP_QPN_QPN)
 
 /* db_accepted (0x020, 64-bit): Accepted doorbells. Read the low half first; the read clears the
  * count. */
 #define UAR_MLX5_DB_ACCEPTED_OFFSET 0x20u
 #define UAR_MLX5_DB_ACCEPTED_RESET_VALUE 0x0ull
+#define UAR_MLX5_DB_ACCEPTED_RDMASK 0xffffffffffffffffull
+#define UAR_MLX5_DB_ACCEPTED_WRMASK 0x0ull
 /* count [63:0] rc: 8-byte send doorbells (to `bf_even` or `bf_odd`) that passed every check and
  * produced a WQE-fetch request. */
 #define UAR_MLX5_DB_ACCEPTED_COUNT_SHIFT 0u
 #define UAR_MLX5_DB_ACCEPTED_COUNT_WIDTH 64u
 #define UAR_MLX5_DB_ACCEPTED_COUNT_MASK 0xffffffffffffffffull
 #define UAR_MLX5_DB_ACCEPTED_COUNT_RESET 0x0ull
+UAR_MLX5_FIELD_ACCESSORS(uint64_t, uar_mlx5_db_accepted_count_get, uar_mlx5_db_accepted_count_set, UAR_MLX5_DB_ACCEPTED_COUNT)
 
 /* bf_accepted (0x028, 64-bit): Accepted BlueFlame WQEs. Read the low half first; the read clears
  * the count. */
 #define UAR_MLX5_BF_ACCEPTED_OFFSET 0x28u
 #define UAR_MLX5_BF_ACCEPTED_RESET_VALUE 0x0ull
+#define UAR_MLX5_BF_ACCEPTED_RDMASK 0xffffffffffffffffull
+#define UAR_MLX5_BF_ACCEPTED_WRMASK 0x0ull
 /* count [63:0] rc: Whole-WQE BlueFlame writes that passed every check and were pushed to the send
  * engine. */
 #define UAR_MLX5_BF_ACCEPTED_COUNT_SHIFT 0u
 #define UAR_MLX5_BF_ACCEPTED_COUNT_WIDTH 64u
 #define UAR_MLX5_BF_ACCEPTED_COUNT_MASK 0xffffffffffffffffull
 #define UAR_MLX5_BF_ACCEPTED_COUNT_RESET 0x0ull
+UAR_MLX5_FIELD_ACCESSORS(uint64_t, uar_mlx5_bf_accepted_count_get, uar_mlx5_bf_accepted_count_set, UAR_MLX5_BF_ACCEPTED_COUNT)
 
 /* drop_not_owner (0x030, 32-bit): Doorbells dropped because the QP is not owned by the writing VF.
  * Clears on read. */
 #define UAR_MLX5_DROP_NOT_OWNER_OFFSET 0x30u
 #define UAR_MLX5_DROP_NOT_OWNER_RESET_VALUE 0x0u
+#define UAR_MLX5_DROP_NOT_OWNER_RDMASK 0xffffffffu
+#define UAR_MLX5_DROP_NOT_OWNER_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_DROP_NOT_OWNER_COUNT_SHIFT 0u
 #define UAR_MLX5_DROP_NOT_OWNER_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_NOT_OWNER_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_NOT_OWNER_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_not_owner_count_get, uar_mlx5_drop_not_owner_count_set, UAR_MLX5_DROP_NOT_OWNER_COUNT)
 
 /* drop_wrong_page (0x034, 32-bit): Doorbells dropped because they came through a UAR page other
  * than the QP's uar_page (mlx5 ignores these silently). Clears on read. */
 #define UAR_MLX5_DROP_WRONG_PAGE_OFFSET 0x34u
 #define UAR_MLX5_DROP_WRONG_PAGE_RESET_VALUE 0x0u
+#define UAR_MLX5_DROP_WRONG_PAGE_RDMASK 0xffffffffu
+#define UAR_MLX5_DROP_WRONG_PAGE_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_DROP_WRONG_PAGE_COUNT_SHIFT 0u
 #define UAR_MLX5_DROP_WRONG_PAGE_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_WRONG_PAGE_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_WRONG_PAGE_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_wrong_page_count_get, uar_mlx5_drop_wrong_page_count_set, UAR_MLX5_DROP_WRONG_PAGE_COUNT)
 
 /* drop_qp_state (0x038, 32-bit): Doorbells dropped because the QP is not in RTS. Clears on read. */
 #define UAR_MLX5_DROP_QP_STATE_OFFSET 0x38u
 #define UAR_MLX5_DROP_QP_STATE_RESET_VALUE 0x0u
+#define UAR_MLX5_DROP_QP_STATE_RDMASK 0xffffffffu
+#define UAR_MLX5_DROP_QP_STATE_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_DROP_QP_STATE_COUNT_SHIFT 0u
 #define UAR_MLX5_DROP_QP_STATE_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_QP_STATE_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_QP_STATE_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_qp_state_count_get, uar_mlx5_drop_qp_state_count_set, UAR_MLX5_DROP_QP_STATE_COUNT)
 
 /* drop_unmapped (0x03c, 32-bit): Writes dropped because they hit an offset outside every window, a
  * page index at or beyond page_cfg.active_pages, or a disabled BlueFlame. Clears on read. */
 #define UAR_MLX5_DROP_UNMAPPED_OFFSET 0x3cu
 #define UAR_MLX5_DROP_UNMAPPED_RESET_VALUE 0x0u
+#define UAR_MLX5_DROP_UNMAPPED_RDMASK 0xffffffffu
+#define UAR_MLX5_DROP_UNMAPPED_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_DROP_UNMAPPED_COUNT_SHIFT 0u
 #define UAR_MLX5_DROP_UNMAPPED_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_UNMAPPED_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_UNMAPPED_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_unmapped_count_get, uar_mlx5_drop_unmapped_count_set, UAR_MLX5_DROP_UNMAPPED_COUNT)
 
 /* drop_pf_only (0x040, 32-bit): VF writes dropped because they addressed a PF-only page. Clears on
  * read. */
 #define UAR_MLX5_DROP_PF_ONLY_OFFSET 0x40u
 #define UAR_MLX5_DROP_PF_ONLY_RESET_VALUE 0x0u
+#define UAR_MLX5_DROP_PF_ONLY_RDMASK 0xffffffffu
+#define UAR_MLX5_DROP_PF_ONLY_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_DROP_PF_ONLY_COUNT_SHIFT 0u
 #define UAR_MLX5_DROP_PF_ONLY_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_PF_ONLY_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_PF_ONLY_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_pf_only_count_get, uar_mlx5_drop_pf_only_count_set, UAR_MLX5_DROP_PF_ONLY_COUNT)
 
 /* drop_torn (0x044, 32-bit): 64-bit send or CQ doorbells dropped because their two 32-bit halves
  * did not arrive as a pair (high half first or alone, or another write to the page in between).
  * Clears on read. */
 #define UAR_MLX5_DROP_TORN_OFFSET 0x44u
 #define UAR_MLX5_DROP_TORN_RESET_VALUE 0x0u
+#define UAR_MLX5_DROP_TORN_RDMASK 0xffffffffu
+#define UAR_MLX5_DROP_TORN_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_DROP_TORN_COUNT_SHIFT 0u
 #define UAR_MLX5_DROP_TORN_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_TORN_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_TORN_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_torn_count_get, uar_mlx5_drop_torn_count_set, UAR_MLX5_DROP_TORN_COUNT)
 
 /* drop_disabled (0x048, 32-bit): Writes dropped because ctrl.enable or the VF's vf.ctrl.enable was
  * 0. Clears on read. */
 #define UAR_MLX5_DROP_DISABLED_OFFSET 0x48u
 #define UAR_MLX5_DROP_DISABLED_RESET_VALUE 0x0u
+#define UAR_MLX5_DROP_DISABLED_RDMASK 0xffffffffu
+#define UAR_MLX5_DROP_DISABLED_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_DROP_DISABLED_COUNT_SHIFT 0u
 #define UAR_MLX5_DROP_DISABLED_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_DISABLED_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_DISABLED_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_disabled_count_get, uar_mlx5_drop_disabled_count_set, UAR_MLX5_DROP_DISABLED_COUNT)
 
 /* drop_bf_chunk (0x04c, 32-bit): BlueFlame continuation chunks dropped: the 64-byte chunks after
  * the first of a WQE written in chunks (the first chunk rang the doorbell, so the WQE is fetched
  * from the send queue). Answered OKAY. Clears on read. */
 #define UAR_MLX5_DROP_BF_CHUNK_OFFSET 0x4cu
 #define UAR_MLX5_DROP_BF_CHUNK_RESET_VALUE 0x0u
+#define UAR_MLX5_DROP_BF_CHUNK_RDMASK 0xffffffffu
+#define UAR_MLX5_DROP_BF_CHUNK_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_DROP_BF_CHUNK_COUNT_SHIFT 0u
 #define UAR_MLX5_DROP_BF_CHUNK_COUNT_WIDTH 32u
 #define UAR_MLX5_DROP_BF_CHUNK_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_DROP_BF_CHUNK_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_drop_bf_chunk_count_get, uar_mlx5_drop_bf_chunk_count_set, UAR_MLX5_DROP_BF_CHUNK_COUNT)
 
 /* cq_db_forwarded (0x050, 32-bit): CQ doorbells forwarded to the completion engine. Clears on read. */
 #define UAR_MLX5_CQ_DB_FORWARDED_OFFSET 0x50u
 #define UAR_MLX5_CQ_DB_FORWARDED_RESET_VALUE 0x0u
+#define UAR_MLX5_CQ_DB_FORWARDED_RDMASK 0xffffffffu
+#define UAR_MLX5_CQ_DB_FORWARDED_WRMASK 0x0u
 /* count [31:0] rc: Forwarded count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_CQ_DB_FORWARDED_COUNT_SHIFT 0u
 #define UAR_MLX5_CQ_DB_FORWARDED_COUNT_WIDTH 32u
 #define UAR_MLX5_CQ_DB_FORWARDED_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_CQ_DB_FORWARDED_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_cq_db_forwarded_count_get, uar_mlx5_cq_db_forwarded_count_set, UAR_MLX5_CQ_DB_FORWARDED_COUNT)
 
 /* eq_db_forwarded (0x054, 32-bit): EQ doorbells (with or without re-arm) forwarded to the event
  * engine. Clears on read. */
 #define UAR_MLX5_EQ_DB_FORWARDED_OFFSET 0x54u
 #define UAR_MLX5_EQ_DB_FORWARDED_RESET_VALUE 0x0u
+#define UAR_MLX5_EQ_DB_FORWARDED_RDMASK 0xffffffffu
+#define UAR_MLX5_EQ_DB_FORWARDED_WRMASK 0x0u
 /* count [31:0] rc: Forwarded count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_EQ_DB_FORWARDED_COUNT_SHIFT 0u
 #define UAR_MLX5_EQ_DB_FORWARDED_COUNT_WIDTH 32u
 #define UAR_MLX5_EQ_DB_FORWARDED_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_EQ_DB_FORWARDED_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_eq_db_forwarded_count_get, uar_mlx5_eq_db_forwarded_count_set, UAR_MLX5_EQ_DB_FORWARDED_COUNT)
 
 /* Array vf (NUM_VF elements, at most 256, stride 0x10): Per-VF UAR control and statistics, one
  * element per VF. */
@@ -354,12 +435,15 @@ extern "C" {
 #define UAR_MLX5_VF_CTRL_OFFSET(i) (UAR_MLX5_VF_OFFSET + (i) * UAR_MLX5_VF_STRIDE + UAR_MLX5_VF_CTRL_ELEMENT_OFFSET)
 static inline uint32_t uar_mlx5_vf_ctrl_offset(uint32_t i) { return UAR_MLX5_VF_CTRL_OFFSET(i); }
 #define UAR_MLX5_VF_CTRL_RESET_VALUE 0x0u
+#define UAR_MLX5_VF_CTRL_RDMASK 0x1u
+#define UAR_MLX5_VF_CTRL_WRMASK 0x1u
 /* enable [0] rw: Accept UAR writes from this VF. While 0 its writes are dropped and counted in
  * `drop_disabled` and in this VF's `drops`. */
 #define UAR_MLX5_VF_CTRL_ENABLE_SHIFT 0u
 #define UAR_MLX5_VF_CTRL_ENABLE_WIDTH 1u
 #define UAR_MLX5_VF_CTRL_ENABLE_MASK 0x1u
 #define UAR_MLX5_VF_CTRL_ENABLE_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_vf_ctrl_enable_get, uar_mlx5_vf_ctrl_enable_set, UAR_MLX5_VF_CTRL_ENABLE)
 
 /* vf.doorbells (element offset 0x004, 32-bit): Send doorbells and BlueFlame WQEs accepted from this
  * VF. Clears on read. */
@@ -367,11 +451,14 @@ static inline uint32_t uar_mlx5_vf_ctrl_offset(uint32_t i) { return UAR_MLX5_VF_
 #define UAR_MLX5_VF_DOORBELLS_OFFSET(i) (UAR_MLX5_VF_OFFSET + (i) * UAR_MLX5_VF_STRIDE + UAR_MLX5_VF_DOORBELLS_ELEMENT_OFFSET)
 static inline uint32_t uar_mlx5_vf_doorbells_offset(uint32_t i) { return UAR_MLX5_VF_DOORBELLS_OFFSET(i); }
 #define UAR_MLX5_VF_DOORBELLS_RESET_VALUE 0x0u
+#define UAR_MLX5_VF_DOORBELLS_RDMASK 0xffffffffu
+#define UAR_MLX5_VF_DOORBELLS_WRMASK 0x0u
 /* count [31:0] rc: Accepted count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_VF_DOORBELLS_COUNT_SHIFT 0u
 #define UAR_MLX5_VF_DOORBELLS_COUNT_WIDTH 32u
 #define UAR_MLX5_VF_DOORBELLS_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_VF_DOORBELLS_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_vf_doorbells_count_get, uar_mlx5_vf_doorbells_count_set, UAR_MLX5_VF_DOORBELLS_COUNT)
 
 /* vf.drops (element offset 0x008, 32-bit): Writes from this VF dropped for any reason. Clears on
  * read. */
@@ -379,11 +466,14 @@ static inline uint32_t uar_mlx5_vf_doorbells_offset(uint32_t i) { return UAR_MLX
 #define UAR_MLX5_VF_DROPS_OFFSET(i) (UAR_MLX5_VF_OFFSET + (i) * UAR_MLX5_VF_STRIDE + UAR_MLX5_VF_DROPS_ELEMENT_OFFSET)
 static inline uint32_t uar_mlx5_vf_drops_offset(uint32_t i) { return UAR_MLX5_VF_DROPS_OFFSET(i); }
 #define UAR_MLX5_VF_DROPS_RESET_VALUE 0x0u
+#define UAR_MLX5_VF_DROPS_RDMASK 0xffffffffu
+#define UAR_MLX5_VF_DROPS_WRMASK 0x0u
 /* count [31:0] rc: Drop count; saturates at 0xFFFF_FFFF. */
 #define UAR_MLX5_VF_DROPS_COUNT_SHIFT 0u
 #define UAR_MLX5_VF_DROPS_COUNT_WIDTH 32u
 #define UAR_MLX5_VF_DROPS_COUNT_MASK 0xffffffffu
 #define UAR_MLX5_VF_DROPS_COUNT_RESET 0x0u
+UAR_MLX5_FIELD_ACCESSORS(uint32_t, uar_mlx5_vf_drops_count_get, uar_mlx5_vf_drops_count_set, UAR_MLX5_VF_DROPS_COUNT)
 
 /* Space uar_page (0x1000 bytes): One 4 KiB UAR page per (VF, page index) in BAR2, laid out as on
  * mlx5 (rdma-core providers/mlx5, Linux mlx5 core). Only the windows below are mapped; a write
@@ -466,6 +556,7 @@ UAR_MLX5_ASSERT_FIELD(UAR_MLX5_CTRL_ENABLE, "ctrl.enable");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_CTRL_BF_ENABLE, "ctrl.bf_enable");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_CTRL_BF_ENABLE, "ctrl.bf_enable");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_CTRL_OFFSET % 4u == 0u, "ctrl is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_CTRL_RDMASK | UAR_MLX5_CTRL_WRMASK) == (UAR_MLX5_CTRL_ENABLE_MASK | UAR_MLX5_CTRL_BF_ENABLE_MASK), "ctrl read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT((UAR_MLX5_CTRL_ENABLE_MASK | UAR_MLX5_CTRL_BF_ENABLE_MASK) == (UAR_MLX5_CTRL_ENABLE_MASK + UAR_MLX5_CTRL_BF_ENABLE_MASK), "ctrl fields do not overlap");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_CTRL_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_CTRL_ENABLE) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_CTRL_BF_ENABLE)), "ctrl reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_PAGE_CFG_ACTIVE_PAGES, "page_cfg.active_pages");
@@ -473,6 +564,7 @@ UAR_MLX5_ASSERT_FIELD(UAR_MLX5_PAGE_CFG_ACTIVE_PAGES, "page_cfg.active_pages");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_PAGE_CFG_PF_ONLY_MASK, "page_cfg.pf_only_mask");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_PAGE_CFG_PF_ONLY_MASK, "page_cfg.pf_only_mask");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_PAGE_CFG_OFFSET % 4u == 0u, "page_cfg is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_PAGE_CFG_RDMASK | UAR_MLX5_PAGE_CFG_WRMASK) == (UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_MASK | UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_MASK), "page_cfg read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT((UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_MASK | UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_MASK) == (UAR_MLX5_PAGE_CFG_ACTIVE_PAGES_MASK + UAR_MLX5_PAGE_CFG_PF_ONLY_MASK_MASK), "page_cfg fields do not overlap");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_PAGE_CFG_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_PAGE_CFG_ACTIVE_PAGES) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_PAGE_CFG_PF_ONLY_MASK)), "page_cfg reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_INT_STATUS_NOT_OWNER, "int_status.not_owner");
@@ -492,6 +584,7 @@ UAR_MLX5_ASSERT_FIELD(UAR_MLX5_INT_STATUS_DISABLED, "int_status.disabled");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_INT_STATUS_BF_CHUNK, "int_status.bf_chunk");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_INT_STATUS_BF_CHUNK, "int_status.bf_chunk");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_INT_STATUS_OFFSET % 4u == 0u, "int_status is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_INT_STATUS_RDMASK | UAR_MLX5_INT_STATUS_WRMASK) == (UAR_MLX5_INT_STATUS_NOT_OWNER_MASK | UAR_MLX5_INT_STATUS_WRONG_PAGE_MASK | UAR_MLX5_INT_STATUS_QP_STATE_MASK | UAR_MLX5_INT_STATUS_UNMAPPED_MASK | UAR_MLX5_INT_STATUS_PF_ONLY_MASK | UAR_MLX5_INT_STATUS_TORN_MASK | UAR_MLX5_INT_STATUS_DISABLED_MASK | UAR_MLX5_INT_STATUS_BF_CHUNK_MASK), "int_status read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT((UAR_MLX5_INT_STATUS_NOT_OWNER_MASK | UAR_MLX5_INT_STATUS_WRONG_PAGE_MASK | UAR_MLX5_INT_STATUS_QP_STATE_MASK | UAR_MLX5_INT_STATUS_UNMAPPED_MASK | UAR_MLX5_INT_STATUS_PF_ONLY_MASK | UAR_MLX5_INT_STATUS_TORN_MASK | UAR_MLX5_INT_STATUS_DISABLED_MASK | UAR_MLX5_INT_STATUS_BF_CHUNK_MASK) == (UAR_MLX5_INT_STATUS_NOT_OWNER_MASK + UAR_MLX5_INT_STATUS_WRONG_PAGE_MASK + UAR_MLX5_INT_STATUS_QP_STATE_MASK + UAR_MLX5_INT_STATUS_UNMAPPED_MASK + UAR_MLX5_INT_STATUS_PF_ONLY_MASK + UAR_MLX5_INT_STATUS_TORN_MASK + UAR_MLX5_INT_STATUS_DISABLED_MASK + UAR_MLX5_INT_STATUS_BF_CHUNK_MASK), "int_status fields do not overlap");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_INT_STATUS_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_STATUS_NOT_OWNER) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_STATUS_WRONG_PAGE) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_STATUS_QP_STATE) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_STATUS_UNMAPPED) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_STATUS_PF_ONLY) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_STATUS_TORN) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_STATUS_DISABLED) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_STATUS_BF_CHUNK)), "int_status reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_INT_EN_NOT_OWNER, "int_en.not_owner");
@@ -511,6 +604,7 @@ UAR_MLX5_ASSERT_FIELD(UAR_MLX5_INT_EN_DISABLED, "int_en.disabled");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_INT_EN_BF_CHUNK, "int_en.bf_chunk");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_INT_EN_BF_CHUNK, "int_en.bf_chunk");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_INT_EN_OFFSET % 4u == 0u, "int_en is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_INT_EN_RDMASK | UAR_MLX5_INT_EN_WRMASK) == (UAR_MLX5_INT_EN_NOT_OWNER_MASK | UAR_MLX5_INT_EN_WRONG_PAGE_MASK | UAR_MLX5_INT_EN_QP_STATE_MASK | UAR_MLX5_INT_EN_UNMAPPED_MASK | UAR_MLX5_INT_EN_PF_ONLY_MASK | UAR_MLX5_INT_EN_TORN_MASK | UAR_MLX5_INT_EN_DISABLED_MASK | UAR_MLX5_INT_EN_BF_CHUNK_MASK), "int_en read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT((UAR_MLX5_INT_EN_NOT_OWNER_MASK | UAR_MLX5_INT_EN_WRONG_PAGE_MASK | UAR_MLX5_INT_EN_QP_STATE_MASK | UAR_MLX5_INT_EN_UNMAPPED_MASK | UAR_MLX5_INT_EN_PF_ONLY_MASK | UAR_MLX5_INT_EN_TORN_MASK | UAR_MLX5_INT_EN_DISABLED_MASK | UAR_MLX5_INT_EN_BF_CHUNK_MASK) == (UAR_MLX5_INT_EN_NOT_OWNER_MASK + UAR_MLX5_INT_EN_WRONG_PAGE_MASK + UAR_MLX5_INT_EN_QP_STATE_MASK + UAR_MLX5_INT_EN_UNMAPPED_MASK + UAR_MLX5_INT_EN_PF_ONLY_MASK + UAR_MLX5_INT_EN_TORN_MASK + UAR_MLX5_INT_EN_DISABLED_MASK + UAR_MLX5_INT_EN_BF_CHUNK_MASK), "int_en fields do not overlap");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_INT_EN_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_EN_NOT_OWNER) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_EN_WRONG_PAGE) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_EN_QP_STATE) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_EN_UNMAPPED) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_EN_PF_ONLY) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_EN_TORN) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_EN_DISABLED) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_INT_EN_BF_CHUNK)), "int_en reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_LAST_DROP_REASON, "last_drop.reason");
@@ -520,75 +614,92 @@ UAR_MLX5_ASSERT_FIELD(UAR_MLX5_LAST_DROP_PAGE_INDEX, "last_drop.page_index");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_LAST_DROP_VF, "last_drop.vf");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_LAST_DROP_VF, "last_drop.vf");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_LAST_DROP_OFFSET % 4u == 0u, "last_drop is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_LAST_DROP_RDMASK | UAR_MLX5_LAST_DROP_WRMASK) == (UAR_MLX5_LAST_DROP_REASON_MASK | UAR_MLX5_LAST_DROP_PAGE_INDEX_MASK | UAR_MLX5_LAST_DROP_VF_MASK), "last_drop read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT((UAR_MLX5_LAST_DROP_REASON_MASK | UAR_MLX5_LAST_DROP_PAGE_INDEX_MASK | UAR_MLX5_LAST_DROP_VF_MASK) == (UAR_MLX5_LAST_DROP_REASON_MASK + UAR_MLX5_LAST_DROP_PAGE_INDEX_MASK + UAR_MLX5_LAST_DROP_VF_MASK), "last_drop fields do not overlap");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_LAST_DROP_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_LAST_DROP_REASON) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_LAST_DROP_PAGE_INDEX) | UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_LAST_DROP_VF)), "last_drop reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_LAST_DROP_QPN_QPN, "last_drop_qpn.qpn");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_LAST_DROP_QPN_QPN, "last_drop_qpn.qpn");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_LAST_DROP_QPN_OFFSET % 4u == 0u, "last_drop_qpn is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_LAST_DROP_QPN_RDMASK | UAR_MLX5_LAST_DROP_QPN_WRMASK) == (UAR_MLX5_LAST_DROP_QPN_QPN_MASK), "last_drop_qpn read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_LAST_DROP_QPN_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_LAST_DROP_QPN_QPN)), "last_drop_qpn reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DB_ACCEPTED_COUNT, "db_accepted.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DB_ACCEPTED_COUNT, "db_accepted.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DB_ACCEPTED_OFFSET % 8u == 0u, "db_accepted is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DB_ACCEPTED_RDMASK | UAR_MLX5_DB_ACCEPTED_WRMASK) == (UAR_MLX5_DB_ACCEPTED_COUNT_MASK), "db_accepted read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DB_ACCEPTED_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DB_ACCEPTED_COUNT)), "db_accepted reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_BF_ACCEPTED_COUNT, "bf_accepted.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_BF_ACCEPTED_COUNT, "bf_accepted.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_BF_ACCEPTED_OFFSET % 8u == 0u, "bf_accepted is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_BF_ACCEPTED_RDMASK | UAR_MLX5_BF_ACCEPTED_WRMASK) == (UAR_MLX5_BF_ACCEPTED_COUNT_MASK), "bf_accepted read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_BF_ACCEPTED_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_BF_ACCEPTED_COUNT)), "bf_accepted reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DROP_NOT_OWNER_COUNT, "drop_not_owner.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DROP_NOT_OWNER_COUNT, "drop_not_owner.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_NOT_OWNER_OFFSET % 4u == 0u, "drop_not_owner is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DROP_NOT_OWNER_RDMASK | UAR_MLX5_DROP_NOT_OWNER_WRMASK) == (UAR_MLX5_DROP_NOT_OWNER_COUNT_MASK), "drop_not_owner read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_NOT_OWNER_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DROP_NOT_OWNER_COUNT)), "drop_not_owner reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DROP_WRONG_PAGE_COUNT, "drop_wrong_page.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DROP_WRONG_PAGE_COUNT, "drop_wrong_page.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_WRONG_PAGE_OFFSET % 4u == 0u, "drop_wrong_page is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DROP_WRONG_PAGE_RDMASK | UAR_MLX5_DROP_WRONG_PAGE_WRMASK) == (UAR_MLX5_DROP_WRONG_PAGE_COUNT_MASK), "drop_wrong_page read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_WRONG_PAGE_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DROP_WRONG_PAGE_COUNT)), "drop_wrong_page reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DROP_QP_STATE_COUNT, "drop_qp_state.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DROP_QP_STATE_COUNT, "drop_qp_state.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_QP_STATE_OFFSET % 4u == 0u, "drop_qp_state is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DROP_QP_STATE_RDMASK | UAR_MLX5_DROP_QP_STATE_WRMASK) == (UAR_MLX5_DROP_QP_STATE_COUNT_MASK), "drop_qp_state read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_QP_STATE_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DROP_QP_STATE_COUNT)), "drop_qp_state reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DROP_UNMAPPED_COUNT, "drop_unmapped.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DROP_UNMAPPED_COUNT, "drop_unmapped.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_UNMAPPED_OFFSET % 4u == 0u, "drop_unmapped is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DROP_UNMAPPED_RDMASK | UAR_MLX5_DROP_UNMAPPED_WRMASK) == (UAR_MLX5_DROP_UNMAPPED_COUNT_MASK), "drop_unmapped read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_UNMAPPED_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DROP_UNMAPPED_COUNT)), "drop_unmapped reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DROP_PF_ONLY_COUNT, "drop_pf_only.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DROP_PF_ONLY_COUNT, "drop_pf_only.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_PF_ONLY_OFFSET % 4u == 0u, "drop_pf_only is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DROP_PF_ONLY_RDMASK | UAR_MLX5_DROP_PF_ONLY_WRMASK) == (UAR_MLX5_DROP_PF_ONLY_COUNT_MASK), "drop_pf_only read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_PF_ONLY_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DROP_PF_ONLY_COUNT)), "drop_pf_only reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DROP_TORN_COUNT, "drop_torn.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DROP_TORN_COUNT, "drop_torn.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_TORN_OFFSET % 4u == 0u, "drop_torn is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DROP_TORN_RDMASK | UAR_MLX5_DROP_TORN_WRMASK) == (UAR_MLX5_DROP_TORN_COUNT_MASK), "drop_torn read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_TORN_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DROP_TORN_COUNT)), "drop_torn reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DROP_DISABLED_COUNT, "drop_disabled.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DROP_DISABLED_COUNT, "drop_disabled.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_DISABLED_OFFSET % 4u == 0u, "drop_disabled is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DROP_DISABLED_RDMASK | UAR_MLX5_DROP_DISABLED_WRMASK) == (UAR_MLX5_DROP_DISABLED_COUNT_MASK), "drop_disabled read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_DISABLED_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DROP_DISABLED_COUNT)), "drop_disabled reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_DROP_BF_CHUNK_COUNT, "drop_bf_chunk.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_DROP_BF_CHUNK_COUNT, "drop_bf_chunk.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_BF_CHUNK_OFFSET % 4u == 0u, "drop_bf_chunk is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_DROP_BF_CHUNK_RDMASK | UAR_MLX5_DROP_BF_CHUNK_WRMASK) == (UAR_MLX5_DROP_BF_CHUNK_COUNT_MASK), "drop_bf_chunk read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_DROP_BF_CHUNK_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_DROP_BF_CHUNK_COUNT)), "drop_bf_chunk reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_CQ_DB_FORWARDED_COUNT, "cq_db_forwarded.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_CQ_DB_FORWARDED_COUNT, "cq_db_forwarded.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_CQ_DB_FORWARDED_OFFSET % 4u == 0u, "cq_db_forwarded is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_CQ_DB_FORWARDED_RDMASK | UAR_MLX5_CQ_DB_FORWARDED_WRMASK) == (UAR_MLX5_CQ_DB_FORWARDED_COUNT_MASK), "cq_db_forwarded read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_CQ_DB_FORWARDED_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_CQ_DB_FORWARDED_COUNT)), "cq_db_forwarded reset value is its fields' resets");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_EQ_DB_FORWARDED_COUNT, "eq_db_forwarded.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_EQ_DB_FORWARDED_COUNT, "eq_db_forwarded.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_EQ_DB_FORWARDED_OFFSET % 4u == 0u, "eq_db_forwarded is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_EQ_DB_FORWARDED_RDMASK | UAR_MLX5_EQ_DB_FORWARDED_WRMASK) == (UAR_MLX5_EQ_DB_FORWARDED_COUNT_MASK), "eq_db_forwarded read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_EQ_DB_FORWARDED_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_EQ_DB_FORWARDED_COUNT)), "eq_db_forwarded reset value is its fields' resets");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_COUNT_MAX * UAR_MLX5_VF_STRIDE <= UAR_MLX5_VF_WINDOW, "vf elements fit the window");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_OFFSET % UAR_MLX5_VF_WINDOW == 0u, "vf is aligned to its window");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_VF_CTRL_ENABLE, "vf.ctrl.enable");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_VF_CTRL_ENABLE, "vf.ctrl.enable");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_CTRL_ELEMENT_OFFSET % 4u == 0u, "vf.ctrl is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_VF_CTRL_RDMASK | UAR_MLX5_VF_CTRL_WRMASK) == (UAR_MLX5_VF_CTRL_ENABLE_MASK), "vf.ctrl read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_CTRL_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_VF_CTRL_ENABLE)), "vf.ctrl reset value is its fields' resets");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_CTRL_ELEMENT_OFFSET + 4u <= UAR_MLX5_VF_STRIDE, "vf.ctrl fits the stride");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_VF_DOORBELLS_COUNT, "vf.doorbells.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_VF_DOORBELLS_COUNT, "vf.doorbells.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_DOORBELLS_ELEMENT_OFFSET % 4u == 0u, "vf.doorbells is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_VF_DOORBELLS_RDMASK | UAR_MLX5_VF_DOORBELLS_WRMASK) == (UAR_MLX5_VF_DOORBELLS_COUNT_MASK), "vf.doorbells read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_DOORBELLS_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_VF_DOORBELLS_COUNT)), "vf.doorbells reset value is its fields' resets");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_DOORBELLS_ELEMENT_OFFSET + 4u <= UAR_MLX5_VF_STRIDE, "vf.doorbells fits the stride");
 UAR_MLX5_ASSERT_FIELD_RESET(UAR_MLX5_VF_DROPS_COUNT, "vf.drops.count");
 UAR_MLX5_ASSERT_FIELD(UAR_MLX5_VF_DROPS_COUNT, "vf.drops.count");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_DROPS_ELEMENT_OFFSET % 4u == 0u, "vf.drops is aligned");
+UAR_MLX5_STATIC_ASSERT((UAR_MLX5_VF_DROPS_RDMASK | UAR_MLX5_VF_DROPS_WRMASK) == (UAR_MLX5_VF_DROPS_COUNT_MASK), "vf.drops read and write masks cover its fields");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_DROPS_RESET_VALUE == (UAR_MLX5_RESET_IN_PLACE(UAR_MLX5_VF_DROPS_COUNT)), "vf.drops reset value is its fields' resets");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_DROPS_ELEMENT_OFFSET + 4u <= UAR_MLX5_VF_STRIDE, "vf.drops fits the stride");
 UAR_MLX5_STATIC_ASSERT(UAR_MLX5_VF_CTRL_ELEMENT_OFFSET + 4u <= UAR_MLX5_VF_DOORBELLS_ELEMENT_OFFSET, "vf.ctrl ends before vf.doorbells");

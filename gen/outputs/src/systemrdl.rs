@@ -9,11 +9,28 @@
 //! | `wo` | `sw = w` |
 //! | `w1c`, `w1s`, `w0c` | `sw = rw; onwrite = woclr / woset / wzc` |
 //! | `rc`, `rs` | `sw = r; onread = rclr / rset` |
-//! | `wp` | `sw = w; singlepulse` (1 bit) or `sw = w; swmod` (the strobe of a wider pulse) |
+//! | `wp`, 1 bit | `sw = w; singlepulse` |
+//! | `wp`, wider | `sw = w; swmod; rdmagen_pulse = true` |
+//!
+//! SystemRDL has no multi-bit pulse: `singlepulse` is 1 bit only (systemrdl-compiler refuses
+//! it wider), and `swmod` alone describes a field that keeps what was written. So a wider
+//! `wp` is `swmod` (its `_stb_o`, high whenever a write covers the field, 0 written too) plus
+//! the user-defined boolean `rdmagen_pulse`, declared at the top of an export that uses it:
+//! the written value is on the output for one cycle, then 0. Tools that do not know the
+//! property keep the value (PeakRDL-regblock does).
 //!
 //! Hardware properties: `hw_write` → `hw = rw; we`, `hw_set` → `hwset`, `hw_clear` → `hwclr`,
-//! `counter` → `counter; incrwidth; incrsaturate`. An interrupt status register's fields get
-//! `intr` and a dynamic `->enable` pointing at the enable field. A group becomes a `regfile`
+//! `counter` → `counter; incrwidth; incrsaturate`. Our `hw_set` and `hw_clear` act per bit (an
+//! input as wide as the field); SystemRDL's `hwset`/`hwclr` are one signal for the whole field
+//! (systemrdl-compiler refuses a wider signal reference), the same only for 1-bit fields. So a
+//! wider field with either also gets the user-defined boolean `rdmagen_bitwise = true`,
+//! declared like `rdmagen_pulse`. A field that both software and hardware
+//! change gets `precedence = hw`: in our CSR block hardware acts after software in the same
+//! cycle (docs/regmap-format.md), where SystemRDL's default is software. An interrupt status
+//! register's fields get `intr` (sticky: hardware sets bits, software clears them) and a
+//! dynamic `->enable` pointing at the enable field; a status field with `hw_write` is
+//! `nonsticky intr`, as hardware loads any value into it, 0 included (a sticky `intr` with
+//! `we` only sets bits: PeakRDL-regblock's "stickybit with WE"). A group becomes a `regfile`
 //! array sized by its maximum count. Memories and spaces are not CSRs and are only named in a
 //! comment (the JSON export carries them).
 
@@ -157,6 +174,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> String {
             names.join(", ")
         );
     }
+    let uses = |p: fn(&Field) -> bool| map.registers().any(|(_, r)| r.fields.iter().any(p));
+    if uses(wide_pulse) {
+        let _ = writeln!(
+            o,
+            "\n// A `wp` field wider than 1 bit: the written value is on the field's output for one\n\
+             // cycle, then 0 (swmod is that cycle's strobe). SystemRDL's singlepulse is 1 bit only.\n\
+             property rdmagen_pulse {{ type = boolean; component = field; }};"
+        );
+    }
+    if uses(bitwise_hw) {
+        let _ = writeln!(
+            o,
+            "\n// hwset/hwclr of a field wider than 1 bit: an input as wide as the field, each 1 sets or\n\
+             // clears its bit (SystemRDL's hwset/hwclr are one signal for the whole field).\n\
+             property rdmagen_bitwise {{ type = boolean; component = field; }};"
+        );
+    }
     let _ = writeln!(o, "\naddrmap {} {{", ident(&map.block));
     let _ = writeln!(o, "    desc = {};", string(&map.description));
     let _ = writeln!(o, "    default regwidth = 32;");
@@ -257,6 +291,16 @@ fn push_all(o: &mut String, pieces: &[&str]) {
     }
 }
 
+/// A `wp` field wider than one bit, exported with the `rdmagen_pulse` property.
+fn wide_pulse(f: &Field) -> bool {
+    f.access == Access::Wp && f.width() > 1
+}
+
+/// A field wider than one bit with `hw_set` or `hw_clear`, exported with `rdmagen_bitwise`.
+fn bitwise_hw(f: &Field) -> bool {
+    (f.hw.set || f.hw.clear) && f.width() > 1
+}
+
 fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     push_all(o, &[indent, "    field {\n"]);
     let prop = |o: &mut String, pieces: &[&str]| {
@@ -288,8 +332,14 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
         Access::Rc => prop(o, &["onread = rclr"]),
         Access::Rs => prop(o, &["onread = rset"]),
         Access::Wp if f.width() == 1 => prop(o, &["singlepulse"]),
-        Access::Wp => prop(o, &["swmod"]),
+        Access::Wp => {
+            prop(o, &["swmod"]);
+            prop(o, &["rdmagen_pulse = true"]);
+        }
         Access::Rw | Access::Ro | Access::Wo => {}
+    }
+    if f.hw.any() && (f.access.sw_writes() || matches!(f.access, Access::Rc | Access::Rs)) {
+        prop(o, &["precedence = hw"]);
     }
     if f.hw.write {
         prop(o, &["we"]);
@@ -300,6 +350,9 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     if f.hw.clear {
         prop(o, &["hwclr"]);
     }
+    if bitwise_hw(f) {
+        prop(o, &["rdmagen_bitwise = true"]);
+    }
     if let Some(c) = &f.hw.counter {
         prop(o, &["counter"]);
         prop(o, &["incrwidth = ", &c.step_width.to_string()]);
@@ -307,7 +360,9 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
             prop(o, &["incrsaturate"]);
         }
     }
-    if interrupt {
+    if interrupt && f.hw.write {
+        prop(o, &["nonsticky intr"]);
+    } else if interrupt {
         prop(o, &["intr"]);
     }
     if let Some(e) = &f.enumeration {

@@ -211,7 +211,12 @@ fn c_name_clash_is_reported_not_emitted() {
     let err = c_header::generate(&map, &opts()).unwrap_err();
     assert_eq!(
         err.names,
-        ["CLASH_PORT_CFG_OFFSET", "CLASH_PORT_CFG_RESET_VALUE"],
+        [
+            "CLASH_PORT_CFG_OFFSET",
+            "CLASH_PORT_CFG_RDMASK",
+            "CLASH_PORT_CFG_RESET_VALUE",
+            "CLASH_PORT_CFG_WRMASK"
+        ],
         "{err}"
     );
 }
@@ -284,4 +289,71 @@ fn json_and_ipxact_written_as_made_are_the_same_text_in_chunks() {
         let e = streamed(&many_registers(2000), &opts(), &mut Full).unwrap_err();
         assert_eq!(e.to_string(), "disk full");
     }
+}
+
+/// Register masks are `_RDMASK`/`_WRMASK`, not `_RD_MASK`/`_WR_MASK`, which fields named `rd`
+/// and `wr` would define as their `_MASK`: such a map is valid and its header defines each
+/// name once.
+#[test]
+fn fields_named_rd_and_wr_do_not_meet_the_register_masks() {
+    let text = "block: dma\nversion: 1.0.0\nregisters:\n\
+                \x20 - name: ptr\n    offset: 0x0\n    fields:\n\
+                \x20     - { name: rd, bits: \"7:0\", access: ro }\n\
+                \x20     - { name: wr, bits: \"15:8\", access: rw }\n";
+    let map = rdmagen_regmap::parse("dma.yaml", text).unwrap_or_else(|e| panic!("{e}"));
+    let header = c_header::generate(&map, &opts()).unwrap();
+    for line in [
+        "#define DMA_PTR_RD_MASK 0xffu",
+        "#define DMA_PTR_WR_MASK 0xff00u",
+        "#define DMA_PTR_RDMASK 0xffffu",
+        "#define DMA_PTR_WRMASK 0xff00u",
+    ] {
+        assert!(header.lines().any(|l| l == line), "{line}");
+    }
+}
+
+/// The SystemRDL export says what the CSR block does: a `wp` field wider than one bit is a
+/// one-cycle pulse (`swmod` plus the declared `rdmagen_pulse` property, not a stored value), a
+/// status field that hardware loads (`hw_write`) is a non-sticky interrupt, and fields that
+/// both software and hardware change give hardware precedence; a wider field's per-bit
+/// `hw_set` is marked `rdmagen_bitwise`. The properties are declared only where used.
+#[test]
+fn systemrdl_export_says_what_the_rtl_does() {
+    let path = Path::new(MAPS).join("../tb/csr-tests/maps/emac_review.yaml");
+    let map = rdmagen_regmap::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let rdl = systemrdl::generate(&map, &opts());
+    let field = |name: &str| -> String {
+        let end = rdl
+            .find(&format!("}} {name}["))
+            .unwrap_or_else(|| panic!("{name}"));
+        let start = rdl[..end].rfind("field {").unwrap();
+        rdl[start..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert!(rdl.contains("property rdmagen_pulse { type = boolean; component = field; };"));
+    assert_eq!(
+        field("flush"),
+        "field { sw = w; hw = r; swmod; rdmagen_pulse = true;"
+    );
+    assert_eq!(
+        field("pause_rx"),
+        "field { sw = rw; hw = rw; onwrite = woclr; precedence = hw; we; nonsticky intr;"
+    );
+    assert_eq!(
+        field("link_change"),
+        "field { sw = rw; hw = r; onwrite = woclr; precedence = hw; hwset; intr;"
+    );
+    // A per-bit hw_set on 8 bits: SystemRDL's hwset alone would be one signal for all 8.
+    assert!(rdl.contains("property rdmagen_bitwise { type = boolean; component = field; };"));
+    assert_eq!(
+        field("fatal"),
+        "field { sw = rw; hw = r; onwrite = woclr; precedence = hw; hwset; rdmagen_bitwise = true; intr;"
+    );
+    // 1-bit pulses and set/clear only: no declaration.
+    let example = systemrdl::generate(&load("example.yaml"), &opts());
+    assert!(example.contains("singlepulse;"));
+    assert!(!example.contains("rdmagen_pulse"));
+    assert!(!example.contains("rdmagen_bitwise"));
 }

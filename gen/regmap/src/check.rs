@@ -530,6 +530,26 @@ impl Checker<'_> {
                 )
                 .help("a counter owns its value; drop hw_write or make it two fields");
         }
+        // A read that sets every bit leaves a counter at its maximum: a saturating one stays
+        // there (only hw_clear brings it down), a wrapping one goes on from all ones. No count
+        // survives a read, so the pair is a slip (for `rc`, a read restarts the count).
+        if f.access == Access::Rs && f.hw.counter.is_some() {
+            let then = match &f.hw.counter {
+                Some(c) if c.saturate => "it would then stay at its maximum",
+                _ => "it would then wrap and go on from there",
+            };
+            self.sink
+                .error(
+                    "regmap::hw_property_not_allowed",
+                    f.name.span,
+                    format!(
+                        "counter `{}` is `rs`: every read would set all its bits, and {then}",
+                        f.name
+                    ),
+                    "`rs` with counter",
+                )
+                .help("a counter that a read restarts is `rc`; for a read-to-set flag beside a count, make them two fields");
+        }
         if let Some(c) = &f.hw.counter {
             if c.step_width == 0 || c.step_width > f.width() {
                 self.sink

@@ -161,6 +161,7 @@ pub fn macros_of(map: &RegMap, owner: &Owner<'_>, buf: &mut String, f: &mut dyn 
                     "_STATIC_ASSERT",
                     "_ASSERT_FIELD",
                     "_ASSERT_FIELD_RESET",
+                    "_FIELD_ACCESSORS",
                     "_RESET_IN_PLACE",
                     "_VERSION_MAJOR",
                     "_VERSION_MINOR",
@@ -171,10 +172,19 @@ pub fn macros_of(map: &RegMap, owner: &Owner<'_>, buf: &mut String, f: &mut dyn 
         }
         Owner::Parameter(p) => emit(&[&p.name.text], &["_DEFAULT", "_MIN", "_MAX"]),
         Owner::EnumValue(e, v) => emit(&[&e.name.text, &v.name.text], &[""]),
-        Owner::Register(None, r) => emit(&[&r.name.text], &["_OFFSET", "_RESET_VALUE"]),
+        Owner::Register(None, r) => emit(
+            &[&r.name.text],
+            &["_OFFSET", "_RESET_VALUE", "_RDMASK", "_WRMASK"],
+        ),
         Owner::Register(Some(g), r) => emit(
             &[&g.name.text, &r.name.text],
-            &["_ELEMENT_OFFSET", "_OFFSET", "_RESET_VALUE"],
+            &[
+                "_ELEMENT_OFFSET",
+                "_OFFSET",
+                "_RESET_VALUE",
+                "_RDMASK",
+                "_WRMASK",
+            ],
         ),
         Owner::Group(g) => {
             let fixed = matches!(g.count, Count::Fixed(_));
