@@ -274,14 +274,14 @@ module dcqcn_rp #(
   reg [24:0]          alpha_in_d;
   reg [27:0]          cut_kv_q;      // the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q
   reg [27:0]          cut_kv_d;
-  reg [27:0]          cut_diff_q;    // ... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))
-  reg [27:0]          cut_diff_d;
-  reg                 cut_under_q;   // ... the amount exceeds Rc
-  reg                 cut_under_d;
-  reg                 cut_k_r_q;     // ... cut_kv > Rc - amount
-  reg                 cut_k_r_d;
-  reg                 cut_m_r_q;     // ... rpg_min_rate > Rc - amount
-  reg                 cut_m_r_d;
+  reg [27:0]          cut_amount_q;  // ... cut_rc_q * alpha_in_q >> (rpg_gd + 14), low 28 bits
+  reg [27:0]          cut_amount_d;
+  reg                 cut_amt_hi_q;  // ... the amount's higher bits are not all 0
+  reg                 cut_amt_hi_d;
+  reg [29:0]          cut_room_k_q;  // ... Rc - cut_kv (two's complement)
+  reg [29:0]          cut_room_k_d;
+  reg [29:0]          cut_room_m_q;  // ... Rc - rpg_min_rate (two's complement)
+  reg [29:0]          cut_room_m_d;
   reg                 cut_m_k_q;     // ... rpg_min_rate > cut_kv
   reg                 cut_m_k_d;
   reg                 cut_k_c_q;     // ... cut_kv > Rc
@@ -536,21 +536,23 @@ module dcqcn_rp #(
                                 // PAPER mode)
   wire [29:0] x_cut_room_k;     // Rc - cut_kv (two's complement)
   wire [29:0] x_cut_room_m;     // Rc - rpg_min_rate (two's complement)
-  wire [28:0] x_cut_diff;       // Rc - the cut amount (registered: cut_diff_q)
-  wire        x_cut_under;      // the cut amount exceeds Rc
-  wire        x_cut_k_r;        // the bound is above Rc - the cut amount
-  wire        x_cut_m_r;        // the bound is above Rc - the cut amount
+  wire        x_cut_amt_hi;     // the cut amount is 2**28 or more (above any Rc)
   wire        x_cut_m_k;
   wire        x_cut_k_c;
   wire        x_cut_m_c;
   wire [27:0] cut_kv;           // the cut's rank
-  wire [27:0] cut_diff;         // the cut's rank
-  wire        cut_under;        // the cut's rank
-  wire        cut_k_r;          // the cut's rank
-  wire        cut_m_r;          // the cut's rank
+  wire [27:0] cut_amount;       // the cut's rank
+  wire        cut_amt_hi;       // the cut's rank
+  wire [29:0] cut_room_k;       // the cut's rank
+  wire [29:0] cut_room_m;       // the cut's rank
   wire        cut_m_k;          // the cut's rank
   wire        cut_k_c;          // the cut's rank
   wire        cut_m_c;          // the cut's rank
+  wire [28:0] cut_diff_full;    // Rc - the cut amount
+  wire [27:0] cut_diff;
+  wire        cut_under;        // the cut amount exceeds Rc
+  wire        cut_k_r;          // the bound is above Rc - the cut amount
+  wire        cut_m_r;          // the bound is above Rc - the cut amount
   wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered:
                                 // keep_fac_q)
   wire        cut_over;         // the largest of the three is above Rc
@@ -798,21 +800,23 @@ module dcqcn_rp #(
   assign x_cut_kv = x_keep_prod[44:16];
   assign x_cut_room_k = {2'd0, cut_rc_q} - {1'd0, x_cut_kv};
   assign x_cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
-  assign x_cut_diff = {1'd0, cut_rc_q} - {1'd0, x_cut_amount[27:0]};
-  assign x_cut_under = |x_cut_amount[38:28] || x_cut_diff[28];
-  assign x_cut_k_r = x_cut_room_k[29] || x_cut_amount > {10'd0, x_cut_room_k[28:0]};
-  assign x_cut_m_r = x_cut_room_m[29] || x_cut_amount > {10'd0, x_cut_room_m[28:0]};
+  assign x_cut_amt_hi = |x_cut_amount[38:28];
   assign x_cut_m_k = {1'd0, min_fx} > x_cut_kv;
   assign x_cut_k_c = x_cut_kv > {1'd0, cut_rc_q};
   assign x_cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
   assign cut_kv = cut_kv_q;
-  assign cut_diff = cut_diff_q;
-  assign cut_under = cut_under_q;
-  assign cut_k_r = cut_k_r_q;
-  assign cut_m_r = cut_m_r_q;
+  assign cut_amount = cut_amount_q;
+  assign cut_amt_hi = cut_amt_hi_q;
+  assign cut_room_k = cut_room_k_q;
+  assign cut_room_m = cut_room_m_q;
   assign cut_m_k = cut_m_k_q;
   assign cut_k_c = cut_k_c_q;
   assign cut_m_c = cut_m_c_q;
+  assign cut_diff_full = {1'd0, cut_rc_p} - {1'd0, cut_amount};
+  assign cut_diff = cut_diff_full[27:0];
+  assign cut_under = cut_amt_hi || cut_diff_full[28];
+  assign cut_k_r = cut_room_k[29] || cut_amt_hi || {1'd0, cut_amount} > cut_room_k[28:0];
+  assign cut_m_r = cut_room_m[29] || cut_amt_hi || {1'd0, cut_amount} > cut_room_m[28:0];
   assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
   assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
   assign cut_to_min = !cut_over && (cut_k_r ? cut_m_k : cut_m_r);
@@ -1152,10 +1156,10 @@ module dcqcn_rp #(
     cut_rc_d = cut_rc_q;
     alpha_in_d = alpha_in_q;
     cut_kv_d = cut_kv_q;
-    cut_diff_d = cut_diff_q;
-    cut_under_d = cut_under_q;
-    cut_k_r_d = cut_k_r_q;
-    cut_m_r_d = cut_m_r_q;
+    cut_amount_d = cut_amount_q;
+    cut_amt_hi_d = cut_amt_hi_q;
+    cut_room_k_d = cut_room_k_q;
+    cut_room_m_d = cut_room_m_q;
     cut_m_k_d = cut_m_k_q;
     cut_k_c_d = cut_k_c_q;
     cut_m_c_d = cut_m_c_q;
@@ -1210,10 +1214,10 @@ module dcqcn_rp #(
     // The cut's rank from stage X's registers in every cycle: formed in X1, read in X2
     if (!x_stall) begin
       cut_kv_d = x_cut_kv[27:0];
-      cut_diff_d = x_cut_diff[27:0];
-      cut_under_d = x_cut_under;
-      cut_k_r_d = x_cut_k_r;
-      cut_m_r_d = x_cut_m_r;
+      cut_amount_d = x_cut_amount[27:0];
+      cut_amt_hi_d = x_cut_amt_hi;
+      cut_room_k_d = x_cut_room_k[29:0];
+      cut_room_m_d = x_cut_room_m[29:0];
       cut_m_k_d = x_cut_m_k;
       cut_k_c_d = x_cut_k_c;
       cut_m_c_d = x_cut_m_c;
@@ -1884,10 +1888,10 @@ module dcqcn_rp #(
     cut_rc_q <= cut_rc_d;
     alpha_in_q <= alpha_in_d;
     cut_kv_q <= cut_kv_d;
-    cut_diff_q <= cut_diff_d;
-    cut_under_q <= cut_under_d;
-    cut_k_r_q <= cut_k_r_d;
-    cut_m_r_q <= cut_m_r_d;
+    cut_amount_q <= cut_amount_d;
+    cut_amt_hi_q <= cut_amt_hi_d;
+    cut_room_k_q <= cut_room_k_d;
+    cut_room_m_q <= cut_room_m_d;
     cut_m_k_q <= cut_m_k_d;
     cut_k_c_q <= cut_k_c_d;
     cut_m_c_q <= cut_m_c_d;

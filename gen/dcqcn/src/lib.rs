@@ -610,13 +610,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q",
         ),
         (
-            "cut_diff",
+            "cut_amount",
             28,
-            "... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))",
+            "... cut_rc_q * alpha_in_q >> (rpg_gd + 14), low 28 bits",
         ),
-        ("cut_under", 1, "... the amount exceeds Rc"),
-        ("cut_k_r", 1, "... cut_kv > Rc - amount"),
-        ("cut_m_r", 1, "... rpg_min_rate > Rc - amount"),
+        ("cut_amt_hi", 1, "... the amount's higher bits are not all 0"),
+        ("cut_room_k", 30, "... Rc - cut_kv (two's complement)"),
+        ("cut_room_m", 30, "... Rc - rpg_min_rate (two's complement)"),
         ("cut_m_k", 1, "... rpg_min_rate > cut_kv"),
         ("cut_k_c", 1, "... cut_kv > Rc"),
         ("cut_m_c", 1, "... rpg_min_rate > Rc"),
@@ -1128,34 +1128,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         // above Rc.
         let amount = || id(&format!("{side}_cut_amount"));
         let kv = || id(&format!("{side}_cut_kv"));
-        let diff = format!("{side}_cut_diff");
         wires.push((
-            diff.clone(),
-            29,
-            sub(zext(id(rc_in), 1), zext(amount().bits(27, 0), 1)),
-            "Rc - the cut amount (registered: cut_diff_q)",
-        ));
-        wires.push((
-            format!("{side}_cut_under"),
+            format!("{side}_cut_amt_hi"),
             1,
-            or(
-                Expr::un(UnOp::RedOr, amount().bits(38, 28)),
-                id(&diff).bits(28, 28),
-            ),
-            "the cut amount exceeds Rc",
+            Expr::un(UnOp::RedOr, amount().bits(38, 28)),
+            "the cut amount is 2**28 or more (above any Rc)",
         ));
-        for (n, room) in [("k_r", "room_k"), ("m_r", "room_m")] {
-            let room = id(&format!("{side}_cut_{room}"));
-            wires.push((
-                format!("{side}_cut_{n}"),
-                1,
-                or(
-                    room.clone().bits(29, 29),
-                    gt(amount(), zext(room.bits(28, 0), 10)),
-                ),
-                "the bound is above Rc - the cut amount",
-            ));
-        }
         for (n, a, b) in [
             ("m_k", zext(id("min_fx"), 1), kv()),
             ("k_c", kv(), zext(id(rc_in), 1)),
@@ -1170,6 +1148,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             *w,
             id(&format!("cut_{n}_q")),
             "the cut's rank",
+        ));
+    }
+    // X2's part of the cut: Rc minus the registered amount and the amount's compares with the
+    // registered rooms, one carry chain each behind the rank's registers (formed in X1 they
+    // followed the products' add and the shift in the same cycle).
+    wires.push((
+        "cut_diff_full".into(),
+        29,
+        sub(zext(id("cut_rc_q"), 1), zext(id("cut_amount"), 1)),
+        "Rc - the cut amount",
+    ));
+    wires.push(("cut_diff".into(), 28, id("cut_diff_full").bits(27, 0), ""));
+    wires.push((
+        "cut_under".into(),
+        1,
+        or(id("cut_amt_hi"), id("cut_diff_full").bits(28, 28)),
+        "the cut amount exceeds Rc",
+    ));
+    for (n, room) in [("k_r", "cut_room_k"), ("m_r", "cut_room_m")] {
+        wires.push((
+            format!("cut_{n}"),
+            1,
+            or(
+                or(id(room).bits(29, 29), id("cut_amt_hi")),
+                gt(zext(id("cut_amount"), 1), id(room).bits(28, 0)),
+            ),
+            "the bound is above Rc - the cut amount",
         ));
     }
     wires.push((
@@ -3440,10 +3445,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cut_rc",
         "alpha_in",
         "cut_kv",
-        "cut_diff",
-        "cut_under",
-        "cut_k_r",
-        "cut_m_r",
+        "cut_amount",
+        "cut_amt_hi",
+        "cut_room_k",
+        "cut_room_m",
         "cut_m_k",
         "cut_k_c",
         "cut_m_c",
@@ -3553,10 +3558,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
 /// word) or `x_cut_<name>` (stage X's registers), with their widths.
 const CUT_RANK: &[(&str, u32)] = &[
     ("kv", 28),
-    ("diff", 28),
-    ("under", 1),
-    ("k_r", 1),
-    ("m_r", 1),
+    ("amount", 28),
+    ("amt_hi", 1),
+    ("room_k", 30),
+    ("room_m", 30),
     ("m_k", 1),
     ("k_c", 1),
     ("m_c", 1),
