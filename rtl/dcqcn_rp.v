@@ -378,6 +378,7 @@ module dcqcn_rp #(
   reg        ai_zero_q;
   reg        hai_zero_q;
   reg [28:0] cap_p1_q;
+  reg [34:0] cap_max_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -487,17 +488,20 @@ module dcqcn_rp #(
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
   wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] rd_a_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_a_diff;        // stage R: now minus the deadline, modulo 2**32, and the borrow
+  wire        rd_a_sign;        // stage R: the deadline is 1 .. 2**17 - 1 us ahead
   wire [32:0] rd_a_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
                                 // ahead (loads the _el_q register)
   wire [32:0] a_el_step;        // after a period
   wire [32:0] a_el_jump;        // after the skip's jump
-  wire [31:0] rd_d_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_d_diff;        // stage R: now minus the deadline, modulo 2**32, and the borrow
+  wire        rd_d_sign;        // stage R: the deadline is 1 .. 2**17 - 1 us ahead
   wire [32:0] rd_d_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
                                 // ahead (loads the _el_q register)
   wire [32:0] d_el_step;        // after a period
   wire [32:0] d_el_jump;        // after the skip's jump
-  wire [31:0] rd_i_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_i_diff;        // stage R: now minus the deadline, modulo 2**32, and the borrow
+  wire        rd_i_sign;        // stage R: the deadline is 1 .. 2**17 - 1 us ahead
   wire [32:0] rd_i_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
                                 // ahead (loads the _el_q register)
   wire [32:0] i_el_step;        // after a period
@@ -684,10 +688,11 @@ module dcqcn_rp #(
   wire [47:0] tok_gain;         // rate * span
   wire [35:0] cap_rc_sum;       // burst in 1/256 bits plus one microsecond at Rc
   wire [35:0] cap_max_sum;      // ... at the cap rate
+  wire [34:0] cap_max_d;        // the bucket's cap at the cap rate, saturated (registered:
+                                // cap_max_q)
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
                                 // more
-  wire [35:0] burst_room;       // burst - tokens
-  wire [35:0] room_at_rc;       // cap - tokens at Rc below the saturation
+  wire [35:0] room_at_rc;       // cap - tokens at Rc below the saturation: burst + Rc - tokens
   wire [35:0] room_at_max;      // cap - tokens at the cap rate
   wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
   wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
@@ -719,6 +724,12 @@ module dcqcn_rp #(
   wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
+  wire [33:0] rd_a_win;      // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_a_lag;      // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] rd_d_win;      // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_d_lag;      // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] rd_i_win;      // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_i_lag;      // stage R: now - deadline - the period + 2**32 (modulo 2**34)
   wire [34:0] alpha_prod;    // G * alpha
   wire [52:0] x_cut_prod;    // Rc * alpha
   wire [44:0] x_keep_prod;   // Rc * fac * 655
@@ -745,26 +756,50 @@ module dcqcn_rp #(
   assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 :
                       rate_reduce_monitor_period_value_i;
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
-  assign rd_a_diff = r_now_q - rd_a_next;
-  assign rd_a_el = {rd_a_diff[31:17] == 15'd32767 && rd_a_diff[16:0] != 17'd0, rd_a_diff};
+  assign rd_a_diff = {1'd0, r_now_q} - {1'd0, rd_a_next};
+  assign rd_a_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_a_next} ^ 34'd131072) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_a_next}) | ({2'd0, r_now_q} & 34'd131072) |
+                      ({2'd0, ~rd_a_next} & 34'd131072)) << 1);
+  assign rd_a_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_a_next} ^ ~{17'd0, k_period_q}) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_a_next}) |
+                      ({2'd0, r_now_q} & ~{17'd0, k_period_q}) |
+                      ({2'd0, ~rd_a_next} & ~{17'd0, k_period_q})) << 1) + 34'd2;
+  assign rd_a_sign = rd_a_win[33] || (rd_a_win[32] && rd_a_diff[32]);
+  assign rd_a_el = {rd_a_sign, rd_a_diff[31:0]};
   assign a_el_step = a_el_q - {16'd0, k_period_q};
   assign a_el_jump = a_el_q - {1'd0, a_jump_q[31:0]};
-  assign rd_d_diff = r_now_q - rd_d_next;
-  assign rd_d_el = {rd_d_diff[31:17] == 15'd32767 && rd_d_diff[16:0] != 17'd0, rd_d_diff};
+  assign rd_d_diff = {1'd0, r_now_q} - {1'd0, rd_d_next};
+  assign rd_d_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_d_next} ^ 34'd131072) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_d_next}) | ({2'd0, r_now_q} & 34'd131072) |
+                      ({2'd0, ~rd_d_next} & 34'd131072)) << 1);
+  assign rd_d_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_d_next} ^ ~{17'd0, d_period_q}) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_d_next}) |
+                      ({2'd0, r_now_q} & ~{17'd0, d_period_q}) |
+                      ({2'd0, ~rd_d_next} & ~{17'd0, d_period_q})) << 1) + 34'd2;
+  assign rd_d_sign = rd_d_win[33] || (rd_d_win[32] && rd_d_diff[32]);
+  assign rd_d_el = {rd_d_sign, rd_d_diff[31:0]};
   assign d_el_step = d_el_q - {16'd0, d_period_q};
   assign d_el_jump = d_el_q - {1'd0, d_jump_q[31:0]};
-  assign rd_i_diff = r_now_q - rd_i_next;
-  assign rd_i_el = {rd_i_diff[31:17] == 15'd32767 && rd_i_diff[16:0] != 17'd0, rd_i_diff};
+  assign rd_i_diff = {1'd0, r_now_q} - {1'd0, rd_i_next};
+  assign rd_i_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_i_next} ^ 34'd131072) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_i_next}) | ({2'd0, r_now_q} & 34'd131072) |
+                      ({2'd0, ~rd_i_next} & 34'd131072)) << 1);
+  assign rd_i_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_i_next} ^ ~{17'd0, t_period_q}) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_i_next}) |
+                      ({2'd0, r_now_q} & ~{17'd0, t_period_q}) |
+                      ({2'd0, ~rd_i_next} & ~{17'd0, t_period_q})) << 1) + 34'd2;
+  assign rd_i_sign = rd_i_win[33] || (rd_i_win[32] && rd_i_diff[32]);
+  assign rd_i_el = {rd_i_sign, rd_i_diff[31:0]};
   assign i_el_step = i_el_q - {16'd0, t_period_q};
   assign i_el_jump = i_el_q - {1'd0, i_jump_q[31:0]};
   assign i_el_cut = d_el_q - {16'd0, t_period_q};
-  assign rd_a_once = rd_a_el < {16'd0, k_period_q};
+  assign rd_a_once = !rd_a_sign && (rd_a_diff[32] ? rd_a_lag[33] : !(rd_a_lag[33] || rd_a_lag[32]));
   assign a_once_step = a_el_step < {16'd0, k_period_q};
   assign a_once_jump = a_el_jump < {16'd0, k_period_q};
-  assign rd_d_once = rd_d_el < {16'd0, d_period_q};
+  assign rd_d_once = !rd_d_sign && (rd_d_diff[32] ? rd_d_lag[33] : !(rd_d_lag[33] || rd_d_lag[32]));
   assign d_once_step = d_el_step < {16'd0, d_period_q};
   assign d_once_jump = d_el_jump < {16'd0, d_period_q};
-  assign rd_i_once = rd_i_el < {16'd0, t_period_q};
+  assign rd_i_once = !rd_i_sign && (rd_i_diff[32] ? rd_i_lag[33] : !(rd_i_lag[33] || rd_i_lag[32]));
   assign i_once_step = i_el_step < {16'd0, t_period_q};
   assign i_once_jump = i_el_jump < {16'd0, t_period_q};
   assign i_once_cut = i_el_cut < {16'd0, t_period_q};
@@ -961,13 +996,13 @@ module dcqcn_rp #(
   assign tok_gain = {11'd0, tok_gain_lo} + {tok_gain_hi, 17'd0};
   assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
   assign cap_max_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_q};
-  assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) :
-                   cap_max_sum[35] ? 35'h7ffffffff :
-                   cap_max_sum[34:0];
-  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, rd_tokens};
-  assign room_at_rc = burst_room + {8'd0, rd_rc};
-  assign room_at_max = {1'd0, cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0]} -
-                       {1'd0, rd_tokens};
+  assign cap_max_d = cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0];
+  assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) : cap_max_q;
+  assign room_at_rc = ({1'd0, {shaper_burst_value_i, 11'd0}} ^ {8'd0, rd_rc} ^ ~{1'd0, rd_tokens}) +
+                      ((({1'd0, {shaper_burst_value_i, 11'd0}} & {8'd0, rd_rc}) |
+                        ({1'd0, {shaper_burst_value_i, 11'd0}} & ~{1'd0, rd_tokens}) |
+                        ({8'd0, rd_rc} & ~{1'd0, rd_tokens})) << 1) + 36'd1;
+  assign room_at_max = {1'd0, cap_max_q} - {1'd0, rd_tokens};
   assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
   assign tok_over = tk_new_q | tk_room_q[35] | (tk_gain_q > {13'd0, tk_room_q[34:0]});
   assign tok_sum = w_tokens_q + tk_gain_q[34:0];
@@ -1945,6 +1980,7 @@ module dcqcn_rp #(
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
     cap_p1_q <= cap_p1_d;
+    cap_max_q <= cap_max_d;
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];

@@ -137,6 +137,7 @@ const DERIVED: &[(&str, u32)] = &[
     ("ai_zero", 1),
     ("hai_zero", 1),
     ("cap_p1", 29),
+    ("cap_max", 35),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -257,6 +258,29 @@ fn split_product<'c>(
         add(zext(id(&lo), 11), shl_const(id(&hi), 17)),
         comments[2],
     ));
+}
+/// a + b + c + k as one carry chain behind one LUT level of carry-save (XOR, majority).
+fn sum3(a: Expr, b: Expr, c: Expr, k: u128) -> Expr {
+    let xor = Expr::bin(
+        BinOp::BitXor,
+        Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
+        c.clone(),
+    );
+    let maj = Expr::bin(
+        BinOp::BitOr,
+        Expr::bin(
+            BinOp::BitOr,
+            Expr::bin(BinOp::BitAnd, a.clone(), b.clone()),
+            Expr::bin(BinOp::BitAnd, a, c.clone()),
+        ),
+        Expr::bin(BinOp::BitAnd, b, c),
+    );
+    let s = add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1)));
+    if k == 0 {
+        s
+    } else {
+        add(s, d(34, k))
+    }
 }
 fn set(l: &str, r: Expr) -> Stmt {
     Stmt::assign(id(l), r)
@@ -852,23 +876,50 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // saw its deadlines ahead and its timers stood still until the clock wrapped past them).
     for x in ["a", "d", "i"] {
         let per = || zext(id(timer_period(x)), EL_W - 17);
+        // now - deadline with its borrow (now < deadline), and the window test as the carry
+        // of a second sum in parallel (now + ~deadline + 2**17, 34 bits: bit 33 set, or bit 32
+        // with the borrow, when the deadline is 1 .. 2**17 - 1 us ahead), so the sign is one
+        // LUT behind two carry chains rather than a 15-bit AND after the difference.
+        let now34 = || zext(id("r_now_q"), 2);
+        let ndl34 = || zext(Expr::bitnot(id(&format!("rd_{x}_next"))), 2);
         wires.push((
             format!("rd_{x}_diff"),
-            32,
-            sub(id("r_now_q"), id(&format!("rd_{x}_next"))),
-            "stage R: now minus the deadline, modulo 2**32",
+            33,
+            sub(zext(id("r_now_q"), 1), zext(id(&format!("rd_{x}_next")), 1)),
+            "stage R: now minus the deadline, modulo 2**32, and the borrow",
+        ));
+        wires.push((
+            format!("rd_{x}_win"),
+            34,
+            sum3(now34(), ndl34(), d(34, 1 << 17), 0),
+            "stage R: now + ~deadline + 2**17",
+        ));
+        wires.push((
+            format!("rd_{x}_lag"),
+            34,
+            sum3(
+                now34(),
+                ndl34(),
+                Expr::bitnot(zext(id(timer_period(x)), 17)),
+                2,
+            ),
+            "stage R: now - deadline - the period + 2**32 (modulo 2**34)",
         ));
         let diff = || id(&format!("rd_{x}_diff"));
+        let win = || id(&format!("rd_{x}_win"));
+        wires.push((
+            format!("rd_{x}_sign"),
+            1,
+            or(
+                win().bits(33, 33),
+                and(vec![win().bits(32, 32), diff().bits(32, 32)]),
+            ),
+            "stage R: the deadline is 1 .. 2**17 - 1 us ahead",
+        ));
         wires.push((
             format!("rd_{x}_el"),
             EL_W,
-            Expr::concat(vec![
-                and(vec![
-                    eq(diff().bits(31, 17), d(15, 0x7fff)),
-                    ne(diff().bits(16, 0), d(17, 0)),
-                ]),
-                diff(),
-            ]),
+            Expr::concat(vec![id(&format!("rd_{x}_sign")), diff().bits(31, 0)]),
             "stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us ahead (loads the \
              _el_q register)",
         ));
@@ -904,12 +955,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             } else {
                 format!("{x}_once_{how}")
             };
-            wires.push((
-                name,
-                1,
-                Expr::lt(id(&el), zext(id(timer_period(x)), EL_W - 17)),
-                "less than a period elapsed",
-            ));
+            // Stage R's from the lag sum, in parallel with the difference: less than a period
+            // elapsed when the sum is below 2**32 (no borrow) or negative (a borrow).
+            let once = if how == "rd" {
+                let lag = || id(&format!("rd_{x}_lag"));
+                and(vec![
+                    not(id(&format!("rd_{x}_sign"))),
+                    tern(
+                        id(&format!("rd_{x}_diff")).bits(32, 32),
+                        lag().bits(33, 33),
+                        not(or(lag().bits(33, 33), lag().bits(32, 32))),
+                    ),
+                ])
+            } else {
+                Expr::lt(id(&el), zext(id(timer_period(x)), EL_W - 17))
+            };
+            wires.push((name, 1, once, "less than a period elapsed"));
         }
     }
     wires.push((
@@ -2063,8 +2124,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ["span * rate[16:0]", "span * rate[27:17]", "rate * span"],
     );
     // The cap and cap - tokens are formed for both rates (the flow's Rc, the cap rate) and
-    // selected after, so the rate's select is not in front of the sums; cap - tokens at Rc
-    // is (burst - tokens) + Rc, the first difference taken while Rc's sum forms.
+    // selected after, so the rate's select is not in front of the sums.
     let burst_fx = || zext(shl_const(cfg("shaper_burst", "value"), 11), 1);
     let all_ones = || Expr::num(35, (1 << 35) - 1);
     wires.push((
@@ -2079,6 +2139,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(burst_fx(), zext(id("rmax_fx_q"), 8)),
         "... at the cap rate",
     ));
+    // The cap at the cap rate is a parameter: registered from rmax_fx_q (stage R reads it two
+    // or more cycles after the take, like first_rate_q in stage X), so cap - tokens at the cap
+    // rate is one carry chain in stage R.
+    wires.push((
+        "cap_max_d".into(),
+        35,
+        tern(
+            id("cap_max_sum").bits(35, 35),
+            all_ones(),
+            id("cap_max_sum").bits(34, 0),
+        ),
+        "the bucket's cap at the cap rate, saturated (registered: cap_max_q)",
+    ));
     wires.push((
         "tok_cap".into(),
         35,
@@ -2089,40 +2162,41 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 all_ones(),
                 id("cap_rc_sum").bits(34, 0),
             ),
-            tern(
-                id("cap_max_sum").bits(35, 35),
-                all_ones(),
-                id("cap_max_sum").bits(34, 0),
-            ),
+            id("cap_max_q"),
         ),
         "tokens arrive in one-microsecond quanta: the bucket holds one more",
     ));
-    wires.push((
-        "burst_room".into(),
-        36,
-        sub(burst_fx(), zext(id("rd_tokens"), 1)),
-        "burst - tokens",
-    ));
-    wires.push((
-        "room_at_rc".into(),
-        36,
-        add(id("burst_room"), zext(id("rd_rc"), 8)),
-        "cap - tokens at Rc below the saturation",
-    ));
+    // burst + Rc - tokens as a three-input sum (one LUT level of carry-save, then one carry
+    // chain), not two chains one after the other.
+    {
+        let a = zext(shl_const(cfg("shaper_burst", "value"), 11), 1);
+        let b = zext(id("rd_rc"), 8);
+        let c = Expr::bitnot(zext(id("rd_tokens"), 1));
+        let xor = Expr::bin(
+            BinOp::BitXor,
+            Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
+            c.clone(),
+        );
+        let maj = Expr::bin(
+            BinOp::BitOr,
+            Expr::bin(
+                BinOp::BitOr,
+                Expr::bin(BinOp::BitAnd, a.clone(), b.clone()),
+                Expr::bin(BinOp::BitAnd, a, c.clone()),
+            ),
+            Expr::bin(BinOp::BitAnd, b, c),
+        );
+        wires.push((
+            "room_at_rc".into(),
+            36,
+            add(add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1))), d(36, 1)),
+            "cap - tokens at Rc below the saturation: burst + Rc - tokens",
+        ));
+    }
     wires.push((
         "room_at_max".into(),
         36,
-        sub(
-            zext(
-                tern(
-                    id("cap_max_sum").bits(35, 35),
-                    all_ones(),
-                    id("cap_max_sum").bits(34, 0),
-                ),
-                1,
-            ),
-            zext(id("rd_tokens"), 1),
-        ),
+        sub(zext(id("cap_max_q"), 1), zext(id("rd_tokens"), 1)),
         "cap - tokens at the cap rate",
     ));
     // The sum passes the cap when the gain passes cap - tokens: that difference is taken
@@ -3344,6 +3418,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "tc_skip_lt_f_sum",
         "tc_skip_gt_f_sum",
         "bc_below_skip_sum",
+        "rd_a_win",
+        "rd_d_win",
+        "rd_i_win",
+        "rd_a_lag",
+        "rd_d_lag",
+        "rd_i_lag",
     ];
     dp.push(V::Comment(vec!["Datapath".into()]));
     let mut decls = Vec::new();
