@@ -379,6 +379,9 @@ module dcqcn_rp #(
   reg        hai_zero_q;
   reg [28:0] cap_p1_q;
   reg [34:0] cap_max_q;
+  reg [17:0] k_lag_q;
+  reg [17:0] d_lag_q;
+  reg [17:0] t_lag_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -486,8 +489,14 @@ module dcqcn_rp #(
   wire [27:0] min_fx;
   wire [27:0] first_fx;
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [17:0] k_lag_d;          // 1 - the period, 18-bit two's complement (registered: _q): stage
+                                // R's lag sum
   wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [17:0] d_lag_d;          // 1 - the period, 18-bit two's complement (registered: _q): stage
+                                // R's lag sum
   wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [17:0] t_lag_d;          // 1 - the period, 18-bit two's complement (registered: _q): stage
+                                // R's lag sum
   wire [32:0] rd_a_diff;        // stage R: now minus the deadline, modulo 2**32, and the borrow
   wire        rd_a_sign;        // stage R: the deadline is 1 .. 2**17 - 1 us ahead
   wire [32:0] rd_a_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
@@ -559,10 +568,8 @@ module dcqcn_rp #(
   wire        cut_m_r;          // the bound is above Rc - the cut amount
   wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered:
                                 // keep_fac_q)
-  wire        cut_over;         // the largest of the three is above Rc
-  wire        cut_to_min;       // Rc after the cut is rpg_min_rate
-  wire        cut_to_kv;        // ... rpg_min_dec_fac % of Rc
-  wire        cut_to_rate;      // ... Rc - the cut amount (else 0)
+  wire [27:0] cut_at_m;         // Rc after the cut when min_fx is the largest bound
+  wire [27:0] cut_at_k;         // ... when the larger of cut_kv and min_fx is above Rc - amount
   wire [27:0] cut_new;          // Rc after the cut: max(rpg_min_dec_fac % of Rc, Rc - amount,
                                 // rpg_min_rate), never above Rc
   wire [27:0] rt_ai_sum;
@@ -619,7 +626,6 @@ module dcqcn_rp #(
                                 // there
   wire        inc_at_cap;       // rt_inc is the cap
   wire        i_flat;           // no further stage moves Rt
-  wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
   wire        rd_rc_near;
   wire        rd_ai_capped;
   wire        rd_hai_capped;
@@ -701,11 +707,9 @@ module dcqcn_rp #(
   wire [34:0] tx_need;
   wire [34:0] r_need;           // stage R's send in 1/256 bits
   wire [35:0] grant_room;       // need - tokens, negative when the tokens cover the send already
-  wire [35:0] need_over_burst;  // need - burst, negative when the burst alone covers the send
   wire        cap_cover;        // tok_cap covers the send (the cap saturates only above any send)
   wire        ev_grant;         // tok_fill covers the send (X1; both cases compared while tok_over
                                 // settles)
-  wire [24:0] rd_byte_sum;
   wire        rd_fire;          // stage R's word: the send fires the byte counter
   wire        cut_fire;         // ... after a cut clears the byte sum
   wire        byte_on;          // the byte counter runs while the rate recovers
@@ -730,6 +734,9 @@ module dcqcn_rp #(
   wire [33:0] rd_d_lag;      // stage R: now - deadline - the period + 2**32 (modulo 2**34)
   wire [33:0] rd_i_win;      // stage R: now + ~deadline + 2**17
   wire [33:0] rd_i_lag;      // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] a_jump_lag;    // elapsed - jump - period (34 bits)
+  wire [33:0] d_jump_lag;    // elapsed - jump - period (34 bits)
+  wire [33:0] i_jump_lag;    // elapsed - jump - period (34 bits)
   wire [34:0] alpha_prod;    // G * alpha
   wire [52:0] x_cut_prod;    // Rc * alpha
   wire [44:0] x_keep_prod;   // Rc * fac * 655
@@ -740,30 +747,39 @@ module dcqcn_rp #(
   wire [28:0] rc_inc_sum;
   wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
                              // above the cap
+  wire [29:0] rd_rc_up;      // stage R's Rt + 1 - Rc (two's complement)
   wire [33:0] tc_skip_lt_f_sum;
   wire [33:0] tc_skip_gt_f_sum;
   wire [33:0] bc_below_skip_sum;
+  wire [36:0] cover_rc;      // burst + rate - need, negative when the full bucket does not cover
+                             // the send
+  wire [36:0] cover_max;     // burst + rate - need, negative when the full bucket does not cover
+                             // the send
+  wire [25:0] rd_fire_sum;   // stage R: byte sum + the send's bytes - rpg_byte_reset
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
                        rpg_max_rate_value_i :
                      line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
-  assign cap_p1_d = {1'd0, rmax_fx_d} + 29'd256;
+  assign cap_p1_d = {1'd0, rmax_fx_q} + 29'd256;
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
   assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
+  assign k_lag_d = 18'd1 - {1'd0, k_period_d};
   assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 :
                       rate_reduce_monitor_period_value_i;
+  assign d_lag_d = 18'd1 - {1'd0, d_period_d};
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
+  assign t_lag_d = 18'd1 - {1'd0, t_period_d};
   assign rd_a_diff = {1'd0, r_now_q} - {1'd0, rd_a_next};
   assign rd_a_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_a_next} ^ 34'd131072) +
                     ((({2'd0, r_now_q} & {2'd0, ~rd_a_next}) | ({2'd0, r_now_q} & 34'd131072) |
                       ({2'd0, ~rd_a_next} & 34'd131072)) << 1);
-  assign rd_a_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_a_next} ^ ~{17'd0, k_period_q}) +
+  assign rd_a_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_a_next} ^ {{16{k_lag_q[17]}}, k_lag_q}) +
                     ((({2'd0, r_now_q} & {2'd0, ~rd_a_next}) |
-                      ({2'd0, r_now_q} & ~{17'd0, k_period_q}) |
-                      ({2'd0, ~rd_a_next} & ~{17'd0, k_period_q})) << 1) + 34'd2;
+                      ({2'd0, r_now_q} & {{16{k_lag_q[17]}}, k_lag_q}) |
+                      ({2'd0, ~rd_a_next} & {{16{k_lag_q[17]}}, k_lag_q})) << 1);
   assign rd_a_sign = rd_a_win[33] || (rd_a_win[32] && rd_a_diff[32]);
   assign rd_a_el = {rd_a_sign, rd_a_diff[31:0]};
   assign a_el_step = a_el_q - {16'd0, k_period_q};
@@ -772,10 +788,10 @@ module dcqcn_rp #(
   assign rd_d_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_d_next} ^ 34'd131072) +
                     ((({2'd0, r_now_q} & {2'd0, ~rd_d_next}) | ({2'd0, r_now_q} & 34'd131072) |
                       ({2'd0, ~rd_d_next} & 34'd131072)) << 1);
-  assign rd_d_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_d_next} ^ ~{17'd0, d_period_q}) +
+  assign rd_d_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_d_next} ^ {{16{d_lag_q[17]}}, d_lag_q}) +
                     ((({2'd0, r_now_q} & {2'd0, ~rd_d_next}) |
-                      ({2'd0, r_now_q} & ~{17'd0, d_period_q}) |
-                      ({2'd0, ~rd_d_next} & ~{17'd0, d_period_q})) << 1) + 34'd2;
+                      ({2'd0, r_now_q} & {{16{d_lag_q[17]}}, d_lag_q}) |
+                      ({2'd0, ~rd_d_next} & {{16{d_lag_q[17]}}, d_lag_q})) << 1);
   assign rd_d_sign = rd_d_win[33] || (rd_d_win[32] && rd_d_diff[32]);
   assign rd_d_el = {rd_d_sign, rd_d_diff[31:0]};
   assign d_el_step = d_el_q - {16'd0, d_period_q};
@@ -784,10 +800,10 @@ module dcqcn_rp #(
   assign rd_i_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_i_next} ^ 34'd131072) +
                     ((({2'd0, r_now_q} & {2'd0, ~rd_i_next}) | ({2'd0, r_now_q} & 34'd131072) |
                       ({2'd0, ~rd_i_next} & 34'd131072)) << 1);
-  assign rd_i_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_i_next} ^ ~{17'd0, t_period_q}) +
+  assign rd_i_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_i_next} ^ {{16{t_lag_q[17]}}, t_lag_q}) +
                     ((({2'd0, r_now_q} & {2'd0, ~rd_i_next}) |
-                      ({2'd0, r_now_q} & ~{17'd0, t_period_q}) |
-                      ({2'd0, ~rd_i_next} & ~{17'd0, t_period_q})) << 1) + 34'd2;
+                      ({2'd0, r_now_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
+                      ({2'd0, ~rd_i_next} & {{16{t_lag_q[17]}}, t_lag_q})) << 1);
   assign rd_i_sign = rd_i_win[33] || (rd_i_win[32] && rd_i_diff[32]);
   assign rd_i_el = {rd_i_sign, rd_i_diff[31:0]};
   assign i_el_step = i_el_q - {16'd0, t_period_q};
@@ -795,13 +811,25 @@ module dcqcn_rp #(
   assign i_el_cut = d_el_q - {16'd0, t_period_q};
   assign rd_a_once = !rd_a_sign && (rd_a_diff[32] ? rd_a_lag[33] : !(rd_a_lag[33] || rd_a_lag[32]));
   assign a_once_step = a_el_step < {16'd0, k_period_q};
-  assign a_once_jump = a_el_jump < {16'd0, k_period_q};
+  assign a_jump_lag = ({1'd0, a_el_q} ^ ~{2'd0, a_jump_q[31:0]} ^ {{16{k_lag_q[17]}}, k_lag_q}) +
+                      ((({1'd0, a_el_q} & ~{2'd0, a_jump_q[31:0]}) |
+                        ({1'd0, a_el_q} & {{16{k_lag_q[17]}}, k_lag_q}) |
+                        (~{2'd0, a_jump_q[31:0]} & {{16{k_lag_q[17]}}, k_lag_q})) << 1);
+  assign a_once_jump = a_jump_lag[33];
   assign rd_d_once = !rd_d_sign && (rd_d_diff[32] ? rd_d_lag[33] : !(rd_d_lag[33] || rd_d_lag[32]));
   assign d_once_step = d_el_step < {16'd0, d_period_q};
-  assign d_once_jump = d_el_jump < {16'd0, d_period_q};
+  assign d_jump_lag = ({1'd0, d_el_q} ^ ~{2'd0, d_jump_q[31:0]} ^ {{16{d_lag_q[17]}}, d_lag_q}) +
+                      ((({1'd0, d_el_q} & ~{2'd0, d_jump_q[31:0]}) |
+                        ({1'd0, d_el_q} & {{16{d_lag_q[17]}}, d_lag_q}) |
+                        (~{2'd0, d_jump_q[31:0]} & {{16{d_lag_q[17]}}, d_lag_q})) << 1);
+  assign d_once_jump = d_jump_lag[33];
   assign rd_i_once = !rd_i_sign && (rd_i_diff[32] ? rd_i_lag[33] : !(rd_i_lag[33] || rd_i_lag[32]));
   assign i_once_step = i_el_step < {16'd0, t_period_q};
-  assign i_once_jump = i_el_jump < {16'd0, t_period_q};
+  assign i_jump_lag = ({1'd0, i_el_q} ^ ~{2'd0, i_jump_q[31:0]} ^ {{16{t_lag_q[17]}}, t_lag_q}) +
+                      ((({1'd0, i_el_q} & ~{2'd0, i_jump_q[31:0]}) |
+                        ({1'd0, i_el_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
+                        (~{2'd0, i_jump_q[31:0]} & {{16{t_lag_q[17]}}, t_lag_q})) << 1);
+  assign i_once_jump = i_jump_lag[33];
   assign i_once_cut = i_el_cut < {16'd0, t_period_q};
   assign paper = mode_algorithm_i;
   assign rd_a_due = rd_seen && !rd_a_el[32];
@@ -853,23 +881,17 @@ module dcqcn_rp #(
   assign cut_k_r = cut_room_k[29] || cut_amt_hi || {1'd0, cut_amount} > cut_room_k[28:0];
   assign cut_m_r = cut_room_m[29] || cut_amt_hi || {1'd0, cut_amount} > cut_room_m[28:0];
   assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
-  assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
-  assign cut_to_min = !cut_over && (cut_k_r ? cut_m_k : cut_m_r);
-  assign cut_to_kv = !cut_over && cut_k_r && !cut_m_k;
-  assign cut_to_rate = !cut_over && !cut_k_r && !cut_m_r && !cut_under;
-  assign cut_new = cut_over ? cut_rc_p :
-                   cut_to_min ? min_fx :
-                   cut_to_kv ? cut_kv[27:0] :
-                   cut_to_rate ? cut_diff[27:0] :
-                   28'd0;
+  assign cut_at_m = cut_m_c ? cut_rc_p : min_fx;
+  assign cut_at_k = cut_m_k ? cut_at_m : cut_k_c ? cut_rc_p : cut_kv[27:0];
+  assign cut_new = cut_k_r ? cut_at_k : cut_m_r ? cut_at_m : cut_under ? 28'd0 : cut_diff[27:0];
   assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
-  assign ai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
+  assign ai_room = {1'd0, rmax_fx_q} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
   assign ai_reach_at_d = ai_room[28] ? 28'd0 : ai_room[27:0];
   assign ai_over_at_d = ai_room[28] ? 29'd0 : ai_room + 29'd1;
   assign rt_ai_capped = {1'd0, w_rt_q} >= ai_over_at_q;
   assign rt_ai = rt_ai_capped ? rmax_fx_q : rt_ai_sum;
   assign rt_hai_sum = w_rt_q + {rpg_hai_rate_value_i, 8'd0};
-  assign hai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
+  assign hai_room = {1'd0, rmax_fx_q} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
   assign hai_reach_at_d = hai_room[28] ? 28'd0 : hai_room[27:0];
   assign hai_over_at_d = hai_room[28] ? 29'd0 : hai_room + 29'd1;
   assign rt_hai_capped = {1'd0, w_rt_q} >= hai_over_at_q;
@@ -922,8 +944,10 @@ module dcqcn_rp #(
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
                   lo_gt_f ? (hai_capped_q ? rt_at_cap_q : hai_zero_q) :
                   tc_gt_f_q && (ai_capped_q ? rt_at_cap_q : ai_zero_q);
-  assign rd_rc_over_rt = {1'd0, rd_rc} - {1'd0, rd_rt};
-  assign rd_rc_near = rd_rc_over_rt <= 29'd1;
+  assign rd_rc_up = ({2'd0, rd_rt} ^ ~{2'd0, rd_rc} ^ 30'd2) +
+                    ((({2'd0, rd_rt} & ~{2'd0, rd_rc}) | ({2'd0, rd_rt} & 30'd2) |
+                      (~{2'd0, rd_rc} & 30'd2)) << 1);
+  assign rd_rc_near = rd_rc >= rd_rt && !rd_rc_up[29];
   assign rd_ai_capped = {1'd0, rd_rt} >= ai_over_at_q;
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
   assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
@@ -1010,14 +1034,22 @@ module dcqcn_rp #(
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign r_need = {8'd0, {r_bytes_q, 11'd0}};
   assign grant_room = {1'd0, r_need} - {1'd0, rd_tokens};
-  assign need_over_burst = {1'd0, r_need} - {1'd0, {shaper_burst_value_i, 11'd0}};
-  assign cap_cover = need_over_burst[35] ||
-                     (tok_at_rc ? {7'd0, rd_rc} >= need_over_burst[34:0] :
-                      {7'd0, rmax_fx_q} >= need_over_burst[34:0]);
+  assign cover_rc = ({9'd0, rd_rc} ^ {2'd0, {shaper_burst_value_i, 11'd0}} ^ ~{2'd0, r_need}) +
+                    ((({9'd0, rd_rc} & {2'd0, {shaper_burst_value_i, 11'd0}}) |
+                      ({9'd0, rd_rc} & ~{2'd0, r_need}) |
+                      ({2'd0, {shaper_burst_value_i, 11'd0}} & ~{2'd0, r_need})) << 1) + 37'd1;
+  assign cover_max = ({9'd0, rmax_fx_q} ^ {2'd0, {shaper_burst_value_i, 11'd0}} ^ ~{2'd0, r_need}) +
+                     ((({9'd0, rmax_fx_q} & {2'd0, {shaper_burst_value_i, 11'd0}}) |
+                       ({9'd0, rmax_fx_q} & ~{2'd0, r_need}) |
+                       ({2'd0, {shaper_burst_value_i, 11'd0}} & ~{2'd0, r_need})) << 1) + 37'd1;
+  assign cap_cover = !(tok_at_rc ? cover_rc[36] : cover_max[36]);
   assign ev_grant = tok_over ? tk_cover_q :
                     tk_groom_q[35] || tk_gain_q >= {13'd0, tk_groom_q[34:0]};
-  assign rd_byte_sum = {1'd0, rd_bacc} + {9'd0, r_bytes_q};
-  assign rd_fire = rd_byte_sum >= {1'd0, rpg_byte_reset_value_i};
+  assign rd_fire_sum = ({2'd0, rd_bacc} ^ {10'd0, r_bytes_q} ^ ~{2'd0, rpg_byte_reset_value_i}) +
+                       ((({2'd0, rd_bacc} & {10'd0, r_bytes_q}) |
+                         ({2'd0, rd_bacc} & ~{2'd0, rpg_byte_reset_value_i}) |
+                         ({10'd0, r_bytes_q} & ~{2'd0, rpg_byte_reset_value_i})) << 1) + 26'd1;
+  assign rd_fire = !rd_fire_sum[25];
   assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
   assign byte_on = w_seen_q && w_incon_q && byte_en_q;
   assign byte_sum = w_bacc_q + {8'd0, ev_bytes_q};
@@ -1981,6 +2013,9 @@ module dcqcn_rp #(
     hai_zero_q <= hai_zero_d;
     cap_p1_q <= cap_p1_d;
     cap_max_q <= cap_max_d;
+    k_lag_q <= k_lag_d;
+    d_lag_q <= d_lag_d;
+    t_lag_q <= t_lag_d;
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];

@@ -138,6 +138,9 @@ const DERIVED: &[(&str, u32)] = &[
     ("hai_zero", 1),
     ("cap_p1", 29),
     ("cap_max", 35),
+    ("k_lag", 18),
+    ("d_lag", 18),
+    ("t_lag", 18),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -259,8 +262,8 @@ fn split_product<'c>(
         comments[2],
     ));
 }
-/// a + b + c + k as one carry chain behind one LUT level of carry-save (XOR, majority).
-fn sum3(a: Expr, b: Expr, c: Expr, k: u128) -> Expr {
+/// a + b + c as one carry chain behind one LUT level of carry-save (XOR, majority).
+fn sum3(a: Expr, b: Expr, c: Expr) -> Expr {
     let xor = Expr::bin(
         BinOp::BitXor,
         Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
@@ -275,12 +278,7 @@ fn sum3(a: Expr, b: Expr, c: Expr, k: u128) -> Expr {
         ),
         Expr::bin(BinOp::BitAnd, b, c),
     );
-    let s = add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1)));
-    if k == 0 {
-        s
-    } else {
-        add(s, d(34, k))
-    }
+    add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1)))
 }
 fn set(l: &str, r: Expr) -> Stmt {
     Stmt::assign(id(l), r)
@@ -841,7 +839,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     wires.push((
         "cap_p1_d".into(),
         29,
-        add(zext(id("rmax_fx_d"), 1), d(29, 256)),
+        add(zext(id("rmax_fx_q"), 1), d(29, 256)),
         "the cap plus 1 Mb/s (registered: cap_p1_q)",
     ));
     wires.push((
@@ -867,6 +865,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             tern(eq(cfg(reg, "value"), d(17, 0)), d(17, 1), cfg(reg, "value")),
             "period in us; 0 acts as 1 (registered: _q)",
         ));
+        wires.push((
+            format!("{}_d", name.replace("period", "lag")),
+            18,
+            sub(d(18, 1), zext(id(&format!("{name}_d")), 1)),
+            "1 - the period, 18-bit two's complement (registered: _q): stage R's lag sum",
+        ));
     }
     // Timers: the elapsed time since each deadline is a register kept with the deadline, so
     // the due tests read a sign bit. It is signed, one bit wider than the 32-bit time: a
@@ -891,18 +895,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         wires.push((
             format!("rd_{x}_win"),
             34,
-            sum3(now34(), ndl34(), d(34, 1 << 17), 0),
+            sum3(now34(), ndl34(), d(34, 1 << 17)),
             "stage R: now + ~deadline + 2**17",
         ));
         wires.push((
             format!("rd_{x}_lag"),
             34,
-            sum3(
-                now34(),
-                ndl34(),
-                Expr::bitnot(zext(id(timer_period(x)), 17)),
-                2,
-            ),
+            {
+                let lag = timer_period(x).replace("period", "lag");
+                sum3(
+                    now34(),
+                    ndl34(),
+                    Expr::concat(vec![
+                        Expr::repl(Expr::int(16), id(&lag).bits(17, 17)),
+                        id(&lag),
+                    ]),
+                )
+            },
             "stage R: now - deadline - the period + 2**32 (modulo 2**34)",
         ));
         let diff = || id(&format!("rd_{x}_diff"));
@@ -967,6 +976,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                         not(or(lag().bits(33, 33), lag().bits(32, 32))),
                     ),
                 ])
+            } else if how == "jump" {
+                // A jump applies only when it fits (jump <= elapsed time): elapsed - jump -
+                // period is negative, as one three-input sum with the registered 1 - period.
+                let lag = timer_period(x).replace("period", "lag");
+                let s = sum3(
+                    zext(id(&format!("{x}_el_q")), 1),
+                    Expr::bitnot(zext(id(&format!("{x}_jump_q")).bits(31, 0), 2)),
+                    Expr::concat(vec![
+                        Expr::repl(Expr::int(16), id(&lag).bits(17, 17)),
+                        id(&lag),
+                    ]),
+                );
+                let w = format!("{x}_jump_lag");
+                wires.push((w.clone(), 34, s, "elapsed - jump - period (34 bits)"));
+                id(&w).bits(33, 33)
             } else {
                 Expr::lt(id(&el), zext(id(timer_period(x)), EL_W - 17))
             };
@@ -1248,63 +1272,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered: keep_fac_q)",
     ));
-    // Whether the largest of the three is above Rc, by the tree that picks it; the leaves are
-    // given for cut_kv, cut_rate and min_fx in that order.
-    let by_largest = |kv: Expr, rate: Expr, min: Expr| {
+    // Rc after the cut: the largest of cut_kv, Rc - amount (0 below 0) and min_fx, or Rc when
+    // that is above Rc. The values for the two bounds (cut_at_k when cut_kv is above Rc -
+    // amount, cut_at_m when min_fx is) are selected from the rank's registers while X2's
+    // compares run, so the compares' results (cut_k_r, cut_m_r, cut_under) and Rc - amount
+    // meet in one flat select.
+    wires.push((
+        "cut_at_m".into(),
+        28,
+        tern(id("cut_m_c"), id("cut_rc_q"), id("min_fx")),
+        "Rc after the cut when min_fx is the largest bound",
+    ));
+    wires.push((
+        "cut_at_k".into(),
+        28,
         tern(
-            id("cut_k_r"),
-            tern(id("cut_m_k"), min.clone(), kv),
-            tern(id("cut_m_r"), min, rate),
-        )
-    };
-    wires.push((
-        "cut_over".into(),
-        1,
-        by_largest(id("cut_k_c"), b1(false), id("cut_m_c")),
-        "the largest of the three is above Rc",
-    ));
-    // Which value the cut leaves, one flag each (decoded from the compares in parallel), so
-    // the values pass one flat select rather than the tree above.
-    wires.push((
-        "cut_to_min".into(),
-        1,
-        and(vec![
-            not(id("cut_over")),
-            tern(id("cut_k_r"), id("cut_m_k"), id("cut_m_r")),
-        ]),
-        "Rc after the cut is rpg_min_rate",
-    ));
-    wires.push((
-        "cut_to_kv".into(),
-        1,
-        and(vec![not(id("cut_over")), id("cut_k_r"), not(id("cut_m_k"))]),
-        "... rpg_min_dec_fac % of Rc",
-    ));
-    wires.push((
-        "cut_to_rate".into(),
-        1,
-        and(vec![
-            not(id("cut_over")),
-            not(id("cut_k_r")),
-            not(id("cut_m_r")),
-            not(id("cut_under")),
-        ]),
-        "... Rc - the cut amount (else 0)",
+            id("cut_m_k"),
+            id("cut_at_m"),
+            tern(id("cut_k_c"), id("cut_rc_q"), id("cut_kv").bits(27, 0)),
+        ),
+        "... when the larger of cut_kv and min_fx is above Rc - amount",
     ));
     wires.push((
         "cut_new".into(),
         28,
         tern(
-            id("cut_over"),
-            id("cut_rc_q"),
+            id("cut_k_r"),
+            id("cut_at_k"),
             tern(
-                id("cut_to_min"),
-                id("min_fx"),
-                tern(
-                    id("cut_to_kv"),
-                    id("cut_kv").bits(27, 0),
-                    tern(id("cut_to_rate"), id("cut_diff").bits(27, 0), d(28, 0)),
-                ),
+                id("cut_m_r"),
+                id("cut_at_m"),
+                tern(id("cut_under"), d(28, 0), id("cut_diff").bits(27, 0)),
             ),
         ),
         "Rc after the cut: max(rpg_min_dec_fac % of Rc, Rc - amount, rpg_min_rate), never above Rc",
@@ -1326,7 +1324,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             room.clone(),
             29,
             sub(
-                zext(id("rmax_fx_d"), 1),
+                zext(id("rmax_fx_q"), 1),
                 zext(shl_const(cfg(step, "value"), 8), 1),
             ),
             "cap - step, negative when the step passes the cap",
@@ -1683,16 +1681,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // registers, set from stage R's word on the load and from Rc and the new Rt on an
     // increase step: after one, Rc - Rt = ceil((Rc - Rt')/2), which is 0 or 1 when
     // Rc + 1 - Rt' is 0 to 3.
+    // Rc - Rt is 0 or 1: Rc >= Rt and Rt + 1 - Rc >= 0, two carry chains in parallel rather
+    // than a compare behind the difference.
     wires.push((
-        "rd_rc_over_rt".into(),
-        29,
-        sub(zext(id("rd_rc"), 1), zext(id("rd_rt"), 1)),
-        "stage R's Rc - Rt, wrapping when Rc < Rt",
+        "rd_rc_up".into(),
+        30,
+        sum3(
+            zext(id("rd_rt"), 2),
+            Expr::bitnot(zext(id("rd_rc"), 2)),
+            d(30, 2),
+        ),
+        "stage R's Rt + 1 - Rc (two's complement)",
     ));
     wires.push((
         "rd_rc_near".into(),
         1,
-        Expr::bin(BinOp::Le, id("rd_rc_over_rt"), d(29, 1)),
+        and(vec![
+            ge(id("rd_rc"), id("rd_rt")),
+            not(id("rd_rc_up").bits(29, 29)),
+        ]),
         "",
     ));
     for x in ["ai", "hai"] {
@@ -2266,28 +2273,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         sub(zext(id("r_need"), 1), zext(id("rd_tokens"), 1)),
         "need - tokens, negative when the tokens cover the send already",
     ));
-    // A full bucket covers the send when burst + rate reaches need: the rate (either candidate)
-    // is compared with need - burst, taken from registers, rather than the cap summed first.
-    wires.push((
-        "need_over_burst".into(),
-        36,
-        sub(
-            zext(id("r_need"), 1),
-            zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
-        ),
-        "need - burst, negative when the burst alone covers the send",
-    ));
+    // A full bucket covers the send when burst + rate reaches need: burst + rate - need for
+    // either candidate rate as a three-input sum (one carry chain behind registers).
+    for (side, rate) in [("rc", "rd_rc"), ("max", "rmax_fx_q")] {
+        wires.push((
+            format!("cover_{side}"),
+            37,
+            add(
+                sum3(
+                    zext(id(rate), 9),
+                    zext(shl_const(cfg("shaper_burst", "value"), 11), 2),
+                    Expr::bitnot(zext(id("r_need"), 2)),
+                ),
+                d(37, 1),
+            ),
+            "burst + rate - need, negative when the full bucket does not cover the send",
+        ));
+    }
     wires.push((
         "cap_cover".into(),
         1,
-        or(
-            id("need_over_burst").bits(35, 35),
-            tern(
-                id("tok_at_rc"),
-                ge(zext(id("rd_rc"), 7), id("need_over_burst").bits(34, 0)),
-                ge(zext(id("rmax_fx_q"), 7), id("need_over_burst").bits(34, 0)),
-            ),
-        ),
+        not(tern(
+            id("tok_at_rc"),
+            id("cover_rc").bits(36, 36),
+            id("cover_max").bits(36, 36),
+        )),
         "tok_cap covers the send (the cap saturates only above any send)",
     ));
     wires.push((
@@ -2303,16 +2313,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "tok_fill covers the send (X1; both cases compared while tok_over settles)",
     ));
+    // The byte sum plus the send reaches rpg_byte_reset: sum + bytes - reset as one
+    // three-input sum, not the sum and then a compare.
     wires.push((
-        "rd_byte_sum".into(),
-        25,
-        add(zext(id("rd_bacc"), 1), zext(id("r_bytes_q"), 9)),
-        "",
+        "rd_fire_sum".into(),
+        26,
+        add(
+            sum3(
+                zext(id("rd_bacc"), 2),
+                zext(id("r_bytes_q"), 10),
+                Expr::bitnot(zext(cfg("rpg_byte_reset", "value"), 2)),
+            ),
+            d(26, 1),
+        ),
+        "stage R: byte sum + the send's bytes - rpg_byte_reset",
     ));
     wires.push((
         "rd_fire".into(),
         1,
-        ge(id("rd_byte_sum"), zext(cfg("rpg_byte_reset", "value"), 1)),
+        not(id("rd_fire_sum").bits(25, 25)),
         "stage R's word: the send fires the byte counter",
     ));
     wires.push((
@@ -3418,6 +3437,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "tc_skip_lt_f_sum",
         "tc_skip_gt_f_sum",
         "bc_below_skip_sum",
+        "rd_rc_up",
+        "a_jump_lag",
+        "d_jump_lag",
+        "i_jump_lag",
+        "cover_rc",
+        "cover_max",
+        "rd_fire_sum",
         "rd_a_win",
         "rd_d_win",
         "rd_i_win",
