@@ -377,8 +377,8 @@ module dcqcn_rp #(
   reg [28:0] hai_over_at_q;
   reg        ai_zero_q;
   reg        hai_zero_q;
-  reg [28:0] cap_p1_q;
   reg [34:0] cap_max_q;
+  reg [28:0] cap_neg_q;
   reg [17:0] k_lag_q;
   reg [17:0] d_lag_q;
   reg [17:0] t_lag_q;
@@ -485,7 +485,7 @@ module dcqcn_rp #(
   wire [19:0] rmax_rate;        // rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or
                                 // above it
   wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
-  wire [28:0] cap_p1_d;         // the cap plus 1 Mb/s (registered: cap_p1_q)
+  wire [28:0] cap_neg_d;        // minus the cap (registered: cap_neg_q)
   wire [27:0] min_fx;
   wire [27:0] first_fx;
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
@@ -604,7 +604,7 @@ module dcqcn_rp #(
   wire [35:0] phai_prod;        // PAPER's hyper-increase step: (the smaller count - F) *
                                 // rpg_hai_rate
   wire [27:0] rt_phai_sum;
-  wire        phai_capped;      // PAPER's hyper increase reaches the cap
+  wire        phai_capped;      // PAPER's hyper increase passes the cap
   wire [27:0] rt_phai;
   wire        inc_ai;           // additive increase
   wire        inc_hai;          // mlx5 hyper increase
@@ -622,8 +622,6 @@ module dcqcn_rp #(
   wire        cut_rc_at_cap;    // Rc before the cut is the cap
   wire        ai_reach;         // Rt + step >= cap: the step ends at the cap
   wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
-  wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
-                                // there
   wire        inc_at_cap;       // rt_inc is the cap
   wire        i_flat;           // no further stage moves Rt
   wire        rd_rc_near;
@@ -685,7 +683,6 @@ module dcqcn_rp #(
   wire        bc_lt_tc_skip;    // w_bc_q < tc_skip (below the sum and below 0xFFFF, where tc_skip
                                 // saturates)
   wire [15:0] tc_skip;
-  wire [31:0] tok_elapsed;
   wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
   wire        tok_at_rc;        // tokens accrue at the flow's Rc (else at the cap)
   wire [27:0] tok_rate;
@@ -728,41 +725,43 @@ module dcqcn_rp #(
   wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
-  wire [33:0] rd_a_win;      // stage R: now + ~deadline + 2**17
-  wire [33:0] rd_a_lag;      // stage R: now - deadline - the period + 2**32 (modulo 2**34)
-  wire [33:0] rd_d_win;      // stage R: now + ~deadline + 2**17
-  wire [33:0] rd_d_lag;      // stage R: now - deadline - the period + 2**32 (modulo 2**34)
-  wire [33:0] rd_i_win;      // stage R: now + ~deadline + 2**17
-  wire [33:0] rd_i_lag;      // stage R: now - deadline - the period + 2**32 (modulo 2**34)
-  wire [33:0] a_jump_lag;    // elapsed - jump - period (34 bits)
-  wire [33:0] d_jump_lag;    // elapsed - jump - period (34 bits)
-  wire [33:0] i_jump_lag;    // elapsed - jump - period (34 bits)
-  wire [34:0] alpha_prod;    // G * alpha
-  wire [52:0] x_cut_prod;    // Rc * alpha
-  wire [44:0] x_keep_prod;   // Rc * fac * 655
-  wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
-                             // negative when Rt is more than 1 Mb/s above the cap
-  wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
-                             // DSP post-adder)
+  wire [33:0] rd_a_win;     // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_a_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] rd_d_win;     // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_d_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] rd_i_win;     // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_i_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] a_step_lag;   // elapsed - 2 * period (34 bits)
+  wire [33:0] a_jump_lag;   // elapsed - jump - period (34 bits)
+  wire [33:0] d_step_lag;   // elapsed - 2 * period (34 bits)
+  wire [33:0] d_jump_lag;   // elapsed - jump - period (34 bits)
+  wire [33:0] i_step_lag;   // elapsed - 2 * period (34 bits)
+  wire [33:0] i_jump_lag;   // elapsed - jump - period (34 bits)
+  wire [34:0] alpha_prod;   // G * alpha
+  wire [52:0] x_cut_prod;   // Rc * alpha
+  wire [44:0] x_keep_prod;  // Rc * fac * 655
+  wire [45:0] phai_pass;    // 256 * product + Rt - cap - 1: not negative when the sum passes the
+                            // cap
+  wire [45:0] phai_reach;   // 256 * product + Rt - cap: not negative when the sum reaches the cap
   wire [28:0] rc_inc_sum;
-  wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
-                             // above the cap
-  wire [29:0] rd_rc_up;      // stage R's Rt + 1 - Rc (two's complement)
+  wire [29:0] rd_rc_up;     // stage R's Rt + 1 - Rc (two's complement)
   wire [33:0] tc_skip_lt_f_sum;
   wire [33:0] tc_skip_gt_f_sum;
   wire [33:0] bc_below_skip_sum;
-  wire [36:0] cover_rc;      // burst + rate - need, negative when the full bucket does not cover
-                             // the send
-  wire [36:0] cover_max;     // burst + rate - need, negative when the full bucket does not cover
-                             // the send
-  wire [25:0] rd_fire_sum;   // stage R: byte sum + the send's bytes - rpg_byte_reset
+  wire [32:0] tok_elapsed;  // now - tok_us and its borrow
+  wire [33:0] tok_long;     // now - tok_us + 2**32 - 2**20 (modulo 2**34)
+  wire [36:0] cover_rc;     // burst + rate - need, negative when the full bucket does not cover the
+                            // send
+  wire [36:0] cover_max;    // burst + rate - need, negative when the full bucket does not cover the
+                            // send
+  wire [25:0] rd_fire_sum;  // stage R: byte sum + the send's bytes - rpg_byte_reset
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
                        rpg_max_rate_value_i :
                      line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
-  assign cap_p1_d = {1'd0, rmax_fx_q} + 29'd256;
+  assign cap_neg_d = 29'd0 - {1'd0, rmax_fx_q};
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
   assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
@@ -810,21 +809,33 @@ module dcqcn_rp #(
   assign i_el_jump = i_el_q - {1'd0, i_jump_q[31:0]};
   assign i_el_cut = d_el_q - {16'd0, t_period_q};
   assign rd_a_once = !rd_a_sign && (rd_a_diff[32] ? rd_a_lag[33] : !(rd_a_lag[33] || rd_a_lag[32]));
-  assign a_once_step = a_el_step < {16'd0, k_period_q};
+  assign a_step_lag = ({1'd0, a_el_q} ^ {{16{k_lag_q[17]}}, k_lag_q} ^ ~{17'd0, k_period_q}) +
+                      ((({1'd0, a_el_q} & {{16{k_lag_q[17]}}, k_lag_q}) |
+                        ({1'd0, a_el_q} & ~{17'd0, k_period_q}) |
+                        ({{16{k_lag_q[17]}}, k_lag_q} & ~{17'd0, k_period_q})) << 1);
+  assign a_once_step = !a_el_step[32] && a_step_lag[33];
   assign a_jump_lag = ({1'd0, a_el_q} ^ ~{2'd0, a_jump_q[31:0]} ^ {{16{k_lag_q[17]}}, k_lag_q}) +
                       ((({1'd0, a_el_q} & ~{2'd0, a_jump_q[31:0]}) |
                         ({1'd0, a_el_q} & {{16{k_lag_q[17]}}, k_lag_q}) |
                         (~{2'd0, a_jump_q[31:0]} & {{16{k_lag_q[17]}}, k_lag_q})) << 1);
   assign a_once_jump = a_jump_lag[33];
   assign rd_d_once = !rd_d_sign && (rd_d_diff[32] ? rd_d_lag[33] : !(rd_d_lag[33] || rd_d_lag[32]));
-  assign d_once_step = d_el_step < {16'd0, d_period_q};
+  assign d_step_lag = ({1'd0, d_el_q} ^ {{16{d_lag_q[17]}}, d_lag_q} ^ ~{17'd0, d_period_q}) +
+                      ((({1'd0, d_el_q} & {{16{d_lag_q[17]}}, d_lag_q}) |
+                        ({1'd0, d_el_q} & ~{17'd0, d_period_q}) |
+                        ({{16{d_lag_q[17]}}, d_lag_q} & ~{17'd0, d_period_q})) << 1);
+  assign d_once_step = !d_el_step[32] && d_step_lag[33];
   assign d_jump_lag = ({1'd0, d_el_q} ^ ~{2'd0, d_jump_q[31:0]} ^ {{16{d_lag_q[17]}}, d_lag_q}) +
                       ((({1'd0, d_el_q} & ~{2'd0, d_jump_q[31:0]}) |
                         ({1'd0, d_el_q} & {{16{d_lag_q[17]}}, d_lag_q}) |
                         (~{2'd0, d_jump_q[31:0]} & {{16{d_lag_q[17]}}, d_lag_q})) << 1);
   assign d_once_jump = d_jump_lag[33];
   assign rd_i_once = !rd_i_sign && (rd_i_diff[32] ? rd_i_lag[33] : !(rd_i_lag[33] || rd_i_lag[32]));
-  assign i_once_step = i_el_step < {16'd0, t_period_q};
+  assign i_step_lag = ({1'd0, i_el_q} ^ {{16{t_lag_q[17]}}, t_lag_q} ^ ~{17'd0, t_period_q}) +
+                      ((({1'd0, i_el_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
+                        ({1'd0, i_el_q} & ~{17'd0, t_period_q}) |
+                        ({{16{t_lag_q[17]}}, t_lag_q} & ~{17'd0, t_period_q})) << 1);
+  assign i_once_step = !i_el_step[32] && i_step_lag[33];
   assign i_jump_lag = ({1'd0, i_el_q} ^ ~{2'd0, i_jump_q[31:0]} ^ {{16{t_lag_q[17]}}, t_lag_q}) +
                       ((({1'd0, i_el_q} & ~{2'd0, i_jump_q[31:0]}) |
                         ({1'd0, i_el_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
@@ -914,9 +925,16 @@ module dcqcn_rp #(
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_prod = byte_en_q && bc_lt_tc_q ? phai_bc_prod : phai_tc_prod;
   assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
-  assign phai_room_p1 = cap_p1_q - {1'd0, w_rt_q};
-  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1[28:8]};
-  assign phai_capped = phai_room_p1[28] || !phai_over[36];
+  assign phai_pass = ({2'd0, {phai_prod, 8'd0}} ^ {18'd0, w_rt_q} ^ ~{18'd0, rmax_fx_q}) +
+                     ((({2'd0, {phai_prod, 8'd0}} & {18'd0, w_rt_q}) |
+                       ({2'd0, {phai_prod, 8'd0}} & ~{18'd0, rmax_fx_q}) |
+                       ({18'd0, w_rt_q} & ~{18'd0, rmax_fx_q})) << 1);
+  assign phai_capped = !phai_pass[45];
+  assign phai_reach = ({2'd0, {phai_prod, 8'd0}} ^ {18'd0, w_rt_q} ^
+                       {{17{cap_neg_q[28]}}, cap_neg_q}) +
+                      ((({2'd0, {phai_prod, 8'd0}} & {18'd0, w_rt_q}) |
+                        ({2'd0, {phai_prod, 8'd0}} & {{17{cap_neg_q[28]}}, cap_neg_q}) |
+                        ({18'd0, w_rt_q} & {{17{cap_neg_q[28]}}, cap_neg_q})) << 1);
   assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
   assign inc_ai = !hi_lt_f && !lo_gt_f;
   assign inc_hai = !paper && lo_gt_f;
@@ -935,11 +953,9 @@ module dcqcn_rp #(
   assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
   assign ai_reach = w_rt_q >= ai_reach_at_q;
   assign hai_reach = w_rt_q >= hai_reach_at_q;
-  assign phai_room_up = {1'd0, {rmax_fx_q[27:8], 8'hff}} - {1'd0, w_rt_q};
-  assign phai_ceil = phai_room_up[28:8];
   assign inc_at_cap = inc_ai ? ai_reach :
                       inc_hai ? hai_reach :
-                      inc_phai ? phai_room_up[28] || phai_prod >= {15'd0, phai_ceil} :
+                      inc_phai ? !phai_reach[45] :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
                   lo_gt_f ? (hai_capped_q ? rt_at_cap_q : hai_zero_q) :
@@ -1011,8 +1027,12 @@ module dcqcn_rp #(
   assign bc_below_skip = bc_below_skip_sum[33];
   assign bc_lt_tc_skip = bc_below_skip && w_bc_q != 16'hffff;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
-  assign tok_elapsed = r_now_q - rd_tok_us;
-  assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
+  assign tok_elapsed = {1'd0, r_now_q} - {1'd0, rd_tok_us};
+  assign tok_long = ({2'd0, r_now_q} ^ {2'd0, ~rd_tok_us} ^ 34'd17178820609) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_tok_us}) | ({2'd0, r_now_q} & 34'd17178820609) |
+                      ({2'd0, ~rd_tok_us} & 34'd17178820609)) << 1);
+  assign tok_span = (tok_elapsed[32] ? !tok_long[33] : tok_long[32]) ? 20'hfffff :
+                    tok_elapsed[19:0];
   assign tok_at_rc = rd_seen && ctrl_rp_enable_i;
   assign tok_rate = tok_at_rc ? rd_rc : rmax_fx_q;
   assign tok_gain_lo = {20'd0, tok_rate[16:0]} * {17'd0, tok_span};
@@ -2011,8 +2031,8 @@ module dcqcn_rp #(
     hai_over_at_q <= hai_over_at_d;
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
-    cap_p1_q <= cap_p1_d;
     cap_max_q <= cap_max_d;
+    cap_neg_q <= cap_neg_d;
     k_lag_q <= k_lag_d;
     d_lag_q <= d_lag_d;
     t_lag_q <= t_lag_d;

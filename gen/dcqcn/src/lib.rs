@@ -136,8 +136,8 @@ const DERIVED: &[(&str, u32)] = &[
     ("hai_over_at", 29),
     ("ai_zero", 1),
     ("hai_zero", 1),
-    ("cap_p1", 29),
     ("cap_max", 35),
+    ("cap_neg", 29),
     ("k_lag", 18),
     ("d_lag", 18),
     ("t_lag", 18),
@@ -837,10 +837,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "registered: rmax_fx_q",
     ));
     wires.push((
-        "cap_p1_d".into(),
+        "cap_neg_d".into(),
         29,
-        add(zext(id("rmax_fx_q"), 1), d(29, 256)),
-        "the cap plus 1 Mb/s (registered: cap_p1_q)",
+        sub(d(29, 0), zext(id("rmax_fx_q"), 1)),
+        "minus the cap (registered: cap_neg_q)",
     ));
     wires.push((
         "min_fx".into(),
@@ -975,6 +975,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                         lag().bits(33, 33),
                         not(or(lag().bits(33, 33), lag().bits(32, 32))),
                     ),
+                ])
+            } else if how == "step" {
+                // Read only when the timer is due (its elapsed time not negative): the step
+                // leaves less than a period when elapsed - period is not negative (that
+                // difference's sign) and elapsed - 2 * period is, the latter one three-input
+                // sum with the registered 1 - period rather than a compare behind the step.
+                let lag = timer_period(x).replace("period", "lag");
+                let w = format!("{x}_step_lag");
+                wires.push((
+                    w.clone(),
+                    34,
+                    sum3(
+                        zext(id(&format!("{x}_el_q")), 1),
+                        Expr::concat(vec![
+                            Expr::repl(Expr::int(16), id(&lag).bits(17, 17)),
+                            id(&lag),
+                        ]),
+                        Expr::bitnot(zext(id(timer_period(x)), 17)),
+                    ),
+                    "elapsed - 2 * period (34 bits)",
+                ));
+                and(vec![
+                    not(id(&el).bits(EL_W - 1, EL_W - 1)),
+                    id(&w).bits(33, 33),
                 ])
             } else if how == "jump" {
                 // A jump applies only when it fits (jump <= elapsed time): elapsed - jump -
@@ -1448,29 +1472,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(rt(), shl_const(id("phai_prod").bits(19, 0), 8)),
         "",
     ));
+    // PAPER's hyper step against the cap as three-input sums (carry-save, then one chain) of
+    // the product << 8, Rt and the cap, rather than cap - Rt and then the product's compare:
+    // the sum passes the cap when 256 * product + Rt - cap - 1 >= 0, and reaches it when
+    // 256 * product + Rt - cap >= 0 (cap_neg_q = -cap, registered).
+    let prod46 = || zext(shl_const(id("phai_prod"), 8), 2);
+    let rt46 = || zext(rt(), 18);
     wires.push((
-        "phai_room_p1".into(),
-        29,
-        sub(id("cap_p1_q"), zext(rt(), 1)),
-        "cap - Rt + 256: its integer part is that of cap - Rt, plus 1; negative when Rt is more than 1 Mb/s above the cap",
-    ));
-    wires.push((
-        "phai_over".into(),
-        37,
-        sub(
-            zext(id("phai_prod"), 1),
-            zext(id("phai_room_p1").bits(28, 8), 16),
-        ),
-        "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
+        "phai_pass".into(),
+        46,
+        sum3(prod46(), rt46(), Expr::bitnot(zext(id("rmax_fx_q"), 18))),
+        "256 * product + Rt - cap - 1: not negative when the sum passes the cap",
     ));
     wires.push((
         "phai_capped".into(),
         1,
-        or(
-            id("phai_room_p1").bits(28, 28),
-            not(id("phai_over").bits(36, 36)),
+        not(id("phai_pass").bits(45, 45)),
+        "PAPER's hyper increase passes the cap",
+    ));
+    wires.push((
+        "phai_reach".into(),
+        46,
+        sum3(
+            prod46(),
+            rt46(),
+            Expr::concat(vec![
+                Expr::repl(Expr::int(17), id("cap_neg_q").bits(28, 28)),
+                id("cap_neg_q"),
+            ]),
         ),
-        "PAPER's hyper increase reaches the cap",
+        "256 * product + Rt - cap: not negative when the sum reaches the cap",
     ));
     wires.push((
         "rt_phai".into(),
@@ -1611,24 +1642,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     wires.push((
-        "phai_room_up".into(),
-        29,
-        sub(
-            zext(
-                Expr::concat(vec![id("rmax_fx_q").bits(27, 8), Expr::num(8, 0xff)]),
-                1,
-            ),
-            zext(rt(), 1),
-        ),
-        "cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step above the cap",
-    ));
-    wires.push((
-        "phai_ceil".into(),
-        21,
-        id("phai_room_up").bits(28, 8),
-        "cap - Rt in Mb/s, rounded up: the product reaches the cap from there",
-    ));
-    wires.push((
         "inc_at_cap".into(),
         1,
         tern(
@@ -1639,10 +1652,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 id("hai_reach"),
                 tern(
                     id("inc_phai"),
-                    or(
-                        id("phai_room_up").bits(28, 28),
-                        ge(id("phai_prod"), zext(id("phai_ceil"), 15)),
-                    ),
+                    not(id("phai_reach").bits(45, 45)),
                     id("rt_at_cap_q"),
                 ),
             ),
@@ -2095,17 +2105,34 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     // Shaper accrual, on the word read from the RAM.
+    // The span saturates at 2**20 - 1 us: whether now - tok_us (modulo 2**32) reaches 2**20 is
+    // the carry of now + ~tok_us + 1 - 2**20 (34 bits) with the difference's borrow, in parallel
+    // with the difference rather than a 12-bit OR behind it.
     wires.push((
         "tok_elapsed".into(),
-        32,
-        sub(id("r_now_q"), id("rd_tok_us")),
-        "",
+        33,
+        sub(zext(id("r_now_q"), 1), zext(id("rd_tok_us"), 1)),
+        "now - tok_us and its borrow",
+    ));
+    wires.push((
+        "tok_long".into(),
+        34,
+        sum3(
+            zext(id("r_now_q"), 2),
+            zext(Expr::bitnot(id("rd_tok_us")), 2),
+            d(34, (1u128 << 34) + 1 - (1 << 20)),
+        ),
+        "now - tok_us + 2**32 - 2**20 (modulo 2**34)",
     ));
     wires.push((
         "tok_span".into(),
         20,
         tern(
-            gt(id("tok_elapsed"), d(32, 0xf_ffff)),
+            tern(
+                id("tok_elapsed").bits(32, 32),
+                not(id("tok_long").bits(33, 33)),
+                id("tok_long").bits(32, 32),
+            ),
             Expr::num(20, 0xf_ffff),
             id("tok_elapsed").bits(19, 0),
         ),
@@ -3430,15 +3457,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "alpha_prod",
         "x_cut_prod",
         "x_keep_prod",
-        "phai_room_p1",
-        "phai_room_up",
-        "phai_over",
+        "phai_pass",
+        "phai_reach",
         "rc_inc_sum",
         "tc_skip_lt_f_sum",
         "tc_skip_gt_f_sum",
         "bc_below_skip_sum",
         "rd_rc_up",
+        "tok_elapsed",
+        "tok_long",
         "a_jump_lag",
+        "a_step_lag",
+        "d_step_lag",
+        "i_step_lag",
         "d_jump_lag",
         "i_jump_lag",
         "cover_rc",
