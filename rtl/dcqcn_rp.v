@@ -274,14 +274,14 @@ module dcqcn_rp #(
   reg [24:0]          alpha_in_d;
   reg [27:0]          cut_kv_q;      // the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q
   reg [27:0]          cut_kv_d;
-  reg [27:0]          cut_diff_q;    // ... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))
-  reg [27:0]          cut_diff_d;
-  reg                 cut_under_q;   // ... the amount exceeds Rc
-  reg                 cut_under_d;
-  reg                 cut_k_r_q;     // ... cut_kv > Rc - amount
-  reg                 cut_k_r_d;
-  reg                 cut_m_r_q;     // ... rpg_min_rate > Rc - amount
-  reg                 cut_m_r_d;
+  reg [27:0]          cut_amount_q;  // ... cut_rc_q * alpha_in_q >> (rpg_gd + 14), low 28 bits
+  reg [27:0]          cut_amount_d;
+  reg                 cut_amt_hi_q;  // ... the amount's higher bits are not all 0
+  reg                 cut_amt_hi_d;
+  reg [29:0]          cut_room_k_q;  // ... Rc - cut_kv (two's complement)
+  reg [29:0]          cut_room_k_d;
+  reg [29:0]          cut_room_m_q;  // ... Rc - rpg_min_rate (two's complement)
+  reg [29:0]          cut_room_m_d;
   reg                 cut_m_k_q;     // ... rpg_min_rate > cut_kv
   reg                 cut_m_k_d;
   reg                 cut_k_c_q;     // ... cut_kv > Rc
@@ -377,7 +377,11 @@ module dcqcn_rp #(
   reg [28:0] hai_over_at_q;
   reg        ai_zero_q;
   reg        hai_zero_q;
-  reg [28:0] cap_p1_q;
+  reg [34:0] cap_max_q;
+  reg [28:0] cap_neg_q;
+  reg [17:0] k_lag_q;
+  reg [17:0] d_lag_q;
+  reg [17:0] t_lag_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -481,23 +485,32 @@ module dcqcn_rp #(
   wire [19:0] rmax_rate;        // rate cap, Mb/s: rpg_max_rate, or the line rate when that is 0 or
                                 // above it
   wire [27:0] rmax_fx_d;        // registered: rmax_fx_q
-  wire [28:0] cap_p1_d;         // the cap plus 1 Mb/s (registered: cap_p1_q)
+  wire [28:0] cap_neg_d;        // minus the cap (registered: cap_neg_q)
   wire [27:0] min_fx;
   wire [27:0] first_fx;
   wire [16:0] k_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [17:0] k_lag_d;          // 1 - the period, 18-bit two's complement (registered: _q): stage
+                                // R's lag sum
   wire [16:0] d_period_d;       // period in us; 0 acts as 1 (registered: _q)
+  wire [17:0] d_lag_d;          // 1 - the period, 18-bit two's complement (registered: _q): stage
+                                // R's lag sum
   wire [16:0] t_period_d;       // period in us; 0 acts as 1 (registered: _q)
-  wire [31:0] rd_a_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [17:0] t_lag_d;          // 1 - the period, 18-bit two's complement (registered: _q): stage
+                                // R's lag sum
+  wire [32:0] rd_a_diff;        // stage R: now minus the deadline, modulo 2**32, and the borrow
+  wire        rd_a_sign;        // stage R: the deadline is 1 .. 2**17 - 1 us ahead
   wire [32:0] rd_a_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
                                 // ahead (loads the _el_q register)
   wire [32:0] a_el_step;        // after a period
   wire [32:0] a_el_jump;        // after the skip's jump
-  wire [31:0] rd_d_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_d_diff;        // stage R: now minus the deadline, modulo 2**32, and the borrow
+  wire        rd_d_sign;        // stage R: the deadline is 1 .. 2**17 - 1 us ahead
   wire [32:0] rd_d_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
                                 // ahead (loads the _el_q register)
   wire [32:0] d_el_step;        // after a period
   wire [32:0] d_el_jump;        // after the skip's jump
-  wire [31:0] rd_i_diff;        // stage R: now minus the deadline, modulo 2**32
+  wire [32:0] rd_i_diff;        // stage R: now minus the deadline, modulo 2**32, and the borrow
+  wire        rd_i_sign;        // stage R: the deadline is 1 .. 2**17 - 1 us ahead
   wire [32:0] rd_i_el;          // stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us
                                 // ahead (loads the _el_q register)
   wire [32:0] i_el_step;        // after a period
@@ -536,27 +549,27 @@ module dcqcn_rp #(
                                 // PAPER mode)
   wire [29:0] x_cut_room_k;     // Rc - cut_kv (two's complement)
   wire [29:0] x_cut_room_m;     // Rc - rpg_min_rate (two's complement)
-  wire [28:0] x_cut_diff;       // Rc - the cut amount (registered: cut_diff_q)
-  wire        x_cut_under;      // the cut amount exceeds Rc
-  wire        x_cut_k_r;        // the bound is above Rc - the cut amount
-  wire        x_cut_m_r;        // the bound is above Rc - the cut amount
+  wire        x_cut_amt_hi;     // the cut amount is 2**28 or more (above any Rc)
   wire        x_cut_m_k;
   wire        x_cut_k_c;
   wire        x_cut_m_c;
   wire [27:0] cut_kv;           // the cut's rank
-  wire [27:0] cut_diff;         // the cut's rank
-  wire        cut_under;        // the cut's rank
-  wire        cut_k_r;          // the cut's rank
-  wire        cut_m_r;          // the cut's rank
+  wire [27:0] cut_amount;       // the cut's rank
+  wire        cut_amt_hi;       // the cut's rank
+  wire [29:0] cut_room_k;       // the cut's rank
+  wire [29:0] cut_room_m;       // the cut's rank
   wire        cut_m_k;          // the cut's rank
   wire        cut_k_c;          // the cut's rank
   wire        cut_m_c;          // the cut's rank
+  wire [28:0] cut_diff_full;    // Rc - the cut amount
+  wire [27:0] cut_diff;
+  wire        cut_under;        // the cut amount exceeds Rc
+  wire        cut_k_r;          // the bound is above Rc - the cut amount
+  wire        cut_m_r;          // the bound is above Rc - the cut amount
   wire [16:0] keep_fac_d;       // fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered:
                                 // keep_fac_q)
-  wire        cut_over;         // the largest of the three is above Rc
-  wire        cut_to_min;       // Rc after the cut is rpg_min_rate
-  wire        cut_to_kv;        // ... rpg_min_dec_fac % of Rc
-  wire        cut_to_rate;      // ... Rc - the cut amount (else 0)
+  wire [27:0] cut_at_m;         // Rc after the cut when min_fx is the largest bound
+  wire [27:0] cut_at_k;         // ... when the larger of cut_kv and min_fx is above Rc - amount
   wire [27:0] cut_new;          // Rc after the cut: max(rpg_min_dec_fac % of Rc, Rc - amount,
                                 // rpg_min_rate), never above Rc
   wire [27:0] rt_ai_sum;
@@ -591,7 +604,7 @@ module dcqcn_rp #(
   wire [35:0] phai_prod;        // PAPER's hyper-increase step: (the smaller count - F) *
                                 // rpg_hai_rate
   wire [27:0] rt_phai_sum;
-  wire        phai_capped;      // PAPER's hyper increase reaches the cap
+  wire        phai_capped;      // PAPER's hyper increase passes the cap
   wire [27:0] rt_phai;
   wire        inc_ai;           // additive increase
   wire        inc_hai;          // mlx5 hyper increase
@@ -609,11 +622,8 @@ module dcqcn_rp #(
   wire        cut_rc_at_cap;    // Rc before the cut is the cap
   wire        ai_reach;         // Rt + step >= cap: the step ends at the cap
   wire        hai_reach;        // Rt + step >= cap: the step ends at the cap
-  wire [20:0] phai_ceil;        // cap - Rt in Mb/s, rounded up: the product reaches the cap from
-                                // there
   wire        inc_at_cap;       // rt_inc is the cap
   wire        i_flat;           // no further stage moves Rt
-  wire [28:0] rd_rc_over_rt;    // stage R's Rc - Rt, wrapping when Rc < Rt
   wire        rd_rc_near;
   wire        rd_ai_capped;
   wire        rd_hai_capped;
@@ -673,7 +683,6 @@ module dcqcn_rp #(
   wire        bc_lt_tc_skip;    // w_bc_q < tc_skip (below the sum and below 0xFFFF, where tc_skip
                                 // saturates)
   wire [15:0] tc_skip;
-  wire [31:0] tok_elapsed;
   wire [19:0] tok_span;         // us of accrual, at most 2**20 - 1
   wire        tok_at_rc;        // tokens accrue at the flow's Rc (else at the cap)
   wire [27:0] tok_rate;
@@ -682,10 +691,11 @@ module dcqcn_rp #(
   wire [47:0] tok_gain;         // rate * span
   wire [35:0] cap_rc_sum;       // burst in 1/256 bits plus one microsecond at Rc
   wire [35:0] cap_max_sum;      // ... at the cap rate
+  wire [34:0] cap_max_d;        // the bucket's cap at the cap rate, saturated (registered:
+                                // cap_max_q)
   wire [34:0] tok_cap;          // tokens arrive in one-microsecond quanta: the bucket holds one
                                 // more
-  wire [35:0] burst_room;       // burst - tokens
-  wire [35:0] room_at_rc;       // cap - tokens at Rc below the saturation
+  wire [35:0] room_at_rc;       // cap - tokens at Rc below the saturation: burst + Rc - tokens
   wire [35:0] room_at_max;      // cap - tokens at the cap rate
   wire [35:0] tok_room;         // cap - tokens, negative when the cap dropped below them
   wire        tok_over;         // the bucket fills: a new flow's, or the accrual reaches the cap
@@ -694,11 +704,9 @@ module dcqcn_rp #(
   wire [34:0] tx_need;
   wire [34:0] r_need;           // stage R's send in 1/256 bits
   wire [35:0] grant_room;       // need - tokens, negative when the tokens cover the send already
-  wire [35:0] need_over_burst;  // need - burst, negative when the burst alone covers the send
   wire        cap_cover;        // tok_cap covers the send (the cap saturates only above any send)
   wire        ev_grant;         // tok_fill covers the send (X1; both cases compared while tok_over
                                 // settles)
-  wire [24:0] rd_byte_sum;
   wire        rd_fire;          // stage R's word: the send fires the byte counter
   wire        cut_fire;         // ... after a cut clears the byte sum
   wire        byte_on;          // the byte counter runs while the rate recovers
@@ -717,54 +725,122 @@ module dcqcn_rp #(
   wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
-  wire [34:0] alpha_prod;    // G * alpha
-  wire [52:0] x_cut_prod;    // Rc * alpha
-  wire [44:0] x_keep_prod;   // Rc * fac * 655
-  wire [28:0] phai_room_p1;  // cap - Rt + 256: its integer part is that of cap - Rt, plus 1;
-                             // negative when Rt is more than 1 Mb/s above the cap
-  wire [36:0] phai_over;     // the product minus that: not negative when the sum passes the cap (a
-                             // DSP post-adder)
+  wire [33:0] rd_a_win;     // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_a_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] rd_d_win;     // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_d_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] rd_i_win;     // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_i_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] a_step_lag;   // elapsed - 2 * period (34 bits)
+  wire [33:0] a_jump_lag;   // elapsed - jump - period (34 bits)
+  wire [33:0] d_step_lag;   // elapsed - 2 * period (34 bits)
+  wire [33:0] d_jump_lag;   // elapsed - jump - period (34 bits)
+  wire [33:0] i_step_lag;   // elapsed - 2 * period (34 bits)
+  wire [33:0] i_jump_lag;   // elapsed - jump - period (34 bits)
+  wire [34:0] alpha_prod;   // G * alpha
+  wire [52:0] x_cut_prod;   // Rc * alpha
+  wire [44:0] x_keep_prod;  // Rc * fac * 655
+  wire [45:0] phai_pass;    // 256 * product + Rt - cap - 1: not negative when the sum passes the
+                            // cap
+  wire [45:0] phai_reach;   // 256 * product + Rt - cap: not negative when the sum reaches the cap
   wire [28:0] rc_inc_sum;
-  wire [28:0] phai_room_up;  // cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step
-                             // above the cap
+  wire [29:0] rd_rc_up;     // stage R's Rt + 1 - Rc (two's complement)
   wire [33:0] tc_skip_lt_f_sum;
   wire [33:0] tc_skip_gt_f_sum;
   wire [33:0] bc_below_skip_sum;
+  wire [32:0] tok_elapsed;  // now - tok_us and its borrow
+  wire [33:0] tok_long;     // now - tok_us + 2**32 - 2**20 (modulo 2**34)
+  wire [36:0] cover_rc;     // burst + rate - need, negative when the full bucket does not cover the
+                            // send
+  wire [36:0] cover_max;    // burst + rate - need, negative when the full bucket does not cover the
+                            // send
+  wire [25:0] rd_fire_sum;  // stage R: byte sum + the send's bytes - rpg_byte_reset
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
                        rpg_max_rate_value_i :
                      line_rate_value_i;
   assign rmax_fx_d = {rmax_rate, 8'd0};
-  assign cap_p1_d = {1'd0, rmax_fx_d} + 29'd256;
+  assign cap_neg_d = 29'd0 - {1'd0, rmax_fx_q};
   assign min_fx = {rpg_min_rate_value_i, 8'd0};
   assign first_fx = {rate_to_set_on_first_cnp_value_i, 8'd0};
   assign k_period_d = dce_tcp_rtt_value_i == 17'd0 ? 17'd1 : dce_tcp_rtt_value_i;
+  assign k_lag_d = 18'd1 - {1'd0, k_period_d};
   assign d_period_d = rate_reduce_monitor_period_value_i == 17'd0 ? 17'd1 :
                       rate_reduce_monitor_period_value_i;
+  assign d_lag_d = 18'd1 - {1'd0, d_period_d};
   assign t_period_d = rpg_time_reset_value_i == 17'd0 ? 17'd1 : rpg_time_reset_value_i;
-  assign rd_a_diff = r_now_q - rd_a_next;
-  assign rd_a_el = {rd_a_diff[31:17] == 15'd32767 && rd_a_diff[16:0] != 17'd0, rd_a_diff};
+  assign t_lag_d = 18'd1 - {1'd0, t_period_d};
+  assign rd_a_diff = {1'd0, r_now_q} - {1'd0, rd_a_next};
+  assign rd_a_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_a_next} ^ 34'd131072) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_a_next}) | ({2'd0, r_now_q} & 34'd131072) |
+                      ({2'd0, ~rd_a_next} & 34'd131072)) << 1);
+  assign rd_a_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_a_next} ^ {{16{k_lag_q[17]}}, k_lag_q}) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_a_next}) |
+                      ({2'd0, r_now_q} & {{16{k_lag_q[17]}}, k_lag_q}) |
+                      ({2'd0, ~rd_a_next} & {{16{k_lag_q[17]}}, k_lag_q})) << 1);
+  assign rd_a_sign = rd_a_win[33] || (rd_a_win[32] && rd_a_diff[32]);
+  assign rd_a_el = {rd_a_sign, rd_a_diff[31:0]};
   assign a_el_step = a_el_q - {16'd0, k_period_q};
   assign a_el_jump = a_el_q - {1'd0, a_jump_q[31:0]};
-  assign rd_d_diff = r_now_q - rd_d_next;
-  assign rd_d_el = {rd_d_diff[31:17] == 15'd32767 && rd_d_diff[16:0] != 17'd0, rd_d_diff};
+  assign rd_d_diff = {1'd0, r_now_q} - {1'd0, rd_d_next};
+  assign rd_d_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_d_next} ^ 34'd131072) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_d_next}) | ({2'd0, r_now_q} & 34'd131072) |
+                      ({2'd0, ~rd_d_next} & 34'd131072)) << 1);
+  assign rd_d_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_d_next} ^ {{16{d_lag_q[17]}}, d_lag_q}) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_d_next}) |
+                      ({2'd0, r_now_q} & {{16{d_lag_q[17]}}, d_lag_q}) |
+                      ({2'd0, ~rd_d_next} & {{16{d_lag_q[17]}}, d_lag_q})) << 1);
+  assign rd_d_sign = rd_d_win[33] || (rd_d_win[32] && rd_d_diff[32]);
+  assign rd_d_el = {rd_d_sign, rd_d_diff[31:0]};
   assign d_el_step = d_el_q - {16'd0, d_period_q};
   assign d_el_jump = d_el_q - {1'd0, d_jump_q[31:0]};
-  assign rd_i_diff = r_now_q - rd_i_next;
-  assign rd_i_el = {rd_i_diff[31:17] == 15'd32767 && rd_i_diff[16:0] != 17'd0, rd_i_diff};
+  assign rd_i_diff = {1'd0, r_now_q} - {1'd0, rd_i_next};
+  assign rd_i_win = ({2'd0, r_now_q} ^ {2'd0, ~rd_i_next} ^ 34'd131072) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_i_next}) | ({2'd0, r_now_q} & 34'd131072) |
+                      ({2'd0, ~rd_i_next} & 34'd131072)) << 1);
+  assign rd_i_lag = ({2'd0, r_now_q} ^ {2'd0, ~rd_i_next} ^ {{16{t_lag_q[17]}}, t_lag_q}) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_i_next}) |
+                      ({2'd0, r_now_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
+                      ({2'd0, ~rd_i_next} & {{16{t_lag_q[17]}}, t_lag_q})) << 1);
+  assign rd_i_sign = rd_i_win[33] || (rd_i_win[32] && rd_i_diff[32]);
+  assign rd_i_el = {rd_i_sign, rd_i_diff[31:0]};
   assign i_el_step = i_el_q - {16'd0, t_period_q};
   assign i_el_jump = i_el_q - {1'd0, i_jump_q[31:0]};
   assign i_el_cut = d_el_q - {16'd0, t_period_q};
-  assign rd_a_once = rd_a_el < {16'd0, k_period_q};
-  assign a_once_step = a_el_step < {16'd0, k_period_q};
-  assign a_once_jump = a_el_jump < {16'd0, k_period_q};
-  assign rd_d_once = rd_d_el < {16'd0, d_period_q};
-  assign d_once_step = d_el_step < {16'd0, d_period_q};
-  assign d_once_jump = d_el_jump < {16'd0, d_period_q};
-  assign rd_i_once = rd_i_el < {16'd0, t_period_q};
-  assign i_once_step = i_el_step < {16'd0, t_period_q};
-  assign i_once_jump = i_el_jump < {16'd0, t_period_q};
+  assign rd_a_once = !rd_a_sign && (rd_a_diff[32] ? rd_a_lag[33] : !(rd_a_lag[33] || rd_a_lag[32]));
+  assign a_step_lag = ({1'd0, a_el_q} ^ {{16{k_lag_q[17]}}, k_lag_q} ^ ~{17'd0, k_period_q}) +
+                      ((({1'd0, a_el_q} & {{16{k_lag_q[17]}}, k_lag_q}) |
+                        ({1'd0, a_el_q} & ~{17'd0, k_period_q}) |
+                        ({{16{k_lag_q[17]}}, k_lag_q} & ~{17'd0, k_period_q})) << 1);
+  assign a_once_step = !a_el_step[32] && a_step_lag[33];
+  assign a_jump_lag = ({1'd0, a_el_q} ^ ~{2'd0, a_jump_q[31:0]} ^ {{16{k_lag_q[17]}}, k_lag_q}) +
+                      ((({1'd0, a_el_q} & ~{2'd0, a_jump_q[31:0]}) |
+                        ({1'd0, a_el_q} & {{16{k_lag_q[17]}}, k_lag_q}) |
+                        (~{2'd0, a_jump_q[31:0]} & {{16{k_lag_q[17]}}, k_lag_q})) << 1);
+  assign a_once_jump = a_jump_lag[33];
+  assign rd_d_once = !rd_d_sign && (rd_d_diff[32] ? rd_d_lag[33] : !(rd_d_lag[33] || rd_d_lag[32]));
+  assign d_step_lag = ({1'd0, d_el_q} ^ {{16{d_lag_q[17]}}, d_lag_q} ^ ~{17'd0, d_period_q}) +
+                      ((({1'd0, d_el_q} & {{16{d_lag_q[17]}}, d_lag_q}) |
+                        ({1'd0, d_el_q} & ~{17'd0, d_period_q}) |
+                        ({{16{d_lag_q[17]}}, d_lag_q} & ~{17'd0, d_period_q})) << 1);
+  assign d_once_step = !d_el_step[32] && d_step_lag[33];
+  assign d_jump_lag = ({1'd0, d_el_q} ^ ~{2'd0, d_jump_q[31:0]} ^ {{16{d_lag_q[17]}}, d_lag_q}) +
+                      ((({1'd0, d_el_q} & ~{2'd0, d_jump_q[31:0]}) |
+                        ({1'd0, d_el_q} & {{16{d_lag_q[17]}}, d_lag_q}) |
+                        (~{2'd0, d_jump_q[31:0]} & {{16{d_lag_q[17]}}, d_lag_q})) << 1);
+  assign d_once_jump = d_jump_lag[33];
+  assign rd_i_once = !rd_i_sign && (rd_i_diff[32] ? rd_i_lag[33] : !(rd_i_lag[33] || rd_i_lag[32]));
+  assign i_step_lag = ({1'd0, i_el_q} ^ {{16{t_lag_q[17]}}, t_lag_q} ^ ~{17'd0, t_period_q}) +
+                      ((({1'd0, i_el_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
+                        ({1'd0, i_el_q} & ~{17'd0, t_period_q}) |
+                        ({{16{t_lag_q[17]}}, t_lag_q} & ~{17'd0, t_period_q})) << 1);
+  assign i_once_step = !i_el_step[32] && i_step_lag[33];
+  assign i_jump_lag = ({1'd0, i_el_q} ^ ~{2'd0, i_jump_q[31:0]} ^ {{16{t_lag_q[17]}}, t_lag_q}) +
+                      ((({1'd0, i_el_q} & ~{2'd0, i_jump_q[31:0]}) |
+                        ({1'd0, i_el_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
+                        (~{2'd0, i_jump_q[31:0]} & {{16{t_lag_q[17]}}, t_lag_q})) << 1);
+  assign i_once_jump = i_jump_lag[33];
   assign i_once_cut = i_el_cut < {16'd0, t_period_q};
   assign paper = mode_algorithm_i;
   assign rd_a_due = rd_seen && !rd_a_el[32];
@@ -798,39 +874,35 @@ module dcqcn_rp #(
   assign x_cut_kv = x_keep_prod[44:16];
   assign x_cut_room_k = {2'd0, cut_rc_q} - {1'd0, x_cut_kv};
   assign x_cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
-  assign x_cut_diff = {1'd0, cut_rc_q} - {1'd0, x_cut_amount[27:0]};
-  assign x_cut_under = |x_cut_amount[38:28] || x_cut_diff[28];
-  assign x_cut_k_r = x_cut_room_k[29] || x_cut_amount > {10'd0, x_cut_room_k[28:0]};
-  assign x_cut_m_r = x_cut_room_m[29] || x_cut_amount > {10'd0, x_cut_room_m[28:0]};
+  assign x_cut_amt_hi = |x_cut_amount[38:28];
   assign x_cut_m_k = {1'd0, min_fx} > x_cut_kv;
   assign x_cut_k_c = x_cut_kv > {1'd0, cut_rc_q};
   assign x_cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
   assign cut_kv = cut_kv_q;
-  assign cut_diff = cut_diff_q;
-  assign cut_under = cut_under_q;
-  assign cut_k_r = cut_k_r_q;
-  assign cut_m_r = cut_m_r_q;
+  assign cut_amount = cut_amount_q;
+  assign cut_amt_hi = cut_amt_hi_q;
+  assign cut_room_k = cut_room_k_q;
+  assign cut_room_m = cut_room_m_q;
   assign cut_m_k = cut_m_k_q;
   assign cut_k_c = cut_k_c_q;
   assign cut_m_c = cut_m_c_q;
+  assign cut_diff_full = {1'd0, cut_rc_p} - {1'd0, cut_amount};
+  assign cut_diff = cut_diff_full[27:0];
+  assign cut_under = cut_amt_hi || cut_diff_full[28];
+  assign cut_k_r = cut_room_k[29] || cut_amt_hi || {1'd0, cut_amount} > cut_room_k[28:0];
+  assign cut_m_r = cut_room_m[29] || cut_amt_hi || {1'd0, cut_amount} > cut_room_m[28:0];
   assign keep_fac_d = paper ? 17'd0 : {10'd0, rpg_min_dec_fac_value_i} * 17'd655;
-  assign cut_over = cut_k_r ? (cut_m_k ? cut_m_c : cut_k_c) : cut_m_r ? cut_m_c : 1'b0;
-  assign cut_to_min = !cut_over && (cut_k_r ? cut_m_k : cut_m_r);
-  assign cut_to_kv = !cut_over && cut_k_r && !cut_m_k;
-  assign cut_to_rate = !cut_over && !cut_k_r && !cut_m_r && !cut_under;
-  assign cut_new = cut_over ? cut_rc_p :
-                   cut_to_min ? min_fx :
-                   cut_to_kv ? cut_kv[27:0] :
-                   cut_to_rate ? cut_diff[27:0] :
-                   28'd0;
+  assign cut_at_m = cut_m_c ? cut_rc_p : min_fx;
+  assign cut_at_k = cut_m_k ? cut_at_m : cut_k_c ? cut_rc_p : cut_kv[27:0];
+  assign cut_new = cut_k_r ? cut_at_k : cut_m_r ? cut_at_m : cut_under ? 28'd0 : cut_diff[27:0];
   assign rt_ai_sum = w_rt_q + {rpg_ai_rate_value_i, 8'd0};
-  assign ai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
+  assign ai_room = {1'd0, rmax_fx_q} - {1'd0, {rpg_ai_rate_value_i, 8'd0}};
   assign ai_reach_at_d = ai_room[28] ? 28'd0 : ai_room[27:0];
   assign ai_over_at_d = ai_room[28] ? 29'd0 : ai_room + 29'd1;
   assign rt_ai_capped = {1'd0, w_rt_q} >= ai_over_at_q;
   assign rt_ai = rt_ai_capped ? rmax_fx_q : rt_ai_sum;
   assign rt_hai_sum = w_rt_q + {rpg_hai_rate_value_i, 8'd0};
-  assign hai_room = {1'd0, rmax_fx_d} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
+  assign hai_room = {1'd0, rmax_fx_q} - {1'd0, {rpg_hai_rate_value_i, 8'd0}};
   assign hai_reach_at_d = hai_room[28] ? 28'd0 : hai_room[27:0];
   assign hai_over_at_d = hai_room[28] ? 29'd0 : hai_room + 29'd1;
   assign rt_hai_capped = {1'd0, w_rt_q} >= hai_over_at_q;
@@ -853,9 +925,16 @@ module dcqcn_rp #(
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_prod = byte_en_q && bc_lt_tc_q ? phai_bc_prod : phai_tc_prod;
   assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
-  assign phai_room_p1 = cap_p1_q - {1'd0, w_rt_q};
-  assign phai_over = {1'd0, phai_prod} - {16'd0, phai_room_p1[28:8]};
-  assign phai_capped = phai_room_p1[28] || !phai_over[36];
+  assign phai_pass = ({2'd0, {phai_prod, 8'd0}} ^ {18'd0, w_rt_q} ^ ~{18'd0, rmax_fx_q}) +
+                     ((({2'd0, {phai_prod, 8'd0}} & {18'd0, w_rt_q}) |
+                       ({2'd0, {phai_prod, 8'd0}} & ~{18'd0, rmax_fx_q}) |
+                       ({18'd0, w_rt_q} & ~{18'd0, rmax_fx_q})) << 1);
+  assign phai_capped = !phai_pass[45];
+  assign phai_reach = ({2'd0, {phai_prod, 8'd0}} ^ {18'd0, w_rt_q} ^
+                       {{17{cap_neg_q[28]}}, cap_neg_q}) +
+                      ((({2'd0, {phai_prod, 8'd0}} & {18'd0, w_rt_q}) |
+                        ({2'd0, {phai_prod, 8'd0}} & {{17{cap_neg_q[28]}}, cap_neg_q}) |
+                        ({18'd0, w_rt_q} & {{17{cap_neg_q[28]}}, cap_neg_q})) << 1);
   assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
   assign inc_ai = !hi_lt_f && !lo_gt_f;
   assign inc_hai = !paper && lo_gt_f;
@@ -874,17 +953,17 @@ module dcqcn_rp #(
   assign cut_rc_at_cap = !w_seen_q || w_rc_q == rmax_fx_q;
   assign ai_reach = w_rt_q >= ai_reach_at_q;
   assign hai_reach = w_rt_q >= hai_reach_at_q;
-  assign phai_room_up = {1'd0, {rmax_fx_q[27:8], 8'hff}} - {1'd0, w_rt_q};
-  assign phai_ceil = phai_room_up[28:8];
   assign inc_at_cap = inc_ai ? ai_reach :
                       inc_hai ? hai_reach :
-                      inc_phai ? phai_room_up[28] || phai_prod >= {15'd0, phai_ceil} :
+                      inc_phai ? !phai_reach[45] :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
                   lo_gt_f ? (hai_capped_q ? rt_at_cap_q : hai_zero_q) :
                   tc_gt_f_q && (ai_capped_q ? rt_at_cap_q : ai_zero_q);
-  assign rd_rc_over_rt = {1'd0, rd_rc} - {1'd0, rd_rt};
-  assign rd_rc_near = rd_rc_over_rt <= 29'd1;
+  assign rd_rc_up = ({2'd0, rd_rt} ^ ~{2'd0, rd_rc} ^ 30'd2) +
+                    ((({2'd0, rd_rt} & ~{2'd0, rd_rc}) | ({2'd0, rd_rt} & 30'd2) |
+                      (~{2'd0, rd_rc} & 30'd2)) << 1);
+  assign rd_rc_near = rd_rc >= rd_rt && !rd_rc_up[29];
   assign rd_ai_capped = {1'd0, rd_rt} >= ai_over_at_q;
   assign rd_hai_capped = {1'd0, rd_rt} >= hai_over_at_q;
   assign rc_up1 = {1'd0, w_rc_q} + 29'd1;
@@ -948,8 +1027,12 @@ module dcqcn_rp #(
   assign bc_below_skip = bc_below_skip_sum[33];
   assign bc_lt_tc_skip = bc_below_skip && w_bc_q != 16'hffff;
   assign tc_skip = |tc_skip_sum[31:16] ? 16'hffff : tc_skip_sum[15:0];
-  assign tok_elapsed = r_now_q - rd_tok_us;
-  assign tok_span = tok_elapsed > 32'd1048575 ? 20'hfffff : tok_elapsed[19:0];
+  assign tok_elapsed = {1'd0, r_now_q} - {1'd0, rd_tok_us};
+  assign tok_long = ({2'd0, r_now_q} ^ {2'd0, ~rd_tok_us} ^ 34'd17178820609) +
+                    ((({2'd0, r_now_q} & {2'd0, ~rd_tok_us}) | ({2'd0, r_now_q} & 34'd17178820609) |
+                      ({2'd0, ~rd_tok_us} & 34'd17178820609)) << 1);
+  assign tok_span = (tok_elapsed[32] ? !tok_long[33] : tok_long[32]) ? 20'hfffff :
+                    tok_elapsed[19:0];
   assign tok_at_rc = rd_seen && ctrl_rp_enable_i;
   assign tok_rate = tok_at_rc ? rd_rc : rmax_fx_q;
   assign tok_gain_lo = {20'd0, tok_rate[16:0]} * {17'd0, tok_span};
@@ -957,13 +1040,13 @@ module dcqcn_rp #(
   assign tok_gain = {11'd0, tok_gain_lo} + {tok_gain_hi, 17'd0};
   assign cap_rc_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rd_rc};
   assign cap_max_sum = {1'd0, {shaper_burst_value_i, 11'd0}} + {8'd0, rmax_fx_q};
-  assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) :
-                   cap_max_sum[35] ? 35'h7ffffffff :
-                   cap_max_sum[34:0];
-  assign burst_room = {1'd0, {shaper_burst_value_i, 11'd0}} - {1'd0, rd_tokens};
-  assign room_at_rc = burst_room + {8'd0, rd_rc};
-  assign room_at_max = {1'd0, cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0]} -
-                       {1'd0, rd_tokens};
+  assign cap_max_d = cap_max_sum[35] ? 35'h7ffffffff : cap_max_sum[34:0];
+  assign tok_cap = tok_at_rc ? (cap_rc_sum[35] ? 35'h7ffffffff : cap_rc_sum[34:0]) : cap_max_q;
+  assign room_at_rc = ({1'd0, {shaper_burst_value_i, 11'd0}} ^ {8'd0, rd_rc} ^ ~{1'd0, rd_tokens}) +
+                      ((({1'd0, {shaper_burst_value_i, 11'd0}} & {8'd0, rd_rc}) |
+                        ({1'd0, {shaper_burst_value_i, 11'd0}} & ~{1'd0, rd_tokens}) |
+                        ({8'd0, rd_rc} & ~{1'd0, rd_tokens})) << 1) + 36'd1;
+  assign room_at_max = {1'd0, cap_max_q} - {1'd0, rd_tokens};
   assign tok_room = tok_at_rc ? (cap_rc_sum[35] ? {1'd0, ~rd_tokens} : room_at_rc) : room_at_max;
   assign tok_over = tk_new_q | tk_room_q[35] | (tk_gain_q > {13'd0, tk_room_q[34:0]});
   assign tok_sum = w_tokens_q + tk_gain_q[34:0];
@@ -971,14 +1054,22 @@ module dcqcn_rp #(
   assign tx_need = {8'd0, {ev_bytes_q, 11'd0}};
   assign r_need = {8'd0, {r_bytes_q, 11'd0}};
   assign grant_room = {1'd0, r_need} - {1'd0, rd_tokens};
-  assign need_over_burst = {1'd0, r_need} - {1'd0, {shaper_burst_value_i, 11'd0}};
-  assign cap_cover = need_over_burst[35] ||
-                     (tok_at_rc ? {7'd0, rd_rc} >= need_over_burst[34:0] :
-                      {7'd0, rmax_fx_q} >= need_over_burst[34:0]);
+  assign cover_rc = ({9'd0, rd_rc} ^ {2'd0, {shaper_burst_value_i, 11'd0}} ^ ~{2'd0, r_need}) +
+                    ((({9'd0, rd_rc} & {2'd0, {shaper_burst_value_i, 11'd0}}) |
+                      ({9'd0, rd_rc} & ~{2'd0, r_need}) |
+                      ({2'd0, {shaper_burst_value_i, 11'd0}} & ~{2'd0, r_need})) << 1) + 37'd1;
+  assign cover_max = ({9'd0, rmax_fx_q} ^ {2'd0, {shaper_burst_value_i, 11'd0}} ^ ~{2'd0, r_need}) +
+                     ((({9'd0, rmax_fx_q} & {2'd0, {shaper_burst_value_i, 11'd0}}) |
+                       ({9'd0, rmax_fx_q} & ~{2'd0, r_need}) |
+                       ({2'd0, {shaper_burst_value_i, 11'd0}} & ~{2'd0, r_need})) << 1) + 37'd1;
+  assign cap_cover = !(tok_at_rc ? cover_rc[36] : cover_max[36]);
   assign ev_grant = tok_over ? tk_cover_q :
                     tk_groom_q[35] || tk_gain_q >= {13'd0, tk_groom_q[34:0]};
-  assign rd_byte_sum = {1'd0, rd_bacc} + {9'd0, r_bytes_q};
-  assign rd_fire = rd_byte_sum >= {1'd0, rpg_byte_reset_value_i};
+  assign rd_fire_sum = ({2'd0, rd_bacc} ^ {10'd0, r_bytes_q} ^ ~{2'd0, rpg_byte_reset_value_i}) +
+                       ((({2'd0, rd_bacc} & {10'd0, r_bytes_q}) |
+                         ({2'd0, rd_bacc} & ~{2'd0, rpg_byte_reset_value_i}) |
+                         ({10'd0, r_bytes_q} & ~{2'd0, rpg_byte_reset_value_i})) << 1) + 26'd1;
+  assign rd_fire = !rd_fire_sum[25];
   assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
   assign byte_on = w_seen_q && w_incon_q && byte_en_q;
   assign byte_sum = w_bacc_q + {8'd0, ev_bytes_q};
@@ -1152,10 +1243,10 @@ module dcqcn_rp #(
     cut_rc_d = cut_rc_q;
     alpha_in_d = alpha_in_q;
     cut_kv_d = cut_kv_q;
-    cut_diff_d = cut_diff_q;
-    cut_under_d = cut_under_q;
-    cut_k_r_d = cut_k_r_q;
-    cut_m_r_d = cut_m_r_q;
+    cut_amount_d = cut_amount_q;
+    cut_amt_hi_d = cut_amt_hi_q;
+    cut_room_k_d = cut_room_k_q;
+    cut_room_m_d = cut_room_m_q;
     cut_m_k_d = cut_m_k_q;
     cut_k_c_d = cut_k_c_q;
     cut_m_c_d = cut_m_c_q;
@@ -1210,10 +1301,10 @@ module dcqcn_rp #(
     // The cut's rank from stage X's registers in every cycle: formed in X1, read in X2
     if (!x_stall) begin
       cut_kv_d = x_cut_kv[27:0];
-      cut_diff_d = x_cut_diff[27:0];
-      cut_under_d = x_cut_under;
-      cut_k_r_d = x_cut_k_r;
-      cut_m_r_d = x_cut_m_r;
+      cut_amount_d = x_cut_amount[27:0];
+      cut_amt_hi_d = x_cut_amt_hi;
+      cut_room_k_d = x_cut_room_k[29:0];
+      cut_room_m_d = x_cut_room_m[29:0];
       cut_m_k_d = x_cut_m_k;
       cut_k_c_d = x_cut_k_c;
       cut_m_c_d = x_cut_m_c;
@@ -1884,10 +1975,10 @@ module dcqcn_rp #(
     cut_rc_q <= cut_rc_d;
     alpha_in_q <= alpha_in_d;
     cut_kv_q <= cut_kv_d;
-    cut_diff_q <= cut_diff_d;
-    cut_under_q <= cut_under_d;
-    cut_k_r_q <= cut_k_r_d;
-    cut_m_r_q <= cut_m_r_d;
+    cut_amount_q <= cut_amount_d;
+    cut_amt_hi_q <= cut_amt_hi_d;
+    cut_room_k_q <= cut_room_k_d;
+    cut_room_m_q <= cut_room_m_d;
     cut_m_k_q <= cut_m_k_d;
     cut_k_c_q <= cut_k_c_d;
     cut_m_c_q <= cut_m_c_d;
@@ -1940,7 +2031,11 @@ module dcqcn_rp #(
     hai_over_at_q <= hai_over_at_d;
     ai_zero_q <= ai_zero_d;
     hai_zero_q <= hai_zero_d;
-    cap_p1_q <= cap_p1_d;
+    cap_max_q <= cap_max_d;
+    cap_neg_q <= cap_neg_d;
+    k_lag_q <= k_lag_d;
+    d_lag_q <= d_lag_d;
+    t_lag_q <= t_lag_d;
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];

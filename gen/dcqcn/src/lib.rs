@@ -136,7 +136,11 @@ const DERIVED: &[(&str, u32)] = &[
     ("hai_over_at", 29),
     ("ai_zero", 1),
     ("hai_zero", 1),
-    ("cap_p1", 29),
+    ("cap_max", 35),
+    ("cap_neg", 29),
+    ("k_lag", 18),
+    ("d_lag", 18),
+    ("t_lag", 18),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -257,6 +261,24 @@ fn split_product<'c>(
         add(zext(id(&lo), 11), shl_const(id(&hi), 17)),
         comments[2],
     ));
+}
+/// a + b + c as one carry chain behind one LUT level of carry-save (XOR, majority).
+fn sum3(a: Expr, b: Expr, c: Expr) -> Expr {
+    let xor = Expr::bin(
+        BinOp::BitXor,
+        Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
+        c.clone(),
+    );
+    let maj = Expr::bin(
+        BinOp::BitOr,
+        Expr::bin(
+            BinOp::BitOr,
+            Expr::bin(BinOp::BitAnd, a.clone(), b.clone()),
+            Expr::bin(BinOp::BitAnd, a, c.clone()),
+        ),
+        Expr::bin(BinOp::BitAnd, b, c),
+    );
+    add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1)))
 }
 fn set(l: &str, r: Expr) -> Stmt {
     Stmt::assign(id(l), r)
@@ -610,13 +632,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "the cut's rank (CUT_RANK): rpg_min_dec_fac % of cut_rc_q",
         ),
         (
-            "cut_diff",
+            "cut_amount",
             28,
-            "... cut_rc_q - (cut_rc_q * alpha_in_q >> (rpg_gd + 14))",
+            "... cut_rc_q * alpha_in_q >> (rpg_gd + 14), low 28 bits",
         ),
-        ("cut_under", 1, "... the amount exceeds Rc"),
-        ("cut_k_r", 1, "... cut_kv > Rc - amount"),
-        ("cut_m_r", 1, "... rpg_min_rate > Rc - amount"),
+        ("cut_amt_hi", 1, "... the amount's higher bits are not all 0"),
+        ("cut_room_k", 30, "... Rc - cut_kv (two's complement)"),
+        ("cut_room_m", 30, "... Rc - rpg_min_rate (two's complement)"),
         ("cut_m_k", 1, "... rpg_min_rate > cut_kv"),
         ("cut_k_c", 1, "... cut_kv > Rc"),
         ("cut_m_c", 1, "... rpg_min_rate > Rc"),
@@ -815,10 +837,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "registered: rmax_fx_q",
     ));
     wires.push((
-        "cap_p1_d".into(),
+        "cap_neg_d".into(),
         29,
-        add(zext(id("rmax_fx_d"), 1), d(29, 256)),
-        "the cap plus 1 Mb/s (registered: cap_p1_q)",
+        sub(d(29, 0), zext(id("rmax_fx_q"), 1)),
+        "minus the cap (registered: cap_neg_q)",
     ));
     wires.push((
         "min_fx".into(),
@@ -843,6 +865,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             tern(eq(cfg(reg, "value"), d(17, 0)), d(17, 1), cfg(reg, "value")),
             "period in us; 0 acts as 1 (registered: _q)",
         ));
+        wires.push((
+            format!("{}_d", name.replace("period", "lag")),
+            18,
+            sub(d(18, 1), zext(id(&format!("{name}_d")), 1)),
+            "1 - the period, 18-bit two's complement (registered: _q): stage R's lag sum",
+        ));
     }
     // Timers: the elapsed time since each deadline is a register kept with the deadline, so
     // the due tests read a sign bit. It is signed, one bit wider than the 32-bit time: a
@@ -852,23 +880,55 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // saw its deadlines ahead and its timers stood still until the clock wrapped past them).
     for x in ["a", "d", "i"] {
         let per = || zext(id(timer_period(x)), EL_W - 17);
+        // now - deadline with its borrow (now < deadline), and the window test as the carry
+        // of a second sum in parallel (now + ~deadline + 2**17, 34 bits: bit 33 set, or bit 32
+        // with the borrow, when the deadline is 1 .. 2**17 - 1 us ahead), so the sign is one
+        // LUT behind two carry chains rather than a 15-bit AND after the difference.
+        let now34 = || zext(id("r_now_q"), 2);
+        let ndl34 = || zext(Expr::bitnot(id(&format!("rd_{x}_next"))), 2);
         wires.push((
             format!("rd_{x}_diff"),
-            32,
-            sub(id("r_now_q"), id(&format!("rd_{x}_next"))),
-            "stage R: now minus the deadline, modulo 2**32",
+            33,
+            sub(zext(id("r_now_q"), 1), zext(id(&format!("rd_{x}_next")), 1)),
+            "stage R: now minus the deadline, modulo 2**32, and the borrow",
+        ));
+        wires.push((
+            format!("rd_{x}_win"),
+            34,
+            sum3(now34(), ndl34(), d(34, 1 << 17)),
+            "stage R: now + ~deadline + 2**17",
+        ));
+        wires.push((
+            format!("rd_{x}_lag"),
+            34,
+            {
+                let lag = timer_period(x).replace("period", "lag");
+                sum3(
+                    now34(),
+                    ndl34(),
+                    Expr::concat(vec![
+                        Expr::repl(Expr::int(16), id(&lag).bits(17, 17)),
+                        id(&lag),
+                    ]),
+                )
+            },
+            "stage R: now - deadline - the period + 2**32 (modulo 2**34)",
         ));
         let diff = || id(&format!("rd_{x}_diff"));
+        let win = || id(&format!("rd_{x}_win"));
+        wires.push((
+            format!("rd_{x}_sign"),
+            1,
+            or(
+                win().bits(33, 33),
+                and(vec![win().bits(32, 32), diff().bits(32, 32)]),
+            ),
+            "stage R: the deadline is 1 .. 2**17 - 1 us ahead",
+        ));
         wires.push((
             format!("rd_{x}_el"),
             EL_W,
-            Expr::concat(vec![
-                and(vec![
-                    eq(diff().bits(31, 17), d(15, 0x7fff)),
-                    ne(diff().bits(16, 0), d(17, 0)),
-                ]),
-                diff(),
-            ]),
+            Expr::concat(vec![id(&format!("rd_{x}_sign")), diff().bits(31, 0)]),
             "stage R: signed, negative when the deadline is 1 .. 2**17 - 1 us ahead (loads the \
              _el_q register)",
         ));
@@ -904,12 +964,61 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             } else {
                 format!("{x}_once_{how}")
             };
-            wires.push((
-                name,
-                1,
-                Expr::lt(id(&el), zext(id(timer_period(x)), EL_W - 17)),
-                "less than a period elapsed",
-            ));
+            // Stage R's from the lag sum, in parallel with the difference: less than a period
+            // elapsed when the sum is below 2**32 (no borrow) or negative (a borrow).
+            let once = if how == "rd" {
+                let lag = || id(&format!("rd_{x}_lag"));
+                and(vec![
+                    not(id(&format!("rd_{x}_sign"))),
+                    tern(
+                        id(&format!("rd_{x}_diff")).bits(32, 32),
+                        lag().bits(33, 33),
+                        not(or(lag().bits(33, 33), lag().bits(32, 32))),
+                    ),
+                ])
+            } else if how == "step" {
+                // Read only when the timer is due (its elapsed time not negative): the step
+                // leaves less than a period when elapsed - period is not negative (that
+                // difference's sign) and elapsed - 2 * period is, the latter one three-input
+                // sum with the registered 1 - period rather than a compare behind the step.
+                let lag = timer_period(x).replace("period", "lag");
+                let w = format!("{x}_step_lag");
+                wires.push((
+                    w.clone(),
+                    34,
+                    sum3(
+                        zext(id(&format!("{x}_el_q")), 1),
+                        Expr::concat(vec![
+                            Expr::repl(Expr::int(16), id(&lag).bits(17, 17)),
+                            id(&lag),
+                        ]),
+                        Expr::bitnot(zext(id(timer_period(x)), 17)),
+                    ),
+                    "elapsed - 2 * period (34 bits)",
+                ));
+                and(vec![
+                    not(id(&el).bits(EL_W - 1, EL_W - 1)),
+                    id(&w).bits(33, 33),
+                ])
+            } else if how == "jump" {
+                // A jump applies only when it fits (jump <= elapsed time): elapsed - jump -
+                // period is negative, as one three-input sum with the registered 1 - period.
+                let lag = timer_period(x).replace("period", "lag");
+                let s = sum3(
+                    zext(id(&format!("{x}_el_q")), 1),
+                    Expr::bitnot(zext(id(&format!("{x}_jump_q")).bits(31, 0), 2)),
+                    Expr::concat(vec![
+                        Expr::repl(Expr::int(16), id(&lag).bits(17, 17)),
+                        id(&lag),
+                    ]),
+                );
+                let w = format!("{x}_jump_lag");
+                wires.push((w.clone(), 34, s, "elapsed - jump - period (34 bits)"));
+                id(&w).bits(33, 33)
+            } else {
+                Expr::lt(id(&el), zext(id(timer_period(x)), EL_W - 17))
+            };
+            wires.push((name, 1, once, "less than a period elapsed"));
         }
     }
     wires.push((
@@ -1128,34 +1237,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         // above Rc.
         let amount = || id(&format!("{side}_cut_amount"));
         let kv = || id(&format!("{side}_cut_kv"));
-        let diff = format!("{side}_cut_diff");
         wires.push((
-            diff.clone(),
-            29,
-            sub(zext(id(rc_in), 1), zext(amount().bits(27, 0), 1)),
-            "Rc - the cut amount (registered: cut_diff_q)",
-        ));
-        wires.push((
-            format!("{side}_cut_under"),
+            format!("{side}_cut_amt_hi"),
             1,
-            or(
-                Expr::un(UnOp::RedOr, amount().bits(38, 28)),
-                id(&diff).bits(28, 28),
-            ),
-            "the cut amount exceeds Rc",
+            Expr::un(UnOp::RedOr, amount().bits(38, 28)),
+            "the cut amount is 2**28 or more (above any Rc)",
         ));
-        for (n, room) in [("k_r", "room_k"), ("m_r", "room_m")] {
-            let room = id(&format!("{side}_cut_{room}"));
-            wires.push((
-                format!("{side}_cut_{n}"),
-                1,
-                or(
-                    room.clone().bits(29, 29),
-                    gt(amount(), zext(room.bits(28, 0), 10)),
-                ),
-                "the bound is above Rc - the cut amount",
-            ));
-        }
         for (n, a, b) in [
             ("m_k", zext(id("min_fx"), 1), kv()),
             ("k_c", kv(), zext(id(rc_in), 1)),
@@ -1172,6 +1259,33 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "the cut's rank",
         ));
     }
+    // X2's part of the cut: Rc minus the registered amount and the amount's compares with the
+    // registered rooms, one carry chain each behind the rank's registers (formed in X1 they
+    // followed the products' add and the shift in the same cycle).
+    wires.push((
+        "cut_diff_full".into(),
+        29,
+        sub(zext(id("cut_rc_q"), 1), zext(id("cut_amount"), 1)),
+        "Rc - the cut amount",
+    ));
+    wires.push(("cut_diff".into(), 28, id("cut_diff_full").bits(27, 0), ""));
+    wires.push((
+        "cut_under".into(),
+        1,
+        or(id("cut_amt_hi"), id("cut_diff_full").bits(28, 28)),
+        "the cut amount exceeds Rc",
+    ));
+    for (n, room) in [("k_r", "cut_room_k"), ("m_r", "cut_room_m")] {
+        wires.push((
+            format!("cut_{n}"),
+            1,
+            or(
+                or(id(room).bits(29, 29), id("cut_amt_hi")),
+                gt(zext(id("cut_amount"), 1), id(room).bits(28, 0)),
+            ),
+            "the bound is above Rc - the cut amount",
+        ));
+    }
     wires.push((
         "keep_fac_d".into(),
         17,
@@ -1182,63 +1296,37 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "fac * 655 (655/65536 ~ 1/100), 0 in PAPER mode (registered: keep_fac_q)",
     ));
-    // Whether the largest of the three is above Rc, by the tree that picks it; the leaves are
-    // given for cut_kv, cut_rate and min_fx in that order.
-    let by_largest = |kv: Expr, rate: Expr, min: Expr| {
+    // Rc after the cut: the largest of cut_kv, Rc - amount (0 below 0) and min_fx, or Rc when
+    // that is above Rc. The values for the two bounds (cut_at_k when cut_kv is above Rc -
+    // amount, cut_at_m when min_fx is) are selected from the rank's registers while X2's
+    // compares run, so the compares' results (cut_k_r, cut_m_r, cut_under) and Rc - amount
+    // meet in one flat select.
+    wires.push((
+        "cut_at_m".into(),
+        28,
+        tern(id("cut_m_c"), id("cut_rc_q"), id("min_fx")),
+        "Rc after the cut when min_fx is the largest bound",
+    ));
+    wires.push((
+        "cut_at_k".into(),
+        28,
         tern(
-            id("cut_k_r"),
-            tern(id("cut_m_k"), min.clone(), kv),
-            tern(id("cut_m_r"), min, rate),
-        )
-    };
-    wires.push((
-        "cut_over".into(),
-        1,
-        by_largest(id("cut_k_c"), b1(false), id("cut_m_c")),
-        "the largest of the three is above Rc",
-    ));
-    // Which value the cut leaves, one flag each (decoded from the compares in parallel), so
-    // the values pass one flat select rather than the tree above.
-    wires.push((
-        "cut_to_min".into(),
-        1,
-        and(vec![
-            not(id("cut_over")),
-            tern(id("cut_k_r"), id("cut_m_k"), id("cut_m_r")),
-        ]),
-        "Rc after the cut is rpg_min_rate",
-    ));
-    wires.push((
-        "cut_to_kv".into(),
-        1,
-        and(vec![not(id("cut_over")), id("cut_k_r"), not(id("cut_m_k"))]),
-        "... rpg_min_dec_fac % of Rc",
-    ));
-    wires.push((
-        "cut_to_rate".into(),
-        1,
-        and(vec![
-            not(id("cut_over")),
-            not(id("cut_k_r")),
-            not(id("cut_m_r")),
-            not(id("cut_under")),
-        ]),
-        "... Rc - the cut amount (else 0)",
+            id("cut_m_k"),
+            id("cut_at_m"),
+            tern(id("cut_k_c"), id("cut_rc_q"), id("cut_kv").bits(27, 0)),
+        ),
+        "... when the larger of cut_kv and min_fx is above Rc - amount",
     ));
     wires.push((
         "cut_new".into(),
         28,
         tern(
-            id("cut_over"),
-            id("cut_rc_q"),
+            id("cut_k_r"),
+            id("cut_at_k"),
             tern(
-                id("cut_to_min"),
-                id("min_fx"),
-                tern(
-                    id("cut_to_kv"),
-                    id("cut_kv").bits(27, 0),
-                    tern(id("cut_to_rate"), id("cut_diff").bits(27, 0), d(28, 0)),
-                ),
+                id("cut_m_r"),
+                id("cut_at_m"),
+                tern(id("cut_under"), d(28, 0), id("cut_diff").bits(27, 0)),
             ),
         ),
         "Rc after the cut: max(rpg_min_dec_fac % of Rc, Rc - amount, rpg_min_rate), never above Rc",
@@ -1260,7 +1348,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             room.clone(),
             29,
             sub(
-                zext(id("rmax_fx_d"), 1),
+                zext(id("rmax_fx_q"), 1),
                 zext(shl_const(cfg(step, "value"), 8), 1),
             ),
             "cap - step, negative when the step passes the cap",
@@ -1384,29 +1472,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(rt(), shl_const(id("phai_prod").bits(19, 0), 8)),
         "",
     ));
+    // PAPER's hyper step against the cap as three-input sums (carry-save, then one chain) of
+    // the product << 8, Rt and the cap, rather than cap - Rt and then the product's compare:
+    // the sum passes the cap when 256 * product + Rt - cap - 1 >= 0, and reaches it when
+    // 256 * product + Rt - cap >= 0 (cap_neg_q = -cap, registered).
+    let prod46 = || zext(shl_const(id("phai_prod"), 8), 2);
+    let rt46 = || zext(rt(), 18);
     wires.push((
-        "phai_room_p1".into(),
-        29,
-        sub(id("cap_p1_q"), zext(rt(), 1)),
-        "cap - Rt + 256: its integer part is that of cap - Rt, plus 1; negative when Rt is more than 1 Mb/s above the cap",
-    ));
-    wires.push((
-        "phai_over".into(),
-        37,
-        sub(
-            zext(id("phai_prod"), 1),
-            zext(id("phai_room_p1").bits(28, 8), 16),
-        ),
-        "the product minus that: not negative when the sum passes the cap (a DSP post-adder)",
+        "phai_pass".into(),
+        46,
+        sum3(prod46(), rt46(), Expr::bitnot(zext(id("rmax_fx_q"), 18))),
+        "256 * product + Rt - cap - 1: not negative when the sum passes the cap",
     ));
     wires.push((
         "phai_capped".into(),
         1,
-        or(
-            id("phai_room_p1").bits(28, 28),
-            not(id("phai_over").bits(36, 36)),
+        not(id("phai_pass").bits(45, 45)),
+        "PAPER's hyper increase passes the cap",
+    ));
+    wires.push((
+        "phai_reach".into(),
+        46,
+        sum3(
+            prod46(),
+            rt46(),
+            Expr::concat(vec![
+                Expr::repl(Expr::int(17), id("cap_neg_q").bits(28, 28)),
+                id("cap_neg_q"),
+            ]),
         ),
-        "PAPER's hyper increase reaches the cap",
+        "256 * product + Rt - cap: not negative when the sum reaches the cap",
     ));
     wires.push((
         "rt_phai".into(),
@@ -1547,24 +1642,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ));
     }
     wires.push((
-        "phai_room_up".into(),
-        29,
-        sub(
-            zext(
-                Expr::concat(vec![id("rmax_fx_q").bits(27, 8), Expr::num(8, 0xff)]),
-                1,
-            ),
-            zext(rt(), 1),
-        ),
-        "cap - Rt + 255 (the cap's fraction is 0), negative when Rt is a step above the cap",
-    ));
-    wires.push((
-        "phai_ceil".into(),
-        21,
-        id("phai_room_up").bits(28, 8),
-        "cap - Rt in Mb/s, rounded up: the product reaches the cap from there",
-    ));
-    wires.push((
         "inc_at_cap".into(),
         1,
         tern(
@@ -1575,10 +1652,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 id("hai_reach"),
                 tern(
                     id("inc_phai"),
-                    or(
-                        id("phai_room_up").bits(28, 28),
-                        ge(id("phai_prod"), zext(id("phai_ceil"), 15)),
-                    ),
+                    not(id("phai_reach").bits(45, 45)),
                     id("rt_at_cap_q"),
                 ),
             ),
@@ -1617,16 +1691,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // registers, set from stage R's word on the load and from Rc and the new Rt on an
     // increase step: after one, Rc - Rt = ceil((Rc - Rt')/2), which is 0 or 1 when
     // Rc + 1 - Rt' is 0 to 3.
+    // Rc - Rt is 0 or 1: Rc >= Rt and Rt + 1 - Rc >= 0, two carry chains in parallel rather
+    // than a compare behind the difference.
     wires.push((
-        "rd_rc_over_rt".into(),
-        29,
-        sub(zext(id("rd_rc"), 1), zext(id("rd_rt"), 1)),
-        "stage R's Rc - Rt, wrapping when Rc < Rt",
+        "rd_rc_up".into(),
+        30,
+        sum3(
+            zext(id("rd_rt"), 2),
+            Expr::bitnot(zext(id("rd_rc"), 2)),
+            d(30, 2),
+        ),
+        "stage R's Rt + 1 - Rc (two's complement)",
     ));
     wires.push((
         "rd_rc_near".into(),
         1,
-        Expr::bin(BinOp::Le, id("rd_rc_over_rt"), d(29, 1)),
+        and(vec![
+            ge(id("rd_rc"), id("rd_rt")),
+            not(id("rd_rc_up").bits(29, 29)),
+        ]),
         "",
     ));
     for x in ["ai", "hai"] {
@@ -2022,17 +2105,34 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "",
     ));
     // Shaper accrual, on the word read from the RAM.
+    // The span saturates at 2**20 - 1 us: whether now - tok_us (modulo 2**32) reaches 2**20 is
+    // the carry of now + ~tok_us + 1 - 2**20 (34 bits) with the difference's borrow, in parallel
+    // with the difference rather than a 12-bit OR behind it.
     wires.push((
         "tok_elapsed".into(),
-        32,
-        sub(id("r_now_q"), id("rd_tok_us")),
-        "",
+        33,
+        sub(zext(id("r_now_q"), 1), zext(id("rd_tok_us"), 1)),
+        "now - tok_us and its borrow",
+    ));
+    wires.push((
+        "tok_long".into(),
+        34,
+        sum3(
+            zext(id("r_now_q"), 2),
+            zext(Expr::bitnot(id("rd_tok_us")), 2),
+            d(34, (1u128 << 34) + 1 - (1 << 20)),
+        ),
+        "now - tok_us + 2**32 - 2**20 (modulo 2**34)",
     ));
     wires.push((
         "tok_span".into(),
         20,
         tern(
-            gt(id("tok_elapsed"), d(32, 0xf_ffff)),
+            tern(
+                id("tok_elapsed").bits(32, 32),
+                not(id("tok_long").bits(33, 33)),
+                id("tok_long").bits(32, 32),
+            ),
             Expr::num(20, 0xf_ffff),
             id("tok_elapsed").bits(19, 0),
         ),
@@ -2058,8 +2158,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ["span * rate[16:0]", "span * rate[27:17]", "rate * span"],
     );
     // The cap and cap - tokens are formed for both rates (the flow's Rc, the cap rate) and
-    // selected after, so the rate's select is not in front of the sums; cap - tokens at Rc
-    // is (burst - tokens) + Rc, the first difference taken while Rc's sum forms.
+    // selected after, so the rate's select is not in front of the sums.
     let burst_fx = || zext(shl_const(cfg("shaper_burst", "value"), 11), 1);
     let all_ones = || Expr::num(35, (1 << 35) - 1);
     wires.push((
@@ -2074,6 +2173,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(burst_fx(), zext(id("rmax_fx_q"), 8)),
         "... at the cap rate",
     ));
+    // The cap at the cap rate is a parameter: registered from rmax_fx_q (stage R reads it two
+    // or more cycles after the take, like first_rate_q in stage X), so cap - tokens at the cap
+    // rate is one carry chain in stage R.
+    wires.push((
+        "cap_max_d".into(),
+        35,
+        tern(
+            id("cap_max_sum").bits(35, 35),
+            all_ones(),
+            id("cap_max_sum").bits(34, 0),
+        ),
+        "the bucket's cap at the cap rate, saturated (registered: cap_max_q)",
+    ));
     wires.push((
         "tok_cap".into(),
         35,
@@ -2084,40 +2196,41 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 all_ones(),
                 id("cap_rc_sum").bits(34, 0),
             ),
-            tern(
-                id("cap_max_sum").bits(35, 35),
-                all_ones(),
-                id("cap_max_sum").bits(34, 0),
-            ),
+            id("cap_max_q"),
         ),
         "tokens arrive in one-microsecond quanta: the bucket holds one more",
     ));
-    wires.push((
-        "burst_room".into(),
-        36,
-        sub(burst_fx(), zext(id("rd_tokens"), 1)),
-        "burst - tokens",
-    ));
-    wires.push((
-        "room_at_rc".into(),
-        36,
-        add(id("burst_room"), zext(id("rd_rc"), 8)),
-        "cap - tokens at Rc below the saturation",
-    ));
+    // burst + Rc - tokens as a three-input sum (one LUT level of carry-save, then one carry
+    // chain), not two chains one after the other.
+    {
+        let a = zext(shl_const(cfg("shaper_burst", "value"), 11), 1);
+        let b = zext(id("rd_rc"), 8);
+        let c = Expr::bitnot(zext(id("rd_tokens"), 1));
+        let xor = Expr::bin(
+            BinOp::BitXor,
+            Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
+            c.clone(),
+        );
+        let maj = Expr::bin(
+            BinOp::BitOr,
+            Expr::bin(
+                BinOp::BitOr,
+                Expr::bin(BinOp::BitAnd, a.clone(), b.clone()),
+                Expr::bin(BinOp::BitAnd, a, c.clone()),
+            ),
+            Expr::bin(BinOp::BitAnd, b, c),
+        );
+        wires.push((
+            "room_at_rc".into(),
+            36,
+            add(add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1))), d(36, 1)),
+            "cap - tokens at Rc below the saturation: burst + Rc - tokens",
+        ));
+    }
     wires.push((
         "room_at_max".into(),
         36,
-        sub(
-            zext(
-                tern(
-                    id("cap_max_sum").bits(35, 35),
-                    all_ones(),
-                    id("cap_max_sum").bits(34, 0),
-                ),
-                1,
-            ),
-            zext(id("rd_tokens"), 1),
-        ),
+        sub(zext(id("cap_max_q"), 1), zext(id("rd_tokens"), 1)),
         "cap - tokens at the cap rate",
     ));
     // The sum passes the cap when the gain passes cap - tokens: that difference is taken
@@ -2187,28 +2300,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         sub(zext(id("r_need"), 1), zext(id("rd_tokens"), 1)),
         "need - tokens, negative when the tokens cover the send already",
     ));
-    // A full bucket covers the send when burst + rate reaches need: the rate (either candidate)
-    // is compared with need - burst, taken from registers, rather than the cap summed first.
-    wires.push((
-        "need_over_burst".into(),
-        36,
-        sub(
-            zext(id("r_need"), 1),
-            zext(shl_const(cfg("shaper_burst", "value"), 11), 1),
-        ),
-        "need - burst, negative when the burst alone covers the send",
-    ));
+    // A full bucket covers the send when burst + rate reaches need: burst + rate - need for
+    // either candidate rate as a three-input sum (one carry chain behind registers).
+    for (side, rate) in [("rc", "rd_rc"), ("max", "rmax_fx_q")] {
+        wires.push((
+            format!("cover_{side}"),
+            37,
+            add(
+                sum3(
+                    zext(id(rate), 9),
+                    zext(shl_const(cfg("shaper_burst", "value"), 11), 2),
+                    Expr::bitnot(zext(id("r_need"), 2)),
+                ),
+                d(37, 1),
+            ),
+            "burst + rate - need, negative when the full bucket does not cover the send",
+        ));
+    }
     wires.push((
         "cap_cover".into(),
         1,
-        or(
-            id("need_over_burst").bits(35, 35),
-            tern(
-                id("tok_at_rc"),
-                ge(zext(id("rd_rc"), 7), id("need_over_burst").bits(34, 0)),
-                ge(zext(id("rmax_fx_q"), 7), id("need_over_burst").bits(34, 0)),
-            ),
-        ),
+        not(tern(
+            id("tok_at_rc"),
+            id("cover_rc").bits(36, 36),
+            id("cover_max").bits(36, 36),
+        )),
         "tok_cap covers the send (the cap saturates only above any send)",
     ));
     wires.push((
@@ -2224,16 +2340,25 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         "tok_fill covers the send (X1; both cases compared while tok_over settles)",
     ));
+    // The byte sum plus the send reaches rpg_byte_reset: sum + bytes - reset as one
+    // three-input sum, not the sum and then a compare.
     wires.push((
-        "rd_byte_sum".into(),
-        25,
-        add(zext(id("rd_bacc"), 1), zext(id("r_bytes_q"), 9)),
-        "",
+        "rd_fire_sum".into(),
+        26,
+        add(
+            sum3(
+                zext(id("rd_bacc"), 2),
+                zext(id("r_bytes_q"), 10),
+                Expr::bitnot(zext(cfg("rpg_byte_reset", "value"), 2)),
+            ),
+            d(26, 1),
+        ),
+        "stage R: byte sum + the send's bytes - rpg_byte_reset",
     ));
     wires.push((
         "rd_fire".into(),
         1,
-        ge(id("rd_byte_sum"), zext(cfg("rpg_byte_reset", "value"), 1)),
+        not(id("rd_fire_sum").bits(25, 25)),
         "stage R's word: the send fires the byte counter",
     ));
     wires.push((
@@ -3332,13 +3457,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "alpha_prod",
         "x_cut_prod",
         "x_keep_prod",
-        "phai_room_p1",
-        "phai_room_up",
-        "phai_over",
+        "phai_pass",
+        "phai_reach",
         "rc_inc_sum",
         "tc_skip_lt_f_sum",
         "tc_skip_gt_f_sum",
         "bc_below_skip_sum",
+        "rd_rc_up",
+        "tok_elapsed",
+        "tok_long",
+        "a_jump_lag",
+        "a_step_lag",
+        "d_step_lag",
+        "i_step_lag",
+        "d_jump_lag",
+        "i_jump_lag",
+        "cover_rc",
+        "cover_max",
+        "rd_fire_sum",
+        "rd_a_win",
+        "rd_d_win",
+        "rd_i_win",
+        "rd_a_lag",
+        "rd_d_lag",
+        "rd_i_lag",
     ];
     dp.push(V::Comment(vec!["Datapath".into()]));
     let mut decls = Vec::new();
@@ -3440,10 +3582,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cut_rc",
         "alpha_in",
         "cut_kv",
-        "cut_diff",
-        "cut_under",
-        "cut_k_r",
-        "cut_m_r",
+        "cut_amount",
+        "cut_amt_hi",
+        "cut_room_k",
+        "cut_room_m",
         "cut_m_k",
         "cut_k_c",
         "cut_m_c",
@@ -3553,10 +3695,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
 /// word) or `x_cut_<name>` (stage X's registers), with their widths.
 const CUT_RANK: &[(&str, u32)] = &[
     ("kv", 28),
-    ("diff", 28),
-    ("under", 1),
-    ("k_r", 1),
-    ("m_r", 1),
+    ("amount", 28),
+    ("amt_hi", 1),
+    ("room_k", 30),
+    ("room_m", 30),
     ("m_k", 1),
     ("k_c", 1),
     ("m_c", 1),
