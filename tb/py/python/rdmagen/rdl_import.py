@@ -70,7 +70,10 @@ def _desc(node: Any) -> str:
 
 def _unknown_props(ctx: _Ctx, node: Any, allowed: set[str], what: str) -> None:
     for p in node.list_properties():
-        if p not in allowed:
+        if p in ("decr", "decrvalue", "decrwidth", "decrsaturate", "decrthreshold"):
+            ctx.err(node, f"`{p}`: a decrementing counter; rdmagen counters only count up "
+                    "(counter, incrwidth, incrsaturate)")
+        elif p not in allowed:
             ctx.err(node, f"property `{p}` on a {what} has no rdmagen equivalent; remove it "
                     "(or describe the behaviour with rdmagen's access types and hardware "
                     "properties, docs/regmap-format.md)")
@@ -164,7 +167,8 @@ def _field(ctx: _Ctx, f: Any, reg_width: int) -> dict[str, Any] | None:
             ctx.err(f, "incrsaturate at a value: rdmagen's counter saturates at all ones or "
                     "wraps; use incrsaturate = true/false")
         c: dict[str, Any] = {}
-        width = f.get_property("incrwidth")
+        # No incrwidth: a 1-bit increment input (incrvalue 1), step_width 1 for us.
+        width = f.get_property("incrwidth") or 1
         if width != 1:
             c["step_width"] = width
         if sat is False:
