@@ -220,3 +220,19 @@ def test_missing_top_and_bad_rdl_are_errors(tmp_path: Path) -> None:
     with pytest.raises(RdlImportError) as e:
         import_rdl(str(rdl))
     assert "systemrdl-compiler rejected the design" in e.value.errors[0]
+
+
+def test_names_and_top_selection(tmp_path: Path) -> None:
+    """`-t` picks the addrmap; a name the map format cannot hold is refused, not rewritten."""
+    rdl = tmp_path / "two.rdl"
+    rdl.write_text("""
+addrmap first { reg { field { sw = rw; hw = r; } on[0:0] = 0; } ctrl @ 0x0; };
+addrmap second { reg { field { sw = rw; hw = r; } On[0:0] = 0; } CTRL @ 0x0; };
+""")
+    m = import_rdl(str(rdl), top="first")
+    assert m["block"] == "first" and [r["name"] for r in m["registers"]] == ["ctrl"]
+    with pytest.raises(RdlImportError) as e:
+        import_rdl(str(rdl))  # the last addrmap is the default top
+    assert [x.split(":")[0] for x in e.value.errors] == ["second", "second"]
+    assert "`CTRL` is not rdmagen snake_case" in e.value.errors[0]
+    assert "`On` is not rdmagen snake_case" in e.value.errors[1]

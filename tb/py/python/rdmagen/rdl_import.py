@@ -146,7 +146,7 @@ def _field(ctx: _Ctx, f: Any, reg_width: int) -> dict[str, Any] | None:
         if we:
             ctx.err(f, "a sticky intr with `we` (only sets bits when written) has no rdmagen "
                     "equivalent; make it nonsticky (hardware loads any value)")
-        elif not hwset:
+        elif not (hwset or hwclr or counter):
             # A sticky interrupt bit is set by its hardware input: rdmagen's per-bit hw_set.
             hwset = True
     if hwset:
