@@ -53,7 +53,8 @@ class RdlImportError(Exception):
 class _Ctx:
     errors: list[str] = dc_field(default_factory=list)
     enums: dict[str, dict[str, Any]] = dc_field(default_factory=dict)
-    enum_src: dict[str, Any] = dc_field(default_factory=dict)
+    # Child components by name, per component (id), for ->enable references.
+    children: dict[int, dict[str, Any]] = dc_field(default_factory=dict)
 
     def err(self, node: Any, msg: str) -> None:
         self.errors.append(f"{node.get_path()}: {msg}")
@@ -254,21 +255,46 @@ def _interrupt(ctx: _Ctx, r: Any, fields: list[Any], intr: list[Any]) -> str | N
             if f.get_property(p) is not None:
                 ctx.err(f, f"intr with ->{p}: rdmagen pairs a status register with an enable "
                         "register only (->enable)")
-        en = f.get_property("enable")
+        en = _enable_target(ctx, f)
         if en is None:
             ctx.err(f, "intr without ->enable: rdmagen pairs every status field with an enable "
                     "field; add `->enable = <enable register>.<field>`")
             continue
-        if en.inst_name != f.inst_name or en.parent.parent != r.parent:
-            ctx.err(f, f"->enable = {en.get_path()}: rdmagen pairs a status field with the "
+        en_field, en_reg, container = en
+        if en_field.inst_name != f.inst_name or container is not r.parent.inst:
+            path = f.get_property("enable").get_path()
+            ctx.err(f, f"->enable = {path}: rdmagen pairs a status field with the "
                     "same-named field of an enable register beside it")
             continue
-        targets.add(en.parent.inst_name)
+        targets.add(en_reg.inst_name)
     if len(targets) > 1:
         ctx.err(r, f"->enable points at several registers ({', '.join(sorted(targets))}): "
                 "rdmagen has one enable register per status register")
         return None
     return targets.pop() if targets else None
+
+
+def _enable_target(ctx: _Ctx, f: Any) -> tuple[Any, Any, Any] | None:
+    """(field, register, register's parent) components of a field's ->enable, or None.
+
+    Resolved over a name index of the component tree: systemrdl-compiler's own resolution
+    (get_property) scans the parent's children by name, quadratic in a 4096-register map."""
+    ref = f.inst.properties.get("enable")
+    if ref is None:
+        return None
+    node = f
+    while node is not None and node.inst.original_def is not ref.ref_root:
+        node = node.parent
+    if node is None or len(ref.ref_elements) < 2:
+        en = f.get_property("enable")  # an unusual reference: the library resolves it
+        return (en.inst, en.parent.inst, en.parent.parent.inst)
+    path = [node.inst]
+    for name, _idx, _src in ref.ref_elements:
+        index = ctx.children.get(id(path[-1]))
+        if index is None:
+            index = ctx.children[id(path[-1])] = {c.inst_name: c for c in path[-1].children}
+        path.append(index[name])
+    return path[-1], path[-2], path[-3]
 
 
 def _flatten(ctx: _Ctx, node: Any, prefix: str, base: int, in_array: bool) -> list[Any]:
