@@ -227,12 +227,31 @@ def test_names_and_top_selection(tmp_path: Path) -> None:
     rdl = tmp_path / "two.rdl"
     rdl.write_text("""
 addrmap first { reg { field { sw = rw; hw = r; } on[0:0] = 0; } ctrl @ 0x0; };
-addrmap second { reg { field { sw = rw; hw = r; } On[0:0] = 0; } CTRL @ 0x0; };
+addrmap second {
+    enum LinkMode { Off = 0; FastRetrain = 1; };
+    reg { name = "Control"; field { sw = rw; hw = r; encode = LinkMode; } On[0:0] = 0; } CTRL @ 0x0;
+    reg { field { sw = rw; hw = r; onwrite = woclr; intr; precedence = hw; } RxDone[0:0] = 0; } IrqSt @ 0x4;
+    reg { field { sw = rw; hw = r; } RxDone[0:0] = 0; } IrqEn @ 0x8;
+    IrqSt.RxDone->enable = IrqEn.RxDone;
+};
 """)
     m = import_rdl(str(rdl), top="first")
     assert m["block"] == "first" and [r["name"] for r in m["registers"]] == ["ctrl"]
     with pytest.raises(RdlImportError) as e:
         import_rdl(str(rdl))  # the last addrmap is the default top
-    assert [x.split(":")[0] for x in e.value.errors] == ["second", "second"]
-    assert "`CTRL` is not rdmagen snake_case" in e.value.errors[0]
-    assert "`On` is not rdmagen snake_case" in e.value.errors[1]
+    assert [x.split("`")[1] for x in e.value.errors] == [
+        "CTRL", "IrqEn", "IrqSt", "LinkMode", "On", "RxDone"]
+    assert all(x.startswith("second: name") and x.endswith("or pass --snake-case")
+               for x in e.value.errors)
+    # --snake-case converts them, references (enum, interrupt enable) along with them.
+    m = import_rdl(str(rdl), snake_case=True)
+    assert m["enums"] == [{"name": "link_mode", "values": [{"name": "OFF", "value": 0},
+                                                            {"name": "FAST_RETRAIN", "value": 1}]}]
+    ctrl, st, en = m["registers"]
+    assert (ctrl["name"], ctrl["description"], ctrl["fields"][0]["name"],
+            ctrl["fields"][0]["enum"]) == ("ctrl", "Control", "on", "link_mode")
+    assert (st["name"], st["interrupt"], st["fields"][0]["name"]) == (
+        "irq_st", {"enable": "irq_en"}, "rx_done")
+    y = tmp_path / "second.yaml"
+    y.write_text(to_yaml(m))
+    run("check", str(y))

@@ -65,8 +65,42 @@ def _name(x: Any) -> str | None:
 
 
 def _desc(node: Any) -> str:
-    d = node.get_property("desc")
+    # Without a desc, SystemRDL's `name` (a display name) is the nearest thing we have.
+    d = node.get_property("desc") or (node.get_property("name")
+                                      if "name" in node.list_properties() else "")
     return " ".join(d.split()) if d else ""
+
+
+def snake(name: str) -> str:
+    """`myRegInst` / `CTRL_REG` -> `my_reg_inst` / `ctrl_reg` (for --snake-case)."""
+    s = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+    return re.sub(r"_+", "_", s).strip("_")
+
+
+def _rename(m: dict[str, Any]) -> None:
+    """Every name to snake_case (enum values to UPPER_CASE), references along with them."""
+    m["block"] = snake(m["block"])
+    for e in m.get("enums", []):
+        e["name"] = snake(e["name"])
+        for v in e["values"]:
+            v["name"] = snake(v["name"]).upper()
+
+    def reg(r: dict[str, Any]) -> None:
+        r["name"] = snake(r["name"])
+        if "interrupt" in r:
+            r["interrupt"]["enable"] = snake(r["interrupt"]["enable"])
+        for f in r["fields"]:
+            f["name"] = snake(f["name"])
+            if "enum" in f:
+                f["enum"] = snake(f["enum"])
+
+    for it in m["registers"]:
+        if "fields" in it:
+            reg(it)
+        else:
+            it["name"] = snake(it["name"])
+            for r in it["registers"]:
+                reg(r)
 
 
 def _unknown_props(ctx: _Ctx, node: Any, allowed: set[str], what: str) -> None:
@@ -359,9 +393,12 @@ def _group_desc(d: str) -> str:
 
 
 def import_rdl(path: str | list[str], top: str | None = None, version: str = "1.0.0",
-               incl_search_paths: list[str] | None = None) -> dict[str, Any]:
+               incl_search_paths: list[str] | None = None,
+               snake_case: bool = False) -> dict[str, Any]:
     """Compile and elaborate `path` (one file or several, in order) and return the rdmagen map
-    as a dict in map order. Raises RdlImportError with every problem found."""
+    as a dict in map order. With `snake_case`, names are converted (`CtrlReg` -> `ctrl_reg`,
+    enum values upper case) instead of refused. Raises RdlImportError with every problem
+    found."""
     try:
         from systemrdl import RDLCompileError, RDLCompiler
     except ImportError as e:  # pragma: no cover - depends on the environment
@@ -390,8 +427,6 @@ def import_rdl(path: str | list[str], top: str | None = None, version: str = "1.
             item["array"] = {"count": item.pop("count"), "stride": item.pop("stride")}
             item["registers"] = regs
             out_items.append(item)
-    names = []
-    _names(ctx, root, out_items, names)
     size = root.size
     m: dict[str, Any] = {"block": root.inst_name, "version": version}
     d = _desc(root)
@@ -401,12 +436,16 @@ def import_rdl(path: str | list[str], top: str | None = None, version: str = "1.
     if ctx.enums:
         m["enums"] = list(ctx.enums.values())
     m["registers"] = out_items
+    if snake_case:
+        _rename(m)
+    _names(ctx, root, m)
     if ctx.errors:
         raise RdlImportError(ctx.errors)
     return m
 
 
-def _names(ctx: _Ctx, root: Any, items: list[dict[str, Any]], seen: list[str]) -> None:
+def _names(ctx: _Ctx, root: Any, m: dict[str, Any]) -> None:
+    items = m["registers"]
     bad = []
     for it in items:
         bad.append(it["name"])
@@ -414,10 +453,12 @@ def _names(ctx: _Ctx, root: Any, items: list[dict[str, Any]], seen: list[str]) -
             bad.append(r["name"])
             bad.extend(f["name"] for f in r["fields"])
         bad.extend(f["name"] for f in it.get("fields", []))
-    bad.append(root.inst_name)
+    bad.append(m["block"])
+    bad.extend(e["name"] for e in m.get("enums", []))
     for n in sorted({n for n in bad if not NAME_RE.match(n) or "__" in n or n.endswith("_")}):
         ctx.errors.append(f"{root.get_path()}: name `{n}` is not rdmagen snake_case "
-                          "([a-z][a-z0-9_]*, no `__`, not ending in `_`): rename it in the RDL")
+                          "([a-z][a-z0-9_]*, no `__`, not ending in `_`): rename it in the RDL, "
+                          "or pass --snake-case")
 
 
 HEX_KEYS = {"offset", "stride", "reset"}
@@ -472,10 +513,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-t", "--top", help="top addrmap (default: the last one defined)")
     ap.add_argument("--version", default="1.0.0", help="the map's version (default 1.0.0)")
     ap.add_argument("-I", dest="incl", action="append", help="include search path")
+    ap.add_argument("--snake-case", action="store_true",
+                    help="convert names to snake_case (enum values to UPPER_CASE) instead of "
+                    "refusing them")
     ap.add_argument("-o", "--out", help="output YAML file (default: standard output)")
     a = ap.parse_args(argv)
     try:
-        m = import_rdl(a.rdl, a.top, a.version, a.incl)
+        m = import_rdl(a.rdl, a.top, a.version, a.incl, a.snake_case)
     except RdlImportError as e:
         for msg in e.errors:
             print(f"error: {msg}", file=sys.stderr)
