@@ -190,7 +190,8 @@ def test_unsupported_constructs_are_all_reported(capsys: pytest.CaptureFixture[s
 
 def test_errors_name_what_to_do(tmp_path: Path) -> None:
     """Smaller refusals, each with its hint: a wide hwset without rdmagen_bitwise, an intr
-    whose enable is another field's, swmod alone, hw = w without we on a stored field."""
+    whose enable is another field's, swmod alone, hw = w without we on a stored field, a
+    signal inside a register."""
     rdl = tmp_path / "more.rdl"
     rdl.write_text("""
 addrmap more {
@@ -201,17 +202,19 @@ addrmap more {
     st.a->enable = en.b;
     reg { field { sw = w; hw = r; swmod; } s[3:0] = 0; } strobe @ 0xc;
     reg { field { sw = rw; hw = w; } x[0:0] = 0; } loaded @ 0x10;
+    reg { signal { activelow; } my_rst; field { sw = rw; hw = r; } y[0:0] = 0; } sig @ 0x14;
 };
 """)
     with pytest.raises(RdlImportError) as e:
         import_rdl(str(rdl))
     errs = e.value.errors
-    assert len(errs) == 4, errs
+    assert len(errs) == 5, errs
     assert errs[0].startswith("more.wide.f: hwset/hwclr on a field wider than 1 bit") and \
         "rdmagen_bitwise = true" in errs[0]
     assert errs[1].startswith("more.st.a: ->enable = more.en.b")
     assert errs[2].startswith("more.strobe.s: swmod on a write-only field")
     assert errs[3].startswith("more.loaded.x: hw = w without `we` on a stored field")
+    assert errs[4].startswith("more.sig: signal inside a register")
 
 
 def test_missing_top_and_bad_rdl_are_errors(tmp_path: Path) -> None:

@@ -256,6 +256,9 @@ def _register(ctx: _Ctx, r: Any, name: str, offset: int) -> dict[str, Any]:
     if r.external:
         ctx.err(r, "external register: rdmagen's CSR block holds every register; make it "
                 "internal or leave it out of the map")
+    if r.signals():
+        ctx.err(r, "signal inside a register: rdmagen's hardware ports follow from the fields' "
+                "properties; remove the signal")
     if r.is_alias:
         ctx.err(r, "alias register: rdmagen has one address per register; remove the alias")
     out: dict[str, Any] = {"name": name, "offset": offset}
