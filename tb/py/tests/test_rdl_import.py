@@ -258,3 +258,25 @@ addrmap second {
     y = tmp_path / "second.yaml"
     y.write_text(to_yaml(m))
     run("check", str(y))
+
+
+def test_interrupt_pair_in_a_flattened_regfile(tmp_path: Path) -> None:
+    rdl = tmp_path / "flat.rdl"
+    rdl.write_text("""
+addrmap flat {
+    default accesswidth = 32;
+    regfile {
+        reg { field { sw = rw; hw = w; onwrite = woclr; intr; precedence = hw; } done[0:0] = 0; } st @ 0x0;
+        reg { field { sw = rw; hw = r; } done[0:0] = 0; } en @ 0x4;
+        st.done->enable = en.done;
+    } dma @ 0x10;
+};
+""")
+    m = import_rdl(str(rdl))
+    st, en = m["registers"]
+    assert (st["name"], st["offset"], st["interrupt"], en["name"], en["offset"]) == (
+        "dma_st", 0x10, {"enable": "dma_en"}, "dma_en", 0x14)
+    assert st["fields"][0]["hw_set"] is True
+    y = tmp_path / "flat.yaml"
+    y.write_text(to_yaml(m))
+    run("check", str(y))

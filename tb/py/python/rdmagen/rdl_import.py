@@ -1,15 +1,18 @@
 """Import a SystemRDL 2.0 design into an rdmagen register map (YAML), for teams moving from
 PeakRDL.
 
-    python -m rdmagen.rdl_import DESIGN.rdl [-t TOP] [--version 1.0.0] [-o MAP.yaml]
+    python -m rdmagen.rdl_import DESIGN.rdl [-t TOP] [--version 1.0.0] [-I DIR]
+                                 [--snake-case] [-o MAP.yaml]
 
 The design is compiled and elaborated by systemrdl-compiler (the reference implementation:
 no SystemRDL parser of our own), then mapped back through the table of rdmagen's SystemRDL
 export (gen/outputs/src/systemrdl.rs), inverted. Whatever the map format cannot hold is an
 error naming the RDL path and what to do; every such error is reported together and nothing
-is written. Nothing is approximated silently; the two documented choices are that a stored
-field without a `reset` resets to 0 (rdmagen resets every flop) and that a field with `we`
-and `hw = w` still gets its `_o` output.
+is written. Nothing is approximated silently. The documented choices (docs/regmap-format.md,
+"Importing SystemRDL"): a stored field without a `reset` resets to 0 (rdmagen resets every
+flop); a field with `we` and `hw = w`, or a writable one with `hw = na`, still gets its `_o`
+output; `name` is the description where there is no `desc`; a parameter-sized group of an
+rdmagen export comes back with its maximum count.
 """
 
 from __future__ import annotations
@@ -146,7 +149,7 @@ def _access(ctx: _Ctx, f: Any) -> str | None:
     return None
 
 
-def _field(ctx: _Ctx, f: Any, reg_width: int) -> dict[str, Any] | None:
+def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
     _unknown_props(ctx, f, FIELD_PROPS, "field")
     acc = _access(ctx, f)
     hw = _name(f.get_property("hw"))
@@ -270,10 +273,13 @@ def _register(ctx: _Ctx, r: Any, name: str, offset: int) -> dict[str, Any]:
     fields = sorted(r.fields(), key=lambda f: f.lsb)
     intr = [f for f in fields if f.get_property("intr")]
     if intr:
+        # A flattened regfile's prefix applies to the enable register beside it too.
+        prefix = name[: len(name) - len(r.inst_name)]
         enable = _interrupt(ctx, r, fields, intr)
+        enable = prefix + enable if enable else None
         if enable:
             out["interrupt"] = {"enable": enable}
-    out["fields"] = [x for x in (_field(ctx, f, width) for f in fields) if x is not None]
+    out["fields"] = [x for x in (_field(ctx, f) for f in fields) if x is not None]
     return out
 
 
