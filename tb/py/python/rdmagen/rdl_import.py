@@ -341,8 +341,8 @@ def _enable_target(ctx: _Ctx, f: Any) -> tuple[Any, Any, Any] | None:
 
 
 def _flatten(ctx: _Ctx, node: Any, prefix: str, base: int, in_array: bool) -> list[Any]:
-    """The registers and groups under `node` as (offset, item) pairs; non-array regfiles are
-    flattened (names `<regfile>_<register>`)."""
+    """The registers and groups under `node` as (offset, kind, item, group registers, node)
+    tuples; non-array regfiles are flattened (names `<regfile>_<register>`)."""
     from systemrdl.node import AddrmapNode, MemNode, RegfileNode, RegNode
 
     items = []
