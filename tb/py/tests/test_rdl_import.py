@@ -75,6 +75,8 @@ def compare(orig: dict, back: dict) -> None:
     """Everything the SystemRDL carries must come back; what it does not carry is asserted
     lost, so a change in either direction shows up here."""
     assert back["block"] == orig["block"]
+    # Equal for these maps; an explicit address_width wider than the map needs would come back
+    # as the smallest (the addrmap's size carries no more).
     assert back["address_width"] == orig["address_width"]
     assert words(back["description"]) == words(orig["description"])
     ov = sorted((item_view(i) for i in orig["items"]), key=lambda i: i["offset"])
