@@ -13,6 +13,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -32,7 +33,8 @@ def rdmagen_cmd() -> list[str]:
     if os.environ.get("RDMAGEN"):
         return shlex.split(os.environ["RDMAGEN"])
     target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    built = [p for p in (target / "release" / "rdmagen", target / "debug" / "rdmagen") if p.exists()]
+    built = [p for p in (target / "release" / "rdmagen", target / "debug" / "rdmagen")
+             if p.exists()]
     if built:
         return [str(max(built, key=lambda p: p.stat().st_mtime))]
     if shutil.which("cargo"):
@@ -235,7 +237,8 @@ addrmap first { reg { field { sw = rw; hw = r; } on[0:0] = 0; } ctrl @ 0x0; };
 addrmap second {
     enum LinkMode { Off = 0; FastRetrain = 1; };
     reg { name = "Control"; field { sw = rw; hw = r; encode = LinkMode; } On[0:0] = 0; } CTRL @ 0x0;
-    reg { field { sw = rw; hw = r; onwrite = woclr; intr; precedence = hw; } RxDone[0:0] = 0; } IrqSt @ 0x4;
+    reg { field { sw = rw; hw = r; onwrite = woclr; intr; precedence = hw; } RxDone[0:0] = 0;
+    } IrqSt @ 0x4;
     reg { field { sw = rw; hw = r; } RxDone[0:0] = 0; } IrqEn @ 0x8;
     IrqSt.RxDone->enable = IrqEn.RxDone;
 };
@@ -268,7 +271,8 @@ def test_interrupt_pair_in_a_flattened_regfile(tmp_path: Path) -> None:
 addrmap flat {
     default accesswidth = 32;
     regfile {
-        reg { field { sw = rw; hw = w; onwrite = woclr; intr; precedence = hw; } done[0:0] = 0; } st @ 0x0;
+        reg { field { sw = rw; hw = w; onwrite = woclr; intr; precedence = hw; } done[0:0] = 0;
+        } st @ 0x0;
         reg { field { sw = rw; hw = r; } done[0:0] = 0; } en @ 0x4;
         st.done->enable = en.done;
     } dma @ 0x10;
@@ -282,3 +286,10 @@ addrmap flat {
     y = tmp_path / "flat.yaml"
     y.write_text(to_yaml(m))
     run("check", str(y))
+
+
+def test_missing_systemrdl_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "systemrdl", None)  # import now raises ImportError
+    with pytest.raises(RdlImportError) as e:
+        import_rdl(str(RDL / "peakrdl_style.rdl"))
+    assert e.value.errors[0].startswith("systemrdl-compiler is not installed: `pip install")
