@@ -166,7 +166,7 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
         if not isinstance(f.get_property(prop), bool):
             ctx.err(f, f"{prop} refers to a signal or field: rdmagen's hardware properties are "
                     "block inputs; set it to true")
-    if acc == "ro" and hw in ("na", "r") and not (hwset or hwclr or counter):
+    if acc == "ro" and hw in ("na", "r") and not (hwset or hwclr or counter or sticky):
         ctx.err(f, "a constant (software reads it, nothing changes it): rdmagen has no "
                 "constant fields; make it hw = w (a hardware input) or remove it")
         return None
