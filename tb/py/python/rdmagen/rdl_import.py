@@ -340,22 +340,27 @@ def _enable_target(ctx: _Ctx, f: Any) -> tuple[Any, Any, Any] | None:
     return path[-1], path[-2], path[-3]
 
 
-def _flatten(ctx: _Ctx, node: Any, prefix: str, base: int, in_array: bool) -> list[Any]:
+# (offset, "register" or "group", the item, a group's registers, the RDL node)
+_Item = tuple[int, str, dict[str, Any], list[dict[str, Any]] | None, Any]
+
+
+def _flatten(ctx: _Ctx, node: Any, prefix: str, base: int, in_array: bool) -> list[_Item]:
     """The registers and groups under `node` as (offset, kind, item, group registers, node)
     tuples; non-array regfiles are flattened (names `<regfile>_<register>`)."""
     from systemrdl.node import AddrmapNode, MemNode, RegfileNode, RegNode
 
-    items = []
+    items: list[_Item] = []
     for c in node.children():
         name = prefix + c.inst_name
         if isinstance(c, RegNode):
             off = base + c.raw_address_offset
+            dims = c.array_dimensions or []
             if c.is_array:
-                if in_array or len(c.array_dimensions) > 1:
+                if in_array or len(dims) > 1:
                     ctx.err(c, "nested or multi-dimensional array: rdmagen groups are one level "
                             "deep; unroll the inner dimension into named registers")
                     continue
-                g = {"name": name, "offset": off, "count": c.array_dimensions[0],
+                g = {"name": name, "offset": off, "count": dims[0],
                      "stride": c.array_stride}
                 items.append((off, "group", g, [_register(ctx, c, c.inst_name, 0)], c))
             else:
@@ -366,14 +371,15 @@ def _flatten(ctx: _Ctx, node: Any, prefix: str, base: int, in_array: bool) -> li
                 ctx.err(c, "external regfile: rdmagen's CSR block holds every register")
                 continue
             off = base + c.raw_address_offset
+            dims = c.array_dimensions or []
             if c.is_array:
-                if in_array or len(c.array_dimensions) > 1:
+                if in_array or len(dims) > 1:
                     ctx.err(c, "nested or multi-dimensional array: rdmagen groups are one level "
                             "deep; unroll the inner dimension into named registers")
                     continue
                 inner = _flatten(ctx, c, "", 0, True)
                 regs = [it[2] for it in sorted(inner, key=lambda t: t[0])]
-                g = {"name": name, "offset": off, "count": c.array_dimensions[0],
+                g = {"name": name, "offset": off, "count": dims[0],
                      "stride": c.array_stride}
                 d = _group_desc(_desc(c))
                 if d:
