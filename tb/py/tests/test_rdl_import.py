@@ -52,8 +52,6 @@ def words(text: str) -> str:
     return " ".join(text.split())
 
 
-
-
 def field_view(f: dict) -> dict:
     return {k: f[k] for k in ("name", "msb", "lsb", "access", "reset", "enum", "hw")} | {
         "description": words(f["description"])}
@@ -70,7 +68,8 @@ def item_view(it: dict) -> dict:
         return reg_view(it) | {"kind": "register"}
     return {"kind": "group", "name": it["name"], "offset": it["offset"], "stride": it["stride"],
             "max_count": it["max_count"], "description": words(it["description"]),
-            "registers": [reg_view(r) for r in it["registers"]]}
+            "registers": sorted((reg_view(r) for r in it["registers"]),
+                                key=lambda r: r["offset"])}
 
 
 def compare(orig: dict, back: dict) -> None:
