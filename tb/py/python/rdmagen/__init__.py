@@ -5,7 +5,9 @@ scripts.
 The maps, the register arithmetic and the models are Rust (``rdmagen._native``, the same
 code the Rust test benches use); this module adds the bus drivers that run the register
 plans over your bus functions, blocking (:class:`Registers`) or in coroutines
-(:class:`AsyncRegisters`, for cocotb).
+(:class:`AsyncRegisters`, for cocotb). ``rdmagen.rdl_import`` (pure Python, imported on its
+own: ``python -m rdmagen.rdl_import design.rdl -o map.yaml``) turns a SystemRDL design into
+an rdmagen map with systemrdl-compiler.
 
     >>> import rdmagen
     >>> m = rdmagen.RegMap.builtin("example")
