@@ -49,7 +49,8 @@ def behaviour(f, interrupt):
     # Software changes every field but `ro`'s (no write, no read side effect).
     precedence = "hw" if hw_any and f["access"] != "ro" else "sw"
     intr = None
-    if interrupt:
+    # SystemRDL forbids intr on a counter: the export leaves it out there.
+    if interrupt and hw["counter"] is None:
         intr = "nonsticky" if hw["write"] else "sticky"
     bitwise = True if wide and (hw["set"] or hw["clear"]) else None
     return (

@@ -30,7 +30,8 @@
 //! register's fields get `intr` (sticky: hardware sets bits, software clears them) and a
 //! dynamic `->enable` pointing at the enable field; a status field with `hw_write` is
 //! `nonsticky intr`, as hardware loads any value into it, 0 included (a sticky `intr` with
-//! `we` only sets bits: PeakRDL-regblock's "stickybit with WE"). A group becomes a `regfile`
+//! `we` only sets bits: PeakRDL-regblock's "stickybit with WE"); a status field that counts
+//! gets neither (SystemRDL forbids `intr` on a counter: a comment says so). A group becomes a `regfile`
 //! array sized by its maximum count. Memories and spaces are not CSRs and are only named in a
 //! comment (the JSON export carries them).
 
@@ -253,7 +254,7 @@ fn enables(o: &mut String, regs: &[&Register], indent: &str) {
         let Some(en) = &r.interrupt_enable else {
             continue;
         };
-        for f in &r.fields {
+        for f in r.fields.iter().filter(|f| intr_allowed(f)) {
             let _ = writeln!(
                 o,
                 "{indent}{}.{}->enable = {}.{};",
@@ -264,6 +265,13 @@ fn enables(o: &mut String, regs: &[&Register], indent: &str) {
             );
         }
     }
+}
+
+/// Whether an interrupt status field can carry `intr`: SystemRDL 2.0 forbids it together with
+/// `counter` (systemrdl-compiler: "Properties 'intr' and 'counter' cannot be assigned in the
+/// same component").
+fn intr_allowed(f: &Field) -> bool {
+    f.hw.counter.is_none()
 }
 
 fn register(o: &mut String, r: &Register, indent: &str) {
@@ -360,7 +368,17 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
             prop(o, &["incrsaturate"]);
         }
     }
-    if interrupt && f.hw.write {
+    if interrupt && !intr_allowed(f) {
+        push_all(
+            o,
+            &[
+                indent,
+                "        // An interrupt source in our block (status & enable drives irq_o), but\n",
+                indent,
+                "        // SystemRDL forbids `intr` on a counter: exported as the counter alone.\n",
+            ],
+        );
+    } else if interrupt && f.hw.write {
         prop(o, &["nonsticky intr"]);
     } else if interrupt {
         prop(o, &["intr"]);

@@ -184,8 +184,9 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
         if we:
             ctx.err(f, "a sticky intr with `we` (only sets bits when written) has no rdmagen "
                     "equivalent; make it nonsticky (hardware loads any value)")
-        elif not (hwset or hwclr or counter):
+        elif not (hwset or hwclr or counter) and hw in ("w", "rw"):
             # A sticky interrupt bit is set by its hardware input: rdmagen's per-bit hw_set.
+            # With hw = r there is no input: software alone sets it (a w1s status bit).
             hwset = True
     if hwset:
         hwp["hw_set"] = True
@@ -285,7 +286,10 @@ def _register(ctx: _Ctx, r: Any, name: str, offset: int) -> dict[str, Any]:
 
 def _interrupt(ctx: _Ctx, r: Any, fields: list[Any], intr: list[Any]) -> str | None:
     """The enable register of an interrupt status register, or None (errors recorded)."""
-    if len(intr) != len(fields):
+    # SystemRDL forbids intr on a counter, so rdmagen's export leaves a counting status field
+    # without it; such a field is still in the pair when the enable register has its name.
+    counters = [f for f in fields if not f.get_property("intr") and f.get_property("counter")]
+    if len(intr) + len(counters) != len(fields):
         ctx.err(r, "some fields are intr and some are not: an rdmagen interrupt status register "
                 "has only status fields; move the others to another register")
         return None
@@ -314,6 +318,15 @@ def _interrupt(ctx: _Ctx, r: Any, fields: list[Any], intr: list[Any]) -> str | N
         ctx.err(r, f"->enable points at several registers ({', '.join(sorted(targets))}): "
                 "rdmagen has one enable register per status register")
         return None
+    if targets and counters:
+        target = next(iter(targets))
+        enable = next(c for c in r.parent.children() if c.inst_name == target)
+        names = {f.inst_name for f in enable.fields()}
+        for f in counters:
+            if f.inst_name not in names:
+                ctx.err(f, f"a counter beside intr fields whose enable register {target} has no "
+                        f"field {f.inst_name}: an rdmagen interrupt status register has only "
+                        "status fields; add the enable field or move the counter")
     return targets.pop() if targets else None
 
 
