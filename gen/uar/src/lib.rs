@@ -801,11 +801,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     for (name, r) in aw_fields() {
         g.flop_r(&format!("ask_{name}"), r, None);
     }
+    // The W head register: every beat the port takes lands here (or, while the head is held,
+    // in the skid behind it) with its strobe shapes compared on the way in, and the block
+    // reads only the head: no decision starts at `s_axi_wstrb`/`s_axi_wdata` or behind a
+    // select between two entries (issue 9: the strobes through the last beat's decode set
+    // ABC's delay).
+    g.flop_c(
+        "wi_valid",
+        1,
+        Some(b1(false)),
+        "W head: the beat offered to the block (once its AW is open)",
+    );
+    g.flop("wi_data", 64, None);
+    for (s, _) in STRB_SHAPES {
+        g.flop(&format!("wi_{s}"), 1, None);
+    }
     g.flop_c(
         "wsk_valid",
         1,
         Some(b1(false)),
-        "W skid: a beat the port took that the block has not",
+        "W skid: a beat the port took while the head was held",
     );
     g.flop("wsk_data", 64, None);
     // The strobe shapes the decode asks about, compared as the beat enters the skid.
@@ -1031,25 +1046,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "w_valid",
         1,
-        Expr::or(
-            id("wsk_valid_q"),
-            Expr::and(id("s_axi_wvalid"), id("aw_valid_q")),
-        ),
-        "a W beat is offered: the skid's, else the port's (taken there once its AW is open)",
+        Expr::and(id("wi_valid_q"), id("aw_valid_q")),
+        "a W beat is offered: the head's, once its AW is open",
     );
-    g.wire(
-        "w_data",
-        64,
-        Expr::ternary(id("wsk_valid_q"), id("wsk_data_q"), id("s_axi_wdata")),
-    );
+    g.wire("w_data", 64, id("wi_data_q"));
     let port_strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
-    for (s, v) in STRB_SHAPES {
-        g.wire(
-            &format!("w_s{s}"),
-            1,
-            Expr::ternary(id("wsk_valid_q"), id(format!("wsk_{s}_q")), port_strb(v)),
-        );
+    for (s, _) in STRB_SHAPES {
+        g.wire(&format!("w_s{s}"), 1, id(format!("wi_{s}_q")));
     }
+
     g.wire("aw_take", 1, Expr::and(id("a_valid"), id("aw_rdy")));
     g.wire_c(
         "aw_rdy",
@@ -1089,8 +1094,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // (`aw_reason_q`, `aw_bfc_q`, the window hits): the last beat then starts from flops
     // (issue 9: LUT depth). The CSR configuration is therefore sampled when the AW is
     // accepted.
-    g.wire("in_page", 12, id("a_addr").bits(23, 12));
-    g.wire("in_off", 12, id("a_addr").bits(11, 0));
+    // Decoded from the port's AW in the cycle the port offers it: the block takes it from the
+    // port then, or the AW skid keeps it with these results (`ask_d*_q`), so the decode has
+    // no select between the skid and the port in front of it (issue 9: that select fed every
+    // check; the CSR configuration is the one in force at the AW's handshake).
+    g.wire("in_page", 12, id("s_axi_awaddr").bits(23, 12));
+    g.wire("in_off", 12, id("s_axi_awaddr").bits(11, 0));
     g.wire(
         "in_owner",
         12,
@@ -1101,8 +1110,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         12,
         Expr::band(id("in_page"), id("PAGE_MASK")),
     );
-    g.wire("in_pf", 1, id("a_user").index(Expr::int(8)));
-    g.wire("in_vf", 8, id("a_user").bits(7, 0));
+    g.wire("in_pf", 1, id("s_axi_awuser").index(Expr::int(8)));
+    g.wire("in_vf", 8, id("s_axi_awuser").bits(7, 0));
     g.decls
         .push(V::Decl(Decl::wire("in_slot", Some(Range::width(id("VW"))))));
     g.assigns.push(V::Assign(
@@ -1206,13 +1215,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             ),
         ),
     );
-    g.wire("in_single", 1, Expr::eq(id("a_len"), n(8, 0)));
+    g.wire("in_single", 1, Expr::eq(id("s_axi_awlen"), n(8, 0)));
     g.wire(
         "in_burst_ok",
         1,
         Expr::and(
-            Expr::eq(id("a_burst"), n(2, 1)),
-            Expr::eq(id("a_size"), n(3, 3)),
+            Expr::eq(id("s_axi_awburst"), n(2, 1)),
+            Expr::eq(id("s_axi_awsize"), n(3, 3)),
         ),
     );
     g.wire("pre_reason", RW, id("aw_reason_q"));
@@ -1260,7 +1269,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 Expr::eq(id("in_off"), n(12, l.offset)),
                 not(id("in_single")),
                 id("in_burst_ok"),
-                Expr::bin(BinOp::Lt, id("a_len"), n(8, l.size / 8)),
+                Expr::bin(BinOp::Lt, id("s_axi_awlen"), n(8, l.size / 8)),
             ])
         } else {
             b1(false)
@@ -1329,6 +1338,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         win = Expr::ternary(h, n(4, k as u64), win);
     }
     g.wire("in_win", 4, win);
+    let fwd_wins: Vec<usize> = lay
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.role == Role::Forward)
+        .map(|(k, _)| k)
+        .collect();
     let any_hit = |ks: &[usize], v: &str| {
         Expr::any_of(
             ks.iter()
@@ -1347,6 +1362,46 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
         "a whole-WQE burst from a BlueFlame window start",
     );
+    // The decode's results as the block sees them: the skid's (decoded when the port took
+    // its AW), else the port's.
+    let mut dec_aw: Vec<(&str, u32, Expr)> = vec![
+        ("reason", RW, id("in_reason")),
+        ("ok", 1, id("in_ok")),
+        ("bfc", 1, id("in_bf_cand")),
+        ("win", 4, id("in_win")),
+        ("hh", 1, id("in_hh")),
+        ("hwin", 4, id("in_hwin")),
+    ];
+    if has_bf {
+        dec_aw.push(("bh", 1, Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit"))));
+        dec_aw.push((
+            "ck",
+            1,
+            Expr::and(id("csr_ctrl_bf_enable_o"), id("in_burst_ok")),
+        ));
+    }
+    if !f32_lo.is_empty() {
+        dec_aw.push(("f32lo", 1, any_hit(&f32_lo, "in_hit")));
+    }
+    if !f32_hi.is_empty() {
+        dec_aw.push(("f32hi", 1, any_hit(&f32_hi, "in_hit")));
+    }
+    if has_fwd {
+        dec_aw.push(("fwd", 1, any_hit(&fwd_wins, "in_hit")));
+    }
+    for (name, w, e) in &dec_aw {
+        g.flop(&format!("ask_d{name}"), *w, None);
+        g.wire(&format!("in_d{name}"), *w, e.clone());
+        g.wire(
+            &format!("a_d{name}"),
+            *w,
+            Expr::ternary(
+                id("ask_valid_q"),
+                id(format!("ask_d{name}_q")),
+                id(format!("in_d{name}")),
+            ),
+        );
+    }
     // BlueFlame candidacy is known from AW alone; it claims the buffer at the first beat.
     g.wire("bf_cand", 1, id("aw_bfc_q"));
     g.wire(
@@ -1417,12 +1472,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             )],
         ));
     }
-    let fwd_wins: Vec<usize> = lay
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.role == Role::Forward)
-        .map(|(k, _)| k)
-        .collect();
 
     // Pending low halves, one per page owner.
     g.wire("pe", 36, id("pend_mem").index(id("slot")).bits(35, 0));
@@ -1447,8 +1496,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
         "the high half that completes the pending pair",
     );
-    // The AW's owner as a slot index (`in_owner[VW-1:0]`).
-    let owner_slot = || id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0));
+    // The AW's owner as a slot index, and its page index, from the AW the block sees.
+    g.wire(
+        "a_owner",
+        12,
+        Expr::bin(BinOp::Shr, id("a_addr").bits(23, 12), id("PW")),
+    );
+    g.wire(
+        "a_page_idx",
+        12,
+        Expr::band(id("a_addr").bits(23, 12), id("PAGE_MASK")),
+    );
+    let owner_slot = || id("a_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0));
     // The pending half's window and page are compared with the write's when the AW is
     // accepted (`pm_q`), from pend_mem or, when the burst ending in that cycle stores the
     // same owner's low half, from what it stores.
@@ -1457,7 +1516,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::eq(
             id("pend_mem").index(owner_slot()).bits(39, 32),
-            Expr::concat(vec![id("in_hwin"), id("in_page_idx").bits(3, 0)]),
+            Expr::concat(vec![id("a_dhwin"), id("a_page_idx").bits(3, 0)]),
         ),
     );
     g.wire(
@@ -1519,7 +1578,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             id("in_new_pend"),
             Expr::eq(
                 Expr::concat(vec![id("dwin"), id("page_idx").bits(3, 0)]),
-                Expr::concat(vec![id("in_hwin"), id("in_page_idx").bits(3, 0)]),
+                Expr::concat(vec![id("a_dhwin"), id("a_page_idx").bits(3, 0)]),
             ),
             id("in_slot_pend"),
         ),
@@ -1671,6 +1730,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
     );
     g.wire("w_take", 1, Expr::and(id("w_valid"), id("w_ready")));
+    g.wire_c(
+        "wi_free",
+        1,
+        Expr::or(not(id("wi_valid_q")), id("w_take")),
+        "the W head is empty or taken: it loads the skid's beat, else the port's",
+    );
+    g.wire(
+        "wi_port",
+        1,
+        Expr::and(id("s_axi_wvalid"), id("s_axi_wready")),
+    );
     g.wire("w_last_take", 1, Expr::and(id("w_take"), id("last")));
     g.wire_c(
         "ev_load",
@@ -1823,33 +1893,27 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("aw_len_d", id("a_len")),
         set("aw_user_d", id("a_user")),
         set("aw_id_d", id("a_id")),
-        set("aw_reason_d", id("in_reason")),
-        set("aw_ok_d", id("in_ok")),
-        set("aw_bfc_d", id("in_bf_cand")),
-        set("aw_win_d", id("in_win")),
-        set("aw_hh_d", id("in_hh")),
+        set("aw_reason_d", id("a_dreason")),
+        set("aw_ok_d", id("a_dok")),
+        set("aw_bfc_d", id("a_dbfc")),
+        set("aw_win_d", id("a_dwin")),
+        set("aw_hh_d", id("a_dhh")),
         set("pm_d", id("in_pm")),
         set("aw_pv_d", id("in_pv")),
         set("aw_pt_d", not(id("in_same"))),
     ];
     if has_bf {
-        aw_regs.push(set(
-            "aw_bh_d",
-            Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
-        ));
-        aw_regs.push(set(
-            "aw_ck_d",
-            Expr::and(id("csr_ctrl_bf_enable_o"), id("in_burst_ok")),
-        ));
+        aw_regs.push(set("aw_bh_d", id("a_dbh")));
+        aw_regs.push(set("aw_ck_d", id("a_dck")));
     }
     if !f32_lo.is_empty() {
-        aw_regs.push(set("aw_f32lo_d", any_hit(&f32_lo, "in_hit")));
+        aw_regs.push(set("aw_f32lo_d", id("a_df32lo")));
     }
     if !f32_hi.is_empty() {
-        aw_regs.push(set("aw_f32hi_d", any_hit(&f32_hi, "in_hit")));
+        aw_regs.push(set("aw_f32hi_d", id("a_df32hi")));
     }
     if has_fwd {
-        aw_regs.push(set("aw_fwd_d", any_hit(&fwd_wins, "in_hit")));
+        aw_regs.push(set("aw_fwd_d", id("a_dfwd")));
     }
     let c = &mut g.comb;
     c.push(Stmt::Comment(
@@ -1955,13 +2019,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "ask_valid_d",
         Expr::and(id("a_valid"), not(id("aw_take"))),
     ));
+    // W: the head is free when empty or taken; it then loads the skid's beat, else the
+    // port's; a beat the port takes while the head is held waits in the skid.
     c.push(set(
         "wsk_valid_d",
-        Expr::and(id("w_valid"), not(id("w_take"))),
+        Expr::and(
+            not(id("wi_free")),
+            Expr::or(id("wsk_valid_q"), id("wi_port")),
+        ),
     ));
     let mut fill_aw = Vec::new();
     for (name, _) in aw_fields() {
         fill_aw.push(set(&format!("ask_{name}_d"), id(format!("s_axi_aw{name}"))));
+    }
+    for (name, _, _) in &dec_aw {
+        fill_aw.push(set(&format!("ask_d{name}_d"), id(format!("in_d{name}"))));
     }
     c.push(Stmt::if_(not(id("ask_valid_q")), fill_aw));
     let mut fill_w = vec![set("wsk_data_d", id("s_axi_wdata"))];
@@ -1969,6 +2041,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         fill_w.push(set(&format!("wsk_{name}_d"), port_strb(v)));
     }
     c.push(Stmt::if_(not(id("wsk_valid_q")), fill_w));
+    let mut fill_wi = vec![
+        set("wi_valid_d", Expr::or(id("wsk_valid_q"), id("wi_port"))),
+        set(
+            "wi_data_d",
+            Expr::ternary(id("wsk_valid_q"), id("wsk_data_q"), id("s_axi_wdata")),
+        ),
+    ];
+    for (name, v) in STRB_SHAPES {
+        fill_wi.push(set(
+            &format!("wi_{name}_d"),
+            Expr::ternary(id("wsk_valid_q"), id(format!("wsk_{name}_q")), port_strb(v)),
+        ));
+    }
+    c.push(Stmt::if_(id("wi_free"), fill_wi));
     c.push(Stmt::Comment(
         "B: one response per burst, into the output register or, behind it, the skid".into(),
     ));
@@ -2309,11 +2395,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     out(
         &mut g,
         "s_axi_wready",
-        Expr::all(vec![
-            rst.released(),
-            not(id("wsk_valid_q")),
-            id("aw_valid_q"),
-        ]),
+        Expr::and(rst.released(), not(id("wsk_valid_q"))),
     );
     out(&mut g, "s_axi_bvalid", id("b_valid_q"));
     out(&mut g, "s_axi_bresp", id("b_resp_q"));
