@@ -310,10 +310,14 @@ module uar_mlx5 #(
   reg                     rd_last_d;
   reg     [ID_WIDTH-1:0]  rd_id_q;
   reg     [ID_WIDTH-1:0]  rd_id_d;
-  reg     [3:0]           aw_reason_q;
-  reg     [3:0]           aw_reason_d;
-  reg                     aw_ok_q;                // the AW checks passed (aw_reason_q is 0): pre_ok
-                                                  // without a compare
+  reg                     aw_dis_q;               // the block or the writing VF is disabled
+                                                  // (DISABLED)
+  reg                     aw_dis_d;
+  reg                     aw_out_q;               // another function's page or an inactive page
+                                                  // (UNMAPPED, unless aw_dis_q)
+  reg                     aw_out_d;
+  reg                     aw_ok_q;                // the AW checks passed: else DISABLED, UNMAPPED
+                                                  // or PF_ONLY (pre_reason)
   reg                     aw_ok_d;
   reg                     aw_bfc_q;
   reg                     aw_bfc_d;
@@ -427,11 +431,11 @@ module uar_mlx5 #(
   wire                    in_dis;                 // the block or the writing VF is disabled
   wire                    in_outside;             // a page of another function, or an inactive page
                                                   // index
-  wire                    in_ok;                  // no check refuses the write (in_reason is 0)
-  wire    [3:0]           in_reason;
+  wire                    in_ok;                  // no check refuses the write
   wire                    in_single;
   wire                    in_burst_ok;
-  wire    [3:0]           pre_reason;
+  wire    [3:0]           pre_reason;             // the AW check that refused the write (when
+                                                  // pre_ok is low)
   wire                    pre_ok;
   wire                    last;
   wire                    first_beat;
@@ -449,10 +453,14 @@ module uar_mlx5 #(
   wire    [3:0]           in_hwin;
   wire    [3:0]           in_win;
   wire                    in_bf_cand;             // a whole-WQE burst from a BlueFlame window start
-  reg     [3:0]           ask_dreason_q;
-  reg     [3:0]           ask_dreason_d;
-  wire    [3:0]           in_dreason;
-  wire    [3:0]           a_dreason;
+  reg                     ask_ddis_q;
+  reg                     ask_ddis_d;
+  wire                    in_ddis;
+  wire                    a_ddis;
+  reg                     ask_dout_q;
+  reg                     ask_dout_d;
+  wire                    in_dout;
+  wire                    a_dout;
   reg                     ask_dok_q;
   reg                     ask_dok_d;
   wire                    in_dok;
@@ -535,6 +543,8 @@ module uar_mlx5 #(
   wire                    w_last_take;
   wire                    ev_load;                // an event enters stage 1: the write's own, or
                                                   // the tear before it
+  wire                    lo_now;                 // the last beat is a low half to store (unless a
+                                                  // tear goes first)
   wire                    pend_we;                // a low half is stored for the page owner
   wire                    h_valid;
   wire    [92:0]          h;                      // queue head; zero while the queue is empty
@@ -735,10 +745,9 @@ module uar_mlx5 #(
                       (in_page_idx >= {7'h00, eff_pages});
   assign in_ok = csr_ctrl_enable_o && (in_pf || csr_vf_ctrl_enable_o[in_slot]) && !in_outside &&
                  (in_pf || !in_pf_only);
-  assign in_reason = in_ok ? 4'b0000 : in_dis ? 4'b0111 : in_outside ? 4'b0100 : 4'b0101;
   assign in_single = s_axi_awlen == 8'h00;
   assign in_burst_ok = s_axi_awburst == 2'b01 && s_axi_awsize == 3'b011;
-  assign pre_reason = aw_reason_q;
+  assign pre_reason = aw_dis_q ? 4'b0111 : aw_out_q ? 4'b0100 : 4'b0101;
   assign pre_ok = aw_ok_q;
   assign last = last_q;
   assign first_beat = beat0_q;
@@ -769,8 +778,10 @@ module uar_mlx5 #(
                   in_hit[1] || in_bhit[1] ? 4'b0001 :
                   4'b0000;
   assign in_bf_cand = in_ok && csr_ctrl_bf_enable_o && |in_bhit;
-  assign in_dreason = in_reason;
-  assign a_dreason = ask_valid_q ? ask_dreason_q : in_dreason;
+  assign in_ddis = in_dis;
+  assign a_ddis = ask_valid_q ? ask_ddis_q : in_ddis;
+  assign in_dout = in_outside;
+  assign a_dout = ask_valid_q ? ask_dout_q : in_dout;
   assign in_dok = in_ok;
   assign a_dok = ask_valid_q ? ask_dok_q : in_dok;
   assign in_dbfc = in_bf_cand;
@@ -825,7 +836,8 @@ module uar_mlx5 #(
   assign wi_port = s_axi_wvalid && s_axi_wready;
   assign w_last_take = w_take && last;
   assign ev_load = w_valid && last && ev_room && ((tear_now && !bf_block) || w_ready);
-  assign pend_we = ev_load && !tear && ev_kind == 3'b011;
+  assign lo_now = pre_ok && aw_hh_q && w_slo;
+  assign pend_we = ev_load && !tear && lo_now;
   assign h_valid = q_occ_q[0];
   assign h = h_valid ? q_mem[q_rd_q] : 93'h000000000000000000000000;
   assign h_data = h[63:0];
@@ -984,7 +996,8 @@ module uar_mlx5 #(
     rd_left_d = rd_left_q;
     rd_last_d = rd_last_q;
     rd_id_d = rd_id_q;
-    aw_reason_d = aw_reason_q;
+    aw_dis_d = aw_dis_q;
+    aw_out_d = aw_out_q;
     aw_ok_d = aw_ok_q;
     aw_bfc_d = aw_bfc_q;
     aw_win_d = aw_win_q;
@@ -1020,7 +1033,8 @@ module uar_mlx5 #(
     drain_idx_d = drain_idx_q;
     drain_last_d = drain_last_q;
     drain_user_d = drain_user_q;
-    ask_dreason_d = ask_dreason_q;
+    ask_ddis_d = ask_ddis_q;
+    ask_dout_d = ask_dout_q;
     ask_dok_d = ask_dok_q;
     ask_dbfc_d = ask_dbfc_q;
     ask_dwin_d = ask_dwin_q;
@@ -1058,7 +1072,7 @@ module uar_mlx5 #(
     end else if (!pre_ok) begin
       ev_kind = 3'b100;
       ev_reason = pre_reason;
-      ev_resp = pre_reason == 4'b0100 ? 2'b11 : pre_reason == 4'b0101 ? 2'b10 : 2'b00;
+      ev_resp = aw_dis_q ? 2'b00 : aw_out_q ? 2'b11 : 2'b10;
     end else begin
       case (dk)
         3'b001: begin
@@ -1101,7 +1115,8 @@ module uar_mlx5 #(
       aw_len_d = a_len;
       aw_user_d = a_user;
       aw_id_d = a_id;
-      aw_reason_d = a_dreason;
+      aw_dis_d = a_ddis;
+      aw_out_d = a_dout;
       aw_ok_d = a_dok;
       aw_bfc_d = a_dbfc;
       aw_win_d = a_dwin;
@@ -1145,7 +1160,7 @@ module uar_mlx5 #(
     end
     // The next beat is the burst's last (registered: no length compare at the beat)
     if (aw_take) begin
-      last_d = in_single;
+      last_d = a_len == 8'h00;
     end else if (w_last_take) begin
       last_d = 1'b0;
     end else if (w_take) begin
@@ -1161,7 +1176,8 @@ module uar_mlx5 #(
       ask_burst_d = s_axi_awburst;
       ask_user_d = s_axi_awuser;
       ask_id_d = s_axi_awid;
-      ask_dreason_d = in_dreason;
+      ask_ddis_d = in_ddis;
+      ask_dout_d = in_dout;
       ask_dok_d = in_dok;
       ask_dbfc_d = in_dbfc;
       ask_dwin_d = in_dwin;
@@ -1224,7 +1240,7 @@ module uar_mlx5 #(
     if (ev_load) begin
       if (tear || complete) begin
         pend_valid_d[slot] = 1'b0;
-      end else if (ev_kind == 3'b011) begin
+      end else if (lo_now) begin
         pend_valid_d[slot] = 1'b1;
       end
     end
@@ -1312,7 +1328,8 @@ module uar_mlx5 #(
       rd_left_q <= 8'h00;
       rd_last_q <= 1'b0;
       rd_id_q <= {ID_WIDTH{1'b0}};
-      aw_reason_q <= 4'b0000;
+      aw_dis_q <= 1'b0;
+      aw_out_q <= 1'b0;
       aw_ok_q <= 1'b0;
       aw_bfc_q <= 1'b0;
       aw_win_q <= 4'b0000;
@@ -1379,7 +1396,8 @@ module uar_mlx5 #(
       rd_left_q <= rd_left_d;
       rd_last_q <= rd_last_d;
       rd_id_q <= rd_id_d;
-      aw_reason_q <= aw_reason_d;
+      aw_dis_q <= aw_dis_d;
+      aw_out_q <= aw_out_d;
       aw_ok_q <= aw_ok_d;
       aw_bfc_q <= aw_bfc_d;
       aw_win_q <= aw_win_d;
@@ -1455,7 +1473,8 @@ module uar_mlx5 #(
     wsk_hi_q <= wsk_hi_d;
     bsk_id_q <= bsk_id_d;
     first_q <= first_d;
-    ask_dreason_q <= ask_dreason_d;
+    ask_ddis_q <= ask_ddis_d;
+    ask_dout_q <= ask_dout_d;
     ask_dok_q <= ask_dok_d;
     ask_dbfc_q <= ask_dbfc_d;
     ask_dwin_q <= ask_dwin_d;

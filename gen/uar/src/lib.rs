@@ -855,13 +855,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "rd_left_q is 0: the beat on R is the read's last",
     );
     g.flop_r("rd_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
-    // The AW checks, registered with the AW (see `in_reason`).
-    g.flop("aw_reason", RW, Some(n(RW, 0)));
+    // The AW checks, registered with the AW as flags (see `in_ok`): the reason they name is
+    // formed from them at the last beat (`pre_reason`), so the AW decode ends at the AND of
+    // the checks rather than at the reason's priority encoding behind it.
+    g.flop_c(
+        "aw_dis",
+        1,
+        Some(b1(false)),
+        "the block or the writing VF is disabled (DISABLED)",
+    );
+    g.flop_c(
+        "aw_out",
+        1,
+        Some(b1(false)),
+        "another function's page or an inactive page (UNMAPPED, unless aw_dis_q)",
+    );
     g.flop_c(
         "aw_ok",
         1,
         Some(b1(false)),
-        "the AW checks passed (aw_reason_q is 0): pre_ok without a compare",
+        "the AW checks passed: else DISABLED, UNMAPPED or PF_ONLY (pre_reason)",
     );
     g.flop("aw_bfc", 1, Some(b1(false)));
     // The window hit and its role, from the AW (see `in_win`): the last beat's decode is the
@@ -1091,7 +1104,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::ternary(id("r_pf"), id("owner").bits(7, 0), id("r_vf")),
     );
     // The address and requester checks run on the AW channel and are registered with it
-    // (`aw_reason_q`, `aw_bfc_q`, the window hits): the last beat then starts from flops
+    // (`aw_ok_q`, `aw_dis_q`, `aw_out_q`, `aw_bfc_q`, the window hits): the last beat then starts from flops
     // (issue 9: LUT depth). The CSR configuration is therefore sampled when the AW is
     // accepted.
     // Decoded from the port's AW in the cycle the port offers it: the block takes it from the
@@ -1191,29 +1204,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "in_ok",
         1,
-        // A flat AND of the checks' terms rather than `in_reason == 0` through the reason's
+        // A flat AND of the checks' terms rather than through a reason's
         // priority encoding (in_outside covers in_nofunc), so that the 64:1 VF-enable select
-        // feeds one AND; in_reason and in_bf_cand both start from it.
+        // feeds one AND; the registered checks and in_bf_cand both start from it.
         Expr::all(vec![
             id("csr_ctrl_enable_o"),
             Expr::or(id("in_pf"), id("csr_vf_ctrl_enable_o").index(id("in_slot"))),
             not(id("in_outside")),
             Expr::or(id("in_pf"), not(id("in_pf_only"))),
         ]),
-        "no check refuses the write (in_reason is 0)",
-    );
-    g.wire(
-        "in_reason",
-        RW,
-        Expr::ternary(
-            id("in_ok"),
-            n(RW, 0),
-            Expr::ternary(
-                id("in_dis"),
-                n(RW, r("DISABLED")),
-                Expr::ternary(id("in_outside"), n(RW, r("UNMAPPED")), n(RW, r("PF_ONLY"))),
-            ),
-        ),
+        "no check refuses the write",
     );
     g.wire("in_single", 1, Expr::eq(id("s_axi_awlen"), n(8, 0)));
     g.wire(
@@ -1224,7 +1224,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             Expr::eq(id("s_axi_awsize"), n(3, 3)),
         ),
     );
-    g.wire("pre_reason", RW, id("aw_reason_q"));
+    g.wire_c(
+        "pre_reason",
+        RW,
+        Expr::ternary(
+            id("aw_dis_q"),
+            n(RW, r("DISABLED")),
+            Expr::ternary(id("aw_out_q"), n(RW, r("UNMAPPED")), n(RW, r("PF_ONLY"))),
+        ),
+        "the AW check that refused the write (when pre_ok is low)",
+    );
     g.wire("pre_ok", 1, id("aw_ok_q"));
     g.wire("last", 1, id("last_q"));
     g.wire("first_beat", 1, id("beat0_q"));
@@ -1365,7 +1374,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // The decode's results as the block sees them: the skid's (decoded when the port took
     // its AW), else the port's.
     let mut dec_aw: Vec<(&str, u32, Expr)> = vec![
-        ("reason", RW, id("in_reason")),
+        ("dis", 1, id("in_dis")),
+        ("out", 1, id("in_outside")),
         ("ok", 1, id("in_ok")),
         ("bfc", 1, id("in_bf_cand")),
         ("win", 4, id("in_win")),
@@ -1675,13 +1685,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 set(
                     "ev_resp",
                     Expr::ternary(
-                        Expr::eq(id("pre_reason"), n(RW, r("UNMAPPED"))),
-                        n(2, 3),
-                        Expr::ternary(
-                            Expr::eq(id("pre_reason"), n(RW, r("PF_ONLY"))),
-                            n(2, 2),
-                            n(2, 0),
-                        ),
+                        id("aw_dis_q"),
+                        n(2, 0),
+                        Expr::ternary(id("aw_out_q"), n(2, 3), n(2, 2)),
                     ),
                 ),
             ],
@@ -1756,14 +1762,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
         "an event enters stage 1: the write's own, or the tear before it",
     );
+    // The decode's D_LO (K_PEND) written out from flops: an 8-byte window's low half with
+    // the AW checks passed. No other shape overrides it (a 4-byte window never shares an
+    // 8-byte window's offset, a burst is not a single beat), so this is `ev_kind == K_PEND`
+    // without the decode's priority chain in front of `pend_valid`, `pend_mem` and `pm_q`.
+    g.wire_c(
+        "lo_now",
+        1,
+        Expr::all(vec![id("pre_ok"), id("aw_hh_q"), strb(0x0F)]),
+        "the last beat is a low half to store (unless a tear goes first)",
+    );
     g.wire_c(
         "pend_we",
         1,
-        Expr::all(vec![
-            id("ev_load"),
-            not(id("tear")),
-            Expr::eq(id("ev_kind"), n(3, K_PEND)),
-        ]),
+        Expr::all(vec![id("ev_load"), not(id("tear")), id("lo_now")]),
         "a low half is stored for the page owner",
     );
 
@@ -1893,7 +1905,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("aw_len_d", id("a_len")),
         set("aw_user_d", id("a_user")),
         set("aw_id_d", id("a_id")),
-        set("aw_reason_d", id("a_dreason")),
+        set("aw_dis_d", id("a_ddis")),
+        set("aw_out_d", id("a_dout")),
         set("aw_ok_d", id("a_dok")),
         set("aw_bfc_d", id("a_dbfc")),
         set("aw_win_d", id("a_dwin")),
@@ -1999,7 +2012,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     ));
     c.push(Stmt::if_else(
         id("aw_take"),
-        vec![set("last_d", id("in_single"))],
+        // From the AW the block takes (the skid's or the port's), not the port's decode.
+        vec![set("last_d", Expr::eq(id("a_len"), n(8, 0)))],
         vec![Stmt::if_else(
             id("w_last_take"),
             vec![set("last_d", b1(false))],
@@ -2122,7 +2136,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 b1(false),
             )],
             vec![Stmt::if_(
-                Expr::eq(id("ev_kind"), n(3, K_PEND)),
+                id("lo_now"),
                 vec![Stmt::assign(id("pend_valid_d").index(id("slot")), b1(true))],
             )],
         )],
