@@ -760,11 +760,11 @@ module uar #(
   assign a_owner = a_addr[23:12] >> PW;
   assign a_page_idx = a_addr[23:12] & PAGE_MASK;
   assign in_slot_pend = pend_mem[a_owner[VW - 1:0]][39:32] == {a_dhwin, a_page_idx[3:0]};
-  assign in_new_pend = pend_we && slot == a_owner[VW - 1:0];
+  assign in_new_pend = last && lo_now && slot == a_owner[VW - 1:0];
   assign in_same = last && slot == a_owner[VW - 1:0];
   assign in_ps = ask_valid_q ? pend_valid_q[({20'h00000, ask_addr_q[23:12]} >> PW) & SLOT_MASK] :
                  pend_valid_q[({20'h00000, s_axi_awaddr[23:12]} >> PW) & SLOT_MASK];
-  assign in_pv = in_same && (pend_we || (pv && !complete));
+  assign in_pv = in_same && (lo_now || (pv && !complete));
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {a_dhwin, a_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;
   assign e1_data = e1_q[63:0];
@@ -782,12 +782,12 @@ module uar #(
   assign b_free = !bsk_valid_q;
   assign bf_block = first_beat && bf_cand && bf_busy_q;
   assign tear_now = pre_ok && pv && !complete;
-  assign w_ready = aw_valid_q && !bf_block && (!last || (ev_room && b_free && !tear_now));
+  assign w_ready = aw_valid_q && (last ? ev_room && b_free && !tear_now : !bf_block);
   assign w_take = w_valid && w_ready;
   assign wi_free = !wi_valid_q || w_take;
   assign wi_port = s_axi_wvalid && s_axi_wready;
   assign w_last_take = w_take && last;
-  assign ev_load = w_valid && last && ev_room && ((tear_now && !bf_block) || w_ready);
+  assign ev_load = w_valid && last && ev_room && (tear_now || b_free);
   assign lo_now = pre_ok && aw_hh_q && w_slo;
   assign pend_we = ev_load && !tear && lo_now;
   assign h_valid = q_occ_q[0];

@@ -1532,7 +1532,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire(
         "in_new_pend",
         1,
-        Expr::all(vec![id("pend_we"), Expr::eq(id("slot"), owner_slot())]),
+        // Used only with an AW taken while `last`: the open write's last beat is then taken
+        // (no tear), so `pend_we` is `lo_now` there, without the handshake behind it.
+        Expr::all(vec![
+            id("last"),
+            id("lo_now"),
+            Expr::eq(id("slot"), owner_slot()),
+        ]),
     );
     // The owner's pending bit: from `pend_valid_q`, or as the write ending in this cycle
     // leaves it when that write has the same owner: that write is the only one that can
@@ -1576,7 +1582,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::all(vec![
             id("in_same"),
             Expr::or(
-                id("pend_we"),
+                id("lo_now"),
                 Expr::all(vec![id("pv"), not(id("complete"))]),
             ),
         ]),
@@ -1723,17 +1729,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::all(vec![id("pre_ok"), id("pv"), not(id("complete"))]),
     );
+    // A last beat is never a claiming first beat (a claim needs a burst of 2 beats or more),
+    // so `bf_block` is left out of the last beat's terms: the handshake at the last beat (and
+    // everything loaded with it: the event, the next AW) does not wait on the buffer's flops.
     g.wire(
         "w_ready",
         1,
-        Expr::all(vec![
+        Expr::and(
             id("aw_valid_q"),
-            not(id("bf_block")),
-            Expr::or(
-                not(id("last")),
+            Expr::ternary(
+                id("last"),
                 Expr::all(vec![id("ev_room"), id("b_free"), not(id("tear_now"))]),
+                not(id("bf_block")),
             ),
-        ]),
+        ),
     );
     g.wire("w_take", 1, Expr::and(id("w_valid"), id("w_ready")));
     g.wire_c(
@@ -1751,14 +1760,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "ev_load",
         1,
+        // At a last beat `bf_block` is low (see `w_ready`), so this is the tear's event or
+        // the write's own (`w_ready` there: room, B free, no tear).
         Expr::all(vec![
             id("w_valid"),
             id("last"),
             id("ev_room"),
-            Expr::or(
-                Expr::and(id("tear_now"), not(id("bf_block"))),
-                id("w_ready"),
-            ),
+            Expr::or(id("tear_now"), id("b_free")),
         ]),
         "an event enters stage 1: the write's own, or the tear before it",
     );
