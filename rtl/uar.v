@@ -249,10 +249,6 @@ module uar #(
   reg     [23:0]          ask_addr_d;
   reg     [7:0]           ask_len_q;
   reg     [7:0]           ask_len_d;
-  reg     [2:0]           ask_size_q;
-  reg     [2:0]           ask_size_d;
-  reg     [1:0]           ask_burst_q;
-  reg     [1:0]           ask_burst_d;
   reg     [8:0]           ask_user_q;
   reg     [8:0]           ask_user_d;
   reg     [ID_WIDTH-1:0]  ask_id_q;
@@ -382,8 +378,6 @@ module uar #(
   wire                    a_valid;                // an AW is offered: the skid's, else the port's
   wire    [23:0]          a_addr;
   wire    [7:0]           a_len;
-  wire    [2:0]           a_size;
-  wire    [1:0]           a_burst;
   wire    [8:0]           a_user;
   wire    [ID_WIDTH-1:0]  a_id;
   wire                    w_valid;                // a W beat is offered: the head's, once its AW is
@@ -481,7 +475,7 @@ module uar #(
   wire                    pv;                     // the open write's owner has a low half pending
   wire                    complete;               // the high half that completes the pending pair
   wire    [11:0]          a_owner;
-  wire    [11:0]          a_page_idx;
+  wire    [3:0]           a_page_idx;
   wire                    in_slot_pend;
   wire                    in_new_pend;
   wire                    in_same;
@@ -675,8 +669,6 @@ module uar #(
   assign a_valid = ask_valid_q || s_axi_awvalid;
   assign a_addr = ask_valid_q ? ask_addr_q : s_axi_awaddr;
   assign a_len = ask_valid_q ? ask_len_q : s_axi_awlen;
-  assign a_size = ask_valid_q ? ask_size_q : s_axi_awsize;
-  assign a_burst = ask_valid_q ? ask_burst_q : s_axi_awburst;
   assign a_user = ask_valid_q ? ask_user_q : s_axi_awuser;
   assign a_id = ask_valid_q ? ask_id_q : s_axi_awid;
   assign w_valid = wi_valid_q && aw_valid_q;
@@ -758,14 +750,14 @@ module uar #(
   assign pv = aw_pv_q || (aw_pt_q && aw_ps_q);
   assign complete = pre_ok && pv && aw_hh_q && w_shi && pm_q;
   assign a_owner = a_addr[23:12] >> PW;
-  assign a_page_idx = a_addr[23:12] & PAGE_MASK;
-  assign in_slot_pend = pend_mem[a_owner[VW - 1:0]][39:32] == {a_dhwin, a_page_idx[3:0]};
-  assign in_new_pend = last && lo_now && slot == a_owner[VW - 1:0];
-  assign in_same = last && slot == a_owner[VW - 1:0];
+  assign a_page_idx = a_addr[15:12] & PAGE_MASK[3:0];
+  assign in_slot_pend = pend_mem[a_owner[VW - 1:0]][39:32] == {a_dhwin, a_page_idx};
+  assign in_new_pend = last && lo_now && (owner & SLOT_MASK[11:0]) == (a_owner & SLOT_MASK[11:0]);
+  assign in_same = last && (owner & SLOT_MASK[11:0]) == (a_owner & SLOT_MASK[11:0]);
   assign in_ps = ask_valid_q ? pend_valid_q[({20'h00000, ask_addr_q[23:12]} >> PW) & SLOT_MASK] :
                  pend_valid_q[({20'h00000, s_axi_awaddr[23:12]} >> PW) & SLOT_MASK];
   assign in_pv = in_same && (lo_now || (pv && !complete));
-  assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {a_dhwin, a_page_idx[3:0]} : in_slot_pend;
+  assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {a_dhwin, a_page_idx} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;
   assign e1_data = e1_q[63:0];
   assign e1_len = e1_q[68:64];
@@ -918,8 +910,6 @@ module uar #(
     ask_valid_d = ask_valid_q;
     ask_addr_d = ask_addr_q;
     ask_len_d = ask_len_q;
-    ask_size_d = ask_size_q;
-    ask_burst_d = ask_burst_q;
     ask_user_d = ask_user_q;
     ask_id_d = ask_id_q;
     wi_valid_d = wi_valid_q;
@@ -1107,8 +1097,6 @@ module uar #(
     if (!ask_valid_q) begin
       ask_addr_d = s_axi_awaddr;
       ask_len_d = s_axi_awlen;
-      ask_size_d = s_axi_awsize;
-      ask_burst_d = s_axi_awburst;
       ask_user_d = s_axi_awuser;
       ask_id_d = s_axi_awid;
       ask_ddis_d = in_ddis;
@@ -1382,8 +1370,6 @@ module uar #(
     aw_user_q <= aw_user_d;
     ask_addr_q <= ask_addr_d;
     ask_len_q <= ask_len_d;
-    ask_size_q <= ask_size_d;
-    ask_burst_q <= ask_burst_d;
     ask_user_q <= ask_user_d;
     ask_id_q <= ask_id_d;
     wi_data_q <= wi_data_d;

@@ -434,8 +434,14 @@ const AXI: [(&str, u32, bool, &str); 15] = [
     ),
 ];
 
-/// The AW fields the AW skid holds (`ask_<name>_q`) and the block reads through its select
-/// (`a_<name>`): `s_axi_aw<name>`, with its range.
+/// The AW fields the AW skid keeps as they came (`ask_<name>_q`) and the block reads through
+/// its select (`a_<name>`); size and burst reach the block only through the AW decode's
+/// results (`ask_d*_q`).
+fn kept_aw_field(name: &str) -> bool {
+    !matches!(name, "size" | "burst")
+}
+
+/// The AW fields, `s_axi_aw<name>`, with their ranges.
 fn aw_fields() -> [(&'static str, Option<Range>); 6] {
     [
         ("addr", Range::bits(24)),
@@ -798,7 +804,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Some(b1(false)),
         "AW skid: an AW the port took that the block has not",
     );
-    for (name, r) in aw_fields() {
+    // Size and burst only feed the AW decode, which the skid keeps as results (`ask_d*`).
+    for (name, r) in aw_fields().into_iter().filter(|(f, _)| kept_aw_field(f)) {
         g.flop_r(&format!("ask_{name}"), r, None);
     }
     // The W head register: every beat the port takes lands here (or, while the head is held,
@@ -1044,7 +1051,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::or(id("ask_valid_q"), id("s_axi_awvalid")),
         "an AW is offered: the skid's, else the port's",
     );
-    for (name, r) in aw_fields() {
+    for (name, r) in aw_fields().into_iter().filter(|(f, _)| kept_aw_field(f)) {
         let a = format!("a_{name}");
         g.decls.push(V::Decl(Decl::wire(a.clone(), r)));
         g.assigns.push(V::Assign(
@@ -1514,10 +1521,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     );
     g.wire(
         "a_page_idx",
-        12,
-        Expr::band(id("a_addr").bits(23, 12), id("PAGE_MASK")),
+        4,
+        Expr::band(id("a_addr").bits(15, 12), id("PAGE_MASK").bits(3, 0)),
     );
     let owner_slot = || id("a_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0));
+    // `slot == owner_slot()`, written on the whole owners (the same bits compared).
+    let same_slot = || {
+        Expr::eq(
+            Expr::band(id("owner"), id("SLOT_MASK").bits(11, 0)),
+            Expr::band(id("a_owner"), id("SLOT_MASK").bits(11, 0)),
+        )
+    };
     // The pending half's window and page are compared with the write's when the AW is
     // accepted (`pm_q`), from pend_mem or, when the burst ending in that cycle stores the
     // same owner's low half, from what it stores.
@@ -1526,7 +1540,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::eq(
             id("pend_mem").index(owner_slot()).bits(39, 32),
-            Expr::concat(vec![id("a_dhwin"), id("a_page_idx").bits(3, 0)]),
+            Expr::concat(vec![id("a_dhwin"), id("a_page_idx")]),
         ),
     );
     g.wire(
@@ -1534,22 +1548,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         // Used only with an AW taken while `last`: the open write's last beat is then taken
         // (no tear), so `pend_we` is `lo_now` there, without the handshake behind it.
-        Expr::all(vec![
-            id("last"),
-            id("lo_now"),
-            Expr::eq(id("slot"), owner_slot()),
-        ]),
+        Expr::all(vec![id("last"), id("lo_now"), same_slot()]),
     );
     // The owner's pending bit: from `pend_valid_q`, or as the write ending in this cycle
     // leaves it when that write has the same owner: that write is the only one that can
     // change it before this AW's last beat (`last` is low while no write is open), and at its
     // last beat it stores a low half (`pend_we`), completes the pair or leaves the bit as it
     // was (a tear holds the beat, so no AW is taken with it).
-    g.wire(
-        "in_same",
-        1,
-        Expr::all(vec![id("last"), Expr::eq(id("slot"), owner_slot())]),
-    );
+    g.wire("in_same", 1, Expr::all(vec![id("last"), same_slot()]));
     // The owner's pending bit, written as a select from each AW source (the skid's address,
     // the port's) chosen by `ask_valid_q`. Yosys (opt_share) moves that 2:1 select back in
     // front of one NUM_VF:1 select, so what this changes is that the slot gets a 2:1 select of
@@ -1581,10 +1587,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::all(vec![
             id("in_same"),
-            Expr::or(
-                id("lo_now"),
-                Expr::all(vec![id("pv"), not(id("complete"))]),
-            ),
+            Expr::or(id("lo_now"), Expr::all(vec![id("pv"), not(id("complete"))])),
         ]),
     );
     g.wire(
@@ -1594,7 +1597,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             id("in_new_pend"),
             Expr::eq(
                 Expr::concat(vec![id("dwin"), id("page_idx").bits(3, 0)]),
-                Expr::concat(vec![id("a_dhwin"), id("a_page_idx").bits(3, 0)]),
+                Expr::concat(vec![id("a_dhwin"), id("a_page_idx")]),
             ),
             id("in_slot_pend"),
         ),
@@ -2051,7 +2054,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ),
     ));
     let mut fill_aw = Vec::new();
-    for (name, _) in aw_fields() {
+    for (name, _) in aw_fields().into_iter().filter(|(f, _)| kept_aw_field(f)) {
         fill_aw.push(set(&format!("ask_{name}_d"), id(format!("s_axi_aw{name}"))));
     }
     for (name, _, _) in &dec_aw {
