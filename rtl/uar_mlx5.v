@@ -499,7 +499,7 @@ module uar_mlx5 #(
   wire    [35:0]          pe;
   wire                    pv;                     // the open write's owner has a low half pending
   wire                    complete;               // the high half that completes the pending pair
-  wire    [11:0]          a_owner;
+  wire    [VW-1:0]        a_owner;                // the AW's page owner as a pending-half slot
   wire    [3:0]           a_page_idx;
   wire                    in_slot_pend;
   wire                    in_new_pend;
@@ -797,15 +797,15 @@ module uar_mlx5 #(
   assign pe = pend_mem[slot][35:0];
   assign pv = aw_pv_q || (aw_pt_q && aw_ps_q);
   assign complete = pre_ok && pv && aw_hh_q && w_shi && pm_q;
-  assign a_owner = a_addr[23:12] >> PW;
+  assign a_owner = a_addr[12 + PW +: VW];
   assign a_page_idx = a_addr[15:12] & PAGE_MASK[3:0];
-  assign in_slot_pend = pend_mem[a_owner[VW - 1:0]][39:32] == {a_dhwin, a_page_idx};
-  assign in_new_pend = last && lo_now && (owner & SLOT_MASK[11:0]) == (a_owner & SLOT_MASK[11:0]);
-  assign in_same = last && (owner & SLOT_MASK[11:0]) == (a_owner & SLOT_MASK[11:0]);
+  assign in_slot_pend = pend_mem[a_owner[VW - 1:0]][39:32] == {a_dhwin, a_page_idx[3:0]};
+  assign in_new_pend = last && lo_now && slot == a_owner[VW - 1:0];
+  assign in_same = last && slot == a_owner[VW - 1:0];
   assign in_ps = ask_valid_q ? pend_valid_q[({20'h00000, ask_addr_q[23:12]} >> PW) & SLOT_MASK] :
                  pend_valid_q[({20'h00000, s_axi_awaddr[23:12]} >> PW) & SLOT_MASK];
   assign in_pv = in_same && (lo_now || (pv && !complete));
-  assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {a_dhwin, a_page_idx} : in_slot_pend;
+  assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {a_dhwin, a_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;
   assign e1_data = e1_q[63:0];
   assign e1_len = e1_q[68:64];

@@ -1514,24 +1514,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "the high half that completes the pending pair",
     );
     // The AW's owner as a slot index, and its page index, from the AW the block sees.
-    g.wire(
-        "a_owner",
-        12,
-        Expr::bin(BinOp::Shr, id("a_addr").bits(23, 12), id("PW")),
-    );
+    // `a_addr[23:12] >> PW` cut to its slot bits (PW + VW <= 12: at most 16 pages, 256 VFs).
+    g.decls.push(V::Decl(
+        Decl::wire("a_owner", Some(Range::width(id("VW"))))
+            .comment("the AW's page owner as a pending-half slot"),
+    ));
+    g.assigns.push(V::Assign(
+        id("a_owner"),
+        id("a_addr").part(Expr::plus(Expr::int(12), id("PW")), id("VW")),
+    ));
     g.wire(
         "a_page_idx",
         4,
         Expr::band(id("a_addr").bits(15, 12), id("PAGE_MASK").bits(3, 0)),
     );
     let owner_slot = || id("a_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0));
-    // `slot == owner_slot()`, written on the whole owners (the same bits compared).
-    let same_slot = || {
-        Expr::eq(
-            Expr::band(id("owner"), id("SLOT_MASK").bits(11, 0)),
-            Expr::band(id("a_owner"), id("SLOT_MASK").bits(11, 0)),
-        )
-    };
+    let same_slot = || Expr::eq(id("slot"), owner_slot());
     // The pending half's window and page are compared with the write's when the AW is
     // accepted (`pm_q`), from pend_mem or, when the burst ending in that cycle stores the
     // same owner's low half, from what it stores.
@@ -1540,7 +1538,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::eq(
             id("pend_mem").index(owner_slot()).bits(39, 32),
-            Expr::concat(vec![id("a_dhwin"), id("a_page_idx")]),
+            Expr::concat(vec![id("a_dhwin"), id("a_page_idx").bits(3, 0)]),
         ),
     );
     g.wire(
@@ -1597,7 +1595,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             id("in_new_pend"),
             Expr::eq(
                 Expr::concat(vec![id("dwin"), id("page_idx").bits(3, 0)]),
-                Expr::concat(vec![id("a_dhwin"), id("a_page_idx")]),
+                Expr::concat(vec![id("a_dhwin"), id("a_page_idx").bits(3, 0)]),
             ),
             id("in_slot_pend"),
         ),
