@@ -261,16 +261,23 @@ module uar_mlx5 #(
   reg     [23:0]          ask_addr_d;
   reg     [7:0]           ask_len_q;
   reg     [7:0]           ask_len_d;
-  reg     [2:0]           ask_size_q;
-  reg     [2:0]           ask_size_d;
-  reg     [1:0]           ask_burst_q;
-  reg     [1:0]           ask_burst_d;
   reg     [8:0]           ask_user_q;
   reg     [8:0]           ask_user_d;
   reg     [ID_WIDTH-1:0]  ask_id_q;
   reg     [ID_WIDTH-1:0]  ask_id_d;
-  reg                     wsk_valid_q;            // W skid: a beat the port took that the block has
-                                                  // not
+  reg                     wi_valid_q;             // W head: the beat offered to the block (once its
+                                                  // AW is open)
+  reg                     wi_valid_d;
+  reg     [63:0]          wi_data_q;
+  reg     [63:0]          wi_data_d;
+  reg                     wi_ff_q;
+  reg                     wi_ff_d;
+  reg                     wi_lo_q;
+  reg                     wi_lo_d;
+  reg                     wi_hi_q;
+  reg                     wi_hi_d;
+  reg                     wsk_valid_q;            // W skid: a beat the port took while the head was
+                                                  // held
   reg                     wsk_valid_d;
   reg     [63:0]          wsk_data_q;
   reg     [63:0]          wsk_data_d;
@@ -299,10 +306,14 @@ module uar_mlx5 #(
   reg                     rd_last_d;
   reg     [ID_WIDTH-1:0]  rd_id_q;
   reg     [ID_WIDTH-1:0]  rd_id_d;
-  reg     [3:0]           aw_reason_q;
-  reg     [3:0]           aw_reason_d;
-  reg                     aw_ok_q;                // the AW checks passed (aw_reason_q is 0): pre_ok
-                                                  // without a compare
+  reg                     aw_dis_q;               // the block or the writing VF is disabled
+                                                  // (DISABLED)
+  reg                     aw_dis_d;
+  reg                     aw_out_q;               // another function's page or an inactive page
+                                                  // (UNMAPPED, unless aw_dis_q)
+  reg                     aw_out_d;
+  reg                     aw_ok_q;                // the AW checks passed: else DISABLED, UNMAPPED
+                                                  // or PF_ONLY (pre_reason)
   reg                     aw_ok_d;
   reg                     aw_bfc_q;
   reg                     aw_bfc_d;
@@ -384,12 +395,10 @@ module uar_mlx5 #(
   wire                    a_valid;                // an AW is offered: the skid's, else the port's
   wire    [23:0]          a_addr;
   wire    [7:0]           a_len;
-  wire    [2:0]           a_size;
-  wire    [1:0]           a_burst;
   wire    [8:0]           a_user;
   wire    [ID_WIDTH-1:0]  a_id;
-  wire                    w_valid;                // a W beat is offered: the skid's, else the
-                                                  // port's (taken there once its AW is open)
+  wire                    w_valid;                // a W beat is offered: the head's, once its AW is
+                                                  // open
   wire    [63:0]          w_data;
   wire                    w_sff;
   wire                    w_slo;
@@ -416,11 +425,11 @@ module uar_mlx5 #(
   wire                    in_dis;                 // the block or the writing VF is disabled
   wire                    in_outside;             // a page of another function, or an inactive page
                                                   // index
-  wire                    in_ok;                  // no check refuses the write (in_reason is 0)
-  wire    [3:0]           in_reason;
+  wire                    in_ok;                  // no check refuses the write
   wire                    in_single;
   wire                    in_burst_ok;
-  wire    [3:0]           pre_reason;
+  wire    [3:0]           pre_reason;             // the AW check that refused the write (when
+                                                  // pre_ok is low)
   wire                    pre_ok;
   wire                    last;
   wire                    first_beat;
@@ -438,6 +447,50 @@ module uar_mlx5 #(
   wire    [3:0]           in_hwin;
   wire    [3:0]           in_win;
   wire                    in_bf_cand;             // a whole-WQE burst from a BlueFlame window start
+  reg                     ask_ddis_q;
+  reg                     ask_ddis_d;
+  wire                    in_ddis;
+  wire                    a_ddis;
+  reg                     ask_dout_q;
+  reg                     ask_dout_d;
+  wire                    in_dout;
+  wire                    a_dout;
+  reg                     ask_dok_q;
+  reg                     ask_dok_d;
+  wire                    in_dok;
+  wire                    a_dok;
+  reg                     ask_dbfc_q;
+  reg                     ask_dbfc_d;
+  wire                    in_dbfc;
+  wire                    a_dbfc;
+  reg     [3:0]           ask_dwin_q;
+  reg     [3:0]           ask_dwin_d;
+  wire    [3:0]           in_dwin;
+  wire    [3:0]           a_dwin;
+  reg                     ask_dhh_q;
+  reg                     ask_dhh_d;
+  wire                    in_dhh;
+  wire                    a_dhh;
+  reg     [3:0]           ask_dhwin_q;
+  reg     [3:0]           ask_dhwin_d;
+  wire    [3:0]           in_dhwin;
+  wire    [3:0]           a_dhwin;
+  reg                     ask_dbh_q;
+  reg                     ask_dbh_d;
+  wire                    in_dbh;
+  wire                    a_dbh;
+  reg                     ask_dck_q;
+  reg                     ask_dck_d;
+  wire                    in_dck;
+  wire                    a_dck;
+  reg                     ask_df32lo_q;
+  reg                     ask_df32lo_d;
+  wire                    in_df32lo;
+  wire                    a_df32lo;
+  reg                     ask_dfwd_q;
+  reg                     ask_dfwd_d;
+  wire                    in_dfwd;
+  wire                    a_dfwd;
   wire                    bf_cand;
   wire                    owns_buf;
   reg     [2:0]           dk;
@@ -446,6 +499,8 @@ module uar_mlx5 #(
   wire    [35:0]          pe;
   wire                    pv;                     // the open write's owner has a low half pending
   wire                    complete;               // the high half that completes the pending pair
+  wire    [VW-1:0]        a_owner;                // the AW's page owner as a pending-half slot
+  wire    [3:0]           a_page_idx;
   wire                    in_slot_pend;
   wire                    in_new_pend;
   wire                    in_same;
@@ -476,9 +531,14 @@ module uar_mlx5 #(
   wire                    tear_now;
   wire                    w_ready;
   wire                    w_take;
+  wire                    wi_free;                // the W head is empty or taken: it loads the
+                                                  // skid's beat, else the port's
+  wire                    wi_port;
   wire                    w_last_take;
   wire                    ev_load;                // an event enters stage 1: the write's own, or
                                                   // the tear before it
+  wire                    lo_now;                 // the last beat is a low half to store (unless a
+                                                  // tear goes first)
   wire                    pend_we;                // a low half is stored for the page owner
   wire                    h_valid;
   wire    [92:0]          h;                      // queue head; zero while the queue is empty
@@ -642,15 +702,13 @@ module uar_mlx5 #(
   assign a_valid = ask_valid_q || s_axi_awvalid;
   assign a_addr = ask_valid_q ? ask_addr_q : s_axi_awaddr;
   assign a_len = ask_valid_q ? ask_len_q : s_axi_awlen;
-  assign a_size = ask_valid_q ? ask_size_q : s_axi_awsize;
-  assign a_burst = ask_valid_q ? ask_burst_q : s_axi_awburst;
   assign a_user = ask_valid_q ? ask_user_q : s_axi_awuser;
   assign a_id = ask_valid_q ? ask_id_q : s_axi_awid;
-  assign w_valid = wsk_valid_q || (s_axi_wvalid && aw_valid_q);
-  assign w_data = wsk_valid_q ? wsk_data_q : s_axi_wdata;
-  assign w_sff = wsk_valid_q ? wsk_ff_q : s_axi_wstrb == 8'hff;
-  assign w_slo = wsk_valid_q ? wsk_lo_q : s_axi_wstrb == 8'h0f;
-  assign w_shi = wsk_valid_q ? wsk_hi_q : s_axi_wstrb == 8'hf0;
+  assign w_valid = wi_valid_q && aw_valid_q;
+  assign w_data = wi_data_q;
+  assign w_sff = wi_ff_q;
+  assign w_slo = wi_lo_q;
+  assign w_shi = wi_hi_q;
   assign aw_take = a_valid && aw_rdy;
   assign aw_rdy = !aw_valid_q || w_last_take;
   assign aw_page = aw_addr_q[23:12];
@@ -660,12 +718,12 @@ module uar_mlx5 #(
   assign r_vf = aw_user_q[7:0];
   assign slot = owner[VW - 1:0];
   assign ev_vf = r_pf ? owner[7:0] : r_vf;
-  assign in_page = a_addr[23:12];
-  assign in_off = a_addr[11:0];
+  assign in_page = s_axi_awaddr[23:12];
+  assign in_off = s_axi_awaddr[11:0];
   assign in_owner = in_page >> PW;
   assign in_page_idx = in_page & PAGE_MASK;
-  assign in_pf = a_user[8];
-  assign in_vf = a_user[7:0];
+  assign in_pf = s_axi_awuser[8];
+  assign in_vf = s_axi_awuser[7:0];
   assign in_slot = in_vf[VW - 1:0];
   assign in_nofunc = !in_pf && {4'b0000, in_vf} >= GEO_NUM_VF;
   assign eff_pages = csr_page_cfg_active_pages_o == 5'h00 ||
@@ -679,10 +737,9 @@ module uar_mlx5 #(
                       (in_page_idx >= {7'h00, eff_pages});
   assign in_ok = csr_ctrl_enable_o && (in_pf || csr_vf_ctrl_enable_o[in_slot]) && !in_outside &&
                  (in_pf || !in_pf_only);
-  assign in_reason = in_ok ? 4'b0000 : in_dis ? 4'b0111 : in_outside ? 4'b0100 : 4'b0101;
-  assign in_single = a_len == 8'h00;
-  assign in_burst_ok = a_burst == 2'b01 && a_size == 3'b011;
-  assign pre_reason = aw_reason_q;
+  assign in_single = s_axi_awlen == 8'h00;
+  assign in_burst_ok = s_axi_awburst == 2'b01 && s_axi_awsize == 3'b011;
+  assign pre_reason = aw_dis_q ? 4'b0111 : aw_out_q ? 4'b0100 : 4'b0101;
   assign pre_ok = aw_ok_q;
   assign last = last_q;
   assign first_beat = beat0_q;
@@ -694,9 +751,9 @@ module uar_mlx5 #(
   assign in_hit = {in_single && in_off[11:3] == 9'h120, in_single && in_off[11:3] == 9'h100,
                    in_single && in_off[11:3] == 9'h009, in_single && in_off[11:3] == 9'h008,
                    in_single && in_off[11:3] == 9'h004};
-  assign in_bhit = {in_off == 12'h900 && !in_single && in_burst_ok && a_len < 8'h20,
-                    in_off == 12'h800 && !in_single && in_burst_ok && a_len < 8'h20, 1'b0, 1'b0,
-                    1'b0};
+  assign in_bhit = {in_off == 12'h900 && !in_single && in_burst_ok && s_axi_awlen < 8'h20,
+                    in_off == 12'h800 && !in_single && in_burst_ok && s_axi_awlen < 8'h20, 1'b0,
+                    1'b0, 1'b0};
   assign len8 = aw_len_q[2:0] == 3'b111;
   assign cc_at = len8 &&
                  ((aw_addr_q[11:0] == 12'h840 && aw_len_q[7:3] < 5'h03) |
@@ -713,18 +770,42 @@ module uar_mlx5 #(
                   in_hit[1] || in_bhit[1] ? 4'b0001 :
                   4'b0000;
   assign in_bf_cand = in_ok && csr_ctrl_bf_enable_o && |in_bhit;
+  assign in_ddis = in_dis;
+  assign a_ddis = ask_valid_q ? ask_ddis_q : in_ddis;
+  assign in_dout = in_outside;
+  assign a_dout = ask_valid_q ? ask_dout_q : in_dout;
+  assign in_dok = in_ok;
+  assign a_dok = ask_valid_q ? ask_dok_q : in_dok;
+  assign in_dbfc = in_bf_cand;
+  assign a_dbfc = ask_valid_q ? ask_dbfc_q : in_dbfc;
+  assign in_dwin = in_win;
+  assign a_dwin = ask_valid_q ? ask_dwin_q : in_dwin;
+  assign in_dhh = in_hh;
+  assign a_dhh = ask_valid_q ? ask_dhh_q : in_dhh;
+  assign in_dhwin = in_hwin;
+  assign a_dhwin = ask_valid_q ? ask_dhwin_q : in_dhwin;
+  assign in_dbh = |in_bhit;
+  assign a_dbh = ask_valid_q ? ask_dbh_q : in_dbh;
+  assign in_dck = csr_ctrl_bf_enable_o && in_burst_ok;
+  assign a_dck = ask_valid_q ? ask_dck_q : in_dck;
+  assign in_df32lo = in_hit[1] | in_hit[2];
+  assign a_df32lo = ask_valid_q ? ask_df32lo_q : in_df32lo;
+  assign in_dfwd = in_hit[0] | in_hit[1] | in_hit[2];
+  assign a_dfwd = ask_valid_q ? ask_dfwd_q : in_dfwd;
   assign bf_cand = aw_bfc_q;
   assign owns_buf = first_beat ? bf_cand : cand_q;
   assign pe = pend_mem[slot][35:0];
   assign pv = aw_pv_q || (aw_pt_q && aw_ps_q);
   assign complete = pre_ok && pv && aw_hh_q && w_shi && pm_q;
-  assign in_slot_pend = pend_mem[in_owner[VW - 1:0]][39:32] == {in_hwin, in_page_idx[3:0]};
-  assign in_new_pend = pend_we && slot == in_owner[VW - 1:0];
-  assign in_same = last && slot == in_owner[VW - 1:0];
+  assign a_owner = a_addr[12 + PW +: VW];
+  assign a_page_idx = a_addr[15:12] & PAGE_MASK[3:0];
+  assign in_slot_pend = pend_mem[a_owner[VW - 1:0]][39:32] == {a_dhwin, a_page_idx[3:0]};
+  assign in_new_pend = last && lo_now && slot == a_owner[VW - 1:0];
+  assign in_same = last && slot == a_owner[VW - 1:0];
   assign in_ps = ask_valid_q ? pend_valid_q[({20'h00000, ask_addr_q[23:12]} >> PW) & SLOT_MASK] :
                  pend_valid_q[({20'h00000, s_axi_awaddr[23:12]} >> PW) & SLOT_MASK];
-  assign in_pv = in_same && (pend_we || (pv && !complete));
-  assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {in_hwin, in_page_idx[3:0]} : in_slot_pend;
+  assign in_pv = in_same && (lo_now || (pv && !complete));
+  assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {a_dhwin, a_page_idx[3:0]} : in_slot_pend;
   assign tear = last && pre_ok && pv && !complete;
   assign e1_data = e1_q[63:0];
   assign e1_len = e1_q[68:64];
@@ -741,11 +822,14 @@ module uar_mlx5 #(
   assign b_free = !bsk_valid_q;
   assign bf_block = first_beat && bf_cand && bf_busy_q;
   assign tear_now = pre_ok && pv && !complete;
-  assign w_ready = aw_valid_q && !bf_block && (!last || (ev_room && b_free && !tear_now));
+  assign w_ready = aw_valid_q && (last ? ev_room && b_free && !tear_now : !bf_block);
   assign w_take = w_valid && w_ready;
+  assign wi_free = !wi_valid_q || w_take;
+  assign wi_port = s_axi_wvalid && s_axi_wready;
   assign w_last_take = w_take && last;
-  assign ev_load = w_valid && last && ev_room && ((tear_now && !bf_block) || w_ready);
-  assign pend_we = ev_load && !tear && ev_kind == 3'b011;
+  assign ev_load = w_valid && last && ev_room && (tear_now || b_free);
+  assign lo_now = pre_ok && aw_hh_q && w_slo;
+  assign pend_we = ev_load && !tear && lo_now;
   assign h_valid = q_occ_q[0];
   assign h = h_valid ? q_mem[q_rd_q] : 93'h000000000000000000000000;
   assign h_data = h[63:0];
@@ -770,7 +854,7 @@ module uar_mlx5 #(
   assign h_qpn = h_chk ? h_data[31:8] : 24'h000000;
   assign bf_end = drain_q && m_axis_bf_tready && drain_idx_q == drain_last_q;
   assign s_axi_awready = !rst && !ask_valid_q;
-  assign s_axi_wready = !rst && !wsk_valid_q && aw_valid_q;
+  assign s_axi_wready = !rst && !wsk_valid_q;
   assign s_axi_bvalid = b_valid_q;
   assign s_axi_bresp = b_resp_q;
   assign s_axi_bid = b_id_q;
@@ -881,10 +965,13 @@ module uar_mlx5 #(
     ask_valid_d = ask_valid_q;
     ask_addr_d = ask_addr_q;
     ask_len_d = ask_len_q;
-    ask_size_d = ask_size_q;
-    ask_burst_d = ask_burst_q;
     ask_user_d = ask_user_q;
     ask_id_d = ask_id_q;
+    wi_valid_d = wi_valid_q;
+    wi_data_d = wi_data_q;
+    wi_ff_d = wi_ff_q;
+    wi_lo_d = wi_lo_q;
+    wi_hi_d = wi_hi_q;
     wsk_valid_d = wsk_valid_q;
     wsk_data_d = wsk_data_q;
     wsk_ff_d = wsk_ff_q;
@@ -899,7 +986,8 @@ module uar_mlx5 #(
     rd_left_d = rd_left_q;
     rd_last_d = rd_last_q;
     rd_id_d = rd_id_q;
-    aw_reason_d = aw_reason_q;
+    aw_dis_d = aw_dis_q;
+    aw_out_d = aw_out_q;
     aw_ok_d = aw_ok_q;
     aw_bfc_d = aw_bfc_q;
     aw_win_d = aw_win_q;
@@ -935,6 +1023,17 @@ module uar_mlx5 #(
     drain_idx_d = drain_idx_q;
     drain_last_d = drain_last_q;
     drain_user_d = drain_user_q;
+    ask_ddis_d = ask_ddis_q;
+    ask_dout_d = ask_dout_q;
+    ask_dok_d = ask_dok_q;
+    ask_dbfc_d = ask_dbfc_q;
+    ask_dwin_d = ask_dwin_q;
+    ask_dhh_d = ask_dhh_q;
+    ask_dhwin_d = ask_dhwin_q;
+    ask_dbh_d = ask_dbh_q;
+    ask_dck_d = ask_dck_q;
+    ask_df32lo_d = ask_df32lo_q;
+    ask_dfwd_d = ask_dfwd_q;
     // Window decode: shape of the write in the window it starts in
     if (cc_ok_q && full_now) begin
       dk = 3'b110;
@@ -963,7 +1062,7 @@ module uar_mlx5 #(
     end else if (!pre_ok) begin
       ev_kind = 3'b100;
       ev_reason = pre_reason;
-      ev_resp = pre_reason == 4'b0100 ? 2'b11 : pre_reason == 4'b0101 ? 2'b10 : 2'b00;
+      ev_resp = aw_dis_q ? 2'b00 : aw_out_q ? 2'b11 : 2'b10;
     end else begin
       case (dk)
         3'b001: begin
@@ -1006,18 +1105,19 @@ module uar_mlx5 #(
       aw_len_d = a_len;
       aw_user_d = a_user;
       aw_id_d = a_id;
-      aw_reason_d = in_reason;
-      aw_ok_d = in_ok;
-      aw_bfc_d = in_bf_cand;
-      aw_win_d = in_win;
-      aw_hh_d = in_hh;
+      aw_dis_d = a_ddis;
+      aw_out_d = a_dout;
+      aw_ok_d = a_dok;
+      aw_bfc_d = a_dbfc;
+      aw_win_d = a_dwin;
+      aw_hh_d = a_dhh;
       pm_d = in_pm;
       aw_pv_d = in_pv;
       aw_pt_d = !in_same;
-      aw_bh_d = |in_bhit;
-      aw_ck_d = csr_ctrl_bf_enable_o && in_burst_ok;
-      aw_f32lo_d = in_hit[1] | in_hit[2];
-      aw_fwd_d = in_hit[0] | in_hit[1] | in_hit[2];
+      aw_bh_d = a_dbh;
+      aw_ck_d = a_dck;
+      aw_f32lo_d = a_df32lo;
+      aw_fwd_d = a_dfwd;
     end else if (w_last_take) begin
       aw_valid_d = 1'b0;
     end
@@ -1050,7 +1150,7 @@ module uar_mlx5 #(
     end
     // The next beat is the burst's last (registered: no length compare at the beat)
     if (aw_take) begin
-      last_d = in_single;
+      last_d = a_len == 8'h00;
     end else if (w_last_take) begin
       last_d = 1'b0;
     end else if (w_take) begin
@@ -1058,20 +1158,36 @@ module uar_mlx5 #(
     end
     // Skids: hold what the port took and the block did not; a held entry goes first
     ask_valid_d = a_valid && !aw_take;
-    wsk_valid_d = w_valid && !w_take;
+    wsk_valid_d = !wi_free && (wsk_valid_q || wi_port);
     if (!ask_valid_q) begin
       ask_addr_d = s_axi_awaddr;
       ask_len_d = s_axi_awlen;
-      ask_size_d = s_axi_awsize;
-      ask_burst_d = s_axi_awburst;
       ask_user_d = s_axi_awuser;
       ask_id_d = s_axi_awid;
+      ask_ddis_d = in_ddis;
+      ask_dout_d = in_dout;
+      ask_dok_d = in_dok;
+      ask_dbfc_d = in_dbfc;
+      ask_dwin_d = in_dwin;
+      ask_dhh_d = in_dhh;
+      ask_dhwin_d = in_dhwin;
+      ask_dbh_d = in_dbh;
+      ask_dck_d = in_dck;
+      ask_df32lo_d = in_df32lo;
+      ask_dfwd_d = in_dfwd;
     end
     if (!wsk_valid_q) begin
       wsk_data_d = s_axi_wdata;
       wsk_ff_d = s_axi_wstrb == 8'hff;
       wsk_lo_d = s_axi_wstrb == 8'h0f;
       wsk_hi_d = s_axi_wstrb == 8'hf0;
+    end
+    if (wi_free) begin
+      wi_valid_d = wsk_valid_q || wi_port;
+      wi_data_d = wsk_valid_q ? wsk_data_q : s_axi_wdata;
+      wi_ff_d = wsk_valid_q ? wsk_ff_q : s_axi_wstrb == 8'hff;
+      wi_lo_d = wsk_valid_q ? wsk_lo_q : s_axi_wstrb == 8'h0f;
+      wi_hi_d = wsk_valid_q ? wsk_hi_q : s_axi_wstrb == 8'hf0;
     end
     // B: one response per burst, into the output register or, behind it, the skid
     if (!bsk_valid_q) begin
@@ -1112,7 +1228,7 @@ module uar_mlx5 #(
     if (ev_load) begin
       if (tear || complete) begin
         pend_valid_d[slot] = 1'b0;
-      end else if (ev_kind == 3'b011) begin
+      end else if (lo_now) begin
         pend_valid_d[slot] = 1'b1;
       end
     end
@@ -1190,6 +1306,7 @@ module uar_mlx5 #(
     if (rst) begin
       aw_valid_q <= 1'b0;
       ask_valid_q <= 1'b0;
+      wi_valid_q <= 1'b0;
       wsk_valid_q <= 1'b0;
       bsk_valid_q <= 1'b0;
       bsk_resp_q <= 2'b00;
@@ -1199,7 +1316,8 @@ module uar_mlx5 #(
       rd_left_q <= 8'h00;
       rd_last_q <= 1'b0;
       rd_id_q <= {ID_WIDTH{1'b0}};
-      aw_reason_q <= 4'b0000;
+      aw_dis_q <= 1'b0;
+      aw_out_q <= 1'b0;
       aw_ok_q <= 1'b0;
       aw_bfc_q <= 1'b0;
       aw_win_q <= 4'b0000;
@@ -1256,6 +1374,7 @@ module uar_mlx5 #(
     end else begin
       aw_valid_q <= aw_valid_d;
       ask_valid_q <= ask_valid_d;
+      wi_valid_q <= wi_valid_d;
       wsk_valid_q <= wsk_valid_d;
       bsk_valid_q <= bsk_valid_d;
       bsk_resp_q <= bsk_resp_d;
@@ -1265,7 +1384,8 @@ module uar_mlx5 #(
       rd_left_q <= rd_left_d;
       rd_last_q <= rd_last_d;
       rd_id_q <= rd_id_d;
-      aw_reason_q <= aw_reason_d;
+      aw_dis_q <= aw_dis_d;
+      aw_out_q <= aw_out_d;
       aw_ok_q <= aw_ok_d;
       aw_bfc_q <= aw_bfc_d;
       aw_win_q <= aw_win_d;
@@ -1327,16 +1447,29 @@ module uar_mlx5 #(
     aw_user_q <= aw_user_d;
     ask_addr_q <= ask_addr_d;
     ask_len_q <= ask_len_d;
-    ask_size_q <= ask_size_d;
-    ask_burst_q <= ask_burst_d;
     ask_user_q <= ask_user_d;
     ask_id_q <= ask_id_d;
+    wi_data_q <= wi_data_d;
+    wi_ff_q <= wi_ff_d;
+    wi_lo_q <= wi_lo_d;
+    wi_hi_q <= wi_hi_d;
     wsk_data_q <= wsk_data_d;
     wsk_ff_q <= wsk_ff_d;
     wsk_lo_q <= wsk_lo_d;
     wsk_hi_q <= wsk_hi_d;
     bsk_id_q <= bsk_id_d;
     first_q <= first_d;
+    ask_ddis_q <= ask_ddis_d;
+    ask_dout_q <= ask_dout_d;
+    ask_dok_q <= ask_dok_d;
+    ask_dbfc_q <= ask_dbfc_d;
+    ask_dwin_q <= ask_dwin_d;
+    ask_dhh_q <= ask_dhh_d;
+    ask_dhwin_q <= ask_dhwin_d;
+    ask_dbh_q <= ask_dbh_d;
+    ask_dck_q <= ask_dck_d;
+    ask_df32lo_q <= ask_df32lo_d;
+    ask_dfwd_q <= ask_dfwd_d;
   end
 
   // RAMs: pending halves, BlueFlame buffer, event queue

@@ -434,8 +434,14 @@ const AXI: [(&str, u32, bool, &str); 15] = [
     ),
 ];
 
-/// The AW fields the AW skid holds (`ask_<name>_q`) and the block reads through its select
-/// (`a_<name>`): `s_axi_aw<name>`, with its range.
+/// The AW fields the AW skid keeps as they came (`ask_<name>_q`) and the block reads through
+/// its select (`a_<name>`); size and burst reach the block only through the AW decode's
+/// results (`ask_d*_q`).
+fn kept_aw_field(name: &str) -> bool {
+    !matches!(name, "size" | "burst")
+}
+
+/// The AW fields, `s_axi_aw<name>`, with their ranges.
 fn aw_fields() -> [(&'static str, Option<Range>); 6] {
     [
         ("addr", Range::bits(24)),
@@ -798,14 +804,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Some(b1(false)),
         "AW skid: an AW the port took that the block has not",
     );
-    for (name, r) in aw_fields() {
+    // Size and burst only feed the AW decode, which the skid keeps as results (`ask_d*`).
+    for (name, r) in aw_fields().into_iter().filter(|(f, _)| kept_aw_field(f)) {
         g.flop_r(&format!("ask_{name}"), r, None);
+    }
+    // The W head register: every beat the port takes lands here (or, while the head is held,
+    // in the skid behind it) with its strobe shapes compared on the way in, and the block
+    // reads only the head: no decision starts at `s_axi_wstrb`/`s_axi_wdata` or behind a
+    // select between two entries (issue 9: the strobes through the last beat's decode set
+    // ABC's delay).
+    g.flop_c(
+        "wi_valid",
+        1,
+        Some(b1(false)),
+        "W head: the beat offered to the block (once its AW is open)",
+    );
+    g.flop("wi_data", 64, None);
+    for (s, _) in STRB_SHAPES {
+        g.flop(&format!("wi_{s}"), 1, None);
     }
     g.flop_c(
         "wsk_valid",
         1,
         Some(b1(false)),
-        "W skid: a beat the port took that the block has not",
+        "W skid: a beat the port took while the head was held",
     );
     g.flop("wsk_data", 64, None);
     // The strobe shapes the decode asks about, compared as the beat enters the skid.
@@ -840,13 +862,26 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "rd_left_q is 0: the beat on R is the read's last",
     );
     g.flop_r("rd_id", idr(), Some(Expr::repl(id("ID_WIDTH"), b1(false))));
-    // The AW checks, registered with the AW (see `in_reason`).
-    g.flop("aw_reason", RW, Some(n(RW, 0)));
+    // The AW checks, registered with the AW as flags (see `in_ok`): the reason they name is
+    // formed from them at the last beat (`pre_reason`), so the AW decode ends at the AND of
+    // the checks rather than at the reason's priority encoding behind it.
+    g.flop_c(
+        "aw_dis",
+        1,
+        Some(b1(false)),
+        "the block or the writing VF is disabled (DISABLED)",
+    );
+    g.flop_c(
+        "aw_out",
+        1,
+        Some(b1(false)),
+        "another function's page or an inactive page (UNMAPPED, unless aw_dis_q)",
+    );
     g.flop_c(
         "aw_ok",
         1,
         Some(b1(false)),
-        "the AW checks passed (aw_reason_q is 0): pre_ok without a compare",
+        "the AW checks passed: else DISABLED, UNMAPPED or PF_ONLY (pre_reason)",
     );
     g.flop("aw_bfc", 1, Some(b1(false)));
     // The window hit and its role, from the AW (see `in_win`): the last beat's decode is the
@@ -1016,7 +1051,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::or(id("ask_valid_q"), id("s_axi_awvalid")),
         "an AW is offered: the skid's, else the port's",
     );
-    for (name, r) in aw_fields() {
+    for (name, r) in aw_fields().into_iter().filter(|(f, _)| kept_aw_field(f)) {
         let a = format!("a_{name}");
         g.decls.push(V::Decl(Decl::wire(a.clone(), r)));
         g.assigns.push(V::Assign(
@@ -1031,25 +1066,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "w_valid",
         1,
-        Expr::or(
-            id("wsk_valid_q"),
-            Expr::and(id("s_axi_wvalid"), id("aw_valid_q")),
-        ),
-        "a W beat is offered: the skid's, else the port's (taken there once its AW is open)",
+        Expr::and(id("wi_valid_q"), id("aw_valid_q")),
+        "a W beat is offered: the head's, once its AW is open",
     );
-    g.wire(
-        "w_data",
-        64,
-        Expr::ternary(id("wsk_valid_q"), id("wsk_data_q"), id("s_axi_wdata")),
-    );
+    g.wire("w_data", 64, id("wi_data_q"));
     let port_strb = |v: u64| Expr::eq(id("s_axi_wstrb"), n(8, v));
-    for (s, v) in STRB_SHAPES {
-        g.wire(
-            &format!("w_s{s}"),
-            1,
-            Expr::ternary(id("wsk_valid_q"), id(format!("wsk_{s}_q")), port_strb(v)),
-        );
+    for (s, _) in STRB_SHAPES {
+        g.wire(&format!("w_s{s}"), 1, id(format!("wi_{s}_q")));
     }
+
     g.wire("aw_take", 1, Expr::and(id("a_valid"), id("aw_rdy")));
     g.wire_c(
         "aw_rdy",
@@ -1086,11 +1111,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::ternary(id("r_pf"), id("owner").bits(7, 0), id("r_vf")),
     );
     // The address and requester checks run on the AW channel and are registered with it
-    // (`aw_reason_q`, `aw_bfc_q`, the window hits): the last beat then starts from flops
+    // (`aw_ok_q`, `aw_dis_q`, `aw_out_q`, `aw_bfc_q`, the window hits): the last beat then starts from flops
     // (issue 9: LUT depth). The CSR configuration is therefore sampled when the AW is
     // accepted.
-    g.wire("in_page", 12, id("a_addr").bits(23, 12));
-    g.wire("in_off", 12, id("a_addr").bits(11, 0));
+    // Decoded from the port's AW in the cycle the port offers it: the block takes it from the
+    // port then, or the AW skid keeps it with these results (`ask_d*_q`), so the decode has
+    // no select between the skid and the port in front of it (issue 9: that select fed every
+    // check; the CSR configuration is the one in force at the AW's handshake).
+    g.wire("in_page", 12, id("s_axi_awaddr").bits(23, 12));
+    g.wire("in_off", 12, id("s_axi_awaddr").bits(11, 0));
     g.wire(
         "in_owner",
         12,
@@ -1101,8 +1130,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         12,
         Expr::band(id("in_page"), id("PAGE_MASK")),
     );
-    g.wire("in_pf", 1, id("a_user").index(Expr::int(8)));
-    g.wire("in_vf", 8, id("a_user").bits(7, 0));
+    g.wire("in_pf", 1, id("s_axi_awuser").index(Expr::int(8)));
+    g.wire("in_vf", 8, id("s_axi_awuser").bits(7, 0));
     g.decls
         .push(V::Decl(Decl::wire("in_slot", Some(Range::width(id("VW"))))));
     g.assigns.push(V::Assign(
@@ -1182,40 +1211,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     g.wire_c(
         "in_ok",
         1,
-        // A flat AND of the checks' terms rather than `in_reason == 0` through the reason's
+        // A flat AND of the checks' terms rather than through a reason's
         // priority encoding (in_outside covers in_nofunc), so that the 64:1 VF-enable select
-        // feeds one AND; in_reason and in_bf_cand both start from it.
+        // feeds one AND; the registered checks and in_bf_cand both start from it.
         Expr::all(vec![
             id("csr_ctrl_enable_o"),
             Expr::or(id("in_pf"), id("csr_vf_ctrl_enable_o").index(id("in_slot"))),
             not(id("in_outside")),
             Expr::or(id("in_pf"), not(id("in_pf_only"))),
         ]),
-        "no check refuses the write (in_reason is 0)",
+        "no check refuses the write",
     );
-    g.wire(
-        "in_reason",
-        RW,
-        Expr::ternary(
-            id("in_ok"),
-            n(RW, 0),
-            Expr::ternary(
-                id("in_dis"),
-                n(RW, r("DISABLED")),
-                Expr::ternary(id("in_outside"), n(RW, r("UNMAPPED")), n(RW, r("PF_ONLY"))),
-            ),
-        ),
-    );
-    g.wire("in_single", 1, Expr::eq(id("a_len"), n(8, 0)));
+    g.wire("in_single", 1, Expr::eq(id("s_axi_awlen"), n(8, 0)));
     g.wire(
         "in_burst_ok",
         1,
         Expr::and(
-            Expr::eq(id("a_burst"), n(2, 1)),
-            Expr::eq(id("a_size"), n(3, 3)),
+            Expr::eq(id("s_axi_awburst"), n(2, 1)),
+            Expr::eq(id("s_axi_awsize"), n(3, 3)),
         ),
     );
-    g.wire("pre_reason", RW, id("aw_reason_q"));
+    g.wire_c(
+        "pre_reason",
+        RW,
+        Expr::ternary(
+            id("aw_dis_q"),
+            n(RW, r("DISABLED")),
+            Expr::ternary(id("aw_out_q"), n(RW, r("UNMAPPED")), n(RW, r("PF_ONLY"))),
+        ),
+        "the AW check that refused the write (when pre_ok is low)",
+    );
     g.wire("pre_ok", 1, id("aw_ok_q"));
     g.wire("last", 1, id("last_q"));
     g.wire("first_beat", 1, id("beat0_q"));
@@ -1260,7 +1285,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 Expr::eq(id("in_off"), n(12, l.offset)),
                 not(id("in_single")),
                 id("in_burst_ok"),
-                Expr::bin(BinOp::Lt, id("a_len"), n(8, l.size / 8)),
+                Expr::bin(BinOp::Lt, id("s_axi_awlen"), n(8, l.size / 8)),
             ])
         } else {
             b1(false)
@@ -1329,6 +1354,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         win = Expr::ternary(h, n(4, k as u64), win);
     }
     g.wire("in_win", 4, win);
+    let fwd_wins: Vec<usize> = lay
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.role == Role::Forward)
+        .map(|(k, _)| k)
+        .collect();
     let any_hit = |ks: &[usize], v: &str| {
         Expr::any_of(
             ks.iter()
@@ -1347,6 +1378,47 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
         "a whole-WQE burst from a BlueFlame window start",
     );
+    // The decode's results as the block sees them: the skid's (decoded when the port took
+    // its AW), else the port's.
+    let mut dec_aw: Vec<(&str, u32, Expr)> = vec![
+        ("dis", 1, id("in_dis")),
+        ("out", 1, id("in_outside")),
+        ("ok", 1, id("in_ok")),
+        ("bfc", 1, id("in_bf_cand")),
+        ("win", 4, id("in_win")),
+        ("hh", 1, id("in_hh")),
+        ("hwin", 4, id("in_hwin")),
+    ];
+    if has_bf {
+        dec_aw.push(("bh", 1, Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit"))));
+        dec_aw.push((
+            "ck",
+            1,
+            Expr::and(id("csr_ctrl_bf_enable_o"), id("in_burst_ok")),
+        ));
+    }
+    if !f32_lo.is_empty() {
+        dec_aw.push(("f32lo", 1, any_hit(&f32_lo, "in_hit")));
+    }
+    if !f32_hi.is_empty() {
+        dec_aw.push(("f32hi", 1, any_hit(&f32_hi, "in_hit")));
+    }
+    if has_fwd {
+        dec_aw.push(("fwd", 1, any_hit(&fwd_wins, "in_hit")));
+    }
+    for (name, w, e) in &dec_aw {
+        g.flop(&format!("ask_d{name}"), *w, None);
+        g.wire(&format!("in_d{name}"), *w, e.clone());
+        g.wire(
+            &format!("a_d{name}"),
+            *w,
+            Expr::ternary(
+                id("ask_valid_q"),
+                id(format!("ask_d{name}_q")),
+                id(format!("in_d{name}")),
+            ),
+        );
+    }
     // BlueFlame candidacy is known from AW alone; it claims the buffer at the first beat.
     g.wire("bf_cand", 1, id("aw_bfc_q"));
     g.wire(
@@ -1417,12 +1489,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             )],
         ));
     }
-    let fwd_wins: Vec<usize> = lay
-        .iter()
-        .enumerate()
-        .filter(|(_, l)| l.role == Role::Forward)
-        .map(|(k, _)| k)
-        .collect();
 
     // Pending low halves, one per page owner.
     g.wire("pe", 36, id("pend_mem").index(id("slot")).bits(35, 0));
@@ -1447,8 +1513,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         ]),
         "the high half that completes the pending pair",
     );
-    // The AW's owner as a slot index (`in_owner[VW-1:0]`).
-    let owner_slot = || id("in_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0));
+    // The AW's owner as a slot index, and its page index, from the AW the block sees.
+    // `a_addr[23:12] >> PW` cut to its slot bits (PW + VW <= 12: at most 16 pages, 256 VFs).
+    g.decls.push(V::Decl(
+        Decl::wire("a_owner", Some(Range::width(id("VW"))))
+            .comment("the AW's page owner as a pending-half slot"),
+    ));
+    g.assigns.push(V::Assign(
+        id("a_owner"),
+        id("a_addr").part(Expr::plus(Expr::int(12), id("PW")), id("VW")),
+    ));
+    g.wire(
+        "a_page_idx",
+        4,
+        Expr::band(id("a_addr").bits(15, 12), id("PAGE_MASK").bits(3, 0)),
+    );
+    let owner_slot = || id("a_owner").slice(Expr::minus(id("VW"), Expr::int(1)), Expr::int(0));
+    let same_slot = || Expr::eq(id("slot"), owner_slot());
     // The pending half's window and page are compared with the write's when the AW is
     // accepted (`pm_q`), from pend_mem or, when the burst ending in that cycle stores the
     // same owner's low half, from what it stores.
@@ -1457,24 +1538,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::eq(
             id("pend_mem").index(owner_slot()).bits(39, 32),
-            Expr::concat(vec![id("in_hwin"), id("in_page_idx").bits(3, 0)]),
+            Expr::concat(vec![id("a_dhwin"), id("a_page_idx").bits(3, 0)]),
         ),
     );
     g.wire(
         "in_new_pend",
         1,
-        Expr::all(vec![id("pend_we"), Expr::eq(id("slot"), owner_slot())]),
+        // Used only with an AW taken while `last`: the open write's last beat is then taken
+        // (no tear), so `pend_we` is `lo_now` there, without the handshake behind it.
+        Expr::all(vec![id("last"), id("lo_now"), same_slot()]),
     );
     // The owner's pending bit: from `pend_valid_q`, or as the write ending in this cycle
     // leaves it when that write has the same owner: that write is the only one that can
     // change it before this AW's last beat (`last` is low while no write is open), and at its
     // last beat it stores a low half (`pend_we`), completes the pair or leaves the bit as it
     // was (a tear holds the beat, so no AW is taken with it).
-    g.wire(
-        "in_same",
-        1,
-        Expr::all(vec![id("last"), Expr::eq(id("slot"), owner_slot())]),
-    );
+    g.wire("in_same", 1, Expr::all(vec![id("last"), same_slot()]));
     // The owner's pending bit, written as a select from each AW source (the skid's address,
     // the port's) chosen by `ask_valid_q`. Yosys (opt_share) moves that 2:1 select back in
     // front of one NUM_VF:1 select, so what this changes is that the slot gets a 2:1 select of
@@ -1506,10 +1585,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::all(vec![
             id("in_same"),
-            Expr::or(
-                id("pend_we"),
-                Expr::all(vec![id("pv"), not(id("complete"))]),
-            ),
+            Expr::or(id("lo_now"), Expr::all(vec![id("pv"), not(id("complete"))])),
         ]),
     );
     g.wire(
@@ -1519,7 +1595,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             id("in_new_pend"),
             Expr::eq(
                 Expr::concat(vec![id("dwin"), id("page_idx").bits(3, 0)]),
-                Expr::concat(vec![id("in_hwin"), id("in_page_idx").bits(3, 0)]),
+                Expr::concat(vec![id("a_dhwin"), id("a_page_idx").bits(3, 0)]),
             ),
             id("in_slot_pend"),
         ),
@@ -1616,13 +1692,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 set(
                     "ev_resp",
                     Expr::ternary(
-                        Expr::eq(id("pre_reason"), n(RW, r("UNMAPPED"))),
-                        n(2, 3),
-                        Expr::ternary(
-                            Expr::eq(id("pre_reason"), n(RW, r("PF_ONLY"))),
-                            n(2, 2),
-                            n(2, 0),
-                        ),
+                        id("aw_dis_q"),
+                        n(2, 0),
+                        Expr::ternary(id("aw_out_q"), n(2, 3), n(2, 2)),
                     ),
                 ),
             ],
@@ -1658,42 +1730,61 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::all(vec![id("pre_ok"), id("pv"), not(id("complete"))]),
     );
+    // A last beat is never a claiming first beat (a claim needs a burst of 2 beats or more),
+    // so `bf_block` is left out of the last beat's terms: the handshake at the last beat (and
+    // everything loaded with it: the event, the next AW) does not wait on the buffer's flops.
     g.wire(
         "w_ready",
         1,
-        Expr::all(vec![
+        Expr::and(
             id("aw_valid_q"),
-            not(id("bf_block")),
-            Expr::or(
-                not(id("last")),
+            Expr::ternary(
+                id("last"),
                 Expr::all(vec![id("ev_room"), id("b_free"), not(id("tear_now"))]),
+                not(id("bf_block")),
             ),
-        ]),
+        ),
     );
     g.wire("w_take", 1, Expr::and(id("w_valid"), id("w_ready")));
+    g.wire_c(
+        "wi_free",
+        1,
+        Expr::or(not(id("wi_valid_q")), id("w_take")),
+        "the W head is empty or taken: it loads the skid's beat, else the port's",
+    );
+    g.wire(
+        "wi_port",
+        1,
+        Expr::and(id("s_axi_wvalid"), id("s_axi_wready")),
+    );
     g.wire("w_last_take", 1, Expr::and(id("w_take"), id("last")));
     g.wire_c(
         "ev_load",
         1,
+        // At a last beat `bf_block` is low (see `w_ready`), so this is the tear's event or
+        // the write's own (`w_ready` there: room, B free, no tear).
         Expr::all(vec![
             id("w_valid"),
             id("last"),
             id("ev_room"),
-            Expr::or(
-                Expr::and(id("tear_now"), not(id("bf_block"))),
-                id("w_ready"),
-            ),
+            Expr::or(id("tear_now"), id("b_free")),
         ]),
         "an event enters stage 1: the write's own, or the tear before it",
+    );
+    // The decode's D_LO (K_PEND) written out from flops: an 8-byte window's low half with
+    // the AW checks passed. No other shape overrides it (a 4-byte window never shares an
+    // 8-byte window's offset, a burst is not a single beat), so this is `ev_kind == K_PEND`
+    // without the decode's priority chain in front of `pend_valid`, `pend_mem` and `pm_q`.
+    g.wire_c(
+        "lo_now",
+        1,
+        Expr::all(vec![id("pre_ok"), id("aw_hh_q"), strb(0x0F)]),
+        "the last beat is a low half to store (unless a tear goes first)",
     );
     g.wire_c(
         "pend_we",
         1,
-        Expr::all(vec![
-            id("ev_load"),
-            not(id("tear")),
-            Expr::eq(id("ev_kind"), n(3, K_PEND)),
-        ]),
+        Expr::all(vec![id("ev_load"), not(id("tear")), id("lo_now")]),
         "a low half is stored for the page owner",
     );
 
@@ -1823,33 +1914,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         set("aw_len_d", id("a_len")),
         set("aw_user_d", id("a_user")),
         set("aw_id_d", id("a_id")),
-        set("aw_reason_d", id("in_reason")),
-        set("aw_ok_d", id("in_ok")),
-        set("aw_bfc_d", id("in_bf_cand")),
-        set("aw_win_d", id("in_win")),
-        set("aw_hh_d", id("in_hh")),
+        set("aw_dis_d", id("a_ddis")),
+        set("aw_out_d", id("a_dout")),
+        set("aw_ok_d", id("a_dok")),
+        set("aw_bfc_d", id("a_dbfc")),
+        set("aw_win_d", id("a_dwin")),
+        set("aw_hh_d", id("a_dhh")),
         set("pm_d", id("in_pm")),
         set("aw_pv_d", id("in_pv")),
         set("aw_pt_d", not(id("in_same"))),
     ];
     if has_bf {
-        aw_regs.push(set(
-            "aw_bh_d",
-            Expr::un(verilog_ast::UnOp::RedOr, id("in_bhit")),
-        ));
-        aw_regs.push(set(
-            "aw_ck_d",
-            Expr::and(id("csr_ctrl_bf_enable_o"), id("in_burst_ok")),
-        ));
+        aw_regs.push(set("aw_bh_d", id("a_dbh")));
+        aw_regs.push(set("aw_ck_d", id("a_dck")));
     }
     if !f32_lo.is_empty() {
-        aw_regs.push(set("aw_f32lo_d", any_hit(&f32_lo, "in_hit")));
+        aw_regs.push(set("aw_f32lo_d", id("a_df32lo")));
     }
     if !f32_hi.is_empty() {
-        aw_regs.push(set("aw_f32hi_d", any_hit(&f32_hi, "in_hit")));
+        aw_regs.push(set("aw_f32hi_d", id("a_df32hi")));
     }
     if has_fwd {
-        aw_regs.push(set("aw_fwd_d", any_hit(&fwd_wins, "in_hit")));
+        aw_regs.push(set("aw_fwd_d", id("a_dfwd")));
     }
     let c = &mut g.comb;
     c.push(Stmt::Comment(
@@ -1935,7 +2021,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     ));
     c.push(Stmt::if_else(
         id("aw_take"),
-        vec![set("last_d", id("in_single"))],
+        // From the AW the block takes (the skid's or the port's), not the port's decode.
+        vec![set("last_d", Expr::eq(id("a_len"), n(8, 0)))],
         vec![Stmt::if_else(
             id("w_last_take"),
             vec![set("last_d", b1(false))],
@@ -1955,13 +2042,21 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "ask_valid_d",
         Expr::and(id("a_valid"), not(id("aw_take"))),
     ));
+    // W: the head is free when empty or taken; it then loads the skid's beat, else the
+    // port's; a beat the port takes while the head is held waits in the skid.
     c.push(set(
         "wsk_valid_d",
-        Expr::and(id("w_valid"), not(id("w_take"))),
+        Expr::and(
+            not(id("wi_free")),
+            Expr::or(id("wsk_valid_q"), id("wi_port")),
+        ),
     ));
     let mut fill_aw = Vec::new();
-    for (name, _) in aw_fields() {
+    for (name, _) in aw_fields().into_iter().filter(|(f, _)| kept_aw_field(f)) {
         fill_aw.push(set(&format!("ask_{name}_d"), id(format!("s_axi_aw{name}"))));
+    }
+    for (name, _, _) in &dec_aw {
+        fill_aw.push(set(&format!("ask_d{name}_d"), id(format!("in_d{name}"))));
     }
     c.push(Stmt::if_(not(id("ask_valid_q")), fill_aw));
     let mut fill_w = vec![set("wsk_data_d", id("s_axi_wdata"))];
@@ -1969,6 +2064,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         fill_w.push(set(&format!("wsk_{name}_d"), port_strb(v)));
     }
     c.push(Stmt::if_(not(id("wsk_valid_q")), fill_w));
+    let mut fill_wi = vec![
+        set("wi_valid_d", Expr::or(id("wsk_valid_q"), id("wi_port"))),
+        set(
+            "wi_data_d",
+            Expr::ternary(id("wsk_valid_q"), id("wsk_data_q"), id("s_axi_wdata")),
+        ),
+    ];
+    for (name, v) in STRB_SHAPES {
+        fill_wi.push(set(
+            &format!("wi_{name}_d"),
+            Expr::ternary(id("wsk_valid_q"), id(format!("wsk_{name}_q")), port_strb(v)),
+        ));
+    }
+    c.push(Stmt::if_(id("wi_free"), fill_wi));
     c.push(Stmt::Comment(
         "B: one response per burst, into the output register or, behind it, the skid".into(),
     ));
@@ -2036,7 +2145,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 b1(false),
             )],
             vec![Stmt::if_(
-                Expr::eq(id("ev_kind"), n(3, K_PEND)),
+                id("lo_now"),
                 vec![Stmt::assign(id("pend_valid_d").index(id("slot")), b1(true))],
             )],
         )],
@@ -2309,11 +2418,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     out(
         &mut g,
         "s_axi_wready",
-        Expr::all(vec![
-            rst.released(),
-            not(id("wsk_valid_q")),
-            id("aw_valid_q"),
-        ]),
+        Expr::and(rst.released(), not(id("wsk_valid_q"))),
     );
     out(&mut g, "s_axi_bvalid", id("b_valid_q"));
     out(&mut g, "s_axi_bresp", id("b_resp_q"));

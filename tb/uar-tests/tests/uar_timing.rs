@@ -175,9 +175,14 @@ fn storm<M: Model>(per_vf: u32) {
     // QPC's doorbell port answers through two entries (docs/qpc.md, "Backpressure") it takes
     // up to two more doorbells while the UAR's head waits for the fetch port, so more are
     // queued ahead of a new one: P50 5 -> 6, P999 18 -> 22 and 20 -> 25 (4 and 256 VFs), with
-    // the storm's total cycles and its completion times unchanged (1,853 and 3,670).
+    // the storm's total cycles and its completion times unchanged (1,853 and 3,670). Since
+    // W beats enter a head register before the block decodes them (branch s38-uar6, issue 9:
+    // no decision starts at `s_axi_wstrb`), a beat's handshake is one cycle before the block
+    // takes it even without backpressure: P50 6 -> 7, P999 22 -> 23 and 25 -> 28, again with
+    // the same total cycles and completion times (the block decodes each beat in the same
+    // cycle as before; only the handshake it is measured from moved).
     assert!(
-        p50 <= 6 && p99 <= 24 && p999 <= 28,
+        p50 <= 7 && p99 <= 24 && p999 <= 28,
         "latency P50 {p50} P99 {p99} P999 {p999}"
     );
     // Arrival order is served in order: the whole storm drains at the rate the fetch port
