@@ -11,12 +11,10 @@ Prints one `ok`/`FAIL` line per file and a closing `ipxact: N passed, N failed` 
 on any failure.
 """
 import importlib.util
-import json
 import sys
 from pathlib import Path
 
 from peakrdl_ipxact import IPXACTImporter
-from systemrdl import RDLCompileError, RDLCompiler
 from systemrdl.node import FieldNode, RegNode
 
 # The expected model and the comparison are check-rdl.py's: both exports carry the same CSRs.
@@ -108,38 +106,29 @@ def expected_enums(model):
 
 
 def main(paths):
-    passed = failed = 0
-    for xml in paths:
-        xml = Path(xml)
-        model = json.loads(xml.with_suffix(".json").read_text())
-        compiler = RDLCompiler()
-        try:
-            IPXACTImporter(compiler).import_file(str(xml))
-            root = compiler.elaborate().top
-        except RDLCompileError:
-            print(f"FAIL {xml}: PeakRDL-ipxact rejected it (messages above)")
-            failed += 1
-            continue
+    def compare_one(model, root):
         want = expected(model)
         problems = check_rdl.compare(want, actual(root, model["block"]))
         want_enums, got_enums = expected_enums(model), enums(root)
         for name in sorted(set(want_enums) | set(got_enums)):
             if want_enums.get(name) != got_enums.get(name):
-                problems.append(f"field {name}: enumeration {got_enums.get(name)}, expected {want_enums.get(name)}")
-        if problems:
-            print(f"FAIL {xml}: {len(problems)} differences from {xml.with_suffix('.json')}")
-            for p in problems[:20]:
-                print(f"    {p}")
-            failed += 1
-        else:
-            nfields = sum(len(f) for _, f in want.values())
-            print(
-                f"ok   {xml} (PeakRDL-ipxact imported; {len(want)} registers, {nfields} fields, "
-                f"{len(want_enums)} encodings match the JSON export)"
-            )
-            passed += 1
-    print(f"ipxact: {passed} passed, {failed} failed")
-    return 1 if failed or not paths else 0
+                problems.append(
+                    f"field {name}: enumeration {got_enums.get(name)}, expected {want_enums.get(name)}"
+                )
+        nfields = sum(len(f) for _, f in want.values())
+        return (
+            problems,
+            f"PeakRDL-ipxact imported; {len(want)} registers, {nfields} fields, "
+            f"{len(want_enums)} encodings",
+        )
+
+    return check_rdl.check_files(
+        paths,
+        "ipxact",
+        "PeakRDL-ipxact",
+        lambda path, compiler: IPXACTImporter(compiler).import_file(str(path)),
+        compare_one,
+    )
 
 
 if __name__ == "__main__":

@@ -144,35 +144,53 @@ def compare(want, got):
     return problems
 
 
-def main(paths):
+def check_files(paths, tool, what, load, compare_one):
+    """Checks each export in `paths` against the JSON export beside it and prints one line per
+    file and a closing `<tool>: N passed, N failed` line; returns the exit status.
+
+    load(path, compiler) reads the export into the compiler (RDLCompileError when it is
+    refused); compare_one(model, root) returns (problems, summary of what matched)."""
     passed = failed = 0
-    for rdl in paths:
-        rdl = Path(rdl)
-        model = json.loads(rdl.with_suffix(".json").read_text())
+    for path in paths:
+        path = Path(path)
+        model = json.loads(path.with_suffix(".json").read_text())
         compiler = RDLCompiler()
         try:
-            compiler.compile_file(str(rdl))
+            load(path, compiler)
             root = compiler.elaborate().top
         except RDLCompileError:
-            print(f"FAIL {rdl}: systemrdl-compiler rejected it (messages above)")
+            print(f"FAIL {path}: {what} rejected it (messages above)")
             failed += 1
             continue
-        want = expected(model)
-        problems = compare(want, actual(root))
+        problems, matched = compare_one(model, root)
         if problems:
-            print(f"FAIL {rdl}: {len(problems)} differences from {rdl.with_suffix('.json')}")
+            print(f"FAIL {path}: {len(problems)} differences from {path.with_suffix('.json')}")
             for p in problems[:20]:
                 print(f"    {p}")
             failed += 1
         else:
-            nfields = sum(len(f) for _, f in want.values())
-            print(
-                f"ok   {rdl} (systemrdl-compiler elaborated; {len(want)} registers, "
-                f"{nfields} fields match the JSON export)"
-            )
+            print(f"ok   {path} ({matched} match the JSON export)")
             passed += 1
-    print(f"systemrdl: {passed} passed, {failed} failed")
+    print(f"{tool}: {passed} passed, {failed} failed")
     return 1 if failed or not paths else 0
+
+
+def main(paths):
+    def compare_one(model, root):
+        want = expected(model)
+        nfields = sum(len(f) for _, f in want.values())
+        return (
+            compare(want, actual(root)),
+            f"systemrdl-compiler elaborated; {len(want)} registers, {nfields} fields",
+        )
+
+    return check_files(
+        paths,
+        "systemrdl",
+        "systemrdl-compiler",
+        lambda path, compiler: compiler.compile_file(str(path)),
+        compare_one,
+    )
 
 
 if __name__ == "__main__":

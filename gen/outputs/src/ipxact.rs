@@ -24,7 +24,7 @@ use std::fmt::Write;
 use rdmagen_regmap::text::{push_decimal, push_hex};
 use rdmagen_regmap::{Access, Count, Field, Group, Item, RegMap, Register};
 
-use crate::{field_reset, source_name, Options};
+use crate::{field_reset, non_csr_names, source_name, Options};
 
 const NS: &str = "http://www.accellera.org/XMLSchema/IPXACT/1685-2014";
 
@@ -187,17 +187,10 @@ fn write(
         o,
         "<!-- Arrays are sized by their maximum count; the hardware decodes only `count` elements. -->"
     );
-    if !map.memories.is_empty() || !map.spaces.is_empty() {
-        let names: Vec<&str> = map
-            .memories
-            .iter()
-            .map(|m| m.name.text.as_str())
-            .chain(map.spaces.iter().map(|s| s.name.text.as_str()))
-            .collect();
+    if let Some(names) = non_csr_names(map) {
         let _ = writeln!(
             o,
-            "<!-- Not CSRs, so not exported here (see the JSON export): {}. -->",
-            names.join(", ")
+            "<!-- Not CSRs, so not exported here (see the JSON export): {names}. -->"
         );
     }
     let _ = writeln!(

@@ -39,6 +39,18 @@ pub fn source_name(map: &RegMap) -> &str {
     }
 }
 
+/// The names of the map's memories and spaces, which the CSR exports (SystemRDL, IP-XACT)
+/// leave out and name in a comment; `None` when there are none.
+pub fn non_csr_names(map: &RegMap) -> Option<String> {
+    let names: Vec<&str> = map
+        .memories
+        .iter()
+        .map(|m| m.name.text.as_str())
+        .chain(map.spaces.iter().map(|s| s.name.text.as_str()))
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
 /// A register with where it sits: its group (if any) and the absolute byte offset of its
 /// first instance (element 0 for a group register).
 #[derive(Clone, Copy, Debug)]

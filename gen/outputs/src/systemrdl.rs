@@ -40,7 +40,7 @@ use std::fmt::Write;
 
 use rdmagen_regmap::{Access, Count, Field, Group, Item, RegMap, Register};
 
-use crate::{field_reset, hex, source_name, Options};
+use crate::{field_reset, hex, non_csr_names, source_name, Options};
 
 /// SystemRDL 2.0 keywords (Table 3 of the standard); a name among them is written escaped.
 const KEYWORDS: &[&str] = &[
@@ -162,17 +162,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> String {
         o,
         "// Arrays are sized by their maximum count; the hardware decodes only `count` elements."
     );
-    if !map.memories.is_empty() || !map.spaces.is_empty() {
-        let names: Vec<&str> = map
-            .memories
-            .iter()
-            .map(|m| m.name.text.as_str())
-            .chain(map.spaces.iter().map(|s| s.name.text.as_str()))
-            .collect();
+    if let Some(names) = non_csr_names(map) {
         let _ = writeln!(
             o,
-            "// Not CSRs, so not exported here (see the JSON export): {}.",
-            names.join(", ")
+            "// Not CSRs, so not exported here (see the JSON export): {names}."
         );
     }
     let uses = |p: fn(&Field) -> bool| map.registers().any(|(_, r)| r.fields.iter().any(p));
