@@ -2058,26 +2058,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
     ] {
         let [a, b, c] = terms;
-        let xor = Expr::bin(
-            BinOp::BitXor,
-            Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
-            c.clone(),
-        );
-        let maj = Expr::bin(
-            BinOp::BitOr,
-            Expr::bin(
-                BinOp::BitOr,
-                Expr::bin(BinOp::BitAnd, a.clone(), b.clone()),
-                Expr::bin(BinOp::BitAnd, a, c.clone()),
-            ),
-            Expr::bin(BinOp::BitAnd, b, c),
-        );
-        wires.push((
-            format!("{name}_sum"),
-            34,
-            add(add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1))), d(34, k)),
-            "",
-        ));
+        wires.push((format!("{name}_sum"), 34, add(sum3(a, b, c), d(34, k)), ""));
         wires.push((
             name.into(),
             1,
@@ -2206,24 +2187,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         let a = zext(shl_const(cfg("shaper_burst", "value"), 11), 1);
         let b = zext(id("rd_rc"), 8);
         let c = Expr::bitnot(zext(id("rd_tokens"), 1));
-        let xor = Expr::bin(
-            BinOp::BitXor,
-            Expr::bin(BinOp::BitXor, a.clone(), b.clone()),
-            c.clone(),
-        );
-        let maj = Expr::bin(
-            BinOp::BitOr,
-            Expr::bin(
-                BinOp::BitOr,
-                Expr::bin(BinOp::BitAnd, a.clone(), b.clone()),
-                Expr::bin(BinOp::BitAnd, a, c.clone()),
-            ),
-            Expr::bin(BinOp::BitAnd, b, c),
-        );
         wires.push((
             "room_at_rc".into(),
             36,
-            add(add(xor, Expr::bin(BinOp::Shl, maj, Expr::int(1))), d(36, 1)),
+            add(sum3(a, b, c), d(36, 1)),
             "cap - tokens at Rc below the saturation: burst + Rc - tokens",
         ));
     }
