@@ -11,15 +11,14 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
-use rdmagen_regmap::{RegMap, Version};
+use rdmagen_regmap::RegMap;
 
 /// Where one version of the map was set.
 pub struct VersionStart {
     /// The commit's full hash.
     pub commit: String,
-    pub version: Version,
-    /// The map's text at that commit.
-    pub text: String,
+    /// The map as it was at that commit, read once by the walk.
+    pub map: RegMap,
 }
 
 /// What the walk found.
@@ -102,8 +101,8 @@ pub fn walk(map: &Path, rev: &str) -> Result<History> {
             break;
         };
         let name = format!("{}@{}", map.display(), short(commit));
-        let version = match rdmagen_regmap::parse(&name, &text) {
-            Ok(m) => m.version,
+        let parsed = match rdmagen_regmap::parse(&name, &text) {
+            Ok(m) => m,
             Err(_) => {
                 cut_short = Some(format!(
                     "the map at {} is not valid for this rdmagen (`rdmagen check` on `git show {}:{}` says why)",
@@ -115,14 +114,13 @@ pub fn walk(map: &Path, rev: &str) -> Result<History> {
             }
         };
         match starts.last_mut() {
-            Some(run) if run.version == version => {
+            Some(run) if run.map.version == parsed.version => {
                 run.commit = commit.to_string();
-                run.text = text;
+                run.map = parsed;
             }
             _ => starts.push(VersionStart {
                 commit: commit.to_string(),
-                version,
-                text,
+                map: parsed,
             }),
         }
     }
@@ -144,22 +142,14 @@ impl Verdict<'_> {
     }
 }
 
-/// Compares the map now with every version start; `None` for a start whose text no longer
-/// parses is impossible ([`walk`] stops before such a commit).
-pub fn check<'h>(history: &'h History, now: &RegMap, now_text: &str) -> Result<Vec<Verdict<'h>>> {
+/// Compares the map now with every version start.
+pub fn check<'h>(history: &'h History, now: &RegMap, now_text: &str) -> Vec<Verdict<'h>> {
     history
         .starts
         .iter()
-        .map(|start| {
-            let old = rdmagen_regmap::parse(
-                &format!("{}@{}", now.file, short(&start.commit)),
-                &start.text,
-            )
-            .map_err(|_| anyhow::anyhow!("the map at {} stopped parsing", short(&start.commit)))?;
-            Ok(Verdict {
-                start,
-                report: rdmagen_diff::Report::new(&old, now, now_text),
-            })
+        .map(|start| Verdict {
+            start,
+            report: rdmagen_diff::Report::new(&start.map, now, now_text),
         })
         .collect()
 }

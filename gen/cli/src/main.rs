@@ -728,7 +728,7 @@ fn versions(maps: &[PathBuf], rev: &str) -> Result<ExitCode> {
             return Ok(ExitCode::from(DIFF_ERROR));
         };
         let history = history::walk(map, rev)?;
-        let verdicts = history::check(&history, &now, &text)?;
+        let verdicts = history::check(&history, &now, &text);
         println!("{name}: version {}", now.version);
         if verdicts.is_empty() {
             println!("  no commit of {rev} has this map yet");
@@ -737,7 +737,7 @@ fn versions(maps: &[PathBuf], rev: &str) -> Result<ExitCode> {
         for v in &verdicts {
             let at = format!(
                 "  {} set in {}",
-                v.start.version,
+                v.start.map.version,
                 history::short(&v.start.commit)
             );
             if v.holds() {
@@ -768,7 +768,7 @@ fn versions(maps: &[PathBuf], rev: &str) -> Result<ExitCode> {
                     eprintln!(
                         "error: {error} (since {} set {})",
                         history::short(&v.start.commit),
-                        v.start.version
+                        v.start.map.version
                     );
                 }
             }
