@@ -32,29 +32,12 @@ check_rdl.FIELD = "(msb, lsb, reset, sw, onwrite, onread, volatile)"
 
 
 def expected(model):
-    regs = check_rdl.expected(model)
-    by_path = {}
-    block = model["block"]
-    for item in model["items"]:
-        if item["kind"] == "register":
-            by_path[f"{block}.{item['name']}"] = item
-        else:
-            for i in range(item["max_count"]):
-                for reg in item["registers"]:
-                    by_path[f"{block}.{item['name']}[{i}].{reg['name']}"] = reg
-    out = {}
-    for path, (addr, fields) in regs.items():
-        json_fields = {f["name"]: f for f in by_path[path]["fields"]}
-        projected = {}
-        for name, t in fields.items():
-            f = json_fields[name]
-            hw = f["hw"]
-            changed = (f["access"] == "ro" and not (hw["set"] or hw["clear"] or hw["counter"])) or (
-                hw["write"] or hw["set"] or hw["clear"] or hw["counter"] is not None
-            )
-            projected[name] = t[:6] + (None if t[3] == "r" else changed,)
-        out[path] = (addr, projected)
-    return out
+    """check_rdl.expected cut to IP-XACT's share. On a field software writes, check_rdl's
+    `precedence` is "hw" exactly when the hardware changes it, which is IP-XACT's `volatile`."""
+    return {
+        path: (addr, {name: t[:6] + (None if t[3] == "r" else t[9] == "hw",) for name, t in fields.items()})
+        for path, (addr, fields) in check_rdl.expected(model).items()
+    }
 
 
 def actual(root, block):
