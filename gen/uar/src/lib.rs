@@ -1406,16 +1406,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     if has_fwd {
         dec_aw.push(("fwd", 1, any_hit(&fwd_wins, "in_hit")));
     }
-    for (name, w, e) in &dec_aw {
+    // Each result from the port: the decode's own wire, or `in_d<name>` for an expression (no
+    // alias of a wire that already has a name).
+    let dec_aw: Vec<(&str, u32, Expr)> = dec_aw
+        .into_iter()
+        .map(|(name, w, e)| {
+            if matches!(e, Expr::Ident(_)) {
+                (name, w, e)
+            } else {
+                g.wire(&format!("in_d{name}"), w, e);
+                (name, w, id(format!("in_d{name}")))
+            }
+        })
+        .collect();
+    for (name, w, from_port) in &dec_aw {
         g.flop(&format!("ask_d{name}"), *w, None);
-        g.wire(&format!("in_d{name}"), *w, e.clone());
         g.wire(
             &format!("a_d{name}"),
             *w,
             Expr::ternary(
                 id("ask_valid_q"),
                 id(format!("ask_d{name}_q")),
-                id(format!("in_d{name}")),
+                from_port.clone(),
             ),
         );
     }
@@ -2055,8 +2067,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     for (name, _) in aw_fields().into_iter().filter(|(f, _)| kept_aw_field(f)) {
         fill_aw.push(set(&format!("ask_{name}_d"), id(format!("s_axi_aw{name}"))));
     }
-    for (name, _, _) in &dec_aw {
-        fill_aw.push(set(&format!("ask_d{name}_d"), id(format!("in_d{name}"))));
+    for (name, _, from_port) in &dec_aw {
+        fill_aw.push(set(&format!("ask_d{name}_d"), from_port.clone()));
     }
     c.push(Stmt::if_(not(id("ask_valid_q")), fill_aw));
     let mut fill_w = vec![set("wsk_data_d", id("s_axi_wdata"))];
