@@ -35,7 +35,7 @@
 //!
 //! Events: `cnp_*` pulses for every accepted CNP (to the DCQCN reaction point) and `ce_*`
 //! pulses for every accepted frame with ECN = 11 (to the notification point in
-//! `dcqcn_rp`, event kind 2, which applies `min_time_between_cnps` per flow).
+//! `dcqcn_rp`, event kind 2, which spaces its CNPs per flow by its own `min_time_between_cnps`).
 //!
 //! ACK/NAK requests: `m_ack_*` (valid/ready), one per RC frame that needs an answer, loaded
 //! with its verdict (see [`generate`]'s header comment and docs/rx_parser.md). A full
