@@ -34,14 +34,15 @@ ACCESS = {
 
 FIELD = (
     "(msb, lsb, reset, sw, onwrite, onread, singlepulse, swmod, rdmagen_pulse, precedence, intr,"
-    " hwset, hwclr, rdmagen_bitwise)"
+    " hwset, hwclr, rdmagen_bitwise, hw)"
 )
 
 
 def behaviour(f, interrupt):
-    """(singlepulse, swmod, rdmagen_pulse, precedence, intr, hwset, hwclr, rdmagen_bitwise) of a
-    field of the JSON export; intr is None outside interrupt registers, else "sticky" or
-    "nonsticky"; rdmagen_bitwise marks a wider field's per-bit hwset/hwclr."""
+    """(singlepulse, swmod, rdmagen_pulse, precedence, intr, hwset, hwclr, rdmagen_bitwise, hw)
+    of a field of the JSON export; intr is None outside interrupt registers, else "sticky" or
+    "nonsticky"; rdmagen_bitwise marks a wider field's per-bit hwset/hwclr; hw is "na" for a
+    constant, "w" for a hardware-driven `ro` field, "rw" with hw_write, else "r"."""
     wp = f["access"] == "wp"
     wide = f["msb"] > f["lsb"]
     hw = f["hw"]
@@ -53,6 +54,12 @@ def behaviour(f, interrupt):
     if interrupt and hw["counter"] is None:
         intr = "nonsticky" if hw["write"] else "sticky"
     bitwise = True if wide and (hw["set"] or hw["clear"]) else None
+    if f.get("constant", False):
+        hw_access = "na"
+    elif f["access"] == "ro" and not hw_any:
+        hw_access = "w"
+    else:
+        hw_access = "rw" if hw["write"] else "r"
     return (
         wp and not wide,
         wp and wide,
@@ -62,6 +69,7 @@ def behaviour(f, interrupt):
         hw["set"],
         hw["clear"],
         bitwise,
+        hw_access,
     )
 
 
@@ -119,6 +127,7 @@ def actual(root):
                 f.get_property("hwset"),
                 f.get_property("hwclr"),
                 f.get_property("rdmagen_bitwise", default=None),
+                enum_name(f.get_property("hw")),
             )
         regs[node.get_path()] = (node.absolute_address, fields)
     return regs

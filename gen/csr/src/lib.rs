@@ -1710,6 +1710,9 @@ fn field_value(scope: Scope, r: &Register, f: &Field) -> Expr {
     if !f.access.sw_reads() {
         return Expr::zero(f.width());
     }
+    if f.constant {
+        return Expr::num(f.width(), u128::from(f.reset));
+    }
     // `prefix_field_q` or `_i` built in one string (each field of each register comes here).
     let prefix = scope.prefix(r);
     let mut name = String::with_capacity(prefix.len() + f.name.len() + 3);
@@ -2167,6 +2170,7 @@ fn register_table(map: &RegMap) -> Vec<String> {
                     (f.hw.clear, "+hw_clear"),
                     (f.hw.set, "+hw_set"),
                     (f.hw.counter.is_some(), "+counter"),
+                    (f.constant, " const"),
                 ] {
                     if on {
                         cells.push_str(tag);
@@ -2174,7 +2178,7 @@ fn register_table(map: &RegMap) -> Vec<String> {
                 }
                 start..cells.len()
             };
-            let reset = if f.is_stored() {
+            let reset = if f.is_stored() || f.constant {
                 let start = cells.len();
                 push_hex(&mut cells, f.reset, 1);
                 start..cells.len()

@@ -735,15 +735,43 @@ impl Differ<'_> {
                     nf.name.span,
                 );
             }
-            if of.reset != nf.reset {
-                self.changed(
+            // A constant's value is expected to change (an ID, a version): software that reads
+            // it is told, not broken. Losing the constant is breaking (the value is no longer
+            // fixed); gaining one changes ports, which the hardware side reports.
+            match (of.constant, nf.constant) {
+                (true, true) if of.reset != nf.reset => self.changed(
+                    Class::Compatible,
+                    "field-constant",
+                    &fpath,
+                    "constant value changed",
+                    (hex(of.reset), hex(nf.reset)),
+                    nf.name.span,
+                ),
+                (true, false) => self.changed(
+                    Class::BreakingSoftware,
+                    "field-constant",
+                    &fpath,
+                    "no longer a constant",
+                    (format!("constant {}", hex(of.reset)), "not constant".into()),
+                    nf.name.span,
+                ),
+                (false, true) => self.changed(
+                    Class::Compatible,
+                    "field-constant",
+                    &fpath,
+                    "now a constant",
+                    ("not constant".into(), format!("constant {}", hex(nf.reset))),
+                    nf.name.span,
+                ),
+                (false, false) if of.reset != nf.reset => self.changed(
                     Class::BreakingSoftware,
                     "field-reset",
                     &fpath,
                     "reset value changed",
                     (hex(of.reset), hex(nf.reset)),
                     nf.name.span,
-                );
+                ),
+                _ => {}
             }
             // Port changes show every other hardware property; saturation shows only in values.
             let saturate = |f: &Field| f.hw.counter.as_ref().map(|c| c.saturate);

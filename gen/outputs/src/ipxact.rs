@@ -279,7 +279,7 @@ fn group(o: &mut String, map: &RegMap, g: &Group) {
 
 /// Whether the hardware changes the field's value (IP-XACT's `volatile`).
 fn volatile(f: &Field) -> bool {
-    !f.is_stored() || f.hw.write || f.hw.set || f.hw.clear || f.hw.counter.is_some()
+    f.is_input() || f.hw.write || f.hw.set || f.hw.clear || f.hw.counter.is_some()
 }
 
 fn register(o: &mut String, map: &RegMap, r: &Register, indent: usize) {

@@ -261,6 +261,8 @@ fn register(w: &mut Writer, r: &rm::Register, kind: Option<&str>) {
             None => w.null(),
         }
         w.close('}');
+        w.key("constant");
+        w.bool(f.constant);
         w.close('}');
     });
     w.close('}');

@@ -98,9 +98,10 @@ pub fn placed_registers(map: &RegMap) -> impl Iterator<Item = Placed<'_>> {
         })
 }
 
-/// The reset value of a field, or `None` for a hardware-driven `ro` field (no flop to reset).
+/// The reset value of a field (a constant's value), or `None` for a hardware-driven `ro` field
+/// (no flop to reset).
 pub fn field_reset(field: &Field) -> Option<u64> {
-    field.is_stored().then_some(field.reset)
+    (field.is_stored() || field.constant).then_some(field.reset)
 }
 
 /// The value a register reads after reset, counting hardware-driven fields as 0.

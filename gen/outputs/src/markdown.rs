@@ -124,6 +124,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     for a in Access::ALL {
         let _ = writeln!(md, "| `{}` | {} |", a.as_str(), a.describe());
     }
+    if map
+        .registers()
+        .any(|(_, r)| r.fields.iter().any(|f| f.constant))
+    {
+        let _ = writeln!(
+            md,
+            "| `ro const` | read-only constant: always reads the value in the reset column |"
+        );
+    }
     let _ = writeln!(md);
     let mut current_group = None;
     for p in &placed {
@@ -256,6 +265,9 @@ fn cell(text: &str) -> String {
 /// Access type and hardware properties, e.g. `w1c+hw_set`.
 fn access_label(f: &Field) -> String {
     let mut s = f.access.as_str().to_string();
+    if f.constant {
+        s.push_str(" const");
+    }
     if f.hw.write {
         s.push_str("+hw_write");
     }

@@ -318,7 +318,10 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
         Access::Wo | Access::Wp => "w",
     };
     prop(o, &["sw = ", sw]);
-    let hw = if !f.is_stored() {
+    // A constant is SystemRDL's `sw = r; hw = na` with its value as the reset.
+    let hw = if f.constant {
+        "na"
+    } else if !f.is_stored() {
         "w"
     } else if f.hw.write {
         "rw"

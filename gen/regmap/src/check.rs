@@ -453,26 +453,27 @@ impl Checker<'_> {
             return;
         }
         if !fits(f.reset, f.width()) {
+            let what = if f.constant { "constant" } else { "reset" };
             self.sink
                 .error(
                     "regmap::reset_too_wide",
                     f.name.span,
                     format!(
-                        "reset value {:#x} of field `{}` needs {} bits; the field has {}",
+                        "{what} value {:#x} of field `{}` needs {} bits; the field has {}",
                         f.reset,
                         f.name,
                         bits_of(f.reset),
                         f.width()
                     ),
-                    "reset does not fit",
+                    format!("{what} does not fit"),
                 )
                 .help(format!(
-                    "the largest reset for a {}-bit field is {:#x}; widen the field or fix the value",
+                    "the largest {what} for a {}-bit field is {:#x}; widen the field or fix the value",
                     f.width(),
                     if f.width() >= 64 { u64::MAX } else { (1u64 << f.width()) - 1 }
                 ));
         }
-        if f.reset != 0 && !f.is_stored() {
+        if f.reset != 0 && f.is_input() {
             self.sink
                 .error(
                     "regmap::reset_without_storage",
@@ -480,7 +481,31 @@ impl Checker<'_> {
                     format!("field `{}` is read-only and driven by hardware; it has no flop to reset", f.name),
                     "`reset` on a hardware-driven field",
                 )
-                .help("remove `reset`, or give the field storage with hw_write/hw_set/hw_clear/counter");
+                .help("remove `reset`; for a value that never changes (an ID, a version) write `constant: V` instead; or give the field storage with hw_write/hw_set/hw_clear/counter");
+        }
+        if f.constant && f.access != Access::Ro {
+            self.sink
+                .error(
+                    "regmap::constant_not_read_only",
+                    f.name.span,
+                    format!(
+                        "field `{}` is `{}` and `constant`: software could write a value that never changes",
+                        f.name,
+                        f.access.as_str()
+                    ),
+                    "writable constant",
+                )
+                .help("a constant is `access: ro`");
+        }
+        if f.constant && f.hw.any() {
+            self.sink
+                .error(
+                    "regmap::constant_not_read_only",
+                    f.name.span,
+                    format!("field `{}` is `constant` and has a hardware property that changes it", f.name),
+                    "hardware changes a constant",
+                )
+                .help("remove `constant` (the hardware property gives the field a flop; `reset` is its value after reset) or remove the hardware property");
         }
         if f.reset != 0 && f.access == Access::Wp {
             // The pulse flop would hold the reset on `_o` through reset and one cycle after:
@@ -799,6 +824,19 @@ impl Checker<'_> {
                                 .help("make the enable field `rw`, so software can also read back what it enabled");
                         }
                         Some(_) => {}
+                    }
+                    if f.constant {
+                        self.sink
+                            .error(
+                                "regmap::interrupt_mismatch",
+                                f.name.span,
+                                format!(
+                                    "interrupt status field `{}` is a constant: its interrupt would be on whenever enabled, or never",
+                                    f.name
+                                ),
+                                "constant status",
+                            )
+                            .help("status bits are usually `w1c` with `hw_set: true`");
                     }
                     if !f.access.sw_reads() {
                         self.sink

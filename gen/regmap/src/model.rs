@@ -248,6 +248,8 @@ pub struct Field {
     pub description: String,
     pub enumeration: Option<Name>,
     pub hw: HwProps,
+    /// A read-only constant (`constant: V`): reads `reset`, no flop and no port.
+    pub constant: bool,
 }
 
 impl Field {
@@ -265,6 +267,10 @@ impl Field {
     /// A field with a flop (everything but a plain hardware-driven `ro`).
     pub fn is_stored(&self) -> bool {
         self.access != Access::Ro || self.hw.any()
+    }
+    /// A plain `ro` field: software reads the hardware's `_i` input.
+    pub fn is_input(&self) -> bool {
+        !self.is_stored() && !self.constant
     }
 }
 
@@ -382,7 +388,7 @@ pub fn field_port_prefix(group: Option<&Group>, reg: &Register, field: &Field) -
 /// How many ports [`field_ports`] gives `field`, without naming them (to size lists).
 pub fn field_port_count(field: &Field) -> usize {
     if !field.is_stored() {
-        return 1;
+        return usize::from(!field.constant);
     }
     1 + usize::from(field.access == Access::Wp && field.width() > 1)
         + 2 * usize::from(field.hw.write)
@@ -407,6 +413,9 @@ pub fn field_ports(
         s
     };
     let w = field.width();
+    if field.constant {
+        return Vec::new();
+    }
     if !field.is_stored() {
         return vec![(port("_i"), false, w)];
     }

@@ -43,6 +43,7 @@ const FIELD_KEYS: &[&str] = &[
     "hw_set",
     "hw_clear",
     "counter",
+    "constant",
 ];
 const COUNTER_KEYS: &[&str] = &["step_width", "saturate"];
 const MEM_KEYS: &[&str] = &["name", "description", "depth", "width", "fields"];
@@ -482,9 +483,25 @@ impl Parser<'_> {
                 }
             }
         });
-        let reset = match m.get_node("reset") {
-            Some(r) => self.int(r, "`reset`"),
-            None => Some(0),
+        // A constant's value is kept as its reset: every output that shows a reset (header,
+        // docs, exports) then shows the value software reads.
+        let constant = m.get_node("constant");
+        let reset = match (m.get_node("reset"), constant) {
+            (Some(r), Some(c)) => {
+                let span = self.span_of(c);
+                self.sink
+                    .error(
+                        "regmap::constant_with_reset",
+                        span,
+                        "a field with `constant` also has `reset`".to_string(),
+                        "constant and reset",
+                    )
+                    .help("a constant has no flop: give its value once, as `constant: V`, and remove `reset`");
+                self.int(r, "`reset`")
+            }
+            (Some(r), None) => self.int(r, "`reset`"),
+            (None, Some(c)) => self.int(c, "`constant`"),
+            (None, None) => Some(0),
         };
         let description = self.description(m);
         let enumeration = m
@@ -549,6 +566,7 @@ impl Parser<'_> {
             description,
             enumeration,
             hw,
+            constant: constant.is_some(),
         })
     }
 

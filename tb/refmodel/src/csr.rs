@@ -93,6 +93,8 @@ struct FieldDef {
     access: Access,
     reset: u64,
     stored: bool,
+    /// A constant: reads `reset` for ever, no port.
+    constant: bool,
     load: bool,
     clear: bool,
     set: bool,
@@ -405,7 +407,7 @@ impl CsrModel {
                         if let Some(c) = &f.hw.counter {
                             port(&mut m, "incr_i", HwKind::Increment, c.step_width);
                         }
-                    } else {
+                    } else if !f.constant {
                         input_port = Some(port(&mut m, "i", HwKind::Input, w));
                     }
                     m.fields.push(FieldDef {
@@ -416,6 +418,7 @@ impl CsrModel {
                         access: f.access,
                         reset: f.reset,
                         stored,
+                        constant: f.constant,
                         load: f.hw.write,
                         clear: f.hw.clear,
                         set: f.hw.set,
@@ -522,7 +525,7 @@ impl CsrModel {
     /// The state right after reset.
     pub fn reset(&mut self) {
         for (fi, f) in self.fields.iter().enumerate() {
-            let v = if f.stored { f.reset } else { 0 };
+            let v = if f.stored || f.constant { f.reset } else { 0 };
             self.value[fi].fill(v);
             self.pulse[fi].fill(0);
             self.strobe[fi].fill(false);

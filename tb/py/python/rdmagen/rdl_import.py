@@ -10,8 +10,9 @@ export (gen/outputs/src/systemrdl.rs), inverted. Whatever the map format cannot 
 error naming the RDL path and what to do; every such error is reported together and nothing
 is written. Nothing is approximated silently. The documented choices (docs/regmap-format.md,
 "Importing SystemRDL"): a stored field without a `reset` resets to 0 (rdmagen resets every
-flop); a field with `we` and `hw = w`, or a writable one with `hw = na`, still gets its `_o`
-output; `name` is the description where there is no `desc`; a parameter-sized group of an
+flop); a field software only reads and nothing changes (`sw = r`, `hw = na` or `r`) is a
+`constant:` with its reset as the value; a field with `we` and `hw = w`, or a writable one with
+`hw = na`, still gets its `_o` output; `name` is the description where there is no `desc`; a parameter-sized group of an
 rdmagen export comes back with its maximum count.
 """
 
@@ -167,9 +168,19 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
             ctx.err(f, f"{prop} refers to a signal or field: rdmagen's hardware properties are "
                     "block inputs; set it to true")
     if acc == "ro" and hw in ("na", "r") and not (hwset or hwclr or counter or sticky):
-        ctx.err(f, "a constant (software reads it, nothing changes it): rdmagen has no "
-                "constant fields; make it hw = w (a hardware input) or remove it")
-        return None
+        # Software reads it and nothing changes it: a constant, its value the reset.
+        value = f.get_property("reset")
+        if value is not None and not isinstance(value, int):
+            ctx.err(f, "a constant whose reset refers to a signal or field: give it a number")
+            return None
+        out["constant"] = value or 0
+        enum = f.get_property("encode")
+        if enum is not None:
+            out["enum"] = _enum(ctx, f, enum)
+        d = _desc(f)
+        if d:
+            out["description"] = d
+        return out
     # A field hardware drives with no storage: `ro` without properties (an input).
     wire = acc == "ro" and hw in ("w", "rw") and not (we or hwset or hwclr or counter) and \
         not sticky
