@@ -62,7 +62,7 @@ def behaviour(f, interrupt):
         hw_access = "rw" if hw["write"] else "r"
     return (
         wp and not wide,
-        wp and wide,
+        (wp and wide) or hw.get("write_strobe", False),
         True if wp and wide else None,
         precedence,
         intr,

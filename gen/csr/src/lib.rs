@@ -193,7 +193,7 @@ struct Gen<'a> {
     aw: u32,
     has64: bool,
     /// Some field is written bit by bit (write 1 or 0 to clear, write 1 to set, a pulse, any
-    /// write in an array), so WSTRB is needed as a bit mask (`wr_mask`; `wr_mask64` for such a
+    /// write in an array) or has a write strobe, so WSTRB is needed as a bit mask (`wr_mask`; `wr_mask64` for such a
     /// field of a 64-bit register). Other plain writes go byte lane by byte lane
     /// ([`lane_writes`]).
     mask: bool,
@@ -225,12 +225,16 @@ struct Gen<'a> {
 impl<'a> Gen<'a> {
     fn new(map: &'a RegMap, opts: &'a Options) -> Self {
         let has64 = map.registers().any(|(_, r)| r.width == 64);
-        // Array registers write `rw`/`wo` fields through the mask too (see `field_logic`).
+        // Array registers write `rw`/`wo` fields through the mask too (see `field_logic`), and
+        // a write strobe ORs the field's mask bits.
         let masked = |g: Option<&Group>, r: &Register| {
-            r.fields.iter().any(|f| match f.access {
-                Access::W1c | Access::W1s | Access::W0c | Access::Wp => true,
-                Access::Rw | Access::Wo => g.is_some(),
-                _ => false,
+            r.fields.iter().any(|f| {
+                f.write_strobe
+                    || match f.access {
+                        Access::W1c | Access::W1s | Access::W0c | Access::Wp => true,
+                        Access::Rw | Access::Wo => g.is_some(),
+                        _ => false,
+                    }
             })
         };
         let top_fetch = map.fetches_top_reads();
@@ -1882,22 +1886,6 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                 swe.clone(),
                 vec![Stmt::assign(d.clone(), Expr::band(wd(), wm()))],
             ));
-            if w > 1 {
-                let sq = cat(&p, "_stb_q", "");
-                let sd = cat(&p, "_stb_d", "");
-                out.decls.push_reg(&sq, 1, None);
-                out.decls.push_reg(&sd, 1, None);
-                out.flops.push(Flop {
-                    q: id(sq.clone()),
-                    d: id(sd.clone()),
-                    reset: Some(bit1(false)),
-                });
-                out.assigns.push(port("stb_o", 1), id(sq));
-                c.push(Stmt::assign(
-                    id(sd.clone()),
-                    Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm())),
-                ));
-            }
         }
         _ => {
             // The last use of `q`: moved, not copied.
@@ -1937,6 +1925,24 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
                 _ => {}
             }
         }
+    }
+    // The write strobe: high the cycle after a write whose WSTRB covers a byte of the field,
+    // when `_o` already shows what it wrote, whatever the value.
+    if f.has_write_strobe() {
+        let sq = cat(&p, "_stb_q", "");
+        let sd = cat(&p, "_stb_d", "");
+        out.decls.push_reg(&sq, 1, None);
+        out.decls.push_reg(&sd, 1, None);
+        out.flops.push(Flop {
+            q: id(sq.clone()),
+            d: id(sd.clone()),
+            reset: Some(bit1(false)),
+        });
+        out.assigns.push(port("stb_o", 1), id(sq));
+        c.push(Stmt::assign(
+            id(sd),
+            Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm())),
+        ));
     }
     // 2-5. hardware: load, clear, set, count
     if f.hw.write {
@@ -2171,6 +2177,7 @@ fn register_table(map: &RegMap) -> Vec<String> {
                     (f.hw.set, "+hw_set"),
                     (f.hw.counter.is_some(), "+counter"),
                     (f.constant, " const"),
+                    (f.write_strobe, "+write_strobe"),
                 ] {
                     if on {
                         cells.push_str(tag);

@@ -260,6 +260,8 @@ fn register(w: &mut Writer, r: &rm::Register, kind: Option<&str>) {
             }
             None => w.null(),
         }
+        w.key("write_strobe");
+        w.bool(f.write_strobe);
         w.close('}');
         w.key("constant");
         w.bool(f.constant);

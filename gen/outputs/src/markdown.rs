@@ -268,6 +268,9 @@ fn access_label(f: &Field) -> String {
     if f.constant {
         s.push_str(" const");
     }
+    if f.write_strobe {
+        s.push_str("+write_strobe");
+    }
     if f.hw.write {
         s.push_str("+hw_write");
     }

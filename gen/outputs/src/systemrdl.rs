@@ -19,7 +19,7 @@
 //! the written value is on the output for one cycle, then 0. Tools that do not know the
 //! property keep the value (PeakRDL-regblock does).
 //!
-//! Hardware properties: `hw_write` → `hw = rw; we`, `hw_set` → `hwset`, `hw_clear` → `hwclr`,
+//! Hardware properties: `write_strobe` → `swmod`, `hw_write` → `hw = rw; we`, `hw_set` → `hwset`, `hw_clear` → `hwclr`,
 //! `counter` → `counter; incrwidth; incrsaturate`. Our `hw_set` and `hw_clear` act per bit (an
 //! input as wide as the field); SystemRDL's `hwset`/`hwclr` are one signal for the whole field
 //! (systemrdl-compiler refuses a wider signal reference), the same only for 1-bit fields. So a
@@ -341,6 +341,10 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
             prop(o, &["rdmagen_pulse = true"]);
         }
         Access::Rw | Access::Ro | Access::Wo => {}
+    }
+    // `write_strobe` is SystemRDL's swmod: asserted on every software write of the field.
+    if f.write_strobe {
+        prop(o, &["swmod"]);
     }
     if f.hw.any() && (f.access.sw_writes() || matches!(f.access, Access::Rc | Access::Rs)) {
         prop(o, &["precedence = hw"]);

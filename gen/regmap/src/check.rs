@@ -483,6 +483,29 @@ impl Checker<'_> {
                 )
                 .help("remove `reset`; for a value that never changes (an ID, a version) write `constant: V` instead; or give the field storage with hw_write/hw_set/hw_clear/counter");
         }
+        if f.write_strobe && !f.access.sw_writes() {
+            self.sink
+                .error(
+                    "regmap::hw_property_not_allowed",
+                    f.name.span,
+                    format!(
+                        "field `{}` is `{}` and has `write_strobe`: software never writes it",
+                        f.name,
+                        f.access.as_str()
+                    ),
+                    "strobe of an unwritable field",
+                )
+                .help("a write strobe belongs on a field software writes (rw, wo, w1c, w1s, w0c)");
+        } else if f.write_strobe && f.access == Access::Wp {
+            self.sink
+                .error(
+                    "regmap::hw_property_not_allowed",
+                    f.name.span,
+                    format!("field `{}` is a `wp` pulse and has `write_strobe`", f.name),
+                    "strobe of a pulse",
+                )
+                .help("remove `write_strobe`: a 1-bit `wp` output is its own strobe, and a wider `wp` already has `_stb_o`");
+        }
         if f.constant && f.access != Access::Ro {
             self.sink
                 .error(

@@ -250,6 +250,9 @@ pub struct Field {
     pub hw: HwProps,
     /// A read-only constant (`constant: V`): reads `reset`, no flop and no port.
     pub constant: bool,
+    /// `write_strobe: true`: a `P_stb_o` output high for one cycle after each software write
+    /// that covers the field (a wider `wp` has it without asking).
+    pub write_strobe: bool,
 }
 
 impl Field {
@@ -271,6 +274,10 @@ impl Field {
     /// A plain `ro` field: software reads the hardware's `_i` input.
     pub fn is_input(&self) -> bool {
         !self.is_stored() && !self.constant
+    }
+    /// The field has a `P_stb_o` write strobe: asked for, or a wider `wp`'s.
+    pub fn has_write_strobe(&self) -> bool {
+        self.write_strobe || (self.access == Access::Wp && self.width() > 1)
     }
 }
 
@@ -390,7 +397,7 @@ pub fn field_port_count(field: &Field) -> usize {
     if !field.is_stored() {
         return usize::from(!field.constant);
     }
-    1 + usize::from(field.access == Access::Wp && field.width() > 1)
+    1 + usize::from(field.has_write_strobe())
         + 2 * usize::from(field.hw.write)
         + usize::from(field.hw.clear)
         + usize::from(field.hw.set)
@@ -422,7 +429,7 @@ pub fn field_ports(
     // At most seven ports: sized once instead of grown from nothing.
     let mut v = Vec::with_capacity(7);
     v.push((port("_o"), true, w));
-    if field.access == Access::Wp && w > 1 {
+    if field.has_write_strobe() {
         v.push((port("_stb_o"), true, 1));
     }
     if field.hw.write {

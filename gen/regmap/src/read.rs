@@ -44,6 +44,7 @@ const FIELD_KEYS: &[&str] = &[
     "hw_clear",
     "counter",
     "constant",
+    "write_strobe",
 ];
 const COUNTER_KEYS: &[&str] = &["step_width", "saturate"];
 const MEM_KEYS: &[&str] = &["name", "description", "depth", "width", "fields"];
@@ -509,10 +510,12 @@ impl Parser<'_> {
             .and_then(|e| self.string(e, "`enum`").map(|t| (t, self.span_of(e))))
             .map(|(text, span)| Name { text, span });
         let mut hw = HwProps::default();
+        let mut write_strobe = false;
         for (key, slot) in [
             ("hw_write", &mut hw.write),
             ("hw_set", &mut hw.set),
             ("hw_clear", &mut hw.clear),
+            ("write_strobe", &mut write_strobe),
         ] {
             if let Some(b) = m.get_node(key) {
                 // The message's `key` text is built only for a value that is not a boolean.
@@ -567,6 +570,7 @@ impl Parser<'_> {
             enumeration,
             hw,
             constant: constant.is_some(),
+            write_strobe,
         })
     }
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -192,7 +193,8 @@ def test_unsupported_constructs_are_all_reported(capsys: pytest.CaptureFixture[s
 
 def test_errors_name_what_to_do(tmp_path: Path) -> None:
     """Smaller refusals, each with its hint: a wide hwset without rdmagen_bitwise, an intr
-    whose enable is another field's, swmod alone, hw = w without we on a stored field, a
+    whose enable is another field's, swmod on a clear-on-read field, hw = w without we on a
+    stored field, a
     signal inside a register."""
     rdl = tmp_path / "more.rdl"
     rdl.write_text("""
@@ -202,7 +204,7 @@ addrmap more {
     reg { field { sw = rw; hw = r; onwrite = woclr; intr; precedence = hw; } a[0:0] = 0; } st @ 0x4;
     reg { field { sw = rw; hw = r; } b[0:0] = 0; } en @ 0x8;
     st.a->enable = en.b;
-    reg { field { sw = w; hw = r; swmod; } s[3:0] = 0; } strobe @ 0xc;
+    reg { field { sw = r; hw = r; onread = rclr; swmod; } s[3:0] = 0; } strobe @ 0xc;
     reg { field { sw = rw; hw = w; } x[0:0] = 0; } loaded @ 0x10;
     reg { signal { activelow; } my_rst; field { sw = rw; hw = r; } y[0:0] = 0; } sig @ 0x14;
 };
@@ -214,7 +216,7 @@ addrmap more {
     assert errs[0].startswith("more.wide.f: hwset/hwclr on a field wider than 1 bit") and \
         "rdmagen_bitwise = true" in errs[0]
     assert errs[1].startswith("more.st.a: ->enable = more.en.b")
-    assert errs[2].startswith("more.strobe.s: swmod on a write-only field")
+    assert errs[2].startswith("more.strobe.s: swmod on a field software does not write")
     assert errs[3].startswith("more.loaded.x: hw = w without `we` on a stored field")
     assert errs[4].startswith("more.sig: signal inside a register")
 
@@ -330,3 +332,35 @@ addrmap ids {
     assert [(f["name"], f["constant"], f["reset"]) for f in fields] == [
         ("minor", True, 0x31), ("major", True, 3), ("kind", True, 3), ("zero", True, 0),
         ("strap", False, None)]
+
+
+
+def test_swmod_is_a_write_strobe(tmp_path: Path) -> None:
+    """swmod on a field that keeps what software wrote is `write_strobe` (its `_stb_o`); a
+    wider swmod with rdmagen_pulse is still a pulse (`wp`)."""
+    rdl = tmp_path / "q.rdl"
+    rdl.write_text("""
+property rdmagen_pulse { type = boolean; component = field; };
+addrmap q {
+    default accesswidth = 32;
+    reg {
+        field { sw = rw; hw = r; swmod; } tail[15:0] = 0;
+        field { sw = w; hw = r; swmod; } kick[23:16] = 0;
+        field { sw = w; hw = r; swmod; rdmagen_pulse = true; } go[31:24] = 0;
+    } db @ 0x0;
+    reg { field { sw = rw; hw = r; onwrite = woclr; swmod; } ack[0:0] = 0; } st @ 0x4;
+};
+""")
+    m = import_rdl(str(rdl))
+    db, st = m["registers"]
+    assert [(f["name"], f["access"], f.get("write_strobe")) for f in db["fields"]] == [
+        ("tail", "rw", True), ("kick", "wo", True), ("go", "wp", None)]
+    assert (st["fields"][0]["access"], st["fields"][0]["write_strobe"]) == ("w1c", True)
+    y = tmp_path / "q.yaml"
+    y.write_text(to_yaml(m))
+    run("check", str(y))
+    out = tmp_path / "out"
+    run("csr", str(y), "-o", str(out))
+    rtl = (out / "q_csr.v").read_text()
+    ports = set(re.findall(r"output wire\s+(?:\[[^]]*\]\s*)?(\w+_stb_o)", rtl))
+    assert ports == {"db_tail_stb_o", "db_kick_stb_o", "db_go_stb_o", "st_ack_stb_o"}

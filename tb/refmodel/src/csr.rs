@@ -187,7 +187,7 @@ pub struct CsrModel {
     out_ports: Vec<OutPort>,
     /// Per field, per element: the stored value (or the live input value, for `_i` fields).
     value: Vec<Vec<u64>>,
-    /// Per `wp` field, per element: this cycle's pulse and strobe.
+    /// Per field, per element: this cycle's `wp` pulse and write strobe (`_stb_o`).
     pulse: Vec<Vec<u64>>,
     strobe: Vec<Vec<bool>>,
     wr_lo: u32,
@@ -386,7 +386,7 @@ impl CsrModel {
                             kind: OutKind::Value,
                             field: fi,
                         });
-                        if f.access == Access::Wp && w > 1 {
+                        if f.has_write_strobe() {
                             m.out_ports.push(OutPort {
                                 name: format!("{prefix}_stb_o"),
                                 width: count,
@@ -663,15 +663,14 @@ impl CsrModel {
                     if h.reg == f.reg && h.elem == e {
                         let wd = data >> f.lsb & mask;
                         let wm = m >> f.lsb & mask;
+                        // The write strobe (`_stb_o`): any byte of the field written.
+                        stb = wm != 0;
                         d = match f.access {
                             Access::Rw | Access::Wo => d & !wm | wd & wm,
                             Access::W1c => d & !(wd & wm),
                             Access::W1s => d | wd & wm,
                             Access::W0c => d & (wd | !wm),
-                            Access::Wp => {
-                                stb = wm != 0;
-                                wd & wm
-                            }
+                            Access::Wp => wd & wm,
                             Access::Ro | Access::Rc | Access::Rs => d,
                         };
                     }
@@ -721,8 +720,8 @@ impl CsrModel {
                 }
                 if f.access == Access::Wp {
                     self.pulse[fi][ei] = d;
-                    self.strobe[fi][ei] = stb;
                 }
+                self.strobe[fi][ei] = stb;
                 self.value[fi][ei] = d & mask;
             }
         }

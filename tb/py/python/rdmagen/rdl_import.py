@@ -128,21 +128,23 @@ def _access(ctx: _Ctx, f: Any) -> str | None:
         if acc is None:
             ctx.err(f, f"onwrite = {onwrite} has no rdmagen access type (rdmagen has w1c = "
                     "woclr, w1s = woset, w0c = wzc)")
-        if f.get_property("singlepulse") or f.get_property("swmod"):
-            ctx.err(f, "singlepulse/swmod on a readable field: rdmagen's pulse (`wp`) reads "
+        if f.get_property("singlepulse"):
+            ctx.err(f, "singlepulse on a readable field: rdmagen's pulse (`wp`) reads "
                     "as 0; make it sw = w")
         return acc
     if sw == "r" and onwrite is None and onread in (None, "rclr", "rset"):
+        if f.get_property("swmod"):
+            ctx.err(f, "swmod on a field software does not write: rdmagen's write strobe "
+                    "(`write_strobe`) pulses on writes only, not on a read's side effect")
         return {None: "ro", "rclr": "rc", "rset": "rs"}[onread]
     if sw == "w" and onread is None and onwrite is None:
         if f.get_property("singlepulse"):
             return "wp"
-        if f.get_property("swmod"):
-            if f.get_property("rdmagen_pulse", default=False) and wide:
+        if f.get_property("rdmagen_pulse", default=False):
+            if f.get_property("swmod") and wide:
                 return "wp"
-            ctx.err(f, "swmod on a write-only field: rdmagen has no write strobe output "
-                    "except a pulse's; use singlepulse (1 bit) or swmod with "
-                    "`rdmagen_pulse = true` (wider), or drop swmod")
+            ctx.err(f, "rdmagen_pulse on a 1-bit field or without swmod: a 1-bit pulse is "
+                    "singlepulse; a wider one is swmod with `rdmagen_pulse = true`")
             return None
         return "wo"
     ctx.err(f, f"sw = {sw} with onread = {onread}, onwrite = {onwrite} has no rdmagen access "
@@ -188,6 +190,10 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
         ctx.err(f, f"hw = {hw} without `we` on a stored field: rdmagen loads a field from "
                 "hardware only with a write enable (hw_write); add `we`, or make it sw = r "
                 "for a hardware-driven input")
+    # swmod on a field that keeps what software wrote: our write strobe (`_stb_o`). A wider
+    # pulse's swmod is part of `wp` itself. It tells hardware of a write; it changes nothing.
+    if f.get_property("swmod") and acc in ("rw", "wo", "w1c", "w1s", "w0c"):
+        out["write_strobe"] = True
     hwp: dict[str, Any] = {}
     if we:
         hwp["hw_write"] = True
