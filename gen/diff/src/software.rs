@@ -738,40 +738,36 @@ impl Differ<'_> {
             // A constant's value is expected to change (an ID, a version): software that reads
             // it is told, not broken. Losing the constant is breaking (the value is no longer
             // fixed); gaining one changes ports, which the hardware side reports.
-            match (of.constant, nf.constant) {
-                (true, true) if of.reset != nf.reset => self.changed(
+            let constant = |v: u64| format!("constant {}", hex(v));
+            let change = match (of.constant, nf.constant) {
+                (true, true) if of.reset != nf.reset => Some((
                     Class::Compatible,
                     "field-constant",
-                    &fpath,
                     "constant value changed",
                     (hex(of.reset), hex(nf.reset)),
-                    nf.name.span,
-                ),
-                (true, false) => self.changed(
+                )),
+                (true, false) => Some((
                     Class::BreakingSoftware,
                     "field-constant",
-                    &fpath,
                     "no longer a constant",
-                    (format!("constant {}", hex(of.reset)), "not constant".into()),
-                    nf.name.span,
-                ),
-                (false, true) => self.changed(
+                    (constant(of.reset), "not constant".into()),
+                )),
+                (false, true) => Some((
                     Class::Compatible,
                     "field-constant",
-                    &fpath,
                     "now a constant",
-                    ("not constant".into(), format!("constant {}", hex(nf.reset))),
-                    nf.name.span,
-                ),
-                (false, false) if of.reset != nf.reset => self.changed(
+                    ("not constant".into(), constant(nf.reset)),
+                )),
+                (false, false) if of.reset != nf.reset => Some((
                     Class::BreakingSoftware,
                     "field-reset",
-                    &fpath,
                     "reset value changed",
                     (hex(of.reset), hex(nf.reset)),
-                    nf.name.span,
-                ),
-                _ => {}
+                )),
+                _ => None,
+            };
+            if let Some((class, kind, message, values)) = change {
+                self.changed(class, kind, &fpath, message, values, nf.name.span);
             }
             // Port changes show every other hardware property; saturation shows only in values.
             let saturate = |f: &Field| f.hw.counter.as_ref().map(|c| c.saturate);

@@ -176,12 +176,7 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
             ctx.err(f, "a constant whose reset refers to a signal or field: give it a number")
             return None
         out["constant"] = value or 0
-        enum = f.get_property("encode")
-        if enum is not None:
-            out["enum"] = _enum(ctx, f, enum)
-        d = _desc(f)
-        if d:
-            out["description"] = d
+        _enum_and_desc(ctx, f, out)
         return out
     # A field hardware drives with no storage: `ro` without properties (an input).
     wire = acc == "ro" and hw in ("w", "rw") and not (we or hwset or hwclr or counter) and \
@@ -243,14 +238,18 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
     elif reset is not None and wire:
         ctx.err(f, "reset on a field hardware drives without storage: there is no flop to "
                 "reset; drop the reset")
+    _enum_and_desc(ctx, f, out)
+    out.update(hwp)
+    return out
+
+
+def _enum_and_desc(ctx: _Ctx, f: Any, out: dict[str, Any]) -> None:
     enum = f.get_property("encode")
     if enum is not None:
         out["enum"] = _enum(ctx, f, enum)
     d = _desc(f)
     if d:
         out["description"] = d
-    out.update(hwp)
-    return out
 
 
 def _enum(ctx: _Ctx, f: Any, enum: Any) -> str:
