@@ -113,10 +113,17 @@ pub struct PyField {
     /// Software access type: rw, ro, wo, w1c, w1s, w0c, rc, rs or wp.
     #[pyo3(get)]
     pub access: String,
+    /// The value after reset; a constant's value (`constant`); 0 for a hardware input.
     #[pyo3(get)]
     pub reset: u64,
     #[pyo3(get)]
     pub description: String,
+    /// A read-only constant: reads `reset` for ever, and has no port.
+    #[pyo3(get)]
+    pub constant: bool,
+    /// The field has a write strobe output (`_stb_o`): asked for, or a wider `wp`'s.
+    #[pyo3(get)]
+    pub write_strobe: bool,
     pub enum_values: Option<Vec<(String, u64)>>,
     acc: Access,
 }
@@ -413,6 +420,8 @@ impl PyRegMap {
             access: f.access.as_str().to_string(),
             reset: f.reset,
             description: f.description.clone(),
+            constant: f.constant,
+            write_strobe: f.has_write_strobe(),
             enum_values: f.enumeration.as_ref().and_then(|e| {
                 map.enumeration(e).map(|e| {
                     e.values

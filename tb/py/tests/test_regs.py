@@ -209,3 +209,15 @@ def test_field_names_that_are_argument_names():
 def test_enums():
     qpc = rdmagen.RegMap.builtin("qpc")
     assert qpc.enums["service_type"]["RC"] == 0
+
+
+def test_constants_and_write_strobes():
+    emac = rdmagen.RegMap.load(REPO / "tb" / "csr-tests" / "maps" / "emac_review.yaml")
+    fields = {(r.path, f.name): f for r in emac.registers() for f in r.fields}
+    magic = fields[("id", "magic")]
+    assert (magic.constant, magic.reset, magic.writable, magic.write_strobe) == (
+        True, 0xE3AC, False, False)
+    assert not fields[("port.status", "link_up")].constant
+    strobes = sorted(k for k, f in fields.items() if f.write_strobe)
+    assert strobes == [("ctrl", "flush"), ("ctrl", "mtu"), ("mac_addr", "valid"),
+                       ("port.cfg", "loopback"), ("sem", "flags"), ("sem", "knock")]

@@ -42,6 +42,8 @@ class Field:
     access: str
     reset: int
     description: str
+    constant: bool
+    write_strobe: bool
     @property
     def width(self) -> int: ...
     @property
