@@ -359,6 +359,9 @@ module uar #(
   reg     [3:0]           q_occ_d;
   reg     [11:0]          q_kind_q;
   reg     [11:0]          q_kind_d;
+  reg     [4:0]           hk_q;                   // the queue head's kind, one-hot {drop, pend,
+                                                  // fwd, bf, db}; zero while empty
+  reg     [4:0]           hk_d;
   reg                     e1_chk_q;
   reg                     e1_chk_d;
   reg                     bf_busy_q;
@@ -517,13 +520,19 @@ module uar #(
   wire    [7:0]           h_vf;
   wire                    h_pf;
   wire    [3:0]           h_reason;
-  wire    [2:0]           h_kind;
+  wire    [1:0]           q_rd_n;
+  wire    [4:0]           hk_next;                // kind flags of the entry after the head
+  wire    [4:0]           hk_e1;                  // kind flags of the entering event
   wire                    h_chk;
   wire                    h_fetch;
   wire                    h_bf;
   wire                    h_fwd;
+  wire                    h_pend;
+  wire                    h_drop;
   wire                    retire;
   wire    [3:0]           chk_reason;
+  wire                    qpc_drop;               // the QPC check refuses the head (it retires)
+  wire                    ret_fetch;              // a doorbell retires into a WQE fetch
   wire                    is_drop;
   wire    [3:0]           drop_reason;
   wire    [23:0]          h_qpn;
@@ -777,17 +786,27 @@ module uar #(
   assign h_vf = h[84:77];
   assign h_pf = h[85];
   assign h_reason = h[89:86];
-  assign h_kind = h_valid ? q_kind_q[q_rd_q * 3 +: 3] : 3'b000;
-  assign h_chk = h_kind == 3'b000 || h_kind == 3'b001;
-  assign h_fetch = h_valid && h_kind == 3'b000 && db_rsp_valid && db_rsp_ok;
-  assign h_bf = h_valid && h_kind == 3'b001 && db_rsp_valid && db_rsp_ok;
-  assign h_fwd = h_valid && h_kind == 3'b010;
-  assign retire = h_valid &&
-                  (h_chk ? db_rsp_valid && (!h_fetch || fetch_ready) : h_fwd ? 1'b1 : 1'b1);
+  assign q_rd_n = q_rd_q + 2'b01;
+  assign hk_next = {q_kind_q[q_rd_n * 3 +: 3] == 3'b100, q_kind_q[q_rd_n * 3 +: 3] == 3'b011,
+                    q_kind_q[q_rd_n * 3 +: 3] == 3'b010, q_kind_q[q_rd_n * 3 +: 3] == 3'b001,
+                    q_kind_q[q_rd_n * 3 +: 3] == 3'b000};
+  assign hk_e1 = {e1_kind == 3'b100, e1_kind == 3'b011, e1_kind == 3'b010, e1_kind == 3'b001,
+                  e1_kind == 3'b000};
+  assign h_chk = hk_q[0] || hk_q[1];
+  assign h_fetch = hk_q[0] && db_rsp_valid && db_rsp_ok;
+  assign h_bf = hk_q[1] && db_rsp_valid && db_rsp_ok;
+  assign h_fwd = hk_q[2];
+  assign h_pend = hk_q[3];
+  assign h_drop = hk_q[4];
+  assign retire = h_chk ? db_rsp_valid && (!h_fetch || fetch_ready) :
+                  h_fwd ? 1'b1 :
+                  h_pend || h_drop;
   assign chk_reason = db_rsp_reason == 3'b011 ? 4'b0010 :
                       db_rsp_reason == 3'b100 ? 4'b0011 :
                       4'b0001;
-  assign is_drop = retire && (h_kind == 3'b100 || (h_chk && !db_rsp_ok));
+  assign qpc_drop = h_chk && db_rsp_valid && !db_rsp_ok;
+  assign ret_fetch = h_fetch && fetch_ready;
+  assign is_drop = h_drop || qpc_drop;
   assign drop_reason = h_chk ? chk_reason : h_reason;
   assign h_qpn = h_chk ? h_data[31:8] : 24'h000000;
   assign bf_end = drain_q && m_axis_bf_tready && drain_idx_q == drain_last_q;
@@ -807,7 +826,7 @@ module uar #(
   assign db_req_qpn = e1_data[31:8];
   assign db_req_page = {20'h00000, e1_idx};
   assign db_req_user = 32'h00000000;
-  assign db_rsp_ready = h_valid && h_chk && (!h_fetch || fetch_ready);
+  assign db_rsp_ready = h_chk && (!h_fetch || fetch_ready);
   assign fetch_valid = h_fetch;
   assign fetch_vf = h_vf;
   assign fetch_qpn = h_data[31:8];
@@ -824,11 +843,7 @@ module uar #(
   assign m_axis_bf_tlast = drain_idx_q == drain_last_q;
   assign m_axis_bf_tuser = drain_user_q;
   assign mon_valid = retire;
-  assign mon_result = h_fetch ? 3'b000 :
-                      h_bf ? 3'b001 :
-                      h_kind == 3'b011 ? 3'b011 :
-                      h_fwd ? 3'b100 :
-                      3'b010;
+  assign mon_result = h_fetch ? 3'b000 : h_bf ? 3'b001 : h_pend ? 3'b011 : h_fwd ? 3'b100 : 3'b010;
   assign mon_reason = is_drop ? drop_reason : 4'b0000;
   assign mon_vf = h_vf;
   assign mon_pf = h_pf;
@@ -946,6 +961,7 @@ module uar #(
     q_rd_d = q_rd_q;
     q_occ_d = q_occ_q;
     q_kind_d = q_kind_q;
+    hk_d = hk_q;
     e1_chk_d = e1_chk_q;
     bf_busy_d = bf_busy_q;
     drain_d = drain_q;
@@ -1167,6 +1183,12 @@ module uar #(
     if (retire) begin
       q_rd_d = q_rd_q + 2'b01;
     end
+    // Queue head's kind flags (hk_q): next entry, entering event, or none
+    if (retire && q_occ_q[1]) begin
+      hk_d = hk_next;
+    end else if (retire || !h_valid) begin
+      hk_d = e1_adv ? hk_e1 : 5'h00;
+    end
     // Queue occupancy as a thermometer (bit i: more than i events queued)
     if (e1_adv && !retire) begin
       q_occ_d = {q_occ_q[2:0], 1'b1};
@@ -1180,10 +1202,10 @@ module uar #(
     if (w_last_take && cand_q && (!full_now || fc_ok_q)) begin
       bf_busy_d = 1'b0;
     end
-    if (retire && h_kind == 3'b001 && !db_rsp_ok) begin
+    if (hk_q[1] && qpc_drop) begin
       bf_busy_d = 1'b0;
     end
-    if (retire && h_bf) begin
+    if (h_bf) begin
       drain_d = 1'b1;
       drain_idx_d = 5'h00;
       drain_last_d = h_len;
@@ -1197,24 +1219,24 @@ module uar #(
       end
     end
     // CSR event stage: the retired event, one cycle later
-    cs_fetch_d = retire && h_fetch;
-    cs_bf_d = retire && h_bf;
+    cs_fetch_d = ret_fetch;
+    cs_bf_d = h_bf;
     cs_drop_d = is_drop;
     cs_reason_d = drop_reason;
     cs_idx_d = h_idx;
     cs_vf_d = h_vf;
     cs_qpn_d = h_qpn;
-    cs_drop_not_owner_d = is_drop && drop_reason == 4'b0001;
-    cs_drop_wrong_page_d = is_drop && drop_reason == 4'b0010;
-    cs_drop_qp_state_d = is_drop && drop_reason == 4'b0011;
-    cs_drop_unmapped_d = is_drop && drop_reason == 4'b0100;
-    cs_drop_pf_only_d = is_drop && drop_reason == 4'b0101;
-    cs_drop_torn_d = is_drop && drop_reason == 4'b0110;
-    cs_drop_disabled_d = is_drop && drop_reason == 4'b0111;
-    cs_drop_bf_chunk_d = is_drop && drop_reason == 4'b1000;
+    cs_drop_not_owner_d = (h_drop && h_reason == 4'b0001) || (qpc_drop && chk_reason == 4'b0001);
+    cs_drop_wrong_page_d = (h_drop && h_reason == 4'b0010) || (qpc_drop && chk_reason == 4'b0010);
+    cs_drop_qp_state_d = (h_drop && h_reason == 4'b0011) || (qpc_drop && chk_reason == 4'b0011);
+    cs_drop_unmapped_d = (h_drop && h_reason == 4'b0100) || (qpc_drop && chk_reason == 4'b0100);
+    cs_drop_pf_only_d = (h_drop && h_reason == 4'b0101) || (qpc_drop && chk_reason == 4'b0101);
+    cs_drop_torn_d = (h_drop && h_reason == 4'b0110) || (qpc_drop && chk_reason == 4'b0110);
+    cs_drop_disabled_d = (h_drop && h_reason == 4'b0111) || (qpc_drop && chk_reason == 4'b0111);
+    cs_drop_bf_chunk_d = (h_drop && h_reason == 4'b1000) || (qpc_drop && chk_reason == 4'b1000);
     // Per-VF counters
     for (vi = 0; vi < NUM_VF; vi = vi + 1) begin
-      vf_acc_d[vi] = retire && (h_fetch || h_bf) && h_vf == vi[7:0];
+      vf_acc_d[vi] = (ret_fetch || h_bf) && h_vf == vi[7:0];
       vf_drop_d[vi] = is_drop && h_vf == vi[7:0];
     end
   end
@@ -1261,6 +1283,7 @@ module uar #(
       q_rd_q <= 2'b00;
       q_occ_q <= 4'b0000;
       q_kind_q <= 12'h000;
+      hk_q <= 5'h00;
       e1_chk_q <= 1'b1;
       bf_busy_q <= 1'b0;
       drain_q <= 1'b0;
@@ -1325,6 +1348,7 @@ module uar #(
       q_rd_q <= q_rd_d;
       q_occ_q <= q_occ_d;
       q_kind_q <= q_kind_d;
+      hk_q <= hk_d;
       e1_chk_q <= e1_chk_d;
       bf_busy_q <= bf_busy_d;
       drain_q <= drain_d;

@@ -1017,6 +1017,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // LUT RAM's read, which it takes as free and so mapped the rest of that path one LUT
     // deeper (`q_mem` address -> `q_occ_q`, `mon_reason`: 7 levels).
     g.flop("q_kind", 12, Some(n(12, 0)));
+    // The head's kind as one-hot flags (zero while the queue is empty), loaded as the head
+    // changes: the retire decision starts from these flops and the QPC answer, not from the
+    // 4:1 select of `q_kind_q` and its decode (issue 9: that put `q_kind_q -> q_mem`'s read
+    // address at 7 LUT levels at 64 VFs). The next head's kind is selected from flops in
+    // parallel with the retire decision.
+    g.flop_c(
+        "hk",
+        5,
+        Some(n(5, 0)),
+        "the queue head's kind, one-hot {drop, pend, fwd, bf, db}; zero while empty",
+    );
     g.flop("e1_chk", 1, Some(b1(K_DB == 0 || K_BF == 0)));
     g.flop("bf_busy", 1, Some(b1(false)));
     g.flop("drain", 1, Some(b1(false)));
@@ -1816,62 +1827,62 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             g.wire(&format!("h_{name}"), w, ev_field("h", name));
         }
     }
-    let kind_at = Expr::bin(BinOp::Mul, id("q_rd_q"), Expr::int(3));
-    g.wire(
-        "h_kind",
-        3,
-        Expr::ternary(
-            id("h_valid"),
-            id("q_kind_q").part(kind_at, Expr::int(3)),
-            n(3, 0),
-        ),
+    // One-hot head kind flags (`hk_q`, zero while empty, so no AND with `h_valid`).
+    let hk = |k: u64| id("hk_q").index(Expr::int(k as i64));
+    // A kind as the one-hot flags of `hk_q` (bit `K_*`).
+    let onehot = |e: Expr| {
+        Expr::concat(
+            (0..5u64)
+                .rev()
+                .map(|k| Expr::eq(e.clone(), n(3, k)))
+                .collect(),
+        )
+    };
+    g.wire("q_rd_n", 2, Expr::plus(id("q_rd_q"), n(2, 1)));
+    g.wire_c(
+        "hk_next",
+        5,
+        onehot(id("q_kind_q").part(
+            Expr::bin(BinOp::Mul, id("q_rd_n"), Expr::int(3)),
+            Expr::int(3),
+        )),
+        "kind flags of the entry after the head",
     );
-    g.wire(
-        "h_chk",
-        1,
-        Expr::or(
-            Expr::eq(id("h_kind"), n(3, K_DB)),
-            Expr::eq(id("h_kind"), n(3, K_BF)),
-        ),
+    g.wire_c(
+        "hk_e1",
+        5,
+        onehot(id("e1_kind")),
+        "kind flags of the entering event",
     );
+    g.wire("h_chk", 1, Expr::or(hk(K_DB), hk(K_BF)));
     g.wire(
         "h_fetch",
         1,
-        Expr::all(vec![
-            id("h_valid"),
-            Expr::eq(id("h_kind"), n(3, K_DB)),
-            id("db_rsp_valid"),
-            id("db_rsp_ok"),
-        ]),
+        Expr::all(vec![hk(K_DB), id("db_rsp_valid"), id("db_rsp_ok")]),
     );
     g.wire(
         "h_bf",
         1,
-        Expr::all(vec![
-            id("h_valid"),
-            Expr::eq(id("h_kind"), n(3, K_BF)),
-            id("db_rsp_valid"),
-            id("db_rsp_ok"),
-        ]),
+        Expr::all(vec![hk(K_BF), id("db_rsp_valid"), id("db_rsp_ok")]),
     );
-    g.wire(
-        "h_fwd",
-        1,
-        Expr::and(id("h_valid"), Expr::eq(id("h_kind"), n(3, K_FWD))),
-    );
+    g.wire("h_fwd", 1, hk(K_FWD));
+    g.wire("h_pend", 1, hk(K_PEND));
+    g.wire("h_drop", 1, hk(K_DROP));
     let fwd_ready = if has_fwd { id("fwd_ready") } else { b1(true) };
     g.wire(
         "retire",
         1,
-        Expr::and(
-            id("h_valid"),
+        // The flags are zero while the queue is empty: no `h_valid` term.
+        Expr::ternary(
+            id("h_chk"),
+            Expr::and(
+                id("db_rsp_valid"),
+                Expr::or(not(id("h_fetch")), id("fetch_ready")),
+            ),
             Expr::ternary(
-                id("h_chk"),
-                Expr::and(
-                    id("db_rsp_valid"),
-                    Expr::or(not(id("h_fetch")), id("fetch_ready")),
-                ),
-                Expr::ternary(id("h_fwd"), fwd_ready.clone(), b1(true)),
+                id("h_fwd"),
+                fwd_ready.clone(),
+                Expr::or(id("h_pend"), id("h_drop")),
             ),
         ),
     );
@@ -1888,17 +1899,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             ),
         ),
     );
-    g.wire(
-        "is_drop",
+    // What retires, written without `retire` where the head's kind implies it (a drop or
+    // a refused check retires once the QPC answers, a BlueFlame WQE too): the CSR strobes
+    // then start from the flags and the QPC answer, not from the retire decision.
+    g.wire_c(
+        "qpc_drop",
         1,
-        Expr::and(
-            id("retire"),
-            Expr::or(
-                Expr::eq(id("h_kind"), n(3, K_DROP)),
-                Expr::and(id("h_chk"), not(id("db_rsp_ok"))),
-            ),
-        ),
+        Expr::all(vec![id("h_chk"), id("db_rsp_valid"), not(id("db_rsp_ok"))]),
+        "the QPC check refuses the head (it retires)",
     );
+    g.wire_c(
+        "ret_fetch",
+        1,
+        Expr::and(id("h_fetch"), id("fetch_ready")),
+        "a doorbell retires into a WQE fetch",
+    );
+    g.wire("is_drop", 1, Expr::or(id("h_drop"), id("qpc_drop")));
     g.wire(
         "drop_reason",
         RW,
@@ -2212,6 +2228,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("retire"),
         vec![set("q_rd_d", Expr::plus(id("q_rd_q"), n(2, 1)))],
     ));
+    // The head's kind flags: the entry after the head when one leaves and more are queued,
+    // the entering event when the queue is (or becomes) empty, else unchanged.
+    c.push(Stmt::Comment(
+        "Queue head's kind flags (hk_q): next entry, entering event, or none".into(),
+    ));
+    c.push(Stmt::if_else(
+        Expr::and(id("retire"), id("q_occ_q").index(Expr::int(1))),
+        vec![set("hk_d", id("hk_next"))],
+        vec![Stmt::if_(
+            Expr::or(id("retire"), not(id("h_valid"))),
+            vec![set(
+                "hk_d",
+                Expr::ternary(id("e1_adv"), id("hk_e1"), n(5, 0)),
+            )],
+        )],
+    ));
     // The occupancy shifts in a one when an event enters and none leaves, and out when one
     // leaves and none enters (a full queue takes no event, an empty one retires none).
     c.push(Stmt::Comment(
@@ -2253,15 +2285,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         vec![set("bf_busy_d", b1(false))],
     ));
     c.push(Stmt::if_(
-        Expr::all(vec![
-            id("retire"),
-            Expr::eq(id("h_kind"), n(3, K_BF)),
-            not(id("db_rsp_ok")),
-        ]),
+        Expr::and(hk(K_BF), id("qpc_drop")),
         vec![set("bf_busy_d", b1(false))],
     ));
     c.push(Stmt::if_else(
-        Expr::and(id("retire"), id("h_bf")),
+        id("h_bf"),
         vec![
             set("drain_d", b1(true)),
             set("drain_idx_d", n(5, 0)),
@@ -2302,8 +2330,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "CSR event stage: the retired event, one cycle later".into(),
     ));
     let mut cs: Vec<(String, u32, Expr)> = vec![
-        ("fetch".into(), 1, Expr::and(id("retire"), id("h_fetch"))),
-        ("bf".into(), 1, Expr::and(id("retire"), id("h_bf"))),
+        ("fetch".into(), 1, id("ret_fetch")),
+        ("bf".into(), 1, id("h_bf")),
         ("drop".into(), 1, id("is_drop")),
         ("reason".into(), RW, id("drop_reason")),
         ("idx".into(), 4, id("h_idx")),
@@ -2317,7 +2345,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         cs.push((
             format!("drop_{}", name.to_ascii_lowercase()),
             1,
-            Expr::and(id("is_drop"), Expr::eq(id("drop_reason"), n(RW, *v))),
+            Expr::or(
+                Expr::and(id("h_drop"), Expr::eq(id("h_reason"), n(RW, *v))),
+                Expr::and(id("qpc_drop"), Expr::eq(id("chk_reason"), n(RW, *v))),
+            ),
         ));
     }
     for (reg, ks) in &fwd_counters {
@@ -2326,8 +2357,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 reg.clone(),
                 1,
                 Expr::all(vec![
-                    id("retire"),
                     id("h_fwd"),
+                    fwd_ready.clone(),
                     Expr::any_of(
                         ks.iter().map(|k| Expr::eq(id("h_win"), n(4, *k))).collect(),
                         b1(false),
@@ -2374,11 +2405,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         vec![
             Stmt::assign(
                 id("vf_acc_d").index(id("vi")),
-                Expr::all(vec![
-                    id("retire"),
-                    Expr::or(id("h_fetch"), id("h_bf")),
-                    hit.clone(),
-                ]),
+                Expr::and(Expr::or(id("ret_fetch"), id("h_bf")), hit.clone()),
             ),
             Stmt::assign(
                 id("vf_drop_d").index(id("vi")),
@@ -2461,11 +2488,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     out(
         &mut g,
         "db_rsp_ready",
-        Expr::all(vec![
-            id("h_valid"),
-            id("h_chk"),
-            Expr::or(not(id("h_fetch")), id("fetch_ready")),
-        ]),
+        Expr::and(id("h_chk"), Expr::or(not(id("h_fetch")), id("fetch_ready"))),
     );
     out(&mut g, "fetch_valid", id("h_fetch"));
     out(&mut g, "fetch_vf", id("h_vf"));
@@ -2514,7 +2537,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
                 id("h_bf"),
                 n(3, 1),
                 Expr::ternary(
-                    Expr::eq(id("h_kind"), n(3, K_PEND)),
+                    id("h_pend"),
                     n(3, 3),
                     Expr::ternary(id("h_fwd"), n(3, 4), n(3, 2)),
                 ),
@@ -2628,7 +2651,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         id("e1_reason"),
         id("e1_len"),
         id("e1_win"),
-        // The head's kind is read from q_kind_q.
+        // The head's kind is kept as flags in hk_q.
         ev_field("h", "kind"),
         // Stage 1's "needs the QPC check" is the flop e1_chk_q, stored with the event.
         id("e1_kind"),
