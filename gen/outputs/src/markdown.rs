@@ -289,6 +289,9 @@ fn access_label(f: &Field) -> String {
             s.push_str("(wraps)");
         }
     }
+    if !f.hw_read {
+        s.push_str(" (no _o)");
+    }
     s
 }
 
