@@ -42,7 +42,8 @@ def behaviour(f, interrupt):
     """(singlepulse, swmod, rdmagen_pulse, precedence, intr, hwset, hwclr, rdmagen_bitwise, hw)
     of a field of the JSON export; intr is None outside interrupt registers, else "sticky" or
     "nonsticky"; rdmagen_bitwise marks a wider field's per-bit hwset/hwclr; hw is "na" for a
-    constant, "w" for a hardware-driven `ro` field, "rw" with hw_write, else "r"."""
+    constant, "w" for a hardware-driven `ro` field, "rw" with hw_write, else "r"; without the
+    `_o` output (`hw_read: false`) "w" with hw_write, else "na"."""
     wp = f["access"] == "wp"
     wide = f["msb"] > f["lsb"]
     hw = f["hw"]
@@ -58,8 +59,11 @@ def behaviour(f, interrupt):
         hw_access = "na"
     elif f["access"] == "ro" and not hw_any:
         hw_access = "w"
-    else:
+    elif hw.get("read", True):
         hw_access = "rw" if hw["write"] else "r"
+    else:
+        # `hw_read: false`: no `_o` output, so hardware only writes it, or has no access.
+        hw_access = "w" if hw["write"] else "na"
     return (
         wp and not wide,
         (wp and wide) or hw.get("write_strobe", False),

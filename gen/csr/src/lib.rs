@@ -1860,7 +1860,9 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         d: d.clone(),
         reset: Some(Expr::num(w, u128::from(f.reset))),
     });
-    out.assigns.push(port("o", w), q.clone());
+    if f.hw_read {
+        out.assigns.push(port("o", w), q.clone());
+    }
 
     let (data, mask) = if r.width == 64 {
         ("wr_data64", "wr_mask64")
@@ -2178,6 +2180,7 @@ fn register_table(map: &RegMap) -> Vec<String> {
                     (f.hw.counter.is_some(), "+counter"),
                     (f.constant, " const"),
                     (f.write_strobe, "+write_strobe"),
+                    (!f.hw_read, " (no _o)"),
                 ] {
                     if on {
                         cells.push_str(tag);

@@ -124,13 +124,17 @@ pub fn generate(map: &RegMap, opts: &Options) -> Document {
     for a in Access::ALL {
         let _ = writeln!(md, "| `{}` | {} |", a.as_str(), a.describe());
     }
-    if map
-        .registers()
-        .any(|(_, r)| r.fields.iter().any(|f| f.constant))
-    {
+    let any = |p: fn(&Field) -> bool| map.registers().any(|(_, r)| r.fields.iter().any(p));
+    if any(|f| f.constant) {
         let _ = writeln!(
             md,
             "| `ro const` | read-only constant: always reads the value in the reset column |"
+        );
+    }
+    if any(|f| !f.hw_read) {
+        let _ = writeln!(
+            md,
+            "| `(no _o)` | hardware does not read the field: no `_o` output (`hw_read: false`) |"
         );
     }
     let _ = writeln!(md);
@@ -288,6 +292,9 @@ fn access_label(f: &Field) -> String {
         if !c.saturate {
             s.push_str("(wraps)");
         }
+    }
+    if !f.hw_read {
+        s.push_str(" (no _o)");
     }
     s
 }

@@ -319,14 +319,14 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     };
     prop(o, &["sw = ", sw]);
     // A constant is SystemRDL's `sw = r; hw = na` with its value as the reset.
-    let hw = if f.constant {
-        "na"
-    } else if !f.is_stored() {
-        "w"
-    } else if f.hw.write {
-        "rw"
-    } else {
-        "r"
+    let hw = match (f.constant, f.is_stored(), f.hw_read, f.hw.write) {
+        (true, ..) => "na",
+        (false, false, ..) => "w",
+        (false, true, true, true) => "rw",
+        (false, true, true, false) => "r",
+        // `hw_read: false`: hardware does not read the value (no `_o`).
+        (false, true, false, true) => "w",
+        (false, true, false, false) => "na",
     };
     prop(o, &["hw = ", hw]);
     match f.access {

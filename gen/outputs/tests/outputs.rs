@@ -345,11 +345,12 @@ fn systemrdl_export_says_what_the_rtl_does() {
         field("link_change"),
         "field { sw = rw; hw = r; onwrite = woclr; precedence = hw; hwset; intr;"
     );
-    // A per-bit hw_set on 8 bits: SystemRDL's hwset alone would be one signal for all 8.
+    // A per-bit hw_set on 8 bits: SystemRDL's hwset alone would be one signal for all 8. The
+    // field has no `_o` output (`hw_read: false`): hardware does not read it, `hw = na`.
     assert!(rdl.contains("property rdmagen_bitwise { type = boolean; component = field; };"));
     assert_eq!(
         field("fatal"),
-        "field { sw = rw; hw = r; onwrite = woclr; precedence = hw; hwset; rdmagen_bitwise = true; intr;"
+        "field { sw = rw; hw = na; onwrite = woclr; precedence = hw; hwset; rdmagen_bitwise = true; intr;"
     );
     // 1-bit pulses and set/clear only: no declaration.
     let example = systemrdl::generate(&load("example.yaml"), &opts());

@@ -506,6 +506,31 @@ impl Checker<'_> {
                 )
                 .help("remove `write_strobe`: a 1-bit `wp` output is its own strobe, and a wider `wp` already has `_stb_o`");
         }
+        if !f.hw_read {
+            // Where `_o` is the point (a pulse), or there is none (an input, a constant), or
+            // nothing would read the flop (a `wo` field reads as 0).
+            let why = if f.access == Access::Wp {
+                Some("a `wp` field's output is its pulse")
+            } else if f.constant {
+                Some("a constant has no output")
+            } else if !f.is_stored() {
+                Some("a hardware-driven `ro` field has an input, not an output")
+            } else if f.access == Access::Wo {
+                Some("software cannot read a `wo` field, so nothing would ever read what it stores")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.sink
+                    .error(
+                        "regmap::hw_property_not_allowed",
+                        f.name.span,
+                        format!("field `{}` has `hw_read: false`: {why}", f.name),
+                        "`hw_read: false` here",
+                    )
+                    .help("`hw_read: false` drops the `_o` output of a field software reads (rw, w1c, w1s, w0c, rc, rs, or ro with a hardware property)");
+            }
+        }
         if f.constant && f.access != Access::Ro {
             self.sink
                 .error(

@@ -253,6 +253,9 @@ pub struct Field {
     /// `write_strobe: true`: a `P_stb_o` output high for one cycle after each software write
     /// that covers the field (a wider `wp` has it without asking).
     pub write_strobe: bool,
+    /// `hw_read: false`: the stored value has no `P_o` output (software-only storage, or a
+    /// counter or status bit only software reads).
+    pub hw_read: bool,
 }
 
 impl Field {
@@ -397,7 +400,8 @@ pub fn field_port_count(field: &Field) -> usize {
     if !field.is_stored() {
         return usize::from(!field.constant);
     }
-    1 + usize::from(field.has_write_strobe())
+    usize::from(field.hw_read)
+        + usize::from(field.has_write_strobe())
         + 2 * usize::from(field.hw.write)
         + usize::from(field.hw.clear)
         + usize::from(field.hw.set)
@@ -428,7 +432,9 @@ pub fn field_ports(
     }
     // At most seven ports: sized once instead of grown from nothing.
     let mut v = Vec::with_capacity(7);
-    v.push((port("_o"), true, w));
+    if field.hw_read {
+        v.push((port("_o"), true, w));
+    }
     if field.has_write_strobe() {
         v.push((port("_stb_o"), true, 1));
     }

@@ -364,3 +364,40 @@ addrmap q {
     rtl = (out / "q_csr.v").read_text()
     ports = set(re.findall(r"output wire\s+(?:\[[^]]*\]\s*)?(\w+_stb_o)", rtl))
     assert ports == {"db_tail_stb_o", "db_kick_stb_o", "db_go_stb_o", "st_ack_stb_o"}
+
+
+def test_fields_hardware_does_not_read(tmp_path: Path) -> None:
+    """`hw = na` on a stored field, or `hw = w` with `we`, has no `_o` output: `hw_read:
+    false`; a write-only field nothing reads is refused."""
+    rdl = tmp_path / "scr.rdl"
+    rdl.write_text("""
+addrmap scr {
+    default accesswidth = 32;
+    reg { field { sw = rw; hw = na; } value[31:0] = 0; } scratch @ 0x0;
+    reg {
+        field { sw = r; hw = na; counter; incrsaturate = true; } drops[15:0] = 0;
+        field { sw = r; hw = w; we; } last[23:16] = 0;
+        field { sw = rw; hw = r; } keep[31:24] = 0;
+    } stats @ 0x4;
+};
+""")
+    m = import_rdl(str(rdl))
+    scratch, stats = m["registers"]
+    assert scratch["fields"][0]["hw_read"] is False
+    drops, last, keep = stats["fields"]
+    assert (drops["hw_read"], drops["counter"]) == (False, {})
+    assert (last["hw_read"], last["hw_write"]) == (False, True)
+    assert "hw_read" not in keep
+    y = tmp_path / "scr.yaml"
+    y.write_text(to_yaml(m))
+    run("check", str(y))
+    out = tmp_path / "out"
+    run("csr", str(y), "-o", str(out))
+    rtl = (out / "scr_csr.v").read_text()
+    assert set(re.findall(r"output wire\s+(?:\[[^]]*\]\s*)?(\w+_o)\b", rtl)) == {"stats_keep_o"}
+
+    bad = tmp_path / "bad.rdl"
+    bad.write_text("addrmap bad { reg { field { sw = w; hw = na; } k[7:0] = 0; } key @ 0x0; };")
+    with pytest.raises(RdlImportError) as e:
+        import_rdl(str(bad))
+    assert e.value.errors[0].startswith("bad.key.k: a write-only field hardware does not read")

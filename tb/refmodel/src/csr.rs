@@ -380,12 +380,14 @@ impl CsrModel {
                     };
                     let mut input_port = None;
                     if stored {
-                        m.out_ports.push(OutPort {
-                            name: format!("{prefix}_o"),
-                            width: w * count,
-                            kind: OutKind::Value,
-                            field: fi,
-                        });
+                        if f.hw_read {
+                            m.out_ports.push(OutPort {
+                                name: format!("{prefix}_o"),
+                                width: w * count,
+                                kind: OutKind::Value,
+                                field: fi,
+                            });
+                        }
                         if f.has_write_strobe() {
                             m.out_ports.push(OutPort {
                                 name: format!("{prefix}_stb_o"),

@@ -11,9 +11,10 @@ error naming the RDL path and what to do; every such error is reported together 
 is written. Nothing is approximated silently. The documented choices (docs/regmap-format.md,
 "Importing SystemRDL"): a stored field without a `reset` resets to 0 (rdmagen resets every
 flop); a field software only reads and nothing changes (`sw = r`, `hw = na` or `r`) is a
-`constant:` with its reset as the value; a field with `we` and `hw = w`, or a writable one with
-`hw = na`, still gets its `_o` output; `name` is the description where there is no `desc`; a parameter-sized group of an
-rdmagen export comes back with its maximum count.
+`constant:` with its reset as the value; a stored field hardware does not read (`hw = na`, or
+`hw = w` with `we`) gets `hw_read: false` (no `_o` output); `name` is the description where
+there is no `desc`; a parameter-sized group of an rdmagen export comes back with its maximum
+count.
 """
 
 from __future__ import annotations
@@ -187,8 +188,16 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
                 "for a hardware-driven input")
     # swmod on a field that keeps what software wrote: our write strobe (`_stb_o`). A wider
     # pulse's swmod is part of `wp` itself. It tells hardware of a write; it changes nothing.
+    flags: dict[str, Any] = {}
     if f.get_property("swmod") and acc in ("rw", "wo", "w1c", "w1s", "w0c"):
-        out["write_strobe"] = True
+        flags["write_strobe"] = True
+    # Hardware does not read the stored value (`hw = na`, or `w` with `we`): no `_o` output.
+    # It changes nothing, so it is not one of the properties precedence is about.
+    if hw in ("na", "w") and not wire:
+        if acc in ("wo", "wp"):
+            ctx.err(f, f"a write-only field hardware does not read (hw = {hw}): nothing could "
+                    "ever read what software writes; make it hw = r or remove it")
+        flags["hw_read"] = False
     hwp: dict[str, Any] = {}
     if we:
         hwp["hw_write"] = True
@@ -240,6 +249,7 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
                 "reset; drop the reset")
     _enum_and_desc(ctx, f, out)
     out.update(hwp)
+    out.update(flags)
     return out
 
 
