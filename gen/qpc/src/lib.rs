@@ -2641,7 +2641,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         "unused_ok",
         1,
         Expr::un(verilog_ast::UnOp::RedXor, Expr::concat(unused)),
-        Some("deliberately unused: software-only CSR outputs, index arithmetic"),
+        Some("deliberately unused: index arithmetic, mailbox bits, CSR outputs nothing here reads"),
     );
 
     // ---- assemble

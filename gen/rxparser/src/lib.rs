@@ -2949,7 +2949,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "unused_ok",
         1,
         Expr::un(UnOp::RedXor, Expr::concat(unused)),
-        "deliberately unused: software-only CSR outputs, bits no check reads",
+        "deliberately unused: bits no check reads, CSR outputs nothing here reads",
     );
 
     // ---- assemble

@@ -2660,7 +2660,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         "unused_ok",
         1,
         Expr::un(verilog_ast::UnOp::RedXor, Expr::concat(unused)),
-        "deliberately unused: software-only CSR outputs, wlast, the read address, echoed fields",
+        "deliberately unused: wlast, the read address, echoed fields, CSR outputs nothing here reads",
     );
 
     // ---- assemble
