@@ -1403,21 +1403,22 @@ module dcqcn_rp #(
       end
       default: ;
     endcase
-    // Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with
-    // it), or the event; the three exclude one another (see x_apply)
+    // Stage X (S_RUN only), X2: a step (one due period; a skip phase may start with it)
+    // changes stage X's registers; the apply writes X2's word back and responds while the
+    // registers hold the next event; a skip phase's jumps (below) run alone
     x_fresh_d = x_stall ? x_fresh_q : x_v1;
-    if (x_skip_start_p) begin
-      skip_a_d = a_skip_p;
-      skip_d_d = d_skip_p;
-      skip_i_d = i_skip_p;
-      skip_j_d = 5'd31;
-      a_jump_d = {k_period_q, 31'd0};
-      d_jump_d = {d_period_q, 31'd0};
-      i_jump_d = {t_period_q, 31'd0};
-      tc_jump_d = 32'h80000000;
-      x_skip_d = 1'b1;
-    end
     if (x_step_p) begin
+      if (x_skip_start_p) begin
+        skip_a_d = a_skip_p;
+        skip_d_d = d_skip_p;
+        skip_i_d = i_skip_p;
+        skip_j_d = 5'd31;
+        a_jump_d = {k_period_q, 31'd0};
+        d_jump_d = {d_period_q, 31'd0};
+        i_jump_d = {t_period_q, 31'd0};
+        tc_jump_d = 32'h80000000;
+        x_skip_d = 1'b1;
+      end
       if (pick_a_p) begin
         w_alpha_d = alpha_step_p;
         alpha_in_d = alpha_step_p;

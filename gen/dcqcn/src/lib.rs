@@ -2952,10 +2952,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         default: vec![],
     });
     c.push(Stmt::Comment(
-        "Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with".into(),
+        "Stage X (S_RUN only), X2: a step (one due period; a skip phase may start with it)".into(),
     ));
     c.push(Stmt::Comment(
-        "it), or the event; the three exclude one another (see x_apply)".into(),
+        "changes stage X's registers; the apply writes X2's word back and responds while the"
+            .into(),
+    ));
+    c.push(Stmt::Comment(
+        "registers hold the next event; a skip phase's jumps (below) run alone".into(),
     ));
     c.push(set(
         "x_fresh_d",
@@ -2967,8 +2971,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::Comment("Skip phase: one jump per cycle from stage X's registers (X1 waits)".into()),
         Stmt::if_(and(vec![id("x_skip_q"), id("x_valid_q")]), arm_skip),
     ];
-    c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
-    c.push(Stmt::if_(id("x_step"), arm_step));
+    // A skip phase starts with a step (x_skip_start implies x_step, see x_apply): X2 changes
+    // stage X's registers only when it steps their event.
+    let mut step = vec![Stmt::if_(id("x_skip_start"), arm_skip_start)];
+    step.extend(arm_step);
+    c.push(Stmt::if_(id("x_step"), step));
     // The apply changes only the word it writes back (stage X's registers hold the next
     // event by then): its field assignments go to X2's word, those of the flags kept with
     // the fields are left out.
@@ -2978,8 +2985,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             .into(),
     ));
     c.push(Stmt::Comment(
-        "known early here (the first CNP's rate, Rt = Rc on PAPER's cut); the cut's and the"
-            .into(),
+        "known early here (the first CNP's rate, Rt = Rc on PAPER's cut); the cut's and the".into(),
     ));
     c.push(Stmt::Comment(
         "increase's results, which come late, are selected last, below".into(),
@@ -3020,17 +3026,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 "rc" => tern(
                     eq(id("ev_sel"), Expr::num(2, 1)),
                     id("cut_new"),
-                    tern(
-                        eq(id("ev_sel"), Expr::num(2, 2)),
-                        id("rc_inc"),
-                        id("wr_rc"),
-                    ),
+                    tern(eq(id("ev_sel"), Expr::num(2, 2)), id("rc_inc"), id("wr_rc")),
                 ),
-                "rt" => tern(
-                    eq(id("ev_sel"), Expr::num(2, 2)),
-                    id("rt_inc"),
-                    id("wr_rt"),
-                ),
+                "rt" => tern(eq(id("ev_sel"), Expr::num(2, 2)), id("rt_inc"), id("wr_rt")),
                 _ => id(&format!("wr_{f}")),
             })
             .collect(),
