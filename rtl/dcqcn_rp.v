@@ -362,8 +362,6 @@ module dcqcn_rp #(
   reg [27:0] first_lo_q;
   reg [27:0] first_rate_q;
   reg        first_zero_q;
-  reg        first_at_cap_q;
-  reg        alpha0_zero_q;
   reg [16:0] k_period_q;
   reg [16:0] d_period_q;
   reg [16:0] t_period_q;
@@ -431,8 +429,24 @@ module dcqcn_rp #(
   reg [STATE_W-1:0]   ram_wdata;
   reg                 rsp_push;    // stage X answers an event this cycle
   reg                 rsp_new_flag;
-  reg [1:0]           rc_sel;      // stage X's new Rc: hold, cut, increase, first CNP
-  reg [1:0]           rt_sel;      // stage X's new Rt: hold, Rc before the cut, increase, first CNP
+  reg                 wr_seen;     // the word X2 writes back on an apply (field by field)
+  reg                 wr_acnp;
+  reg                 wr_dcnp;
+  reg                 wr_incon;
+  reg                 wr_tokv;
+  reg                 wr_npv;
+  reg [24:0]          wr_alpha;
+  reg [27:0]          wr_rc;
+  reg [27:0]          wr_rt;
+  reg [15:0]          wr_tc;
+  reg [15:0]          wr_bc;
+  reg [23:0]          wr_bacc;
+  reg [31:0]          wr_a_next;
+  reg [31:0]          wr_d_next;
+  reg [31:0]          wr_i_next;
+  reg [34:0]          wr_tokens;
+  reg [31:0]          wr_tok_us;
+  reg [31:0]          wr_np_last;
   reg [27:0]          rsp_rc_new;  // the response's Rc (the cap before a CNP)
   reg [27:0]          rsp_rt_new;  // ... and Rt
 
@@ -594,8 +608,6 @@ module dcqcn_rp #(
   wire        rd_bc_gt_f;
   wire        tc_inc_lt_f;
   wire        tc_inc_gt_f;
-  wire        bc_inc_lt_f;
-  wire        bc_inc_gt_f;
   wire        hi_lt_f;          // both the timer and the byte count are below F (fast recovery)
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
@@ -718,8 +730,6 @@ module dcqcn_rp #(
   wire [27:0] first_rate_d;     // Rc and Rt on the first CNP, from the registered values
                                 // (registered again: first_rate_q follows the inputs by two cycles,
                                 // and stage X is two cycles after an event is taken)
-  wire        first_at_cap_d;   // first_rate_d is the cap (registered with it: first_at_cap_q)
-  wire        alpha0_zero_d;    // the first CNP's alpha is 0 (registered: alpha0_zero_q)
   wire        first_zero_d;     // no first-CNP rate: start from the cap with a cut pending
                                 // (registered: first_zero_q)
   wire        tick;             // a microsecond ends
@@ -917,8 +927,6 @@ module dcqcn_rp #(
   assign rd_bc_gt_f = rd_bc > threshold;
   assign tc_inc_lt_f = tc_inc < threshold;
   assign tc_inc_gt_f = tc_inc > threshold;
-  assign bc_inc_lt_f = bc_inc < threshold;
-  assign bc_inc_gt_f = bc_inc > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
@@ -1078,8 +1086,6 @@ module dcqcn_rp #(
                    (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
   assign first_lo_d = first_fx < min_fx ? min_fx : first_fx;
   assign first_rate_d = first_zero_q ? rmax_fx_q : first_lo_q > rmax_fx_q ? rmax_fx_q : first_lo_q;
-  assign first_at_cap_d = first_zero_q || first_lo_q >= rmax_fx_q;
-  assign alpha0_zero_d = initial_alpha_value_value_i == 10'd0;
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
                 {1'd0, pre_cnt_q} + 13'd1 >= {1'd0, clk_per_us_cycles_i};
@@ -1091,12 +1097,9 @@ module dcqcn_rp #(
   reg                 a_once_step_p;
   reg                 a_skip_p;
   reg [24:0]          alpha_cnp_p;
-  reg                 alpha_prod_low_p;
   reg [24:0]          alpha_step_p;
   reg                 alpha_step_zero_p;
   reg [15:0]          bc_inc_p;
-  reg                 bc_inc_gt_f_p;
-  reg                 bc_inc_lt_f_p;
   reg                 byte_on_p;
   reg [23:0]          byte_sum_p;
   reg                 clamp_p;
@@ -1275,29 +1278,48 @@ module dcqcn_rp #(
     sk_bc_d = sk_bc_q;
     alpha_zero_d = alpha_zero_q;
     rt_at_cap_d = rt_at_cap_q;
-    w_seen_d = w_seen_p;
-    w_acnp_d = w_acnp_p;
-    w_dcnp_d = w_dcnp_p;
-    w_incon_d = w_incon_p;
-    w_tokv_d = w_tokv_p;
-    w_npv_d = w_npv_p;
-    w_alpha_d = w_alpha_p;
-    w_rc_d = w_rc_p;
-    w_rt_d = w_rt_p;
-    w_tc_d = w_tc_p;
-    w_bc_d = w_bc_p;
-    w_bacc_d = w_bacc_p;
-    w_a_next_d = w_a_next_p;
-    w_d_next_d = w_d_next_p;
-    w_i_next_d = w_i_next_p;
-    w_tokens_d = w_tokens_p;
-    w_tok_us_d = w_tok_us_p;
-    w_np_last_d = w_np_last_p;
+    w_seen_d = w_seen_q;
+    w_acnp_d = w_acnp_q;
+    w_dcnp_d = w_dcnp_q;
+    w_incon_d = w_incon_q;
+    w_tokv_d = w_tokv_q;
+    w_npv_d = w_npv_q;
+    w_alpha_d = w_alpha_q;
+    w_rc_d = w_rc_q;
+    w_rt_d = w_rt_q;
+    w_tc_d = w_tc_q;
+    w_bc_d = w_bc_q;
+    w_bacc_d = w_bacc_q;
+    w_a_next_d = w_a_next_q;
+    w_d_next_d = w_d_next_q;
+    w_i_next_d = w_i_next_q;
+    w_tokens_d = w_tokens_q;
+    w_tok_us_d = w_tok_us_q;
+    w_np_last_d = w_np_last_q;
     clear_pend_d = clear_pend_q || ctrl_flow_clear_i;
     stat_cnp_d = 1'b0;
     stat_cut_d = 1'b0;
     stat_np_d = 1'b0;
     stat_defer_d = 1'b0;
+    // X2's word: X1's copy of stage X's word, which an apply changes
+    wr_seen = w_seen_p;
+    wr_acnp = w_acnp_p;
+    wr_dcnp = w_dcnp_p;
+    wr_incon = w_incon_p;
+    wr_tokv = w_tokv_p;
+    wr_npv = w_npv_p;
+    wr_alpha = w_alpha_p;
+    wr_rc = w_rc_p;
+    wr_rt = w_rt_p;
+    wr_tc = w_tc_p;
+    wr_bc = w_bc_p;
+    wr_bacc = w_bacc_p;
+    wr_a_next = w_a_next_p;
+    wr_d_next = w_d_next_p;
+    wr_i_next = w_i_next_p;
+    wr_tokens = w_tokens_p;
+    wr_tok_us = w_tok_us_p;
+    wr_np_last = w_np_last_p;
     // The cut's rank from stage X's registers in every cycle: formed in X1, read in X2
     if (!x_stall) begin
       cut_kv_d = x_cut_kv[27:0];
@@ -1318,9 +1340,6 @@ module dcqcn_rp #(
     rsp_new_flag = 1'b0;
     rsp_rc_new = cut_rc_p;
     rsp_rt_new = rt_shown_p;
-    // Rc's and Rt's sources: the step's code or the event's
-    rc_sel = step_cut_p ? 2'b01 : step_inc_p ? 2'b10 : x_done ? ev_sel_p : 2'b00;
-    rt_sel = step_cut_p && clamp_p ? 2'b01 : step_inc_p ? 2'b10 : x_done ? ev_sel_p : 2'b00;
     // Stage T: read the offered flow's word; a waiting stage M reads its own again
     ram_raddr = !m_free ? m_flow_q : t_valid_q ? t_flow_q : s_evt_flow;
     ram_we = 1'b0;
@@ -1384,21 +1403,22 @@ module dcqcn_rp #(
       end
       default: ;
     endcase
-    // Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with
-    // it), or the event; the three exclude one another (see x_apply)
+    // Stage X (S_RUN only), X2: a step (one due period; a skip phase may start with it)
+    // changes stage X's registers; the apply writes X2's word back and responds while the
+    // registers hold the next event; a skip phase's jumps (below) run alone
     x_fresh_d = x_stall ? x_fresh_q : x_v1;
-    if (x_skip_start_p) begin
-      skip_a_d = a_skip_p;
-      skip_d_d = d_skip_p;
-      skip_i_d = i_skip_p;
-      skip_j_d = 5'd31;
-      a_jump_d = {k_period_q, 31'd0};
-      d_jump_d = {d_period_q, 31'd0};
-      i_jump_d = {t_period_q, 31'd0};
-      tc_jump_d = 32'h80000000;
-      x_skip_d = 1'b1;
-    end
     if (x_step_p) begin
+      if (x_skip_start_p) begin
+        skip_a_d = a_skip_p;
+        skip_d_d = d_skip_p;
+        skip_i_d = i_skip_p;
+        skip_j_d = 5'd31;
+        a_jump_d = {k_period_q, 31'd0};
+        d_jump_d = {d_period_q, 31'd0};
+        i_jump_d = {t_period_q, 31'd0};
+        tc_jump_d = 32'h80000000;
+        x_skip_d = 1'b1;
+      end
       if (pick_a_p) begin
         w_alpha_d = alpha_step_p;
         alpha_in_d = alpha_step_p;
@@ -1434,6 +1454,10 @@ module dcqcn_rp #(
           // counts at 0, so i_flat (mlx5: the timer count above F) is 0 until then
           w_dcnp_d = 1'b0;
           stat_cut_d = 1'b1;
+          if (clamp_p) begin
+            w_rt_d = cut_rc_p;
+            rt_at_cap_d = cut_rc_at_cap_p;
+          end
         end
       end else begin
         // Otherwise the increase period is the one due
@@ -1449,112 +1473,82 @@ module dcqcn_rp #(
         i_once_d = i_once_step_p;
         i_due_d = !i_el_step_p[32];
       end
+      // Rc after a cut or an increase and Rt after an increase come late (X2's carry
+      // chains): selected last
+      if (step_cut_p) begin
+        w_rc_d = cut_new;
+        cut_rc_d = cut_new;
+      end else if (step_inc_p) begin
+        w_rc_d = rc_inc;
+        cut_rc_d = rc_inc;
+        w_rt_d = rt_inc_p;
+        rt_at_cap_d = inc_at_cap_p;
+      end
     end
     if (x_done) begin
       // Nothing due but the foldable periods: take them, apply the event, write back,
       // respond
       if (fold_p) begin
         if (a_due_p) begin
-          w_alpha_d = alpha_step_p;
-          alpha_in_d = alpha_step_p;
-          alpha_zero_d = alpha_step_zero_p;
-          w_acnp_d = 1'b0;
-          w_a_next_d = w_a_next_p + {15'd0, k_period_q};
-          a_el_d = a_el_step_p;
-          a_once_d = a_once_step_p;
-          a_due_d = !a_el_step_p[32];
+          wr_alpha = alpha_step_p;
+          wr_acnp = 1'b0;
+          wr_a_next = w_a_next_p + {15'd0, k_period_q};
         end
         if (d_due_p) begin
-          w_d_next_d = w_d_next_p + {15'd0, d_period_q};
-          d_el_d = d_el_step_p;
-          d_once_d = d_once_step_p;
-          d_due_d = !d_el_step_p[32];
+          wr_d_next = w_d_next_p + {15'd0, d_period_q};
         end
       end
       // The tokens accrued at the load (X1 formed them)
-      w_tokens_d = tok_fill_p;
+      wr_tokens = tok_fill_p;
       case (ev_kind_p)
         K_CNP: begin
           if (ev_cnp_p) begin
             if (paper) begin
               stat_cnp_d = 1'b1;
               stat_cut_d = 1'b1;
-              w_seen_d = 1'b1;
+              wr_seen = 1'b1;
               if (!w_seen_p) begin
-                w_d_next_d = ev_now_p + {15'd0, d_period_q};
-                d_el_d = 33'd0 - {16'd0, d_period_q};
-                d_once_d = 1'b0;
-                d_due_d = 1'b0;
+                wr_d_next = ev_now_p + {15'd0, d_period_q};
               end
-              w_alpha_d = alpha_cnp_p;
-              alpha_in_d = alpha_cnp_p;
-              alpha_zero_d = alpha_prod_low_p && alpha_gain_zero;
-              w_acnp_d = 1'b0;
-              w_dcnp_d = 1'b0;
-              w_bacc_d = 24'd0;
-              w_incon_d = 1'b1;
-              w_tc_d = 16'd0;
-              tc_lt_f_d = rpg_threshold_value_i != 5'd0;
-              tc_gt_f_d = 1'b0;
-              w_bc_d = 16'd0;
-              bc_lt_f_d = rpg_threshold_value_i != 5'd0;
-              bc_gt_f_d = 1'b0;
-              bc_lt_tc_d = 1'b0;
-              w_a_next_d = ev_now_p + {15'd0, k_period_q};
-              a_el_d = 33'd0 - {16'd0, k_period_q};
-              a_once_d = 1'b0;
-              a_due_d = 1'b0;
-              w_i_next_d = ev_now_p + {15'd0, t_period_q};
-              i_el_d = 33'd0 - {16'd0, t_period_q};
-              i_once_d = 1'b0;
-              i_due_d = 1'b0;
+              wr_alpha = alpha_cnp_p;
+              wr_acnp = 1'b0;
+              wr_dcnp = 1'b0;
+              wr_bacc = 24'd0;
+              wr_incon = 1'b1;
+              wr_tc = 16'd0;
+              wr_bc = 16'd0;
+              wr_a_next = ev_now_p + {15'd0, k_period_q};
+              wr_i_next = ev_now_p + {15'd0, t_period_q};
             end else begin
               stat_cnp_d = 1'b1;
               if (w_seen_p) begin
-                w_acnp_d = 1'b1;
-                w_dcnp_d = 1'b1;
+                wr_acnp = 1'b1;
+                wr_dcnp = 1'b1;
               end else begin
-                w_seen_d = 1'b1;
-                w_alpha_d = alpha_init;
-                alpha_in_d = alpha_init;
-                alpha_zero_d = alpha0_zero_q;
-                w_acnp_d = 1'b0;
-                w_dcnp_d = first_zero_q;
-                w_incon_d = 1'b0;
-                i_due_d = 1'b0;
-                w_bacc_d = 24'd0;
-                w_tc_d = 16'd0;
-                tc_lt_f_d = rpg_threshold_value_i != 5'd0;
-                tc_gt_f_d = 1'b0;
-                w_bc_d = 16'd0;
-                bc_lt_f_d = rpg_threshold_value_i != 5'd0;
-                bc_gt_f_d = 1'b0;
-                bc_lt_tc_d = 1'b0;
-                w_a_next_d = ev_now_p + {15'd0, k_period_q};
-                a_el_d = 33'd0 - {16'd0, k_period_q};
-                a_once_d = 1'b0;
-                a_due_d = 1'b0;
-                w_d_next_d = ev_now_p + {15'd0, d_period_q};
-                d_el_d = 33'd0 - {16'd0, d_period_q};
-                d_once_d = 1'b0;
-                d_due_d = 1'b0;
+                wr_seen = 1'b1;
+                wr_alpha = alpha_init;
+                wr_acnp = 1'b0;
+                wr_dcnp = first_zero_q;
+                wr_incon = 1'b0;
+                wr_bacc = 24'd0;
+                wr_tc = 16'd0;
+                wr_bc = 16'd0;
+                wr_a_next = ev_now_p + {15'd0, k_period_q};
+                wr_d_next = ev_now_p + {15'd0, d_period_q};
               end
             end
           end
         end
         K_TX: begin
           if (ev_grant_p) begin
-            w_tokens_d = tok_fill_p - tx_need_p;
+            wr_tokens = tok_fill_p - tx_need_p;
             rsp_new_flag = 1'b1;
             if (byte_on_p) begin
               if (ev_fire_p) begin
-                w_bc_d = bc_inc_p;
-                bc_lt_f_d = bc_inc_lt_f_p;
-                bc_gt_f_d = bc_inc_gt_f_p;
-                bc_lt_tc_d = bc_inc_p < w_tc_p;
-                w_bacc_d = 24'd0;
+                wr_bc = bc_inc_p;
+                wr_bacc = 24'd0;
               end else begin
-                w_bacc_d = byte_sum_p;
+                wr_bacc = byte_sum_p;
               end
             end
           end else begin
@@ -1563,8 +1557,8 @@ module dcqcn_rp #(
         end
         K_CE: begin
           if (np_send_p) begin
-            w_npv_d = 1'b1;
-            w_np_last_d = ev_now_p;
+            wr_npv = 1'b1;
+            wr_np_last = ev_now_p;
             rsp_new_flag = 1'b1;
             stat_np_d = 1'b1;
           end
@@ -1575,29 +1569,17 @@ module dcqcn_rp #(
       ram_we = 1'b1;
       rsp_push = 1'b1;
     end
-    // Rc and Rt: the control above picks the source. The sources known early (the first
-    // CNP's rate, Rt = Rc on a cut) go here; the cut's and the increase's results, which
-    // come late, are selected last, below (the cut's copy of Rc takes the same source)
-    if (rc_sel == 2'b11) begin
-      w_rc_d = first_rate_q;
-      cut_rc_d = first_rate_q;
-    end
-    case (rt_sel)
-      2'b01: begin
-        w_rt_d = cut_rc_p;
-        rt_at_cap_d = cut_rc_at_cap_p;
-      end
-      2'b11: begin
-        w_rt_d = first_rate_q;
-        rt_at_cap_d = first_at_cap_q;
-      end
-      default: ;
-    endcase
-    // The response counts only when the event is applied: its Rc and Rt by the event's code
-    // (the cut's and the increase's values are selected last, below)
+    // The apply's Rc and Rt, in the word and the response, by the event's code: the sources
+    // known early here (the first CNP's rate, Rt = Rc on PAPER's cut); the cut's and the
+    // increase's results, which come late, are selected last, below
     case (ev_sel_p)
-      2'b01: rsp_rt_new = cut_rc_p;
+      2'b01: begin
+        wr_rt = cut_rc_p;
+        rsp_rt_new = cut_rc_p;
+      end
       2'b11: begin
+        wr_rc = first_rate_q;
+        wr_rt = first_rate_q;
         rsp_rc_new = first_rate_q;
         rsp_rt_new = first_rate_q;
       end
@@ -1605,10 +1587,10 @@ module dcqcn_rp #(
     endcase
     // Write-back and response FIFO: taken from stage X's word before the next event loads it
     if (state_q == S_RUN) begin
-      ram_wdata = {w_np_last_d, w_tok_us_d, w_tokens_d, w_i_next_d, w_d_next_d, w_a_next_d,
-                   w_bacc_d, w_bc_d, w_tc_d, rt_sel == 2'b10 ? rt_inc_p : w_rt_d,
-                   rc_sel == 2'b01 ? cut_new : rc_sel == 2'b10 ? rc_inc : w_rc_d, w_alpha_d,
-                   w_npv_d, w_tokv_d, w_incon_d, w_dcnp_d, w_acnp_d, w_seen_d};
+      ram_wdata = {wr_np_last, wr_tok_us, wr_tokens, wr_i_next, wr_d_next, wr_a_next, wr_bacc,
+                   wr_bc, wr_tc, ev_sel_p == 2'b10 ? rt_inc_p : wr_rt,
+                   ev_sel_p == 2'b01 ? cut_new : ev_sel_p == 2'b10 ? rc_inc : wr_rc, wr_alpha,
+                   wr_npv, wr_tokv, wr_incon, wr_dcnp, wr_acnp, wr_seen};
     end
     wb_word_d = ram_wdata;
     rsp_valid_d = sk_valid_q | rsp_push | (rsp_valid_q && !rsp_pop);
@@ -1628,25 +1610,25 @@ module dcqcn_rp #(
       rsp_kind_d = ev_kind_p;
       rsp_flow_d = ev_flow_p;
       rsp_flag_d = rsp_new_flag;
-      rsp_seen_d = w_seen_d;
+      rsp_seen_d = wr_seen;
       rsp_rc_d = rsp_rc_new;
       rsp_rt_d = rsp_rt_new;
-      rsp_alpha_d = w_alpha_d;
-      rsp_tc_d = w_tc_d;
+      rsp_alpha_d = wr_alpha;
+      rsp_tc_d = wr_tc;
       rsp_time_d = ev_now_p;
-      rsp_bc_d = w_bc_d;
+      rsp_bc_d = wr_bc;
     end
     if (!sk_valid_q) begin
       sk_kind_d = ev_kind_p;
       sk_flow_d = ev_flow_p;
       sk_flag_d = rsp_new_flag;
-      sk_seen_d = w_seen_d;
+      sk_seen_d = wr_seen;
       sk_rc_d = rsp_rc_new;
       sk_rt_d = rsp_rt_new;
-      sk_alpha_d = w_alpha_d;
-      sk_tc_d = w_tc_d;
+      sk_alpha_d = wr_alpha;
+      sk_tc_d = wr_tc;
       sk_time_d = ev_now_p;
-      sk_bc_d = w_bc_d;
+      sk_bc_d = wr_bc;
     end
     // The entries' late values: the event's cut or increase
     if (!head_from_sk && head_free && rsp_push) begin
@@ -1669,24 +1651,6 @@ module dcqcn_rp #(
         default: ;
       endcase
     end
-    // Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads
-    if (!r_adv) begin
-      case (rc_sel)
-        2'b01: begin
-          w_rc_d = cut_new;
-          cut_rc_d = cut_new;
-        end
-        2'b10: begin
-          w_rc_d = rc_inc;
-          cut_rc_d = rc_inc;
-        end
-        default: ;
-      endcase
-      if (rt_sel == 2'b10) begin
-        w_rt_d = rt_inc_p;
-        rt_at_cap_d = inc_at_cap_p;
-      end
-    end
     // Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M
     // holds next (compared with its three candidates: its own, the skid's, the offered one; the
     // moves select after)
@@ -1696,71 +1660,6 @@ module dcqcn_rp #(
                   s_evt_flow == ev_flow_p);
     // Stage R's forward: stage X writes at this edge the flow stage R holds next
     r_fwd_d = rsp_push && (m_adv ? m_flow_q == ev_flow_p : r_flow_q == ev_flow_p);
-    // Stage X's registers: X2's result when it stepped their event, else held
-    if (!(x_step_p || x_skip_start_p)) begin
-      x_valid_d = x_valid_q;
-      x_skip_d = x_skip_q;
-      ev_kind_d = ev_kind_q;
-      ev_flow_d = ev_flow_q;
-      ev_bytes_d = ev_bytes_q;
-      ev_now_d = ev_now_q;
-      ev_cnp_d = ev_cnp_q;
-      ev_pcnp_d = ev_pcnp_q;
-      tk_gain_d = tk_gain_q;
-      tk_room_d = tk_room_q;
-      tk_cap_d = tk_cap_q;
-      tk_groom_d = tk_groom_q;
-      tk_cover_d = tk_cover_q;
-      tk_new_d = tk_new_q;
-      ev_fire_d = ev_fire_q;
-      skip_a_d = skip_a_q;
-      skip_d_d = skip_d_q;
-      skip_i_d = skip_i_q;
-      skip_j_d = skip_j_q;
-      a_jump_d = a_jump_q;
-      d_jump_d = d_jump_q;
-      i_jump_d = i_jump_q;
-      tc_jump_d = tc_jump_q;
-      a_el_d = a_el_q;
-      a_once_d = a_once_q;
-      a_due_d = a_due_q;
-      d_due_d = d_due_q;
-      i_due_d = i_due_q;
-      d_once_d = d_once_q;
-      rc_near_d = rc_near_q;
-      hai_capped_d = hai_capped_q;
-      ai_capped_d = ai_capped_q;
-      i_once_d = i_once_q;
-      tc_lt_f_d = tc_lt_f_q;
-      tc_gt_f_d = tc_gt_f_q;
-      bc_lt_f_d = bc_lt_f_q;
-      bc_gt_f_d = bc_gt_f_q;
-      bc_lt_tc_d = bc_lt_tc_q;
-      d_el_d = d_el_q;
-      i_el_d = i_el_q;
-      cut_rc_d = cut_rc_q;
-      alpha_in_d = alpha_in_q;
-      alpha_zero_d = alpha_zero_q;
-      rt_at_cap_d = rt_at_cap_q;
-      w_seen_d = w_seen_q;
-      w_acnp_d = w_acnp_q;
-      w_dcnp_d = w_dcnp_q;
-      w_incon_d = w_incon_q;
-      w_tokv_d = w_tokv_q;
-      w_npv_d = w_npv_q;
-      w_alpha_d = w_alpha_q;
-      w_rc_d = w_rc_q;
-      w_rt_d = w_rt_q;
-      w_tc_d = w_tc_q;
-      w_bc_d = w_bc_q;
-      w_bacc_d = w_bacc_q;
-      w_a_next_d = w_a_next_q;
-      w_d_next_d = w_d_next_q;
-      w_i_next_d = w_i_next_q;
-      w_tokens_d = w_tokens_q;
-      w_tok_us_d = w_tok_us_q;
-      w_np_last_d = w_np_last_q;
-    end
     // Skip phase: one jump per cycle from stage X's registers (X1 waits)
     if (x_skip_q && x_valid_q) begin
       if (skip_a_q && a_fits) begin
@@ -2016,8 +1915,6 @@ module dcqcn_rp #(
     first_lo_q <= first_lo_d;
     first_rate_q <= first_rate_d;
     first_zero_q <= first_zero_d;
-    first_at_cap_q <= first_at_cap_d;
-    alpha0_zero_q <= alpha0_zero_d;
     k_period_q <= k_period_d;
     d_period_q <= d_period_d;
     t_period_q <= t_period_d;
@@ -2043,12 +1940,9 @@ module dcqcn_rp #(
     a_once_step_p <= x_stall ? a_once_step_p : a_once_step;
     a_skip_p <= x_stall ? a_skip_p : a_skip;
     alpha_cnp_p <= x_stall ? alpha_cnp_p : alpha_cnp;
-    alpha_prod_low_p <= x_stall ? alpha_prod_low_p : alpha_prod_low;
     alpha_step_p <= x_stall ? alpha_step_p : alpha_step;
     alpha_step_zero_p <= x_stall ? alpha_step_zero_p : alpha_step_zero;
     bc_inc_p <= x_stall ? bc_inc_p : bc_inc;
-    bc_inc_gt_f_p <= x_stall ? bc_inc_gt_f_p : bc_inc_gt_f;
-    bc_inc_lt_f_p <= x_stall ? bc_inc_lt_f_p : bc_inc_lt_f;
     byte_on_p <= x_stall ? byte_on_p : byte_on;
     byte_sum_p <= x_stall ? byte_sum_p : byte_sum;
     clamp_p <= x_stall ? clamp_p : clamp;

@@ -121,8 +121,6 @@ const DERIVED: &[(&str, u32)] = &[
     ("first_lo", 28),
     ("first_rate", 28),
     ("first_zero", 1),
-    ("first_at_cap", 1),
-    ("alpha0_zero", 1),
     ("k_period", 17),
     ("d_period", 17),
     ("t_period", 17),
@@ -763,12 +761,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Decl::reg("rsp_push", None).comment("stage X answers an event this cycle"),
     ));
     items.push(V::Decl(Decl::reg("rsp_new_flag", None)));
-    items.push(V::Decl(
-        Decl::reg("rc_sel", bits(2)).comment("stage X's new Rc: hold, cut, increase, first CNP"),
-    ));
-    items.push(V::Decl(Decl::reg("rt_sel", bits(2)).comment(
-        "stage X's new Rt: hold, Rc before the cut, increase, first CNP",
-    )));
+    // X2's apply forms the word it writes back in variables of its own: stage X's registers
+    // (w_*_q) hold the next event by then, and change only when X2 steps their own event.
+    for &(f, w) in STATE_FIELDS {
+        let mut decl = Decl::reg(format!("wr_{f}"), bits(w));
+        if f == STATE_FIELDS[0].0 {
+            decl = decl.comment("the word X2 writes back on an apply (field by field)");
+        }
+        items.push(V::Decl(decl));
+    }
     items.push(V::Decl(
         Decl::reg("rsp_rc_new", bits(28)).comment("the response's Rc (the cap before a CNP)"),
     ));
@@ -1413,7 +1414,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ("rd_tc", id("rd_tc")),
         ("rd_bc", id("rd_bc")),
         ("tc_inc", id("tc_inc")),
-        ("bc_inc", id("bc_inc")),
     ] {
         wires.push((
             format!("{n}_lt_f"),
@@ -2388,18 +2388,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
          follows the inputs by two cycles, and stage X is two cycles after an event is taken)",
     ));
     wires.push((
-        "first_at_cap_d".into(),
-        1,
-        or(id("first_zero_q"), ge(id("first_lo_q"), id("rmax_fx_q"))),
-        "first_rate_d is the cap (registered with it: first_at_cap_q)",
-    ));
-    wires.push((
-        "alpha0_zero_d".into(),
-        1,
-        eq(cfg("initial_alpha_value", "value"), d(10, 0)),
-        "the first CNP's alpha is 0 (registered: alpha0_zero_q)",
-    ));
-    wires.push((
         "first_zero_d".into(),
         1,
         eq(id("first_fx"), d(28, 0)),
@@ -2452,6 +2440,31 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     items.push(V::Blank);
 
+    // Stage X's registers (by their `_q` names): the event, the word, the flags kept with
+    // the word's fields, the skip phase's; not the cut's rank (formed in X1 in every cycle).
+    let is_x_reg = |n: &str| {
+        let Some(r) = n.strip_suffix("_q") else {
+            return false;
+        };
+        if STATE_FIELDS.iter().any(|(f, _)| format!("w_{f}") == r) {
+            return true;
+        }
+        regs.iter().any(|(name, _, _)| *name == r)
+            && ![
+                "state",
+                "clear_pend",
+                "clr_addr",
+                "pre_cnt",
+                "now_us",
+                "x_fresh",
+            ]
+            .contains(&r)
+            && !["t_", "m_", "r_", "rsp_", "sk_", "stat_"]
+                .iter()
+                .any(|pre| r.starts_with(pre))
+            && !CUT_RANK.iter().any(|(k, _)| format!("cut_{k}") == r)
+    };
+
     // ------------------------------------------------------------ always @*
     let mut c = vec![Stmt::Comment(
         "Defaults: hold; statistics pulses off".into(),
@@ -2472,6 +2485,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     for s in pulses {
         c.push(set(&format!("{s}_d"), b1(false)));
+    }
+    c.push(Stmt::Comment(
+        "X2's word: X1's copy of stage X's word, which an apply changes".into(),
+    ));
+    for &(f, _) in STATE_FIELDS {
+        c.push(set(&format!("wr_{f}"), id(&format!("w_{f}_q"))));
     }
     c.push(Stmt::Comment(
         "The cut's rank from stage X's registers in every cycle: formed in X1, read in X2".into(),
@@ -2496,28 +2515,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     c.push(set("rsp_new_flag", b1(false)));
     c.push(set("rsp_rc_new", id("cut_rc_q")));
     c.push(set("rsp_rt_new", id("rt_shown")));
-    c.push(Stmt::Comment(
-        "Rc's and Rt's sources: the step's code or the event's".into(),
-    ));
-    for x in ["rc", "rt"] {
-        let cut = if x == "rc" {
-            id("step_cut")
-        } else {
-            and(vec![id("step_cut"), id("clamp")])
-        };
-        c.push(set(
-            &format!("{x}_sel"),
-            code(
-                cut,
-                1,
-                code(
-                    id("step_inc"),
-                    2,
-                    tern(id("x_done"), id("ev_sel"), Expr::num(2, 0)),
-                ),
-            ),
-        ));
-    }
     c.push(Stmt::Comment(
         "Stage T: read the offered flow's word; a waiting stage M reads its own again".into(),
     ));
@@ -2744,7 +2741,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     load_x.push(set("alpha_in_d", id("ld_alpha_in")));
 
     let mut first_cnp = vec![set("w_seen_d", b1(true))];
-    first_cnp.extend(alpha_to(id("alpha_init"), id("alpha0_zero_q")));
+    first_cnp.push(set("w_alpha_d", id("alpha_init")));
     first_cnp.extend([
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", id("first_zero_q")),
@@ -2761,10 +2758,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         set("w_seen_d", b1(true)),
         Stmt::if_(not(id("w_seen_q")), restart("d", "d_period_q")),
     ];
-    paper_cnp.extend(alpha_to(
-        id("alpha_cnp"),
-        and(vec![id("alpha_prod_low"), id("alpha_gain_zero")]),
-    ));
+    paper_cnp.push(set("w_alpha_d", id("alpha_cnp")));
     paper_cnp.extend([
         set("w_acnp_d", b1(false)),
         set("w_dcnp_d", b1(false)),
@@ -2806,12 +2800,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                             id("byte_on"),
                             vec![Stmt::if_else(
                                 id("ev_fire_q"),
-                                {
-                                    let mut v = count_to("bc", "bc_inc");
-                                    v.push(set("bc_lt_tc_d", Expr::lt(id("bc_inc"), tc())));
-                                    v.push(set("w_bacc_d", d(24, 0)));
-                                    v
-                                },
+                                vec![set("w_bc_d", id("bc_inc")), set("w_bacc_d", d(24, 0))],
                                 vec![set("w_bacc_d", id("byte_sum"))],
                             )],
                         ),
@@ -2877,6 +2866,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ),
         set("w_dcnp_d", b1(false)),
         set("stat_cut_d", b1(true)),
+        Stmt::if_(
+            id("clamp"),
+            vec![
+                set("w_rt_d", id("cut_rc_q")),
+                set("rt_at_cap_d", id("cut_rc_at_cap")),
+            ],
+        ),
     ]);
     let mut step_cut = advance("d", "step");
     step_cut.push(Stmt::if_(id("w_dcnp_q"), std::mem::take(&mut cut)));
@@ -2889,11 +2885,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     step_inc.push(set("hai_capped_d", id("inc_hai_capped")));
     step_inc.push(set("ai_capped_d", id("inc_ai_capped")));
     step_inc.extend(advance("i", "step"));
-    let arm_step = vec![Stmt::if_else(
-        id("pick_a"),
-        alpha_period,
-        vec![Stmt::if_else(id("pick_d"), step_cut, step_inc)],
-    )];
+    let arm_step = vec![
+        Stmt::if_else(
+            id("pick_a"),
+            alpha_period,
+            vec![Stmt::if_else(id("pick_d"), step_cut, step_inc)],
+        ),
+        Stmt::Comment(
+            "Rc after a cut or an increase and Rt after an increase come late (X2's carry".into(),
+        ),
+        Stmt::Comment("chains): selected last".into()),
+        Stmt::if_else(
+            id("step_cut"),
+            vec![set("w_rc_d", id("cut_new")), set("cut_rc_d", id("cut_new"))],
+            vec![Stmt::if_(
+                id("step_inc"),
+                vec![
+                    set("w_rc_d", id("rc_inc")),
+                    set("cut_rc_d", id("rc_inc")),
+                    set("w_rt_d", id("rt_inc")),
+                    set("rt_at_cap_d", id("inc_at_cap")),
+                ],
+            )],
+        ),
+    ];
     let arm_skip_start = vec![
         set("skip_a_d", id("a_skip")),
         set("skip_d_d", id("d_skip")),
@@ -2937,10 +2952,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         default: vec![],
     });
     c.push(Stmt::Comment(
-        "Stage X (S_RUN only): a skip phase, one due period (a skip phase may start with".into(),
+        "Stage X (S_RUN only), X2: a step (one due period; a skip phase may start with it)".into(),
     ));
     c.push(Stmt::Comment(
-        "it), or the event; the three exclude one another (see x_apply)".into(),
+        "changes stage X's registers; the apply writes X2's word back and responds while the"
+            .into(),
+    ));
+    c.push(Stmt::Comment(
+        "registers hold the next event; a skip phase's jumps (below) run alone".into(),
     ));
     c.push(set(
         "x_fresh_d",
@@ -2952,59 +2971,40 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         Stmt::Comment("Skip phase: one jump per cycle from stage X's registers (X1 waits)".into()),
         Stmt::if_(and(vec![id("x_skip_q"), id("x_valid_q")]), arm_skip),
     ];
-    c.push(Stmt::if_(id("x_skip_start"), arm_skip_start));
-    c.push(Stmt::if_(id("x_step"), arm_step));
-    c.push(Stmt::if_(id("x_done"), finish));
+    // A skip phase starts with a step (x_skip_start implies x_step, see x_apply): X2 changes
+    // stage X's registers only when it steps their event.
+    let mut step = vec![Stmt::if_(id("x_skip_start"), arm_skip_start)];
+    step.extend(arm_step);
+    c.push(Stmt::if_(id("x_step"), step));
+    // The apply changes only the word it writes back (stage X's registers hold the next
+    // event by then): its field assignments go to X2's word, those of the flags kept with
+    // the fields are left out.
+    c.push(Stmt::if_(id("x_done"), to_word(&finish, &is_x_reg)));
     c.push(Stmt::Comment(
-        "Rc and Rt: the control above picks the source. The sources known early (the first".into(),
-    ));
-    c.push(Stmt::Comment(
-        "CNP's rate, Rt = Rc on a cut) go here; the cut's and the increase's results, which".into(),
-    ));
-    c.push(Stmt::Comment(
-        "come late, are selected last, below (the cut's copy of Rc takes the same source)".into(),
-    ));
-    c.push(Stmt::if_(
-        eq(id("rc_sel"), Expr::num(2, 3)),
-        vec![
-            set("w_rc_d", id("first_rate_q")),
-            set("cut_rc_d", id("first_rate_q")),
-        ],
-    ));
-    // Each source of a new Rt with whether it is the cap, in one table.
-    c.push(Stmt::Case {
-        subject: id("rt_sel"),
-        arms: [
-            (1, "cut_rc_q", "cut_rc_at_cap"),
-            (3, "first_rate_q", "first_at_cap_q"),
-        ]
-        .iter()
-        .map(|&(v, src, at_cap)| {
-            (
-                vec![Expr::num(2, v)],
-                vec![set("w_rt_d", id(src)), set("rt_at_cap_d", id(at_cap))],
-            )
-        })
-        .collect(),
-        default: vec![],
-    });
-    c.push(Stmt::Comment(
-        "The response counts only when the event is applied: its Rc and Rt by the event's code"
+        "The apply's Rc and Rt, in the word and the response, by the event's code: the sources"
             .into(),
     ));
     c.push(Stmt::Comment(
-        "(the cut's and the increase's values are selected last, below)".into(),
+        "known early here (the first CNP's rate, Rt = Rc on PAPER's cut); the cut's and the".into(),
+    ));
+    c.push(Stmt::Comment(
+        "increase's results, which come late, are selected last, below".into(),
     ));
     c.push(Stmt::Case {
         subject: id("ev_sel"),
         arms: vec![
             (
                 vec![Expr::num(2, 1)],
-                vec![set("rsp_rt_new", id("cut_rc_q"))],
+                vec![
+                    set("wr_rt", id("cut_rc_q")),
+                    set("rsp_rt_new", id("cut_rc_q")),
+                ],
             ),
             (
                 vec![Expr::num(2, 3)],
                 vec![
+                    set("wr_rc", id("first_rate_q")),
+                    set("wr_rt", id("first_rate_q")),
                     set("rsp_rc_new", id("first_rate_q")),
                     set("rsp_rt_new", id("first_rate_q")),
                 ],
@@ -3016,27 +3016,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Write-back and response FIFO: taken from stage X's word before the next event loads it"
             .into(),
     ));
-    // The word's Rc and Rt with the late sources selected last (as below for the registers).
+    // The word's Rc and Rt with the late sources selected last (as for the registers in the
+    // step and for the response entries).
     let packed = Expr::concat(
         STATE_FIELDS
             .iter()
             .rev()
             .map(|(f, _)| match *f {
                 "rc" => tern(
-                    eq(id("rc_sel"), Expr::num(2, 1)),
+                    eq(id("ev_sel"), Expr::num(2, 1)),
                     id("cut_new"),
-                    tern(
-                        eq(id("rc_sel"), Expr::num(2, 2)),
-                        id("rc_inc"),
-                        id("w_rc_d"),
-                    ),
+                    tern(eq(id("ev_sel"), Expr::num(2, 2)), id("rc_inc"), id("wr_rc")),
                 ),
-                "rt" => tern(
-                    eq(id("rt_sel"), Expr::num(2, 2)),
-                    id("rt_inc"),
-                    id("w_rt_d"),
-                ),
-                _ => id(&format!("w_{f}_d")),
+                "rt" => tern(eq(id("ev_sel"), Expr::num(2, 2)), id("rt_inc"), id("wr_rt")),
+                _ => id(&format!("wr_{f}")),
             })
             .collect(),
     );
@@ -3052,13 +3045,13 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             set(&format!("{prefix}_kind_d"), id("ev_kind_q")),
             set(&format!("{prefix}_flow_d"), id("ev_flow_q")),
             set(&format!("{prefix}_flag_d"), id("rsp_new_flag")),
-            set(&format!("{prefix}_seen_d"), id("w_seen_d")),
+            set(&format!("{prefix}_seen_d"), id("wr_seen")),
             set(&format!("{prefix}_rc_d"), id("rsp_rc_new")),
             set(&format!("{prefix}_rt_d"), id("rsp_rt_new")),
-            set(&format!("{prefix}_alpha_d"), id("w_alpha_d")),
-            set(&format!("{prefix}_tc_d"), id("w_tc_d")),
+            set(&format!("{prefix}_alpha_d"), id("wr_alpha")),
+            set(&format!("{prefix}_tc_d"), id("wr_tc")),
             set(&format!("{prefix}_time_d"), now()),
-            set(&format!("{prefix}_bc_d"), id("w_bc_d")),
+            set(&format!("{prefix}_bc_d"), id("wr_bc")),
         ]
     };
     // The head takes the second entry when it is popped with one waiting, else a pushed
@@ -3128,35 +3121,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     ));
     c.push(Stmt::if_(not(id("sk_valid_q")), vec![late_rsp("sk")]));
     c.push(Stmt::Comment(
-        "Stage X's late Rc and Rt: the cut's and the increase's results, unless stage R loads"
-            .into(),
-    ));
-    c.push(Stmt::if_(
-        not(id("r_adv")),
-        vec![
-            Stmt::Case {
-                subject: id("rc_sel"),
-                arms: [(1, "cut_new"), (2, "rc_inc")]
-                    .iter()
-                    .map(|&(v, src)| {
-                        (
-                            vec![Expr::num(2, v)],
-                            vec![set("w_rc_d", id(src)), set("cut_rc_d", id(src))],
-                        )
-                    })
-                    .collect(),
-                default: vec![],
-            },
-            Stmt::if_(
-                eq(id("rt_sel"), Expr::num(2, 2)),
-                vec![
-                    set("w_rt_d", id("rt_inc")),
-                    set("rt_at_cap_d", id("inc_at_cap")),
-                ],
-            ),
-        ],
-    ));
-    c.push(Stmt::Comment(
         "Stage M's bypass for the next cycle: stage X writes at this edge the flow stage M".into(),
     ));
     c.push(Stmt::Comment(
@@ -3222,28 +3186,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 "FLOW_BITS",
             ]
             .contains(&n)
-    };
-    let is_x_reg = |n: &str| {
-        let Some(r) = n.strip_suffix("_q") else {
-            return false;
-        };
-        if STATE_FIELDS.iter().any(|(f, _)| format!("w_{f}") == r) {
-            return true;
-        }
-        regs.iter().any(|(name, _, _)| *name == r)
-            && ![
-                "state",
-                "clear_pend",
-                "clr_addr",
-                "pre_cnt",
-                "now_us",
-                "x_fresh",
-            ]
-            .contains(&r)
-            && !["t_", "m_", "r_", "rsp_", "sk_", "stat_"]
-                .iter()
-                .any(|pre| r.starts_with(pre))
-            && !CUT_RANK.iter().any(|(k, _)| format!("cut_{k}") == r)
     };
     let index: HashMap<String, usize> = wires
         .iter()
@@ -3342,13 +3284,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         }
     }
     let keep: Vec<String> = CUT_RANK.iter().map(|(k, _)| format!("cut_{k}_d")).collect();
-    // The hold defaults of stage X's registers other than the word's fields read the
-    // registers: X2's word and response read only the fields' (`w_*_d`), and the others
-    // count only when X2 steps their own event, when the registers equal X1's copies.
-    let held = |st: &Stmt| match st {
-        Stmt::Assign(l, _) => lhs_name(l).is_some_and(|n| !n.starts_with("w_")),
-        _ => false,
-    };
+    // The hold defaults read the registers themselves: stage X's change only when X2 steps
+    // their own event, when they equal X1's copies (X2's word starts from the copies).
+    let held = |st: &Stmt| matches!(st, Stmt::Assign(..));
     for (i, st) in c.iter().enumerate() {
         if i < n_defaults && held(st) {
             continue;
@@ -3372,24 +3310,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             }
         })
         .collect();
-    // X2 computed the word and the response from its copies; stage X's registers take the
-    // result only when X2 stepped their own event (after an apply they hold the next one).
     let x_regs: Vec<String> = regs
         .iter()
         .map(|(n, _, _)| format!("{n}_q"))
         .chain(STATE_FIELDS.iter().map(|(f, _)| format!("w_{f}_q")))
         .filter(|n| is_x_reg(n))
         .collect();
-    c.push(Stmt::Comment(
-        "Stage X's registers: X2's result when it stepped their event, else held".into(),
-    ));
-    c.push(Stmt::if_(
-        not(or(id("x_step_p"), id("x_skip_start_p"))),
-        x_regs
-            .iter()
-            .map(|n| set(&format!("{}_d", n.strip_suffix("_q").unwrap()), id(n)))
-            .collect(),
-    ));
     c.extend(skip_tail);
     c.extend(load_tail);
     let mut copies: Vec<(String, u32)> = x_regs
@@ -3714,6 +3640,47 @@ const X2_WIRES: &[&str] = &[
     "inc_ai_capped",
     "inc_hai_capped",
 ];
+
+/// The apply's statements `s` as changes to the word it writes back: an assignment to a
+/// field's `w_<f>_d` goes to `wr_<f>`; one to another of stage X's registers (`x_reg` of its
+/// `_q` name: the flags kept with the fields) is left out, with any `if` left empty by that.
+fn to_word(s: &[Stmt], x_reg: &dyn Fn(&str) -> bool) -> Vec<Stmt> {
+    let body = |v: &[Stmt]| to_word(v, x_reg);
+    s.iter()
+        .filter_map(|st| match st {
+            Stmt::Assign(l, r) => {
+                let Some(reg) = lhs_name(l).and_then(|n| n.strip_suffix("_d")) else {
+                    return Some(st.clone());
+                };
+                if let Some(f) = reg.strip_prefix("w_") {
+                    if STATE_FIELDS.iter().any(|(g, _)| *g == f) {
+                        return Some(Stmt::Assign(id(&format!("wr_{f}")), r.clone()));
+                    }
+                }
+                (!x_reg(&format!("{reg}_q"))).then(|| st.clone())
+            }
+            Stmt::If { cond, then, els } => {
+                let (then, els) = (body(then), body(els));
+                let empty = |v: &[Stmt]| v.iter().all(|x| matches!(x, Stmt::Comment(_)));
+                (!(empty(&then) && empty(&els))).then(|| Stmt::If {
+                    cond: cond.clone(),
+                    then,
+                    els,
+                })
+            }
+            Stmt::Case {
+                subject,
+                arms,
+                default,
+            } => Some(Stmt::Case {
+                subject: subject.clone(),
+                arms: arms.iter().map(|(l, b)| (l.clone(), body(b))).collect(),
+                default: body(default),
+            }),
+            _ => Some(st.clone()),
+        })
+        .collect()
+}
 
 /// Every identifier `e` reads, in order, with repeats.
 fn expr_ids(e: &Expr, out: &mut Vec<String>) {
