@@ -821,7 +821,12 @@ def main():
     rows = [r for r in rows if r is not None]
     for r in failed:
         print(f"FAIL {r['label']}: {r['error']}", file=sys.stderr)
-    md = write_md(version, rows, f"Last run: {len(fresh)} rows in {wall:.0f} s wall ({RUN}).")
+    # A partial run keeps other runs' rows: the header says so (their runs are in the rows).
+    run_line = f"Last run: {len(fresh)} rows in {wall:.0f} s wall ({RUN})."
+    if any(r["label"] not in fresh for r in rows):
+        run_line = ("Rows merged from several runs; each row's *measured* column names its run. "
+                    + run_line)
+    md = write_md(version, rows, run_line)
     with open(json_path, "w") as f:
         json.dump({"yosys": version, "rows": rows}, f, indent=1)
         f.write("\n")
