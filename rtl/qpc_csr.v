@@ -20,30 +20,30 @@
 // which the R register is free, RVALID following: two cycles after AR when RREADY
 // is high. One decoded read waits while R is full; AR stalls behind it.
 //
-// offset        register               bits  field       access               reset
-// 0x0000        ctrl                      0  clear       wp                   0x0
-// 0x0004        status                    0  clear_busy  ro                   -
-// 0x0008        geometry              28:16  qps_per_vf  ro                   -
-//                                       8:0  num_vf      ro                   -
-// 0x000c        mkey_geometry          12:0  num_mkeys   ro                   -
-// 0x0010        cmd_ctrl                 31  go          wp                   0x0
-//                                      15:0  opcode      rw                   0x0
-// 0x0014        cmd_target            31:24  vf          rw                   0x0
-//                                      23:0  index       rw                   0x0
-// 0x0018        cmd_status            19:16  prev_state  ro+hw_write (no _o)  0x0
-//                                      15:8  status      ro+hw_write (no _o)  0x0
-//                                         0  busy        ro                   -
-// 0x001c        int_status                1  cmd_error   w1c+hw_set (no _o)   0x0
-//                                         0  cmd_done    w1c+hw_set (no _o)   0x0
-// 0x0020        int_en                    1  cmd_error   rw (no _o)           0x0
-//                                         0  cmd_done    rw (no _o)           0x0
-// 0x0030        illegal_transitions    31:0  count       rc+counter (no _o)   0x0
-// 0x0034        cmd_errors             31:0  count       rc+counter (no _o)   0x0
-// 0x0038        pd_mismatches          31:0  count       rc+counter (no _o)   0x0
-// 0x003c        partition_violations   31:0  count       rc+counter (no _o)   0x0
-// 0x0040        port_collisions        31:0  count       rc+counter (no _o)   0x0
-// 0x0044        rkey_violations        31:0  count       rc+counter (no _o)   0x0
-// 0x0080+i*0x4  mailbox[i].data        31:0  value       rw+hw_write          0x0
+// offset        register               bits  field       access                 reset
+// 0x0000        ctrl                      0  clear       wp                     0x0
+// 0x0004        status                    0  clear_busy  ro                     -
+// 0x0008        geometry              28:16  qps_per_vf  ro                     -
+//                                       8:0  num_vf      ro                     -
+// 0x000c        mkey_geometry          12:0  num_mkeys   ro                     -
+// 0x0010        cmd_ctrl                 31  go          wp                     0x0
+//                                      15:0  opcode      rw                     0x0
+// 0x0014        cmd_target            31:24  vf          rw                     0x0
+//                                      23:0  index       rw                     0x0
+// 0x0018        cmd_status            19:16  prev_state  ro+hw_write (no _o)    0x0
+//                                      15:8  status      ro+hw_write (no _o)    0x0
+//                                         0  busy        ro                     -
+// 0x001c        int_status                1  cmd_error   w1c+hw_set (no _o)     0x0
+//                                         0  cmd_done    w1c+hw_set (no _o)     0x0
+// 0x0020        int_en                    1  cmd_error   rw (no _o)             0x0
+//                                         0  cmd_done    rw (no _o)             0x0
+// 0x0030        illegal_transitions    31:0  count       rc+counter (no _o)     0x0
+// 0x0034        cmd_errors             31:0  count       rc+counter (no _o)     0x0
+// 0x0038        pd_mismatches          31:0  count       rc+counter (no _o)     0x0
+// 0x003c        partition_violations   31:0  count       rc+counter(3) (no _o)  0x0
+// 0x0040        port_collisions        31:0  count       rc+counter (no _o)     0x0
+// 0x0044        rkey_violations        31:0  count       rc+counter (no _o)     0x0
+// 0x0080+i*0x4  mailbox[i].data        31:0  value       rw+hw_write            0x0
 
 `resetall
 `timescale 1ns / 1ps

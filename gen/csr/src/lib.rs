@@ -2172,28 +2172,16 @@ fn register_table(map: &RegMap) -> Vec<String> {
             let field = cell(&mut cells, &f.name);
             let access = {
                 let start = cells.len();
-                cells.push_str(f.access.as_str());
-                for (on, tag) in [
-                    (f.hw.write, "+hw_write"),
-                    (f.hw.clear, "+hw_clear"),
-                    (f.hw.set, "+hw_set"),
-                    (f.hw.counter.is_some(), "+counter"),
-                    (f.constant, " const"),
-                    (f.write_strobe, "+write_strobe"),
-                    (!f.hw_read, " (no _o)"),
-                ] {
-                    if on {
-                        cells.push_str(tag);
-                    }
-                }
+                f.push_access_label(&mut cells);
                 start..cells.len()
             };
-            let reset = if f.is_stored() || f.constant {
-                let start = cells.len();
-                push_hex(&mut cells, f.reset, 1);
-                start..cells.len()
-            } else {
-                cell(&mut cells, "-")
+            let reset = match f.reset_value() {
+                Some(v) => {
+                    let start = cells.len();
+                    push_hex(&mut cells, v, 1);
+                    start..cells.len()
+                }
+                None => cell(&mut cells, "-"),
             };
             let (o, n) = if k == 0 {
                 (off.clone(), name.clone())

@@ -19,7 +19,7 @@ use std::fmt::Write;
 use rdmagen_regmap::fasthash::FastSet;
 use rdmagen_regmap::{Count, Field, Group, Item, MemField, RegMap, Register, Space, Window};
 
-use crate::{field_reset, hex, register_reset, source_name, Options};
+use crate::{hex, register_reset, source_name, Options};
 
 /// Macro names a map would define twice.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -728,7 +728,7 @@ impl<'w> Header<'w> {
         }
         let mut resets = String::with_capacity(r.fields.len() * (2 * reg_name.len() + 64));
         for (f, u) in r.fields.iter().zip(&upper) {
-            if field_reset(f).is_none() {
+            if f.reset_value().is_none() {
                 continue;
             }
             if !resets.is_empty() {
@@ -752,7 +752,7 @@ impl<'w> Header<'w> {
         name.push('_');
         push_upper(&mut name, &f.name);
         if self.checks() {
-            if field_reset(f).is_some() {
+            if f.reset_value().is_some() {
                 self.assert_field("_ASSERT_FIELD_RESET(", &name, reg_path, &f.name);
             }
             self.assert_field("_ASSERT_FIELD(", &name, reg_path, &f.name);
@@ -780,7 +780,7 @@ impl<'w> Header<'w> {
         self.define_unsigned(&name, "_SHIFT", u64::from(f.lsb));
         self.define_unsigned(&name, "_WIDTH", u64::from(f.width()));
         self.define_lit(&name, "_MASK", f.mask(), wide);
-        if let Some(reset) = field_reset(f) {
+        if let Some(reset) = f.reset_value() {
             self.define_lit(&name, "_RESET", reset, wide);
         }
         self.field_helpers(&name, wide);

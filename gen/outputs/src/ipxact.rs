@@ -24,7 +24,7 @@ use std::fmt::Write;
 use rdmagen_regmap::text::{push_decimal, push_hex};
 use rdmagen_regmap::{Access, Count, Field, Group, Item, RegMap, Register};
 
-use crate::{field_reset, non_csr_names, source_name, Options};
+use crate::{non_csr_names, source_name, Options};
 
 const NS: &str = "http://www.accellera.org/XMLSchema/IPXACT/1685-2014";
 
@@ -313,7 +313,7 @@ fn field(o: &mut String, map: &RegMap, f: &Field, indent: usize) {
     };
     name_group(o, i, &f.name, &description);
     elem_dec(o, i, "bitOffset", u64::from(f.lsb));
-    if let Some(reset) = field_reset(f) {
+    if let Some(reset) = f.reset_value() {
         open(o, i, "resets");
         open(o, i + 2, "reset");
         elem_num(o, i + 4, "value", reset);

@@ -11,7 +11,7 @@
 use rdmagen_regmap as rm;
 use rdmagen_regmap::text::push_decimal;
 
-use crate::{field_reset, register_reset, source_name, Options};
+use crate::{register_reset, source_name, Options};
 
 /// Version of the JSON layout; bumped on any incompatible change.
 pub const SCHEMA: &str = "rdmagen-regmap-json/1";
@@ -232,7 +232,7 @@ fn register(w: &mut Writer, r: &rm::Register, kind: Option<&str>) {
         w.key("access");
         w.string(f.access.as_str());
         w.key("reset");
-        match field_reset(f) {
+        match f.reset_value() {
             Some(v) => w.number(v),
             None => w.null(),
         }

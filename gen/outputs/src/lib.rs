@@ -17,7 +17,7 @@ pub mod svg;
 pub mod systemrdl;
 
 use rdmagen_regmap::text::push_hex;
-use rdmagen_regmap::{Field, Group, Item, RegMap, Register};
+use rdmagen_regmap::{Group, Item, RegMap, Register};
 
 /// Generator settings that are not part of the map.
 #[derive(Clone, Debug)]
@@ -98,17 +98,11 @@ pub fn placed_registers(map: &RegMap) -> impl Iterator<Item = Placed<'_>> {
         })
 }
 
-/// The reset value of a field (a constant's value), or `None` for a hardware-driven `ro` field
-/// (no flop to reset).
-pub fn field_reset(field: &Field) -> Option<u64> {
-    (field.is_stored() || field.constant).then_some(field.reset)
-}
-
 /// The value a register reads after reset, counting hardware-driven fields as 0.
 pub fn register_reset(reg: &Register) -> u64 {
     reg.fields
         .iter()
-        .filter_map(|f| field_reset(f).map(|r| r << f.lsb))
+        .filter_map(|f| f.reset_value().map(|r| r << f.lsb))
         .fold(0, |acc, r| acc | r)
 }
 

@@ -15,8 +15,7 @@ use rdmagen_regmap::{Access, ByteOrder, Count, Field, MemField, RegMap, Register
 
 use crate::svg::{Anchor, Element, Svg, TextStyle};
 use crate::{
-    bit_range, field_reset, hex, offset_digits, placed_registers, register_reset, source_name,
-    Options, Placed,
+    bit_range, hex, offset_digits, placed_registers, register_reset, source_name, Options, Placed,
 };
 
 /// The reference of one map.
@@ -268,34 +267,8 @@ fn cell(text: &str) -> String {
 
 /// Access type and hardware properties, e.g. `w1c+hw_set`.
 fn access_label(f: &Field) -> String {
-    let mut s = f.access.as_str().to_string();
-    if f.constant {
-        s.push_str(" const");
-    }
-    if f.write_strobe {
-        s.push_str("+write_strobe");
-    }
-    if f.hw.write {
-        s.push_str("+hw_write");
-    }
-    if f.hw.clear {
-        s.push_str("+hw_clear");
-    }
-    if f.hw.set {
-        s.push_str("+hw_set");
-    }
-    if let Some(c) = &f.hw.counter {
-        s.push_str("+counter");
-        if c.step_width != 1 {
-            let _ = write!(s, "({})", c.step_width);
-        }
-        if !c.saturate {
-            s.push_str("(wraps)");
-        }
-    }
-    if !f.hw_read {
-        s.push_str(" (no _o)");
-    }
+    let mut s = String::with_capacity(16);
+    f.push_access_label(&mut s);
     s
 }
 
@@ -364,7 +337,7 @@ fn register_section(md: &mut String, map: &RegMap, p: &Placed<'_>, digits: usize
         md.push_str("` | `");
         md.push_str(&access_label(f));
         md.push_str("` | ");
-        match field_reset(f) {
+        match f.reset_value() {
             Some(r) => push_hex(md, r, 1),
             None => md.push('-'),
         }
@@ -588,7 +561,7 @@ fn picture_key(reg: &Register) -> String {
         push_decimal(&mut key, u64::from(f.lsb));
         key.push(' ');
         key.push_str(&access_label(f));
-        match field_reset(f) {
+        match f.reset_value() {
             Some(v) => {
                 key.push_str(" Some(");
                 push_decimal(&mut key, v);
@@ -665,7 +638,7 @@ pub fn register_picture(p: &Placed<'_>, users: usize) -> Svg {
                 continue;
             };
             let access = access_label(f);
-            let reset = match field_reset(f) {
+            let reset = match f.reset_value() {
                 Some(r) => format!("reset {}", hex(r, 1)),
                 None => "hw-driven".to_string(),
             };

@@ -40,7 +40,7 @@ use std::fmt::Write;
 
 use rdmagen_regmap::{Access, Count, Field, Group, Item, RegMap, Register};
 
-use crate::{field_reset, hex, non_csr_names, source_name, Options};
+use crate::{hex, non_csr_names, source_name, Options};
 
 /// SystemRDL 2.0 keywords (Table 3 of the standard); a name among them is written escaped.
 const KEYWORDS: &[&str] = &[
@@ -399,7 +399,7 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
             "]",
         ],
     );
-    if let Some(reset) = field_reset(f) {
+    if let Some(reset) = f.reset_value() {
         o.push_str(" = ");
         push_hex(o, reset, 1);
     }

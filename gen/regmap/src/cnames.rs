@@ -193,7 +193,7 @@ pub fn macros_of(map: &RegMap, owner: &Owner<'_>, buf: &mut String, f: &mut dyn 
         }
         Owner::Field(g, r, fl) => {
             let stored = ["_SHIFT", "_WIDTH", "_MASK", "_RESET"];
-            let n = if fl.is_stored() || fl.constant { 4 } else { 3 };
+            let n = if fl.reset_value().is_some() { 4 } else { 3 };
             match g {
                 Some(g) => emit(&[&g.name.text, &r.name.text, &fl.name.text], &stored[..n]),
                 None => emit(&[&r.name.text, &fl.name.text], &stored[..n]),

@@ -282,6 +282,43 @@ impl Field {
     pub fn has_write_strobe(&self) -> bool {
         self.write_strobe || (self.access == Access::Wp && self.width() > 1)
     }
+    /// The value software reads after reset (a constant's value), or `None` for a
+    /// hardware-driven `ro` field, which has no flop to reset.
+    pub fn reset_value(&self) -> Option<u64> {
+        (self.is_stored() || self.constant).then_some(self.reset)
+    }
+    /// Appends the access type and the hardware properties as the register tables show them,
+    /// e.g. `w1c+hw_set`, `rc+counter(16)(wraps) (no _o)`, `ro const`.
+    pub fn push_access_label(&self, s: &mut String) {
+        s.push_str(self.access.as_str());
+        if self.constant {
+            s.push_str(" const");
+        }
+        for (on, tag) in [
+            (self.write_strobe, "+write_strobe"),
+            (self.hw.write, "+hw_write"),
+            (self.hw.clear, "+hw_clear"),
+            (self.hw.set, "+hw_set"),
+        ] {
+            if on {
+                s.push_str(tag);
+            }
+        }
+        if let Some(c) = &self.hw.counter {
+            s.push_str("+counter");
+            if c.step_width != 1 {
+                s.push('(');
+                s.push_str(&c.step_width.to_string());
+                s.push(')');
+            }
+            if !c.saturate {
+                s.push_str("(wraps)");
+            }
+        }
+        if !self.hw_read {
+            s.push_str(" (no _o)");
+        }
+    }
 }
 
 /// A context-RAM word layout.

@@ -365,7 +365,7 @@ impl CsrModel {
                 };
                 for f in &r.fields {
                     let fi = m.fields.len();
-                    let stored = f.access != Access::Ro || f.hw.any();
+                    let stored = f.is_stored();
                     let prefix = field_port_prefix(group, r, f);
                     let w = f.width();
                     let port = |m: &mut CsrModel, suffix: &str, kind: HwKind, width: u32| {
