@@ -168,6 +168,13 @@ module uar #(
   localparam [11:0]  PAGE_MASK  = (12'h001 << PW) - 12'h001;  // page index = page & PAGE_MASK
   localparam integer SLOT_MASK  = (1 << VW) - 1;  // pending-half slot = owner & SLOT_MASK
                                                   // (owner[VW-1:0])
+  localparam [2:0]   K_DB       = 3'b000;  // doorbell: check with the QPC, then fetch
+  localparam [2:0]   K_BF       = 3'b001;  // BlueFlame WQE: checked like a doorbell, the WQE
+                                           // carried along
+  localparam [2:0]   K_FWD      = 3'b010;  // doorbell of another window, forwarded on fwd_*
+  localparam [2:0]   K_PEND     = 3'b011;  // low half of an 8-byte doorbell, waiting for its high
+                                           // half
+  localparam [2:0]   K_DROP     = 3'b100;  // dropped write, counted with its reason
 
   wire                   csr_ctrl_enable_o;
   wire                   csr_ctrl_bf_enable_o;
@@ -722,11 +729,11 @@ module uar #(
   assign h_pf = h[85];
   assign h_reason = h[89:86];
   assign q_rd_n = q_rd_q + 2'b01;
-  assign hk_next = {q_kind_q[q_rd_n * 3 +: 3] == 3'b100, q_kind_q[q_rd_n * 3 +: 3] == 3'b011,
-                    q_kind_q[q_rd_n * 3 +: 3] == 3'b010, q_kind_q[q_rd_n * 3 +: 3] == 3'b001,
-                    q_kind_q[q_rd_n * 3 +: 3] == 3'b000};
-  assign hk_e1 = {e1_kind == 3'b100, e1_kind == 3'b011, e1_kind == 3'b010, e1_kind == 3'b001,
-                  e1_kind == 3'b000};
+  assign hk_next = {q_kind_q[q_rd_n * 3 +: 3] == K_DROP, q_kind_q[q_rd_n * 3 +: 3] == K_PEND,
+                    q_kind_q[q_rd_n * 3 +: 3] == K_FWD, q_kind_q[q_rd_n * 3 +: 3] == K_BF,
+                    q_kind_q[q_rd_n * 3 +: 3] == K_DB};
+  assign hk_e1 = {e1_kind == K_DROP, e1_kind == K_PEND, e1_kind == K_FWD, e1_kind == K_BF,
+                  e1_kind == K_DB};
   assign h_chk = hk_q[0] || hk_q[1];
   assign h_fetch = hk_q[0] && db_rsp_valid && db_rsp_ok;
   assign h_bf = hk_q[1] && db_rsp_valid && db_rsp_ok;
@@ -822,7 +829,7 @@ module uar #(
     dk = 3'b000;
     dwin = aw_win_q;
     dval = be64;
-    ev_kind = 3'b100;
+    ev_kind = K_DROP;
     ev_reason = 4'b0000;
     ev_idx = page_idx[3:0];
     ev_data = 64'h0000000000000000;
@@ -918,43 +925,43 @@ module uar #(
     end
     // Classification of the write at its last beat
     if (tear) begin
-      ev_kind = 3'b100;
+      ev_kind = K_DROP;
       ev_reason = 4'b0110;
       ev_idx = pe[35:32];
     end else if (!pre_ok) begin
-      ev_kind = 3'b100;
+      ev_kind = K_DROP;
       ev_reason = pre_reason;
       ev_resp = aw_dis_q ? 2'b00 : aw_out_q ? 2'b11 : 2'b10;
     end else begin
       case (dk)
         3'b001: begin
-          ev_kind = 3'b000;
+          ev_kind = K_DB;
           ev_data = first_be;
         end
-        3'b010: ev_kind = 3'b011;
+        3'b010: ev_kind = K_PEND;
         3'b011: begin
           if (complete) begin
-            ev_kind = 3'b000;
+            ev_kind = K_DB;
             ev_data = {pe[31:0], be64[31:0]};
           end else begin
-            ev_kind = 3'b100;
+            ev_kind = K_DROP;
             ev_reason = 4'b0110;
           end
         end
         3'b100: begin
-          ev_kind = 3'b001;
+          ev_kind = K_BF;
           ev_data = first_be;
         end
         3'b101: begin
-          ev_kind = 3'b010;
+          ev_kind = K_FWD;
           ev_data = dval;
         end
         3'b110: begin
-          ev_kind = 3'b100;
+          ev_kind = K_DROP;
           ev_reason = 4'b1000;
         end
         default: begin
-          ev_kind = 3'b100;
+          ev_kind = K_DROP;
           ev_reason = 4'b0100;
           ev_resp = 2'b11;
         end
@@ -1093,7 +1100,7 @@ module uar #(
     // Stage 1: the event, asking the QPC when it is a doorbell
     if (ev_load) begin
       e1_valid_d = 1'b1;
-      e1_chk_d = ev_kind == 3'b000 || ev_kind == 3'b001;
+      e1_chk_d = ev_kind == K_DB || ev_kind == K_BF;
       e1_d = {ev_kind, ev_reason, r_pf, ev_vf, ev_idx, dwin, aw_len_q[4:0], ev_data};
     end else if (e1_adv) begin
       e1_valid_d = 1'b0;

@@ -333,12 +333,30 @@ impl Gen {
     }
 }
 
-// Event kinds inside the pipeline.
+// Event kinds inside the pipeline (localparams `K_*` in the RTL).
 const K_DB: u64 = 0;
 const K_BF: u64 = 1;
 const K_FWD: u64 = 2;
 const K_PEND: u64 = 3;
 const K_DROP: u64 = 4;
+const KINDS: [(&str, &str); 5] = [
+    ("K_DB", "doorbell: check with the QPC, then fetch"),
+    (
+        "K_BF",
+        "BlueFlame WQE: checked like a doorbell, the WQE carried along",
+    ),
+    ("K_FWD", "doorbell of another window, forwarded on fwd_*"),
+    (
+        "K_PEND",
+        "low half of an 8-byte doorbell, waiting for its high half",
+    ),
+    ("K_DROP", "dropped write, counted with its reason"),
+];
+
+/// Event kind `k` by its localparam's name.
+fn kind(k: u64) -> Expr {
+    id(KINDS[k as usize].0)
+}
 
 // Decoded write shapes.
 const D_NONE: u64 = 0;
@@ -743,6 +761,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::minus(Expr::bin(BinOp::Shl, Expr::int(1), id("VW")), Expr::int(1)),
         "pending-half slot = owner & SLOT_MASK (owner[VW-1:0])",
     );
+    for (k, (name, what)) in KINDS.iter().enumerate() {
+        lp(&mut g, name, Range::bits(3), n(3, k as u64), what);
+    }
 
     // ---- CSR block instance
     let mut conns = Vec::new();
@@ -1645,15 +1666,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     ] {
         g.reg(name, Range::bits(w));
     }
-    let drop = |why: u64| vec![set("ev_kind", n(3, K_DROP)), set("ev_reason", n(RW, why))];
+    let drop = |why: u64| vec![set("ev_kind", kind(K_DROP)), set("ev_reason", n(RW, why))];
     let db_or_fwd = |data: Expr| {
         vec![
             set(
                 "ev_kind",
                 if has_fwd {
-                    Expr::ternary(id("aw_fwd_q"), n(3, K_FWD), n(3, K_DB))
+                    Expr::ternary(id("aw_fwd_q"), kind(K_FWD), kind(K_DB))
                 } else {
-                    n(3, K_DB)
+                    kind(K_DB)
                 },
             ),
             set("ev_data", data),
@@ -1661,7 +1682,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     };
     let mut classify = vec![
         Stmt::Comment("Classification of the write at its last beat".into()),
-        set("ev_kind", n(3, K_DROP)),
+        set("ev_kind", kind(K_DROP)),
         set("ev_reason", n(RW, 0)),
         set("ev_idx", id("page_idx").bits(3, 0)),
         set("ev_data", n(64, 0)),
@@ -1671,7 +1692,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         subject: id("dk"),
         arms: vec![
             (vec![n(3, D_DB64)], db_or_fwd(id("first_be"))),
-            (vec![n(3, D_LO)], vec![set("ev_kind", n(3, K_PEND))]),
+            (vec![n(3, D_LO)], vec![set("ev_kind", kind(K_PEND))]),
             (
                 vec![n(3, D_HI)],
                 vec![Stmt::if_else(
@@ -1685,11 +1706,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             ),
             (
                 vec![n(3, D_BF)],
-                vec![set("ev_kind", n(3, K_BF)), set("ev_data", id("first_be"))],
+                vec![set("ev_kind", kind(K_BF)), set("ev_data", id("first_be"))],
             ),
             (
                 vec![n(3, D_F32)],
-                vec![set("ev_kind", n(3, K_FWD)), set("ev_data", id("dval"))],
+                vec![set("ev_kind", kind(K_FWD)), set("ev_data", id("dval"))],
             ),
             // A continuation chunk: that WQE is fetched, so its data is not needed (OKAY).
             (vec![n(3, D_CC)], drop(r("BF_CHUNK"))),
@@ -1710,7 +1731,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         vec![Stmt::if_else(
             not(id("pre_ok")),
             vec![
-                set("ev_kind", n(3, K_DROP)),
+                set("ev_kind", kind(K_DROP)),
                 set("ev_reason", id("pre_reason")),
                 set(
                     "ev_resp",
@@ -1834,7 +1855,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Expr::concat(
             (0..5u64)
                 .rev()
-                .map(|k| Expr::eq(e.clone(), n(3, k)))
+                .map(|k| Expr::eq(e.clone(), kind(k)))
                 .collect(),
         )
     };
@@ -2188,8 +2209,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
             set(
                 "e1_chk_d",
                 Expr::or(
-                    Expr::eq(id("ev_kind"), n(3, K_DB)),
-                    Expr::eq(id("ev_kind"), n(3, K_BF)),
+                    Expr::eq(id("ev_kind"), kind(K_DB)),
+                    Expr::eq(id("ev_kind"), kind(K_BF)),
                 ),
             ),
             set(
