@@ -193,9 +193,9 @@ struct Gen<'a> {
     aw: u32,
     has64: bool,
     /// Some field is written bit by bit (write 1 or 0 to clear, write 1 to set, a pulse, any
-    /// write in an array) or has a write strobe, so WSTRB is needed as a bit mask (`wr_mask`; `wr_mask64` for such a
-    /// field of a 64-bit register). Other plain writes go byte lane by byte lane
-    /// ([`lane_writes`]).
+    /// write in an array) or has a write strobe, so WSTRB is needed as a bit mask (`wr_mask`;
+    /// `wr_mask64` for such a field of a 64-bit register). Other plain writes go byte lane by
+    /// byte lane ([`lane_writes`]).
     mask: bool,
     mask64: bool,
     /// Some reads take a fetch stage ([`Group::fetches_reads`], [`RegMap::fetches_top_reads`]).

@@ -19,13 +19,14 @@
 //! the written value is on the output for one cycle, then 0. Tools that do not know the
 //! property keep the value (PeakRDL-regblock does).
 //!
-//! Hardware properties: `write_strobe` → `swmod`, `hw_write` → `hw = rw; we`, `hw_set` → `hwset`, `hw_clear` → `hwclr`,
-//! `counter` → `counter; incrwidth; incrsaturate`. Our `hw_set` and `hw_clear` act per bit (an
-//! input as wide as the field); SystemRDL's `hwset`/`hwclr` are one signal for the whole field
-//! (systemrdl-compiler refuses a wider signal reference), the same only for 1-bit fields. So a
-//! wider field with either also gets the user-defined boolean `rdmagen_bitwise = true`,
-//! declared like `rdmagen_pulse`. A field that both software and hardware
-//! change gets `precedence = hw`: in our CSR block hardware acts after software in the same
+//! Hardware properties: `write_strobe` → `swmod`, `hw_write` → `hw = rw; we`, `hw_set` →
+//! `hwset`, `hw_clear` → `hwclr`, `counter` → `counter; incrwidth; incrsaturate`, `hw_read:
+//! false` → `hw = na` (`hw = w` with `hw_write`), a constant → `sw = r; hw = na`. Our `hw_set`
+//! and `hw_clear` act per bit (an input as wide as the field); SystemRDL's `hwset`/`hwclr` are
+//! one signal for the whole field (systemrdl-compiler refuses a wider signal reference), the
+//! same only for 1-bit fields. So a wider field with either also gets the user-defined boolean
+//! `rdmagen_bitwise = true`, declared like `rdmagen_pulse`. A field that both software and
+//! hardware change gets `precedence = hw`: in our CSR block hardware acts after software in the same
 //! cycle (docs/regmap-format.md), where SystemRDL's default is software. An interrupt status
 //! register's fields get `intr` (sticky: hardware sets bits, software clears them) and a
 //! dynamic `->enable` pointing at the enable field; a status field with `hw_write` is
