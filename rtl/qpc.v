@@ -145,13 +145,15 @@ module qpc #(
   output wire [23:0] rx_rsp_qpn,
   output wire [31:0] rx_rsp_user,
 
-  // RX write-back: the parser's new ePSN and NAK-sent flag
+  // RX write-back: the parser's new ePSN and NAK-sent flag, and the move to ERR
   input  wire        rx_wb_valid,
   output wire        rx_wb_ready,      // low in a command's WRITE cycle and while the clear runs
   input  wire [7:0]  rx_wb_vf,
   input  wire [23:0] rx_wb_qpn,
   input  wire [23:0] rx_wb_epsn,
   input  wire        rx_wb_nak_sent,
+  input  wire        rx_wb_err,        // the responder's error: the QP reads as ERR from now on (RC
+                                       // remote access NAK)
 
   // R_Key check (RX parser, RETH): answered 2 cycles after acceptance when ready
   input  wire        mk_req_valid,
@@ -276,8 +278,10 @@ module qpc #(
   reg  [52:0]      wqe_mem [0:DEPTH-1];           // WQE-check replica: cqn_snd, pd, state, valid
   reg  [74:0]      rx_mem [0:DEPTH-1];            // RX replica: MTU, access flags, pd, st, state,
                                                   // valid
-  reg  [24:0]      psn_mem [0:DEPTH-1];           // {nak_sent, ePSN}: written by commands and the
-                                                  // RX write-back
+  reg  [25:0]      psn_mem [0:DEPTH-1];           // {err, nak_sent, ePSN}: written by commands and
+                                                  // the RX write-back
+  reg              db_err_mem [0:DEPTH-1];        // doorbell-check replica of psn_mem's err bit
+  reg              wqe_err_mem [0:DEPTH-1];       // WQE-check replica of psn_mem's err bit
   reg  [191:0]     mkey_mem [0:NUM_MKEYS-1];      // memory-key table, written by MKey commands
   reg  [64:0]      mkey_end_mem [0:NUM_MKEYS-1];  // each key's region end, va + length: written
                                                   // beside mkey_mem
@@ -356,7 +360,9 @@ module qpc #(
   reg              rx_s1_clear_q;
   reg              rx_s1_clear_d;
   reg  [74:0]      rx_word_q;
-  reg  [24:0]      rx_psn_q;
+  reg              db_err_q;
+  reg              wqe_err_q;
+  reg  [25:0]      rx_psn_q;
   reg              db_rsp_valid_q;
   reg              db_rsp_valid_d;
   reg              db_rsp_ok_q;
@@ -403,6 +409,7 @@ module qpc #(
   reg  [31:0]      wqe_rsp_user_q;
   reg  [31:0]      wqe_rsp_user_d;
   wire             wqe_exists;
+  wire             wqe_in_err;                    // the QP reads as ERR
   wire             wqe_refused;                   // no such QP, or neither in RTS nor in ERR
   wire             wqe_flush;
   wire             wqe_pd_bad;                    // a QP in RTS of another PD
@@ -453,6 +460,8 @@ module qpc #(
   reg  [31:0]      rx_rsp_user_q;
   reg  [31:0]      rx_rsp_user_d;
   wire             rx_ok;                         // the QP exists in the partition
+  wire [3:0]       rx_state;                      // the QP's state, ERR after the RX path's move
+                                                  // there
   wire             mk_inrange;                    // the R_Key's index lies inside the table
   wire [MK_AW-1:0] mk_addr;
   wire             mk_adv;                        // the pipeline moves this cycle
@@ -526,7 +535,9 @@ module qpc #(
   reg  [AW-1:0]    cmd_addr_q;
   reg  [AW-1:0]    cmd_addr_d;
   reg  [383:0]     cmd_ctx_q;
-  reg  [24:0]      cmd_psn_q;
+  reg  [25:0]      cmd_psn_q;
+  wire [3:0]       cmd_cur_state;                 // the target's state as the ports see it (ERR
+                                                  // after the RX path's move there)
   reg  [191:0]     cmd_mk_q;
   wire             cmd_inpart;                    // the QPN lies in the requesting VF's partition
   wire [31:0]      cmd_index;
@@ -599,8 +610,9 @@ module qpc #(
   reg  [3:0]       wr_prev_q;
   wire [7:0]       wr_status;                     // the status WRITE reports
   wire [383:0]     wr_word;
-  wire [24:0]      wr_psn;                        // CREATE and INIT2RTR take the mailbox's ePSN;
-                                                  // DESTROY and TO_RST zero it
+  wire [25:0]      wr_psn;                        // CREATE and INIT2RTR take the mailbox's ePSN and
+                                                  // clear NAK-sent and err; DESTROY and TO_RST zero
+                                                  // them
   wire [191:0]     wr_mk_word;
   wire [64:0]      wr_mk_end;                     // the end of the key CREATE_MKEY writes;
                                                   // DESTROY_MKEY zeroes it
@@ -611,7 +623,7 @@ module qpc #(
   wire [383:0]     ram_word;
   wire             psn_we;
   wire [AW-1:0]    psn_addr;
-  wire [24:0]      psn_word;
+  wire [25:0]      psn_word;
   wire             mk_we;                         // the clear or an MKey command writes the key
                                                   // table
   wire [MK_AW-1:0] mk_wr_addr;
@@ -726,10 +738,10 @@ module qpc #(
   assign db_exists = db_s1_inpart_q && !db_s1_clear_q && db_word_q[28];
   assign db_page_eq = db_word_q[23:0] == db_s1_page_q;
   assign db_page_bad = db_exists && !db_page_eq;
-  assign db_state_bad = db_exists && db_page_eq && db_word_q[27:24] != 4'b0011;
+  assign db_state_bad = db_exists && db_page_eq && (db_word_q[27:24] != 4'b0011 || db_err_q);
   assign db_reason = {db_state_bad, (db_s1_inpart_q && !db_exists) || db_page_bad,
                       !db_s1_inpart_q || db_page_bad};
-  assign db_ok = db_exists && db_page_eq && db_word_q[27:24] == 4'b0011;
+  assign db_ok = db_exists && db_page_eq && db_word_q[27:24] == 4'b0011 && !db_err_q;
   assign db_head_free = !db_rsp_valid_q || db_rsp_ready;
   assign wqe_rsp_status = wqe_rsp_status_q;
   assign wqe_rsp_cqn = wqe_rsp_cqn_q;
@@ -738,10 +750,11 @@ module qpc #(
   assign wqe_rsp_user = wqe_rsp_user_q;
   assign wqe_rsp_valid = wqe_rsp_valid_q;
   assign wqe_exists = wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52];
-  assign wqe_refused = !wqe_exists ||
-                       (wqe_word_q[51:48] != 4'b0110 && wqe_word_q[51:48] != 4'b0011);
-  assign wqe_flush = wqe_exists && wqe_word_q[51:48] == 4'b0110;
-  assign wqe_pd_bad = wqe_exists && wqe_word_q[51:48] == 4'b0011 &&
+  assign wqe_in_err = wqe_word_q[51:48] == 4'b0110 ||
+                      (wqe_err_q && wqe_word_q[51:48] != 4'b0000 && wqe_word_q[51:48] != 4'b0001);
+  assign wqe_refused = !wqe_exists || (!wqe_in_err && wqe_word_q[51:48] != 4'b0011);
+  assign wqe_flush = wqe_exists && wqe_in_err;
+  assign wqe_pd_bad = wqe_exists && wqe_word_q[51:48] == 4'b0011 && !wqe_err_q &&
                       wqe_word_q[47:24] != wqe_s1_pd_q;
   assign wqe_status = {wqe_refused || wqe_pd_bad, wqe_refused || wqe_flush};
   assign wqe_head_free = !wqe_rsp_valid_q || wqe_rsp_ready;
@@ -761,6 +774,10 @@ module qpc #(
   assign rx_rsp_user = rx_rsp_user_q;
   assign rx_rsp_valid = rx_rsp_valid_q;
   assign rx_ok = rx_s1_inpart_q && !rx_s1_clear_q && rx_word_q[74];
+  assign rx_state = rx_word_q[73:70] == 4'b0110 ||
+                    (rx_psn_q[25] && rx_word_q[73:70] != 4'b0000 && rx_word_q[73:70] != 4'b0001) ?
+                      4'b0110 :
+                    rx_word_q[73:70];
   assign mk_inrange = mk_req_rkey[31:21] == 11'h000 && mk_req_rkey[20:8] < GEO_NUM_MKEYS;
   assign mk_addr = mk_inrange ? mk_req_rkey[MK_AW + 7:8] : {MK_AW{1'b0}};
   assign mk_adv = !mk_rsp_valid_q || mk_rsp_ready;
@@ -789,6 +806,11 @@ module qpc #(
   assign wb_free = !clr_busy_q && cmd_fsm_q != CMD_WRITE;
   assign wb_take = rx_wb_valid && wb_free;
   assign rx_wb_ready = !rst && wb_free;
+  assign cmd_cur_state = cmd_ctx_q[31:28] == 4'b0110 ||
+                         (cmd_psn_q[25] && cmd_ctx_q[31:28] != 4'b0000 &&
+                          cmd_ctx_q[31:28] != 4'b0001) ?
+                           4'b0110 :
+                         cmd_ctx_q[31:28];
   assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o &&
                       {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
                       {1'b0, cmd_qpn[11:0]} < GEO_QPS_PER_VF;
@@ -850,7 +872,7 @@ module qpc #(
                           csr_mailbox_data_value_o[27:0]};
   assign cmd_state_word = {cmd_ctx_q[383:32], cmd_to_q, cmd_ctx_q[27:0]};
   assign cmd_query_word = {cmd_ctx_q[383:248], cmd_psn_q[23:0], cmd_ctx_q[223:63], cmd_psn_q[24],
-                           cmd_ctx_q[61:0]};
+                           cmd_ctx_q[61:32], cmd_cur_state, cmd_ctx_q[27:0]};
   assign cmd_mk_load_word = {csr_mailbox_data_value_o[191:32], 1'b1,
                              csr_mailbox_data_value_o[30:24], cmd_vf_q,
                              csr_mailbox_data_value_o[15:0]};
@@ -859,7 +881,7 @@ module qpc #(
   assign cmd_mk_exists = cmd_mk_q[31] && cmd_mk_q[23:16] == cmd_vf_q;
   assign cmd_mk_query = wr_mkq_q && wr_mk_own_q;
   assign wr_mk_miss = wr_mk_chk_q && !wr_mk_own_q;
-  assign cmd_from_ok = cmd_from_q[4] || cmd_from_q[3:0] == cmd_ctx_q[31:28];
+  assign cmd_from_ok = cmd_from_q[4] || cmd_from_q[3:0] == cmd_cur_state;
   assign cmd_go = cmd_fsm_q == CMD_EXEC && cmd_pre_ok_q && !clearing;
   assign cmd_sel_load = mb_ok_q &&
                         ((cmd_does_q[DOES_CREATE] && !cmd_ctx_q[63]) ||
@@ -875,11 +897,11 @@ module qpc #(
                        (cmd_kind_q == KIND_MK_DESTROY || cmd_kind_q == KIND_MK_QUERY);
   assign wr_mk_del_d = cmd_go && cmd_does_q[DOES_MK_DESTROY];
   assign wr_mkq_d = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing;
-  assign wr_prev_d = cmd_pre_ok_q && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_ctx_q[31:28] :
+  assign wr_prev_d = cmd_pre_ok_q && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_cur_state :
                      4'b0000;
   assign wr_status = wr_mk_miss ? 8'h05 : wr_status_q;
   assign wr_word = ({384{wr_load_q}} & cmd_load_word) | ({384{wr_state_q}} & cmd_state_word);
-  assign wr_psn = {25{wr_load_q}} & {1'b0, csr_mailbox_data_value_o[247:224]};
+  assign wr_psn = {26{wr_load_q}} & {1'b0, 1'b0, csr_mailbox_data_value_o[247:224]};
   assign wr_mk_word = {192{wr_mk_load_q}} & cmd_mk_load_word;
   assign wr_mk_end = {65{wr_mk_load_q}} & mb_mk_end_q;
   assign cmd_end = cmd_fsm_q == CMD_WRITE;
@@ -888,7 +910,7 @@ module qpc #(
   assign ram_word = clr_busy_q ? 384'd0 : wr_word;
   assign psn_we = clr_busy_q || wr_psn_we_q || (wb_take && wb_inpart);
   assign psn_addr = clr_busy_q ? clr_addr_q : cmd_end ? cmd_addr_q : wb_addr;
-  assign psn_word = clr_busy_q ? 25'd0 : cmd_end ? wr_psn : {rx_wb_nak_sent, rx_wb_epsn};
+  assign psn_word = clr_busy_q ? 26'd0 : cmd_end ? wr_psn : {rx_wb_err, rx_wb_nak_sent, rx_wb_epsn};
   assign mk_we = mk_clr_busy_q | wr_mk_we_q | (wr_mk_del_q && wr_mk_own_q);
   assign mk_wr_addr = mk_clr_busy_q ? mk_clr_addr_q : cmd_mk_addr_q;
   assign mk_rsp_new_d = mk_adv && mk_s1_valid_q;
@@ -1102,7 +1124,7 @@ module qpc #(
     if (rx_adv) begin
       rx_rsp_valid_d = rx_s1_valid_q;
       rx_rsp_ok_d = rx_ok;
-      rx_rsp_state_d = rx_ok ? rx_word_q[73:70] : 4'b0000;
+      rx_rsp_state_d = rx_ok ? rx_state : 4'b0000;
       rx_rsp_st_d = rx_ok ? rx_word_q[69:62] : 8'd0;
       rx_rsp_pd_d = rx_ok ? rx_word_q[61:38] : 24'd0;
       rx_rsp_epsn_d = rx_ok ? rx_psn_q[23:0] : 24'd0;
@@ -1379,6 +1401,8 @@ module qpc #(
     rx_s1_inpart_q <= rx_s1_inpart_d;
     rx_s1_clear_q <= rx_s1_clear_d;
     rx_word_q <= rx_adv ? rx_mem[rx_addr] : rx_word_q;
+    db_err_q <= db_adv ? db_err_mem[db_addr] : db_err_q;
+    wqe_err_q <= wqe_adv ? wqe_err_mem[wqe_addr] : wqe_err_q;
     rx_psn_q <= rx_adv ? psn_mem[rx_addr] : rx_psn_q;
     db_rsp_ok_q <= db_rsp_ok_d;
     db_rsp_reason_q <= db_rsp_reason_d;
@@ -1461,6 +1485,12 @@ module qpc #(
   end
   always @(posedge clk) begin
     if (psn_we) psn_mem[psn_addr] <= psn_word;
+  end
+  always @(posedge clk) begin
+    if (psn_we) db_err_mem[psn_addr] <= psn_word[25];
+  end
+  always @(posedge clk) begin
+    if (psn_we) wqe_err_mem[psn_addr] <= psn_word[25];
   end
 
 endmodule

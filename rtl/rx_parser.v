@@ -183,6 +183,7 @@ module rx_parser (
   output wire [23:0]  rx_wb_qpn,
   output wire [23:0]  rx_wb_epsn,
   output wire         rx_wb_nak_sent,
+  output wire         rx_wb_err,          // an RC remote access NAK: the QPC moves the QP to ERR
 
   // QPC R_Key check (mk_req/mk_rsp) of RETH/AtomicETH requests, after the lookup gave the QP's PD;
   // a request every cycle (length 0 when there is nothing to check)
@@ -1472,6 +1473,8 @@ module rx_parser (
   reg           p4_nak_d;
   reg           p4_m1_q;
   reg           p4_m1_d;
+  reg           p4_err_q;
+  reg           p4_err_d;
   reg           p4_eq_q;
   reg           p4_eq_d;
   reg           p4_behind_q;
@@ -1500,6 +1503,8 @@ module rx_parser (
   reg  [23:0]   wbh4_epsn_d;
   reg           wbh4_nak_q;
   reg           wbh4_nak_d;
+  reg           wbh4_err_q;
+  reg           wbh4_err_d;
   reg           wbh3_valid_q;
   reg           wbh3_valid_d;
   reg  [7:0]    wbh3_vf_q;
@@ -1510,6 +1515,8 @@ module rx_parser (
   reg  [23:0]   wbh3_epsn_d;
   reg           wbh3_nak_q;
   reg           wbh3_nak_d;
+  reg           wbh3_err_q;
+  reg           wbh3_err_d;
   reg           wbh2_valid_q;
   reg           wbh2_valid_d;
   reg  [7:0]    wbh2_vf_q;
@@ -1520,6 +1527,8 @@ module rx_parser (
   reg  [23:0]   wbh2_epsn_d;
   reg           wbh2_nak_q;
   reg           wbh2_nak_d;
+  reg           wbh2_err_q;
+  reg           wbh2_err_d;
   reg           wbh1_valid_q;
   reg           wbh1_valid_d;
   reg  [7:0]    wbh1_vf_q;
@@ -1530,11 +1539,15 @@ module rx_parser (
   reg  [23:0]   wbh1_epsn_d;
   reg           wbh1_nak_q;
   reg           wbh1_nak_d;
+  reg           wbh1_err_q;
+  reg           wbh1_err_d;
   wire          wbh1_hit;        // the frame ahead wrote this frame's QP back
   wire          p4_adv;          // ... and advanced its ePSN
   wire [23:0]   p4_epsn;         // ePSN with the in-flight write-backs forwarded
   wire [23:0]   p4_epsn_m1;      // the forwarded ePSN - 1 (the last PSN received in order)
   wire          p4_nak;          // NAK-sent with the in-flight write-backs forwarded
+  wire          p4_err;          // the QP went to ERR (a remote access NAK) after the lookup: only
+                                 // a CNP is taken
   wire          p4_eq;           // PSN = the forwarded ePSN
   wire          p4_behind;       // PSN - ePSN modulo 2^24 has bit 23 set: behind (duplicate)
   wire          p4_key_ok;       // QP right granted and the R_Key check passed (or no key to check)
@@ -1543,6 +1556,7 @@ module rx_parser (
   reg           p4_wb;
   reg  [23:0]   p4_wb_epsn;
   reg           p4_wb_nak;
+  reg           p4_wb_err;
   reg           p4_ack;
   reg  [7:0]    p4_ack_syn;
   reg  [23:0]   p4_ack_psn;
@@ -1566,6 +1580,8 @@ module rx_parser (
   reg  [23:0]   wb_sk_epsn_d;
   reg           wb_sk_nak_sent_q;
   reg           wb_sk_nak_sent_d;
+  reg           wb_sk_err_q;
+  reg           wb_sk_err_d;
   wire          p4_accept;       // p4's verdict is accept
   wire          out_load;        // p4 registers a verdict
   reg           hdr_wp_q;
@@ -4025,6 +4041,7 @@ module rx_parser (
   assign p4_epsn = wbh1_hit ? wbh1_epsn_q : p4_epsn_q;
   assign p4_epsn_m1 = p4_epsn - 24'd1;
   assign p4_nak = wbh1_hit ? wbh1_nak_q : p4_nak_q;
+  assign p4_err = (wbh1_hit && wbh1_err_q) || p4_err_q;
   assign p4_eq = p4_adv ? p4_eq_nx_q : p4_eq_q;
   assign p4_behind = p4_adv ? p4_behind_nx_q : p4_behind_q;
   assign p4_key_ok = !(p4_key_chk_q && !(p4_acc_ok_q && mk_rsp_ok));
@@ -4036,8 +4053,10 @@ module rx_parser (
   assign rx_wb_qpn = wb_sk_valid_q ? wb_sk_qpn_q : p4_qpn_q;
   assign rx_wb_epsn = wb_sk_valid_q ? wb_sk_epsn_q : p4_wb_epsn;
   assign rx_wb_nak_sent = wb_sk_valid_q ? wb_sk_nak_sent_q : p4_wb_nak;
+  assign rx_wb_err = wb_sk_valid_q ? wb_sk_err_q : p4_wb_err;
   assign rx_wb_valid = wb_sk_valid_q || wb_out;
-  assign p4_accept = !p4_drop_q && (!p4_seq_q || (p4_key_ok && (p4_eq || p4_uc_start_q)));
+  assign p4_accept = !p4_drop_q && !(p4_err && !p4_cnp_q) &&
+                     (!p4_seq_q || (p4_key_ok && (p4_eq || p4_uc_start_q)));
   assign out_load = en && p4_valid_q;
   assign hdr_push = out_load;
   assign hdr_pop = hdr_fill_q[0] && m_hdr_ready;
@@ -5344,6 +5363,7 @@ module rx_parser (
     p4_epsn_d = p4_epsn_q;
     p4_nak_d = p4_nak_q;
     p4_m1_d = p4_m1_q;
+    p4_err_d = p4_err_q;
     p4_eq_d = p4_eq_q;
     p4_behind_d = p4_behind_q;
     p4_eq_nx_d = p4_eq_nx_q;
@@ -5389,6 +5409,7 @@ module rx_parser (
         p4_nak_d = (p3_sel0 && p3_nak_q) || (p3_sel2 && wbh1_nak_q) || (p3_sel3 && wbh2_nak_q) ||
                    (p3_sel4 && wbh3_nak_q);
         p4_m1_d = p3_m1_q;
+        p4_err_d = (p3_hit2 && wbh1_err_q) || (p3_hit3 && wbh2_err_q) || (p3_hit4 && wbh3_err_q);
         p4_eq_d = (p3_sel0 && p3_psn_q == p3_epsn_q) || (p3_sel2 && p3_psn_q == wbh1_epsn_q) ||
                   (p3_sel3 && p3_psn_q == wbh2_epsn_q) || (p3_sel4 && p3_psn_q == wbh3_epsn_q);
         p4_behind_d = (p3_sel0 && p3_diff0[23]) || (p3_sel2 && p3_diff2[23]) ||
@@ -5417,11 +5438,15 @@ module rx_parser (
     p4_wb = 1'b0;
     p4_wb_epsn = p4_epsn;
     p4_wb_nak = p4_nak;
+    p4_wb_err = 1'b0;
     p4_ack = 1'b0;
     p4_ack_syn = 8'h1f;
     p4_ack_psn = p4_psn_q;
     if (p4_drop_q) begin
       p4_verdict = 3'd4;
+    end else if (p4_err && !p4_cnp_q) begin
+      p4_verdict = 3'd4;
+      p4_reason = 5'd11;
     end else if (p4_seq_q) begin
       if (p4_uc_q) begin
         if (p4_eq || p4_uc_start_q) begin
@@ -5451,7 +5476,11 @@ module rx_parser (
           end
         end else begin
           p4_verdict = 3'd3;
-          // NAK remote access error
+          // NAK remote access error; the QP goes to ERR (IBA class C)
+          p4_wb = 1'b1;
+          p4_wb_epsn = p4_epsn;
+          p4_wb_nak = p4_nak;
+          p4_wb_err = 1'b1;
           p4_ack = 1'b1;
           p4_ack_syn = 8'h62;
           p4_ack_psn = p4_psn_q;
@@ -5483,11 +5512,13 @@ module rx_parser (
     wb_sk_qpn_d = wb_sk_qpn_q;
     wb_sk_epsn_d = wb_sk_epsn_q;
     wb_sk_nak_sent_d = wb_sk_nak_sent_q;
+    wb_sk_err_d = wb_sk_err_q;
     if (en && p4_may_wb_q) begin
       wb_sk_vf_d = p4_vf_q;
       wb_sk_qpn_d = p4_qpn_q;
       wb_sk_epsn_d = p4_wb_epsn;
       wb_sk_nak_sent_d = p4_wb_nak;
+      wb_sk_err_d = p4_wb_err;
     end
     // write-back history, newest first, one entry per pipeline move
     wbh1_valid_d = wbh1_valid_q;
@@ -5495,42 +5526,50 @@ module rx_parser (
     wbh1_qpn_d = wbh1_qpn_q;
     wbh1_epsn_d = wbh1_epsn_q;
     wbh1_nak_d = wbh1_nak_q;
+    wbh1_err_d = wbh1_err_q;
     wbh2_valid_d = wbh2_valid_q;
     wbh2_vf_d = wbh2_vf_q;
     wbh2_qpn_d = wbh2_qpn_q;
     wbh2_epsn_d = wbh2_epsn_q;
     wbh2_nak_d = wbh2_nak_q;
+    wbh2_err_d = wbh2_err_q;
     wbh3_valid_d = wbh3_valid_q;
     wbh3_vf_d = wbh3_vf_q;
     wbh3_qpn_d = wbh3_qpn_q;
     wbh3_epsn_d = wbh3_epsn_q;
     wbh3_nak_d = wbh3_nak_q;
+    wbh3_err_d = wbh3_err_q;
     wbh4_valid_d = wbh4_valid_q;
     wbh4_vf_d = wbh4_vf_q;
     wbh4_qpn_d = wbh4_qpn_q;
     wbh4_epsn_d = wbh4_epsn_q;
     wbh4_nak_d = wbh4_nak_q;
+    wbh4_err_d = wbh4_err_q;
     if (en) begin
       wbh1_valid_d = wb_need;
       wbh1_vf_d = p4_vf_q;
       wbh1_qpn_d = p4_qpn_q;
       wbh1_epsn_d = p4_wb_epsn;
       wbh1_nak_d = p4_wb_nak;
+      wbh1_err_d = p4_wb_err;
       wbh2_valid_d = wbh1_valid_q;
       wbh2_vf_d = wbh1_vf_q;
       wbh2_qpn_d = wbh1_qpn_q;
       wbh2_epsn_d = wbh1_epsn_q;
       wbh2_nak_d = wbh1_nak_q;
+      wbh2_err_d = wbh1_err_q;
       wbh3_valid_d = wbh2_valid_q;
       wbh3_vf_d = wbh2_vf_q;
       wbh3_qpn_d = wbh2_qpn_q;
       wbh3_epsn_d = wbh2_epsn_q;
       wbh3_nak_d = wbh2_nak_q;
+      wbh3_err_d = wbh2_err_q;
       wbh4_valid_d = wbh3_valid_q;
       wbh4_vf_d = wbh3_vf_q;
       wbh4_qpn_d = wbh3_qpn_q;
       wbh4_epsn_d = wbh3_epsn_q;
       wbh4_nak_d = wbh3_nak_q;
+      wbh4_err_d = wbh3_err_q;
     end
     hdr_wp_d = hdr_push ? !hdr_wp_q : hdr_wp_q;
     hdr_rp_d = hdr_pop ? !hdr_rp_q : hdr_rp_q;
@@ -5792,6 +5831,7 @@ module rx_parser (
       p4_epsn_q <= 24'd0;
       p4_nak_q <= 1'b0;
       p4_m1_q <= 1'b0;
+      p4_err_q <= 1'b0;
       p4_eq_q <= 1'b0;
       p4_behind_q <= 1'b0;
       p4_eq_nx_q <= 1'b0;
@@ -5813,6 +5853,7 @@ module rx_parser (
       wb_sk_qpn_q <= 24'd0;
       wb_sk_epsn_q <= 24'd0;
       wb_sk_nak_sent_q <= 1'b0;
+      wb_sk_err_q <= 1'b0;
       hdr_wp_q <= 1'b0;
       hdr_rp_q <= 1'b0;
       hdr_fill_q <= 2'b00;
@@ -5976,6 +6017,7 @@ module rx_parser (
       p4_epsn_q <= p4_epsn_d;
       p4_nak_q <= p4_nak_d;
       p4_m1_q <= p4_m1_d;
+      p4_err_q <= p4_err_d;
       p4_eq_q <= p4_eq_d;
       p4_behind_q <= p4_behind_d;
       p4_eq_nx_q <= p4_eq_nx_d;
@@ -5997,6 +6039,7 @@ module rx_parser (
       wb_sk_qpn_q <= wb_sk_qpn_d;
       wb_sk_epsn_q <= wb_sk_epsn_d;
       wb_sk_nak_sent_q <= wb_sk_nak_sent_d;
+      wb_sk_err_q <= wb_sk_err_d;
       hdr_wp_q <= hdr_wp_d;
       hdr_rp_q <= hdr_rp_d;
       hdr_fill_q <= hdr_fill_d;
@@ -6424,18 +6467,22 @@ module rx_parser (
     wbh4_qpn_q <= wbh4_qpn_d;
     wbh4_epsn_q <= wbh4_epsn_d;
     wbh4_nak_q <= wbh4_nak_d;
+    wbh4_err_q <= wbh4_err_d;
     wbh3_vf_q <= wbh3_vf_d;
     wbh3_qpn_q <= wbh3_qpn_d;
     wbh3_epsn_q <= wbh3_epsn_d;
     wbh3_nak_q <= wbh3_nak_d;
+    wbh3_err_q <= wbh3_err_d;
     wbh2_vf_q <= wbh2_vf_d;
     wbh2_qpn_q <= wbh2_qpn_d;
     wbh2_epsn_q <= wbh2_epsn_d;
     wbh2_nak_q <= wbh2_nak_d;
+    wbh2_err_q <= wbh2_err_d;
     wbh1_vf_q <= wbh1_vf_d;
     wbh1_qpn_q <= wbh1_qpn_d;
     wbh1_epsn_q <= wbh1_epsn_d;
     wbh1_nak_q <= wbh1_nak_d;
+    wbh1_err_q <= wbh1_err_d;
     out_verdict_q <= out_verdict_d;
     out_reason_q <= out_reason_d;
     out_vf_q <= out_vf_d;

@@ -148,6 +148,7 @@ module rx_top #(
   wire [23:0] rx_wb_qpn;
   wire [23:0] rx_wb_epsn;
   wire        rx_wb_nak_sent;
+  wire        rx_wb_err;
   wire        mk_req_valid;
   wire [7:0]  mk_req_vf;
   wire [23:0] mk_req_pd;
@@ -286,6 +287,7 @@ module rx_top #(
     .rx_wb_qpn         (rx_wb_qpn),
     .rx_wb_epsn        (rx_wb_epsn),
     .rx_wb_nak_sent    (rx_wb_nak_sent),
+    .rx_wb_err         (rx_wb_err),
     .mk_req_valid      (mk_req_valid),
     .mk_req_ready      (mk_req_ready),
     .mk_req_vf         (mk_req_vf),
@@ -389,6 +391,7 @@ module rx_top #(
     .rx_wb_qpn       (rx_wb_qpn),
     .rx_wb_epsn      (rx_wb_epsn),
     .rx_wb_nak_sent  (rx_wb_nak_sent),
+    .rx_wb_err       (rx_wb_err),
     .mk_req_valid    (mk_req_valid),
     .mk_req_ready    (mk_req_ready),
     .mk_req_vf       (mk_req_vf),

@@ -348,6 +348,7 @@ module uar_top #(
     .rx_wb_qpn       (24'd0),
     .rx_wb_epsn      (24'd0),
     .rx_wb_nak_sent  (1'b0),
+    .rx_wb_err       (1'b0),
     .mk_req_valid    (1'b0),
     .mk_req_ready    (qpc_mk_req_ready),
     .mk_req_vf       (8'd0),

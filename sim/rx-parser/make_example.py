@@ -51,7 +51,9 @@ def main():
         frame(0x04, 0xABCE),                                         # accept (ePSN -> ABCF)
         frame(0x0A, 0xABCF, ext=reth(VA, RKEY, 16), payload=data),   # accept: WRITE in range
         frame(0x0A, 0xABD0, ext=reth(VA + 0x100000 - 8, RKEY, 16),
-              payload=data),                                         # nak_access: past the end
+              payload=data),                                         # nak_access: past the end;
+                                                                     # the QP goes to ERR
+        frame(0x04, 0xABD0),                                         # drop state (QP in ERR)
         frame(0x04, 0xABD0, qpn=0x124),                              # drop unknown_qp
         frame(0x64, 7, qpn=UD_QPN, ext=deth(0x11223344, 0xABC),
               payload=b"ud"),                                        # accept, src_qp 0xABC
@@ -60,8 +62,9 @@ def main():
               payload=b"cm mad"),                                    # accept: GSI, src_qp 1
         Ether(dst="02:00:00:00:00:01", src="02:00:00:00:00:02")
         / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=49152, dport=4791, chksum=0)
-        / cnp(QPN),                                                  # accept, cnp
-        frame(0x04, 0xABD0, tos=3),                                  # accept, ecn_ce
+        / cnp(QPN),                                                  # accept, cnp (in ERR too)
+        frame(0x64, 9, qpn=UD_QPN, ext=deth(0x11223344, 0xABC),
+              tos=3),                                                # accept, ecn_ce
     ]
     raw_frames = [bytes(f) for f in frames]
     bad = bytearray(raw_frames[-1])

@@ -514,6 +514,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     );
     let rts = enum_value(map, "qp_state", "RTS")?;
     let err_state = enum_value(map, "qp_state", "ERR")?;
+    let rst_state = enum_value(map, "qp_state", "RST")?;
+    let init_state = enum_value(map, "qp_state", "INIT")?;
     let st_values: Vec<u64> = map
         .enumeration("service_type")
         .ok_or_else(|| QpcError("the map has no enum `service_type`".into()))?
@@ -666,7 +668,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ],
     );
     g.ports.push(PortItem::Banner(
-        "RX write-back: the parser's new ePSN and NAK-sent flag".into(),
+        "RX write-back: the parser's new ePSN and NAK-sent flag, and the move to ERR".into(),
     ));
     g.input("rx_wb_valid", 1, "");
     g.output(
@@ -678,6 +680,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.input("rx_wb_qpn", 24, "");
     g.input("rx_wb_epsn", f.epsn.w(), "");
     g.input("rx_wb_nak_sent", 1, "");
+    g.input(
+        "rx_wb_err",
+        1,
+        "the responder's error: the QP reads as ERR from now on (RC remote access NAK)",
+    );
     g.ports.push(PortItem::Banner(
         "R_Key check (RX parser, RETH): answered 2 cycles after acceptance when ready".into(),
     ));
@@ -869,7 +876,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             ("valid", f.valid),
         ],
     };
-    let psn_w = f.epsn.w() + 1;
+    // {err, nak_sent, ePSN}: `err` is the RX path's move to ERR (`rx_wb_err`), kept beside
+    // the PSN state because the write-back writes only this word.
+    let psn_w = f.epsn.w() + 2;
+    let err_bit = f.epsn.w() + 1;
     for (name, w, what) in [
         (
             "ctx_mem",
@@ -894,8 +904,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         (
             "psn_mem",
             psn_w,
-            "{nak_sent, ePSN}: written by commands and the RX write-back",
+            "{err, nak_sent, ePSN}: written by commands and the RX write-back",
         ),
+        (
+            "db_err_mem",
+            1,
+            "doorbell-check replica of psn_mem's err bit",
+        ),
+        ("wqe_err_mem", 1, "WQE-check replica of psn_mem's err bit"),
     ] {
         let mut d = Decl::reg(name, Range::bits(w));
         d.array = Some(Box::new(Range {
@@ -1107,7 +1123,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     pipeline(&mut g, "db", &db_rep, &[("page", 24)], true);
     pipeline(&mut g, "wqe", &wqe_rep, &[("pd", 24)], true);
     pipeline(&mut g, "rx", &rx_rep, &[], false);
-    // The RX port also reads {nak_sent, ePSN}.
+    // The doorbell and WQE ports read their replica of the err bit; the RX port reads
+    // {err, nak_sent, ePSN}.
+    for p in ["db", "wqe"] {
+        g.reg(&format!("{p}_err_q"), 1);
+        g.flops.push(Flop {
+            q: id(format!("{p}_err_q")),
+            d: Expr::ternary(
+                id(format!("{p}_adv")),
+                id(format!("{p}_err_mem")).index(id(format!("{p}_addr"))),
+                id(format!("{p}_err_q")),
+            ),
+            reset: None,
+        });
+    }
     g.reg("rx_psn_q", psn_w);
     g.flops.push(Flop {
         q: id("rx_psn_q"),
@@ -1120,6 +1149,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     });
 
     // Stage 2: responses.
+    // The state a port sees: ERR when the RX path moved the QP there (`err`, from
+    // `rx_wb_err`) and the context is past INIT. A write-back can land after TO_RST (it
+    // waits out the command's WRITE cycle), so RST and INIT ignore the bit, and INIT2RTR,
+    // which loads the receive PSN state, clears it.
+    let in_err = |state: Expr, err: Expr| {
+        Expr::or(
+            Expr::eq(state.clone(), n(f.state.w(), err_state)),
+            Expr::all(vec![
+                err,
+                Expr::bin(BinOp::Ne, state.clone(), n(f.state.w(), rst_state)),
+                Expr::bin(BinOp::Ne, state, n(f.state.w(), init_state)),
+            ]),
+        )
+    };
     let exists = |p: &str, rep: &Replica| {
         Expr::all(vec![
             id(format!("{p}_s1_inpart_q")),
@@ -1187,16 +1230,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::and(id("db_exists"), Expr::lnot(id("db_page_eq"))),
         None,
     );
+    // (RTS with the err bit set reads as ERR: not RTS.)
     g.wire(
         "db_state_bad",
         1,
         Expr::all(vec![
             id("db_exists"),
             id("db_page_eq"),
-            Expr::bin(
-                BinOp::Ne,
-                db_rep.get("db_word_q", "state"),
-                n(f.state.w(), rts),
+            Expr::or(
+                Expr::bin(
+                    BinOp::Ne,
+                    db_rep.get("db_word_q", "state"),
+                    n(f.state.w(), rts),
+                ),
+                id("db_err_q"),
             ),
         ]),
         None,
@@ -1221,6 +1268,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             id("db_exists"),
             id("db_page_eq"),
             Expr::eq(db_rep.get("db_word_q", "state"), n(f.state.w(), rts)),
+            Expr::lnot(id("db_err_q")),
         ]),
         None,
     );
@@ -1246,12 +1294,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     // replica's read (a block RAM at 256 VFs, with its output mux) feeds one OR (issue 9).
     g.wire("wqe_exists", 1, exists("wqe", &wqe_rep), None);
     g.wire(
+        "wqe_in_err",
+        1,
+        in_err(wstate.clone(), id("wqe_err_q")),
+        Some("the QP reads as ERR"),
+    );
+    g.wire(
         "wqe_refused",
         1,
         Expr::or(
             Expr::lnot(id("wqe_exists")),
             Expr::and(
-                Expr::bin(BinOp::Ne, wstate.clone(), n(f.state.w(), err_state)),
+                Expr::lnot(id("wqe_in_err")),
                 Expr::bin(BinOp::Ne, wstate.clone(), n(f.state.w(), rts)),
             ),
         ),
@@ -1260,10 +1314,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.wire(
         "wqe_flush",
         1,
-        Expr::and(
-            id("wqe_exists"),
-            Expr::eq(wstate.clone(), n(f.state.w(), err_state)),
-        ),
+        Expr::and(id("wqe_exists"), id("wqe_in_err")),
         None,
     );
     g.wire(
@@ -1272,6 +1323,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::all(vec![
             id("wqe_exists"),
             Expr::eq(wstate, n(f.state.w(), rts)),
+            Expr::lnot(id("wqe_err_q")),
             Expr::bin(
                 BinOp::Ne,
                 wqe_rep.get("wqe_word_q", "pd"),
@@ -1333,8 +1385,22 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Stmt::assign(id("rx_rsp_valid_d"), id("rx_s1_valid_q")),
         Stmt::assign(id("rx_rsp_ok_d"), id("rx_ok")),
     ];
+    g.wire(
+        "rx_state",
+        f.state.w(),
+        Expr::ternary(
+            in_err(
+                rx_rep.get("rx_word_q", "state"),
+                id("rx_psn_q").bits(err_bit, err_bit),
+            ),
+            n(f.state.w(), err_state),
+            rx_rep.get("rx_word_q", "state"),
+        ),
+        Some("the QP's state, ERR after the RX path's move there"),
+    );
     for (name, w) in &rx_fields[1..11] {
         let v = match *name {
+            "state" => id("rx_state"),
             "epsn" => id("rx_psn_q").bits(f.epsn.w() - 1, 0),
             "nak_sent" => id("rx_psn_q").bits(f.epsn.w(), f.epsn.w()),
             other => rx_rep.get("rx_word_q", other),
@@ -1626,6 +1692,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         d: id("psn_mem").index(id("cmd_addr_q")),
         reset: None,
     });
+    g.wire(
+        "cmd_cur_state",
+        f.state.w(),
+        Expr::ternary(
+            in_err(
+                f.state.of("cmd_ctx_q"),
+                id("cmd_psn_q").bits(err_bit, err_bit),
+            ),
+            n(f.state.w(), err_state),
+            f.state.of("cmd_ctx_q"),
+        ),
+        Some("the target's state as the ports see it (ERR after the RX path's move there)"),
+    );
     // The key, held in EXEC: QUERY_MKEY copies it into the mailbox in WRITE, as it was read.
     g.reg("cmd_mk_q", mkf.width);
     g.flops.push(Flop {
@@ -1881,6 +1960,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             "cmd_ctx_q",
             f.width,
             vec![
+                (f.state, id("cmd_cur_state")),
                 (f.nak, id("cmd_psn_q").bits(f.epsn.w(), f.epsn.w())),
                 (f.epsn, id("cmd_psn_q").bits(f.epsn.w() - 1, 0)),
             ],
@@ -1939,7 +2019,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Some("DESTROY_MKEY or QUERY_MKEY of a key that is not the VF's: BAD_RES"),
     );
     let cur_valid = f.valid.of("cmd_ctx_q");
-    let cur_state = f.state.of("cmd_ctx_q");
+    let cur_state = id("cmd_cur_state");
 
     for (name, w) in [("cmd_status", 8), ("cmd_query", 1), ("cmd_illegal", 1)] {
         g.reg(name, w);
@@ -2291,9 +2371,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         psn_w,
         Expr::band(
             Expr::repl(Expr::int(i64::from(psn_w)), id("wr_load_q")),
-            Expr::concat(vec![b1(false), f.epsn.of(mb)]),
+            Expr::concat(vec![b1(false), b1(false), f.epsn.of(mb)]),
         ),
-        Some("CREATE and INIT2RTR take the mailbox's ePSN; DESTROY and TO_RST zero it"),
+        Some(
+            "CREATE and INIT2RTR take the mailbox's ePSN and clear NAK-sent and err; DESTROY and \
+             TO_RST zero them",
+        ),
     );
     g.wire_r(
         "wr_mk_word",
@@ -2382,7 +2465,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::ternary(
                 id("cmd_end"),
                 id("wr_psn"),
-                Expr::concat(vec![id("rx_wb_nak_sent"), id("rx_wb_epsn")]),
+                Expr::concat(vec![
+                    id("rx_wb_err"),
+                    id("rx_wb_nak_sent"),
+                    id("rx_wb_epsn"),
+                ]),
             ),
         ),
         None,
@@ -2427,6 +2514,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         addr: id("psn_addr"),
         data: id("psn_word"),
     });
+    for mem in ["db_err_mem", "wqe_err_mem"] {
+        g.mems.push(V::MemWrite {
+            mem: mem.into(),
+            en: id("psn_we"),
+            addr: id("psn_addr"),
+            data: id("psn_word").bits(err_bit, err_bit),
+        });
+    }
 
     // ---- CSR hardware inputs
     g.wire(

@@ -949,6 +949,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.output("rx_wb_qpn", 24, "");
     g.output("rx_wb_epsn", 24, "");
     g.output("rx_wb_nak_sent", 1, "");
+    g.output(
+        "rx_wb_err",
+        1,
+        "an RC remote access NAK: the QPC moves the QP to ERR",
+    );
     g.ports.push(PortItem::Banner(
         "QPC R_Key check (mk_req/mk_rsp) of RETH/AtomicETH requests, after the lookup gave \
          the QP's PD; a request every cycle (length 0 when there is nothing to check)"
@@ -2430,6 +2435,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             _ => {}
         }
     }
+    // An older frame of the QP NAKed for remote access in a write-back the lookup did not
+    // see: the QP is in ERR (the lookup's own answer says so in its state, which p2 checked).
+    f4.push((
+        "err".to_string(),
+        1,
+        tree(
+            (2..=FWD_DEPTH)
+                .map(|k| Expr::and(id(format!("p3_hit{k}")), cand(k, "err")))
+                .collect(),
+            Expr::or,
+        ),
+    ));
     f4.extend([
         (
             "eq".to_string(),
@@ -2498,6 +2515,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         g.flop(&format!("wbh{k}_qpn"), 24, None);
         g.flop(&format!("wbh{k}_epsn"), 24, None);
         g.flop(&format!("wbh{k}_nak"), 1, None);
+        g.flop(&format!("wbh{k}_err"), 1, None);
     }
     g.wire_c(
         "wbh1_hit",
@@ -2530,6 +2548,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "NAK-sent with the in-flight write-backs forwarded",
     );
     g.wire_c(
+        "p4_err",
+        1,
+        Expr::or(Expr::and(id("wbh1_hit"), id("wbh1_err_q")), id("p4_err_q")),
+        "the QP went to ERR (a remote access NAK) after the lookup: only a CNP is taken",
+    );
+    g.wire_c(
         "p4_eq",
         1,
         Expr::ternary(id("p4_adv"), id("p4_eq_nx_q"), id("p4_eq_q")),
@@ -2555,6 +2579,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.reg("p4_wb", 1);
     g.reg("p4_wb_epsn", 24);
     g.reg("p4_wb_nak", 1);
+    g.reg("p4_wb_err", 1);
     g.reg("p4_ack", 1);
     g.reg("p4_ack_syn", 8);
     g.reg("p4_ack_psn", 24);
@@ -2611,7 +2636,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)".into(),
     ));
     let psn_seq = reason("PSN_SEQ")?;
-    g.comb.extend(p4_verdict_chain(psn_seq));
+    g.comb.extend(p4_verdict_chain(psn_seq, reason("STATE")?));
     g.wire_c(
         "wb_need",
         1,
@@ -2654,6 +2679,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("qpn", 24, id("p4_qpn_q")),
         ("epsn", 24, id("p4_wb_epsn")),
         ("nak_sent", 1, id("p4_wb_nak")),
+        ("err", 1, id("p4_wb_err")),
     ] {
         let sk = format!("wb_sk_{f}");
         g.flop(&sk, w, Some(Expr::zero(w)));
@@ -2677,7 +2703,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ));
     let mut hist = Vec::new();
     for k in 1..=FWD_DEPTH {
-        for f in ["valid", "vf", "qpn", "epsn", "nak"] {
+        for f in ["valid", "vf", "qpn", "epsn", "nak", "err"] {
             g.comb.push(Stmt::assign(
                 id(format!("wbh{k}_{f}_d")),
                 id(format!("wbh{k}_{f}_q")),
@@ -2688,7 +2714,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
                     "vf" => id("p4_vf_q"),
                     "qpn" => id("p4_qpn_q"),
                     "epsn" => id("p4_wb_epsn"),
-                    _ => id("p4_wb_nak"),
+                    "nak" => id("p4_wb_nak"),
+                    _ => id("p4_wb_err"),
                 }
             } else {
                 id(format!("wbh{}_{f}_q", k - 1))
@@ -3046,13 +3073,13 @@ pub const PAY_DEPTH: u32 = 16;
 /// p4's verdict (`p4_verdict`: 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop), the
 /// drop reason, the write-back and the ACK/NAK request, defaults first, from p4's registers
 /// and the forwarded `p4_eq` / `p4_behind` / `p4_nak` / `p4_epsn` and `p4_key_ok`.
-fn p4_verdict_chain(psn_seq: u64) -> Vec<Stmt> {
+fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
     let v = |code: u64| Stmt::assign(id("p4_verdict"), d(3, code));
-    let wb = |e: Expr, nak: bool| {
+    let wb = |e: Expr, nak: Expr| {
         vec![
             Stmt::assign(id("p4_wb"), b1(true)),
             Stmt::assign(id("p4_wb_epsn"), e),
-            Stmt::assign(id("p4_wb_nak"), b1(nak)),
+            Stmt::assign(id("p4_wb_nak"), nak),
         ]
     };
     let ack = |syn: u64, psn: Expr| {
@@ -3070,7 +3097,7 @@ fn p4_verdict_chain(psn_seq: u64) -> Vec<Stmt> {
             Expr::or(id("p4_eq"), id("p4_uc_start_q")),
             vec![Stmt::if_else(
                 id("p4_key_ok"),
-                [vec![v(0)], wb(id("p4_next_q"), false)].concat(),
+                [vec![v(0)], wb(id("p4_next_q"), b1(false))].concat(),
                 vec![v(3)],
             )],
             vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
@@ -3082,7 +3109,7 @@ fn p4_verdict_chain(psn_seq: u64) -> Vec<Stmt> {
                 id("p4_key_ok"),
                 [
                     vec![v(0)],
-                    wb(id("p4_next_q"), false),
+                    wb(id("p4_next_q"), b1(false)),
                     vec![
                         Stmt::Comment("ACK of the frame's PSN when AckReq asks for it".into()),
                         Stmt::if_(
@@ -3093,7 +3120,14 @@ fn p4_verdict_chain(psn_seq: u64) -> Vec<Stmt> {
                 ]
                 .concat(),
                 [
-                    vec![v(3), Stmt::Comment("NAK remote access error".into())],
+                    vec![
+                        v(3),
+                        Stmt::Comment(
+                            "NAK remote access error; the QP goes to ERR (IBA class C)".into(),
+                        ),
+                    ],
+                    wb(id("p4_epsn"), id("p4_nak")),
+                    vec![Stmt::assign(id("p4_wb_err"), b1(true))],
                     ack(0x62, id("p4_psn_q")),
                 ]
                 .concat(),
@@ -3115,7 +3149,7 @@ fn p4_verdict_chain(psn_seq: u64) -> Vec<Stmt> {
                     vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
                     [
                         vec![v(2)],
-                        wb(id("p4_epsn"), true),
+                        wb(id("p4_epsn"), b1(true)),
                         vec![Stmt::Comment("NAK PSN sequence error carrying ePSN".into())],
                         ack(0x60, id("p4_epsn")),
                     ]
@@ -3130,13 +3164,18 @@ fn p4_verdict_chain(psn_seq: u64) -> Vec<Stmt> {
         Stmt::assign(id("p4_wb"), b1(false)),
         Stmt::assign(id("p4_wb_epsn"), id("p4_epsn")),
         Stmt::assign(id("p4_wb_nak"), id("p4_nak")),
+        Stmt::assign(id("p4_wb_err"), b1(false)),
         Stmt::assign(id("p4_ack"), b1(false)),
         Stmt::assign(id("p4_ack_syn"), n(8, 0x1F)),
         Stmt::assign(id("p4_ack_psn"), id("p4_psn_q")),
         Stmt::if_else(
             id("p4_drop_q"),
             vec![v(4)],
-            vec![Stmt::if_(id("p4_seq_q"), vec![psn_rules])],
+            vec![Stmt::if_else(
+                Expr::and(id("p4_err"), Expr::lnot(id("p4_cnp_q"))),
+                vec![v(4), Stmt::assign(id("p4_reason"), d(5, state))],
+                vec![Stmt::if_(id("p4_seq_q"), vec![psn_rules])],
+            )],
         ),
     ]
 }
@@ -3146,13 +3185,14 @@ fn p4_verdict_chain(psn_seq: u64) -> Vec<Stmt> {
 /// dropped, and a request only if in order (RC: PSN = ePSN; UC: or a first/only packet) with
 /// its R_Key check passed.
 fn p4_accept() -> Expr {
-    Expr::and(
+    Expr::all(vec![
         Expr::lnot(id("p4_drop_q")),
+        Expr::lnot(Expr::and(id("p4_err"), Expr::lnot(id("p4_cnp_q")))),
         Expr::or(
             Expr::lnot(id("p4_seq_q")),
             Expr::and(id("p4_key_ok"), Expr::or(id("p4_eq"), id("p4_uc_start_q"))),
         ),
-    )
+    ])
 }
 
 /// The opcode table ([`opcode_rows`]) decoded from `subject` (a BTH opcode): `{p}_op_ok`
@@ -4359,7 +4399,7 @@ mod tests {
     /// inputs, it is set exactly when the chain gives verdict 0.
     #[test]
     fn p4_accept_agrees_with_the_verdict_chain() {
-        let chain = p4_verdict_chain(17);
+        let chain = p4_verdict_chain(17, 11);
         let accept = p4_accept();
         let mut inputs = std::collections::BTreeSet::new();
         cond_inputs(&chain, &mut inputs);

@@ -37,7 +37,7 @@ RSP = {
     "rx": ("ok", "state", "st", "pd", "epsn", "nak_sent", "rre", "rwe", "rae", "qkey", "vf", "qpn", "user"),
     "mk": ("ok", "reason", "vf", "rkey", "user"),
 }
-WB = ("vf", "qpn", "epsn", "nak_sent")
+WB = ("vf", "qpn", "epsn", "nak_sent", "err")
 # Model registers a CSR read is checked against (QpcModel.csr_value covers these).
 CHECKED_READS = ["cmd_ctrl", "cmd_target", "cmd_status", "illegal_transitions", "cmd_errors",
                  "pd_mismatches", "partition_violations", "port_collisions", "rkey_violations"]
@@ -128,7 +128,7 @@ class Bench:
                 csr_read = int(d.s_axil_araddr.value)
             out = self.model.cycle(
                 db=req["db"], wqe=req["wqe"], rx=(req["rx"][0], req["rx"][1], 0, req["rx"][3]) if req["rx"] else None,
-                wb=(wb[0], wb[1], wb[2], bool(wb[3])) if wb else None,
+                wb=(wb[0], wb[1], wb[2], bool(wb[3]), bool(wb[4])) if wb else None,
                 csr_write=csr_write, csr_read=csr_read, mk=req["mk"],
                 csr_rready=bool(int(d.s_axil_rready.value)))
             for p in RSP:
@@ -261,7 +261,7 @@ async def qpc_random(dut):
         elif kind < 0.85:
             b.src["mk"].queue.append(rkey_check(vf))
         elif kind < 0.95:
-            b.wb.queue.append((vf, q, rng.getrandbits(24), rng.getrandbits(1)))
+            b.wb.queue.append((vf, q, rng.getrandbits(24), rng.getrandbits(1), int(rng.random() < 0.25)))
         elif kind < 0.98:
             await command(rng.choice(list(commands)), vf, local)
         else:

@@ -50,7 +50,7 @@ impl PyQpcModel {
     }
 
     /// One clock cycle. Requests are (vf, qpn, arg, user) tuples, `wb` is
-    /// (vf, qpn, epsn, nak_sent), `mk` an R_Key check (vf, pd, rkey, va, len, access, user),
+    /// (vf, qpn, epsn, nak_sent, err), `mk` an R_Key check (vf, pd, rkey, va, len, access, user),
     /// `csr_write` (address, data) with full strobes, `csr_read` an address accepted this
     /// cycle, `csr_rready` RREADY this cycle. Returns {"db", "wqe", "rx", "mk", "csr_read",
     /// "done"}: each a dict (or int, tuple for done = (status, previous state)) when produced
@@ -64,7 +64,7 @@ impl PyQpcModel {
         db: Option<ReqTuple>,
         wqe: Option<ReqTuple>,
         rx: Option<ReqTuple>,
-        wb: Option<(u8, u32, u32, bool)>,
+        wb: Option<(u8, u32, u32, bool, bool)>,
         csr_write: Option<(u64, u32)>,
         csr_read: Option<u64>,
         mk: Option<MkTuple>,
@@ -74,11 +74,12 @@ impl PyQpcModel {
             db: req(db),
             wqe: req(wqe),
             rx: req(rx),
-            wb: wb.map(|(vf, qpn, epsn, nak_sent)| Wb {
+            wb: wb.map(|(vf, qpn, epsn, nak_sent, err)| Wb {
                 vf,
                 qpn,
                 epsn,
                 nak_sent,
+                err,
             }),
             mk: mk.map(|(vf, pd, rkey, va, len, access, user)| MkReq {
                 vf,
@@ -189,6 +190,16 @@ impl PyQpcModel {
         }
         let (w, p) = self.model.context(vf, local);
         Ok((w.to_vec(), p))
+    }
+    /// Whether the RX write-back moved (vf, local QPN) to ERR (`rx_wb_err`).
+    fn rx_error(&self, vf: u32, local: u32) -> PyResult<bool> {
+        if vf >= self.model.num_vf || local >= self.model.qps {
+            return Err(PyValueError::new_err(format!(
+                "({vf}, {local}) is outside {} VFs x {} QPs",
+                self.model.num_vf, self.model.qps
+            )));
+        }
+        Ok(self.model.rx_error(vf, local))
     }
     /// The context address of global `qpn` requested by `vf`, or None outside its partition.
     fn address(&self, vf: u8, qpn: u32) -> Option<usize> {

@@ -78,6 +78,8 @@ pub enum Op {
         qpn: u32,
         epsn: u32,
         nak: bool,
+        /// `rx_wb_err`: the QP reads as ERR from then on (unless in RST or INIT).
+        err: bool,
     },
     /// An MKey command: opcode, target, key fields for the mailbox.
     MkCmd {
@@ -493,11 +495,18 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 arg: 0,
                 user: *user,
             }),
-            Op::Wb { vf, qpn, epsn, nak } => r.wb.queue.push_back(Wb {
+            Op::Wb {
+                vf,
+                qpn,
+                epsn,
+                nak,
+                err,
+            } => r.wb.queue.push_back(Wb {
                 vf: *vf,
                 qpn: *qpn,
                 epsn: *epsn,
                 nak_sent: *nak,
+                err: *err,
             }),
             Op::MkCmd {
                 opcode,
@@ -684,6 +693,7 @@ impl<M: Model + HasAxiLite> Bench<M> {
         self.set("rx_wb_qpn", u64::from(w.qpn));
         self.set("rx_wb_epsn", u64::from(w.epsn));
         self.set("rx_wb_nak_sent", u64::from(w.nak_sent));
+        self.set("rx_wb_err", u64::from(w.err));
         let mk = r.mk.drive();
         let q = mk.unwrap_or_default();
         self.set("mk_req_valid", u64::from(mk.is_some()));
@@ -985,8 +995,8 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
             .prop_map(|((vf, qpn), pd, user)| Op::Wqe { vf, qpn, pd, user }),
         3 => (target.clone(), any::<u32>())
             .prop_map(|((vf, qpn), user)| Op::Rx { vf, qpn, user }),
-        2 => (target, any::<u32>(), any::<bool>())
-            .prop_map(|((vf, qpn), epsn, nak)| Op::Wb { vf, qpn, epsn: epsn & 0xff_ffff, nak }),
+        2 => (target, any::<u32>(), any::<bool>(), prop_oneof![3 => Just(false), 1 => Just(true)])
+            .prop_map(|((vf, qpn), epsn, nak, err)| Op::Wb { vf, qpn, epsn: epsn & 0xff_ffff, nak, err }),
         1 => (1u8..20).prop_map(Op::Idle),
         1 => Just(Op::Clear),
     ];
@@ -1072,10 +1082,11 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
             any::<bool>(),
             0u8..6,
             prop_oneof![3 => Just(true), 1 => Just(false)],
+            prop_oneof![3 => Just(false), 1 => Just(true)],
         ),
     )
         .prop_map(
-            move |(opcode, (vf, local, ctx), (epsn, nak, after, legal))| Op::CmdWb {
+            move |(opcode, (vf, local, ctx), (epsn, nak, after, legal, err))| Op::CmdWb {
                 cmd: Box::new(Op::Cmd {
                     opcode,
                     vf,
@@ -1087,6 +1098,7 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
                     qpn: vf << 12 | local,
                     epsn: epsn & 0xff_ffff,
                     nak_sent: nak,
+                    err,
                 },
                 after,
                 legal,

@@ -171,6 +171,7 @@ fn modify_keeps_the_written_back_epsn() {
                     qpn,
                     epsn: 0x42,
                     nak_sent: true,
+                    err: false,
                 },
                 after,
                 legal: false,
@@ -216,6 +217,7 @@ fn modify_keeps_the_written_back_epsn() {
                 qpn,
                 epsn: 0x42,
                 nak: true,
+                err: false,
             },
             Op::Cmd {
                 opcode: 0x503,
@@ -233,6 +235,98 @@ fn modify_keeps_the_written_back_epsn() {
     let mut b = Bench::<QpcV4Q16>::new();
     b.run(&case).unwrap_or_else(|f| panic!("INIT2RTR: {f}"));
     assert_eq!(b.model().context(vf, local).1, (0x77, false));
+}
+
+/// The RX path's move to ERR (`rx_wb_err`, sent with an RC remote access NAK): the doorbell,
+/// WQE and RX ports and the commands see the QP in ERR (the responses are compared with the
+/// model), a modify from RTS is refused, QUERY_QP reports ERR, and TO_RST ends it. A
+/// write-back with the bit that lands in RST (one that waited out TO_RST's WRITE cycle) is
+/// ignored there and in INIT, and INIT2RTR clears it.
+#[test]
+fn rx_error_write_back_moves_the_qp_to_err() {
+    let (vf, local) = (1u32, 2u32);
+    let qpn = vf << 12 | local;
+    let wb = |err| Op::Wb {
+        vf: vf as u8,
+        qpn,
+        epsn: 0x42,
+        nak: false,
+        err,
+    };
+    let cmd = |opcode| Op::Cmd {
+        opcode,
+        vf,
+        index: local,
+        ctx: ctx(0x10),
+    };
+    let probes = || {
+        vec![
+            Op::Db {
+                vf: vf as u8,
+                qpn,
+                page: 1,
+                user: 1,
+            },
+            Op::Wqe {
+                vf: vf as u8,
+                qpn,
+                pd: 1,
+                user: 2,
+            },
+            Op::Rx {
+                vf: vf as u8,
+                qpn,
+                user: 3,
+            },
+            Op::Idle(4),
+        ]
+    };
+    let seen = |b: &Bench<QpcV4Q16>| {
+        let m = b.model();
+        let l = m.layout();
+        let st = rdmagen_refmodel::qpc::get(m.context(vf, local).0, l.state);
+        state::seen(st, m.rx_error(vf, local))
+    };
+    let up = Op::Bringup {
+        vf,
+        local,
+        steps: 3,
+        ctx: ctx(0x10),
+    };
+    // In RTS, then the bit: ERR everywhere; RTS2SQD refused; QUERY_QP says ERR.
+    let mut ops = vec![up.clone()];
+    ops.extend(probes());
+    ops.push(wb(true));
+    ops.extend(probes());
+    ops.extend([cmd(0x508), cmd(0x50B)]);
+    ops.extend(probes());
+    let mut b = Bench::<QpcV4Q16>::new();
+    b.run(&Case {
+        seed: 1,
+        stall: Profile::NONE,
+        ops: ops.clone(),
+    })
+    .unwrap_or_else(|f| panic!("RTS, then rx_wb_err: {f}"));
+    assert_eq!(seen(&b), state::ERR);
+    let m = b.model();
+    let raw = rdmagen_refmodel::qpc::get(m.context(vf, local).0, m.layout().state);
+    assert_eq!(raw, state::RTS, "RTS2SQD from ERR is refused");
+    // TO_RST ends it; the bit again in RST is ignored, RST2INIT is legal, INIT2RTR clears it.
+    ops.extend([cmd(0x50A), wb(true)]);
+    ops.extend(probes());
+    ops.push(cmd(0x502));
+    ops.extend(probes());
+    ops.push(cmd(0x503));
+    ops.extend(probes());
+    let mut b = Bench::<QpcV4Q16>::new();
+    b.run(&Case {
+        seed: 2,
+        stall: Profile::NONE,
+        ops,
+    })
+    .unwrap_or_else(|f| panic!("TO_RST and back up: {f}"));
+    assert_eq!(seen(&b), state::RTR);
+    assert!(!b.model().rx_error(vf, local), "INIT2RTR clears the bit");
 }
 
 /// SPEC §2: nothing is accepted while in reset. With every request `valid` high and reset

@@ -50,6 +50,17 @@ pub mod state {
     pub const SQER: u32 = 4;
     pub const SQD: u32 = 5;
     pub const ERR: u32 = 6;
+
+    /// The state the ports and commands see: ERR once the RX path moved the QP there (the
+    /// write-back's `err`), unless the context is in RST or INIT (a write-back that waited
+    /// out TO_RST's WRITE cycle lands after it; INIT2RTR clears the bit).
+    pub fn seen(state: u32, rx_err: bool) -> u32 {
+        if rx_err && state != RST && state != INIT {
+            ERR
+        } else {
+            state
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -282,8 +293,8 @@ impl MkLayout {
 /// A context word: 32-bit dwords, least significant first.
 pub type Word = Vec<u32>;
 
-/// A write of one cycle: address, new context word, new {ePSN, NAK-sent}.
-type RamWrite = (usize, Option<Word>, Option<(u32, bool)>);
+/// A write of one cycle: address, new context word, new {ePSN, NAK-sent} and RX error bit.
+type RamWrite = (usize, Option<Word>, Option<((u32, bool), bool)>);
 
 pub fn get(w: &[u32], b: Bits) -> u32 {
     crate::bits::get(w, b.lsb, b.msb - b.lsb + 1) as u32
@@ -377,6 +388,8 @@ pub struct Wb {
     pub qpn: u32,
     pub epsn: u32,
     pub nak_sent: bool,
+    /// The RX path moves the QP to ERR (an RC remote access NAK).
+    pub err: bool,
 }
 
 /// What the block is given in one cycle (requests only when accepted).
@@ -482,6 +495,8 @@ pub struct QpcModel {
     mk_layout: MkLayout,
     ctx: Vec<Word>,
     psn: Vec<(u32, bool)>,
+    /// The RX path's move to ERR (`rx_wb_err`), stored beside the PSN state.
+    rx_err: Vec<bool>,
     mkeys: Vec<Word>,
     clearing: Option<usize>,
     mk_clearing: Option<usize>,
@@ -500,6 +515,7 @@ pub struct QpcModel {
     cmd_pre: u8,
     pending: Pending,
     snap: (Word, (u32, bool)),
+    snap_err: bool,
     snap_mk: Word,
     last_status: u8,
     /// `int_status` (bit 0 `cmd_done`, bit 1 `cmd_error`): set here in a command's WRITE
@@ -530,6 +546,7 @@ impl QpcModel {
             num_mkeys,
             ctx: vec![vec![0; words]; depth],
             psn: vec![(0, false); depth],
+            rx_err: vec![false; depth],
             mkeys: vec![vec![0; mk_words]; num_mkeys as usize],
             clearing: Some(0),
             mk_clearing: Some(0),
@@ -547,6 +564,7 @@ impl QpcModel {
             cmd_pre: status::OK,
             pending: Pending::default(),
             snap: (vec![0; words], (0, false)),
+            snap_err: false,
             snap_mk: vec![0; mk_words],
             last_status: 0,
             int_status: 0,
@@ -615,6 +633,16 @@ impl QpcModel {
     pub fn context(&self, vf: u32, local: u32) -> (&[u32], (u32, bool)) {
         let a = (vf * self.qps + local) as usize;
         (&self.ctx[a], self.psn[a])
+    }
+
+    /// Whether the RX path moved (vf, local QPN) to ERR (the bit beside the PSN state).
+    pub fn rx_error(&self, vf: u32, local: u32) -> bool {
+        self.rx_err[(vf * self.qps + local) as usize]
+    }
+
+    /// The state of context `a` as the ports see it.
+    fn seen_state(&self, a: usize, w: &[u32]) -> u32 {
+        state::seen(get(w, self.layout.state), self.rx_err[a])
     }
 
     /// The context address of a global QPN requested by `vf`, if it is in `vf`'s partition.
@@ -712,7 +740,9 @@ impl QpcModel {
             Kind::Query if valid => Exec { query: true, ..ok },
             Kind::Query => Exec::fail(status::BAD_RES),
             Kind::Load | Kind::StateOnly if !valid => Exec::fail(status::BAD_RES),
-            Kind::Load | Kind::StateOnly if from.is_some_and(|f| f != get(cur, l.state)) => {
+            Kind::Load | Kind::StateOnly
+                if from.is_some_and(|f| f != state::seen(get(cur, l.state), self.snap_err)) =>
+            {
                 Exec::fail(status::BAD_RES_STATE)
             }
             Kind::StateOnly => {
@@ -756,7 +786,7 @@ impl QpcModel {
                 (None, _) => 1,
                 (_, None) => 2,
                 (_, Some(w)) if get(w, l.uar_page) != r.arg => 3,
-                (_, Some(w)) if get(w, l.state) != state::RTS => 4,
+                (Some(a), Some(w)) if self.seen_state(a, w) != state::RTS => 4,
                 _ => 0,
             };
             partition += u32::from(a.is_none());
@@ -773,7 +803,7 @@ impl QpcModel {
             let (status, cqn) = match self.exists(a) {
                 None => (3, 0),
                 Some(w) => {
-                    let s = get(w, l.state);
+                    let s = self.seen_state(a.unwrap_or(0), w);
                     let st = if s == state::ERR {
                         1
                     } else if s != state::RTS {
@@ -808,7 +838,7 @@ impl QpcModel {
             if let Some(w) = self.exists(a) {
                 let (epsn, nak) = self.psn[a.unwrap_or(0)];
                 rsp.ok = true;
-                rsp.state = get(w, l.state);
+                rsp.state = self.seen_state(a.unwrap_or(0), w);
                 rsp.st = get(w, l.st);
                 rsp.pd = get(w, l.pd);
                 rsp.epsn = epsn;
@@ -902,6 +932,7 @@ impl QpcModel {
             Fsm::Read => {
                 // The engine's read port: the context as it is before this cycle's writes.
                 self.snap = (self.ctx[self.cmd_addr].clone(), self.psn[self.cmd_addr]);
+                self.snap_err = self.rx_err[self.cmd_addr];
                 self.snap_mk = self.mkeys[self.cmd_mk_addr].clone();
                 self.fsm = Fsm::Exec;
             }
@@ -912,7 +943,7 @@ impl QpcModel {
                     Some((Kind::MkCreate | Kind::MkDestroy | Kind::MkQuery, _, _))
                 );
                 let prev = if self.cmd_pre == status::OK && !self.clearing() && valid && !is_mk {
-                    get(&self.snap.0, l.state)
+                    state::seen(get(&self.snap.0, l.state), self.snap_err)
                 } else {
                     0
                 };
@@ -966,7 +997,7 @@ impl QpcModel {
                 // A clear that starts this cycle wins the RAM port (and zeroes the context
                 // later if not now).
                 if self.clearing.is_none() {
-                    writes.push((self.cmd_addr, p.ctx, p.psn));
+                    writes.push((self.cmd_addr, p.ctx, p.psn.map(|p| (p, false))));
                 } else if p.ctx.is_some() || p.psn.is_some() {
                     self.writes_dropped_by_clear += 1;
                 }
@@ -983,13 +1014,15 @@ impl QpcModel {
             let mut w = self.snap.0.clone();
             set(&mut w, l.epsn, self.snap.1 .0);
             set(&mut w, l.nak, u32::from(self.snap.1 .1));
+            let seen = state::seen(get(&w, l.state), self.snap_err);
+            set(&mut w, l.state, seen);
             mailbox_load = Some(w);
         }
 
         // RX write-back (the caller passes it only when `wb_ready()` said so).
         if let Some(wb) = inp.wb {
             match self.address(wb.vf, wb.qpn) {
-                Some(a) => writes.push((a, None, Some((wb.epsn, wb.nak_sent)))),
+                Some(a) => writes.push((a, None, Some(((wb.epsn, wb.nak_sent), wb.err)))),
                 None => partition += 1,
             }
         }
@@ -999,6 +1032,7 @@ impl QpcModel {
         if let Some(a) = self.clearing {
             self.ctx[a].fill(0);
             self.psn[a] = (0, false);
+            self.rx_err[a] = false;
         }
         if let Some(a) = self.mk_clearing {
             self.mkeys[a].fill(0);
@@ -1010,8 +1044,9 @@ impl QpcModel {
             if let Some(w) = w {
                 self.ctx[a] = w;
             }
-            if let Some(p) = p {
+            if let Some((p, err)) = p {
                 self.psn[a] = p;
+                self.rx_err[a] = err;
             }
         }
         let advance = |c: Option<usize>, depth: usize| match c {

@@ -17,7 +17,9 @@
 //!    (WRITE first/only, READ request, atomics: the QP must grant the right and the memory
 //!    key must allow the access), then accept with ePSN += 1 (a READ request: += its
 //!    response count, ceil(DMA length / path MTU), at least 1) and NAK-sent cleared, or
-//!    `nak_access` with nothing changed. Negative: `duplicate`. Positive: `nak_seq` and
+//!    `nak_access` with ePSN and NAK-sent unchanged and the QP moved to ERR (IBA class C:
+//!    the responder's QP goes to the error state; rxe `do_class_ac_error`), so every later
+//!    frame but a CNP is a `STATE` drop. Negative: `duplicate`. Positive: `nak_seq` and
 //!    NAK-sent set, or, while NAK-sent, a silent `PSN_SEQ` drop.
 //! 8. UC request: an expected PSN or a first/only packet (which resynchronises) is
 //!    executed (R_Key check as above; accept sets ePSN = psn + 1); any other is a silent
@@ -311,7 +313,10 @@ impl RxQpModel {
                 q.epsn = (q.epsn + inc) & 0xFF_FFFF;
                 q.nak_sent = false;
             } else {
+                // IBA class C (rxe `do_class_ac_error`): the responder's RC QP goes to ERR
+                // with the NAK; from then on only CNPs reach it.
                 o.verdict = Verdict::NakAccess;
+                q.state = state::ERR;
             }
         } else if diff < 0 {
             o.verdict = Verdict::Duplicate;
@@ -559,11 +564,20 @@ mod tests {
             (Verdict::NakSeq, Some((aeth::NAK_PSN_SEQ, 0)))
         );
         assert_eq!(ack(&mut m, 0x04, 6, true, None).1, None);
-        // Remote access error: NAK with the frame's PSN.
+        // Remote access error: NAK with the frame's PSN, and the QP goes to ERR: the next
+        // request is dropped for the state, without an answer; a CNP still reaches it.
         assert_eq!(
             ack(&mut m, 0x0A, 0, false, Some((0x2000, 0x344, 1))),
             (Verdict::NakAccess, Some((aeth::NAK_REMOTE_ACCESS, 0)))
         );
+        assert_eq!(m.qps[&(1, q)].state, state::ERR);
+        assert_eq!(
+            ack(&mut m, 0x0C, 0, true, Some((0x1000, 0x344, 1))),
+            (Verdict::Drop, None)
+        );
+        assert_eq!(ack(&mut m, CNP_OPCODE, 0, false, None).0, Verdict::Accept);
+        // Software takes the QP through RST back to RTS (ePSN as it was).
+        m.qps.get_mut(&(1, q)).unwrap().state = state::RTS;
         // An accepted READ is answered by READ responses, not this stream.
         assert_eq!(
             ack(&mut m, 0x0C, 0, true, Some((0x1000, 0x344, 1))),
@@ -581,6 +595,10 @@ mod tests {
             if o.verdict == Verdict::Accept {
                 psn = m.qps[&(1, q)].epsn;
             }
+            // A remote access NAK moves the QP to ERR; back to RTS for the next check.
+            let qp = m.qps.get_mut(&(1, q)).unwrap();
+            assert_eq!(qp.state == state::ERR, o.verdict == Verdict::NakAccess);
+            qp.state = state::RTS;
             o.verdict
         };
         assert_eq!(go(&mut m, 0x0A, 0x1000, 0x344, 0x1000), Verdict::Accept);

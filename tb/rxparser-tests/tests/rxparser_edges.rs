@@ -3,19 +3,23 @@
 
 use rdmagen_harness::stall::Profile;
 use rdmagen_harness::Model;
-use rdmagen_refmodel::roce::{DropReason, RxConfig};
+use rdmagen_refmodel::roce::{DropReason, RxConfig, CNP_OPCODE};
 use rdmagen_rxparser_tests::bench::{
     plain, plain_qp, Bench, Case, FrameSpec, Mutation, QpSpec, Tally,
 };
 use rdmagen_rxparser_tests::{RxParserW1024, RxParserW512, RxParserW64};
 
 fn run<M: Model>(frames: &[FrameSpec], stall: Profile) -> Tally {
+    run_on::<M>(plain_qp(), frames, stall)
+}
+
+fn run_on<M: Model>(qp: QpSpec, frames: &[FrameSpec], stall: Profile) -> Tally {
     let case = Case {
         seed: 3,
         idle: stall,
         stall,
         cfg: RxConfig::default(),
-        qps: vec![plain_qp()],
+        qps: vec![qp],
         keys: Vec::new(),
         frames: frames.to_vec(),
     };
@@ -36,16 +40,48 @@ fn both(frames: &[FrameSpec]) -> Tally {
 
 /// FACTS §3: on 64-bit beats a WRITE first header spans beats; with one VLAN tag it ends at
 /// byte 74, with IPv6 at byte 90. Every field must still decode (no memory key exists, so
-/// each is a remote access NAK).
+/// each is a remote access NAK). UC (same headers as RC): an RC QP would go to ERR at the
+/// first NAK and drop the others for its state.
 #[test]
 fn write_first_headers_straddle_beats() {
+    let uc = QpSpec {
+        st: 1,
+        ..plain_qp()
+    };
     let frames = [
-        plain(0x06, 100, 0, false),
-        plain(0x06, 100, 1, false),
-        plain(0x06, 100, 2, true),
+        plain(0x26, 100, 0, false),
+        plain(0x26, 100, 1, false),
+        plain(0x26, 100, 2, true),
     ];
-    let t = both(&frames);
-    assert_eq!((t.passed_headers, t.nak_access), (3, 3));
+    for t in [
+        run_on::<RxParserW64>(uc.clone(), &frames, Profile::new(40, 3)),
+        run_on::<RxParserW512>(uc.clone(), &frames, Profile::new(40, 3)),
+    ] {
+        assert_eq!((t.passed_headers, t.nak_access), (3, 3));
+    }
+}
+
+/// IBA class C (rxe `do_class_ac_error`): a remote access NAK moves the RC QP to ERR (the
+/// QPC's `rx_wb_err`), and every later frame to it but a CNP is dropped for its state. That
+/// includes the frames right behind the NAKed one, whose lookups were answered before its
+/// write-back landed: the write-back history forwards the bit as it forwards ePSN and
+/// NAK-sent. Back to back at 512 and 1024 bits (a SEND is one beat, so those frames are in
+/// p1-p3 at the write-back), and at 64 bits with idle and backpressure.
+#[test]
+fn remote_access_nak_moves_the_qp_to_err() {
+    let send = plain(0x04, 0, 0, false);
+    let mut frames = vec![send.clone(), plain(0x0A, 16, 0, false)];
+    frames.extend(std::iter::repeat_n(send.clone(), 4));
+    frames.push(plain(CNP_OPCODE, 0, 0, false));
+    frames.extend(std::iter::repeat_n(send, 3));
+    for t in [
+        run::<RxParserW512>(&frames, Profile::NONE),
+        run::<RxParserW1024>(&frames, Profile::NONE),
+        run::<RxParserW64>(&frames, Profile::new(40, 3)),
+    ] {
+        assert_eq!((t.accept, t.nak_access, t.cnp), (2, 1, 1));
+        assert_eq!(t.drops.get(&DropReason::State.code()), Some(&7));
+    }
 }
 
 /// The ICRC's last byte at every lane of a 64-bit beat and of a 512-bit beat: the residue
@@ -106,7 +142,10 @@ fn longest_header() {
         ..plain(0x13, 8, 2, false)
     };
     let t = both(&[f.clone(), f]);
-    assert_eq!((t.passed_headers, t.nak_access), (2, 2));
+    // The first is NAKed (no key exists) and moves the RC QP to ERR; the second is dropped
+    // for the state (after the same header decode).
+    assert_eq!((t.passed_headers, t.nak_access), (2, 1));
+    assert_eq!(t.drops.get(&DropReason::State.code()), Some(&1));
 }
 
 /// Ethernet padding after the datagram is ignored; a frame cut inside its ICRC is truncated.

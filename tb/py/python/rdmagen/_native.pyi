@@ -147,7 +147,7 @@ class QpcModel:
         db: tuple[int, int, int, int] | None = None,
         wqe: tuple[int, int, int, int] | None = None,
         rx: tuple[int, int, int, int] | None = None,
-        wb: tuple[int, int, int, bool] | None = None,
+        wb: tuple[int, int, int, bool, bool] | None = None,
         csr_write: tuple[int, int] | None = None,
         csr_read: int | None = None,
         mk: tuple[int, int, int, int, int, int, int] | None = None,
@@ -162,6 +162,7 @@ class QpcModel:
     @property
     def wb_ready(self) -> bool: ...
     def context(self, vf: int, local: int) -> tuple[list[int], tuple[int, bool]]: ...
+    def rx_error(self, vf: int, local: int) -> bool: ...
     def address(self, vf: int, qpn: int) -> int | None: ...
     def csr_value(self, address: int) -> int: ...
     @property
