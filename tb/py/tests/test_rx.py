@@ -52,7 +52,7 @@ def test_example_capture_matches_the_rtl_output():
         assert token in text, f"example-qps.yaml changed ({token}): update EXAMPLE_TABLE"
     frames = read_pcap(EXAMPLE / "example.pcap")
     want = [json.loads(line) for line in (EXAMPLE / "example.expected.jsonl").read_text().splitlines()]
-    assert len(frames) == len(want) == 14
+    assert len(frames) == len(want) == 15
     m = rdmagen.RxModel(EXAMPLE_TABLE)
     for i, (f, w) in enumerate(zip(frames, want)):
         v = m.receive(f, vf=0)
@@ -62,10 +62,11 @@ def test_example_capture_matches_the_rtl_output():
             got = {k: got[k] for k in w}
         assert got == w, f"frame {i}"
     c = m.counters
-    assert c["frames_seen"] == 14
-    assert sum(v for k, v in c.items() if k.startswith(("verdict_", "drop_"))) == 14
-    assert (c["drop_q_key"], want[8]["src_qp"]) == (1, 0xABC)
-    assert m.qp(0, 0x123)["epsn"] == 0xABD1
+    assert c["frames_seen"] == 15
+    assert sum(v for k, v in c.items() if k.startswith(("verdict_", "drop_"))) == 15
+    assert (c["drop_q_key"], want[9]["src_qp"]) == (1, 0xABC)
+    # The remote access NAK (frame 6) moved the RC QP to ERR with its ePSN as it was.
+    assert (m.qp(0, 0x123)["state"], m.qp(0, 0x123)["epsn"]) == ("ERR", 0xABD0)
 
 
 # --- scapy as the independent builder ------------------------------------------------------
@@ -176,14 +177,20 @@ def test_rkey_checks():
     ]:
         v = m.receive(frame(0x0A, RC, m.qp(VF, RC)["epsn"], reth(va, rkey, length)), vf=VF)
         assert v.verdict == want, (hex(va), hex(rkey), length)
+        # A remote access NAK moves the RC QP to ERR (IBA class C); software brings it back.
+        assert (m.qp(VF, RC)["state"] == "ERR") == (want == "nak_access")
+        m.add_qp(dict(m.qp(VF, RC), state="RTS"))
     # Atomics need remote_atomic, which the key does not grant.
     atomic = struct.pack(">QIQQ", VA, RKEY, 1, 0)
     assert m.receive(frame(0x13, RC, m.qp(VF, RC)["epsn"], atomic), vf=VF).verdict == "nak_access"
+    assert m.receive(frame(0x04, RC, m.qp(VF, RC)["epsn"]), vf=VF).reason == "state", "in ERR"
+    m.add_qp(dict(m.qp(VF, RC), state="RTS"))
     # A duplicate gets no access verdict (PSN first, as rxe).
     assert m.receive(frame(0x0A, RC, 0, reth(VA - 1, RKEY, 1)), vf=VF).verdict == "duplicate"
     assert m.counters["verdict_nak_remote_access"] == 4
     m.remove_key(RKEY)
     assert m.receive(frame(0x0A, RC, m.qp(VF, RC)["epsn"], reth(VA, RKEY, 1)), vf=VF).verdict == "nak_access"
+    m.add_qp(dict(m.qp(VF, RC), state="RTS"))
     m.add_key({"rkey": RKEY, "pd": 7, "va": VA, "length": 1, "access": ["remote_write"]})
     assert m.receive(frame(0x0A, RC, m.qp(VF, RC)["epsn"], reth(VA, RKEY, 1)), vf=VF).verdict == "accept"
 
