@@ -238,6 +238,56 @@ module qpc #(
   localparam [3:0] KIND_MK_CREATE  = 4'b0101;
   localparam [3:0] KIND_MK_DESTROY = 4'b0110;
   localparam [3:0] KIND_MK_QUERY   = 4'b0111;
+  // QP states (the map's enum qp_state)
+  localparam [3:0] QP_RST  = 4'b0000;  // Reset: the QP exists but takes no work.
+  localparam [3:0] QP_INIT = 4'b0001;  // Initialised: receive WQEs may be posted; no traffic.
+  localparam [3:0] QP_RTR  = 4'b0010;  // Ready to receive: incoming requests are accepted.
+  localparam [3:0] QP_RTS  = 4'b0011;  // Ready to send: send WQEs execute; incoming responses and
+                                       // ACKs are accepted.
+  localparam [3:0] QP_SQER = 4'b0100;  // Send-queue error: a send WQE failed; receives still work.
+  localparam [3:0] QP_SQD  = 4'b0101;  // Send queue drained: no new send WQEs start.
+  localparam [3:0] QP_ERR  = 4'b0110;  // Error: WQEs complete with a flush error.
+  // Service types (the map's enum service_type)
+  localparam [7:0] ST_RC  = 8'h00;  // Reliable connected.
+  localparam [7:0] ST_UC  = 8'h01;  // Unreliable connected.
+  localparam [7:0] ST_UD  = 8'h02;  // Unreliable datagram.
+  localparam [7:0] ST_XRC = 8'h03;  // Extended reliable connected.
+  localparam [7:0] ST_DCI = 8'h05;  // Dynamically connected initiator.
+  localparam [7:0] ST_DCT = 8'h06;  // Dynamically connected target.
+  localparam [7:0] ST_QP0 = 8'h07;  // Special QP 0 (subnet management).
+  localparam [7:0] ST_QP1 = 8'h08;  // Special QP 1 (general services).
+  localparam [7:0] ST_RAW = 8'h09;  // Raw Ethernet.
+  // Command opcodes (the map's enum qpc_cmd_op)
+  localparam [15:0] OP_CREATE_MKEY  = 16'h0200;  // Create the MKey at cmd_target.index from mailbox
+                                                 // dwords 0-5.
+  localparam [15:0] OP_QUERY_MKEY   = 16'h0201;  // Copy the MKey at cmd_target.index into mailbox
+                                                 // dwords 0-5.
+  localparam [15:0] OP_DESTROY_MKEY = 16'h0202;  // Invalidate the MKey at cmd_target.index.
+  localparam [15:0] OP_CREATE_QP    = 16'h0500;  // Create the QP from the mailbox (next_rcv_psn
+                                                 // included); it starts in RST.
+  localparam [15:0] OP_DESTROY_QP   = 16'h0501;  // Invalidate the QP, from any state.
+  localparam [15:0] OP_RST2INIT_QP  = 16'h0502;  // RST to INIT; loads the mailbox but keeps
+                                                 // next_rcv_psn and nak_sent.
+  localparam [15:0] OP_INIT2RTR_QP  = 16'h0503;  // INIT to RTR; loads the mailbox, next_rcv_psn
+                                                 // included (the one modify that sets the receive
+                                                 // PSN), and clears nak_sent.
+  localparam [15:0] OP_RTR2RTS_QP   = 16'h0504;  // RTR to RTS; loads the mailbox but keeps
+                                                 // next_rcv_psn and nak_sent.
+  localparam [15:0] OP_RTS2RTS_QP   = 16'h0505;  // RTS to RTS; loads the mailbox but keeps
+                                                 // next_rcv_psn and nak_sent.
+  localparam [15:0] OP_SQERR2RTS_QP = 16'h0506;  // SQER to RTS; loads the mailbox but keeps
+                                                 // next_rcv_psn and nak_sent.
+  localparam [15:0] OP_TO_ERR_QP    = 16'h0507;  // Any state to ERR (mlx5 2ERR_QP); state only.
+  localparam [15:0] OP_RTS2SQD_QP   = 16'h0508;  // RTS to SQD (rdmagen extension); state only.
+  localparam [15:0] OP_TO_RST_QP    = 16'h050a;  // Any state to RST (mlx5 2RST_QP); state only,
+                                                 // also zeroes next_rcv_psn and nak_sent.
+  localparam [15:0] OP_QUERY_QP     = 16'h050b;  // Copy the QP context into the mailbox.
+  localparam [15:0] OP_SQD_RTS_QP   = 16'h050c;  // SQD to RTS; loads the mailbox but keeps
+                                                 // next_rcv_psn and nak_sent.
+  localparam [15:0] OP_INIT2INIT_QP = 16'h050e;  // INIT to INIT; loads the mailbox but keeps
+                                                 // next_rcv_psn and nak_sent.
+  localparam [4:0]  FROM_ANY        = {1'b1, 4'b0000};  // cmd_from: the command is legal from any
+                                                        // state
   // Bits of cmd_does_q: what the command may write
   localparam [2:0] DOES_CREATE     = 3'b000;
   localparam [2:0] DOES_DESTROY    = 3'b001;
@@ -738,10 +788,10 @@ module qpc #(
   assign db_exists = db_s1_inpart_q && !db_s1_clear_q && db_word_q[28];
   assign db_page_eq = db_word_q[23:0] == db_s1_page_q;
   assign db_page_bad = db_exists && !db_page_eq;
-  assign db_state_bad = db_exists && db_page_eq && (db_word_q[27:24] != 4'b0011 || db_err_q);
+  assign db_state_bad = db_exists && db_page_eq && (db_word_q[27:24] != QP_RTS || db_err_q);
   assign db_reason = {db_state_bad, (db_s1_inpart_q && !db_exists) || db_page_bad,
                       !db_s1_inpart_q || db_page_bad};
-  assign db_ok = db_exists && db_page_eq && db_word_q[27:24] == 4'b0011 && !db_err_q;
+  assign db_ok = db_exists && db_page_eq && db_word_q[27:24] == QP_RTS && !db_err_q;
   assign db_head_free = !db_rsp_valid_q || db_rsp_ready;
   assign wqe_rsp_status = wqe_rsp_status_q;
   assign wqe_rsp_cqn = wqe_rsp_cqn_q;
@@ -750,11 +800,11 @@ module qpc #(
   assign wqe_rsp_user = wqe_rsp_user_q;
   assign wqe_rsp_valid = wqe_rsp_valid_q;
   assign wqe_exists = wqe_s1_inpart_q && !wqe_s1_clear_q && wqe_word_q[52];
-  assign wqe_in_err = wqe_word_q[51:48] == 4'b0110 ||
-                      (wqe_err_q && wqe_word_q[51:48] != 4'b0000 && wqe_word_q[51:48] != 4'b0001);
-  assign wqe_refused = !wqe_exists || (!wqe_in_err && wqe_word_q[51:48] != 4'b0011);
+  assign wqe_in_err = wqe_word_q[51:48] == QP_ERR ||
+                      (wqe_err_q && wqe_word_q[51:48] != QP_RST && wqe_word_q[51:48] != QP_INIT);
+  assign wqe_refused = !wqe_exists || (!wqe_in_err && wqe_word_q[51:48] != QP_RTS);
   assign wqe_flush = wqe_exists && wqe_in_err;
-  assign wqe_pd_bad = wqe_exists && wqe_word_q[51:48] == 4'b0011 && !wqe_err_q &&
+  assign wqe_pd_bad = wqe_exists && wqe_word_q[51:48] == QP_RTS && !wqe_err_q &&
                       wqe_word_q[47:24] != wqe_s1_pd_q;
   assign wqe_status = {wqe_refused || wqe_pd_bad, wqe_refused || wqe_flush};
   assign wqe_head_free = !wqe_rsp_valid_q || wqe_rsp_ready;
@@ -774,9 +824,9 @@ module qpc #(
   assign rx_rsp_user = rx_rsp_user_q;
   assign rx_rsp_valid = rx_rsp_valid_q;
   assign rx_ok = rx_s1_inpart_q && !rx_s1_clear_q && rx_word_q[74];
-  assign rx_state = rx_word_q[73:70] == 4'b0110 ||
-                    (rx_psn_q[25] && rx_word_q[73:70] != 4'b0000 && rx_word_q[73:70] != 4'b0001) ?
-                      4'b0110 :
+  assign rx_state = rx_word_q[73:70] == QP_ERR ||
+                    (rx_psn_q[25] && rx_word_q[73:70] != QP_RST && rx_word_q[73:70] != QP_INIT) ?
+                      QP_ERR :
                     rx_word_q[73:70];
   assign mk_inrange = mk_req_rkey[31:21] == 11'h000 && mk_req_rkey[20:8] < GEO_NUM_MKEYS;
   assign mk_addr = mk_inrange ? mk_req_rkey[MK_AW + 7:8] : {MK_AW{1'b0}};
@@ -806,10 +856,10 @@ module qpc #(
   assign wb_free = !clr_busy_q && cmd_fsm_q != CMD_WRITE;
   assign wb_take = rx_wb_valid && wb_free;
   assign rx_wb_ready = !rst && wb_free;
-  assign cmd_cur_state = cmd_ctx_q[31:28] == 4'b0110 ||
-                         (cmd_psn_q[25] && cmd_ctx_q[31:28] != 4'b0000 &&
-                          cmd_ctx_q[31:28] != 4'b0001) ?
-                           4'b0110 :
+  assign cmd_cur_state = cmd_ctx_q[31:28] == QP_ERR ||
+                         (cmd_psn_q[25] && cmd_ctx_q[31:28] != QP_RST &&
+                          cmd_ctx_q[31:28] != QP_INIT) ?
+                           QP_ERR :
                          cmd_ctx_q[31:28];
   assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o &&
                       {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
@@ -826,44 +876,45 @@ module qpc #(
   assign cmd_is_mk = (cmd_kind_q == KIND_MK_CREATE) | (cmd_kind_q == KIND_MK_DESTROY) |
                      (cmd_kind_q == KIND_MK_QUERY);
   assign cmd_target_ok = op_is_mk ? cmd_mk_ok : cmd_inpart && cmd_index_ok;
-  assign op_hit = {csr_cmd_ctrl_opcode_o == 16'h0201, csr_cmd_ctrl_opcode_o == 16'h0202,
-                   csr_cmd_ctrl_opcode_o == 16'h0200, csr_cmd_ctrl_opcode_o == 16'h050b,
-                   csr_cmd_ctrl_opcode_o == 16'h050a, csr_cmd_ctrl_opcode_o == 16'h0507,
-                   csr_cmd_ctrl_opcode_o == 16'h0508, csr_cmd_ctrl_opcode_o == 16'h050c,
-                   csr_cmd_ctrl_opcode_o == 16'h0506, csr_cmd_ctrl_opcode_o == 16'h0505,
-                   csr_cmd_ctrl_opcode_o == 16'h0504, csr_cmd_ctrl_opcode_o == 16'h0503,
-                   csr_cmd_ctrl_opcode_o == 16'h050e, csr_cmd_ctrl_opcode_o == 16'h0502,
-                   csr_cmd_ctrl_opcode_o == 16'h0501, csr_cmd_ctrl_opcode_o == 16'h0500};
+  assign op_hit = {csr_cmd_ctrl_opcode_o == OP_QUERY_MKEY, csr_cmd_ctrl_opcode_o == OP_DESTROY_MKEY,
+                   csr_cmd_ctrl_opcode_o == OP_CREATE_MKEY, csr_cmd_ctrl_opcode_o == OP_QUERY_QP,
+                   csr_cmd_ctrl_opcode_o == OP_TO_RST_QP, csr_cmd_ctrl_opcode_o == OP_TO_ERR_QP,
+                   csr_cmd_ctrl_opcode_o == OP_RTS2SQD_QP, csr_cmd_ctrl_opcode_o == OP_SQD_RTS_QP,
+                   csr_cmd_ctrl_opcode_o == OP_SQERR2RTS_QP, csr_cmd_ctrl_opcode_o == OP_RTS2RTS_QP,
+                   csr_cmd_ctrl_opcode_o == OP_RTR2RTS_QP, csr_cmd_ctrl_opcode_o == OP_INIT2RTR_QP,
+                   csr_cmd_ctrl_opcode_o == OP_INIT2INIT_QP,
+                   csr_cmd_ctrl_opcode_o == OP_RST2INIT_QP, csr_cmd_ctrl_opcode_o == OP_DESTROY_QP,
+                   csr_cmd_ctrl_opcode_o == OP_CREATE_QP};
   assign op_kind = |cmd_hit_q ?
-                     ({4{cmd_hit_q[1]}} & 4'b0001) | ({4{cmd_hit_q[2]}} & 4'b0010) |
-                     ({4{cmd_hit_q[3]}} & 4'b0010) | ({4{cmd_hit_q[4]}} & 4'b0010) |
-                     ({4{cmd_hit_q[5]}} & 4'b0010) | ({4{cmd_hit_q[6]}} & 4'b0010) |
-                     ({4{cmd_hit_q[7]}} & 4'b0010) | ({4{cmd_hit_q[8]}} & 4'b0010) |
-                     ({4{cmd_hit_q[9]}} & 4'b0011) | ({4{cmd_hit_q[10]}} & 4'b0011) |
-                     ({4{cmd_hit_q[11]}} & 4'b0011) | ({4{cmd_hit_q[12]}} & 4'b0100) |
-                     ({4{cmd_hit_q[13]}} & 4'b0101) | ({4{cmd_hit_q[14]}} & 4'b0110) |
-                     ({4{cmd_hit_q[15]}} & 4'b0111) :
+                     ({4{cmd_hit_q[1]}} & KIND_DESTROY) | ({4{cmd_hit_q[2]}} & KIND_LOAD) |
+                     ({4{cmd_hit_q[3]}} & KIND_LOAD) | ({4{cmd_hit_q[4]}} & KIND_LOAD) |
+                     ({4{cmd_hit_q[5]}} & KIND_LOAD) | ({4{cmd_hit_q[6]}} & KIND_LOAD) |
+                     ({4{cmd_hit_q[7]}} & KIND_LOAD) | ({4{cmd_hit_q[8]}} & KIND_LOAD) |
+                     ({4{cmd_hit_q[9]}} & KIND_STATE) | ({4{cmd_hit_q[10]}} & KIND_STATE) |
+                     ({4{cmd_hit_q[11]}} & KIND_STATE) | ({4{cmd_hit_q[12]}} & KIND_QUERY) |
+                     ({4{cmd_hit_q[13]}} & KIND_MK_CREATE) |
+                     ({4{cmd_hit_q[14]}} & KIND_MK_DESTROY) | ({4{cmd_hit_q[15]}} & KIND_MK_QUERY) :
                    KIND_NONE;
-  assign op_from = ({5{cmd_hit_q[0]}} & 5'h10) | ({5{cmd_hit_q[1]}} & 5'h10) |
-                   ({5{cmd_hit_q[3]}} & 5'h01) | ({5{cmd_hit_q[4]}} & 5'h01) |
-                   ({5{cmd_hit_q[5]}} & 5'h02) | ({5{cmd_hit_q[6]}} & 5'h03) |
-                   ({5{cmd_hit_q[7]}} & 5'h04) | ({5{cmd_hit_q[8]}} & 5'h05) |
-                   ({5{cmd_hit_q[9]}} & 5'h03) | ({5{cmd_hit_q[10]}} & 5'h10) |
-                   ({5{cmd_hit_q[11]}} & 5'h10) | ({5{cmd_hit_q[12]}} & 5'h10);
-  assign op_to = ({4{cmd_hit_q[2]}} & 4'b0001) | ({4{cmd_hit_q[3]}} & 4'b0001) |
-                 ({4{cmd_hit_q[4]}} & 4'b0010) | ({4{cmd_hit_q[5]}} & 4'b0011) |
-                 ({4{cmd_hit_q[6]}} & 4'b0011) | ({4{cmd_hit_q[7]}} & 4'b0011) |
-                 ({4{cmd_hit_q[8]}} & 4'b0011) | ({4{cmd_hit_q[9]}} & 4'b0101) |
-                 ({4{cmd_hit_q[10]}} & 4'b0110);
-  assign mb_params_ok = ((csr_mailbox_data_value_o[23:16] == 8'h00) |
-                         (csr_mailbox_data_value_o[23:16] == 8'h01) |
-                         (csr_mailbox_data_value_o[23:16] == 8'h02) |
-                         (csr_mailbox_data_value_o[23:16] == 8'h03) |
-                         (csr_mailbox_data_value_o[23:16] == 8'h05) |
-                         (csr_mailbox_data_value_o[23:16] == 8'h06) |
-                         (csr_mailbox_data_value_o[23:16] == 8'h07) |
-                         (csr_mailbox_data_value_o[23:16] == 8'h08) |
-                         (csr_mailbox_data_value_o[23:16] == 8'h09)) &&
+  assign op_from = ({5{cmd_hit_q[0]}} & FROM_ANY) | ({5{cmd_hit_q[1]}} & FROM_ANY) |
+                   ({5{cmd_hit_q[3]}} & {1'b0, QP_INIT}) | ({5{cmd_hit_q[4]}} & {1'b0, QP_INIT}) |
+                   ({5{cmd_hit_q[5]}} & {1'b0, QP_RTR}) | ({5{cmd_hit_q[6]}} & {1'b0, QP_RTS}) |
+                   ({5{cmd_hit_q[7]}} & {1'b0, QP_SQER}) | ({5{cmd_hit_q[8]}} & {1'b0, QP_SQD}) |
+                   ({5{cmd_hit_q[9]}} & {1'b0, QP_RTS}) | ({5{cmd_hit_q[10]}} & FROM_ANY) |
+                   ({5{cmd_hit_q[11]}} & FROM_ANY) | ({5{cmd_hit_q[12]}} & FROM_ANY);
+  assign op_to = ({4{cmd_hit_q[2]}} & QP_INIT) | ({4{cmd_hit_q[3]}} & QP_INIT) |
+                 ({4{cmd_hit_q[4]}} & QP_RTR) | ({4{cmd_hit_q[5]}} & QP_RTS) |
+                 ({4{cmd_hit_q[6]}} & QP_RTS) | ({4{cmd_hit_q[7]}} & QP_RTS) |
+                 ({4{cmd_hit_q[8]}} & QP_RTS) | ({4{cmd_hit_q[9]}} & QP_SQD) |
+                 ({4{cmd_hit_q[10]}} & QP_ERR);
+  assign mb_params_ok = ((csr_mailbox_data_value_o[23:16] == ST_RC) |
+                         (csr_mailbox_data_value_o[23:16] == ST_UC) |
+                         (csr_mailbox_data_value_o[23:16] == ST_UD) |
+                         (csr_mailbox_data_value_o[23:16] == ST_XRC) |
+                         (csr_mailbox_data_value_o[23:16] == ST_DCI) |
+                         (csr_mailbox_data_value_o[23:16] == ST_DCT) |
+                         (csr_mailbox_data_value_o[23:16] == ST_QP0) |
+                         (csr_mailbox_data_value_o[23:16] == ST_QP1) |
+                         (csr_mailbox_data_value_o[23:16] == ST_RAW)) &&
                         csr_mailbox_data_value_o[95:93] >= 3'b001 &&
                         csr_mailbox_data_value_o[95:93] <= 3'b101;
   assign cmd_load_word = {csr_mailbox_data_value_o[383:248], csr_mailbox_data_value_o[247:224],

@@ -20,7 +20,7 @@
 //! - Clear: after reset and on `ctrl.clear`, one context per cycle is zeroed; meanwhile
 //!   commands complete with RES_BUSY, lookups answer "invalid" and write-backs wait.
 
-use rdmagen_regmap::{Memory, RegMap};
+use rdmagen_regmap::{Enum, Memory, RegMap};
 use verilog_ast::{
     BinOp, Decl, Expr, Flop, Item as V, Module, Param, Port, PortItem, Range, ResetStyle, Stmt,
 };
@@ -512,17 +512,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             generator: opts.generator.clone(),
         },
     );
-    let rts = enum_value(map, "qp_state", "RTS")?;
-    let err_state = enum_value(map, "qp_state", "ERR")?;
-    let rst_state = enum_value(map, "qp_state", "RST")?;
-    let init_state = enum_value(map, "qp_state", "INIT")?;
-    let st_values: Vec<u64> = map
-        .enumeration("service_type")
-        .ok_or_else(|| QpcError("the map has no enum `service_type`".into()))?
-        .values
-        .iter()
-        .map(|v| v.value)
-        .collect();
+    // The map's QP states, service types and command opcodes are localparams (`QP_*`, `ST_*`,
+    // `OP_*`, emitted with the command engine's): the RTL compares against their names.
+    let enum_of = |e: &str| {
+        map.enumeration(e)
+            .ok_or_else(|| QpcError(format!("the map has no enum `{e}`")))
+    };
+    let qp_states = enum_of("qp_state")?;
+    for s in ["RST", "INIT", "RTS", "ERR"] {
+        enum_value(map, "qp_state", s)?;
+    }
+    let rst_value = enum_value(map, "qp_state", "RST")?;
+    let qp = |name: &str| id(format!("QP_{name}"));
+    let service_types = enum_of("service_type")?;
     let status = |name: &str| enum_value(map, "qpc_cmd_status", name);
     let (ok, bad_op, bad_param, bad_res, res_busy, bad_state, bad_index) = (
         status("OK")?,
@@ -1155,11 +1157,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     // which loads the receive PSN state, clears it.
     let in_err = |state: Expr, err: Expr| {
         Expr::or(
-            Expr::eq(state.clone(), n(f.state.w(), err_state)),
+            Expr::eq(state.clone(), qp("ERR")),
             Expr::all(vec![
                 err,
-                Expr::bin(BinOp::Ne, state.clone(), n(f.state.w(), rst_state)),
-                Expr::bin(BinOp::Ne, state, n(f.state.w(), init_state)),
+                Expr::bin(BinOp::Ne, state.clone(), qp("RST")),
+                Expr::bin(BinOp::Ne, state, qp("INIT")),
             ]),
         )
     };
@@ -1238,11 +1240,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             id("db_exists"),
             id("db_page_eq"),
             Expr::or(
-                Expr::bin(
-                    BinOp::Ne,
-                    db_rep.get("db_word_q", "state"),
-                    n(f.state.w(), rts),
-                ),
+                Expr::bin(BinOp::Ne, db_rep.get("db_word_q", "state"), qp("RTS")),
                 id("db_err_q"),
             ),
         ]),
@@ -1267,7 +1265,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::all(vec![
             id("db_exists"),
             id("db_page_eq"),
-            Expr::eq(db_rep.get("db_word_q", "state"), n(f.state.w(), rts)),
+            Expr::eq(db_rep.get("db_word_q", "state"), qp("RTS")),
             Expr::lnot(id("db_err_q")),
         ]),
         None,
@@ -1306,7 +1304,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             Expr::lnot(id("wqe_exists")),
             Expr::and(
                 Expr::lnot(id("wqe_in_err")),
-                Expr::bin(BinOp::Ne, wstate.clone(), n(f.state.w(), rts)),
+                Expr::bin(BinOp::Ne, wstate.clone(), qp("RTS")),
             ),
         ),
         Some("no such QP, or neither in RTS nor in ERR"),
@@ -1322,7 +1320,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         1,
         Expr::all(vec![
             id("wqe_exists"),
-            Expr::eq(wstate, n(f.state.w(), rts)),
+            Expr::eq(wstate, qp("RTS")),
             Expr::lnot(id("wqe_err_q")),
             Expr::bin(
                 BinOp::Ne,
@@ -1393,7 +1391,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 rx_rep.get("rx_word_q", "state"),
                 id("rx_psn_q").bits(err_bit, err_bit),
             ),
-            n(f.state.w(), err_state),
+            qp("ERR"),
             rx_rep.get("rx_word_q", "state"),
         ),
         Some("the QP's state, ERR after the RX path's move there"),
@@ -1665,6 +1663,41 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         });
     }
     let sw = f.state.w();
+    let enum_lps = |g: &mut Gen, e: &Enum, prefix: &str, w: u32, keep: &dyn Fn(&str) -> bool| {
+        g.lp.push(V::Comment(vec![format!(
+            "{} (the map's enum {})",
+            match prefix {
+                "QP" => "QP states",
+                "ST" => "Service types",
+                _ => "Command opcodes",
+            },
+            e.name.text
+        )]));
+        for v in e.values.iter().filter(|v| keep(&v.name.text)) {
+            g.lp.push(V::LocalParam {
+                name: format!("{prefix}_{}", v.name.text),
+                range: Range::bits(w),
+                value: n(w, v.value),
+                comment: (!v.description.is_empty()).then(|| v.description.clone()),
+            });
+        }
+    };
+    // The states the block names: the commands' sources and destinations and the ports'.
+    enum_lps(&mut g, qp_states, "QP", sw, &|name| {
+        ["RST", "INIT", "RTS", "ERR"].contains(&name)
+            || COMMANDS.iter().any(|c| c.2 == Some(name) || c.3 == name)
+    });
+    enum_lps(&mut g, service_types, "ST", f.st.w(), &|_| true);
+    let opcodes = enum_of("qpc_cmd_op")?;
+    enum_lps(&mut g, opcodes, "OP", 16, &|name| {
+        COMMANDS.iter().any(|c| c.0 == name) || MK_COMMANDS.iter().any(|c| c.0 == name)
+    });
+    g.lp.push(V::LocalParam {
+        name: "FROM_ANY".into(),
+        range: Range::bits(sw + 1),
+        value: Expr::concat(vec![b1(true), Expr::zero(sw)]),
+        comment: Some("cmd_from: the command is legal from any state".into()),
+    });
     g.state("cmd_fsm", 2, id("CMD_IDLE"));
     g.state("cmd_kind", 4, id("KIND_NONE"));
     g.state("cmd_vf", 8, n(8, 0));
@@ -1700,7 +1733,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                 f.state.of("cmd_ctx_q"),
                 id("cmd_psn_q").bits(err_bit, err_bit),
             ),
-            n(f.state.w(), err_state),
+            qp("ERR"),
             f.state.of("cmd_ctx_q"),
         ),
         Some("the target's state as the ports see it (ERR after the RX path's move there)"),
@@ -1786,29 +1819,50 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     // (`op_hit`), then each output bit is the OR of the hits whose value has it set: a flat
     // decode, where a `case` on the opcode mapped to a chain of 8 LUT levels into `cmd_kind_q`
     // (issue 9). An opcode of no hit is BAD_OP (`KIND_NONE`).
+    // Each value also by the name the RTL gives it (`OP_*`, `KIND_*`, `QP_*`, `FROM_ANY`).
     struct OpDecode {
-        opcode: u64,
+        name: &'static str,
         kind: u64,
+        kind_name: &'static str,
         from: u64,
+        from_name: Expr,
         to: u64,
+        to_name: Expr,
+        to_is_rst: bool,
         rq_psn: bool,
     }
+    let kind_name = |code: u64| {
+        kinds
+            .iter()
+            .find(|k| k.1 == code)
+            .map(|k| k.0)
+            .expect("every kind has a localparam")
+    };
     let mut ops = Vec::new();
-    for c in &cmds {
+    // `cmds` is `COMMANDS` with the map's values, in the same order.
+    for (c, (_, _, from, to, _)) in cmds.iter().zip(COMMANDS.iter()) {
         ops.push(OpDecode {
-            opcode: c.opcode,
+            name: c.name,
             kind: u64::from(c.kind_code),
+            kind_name: kind_name(u64::from(c.kind_code)),
             from: c.from.unwrap_or(1 << sw),
+            from_name: from.map_or(id("FROM_ANY"), |s| Expr::concat(vec![b1(false), qp(s)])),
             to: c.to,
+            to_name: qp(to),
+            to_is_rst: c.to == rst_value,
             rq_psn: c.rq_psn,
         });
     }
-    for (opcode, kind) in &mk_ops {
+    for ((_, kind), (name, _)) in mk_ops.iter().zip(MK_COMMANDS.iter()) {
         ops.push(OpDecode {
-            opcode: *opcode,
+            name,
             kind: *kind,
+            kind_name: kind_name(*kind),
             from: 0,
+            from_name: Expr::zero(sw + 1),
             to: 0,
+            to_name: Expr::zero(sw),
+            to_is_rst: false,
             rq_psn: false,
         });
     }
@@ -1819,7 +1873,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::concat(
             ops.iter()
                 .rev()
-                .map(|o| Expr::eq(id("csr_cmd_ctrl_opcode_o"), n(16, o.opcode)))
+                .map(|o| Expr::eq(id("csr_cmd_ctrl_opcode_o"), id(format!("OP_{}", o.name))))
                 .collect(),
         ),
         Some("one bit per known opcode of the command, in table order"),
@@ -1828,8 +1882,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     // destination, so neither the compares with go nor the compares with the ORs are one
     // path (issue 9: LUT depth; the 16-bit compares and the ORs measured 8 levels together).
     g.state("cmd_hit", nops, Expr::zero(nops));
-    // `{w{op_hit[i]}} & value` for every opcode whose value is not zero, ORed.
-    let onehot = |w: u32, value: fn(&OpDecode) -> u64| {
+    // `{w{op_hit[i]}} & NAME` for every opcode whose value is not zero, ORed.
+    let onehot = |w: u32, value: fn(&OpDecode) -> u64, name: fn(&OpDecode) -> Expr| {
         Expr::any_of(
             ops.iter()
                 .enumerate()
@@ -1841,7 +1895,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                     } else {
                         Expr::repl(Expr::int(i64::from(w)), hit)
                     };
-                    Expr::band(mask, n(w, value(o)))
+                    Expr::band(mask, name(o))
                 })
                 .collect(),
             Expr::zero(w),
@@ -1852,13 +1906,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         4,
         Expr::ternary(
             Expr::un(verilog_ast::UnOp::RedOr, id("cmd_hit_q")),
-            onehot(4, |o| o.kind),
+            onehot(4, |o| o.kind, |o| id(o.kind_name)),
             id("KIND_NONE"),
         ),
         None,
     );
-    g.wire("op_from", sw + 1, onehot(sw + 1, |o| o.from), None);
-    g.wire("op_to", sw, onehot(sw, |o| o.to), None);
+    g.wire(
+        "op_from",
+        sw + 1,
+        onehot(sw + 1, |o| o.from, |o| o.from_name.clone()),
+        None,
+    );
+    g.wire(
+        "op_to",
+        sw,
+        onehot(sw, |o| o.to, |o| o.to_name.clone()),
+        None,
+    );
     // What the command may write, one flag per kind (and TO_RST's PSN reset, and the loads
     // that set the receive PSN), set in READ from the opcode's compares like the kind: the
     // write enables are then flat (issue 9).
@@ -1869,7 +1933,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("DOES_LOAD", |o| o.kind == CmdKind::Load as u64),
         ("DOES_STATE", |o| o.kind == CmdKind::StateOnly as u64),
         ("DOES_TO_RST", |o| {
-            o.kind == CmdKind::StateOnly as u64 && o.to == 0
+            o.kind == CmdKind::StateOnly as u64 && o.to_is_rst
         }),
         ("DOES_MK_CREATE", |o| o.kind == KIND_MK_CREATE),
         ("DOES_MK_DESTROY", |o| o.kind == KIND_MK_DESTROY),
@@ -1905,9 +1969,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     // Parameter checks of a mailbox word: service type from the map's enum, MTU 1..5.
     let mb = "csr_mailbox_data_value_o";
     let st_ok = Expr::any_of(
-        st_values
+        service_types
+            .values
             .iter()
-            .map(|v| Expr::eq(f.st.of(mb), n(f.st.w(), *v)))
+            .map(|v| Expr::eq(f.st.of(mb), id(format!("ST_{}", v.name.text))))
             .collect(),
         b1(false),
     );
