@@ -257,6 +257,19 @@ module qpc #(
   localparam [7:0] ST_QP0 = 8'h07;  // Special QP 0 (subnet management).
   localparam [7:0] ST_QP1 = 8'h08;  // Special QP 1 (general services).
   localparam [7:0] ST_RAW = 8'h09;  // Raw Ethernet.
+  // Command statuses (the map's enum qpc_cmd_status)
+  localparam [7:0] STATUS_OK            = 8'h00;  // The command completed.
+  localparam [7:0] STATUS_BAD_OP        = 8'h02;  // Unknown or unsupported opcode.
+  localparam [7:0] STATUS_BAD_PARAM     = 8'h03;  // A mailbox field is out of range (st, mtu, log
+                                                  // sizes).
+  localparam [7:0] STATUS_BAD_RES       = 8'h05;  // The QP or MKey does not exist (or, for CREATE,
+                                                  // already exists).
+  localparam [7:0] STATUS_RES_BUSY      = 8'h06;  // The context RAMs are being cleared
+                                                  // (status.clear_busy).
+  localparam [7:0] STATUS_BAD_RES_STATE = 8'h09;  // Illegal state transition; the context is
+                                                  // unchanged.
+  localparam [7:0] STATUS_BAD_INDEX     = 8'h0a;  // vf >= NUM_VF, or index >= QPS_PER_VF (QP) or >=
+                                                  // NUM_MKEYS (MKey).
   // Command opcodes (the map's enum qpc_cmd_op)
   localparam [15:0] OP_CREATE_MKEY  = 16'h0200;  // Create the MKey at cmd_target.index from mailbox
                                                  // dwords 0-5.
@@ -950,7 +963,7 @@ module qpc #(
   assign wr_mkq_d = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing;
   assign wr_prev_d = cmd_pre_ok_q && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_cur_state :
                      4'b0000;
-  assign wr_status = wr_mk_miss ? 8'h05 : wr_status_q;
+  assign wr_status = wr_mk_miss ? STATUS_BAD_RES : wr_status_q;
   assign wr_word = ({384{wr_load_q}} & cmd_load_word) | ({384{wr_state_q}} & cmd_state_word);
   assign wr_psn = {26{wr_load_q}} & {1'b0, 1'b0, csr_mailbox_data_value_o[247:224]};
   assign wr_mk_word = {192{wr_mk_load_q}} & cmd_mk_load_word;
@@ -978,7 +991,7 @@ module qpc #(
   assign csr_int_status_cmd_error_set_i = cnt_cmd_errors_q;
   assign cnt_illegal_transitions_d = wr_illegal_q;
   assign csr_illegal_transitions_count_incr_i = cnt_illegal_transitions_q;
-  assign cnt_cmd_errors_d = cmd_end && wr_status != 8'h00;
+  assign cnt_cmd_errors_d = cmd_end && wr_status != STATUS_OK;
   assign csr_cmd_errors_count_incr_i = cnt_cmd_errors_q;
   assign cnt_pd_mismatches_d = wqe_adv && wqe_s1_valid_q && wqe_status == 2'b10;
   assign csr_pd_mismatches_count_incr_i = cnt_pd_mismatches_q;
@@ -1243,7 +1256,7 @@ module qpc #(
     cmd_pre_ok_d = cmd_pre_ok_q;
     cmd_does_d = cmd_does_q;
     cmd_addr_d = cmd_addr_q;
-    cmd_status = 8'h00;
+    cmd_status = STATUS_OK;
     cmd_query = 1'b0;
     cmd_illegal = 1'b0;
     case (cmd_fsm_q)
@@ -1262,7 +1275,7 @@ module qpc #(
         cmd_kind_d = op_kind;
         cmd_from_d = op_from;
         cmd_to_d = op_to;
-        cmd_pre_d = op_kind == KIND_NONE ? 8'h02 : cmd_tok_q ? 8'h00 : 8'h0a;
+        cmd_pre_d = op_kind == KIND_NONE ? STATUS_BAD_OP : cmd_tok_q ? STATUS_OK : STATUS_BAD_INDEX;
         cmd_pre_ok_d = |cmd_hit_q && cmd_tok_q;
         cmd_does_d = {cmd_hit_q[0] | cmd_hit_q[4], cmd_hit_q[14], cmd_hit_q[13], cmd_hit_q[11],
                       cmd_hit_q[9] | cmd_hit_q[10] | cmd_hit_q[11],
@@ -1275,47 +1288,47 @@ module qpc #(
         if (!cmd_pre_ok_q) begin
           cmd_status = cmd_pre_q;
         end else if (clearing) begin
-          cmd_status = 8'h06;
+          cmd_status = STATUS_RES_BUSY;
         end else begin
           case (cmd_kind_q)
             KIND_CREATE: begin
               if (cmd_ctx_q[63]) begin
-                cmd_status = 8'h05;
+                cmd_status = STATUS_BAD_RES;
               end else if (!mb_ok_q) begin
-                cmd_status = 8'h03;
+                cmd_status = STATUS_BAD_PARAM;
               end
             end
             KIND_DESTROY: begin
               if (!cmd_ctx_q[63]) begin
-                cmd_status = 8'h05;
+                cmd_status = STATUS_BAD_RES;
               end
             end
             KIND_LOAD, KIND_STATE: begin
               if (!cmd_ctx_q[63]) begin
-                cmd_status = 8'h05;
+                cmd_status = STATUS_BAD_RES;
               end else if (!cmd_from_ok) begin
-                cmd_status = 8'h09;
+                cmd_status = STATUS_BAD_RES_STATE;
                 cmd_illegal = 1'b1;
               end else if (cmd_kind_q == KIND_LOAD && !mb_ok_q) begin
-                cmd_status = 8'h03;
+                cmd_status = STATUS_BAD_PARAM;
               end
             end
             KIND_QUERY: begin
               if (cmd_ctx_q[63]) begin
                 cmd_query = 1'b1;
               end else begin
-                cmd_status = 8'h05;
+                cmd_status = STATUS_BAD_RES;
               end
             end
             KIND_MK_CREATE: begin
               if (cmd_mk_q[31]) begin
-                cmd_status = 8'h05;
+                cmd_status = STATUS_BAD_RES;
               end
             end
             KIND_MK_DESTROY, KIND_MK_QUERY: begin
               // BAD_RES if the key is not the VF's: `wr_mk_miss`, in WRITE
             end
-            default: cmd_status = 8'h02;
+            default: cmd_status = STATUS_BAD_OP;
           endcase
         end
       end
@@ -1347,7 +1360,7 @@ module qpc #(
       cmd_mk_addr_q <= {MK_AW{1'b0}};
       cmd_from_q <= 5'd0;
       cmd_to_q <= 4'b0000;
-      cmd_pre_q <= 8'h00;
+      cmd_pre_q <= STATUS_OK;
       cmd_mkq_q <= 1'b0;
       cmd_tok_q <= 1'b0;
       cmd_addr_q <= {AW{1'b0}};
@@ -1361,7 +1374,7 @@ module qpc #(
       wr_load_q <= 1'b0;
       wr_state_q <= 1'b0;
       wr_mk_load_q <= 1'b0;
-      wr_status_q <= 8'h00;
+      wr_status_q <= STATUS_OK;
       wr_mk_own_q <= 1'b0;
       wr_mk_chk_q <= 1'b0;
       wr_mk_del_q <= 1'b0;

@@ -46,9 +46,10 @@
 // TRANSPORT_MISMATCH, STATE; the R_Key check (mk_req/mk_rsp, 2 cycles) of RETH and
 // AtomicETH requests; the 24-bit PSN window (accept / duplicate / nak_seq once, then
 // PSN_SEQ drops / nak_access); ePSN and NAK-sent written back on rx_wb and forwarded
-// to the 4 frames behind. RC frames that need an answer also load an ACK/NAK
-// request (m_ack_*) with their verdict: accept with AckReq (ACK 0x1F, the PSN),
-// duplicate SEND/WRITE (ACK 0x1F, ePSN - 1), nak_seq (0x60, ePSN), nak_access
+// to the 4 frames behind, as is an RC nak_access's move of the QP to ERR (rx_wb_err:
+// later frames but CNPs are STATE drops). RC frames that need an answer also load an
+// ACK/NAK request (m_ack_*) with their verdict: accept with AckReq (ACK 0x1F, the
+// PSN), duplicate SEND/WRITE (ACK 0x1F, ePSN - 1), nak_seq (0x60, ePSN), nak_access
 // (0x62, the PSN).
 // Payload (m_pay_*): the payload of every RoCE-shaped frame (IPv4/IPv6, UDP port,
 // supported opcode) from the first byte after the extension headers to the pad,
@@ -215,6 +216,44 @@ module rx_parser (
   output wire [7:0]   ce_vf,
   output wire [23:0]  ce_qpn              // the QP the marked frame arrived on
 );
+  // Verdicts (m_hdr_verdict)
+  localparam [2:0] VERDICT_ACCEPT     = 3'd0;  // executed (or, CNPs and responses, taken)
+  localparam [2:0] VERDICT_DUPLICATE  = 3'd1;  // PSN behind ePSN: re-ACK / re-execute
+  localparam [2:0] VERDICT_NAK_SEQ    = 3'd2;  // PSN ahead of ePSN: one NAK PSN sequence error
+  localparam [2:0] VERDICT_NAK_ACCESS = 3'd3;  // NAK remote access error (RC: the QP goes to ERR)
+  localparam [2:0] VERDICT_DROP       = 3'd4;  // dropped: the reason says why
+  // Drop reasons (the map's enum rx_drop_reason)
+  localparam [4:0] DROP_NONE               = 5'd0;  // No frame has been dropped since reset.
+  localparam [4:0] DROP_NOT_ROCE           = 5'd1;  // Not RoCEv2 (see drop_not_roce).
+  localparam [4:0] DROP_BAD_FCS            = 5'd2;  // The MAC flagged a bad FCS.
+  localparam [4:0] DROP_BAD_IP_CHECKSUM    = 5'd3;  // IPv4 header checksum error.
+  localparam [4:0] DROP_FRAGMENT           = 5'd4;  // IPv4 fragment.
+  localparam [4:0] DROP_BAD_ICRC           = 5'd5;  // ICRC mismatch.
+  localparam [4:0] DROP_TVER               = 5'd6;  // BTH TVer is not 0.
+  localparam [4:0] DROP_P_KEY              = 5'd7;  // BTH P_Key does not match.
+  localparam [4:0] DROP_QPN0               = 5'd8;  // DestQP is 0.
+  localparam [4:0] DROP_UNKNOWN_QP         = 5'd9;  // DestQP names no valid QP.
+  localparam [4:0] DROP_WRONG_VF           = 5'd10;  // DestQP belongs to another VF.
+  localparam [4:0] DROP_STATE              = 5'd11;  // The QP state does not accept the packet.
+  localparam [4:0] DROP_TRANSPORT_MISMATCH = 5'd12;  // The opcode's transport differs from the QP's
+                                                     // service type.
+  localparam [4:0] DROP_TRUNCATED          = 5'd13;  // The frame ended inside its headers or its
+                                                     // length fields disagree.
+  localparam [4:0] DROP_PSN_SEQ            = 5'd14;  // Out-of-sequence PSN dropped silently (NAK
+                                                     // already sent, or UC).
+  localparam [4:0] DROP_BAD_OPCODE         = 5'd15;  // Reserved or unsupported BTH opcode.
+  localparam [4:0] DROP_Q_KEY              = 5'd16;  // A UD request's DETH Q_Key is not the QP's
+                                                     // Q_Key.
+  // The QPC's encodings the QP checks compare with (mlx5 qpc.state and qpc.st)
+  localparam [3:0] QP_RTR  = 4'd2;
+  localparam [3:0] QP_RTS  = 4'd3;
+  localparam [3:0] QP_SQER = 4'd4;
+  localparam [3:0] QP_SQD  = 4'd5;
+  localparam [7:0] ST_RC   = 8'd0;
+  localparam [7:0] ST_UC   = 8'd1;
+  localparam [7:0] ST_UD   = 8'd2;
+  localparam [7:0] ST_QP1  = 8'd8;
+
   wire          csr_ctrl_icrc_check_en_o;
   wire          csr_ctrl_ipv6_en_o;
   wire          csr_ctrl_cnp_event_en_o;
@@ -3988,16 +4027,17 @@ module rx_parser (
   assign p2_is_write = p2_is_write_q;
   assign p2_is_read = p2_is_read_q;
   assign p2_is_atomic = p2_is_atomic_q;
-  assign p2_st_qp1 = rx_rsp_st == 8'd8;
-  assign p2_tr_ok = p2_is_cnp || (p2_tr_rc_q && rx_rsp_st == 8'd0) ||
-                    (p2_tr_uc_q && rx_rsp_st == 8'd1) ||
-                    (p2_tr_ud_q && (rx_rsp_st == 8'd2 || p2_st_qp1));
+  assign p2_st_qp1 = rx_rsp_st == ST_QP1;
+  assign p2_tr_ok = p2_is_cnp || (p2_tr_rc_q && rx_rsp_st == ST_RC) ||
+                    (p2_tr_uc_q && rx_rsp_st == ST_UC) ||
+                    (p2_tr_ud_q && (rx_rsp_st == ST_UD || p2_st_qp1));
   assign p2_state_ok = p2_is_cnp ||
                        (!p2_is_resp &&
-                        (rx_rsp_state == 4'd2 || rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 ||
-                         rx_rsp_state == 4'd5)) ||
+                        (rx_rsp_state == QP_RTR || rx_rsp_state == QP_RTS ||
+                         rx_rsp_state == QP_SQER || rx_rsp_state == QP_SQD)) ||
                        (p2_is_resp &&
-                        (rx_rsp_state == 4'd3 || rx_rsp_state == 4'd4 || rx_rsp_state == 4'd5));
+                        (rx_rsp_state == QP_RTS || rx_rsp_state == QP_SQER ||
+                         rx_rsp_state == QP_SQD));
   assign p2_key_chk = p2_valid_q && p2_key_op_q && !p2_drop_n;
   assign p2_acc_ok = (p2_is_write && rx_rsp_rwe) || (p2_is_read && rx_rsp_rre) ||
                      (p2_is_atomic && rx_rsp_rae);
@@ -4128,13 +4168,13 @@ module rx_parser (
   assign csr_drop_state_count_incr_i = cs_drop_state_inc_q;
   assign csr_drop_q_key_count_incr_i = cs_drop_q_key_inc_q;
   assign csr_drop_psn_seq_count_incr_i = cs_drop_psn_seq_inc_q;
-  assign csr_last_drop_reason_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_reason_we_i = cs_new_q && out_verdict_q == VERDICT_DROP;
   assign csr_last_drop_reason_d_i = out_reason_q;
-  assign csr_last_drop_vf_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_vf_we_i = cs_new_q && out_verdict_q == VERDICT_DROP;
   assign csr_last_drop_vf_d_i = out_vf_q;
-  assign csr_last_drop_opcode_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_opcode_we_i = cs_new_q && out_verdict_q == VERDICT_DROP;
   assign csr_last_drop_opcode_d_i = out_opcode_q;
-  assign csr_last_drop_qpn_qpn_we_i = cs_new_q && out_verdict_q == 3'd4;
+  assign csr_last_drop_qpn_qpn_we_i = cs_new_q && out_verdict_q == VERDICT_DROP;
   assign csr_last_drop_qpn_qpn_d_i = out_qpn_q;
   assign unused_ok = ^{ic1_c17_ext_len[1:0], ic1_c16_ext_len[1:0], ic1_c15_ext_len[1:0],
                        ic1_c14_ext_len[1:0], ic1_c13_ext_len[1:0], ic1_c12_ext_len[1:0],
@@ -4930,83 +4970,83 @@ module rx_parser (
     // the first failing check names the drop reason (the checks as stage 2 registered them)
     if (s2_chk0_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd2;
+      h_reason = DROP_BAD_FCS;
       h_bth_seen = 1'b0;
     end else if (s2_chk1_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd13;
+      h_reason = DROP_TRUNCATED;
       h_bth_seen = 1'b0;
     end else if (s2_chk2_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd1;
+      h_reason = DROP_NOT_ROCE;
       h_bth_seen = 1'b0;
     end else if (s2_chk3_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd13;
+      h_reason = DROP_TRUNCATED;
       h_bth_seen = 1'b0;
     end else if (s2_chk4_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd1;
+      h_reason = DROP_NOT_ROCE;
       h_bth_seen = 1'b0;
     end else if (s2_chk5_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd13;
+      h_reason = DROP_TRUNCATED;
       h_bth_seen = 1'b0;
     end else if (&s2_chk6_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd3;
+      h_reason = DROP_BAD_IP_CHECKSUM;
       h_bth_seen = 1'b0;
     end else if (s2_chk7_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd4;
+      h_reason = DROP_FRAGMENT;
       h_bth_seen = 1'b0;
     end else if (s2_chk8_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd1;
+      h_reason = DROP_NOT_ROCE;
       h_bth_seen = 1'b0;
     end else if (s2_chk9_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd13;
+      h_reason = DROP_TRUNCATED;
       h_bth_seen = 1'b0;
     end else if (s2_chk10_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd1;
+      h_reason = DROP_NOT_ROCE;
       h_bth_seen = 1'b0;
     end else if (s2_chk11_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd13;
+      h_reason = DROP_TRUNCATED;
       h_bth_seen = 1'b0;
     end else if (s2_chk12_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd5;
+      h_reason = DROP_BAD_ICRC;
       h_bth_seen = 1'b1;
     end else if (s2_chk13_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd6;
+      h_reason = DROP_TVER;
       h_bth_seen = 1'b1;
     end else if (s2_chk14_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd15;
+      h_reason = DROP_BAD_OPCODE;
       h_bth_seen = 1'b1;
     end else if (s2_chk15_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd13;
+      h_reason = DROP_TRUNCATED;
       h_bth_seen = 1'b1;
     end else if (s2_chk16_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd7;
+      h_reason = DROP_P_KEY;
       h_bth_seen = 1'b1;
     end else if (s2_chk17_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd8;
+      h_reason = DROP_QPN0;
       h_bth_seen = 1'b1;
     end else if (s2_chk18_q) begin
       h_drop = 1'b1;
-      h_reason = 5'd10;
+      h_reason = DROP_WRONG_VF;
       h_bth_seen = 1'b1;
     end else begin
       h_drop = 1'b0;
-      h_reason = 5'd0;
+      h_reason = DROP_NONE;
       h_bth_seen = 1'b1;
     end
     // stage s2
@@ -5232,13 +5272,13 @@ module rx_parser (
     if (p2_lookup_q) begin
       if (!rx_rsp_ok) begin
         p2_drop_n = 1'b1;
-        p2_reason_n = 5'd9;
+        p2_reason_n = DROP_UNKNOWN_QP;
       end else if (!p2_tr_ok) begin
         p2_drop_n = 1'b1;
-        p2_reason_n = 5'd12;
+        p2_reason_n = DROP_TRANSPORT_MISMATCH;
       end else if (!p2_state_ok) begin
         p2_drop_n = 1'b1;
-        p2_reason_n = 5'd11;
+        p2_reason_n = DROP_STATE;
       end
     end
     // stage p3
@@ -5377,7 +5417,7 @@ module rx_parser (
       p4_valid_d = p3_valid_q;
       if (p3_valid_q) begin
         p4_drop_d = p3_drop_q || p3_qkey_bad_q;
-        p4_reason_d = p3_qkey_bad_q && !p3_drop_q ? 5'd16 : p3_reason_q;
+        p4_reason_d = p3_qkey_bad_q && !p3_drop_q ? DROP_Q_KEY : p3_reason_q;
         p4_vf_d = p3_vf_q;
         p4_opcode_d = p3_opcode_q;
         p4_qpn_d = p3_qpn_q;
@@ -5433,7 +5473,7 @@ module rx_parser (
       p4_may_ack_d = p3_may_wb && !p3_uc;
     end
     // p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)
-    p4_verdict = 3'd0;
+    p4_verdict = VERDICT_ACCEPT;
     p4_reason = p4_reason_q;
     p4_wb = 1'b0;
     p4_wb_epsn = p4_epsn;
@@ -5443,28 +5483,28 @@ module rx_parser (
     p4_ack_syn = 8'h1f;
     p4_ack_psn = p4_psn_q;
     if (p4_drop_q) begin
-      p4_verdict = 3'd4;
+      p4_verdict = VERDICT_DROP;
     end else if (p4_err && !p4_cnp_q) begin
-      p4_verdict = 3'd4;
-      p4_reason = 5'd11;
+      p4_verdict = VERDICT_DROP;
+      p4_reason = DROP_STATE;
     end else if (p4_seq_q) begin
       if (p4_uc_q) begin
         if (p4_eq || p4_uc_start_q) begin
           if (p4_key_ok) begin
-            p4_verdict = 3'd0;
+            p4_verdict = VERDICT_ACCEPT;
             p4_wb = 1'b1;
             p4_wb_epsn = p4_next_q;
             p4_wb_nak = 1'b0;
           end else begin
-            p4_verdict = 3'd3;
+            p4_verdict = VERDICT_NAK_ACCESS;
           end
         end else begin
-          p4_verdict = 3'd4;
-          p4_reason = 5'd14;
+          p4_verdict = VERDICT_DROP;
+          p4_reason = DROP_PSN_SEQ;
         end
       end else if (p4_eq) begin
         if (p4_key_ok) begin
-          p4_verdict = 3'd0;
+          p4_verdict = VERDICT_ACCEPT;
           p4_wb = 1'b1;
           p4_wb_epsn = p4_next_q;
           p4_wb_nak = 1'b0;
@@ -5475,7 +5515,7 @@ module rx_parser (
             p4_ack_psn = p4_psn_q;
           end
         end else begin
-          p4_verdict = 3'd3;
+          p4_verdict = VERDICT_NAK_ACCESS;
           // NAK remote access error; the QP goes to ERR (IBA class C)
           p4_wb = 1'b1;
           p4_wb_epsn = p4_epsn;
@@ -5486,7 +5526,7 @@ module rx_parser (
           p4_ack_psn = p4_psn_q;
         end
       end else if (p4_behind) begin
-        p4_verdict = 3'd1;
+        p4_verdict = VERDICT_DUPLICATE;
         // duplicate SEND/WRITE: re-ACK the last PSN received in order
         if (!p4_rd_or_atomic_q) begin
           p4_ack = 1'b1;
@@ -5494,10 +5534,10 @@ module rx_parser (
           p4_ack_psn = p4_epsn_m1;
         end
       end else if (p4_nak) begin
-        p4_verdict = 3'd4;
-        p4_reason = 5'd14;
+        p4_verdict = VERDICT_DROP;
+        p4_reason = DROP_PSN_SEQ;
       end else begin
-        p4_verdict = 3'd2;
+        p4_verdict = VERDICT_NAK_SEQ;
         p4_wb = 1'b1;
         p4_wb_epsn = p4_epsn;
         p4_wb_nak = 1'b1;
@@ -5625,7 +5665,7 @@ module rx_parser (
     hdr1_pay_d = hdr1_pay_q;
     if (out_load && !hdr_wp_q) begin
       hdr0_verdict_d = p4_verdict;
-      hdr0_reason_d = p4_verdict == 3'd4 ? p4_reason : 5'd0;
+      hdr0_reason_d = p4_verdict == VERDICT_DROP ? p4_reason : DROP_NONE;
       hdr0_vf_d = p4_vf_q;
       hdr0_opcode_d = p4_opcode_q;
       hdr0_qpn_d = p4_qpn_q;
@@ -5647,7 +5687,7 @@ module rx_parser (
     end
     if (out_load && hdr_wp_q) begin
       hdr1_verdict_d = p4_verdict;
-      hdr1_reason_d = p4_verdict == 3'd4 ? p4_reason : 5'd0;
+      hdr1_reason_d = p4_verdict == VERDICT_DROP ? p4_reason : DROP_NONE;
       hdr1_vf_d = p4_vf_q;
       hdr1_opcode_d = p4_opcode_q;
       hdr1_qpn_d = p4_qpn_q;
@@ -5669,7 +5709,7 @@ module rx_parser (
     end
     if (out_load) begin
       out_verdict_d = p4_verdict;
-      out_reason_d = p4_verdict == 3'd4 ? p4_reason : 5'd0;
+      out_reason_d = p4_verdict == VERDICT_DROP ? p4_reason : DROP_NONE;
       out_vf_d = p4_vf_q;
       out_opcode_d = p4_opcode_q;
       out_qpn_d = p4_qpn_q;
@@ -5735,28 +5775,39 @@ module rx_parser (
     end
     cs_new_d = out_load;
     cs_frames_seen_inc_d = cs_new_q;
-    cs_verdict_accept_inc_d = cs_new_q && out_verdict_q == 3'd0;
-    cs_verdict_duplicate_inc_d = cs_new_q && out_verdict_q == 3'd1;
-    cs_verdict_nak_psn_seq_inc_d = cs_new_q && out_verdict_q == 3'd2;
-    cs_verdict_nak_remote_access_inc_d = cs_new_q && out_verdict_q == 3'd3;
-    cs_event_cnp_received_inc_d = cs_new_q && out_verdict_q == 3'd0 && out_cnp_q;
-    cs_event_ce_marked_inc_d = cs_new_q && out_verdict_q == 3'd0 && out_ecn_ce_q;
-    cs_drop_bad_fcs_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd2;
-    cs_drop_truncated_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd13;
-    cs_drop_not_roce_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd1;
-    cs_drop_bad_ip_checksum_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd3;
-    cs_drop_fragment_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd4;
-    cs_drop_bad_icrc_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd5;
-    cs_drop_tver_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd6;
-    cs_drop_bad_opcode_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd15;
-    cs_drop_p_key_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd7;
-    cs_drop_qpn0_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd8;
-    cs_drop_wrong_vf_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd10;
-    cs_drop_unknown_qp_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd9;
-    cs_drop_transport_mismatch_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd12;
-    cs_drop_state_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd11;
-    cs_drop_q_key_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd16;
-    cs_drop_psn_seq_inc_d = cs_new_q && out_verdict_q == 3'd4 && out_reason_q == 5'd14;
+    cs_verdict_accept_inc_d = cs_new_q && out_verdict_q == VERDICT_ACCEPT;
+    cs_verdict_duplicate_inc_d = cs_new_q && out_verdict_q == VERDICT_DUPLICATE;
+    cs_verdict_nak_psn_seq_inc_d = cs_new_q && out_verdict_q == VERDICT_NAK_SEQ;
+    cs_verdict_nak_remote_access_inc_d = cs_new_q && out_verdict_q == VERDICT_NAK_ACCESS;
+    cs_event_cnp_received_inc_d = cs_new_q && out_verdict_q == VERDICT_ACCEPT && out_cnp_q;
+    cs_event_ce_marked_inc_d = cs_new_q && out_verdict_q == VERDICT_ACCEPT && out_ecn_ce_q;
+    cs_drop_bad_fcs_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                            out_reason_q == DROP_BAD_FCS;
+    cs_drop_truncated_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                              out_reason_q == DROP_TRUNCATED;
+    cs_drop_not_roce_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                             out_reason_q == DROP_NOT_ROCE;
+    cs_drop_bad_ip_checksum_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                                    out_reason_q == DROP_BAD_IP_CHECKSUM;
+    cs_drop_fragment_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                             out_reason_q == DROP_FRAGMENT;
+    cs_drop_bad_icrc_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                             out_reason_q == DROP_BAD_ICRC;
+    cs_drop_tver_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP && out_reason_q == DROP_TVER;
+    cs_drop_bad_opcode_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                               out_reason_q == DROP_BAD_OPCODE;
+    cs_drop_p_key_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP && out_reason_q == DROP_P_KEY;
+    cs_drop_qpn0_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP && out_reason_q == DROP_QPN0;
+    cs_drop_wrong_vf_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                             out_reason_q == DROP_WRONG_VF;
+    cs_drop_unknown_qp_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                               out_reason_q == DROP_UNKNOWN_QP;
+    cs_drop_transport_mismatch_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                                       out_reason_q == DROP_TRANSPORT_MISMATCH;
+    cs_drop_state_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP && out_reason_q == DROP_STATE;
+    cs_drop_q_key_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP && out_reason_q == DROP_Q_KEY;
+    cs_drop_psn_seq_inc_d = cs_new_q && out_verdict_q == VERDICT_DROP &&
+                            out_reason_q == DROP_PSN_SEQ;
   end
 
   always @(posedge clk) begin

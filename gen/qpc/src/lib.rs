@@ -525,7 +525,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     let rst_value = enum_value(map, "qp_state", "RST")?;
     let qp = |name: &str| id(format!("QP_{name}"));
     let service_types = enum_of("service_type")?;
-    let status = |name: &str| enum_value(map, "qpc_cmd_status", name);
+    // Command statuses by their localparams (`STATUS_*`).
+    let status =
+        |name: &str| enum_value(map, "qpc_cmd_status", name).map(|_| id(format!("STATUS_{name}")));
     let (ok, bad_op, bad_param, bad_res, res_busy, bad_state, bad_index) = (
         status("OK")?,
         status("BAD_OP")?,
@@ -1669,6 +1671,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             match prefix {
                 "QP" => "QP states",
                 "ST" => "Service types",
+                "STATUS" => "Command statuses",
                 _ => "Command opcodes",
             },
             e.name.text
@@ -1688,6 +1691,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             || COMMANDS.iter().any(|c| c.2 == Some(name) || c.3 == name)
     });
     enum_lps(&mut g, service_types, "ST", f.st.w(), &|_| true);
+    enum_lps(&mut g, enum_of("qpc_cmd_status")?, "STATUS", 8, &|_| true);
     let opcodes = enum_of("qpc_cmd_op")?;
     enum_lps(&mut g, opcodes, "OP", 16, &|name| {
         COMMANDS.iter().any(|c| c.0 == name) || MK_COMMANDS.iter().any(|c| c.0 == name)
@@ -1704,7 +1708,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.state_r("cmd_mk_addr", mk_addr_r(), zero_mk());
     g.state("cmd_from", sw + 1, Expr::zero(sw + 1));
     g.state("cmd_to", sw, Expr::zero(sw));
-    g.state("cmd_pre", 8, n(8, ok));
+    g.state("cmd_pre", 8, ok.clone());
     // An MKey query whose target passed the checks at go: with the key's existence, all that
     // decides its copy into the mailbox (`cmd_mk_query`).
     g.state("cmd_mkq", 1, b1(false));
@@ -2089,7 +2093,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     for (name, w) in [("cmd_status", 8), ("cmd_query", 1), ("cmd_illegal", 1)] {
         g.reg(name, w);
     }
-    let bad = |v: u64| vec![Stmt::assign(id("cmd_status"), n(8, v))];
+    let bad = |v: &Expr| vec![Stmt::assign(id("cmd_status"), v.clone())];
     // The status only: what the command writes is decoded flat below.
     let exec = vec![
         Stmt::assign(id("cmd_fsm_d"), id("CMD_WRITE")),
@@ -2098,7 +2102,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             vec![Stmt::assign(id("cmd_status"), id("cmd_pre_q"))],
             vec![Stmt::if_else(
                 id("clearing"),
-                bad(res_busy),
+                bad(&res_busy),
                 vec![Stmt::Case {
                     subject: id("cmd_kind_q"),
                     arms: vec![
@@ -2106,23 +2110,23 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                             vec![id("KIND_CREATE")],
                             vec![Stmt::if_else(
                                 cur_valid.clone(),
-                                bad(bad_res),
-                                vec![Stmt::if_(Expr::lnot(id("mb_ok_q")), bad(bad_param))],
+                                bad(&bad_res),
+                                vec![Stmt::if_(Expr::lnot(id("mb_ok_q")), bad(&bad_param))],
                             )],
                         ),
                         (
                             vec![id("KIND_DESTROY")],
-                            vec![Stmt::if_(Expr::lnot(cur_valid.clone()), bad(bad_res))],
+                            vec![Stmt::if_(Expr::lnot(cur_valid.clone()), bad(&bad_res))],
                         ),
                         (
                             vec![id("KIND_LOAD"), id("KIND_STATE")],
                             vec![Stmt::if_else(
                                 Expr::lnot(cur_valid.clone()),
-                                bad(bad_res),
+                                bad(&bad_res),
                                 vec![Stmt::if_else(
                                     Expr::lnot(id("cmd_from_ok")),
                                     vec![
-                                        Stmt::assign(id("cmd_status"), n(8, bad_state)),
+                                        Stmt::assign(id("cmd_status"), bad_state.clone()),
                                         Stmt::assign(id("cmd_illegal"), b1(true)),
                                     ],
                                     vec![Stmt::if_(
@@ -2130,7 +2134,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                                             Expr::eq(id("cmd_kind_q"), id("KIND_LOAD")),
                                             Expr::lnot(id("mb_ok_q")),
                                         ),
-                                        bad(bad_param),
+                                        bad(&bad_param),
                                     )],
                                 )],
                             )],
@@ -2140,12 +2144,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                             vec![Stmt::if_else(
                                 cur_valid.clone(),
                                 vec![Stmt::assign(id("cmd_query"), b1(true))],
-                                bad(bad_res),
+                                bad(&bad_res),
                             )],
                         ),
                         (
                             vec![id("KIND_MK_CREATE")],
-                            vec![Stmt::if_(mkf.valid.of("cmd_mk_q"), bad(bad_res))],
+                            vec![Stmt::if_(mkf.valid.of("cmd_mk_q"), bad(&bad_res))],
                         ),
                         (
                             vec![id("KIND_MK_DESTROY"), id("KIND_MK_QUERY")],
@@ -2154,7 +2158,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                             )],
                         ),
                     ],
-                    default: bad(bad_op),
+                    default: bad(&bad_op),
                 }],
             )],
         ),
@@ -2303,7 +2307,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("cmd_pre_ok_d", id("cmd_pre_ok_q")),
         ("cmd_does_d", id("cmd_does_q")),
         ("cmd_addr_d", id("cmd_addr_q")),
-        ("cmd_status", n(8, ok)),
+        ("cmd_status", ok.clone()),
         ("cmd_query", b1(false)),
         ("cmd_illegal", b1(false)),
     ] {
@@ -2345,8 +2349,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
                         id("cmd_pre_d"),
                         Expr::ternary(
                             Expr::eq(id("op_kind"), id("KIND_NONE")),
-                            n(8, bad_op),
-                            Expr::ternary(id("cmd_tok_q"), n(8, ok), n(8, bad_index)),
+                            bad_op.clone(),
+                            Expr::ternary(id("cmd_tok_q"), ok.clone(), bad_index.clone()),
                         ),
                     ),
                     Stmt::assign(
@@ -2397,7 +2401,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         ("wr_load_q", 1, id("cmd_sel_load"), Some(b1(false))),
         ("wr_state_q", 1, id("cmd_sel_state"), Some(b1(false))),
         ("wr_mk_load_q", 1, does("DOES_MK_CREATE"), Some(b1(false))),
-        ("wr_status_q", 8, id("cmd_status"), Some(n(8, ok))),
+        ("wr_status_q", 8, id("cmd_status"), Some(ok.clone())),
         ("wr_mk_own_q", 1, id("cmd_mk_exists"), Some(b1(false))),
         ("wr_mk_chk_q", 1, id("wr_mk_chk_d"), Some(b1(false))),
         ("wr_mk_del_q", 1, id("wr_mk_del_d"), Some(b1(false))),
@@ -2411,7 +2415,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.wire(
         "wr_status",
         8,
-        Expr::ternary(id("wr_mk_miss"), n(8, bad_res), id("wr_status_q")),
+        Expr::ternary(id("wr_mk_miss"), bad_res.clone(), id("wr_status_q")),
         Some("the status WRITE reports"),
     );
     // The data WRITE writes, from the flops above and what READ/EXEC saw: the mailbox (not
@@ -2630,7 +2634,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             "csr_cmd_errors_count_incr_i",
             Expr::and(
                 id("cmd_end"),
-                Expr::bin(BinOp::Ne, id("wr_status"), n(8, ok)),
+                Expr::bin(BinOp::Ne, id("wr_status"), ok.clone()),
             ),
         ),
         (

@@ -92,6 +92,34 @@ pub const S_RTR: u8 = 2;
 pub const S_RTS: u8 = 3;
 pub const S_SQER: u8 = 4;
 pub const S_SQD: u8 = 5;
+/// The verdict codes of `m_hdr_verdict`, named in the RTL `VERDICT_<name>`.
+pub const VERDICTS: [(&str, u64, &str); 5] = [
+    ("ACCEPT", 0, "executed (or, CNPs and responses, taken)"),
+    ("DUPLICATE", 1, "PSN behind ePSN: re-ACK / re-execute"),
+    (
+        "NAK_SEQ",
+        2,
+        "PSN ahead of ePSN: one NAK PSN sequence error",
+    ),
+    (
+        "NAK_ACCESS",
+        3,
+        "NAK remote access error (RC: the QP goes to ERR)",
+    ),
+    ("DROP", 4, "dropped: the reason says why"),
+];
+
+/// A verdict's localparam.
+fn verdict(name: &str) -> Expr {
+    debug_assert!(VERDICTS.iter().any(|v| v.0 == name), "{name}");
+    id(format!("VERDICT_{name}"))
+}
+
+/// A drop reason's localparam (`DROP_<name>`, the map's enum `rx_drop_reason`).
+fn drop_reason(name: &str) -> Expr {
+    id(format!("DROP_{name}"))
+}
+
 /// Supported data widths in bits.
 pub const WIDTHS: [u32; 5] = [64, 128, 256, 512, 1024];
 
@@ -688,7 +716,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     let bw = PW - lw;
     let hb = HDR_BYTES * 8;
     let rst = opts.reset;
-    let reason = |name: &str| enum_value(map, "rx_drop_reason", name);
+    let reason = |name: &str| enum_value(map, "rx_drop_reason", name).map(|_| drop_reason(name));
+    let reason_value = |name: &str| enum_value(map, "rx_drop_reason", name);
     let csr = rdmagen_csr::generate(
         map,
         &rdmagen_csr::Options {
@@ -764,7 +793,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("PSN_SEQ", "drop_psn_seq"),
     ]
     .iter()
-    .map(|&(r, c)| Ok((r, c, reason(r)?)))
+    .map(|&(r, c)| Ok((r, c, reason_value(r)?)))
     .collect::<Result<_, RxParserError>>()?;
     for (_, c, _) in &reasons {
         let incr = format!("{c}_count_incr_i");
@@ -1773,15 +1802,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     ));
     let mut chain = vec![
         Stmt::assign(id("h_drop"), b1(false)),
-        Stmt::assign(id("h_reason"), Expr::zero(5)),
+        Stmt::assign(id("h_reason"), drop_reason("NONE")),
         Stmt::assign(id("h_bth_seen"), b1(true)),
     ];
     for (i, (r, _, _)) in checks.iter().enumerate().rev() {
-        let code = reasons
-            .iter()
-            .find(|(n, _, _)| n == r)
-            .map(|(_, _, c)| *c)
-            .expect("listed");
+        assert!(reasons.iter().any(|(n, _, _)| n == r), "{r} is listed");
         let failed = if chk_width(r) == 1 {
             id(format!("s2_chk{i}_q"))
         } else {
@@ -1791,7 +1816,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             failed,
             vec![
                 Stmt::assign(id("h_drop"), b1(true)),
-                Stmt::assign(id("h_reason"), d(5, code)),
+                Stmt::assign(id("h_reason"), drop_reason(r)),
                 Stmt::assign(id("h_bth_seen"), b1(i >= bth_from)),
             ],
             chain,
@@ -2117,7 +2142,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.wire_c(
         "p2_st_qp1",
         1,
-        Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_QP1))),
+        Expr::eq(id("rx_rsp_st"), id("ST_QP1")),
         "the QP is a GSI QP (service type QP1)",
     );
     g.wire_c(
@@ -2125,25 +2150,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         1,
         any(vec![
             id("p2_is_cnp"),
-            Expr::and(
-                id("p2_tr_rc_q"),
-                Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_RC))),
-            ),
-            Expr::and(
-                id("p2_tr_uc_q"),
-                Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_UC))),
-            ),
+            Expr::and(id("p2_tr_rc_q"), Expr::eq(id("rx_rsp_st"), id("ST_RC"))),
+            Expr::and(id("p2_tr_uc_q"), Expr::eq(id("rx_rsp_st"), id("ST_UC"))),
             Expr::and(
                 id("p2_tr_ud_q"),
-                Expr::or(
-                    Expr::eq(id("rx_rsp_st"), d(8, u64::from(ST_UD))),
-                    id("p2_st_qp1"),
-                ),
+                Expr::or(Expr::eq(id("rx_rsp_st"), id("ST_UD")), id("p2_st_qp1")),
             ),
         ]),
         "opcode transport (RC 000, UC 001, UD 011) vs the QP's service type (UD: UD or QP1)",
     );
-    let st_is = |v: u8| Expr::eq(id("rx_rsp_state"), d(4, u64::from(v)));
+    let st_is = |name: &str| Expr::eq(id("rx_rsp_state"), id(format!("QP_{name}")));
     g.wire_c(
         "p2_state_ok",
         1,
@@ -2152,15 +2168,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             Expr::and(
                 Expr::lnot(id("p2_is_resp")),
                 any(vec![
-                    st_is(S_RTR),
-                    st_is(S_RTS),
-                    st_is(S_SQER),
-                    st_is(S_SQD),
+                    st_is("RTR"),
+                    st_is("RTS"),
+                    st_is("SQER"),
+                    st_is("SQD"),
                 ]),
             ),
             Expr::and(
                 id("p2_is_resp"),
-                any(vec![st_is(S_RTS), st_is(S_SQER), st_is(S_SQD)]),
+                any(vec![st_is("RTS"), st_is("SQER"), st_is("SQD")]),
             ),
         ]),
         "requests from RTR on; responses and ACKs need RTS, SQER or SQD",
@@ -2179,19 +2195,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             Expr::lnot(id("rx_rsp_ok")),
             vec![
                 Stmt::assign(id("p2_drop_n"), b1(true)),
-                Stmt::assign(id("p2_reason_n"), d(5, reason("UNKNOWN_QP")?)),
+                Stmt::assign(id("p2_reason_n"), reason("UNKNOWN_QP")?),
             ],
             vec![Stmt::if_else(
                 Expr::lnot(id("p2_tr_ok")),
                 vec![
                     Stmt::assign(id("p2_drop_n"), b1(true)),
-                    Stmt::assign(id("p2_reason_n"), d(5, reason("TRANSPORT_MISMATCH")?)),
+                    Stmt::assign(id("p2_reason_n"), reason("TRANSPORT_MISMATCH")?),
                 ],
                 vec![Stmt::if_(
                     Expr::lnot(id("p2_state_ok")),
                     vec![
                         Stmt::assign(id("p2_drop_n"), b1(true)),
-                        Stmt::assign(id("p2_reason_n"), d(5, reason("STATE")?)),
+                        Stmt::assign(id("p2_reason_n"), reason("STATE")?),
                     ],
                 )],
             )],
@@ -2426,7 +2442,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             "reason" => {
                 f.2 = Expr::ternary(
                     Expr::and(id("p3_qkey_bad_q"), Expr::lnot(id("p3_drop_q"))),
-                    d(5, reason("Q_KEY")?),
+                    reason("Q_KEY")?,
                     id("p3_reason_q"),
                 )
             }
@@ -2635,8 +2651,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     g.comb.push(Stmt::Comment(
         "p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)".into(),
     ));
-    let psn_seq = reason("PSN_SEQ")?;
-    g.comb.extend(p4_verdict_chain(psn_seq, reason("STATE")?));
+    g.comb
+        .extend(p4_verdict_chain(reason("PSN_SEQ")?, reason("STATE")?));
     g.wire_c(
         "wb_need",
         1,
@@ -2749,9 +2765,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         let src = match *name {
             "verdict" => id("p4_verdict"),
             "reason" => Expr::ternary(
-                Expr::eq(id("p4_verdict"), d(3, 4)),
+                Expr::eq(id("p4_verdict"), verdict("DROP")),
                 id("p4_reason"),
-                Expr::zero(5),
+                drop_reason("NONE"),
             ),
             other => id(format!("p4_{other}_q")),
         };
@@ -2844,34 +2860,46 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "the verdict register took a verdict in the last cycle",
     );
     g.comb.push(Stmt::assign(id("cs_new_d"), id("out_load")));
-    let verdict_is = |v: u64| Expr::and(id("cs_new_q"), Expr::eq(id("out_verdict_q"), d(3, v)));
+    let verdict_is = |v: &str| Expr::and(id("cs_new_q"), Expr::eq(id("out_verdict_q"), verdict(v)));
     let mut hw: Vec<(String, u32, Expr)> = vec![
         ("frames_seen_count_incr_i".into(), 1, id("cs_new_q")),
-        ("verdict_accept_count_incr_i".into(), 1, verdict_is(0)),
-        ("verdict_duplicate_count_incr_i".into(), 1, verdict_is(1)),
-        ("verdict_nak_psn_seq_count_incr_i".into(), 1, verdict_is(2)),
+        (
+            "verdict_accept_count_incr_i".into(),
+            1,
+            verdict_is("ACCEPT"),
+        ),
+        (
+            "verdict_duplicate_count_incr_i".into(),
+            1,
+            verdict_is("DUPLICATE"),
+        ),
+        (
+            "verdict_nak_psn_seq_count_incr_i".into(),
+            1,
+            verdict_is("NAK_SEQ"),
+        ),
         (
             "verdict_nak_remote_access_count_incr_i".into(),
             1,
-            verdict_is(3),
+            verdict_is("NAK_ACCESS"),
         ),
         (
             "event_cnp_received_count_incr_i".into(),
             1,
-            Expr::and(verdict_is(0), id("out_cnp_q")),
+            Expr::and(verdict_is("ACCEPT"), id("out_cnp_q")),
         ),
         (
             "event_ce_marked_count_incr_i".into(),
             1,
-            Expr::and(verdict_is(0), id("out_ecn_ce_q")),
+            Expr::and(verdict_is("ACCEPT"), id("out_ecn_ce_q")),
         ),
     ];
-    let drop = verdict_is(4);
-    for (_, c, code) in &reasons {
+    let drop = verdict_is("DROP");
+    for (r, c, _) in &reasons {
         hw.push((
             format!("{c}_count_incr_i"),
             1,
-            Expr::and(drop.clone(), Expr::eq(id("out_reason_q"), d(5, *code))),
+            Expr::and(drop.clone(), Expr::eq(id("out_reason_q"), drop_reason(r))),
         ));
     }
     for (f, w, v) in [
@@ -2981,6 +3009,52 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
 
     // ---- assemble
     let mut items = Vec::new();
+    let lp = |items: &mut Vec<V>, name: String, w: u32, value: u64, comment: &str| {
+        items.push(V::LocalParam {
+            name,
+            range: Range::bits(w),
+            value: d(w, value),
+            comment: (!comment.is_empty()).then(|| comment.to_string()),
+        });
+    };
+    items.push(V::Comment(vec!["Verdicts (m_hdr_verdict)".into()]));
+    for (name, value, what) in VERDICTS {
+        lp(&mut items, format!("VERDICT_{name}"), 3, value, what);
+    }
+    items.push(V::Comment(vec![
+        "Drop reasons (the map's enum rx_drop_reason)".into(),
+    ]));
+    let drop_enum = map
+        .enumeration("rx_drop_reason")
+        .ok_or_else(|| RxParserError("the map has no enum `rx_drop_reason`".into()))?;
+    for v in drop_enum
+        .values
+        .iter()
+        .filter(|v| v.name.text == "NONE" || reasons.iter().any(|r| r.0 == v.name.text))
+    {
+        lp(
+            &mut items,
+            format!("DROP_{}", v.name.text),
+            5,
+            v.value,
+            &v.description,
+        );
+    }
+    items.push(V::Comment(vec![
+        "The QPC's encodings the QP checks compare with (mlx5 qpc.state and qpc.st)".into(),
+    ]));
+    for (name, value) in [
+        ("RTR", S_RTR),
+        ("RTS", S_RTS),
+        ("SQER", S_SQER),
+        ("SQD", S_SQD),
+    ] {
+        lp(&mut items, format!("QP_{name}"), 4, u64::from(value), "");
+    }
+    for (name, value) in [("RC", ST_RC), ("UC", ST_UC), ("UD", ST_UD), ("QP1", ST_QP1)] {
+        lp(&mut items, format!("ST_{name}"), 8, u64::from(value), "");
+    }
+    items.push(V::Blank);
     items.extend(g.decls);
     items.push(V::Blank);
     items.extend(g.inst);
@@ -3037,9 +3111,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "TRANSPORT_MISMATCH, STATE; the R_Key check (mk_req/mk_rsp, 2 cycles) of RETH and",
         "AtomicETH requests; the 24-bit PSN window (accept / duplicate / nak_seq once, then",
         "PSN_SEQ drops / nak_access); ePSN and NAK-sent written back on rx_wb and forwarded",
-        "to the 4 frames behind. RC frames that need an answer also load an ACK/NAK",
-        "request (m_ack_*) with their verdict: accept with AckReq (ACK 0x1F, the PSN),",
-        "duplicate SEND/WRITE (ACK 0x1F, ePSN - 1), nak_seq (0x60, ePSN), nak_access",
+        "to the 4 frames behind, as is an RC nak_access's move of the QP to ERR (rx_wb_err:",
+        "later frames but CNPs are STATE drops). RC frames that need an answer also load an",
+        "ACK/NAK request (m_ack_*) with their verdict: accept with AckReq (ACK 0x1F, the",
+        "PSN), duplicate SEND/WRITE (ACK 0x1F, ePSN - 1), nak_seq (0x60, ePSN), nak_access",
         "(0x62, the PSN).",
         "Payload (m_pay_*): the payload of every RoCE-shaped frame (IPv4/IPv6, UDP port,",
         "supported opcode) from the first byte after the extension headers to the pad,",
@@ -3073,8 +3148,8 @@ pub const PAY_DEPTH: u32 = 16;
 /// p4's verdict (`p4_verdict`: 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop), the
 /// drop reason, the write-back and the ACK/NAK request, defaults first, from p4's registers
 /// and the forwarded `p4_eq` / `p4_behind` / `p4_nak` / `p4_epsn` and `p4_key_ok`.
-fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
-    let v = |code: u64| Stmt::assign(id("p4_verdict"), d(3, code));
+fn p4_verdict_chain(psn_seq: Expr, state: Expr) -> Vec<Stmt> {
+    let v = |name: &str| Stmt::assign(id("p4_verdict"), verdict(name));
     let wb = |e: Expr, nak: Expr| {
         vec![
             Stmt::assign(id("p4_wb"), b1(true)),
@@ -3097,10 +3172,10 @@ fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
             Expr::or(id("p4_eq"), id("p4_uc_start_q")),
             vec![Stmt::if_else(
                 id("p4_key_ok"),
-                [vec![v(0)], wb(id("p4_next_q"), b1(false))].concat(),
-                vec![v(3)],
+                [vec![v("ACCEPT")], wb(id("p4_next_q"), b1(false))].concat(),
+                vec![v("NAK_ACCESS")],
             )],
-            vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
+            vec![v("DROP"), Stmt::assign(id("p4_reason"), psn_seq.clone())],
         )],
         // RC: ACK/NAK requests as the comments say (AETH syndromes of FACTS §3).
         vec![Stmt::if_else(
@@ -3108,7 +3183,7 @@ fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
             vec![Stmt::if_else(
                 id("p4_key_ok"),
                 [
-                    vec![v(0)],
+                    vec![v("ACCEPT")],
                     wb(id("p4_next_q"), b1(false)),
                     vec![
                         Stmt::Comment("ACK of the frame's PSN when AckReq asks for it".into()),
@@ -3121,7 +3196,7 @@ fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
                 .concat(),
                 [
                     vec![
-                        v(3),
+                        v("NAK_ACCESS"),
                         Stmt::Comment(
                             "NAK remote access error; the QP goes to ERR (IBA class C)".into(),
                         ),
@@ -3135,7 +3210,7 @@ fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
             vec![Stmt::if_else(
                 id("p4_behind"),
                 vec![
-                    v(1),
+                    v("DUPLICATE"),
                     Stmt::Comment(
                         "duplicate SEND/WRITE: re-ACK the last PSN received in order".into(),
                     ),
@@ -3146,9 +3221,9 @@ fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
                 ],
                 vec![Stmt::if_else(
                     id("p4_nak"),
-                    vec![v(4), Stmt::assign(id("p4_reason"), d(5, psn_seq))],
+                    vec![v("DROP"), Stmt::assign(id("p4_reason"), psn_seq.clone())],
                     [
-                        vec![v(2)],
+                        vec![v("NAK_SEQ")],
                         wb(id("p4_epsn"), b1(true)),
                         vec![Stmt::Comment("NAK PSN sequence error carrying ePSN".into())],
                         ack(0x60, id("p4_epsn")),
@@ -3159,7 +3234,7 @@ fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
         )],
     );
     vec![
-        v(0),
+        v("ACCEPT"),
         Stmt::assign(id("p4_reason"), id("p4_reason_q")),
         Stmt::assign(id("p4_wb"), b1(false)),
         Stmt::assign(id("p4_wb_epsn"), id("p4_epsn")),
@@ -3170,10 +3245,10 @@ fn p4_verdict_chain(psn_seq: u64, state: u64) -> Vec<Stmt> {
         Stmt::assign(id("p4_ack_psn"), id("p4_psn_q")),
         Stmt::if_else(
             id("p4_drop_q"),
-            vec![v(4)],
+            vec![v("DROP")],
             vec![Stmt::if_else(
                 Expr::and(id("p4_err"), Expr::lnot(id("p4_cnp_q"))),
-                vec![v(4), Stmt::assign(id("p4_reason"), d(5, state))],
+                vec![v("DROP"), Stmt::assign(id("p4_reason"), state)],
                 vec![Stmt::if_(id("p4_seq_q"), vec![psn_rules])],
             )],
         ),
@@ -4381,8 +4456,12 @@ mod tests {
     ) {
         for s in stmts {
             match s {
-                Stmt::Assign(Expr::Ident(t), Expr::Num { value, .. }) if t == "p4_verdict" => {
-                    *verdict = Some(*value)
+                Stmt::Assign(Expr::Ident(t), Expr::Ident(v)) if t == "p4_verdict" => {
+                    let code = VERDICTS
+                        .iter()
+                        .find(|(name, _, _)| format!("VERDICT_{name}") == *v)
+                        .map(|x| u128::from(x.1));
+                    *verdict = Some(code.expect("a verdict's localparam"))
                 }
                 Stmt::Assign(Expr::Ident(t), _) => assert_ne!(t, "p4_verdict"),
                 Stmt::If { cond, then, els } => {
@@ -4399,7 +4478,7 @@ mod tests {
     /// inputs, it is set exactly when the chain gives verdict 0.
     #[test]
     fn p4_accept_agrees_with_the_verdict_chain() {
-        let chain = p4_verdict_chain(17, 11);
+        let chain = p4_verdict_chain(drop_reason("PSN_SEQ"), drop_reason("STATE"));
         let accept = p4_accept();
         let mut inputs = std::collections::BTreeSet::new();
         cond_inputs(&chain, &mut inputs);
