@@ -9,7 +9,9 @@
 //!   another VF, or lies outside the partition, is refused and counted.
 //! - Each lookup port (doorbell check, WQE check, RX lookup) reads its own replica RAM holding
 //!   only the fields it needs, so all three run every cycle. The command engine writes every
-//!   replica at once; the RX port writes back ePSN and NAK-sent into their own RAM.
+//!   replica at once; the RX port writes back ePSN and NAK-sent into their own RAM, with
+//!   the error bit of an RC remote access NAK, after which every port and command sees the
+//!   QP in ERR (until TO_RST; RST and INIT ignore the bit, INIT2RTR clears it).
 //! - Lookups: request valid/ready, response valid/ready, two-stage pipeline: the response
 //!   comes 2 cycles after the request is accepted when the response side is ready, and a
 //!   lookup sees every write made before the cycle it was accepted in (writes in the same
