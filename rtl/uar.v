@@ -290,8 +290,8 @@ module uar #(
   reg                    aw_ck_d;
   reg                    pm_q;
   reg                    pm_d;
-  reg                    aw_ps_q;                // pending bit of the owner on a_addr, sampled
-                                                 // every cycle
+  reg                    aw_ps_q;                // pending bit of the owner on a_addr: the port's,
+                                                 // sampled every cycle, held while the skid is full
   reg                    aw_ps_d;
   reg                    aw_pt_q;                // an AW was taken last cycle and its pending bit
                                                  // is aw_ps_q
@@ -667,8 +667,8 @@ module uar #(
                   (aw_addr_q[11:0] == 12'h880 && aw_len_q[7:3] < 5'h02) |
                   (aw_addr_q[11:0] == 12'h8c0 && aw_len_q[7:3] < 5'h01));
   assign in_hh = in_hit[0] | in_hit[1];
-  assign in_hwin = in_hit[1] ? 4'b0001 : 4'b0000;
-  assign in_win = in_hit[1] || in_bhit[1] ? 4'b0001 : 4'b0000;
+  assign in_hwin = in_off[11:3] == 9'h100 ? 4'b0001 : 4'b0000;
+  assign in_win = in_off[11:3] == 9'h100 ? 4'b0001 : 4'b0000;
   assign in_bf_cand = in_ok && csr_ctrl_bf_enable_o && |in_bhit;
   assign in_dbh = |in_bhit;
   assign in_dck = csr_ctrl_bf_enable_o && in_burst_ok;
@@ -691,7 +691,7 @@ module uar #(
   assign in_slot_pend = pend_mem[a_owner[VW - 1:0]][39:32] == {a_dhwin, a_page_idx[3:0]};
   assign in_new_pend = last && lo_now && slot == a_owner[VW - 1:0];
   assign in_same = last && slot == a_owner[VW - 1:0];
-  assign in_ps = ask_valid_q ? pend_valid_q[({20'h00000, ask_addr_q[23:12]} >> PW) & SLOT_MASK] :
+  assign in_ps = ask_valid_q ? aw_ps_q :
                  pend_valid_q[({20'h00000, s_axi_awaddr[23:12]} >> PW) & SLOT_MASK];
   assign in_pv = in_same && (lo_now || (pv && !complete));
   assign in_pm = in_new_pend ? {dwin, page_idx[3:0]} == {a_dhwin, a_page_idx[3:0]} : in_slot_pend;

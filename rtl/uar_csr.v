@@ -215,200 +215,208 @@ module uar_csr #(
   localparam [3:0]  OFF_VF_DOORBELLS     = 4'b0100;
   localparam [3:0]  OFF_VF_DROPS         = 4'b1000;
 
-  reg                  wr_rdy_q;                   // AWREADY and WREADY: the write is taken this
-                                                   // cycle
-  reg                  wr_rdy_d;
-  wire                 wr_en;                      // a write is accepted this cycle
-  reg                  rd_rdy_q;                   // ARREADY: the read is taken this cycle
-  reg                  rd_rdy_d;
-  wire                 rd_en;                      // a read is accepted this cycle
-  wire                 rd_adv;                     // the decoded read moves to R this cycle
-  wire [12:0]          wr_addr;                    // word-aligned write address
-  wire [12:0]          rd_addr;                    // word-aligned read address
-  wire [31:0]          wr_mask;                    // WSTRB as a bit mask
-  reg                  bvalid_q;
-  reg                  bvalid_d;
-  reg  [1:0]           bresp_q;
-  reg  [1:0]           bresp_d;
-  reg                  rvalid_q;
-  reg                  rvalid_d;
-  reg  [1:0]           rresp_q;
-  reg  [1:0]           rresp_d;
-  reg  [31:0]          rdata_q;
-  reg  [31:0]          rdata_d;
-  reg  [1:0]           wr_resp;                    // response of the write being accepted
-  reg                  rd_pend_q;                  // a decoded read waits for the R register
-  reg                  rd_pend_d;
-  reg                  rd_slverr_q;                // the decoded read addresses a register with no
-                                                   // readable field
-  reg                  rd_slverr_d;
-  reg                  rd_fetch_q;                 // the decoded read fetches a wide array's
-                                                   // element word this cycle
-  reg                  rd_fetch_d;
-  reg  [1:0]           rd_resp;                    // response of the decoded read
-  reg  [31:0]          rd_data;                    // data of the decoded read
-  reg  [31:0]          wr_lo_q;                    // 64-bit write shadow: low-half data
-  reg  [31:0]          wr_lo_d;
-  reg  [3:0]           wr_lo_strb_q;               // 64-bit write shadow: low-half strobes
-  reg  [3:0]           wr_lo_strb_d;
-  reg  [31:0]          rd_hi_q;                    // 64-bit read shadow: high half latched by a
-                                                   // low-half read
-  reg  [31:0]          rd_hi_d;
-  reg                  wr_lo_store;                // the write addresses the low half of a 64-bit
-                                                   // register
-  reg                  rd_latch_q;                 // the decoded read is the low half of a 64-bit
-                                                   // register
-  reg                  rd_latch_d;
-  reg                  rd_hi_rsel_q;               // the decoded read is the high half: it returns
-                                                   // rd_hi_q
-  reg                  rd_hi_rsel_d;
-  reg  [31:0]          rd_hi_next;                 // high half to latch with it
-  wire [63:0]          wr_data64;                  // a high-half write commits {data, shadow}
-  reg                  ctrl_wsel;
-  reg                  page_cfg_wsel;
-  reg                  int_status_wsel;
-  reg                  int_en_wsel;
-  reg                  vf_ctrl_wsel;
-  reg                  ctrl_rsel_q;
-  reg                  ctrl_rsel_d;
-  reg                  page_cfg_rsel_q;
-  reg                  page_cfg_rsel_d;
-  reg                  int_status_rsel_q;
-  reg                  int_status_rsel_d;
-  reg                  int_en_rsel_q;
-  reg                  int_en_rsel_d;
-  reg                  last_drop_rsel_q;
-  reg                  last_drop_rsel_d;
-  reg                  last_drop_qpn_rsel_q;
-  reg                  last_drop_qpn_rsel_d;
-  reg                  db_accepted_rsel_q;
-  reg                  db_accepted_rsel_d;
-  reg                  bf_accepted_rsel_q;
-  reg                  bf_accepted_rsel_d;
-  reg                  drop_not_owner_rsel_q;
-  reg                  drop_not_owner_rsel_d;
-  reg                  drop_wrong_page_rsel_q;
-  reg                  drop_wrong_page_rsel_d;
-  reg                  drop_qp_state_rsel_q;
-  reg                  drop_qp_state_rsel_d;
-  reg                  drop_unmapped_rsel_q;
-  reg                  drop_unmapped_rsel_d;
-  reg                  drop_pf_only_rsel_q;
-  reg                  drop_pf_only_rsel_d;
-  reg                  drop_torn_rsel_q;
-  reg                  drop_torn_rsel_d;
-  reg                  drop_disabled_rsel_q;
-  reg                  drop_disabled_rsel_d;
-  reg                  drop_bf_chunk_rsel_q;
-  reg                  drop_bf_chunk_rsel_d;
-  reg                  vf_ctrl_rsel_q;
-  reg                  vf_ctrl_rsel_d;
-  reg                  vf_doorbells_rsel_q;
-  reg                  vf_doorbells_rsel_d;
-  reg                  vf_drops_rsel_q;
-  reg                  vf_drops_rsel_d;
-  wire                 vf_wwin;                    // write in the vf window 0x1000..0x2000
-  wire [31:0]          vf_widx;                    // element index
-  wire [3:0]           vf_woff;                    // byte offset in the element
-  wire                 vf_rwin;                    // read in the vf window 0x1000..0x2000
-  wire [31:0]          vf_ridx;                    // element index
-  wire [3:0]           vf_roff;                    // byte offset in the element
-  wire [31:0]          vf_rd_elem;                 // element of the decoded read
-  reg  [7:0]           vf_rd_elem_q;
-  reg  [7:0]           vf_rd_elem_d;
-  reg  [31:0]          vf_rd_word_q;               // vf element of the read being fetched
-  reg  [31:0]          vf_rd_word_d;
-  wire                 rd_hit;                     // the decoded read selects a register
-  wire [NUM_VF*32-1:0] vf_ctrl_rvalue;
-  wire [NUM_VF*32-1:0] vf_doorbells_rvalue;
-  wire [NUM_VF*32-1:0] vf_drops_rvalue;
-  reg                  ctrl_enable_q;
-  reg                  ctrl_enable_d;
-  reg                  ctrl_bf_enable_q;
-  reg                  ctrl_bf_enable_d;
-  reg  [4:0]           page_cfg_active_pages_q;
-  reg  [4:0]           page_cfg_active_pages_d;
-  reg  [15:0]          page_cfg_pf_only_mask_q;
-  reg  [15:0]          page_cfg_pf_only_mask_d;
-  reg                  int_status_not_owner_q;
-  reg                  int_status_not_owner_d;
-  reg                  int_status_wrong_page_q;
-  reg                  int_status_wrong_page_d;
-  reg                  int_status_qp_state_q;
-  reg                  int_status_qp_state_d;
-  reg                  int_status_unmapped_q;
-  reg                  int_status_unmapped_d;
-  reg                  int_status_pf_only_q;
-  reg                  int_status_pf_only_d;
-  reg                  int_status_torn_q;
-  reg                  int_status_torn_d;
-  reg                  int_status_disabled_q;
-  reg                  int_status_disabled_d;
-  reg                  int_status_bf_chunk_q;
-  reg                  int_status_bf_chunk_d;
-  reg                  int_en_not_owner_q;
-  reg                  int_en_not_owner_d;
-  reg                  int_en_wrong_page_q;
-  reg                  int_en_wrong_page_d;
-  reg                  int_en_qp_state_q;
-  reg                  int_en_qp_state_d;
-  reg                  int_en_unmapped_q;
-  reg                  int_en_unmapped_d;
-  reg                  int_en_pf_only_q;
-  reg                  int_en_pf_only_d;
-  reg                  int_en_torn_q;
-  reg                  int_en_torn_d;
-  reg                  int_en_disabled_q;
-  reg                  int_en_disabled_d;
-  reg                  int_en_bf_chunk_q;
-  reg                  int_en_bf_chunk_d;
-  reg  [3:0]           last_drop_reason_q;
-  reg  [3:0]           last_drop_reason_d;
-  reg  [3:0]           last_drop_page_index_q;
-  reg  [3:0]           last_drop_page_index_d;
-  reg  [7:0]           last_drop_vf_q;
-  reg  [7:0]           last_drop_vf_d;
-  reg  [23:0]          last_drop_qpn_qpn_q;
-  reg  [23:0]          last_drop_qpn_qpn_d;
-  reg  [63:0]          db_accepted_count_q;
-  reg  [63:0]          db_accepted_count_d;
-  reg  [32:0]          db_accepted_count_sum_lo;   // low 32 bits + step, with carry
-  reg  [32:0]          db_accepted_count_inc_hi;   // high bits + 1, with carry
-  reg  [64:0]          db_accepted_count_sum;      // count with carry
-  reg  [63:0]          bf_accepted_count_q;
-  reg  [63:0]          bf_accepted_count_d;
-  reg  [32:0]          bf_accepted_count_sum_lo;   // low 32 bits + step, with carry
-  reg  [32:0]          bf_accepted_count_inc_hi;   // high bits + 1, with carry
-  reg  [64:0]          bf_accepted_count_sum;      // count with carry
-  reg  [31:0]          drop_not_owner_count_q;
-  reg  [31:0]          drop_not_owner_count_d;
-  reg  [32:0]          drop_not_owner_count_sum;   // count with carry
-  reg  [31:0]          drop_wrong_page_count_q;
-  reg  [31:0]          drop_wrong_page_count_d;
-  reg  [32:0]          drop_wrong_page_count_sum;  // count with carry
-  reg  [31:0]          drop_qp_state_count_q;
-  reg  [31:0]          drop_qp_state_count_d;
-  reg  [32:0]          drop_qp_state_count_sum;    // count with carry
-  reg  [31:0]          drop_unmapped_count_q;
-  reg  [31:0]          drop_unmapped_count_d;
-  reg  [32:0]          drop_unmapped_count_sum;    // count with carry
-  reg  [31:0]          drop_pf_only_count_q;
-  reg  [31:0]          drop_pf_only_count_d;
-  reg  [32:0]          drop_pf_only_count_sum;     // count with carry
-  reg  [31:0]          drop_torn_count_q;
-  reg  [31:0]          drop_torn_count_d;
-  reg  [32:0]          drop_torn_count_sum;        // count with carry
-  reg  [31:0]          drop_disabled_count_q;
-  reg  [31:0]          drop_disabled_count_d;
-  reg  [32:0]          drop_disabled_count_sum;    // count with carry
-  reg  [31:0]          drop_bf_chunk_count_q;
-  reg  [31:0]          drop_bf_chunk_count_d;
-  reg  [32:0]          drop_bf_chunk_count_sum;    // count with carry
-  wire                 unused_ok;                  // deliberately unused bits (see below)
+  localparam integer VF_RD_RUNS = (NUM_VF + 15) >> 4;  // runs of 16 vf elements: the fetch's first
+                                                       // select
+  reg                      wr_rdy_q;                   // AWREADY and WREADY: the write is taken
+                                                       // this cycle
+  reg                      wr_rdy_d;
+  wire                     wr_en;                      // a write is accepted this cycle
+  reg                      rd_rdy_q;                   // ARREADY: the read is taken this cycle
+  reg                      rd_rdy_d;
+  wire                     rd_en;                      // a read is accepted this cycle
+  wire                     rd_adv;                     // the decoded read moves to R this cycle
+  wire [12:0]              wr_addr;                    // word-aligned write address
+  wire [12:0]              rd_addr;                    // word-aligned read address
+  wire [31:0]              wr_mask;                    // WSTRB as a bit mask
+  reg                      bvalid_q;
+  reg                      bvalid_d;
+  reg  [1:0]               bresp_q;
+  reg  [1:0]               bresp_d;
+  reg                      rvalid_q;
+  reg                      rvalid_d;
+  reg  [1:0]               rresp_q;
+  reg  [1:0]               rresp_d;
+  reg  [31:0]              rdata_q;
+  reg  [31:0]              rdata_d;
+  reg  [1:0]               wr_resp;                    // response of the write being accepted
+  reg                      rd_pend_q;                  // a decoded read waits for the R register
+  reg                      rd_pend_d;
+  reg                      rd_slverr_q;                // the decoded read addresses a register with
+                                                       // no readable field
+  reg                      rd_slverr_d;
+  reg                      rd_fetch_q;                 // the decoded read fetches a wide array's
+                                                       // element word this cycle
+  reg                      rd_fetch_d;
+  reg                      rd_fetch2_q;                // the decoded read selects its array
+                                                       // element's word this cycle
+  reg                      rd_fetch2_d;
+  reg  [1:0]               rd_resp;                    // response of the decoded read
+  reg  [31:0]              rd_data;                    // data of the decoded read
+  reg  [31:0]              wr_lo_q;                    // 64-bit write shadow: low-half data
+  reg  [31:0]              wr_lo_d;
+  reg  [3:0]               wr_lo_strb_q;               // 64-bit write shadow: low-half strobes
+  reg  [3:0]               wr_lo_strb_d;
+  reg  [31:0]              rd_hi_q;                    // 64-bit read shadow: high half latched by a
+                                                       // low-half read
+  reg  [31:0]              rd_hi_d;
+  reg                      wr_lo_store;                // the write addresses the low half of a
+                                                       // 64-bit register
+  reg                      rd_latch_q;                 // the decoded read is the low half of a
+                                                       // 64-bit register
+  reg                      rd_latch_d;
+  reg                      rd_hi_rsel_q;               // the decoded read is the high half: it
+                                                       // returns rd_hi_q
+  reg                      rd_hi_rsel_d;
+  reg  [31:0]              rd_hi_next;                 // high half to latch with it
+  wire [63:0]              wr_data64;                  // a high-half write commits {data, shadow}
+  reg                      ctrl_wsel;
+  reg                      page_cfg_wsel;
+  reg                      int_status_wsel;
+  reg                      int_en_wsel;
+  reg                      vf_ctrl_wsel;
+  reg                      ctrl_rsel_q;
+  reg                      ctrl_rsel_d;
+  reg                      page_cfg_rsel_q;
+  reg                      page_cfg_rsel_d;
+  reg                      int_status_rsel_q;
+  reg                      int_status_rsel_d;
+  reg                      int_en_rsel_q;
+  reg                      int_en_rsel_d;
+  reg                      last_drop_rsel_q;
+  reg                      last_drop_rsel_d;
+  reg                      last_drop_qpn_rsel_q;
+  reg                      last_drop_qpn_rsel_d;
+  reg                      db_accepted_rsel_q;
+  reg                      db_accepted_rsel_d;
+  reg                      bf_accepted_rsel_q;
+  reg                      bf_accepted_rsel_d;
+  reg                      drop_not_owner_rsel_q;
+  reg                      drop_not_owner_rsel_d;
+  reg                      drop_wrong_page_rsel_q;
+  reg                      drop_wrong_page_rsel_d;
+  reg                      drop_qp_state_rsel_q;
+  reg                      drop_qp_state_rsel_d;
+  reg                      drop_unmapped_rsel_q;
+  reg                      drop_unmapped_rsel_d;
+  reg                      drop_pf_only_rsel_q;
+  reg                      drop_pf_only_rsel_d;
+  reg                      drop_torn_rsel_q;
+  reg                      drop_torn_rsel_d;
+  reg                      drop_disabled_rsel_q;
+  reg                      drop_disabled_rsel_d;
+  reg                      drop_bf_chunk_rsel_q;
+  reg                      drop_bf_chunk_rsel_d;
+  reg                      vf_ctrl_rsel_q;
+  reg                      vf_ctrl_rsel_d;
+  reg                      vf_doorbells_rsel_q;
+  reg                      vf_doorbells_rsel_d;
+  reg                      vf_drops_rsel_q;
+  reg                      vf_drops_rsel_d;
+  wire                     vf_wwin;                    // write in the vf window 0x1000..0x2000
+  wire [31:0]              vf_widx;                    // element index
+  wire [3:0]               vf_woff;                    // byte offset in the element
+  wire                     vf_rwin;                    // read in the vf window 0x1000..0x2000
+  wire [31:0]              vf_ridx;                    // element index
+  wire [3:0]               vf_roff;                    // byte offset in the element
+  wire [31:0]              vf_rd_elem;                 // element of the decoded read
+  reg  [7:0]               vf_rd_elem_q;
+  reg  [7:0]               vf_rd_elem_d;
+  reg  [31:0]              vf_rd_word_q;               // vf element of the read being fetched
+  reg  [31:0]              vf_rd_word_d;
+  wire [VF_RD_RUNS*32-1:0] vf_rd_grp;                  // each run's selected vf word
+  reg  [VF_RD_RUNS*32-1:0] vf_rd_grp_q;                // registered in the first fetch cycle (no
+                                                       // reset: read only after it)
+  wire                     rd_hit;                     // the decoded read selects a register
+  wire [NUM_VF*32-1:0]     vf_ctrl_rvalue;
+  wire [NUM_VF*32-1:0]     vf_doorbells_rvalue;
+  wire [NUM_VF*32-1:0]     vf_drops_rvalue;
+  reg                      ctrl_enable_q;
+  reg                      ctrl_enable_d;
+  reg                      ctrl_bf_enable_q;
+  reg                      ctrl_bf_enable_d;
+  reg  [4:0]               page_cfg_active_pages_q;
+  reg  [4:0]               page_cfg_active_pages_d;
+  reg  [15:0]              page_cfg_pf_only_mask_q;
+  reg  [15:0]              page_cfg_pf_only_mask_d;
+  reg                      int_status_not_owner_q;
+  reg                      int_status_not_owner_d;
+  reg                      int_status_wrong_page_q;
+  reg                      int_status_wrong_page_d;
+  reg                      int_status_qp_state_q;
+  reg                      int_status_qp_state_d;
+  reg                      int_status_unmapped_q;
+  reg                      int_status_unmapped_d;
+  reg                      int_status_pf_only_q;
+  reg                      int_status_pf_only_d;
+  reg                      int_status_torn_q;
+  reg                      int_status_torn_d;
+  reg                      int_status_disabled_q;
+  reg                      int_status_disabled_d;
+  reg                      int_status_bf_chunk_q;
+  reg                      int_status_bf_chunk_d;
+  reg                      int_en_not_owner_q;
+  reg                      int_en_not_owner_d;
+  reg                      int_en_wrong_page_q;
+  reg                      int_en_wrong_page_d;
+  reg                      int_en_qp_state_q;
+  reg                      int_en_qp_state_d;
+  reg                      int_en_unmapped_q;
+  reg                      int_en_unmapped_d;
+  reg                      int_en_pf_only_q;
+  reg                      int_en_pf_only_d;
+  reg                      int_en_torn_q;
+  reg                      int_en_torn_d;
+  reg                      int_en_disabled_q;
+  reg                      int_en_disabled_d;
+  reg                      int_en_bf_chunk_q;
+  reg                      int_en_bf_chunk_d;
+  reg  [3:0]               last_drop_reason_q;
+  reg  [3:0]               last_drop_reason_d;
+  reg  [3:0]               last_drop_page_index_q;
+  reg  [3:0]               last_drop_page_index_d;
+  reg  [7:0]               last_drop_vf_q;
+  reg  [7:0]               last_drop_vf_d;
+  reg  [23:0]              last_drop_qpn_qpn_q;
+  reg  [23:0]              last_drop_qpn_qpn_d;
+  reg  [63:0]              db_accepted_count_q;
+  reg  [63:0]              db_accepted_count_d;
+  reg  [32:0]              db_accepted_count_sum_lo;   // low 32 bits + step, with carry
+  reg  [32:0]              db_accepted_count_inc_hi;   // high bits + 1, with carry
+  reg  [64:0]              db_accepted_count_sum;      // count with carry
+  reg  [63:0]              bf_accepted_count_q;
+  reg  [63:0]              bf_accepted_count_d;
+  reg  [32:0]              bf_accepted_count_sum_lo;   // low 32 bits + step, with carry
+  reg  [32:0]              bf_accepted_count_inc_hi;   // high bits + 1, with carry
+  reg  [64:0]              bf_accepted_count_sum;      // count with carry
+  reg  [31:0]              drop_not_owner_count_q;
+  reg  [31:0]              drop_not_owner_count_d;
+  reg  [32:0]              drop_not_owner_count_sum;   // count with carry
+  reg  [31:0]              drop_wrong_page_count_q;
+  reg  [31:0]              drop_wrong_page_count_d;
+  reg  [32:0]              drop_wrong_page_count_sum;  // count with carry
+  reg  [31:0]              drop_qp_state_count_q;
+  reg  [31:0]              drop_qp_state_count_d;
+  reg  [32:0]              drop_qp_state_count_sum;    // count with carry
+  reg  [31:0]              drop_unmapped_count_q;
+  reg  [31:0]              drop_unmapped_count_d;
+  reg  [32:0]              drop_unmapped_count_sum;    // count with carry
+  reg  [31:0]              drop_pf_only_count_q;
+  reg  [31:0]              drop_pf_only_count_d;
+  reg  [32:0]              drop_pf_only_count_sum;     // count with carry
+  reg  [31:0]              drop_torn_count_q;
+  reg  [31:0]              drop_torn_count_d;
+  reg  [32:0]              drop_torn_count_sum;        // count with carry
+  reg  [31:0]              drop_disabled_count_q;
+  reg  [31:0]              drop_disabled_count_d;
+  reg  [32:0]              drop_disabled_count_sum;    // count with carry
+  reg  [31:0]              drop_bf_chunk_count_q;
+  reg  [31:0]              drop_bf_chunk_count_d;
+  reg  [32:0]              drop_bf_chunk_count_sum;    // count with carry
+  wire                     unused_ok;                  // deliberately unused bits (see below)
 
   assign wr_en = wr_rdy_q;
   assign rd_en = rd_rdy_q;
-  assign rd_adv = rd_pend_q && !rd_fetch_q && (!rvalid_q || s_axil_rready);
+  assign rd_adv = rd_pend_q && !rd_fetch_q && !rd_fetch2_q && (!rvalid_q || s_axil_rready);
   assign wr_addr = {s_axil_awaddr[12:2], 2'b00};
   assign rd_addr = {s_axil_araddr[12:2], 2'b00};
   assign wr_mask = {{8{s_axil_wstrb[3]}}, {8{s_axil_wstrb[2]}}, {8{s_axil_wstrb[1]}},
@@ -509,6 +517,7 @@ module uar_csr #(
     rd_hi_rsel_d = rd_hi_rsel_q;
     vf_rd_elem_d = vf_rd_elem_q;
     rd_fetch_d = 1'b0;
+    rd_fetch2_d = rd_fetch_q;
     if (rd_en) begin
       rd_slverr_d = 1'b0;
       ctrl_rsel_d = 1'b0;
@@ -578,16 +587,14 @@ module uar_csr #(
         endcase
       end
     end
-    // The vf element's word, fetched in the cycle after the accept (the array's select has a cycle
-    // of its own)
+    // The vf element's word: each run's in the first fetch cycle, the read's run's in the second
+    // (the array's select has two cycles of its own)
     vf_rd_word_d = vf_rd_word_q;
     if (rd_adv) begin
       vf_rd_word_d = 32'd0;
     end
-    if (rd_fetch_q) begin
-      vf_rd_word_d = ({32{vf_ctrl_rsel_q}} & vf_ctrl_rvalue[vf_rd_elem * 32 +: 32]) |
-                     ({32{vf_doorbells_rsel_q}} & vf_doorbells_rvalue[vf_rd_elem * 32 +: 32]) |
-                     ({32{vf_drops_rsel_q}} & vf_drops_rvalue[vf_rd_elem * 32 +: 32]);
+    if (rd_fetch2_q) begin
+      vf_rd_word_d = vf_rd_grp_q[(vf_rd_elem >> 4) * 32 +: 32];
     end
     // Read data, in the next cycle: an AND-OR of the selected register's value
     rd_data = 32'd0;
@@ -931,6 +938,7 @@ module uar_csr #(
       rd_pend_q <= 1'b0;
       rd_slverr_q <= 1'b0;
       rd_fetch_q <= 1'b0;
+      rd_fetch2_q <= 1'b0;
       wr_lo_q <= 32'd0;
       wr_lo_strb_q <= 4'b0000;
       rd_hi_q <= 32'd0;
@@ -1002,6 +1010,7 @@ module uar_csr #(
       rd_pend_q <= rd_pend_d;
       rd_slverr_q <= rd_slverr_d;
       rd_fetch_q <= rd_fetch_d;
+      rd_fetch2_q <= rd_fetch2_d;
       wr_lo_q <= wr_lo_d;
       wr_lo_strb_q <= wr_lo_strb_d;
       rd_hi_q <= rd_hi_d;
@@ -1064,8 +1073,21 @@ module uar_csr #(
       drop_bf_chunk_count_q <= drop_bf_chunk_count_d;
     end
   end
+  always @(posedge clk) begin
+    vf_rd_grp_q <= vf_rd_grp;
+  end
 
   genvar i;
+
+  for (i = 0; i < VF_RD_RUNS; i = i + 1) begin : g_vf_rd_run
+    // Run i of 16 vf elements: its element at the read's low index bits
+    assign vf_rd_grp[i * 32 +: 32] = ({32{vf_ctrl_rsel_q}} &
+                                      vf_ctrl_rvalue[(i * 16 + (vf_rd_elem & 15)) * 32 +: 32]) |
+                                     ({32{vf_doorbells_rsel_q}} &
+                                      vf_doorbells_rvalue[(i * 16 + (vf_rd_elem & 15)) * 32 +: 32]) |
+                                     ({32{vf_drops_rsel_q}} &
+                                      vf_drops_rvalue[(i * 16 + (vf_rd_elem & 15)) * 32 +: 32]);
+  end
 
   for (i = 0; i < NUM_VF; i = i + 1) begin : g_vf
     // Element i of vf at 0x1000 + i * 0x10: Per-VF UAR control and statistics, one element per VF.

@@ -35,8 +35,8 @@ BENCHES = {
     "example_csr_p3": ("example_csr", ["example_csr.v"], "csr", "test_csr",
                        {"RDMAGEN_MAP": "example", "RDMAGEN_PARAMS": "NUM_PORTS=3"}, {"NUM_PORTS": 3}),
     "qpc_csr": ("qpc_csr", ["qpc_csr.v"], "csr", "test_csr", {"RDMAGEN_MAP": "qpc"}, {}),
-    # A block whose array reads take the fetch stage (`vf` can hold 256 elements): reads answer
-    # a cycle later than in the two blocks above.
+    # A block whose array reads take the fetch stage (`vf` can hold 256 elements): reads of
+    # `vf[i]` answer two cycles later than in the two blocks above (two fetch cycles).
     "uar_csr_v4": ("uar_csr", ["uar_csr.v"], "csr", "test_csr", {"RDMAGEN_MAP": "uar", "RDMAGEN_PARAMS": "NUM_VF=4"},
                    {"NUM_VF": 4}),
     "qpc_v4_q16": ("qpc", ["qpc.v", "qpc_csr.v"], "qpc", "test_qpc",

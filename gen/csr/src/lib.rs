@@ -33,7 +33,7 @@ use rdmagen_regmap::{
     field_port_count, field_ports, Access, Count, Field, Group, Item, RegMap, Register,
 };
 use verilog_ast::{
-    Decl, DeclTable, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedAssigns,
+    BinOp, Decl, DeclTable, Expr, Flop, Item as V, Module, Param, Port, PortItem, PrintedAssigns,
     PrintedFlops, PrintedStmts, Range, ResetStyle, Stmt, UnOp,
 };
 
@@ -202,6 +202,9 @@ struct Gen<'a> {
     fetch: bool,
     /// Reads of registers outside groups take it ([`RegMap::fetches_top_reads`]).
     top_fetch: bool,
+    /// Reads of some array's elements take it ([`Group::fetches_reads`]), and a second fetch
+    /// cycle after it (`rd_fetch2_q`, see [`Gen::fetch_word`]).
+    group_fetch: bool,
     ports: Vec<PortItem>,
     /// The module's items before its declarations, in order: parameter range checks,
     /// localparams. The list that becomes the module's item list.
@@ -238,11 +241,11 @@ impl<'a> Gen<'a> {
             })
         };
         let top_fetch = map.fetches_top_reads();
-        let fetch = top_fetch
-            || map
-                .items
-                .iter()
-                .any(|i| matches!(i, Item::Group(g) if g.fetches_reads()));
+        let group_fetch = map
+            .items
+            .iter()
+            .any(|i| matches!(i, Item::Group(g) if g.fetches_reads()));
+        let fetch = top_fetch || group_fetch;
         // Sized up front from the map: on a 4096-register map, growing these one doubling at a
         // time copied megabytes of syntax tree (about 3 % of a whole run). The same pass finds
         // whether the WSTRB masks are needed.
@@ -272,6 +275,7 @@ impl<'a> Gen<'a> {
             mask64,
             fetch,
             top_fetch,
+            group_fetch,
             // The bus's, a banner per register, the fields' and the interrupt.
             ports: Vec::with_capacity(32 + regs + field_ports),
             decls,
@@ -568,8 +572,13 @@ impl<'a> Gen<'a> {
             id("rd_adv"),
             if self.fetch {
                 // A fetched read (a wide array's element, or any register outside groups in a
-                // map with many) first spends a cycle fetching its word.
-                Expr::all(vec![id("rd_pend_q"), Expr::lnot(id("rd_fetch_q")), r_free])
+                // map with many) first spends a cycle fetching its word; an element two.
+                let mut t = vec![id("rd_pend_q"), Expr::lnot(id("rd_fetch_q"))];
+                if self.group_fetch {
+                    t.push(Expr::lnot(id("rd_fetch2_q")));
+                }
+                t.push(r_free);
+                Expr::all(t)
             } else {
                 Expr::and(id("rd_pend_q"), r_free)
             },
@@ -627,6 +636,14 @@ impl<'a> Gen<'a> {
                 } else {
                     "the decoded read fetches a wide array's element word this cycle".into()
                 }),
+            );
+        }
+        if self.group_fetch {
+            self.state(
+                "rd_fetch2",
+                1,
+                bit1(false),
+                Some("the decoded read selects its array element's word this cycle".into()),
             );
         }
         if self.top_fetch {
@@ -831,6 +848,29 @@ impl<'a> Gen<'a> {
         if self.fetch {
             // A fetch lasts the one cycle after the accept.
             self.comb.push(Stmt::assign(id("rd_fetch_d"), bit1(false)));
+        }
+        if self.group_fetch {
+            // An array element's read fetches for a second cycle (the select's second half).
+            let second = if self.top_fetch {
+                let sels = map
+                    .items
+                    .iter()
+                    .filter_map(|i| match i {
+                        Item::Group(g) if g.fetches_reads() => Some(g),
+                        _ => None,
+                    })
+                    .flat_map(|g| {
+                        g.registers
+                            .iter()
+                            .filter(|r| r.is_readable())
+                            .map(move |r| id(format!("{}_{}_rsel_q", g.name, r.name)))
+                    })
+                    .collect();
+                Expr::and(id("rd_fetch_q"), Expr::any_of(sels, bit1(false)))
+            } else {
+                id("rd_fetch_q")
+            };
+            self.comb.push(Stmt::assign(id("rd_fetch2_d"), second));
         }
         let has64 = self.has64;
         let top_fetch = self.top_fetch;
@@ -1150,15 +1190,20 @@ impl<'a> Gen<'a> {
                  registers in a cycle of its own)",
                 chunk.len()
             );
-            self.fetched_word_logic(&name, w, why, terms);
+            self.fetched_word_logic(&name, w, why, "rd_fetch_q", terms);
             words.push((format!("{name}_q"), w));
         }
         words
     }
 
     /// The word register of a group whose reads take a fetch stage: loaded with the selected
-    /// element's value in the fetch cycle, cleared as its read moves to R, so the read mux ORs
-    /// it in without a select.
+    /// element's value, cleared as its read moves to R, so the read mux ORs it in without a
+    /// select. The select takes two cycles: in the first (`rd_fetch_q`, when the read takes
+    /// effect) every run of [`Group::FETCH_ABOVE`] elements selects its element by the index's
+    /// low bits into `{g}_rd_grp_q` (a select as wide as an unfetched array's); in the second
+    /// (`rd_fetch2_q`) the index's high bits pick one run's word. So no path holds the whole
+    /// `count`:1 select (three LUT levels at 64 elements behind the register select's AND-OR
+    /// and the hold; issue 9).
     fn fetch_word(&mut self, g: &Group) {
         let w = fetch_word_width(g);
         let name = format!("{}_rd_word", g.name);
@@ -1168,11 +1213,47 @@ impl<'a> Gen<'a> {
             Expr::zero(w),
             Some(format!("{} element of the read being fetched", g.name)),
         );
+        let run = Group::FETCH_ABOVE;
+        let run_bits = log2(run);
+        let runs = format!("{}_RD_RUNS", g.name.to_uppercase());
+        self.decls.push(V::LocalParam {
+            name: runs.clone(),
+            range: None,
+            value: Expr::bin(
+                BinOp::Shr,
+                Expr::plus(Self::count_expr(g), Expr::int(run as i64 - 1)),
+                Expr::int(i64::from(run_bits)),
+            ),
+            comment: Some(format!(
+                "runs of {run} {} elements: the fetch's first select",
+                g.name
+            )),
+        });
+        let runs_w = || Range::width(Expr::times(id(&runs), Expr::int(i64::from(w))));
+        let (grp, grp_q) = (format!("{}_rd_grp", g.name), format!("{}_rd_grp_q", g.name));
+        self.table.push(
+            &Decl::wire(grp.clone(), Some(runs_w()))
+                .comment(format!("each run's selected {} word", g.name)),
+        );
+        self.table.push(
+            &Decl::reg(grp_q.clone(), Some(runs_w()))
+                .comment("registered in the first fetch cycle (no reset: read only after it)"),
+        );
+        self.flops.push(Flop {
+            q: id(&grp_q),
+            d: id(&grp),
+            reset: None,
+        });
         let elem = id(format!("{}_rd_elem", g.name));
+        // Element `i * run + elem % run` of each run `i` (a genvar).
+        let in_run = Expr::plus(
+            Expr::times(id("i"), Expr::int(run as i64)),
+            Expr::band(elem.clone(), Expr::int(run as i64 - 1)),
+        );
         let mut terms = Vec::new();
         for r in g.registers.iter().filter(|r| r.is_readable()) {
             let p = format!("{}_{}", g.name, r.name);
-            let base = Expr::times(elem.clone(), Expr::int(i64::from(r.width)));
+            let base = Expr::times(in_run.clone(), Expr::int(i64::from(r.width)));
             let mut value = id(format!("{p}_rvalue")).part(base, Expr::int(i64::from(r.width)));
             if r.width < w {
                 value = Expr::concat(vec![Expr::zero(w - r.width), value]);
@@ -1182,17 +1263,51 @@ impl<'a> Gen<'a> {
                 value,
             ));
         }
+        let mut assigns = PrintedAssigns::new(1);
+        assigns.push(
+            id(&grp).part(
+                Expr::times(id("i"), Expr::int(i64::from(w))),
+                Expr::int(i64::from(w)),
+            ),
+            or_reduce_bits(terms),
+        );
+        self.generates.push(V::GenFor {
+            var: "i".into(),
+            to: id(&runs),
+            label: format!("g_{}_rd_run", g.name),
+            items: vec![
+                V::Comment(vec![format!(
+                    "Run i of {run} {} elements: its element at the read's low index bits",
+                    g.name
+                )]),
+                V::PrintedAssigns(assigns),
+            ],
+        });
+        let pick = id(&grp_q).part(
+            Expr::times(
+                Expr::bin(BinOp::Shr, elem, Expr::int(i64::from(run_bits))),
+                Expr::int(i64::from(w)),
+            ),
+            Expr::int(i64::from(w)),
+        );
         let why = format!(
-            "The {} element's word, fetched in the cycle after the accept (the array's select \
-             has a cycle of its own)",
+            "The {} element's word: each run's in the first fetch cycle, the read's run's in \
+             the second (the array's select has two cycles of its own)",
             g.name
         );
-        self.fetched_word_logic(&name, w, why, terms);
+        self.fetched_word_logic(&name, w, why, "rd_fetch2_q", vec![pick]);
     }
 
-    /// The next value of fetched word `name` (`w` bits): the AND-OR `terms` in the fetch
-    /// cycle, zero as its read moves to R, else held.
-    fn fetched_word_logic(&mut self, name: &str, w: u32, why: String, terms: Vec<Expr>) {
+    /// The next value of fetched word `name` (`w` bits): the AND-OR `terms` in the cycle of
+    /// `strobe` (the fetch's last), zero as its read moves to R, else held.
+    fn fetched_word_logic(
+        &mut self,
+        name: &str,
+        w: u32,
+        why: String,
+        strobe: &str,
+        terms: Vec<Expr>,
+    ) {
         let (d, q) = (id(format!("{name}_d")), id(format!("{name}_q")));
         self.comb.push(Stmt::Comment(why));
         self.comb.push(Stmt::assign(d.clone(), q));
@@ -1201,7 +1316,7 @@ impl<'a> Gen<'a> {
             vec![Stmt::assign(d.clone(), Expr::zero(w))],
         ));
         self.comb.push(Stmt::if_(
-            id("rd_fetch_q"),
+            id(strobe),
             vec![Stmt::assign(d, or_reduce_bits(terms))],
         ));
     }

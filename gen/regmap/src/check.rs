@@ -1007,7 +1007,7 @@ impl Checker<'_> {
         // Readable registers by their path (`r`, `g_r`): their read select is `<path>_rsel_q`.
         let mut rsel: FastMap<String, Span> = FastMap::default();
         // Groups that declare `<group>_rd_elem_q` (more than one element) and
-        // `<group>_rd_word_q` (reads with a fetch stage).
+        // `<group>_rd_word_q` and `<group>_rd_grp_q` (reads with a fetch stage).
         let mut elem_groups: FastMap<&str, Span> = FastMap::default();
         let mut word_groups: FastMap<&str, Span> = FastMap::default();
         for item in &map.items {
@@ -1082,6 +1082,7 @@ impl Checker<'_> {
                     .and_then(|p| elem_groups.get(p).map(|s| (*s, "element index")))
                     .or_else(|| {
                         stem.strip_suffix("_rd_word")
+                            .or_else(|| stem.strip_suffix("_rd_grp"))
                             .and_then(|p| word_groups.get(p).map(|s| (*s, "fetched word")))
                     })
                 {
@@ -1363,21 +1364,24 @@ struct BlockState {
     has64: bool,
     /// Reads of registers outside groups take a fetch stage ([`RegMap::fetches_top_reads`]).
     top_fetch: bool,
-    /// Some read takes a fetch stage (that, or a group's [`Group::fetches_reads`]).
+    /// A group's reads take two fetch cycles ([`Group::fetches_reads`]).
+    group_fetch: bool,
+    /// Some read takes a fetch stage (either of the above).
     fetch: bool,
 }
 
 impl BlockState {
     fn of(map: &RegMap) -> BlockState {
         let top_fetch = map.fetches_top_reads();
+        let group_fetch = map
+            .items
+            .iter()
+            .any(|i| matches!(i, Item::Group(g) if g.fetches_reads()));
         BlockState {
             has64: map.registers().any(|(_, r)| r.width == 64),
             top_fetch,
-            fetch: top_fetch
-                || map
-                    .items
-                    .iter()
-                    .any(|i| matches!(i, Item::Group(g) if g.fetches_reads())),
+            group_fetch,
+            fetch: top_fetch || group_fetch,
         }
     }
 
@@ -1390,6 +1394,7 @@ impl BlockState {
             "rd_pend" => "a decoded read waiting for R",
             "rd_slverr" => "the decoded read's SLVERR flag",
             "rd_fetch" if self.fetch => "the read fetch stage",
+            "rd_fetch2" if self.group_fetch => "an array read's second fetch cycle",
             "rd_top_ok" if self.top_fetch => "the fetched read's hit flag",
             "wr_lo" if self.has64 => "the 64-bit write shadow",
             "wr_lo_strb" if self.has64 => "the 64-bit write shadow's strobes",

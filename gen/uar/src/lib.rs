@@ -985,7 +985,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         Range::bits(1),
         Some(b1(false)),
         id("in_ps"),
-        Some("pending bit of the owner on a_addr, sampled every cycle"),
+        Some("pending bit of the owner on a_addr: the port's, sampled every cycle, held while the skid is full"),
     );
     g.flop_full(
         "aw_pt",
@@ -1360,7 +1360,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         );
     }
     // The window a 32-bit high half would complete a pair in (later windows win, as in the
-    // decode below).
+    // decode below). `in_hwin` is matched on the offset alone, without `in_single`: it only
+    // feeds `pm_q`, which counts only with `aw_hh_q` (a single beat), so `s_axi_awlen` is kept
+    // off the pending-pair match (issue 9: `s_axi_awlen -> pm_q` was a 6-LUT path at 64 VFs).
     let mut hwin = n(4, 0);
     let mut hh = Vec::new();
     for (k, l) in lay.iter().enumerate() {
@@ -1370,20 +1372,20 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         let h = id("in_hit").index(Expr::int(k as i64));
         // Window 0 is the value with no later hit anyway.
         if k != 0 {
-            hwin = Expr::ternary(h.clone(), n(4, k as u64), hwin);
+            hwin = Expr::ternary(in_at8(l.offset), n(4, k as u64), hwin);
         }
         hh.push(h);
     }
     g.wire("in_hh", 1, Expr::any_of(hh, b1(false)));
     g.wire("in_hwin", 4, hwin);
-    // The window the write starts in (single beat or whole-WQE burst; windows do not overlap).
+    // The window the write starts in (single beat or whole-WQE burst; windows do not overlap),
+    // matched on the offset alone: a write no window takes by its shape (`in_hit`/`in_bhit`
+    // low) is dropped, and a drop's window is not seen (the event's window goes out only with
+    // a forwarded doorbell and into a stored low half), so `s_axi_awlen` is kept off
+    // `aw_win_q` (issue 9: a 6-LUT path at 64 VFs).
     let mut win = n(4, 0);
-    for k in 1..lay.len() {
-        let h = Expr::or(
-            id("in_hit").index(Expr::int(k as i64)),
-            id("in_bhit").index(Expr::int(k as i64)),
-        );
-        win = Expr::ternary(h, n(4, k as u64), win);
+    for (k, l) in lay.iter().enumerate().skip(1) {
+        win = Expr::ternary(in_at8(l.offset), n(4, k as u64), win);
     }
     g.wire("in_win", 4, win);
     let fwd_wins: Vec<usize> = lay
@@ -1598,13 +1600,15 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
     // last beat it stores a low half (`pend_we`), completes the pair or leaves the bit as it
     // was (a tear holds the beat, so no AW is taken with it).
     g.wire("in_same", 1, Expr::all(vec![id("last"), same_slot()]));
-    // The owner's pending bit, written as a select from each AW source (the skid's address,
-    // the port's) chosen by `ask_valid_q`. Yosys (opt_share) moves that 2:1 select back in
-    // front of one NUM_VF:1 select, so what this changes is that the slot gets a 2:1 select of
-    // its own instead of sharing the AW decode's `a_addr`; with it ABC maps `uar` at 64 VFs x 4
-    // pages at 6 LUT levels instead of 7 (issue 9; a mapping effect, not a shorter path:
-    // docs/BENCHMARKS.notes.md, branch s35-uar). Keep the form: with 12-bit masks Yosys also
-    // merges the index computations and the row is 7 again.
+    // The owner's pending bit for the AW offered in this cycle (registered every cycle as
+    // `aw_ps_q`): the port's AW selects it from `pend_valid_q`; an AW in the skid keeps the bit
+    // it was sampled with as the skid took it, since `aw_ps_q` holds it while `ask_valid_q`
+    // (no NUM_VF:1 select behind `ask_addr_q`; issue 9: `ask_addr_q -> aw_ps_q` was the
+    // slowest path of both 64-VF rows once the CSR read select was split). Exact: the skid
+    // takes an AW only while a write is open and not ending (else the block takes the AW
+    // itself), and until the skid's AW is taken that open write is the only one that can change
+    // a pending bit, its own owner's (a tear, or its last beat); the skid's AW is taken with
+    // that write's last beat, where `in_same` replaces the sampled bit when the owners match.
     let src_slot = |addr: &str| {
         Expr::band(
             Expr::bin(
@@ -1620,7 +1624,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, UarError> {
         1,
         Expr::ternary(
             id("ask_valid_q"),
-            id("pend_valid_q").index(src_slot("ask_addr_q")),
+            id("aw_ps_q"),
             id("pend_valid_q").index(src_slot("s_axi_awaddr")),
         ),
     );

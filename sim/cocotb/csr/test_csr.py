@@ -91,10 +91,11 @@ class Scoreboard:
 
 def model_read(model: rdmagen.CsrModel, addr: int) -> int:
     """The model's data for a read of `addr` on an idle bus: answered the cycle after the accept,
-    or one later when the read takes a fetch stage (an array of more than 16 elements, more
-    than 64 readable registers outside arrays; docs/regmap-format.md)."""
+    one later when the read takes a fetch stage (more than 64 readable registers outside
+    arrays), two later for an element of an array of more than 16 elements (two fetch cycles;
+    docs/regmap-format.md)."""
     model.cycle(read=addr)
-    for _ in range(2):
+    for _ in range(3):
         answer = model.cycle()[1]
         if answer is not None:
             return answer[0]

@@ -126,11 +126,12 @@ pub struct RegDef {
     pub wide: bool,
     pub readable: bool,
     pub writable: bool,
-    /// A register whose reads take a fetch cycle: the generator's own rules,
-    /// `Group::fetches_reads` for an array's element (more than `Group::FETCH_ABOVE` elements
-    /// possible) and `RegMap::fetches_top_reads` for one outside groups (more than
-    /// `RegMap::TOP_FETCH_ABOVE` readable ones).
-    pub fetched: bool,
+    /// Fetch cycles a read of this register takes, by the generator's own rules: two for an
+    /// array's element when `Group::fetches_reads` (more than `Group::FETCH_ABOVE` elements
+    /// possible: a select of each run of elements, then of the run), one for a register
+    /// outside groups when `RegMap::fetches_top_reads` (more than `RegMap::TOP_FETCH_ABOVE`
+    /// readable ones), else none.
+    pub fetch: u8,
     fields: Vec<usize>,
     /// (status field, enable field) pairs when this is an interrupt status register.
     irq: Vec<(usize, usize)>,
@@ -213,8 +214,10 @@ pub struct CsrModel {
 /// handshake in the fetch stage, and may move to R only after it.
 pub struct ReadStage<T> {
     pend: Option<T>,
-    /// The waiting read is in its fetch cycle.
-    fetch: bool,
+    /// Fetch cycles the waiting read still spends before it may move on (this one included).
+    fetch: u8,
+    /// This cycle is the waiting read's first fetch cycle (the one it takes effect in).
+    first: bool,
     rvalid: bool,
 }
 
@@ -222,7 +225,8 @@ impl<T> Default for ReadStage<T> {
     fn default() -> Self {
         Self {
             pend: None,
-            fetch: false,
+            fetch: 0,
+            first: false,
             rvalid: false,
         }
     }
@@ -233,15 +237,16 @@ impl<T> ReadStage<T> {
     /// RVALID is high), `accepted` is the read accepted in it. Returns the read that moves to
     /// the R register in this cycle, if any.
     pub fn cycle(&mut self, rready: bool, accepted: Option<T>) -> Option<T> {
-        self.cycle_fetching(rready, accepted.map(|a| (a, false)))
+        self.cycle_fetching(rready, accepted.map(|a| (a, 0)))
     }
 
-    /// As `cycle`, with each accepted read saying whether it takes a fetch cycle first.
-    pub fn cycle_fetching(&mut self, rready: bool, accepted: Option<(T, bool)>) -> Option<T> {
-        let adv = self.pend.is_some() && !self.fetch && (!self.rvalid || rready);
+    /// As `cycle`, with each accepted read saying how many fetch cycles it takes first.
+    pub fn cycle_fetching(&mut self, rready: bool, accepted: Option<(T, u8)>) -> Option<T> {
+        let adv = self.pend.is_some() && self.fetch == 0 && (!self.rvalid || rready);
         let moved = if adv { self.pend.take() } else { None };
         self.rvalid = adv || (self.rvalid && !rready);
-        self.fetch = false;
+        self.fetch = self.fetch.saturating_sub(1);
+        self.first = false;
         // The block accepts a read only while nothing waits or the waiting one moves on.
         debug_assert!(
             accepted.is_none() || self.pend.is_none(),
@@ -250,13 +255,14 @@ impl<T> ReadStage<T> {
         if let Some((a, fetch)) = accepted {
             self.pend = Some(a);
             self.fetch = fetch;
+            self.first = fetch > 0;
         }
         moved
     }
 
-    /// The waiting read, when this cycle is its fetch cycle (before `cycle_fetching`).
+    /// The waiting read, when this cycle is its first fetch cycle (before `cycle_fetching`).
     pub fn fetching(&mut self) -> Option<&mut T> {
-        if self.fetch {
+        if self.first {
             self.pend.as_mut()
         } else {
             None
@@ -275,7 +281,8 @@ impl<T> ReadStage<T> {
 
     pub fn reset(&mut self) {
         self.pend = None;
-        self.fetch = false;
+        self.fetch = 0;
+        self.first = false;
         self.rvalid = false;
     }
 }
@@ -359,7 +366,10 @@ impl CsrModel {
                     wide: r.width == 64,
                     readable: r.fields.iter().any(|f| reads(f.access)),
                     writable: r.fields.iter().any(|f| writes(f.access)),
-                    fetched: group.map_or(map.fetches_top_reads(), |g| g.fetches_reads()),
+                    fetch: match group {
+                        Some(g) => 2 * u8::from(g.fetches_reads()),
+                        None => u8::from(map.fetches_top_reads()),
+                    },
                     fields: Vec::new(),
                     irq: Vec::new(),
                 };
@@ -591,11 +601,15 @@ impl CsrModel {
         // A fetched read takes effect in its fetch cycle; it moves on later with its response.
         let fetch = self.rd.fetching().map(|p| p.0);
         let accepted = bus.read.map(|a| {
-            let fetched = self.hit(a).is_some_and(|h| {
+            let fetch = self.hit(a).map_or(0, |h| {
                 let r = &self.regs[h.reg];
-                r.fetched && r.readable && !h.high
+                if r.readable && !h.high {
+                    r.fetch
+                } else {
+                    0
+                }
             });
-            ((a, None), fetched)
+            ((a, None), fetch)
         });
         let moved = self.rd.cycle_fetching(bus.rready, accepted);
         let exec = fetch.or(match moved {
@@ -1048,11 +1062,16 @@ mod tests {
             ..Bus::default()
         };
         assert_eq!(m.cycle(read(0x1014), &h).1, None);
-        // The fetch cycle: the value read is the count before it (2), cleared as it is read.
+        // The first fetch cycle: the value read is the count before it (2), cleared as it is
+        // read.
         assert!(!m.rvalid());
         assert_eq!(m.cycle(go, &h).1, None);
         assert_eq!(m.field_value("doorbells", "count", 1), Some(1));
-        // Then it moves to R (RVALID the cycle after), three cycles after its AR handshake.
+        // The second fetch cycle (the run's word is selected): the count goes on.
+        assert!(!m.rvalid());
+        assert_eq!(m.cycle(go, &h).1, None);
+        assert_eq!(m.field_value("doorbells", "count", 1), Some(2));
+        // Then it moves to R (RVALID the cycle after), four cycles after its AR handshake.
         assert!(!m.rvalid());
         assert_eq!(m.cycle(go, &h).1, Some((2, OKAY)));
         assert!(m.rvalid());

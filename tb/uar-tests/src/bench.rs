@@ -1176,6 +1176,25 @@ pub fn strategy(model: &UarModel, min_ops: usize, max_ops: usize) -> impl Strate
                 };
                 match kind {
                     Kind::Db64 => vec![one(addr_of(so), db, 0xFF)],
+                    // One pair in eight has another VF's 4-beat burst (no window takes it)
+                    // between its halves: the high half's AW then waits in the AW skid while
+                    // the burst's beats go in, and the pair must still complete (the skid's
+                    // pending bit; docs/uar.md "Logic depth").
+                    Kind::Pair if pick == 7 => {
+                        let other = (owner + 1) % nvf;
+                        vec![
+                            one(addr_of(so), db, 0x0F),
+                            Write {
+                                pf: false,
+                                vf: other as u8,
+                                addr: (other << pw) << 12,
+                                size: 3,
+                                burst: 1,
+                                beats: vec![(junk, 0xFF); 4],
+                            },
+                            one(addr_of(so + 4), db, 0xF0),
+                        ]
+                    }
                     Kind::Pair => vec![one(addr_of(so), db, 0x0F), one(addr_of(so + 4), db, 0xF0)],
                     Kind::Torn => {
                         if pick % 2 == 0 {

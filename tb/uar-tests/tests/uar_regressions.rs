@@ -103,6 +103,30 @@ fn foreign_high_half_leaves_the_pending_pair() {
     assert_eq!(b.stats.fetches, 1);
 }
 
+/// A low half pending on VF 1's page, then a 4-beat burst of VF 2 (dropped: no window takes
+/// it) that holds the block while VF 1's high half arrives, so that high half's AW waits in
+/// the AW skid and is taken with the burst's last beat. Its pending bit is the one sampled as
+/// the skid took it (`aw_ps_q`, held while the skid is full; branch s40-uar8): the pair must
+/// complete. Forcing that bit to 0 for an AW from the skid made this a TORN drop.
+#[test]
+fn high_half_from_the_aw_skid_completes_the_pair() {
+    let mut b = Bench::<UarV4Q16>::new("uar_v4_q16");
+    let page = |vf: u32, off: u32| b.model.address(vf, 0, off);
+    let db = doorbell_beat(5, 0x0A, 1 << 12, 4);
+    let case = Case {
+        seed: 0,
+        stall: Profile::new(0, 0),
+        ops: vec![
+            bring_up(1),
+            one(1, page(1, 0x000), db, 0x0F),
+            write(2, page(2, 0x000), vec![(0, 0xFF); 4]),
+            one(1, page(1, 0x004), db, 0xF0),
+        ],
+    };
+    b.run(&case).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(b.stats.fetches, 1);
+}
+
 /// SPEC §2: nothing is accepted while in reset. With AWVALID, WVALID and the CSR masters'
 /// valids high and reset asserted (for several edges, in either reset style), no ready may
 /// be high: an AW handshake in reset is lost (the AW flops are held in reset), so the master's
