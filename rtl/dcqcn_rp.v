@@ -291,6 +291,12 @@ module dcqcn_rp #(
   reg                 x_fresh_q;     // stage X's registered values (_p) are formed from its
                                      // registers as they are: stage X acts
   reg                 x_fresh_d;
+  reg                 hz_ev_q;       // ev_flow_q == r_flow_q, formed from their next values
+                                     // (r_hazard)
+  reg                 hz_ev_d;
+  reg                 hz_evp_q;      // ev_flow_p == r_flow_q, formed from their next values
+                                     // (r_hazard)
+  reg                 hz_evp_d;
   reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
   reg                 m_bypass_d;
   reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
@@ -617,7 +623,8 @@ module dcqcn_rp #(
   wire        hi_lt_f;          // both the timer and the byte count are below F (fast recovery)
   wire        lo_gt_f;          // the smaller of the two (the timer count alone without the byte
                                 // counter) is above F
-  wire [15:0] phai_count;       // the smaller count (the timer count without the byte counter)
+  wire [35:0] phai_tc_prod;     // (count - F) * rpg_hai_rate
+  wire [35:0] phai_bc_prod;     // (count - F) * rpg_hai_rate
   wire [35:0] phai_prod;        // PAPER's hyper-increase step: (the smaller count - F) *
                                 // rpg_hai_rate
   wire        phai_big;         // 256 * product is 2**28 or more: past any cap
@@ -779,6 +786,7 @@ module dcqcn_rp #(
   wire [25:0] rd_fire_sum;    // stage R: byte sum + the send's bytes - rpg_byte_reset
   wire [32:0] np_gap;         // now - the last CNP, modulo 2**32, and the borrow
   wire [33:0] np_lag;         // now - the last CNP - the minimum gap + 2**32 (modulo 2**34)
+  wire [28:0] first_lo_sub;   // first_fx - min_fx: bit 28 says first_fx < min_fx
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
@@ -964,8 +972,9 @@ module dcqcn_rp #(
   assign tc_inc_gt_f = tc_inc > threshold;
   assign hi_lt_f = tc_lt_f_q && (!byte_en_q || bc_lt_f_q);
   assign lo_gt_f = tc_gt_f_q && (!byte_en_q || bc_gt_f_q);
-  assign phai_count = byte_en_q && bc_lt_tc_q ? w_bc_q : w_tc_q;
-  assign phai_prod = {20'd0, phai_count - threshold} * {16'd0, rpg_hai_rate_value_i};
+  assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
+  assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
+  assign phai_prod = byte_en_q && bc_lt_tc_q ? phai_bc_prod : phai_tc_prod;
   assign phai_big = phai_prod[35:20] != 16'd0;
   assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
   assign phai_pass = ({2'd0, {phai_prod[19:0], 8'd0}} ^ {2'd0, w_rt_q} ^ ~{2'd0, rmax_fx_q}) +
@@ -1042,8 +1051,7 @@ module dcqcn_rp #(
   assign x2_step = x_step_p | x_skip_start_p | (x_skip_q && x_valid_q);
   assign x_v1 = x_valid_q && !(x_stall || x2_step);
   assign x_free = !x_valid_q || x_apply;
-  assign r_hazard = r_valid_q &&
-                    ((x_valid_q && ev_flow_q == r_flow_q) || (x_apply_p && ev_flow_p == r_flow_q));
+  assign r_hazard = r_valid_q && ((x_valid_q && hz_ev_q) || (x_apply_p && hz_evp_q));
   assign r_adv = r_valid_q && x_free && !r_hazard;
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
   assign head_from_sk = sk_valid_q && rsp_pop;
@@ -1124,7 +1132,8 @@ module dcqcn_rp #(
                     ({2'd0, ~w_np_last_q} & {{16{n_lag_q[17]}}, n_lag_q})) << 1);
   assign np_send = ctrl_np_enable_i &&
                    (!w_npv_q || (np_gap[32] ? !np_lag[33] : !np_lag[33] && np_lag[32]));
-  assign first_lo_d = first_fx < min_fx ? min_fx : first_fx;
+  assign first_lo_sub = {1'd0, first_fx} - {1'd0, min_fx};
+  assign first_lo_d = first_lo_sub[28] ? min_fx : first_fx;
   assign first_rate_d = first_zero_q ? rmax_fx_q : first_lo_q > rmax_fx_q ? rmax_fx_q : first_lo_q;
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
@@ -1294,6 +1303,8 @@ module dcqcn_rp #(
     cut_k_c_d = cut_k_c_q;
     cut_m_c_d = cut_m_c_q;
     x_fresh_d = x_fresh_q;
+    hz_ev_d = hz_ev_q;
+    hz_evp_d = hz_evp_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
@@ -1795,6 +1806,13 @@ module dcqcn_rp #(
         alpha_in_d = ld_alpha_in;
       end
     end
+    // Stage R's flow compared with stage X's for the next cycle (r_hazard from flops)
+    hz_ev_d = r_adv ? !m_adv || r_flow_q == m_flow_q :
+              m_adv ? ev_flow_q == m_flow_q :
+              ev_flow_q == r_flow_q;
+    hz_evp_d = x_stall ? (m_adv ? ev_flow_p == m_flow_q : ev_flow_p == r_flow_q) :
+               m_adv ? ev_flow_q == m_flow_q :
+               ev_flow_q == r_flow_q;
   end
 
   always @(posedge clk) begin
@@ -1810,6 +1828,8 @@ module dcqcn_rp #(
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
       x_fresh_q <= 1'b0;
+      hz_ev_q <= 1'b0;
+      hz_evp_q <= 1'b0;
       m_bypass_q <= 1'b0;
       r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
@@ -1840,6 +1860,8 @@ module dcqcn_rp #(
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
       x_fresh_q <= x_fresh_d;
+      hz_ev_q <= hz_ev_d;
+      hz_evp_q <= hz_evp_d;
       m_bypass_q <= m_bypass_d;
       r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;

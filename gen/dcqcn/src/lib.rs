@@ -648,6 +648,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "stage X's registered values (_p) are formed from its registers as they are: stage X acts",
         ),
         (
+            "hz_ev",
+            1,
+            "ev_flow_q == r_flow_q, formed from their next values (r_hazard)",
+        ),
+        (
+            "hz_evp",
+            1,
+            "ev_flow_p == r_flow_q, formed from their next values (r_hazard)",
+        ),
+        (
             "m_bypass",
             1,
             "stage X wrote stage M's flow at the edge that read it",
@@ -1527,25 +1537,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "the smaller of the two (the timer count alone without the byte counter) is above F",
     ));
-    // PAPER's hyper-increase product: the smaller count (a registered order, one LUT of
-    // select) less F, times rpg_hai_rate, in one DSP; its output starts the sums below. A
-    // count at or below F gives a wrapped product, which is read only when both are above F.
-    wires.push((
-        "phai_count".into(),
-        16,
-        tern(
-            and(vec![id("byte_en_q"), id("bc_lt_tc_q")]),
-            id("w_bc_q"),
-            tc(),
-        ),
-        "the smaller count (the timer count without the byte counter)",
-    ));
+    // PAPER's hyper-increase product for each count, the smaller one's selected after the
+    // DSPs: the select runs beside the multipliers, not in front of them (a LUT in front of
+    // a DSP adds a level to every path through it). A count at or below F gives a wrapped
+    // product, which is read only when both are above F.
+    for n in ["tc", "bc"] {
+        let count = if n == "tc" { tc() } else { id("w_bc_q") };
+        wires.push((
+            format!("phai_{n}_prod"),
+            36,
+            mul(
+                zext(sub(count, id("threshold")), 20),
+                zext(cfg("rpg_hai_rate", "value"), 16),
+            ),
+            "(count - F) * rpg_hai_rate",
+        ));
+    }
     wires.push((
         "phai_prod".into(),
         36,
-        mul(
-            zext(sub(id("phai_count"), id("threshold")), 20),
-            zext(cfg("rpg_hai_rate", "value"), 16),
+        tern(
+            and(vec![id("byte_en_q"), id("bc_lt_tc_q")]),
+            id("phai_bc_prod"),
+            id("phai_tc_prod"),
         ),
         "PAPER's hyper-increase step: (the smaller count - F) * rpg_hai_rate",
     ));
@@ -2042,8 +2056,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("r_valid_q"),
             or(
-                and(vec![id("x_valid_q"), eq(id("ev_flow_q"), id("r_flow_q"))]),
-                and(vec![id("x_apply_p"), eq(id("ev_flow_p"), id("r_flow_q"))]),
+                and(vec![id("x_valid_q"), id("hz_ev_q")]),
+                and(vec![id("x_apply_p"), id("hz_evp_q")]),
             ),
         ]),
         "stage X holds stage R's flow (X1's event, or X2's apply still to write): R waits for \
@@ -2482,11 +2496,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         ]),
         "CNP allowed",
     ));
+    // The compare as a difference's borrow: a carry chain, not a chain of LUTs (s39-dcqcn).
+    wires.push((
+        "first_lo_sub".into(),
+        29,
+        sub(zext(id("first_fx"), 1), zext(id("min_fx"), 1)),
+        "first_fx - min_fx: bit 28 says first_fx < min_fx",
+    ));
     wires.push((
         "first_lo_d".into(),
         28,
         tern(
-            Expr::lt(id("first_fx"), id("min_fx")),
+            id("first_lo_sub").bits(28, 28),
             id("min_fx"),
             id("first_fx"),
         ),
@@ -2577,6 +2598,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 "pre_cnt",
                 "now_us",
                 "x_fresh",
+                "hz_ev",
+                "hz_evp",
             ]
             .contains(&r)
             && !["t_", "m_", "r_", "rsp_", "sk_", "stat_"]
@@ -3438,6 +3461,34 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         .collect();
     c.extend(skip_tail);
     c.extend(load_tail);
+    // Stage R's flow compared with X1's and X2's for the next cycle (s39-dcqcn): the
+    // registers' compares first, the moves select after, so r_hazard, r_adv, m_adv and the
+    // enables they drive start from flops rather than a flow compare. ev_flow_q takes
+    // r_flow_q when stage R moves, r_flow_q takes m_flow_q when stage M does (neither moves
+    // while the state clears: the pipeline is empty), ev_flow_p takes ev_flow_q unless X2
+    // stalls.
+    c.push(Stmt::Comment(
+        "Stage R's flow compared with stage X's for the next cycle (r_hazard from flops)".into(),
+    ));
+    let next_r = |a: &str| {
+        tern(
+            id("m_adv"),
+            eq(id(a), id("m_flow_q")),
+            eq(id(a), id("r_flow_q")),
+        )
+    };
+    c.push(set(
+        "hz_ev_d",
+        tern(
+            id("r_adv"),
+            or(not(id("m_adv")), eq(id("r_flow_q"), id("m_flow_q"))),
+            next_r("ev_flow_q"),
+        ),
+    ));
+    c.push(set(
+        "hz_evp_d",
+        tern(id("x_stall"), next_r("ev_flow_p"), next_r("ev_flow_q")),
+    ));
     let mut copies: Vec<(String, u32)> = x_regs
         .iter()
         .filter(|n| read_copy.contains(*n))
@@ -3489,6 +3540,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cover_max",
         "rd_fire_sum",
         "x_cut_amt_sum",
+        "first_lo_sub",
         "x_cut_amount",
         "i_cut_lag",
         "x_cut_m_k_sum",
