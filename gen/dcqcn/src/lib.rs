@@ -1203,10 +1203,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     };
     // The cut's rank (CUT_RANK): rpg_min_dec_fac % of Rc, Rc minus the amount Rc * alpha >>
     // (rpg_gd + 14) and the compares of the bounds, registered, so that the cut's selects
-    // start from registers, not behind the product's add, the shift and the compares. Formed twice: from stage R's word for the load ("ld_"), so an event with nothing
-    // stepped before it finds them ready, and from stage X's registers ("x_") in every other
-    // cycle, so they are ready one cycle after a step changed Rc or alpha (cut_fresh_q; a cut
-    // waits for it, see cut_wait).
+    // start from registers, not behind the product's add, the shift and the compares. Formed
+    // in X1 from stage X's registers ("x_") in every cycle and read by X2 (since s37; the
+    // load's "ld_" values below only load cut_rc_q and alpha_in_q).
     wires.push((
         "ld_cut_rc".into(),
         28,
