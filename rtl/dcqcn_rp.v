@@ -291,6 +291,12 @@ module dcqcn_rp #(
   reg                 x_fresh_q;     // stage X's registered values (_p) are formed from its
                                      // registers as they are: stage X acts
   reg                 x_fresh_d;
+  reg                 hz_ev_q;       // ev_flow_q == r_flow_q, formed from their next values
+                                     // (r_hazard)
+  reg                 hz_ev_d;
+  reg                 hz_evp_q;      // ev_flow_p == r_flow_q, formed from their next values
+                                     // (r_hazard)
+  reg                 hz_evp_d;
   reg                 m_bypass_q;    // stage X wrote stage M's flow at the edge that read it
   reg                 m_bypass_d;
   reg                 r_fwd_q;       // stage X wrote stage R's flow at the edge that loaded
@@ -380,6 +386,8 @@ module dcqcn_rp #(
   reg [17:0] k_lag_q;
   reg [17:0] d_lag_q;
   reg [17:0] t_lag_q;
+  reg [17:0] n_lag_q;
+  reg [41:0] amt_lim_q;
 
   // Stage X's copy of the flow's state word (fields of state_ram, least significant first)
   reg        w_seen_q;
@@ -552,13 +560,17 @@ module dcqcn_rp #(
   wire [24:0] alpha_cnp;        // alpha after a PAPER CNP
   wire        clamp;            // Rt = Rc on this cut
   wire [3:0]  gd_d;             // registered: gd_q
+  wire [41:0] amt_lim_d;        // -(2**(25 + rpg_gd)), 42-bit two's complement (registered:
+                                // amt_lim_q): the cut amount's 2**28 bound on the product's bits
+                                // 52:17
   wire [27:0] ld_cut_rc;        // stage R: Rc before a cut (loads cut_rc_q)
   wire [24:0] ld_alpha_in;      // stage R: the alpha a period or cut reads (loads alpha_in_q)
   wire [41:0] x_cut_prod_lo;    // alpha * Rc[16:0]
   wire [35:0] x_cut_prod_hi;    // alpha * Rc[27:17]
   wire [38:0] x_cut_scaled;     // Rc * alpha >> 14
   wire [38:0] x_cut_sh1;        // ... >> rpg_gd[1:0]
-  wire [38:0] x_cut_amount;     // Rc * alpha >> (rpg_gd + 14)
+  wire [33:0] x_keep_prod_lo;   // fac * 655 * Rc[16:0]
+  wire [27:0] x_keep_prod_hi;   // fac * 655 * Rc[27:17]
   wire [28:0] x_cut_kv;         // at least rpg_min_dec_fac % of Rc (mlx5 only: keep_fac_q is 0 in
                                 // PAPER mode)
   wire [29:0] x_cut_room_k;     // Rc - cut_kv (two's complement)
@@ -615,6 +627,7 @@ module dcqcn_rp #(
   wire [35:0] phai_bc_prod;     // (count - F) * rpg_hai_rate
   wire [35:0] phai_prod;        // PAPER's hyper-increase step: (the smaller count - F) *
                                 // rpg_hai_rate
+  wire        phai_big;         // 256 * product is 2**28 or more: past any cap
   wire [27:0] rt_phai_sum;
   wire        phai_capped;      // PAPER's hyper increase passes the cap
   wire [27:0] rt_phai;
@@ -723,7 +736,8 @@ module dcqcn_rp #(
   wire        cut_fire;         // ... after a cut clears the byte sum
   wire        byte_on;          // the byte counter runs while the rate recovers
   wire [23:0] byte_sum;
-  wire [31:0] np_gap;
+  wire [17:0] n_lag_d;          // 1 - the minimum CNP gap, 18-bit two's complement (registered:
+                                // n_lag_q)
   wire        np_send;          // CNP allowed
   wire [27:0] first_lo_d;       // rate_to_set_on_first_cnp at least rpg_min_rate (registered:
                                 // first_lo_q)
@@ -735,36 +749,44 @@ module dcqcn_rp #(
   wire        tick;             // a microsecond ends
   // Fixed-point scaling drops the low bits of these products and sums by design.
   // verilator lint_off UNUSED
-  wire [33:0] rd_a_win;     // stage R: now + ~deadline + 2**17
-  wire [33:0] rd_a_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
-  wire [33:0] rd_d_win;     // stage R: now + ~deadline + 2**17
-  wire [33:0] rd_d_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
-  wire [33:0] rd_i_win;     // stage R: now + ~deadline + 2**17
-  wire [33:0] rd_i_lag;     // stage R: now - deadline - the period + 2**32 (modulo 2**34)
-  wire [33:0] a_step_lag;   // elapsed - 2 * period (34 bits)
-  wire [33:0] a_jump_lag;   // elapsed - jump - period (34 bits)
-  wire [33:0] d_step_lag;   // elapsed - 2 * period (34 bits)
-  wire [33:0] d_jump_lag;   // elapsed - jump - period (34 bits)
-  wire [33:0] i_step_lag;   // elapsed - 2 * period (34 bits)
-  wire [33:0] i_jump_lag;   // elapsed - jump - period (34 bits)
-  wire [34:0] alpha_prod;   // G * alpha
-  wire [52:0] x_cut_prod;   // Rc * alpha
-  wire [44:0] x_keep_prod;  // Rc * fac * 655
-  wire [45:0] phai_pass;    // 256 * product + Rt - cap - 1: not negative when the sum passes the
-                            // cap
-  wire [45:0] phai_reach;   // 256 * product + Rt - cap: not negative when the sum reaches the cap
+  wire [33:0] rd_a_win;       // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_a_lag;       // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] rd_d_win;       // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_d_lag;       // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] rd_i_win;       // stage R: now + ~deadline + 2**17
+  wire [33:0] rd_i_lag;       // stage R: now - deadline - the period + 2**32 (modulo 2**34)
+  wire [33:0] a_step_lag;     // elapsed - 2 * period (34 bits)
+  wire [33:0] a_jump_lag;     // elapsed - jump - period (34 bits)
+  wire [33:0] d_step_lag;     // elapsed - 2 * period (34 bits)
+  wire [33:0] d_jump_lag;     // elapsed - jump - period (34 bits)
+  wire [33:0] i_step_lag;     // elapsed - 2 * period (34 bits)
+  wire [33:0] i_jump_lag;     // elapsed - jump - period (34 bits)
+  wire [33:0] i_cut_lag;      // d_el - 2 * the increase period (34 bits)
+  wire [34:0] alpha_prod;     // G * alpha
+  wire [52:0] x_cut_prod;     // Rc * alpha
+  wire [38:0] x_cut_amount;   // Rc * alpha >> (rpg_gd + 14)
+  wire [44:0] x_keep_prod;    // Rc * fac * 655
+  wire [41:0] x_cut_amt_sum;  // Rc * alpha >> 17, less 2**(25 + rpg_gd)
+  wire [46:0] x_cut_m_k_sum;  // min_fx * 2**16 - Rc * fac * 655 - 1
+  wire [46:0] x_cut_k_c_sum;  // Rc * fac * 655 - (Rc + 1) * 2**16
+  wire [29:0] phai_pass;      // 256 * product + Rt - cap - 1: not negative when the sum passes the
+                              // cap
+  wire [29:0] phai_reach;     // 256 * product + Rt - cap: not negative when the sum reaches the cap
   wire [28:0] rc_inc_sum;
-  wire [29:0] rd_rc_up;     // stage R's Rt + 1 - Rc (two's complement)
+  wire [29:0] rd_rc_up;       // stage R's Rt + 1 - Rc (two's complement)
   wire [33:0] tc_skip_lt_f_sum;
   wire [33:0] tc_skip_gt_f_sum;
   wire [33:0] bc_below_skip_sum;
-  wire [32:0] tok_elapsed;  // now - tok_us and its borrow
-  wire [33:0] tok_long;     // now - tok_us + 2**32 - 2**20 (modulo 2**34)
-  wire [36:0] cover_rc;     // burst + rate - need, negative when the full bucket does not cover the
-                            // send
-  wire [36:0] cover_max;    // burst + rate - need, negative when the full bucket does not cover the
-                            // send
-  wire [25:0] rd_fire_sum;  // stage R: byte sum + the send's bytes - rpg_byte_reset
+  wire [32:0] tok_elapsed;    // now - tok_us and its borrow
+  wire [33:0] tok_long;       // now - tok_us + 2**32 - 2**20 (modulo 2**34)
+  wire [36:0] cover_rc;       // burst + rate - need, negative when the full bucket does not cover
+                              // the send
+  wire [36:0] cover_max;      // burst + rate - need, negative when the full bucket does not cover
+                              // the send
+  wire [25:0] rd_fire_sum;    // stage R: byte sum + the send's bytes - rpg_byte_reset
+  wire [32:0] np_gap;         // now - the last CNP, modulo 2**32, and the borrow
+  wire [33:0] np_lag;         // now - the last CNP - the minimum gap + 2**32 (modulo 2**34)
+  wire [28:0] first_lo_sub;   // first_fx - min_fx: bit 28 says first_fx < min_fx
   // verilator lint_on UNUSED
 
   assign rmax_rate = rpg_max_rate_value_i != 20'd0 && rpg_max_rate_value_i < line_rate_value_i ?
@@ -851,7 +873,11 @@ module dcqcn_rp #(
                         ({1'd0, i_el_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
                         (~{2'd0, i_jump_q[31:0]} & {{16{t_lag_q[17]}}, t_lag_q})) << 1);
   assign i_once_jump = i_jump_lag[33];
-  assign i_once_cut = i_el_cut < {16'd0, t_period_q};
+  assign i_cut_lag = ({1'd0, d_el_q} ^ {{16{t_lag_q[17]}}, t_lag_q} ^ ~{17'd0, t_period_q}) +
+                     ((({1'd0, d_el_q} & {{16{t_lag_q[17]}}, t_lag_q}) |
+                       ({1'd0, d_el_q} & ~{17'd0, t_period_q}) |
+                       ({{16{t_lag_q[17]}}, t_lag_q} & ~{17'd0, t_period_q})) << 1);
+  assign i_once_cut = !i_el_cut[32] && i_cut_lag[33];
   assign paper = mode_algorithm_i;
   assign rd_a_due = rd_seen && !rd_a_el[32];
   assign rd_d_due = rd_seen && !paper && !rd_d_el[32];
@@ -866,6 +892,7 @@ module dcqcn_rp #(
   assign clamp = clamp_tgt_rate_enable_i ||
                  (clamp_tgt_rate_after_time_inc_enable_i && w_tc_q != 16'd0);
   assign gd_d = rpg_gd_value_i;
+  assign amt_lim_d = 42'd0 - (42'd33554432 << rpg_gd_value_i);
   assign ld_cut_rc = rd_seen ? rd_rc : rmax_fx_q;
   assign ld_alpha_in = paper && !rd_seen ? alpha_init : rd_alpha;
   assign x_cut_prod_lo = {25'd0, cut_rc_q[16:0]} * {17'd0, alpha_in_q};
@@ -880,13 +907,29 @@ module dcqcn_rp #(
                         gd_q[3:2] == 2'b01 ? x_cut_sh1 >> 4 :
                         gd_q[3:2] == 2'b10 ? x_cut_sh1 >> 8 :
                         x_cut_sh1 >> 12;
-  assign x_keep_prod = {17'd0, w_rc_q} * {28'd0, keep_fac_q};
+  assign x_keep_prod_lo = {17'd0, w_rc_q[16:0]} * {17'd0, keep_fac_q};
+  assign x_keep_prod_hi = {17'd0, w_rc_q[27:17]} * {11'd0, keep_fac_q};
+  assign x_keep_prod = {11'd0, x_keep_prod_lo} + {x_keep_prod_hi, 17'd0};
   assign x_cut_kv = x_keep_prod[44:16];
   assign x_cut_room_k = {2'd0, cut_rc_q} - {1'd0, x_cut_kv};
   assign x_cut_room_m = {2'd0, cut_rc_q} - {2'd0, min_fx};
-  assign x_cut_amt_hi = |x_cut_amount[38:28];
-  assign x_cut_m_k = {1'd0, min_fx} > x_cut_kv;
-  assign x_cut_k_c = x_cut_kv > {1'd0, cut_rc_q};
+  assign x_cut_amt_sum = ({6'd0, x_cut_prod_hi} ^ {17'd0, x_cut_prod_lo[41:17]} ^ amt_lim_q) +
+                         ((({6'd0, x_cut_prod_hi} & {17'd0, x_cut_prod_lo[41:17]}) |
+                           ({6'd0, x_cut_prod_hi} & amt_lim_q) |
+                           ({17'd0, x_cut_prod_lo[41:17]} & amt_lim_q)) << 1);
+  assign x_cut_amt_hi = !x_cut_amt_sum[41];
+  assign x_cut_m_k_sum = ({3'd0, {min_fx, 16'h0001}} ^ ~{13'd0, x_keep_prod_lo} ^
+                          ~{2'd0, {x_keep_prod_hi, 17'd0}}) +
+                         ((({3'd0, {min_fx, 16'h0001}} & ~{13'd0, x_keep_prod_lo}) |
+                           ({3'd0, {min_fx, 16'h0001}} & ~{2'd0, {x_keep_prod_hi, 17'd0}}) |
+                           (~{13'd0, x_keep_prod_lo} & ~{2'd0, {x_keep_prod_hi, 17'd0}})) << 1);
+  assign x_cut_k_c_sum = ({13'd0, x_keep_prod_lo} ^ {2'd0, {x_keep_prod_hi, 17'd0}} ^
+                          ~{3'd0, {cut_rc_q, 16'hffff}}) +
+                         ((({13'd0, x_keep_prod_lo} & {2'd0, {x_keep_prod_hi, 17'd0}}) |
+                           ({13'd0, x_keep_prod_lo} & ~{3'd0, {cut_rc_q, 16'hffff}}) |
+                           ({2'd0, {x_keep_prod_hi, 17'd0}} & ~{3'd0, {cut_rc_q, 16'hffff}})) << 1);
+  assign x_cut_m_k = !x_cut_m_k_sum[46];
+  assign x_cut_k_c = !x_cut_k_c_sum[46];
   assign x_cut_m_c = {1'd0, min_fx} > {1'd0, cut_rc_q};
   assign cut_kv = cut_kv_q;
   assign cut_amount = cut_amount_q;
@@ -932,17 +975,18 @@ module dcqcn_rp #(
   assign phai_tc_prod = {20'd0, w_tc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_bc_prod = {20'd0, w_bc_q - threshold} * {16'd0, rpg_hai_rate_value_i};
   assign phai_prod = byte_en_q && bc_lt_tc_q ? phai_bc_prod : phai_tc_prod;
+  assign phai_big = phai_prod[35:20] != 16'd0;
   assign rt_phai_sum = w_rt_q + {phai_prod[19:0], 8'd0};
-  assign phai_pass = ({2'd0, {phai_prod, 8'd0}} ^ {18'd0, w_rt_q} ^ ~{18'd0, rmax_fx_q}) +
-                     ((({2'd0, {phai_prod, 8'd0}} & {18'd0, w_rt_q}) |
-                       ({2'd0, {phai_prod, 8'd0}} & ~{18'd0, rmax_fx_q}) |
-                       ({18'd0, w_rt_q} & ~{18'd0, rmax_fx_q})) << 1);
-  assign phai_capped = !phai_pass[45];
-  assign phai_reach = ({2'd0, {phai_prod, 8'd0}} ^ {18'd0, w_rt_q} ^
-                       {{17{cap_neg_q[28]}}, cap_neg_q}) +
-                      ((({2'd0, {phai_prod, 8'd0}} & {18'd0, w_rt_q}) |
-                        ({2'd0, {phai_prod, 8'd0}} & {{17{cap_neg_q[28]}}, cap_neg_q}) |
-                        ({18'd0, w_rt_q} & {{17{cap_neg_q[28]}}, cap_neg_q})) << 1);
+  assign phai_pass = ({2'd0, {phai_prod[19:0], 8'd0}} ^ {2'd0, w_rt_q} ^ ~{2'd0, rmax_fx_q}) +
+                     ((({2'd0, {phai_prod[19:0], 8'd0}} & {2'd0, w_rt_q}) |
+                       ({2'd0, {phai_prod[19:0], 8'd0}} & ~{2'd0, rmax_fx_q}) |
+                       ({2'd0, w_rt_q} & ~{2'd0, rmax_fx_q})) << 1);
+  assign phai_capped = phai_big || !phai_pass[29];
+  assign phai_reach = ({2'd0, {phai_prod[19:0], 8'd0}} ^ {2'd0, w_rt_q} ^
+                       {cap_neg_q[28], cap_neg_q}) +
+                      ((({2'd0, {phai_prod[19:0], 8'd0}} & {2'd0, w_rt_q}) |
+                        ({2'd0, {phai_prod[19:0], 8'd0}} & {cap_neg_q[28], cap_neg_q}) |
+                        ({2'd0, w_rt_q} & {cap_neg_q[28], cap_neg_q})) << 1);
   assign rt_phai = phai_capped ? rmax_fx_q : rt_phai_sum[27:0];
   assign inc_ai = !hi_lt_f && !lo_gt_f;
   assign inc_hai = !paper && lo_gt_f;
@@ -963,7 +1007,7 @@ module dcqcn_rp #(
   assign hai_reach = w_rt_q >= hai_reach_at_q;
   assign inc_at_cap = inc_ai ? ai_reach :
                       inc_hai ? hai_reach :
-                      inc_phai ? !phai_reach[45] :
+                      inc_phai ? phai_big || !phai_reach[29] :
                       rt_at_cap_q;
   assign i_flat = paper ? rt_at_cap_q || ((ai_zero_q || lo_gt_f) && (hai_zero_q || lo_stays_low)) :
                   lo_gt_f ? (hai_capped_q ? rt_at_cap_q : hai_zero_q) :
@@ -1007,8 +1051,7 @@ module dcqcn_rp #(
   assign x2_step = x_step_p | x_skip_start_p | (x_skip_q && x_valid_q);
   assign x_v1 = x_valid_q && !(x_stall || x2_step);
   assign x_free = !x_valid_q || x_apply;
-  assign r_hazard = r_valid_q &&
-                    ((x_valid_q && ev_flow_q == r_flow_q) || (x_apply_p && ev_flow_p == r_flow_q));
+  assign r_hazard = r_valid_q && ((x_valid_q && hz_ev_q) || (x_apply_p && hz_evp_q));
   assign r_adv = r_valid_q && x_free && !r_hazard;
   assign rsp_pop = rsp_valid_q && m_rsp_ready;
   assign head_from_sk = sk_valid_q && rsp_pop;
@@ -1081,10 +1124,16 @@ module dcqcn_rp #(
   assign cut_fire = {8'd0, ev_bytes_q} >= rpg_byte_reset_value_i;
   assign byte_on = w_seen_q && w_incon_q && byte_en_q;
   assign byte_sum = w_bacc_q + {8'd0, ev_bytes_q};
-  assign np_gap = ev_now_q - w_np_last_q;
+  assign n_lag_d = 18'd1 - {2'd0, min_time_between_cnps_value_i};
+  assign np_gap = {1'd0, ev_now_q} - {1'd0, w_np_last_q};
+  assign np_lag = ({2'd0, ev_now_q} ^ {2'd0, ~w_np_last_q} ^ {{16{n_lag_q[17]}}, n_lag_q}) +
+                  ((({2'd0, ev_now_q} & {2'd0, ~w_np_last_q}) |
+                    ({2'd0, ev_now_q} & {{16{n_lag_q[17]}}, n_lag_q}) |
+                    ({2'd0, ~w_np_last_q} & {{16{n_lag_q[17]}}, n_lag_q})) << 1);
   assign np_send = ctrl_np_enable_i &&
-                   (!w_npv_q || np_gap >= {16'd0, min_time_between_cnps_value_i});
-  assign first_lo_d = first_fx < min_fx ? min_fx : first_fx;
+                   (!w_npv_q || (np_gap[32] ? !np_lag[33] : !np_lag[33] && np_lag[32]));
+  assign first_lo_sub = {1'd0, first_fx} - {1'd0, min_fx};
+  assign first_lo_d = first_lo_sub[28] ? min_fx : first_fx;
   assign first_rate_d = first_zero_q ? rmax_fx_q : first_lo_q > rmax_fx_q ? rmax_fx_q : first_lo_q;
   assign first_zero_d = first_fx == 28'd0;
   assign tick = clk_per_us_cycles_i != 12'd0 &&
@@ -1254,6 +1303,8 @@ module dcqcn_rp #(
     cut_k_c_d = cut_k_c_q;
     cut_m_c_d = cut_m_c_q;
     x_fresh_d = x_fresh_q;
+    hz_ev_d = hz_ev_q;
+    hz_evp_d = hz_evp_q;
     rsp_valid_d = rsp_valid_q;
     rsp_kind_d = rsp_kind_q;
     rsp_flow_d = rsp_flow_q;
@@ -1755,6 +1806,13 @@ module dcqcn_rp #(
         alpha_in_d = ld_alpha_in;
       end
     end
+    // Stage R's flow compared with stage X's for the next cycle (r_hazard from flops)
+    hz_ev_d = r_adv ? !m_adv || r_flow_q == m_flow_q :
+              m_adv ? ev_flow_q == m_flow_q :
+              ev_flow_q == r_flow_q;
+    hz_evp_d = x_stall ? (m_adv ? ev_flow_p == m_flow_q : ev_flow_p == r_flow_q) :
+               m_adv ? ev_flow_q == m_flow_q :
+               ev_flow_q == r_flow_q;
   end
 
   always @(posedge clk) begin
@@ -1770,6 +1828,8 @@ module dcqcn_rp #(
       x_valid_q <= 1'b0;
       x_skip_q <= 1'b0;
       x_fresh_q <= 1'b0;
+      hz_ev_q <= 1'b0;
+      hz_evp_q <= 1'b0;
       m_bypass_q <= 1'b0;
       r_fwd_q <= 1'b0;
       rsp_valid_q <= 1'b0;
@@ -1800,6 +1860,8 @@ module dcqcn_rp #(
       x_valid_q <= x_valid_d;
       x_skip_q <= x_skip_d;
       x_fresh_q <= x_fresh_d;
+      hz_ev_q <= hz_ev_d;
+      hz_evp_q <= hz_evp_d;
       m_bypass_q <= m_bypass_d;
       r_fwd_q <= r_fwd_d;
       rsp_valid_q <= rsp_valid_d;
@@ -1933,6 +1995,8 @@ module dcqcn_rp #(
     k_lag_q <= k_lag_d;
     d_lag_q <= d_lag_d;
     t_lag_q <= t_lag_d;
+    n_lag_q <= n_lag_d;
+    amt_lim_q <= amt_lim_d;
     wb_word_q <= wb_word_d;
     r_word_q <= r_word_d;
     ram_rdata_q <= state_ram[ram_raddr];

@@ -188,9 +188,9 @@ module dcqcn_top #(
   wire        rsp_pop;
   wire [2:0]  out_next;      // window read-backs in the engine after this cycle
   wire        byte_en;       // the byte counter counts
-  wire [15:0] cnt_hi;        // larger of the two counts
-  wire [15:0] cnt_lo;        // smaller (the timer count without the byte counter)
   wire [15:0] threshold;     // F
+  wire        cnt_hi_lt_f;   // the larger count is below F
+  wire        cnt_lo_gt_f;   // the smaller count is above F
   wire [1:0]  rsp_stage;     // the stage the flow's next increase uses (both modes, FACTS §5)
   wire        unused_ok;     // software-only CSR outputs; Rc and Rt fractions
   assign sel_wr = s_axil_awvalid && s_axil_awready && s_axil_wvalid && s_axil_wready &&
@@ -207,14 +207,12 @@ module dcqcn_top #(
   assign rsp_pop = eng_rsp_valid && eng_rsp_ready;
   assign out_next = (sel_out_q + {2'd0, rb_issue}) - {2'd0, rsp_own};
   assign byte_en = rpg_byte_reset_value != 24'd0;
-  assign cnt_hi = byte_en && eng_rsp_byte_count > eng_rsp_timer_count ? eng_rsp_byte_count :
-                  eng_rsp_timer_count;
-  assign cnt_lo = byte_en && eng_rsp_byte_count < eng_rsp_timer_count ? eng_rsp_byte_count :
-                  eng_rsp_timer_count;
   assign threshold = {11'd0, rpg_threshold_value};
-  assign rsp_stage = cnt_hi < threshold ? ST_FAST_RECOVERY :
-                     cnt_lo > threshold ? ST_HYPER :
-                     ST_ADDITIVE;
+  assign cnt_hi_lt_f = eng_rsp_timer_count < threshold &&
+                       (!byte_en || eng_rsp_byte_count < threshold);
+  assign cnt_lo_gt_f = eng_rsp_timer_count > threshold &&
+                       (!byte_en || eng_rsp_byte_count > threshold);
+  assign rsp_stage = cnt_hi_lt_f ? ST_FAST_RECOVERY : cnt_lo_gt_f ? ST_HYPER : ST_ADDITIVE;
 
   // Event input: a pending read-back takes the engine's next slot
   assign eng_evt_valid = rb_req || (room && s_evt_valid);

@@ -139,6 +139,8 @@ const DERIVED: &[(&str, u32)] = &[
     ("k_lag", 18),
     ("d_lag", 18),
     ("t_lag", 18),
+    ("n_lag", 18),
+    ("amt_lim", 42),
 ];
 
 /// Status and statistics fields the engine drives.
@@ -646,6 +648,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             "stage X's registered values (_p) are formed from its registers as they are: stage X acts",
         ),
         (
+            "hz_ev",
+            1,
+            "ev_flow_q == r_flow_q, formed from their next values (r_hazard)",
+        ),
+        (
+            "hz_evp",
+            1,
+            "ev_flow_p == r_flow_q, formed from their next values (r_hazard)",
+        ),
+        (
             "m_bypass",
             1,
             "stage X wrote stage M's flow at the edge that read it",
@@ -1017,7 +1029,28 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 wires.push((w.clone(), 34, s, "elapsed - jump - period (34 bits)"));
                 id(&w).bits(33, 33)
             } else {
-                Expr::lt(id(&el), zext(id(timer_period(x)), EL_W - 17))
+                // A cut restarts the increase timer from the cut's deadline: i_el_cut =
+                // d_el - period leaves less than a period when it is not negative and
+                // d_el - 2 * period is, as the step's (one three-input sum beside the
+                // difference, not a compare behind it).
+                let w = "i_cut_lag".to_string();
+                wires.push((
+                    w.clone(),
+                    34,
+                    sum3(
+                        zext(id("d_el_q"), 1),
+                        Expr::concat(vec![
+                            Expr::repl(Expr::int(16), id("t_lag_q").bits(17, 17)),
+                            id("t_lag_q"),
+                        ]),
+                        Expr::bitnot(zext(id(timer_period(x)), 17)),
+                    ),
+                    "d_el - 2 * the increase period (34 bits)",
+                ));
+                and(vec![
+                    not(id(&el).bits(EL_W - 1, EL_W - 1)),
+                    id(&w).bits(33, 33),
+                ])
             };
             wires.push((name, 1, once, "less than a period elapsed"));
         }
@@ -1138,6 +1171,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "Rt = Rc on this cut",
     ));
     wires.push(("gd_d".into(), 4, cfg("rpg_gd", "value"), "registered: gd_q"));
+    wires.push((
+        "amt_lim_d".into(),
+        42,
+        sub(
+            d(42, 0),
+            Expr::bin(BinOp::Shl, d(42, 1 << 25), cfg("rpg_gd", "value")),
+        ),
+        "-(2**(25 + rpg_gd)), 42-bit two's complement (registered: amt_lim_q): the cut amount's \
+         2**28 bound on the product's bits 52:17",
+    ));
     // The shift by rpg_gd as two 4-way selects (by its low and high bit pairs): one LUT
     // level each.
     let by_pair = |x: &str, sel: Expr, step: i64| {
@@ -1160,10 +1203,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     };
     // The cut's rank (CUT_RANK): rpg_min_dec_fac % of Rc, Rc minus the amount Rc * alpha >>
     // (rpg_gd + 14) and the compares of the bounds, registered, so that the cut's selects
-    // start from registers, not behind the product's add, the shift and the compares. Formed twice: from stage R's word for the load ("ld_"), so an event with nothing
-    // stepped before it finds them ready, and from stage X's registers ("x_") in every other
-    // cycle, so they are ready one cycle after a step changed Rc or alpha (cut_fresh_q; a cut
-    // waits for it, see cut_wait).
+    // start from registers, not behind the product's add, the shift and the compares. Formed
+    // in X1 from stage X's registers ("x_") in every cycle and read by X2 (since s37; the
+    // load's "ld_" values below only load cut_rc_q and alpha_in_q).
     wires.push((
         "ld_cut_rc".into(),
         28,
@@ -1206,12 +1248,16 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             by_pair(&format!("{side}_cut_sh1"), id("gd_q").bits(3, 2), 4),
             "Rc * alpha >> (rpg_gd + 14)",
         ));
-        wires.push((
-            format!("{side}_keep_prod"),
-            45,
-            mul(zext(id(rc_keep), 17), zext(id("keep_fac_q"), 28)),
-            "Rc * fac * 655",
-        ));
+        split_product(
+            &mut wires,
+            &format!("{side}_keep_prod"),
+            (rc_keep, "keep_fac_q", 17),
+            [
+                "fac * 655 * Rc[16:0]",
+                "fac * 655 * Rc[27:17]",
+                "Rc * fac * 655",
+            ],
+        );
         wires.push((
             format!("{side}_cut_kv"),
             29,
@@ -1236,21 +1282,70 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         // product forms, so only one compare follows the shift. (A bound of 0 passes the test
         // only when cut_rate is 0 too, so the pick's value is the same.) cut_rate is never
         // above Rc.
-        let amount = || id(&format!("{side}_cut_amount"));
-        let kv = || id(&format!("{side}_cut_kv"));
+        // The rank's compares of the products as three-input sums of the DSPs' outputs (one
+        // carry chain each), not behind the products' adds and the shift. The amount is 2**28
+        // or more when the product is 2**(42 + rpg_gd) or more: its bits 52:17 (the high
+        // product plus the low one's bits 41:17) less 2**(25 + rpg_gd) are not negative.
+        let prod = |n: &str| id(&format!("{side}_{n}"));
+        wires.push((
+            format!("{side}_cut_amt_sum"),
+            42,
+            sum3(
+                zext(prod("cut_prod_hi"), 6),
+                zext(prod("cut_prod_lo").bits(41, 17), 17),
+                id("amt_lim_q"),
+            ),
+            "Rc * alpha >> 17, less 2**(25 + rpg_gd)",
+        ));
         wires.push((
             format!("{side}_cut_amt_hi"),
             1,
-            Expr::un(UnOp::RedOr, amount().bits(38, 28)),
+            not(id(&format!("{side}_cut_amt_sum")).bits(41, 41)),
             "the cut amount is 2**28 or more (above any Rc)",
         ));
-        for (n, a, b) in [
-            ("m_k", zext(id("min_fx"), 1), kv()),
-            ("k_c", kv(), zext(id(rc_in), 1)),
-            ("m_c", zext(id("min_fx"), 1), zext(id(rc_in), 1)),
-        ] {
-            wires.push((format!("{side}_cut_{n}"), 1, gt(a, b), ""));
+        // With P = Rc * fac * 655 (kv = P >> 16): min_fx > kv when min_fx * 2**16 - P - 1 =
+        // {min_fx, 16'h0001} + ~P_lo + ~(P_hi << 17) is not negative, and kv > Rc when
+        // P - (Rc + 1) * 2**16 = P_lo + (P_hi << 17) + ~{Rc, 16'hffff} is not negative (47
+        // bits, two's complement).
+        let klo = || zext(prod("keep_prod_lo"), 13);
+        let khi = || zext(shl_const(prod("keep_prod_hi"), 17), 2);
+        wires.push((
+            format!("{side}_cut_m_k_sum"),
+            47,
+            sum3(
+                zext(Expr::concat(vec![id("min_fx"), Expr::num(16, 1)]), 3),
+                Expr::bitnot(klo()),
+                Expr::bitnot(khi()),
+            ),
+            "min_fx * 2**16 - Rc * fac * 655 - 1",
+        ));
+        wires.push((
+            format!("{side}_cut_k_c_sum"),
+            47,
+            sum3(
+                klo(),
+                khi(),
+                Expr::bitnot(zext(
+                    Expr::concat(vec![id(rc_in), Expr::num(16, 0xffff)]),
+                    3,
+                )),
+            ),
+            "Rc * fac * 655 - (Rc + 1) * 2**16",
+        ));
+        for n in ["m_k", "k_c"] {
+            wires.push((
+                format!("{side}_cut_{n}"),
+                1,
+                not(id(&format!("{side}_cut_{n}_sum")).bits(46, 46)),
+                "",
+            ));
         }
+        wires.push((
+            format!("{side}_cut_m_c"),
+            1,
+            gt(zext(id("min_fx"), 1), zext(id(rc_in), 1)),
+            "",
+        ));
     }
     for (n, w) in CUT_RANK {
         wires.push((
@@ -1442,8 +1537,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "the smaller of the two (the timer count alone without the byte counter) is above F",
     ));
     // PAPER's hyper-increase product for each count, the smaller one's selected after the
-    // DSPs: the counts' compare runs beside the multipliers, not in front of them. A count at
-    // or below F gives a wrapped product, which is read only when both are above F.
+    // DSPs: the select runs beside the multipliers, not in front of them (a LUT in front of
+    // a DSP adds a level to every path through it). A count at or below F gives a wrapped
+    // product, which is read only when both are above F.
     for n in ["tc", "bc"] {
         let count = if n == "tc" { tc() } else { id("w_bc_q") };
         wires.push((
@@ -1467,6 +1563,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "PAPER's hyper-increase step: (the smaller count - F) * rpg_hai_rate",
     ));
     wires.push((
+        "phai_big".into(),
+        1,
+        ne(id("phai_prod").bits(35, 20), d(16, 0)),
+        "256 * product is 2**28 or more: past any cap",
+    ));
+    wires.push((
         "rt_phai_sum".into(),
         28,
         add(rt(), shl_const(id("phai_prod").bits(19, 0), 8)),
@@ -1475,31 +1577,29 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
     // PAPER's hyper step against the cap as three-input sums (carry-save, then one chain) of
     // the product << 8, Rt and the cap, rather than cap - Rt and then the product's compare:
     // the sum passes the cap when 256 * product + Rt - cap - 1 >= 0, and reaches it when
-    // 256 * product + Rt - cap >= 0 (cap_neg_q = -cap, registered).
-    let prod46 = || zext(shl_const(id("phai_prod"), 8), 2);
-    let rt46 = || zext(rt(), 18);
+    // 256 * product + Rt - cap >= 0 (cap_neg_q = -cap, registered). A product of 2**20 or
+    // more passes any cap (phai_big), so the sums take its low 20 bits, in 30 bits.
+    let prod30 = || zext(shl_const(id("phai_prod").bits(19, 0), 8), 2);
+    let rt30 = || zext(rt(), 2);
     wires.push((
         "phai_pass".into(),
-        46,
-        sum3(prod46(), rt46(), Expr::bitnot(zext(id("rmax_fx_q"), 18))),
+        30,
+        sum3(prod30(), rt30(), Expr::bitnot(zext(id("rmax_fx_q"), 2))),
         "256 * product + Rt - cap - 1: not negative when the sum passes the cap",
     ));
     wires.push((
         "phai_capped".into(),
         1,
-        not(id("phai_pass").bits(45, 45)),
+        or(id("phai_big"), not(id("phai_pass").bits(29, 29))),
         "PAPER's hyper increase passes the cap",
     ));
     wires.push((
         "phai_reach".into(),
-        46,
+        30,
         sum3(
-            prod46(),
-            rt46(),
-            Expr::concat(vec![
-                Expr::repl(Expr::int(17), id("cap_neg_q").bits(28, 28)),
-                id("cap_neg_q"),
-            ]),
+            prod30(),
+            rt30(),
+            Expr::concat(vec![id("cap_neg_q").bits(28, 28), id("cap_neg_q")]),
         ),
         "256 * product + Rt - cap: not negative when the sum reaches the cap",
     ));
@@ -1652,7 +1752,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 id("hai_reach"),
                 tern(
                     id("inc_phai"),
-                    not(id("phai_reach").bits(45, 45)),
+                    or(id("phai_big"), not(id("phai_reach").bits(29, 29))),
                     id("rt_at_cap_q"),
                 ),
             ),
@@ -1955,8 +2055,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         and(vec![
             id("r_valid_q"),
             or(
-                and(vec![id("x_valid_q"), eq(id("ev_flow_q"), id("r_flow_q"))]),
-                and(vec![id("x_apply_p"), eq(id("ev_flow_p"), id("r_flow_q"))]),
+                and(vec![id("x_valid_q"), id("hz_ev_q")]),
+                and(vec![id("x_apply_p"), id("hz_evp_q")]),
             ),
         ]),
         "stage X holds stage R's flow (X1's event, or X2's apply still to write): R waits for \
@@ -2346,7 +2446,36 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         add(id("w_bacc_q"), zext(id("ev_bytes_q"), 8)),
         "",
     ));
-    wires.push(("np_gap".into(), 32, sub(now(), id("w_np_last_q")), ""));
+    // The gap since the last CNP (now - last, modulo 2**32) against the minimum, as one
+    // three-input sum (now + ~last + 1 - min = now - last - min + 2**32, 34 bits, with the
+    // registered 1 - min) beside the difference's borrow rather than a compare behind the
+    // difference: the gap reaches the minimum when the sum is at least 2**32 (no borrow) or
+    // not negative (a borrow: the gap is now - last + 2**32).
+    wires.push((
+        "n_lag_d".into(),
+        18,
+        sub(d(18, 1), zext(cfg("min_time_between_cnps", "value"), 2)),
+        "1 - the minimum CNP gap, 18-bit two's complement (registered: n_lag_q)",
+    ));
+    wires.push((
+        "np_gap".into(),
+        33,
+        sub(zext(now(), 1), zext(id("w_np_last_q"), 1)),
+        "now - the last CNP, modulo 2**32, and the borrow",
+    ));
+    wires.push((
+        "np_lag".into(),
+        34,
+        sum3(
+            zext(now(), 2),
+            zext(Expr::bitnot(id("w_np_last_q")), 2),
+            Expr::concat(vec![
+                Expr::repl(Expr::int(16), id("n_lag_q").bits(17, 17)),
+                id("n_lag_q"),
+            ]),
+        ),
+        "now - the last CNP - the minimum gap + 2**32 (modulo 2**34)",
+    ));
     wires.push((
         "np_send".into(),
         1,
@@ -2354,19 +2483,30 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
             cfg("ctrl", "np_enable"),
             or(
                 not(id("w_npv_q")),
-                ge(
-                    id("np_gap"),
-                    zext(cfg("min_time_between_cnps", "value"), 16),
+                tern(
+                    id("np_gap").bits(32, 32),
+                    not(id("np_lag").bits(33, 33)),
+                    and(vec![
+                        not(id("np_lag").bits(33, 33)),
+                        id("np_lag").bits(32, 32),
+                    ]),
                 ),
             ),
         ]),
         "CNP allowed",
     ));
+    // The compare as a difference's borrow: a carry chain, not a chain of LUTs (s39-dcqcn).
+    wires.push((
+        "first_lo_sub".into(),
+        29,
+        sub(zext(id("first_fx"), 1), zext(id("min_fx"), 1)),
+        "first_fx - min_fx: bit 28 says first_fx < min_fx",
+    ));
     wires.push((
         "first_lo_d".into(),
         28,
         tern(
-            Expr::lt(id("first_fx"), id("min_fx")),
+            id("first_lo_sub").bits(28, 28),
             id("min_fx"),
             id("first_fx"),
         ),
@@ -2457,6 +2597,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
                 "pre_cnt",
                 "now_us",
                 "x_fresh",
+                "hz_ev",
+                "hz_evp",
             ]
             .contains(&r)
             && !["t_", "m_", "r_", "rsp_", "sk_", "stat_"]
@@ -3318,6 +3460,34 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         .collect();
     c.extend(skip_tail);
     c.extend(load_tail);
+    // Stage R's flow compared with X1's and X2's for the next cycle (s39-dcqcn): the
+    // registers' compares first, the moves select after, so r_hazard, r_adv, m_adv and the
+    // enables they drive start from flops rather than a flow compare. ev_flow_q takes
+    // r_flow_q when stage R moves, r_flow_q takes m_flow_q when stage M does (neither moves
+    // while the state clears: the pipeline is empty), ev_flow_p takes ev_flow_q unless X2
+    // stalls.
+    c.push(Stmt::Comment(
+        "Stage R's flow compared with stage X's for the next cycle (r_hazard from flops)".into(),
+    ));
+    let next_r = |a: &str| {
+        tern(
+            id("m_adv"),
+            eq(id(a), id("m_flow_q")),
+            eq(id(a), id("r_flow_q")),
+        )
+    };
+    c.push(set(
+        "hz_ev_d",
+        tern(
+            id("r_adv"),
+            or(not(id("m_adv")), eq(id("r_flow_q"), id("m_flow_q"))),
+            next_r("ev_flow_q"),
+        ),
+    ));
+    c.push(set(
+        "hz_evp_d",
+        tern(id("x_stall"), next_r("ev_flow_p"), next_r("ev_flow_q")),
+    ));
     let mut copies: Vec<(String, u32)> = x_regs
         .iter()
         .filter(|n| read_copy.contains(*n))
@@ -3368,6 +3538,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, String> {
         "cover_rc",
         "cover_max",
         "rd_fire_sum",
+        "x_cut_amt_sum",
+        "first_lo_sub",
+        "x_cut_amount",
+        "i_cut_lag",
+        "x_cut_m_k_sum",
+        "x_cut_k_c_sum",
+        "np_gap",
+        "np_lag",
         "rd_a_win",
         "rd_d_win",
         "rd_i_win",

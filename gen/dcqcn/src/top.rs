@@ -62,6 +62,9 @@ fn and(items: Vec<Expr>) -> Expr {
 fn not(a: Expr) -> Expr {
     Expr::lnot(a)
 }
+fn or(a: Expr, b: Expr) -> Expr {
+    Expr::or(a, b)
+}
 fn tern(c: Expr, t: Expr, f: Expr) -> Expr {
     Expr::ternary(c, t, f)
 }
@@ -475,48 +478,41 @@ pub fn generate_top(map: &RegMap, opts: &Options) -> Result<Module, String> {
             Expr::bin(BinOp::Ne, id("rpg_byte_reset_value"), d(24, 0)),
             "the byte counter counts",
         ),
-        (
-            "cnt_hi",
-            16,
-            tern(
-                and(vec![
-                    id("byte_en"),
-                    Expr::bin(
-                        BinOp::Gt,
-                        id("eng_rsp_byte_count"),
-                        id("eng_rsp_timer_count"),
-                    ),
-                ]),
-                id("eng_rsp_byte_count"),
-                id("eng_rsp_timer_count"),
-            ),
-            "larger of the two counts",
-        ),
-        (
-            "cnt_lo",
-            16,
-            tern(
-                and(vec![
-                    id("byte_en"),
-                    Expr::lt(id("eng_rsp_byte_count"), id("eng_rsp_timer_count")),
-                ]),
-                id("eng_rsp_byte_count"),
-                id("eng_rsp_timer_count"),
-            ),
-            "smaller (the timer count without the byte counter)",
-        ),
         ("threshold", 16, zext(id("rpg_threshold_value"), 11), "F"),
+        // Each count against F in parallel, not the larger or smaller count selected first
+        // (a compare in front of a compare): the larger is below F when both are, the
+        // smaller above F when both are (the timer count alone without the byte counter).
+        (
+            "cnt_hi_lt_f",
+            1,
+            and(vec![
+                Expr::lt(id("eng_rsp_timer_count"), id("threshold")),
+                or(
+                    not(id("byte_en")),
+                    Expr::lt(id("eng_rsp_byte_count"), id("threshold")),
+                ),
+            ]),
+            "the larger count is below F",
+        ),
+        (
+            "cnt_lo_gt_f",
+            1,
+            and(vec![
+                Expr::bin(BinOp::Gt, id("eng_rsp_timer_count"), id("threshold")),
+                or(
+                    not(id("byte_en")),
+                    Expr::bin(BinOp::Gt, id("eng_rsp_byte_count"), id("threshold")),
+                ),
+            ]),
+            "the smaller count is above F",
+        ),
         (
             "rsp_stage",
             2,
             tern(
-                Expr::lt(id("cnt_hi"), id("threshold")),
+                id("cnt_hi_lt_f"),
                 id("ST_FAST_RECOVERY"),
-                tern(
-                    Expr::bin(BinOp::Gt, id("cnt_lo"), id("threshold")),
-                    id("ST_HYPER"),
-                    id("ST_ADDITIVE"),
-                ),
+                tern(id("cnt_lo_gt_f"), id("ST_HYPER"), id("ST_ADDITIVE")),
             ),
             "the stage the flow's next increase uses (both modes, FACTS §5)",
         ),
