@@ -14,6 +14,10 @@
 // a lookup sees the writes of earlier cycles, not of its own (read-first). When the
 // doorbell and RX ports take the same QP in one cycle both are served from the same
 // state and port_collisions counts the cycle.
+// The RX write-back (rx_wb) writes {err, nak_sent, ePSN} (psn_mem). err (rx_wb_err, an
+// RC remote access NAK) makes every port and command read the state as ERR past INIT
+// (replicas db_err_mem, wqe_err_mem); CREATE and INIT2RTR clear it, TO_RST, DESTROY
+// and the clear zero it, and a write-back without it rewrites it.
 //
 // doorbell check     reason
 //   0 OK           the doorbell may fetch
@@ -152,8 +156,9 @@ module qpc #(
   input  wire [23:0] rx_wb_qpn,
   input  wire [23:0] rx_wb_epsn,
   input  wire        rx_wb_nak_sent,
-  input  wire        rx_wb_err,        // the responder's error: the QP reads as ERR from now on (RC
-                                       // remote access NAK)
+  input  wire        rx_wb_err,        // the responder's error (RC remote access NAK): the QP reads
+                                       // as ERR until a command or a write-back without it rewrites
+                                       // the bit
 
   // R_Key check (RX parser, RETH): answered 2 cycles after acceptance when ready
   input  wire        mk_req_valid,
@@ -523,8 +528,9 @@ module qpc #(
   reg  [31:0]      rx_rsp_user_q;
   reg  [31:0]      rx_rsp_user_d;
   wire             rx_ok;                         // the QP exists in the partition
-  wire [3:0]       rx_state;                      // the QP's state, ERR after the RX path's move
-                                                  // there
+  wire             rx_in_err;                     // the QP reads as ERR (in ERR, or the err bit of
+                                                  // {err, nak_sent, ePSN} past INIT)
+  wire [3:0]       rx_state;                      // the QP's state as the ports see it
   wire             mk_inrange;                    // the R_Key's index lies inside the table
   wire [MK_AW-1:0] mk_addr;
   wire             mk_adv;                        // the pipeline moves this cycle
@@ -599,6 +605,8 @@ module qpc #(
   reg  [AW-1:0]    cmd_addr_d;
   reg  [383:0]     cmd_ctx_q;
   reg  [25:0]      cmd_psn_q;
+  wire             cmd_in_err;                    // the target reads as ERR (in ERR, or the err bit
+                                                  // past INIT)
   wire [3:0]       cmd_cur_state;                 // the target's state as the ports see it (ERR
                                                   // after the RX path's move there)
   reg  [191:0]     cmd_mk_q;
@@ -837,10 +845,9 @@ module qpc #(
   assign rx_rsp_user = rx_rsp_user_q;
   assign rx_rsp_valid = rx_rsp_valid_q;
   assign rx_ok = rx_s1_inpart_q && !rx_s1_clear_q && rx_word_q[74];
-  assign rx_state = rx_word_q[73:70] == QP_ERR ||
-                    (rx_psn_q[25] && rx_word_q[73:70] != QP_RST && rx_word_q[73:70] != QP_INIT) ?
-                      QP_ERR :
-                    rx_word_q[73:70];
+  assign rx_in_err = rx_word_q[73:70] == QP_ERR ||
+                     (rx_psn_q[25] && rx_word_q[73:70] != QP_RST && rx_word_q[73:70] != QP_INIT);
+  assign rx_state = rx_in_err ? QP_ERR : rx_word_q[73:70];
   assign mk_inrange = mk_req_rkey[31:21] == 11'h000 && mk_req_rkey[20:8] < GEO_NUM_MKEYS;
   assign mk_addr = mk_inrange ? mk_req_rkey[MK_AW + 7:8] : {MK_AW{1'b0}};
   assign mk_adv = !mk_rsp_valid_q || mk_rsp_ready;
@@ -869,11 +876,9 @@ module qpc #(
   assign wb_free = !clr_busy_q && cmd_fsm_q != CMD_WRITE;
   assign wb_take = rx_wb_valid && wb_free;
   assign rx_wb_ready = !rst && wb_free;
-  assign cmd_cur_state = cmd_ctx_q[31:28] == QP_ERR ||
-                         (cmd_psn_q[25] && cmd_ctx_q[31:28] != QP_RST &&
-                          cmd_ctx_q[31:28] != QP_INIT) ?
-                           QP_ERR :
-                         cmd_ctx_q[31:28];
+  assign cmd_in_err = cmd_ctx_q[31:28] == QP_ERR ||
+                      (cmd_psn_q[25] && cmd_ctx_q[31:28] != QP_RST && cmd_ctx_q[31:28] != QP_INIT);
+  assign cmd_cur_state = cmd_in_err ? QP_ERR : cmd_ctx_q[31:28];
   assign cmd_inpart = cmd_qpn[23:20] == 4'b0000 && cmd_qpn[19:12] == csr_cmd_target_vf_o &&
                       {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
                       {1'b0, cmd_qpn[11:0]} < GEO_QPS_PER_VF;
@@ -884,8 +889,9 @@ module qpc #(
   assign cmd_mk_ok = {1'b0, csr_cmd_target_vf_o} < GEO_NUM_VF &&
                      csr_cmd_target_index_o[23:13] == 11'h000 &&
                      csr_cmd_target_index_o[12:0] < GEO_NUM_MKEYS;
-  assign op_is_mk = (csr_cmd_ctrl_opcode_o == 16'h0200) | (csr_cmd_ctrl_opcode_o == 16'h0202) |
-                    (csr_cmd_ctrl_opcode_o == 16'h0201);
+  assign op_is_mk = (csr_cmd_ctrl_opcode_o == OP_CREATE_MKEY) |
+                    (csr_cmd_ctrl_opcode_o == OP_DESTROY_MKEY) |
+                    (csr_cmd_ctrl_opcode_o == OP_QUERY_MKEY);
   assign cmd_is_mk = (cmd_kind_q == KIND_MK_CREATE) | (cmd_kind_q == KIND_MK_DESTROY) |
                      (cmd_kind_q == KIND_MK_QUERY);
   assign cmd_target_ok = op_is_mk ? cmd_mk_ok : cmd_inpart && cmd_index_ok;
@@ -962,7 +968,7 @@ module qpc #(
   assign wr_mk_del_d = cmd_go && cmd_does_q[DOES_MK_DESTROY];
   assign wr_mkq_d = cmd_fsm_q == CMD_EXEC && cmd_mkq_q && !clearing;
   assign wr_prev_d = cmd_pre_ok_q && !clearing && !cmd_is_mk && cmd_ctx_q[63] ? cmd_cur_state :
-                     4'b0000;
+                     QP_RST;
   assign wr_status = wr_mk_miss ? STATUS_BAD_RES : wr_status_q;
   assign wr_word = ({384{wr_load_q}} & cmd_load_word) | ({384{wr_state_q}} & cmd_state_word);
   assign wr_psn = {26{wr_load_q}} & {1'b0, 1'b0, csr_mailbox_data_value_o[247:224]};

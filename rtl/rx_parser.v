@@ -223,7 +223,7 @@ module rx_parser (
   localparam [2:0] VERDICT_NAK_ACCESS = 3'd3;  // NAK remote access error (RC: the QP goes to ERR)
   localparam [2:0] VERDICT_DROP       = 3'd4;  // dropped: the reason says why
   // Drop reasons (the map's enum rx_drop_reason)
-  localparam [4:0] DROP_NONE               = 5'd0;  // No frame has been dropped since reset.
+  localparam [4:0] DROP_NONE               = 5'd0;  // not dropped
   localparam [4:0] DROP_NOT_ROCE           = 5'd1;  // Not RoCEv2 (see drop_not_roce).
   localparam [4:0] DROP_BAD_FCS            = 5'd2;  // The MAC flagged a bad FCS.
   localparam [4:0] DROP_BAD_IP_CHECKSUM    = 5'd3;  // IPv4 header checksum error.
@@ -1581,7 +1581,8 @@ module rx_parser (
   reg           wbh1_err_q;
   reg           wbh1_err_d;
   wire          wbh1_hit;        // the frame ahead wrote this frame's QP back
-  wire          p4_adv;          // ... and advanced its ePSN
+  wire          p4_adv;          // ... and advanced its ePSN (or set err: the frame is dropped,
+                                 // p4_err)
   wire [23:0]   p4_epsn;         // ePSN with the in-flight write-backs forwarded
   wire [23:0]   p4_epsn_m1;      // the forwarded ePSN - 1 (the last PSN received in order)
   wire          p4_nak;          // NAK-sent with the in-flight write-backs forwarded
@@ -5472,7 +5473,7 @@ module rx_parser (
       p4_may_wb_d = p3_may_wb;
       p4_may_ack_d = p3_may_wb && !p3_uc;
     end
-    // p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)
+    // p4: one verdict (VERDICT_*), and the drop reason (DROP_*)
     p4_verdict = VERDICT_ACCEPT;
     p4_reason = p4_reason_q;
     p4_wb = 1'b0;

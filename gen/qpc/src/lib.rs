@@ -11,7 +11,9 @@
 //!   only the fields it needs, so all three run every cycle. The command engine writes every
 //!   replica at once; the RX port writes back ePSN and NAK-sent into their own RAM, with
 //!   the error bit of an RC remote access NAK, after which every port and command sees the
-//!   QP in ERR (until TO_RST; RST and INIT ignore the bit, INIT2RTR clears it).
+//!   QP in ERR (RST and INIT ignore the bit; INIT2RTR and TO_RST clear it). A write-back
+//!   writes the whole word, so one without the bit clears it too: the RX parser sends none
+//!   for a QP it moved to ERR (it drops every later frame of it for the state).
 //! - Lookups: request valid/ready, response valid/ready, two-stage pipeline: the response
 //!   comes 2 cycles after the request is accepted when the response side is ready, and a
 //!   lookup sees every write made before the cycle it was accepted in (writes in the same
@@ -689,7 +691,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
     g.input(
         "rx_wb_err",
         1,
-        "the responder's error: the QP reads as ERR from now on (RC remote access NAK)",
+        "the responder's error (RC remote access NAK): the QP reads as ERR until a command or a \
+         write-back without it rewrites the bit",
     );
     g.ports.push(PortItem::Banner(
         "R_Key check (RX parser, RETH): answered 2 cycles after acceptance when ready".into(),
@@ -1388,17 +1391,19 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Stmt::assign(id("rx_rsp_ok_d"), id("rx_ok")),
     ];
     g.wire(
+        "rx_in_err",
+        1,
+        in_err(
+            rx_rep.get("rx_word_q", "state"),
+            id("rx_psn_q").bits(err_bit, err_bit),
+        ),
+        Some("the QP reads as ERR (in ERR, or the err bit of {err, nak_sent, ePSN} past INIT)"),
+    );
+    g.wire(
         "rx_state",
         f.state.w(),
-        Expr::ternary(
-            in_err(
-                rx_rep.get("rx_word_q", "state"),
-                id("rx_psn_q").bits(err_bit, err_bit),
-            ),
-            qp("ERR"),
-            rx_rep.get("rx_word_q", "state"),
-        ),
-        Some("the QP's state, ERR after the RX path's move there"),
+        Expr::ternary(id("rx_in_err"), qp("ERR"), rx_rep.get("rx_word_q", "state")),
+        Some("the QP's state as the ports see it"),
     );
     for (name, w) in &rx_fields[1..11] {
         let v = match *name {
@@ -1667,35 +1672,44 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         });
     }
     let sw = f.state.w();
-    let enum_lps = |g: &mut Gen, e: &Enum, prefix: &str, w: u32, keep: &dyn Fn(&str) -> bool| {
-        g.lp.push(V::Comment(vec![format!(
-            "{} (the map's enum {})",
-            match prefix {
-                "QP" => "QP states",
-                "ST" => "Service types",
-                "STATUS" => "Command statuses",
-                _ => "Command opcodes",
-            },
-            e.name.text
-        )]));
-        for v in e.values.iter().filter(|v| keep(&v.name.text)) {
-            g.lp.push(V::LocalParam {
-                name: format!("{prefix}_{}", v.name.text),
-                range: Range::bits(w),
-                value: n(w, v.value),
-                comment: (!v.description.is_empty()).then(|| v.description.clone()),
-            });
-        }
-    };
+    let enum_lps =
+        |g: &mut Gen, title: &str, e: &Enum, prefix: &str, w: u32, keep: &dyn Fn(&str) -> bool| {
+            g.lp.push(V::Comment(vec![format!(
+                "{title} (the map's enum {})",
+                e.name.text
+            )]));
+            for v in e.values.iter().filter(|v| keep(&v.name.text)) {
+                g.lp.push(V::LocalParam {
+                    name: format!("{prefix}_{}", v.name.text),
+                    range: Range::bits(w),
+                    value: n(w, v.value),
+                    comment: (!v.description.is_empty()).then(|| v.description.clone()),
+                });
+            }
+        };
     // The states the block names: the commands' sources and destinations and the ports'.
-    enum_lps(&mut g, qp_states, "QP", sw, &|name| {
+    enum_lps(&mut g, "QP states", qp_states, "QP", sw, &|name| {
         ["RST", "INIT", "RTS", "ERR"].contains(&name)
             || COMMANDS.iter().any(|c| c.2 == Some(name) || c.3 == name)
     });
-    enum_lps(&mut g, service_types, "ST", f.st.w(), &|_| true);
-    enum_lps(&mut g, enum_of("qpc_cmd_status")?, "STATUS", 8, &|_| true);
+    enum_lps(
+        &mut g,
+        "Service types",
+        service_types,
+        "ST",
+        f.st.w(),
+        &|_| true,
+    );
+    enum_lps(
+        &mut g,
+        "Command statuses",
+        enum_of("qpc_cmd_status")?,
+        "STATUS",
+        8,
+        &|_| true,
+    );
     let opcodes = enum_of("qpc_cmd_op")?;
-    enum_lps(&mut g, opcodes, "OP", 16, &|name| {
+    enum_lps(&mut g, "Command opcodes", opcodes, "OP", 16, &|name| {
         COMMANDS.iter().any(|c| c.0 == name) || MK_COMMANDS.iter().any(|c| c.0 == name)
     });
     g.lp.push(V::LocalParam {
@@ -1732,16 +1746,18 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         reset: None,
     });
     g.wire(
+        "cmd_in_err",
+        1,
+        in_err(
+            f.state.of("cmd_ctx_q"),
+            id("cmd_psn_q").bits(err_bit, err_bit),
+        ),
+        Some("the target reads as ERR (in ERR, or the err bit past INIT)"),
+    );
+    g.wire(
         "cmd_cur_state",
         f.state.w(),
-        Expr::ternary(
-            in_err(
-                f.state.of("cmd_ctx_q"),
-                id("cmd_psn_q").bits(err_bit, err_bit),
-            ),
-            qp("ERR"),
-            f.state.of("cmd_ctx_q"),
-        ),
+        Expr::ternary(id("cmd_in_err"), qp("ERR"), f.state.of("cmd_ctx_q")),
         Some("the target's state as the ports see it (ERR after the RX path's move there)"),
     );
     // The key, held in EXEC: QUERY_MKEY copies it into the mailbox in WRITE, as it was read.
@@ -1803,7 +1819,10 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         Expr::any_of(
             mk_ops
                 .iter()
-                .map(|(op, _)| Expr::eq(id("csr_cmd_ctrl_opcode_o"), n(16, *op)))
+                .zip(MK_COMMANDS.iter())
+                .map(|(_, (name, _))| {
+                    Expr::eq(id("csr_cmd_ctrl_opcode_o"), id(format!("OP_{name}")))
+                })
                 .collect(),
             b1(false),
         ),
@@ -2392,7 +2411,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
             f.valid.of("cmd_ctx_q"),
         ]),
         cur_state,
-        Expr::zero(sw),
+        qp("RST"),
     );
     // Flops load a name, not logic (the style every block keeps): the state before the command.
     g.wire("wr_prev_d", sw, prev_state, None);
@@ -2869,6 +2888,11 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, QpcError> {
         "a lookup sees the writes of earlier cycles, not of its own (read-first). When the".into(),
         "doorbell and RX ports take the same QP in one cycle both are served from the same".into(),
         "state and port_collisions counts the cycle.".into(),
+        "The RX write-back (rx_wb) writes {err, nak_sent, ePSN} (psn_mem). err (rx_wb_err, an"
+            .into(),
+        "RC remote access NAK) makes every port and command read the state as ERR past INIT".into(),
+        "(replicas db_err_mem, wqe_err_mem); CREATE and INIT2RTR clear it, TO_RST, DESTROY".into(),
+        "and the clear zero it, and a write-back without it rewrites it.".into(),
         String::new(),
         "doorbell check     reason".into(),
     ];

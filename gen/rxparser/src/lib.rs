@@ -717,7 +717,6 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     let hb = HDR_BYTES * 8;
     let rst = opts.reset;
     let reason = |name: &str| enum_value(map, "rx_drop_reason", name).map(|_| drop_reason(name));
-    let reason_value = |name: &str| enum_value(map, "rx_drop_reason", name);
     let csr = rdmagen_csr::generate(
         map,
         &rdmagen_csr::Options {
@@ -774,7 +773,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         csr_port_check(name, width)?;
     }
     // Drop reasons this block decides, with the map's counter register of each.
-    let reasons: Vec<(&str, &str, u64)> = [
+    let reasons: Vec<(&str, &str)> = [
         ("BAD_FCS", "drop_bad_fcs"),
         ("TRUNCATED", "drop_truncated"),
         ("NOT_ROCE", "drop_not_roce"),
@@ -793,9 +792,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ("PSN_SEQ", "drop_psn_seq"),
     ]
     .iter()
-    .map(|&(r, c)| Ok((r, c, reason_value(r)?)))
+    .map(|&(r, c)| reason(r).map(|_| (r, c)))
     .collect::<Result<_, RxParserError>>()?;
-    for (_, c, _) in &reasons {
+    for (_, c) in &reasons {
         let incr = format!("{c}_count_incr_i");
         if !csr
             .ports
@@ -1806,7 +1805,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         Stmt::assign(id("h_bth_seen"), b1(true)),
     ];
     for (i, (r, _, _)) in checks.iter().enumerate().rev() {
-        assert!(reasons.iter().any(|(n, _, _)| n == r), "{r} is listed");
+        assert!(reasons.iter().any(|(n, _)| n == r), "{r} is listed");
         let failed = if chk_width(r) == 1 {
             id(format!("s2_chk{i}_q"))
         } else {
@@ -2358,7 +2357,8 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // here: p3 picks the newest matching one of them (the lookup's answer if none) and
     // compares the PSN with its ePSN. The newest one either advances the ePSN to that
     // frame's `p4_next` (compared here too) or only sets NAK-sent (ePSN unchanged), so p4
-    // needs one 2-way pick. `p4_next` is the ePSN an in-order request writes back: its PSN
+    // needs one 2-way pick. (Or it moves the QP to ERR, ePSN and NAK-sent unchanged: then
+    // `p4_err` drops the frame before the PSN compares are read.) `p4_next` is the ePSN an in-order request writes back: its PSN
     // + 1, a READ request's + its response count (in order, PSN = ePSN).
     for (f, w) in classes.into_iter().filter(|c| c.0 != "is_write") {
         g.wire(&format!("p3_{f}"), w, id(format!("p3_{f}_q")));
@@ -2524,7 +2524,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // matching one of those wins. p3 picked among all but the newest (wbh1, the frame that
     // was ahead of this one in p4): `p4_epsn_q`/`p4_nak_q` and the PSN compares against
     // them. wbh1 either advanced the ePSN to its `p4_next` (NAK-sent 0: `p4_eq_nx_q`) or
-    // set NAK-sent leaving the ePSN as it was (the value p3 picked).
+    // set NAK-sent leaving the ePSN as it was (the value p3 picked), or moved the QP to ERR
+    // (err 1, NAK-sent as it was: `p4_adv` may then be wrong, but `p4_err` drops the frame
+    // ahead of every PSN rule and of `p4_accept`'s PSN terms).
     for k in (1..=FWD_DEPTH).rev() {
         g.flop(&format!("wbh{k}_valid"), 1, Some(b1(false)));
         g.flop(&format!("wbh{k}_vf"), 8, None);
@@ -2543,7 +2545,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "p4_adv",
         1,
         Expr::and(id("wbh1_hit"), Expr::lnot(id("wbh1_nak_q"))),
-        "... and advanced its ePSN",
+        "... and advanced its ePSN (or set err: the frame is dropped, p4_err)",
     );
     g.wire_c(
         "p4_epsn",
@@ -2649,7 +2651,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
     ]);
     g.comb.push(Stmt::Comment(
-        "p4: one verdict (0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop)".into(),
+        "p4: one verdict (VERDICT_*), and the drop reason (DROP_*)".into(),
     ));
     g.comb
         .extend(p4_verdict_chain(reason("PSN_SEQ")?, reason("STATE")?));
@@ -2895,7 +2897,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         ),
     ];
     let drop = verdict_is("DROP");
-    for (r, c, _) in &reasons {
+    for (r, c) in &reasons {
         hw.push((
             format!("{c}_count_incr_i"),
             1,
@@ -3037,7 +3039,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
             format!("DROP_{}", v.name.text),
             5,
             v.value,
-            &v.description,
+            // (NONE is also the reason of a frame that was not dropped.)
+            if v.name.text == "NONE" {
+                "not dropped"
+            } else {
+                &v.description
+            },
         );
     }
     items.push(V::Comment(vec![
@@ -3145,7 +3152,7 @@ const RD_MTUS: [(u64, u32); 5] = [(1, 8), (2, 9), (3, 10), (4, 11), (5, 12)];
 /// Entries of the payload FIFO (two banks, so the input can push two beats in a cycle).
 pub const PAY_DEPTH: u32 = 16;
 
-/// p4's verdict (`p4_verdict`: 0 accept, 1 duplicate, 2 nak_seq, 3 nak_access, 4 drop), the
+/// p4's verdict (`p4_verdict`: [`VERDICTS`], by their localparams), the
 /// drop reason, the write-back and the ACK/NAK request, defaults first, from p4's registers
 /// and the forwarded `p4_eq` / `p4_behind` / `p4_nak` / `p4_epsn` and `p4_key_ok`.
 fn p4_verdict_chain(psn_seq: Expr, state: Expr) -> Vec<Stmt> {

@@ -78,7 +78,8 @@ pub enum Op {
         qpn: u32,
         epsn: u32,
         nak: bool,
-        /// `rx_wb_err`: the QP reads as ERR from then on (unless in RST or INIT).
+        /// `rx_wb_err`: the QP reads as ERR (unless in RST or INIT) until the bit is rewritten
+        /// (a command, or a write-back without it).
         err: bool,
     },
     /// An MKey command: opcode, target, key fields for the mailbox.

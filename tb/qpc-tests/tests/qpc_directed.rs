@@ -241,7 +241,7 @@ fn modify_keeps_the_written_back_epsn() {
 /// WQE and RX ports and the commands see the QP in ERR (the responses are compared with the
 /// model), a modify from RTS is refused, QUERY_QP reports ERR, and TO_RST ends it. A
 /// write-back with the bit that lands in RST (one that waited out TO_RST's WRITE cycle) is
-/// ignored there and in INIT, and INIT2RTR clears it.
+/// ignored there and in INIT, and INIT2RTR clears it; so does a write-back without the bit.
 #[test]
 fn rx_error_write_back_moves_the_qp_to_err() {
     let (vf, local) = (1u32, 2u32);
@@ -327,6 +327,20 @@ fn rx_error_write_back_moves_the_qp_to_err() {
     .unwrap_or_else(|f| panic!("TO_RST and back up: {f}"));
     assert_eq!(seen(&b), state::RTR);
     assert!(!b.model().rx_error(vf, local), "INIT2RTR clears the bit");
+    // A write-back writes the whole {err, nak_sent, ePSN} word: one without the bit clears
+    // it (the RX parser sends none for a QP it moved to ERR).
+    let mut ops = vec![up, wb(true)];
+    ops.extend(probes());
+    ops.push(wb(false));
+    ops.extend(probes());
+    let mut b = Bench::<QpcV4Q16>::new();
+    b.run(&Case {
+        seed: 3,
+        stall: Profile::NONE,
+        ops,
+    })
+    .unwrap_or_else(|f| panic!("rx_wb_err, then a write-back without it: {f}"));
+    assert_eq!(seen(&b), state::RTS);
 }
 
 /// SPEC §2: nothing is accepted while in reset. With every request `valid` high and reset

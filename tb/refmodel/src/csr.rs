@@ -18,8 +18,9 @@
 //!   after the AR handshake, and RVALID rises two cycles after it;
 //! - except a read of an element of an array that can hold more than 16 elements (a fixed
 //!   count above 16, or a parameter whose `max` is): it takes effect in the cycle after its AR
-//!   handshake (its fetch cycle, whatever R does), then waits for R with its value; so with
-//!   RREADY high RVALID rises three cycles after the AR handshake;
+//!   handshake (its first fetch cycle, whatever R does; the second selects the run of 16
+//!   elements), then waits for R with its value; so with RREADY high RVALID rises four cycles
+//!   after the AR handshake (three for a register outside groups that takes one fetch cycle);
 //! - `wp` drives the written value for exactly one cycle (and `_stb_o` when wider than a bit);
 //! - `irq_o` is the OR of `status & enable` over interrupt registers and array elements.
 //!
