@@ -41,6 +41,7 @@
   Q(m_hdr_se, m_hdr_valid) Q(m_hdr_ack_req, m_hdr_valid) Q(m_hdr_fecn, m_hdr_valid)         \
   Q(m_hdr_becn, m_hdr_valid) Q(m_hdr_pad, m_hdr_valid) Q(m_hdr_va, m_hdr_valid)             \
   Q(m_hdr_rkey, m_hdr_valid) Q(m_hdr_dma_len, m_hdr_valid) Q(m_hdr_imm, m_hdr_valid)        \
+  Q(m_hdr_src_qp, m_hdr_valid)                                                              \
   Q(m_hdr_ecn_ce, m_hdr_valid) Q(m_hdr_cnp, m_hdr_valid) Q(m_hdr_payload_len, m_hdr_valid)  \
   Q(m_hdr_pay, m_hdr_valid) A(m_pay_tvalid) Q(m_pay_tkeep, m_pay_tvalid)                   \
   Q(m_pay_tlast, m_pay_tvalid) Q(m_pay_tuser, m_pay_tvalid)                                 \

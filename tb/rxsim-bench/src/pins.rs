@@ -90,6 +90,7 @@ pub const FOLD: &[(&str, Option<&str>)] = &[
     ("m_hdr_rkey", Some("m_hdr_valid")),
     ("m_hdr_dma_len", Some("m_hdr_valid")),
     ("m_hdr_imm", Some("m_hdr_valid")),
+    ("m_hdr_src_qp", Some("m_hdr_valid")),
     ("m_hdr_ecn_ce", Some("m_hdr_valid")),
     ("m_hdr_cnp", Some("m_hdr_valid")),
     ("m_hdr_payload_len", Some("m_hdr_valid")),
