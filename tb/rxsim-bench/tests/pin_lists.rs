@@ -51,7 +51,10 @@ fn inputs_and_fold_list_are_rx_tops_ports() {
     let mut fold: Vec<&str> = FOLD.iter().map(|(n, _)| *n).collect();
     folded.sort_unstable();
     fold.sort_unstable();
-    assert_eq!(folded, fold, "src/pins.rs FOLD and UNFOLDED: rx_top's outputs");
+    assert_eq!(
+        folded, fold,
+        "src/pins.rs FOLD and UNFOLDED: rx_top's outputs"
+    );
 }
 
 /// The plain C++ harness folds the same outputs with the same qualifiers, in the same order.
