@@ -117,6 +117,7 @@ pass_fn!(
         m_hdr_rkey / m_hdr_valid,
         m_hdr_dma_len / m_hdr_valid,
         m_hdr_imm / m_hdr_valid,
+        m_hdr_src_qp / m_hdr_valid,
         m_hdr_ecn_ce / m_hdr_valid,
         m_hdr_cnp / m_hdr_valid,
         m_hdr_payload_len / m_hdr_valid,

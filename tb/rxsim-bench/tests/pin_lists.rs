@@ -88,3 +88,38 @@ fn cpp_harness_folds_the_same_list() {
         .collect();
     assert_eq!(got, want, "benches/cpp_harness.cpp RX_FOLD");
 }
+
+/// The typed replay of the speed benchmark (`benches/rx_speed.rs`, `pass_fn!`) drives and folds
+/// the same lists (it checks so at run time, with a model that only `make bench` builds).
+#[test]
+fn typed_replay_has_the_same_lists() {
+    let src = include_str!("../benches/rx_speed.rs");
+    let start = src.find("\npass_fn!(").expect("pass_fn! invocation") + 1;
+    let body = &src[start..start + src[start..].find(");").expect("end of pass_fn!")];
+    let lists: Vec<&str> = body
+        .split('[')
+        .skip(1)
+        .map(|l| l.split(']').next().expect("list"))
+        .collect();
+    assert_eq!(lists.len(), 2, "pass_fn!([inputs], [fold])");
+    let names = |l: &str| -> Vec<String> {
+        l.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(names(lists[0]), INPUTS, "rx_speed.rs inputs");
+    let fold: Vec<(String, Option<String>)> = names(lists[1])
+        .iter()
+        .map(|e| match e.split_once('/') {
+            Some((o, q)) => (o.trim().to_string(), Some(q.trim().to_string())),
+            None => (e.clone(), None),
+        })
+        .collect();
+    let want: Vec<(String, Option<String>)> = FOLD
+        .iter()
+        .map(|(n, q)| (n.to_string(), q.map(str::to_string)))
+        .collect();
+    assert_eq!(fold, want, "rx_speed.rs fold list");
+}
