@@ -1081,6 +1081,8 @@ module uar_csr #(
 
   for (i = 0; i < VF_RD_RUNS; i = i + 1) begin : g_vf_rd_run
     // Run i of 16 vf elements: its element at the read's low index bits
+    // (in a last, partial run an index past the array is another run's read,
+    // which the second cycle does not pick from this one)
     assign vf_rd_grp[i * 32 +: 32] = ({32{vf_ctrl_rsel_q}} &
                                       vf_ctrl_rvalue[(i * 16 + (vf_rd_elem & 15)) * 32 +: 32]) |
                                      ({32{vf_doorbells_rsel_q}} &

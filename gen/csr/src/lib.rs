@@ -1276,10 +1276,16 @@ impl<'a> Gen<'a> {
             to: id(&runs),
             label: format!("g_{}_rd_run", g.name),
             items: vec![
-                V::Comment(vec![format!(
-                    "Run i of {run} {} elements: its element at the read's low index bits",
-                    g.name
-                )]),
+                V::Comment(vec![
+                    format!(
+                        "Run i of {run} {} elements: its element at the read's low index bits",
+                        g.name
+                    ),
+                    // The last run may be partial: its slot reads past the array (X in
+                    // simulation) only for a read of an element in another run.
+                    "(in a last, partial run an index past the array is another run's read,".into(),
+                    "which the second cycle does not pick from this one)".into(),
+                ]),
                 V::PrintedAssigns(assigns),
             ],
         });
