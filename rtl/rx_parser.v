@@ -217,42 +217,42 @@ module rx_parser (
   output wire [23:0]  ce_qpn              // the QP the marked frame arrived on
 );
   // Verdicts (m_hdr_verdict)
-  localparam [2:0] VERDICT_ACCEPT     = 3'd0;  // executed (or, CNPs and responses, taken)
-  localparam [2:0] VERDICT_DUPLICATE  = 3'd1;  // PSN behind ePSN: re-ACK / re-execute
-  localparam [2:0] VERDICT_NAK_SEQ    = 3'd2;  // PSN ahead of ePSN: one NAK PSN sequence error
-  localparam [2:0] VERDICT_NAK_ACCESS = 3'd3;  // NAK remote access error (RC: the QP goes to ERR)
-  localparam [2:0] VERDICT_DROP       = 3'd4;  // dropped: the reason says why
+  localparam [2:0] VERDICT_ACCEPT     = 3'b000;  // executed (or, CNPs and responses, taken)
+  localparam [2:0] VERDICT_DUPLICATE  = 3'b001;  // PSN behind ePSN: re-ACK / re-execute
+  localparam [2:0] VERDICT_NAK_SEQ    = 3'b010;  // PSN ahead of ePSN: one NAK PSN sequence error
+  localparam [2:0] VERDICT_NAK_ACCESS = 3'b011;  // NAK remote access error (RC: the QP goes to ERR)
+  localparam [2:0] VERDICT_DROP       = 3'b100;  // dropped: the reason says why
   // Drop reasons (the map's enum rx_drop_reason)
-  localparam [4:0] DROP_NONE               = 5'd0;  // not dropped
-  localparam [4:0] DROP_NOT_ROCE           = 5'd1;  // Not RoCEv2 (see drop_not_roce).
-  localparam [4:0] DROP_BAD_FCS            = 5'd2;  // The MAC flagged a bad FCS.
-  localparam [4:0] DROP_BAD_IP_CHECKSUM    = 5'd3;  // IPv4 header checksum error.
-  localparam [4:0] DROP_FRAGMENT           = 5'd4;  // IPv4 fragment.
-  localparam [4:0] DROP_BAD_ICRC           = 5'd5;  // ICRC mismatch.
-  localparam [4:0] DROP_TVER               = 5'd6;  // BTH TVer is not 0.
-  localparam [4:0] DROP_P_KEY              = 5'd7;  // BTH P_Key does not match.
-  localparam [4:0] DROP_QPN0               = 5'd8;  // DestQP is 0.
-  localparam [4:0] DROP_UNKNOWN_QP         = 5'd9;  // DestQP names no valid QP.
-  localparam [4:0] DROP_WRONG_VF           = 5'd10;  // DestQP belongs to another VF.
-  localparam [4:0] DROP_STATE              = 5'd11;  // The QP state does not accept the packet.
-  localparam [4:0] DROP_TRANSPORT_MISMATCH = 5'd12;  // The opcode's transport differs from the QP's
+  localparam [4:0] DROP_NONE               = 5'h00;  // not dropped
+  localparam [4:0] DROP_NOT_ROCE           = 5'h01;  // Not RoCEv2 (see drop_not_roce).
+  localparam [4:0] DROP_BAD_FCS            = 5'h02;  // The MAC flagged a bad FCS.
+  localparam [4:0] DROP_BAD_IP_CHECKSUM    = 5'h03;  // IPv4 header checksum error.
+  localparam [4:0] DROP_FRAGMENT           = 5'h04;  // IPv4 fragment.
+  localparam [4:0] DROP_BAD_ICRC           = 5'h05;  // ICRC mismatch.
+  localparam [4:0] DROP_TVER               = 5'h06;  // BTH TVer is not 0.
+  localparam [4:0] DROP_P_KEY              = 5'h07;  // BTH P_Key does not match.
+  localparam [4:0] DROP_QPN0               = 5'h08;  // DestQP is 0.
+  localparam [4:0] DROP_UNKNOWN_QP         = 5'h09;  // DestQP names no valid QP.
+  localparam [4:0] DROP_WRONG_VF           = 5'h0a;  // DestQP belongs to another VF.
+  localparam [4:0] DROP_STATE              = 5'h0b;  // The QP state does not accept the packet.
+  localparam [4:0] DROP_TRANSPORT_MISMATCH = 5'h0c;  // The opcode's transport differs from the QP's
                                                      // service type.
-  localparam [4:0] DROP_TRUNCATED          = 5'd13;  // The frame ended inside its headers or its
+  localparam [4:0] DROP_TRUNCATED          = 5'h0d;  // The frame ended inside its headers or its
                                                      // length fields disagree.
-  localparam [4:0] DROP_PSN_SEQ            = 5'd14;  // Out-of-sequence PSN dropped silently (NAK
+  localparam [4:0] DROP_PSN_SEQ            = 5'h0e;  // Out-of-sequence PSN dropped silently (NAK
                                                      // already sent, or UC).
-  localparam [4:0] DROP_BAD_OPCODE         = 5'd15;  // Reserved or unsupported BTH opcode.
-  localparam [4:0] DROP_Q_KEY              = 5'd16;  // A UD request's DETH Q_Key is not the QP's
+  localparam [4:0] DROP_BAD_OPCODE         = 5'h0f;  // Reserved or unsupported BTH opcode.
+  localparam [4:0] DROP_Q_KEY              = 5'h10;  // A UD request's DETH Q_Key is not the QP's
                                                      // Q_Key.
   // The QPC's encodings the QP checks compare with (mlx5 qpc.state and qpc.st)
-  localparam [3:0] QP_RTR  = 4'd2;
-  localparam [3:0] QP_RTS  = 4'd3;
-  localparam [3:0] QP_SQER = 4'd4;
-  localparam [3:0] QP_SQD  = 4'd5;
-  localparam [7:0] ST_RC   = 8'd0;
-  localparam [7:0] ST_UC   = 8'd1;
-  localparam [7:0] ST_UD   = 8'd2;
-  localparam [7:0] ST_QP1  = 8'd8;
+  localparam [3:0] QP_RTR  = 4'b0010;
+  localparam [3:0] QP_RTS  = 4'b0011;
+  localparam [3:0] QP_SQER = 4'b0100;
+  localparam [3:0] QP_SQD  = 4'b0101;
+  localparam [7:0] ST_RC   = 8'h00;
+  localparam [7:0] ST_UC   = 8'h01;
+  localparam [7:0] ST_UD   = 8'h02;
+  localparam [7:0] ST_QP1  = 8'h08;
 
   wire          csr_ctrl_icrc_check_en_o;
   wire          csr_ctrl_ipv6_en_o;

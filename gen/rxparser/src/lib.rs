@@ -3011,11 +3011,12 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
 
     // ---- assemble
     let mut items = Vec::new();
+    // (Values as `n` prints them, as the QPC's: one width per group, so the comments align.)
     let lp = |items: &mut Vec<V>, name: String, w: u32, value: u64, comment: &str| {
         items.push(V::LocalParam {
             name,
             range: Range::bits(w),
-            value: d(w, value),
+            value: n(w, value),
             comment: (!comment.is_empty()).then(|| comment.to_string()),
         });
     };
