@@ -132,6 +132,21 @@ pub enum Op {
         after: u8,
         legal: bool,
     },
+    /// A command (`Cmd`) with `n` lookups of its QP on one port (`port`: 0 doorbell, 1 WQE,
+    /// 2 RX) queued `after` cycles after the model's engine sees its `go`: the port takes
+    /// them in the cycles of the command and after (one per cycle unless stalled), so the
+    /// responses show the cycle its write lands on that port's view of the context (the
+    /// random ops queue a lookup between commands, which is answered before the next one's
+    /// mailbox is filled). The doorbell and WQE requests carry the mailbox's UAR page and PD.
+    /// With `legal`, a free target is first brought up to RTS, and the opcode is replaced,
+    /// when the op runs, by a command legal from the target's state (as the model holds it).
+    CmdLookups {
+        cmd: Box<Op>,
+        port: u8,
+        after: u8,
+        n: u8,
+        legal: bool,
+    },
     /// `n` RX lookups of one QPN queued at once: the port takes one per cycle while the
     /// next ops run (a command, say), so the responses show the cycle its write lands.
     RxBurst {
@@ -154,6 +169,8 @@ enum Aim {
     Clear,
     Wb(Wb),
     Read(u64),
+    /// `n` copies of a lookup on a port (0 doorbell, 1 WQE, 2 RX).
+    Lookups(u8, Req, u8),
 }
 
 /// A valid/ready source: keeps `valid` and the payload until taken.
@@ -426,22 +443,14 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 }
                 if go_seen.is_some_and(|g| self.cycle - g == u64::from(after)) {
                     aimed = true;
-                    match what {
-                        Aim::Clear => {
-                            r.axil.write(addr::CTRL, 1, 0xf);
-                        }
-                        Aim::Wb(wb) => r.wb.queue.push_back(wb),
-                        Aim::Read(a) => {
-                            r.axil.read(a);
-                        }
-                    }
+                    r.aim(what);
                 }
             }
             self.step(r)?;
         }
-        // A write-back aimed past the command's end still comes, after it.
-        if let (false, Some((_, Aim::Wb(wb)))) = (aimed, aim) {
-            r.wb.queue.push_back(wb);
+        // A write-back or lookups aimed past the command's end still come, after it.
+        if let (false, Some((_, what @ (Aim::Wb(_) | Aim::Lookups(..))))) = (aimed, aim) {
+            r.aim(what);
         }
         r.axil.read(addr::CMD_STATUS);
         if opcode == 0x50B || opcode == 0x201 {
@@ -632,6 +641,58 @@ impl<M: Model + HasAxiLite> Bench<M> {
                     arg: 0,
                     user: 0x5eb,
                 });
+            }
+            Op::CmdLookups {
+                cmd,
+                port,
+                after,
+                n,
+                legal,
+            } => {
+                let Op::Cmd {
+                    opcode,
+                    vf,
+                    index,
+                    ctx,
+                } = &**cmd
+                else {
+                    panic!("CmdLookups wraps a QP command, not {cmd:?}");
+                };
+                let mut opcode = *opcode;
+                if *legal && *vf < self.model.num_vf && *index < self.model.qps {
+                    let l = self.model.layout().clone();
+                    if rdmagen_refmodel::qpc::get(self.model.context(*vf, *index).0, l.valid) == 0 {
+                        self.op(
+                            r,
+                            &Op::Bringup {
+                                vf: *vf,
+                                local: *index,
+                                steps: 3,
+                                ctx: ctx.clone(),
+                            },
+                        )?;
+                    }
+                    // Any QP command the state allows (the from-any ones included), so the
+                    // lookups see RTS left for SQD, ERR and RST, and the loads that keep it.
+                    let (w, _) = self.model.context(*vf, *index);
+                    let s = rdmagen_refmodel::qpc::get(w, l.state);
+                    let fits: Vec<u16> = COMMANDS
+                        .iter()
+                        .filter(|c| c.3.is_none_or(|from| from == s) && c.2 != Kind::Create)
+                        .map(|c| c.1)
+                        .collect();
+                    if rdmagen_refmodel::qpc::get(w, l.valid) == 1 && !fits.is_empty() {
+                        opcode = fits[(usize::from(*after) * 7 + usize::from(*n)) % fits.len()];
+                    }
+                }
+                let req = Req {
+                    vf: (*vf).min(255) as u8,
+                    qpn: vf << 12 | index,
+                    arg: if *port == 0 { ctx.page } else { ctx.pd },
+                    user: u32::from(*port) << 16,
+                };
+                let aim = Some((*after, Aim::Lookups(*port, req, *n)));
+                self.command(r, opcode, *vf, *index, ctx, aim)?;
             }
             Op::RxBurst { vf, qpn, n } => {
                 for user in 0..u32::from(*n) {
@@ -929,6 +990,32 @@ impl Run {
             read_order: VecDeque::new(),
         }
     }
+    /// Issues what a command op aims at one of its cycles.
+    fn aim(&mut self, what: Aim) {
+        match what {
+            Aim::Clear => {
+                self.axil.write(addr::CTRL, 1, 0xf);
+            }
+            Aim::Wb(wb) => self.wb.queue.push_back(wb),
+            Aim::Read(a) => {
+                self.axil.read(a);
+            }
+            Aim::Lookups(port, req, n) => {
+                let q = match port {
+                    0 => &mut self.db.queue,
+                    1 => &mut self.wqe.queue,
+                    _ => &mut self.rx.queue,
+                };
+                for i in 0..u32::from(n) {
+                    q.push_back(Req {
+                        user: req.user.wrapping_add(i),
+                        ..req
+                    });
+                }
+            }
+        }
+    }
+
     fn quiet(&self) -> bool {
         self.axil.is_idle()
             && self.db.queue.is_empty()
@@ -1077,7 +1164,7 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
             3 => proptest::sample::select(loads),
             1 => proptest::sample::select(COMMANDS.iter().map(|c| c.1).collect::<Vec<_>>()),
         ],
-        (0..vfs.min(3), 0..qps.min(4), ctx),
+        (0..vfs.min(3), 0..qps.min(4), ctx.clone()),
         (
             any::<u32>(),
             any::<bool>(),
@@ -1105,9 +1192,36 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
                 legal,
             },
         );
+    // A command on one of the QPs (mostly one the state allows, from RTS) with lookups of
+    // it on one port aimed at its cycles.
+    let cmd_lookups = (
+        proptest::sample::select(COMMANDS.iter().map(|c| c.1).collect::<Vec<_>>()),
+        (0..vfs.min(3), 0..qps.min(4), ctx.clone()),
+        (
+            0u8..3,
+            0u8..6,
+            1u8..8,
+            prop_oneof![3 => Just(true), 1 => Just(false)],
+        ),
+    )
+        .prop_map(
+            |(opcode, (vf, index, ctx), (port, after, n, legal))| Op::CmdLookups {
+                cmd: Box::new(Op::Cmd {
+                    opcode,
+                    vf,
+                    index,
+                    ctx,
+                }),
+                port,
+                after,
+                n,
+                legal,
+            },
+        );
     let op = prop_oneof![
         10 => op,
         2 => cmd_wb,
+        2 => cmd_lookups,
         2 => mk_cmd,
         1 => mk_check,
         2 => mk_probe,
