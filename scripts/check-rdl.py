@@ -3,6 +3,7 @@
 the JSON export of the same map: register paths, absolute addresses (every array element up to
 the maximum count), field bit ranges, reset values, software access and read/write side
 effects, pulses (1-bit `wp` singlepulse; wider `wp` swmod plus the `rdmagen_pulse` property),
+read strobes (PeakRDL's `rd_swacc` property),
 precedence (hw when both software and hardware change the field), interrupt fields (sticky
 unless hardware loads them with `hw_write`), hwset/hwclr (per bit on a wider field: the
 `rdmagen_bitwise` property). A wrong export fails.
@@ -34,16 +35,18 @@ ACCESS = {
 
 FIELD = (
     "(msb, lsb, reset, sw, onwrite, onread, singlepulse, swmod, rdmagen_pulse, precedence, intr,"
-    " hwset, hwclr, rdmagen_bitwise, hw)"
+    " hwset, hwclr, rdmagen_bitwise, hw, rd_swacc)"
 )
 
 
 def behaviour(f, interrupt):
-    """(singlepulse, swmod, rdmagen_pulse, precedence, intr, hwset, hwclr, rdmagen_bitwise, hw)
+    """(singlepulse, swmod, rdmagen_pulse, precedence, intr, hwset, hwclr, rdmagen_bitwise, hw,
+    rd_swacc)
     of a field of the JSON export; intr is None outside interrupt registers, else "sticky" or
     "nonsticky"; rdmagen_bitwise marks a wider field's per-bit hwset/hwclr; hw is "na" for a
     constant, "w" for a hardware-driven `ro` field, "rw" with hw_write, else "r"; without the
-    `_o` output (`hw_read: false`) "w" with hw_write, else "na"."""
+    `_o` output (`hw_read: false`) "w" with hw_write, else "na"; rd_swacc (PeakRDL's read
+    strobe property) for `read_strobe`."""
     wp = f["access"] == "wp"
     wide = f["msb"] > f["lsb"]
     hw = f["hw"]
@@ -74,6 +77,7 @@ def behaviour(f, interrupt):
         hw["clear"],
         bitwise,
         hw_access,
+        True if hw.get("read_strobe", False) else None,
     )
 
 
@@ -132,6 +136,7 @@ def actual(root):
                 f.get_property("hwclr"),
                 f.get_property("rdmagen_bitwise", default=None),
                 enum_name(f.get_property("hw")),
+                f.get_property("rd_swacc", default=None),
             )
         regs[node.get_path()] = (node.absolute_address, fields)
     return regs

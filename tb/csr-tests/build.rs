@@ -152,6 +152,18 @@ fn run() -> Result<(), String> {
     if wanted("wide_counters_sync") && wanted("wide_counters_async") {
         println!("cargo:rustc-cfg=wide_counters_built");
     }
+    // tests/read_strobe.rs drives these by name: compiled only when they are built.
+    println!("cargo:rustc-check-cfg=cfg(read_strobe_built)");
+    if [
+        "emac_review_sync",
+        "emac_review_async",
+        "many_registers_async",
+    ]
+    .iter()
+    .all(|v| wanted(v))
+    {
+        println!("cargo:rustc-cfg=read_strobe_built");
+    }
     table.push_str("];\n");
     models.build()?;
     // The plain C++ harness the Rust harness is benchmarked against (benches/harness_speed.rs).

@@ -1787,10 +1787,12 @@ fn fetch_word_width(g: &Group) -> u32 {
         .unwrap_or(32)
 }
 
+/// The register needs a read strobe of its own: a field changes on a read (`rc`, `rs`) or
+/// tells hardware of one (`read_strobe`).
 fn needs_rsel(r: &Register) -> bool {
     r.fields
         .iter()
-        .any(|f| matches!(f.access, Access::Rc | Access::Rs))
+        .any(|f| matches!(f.access, Access::Rc | Access::Rs) || f.read_strobe)
 }
 
 /// The value software reads from bits `lo..=hi` of `r`: fields in bit order, reserved bits 0.
@@ -1903,6 +1905,27 @@ fn or_reduce_bits(terms: Vec<Expr>) -> Expr {
         .unwrap_or_else(|| bit1(false))
 }
 
+/// A field's read strobe `P_rd_stb_o`: high for one cycle, the cycle after a read takes the
+/// field's value (when an `rc` field's `_o` first shows the clear), like `_stb_o` after a
+/// write. Registered, so the output does not follow RREADY through the read's move to R; a
+/// read is taken at most every other cycle, so hardware that pops a FIFO on the strobe shows
+/// the next entry to the next read.
+fn read_strobe_logic(scope: Scope, r: &Register, f: &Field, sre: &Expr, out: &mut FieldCode) {
+    let p = cat(&scope.prefix(r), "_", &f.name);
+    let sq = cat(&p, "_rd_stb_q", "");
+    let sd = cat(&p, "_rd_stb_d", "");
+    out.decls.push_reg(&sq, 1, None);
+    out.decls.push_reg(&sd, 1, None);
+    out.flops.push(Flop {
+        q: id(sq.clone()),
+        d: id(sd.clone()),
+        reset: Some(bit1(false)),
+    });
+    out.assigns
+        .push(scope.port(cat(&p, "_rd_stb_o", ""), 1), id(sq));
+    out.comb.push(Stmt::assign(id(sd), sre.clone()));
+}
+
 /// Storage, logic and ports of top-level registers `regs` (in order) into `body`, and the
 /// interrupt terms of those with an enable into `irq`; `by_name` holds every top-level register;
 /// reads take effect with `read_strobe` ([`Gen::read_strobe`]).
@@ -1950,6 +1973,9 @@ impl FieldCode {
 /// Storage, next-state logic and ports of one field, in the one documented order.
 fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, out: &mut FieldCode) {
     if !f.is_stored() {
+        if f.read_strobe {
+            read_strobe_logic(scope, r, f, sre, out);
+        }
         return;
     }
     let w = f.width();
@@ -1994,8 +2020,12 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     // one costs what a copy would (no copy left over to free).
     let wd = || id(data).bits(f.msb, f.lsb);
     let wm = || id(mask).bits(f.msb, f.lsb);
+    out.comb
+        .extend(wrap_owned(comment, 92).into_iter().map(Stmt::Comment));
+    if f.read_strobe {
+        read_strobe_logic(scope, r, f, sre, out);
+    }
     let c = &mut out.comb;
-    c.extend(wrap_owned(comment, 92).into_iter().map(Stmt::Comment));
     // A clear-on-read counter that nothing else loads: the count is taken from `q`, and a read
     // then replaces it with this cycle's increment alone (the same value as clearing first).
     // So the adder's carry chain does not wait for the read strobe.

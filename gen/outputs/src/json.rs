@@ -262,6 +262,8 @@ fn register(w: &mut Writer, r: &rm::Register, kind: Option<&str>) {
         }
         w.key("write_strobe");
         w.bool(f.write_strobe);
+        w.key("read_strobe");
+        w.bool(f.read_strobe);
         w.key("read");
         w.bool(f.is_stored() && f.hw_read);
         w.close('}');

@@ -19,7 +19,9 @@
 //! the written value is on the output for one cycle, then 0. Tools that do not know the
 //! property keep the value (PeakRDL-regblock does).
 //!
-//! Hardware properties: `write_strobe` → `swmod`, `hw_write` → `hw = rw; we`, `hw_set` →
+//! Hardware properties: `write_strobe` → `swmod`, `read_strobe` → `rd_swacc = true` (the
+//! user-defined property PeakRDL-regblock reads; SystemRDL's own `swacc` is asserted on
+//! writes too), `hw_write` → `hw = rw; we`, `hw_set` →
 //! `hwset`, `hw_clear` → `hwclr`, `counter` → `counter; incrwidth; incrsaturate`, `hw_read:
 //! false` → `hw = na` (`hw = w` with `hw_write`), a constant → `sw = r; hw = na`. Our `hw_set`
 //! and `hw_clear` act per bit (an input as wide as the field); SystemRDL's `hwset`/`hwclr` are
@@ -186,6 +188,14 @@ pub fn generate(map: &RegMap, opts: &Options) -> String {
              property rdmagen_bitwise {{ type = boolean; component = field; }};"
         );
     }
+    if uses(|f| f.read_strobe) {
+        let _ = writeln!(
+            o,
+            "\n// `read_strobe`: a strobe after each software read that takes the field's value (for\n\
+             // a FIFO popped by a read). PeakRDL-regblock's user-defined property of that name.\n\
+             property rd_swacc {{ type = boolean; component = field; }};"
+        );
+    }
     let _ = writeln!(o, "\naddrmap {} {{", ident(&map.block));
     let _ = writeln!(o, "    desc = {};", string(&map.description));
     let _ = writeln!(o, "    default regwidth = 32;");
@@ -346,6 +356,10 @@ fn field(o: &mut String, f: &Field, interrupt: bool, indent: &str) {
     // `write_strobe` is SystemRDL's swmod: asserted on every software write of the field.
     if f.write_strobe {
         prop(o, &["swmod"]);
+    }
+    // `read_strobe`: SystemRDL's swacc is asserted on writes too; PeakRDL's rd_swacc on reads.
+    if f.read_strobe {
+        prop(o, &["rd_swacc = true"]);
     }
     if f.hw.any() && (f.access.sw_writes() || matches!(f.access, Access::Rc | Access::Rs)) {
         prop(o, &["precedence = hw"]);

@@ -506,6 +506,32 @@ impl Checker<'_> {
                 )
                 .help("remove `write_strobe`: a 1-bit `wp` output is its own strobe, and a wider `wp` already has `_stb_o`");
         }
+        if f.read_strobe && (!f.access.sw_reads() || f.constant) {
+            let message = if f.constant {
+                format!(
+                    "field `{}` is a constant and has `read_strobe`: no hardware is behind it",
+                    f.name
+                )
+            } else {
+                format!(
+                    "field `{}` is `{}` and has `read_strobe`: software never reads it",
+                    f.name,
+                    f.access.as_str()
+                )
+            };
+            self.sink
+                .error(
+                    "regmap::hw_property_not_allowed",
+                    f.name.span,
+                    message,
+                    "strobe of an unread field",
+                )
+                .help(if f.constant {
+                    "remove `read_strobe`: a constant has no hardware behind it to tell of a read"
+                } else {
+                    "a read strobe belongs on a field software reads (ro, rw, rc, rs, w1c, w1s, w0c)"
+                });
+        }
         if !f.hw_read {
             // Where `_o` is the point (a pulse), or there is none (an input, a constant), or
             // nothing would read the flop (a `wo` field reads as 0).

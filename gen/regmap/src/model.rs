@@ -253,6 +253,10 @@ pub struct Field {
     /// `write_strobe: true`: a `P_stb_o` output high for one cycle after each software write
     /// that covers the field (a wider `wp` has it without asking).
     pub write_strobe: bool,
+    /// `read_strobe: true`: a `P_rd_stb_o` output high for one cycle after each software read
+    /// that takes the field's value (the cycle `rc` shows its clear); a 64-bit register's
+    /// low-half read. For hardware that pops a FIFO or acknowledges an event on a read.
+    pub read_strobe: bool,
     /// `hw_read: false`: the stored value has no `P_o` output (software-only storage, or a
     /// counter or status bit only software reads).
     pub hw_read: bool,
@@ -296,6 +300,7 @@ impl Field {
         }
         for (on, tag) in [
             (self.write_strobe, "+write_strobe"),
+            (self.read_strobe, "+read_strobe"),
             (self.hw.write, "+hw_write"),
             (self.hw.clear, "+hw_clear"),
             (self.hw.set, "+hw_set"),
@@ -435,9 +440,10 @@ pub fn field_port_prefix(group: Option<&Group>, reg: &Register, field: &Field) -
 /// How many ports [`field_ports`] gives `field`, without naming them (to size lists).
 pub fn field_port_count(field: &Field) -> usize {
     if !field.is_stored() {
-        return usize::from(!field.constant);
+        return usize::from(!field.constant) + usize::from(field.read_strobe);
     }
     usize::from(field.hw_read)
+        + usize::from(field.read_strobe)
         + usize::from(field.has_write_strobe())
         + 2 * usize::from(field.hw.write)
         + usize::from(field.hw.clear)
@@ -465,15 +471,22 @@ pub fn field_ports(
         return Vec::new();
     }
     if !field.is_stored() {
-        return vec![(port("_i"), false, w)];
+        let mut v = vec![(port("_i"), false, w)];
+        if field.read_strobe {
+            v.push((port("_rd_stb_o"), true, 1));
+        }
+        return v;
     }
-    // At most seven ports: sized once instead of grown from nothing.
-    let mut v = Vec::with_capacity(7);
+    // At most eight ports: sized once instead of grown from nothing.
+    let mut v = Vec::with_capacity(8);
     if field.hw_read {
         v.push((port("_o"), true, w));
     }
     if field.has_write_strobe() {
         v.push((port("_stb_o"), true, 1));
+    }
+    if field.read_strobe {
+        v.push((port("_rd_stb_o"), true, 1));
     }
     if field.hw.write {
         v.push((port("_we_i"), false, 1));

@@ -45,6 +45,7 @@ const FIELD_KEYS: &[&str] = &[
     "counter",
     "constant",
     "write_strobe",
+    "read_strobe",
     "hw_read",
 ];
 const COUNTER_KEYS: &[&str] = &["step_width", "saturate"];
@@ -512,12 +513,14 @@ impl Parser<'_> {
             .map(|(text, span)| Name { text, span });
         let mut hw = HwProps::default();
         let mut write_strobe = false;
+        let mut read_strobe = false;
         let mut hw_read = true;
         for (key, slot) in [
             ("hw_write", &mut hw.write),
             ("hw_set", &mut hw.set),
             ("hw_clear", &mut hw.clear),
             ("write_strobe", &mut write_strobe),
+            ("read_strobe", &mut read_strobe),
             ("hw_read", &mut hw_read),
         ] {
             if let Some(b) = m.get_node(key) {
@@ -574,6 +577,7 @@ impl Parser<'_> {
             hw,
             constant: constant.is_some(),
             write_strobe,
+            read_strobe,
             hw_read,
         })
     }

@@ -124,6 +124,9 @@ pub struct PyField {
     /// The field has a write strobe output (`_stb_o`): asked for, or a wider `wp`'s.
     #[pyo3(get)]
     pub write_strobe: bool,
+    /// The field has a read strobe output (`_rd_stb_o`), pulsed after each read of it.
+    #[pyo3(get)]
+    pub read_strobe: bool,
     pub enum_values: Option<Vec<(String, u64)>>,
     acc: Access,
 }
@@ -422,6 +425,7 @@ impl PyRegMap {
             description: f.description.clone(),
             constant: f.constant,
             write_strobe: f.has_write_strobe(),
+            read_strobe: f.read_strobe,
             enum_values: f.enumeration.as_ref().and_then(|e| {
                 map.enumeration(e).map(|e| {
                     e.values

@@ -370,6 +370,41 @@ addrmap q {
     assert ports == {"db_tail_stb_o", "db_kick_stb_o", "db_go_stb_o", "st_ack_stb_o"}
 
 
+def test_read_strobes_are_imported(tmp_path: Path) -> None:
+    """PeakRDL-regblock's rd_swacc is `read_strobe` (its `_rd_stb_o`); SystemRDL's swacc,
+    asserted on any access, gives a field software reads and writes both strobes; rd_swacc on
+    a field nothing drives (a constant here) is refused."""
+    rdl = tmp_path / "f.rdl"
+    rdl.write_text("""
+property rd_swacc { type = boolean; component = field; };
+addrmap f {
+    default accesswidth = 32;
+    reg {
+        field { sw = r; hw = w; rd_swacc = true; } data[15:0];
+        field { sw = r; hw = w; onread = rclr; we; precedence = hw; rd_swacc = true; } lost[23:16] = 0;
+        field { sw = rw; hw = r; swacc; } mode[25:24] = 0;
+        field { sw = r; hw = w; swacc; } head[31:28];
+    } fifo @ 0x0;
+};
+""")
+    m = import_rdl(str(rdl))
+    got = [(f["name"], f["access"], f.get("read_strobe"), f.get("write_strobe"))
+           for f in m["registers"][0]["fields"]]
+    assert got == [("data", "ro", True, None), ("lost", "rc", True, None),
+                   ("mode", "rw", True, True), ("head", "ro", True, None)]
+    ports = {p for p in csr_outputs(tmp_path, m) if p.endswith("stb_o")}
+    assert ports == {"fifo_data_rd_stb_o", "fifo_lost_rd_stb_o", "fifo_mode_rd_stb_o",
+                     "fifo_mode_stb_o", "fifo_head_rd_stb_o"}
+    bad = tmp_path / "bad.rdl"
+    bad.write_text("""
+property rd_swacc { type = boolean; component = field; };
+addrmap b { reg { field { sw = r; hw = r; rd_swacc = true; } id[7:0] = 3; } ver @ 0x0; };
+""")
+    with pytest.raises(RdlImportError) as e:
+        import_rdl(str(bad))
+    assert "rd_swacc/swacc on a field nothing drives" in str(e.value)
+
+
 def test_fields_hardware_does_not_read(tmp_path: Path) -> None:
     """`hw = na` on a stored field, or `hw = w` with `we`, has no `_o` output: `hw_read:
     false`; a write-only field nothing reads is refused."""

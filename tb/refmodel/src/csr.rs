@@ -74,6 +74,7 @@ impl HwPort {
 enum OutKind {
     Value,
     Strobe,
+    ReadStrobe,
     Irq,
 }
 
@@ -96,6 +97,8 @@ struct FieldDef {
     stored: bool,
     /// A constant: reads `reset` for ever, no port.
     constant: bool,
+    /// `read_strobe`: `_rd_stb_o` pulses after each read of the register.
+    read_strobe: bool,
     load: bool,
     clear: bool,
     set: bool,
@@ -192,6 +195,8 @@ pub struct CsrModel {
     /// Per field, per element: this cycle's `wp` pulse and write strobe (`_stb_o`).
     pulse: Vec<Vec<u64>>,
     strobe: Vec<Vec<bool>>,
+    /// Per field, per element: this cycle's read strobe (`_rd_stb_o`).
+    rd_strobe: Vec<Vec<bool>>,
     wr_lo: u32,
     wr_lo_strb: u8,
     rd_hi: u32,
@@ -327,6 +332,7 @@ impl CsrModel {
             value: Vec::new(),
             pulse: Vec::new(),
             strobe: Vec::new(),
+            rd_strobe: Vec::new(),
             wr_lo: 0,
             wr_lo_strb: 0,
             rd_hi: 0,
@@ -407,6 +413,14 @@ impl CsrModel {
                                 field: fi,
                             });
                         }
+                        if f.read_strobe {
+                            m.out_ports.push(OutPort {
+                                name: format!("{prefix}_rd_stb_o"),
+                                width: count,
+                                kind: OutKind::ReadStrobe,
+                                field: fi,
+                            });
+                        }
                         if f.hw.write {
                             port(&mut m, "we_i", HwKind::LoadEnable, 1);
                             port(&mut m, "d_i", HwKind::LoadData, w);
@@ -422,6 +436,14 @@ impl CsrModel {
                         }
                     } else if !f.constant {
                         input_port = Some(port(&mut m, "i", HwKind::Input, w));
+                        if f.read_strobe {
+                            m.out_ports.push(OutPort {
+                                name: format!("{prefix}_rd_stb_o"),
+                                width: count,
+                                kind: OutKind::ReadStrobe,
+                                field: fi,
+                            });
+                        }
                     }
                     m.fields.push(FieldDef {
                         reg: ri,
@@ -432,6 +454,7 @@ impl CsrModel {
                         reset: f.reset,
                         stored,
                         constant: f.constant,
+                        read_strobe: f.read_strobe,
                         load: f.hw.write,
                         clear: f.hw.clear,
                         set: f.hw.set,
@@ -530,6 +553,7 @@ impl CsrModel {
             .iter()
             .map(|f| vec![false; m.regs[f.reg].count as usize])
             .collect();
+        m.rd_strobe = m.strobe.clone();
         m.counter_hits = vec![CounterHits::default(); m.fields.len()];
         m.reset();
         Ok(m)
@@ -542,6 +566,7 @@ impl CsrModel {
             self.value[fi].fill(v);
             self.pulse[fi].fill(0);
             self.strobe[fi].fill(false);
+            self.rd_strobe[fi].fill(false);
         }
         self.wr_lo = 0;
         self.wr_lo_strb = 0;
@@ -664,6 +689,15 @@ impl CsrModel {
             });
         }
 
+        // Read strobes: high after the edge of the cycle a read takes its register's value.
+        for fi in 0..self.fields.len() {
+            if self.fields[fi].read_strobe {
+                let reg = self.fields[fi].reg;
+                for (e, s) in self.rd_strobe[fi].iter_mut().enumerate() {
+                    *s = read_hit.is_some_and(|h| h.reg == reg && h.elem as usize == e);
+                }
+            }
+        }
         for fi in 0..self.fields.len() {
             let f = &self.fields[fi];
             if !f.stored {
@@ -789,6 +823,11 @@ impl CsrModel {
             }
             OutKind::Strobe => {
                 for (e, s) in self.strobe[p.field].iter().enumerate() {
+                    bits::set(out, e as u32, 1, u64::from(*s));
+                }
+            }
+            OutKind::ReadStrobe => {
+                for (e, s) in self.rd_strobe[p.field].iter().enumerate() {
                     bits::set(out, e as u32, 1, u64::from(*s));
                 }
             }

@@ -44,6 +44,7 @@ class Field:
     description: str
     constant: bool
     write_strobe: bool
+    read_strobe: bool
     @property
     def width(self) -> int: ...
     @property

@@ -36,7 +36,7 @@ FIELD_PROPS = {
     "singlepulse", "swmod", "we", "hwset", "hwclr", "counter", "incrwidth", "incrvalue",
     "incrsaturate", "saturate", "intr", "stickybit", "nonsticky", "enable", "reset",
     "precedence", "encode", "fieldwidth", "dontcompare", "donttest", "ispresent",
-    "rdmagen_pulse", "rdmagen_bitwise",
+    "rdmagen_pulse", "rdmagen_bitwise", "swacc", "rd_swacc",
 }
 REG_PROPS = {"name", "desc", "regwidth", "accesswidth", "shared", "dontcompare", "donttest",
              "ispresent"}
@@ -170,8 +170,15 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
         if not isinstance(f.get_property(prop), bool):
             ctx.err(f, f"{prop} refers to a signal or field: rdmagen's hardware properties are "
                     "block inputs; set it to true")
+    # A strobe after each software read: PeakRDL-regblock's rd_swacc (a user-defined
+    # property), or SystemRDL's swacc, which is also asserted on writes (a field software
+    # writes too gets both strobes; hardware ORs them if it wants one).
+    rd_strobe = f.get_property("rd_swacc", default=False) or f.get_property("swacc")
     if acc == "ro" and hw in ("na", "r") and not (hwset or hwclr or counter or sticky):
         # Software reads it and nothing changes it: a constant, its value the reset.
+        if rd_strobe:
+            ctx.err(f, "rd_swacc/swacc on a field nothing drives (a constant for rdmagen): "
+                    "make it hw = w (an input whose reads hardware sees)")
         value = f.get_property("reset")
         if value is not None and not isinstance(value, int):
             ctx.err(f, "a constant whose reset refers to a signal or field: give it a number")
@@ -191,6 +198,12 @@ def _field(ctx: _Ctx, f: Any) -> dict[str, Any] | None:
     flags: dict[str, Any] = {}
     if f.get_property("swmod") and acc in ("rw", "wo", "w1c", "w1s", "w0c"):
         flags["write_strobe"] = True
+    if rd_strobe and acc not in (None, "wo", "wp"):
+        flags["read_strobe"] = True
+    if f.get_property("swacc") and acc in ("rw", "wo", "w1c", "w1s", "w0c"):
+        flags["write_strobe"] = True
+    if f.get_property("rd_swacc", default=False) and acc in ("wo", "wp"):
+        ctx.err(f, "rd_swacc on a field software cannot read")
     # Hardware does not read the stored value (`hw = na`, or `w` with `we`): no `_o` output.
     # It changes nothing, so it is not one of the properties precedence is about.
     if hw in ("na", "w") and not wire:
