@@ -78,7 +78,8 @@ fn wr(p: &RawPort, v: u64) {
     unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
 }
 
-/// Cycles without an event taken or a response before the run is called hung.
+/// Cycles without an event taken or a response, while one is offered or outstanding, before
+/// the run is called hung.
 const HANG_LIMIT: u64 = 2_000_000;
 
 /// Runs `events` on a fresh `M` and reads back every flow they name every `sample_us` µs
@@ -98,6 +99,10 @@ pub fn simulate<M: Model>(
     let flows: BTreeSet<u32> = events.iter().map(|e| e.flow).collect();
     let mut items: Vec<(u64, u8, usize, Item)> = Vec::new();
     for (i, e) in events.iter().enumerate() {
+        // At most 2**32 µs (the engine's time stamps), which keeps the product within 64 bits.
+        if e.t_ns / 1000 > u64::from(u32::MAX) {
+            return Err(format!("event {}: t_ns {} is past 2**32 µs", i + 1, e.t_ns));
+        }
         let item = Item {
             due: e.t_ns * cpu / 1000,
             kind: e.kind,
@@ -195,6 +200,7 @@ pub fn simulate<M: Model>(
     while !queue.is_empty() || !expect.is_empty() {
         let rel = cycle - t0_cycle;
         let offered = queue.front().filter(|it| it.due <= rel);
+        let waiting = offered.is_some() || !expect.is_empty();
         wr(&evt_valid, u64::from(offered.is_some()));
         if let Some(it) = offered {
             wr(&evt_kind, it.kind as u64);
@@ -248,6 +254,11 @@ pub fn simulate<M: Model>(
                     alpha: got.alpha,
                 });
             }
+            last_progress = cycle;
+        }
+        // Only a wait for the engine counts: with nothing offered or outstanding, the run is
+        // idle until the next event or read-back is due, however far away that is.
+        if !waiting {
             last_progress = cycle;
         }
         if cycle - last_progress > HANG_LIMIT {
