@@ -193,12 +193,13 @@ enum Command {
         format: Format,
     },
     /// Run a Verilated block on a scenario: `rdmagen sim dcqcn --params P.yaml --events E.csv
-    /// --out T.csv [--plot T.svg]`, `rdmagen sim uar --trace FILE [--map uar|mlx5]`. Runs the
+    /// --out T.csv [--plot T.svg]`, `rdmagen sim uar --trace FILE [--map uar|mlx5]`,
+    /// `rdmagen sim rx-parser --pcap F.pcap --qps QPS.yaml [--vf N]`. Runs the
     /// `rdmagen-sim-<block>` binary next to this one (`cargo build --bin rdmagen-sim-<block>`;
     /// it needs Verilator, the generator does not).
     #[command(disable_help_flag = true)]
     Sim {
-        /// The block: `dcqcn` or `uar`.
+        /// The block: `dcqcn`, `uar` or `rx-parser`.
         #[arg(allow_hyphen_values = true)]
         block: String,
         /// The simulator's arguments (`rdmagen sim dcqcn --help` lists them).
@@ -591,11 +592,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// The blocks this repository builds a simulator for (`rdmagen-sim-<block>`).
+const SIM_BLOCKS: [&str; 3] = ["dcqcn", "uar", "rx-parser"];
+
 /// `rdmagen sim <block> ...`: runs `rdmagen-sim-<block>` from this executable's directory (or
 /// the PATH) with the same arguments, and passes its exit code on.
 fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
     if block == "-h" || block == "--help" {
-        println!("Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: dcqcn, uar, rx-parser)\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.");
+        println!(
+            "Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: {})\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.",
+            SIM_BLOCKS.join(", ")
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let name = format!("rdmagen-sim-{block}{}", std::env::consts::EXE_SUFFIX);
@@ -606,6 +613,12 @@ fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
     let program = beside.unwrap_or_else(|| PathBuf::from(&name));
     let status = match std::process::Command::new(&program).args(args).status() {
         Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !SIM_BLOCKS.contains(&block) => {
+            anyhow::bail!(
+                "no simulator for `{block}`: the blocks are {} (`{name}` is neither beside rdmagen nor on the PATH)",
+                SIM_BLOCKS.join(", ")
+            )
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
             "no simulator for `{block}`: `{name}` is not built (run `cargo build --bin rdmagen-sim-{block}`; it needs Verilator)"
         ),

@@ -381,20 +381,32 @@ fn all_refuses_two_maps_of_one_block() {
     assert!(!dir.join("rtl").exists());
 }
 
-/// `rdmagen sim <block>` runs `rdmagen-sim-<block>`; a block with no simulator is a usage error
-/// that says how to build one.
+/// `rdmagen sim <block>` runs `rdmagen-sim-<block>`. A known block whose simulator is not built
+/// is a usage error that says how to build it; an unknown block (a user's `sim rx`) one that
+/// lists the blocks, not a `cargo build` command for a binary that does not exist.
 #[test]
 fn sim_without_a_simulator_says_how_to_build_it() {
-    let out = rdmagen()
-        .args(["sim", "no_such_block", "--out", "x.csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    // A copy of rdmagen alone in a directory, with no PATH: no simulator beside it or elsewhere.
+    let dir = scratch("sim-alone");
+    let exe = dir.path().join("rdmagen");
+    std::fs::copy(env!("CARGO_BIN_EXE_rdmagen"), &exe).unwrap();
+    let run = |block: &str| {
+        let out = Command::new(&exe)
+            .args(["sim", block, "--out", "x.csv"])
+            .env("PATH", "")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{block}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("uar");
+    assert!(err.contains("cargo build --bin rdmagen-sim-uar"), "{err}");
+    let err = run("rx");
     assert!(
-        err.contains("cargo build --bin rdmagen-sim-no_such_block"),
+        err.contains("the blocks are dcqcn, uar, rx-parser"),
         "{err}"
     );
+    assert!(!err.contains("cargo build"), "{err}");
 }
 
 /// `rx-parser` refuses an unsupported width and a map without the parser's registers with
