@@ -50,6 +50,15 @@ fn bad_traces_are_errors() {
             "state",
         ),
         ("not json", "line 1"),
+        // Wider than the QPC's 24-bit fields: the RTL would cut them and the model not.
+        (
+            "{\"op\":\"qp\",\"vf\":0,\"qpn\":1,\"state\":\"RTS\",\"pd\":16777216,\"uar_page\":0}",
+            "line 1: `pd` 0x1000000 does not fit the QPC's 24-bit field",
+        ),
+        (
+            "{\"op\":\"qp\",\"vf\":0,\"qpn\":1,\"state\":\"RTS\",\"uar_page\":16777216}",
+            "line 1: `uar_page` 0x1000000 does not fit the QPC's 24-bit field",
+        ),
     ] {
         let e = sim::run(&mut b, trace).expect_err(trace);
         assert!(e.contains(says), "{trace}: {e}");
