@@ -87,7 +87,18 @@ fn bad_inputs_are_errors() {
     }
     for (capture, says) in [
         (b"not a capture at all".to_vec(), "capture: not a pcap"),
-        (pcap[..30].to_vec(), "capture: packet 0"),
+        (
+            pcap[..30].to_vec(),
+            "capture: packet 0: the file ends inside it (a truncated capture)",
+        ),
+        (
+            pcap[..pcap.len() - 7].to_vec(),
+            "the file ends inside it (a truncated capture)",
+        ),
+        (
+            pcap[..20].to_vec(),
+            "capture: not a pcap capture: the file ends inside it",
+        ),
     ] {
         let e = sim::run(&mut b, &capture, &qps(), 0).expect_err(says);
         assert!(e.contains(says), "{e}");
