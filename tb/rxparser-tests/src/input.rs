@@ -123,6 +123,8 @@ pub fn parse_qps(
     qps_per_vf: u32,
     num_mkeys: u32,
 ) -> Result<Setup, String> {
+    // A UTF-8 byte order mark (spreadsheets and Windows editors write one) is not part of it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let doc = std::panic::catch_unwind(|| marked_yaml::parse_yaml(0, text))
         .map_err(|_| "not YAML (the parser gave up)".to_string())?
         .map_err(|e| format!("not YAML: {e}"))?;

@@ -28,6 +28,12 @@ fn example_capture_gives_the_shipped_output() {
         .map(String::from)
         .collect();
     assert_eq!(got, want);
+    // The same QP file saved with a byte order mark (it was "not YAML: 2:4: mapping values are
+    // not allowed in this context").
+    let marked = format!("\u{feff}{}", qps());
+    let again =
+        sim::run(&mut b, &example("example.pcap"), &marked, 0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, want);
     for v in ["accept", "duplicate", "nak_seq", "nak_access", "drop"] {
         assert!(
             got.iter()

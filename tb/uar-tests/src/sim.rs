@@ -41,6 +41,8 @@ pub fn run<M: Model>(b: &mut Bench<M>, trace: &str) -> Result<Vec<String>, Strin
             .map_or(Value::Null, |(_, name)| json!(name))
     };
     let mut out = Vec::new();
+    // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
+    let trace = trace.strip_prefix('\u{feff}').unwrap_or(trace);
     for (i, text) in trace.lines().enumerate() {
         let line = i + 1;
         let op = parse_line(text, line, b.model.num_vf, b.model.pw())?;

@@ -22,6 +22,11 @@ fn example_trace_gives_the_shipped_output() {
         .map(String::from)
         .collect();
     assert_eq!(got, want);
+    // The same trace saved with a byte order mark (it was "line 1, column 1: expected value").
+    let marked = format!("\u{feff}{}", read("example.jsonl"));
+    let mut b = Bench::<UarV4Q16>::new("uar_v4_q16");
+    let again = sim::run(&mut b, &marked).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, want);
     let results: Vec<&str> = ["fetch", "pending", "drop", "blueflame"].to_vec();
     for r in results {
         assert!(
