@@ -606,10 +606,10 @@ fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let name = format!("rdmagen-sim-{block}{}", std::env::consts::EXE_SUFFIX);
-    let beside = std::env::current_exe()
+    let dir = std::env::current_exe()
         .ok()
-        .and_then(|e| e.parent().map(|d| d.join(&name)))
-        .filter(|p| p.is_file());
+        .and_then(|e| e.parent().map(Path::to_path_buf));
+    let beside = dir.as_ref().map(|d| d.join(&name)).filter(|p| p.is_file());
     let program = beside.unwrap_or_else(|| PathBuf::from(&name));
     let status = match std::process::Command::new(&program).args(args).status() {
         Ok(s) => s,
@@ -619,9 +619,16 @@ fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
                 SIM_BLOCKS.join(", ")
             )
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
-            "no simulator for `{block}`: `{name}` is not built (run `cargo build --bin rdmagen-sim-{block}`; it needs Verilator)"
-        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A release rdmagen looks in target/release: a debug build of the simulator is
+            // not found there.
+            let release = dir.as_ref().is_some_and(|d| d.ends_with("release"));
+            anyhow::bail!(
+                "no simulator for `{block}`: `{name}` is not built beside this rdmagen ({}) nor on the PATH (run `cargo build{} --bin rdmagen-sim-{block}`; it needs Verilator)",
+                dir.as_ref().map_or("?".into(), |d| d.display().to_string()),
+                if release { " --release" } else { "" }
+            )
+        }
         Err(e) => return Err(e).with_context(|| format!("cannot run {}", program.display())),
     };
     Ok(ExitCode::from(

@@ -401,6 +401,10 @@ fn sim_without_a_simulator_says_how_to_build_it() {
     };
     let err = run("uar");
     assert!(err.contains("cargo build --bin rdmagen-sim-uar"), "{err}");
+    assert!(
+        err.contains(&format!("beside this rdmagen ({})", dir.path().display())),
+        "{err}"
+    );
     let err = run("rx");
     assert!(
         err.contains("the blocks are dcqcn, uar, rx-parser"),
