@@ -212,8 +212,9 @@ enum Command {
         #[arg(required = true)]
         maps: Vec<PathBuf>,
         /// Root of the output directories that are not given one by one: OUT/rtl,
-        /// OUT/sw/include, OUT/docs/regs and OUT/export, as in this repository.
-        #[arg(long, default_value = ".")]
+        /// OUT/sw/include, OUT/docs/regs and OUT/export, as in this repository (`-o` as in
+        /// the other commands).
+        #[arg(short, long, default_value = ".")]
         out: PathBuf,
         /// Directory of the CSR RTL [default: OUT/rtl].
         #[arg(long)]

@@ -247,6 +247,20 @@ fn all_puts_every_output_under_out_and_nothing_elsewhere() {
         stray.is_empty(),
         "wrote into the working directory: {stray:?}"
     );
+    // `-o`, as every other generating command takes it.
+    let short = scratch.path().join("short");
+    let out = rdmagen()
+        .current_dir(&cwd)
+        .args(["all", &format!("{MAPS}/example.yaml"), "-o"])
+        .arg(&short)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(short.join("rtl/example_csr.v").is_file());
 }
 
 #[test]
