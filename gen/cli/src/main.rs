@@ -58,8 +58,10 @@ enum Command {
         /// Output directory.
         #[arg(short, long, default_value = "rtl")]
         out: PathBuf,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -77,8 +79,10 @@ enum Command {
         /// ePSN write-back, R_Key check).
         #[arg(long)]
         qpc: Option<PathBuf>,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -92,6 +96,7 @@ enum Command {
         /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -102,8 +107,10 @@ enum Command {
         /// Output directory.
         #[arg(short, long, default_value = "rtl")]
         out: PathBuf,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -119,8 +126,10 @@ enum Command {
         /// The QPC map whose block checks the doorbells (writes `<block>_top.v`).
         #[arg(long)]
         qpc: Option<PathBuf>,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -131,6 +140,7 @@ enum Command {
         old: String,
         /// The new map file.
         new: PathBuf,
+        /// Output format.
         #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
         format: DiffFormat,
         /// Fail (exit 1) only when a breaking change came without the version bump it needs.
@@ -153,6 +163,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "sw/include")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -162,6 +173,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "docs/regs")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -171,6 +183,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "export")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -180,6 +193,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "export")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -189,6 +203,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "export")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -228,8 +243,10 @@ enum Command {
         /// Directory of the SystemRDL, IP-XACT and JSON exports [default: OUT/export].
         #[arg(long)]
         export: Option<PathBuf>,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -239,6 +256,8 @@ enum Command {
 enum DiffFormat {
     /// One line per change, then a summary and the version verdict.
     Text,
+    /// `{old, new, changes, summary, required_bump, required_version, version_ok}`, for
+    /// scripts (docs/diff.md).
     Json,
     /// SARIF 2.1.0, results at the new map's file:line:col.
     Sarif,
