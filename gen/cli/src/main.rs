@@ -468,6 +468,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
+            output_dir(&out)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
@@ -504,6 +505,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(1));
                 }
             };
+            output_dir(&out)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             write_if_changed(&out.join(format!("{}.v", module.name)), &[&module.print()])?;
@@ -545,6 +547,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
+            output_dir(&out)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
@@ -594,6 +597,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
+            output_dir(&out)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
@@ -667,6 +671,19 @@ fn generator() -> String {
     format!("rdmagen {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// An output directory that is a file: said so, before anything is generated (creating it
+/// said "File exists", or named a file inside it).
+fn output_dir(dir: &Path) -> Result<()> {
+    // The nearest part of the path that exists must be a directory (`all -o FILE` writes
+    // FILE/rtl).
+    if let Some(found) = dir.ancestors().find(|a| a.exists()) {
+        if !found.is_dir() {
+            anyhow::bail!("output directory {} is a file", found.display());
+        }
+    }
+    Ok(())
+}
+
 /// Validates every map, then generates every requested output, each written to a temporary
 /// file beside its destination as soon as it is generated; only when every output of every map
 /// exists are they renamed into place, so a map the C header cannot name leaves every file as
@@ -686,6 +703,19 @@ fn generate(paths: &[PathBuf], format: Format, targets: &Targets) -> Result<Exit
             pair[1].1,
             pair[0].0
         );
+    }
+    for dir in [
+        targets.rtl.as_ref().map(|(d, _)| d),
+        targets.header.as_ref(),
+        targets.docs.as_ref(),
+        targets.rdl.as_ref(),
+        targets.ipxact.as_ref(),
+        targets.json.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        output_dir(dir)?;
     }
     let opts = rdmagen_outputs::Options {
         generator: generator(),

@@ -462,3 +462,34 @@ fn rx_parser_refuses_bad_width_and_wrong_map() {
     let v = std::fs::read_to_string(out_dir.join("rx_parser.v")).unwrap();
     assert!(v.contains("input  wire [63:0]"), "64-bit tdata");
 }
+
+/// An output directory that is a file is named as such, for the map outputs and the block
+/// generators alike, and the file is left as it was (it was "File exists (os error 17)", or
+/// "cannot write FILE/example.h.tmp").
+#[test]
+fn an_output_directory_that_is_a_file_is_an_error() {
+    let dir = scratch("out-is-a-file");
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    for args in [
+        vec!["header", "example.yaml"],
+        vec!["all", "example.yaml"],
+        vec!["csr", "example.yaml"],
+        vec!["qpc", "qpc.yaml"],
+    ] {
+        let out = rdmagen()
+            .arg(args[0])
+            .arg(format!("{MAPS}/{}", args[1]))
+            .arg("-o")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("output directory {} is a file", file.display())),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    }
+}
