@@ -78,6 +78,11 @@ fn wr(p: &RawPort, v: u64) {
     unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
 }
 
+/// The most read-backs (samples × flows) one run schedules: each is a row of the output, and
+/// the schedule is built before the run (`--until-us 100000000` at 1 µs was 10**8 of them,
+/// gigabytes, before the first cycle).
+pub const MAX_READS: u64 = 10_000_000;
+
 /// Cycles without an event taken or a response, while one is offered or outstanding, before
 /// the run is called hung.
 const HANG_LIMIT: u64 = 2_000_000;
@@ -97,6 +102,15 @@ pub fn simulate<M: Model>(
     }
     // Build the schedule in cycles from time 0.
     let flows: BTreeSet<u32> = events.iter().map(|e| e.flow).collect();
+    let samples = u64::from(until_us) / sample_us + 1;
+    let reads = samples * flows.len() as u64;
+    if reads > MAX_READS {
+        return Err(format!(
+            "{samples} samples × {} flow(s) = {reads} read-backs, more than {MAX_READS}: \
+             raise --sample-us or lower --until-us",
+            flows.len()
+        ));
+    }
     let mut items: Vec<(u64, u8, usize, Item)> = Vec::new();
     for (i, e) in events.iter().enumerate() {
         // At most 2**32 µs (the engine's time stamps), which keeps the product within 64 bits.

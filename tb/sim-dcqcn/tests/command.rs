@@ -207,6 +207,27 @@ fn a_quiet_gap_longer_than_the_hang_limit_is_not_a_hang() {
     check(&csv, &model_rows(&p, &evs, 10000, 10000));
 }
 
+/// A run of more read-backs than `run::MAX_READS` is refused at once: the schedule of
+/// 4,000,000,001 read-backs was built in memory before the first cycle (gigabytes).
+#[test]
+fn too_many_read_backs_are_refused_before_the_run() {
+    let o = Command::new(env!("CARGO_BIN_EXE_rdmagen-sim-dcqcn"))
+        .arg("--params")
+        .arg(root().join("sim/dcqcn/params.yaml"))
+        .arg("--events")
+        .arg(root().join("sim/dcqcn/one_cnp.csv"))
+        .args(["--until-us", "4000000000", "--out"])
+        .arg(scratch("long_t.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("4000000001 samples × 1 flow(s) = 4000000001 read-backs, more than 10000000"),
+        "{err}"
+    );
+}
+
 /// An event past 2**32 µs is an input error naming it, also when `--until-us` is given (the
 /// default end time is checked on its own): it overflowed the cycle count, a panic.
 #[test]
