@@ -73,6 +73,15 @@ QUICK_CXX = {"uar_v4_p2", "uar_mlx5_v4_p1", "dcqcn_f16", "rx_parser_v4_q16"}
 
 def map_bench(path: Path, params: str, rdmagen: str) -> tuple[str, tuple]:
     """Generates the CSR block of the map at `path` and returns its bench (name, BENCHES entry)."""
+    values: dict[str, int] = {}
+    for p in filter(None, params.split(",")):
+        k, eq, v = p.partition("=")
+        try:
+            values[k] = int(v, 0)
+        except ValueError:
+            raise SystemExit(f"--params {params}: `{p}` is not NAME=VALUE (an integer)") from None
+        if not eq or not k:
+            raise SystemExit(f"--params {params}: `{p}` is not NAME=VALUE (an integer)")
     out = ROOT / "target" / "cocotb" / "maps" / path.stem
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.v"):
@@ -82,7 +91,6 @@ def map_bench(path: Path, params: str, rdmagen: str) -> tuple[str, tuple]:
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stderr}{done.stdout}")
     (verilog,) = out.glob("*.v")
-    values = {k: int(v, 0) for k, v in (p.split("=") for p in params.split(",") if p)}
     name = f"map_{path.stem}" + "".join(f"_{k}{v}" for k, v in values.items())
     env = {"RDMAGEN_MAP": str(path.resolve()), "RDMAGEN_PARAMS": params}
     return name, (verilog.stem, [verilog.name], "csr", "test_csr", env, values, out)
@@ -128,18 +136,29 @@ def main() -> int:
         # Benches that read a figure from the generated RTL (the RX verdict latency) read it
         # from the RTL being simulated.
         os.environ["RDMAGEN_RTL_DIR"] = str(rtl.resolve())
+        missing = [str(rtl / s) for s in sources if not (rtl / s).is_file()]
+        if missing:
+            raise SystemExit(f"cocotb {args.sim} {name}: no {', '.join(missing)} (--rtl {rtl}: a "
+                             "directory `make rtl` or `rdmagen ... -o DIR` wrote)")
         runner = get_runner(args.sim)
-        runner.build(
-            sources=[rtl / s for s in sources],
-            hdl_toplevel=top,
-            parameters=parameters,
-            build_dir=build,
-            timescale=("1ns", "1ps"),
-            build_args=["-Wno-fatal", "-O3"] if args.sim == "verilator" else [],
-            log_file=build / "build.log",
-            # Icarus compiles in a second; Verilator's make rebuilds what changed.
-            always=args.sim == "icarus",
-        )
+        try:
+            runner.build(
+                sources=[rtl / s for s in sources],
+                hdl_toplevel=top,
+                parameters=parameters,
+                build_dir=build,
+                timescale=("1ns", "1ps"),
+                build_args=["-Wno-fatal", "-O3"] if args.sim == "verilator" else [],
+                log_file=build / "build.log",
+                # Icarus compiles in a second; Verilator's make rebuilds what changed.
+                always=args.sim == "icarus",
+            )
+        except RuntimeError as e:
+            # The compiler's messages are in the log, not on the terminal.
+            log = build / "build.log"
+            tail = log.read_text(errors="replace").splitlines()[-20:] if log.is_file() else []
+            raise SystemExit("\n".join([*tail, f"cocotb {args.sim} {name}: the build failed ({e}; "
+                                         f"log: {log})"])) from None
         if args.build_only:
             print(f"cocotb {args.sim} {name}: built ({build})")
             continue

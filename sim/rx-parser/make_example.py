@@ -70,7 +70,12 @@ def main():
     bad = bytearray(raw_frames[-1])
     bad[-1] ^= 0x01
     raw_frames.append(bytes(bad))                                    # drop bad_icrc
-    wrpcap(out, [Ether(f) for f in raw_frames])
+    packets = [Ether(f) for f in raw_frames]
+    # Fixed time stamps (one frame per microsecond from the epoch), so that the capture is the
+    # same file every time it is built, not one that differs in each record's clock time.
+    for i, p in enumerate(packets):
+        p.time = i / 1_000_000
+    wrpcap(out, packets)
 
 
 if __name__ == "__main__":

@@ -58,8 +58,10 @@ enum Command {
         /// Output directory.
         #[arg(short, long, default_value = "rtl")]
         out: PathBuf,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -77,8 +79,10 @@ enum Command {
         /// ePSN write-back, R_Key check).
         #[arg(long)]
         qpc: Option<PathBuf>,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -92,6 +96,7 @@ enum Command {
         /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -102,8 +107,10 @@ enum Command {
         /// Output directory.
         #[arg(short, long, default_value = "rtl")]
         out: PathBuf,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -119,8 +126,10 @@ enum Command {
         /// The QPC map whose block checks the doorbells (writes `<block>_top.v`).
         #[arg(long)]
         qpc: Option<PathBuf>,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -131,6 +140,7 @@ enum Command {
         old: String,
         /// The new map file.
         new: PathBuf,
+        /// Output format.
         #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
         format: DiffFormat,
         /// Fail (exit 1) only when a breaking change came without the version bump it needs.
@@ -153,6 +163,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "sw/include")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -162,6 +173,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "docs/regs")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -171,6 +183,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "export")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -180,6 +193,7 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "export")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -189,16 +203,18 @@ enum Command {
         maps: Vec<PathBuf>,
         #[arg(short, long, default_value = "export")]
         out: PathBuf,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
     /// Run a Verilated block on a scenario: `rdmagen sim dcqcn --params P.yaml --events E.csv
-    /// --out T.csv [--plot T.svg]`, `rdmagen sim uar --trace FILE [--map uar|mlx5]`. Runs the
+    /// --out T.csv [--plot T.svg]`, `rdmagen sim uar --trace FILE [--map uar|mlx5]`,
+    /// `rdmagen sim rx-parser --pcap F.pcap --qps QPS.yaml [--vf N]`. Runs the
     /// `rdmagen-sim-<block>` binary next to this one (`cargo build --bin rdmagen-sim-<block>`;
     /// it needs Verilator, the generator does not).
     #[command(disable_help_flag = true)]
     Sim {
-        /// The block: `dcqcn` or `uar`.
+        /// The block: `dcqcn`, `uar` or `rx-parser`.
         #[arg(allow_hyphen_values = true)]
         block: String,
         /// The simulator's arguments (`rdmagen sim dcqcn --help` lists them).
@@ -211,8 +227,9 @@ enum Command {
         #[arg(required = true)]
         maps: Vec<PathBuf>,
         /// Root of the output directories that are not given one by one: OUT/rtl,
-        /// OUT/sw/include, OUT/docs/regs and OUT/export, as in this repository.
-        #[arg(long, default_value = ".")]
+        /// OUT/sw/include, OUT/docs/regs and OUT/export, as in this repository (`-o` as in
+        /// the other commands).
+        #[arg(short, long, default_value = ".")]
         out: PathBuf,
         /// Directory of the CSR RTL [default: OUT/rtl].
         #[arg(long)]
@@ -226,8 +243,10 @@ enum Command {
         /// Directory of the SystemRDL, IP-XACT and JSON exports [default: OUT/export].
         #[arg(long)]
         export: Option<PathBuf>,
+        /// Reset style of every flop: the project-wide setting.
         #[arg(long, value_enum, default_value_t = Reset::SyncHigh)]
         reset: Reset,
+        /// Diagnostics of an invalid map: `human` (carets, labels) or `short` (one line each).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -237,6 +256,8 @@ enum Command {
 enum DiffFormat {
     /// One line per change, then a summary and the version verdict.
     Text,
+    /// `{old, new, changes, summary, required_bump, required_version, version_ok}`, for
+    /// scripts (docs/diff.md).
     Json,
     /// SARIF 2.1.0, results at the new map's file:line:col.
     Sarif,
@@ -447,6 +468,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
+            output_dir(&out)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
@@ -483,6 +505,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(1));
                 }
             };
+            output_dir(&out)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             write_if_changed(&out.join(format!("{}.v", module.name)), &[&module.print()])?;
@@ -524,6 +547,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
+            output_dir(&out)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
@@ -573,6 +597,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
+            output_dir(&out)?;
             std::fs::create_dir_all(&out)
                 .with_context(|| format!("cannot create {}", out.display()))?;
             for module in &modules {
@@ -591,24 +616,43 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// The blocks this repository builds a simulator for (`rdmagen-sim-<block>`).
+const SIM_BLOCKS: [&str; 3] = ["dcqcn", "uar", "rx-parser"];
+
 /// `rdmagen sim <block> ...`: runs `rdmagen-sim-<block>` from this executable's directory (or
 /// the PATH) with the same arguments, and passes its exit code on.
 fn sim(block: &str, args: &[std::ffi::OsString]) -> Result<ExitCode> {
     if block == "-h" || block == "--help" {
-        println!("Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: dcqcn, uar, rx-parser)\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.");
+        println!(
+            "Usage: rdmagen sim <BLOCK> [ARGS]...   (blocks: {})\n\n`rdmagen sim dcqcn --help` lists the simulator's arguments.",
+            SIM_BLOCKS.join(", ")
+        );
         return Ok(ExitCode::SUCCESS);
     }
     let name = format!("rdmagen-sim-{block}{}", std::env::consts::EXE_SUFFIX);
-    let beside = std::env::current_exe()
+    let dir = std::env::current_exe()
         .ok()
-        .and_then(|e| e.parent().map(|d| d.join(&name)))
-        .filter(|p| p.is_file());
+        .and_then(|e| e.parent().map(Path::to_path_buf));
+    let beside = dir.as_ref().map(|d| d.join(&name)).filter(|p| p.is_file());
     let program = beside.unwrap_or_else(|| PathBuf::from(&name));
     let status = match std::process::Command::new(&program).args(args).status() {
         Ok(s) => s,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
-            "no simulator for `{block}`: `{name}` is not built (run `cargo build --bin rdmagen-sim-{block}`; it needs Verilator)"
-        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !SIM_BLOCKS.contains(&block) => {
+            anyhow::bail!(
+                "no simulator for `{block}`: the blocks are {} (`{name}` is neither beside rdmagen nor on the PATH)",
+                SIM_BLOCKS.join(", ")
+            )
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A release rdmagen looks in target/release: a debug build of the simulator is
+            // not found there.
+            let release = dir.as_ref().is_some_and(|d| d.ends_with("release"));
+            anyhow::bail!(
+                "no simulator for `{block}`: `{name}` is not built beside this rdmagen ({}) nor on the PATH (run `cargo build{} --bin rdmagen-sim-{block}`; it needs Verilator)",
+                dir.as_ref().map_or("?".into(), |d| d.display().to_string()),
+                if release { " --release" } else { "" }
+            )
+        }
         Err(e) => return Err(e).with_context(|| format!("cannot run {}", program.display())),
     };
     Ok(ExitCode::from(
@@ -625,6 +669,19 @@ fn reset_style(reset: Reset) -> ResetStyle {
 
 fn generator() -> String {
     format!("rdmagen {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// An output directory that is a file: said so, before anything is generated (creating it
+/// said "File exists", or named a file inside it).
+fn output_dir(dir: &Path) -> Result<()> {
+    // The nearest part of the path that exists must be a directory (`all -o FILE` writes
+    // FILE/rtl).
+    if let Some(found) = dir.ancestors().find(|a| a.exists()) {
+        if !found.is_dir() {
+            anyhow::bail!("output directory {} is a file", found.display());
+        }
+    }
+    Ok(())
 }
 
 /// Validates every map, then generates every requested output, each written to a temporary
@@ -646,6 +703,19 @@ fn generate(paths: &[PathBuf], format: Format, targets: &Targets) -> Result<Exit
             pair[1].1,
             pair[0].0
         );
+    }
+    for dir in [
+        targets.rtl.as_ref().map(|(d, _)| d),
+        targets.header.as_ref(),
+        targets.docs.as_ref(),
+        targets.rdl.as_ref(),
+        targets.ipxact.as_ref(),
+        targets.json.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        output_dir(dir)?;
     }
     let opts = rdmagen_outputs::Options {
         generator: generator(),

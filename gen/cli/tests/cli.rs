@@ -247,6 +247,20 @@ fn all_puts_every_output_under_out_and_nothing_elsewhere() {
         stray.is_empty(),
         "wrote into the working directory: {stray:?}"
     );
+    // `-o`, as every other generating command takes it.
+    let short = scratch.path().join("short");
+    let out = rdmagen()
+        .current_dir(&cwd)
+        .args(["all", &format!("{MAPS}/example.yaml"), "-o"])
+        .arg(&short)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(short.join("rtl/example_csr.v").is_file());
 }
 
 #[test]
@@ -381,20 +395,36 @@ fn all_refuses_two_maps_of_one_block() {
     assert!(!dir.join("rtl").exists());
 }
 
-/// `rdmagen sim <block>` runs `rdmagen-sim-<block>`; a block with no simulator is a usage error
-/// that says how to build one.
+/// `rdmagen sim <block>` runs `rdmagen-sim-<block>`. A known block whose simulator is not built
+/// is a usage error that says how to build it; an unknown block (a user's `sim rx`) one that
+/// lists the blocks, not a `cargo build` command for a binary that does not exist.
 #[test]
 fn sim_without_a_simulator_says_how_to_build_it() {
-    let out = rdmagen()
-        .args(["sim", "no_such_block", "--out", "x.csv"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    // A copy of rdmagen alone in a directory, with no PATH: no simulator beside it or elsewhere.
+    let dir = scratch("sim-alone");
+    let exe = dir.path().join("rdmagen");
+    std::fs::copy(env!("CARGO_BIN_EXE_rdmagen"), &exe).unwrap();
+    let run = |block: &str| {
+        let out = Command::new(&exe)
+            .args(["sim", block, "--out", "x.csv"])
+            .env("PATH", "")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{block}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("uar");
+    assert!(err.contains("cargo build --bin rdmagen-sim-uar"), "{err}");
     assert!(
-        err.contains("cargo build --bin rdmagen-sim-no_such_block"),
+        err.contains(&format!("beside this rdmagen ({})", dir.path().display())),
         "{err}"
     );
+    let err = run("rx");
+    assert!(
+        err.contains("the blocks are dcqcn, uar, rx-parser"),
+        "{err}"
+    );
+    assert!(!err.contains("cargo build"), "{err}");
 }
 
 /// `rx-parser` refuses an unsupported width and a map without the parser's registers with
@@ -431,4 +461,35 @@ fn rx_parser_refuses_bad_width_and_wrong_map() {
     assert_eq!(ok.status.code(), Some(0));
     let v = std::fs::read_to_string(out_dir.join("rx_parser.v")).unwrap();
     assert!(v.contains("input  wire [63:0]"), "64-bit tdata");
+}
+
+/// An output directory that is a file is named as such, for the map outputs and the block
+/// generators alike, and the file is left as it was (it was "File exists (os error 17)", or
+/// "cannot write FILE/example.h.tmp").
+#[test]
+fn an_output_directory_that_is_a_file_is_an_error() {
+    let dir = scratch("out-is-a-file");
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    for args in [
+        vec!["header", "example.yaml"],
+        vec!["all", "example.yaml"],
+        vec!["csr", "example.yaml"],
+        vec!["qpc", "qpc.yaml"],
+    ] {
+        let out = rdmagen()
+            .arg(args[0])
+            .arg(format!("{MAPS}/{}", args[1]))
+            .arg("-o")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("output directory {} is a file", file.display())),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    }
 }

@@ -46,6 +46,9 @@ pub fn parse(file: &str, text: &str) -> Result<RegMap, Diagnostics> {
 /// [`parse`]; `parallel` lets a big map be read and checked on two threads, with the same
 /// result and diagnostics as on one.
 fn parse_with(file: &str, text: &str, parallel: bool) -> Result<RegMap, Diagnostics> {
+    // A UTF-8 byte order mark (Windows editors write one) is not part of the map, as in YAML
+    // 1.2; positions are counted without it, as an editor shows the file.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut sink = Sink::new(Source::new(file, text));
     // The YAML tree lives in arenas, freed in a few blocks when this returns.
     let mut arenas = yaml::Arenas::default();

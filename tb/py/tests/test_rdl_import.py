@@ -229,6 +229,32 @@ def test_missing_top_and_bad_rdl_are_errors(tmp_path: Path) -> None:
     assert "systemrdl-compiler rejected the design" in e.value.errors[0]
 
 
+def test_command_line_errors_are_messages_not_tracebacks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing or unreadable input, an output in a missing directory and a version the map
+    format refuses: one `error:` line each and exit 1 (2 for the version, a usage error), no
+    traceback and no file written."""
+    rdl = tmp_path / "ok.rdl"
+    rdl.write_text("addrmap top { reg { field { sw = rw; hw = r; } f[4] = 0; } ctl @ 0x0; };")
+    missing = tmp_path / "nothere.rdl"
+    assert main([str(rdl), str(missing), "-o", str(tmp_path / "m.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert f"error: {missing}: No such file or directory" in err, err
+    assert "rdl_import: 1 error(s), no map written" in err, err
+    assert main([str(tmp_path)]) == 1
+    assert f"error: {tmp_path}: Is a directory" in capsys.readouterr().err
+    out = tmp_path / "no" / "such" / "dir" / "m.yaml"
+    assert main([str(rdl), "-o", str(out)]) == 1
+    assert f"error: {out}: No such file or directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        main([str(rdl), "--version", "banana", "-o", str(tmp_path / "m.yaml")])
+    assert e.value.code == 2
+    assert "--version banana: expected MAJOR.MINOR.PATCH" in capsys.readouterr().err
+    assert not (tmp_path / "m.yaml").exists()
+    assert main([str(rdl), "--version", "2.3.4", "-o", str(tmp_path / "m.yaml")]) == 0
+    assert 'version: "2.3.4"' in (tmp_path / "m.yaml").read_text()
+
+
 def test_names_and_top_selection(tmp_path: Path) -> None:
     """`-t` picks the addrmap; a name the map format cannot hold is refused, not rewritten."""
     rdl = tmp_path / "two.rdl"

@@ -123,6 +123,8 @@ pub fn parse_qps(
     qps_per_vf: u32,
     num_mkeys: u32,
 ) -> Result<Setup, String> {
+    // A UTF-8 byte order mark (spreadsheets and Windows editors write one) is not part of it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let doc = std::panic::catch_unwind(|| marked_yaml::parse_yaml(0, text))
         .map_err(|_| "not YAML (the parser gave up)".to_string())?
         .map_err(|e| format!("not YAML: {e}"))?;
@@ -308,15 +310,30 @@ pub fn parse_qps(
 }
 
 /// Reads the Ethernet frames of a pcap (classic) or pcapng capture.
+/// What a capture reader's error means to a user: pcap-file says "Error reading bytes" for
+/// a file that ends inside a header or a packet.
+fn pcap_error(e: pcap_file::PcapError) -> String {
+    use pcap_file::PcapError;
+    match e {
+        PcapError::IncompleteBuffer => "the file ends inside it (a truncated capture)".into(),
+        PcapError::IoError(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => {
+            "the file ends inside it (a truncated capture)".into()
+        }
+        PcapError::IoError(io) => format!("read error: {io}"),
+        other => other.to_string(),
+    }
+}
+
 pub fn read_pcap(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
     use pcap_file::pcap::PcapReader;
     use pcap_file::pcapng::{Block, PcapNgReader};
     use pcap_file::DataLink;
     let mut frames = Vec::new();
     if bytes.len() >= 4 && bytes[..4] == [0x0A, 0x0D, 0x0D, 0x0A] {
-        let mut r = PcapNgReader::new(bytes).map_err(|e| format!("not a pcapng capture: {e}"))?;
+        let mut r = PcapNgReader::new(bytes)
+            .map_err(|e| format!("not a pcapng capture: {}", pcap_error(e)))?;
         while let Some(b) = r.next_block() {
-            match b.map_err(|e| format!("pcapng block {}: {e}", frames.len()))? {
+            match b.map_err(|e| format!("pcapng block {}: {}", frames.len(), pcap_error(e)))? {
                 Block::EnhancedPacket(p) => frames.push(p.data.into_owned()),
                 Block::SimplePacket(p) => frames.push(p.data.into_owned()),
                 Block::InterfaceDescription(i) if i.linktype != DataLink::ETHERNET => {
@@ -330,7 +347,8 @@ pub fn read_pcap(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
         }
         return Ok(frames);
     }
-    let mut r = PcapReader::new(bytes).map_err(|e| format!("not a pcap capture: {e}"))?;
+    let mut r =
+        PcapReader::new(bytes).map_err(|e| format!("not a pcap capture: {}", pcap_error(e)))?;
     if r.header().datalink != DataLink::ETHERNET {
         return Err(format!(
             "link type {:?}: only Ethernet captures are supported",
@@ -338,7 +356,7 @@ pub fn read_pcap(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
         ));
     }
     while let Some(p) = r.next_packet() {
-        let p = p.map_err(|e| format!("packet {}: {e}", frames.len()))?;
+        let p = p.map_err(|e| format!("packet {}: {}", frames.len(), pcap_error(e)))?;
         if p.data.len() as u32 != p.orig_len {
             return Err(format!(
                 "packet {}: captured {} of {} bytes (a snap length cut it)",

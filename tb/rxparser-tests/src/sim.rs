@@ -13,10 +13,10 @@
 //! ```
 //!
 //! QP fields: `qpn` is the local QPN or the global `vf << 12 | local`; `state` one of RST,
-//! INIT, RTR, RTS, SQD, ERR; `st` one of RC, UC, UD; `pkey` is the port's P_Key (the parser
-//! has one, so every QP must give the same, default 0xFFFF); optional `mtu` in bytes (256 ..
-//! 4096, default 1024) and `qkey` (the Q_Key UD requests must carry, default 0). The QPs
-//! grant every remote right; the keys decide. Key fields:
+//! INIT, RTR, RTS, SQD, ERR; `st` one of RC, UC, UD, QP1 (the GSI QP, local QPN 1); `pkey` is
+//! the port's P_Key (the parser has one, so every QP must give the same, default 0xFFFF);
+//! optional `mtu` in bytes (256 .. 4096, default 1024) and `qkey` (the Q_Key UD requests must
+//! carry, default 0). The QPs grant every remote right; the keys decide. Key fields:
 //! `access` any of `remote_write`, `remote_read`, `remote_atomic`; optional `vf` (the owning
 //! VF, default `--vf`). Every frame is steered to VF `--vf` (default 0).
 //!

@@ -28,6 +28,12 @@ fn example_capture_gives_the_shipped_output() {
         .map(String::from)
         .collect();
     assert_eq!(got, want);
+    // The same QP file saved with a byte order mark (it was "not YAML: 2:4: mapping values are
+    // not allowed in this context").
+    let marked = format!("\u{feff}{}", qps());
+    let again =
+        sim::run(&mut b, &example("example.pcap"), &marked, 0).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, want);
     for v in ["accept", "duplicate", "nak_seq", "nak_access", "drop"] {
         assert!(
             got.iter()
@@ -87,7 +93,18 @@ fn bad_inputs_are_errors() {
     }
     for (capture, says) in [
         (b"not a capture at all".to_vec(), "capture: not a pcap"),
-        (pcap[..30].to_vec(), "capture: packet 0"),
+        (
+            pcap[..30].to_vec(),
+            "capture: packet 0: the file ends inside it (a truncated capture)",
+        ),
+        (
+            pcap[..pcap.len() - 7].to_vec(),
+            "the file ends inside it (a truncated capture)",
+        ),
+        (
+            pcap[..20].to_vec(),
+            "capture: not a pcap capture: the file ends inside it",
+        ),
     ] {
         let e = sim::run(&mut b, &capture, &qps(), 0).expect_err(says);
         assert!(e.contains(says), "{e}");

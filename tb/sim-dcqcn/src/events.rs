@@ -17,6 +17,8 @@ pub struct Event {
 /// Reads `E.csv` for an engine of `flows` flows. Blank lines and lines starting with `#` are
 /// skipped. Errors are `file:line: message`.
 pub fn parse(file: &str, text: &str, flows: u32) -> Result<Vec<Event>, String> {
+    // A UTF-8 byte order mark (spreadsheets and Windows editors write one) is not part of it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text
         .lines()
         .enumerate()
@@ -96,6 +98,16 @@ mod tests {
             (e[1].t_ns, e[1].flow, e[1].kind, e[1].bytes),
             (1500, 3, Kind::Tx, 1500)
         );
+    }
+
+    /// A file saved with a byte order mark: its header was `header `\u{feff}t_ns,...`:
+    /// expected `t_ns,...``, the same text to the eye.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let text = "t_ns,flow,event,bytes\r\n0,3,cnp,\r\n";
+        let marked = format!("\u{feff}{text}");
+        assert_eq!(parse("e.csv", &marked, 16), parse("e.csv", text, 16));
+        assert_eq!(parse("e.csv", text, 16).map(|e| e.len()), Ok(1));
     }
 
     #[test]

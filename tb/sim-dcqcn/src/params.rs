@@ -65,6 +65,8 @@ fn line_of(node: &Node) -> usize {
 
 /// Reads `P.yaml`. Errors are `file:line: message`.
 pub fn parse(file: &str, text: &str) -> Result<Params, String> {
+    // A UTF-8 byte order mark (spreadsheets and Windows editors write one) is not part of it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let options = LoaderOptions::default().error_on_duplicate_keys(true);
     // The YAML library asserts on states it considers impossible: never let a user file panic.
     let parsed =
@@ -155,6 +157,14 @@ mod tests {
         assert_eq!(p.rpg_time_reset, Params::default().rpg_time_reset);
         assert!(!p.paper);
         assert!(parse("p.yaml", "mode: paper\n").unwrap().paper);
+    }
+
+    /// With a byte order mark the first key was `\u{feff}mode`, an unknown key.
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let p = parse("p.yaml", "\u{feff}mode: paper\nline_rate_mbps: 25000\n").unwrap();
+        assert!(p.paper);
+        assert_eq!(p.line_rate, 25000);
     }
 
     #[test]

@@ -78,7 +78,13 @@ fn wr(p: &RawPort, v: u64) {
     unsafe { p.get() }.write(&[v as u32, (v >> 32) as u32]);
 }
 
-/// Cycles without an event taken or a response before the run is called hung.
+/// The most read-backs (samples × flows) one run schedules: each is a row of the output, and
+/// the schedule is built before the run (`--until-us 100000000` at 1 µs was 10**8 of them,
+/// gigabytes, before the first cycle).
+pub const MAX_READS: u64 = 10_000_000;
+
+/// Cycles without an event taken or a response, while one is offered or outstanding, before
+/// the run is called hung.
 const HANG_LIMIT: u64 = 2_000_000;
 
 /// Runs `events` on a fresh `M` and reads back every flow they name every `sample_us` µs
@@ -96,8 +102,21 @@ pub fn simulate<M: Model>(
     }
     // Build the schedule in cycles from time 0.
     let flows: BTreeSet<u32> = events.iter().map(|e| e.flow).collect();
+    let samples = u64::from(until_us) / sample_us + 1;
+    let reads = samples * flows.len() as u64;
+    if reads > MAX_READS {
+        return Err(format!(
+            "{samples} samples × {} flow(s) = {reads} read-backs, more than {MAX_READS}: \
+             raise --sample-us or lower --until-us",
+            flows.len()
+        ));
+    }
     let mut items: Vec<(u64, u8, usize, Item)> = Vec::new();
     for (i, e) in events.iter().enumerate() {
+        // At most 2**32 µs (the engine's time stamps), which keeps the product within 64 bits.
+        if e.t_ns / 1000 > u64::from(u32::MAX) {
+            return Err(format!("event {}: t_ns {} is past 2**32 µs", i + 1, e.t_ns));
+        }
         let item = Item {
             due: e.t_ns * cpu / 1000,
             kind: e.kind,
@@ -195,6 +214,7 @@ pub fn simulate<M: Model>(
     while !queue.is_empty() || !expect.is_empty() {
         let rel = cycle - t0_cycle;
         let offered = queue.front().filter(|it| it.due <= rel);
+        let waiting = offered.is_some() || !expect.is_empty();
         wr(&evt_valid, u64::from(offered.is_some()));
         if let Some(it) = offered {
             wr(&evt_kind, it.kind as u64);
@@ -248,6 +268,11 @@ pub fn simulate<M: Model>(
                     alpha: got.alpha,
                 });
             }
+            last_progress = cycle;
+        }
+        // Only a wait for the engine counts: with nothing offered or outstanding, the run is
+        // idle until the next event or read-back is due, however far away that is.
+        if !waiting {
             last_progress = cycle;
         }
         if cycle - last_progress > HANG_LIMIT {

@@ -185,3 +185,73 @@ fn bad_inputs_fail_with_the_line() {
         "{err}"
     );
 }
+
+/// A quiet stretch longer than the hang limit (2,000,000 cycles: 4 ms at 500 MHz) between
+/// events, with no read-back in it, is idle time, not a hung engine; the rows still match the
+/// model.
+#[test]
+fn a_quiet_gap_longer_than_the_hang_limit_is_not_a_hang() {
+    let pf = root().join("sim/dcqcn/params.yaml");
+    let text = "t_ns,flow,event,bytes\n0,5,cnp,0\n5000000,5,cnp,0\n";
+    let ef = scratch("gap.csv");
+    std::fs::write(&ef, text).unwrap();
+    let csv = run(
+        &pf,
+        &ef,
+        &["--sample-us", "10000", "--until-us", "10000"],
+        &scratch("gap_t.csv"),
+        None,
+    );
+    let p = params::parse("params.yaml", &std::fs::read_to_string(&pf).unwrap()).unwrap();
+    let evs = events::parse("gap.csv", text, 1 << 16).unwrap();
+    check(&csv, &model_rows(&p, &evs, 10000, 10000));
+}
+
+/// A run of more read-backs than `run::MAX_READS` is refused at once: the schedule of
+/// 4,000,000,001 read-backs was built in memory before the first cycle (gigabytes).
+#[test]
+fn too_many_read_backs_are_refused_before_the_run() {
+    let o = Command::new(env!("CARGO_BIN_EXE_rdmagen-sim-dcqcn"))
+        .arg("--params")
+        .arg(root().join("sim/dcqcn/params.yaml"))
+        .arg("--events")
+        .arg(root().join("sim/dcqcn/one_cnp.csv"))
+        .args(["--until-us", "4000000000", "--out"])
+        .arg(scratch("long_t.csv"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("4000000001 samples × 1 flow(s) = 4000000001 read-backs, more than 10000000"),
+        "{err}"
+    );
+}
+
+/// An event past 2**32 µs is an input error naming it, also when `--until-us` is given (the
+/// default end time is checked on its own): it overflowed the cycle count, a panic.
+#[test]
+fn an_event_past_the_engine_time_is_an_error_not_a_panic() {
+    let ef = scratch("far.csv");
+    std::fs::write(
+        &ef,
+        "t_ns,flow,event,bytes\n0,0,cnp,0\n100000000000000000,0,cnp,0\n",
+    )
+    .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rdmagen-sim-dcqcn"))
+        .arg("--params")
+        .arg(root().join("sim/dcqcn/params.yaml"))
+        .arg("--events")
+        .arg(&ef)
+        .args(["--until-us", "10", "--out"])
+        .arg(scratch("far_t.csv"))
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("event 2: t_ns 100000000000000000 is past 2**32 µs"),
+        "{err}"
+    );
+}

@@ -1054,7 +1054,7 @@ impl<M: Model> Bench<M> {
     }
 }
 
-fn load_qpc_layout() -> rdmagen_refmodel::qpc::Layout {
+pub(crate) fn load_qpc_layout() -> rdmagen_refmodel::qpc::Layout {
     thread_local! {
         static L: rdmagen_refmodel::qpc::Layout =
             rdmagen_refmodel::qpc::Layout::of(&load_map("qpc.yaml")).expect("qpc layout");

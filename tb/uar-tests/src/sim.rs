@@ -41,6 +41,8 @@ pub fn run<M: Model>(b: &mut Bench<M>, trace: &str) -> Result<Vec<String>, Strin
             .map_or(Value::Null, |(_, name)| json!(name))
     };
     let mut out = Vec::new();
+    // A UTF-8 byte order mark (Windows editors write one) is not part of the first line.
+    let trace = trace.strip_prefix('\u{feff}').unwrap_or(trace);
     for (i, text) in trace.lines().enumerate() {
         let line = i + 1;
         let op = parse_line(text, line, b.model.num_vf, b.model.pw())?;
@@ -54,6 +56,17 @@ pub fn run<M: Model>(b: &mut Bench<M>, trace: &str) -> Result<Vec<String>, Strin
                 pd,
                 page,
             }) => {
+                // The QPC keeps these in fields of the map's width; a wider value would be cut
+                // in the RTL and not in the model, which then disagree (a bug it is not).
+                let lay = crate::bench::load_qpc_layout();
+                for (key, v, f) in [("pd", pd, lay.pd), ("uar_page", page, lay.uar_page)] {
+                    let w = f.msb - f.lsb + 1;
+                    if w < 32 && v >> w != 0 {
+                        return Err(format!(
+                            "line {line}: `{key}` {v:#x} does not fit the QPC's {w}-bit field"
+                        ));
+                    }
+                }
                 b.mailbox_st = st;
                 b.mailbox_pd = pd;
                 b.sim_qp(&mut s, vf, local, page, state)

@@ -102,7 +102,15 @@ pub fn parse_line(text: &str, line: usize, num_vf: u32, pw: u32) -> Result<Optio
     if text.trim().is_empty() {
         return Ok(None);
     }
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("line {line}: {e}"))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| {
+        // serde_json counts the lines of the one line it was given: name the trace's line
+        // and the column instead of its "at line 1 column N".
+        let msg = e.to_string();
+        let msg = msg
+            .rsplit_once(" at line ")
+            .map_or(msg.as_str(), |(m, _)| m);
+        format!("line {line}, column {}: {msg}", e.column())
+    })?;
     let op = field(&v, "op", line)?.as_str().unwrap_or("");
     let vf = num(&v, "vf", line)?;
     if vf >= num_vf {
@@ -199,6 +207,14 @@ mod tests {
             let e = parse_line(&text, 3, 4, 2).unwrap_err();
             assert!(e.starts_with("line 3: `data`"), "{e}");
         }
+    }
+
+    /// A line that is not JSON names the trace's line and the column, not serde_json's own
+    /// "line 1" of the one line it was given.
+    #[test]
+    fn bad_json_names_the_trace_line() {
+        let e = parse_line(r#"{"op":"write""#, 7, 4, 2).unwrap_err();
+        assert_eq!(e, "line 7, column 13: EOF while parsing an object");
     }
 
     #[test]

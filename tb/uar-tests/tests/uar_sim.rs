@@ -22,6 +22,11 @@ fn example_trace_gives_the_shipped_output() {
         .map(String::from)
         .collect();
     assert_eq!(got, want);
+    // The same trace saved with a byte order mark (it was "line 1, column 1: expected value").
+    let marked = format!("\u{feff}{}", read("example.jsonl"));
+    let mut b = Bench::<UarV4Q16>::new("uar_v4_q16");
+    let again = sim::run(&mut b, &marked).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, want);
     let results: Vec<&str> = ["fetch", "pending", "drop", "blueflame"].to_vec();
     for r in results {
         assert!(
@@ -50,6 +55,15 @@ fn bad_traces_are_errors() {
             "state",
         ),
         ("not json", "line 1"),
+        // Wider than the QPC's 24-bit fields: the RTL would cut them and the model not.
+        (
+            "{\"op\":\"qp\",\"vf\":0,\"qpn\":1,\"state\":\"RTS\",\"pd\":16777216,\"uar_page\":0}",
+            "line 1: `pd` 0x1000000 does not fit the QPC's 24-bit field",
+        ),
+        (
+            "{\"op\":\"qp\",\"vf\":0,\"qpn\":1,\"state\":\"RTS\",\"uar_page\":16777216}",
+            "line 1: `uar_page` 0x1000000 does not fit the QPC's 24-bit field",
+        ),
     ] {
         let e = sim::run(&mut b, trace).expect_err(trace);
         assert!(e.contains(says), "{trace}: {e}");

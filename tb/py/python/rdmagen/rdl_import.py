@@ -585,17 +585,37 @@ def main(argv: list[str] | None = None) -> int:
                     "refusing them")
     ap.add_argument("-o", "--out", help="output YAML file (default: standard output)")
     a = ap.parse_args(argv)
-    try:
-        m = import_rdl(a.rdl, a.top, a.version, a.incl, a.snake_case)
-    except RdlImportError as e:
-        for msg in e.errors:
+    if not re.fullmatch(r"\d+\.\d+\.\d+", a.version):
+        # The map would be written and then refused by `rdmagen check` (regmap::bad_version).
+        ap.error(f"--version {a.version}: expected MAJOR.MINOR.PATCH, e.g. 1.0.0")
+    errors: list[str] = []
+    m: dict[str, Any] = {}
+    for p in a.rdl:
+        # An unreadable input is named here, not as a traceback from inside the compiler.
+        try:
+            with open(p, "rb"):
+                pass
+        except OSError as e:
+            errors.append(f"{p}: {e.strerror}")
+    if not errors:
+        try:
+            m = import_rdl(a.rdl, a.top, a.version, a.incl, a.snake_case)
+        except RdlImportError as e:
+            errors = e.errors
+    if errors:
+        for msg in errors:
             print(f"error: {msg}", file=sys.stderr)
-        print(f"rdl_import: {len(e.errors)} error(s), no map written", file=sys.stderr)
+        print(f"rdl_import: {len(errors)} error(s), no map written", file=sys.stderr)
         return 1
     text = to_yaml(m, " ".join(a.rdl))
     if a.out:
-        with open(a.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        try:
+            with open(a.out, "w", encoding="utf-8") as fh:
+                fh.write(text)
+        except OSError as e:
+            print(f"error: {a.out}: {e.strerror}", file=sys.stderr)
+            print("rdl_import: 1 error(s), no map written", file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
     return 0

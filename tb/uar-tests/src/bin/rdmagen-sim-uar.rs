@@ -20,6 +20,10 @@ fn main() -> ExitCode {
         match a.as_str() {
             "--trace" => trace = it.next().cloned(),
             "--map" => map = it.next().cloned().unwrap_or_default(),
+            "-h" | "--help" => {
+                println!("usage: rdmagen sim uar --trace FILE [--map uar|mlx5]\n\nRuns a JSON-lines trace of QP set-ups and UAR writes through the Verilated UAR + QPC top\n(uar_top, or uar_mlx5_top with --map mlx5); one JSON line per write.");
+                return ExitCode::SUCCESS;
+            }
             _ => return usage(),
         }
     }
