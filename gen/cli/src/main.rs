@@ -320,6 +320,11 @@ fn main() -> ExitCode {
 /// Loads every map; prints diagnostics of the invalid ones. `None` if any map is invalid, so
 /// nothing is generated from a partly valid set.
 fn load_all(paths: &[PathBuf], format: Format) -> Result<Option<Vec<RegMap>>> {
+    load_all_ending(paths, format, "; nothing was generated")
+}
+
+/// [`load_all`] with `ending` after the count of problems (`check` generates nothing).
+fn load_all_ending(paths: &[PathBuf], format: Format, ending: &str) -> Result<Option<Vec<RegMap>>> {
     let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let mut maps = Vec::new();
     let mut ok = true;
@@ -332,7 +337,7 @@ fn load_all(paths: &[PathBuf], format: Format) -> Result<Option<Vec<RegMap>>> {
             Err(LoadError::Invalid(d)) => {
                 ok = false;
                 match format {
-                    Format::Human => eprint!("{}", d.render(color)),
+                    Format::Human => eprint!("{}", d.render_ending(color, ending)),
                     Format::Short => eprint!("{}", d.render_short()),
                 }
             }
@@ -344,7 +349,7 @@ fn load_all(paths: &[PathBuf], format: Format) -> Result<Option<Vec<RegMap>>> {
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Check { maps, format } => {
-            let Some(loaded) = load_all(&maps, format)? else {
+            let Some(loaded) = load_all_ending(&maps, format, "")? else {
                 return Ok(ExitCode::from(1));
             };
             for m in &loaded {
@@ -885,7 +890,7 @@ fn parse_or_report(name: &str, text: &str) -> Option<RegMap> {
         Ok(m) => Some(m),
         Err(d) => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            eprint!("{}", d.render(color));
+            eprint!("{}", d.render_ending(color, ""));
             None
         }
     }

@@ -76,6 +76,12 @@ impl Diagnostics {
 
     /// Renders every diagnostic with carets and labels; `color` selects ANSI styling.
     pub fn render(&self, color: bool) -> String {
+        self.render_ending(color, "; nothing was generated")
+    }
+
+    /// [`Self::render`] with `ending` after the closing count instead of "; nothing was
+    /// generated" (`rdmagen check`, `diff` and `versions` generate nothing).
+    pub fn render_ending(&self, color: bool, ending: &str) -> String {
         let theme = if color {
             GraphicalTheme::unicode()
         } else {
@@ -99,7 +105,7 @@ impl Diagnostics {
         }
         let n = self.items.len();
         out.push_str(&format!(
-            "error: {} problem{} found; nothing was generated\n",
+            "error: {} problem{} found{ending}\n",
             n,
             if n == 1 { "" } else { "s" }
         ));
