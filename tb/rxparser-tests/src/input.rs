@@ -82,7 +82,13 @@ fn num(m: &MarkedMappingNode, k: &str, what: &str, max: u64) -> Result<Option<u6
         format!("line {at}: {what} `{k}` must be a decimal or 0x-hex number, got `{s}`")
     })?;
     if n > max {
-        return Err(format!("line {at}: {what} `{k}` = {s} is beyond {max:#x}"));
+        // The limit in the radix the value was written in (`mtu: 9000` against 4096).
+        let limit = if s.starts_with("0x") || s.starts_with("0X") {
+            format!("{max:#x}")
+        } else {
+            max.to_string()
+        };
+        return Err(format!("line {at}: {what} `{k}` = {s} is beyond {limit}"));
     }
     Ok(Some(n))
 }
@@ -368,4 +374,26 @@ pub fn read_pcap(bytes: &[u8]) -> Result<Vec<Vec<u8>>, String> {
         frames.push(p.data.into_owned());
     }
     Ok(frames)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_qps;
+
+    #[test]
+    fn an_out_of_range_value_names_its_limit_in_the_radix_it_was_written_in() {
+        let err = |mtu: &str| {
+            let text = format!(
+                "qps:\n  - {{vf: 0, qpn: 0x2, state: RTS, st: RC, pd: 1, epsn: 0, mtu: {mtu}}}\n"
+            );
+            match parse_qps(&text, 0, 4, 16, 16) {
+                Err(e) => e,
+                Ok(_) => panic!("mtu {mtu} accepted"),
+            }
+        };
+        let dec = err("9000");
+        assert!(dec.contains("= 9000 is beyond 4096"), "{dec}");
+        let hex = err("0x2328");
+        assert!(hex.contains("= 0x2328 is beyond 0x1000"), "{hex}");
+    }
 }
