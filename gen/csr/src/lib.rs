@@ -1972,17 +1972,10 @@ impl FieldCode {
 
 /// Storage, next-state logic and ports of one field, in the one documented order.
 fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, out: &mut FieldCode) {
-    if !f.is_stored() {
-        if f.read_strobe {
-            read_strobe_logic(scope, r, f, sre, out);
-        }
+    let stored = f.is_stored();
+    if !stored && !f.read_strobe {
         return;
     }
-    let w = f.width();
-    let p = cat(&scope.prefix(r), "_", &f.name);
-    let q = id(cat(&p, "_q", ""));
-    let d = id(cat(&p, "_d", ""));
-    let port = |suffix: &str, width: u32| scope.port(cat(&p, "_", suffix), width);
     let bits = bits_text(f);
     let mut comment = String::with_capacity(32 + bits.len() + f.description.len());
     for piece in [
@@ -2000,6 +1993,19 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         comment.push_str(": ");
         comment.push_str(&f.description);
     }
+    if !stored {
+        // An input's only logic is its read strobe: under its own heading, not the field's
+        // before it.
+        out.comb
+            .extend(wrap_owned(comment, 92).into_iter().map(Stmt::Comment));
+        read_strobe_logic(scope, r, f, sre, out);
+        return;
+    }
+    let w = f.width();
+    let p = cat(&scope.prefix(r), "_", &f.name);
+    let q = id(cat(&p, "_q", ""));
+    let d = id(cat(&p, "_d", ""));
+    let port = |suffix: &str, width: u32| scope.port(cat(&p, "_", suffix), width);
     out.decls.push_reg(&cat(&p, "_q", ""), w, None);
     out.decls.push_reg(&cat(&p, "_d", ""), w, None);
     out.flops.push(Flop {
@@ -2445,6 +2451,37 @@ mod tests {
             assert!(above.contains(want), "no `{want}` in:\n{above}");
         }
         assert!(!above.contains("rd_top3_word_q") && !above.contains("rd_adv && r2_rsel_q"));
+    }
+
+    /// An input's read strobe is the only logic it has: it sits under its own field's
+    /// heading, as a stored field's does, not under the field before it.
+    #[test]
+    fn an_inputs_read_strobe_has_its_fields_heading() {
+        let text = "block: q\nversion: 1.0.0\nregisters:\n  - name: fifo\n    offset: 0x0\n    fields:\n      - { name: mode, bits: \"3:0\", access: rw }\n      - { name: data, bits: \"15:8\", access: ro, read_strobe: true }\n      - { name: lost, bits: \"23:16\", access: rc, counter: {}, read_strobe: true }\n";
+        let map =
+            rdmagen_regmap::parse("q.yaml", text).unwrap_or_else(|d| panic!("{}", d.render(false)));
+        let opts = Options {
+            reset: ResetStyle::SyncHigh,
+            generator: "test".into(),
+        };
+        let rtl = generate(&map, &opts).print();
+        let lines: Vec<&str> = rtl.lines().map(str::trim).collect();
+        for (heading, strobe) in [
+            (
+                "// fifo.data [15:8] ro",
+                "fifo_data_rd_stb_d = rd_adv && fifo_rsel_q;",
+            ),
+            (
+                "// fifo.lost [23:16] rc",
+                "fifo_lost_rd_stb_d = rd_adv && fifo_rsel_q;",
+            ),
+        ] {
+            let at = lines
+                .iter()
+                .position(|l| *l == strobe)
+                .unwrap_or_else(|| panic!("no `{strobe}` in:\n{rtl}"));
+            assert_eq!(lines[at - 1], heading, "{rtl}");
+        }
     }
 
     #[test]

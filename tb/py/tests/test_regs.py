@@ -221,3 +221,14 @@ def test_constants_and_write_strobes():
     strobes = sorted(k for k, f in fields.items() if f.write_strobe)
     assert strobes == [("ctrl", "flush"), ("ctrl", "mtu"), ("mac_addr", "valid"),
                        ("port.cfg", "loopback"), ("sem", "flags"), ("sem", "knock")]
+
+
+def test_read_strobes():
+    """`Field.read_strobe`: the fields with a `_rd_stb_o` output (inputs, an `rc` counter
+    without `_o`, a 64-bit register's low-half input, array fields), and no others."""
+    emac = rdmagen.RegMap.load(REPO / "tb" / "csr-tests" / "maps" / "emac_review.yaml")
+    strobes = sorted((r.path, f.name) for r in emac.registers() for f in r.fields
+                     if f.read_strobe)
+    assert strobes == [("cnt_sat", "crc_err"), ("port.cfg", "loopback"),
+                       ("port.status", "link_up"), ("port.status", "rx_head"),
+                       ("rx_fifo", "data"), ("ts", "ns")]
