@@ -1532,18 +1532,6 @@ module rx_parser (
   reg           p4_rd_or_atomic_d;
   reg  [23:0]   p4_next_q;
   reg  [23:0]   p4_next_d;
-  reg           wbh4_valid_q;
-  reg           wbh4_valid_d;
-  reg  [7:0]    wbh4_vf_q;
-  reg  [7:0]    wbh4_vf_d;
-  reg  [23:0]   wbh4_qpn_q;
-  reg  [23:0]   wbh4_qpn_d;
-  reg  [23:0]   wbh4_epsn_q;
-  reg  [23:0]   wbh4_epsn_d;
-  reg           wbh4_nak_q;
-  reg           wbh4_nak_d;
-  reg           wbh4_err_q;
-  reg           wbh4_err_d;
   reg           wbh3_valid_q;
   reg           wbh3_valid_d;
   reg  [7:0]    wbh3_vf_q;
@@ -5580,12 +5568,6 @@ module rx_parser (
     wbh3_epsn_d = wbh3_epsn_q;
     wbh3_nak_d = wbh3_nak_q;
     wbh3_err_d = wbh3_err_q;
-    wbh4_valid_d = wbh4_valid_q;
-    wbh4_vf_d = wbh4_vf_q;
-    wbh4_qpn_d = wbh4_qpn_q;
-    wbh4_epsn_d = wbh4_epsn_q;
-    wbh4_nak_d = wbh4_nak_q;
-    wbh4_err_d = wbh4_err_q;
     if (en) begin
       wbh1_valid_d = wb_need;
       wbh1_vf_d = p4_vf_q;
@@ -5605,12 +5587,6 @@ module rx_parser (
       wbh3_epsn_d = wbh2_epsn_q;
       wbh3_nak_d = wbh2_nak_q;
       wbh3_err_d = wbh2_err_q;
-      wbh4_valid_d = wbh3_valid_q;
-      wbh4_vf_d = wbh3_vf_q;
-      wbh4_qpn_d = wbh3_qpn_q;
-      wbh4_epsn_d = wbh3_epsn_q;
-      wbh4_nak_d = wbh3_nak_q;
-      wbh4_err_d = wbh3_err_q;
     end
     hdr_wp_d = hdr_push ? !hdr_wp_q : hdr_wp_q;
     hdr_rp_d = hdr_pop ? !hdr_rp_q : hdr_rp_q;
@@ -5893,7 +5869,6 @@ module rx_parser (
       p4_uc_start_q <= 1'b0;
       p4_rd_or_atomic_q <= 1'b0;
       p4_next_q <= 24'd0;
-      wbh4_valid_q <= 1'b0;
       wbh3_valid_q <= 1'b0;
       wbh2_valid_q <= 1'b0;
       wbh1_valid_q <= 1'b0;
@@ -6079,7 +6054,6 @@ module rx_parser (
       p4_uc_start_q <= p4_uc_start_d;
       p4_rd_or_atomic_q <= p4_rd_or_atomic_d;
       p4_next_q <= p4_next_d;
-      wbh4_valid_q <= wbh4_valid_d;
       wbh3_valid_q <= wbh3_valid_d;
       wbh2_valid_q <= wbh2_valid_d;
       wbh1_valid_q <= wbh1_valid_d;
@@ -6515,11 +6489,6 @@ module rx_parser (
     p3_m3_q <= p3_m3_d;
     p3_m4_q <= p3_m4_d;
     p3_rd_cnt_q <= p3_rd_cnt_d;
-    wbh4_vf_q <= wbh4_vf_d;
-    wbh4_qpn_q <= wbh4_qpn_d;
-    wbh4_epsn_q <= wbh4_epsn_d;
-    wbh4_nak_q <= wbh4_nak_d;
-    wbh4_err_q <= wbh4_err_d;
     wbh3_vf_q <= wbh3_vf_d;
     wbh3_qpn_q <= wbh3_qpn_d;
     wbh3_epsn_q <= wbh3_epsn_d;

@@ -769,6 +769,19 @@ impl Differ<'_> {
             if let Some((class, kind, message, values)) = change {
                 self.changed(class, kind, &fpath, message, values, nf.name.span);
             }
+            // A read strobe gained: a read may now pop or acknowledge something behind the
+            // field, so software that reads the register freely (a poll, a register dump) can
+            // lose data, as with `ro` -> `rc`. Losing one is a port change (hardware side).
+            if nf.read_strobe && !of.read_strobe {
+                self.changed(
+                    Class::BreakingSoftware,
+                    "field-read-strobe",
+                    &fpath,
+                    "reads now strobe hardware (a read may pop or acknowledge)",
+                    ("no read strobe".into(), "read_strobe".into()),
+                    nf.name.span,
+                );
+            }
             // Port changes show every other hardware property; saturation shows only in values.
             let saturate = |f: &Field| f.hw.counter.as_ref().map(|c| c.saturate);
             if let (Some(a), Some(b)) = (saturate(of), saturate(nf)) {

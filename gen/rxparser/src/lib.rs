@@ -2527,7 +2527,9 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
     // set NAK-sent leaving the ePSN as it was (the value p3 picked), or moved the QP to ERR
     // (err 1, NAK-sent as it was: `p4_adv` may then be wrong, but `p4_err` drops the frame
     // ahead of every PSN rule and of `p4_accept`'s PSN terms).
-    for k in (1..=FWD_DEPTH).rev() {
+    // FWD_DEPTH - 1 entries: p4 reads wbh1 and p3 wbh1..wbh(FWD_DEPTH - 1) (the frame in
+    // p4 is the FWD_DEPTH-th write-back), so an older one would be a register nothing reads.
+    for k in (1..FWD_DEPTH).rev() {
         g.flop(&format!("wbh{k}_valid"), 1, Some(b1(false)));
         g.flop(&format!("wbh{k}_vf"), 8, None);
         g.flop(&format!("wbh{k}_qpn"), 24, None);
@@ -2720,7 +2722,7 @@ pub fn generate(map: &RegMap, opts: &Options) -> Result<Module, RxParserError> {
         "write-back history, newest first, one entry per pipeline move".into(),
     ));
     let mut hist = Vec::new();
-    for k in 1..=FWD_DEPTH {
+    for k in 1..FWD_DEPTH {
         for f in ["valid", "vf", "qpn", "epsn", "nak", "err"] {
             g.comb.push(Stmt::assign(
                 id(format!("wbh{k}_{f}_d")),
