@@ -1912,8 +1912,13 @@ fn or_reduce_bits(terms: Vec<Expr>) -> Expr {
 /// the next entry to the next read.
 fn read_strobe_logic(scope: Scope, r: &Register, f: &Field, sre: &Expr, out: &mut FieldCode) {
     let p = cat(&scope.prefix(r), "_", &f.name);
-    let sq = cat(&p, "_rd_stb_q", "");
-    let sd = cat(&p, "_rd_stb_d", "");
+    strobe_flop(scope, &p, "_rd_stb", sre.clone(), out);
+}
+
+/// A strobe output `<p><kind>_o` from its flop `<p><kind>_q`, reset to 0, loaded with `d`.
+fn strobe_flop(scope: Scope, p: &str, kind: &str, d: Expr, out: &mut FieldCode) {
+    let sq = cat(p, kind, "_q");
+    let sd = cat(p, kind, "_d");
     out.decls.push_reg(&sq, 1, None);
     out.decls.push_reg(&sd, 1, None);
     out.flops.push(Flop {
@@ -1921,9 +1926,8 @@ fn read_strobe_logic(scope: Scope, r: &Register, f: &Field, sre: &Expr, out: &mu
         d: id(sd.clone()),
         reset: Some(bit1(false)),
     });
-    out.assigns
-        .push(scope.port(cat(&p, "_rd_stb_o", ""), 1), id(sq));
-    out.comb.push(Stmt::assign(id(sd), sre.clone()));
+    out.assigns.push(scope.port(cat(p, kind, "_o"), 1), id(sq));
+    out.comb.push(Stmt::assign(id(sd), d));
 }
 
 /// Storage, logic and ports of top-level registers `regs` (in order) into `body`, and the
@@ -2088,21 +2092,10 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     // The write strobe: high the cycle after a write whose WSTRB covers a byte of the field,
     // when `_o` already shows what it wrote, whatever the value.
     if f.has_write_strobe() {
-        let sq = cat(&p, "_stb_q", "");
-        let sd = cat(&p, "_stb_d", "");
-        out.decls.push_reg(&sq, 1, None);
-        out.decls.push_reg(&sd, 1, None);
-        out.flops.push(Flop {
-            q: id(sq.clone()),
-            d: id(sd.clone()),
-            reset: Some(bit1(false)),
-        });
-        out.assigns.push(port("stb_o", 1), id(sq));
-        c.push(Stmt::assign(
-            id(sd),
-            Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm())),
-        ));
+        let d = Expr::and(swe.clone(), Expr::un(UnOp::RedOr, wm()));
+        strobe_flop(scope, &p, "_stb", d, out);
     }
+    let c = &mut out.comb;
     // 2-5. hardware: load, clear, set, count
     if f.hw.write {
         c.push(Stmt::if_(

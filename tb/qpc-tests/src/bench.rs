@@ -163,6 +163,9 @@ pub struct Case {
     pub ops: Vec<Op>,
 }
 
+/// A row of the QP command table (`COMMANDS`): name, opcode, kind, from-state, to-state.
+type Command = (&'static str, u16, Kind, Option<u32>, u32);
+
 /// Something aimed at one cycle of a command, counted from the cycle the engine sees `go`.
 #[derive(Clone, Copy)]
 enum Aim {
@@ -461,6 +464,48 @@ impl<M: Model + HasAxiLite> Bench<M> {
         Ok(())
     }
 
+    /// For an op aimed at a command's cycles: brings a free target (`vf`, `index`) up
+    /// `steps` transitions (as `Op::Bringup`), then picks, by `pick`, one of the commands
+    /// `fits` allows from its state as the model holds it; `None` when the target is out of
+    /// range, not valid or nothing fits (the op's own opcode runs then).
+    #[allow(clippy::too_many_arguments)]
+    fn legal_command(
+        &mut self,
+        r: &mut Run,
+        vf: u32,
+        index: u32,
+        ctx: &Ctx,
+        steps: u8,
+        fits: impl Fn(&Command, u32) -> bool,
+        pick: usize,
+    ) -> Result<Option<u16>, Failure> {
+        if vf >= self.model.num_vf || index >= self.model.qps {
+            return Ok(None);
+        }
+        let l = self.model.layout().clone();
+        if rdmagen_refmodel::qpc::get(self.model.context(vf, index).0, l.valid) == 0 {
+            let bringup = Op::Bringup {
+                vf,
+                local: index,
+                steps,
+                ctx: ctx.clone(),
+            };
+            self.op(r, &bringup)?;
+        }
+        let (w, _) = self.model.context(vf, index);
+        let s = rdmagen_refmodel::qpc::get(w, l.state);
+        let fit: Vec<u16> = COMMANDS
+            .iter()
+            .filter(|c| fits(c, s))
+            .map(|c| c.1)
+            .collect();
+        if rdmagen_refmodel::qpc::get(w, l.valid) == 1 && !fit.is_empty() {
+            Ok(Some(fit[pick % fit.len()]))
+        } else {
+            Ok(None)
+        }
+    }
+
     fn op(&mut self, r: &mut Run, op: &Op) -> Result<(), Failure> {
         match op {
             Op::Cmd {
@@ -610,28 +655,11 @@ impl<M: Model + HasAxiLite> Bench<M> {
                     panic!("CmdWb wraps a QP command, not {cmd:?}");
                 };
                 let mut opcode = *opcode;
-                if *legal && *vf < self.model.num_vf && *index < self.model.qps {
-                    let l = self.model.layout().clone();
-                    if rdmagen_refmodel::qpc::get(self.model.context(*vf, *index).0, l.valid) == 0 {
-                        self.op(
-                            r,
-                            &Op::Bringup {
-                                vf: *vf,
-                                local: *index,
-                                steps: 2,
-                                ctx: ctx.clone(),
-                            },
-                        )?;
-                    }
-                    let (w, _) = self.model.context(*vf, *index);
-                    let s = rdmagen_refmodel::qpc::get(w, l.state);
-                    let fits: Vec<u16> = COMMANDS
-                        .iter()
-                        .filter(|c| c.2 == Kind::Load && c.3 == Some(s))
-                        .map(|c| c.1)
-                        .collect();
-                    if rdmagen_refmodel::qpc::get(w, l.valid) == 1 && !fits.is_empty() {
-                        opcode = fits[wb.epsn as usize % fits.len()];
+                if *legal {
+                    let loads = |c: &Command, s| c.2 == Kind::Load && c.3 == Some(s);
+                    let pick = wb.epsn as usize;
+                    if let Some(o) = self.legal_command(r, *vf, *index, ctx, 2, loads, pick)? {
+                        opcode = o;
                     }
                 }
                 self.command(r, opcode, *vf, *index, ctx, Some((*after, Aim::Wb(*wb))))?;
@@ -659,30 +687,14 @@ impl<M: Model + HasAxiLite> Bench<M> {
                     panic!("CmdLookups wraps a QP command, not {cmd:?}");
                 };
                 let mut opcode = *opcode;
-                if *legal && *vf < self.model.num_vf && *index < self.model.qps {
-                    let l = self.model.layout().clone();
-                    if rdmagen_refmodel::qpc::get(self.model.context(*vf, *index).0, l.valid) == 0 {
-                        self.op(
-                            r,
-                            &Op::Bringup {
-                                vf: *vf,
-                                local: *index,
-                                steps: 3,
-                                ctx: ctx.clone(),
-                            },
-                        )?;
-                    }
+                if *legal {
                     // Any QP command the state allows (the from-any ones included), so the
                     // lookups see RTS left for SQD, ERR and RST, and the loads that keep it.
-                    let (w, _) = self.model.context(*vf, *index);
-                    let s = rdmagen_refmodel::qpc::get(w, l.state);
-                    let fits: Vec<u16> = COMMANDS
-                        .iter()
-                        .filter(|c| c.3.is_none_or(|from| from == s) && c.2 != Kind::Create)
-                        .map(|c| c.1)
-                        .collect();
-                    if rdmagen_refmodel::qpc::get(w, l.valid) == 1 && !fits.is_empty() {
-                        opcode = fits[(usize::from(*after) * 7 + usize::from(*n)) % fits.len()];
+                    let allowed =
+                        |c: &Command, s| c.3.is_none_or(|from| from == s) && c.2 != Kind::Create;
+                    let pick = usize::from(*after) * 7 + usize::from(*n);
+                    if let Some(o) = self.legal_command(r, *vf, *index, ctx, 3, allowed, pick)? {
+                        opcode = o;
                     }
                 }
                 let req = Req {

@@ -413,14 +413,6 @@ impl CsrModel {
                                 field: fi,
                             });
                         }
-                        if f.read_strobe {
-                            m.out_ports.push(OutPort {
-                                name: format!("{prefix}_rd_stb_o"),
-                                width: count,
-                                kind: OutKind::ReadStrobe,
-                                field: fi,
-                            });
-                        }
                         if f.hw.write {
                             port(&mut m, "we_i", HwKind::LoadEnable, 1);
                             port(&mut m, "d_i", HwKind::LoadData, w);
@@ -436,14 +428,15 @@ impl CsrModel {
                         }
                     } else if !f.constant {
                         input_port = Some(port(&mut m, "i", HwKind::Input, w));
-                        if f.read_strobe {
-                            m.out_ports.push(OutPort {
-                                name: format!("{prefix}_rd_stb_o"),
-                                width: count,
-                                kind: OutKind::ReadStrobe,
-                                field: fi,
-                            });
-                        }
+                    }
+                    // After the value and write strobe outputs, as the CSR block lists them.
+                    if f.read_strobe {
+                        m.out_ports.push(OutPort {
+                            name: format!("{prefix}_rd_stb_o"),
+                            width: count,
+                            kind: OutKind::ReadStrobe,
+                            field: fi,
+                        });
                     }
                     m.fields.push(FieldDef {
                         reg: ri,
