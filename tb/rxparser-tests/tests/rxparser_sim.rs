@@ -112,3 +112,24 @@ fn bad_inputs_are_errors() {
     let e = sim::run(&mut b, &pcap, &qps(), 9).expect_err("vf 9");
     assert!(e.contains("NUM_VF"), "{e}");
 }
+
+/// `--vf` past the simulated QPC's VFs is a usage error (exit 2), as a `--vf` that is no
+/// number is; it was exit 1, the code of a bad input file.
+#[test]
+fn a_vf_the_qpc_does_not_have_is_a_usage_error() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../sim/rx-parser");
+    let run = |vf: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rdmagen-sim-rx-parser"))
+            .args(["--pcap", &format!("{dir}/example.pcap")])
+            .args(["--qps", &format!("{dir}/example-qps.yaml"), "--vf", vf])
+            .output()
+            .expect("rdmagen-sim-rx-parser runs")
+    };
+    for vf in ["x", "255", "300"] {
+        let out = run(vf);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "--vf {vf}: {err}");
+        assert!(err.contains("expected a VF number 0.."), "{err}");
+    }
+    assert_eq!(run("0").status.code(), Some(0));
+}

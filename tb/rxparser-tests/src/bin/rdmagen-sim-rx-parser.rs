@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 
+use rdmagen_harness::Model;
 use rdmagen_rxparser_tests::bench::Bench;
 use rdmagen_rxparser_tests::{sim, RxParserW512};
 
@@ -31,9 +32,17 @@ fn main() -> ExitCode {
     let (Some(pcap), Some(qps)) = (pcap, qps) else {
         return usage();
     };
-    let Ok(vf) = vf.parse::<u8>() else {
-        eprintln!("error: --vf {vf}: expected a VF number 0..255");
-        return ExitCode::from(2);
+    // A VF the simulated QPC does not have is a usage error too, like one that is no number.
+    let num_vf = <RxParserW512 as Model>::param("NUM_VF").unwrap_or(256);
+    let vf = match vf.parse::<u8>() {
+        Ok(v) if i64::from(v) < num_vf => v,
+        _ => {
+            eprintln!(
+                "error: --vf {vf}: expected a VF number 0..{} (the simulated QPC's NUM_VF = {num_vf})",
+                num_vf - 1
+            );
+            return ExitCode::from(2);
+        }
     };
     let capture = match std::fs::read(&pcap) {
         Ok(b) => b,
