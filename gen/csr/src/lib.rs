@@ -1905,16 +1905,6 @@ fn or_reduce_bits(terms: Vec<Expr>) -> Expr {
         .unwrap_or_else(|| bit1(false))
 }
 
-/// A field's read strobe `P_rd_stb_o`: high for one cycle, the cycle after a read takes the
-/// field's value (when an `rc` field's `_o` first shows the clear), like `_stb_o` after a
-/// write. Registered, so the output does not follow RREADY through the read's move to R; a
-/// read is taken at most every other cycle, so hardware that pops a FIFO on the strobe shows
-/// the next entry to the next read.
-fn read_strobe_logic(scope: Scope, r: &Register, f: &Field, sre: &Expr, out: &mut FieldCode) {
-    let p = cat(&scope.prefix(r), "_", &f.name);
-    strobe_flop(scope, &p, "_rd_stb", sre.clone(), out);
-}
-
 /// A strobe output `<p><kind>_o` from its flop `<p><kind>_q`, reset to 0, loaded with `d`.
 fn strobe_flop(scope: Scope, p: &str, kind: &str, d: Expr, out: &mut FieldCode) {
     let sq = cat(p, kind, "_q");
@@ -1997,28 +1987,35 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
         comment.push_str(": ");
         comment.push_str(&f.description);
     }
-    if !stored {
-        // An input's only logic is its read strobe: under its own heading, not the field's
-        // before it.
-        out.comb
-            .extend(wrap_owned(comment, 92).into_iter().map(Stmt::Comment));
-        read_strobe_logic(scope, r, f, sre, out);
-        return;
-    }
     let w = f.width();
     let p = cat(&scope.prefix(r), "_", &f.name);
     let q = id(cat(&p, "_q", ""));
     let d = id(cat(&p, "_d", ""));
     let port = |suffix: &str, width: u32| scope.port(cat(&p, "_", suffix), width);
-    out.decls.push_reg(&cat(&p, "_q", ""), w, None);
-    out.decls.push_reg(&cat(&p, "_d", ""), w, None);
-    out.flops.push(Flop {
-        q: q.clone(),
-        d: d.clone(),
-        reset: Some(Expr::num(w, u128::from(f.reset))),
-    });
-    if f.hw_read {
-        out.assigns.push(port("o", w), q.clone());
+    if stored {
+        out.decls.push_reg(&cat(&p, "_q", ""), w, None);
+        out.decls.push_reg(&cat(&p, "_d", ""), w, None);
+        out.flops.push(Flop {
+            q: q.clone(),
+            d: d.clone(),
+            reset: Some(Expr::num(w, u128::from(f.reset))),
+        });
+        if f.hw_read {
+            out.assigns.push(port("o", w), q.clone());
+        }
+    }
+    out.comb
+        .extend(wrap_owned(comment, 92).into_iter().map(Stmt::Comment));
+    // The read strobe `P_rd_stb_o`: high for one cycle, the cycle after a read takes the
+    // field's value (when an `rc` field's `_o` first shows the clear), like `_stb_o` after a
+    // write. Registered, so the output does not follow RREADY through the read's move to R; a
+    // read is taken at most every other cycle, so hardware that pops a FIFO on the strobe
+    // shows the next entry to the next read. An input's only logic.
+    if f.read_strobe {
+        strobe_flop(scope, &p, "_rd_stb", sre.clone(), out);
+    }
+    if !stored {
+        return;
     }
 
     let (data, mask) = if r.width == 64 {
@@ -2030,11 +2027,6 @@ fn field_logic(scope: Scope, r: &Register, f: &Field, swe: &Expr, sre: &Expr, ou
     // one costs what a copy would (no copy left over to free).
     let wd = || id(data).bits(f.msb, f.lsb);
     let wm = || id(mask).bits(f.msb, f.lsb);
-    out.comb
-        .extend(wrap_owned(comment, 92).into_iter().map(Stmt::Comment));
-    if f.read_strobe {
-        read_strobe_logic(scope, r, f, sre, out);
-    }
     let c = &mut out.comb;
     // A clear-on-read counter that nothing else loads: the count is taken from `q`, and a read
     // then replaces it with this cycle's increment alone (the same value as clearing first).
