@@ -20,6 +20,7 @@ use rdmagen_csr_tests::{EmacReviewAsync, EmacReviewSync, ManyRegistersAsync};
 use rdmagen_harness::axil::{AxiLiteMaster, Event, Timing, DECERR, OKAY, SLVERR};
 use rdmagen_harness::stall::{split_seed, Profile};
 use rdmagen_harness::{HasAxiLite, Model};
+use rdmagen_refmodel::bits;
 
 /// A field fed from the bench's FIFOs, one per element: element `e`'s register at `addr + e *
 /// stride`, its slice of the packed input, bit `e` of the read strobe, the field's place in
@@ -58,16 +59,9 @@ fn port_width<M: Model>(name: &str) -> u32 {
 /// Drives every element's FIFO head on the packed input.
 fn drive_heads<M: Model>(dut: &M, f: &FifoField, heads: &[usize]) {
     let mask = (1u64 << f.width) - 1;
-    let bits = f.width as usize * heads.len();
-    let mut words = vec![0u32; bits.div_ceil(32)];
+    let mut words = vec![0u32; bits::words(f.width * heads.len() as u32)];
     for (e, &h) in heads.iter().enumerate() {
-        let v = entry(e, h, mask);
-        for b in 0..f.width as usize {
-            if v >> b & 1 == 1 {
-                let at = e * f.width as usize + b;
-                words[at / 32] |= 1 << (at % 32);
-            }
-        }
+        bits::set(&mut words, e as u32 * f.width, f.width, entry(e, h, mask));
     }
     dut.port(f.input).expect("input port").write(&words);
 }
@@ -78,9 +72,7 @@ fn pop_strobed<M: Model>(dut: &M, f: &FifoField, heads: &mut [usize]) {
     let mut w = vec![0u32; port.words().max(1)];
     port.read(&mut w);
     for (e, h) in heads.iter_mut().enumerate() {
-        if w[e / 32] >> (e % 32) & 1 == 1 {
-            *h += 1;
-        }
+        *h += bits::get(&w, e as u32, 1) as usize;
     }
 }
 

@@ -682,17 +682,14 @@ impl CsrModel {
             });
         }
 
-        // Read strobes: high after the edge of the cycle a read takes its register's value.
-        for fi in 0..self.fields.len() {
-            if self.fields[fi].read_strobe {
-                let reg = self.fields[fi].reg;
-                for (e, s) in self.rd_strobe[fi].iter_mut().enumerate() {
-                    *s = read_hit.is_some_and(|h| h.reg == reg && h.elem as usize == e);
-                }
-            }
-        }
         for fi in 0..self.fields.len() {
             let f = &self.fields[fi];
+            // The read strobe: high after the edge of the cycle a read takes the value.
+            if f.read_strobe {
+                for (e, s) in self.rd_strobe[fi].iter_mut().enumerate() {
+                    *s = read_hit.is_some_and(|h| h.reg == f.reg && h.elem as usize == e);
+                }
+            }
             if !f.stored {
                 continue;
             }
@@ -814,13 +811,13 @@ impl CsrModel {
                     bits::set(out, e * w, w, v);
                 }
             }
-            OutKind::Strobe => {
-                for (e, s) in self.strobe[p.field].iter().enumerate() {
-                    bits::set(out, e as u32, 1, u64::from(*s));
-                }
-            }
-            OutKind::ReadStrobe => {
-                for (e, s) in self.rd_strobe[p.field].iter().enumerate() {
+            OutKind::Strobe | OutKind::ReadStrobe => {
+                let strobes = if p.kind == OutKind::Strobe {
+                    &self.strobe
+                } else {
+                    &self.rd_strobe
+                };
+                for (e, s) in strobes[p.field].iter().enumerate() {
                     bits::set(out, e as u32, 1, u64::from(*s));
                 }
             }
