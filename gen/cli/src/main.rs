@@ -473,9 +473,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
-            output_dir(&out)?;
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
+            create_output_dir(&out)?;
             for module in &modules {
                 let path = out.join(format!("{}.v", module.name));
                 write_if_changed(&path, &[&module.print()])?;
@@ -510,9 +508,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(1));
                 }
             };
-            output_dir(&out)?;
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
+            create_output_dir(&out)?;
             write_if_changed(&out.join(format!("{}.v", module.name)), &[&module.print()])?;
             write_if_changed(&out.join(format!("{}.v", top.name)), &[&top.print()])?;
             Ok(ExitCode::SUCCESS)
@@ -552,9 +548,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
-            output_dir(&out)?;
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
+            create_output_dir(&out)?;
             for module in &modules {
                 write_if_changed(&out.join(format!("{}.v", module.name)), &[&module.print()])?;
             }
@@ -602,9 +596,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     }
                 }
             }
-            output_dir(&out)?;
-            std::fs::create_dir_all(&out)
-                .with_context(|| format!("cannot create {}", out.display()))?;
+            create_output_dir(&out)?;
             for module in &modules {
                 write_if_changed(&out.join(format!("{}.v", module.name)), &[&module.print()])?;
             }
@@ -674,6 +666,12 @@ fn reset_style(reset: Reset) -> ResetStyle {
 
 fn generator() -> String {
     format!("rdmagen {}", env!("CARGO_PKG_VERSION"))
+}
+
+/// A block command's output directory, created after [`output_dir`]'s check.
+fn create_output_dir(dir: &Path) -> Result<()> {
+    output_dir(dir)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))
 }
 
 /// An output directory that is a file: said so, before anything is generated (creating it
