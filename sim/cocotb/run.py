@@ -77,11 +77,11 @@ def map_bench(path: Path, params: str, rdmagen: str) -> tuple[str, tuple]:
     for p in filter(None, params.split(",")):
         k, eq, v = p.partition("=")
         try:
+            if not eq or not k:
+                raise ValueError(p)
             values[k] = int(v, 0)
         except ValueError:
             raise SystemExit(f"--params {params}: `{p}` is not NAME=VALUE (an integer)") from None
-        if not eq or not k:
-            raise SystemExit(f"--params {params}: `{p}` is not NAME=VALUE (an integer)")
     out = ROOT / "target" / "cocotb" / "maps" / path.stem
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob("*.v"):
