@@ -132,8 +132,7 @@ pub enum Op {
         after: u8,
         legal: bool,
     },
-    /// A command (`Cmd`) with `n` lookups of its QP on one port (`port`: 0 doorbell, 1 WQE,
-    /// 2 RX) queued `after` cycles after the model's engine sees its `go`: the port takes
+    /// A command (`Cmd`) with `n` lookups of its QP on one port queued `after` cycles after the model's engine sees its `go`: the port takes
     /// them in the cycles of the command and after (one per cycle unless stalled), so the
     /// responses show the cycle its write lands on that port's view of the context (the
     /// random ops queue a lookup between commands, which is answered before the next one's
@@ -142,7 +141,7 @@ pub enum Op {
     /// when the op runs, by a command legal from the target's state (as the model holds it).
     CmdLookups {
         cmd: Box<Op>,
-        port: u8,
+        port: LookupPort,
         after: u8,
         n: u8,
         legal: bool,
@@ -163,6 +162,14 @@ pub struct Case {
     pub ops: Vec<Op>,
 }
 
+/// The QPC's lookup ports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LookupPort {
+    Doorbell,
+    Wqe,
+    Rx,
+}
+
 /// A row of the QP command table (`COMMANDS`): name, opcode, kind, from-state, to-state.
 type Command = (&'static str, u16, Kind, Option<u32>, u32);
 
@@ -172,8 +179,8 @@ enum Aim {
     Clear,
     Wb(Wb),
     Read(u64),
-    /// `n` copies of a lookup on a port (0 doorbell, 1 WQE, 2 RX).
-    Lookups(u8, Req, u8),
+    /// `n` copies of a lookup on a port.
+    Lookups(LookupPort, Req, u8),
 }
 
 /// A valid/ready source: keeps `valid` and the payload until taken.
@@ -700,8 +707,12 @@ impl<M: Model + HasAxiLite> Bench<M> {
                 let req = Req {
                     vf: (*vf).min(255) as u8,
                     qpn: vf << 12 | index,
-                    arg: if *port == 0 { ctx.page } else { ctx.pd },
-                    user: u32::from(*port) << 16,
+                    arg: if *port == LookupPort::Doorbell {
+                        ctx.page
+                    } else {
+                        ctx.pd
+                    },
+                    user: (*port as u32) << 16,
                 };
                 let aim = Some((*after, Aim::Lookups(*port, req, *n)));
                 self.command(r, opcode, *vf, *index, ctx, aim)?;
@@ -1014,9 +1025,9 @@ impl Run {
             }
             Aim::Lookups(port, req, n) => {
                 let q = match port {
-                    0 => &mut self.db.queue,
-                    1 => &mut self.wqe.queue,
-                    _ => &mut self.rx.queue,
+                    LookupPort::Doorbell => &mut self.db.queue,
+                    LookupPort::Wqe => &mut self.wqe.queue,
+                    LookupPort::Rx => &mut self.rx.queue,
                 };
                 for i in 0..u32::from(n) {
                     q.push_back(Req {
@@ -1210,7 +1221,7 @@ pub fn strategy(vfs: u32, qps: u32, mkeys: u32, max_ops: usize) -> impl Strategy
         proptest::sample::select(COMMANDS.iter().map(|c| c.1).collect::<Vec<_>>()),
         (0..vfs.min(3), 0..qps.min(4), ctx.clone()),
         (
-            0u8..3,
+            proptest::sample::select(vec![LookupPort::Doorbell, LookupPort::Wqe, LookupPort::Rx]),
             0u8..6,
             1u8..8,
             prop_oneof![3 => Just(true), 1 => Just(false)],
